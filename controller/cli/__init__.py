@@ -1,0 +1,35 @@
+"""The ``tablectl`` command line: one sub-command per module in this package."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from controller.cli import rank
+
+__all__ = ["main", "build_parser"]
+
+_COMMANDS = (rank,)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every sub-command registered."""
+    parser = argparse.ArgumentParser(
+        prog="tablectl",
+        description="Controller for live-dealer casino table games (Boston 5 stud, Mississippi Stud, pai gow poker).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in _COMMANDS:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``tablectl`` with ``argv`` (default: the process arguments); returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except BrokenPipeError:  # e.g. piped into `head`
+        sys.stderr.close()
+        return 0

@@ -1,0 +1,222 @@
+"""The fast path: the strength of the best five cards of 5 to 7 cards, as one integer.
+
+Each card is coded as one integer with three fields that add without carrying:
+
+* bits 0-38: rank counts, 3 bits per rank (so the sum of the codes *is* the rank multiset);
+* bits 40-55: suit counts, 4 bits per suit;
+* bits 64-115: a 13-bit rank mask per suit (distinct cards never carry).
+
+Summing a hand's codes gives all three at once. A hand with five or more cards of one suit is
+a flush, and then nothing without the flush can beat it (with at most seven cards, a full
+house or better next to a five-card flush needs eight); its value comes from a table indexed
+by that suit's rank mask. Otherwise the value comes from a table of rank multisets. Both
+tables are built once per :class:`~controller.hands.rules.Wheel` from first principles (see
+``_nonflush_strength``) and checked exhaustively by the tests.
+
+The joker (pai gow's "bug") is tried as an ace, and as every card that could complete a
+straight or a flush; a substitution other than an ace only counts when the result is a
+straight, flush, straight flush or royal flush (digest 3.3 item 2).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Sequence
+
+from controller.hands.categories import FIVE_CARD_ORDER, Category, pack
+from controller.hands.rules import Wheel
+
+__all__ = ["Evaluator", "evaluator_for", "JOKER_INDEX", "card_code"]
+
+JOKER_INDEX = 52
+_RANK_BITS = (1 << 39) - 1
+_SUIT_SHIFT = 40
+_MASK_SHIFT = 64
+_ACE = 12
+
+_IDX = {c: i for i, c in enumerate(FIVE_CARD_ORDER)}
+_I_HIGH = _IDX[Category.HIGH_CARD]
+_I_PAIR = _IDX[Category.ONE_PAIR]
+_I_TWO_PAIR = _IDX[Category.TWO_PAIR]
+_I_TRIPS = _IDX[Category.THREE_OF_A_KIND]
+_I_STRAIGHT = _IDX[Category.STRAIGHT]
+_I_FLUSH = _IDX[Category.FLUSH]
+_I_FULL = _IDX[Category.FULL_HOUSE]
+_I_QUADS = _IDX[Category.FOUR_OF_A_KIND]
+_I_SF = _IDX[Category.STRAIGHT_FLUSH]
+_I_ROYAL = _IDX[Category.ROYAL_FLUSH]
+_I_FIVE_ACES = _IDX[Category.FIVE_ACES]
+_JOKER_COMPLETES = frozenset({_I_STRAIGHT, _I_FLUSH, _I_SF, _I_ROYAL})
+
+
+def card_code(index: int) -> int:
+    """The summable code of the real card with deck index ``index`` (0-51)."""
+    suit, rank = divmod(index, 13)
+    return (1 << (3 * rank)) | (1 << (_SUIT_SHIFT + 4 * suit)) | (1 << (_MASK_SHIFT + 13 * suit + rank))
+
+
+_CODES: tuple[int, ...] = tuple(card_code(i) for i in range(52))
+# A rank with no suit: the joker as an ace for pairs, or filling a straight's gap.
+_SUITLESS: tuple[int, ...] = tuple(1 << (3 * r) for r in range(13))
+
+
+def _flush_suit_table() -> list[int]:
+    table = [-1] * (1 << 16)
+    for key in range(1 << 16):
+        for suit in range(4):
+            if (key >> (4 * suit)) & 0xF >= 5:
+                table[key] = suit
+                break
+    return table
+
+
+_FLUSH_SUIT = _flush_suit_table()
+
+
+def _straight_table(wheel: Wheel) -> list[int]:
+    """For each 13-bit rank mask, the ordinal of its best straight, or -1."""
+    needs = []
+    for high in wheel.straight_ordinals():
+        ranks = (12, 0, 1, 2, 3) if high == 3 else tuple(range(high - 4, high + 1))
+        needs.append(sum(1 << r for r in ranks))
+    table = [-1] * (1 << 13)
+    for mask in range(1 << 13):
+        for ordinal in range(len(needs) - 1, -1, -1):
+            if mask & needs[ordinal] == needs[ordinal]:
+                table[mask] = ordinal
+                break
+    return table
+
+
+def _nonflush_strength(counts: Sequence[int], straights: Sequence[int]) -> int:
+    """The best five-card value of a rank multiset with no flush (counts indexed by rank - 2)."""
+    if counts[_ACE] >= 5:
+        return pack(_I_FIVE_ACES, ())
+    desc = [r for r in range(12, -1, -1) if counts[r]]
+    mask = sum(1 << r for r in desc)
+    quads = [r for r in desc if counts[r] >= 4]
+    trips = [r for r in desc if counts[r] == 3]
+    pairs = [r for r in desc if counts[r] == 2]
+    if quads:
+        q = quads[0]
+        return pack(_I_QUADS, (q, next(r for r in desc if r != q)))
+    if trips and (len(trips) > 1 or pairs):
+        return pack(_I_FULL, (trips[0], max(trips[1:] + pairs)))
+    straight = straights[mask]
+    if straight >= 0:
+        return pack(_I_STRAIGHT, (straight,))
+    if trips:
+        t = trips[0]
+        return pack(_I_TRIPS, (t, *[r for r in desc if r != t][:2]))
+    if len(pairs) >= 2:
+        p1, p2 = pairs[0], pairs[1]
+        return pack(_I_TWO_PAIR, (p1, p2, next(r for r in desc if r not in (p1, p2))))
+    if pairs:
+        p = pairs[0]
+        return pack(_I_PAIR, (p, *[r for r in desc if r != p][:3]))
+    return pack(_I_HIGH, desc[:5])
+
+
+def _flush_strength(mask: int, straights: Sequence[int]) -> int:
+    straight = straights[mask]
+    if straight == 9:
+        return pack(_I_ROYAL, (straight,))
+    if straight >= 0:
+        return pack(_I_SF, (straight,))
+    return pack(_I_FLUSH, [r for r in range(12, -1, -1) if mask >> r & 1][:5])
+
+
+def _multisets(size: int, max_ace: int) -> list[list[int]]:
+    out: list[list[int]] = []
+    counts = [0] * 13
+
+    def fill(rank: int, left: int) -> None:
+        if rank < 0:
+            if left == 0:
+                out.append(counts.copy())
+            return
+        top = min(left, max_ace if rank == _ACE else 4)
+        for n in range(top, -1, -1):
+            counts[rank] = n
+            fill(rank - 1, left - n)
+        counts[rank] = 0
+
+    fill(12, size)
+    return out
+
+
+class Evaluator:
+    """Best-five strength of 5-7 card hands under one :class:`Wheel` rule.
+
+    ``strength(indices)`` takes deck indices (0-51, the joker 52); larger is better.
+    Get instances from :func:`evaluator_for`; the tables are built once per wheel.
+    """
+
+    __slots__ = ("wheel", "_straights", "_flush", "_nonflush")
+
+    def __init__(self, wheel: Wheel) -> None:
+        self.wheel = wheel
+        self._straights = _straight_table(wheel)
+        self._flush = [
+            _flush_strength(m, self._straights) if m.bit_count() >= 5 else -1 for m in range(1 << 13)
+        ]
+        self._nonflush: dict[int, int] = {}
+        for size in (5, 6, 7):
+            for counts in _multisets(size, max_ace=5):
+                key = sum(n << (3 * r) for r, n in enumerate(counts))
+                self._nonflush[key] = _nonflush_strength(counts, self._straights)
+
+    def strength_of_sum(self, total: int) -> int:
+        """The strength of the hand whose card codes add up to ``total``."""
+        suit = _FLUSH_SUIT[(total >> _SUIT_SHIFT) & 0xFFFF]
+        if suit >= 0:
+            return self._flush[(total >> (_MASK_SHIFT + 13 * suit)) & 0x1FFF]
+        return self._nonflush[total & _RANK_BITS]
+
+    def strength(self, indices: Sequence[int]) -> int:
+        """The strength of the best five of ``indices`` (5-7 distinct cards, joker allowed)."""
+        if JOKER_INDEX in indices:
+            return self.joker_strength([i for i in indices if i != JOKER_INDEX])
+        total = 0
+        for i in indices:
+            total += _CODES[i]
+        return self.strength_of_sum(total)
+
+    def joker_strength(self, real: Sequence[int]) -> int:
+        """The strength of ``real`` (4-6 cards) plus the joker, at its best legal use."""
+        return max(s for s, _ in self.joker_options(real))
+
+    def joker_options(self, real: Sequence[int]) -> list[tuple[int, int]]:
+        """Every legal use of the joker with ``real``: (strength, what it stands for).
+
+        What it stands for is a deck index (0-51), or ``-1 - rank`` for a rank with no suit.
+        """
+        base = 0
+        for i in real:
+            base += _CODES[i]
+        of_sum = self.strength_of_sum
+        options = [(of_sum(base + _SUITLESS[_ACE]), -1 - _ACE)]
+        for rank in range(12):
+            if (base >> (3 * rank)) & 7 >= 4:
+                continue
+            s = of_sum(base + _SUITLESS[rank])
+            if s >> 20 in _JOKER_COMPLETES:
+                options.append((s, -1 - rank))
+        held = set(real)
+        for suit in range(4):
+            if (base >> (_SUIT_SHIFT + 4 * suit)) & 0xF < 4:
+                continue
+            for rank in range(13):
+                index = 13 * suit + rank
+                if index in held:
+                    continue
+                s = of_sum(base + _CODES[index])
+                if rank == _ACE or s >> 20 in _JOKER_COMPLETES:
+                    options.append((s, index))
+        return options
+
+
+@cache
+def evaluator_for(wheel: Wheel) -> Evaluator:
+    """The shared :class:`Evaluator` of ``wheel`` (built on first use, about a second)."""
+    return Evaluator(wheel)

@@ -1,0 +1,232 @@
+"""Hand evaluation that explains itself: :class:`HandValue` with category, best cards and strength.
+
+``evaluate_five`` and ``evaluate_best`` rank five-card hands and the best five of six or seven
+(N.J.A.C. 13:69F-24 rank of cards, seed 004, for Boston 5; the same rules for Mississippi
+Stud; the pai gow rules of digest 3.3 with the joker); ``evaluate_three`` ranks three-card
+bonus hands (seed 004 (d)); ``evaluate_low`` ranks pai gow two-card low hands.
+
+Comparing two hands of the same game and size is comparing their ``strength``: the category
+first, then the ranks that define it (the pair, the trips, the straight's place), then the
+highest card not held by the other hand, down to a full tie, which is a push (seed (c)).
+Suits never break ties.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from controller.cards import Card, format_cards
+from controller.hands.categories import FIVE_CARD_ORDER, LOW_HAND_ORDER, Category, pack, unpack
+from controller.hands.fast import evaluator_for
+from controller.hands.rules import HandRules
+
+__all__ = ["HandValue", "HandError", "evaluate_five", "evaluate_best", "evaluate_three", "evaluate_low"]
+
+
+class HandError(ValueError):
+    """A hand cannot be ranked as asked (wrong number of cards, a joker where there is none...)."""
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class HandValue:
+    """The result of ranking one hand.
+
+    ``cards`` are the cards given, ``best`` the cards that make the hand in the order that
+    explains it (the group first, then kickers; a straight from its top card), with the
+    joker shown as ``JK`` where it was used. Values compare by ``strength`` only: ``a == b``
+    means a tie (a push), and ``<`` orders them as the game does.
+    """
+
+    category: Category
+    best: tuple[Card, ...]
+    strength: int
+    cards: tuple[Card, ...]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HandValue) and self.strength == other.strength
+
+    def __hash__(self) -> int:
+        return hash(self.strength)
+
+    def __lt__(self, other: "HandValue") -> bool:
+        return self.strength < other.strength
+
+    def __le__(self, other: "HandValue") -> bool:
+        return self.strength <= other.strength
+
+    def __gt__(self, other: "HandValue") -> bool:
+        return self.strength > other.strength
+
+    def __ge__(self, other: "HandValue") -> bool:
+        return self.strength >= other.strength
+
+    def to_json(self) -> dict[str, object]:
+        """The JSON form printed by ``tablectl rank``."""
+        return {
+            "cards": format_cards(self.cards),
+            "category": self.category.value,
+            "best": format_cards(self.best),
+            "strength": self.strength,
+        }
+
+
+def _check(cards: Sequence[Card], rules: HandRules, sizes: Sequence[int], what: str) -> None:
+    if len(cards) not in sizes:
+        wanted = " or ".join(str(n) for n in sizes)
+        raise HandError(f"{what} needs {wanted} cards, got {len(cards)}")
+    seen: set[int] = set()
+    for position, c in enumerate(cards, start=1):
+        if c.index in seen:
+            raise HandError(f"card {position} '{c}': appears twice in the hand")
+        seen.add(c.index)
+        if c.is_joker and not rules.joker:
+            raise HandError(f"card {position} 'JK': {rules.game} is dealt from 52 cards, with no joker")
+
+
+def _straight_ranks(ordinal: int, rules: HandRules) -> list[int]:
+    high = rules.wheel.straight_ordinals()[ordinal]
+    return [3, 2, 1, 0, 12] if high == 3 else list(range(high, high - 5, -1))
+
+
+def _needed_ranks(category: Category, fields: tuple[int, ...], rules: HandRules) -> list[int]:
+    f = fields
+    if category is Category.FIVE_ACES:
+        return [12] * 5
+    if category in (Category.ROYAL_FLUSH, Category.STRAIGHT_FLUSH, Category.STRAIGHT):
+        return _straight_ranks(f[0], rules)
+    if category is Category.FOUR_OF_A_KIND:
+        return [f[0]] * 4 + [f[1]]
+    if category is Category.FULL_HOUSE:
+        return [f[0]] * 3 + [f[1]] * 2
+    if category is Category.THREE_OF_A_KIND:
+        return [f[0]] * 3 + [f[1], f[2]]
+    if category is Category.TWO_PAIR:
+        return [f[0]] * 2 + [f[1]] * 2 + [f[2]]
+    if category is Category.ONE_PAIR:
+        return [f[0]] * 2 + [f[1], f[2], f[3]]
+    return list(f)  # flush, high card
+
+
+_FLUSH_CATEGORIES = frozenset({Category.FLUSH, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
+
+
+def _pick_best(cards: Sequence[Card], category: Category, fields: tuple[int, ...], rules: HandRules) -> tuple[Card, ...]:
+    """The five cards that make ``category`` with ``fields``, chosen independently of card order."""
+    joker = [c for c in cards if c.is_joker]
+    pool = sorted((c for c in cards if not c.is_joker), key=_high_first)
+    if category in _FLUSH_CATEGORIES:
+        by_suit: dict[object, int] = {}
+        for c in pool:
+            by_suit[c.suit] = by_suit.get(c.suit, 0) + 1
+        suit = max(by_suit, key=lambda s: (by_suit[s], s.order))  # type: ignore[attr-defined]
+        pool = [c for c in pool if c.suit is suit]
+    best: list[Card] = []
+    for rank in _needed_ranks(category, fields, rules):
+        for c in pool:
+            if c.rank == rank + 2 and c not in best:
+                best.append(c)
+                break
+        else:
+            if not joker:
+                raise AssertionError(f"cannot rebuild {category.value} from {format_cards(cards)}")
+            best.append(joker.pop())
+    return tuple(best)
+
+
+def evaluate_five(cards: Sequence[Card], rules: HandRules) -> HandValue:
+    """Rank exactly five cards under ``rules``."""
+    _check(cards, rules, (5,), "a five-card hand")
+    return _evaluate(cards, rules)
+
+
+def evaluate_best(cards: Sequence[Card], rules: HandRules) -> HandValue:
+    """Rank the best five of five to seven cards under ``rules``."""
+    _check(cards, rules, (5, 6, 7), "best five")
+    return _evaluate(cards, rules)
+
+
+def _evaluate(cards: Sequence[Card], rules: HandRules) -> HandValue:
+    strength = evaluator_for(rules.wheel).strength([c.index for c in cards])
+    index, fields = unpack(strength)
+    category = FIVE_CARD_ORDER[index]
+    return HandValue(category, _pick_best(cards, category, fields, rules), strength, tuple(cards))
+
+
+def evaluate_three(cards: Sequence[Card], rules: HandRules) -> HandValue:
+    """Rank a three-card bonus hand (Boston 5 seed (d); Mississippi Stud with the mini royal).
+
+    Three-card straights: A-2-3 *is* a straight, the lowest; Q-K-A the highest; K-A-2 is not.
+    Reason: seed (d)3 forbids only one use of the ace, "an ace may not be combined with a
+    king and two", which would be needless if the ace could not play low at all; and seed
+    (a) lets the ace play low to complete a straight formed with the cards below it. The
+    same reading gives the usual three-card poker ranking, where A-2-3 is the lowest
+    straight. A three-card flush is three suited cards "not in consecutive order" (seed
+    (d)4), so three suited consecutive cards are only a straight flush.
+    """
+    order = rules.three_card
+    if order is None:
+        raise HandError(f"{rules.game} has no three-card hands")
+    _check(cards, rules, (3,), "a three-card hand")
+    ranks = sorted((c.rank - 2 for c in cards), reverse=True)  # type: ignore[operator]
+    flush = len({c.suit for c in cards}) == 1
+    distinct = len(set(ranks)) == 3
+    straight = -1
+    if distinct and ranks[0] - ranks[2] == 2:
+        straight = ranks[0] - 1  # 2-3-4 is 1 ... Q-K-A is 11
+    elif ranks == [12, 1, 0]:
+        straight = 0  # A-2-3
+    if straight >= 0 and flush:
+        if straight == 11 and Category.MINI_ROYAL in order:
+            category, fields = Category.MINI_ROYAL, [straight]
+        else:
+            category, fields = Category.STRAIGHT_FLUSH, [straight]
+    elif ranks[0] == ranks[2]:
+        category, fields = Category.THREE_OF_A_KIND, [ranks[0]]
+    elif straight >= 0:
+        category, fields = Category.STRAIGHT, [straight]
+    elif flush:
+        category, fields = Category.FLUSH, ranks
+    elif ranks[0] == ranks[1] or ranks[1] == ranks[2]:
+        pair = ranks[1]
+        category, fields = Category.ONE_PAIR, [pair, ranks[2] if ranks[0] == pair else ranks[0]]
+    else:
+        category, fields = Category.HIGH_CARD, ranks
+    if straight == 0:
+        best_ranks = [1, 0, 12]  # the ace plays low: shown as 3-2-A
+    elif category is Category.ONE_PAIR:
+        best_ranks = [fields[0], fields[0], fields[1]]
+    else:
+        best_ranks = ranks
+    best = _take(cards, best_ranks)
+    return HandValue(category, best, pack(order.index(category), fields), tuple(cards))
+
+
+def _high_first(c: Card) -> tuple[int, int]:
+    """Sort key: higher rank first, then the later suit in deck order, so picks ignore input order."""
+    return (-c.rank, -c.suit.order)  # type: ignore[operator, union-attr]
+
+
+def _take(cards: Sequence[Card], ranks: Sequence[int]) -> tuple[Card, ...]:
+    pool = sorted(cards, key=_high_first)
+    out: list[Card] = []
+    for rank in ranks:
+        c = next(c for c in pool if c.rank == rank + 2 and c not in out)
+        out.append(c)
+    return tuple(out)
+
+
+def evaluate_low(cards: Sequence[Card], rules: HandRules) -> HandValue:
+    """Rank a pai gow two-card low hand: a pair beats no pair; the joker here is an ace."""
+    if not rules.low_hand:
+        raise HandError(f"{rules.game} has no two-card low hands")
+    _check(cards, rules, (2,), "a two-card low hand")
+    ranks = [12 if c.is_joker else c.rank - 2 for c in cards]  # type: ignore[operator]
+    order = sorted(range(2), key=lambda i: (ranks[i], cards[i].index), reverse=True)
+    best = tuple(cards[i] for i in order)
+    hi, lo = ranks[order[0]], ranks[order[1]]
+    if hi == lo:
+        strength = pack(LOW_HAND_ORDER.index(Category.ONE_PAIR), [hi])
+        return HandValue(Category.ONE_PAIR, best, strength, tuple(cards))
+    return HandValue(Category.HIGH_CARD, best, pack(LOW_HAND_ORDER.index(Category.HIGH_CARD), [hi, lo]), tuple(cards))
+
