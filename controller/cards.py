@@ -12,7 +12,7 @@ of each card, so cards may be compared by identity or equality alike.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from typing import Iterable, Sequence
 
@@ -85,17 +85,30 @@ _SUIT_BY_CHAR = {s.value: s for s in _SUITS}
 JOKER_TEXT = "JK"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Card:
     """One card: a rank and a suit, or the joker (both ``None``).
 
-    ``index`` is the card's place in the fixed deck order and is what the evaluators use.
-    Build cards with :func:`card` or :func:`parse_cards` rather than directly.
+    ``index`` is the card's place in the fixed deck order and is what the evaluators use;
+    cards are equal when their indices are. Build cards with :func:`card` or
+    :func:`parse_cards` (or take them from :data:`ALL_CARDS`) rather than directly.
     """
 
     rank: Rank | None
     suit: Suit | None
     index: int
+    text: str = field(default="", repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.text:
+            text = JOKER_TEXT if self.rank is None or self.suit is None else self.rank.char + self.suit.char
+            object.__setattr__(self, "text", text)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Card) and other.index == self.index
+
+    def __hash__(self) -> int:
+        return self.index
 
     @property
     def is_joker(self) -> bool:
@@ -103,9 +116,7 @@ class Card:
         return self.rank is None
 
     def __str__(self) -> str:
-        if self.rank is None or self.suit is None:
-            return JOKER_TEXT
-        return self.rank.char + self.suit.char
+        return self.text
 
     def __repr__(self) -> str:
         return f"Card({self})"
@@ -159,6 +170,12 @@ def _read_token(token: str, position: int) -> Card:
 
 def _tokens(text: str) -> Iterable[str]:
     chunks = text.split()
+    if all(len(chunk) == 2 for chunk in chunks):
+        return chunks
+    return _split_chunks(chunks)
+
+
+def _split_chunks(chunks: list[str]) -> Iterable[str]:
     for chunk in chunks:
         if len(chunk) == 3 and chunk.startswith("10"):
             yield chunk
@@ -177,8 +194,9 @@ def parse_cards(text: str, *, allow_duplicates: bool = False) -> tuple[Card, ...
     """
     cards: list[Card] = []
     seen: dict[int, int] = {}
+    lookup = _CARD_BY_TEXT.get
     for position, token in enumerate(_tokens(text), start=1):
-        c = _read_token(token, position)
+        c = lookup(token) or _read_token(token, position)
         if not allow_duplicates:
             first = seen.get(c.index)
             if first is not None:
@@ -190,7 +208,7 @@ def parse_cards(text: str, *, allow_duplicates: bool = False) -> tuple[Card, ...
 
 def format_cards(cards: Iterable[Card]) -> str:
     """The space-separated text of ``cards``; ``parse_cards(format_cards(x)) == tuple(x)``."""
-    return " ".join(str(c) for c in cards)
+    return " ".join([c.text for c in cards])
 
 
 def deck(*, joker: bool = False) -> tuple[Card, ...]:

@@ -85,7 +85,10 @@ _JOKER_MAY_MAKE = {"straight", "flush", "straight_flush", "royal_flush"}
 
 def joker_keys(real: Sequence[RefCard], wheel_second_highest: bool = True) -> Iterable[tuple]:
     """Keys of ``real`` (four cards) plus the joker, for every use the rules allow."""
+    held = Counter(r for r, _ in real)
     for rank in range(2, 15):
+        if rank != 14 and held[rank] == 4:
+            continue  # no fifth card of this rank exists; only aces may be five of a kind
         for suit in ("c", "d", "h", "s", None):
             if (rank, suit) in real:
                 continue

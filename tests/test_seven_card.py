@@ -89,3 +89,59 @@ def test_five_aces_is_the_top_hand() -> None:
 def test_seven_cards_from_52_reject_the_joker() -> None:
     with pytest.raises(HandError, match="no joker"):
         hand("Ac Ad Ah As JK 2c 3d", BOSTON5)
+
+
+def _multisets(size: int, rank: int = 14):
+    """Every multiset of ``size`` ranks (at most four of each) as {rank: count}."""
+    if size == 0:
+        yield {}
+        return
+    if rank < 2:
+        return
+    for n in range(min(4, size), -1, -1):
+        for rest in _multisets(size - n, rank - 1):
+            yield {rank: n, **rest} if n else rest
+
+
+def _unsuited(counts: dict) -> list:
+    """Cards with these rank counts, suits spread so that no five share a suit."""
+    used = {s: 0 for s in "cdhs"}
+    cards = []
+    for rank, n in counts.items():
+        for suit in sorted(used, key=lambda s: (used[s], s))[:n]:
+            used[suit] += 1
+            cards.append((rank, suit))
+    return cards
+
+
+@pytest.mark.parametrize("second_highest_wheel", [False, True])
+def test_every_seven_card_rank_multiset_is_ranked_as_the_reference_ranks_it(second_highest_wheel: bool) -> None:
+    from controller.hands.fast import evaluator_for
+    from controller.hands.rules import Wheel
+
+    strength = evaluator_for(Wheel.SECOND_HIGHEST if second_highest_wheel else Wheel.LOWEST).strength
+    suit_index = {"c": 0, "d": 1, "h": 2, "s": 3}
+    rows = []
+    for counts in _multisets(7):
+        cards = _unsuited(counts)
+        ours = strength([suit_index[s] * 13 + r - 2 for r, s in cards])
+        rows.append((reference.best_key(cards, second_highest_wheel), ours))
+    assert len(rows) == 49205
+    rows.sort()
+    for (k1, s1), (k2, s2) in zip(rows, rows[1:]):
+        assert (k1 < k2) == (s1 < s2), (k1, k2)
+
+
+@pytest.mark.parametrize(
+    "text, category, best",
+    [
+        ("9c 9d 9h 8c 8d 8h 2s", C.FULL_HOUSE, "9h 9d 9c 8h 8d"),  # two sets of trips
+        ("9c 9d 8h 8c 7d 7h As", C.TWO_PAIR, "9d 9c 8h 8c As"),  # three pairs: the best two and a kicker
+        ("9c 9d 8h 8c 7d 7h 2s", C.TWO_PAIR, "9d 9c 8h 8c 7h"),  # the third pair's card as the kicker
+        ("9c 9d 9h 9s 8c 8d 8h", C.FOUR_OF_A_KIND, "9s 9h 9d 9c 8h"),
+        ("9c 9d 9h 8c 8d 7h 7s", C.FULL_HOUSE, "9h 9d 9c 8d 8c"),
+    ],
+)
+def test_seven_card_group_cases(text: str, category: Category, best: str) -> None:
+    value = hand(text)
+    assert (value.category, value.best) == (category, parse_cards(best))

@@ -26,12 +26,12 @@ from typing import Sequence
 from controller.hands.categories import FIVE_CARD_ORDER, Category, pack
 from controller.hands.rules import Wheel
 
-__all__ = ["Evaluator", "evaluator_for", "JOKER_INDEX", "card_code"]
+__all__ = ["Evaluator", "evaluator_for", "JOKER_INDEX", "card_code", "FLUSH_SUIT", "SUIT_SHIFT", "MASK_SHIFT", "RANK_BITS"]
 
 JOKER_INDEX = 52
-_RANK_BITS = (1 << 39) - 1
-_SUIT_SHIFT = 40
-_MASK_SHIFT = 64
+RANK_BITS = (1 << 39) - 1
+SUIT_SHIFT = 40
+MASK_SHIFT = 64
 _ACE = 12
 
 _IDX = {c: i for i, c in enumerate(FIVE_CARD_ORDER)}
@@ -52,7 +52,7 @@ _JOKER_COMPLETES = frozenset({_I_STRAIGHT, _I_FLUSH, _I_SF, _I_ROYAL})
 def card_code(index: int) -> int:
     """The summable code of the real card with deck index ``index`` (0-51)."""
     suit, rank = divmod(index, 13)
-    return (1 << (3 * rank)) | (1 << (_SUIT_SHIFT + 4 * suit)) | (1 << (_MASK_SHIFT + 13 * suit + rank))
+    return (1 << (3 * rank)) | (1 << (SUIT_SHIFT + 4 * suit)) | (1 << (MASK_SHIFT + 13 * suit + rank))
 
 
 _CODES: tuple[int, ...] = tuple(card_code(i) for i in range(52))
@@ -60,17 +60,20 @@ _CODES: tuple[int, ...] = tuple(card_code(i) for i in range(52))
 _SUITLESS: tuple[int, ...] = tuple(1 << (3 * r) for r in range(13))
 
 
-def _flush_suit_table() -> list[int]:
+def _suit_with_at_least(n: int) -> list[int]:
     table = [-1] * (1 << 16)
     for key in range(1 << 16):
         for suit in range(4):
-            if (key >> (4 * suit)) & 0xF >= 5:
+            if (key >> (4 * suit)) & 0xF >= n:
                 table[key] = suit
                 break
     return table
 
 
-_FLUSH_SUIT = _flush_suit_table()
+FLUSH_SUIT = _suit_with_at_least(5)
+"""For each 16-bit field of suit counts, the suit (0-3) with five or more cards, or -1."""
+FOUR_SUIT = _suit_with_at_least(4)
+"""The same for four or more cards: a flush the joker can complete."""
 
 
 def _straight_table(wheel: Wheel) -> list[int]:
@@ -152,7 +155,7 @@ class Evaluator:
     Get instances from :func:`evaluator_for`; the tables are built once per wheel.
     """
 
-    __slots__ = ("wheel", "_straights", "_flush", "_nonflush")
+    __slots__ = ("wheel", "_straights", "_flush", "_nonflush", "_joker")
 
     def __init__(self, wheel: Wheel) -> None:
         self.wheel = wheel
@@ -161,17 +164,28 @@ class Evaluator:
             _flush_strength(m, self._straights) if m.bit_count() >= 5 else -1 for m in range(1 << 13)
         ]
         self._nonflush: dict[int, int] = {}
+        self._joker: tuple[dict[int, int], list[int]] | None = None  # built on the first joker
         for size in (5, 6, 7):
             for counts in _multisets(size, max_ace=5):
                 key = sum(n << (3 * r) for r, n in enumerate(counts))
                 self._nonflush[key] = _nonflush_strength(counts, self._straights)
 
+    @property
+    def rank_table(self) -> dict[int, int]:
+        """Strength of every unsuited hand of 5-7 cards, by the sum of its rank-count fields."""
+        return self._nonflush
+
+    @property
+    def flush_table(self) -> list[int]:
+        """Strength of every 13-bit rank mask of one suit with five or more cards (else -1)."""
+        return self._flush
+
     def strength_of_sum(self, total: int) -> int:
         """The strength of the hand whose card codes add up to ``total``."""
-        suit = _FLUSH_SUIT[(total >> _SUIT_SHIFT) & 0xFFFF]
+        suit = FLUSH_SUIT[(total >> SUIT_SHIFT) & 0xFFFF]
         if suit >= 0:
-            return self._flush[(total >> (_MASK_SHIFT + 13 * suit)) & 0x1FFF]
-        return self._nonflush[total & _RANK_BITS]
+            return self._flush[(total >> (MASK_SHIFT + 13 * suit)) & 0x1FFF]
+        return self._nonflush[total & RANK_BITS]
 
     def strength(self, indices: Sequence[int]) -> int:
         """The strength of the best five of ``indices`` (5-7 distinct cards, joker allowed)."""
@@ -183,8 +197,60 @@ class Evaluator:
         return self.strength_of_sum(total)
 
     def joker_strength(self, real: Sequence[int]) -> int:
-        """The strength of ``real`` (4-6 cards) plus the joker, at its best legal use."""
-        return max(s for s, _ in self.joker_options(real))
+        """The strength of ``real`` (4-6 cards) plus the joker, at its best legal use.
+
+        Two look-ups: the best use of the joker as a rank with no suit (an ace, or a card
+        filling a straight), and, where a suit holds four or more of ``real``, the best card
+        of that suit to complete the flush. Equal to the maximum of :meth:`joker_options`.
+        """
+        total = 0
+        for i in real:
+            total += _CODES[i]
+        return self.joker_strength_of_sum(total)
+
+    def joker_strength_of_sum(self, total: int) -> int:
+        """:meth:`joker_strength` of the real cards whose codes add up to ``total``."""
+        rank_table, flush_table = self.joker_tables
+        best = rank_table[total & RANK_BITS]
+        suit = FOUR_SUIT[(total >> SUIT_SHIFT) & 0xFFFF]
+        if suit >= 0:
+            flush = flush_table[(total >> (MASK_SHIFT + 13 * suit)) & 0x1FFF]
+            if flush > best:
+                return flush
+        return best
+
+    @property
+    def joker_tables(self) -> tuple[dict[int, int], list[int]]:
+        """The joker's rank table (by real rank counts) and flush table (by real suit mask)."""
+        tables = self._joker
+        if tables is None:
+            tables = self._joker = (self._build_joker_ranks(), self._build_joker_flushes())
+        return tables
+
+    def _build_joker_ranks(self) -> dict[int, int]:
+        """Best suitless use of the joker for every rank multiset of 4-6 real cards."""
+        table: dict[int, int] = {}
+        nonflush = self._nonflush
+        for size in (4, 5, 6):
+            for counts in _multisets(size, max_ace=4):
+                key = sum(n << (3 * r) for r, n in enumerate(counts))
+                best = nonflush[key + _SUITLESS[_ACE]]
+                for rank in range(12):
+                    if counts[rank] < 4:
+                        s = nonflush[key + _SUITLESS[rank]]
+                        if s > best and s >> 20 in _JOKER_COMPLETES:
+                            best = s
+                table[key] = best
+        return table
+
+    def _build_joker_flushes(self) -> list[int]:
+        """Best flush completed by the joker for every one-suit rank mask of 4-6 cards (else -1)."""
+        flush = self._flush
+        table = [-1] * (1 << 13)
+        for mask in range(1 << 13):
+            if 4 <= mask.bit_count() <= 6:
+                table[mask] = max(flush[mask | (1 << r)] for r in range(13) if not mask >> r & 1)
+        return table
 
     def joker_options(self, real: Sequence[int]) -> list[tuple[int, int]]:
         """Every legal use of the joker with ``real``: (strength, what it stands for).
@@ -204,7 +270,7 @@ class Evaluator:
                 options.append((s, -1 - rank))
         held = set(real)
         for suit in range(4):
-            if (base >> (_SUIT_SHIFT + 4 * suit)) & 0xF < 4:
+            if (base >> (SUIT_SHIFT + 4 * suit)) & 0xF < 4:
                 continue
             for rank in range(13):
                 index = 13 * suit + rank

@@ -18,7 +18,7 @@ from typing import Sequence
 
 from controller.cards import Card, format_cards
 from controller.hands.categories import FIVE_CARD_ORDER, LOW_HAND_ORDER, Category, pack, unpack
-from controller.hands.fast import evaluator_for
+from controller.hands.fast import JOKER_INDEX, evaluator_for
 from controller.hands.rules import HandRules
 
 __all__ = ["HandValue", "HandError", "evaluate_five", "evaluate_best", "evaluate_three", "evaluate_low"]
@@ -113,19 +113,19 @@ _FLUSH_CATEGORIES = frozenset({Category.FLUSH, Category.STRAIGHT_FLUSH, Category
 
 def _pick_best(cards: Sequence[Card], category: Category, fields: tuple[int, ...], rules: HandRules) -> tuple[Card, ...]:
     """The five cards that make ``category`` with ``fields``, chosen independently of card order."""
-    joker = [c for c in cards if c.is_joker]
-    pool = sorted((c for c in cards if not c.is_joker), key=_high_first)
+    joker = [c for c in cards if c.index == JOKER_INDEX]
+    pool = sorted((c for c in cards if c.index != JOKER_INDEX), key=_high_first)
     if category in _FLUSH_CATEGORIES:
-        by_suit: dict[object, int] = {}
+        per_suit = [0, 0, 0, 0]
         for c in pool:
-            by_suit[c.suit] = by_suit.get(c.suit, 0) + 1
-        suit = max(by_suit, key=lambda s: (by_suit[s], s.order))  # type: ignore[attr-defined]
-        pool = [c for c in pool if c.suit is suit]
+            per_suit[c.index // 13] += 1
+        suit = max(range(4), key=lambda s: (per_suit[s], s))
+        pool = [c for c in pool if c.index // 13 == suit]
     best: list[Card] = []
     for rank in _needed_ranks(category, fields, rules):
-        for c in pool:
-            if c.rank == rank + 2 and c not in best:
-                best.append(c)
+        for i, c in enumerate(pool):
+            if c.index % 13 == rank:
+                best.append(pool.pop(i))
                 break
         else:
             if not joker:
@@ -204,7 +204,8 @@ def evaluate_three(cards: Sequence[Card], rules: HandRules) -> HandValue:
 
 def _high_first(c: Card) -> tuple[int, int]:
     """Sort key: higher rank first, then the later suit in deck order, so picks ignore input order."""
-    return (-c.rank, -c.suit.order)  # type: ignore[operator, union-attr]
+    suit, rank = divmod(c.index, 13)
+    return (-rank, -suit)
 
 
 def _take(cards: Sequence[Card], ranks: Sequence[int]) -> tuple[Card, ...]:
