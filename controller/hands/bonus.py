@@ -29,7 +29,7 @@ from controller.cards import Card
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, Category
 from controller.hands.fast import evaluator_for
 from controller.hands.rules import HandRules
-from controller.hands.value import HandError, evaluate_best
+from controller.hands.value import HandError, evaluate_best, hand_json
 
 __all__ = ["BonusValue", "classify_bonus", "paying_line"]
 
@@ -54,15 +54,9 @@ class BonusValue:
 
     def to_json(self) -> dict[str, object]:
         """The JSON form printed by ``tablectl rank --kind bonus``."""
-        from controller.cards import format_cards
-
-        return {
-            "cards": format_cards(self.cards),
-            "category": self.category.value,
-            "best": format_cards(self.best),
-            "strength": self.strength,
-            "qualifies": [c.value for c in self.qualifies],
-        }
+        out = hand_json(self.cards, self.category, self.best, self.strength)
+        out["qualifies"] = [c.value for c in self.qualifies]
+        return out
 
 
 def _consecutive_seven(ranks: set[int]) -> bool:

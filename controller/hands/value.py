@@ -21,7 +21,7 @@ from controller.hands.categories import FIVE_CARD_ORDER, LOW_HAND_ORDER, Categor
 from controller.hands.fast import JOKER_INDEX, evaluator_for
 from controller.hands.rules import HandRules
 
-__all__ = ["HandValue", "HandError", "evaluate_five", "evaluate_best", "evaluate_three", "evaluate_low"]
+__all__ = ["HandValue", "HandError", "hand_json", "evaluate_five", "evaluate_best", "evaluate_three", "evaluate_low"]
 
 
 class HandError(ValueError):
@@ -63,12 +63,12 @@ class HandValue:
 
     def to_json(self) -> dict[str, object]:
         """The JSON form printed by ``tablectl rank``."""
-        return {
-            "cards": format_cards(self.cards),
-            "category": self.category.value,
-            "best": format_cards(self.best),
-            "strength": self.strength,
-        }
+        return hand_json(self.cards, self.category, self.best, self.strength)
+
+
+def hand_json(cards: Sequence[Card], category: Category, best: Sequence[Card], strength: int) -> dict[str, object]:
+    """The JSON object ``tablectl rank`` prints for one ranked hand."""
+    return {"cards": format_cards(cards), "category": category.value, "best": format_cards(best), "strength": strength}
 
 
 def _check(cards: Sequence[Card], rules: HandRules, sizes: Sequence[int], what: str) -> None:
