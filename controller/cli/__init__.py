@@ -6,11 +6,11 @@ import argparse
 import sys
 from typing import Sequence
 
-from controller.cli import rank
+from controller.cli import rank, settle
 
 __all__ = ["main", "build_parser"]
 
-_COMMANDS = (rank,)
+_COMMANDS = (rank, settle)
 
 
 def build_parser() -> argparse.ArgumentParser:

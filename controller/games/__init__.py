@@ -1,0 +1,66 @@
+"""The games tablectl settles, by name, and settling a round record end to end.
+
+Each game module offers ``read_round(data, table)`` (check a record, raise ``RecordError``),
+``settle(round, table)`` (pure settlement) and ``round_record(round)`` (the record again).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from controller.games import boston5, mississippi_stud
+from controller.games.record import RecordError
+from controller.settlement import Settlement
+from controller.table_config import TableConfig, config_dir, default_table_path, load_table
+
+__all__ = ["Game", "GAMES", "RecordError", "settle_record", "resolve_table_path"]
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """A game's record reader, settlement and record writer."""
+
+    name: str
+    read_round: Callable[[Mapping[str, Any], TableConfig], Any]
+    settle: Callable[[Any, TableConfig], Settlement]
+    round_record: Callable[..., dict[str, Any]]
+
+
+GAMES: dict[str, Game] = {
+    g.name: g
+    for g in (
+        Game("boston5", boston5.read_round, boston5.settle, boston5.round_record),
+        Game("mississippi_stud", mississippi_stud.read_round, mississippi_stud.settle, mississippi_stud.round_record),
+    )
+}
+
+_TOP_KEYS = {"boston5": {"game", "table", "seats", "dealer"}, "mississippi_stud": {"game", "table", "seats", "community"}}
+
+
+def resolve_table_path(text: str) -> Path:
+    """A record's ``table`` path: as given, else relative to the repository (``config/...``)."""
+    path = Path(text)
+    if path.is_absolute() or path.exists():
+        return path
+    return config_dir().parent / path
+
+
+def settle_record(data: object, table: TableConfig | None = None) -> Settlement:
+    """Check and settle one round record. Raises ``RecordError`` (every problem by JSON path)
+    or ``ConfigError`` (the table config); nothing is settled unless everything is right."""
+    if not isinstance(data, dict):
+        raise RecordError(["$: a round record must be a JSON object"])
+    game = GAMES.get(data.get("game"))  # type: ignore[arg-type]
+    if game is None:
+        raise RecordError([f"$.game: unknown game {data.get('game')!r} (known: {', '.join(sorted(GAMES))})"])
+    unknown = [f"$.{k}: unknown key (known: {', '.join(sorted(_TOP_KEYS[game.name]))})" for k in data if k not in _TOP_KEYS[game.name]]
+    if unknown:
+        raise RecordError(unknown)
+    if table is None:
+        raw = data.get("table")
+        table = load_table(resolve_table_path(raw) if isinstance(raw, str) else default_table_path(game.name))
+    if table.game != game.name:
+        raise RecordError([f"$.table: {table.path} is a {table.game} table, not {game.name}"])
+    return game.settle(game.read_round(data, table), table)

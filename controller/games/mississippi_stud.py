@@ -1,0 +1,180 @@
+"""Mississippi Stud settlement (N.J.A.C. 13:69F-35.10): pure rules, no I/O.
+
+Order of settlement, as 35.10 lays it down:
+
+1. (c) A player who exchanged or communicated information about the hand before all community
+   cards were revealed forfeits every wager of the round (an input flag,
+   ``communication_violation``); such wagers are collected first.
+2. (a), (e), (g) At each street a player places a bet of 1x, 2x or 3x the ante or folds; a
+   fold at 3rd street forfeits the ante, at 4th the ante and 3rd street bet, at 5th the ante,
+   3rd and 4th street bets, collected at once.
+3. (i) Starting at the player farthest to the dealer's right, counterclockwise, the best
+   five-card hand of the player's two cards and the three community cards is announced and
+   every live wager (ante and street bets) is resolved at the paytable's odds: a pair of 6s
+   to 10s pushes (i)2 and anything the paytable does not list loses.
+4. The optional three-card bonus is settled on the three community cards alone; it stays in
+   action when its player folds (digest 2.5 item 7). Its NJ rule text was not found, so its
+   place after the main wagers is our choice, counterclockwise as the main wagers.
+
+Seats are numbered from the dealer's left (seat 1); counterclockwise from the dealer's right
+is the highest seat number first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from controller.cards import Card, format_cards
+from controller.games.record import Problems, read_seats, write_record
+from controller.hands import MISSISSIPPI_STUD, evaluate_five, evaluate_three
+from controller.settlement import Result, SeatSettlement, Settlement, Step, WagerResult, actions_for, apply_caps, hand_summary
+from controller.table_config import TableConfig
+
+__all__ = ["STREETS", "MississippiSeat", "MississippiRound", "read_round", "settle", "round_record"]
+
+STREETS = ("third", "fourth", "fifth")
+"""The street bets in the order they are made."""
+
+_SEAT_KEYS = {"wagers", "cards", "folded_at", "communication_violation"}
+_PAID_BY = {"main": ["ante", *STREETS], "bonus": ["bonus"]}
+_STREET_RULE = {"third": "35.10(a)", "fourth": "35.10(e)", "fifth": "35.10(g)"}
+
+
+@dataclass(frozen=True, slots=True)
+class MississippiSeat:
+    """One player's round: wagers, two cards, the street folded at (or ``None``), the 35.10(c) flag."""
+
+    seat: int
+    wagers: Mapping[str, int]
+    cards: tuple[Card, ...]
+    folded_at: str | None
+    communication_violation: bool
+
+    def to_record(self) -> dict[str, Any]:
+        """This seat as written in a round record."""
+        return {
+            "wagers": dict(self.wagers),
+            "cards": format_cards(self.cards),
+            "folded_at": self.folded_at,
+            "communication_violation": self.communication_violation,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MississippiRound:
+    """A Mississippi Stud round as recorded: the seats and the three community cards."""
+
+    seats: tuple[MississippiSeat, ...]
+    community: tuple[Card, ...]
+
+
+def read_round(data: Mapping[str, Any], table: TableConfig) -> MississippiRound:
+    """Check a round record against the rules and the table; raises ``RecordError`` listing all problems."""
+    problems = Problems()
+    seats = []
+    for rec in read_seats(data, table, problems, _SEAT_KEYS):
+        w, path = rec.wagers, rec.path
+        folded_at = rec.raw.get("folded_at")
+        if folded_at is not None and folded_at not in STREETS:
+            problems.add(f"{path}.folded_at", f"must be null or one of {', '.join(STREETS)}, got {folded_at!r}")
+            folded_at = None
+        violation = problems.flag(path, rec.raw, "communication_violation")
+        if "ante" not in w:
+            problems.add(f"{path}.wagers", "missing the ante wager")
+        live = STREETS[: STREETS.index(folded_at)] if folded_at else STREETS
+        for street in STREETS:
+            where = f"{path}.wagers.{street}"
+            if street in live and street not in w:
+                problems.add(f"{path}.wagers", f"missing the {street} street bet (or set folded_at: {street})")
+            elif street not in live and street in w:
+                problems.add(where, f"no {street} street bet after folding at {folded_at}")
+            elif street in w and "ante" in w and w[street] not in (w["ante"], 2 * w["ante"], 3 * w["ante"]):
+                a = w["ante"]
+                problems.add(where, f"must be 1x, 2x or 3x the ante ({a}, {2 * a} or {3 * a}), got {w[street]}")
+        cards = problems.cards(f"{path}.cards", rec.raw.get("cards"), (2,))
+        if cards is not None:
+            seats.append(MississippiSeat(rec.seat, dict(w), cards, folded_at, violation))
+    community = problems.cards("$.community", data.get("community"), (3,))
+    problems.raise_if_any()
+    assert community is not None
+    return MississippiRound(tuple(seats), community)
+
+
+def round_record(rnd: MississippiRound, table: str | None = None) -> dict[str, Any]:
+    """The round record (docs/round-record.md) of ``rnd``; ``read_round`` reads it back."""
+    return write_record("mississippi_stud", table, rnd.seats, community=format_cards(rnd.community))
+
+
+def _main(seat: MississippiSeat, community: tuple[Card, ...], table: TableConfig) -> tuple[list[WagerResult], dict[str, str]]:
+    spots = ["ante", *STREETS]
+    w = seat.wagers
+    hand = evaluate_five(seat.cards + community, MISSISSIPPI_STUD)
+    row = table.paytables["main"].row_for(hand)
+    if row is None:
+        why = f"{hand.category.value} does not pay (35.10(i)1)"
+        return [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in spots], hand_summary(hand)
+    if row.odds.push:
+        why = f"{row.describe()} (35.10(i)2)"
+        return [WagerResult(s, w[s], Result.PUSH, 0, why) for s in spots], hand_summary(hand)
+    why = f"{row.describe()} (35.10(i)3, 35.11)"
+    return [WagerResult(s, w[s], Result.WIN, row.odds.payout(w[s]), why) for s in spots], hand_summary(hand)
+
+
+def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
+    """Settle a checked Mississippi Stud round under ``table``'s paytables and cap."""
+    bonus_value = evaluate_three(rnd.community, MISSISSIPPI_STUD)
+    bonus_row = table.paytables["bonus"].row_for(bonus_value) if "bonus" in table.paytables else None
+    order = sorted(rnd.seats, key=lambda s: -s.seat)  # counterclockwise from the dealer's right
+    settled: dict[int, SeatSettlement] = {}
+    violation_steps: list[Step] = []
+    fold_steps: dict[str, list[Step]] = {street: [] for street in STREETS}
+    main_steps: list[Step] = []
+    bonus_steps: list[Step] = []
+    for seat in order:
+        w = seat.wagers
+        hands: dict[str, dict[str, str]] = {}
+        wagers: list[WagerResult] = []
+        if seat.communication_violation:
+            why = "communication violation: every wager forfeit (35.10(c))"
+            wagers = [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in w]
+        elif seat.folded_at is not None:
+            lost = ["ante", *STREETS[: STREETS.index(seat.folded_at)]]
+            why = f"folded at {seat.folded_at} street ({_STREET_RULE[seat.folded_at]})"
+            wagers = [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in lost]
+        else:
+            wagers, hands["player"] = _main(seat, rnd.community, table)
+        if "bonus" in w and not seat.communication_violation:
+            hands["bonus"] = hand_summary(bonus_value)
+            if bonus_row is None or bonus_row.odds.push:
+                why = f"community {bonus_value.category.value} does not pay"
+                wagers.append(WagerResult("bonus", w["bonus"], Result.LOSE, -w["bonus"], why))
+            else:
+                pay = bonus_row.odds.payout(w["bonus"])
+                wagers.append(WagerResult("bonus", w["bonus"], Result.WIN, pay, f"community {bonus_row.describe()}"))
+        wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
+        settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, caps)
+        main = [x for x in wagers if x.spot != "bonus"]
+        bonus = [x for x in wagers if x.spot == "bonus"]
+        if seat.communication_violation:
+            violation_steps.append(Step("violation", seat.seat, actions_for(wagers), "communication violation (35.10(c))"))
+            continue
+        if seat.folded_at is not None:
+            fold_steps[seat.folded_at].append(
+                Step(f"{seat.folded_at}_street", seat.seat, actions_for(main), f"folds at {seat.folded_at} street")
+            )
+        else:
+            note = f"{hands['player']['category']} ({hands['player']['best']})"
+            main_steps.append(Step("settle", seat.seat, actions_for(main), note))
+        if bonus:
+            bonus_steps.append(Step("bonus", seat.seat, actions_for(bonus), f"bonus on {bonus_value.category.value}"))
+    reveal = Step("dealer", None, (), f"community cards {format_cards(rnd.community)}")
+    procedure = (*violation_steps, *(s for street in STREETS for s in fold_steps[street]), reveal, *main_steps, *bonus_steps)
+    return Settlement(
+        game="mississippi_stud",
+        table=table.path,
+        paytables={spot: p.name for spot, p in table.paytables.items()},
+        seats=tuple(settled[s.seat] for s in sorted(rnd.seats, key=lambda s: s.seat)),
+        procedure=procedure,
+        dealer={"community": format_cards(rnd.community), "bonus": hand_summary(bonus_value)},
+    )

@@ -1,0 +1,248 @@
+"""Named paytables, loaded from ``config/paytables/*.yaml`` and validated on load.
+
+A paytable file holds a list under ``paytables:``; each entry::
+
+    - name: ms_main_standard        # unique across every file
+      game: mississippi_stud
+      spot: main                    # which paytable spot of the game (controller.catalog)
+      approved: false               # true only for a table the Division has approved
+      source: "58 Pa. Code 655a.12 (found, PA); NJ 35.11 not found"
+      cap: 5000000                  # optional: aggregate payout cap per seat per round, cents
+      rows:
+        - {hand: royal_flush, pays: 500 to 1}
+        - {hand: one_pair, ranks: [J, Q, K, A], pays: 1 to 1}
+        - {hand: one_pair, ranks: [6, 7, 8, 9, T], pays: push}
+
+A hand with no matching row loses. ``ranks`` (pairs, trips, quads, full houses and two pair:
+the rank that names the hand) narrows a row. Every problem is reported with file, line and
+key; no paytable lives in code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from controller.catalog import CATALOG, GameCatalog
+from controller.hands import Category, HandValue, Kind
+from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, unpack
+from controller.money import Odds, OddsError, parse_odds
+from controller.yamlfile import ConfigError, Problem, YamlDoc, load_yaml
+
+__all__ = ["PaytableRow", "Paytable", "load_paytables", "read_paytables"]
+
+_RANK_CONDITION_CATEGORIES = frozenset(
+    {Category.ONE_PAIR, Category.TWO_PAIR, Category.THREE_OF_A_KIND, Category.FOUR_OF_A_KIND, Category.FULL_HOUSE}
+)
+_RANK_WORDS = {**{str(n): n for n in range(2, 10)}, "T": 10, "10": 10, "J": 11, "Q": 12, "K": 13, "A": 14}
+
+
+@dataclass(frozen=True, slots=True)
+class PaytableRow:
+    """One line of a paytable: a category, optionally narrowed to some ranks, and its odds."""
+
+    category: Category
+    ranks: frozenset[int] | None
+    odds: Odds
+    line: int
+
+    def matches(self, value: HandValue) -> bool:
+        """Whether a ranked hand is paid by this line."""
+        if value.category is not self.category:
+            return False
+        if self.ranks is None:
+            return True
+        return unpack(value.strength)[1][0] + 2 in self.ranks
+
+    def describe(self) -> str:
+        """``one_pair (J, Q, K, A): 1 to 1``: for settlement explanations."""
+        ranks = ""
+        if self.ranks:
+            chars = "23456789TJQKA"
+            ranks = " (" + ", ".join(chars[r - 2] for r in sorted(self.ranks)) + ")"
+        return f"{self.category.value}{ranks}: {self.odds}"
+
+
+@dataclass(frozen=True, slots=True)
+class Paytable:
+    """A named, validated paytable for one paytable spot of one game."""
+
+    name: str
+    game: str
+    spot: str
+    kind: Kind
+    rows: tuple[PaytableRow, ...]
+    approved: bool
+    source: str
+    cap: int | None
+    file: str
+    line: int
+
+    def row_for(self, value: HandValue) -> PaytableRow | None:
+        """The line that pays ``value``, or ``None`` when the hand loses."""
+        return next((row for row in self.rows if row.matches(value)), None)
+
+    def by_category(self) -> dict[Category, PaytableRow]:
+        """Rows by category (for tables without rank conditions, such as seven-card bonus tables)."""
+        return {row.category: row for row in self.rows}
+
+
+def _allowed_categories(game: GameCatalog, kind: Kind) -> tuple[Category, ...]:
+    if kind is Kind.THREE:
+        return game.rules.three_card or ()
+    if kind is Kind.BONUS:
+        return BONUS_SEVEN_ORDER
+    five = FIVE_CARD_ORDER
+    return five if game.rules.joker else tuple(c for c in five if c is not Category.FIVE_ACES)
+
+
+def _rank_set(doc: YamlDoc, path: tuple, raw: object, problems: list[Problem]) -> frozenset[int] | None:
+    if not isinstance(raw, list) or not raw:
+        problems.append(doc.problem(path, f"ranks must be a non-empty list such as [J, Q, K, A], got {raw!r}"))
+        return None
+    ranks = set()
+    for i, item in enumerate(raw):
+        rank = _RANK_WORDS.get(str(item).upper())
+        if rank is None:
+            problems.append(doc.problem(path + (i,), f"unknown rank {item!r} (use 2-9, T, J, Q, K, A)"))
+        else:
+            ranks.add(rank)
+    return frozenset(ranks)
+
+
+def _read_row(doc: YamlDoc, path: tuple, raw: object, allowed: tuple[Category, ...], problems: list[Problem]) -> PaytableRow | None:
+    if not isinstance(raw, dict):
+        problems.append(doc.problem(path, "a row must be a mapping with 'hand' and 'pays'"))
+        return None
+    before = len(problems)
+    for key in raw:
+        if key not in ("hand", "pays", "ranks"):
+            problems.append(doc.problem(path + (key,), f"unknown key '{key}' (a row has hand, pays and optional ranks)"))
+    for key in ("hand", "pays"):
+        if key not in raw:
+            problems.append(doc.problem(path, f"missing '{key}'"))
+    category = None
+    if "hand" in raw:
+        try:
+            category = Category(raw["hand"])
+        except ValueError:
+            pass
+        if category not in allowed:
+            names = ", ".join(c.value for c in allowed)
+            problems.append(doc.problem(path + ("hand",), f"unknown category {raw['hand']!r} for this paytable (known: {names})"))
+            category = None
+    odds = None
+    if "pays" in raw:
+        try:
+            odds = parse_odds(raw["pays"])
+        except OddsError as exc:
+            problems.append(doc.problem(path + ("pays",), str(exc)))
+    ranks = None
+    if "ranks" in raw:
+        ranks = _rank_set(doc, path + ("ranks",), raw["ranks"], problems)
+        if category is not None and category not in _RANK_CONDITION_CATEGORIES:
+            problems.append(doc.problem(path + ("ranks",), f"ranks cannot narrow {category.value}"))
+    if len(problems) > before or category is None or odds is None:
+        return None
+    return PaytableRow(category, ranks, odds, doc.line(path))
+
+
+def _read_table(doc: YamlDoc, path: tuple, raw: object, problems: list[Problem]) -> Paytable | None:
+    if not isinstance(raw, dict):
+        problems.append(doc.problem(path, "a paytable must be a mapping"))
+        return None
+    before = len(problems)
+    known = {"name", "game", "spot", "approved", "source", "cap", "rows"}
+    for key in raw:
+        if key not in known:
+            problems.append(doc.problem(path + (key,), f"unknown key '{key}' (known: {', '.join(sorted(known))})"))
+    for key in ("name", "game", "spot", "approved", "source", "rows"):
+        if key not in raw:
+            problems.append(doc.problem(path, f"missing '{key}'"))
+    name = raw.get("name")
+    if "name" in raw and (not isinstance(name, str) or not name):
+        problems.append(doc.problem(path + ("name",), "name must be a non-empty string"))
+    game = CATALOG.get(raw.get("game"))  # type: ignore[arg-type]
+    if "game" in raw and game is None:
+        problems.append(doc.problem(path + ("game",), f"unknown game {raw['game']!r} (known: {', '.join(sorted(CATALOG))})"))
+    spot = game.paytable_spot(raw.get("spot")) if game and isinstance(raw.get("spot"), str) else None  # type: ignore[arg-type]
+    if game and "spot" in raw and spot is None:
+        names = ", ".join(p.name for p in game.paytable_spots)
+        problems.append(doc.problem(path + ("spot",), f"unknown paytable spot {raw['spot']!r} for {game.game} (known: {names})"))
+    if "approved" in raw and not isinstance(raw["approved"], bool):
+        problems.append(doc.problem(path + ("approved",), "approved must be true or false"))
+    cap = raw.get("cap")
+    if cap is not None and (not isinstance(cap, int) or isinstance(cap, bool) or cap <= 0):
+        problems.append(doc.problem(path + ("cap",), f"cap must be a whole number of cents above 0, got {cap!r}"))
+    rows: list[PaytableRow] = []
+    raw_rows = raw.get("rows")
+    if "rows" in raw and (not isinstance(raw_rows, list) or not raw_rows):
+        problems.append(doc.problem(path + ("rows",), "rows must be a non-empty list"))
+    elif spot is not None and game is not None and isinstance(raw_rows, list):
+        allowed = _allowed_categories(game, spot.kind)
+        for i, raw_row in enumerate(raw_rows):
+            row = _read_row(doc, path + ("rows", i), raw_row, allowed, problems)
+            if row is not None:
+                for other in rows:
+                    if other.category is row.category and (
+                        other.ranks is None or row.ranks is None or other.ranks & row.ranks
+                    ):
+                        problems.append(
+                            doc.problem(path + ("rows", i), f"duplicate row for {row.category.value} (first at line {other.line})")
+                        )
+                rows.append(row)
+        if not any(not r.odds.push for r in rows) and len(problems) == before:
+            problems.append(doc.problem(path + ("rows",), "no row pays anything"))
+    if len(problems) > before or game is None or spot is None:
+        return None
+    return Paytable(
+        name=name,  # type: ignore[arg-type]
+        game=game.game,
+        spot=spot.name,
+        kind=spot.kind,
+        rows=tuple(rows),
+        approved=raw["approved"],
+        source=str(raw["source"]),
+        cap=cap,
+        file=str(doc.path),
+        line=doc.line(path),
+    )
+
+
+def read_paytables(files: Iterable[Path]) -> dict[str, Paytable]:
+    """Load and validate every paytable in ``files``; raises :class:`ConfigError` listing all problems."""
+    problems: list[Problem] = []
+    tables: dict[str, Paytable] = {}
+    for file in sorted(files):
+        try:
+            doc = load_yaml(file)
+        except ConfigError as exc:
+            problems.extend(exc.problems)
+            continue
+        data = doc.data
+        if not isinstance(data, dict) or not isinstance(data.get("paytables"), list):
+            problems.append(doc.problem((), "a paytable file must hold a list under 'paytables:'"))
+            continue
+        for key in data:
+            if key != "paytables":
+                problems.append(doc.problem((key,), f"unknown key '{key}' (a paytable file holds only 'paytables')"))
+        for i, raw in enumerate(data["paytables"]):
+            table = _read_table(doc, ("paytables", i), raw, problems)
+            if table is None:
+                continue
+            first = tables.get(table.name)
+            if first is not None:
+                problems.append(
+                    doc.problem(("paytables", i, "name"), f"duplicate paytable name '{table.name}' (first at {first.file}:{first.line})")
+                )
+                continue
+            tables[table.name] = table
+    if problems:
+        raise ConfigError(problems)
+    return tables
+
+
+def load_paytables(folder: Path | str) -> Mapping[str, Paytable]:
+    """Every paytable in ``folder/*.yaml``."""
+    return read_paytables(Path(folder).glob("*.yaml"))

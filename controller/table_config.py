@@ -1,0 +1,179 @@
+"""Table configurations (``config/<game>.yaml``): which game, seats, paytables, limits, cap.
+
+A table config names one paytable per paytable spot; the paytables are read from the
+``paytables/`` folder beside the config file. Loading validates everything and raises a
+:class:`~controller.yamlfile.ConfigError` that lists every problem with file, line and key.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from controller.catalog import CATALOG, GameCatalog
+from controller.money import Odds, OddsError, parse_odds
+from controller.paytables import Paytable, load_paytables
+from controller.yamlfile import ConfigError, Problem, YamlDoc, load_yaml
+
+__all__ = ["Limit", "TableConfig", "load_table", "default_table_path", "config_dir"]
+
+_KEYS = {"game", "name", "seats", "paytables", "limits", "payout_cap"}
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """Table minimum and maximum for one wager spot, in cents."""
+
+    min: int
+    max: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    """A validated table configuration."""
+
+    path: str
+    game: str
+    name: str
+    seats: int
+    paytables: Mapping[str, Paytable]
+    limits: Mapping[str, Limit]
+    payout_cap: int | None
+    options: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def catalog(self) -> GameCatalog:
+        """The game's wager and paytable spots."""
+        return CATALOG[self.game]
+
+    def offers(self, wager_spot: str) -> bool:
+        """Whether this table takes ``wager_spot`` (an optional wager needs its paytable)."""
+        return all(p.name in self.paytables for p in self.catalog.paytable_spots if p.needs_wager == wager_spot)
+
+
+def config_dir() -> Path:
+    """Where the shipped configs live: ``$TABLECTL_CONFIG_DIR`` or the repository's ``config/``."""
+    env = os.environ.get("TABLECTL_CONFIG_DIR")
+    return Path(env) if env else Path(__file__).resolve().parent.parent / "config"
+
+
+def default_table_path(game: str) -> Path:
+    """The default table config of ``game``."""
+    return config_dir() / f"{game}.yaml"
+
+
+def _cents(doc: YamlDoc, path: tuple, value: object, problems: list[Problem], *, allow_zero: bool = False) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (value == 0 and not allow_zero):
+        problems.append(doc.problem(path, f"must be a whole number of cents{'' if allow_zero else ' above 0'}, got {value!r}"))
+        return None
+    return value
+
+
+def _limits(doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Problem]) -> dict[str, Limit]:
+    limits: dict[str, Limit] = {}
+    if not isinstance(raw, dict):
+        problems.append(doc.problem(("limits",), "limits must map wager spots to {min, max}"))
+        return limits
+    for spot, value in raw.items():
+        path = ("limits", spot)
+        if spot not in game.wager_spots:
+            problems.append(doc.problem(path, f"unknown wager spot '{spot}' (known: {', '.join(game.wager_spots)})"))
+            continue
+        if not isinstance(value, dict) or set(value) != {"min", "max"}:
+            problems.append(doc.problem(path, "a limit is {min: CENTS, max: CENTS}"))
+            continue
+        lo = _cents(doc, path + ("min",), value["min"], problems)
+        hi = _cents(doc, path + ("max",), value["max"], problems)
+        if lo is not None and hi is not None:
+            if lo > hi:
+                problems.append(doc.problem(path, f"min {lo} is above max {hi}"))
+            else:
+                limits[spot] = Limit(lo, hi)
+    return limits
+
+
+def _paytables(doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Problem]) -> dict[str, Paytable]:
+    chosen: dict[str, Paytable] = {}
+    if not isinstance(raw, dict):
+        problems.append(doc.problem(("paytables",), "paytables must map paytable spots to paytable names"))
+        return chosen
+    try:
+        known = load_paytables(doc.path.parent / "paytables")
+    except ConfigError as exc:
+        problems.extend(exc.problems)
+        return chosen
+    for spot, name in raw.items():
+        path = ("paytables", spot)
+        if game.paytable_spot(spot) is None:
+            names = ", ".join(p.name for p in game.paytable_spots)
+            problems.append(doc.problem(path, f"unknown paytable spot '{spot}' for {game.game} (known: {names})"))
+            continue
+        table = known.get(name)
+        if table is None:
+            problems.append(doc.problem(path, f"no paytable named {name!r} in {doc.path.parent / 'paytables'}"))
+        elif (table.game, table.spot) != (game.game, spot):
+            problems.append(doc.problem(path, f"paytable '{name}' is for {table.game} {table.spot}, not {game.game} {spot}"))
+        else:
+            chosen[spot] = table
+    for spot in game.paytable_spots:
+        if spot.required and spot.name not in raw:
+            problems.append(doc.problem(("paytables",), f"missing paytable for '{spot.name}'"))
+    return chosen
+
+
+def _options(doc: YamlDoc, game: GameCatalog, data: dict, problems: list[Problem]) -> dict[str, object]:
+    options: dict[str, object] = {}
+    for option in game.options:
+        value = data.get(option.name, option.default)
+        path = (option.name,)
+        if option.type == "int":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                problems.append(doc.problem(path, f"{option.help}: must be a whole number of at least 1, got {value!r}"))
+                continue
+            options[option.name] = value
+        else:
+            try:
+                odds: Odds = parse_odds(value)
+            except OddsError as exc:
+                problems.append(doc.problem(path, str(exc)))
+                continue
+            options[option.name] = odds
+    return options
+
+
+def load_table(path: Path | str) -> TableConfig:
+    """Load and validate the table config at ``path`` and the paytables it names."""
+    doc = load_yaml(path)
+    data = doc.data
+    if not isinstance(data, dict):
+        raise ConfigError([doc.problem((), "a table config must be a mapping")])
+    problems: list[Problem] = []
+    game = CATALOG.get(data.get("game"))  # type: ignore[arg-type]
+    if game is None:
+        problems.append(doc.problem(("game",), f"unknown or missing game {data.get('game')!r} (known: {', '.join(sorted(CATALOG))})"))
+        raise ConfigError(problems)
+    known_keys = _KEYS | {o.name for o in game.options}
+    for key in data:
+        if key not in known_keys:
+            problems.append(doc.problem((key,), f"unknown key '{key}' (known: {', '.join(sorted(known_keys))})"))
+    seats = data.get("seats")
+    if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= 7:
+        problems.append(doc.problem(("seats",), f"seats must be a whole number from 1 to 7, got {seats!r}"))
+    cap = data.get("payout_cap")
+    if cap is not None:
+        cap = _cents(doc, ("payout_cap",), cap, problems)
+    table = TableConfig(
+        path=str(doc.path),
+        game=game.game,
+        name=str(data.get("name", game.game)),
+        seats=seats if isinstance(seats, int) else 0,
+        paytables=_paytables(doc, game, data.get("paytables"), problems),
+        limits=_limits(doc, game, data.get("limits", {}), problems),
+        payout_cap=cap,
+        options=_options(doc, game, data, problems),
+    )
+    if problems:
+        raise ConfigError(problems)
+    return table
