@@ -153,3 +153,12 @@ def test_card_problems_across_hands() -> None:
     assert "$.seats.3.cards: card 1 'JK': this game is dealt from 52 cards, with no joker" in problems
     assert "$.seats.4.cards: needs 2 cards, got 3" in problems
     assert "$.community: needs 3 cards, got 2" in problems
+
+
+def test_cap_takes_the_excess_from_the_largest_payouts_first() -> None:
+    big = replace(TABLE, limits={})
+    s = settle({"1": seat("As Ks", ante=10000, streets=(3, 3, 3))}, "Qs Js Ts", table=big)
+    nets = {w.spot: (w.net, w.capped_from) for w in s.seat(1).wagers}
+    # 500 to 1: ante 5,000,000; each street 15,000,000. The 45,000,000 excess comes off the streets.
+    assert nets == {"ante": (5_000_000, None), "third": (0, 15_000_000), "fourth": (0, 15_000_000), "fifth": (0, 15_000_000)}
+    assert s.seat(1).caps[0].reduced == (("fifth", 15_000_000), ("fourth", 15_000_000), ("third", 15_000_000))
