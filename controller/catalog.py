@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.hands import BOSTON5, MISSISSIPPI_STUD, HandRules, Kind
+from controller.hands import BOSTON5, MISSISSIPPI_STUD, PAI_GOW, Category, HandRules, Kind
 
 __all__ = ["PaytableSpot", "Option", "GameCatalog", "CATALOG", "catalog_for"]
 
@@ -28,6 +28,10 @@ class PaytableSpot:
     required: bool
     needs_wager: str | None = None
     """The optional wager spot that needs this paytable to be offered (``None``: always needed)."""
+    categories: tuple[Category, ...] | None = None
+    """The only categories its rows may name (``None``: every category of ``kind``)."""
+    amounts: bool = False
+    """Rows pay a fixed ``amount`` in cents (envy bonus) instead of odds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +40,11 @@ class Option:
 
     name: str
     type: str
+    """``int``, ``odds``, ``bool`` or ``choice``."""
     default: object
     help: str
+    choices: tuple[str, ...] = ()
+    minimum: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +80,30 @@ CATALOG: dict[str, GameCatalog] = {
             MISSISSIPPI_STUD,
             ("ante", "third", "fourth", "fifth", "bonus"),
             (PaytableSpot("main", Kind.FIVE, True), PaytableSpot("bonus", Kind.THREE, False, "bonus")),
+        ),
+        GameCatalog(
+            "pai_gow",
+            PAI_GOW,
+            ("pai_gow", "bonus", "insurance"),
+            (
+                PaytableSpot("bonus", Kind.BONUS, False, "bonus"),
+                PaytableSpot("envy", Kind.BONUS, False, "bonus", amounts=True),
+                PaytableSpot("insurance", Kind.SEVEN, False, "insurance", categories=(Category.HIGH_CARD,)),
+            ),
+            (
+                Option("house_way", "choice", "foxwoods", "how the dealer's hand is set", ("foxwoods", "ballys_ac")),
+                Option("house_way_deuces_exception", "bool", False, "full house with twos and A-K kept together"),
+                Option("foul_policy", "choice", "forfeit", "what a fouled player hand does", ("forfeit", "reset_by_house_way")),
+                Option("commission_percent", "int", 5, "commission on winning pai gow wagers, percent", minimum=0),
+                Option("commission_rounding", "choice", "down", "rounding of the commission to the cent", ("down", "up", "nearest")),
+                Option("bonus_minimum", "int", 100, "the least bonus wager, cents (11.15(b): $1.00)"),
+                Option("envy_minimum", "int", 500, "the least bonus wager that gets an envy marker, cents (11.15(c): $5.00)"),
+                Option("envy_includes_dealer", "bool", False, "whether the dealer's premium hand pays envy"),
+                Option("start_method", "choice", "dice", "how the starting position is drawn (31.11)", ("dice", "rng")),
+                Option("count_direction", "choice", "counterclockwise", "how positions are counted from the dealer (31.11)", ("counterclockwise", "clockwise")),
+                Option("deal_direction", "choice", "clockwise", "the direction cards go round (31.8; some pai gow pages say counterclockwise)", ("clockwise", "counterclockwise")),
+                Option("deal_method", "choice", "one_at_a_time", "cards one at a time (31.8) or 7-card stacks (31.10)", ("one_at_a_time", "stacks")),
+            ),
         ),
     )
 }

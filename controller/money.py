@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Odds", "OddsError", "format_cents", "parse_odds"]
+__all__ = ["Odds", "OddsError", "PUSH", "format_cents", "parse_odds"]
 
 
 class OddsError(ValueError):

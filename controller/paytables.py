@@ -24,16 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from controller.catalog import CATALOG, GameCatalog
+from controller.catalog import CATALOG, GameCatalog, PaytableSpot
 from controller.hands import Category, HandValue, Kind
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, unpack
-from controller.money import Odds, OddsError, parse_odds
+from controller.money import PUSH, Odds, OddsError, parse_odds
 from controller.yamlfile import ConfigError, Problem, YamlDoc, load_yaml
 
 __all__ = ["PaytableRow", "Paytable", "load_paytables", "read_paytables"]
 
 _RANK_CONDITION_CATEGORIES = frozenset(
-    {Category.ONE_PAIR, Category.TWO_PAIR, Category.THREE_OF_A_KIND, Category.FOUR_OF_A_KIND, Category.FULL_HOUSE}
+    {Category.HIGH_CARD, Category.ONE_PAIR, Category.TWO_PAIR, Category.THREE_OF_A_KIND, Category.FOUR_OF_A_KIND, Category.FULL_HOUSE}
 )
 _RANK_WORDS = {**{str(n): n for n in range(2, 10)}, "T": 10, "10": 10, "J": 11, "Q": 12, "K": 13, "A": 14}
 
@@ -46,14 +46,8 @@ class PaytableRow:
     ranks: frozenset[int] | None
     odds: Odds
     line: int
-
-    def matches(self, value: HandValue) -> bool:
-        """Whether a ranked hand is paid by this line."""
-        if value.category is not self.category:
-            return False
-        if self.ranks is None:
-            return True
-        return unpack(value.strength)[1][0] + 2 in self.ranks
+    amount: int | None = None
+    """A fixed payment in cents (envy bonus rows) instead of odds."""
 
     def describe(self) -> str:
         """``one_pair (J, Q, K, A): 1 to 1``: for settlement explanations."""
@@ -61,7 +55,13 @@ class PaytableRow:
         if self.ranks:
             chars = "23456789TJQKA"
             ranks = " (" + ", ".join(chars[r - 2] for r in sorted(self.ranks)) + ")"
-        return f"{self.category.value}{ranks}: {self.odds}"
+        pays = f"{self.amount / 100:,.2f} fixed" if self.amount is not None else str(self.odds)
+        return f"{self.category.value}{ranks}: {pays}"
+
+    @property
+    def pays_more(self) -> float:
+        """What this line pays, for choosing a hand's highest-paying line (never for money)."""
+        return float(self.amount) if self.amount is not None else self.odds.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,14 +81,21 @@ class Paytable:
 
     def row_for(self, value: HandValue) -> PaytableRow | None:
         """The line that pays ``value``, or ``None`` when the hand loses."""
-        return next((row for row in self.rows if row.matches(value)), None)
+        return self.row_for_rank(value.category, unpack(value.strength)[1][0] + 2)
+
+    def row_for_rank(self, category: Category, rank: int) -> PaytableRow | None:
+        """The line for ``category`` whose rank condition (if any) holds for ``rank`` (2-14)."""
+        return next((r for r in self.rows if r.category is category and (r.ranks is None or rank in r.ranks)), None)
 
     def by_category(self) -> dict[Category, PaytableRow]:
         """Rows by category (for tables without rank conditions, such as seven-card bonus tables)."""
         return {row.category: row for row in self.rows}
 
 
-def _allowed_categories(game: GameCatalog, kind: Kind) -> tuple[Category, ...]:
+def _allowed_categories(game: GameCatalog, spot: PaytableSpot) -> tuple[Category, ...]:
+    kind = spot.kind
+    if spot.categories is not None:
+        return spot.categories
     if kind is Kind.THREE:
         return game.rules.three_card or ()
     if kind is Kind.BONUS:
@@ -111,15 +118,18 @@ def _rank_set(doc: YamlDoc, path: tuple, raw: object, problems: list[Problem]) -
     return frozenset(ranks)
 
 
-def _read_row(doc: YamlDoc, path: tuple, raw: object, allowed: tuple[Category, ...], problems: list[Problem]) -> PaytableRow | None:
+def _read_row(
+    doc: YamlDoc, path: tuple, raw: object, allowed: tuple[Category, ...], spot: PaytableSpot, problems: list[Problem]
+) -> PaytableRow | None:
+    pay_key = "amount" if spot.amounts else "pays"
     if not isinstance(raw, dict):
-        problems.append(doc.problem(path, "a row must be a mapping with 'hand' and 'pays'"))
+        problems.append(doc.problem(path, f"a row must be a mapping with 'hand' and '{pay_key}'"))
         return None
     before = len(problems)
     for key in raw:
-        if key not in ("hand", "pays", "ranks"):
-            problems.append(doc.problem(path + (key,), f"unknown key '{key}' (a row has hand, pays and optional ranks)"))
-    for key in ("hand", "pays"):
+        if key not in ("hand", pay_key, "ranks"):
+            problems.append(doc.problem(path + (key,), f"unknown key '{key}' (a row has hand, {pay_key} and optional ranks)"))
+    for key in ("hand", pay_key):
         if key not in raw:
             problems.append(doc.problem(path, f"missing '{key}'"))
     category = None
@@ -132,8 +142,12 @@ def _read_row(doc: YamlDoc, path: tuple, raw: object, allowed: tuple[Category, .
             names = ", ".join(c.value for c in allowed)
             problems.append(doc.problem(path + ("hand",), f"unknown category {raw['hand']!r} for this paytable (known: {names})"))
             category = None
-    odds = None
-    if "pays" in raw:
+    odds, amount = PUSH, None
+    if spot.amounts and "amount" in raw:
+        amount = raw["amount"]
+        if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+            problems.append(doc.problem(path + ("amount",), f"amount must be whole cents, not negative, got {amount!r}"))
+    elif "pays" in raw:
         try:
             odds = parse_odds(raw["pays"])
         except OddsError as exc:
@@ -141,11 +155,11 @@ def _read_row(doc: YamlDoc, path: tuple, raw: object, allowed: tuple[Category, .
     ranks = None
     if "ranks" in raw:
         ranks = _rank_set(doc, path + ("ranks",), raw["ranks"], problems)
-        if category is not None and category not in _RANK_CONDITION_CATEGORIES:
-            problems.append(doc.problem(path + ("ranks",), f"ranks cannot narrow {category.value}"))
-    if len(problems) > before or category is None or odds is None:
+        if category is not None and (category not in _RANK_CONDITION_CATEGORIES or spot.kind is Kind.BONUS):
+            problems.append(doc.problem(path + ("ranks",), f"ranks cannot narrow {category.value} here"))
+    if len(problems) > before or category is None:
         return None
-    return PaytableRow(category, ranks, odds, doc.line(path))
+    return PaytableRow(category, ranks, odds, doc.line(path), amount)
 
 
 def _read_table(doc: YamlDoc, path: tuple, raw: object, problems: list[Problem]) -> Paytable | None:
@@ -180,9 +194,9 @@ def _read_table(doc: YamlDoc, path: tuple, raw: object, problems: list[Problem])
     if "rows" in raw and (not isinstance(raw_rows, list) or not raw_rows):
         problems.append(doc.problem(path + ("rows",), "rows must be a non-empty list"))
     elif spot is not None and game is not None and isinstance(raw_rows, list):
-        allowed = _allowed_categories(game, spot.kind)
+        allowed = _allowed_categories(game, spot)
         for i, raw_row in enumerate(raw_rows):
-            row = _read_row(doc, path + ("rows", i), raw_row, allowed, problems)
+            row = _read_row(doc, path + ("rows", i), raw_row, allowed, spot, problems)
             if row is not None:
                 for other in rows:
                     if other.category is row.category and (
@@ -192,7 +206,7 @@ def _read_table(doc: YamlDoc, path: tuple, raw: object, problems: list[Problem])
                             doc.problem(path + ("rows", i), f"duplicate row for {row.category.value} (first at line {other.line})")
                         )
                 rows.append(row)
-        if not any(not r.odds.push for r in rows) and len(problems) == before:
+        if not any(r.amount or not r.odds.push for r in rows) and len(problems) == before:
             problems.append(doc.problem(path + ("rows",), "no row pays anything"))
     if len(problems) > before or game is None or spot is None:
         return None

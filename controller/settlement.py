@@ -39,11 +39,15 @@ class WagerResult:
     net: int
     why: str
     capped_from: int | None = None
+    commission: int = 0
+    """Commission taken from a winning payout (pai gow): ``net`` is the payout less this."""
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"result": self.result.value, "net": self.net, "stake": self.stake, "why": self.why}
         if self.capped_from is not None:
             out["capped_from"] = self.capped_from
+        if self.commission:
+            out["commission"] = self.commission
         return out
 
 
@@ -126,9 +130,6 @@ class Action:
         return {"verb": self.verb, "spot": self.spot, "cents": self.cents}
 
 
-_VERB_ORDER = ("collect", "pay", "push", "return")
-
-
 @dataclass(frozen=True, slots=True)
 class Step:
     """One line of the dealer's procedure, in the regulated order (``text`` is for the display)."""
@@ -141,11 +142,13 @@ class Step:
     @property
     def text(self) -> str:
         who = f"seat {self.seat}" if self.seat is not None else "dealer"
-        parts = []
-        for verb in _VERB_ORDER:
-            items = [a for a in self.actions if a.verb == verb]
-            if items:
-                parts.append(verb + " " + ", ".join(f"{a.spot.replace('_', ' ')} {format_cents(a.cents)}" for a in items))
+        runs: list[tuple[str, list[Action]]] = []
+        for a in self.actions:  # consecutive actions with the same verb share one clause
+            if runs and runs[-1][0] == a.verb:
+                runs[-1][1].append(a)
+            else:
+                runs.append((a.verb, [a]))
+        parts = [verb + " " + ", ".join(f"{a.spot.replace('_', ' ')} {format_cents(a.cents)}" for a in items) for verb, items in runs]
         body = "; ".join(parts)
         if self.note:
             body = f"{self.note}: {body}" if body else self.note
@@ -162,7 +165,9 @@ def actions_for(wagers: Iterable[WagerResult]) -> tuple[Action, ...]:
         if w.result is Result.LOSE:
             out.append(Action("collect", w.spot, w.stake))
         elif w.result is Result.WIN:
-            out.append(Action("pay", w.spot, w.net))
+            out.append(Action("pay", w.spot, w.net + w.commission))
+            if w.commission:
+                out.append(Action("collect", "commission", w.commission))
         elif w.result is Result.PUSH:
             out.append(Action("push", w.spot, w.stake))
         else:

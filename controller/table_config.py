@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Mapping
 
 from controller.catalog import CATALOG, GameCatalog
-from controller.money import Odds, OddsError, parse_odds
+from controller.money import OddsError, parse_odds
 from controller.paytables import Paytable, load_paytables
 from controller.yamlfile import ConfigError, Problem, YamlDoc, load_yaml
 
@@ -129,17 +129,24 @@ def _options(doc: YamlDoc, game: GameCatalog, data: dict, problems: list[Problem
         value = data.get(option.name, option.default)
         path = (option.name,)
         if option.type == "int":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                problems.append(doc.problem(path, f"{option.help}: must be a whole number of at least 1, got {value!r}"))
+            if isinstance(value, bool) or not isinstance(value, int) or value < option.minimum:
+                problems.append(doc.problem(path, f"{option.help}: must be a whole number of at least {option.minimum}, got {value!r}"))
                 continue
-            options[option.name] = value
+        elif option.type == "bool":
+            if not isinstance(value, bool):
+                problems.append(doc.problem(path, f"{option.help}: must be true or false, got {value!r}"))
+                continue
+        elif option.type == "choice":
+            if value not in option.choices:
+                problems.append(doc.problem(path, f"{option.help}: must be one of {', '.join(option.choices)}, got {value!r}"))
+                continue
         else:
             try:
-                odds: Odds = parse_odds(value)
+                value = parse_odds(value)
             except OddsError as exc:
                 problems.append(doc.problem(path, str(exc)))
                 continue
-            options[option.name] = odds
+        options[option.name] = value
     return options
 
 

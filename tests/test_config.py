@@ -94,7 +94,7 @@ def test_missing_keys_and_bad_values(tmp_path: Path) -> None:
 def test_rank_conditions(tmp_path: Path) -> None:
     head = HEAD.replace("spot: bonus", "spot: ante_bonus")
     found = problems_of(tmp_path, "      - {hand: flush, ranks: [A], pays: 1 to 1}\n      - {hand: one_pair, ranks: [Z], pays: 1 to 1}\n", head)
-    assert any("ranks cannot narrow flush" in p for p in found)
+    assert any("ranks cannot narrow flush here" in p for p in found)
     assert any("rows[1].ranks[0]: unknown rank 'Z'" in p for p in found)
 
 

@@ -6,11 +6,11 @@ import argparse
 import sys
 from typing import Sequence
 
-from controller.cli import rank, settle
+from controller.cli import houseway, rank, settle
 
 __all__ = ["main", "build_parser"]
 
-_COMMANDS = (rank, settle)
+_COMMANDS = (rank, settle, houseway)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from controller.games import boston5, mississippi_stud
+from controller.games import boston5, mississippi_stud, pai_gow
 from controller.games.record import RecordError
 from controller.settlement import Settlement
 from controller.table_config import TableConfig, config_dir, default_table_path, load_table
@@ -33,10 +33,13 @@ GAMES: dict[str, Game] = {
     for g in (
         Game("boston5", boston5.read_round, boston5.settle, boston5.round_record),
         Game("mississippi_stud", mississippi_stud.read_round, mississippi_stud.settle, mississippi_stud.round_record),
+        Game("pai_gow", pai_gow.read_round, pai_gow.settle, pai_gow.round_record),
     )
 }
 
-_TOP_KEYS = {"boston5": {"game", "table", "seats", "dealer"}, "mississippi_stud": {"game", "table", "seats", "community"}}
+_TOP_KEYS = {"boston5": {"game", "table", "seats", "dealer"}, "mississippi_stud": {"game", "table", "seats", "community"},
+    "pai_gow": {"game", "table", "seats", "dealer", "start", "remaining", "empty"},
+}
 
 
 def resolve_table_path(text: str) -> Path:

@@ -252,6 +252,14 @@ class Evaluator:
                 table[mask] = max(flush[mask | (1 << r)] for r in range(13) if not mask >> r & 1)
         return table
 
+    def ace_only_strength(self, indices: Sequence[int]) -> int:
+        """The strength of ``indices`` with the joker, if present, counted only as an ace
+        (never completing a straight or flush): pai gow insurance, 11.15(d)2."""
+        total = 0
+        for i in indices:
+            total += _SUITLESS[_ACE] if i == JOKER_INDEX else _CODES[i]
+        return self.strength_of_sum(total)
+
     def joker_options(self, real: Sequence[int]) -> list[tuple[int, int]]:
         """Every legal use of the joker with ``real``: (strength, what it stands for).
 

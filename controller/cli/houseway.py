@@ -1,0 +1,47 @@
+"""``tablectl houseway "CARDS" [--way NAME]``: set seven pai gow cards by a house way.
+
+Prints the high and low hands and the rule that decided, as one JSON object (``--text`` for
+a line a person reads). A bad hand is reported on standard error and the exit status is 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from controller.cards import CardError, format_cards, parse_cards
+from controller.games.house_way import HOUSE_WAYS, house_way
+from controller.hands import HandError
+
+__all__ = ["register", "run"]
+
+
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """Add the ``houseway`` sub-command to the ``tablectl`` parser."""
+    p = sub.add_parser(
+        "houseway",
+        help="set seven pai gow cards by a house way",
+        description="Set seven pai gow cards (the joker is JK) into a high and a low hand by a house way.",
+    )
+    p.add_argument("cards", nargs="+", metavar="CARDS", help='seven cards, e.g. "As Ad Kc Kd 7h 4s JK"')
+    p.add_argument("--way", default="foxwoods", choices=sorted(HOUSE_WAYS), help="the house way (default: foxwoods)")
+    p.add_argument("--text", action="store_true", help="print a line for people instead of JSON")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``tablectl houseway``; 0 when set, 2 for a bad hand."""
+    try:
+        cards = parse_cards(" ".join(args.cards))
+        decision = house_way(args.way).set(cards)
+    except (CardError, HandError) as exc:
+        print(f"tablectl houseway: {exc}", file=sys.stderr)
+        return 2
+    if args.text:
+        s = decision.set
+        print(f"high {format_cards(s.high.best)} ({s.high.category.value}) / low {format_cards(s.low.best)} "
+              f"({s.low.category.value}): {decision.rule}: {decision.text}")
+    else:
+        print(json.dumps({"cards": format_cards(cards), "way": args.way, **decision.to_json()}))
+    return 0

@@ -1,0 +1,67 @@
+"""Pai gow hand-setting rules: a set is a five-card high hand and a two-card low hand, and the
+high hand must not be outranked by the low hand (digest 3.3 item 5: it must outrank or equal it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from controller.cards import Card, format_cards
+from controller.hands.categories import Category, unpack
+from controller.hands.fast import evaluator_for
+from controller.hands.rules import PAI_GOW
+from controller.hands.value import HandValue, evaluate_five, evaluate_low
+
+__all__ = ["HandSet", "low_outranks_high", "make_set", "is_pai_gow"]
+
+
+def low_outranks_high(high: HandValue, low: HandValue) -> bool:
+    """Whether the two-card ``low`` hand outranks the five-card ``high`` hand (a foul).
+
+    A pair in the low hand is beaten by any high hand of two pair or better, and by a pair of
+    the same or a higher rank; two unpaired low cards are beaten by any pair, and by a high
+    hand whose two top cards are at least as high, compared in order.
+    """
+    low_fields = unpack(low.strength)[1]
+    high_fields = unpack(high.strength)[1]
+    if low.category is Category.ONE_PAIR:
+        if high.category is Category.HIGH_CARD:
+            return True
+        return high.category is Category.ONE_PAIR and high_fields[0] < low_fields[0]
+    if high.category is not Category.HIGH_CARD:
+        return False
+    return (low_fields[0], low_fields[1]) > (high_fields[0], high_fields[1])
+
+
+@dataclass(frozen=True, slots=True)
+class HandSet:
+    """A pai gow set: the five-card ``high`` and two-card ``low`` hands, ranked."""
+
+    high: HandValue
+    low: HandValue
+
+    @property
+    def foul(self) -> bool:
+        """True when the low hand outranks the high hand."""
+        return low_outranks_high(self.high, self.low)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "high": format_cards(self.high.best),
+            "high_category": self.high.category.value,
+            "low": format_cards(self.low.best),
+            "low_category": self.low.category.value,
+        }
+
+
+def make_set(high: Sequence[Card], low: Sequence[Card]) -> HandSet:
+    """Rank a set of five high cards and two low cards under the pai gow rules."""
+    return HandSet(evaluate_five(high, PAI_GOW), evaluate_low(low, PAI_GOW))
+
+
+def is_pai_gow(cards: Sequence[Card]) -> tuple[bool, int]:
+    """Whether seven cards are a *pai gow* (no pair, straight or flush, the joker only an ace),
+    and the rank (2-14) of the highest card: for the pai gow insurance wager."""
+    strength = evaluator_for(PAI_GOW.wheel).ace_only_strength([c.index for c in cards])
+    index, fields = unpack(strength)
+    return index == 0, fields[0] + 2
