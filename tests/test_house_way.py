@@ -20,6 +20,7 @@ FOXWOODS = [
     ("Jh Jd 4c 4s Ah 3c 2d", "4s 4c", "two_pair"),  # big pair J-A: split, small pair in front
     ("Th Td 4c 4s Ah 3c 2d", "Ah 3c", "two_pair"),  # big pair 10-7, an ace: both pairs in back
     ("Th Td 4c 4s Kh 3c 2d", "4s 4c", "two_pair"),  # big pair 10-7, no ace: split
+    ("7h 7d 4c 4s Kh 3c 2d", "4s 4c", "two_pair"),  # 7s are in the 10-7 band: a king is not enough
     ("6h 6d 4c 4s Kh 3c 2d", "Kh 3c", "two_pair"),  # big pair 6-3, a king: both pairs in back
     ("6h 6d 4c 4s Qh 3c 2d", "4s 4c", "two_pair"),  # big pair 6-3, no king or ace: split
     ("9h 9d 6c 6s 3h 3c Kd", "9h 9d", "three_pair"),

@@ -106,6 +106,14 @@ def test_a_copy_goes_to_the_banker() -> None:
     assert w.result is Result.PUSH and "copy on the low hand goes to the banker" in w.why
 
 
+def test_a_copy_of_the_high_hand_goes_to_the_banker() -> None:
+    # the dealer sets K-7-5-3-2 / Q-9; the player's high K-7-5-3-2 is a copy, the low Q-T wins: push
+    s = settle({"1": seat("Kc 7d 5d 3d 2d Qs Td", high="Kc 7d 5d 3d 2d", low="Qs Td")}, dealer="Kh Qh 9s 7c 5c 3h 2s")
+    assert s.dealer["low"] == "Qh 9s"
+    w = s.seat(1).wager("pai_gow")
+    assert w.result is Result.PUSH and "copy on the high hand goes to the banker" in w.why
+
+
 def test_foul_forfeits_by_default_or_is_reset_by_the_house_way() -> None:
     fouled = {"1": seat("Ac Ad Kc Kd 7h 4s 2d", high="Kc Kd 7h 4s 2d", low="Ac Ad")}
     assert results(settle(fouled), 1)["pai_gow"] == ("lose", -1000)
