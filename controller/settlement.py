@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from controller.cards import format_cards
 from controller.hands import HandValue
 from controller.money import format_cents
 
-__all__ = ["Result", "WagerResult", "CapReport", "Action", "Step", "SeatSettlement", "Settlement", "apply_cap", "apply_caps", "actions_for", "hand_summary"]
+__all__ = ["Result", "WagerResult", "CapReport", "Action", "Step", "SeatSettlement", "Settlement", "apply_cap", "apply_caps", "actions_for", "hand_summary", "settlement_for"]
 
 
 class Result(Enum):
@@ -237,3 +237,21 @@ class Settlement:
             "procedure": [step.to_json() for step in self.procedure],
         }
 
+
+
+def settlement_for(
+    game: str,
+    table: Any,
+    seats: Mapping[int, SeatSettlement],
+    procedure: Iterable[Step],
+    dealer: Mapping[str, object],
+) -> Settlement:
+    """A :class:`Settlement` for ``table`` (a TableConfig): seats in seat order, the paytables by name."""
+    return Settlement(
+        game=game,
+        table=table.path,
+        paytables={spot: p.name for spot, p in table.paytables.items()},
+        seats=tuple(seats[n] for n in sorted(seats)),
+        procedure=tuple(procedure),
+        dealer=dealer,
+    )

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import deck, format_cards, parse_cards
+from controller.cards import deck, format_cards
 from controller.games import RecordError, settle_record
 from controller.games.pai_gow import commission
 from controller.games.pai_gow_deal import DEALER, StartError, deal, start_position

@@ -31,6 +31,7 @@ from controller.settlement import (
     Result,
     SeatSettlement,
     Settlement,
+    settlement_for,
     Step,
     WagerResult,
     actions_for,
@@ -173,11 +174,4 @@ def settle(rnd: Boston5Round, table: TableConfig) -> Settlement:
             main_steps.append(Step("settle", seat.seat, actions_for(rest), note))
     reveal = Step("dealer", None, (), f"reveal and set {dealer_value.category.value} ({format_cards(dealer_value.best)})")
     procedure = (*bonus_steps_lose, *bonus_steps_win, *fold_steps, reveal, *main_steps)
-    return Settlement(
-        game="boston5",
-        table=table.path,
-        paytables={spot: p.name for spot, p in table.paytables.items()},
-        seats=tuple(settled[s.seat] for s in sorted(rnd.seats, key=lambda s: s.seat)),
-        procedure=procedure,
-        dealer={"cards": format_cards(rnd.dealer), **hand_summary(dealer_value)},
-    )
+    return settlement_for("boston5", table, settled, procedure, {"cards": format_cards(rnd.dealer), **hand_summary(dealer_value)})

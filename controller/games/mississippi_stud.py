@@ -28,7 +28,7 @@ from typing import Any, Mapping
 from controller.cards import Card, format_cards
 from controller.games.record import Problems, read_seats, write_record
 from controller.hands import MISSISSIPPI_STUD, evaluate_five, evaluate_three
-from controller.settlement import Result, SeatSettlement, Settlement, Step, WagerResult, actions_for, apply_caps, hand_summary
+from controller.settlement import Result, SeatSettlement, Settlement, Step, WagerResult, actions_for, apply_caps, hand_summary, settlement_for
 from controller.table_config import TableConfig
 
 __all__ = ["STREETS", "MississippiSeat", "MississippiRound", "read_round", "settle", "round_record"]
@@ -170,11 +170,4 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
             bonus_steps.append(Step("bonus", seat.seat, actions_for(bonus), f"bonus on {bonus_value.category.value}"))
     reveal = Step("dealer", None, (), f"community cards {format_cards(rnd.community)}")
     procedure = (*violation_steps, *(s for street in STREETS for s in fold_steps[street]), reveal, *main_steps, *bonus_steps)
-    return Settlement(
-        game="mississippi_stud",
-        table=table.path,
-        paytables={spot: p.name for spot, p in table.paytables.items()},
-        seats=tuple(settled[s.seat] for s in sorted(rnd.seats, key=lambda s: s.seat)),
-        procedure=procedure,
-        dealer={"community": format_cards(rnd.community), "bonus": hand_summary(bonus_value)},
-    )
+    return settlement_for("mississippi_stud", table, settled, procedure, {"community": format_cards(rnd.community), "bonus": hand_summary(bonus_value)})

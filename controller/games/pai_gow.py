@@ -39,7 +39,7 @@ from controller.games.record import Problems, read_seats, write_record
 from controller.hands import PAI_GOW, BonusValue, Category, classify_bonus, paying_line
 from controller.hands.paigow import HandSet, is_pai_gow, make_set
 from controller.paytables import Paytable
-from controller.settlement import Result, SeatSettlement, Settlement, Step, WagerResult, actions_for, apply_caps
+from controller.settlement import Result, SeatSettlement, Settlement, Step, WagerResult, actions_for, apply_caps, settlement_for
 from controller.table_config import TableConfig
 
 __all__ = ["PaiGowSeat", "PaiGowRound", "read_round", "settle", "round_record", "commission"]
@@ -136,12 +136,10 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
         remaining = 4
     raw_seats = [(rec, _hand(problems, f"{rec.path}.cards", rec.raw.get("cards"))) for rec in read_seats(data, table, problems, _SEAT_KEYS)]
     raw_dealer = data.get("dealer")
-    dealer_path = "$.dealer"
     dealer_set_raw: Mapping[str, Any] | None = None
     if isinstance(raw_dealer, dict):
         dealer_set_raw = raw_dealer
         dealer = _hand(problems, "$.dealer.cards", raw_dealer.get("cards"))
-        dealer_path = "$.dealer.cards"
     else:
         dealer = _hand(problems, "$.dealer", raw_dealer)
     empty: dict[int, tuple[Card, ...]] = {}
@@ -321,14 +319,7 @@ def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
             steps["premium_cards"].append(Step("premium_cards", seat.seat, (), "collect the cards (premium hand, no bonus wager)"))
     dealer_step = Step("dealer", None, (), f"house way {dealer_decision.rule}: high {format_cards(dealer.high.best)} / low {format_cards(dealer.low.best)}")
     procedure = (dealer_step, *steps["pai_gow"], *steps["bonus_insurance"], *steps["envy"], *steps["premium_cards"])
-    return Settlement(
-        game="pai_gow",
-        table=table.path,
-        paytables={spot: p.name for spot, p in table.paytables.items()},
-        seats=tuple(settled[s.seat] for s in sorted(rnd.seats, key=lambda s: s.seat)),
-        procedure=procedure,
-        dealer={"cards": format_cards(rnd.dealer), **dealer_decision.to_json(), "start": start},
-    )
+    return settlement_for("pai_gow", table, settled, procedure, {"cards": format_cards(rnd.dealer), **dealer_decision.to_json(), "start": start})
 
 
 def _void(rnd: PaiGowRound, table: TableConfig, order: list[PaiGowSeat], start: Mapping[str, object]) -> Settlement:
@@ -339,12 +330,5 @@ def _void(rnd: PaiGowRound, table: TableConfig, order: list[PaiGowSeat], start: 
     }
     procedure = [Step("misdeal", None, (), why + "; every hand is void")]
     procedure += [Step("misdeal", s.seat, actions_for(seats[s.seat].wagers)) for s in order]
-    return Settlement(
-        game="pai_gow",
-        table=table.path,
-        paytables={spot: p.name for spot, p in table.paytables.items()},
-        seats=tuple(seats[s.seat] for s in sorted(rnd.seats, key=lambda s: s.seat)),
-        procedure=tuple(procedure),
-        dealer={"cards": format_cards(rnd.dealer), "misdeal": list(rnd.misdeal), "start": dict(start)},
-    )
+    return settlement_for("pai_gow", table, seats, tuple(procedure), {"cards": format_cards(rnd.dealer), "misdeal": list(rnd.misdeal), "start": dict(start)})
 
