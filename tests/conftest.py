@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import gc
+import os
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -43,3 +47,36 @@ def hands_of(size: int, *, joker: bool = False) -> st.SearchStrategy[list[Card]]
 def repo() -> Path:
     """The repository root."""
     return REPO
+
+
+def _open_fds() -> set[str]:
+    try:
+        return set(os.listdir("/proc/self/fd"))
+    except FileNotFoundError:  # pragma: no cover - not Linux
+        return set()
+
+
+@pytest.fixture(autouse=True)
+def no_leaks():
+    """Fail any test that leaves a thread, port, pty or file descriptor open."""
+    threads = set(threading.enumerate())
+    fds = _open_fds()
+    yield
+    deadline = time.monotonic() + 3.0
+    while True:
+        extra_threads = [t for t in threading.enumerate() if t not in threads and t.is_alive()]
+        extra_fds = _open_fds() - fds
+        if not extra_threads and not extra_fds:
+            return
+        if time.monotonic() > deadline:
+            break
+        gc.collect()
+        time.sleep(0.05)
+    described = []
+    for fd in sorted(extra_fds):
+        try:
+            described.append(f"{fd} -> {os.readlink(f'/proc/self/fd/{fd}')}")
+        except OSError:
+            pass  # closed while we looked
+    if extra_threads or described:
+        pytest.fail(f"left open: threads {[t.name for t in extra_threads]}, fds {described}")

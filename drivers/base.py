@@ -1,0 +1,87 @@
+"""The driver interface every device class implements (python-can's ``Bus`` in spirit).
+
+A driver owns one :class:`~drivers.link.Link`, turns event bodies into frozen, timestamped
+event dataclasses on the controller's queue, and turns command calls into frames. Commands
+never block. Drivers are context managers; ``close()`` is idempotent.
+"""
+
+from __future__ import annotations
+
+import queue
+import warnings
+from typing import Any, ClassVar
+
+from drivers.link import DeviceFault, Link, LinkConfig, LinkStats
+from drivers.messages import BodyError, DeviceEvent, MessageSpec, decode_body, encode_body
+
+__all__ = ["Driver"]
+
+
+class Driver:
+    """Base of the device drivers: subclasses list their ``EVENTS`` and ``COMMANDS``."""
+
+    kind: ClassVar[str] = ""
+    EVENTS: ClassVar[dict[int, type[DeviceEvent]]] = {}
+    COMMANDS: ClassVar[dict[str, MessageSpec]] = {}
+
+    def __init__(
+        self,
+        name: str,
+        url: str,
+        events: "queue.Queue[DeviceEvent]",
+        *,
+        address: int = 1,
+        config: LinkConfig = LinkConfig(),
+        last_event_no: int = 0,
+    ) -> None:
+        self._closed = True
+        self.name = name
+        self.events = events
+        self.link = Link(name, url, address, events.put, self._on_event, config, last_event_no)
+        self._closed = False
+
+    def start(self) -> "Driver":
+        """Start talking to the device."""
+        self.link.start()
+        return self
+
+    def close(self) -> None:
+        """Stop the link and close the port (idempotent)."""
+        if not self._closed:
+            self._closed = True
+            self.link.close()
+
+    def __enter__(self) -> "Driver":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if not getattr(self, "_closed", True):
+            warnings.warn(f"driver {self.name} was never closed", ResourceWarning, stacklevel=1)
+
+    @property
+    def stats(self) -> LinkStats:
+        """The link counters."""
+        return self.link.snapshot()
+
+    def _command(self, name: str, **values: Any) -> None:
+        spec = self.COMMANDS[name]
+        self.link.send_command(name, spec.code, encode_body(spec, values))
+
+    def _on_event(self, event_no: int, code: int, body: bytes, at: float) -> None:
+        cls = self.EVENTS.get(code)
+        if cls is None or cls.spec is None:
+            self.events.put(DeviceFault(device=self.name, event_no=event_no, error=f"event {event_no}: unknown event code {code}"))
+            return
+        try:
+            values = decode_body(cls.spec, body)
+        except BodyError as exc:
+            self.events.put(DeviceFault(device=self.name, event_no=event_no, error=f"event {event_no}: {exc}"))
+            return
+        self.events.put(cls(device=self.name, at=at, event_no=event_no, **self._convert(cls, values)))
+
+    def _convert(self, cls: type[DeviceEvent], values: dict[str, Any]) -> dict[str, Any]:
+        """Turn wire values into the event's fields (subclasses map ids to names)."""
+        return values

@@ -1,0 +1,210 @@
+"""Framing: frames to bytes and bytes to frames, pure functions and an incremental decoder.
+
+On the wire (docs/protocol.md)::
+
+    COBS( version | address | seq | ack | type | length | payload | crc16 ) 0x00
+
+``crc16`` is CRC-16/CCITT-FALSE (``binascii.crc_hqx(data, 0xFFFF)``, big-endian) over
+everything before it. COBS removes every 0x00 from the frame so 0x00 can end it: after noise
+the decoder simply waits for the next 0x00. A frame is accepted only if its COBS encoding is
+canonical, its length field matches, its type is known and its CRC is right. The decoder never
+raises on bytes from the wire and never holds more than one maximum-size frame.
+"""
+
+from __future__ import annotations
+
+import binascii
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+__all__ = [
+    "VERSION",
+    "MAX_PAYLOAD",
+    "MAX_WIRE",
+    "MsgType",
+    "Frame",
+    "FramingError",
+    "DecoderStats",
+    "Decoder",
+    "crc16",
+    "cobs_encode",
+    "cobs_decode",
+    "encode",
+    "decode_frame",
+]
+
+VERSION = 1
+MAX_PAYLOAD = 240
+_HEADER = 6
+_CRC = 2
+MAX_FRAME = _HEADER + MAX_PAYLOAD + _CRC
+MAX_WIRE = MAX_FRAME + MAX_FRAME // 254 + 2  # COBS overhead, the delimiter
+CONTROLLER = 0x7F
+"""The controller's address; devices use 1-126."""
+
+
+class MsgType(IntEnum):
+    """What a frame is (docs/protocol.md, "Message types")."""
+
+    POLL = 1
+    """Controller -> device: send your oldest unacknowledged event. Payload: last event number received (u32)."""
+    EVENT = 2
+    """Device -> controller: one event (event number, code, body)."""
+    ACK = 3
+    """Device -> controller: nothing to report. Payload: boot id (u32)."""
+    CMD = 4
+    """Controller -> device: a command (code, body)."""
+    RESP = 5
+    """Device -> controller: the result of a command (status, code)."""
+    NAK = 6
+    """Either way: the last frame was not understood."""
+
+
+class FramingError(ValueError):
+    """A frame cannot be encoded (payload too large, field out of range)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One frame: header fields and payload bytes."""
+
+    address: int
+    seq: int
+    ack: int
+    type: MsgType
+    payload: bytes = b""
+    version: int = VERSION
+
+
+def crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE of ``data`` (check value of ``b"123456789"``: 0x29B1)."""
+    return binascii.crc_hqx(data, 0xFFFF)
+
+
+def cobs_encode(data: bytes) -> bytes:
+    """Consistent Overhead Byte Stuffing: ``data`` with no 0x00 left (delimiter not added)."""
+    out = bytearray()
+    block = bytearray()
+    for byte in data:
+        if byte == 0:
+            out.append(len(block) + 1)
+            out += block
+            block.clear()
+        else:
+            block.append(byte)
+            if len(block) == 254:
+                out.append(255)
+                out += block
+                block.clear()
+    out.append(len(block) + 1)
+    out += block
+    return bytes(out)
+
+
+def cobs_decode(data: bytes) -> bytes | None:
+    """Undo :func:`cobs_encode`; ``None`` if ``data`` is not a canonical COBS encoding."""
+    out = bytearray()
+    i, n = 0, len(data)
+    while i < n:
+        code = data[i]
+        if code == 0 or i + code > n:
+            return None
+        out += data[i + 1 : i + code]
+        i += code
+        if code < 255 and i < n:
+            out.append(0)
+    if cobs_encode(bytes(out)) != data:  # only the canonical form is accepted
+        return None
+    return bytes(out)
+
+
+def encode(frame: Frame) -> bytes:
+    """The wire bytes of ``frame``, delimiter included."""
+    if len(frame.payload) > MAX_PAYLOAD:
+        raise FramingError(f"payload of {len(frame.payload)} bytes is over the maximum {MAX_PAYLOAD}")
+    for name in ("address", "seq", "ack", "version"):
+        if not 0 <= getattr(frame, name) <= 255:
+            raise FramingError(f"{name} {getattr(frame, name)} does not fit in a byte")
+    body = bytes((frame.version, frame.address, frame.seq, frame.ack, int(frame.type), len(frame.payload))) + frame.payload
+    return cobs_encode(body + crc16(body).to_bytes(2, "big")) + b"\x00"
+
+
+_TYPES = {int(t): t for t in MsgType}
+
+
+def decode_frame(wire: bytes) -> tuple[Frame | None, str]:
+    """Decode one frame's bytes (without the delimiter): the frame, or ``None`` and why not."""
+    raw = cobs_decode(wire)
+    if raw is None:
+        return None, "cobs"
+    if len(raw) < _HEADER + _CRC:
+        return None, "short"
+    body, check = raw[:-_CRC], raw[-_CRC:]
+    if crc16(body) != int.from_bytes(check, "big"):
+        return None, "crc"
+    version, address, seq, ack, kind, length = body[:_HEADER]
+    if version != VERSION or length != len(body) - _HEADER or kind not in _TYPES:
+        return None, "header"
+    return Frame(address, seq, ack, _TYPES[kind], bytes(body[_HEADER:]), version), "ok"
+
+
+@dataclass
+class DecoderStats:
+    """What the decoder has seen: good frames and each kind of rejected input."""
+
+    frames_ok: int = 0
+    crc_errors: int = 0
+    malformed: int = 0
+    oversize: int = 0
+    resyncs: int = 0
+
+
+@dataclass
+class Decoder:
+    """Incremental decoder: ``feed(chunk)`` returns the frames completed by ``chunk``.
+
+    Bytes are held only up to one maximum wire frame; past that the frame is counted as
+    oversize and dropped until the next delimiter (a resync). Never raises on input.
+    """
+
+    stats: DecoderStats = field(default_factory=DecoderStats)
+    _buf: bytearray = field(default_factory=bytearray)
+    _skipping: bool = False
+
+    def feed(self, chunk: bytes) -> list[Frame]:
+        frames: list[Frame] = []
+        start = 0
+        while start < len(chunk):
+            end = chunk.find(0, start)
+            piece = chunk[start:] if end < 0 else chunk[start:end]
+            if not self._skipping:
+                if len(self._buf) + len(piece) > MAX_WIRE:
+                    self.stats.oversize += 1
+                    self.stats.resyncs += 1
+                    self._buf.clear()
+                    self._skipping = True
+                else:
+                    self._buf += piece
+            if end < 0:
+                break
+            if self._skipping:
+                self._skipping = False
+            elif self._buf:
+                frame, why = decode_frame(bytes(self._buf))
+                if frame is not None:
+                    self.stats.frames_ok += 1
+                    frames.append(frame)
+                else:
+                    if why == "crc":
+                        self.stats.crc_errors += 1
+                    else:
+                        self.stats.malformed += 1
+                    self.stats.resyncs += 1
+                self._buf.clear()
+            start = end + 1
+        return frames
+
+    @property
+    def buffered(self) -> int:
+        """Bytes held waiting for a delimiter (never more than one maximum wire frame)."""
+        return len(self._buf)

@@ -1,0 +1,119 @@
+"""Framing: CRC check values, COBS, round trips, garbage, partial feeds, mutated frames, limits."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drivers.framing import MAX_PAYLOAD, MAX_WIRE, Decoder, Frame, FramingError, MsgType, cobs_decode, cobs_encode, crc16, decode_frame, encode
+
+frames = st.builds(
+    Frame,
+    address=st.integers(0, 255),
+    seq=st.integers(0, 255),
+    ack=st.integers(0, 255),
+    type=st.sampled_from(list(MsgType)),
+    payload=st.binary(max_size=MAX_PAYLOAD),
+)
+
+
+def test_crc_check_values() -> None:
+    assert crc16(b"123456789") == 0x29B1  # CRC-16/CCITT-FALSE
+    assert crc16(b"") == 0xFFFF
+
+
+@pytest.mark.parametrize("data, wire", [(b"", b"\x01"), (b"\x00", b"\x01\x01"), (b"\x11\x22\x00\x33", b"\x03\x11\x22\x02\x33"), (b"\x11\x00\x00\x00", b"\x02\x11\x01\x01\x01")])
+def test_cobs_known_vectors(data: bytes, wire: bytes) -> None:
+    assert cobs_encode(data) == wire and cobs_decode(wire) == data
+
+
+def test_cobs_long_runs_and_rejects_non_canonical_input() -> None:
+    data = bytes(range(1, 256)) * 2
+    assert cobs_decode(cobs_encode(data)) == data
+    assert b"\x00" not in cobs_encode(data)
+    assert cobs_decode(b"\x05\x11") is None  # the block runs past the end
+    assert cobs_decode(b"\x00") is None
+
+
+@given(frames)
+def test_round_trip(frame: Frame) -> None:
+    wire = encode(frame)
+    assert wire.endswith(b"\x00") and b"\x00" not in wire[:-1] and len(wire) <= MAX_WIRE
+    assert Decoder().feed(wire) == [frame]
+
+
+@given(st.lists(frames, min_size=1, max_size=5), st.data())
+def test_whole_halved_and_byte_at_a_time(batch: list, data) -> None:
+    wire = b"".join(encode(f) for f in batch)
+    assert Decoder().feed(wire) == batch
+    cut = data.draw(st.integers(0, len(wire)))
+    d = Decoder()
+    assert d.feed(wire[:cut]) + d.feed(wire[cut:]) == batch
+    d = Decoder()
+    assert [f for i in range(len(wire)) for f in d.feed(wire[i : i + 1])] == batch
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=2000), frames)
+def test_garbage_never_raises_and_resyncs_at_the_next_delimiter(garbage: bytes, frame: Frame) -> None:
+    d = Decoder()
+    d.feed(garbage)
+    assert d.buffered <= MAX_WIRE
+    assert d.feed(b"\x00" + encode(frame)) == [frame]
+
+
+def test_oversize_input_is_dropped_and_counted_with_bounded_memory() -> None:
+    d = Decoder()
+    d.feed(b"\x01" * (MAX_WIRE * 10))
+    assert d.buffered <= MAX_WIRE
+    good = Frame(1, 2, 3, MsgType.ACK, b"\x00\x00\x00\x01")
+    assert d.feed(b"\x00" + encode(good)) == [good]
+    assert d.stats.oversize == 1 and d.stats.resyncs >= 1
+
+
+def test_bad_crc_is_counted() -> None:
+    wire = bytearray(encode(Frame(1, 2, 3, MsgType.POLL, b"\x00\x00\x00\x05")))
+    wire[3] ^= 0x40
+    d = Decoder()
+    assert d.feed(bytes(wire)) == [] and d.stats.crc_errors + d.stats.malformed == 1
+
+
+def test_encode_refuses_what_does_not_fit() -> None:
+    with pytest.raises(FramingError, match="payload"):
+        encode(Frame(1, 0, 0, MsgType.EVENT, b"x" * (MAX_PAYLOAD + 1)))
+    with pytest.raises(FramingError, match="address"):
+        encode(Frame(300, 0, 0, MsgType.EVENT))
+
+
+def mutate(rng: random.Random, wire: bytes) -> bytes:
+    """One wire mutation (without the delimiter): bit flip, byte change, deletion, insertion, swap."""
+    w = bytearray(wire)
+    kind = rng.randrange(5)
+    i = rng.randrange(len(w))
+    if kind == 0:
+        w[i] ^= 1 << rng.randrange(8)
+    elif kind == 1:
+        w[i] = rng.randrange(1, 256)
+    elif kind == 2:
+        del w[i]
+    elif kind == 3:
+        w.insert(i, rng.randrange(1, 256))
+    elif len(w) > 1:
+        j = rng.randrange(len(w))
+        w[i], w[j] = w[j], w[i]
+    return bytes(w)
+
+
+def test_a_sample_of_mutated_frames_is_never_accepted() -> None:
+    # benchmarks/bench_framing.py runs 1,000,000 per message type; this is a fixed-seed sample.
+    rng = random.Random(2026)
+    for kind in MsgType:
+        originals = [encode(Frame(rng.randrange(1, 127), rng.randrange(256), rng.randrange(256), kind, rng.randbytes(rng.randrange(0, 40))))[:-1] for _ in range(20)]
+        valid = set(originals)
+        for _ in range(3000):
+            wire = mutate(rng, rng.choice(originals))
+            frame, _ = decode_frame(wire)
+            assert frame is None or wire in valid, wire.hex()
