@@ -227,12 +227,14 @@ class Link:
             if attempt:
                 self.stats.retries += 1
             self._transport.write(wire)
-            deadline = time.monotonic() + self.config.response_timeout_s
+            deadline = min(time.monotonic() + self.config.response_timeout_s, self._last_good + self.config.link_down_s)
             while time.monotonic() < deadline and not self._stop.is_set():
                 for frame in self._decoder.feed(self._transport.read()):
                     if frame.address == self.address and frame.ack == self._seq and frame.type is not MsgType.POLL:
                         return frame
             self.stats.timeouts += 1
+            if time.monotonic() - self._last_good > self.config.link_down_s:
+                break  # silent too long: the caller declares the link down
         return None
 
     def _handle(self, reply: Frame, command: _Command | None) -> bool:

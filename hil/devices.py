@@ -36,6 +36,7 @@ class ShoeSim(SimDevice):
         super().__init__(address, state_file)
         self.cards = list(cards)
         self.dealt = 0
+        self.last_read: int | None = None
         self.deck_size = 52
         self.firmware = firmware
 
@@ -50,6 +51,7 @@ class ShoeSim(SimDevice):
                 self.emit(ShoeEmpty)
                 return
             self.emit(CardDealt, card=card_code(self.cards[self.dealt]), index=self.dealt + 1, quality=100)
+            self.last_read = self.dealt
             self.dealt += 1
 
     def unreadable(self) -> None:
@@ -58,9 +60,10 @@ class ShoeSim(SimDevice):
         self.emit(CardUnreadable, index=self.dealt)
 
     def duplicate(self) -> None:
-        """Report the last card dealt again (a duplicate-card fault)."""
-        if self.dealt:
-            self.emit(CardDealt, card=card_code(self.cards[self.dealt - 1]), index=self.dealt + 1, quality=100)
+        """Report the last card read again as the next card (a duplicate-card fault)."""
+        if self.last_read is not None:
+            self.dealt += 1
+            self.emit(CardDealt, card=card_code(self.cards[self.last_read]), index=self.dealt, quality=100)
 
     def jam(self) -> None:
         self.emit(Jam)
