@@ -21,6 +21,7 @@ from drivers.transport import Transport, TransportError
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.faults import Faults
 from hil.serve import PtyServer, SocketServer
+from hil_helpers import of, wait_for
 
 FAST = LinkConfig(poll_interval_s=0.01, response_timeout_s=0.05, retries=3, link_down_s=1.0, reconnect_min_s=0.05, reconnect_max_s=0.2)
 
@@ -33,25 +34,6 @@ def served(sim, transport: str, faults: Faults | None = None, link: Path | None 
         yield server, url
     finally:
         server.close()
-
-
-def wait_for(q: "queue.Queue", match: Callable[[object], bool], timeout: float = 5.0) -> list:
-    """Events taken from ``q`` until one matches (returned last); fails after ``timeout``."""
-    seen = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            event = q.get(timeout=0.05)
-        except queue.Empty:
-            continue
-        seen.append(event)
-        if match(event):
-            return seen
-    pytest.fail(f"timed out; saw {seen}")
-
-
-def of(kind: type) -> Callable[[object], bool]:
-    return lambda e: isinstance(e, kind)
 
 
 TRANSPORTS = ["pty", "socket"]

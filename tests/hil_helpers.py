@@ -1,0 +1,28 @@
+"""Helpers for the HIL tests: waiting for events on a driver queue."""
+
+from __future__ import annotations
+
+import queue
+import time
+from typing import Callable
+
+import pytest
+
+
+def wait_for(q: "queue.Queue", match: Callable[[object], bool], timeout: float = 5.0) -> list:
+    """Events taken from ``q`` until one matches (returned last); fails after ``timeout``."""
+    seen = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            event = q.get(timeout=0.05)
+        except queue.Empty:
+            continue
+        seen.append(event)
+        if match(event):
+            return seen
+    pytest.fail(f"timed out; saw {seen}")
+
+
+def of(kind: type) -> Callable[[object], bool]:
+    return lambda e: isinstance(e, kind)
