@@ -127,6 +127,7 @@ class Link:
         self._boot_id: int | None = None
         self._commands: queue.Queue[_Command] = queue.Queue()
         self._stop = threading.Event()
+        self._wake = threading.Event()  # set when a command is queued, so it goes out at once
         self._thread: threading.Thread | None = None
         self._transport: Transport | None = None
         self._decoder = Decoder()
@@ -144,6 +145,7 @@ class Link:
     def close(self) -> None:
         """Stop the link thread and close the port (idempotent)."""
         self._stop.set()
+        self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
@@ -152,6 +154,7 @@ class Link:
     def send_command(self, name: str, code: int, body: bytes = b"") -> None:
         """Queue a command for the device; its result arrives as a :class:`CommandResult`."""
         self._commands.put(_Command(name, code, body))
+        self._wake.set()
 
     def snapshot(self) -> LinkStats:
         """A copy of the counters, the decoder's included."""
@@ -201,10 +204,13 @@ class Link:
                 command = None
             if command is None:
                 wait = next_poll - time.monotonic()
-                if wait > 0 and self._stop.wait(min(wait, self.config.poll_interval_s)):
-                    return
-                if not self._commands.empty():
-                    continue
+                if wait > 0:
+                    self._wake.wait(min(wait, self.config.poll_interval_s))
+                    self._wake.clear()
+                    if self._stop.is_set():
+                        return
+                    if not self._commands.empty() or time.monotonic() < next_poll:
+                        continue
                 next_poll = time.monotonic() + self.config.poll_interval_s
                 reply = self._exchange(MsgType.POLL, struct.pack(">I", self.last_event_no))
             else:

@@ -18,7 +18,7 @@ from drivers.framing import Decoder
 from hil.device import SimDevice
 from hil.faults import Faults
 
-__all__ = ["PtyServer", "SocketServer"]
+__all__ = ["PtyServer", "SocketServer", "SerialServer"]
 
 
 class _Server:
@@ -168,6 +168,46 @@ class SocketServer(_Server):
         self._listener.close()
 
     def __enter__(self) -> "SocketServer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SerialServer(_Server):
+    """A simulator on any pyserial URL: a real port (a loopback cable on the bench) or a pty path."""
+
+    def __init__(self, device: SimDevice, url: str, faults: Faults | None = None, baudrate: int = 115200) -> None:
+        super().__init__(device, faults)
+        self.url = url
+        self.baudrate = baudrate
+        self._port: object | None = None
+
+    def start(self) -> str:
+        import serial
+
+        self._port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=0.02)
+        self._start_thread(self._run)
+        return self.url
+
+    def _run(self) -> None:
+        port = self._port
+        while not self._stop.is_set():
+            try:
+                data = port.read(port.in_waiting or 1)  # type: ignore[attr-defined]
+                if data:
+                    self._serve_bytes(data, port.write)  # type: ignore[attr-defined]
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self._join()
+        if self._port is not None:
+            self._port.close()  # type: ignore[attr-defined]
+            self._port = None
+
+    def __enter__(self) -> "SerialServer":
         self.start()
         return self
 

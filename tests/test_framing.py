@@ -117,3 +117,14 @@ def test_a_sample_of_mutated_frames_is_never_accepted() -> None:
             wire = mutate(rng, rng.choice(originals))
             frame, _ = decode_frame(wire)
             assert frame is None or wire in valid, wire.hex()
+
+
+def test_known_answer_vectors_of_the_protocol_document() -> None:
+    import struct
+
+    poll = encode(Frame(1, 5, 0, MsgType.POLL, struct.pack(">I", 0)))
+    event = encode(Frame(1, 0, 5, MsgType.EVENT, struct.pack(">IIB", 1, 1, 1) + bytes((51, 0, 1, 100))))
+    assert poll.hex(" ") == "04 01 01 05 03 01 04 01 01 01 03 e1 47 00"
+    assert event.hex(" ") == "03 01 01 04 05 02 0d 01 01 02 01 01 01 04 01 01 33 05 01 64 bd 5d 00"
+    doc = (__import__("pathlib").Path(__file__).parent.parent / "docs" / "protocol.md").read_text()
+    assert poll.hex(" ") in doc and event.hex(" ") in doc
