@@ -293,3 +293,24 @@ def test_a_failing_link_thread_reports_a_fault_and_is_restarted(monkeypatch) -> 
         assert "link thread: RuntimeError: readiness to read but returned no data" in fault.error
         sim.press("next")
         assert wait_for(q, of(ButtonChanged))[-1].button == "next"
+
+
+def test_split_frames_leading_garbage_and_delayed_replies(tmp_path: Path) -> None:
+    q: queue.Queue = queue.Queue()
+    sim = PanelSim(address=3)
+    faults = Faults(split=0.3, garbage=0.3, delay_s=0.002, seed=3)
+    with served(sim, "pty", faults) as (_, url), PanelDriver("panel", url, q, address=3, config=FAST) as panel:
+        for i in range(200):
+            sim.emit(ButtonChanged, button=1 + i % 18, pressed=True)
+        got = []
+        deadline = time.monotonic() + 30
+        while len(got) < 200 and time.monotonic() < deadline:
+            try:
+                event = q.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if isinstance(event, ButtonChanged):
+                got.append(event.event_no)
+        assert got == list(range(1, 201))
+        assert faults.injected["split"] > 20 and faults.injected["garbage"] > 20
+        assert panel.stats.resyncs > 0  # garbage before a frame is dropped at the next delimiter
