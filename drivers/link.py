@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from drivers.framing import Decoder, Frame, MsgType, encode
+from drivers.framing import Decoder, DecoderStats, Frame, MsgType, encode
 from drivers.messages import DeviceEvent
 from drivers.transport import Transport, TransportError
 
@@ -44,14 +44,9 @@ class LinkConfig:
 
 
 @dataclass
-class LinkStats:
-    """Per-link counters."""
+class LinkStats(DecoderStats):
+    """Per-link counters: the decoder's (frames ok, CRC errors, malformed, oversize, resyncs) and the link's."""
 
-    frames_ok: int = 0
-    crc_errors: int = 0
-    malformed: int = 0
-    oversize: int = 0
-    resyncs: int = 0
     timeouts: int = 0
     retries: int = 0
     reconnects: int = 0
@@ -130,7 +125,7 @@ class Link:
         self._wake = threading.Event()  # set when a command is queued, so it goes out at once
         self._thread: threading.Thread | None = None
         self._transport: Transport | None = None
-        self._decoder = Decoder()
+        self._decoder = Decoder(stats=self.stats)
         self._seq = 0
         self._last_good = time.monotonic()
 
@@ -157,9 +152,8 @@ class Link:
         self._wake.set()
 
     def snapshot(self) -> LinkStats:
-        """A copy of the counters, the decoder's included."""
-        d = self._decoder.stats
-        return replace(self.stats, frames_ok=d.frames_ok, crc_errors=d.crc_errors, malformed=d.malformed, oversize=d.oversize, resyncs=d.resyncs)
+        """A copy of the counters."""
+        return replace(self.stats)
 
     # --- the thread -------------------------------------------------------------------------
 
@@ -194,7 +188,7 @@ class Link:
 
     def _run(self) -> None:
         self._transport = Transport(self.url, self.config.baudrate)
-        self._decoder = Decoder(stats=self._decoder.stats)
+        self._decoder = Decoder(stats=self.stats)
         self._last_good = time.monotonic()
         next_poll = 0.0
         while not self._stop.is_set():

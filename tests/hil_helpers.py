@@ -26,3 +26,17 @@ def wait_for(q: "queue.Queue", match: Callable[[object], bool], timeout: float =
 
 def of(kind: type) -> Callable[[object], bool]:
     return lambda e: isinstance(e, kind)
+
+
+def collect_event_numbers(q: "queue.Queue", kind: type, count: int, timeout: float = 60.0) -> list[int]:
+    """The event numbers of the first ``count`` events of ``kind`` taken from ``q``."""
+    got: list[int] = []
+    deadline = time.monotonic() + timeout
+    while len(got) < count and time.monotonic() < deadline:
+        try:
+            event = q.get(timeout=0.1)
+        except queue.Empty:
+            continue
+        if isinstance(event, kind):
+            got.append(event.event_no)
+    return got

@@ -21,7 +21,7 @@ from drivers.transport import Transport, TransportError
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.faults import Faults
 from hil.serve import PtyServer, SocketServer
-from hil_helpers import of, wait_for
+from hil_helpers import collect_event_numbers, of, wait_for
 
 FAST = LinkConfig(poll_interval_s=0.01, response_timeout_s=0.05, retries=3, link_down_s=1.0, reconnect_min_s=0.05, reconnect_max_s=0.2)
 
@@ -190,14 +190,7 @@ def test_every_event_exactly_once_through_faults_and_reboots(tmp_path: Path) -> 
                 emitted += 1
                 if emitted in reboots:
                     sim.reboot()
-            deadline = time.monotonic() + 60
-            while len(received) < emitted and time.monotonic() < deadline:
-                try:
-                    event = q.get(timeout=0.1)
-                except queue.Empty:
-                    continue
-                if isinstance(event, ButtonChanged):
-                    received.append(event.event_no)
+            received += collect_event_numbers(q, ButtonChanged, emitted - len(received))
     assert received == list(range(1, total + 1))
     assert faults.injected["flip"] > 50 and faults.injected["drop"] > 50 and faults.injected["duplicate"] > 20
 
@@ -302,15 +295,6 @@ def test_split_frames_leading_garbage_and_delayed_replies(tmp_path: Path) -> Non
     with served(sim, "pty", faults) as (_, url), PanelDriver("panel", url, q, address=3, config=FAST) as panel:
         for i in range(200):
             sim.emit(ButtonChanged, button=1 + i % 18, pressed=True)
-        got = []
-        deadline = time.monotonic() + 30
-        while len(got) < 200 and time.monotonic() < deadline:
-            try:
-                event = q.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            if isinstance(event, ButtonChanged):
-                got.append(event.event_no)
-        assert got == list(range(1, 201))
+        assert collect_event_numbers(q, ButtonChanged, 200) == list(range(1, 201))
         assert faults.injected["split"] > 20 and faults.injected["garbage"] > 20
         assert panel.stats.resyncs > 0  # garbage before a frame is dropped at the next delimiter
