@@ -1,3 +1,4 @@
-"""Hardware-in-the-loop bench: simulated devices speaking the real wire protocol over ptys
-or sockets, scripted scenarios and fault injection. Arrives with the serial device layer issue.
+"""Hardware-in-the-loop bench: simulated devices that speak the real wire protocol over ptys or
+sockets (``devices``, ``serve``), fault injection (``faults``), YAML scenarios (``scenario``),
+and ``python -m hil.sim`` to run one device alone.
 """
