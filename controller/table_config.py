@@ -17,9 +17,27 @@ from controller.money import OddsError, parse_odds
 from controller.paytables import Paytable, load_paytables
 from controller.yamlfile import ConfigError, Problem, YamlDoc, load_yaml
 
-__all__ = ["Limit", "TableConfig", "load_table", "default_table_path", "config_dir"]
+__all__ = ["Limit", "DeviceConfig", "TableConfig", "load_table", "default_table_path", "config_dir"]
 
-_KEYS = {"game", "name", "seats", "paytables", "limits", "payout_cap"}
+_KEYS = {"game", "name", "seats", "paytables", "limits", "payout_cap", "devices", "paytables_dir"}
+_DEVICE_ROLES = ("shoe", "bet_spots", "panel")
+_DEVICE_KEYS = {"driver", "url", "baudrate", "poll_interval_s", "address"}
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceConfig:
+    """One device of the table: which driver, which port (a pyserial URL), its timing.
+
+    A URL ``sim://NAME`` stands for a simulator that ``tablectl bench`` starts and serves.
+    """
+
+    role: str
+    driver: str
+    url: str
+    baudrate: int = 115200
+    poll_interval_s: float = 0.05
+    address: int = 1
+    line: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +60,7 @@ class TableConfig:
     limits: Mapping[str, Limit]
     payout_cap: int | None
     options: Mapping[str, object] = field(default_factory=dict)
+    devices: Mapping[str, DeviceConfig] = field(default_factory=dict)
 
     @property
     def catalog(self) -> GameCatalog:
@@ -94,13 +113,49 @@ def _limits(doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Problem
     return limits
 
 
-def _paytables(doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Problem]) -> dict[str, Paytable]:
+def _devices(doc: YamlDoc, raw: object, problems: list[Problem]) -> dict[str, DeviceConfig]:
+    devices: dict[str, DeviceConfig] = {}
+    if raw is None:
+        return devices
+    if not isinstance(raw, dict):
+        problems.append(doc.problem(("devices",), "devices must map device roles (shoe, bet_spots, panel) to settings"))
+        return devices
+    for role, value in raw.items():
+        path = ("devices", role)
+        if role not in _DEVICE_ROLES:
+            problems.append(doc.problem(path, f"unknown device role '{role}' (known: {', '.join(_DEVICE_ROLES)})"))
+            continue
+        if not isinstance(value, dict):
+            problems.append(doc.problem(path, "a device is {driver: NAME, url: PORT, ...}"))
+            continue
+        before = len(problems)
+        for key in value:
+            if key not in _DEVICE_KEYS:
+                problems.append(doc.problem(path + (key,), f"unknown key '{key}' (known: {', '.join(sorted(_DEVICE_KEYS))})"))
+        for key in ("driver", "url"):
+            if not isinstance(value.get(key), str) or not value.get(key):
+                problems.append(doc.problem(path + (key,) if key in value else path, f"{key} must be given as text"))
+        baud = value.get("baudrate", 115200)
+        if isinstance(baud, bool) or not isinstance(baud, int) or baud <= 0:
+            problems.append(doc.problem(path + ("baudrate",), f"baudrate must be a whole number above 0, got {baud!r}"))
+        poll = value.get("poll_interval_s", 0.05)
+        if isinstance(poll, bool) or not isinstance(poll, (int, float)) or not 0 < poll <= 10:
+            problems.append(doc.problem(path + ("poll_interval_s",), f"poll_interval_s must be seconds above 0 and at most 10, got {poll!r}"))
+        address = value.get("address", _DEVICE_ROLES.index(role) + 1)
+        if isinstance(address, bool) or not isinstance(address, int) or not 1 <= address <= 126:
+            problems.append(doc.problem(path + ("address",), f"address must be 1 to 126, got {address!r}"))
+        if len(problems) == before:
+            devices[role] = DeviceConfig(role, value["driver"], value["url"], baud, float(poll), address, doc.line(path))
+    return devices
+
+
+def _paytables(doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Problem], folder: Path) -> dict[str, Paytable]:
     chosen: dict[str, Paytable] = {}
     if not isinstance(raw, dict):
         problems.append(doc.problem(("paytables",), "paytables must map paytable spots to paytable names"))
         return chosen
     try:
-        known = load_paytables(doc.path.parent / "paytables")
+        known = load_paytables(folder)
     except ConfigError as exc:
         problems.extend(exc.problems)
         return chosen
@@ -112,7 +167,7 @@ def _paytables(doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Prob
             continue
         table = known.get(name)
         if table is None:
-            problems.append(doc.problem(path, f"no paytable named {name!r} in {doc.path.parent / 'paytables'}"))
+            problems.append(doc.problem(path, f"no paytable named {name!r} in {folder}"))
         elif (table.game, table.spot) != (game.game, spot):
             problems.append(doc.problem(path, f"paytable '{name}' is for {table.game} {table.spot}, not {game.game} {spot}"))
         else:
@@ -176,10 +231,11 @@ def load_table(path: Path | str) -> TableConfig:
         game=game.game,
         name=str(data.get("name", game.game)),
         seats=seats if isinstance(seats, int) else 0,
-        paytables=_paytables(doc, game, data.get("paytables"), problems),
+        paytables=_paytables(doc, game, data.get("paytables"), problems, doc.path.parent / str(data.get("paytables_dir", "paytables"))),
         limits=_limits(doc, game, data.get("limits", {}), problems),
         payout_cap=cap,
         options=_options(doc, game, data, problems),
+        devices=_devices(doc, data.get("devices"), problems),
     )
     if problems:
         raise ConfigError(problems)

@@ -1,0 +1,47 @@
+"""``tablectl bench``: a whole table on the bench, simulated devices and players, real controller."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from controller.table.bench import FAULT_PROFILES, run_bench
+from controller.table_config import config_dir, load_table
+from controller.yamlfile import ConfigError
+
+__all__ = ["register", "run"]
+
+
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """Add the ``bench`` sub-command to the ``tablectl`` parser."""
+    p = sub.add_parser(
+        "bench",
+        help="run a bench table: simulated devices on ptys, the real controller, simulated players",
+        description="Start the simulators on ptys, the real controller on them, and simulated players and dealer; "
+        "print a summary at the end.",
+    )
+    p.add_argument("--game", default="mississippi_stud", choices=["mississippi_stud"], help="the game (more to come)")
+    p.add_argument("--config", help="a bench table config (default: config/bench/GAME.yaml)")
+    p.add_argument("--seats", type=int, default=6, help="seats in play each round")
+    p.add_argument("--rounds", type=int, default=20)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--faults", default="none", choices=sorted(FAULT_PROFILES), help="link fault profile")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``tablectl bench``; 0 when every round settled as `tablectl settle` settles its record."""
+    try:
+        table = load_table(args.config or config_dir() / "bench" / f"{args.game}.yaml")
+    except ConfigError as exc:
+        print(f"tablectl bench: {exc}", file=sys.stderr)
+        return 2
+    if not 1 <= args.seats <= table.seats:
+        print(f"tablectl bench: --seats must be 1 to {table.seats}", file=sys.stderr)
+        return 2
+    summary = run_bench(table, args.seats, args.rounds, args.seed, args.faults, progress=not args.quiet)
+    print(f"{table.name}: {args.seats} seats, seed {args.seed}, faults {args.faults}")
+    for line in summary.lines():
+        print("  " + line)
+    return 0 if summary.mismatches == 0 else 1

@@ -1,0 +1,22 @@
+"""``tablectl diagram --game G``: the game's round machine as a Mermaid state diagram."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from controller.table.diagram import MACHINES, diagram
+
+__all__ = ["register", "run"]
+
+
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """Add the ``diagram`` sub-command to the ``tablectl`` parser."""
+    p = sub.add_parser("diagram", help="print a game's round machine as Mermaid", description=__doc__)
+    p.add_argument("--game", required=True, choices=sorted(MACHINES))
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    sys.stdout.write(diagram(args.game))
+    return 0

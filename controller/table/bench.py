@@ -1,0 +1,167 @@
+"""The bench table: simulated devices on ptys, the real controller on those ptys, and simulated
+players and dealer making legal random decisions (Mississippi Stud: a simple third-street
+strategy). What ``tablectl bench`` runs."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from controller.cards import deck
+from controller.table.mississippi_stud import Phase
+from controller.table.runtime import TableRuntime
+from controller.table_config import TableConfig
+from hil.devices import BetSpotSim, PanelSim, ShoeSim
+from hil.faults import Faults
+from hil.serve import PtyServer
+
+__all__ = ["BenchSummary", "run_bench", "FAULT_PROFILES"]
+
+FAULT_PROFILES: dict[str, dict[str, float]] = {
+    "none": {},
+    "noisy": {"flip": 0.01, "drop": 0.01, "duplicate": 0.005, "split": 0.05, "garbage": 0.01},
+}
+
+
+@dataclass
+class BenchSummary:
+    """What a bench run did."""
+
+    rounds: int = 0
+    handle: int = 0
+    house_net: int = 0
+    faults: int = 0
+    link_downs: int = 0
+    holds: int = 0
+    seconds: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    mismatches: int = 0
+
+    @property
+    def hold_percent(self) -> float:
+        return 100.0 * self.house_net / self.handle if self.handle else 0.0
+
+    def lines(self) -> list[str]:
+        p99 = statistics.quantiles(self.latencies, n=100)[98] * 1000 if len(self.latencies) > 1 else 0.0
+        return [
+            f"rounds      {self.rounds} in {self.seconds:.1f} s ({self.rounds / self.seconds if self.seconds else 0:.1f}/s)",
+            f"handle      {self.handle / 100:,.2f}",
+            f"house net   {self.house_net / 100:,.2f}",
+            f"hold        {self.hold_percent:.2f}%",
+            f"faults      {self.faults} device faults, {self.link_downs} link downs (all recovered)",
+            f"holds       {self.holds}",
+            f"latency     p99 {p99:.2f} ms from a device event to the controller acting on it",
+            f"settlement  {self.mismatches} rounds differ from `tablectl settle` on their record",
+        ]
+
+
+def _wait(cond: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"bench: timed out waiting for {what}")
+        time.sleep(0.001)
+
+
+def _third_street(cards: list, rng: random.Random) -> int:
+    """A simple third-street rule: 3x with a pair, 1x with two cards of 10 or more or a pair of
+    any, otherwise fold (0)."""
+    ranks = sorted((c.rank for c in cards), reverse=True)
+    if ranks[0] == ranks[1]:
+        return 3 if ranks[0] >= 6 else 1
+    if ranks[1] >= 10:
+        return 1
+    return 1 if rng.random() < 0.1 else 0
+
+
+def _later_street(cards: list, rng: random.Random) -> int:
+    """Fourth and fifth street: 3x with a paying pair (jacks or better) or more, 1x with a pair of
+    6s to 10s, otherwise 1x seven times in ten and a fold the rest."""
+    ranks = [c.rank for c in cards]
+    pairs = [r for r in set(ranks) if ranks.count(r) >= 2]
+    if pairs and max(pairs) >= 11 or len(pairs) >= 2:
+        return 3
+    if pairs and max(pairs) >= 6:
+        return 1
+    return 1 if rng.random() < 0.7 else 0
+
+
+def run_bench(table: TableConfig, seats: int, rounds: int, seed: int, faults: str = "none", progress: bool = True) -> BenchSummary:
+    """Play ``rounds`` rounds at a bench table; returns the summary."""
+    from controller.games import settle_record
+
+    rng = random.Random(seed)
+    sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
+    summary = BenchSummary()
+    with tempfile.TemporaryDirectory(prefix="tablectl-bench-") as tmp:
+        servers = {role: PtyServer(sim, Faults(seed=seed + i, **FAULT_PROFILES[faults]), Path(tmp) / role) for i, (role, sim) in enumerate(sims.items())}
+        urls = {role: server.start() for role, server in servers.items()}
+        runtime = TableRuntime(table, urls)
+        shoe, spots, panel = sims["shoe"], sims["bet_spots"], sims["panel"]  # type: ignore[assignment]
+        t = runtime.table
+        start = time.monotonic()
+        try:
+            runtime.start()
+            for n in range(1, rounds + 1):
+                _wait(lambda: t.phase is Phase.BETTING and t.round_no == n, f"round {n} betting")
+                placed: dict[int, dict[str, int]] = {}
+                for seat in sorted(rng.sample(range(1, table.seats + 1), seats)):
+                    ante = rng.choice([500, 1000, 2500])
+                    placed[seat] = {"ante": ante}
+                    spots.place(seat, "ante", ante)
+                    if rng.random() < 0.3:
+                        placed[seat]["bonus"] = 100
+                        spots.place(seat, "bonus", 100)
+                _wait(lambda: {k: s.wagers for k, s in t.seats.items() if s.wagers} == placed, "bets to register")
+                panel.press("no_more_bets")
+                _wait(lambda: t.phase is Phase.DEALING, "dealing")
+                cards = list(deck())
+                rng.shuffle(cards)
+                shoe.load([str(c) for c in cards])
+                shoe.deal(2 * len(placed) + 3)
+                for street in ("third", "fourth", "fifth"):
+                    _wait(lambda: t.current_street() == street, f"{street} street")
+                    for seat in t.active():
+                        mult = _third_street(seat.cards, rng) if street == "third" else _later_street(seat.cards + t.community[: ("fourth", "fifth").index(street) + 1], rng)
+                        if mult:
+                            spots.place(seat.number, street, mult * seat.wagers["ante"])
+                        else:
+                            panel.press(f"seat_{seat.number}")
+                            panel.press("fold")
+                    _wait(t.all_acted, f"{street} street decisions")
+                    panel.press("reveal")
+                _wait(lambda: t.phase is Phase.SETTLEMENT, "settlement")
+                while t.phase is Phase.SETTLEMENT:
+                    step = t.step_index
+                    panel.press("confirm")
+                    _wait(lambda: t.phase is not Phase.SETTLEMENT or t.step_index != step, "the next settlement step")
+                _wait(lambda: len(t.rounds) >= n, "the round to complete")
+                result = t.rounds[n - 1]
+                assert result.settlement is not None
+                summary.rounds += 1
+                summary.handle += sum(sum(s["wagers"].values()) for s in result.record["seats"].values())
+                summary.house_net += result.settlement.house_net
+                if settle_record(result.record, table).to_json() != result.settlement.to_json():
+                    summary.mismatches += 1
+                if progress:
+                    done = int(30 * n / rounds)
+                    print(f"\r[{'#' * done}{'.' * (30 - done)}] round {n}/{rounds}", end="", file=sys.stderr, flush=True)
+        finally:
+            summary.seconds = time.monotonic() - start
+            runtime.stop()
+            for server in servers.values():
+                server.close()
+            if progress:
+                print(file=sys.stderr)
+    kinds = [r.kind for r in runtime.engine.journal.records()]
+    summary.faults = kinds.count("DeviceFault")
+    summary.link_downs = kinds.count("LinkDown")
+    summary.holds = sum(1 for p in t.prompts if p.startswith("HOLD"))
+    summary.latencies = runtime.latencies
+    return summary

@@ -1,0 +1,57 @@
+"""What the table machine asks of its devices, as one narrow interface.
+
+``DriverDevices`` sends the commands through the real drivers; ``RecordingDevices`` keeps them
+in a list (replay checks, in-process benches). Both are non-blocking.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+__all__ = ["TableDevices", "RecordingDevices", "DriverDevices"]
+
+
+class TableDevices(Protocol):
+    """Commands the table sends: the dealer display, spot lamps, the spot lock."""
+
+    def display(self, line: int, text: str) -> None: ...
+
+    def lamp(self, seat: int, spot: str, state: str) -> None: ...
+
+    def lock_spots(self, locked: bool) -> None: ...
+
+
+class RecordingDevices:
+    """Keeps every command, in order, instead of sending it."""
+
+    def __init__(self) -> None:
+        self.commands: list[tuple[str, tuple[Any, ...]]] = []
+
+    def display(self, line: int, text: str) -> None:
+        self.commands.append(("display", (line, text)))
+
+    def lamp(self, seat: int, spot: str, state: str) -> None:
+        self.commands.append(("lamp", (seat, spot, state)))
+
+    def lock_spots(self, locked: bool) -> None:
+        self.commands.append(("lock", (locked,)))
+
+
+class DriverDevices(RecordingDevices):
+    """Sends the commands to the panel and bet-spot drivers (and keeps them, for recall)."""
+
+    def __init__(self, panel: Any, spots: Any) -> None:
+        super().__init__()
+        self.panel, self.spots = panel, spots
+
+    def display(self, line: int, text: str) -> None:
+        super().display(line, text)
+        self.panel.display(line, text)
+
+    def lamp(self, seat: int, spot: str, state: str) -> None:
+        super().lamp(seat, spot, state)
+        self.spots.set_lamp(seat, spot, state)
+
+    def lock_spots(self, locked: bool) -> None:
+        super().lock_spots(locked)
+        (self.spots.lock if locked else self.spots.unlock)()

@@ -1,0 +1,56 @@
+"""The journal interface: every event is recorded before the controller acts on it.
+
+This is the in-memory journal; the durable one (issue 7) implements the same interface.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from typing import Any, Iterator, Protocol
+
+__all__ = ["JournalRecord", "Journal", "MemoryJournal", "event_record"]
+
+
+@dataclass(frozen=True, slots=True)
+class JournalRecord:
+    """One journaled thing: its sequence number, when, what kind, and its data."""
+
+    seq: int
+    at: float
+    kind: str
+    data: dict[str, Any]
+
+
+class Journal(Protocol):
+    """Where the controller records what happened, in order."""
+
+    def append(self, kind: str, data: dict[str, Any]) -> int:
+        """Record ``data`` of ``kind``; returns its sequence number."""
+        ...
+
+    def records(self) -> Iterator[JournalRecord]:
+        """Everything recorded, in order."""
+        ...
+
+
+class MemoryJournal:
+    """A journal kept in a list (tests, benches, until the durable journal lands)."""
+
+    def __init__(self) -> None:
+        self._records: list[JournalRecord] = []
+
+    def append(self, kind: str, data: dict[str, Any]) -> int:
+        seq = len(self._records) + 1
+        self._records.append(JournalRecord(seq, time.time(), kind, data))
+        return seq
+
+    def records(self) -> Iterator[JournalRecord]:
+        return iter(list(self._records))
+
+
+def event_record(event: object) -> tuple[str, dict[str, Any]]:
+    """An event as a journal entry: its class name and fields."""
+    data = dataclasses.asdict(event) if dataclasses.is_dataclass(event) else {"repr": repr(event)}  # type: ignore[arg-type]
+    return type(event).__name__, data

@@ -1,0 +1,61 @@
+"""``tablectl diagram`` (and the checked-in diagrams) and ``tablectl run`` against simulators on ptys."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from controller.table.diagram import MACHINES, diagram
+from hil.devices import BetSpotSim, PanelSim, ShoeSim
+from hil.serve import PtyServer
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "diagrams"
+
+
+def test_checked_in_diagrams_are_current() -> None:
+    for game in MACHINES:
+        path = DOCS / f"{game}.mmd"
+        assert path.read_text() == diagram(game), f"{path} is stale: run tablectl diagram --game {game} > {path}"
+
+
+def test_diagram_is_drawn_from_the_machine() -> None:
+    text = subprocess.run([sys.executable, "-m", "controller", "diagram", "--game", "mississippi_stud"], capture_output=True, text=True, timeout=60).stdout
+    assert text.startswith("---") and "stateDiagram-v2" in text
+    assert "THIRD_STREET --> FOURTH_STREET: reveal" in text and "HOLD" in text
+
+
+def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
+    servers = {role: PtyServer(sim, link=tmp_path / role) for role, sim in sims.items()}
+    urls = {role: server.start() for role, server in servers.items()}
+    config = tmp_path / "table.yaml"
+    base = (Path(__file__).resolve().parent.parent / "config" / "mississippi_stud.yaml").read_text().split("devices:")[0]
+    devices = "devices:\n" + "".join(f"  {r}: {{driver: {r}, url: \"{u}\", poll_interval_s: 0.01, address: {i}}}\n" for i, (r, u) in enumerate(urls.items(), start=1))
+    config.write_text(base.replace("game: mississippi_stud", f"game: mississippi_stud\npaytables_dir: {Path(__file__).resolve().parent.parent / 'config' / 'paytables'}") + devices)
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config), "--log-format", "json"], stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while "round 1: place your bets" not in sims["panel"].display.values() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sims["panel"].display.get(1) == "round 1: place your bets"
+        sims["bet_spots"].place(2, "ante", 500)
+        deadline = time.monotonic() + 10
+        while sims["bet_spots"].lamps.get((2, "ante")) != "open" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sims["bet_spots"].lamps[(2, "ante")] == "open"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+        log = proc.stderr.read()
+        proc.stderr.close()
+        for server in servers.values():
+            server.close()
+    assert '"message": "stopping"' in log and "stopped after" in log
+
+
+def test_run_refuses_a_bench_config() -> None:
+    proc = subprocess.run([sys.executable, "-m", "controller", "run", "--config", "config/bench/mississippi_stud.yaml"], capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    assert proc.returncode == 2 and "sim://shoe is served by `tablectl bench`" in proc.stderr

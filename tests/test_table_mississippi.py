@@ -1,0 +1,268 @@
+"""The Mississippi Stud table machine, event by event (35.9, 35.10), the engine, and bench rounds
+over real ptys with the controller's settlement checked against `tablectl settle`."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from controller.games import settle_record
+from controller.table.devices import RecordingDevices
+from controller.table.engine import Engine, TimerExpired
+from controller.table.mississippi_stud import TRANSITIONS, MississippiTable, Phase
+from controller.table_config import load_table, config_dir
+from drivers.bet_spots import SpotReport
+from drivers.link import LinkDown, LinkUp
+from drivers.panel import ButtonChanged
+from drivers.shoe import CardDealt, CardUnreadable
+
+TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
+
+
+class Table:
+    """A table machine fed events directly, keeping the events for replay."""
+
+    def __init__(self) -> None:
+        self.devices = RecordingDevices()
+        self.m = MississippiTable(TABLE, self.devices)
+        self.events: list[Any] = []
+        self.m.open_table()
+
+    def feed(self, event: Any) -> None:
+        self.events.append(event)
+        self.m.handle(event)
+
+    def spot(self, seat: int, spot: str, cents: int) -> None:
+        self.feed(SpotReport(device="spots", seat=seat, spot=spot, cents=cents))
+
+    def press(self, *buttons: str) -> None:
+        for b in buttons:
+            self.feed(ButtonChanged(device="panel", button=b, pressed=True))
+
+    def deal(self, cards: str) -> None:
+        for i, c in enumerate(cards.split(), start=1):
+            self.feed(CardDealt(device="shoe", card=c, index=i, quality=100))
+
+
+def play_to_third(t: Table, cards: str = "As Ad Kc Qd 7h 8h 2c", seats=((1, 500), (4, 1000))) -> None:
+    for seat, ante in seats:
+        t.spot(seat, "ante", ante)
+    t.press("no_more_bets")
+    t.deal(cards)
+
+
+def test_clean_round_deals_in_order_and_settles_as_tablectl_settle() -> None:
+    t = Table()
+    play_to_third(t)
+    assert t.m.phase is Phase.THIRD_STREET
+    assert [str(c) for c in t.m.seats[1].cards] == ["As", "Ad"]  # 35.9(d): the first stack to the dealer's left
+    assert [str(c) for c in t.m.seats[4].cards] == ["Kc", "Qd"]
+    assert [str(c) for c in t.m.community] == ["7h", "8h", "2c"]  # 35.9(e): then the community cards
+    for street in ("third", "fourth", "fifth"):
+        t.spot(1, street, 1000)
+        t.spot(4, street, 1000)
+        t.press("reveal")
+    assert t.m.phase is Phase.SETTLEMENT
+    shown = [t.m.prompts[-1]]
+    while t.m.phase is Phase.SETTLEMENT:
+        t.press("confirm")
+        shown.append(t.m.prompts[-2] if t.m.phase is Phase.BETTING else t.m.prompts[-1])
+    result = t.m.rounds[-1]
+    expected = settle_record(result.record, TABLE)
+    assert result.settlement.to_json() == expected.to_json()
+    assert [s.text for s in expected.procedure] == [p for p in t.m.prompts if p in {s.text for s in expected.procedure}]
+    assert t.m.phase is Phase.BETTING and t.m.round_no == 2
+
+
+def test_community_cards_are_never_shown_before_they_are_revealed() -> None:
+    t = Table()
+    play_to_third(t)
+    assert not any(c in p for p in t.m.prompts for c in ("7h", "8h", "2c"))
+    t.spot(1, "third", 500)
+    t.spot(4, "third", 1000)
+    t.press("reveal")
+    assert any("7h" in p for p in t.m.prompts) and not any("8h" in p or "2c" in p for p in t.m.prompts)
+
+
+@pytest.mark.parametrize("street", ["third", "fourth", "fifth"])
+def test_fold_at_every_street(street: str) -> None:
+    t = Table()
+    play_to_third(t)
+    for s in ("third", "fourth", "fifth"):
+        t.spot(1, s, 500)
+        if s == street:
+            t.press("seat_4", "fold")
+        elif t.m.seats[4].folded_at is None:
+            t.spot(4, s, 1000)
+        t.press("reveal")
+    while t.m.phase is Phase.SETTLEMENT:
+        t.press("confirm")
+    record = t.m.rounds[-1].record
+    assert record["seats"]["4"]["folded_at"] == street
+    lost = t.m.rounds[-1].settlement.seat(4).net
+    assert lost == -1000 * (1 + ("third", "fourth", "fifth").index(street))
+
+
+def test_reveal_waits_for_every_seat() -> None:
+    t = Table()
+    play_to_third(t)
+    t.spot(1, "third", 500)
+    t.press("reveal")
+    assert t.m.phase is Phase.THIRD_STREET and t.m.prompts[-1] == "waiting for seats [4]"
+
+
+def test_wagers_that_break_the_rules_are_shown_and_block_the_deal() -> None:
+    t = Table()
+    t.spot(2, "ante", 100)  # under the table minimum
+    t.spot(3, "bonus", 100)  # a bonus without an ante
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.BETTING
+    assert "correct: seat 2 ante: 1.00 is outside 5.00-100.00" in t.m.prompts
+    assert "correct: seat 3 bonus: needs an ante" in t.m.prompts
+    t.spot(2, "ante", 500)
+    t.spot(3, "ante", 500)
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.DEALING
+
+
+def test_street_bets_must_be_one_to_three_times_the_ante() -> None:
+    t = Table()
+    play_to_third(t)
+    t.spot(1, "third", 700)
+    assert "third" not in t.m.seats[1].acted
+    assert t.m.prompts[-1] == "correct: seat 1 third: must be 1x, 2x or 3x the ante 5.00"
+
+
+def test_late_and_removed_bets_are_not_accepted() -> None:
+    t = Table()
+    play_to_third(t)
+    t.spot(2, "ante", 500)  # a seat not in the round
+    t.spot(1, "ante", 0)  # chips taken off a locked spot
+    assert t.m.late_bets == ["late bet: seat 2 ante 5.00 not accepted", "removed bet: seat 1 ante 0.00 not accepted"]
+    assert ("lamp", (2, "ante", "flash_late")) in t.devices.commands
+    assert ("lamp", (1, "ante", "flash_removed")) in t.devices.commands
+    assert t.m.seats[1].wagers["ante"] == 500 and 2 not in t.m.seats
+
+
+@pytest.mark.parametrize(
+    "bad, reason",
+    [
+        (lambda t: t.feed(CardUnreadable(device="shoe", index=3)), "unreadable card"),
+        (lambda t: t.deal("As"), "duplicate card As"),
+    ],
+)
+def test_card_faults_hold_the_table_and_a_supervisor_voids(bad, reason: str) -> None:
+    t = Table()
+    for seat in (1, 4):
+        t.spot(seat, "ante", 500)
+    t.press("no_more_bets")
+    t.deal("As Ad")
+    bad(t)
+    assert t.m.phase is Phase.HOLD and reason in t.m.hold_reason
+    t.press("void")
+    assert t.m.phase is Phase.HOLD  # void needs the supervisor key
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.press("void")
+    assert t.m.phase is Phase.BETTING and t.m.rounds[-1].settlement is None
+    assert "void: seat 1: return ante 5.00" in t.m.prompts
+
+
+def test_a_card_when_none_is_expected_holds() -> None:
+    t = Table()
+    play_to_third(t)
+    t.deal("9s")
+    assert t.m.phase is Phase.HOLD and "dealt when none was expected" in t.m.hold_reason
+
+
+def test_link_lost_mid_deal_holds_and_resumes_where_it_was() -> None:
+    t = Table()
+    for seat in (1, 4):
+        t.spot(seat, "ante", 500)
+    t.press("no_more_bets")
+    t.deal("As Ad Kc")
+    t.feed(LinkDown(device="shoe", reason="no reply"))
+    assert t.m.phase is Phase.HOLD and t.m.prompts[-1] == "HOLD: link down: shoe"
+    t.feed(LinkUp(device="shoe", boot_id=1, rebooted=False))
+    assert t.m.phase is Phase.DEALING
+    for i, c in enumerate("Qd 7h 8h 2c".split(), start=4):
+        t.feed(CardDealt(device="shoe", card=c, index=i, quality=100))
+    assert t.m.phase is Phase.THIRD_STREET and [str(c) for c in t.m.seats[4].cards] == ["Kc", "Qd"]
+
+
+def test_supervisor_clears_a_fault() -> None:
+    t = Table()
+    play_to_third(t)
+    t.deal("9s")
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.press("clear_fault")
+    assert t.m.phase is Phase.THIRD_STREET
+
+
+def test_a_round_replayed_from_its_events_gives_the_same_state_prompts_and_settlement() -> None:
+    t = Table()
+    play_to_third(t)
+    for street in ("third", "fourth", "fifth"):
+        t.spot(1, street, 1500)
+        if street == "fourth":
+            t.press("seat_4", "fold")
+        elif t.m.seats[4].folded_at is None:
+            t.spot(4, street, 1000)
+        t.press("reveal")
+    t.press("confirm", "confirm")
+    again = Table()
+    for event in t.events:
+        again.m.handle(event)
+    assert again.m.phase == t.m.phase and again.m.prompts == t.m.prompts
+    assert again.devices.commands == t.devices.commands
+    assert [r.settlement.to_json() for r in again.m.rounds] == [r.settlement.to_json() for r in t.m.rounds]
+
+
+def test_the_machine_is_configured_strictly() -> None:
+    m = Table().m.machine
+    assert not m.auto_transitions and m.has_queue
+    assert {tr["trigger"] for tr in TRANSITIONS} >= {"no_more_bets", "reveal", "confirm", "hold", "resume", "void"}
+
+
+# --- the engine ----------------------------------------------------------------------------------
+
+
+def test_engine_journals_each_event_before_acting_and_runs_on_one_thread() -> None:
+    seen: list[tuple[str, int]] = []
+    engine: Engine
+
+    def handle(event: object) -> None:
+        seen.append((threading.current_thread().name, len(list(engine.journal.records()))))
+        if event == "boom":
+            raise RuntimeError("bad event")
+
+    engine = Engine(handle)
+    engine.start()
+    engine.post("a")
+    engine.post("boom")
+    engine.after(0.2, "tick")
+    engine.post("b")
+    import time
+
+    deadline = time.monotonic() + 5
+    while len(seen) < 4 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    engine.stop()
+    assert all(name == "controller" for name, _ in seen)
+    assert [n for _, n in seen] == [1, 2, 4, 5]  # journaled before handled; the error is record 3
+    kinds = [r.kind for r in engine.journal.records()]
+    assert kinds == ["str", "str", "ControllerError", "str", "TimerExpired"]
+    assert TimerExpired("tick").name == "tick"
+
+
+# --- over real ptys -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("faults", ["none", "noisy"])
+def test_bench_rounds_over_ptys_settle_as_tablectl_settle(faults: str) -> None:
+    from controller.table.bench import run_bench
+
+    summary = run_bench(TABLE, seats=4, rounds=3, seed=5, faults=faults, progress=False)
+    assert summary.rounds == 3 and summary.mismatches == 0 and summary.handle > 0
+    assert summary.latencies
