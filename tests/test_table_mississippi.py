@@ -266,3 +266,38 @@ def test_bench_rounds_over_ptys_settle_as_tablectl_settle(faults: str) -> None:
     summary = run_bench(TABLE, seats=4, rounds=3, seed=5, faults=faults, progress=False)
     assert summary.rounds == 3 and summary.mismatches == 0 and summary.handle > 0
     assert summary.latencies
+
+
+def play_round(t: Table) -> None:
+    """One clean round for seats 1 and 4, every street bet at 1x."""
+    play_to_third(t)
+    for street in ("third", "fourth", "fifth"):
+        t.spot(1, street, 500)
+        t.spot(4, street, 1000)
+        t.press("reveal")
+    while t.m.phase is Phase.SETTLEMENT:
+        t.press("confirm")
+
+
+def test_stub_count_every_fifth_round_and_a_mismatch_holds() -> None:
+    from drivers.shoe import ShoeStatus
+
+    t = Table()
+    for _ in range(4):
+        play_round(t)
+        assert t.m.phase is Phase.BETTING
+    assert ("stub_count", ()) not in t.devices.commands
+    play_round(t)
+    assert t.m.phase is Phase.COUNT_STUB and ("stub_count", ()) in t.devices.commands
+    assert t.m.prompts[-1] == "count the stub: 45 cards expected (confirm when counted)"  # 52 - 2 x 2 - 3
+    t.feed(ShoeStatus(device="shoe", stub_count=44, deck_size=52))
+    assert t.m.phase is Phase.HOLD and t.m.prompts[-1] == "HOLD: stub count 44, expected 45"
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.press("clear_fault")
+    assert t.m.phase is Phase.COUNT_STUB
+    t.press("confirm")  # the dealer recounted by hand
+    assert t.m.phase is Phase.BETTING and t.m.round_no == 6
+    for _ in range(5):
+        play_round(t)
+    t.feed(ShoeStatus(device="shoe", stub_count=45, deck_size=52))
+    assert t.m.phase is Phase.BETTING and t.m.round_no == 11

@@ -12,13 +12,15 @@ __all__ = ["TableDevices", "RecordingDevices", "DriverDevices"]
 
 
 class TableDevices(Protocol):
-    """Commands the table sends: the dealer display, spot lamps, the spot lock."""
+    """Commands the table sends: the dealer display, spot lamps, the spot lock, the shoe's stub count."""
 
     def display(self, line: int, text: str) -> None: ...
 
     def lamp(self, seat: int, spot: str, state: str) -> None: ...
 
     def lock_spots(self, locked: bool) -> None: ...
+
+    def request_stub_count(self) -> None: ...
 
 
 class RecordingDevices:
@@ -36,13 +38,16 @@ class RecordingDevices:
     def lock_spots(self, locked: bool) -> None:
         self.commands.append(("lock", (locked,)))
 
+    def request_stub_count(self) -> None:
+        self.commands.append(("stub_count", ()))
+
 
 class DriverDevices(RecordingDevices):
     """Sends the commands to the panel and bet-spot drivers (and keeps them, for recall)."""
 
-    def __init__(self, panel: Any, spots: Any) -> None:
+    def __init__(self, panel: Any, spots: Any, shoe: Any) -> None:
         super().__init__()
-        self.panel, self.spots = panel, spots
+        self.panel, self.spots, self.shoe = panel, spots, shoe
 
     def display(self, line: int, text: str) -> None:
         super().display(line, text)
@@ -55,3 +60,7 @@ class DriverDevices(RecordingDevices):
     def lock_spots(self, locked: bool) -> None:
         super().lock_spots(locked)
         (self.spots.lock if locked else self.spots.unlock)()
+
+    def request_stub_count(self) -> None:
+        super().request_stub_count()
+        self.shoe.request_status()

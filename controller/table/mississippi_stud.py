@@ -47,12 +47,15 @@ class Phase(Enum):
     FIFTH_STREET = "fifth_street"
     SETTLEMENT = "settlement"
     ROUND_COMPLETE = "round_complete"
+    COUNT_STUB = "count_stub"
     HOLD = "hold"
     VOID = "void"
 
 
 P = Phase
-PLAYING = [P.BETTING, P.DEALING, P.THIRD_STREET, P.FOURTH_STREET, P.FIFTH_STREET, P.SETTLEMENT]
+PLAYING = [P.BETTING, P.DEALING, P.THIRD_STREET, P.FOURTH_STREET, P.FIFTH_STREET, P.SETTLEMENT, P.COUNT_STUB]
+STUB_EVERY = 5  # 35.9(e): the stub is counted at least once every five rounds
+DECK = 52
 
 TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "open_table", "source": P.CLOSED, "dest": P.BETTING, "after": "start_round"},
@@ -68,7 +71,11 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "reveal", "source": P.FIFTH_STREET, "dest": P.SETTLEMENT, "conditions": "all_acted", "after": "settle_round"},
     {"trigger": "confirm", "source": P.SETTLEMENT, "dest": P.SETTLEMENT, "conditions": "more_steps", "after": "next_step"},
     {"trigger": "confirm", "source": P.SETTLEMENT, "dest": P.ROUND_COMPLETE, "unless": "more_steps", "after": "complete_round"},
-    {"trigger": "next_round", "source": [P.ROUND_COMPLETE, P.VOID], "dest": P.BETTING, "after": "start_round"},
+    # 35.9(e): every fifth round the stub is counted (the shoe's count, or the dealer's); a mismatch holds.
+    {"trigger": "next_round", "source": P.ROUND_COMPLETE, "dest": P.COUNT_STUB, "conditions": "stub_due", "after": "ask_stub_count"},
+    {"trigger": "next_round", "source": [P.ROUND_COMPLETE, P.VOID], "dest": P.BETTING, "unless": "stub_due", "after": "start_round"},
+    {"trigger": "stub_counted", "source": P.COUNT_STUB, "dest": P.BETTING, "conditions": "stub_matches", "after": "start_round"},
+    {"trigger": "stub_counted", "source": P.COUNT_STUB, "dest": P.HOLD, "unless": "stub_matches", "before": "stub_mismatch"},
     # Device fault, misdeal or supervisor: hold, remembering where to resume.
     {"trigger": "hold", "source": PLAYING, "dest": P.HOLD, "before": "remember_phase"},
     *({"trigger": "resume", "source": P.HOLD, "dest": phase, "conditions": f"held_in_{phase.value}"} for phase in PLAYING),
@@ -117,6 +124,8 @@ class MississippiTable:
         self.settlement: Settlement | None = None
         self.step_index = 0
         self.held_from: Phase | None = None
+        self.expected_stub = 0
+        self.counted_stub: int | None = None
         self.hold_reason = ""
         self.supervisor = False
         self._selected_seat: int | None = None
@@ -172,6 +181,12 @@ class MississippiTable:
     def all_acted(self) -> bool:
         street = self.current_street()
         return street is not None and all(street in s.acted for s in self.active())
+
+    def stub_due(self) -> bool:
+        return self.phase is P.ROUND_COMPLETE and self.round_no % STUB_EVERY == 0
+
+    def stub_matches(self) -> bool:
+        return self.counted_stub == self.expected_stub
 
     def more_steps(self) -> bool:
         return self.settlement is not None and self.step_index + 1 < len(self.settlement.procedure)
@@ -234,6 +249,16 @@ class MississippiTable:
         if self.on_round:
             self.on_round(self.rounds[-1])
         self.trigger_later("next_round")
+
+    def ask_stub_count(self) -> None:
+        self.expected_stub = DECK - self.dealt
+        self.counted_stub = None
+        self.devices.request_stub_count()
+        self.say(f"count the stub: {self.expected_stub} cards expected (confirm when counted)")
+
+    def stub_mismatch(self) -> None:
+        self.hold_reason = f"stub count {self.counted_stub}, expected {self.expected_stub}"
+        self.remember_phase()
 
     def remember_phase(self) -> None:
         self.held_from = self.phase
@@ -348,6 +373,9 @@ class MississippiTable:
                 waiting = [s.number for s in self.active() if self.current_street() not in s.acted]
                 self.say(f"waiting for seats {waiting}")
             self.reveal()  # type: ignore[attr-defined]
+        elif b == "confirm" and self.phase is P.COUNT_STUB:
+            self.counted_stub = self.expected_stub  # the dealer counted by hand and it agrees
+            self.stub_counted()  # type: ignore[attr-defined]
         elif b == "confirm":
             self.confirm()  # type: ignore[attr-defined]
         elif b == "void" and self.supervisor:
@@ -355,6 +383,11 @@ class MississippiTable:
         elif b == "clear_fault" and self.supervisor and self.phase is P.HOLD:
             self.say("fault cleared: resume")
             self.resume()  # type: ignore[attr-defined]
+
+    def on_ShoeStatus(self, e: Any) -> None:  # noqa: N802
+        if self.phase is P.COUNT_STUB:
+            self.counted_stub = e.stub_count
+            self.stub_counted()  # type: ignore[attr-defined]
 
     def on_LinkDown(self, e: Any) -> None:  # noqa: N802
         if self.phase in PLAYING:
