@@ -1,0 +1,346 @@
+"""What every game's table machine shares: the common states and transitions, and the model's
+common behaviour (prompts, settlement shown step by step, hold and resume, void, stub count,
+late bets, link loss, supervisor buttons).
+
+A game module defines its ``Phase`` enum (with the common states ``CLOSED``, ``BETTING``,
+``SETTLEMENT``, ``ROUND_COMPLETE``, ``COUNT_STUB``, ``HOLD``, ``VOID``), its own transitions
+plus :func:`common_transitions`, and a subclass of :class:`RoundTable` for its steps.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Callable, ClassVar
+
+from transitions import Machine
+
+from controller.cards import Card, CardError, card
+from controller.games import RecordError, settle_record
+from controller.settlement import Settlement
+from controller.table.devices import TableDevices
+from controller.table_config import TableConfig
+
+__all__ = ["Seat", "RoundResult", "RoundTable", "common_transitions", "STUB_EVERY"]
+
+log = logging.getLogger("tablectl.table")
+
+STUB_EVERY = 5
+"""The stub is counted at least once every five rounds (24.8(e), 35.9(e))."""
+
+
+def common_transitions(P: Any, playing: list[Any]) -> list[dict[str, Any]]:
+    """The transitions every game has, for its ``Phase`` enum ``P`` and its in-play states."""
+    return [
+        {"trigger": "open_table", "source": P.CLOSED, "dest": P.BETTING, "after": "start_round"},
+        {"trigger": "confirm", "source": P.SETTLEMENT, "dest": P.SETTLEMENT, "conditions": "more_steps", "after": "next_step"},
+        {"trigger": "confirm", "source": P.SETTLEMENT, "dest": P.ROUND_COMPLETE, "unless": "more_steps", "after": "complete_round"},
+        # Every fifth round the stub is counted (the shoe's count, or the dealer's); a mismatch holds.
+        {"trigger": "next_round", "source": P.ROUND_COMPLETE, "dest": P.COUNT_STUB, "conditions": "stub_due", "after": "ask_stub_count"},
+        {"trigger": "next_round", "source": [P.ROUND_COMPLETE, P.VOID], "dest": P.BETTING, "unless": "stub_due", "after": "start_round"},
+        {"trigger": "stub_counted", "source": P.COUNT_STUB, "dest": P.BETTING, "conditions": "stub_matches", "after": "start_round"},
+        {"trigger": "stub_counted", "source": P.COUNT_STUB, "dest": P.HOLD, "unless": "stub_matches", "before": "stub_mismatch"},
+        # Device fault, misdeal or supervisor: hold, remembering where to resume.
+        {"trigger": "hold", "source": playing, "dest": P.HOLD, "before": "remember_phase"},
+        *({"trigger": "resume", "source": P.HOLD, "dest": phase, "conditions": f"held_in_{phase.value}"} for phase in playing),
+        # Supervisor void: every wager returned.
+        {"trigger": "void", "source": [*playing, P.HOLD], "dest": P.VOID, "after": "void_round"},
+    ]
+
+
+@dataclass
+class Seat:
+    """One seat's round so far: wagers, cards, decisions."""
+
+    number: int
+    wagers: dict[str, int] = field(default_factory=dict)
+    cards: list[Card] = field(default_factory=list)
+    folded_at: str | None = None
+    acted: set[str] = field(default_factory=set)
+    exposed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """A finished round: its record (docs/round-record.md) and its settlement (``None`` when void)."""
+
+    number: int
+    record: dict[str, Any]
+    settlement: Settlement | None
+    late_bets: tuple[str, ...] = ()
+
+
+class RoundTable:
+    """The model of a game's machine: it owns the round and sends device commands.
+
+    Subclasses set ``Phase``, ``TRANSITIONS``, ``PLAYING``, ``DECK`` and the game steps, and
+    implement ``round_record``, ``open_spots`` (spots a player may bet while betting is open)
+    and ``on_card`` (a card from the shoe while dealing).
+    """
+
+    Phase: ClassVar[type[Enum]]
+    TRANSITIONS: ClassVar[list[dict[str, Any]]]
+    PLAYING: ClassVar[list[Any]]
+    DECK: ClassVar[int] = 52
+    BET_SPOTS: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, table: TableConfig, devices: TableDevices, on_round: Callable[[RoundResult], None] | None = None) -> None:
+        self.table = table
+        self.devices = devices
+        self.on_round = on_round
+        self.seats: dict[int, Seat] = {}
+        self.dealt = 0
+        self.round_no = 0
+        self.prompts: list[str] = []
+        self.problems: list[str] = []
+        self.late_bets: list[str] = []
+        self.rounds: list[RoundResult] = []
+        self.settlement: Settlement | None = None
+        self.step_index = 0
+        self.held_from: Any = None
+        self.hold_reason = ""
+        self.supervisor = False
+        self.expected_stub = 0
+        self.counted_stub: int | None = None
+        self.selected_seat: int | None = None
+        for phase in self.PLAYING:
+            setattr(self, f"held_in_{phase.value}", (lambda p: lambda: self.held_from is p)(phase))
+        self.machine = Machine(
+            model=self,
+            states=self.Phase,
+            transitions=self.TRANSITIONS,
+            initial=self.Phase.CLOSED,  # type: ignore[attr-defined]
+            auto_transitions=False,
+            queued=True,
+            on_exception="on_machine_error",
+            ignore_invalid_triggers=True,
+        )
+
+    # --- reading ------------------------------------------------------------------------------
+
+    @property
+    def phase(self) -> Any:
+        return self.state  # type: ignore[attr-defined]
+
+    def say(self, text: str) -> None:
+        """Show a line on the dealer display (kept: prompts are part of the replay)."""
+        self.prompts.append(text)
+        self.devices.display(1, text)
+
+    def in_play(self) -> list[Seat]:
+        """Seats still in the round, in seat order (clockwise from the dealer's left)."""
+        return [s for _, s in sorted(self.seats.items()) if s.folded_at is None]
+
+    # --- game hooks ---------------------------------------------------------------------------
+
+    def round_record(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def on_card(self, dealt: Card, index: int) -> None:
+        raise NotImplementedError
+
+    def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
+        """Game rules for one seat's wagers at "no more bets" (beyond limits and known spots)."""
+        return []
+
+    # --- conditions -----------------------------------------------------------------------------
+
+    def wagers_valid(self) -> bool:
+        self.problems = []
+        for n, seat in sorted(self.seats.items()):
+            for spot, cents in seat.wagers.items():
+                limit = self.table.limits.get(spot)
+                if spot not in self.BET_SPOTS:
+                    self.problems.append(f"seat {n} {spot}: not a wager before the deal")
+                elif limit and not limit.min <= cents <= limit.max:
+                    self.problems.append(f"seat {n} {spot}: {cents / 100:.2f} is outside {limit.min / 100:.2f}-{limit.max / 100:.2f}")
+            self.problems += self.extra_wager_problems(n, seat)
+        if not self.seats:
+            self.problems.append("no wagers on the table")
+        for problem in self.problems:
+            self.say(f"correct: {problem}")
+        return not self.problems
+
+    def more_steps(self) -> bool:
+        return self.settlement is not None and self.step_index + 1 < len(self.settlement.procedure)
+
+    def stub_due(self) -> bool:
+        return self.phase is self.Phase.ROUND_COMPLETE and self.round_no % STUB_EVERY == 0  # type: ignore[attr-defined]
+
+    def stub_matches(self) -> bool:
+        return self.counted_stub == self.expected_stub
+
+    # --- callbacks ------------------------------------------------------------------------------
+
+    def start_round(self) -> None:
+        self.round_no += 1
+        self.seats, self.dealt = {}, 0
+        self.settlement, self.step_index, self.late_bets = None, 0, []
+        self.reset_game()
+        self.devices.lock_spots(False)
+        self.say(f"round {self.round_no}: place your bets")
+
+    def reset_game(self) -> None:
+        """Clear the game's own round state (subclasses)."""
+
+    def lock_bets(self) -> None:
+        self.seats = {n: s for n, s in self.seats.items() if s.wagers}
+        self.devices.lock_spots(True)
+        for n, seat in sorted(self.seats.items()):
+            for spot in seat.wagers:
+                self.devices.lamp(n, spot, "accepted")
+        self.say("no more bets: deal")
+
+    def settle_round(self) -> None:
+        try:
+            self.settlement = settle_record(self.round_record(), self.table)
+        except RecordError as exc:
+            self.hold_reason = f"cannot settle: {exc}"
+            self.hold()  # type: ignore[attr-defined]
+            return
+        self.step_index = 0
+        self.say(self.settlement.procedure[0].text)
+
+    def next_step(self) -> None:
+        assert self.settlement is not None
+        self.step_index += 1
+        self.say(self.settlement.procedure[self.step_index].text)
+
+    def complete_round(self) -> None:
+        result = RoundResult(self.round_no, self.round_record(), self.settlement, tuple(self.late_bets))
+        self.rounds.append(result)
+        self.say(f"round {self.round_no} complete")
+        if self.on_round:
+            self.on_round(result)
+        self.next_round()  # type: ignore[attr-defined]
+
+    def void_round(self) -> None:
+        self.rounds.append(RoundResult(self.round_no, self.round_record(), None, tuple(self.late_bets)))
+        for n, seat in sorted(self.seats.items()):
+            for spot, cents in seat.wagers.items():
+                self.say(f"void: seat {n}: return {spot} {cents / 100:.2f}")
+        if self.on_round:
+            self.on_round(self.rounds[-1])
+        self.next_round()  # type: ignore[attr-defined]
+
+    def ask_stub_count(self) -> None:
+        self.expected_stub = self.DECK - self.dealt
+        self.counted_stub = None
+        self.devices.request_stub_count()
+        self.say(f"count the stub: {self.expected_stub} cards expected (confirm when counted)")
+
+    def stub_mismatch(self) -> None:
+        self.hold_reason = f"stub count {self.counted_stub}, expected {self.expected_stub}"
+        self.remember_phase()
+
+    def remember_phase(self) -> None:
+        self.held_from = self.phase
+        self.say(f"HOLD: {self.hold_reason}")
+
+    def on_machine_error(self, event: Any) -> None:
+        log.error("table machine error: %s", event.error)
+        self.hold_reason = f"controller error: {event.error}"
+
+    def late_bet(self, seat: int, spot: str, cents: int) -> None:
+        """A change to a locked spot: not accepted, the lamp flashes, the display names it."""
+        kind = "removed" if cents == 0 else "late"
+        note = f"{kind} bet: seat {seat} {spot} {cents / 100:.2f} not accepted"
+        self.late_bets.append(note)
+        self.devices.lamp(seat, spot, "flash_removed" if kind == "removed" else "flash_late")
+        self.say(note)
+
+    # --- events ---------------------------------------------------------------------------------
+
+    def handle(self, event: Any) -> None:
+        """Act on one event from the queue (the controller thread only)."""
+        handler = getattr(self, f"on_{type(event).__name__}", None)
+        if handler is not None:
+            handler(event)
+
+    def bet_while_open(self, e: Any) -> bool:
+        """A spot report while betting is open: builds the seat's wagers. True if handled."""
+        if self.phase is not self.Phase.BETTING:  # type: ignore[attr-defined]
+            return False
+        seat = self.seats.setdefault(e.seat, Seat(e.seat))
+        if e.cents:
+            seat.wagers[e.spot] = e.cents
+            self.devices.lamp(e.seat, e.spot, "open")
+        else:
+            seat.wagers.pop(e.spot, None)
+        return True
+
+    def on_CardDealt(self, e: Any) -> None:  # noqa: N802 - named for the event class
+        if not self.dealing():
+            self.hold_reason = f"card {e.card} dealt when none was expected"
+            self.hold()  # type: ignore[attr-defined]
+            return
+        try:
+            dealt = card(e.card)
+        except CardError:
+            self.hold_reason = f"unreadable card report {e.card!r}"
+            self.hold()  # type: ignore[attr-defined]
+            return
+        if dealt in self.cards_seen():
+            self.hold_reason = f"duplicate card {dealt} (index {e.index})"
+            self.hold()  # type: ignore[attr-defined]
+            return
+        self.on_card(dealt, e.index)
+
+    def dealing(self) -> bool:
+        """Whether a card from the shoe is expected now (subclasses)."""
+        return False
+
+    def cards_seen(self) -> list[Card]:
+        return [c for s in self.seats.values() for c in s.cards]
+
+    def on_CardUnreadable(self, e: Any) -> None:  # noqa: N802
+        self.hold_reason = f"unreadable card (index {e.index})"
+        self.hold()  # type: ignore[attr-defined]
+
+    def on_ShoeStatus(self, e: Any) -> None:  # noqa: N802
+        if self.phase is self.Phase.COUNT_STUB:  # type: ignore[attr-defined]
+            self.counted_stub = e.stub_count
+            self.stub_counted()  # type: ignore[attr-defined]
+
+    def on_ButtonChanged(self, e: Any) -> None:  # noqa: N802
+        if e.button == "supervisor_key":
+            self.supervisor = e.pressed
+            return
+        if not e.pressed:
+            return
+        b = e.button
+        if b.startswith("seat_"):
+            self.selected_seat = int(b[5:])
+            self.on_seat_button(self.selected_seat)
+        elif b == "no_more_bets":
+            self.no_more_bets()  # type: ignore[attr-defined]
+        elif b == "confirm" and self.phase is self.Phase.COUNT_STUB:  # type: ignore[attr-defined]
+            self.counted_stub = self.expected_stub  # the dealer counted by hand and it agrees
+            self.stub_counted()  # type: ignore[attr-defined]
+        elif b == "confirm" and self.phase is self.Phase.SETTLEMENT:  # type: ignore[attr-defined]
+            self.confirm()  # type: ignore[attr-defined]
+        elif b == "void" and self.supervisor:
+            self.void()  # type: ignore[attr-defined]
+        elif b == "clear_fault" and self.supervisor and self.phase is self.Phase.HOLD:  # type: ignore[attr-defined]
+            self.say("fault cleared: resume")
+            self.resume()  # type: ignore[attr-defined]
+        else:
+            self.on_game_button(b)
+
+    def on_seat_button(self, seat: int) -> None:
+        """A seat button was pressed (subclasses)."""
+
+    def on_game_button(self, button: str) -> None:
+        """Any other button (subclasses)."""
+
+    def on_LinkDown(self, e: Any) -> None:  # noqa: N802
+        if self.phase in self.PLAYING:
+            self.hold_reason = f"link down: {e.device}"
+            self.hold()  # type: ignore[attr-defined]
+
+    def on_LinkUp(self, e: Any) -> None:  # noqa: N802
+        if self.phase is self.Phase.HOLD and self.hold_reason == f"link down: {e.device}":  # type: ignore[attr-defined]
+            self.say(f"{e.device} back: resume")
+            self.resume()  # type: ignore[attr-defined]
+
