@@ -259,11 +259,11 @@ def test_engine_journals_each_event_before_acting_and_runs_on_one_thread() -> No
 # --- over real ptys -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("faults", ["none", "noisy"])
-def test_bench_rounds_over_ptys_settle_as_tablectl_settle(faults: str) -> None:
+@pytest.mark.parametrize("game, faults", [("mississippi_stud", "none"), ("mississippi_stud", "noisy"), ("boston5", "none"), ("boston5", "noisy")])
+def test_bench_rounds_over_ptys_settle_as_tablectl_settle(game: str, faults: str) -> None:
     from controller.table.bench import run_bench
 
-    summary = run_bench(TABLE, seats=4, rounds=3, seed=5, faults=faults, progress=False)
+    summary = run_bench(load_table(config_dir() / "bench" / f"{game}.yaml"), seats=4, rounds=3, seed=5, faults=faults, progress=False)
     assert summary.rounds == 3 and summary.mismatches == 0 and summary.handle > 0
     assert summary.latencies
 

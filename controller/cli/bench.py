@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from controller.table.bench import FAULT_PROFILES, run_bench
+from controller.table.bench import FAULT_PROFILES, PLAYERS, run_bench
 from controller.table_config import config_dir, load_table
 from controller.yamlfile import ConfigError
 
@@ -20,7 +20,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
         description="Start the simulators on ptys, the real controller on them, and simulated players and dealer; "
         "print a summary at the end.",
     )
-    p.add_argument("--game", default="mississippi_stud", choices=["mississippi_stud"], help="the game (more to come)")
+    p.add_argument("--game", default="mississippi_stud", choices=sorted(PLAYERS), help="the game (pai gow: to come)")
     p.add_argument("--config", help="a bench table config (default: config/bench/GAME.yaml)")
     p.add_argument("--seats", type=int, default=6, help="seats in play each round")
     p.add_argument("--rounds", type=int, default=20)

@@ -1,6 +1,7 @@
 """The bench table: simulated devices on ptys, the real controller on those ptys, and simulated
 players and dealer making legal random decisions (Mississippi Stud: a simple third-street
-strategy). What ``tablectl bench`` runs."""
+strategy; Boston 5: exposure of paying bonus hands and a simple second-wager rule). What
+``tablectl bench`` runs."""
 
 from __future__ import annotations
 
@@ -11,10 +12,9 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from controller.cards import deck
-from controller.table.mississippi_stud import Phase
 from controller.table.runtime import TableRuntime
 from controller.table_config import TableConfig
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
@@ -92,6 +92,91 @@ def _later_street(cards: list, rng: random.Random) -> int:
     return 1 if rng.random() < 0.7 else 0
 
 
+def _mississippi_round(t: Any, sims: dict[str, Any], rng: random.Random, table: TableConfig, seats: int) -> None:
+    """Players bet antes (some a bonus); the dealer deals; each street a bet or a fold; reveals."""
+    shoe, spots, panel = sims["shoe"], sims["bet_spots"], sims["panel"]
+    placed: dict[int, dict[str, int]] = {}
+    for seat in sorted(rng.sample(range(1, table.seats + 1), seats)):
+        ante = rng.choice([500, 1000, 2500])
+        placed[seat] = {"ante": ante}
+        spots.place(seat, "ante", ante)
+        if rng.random() < 0.3:
+            placed[seat]["bonus"] = 100
+            spots.place(seat, "bonus", 100)
+    _wait(lambda: {k: s.wagers for k, s in t.seats.items() if s.wagers} == placed, "bets to register")
+    panel.press("no_more_bets")
+    _wait(lambda: t.phase.value == "dealing", "dealing")
+    _load_and_deal(shoe, rng, 2 * len(placed) + 3)
+    for street in ("third", "fourth", "fifth"):
+        _wait(lambda: t.current_street() == street, f"{street} street")
+        for seat in t.active():
+            if street == "third":
+                mult = _third_street(seat.cards, rng)
+            else:
+                mult = _later_street(seat.cards + t.community[: ("fourth", "fifth").index(street) + 1], rng)
+            if mult:
+                spots.place(seat.number, street, mult * seat.wagers["ante"])
+            else:
+                panel.press(f"seat_{seat.number}")
+                panel.press("fold")
+        _wait(t.all_acted, f"{street} street decisions")
+        panel.press("reveal")
+
+
+def _boston5_round(t: Any, sims: dict[str, Any], rng: random.Random, table: TableConfig, seats: int) -> None:
+    """Players bet ante and first (some a bonus); bonus hands with a pair or better are exposed;
+    a second wager with a pair or an ace or king, else a fold (or, now and then, a withdrawal)."""
+    shoe, spots, panel = sims["shoe"], sims["bet_spots"], sims["panel"]
+    multiple = table.options["first_to_ante"]
+    placed: dict[int, dict[str, int]] = {}
+    for seat in sorted(rng.sample(range(1, table.seats + 1), seats)):
+        ante = rng.choice([500, 1000, 2500])
+        placed[seat] = {"ante": ante, "first": multiple * ante}
+        spots.place(seat, "ante", ante)
+        spots.place(seat, "first", multiple * ante)
+        if rng.random() < 0.3:
+            placed[seat]["bonus"] = 500
+            spots.place(seat, "bonus", 500)
+    _wait(lambda: {k: s.wagers for k, s in t.seats.items() if s.wagers} == placed, "bets to register")
+    panel.press("no_more_bets")
+    _wait(lambda: t.phase.value == "first_deal", "the first deal")
+    _load_and_deal(shoe, rng, 3 * len(placed) + 3)
+    _wait(lambda: t.phase.value in ("bonus", "second_wager"), "bonus exposure")
+    if t.phase.value == "bonus":
+        for n, s in sorted(t.seats.items()):
+            ranks = [c.rank for c in s.cards]
+            if "bonus" in s.wagers and len(set(ranks)) < 3:
+                panel.press(f"seat_{n}")
+        panel.press("next")
+    _wait(lambda: t.phase.value == "second_wager", "second wagers")
+    for n, s in sorted(t.seats.items()):
+        ranks = [c.rank for c in s.cards]
+        if len(set(ranks)) < 3 or max(ranks) >= 13 or rng.random() < 0.3:
+            spots.place(n, "second", s.wagers["first"])
+            if rng.random() < 0.05:
+                _wait(lambda: "second" in s.wagers, "the second wager")
+                spots.place(n, "second", 0)  # withdrawn before the final cards (24.10(c))
+        else:
+            panel.press(f"seat_{n}")
+            panel.press("fold")
+    _wait(t.all_decided, "second wager decisions")
+    panel.press("deal")
+    _wait(lambda: t.phase.value == "final_deal" or t.phase.value == "settlement", "the final deal")
+    if t.phase.value == "final_deal":
+        shoe.deal(2 * len(t.in_play()) + 2)
+
+
+def _load_and_deal(shoe: Any, rng: random.Random, count: int) -> None:
+    cards = list(deck())
+    rng.shuffle(cards)
+    shoe.load([str(c) for c in cards])
+    shoe.deal(count)
+
+
+PLAYERS: dict[str, Callable[..., None]] = {"mississippi_stud": _mississippi_round, "boston5": _boston5_round}
+"""Simulated players and dealer for each game the bench runs."""
+
+
 def run_bench(table: TableConfig, seats: int, rounds: int, seed: int, faults: str = "none", progress: bool = True) -> BenchSummary:
     """Play ``rounds`` rounds at a bench table; returns the summary."""
     from controller.games import settle_record
@@ -103,44 +188,18 @@ def run_bench(table: TableConfig, seats: int, rounds: int, seed: int, faults: st
         servers = {role: PtyServer(sim, Faults(seed=seed + i, **FAULT_PROFILES[faults]), Path(tmp) / role) for i, (role, sim) in enumerate(sims.items())}
         urls = {role: server.start() for role, server in servers.items()}
         runtime = TableRuntime(table, urls)
-        shoe, spots, panel = sims["shoe"], sims["bet_spots"], sims["panel"]  # type: ignore[assignment]
         t = runtime.table
         start = time.monotonic()
         try:
             runtime.start()
             for n in range(1, rounds + 1):
-                _wait(lambda: t.phase is Phase.BETTING and t.round_no == n, f"round {n} betting")
-                placed: dict[int, dict[str, int]] = {}
-                for seat in sorted(rng.sample(range(1, table.seats + 1), seats)):
-                    ante = rng.choice([500, 1000, 2500])
-                    placed[seat] = {"ante": ante}
-                    spots.place(seat, "ante", ante)
-                    if rng.random() < 0.3:
-                        placed[seat]["bonus"] = 100
-                        spots.place(seat, "bonus", 100)
-                _wait(lambda: {k: s.wagers for k, s in t.seats.items() if s.wagers} == placed, "bets to register")
-                panel.press("no_more_bets")
-                _wait(lambda: t.phase is Phase.DEALING, "dealing")
-                cards = list(deck())
-                rng.shuffle(cards)
-                shoe.load([str(c) for c in cards])
-                shoe.deal(2 * len(placed) + 3)
-                for street in ("third", "fourth", "fifth"):
-                    _wait(lambda: t.current_street() == street, f"{street} street")
-                    for seat in t.active():
-                        mult = _third_street(seat.cards, rng) if street == "third" else _later_street(seat.cards + t.community[: ("fourth", "fifth").index(street) + 1], rng)
-                        if mult:
-                            spots.place(seat.number, street, mult * seat.wagers["ante"])
-                        else:
-                            panel.press(f"seat_{seat.number}")
-                            panel.press("fold")
-                    _wait(t.all_acted, f"{street} street decisions")
-                    panel.press("reveal")
-                _wait(lambda: t.phase is Phase.SETTLEMENT, "settlement")
-                while t.phase is Phase.SETTLEMENT:
+                _wait(lambda: t.phase.value == "betting" and t.round_no == n, f"round {n} betting")
+                PLAYERS[table.game](t, sims, rng, table, seats)
+                _wait(lambda: t.phase.value == "settlement", "settlement")
+                while t.phase.value == "settlement":
                     step = t.step_index
-                    panel.press("confirm")
-                    _wait(lambda: t.phase is not Phase.SETTLEMENT or t.step_index != step, "the next settlement step")
+                    sims["panel"].press("confirm")
+                    _wait(lambda: t.phase.value != "settlement" or t.step_index != step, "the next settlement step")
                 _wait(lambda: len(t.rounds) >= n, "the round to complete")
                 result = t.rounds[n - 1]
                 assert result.settlement is not None

@@ -13,14 +13,16 @@ from typing import Any, Callable, Mapping
 from controller.table.devices import DriverDevices
 from controller.table.engine import Engine
 from controller.table.journal import Journal
-from controller.table.mississippi_stud import MississippiTable, RoundResult
+from controller.table.base import RoundResult
+from controller.table.boston5 import Boston5Table
+from controller.table.mississippi_stud import MississippiTable
 from controller.table_config import TableConfig
 from drivers.link import LinkConfig
 from drivers.registry import driver_class
 
 __all__ = ["OpenTable", "TableRuntime", "GAME_TABLES"]
 
-GAME_TABLES: dict[str, type] = {"mississippi_stud": MississippiTable}
+GAME_TABLES: dict[str, type] = {"mississippi_stud": MississippiTable, "boston5": Boston5Table}
 """The games the controller can run at a table so far."""
 
 

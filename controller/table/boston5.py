@@ -1,0 +1,179 @@
+"""Boston 5 stud poker at the table: the round as a ``transitions`` machine (N.J.A.C. 13:69F-24).
+
+Buttons: ``no_more_bets``; while bonus hands are exposed, ``seat_N`` marks (or unmarks) that
+seat's three cards as exposed, ``next`` ends the exposure; a second wager is a bet-spot report
+on the ``second`` spot equal to the first wager, a fold is ``seat_N`` then ``fold``, and taking
+the second wager back before the final cards is a fold too (24.10(b), (c)); ``deal`` starts the
+final two cards once every seat has decided; ``confirm`` moves through the settlement.
+Seats are numbered from the dealer's left (seat 1), so clockwise dealing is seat order.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from controller.cards import Card, format_cards
+from controller.table.base import RoundTable, Seat, common_transitions
+
+__all__ = ["Phase", "TRANSITIONS", "Boston5Table"]
+
+
+class Phase(Enum):
+    """The table's states."""
+
+    CLOSED = "closed"
+    BETTING = "betting"
+    FIRST_DEAL = "first_deal"
+    BONUS = "bonus"
+    SECOND_WAGER = "second_wager"
+    FINAL_DEAL = "final_deal"
+    SETTLEMENT = "settlement"
+    ROUND_COMPLETE = "round_complete"
+    COUNT_STUB = "count_stub"
+    HOLD = "hold"
+    VOID = "void"
+
+
+P = Phase
+PLAYING = [P.BETTING, P.FIRST_DEAL, P.BONUS, P.SECOND_WAGER, P.FINAL_DEAL, P.SETTLEMENT, P.COUNT_STUB]
+
+TRANSITIONS: list[dict[str, Any]] = [
+    # 24.8(b)4: "no more bets"; ante and first wager (first = 2 x ante), an optional bonus with them.
+    {"trigger": "no_more_bets", "source": P.BETTING, "dest": P.FIRST_DEAL, "conditions": "wagers_valid", "after": "lock_bets"},
+    # 24.8(c): three consecutive cards to each player clockwise from the dealer's left, then three to the dealer.
+    {"trigger": "first_cards_complete", "source": P.FIRST_DEAL, "dest": P.BONUS, "after": "prompt_bonus"},
+    # 24.10(a): players with a bonus wager may expose their three cards.
+    {"trigger": "bonus_done", "source": P.BONUS, "dest": P.SECOND_WAGER, "after": "prompt_second"},
+    # 24.10(b), (c): a second wager equal to the first, or fold; the second may be withdrawn until the final cards.
+    {"trigger": "deal", "source": P.SECOND_WAGER, "dest": P.FINAL_DEAL, "conditions": "all_decided", "after": "prompt_final"},
+    # 24.10(d), (e), (f): two cards to each player with a second wager, two to the dealer; the dealer reveals
+    # and sets the highest hand; settlement counterclockwise from the dealer's right.
+    {"trigger": "final_cards_complete", "source": P.FINAL_DEAL, "dest": P.SETTLEMENT, "after": "show_and_settle"},
+    *common_transitions(P, PLAYING),  # 24.8(e): the stub counted every fifth round
+]
+"""Every transition of the round; ``tablectl diagram`` draws exactly this."""
+
+
+class Boston5Table(RoundTable):
+    """The model of the Boston 5 machine."""
+
+    Phase = Phase
+    TRANSITIONS = TRANSITIONS
+    PLAYING = PLAYING
+    BET_SPOTS = ("ante", "first", "bonus")
+
+    def reset_game(self) -> None:
+        self.dealer: list[Card] = []
+
+    def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
+        w = seat.wagers
+        multiple = self.table.options["first_to_ante"]
+        problems = []
+        if "ante" not in w or "first" not in w:
+            problems.append(f"seat {number}: needs an ante and a first wager")
+        elif w["first"] != multiple * w["ante"]:  # type: ignore[operator]
+            problems.append(f"seat {number} first: must be {multiple} x the ante ({multiple * w['ante'] / 100:.2f})")  # type: ignore[operator]
+        return problems
+
+    def all_decided(self) -> bool:
+        return all(s.folded_at is not None or "second" in s.wagers for s in self.seats.values())
+
+    def prompt_bonus(self) -> None:
+        bonus = [n for n, s in sorted(self.seats.items()) if "bonus" in s.wagers]
+        if bonus:
+            self.say(f"bonus: seats {bonus} may expose (seat button), then next")
+        else:
+            self.bonus_done()  # type: ignore[attr-defined]
+
+    def prompt_second(self) -> None:
+        self.say("second wager (equal to the first) or fold")
+
+    def prompt_final(self) -> None:
+        self.say("deal the final two cards")
+        if not self.in_play():
+            self.final_cards_complete()  # type: ignore[attr-defined]
+
+    def show_and_settle(self) -> None:
+        self.say(f"dealer: {format_cards(self.dealer)}")  # 24.10(e): revealed all at once
+        self.settle_round()
+
+    def round_record(self) -> dict[str, Any]:
+        seats = {
+            str(n): {
+                "wagers": dict(s.wagers),
+                "cards": format_cards(s.cards),
+                "exposed_bonus": s.exposed,
+                "folded": s.folded_at is not None,
+            }
+            for n, s in sorted(self.seats.items())
+        }
+        return {"game": "boston5", "seats": seats, "dealer": format_cards(self.dealer)}
+
+    # --- events ---------------------------------------------------------------------------------
+
+    def dealing(self) -> bool:
+        return self.phase in (P.FIRST_DEAL, P.FINAL_DEAL)
+
+    def cards_seen(self) -> list[Card]:
+        return super().cards_seen() + self.dealer
+
+    def on_card(self, dealt: Card, index: int) -> None:
+        if self.phase is P.FIRST_DEAL:
+            order = sorted(self.seats)
+            if self.dealt < 3 * len(order):
+                self.seats[order[self.dealt // 3]].cards.append(dealt)
+            else:
+                self.dealer.append(dealt)
+            self.dealt += 1
+            if self.dealt == 3 * len(order) + 3:
+                self.first_cards_complete()  # type: ignore[attr-defined]
+            return
+        playing = self.in_play()
+        first = 3 * len(self.seats) + 3
+        k = self.dealt - first
+        if k < 2 * len(playing):
+            playing[k // 2].cards.append(dealt)
+        else:
+            self.dealer.append(dealt)
+        self.dealt += 1
+        if self.dealt == first + 2 * len(playing) + 2:
+            self.final_cards_complete()  # type: ignore[attr-defined]
+
+    def on_SpotReport(self, e: Any) -> None:  # noqa: N802 - named for the event class
+        if self.bet_while_open(e):
+            return
+        seat = self.seats.get(e.seat)
+        if self.phase is P.SECOND_WAGER and seat and e.spot == "second":
+            if e.cents == 0 and "second" in seat.wagers:
+                seat.wagers.pop("second")
+                seat.folded_at = "second"  # 24.10(c): withdrawn before the final cards: a fold
+                self.say(f"seat {e.seat}: second wager withdrawn, folds")
+            elif seat.folded_at is None and e.cents == seat.wagers["first"]:
+                seat.wagers["second"] = e.cents
+                self.devices.lamp(e.seat, "second", "accepted")
+            elif seat.folded_at is None:
+                self.say(f"correct: seat {e.seat} second: must equal the first wager {seat.wagers['first'] / 100:.2f}")
+            return
+        self.late_bet(e.seat, e.spot, e.cents)
+
+    def on_seat_button(self, seat: int) -> None:
+        s = self.seats.get(seat)
+        if self.phase is P.BONUS and s and "bonus" in s.wagers:
+            s.exposed = not s.exposed
+            self.say(f"seat {seat}: bonus hand {'exposed' if s.exposed else 'not exposed'}")
+
+    def on_game_button(self, button: str) -> None:
+        if button == "next" and self.phase is P.BONUS:
+            self.bonus_done()  # type: ignore[attr-defined]
+        elif button == "fold" and self.phase is P.SECOND_WAGER:
+            seat = self.seats.get(self.selected_seat or 0)
+            if seat and seat.folded_at is None and "second" not in seat.wagers:
+                seat.folded_at = "second"
+                self.say(f"seat {seat.number} folds")
+            self.selected_seat = None
+        elif button == "deal" and self.phase is P.SECOND_WAGER:
+            if not self.all_decided():
+                waiting = [n for n, s in sorted(self.seats.items()) if s.folded_at is None and "second" not in s.wagers]
+                self.say(f"waiting for seats {waiting}")
+            self.deal()  # type: ignore[attr-defined]

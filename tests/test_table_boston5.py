@@ -1,0 +1,148 @@
+"""The Boston 5 table machine, event by event (24.8, 24.10)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.games import settle_record
+from controller.table.boston5 import Boston5Table, Phase
+from controller.table.devices import RecordingDevices
+from controller.table_config import config_dir, load_table
+from drivers.bet_spots import SpotReport
+from drivers.panel import ButtonChanged
+from drivers.shoe import CardDealt
+
+TABLE = load_table(config_dir() / "bench" / "boston5.yaml")
+
+
+class Table:
+    def __init__(self) -> None:
+        self.devices = RecordingDevices()
+        self.m = Boston5Table(TABLE, self.devices)
+        self.m.open_table()
+        self.events: list[Any] = []
+
+    def feed(self, event: Any) -> None:
+        self.events.append(event)
+        self.m.handle(event)
+
+    def spot(self, seat: int, spot: str, cents: int) -> None:
+        self.feed(SpotReport(device="spots", seat=seat, spot=spot, cents=cents))
+
+    def press(self, *buttons: str) -> None:
+        for b in buttons:
+            self.feed(ButtonChanged(device="panel", button=b, pressed=True))
+
+    def deal(self, cards: str) -> None:
+        for i, c in enumerate(cards.split(), start=1):
+            self.feed(CardDealt(device="shoe", card=c, index=i, quality=100))
+
+    def bets(self, *seats: int, bonus: tuple[int, ...] = ()) -> None:
+        for s in seats:
+            self.spot(s, "ante", 500)
+            self.spot(s, "first", 1000)
+        for s in bonus:
+            self.spot(s, "bonus", 500)
+        self.press("no_more_bets")
+
+
+def finish(t: Table) -> None:
+    while t.m.phase is Phase.SETTLEMENT:
+        t.press("confirm")
+
+
+def test_clean_round_in_the_regulated_deal_order() -> None:
+    t = Table()
+    t.bets(2, 5, bonus=(2,))
+    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
+    assert [str(c) for c in t.m.seats[2].cards] == ["As", "Ks", "Qs"]  # 24.8(c)1: three to each, clockwise
+    assert [str(c) for c in t.m.seats[5].cards] == ["2h", "7d", "9c"]
+    assert [str(c) for c in t.m.dealer] == ["3c", "4d", "5h"]  # 24.8(c)2: then three to the dealer
+    assert t.m.phase is Phase.BONUS
+    t.press("seat_2", "next")
+    t.spot(2, "second", 1000)
+    t.spot(5, "second", 1000)
+    t.press("deal")
+    t.deal("Js Ts 6h 6c 8c 9s")  # 24.10(d): two to each seat with a second wager, then two to the dealer
+    assert [str(c) for c in t.m.seats[5].cards][-2:] == ["6h", "6c"] and [str(c) for c in t.m.dealer][-2:] == ["8c", "9s"]
+    assert t.m.phase is Phase.SETTLEMENT
+    finish(t)
+    result = t.m.rounds[-1]
+    assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
+    assert result.record["seats"]["2"]["exposed_bonus"] is True
+
+
+def test_dealer_cards_are_not_shown_before_they_are_revealed() -> None:
+    t = Table()
+    t.bets(1)
+    t.deal("As Ks Qs 3c 4d 5h")
+    assert not any(c in p for p in t.m.prompts for c in ("3c", "4d", "5h"))
+
+
+def test_fold_and_withdrawal_of_the_second_wager() -> None:
+    t = Table()
+    t.bets(1, 3, 6)
+    t.deal("As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
+    t.press("seat_3", "fold")  # 24.10(b): fold, forfeiting ante and first
+    t.spot(1, "second", 1000)
+    t.spot(6, "second", 1000)
+    t.spot(6, "second", 0)  # 24.10(c): withdrawn before the final two cards
+    assert t.m.seats[6].folded_at == "second" and "second" not in t.m.seats[6].wagers
+    t.press("deal")
+    t.deal("Js Ts 9s 9d")  # only seat 1 gets cards, then the dealer
+    assert t.m.phase is Phase.SETTLEMENT
+    finish(t)
+    s = t.m.rounds[-1].settlement
+    assert s.seat(3).net == -1500 and s.seat(6).net == -1500
+
+
+def test_deal_waits_for_every_decision_and_second_must_equal_first() -> None:
+    t = Table()
+    t.bets(1, 2)
+    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
+    t.spot(1, "second", 500)
+    assert t.m.prompts[-1] == "correct: seat 1 second: must equal the first wager 10.00"
+    t.spot(1, "second", 1000)
+    t.press("deal")
+    assert t.m.phase is Phase.SECOND_WAGER and t.m.prompts[-1] == "waiting for seats [2]"
+
+
+def test_wager_rules_at_no_more_bets() -> None:
+    t = Table()
+    t.spot(1, "ante", 500)
+    t.spot(1, "first", 500)
+    t.spot(2, "bonus", 500)
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.BETTING
+    assert "correct: seat 1 first: must be 2 x the ante (10.00)" in t.m.prompts
+    assert "correct: seat 2: needs an ante and a first wager" in t.m.prompts
+
+
+def test_a_tie_pushes_and_a_late_bet_is_refused() -> None:
+    t = Table()
+    t.bets(1)
+    t.deal("Ah Kd 9c Ac Kh 9d")
+    t.spot(4, "ante", 500)
+    assert t.m.late_bets == ["late bet: seat 4 ante 5.00 not accepted"]
+    t.spot(1, "second", 1000)
+    t.press("deal")
+    t.deal("5s 3h 5d 3c")
+    finish(t)
+    assert {w.result.value for w in t.m.rounds[-1].settlement.seat(1).wagers} == {"push"}
+
+
+def test_round_replays_to_the_same_prompts_and_settlement() -> None:
+    t = Table()
+    t.bets(1, 4, bonus=(4,))
+    t.deal("As Ks Qs 8h 8d 9c 3c 4d 5h")
+    t.press("seat_4", "next")
+    t.spot(1, "second", 1000)
+    t.press("seat_4", "fold")
+    t.press("deal")
+    t.deal("Js Ts 2s 7h")
+    finish(t)
+    again = Boston5Table(TABLE, RecordingDevices())
+    again.open_table()
+    for e in t.events:
+        again.handle(e)
+    assert again.prompts == t.m.prompts and again.rounds[-1].settlement.to_json() == t.m.rounds[-1].settlement.to_json()
