@@ -292,3 +292,10 @@ def test_pai_gow_round_record_round_trips(rnd) -> None:
     game = GAMES["pai_gow"]
     again = game.round_record(game.read_round(record, TABLE))
     assert settle_record(again, TABLE).to_json() == settle_record(record, TABLE).to_json()
+
+
+def test_a_foul_marked_by_the_dealer_follows_the_foul_policy() -> None:
+    marked = {"1": {"wagers": {"pai_gow": 1000}, "cards": "Ac Ad Kc Kd 7h 4s 2d", "foul": True}}
+    assert results(settle(marked), 1)["pai_gow"] == ("lose", -1000)
+    reset = replace(TABLE, options={**TABLE.options, "foul_policy": "reset_by_house_way"})
+    assert results(settle(marked, table=reset), 1)["pai_gow"] == ("win", 950)

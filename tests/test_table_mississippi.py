@@ -259,7 +259,7 @@ def test_engine_journals_each_event_before_acting_and_runs_on_one_thread() -> No
 # --- over real ptys -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game, faults", [("mississippi_stud", "none"), ("mississippi_stud", "noisy"), ("boston5", "none"), ("boston5", "noisy")])
+@pytest.mark.parametrize("game, faults", [("mississippi_stud", "none"), ("mississippi_stud", "noisy"), ("boston5", "none"), ("boston5", "noisy"), ("pai_gow", "none"), ("pai_gow", "noisy")])
 def test_bench_rounds_over_ptys_settle_as_tablectl_settle(game: str, faults: str) -> None:
     from controller.table.bench import run_bench
 

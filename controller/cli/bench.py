@@ -20,7 +20,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
         description="Start the simulators on ptys, the real controller on them, and simulated players and dealer; "
         "print a summary at the end.",
     )
-    p.add_argument("--game", default="mississippi_stud", choices=sorted(PLAYERS), help="the game (pai gow: to come)")
+    p.add_argument("--game", default="mississippi_stud", choices=sorted(PLAYERS), help="the game")
     p.add_argument("--config", help="a bench table config (default: config/bench/GAME.yaml)")
     p.add_argument("--seats", type=int, default=6, help="seats in play each round")
     p.add_argument("--rounds", type=int, default=20)

@@ -44,7 +44,7 @@ from controller.table_config import TableConfig
 
 __all__ = ["PaiGowSeat", "PaiGowRound", "read_round", "settle", "round_record", "commission"]
 
-_SEAT_KEYS = {"wagers", "cards", "high", "low", "set"}
+_SEAT_KEYS = {"wagers", "cards", "high", "low", "set", "foul"}
 _PAID_BY = {"bonus": ["bonus"], "envy": ["envy"], "insurance": ["insurance"]}
 
 
@@ -57,11 +57,15 @@ class PaiGowSeat:
     cards: tuple[Card, ...]
     high: tuple[Card, ...] | None
     low: tuple[Card, ...] | None
+    foul: bool = False
+    """The dealer found the player's set a foul (the table marks it; the set itself is not kept)."""
 
     def to_record(self) -> dict[str, Any]:
         """This seat as written in a round record."""
         out: dict[str, Any] = {"wagers": dict(self.wagers), "cards": format_cards(self.cards)}
-        if self.high is None or self.low is None:
+        if self.foul:
+            out["foul"] = True
+        elif self.high is None or self.low is None:
             out["set"] = "house_way"
         else:
             out["high"], out["low"] = format_cards(self.high), format_cards(self.low)
@@ -170,8 +174,9 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
             problems.add(f"{path}.wagers.bonus", f"a bonus wager is at least {o['bonus_minimum']} cents (11.15(b)), got {w['bonus']}")
         if cards is None:
             continue
-        chosen = None if misdeal else _player_set(problems, path, rec.raw, cards)
-        seats.append(PaiGowSeat(rec.seat, dict(w), cards, *(chosen or (None, None))))
+        foul = problems.flag(path, rec.raw, "foul")
+        chosen = None if misdeal or foul else _player_set(problems, path, rec.raw, cards)
+        seats.append(PaiGowSeat(rec.seat, dict(w), cards, *(chosen or (None, None)), foul=foul))
     dealer_set = None
     if dealer_set_raw is not None and dealer is not None and not misdeal and ("high" in dealer_set_raw or "low" in dealer_set_raw):
         dealer_set = _player_set(problems, "$.dealer", dealer_set_raw, dealer)
@@ -262,7 +267,12 @@ def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
     for seat in order:
         w = seat.wagers
         hands: dict[str, Mapping[str, str]] = {}
-        if seat.high is not None and seat.low is not None:
+        if seat.foul:
+            chosen, fouled = way.set(seat.cards, dict(o)).set, True
+            if o["foul_policy"] == "reset_by_house_way":
+                fouled = False
+                hands["reset"] = {"why": "foul reset by the house way"}
+        elif seat.high is not None and seat.low is not None:
             chosen = make_set(seat.high, seat.low)
             fouled = chosen.foul
             if fouled and o["foul_policy"] == "reset_by_house_way":

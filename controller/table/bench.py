@@ -166,14 +166,49 @@ def _boston5_round(t: Any, sims: dict[str, Any], rng: random.Random, table: Tabl
         shoe.deal(2 * len(t.in_play()) + 2)
 
 
-def _load_and_deal(shoe: Any, rng: random.Random, count: int) -> None:
-    cards = list(deck())
+def _pai_gow_round(t: Any, sims: dict[str, Any], rng: random.Random, table: TableConfig, seats: int) -> None:
+    """Players bet (some a bonus or insurance); the dealer enters a dice total, the shoe deals
+    seven hands of seven, and each set is confirmed (usually the house way)."""
+    shoe, spots, panel = sims["shoe"], sims["bet_spots"], sims["panel"]
+    placed: dict[int, dict[str, int]] = {}
+    for seat in sorted(rng.sample(range(1, table.seats + 1), seats)):
+        placed[seat] = {"pai_gow": rng.choice([1000, 2500])}
+        spots.place(seat, "pai_gow", placed[seat]["pai_gow"])
+        if rng.random() < 0.4:
+            placed[seat]["bonus"] = rng.choice([100, 500])
+            spots.place(seat, "bonus", placed[seat]["bonus"])
+        if rng.random() < 0.2:
+            placed[seat]["insurance"] = 100
+            spots.place(seat, "insurance", 100)
+    _wait(lambda: {k: s.wagers for k, s in t.seats.items() if s.wagers} == placed, "bets to register")
+    panel.press("no_more_bets")
+    _wait(lambda: t.phase.value == "start", "the dice total")
+    dice = sum(rng.randint(1, 6) for _ in range(3))
+    for _ in range(dice - 3):
+        panel.press("next")
+    _wait(lambda: t.dice == dice, "the dice total to show")
+    panel.press("confirm")
+    _wait(lambda: t.phase.value == "dealing", "dealing")
+    _load_and_deal(shoe, rng, 49, joker=True)
+    _wait(lambda: t.phase.value == "setting", "hand setting")
+    while t.phase.value == "setting":
+        done = len(t.sets)
+        if rng.random() < 0.1 and len(t.options) > 1:
+            shown = t.option_index
+            panel.press("next")
+            _wait(lambda: t.option_index != shown, "the next set")
+        panel.press("confirm")
+        _wait(lambda: t.phase.value != "setting" or len(t.sets) > done, "the set to be recorded")
+
+
+def _load_and_deal(shoe: Any, rng: random.Random, count: int, joker: bool = False) -> None:
+    cards = list(deck(joker=joker))
     rng.shuffle(cards)
     shoe.load([str(c) for c in cards])
     shoe.deal(count)
 
 
-PLAYERS: dict[str, Callable[..., None]] = {"mississippi_stud": _mississippi_round, "boston5": _boston5_round}
+PLAYERS: dict[str, Callable[..., None]] = {"mississippi_stud": _mississippi_round, "boston5": _boston5_round, "pai_gow": _pai_gow_round}
 """Simulated players and dealer for each game the bench runs."""
 
 

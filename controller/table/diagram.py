@@ -6,11 +6,11 @@ from typing import Any
 
 from transitions.extensions import GraphMachine
 
-from controller.table import boston5, mississippi_stud
+from controller.table import boston5, mississippi_stud, pai_gow
 
 __all__ = ["MACHINES", "diagram"]
 
-MACHINES: dict[str, Any] = {"mississippi_stud": mississippi_stud, "boston5": boston5}
+MACHINES: dict[str, Any] = {"mississippi_stud": mississippi_stud, "boston5": boston5, "pai_gow": pai_gow}
 """Games with a round machine: the module holding its ``Phase`` states and ``TRANSITIONS``."""
 
 

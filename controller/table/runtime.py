@@ -16,13 +16,14 @@ from controller.table.journal import Journal
 from controller.table.base import RoundResult
 from controller.table.boston5 import Boston5Table
 from controller.table.mississippi_stud import MississippiTable
+from controller.table.pai_gow import PaiGowTable
 from controller.table_config import TableConfig
 from drivers.link import LinkConfig
 from drivers.registry import driver_class
 
 __all__ = ["OpenTable", "TableRuntime", "GAME_TABLES"]
 
-GAME_TABLES: dict[str, type] = {"mississippi_stud": MississippiTable, "boston5": Boston5Table}
+GAME_TABLES: dict[str, type] = {"mississippi_stud": MississippiTable, "boston5": Boston5Table, "pai_gow": PaiGowTable}
 """The games the controller can run at a table so far."""
 
 

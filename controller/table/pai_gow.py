@@ -1,0 +1,221 @@
+"""Pai gow poker at the table: the round as a ``transitions`` machine (11.15; digest 3.4).
+
+Buttons: ``no_more_bets``; the dice total is entered with ``next`` / ``previous`` (it starts at
+3) and ``confirm`` (31.11: counted from the dealer as 1 in the configured direction); the shoe
+then deals seven hands of seven (to every position, wagered or not) and reports its stub, which
+must be four (31.8); each seat's set is then shown, counterclockwise from the dealer's right,
+house way first: ``next`` / ``previous`` move through the legal sets, ``confirm`` records the
+one shown, ``fold`` marks the player's set a foul. ``confirm`` then moves through the
+settlement (11.15(d)).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from itertools import combinations
+from typing import Any
+
+from controller.cards import Card, format_cards
+from controller.games.house_way import house_way
+from controller.games.pai_gow_deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
+from controller.hands.paigow import HandSet, make_set
+from controller.table.base import RoundTable, Seat, common_transitions
+
+__all__ = ["Phase", "TRANSITIONS", "PaiGowTable"]
+
+
+class Phase(Enum):
+    """The table's states."""
+
+    CLOSED = "closed"
+    BETTING = "betting"
+    START = "start"
+    DEALING = "dealing"
+    CHECK_DEAL = "check_deal"
+    SETTING = "setting"
+    SETTLEMENT = "settlement"
+    ROUND_COMPLETE = "round_complete"
+    COUNT_STUB = "count_stub"
+    HOLD = "hold"
+    VOID = "void"
+
+
+P = Phase
+PLAYING = [P.BETTING, P.START, P.DEALING, P.CHECK_DEAL, P.SETTING, P.SETTLEMENT, P.COUNT_STUB]
+
+TRANSITIONS: list[dict[str, Any]] = [
+    # 31.8(b)/31.10: "no more bets"; the optional wagers go with a pai gow wager (11.15(b)).
+    {"trigger": "no_more_bets", "source": P.BETTING, "dest": P.START, "conditions": "wagers_valid", "after": "lock_bets_and_ask_dice"},
+    # 31.11: the starting position from the dice total, the dealer counted as 1.
+    {"trigger": "start_entered", "source": P.START, "dest": P.DEALING, "after": "prompt_deal"},
+    # 31.8: seven cards to every position, dealer included, wagered or not.
+    {"trigger": "hands_dealt", "source": P.DEALING, "dest": P.CHECK_DEAL, "after": "ask_remaining"},
+    # 31.8: exactly four cards must remain; otherwise a misdeal (31.14) for the supervisor.
+    {"trigger": "remaining_counted", "source": P.CHECK_DEAL, "dest": P.SETTING, "conditions": "four_remain", "after": "show_next_set"},
+    {"trigger": "remaining_counted", "source": P.CHECK_DEAL, "dest": P.HOLD, "unless": "four_remain", "before": "misdeal"},
+    # 11.15(d)1: each seat's hand set (house way shown first), counterclockwise from the dealer's right.
+    {"trigger": "sets_done", "source": P.SETTING, "dest": P.SETTLEMENT, "after": "settle_round"},
+    *common_transitions(P, PLAYING),
+]
+"""Every transition of the round; ``tablectl diagram`` draws exactly this."""
+
+POSITIONS = 7
+
+
+class PaiGowTable(RoundTable):
+    """The model of the pai gow machine."""
+
+    Phase = Phase
+    TRANSITIONS = TRANSITIONS
+    PLAYING = PLAYING
+    BET_SPOTS = ("pai_gow", "bonus", "insurance")
+    DECK = 53
+
+    def reset_game(self) -> None:
+        self.dice = 3
+        self.order: list[int] = []
+        self.hands: dict[int, list[Card]] = {}
+        self.remaining: int | None = None
+        self.setting: list[int] = []
+        self.options: list[HandSet] = []
+        self.option_index = 0
+        self.sets: dict[int, HandSet | None] = {}  # None: a foul
+
+    def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
+        w = seat.wagers
+        problems = []
+        if "pai_gow" not in w:
+            problems.append(f"seat {number}: the optional wagers need a pai gow wager")
+        minimum = self.table.options["bonus_minimum"]
+        if "bonus" in w and w["bonus"] < minimum:  # type: ignore[operator]
+            problems.append(f"seat {number} bonus: at least {minimum / 100:.2f} (11.15(b))")  # type: ignore[operator]
+        return problems
+
+    def four_remain(self) -> bool:
+        return self.remaining == REMAINING
+
+    def lock_bets_and_ask_dice(self) -> None:
+        self.lock_bets()
+        self.say(f"dice total: {self.dice} (next / previous, confirm)")
+
+    def prompt_deal(self) -> None:
+        o = self.table.options
+        first = start_position("dice", self.dice, o["count_direction"], self.table.seats)  # type: ignore[arg-type]
+        self.order = dealing_order(first, o["deal_direction"], self.table.seats)  # type: ignore[arg-type]
+        self.hands = {p: [] for p in self.order}
+        self.say(f"dice {self.dice}: the first hand to {'the dealer' if first == DEALER else f'seat {first}'}; deal")
+
+    def ask_remaining(self) -> None:
+        self.devices.request_stub_count()
+        self.say("count the cards left: 4 expected (confirm when counted)")
+
+    def misdeal(self) -> None:
+        self.hold_reason = f"misdeal: {self.remaining} cards remain, not {REMAINING} (supervisor: void)"
+        self.remember_phase()
+
+    def show_next_set(self) -> None:
+        if not self.setting:
+            self.setting = sorted((n for n in self.seats), reverse=True)  # counterclockwise from the dealer's right
+        if len(self.sets) == len(self.seats):
+            self.sets_done()  # type: ignore[attr-defined]
+            return
+        n = self.setting[len(self.sets)]
+        cards = self.hands[n]
+        way = house_way(self.table.options["house_way"]).set(cards, dict(self.table.options))  # type: ignore[arg-type]
+        legal = [way.set]
+        for low in combinations(sorted(cards, key=lambda c: c.index), 2):
+            s = make_set([c for c in cards if c not in low], low)
+            if not s.foul and set(s.low.cards) != set(way.set.low.cards):
+                legal.append(s)
+        self.options, self.option_index = legal, 0
+        self.show_option(n, "house way")
+
+    def show_option(self, seat: int, label: str) -> None:
+        s = self.options[self.option_index]
+        self.say(f"seat {seat}: high {format_cards(s.high.best)} / low {format_cards(s.low.best)} ({label})")
+
+    def round_record(self) -> dict[str, Any]:
+        seats: dict[str, Any] = {}
+        for n, seat in sorted(self.seats.items()):
+            entry: dict[str, Any] = {"wagers": dict(seat.wagers), "cards": format_cards(self.hands.get(n, []))}
+            chosen = self.sets.get(n, "unset")
+            if chosen is None:
+                entry["foul"] = True
+            elif isinstance(chosen, HandSet):
+                entry["high"], entry["low"] = format_cards(chosen.high.cards), format_cards(chosen.low.cards)
+            else:
+                entry["set"] = "house_way"
+            seats[str(n)] = entry
+        empty = {str(p): format_cards(c) for p, c in sorted(self.hands.items()) if p != DEALER and p not in self.seats}
+        record: dict[str, Any] = {
+            "game": "pai_gow",
+            "start": {"method": "dice", "value": self.dice},
+            "remaining": self.remaining if self.remaining is not None else REMAINING,
+            "seats": seats,
+            "dealer": format_cards(self.hands.get(DEALER, [])),
+        }
+        if empty:
+            record["empty"] = empty
+        return record
+
+    # --- events ---------------------------------------------------------------------------------
+
+    def dealing(self) -> bool:
+        return self.phase is P.DEALING
+
+    def cards_seen(self) -> list[Card]:
+        return [c for h in self.hands.values() for c in h]
+
+    def on_card(self, dealt: Card, index: int) -> None:
+        if self.table.options["deal_method"] == "stacks":
+            position = self.order[self.dealt // HAND_SIZE]
+        else:
+            position = self.order[self.dealt % POSITIONS]
+        self.hands[position].append(dealt)
+        self.dealt += 1
+        if position in self.seats:
+            self.seats[position].cards = self.hands[position]
+        if self.dealt == POSITIONS * HAND_SIZE:
+            self.hands_dealt()  # type: ignore[attr-defined]
+
+    def on_ShoeStatus(self, e: Any) -> None:  # noqa: N802
+        if self.phase is P.CHECK_DEAL:
+            self.remaining = e.stub_count
+            self.remaining_counted()  # type: ignore[attr-defined]
+        else:
+            super().on_ShoeStatus(e)
+
+    def on_SpotReport(self, e: Any) -> None:  # noqa: N802
+        if not self.bet_while_open(e):
+            self.late_bet(e.seat, e.spot, e.cents)
+
+    def on_game_button(self, button: str) -> None:
+        if self.phase is P.START:
+            if button in ("next", "previous"):
+                self.dice = min(18, self.dice + 1) if button == "next" else max(3, self.dice - 1)
+                self.say(f"dice total: {self.dice} (next / previous, confirm)")
+            elif button == "confirm":
+                self.start_entered()  # type: ignore[attr-defined]
+        elif self.phase is P.CHECK_DEAL and button == "confirm":
+            self.remaining = REMAINING  # the dealer counted four by hand
+            self.remaining_counted()  # type: ignore[attr-defined]
+        elif self.phase is P.SETTING and self.options:
+            n = self.setting[len(self.sets)]
+            if button in ("next", "previous"):
+                step = 1 if button == "next" else -1
+                self.option_index = (self.option_index + step) % len(self.options)
+                self.show_option(n, "house way" if self.option_index == 0 else f"set {self.option_index + 1} of {len(self.options)}")
+            elif button == "confirm":
+                self.sets[n] = self.options[self.option_index]
+                self.show_next_set()
+            elif button == "fold":
+                self.sets[n] = None
+                self.say(f"seat {n}: foul")
+                self.show_next_set()
+
+    def on_ButtonChanged(self, e: Any) -> None:  # noqa: N802
+        # confirm means "dice entered", "four counted" or "this set" before it means "next settlement step"
+        if e.pressed and e.button == "confirm" and self.phase in (P.START, P.CHECK_DEAL, P.SETTING):
+            self.on_game_button("confirm")
+            return
+        super().on_ButtonChanged(e)

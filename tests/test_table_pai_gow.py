@@ -1,0 +1,92 @@
+"""The pai gow table machine: dice entry, seven hands of seven from the starting position, four
+cards left or a misdeal, hand setting on the panel, settlement (31.8, 31.11, 11.15)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from controller.cards import deck
+from controller.games import settle_record
+from controller.games.pai_gow_deal import DEALER, deal
+from controller.table.devices import RecordingDevices
+from controller.table.pai_gow import PaiGowTable, Phase
+from controller.table_config import config_dir, load_table
+from drivers.bet_spots import SpotReport
+from drivers.panel import ButtonChanged
+from drivers.shoe import CardDealt, ShoeStatus
+
+TABLE = load_table(config_dir() / "bench" / "pai_gow.yaml")
+SHOE = list(deck(joker=True))
+random.Random(3).shuffle(SHOE)
+
+
+class Table:
+    def __init__(self) -> None:
+        self.devices = RecordingDevices()
+        self.m = PaiGowTable(TABLE, self.devices)
+        self.m.open_table()
+
+    def feed(self, event: Any) -> None:
+        self.m.handle(event)
+
+    def press(self, *buttons: str) -> None:
+        for b in buttons:
+            self.feed(ButtonChanged(device="panel", button=b, pressed=True))
+
+    def to_setting(self, dice: int = 8, stub: int = 4) -> None:
+        for seat, spots in ((2, {"pai_gow": 1000, "bonus": 500}), (5, {"pai_gow": 2500})):
+            for spot, cents in spots.items():
+                self.feed(SpotReport(device="spots", seat=seat, spot=spot, cents=cents))
+        self.press("no_more_bets")
+        self.press(*["next"] * (dice - 3), "confirm")
+        for i, c in enumerate(SHOE[:49], start=1):
+            self.feed(CardDealt(device="shoe", card=str(c), index=i, quality=100))
+        self.feed(ShoeStatus(device="shoe", stub_count=stub, deck_size=53))
+
+
+def test_dice_total_gives_the_starting_position_and_the_deal_order() -> None:
+    for dice in (8, 14, 11):
+        t = Table()
+        t.to_setting(dice)
+        first = {8: DEALER, 14: 1, 11: 4}[dice]  # counted counterclockwise, the dealer as 1
+        expected = deal(SHOE, first).hands
+        assert {p: [str(c) for c in h] for p, h in t.m.hands.items()} == {p: [str(c) for c in h] for p, h in expected.items()}
+        assert f"dice {dice}: the first hand to {'the dealer' if first == DEALER else f'seat {first}'}; deal" in t.m.prompts
+        assert t.m.phase is Phase.SETTING
+
+
+def test_four_cards_must_remain_or_the_table_holds_for_a_misdeal() -> None:
+    t = Table()
+    t.to_setting(stub=5)
+    assert t.m.phase is Phase.HOLD and "misdeal: 5 cards remain, not 4" in t.m.hold_reason
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.press("void")
+    assert t.m.phase is Phase.BETTING and t.m.rounds[-1].settlement is None
+
+
+def test_sets_shown_house_way_first_cycled_confirmed_or_fouled_then_settled() -> None:
+    t = Table()
+    t.to_setting()
+    assert t.m.prompts[-1].startswith("seat 5: high") and t.m.prompts[-1].endswith("(house way)")  # from the dealer's right
+    t.press("next")
+    assert t.m.prompts[-1].endswith(f"(set 2 of {len(t.m.options)})")
+    t.press("previous", "confirm")  # back to the house way, recorded
+    t.press("fold")  # seat 2's set is a foul
+    assert t.m.phase is Phase.SETTLEMENT
+    while t.m.phase is Phase.SETTLEMENT:
+        t.press("confirm")
+    result = t.m.rounds[-1]
+    assert result.record["seats"]["2"]["foul"] is True and "high" in result.record["seats"]["5"]
+    assert set(result.record["empty"]) == {"1", "3", "4", "6"}
+    assert result.settlement.seat(2).wager("pai_gow").result.value == "lose"
+    assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
+
+
+def test_optional_wagers_need_a_pai_gow_wager_and_the_bonus_minimum() -> None:
+    t = Table()
+    t.feed(SpotReport(device="spots", seat=1, spot="bonus", cents=50))
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.BETTING
+    assert "correct: seat 1: the optional wagers need a pai gow wager" in t.m.prompts
+    assert "correct: seat 1 bonus: at least 1.00 (11.15(b))" in t.m.prompts
