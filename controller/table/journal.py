@@ -51,6 +51,8 @@ class MemoryJournal:
 
 
 def event_record(event: object) -> tuple[str, dict[str, Any]]:
-    """An event as a journal entry: its class name and fields."""
-    data = dataclasses.asdict(event) if dataclasses.is_dataclass(event) else {"repr": repr(event)}  # type: ignore[arg-type]
-    return type(event).__name__, data
+    """An event as a journal entry: its class name and fields (events are frozen, so a shallow
+    copy of the fields is enough)."""
+    if dataclasses.is_dataclass(event):
+        return type(event).__name__, {f.name: getattr(event, f.name) for f in dataclasses.fields(event)}
+    return type(event).__name__, {"repr": repr(event)}

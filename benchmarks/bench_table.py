@@ -1,0 +1,161 @@
+"""Table controller throughput and latency, beside a bare ``transitions`` machine.
+
+Run ``python benchmarks/bench_table.py [--rounds N]``. Measured in one run:
+
+* rounds/s in process: a 6-seat Mississippi Stud table and a 7-position pai gow table (6 seats
+  and the dealer) driven event by event through the engine, the devices replaced by in-memory
+  fakes at the device interface (``RecordingDevices``); beside a bare ``transitions`` machine
+  firing as many triggers per round as ours fired (counted with ``prepare_event``);
+* controller-added latency per event (journal + machine), p50 / p99;
+* rounds/s over ptys: the bench table (simulators, real drivers, simulated players);
+* peak RSS and time to ready of ``tablectl bench`` run as its own process.
+
+Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import time
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from transitions import Machine  # noqa: E402
+
+from controller.cards import deck  # noqa: E402
+from controller.table.devices import RecordingDevices  # noqa: E402
+from controller.table.engine import Engine  # noqa: E402
+from controller.table.mississippi_stud import MississippiTable  # noqa: E402
+from controller.table.pai_gow import PaiGowTable  # noqa: E402
+from controller.table_config import config_dir, load_table  # noqa: E402
+from drivers.bet_spots import SpotReport  # noqa: E402
+from drivers.panel import ButtonChanged  # noqa: E402
+from drivers.shoe import CardDealt, ShoeStatus  # noqa: E402
+
+
+def press(b: str) -> ButtonChanged:
+    return ButtonChanged(device="panel", button=b, pressed=True)
+
+
+def mississippi_events(rng: random.Random) -> list[Any]:
+    """One 6-seat Mississippi round as the devices would report it."""
+    cards = list(deck())
+    rng.shuffle(cards)
+    ev: list[Any] = [SpotReport(device="spots", seat=s, spot="ante", cents=500) for s in range(1, 7)]
+    ev.append(press("no_more_bets"))
+    ev += [CardDealt(device="shoe", card=str(c), index=i, quality=100) for i, c in enumerate(cards[:15], start=1)]
+    for street in ("third", "fourth", "fifth"):
+        ev += [SpotReport(device="spots", seat=s, spot=street, cents=500) for s in range(1, 7)]
+        ev.append(press("reveal"))
+    ev += [press("confirm")] * 8  # dealer's community step + 6 seats + spare presses are ignored
+    return ev
+
+
+def pai_gow_events(rng: random.Random) -> list[Any]:
+    """One pai gow round with six seats and the dealer."""
+    cards = list(deck(joker=True))
+    rng.shuffle(cards)
+    ev: list[Any] = [SpotReport(device="spots", seat=s, spot="pai_gow", cents=1000) for s in range(1, 7)]
+    ev += [press("no_more_bets"), *[press("next")] * 5, press("confirm")]
+    ev += [CardDealt(device="shoe", card=str(c), index=i, quality=100) for i, c in enumerate(cards[:49], start=1)]
+    ev.append(ShoeStatus(device="shoe", stub_count=4, deck_size=53))
+    ev += [press("confirm")] * 6  # each seat's set: the house way
+    ev += [press("confirm")] * 10  # the settlement steps (spare presses are ignored)
+    return ev
+
+
+def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, list[float], int]:  # type: ignore[no-untyped-def]
+    table = load_table(table_path)
+    rng = random.Random(1)
+    rounds_events = [make(rng) for _ in range(rounds)]
+    model = cls(table, RecordingDevices())
+    triggers = [0]
+    model.machine.prepare_event.append(lambda *_: triggers.__setitem__(0, triggers[0] + 1))  # every trigger fired
+    engine = Engine(model.handle)
+    model.open_table()
+    per_event: list[float] = []
+    start = time.perf_counter()
+    for events in rounds_events:
+        for e in events:
+            t0 = time.perf_counter()
+            engine.step(e)
+            per_event.append(time.perf_counter() - t0)
+        while model.phase.value == "count_stub":  # the stub count every fifth round
+            engine.step(ShoeStatus(device="shoe", stub_count=model.expected_stub, deck_size=model.DECK))
+    elapsed = time.perf_counter() - start
+    assert len(model.rounds) == rounds, (len(model.rounds), model.phase, model.prompts[-3:])
+    return rounds / elapsed, per_event, sum(len(e) for e in rounds_events) // rounds, triggers[0] // rounds
+
+
+class _S(Enum):
+    A = "a"
+    B = "b"
+
+
+def bare_transitions(triggers: int, rounds: int) -> float:
+    """Rounds/s of a bare queued machine flipping between two states ``triggers`` times per round."""
+
+    class M:
+        pass
+
+    m = M()
+    Machine(model=m, states=_S, transitions=[{"trigger": "go", "source": _S.A, "dest": _S.B}, {"trigger": "go", "source": _S.B, "dest": _S.A}],
+            initial=_S.A, auto_transitions=False, queued=True)
+    start = time.perf_counter()
+    for _ in range(rounds * triggers):
+        m.go()  # type: ignore[attr-defined]
+    return rounds / (time.perf_counter() - start)
+
+
+def pct(values: list[float]) -> str:
+    q = statistics.quantiles(values, n=100)
+    return f"p50 {q[49] * 1000:.3f} ms, p99 {q[98] * 1000:.3f} ms"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rounds", type=int, default=2000)
+    p.add_argument("--pty-rounds", type=int, default=30)
+    args = p.parse_args()
+    from controller.hands.fast import evaluator_for
+    from controller.hands.rules import Wheel
+
+    for wheel in Wheel:  # the hand tables are built once per process; time to ready counts that
+        evaluator_for(wheel)
+    bench = config_dir() / "bench"
+    print(f"{'in process':<36} {'rounds/s':>10} {'events/round':>13} {'triggers/round':>15}   controller-added per event")
+    for name, cls, make in (("Mississippi Stud, 6 seats", MississippiTable, mississippi_events), ("pai gow, 7 positions", PaiGowTable, pai_gow_events)):
+        path = bench / ("mississippi_stud.yaml" if cls is MississippiTable else "pai_gow.yaml")
+        rate, per_event, n_events, n_triggers = in_process(cls, path, make, args.rounds)
+        bare = bare_transitions(n_triggers, args.rounds)
+        print(f"{name:<36} {rate:>10,.0f} {n_events:>13} {n_triggers:>15}   {pct(per_event)}")
+        print(f"{'  bare transitions, same triggers':<36} {bare:>10,.0f} {'':>13} {n_triggers:>15}   (ours / bare {rate / bare:.2f}x)")
+    for game in ("mississippi_stud", "pai_gow"):
+        # /usr/bin/time -f %M: the peak RSS of the bench process itself, not of this one
+        cmd = ["/usr/bin/time", "-f", "%M", sys.executable, "-m", "controller", "bench", "--game", game, "--rounds", str(args.pty_rounds), "--quiet"]
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        wall = time.perf_counter() - start
+        rounds_line = next(line for line in proc.stdout.splitlines() if "rounds" in line and " in " in line)
+        peak_mib = int(proc.stderr.strip().splitlines()[-1]) / 1024
+        print(f"\nover ptys, {game}: {rounds_line.strip()}; process wall time {wall:.1f} s, peak RSS {peak_mib:.0f} MiB")
+    ready = subprocess.run(
+        [sys.executable, "-c", "import time; t = time.perf_counter(); "
+         "from controller.table.runtime import TableRuntime; from controller.table_config import load_table, config_dir; "
+         "from controller.hands.fast import evaluator_for; from controller.hands.rules import Wheel; "
+         "load_table(config_dir() / 'bench' / 'pai_gow.yaml'); evaluator_for(Wheel.SECOND_HIGHEST); "
+         "print(time.perf_counter() - t)"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    print(f"time to ready (imports, config and paytables loaded, hand tables built): {float(ready):.2f} s")
+
+
+if __name__ == "__main__":
+    main()
