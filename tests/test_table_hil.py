@@ -1,0 +1,52 @@
+"""The real controller over real ptys against simulated devices: faults mid-round."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable
+
+from controller.table.runtime import TableRuntime
+from controller.table_config import config_dir, load_table
+from hil.devices import BetSpotSim, PanelSim, ShoeSim
+from hil.serve import PtyServer
+
+
+def wait(cond: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.005)
+
+
+def test_shoe_link_lost_mid_deal_holds_and_the_round_resumes_when_it_returns(tmp_path: Path) -> None:
+    table = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
+    sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
+    servers = {role: PtyServer(sim, link=tmp_path / role) for role, sim in sims.items()}
+    urls = {role: s.start() for role, s in servers.items()}
+    runtime = TableRuntime(table, urls)
+    t = runtime.table
+    try:
+        runtime.start()
+        wait(lambda: t.phase.value == "betting", "betting")
+        sims["bet_spots"].place(1, "ante", 500)
+        sims["bet_spots"].place(2, "ante", 500)
+        wait(lambda: len(t.seats) == 2, "the bets")
+        sims["panel"].press("no_more_bets")
+        wait(lambda: t.phase.value == "dealing", "dealing")
+        shoe = sims["shoe"]
+        shoe.load("As Kd 9c 9d 2h 7s Qc".split())
+        shoe.deal(3)
+        wait(lambda: t.dealt == 3, "three cards")
+        servers["shoe"].disconnect()  # the shoe's cable is pulled mid-deal
+        wait(lambda: t.phase.value == "hold", "the hold")
+        assert t.hold_reason == "link down: shoe" and sims["panel"].display[1] == "HOLD: link down: shoe"
+        shoe.deal(4)  # dealt while the link is down: kept on the device until delivered
+        servers["shoe"].reconnect()
+        wait(lambda: t.phase.value == "third_street", "the round to resume and the deal to finish")
+        assert [str(c) for c in t.seats[2].cards] == ["9c", "9d"] and [str(c) for c in t.community] == ["2h", "7s", "Qc"]
+        assert "shoe back: resume" in t.prompts
+    finally:
+        runtime.stop()
+        for s in servers.values():
+            s.close()
