@@ -2,40 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from controller.games import settle_record
 from controller.table.boston5 import Boston5Table, Phase
-from controller.table.devices import RecordingDevices
 from controller.table_config import config_dir, load_table
-from drivers.bet_spots import SpotReport
-from drivers.panel import ButtonChanged
-from drivers.shoe import CardDealt
+from table_helpers import FedTable
 
 TABLE = load_table(config_dir() / "bench" / "boston5.yaml")
 
 
-class Table:
+class Table(FedTable):
+    """The Boston5Table machine fed events directly."""
+
     def __init__(self) -> None:
-        self.devices = RecordingDevices()
-        self.m = Boston5Table(TABLE, self.devices)
-        self.m.open_table()
-        self.events: list[Any] = []
-
-    def feed(self, event: Any) -> None:
-        self.events.append(event)
-        self.m.handle(event)
-
-    def spot(self, seat: int, spot: str, cents: int) -> None:
-        self.feed(SpotReport(device="spots", seat=seat, spot=spot, cents=cents))
-
-    def press(self, *buttons: str) -> None:
-        for b in buttons:
-            self.feed(ButtonChanged(device="panel", button=b, pressed=True))
-
-    def deal(self, cards: str) -> None:
-        for i, c in enumerate(cards.split(), start=1):
-            self.feed(CardDealt(device="shoe", card=c, index=i, quality=100))
+        super().__init__(Boston5Table, TABLE)
 
     def bets(self, *seats: int, bonus: tuple[int, ...] = ()) -> None:
         for s in seats:
@@ -44,6 +24,7 @@ class Table:
         for s in bonus:
             self.spot(s, "bonus", 500)
         self.press("no_more_bets")
+
 
 
 def finish(t: Table) -> None:
@@ -141,8 +122,7 @@ def test_round_replays_to_the_same_prompts_and_settlement() -> None:
     t.press("deal")
     t.deal("Js Ts 2s 7h")
     finish(t)
-    again = Boston5Table(TABLE, RecordingDevices())
-    again.open_table()
+    again = Table()
     for e in t.events:
-        again.handle(e)
-    assert again.prompts == t.m.prompts and again.rounds[-1].settlement.to_json() == t.m.rounds[-1].settlement.to_json()
+        again.m.handle(e)
+    assert again.m.prompts == t.m.prompts and again.m.rounds[-1].settlement.to_json() == t.m.rounds[-1].settlement.to_json()

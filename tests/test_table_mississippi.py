@@ -4,46 +4,27 @@ over real ptys with the controller's settlement checked against `tablectl settle
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 import pytest
 
 from controller.games import settle_record
-from controller.table.devices import RecordingDevices
 from controller.table.engine import Engine, TimerExpired
 from controller.table.mississippi_stud import TRANSITIONS, MississippiTable, Phase
 from controller.table_config import load_table, config_dir
-from drivers.bet_spots import SpotReport
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, CardUnreadable
+from table_helpers import FedTable
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 
 
-class Table:
-    """A table machine fed events directly, keeping the events for replay."""
+class Table(FedTable):
+    """The MississippiTable machine fed events directly."""
 
     def __init__(self) -> None:
-        self.devices = RecordingDevices()
-        self.m = MississippiTable(TABLE, self.devices)
-        self.events: list[Any] = []
-        self.m.open_table()
+        super().__init__(MississippiTable, TABLE)
 
-    def feed(self, event: Any) -> None:
-        self.events.append(event)
-        self.m.handle(event)
-
-    def spot(self, seat: int, spot: str, cents: int) -> None:
-        self.feed(SpotReport(device="spots", seat=seat, spot=spot, cents=cents))
-
-    def press(self, *buttons: str) -> None:
-        for b in buttons:
-            self.feed(ButtonChanged(device="panel", button=b, pressed=True))
-
-    def deal(self, cards: str) -> None:
-        for i, c in enumerate(cards.split(), start=1):
-            self.feed(CardDealt(device="shoe", card=c, index=i, quality=100))
 
 
 def play_to_third(t: Table, cards: str = "As Ad Kc Qd 7h 8h 2c", seats=((1, 500), (4, 1000))) -> None:

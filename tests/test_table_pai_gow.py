@@ -4,35 +4,27 @@ cards left or a misdeal, hand setting on the panel, settlement (31.8, 31.11, 11.
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from controller.cards import deck
 from controller.games import settle_record
 from controller.games.pai_gow_deal import DEALER, deal
-from controller.table.devices import RecordingDevices
 from controller.table.pai_gow import PaiGowTable, Phase
 from controller.table_config import config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
+from table_helpers import FedTable
 
 TABLE = load_table(config_dir() / "bench" / "pai_gow.yaml")
 SHOE = list(deck(joker=True))
 random.Random(3).shuffle(SHOE)
 
 
-class Table:
+class Table(FedTable):
+    """The pai gow machine fed events directly."""
+
     def __init__(self) -> None:
-        self.devices = RecordingDevices()
-        self.m = PaiGowTable(TABLE, self.devices)
-        self.m.open_table()
-
-    def feed(self, event: Any) -> None:
-        self.m.handle(event)
-
-    def press(self, *buttons: str) -> None:
-        for b in buttons:
-            self.feed(ButtonChanged(device="panel", button=b, pressed=True))
+        super().__init__(PaiGowTable, TABLE)
 
     def to_setting(self, dice: int = 8, stub: int = 4) -> None:
         for seat, spots in ((2, {"pai_gow": 1000, "bonus": 500}), (5, {"pai_gow": 2500})):

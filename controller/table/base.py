@@ -22,12 +22,28 @@ from controller.settlement import Settlement
 from controller.table.devices import TableDevices
 from controller.table_config import TableConfig
 
-__all__ = ["Seat", "RoundResult", "RoundTable", "common_transitions", "STUB_EVERY"]
+__all__ = ["Seat", "RoundResult", "RoundTable", "common_transitions", "game_phases", "in_play_states", "STUB_EVERY"]
 
 log = logging.getLogger("tablectl.table")
 
 STUB_EVERY = 5
 """The stub is counted at least once every five rounds (24.8(e), 35.9(e))."""
+
+
+_BEFORE = ("closed", "betting")
+_AFTER = ("settlement", "round_complete", "count_stub", "hold", "void")
+_OUT_OF_PLAY = {"closed", "round_complete", "hold", "void"}
+
+
+def game_phases(*steps: str) -> Any:
+    """A game's ``Phase`` enum: the common states around the game's own ``steps`` (in order)."""
+    names = (*_BEFORE, *steps, *_AFTER)
+    return Enum("Phase", [(n.upper(), n) for n in names])
+
+
+def in_play_states(P: Any) -> list[Any]:
+    """The states a round is played in (where a hold or a void can happen)."""
+    return [phase for phase in P if phase.value not in _OUT_OF_PLAY]
 
 
 def common_transitions(P: Any, playing: list[Any]) -> list[dict[str, Any]]:

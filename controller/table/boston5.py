@@ -10,33 +10,20 @@ Seats are numbered from the dealer's left (seat 1), so clockwise dealing is seat
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
-from controller.table.base import RoundTable, Seat, common_transitions
+from controller.table.base import RoundTable, Seat, common_transitions, game_phases, in_play_states
 
 __all__ = ["Phase", "TRANSITIONS", "Boston5Table"]
 
 
-class Phase(Enum):
-    """The table's states."""
-
-    CLOSED = "closed"
-    BETTING = "betting"
-    FIRST_DEAL = "first_deal"
-    BONUS = "bonus"
-    SECOND_WAGER = "second_wager"
-    FINAL_DEAL = "final_deal"
-    SETTLEMENT = "settlement"
-    ROUND_COMPLETE = "round_complete"
-    COUNT_STUB = "count_stub"
-    HOLD = "hold"
-    VOID = "void"
+Phase = game_phases("first_deal", "bonus", "second_wager", "final_deal")
+"""The table's states: the common ones around this game's steps."""
 
 
 P = Phase
-PLAYING = [P.BETTING, P.FIRST_DEAL, P.BONUS, P.SECOND_WAGER, P.FINAL_DEAL, P.SETTLEMENT, P.COUNT_STUB]
+PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, Any]] = [
     # 24.8(b)4: "no more bets"; ante and first wager (first = 2 x ante), an optional bonus with them.

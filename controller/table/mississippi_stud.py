@@ -15,35 +15,22 @@ clockwise dealing is seat order.
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
-from controller.table.base import RoundResult, RoundTable, Seat, common_transitions
+from controller.table.base import RoundResult, RoundTable, Seat, common_transitions, game_phases, in_play_states
 
 __all__ = ["Phase", "TRANSITIONS", "MississippiTable", "RoundResult", "Seat"]
 
 STREETS = ("third", "fourth", "fifth")
 
 
-class Phase(Enum):
-    """The table's states."""
-
-    CLOSED = "closed"
-    BETTING = "betting"
-    DEALING = "dealing"
-    THIRD_STREET = "third_street"
-    FOURTH_STREET = "fourth_street"
-    FIFTH_STREET = "fifth_street"
-    SETTLEMENT = "settlement"
-    ROUND_COMPLETE = "round_complete"
-    COUNT_STUB = "count_stub"
-    HOLD = "hold"
-    VOID = "void"
+Phase = game_phases("dealing", "third_street", "fourth_street", "fifth_street")
+"""The table's states: the common ones around this game's steps."""
 
 
 P = Phase
-PLAYING = [P.BETTING, P.DEALING, P.THIRD_STREET, P.FOURTH_STREET, P.FIFTH_STREET, P.SETTLEMENT, P.COUNT_STUB]
+PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, Any]] = [
     # 35.9(c): "no more bets" before any card; wagers that break the rules must be put right first.

@@ -11,7 +11,6 @@ settlement (11.15(d)).
 
 from __future__ import annotations
 
-from enum import Enum
 from itertools import combinations
 from typing import Any
 
@@ -19,29 +18,17 @@ from controller.cards import Card, format_cards
 from controller.games.house_way import house_way
 from controller.games.pai_gow_deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
 from controller.hands.paigow import HandSet, make_set
-from controller.table.base import RoundTable, Seat, common_transitions
+from controller.table.base import RoundTable, Seat, common_transitions, game_phases, in_play_states
 
 __all__ = ["Phase", "TRANSITIONS", "PaiGowTable"]
 
 
-class Phase(Enum):
-    """The table's states."""
-
-    CLOSED = "closed"
-    BETTING = "betting"
-    START = "start"
-    DEALING = "dealing"
-    CHECK_DEAL = "check_deal"
-    SETTING = "setting"
-    SETTLEMENT = "settlement"
-    ROUND_COMPLETE = "round_complete"
-    COUNT_STUB = "count_stub"
-    HOLD = "hold"
-    VOID = "void"
+Phase = game_phases("start", "dealing", "check_deal", "setting")
+"""The table's states: the common ones around this game's steps."""
 
 
 P = Phase
-PLAYING = [P.BETTING, P.START, P.DEALING, P.CHECK_DEAL, P.SETTING, P.SETTLEMENT, P.COUNT_STUB]
+PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, Any]] = [
     # 31.8(b)/31.10: "no more bets"; the optional wagers go with a pai gow wager (11.15(b)).

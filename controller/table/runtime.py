@@ -10,11 +10,11 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from controller.table.base import RoundResult
+from controller.table.boston5 import Boston5Table
 from controller.table.devices import DriverDevices
 from controller.table.engine import Engine
 from controller.table.journal import Journal
-from controller.table.base import RoundResult
-from controller.table.boston5 import Boston5Table
 from controller.table.mississippi_stud import MississippiTable
 from controller.table.pai_gow import PaiGowTable
 from controller.table_config import TableConfig

@@ -1,0 +1,35 @@
+"""A table machine fed events directly (no devices), keeping the events for replay checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.table.devices import RecordingDevices
+from drivers.bet_spots import SpotReport
+from drivers.panel import ButtonChanged
+from drivers.shoe import CardDealt
+
+
+class FedTable:
+    """``cls(table, devices)`` opened for its first round; ``feed`` events into it."""
+
+    def __init__(self, cls: type, table: Any) -> None:
+        self.devices = RecordingDevices()
+        self.m = cls(table, self.devices)
+        self.m.open_table()
+        self.events: list[Any] = []
+
+    def feed(self, event: Any) -> None:
+        self.events.append(event)
+        self.m.handle(event)
+
+    def spot(self, seat: int, spot: str, cents: int) -> None:
+        self.feed(SpotReport(device="spots", seat=seat, spot=spot, cents=cents))
+
+    def press(self, *buttons: str) -> None:
+        for b in buttons:
+            self.feed(ButtonChanged(device="panel", button=b, pressed=True))
+
+    def deal(self, cards: str) -> None:
+        for i, c in enumerate(cards.split(), start=1):
+            self.feed(CardDealt(device="shoe", card=c, index=i, quality=100))
