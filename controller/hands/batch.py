@@ -54,7 +54,7 @@ def _tables(wheel: Wheel) -> tuple[Any, ...]:
 @cache
 def _joker_tables(wheel: Wheel) -> tuple[Any, ...]:
     np = _numpy()
-    rank_table, flush_table = evaluator_for(wheel).joker_tables
+    rank_table, flush_table = evaluator_for(wheel).complete_joker_tables()
     keys = np.array(sorted(rank_table), dtype=np.int64)
     values = np.array([rank_table[k] for k in keys.tolist()], dtype=np.int64)
     return keys, values, np.array(FOUR_SUIT, dtype=np.int64), np.array(flush_table, dtype=np.int64)

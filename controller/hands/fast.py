@@ -155,7 +155,7 @@ class Evaluator:
     Get instances from :func:`evaluator_for`; the tables are built once per wheel.
     """
 
-    __slots__ = ("wheel", "_straights", "_flush", "_nonflush", "_joker")
+    __slots__ = ("wheel", "_straights", "_flush", "_nonflush", "_joker", "_six")
 
     def __init__(self, wheel: Wheel) -> None:
         self.wheel = wheel
@@ -165,14 +165,21 @@ class Evaluator:
         ]
         self._nonflush: dict[int, int] = {}
         self._joker: tuple[dict[int, int], list[int]] | None = None  # built on the first joker
-        for size in (5, 6, 7):
-            for counts in _multisets(size, max_ace=5):
-                key = sum(n << (3 * r) for r, n in enumerate(counts))
-                self._nonflush[key] = _nonflush_strength(counts, self._straights)
+        for size in (5, 7):  # six-card hands are rare (no game deals them): built on first use
+            self._add_rank_table(size)
+        self._six = False
+
+    def _add_rank_table(self, size: int) -> None:
+        for counts in _multisets(size, max_ace=5):
+            key = sum(n << (3 * r) for r, n in enumerate(counts))
+            self._nonflush[key] = _nonflush_strength(counts, self._straights)
 
     @property
     def rank_table(self) -> dict[int, int]:
         """Strength of every unsuited hand of 5-7 cards, by the sum of its rank-count fields."""
+        if not self._six:
+            self._add_rank_table(6)
+            self._six = True
         return self._nonflush
 
     @property
@@ -189,6 +196,9 @@ class Evaluator:
 
     def strength(self, indices: Sequence[int]) -> int:
         """The strength of the best five of ``indices`` (5-7 distinct cards, joker allowed)."""
+        if len(indices) == 6 and not self._six:
+            self._add_rank_table(6)
+            self._six = True
         if JOKER_INDEX in indices:
             return self.joker_strength([i for i in indices if i != JOKER_INDEX])
         total = 0
@@ -211,7 +221,10 @@ class Evaluator:
     def joker_strength_of_sum(self, total: int) -> int:
         """:meth:`joker_strength` of the real cards whose codes add up to ``total``."""
         rank_table, flush_table = self.joker_tables
-        best = rank_table[total & RANK_BITS]
+        key = total & RANK_BITS
+        best = rank_table.get(key)
+        if best is None:
+            best = rank_table[key] = self._joker_rank(key, [(key >> (3 * r)) & 7 for r in range(13)])
         suit = FOUR_SUIT[(total >> SUIT_SHIFT) & 0xFFFF]
         if suit >= 0:
             flush = flush_table[(total >> (MASK_SHIFT + 13 * suit)) & 0x1FFF]
@@ -228,20 +241,36 @@ class Evaluator:
         return tables
 
     def _build_joker_ranks(self) -> dict[int, int]:
-        """Best suitless use of the joker for every rank multiset of 4-6 real cards."""
+        """Best suitless use of the joker for every rank multiset of 4 or 6 real cards (the 5-card
+        and 7-card hands); other sizes are filled in on first use by :meth:`_joker_rank`."""
         table: dict[int, int] = {}
-        nonflush = self._nonflush
-        for size in (4, 5, 6):
+        for size in (4, 6):
             for counts in _multisets(size, max_ace=4):
                 key = sum(n << (3 * r) for r, n in enumerate(counts))
-                best = nonflush[key + _SUITLESS[_ACE]]
-                for rank in range(12):
-                    if counts[rank] < 4:
-                        s = nonflush[key + _SUITLESS[rank]]
-                        if s > best and s >> 20 in _JOKER_COMPLETES:
-                            best = s
-                table[key] = best
+                table[key] = self._joker_rank(key, counts)
         return table
+
+    def complete_joker_tables(self) -> tuple[dict[int, int], list[int]]:
+        """The joker tables with every size of hand filled in (for the batch path's arrays)."""
+        rank_table, flush_table = self.joker_tables
+        for counts in _multisets(5, max_ace=4):
+            key = sum(n << (3 * r) for r, n in enumerate(counts))
+            if key not in rank_table:
+                rank_table[key] = self._joker_rank(key, counts)
+        return rank_table, flush_table
+
+    def _joker_rank(self, key: int, counts: Sequence[int]) -> int:
+        if sum(counts) == 5 and not self._six:  # five real cards and the joker: a six-card hand
+            self._add_rank_table(6)
+            self._six = True
+        nonflush = self._nonflush
+        best = nonflush[key + _SUITLESS[_ACE]]
+        for rank in range(12):
+            if counts[rank] < 4:
+                s = nonflush[key + _SUITLESS[rank]]
+                if s > best and s >> 20 in _JOKER_COMPLETES:
+                    best = s
+        return best
 
     def _build_joker_flushes(self) -> list[int]:
         """Best flush completed by the joker for every one-suit rank mask of 4-6 cards (else -1)."""

@@ -66,6 +66,7 @@ class PaiGowTable(RoundTable):
         self.setting: list[int] = []
         self.options: list[HandSet] = []
         self.option_index = 0
+        self.all_listed = False
         self.sets: dict[int, HandSet | None] = {}  # None: a foul
 
     def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
@@ -107,15 +108,20 @@ class PaiGowTable(RoundTable):
             self.sets_done()  # type: ignore[attr-defined]
             return
         n = self.setting[len(self.sets)]
-        cards = self.hands[n]
-        way = house_way(self.table.options["house_way"]).set(cards, dict(self.table.options))  # type: ignore[arg-type]
-        legal = [way.set]
+        way = house_way(self.table.options["house_way"]).set(self.hands[n], dict(self.table.options))  # type: ignore[arg-type]
+        self.options, self.option_index, self.all_listed = [way.set], 0, False
+        self.show_option(n, "house way")
+
+    def list_legal_sets(self, n: int) -> None:
+        """Every other legal set of seat ``n``, after the house way (listed when the dealer first asks)."""
+        if self.all_listed:
+            return
+        cards, shown = self.hands[n], self.options[0]
         for low in combinations(sorted(cards, key=lambda c: c.index), 2):
             s = make_set([c for c in cards if c not in low], low)
-            if not s.foul and set(s.low.cards) != set(way.set.low.cards):
-                legal.append(s)
-        self.options, self.option_index = legal, 0
-        self.show_option(n, "house way")
+            if not s.foul and set(s.low.cards) != set(shown.low.cards):
+                self.options.append(s)
+        self.all_listed = True
 
     def show_option(self, seat: int, label: str) -> None:
         s = self.options[self.option_index]
@@ -189,6 +195,7 @@ class PaiGowTable(RoundTable):
         elif self.phase is P.SETTING and self.options:
             n = self.setting[len(self.sets)]
             if button in ("next", "previous"):
+                self.list_legal_sets(n)
                 step = 1 if button == "next" else -1
                 self.option_index = (self.option_index + step) % len(self.options)
                 self.show_option(n, "house way" if self.option_index == 0 else f"set {self.option_index + 1} of {len(self.options)}")
