@@ -282,3 +282,41 @@ def test_stub_count_every_fifth_round_and_a_mismatch_holds() -> None:
         play_round(t)
     t.feed(ShoeStatus(device="shoe", stub_count=45, deck_size=52))
     assert t.m.phase is Phase.BETTING and t.m.round_no == 11
+
+
+def test_supervisor_accepts_or_refuses_late_bet_changes_with_a_journaled_reason() -> None:
+    audit: list[tuple[str, dict]] = []
+    t = Table()
+    t.m.audit = lambda kind, data: audit.append((kind, data))
+    play_to_third(t)
+    t.spot(1, "bonus", 100)  # a late bonus
+    t.spot(4, "ante", 0)  # the ante removed
+    t.press("next")
+    assert "bonus" not in t.m.seats[1].wagers  # nothing happens without the key
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.press("next")  # accept the late bonus
+    t.press("next")  # try to accept the removed ante: refused, the round is dealt
+    assert t.m.seats[1].wagers["bonus"] == 100 and t.m.seats[4].wagers["ante"] == 1000
+    assert [d["action"] for k, d in audit if k == "SupervisorAction"] == ["late bet accepted", "late bet refused"]
+    assert "cannot enter a round already dealt" in audit[-1][1]["reason"]
+
+
+def test_an_unreadable_card_is_corrected_by_reading_it_again_with_the_key() -> None:
+    audit: list[tuple[str, dict]] = []
+    t = Table()
+    t.m.audit = lambda kind, data: audit.append((kind, data))
+    for seat in (1, 4):
+        t.spot(seat, "ante", 500)
+    t.press("no_more_bets")
+    t.deal("As Ad")
+    t.feed(CardUnreadable(device="shoe", index=3))
+    assert t.m.phase is Phase.HOLD and ("panel_lamp", ("clear_fault", True)) in t.devices.commands
+    t.feed(CardDealt(device="shoe", card="Kc", index=3, quality=90))
+    assert t.m.phase is Phase.HOLD and "supervisor's key is needed" in t.m.prompts[-1]
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.feed(CardDealt(device="shoe", card="Kc", index=3, quality=90))
+    assert t.m.phase is Phase.DEALING and [str(c) for c in t.m.seats[4].cards] == ["Kc"]
+    assert audit[-1][1]["action"] == "card corrected" and ("panel_lamp", ("clear_fault", False)) in t.devices.commands
+    for i, c in enumerate("Qd 7h 8h 2c".split(), start=4):
+        t.feed(CardDealt(device="shoe", card=c, index=i, quality=100))
+    assert t.m.phase is Phase.THIRD_STREET

@@ -101,10 +101,20 @@ class RoundTable:
     DECK: ClassVar[int] = 52
     BET_SPOTS: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, table: TableConfig, devices: TableDevices, on_round: Callable[[RoundResult], None] | None = None) -> None:
+    def __init__(
+        self,
+        table: TableConfig,
+        devices: TableDevices,
+        on_round: Callable[[RoundResult], None] | None = None,
+        audit: Callable[[str, dict[str, Any]], Any] | None = None,
+    ) -> None:
         self.table = table
         self.devices = devices
         self.on_round = on_round
+        self.audit = audit or (lambda kind, data: None)
+        """Where supervisor actions are journaled, with their reason."""
+        self.pending_late: list[tuple[int, str, int]] = []
+        self.unreadable_index: int | None = None
         self.seats: dict[int, Seat] = {}
         self.dealt = 0
         self.round_no = 0
@@ -191,6 +201,7 @@ class RoundTable:
 
     def start_round(self) -> None:
         self.round_no += 1
+        self.pending_late, self.unreadable_index = [], None
         self.seats, self.dealt = {}, 0
         self.settlement, self.step_index, self.late_bets = None, 0, []
         self.reset_game()
@@ -252,17 +263,25 @@ class RoundTable:
 
     def remember_phase(self) -> None:
         self.held_from = self.phase
+        self.devices.panel_lamp("clear_fault", True)
         self.say(f"HOLD: {self.hold_reason}")
+
+    def supervise(self, action: str, reason: str) -> None:
+        """Journal a supervisor action and show it."""
+        self.audit("SupervisorAction", {"round": self.round_no, "action": action, "reason": reason})
+        self.say(f"supervisor: {action}: {reason}")
 
     def on_machine_error(self, event: Any) -> None:
         log.error("table machine error: %s", event.error)
         self.hold_reason = f"controller error: {event.error}"
 
     def late_bet(self, seat: int, spot: str, cents: int) -> None:
-        """A change to a locked spot: not accepted, the lamp flashes, the display names it."""
+        """A change to a locked spot: not accepted, the lamp flashes, the display names it; a
+        supervisor may accept it (``next``) or refuse it (``previous``) with the key on."""
         kind = "removed" if cents == 0 else "late"
         note = f"{kind} bet: seat {seat} {spot} {cents / 100:.2f} not accepted"
         self.late_bets.append(note)
+        self.pending_late.append((seat, spot, cents))
         self.devices.lamp(seat, spot, "flash_removed" if kind == "removed" else "flash_late")
         self.say(note)
 
@@ -287,7 +306,7 @@ class RoundTable:
         return True
 
     def on_CardDealt(self, e: Any) -> None:  # noqa: N802 - named for the event class
-        if not self.dealing():
+        if not self.card_expected(e):
             self.hold_reason = f"card {e.card} dealt when none was expected"
             self.hold()  # type: ignore[attr-defined]
             return
@@ -297,7 +316,18 @@ class RoundTable:
             self.hold_reason = f"unreadable card report {e.card!r}"
             self.hold()  # type: ignore[attr-defined]
             return
-        if dealt in self.cards_seen():
+        if self.phase is self.Phase.HOLD:  # type: ignore[attr-defined] # the re-read of the unreadable card
+            if not self.supervisor:
+                self.say(f"card {e.index} read again as {dealt}: the supervisor's key is needed to accept it")
+                return
+            if dealt in self.cards_seen():
+                self.say(f"card {e.index} read again as {dealt}, which is already dealt: not accepted")
+                return
+            self.supervise("card corrected", f"card {e.index} read again as {dealt}")
+            self.unreadable_index = None
+            self.devices.panel_lamp("clear_fault", False)
+            self.resume()  # type: ignore[attr-defined]
+        elif dealt in self.cards_seen():
             self.hold_reason = f"duplicate card {dealt} (index {e.index})"
             self.hold()  # type: ignore[attr-defined]
             return
@@ -307,11 +337,16 @@ class RoundTable:
         """Whether a card from the shoe is expected now (subclasses)."""
         return False
 
+    def card_expected(self, e: Any) -> bool:
+        """A card is expected: while dealing, or the re-read of an unreadable card on hold."""
+        return self.dealing() or (self.phase is self.Phase.HOLD and self.unreadable_index == e.index)  # type: ignore[attr-defined]
+
     def cards_seen(self) -> list[Card]:
         return [c for s in self.seats.values() for c in s.cards]
 
     def on_CardUnreadable(self, e: Any) -> None:  # noqa: N802
-        self.hold_reason = f"unreadable card (index {e.index})"
+        self.hold_reason = f"unreadable card (index {e.index}): read it again, or void"
+        self.unreadable_index = e.index
         self.hold()  # type: ignore[attr-defined]
 
     def on_ShoeStatus(self, e: Any) -> None:  # noqa: N802
@@ -337,12 +372,34 @@ class RoundTable:
         elif b == "confirm" and self.phase is self.Phase.SETTLEMENT:  # type: ignore[attr-defined]
             self.confirm()  # type: ignore[attr-defined]
         elif b == "void" and self.supervisor:
+            self.supervise("void", f"round {self.round_no} voided from {self.phase.value}: all wagers returned")
+            self.devices.panel_lamp("clear_fault", False)
             self.void()  # type: ignore[attr-defined]
         elif b == "clear_fault" and self.supervisor and self.phase is self.Phase.HOLD:  # type: ignore[attr-defined]
-            self.say("fault cleared: resume")
+            self.supervise("fault cleared", self.hold_reason)
+            self.devices.panel_lamp("clear_fault", False)
             self.resume()  # type: ignore[attr-defined]
+        elif b in ("next", "previous") and self.supervisor and self.pending_late:
+            self.resolve_late_bet(accept=b == "next")
         else:
             self.on_game_button(b)
+
+    def resolve_late_bet(self, accept: bool) -> None:
+        """The supervisor accepts or refuses the oldest pending late-bet change."""
+        seat, spot, cents = self.pending_late.pop(0)
+        if not accept:
+            self.supervise("late bet refused", f"seat {seat} {spot} {cents / 100:.2f}")
+            return
+        s = self.seats.get(seat)
+        if s is None or spot not in self.BET_SPOTS or (cents == 0 and spot == self.BET_SPOTS[0]):
+            self.supervise("late bet refused", f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt")
+            return
+        if cents:
+            s.wagers[spot] = cents
+        else:
+            s.wagers.pop(spot, None)
+        self.devices.lamp(seat, spot, "accepted" if cents else "off")
+        self.supervise("late bet accepted", f"seat {seat} {spot} now {cents / 100:.2f}")
 
     def on_seat_button(self, seat: int) -> None:
         """A seat button was pressed (subclasses)."""
@@ -358,5 +415,6 @@ class RoundTable:
     def on_LinkUp(self, e: Any) -> None:  # noqa: N802
         if self.phase is self.Phase.HOLD and self.hold_reason == f"link down: {e.device}":  # type: ignore[attr-defined]
             self.say(f"{e.device} back: resume")
+            self.devices.panel_lamp("clear_fault", False)
             self.resume()  # type: ignore[attr-defined]
 

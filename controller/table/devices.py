@@ -22,6 +22,8 @@ class TableDevices(Protocol):
 
     def request_stub_count(self) -> None: ...
 
+    def panel_lamp(self, button: str, on: bool) -> None: ...
+
 
 class RecordingDevices:
     """Keeps every command, in order, instead of sending it."""
@@ -40,6 +42,9 @@ class RecordingDevices:
 
     def request_stub_count(self) -> None:
         self.commands.append(("stub_count", ()))
+
+    def panel_lamp(self, button: str, on: bool) -> None:
+        self.commands.append(("panel_lamp", (button, on)))
 
 
 class DriverDevices(RecordingDevices):
@@ -64,3 +69,7 @@ class DriverDevices(RecordingDevices):
     def request_stub_count(self) -> None:
         super().request_stub_count()
         self.shoe.request_status()
+
+    def panel_lamp(self, button: str, on: bool) -> None:
+        super().panel_lamp(button, on)
+        self.panel.lamp(button, on)

@@ -57,7 +57,7 @@ class TableRuntime:
             config = LinkConfig(baudrate=device.baudrate, poll_interval_s=device.poll_interval_s)
             self.drivers[role] = driver_class(device.driver)(role, url, self.engine.queue, address=device.address, config=config)
         self.devices = DriverDevices(self.drivers["panel"], self.drivers["bet_spots"], self.drivers["shoe"])
-        self.table = GAME_TABLES[table.game](table, self.devices, on_round)
+        self.table = GAME_TABLES[table.game](table, self.devices, on_round, self.engine.journal.append)
 
     def _handle(self, event: object) -> None:
         at = getattr(event, "at", None)
