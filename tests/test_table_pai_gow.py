@@ -82,3 +82,29 @@ def test_optional_wagers_need_a_pai_gow_wager_and_the_bonus_minimum() -> None:
     assert t.m.phase is Phase.BETTING
     assert "correct: seat 1: the optional wagers need a pai gow wager" in t.m.prompts
     assert "correct: seat 1 bonus: at least 1.00 (11.15(b))" in t.m.prompts
+
+
+def test_a_random_starting_number_arrives_as_an_event_and_is_recorded() -> None:
+    from dataclasses import replace
+
+    from controller.table.engine import StartDrawn
+
+    t = Table()
+    t.m.table = replace(TABLE, options={**TABLE.options, "start_method": "rng"})
+    t.feed(SpotReport(device="spots", seat=2, spot="pai_gow", cents=1000))
+    t.press("no_more_bets")
+    assert ("draw_start", ()) in t.devices.commands and t.m.phase is Phase.START
+    t.feed(StartDrawn(3))  # counted counterclockwise: dealer 1, seat 6 is 2, seat 5 is 3
+    assert t.m.phase is Phase.DEALING and t.m.order[0] == 5
+    assert t.m.round_record()["start"] == {"method": "rng", "value": 3}
+
+
+def test_bench_with_a_random_start_over_ptys(tmp_path) -> None:
+    from controller.table.bench import run_bench
+
+    text = (config_dir() / "bench" / "pai_gow.yaml").read_text().replace("start_method: dice", "start_method: rng")
+    text = text.replace("paytables_dir: ../paytables", f"paytables_dir: {config_dir() / 'paytables'}")
+    path = tmp_path / "pai_gow.yaml"
+    path.write_text(text)
+    summary = run_bench(load_table(path), seats=3, rounds=2, seed=2, progress=False)
+    assert summary.rounds == 2 and summary.mismatches == 0

@@ -70,14 +70,16 @@ def _wait(cond: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
 
 
 def _third_street(cards: list, rng: random.Random) -> int:
-    """A simple third-street rule: 3x with a pair, 1x with two cards of 10 or more or a pair of
-    any, otherwise fold (0)."""
+    """Third street by points, in the style of published basic strategy: a pair of 6s or better
+    3x, any lower pair 1x; otherwise 1x with at least two points (J-A two, 6-10 one) or a suited
+    6-5, else fold (0)."""
     ranks = sorted((c.rank for c in cards), reverse=True)
     if ranks[0] == ranks[1]:
         return 3 if ranks[0] >= 6 else 1
-    if ranks[1] >= 10:
+    points = sum(2 if r >= 11 else 1 if r >= 6 else 0 for r in ranks)
+    if points >= 2 or (ranks == [6, 5] and cards[0].suit is cards[1].suit):
         return 1
-    return 1 if rng.random() < 0.1 else 0
+    return 0
 
 
 def _later_street(cards: list, rng: random.Random) -> int:
@@ -182,13 +184,14 @@ def _pai_gow_round(t: Any, sims: dict[str, Any], rng: random.Random, table: Tabl
             spots.place(seat, "insurance", 100)
     _wait(lambda: {k: s.wagers for k, s in t.seats.items() if s.wagers} == placed, "bets to register")
     panel.press("no_more_bets")
-    _wait(lambda: t.phase.value == "start", "the dice total")
-    dice = sum(rng.randint(1, 6) for _ in range(3))
-    for _ in range(dice - 3):
-        panel.press("next")
-    _wait(lambda: t.dice == dice, "the dice total to show")
-    panel.press("confirm")
-    _wait(lambda: t.phase.value == "dealing", "dealing")
+    if table.options["start_method"] == "dice":
+        _wait(lambda: t.phase.value == "start", "the dice total")
+        dice = sum(rng.randint(1, 6) for _ in range(3))
+        for _ in range(dice - 3):
+            panel.press("next")
+        _wait(lambda: t.dice == dice, "the dice total to show")
+        panel.press("confirm")
+    _wait(lambda: t.phase.value == "dealing", "dealing")  # with rng the controller draws the number
     _load_and_deal(shoe, rng, 49, joker=True)
     _wait(lambda: t.phase.value == "setting", "hand setting")
     while t.phase.value == "setting":

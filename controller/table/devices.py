@@ -24,6 +24,10 @@ class TableDevices(Protocol):
 
     def panel_lamp(self, button: str, on: bool) -> None: ...
 
+    def draw_start(self) -> None:
+        """Draw a random starting number 1-7; it comes back as a ``StartDrawn`` event."""
+        ...
+
 
 class RecordingDevices:
     """Keeps every command, in order, instead of sending it."""
@@ -46,13 +50,16 @@ class RecordingDevices:
     def panel_lamp(self, button: str, on: bool) -> None:
         self.commands.append(("panel_lamp", (button, on)))
 
+    def draw_start(self) -> None:
+        self.commands.append(("draw_start", ()))
+
 
 class DriverDevices(RecordingDevices):
     """Sends the commands to the panel and bet-spot drivers (and keeps them, for recall)."""
 
-    def __init__(self, panel: Any, spots: Any, shoe: Any) -> None:
+    def __init__(self, panel: Any, spots: Any, shoe: Any, post: Any = None) -> None:
         super().__init__()
-        self.panel, self.spots, self.shoe = panel, spots, shoe
+        self.panel, self.spots, self.shoe, self.post = panel, spots, shoe, post
 
     def display(self, line: int, text: str) -> None:
         super().display(line, text)
@@ -73,3 +80,11 @@ class DriverDevices(RecordingDevices):
     def panel_lamp(self, button: str, on: bool) -> None:
         super().panel_lamp(button, on)
         self.panel.lamp(button, on)
+
+    def draw_start(self) -> None:
+        import secrets
+
+        from controller.table.engine import StartDrawn
+
+        super().draw_start()
+        self.post(StartDrawn(secrets.randbelow(7) + 1))

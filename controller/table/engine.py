@@ -14,7 +14,7 @@ from typing import Callable
 
 from controller.table.journal import Journal, MemoryJournal, event_record
 
-__all__ = ["TimerExpired", "Engine"]
+__all__ = ["TimerExpired", "StartDrawn", "Engine"]
 
 log = logging.getLogger("tablectl.engine")
 
@@ -24,6 +24,14 @@ class TimerExpired:
     """A timer the controller set has run out."""
 
     name: str
+
+
+@dataclass(frozen=True, slots=True)
+class StartDrawn:
+    """A random starting number (pai gow, 31.11(c): 1 to 7), drawn outside the machine and posted
+    as an event so a replayed round sees the same number."""
+
+    value: int
 
 
 class _Stop:

@@ -1,7 +1,8 @@
 """Pai gow poker at the table: the round as a ``transitions`` machine (11.15; digest 3.4).
 
 Buttons: ``no_more_bets``; the dice total is entered with ``next`` / ``previous`` (it starts at
-3) and ``confirm`` (31.11: counted from the dealer as 1 in the configured direction); the shoe
+3) and ``confirm``, or with ``start_method: rng`` a number 1-7 is drawn (31.11: counted from the
+dealer as 1 in the configured direction); the shoe
 then deals seven hands of seven (to every position, wagered or not) and reports its stub, which
 must be four (31.8); each seat's set is then shown, counterclockwise from the dealer's right,
 house way first: ``next`` / ``previous`` move through the legal sets, ``confirm`` records the
@@ -84,14 +85,24 @@ class PaiGowTable(RoundTable):
 
     def lock_bets_and_ask_dice(self) -> None:
         self.lock_bets()
-        self.say(f"dice total: {self.dice} (next / previous, confirm)")
+        if self.table.options["start_method"] == "rng":
+            self.say("drawing the starting number")
+            self.devices.draw_start()
+        else:
+            self.say(f"dice total: {self.dice} (next / previous, confirm)")
+
+    def on_StartDrawn(self, e: Any) -> None:  # noqa: N802
+        if self.phase is P.START and self.table.options["start_method"] == "rng":
+            self.dice = e.value
+            self.say(f"starting number {e.value}")
+            self.start_entered()  # type: ignore[attr-defined]
 
     def prompt_deal(self) -> None:
         o = self.table.options
-        first = start_position("dice", self.dice, o["count_direction"], self.table.seats)  # type: ignore[arg-type]
+        first = start_position(o["start_method"], self.dice, o["count_direction"], self.table.seats)  # type: ignore[arg-type]
         self.order = dealing_order(first, o["deal_direction"], self.table.seats)  # type: ignore[arg-type]
         self.hands = {p: [] for p in self.order}
-        self.say(f"dice {self.dice}: the first hand to {'the dealer' if first == DEALER else f'seat {first}'}; deal")
+        self.say(f"{'dice' if o['start_method'] == 'dice' else 'number'} {self.dice}: the first hand to {'the dealer' if first == DEALER else f'seat {first}'}; deal")
 
     def ask_remaining(self) -> None:
         self.devices.request_stub_count()
@@ -142,7 +153,7 @@ class PaiGowTable(RoundTable):
         empty = {str(p): format_cards(c) for p, c in sorted(self.hands.items()) if p != DEALER and p not in self.seats}
         record: dict[str, Any] = {
             "game": "pai_gow",
-            "start": {"method": "dice", "value": self.dice},
+            "start": {"method": self.table.options["start_method"], "value": self.dice},
             "remaining": self.remaining if self.remaining is not None else REMAINING,
             "seats": seats,
             "dealer": format_cards(self.hands.get(DEALER, [])),
@@ -183,7 +194,7 @@ class PaiGowTable(RoundTable):
             self.late_bet(e.seat, e.spot, e.cents)
 
     def on_game_button(self, button: str) -> None:
-        if self.phase is P.START:
+        if self.phase is P.START and self.table.options["start_method"] == "dice":
             if button in ("next", "previous"):
                 self.dice = min(18, self.dice + 1) if button == "next" else max(3, self.dice - 1)
                 self.say(f"dice total: {self.dice} (next / previous, confirm)")

@@ -56,7 +56,7 @@ class TableRuntime:
                 raise ValueError(f"{table.path}:{device.line}: devices.{role}: {url} is served by `tablectl bench`, not a port")
             config = LinkConfig(baudrate=device.baudrate, poll_interval_s=device.poll_interval_s)
             self.drivers[role] = driver_class(device.driver)(role, url, self.engine.queue, address=device.address, config=config)
-        self.devices = DriverDevices(self.drivers["panel"], self.drivers["bet_spots"], self.drivers["shoe"])
+        self.devices = DriverDevices(self.drivers["panel"], self.drivers["bet_spots"], self.drivers["shoe"], self.engine.post)
         self.table = GAME_TABLES[table.game](table, self.devices, on_round, self.engine.journal.append)
 
     def _handle(self, event: object) -> None:
