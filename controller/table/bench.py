@@ -94,19 +94,27 @@ def _later_street(cards: list, rng: random.Random) -> int:
     return 1 if rng.random() < 0.7 else 0
 
 
+def _place_bets(t: Any, sims: dict[str, Any], rng: random.Random, table: TableConfig, seats: int, wagers: Callable[[], dict[str, int]]) -> dict[int, dict[str, int]]:
+    """Players at ``seats`` random seats place ``wagers()`` each; once the controller has them
+    all, the dealer presses no more bets."""
+    placed: dict[int, dict[str, int]] = {}
+    for seat in sorted(rng.sample(range(1, table.seats + 1), seats)):
+        placed[seat] = wagers()
+        for spot, cents in placed[seat].items():
+            sims["bet_spots"].place(seat, spot, cents)
+    _wait(lambda: {k: s.wagers for k, s in t.seats.items() if s.wagers} == placed, "bets to register")
+    sims["panel"].press("no_more_bets")
+    return placed
+
+
 def _mississippi_round(t: Any, sims: dict[str, Any], rng: random.Random, table: TableConfig, seats: int) -> None:
     """Players bet antes (some a bonus); the dealer deals; each street a bet or a fold; reveals."""
     shoe, spots, panel = sims["shoe"], sims["bet_spots"], sims["panel"]
-    placed: dict[int, dict[str, int]] = {}
-    for seat in sorted(rng.sample(range(1, table.seats + 1), seats)):
-        ante = rng.choice([500, 1000, 2500])
-        placed[seat] = {"ante": ante}
-        spots.place(seat, "ante", ante)
-        if rng.random() < 0.3:
-            placed[seat]["bonus"] = 100
-            spots.place(seat, "bonus", 100)
-    _wait(lambda: {k: s.wagers for k, s in t.seats.items() if s.wagers} == placed, "bets to register")
-    panel.press("no_more_bets")
+
+    def wagers() -> dict[str, int]:
+        return {"ante": rng.choice([500, 1000, 2500]), **({"bonus": 100} if rng.random() < 0.3 else {})}
+
+    placed = _place_bets(t, sims, rng, table, seats, wagers)
     _wait(lambda: t.phase.value == "dealing", "dealing")
     _load_and_deal(shoe, rng, 2 * len(placed) + 3)
     for street in ("third", "fourth", "fifth"):
@@ -130,17 +138,12 @@ def _boston5_round(t: Any, sims: dict[str, Any], rng: random.Random, table: Tabl
     a second wager with a pair or an ace or king, else a fold (or, now and then, a withdrawal)."""
     shoe, spots, panel = sims["shoe"], sims["bet_spots"], sims["panel"]
     multiple = table.options["first_to_ante"]
-    placed: dict[int, dict[str, int]] = {}
-    for seat in sorted(rng.sample(range(1, table.seats + 1), seats)):
+
+    def wagers() -> dict[str, int]:
         ante = rng.choice([500, 1000, 2500])
-        placed[seat] = {"ante": ante, "first": multiple * ante}
-        spots.place(seat, "ante", ante)
-        spots.place(seat, "first", multiple * ante)
-        if rng.random() < 0.3:
-            placed[seat]["bonus"] = 500
-            spots.place(seat, "bonus", 500)
-    _wait(lambda: {k: s.wagers for k, s in t.seats.items() if s.wagers} == placed, "bets to register")
-    panel.press("no_more_bets")
+        return {"ante": ante, "first": multiple * ante, **({"bonus": 500} if rng.random() < 0.3 else {})}  # type: ignore[operator]
+
+    placed = _place_bets(t, sims, rng, table, seats, wagers)
     _wait(lambda: t.phase.value == "first_deal", "the first deal")
     _load_and_deal(shoe, rng, 3 * len(placed) + 3)
     _wait(lambda: t.phase.value in ("bonus", "second_wager"), "bonus exposure")
@@ -171,19 +174,17 @@ def _boston5_round(t: Any, sims: dict[str, Any], rng: random.Random, table: Tabl
 def _pai_gow_round(t: Any, sims: dict[str, Any], rng: random.Random, table: TableConfig, seats: int) -> None:
     """Players bet (some a bonus or insurance); the dealer enters a dice total, the shoe deals
     seven hands of seven, and each set is confirmed (usually the house way)."""
-    shoe, spots, panel = sims["shoe"], sims["bet_spots"], sims["panel"]
-    placed: dict[int, dict[str, int]] = {}
-    for seat in sorted(rng.sample(range(1, table.seats + 1), seats)):
-        placed[seat] = {"pai_gow": rng.choice([1000, 2500])}
-        spots.place(seat, "pai_gow", placed[seat]["pai_gow"])
+    shoe, panel = sims["shoe"], sims["panel"]
+
+    def wagers() -> dict[str, int]:
+        w = {"pai_gow": rng.choice([1000, 2500])}
         if rng.random() < 0.4:
-            placed[seat]["bonus"] = rng.choice([100, 500])
-            spots.place(seat, "bonus", placed[seat]["bonus"])
+            w["bonus"] = rng.choice([100, 500])
         if rng.random() < 0.2:
-            placed[seat]["insurance"] = 100
-            spots.place(seat, "insurance", 100)
-    _wait(lambda: {k: s.wagers for k, s in t.seats.items() if s.wagers} == placed, "bets to register")
-    panel.press("no_more_bets")
+            w["insurance"] = 100
+        return w
+
+    _place_bets(t, sims, rng, table, seats, wagers)
     if table.options["start_method"] == "dice":
         _wait(lambda: t.phase.value == "start", "the dice total")
         dice = sum(rng.randint(1, 6) for _ in range(3))
