@@ -62,8 +62,15 @@ class BenchSummary:
 
 
 def _wait(cond: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+    """Wait until ``cond()`` holds. The players read the controller's round from their own thread
+    (only reading): a dict that changes while it is read just means "look again"."""
     deadline = time.monotonic() + timeout
-    while not cond():
+    while True:
+        try:
+            if cond():
+                return
+        except RuntimeError:  # dictionary changed size during iteration
+            pass
         if time.monotonic() > deadline:
             raise TimeoutError(f"bench: timed out waiting for {what}")
         time.sleep(0.001)
