@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from drivers.base import Driver
 from drivers.messages import LAMP_STATES, DeviceEvent, MessageSpec
@@ -52,6 +52,3 @@ class BetSpotDriver(Driver):
 
     def unlock(self) -> None:
         self._command("unlock")
-
-    def _convert(self, cls: type[DeviceEvent], values: dict[str, Any]) -> dict[str, Any]:
-        return values

@@ -38,7 +38,7 @@ from controller.games.pai_gow_deal import StartError, misdeal_reasons, start_pos
 from controller.games.record import Problems, read_seats, write_record
 from controller.hands import PAI_GOW, BonusValue, Category, classify_bonus, paying_line
 from controller.hands.paigow import HandSet, is_pai_gow, make_set
-from controller.paytables import Paytable
+from controller.paytables import Paytable, PaytableRow
 from controller.settlement import Result, SeatSettlement, Settlement, Step, WagerResult, actions_for, apply_caps, settlement_for
 from controller.table_config import TableConfig
 
@@ -216,16 +216,20 @@ class _Premium:
     envy: int
 
 
+def _paying_row(value: BonusValue, table: Paytable) -> PaytableRow | None:
+    """The one line of ``table`` that pays ``value``: its highest-paying qualifying line."""
+    rows = table.by_category()
+    line = paying_line(value.qualifies, rows, key=lambda row: row.pays_more)
+    return rows[line] if line is not None else None
+
+
 def _classify(cards: tuple[Card, ...], envy_table: Paytable | None) -> _Premium:
     value = classify_bonus(cards, PAI_GOW)
-    amount = 0
-    if envy_table is not None:
-        line = paying_line(value.qualifies, envy_table.by_category(), key=lambda row: row.pays_more)
-        amount = envy_table.by_category()[line].amount or 0 if line else 0
-    return _Premium(value, amount)
+    row = _paying_row(value, envy_table) if envy_table is not None else None
+    return _Premium(value, (row.amount or 0) if row else 0)
 
 
-def _pai_gow_wager(seat: PaiGowSeat, stake: int, player: HandSet, dealer: HandSet, fouled: bool, o: Mapping[str, Any]) -> WagerResult:
+def _pai_gow_wager(stake: int, player: HandSet, dealer: HandSet, fouled: bool, o: Mapping[str, Any]) -> WagerResult:
     if fouled:
         return WagerResult("pai_gow", stake, Result.LOSE, -stake, "foul: the low hand outranks the high hand (forfeit)")
     high_won = player.high > dealer.high
@@ -281,16 +285,15 @@ def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
         else:
             chosen, fouled = way.set(seat.cards, dict(o)).set, False
         hands["set"] = chosen.to_json()  # type: ignore[assignment]
-        wagers = [_pai_gow_wager(seat, w["pai_gow"], chosen, dealer, fouled, o)]
+        wagers = [_pai_gow_wager(w["pai_gow"], chosen, dealer, fouled, o)]
         mine = premium[seat.seat]
         hands["bonus"] = {"category": mine.value.category.value, "best": format_cards(mine.value.best)}
         is_premium = mine.envy > 0
         if "bonus" in w and bonus_table is not None:
-            line = paying_line(mine.value.qualifies, bonus_table.by_category(), key=lambda row: row.pays_more)
-            if line is None:
+            row = _paying_row(mine.value, bonus_table)
+            if row is None:
                 wagers.append(WagerResult("bonus", w["bonus"], Result.LOSE, -w["bonus"], f"{mine.value.category.value} does not qualify"))
             else:
-                row = bonus_table.by_category()[line]
                 wagers.append(WagerResult("bonus", w["bonus"], Result.WIN, row.odds.payout(w["bonus"]), f"{row.describe()} (highest-paying line)"))
         if "insurance" in w and insurance_table is not None:
             gow, top = is_pai_gow(seat.cards)

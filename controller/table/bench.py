@@ -126,7 +126,7 @@ def _mississippi_round(t: Any, sims: dict[str, Any], rng: random.Random, table: 
     _load_and_deal(shoe, rng, 2 * len(placed) + 3)
     for street in ("third", "fourth", "fifth"):
         _wait(lambda: t.current_street() == street, f"{street} street")
-        for seat in t.active():
+        for seat in t.in_play():
             if street == "third":
                 mult = _third_street(seat.cards, rng)
             else:

@@ -59,9 +59,6 @@ class MississippiTable(RoundTable):
     def reset_game(self) -> None:
         self.community: list[Card] = []
 
-    def active(self) -> list[Seat]:
-        return self.in_play()
-
     def current_street(self) -> str | None:
         return {P.THIRD_STREET: "third", P.FOURTH_STREET: "fourth", P.FIFTH_STREET: "fifth"}.get(self.phase)
 
@@ -72,7 +69,7 @@ class MississippiTable(RoundTable):
 
     def all_acted(self) -> bool:
         street = self.current_street()
-        return street is not None and all(street in s.acted for s in self.active())
+        return street is not None and all(street in s.acted for s in self.in_play())
 
     def prompt_street(self) -> None:
         street = self.current_street() or "third"
@@ -137,6 +134,6 @@ class MississippiTable(RoundTable):
             self.selected_seat = None
         elif button == "reveal":
             if self.current_street() and not self.all_acted():
-                waiting = [s.number for s in self.active() if self.current_street() not in s.acted]
+                waiting = [s.number for s in self.in_play() if self.current_street() not in s.acted]
                 self.say(f"waiting for seats {waiting}")
             self.reveal()  # type: ignore[attr-defined]
