@@ -141,3 +141,20 @@ def test_highest_possible_low_hand_that_leaves_a_straight_or_flush(cards: list) 
         decision = set_by_house_way(cards, way)
         if decision.rule.endswith("straight_or_flush") and "ace in front" not in decision.text and "trips" not in decision.text:
             assert decision.set.low.strength == _best_low_leaving_straight_or_flush(cards)
+
+
+@settings(max_examples=400)
+@given(st.one_of(hands_of(7, joker=True), st.lists(st.sampled_from(parse_cards("Ah 2h 3d 4c 5s 6h 9h Th Jh Qc Kd JK")), min_size=7, max_size=7, unique=True)))
+def test_quick_straight_or_flush_test_never_misses_one(cards: list) -> None:
+    # The quick test only spares the enumeration: when it says no, no five of the cards are a
+    # straight or flush (checked by ranking every five).
+    from itertools import combinations
+
+    from controller.games.house_way import Hand
+    from controller.hands.rules import PAI_GOW
+    from controller.hands.value import evaluate_five
+
+    five_card = {evaluate_five(list(five), PAI_GOW).category for five in combinations(cards, 5)}
+    makes_one = bool(five_card & {Category.STRAIGHT, Category.FLUSH, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
+    if not Hand(cards, {}).may_hold_straight_or_flush():
+        assert not makes_one

@@ -26,7 +26,7 @@ from typing import Callable, Sequence
 
 from controller.cards import Card, format_cards
 from controller.hands import Category, HandError
-from controller.hands.paigow import HandSet, make_set
+from controller.hands.paigow import HandSet, legal_sets, make_set
 
 __all__ = ["Decision", "HouseWay", "HOUSE_WAYS", "house_way", "set_by_house_way"]
 
@@ -100,18 +100,30 @@ class Hand:
         used = [c for group in exclude for c in group]
         return [c for c in self.cards if c not in used]
 
+    def may_hold_straight_or_flush(self) -> bool:
+        """Whether any five of the seven cards could be a straight or a flush (a quick test
+        that spares most hands the enumeration of every set)."""
+        jokers = sum(1 for c in self.cards if c.is_joker)
+        real = [c for c in self.cards if not c.is_joker]
+        per_suit = [0, 0, 0, 0]
+        for c in real:
+            per_suit[c.index // 13] += 1
+        if max(per_suit) + jokers >= 5:
+            return True
+        ranks = {int(c.rank) for c in real}  # type: ignore[arg-type]
+        if ACE in ranks:
+            ranks.add(1)
+        return any(len(ranks & set(range(low, low + 5))) + jokers >= 5 for low in range(1, 11))
+
     def legal_sets(self) -> list[HandSet]:
         if self._sets is None:
-            sets = []
-            for low in combinations(self.cards, 2):
-                s = make_set([c for c in self.cards if c not in low], low)
-                if not s.foul:
-                    sets.append(s)
-            self._sets = sets
+            self._sets = legal_sets(self.cards)
         return self._sets
 
     def best_straight_or_flush(self, only: Callable[[HandSet], bool] = lambda s: True) -> HandSet | None:
         """The legal set with a straight or flush in the high hand whose low hand is best."""
+        if not self.may_hold_straight_or_flush():
+            return None
         options = [s for s in self.legal_sets() if s.high.category in _STRAIGHT_OR_FLUSH and only(s)]
         if not options:
             return None

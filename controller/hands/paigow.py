@@ -10,9 +10,9 @@ from controller.cards import Card, format_cards
 from controller.hands.categories import Category, unpack
 from controller.hands.fast import evaluator_for
 from controller.hands.rules import PAI_GOW
-from controller.hands.value import HandValue, evaluate_five, evaluate_low
+from controller.hands.value import HandValue, _evaluate, _evaluate_low, evaluate_five, evaluate_low
 
-__all__ = ["HandSet", "low_outranks_high", "make_set", "is_pai_gow"]
+__all__ = ["HandSet", "low_outranks_high", "make_set", "legal_sets", "is_pai_gow"]
 
 
 def low_outranks_high(high: HandValue, low: HandValue) -> bool:
@@ -57,6 +57,19 @@ class HandSet:
 def make_set(high: Sequence[Card], low: Sequence[Card]) -> HandSet:
     """Rank a set of five high cards and two low cards under the pai gow rules."""
     return HandSet(evaluate_five(high, PAI_GOW), evaluate_low(low, PAI_GOW))
+
+
+def legal_sets(cards: Sequence[Card]) -> list[HandSet]:
+    """Every set of seven distinct cards (already checked) that is not a foul, in the order of
+    the two low cards' positions in ``cards``."""
+    sets = []
+    for i in range(7):
+        for j in range(i + 1, 7):
+            high = [c for k, c in enumerate(cards) if k != i and k != j]
+            s = HandSet(_evaluate(high, PAI_GOW), _evaluate_low((cards[i], cards[j])))
+            if not s.foul:
+                sets.append(s)
+    return sets
 
 
 def is_pai_gow(cards: Sequence[Card]) -> tuple[bool, int]:

@@ -14,7 +14,8 @@ Suits never break ties.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from functools import partial
+from typing import Callable, Sequence
 
 from controller.cards import Card, format_cards
 from controller.hands.categories import FIVE_CARD_ORDER, LOW_HAND_ORDER, Category, pack, unpack
@@ -39,9 +40,20 @@ class HandValue:
     """
 
     category: Category
-    best: tuple[Card, ...]
+    picked: "tuple[Card, ...] | Callable[[], tuple[Card, ...]]"
+    """The best cards, or how to find them: picking them is the slow part of ranking, and
+    deciding a hand (a pai gow set, a showdown) needs only the strength."""
     strength: int
     cards: tuple[Card, ...]
+
+    @property
+    def best(self) -> tuple[Card, ...]:
+        """The cards that make the hand, in the order that explains it."""
+        picked = self.picked
+        if callable(picked):
+            picked = picked()
+            object.__setattr__(self, "picked", picked)
+        return picked
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, HandValue) and self.strength == other.strength
@@ -150,7 +162,8 @@ def _evaluate(cards: Sequence[Card], rules: HandRules) -> HandValue:
     strength = evaluator_for(rules.wheel).strength([c.index for c in cards])
     index, fields = unpack(strength)
     category = FIVE_CARD_ORDER[index]
-    return HandValue(category, _pick_best(cards, category, fields, rules), strength, tuple(cards))
+    cards = tuple(cards)
+    return HandValue(category, partial(_pick_best, cards, category, fields, rules), strength, cards)
 
 
 def evaluate_three(cards: Sequence[Card], rules: HandRules) -> HandValue:
@@ -222,6 +235,10 @@ def evaluate_low(cards: Sequence[Card], rules: HandRules) -> HandValue:
     if not rules.low_hand:
         raise HandError(f"{rules.game} has no two-card low hands")
     _check(cards, rules, (2,), "a two-card low hand")
+    return _evaluate_low(cards)
+
+
+def _evaluate_low(cards: Sequence[Card]) -> HandValue:
     ranks = [12 if c.is_joker else c.rank - 2 for c in cards]  # type: ignore[operator]
     order = sorted(range(2), key=lambda i: (ranks[i], cards[i].index), reverse=True)
     best = tuple(cards[i] for i in order)

@@ -53,6 +53,14 @@ class MemoryJournal:
 def event_record(event: object) -> tuple[str, dict[str, Any]]:
     """An event as a journal entry: its class name and fields (events are frozen, so a shallow
     copy of the fields is enough)."""
-    if dataclasses.is_dataclass(event):
-        return type(event).__name__, {f.name: getattr(event, f.name) for f in dataclasses.fields(event)}
-    return type(event).__name__, {"repr": repr(event)}
+    kind = type(event)
+    if kind not in _FIELDS:
+        _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(event)) if dataclasses.is_dataclass(event) else None
+    names = _FIELDS[kind]
+    if names is None:
+        return kind.__name__, {"repr": repr(event)}
+    return kind.__name__, {name: getattr(event, name) for name in names}
+
+
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+"""Field names by event class (``dataclasses.fields`` is slow to call for every event)."""
