@@ -41,6 +41,12 @@ def test_clean_round_in_the_regulated_deal_order() -> None:
     assert [str(c) for c in t.m.dealer] == ["3c", "4d", "5h"]  # 24.8(c)2: then three to the dealer
     assert t.m.phase is Phase.BONUS
     t.press("seat_2", "next")
+    # 24.10(a), (b): the bonus is settled on the exposed three cards before any second wager
+    assert t.m.phase is Phase.BONUS_SETTLEMENT and t.m.prompts[-1].startswith("seat 2: ") and "pay bonus" in t.m.prompts[-1]
+    t.spot(2, "second", 1000)  # too early: not a second wager yet
+    assert "second" not in t.m.seats[2].wagers
+    t.press("confirm")
+    assert t.m.phase is Phase.SECOND_WAGER
     t.spot(2, "second", 1000)
     t.spot(5, "second", 1000)
     t.press("deal")
@@ -51,6 +57,8 @@ def test_clean_round_in_the_regulated_deal_order() -> None:
     result = t.m.rounds[-1]
     assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
     assert result.record["seats"]["2"]["exposed_bonus"] is True
+    bonus_step = result.settlement.procedure[0]
+    assert bonus_step.phase == "bonus" and t.m.prompts.count(bonus_step.text) == 1  # shown once, after the exposure
 
 
 def test_dealer_cards_are_not_shown_before_they_are_revealed() -> None:
@@ -116,7 +124,7 @@ def test_round_replays_to_the_same_prompts_and_settlement() -> None:
     t = Table()
     t.bets(1, 4, bonus=(4,))
     t.deal("As Ks Qs 8h 8d 9c 3c 4d 5h")
-    t.press("seat_4", "next")
+    t.press("seat_4", "next", "confirm")
     t.spot(1, "second", 1000)
     t.press("seat_4", "fold")
     t.press("deal")

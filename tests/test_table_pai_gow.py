@@ -108,3 +108,29 @@ def test_bench_with_a_random_start_over_ptys(tmp_path) -> None:
     path.write_text(text)
     summary = run_bench(load_table(path), seats=3, rounds=2, seed=2, progress=False)
     assert summary.rounds == 2 and summary.mismatches == 0
+
+
+def test_an_envy_marker_in_front_of_a_bonus_under_five_dollars_must_be_taken_away() -> None:
+    # 11.15(c): a marker only in front of a bonus wager of $5.00 or more
+    t = Table()
+    t.spot(1, "pai_gow", 1000)
+    t.spot(1, "bonus", 100)
+    t.spot(1, "envy_marker", 1)
+    t.spot(3, "pai_gow", 1000)
+    t.spot(3, "bonus", 500)
+    t.spot(3, "envy_marker", 1)
+    t.spot(4, "envy_marker", 1)  # a marker where nobody bet
+    t.spot(6, "pai_gow", 1000)
+    t.spot(6, "pai_gow", 0)  # a wager placed and taken back: not a problem
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.BETTING
+    assert t.m.problems == [
+        "seat 1 envy marker: only for a bonus wager of 5.00 or more (11.15(c))",
+        "seat 4 envy marker: only for a bonus wager of 5.00 or more (11.15(c))",
+    ]
+    assert "correct: seat 1 envy marker: only for a bonus wager of 5.00 or more (11.15(c))" in t.m.prompts
+    t.spot(1, "envy_marker", 0)
+    t.spot(4, "envy_marker", 0)
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.START and sorted(t.m.seats) == [1, 3]
+    assert all("envy_marker" not in s.wagers for s in t.m.seats.values())

@@ -21,7 +21,7 @@ Seats are numbered from the dealer's left (seat 1, dealt first) to the dealer's 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from controller.cards import Card, format_cards
 from controller.games.record import Problems, read_seats, write_record
@@ -40,7 +40,7 @@ from controller.settlement import (
 )
 from controller.table_config import TableConfig
 
-__all__ = ["Boston5Seat", "Boston5Round", "read_round", "settle", "round_record"]
+__all__ = ["Boston5Seat", "Boston5Round", "read_round", "settle", "bonus_procedure", "round_record"]
 
 _SEAT_KEYS = {"wagers", "cards", "exposed_bonus", "folded"}
 _PAID_BY = {"bonus": ["bonus"], "ante_bonus": ["ante_bonus"]}  # paytable spot -> wagers it pays
@@ -116,6 +116,27 @@ def _bonus(seat: Boston5Seat, table: TableConfig) -> tuple[WagerResult, dict[str
     return WagerResult("bonus", stake, Result.WIN, row.odds.payout(stake), f"{row.describe()} (24.11(d))"), summary
 
 
+def _bonus_step(seat: int, bonus: WagerResult, summary: Mapping[str, str]) -> Step:
+    if bonus.result is Result.LOSE:
+        return Step("bonus", seat, actions_for([bonus]), bonus.why)
+    return Step("bonus", seat, actions_for([bonus]), summary["category"])
+
+
+def bonus_procedure(seats: Iterable[Boston5Seat], table: TableConfig) -> tuple[Step, ...]:
+    """The dealer's bonus steps right after the exposure (24.10(a)), from the three-card hands
+    alone: losing bonus wagers collected, then winning ones paid, each counterclockwise from the
+    dealer's right. Equal to the bonus steps that begin :func:`settle`'s procedure, unless the
+    table's aggregate ``payout_cap`` later cuts a bonus payout (that cap needs the whole hand)."""
+    lose: list[Step] = []
+    win: list[Step] = []
+    for seat in sorted(seats, key=lambda s: -s.seat):
+        if "bonus" in seat.wagers:
+            bonus, summary = _bonus(seat, table)
+            (capped,), _ = apply_caps([bonus], table.paytables, {"bonus": ["bonus"]}, None)
+            (lose if capped.result is Result.LOSE else win).append(_bonus_step(seat.seat, capped, summary))
+    return (*lose, *win)
+
+
 def _main(seat: Boston5Seat, dealer_value: Any, table: TableConfig) -> tuple[list[WagerResult], dict[str, str]]:
     w = seat.wagers
     player = evaluate_five(seat.cards, BOSTON5)
@@ -163,10 +184,8 @@ def settle(rnd: Boston5Round, table: TableConfig) -> Settlement:
         settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, caps)
         bonus = [w for w in wagers if w.spot == "bonus"]
         rest = [w for w in wagers if w.spot != "bonus"]
-        if bonus and bonus[0].result is Result.LOSE:
-            bonus_steps_lose.append(Step("bonus", seat.seat, actions_for(bonus), bonus[0].why))
-        elif bonus:
-            bonus_steps_win.append(Step("bonus", seat.seat, actions_for(bonus), hands["bonus"]["category"]))
+        if bonus:
+            (bonus_steps_lose if bonus[0].result is Result.LOSE else bonus_steps_win).append(_bonus_step(seat.seat, bonus[0], hands["bonus"]))
         if seat.folded:
             fold_steps.append(Step("fold", seat.seat, actions_for(rest), "folds"))
         else:

@@ -16,9 +16,9 @@ from typing import Any, Callable, ClassVar
 
 from transitions import Machine
 
-from controller.cards import Card, CardError, card
+from controller.cards import Card, CardError, card, deck
 from controller.games import RecordError, settle_record
-from controller.settlement import Settlement
+from controller.settlement import Settlement, Step
 from controller.table.devices import TableDevices
 from controller.table_config import TableConfig
 
@@ -100,6 +100,8 @@ class RoundTable:
     PLAYING: ClassVar[list[Any]]
     DECK: ClassVar[int] = 52
     BET_SPOTS: ClassVar[tuple[str, ...]] = ()
+    REQUIRED_SPOTS: ClassVar[tuple[str, ...]] = ()
+    """The wagers every seat in a round has (the game's main wagers)."""
 
     def __init__(
         self,
@@ -114,7 +116,10 @@ class RoundTable:
         self.audit = audit or (lambda kind, data: None)
         """Where supervisor actions are journaled, with their reason."""
         self.pending_late: list[tuple[int, str, int]] = []
-        self.unreadable_index: int | None = None
+        self.misread_index: int | None = None
+        """The index of the card to read again or enter (an unreadable or duplicate card)."""
+        self.entry: int | None = None
+        self.entry_card: Card | None = None
         self.seats: dict[int, Seat] = {}
         self.dealt = 0
         self.round_no = 0
@@ -123,6 +128,8 @@ class RoundTable:
         self.late_bets: list[str] = []
         self.rounds: list[RoundResult] = []
         self.settlement: Settlement | None = None
+        self.steps: tuple[Step, ...] = ()
+        """The settlement steps the dealer is walked through (the procedure, less any shown earlier)."""
         self.step_index = 0
         self.held_from: Any = None
         self.hold_reason = ""
@@ -166,22 +173,33 @@ class RoundTable:
     def on_card(self, dealt: Card, index: int) -> None:
         raise NotImplementedError
 
+    def steps_to_show(self, settlement: Settlement) -> tuple[Step, ...]:
+        """The steps of ``settlement.procedure`` the dealer still has to do (subclasses drop
+        steps already done during the round)."""
+        return settlement.procedure
+
     def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
         """Game rules for one seat's wagers at "no more bets" (beyond limits and known spots)."""
         return []
 
     # --- conditions -----------------------------------------------------------------------------
 
+    def seat_problems(self, n: int, seat: Seat) -> list[str]:
+        """What is wrong with seat ``n``'s wagers before the deal: unknown spots, table limits,
+        the game's own rules."""
+        problems = []
+        for spot, cents in seat.wagers.items():
+            limit = self.table.limits.get(spot)
+            if spot not in self.BET_SPOTS:
+                problems.append(f"seat {n} {spot}: not a wager before the deal")
+            elif limit and not limit.min <= cents <= limit.max:
+                problems.append(f"seat {n} {spot}: {cents / 100:.2f} is outside {limit.min / 100:.2f}-{limit.max / 100:.2f}")
+        return problems + self.extra_wager_problems(n, seat)
+
     def wagers_valid(self) -> bool:
         self.problems = []
         for n, seat in sorted(self.seats.items()):
-            for spot, cents in seat.wagers.items():
-                limit = self.table.limits.get(spot)
-                if spot not in self.BET_SPOTS:
-                    self.problems.append(f"seat {n} {spot}: not a wager before the deal")
-                elif limit and not limit.min <= cents <= limit.max:
-                    self.problems.append(f"seat {n} {spot}: {cents / 100:.2f} is outside {limit.min / 100:.2f}-{limit.max / 100:.2f}")
-            self.problems += self.extra_wager_problems(n, seat)
+            self.problems += self.seat_problems(n, seat)
         if not self.seats:
             self.problems.append("no wagers on the table")
         for problem in self.problems:
@@ -189,7 +207,7 @@ class RoundTable:
         return not self.problems
 
     def more_steps(self) -> bool:
-        return self.settlement is not None and self.step_index + 1 < len(self.settlement.procedure)
+        return self.settlement is not None and self.step_index + 1 < len(self.steps)
 
     def stub_due(self) -> bool:
         return self.phase is self.Phase.ROUND_COMPLETE and self.round_no % STUB_EVERY == 0  # type: ignore[attr-defined]
@@ -201,9 +219,9 @@ class RoundTable:
 
     def start_round(self) -> None:
         self.round_no += 1
-        self.pending_late, self.unreadable_index = [], None
+        self.pending_late, self.misread_index, self.entry, self.entry_card = [], None, None, None
         self.seats, self.dealt = {}, 0
-        self.settlement, self.step_index, self.late_bets = None, 0, []
+        self.settlement, self.steps, self.step_index, self.late_bets = None, (), 0, []
         self.reset_game()
         self.devices.lock_spots(False)
         self.say(f"round {self.round_no}: place your bets")
@@ -226,13 +244,14 @@ class RoundTable:
             self.hold_reason = f"cannot settle: {exc}"
             self.hold()  # type: ignore[attr-defined]
             return
+        self.steps = self.steps_to_show(self.settlement)
         self.step_index = 0
-        self.say(self.settlement.procedure[0].text)
+        self.say(self.steps[0].text)
 
     def next_step(self) -> None:
         assert self.settlement is not None
         self.step_index += 1
-        self.say(self.settlement.procedure[self.step_index].text)
+        self.say(self.steps[self.step_index].text)
 
     def complete_round(self) -> None:
         result = RoundResult(self.round_no, self.round_record(), self.settlement, tuple(self.late_bets))
@@ -324,14 +343,36 @@ class RoundTable:
                 self.say(f"card {e.index} read again as {dealt}, which is already dealt: not accepted")
                 return
             self.supervise("card corrected", f"card {e.index} read again as {dealt}")
-            self.unreadable_index = None
+            self.misread_index = None
             self.devices.panel_lamp("clear_fault", False)
             self.resume()  # type: ignore[attr-defined]
         elif dealt in self.cards_seen():
-            self.hold_reason = f"duplicate card {dealt} (index {e.index})"
+            self.hold_reason = f"duplicate card {dealt} (index {e.index}): read it again, enter it, or void"
+            self.misread_index = e.index
             self.hold()  # type: ignore[attr-defined]
             return
         self.on_card(dealt, e.index)
+
+    def enter_card(self, button: str) -> None:
+        """The supervisor enters the card the shoe misread: ``next`` / ``previous`` move through
+        the cards not yet dealt this round, ``confirm`` deals the one shown."""
+        if button in ("next", "previous"):
+            seen = set(self.cards_seen())
+            choices = [c for c in deck(joker=self.DECK == 53) if c not in seen]
+            step = 1 if button == "next" else -1
+            self.entry = (self.entry + step) % len(choices) if self.entry is not None else (0 if step == 1 else len(choices) - 1)
+            self.entry_card = choices[self.entry]
+            self.say(f"card {self.misread_index}: {self.entry_card}? (next / previous, confirm)")
+            return
+        if self.entry_card is None:
+            return
+        dealt, index = self.entry_card, self.misread_index
+        assert index is not None
+        self.supervise("card corrected", f"card {index} entered as {dealt}")
+        self.misread_index, self.entry, self.entry_card = None, None, None
+        self.devices.panel_lamp("clear_fault", False)
+        self.resume()  # type: ignore[attr-defined]
+        self.on_card(dealt, index)
 
     def dealing(self) -> bool:
         """Whether a card from the shoe is expected now (subclasses)."""
@@ -339,14 +380,14 @@ class RoundTable:
 
     def card_expected(self, e: Any) -> bool:
         """A card is expected: while dealing, or the re-read of an unreadable card on hold."""
-        return self.dealing() or (self.phase is self.Phase.HOLD and self.unreadable_index == e.index)  # type: ignore[attr-defined]
+        return self.dealing() or (self.phase is self.Phase.HOLD and self.misread_index == e.index)  # type: ignore[attr-defined]
 
     def cards_seen(self) -> list[Card]:
         return [c for s in self.seats.values() for c in s.cards]
 
     def on_CardUnreadable(self, e: Any) -> None:  # noqa: N802
         self.hold_reason = f"unreadable card (index {e.index}): read it again, or void"
-        self.unreadable_index = e.index
+        self.misread_index = e.index
         self.hold()  # type: ignore[attr-defined]
 
     def on_ShoeStatus(self, e: Any) -> None:  # noqa: N802
@@ -379,6 +420,8 @@ class RoundTable:
             self.supervise("fault cleared", self.hold_reason)
             self.devices.panel_lamp("clear_fault", False)
             self.resume()  # type: ignore[attr-defined]
+        elif b in ("next", "previous", "confirm") and self.supervisor and self.phase is self.Phase.HOLD and self.misread_index is not None:  # type: ignore[attr-defined]
+            self.enter_card(b)
         elif b in ("next", "previous") and self.supervisor and self.pending_late:
             self.resolve_late_bet(accept=b == "next")
         else:
@@ -391,13 +434,19 @@ class RoundTable:
             self.supervise("late bet refused", f"seat {seat} {spot} {cents / 100:.2f}")
             return
         s = self.seats.get(seat)
-        if s is None or spot not in self.BET_SPOTS or (cents == 0 and spot == self.BET_SPOTS[0]):
+        if s is None or spot not in self.BET_SPOTS:
             self.supervise("late bet refused", f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt")
             return
+        trial = Seat(seat, dict(s.wagers))
         if cents:
-            s.wagers[spot] = cents
+            trial.wagers[spot] = cents
         else:
-            s.wagers.pop(spot, None)
+            trial.wagers.pop(spot, None)
+        broken = self.seat_problems(seat, trial) + [f"the {r} wager stays with a dealt hand" for r in self.REQUIRED_SPOTS if r not in trial.wagers]
+        if broken:  # e.g. a main wager taken off a dealt hand: the seat's wagers would break the rules
+            self.supervise("late bet refused", f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt: {'; '.join(broken)}")
+            return
+        s.wagers = trial.wagers
         self.devices.lamp(seat, spot, "accepted" if cents else "off")
         self.supervise("late bet accepted", f"seat {seat} {spot} now {cents / 100:.2f}")
 

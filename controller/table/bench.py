@@ -160,6 +160,11 @@ def _boston5_round(t: Any, sims: dict[str, Any], rng: random.Random, table: Tabl
             if "bonus" in s.wagers and len(set(ranks)) < 3:
                 panel.press(f"seat_{n}")
         panel.press("next")
+    _wait(lambda: t.phase.value in ("bonus_settlement", "second_wager"), "the bonus settlement")
+    while t.phase.value == "bonus_settlement":  # the dealer collects and pays the bonus wagers (24.10(a))
+        step = t.bonus_index
+        panel.press("confirm")
+        _wait(lambda: t.phase.value != "bonus_settlement" or t.bonus_index != step, "the next bonus step")
     _wait(lambda: t.phase.value == "second_wager", "second wagers")
     for n, s in sorted(t.seats.items()):
         ranks = [c.rank for c in s.cards]

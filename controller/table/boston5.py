@@ -13,12 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from controller.cards import Card, format_cards
+from controller.games.boston5 import Boston5Seat, bonus_procedure
+from controller.settlement import Settlement, Step
 from controller.table.base import RoundTable, Seat, common_transitions, game_phases, in_play_states
 
 __all__ = ["Phase", "TRANSITIONS", "Boston5Table"]
 
 
-Phase = game_phases("first_deal", "bonus", "second_wager", "final_deal")
+Phase = game_phases("first_deal", "bonus", "bonus_settlement", "second_wager", "final_deal")
 """The table's states: the common ones around this game's steps."""
 
 
@@ -30,8 +32,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "no_more_bets", "source": P.BETTING, "dest": P.FIRST_DEAL, "conditions": "wagers_valid", "after": "lock_bets"},
     # 24.8(c): three consecutive cards to each player clockwise from the dealer's left, then three to the dealer.
     {"trigger": "first_cards_complete", "source": P.FIRST_DEAL, "dest": P.BONUS, "after": "prompt_bonus"},
-    # 24.10(a): players with a bonus wager may expose their three cards.
-    {"trigger": "bonus_done", "source": P.BONUS, "dest": P.SECOND_WAGER, "after": "prompt_second"},
+    # 24.10(a): players with a bonus wager may expose their three cards; the dealer then collects the
+    # losing bonus wagers and pays the winning ones, step by step, before any second wager (24.10(b)).
+    {"trigger": "bonus_done", "source": P.BONUS, "dest": P.BONUS_SETTLEMENT, "after": "start_bonus_settlement"},
+    {"trigger": "bonus_settled", "source": P.BONUS_SETTLEMENT, "dest": P.SECOND_WAGER, "after": "prompt_second"},
     # 24.10(b), (c): a second wager equal to the first, or fold; the second may be withdrawn until the final cards.
     {"trigger": "deal", "source": P.SECOND_WAGER, "dest": P.FINAL_DEAL, "conditions": "all_decided", "after": "prompt_final"},
     # 24.10(d), (e), (f): two cards to each player with a second wager, two to the dealer; the dealer reveals
@@ -49,9 +53,12 @@ class Boston5Table(RoundTable):
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
     BET_SPOTS = ("ante", "first", "bonus")
+    REQUIRED_SPOTS = ("ante", "first")
 
     def reset_game(self) -> None:
         self.dealer: list[Card] = []
+        self.bonus_steps: tuple[Step, ...] = ()
+        self.bonus_index = 0
 
     def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
         w = seat.wagers
@@ -72,6 +79,25 @@ class Boston5Table(RoundTable):
             self.say(f"bonus: seats {bonus} may expose (seat button), then next")
         else:
             self.bonus_done()  # type: ignore[attr-defined]
+
+    def start_bonus_settlement(self) -> None:
+        seats = [Boston5Seat(n, dict(s.wagers), tuple(s.cards[:3]), s.exposed, False) for n, s in self.seats.items()]
+        self.bonus_steps, self.bonus_index = bonus_procedure(seats, self.table), 0
+        if self.bonus_steps:
+            self.say(self.bonus_steps[0].text)
+        else:
+            self.bonus_settled()  # type: ignore[attr-defined]
+
+    def next_bonus_step(self) -> None:
+        self.bonus_index += 1
+        if self.bonus_index < len(self.bonus_steps):
+            self.say(self.bonus_steps[self.bonus_index].text)
+        else:
+            self.bonus_settled()  # type: ignore[attr-defined]
+
+    def steps_to_show(self, settlement: Settlement) -> tuple[Step, ...]:
+        done = {step.text for step in self.bonus_steps}  # a bonus cut later by the table's cap is shown again
+        return tuple(step for step in settlement.procedure if not (step.phase == "bonus" and step.text in done))
 
     def prompt_second(self) -> None:
         self.say("second wager (equal to the first) or fold")
@@ -151,7 +177,9 @@ class Boston5Table(RoundTable):
             self.say(f"seat {seat}: bonus hand {'exposed' if s.exposed else 'not exposed'}")
 
     def on_game_button(self, button: str) -> None:
-        if button == "next" and self.phase is P.BONUS:
+        if button == "confirm" and self.phase is P.BONUS_SETTLEMENT:
+            self.next_bonus_step()
+        elif button == "next" and self.phase is P.BONUS:
             self.bonus_done()  # type: ignore[attr-defined]
         elif button == "fold" and self.phase is P.SECOND_WAGER:
             seat = self.seats.get(self.selected_seat or 0)

@@ -55,6 +55,7 @@ class MississippiTable(RoundTable):
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
     BET_SPOTS = ("ante", "bonus")
+    REQUIRED_SPOTS = ("ante",)
 
     def reset_game(self) -> None:
         self.community: list[Card] = []

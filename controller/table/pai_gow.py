@@ -8,6 +8,12 @@ must be four (31.8); each seat's set is then shown, counterclockwise from the de
 house way first: ``next`` / ``previous`` move through the legal sets, ``confirm`` records the
 one shown, ``fold`` marks the player's set a foul. ``confirm`` then moves through the
 settlement (11.15(d)).
+
+Envy markers (11.15(c)): the dealer puts one in front of every bonus wager of the envy minimum
+($5.00) or more; the bet-spot sensors report it on the ``envy_marker`` spot (any amount: a
+marker is there). A marker in front of a smaller bonus wager, or of none, must be taken away
+before the deal. Markers are not wagers: settlement follows from the bonus amounts, and the
+round record does not list them.
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ class PaiGowTable(RoundTable):
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
     BET_SPOTS = ("pai_gow", "bonus", "insurance")
+    REQUIRED_SPOTS = ("pai_gow",)
     DECK = 53
 
     def reset_game(self) -> None:
@@ -69,16 +76,27 @@ class PaiGowTable(RoundTable):
         self.option_index = 0
         self.all_listed = False
         self.sets: dict[int, HandSet | None] = {}  # None: a foul
+        self.markers: set[int] = set()  # seats with an envy marker (11.15(c))
 
     def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
         w = seat.wagers
         problems = []
-        if "pai_gow" not in w:
+        if w and "pai_gow" not in w:
             problems.append(f"seat {number}: the optional wagers need a pai gow wager")
         minimum = self.table.options["bonus_minimum"]
         if "bonus" in w and w["bonus"] < minimum:  # type: ignore[operator]
             problems.append(f"seat {number} bonus: at least {minimum / 100:.2f} (11.15(b))")  # type: ignore[operator]
+        envy = self.table.options["envy_minimum"]
+        if number in self.markers and w.get("bonus", 0) < envy:  # type: ignore[operator]
+            problems.append(f"seat {number} envy marker: only for a bonus wager of {envy / 100:.2f} or more (11.15(c))")  # type: ignore[operator]
         return problems
+
+    def wagers_valid(self) -> bool:
+        for n in sorted(self.markers - set(self.seats)):  # a marker at a seat with no wager at all
+            self.seats[n] = Seat(n)
+        valid = super().wagers_valid()
+        self.seats = {n: s for n, s in self.seats.items() if s.wagers}
+        return valid
 
     def four_remain(self) -> bool:
         return self.remaining == REMAINING
@@ -190,6 +208,9 @@ class PaiGowTable(RoundTable):
             super().on_ShoeStatus(e)
 
     def on_SpotReport(self, e: Any) -> None:  # noqa: N802
+        if e.spot == "envy_marker" and self.phase is P.BETTING:
+            (self.markers.add if e.cents else self.markers.discard)(e.seat)
+            return
         if not self.bet_while_open(e):
             self.late_bet(e.seat, e.spot, e.cents)
 

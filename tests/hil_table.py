@@ -1,0 +1,138 @@
+"""The real controller over real ptys against the three simulators, driven like ``FedTable``:
+``spot``, ``press`` and ``deal`` act on the simulated devices and return once the controller has
+handled every event they caused. Used by the HIL scenario tests of every game."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from controller.cli import main as tablectl
+from controller.table.base import RoundResult
+from controller.table.runtime import TableRuntime
+from controller.table_config import TableConfig
+from drivers.messages import BUTTONS
+from drivers.panel import ButtonChanged
+from hil.devices import BetSpotSim, PanelSim, ShoeSim
+from hil.serve import PtyServer
+
+NOT_EVENTS = frozenset({"SupervisorAction", "ControllerError"})
+"""Journal kinds written by the controller itself rather than taken from the queue."""
+
+
+def wait(cond: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
+    """Wait until ``cond()`` holds (the controller's state is read from the test's thread)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if cond():
+                return
+        except RuntimeError:  # a dict changed size while read: look again
+            pass
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.002)
+
+
+class HilTable:
+    """Simulators on ptys, the real drivers and controller on them; ``m`` is the table machine."""
+
+    def __init__(self, table: TableConfig, tmp_path: Path) -> None:
+        self.table = table
+        self.tmp_path = tmp_path
+        self.shoe, self.spots, self.panel = ShoeSim(address=1), BetSpotSim(address=2), PanelSim(address=3)
+        sims = {"shoe": self.shoe, "bet_spots": self.spots, "panel": self.panel}
+        self.servers = {role: PtyServer(sim, link=tmp_path / role) for role, sim in sims.items()}
+        urls = {role: s.start() for role, s in self.servers.items()}
+        self.runtime = TableRuntime(table, urls)
+        self.m = self.runtime.table
+        self.journal = self.runtime.engine.journal
+        self.runtime.start()
+        wait(lambda: self.m.phase.value == "betting", "the table to open")
+
+    def close(self) -> None:
+        self.runtime.stop()
+        for s in self.servers.values():
+            s.close()
+
+    def __enter__(self) -> "HilTable":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- acting on the devices ----------------------------------------------------------------
+
+    def count(self, kind: str) -> int:
+        """How many events of ``kind`` the controller has journaled."""
+        return sum(1 for r in self.journal.records() if r.kind == kind)
+
+    def settled(self, kind: str, before: int, new: int) -> None:
+        """Wait until ``new`` more events of ``kind`` are journaled and every journaled event handled."""
+        engine = self.runtime.engine
+
+        def done() -> bool:
+            records = list(self.journal.records())
+            seen = sum(1 for r in records if r.kind == kind)
+            events = sum(1 for r in records if r.kind not in NOT_EVENTS)
+            return seen >= before + new and engine.processed == events and engine.queue.empty()
+
+        wait(done, f"{new} {kind} event(s) to be handled")
+
+    def spot(self, seat: int, spot: str, cents: int) -> None:
+        before = self.count("SpotReport")
+        self.spots.place(seat, spot, cents)
+        self.settled("SpotReport", before, 1)
+
+    def press(self, *buttons: str) -> None:
+        for b in buttons:
+            before = self.count("ButtonChanged")
+            self.panel.press(b)
+            self.settled("ButtonChanged", before, 2)  # pressed and released
+
+    def key(self) -> None:
+        """The supervisor turns the key on (and leaves it on)."""
+        before = self.count("ButtonChanged")
+        self.panel.emit(ButtonChanged, button=BUTTONS.index("supervisor_key") + 1, pressed=True)
+        self.settled("ButtonChanged", before, 1)
+
+    def load(self, cards: Sequence[str] | str) -> None:
+        """Put ``cards`` (in dealing order) in the shoe."""
+        self.shoe.load(cards.split() if isinstance(cards, str) else [str(c) for c in cards])
+
+    def deal(self, n: int) -> None:
+        before = self.count("CardDealt")
+        self.shoe.deal(n)
+        self.settled("CardDealt", before, n)
+
+    def status(self) -> None:
+        """Wait for the shoe's answer to the controller's stub-count request."""
+        wait(lambda: self.count("ShoeStatus") > 0 and self.runtime.engine.queue.empty(), "the shoe's stub count")
+
+    def finish(self) -> RoundResult:
+        """Confirm each settlement step; the finished round."""
+        rounds = len(self.m.rounds)
+        while self.m.phase.value == "settlement":
+            self.press("confirm")
+        wait(lambda: len(self.m.rounds) > rounds, "the round to complete")
+        return self.m.rounds[-1]
+
+    # --- checking ------------------------------------------------------------------------------
+
+    def settles_as_tablectl_settle(self, result: RoundResult) -> dict[str, Any]:
+        """Check that what the controller showed and paid is ``tablectl settle`` on the round
+        record, and return that settlement as JSON."""
+        assert result.settlement is not None
+        path = self.tmp_path / f"round-{result.number}.json"
+        path.write_text(json.dumps({**result.record, "table": str(self.table.path)}))
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert tablectl(["settle", str(path)]) == 0
+        expected = json.loads(out.getvalue())
+        assert result.settlement.to_json() == expected
+        shown = [p for p in self.m.prompts if p in {step["text"] for step in expected["procedure"]}]
+        assert shown[-len(expected["procedure"]):] == [step["text"] for step in expected["procedure"]], "the dealer was shown every step, in order"
+        return expected

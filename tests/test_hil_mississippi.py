@@ -1,0 +1,220 @@
+"""Mississippi Stud over real ptys: the real controller and drivers against the simulated shoe,
+bet spots and panel, one scenario per seed rule (35.9, 35.10). Every round that settles is
+checked against ``tablectl settle`` on its record, and the dealer was shown every step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from controller.cards import deck
+from controller.table_config import config_dir, load_table
+from drivers.messages import BUTTONS
+from hil_table import HilTable, wait
+
+TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
+STREETS = ("third", "fourth", "fifth")
+
+
+def shoe(first: str, size: int = 52) -> list[str]:
+    """``first`` dealt first, then the rest of a deck, ``size`` cards in all."""
+    head = first.split()
+    return (head + [str(c) for c in deck() if str(c) not in head])[:size]
+
+
+@pytest.fixture
+def t(tmp_path: Path) -> Iterator[HilTable]:
+    with HilTable(TABLE, tmp_path) as table:
+        yield table
+
+
+def to_third(t: HilTable, cards: str = "As Ad Kc Qd 7h 8h 2c", antes: tuple[tuple[int, int], ...] = ((1, 500), (4, 1000)), size: int = 52) -> None:
+    for seat, ante in antes:
+        t.spot(seat, "ante", ante)
+    t.press("no_more_bets")
+    t.load(shoe(cards, size))
+    t.deal(2 * len(antes) + 3)
+    assert t.m.phase.value == "third_street"
+
+
+def play_round(t: HilTable, size: int = 52) -> None:
+    to_third(t, size=size)
+    for street in STREETS:
+        t.spot(1, street, 500)
+        t.spot(4, street, 1000)
+        t.press("reveal")
+
+
+def test_clean_round_with_a_bonus(t: HilTable) -> None:
+    t.spot(1, "ante", 500)
+    t.spot(1, "bonus", 500)
+    t.spot(4, "ante", 1000)
+    assert t.spots.lamps[(1, "bonus")] == "open"
+    t.press("no_more_bets")
+    wait(lambda: t.spots.locked and t.spots.lamps.get((1, "ante")) == "accepted", "the spots to lock and light")
+    t.load(shoe("As Ad Kc Qd 7h 7c 2c"))
+    t.deal(7)
+    assert [str(c) for c in t.m.seats[1].cards] == ["As", "Ad"] and [str(c) for c in t.m.seats[4].cards] == ["Kc", "Qd"]
+    assert not any(c in p for p in t.m.prompts for c in ("7h", "7c", "2c"))  # 35.9(e): face down
+    for street, card in zip(STREETS, ("7h", "7c", "2c")):
+        t.spot(1, street, 1500)
+        t.spot(4, street, 1000)
+        t.press("reveal")
+        assert any(card in p for p in t.m.prompts)
+    result = t.finish()
+    settled = t.settles_as_tablectl_settle(result)
+    assert settled["seats"]["1"]["wagers"]["bonus"]["result"] == "win"  # a pair of sevens in the community cards
+    wait(lambda: t.panel.display.get(1) == f"round {t.m.round_no}: place your bets", "the next round on the panel")
+
+
+@pytest.mark.parametrize("street", STREETS)
+def test_fold_at_every_street(t: HilTable, street: str) -> None:
+    to_third(t)
+    for s in STREETS:
+        t.spot(1, s, 500)
+        if s == street:
+            t.press("seat_4", "fold")
+        elif t.m.seats[4].folded_at is None:
+            t.spot(4, s, 1000)
+        t.press("reveal")
+    result = t.finish()
+    assert result.record["seats"]["4"]["folded_at"] == street
+    assert result.settlement.seat(4).net == -1000 * (1 + STREETS.index(street))
+    t.settles_as_tablectl_settle(result)
+
+
+def test_a_pair_of_six_to_ten_pushes(t: HilTable) -> None:
+    to_third(t, "8h 8d Kc Qd 2c 5s 9d")
+    for s in STREETS:
+        t.spot(1, s, 500)
+        t.spot(4, s, 1000)
+        t.press("reveal")
+    result = t.finish()
+    assert {w.result.value for w in result.settlement.seat(1).wagers} == {"push"} and result.settlement.seat(1).net == 0
+    t.settles_as_tablectl_settle(result)
+
+
+def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
+    to_third(t)
+    t.spot(2, "ante", 500)  # a seat not in the round
+    t.spot(1, "ante", 0)  # chips taken off a locked spot
+    assert t.m.late_bets == ["late bet: seat 2 ante 5.00 not accepted", "removed bet: seat 1 ante 0.00 not accepted"]
+    wait(lambda: t.spots.lamps.get((2, "ante")) == "flash_late" and t.spots.lamps.get((1, "ante")) == "flash_removed", "the spot lamps to flash")
+    wait(lambda: t.panel.display.get(1) == "removed bet: seat 1 ante 0.00 not accepted", "the panel to name seat and spot")
+    t.key()
+    t.press("previous", "previous")  # the supervisor refuses both
+    actions = [r.data["action"] for r in t.journal.records() if r.kind == "SupervisorAction"]
+    assert actions == ["late bet refused", "late bet refused"]
+    for s in STREETS:
+        t.spot(1, s, 500)
+        t.spot(4, s, 1000)
+        t.press("reveal")
+    result = t.finish()
+    assert 2 not in result.settlement.seats and result.late_bets == tuple(t.m.rounds[-1].late_bets)
+    t.settles_as_tablectl_settle(result)
+
+
+@pytest.mark.parametrize("fault", ["duplicate", "unreadable"])
+def test_a_misdeal_holds_and_the_supervisor_voids(t: HilTable, fault: str) -> None:
+    t.spot(1, "ante", 500)
+    t.spot(4, "ante", 1000)
+    t.press("no_more_bets")
+    t.load(shoe("As Ad Kc"))
+    t.deal(2)
+    before = t.count("CardDealt") + t.count("CardUnreadable")
+    getattr(t.shoe, fault)()
+    wait(lambda: t.count("CardDealt") + t.count("CardUnreadable") > before and t.m.phase.value == "hold", "the hold")
+    assert t.m.hold_reason.startswith("duplicate card Ad (index 3)" if fault == "duplicate" else "unreadable card")
+    wait(lambda: t.panel.lamps.get(BUTTONS.index("clear_fault") + 1) is True, "the clear-fault lamp")
+    t.key()
+    t.press("void")
+    result = t.m.rounds[-1]
+    assert result.settlement is None and t.m.phase.value == "betting"
+    assert "void: seat 1: return ante 5.00" in t.m.prompts and "void: seat 4: return ante 10.00" in t.m.prompts
+    assert [r.data["action"] for r in t.journal.records() if r.kind == "SupervisorAction"] == ["void"]
+
+
+def test_supervisor_void_mid_round(t: HilTable) -> None:
+    to_third(t)
+    t.spot(1, "third", 500)
+    t.spot(4, "third", 2000)
+    t.press("reveal")
+    t.press("void")  # without the key: nothing
+    assert t.m.phase.value == "fourth_street"
+    t.key()
+    t.press("void")
+    result = t.m.rounds[-1]
+    assert result.settlement is None and result.record["seats"]["4"]["wagers"] == {"ante": 1000, "third": 2000}
+    assert "void: seat 4: return third 20.00" in t.m.prompts
+
+
+def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
+    t.spot(1, "ante", 500)
+    t.spot(4, "ante", 1000)
+    t.press("no_more_bets")
+    t.load(shoe("As Ad Kc Qd 7h 8h 2c"))
+    t.deal(3)
+    t.servers["shoe"].disconnect()
+    wait(lambda: t.m.phase.value == "hold" and t.m.hold_reason == "link down: shoe", "the hold")
+    wait(lambda: t.panel.display.get(1) == "HOLD: link down: shoe", "the panel to name the device")
+    t.shoe.deal(4)  # dealt while the link is down: kept on the device until delivered
+    t.servers["shoe"].reconnect()
+    wait(lambda: t.m.phase.value == "third_street", "the round to resume")
+    for s in STREETS:
+        t.spot(1, s, 500)
+        t.spot(4, s, 1000)
+        t.press("reveal")
+    t.settles_as_tablectl_settle(t.finish())
+
+
+def test_stub_count_mismatch_on_the_fifth_round_holds(t: HilTable) -> None:
+    for _ in range(4):
+        play_round(t)
+        t.settles_as_tablectl_settle(t.finish())
+        assert t.m.phase.value == "betting"
+    play_round(t, size=51)  # one card short in the shoe
+    t.finish()
+    wait(lambda: t.m.phase.value == "hold", "the stub-count hold")
+    assert t.m.hold_reason == "stub count 44, expected 45"
+    t.key()
+    t.press("clear_fault")
+    assert t.m.phase.value == "count_stub"
+    t.press("confirm")  # recounted by hand
+    assert t.m.phase.value == "betting" and t.m.round_no == 6
+
+
+def test_a_misread_card_is_entered_by_the_supervisor(t: HilTable) -> None:
+    t.spot(1, "ante", 500)
+    t.spot(4, "ante", 1000)
+    t.press("no_more_bets")
+    t.load(shoe("As Ad Kc Qd 7h 7c 2c"))
+    t.deal(2)
+    before = t.count("CardDealt")
+    t.shoe.duplicate()  # the shoe reads Ad again: the card is really the 3c
+    t.settled("CardDealt", before, 1)
+    assert t.m.phase.value == "hold" and "enter it" in t.m.hold_reason
+    t.press("next")  # without the key: nothing
+    assert t.m.phase.value == "hold" and not t.m.prompts[-1].startswith("card 3:")
+    t.key()
+    t.press("next")
+    assert t.m.prompts[-1] == "card 3: 2c? (next / previous, confirm)"  # the first card not dealt yet
+    t.press("next")
+    assert t.m.prompts[-1] == "card 3: 3c? (next / previous, confirm)"
+    wait(lambda: t.panel.display.get(1) == "card 3: 3c? (next / previous, confirm)", "the panel to show the entry")
+    t.press("confirm")
+    assert t.m.phase.value == "dealing" and [str(c) for c in t.m.seats[4].cards] == ["3c"]
+    actions = [(r.data["action"], r.data["reason"]) for r in t.journal.records() if r.kind == "SupervisorAction"]
+    assert actions == [("card corrected", "card 3 entered as 3c")]
+    t.shoe.load(["As", "Ad", "3c", "Qd", "7h", "7c", "2h"])
+    t.shoe.dealt = 3
+    t.deal(4)
+    assert t.m.phase.value == "third_street"
+    for s in STREETS:
+        t.spot(1, s, 500)
+        t.spot(4, s, 1000)
+        t.press("reveal")
+    result = t.finish()
+    assert result.record["seats"]["4"]["cards"] == "3c Qd"
+    t.settles_as_tablectl_settle(result)
