@@ -119,7 +119,7 @@ def test_an_envy_marker_under_five_dollars_is_shown_and_blocks_the_deal(t: HilTa
     wait(lambda: t.panel.display.get(1) == "correct: seat 1 envy marker: only for a bonus wager of 5.00 or more (11.15(c))", "the panel to name seat and spot")
     t.spot(1, "envy_marker", 0)
     t.press("no_more_bets")
-    assert t.m.phase.value == "start"
+    assert t.m.phase.value == "no_more_bets"
 
 
 def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:

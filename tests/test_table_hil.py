@@ -33,7 +33,7 @@ def test_shoe_link_lost_mid_deal_holds_and_the_round_resumes_when_it_returns(tmp
         sims["bet_spots"].place(2, "ante", 500)
         wait(lambda: len(t.seats) == 2, "the bets")
         sims["panel"].press("no_more_bets")
-        wait(lambda: t.phase.value == "dealing", "dealing")
+        wait(lambda: t.phase.value == "no_more_bets", "no more bets")
         shoe = sims["shoe"]
         shoe.load("As Kd 9c 9d 2h 7s Qc".split())
         shoe.deal(3)

@@ -103,7 +103,7 @@ def test_wagers_that_break_the_rules_are_shown_and_block_the_deal() -> None:
     t.spot(2, "ante", 500)
     t.spot(3, "ante", 500)
     t.press("no_more_bets")
-    assert t.m.phase is Phase.DEALING
+    assert t.m.phase is Phase.NO_MORE_BETS and t.m.prompts[-1] == "no more bets: deal"
 
 
 def test_street_bets_must_be_one_to_three_times_the_ante() -> None:

@@ -93,7 +93,7 @@ def test_a_random_starting_number_arrives_as_an_event_and_is_recorded() -> None:
     t.m.table = replace(TABLE, options={**TABLE.options, "start_method": "rng"})
     t.feed(SpotReport(device="spots", seat=2, spot="pai_gow", cents=1000))
     t.press("no_more_bets")
-    assert ("draw_start", ()) in t.devices.commands and t.m.phase is Phase.START
+    assert ("draw_start", ()) in t.devices.commands and t.m.phase is Phase.NO_MORE_BETS
     t.feed(StartDrawn(3))  # counted counterclockwise: dealer 1, seat 6 is 2, seat 5 is 3
     assert t.m.phase is Phase.DEALING and t.m.order[0] == 5
     assert t.m.round_record()["start"] == {"method": "rng", "value": 3}
@@ -132,5 +132,15 @@ def test_an_envy_marker_in_front_of_a_bonus_under_five_dollars_must_be_taken_awa
     t.spot(1, "envy_marker", 0)
     t.spot(4, "envy_marker", 0)
     t.press("no_more_bets")
-    assert t.m.phase is Phase.START and sorted(t.m.seats) == [1, 3]
+    assert t.m.phase is Phase.NO_MORE_BETS and sorted(t.m.seats) == [1, 3]
     assert all("envy_marker" not in s.wagers for s in t.m.seats.values())
+
+
+def test_no_more_bets_is_a_state_and_a_card_before_the_dice_total_holds() -> None:
+    t = Table()
+    t.spot(2, "pai_gow", 1000)
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.NO_MORE_BETS and t.m.seats[2].wagers == {"pai_gow": 1000}
+    t.deal("As")  # the dice total has not been entered
+    assert t.m.phase is Phase.HOLD and t.m.hold_reason == "card As dealt when none was expected"
+    assert t.m.held_from is Phase.NO_MORE_BETS

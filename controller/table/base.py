@@ -3,7 +3,7 @@ common behaviour (prompts, settlement shown step by step, hold and resume, void,
 late bets, link loss, supervisor buttons).
 
 A game module defines its ``Phase`` enum (with the common states ``CLOSED``, ``BETTING``,
-``SETTLEMENT``, ``ROUND_COMPLETE``, ``COUNT_STUB``, ``HOLD``, ``VOID``), its own transitions
+``NO_MORE_BETS`` (bets locked, the deal not begun), ``SETTLEMENT``, ``ROUND_COMPLETE``, ``COUNT_STUB``, ``HOLD``, ``VOID``), its own transitions
 plus :func:`common_transitions`, and a subclass of :class:`RoundTable` for its steps.
 """
 
@@ -30,7 +30,7 @@ STUB_EVERY = 5
 """The stub is counted at least once every five rounds (24.8(e), 35.9(e))."""
 
 
-_BEFORE = ("closed", "betting")
+_BEFORE = ("closed", "betting", "no_more_bets")
 _AFTER = ("settlement", "round_complete", "count_stub", "hold", "void")
 _OUT_OF_PLAY = {"closed", "round_complete", "hold", "void"}
 
@@ -99,6 +99,8 @@ class RoundTable:
     TRANSITIONS: ClassVar[list[dict[str, Any]]]
     PLAYING: ClassVar[list[Any]]
     DECK: ClassVar[int] = 52
+    CARD_STARTS_DEAL: ClassVar[bool] = True
+    """The first card from the shoe after "no more bets" begins the deal (``deal_started``)."""
     BET_SPOTS: ClassVar[tuple[str, ...]] = ()
     REQUIRED_SPOTS: ClassVar[tuple[str, ...]] = ()
     """The wagers every seat in a round has (the game's main wagers)."""
@@ -346,6 +348,8 @@ class RoundTable:
             self.misread_index = None
             self.devices.panel_lamp("clear_fault", False)
             self.resume()  # type: ignore[attr-defined]
+        elif self.phase is self.Phase.NO_MORE_BETS:  # type: ignore[attr-defined]
+            self.deal_started()  # type: ignore[attr-defined]
         elif dealt in self.cards_seen():
             self.hold_reason = f"duplicate card {dealt} (index {e.index}): read it again, enter it, or void"
             self.misread_index = e.index
@@ -380,6 +384,8 @@ class RoundTable:
 
     def card_expected(self, e: Any) -> bool:
         """A card is expected: while dealing, or the re-read of an unreadable card on hold."""
+        if self.CARD_STARTS_DEAL and self.phase is self.Phase.NO_MORE_BETS:  # type: ignore[attr-defined]
+            return True
         return self.dealing() or (self.phase is self.Phase.HOLD and self.misread_index == e.index)  # type: ignore[attr-defined]
 
     def cards_seen(self) -> list[Card]:

@@ -122,7 +122,7 @@ def _mississippi_round(t: Any, sims: dict[str, Any], rng: random.Random, table: 
         return {"ante": rng.choice([500, 1000, 2500]), **({"bonus": 100} if rng.random() < 0.3 else {})}
 
     placed = _place_bets(t, sims, rng, table, seats, wagers)
-    _wait(lambda: t.phase.value == "dealing", "dealing")
+    _wait(lambda: t.phase.value == "no_more_bets", "no more bets")
     _load_and_deal(shoe, rng, 2 * len(placed) + 3)
     for street in ("third", "fourth", "fifth"):
         _wait(lambda: t.current_street() == street, f"{street} street")
@@ -151,7 +151,7 @@ def _boston5_round(t: Any, sims: dict[str, Any], rng: random.Random, table: Tabl
         return {"ante": ante, "first": multiple * ante, **({"bonus": 500} if rng.random() < 0.3 else {})}  # type: ignore[operator]
 
     placed = _place_bets(t, sims, rng, table, seats, wagers)
-    _wait(lambda: t.phase.value == "first_deal", "the first deal")
+    _wait(lambda: t.phase.value == "no_more_bets", "no more bets")
     _load_and_deal(shoe, rng, 3 * len(placed) + 3)
     _wait(lambda: t.phase.value in ("bonus", "second_wager"), "bonus exposure")
     if t.phase.value == "bonus":
@@ -198,7 +198,7 @@ def _pai_gow_round(t: Any, sims: dict[str, Any], rng: random.Random, table: Tabl
 
     _place_bets(t, sims, rng, table, seats, wagers)
     if table.options["start_method"] == "dice":
-        _wait(lambda: t.phase.value == "start", "the dice total")
+        _wait(lambda: t.phase.value == "no_more_bets", "the dice total")
         dice = sum(rng.randint(1, 6) for _ in range(3))
         for _ in range(dice - 3):
             panel.press("next")

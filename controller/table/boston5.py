@@ -29,7 +29,8 @@ PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, Any]] = [
     # 24.8(b)4: "no more bets"; ante and first wager (first = 2 x ante), an optional bonus with them.
-    {"trigger": "no_more_bets", "source": P.BETTING, "dest": P.FIRST_DEAL, "conditions": "wagers_valid", "after": "lock_bets"},
+    {"trigger": "no_more_bets", "source": P.BETTING, "dest": P.NO_MORE_BETS, "conditions": "wagers_valid", "after": "lock_bets"},
+    {"trigger": "deal_started", "source": P.NO_MORE_BETS, "dest": P.FIRST_DEAL},  # the first card leaves the shoe
     # 24.8(c): three consecutive cards to each player clockwise from the dealer's left, then three to the dealer.
     {"trigger": "first_cards_complete", "source": P.FIRST_DEAL, "dest": P.BONUS, "after": "prompt_bonus"},
     # 24.10(a): players with a bonus wager may expose their three cards; the dealer then collects the

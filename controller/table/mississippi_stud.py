@@ -34,7 +34,8 @@ PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, Any]] = [
     # 35.9(c): "no more bets" before any card; wagers that break the rules must be put right first.
-    {"trigger": "no_more_bets", "source": P.BETTING, "dest": P.DEALING, "conditions": "wagers_valid", "after": "lock_bets"},
+    {"trigger": "no_more_bets", "source": P.BETTING, "dest": P.NO_MORE_BETS, "conditions": "wagers_valid", "after": "lock_bets"},
+    {"trigger": "deal_started", "source": P.NO_MORE_BETS, "dest": P.DEALING},  # the first card leaves the shoe
     # 35.9(d), (e): a 2-card stack to each wagering seat clockwise, then the 3 community cards.
     {"trigger": "cards_complete", "source": P.DEALING, "dest": P.THIRD_STREET, "after": "prompt_street"},
     # 35.10(a), (d): all seats bet 3rd street or fold; then the first community card.

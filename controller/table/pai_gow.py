@@ -30,7 +30,7 @@ from controller.table.base import RoundTable, Seat, common_transitions, game_pha
 __all__ = ["Phase", "TRANSITIONS", "PaiGowTable"]
 
 
-Phase = game_phases("start", "dealing", "check_deal", "setting")
+Phase = game_phases("dealing", "check_deal", "setting")
 """The table's states: the common ones around this game's steps."""
 
 
@@ -39,9 +39,10 @@ PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, Any]] = [
     # 31.8(b)/31.10: "no more bets"; the optional wagers go with a pai gow wager (11.15(b)).
-    {"trigger": "no_more_bets", "source": P.BETTING, "dest": P.START, "conditions": "wagers_valid", "after": "lock_bets_and_ask_dice"},
+    # Bets locked, the dealer enters the dice total (or a random number is drawn) before any card.
+    {"trigger": "no_more_bets", "source": P.BETTING, "dest": P.NO_MORE_BETS, "conditions": "wagers_valid", "after": "lock_bets_and_ask_dice"},
     # 31.11: the starting position from the dice total, the dealer counted as 1.
-    {"trigger": "start_entered", "source": P.START, "dest": P.DEALING, "after": "prompt_deal"},
+    {"trigger": "start_entered", "source": P.NO_MORE_BETS, "dest": P.DEALING, "after": "prompt_deal"},
     # 31.8: seven cards to every position, dealer included, wagered or not.
     {"trigger": "hands_dealt", "source": P.DEALING, "dest": P.CHECK_DEAL, "after": "ask_remaining"},
     # 31.8: exactly four cards must remain; otherwise a misdeal (31.14) for the supervisor.
@@ -65,6 +66,7 @@ class PaiGowTable(RoundTable):
     BET_SPOTS = ("pai_gow", "bonus", "insurance")
     REQUIRED_SPOTS = ("pai_gow",)
     DECK = 53
+    CARD_STARTS_DEAL = False  # the dice total comes first
 
     def reset_game(self) -> None:
         self.dice = 3
@@ -110,7 +112,7 @@ class PaiGowTable(RoundTable):
             self.say(f"dice total: {self.dice} (next / previous, confirm)")
 
     def on_StartDrawn(self, e: Any) -> None:  # noqa: N802
-        if self.phase is P.START and self.table.options["start_method"] == "rng":
+        if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "rng":
             self.dice = e.value
             self.say(f"starting number {e.value}")
             self.start_entered()  # type: ignore[attr-defined]
@@ -215,7 +217,7 @@ class PaiGowTable(RoundTable):
             self.late_bet(e.seat, e.spot, e.cents)
 
     def on_game_button(self, button: str) -> None:
-        if self.phase is P.START and self.table.options["start_method"] == "dice":
+        if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "dice":
             if button in ("next", "previous"):
                 self.dice = min(18, self.dice + 1) if button == "next" else max(3, self.dice - 1)
                 self.say(f"dice total: {self.dice} (next / previous, confirm)")
@@ -241,7 +243,7 @@ class PaiGowTable(RoundTable):
 
     def on_ButtonChanged(self, e: Any) -> None:  # noqa: N802
         # confirm means "dice entered", "four counted" or "this set" before it means "next settlement step"
-        if e.pressed and e.button == "confirm" and self.phase in (P.START, P.CHECK_DEAL, P.SETTING):
+        if e.pressed and e.button == "confirm" and self.phase in (P.NO_MORE_BETS, P.CHECK_DEAL, P.SETTING):
             self.on_game_button("confirm")
             return
         super().on_ButtonChanged(e)
