@@ -84,6 +84,9 @@ def peers(h5: list[list[int]], h7: list[list[int]], n_slow: int) -> dict[str, fl
 
 def ours(h5: list[list[int]], h7: list[list[int]], h7j: list[list[int]], h7jj: list[list[int]]) -> dict[str, float]:
     """Rates of tablectl's scalar, value-object and batch paths."""
+    for wheel in (Wheel.LOWEST, Wheel.SECOND_HIGHEST):  # fill the lazily built tables: steady state is measured
+        evaluator_for(wheel).rank_table
+        evaluator_for(wheel).complete_joker_tables()
     std = evaluator_for(Wheel.LOWEST).strength
     paigow = evaluator_for(Wheel.SECOND_HIGHEST).strength
     out = {

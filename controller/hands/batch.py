@@ -44,8 +44,9 @@ def _tables(wheel: Wheel) -> tuple[Any, ...]:
     codes = [card_code(i) for i in range(52)]
     low = np.array([c & ((1 << MASK_SHIFT) - 1) for c in codes] + [0], dtype=np.int64)
     masks = np.array([c >> MASK_SHIFT for c in codes] + [0], dtype=np.int64)
-    keys = np.array(sorted(ev.rank_table), dtype=np.int64)
-    values = np.array([ev.rank_table[k] for k in keys.tolist()], dtype=np.int64)
+    table = ev.rank_table
+    keys = np.array(sorted(table), dtype=np.int64)
+    values = np.array([table[k] for k in keys.tolist()], dtype=np.int64)
     flush_suit = np.array(FLUSH_SUIT, dtype=np.int64)
     flush = np.array(ev.flush_table, dtype=np.int64)
     return low, masks, keys, values, flush_suit, flush

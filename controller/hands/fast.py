@@ -10,7 +10,8 @@ Summing a hand's codes gives all three at once. A hand with five or more cards o
 a flush, and then nothing without the flush can beat it (with at most seven cards, a full
 house or better next to a five-card flush needs eight); its value comes from a table indexed
 by that suit's rank mask. Otherwise the value comes from a table of rank multisets. Both
-tables are built once per :class:`~controller.hands.rules.Wheel` from first principles (see
+tables are built once per :class:`~controller.hands.rules.Wheel` from first principles (the
+rank-multiset table entry by entry, on each multiset's first look-up; see
 ``_nonflush_strength``) and checked exhaustively by the tests.
 
 The joker (pai gow's "bug") is tried as an ace, and as every card that could complete a
@@ -61,13 +62,10 @@ _SUITLESS: tuple[int, ...] = tuple(1 << (3 * r) for r in range(13))
 
 
 def _suit_with_at_least(n: int) -> list[int]:
-    table = [-1] * (1 << 16)
-    for key in range(1 << 16):
-        for suit in range(4):
-            if (key >> (4 * suit)) & 0xF >= n:
-                table[key] = suit
-                break
-    return table
+    # one byte holds two suits' counts: the first of its two suits with n or more, by byte
+    low = [0 if b & 0xF >= n else 1 if b >> 4 >= n else -1 for b in range(256)]
+    high = [s + 2 if s >= 0 else -1 for s in low]
+    return [low[key & 0xFF] if low[key & 0xFF] >= 0 else high[key >> 8] for key in range(1 << 16)]
 
 
 FLUSH_SUIT = _suit_with_at_least(5)
@@ -148,6 +146,21 @@ def _multisets(size: int, max_ace: int) -> list[list[int]]:
     return out
 
 
+class _RankTable(dict):  # type: ignore[type-arg]
+    """Non-flush strengths by the sum of the rank-count fields, each worked out on its first
+    look-up (building all 7-card multisets up front took most of a second at start)."""
+
+    __slots__ = ("straights",)
+
+    def __init__(self, straights: Sequence[int]) -> None:
+        super().__init__()
+        self.straights = straights
+
+    def __missing__(self, key: int) -> int:
+        value = self[key] = _nonflush_strength([(key >> (3 * r)) & 7 for r in range(13)], self.straights)
+        return value
+
+
 class Evaluator:
     """Best-five strength of 5-7 card hands under one :class:`Wheel` rule.
 
@@ -155,7 +168,7 @@ class Evaluator:
     Get instances from :func:`evaluator_for`; the tables are built once per wheel.
     """
 
-    __slots__ = ("wheel", "_straights", "_flush", "_nonflush", "_joker", "_six")
+    __slots__ = ("wheel", "_straights", "_flush", "_nonflush", "_joker")
 
     def __init__(self, wheel: Wheel) -> None:
         self.wheel = wheel
@@ -163,24 +176,18 @@ class Evaluator:
         self._flush = [
             _flush_strength(m, self._straights) if m.bit_count() >= 5 else -1 for m in range(1 << 13)
         ]
-        self._nonflush: dict[int, int] = {}
+        self._nonflush = _RankTable(self._straights)  # filled on first use of each rank multiset
         self._joker: tuple[dict[int, int], list[int]] | None = None  # built on the first joker
-        for size in (5, 7):  # six-card hands are rare (no game deals them): built on first use
-            self._add_rank_table(size)
-        self._six = False
-
-    def _add_rank_table(self, size: int) -> None:
-        for counts in _multisets(size, max_ace=5):
-            key = sum(n << (3 * r) for r, n in enumerate(counts))
-            self._nonflush[key] = _nonflush_strength(counts, self._straights)
 
     @property
     def rank_table(self) -> dict[int, int]:
-        """Strength of every unsuited hand of 5-7 cards, by the sum of its rank-count fields."""
-        if not self._six:
-            self._add_rank_table(6)
-            self._six = True
-        return self._nonflush
+        """Strength of every unsuited hand of 5-7 cards, by the sum of its rank-count fields
+        (all of them: the batch path's arrays and the exhaustive tests need the whole table)."""
+        table = self._nonflush
+        for size in (5, 6, 7):
+            for counts in _multisets(size, max_ace=5):
+                table[sum(n << (3 * r) for r, n in enumerate(counts))]  # noqa: B018 - fills the entry
+        return table
 
     @property
     def flush_table(self) -> list[int]:
@@ -196,9 +203,6 @@ class Evaluator:
 
     def strength(self, indices: Sequence[int]) -> int:
         """The strength of the best five of ``indices`` (5-7 distinct cards, joker allowed)."""
-        if len(indices) == 6 and not self._six:
-            self._add_rank_table(6)
-            self._six = True
         if JOKER_INDEX in indices:
             return self.joker_strength([i for i in indices if i != JOKER_INDEX])
         total = 0
@@ -241,28 +245,20 @@ class Evaluator:
         return tables
 
     def _build_joker_ranks(self) -> dict[int, int]:
-        """Best suitless use of the joker for every rank multiset of 4 or 6 real cards (the 5-card
-        and 7-card hands); other sizes are filled in on first use by :meth:`_joker_rank`."""
-        table: dict[int, int] = {}
-        for size in (4, 6):
-            for counts in _multisets(size, max_ace=4):
-                key = sum(n << (3 * r) for r, n in enumerate(counts))
-                table[key] = self._joker_rank(key, counts)
-        return table
+        """Best suitless use of the joker by real rank multiset: filled in on first use of each
+        by :meth:`joker_strength_of_sum` (or all at once by :meth:`complete_joker_tables`)."""
+        return {}
 
     def complete_joker_tables(self) -> tuple[dict[int, int], list[int]]:
         """The joker tables with every size of hand filled in (for the batch path's arrays)."""
         rank_table, flush_table = self.joker_tables
-        for counts in _multisets(5, max_ace=4):
+        for counts in [*_multisets(4, max_ace=4), *_multisets(5, max_ace=4), *_multisets(6, max_ace=4)]:
             key = sum(n << (3 * r) for r, n in enumerate(counts))
             if key not in rank_table:
                 rank_table[key] = self._joker_rank(key, counts)
         return rank_table, flush_table
 
     def _joker_rank(self, key: int, counts: Sequence[int]) -> int:
-        if sum(counts) == 5 and not self._six:  # five real cards and the joker: a six-card hand
-            self._add_rank_table(6)
-            self._six = True
         nonflush = self._nonflush
         best = nonflush[key + _SUITLESS[_ACE]]
         for rank in range(12):
@@ -321,5 +317,6 @@ class Evaluator:
 
 @cache
 def evaluator_for(wheel: Wheel) -> Evaluator:
-    """The shared :class:`Evaluator` of ``wheel`` (built on first use, about a second)."""
+    """The shared :class:`Evaluator` of ``wheel`` (its small tables built on first use; the
+    rank-multiset tables fill in as hands are ranked)."""
     return Evaluator(wheel)
