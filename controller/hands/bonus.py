@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
 from controller.cards import Card
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, Category
-from controller.hands.fast import evaluator_for
+from controller.hands.fast import _CODES, JOKER_INDEX, evaluator_for
 from controller.hands.rules import HandRules
 from controller.hands.value import HandError, evaluate_best, hand_json
 
@@ -100,6 +100,15 @@ def _seven_card_categories(cards: Sequence[Card]) -> list[Category]:
 def _five_card_categories(cards: Sequence[Card], rules: HandRules) -> set[Category]:
     evaluator = evaluator_for(rules.wheel)
     found: set[Category] = set()
+    indices = [c.index for c in cards]
+    if JOKER_INDEX not in indices:  # each five is the seven's summed codes less two cards
+        codes = [_CODES[i] for i in indices]
+        total = sum(codes)
+        of_sum = evaluator.strength_of_sum
+        for i in range(len(codes)):
+            for j in range(i + 1, len(codes)):
+                found.add(FIVE_CARD_ORDER[of_sum(total - codes[i] - codes[j]) >> 20])
+        return found
     for five in combinations(cards, 5):
         real = [c.index for c in five if not c.is_joker]
         if len(real) == 5:
