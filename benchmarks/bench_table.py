@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from transitions import Machine  # noqa: E402
 
 from controller.cards import deck  # noqa: E402
+from controller.games import settle_record  # noqa: E402
 from controller.table.devices import RecordingDevices  # noqa: E402
 from controller.table.engine import Engine  # noqa: E402
 from controller.table.mississippi_stud import MississippiTable  # noqa: E402
@@ -71,7 +72,7 @@ def pai_gow_events(rng: random.Random) -> list[Any]:
     return ev
 
 
-def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, list[float], int]:  # type: ignore[no-untyped-def]
+def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, list[float], int, int, float]:  # type: ignore[no-untyped-def]
     table = load_table(table_path)
     rng = random.Random(1)
     rounds_events = [make(rng) for _ in range(rounds)]
@@ -91,7 +92,11 @@ def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, l
             engine.step(ShoeStatus(device="shoe", stub_count=model.expected_stub, deck_size=model.DECK))
     elapsed = time.perf_counter() - start
     assert len(model.rounds) == rounds, (len(model.rounds), model.phase, model.prompts[-3:])
-    return rounds / elapsed, per_event, sum(len(e) for e in rounds_events) // rounds, triggers[0] // rounds
+    start = time.perf_counter()
+    for result in model.rounds:  # the settlement alone, as `tablectl settle` computes it
+        settle_record(result.record, table)
+    settle_s = (time.perf_counter() - start) / rounds
+    return rounds / elapsed, per_event, sum(len(e) for e in rounds_events) // rounds, triggers[0] // rounds, settle_s
 
 
 class _S(Enum):
@@ -133,10 +138,12 @@ def main() -> None:
     print(f"{'in process':<36} {'rounds/s':>10} {'events/round':>13} {'triggers/round':>15}   controller-added per event")
     for name, cls, make in (("Mississippi Stud, 6 seats", MississippiTable, mississippi_events), ("pai gow, 7 positions", PaiGowTable, pai_gow_events)):
         path = bench / ("mississippi_stud.yaml" if cls is MississippiTable else "pai_gow.yaml")
-        rate, per_event, n_events, n_triggers = in_process(cls, path, make, args.rounds)
+        rate, per_event, n_events, n_triggers, settle_s = in_process(cls, path, make, args.rounds)
         bare = bare_transitions(n_triggers, args.rounds)
+        floor = 1 / (1 / bare + settle_s)
         print(f"{name:<36} {rate:>10,.0f} {n_events:>13} {n_triggers:>15}   {pct(per_event)}")
         print(f"{'  bare transitions, same triggers':<36} {bare:>10,.0f} {'':>13} {n_triggers:>15}   (ours / bare {rate / bare:.2f}x)")
+        print(f"{'  bare transitions + settlement only':<36} {floor:>10,.0f} {'':>13} {'':>15}   (settle_record {settle_s * 1000:.3f} ms per round)")
     for game in ("mississippi_stud", "pai_gow"):
         # /usr/bin/time -f %M: the peak RSS of the bench process itself, not of this one
         cmd = ["/usr/bin/time", "-f", "%M", sys.executable, "-m", "controller", "bench", "--game", game, "--rounds", str(args.pty_rounds), "--quiet"]
