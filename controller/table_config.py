@@ -17,9 +17,10 @@ from controller.money import OddsError, parse_odds
 from controller.paytables import Paytable, load_paytables
 from controller.yamlfile import ConfigError, Problem, YamlDoc, load_yaml
 
-__all__ = ["Limit", "DeviceConfig", "TableConfig", "load_table", "default_table_path", "config_dir"]
+__all__ = ["Limit", "DeviceConfig", "JournalConfig", "TableConfig", "load_table", "default_table_path", "config_dir"]
 
-_KEYS = {"game", "name", "seats", "paytables", "limits", "payout_cap", "devices", "paytables_dir"}
+_KEYS = {"game", "name", "seats", "paytables", "limits", "payout_cap", "devices", "paytables_dir", "journal"}
+_JOURNAL_KEYS = {"path", "hmac_key_file", "retention_days"}
 _DEVICE_ROLES = ("shoe", "bet_spots", "panel")
 _DEVICE_KEYS = {"driver", "url", "baudrate", "poll_interval_s", "address"}
 
@@ -38,6 +39,21 @@ class DeviceConfig:
     poll_interval_s: float = 0.05
     address: int = 1
     line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class JournalConfig:
+    """Where the table's journal is kept, how it is signed, how long rounds are kept.
+
+    ``path`` relative to the working directory (``None``: the command's default: under the
+    working directory for ``bench``, ``/var/lib/tablectl/`` for ``run``); ``hmac_key_file``
+    (relative to the config file) signs every record with HMAC-SHA-256 instead of a plain
+    SHA-256 chain; rounds younger than ``retention_days`` are never pruned.
+    """
+
+    path: str | None = None
+    hmac_key_file: str | None = None
+    retention_days: int = 90
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +77,7 @@ class TableConfig:
     payout_cap: int | None
     options: Mapping[str, object] = field(default_factory=dict)
     devices: Mapping[str, DeviceConfig] = field(default_factory=dict)
+    journal: JournalConfig = field(default_factory=JournalConfig)
 
     @property
     def catalog(self) -> GameCatalog:
@@ -205,6 +222,29 @@ def _options(doc: YamlDoc, game: GameCatalog, data: dict, problems: list[Problem
     return options
 
 
+def _journal(doc: YamlDoc, raw: object, problems: list[Problem]) -> JournalConfig:
+    if raw is None:
+        return JournalConfig()
+    if not isinstance(raw, dict):
+        problems.append(doc.problem(("journal",), "journal must be a mapping (path, hmac_key_file, retention_days)"))
+        return JournalConfig()
+    for key in raw:
+        if key not in _JOURNAL_KEYS:
+            problems.append(doc.problem(("journal", key), f"unknown key '{key}' (known: {', '.join(sorted(_JOURNAL_KEYS))})"))
+    for key in ("path", "hmac_key_file"):
+        if key in raw and not isinstance(raw[key], str):
+            problems.append(doc.problem(("journal", key), f"journal.{key} must be a path, got {raw[key]!r}"))
+    days = raw.get("retention_days", 90)
+    if isinstance(days, bool) or not isinstance(days, int) or days < 1:
+        problems.append(doc.problem(("journal", "retention_days"), f"retention_days must be a whole number of days, at least 1, got {days!r}"))
+        days = 90
+    key_file = raw.get("hmac_key_file")
+    if isinstance(key_file, str):
+        key_file = str(doc.path.parent / key_file)
+    path = raw.get("path")
+    return JournalConfig(path if isinstance(path, str) else None, key_file if isinstance(key_file, str) else None, days)
+
+
 def load_table(path: Path | str) -> TableConfig:
     """Load and validate the table config at ``path`` and the paytables it names."""
     doc = load_yaml(path)
@@ -236,6 +276,7 @@ def load_table(path: Path | str) -> TableConfig:
         payout_cap=cap,
         options=_options(doc, game, data, problems),
         devices=_devices(doc, data.get("devices"), problems),
+        journal=_journal(doc, data.get("journal"), problems),
     )
     if problems:
         raise ConfigError(problems)

@@ -20,10 +20,6 @@ from drivers.panel import ButtonChanged
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.serve import PtyServer
 
-NOT_EVENTS = frozenset({"SupervisorAction", "ControllerError"})
-"""Journal kinds written by the controller itself rather than taken from the queue."""
-
-
 def wait(cond: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
     """Wait until ``cond()`` holds (the controller's state is read from the test's thread)."""
     deadline = time.monotonic() + timeout
@@ -40,18 +36,21 @@ def wait(cond: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
 class HilTable:
     """Simulators on ptys, the real drivers and controller on them; ``m`` is the table machine."""
 
-    def __init__(self, table: TableConfig, tmp_path: Path) -> None:
+    def __init__(self, table: TableConfig, tmp_path: Path, journal: Any = None) -> None:
         self.table = table
         self.tmp_path = tmp_path
+        tmp_path.mkdir(parents=True, exist_ok=True)
         self.shoe, self.spots, self.panel = ShoeSim(address=1), BetSpotSim(address=2), PanelSim(address=3)
         sims = {"shoe": self.shoe, "bet_spots": self.spots, "panel": self.panel}
         self.servers = {role: PtyServer(sim, link=tmp_path / role) for role, sim in sims.items()}
         urls = {role: s.start() for role, s in self.servers.items()}
-        self.runtime = TableRuntime(table, urls)
+        self._first_seq = journal.last_seq if journal is not None else 0
+        self.runtime = TableRuntime(table, urls, journal)
         self.m = self.runtime.table
         self.journal = self.runtime.engine.journal
         self.runtime.start()
-        wait(lambda: self.m.phase.value == "betting", "the table to open")
+        if not self.runtime.recovered:
+            wait(lambda: self.m.phase.value == "betting", "the table to open")
 
     def close(self) -> None:
         self.runtime.stop()
@@ -66,18 +65,23 @@ class HilTable:
 
     # --- acting on the devices ----------------------------------------------------------------
 
+    @property
+    def first_seq(self) -> int:
+        """Records up to here were in the journal before this run (a recovered journal)."""
+        return self._first_seq
+
     def count(self, kind: str) -> int:
-        """How many events of ``kind`` the controller has journaled."""
-        return sum(1 for r in self.journal.records() if r.kind == kind)
+        """How many events of ``kind`` the controller has journaled in this run."""
+        return sum(1 for r in self.journal.records(self.first_seq) if r.kind == kind)
 
     def settled(self, kind: str, before: int, new: int) -> None:
         """Wait until ``new`` more events of ``kind`` are journaled and every journaled event handled."""
         engine = self.runtime.engine
 
         def done() -> bool:
-            records = list(self.journal.records())
+            records = list(self.journal.records(self.first_seq))
             seen = sum(1 for r in records if r.kind == kind)
-            events = sum(1 for r in records if r.kind not in NOT_EVENTS)
+            events = sum(1 for r in records if r.event)
             return seen >= before + new and engine.processed == events and engine.queue.empty()
 
         wait(done, f"{new} {kind} event(s) to be handled")

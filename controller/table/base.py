@@ -139,6 +139,11 @@ class RoundTable:
         self.expected_stub = 0
         self.counted_stub: int | None = None
         self.selected_seat: int | None = None
+        self.round_started = False
+        """Set when a round starts (the runtime snapshots the table then and clears it)."""
+        self.card_log: list[dict[str, Any]] = []
+        """Every card of the round in dealt order: its shoe index, the card, where it went."""
+        self.card_index = 0
         for phase in self.PLAYING:
             setattr(self, f"held_in_{phase.value}", (lambda p: lambda: self.held_from is p)(phase))
         self.machine = Machine(
@@ -221,6 +226,8 @@ class RoundTable:
 
     def start_round(self) -> None:
         self.round_no += 1
+        self.round_started = True
+        self.card_log = []
         self.pending_late, self.misread_index, self.entry, self.entry_card = [], None, None, None
         self.seats, self.dealt = {}, 0
         self.settlement, self.steps, self.step_index, self.late_bets = None, (), 0, []
@@ -230,6 +237,44 @@ class RoundTable:
 
     def reset_game(self) -> None:
         """Clear the game's own round state (subclasses)."""
+
+    def snapshot_state(self) -> dict[str, Any]:
+        """What the table carries from one round to the next (taken as a round starts)."""
+        return {"round_no": self.round_no, "supervisor": self.supervisor}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Start from a snapshot: the closed table opens again at the snapshot's round."""
+        self.round_no = int(state["round_no"]) - 1
+        self.supervisor = bool(state["supervisor"])
+        self.open_table()  # type: ignore[attr-defined]
+
+    def resend_requests(self) -> None:
+        """After a restart: ask the devices again for what the table was waiting for."""
+        if self.phase is self.Phase.COUNT_STUB:  # type: ignore[attr-defined]
+            self.devices.request_stub_count()
+
+    def placed(self, dealt: Card, to: str) -> None:
+        """Note where a card went (the game's ``on_card``), for recall."""
+        self.card_log.append({"index": self.card_index, "card": str(dealt), "to": to})
+
+    def journal_failed(self, reason: str) -> None:
+        """The journal cannot be written: hold (not recorded; the ``JournalFault`` event that
+        follows when it can be written again holds a replay at the same place)."""
+        if self.phase in self.PLAYING:
+            self.hold_reason = f"journal: {reason}"
+            self.hold()  # type: ignore[attr-defined]
+        elif self.phase is self.Phase.HOLD and not self.hold_reason.startswith("journal:"):  # type: ignore[attr-defined]
+            self.say(f"HOLD: journal: {reason}")
+
+    def on_JournalFault(self, e: Any) -> None:  # noqa: N802 - named for the event class
+        reason = f"journal: {e.reason} ({e.refused} events not recorded or acted on)"
+        if self.phase in self.PLAYING:
+            self.hold_reason = reason
+            self.hold()  # type: ignore[attr-defined]
+        elif self.phase is self.Phase.HOLD:  # type: ignore[attr-defined]
+            if self.hold_reason.startswith("journal:"):
+                self.hold_reason = reason
+            self.say(f"HOLD: {reason}")
 
     def lock_bets(self) -> None:
         self.seats = {n: s for n, s in self.seats.items() if s.wagers}
@@ -355,6 +400,7 @@ class RoundTable:
             self.misread_index = e.index
             self.hold()  # type: ignore[attr-defined]
             return
+        self.card_index = e.index
         self.on_card(dealt, e.index)
 
     def enter_card(self, button: str) -> None:
@@ -376,6 +422,7 @@ class RoundTable:
         self.misread_index, self.entry, self.entry_card = None, None, None
         self.devices.panel_lamp("clear_fault", False)
         self.resume()  # type: ignore[attr-defined]
+        self.card_index = index
         self.on_card(dealt, index)
 
     def dealing(self) -> bool:

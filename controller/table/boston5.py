@@ -137,8 +137,10 @@ class Boston5Table(RoundTable):
             order = sorted(self.seats)
             if self.dealt < 3 * len(order):
                 self.seats[order[self.dealt // 3]].cards.append(dealt)
+                self.placed(dealt, f"seat {order[self.dealt // 3]}")
             else:
                 self.dealer.append(dealt)
+                self.placed(dealt, "dealer")
             self.dealt += 1
             if self.dealt == 3 * len(order) + 3:
                 self.first_cards_complete()  # type: ignore[attr-defined]
@@ -148,8 +150,10 @@ class Boston5Table(RoundTable):
         k = self.dealt - first
         if k < 2 * len(playing):
             playing[k // 2].cards.append(dealt)
+            self.placed(dealt, f"seat {playing[k // 2].number}")
         else:
             self.dealer.append(dealt)
+            self.placed(dealt, "dealer")
         self.dealt += 1
         if self.dealt == first + 2 * len(playing) + 2:
             self.final_cards_complete()  # type: ignore[attr-defined]

@@ -1,14 +1,14 @@
 """What the table machine asks of its devices, as one narrow interface.
 
 ``DriverDevices`` sends the commands through the real drivers; ``RecordingDevices`` keeps them
-in a list (replay checks, in-process benches). Both are non-blocking.
+in a list (replay checks, recovery, in-process benches). Both are non-blocking.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-__all__ = ["TableDevices", "RecordingDevices", "DriverDevices"]
+__all__ = ["TableDevices", "RecordingDevices", "DriverDevices", "resend_state"]
 
 
 class TableDevices(Protocol):
@@ -54,31 +54,26 @@ class RecordingDevices:
         self.commands.append(("draw_start", ()))
 
 
-class DriverDevices(RecordingDevices):
-    """Sends the commands to the panel and bet-spot drivers (and keeps them, for recall)."""
+class DriverDevices:
+    """Sends the commands to the panel, bet-spot and shoe drivers (keeping nothing: what happened
+    is in the journal)."""
 
     def __init__(self, panel: Any, spots: Any, shoe: Any, post: Any = None) -> None:
-        super().__init__()
         self.panel, self.spots, self.shoe, self.post = panel, spots, shoe, post
 
     def display(self, line: int, text: str) -> None:
-        super().display(line, text)
         self.panel.display(line, text)
 
     def lamp(self, seat: int, spot: str, state: str) -> None:
-        super().lamp(seat, spot, state)
         self.spots.set_lamp(seat, spot, state)
 
     def lock_spots(self, locked: bool) -> None:
-        super().lock_spots(locked)
         (self.spots.lock if locked else self.spots.unlock)()
 
     def request_stub_count(self) -> None:
-        super().request_stub_count()
         self.shoe.request_status()
 
     def panel_lamp(self, button: str, on: bool) -> None:
-        super().panel_lamp(button, on)
         self.panel.lamp(button, on)
 
     def draw_start(self) -> None:
@@ -86,5 +81,23 @@ class DriverDevices(RecordingDevices):
 
         from controller.table.engine import StartDrawn
 
-        super().draw_start()
         self.post(StartDrawn(secrets.randbelow(7) + 1))
+
+
+def resend_state(commands: list[tuple[str, tuple[Any, ...]]], devices: TableDevices) -> int:
+    """Send ``devices`` the state that ``commands`` left: the last text of each display line,
+    the last state of each lamp, the lock. Returns how many commands were sent."""
+    last: dict[tuple[Any, ...], tuple[str, tuple[Any, ...]]] = {}
+    for name, args in commands:
+        if name == "display":
+            last[("display", args[0])] = (name, args)
+        elif name == "lamp":
+            last[("lamp", args[0], args[1])] = (name, args)
+        elif name == "panel_lamp":
+            last[("panel_lamp", args[0])] = (name, args)
+        elif name == "lock":
+            last[("lock",)] = (name, args)
+    send = {"display": devices.display, "lamp": devices.lamp, "panel_lamp": devices.panel_lamp, "lock": devices.lock_spots}
+    for name, args in last.values():
+        send[name](*args)
+    return len(last)

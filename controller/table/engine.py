@@ -12,9 +12,10 @@ import threading
 from dataclasses import dataclass
 from typing import Callable
 
+from controller.journal.store import JournalError
 from controller.table.journal import Journal, MemoryJournal, event_record
 
-__all__ = ["TimerExpired", "StartDrawn", "Engine"]
+__all__ = ["TimerExpired", "StartDrawn", "JournalFault", "Engine"]
 
 log = logging.getLogger("tablectl.engine")
 
@@ -34,6 +35,16 @@ class StartDrawn:
     value: int
 
 
+@dataclass(frozen=True, slots=True)
+class JournalFault:
+    """The journal could not be written for a while: ``refused`` events were not acted on.
+    Recorded (and handled: the table holds) as soon as the journal takes records again, so a
+    replay holds where the live table held."""
+
+    reason: str
+    refused: int
+
+
 class _Stop:
     pass
 
@@ -41,9 +52,20 @@ class _Stop:
 class Engine:
     """Runs ``handle(event)`` for each posted event, in order, on one thread."""
 
-    def __init__(self, handle: Callable[[object], None], journal: Journal | None = None) -> None:
+    def __init__(
+        self,
+        handle: Callable[[object], None],
+        journal: Journal | None = None,
+        on_journal_error: Callable[[str], None] | None = None,
+    ) -> None:
         self.handle = handle
         self.journal: Journal = journal or MemoryJournal()
+        self.on_journal_error = on_journal_error or (lambda reason: None)
+        """Told when an event cannot be recorded (the table holds; the event is not acted on)."""
+        self.refused = 0
+        self.journal_problem = ""
+        self.current_seq = 0
+        """The sequence number of the event being handled."""
         self.queue: "queue.Queue[object]" = queue.Queue()
         self._thread: threading.Thread | None = None
         self._timers: set[threading.Timer] = set()
@@ -61,11 +83,28 @@ class Engine:
         timer.start()
 
     def step(self, event: object) -> None:
-        """Journal and handle one event (the controller thread, or a test driving it directly)."""
+        """Journal and handle one event (the controller thread, or a test driving it directly).
+        An event that cannot be recorded is not acted on."""
+        if self.refused and not self._record(JournalFault(self.journal_problem, self.refused)):
+            return
+        self._record(event)
+
+    def _record(self, event: object) -> bool:
         kind, data = event_record(event)
-        self.journal.append(kind, data)
+        try:
+            self.current_seq = self.journal.append(kind, data, event=True)
+        except JournalError as exc:
+            self.refused += 1
+            if self.refused == 1:
+                log.error("journal: %s: events are not acted on until it can be written", exc)
+            self.journal_problem = str(exc)
+            self.on_journal_error(str(exc))
+            return False
+        if isinstance(event, JournalFault):
+            self.refused, self.journal_problem = 0, ""
         self.handle(event)
         self.processed += 1
+        return True
 
     def start(self) -> None:
         if self._thread is None:
@@ -81,7 +120,10 @@ class Engine:
                 self.step(event)
             except Exception:  # noqa: BLE001 - logged and journaled; the loop goes on
                 log.exception("controller: handling %r failed", event)
-                self.journal.append("ControllerError", {"event": repr(event)})
+                try:
+                    self.journal.append("ControllerError", {"event": repr(event)})
+                except JournalError:
+                    pass
 
     def stop(self) -> None:
         """Finish the events already queued, then stop (idempotent)."""

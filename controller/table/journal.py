@@ -1,6 +1,7 @@
 """The journal interface: every event is recorded before the controller acts on it.
 
-This is the in-memory journal; the durable one (issue 7) implements the same interface.
+This is the in-memory journal; the durable one (:mod:`controller.journal`) implements the same
+interface.
 """
 
 from __future__ import annotations
@@ -21,33 +22,36 @@ class JournalRecord:
     at: float
     kind: str
     data: dict[str, Any]
+    event: bool = False
+    """Taken from the controller's queue (replayed on recovery), not written by the controller."""
 
 
 class Journal(Protocol):
     """Where the controller records what happened, in order."""
 
-    def append(self, kind: str, data: dict[str, Any]) -> int:
-        """Record ``data`` of ``kind``; returns its sequence number."""
+    def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
+        """Record ``data`` of ``kind`` (``event``: an event taken from the queue); returns its
+        sequence number once it is recorded. Raises ``JournalError`` when it cannot be."""
         ...
 
-    def records(self) -> Iterator[JournalRecord]:
-        """Everything recorded, in order."""
+    def records(self, after: int = 0) -> Iterator[JournalRecord]:
+        """Everything recorded after sequence number ``after``, in order."""
         ...
 
 
 class MemoryJournal:
-    """A journal kept in a list (tests, benches, until the durable journal lands)."""
+    """A journal kept in a list (tests and in-process benchmarks)."""
 
     def __init__(self) -> None:
         self._records: list[JournalRecord] = []
 
-    def append(self, kind: str, data: dict[str, Any]) -> int:
+    def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
         seq = len(self._records) + 1
-        self._records.append(JournalRecord(seq, time.time(), kind, data))
+        self._records.append(JournalRecord(seq, time.time(), kind, data, event))
         return seq
 
-    def records(self) -> Iterator[JournalRecord]:
-        return iter(list(self._records))
+    def records(self, after: int = 0) -> Iterator[JournalRecord]:
+        return iter(self._records[after:])
 
 
 def event_record(event: object) -> tuple[str, dict[str, Any]]:

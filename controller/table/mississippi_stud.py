@@ -103,8 +103,10 @@ class MississippiTable(RoundTable):
         order = sorted(self.seats)
         if self.dealt < 2 * len(order):
             self.seats[order[self.dealt // 2]].cards.append(dealt)  # 35.9(d): 2-card stacks clockwise
+            self.placed(dealt, f"seat {order[self.dealt // 2]}")
         else:
             self.community.append(dealt)  # 35.9(e): then the three community cards
+            self.placed(dealt, "community")
         self.dealt += 1
         if self.dealt == 2 * len(order) + 3:
             self.cards_complete()  # type: ignore[attr-defined]

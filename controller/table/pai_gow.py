@@ -100,6 +100,13 @@ class PaiGowTable(RoundTable):
         self.seats = {n: s for n, s in self.seats.items() if s.wagers}
         return valid
 
+    def resend_requests(self) -> None:
+        super().resend_requests()
+        if self.phase is P.CHECK_DEAL:
+            self.devices.request_stub_count()
+        elif self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "rng":
+            self.devices.draw_start()
+
     def four_remain(self) -> bool:
         return self.remaining == REMAINING
 
@@ -196,6 +203,7 @@ class PaiGowTable(RoundTable):
         else:
             position = self.order[self.dealt % POSITIONS]
         self.hands[position].append(dealt)
+        self.placed(dealt, "dealer" if position == DEALER else f"seat {position}" if position in self.seats else f"position {position} (no wager)")
         self.dealt += 1
         if position in self.seats:
             self.seats[position].cards = self.hands[position]

@@ -6,14 +6,18 @@ events into the engine's queue and the machine's commands out to the drivers.
 
 from __future__ import annotations
 
+import logging
 import time
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from controller.journal import JournalError, SqliteJournal, check_tail
+from controller.journal.meters import meters_for_round
 from controller.table.base import RoundResult
 from controller.table.boston5 import Boston5Table
-from controller.table.devices import DriverDevices
+from controller.table.devices import DriverDevices, RecordingDevices, resend_state
 from controller.table.engine import Engine
+from controller.table.events import EventDecodeError, OpenTable, decode_event
 from controller.table.journal import Journal
 from controller.table.mississippi_stud import MississippiTable
 from controller.table.pai_gow import PaiGowTable
@@ -21,19 +25,38 @@ from controller.table_config import TableConfig
 from drivers.link import LinkConfig
 from drivers.registry import driver_class
 
-__all__ = ["OpenTable", "TableRuntime", "GAME_TABLES"]
+log = logging.getLogger("tablectl.runtime")
+
+__all__ = ["OpenTable", "TableRuntime", "GAME_TABLES", "open_journal"]
 
 GAME_TABLES: dict[str, type] = {"mississippi_stud": MississippiTable, "boston5": Boston5Table, "pai_gow": PaiGowTable}
 """The games the controller can run at a table so far."""
 
+_FAULTS = ("DeviceFault", "LinkDown", "CardUnreadable", "JournalFault")
+"""Event kinds counted as faults in the round's meters."""
 
-@dataclass(frozen=True, slots=True)
-class OpenTable:
-    """Open the table for its first round."""
+
+def open_journal(table: TableConfig, default_dir: Path | str) -> SqliteJournal:
+    """The durable journal of ``table``: its ``journal.path``, else ``default_dir/<game>.db``;
+    signed with the key in ``journal.hmac_key_file`` when one is set."""
+    config = table.journal
+    path = Path(config.path) if config.path else Path(default_dir) / f"{table.game}.db"
+    key = None
+    if config.hmac_key_file:
+        try:
+            key = Path(config.hmac_key_file).read_bytes().strip()
+        except OSError as exc:
+            raise JournalError(f"{table.path}: journal.hmac_key_file: cannot read {config.hmac_key_file}: {exc.strerror or exc}") from exc
+    return SqliteJournal(path, key)
 
 
 class TableRuntime:
-    """Drivers, engine and table machine for one table config; ``urls`` overrides device ports."""
+    """Drivers, engine and table machine for one table config; ``urls`` overrides device ports.
+
+    With a durable ``journal`` (:class:`~controller.journal.SqliteJournal`) the runtime also
+    snapshots the table at each round's start, writes each finished round with its meters, and
+    on ``start`` recovers the open round from the journal (see :meth:`recover`).
+    """
 
     def __init__(
         self,
@@ -47,8 +70,17 @@ class TableRuntime:
         missing = [role for role in ("shoe", "bet_spots", "panel") if role not in table.devices]
         if missing:
             raise ValueError(f"{table.path}: devices: missing {', '.join(missing)}")
+        self.config = table
         self.latencies: list[float] = []
-        self.engine = Engine(self._handle, journal)
+        self.user_on_round = on_round
+        self.replaying = False
+        self.round_first_seq = 0
+        self.round_faults = 0
+        self.recovered = 0
+        """How many events were replayed to rebuild the open round at start."""
+        self.engine = Engine(self._handle, journal, on_journal_error=self._journal_failed)
+        self.journal = self.engine.journal
+        self.durable = isinstance(self.journal, SqliteJournal)
         self.drivers: dict[str, Any] = {}
         for role, device in table.devices.items():
             url = (urls or {}).get(role, device.url)
@@ -57,26 +89,112 @@ class TableRuntime:
             config = LinkConfig(baudrate=device.baudrate, poll_interval_s=device.poll_interval_s)
             self.drivers[role] = driver_class(device.driver)(role, url, self.engine.queue, address=device.address, config=config)
         self.devices = DriverDevices(self.drivers["panel"], self.drivers["bet_spots"], self.drivers["shoe"], self.engine.post)
-        self.table = GAME_TABLES[table.game](table, self.devices, on_round, self.engine.journal.append)
+        self.table = GAME_TABLES[table.game](table, self.devices, self._round_done, self._audit)
+
+    # --- the controller thread --------------------------------------------------------------------
 
     def _handle(self, event: object) -> None:
+        self._dispatch(event, self.engine.current_seq)
+
+    def _dispatch(self, event: object, seq: int) -> None:
         at = getattr(event, "at", None)
-        if at is not None:
+        if at is not None and not self.replaying:
             self.latencies.append(time.time() - at)
+        if type(event).__name__ in _FAULTS:
+            self.round_faults += 1
         if isinstance(event, OpenTable):
             self.table.open_table()
         else:
             self.table.handle(event)
+        if self.table.round_started:
+            self.table.round_started = False
+            self.round_first_seq, self.round_faults = seq + 1, 0
+            if self.durable:
+                self.journal.snapshot(seq, self.table.round_no, self.table.snapshot_state())  # type: ignore[attr-defined]
+
+    def _audit(self, kind: str, data: dict[str, Any]) -> None:
+        if self.replaying:
+            return  # already journaled before the restart
+        try:
+            self.journal.append(kind, data)
+        except JournalError as exc:
+            log.error("journal: %s (%s not recorded; the event that caused it is)", exc, kind)
+
+    def _journal_failed(self, reason: str) -> None:
+        self.table.journal_failed(reason)
+
+    def _round_done(self, result: RoundResult) -> None:
+        if self.durable and not self.journal.has_round(result.number):  # type: ignore[attr-defined]
+            data = {
+                "round": result.number,
+                "game": self.config.game,
+                "record": result.record,
+                "settlement": result.settlement.to_json() if result.settlement else None,
+                "late_bets": list(result.late_bets),
+                "faults": self.round_faults,
+                "cards": list(self.table.card_log),
+                "first_seq": self.round_first_seq,
+                "last_seq": self.engine.current_seq,
+            }
+            self.journal.append_round(result.number, data, meters_for_round(data))  # type: ignore[attr-defined]
+        if self.user_on_round and not self.replaying:
+            self.user_on_round(result)
+
+    # --- starting and stopping --------------------------------------------------------------------
+
+    def recover(self) -> bool:
+        """Rebuild the open round from the journal: the last snapshot, then every event after it
+        replayed into the machine (devices recorded, not sent); then the devices are sent the
+        display and lamp state that left, and asked again for what the table was waiting for.
+        Holds active at the stop stay active. Returns False when the journal has no events."""
+        journal: Any = self.journal
+        snapshot = journal.last_snapshot()
+        problems = check_tail(journal, snapshot.seq if snapshot else 0)
+        if problems:
+            raise JournalError(f"{journal.path}: {problems[0]} (run `tablectl journal verify`)")
+        after = snapshot.seq if snapshot else 0
+        events = [r for r in journal.records(after) if r.event]
+        if snapshot is None and not events:
+            return False
+        recording = RecordingDevices()
+        self.table.devices = recording
+        self.replaying = True
+        try:
+            if snapshot is not None:
+                self.table.restore(snapshot.state)
+                self.table.round_started = False
+                self.round_first_seq = snapshot.seq + 1
+            for record in events:
+                try:
+                    event = decode_event(record.kind, record.data)
+                except EventDecodeError as exc:
+                    raise JournalError(f"{journal.path}: record {record.seq}: {exc}") from exc
+                self.engine.current_seq = record.seq
+                self._dispatch(event, record.seq)
+        finally:
+            self.replaying = False
+            self.table.devices = self.devices
+        self.recovered = len(events)
+        self.engine.processed = 0
+        resend_state(recording.commands, self.devices)
+        self.table.resend_requests()
+        log.info("recovered round %s in %s from %d events after record %d", self.table.round_no, self.table.phase.value, len(events), after)
+        return True
 
     def start(self) -> None:
-        """Start the drivers and the controller, and open the table."""
+        """Start the drivers and the controller: recover the open round from a durable journal,
+        or open the table."""
+        recovered = self.durable and self.recover()
         for driver in self.drivers.values():
             driver.start()
         self.engine.start()
-        self.engine.post(OpenTable())
+        if not recovered:
+            self.engine.post(OpenTable())
 
     def stop(self) -> None:
         """Stop the controller after the events already queued, then the drivers (idempotent)."""
         self.engine.stop()
         for driver in self.drivers.values():
             driver.close()
+        if self.durable:
+            self.journal.close()  # type: ignore[attr-defined]

@@ -1,0 +1,11 @@
+"""The durable journal: every event and round, hash-chained in SQLite, with recall and meters.
+
+``store`` writes and reads the file; ``verify`` checks the chain and the meters; ``meters``
+adds rounds up; ``recall`` rebuilds what happened in a round; ``retention`` prunes old rounds
+while keeping the chain verifiable.
+"""
+
+from controller.journal.store import SCHEMA_VERSION, JournalError, Snapshot, SqliteJournal
+from controller.journal.verify import VerifyReport, check_tail, verify_journal
+
+__all__ = ["SCHEMA_VERSION", "JournalError", "Snapshot", "SqliteJournal", "VerifyReport", "check_tail", "verify_journal"]

@@ -1,0 +1,50 @@
+"""Events as journaled and back: every kind of event the controller takes, by name, so that a
+round can be replayed from the journal into a fresh machine."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import drivers.bet_spots  # noqa: F401 - the event classes register as DeviceEvent subclasses
+import drivers.link  # noqa: F401
+import drivers.panel  # noqa: F401
+import drivers.shoe  # noqa: F401
+from controller.table.engine import JournalFault, StartDrawn, TimerExpired
+from drivers.messages import DeviceEvent
+
+__all__ = ["OpenTable", "EVENT_KINDS", "decode_event", "EventDecodeError"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class OpenTable:
+    """Open the table for its first round."""
+
+
+class EventDecodeError(ValueError):
+    """A journaled event that cannot be rebuilt (unknown kind or fields)."""
+
+
+def _subclasses(cls: type) -> list[type]:
+    out = []
+    for sub in cls.__subclasses__():
+        out += [sub, *_subclasses(sub)]
+    return out
+
+
+EVENT_KINDS: dict[str, type] = {
+    cls.__name__: cls for cls in (*_subclasses(DeviceEvent), TimerExpired, StartDrawn, JournalFault, OpenTable) if dataclasses.is_dataclass(cls)
+}
+"""Every event class the controller takes, by the kind it is journaled as."""
+
+
+def decode_event(kind: str, data: dict[str, Any]) -> object:
+    """The event journaled as ``kind`` with ``data``."""
+    cls = EVENT_KINDS.get(kind)
+    if cls is None:
+        raise EventDecodeError(f"unknown event kind {kind!r}")
+    names = {f.name for f in dataclasses.fields(cls)}
+    try:
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in names})
+    except TypeError as exc:
+        raise EventDecodeError(f"{kind}: {exc}") from exc

@@ -1,0 +1,87 @@
+"""Recovery over real ptys: the controller stopped mid-round on a durable journal and started
+again on it continues the round where it was, holds included (5.3 F), and the round settles as
+``tablectl settle`` says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from controller.cards import deck
+from controller.journal import SqliteJournal, verify_journal
+from controller.table_config import config_dir, load_table
+from drivers.messages import BUTTONS
+from hil_table import HilTable, wait
+
+MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
+B5 = load_table(config_dir() / "bench" / "boston5.yaml")
+CARDS = "As Ad Kc Qd 7h 7c 2c".split()
+
+
+def shoe() -> list[str]:
+    return CARDS + [str(c) for c in deck() if str(c) not in CARDS]
+
+
+def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "journal.db"
+    with HilTable(MS, tmp_path / "a", SqliteJournal(path)) as t:
+        t.spot(1, "ante", 500)
+        t.spot(4, "ante", 1000)
+        t.press("no_more_bets")
+        t.load(shoe())
+        t.deal(7)
+        t.spot(1, "third", 1500)
+        t.spot(4, "third", 1000)
+        t.press("reveal")
+        t.spot(1, "fourth", 500)  # seat 4 has not acted on fourth street yet
+        before = (t.m.round_no, t.m.phase, [str(c) for c in t.m.seats[4].cards], dict(t.m.seats[1].wagers), t.m.prompts[-1])
+    with HilTable(MS, tmp_path / "b", SqliteJournal(path)) as t:
+        assert t.runtime.recovered > 0
+        after = (t.m.round_no, t.m.phase, [str(c) for c in t.m.seats[4].cards], dict(t.m.seats[1].wagers), t.m.prompts[-1])
+        assert after == before
+        wait(lambda: t.panel.display.get(1) == before[-1], "the display state sent again")
+        wait(lambda: t.spots.lamps.get((1, "fourth")) == "accepted" and t.spots.locked, "the lamps and the lock sent again")
+        t.spot(4, "fourth", 1000)
+        t.press("reveal")
+        t.spot(1, "fifth", 500)
+        t.spot(4, "fifth", 1000)
+        t.press("reveal")
+        result = t.finish()
+        t.settles_as_tablectl_settle(result)
+        assert result.record["seats"]["1"]["wagers"] == {"ante": 500, "third": 1500, "fourth": 500, "fifth": 500}
+    journal = SqliteJournal(path)
+    report = verify_journal(journal)
+    assert report.ok, report.problems
+    (round_no, seq), = journal.round_seqs()
+    data = journal.record(seq).data
+    assert data["round"] == 1 and [c["to"] for c in data["cards"]] == ["seat 1", "seat 1", "seat 4", "seat 4", "community", "community", "community"]
+
+
+def test_a_hold_stays_active_across_a_restart_until_cleared(tmp_path: Path) -> None:
+    path = tmp_path / "journal.db"
+    with HilTable(B5, tmp_path / "a", SqliteJournal(path)) as t:
+        t.spot(1, "ante", 500)
+        t.spot(1, "first", 1000)
+        t.press("no_more_bets")
+        t.load(shoe())
+        t.deal(2)
+        before = t.count("CardDealt")
+        t.shoe.duplicate()
+        t.settled("CardDealt", before, 1)
+        assert t.m.phase.value == "hold"
+        reason = t.m.hold_reason
+    with HilTable(B5, tmp_path / "b", SqliteJournal(path)) as t:
+        assert t.m.phase.value == "hold" and t.m.hold_reason == reason and t.m.held_from.value == "first_deal"
+        wait(lambda: t.panel.lamps.get(BUTTONS.index("clear_fault") + 1) is True, "the clear-fault lamp lit again")
+        t.key()
+        t.press("void")
+        assert t.m.rounds[-1].settlement is None and t.m.phase.value == "betting" and t.m.round_no == 2
+    journal = SqliteJournal(path)
+    snapshot = journal.last_snapshot()
+    after = sum(1 for r in journal.records(snapshot.seq) if r.event)
+    total = sum(1 for r in journal.records() if r.event)
+    journal.close()
+    with HilTable(B5, tmp_path / "c", SqliteJournal(path)) as t:
+        assert t.m.phase.value == "betting" and t.m.round_no == 2
+        assert t.runtime.recovered == after < total  # from round 2's snapshot on, not from the start
+    journal = SqliteJournal(path)
+    assert verify_journal(journal).ok and [r for r, _ in journal.round_seqs()] == [1]
