@@ -1,0 +1,171 @@
+"""The durable journal: the hash chain and what breaks it, the schema version, disk full, an
+unwritable journal, a torn last WAL frame, and the engine holding when it cannot record."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from controller.journal import SCHEMA_VERSION, JournalError, SqliteJournal, verify_journal
+from controller.journal.store import GENESIS, record_hash
+from controller.table.devices import RecordingDevices
+from controller.table.engine import Engine
+from controller.table.mississippi_stud import MississippiTable, Phase
+from controller.table_config import config_dir, load_table
+from drivers.bet_spots import SpotReport
+from drivers.panel import ButtonChanged
+
+MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
+
+
+def filled(path: Path, n: int = 10, key: bytes | None = None) -> SqliteJournal:
+    j = SqliteJournal(path, key)
+    for i in range(n):
+        j.append("SpotReport", {"device": "spots", "seat": i % 6 + 1, "spot": "ante", "cents": 500 + i}, event=True)
+    return j
+
+
+def test_records_are_chained_and_on_disk_when_append_returns(tmp_path: Path) -> None:
+    j = filled(tmp_path / "j.db", 5)
+    rows = j.db.execute("SELECT seq, at, kind, event, data, prev, hash FROM records ORDER BY seq").fetchall()
+    prev = GENESIS
+    for seq, at, kind, event, data, stored_prev, digest in rows:
+        assert stored_prev == prev and digest == record_hash(prev, seq, at, kind, bool(event), data)
+        prev = digest
+    assert j.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert j.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    other = sqlite3.connect(str(tmp_path / "j.db"))  # another connection sees every record at once
+    assert other.execute("SELECT count(*) FROM records").fetchone()[0] == 5
+    assert verify_journal(j).ok
+
+
+def test_a_changed_byte_is_detected_and_located(tmp_path: Path) -> None:
+    j = filled(tmp_path / "j.db")
+    data = j.db.execute("SELECT data FROM records WHERE seq = 6").fetchone()[0]
+    j.db.execute("UPDATE records SET data = ? WHERE seq = 6", (data.replace("505", "905"),))
+    assert verify_journal(j).problems == ["record 6 (SpotReport): hash mismatch: the record was changed"]
+
+
+def test_a_deleted_record_is_detected_and_located(tmp_path: Path) -> None:
+    j = filled(tmp_path / "j.db")
+    j.db.execute("DELETE FROM records WHERE seq = 4")
+    assert verify_journal(j).problems == ["record 4: missing (the next record is 5): removed"]
+    j2 = filled(tmp_path / "k.db")
+    j2.db.execute("DELETE FROM records WHERE seq = 10")  # the last one
+    assert verify_journal(j2).problems == ["record 10: missing (the journal was written up to record 10): removed"]
+
+
+def test_a_swapped_pair_is_detected_at_the_first_of_the_two(tmp_path: Path) -> None:
+    j = filled(tmp_path / "j.db")
+    a = j.db.execute("SELECT at, kind, event, data, prev, hash FROM records WHERE seq = 3").fetchone()
+    b = j.db.execute("SELECT at, kind, event, data, prev, hash FROM records WHERE seq = 4").fetchone()
+    j.db.execute("UPDATE records SET at=?, kind=?, event=?, data=?, prev=?, hash=? WHERE seq = 3", b)
+    j.db.execute("UPDATE records SET at=?, kind=?, event=?, data=?, prev=?, hash=? WHERE seq = 4", a)
+    assert verify_journal(j).problems == ["record 3 (SpotReport): does not follow record 2: removed, inserted or reordered"]
+
+
+def test_with_an_hmac_key_a_rewritten_chain_is_detected(tmp_path: Path) -> None:
+    key = b"table 7 secret"
+    j = filled(tmp_path / "j.db", 4, key)
+    assert verify_journal(j).ok
+    # Someone without the key changes record 2 and recomputes plain SHA-256 hashes from there on.
+    rows = j.db.execute("SELECT seq, at, kind, event, data FROM records WHERE seq >= 2 ORDER BY seq").fetchall()
+    prev = j.db.execute("SELECT hash FROM records WHERE seq = 1").fetchone()[0]
+    for seq, at, kind, event, data in rows:
+        data = data.replace("501", "999") if seq == 2 else data
+        digest = record_hash(prev, seq, at, kind, bool(event), data)
+        j.db.execute("UPDATE records SET data=?, prev=?, hash=? WHERE seq=?", (data, prev, digest, seq))
+        prev = digest
+    j.db.execute("UPDATE meta SET value=? WHERE key='head_hash'", (prev,))
+    assert verify_journal(j).problems[0].startswith("record 2 (SpotReport): hash mismatch")
+    assert not verify_journal(SqliteJournal(tmp_path / "j.db")).ok  # nor does it pass as a plain SHA-256 chain
+
+
+def test_a_newer_schema_is_refused_and_an_older_one_migrated(tmp_path: Path) -> None:
+    j = filled(tmp_path / "new.db", 2)
+    j.db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION + 1),))
+    j.close()
+    with pytest.raises(JournalError, match=rf"new.db: journal schema version {SCHEMA_VERSION + 1} is newer than this tablectl reads \({SCHEMA_VERSION}\)"):
+        SqliteJournal(tmp_path / "new.db")
+    # A version-1 journal (records only) with one finished round: migrated, rounds and meters rebuilt.
+    old = filled(tmp_path / "old.db", 2)
+    round_data = {"round": 1, "game": "mississippi_stud", "record": {"seats": {"1": {"wagers": {"ante": 500}}}},
+                  "settlement": {"seats": {"1": {"wagers": {"ante": {"net": -500}}}}}, "late_bets": [], "faults": 0}
+    old.append("RoundSettled", round_data)
+    for table in ("snapshots", "rounds", "meters"):
+        old.db.execute(f"DROP TABLE {table}")
+    old.db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    old.close()
+    migrated = SqliteJournal(tmp_path / "old.db")
+    assert migrated.meta("schema_version") == str(SCHEMA_VERSION)
+    assert migrated.round_seqs() == [(1, 3)] and migrated.meters()[("table", "collected")] == 500
+    assert verify_journal(migrated).ok
+
+
+def test_disk_full_raises_a_clear_error_and_keeps_what_was_written(tmp_path: Path) -> None:
+    j = filled(tmp_path / "j.db", 3)
+    pages = j.db.execute("PRAGMA page_count").fetchone()[0]
+    j.db.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full: no page more
+    with pytest.raises(JournalError, match=r"j.db: cannot write the journal: database or disk is full"):
+        for i in range(1000):
+            j.append("SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": i, "pad": "x" * 500}, event=True)
+    written = j.last_seq
+    assert verify_journal(j).ok and written >= 3
+    j.db.execute("PRAGMA max_page_count = 1000000")  # space freed
+    assert j.append("SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": 1}, event=True) == written + 1
+    assert verify_journal(j).ok
+
+
+def test_an_unwritable_journal_path_is_refused_with_the_reason(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a directory")
+    with pytest.raises(JournalError, match=r"a-file/j.db: cannot open the journal: "):
+        SqliteJournal(tmp_path / "a-file" / "j.db")
+
+
+def test_a_torn_last_wal_frame_loses_only_the_unfinished_record(tmp_path: Path) -> None:
+    j = filled(tmp_path / "j.db", 8)
+    crash = tmp_path / "crash"
+    crash.mkdir()
+    for suffix in ("", "-wal"):  # the files as a power cut leaves them: nothing checkpointed
+        shutil.copy(tmp_path / f"j.db{suffix}", crash / f"j.db{suffix}")
+    wal = crash / "j.db-wal"
+    size = wal.stat().st_size
+    with open(wal, "r+b") as f:
+        f.truncate(size - 100)  # the last frame half written
+    recovered = SqliteJournal(crash / "j.db")
+    assert recovered.last_seq == 7  # the torn transaction never committed
+    assert verify_journal(recovered).ok  # the head written with record 8 went with it
+    assert recovered.append("X", {}, event=True) == 8
+
+
+def test_the_table_holds_when_the_journal_cannot_be_written_and_acts_on_nothing_unrecorded(tmp_path: Path) -> None:
+    j = SqliteJournal(tmp_path / "j.db")
+    table = MississippiTable(MS, RecordingDevices())
+    engine = Engine(table.handle, j, on_journal_error=table.journal_failed)
+    engine.step(ButtonChanged(device="panel", button="supervisor_key", pressed=False))
+    table.open_table()
+    engine.step(SpotReport(device="spots", seat=1, spot="ante", cents=500))
+    pages = j.db.execute("PRAGMA page_count").fetchone()[0]
+    j.db.execute(f"PRAGMA max_page_count = {pages}")
+    for seat in range(2, 60):  # until the file is full
+        engine.step(SpotReport(device="spots", seat=seat % 6 + 1, spot="ante", cents=1000 + seat))
+        if engine.refused:
+            break
+    assert engine.refused == 1 and table.phase is Phase.HOLD and table.hold_reason.startswith("journal: ")
+    assert table.prompts[-1].startswith("HOLD: journal: ") and "database or disk is full" in table.prompts[-1]
+    recorded = {r.data["seat"]: r.data["cents"] for r in j.records() if r.kind == "SpotReport"}
+    assert {n: s.wagers["ante"] for n, s in table.seats.items()} == recorded  # the refused report was not acted on
+    engine.step(ButtonChanged(device="panel", button="no_more_bets", pressed=True))
+    assert engine.refused == 2 and table.phase is Phase.HOLD
+    j.db.execute("PRAGMA max_page_count = 1000000")
+    engine.step(ButtonChanged(device="panel", button="no_more_bets", pressed=True))
+    kinds = [r.kind for r in j.records()][-2:]
+    assert kinds == ["JournalFault", "ButtonChanged"] and engine.refused == 0
+    fault = [r for r in j.records() if r.kind == "JournalFault"][0]
+    assert fault.data["refused"] == 2 and fault.event
+    assert table.phase is Phase.HOLD and "2 events not recorded or acted on" in table.hold_reason
+    assert verify_journal(j).ok
+    j.close()
