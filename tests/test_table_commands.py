@@ -35,7 +35,8 @@ def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path
     base = (Path(__file__).resolve().parent.parent / "config" / "mississippi_stud.yaml").read_text().split("devices:")[0]
     devices = "devices:\n" + "".join(f"  {r}: {{driver: {r}, url: \"{u}\", poll_interval_s: 0.01, address: {i}}}\n" for i, (r, u) in enumerate(urls.items(), start=1))
     config.write_text(base.replace("game: mississippi_stud", f"game: mississippi_stud\npaytables_dir: {Path(__file__).resolve().parent.parent / 'config' / 'paytables'}") + devices)
-    proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config), "--log-format", "json"], stderr=subprocess.PIPE, text=True)
+    command = [sys.executable, "-m", "controller", "run", "--config", str(config), "--log-format", "json", "--journal", str(tmp_path / "journal.db")]
+    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 20
         while "round 1: place your bets" not in sims["panel"].display.values() and time.monotonic() < deadline:
@@ -54,6 +55,25 @@ def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path
         for server in servers.values():
             server.close()
     assert '"message": "stopping"' in log and "stopped after" in log
+    # Started again on the same journal: the open round comes back, and the lamps are sent again.
+    servers = {role: PtyServer(sim, link=tmp_path / role) for role, sim in sims.items()}
+    urls2 = {role: server.start() for role, server in servers.items()}
+    config.write_text(config.read_text().replace(urls["shoe"], urls2["shoe"]).replace(urls["bet_spots"], urls2["bet_spots"]).replace(urls["panel"], urls2["panel"]))
+    sims["bet_spots"].lamps.clear()
+    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while sims["bet_spots"].lamps.get((2, "ante")) != "open" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sims["bet_spots"].lamps.get((2, "ante")) == "open"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+        log = proc.stderr.read()
+        proc.stderr.close()
+        for server in servers.values():
+            server.close()
+    assert "recovered round 1 (betting)" in log
 
 
 def test_run_refuses_a_bench_config() -> None:

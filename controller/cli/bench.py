@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from controller.cli.journal import BENCH_JOURNAL_DIR
+from controller.journal import JournalError
 from controller.table.bench import FAULT_PROFILES, PLAYERS, run_bench
 from controller.table_config import config_dir, load_table
 from controller.yamlfile import ConfigError
@@ -26,6 +28,10 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.add_argument("--rounds", type=int, default=20)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--faults", default="none", choices=sorted(FAULT_PROFILES), help="link fault profile")
+    p.add_argument("--journal", help=f"the journal (default: the config's journal.path, else {BENCH_JOURNAL_DIR}/GAME.db); "
+                   "an open round left in it is finished first")
+    p.add_argument("--resume", action="store_true", help="--rounds is the number of finished rounds the journal should hold: "
+                   "a run killed and started again with the same arguments ends as one never stopped")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
@@ -40,8 +46,14 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.seats <= table.seats:
         print(f"tablectl bench: --seats must be 1 to {table.seats}", file=sys.stderr)
         return 2
-    summary = run_bench(table, args.seats, args.rounds, args.seed, args.faults, progress=not args.quiet)
+    journal = args.journal or table.journal.path or str(BENCH_JOURNAL_DIR / f"{table.game}.db")
+    try:
+        summary = run_bench(table, args.seats, args.rounds, args.seed, args.faults, progress=not args.quiet, journal_path=journal, resume=args.resume)
+    except JournalError as exc:
+        print(f"tablectl bench: {exc}", file=sys.stderr)
+        return 2
     print(f"{table.name}: {args.seats} seats, seed {args.seed}, faults {args.faults}")
     for line in summary.lines():
         print("  " + line)
+    print(f"  journal     {journal} (tablectl recall --journal {journal})")
     return 0 if summary.mismatches == 0 else 1

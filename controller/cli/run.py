@@ -13,7 +13,9 @@ import signal
 import sys
 import threading
 
-from controller.table.runtime import TableRuntime
+from controller.cli.journal import RUN_JOURNAL_DIR
+from controller.journal import JournalError, SqliteJournal
+from controller.table.runtime import TableRuntime, open_journal
 from controller.table_config import load_table
 from controller.yamlfile import ConfigError
 
@@ -30,6 +32,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p = sub.add_parser("run", help="run the real table from a config", description=__doc__.splitlines()[0])
     p.add_argument("--config", required=True, help="the table config, e.g. config/mississippi_stud.yaml")
     p.add_argument("--log-format", choices=["text", "json"], default="text")
+    p.add_argument("--journal", help="the journal file (default: the config's journal.path, else /var/lib/tablectl/GAME.db)")
     p.set_defaults(run=run)
 
 
@@ -41,15 +44,26 @@ def run(args: argparse.Namespace) -> int:
     log.setLevel(logging.INFO)
     try:
         table = load_table(args.config)
-        runtime = TableRuntime(table, on_round=lambda r: log.info("round %d complete, house net %s", r.number, r.settlement.house_net if r.settlement else "void"))
-    except (ConfigError, ValueError) as exc:
+        for role, device in table.devices.items():  # before the journal is created
+            if device.url.startswith("sim://"):
+                raise ValueError(f"{table.path}:{device.line}: devices.{role}: {device.url} is served by `tablectl bench`, not a port")
+        journal = open_journal(table, RUN_JOURNAL_DIR) if args.journal is None else SqliteJournal(args.journal)
+        runtime = TableRuntime(table, journal=journal, on_round=lambda r: log.info("round %d complete, house net %s", r.number, r.settlement.house_net if r.settlement else "void"))
+    except (ConfigError, ValueError, JournalError) as exc:
         print(f"tablectl run: {exc}", file=sys.stderr)
         return 2
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     signal.signal(signal.SIGINT, lambda *_: done.set())
-    runtime.start()
-    log.info("table %s running (%s)", table.name, ", ".join(f"{r} on {d.url}" for r, d in table.devices.items()))
+    try:
+        runtime.start()
+    except JournalError as exc:
+        print(f"tablectl run: {exc}", file=sys.stderr)
+        runtime.stop()
+        return 2
+    if runtime.recovered:
+        log.info("recovered round %d (%s) from %d journaled events", runtime.table.round_no, runtime.table.phase.value, runtime.recovered)
+    log.info("table %s running (%s); journal %s", table.name, ", ".join(f"{r} on {d.url}" for r, d in table.devices.items()), journal.path)
     done.wait()
     log.info("stopping")
     runtime.stop()

@@ -37,9 +37,10 @@ GAMES: dict[str, Game] = {
     )
 }
 
-_TOP_KEYS = {"boston5": {"game", "table", "seats", "dealer"}, "mississippi_stud": {"game", "table", "seats", "community"},
-    "pai_gow": {"game", "table", "seats", "dealer", "start", "remaining", "empty"},
+_TOP_KEYS = {"boston5": {"game", "table", "seats", "dealer", "recall"}, "mississippi_stud": {"game", "table", "seats", "community", "recall"},
+    "pai_gow": {"game", "table", "seats", "dealer", "start", "remaining", "empty", "recall"},
 }
+"""Each game's record keys; ``recall`` (what `tablectl recall --json` adds) is not read for settling."""
 
 
 def resolve_table_path(text: str) -> Path:

@@ -79,10 +79,12 @@ MeterDelta = Mapping[tuple[str, str], int]
 class SqliteJournal:
     """The journal of one table in the SQLite file at ``path`` (created when missing)."""
 
-    def __init__(self, path: Path | str, hmac_key: bytes | None = None, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, path: Path | str, hmac_key: bytes | None = None, clock: Callable[[], float] = time.time, create: bool = True) -> None:
         self.path = Path(path)
         self.key = hmac_key
         self.clock = clock
+        if not create and not self.path.is_file():
+            raise JournalError(f"{self.path}: no journal there")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)

@@ -1,7 +1,7 @@
 """The bench table: simulated devices on ptys, the real controller on those ptys, and simulated
 players and dealer making legal random decisions (Mississippi Stud: a simple third-street
 strategy; Boston 5: exposure of paying bonus hands and a simple second-wager rule). What
-``tablectl bench`` runs."""
+``tablectl bench`` runs; on a durable journal it can be killed and started again."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from controller.cards import deck
+from controller.journal import SqliteJournal
 from controller.table.runtime import TableRuntime
 from controller.table_config import TableConfig
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
@@ -69,14 +70,23 @@ def _wait(cond: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
         try:
             if cond():
                 return
-        except RuntimeError:  # dictionary changed size during iteration
+        except (RuntimeError, KeyError, IndexError, AttributeError):  # changed while read: look again
             pass
         if time.monotonic() > deadline:
             raise TimeoutError(f"bench: timed out waiting for {what}")
         time.sleep(0.001)
 
 
-def _third_street(cards: list, rng: random.Random) -> int:
+def _read(get: Callable[[], Any]) -> Any:
+    """A value read from the controller's state, again if it changed while read."""
+    while True:
+        try:
+            return get()
+        except RuntimeError:
+            time.sleep(0.001)
+
+
+def _third_street(cards: list) -> int:
     """Third street by points, in the style of published basic strategy: a pair of 6s or better
     3x, any lower pair 1x; otherwise 1x with at least two points (J-A two, 6-10 one) or a suited
     6-5, else fold (0)."""
@@ -101,94 +111,171 @@ def _later_street(cards: list, rng: random.Random) -> int:
     return 1 if rng.random() < 0.7 else 0
 
 
-def _place_bets(t: Any, sims: dict[str, Any], rng: random.Random, table: TableConfig, seats: int, wagers: Callable[[], dict[str, int]]) -> dict[int, dict[str, int]]:
-    """Players at ``seats`` random seats place ``wagers()`` each; once the controller has them
-    all, the dealer presses no more bets."""
-    placed: dict[int, dict[str, int]] = {}
-    for seat in sorted(rng.sample(range(1, table.seats + 1), seats)):
-        placed[seat] = wagers()
-        for spot, cents in placed[seat].items():
-            sims["bet_spots"].place(seat, spot, cents)
-    _wait(lambda: {k: s.wagers for k, s in t.seats.items() if s.wagers} == placed, "bets to register")
-    sims["panel"].press("no_more_bets")
-    return placed
+class Player:
+    """The simulated players and dealer of one bench table, acting on what the table shows.
+
+    Every decision is drawn from a generator seeded with the bench seed, the round number and
+    what is decided (never from a generator shared across decisions), and every action checks
+    what the table already has first; so a bench killed at any point and started again on the
+    same journal makes the same decisions as one never stopped.
+    """
+
+    def __init__(self, t: Any, sims: dict[str, Any], table: TableConfig, seats: int, seed: int) -> None:
+        self.t, self.table, self.seats, self.seed = t, table, seats, seed
+        self.shoe, self.spots, self.panel = sims["shoe"], sims["bet_spots"], sims["panel"]
+        self.loaded = 0  # the round whose cards are in the shoe
+
+    def rng(self, *what: object) -> random.Random:
+        return random.Random("/".join(str(x) for x in (self.seed, self.t.round_no, *what)))
+
+    def act(self) -> None:
+        """One step of the round from the phase the table is in (waits for its effect)."""
+        phase = _read(lambda: self.t.phase.value)
+        handler = getattr(self, f"on_{phase}", None)
+        if handler is None:  # hold (a link comes back by itself), round complete, void: transient
+            _wait(lambda: self.t.phase.value != phase, f"the table to leave {phase}", timeout=30)
+        else:
+            handler()
+
+    def wagers(self, rng: random.Random) -> dict[str, int]:
+        raise NotImplementedError
+
+    def on_betting(self) -> None:
+        rng = self.rng("bets")
+        wanted = {seat: self.wagers(rng) for seat in sorted(rng.sample(range(1, self.table.seats + 1), self.seats))}
+        for seat, spots in wanted.items():
+            for spot, cents in spots.items():
+                if _read(lambda: self.t.seats[seat].wagers.get(spot) if seat in self.t.seats else None) != cents:
+                    self.spots.place(seat, spot, cents)
+        _wait(lambda: {k: s.wagers for k, s in self.t.seats.items() if s.wagers} == wanted, "bets to register")
+        self.press("no_more_bets", lambda: self.t.phase.value != "betting")
+
+    def press(self, button: str, done: Callable[[], bool]) -> None:
+        self.panel.press(button)
+        _wait(done, f"{button} to register")
+
+    def restore_shoe(self) -> None:
+        """After a restart: the shoe holds this round's cards, as many dealt as the table has (a
+        real shoe keeps its cards through a restart; the simulator has to be told)."""
+        if self.t.phase.value not in ("betting", "no_more_bets", "closed"):
+            self.load_shoe()
+
+    def load_shoe(self) -> None:
+        cards = list(deck(joker=self.t.DECK == 53))
+        self.rng("shoe").shuffle(cards)
+        self.shoe.load([str(c) for c in cards])
+        self.shoe.dealt, self.loaded = self.t.dealt, self.t.round_no
+
+    def deal_to(self, total: int) -> None:
+        """Deal from this round's shoe until the table has ``total`` cards (from where it is)."""
+        dealt = _read(lambda: self.t.dealt)
+        if self.loaded != self.t.round_no or self.shoe.dealt < dealt:  # a new round
+            self.load_shoe()
+        if total > self.shoe.dealt:  # cards already out of the shoe (a link down) arrive by themselves
+            self.shoe.deal(total - self.shoe.dealt)
+        _wait(lambda: self.t.dealt >= total or self.t.phase.value == "hold", "the cards")
+
+    def on_settlement(self) -> None:
+        step = _read(lambda: self.t.step_index)
+        self.press("confirm", lambda: self.t.phase.value != "settlement" or self.t.step_index != step)
+
+    def on_count_stub(self) -> None:
+        try:  # the shoe answers the controller's request
+            _wait(lambda: self.t.phase.value != "count_stub", "the shoe's stub count", timeout=1.0)
+        except TimeoutError:
+            self.press("confirm", lambda: self.t.phase.value != "count_stub")  # counted by hand
 
 
-def _mississippi_round(t: Any, sims: dict[str, Any], rng: random.Random, table: TableConfig, seats: int) -> None:
-    """Players bet antes (some a bonus); the dealer deals; each street a bet or a fold; reveals."""
-    shoe, spots, panel = sims["shoe"], sims["bet_spots"], sims["panel"]
+class MississippiPlayer(Player):
+    """Antes (some a bonus); each street a bet by points or a fold; the dealer reveals."""
 
-    def wagers() -> dict[str, int]:
+    def wagers(self, rng: random.Random) -> dict[str, int]:
         return {"ante": rng.choice([500, 1000, 2500]), **({"bonus": 100} if rng.random() < 0.3 else {})}
 
-    placed = _place_bets(t, sims, rng, table, seats, wagers)
-    _wait(lambda: t.phase.value == "no_more_bets", "no more bets")
-    _load_and_deal(shoe, rng, 2 * len(placed) + 3)
-    for street in ("third", "fourth", "fifth"):
-        _wait(lambda: t.current_street() == street, f"{street} street")
-        for seat in t.in_play():
+    def on_no_more_bets(self) -> None:
+        self.deal_to(2 * len(self.t.seats) + 3)
+
+    on_dealing = on_no_more_bets
+
+    def on_street(self) -> None:
+        t = self.t
+        street = _read(t.current_street)
+        shown = ("third", "fourth", "fifth").index(street)
+        for seat in _read(t.in_play):
+            if street in seat.acted:
+                continue
             if street == "third":
-                mult = _third_street(seat.cards, rng)
+                mult = _third_street(seat.cards)
             else:
-                mult = _later_street(seat.cards + t.community[: ("fourth", "fifth").index(street) + 1], rng)
+                mult = _later_street(seat.cards + t.community[:shown], self.rng(seat.number, street))
             if mult:
-                spots.place(seat.number, street, mult * seat.wagers["ante"])
+                self.spots.place(seat.number, street, mult * seat.wagers["ante"])
             else:
-                panel.press(f"seat_{seat.number}")
-                panel.press("fold")
-        _wait(t.all_acted, f"{street} street decisions")
-        panel.press("reveal")
+                self.panel.press(f"seat_{seat.number}")
+                self.panel.press("fold")
+            _wait(lambda: street in seat.acted, f"seat {seat.number}'s {street} street decision")
+        self.press("reveal", lambda: t.current_street() != street)
+
+    on_third_street = on_fourth_street = on_fifth_street = on_street
 
 
-def _boston5_round(t: Any, sims: dict[str, Any], rng: random.Random, table: TableConfig, seats: int) -> None:
-    """Players bet ante and first (some a bonus); bonus hands with a pair or better are exposed;
-    a second wager with a pair or an ace or king, else a fold (or, now and then, a withdrawal)."""
-    shoe, spots, panel = sims["shoe"], sims["bet_spots"], sims["panel"]
-    multiple = table.options["first_to_ante"]
+class Boston5Player(Player):
+    """Ante and first (some a bonus); bonus hands with a pair or better exposed; a second wager
+    with a pair or an ace or king, else a fold (now and then a withdrawal)."""
 
-    def wagers() -> dict[str, int]:
+    def wagers(self, rng: random.Random) -> dict[str, int]:
         ante = rng.choice([500, 1000, 2500])
+        multiple = self.table.options["first_to_ante"]
         return {"ante": ante, "first": multiple * ante, **({"bonus": 500} if rng.random() < 0.3 else {})}  # type: ignore[operator]
 
-    placed = _place_bets(t, sims, rng, table, seats, wagers)
-    _wait(lambda: t.phase.value == "no_more_bets", "no more bets")
-    _load_and_deal(shoe, rng, 3 * len(placed) + 3)
-    _wait(lambda: t.phase.value in ("bonus", "second_wager"), "bonus exposure")
-    if t.phase.value == "bonus":
-        for n, s in sorted(t.seats.items()):
+    def first_count(self) -> int:
+        return 3 * len(self.t.seats) + 3
+
+    def on_no_more_bets(self) -> None:
+        self.deal_to(self.first_count())
+
+    on_first_deal = on_no_more_bets
+
+    def on_bonus(self) -> None:
+        for n, s in sorted(_read(lambda: list(self.t.seats.items()))):
+            wanted = "bonus" in s.wagers and len({c.rank for c in s.cards}) < 3
+            if "bonus" in s.wagers and s.exposed != wanted:
+                self.press(f"seat_{n}", lambda: s.exposed == wanted)
+        self.press("next", lambda: self.t.phase.value != "bonus")
+
+    def on_bonus_settlement(self) -> None:
+        step = _read(lambda: self.t.bonus_index)
+        self.press("confirm", lambda: self.t.phase.value != "bonus_settlement" or self.t.bonus_index != step)
+
+    def on_second_wager(self) -> None:
+        for n, s in sorted(_read(lambda: list(self.t.seats.items()))):
+            if s.folded_at is not None:
+                continue
             ranks = [c.rank for c in s.cards]
-            if "bonus" in s.wagers and len(set(ranks)) < 3:
-                panel.press(f"seat_{n}")
-        panel.press("next")
-    _wait(lambda: t.phase.value in ("bonus_settlement", "second_wager"), "the bonus settlement")
-    while t.phase.value == "bonus_settlement":  # the dealer collects and pays the bonus wagers (24.10(a))
-        step = t.bonus_index
-        panel.press("confirm")
-        _wait(lambda: t.phase.value != "bonus_settlement" or t.bonus_index != step, "the next bonus step")
-    _wait(lambda: t.phase.value == "second_wager", "second wagers")
-    for n, s in sorted(t.seats.items()):
-        ranks = [c.rank for c in s.cards]
-        if len(set(ranks)) < 3 or max(ranks) >= 13 or rng.random() < 0.3:
-            spots.place(n, "second", s.wagers["first"])
-            if rng.random() < 0.05:
+            rng = self.rng(n, "second")
+            plays = len(set(ranks)) < 3 or max(ranks) >= 13 or rng.random() < 0.3
+            withdraw = plays and rng.random() < 0.05
+            if plays and "second" not in s.wagers:
+                self.spots.place(n, "second", s.wagers["first"])
                 _wait(lambda: "second" in s.wagers, "the second wager")
-                spots.place(n, "second", 0)  # withdrawn before the final cards (24.10(c))
-        else:
-            panel.press(f"seat_{n}")
-            panel.press("fold")
-    _wait(t.all_decided, "second wager decisions")
-    panel.press("deal")
-    _wait(lambda: t.phase.value == "final_deal" or t.phase.value == "settlement", "the final deal")
-    if t.phase.value == "final_deal":
-        shoe.deal(2 * len(t.in_play()) + 2)
+            if withdraw:
+                self.spots.place(n, "second", 0)  # withdrawn before the final cards (24.10(c))
+                _wait(lambda: s.folded_at is not None, "the withdrawal")
+            elif not plays:
+                self.panel.press(f"seat_{n}")
+                self.panel.press("fold")
+                _wait(lambda: s.folded_at is not None, "the fold")
+        self.press("deal", lambda: self.t.phase.value != "second_wager")
+
+    def on_final_deal(self) -> None:
+        self.deal_to(self.first_count() + 2 * len(_read(self.t.in_play)) + 2)
 
 
-def _pai_gow_round(t: Any, sims: dict[str, Any], rng: random.Random, table: TableConfig, seats: int) -> None:
-    """Players bet (some a bonus or insurance); the dealer enters a dice total, the shoe deals
-    seven hands of seven, and each set is confirmed (usually the house way)."""
-    shoe, panel = sims["shoe"], sims["panel"]
+class PaiGowPlayer(Player):
+    """Pai gow wagers (some a bonus or insurance); the dice total; seven hands of seven; each set
+    confirmed, usually the house way."""
 
-    def wagers() -> dict[str, int]:
+    def wagers(self, rng: random.Random) -> dict[str, int]:
         w = {"pai_gow": rng.choice([1000, 2500])}
         if rng.random() < 0.4:
             w["bonus"] = rng.choice([100, 500])
@@ -196,72 +283,79 @@ def _pai_gow_round(t: Any, sims: dict[str, Any], rng: random.Random, table: Tabl
             w["insurance"] = 100
         return w
 
-    _place_bets(t, sims, rng, table, seats, wagers)
-    if table.options["start_method"] == "dice":
-        _wait(lambda: t.phase.value == "no_more_bets", "the dice total")
-        dice = sum(rng.randint(1, 6) for _ in range(3))
-        for _ in range(dice - 3):
-            panel.press("next")
-        _wait(lambda: t.dice == dice, "the dice total to show")
-        panel.press("confirm")
-    _wait(lambda: t.phase.value == "dealing", "dealing")  # with rng the controller draws the number
-    _load_and_deal(shoe, rng, 49, joker=True)
-    _wait(lambda: t.phase.value == "setting", "hand setting")
-    while t.phase.value == "setting":
-        done = len(t.sets)
-        if rng.random() < 0.1 and len(t.options) > 1:
-            shown = t.option_index
-            panel.press("next")
-            _wait(lambda: t.option_index != shown, "the next set")
-        panel.press("confirm")
-        _wait(lambda: t.phase.value != "setting" or len(t.sets) > done, "the set to be recorded")
+    def on_no_more_bets(self) -> None:
+        t = self.t
+        if self.table.options["start_method"] != "dice":  # the controller draws the number
+            _wait(lambda: t.phase.value != "no_more_bets", "the starting number")
+            return
+        dice = sum(self.rng("dice").randint(1, 6) for _ in range(3))
+        while _read(lambda: t.dice) != dice:
+            shown = t.dice
+            self.press("next" if shown < dice else "previous", lambda: t.dice != shown)
+        self.press("confirm", lambda: t.phase.value != "no_more_bets")
+
+    def on_dealing(self) -> None:
+        self.deal_to(49)
+
+    def on_check_deal(self) -> None:
+        try:
+            _wait(lambda: self.t.phase.value != "check_deal", "the cards left", timeout=1.0)
+        except TimeoutError:
+            self.press("confirm", lambda: self.t.phase.value != "check_deal")  # counted by hand
+
+    def on_setting(self) -> None:
+        t = self.t
+        done = _read(lambda: len(t.sets))
+        seat = _read(lambda: t.setting[done])
+        if self.rng(seat, "set").random() < 0.1 and _read(lambda: t.option_index) == 0 and not t.all_listed:
+            self.press("next", lambda: t.all_listed)  # the next legal set (the house way again if it is the only one)
+        self.press("confirm", lambda: t.phase.value != "setting" or len(t.sets) > done)
 
 
-def _load_and_deal(shoe: Any, rng: random.Random, count: int, joker: bool = False) -> None:
-    cards = list(deck(joker=joker))
-    rng.shuffle(cards)
-    shoe.load([str(c) for c in cards])
-    shoe.deal(count)
-
-
-PLAYERS: dict[str, Callable[..., None]] = {"mississippi_stud": _mississippi_round, "boston5": _boston5_round, "pai_gow": _pai_gow_round}
+PLAYERS: dict[str, type[Player]] = {"mississippi_stud": MississippiPlayer, "boston5": Boston5Player, "pai_gow": PaiGowPlayer}
 """Simulated players and dealer for each game the bench runs."""
 
 
-def run_bench(table: TableConfig, seats: int, rounds: int, seed: int, faults: str = "none", progress: bool = True) -> BenchSummary:
-    """Play ``rounds`` rounds at a bench table; returns the summary."""
+def run_bench(
+    table: TableConfig,
+    seats: int,
+    rounds: int,
+    seed: int,
+    faults: str = "none",
+    progress: bool = True,
+    journal_path: Path | str | None = None,
+    resume: bool = False,
+) -> BenchSummary:
+    """Play ``rounds`` rounds at a bench table; returns the summary.
+
+    With ``journal_path`` the table journals durably there, and a journal left by an earlier
+    run is recovered first: its open round is finished, then new rounds follow. ``resume``
+    makes ``rounds`` the number of finished rounds the journal should hold (a run killed and
+    started again with the same arguments ends as one never stopped).
+    """
     from controller.games import settle_record
 
-    rng = random.Random(seed)
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     summary = BenchSummary()
+    journal = SqliteJournal(journal_path) if journal_path is not None else None
+    finished = lambda: len(journal.round_seqs()) if journal is not None else len(t.rounds)  # noqa: E731
     with tempfile.TemporaryDirectory(prefix="tablectl-bench-") as tmp:
         servers = {role: PtyServer(sim, Faults(seed=seed + i, **FAULT_PROFILES[faults]), Path(tmp) / role) for i, (role, sim) in enumerate(sims.items())}
         urls = {role: server.start() for role, server in servers.items()}
-        runtime = TableRuntime(table, urls)
+        runtime = TableRuntime(table, urls, journal)
         t = runtime.table
+        before = finished()
+        target = rounds if resume else before + rounds
+        player = PLAYERS[table.game](t, sims, table, seats, seed)
         start = time.monotonic()
         try:
-            runtime.start()
-            for n in range(1, rounds + 1):
-                _wait(lambda: t.phase.value == "betting" and t.round_no == n, f"round {n} betting")
-                PLAYERS[table.game](t, sims, rng, table, seats)
-                _wait(lambda: t.phase.value == "settlement", "settlement")
-                while t.phase.value == "settlement":
-                    step = t.step_index
-                    sims["panel"].press("confirm")
-                    _wait(lambda: t.phase.value != "settlement" or t.step_index != step, "the next settlement step")
-                _wait(lambda: len(t.rounds) >= n, "the round to complete")
-                result = t.rounds[n - 1]
-                assert result.settlement is not None
-                summary.rounds += 1
-                summary.handle += sum(sum(s["wagers"].values()) for s in result.record["seats"].values())
-                summary.house_net += result.settlement.house_net
-                if settle_record(result.record, table).to_json() != result.settlement.to_json():
-                    summary.mismatches += 1
+            runtime.start(after_recovery=player.restore_shoe)
+            _wait(lambda: t.phase.value != "closed", "the table to open")
+            while finished() < target:
+                player.act()
                 if progress:
-                    done = int(30 * n / rounds)
-                    print(f"\r[{'#' * done}{'.' * (30 - done)}] round {n}/{rounds}", end="", file=sys.stderr, flush=True)
+                    done = int(30 * finished() / target)
+                    print(f"\r[{'#' * done}{'.' * (30 - done)}] round {finished()}/{target}", end="", file=sys.stderr, flush=True)
         finally:
             summary.seconds = time.monotonic() - start
             runtime.stop()
@@ -269,7 +363,23 @@ def run_bench(table: TableConfig, seats: int, rounds: int, seed: int, faults: st
                 server.close()
             if progress:
                 print(file=sys.stderr)
-    kinds = [r.kind for r in runtime.engine.journal.records()]
+    if journal is not None:
+        journal = SqliteJournal(journal_path)  # type: ignore[arg-type]
+        results = [journal.record(seq).data for _, seq in journal.round_seqs()[before:]]  # type: ignore[union-attr]
+        records = list(journal.records())
+        journal.close()
+    else:
+        results = [{"record": r.record, "settlement": r.settlement.to_json() if r.settlement else None} for r in t.rounds]
+        records = list(runtime.engine.journal.records())
+    for result in results:
+        summary.rounds += 1
+        summary.handle += sum(sum(s["wagers"].values()) for s in result["record"]["seats"].values())
+        if result["settlement"] is None:
+            continue
+        summary.house_net += result["settlement"]["house_net"]
+        if settle_record(result["record"], table).to_json() != result["settlement"]:
+            summary.mismatches += 1
+    kinds = [r.kind for r in records]
     summary.faults = kinds.count("DeviceFault")
     summary.link_downs = kinds.count("LinkDown")
     summary.holds = sum(1 for p in t.prompts if p.startswith("HOLD"))

@@ -128,6 +128,7 @@ class TableRuntime:
             data = {
                 "round": result.number,
                 "game": self.config.game,
+                "table": self.config.path,
                 "record": result.record,
                 "settlement": result.settlement.to_json() if result.settlement else None,
                 "late_bets": list(result.late_bets),
@@ -181,10 +182,12 @@ class TableRuntime:
         log.info("recovered round %s in %s from %d events after record %d", self.table.round_no, self.table.phase.value, len(events), after)
         return True
 
-    def start(self) -> None:
-        """Start the drivers and the controller: recover the open round from a durable journal,
-        or open the table."""
+    def start(self, after_recovery: Callable[[], None] | None = None) -> None:
+        """Start the drivers and the controller: recover the open round from a durable journal
+        (then call ``after_recovery``, before any device is talked to), or open the table."""
         recovered = self.durable and self.recover()
+        if recovered and after_recovery is not None:
+            after_recovery()
         for driver in self.drivers.values():
             driver.start()
         self.engine.start()

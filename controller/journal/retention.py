@@ -1,0 +1,61 @@
+"""Retention: old rounds may be pruned once they are older than the configured minimum (default
+90 days); the last ten rounds are always kept (technical standard 5.3 A-C).
+
+Pruning removes whole rounds from the start of the journal in one transaction and keeps the
+chain verifiable: the hash of the last removed record becomes the journal's anchor, which the
+first kept record follows, and the removed rounds' meters are kept as a baseline so the running
+totals still agree with what is left.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+
+from controller.journal.meters import add_meters
+from controller.journal.store import JournalError, SqliteJournal
+
+__all__ = ["KEEP_LAST", "prune"]
+
+KEEP_LAST = 10
+"""Rounds always kept, whatever their age."""
+
+
+def prune(journal: SqliteJournal, retention_days: int, now: float | None = None) -> int:
+    """Remove the rounds older than ``retention_days`` (never the last ten); returns how many."""
+    now = time.time() if now is None else now
+    cutoff = now - retention_days * 86400
+    index = journal.round_seqs()
+    candidates = index[:-KEEP_LAST] if len(index) > KEEP_LAST else []
+    old = [(r, seq) for r, seq in candidates if (journal.record(seq) or _missing(journal, seq)).at < cutoff]
+    # only a run from the start: a round is pruned with everything before it
+    run = []
+    for (r, seq), (r2, seq2) in zip(old, candidates):
+        if (r, seq) != (r2, seq2):
+            break
+        run.append((r, seq))
+    if not run:
+        return 0
+    cut = run[-1][1]
+    snapshot = journal.last_snapshot()
+    if snapshot is not None and snapshot.seq < cut:
+        return 0  # the open round's snapshot must stay
+    pruned_rounds = [journal.record(seq).data for _, seq in run]  # type: ignore[union-attr]
+    baseline: dict[tuple[str, str], int] = defaultdict(int)
+    for scope, name, value in json.loads(journal.meta("pruned_meters") or "[]"):
+        baseline[(scope, name)] += value
+    for key, value in add_meters(pruned_rounds).items():
+        baseline[key] += value
+    anchor_hash = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (cut,)).fetchone()[0]
+    with journal._txn():
+        journal.db.execute("DELETE FROM records WHERE seq <= ?", (cut,))
+        journal.db.execute("DELETE FROM rounds WHERE seq <= ?", (cut,))
+        journal.db.execute("DELETE FROM snapshots WHERE seq < ?", (cut,))
+        for key, value in (("anchor_seq", str(cut)), ("anchor_hash", anchor_hash), ("pruned_meters", json.dumps([[s, n, v] for (s, n), v in sorted(baseline.items())]))):
+            journal.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+    return len(run)
+
+
+def _missing(journal: SqliteJournal, seq: int) -> object:
+    raise JournalError(f"{journal.path}: record {seq} is indexed as a round but missing (run `tablectl journal verify`)")
