@@ -134,3 +134,18 @@ def test_round_replays_to_the_same_prompts_and_settlement() -> None:
     for e in t.events:
         again.m.handle(e)
     assert again.m.prompts == t.m.prompts and again.m.rounds[-1].settlement.to_json() == t.m.rounds[-1].settlement.to_json()
+
+
+def test_when_every_player_folds_the_round_settles_without_the_final_cards() -> None:
+    t = Table()
+    t.bets(2, 4, bonus=(4,))
+    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
+    t.press("next", "confirm")  # seat 4 does not expose: the bonus is collected
+    t.press("seat_2", "fold", "seat_4", "fold", "deal")
+    assert t.m.phase is Phase.SETTLEMENT and len(t.m.dealer) == 3
+    assert not any("3c" in p for p in t.m.prompts)  # the dealer's hand is never revealed
+    finish(t)
+    result = t.m.rounds[-1]
+    assert result.record["dealer"] == "3c 4d 5h"
+    assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
+    assert result.settlement.seat(2).net == -1500 and result.settlement.seat(4).net == -2000

@@ -92,7 +92,9 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> Boston5Round:
         cards = problems.cards(f"{path}.cards", rec.raw.get("cards"), (3,) if folded else (5,))
         if cards is not None:
             seats.append(Boston5Seat(rec.seat, dict(w), cards, exposed, folded))
-    dealer = problems.cards("$.dealer", data.get("dealer"), (5,))
+    # When every player folds, the final cards are not dealt (24.10(d)): the dealer has three.
+    all_folded = bool(seats) and all(s.folded for s in seats)
+    dealer = problems.cards("$.dealer", data.get("dealer"), (3, 5) if all_folded else (5,))
     problems.raise_if_any()
     assert dealer is not None
     return Boston5Round(tuple(seats), dealer)
@@ -161,7 +163,8 @@ def _main(seat: Boston5Seat, dealer_value: Any, table: TableConfig) -> tuple[lis
 
 def settle(rnd: Boston5Round, table: TableConfig) -> Settlement:
     """Settle a checked Boston 5 round under ``table``'s paytables, cap and options."""
-    dealer_value = evaluate_five(rnd.dealer, BOSTON5)
+    all_folded = all(s.folded for s in rnd.seats)
+    dealer_value = evaluate_five(rnd.dealer, BOSTON5) if len(rnd.dealer) == 5 else None
     order = sorted(rnd.seats, key=lambda s: -s.seat)  # counterclockwise from the dealer's right
     settled: dict[int, SeatSettlement] = {}
     bonus_steps_lose: list[Step] = []
@@ -178,6 +181,7 @@ def settle(rnd: Boston5Round, table: TableConfig) -> Settlement:
             why = "folded: ante and first wager forfeit (24.10(b))"
             wagers += [WagerResult(s, seat.wagers[s], Result.LOSE, -seat.wagers[s], why) for s in ("ante", "first")]
         else:
+            assert dealer_value is not None
             main, hands["player"] = _main(seat, dealer_value, table)
             wagers += main
         wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
@@ -191,6 +195,9 @@ def settle(rnd: Boston5Round, table: TableConfig) -> Settlement:
         else:
             note = f"{hands['player']['category']} ({hands['player']['best']})"
             main_steps.append(Step("settle", seat.seat, actions_for(rest), note))
+    if all_folded or dealer_value is None:  # nobody left to compare with: the dealer's hand is not revealed
+        procedure = (*bonus_steps_lose, *bonus_steps_win, *fold_steps)
+        return settlement_for("boston5", table, settled, procedure, {"cards": format_cards(rnd.dealer)})
     reveal = Step("dealer", None, (), f"reveal and set {dealer_value.category.value} ({format_cards(dealer_value.best)})")
     procedure = (*bonus_steps_lose, *bonus_steps_win, *fold_steps, reveal, *main_steps)
     return settlement_for("boston5", table, settled, procedure, {"cards": format_cards(rnd.dealer), **hand_summary(dealer_value)})

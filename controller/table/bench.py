@@ -133,7 +133,8 @@ class Player:
         phase = _read(lambda: self.t.phase.value)
         handler = getattr(self, f"on_{phase}", None)
         if handler is None:  # hold (a link comes back by itself), round complete, void: transient
-            _wait(lambda: self.t.phase.value != phase, f"the table to leave {phase}", timeout=30)
+            why = f" ({self.t.hold_reason})" if phase == "hold" else ""
+            _wait(lambda: self.t.phase.value != phase, f"the table to leave {phase}{why}", timeout=30)
         else:
             handler()
 

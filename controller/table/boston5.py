@@ -109,7 +109,8 @@ class Boston5Table(RoundTable):
             self.final_cards_complete()  # type: ignore[attr-defined]
 
     def show_and_settle(self) -> None:
-        self.say(f"dealer: {format_cards(self.dealer)}")  # 24.10(e): revealed all at once
+        if self.in_play():  # nobody left to play against: the dealer's hand stays down
+            self.say(f"dealer: {format_cards(self.dealer)}")  # 24.10(e): revealed all at once
         self.settle_round()
 
     def round_record(self) -> dict[str, Any]:

@@ -1,0 +1,135 @@
+"""``tablectl recall``, ``meters`` and ``journal verify|prune`` on journals written by real bench
+tables over ptys: recalled rounds re-settle as recorded, meters agree with the rounds, tampering
+is named, pruning keeps the last ten rounds and a verifiable chain."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main as tablectl
+from controller.journal import SqliteJournal, verify_journal
+from controller.journal.retention import prune
+from controller.table.bench import run_bench
+from controller.table_config import config_dir, load_table
+
+
+def cli(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = tablectl(list(args))
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def journals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = {}
+    for game, rounds in (("mississippi_stud", 12), ("pai_gow", 3), ("boston5", 3)):
+        path = tmp_path_factory.mktemp(game) / "journal.db"
+        summary = run_bench(load_table(config_dir() / "bench" / f"{game}.yaml"), seats=3, rounds=rounds, seed=3, progress=False, journal_path=path)
+        assert summary.rounds == rounds and summary.mismatches == 0
+        out[game] = path
+    return out
+
+
+@pytest.mark.parametrize("game", ["mississippi_stud", "pai_gow", "boston5"])
+def test_recalled_rounds_resettle_as_recorded(journals: dict[str, Path], game: str, tmp_path: Path) -> None:
+    code, out, err = cli("recall", "--journal", str(journals[game]), "--json")
+    assert code == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    played = {"mississippi_stud": 12, "pai_gow": 3, "boston5": 3}[game]
+    assert [r["recall"]["round"] for r in records] == list(range(max(1, played - 9), played + 1))  # the last ten
+    for record in records:
+        path = tmp_path / "r.json"
+        path.write_text(json.dumps(record))
+        code, settled, err = cli("settle", str(path))
+        assert code == 0, err
+        assert json.loads(settled) == record["recall"]["settlement"]
+        dealt = [c["card"] for c in record["recall"]["cards"]]
+        assert len(dealt) == len(set(dealt)) and all(c["to"] for c in record["recall"]["cards"])
+        assert any(e["kind"] == "ButtonChanged" for e in record["recall"]["events"])
+
+
+def test_recall_text_shows_seats_cards_inputs_and_settlement(journals: dict[str, Path]) -> None:
+    code, out, err = cli("recall", "--journal", str(journals["mississippi_stud"]), "--round", "3")
+    assert code == 0, err
+    assert out.startswith("round 3 (mississippi_stud): settled, ")
+    for part in ("  seat ", "  community: ", "  cards in dealt order:", " -> community", "button no_more_bets", "  settlement:", "house net", "  dealer procedure:"):
+        assert part in out, part
+    code, out, err = cli("recall", "--journal", str(journals["mississippi_stud"]), "--last", "2")
+    assert code == 0 and out.count("\nround ") + out.startswith("round ") == 2
+    code, _, err = cli("recall", "--journal", str(journals["mississippi_stud"]), "--round", "99")
+    assert code == 2 and "round 99 is not in the journal (it has rounds 1-12)" in err
+    code, _, err = cli("recall", "--journal", str(journals["mississippi_stud"].parent / "nothing.db"))
+    assert code == 2 and "nothing.db: no journal there" in err
+    code, _, err = cli("recall")
+    assert code == 2 and "name the journal: --journal PATH or --config FILE" in err
+
+
+def test_meters_agree_with_the_rounds_and_verify_checks_them(journals: dict[str, Path]) -> None:
+    path = journals["mississippi_stud"]
+    code, out, err = cli("meters", "--journal", str(path), "--json")
+    assert code == 0, err
+    meters = {(s, n): v for s, n, v in json.loads(out)}
+    journal = SqliteJournal(path, create=False)
+    rounds = [journal.record(seq).data for _, seq in journal.round_seqs()]
+    journal.close()
+    house = sum(r["settlement"]["house_net"] for r in rounds)
+    assert meters[("table", "rounds")] == 12
+    assert meters.get(("table", "collected"), 0) - meters.get(("table", "paid"), 0) == house
+    assert meters[("table", "wagered:ante")] == sum(s["wagers"]["ante"] for r in rounds for s in r["record"]["seats"].values())
+    seat_rounds = sum(v for (s, n), v in meters.items() if s.startswith("seat ") and n == "rounds")
+    assert seat_rounds == sum(len(r["record"]["seats"]) for r in rounds)
+    code, out, _ = cli("meters", "--journal", str(path))
+    assert out.startswith("table:") and "wagered:ante" in out
+    code, out, _ = cli("meters", "--journal", str(path), "--since", "2999-01-01")
+    assert code == 0 and out.strip() == "no rounds"
+    code, _, err = cli("meters", "--journal", str(path), "--since", "yesterday")
+    assert code == 2 and "not a date or time" in err
+    code, out, err = cli("journal", "verify", "--journal", str(path))
+    assert code == 0 and "meters agree" in out, err
+
+
+def test_verify_names_the_first_bad_record_and_a_wrong_meter(journals: dict[str, Path], tmp_path: Path) -> None:
+    copy = tmp_path / "j.db"
+    source = SqliteJournal(journals["pai_gow"], create=False)
+    source.db.execute(f"VACUUM INTO '{copy}'")
+    source.close()
+    j = SqliteJournal(copy, create=False)
+    j.db.execute("UPDATE meters SET value = value + 100 WHERE scope = 'table' AND name = 'paid'")
+    j.close()
+    code, _, err = cli("journal", "verify", "--journal", str(copy))
+    assert code == 1 and "meter table paid: kept" in err
+    j = SqliteJournal(copy, create=False)
+    seq = j.db.execute("SELECT seq FROM records WHERE kind = 'CardDealt' LIMIT 1 OFFSET 5").fetchone()[0]
+    j.db.execute("UPDATE records SET data = replace(data, '\"quality\":100', '\"quality\":99') WHERE seq = ?", (seq,))
+    j.close()
+    code, _, err = cli("journal", "verify", "--journal", str(copy))
+    assert code == 1 and f"record {seq} (CardDealt): hash mismatch: the record was changed" in err
+
+
+def test_pruning_keeps_the_last_ten_rounds_and_a_verifiable_chain(tmp_path: Path) -> None:
+    path = tmp_path / "journal.db"
+    run_bench(load_table(config_dir() / "bench" / "mississippi_stud.yaml"), seats=2, rounds=14, seed=9, progress=False, journal_path=path)
+    j = SqliteJournal(path)
+    totals = j.meters()
+    assert prune(j, retention_days=90) == 0  # nothing is old enough
+    assert prune(j, retention_days=1, now=j.clock() + 2 * 86400) == 4  # all old: all but the last ten
+    assert [r for r, _ in j.round_seqs()] == list(range(5, 15))
+    report = verify_journal(j)
+    assert report.ok, report.problems
+    assert j.meters() == totals  # the running totals include the pruned rounds
+    assert prune(j, retention_days=1, now=j.clock() + 2 * 86400) == 0
+    j.append("X", {}, event=False)
+    assert verify_journal(j).ok
+    first = j.db.execute("SELECT min(seq) FROM records").fetchone()[0]
+    j.db.execute("DELETE FROM records WHERE seq = ?", (first,))  # removing the first kept record is seen too
+    assert verify_journal(j).problems[0].startswith(f"record {first}: missing")
+    j.close()
