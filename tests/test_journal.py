@@ -97,6 +97,8 @@ def test_a_newer_schema_is_refused_and_an_older_one_migrated(tmp_path: Path) -> 
     old.append("RoundSettled", round_data)
     for table in ("snapshots", "rounds", "meters"):
         old.db.execute(f"DROP TABLE {table}")
+    old.db.execute("DROP TRIGGER head")
+    old.db.execute("DELETE FROM meta WHERE key LIKE 'head_%'")
     old.db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     old.close()
     migrated = SqliteJournal(tmp_path / "old.db")

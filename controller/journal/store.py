@@ -28,7 +28,9 @@ from controller.table.journal import JournalRecord
 __all__ = ["SCHEMA_VERSION", "GENESIS", "JournalError", "Snapshot", "SqliteJournal", "record_hash", "canonical"]
 
 SCHEMA_VERSION = 2
-"""Version 1 had only ``meta`` and ``records``; version 2 adds the derived tables."""
+"""Version 1 had only ``meta`` and ``records``; version 2 adds the derived tables and the
+``head`` trigger (the last record's number and hash in ``meta``, so removing the last records
+is seen too)."""
 
 GENESIS = "0" * 64
 """The "previous hash" of the first record."""
@@ -44,7 +46,21 @@ _SCHEMA_V2 = """
 CREATE TABLE snapshots (seq INTEGER PRIMARY KEY, round_no INTEGER NOT NULL, state TEXT NOT NULL);
 CREATE TABLE rounds (round_no INTEGER PRIMARY KEY, seq INTEGER NOT NULL, at REAL NOT NULL);
 CREATE TABLE meters (scope TEXT NOT NULL, name TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (scope, name));
+CREATE TRIGGER head AFTER INSERT ON records BEGIN
+    INSERT OR REPLACE INTO meta VALUES ('head_seq', NEW.seq), ('head_hash', NEW.hash);
+END;
 """
+
+
+def _statements(script: str) -> list[str]:
+    """The SQL statements of ``script`` (a trigger's body holds semicolons of its own)."""
+    out, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    return out
 
 
 class JournalError(Exception):
@@ -92,7 +108,11 @@ class SqliteJournal:
             self.db.execute("PRAGMA synchronous=FULL")
             self._open_schema()
             row = self.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-        except (sqlite3.Error, OSError) as exc:
+        except (sqlite3.Error, OSError, JournalError) as exc:
+            if hasattr(self, "db"):
+                self.db.close()
+            if isinstance(exc, JournalError):
+                raise
             raise JournalError(f"{self.path}: cannot open the journal: {exc}") from exc
         anchor = self.meta("anchor_hash") or GENESIS
         self.last_seq, self.last_hash = (row[0], row[1]) if row else (int(self.meta("anchor_seq") or 0), anchor)
@@ -103,9 +123,8 @@ class SqliteJournal:
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if "meta" not in tables:
             with self._txn():
-                for statement in (_SCHEMA_V1 + _SCHEMA_V2).split(";"):
-                    if statement.strip():
-                        self.db.execute(statement)
+                for statement in _statements(_SCHEMA_V1 + _SCHEMA_V2):
+                    self.db.execute(statement)
                 self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 self.db.execute("INSERT INTO meta VALUES ('created', ?)", (repr(self.clock()),))
             return
@@ -134,8 +153,7 @@ class SqliteJournal:
         seq, at, text = self.last_seq + 1, self.clock(), canonical(data)
         digest = record_hash(self.last_hash, seq, at, kind, event, text, self.key)
         self.db.execute("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)", (seq, at, kind, int(event), text, self.last_hash, digest))
-        # the head, so that removing the last records is seen too
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('head_seq', ?), ('head_hash', ?)", (str(seq), digest))
+        self._pending = (seq, digest)
         return seq
 
     def _commit(self, write: Callable[[], int]) -> int:
@@ -144,8 +162,7 @@ class SqliteJournal:
                 seq = write()
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot write the journal: {exc}") from exc
-        row = self.db.execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
-        self.last_seq, self.last_hash = seq, row[0]
+        self.last_seq, self.last_hash = self._pending
         return seq
 
     def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
@@ -240,9 +257,8 @@ def _migrate_1_to_2(journal: SqliteJournal) -> None:
     from controller.journal.meters import meters_for_round
 
     with journal._txn():
-        for statement in _SCHEMA_V2.split(";"):
-            if statement.strip():
-                journal.db.execute(statement)
+        for statement in _statements(_SCHEMA_V2):
+            journal.db.execute(statement)
         for seq, at, data in journal.db.execute("SELECT seq, at, data FROM records WHERE kind = 'RoundSettled' ORDER BY seq").fetchall():
             round_data = json.loads(data)
             journal.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?)", (round_data["round"], seq, at))
