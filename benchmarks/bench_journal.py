@@ -32,15 +32,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.cards import deck  # noqa: E402
 from controller.journal import SqliteJournal  # noqa: E402
 from controller.journal.store import canonical  # noqa: E402
 from controller.table.engine import Engine  # noqa: E402
 from controller.table.runtime import TableRuntime  # noqa: E402
 from controller.table_config import config_dir, load_table  # noqa: E402
-from drivers.bet_spots import SpotReport  # noqa: E402
-from drivers.panel import ButtonChanged  # noqa: E402
-from drivers.shoe import CardDealt, ShoeStatus  # noqa: E402
+from drivers.shoe import ShoeStatus  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_table import mississippi_events  # noqa: E402  - the same 6-seat rounds as the table benchmark
 
 EVENT = {"device": "bet_spots", "seat": 3, "spot": "ante", "cents": 2500, "at": 1764685000.123456, "event_no": 1234}
 
@@ -69,22 +69,11 @@ def commits(n: int, folder: Path) -> tuple[float, float, int]:
     return ours, bare, len(row) + 2 * 64
 
 
-def press(b: str) -> ButtonChanged:
-    return ButtonChanged(device="panel", button=b, pressed=True)
+class _NoDevices:
+    """Devices that take every command and do nothing."""
 
-
-def round_events(rng: random.Random) -> list[object]:
-    """One 6-seat Mississippi round as the devices report it (every street 1x)."""
-    cards = list(deck())
-    rng.shuffle(cards)
-    ev: list[object] = [SpotReport(device="spots", seat=s, spot="ante", cents=500) for s in range(1, 7)]
-    ev.append(press("no_more_bets"))
-    ev += [CardDealt(device="shoe", card=str(c), index=i, quality=100) for i, c in enumerate(cards[:15], start=1)]
-    for street in ("third", "fourth", "fifth"):
-        ev += [SpotReport(device="spots", seat=s, spot=street, cents=500) for s in range(1, 7)]
-        ev.append(press("reveal"))
-    ev += [press("confirm")] * 8
-    return ev
+    def __getattr__(self, name: str) -> object:
+        return lambda *args: None
 
 
 def offline_runtime(path: Path) -> TableRuntime:
@@ -98,6 +87,7 @@ def build(path: Path, events: int) -> tuple[int, int]:
     middle of a round; returns (events, finished rounds)."""
     runtime = offline_runtime(path)
     runtime.journal.db.execute("PRAGMA synchronous=OFF")  # type: ignore[attr-defined]
+    runtime.devices = runtime.table.devices = _NoDevices()  # the links never run: drop the commands
     engine: Engine = runtime.engine
     from controller.table.events import OpenTable
 
@@ -105,7 +95,7 @@ def build(path: Path, events: int) -> tuple[int, int]:
     rng = random.Random(1)
     written = 1
     while True:
-        for e in round_events(rng):
+        for e in mississippi_events(rng):
             engine.step(e)
             written += 1
             if runtime.table.phase.value == "count_stub":

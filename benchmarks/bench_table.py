@@ -76,7 +76,8 @@ def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, l
     table = load_table(table_path)
     rng = random.Random(1)
     rounds_events = [make(rng) for _ in range(rounds)]
-    model = cls(table, RecordingDevices())
+    played: list[Any] = []
+    model = cls(table, RecordingDevices(), on_round=played.append)
     triggers = [0]
     model.machine.prepare_event.append(lambda *_: triggers.__setitem__(0, triggers[0] + 1))  # every trigger fired
     engine = Engine(model.handle)
@@ -91,9 +92,9 @@ def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, l
         while model.phase.value == "count_stub":  # the stub count every fifth round
             engine.step(ShoeStatus(device="shoe", stub_count=model.expected_stub, deck_size=model.DECK))
     elapsed = time.perf_counter() - start
-    assert len(model.rounds) == rounds, (len(model.rounds), model.phase, model.prompts[-3:])
+    assert len(played) == rounds, (len(played), model.phase, model.prompts[-3:])
     start = time.perf_counter()
-    for result in model.rounds:  # the settlement alone, as `tablectl settle` computes it
+    for result in played:  # the settlement alone, as `tablectl settle` computes it
         settle_record(result.record, table)
     settle_s = (time.perf_counter() - start) / rounds
     return rounds / elapsed, per_event, sum(len(e) for e in rounds_events) // rounds, triggers[0] // rounds, settle_s

@@ -20,6 +20,14 @@ from drivers.panel import ButtonChanged
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.serve import PtyServer
 
+def shoe(first: str, size: int = 52) -> list[str]:
+    """A shoe that deals ``first`` first, then the rest of a 52-card deck, ``size`` cards in all."""
+    from controller.cards import deck
+
+    head = first.split()
+    return (head + [str(c) for c in deck() if str(c) not in head])[:size]
+
+
 def wait(cond: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
     """Wait until ``cond()`` holds (the controller's state is read from the test's thread)."""
     deadline = time.monotonic() + timeout

@@ -9,19 +9,12 @@ from typing import Iterator
 
 import pytest
 
-from controller.cards import deck
 from controller.table_config import config_dir, load_table
 from drivers.messages import BUTTONS
-from hil_table import HilTable, wait
+from hil_table import HilTable, shoe, wait
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 STREETS = ("third", "fourth", "fifth")
-
-
-def shoe(first: str, size: int = 52) -> list[str]:
-    """``first`` dealt first, then the rest of a deck, ``size`` cards in all."""
-    head = first.split()
-    return (head + [str(c) for c in deck() if str(c) not in head])[:size]
 
 
 @pytest.fixture

@@ -128,7 +128,7 @@ def test_an_unwritable_journal_path_is_refused_with_the_reason(tmp_path: Path) -
 
 
 def test_a_torn_last_wal_frame_loses_only_the_unfinished_record(tmp_path: Path) -> None:
-    j = filled(tmp_path / "j.db", 8)
+    j = filled(tmp_path / "j.db", 8)  # kept open: nothing is checkpointed into the main file
     crash = tmp_path / "crash"
     crash.mkdir()
     for suffix in ("", "-wal"):  # the files as a power cut leaves them: nothing checkpointed
@@ -141,6 +141,8 @@ def test_a_torn_last_wal_frame_loses_only_the_unfinished_record(tmp_path: Path) 
     assert recovered.last_seq == 7  # the torn transaction never committed
     assert verify_journal(recovered).ok  # the head written with record 8 went with it
     assert recovered.append("X", {}, event=True) == 8
+    recovered.close()
+    j.close()
 
 
 def test_the_table_holds_when_the_journal_cannot_be_written_and_acts_on_nothing_unrecorded(tmp_path: Path) -> None:

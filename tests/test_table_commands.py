@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 from controller.table.diagram import MACHINES, diagram
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
@@ -27,53 +28,56 @@ def test_diagram_is_drawn_from_the_machine() -> None:
     assert "THIRD_STREET --> FOURTH_STREET: reveal" in text and "HOLD" in text
 
 
-def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
-    sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
+def _until(cond: Callable[[], bool], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def _run_table(command: list[str], sims: dict, tmp_path: Path, config: Path, check: Callable[[], None]) -> str:
+    """``tablectl run`` on fresh ptys for ``sims`` (the config's device URLs rewritten to them):
+    run ``check``, stop with SIGTERM (exit 0), return the log."""
     servers = {role: PtyServer(sim, link=tmp_path / role) for role, sim in sims.items()}
     urls = {role: server.start() for role, server in servers.items()}
+    devices = "devices:\n" + "".join(f"  {r}: {{driver: {r}, url: \"{u}\", poll_interval_s: 0.01, address: {i}}}\n" for i, (r, u) in enumerate(urls.items(), start=1))
+    config.write_text(config.read_text().split("devices:")[0] + devices)
+    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        check()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+        log = proc.stderr.read()
+        proc.stderr.close()
+        for server in servers.values():
+            server.close()
+    return log
+
+
+def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     config = tmp_path / "table.yaml"
     base = (Path(__file__).resolve().parent.parent / "config" / "mississippi_stud.yaml").read_text().split("devices:")[0]
-    devices = "devices:\n" + "".join(f"  {r}: {{driver: {r}, url: \"{u}\", poll_interval_s: 0.01, address: {i}}}\n" for i, (r, u) in enumerate(urls.items(), start=1))
-    config.write_text(base.replace("game: mississippi_stud", f"game: mississippi_stud\npaytables_dir: {Path(__file__).resolve().parent.parent / 'config' / 'paytables'}") + devices)
+    config.write_text(base.replace("game: mississippi_stud", f"game: mississippi_stud\npaytables_dir: {Path(__file__).resolve().parent.parent / 'config' / 'paytables'}"))
     command = [sys.executable, "-m", "controller", "run", "--config", str(config), "--log-format", "json", "--journal", str(tmp_path / "journal.db")]
-    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 20
-        while "round 1: place your bets" not in sims["panel"].display.values() and time.monotonic() < deadline:
-            time.sleep(0.05)
+
+    def first() -> None:
+        _until(lambda: "round 1: place your bets" in sims["panel"].display.values(), 20)
         assert sims["panel"].display.get(1) == "round 1: place your bets"
         sims["bet_spots"].place(2, "ante", 500)
-        deadline = time.monotonic() + 10
-        while sims["bet_spots"].lamps.get((2, "ante")) != "open" and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _until(lambda: sims["bet_spots"].lamps.get((2, "ante")) == "open", 10)
         assert sims["bet_spots"].lamps[(2, "ante")] == "open"
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
-        log = proc.stderr.read()
-        proc.stderr.close()
-        for server in servers.values():
-            server.close()
+
+    log = _run_table(command, sims, tmp_path, config, first)
     assert '"message": "stopping"' in log and "stopped after" in log
     # Started again on the same journal: the open round comes back, and the lamps are sent again.
-    servers = {role: PtyServer(sim, link=tmp_path / role) for role, sim in sims.items()}
-    urls2 = {role: server.start() for role, server in servers.items()}
-    config.write_text(config.read_text().replace(urls["shoe"], urls2["shoe"]).replace(urls["bet_spots"], urls2["bet_spots"]).replace(urls["panel"], urls2["panel"]))
     sims["bet_spots"].lamps.clear()
-    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 20
-        while sims["bet_spots"].lamps.get((2, "ante")) != "open" and time.monotonic() < deadline:
-            time.sleep(0.05)
+
+    def again() -> None:
+        _until(lambda: sims["bet_spots"].lamps.get((2, "ante")) == "open", 20)
         assert sims["bet_spots"].lamps.get((2, "ante")) == "open"
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
-        log = proc.stderr.read()
-        proc.stderr.close()
-        for server in servers.values():
-            server.close()
-    assert "recovered round 1 (betting)" in log
+
+    assert "recovered round 1 (betting)" in _run_table(command, sims, tmp_path, config, again)
 
 
 def test_run_refuses_a_bench_config() -> None:

@@ -17,7 +17,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import functools
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,6 +94,17 @@ def record_hash(prev: str, seq: int, at: float, kind: str, event: bool, data_tex
 MeterDelta = Mapping[tuple[str, str], int]
 
 
+def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
+    """One thread at a time on the connection (the controller writes while others read)."""
+
+    @functools.wraps(method)
+    def wrapper(self: "SqliteJournal", *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
 class SqliteJournal:
     """The journal of one table in the SQLite file at ``path`` (created when missing)."""
 
@@ -99,6 +112,7 @@ class SqliteJournal:
         self.path = Path(path)
         self.key = hmac_key
         self.clock = clock
+        self.lock = threading.RLock()
         if not create and not self.path.is_file():
             raise JournalError(f"{self.path}: no journal there")
         try:
@@ -140,6 +154,7 @@ class SqliteJournal:
             with self._txn():
                 self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
 
+    @_locked
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
@@ -156,6 +171,7 @@ class SqliteJournal:
         self._pending = (seq, digest)
         return seq
 
+    @_locked
     def _commit(self, write: Callable[[], int]) -> int:
         try:
             with self._txn():
@@ -186,6 +202,7 @@ class SqliteJournal:
 
         return self._commit(write)
 
+    @_locked
     def snapshot(self, seq: int, round_no: int, state: dict[str, Any]) -> None:
         """Keep the table's state at a round's start, after record ``seq``."""
         try:
@@ -200,23 +217,28 @@ class SqliteJournal:
         """Records after sequence number ``after`` (up to ``until``), in order."""
         query = "SELECT seq, at, kind, data, event FROM records WHERE seq > ?" + (" AND seq <= ?" if until is not None else "") + " ORDER BY seq"
         args = (after,) if until is None else (after, until)
-        for seq, at, kind, data, event in self.db.execute(query, args).fetchall():
-            yield JournalRecord(seq, at, kind, json.loads(data), bool(event))
+        with self.lock:
+            rows = self.db.execute(query, args).fetchall()
+        return iter([JournalRecord(seq, at, kind, json.loads(data), bool(event)) for seq, at, kind, data, event in rows])
 
     def record(self, seq: int) -> JournalRecord | None:
         return next(self.records(seq - 1, seq), None)
 
+    @_locked
     def last_snapshot(self) -> Snapshot | None:
         row = self.db.execute("SELECT seq, round_no, state FROM snapshots ORDER BY seq DESC LIMIT 1").fetchone()
         return Snapshot(row[0], row[1], json.loads(row[2])) if row else None
 
+    @_locked
     def round_seqs(self) -> list[tuple[int, int]]:
         """(round number, seq of its ``RoundSettled`` record) of every finished round kept, in order."""
         return [(r, s) for r, s in self.db.execute("SELECT round_no, seq FROM rounds ORDER BY round_no")]
 
+    @_locked
     def has_round(self, round_no: int) -> bool:
         return self.db.execute("SELECT 1 FROM rounds WHERE round_no = ?", (round_no,)).fetchone() is not None
 
+    @_locked
     def meters(self) -> dict[tuple[str, str], int]:
         """The running totals kept with the round records."""
         return {(scope, name): value for scope, name, value in self.db.execute("SELECT scope, name, value FROM meters")}

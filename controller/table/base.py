@@ -29,6 +29,11 @@ log = logging.getLogger("tablectl.table")
 STUB_EVERY = 5
 """The stub is counted at least once every five rounds (24.8(e), 35.9(e))."""
 
+KEEP_PROMPTS = 500
+KEEP_ROUNDS = 20
+"""The recent prompts and rounds kept in memory (a table runs for months: everything is in the
+journal, so memory holds only what the dealer and the tests look at)."""
+
 
 _BEFORE = ("closed", "betting", "no_more_bets")
 _AFTER = ("settlement", "round_complete", "count_stub", "hold", "void")
@@ -166,6 +171,8 @@ class RoundTable:
     def say(self, text: str) -> None:
         """Show a line on the dealer display (kept: prompts are part of the replay)."""
         self.prompts.append(text)
+        if len(self.prompts) > 2 * KEEP_PROMPTS:
+            del self.prompts[:-KEEP_PROMPTS]
         self.devices.display(1, text)
 
     def in_play(self) -> list[Seat]:
@@ -302,14 +309,19 @@ class RoundTable:
 
     def complete_round(self) -> None:
         result = RoundResult(self.round_no, self.round_record(), self.settlement, tuple(self.late_bets))
-        self.rounds.append(result)
+        self._keep(result)
         self.say(f"round {self.round_no} complete")
         if self.on_round:
             self.on_round(result)
         self.next_round()  # type: ignore[attr-defined]
 
+    def _keep(self, result: RoundResult) -> None:
+        self.rounds.append(result)
+        if len(self.rounds) > 2 * KEEP_ROUNDS:
+            del self.rounds[:-KEEP_ROUNDS]
+
     def void_round(self) -> None:
-        self.rounds.append(RoundResult(self.round_no, self.round_record(), None, tuple(self.late_bets)))
+        self._keep(RoundResult(self.round_no, self.round_record(), None, tuple(self.late_bets)))
         for n, seat in sorted(self.seats.items()):
             for spot, cents in seat.wagers.items():
                 self.say(f"void: seat {n}: return {spot} {cents / 100:.2f}")

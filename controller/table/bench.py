@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from controller.cards import deck
 from controller.journal import SqliteJournal
+from controller.table.base import RoundResult
 from controller.table.runtime import TableRuntime
 from controller.table_config import TableConfig
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
@@ -339,11 +340,15 @@ def run_bench(
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     summary = BenchSummary()
     journal = SqliteJournal(journal_path) if journal_path is not None else None
-    finished = lambda: len(journal.round_seqs()) if journal is not None else len(t.rounds)  # noqa: E731
+    played: list[RoundResult] = []
+
+    def finished() -> int:
+        return len(journal.round_seqs()) if journal is not None else len(played)
+
     with tempfile.TemporaryDirectory(prefix="tablectl-bench-") as tmp:
         servers = {role: PtyServer(sim, Faults(seed=seed + i, **FAULT_PROFILES[faults]), Path(tmp) / role) for i, (role, sim) in enumerate(sims.items())}
         urls = {role: server.start() for role, server in servers.items()}
-        runtime = TableRuntime(table, urls, journal)
+        runtime = TableRuntime(table, urls, journal, on_round=played.append)
         t = runtime.table
         before = finished()
         target = rounds if resume else before + rounds
@@ -370,7 +375,7 @@ def run_bench(
         records = list(journal.records())
         journal.close()
     else:
-        results = [{"record": r.record, "settlement": r.settlement.to_json() if r.settlement else None} for r in t.rounds]
+        results = [{"record": r.record, "settlement": r.settlement.to_json() if r.settlement else None} for r in played]
         records = list(runtime.engine.journal.records())
     for result in results:
         summary.rounds += 1
@@ -384,5 +389,5 @@ def run_bench(
     summary.faults = kinds.count("DeviceFault")
     summary.link_downs = kinds.count("LinkDown")
     summary.holds = sum(1 for p in t.prompts if p.startswith("HOLD"))
-    summary.latencies = runtime.latencies
+    summary.latencies = list(runtime.latencies)
     return summary

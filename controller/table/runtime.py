@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -71,7 +72,8 @@ class TableRuntime:
         if missing:
             raise ValueError(f"{table.path}: devices: missing {', '.join(missing)}")
         self.config = table
-        self.latencies: list[float] = []
+        self.latencies: deque[float] = deque(maxlen=100_000)
+        """Device event to controller, seconds: the most recent events."""
         self.user_on_round = on_round
         self.replaying = False
         self.round_first_seq = 0
