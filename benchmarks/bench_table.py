@@ -20,6 +20,7 @@ import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from enum import Enum
 from pathlib import Path
@@ -147,7 +148,8 @@ def main() -> None:
         print(f"{'  bare transitions + settlement only':<36} {floor:>10,.0f} {'':>13} {'':>15}   (settle_record {settle_s * 1000:.3f} ms per round)")
     for game in ("mississippi_stud", "pai_gow"):
         # /usr/bin/time -f %M: the peak RSS of the bench process itself, not of this one
-        cmd = ["/usr/bin/time", "-f", "%M", sys.executable, "-m", "controller", "bench", "--game", game, "--rounds", str(args.pty_rounds), "--quiet"]
+        journal = Path(tempfile.mkdtemp(prefix="bench-table-")) / "journal.db"  # the durable journal, as the bench runs by default
+        cmd = ["/usr/bin/time", "-f", "%M", sys.executable, "-m", "controller", "bench", "--game", game, "--rounds", str(args.pty_rounds), "--quiet", "--journal", str(journal)]
         start = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
         wall = time.perf_counter() - start
