@@ -235,6 +235,11 @@ class SqliteJournal:
         return [(r, s) for r, s in self.db.execute("SELECT round_no, seq FROM rounds ORDER BY round_no")]
 
     @_locked
+    def round_count(self) -> int:
+        """How many finished rounds the journal keeps."""
+        return int(self.db.execute("SELECT count(*) FROM rounds").fetchone()[0])
+
+    @_locked
     def has_round(self, round_no: int) -> bool:
         return self.db.execute("SELECT 1 FROM rounds WHERE round_no = ?", (round_no,)).fetchone() is not None
 

@@ -169,7 +169,7 @@ class RoundTable:
         return self.state  # type: ignore[attr-defined]
 
     def say(self, text: str) -> None:
-        """Show a line on the dealer display (kept: prompts are part of the replay)."""
+        """Show a line on the dealer display (the recent lines are kept: the replay checks compare them)."""
         self.prompts.append(text)
         if len(self.prompts) > 2 * KEEP_PROMPTS:
             del self.prompts[:-KEEP_PROMPTS]

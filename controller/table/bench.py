@@ -343,7 +343,7 @@ def run_bench(
     played: list[RoundResult] = []
 
     def finished() -> int:
-        return len(journal.round_seqs()) if journal is not None else len(played)
+        return journal.round_count() if journal is not None else len(played)
 
     with tempfile.TemporaryDirectory(prefix="tablectl-bench-") as tmp:
         servers = {role: PtyServer(sim, Faults(seed=seed + i, **FAULT_PROFILES[faults]), Path(tmp) / role) for i, (role, sim) in enumerate(sims.items())}
