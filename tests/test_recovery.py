@@ -6,19 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.cards import deck
 from controller.journal import SqliteJournal, verify_journal
 from controller.table_config import config_dir, load_table
 from drivers.messages import BUTTONS
-from hil_table import HilTable, wait
+from hil_table import HilTable, shoe, wait
 
 MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 B5 = load_table(config_dir() / "bench" / "boston5.yaml")
-CARDS = "As Ad Kc Qd 7h 7c 2c".split()
-
-
-def shoe() -> list[str]:
-    return CARDS + [str(c) for c in deck() if str(c) not in CARDS]
+CARDS = "As Ad Kc Qd 7h 7c 2c"
 
 
 def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Path) -> None:
@@ -27,7 +22,7 @@ def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Pa
         t.spot(1, "ante", 500)
         t.spot(4, "ante", 1000)
         t.press("no_more_bets")
-        t.load(shoe())
+        t.load(shoe(CARDS))
         t.deal(7)
         t.spot(1, "third", 1500)
         t.spot(4, "third", 1000)
@@ -62,7 +57,7 @@ def test_a_hold_stays_active_across_a_restart_until_cleared(tmp_path: Path) -> N
         t.spot(1, "ante", 500)
         t.spot(1, "first", 1000)
         t.press("no_more_bets")
-        t.load(shoe())
+        t.load(shoe(CARDS))
         t.deal(2)
         before = t.count("CardDealt")
         t.shoe.duplicate()

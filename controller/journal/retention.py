@@ -28,7 +28,13 @@ def prune(journal: SqliteJournal, retention_days: int, now: float | None = None)
     cutoff = now - retention_days * 86400
     index = journal.round_seqs()
     candidates = index[:-KEEP_LAST] if len(index) > KEEP_LAST else []
-    old = [(r, seq) for r, seq in candidates if (journal.record(seq) or _missing(journal, seq)).at < cutoff]
+    old = []
+    for r, seq in candidates:
+        settled = journal.record(seq)
+        if settled is None:
+            raise JournalError(f"{journal.path}: record {seq} is indexed as round {r} but missing (run `tablectl journal verify`)")
+        if settled.at < cutoff:
+            old.append((r, seq))
     # only a run from the start: a round is pruned with everything before it
     run = []
     for (r, seq), (r2, seq2) in zip(old, candidates):
@@ -56,6 +62,3 @@ def prune(journal: SqliteJournal, retention_days: int, now: float | None = None)
             journal.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
     return len(run)
 
-
-def _missing(journal: SqliteJournal, seq: int) -> object:
-    raise JournalError(f"{journal.path}: record {seq} is indexed as a round but missing (run `tablectl journal verify`)")

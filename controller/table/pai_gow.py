@@ -18,13 +18,12 @@ round record does not list them.
 
 from __future__ import annotations
 
-from itertools import combinations
 from typing import Any
 
 from controller.cards import Card, format_cards
 from controller.games.house_way import house_way
 from controller.games.pai_gow_deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
-from controller.hands.paigow import HandSet, make_set
+from controller.hands.paigow import HandSet, legal_sets
 from controller.table.base import RoundTable, Seat, common_transitions, game_phases, in_play_states
 
 __all__ = ["Phase", "TRANSITIONS", "PaiGowTable"]
@@ -154,11 +153,8 @@ class PaiGowTable(RoundTable):
         """Every other legal set of seat ``n``, after the house way (listed when the dealer first asks)."""
         if self.all_listed:
             return
-        cards, shown = self.hands[n], self.options[0]
-        for low in combinations(sorted(cards, key=lambda c: c.index), 2):
-            s = make_set([c for c in cards if c not in low], low)
-            if not s.foul and set(s.low.cards) != set(shown.low.cards):
-                self.options.append(s)
+        shown = set(self.options[0].low.cards)
+        self.options += [s for s in legal_sets(sorted(self.hands[n], key=lambda c: c.index)) if set(s.low.cards) != shown]
         self.all_listed = True
 
     def show_option(self, seat: int, label: str) -> None:
