@@ -23,17 +23,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import serial  # noqa: E402
+from test_framing import mutate  # noqa: E402
 
 from drivers.framing import Decoder, Frame, MsgType, decode_frame, encode  # noqa: E402
-from test_framing import mutate  # noqa: E402
 
 
 def mutations(n: int, seed: int) -> None:
     rng = random.Random(seed)
-    print(f"{'type':<6} {'mutated':>10} {'crashes':>8} {'false accepts':>14} {'rejected':>10} {'unchanged':>10} {'s':>6}")
+    print(
+        f"{'type':<6} {'mutated':>10} {'crashes':>8} {'false accepts':>14} {'rejected':>10} {'unchanged':>10} {'s':>6}"
+    )
     for kind in MsgType:
         originals = [
-            encode(Frame(rng.randrange(1, 127), rng.randrange(256), rng.randrange(256), kind, rng.randbytes(rng.randrange(0, 60))))[:-1]
+            encode(
+                Frame(
+                    rng.randrange(1, 127),
+                    rng.randrange(256),
+                    rng.randrange(256),
+                    kind,
+                    rng.randbytes(rng.randrange(0, 60)),
+                )
+            )[:-1]
             for _ in range(200)
         ]
         valid = set(originals)
@@ -52,7 +62,9 @@ def mutations(n: int, seed: int) -> None:
                 false_accepts += 1
             else:
                 unchanged += 1  # the mutation gave back a valid original (e.g. swapping equal bytes)
-        print(f"{kind.name:<6} {n:>10,} {crashes:>8} {false_accepts:>14} {rejected:>10,} {unchanged:>10,} {time.perf_counter() - start:>6.1f}")
+        print(
+            f"{kind.name:<6} {n:>10,} {crashes:>8} {false_accepts:>14} {rejected:>10,} {unchanged:>10,} {time.perf_counter() - start:>6.1f}"
+        )
 
 
 def throughput(count: int) -> None:
@@ -64,7 +76,9 @@ def throughput(count: int) -> None:
         master, slave = os.openpty()
         tty.setraw(slave)
         port = serial.serial_for_url(os.ttyname(slave), timeout=0.5)
-        writer = threading.Thread(target=lambda: [os.write(master, blob[i : i + 4096]) for i in range(0, len(blob), 4096)])
+        writer = threading.Thread(
+            target=lambda: [os.write(master, blob[i : i + 4096]) for i in range(0, len(blob), 4096)]
+        )
         start = time.perf_counter()
         writer.start()
         got = consume(port)
@@ -90,7 +104,9 @@ def throughput(count: int) -> None:
         return n
 
     a, b = run(ours), run(bare)
-    print(f"\nframes/s through a pty: Decoder {a:,.0f}; bare read_until(b'\\x00') split only {b:,.0f}; ratio {a / b:.2f}x")
+    print(
+        f"\nframes/s through a pty: Decoder {a:,.0f}; bare read_until(b'\\x00') split only {b:,.0f}; ratio {a / b:.2f}x"
+    )
 
 
 def main() -> None:

@@ -16,8 +16,8 @@ import random
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -85,7 +85,7 @@ def peers(h5: list[list[int]], h7: list[list[int]], n_slow: int) -> dict[str, fl
 def ours(h5: list[list[int]], h7: list[list[int]], h7j: list[list[int]], h7jj: list[list[int]]) -> dict[str, float]:
     """Rates of tablectl's scalar, value-object and batch paths."""
     for wheel in (Wheel.LOWEST, Wheel.SECOND_HIGHEST):  # fill the lazily built tables: steady state is measured
-        evaluator_for(wheel).rank_table
+        evaluator_for(wheel).rank_table  # noqa: B018 (builds the table on first use)
         evaluator_for(wheel).complete_joker_tables()
     std = evaluator_for(Wheel.LOWEST).strength
     paigow = evaluator_for(Wheel.SECOND_HIGHEST).strength
@@ -131,8 +131,10 @@ def stream(n: int, rng: random.Random) -> None:
     proc.stdin.close()
     code = proc.wait()
     elapsed = time.perf_counter() - start
-    print(f"\ntablectl rank, {n:,} lines on stdin: {elapsed:.1f} s, {n / elapsed:,.0f} lines/s, "
-          f"peak memory {peaks[0]:.0f} MiB after {n // 10:,} lines, {peaks[-1]:.0f} MiB after {n:,}; exit {code}")
+    print(
+        f"\ntablectl rank, {n:,} lines on stdin: {elapsed:.1f} s, {n / elapsed:,.0f} lines/s, "
+        f"peak memory {peaks[0]:.0f} MiB after {n // 10:,} lines, {peaks[-1]:.0f} MiB after {n:,}; exit {code}"
+    )
 
 
 def peak_kib(pid: int) -> int:

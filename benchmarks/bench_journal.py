@@ -57,12 +57,16 @@ def commits(n: int, folder: Path) -> tuple[float, float, int]:
     db = sqlite3.connect(str(folder / "bare.db"), isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=FULL")
-    db.execute("CREATE TABLE records (seq INTEGER PRIMARY KEY, at REAL, kind TEXT, event INTEGER, data TEXT, prev TEXT, hash TEXT)")
+    db.execute(
+        "CREATE TABLE records (seq INTEGER PRIMARY KEY, at REAL, kind TEXT, event INTEGER, data TEXT, prev TEXT, hash TEXT)"
+    )
     filler = "0" * 64
     start = time.perf_counter()
     for seq in range(1, n + 1):
         db.execute("BEGIN IMMEDIATE")
-        db.execute("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)", (seq, time.time(), "SpotReport", 1, row, filler, filler))
+        db.execute(
+            "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)", (seq, time.time(), "SpotReport", 1, row, filler, filler)
+        )
         db.execute("COMMIT")
     bare = n / (time.perf_counter() - start)
     db.close()
@@ -125,14 +129,30 @@ def crash_run(kills: int, folder: Path) -> str:
     rounds = max(60, kills + 20)
 
     def bench(journal: Path) -> list[str]:
-        return [sys.executable, "-m", "controller", "bench", "--seats", "3", "--rounds", str(rounds), "--seed", "7",
-                "--journal", str(journal), "--resume", "--quiet"]
+        return [
+            sys.executable,
+            "-m",
+            "controller",
+            "bench",
+            "--seats",
+            "3",
+            "--rounds",
+            str(rounds),
+            "--seed",
+            "7",
+            "--journal",
+            str(journal),
+            "--resume",
+            "--quiet",
+        ]
 
     rng = random.Random(kills)
     done = 0
     start = time.perf_counter()
     while done < kills:
-        proc = subprocess.Popen(bench(folder / "crashed.db"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        proc = subprocess.Popen(
+            bench(folder / "crashed.db"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+        )
         try:
             proc.wait(timeout=rng.uniform(0.2, 0.8))
             break  # finished before all the kills
@@ -151,7 +171,11 @@ def crash_run(kills: int, folder: Path) -> str:
         return out
 
     same = rounds_of(folder / "crashed.db") == rounds_of(folder / "clean.db")
-    verify = subprocess.run([sys.executable, "-m", "controller", "journal", "verify", "--journal", str(folder / "crashed.db")], capture_output=True, text=True)
+    verify = subprocess.run(
+        [sys.executable, "-m", "controller", "journal", "verify", "--journal", str(folder / "crashed.db")],
+        capture_output=True,
+        text=True,
+    )
     return f"{done} kills over {rounds} rounds in {crashed_s:.0f} s: rounds equal to a clean run: {same}; journal verify: {'ok' if verify.returncode == 0 else verify.stderr.strip()}"
 
 
@@ -164,17 +188,29 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-journal-") as tmp:
         folder = Path(tmp)
         ours, bare, row = commits(args.commits, folder)
-        print(f"events committed/s at synchronous=FULL: journal {ours:,.0f}, bare insert loop {bare:,.0f} (journal / bare {ours / bare:.2f}x; {row} bytes of data per row)")
+        print(
+            f"events committed/s at synchronous=FULL: journal {ours:,.0f}, bare insert loop {bare:,.0f} (journal / bare {ours / bare:.2f}x; {row} bytes of data per row)"
+        )
         path = folder / "big.db"
         start = time.perf_counter()
         events, rounds = build(path, args.events)
-        size = path.stat().st_size + (path.with_name(path.name + "-wal").stat().st_size if path.with_name(path.name + "-wal").exists() else 0)
-        print(f"built a journal of {events:,} events ({rounds:,} rounds, 6 seats) in {time.perf_counter() - start:.0f} s: "
-              f"{size / 2**20:,.1f} MiB, {size / max(rounds, 1) / 1024:.1f} KiB per round")
-        out = subprocess.run([sys.executable, "-c", READY.format(root=str(Path(__file__).resolve().parent.parent), path=str(path))],
-                             capture_output=True, text=True, check=True).stdout.split()
-        print(f"time to ready after a crash with {events:,} events: {float(out[0]):.2f} s (process start, imports, journal checked, "
-              f"round {out[2]} rebuilt in {out[3]} from {out[1]} events)")
+        size = path.stat().st_size + (
+            path.with_name(path.name + "-wal").stat().st_size if path.with_name(path.name + "-wal").exists() else 0
+        )
+        print(
+            f"built a journal of {events:,} events ({rounds:,} rounds, 6 seats) in {time.perf_counter() - start:.0f} s: "
+            f"{size / 2**20:,.1f} MiB, {size / max(rounds, 1) / 1024:.1f} KiB per round"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", READY.format(root=str(Path(__file__).resolve().parent.parent), path=str(path))],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        print(
+            f"time to ready after a crash with {events:,} events: {float(out[0]):.2f} s (process start, imports, journal checked, "
+            f"round {out[2]} rebuilt in {out[3]} from {out[1]} events)"
+        )
         if args.kills:
             print("crash run: " + crash_run(args.kills, folder))
 

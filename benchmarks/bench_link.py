@@ -195,7 +195,8 @@ def pymodbus_round_trips(n: int) -> list[float] | None:
     relay = Relay()
     context = ModbusServerContext(devices=ModbusDeviceContext(hr=ModbusSequentialDataBlock(1, [7] * 10)), single=True)
     server = threading.Thread(
-        target=lambda: StartSerialServer(context=context, framer=FramerType.RTU, port=relay.b, baudrate=115200), daemon=True
+        target=lambda: StartSerialServer(context=context, framer=FramerType.RTU, port=relay.b, baudrate=115200),
+        daemon=True,
     )
     server.start()
     client = ModbusSerialClient(relay.a, framer=FramerType.RTU, baudrate=115200, timeout=1)
@@ -225,7 +226,10 @@ def driver_processing(n: int) -> list[float]:
     q: queue.Queue = queue.Queue()
     driver = PanelDriver("panel", "loop://", q, address=3)
     decoder = Decoder()
-    wires = [encode(Frame(3, 0, 1, MsgType.EVENT, struct.pack(">IIB", 1, i, 0x40) + bytes((1 + i % 18, 1)))) for i in range(n)]
+    wires = [
+        encode(Frame(3, 0, 1, MsgType.EVENT, struct.pack(">IIB", 1, i, 0x40) + bytes((1 + i % 18, 1))))
+        for i in range(n)
+    ]
     out = []
     for wire in wires:
         start = time.perf_counter()

@@ -113,8 +113,14 @@ def bare_transitions(triggers: int, rounds: int) -> float:
         pass
 
     m = M()
-    Machine(model=m, states=_S, transitions=[{"trigger": "go", "source": _S.A, "dest": _S.B}, {"trigger": "go", "source": _S.B, "dest": _S.A}],
-            initial=_S.A, auto_transitions=False, queued=True)
+    Machine(
+        model=m,
+        states=_S,
+        transitions=[{"trigger": "go", "source": _S.A, "dest": _S.B}, {"trigger": "go", "source": _S.B, "dest": _S.A}],
+        initial=_S.A,
+        auto_transitions=False,
+        queued=True,
+    )
     start = time.perf_counter()
     for _ in range(rounds * triggers):
         m.go()  # type: ignore[attr-defined]
@@ -137,32 +143,66 @@ def main() -> None:
     for wheel in Wheel:  # the hand tables are built once per process; time to ready counts that
         evaluator_for(wheel)
     bench = config_dir() / "bench"
-    print(f"{'in process':<36} {'rounds/s':>10} {'events/round':>13} {'triggers/round':>15}   controller-added per event")
-    for name, cls, make in (("Mississippi Stud, 6 seats", MississippiTable, mississippi_events), ("pai gow, 7 positions", PaiGowTable, pai_gow_events)):
+    print(
+        f"{'in process':<36} {'rounds/s':>10} {'events/round':>13} {'triggers/round':>15}   controller-added per event"
+    )
+    for name, cls, make in (
+        ("Mississippi Stud, 6 seats", MississippiTable, mississippi_events),
+        ("pai gow, 7 positions", PaiGowTable, pai_gow_events),
+    ):
         path = bench / ("mississippi_stud.yaml" if cls is MississippiTable else "pai_gow.yaml")
         rate, per_event, n_events, n_triggers, settle_s = in_process(cls, path, make, args.rounds)
         bare = bare_transitions(n_triggers, args.rounds)
         floor = 1 / (1 / bare + settle_s)
         print(f"{name:<36} {rate:>10,.0f} {n_events:>13} {n_triggers:>15}   {pct(per_event)}")
-        print(f"{'  bare transitions, same triggers':<36} {bare:>10,.0f} {'':>13} {n_triggers:>15}   (ours / bare {rate / bare:.2f}x)")
-        print(f"{'  bare transitions + settlement only':<36} {floor:>10,.0f} {'':>13} {'':>15}   (settle_record {settle_s * 1000:.3f} ms per round)")
+        print(
+            f"{'  bare transitions, same triggers':<36} {bare:>10,.0f} {'':>13} {n_triggers:>15}   (ours / bare {rate / bare:.2f}x)"
+        )
+        print(
+            f"{'  bare transitions + settlement only':<36} {floor:>10,.0f} {'':>13} {'':>15}   (settle_record {settle_s * 1000:.3f} ms per round)"
+        )
     for game in ("mississippi_stud", "pai_gow"):
         # /usr/bin/time -f %M: the peak RSS of the bench process itself, not of this one
-        journal = Path(tempfile.mkdtemp(prefix="bench-table-")) / "journal.db"  # the durable journal, as the bench runs by default
-        cmd = ["/usr/bin/time", "-f", "%M", sys.executable, "-m", "controller", "bench", "--game", game, "--rounds", str(args.pty_rounds), "--quiet", "--journal", str(journal)]
+        journal = (
+            Path(tempfile.mkdtemp(prefix="bench-table-")) / "journal.db"
+        )  # the durable journal, as the bench runs by default
+        cmd = [
+            "/usr/bin/time",
+            "-f",
+            "%M",
+            sys.executable,
+            "-m",
+            "controller",
+            "bench",
+            "--game",
+            game,
+            "--rounds",
+            str(args.pty_rounds),
+            "--quiet",
+            "--journal",
+            str(journal),
+        ]
         start = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
         wall = time.perf_counter() - start
         rounds_line = next(line for line in proc.stdout.splitlines() if "rounds" in line and " in " in line)
         peak_mib = int(proc.stderr.strip().splitlines()[-1]) / 1024
-        print(f"\nover ptys, {game}: {rounds_line.strip()}; process wall time {wall:.1f} s, peak RSS {peak_mib:.0f} MiB")
+        print(
+            f"\nover ptys, {game}: {rounds_line.strip()}; process wall time {wall:.1f} s, peak RSS {peak_mib:.0f} MiB"
+        )
     ready = subprocess.run(
-        [sys.executable, "-c", "import time; t = time.perf_counter(); "
-         "from controller.table.runtime import TableRuntime; from controller.table_config import load_table, config_dir; "
-         "from controller.hands.fast import evaluator_for; from controller.hands.rules import Wheel; "
-         "load_table(config_dir() / 'bench' / 'pai_gow.yaml'); evaluator_for(Wheel.SECOND_HIGHEST); "
-         "print(time.perf_counter() - t)"],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-c",
+            "import time; t = time.perf_counter(); "
+            "from controller.table.runtime import TableRuntime; from controller.table_config import load_table, config_dir; "
+            "from controller.hands.fast import evaluator_for; from controller.hands.rules import Wheel; "
+            "load_table(config_dir() / 'bench' / 'pai_gow.yaml'); evaluator_for(Wheel.SECOND_HIGHEST); "
+            "print(time.perf_counter() - t)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     print(f"time to ready (imports, config and paytables loaded, hand tables built): {float(ready):.2f} s")
 

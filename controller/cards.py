@@ -12,9 +12,9 @@ of each card, so cards may be compared by identity or equality alike.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
-from typing import Iterable, Sequence
 
 __all__ = [
     "Rank",
@@ -53,7 +53,7 @@ class Rank(IntEnum):
         return _RANK_CHARS[self.value - 2]
 
     @classmethod
-    def from_char(cls, char: str) -> "Rank":
+    def from_char(cls, char: str) -> Rank:
         """The rank written as ``char``; raises ``KeyError`` for anything else."""
         return _RANK_BY_CHAR[char]
 

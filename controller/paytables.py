@@ -20,9 +20,9 @@ key; no paytable lives in code.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from controller.catalog import CATALOG, GameCatalog, PaytableSpot
 from controller.hands import Category, HandValue, Kind
@@ -33,7 +33,14 @@ from controller.yamlfile import ConfigError, Problem, YamlDoc, load_yaml
 __all__ = ["PaytableRow", "Paytable", "load_paytables", "read_paytables"]
 
 _RANK_CONDITION_CATEGORIES = frozenset(
-    {Category.HIGH_CARD, Category.ONE_PAIR, Category.TWO_PAIR, Category.THREE_OF_A_KIND, Category.FOUR_OF_A_KIND, Category.FULL_HOUSE}
+    {
+        Category.HIGH_CARD,
+        Category.ONE_PAIR,
+        Category.TWO_PAIR,
+        Category.THREE_OF_A_KIND,
+        Category.FOUR_OF_A_KIND,
+        Category.FULL_HOUSE,
+    }
 )
 _RANK_WORDS = {**{str(n): n for n in range(2, 10)}, "T": 10, "10": 10, "J": 11, "Q": 12, "K": 13, "A": 14}
 
@@ -128,7 +135,9 @@ def _read_row(
     before = len(problems)
     for key in raw:
         if key not in ("hand", pay_key, "ranks"):
-            problems.append(doc.problem(path + (key,), f"unknown key '{key}' (a row has hand, {pay_key} and optional ranks)"))
+            problems.append(
+                doc.problem(path + (key,), f"unknown key '{key}' (a row has hand, {pay_key} and optional ranks)")
+            )
     for key in ("hand", pay_key):
         if key not in raw:
             problems.append(doc.problem(path, f"missing '{key}'"))
@@ -140,13 +149,17 @@ def _read_row(
             pass
         if category not in allowed:
             names = ", ".join(c.value for c in allowed)
-            problems.append(doc.problem(path + ("hand",), f"unknown category {raw['hand']!r} for this paytable (known: {names})"))
+            problems.append(
+                doc.problem(path + ("hand",), f"unknown category {raw['hand']!r} for this paytable (known: {names})")
+            )
             category = None
     odds, amount = PUSH, None
     if spot.amounts and "amount" in raw:
         amount = raw["amount"]
         if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
-            problems.append(doc.problem(path + ("amount",), f"amount must be whole cents, not negative, got {amount!r}"))
+            problems.append(
+                doc.problem(path + ("amount",), f"amount must be whole cents, not negative, got {amount!r}")
+            )
     elif "pays" in raw:
         try:
             odds = parse_odds(raw["pays"])
@@ -179,11 +192,15 @@ def _read_table(doc: YamlDoc, path: tuple, raw: object, problems: list[Problem])
         problems.append(doc.problem(path + ("name",), "name must be a non-empty string"))
     game = CATALOG.get(raw.get("game"))  # type: ignore[arg-type]
     if "game" in raw and game is None:
-        problems.append(doc.problem(path + ("game",), f"unknown game {raw['game']!r} (known: {', '.join(sorted(CATALOG))})"))
+        problems.append(
+            doc.problem(path + ("game",), f"unknown game {raw['game']!r} (known: {', '.join(sorted(CATALOG))})")
+        )
     spot = game.paytable_spot(raw.get("spot")) if game and isinstance(raw.get("spot"), str) else None  # type: ignore[arg-type]
     if game and "spot" in raw and spot is None:
         names = ", ".join(p.name for p in game.paytable_spots)
-        problems.append(doc.problem(path + ("spot",), f"unknown paytable spot {raw['spot']!r} for {game.game} (known: {names})"))
+        problems.append(
+            doc.problem(path + ("spot",), f"unknown paytable spot {raw['spot']!r} for {game.game} (known: {names})")
+        )
     if "approved" in raw and not isinstance(raw["approved"], bool):
         problems.append(doc.problem(path + ("approved",), "approved must be true or false"))
     cap = raw.get("cap")
@@ -203,7 +220,10 @@ def _read_table(doc: YamlDoc, path: tuple, raw: object, problems: list[Problem])
                         other.ranks is None or row.ranks is None or other.ranks & row.ranks
                     ):
                         problems.append(
-                            doc.problem(path + ("rows", i), f"duplicate row for {row.category.value} (first at line {other.line})")
+                            doc.problem(
+                                path + ("rows", i),
+                                f"duplicate row for {row.category.value} (first at line {other.line})",
+                            )
                         )
                 rows.append(row)
         if not any(r.amount or not r.odds.push for r in rows) and len(problems) == before:
@@ -248,7 +268,10 @@ def read_paytables(files: Iterable[Path]) -> dict[str, Paytable]:
             first = tables.get(table.name)
             if first is not None:
                 problems.append(
-                    doc.problem(("paytables", i, "name"), f"duplicate paytable name '{table.name}' (first at {first.file}:{first.line})")
+                    doc.problem(
+                        ("paytables", i, "name"),
+                        f"duplicate paytable name '{table.name}' (first at {first.file}:{first.line})",
+                    )
                 )
                 continue
             tables[table.name] = table

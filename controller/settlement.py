@@ -7,15 +7,29 @@ player gains: positive when paid, the negated stake when collected, zero otherwi
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from controller.cards import format_cards
 from controller.hands import HandValue
 from controller.money import format_cents
 
-__all__ = ["Result", "WagerResult", "CapReport", "Action", "Step", "SeatSettlement", "Settlement", "apply_cap", "apply_caps", "actions_for", "hand_summary", "settlement_for"]
+__all__ = [
+    "Result",
+    "WagerResult",
+    "CapReport",
+    "Action",
+    "Step",
+    "SeatSettlement",
+    "Settlement",
+    "apply_cap",
+    "apply_caps",
+    "actions_for",
+    "hand_summary",
+    "settlement_for",
+]
 
 
 class Result(Enum):
@@ -65,7 +79,13 @@ class CapReport:
         return self.uncapped - sum(n for _, n in self.reduced)
 
     def to_json(self) -> dict[str, object]:
-        return {"cap": self.label, "limit": self.cap, "uncapped": self.uncapped, "paid": self.paid, "reduced": dict(self.reduced)}
+        return {
+            "cap": self.label,
+            "limit": self.cap,
+            "uncapped": self.uncapped,
+            "paid": self.paid,
+            "reduced": dict(self.reduced),
+        }
 
 
 def apply_cap(
@@ -111,7 +131,7 @@ def apply_caps(
         table = paytables.get(spot)
         cap = getattr(table, "cap", None)
         if cap is not None:
-            out, report = apply_cap(out, cap, f"paytable {getattr(table, 'name')}", spots)
+            out, report = apply_cap(out, cap, f"paytable {table.name}", spots)
             reports += [report] if report else []
     out, report = apply_cap(out, payout_cap, "table payout_cap")
     reports += [report] if report else []
@@ -148,14 +168,22 @@ class Step:
                 runs[-1][1].append(a)
             else:
                 runs.append((a.verb, [a]))
-        parts = [verb + " " + ", ".join(f"{a.spot.replace('_', ' ')} {format_cents(a.cents)}" for a in items) for verb, items in runs]
+        parts = [
+            verb + " " + ", ".join(f"{a.spot.replace('_', ' ')} {format_cents(a.cents)}" for a in items)
+            for verb, items in runs
+        ]
         body = "; ".join(parts)
         if self.note:
             body = f"{self.note}: {body}" if body else self.note
         return f"{who}: {body}"
 
     def to_json(self) -> dict[str, object]:
-        return {"phase": self.phase, "seat": self.seat, "text": self.text, "actions": [a.to_json() for a in self.actions]}
+        return {
+            "phase": self.phase,
+            "seat": self.seat,
+            "text": self.text,
+            "actions": [a.to_json() for a in self.actions],
+        }
 
 
 def actions_for(wagers: Iterable[WagerResult]) -> tuple[Action, ...]:
@@ -236,7 +264,6 @@ class Settlement:
             "house_net": self.house_net,
             "procedure": [step.to_json() for step in self.procedure],
         }
-
 
 
 def settlement_for(

@@ -8,9 +8,9 @@ A table config names one paytable per paytable spot; the paytables are read from
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 from controller.catalog import CATALOG, GameCatalog
 from controller.money import OddsError, parse_odds
@@ -100,9 +100,13 @@ def default_table_path(game: str) -> Path:
     return config_dir() / f"{game}.yaml"
 
 
-def _cents(doc: YamlDoc, path: tuple, value: object, problems: list[Problem], *, allow_zero: bool = False) -> int | None:
+def _cents(
+    doc: YamlDoc, path: tuple, value: object, problems: list[Problem], *, allow_zero: bool = False
+) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (value == 0 and not allow_zero):
-        problems.append(doc.problem(path, f"must be a whole number of cents{'' if allow_zero else ' above 0'}, got {value!r}"))
+        problems.append(
+            doc.problem(path, f"must be a whole number of cents{'' if allow_zero else ' above 0'}, got {value!r}")
+        )
         return None
     return value
 
@@ -148,7 +152,9 @@ def _devices(doc: YamlDoc, raw: object, problems: list[Problem]) -> dict[str, De
         before = len(problems)
         for key in value:
             if key not in _DEVICE_KEYS:
-                problems.append(doc.problem(path + (key,), f"unknown key '{key}' (known: {', '.join(sorted(_DEVICE_KEYS))})"))
+                problems.append(
+                    doc.problem(path + (key,), f"unknown key '{key}' (known: {', '.join(sorted(_DEVICE_KEYS))})")
+                )
         for key in ("driver", "url"):
             if not isinstance(value.get(key), str) or not value.get(key):
                 problems.append(doc.problem(path + (key,) if key in value else path, f"{key} must be given as text"))
@@ -157,16 +163,24 @@ def _devices(doc: YamlDoc, raw: object, problems: list[Problem]) -> dict[str, De
             problems.append(doc.problem(path + ("baudrate",), f"baudrate must be a whole number above 0, got {baud!r}"))
         poll = value.get("poll_interval_s", 0.05)
         if isinstance(poll, bool) or not isinstance(poll, (int, float)) or not 0 < poll <= 10:
-            problems.append(doc.problem(path + ("poll_interval_s",), f"poll_interval_s must be seconds above 0 and at most 10, got {poll!r}"))
+            problems.append(
+                doc.problem(
+                    path + ("poll_interval_s",), f"poll_interval_s must be seconds above 0 and at most 10, got {poll!r}"
+                )
+            )
         address = value.get("address", _DEVICE_ROLES.index(role) + 1)
         if isinstance(address, bool) or not isinstance(address, int) or not 1 <= address <= 126:
             problems.append(doc.problem(path + ("address",), f"address must be 1 to 126, got {address!r}"))
         if len(problems) == before:
-            devices[role] = DeviceConfig(role, value["driver"], value["url"], baud, float(poll), address, doc.line(path))
+            devices[role] = DeviceConfig(
+                role, value["driver"], value["url"], baud, float(poll), address, doc.line(path)
+            )
     return devices
 
 
-def _paytables(doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Problem], folder: Path) -> dict[str, Paytable]:
+def _paytables(
+    doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Problem], folder: Path
+) -> dict[str, Paytable]:
     chosen: dict[str, Paytable] = {}
     if not isinstance(raw, dict):
         problems.append(doc.problem(("paytables",), "paytables must map paytable spots to paytable names"))
@@ -186,7 +200,9 @@ def _paytables(doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Prob
         if table is None:
             problems.append(doc.problem(path, f"no paytable named {name!r} in {folder}"))
         elif (table.game, table.spot) != (game.game, spot):
-            problems.append(doc.problem(path, f"paytable '{name}' is for {table.game} {table.spot}, not {game.game} {spot}"))
+            problems.append(
+                doc.problem(path, f"paytable '{name}' is for {table.game} {table.spot}, not {game.game} {spot}")
+            )
         else:
             chosen[spot] = table
     for spot in game.paytable_spots:
@@ -202,7 +218,11 @@ def _options(doc: YamlDoc, game: GameCatalog, data: dict, problems: list[Problem
         path = (option.name,)
         if option.type == "int":
             if isinstance(value, bool) or not isinstance(value, int) or value < option.minimum:
-                problems.append(doc.problem(path, f"{option.help}: must be a whole number of at least {option.minimum}, got {value!r}"))
+                problems.append(
+                    doc.problem(
+                        path, f"{option.help}: must be a whole number of at least {option.minimum}, got {value!r}"
+                    )
+                )
                 continue
         elif option.type == "bool":
             if not isinstance(value, bool):
@@ -210,7 +230,9 @@ def _options(doc: YamlDoc, game: GameCatalog, data: dict, problems: list[Problem
                 continue
         elif option.type == "choice":
             if value not in option.choices:
-                problems.append(doc.problem(path, f"{option.help}: must be one of {', '.join(option.choices)}, got {value!r}"))
+                problems.append(
+                    doc.problem(path, f"{option.help}: must be one of {', '.join(option.choices)}, got {value!r}")
+                )
                 continue
         else:
             try:
@@ -230,13 +252,20 @@ def _journal(doc: YamlDoc, raw: object, problems: list[Problem]) -> JournalConfi
         return JournalConfig()
     for key in raw:
         if key not in _JOURNAL_KEYS:
-            problems.append(doc.problem(("journal", key), f"unknown key '{key}' (known: {', '.join(sorted(_JOURNAL_KEYS))})"))
+            problems.append(
+                doc.problem(("journal", key), f"unknown key '{key}' (known: {', '.join(sorted(_JOURNAL_KEYS))})")
+            )
     for key in ("path", "hmac_key_file"):
         if key in raw and not isinstance(raw[key], str):
             problems.append(doc.problem(("journal", key), f"journal.{key} must be a path, got {raw[key]!r}"))
     days = raw.get("retention_days", 90)
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
-        problems.append(doc.problem(("journal", "retention_days"), f"retention_days must be a whole number of days, at least 1, got {days!r}"))
+        problems.append(
+            doc.problem(
+                ("journal", "retention_days"),
+                f"retention_days must be a whole number of days, at least 1, got {days!r}",
+            )
+        )
         days = 90
     key_file = raw.get("hmac_key_file")
     if isinstance(key_file, str):
@@ -254,7 +283,11 @@ def load_table(path: Path | str) -> TableConfig:
     problems: list[Problem] = []
     game = CATALOG.get(data.get("game"))  # type: ignore[arg-type]
     if game is None:
-        problems.append(doc.problem(("game",), f"unknown or missing game {data.get('game')!r} (known: {', '.join(sorted(CATALOG))})"))
+        problems.append(
+            doc.problem(
+                ("game",), f"unknown or missing game {data.get('game')!r} (known: {', '.join(sorted(CATALOG))})"
+            )
+        )
         raise ConfigError(problems)
     known_keys = _KEYS | {o.name for o in game.options}
     for key in data:
@@ -271,7 +304,9 @@ def load_table(path: Path | str) -> TableConfig:
         game=game.game,
         name=str(data.get("name", game.game)),
         seats=seats if isinstance(seats, int) else 0,
-        paytables=_paytables(doc, game, data.get("paytables"), problems, doc.path.parent / str(data.get("paytables_dir", "paytables"))),
+        paytables=_paytables(
+            doc, game, data.get("paytables"), problems, doc.path.parent / str(data.get("paytables_dir", "paytables"))
+        ),
         limits=_limits(doc, game, data.get("limits", {}), problems),
         payout_cap=cap,
         options=_options(doc, game, data, problems),

@@ -6,9 +6,10 @@ The data comes from ``yaml.safe_load``; the lines from composing the same text i
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import yaml
 

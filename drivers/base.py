@@ -28,10 +28,10 @@ class Driver:
         self,
         name: str,
         url: str,
-        events: "queue.Queue[DeviceEvent]",
+        events: queue.Queue[DeviceEvent],
         *,
         address: int = 1,
-        config: LinkConfig = LinkConfig(),
+        config: LinkConfig = LinkConfig(),  # noqa: B008 (frozen, shared safely)
         last_event_no: int = 0,
     ) -> None:
         self._closed = True
@@ -40,7 +40,7 @@ class Driver:
         self.link = Link(name, url, address, events.put, self._on_event, config, last_event_no)
         self._closed = False
 
-    def start(self) -> "Driver":
+    def start(self) -> Driver:
         """Start talking to the device."""
         self.link.start()
         return self
@@ -51,7 +51,7 @@ class Driver:
             self._closed = True
             self.link.close()
 
-    def __enter__(self) -> "Driver":
+    def __enter__(self) -> Driver:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -73,7 +73,9 @@ class Driver:
     def _on_event(self, event_no: int, code: int, body: bytes, at: float) -> None:
         cls = self.EVENTS.get(code)
         if cls is None or cls.spec is None:
-            self.events.put(DeviceFault(device=self.name, event_no=event_no, error=f"event {event_no}: unknown event code {code}"))
+            self.events.put(
+                DeviceFault(device=self.name, event_no=event_no, error=f"event {event_no}: unknown event code {code}")
+            )
             return
         try:
             values = decode_body(cls.spec, body)

@@ -125,7 +125,9 @@ def encode(frame: Frame) -> bytes:
     for name in ("address", "seq", "ack", "version"):
         if not 0 <= getattr(frame, name) <= 255:
             raise FramingError(f"{name} {getattr(frame, name)} does not fit in a byte")
-    body = bytes((frame.version, frame.address, frame.seq, frame.ack, int(frame.type), len(frame.payload))) + frame.payload
+    body = (
+        bytes((frame.version, frame.address, frame.seq, frame.ack, int(frame.type), len(frame.payload))) + frame.payload
+    )
     return cobs_encode(body + crc16(body).to_bytes(2, "big")) + b"\x00"
 
 

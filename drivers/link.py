@@ -20,8 +20,8 @@ import queue
 import struct
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from drivers.framing import Decoder, DecoderStats, Frame, MsgType, encode
 from drivers.messages import DeviceEvent
@@ -248,7 +248,11 @@ class Link:
         boot_id = struct.unpack_from(">I", p)[0]
         if not self.up:
             self.up = True
-            self._emit(LinkUp(device=self.name, boot_id=boot_id, rebooted=self._boot_id is not None and boot_id != self._boot_id))
+            self._emit(
+                LinkUp(
+                    device=self.name, boot_id=boot_id, rebooted=self._boot_id is not None and boot_id != self._boot_id
+                )
+            )
         elif boot_id != self._boot_id:
             self._emit(LinkUp(device=self.name, boot_id=boot_id, rebooted=True))
         self._boot_id = boot_id
@@ -258,14 +262,20 @@ class Link:
                 self.stats.duplicates += 1
                 return True
             if event_no != self.last_event_no + 1 and self.last_event_no:
-                self._emit(DeviceFault(device=self.name, error=f"events {self.last_event_no + 1} to {event_no - 1} never arrived"))
+                self._emit(
+                    DeviceFault(
+                        device=self.name, error=f"events {self.last_event_no + 1} to {event_no - 1} never arrived"
+                    )
+                )
             self.last_event_no = event_no
             self.stats.events += 1
             try:
                 self._on_event(event_no, code, bytes(p[9:]), now)
             except Exception as exc:  # noqa: BLE001 - a bad event must not stop the link
                 self.stats.faults += 1
-                self._emit(DeviceFault(device=self.name, event_no=event_no, error=f"event {event_no} (code {code}): {exc}"))
+                self._emit(
+                    DeviceFault(device=self.name, event_no=event_no, error=f"event {event_no} (code {code}): {exc}")
+                )
             return True
         if reply.type is MsgType.RESP and len(p) >= 6:
             status = p[4]

@@ -32,7 +32,9 @@ def driver_class(name: str) -> type[Driver]:
         found = [ep for ep in entry_points(group="tablectl.drivers") if ep.name == name]
         if not found:
             known = ", ".join(sorted(DRIVERS))
-            raise DriverNotAvailable(f"no driver '{name}' (built in: {known}; or install one in the tablectl.drivers entry points)")
+            raise DriverNotAvailable(
+                f"no driver '{name}' (built in: {known}; or install one in the tablectl.drivers entry points)"
+            )
         return found[0].load()  # type: ignore[no-any-return]
     module, _, attr = target.partition(":")
     return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]

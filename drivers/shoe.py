@@ -9,8 +9,17 @@ from drivers.base import Driver
 from drivers.messages import DeviceEvent, MessageSpec, card_text
 
 __all__ = [
-    "CardDealt", "CardUnreadable", "ShoeEmpty", "ShuffleStarted", "ShuffleComplete", "DeckCheck",
-    "Jam", "DoorChanged", "SelfTest", "ShoeStatus", "ShoeDriver",
+    "CardDealt",
+    "CardUnreadable",
+    "ShoeEmpty",
+    "ShuffleStarted",
+    "ShuffleComplete",
+    "DeckCheck",
+    "Jam",
+    "DoorChanged",
+    "SelfTest",
+    "ShoeStatus",
+    "ShoeDriver",
 ]
 
 
@@ -21,7 +30,9 @@ class CardDealt(DeviceEvent):
     card: str
     index: int
     quality: int
-    spec: ClassVar[MessageSpec] = MessageSpec(0x01, "card_dealt", (("card", "card"), ("index", "u16"), ("quality", "u8")))
+    spec: ClassVar[MessageSpec] = MessageSpec(
+        0x01, "card_dealt", (("card", "card"), ("index", "u16"), ("quality", "u8"))
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,7 +108,21 @@ class ShoeDriver(Driver):
     """Driver for a card-reading shoe or a shuffler with a reader."""
 
     kind = "shoe"
-    EVENTS = {c.spec.code: c for c in (CardDealt, CardUnreadable, ShoeEmpty, ShuffleStarted, ShuffleComplete, DeckCheck, Jam, DoorChanged, SelfTest, ShoeStatus)}
+    EVENTS = {
+        c.spec.code: c
+        for c in (
+            CardDealt,
+            CardUnreadable,
+            ShoeEmpty,
+            ShuffleStarted,
+            ShuffleComplete,
+            DeckCheck,
+            Jam,
+            DoorChanged,
+            SelfTest,
+            ShoeStatus,
+        )
+    }
     COMMANDS = {
         "start_shuffle": MessageSpec(0x81, "start_shuffle"),
         "configure_deck": MessageSpec(0x82, "configure_deck", (("size", "u8"),)),

@@ -53,7 +53,11 @@ class SimDevice:
         if self.state_file is None:
             return
         tmp = self.state_file.with_suffix(".tmp")
-        data = {"next_event_no": self.next_event_no, "boot_id": self.boot_id, "pending": [[n, c, b.hex()] for n, c, b in self.pending]}
+        data = {
+            "next_event_no": self.next_event_no,
+            "boot_id": self.boot_id,
+            "pending": [[n, c, b.hex()] for n, c, b in self.pending],
+        }
         tmp.write_text(json.dumps(data))
         os.replace(tmp, self.state_file)
 
@@ -108,7 +112,9 @@ class SimDevice:
                     self._save()
                 if self.pending:
                     number, code, body = self.pending[0]
-                    reply = Frame(self.address, 0, frame.seq, MsgType.EVENT, boot + struct.pack(">IB", number, code) + body)
+                    reply = Frame(
+                        self.address, 0, frame.seq, MsgType.EVENT, boot + struct.pack(">IB", number, code) + body
+                    )
                 else:
                     reply = Frame(self.address, 0, frame.seq, MsgType.ACK, boot)
             elif frame.type is MsgType.CMD and frame.payload:

@@ -3,15 +3,25 @@ given button presses. Each also injects the device faults its class can have."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from drivers.bet_spots import BetSpotDriver, SpotFault, SpotReport
 from drivers.messages import BUTTONS, LAMP_STATES
 from drivers.panel import ButtonChanged, PanelDriver
 from drivers.shoe import (
-    CardDealt, CardUnreadable, DeckCheck, DoorChanged, Jam, SelfTest, ShoeDriver, ShoeEmpty, ShoeStatus,
-    ShuffleComplete, ShuffleStarted,
+    CardDealt,
+    CardUnreadable,
+    DeckCheck,
+    DoorChanged,
+    Jam,
+    SelfTest,
+    ShoeDriver,
+    ShoeEmpty,
+    ShoeStatus,
+    ShuffleComplete,
+    ShuffleStarted,
 )
 from hil.device import SimDevice
 
@@ -32,7 +42,13 @@ class ShoeSim(SimDevice):
 
     driver = ShoeDriver
 
-    def __init__(self, cards: Sequence[str] = (), address: int = 1, state_file: Path | str | None = None, firmware: str = "sim-shoe 1.0") -> None:
+    def __init__(
+        self,
+        cards: Sequence[str] = (),
+        address: int = 1,
+        state_file: Path | str | None = None,
+        firmware: str = "sim-shoe 1.0",
+    ) -> None:
         super().__init__(address, state_file)
         self.cards = list(cards)
         self.dealt = 0

@@ -17,9 +17,10 @@ mapping of keyword arguments, a single value, or ``do: ACTION`` for an action wi
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from controller.yamlfile import ConfigError, load_yaml
 from hil.device import SimDevice
@@ -84,14 +85,16 @@ def load_scenario(path: Path | str, kinds: Mapping[str, str]) -> Scenario:
             problems.append(doc.problem(where, "a step is {device: NAME, ACTION: ARGS} or {wait: SECONDS}"))
             continue
         name = item["device"]
-        (action, args), = [(k, v) for k, v in item.items() if k != "device"]
+        ((action, args),) = [(k, v) for k, v in item.items() if k != "device"]
         if action == "do":
             action, args = str(args), None
         kind = kinds.get(name)
         if kind is None:
             problems.append(doc.problem(where + ("device",), f"no device '{name}' (known: {', '.join(sorted(kinds))})"))
         elif action not in ACTIONS[kind]:
-            problems.append(doc.problem(where, f"a {kind} cannot '{action}' (it can: {', '.join(sorted(ACTIONS[kind]))})"))
+            problems.append(
+                doc.problem(where, f"a {kind} cannot '{action}' (it can: {', '.join(sorted(ACTIONS[kind]))})")
+            )
         else:
             steps.append(Step(name, action, args, line))
     if problems:

@@ -111,7 +111,7 @@ class PtyServer(_Server):
         if self.link is not None and self.link.is_symlink():
             self.link.unlink()
 
-    def __enter__(self) -> "PtyServer":
+    def __enter__(self) -> PtyServer:
         self.start()
         return self
 
@@ -141,7 +141,7 @@ class SocketServer(_Server):
         while not self._stop.is_set():
             try:
                 conn, _ = self._listener.accept()
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 continue
             except OSError:
                 return
@@ -151,7 +151,7 @@ class SocketServer(_Server):
                 while not self._stop.is_set():
                     try:
                         data = conn.recv(4096)
-                    except (TimeoutError, socket.timeout):
+                    except TimeoutError:
                         continue
                     except OSError:
                         break
@@ -167,7 +167,7 @@ class SocketServer(_Server):
         self._join()
         self._listener.close()
 
-    def __enter__(self) -> "SocketServer":
+    def __enter__(self) -> SocketServer:
         self.start()
         return self
 
@@ -207,7 +207,7 @@ class SerialServer(_Server):
             self._port.close()  # type: ignore[attr-defined]
             self._port = None
 
-    def __enter__(self) -> "SerialServer":
+    def __enter__(self) -> SerialServer:
         self.start()
         return self
 

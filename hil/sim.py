@@ -14,11 +14,11 @@ import sys
 import threading
 from pathlib import Path
 
+from controller.yamlfile import ConfigError
 from hil.devices import SIMULATORS, ShoeSim
 from hil.faults import Faults
 from hil.scenario import load_scenario
 from hil.serve import PtyServer, SocketServer
-from controller.yamlfile import ConfigError
 
 __all__ = ["main"]
 
@@ -38,12 +38,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cards", default="", help='shoe card order, e.g. "As Kd Qh"')
     p.add_argument("--script", type=Path, help="a scenario YAML file to play once serving")
     for fault in ("flip", "drop", "drop_in", "duplicate", "split", "garbage"):
-        p.add_argument(f"--{fault.replace('_', '-')}", type=float, default=0.0, metavar="P", help=f"probability of {fault} per frame")
+        p.add_argument(
+            f"--{fault.replace('_', '-')}",
+            type=float,
+            default=0.0,
+            metavar="P",
+            help=f"probability of {fault} per frame",
+        )
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     address = args.address or _ADDRESSES[args.kind]
     cls = SIMULATORS[args.kind]
-    device = cls(cards=args.cards.split(), address=address, state_file=args.state) if cls is ShoeSim else cls(address=address, state_file=args.state)
+    device = (
+        cls(cards=args.cards.split(), address=address, state_file=args.state)
+        if cls is ShoeSim
+        else cls(address=address, state_file=args.state)
+    )
     faults = Faults(args.flip, args.drop, args.drop_in, args.duplicate, args.split, args.garbage, seed=args.seed)
     scenario = None
     if args.script:

@@ -7,8 +7,8 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pytest
 from hypothesis import settings

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import queue
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 
 
-def wait_for(q: "queue.Queue", match: Callable[[object], bool], timeout: float = 5.0) -> list:
+def wait_for(q: queue.Queue, match: Callable[[object], bool], timeout: float = 5.0) -> list:
     """Events taken from ``q`` until one matches (returned last); fails after ``timeout``."""
     seen = []
     deadline = time.monotonic() + timeout
@@ -28,7 +28,7 @@ def of(kind: type) -> Callable[[object], bool]:
     return lambda e: isinstance(e, kind)
 
 
-def collect_event_numbers(q: "queue.Queue", kind: type, count: int, timeout: float = 60.0) -> list[int]:
+def collect_event_numbers(q: queue.Queue, kind: type, count: int, timeout: float = 60.0) -> list[int]:
     """The event numbers of the first ``count`` events of ``kind`` taken from ``q``."""
     got: list[int] = []
     deadline = time.monotonic() + timeout

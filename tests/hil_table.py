@@ -8,8 +8,9 @@ import contextlib
 import io
 import json
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from controller.cli import main as tablectl
 from controller.table.base import RoundResult
@@ -19,6 +20,7 @@ from drivers.messages import BUTTONS
 from drivers.panel import ButtonChanged
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.serve import PtyServer
+
 
 def shoe(first: str, size: int = 52) -> list[str]:
     """A shoe that deals ``first`` first, then the rest of a 52-card deck, ``size`` cards in all."""
@@ -65,7 +67,7 @@ class HilTable:
         for s in self.servers.values():
             s.close()
 
-    def __enter__(self) -> "HilTable":
+    def __enter__(self) -> HilTable:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -146,5 +148,7 @@ class HilTable:
         expected = json.loads(out.getvalue())
         assert result.settlement.to_json() == expected
         shown = [p for p in self.m.prompts if p in {step["text"] for step in expected["procedure"]}]
-        assert shown[-len(expected["procedure"]):] == [step["text"] for step in expected["procedure"]], "the dealer was shown every step, in order"
+        assert shown[-len(expected["procedure"]) :] == [step["text"] for step in expected["procedure"]], (
+            "the dealer was shown every step, in order"
+        )
         return expected

@@ -8,8 +8,8 @@ straight). A hand's key is a tuple; a larger tuple is a better hand.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from itertools import combinations
-from typing import Iterable, Sequence
 
 RefCard = tuple[int, str | None]
 

@@ -4,21 +4,23 @@ the explicit list of joker uses."""
 from __future__ import annotations
 
 import pytest
+from conftest import hands_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cards import JOKER
 from controller.hands.fast import evaluator_for
 from controller.hands.rules import Wheel
-from conftest import hands_of
 
 np = pytest.importorskip("numpy")
 from controller.hands.batch import strengths  # noqa: E402
 
 
 @settings(max_examples=60)
-@given(st.sampled_from([5, 6, 7]).flatmap(lambda k: st.lists(hands_of(k, joker=True), min_size=1, max_size=40)),
-       st.sampled_from(list(Wheel)))
+@given(
+    st.sampled_from([5, 6, 7]).flatmap(lambda k: st.lists(hands_of(k, joker=True), min_size=1, max_size=40)),
+    st.sampled_from(list(Wheel)),
+)
 def test_batch_equals_scalar(hands: list, wheel: Wheel) -> None:
     rows = [[c.index for c in h] for h in hands]
     scalar = evaluator_for(wheel).strength

@@ -61,7 +61,9 @@ def test_a_bonus_uses_the_chosen_paytable() -> None:
 
 
 def test_a_losing_bonus_collected_then_winning_bonus_paid_before_the_rest() -> None:
-    s = settle({"1": seat("Kc Kd 4h 7s 8d", bonus=500, exposed=True), "6": seat("Ac Qd 4s 7c 8c", bonus=500, exposed=True)})
+    s = settle(
+        {"1": seat("Kc Kd 4h 7s 8d", bonus=500, exposed=True), "6": seat("Ac Qd 4s 7c 8c", bonus=500, exposed=True)}
+    )
     phases = [(step.phase, step.seat, step.actions[0].verb if step.actions else None) for step in s.procedure]
     assert phases[:2] == [("bonus", 6, "collect"), ("bonus", 1, "pay")]
     assert phases[2][0] == "dealer"
@@ -84,7 +86,9 @@ def test_b_fold_forfeits_ante_and_first_wager() -> None:
 def test_b_second_wager_must_equal_the_first() -> None:
     record = {"1": seat("Ac Kd Qh Js 9s")}
     record["1"]["wagers"]["second"] = 500
-    with pytest.raises(RecordError, match=r"\$\.seats\.1\.wagers\.second: must equal the first wager \(1000\), got 500"):
+    with pytest.raises(
+        RecordError, match=r"\$\.seats\.1\.wagers\.second: must equal the first wager \(1000\), got 500"
+    ):
         settle(record)
 
 
@@ -108,7 +112,12 @@ def test_f3_player_higher_first_and_second_win_even_money_ante_returned() -> Non
 
 def test_f3_player_higher_with_an_ante_bonus_hand() -> None:
     s = settle({"1": seat("Kc Kd Ks 3d 2h")})  # trips: 1 to 1 in the example ante bonus table
-    assert results(s, 1) == {"ante": ("returned", 0), "first": ("win", 1000), "second": ("win", 1000), "ante_bonus": ("win", 500)}
+    assert results(s, 1) == {
+        "ante": ("returned", 0),
+        "first": ("win", 1000),
+        "second": ("win", 1000),
+        "ante_bonus": ("win", 500),
+    }
 
 
 def test_f3_ante_bonus_paid_even_when_the_player_loses() -> None:
@@ -129,7 +138,9 @@ def test_f3_ante_bonus_paid_on_a_tie() -> None:
 
 
 def test_f_resolved_counterclockwise_from_the_dealers_right() -> None:
-    s = settle({n: seat(cards) for n, cards in (("1", "Tc Td 5c 3d 2h"), ("4", "8c 8d 5d 3h 2d"), ("6", "Ac Ad 6s 4s 2s"))})
+    s = settle(
+        {n: seat(cards) for n, cards in (("1", "Tc Td 5c 3d 2h"), ("4", "8c 8d 5d 3h 2d"), ("6", "Ac Ad 6s 4s 2s"))}
+    )
     assert [st.seat for st in s.procedure if st.phase == "settle"] == [6, 4, 1]
 
 

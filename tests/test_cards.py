@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from conftest import hands_of
 from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.cards import ALL_CARDS, JOKER, CardError, Rank, Suit, card, deck, format_cards, parse_cards
-from conftest import hands_of
 
 
 def test_spaced_and_run_together_forms_read_the_same() -> None:

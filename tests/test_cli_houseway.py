@@ -8,7 +8,9 @@ import sys
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller", *args], input=stdin, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args], input=stdin, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_houseway_prints_high_low_and_rule() -> None:
@@ -32,12 +34,20 @@ def test_pai_gow_record_settles_from_stdin() -> None:
         "game": "pai_gow",
         "start": {"method": "rng", "value": 3},
         "remaining": 4,
-        "seats": {"2": {"wagers": {"pai_gow": 2000, "bonus": 500}, "cards": "Ac Ad Kc Kd 7h 4s 2d", "set": "house_way"}},
+        "seats": {
+            "2": {"wagers": {"pai_gow": 2000, "bonus": 500}, "cards": "Ac Ad Kc Kd 7h 4s 2d", "set": "house_way"}
+        },
         "dealer": "Th 9h 8s 5c 4c 3h 2s",
     }
     proc = run("settle", "-", stdin=json.dumps(record))
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert out["seats"]["2"]["wagers"]["pai_gow"] == {"result": "win", "net": 1900, "stake": 2000, "why": out["seats"]["2"]["wagers"]["pai_gow"]["why"], "commission": 100}
+    assert out["seats"]["2"]["wagers"]["pai_gow"] == {
+        "result": "win",
+        "net": 1900,
+        "stake": 2000,
+        "why": out["seats"]["2"]["wagers"]["pai_gow"]["why"],
+        "commission": 100,
+    }
     assert out["dealer"]["start"] == {"method": "rng", "value": 3, "first_hand": "seat 5"}
     assert out["house_net"] == -out["seats"]["2"]["net"]

@@ -23,7 +23,12 @@ def test_each_argument_is_a_hand() -> None:
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert rows == [
-        {"cards": "As Ks Qs Js Ts", "category": "royal_flush", "best": "As Ks Qs Js Ts", "strength": rows[0]["strength"]},
+        {
+            "cards": "As Ks Qs Js Ts",
+            "category": "royal_flush",
+            "best": "As Ks Qs Js Ts",
+            "strength": rows[0]["strength"],
+        },
         {"cards": "2c 3d 4h 5s 7c", "category": "high_card", "best": "7c 5s 4h 3d 2c", "strength": rows[1]["strength"]},
     ]
     assert rows[0]["strength"] > rows[1]["strength"]

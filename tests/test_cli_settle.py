@@ -15,13 +15,27 @@ EXAMPLE_MS = {
 }
 EXAMPLE_B5 = {
     "game": "boston5",
-    "seats": {"2": {"wagers": {"ante": 500, "first": 1000, "second": 1000, "bonus": 500}, "cards": "As Ks Qs Js Ts", "exposed_bonus": True, "folded": False}},
+    "seats": {
+        "2": {
+            "wagers": {"ante": 500, "first": 1000, "second": 1000, "bonus": 500},
+            "cards": "As Ks Qs Js Ts",
+            "exposed_bonus": True,
+            "folded": False,
+        }
+    },
     "dealer": "2c 3d 4h 5s 7c",
 }
 
 
 def run(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller", "settle", *args], input=stdin, capture_output=True, text=True, timeout=60, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "controller", "settle", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+    )
 
 
 def test_the_issue_examples_settle(tmp_path: Path) -> None:
@@ -51,8 +65,14 @@ def test_bad_records_list_every_problem_and_settle_nothing() -> None:
     proc = run("-", stdin=json.dumps(bad))
     assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.splitlines()
-    assert "tablectl settle: <stdin>: $.seats.1.wagers.third: must be 1x, 2x or 3x the ante (500, 1000 or 1500), got 700" in lines
-    assert "tablectl settle: <stdin>: $.seats.2.wagers.tip: unknown wager spot (known: ante, third, fourth, fifth, bonus)" in lines
+    assert (
+        "tablectl settle: <stdin>: $.seats.1.wagers.third: must be 1x, 2x or 3x the ante (500, 1000 or 1500), got 700"
+        in lines
+    )
+    assert (
+        "tablectl settle: <stdin>: $.seats.2.wagers.tip: unknown wager spot (known: ante, third, fourth, fifth, bonus)"
+        in lines
+    )
     assert "tablectl settle: <stdin>: $.seats.2.cards: card 1 'As' is also dealt at $.seats.1.cards" in lines
     assert "tablectl settle: <stdin>: $.community: needs 3 cards, got 2" in lines
 

@@ -29,7 +29,18 @@ def test_shipped_paytables_match_the_issue() -> None:
     assert [o for _, o in odds("b5_bonus_b")] == ["40 to 1", "30 to 1", "6 to 1", "3 to 1", "1 to 1"]
     assert odds("ms_bonus_3card")[0] == ("mini_royal", "50 to 1")
     main = tables["ms_main_standard"]
-    assert [str(r.odds) for r in main.rows] == ["500 to 1", "100 to 1", "40 to 1", "10 to 1", "6 to 1", "4 to 1", "3 to 1", "2 to 1", "1 to 1", "push"]
+    assert [str(r.odds) for r in main.rows] == [
+        "500 to 1",
+        "100 to 1",
+        "40 to 1",
+        "10 to 1",
+        "6 to 1",
+        "4 to 1",
+        "3 to 1",
+        "2 to 1",
+        "1 to 1",
+        "push",
+    ]
     assert not any(t.approved for t in tables.values())
     assert "EXAMPLE" in tables["b5_ante_bonus_example"].source
 
@@ -93,7 +104,11 @@ def test_missing_keys_and_bad_values(tmp_path: Path) -> None:
 
 def test_rank_conditions(tmp_path: Path) -> None:
     head = HEAD.replace("spot: bonus", "spot: ante_bonus")
-    found = problems_of(tmp_path, "      - {hand: flush, ranks: [A], pays: 1 to 1}\n      - {hand: one_pair, ranks: [Z], pays: 1 to 1}\n", head)
+    found = problems_of(
+        tmp_path,
+        "      - {hand: flush, ranks: [A], pays: 1 to 1}\n      - {hand: one_pair, ranks: [Z], pays: 1 to 1}\n",
+        head,
+    )
     assert any("ranks cannot narrow flush here" in p for p in found)
     assert any("rows[1].ranks[0]: unknown rank 'Z'" in p for p in found)
 

@@ -7,6 +7,8 @@ from collections import Counter
 from itertools import combinations, permutations
 
 import pytest
+import reference
+from conftest import hand, hands_of, to_ref
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -15,8 +17,6 @@ from controller.hands import BOSTON5, MISSISSIPPI_STUD, PAI_GOW, Category, HandE
 from controller.hands.categories import FIVE_CARD_ORDER
 from controller.hands.fast import evaluator_for
 from controller.hands.rules import Wheel
-import reference
-from conftest import hand, hands_of, to_ref
 
 C = Category
 

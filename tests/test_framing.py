@@ -8,7 +8,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.framing import MAX_PAYLOAD, MAX_WIRE, Decoder, Frame, FramingError, MsgType, cobs_decode, cobs_encode, crc16, decode_frame, encode
+from drivers.framing import (
+    MAX_PAYLOAD,
+    MAX_WIRE,
+    Decoder,
+    Frame,
+    FramingError,
+    MsgType,
+    cobs_decode,
+    cobs_encode,
+    crc16,
+    decode_frame,
+    encode,
+)
 
 frames = st.builds(
     Frame,
@@ -25,7 +37,15 @@ def test_crc_check_values() -> None:
     assert crc16(b"") == 0xFFFF
 
 
-@pytest.mark.parametrize("data, wire", [(b"", b"\x01"), (b"\x00", b"\x01\x01"), (b"\x11\x22\x00\x33", b"\x03\x11\x22\x02\x33"), (b"\x11\x00\x00\x00", b"\x02\x11\x01\x01\x01")])
+@pytest.mark.parametrize(
+    "data, wire",
+    [
+        (b"", b"\x01"),
+        (b"\x00", b"\x01\x01"),
+        (b"\x11\x22\x00\x33", b"\x03\x11\x22\x02\x33"),
+        (b"\x11\x00\x00\x00", b"\x02\x11\x01\x01\x01"),
+    ],
+)
 def test_cobs_known_vectors(data: bytes, wire: bytes) -> None:
     assert cobs_encode(data) == wire and cobs_decode(wire) == data
 
@@ -111,7 +131,18 @@ def test_a_sample_of_mutated_frames_is_never_accepted() -> None:
     # benchmarks/bench_framing.py runs 1,000,000 per message type; this is a fixed-seed sample.
     rng = random.Random(2026)
     for kind in MsgType:
-        originals = [encode(Frame(rng.randrange(1, 127), rng.randrange(256), rng.randrange(256), kind, rng.randbytes(rng.randrange(0, 40))))[:-1] for _ in range(20)]
+        originals = [
+            encode(
+                Frame(
+                    rng.randrange(1, 127),
+                    rng.randrange(256),
+                    rng.randrange(256),
+                    kind,
+                    rng.randbytes(rng.randrange(0, 40)),
+                )
+            )[:-1]
+            for _ in range(20)
+        ]
         valid = set(originals)
         for _ in range(3000):
             wire = mutate(rng, rng.choice(originals))

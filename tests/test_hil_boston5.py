@@ -4,13 +4,13 @@ against ``tablectl settle`` on its record, and the dealer was shown every step."
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+from hil_table import HilTable, shoe, wait
 
 from controller.table_config import config_dir, load_table
-from hil_table import HilTable, shoe, wait
 
 TABLE = load_table(config_dir() / "bench" / "boston5.yaml")
 
@@ -43,7 +43,11 @@ def seconds_and_final(t: HilTable, seats: tuple[int, ...]) -> None:
 
 def test_clean_round_bonus_exposed_and_settled_before_the_second_wager(t: HilTable) -> None:
     first_deal(t, (2, 5), "As Ks Qs 2h 7d 9c 3c 4d 5h Js Ts 6h 6c 8c 9s", bonus=(2, 5))
-    assert [str(c) for c in t.m.seats[2].cards] == ["As", "Ks", "Qs"] and [str(c) for c in t.m.dealer] == ["3c", "4d", "5h"]
+    assert [str(c) for c in t.m.seats[2].cards] == ["As", "Ks", "Qs"] and [str(c) for c in t.m.dealer] == [
+        "3c",
+        "4d",
+        "5h",
+    ]
     assert not any(c in p for p in t.m.prompts for c in ("3c", "4d", "5h"))  # the dealer's cards stay down
     assert t.m.phase.value == "bonus"
     t.press("seat_2", "next")  # seat 2 exposes; seat 5 does not
@@ -57,7 +61,10 @@ def test_clean_round_bonus_exposed_and_settled_before_the_second_wager(t: HilTab
     seconds_and_final(t, (2, 5))
     result = t.finish()
     settled = t.settles_as_tablectl_settle(result)
-    assert settled["seats"]["2"]["wagers"]["bonus"]["result"] == "win" and settled["seats"]["5"]["wagers"]["bonus"]["result"] == "lose"
+    assert (
+        settled["seats"]["2"]["wagers"]["bonus"]["result"] == "win"
+        and settled["seats"]["5"]["wagers"]["bonus"]["result"] == "lose"
+    )
 
 
 @pytest.mark.parametrize("how", ["fold", "withdraw"])
@@ -91,11 +98,17 @@ def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     t.spot(2, "ante", 500)
     t.spot(4, "first", 0)
     assert t.m.late_bets == ["late bet: seat 2 ante 5.00 not accepted", "removed bet: seat 4 first 0.00 not accepted"]
-    wait(lambda: t.spots.lamps.get((2, "ante")) == "flash_late" and t.spots.lamps.get((4, "first")) == "flash_removed", "the spot lamps to flash")
+    wait(
+        lambda: t.spots.lamps.get((2, "ante")) == "flash_late" and t.spots.lamps.get((4, "first")) == "flash_removed",
+        "the spot lamps to flash",
+    )
     t.key()
     t.press("previous", "next")  # refuse the late ante; try to accept the removal: refused, the round is dealt
     actions = [(r.data["action"], r.data["reason"]) for r in t.journal.records() if r.kind == "SupervisorAction"]
-    assert [a for a, _ in actions] == ["late bet refused", "late bet refused"] and "cannot enter a round already dealt" in actions[1][1]
+    assert [a for a, _ in actions] == [
+        "late bet refused",
+        "late bet refused",
+    ] and "cannot enter a round already dealt" in actions[1][1]
     seconds_and_final(t, (1, 4))
     result = t.finish()
     assert result.record["seats"]["4"]["wagers"]["first"] == 1000 and "2" not in result.record["seats"]

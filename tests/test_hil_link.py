@@ -5,25 +5,37 @@ from __future__ import annotations
 import os
 import queue
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
+from hil_helpers import collect_event_numbers, of, wait_for
 
 from drivers.bet_spots import BetSpotDriver, SpotFault, SpotReport
 from drivers.framing import Decoder, Frame, MsgType, encode
 from drivers.link import CommandResult, DeviceFault, LinkConfig, LinkDown, LinkUp
 from drivers.panel import ButtonChanged, PanelDriver
 from drivers.registry import DriverNotAvailable, driver_class
-from drivers.shoe import CardDealt, CardUnreadable, DeckCheck, DoorChanged, Jam, SelfTest, ShoeStatus, ShuffleComplete, ShuffleStarted
+from drivers.shoe import (
+    CardDealt,
+    CardUnreadable,
+    DeckCheck,
+    DoorChanged,
+    Jam,
+    SelfTest,
+    ShoeStatus,
+    ShuffleComplete,
+    ShuffleStarted,
+)
 from drivers.transport import Transport, TransportError
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.faults import Faults
 from hil.serve import PtyServer, SocketServer
-from hil_helpers import collect_event_numbers, of, wait_for
 
-FAST = LinkConfig(poll_interval_s=0.01, response_timeout_s=0.05, retries=3, link_down_s=1.0, reconnect_min_s=0.05, reconnect_max_s=0.2)
+FAST = LinkConfig(
+    poll_interval_s=0.01, response_timeout_s=0.05, retries=3, link_down_s=1.0, reconnect_min_s=0.05, reconnect_max_s=0.2
+)
 
 
 @contextmanager
@@ -64,9 +76,16 @@ def test_shoe_events_and_commands(transport: str) -> None:
         shoe.configure_deck(53)
         shoe.start_shuffle()
         events = wait_for(q, of(DeckCheck))
-        assert [type(e) for e in events if not isinstance(e, CommandResult)][-3:] == [ShuffleStarted, ShuffleComplete, DeckCheck]
+        assert [type(e) for e in events if not isinstance(e, CommandResult)][-3:] == [
+            ShuffleStarted,
+            ShuffleComplete,
+            DeckCheck,
+        ]
         assert events[-1].count == 53 and events[-1].ok
-        assert [e.command for e in events if isinstance(e, CommandResult) and e.ok] == ["configure_deck", "start_shuffle"]
+        assert [e.command for e in events if isinstance(e, CommandResult) and e.ok] == [
+            "configure_deck",
+            "start_shuffle",
+        ]
         shoe.request_status()
         status = wait_for(q, of(ShoeStatus))[-1]
         assert (status.stub_count, status.deck_size) == (3, 53)
@@ -81,7 +100,10 @@ def test_bet_spot_events_and_commands(transport: str) -> None:
         sim.place(3, "bonus", 0)
         sim.fault(4, "ante", 2)
         events = wait_for(q, of(SpotFault))
-        assert [(e.seat, e.spot, e.cents) for e in events if isinstance(e, SpotReport)] == [(3, "ante", 500), (3, "bonus", 0)]
+        assert [(e.seat, e.spot, e.cents) for e in events if isinstance(e, SpotReport)] == [
+            (3, "ante", 500),
+            (3, "bonus", 0),
+        ]
         assert (events[-1].seat, events[-1].spot, events[-1].code) == (4, "ante", 2)
         spots.set_lamp(3, "ante", "accepted")
         spots.lock()
@@ -96,8 +118,19 @@ def test_panel_events_and_commands(transport: str) -> None:
     with served(sim, transport) as (_, url), PanelDriver("panel", url, q, address=3, config=FAST) as panel:
         sim.press("no_more_bets")
         sim.press("supervisor_key")
-        events = [e for e in wait_for(q, lambda e: isinstance(e, ButtonChanged) and e.button == "supervisor_key" and not e.pressed) if isinstance(e, ButtonChanged)]
-        assert [(e.button, e.pressed) for e in events] == [("no_more_bets", True), ("no_more_bets", False), ("supervisor_key", True), ("supervisor_key", False)]
+        events = [
+            e
+            for e in wait_for(
+                q, lambda e: isinstance(e, ButtonChanged) and e.button == "supervisor_key" and not e.pressed
+            )
+            if isinstance(e, ButtonChanged)
+        ]
+        assert [(e.button, e.pressed) for e in events] == [
+            ("no_more_bets", True),
+            ("no_more_bets", False),
+            ("supervisor_key", True),
+            ("supervisor_key", False),
+        ]
         panel.display(1, "Place your bets")
         panel.lamp("deal", True)
         panel.beep(50)
@@ -179,7 +212,14 @@ def test_every_event_exactly_once_through_faults_and_reboots(tmp_path: Path) -> 
     q: queue.Queue = queue.Queue()
     sim = PanelSim(address=3, state_file=tmp_path / "panel.json")
     faults = Faults(flip=0.02, drop=0.02, duplicate=0.01, seed=7)
-    config = LinkConfig(poll_interval_s=0.005, response_timeout_s=0.02, retries=5, link_down_s=3.0, reconnect_min_s=0.05, reconnect_max_s=0.2)
+    config = LinkConfig(
+        poll_interval_s=0.005,
+        response_timeout_s=0.02,
+        retries=5,
+        link_down_s=3.0,
+        reconnect_min_s=0.05,
+        reconnect_max_s=0.2,
+    )
     received: list[int] = []
     reboots = {total // 3, 2 * total // 3}
     with served(sim, "pty", faults) as _, PanelDriver("panel", _[1], q, address=3, config=config):
@@ -221,7 +261,14 @@ def test_link_down_within_the_silence_plus_one_poll() -> None:
     q: queue.Queue = queue.Queue()
     sim = PanelSim(address=3)
     faults = Faults()
-    config = LinkConfig(poll_interval_s=0.05, response_timeout_s=0.05, retries=10, link_down_s=0.4, reconnect_min_s=0.05, reconnect_max_s=0.1)
+    config = LinkConfig(
+        poll_interval_s=0.05,
+        response_timeout_s=0.05,
+        retries=10,
+        link_down_s=0.4,
+        reconnect_min_s=0.05,
+        reconnect_max_s=0.1,
+    )
     with served(sim, "pty", faults) as (_, url), PanelDriver("panel", url, q, address=3, config=config) as panel:
         wait_for(q, of(LinkUp))
         faults.drop_in = 1.0  # the device goes silent
@@ -238,7 +285,10 @@ def test_link_down_within_the_silence_plus_one_poll() -> None:
 def test_reconnect_after_the_pty_closes_and_a_new_one_opens(tmp_path: Path) -> None:
     q: queue.Queue = queue.Queue()
     sim = PanelSim(address=3)
-    with served(sim, "pty", link=tmp_path / "ttyPANEL") as (server, url), PanelDriver("panel", url, q, address=3, config=FAST) as panel:
+    with (
+        served(sim, "pty", link=tmp_path / "ttyPANEL") as (server, url),
+        PanelDriver("panel", url, q, address=3, config=FAST) as panel,
+    ):
         wait_for(q, of(LinkUp))
         server.disconnect()
         wait_for(q, of(LinkDown))

@@ -4,14 +4,14 @@ checked against ``tablectl settle`` on its record, and the dealer was shown ever
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+from hil_table import HilTable, shoe, wait
 
 from controller.table_config import config_dir, load_table
 from drivers.messages import BUTTONS
-from hil_table import HilTable, shoe, wait
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 STREETS = ("third", "fourth", "fifth")
@@ -23,7 +23,12 @@ def t(tmp_path: Path) -> Iterator[HilTable]:
         yield table
 
 
-def to_third(t: HilTable, cards: str = "As Ad Kc Qd 7h 8h 2c", antes: tuple[tuple[int, int], ...] = ((1, 500), (4, 1000)), size: int = 52) -> None:
+def to_third(
+    t: HilTable,
+    cards: str = "As Ad Kc Qd 7h 8h 2c",
+    antes: tuple[tuple[int, int], ...] = ((1, 500), (4, 1000)),
+    size: int = 52,
+) -> None:
     for seat, ante in antes:
         t.spot(seat, "ante", ante)
     t.press("no_more_bets")
@@ -94,8 +99,14 @@ def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     t.spot(2, "ante", 500)  # a seat not in the round
     t.spot(1, "ante", 0)  # chips taken off a locked spot
     assert t.m.late_bets == ["late bet: seat 2 ante 5.00 not accepted", "removed bet: seat 1 ante 0.00 not accepted"]
-    wait(lambda: t.spots.lamps.get((2, "ante")) == "flash_late" and t.spots.lamps.get((1, "ante")) == "flash_removed", "the spot lamps to flash")
-    wait(lambda: t.panel.display.get(1) == "removed bet: seat 1 ante 0.00 not accepted", "the panel to name seat and spot")
+    wait(
+        lambda: t.spots.lamps.get((2, "ante")) == "flash_late" and t.spots.lamps.get((1, "ante")) == "flash_removed",
+        "the spot lamps to flash",
+    )
+    wait(
+        lambda: t.panel.display.get(1) == "removed bet: seat 1 ante 0.00 not accepted",
+        "the panel to name seat and spot",
+    )
     t.key()
     t.press("previous", "previous")  # the supervisor refuses both
     actions = [r.data["action"] for r in t.journal.records() if r.kind == "SupervisorAction"]

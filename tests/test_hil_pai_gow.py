@@ -4,15 +4,15 @@ against ``tablectl settle`` on its record, and the dealer was shown every step."
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+from hil_table import HilTable, wait
 
 from controller.cards import deck, parse_cards
 from controller.games.pai_gow_deal import DEALER, deal, start_position
 from controller.table_config import config_dir, load_table
-from hil_table import HilTable, wait
 
 TABLE = load_table(config_dir() / "bench" / "pai_gow.yaml")
 O = TABLE.options
@@ -43,7 +43,9 @@ def t(tmp_path: Path) -> Iterator[HilTable]:
         yield table
 
 
-def to_setting(t: HilTable, wagers: dict[int, dict[str, int]], hands: dict[int, str] | None = None, size: int = 53) -> None:
+def to_setting(
+    t: HilTable, wagers: dict[int, dict[str, int]], hands: dict[int, str] | None = None, size: int = 53
+) -> None:
     for seat, spots in wagers.items():
         for spot, cents in spots.items():
             t.spot(seat, spot, cents)
@@ -64,7 +66,9 @@ def set_all_by_house_way(t: HilTable) -> None:
 def test_clean_round_sets_shown_house_way_first_and_cycled(t: HilTable) -> None:
     to_setting(t, {2: {"pai_gow": 1000, "bonus": 500}, 5: {"pai_gow": 2500}})
     assert t.m.phase.value == "setting"
-    assert t.m.prompts[-1].startswith("seat 5: high ") and t.m.prompts[-1].endswith("(house way)")  # from the dealer's right
+    assert t.m.prompts[-1].startswith("seat 5: high ") and t.m.prompts[-1].endswith(
+        "(house way)"
+    )  # from the dealer's right
     t.press("confirm")
     house = t.m.prompts[-1]
     assert house.startswith("seat 2: ") and house.endswith("(house way)")
@@ -116,7 +120,12 @@ def test_an_envy_marker_under_five_dollars_is_shown_and_blocks_the_deal(t: HilTa
     t.spot(1, "envy_marker", 1)
     t.press("no_more_bets")
     assert t.m.phase.value == "betting"
-    wait(lambda: t.panel.display.get(1) == "correct: seat 1 envy marker: only for a bonus wager of 5.00 or more (11.15(c))", "the panel to name seat and spot")
+    wait(
+        lambda: (
+            t.panel.display.get(1) == "correct: seat 1 envy marker: only for a bonus wager of 5.00 or more (11.15(c))"
+        ),
+        "the panel to name seat and spot",
+    )
     t.spot(1, "envy_marker", 0)
     t.press("no_more_bets")
     assert t.m.phase.value == "no_more_bets"
@@ -127,13 +136,22 @@ def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     t.spot(1, "bonus", 500)
     t.spot(4, "bonus", 0)
     assert t.m.late_bets == ["late bet: seat 1 bonus 5.00 not accepted", "removed bet: seat 4 bonus 0.00 not accepted"]
-    wait(lambda: t.spots.lamps.get((1, "bonus")) == "flash_late" and t.spots.lamps.get((4, "bonus")) == "flash_removed", "the spot lamps to flash")
+    wait(
+        lambda: t.spots.lamps.get((1, "bonus")) == "flash_late" and t.spots.lamps.get((4, "bonus")) == "flash_removed",
+        "the spot lamps to flash",
+    )
     t.key()
     t.press("previous", "previous")
-    assert [r.data["action"] for r in t.journal.records() if r.kind == "SupervisorAction"] == ["late bet refused", "late bet refused"]
+    assert [r.data["action"] for r in t.journal.records() if r.kind == "SupervisorAction"] == [
+        "late bet refused",
+        "late bet refused",
+    ]
     set_all_by_house_way(t)
     result = t.finish()
-    assert result.record["seats"]["4"]["wagers"] == {"pai_gow": 1000, "bonus": 500} and "bonus" not in result.record["seats"]["1"]["wagers"]
+    assert (
+        result.record["seats"]["4"]["wagers"] == {"pai_gow": 1000, "bonus": 500}
+        and "bonus" not in result.record["seats"]["1"]["wagers"]
+    )
     t.settles_as_tablectl_settle(result)
 
 

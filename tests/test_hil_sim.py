@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hil_helpers import wait_for
 
 from controller.yamlfile import ConfigError
 from drivers.link import LinkConfig
@@ -16,17 +17,20 @@ from drivers.panel import ButtonChanged, PanelDriver
 from drivers.shoe import CardDealt, ShoeDriver
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.scenario import load_scenario
-from hil_helpers import wait_for
 
 FAST = LinkConfig(poll_interval_s=0.01, response_timeout_s=0.05)
 
 
 def test_simulator_process_serves_a_pty_and_plays_a_script(tmp_path: Path) -> None:
     script = tmp_path / "s.yaml"
-    script.write_text("steps:\n  - {wait: 0.3}\n  - {device: panel, press: no_more_bets}\n  - {device: panel, press: deal}\n")
+    script.write_text(
+        "steps:\n  - {wait: 0.3}\n  - {device: panel, press: no_more_bets}\n  - {device: panel, press: deal}\n"
+    )
     proc = subprocess.Popen(
         [sys.executable, "-m", "hil.sim", "panel", "--pty", "--script", str(script)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert proc.stdout is not None
@@ -44,7 +48,9 @@ def test_simulator_process_serves_a_pty_and_plays_a_script(tmp_path: Path) -> No
 
 
 def test_simulator_process_over_a_socket_with_a_card_order() -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "hil.sim", "shoe", "--socket", "--cards", "Qh Jc"], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hil.sim", "shoe", "--socket", "--cards", "Qh Jc"], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
@@ -62,13 +68,15 @@ def test_simulator_process_over_a_socket_with_a_card_order() -> None:
 
 def test_scenario_runs_against_simulators(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
-    path.write_text(textwrap.dedent("""\
+    path.write_text(
+        textwrap.dedent("""\
         steps:
           - {device: spots, place: {seat: 2, spot: ante, cents: 500}}
           - {device: shoe, deal: 2}
           - {device: shoe, do: jam}
           - {device: panel, press: confirm}
-        """))
+        """)
+    )
     sims = {"shoe": ShoeSim(["As", "Kd"]), "spots": BetSpotSim(), "panel": PanelSim()}
     load_scenario(path, {"shoe": "shoe", "spots": "bet_spots", "panel": "panel"}).run(sims)
     assert [code for _, code, _ in sims["shoe"].pending] == [CardDealt.spec.code, CardDealt.spec.code, 0x07]
@@ -77,7 +85,9 @@ def test_scenario_runs_against_simulators(tmp_path: Path) -> None:
 
 def test_scenario_problems_name_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
-    path.write_text("steps:\n  - {device: shoe, deal: 1}\n  - {device: shoe, press: deal}\n  - {device: ghost, deal: 1}\n")
+    path.write_text(
+        "steps:\n  - {device: shoe, deal: 1}\n  - {device: shoe, press: deal}\n  - {device: ghost, deal: 1}\n"
+    )
     with pytest.raises(ConfigError) as info:
         load_scenario(path, {"shoe": "shoe"})
     found = [str(p) for p in info.value.problems]

@@ -4,14 +4,14 @@ and properties: always legal, never dependent on card order, "highest possible" 
 from __future__ import annotations
 
 import pytest
+from conftest import hands_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cards import parse_cards
+from controller.catalog import CATALOG
 from controller.games.house_way import HOUSE_WAYS, set_by_house_way
 from controller.hands import Category
-from controller.catalog import CATALOG
-from conftest import hands_of
 
 FOXWOODS = [
     # (cards, expected low hand, rule)
@@ -73,7 +73,9 @@ BALLYS = [
 ]
 
 
-@pytest.mark.parametrize("way, cards, low, rule", [("foxwoods", *c) for c in FOXWOODS] + [("ballys_ac", *c) for c in BALLYS])
+@pytest.mark.parametrize(
+    "way, cards, low, rule", [("foxwoods", *c) for c in FOXWOODS] + [("ballys_ac", *c) for c in BALLYS]
+)
 def test_every_rule_line(way: str, cards: str, low: str, rule: str) -> None:
     decision = set_by_house_way(parse_cards(cards), way)
     assert decision.rule == f"{way}.{rule}"
@@ -127,24 +129,47 @@ def _best_low_leaving_straight_or_flush(cards: list) -> int:
     best = -1
     for low in combinations(cards, 2):
         s = make_set([c for c in cards if c not in low], low)
-        if not s.foul and s.high.category in (Category.STRAIGHT, Category.FLUSH, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH):
+        if not s.foul and s.high.category in (
+            Category.STRAIGHT,
+            Category.FLUSH,
+            Category.STRAIGHT_FLUSH,
+            Category.ROYAL_FLUSH,
+        ):
             best = max(best, s.low.strength)
     return best
 
 
 @settings(max_examples=150)
-@given(st.lists(st.sampled_from(parse_cards("2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh Ah 5c 6d 7s 8c JK")), min_size=7, max_size=7, unique=True))
+@given(
+    st.lists(
+        st.sampled_from(parse_cards("2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh Ah 5c 6d 7s 8c JK")),
+        min_size=7,
+        max_size=7,
+        unique=True,
+    )
+)
 def test_highest_possible_low_hand_that_leaves_a_straight_or_flush(cards: list) -> None:
     # Hands rich in straights and flushes. Where the rule says "the two highest cards that still leave
     # a straight or flush", no other legal set leaving one has a better low hand.
     for way in HOUSE_WAYS:
         decision = set_by_house_way(cards, way)
-        if decision.rule.endswith("straight_or_flush") and "ace in front" not in decision.text and "trips" not in decision.text:
+        if (
+            decision.rule.endswith("straight_or_flush")
+            and "ace in front" not in decision.text
+            and "trips" not in decision.text
+        ):
             assert decision.set.low.strength == _best_low_leaving_straight_or_flush(cards)
 
 
 @settings(max_examples=400)
-@given(st.one_of(hands_of(7, joker=True), st.lists(st.sampled_from(parse_cards("Ah 2h 3d 4c 5s 6h 9h Th Jh Qc Kd JK")), min_size=7, max_size=7, unique=True)))
+@given(
+    st.one_of(
+        hands_of(7, joker=True),
+        st.lists(
+            st.sampled_from(parse_cards("Ah 2h 3d 4c 5s 6h 9h Th Jh Qc Kd JK")), min_size=7, max_size=7, unique=True
+        ),
+    )
+)
 def test_quick_straight_or_flush_test_never_misses_one(cards: list) -> None:
     # The quick test only spares the enumeration: when it says no, no five of the cards are a
     # straight or flush (checked by ranking every five).

@@ -64,7 +64,9 @@ def test_a_swapped_pair_is_detected_at_the_first_of_the_two(tmp_path: Path) -> N
     b = j.db.execute("SELECT at, kind, event, data, prev, hash FROM records WHERE seq = 4").fetchone()
     j.db.execute("UPDATE records SET at=?, kind=?, event=?, data=?, prev=?, hash=? WHERE seq = 3", b)
     j.db.execute("UPDATE records SET at=?, kind=?, event=?, data=?, prev=?, hash=? WHERE seq = 4", a)
-    assert verify_journal(j).problems == ["record 3 (SpotReport): does not follow record 2: removed, inserted or reordered"]
+    assert verify_journal(j).problems == [
+        "record 3 (SpotReport): does not follow record 2: removed, inserted or reordered"
+    ]
 
 
 def test_with_an_hmac_key_a_rewritten_chain_is_detected(tmp_path: Path) -> None:
@@ -88,12 +90,21 @@ def test_a_newer_schema_is_refused_and_an_older_one_migrated(tmp_path: Path) -> 
     j = filled(tmp_path / "new.db", 2)
     j.db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION + 1),))
     j.close()
-    with pytest.raises(JournalError, match=rf"new.db: journal schema version {SCHEMA_VERSION + 1} is newer than this tablectl reads \({SCHEMA_VERSION}\)"):
+    with pytest.raises(
+        JournalError,
+        match=rf"new.db: journal schema version {SCHEMA_VERSION + 1} is newer than this tablectl reads \({SCHEMA_VERSION}\)",
+    ):
         SqliteJournal(tmp_path / "new.db")
     # A version-1 journal (records only) with one finished round: migrated, rounds and meters rebuilt.
     old = filled(tmp_path / "old.db", 2)
-    round_data = {"round": 1, "game": "mississippi_stud", "record": {"seats": {"1": {"wagers": {"ante": 500}}}},
-                  "settlement": {"seats": {"1": {"wagers": {"ante": {"net": -500}}}}}, "late_bets": [], "faults": 0}
+    round_data = {
+        "round": 1,
+        "game": "mississippi_stud",
+        "record": {"seats": {"1": {"wagers": {"ante": 500}}}},
+        "settlement": {"seats": {"1": {"wagers": {"ante": {"net": -500}}}}},
+        "late_bets": [],
+        "faults": 0,
+    }
     old.append("RoundSettled", round_data)
     for table in ("snapshots", "rounds", "meters"):
         old.db.execute(f"DROP TABLE {table}")
@@ -113,7 +124,9 @@ def test_disk_full_raises_a_clear_error_and_keeps_what_was_written(tmp_path: Pat
     j.db.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full: no page more
     with pytest.raises(JournalError, match=r"j.db: cannot write the journal: database or disk is full"):
         for i in range(1000):
-            j.append("SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": i, "pad": "x" * 500}, event=True)
+            j.append(
+                "SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": i, "pad": "x" * 500}, event=True
+            )
     written = j.last_seq
     assert verify_journal(j).ok and written >= 3
     j.db.execute("PRAGMA max_page_count = 1000000")  # space freed

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from conftest import hands_of
 from hypothesis import given
 
 from controller.cards import JOKER, parse_cards
 from controller.hands import BOSTON5, PAI_GOW, Category, HandError, classify_bonus, evaluate_low, paying_line
-from conftest import hands_of
 
 C = Category
 
@@ -78,9 +78,12 @@ def test_bonus_categories(text: str, category: Category) -> None:
 
 def test_seven_card_straight_flush_with_joker_is_not_the_natural_one() -> None:
     assert C.SEVEN_CARD_STRAIGHT_FLUSH not in bonus("2h 3h 4h JK 6h 7h 8h").qualifies
-    assert bonus("2h 3h 4h 5h 6h 7h 8h").strength > bonus("As Ks Qs Js Ts Kd Qd").strength > bonus(
-        "2h 3h 4h JK 6h 7h 8h"
-    ).strength > bonus("Ac Ad Ah As JK 2c 3d").strength
+    assert (
+        bonus("2h 3h 4h 5h 6h 7h 8h").strength
+        > bonus("As Ks Qs Js Ts Kd Qd").strength
+        > bonus("2h 3h 4h JK 6h 7h 8h").strength
+        > bonus("Ac Ad Ah As JK 2c 3d").strength
+    )
 
 
 def test_a_hand_qualifies_for_every_line_five_of_its_cards_make() -> None:

@@ -13,7 +13,14 @@ from controller.table_config import default_table_path, load_table
 TABLE = load_table(default_table_path("mississippi_stud"))
 
 
-def seat(cards: str, ante: int = 500, streets=(1, 1, 1), folded_at: str | None = None, bonus: int | None = None, violation: bool = False) -> dict:
+def seat(
+    cards: str,
+    ante: int = 500,
+    streets=(1, 1, 1),
+    folded_at: str | None = None,
+    bonus: int | None = None,
+    violation: bool = False,
+) -> dict:
     wagers = {"ante": ante}
     for street, mult in zip(("third", "fourth", "fifth"), streets):
         if folded_at == street:
@@ -47,10 +54,17 @@ def results(settlement, number: int) -> dict:
         ("Ad 2c", "4s As Ts", "one_pair", 1),
     ],
 )
-def test_i3_winning_hands_pay_every_live_wager_at_the_paytable_odds(cards: str, community: str, category: str, odds: int) -> None:
+def test_i3_winning_hands_pay_every_live_wager_at_the_paytable_odds(
+    cards: str, community: str, category: str, odds: int
+) -> None:
     s = settle({"1": seat(cards, ante=500, streets=(3, 2, 1))}, community)
     assert s.seat(1).hands["player"]["category"] == category
-    assert results(s, 1) == {"ante": ("win", 500 * odds), "third": ("win", 1500 * odds), "fourth": ("win", 1000 * odds), "fifth": ("win", 500 * odds)}
+    assert results(s, 1) == {
+        "ante": ("win", 500 * odds),
+        "third": ("win", 1500 * odds),
+        "fourth": ("win", 1000 * odds),
+        "fifth": ("win", 500 * odds),
+    }
 
 
 @pytest.mark.parametrize("pair", ["6", "7", "8", "9", "T"])
@@ -62,7 +76,12 @@ def test_i2_pair_of_sixes_to_tens_pushes(pair: str) -> None:
 @pytest.mark.parametrize("cards, community", [("5d 5c", "Ks 8h 2c"), ("2d 2c", "Ks 8h 4c"), ("Ad 3c", "Ks 8h 4c")])
 def test_i1_anything_lower_loses(cards: str, community: str) -> None:
     s = settle({"1": seat(cards, streets=(1, 2, 3))}, community)
-    assert results(s, 1) == {"ante": ("lose", -500), "third": ("lose", -500), "fourth": ("lose", -1000), "fifth": ("lose", -1500)}
+    assert results(s, 1) == {
+        "ante": ("lose", -500),
+        "third": ("lose", -500),
+        "fourth": ("lose", -1000),
+        "fifth": ("lose", -1500),
+    }
 
 
 def test_a_fold_at_third_street_forfeits_the_ante() -> None:
@@ -82,12 +101,23 @@ def test_g_fold_at_fifth_street_forfeits_ante_third_and_fourth() -> None:
 
 def test_folds_are_collected_street_by_street_before_the_showdown() -> None:
     s = settle({"2": seat("9d 3c", folded_at="fifth"), "5": seat("4d 3d", folded_at="third"), "6": seat("Kd Kc")})
-    assert [(st.phase, st.seat) for st in s.procedure] == [("third_street", 5), ("fifth_street", 2), ("dealer", None), ("settle", 6)]
+    assert [(st.phase, st.seat) for st in s.procedure] == [
+        ("third_street", 5),
+        ("fifth_street", 2),
+        ("dealer", None),
+        ("settle", 6),
+    ]
 
 
 def test_c_communication_violation_forfeits_every_wager_including_the_bonus() -> None:
     s = settle({"1": seat("As Ks", bonus=500, violation=True)}, "Qs Js Ts")
-    assert results(s, 1) == {"ante": ("lose", -500), "third": ("lose", -500), "fourth": ("lose", -500), "fifth": ("lose", -500), "bonus": ("lose", -500)}
+    assert results(s, 1) == {
+        "ante": ("lose", -500),
+        "third": ("lose", -500),
+        "fourth": ("lose", -500),
+        "fifth": ("lose", -500),
+        "bonus": ("lose", -500),
+    }
     assert s.procedure[0].phase == "violation"
 
 
@@ -103,7 +133,9 @@ def test_bonus_is_paid_on_the_community_cards_and_stays_in_action_after_a_fold()
 def test_i_resolved_counterclockwise_from_the_dealers_right() -> None:
     s = settle({n: seat(c) for n, c in (("1", "Kd Kc"), ("3", "5d 4c"), ("6", "Ad Ac"))})
     assert [st.seat for st in s.procedure if st.phase == "settle"] == [6, 3, 1]
-    assert s.procedure[-1].text == "seat 1: one_pair (Kd Kc Qs 7h 2c): pay ante 5.00, third 5.00, fourth 5.00, fifth 5.00"
+    assert (
+        s.procedure[-1].text == "seat 1: one_pair (Kd Kc Qs 7h 2c): pay ante 5.00, third 5.00, fourth 5.00, fifth 5.00"
+    )
 
 
 def test_aggregate_payout_cap_is_applied_and_reported() -> None:
@@ -160,5 +192,10 @@ def test_cap_takes_the_excess_from_the_largest_payouts_first() -> None:
     s = settle({"1": seat("As Ks", ante=10000, streets=(3, 3, 3))}, "Qs Js Ts", table=big)
     nets = {w.spot: (w.net, w.capped_from) for w in s.seat(1).wagers}
     # 500 to 1: ante 5,000,000; each street 15,000,000. The 45,000,000 excess comes off the streets.
-    assert nets == {"ante": (5_000_000, None), "third": (0, 15_000_000), "fourth": (0, 15_000_000), "fifth": (0, 15_000_000)}
+    assert nets == {
+        "ante": (5_000_000, None),
+        "third": (0, 15_000_000),
+        "fourth": (0, 15_000_000),
+        "fifth": (0, 15_000_000),
+    }
     assert s.seat(1).caps[0].reduced == (("fifth", 15_000_000), ("fourth", 15_000_000), ("third", 15_000_000))

@@ -9,12 +9,25 @@ from hypothesis import strategies as st
 from controller.money import Odds, OddsError, format_cents, parse_odds
 
 
-@pytest.mark.parametrize("text, odds", [("40 to 1", Odds(40, 1)), ("3 to 2", Odds(3, 2)), ("push", Odds(0, 1, True)), ("PUSH", Odds(0, 1, True))])
+@pytest.mark.parametrize(
+    "text, odds",
+    [("40 to 1", Odds(40, 1)), ("3 to 2", Odds(3, 2)), ("push", Odds(0, 1, True)), ("PUSH", Odds(0, 1, True))],
+)
 def test_odds_forms(text: str, odds: Odds) -> None:
     assert parse_odds(text) == odds
 
 
-@pytest.mark.parametrize("text, fragment", [("-1 to 1", "negative"), ("1 to -1", "negative"), ("2 for 1", "'for'"), ("5 to 0", "zero"), (6, "N to M"), ("lots", "N to M")])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("-1 to 1", "negative"),
+        ("1 to -1", "negative"),
+        ("2 for 1", "'for'"),
+        ("5 to 0", "zero"),
+        (6, "N to M"),
+        ("lots", "N to M"),
+    ],
+)
 def test_bad_odds_say_why(text: object, fragment: str) -> None:
     with pytest.raises(OddsError, match=fragment):
         parse_odds(text)

@@ -31,7 +31,14 @@ def seat(cards: str, pai_gow: int = 1000, high: str | None = None, low: str | No
 
 
 def settle(seats: dict, dealer: object = DEALER_NO_PAIR, table=TABLE, **extra):
-    record = {"game": "pai_gow", "start": {"method": "dice", "value": 8}, "remaining": 4, "seats": seats, "dealer": dealer, **extra}
+    record = {
+        "game": "pai_gow",
+        "start": {"method": "dice", "value": 8},
+        "remaining": 4,
+        "seats": seats,
+        "dealer": dealer,
+        **extra,
+    }
     return settle_record(record, table)
 
 
@@ -95,8 +102,14 @@ def test_both_hands_win_pays_even_money_less_commission() -> None:
 
 def test_one_hand_wins_is_a_push_none_is_a_loss() -> None:
     # high A-K-Q-J-9 beats T-high; low 3-2 loses to 9-8
-    assert results(settle({"1": seat("Ac Kd Qc Jd 9c 3d 2c", high="Ac Kd Qc Jd 9c", low="3d 2c")}), 1)["pai_gow"] == ("push", 0)
-    assert results(settle({"1": seat("9c 8d 7c 6d 4s 3d 2c", high="9c 8d 7c 6d 4s", low="3d 2c")}), 1)["pai_gow"] == ("lose", -1000)
+    assert results(settle({"1": seat("Ac Kd Qc Jd 9c 3d 2c", high="Ac Kd Qc Jd 9c", low="3d 2c")}), 1)["pai_gow"] == (
+        "push",
+        0,
+    )
+    assert results(settle({"1": seat("9c 8d 7c 6d 4s 3d 2c", high="9c 8d 7c 6d 4s", low="3d 2c")}), 1)["pai_gow"] == (
+        "lose",
+        -1000,
+    )
 
 
 def test_a_copy_goes_to_the_banker() -> None:
@@ -122,7 +135,10 @@ def test_foul_forfeits_by_default_or_is_reset_by_the_house_way() -> None:
     assert results(s, 1)["pai_gow"] == ("win", 950) and s.seat(1).hands["reset"]
 
 
-@pytest.mark.parametrize("stake, rounding, fee", [(1010, "down", 50), (1010, "up", 51), (1010, "nearest", 51), (1009, "nearest", 50), (2000, "down", 100)])
+@pytest.mark.parametrize(
+    "stake, rounding, fee",
+    [(1010, "down", 50), (1010, "up", 51), (1010, "nearest", 51), (1009, "nearest", 50), (2000, "down", 100)],
+)
 def test_commission_rounding_is_configurable(stake: int, rounding: str, fee: int) -> None:
     assert commission(stake, 5, rounding) == fee
 
@@ -130,7 +146,9 @@ def test_commission_rounding_is_configurable(stake: int, rounding: str, fee: int
 def test_the_dealer_hand_is_set_by_the_house_way_unless_a_set_is_given() -> None:
     s = settle({"1": seat("Ac Ad Kc Kd 7h 4s 2d")})
     assert s.dealer["rule"] == "foxwoods.no_pair" and s.dealer["low"] == "9h 8s"
-    given = settle({"1": seat("Ac Ad Kc Kd 7h 4s 2d")}, dealer={"cards": DEALER_NO_PAIR, "high": "Th 9h 8s 5c 4c", "low": "3h 2s"})
+    given = settle(
+        {"1": seat("Ac Ad Kc Kd 7h 4s 2d")}, dealer={"cards": DEALER_NO_PAIR, "high": "Th 9h 8s 5c 4c", "low": "3h 2s"}
+    )
     assert given.dealer["rule"] == "given"
     ballys = replace(TABLE, options={**TABLE.options, "house_way": "ballys_ac"})
     assert settle({"1": seat("Ac Ad Kc Kd 7h 4s 2d")}, table=ballys).dealer["rule"] == "ballys_ac.no_pair"
@@ -141,7 +159,12 @@ def test_the_dealer_hand_is_set_by_the_house_way_unless_a_set_is_given() -> None
 
 def test_b_bonus_wager_goes_with_a_pai_gow_wager_and_is_at_least_one_dollar() -> None:
     with pytest.raises(RecordError) as info:
-        settle({"1": {"wagers": {"bonus": 500}, "cards": "Ac Ad Kc Kd 7h 4s 2d", "set": "house_way"}, "2": seat("As Qd Qc Jd 7c 3d 4c", bonus=50)})
+        settle(
+            {
+                "1": {"wagers": {"bonus": 500}, "cards": "Ac Ad Kc Kd 7h 4s 2d", "set": "house_way"},
+                "2": seat("As Qd Qc Jd 7c 3d 4c", bonus=50),
+            }
+        )
     problems = info.value.problems
     assert "$.seats.1.wagers: missing the pai gow wager (11.15(b): the optional wagers go with it)" in problems
     assert any(p.startswith("$.seats.2.wagers.bonus: a bonus wager is at least 100 cents") for p in problems)
@@ -149,7 +172,9 @@ def test_b_bonus_wager_goes_with_a_pai_gow_wager_and_is_at_least_one_dollar() ->
 
 def test_c_envy_marker_only_for_bonus_of_five_dollars() -> None:
     quads = "Qc Qd Qh Qs 8c 5d 2h"
-    s = settle({"1": seat(quads), "2": seat("As Kd Jc 9d 7c 3d 6c", bonus=500), "3": seat("Ad Ks Jd 9s 7d 3s 4d", bonus=400)})
+    s = settle(
+        {"1": seat(quads), "2": seat("As Kd Jc 9d 7c 3d 6c", bonus=500), "3": seat("Ad Ks Jd 9s 7d 3s 4d", bonus=400)}
+    )
     assert results(s, 2)["envy"] == ("win", 500)  # $5 envy for another player's four of a kind
     assert "envy" not in results(s, 3)  # $4 bonus: no marker
 
@@ -177,7 +202,13 @@ def test_the_dealers_premium_hand_pays_envy_only_if_configured() -> None:
 
 
 def test_d1_counterclockwise_from_the_dealers_right_and_cards_stay_on_the_layout() -> None:
-    s = settle({"1": seat("Ks Jc Td 7c 3d 4h 6h"), "4": seat("Ac Ad Kc Kd 7h 4s 2d"), "6": seat("As Qd Qc Jd 7d 3s 5d", bonus=100)})
+    s = settle(
+        {
+            "1": seat("Ks Jc Td 7c 3d 4h 6h"),
+            "4": seat("Ac Ad Kc Kd 7h 4s 2d"),
+            "6": seat("As Qd Qc Jd 7d 3s 5d", bonus=100),
+        }
+    )
     steps = [st for st in s.procedure if st.phase == "pai_gow"]
     assert [st.seat for st in steps] == [6, 4, 1]
     assert "cards stay on the layout" in steps[0].text  # (d)1i: this seat has a bonus wager
@@ -201,7 +232,9 @@ def test_d2_all_cards_rearranged_when_any_five_dollar_bonus_is_on_the_table() ->
 
 
 def test_d2i_non_qualifying_collected_d2ii_qualifying_paid() -> None:
-    s = settle({"1": seat("As Qd Qc Jd 6s 3s 5d", bonus=100, insurance=100), "2": seat("7c 7d 7h 4s 2c Kd 9c", bonus=100)})
+    s = settle(
+        {"1": seat("As Qd Qc Jd 6s 3s 5d", bonus=100, insurance=100), "2": seat("7c 7d 7h 4s 2c Kd 9c", bonus=100)}
+    )
     assert results(s, 1)["bonus"] == ("lose", -100) and results(s, 1)["insurance"] == ("lose", -100)
     assert results(s, 2)["bonus"] == ("win", 300)  # three of a kind 3 to 1
     texts = [st.text for st in s.procedure if st.phase == "bonus_insurance"]
@@ -234,8 +267,15 @@ def test_record_problems_are_listed() -> None:
     record = {
         "game": "pai_gow",
         "start": {"method": "dice", "value": 20},
-        "seats": {"1": {"wagers": {"pai_gow": 1000}, "cards": "Ac Ad Kc Kd 7h 4s 2d", "high": "Ac Ad Kc Kd 7h"},
-                  "2": {"wagers": {"pai_gow": 1000}, "cards": "As Qd Qc Jd 7d 3s 5d", "high": "As Qd Qc Jd 7d", "low": "3s 9d"}},
+        "seats": {
+            "1": {"wagers": {"pai_gow": 1000}, "cards": "Ac Ad Kc Kd 7h 4s 2d", "high": "Ac Ad Kc Kd 7h"},
+            "2": {
+                "wagers": {"pai_gow": 1000},
+                "cards": "As Qd Qc Jd 7d 3s 5d",
+                "high": "As Qd Qc Jd 7d",
+                "low": "3s 9d",
+            },
+        },
         "dealer": DEALER_NO_PAIR,
     }
     with pytest.raises(RecordError) as info:
@@ -261,7 +301,13 @@ def random_round(rnd: random.Random) -> dict:
         if rnd.random() < 0.3:
             wagers["insurance"] = rnd.choice([100, 500])
         seats[str(n)] = {"wagers": wagers, "cards": format_cards(dealt.hands[n]), "set": "house_way"}
-    return {"game": "pai_gow", "start": {"method": "rng", "value": 1}, "remaining": len(dealt.remaining), "seats": seats, "dealer": format_cards(dealt.hands[DEALER])}
+    return {
+        "game": "pai_gow",
+        "start": {"method": "rng", "value": 1},
+        "remaining": len(dealt.remaining),
+        "seats": seats,
+        "dealer": format_cards(dealt.hands[DEALER]),
+    }
 
 
 @settings(max_examples=150)

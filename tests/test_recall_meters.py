@@ -33,7 +33,14 @@ def journals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = {}
     for game, rounds in (("mississippi_stud", 12), ("pai_gow", 3), ("boston5", 3)):
         path = tmp_path_factory.mktemp(game) / "journal.db"
-        summary = run_bench(load_table(config_dir() / "bench" / f"{game}.yaml"), seats=3, rounds=rounds, seed=3, progress=False, journal_path=path)
+        summary = run_bench(
+            load_table(config_dir() / "bench" / f"{game}.yaml"),
+            seats=3,
+            rounds=rounds,
+            seed=3,
+            progress=False,
+            journal_path=path,
+        )
         assert summary.rounds == rounds and summary.mismatches == 0
         out[game] = path
     return out
@@ -61,7 +68,16 @@ def test_recall_text_shows_seats_cards_inputs_and_settlement(journals: dict[str,
     code, out, err = cli("recall", "--journal", str(journals["mississippi_stud"]), "--round", "3")
     assert code == 0, err
     assert out.startswith("round 3 (mississippi_stud): settled, ")
-    for part in ("  seat ", "  community: ", "  cards in dealt order:", " -> community", "button no_more_bets", "  settlement:", "house net", "  dealer procedure:"):
+    for part in (
+        "  seat ",
+        "  community: ",
+        "  cards in dealt order:",
+        " -> community",
+        "button no_more_bets",
+        "  settlement:",
+        "house net",
+        "  dealer procedure:",
+    ):
         assert part in out, part
     code, out, err = cli("recall", "--journal", str(journals["mississippi_stud"]), "--last", "2")
     assert code == 0 and out.count("\nround ") + out.startswith("round ") == 2
@@ -84,7 +100,9 @@ def test_meters_agree_with_the_rounds_and_verify_checks_them(journals: dict[str,
     house = sum(r["settlement"]["house_net"] for r in rounds)
     assert meters[("table", "rounds")] == 12
     assert meters.get(("table", "collected"), 0) - meters.get(("table", "paid"), 0) == house
-    assert meters[("table", "wagered:ante")] == sum(s["wagers"]["ante"] for r in rounds for s in r["record"]["seats"].values())
+    assert meters[("table", "wagered:ante")] == sum(
+        s["wagers"]["ante"] for r in rounds for s in r["record"]["seats"].values()
+    )
     seat_rounds = sum(v for (s, n), v in meters.items() if s.startswith("seat ") and n == "rounds")
     assert seat_rounds == sum(len(r["record"]["seats"]) for r in rounds)
     code, out, _ = cli("meters", "--journal", str(path))
@@ -117,7 +135,14 @@ def test_verify_names_the_first_bad_record_and_a_wrong_meter(journals: dict[str,
 
 def test_pruning_keeps_the_last_ten_rounds_and_a_verifiable_chain(tmp_path: Path) -> None:
     path = tmp_path / "journal.db"
-    run_bench(load_table(config_dir() / "bench" / "mississippi_stud.yaml"), seats=2, rounds=14, seed=9, progress=False, journal_path=path)
+    run_bench(
+        load_table(config_dir() / "bench" / "mississippi_stud.yaml"),
+        seats=2,
+        rounds=14,
+        seed=9,
+        progress=False,
+        journal_path=path,
+    )
     j = SqliteJournal(path)
     totals = j.meters()
     assert prune(j, retention_days=90) == 0  # nothing is old enough

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hil_table import HilTable, shoe, wait
+
 from controller.journal import SqliteJournal, verify_journal
 from controller.table_config import config_dir, load_table
 from drivers.messages import BUTTONS
-from hil_table import HilTable, shoe, wait
 
 MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 B5 = load_table(config_dir() / "bench" / "boston5.yaml")
@@ -28,13 +29,28 @@ def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Pa
         t.spot(4, "third", 1000)
         t.press("reveal")
         t.spot(1, "fourth", 500)  # seat 4 has not acted on fourth street yet
-        before = (t.m.round_no, t.m.phase, [str(c) for c in t.m.seats[4].cards], dict(t.m.seats[1].wagers), t.m.prompts[-1])
+        before = (
+            t.m.round_no,
+            t.m.phase,
+            [str(c) for c in t.m.seats[4].cards],
+            dict(t.m.seats[1].wagers),
+            t.m.prompts[-1],
+        )
     with HilTable(MS, tmp_path / "b", SqliteJournal(path)) as t:
         assert t.runtime.recovered > 0
-        after = (t.m.round_no, t.m.phase, [str(c) for c in t.m.seats[4].cards], dict(t.m.seats[1].wagers), t.m.prompts[-1])
+        after = (
+            t.m.round_no,
+            t.m.phase,
+            [str(c) for c in t.m.seats[4].cards],
+            dict(t.m.seats[1].wagers),
+            t.m.prompts[-1],
+        )
         assert after == before
         wait(lambda: t.panel.display.get(1) == before[-1], "the display state sent again")
-        wait(lambda: t.spots.lamps.get((1, "fourth")) == "accepted" and t.spots.locked, "the lamps and the lock sent again")
+        wait(
+            lambda: t.spots.lamps.get((1, "fourth")) == "accepted" and t.spots.locked,
+            "the lamps and the lock sent again",
+        )
         t.spot(4, "fourth", 1000)
         t.press("reveal")
         t.spot(1, "fifth", 500)
@@ -46,9 +62,17 @@ def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Pa
     journal = SqliteJournal(path)
     report = verify_journal(journal)
     assert report.ok, report.problems
-    (round_no, seq), = journal.round_seqs()
+    ((round_no, seq),) = journal.round_seqs()
     data = journal.record(seq).data
-    assert data["round"] == 1 and [c["to"] for c in data["cards"]] == ["seat 1", "seat 1", "seat 4", "seat 4", "community", "community", "community"]
+    assert data["round"] == 1 and [c["to"] for c in data["cards"]] == [
+        "seat 1",
+        "seat 1",
+        "seat 4",
+        "seat 4",
+        "community",
+        "community",
+        "community",
+    ]
 
 
 def test_a_hold_stays_active_across_a_restart_until_cleared(tmp_path: Path) -> None:

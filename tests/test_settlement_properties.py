@@ -32,7 +32,12 @@ def boston5_round(rnd: random.Random) -> dict:
         if rnd.random() < 0.5:
             wagers["bonus"] = rnd.choice([100, 500, 5000])
         hand = [cards.pop() for _ in range(3 if folded else 5)]
-        seats[str(number)] = {"wagers": wagers, "cards": format_cards(hand), "exposed_bonus": rnd.random() < 0.8, "folded": folded}
+        seats[str(number)] = {
+            "wagers": wagers,
+            "cards": format_cards(hand),
+            "exposed_bonus": rnd.random() < 0.8,
+            "folded": folded,
+        }
     return {"game": "boston5", "seats": seats, "dealer": format_cards(cards.pop() for _ in range(5))}
 
 
@@ -59,7 +64,9 @@ def mississippi_round(rnd: random.Random) -> dict:
     return {"game": "mississippi_stud", "seats": seats, "community": format_cards(cards.pop() for _ in range(3))}
 
 
-ROUNDS = st.tuples(st.sampled_from([boston5_round, mississippi_round]), st.randoms(use_true_random=False), st.booleans())
+ROUNDS = st.tuples(
+    st.sampled_from([boston5_round, mississippi_round]), st.randoms(use_true_random=False), st.booleans()
+)
 
 
 def build(case) -> tuple[dict, object]:

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import pytest
+import reference
+from conftest import hand, hands_of, to_ref
 from hypothesis import given, settings
 
 from controller.cards import JOKER, parse_cards
 from controller.hands import BOSTON5, PAI_GOW, Category, HandError, evaluate_best
-import reference
-from conftest import hand, hands_of, to_ref
 
 C = Category
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from table_helpers import FedTable
 
 from controller.games import settle_record
 from controller.table.boston5 import Boston5Table, Phase
 from controller.table_config import config_dir, load_table
-from table_helpers import FedTable
 
 TABLE = load_table(config_dir() / "bench" / "boston5.yaml")
 
@@ -26,7 +26,6 @@ class Table(FedTable):
         self.press("no_more_bets")
 
 
-
 def finish(t: Table) -> None:
     while t.m.phase is Phase.SETTLEMENT:
         t.press("confirm")
@@ -42,7 +41,11 @@ def test_clean_round_in_the_regulated_deal_order() -> None:
     assert t.m.phase is Phase.BONUS
     t.press("seat_2", "next")
     # 24.10(a), (b): the bonus is settled on the exposed three cards before any second wager
-    assert t.m.phase is Phase.BONUS_SETTLEMENT and t.m.prompts[-1].startswith("seat 2: ") and "pay bonus" in t.m.prompts[-1]
+    assert (
+        t.m.phase is Phase.BONUS_SETTLEMENT
+        and t.m.prompts[-1].startswith("seat 2: ")
+        and "pay bonus" in t.m.prompts[-1]
+    )
     t.spot(2, "second", 1000)  # too early: not a second wager yet
     assert "second" not in t.m.seats[2].wagers
     t.press("confirm")
@@ -51,7 +54,10 @@ def test_clean_round_in_the_regulated_deal_order() -> None:
     t.spot(5, "second", 1000)
     t.press("deal")
     t.deal("Js Ts 6h 6c 8c 9s")  # 24.10(d): two to each seat with a second wager, then two to the dealer
-    assert [str(c) for c in t.m.seats[5].cards][-2:] == ["6h", "6c"] and [str(c) for c in t.m.dealer][-2:] == ["8c", "9s"]
+    assert [str(c) for c in t.m.seats[5].cards][-2:] == ["6h", "6c"] and [str(c) for c in t.m.dealer][-2:] == [
+        "8c",
+        "9s",
+    ]
     assert t.m.phase is Phase.SETTLEMENT
     finish(t)
     result = t.m.rounds[-1]
@@ -133,7 +139,10 @@ def test_round_replays_to_the_same_prompts_and_settlement() -> None:
     again = Table()
     for e in t.events:
         again.m.handle(e)
-    assert again.m.prompts == t.m.prompts and again.m.rounds[-1].settlement.to_json() == t.m.rounds[-1].settlement.to_json()
+    assert (
+        again.m.prompts == t.m.prompts
+        and again.m.rounds[-1].settlement.to_json() == t.m.rounds[-1].settlement.to_json()
+    )
 
 
 def test_when_every_player_folds_the_round_settles_without_the_final_cards() -> None:

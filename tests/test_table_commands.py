@@ -6,8 +6,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from controller.table.diagram import MACHINES, diagram
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
@@ -23,7 +23,12 @@ def test_checked_in_diagrams_are_current() -> None:
 
 
 def test_diagram_is_drawn_from_the_machine() -> None:
-    text = subprocess.run([sys.executable, "-m", "controller", "diagram", "--game", "mississippi_stud"], capture_output=True, text=True, timeout=60).stdout
+    text = subprocess.run(
+        [sys.executable, "-m", "controller", "diagram", "--game", "mississippi_stud"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
     assert text.startswith("---") and "stateDiagram-v2" in text
     assert "THIRD_STREET --> FOURTH_STREET: reveal" in text and "HOLD" in text
 
@@ -39,7 +44,10 @@ def _run_table(command: list[str], sims: dict, tmp_path: Path, config: Path, che
     run ``check``, stop with SIGTERM (exit 0), return the log."""
     servers = {role: PtyServer(sim, link=tmp_path / role) for role, sim in sims.items()}
     urls = {role: server.start() for role, server in servers.items()}
-    devices = "devices:\n" + "".join(f"  {r}: {{driver: {r}, url: \"{u}\", poll_interval_s: 0.01, address: {i}}}\n" for i, (r, u) in enumerate(urls.items(), start=1))
+    devices = "devices:\n" + "".join(
+        f'  {r}: {{driver: {r}, url: "{u}", poll_interval_s: 0.01, address: {i}}}\n'
+        for i, (r, u) in enumerate(urls.items(), start=1)
+    )
     config.write_text(config.read_text().split("devices:")[0] + devices)
     proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
@@ -57,9 +65,27 @@ def _run_table(command: list[str], sims: dict, tmp_path: Path, config: Path, che
 def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     config = tmp_path / "table.yaml"
-    base = (Path(__file__).resolve().parent.parent / "config" / "mississippi_stud.yaml").read_text().split("devices:")[0]
-    config.write_text(base.replace("game: mississippi_stud", f"game: mississippi_stud\npaytables_dir: {Path(__file__).resolve().parent.parent / 'config' / 'paytables'}"))
-    command = [sys.executable, "-m", "controller", "run", "--config", str(config), "--log-format", "json", "--journal", str(tmp_path / "journal.db")]
+    base = (
+        (Path(__file__).resolve().parent.parent / "config" / "mississippi_stud.yaml").read_text().split("devices:")[0]
+    )
+    config.write_text(
+        base.replace(
+            "game: mississippi_stud",
+            f"game: mississippi_stud\npaytables_dir: {Path(__file__).resolve().parent.parent / 'config' / 'paytables'}",
+        )
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "controller",
+        "run",
+        "--config",
+        str(config),
+        "--log-format",
+        "json",
+        "--journal",
+        str(tmp_path / "journal.db"),
+    ]
 
     def first() -> None:
         _until(lambda: "round 1: place your bets" in sims["panel"].display.values(), 20)
@@ -81,5 +107,11 @@ def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path
 
 
 def test_run_refuses_a_bench_config() -> None:
-    proc = subprocess.run([sys.executable, "-m", "controller", "run", "--config", "config/bench/mississippi_stud.yaml"], capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller", "run", "--config", "config/bench/mississippi_stud.yaml"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     assert proc.returncode == 2 and "sim://shoe is served by `tablectl bench`" in proc.stderr

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from controller.table.runtime import TableRuntime
 from controller.table_config import config_dir, load_table
@@ -41,11 +41,17 @@ def test_shoe_link_lost_mid_deal_holds_and_the_round_resumes_when_it_returns(tmp
         servers["shoe"].disconnect()  # the shoe's cable is pulled mid-deal
         wait(lambda: t.phase.value == "hold", "the hold")
         assert t.hold_reason == "link down: shoe"
-        wait(lambda: sims["panel"].display.get(1) == "HOLD: link down: shoe", "the panel to show the hold")  # over its own link
+        wait(
+            lambda: sims["panel"].display.get(1) == "HOLD: link down: shoe", "the panel to show the hold"
+        )  # over its own link
         shoe.deal(4)  # dealt while the link is down: kept on the device until delivered
         servers["shoe"].reconnect()
         wait(lambda: t.phase.value == "third_street", "the round to resume and the deal to finish")
-        assert [str(c) for c in t.seats[2].cards] == ["9c", "9d"] and [str(c) for c in t.community] == ["2h", "7s", "Qc"]
+        assert [str(c) for c in t.seats[2].cards] == ["9c", "9d"] and [str(c) for c in t.community] == [
+            "2h",
+            "7s",
+            "Qc",
+        ]
         assert "shoe back: resume" in t.prompts
     finally:
         runtime.stop()

@@ -6,15 +6,15 @@ from __future__ import annotations
 import threading
 
 import pytest
+from table_helpers import FedTable
 
 from controller.games import settle_record
 from controller.table.engine import Engine, TimerExpired
 from controller.table.mississippi_stud import TRANSITIONS, MississippiTable, Phase
-from controller.table_config import load_table, config_dir
+from controller.table_config import config_dir, load_table
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, CardUnreadable
-from table_helpers import FedTable
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 
@@ -24,7 +24,6 @@ class Table(FedTable):
 
     def __init__(self) -> None:
         super().__init__(MississippiTable, TABLE)
-
 
 
 def play_to_third(t: Table, cards: str = "As Ad Kc Qd 7h 8h 2c", seats=((1, 500), (4, 1000))) -> None:
@@ -238,11 +237,23 @@ def test_engine_journals_each_event_before_acting_and_runs_on_one_thread() -> No
 # --- over real ptys -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game, faults", [("mississippi_stud", "none"), ("mississippi_stud", "noisy"), ("boston5", "none"), ("boston5", "noisy"), ("pai_gow", "none"), ("pai_gow", "noisy")])
+@pytest.mark.parametrize(
+    "game, faults",
+    [
+        ("mississippi_stud", "none"),
+        ("mississippi_stud", "noisy"),
+        ("boston5", "none"),
+        ("boston5", "noisy"),
+        ("pai_gow", "none"),
+        ("pai_gow", "noisy"),
+    ],
+)
 def test_bench_rounds_over_ptys_settle_as_tablectl_settle(game: str, faults: str) -> None:
     from controller.table.bench import run_bench
 
-    summary = run_bench(load_table(config_dir() / "bench" / f"{game}.yaml"), seats=4, rounds=3, seed=5, faults=faults, progress=False)
+    summary = run_bench(
+        load_table(config_dir() / "bench" / f"{game}.yaml"), seats=4, rounds=3, seed=5, faults=faults, progress=False
+    )
     assert summary.rounds == 3 and summary.mismatches == 0 and summary.handle > 0
     assert summary.latencies
 

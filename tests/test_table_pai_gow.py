@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+from table_helpers import FedTable
+
 from controller.cards import deck
 from controller.games import settle_record
 from controller.games.pai_gow_deal import DEALER, deal
@@ -13,7 +15,6 @@ from controller.table_config import config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
-from table_helpers import FedTable
 
 TABLE = load_table(config_dir() / "bench" / "pai_gow.yaml")
 SHOE = list(deck(joker=True))
@@ -43,8 +44,13 @@ def test_dice_total_gives_the_starting_position_and_the_deal_order() -> None:
         t.to_setting(dice)
         first = {8: DEALER, 14: 1, 11: 4}[dice]  # counted counterclockwise, the dealer as 1
         expected = deal(SHOE, first).hands
-        assert {p: [str(c) for c in h] for p, h in t.m.hands.items()} == {p: [str(c) for c in h] for p, h in expected.items()}
-        assert f"dice {dice}: the first hand to {'the dealer' if first == DEALER else f'seat {first}'}; deal" in t.m.prompts
+        assert {p: [str(c) for c in h] for p, h in t.m.hands.items()} == {
+            p: [str(c) for c in h] for p, h in expected.items()
+        }
+        assert (
+            f"dice {dice}: the first hand to {'the dealer' if first == DEALER else f'seat {first}'}; deal"
+            in t.m.prompts
+        )
         assert t.m.phase is Phase.SETTING
 
 
@@ -60,7 +66,9 @@ def test_four_cards_must_remain_or_the_table_holds_for_a_misdeal() -> None:
 def test_sets_shown_house_way_first_cycled_confirmed_or_fouled_then_settled() -> None:
     t = Table()
     t.to_setting()
-    assert t.m.prompts[-1].startswith("seat 5: high") and t.m.prompts[-1].endswith("(house way)")  # from the dealer's right
+    assert t.m.prompts[-1].startswith("seat 5: high") and t.m.prompts[-1].endswith(
+        "(house way)"
+    )  # from the dealer's right
     t.press("next")
     assert t.m.prompts[-1].endswith(f"(set 2 of {len(t.m.options)})")
     t.press("previous", "confirm")  # back to the house way, recorded

@@ -7,11 +7,11 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
+from conftest import hands_of
 from hypothesis import given
 
 from controller.cards import ALL_CARDS, parse_cards
 from controller.hands import BOSTON5, MISSISSIPPI_STUD, PAI_GOW, Category, HandError, evaluate_three
-from conftest import hands_of
 
 C = Category
 

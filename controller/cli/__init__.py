@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from controller.cli import bench, diagram, houseway, journal, meters, rank, recall, run, settle
 

@@ -14,7 +14,7 @@ from controller.yamlfile import ConfigError
 __all__ = ["register", "run"]
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``bench`` sub-command to the ``tablectl`` parser."""
     p = sub.add_parser(
         "bench",
@@ -28,10 +28,17 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.add_argument("--rounds", type=int, default=20)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--faults", default="none", choices=sorted(FAULT_PROFILES), help="link fault profile")
-    p.add_argument("--journal", help=f"the journal (default: the config's journal.path, else {BENCH_JOURNAL_DIR}/GAME.db); "
-                   "an open round left in it is finished first")
-    p.add_argument("--resume", action="store_true", help="--rounds is the number of finished rounds the journal should hold: "
-                   "a run killed and started again with the same arguments ends as one never stopped")
+    p.add_argument(
+        "--journal",
+        help=f"the journal (default: the config's journal.path, else {BENCH_JOURNAL_DIR}/GAME.db); "
+        "an open round left in it is finished first",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="--rounds is the number of finished rounds the journal should hold: "
+        "a run killed and started again with the same arguments ends as one never stopped",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
@@ -48,7 +55,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     journal = args.journal or table.journal.path or str(BENCH_JOURNAL_DIR / f"{table.game}.db")
     try:
-        summary = run_bench(table, args.seats, args.rounds, args.seed, args.faults, progress=not args.quiet, journal_path=journal, resume=args.resume)
+        summary = run_bench(
+            table,
+            args.seats,
+            args.rounds,
+            args.seed,
+            args.faults,
+            progress=not args.quiet,
+            journal_path=journal,
+            resume=args.resume,
+        )
     except JournalError as exc:
         print(f"tablectl bench: {exc}", file=sys.stderr)
         return 2

@@ -10,7 +10,7 @@ from controller.table.diagram import MACHINES, diagram
 __all__ = ["register", "run"]
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``diagram`` sub-command to the ``tablectl`` parser."""
     p = sub.add_parser("diagram", help="print a game's round machine as Mermaid", description=__doc__)
     p.add_argument("--game", required=True, choices=sorted(MACHINES))

@@ -17,7 +17,7 @@ from controller.hands import HandError
 __all__ = ["register", "run"]
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``houseway`` sub-command to the ``tablectl`` parser."""
     p = sub.add_parser(
         "houseway",
@@ -40,8 +40,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.text:
         s = decision.set
-        print(f"high {format_cards(s.high.best)} ({s.high.category.value}) / low {format_cards(s.low.best)} "
-              f"({s.low.category.value}): {decision.rule}: {decision.text}")
+        print(
+            f"high {format_cards(s.high.best)} ({s.high.category.value}) / low {format_cards(s.low.best)} "
+            f"({s.low.category.value}): {decision.rule}: {decision.text}"
+        )
     else:
         print(json.dumps({"cards": format_cards(cards), "way": args.way, **decision.to_json()}))
     return 0

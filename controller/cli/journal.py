@@ -26,7 +26,10 @@ BENCH_JOURNAL_DIR = Path("tablectl-journal")
 def add_journal_args(p: argparse.ArgumentParser) -> None:
     """``--journal PATH`` and ``--config FILE`` (its ``journal:``, else the ``run`` default)."""
     p.add_argument("--journal", help="the journal file (e.g. tablectl-journal/mississippi_stud.db)")
-    p.add_argument("--config", help="a table config: its journal (journal.path, else /var/lib/tablectl/GAME.db), signed with its key")
+    p.add_argument(
+        "--config",
+        help="a table config: its journal (journal.path, else /var/lib/tablectl/GAME.db), signed with its key",
+    )
 
 
 def open_journal_from_args(args: argparse.Namespace, command: str) -> tuple[SqliteJournal, int]:
@@ -49,14 +52,21 @@ def open_journal_from_args(args: argparse.Namespace, command: str) -> tuple[Sqli
         raise SystemExit(2) from exc
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``journal`` sub-command (``verify``, ``prune``) to the ``tablectl`` parser."""
-    p = sub.add_parser("journal", help="check a table's journal, or prune its old rounds", description=__doc__.splitlines()[0])
+    p = sub.add_parser(
+        "journal", help="check a table's journal, or prune its old rounds", description=__doc__.splitlines()[0]
+    )
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
-    v = actions.add_parser("verify", help="check the hash chain record by record, and the meters; name the first bad record")
+    v = actions.add_parser(
+        "verify", help="check the hash chain record by record, and the meters; name the first bad record"
+    )
     add_journal_args(v)
     v.set_defaults(run=run_verify)
-    pr = actions.add_parser("prune", help=f"remove rounds older than the retention (journal.retention_days, default 90; never the last {KEEP_LAST})")
+    pr = actions.add_parser(
+        "prune",
+        help=f"remove rounds older than the retention (journal.retention_days, default 90; never the last {KEEP_LAST})",
+    )
     add_journal_args(pr)
     pr.add_argument("--days", type=int, help="retention in days (default: the config's, else 90)")
     pr.set_defaults(run=run_prune)
@@ -72,7 +82,9 @@ def run_verify(args: argparse.Namespace) -> int:
     for problem in report.problems:
         print(f"tablectl journal verify: {journal.path}: {problem}", file=sys.stderr)
     if report.ok:
-        print(f"{journal.path}: ok: records {report.first_seq}-{report.last_seq} chained, {report.rounds} rounds, meters agree")
+        print(
+            f"{journal.path}: ok: records {report.first_seq}-{report.last_seq} chained, {report.rounds} rounds, meters agree"
+        )
     return 0 if report.ok else 1
 
 

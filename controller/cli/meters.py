@@ -13,7 +13,7 @@ from controller.journal.meters import add_meters, meters_table
 __all__ = ["register", "run"]
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``meters`` sub-command to the ``tablectl`` parser."""
     p = sub.add_parser(
         "meters",
@@ -33,7 +33,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             since = datetime.fromisoformat(args.since).timestamp()
         except ValueError:
-            print(f"tablectl meters: --since {args.since!r}: not a date or time (use 2026-12-01 or 2026-12-01T14:00)", file=sys.stderr)
+            print(
+                f"tablectl meters: --since {args.since!r}: not a date or time (use 2026-12-01 or 2026-12-01T14:00)",
+                file=sys.stderr,
+            )
             return 2
     journal, _ = open_journal_from_args(args, "meters")
     try:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import IO, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import IO
 
 from controller.cards import CardError, parse_cards
 from controller.hands import RULES, HandError, Kind, rank_hand, rules_for
@@ -19,13 +20,13 @@ from controller.hands import RULES, HandError, Kind, rank_hand, rules_for
 __all__ = ["register", "run", "rank_lines"]
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``rank`` sub-command to the ``tablectl`` parser."""
     p = sub.add_parser(
         "rank",
         help="rank poker hands and print them as JSON lines",
         description=(
-            "Rank hands for a game. Each argument is one hand (quote it: \"As Kd Th 9c 2s\"); if every "
+            'Rank hands for a game. Each argument is one hand (quote it: "As Kd Th 9c 2s"); if every '
             "argument is a single card they form one hand. With no arguments, read one hand per line "
             "from standard input (blank lines and lines starting with # are skipped). The kind defaults "
             "to what the number of cards implies: 2 low, 3 three, 5 five, 7 seven."
@@ -33,7 +34,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     )
     p.add_argument("--game", required=True, choices=sorted(RULES), help="whose ranking rules to use")
     p.add_argument("--kind", choices=[k.value for k in Kind], help="what kind of hand each line is")
-    p.add_argument("cards", nargs="*", metavar="CARDS", help="a hand, e.g. \"As Kd Th 9c 2s\" or AsKdTh9c2s")
+    p.add_argument("cards", nargs="*", metavar="CARDS", help='a hand, e.g. "As Kd Th 9c 2s" or AsKdTh9c2s')
     p.set_defaults(run=run)
 
 

@@ -12,7 +12,7 @@ from controller.journal.recall import RecallError, recall, recall_json, recall_l
 __all__ = ["register", "run"]
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``recall`` sub-command to the ``tablectl`` parser."""
     p = sub.add_parser(
         "recall",

@@ -24,21 +24,29 @@ __all__ = ["register", "run"]
 
 class _JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        return json.dumps({"at": record.created, "level": record.levelname, "logger": record.name, "message": record.getMessage()})
+        return json.dumps(
+            {"at": record.created, "level": record.levelname, "logger": record.name, "message": record.getMessage()}
+        )
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``run`` sub-command to the ``tablectl`` parser."""
     p = sub.add_parser("run", help="run the real table from a config", description=__doc__.splitlines()[0])
     p.add_argument("--config", required=True, help="the table config, e.g. config/mississippi_stud.yaml")
     p.add_argument("--log-format", choices=["text", "json"], default="text")
-    p.add_argument("--journal", help="the journal file (default: the config's journal.path, else /var/lib/tablectl/GAME.db)")
+    p.add_argument(
+        "--journal", help="the journal file (default: the config's journal.path, else /var/lib/tablectl/GAME.db)"
+    )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_JsonFormatter() if args.log_format == "json" else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(
+        _JsonFormatter()
+        if args.log_format == "json"
+        else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    )
     log = logging.getLogger("tablectl")
     log.addHandler(handler)
     log.setLevel(logging.INFO)
@@ -46,9 +54,17 @@ def run(args: argparse.Namespace) -> int:
         table = load_table(args.config)
         for role, device in table.devices.items():  # before the journal is created
             if device.url.startswith("sim://"):
-                raise ValueError(f"{table.path}:{device.line}: devices.{role}: {device.url} is served by `tablectl bench`, not a port")
+                raise ValueError(
+                    f"{table.path}:{device.line}: devices.{role}: {device.url} is served by `tablectl bench`, not a port"
+                )
         journal = open_journal(table, RUN_JOURNAL_DIR) if args.journal is None else SqliteJournal(args.journal)
-        runtime = TableRuntime(table, journal=journal, on_round=lambda r: log.info("round %d complete, house net %s", r.number, r.settlement.house_net if r.settlement else "void"))
+        runtime = TableRuntime(
+            table,
+            journal=journal,
+            on_round=lambda r: log.info(
+                "round %d complete, house net %s", r.number, r.settlement.house_net if r.settlement else "void"
+            ),
+        )
     except (ConfigError, ValueError, JournalError) as exc:
         print(f"tablectl run: {exc}", file=sys.stderr)
         return 2
@@ -62,8 +78,18 @@ def run(args: argparse.Namespace) -> int:
         runtime.stop()
         return 2
     if runtime.recovered:
-        log.info("recovered round %d (%s) from %d journaled events", runtime.table.round_no, runtime.table.phase.value, runtime.recovered)
-    log.info("table %s running (%s); journal %s", table.name, ", ".join(f"{r} on {d.url}" for r, d in table.devices.items()), journal.path)
+        log.info(
+            "recovered round %d (%s) from %d journaled events",
+            runtime.table.round_no,
+            runtime.table.phase.value,
+            runtime.recovered,
+        )
+    log.info(
+        "table %s running (%s); journal %s",
+        table.name,
+        ", ".join(f"{r} on {d.url}" for r, d in table.devices.items()),
+        journal.path,
+    )
     done.wait()
     log.info("stopping")
     runtime.stop()

@@ -16,7 +16,7 @@ from controller.yamlfile import ConfigError
 __all__ = ["register", "run"]
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``settle`` sub-command to the ``tablectl`` parser."""
     p = sub.add_parser(
         "settle",

@@ -6,9 +6,10 @@ Each game module offers ``read_round(data, table)`` (check a record, raise ``Rec
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from controller.games import boston5, mississippi_stud, pai_gow
 from controller.games.record import RecordError
@@ -37,7 +38,9 @@ GAMES: dict[str, Game] = {
     )
 }
 
-_TOP_KEYS = {"boston5": {"game", "table", "seats", "dealer", "recall"}, "mississippi_stud": {"game", "table", "seats", "community", "recall"},
+_TOP_KEYS = {
+    "boston5": {"game", "table", "seats", "dealer", "recall"},
+    "mississippi_stud": {"game", "table", "seats", "community", "recall"},
     "pai_gow": {"game", "table", "seats", "dealer", "start", "remaining", "empty", "recall"},
 }
 """Each game's record keys; ``recall`` (what `tablectl recall --json` adds) is not read for settling."""
@@ -59,7 +62,11 @@ def settle_record(data: object, table: TableConfig | None = None) -> Settlement:
     game = GAMES.get(data.get("game"))  # type: ignore[arg-type]
     if game is None:
         raise RecordError([f"$.game: unknown game {data.get('game')!r} (known: {', '.join(sorted(GAMES))})"])
-    unknown = [f"$.{k}: unknown key (known: {', '.join(sorted(_TOP_KEYS[game.name]))})" for k in data if k not in _TOP_KEYS[game.name]]
+    unknown = [
+        f"$.{k}: unknown key (known: {', '.join(sorted(_TOP_KEYS[game.name]))})"
+        for k in data
+        if k not in _TOP_KEYS[game.name]
+    ]
     if unknown:
         raise RecordError(unknown)
     if table is None:

@@ -20,8 +20,9 @@ Seats are numbered from the dealer's left (seat 1, dealt first) to the dealer's 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from controller.cards import Card, format_cards
 from controller.games.record import Problems, read_seats, write_record
@@ -31,12 +32,12 @@ from controller.settlement import (
     Result,
     SeatSettlement,
     Settlement,
-    settlement_for,
     Step,
     WagerResult,
     actions_for,
     apply_caps,
     hand_summary,
+    settlement_for,
 )
 from controller.table_config import TableConfig
 
@@ -58,7 +59,12 @@ class Boston5Seat:
 
     def to_record(self) -> dict[str, Any]:
         """This seat as written in a round record."""
-        return {"wagers": dict(self.wagers), "cards": format_cards(self.cards), "exposed_bonus": self.exposed_bonus, "folded": self.folded}
+        return {
+            "wagers": dict(self.wagers),
+            "cards": format_cards(self.cards),
+            "exposed_bonus": self.exposed_bonus,
+            "folded": self.folded,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +88,9 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> Boston5Round:
             if spot not in w:
                 problems.add(f"{path}.wagers", f"missing the {spot} wager (ante and first are required)")
         if "ante" in w and "first" in w and w["first"] != multiple * w["ante"]:
-            problems.add(f"{path}.wagers.first", f"must be {multiple} x the ante ({multiple * w['ante']}), got {w['first']}")
+            problems.add(
+                f"{path}.wagers.first", f"must be {multiple} x the ante ({multiple * w['ante']}), got {w['first']}"
+            )
         if folded and "second" in w:
             problems.add(f"{path}.wagers.second", "a player who folded has no second wager")
         if not folded and "second" not in w:
@@ -152,7 +160,9 @@ def _main(seat: Boston5Seat, dealer_value: Any, table: TableConfig) -> tuple[lis
         out += [WagerResult(s, w[s], Result.PUSH, 0, why) for s in ("ante", "first", "second")]
     else:
         why = f"player higher: {pays} (24.10(f)3)"
-        out.append(WagerResult("ante", w["ante"], Result.RETURNED, 0, "player higher: the ante is returned (24.10(f)3)"))
+        out.append(
+            WagerResult("ante", w["ante"], Result.RETURNED, 0, "player higher: the ante is returned (24.10(f)3)")
+        )
         out += [WagerResult(s, w[s], Result.WIN, pays.payout(w[s]), why) for s in ("first", "second")]
     row = table.paytables["ante_bonus"].row_for(player)
     if row is not None and not row.odds.push:
@@ -189,7 +199,9 @@ def settle(rnd: Boston5Round, table: TableConfig) -> Settlement:
         bonus = [w for w in wagers if w.spot == "bonus"]
         rest = [w for w in wagers if w.spot != "bonus"]
         if bonus:
-            (bonus_steps_lose if bonus[0].result is Result.LOSE else bonus_steps_win).append(_bonus_step(seat.seat, bonus[0], hands["bonus"]))
+            (bonus_steps_lose if bonus[0].result is Result.LOSE else bonus_steps_win).append(
+                _bonus_step(seat.seat, bonus[0], hands["bonus"])
+            )
         if seat.folded:
             fold_steps.append(Step("fold", seat.seat, actions_for(rest), "folds"))
         else:
@@ -198,6 +210,10 @@ def settle(rnd: Boston5Round, table: TableConfig) -> Settlement:
     if all_folded or dealer_value is None:  # nobody left to compare with: the dealer's hand is not revealed
         procedure = (*bonus_steps_lose, *bonus_steps_win, *fold_steps)
         return settlement_for("boston5", table, settled, procedure, {"cards": format_cards(rnd.dealer)})
-    reveal = Step("dealer", None, (), f"reveal and set {dealer_value.category.value} ({format_cards(dealer_value.best)})")
+    reveal = Step(
+        "dealer", None, (), f"reveal and set {dealer_value.category.value} ({format_cards(dealer_value.best)})"
+    )
     procedure = (*bonus_steps_lose, *bonus_steps_win, *fold_steps, reveal, *main_steps)
-    return settlement_for("boston5", table, settled, procedure, {"cards": format_cards(rnd.dealer), **hand_summary(dealer_value)})
+    return settlement_for(
+        "boston5", table, settled, procedure, {"cards": format_cards(rnd.dealer), **hand_summary(dealer_value)}
+    )

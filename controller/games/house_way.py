@@ -20,9 +20,9 @@ Conventions for every way:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Callable, Sequence
 
 from controller.cards import Card, format_cards
 from controller.hands import Category, HandError
@@ -174,7 +174,11 @@ def full_house(h: Hand) -> Decision | None:
         and ACE in h.singles
         and KING in h.singles
     ):
-        return h.front(h.of_rank(ACE, 1) + h.of_rank(KING, 1), "full_house", "full house with twos and A-K: kept together, A-K in front")
+        return h.front(
+            h.of_rank(ACE, 1) + h.of_rank(KING, 1),
+            "full_house",
+            "full house with twos and A-K: kept together, A-K in front",
+        )
     return h.front(h.of_rank(pair, 2), "full_house", "full house: the highest pair in front")
 
 
@@ -195,14 +199,22 @@ def three_of_a_kind(h: Hand) -> Decision | None:
         ace = h.of_rank(ACE, 3)
         next_best = h.others(ace)[0]
         return h.front([ace[0], next_best], "three_of_a_kind", "three aces: an ace and the next highest card in front")
-    return h.front(h.best_two(h.others(h.of_rank(t, 3))), "three_of_a_kind", "three of a kind in back, the two highest other cards in front")
+    return h.front(
+        h.best_two(h.others(h.of_rank(t, 3))),
+        "three_of_a_kind",
+        "three of a kind in back, the two highest other cards in front",
+    )
 
 
 def one_pair(h: Hand) -> Decision | None:
     """One pair: the pair in back, the two highest other cards in front."""
     if len(h.pairs) != 1 or h.trips or h.by_count[4] or h.by_count[5]:
         return None
-    return h.front(h.best_two(h.others(h.of_rank(h.pairs[0], 2))), "one_pair", "one pair in back, the two highest other cards in front")
+    return h.front(
+        h.best_two(h.others(h.of_rank(h.pairs[0], 2))),
+        "one_pair",
+        "one pair in back, the two highest other cards in front",
+    )
 
 
 def no_pair(h: Hand) -> Decision | None:
@@ -230,7 +242,9 @@ def foxwoods_four_of_a_kind(h: Hand) -> Decision | None:
         return h.front(quads[:2], "four_of_a_kind", "four of a kind, jacks to aces: split")
     if q >= 7:
         if h.rank(rest[0]) >= KING:
-            return h.front(h.best_two(rest), "four_of_a_kind", "four 7s to 10s with a king or ace to play in front: kept together")
+            return h.front(
+                h.best_two(rest), "four_of_a_kind", "four 7s to 10s with a king or ace to play in front: kept together"
+            )
         return h.front(quads[:2], "four_of_a_kind", "four 7s to 10s with no king or ace to play in front: split")
     return h.front(h.best_two(rest), "four_of_a_kind", "four of a kind, 6s and below: never split")
 
@@ -247,7 +261,9 @@ def foxwoods_straight_or_flush(h: Hand) -> Decision | None:
     if h.trips:
         paired = h.best_straight_or_flush(lambda s: s.low.category is Category.ONE_PAIR)
         chosen = paired or best
-        return Decision(chosen, "straight_or_flush", "straight or flush with trips: the complete hand in back, the pair in front")
+        return Decision(
+            chosen, "straight_or_flush", "straight or flush with trips: the complete hand in back, the pair in front"
+        )
     if h.pairs:
         pair = h.pairs[0]
         if ACE in h.singles and TEN <= pair <= KING:
@@ -256,8 +272,14 @@ def foxwoods_straight_or_flush(h: Hand) -> Decision | None:
             if alternative.set.low > best.low:
                 text = "ace and a pair of kings to tens: the ace in front and the pair in back makes the front better"
                 return Decision(alternative.set, "straight_or_flush", text)
-        return Decision(best, "straight_or_flush", "straight or flush with one pair: the highest two cards in front that leave it in back")
-    return Decision(best, "straight_or_flush", "straight or flush: the two highest cards in front that leave it in back")
+        return Decision(
+            best,
+            "straight_or_flush",
+            "straight or flush with one pair: the highest two cards in front that leave it in back",
+        )
+    return Decision(
+        best, "straight_or_flush", "straight or flush: the two highest cards in front that leave it in back"
+    )
 
 
 def foxwoods_two_pair(h: Hand) -> Decision | None:
@@ -274,10 +296,14 @@ def foxwoods_two_pair(h: Hand) -> Decision | None:
         return Decision(split.set, "two_pair", "two pair, big pair jacks to aces: split, small pair in front")
     if big >= 7:
         if ACE in h.singles:
-            return Decision(together.set, "two_pair", "two pair, big pair 7s to 10s, an ace to play in front: both pairs in back")
+            return Decision(
+                together.set, "two_pair", "two pair, big pair 7s to 10s, an ace to play in front: both pairs in back"
+            )
         return Decision(split.set, "two_pair", "two pair, big pair 7s to 10s, no ace: split")
     if max(h.singles) >= KING:
-        return Decision(together.set, "two_pair", "two pair, big pair 3s to 6s, a king or ace to play in front: both pairs in back")
+        return Decision(
+            together.set, "two_pair", "two pair, big pair 3s to 6s, a king or ace to play in front: both pairs in back"
+        )
     return Decision(split.set, "two_pair", "two pair, big pair 3s to 6s, no king or ace: split")
 
 
@@ -296,7 +322,9 @@ def generic_four_of_a_kind(h: Hand) -> Decision | None:
         return h.front(quads[:2], "four_of_a_kind", "four of a kind, jacks to aces: always split")
     if q >= 7:
         if ACE in {h.rank(c) for c in rest}:
-            return h.front(h.best_two(rest), "four_of_a_kind", "four 7s to 10s with an ace to play in front: kept together")
+            return h.front(
+                h.best_two(rest), "four_of_a_kind", "four 7s to 10s with an ace to play in front: kept together"
+            )
         return h.front(quads[:2], "four_of_a_kind", "four 7s to 10s with no ace: split")
     return h.front(h.best_two(rest), "four_of_a_kind", "four of a kind, 2s to 6s: kept together")
 
@@ -307,7 +335,9 @@ def ballys_straight_or_flush(h: Hand) -> Decision | None:
     best = h.best_straight_or_flush()
     if best is None or len(h.pairs) >= 2:
         return None
-    return Decision(best, "straight_or_flush", "straight or flush: the option that leaves the two highest cards in the low hand")
+    return Decision(
+        best, "straight_or_flush", "straight or flush: the option that leaves the two highest cards in the low hand"
+    )
 
 
 def _band(rank: int) -> str:
@@ -330,11 +360,15 @@ def ballys_two_pair(h: Hand) -> Decision | None:
         return Decision(split.set, "two_pair", "two pair with aces: always split")
     if bands in ({"low"}, {"low", "middle"}):
         if singles & {ACE, KING}:
-            return Decision(together.set, "two_pair", "two pair low/low or low/middle with a king or ace: both pairs in back")
+            return Decision(
+                together.set, "two_pair", "two pair low/low or low/middle with a king or ace: both pairs in back"
+            )
         return Decision(split.set, "two_pair", "two pair low/low or low/middle: split")
     if bands in ({"low", "high"}, {"middle"}):
         if ACE in singles:
-            return Decision(together.set, "two_pair", "two pair low/high or middle/middle with an ace: both pairs in back")
+            return Decision(
+                together.set, "two_pair", "two pair low/high or middle/middle with an ace: both pairs in back"
+            )
         return Decision(split.set, "two_pair", "two pair low/high or middle/middle: split")
     return Decision(split.set, "two_pair", "two pair middle/high or high/high: always split")
 
@@ -409,6 +443,8 @@ def house_way(name: str) -> HouseWay:
         raise KeyError(f"unknown house way '{name}' (known: {', '.join(sorted(HOUSE_WAYS))})") from None
 
 
-def set_by_house_way(cards: Sequence[Card], name: str = "foxwoods", options: dict[str, object] | None = None) -> Decision:
+def set_by_house_way(
+    cards: Sequence[Card], name: str = "foxwoods", options: dict[str, object] | None = None
+) -> Decision:
     """Set seven cards by the named house way."""
     return house_way(name).set(cards, options)

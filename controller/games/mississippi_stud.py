@@ -22,13 +22,24 @@ is the highest seat number first.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from controller.cards import Card, format_cards
 from controller.games.record import Problems, read_seats, write_record
 from controller.hands import MISSISSIPPI_STUD, evaluate_five, evaluate_three
-from controller.settlement import Result, SeatSettlement, Settlement, Step, WagerResult, actions_for, apply_caps, hand_summary, settlement_for
+from controller.settlement import (
+    Result,
+    SeatSettlement,
+    Settlement,
+    Step,
+    WagerResult,
+    actions_for,
+    apply_caps,
+    hand_summary,
+    settlement_for,
+)
 from controller.table_config import TableConfig
 
 __all__ = ["STREETS", "MississippiSeat", "MississippiRound", "read_round", "settle", "round_record"]
@@ -106,7 +117,9 @@ def round_record(rnd: MississippiRound, table: str | None = None) -> dict[str, A
     return write_record("mississippi_stud", table, rnd.seats, community=format_cards(rnd.community))
 
 
-def _main(seat: MississippiSeat, community: tuple[Card, ...], table: TableConfig) -> tuple[list[WagerResult], dict[str, str]]:
+def _main(
+    seat: MississippiSeat, community: tuple[Card, ...], table: TableConfig
+) -> tuple[list[WagerResult], dict[str, str]]:
     spots = ["ante", *STREETS]
     w = seat.wagers
     hand = evaluate_five(seat.cards + community, MISSISSIPPI_STUD)
@@ -157,7 +170,9 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
         main = [x for x in wagers if x.spot != "bonus"]
         bonus = [x for x in wagers if x.spot == "bonus"]
         if seat.communication_violation:
-            violation_steps.append(Step("violation", seat.seat, actions_for(wagers), "communication violation (35.10(c))"))
+            violation_steps.append(
+                Step("violation", seat.seat, actions_for(wagers), "communication violation (35.10(c))")
+            )
             continue
         if seat.folded_at is not None:
             fold_steps[seat.folded_at].append(
@@ -169,5 +184,17 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
         if bonus:
             bonus_steps.append(Step("bonus", seat.seat, actions_for(bonus), f"bonus on {bonus_value.category.value}"))
     reveal = Step("dealer", None, (), f"community cards {format_cards(rnd.community)}")
-    procedure = (*violation_steps, *(s for street in STREETS for s in fold_steps[street]), reveal, *main_steps, *bonus_steps)
-    return settlement_for("mississippi_stud", table, settled, procedure, {"community": format_cards(rnd.community), "bonus": hand_summary(bonus_value)})
+    procedure = (
+        *violation_steps,
+        *(s for street in STREETS for s in fold_steps[street]),
+        reveal,
+        *main_steps,
+        *bonus_steps,
+    )
+    return settlement_for(
+        "mississippi_stud",
+        table,
+        settled,
+        procedure,
+        {"community": format_cards(rnd.community), "bonus": hand_summary(bonus_value)},
+    )

@@ -29,17 +29,27 @@ A misdeal (digest 3.4, 31.14) voids every hand and returns every wager.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from controller.cards import Card, CardError, format_cards, parse_cards
 from controller.games.house_way import Decision, house_way
-from controller.games.pai_gow_deal import StartError, misdeal_reasons, start_position, position_name
+from controller.games.pai_gow_deal import StartError, misdeal_reasons, position_name, start_position
 from controller.games.record import Problems, read_seats, write_record
 from controller.hands import PAI_GOW, BonusValue, Category, classify_bonus, paying_line
 from controller.hands.paigow import HandSet, is_pai_gow, make_set
 from controller.paytables import Paytable, PaytableRow
-from controller.settlement import Result, SeatSettlement, Settlement, Step, WagerResult, actions_for, apply_caps, settlement_for
+from controller.settlement import (
+    Result,
+    SeatSettlement,
+    Settlement,
+    Step,
+    WagerResult,
+    actions_for,
+    apply_caps,
+    settlement_for,
+)
 from controller.table_config import TableConfig
 
 __all__ = ["PaiGowSeat", "PaiGowRound", "read_round", "settle", "round_record", "commission"]
@@ -88,7 +98,7 @@ class PaiGowRound:
 def _hand(problems: Problems, path: str, raw: object) -> tuple[Card, ...] | None:
     """Card text as dealt: tokens must read, but counts and repeats are the misdeal check's."""
     if not isinstance(raw, str):
-        problems.add(path, f"cards must be a string such as \"As Kd\", got {raw!r}")
+        problems.add(path, f'cards must be a string such as "As Kd", got {raw!r}')
         return None
     try:
         return parse_cards(raw, allow_duplicates=True)
@@ -97,7 +107,9 @@ def _hand(problems: Problems, path: str, raw: object) -> tuple[Card, ...] | None
         return None
 
 
-def _player_set(problems: Problems, path: str, raw: Mapping[str, Any], cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], tuple[Card, ...]] | None:
+def _player_set(
+    problems: Problems, path: str, raw: Mapping[str, Any], cards: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], tuple[Card, ...]] | None:
     if raw.get("set") == "house_way" and "high" not in raw and "low" not in raw:
         return None
     if "set" in raw and raw["set"] != "house_way":
@@ -127,7 +139,7 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
     start = data.get("start")
     method, value = o["start_method"], 0
     if not isinstance(start, dict) or set(start) != {"method", "value"}:
-        problems.add("$.start", "must be {\"method\": \"dice\" or \"rng\", \"value\": N}")
+        problems.add("$.start", 'must be {"method": "dice" or "rng", "value": N}')
     else:
         method, value = start["method"], start["value"]
         try:
@@ -138,7 +150,10 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
     if isinstance(remaining, bool) or not isinstance(remaining, int) or remaining < 0:
         problems.add("$.remaining", f"the count of cards left after the deal, got {remaining!r}")
         remaining = 4
-    raw_seats = [(rec, _hand(problems, f"{rec.path}.cards", rec.raw.get("cards"))) for rec in read_seats(data, table, problems, _SEAT_KEYS)]
+    raw_seats = [
+        (rec, _hand(problems, f"{rec.path}.cards", rec.raw.get("cards")))
+        for rec in read_seats(data, table, problems, _SEAT_KEYS)
+    ]
     raw_dealer = data.get("dealer")
     dealer_set_raw: Mapping[str, Any] | None = None
     if isinstance(raw_dealer, dict):
@@ -171,14 +186,22 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
         if "pai_gow" not in w:
             problems.add(f"{path}.wagers", "missing the pai gow wager (11.15(b): the optional wagers go with it)")
         if "bonus" in w and w["bonus"] < o["bonus_minimum"]:  # type: ignore[operator]
-            problems.add(f"{path}.wagers.bonus", f"a bonus wager is at least {o['bonus_minimum']} cents (11.15(b)), got {w['bonus']}")
+            problems.add(
+                f"{path}.wagers.bonus",
+                f"a bonus wager is at least {o['bonus_minimum']} cents (11.15(b)), got {w['bonus']}",
+            )
         if cards is None:
             continue
         foul = problems.flag(path, rec.raw, "foul")
         chosen = None if misdeal or foul else _player_set(problems, path, rec.raw, cards)
         seats.append(PaiGowSeat(rec.seat, dict(w), cards, *(chosen or (None, None)), foul=foul))
     dealer_set = None
-    if dealer_set_raw is not None and dealer is not None and not misdeal and ("high" in dealer_set_raw or "low" in dealer_set_raw):
+    if (
+        dealer_set_raw is not None
+        and dealer is not None
+        and not misdeal
+        and ("high" in dealer_set_raw or "low" in dealer_set_raw)
+    ):
         dealer_set = _player_set(problems, "$.dealer", dealer_set_raw, dealer)
         if dealer_set and make_set(*dealer_set).foul:
             problems.add("$.dealer", "the dealer's set is a foul (the low hand outranks the high hand)")
@@ -192,7 +215,11 @@ def round_record(rnd: PaiGowRound, table: str | None = None) -> dict[str, Any]:
     dealer: Any = format_cards(rnd.dealer)
     if rnd.dealer_set:
         dealer = {"cards": dealer, "high": format_cards(rnd.dealer_set[0]), "low": format_cards(rnd.dealer_set[1])}
-    extra: dict[str, Any] = {"start": {"method": rnd.start[0], "value": rnd.start[1]}, "remaining": rnd.remaining, "dealer": dealer}
+    extra: dict[str, Any] = {
+        "start": {"method": rnd.start[0], "value": rnd.start[1]},
+        "remaining": rnd.remaining,
+        "dealer": dealer,
+    }
     if rnd.empty:
         extra["empty"] = {str(n): format_cards(c) for n, c in sorted(rnd.empty.items())}
     return write_record("pai_gow", table, rnd.seats, **extra)
@@ -234,7 +261,11 @@ def _pai_gow_wager(stake: int, player: HandSet, dealer: HandSet, fouled: bool, o
         return WagerResult("pai_gow", stake, Result.LOSE, -stake, "foul: the low hand outranks the high hand (forfeit)")
     high_won = player.high > dealer.high
     low_won = player.low > dealer.low
-    copies = [name for name, mine, theirs in (("high", player.high, dealer.high), ("low", player.low, dealer.low)) if mine == theirs]
+    copies = [
+        name
+        for name, mine, theirs in (("high", player.high, dealer.high), ("low", player.low, dealer.low))
+        if mine == theirs
+    ]
     copy_note = f"; copy on the {' and '.join(copies)} hand goes to the banker" if copies else ""
     if high_won and low_won:
         fee = commission(stake, o["commission_percent"], o["commission_rounding"])
@@ -292,18 +323,42 @@ def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
         if "bonus" in w and bonus_table is not None:
             row = _paying_row(mine.value, bonus_table)
             if row is None:
-                wagers.append(WagerResult("bonus", w["bonus"], Result.LOSE, -w["bonus"], f"{mine.value.category.value} does not qualify"))
+                wagers.append(
+                    WagerResult(
+                        "bonus", w["bonus"], Result.LOSE, -w["bonus"], f"{mine.value.category.value} does not qualify"
+                    )
+                )
             else:
-                wagers.append(WagerResult("bonus", w["bonus"], Result.WIN, row.odds.payout(w["bonus"]), f"{row.describe()} (highest-paying line)"))
+                wagers.append(
+                    WagerResult(
+                        "bonus",
+                        w["bonus"],
+                        Result.WIN,
+                        row.odds.payout(w["bonus"]),
+                        f"{row.describe()} (highest-paying line)",
+                    )
+                )
         if "insurance" in w and insurance_table is not None:
             gow, top = is_pai_gow(seat.cards)
             row = insurance_table.row_for_rank(Category.HIGH_CARD, top) if gow else None
             hands["insurance"] = {"pai_gow": "yes" if gow else "no"}
             if row is None or row.odds.push:
-                why = "a pai gow with no paying line" if gow else "not a pai gow (a pair, straight or flush; the joker only an ace)"
+                why = (
+                    "a pai gow with no paying line"
+                    if gow
+                    else "not a pai gow (a pair, straight or flush; the joker only an ace)"
+                )
                 wagers.append(WagerResult("insurance", w["insurance"], Result.LOSE, -w["insurance"], why))
             else:
-                wagers.append(WagerResult("insurance", w["insurance"], Result.WIN, row.odds.payout(w["insurance"]), f"pai gow, {row.describe()}"))
+                wagers.append(
+                    WagerResult(
+                        "insurance",
+                        w["insurance"],
+                        Result.WIN,
+                        row.odds.payout(w["insurance"]),
+                        f"pai gow, {row.describe()}",
+                    )
+                )
         if seat.seat in markers:
             others = [(f"seat {s}", p) for s, p in premium.items() if s != seat.seat and p.envy]
             if dealer_premium is not None and dealer_premium.envy:
@@ -316,7 +371,9 @@ def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
         settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, caps)  # type: ignore[arg-type]
         by_spot = {x.spot: x for x in wagers}
         keep = "bonus" in w or keep_all
-        note = f"high {hands['set']['high']} / low {hands['set']['low']}" + ("; cards stay on the layout" if keep else "")
+        note = f"high {hands['set']['high']} / low {hands['set']['low']}" + (
+            "; cards stay on the layout" if keep else ""
+        )
         steps["pai_gow"].append(Step("pai_gow", seat.seat, actions_for([by_spot["pai_gow"]]), note))
         if "bonus" in w or "insurance" in w or any_big_bonus:
             now = [by_spot[k] for k in ("bonus", "insurance") if k in by_spot and not (k == "bonus" and is_premium)]
@@ -329,10 +386,23 @@ def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
             note = "envy marker collected" if seat.seat in markers else "premium hand"
             steps["envy"].append(Step("envy", seat.seat, actions_for(later), note))
         if is_premium and "bonus" not in w:
-            steps["premium_cards"].append(Step("premium_cards", seat.seat, (), "collect the cards (premium hand, no bonus wager)"))
-    dealer_step = Step("dealer", None, (), f"house way {dealer_decision.rule}: high {format_cards(dealer.high.best)} / low {format_cards(dealer.low.best)}")
+            steps["premium_cards"].append(
+                Step("premium_cards", seat.seat, (), "collect the cards (premium hand, no bonus wager)")
+            )
+    dealer_step = Step(
+        "dealer",
+        None,
+        (),
+        f"house way {dealer_decision.rule}: high {format_cards(dealer.high.best)} / low {format_cards(dealer.low.best)}",
+    )
     procedure = (dealer_step, *steps["pai_gow"], *steps["bonus_insurance"], *steps["envy"], *steps["premium_cards"])
-    return settlement_for("pai_gow", table, settled, procedure, {"cards": format_cards(rnd.dealer), **dealer_decision.to_json(), "start": start})
+    return settlement_for(
+        "pai_gow",
+        table,
+        settled,
+        procedure,
+        {"cards": format_cards(rnd.dealer), **dealer_decision.to_json(), "start": start},
+    )
 
 
 def _void(rnd: PaiGowRound, table: TableConfig, order: list[PaiGowSeat], start: Mapping[str, object]) -> Settlement:
@@ -343,5 +413,10 @@ def _void(rnd: PaiGowRound, table: TableConfig, order: list[PaiGowSeat], start: 
     }
     procedure = [Step("misdeal", None, (), why + "; every hand is void")]
     procedure += [Step("misdeal", s.seat, actions_for(seats[s.seat].wagers)) for s in order]
-    return settlement_for("pai_gow", table, seats, tuple(procedure), {"cards": format_cards(rnd.dealer), "misdeal": list(rnd.misdeal), "start": dict(start)})
-
+    return settlement_for(
+        "pai_gow",
+        table,
+        seats,
+        tuple(procedure),
+        {"cards": format_cards(rnd.dealer), "misdeal": list(rnd.misdeal), "start": dict(start)},
+    )

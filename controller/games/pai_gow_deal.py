@@ -16,12 +16,21 @@ dealer's right), so clockwise order is 1, 2, ..., 6, dealer.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from controller.cards import Card
 
-__all__ = ["DEALER", "Deal", "StartError", "counting_order", "start_position", "deal", "misdeal_reasons", "position_name"]
+__all__ = [
+    "DEALER",
+    "Deal",
+    "StartError",
+    "counting_order",
+    "start_position",
+    "deal",
+    "misdeal_reasons",
+    "position_name",
+]
 
 DEALER = 0
 HAND_SIZE = 7
@@ -77,7 +86,9 @@ class Deal:
     remaining: tuple[Card, ...]
 
 
-def deal(shoe: Sequence[Card], start: int, direction: str = "clockwise", method: str = "one_at_a_time", seats: int = 6) -> Deal:
+def deal(
+    shoe: Sequence[Card], start: int, direction: str = "clockwise", method: str = "one_at_a_time", seats: int = 6
+) -> Deal:
     """Deal seven cards to every position from ``shoe`` (top card first)."""
     order = dealing_order(start, direction, seats)
     hands: dict[int, list[Card]] = {p: [] for p in order}

@@ -5,8 +5,9 @@ Nothing is settled from a record with any problem; :class:`RecordError` lists th
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from controller.cards import Card, CardError, parse_cards
 from controller.table_config import TableConfig
@@ -39,7 +40,7 @@ class Problems:
     def cards(self, path: str, raw: object, sizes: tuple[int, ...]) -> tuple[Card, ...] | None:
         """Read a hand at ``path`` that must have one of ``sizes`` cards, none seen elsewhere."""
         if not isinstance(raw, str):
-            self.add(path, f"cards must be a string such as \"As Kd\", got {raw!r}")
+            self.add(path, f'cards must be a string such as "As Kd", got {raw!r}')
             return None
         try:
             cards = parse_cards(raw)

@@ -7,8 +7,8 @@ dispatches to. Each returns a value with ``category``, ``best`` cards and an int
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
-from typing import Sequence
 
 from controller.cards import Card
 from controller.hands.bonus import BonusValue, classify_bonus, paying_line

@@ -16,7 +16,16 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from controller.hands.fast import FLUSH_SUIT, FOUR_SUIT, JOKER_INDEX, MASK_SHIFT, RANK_BITS, SUIT_SHIFT, card_code, evaluator_for
+from controller.hands.fast import (
+    FLUSH_SUIT,
+    FOUR_SUIT,
+    JOKER_INDEX,
+    MASK_SHIFT,
+    RANK_BITS,
+    SUIT_SHIFT,
+    card_code,
+    evaluator_for,
+)
 from controller.hands.rules import Wheel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -61,7 +70,7 @@ def _joker_tables(wheel: Wheel) -> tuple[Any, ...]:
     return keys, values, np.array(FOUR_SUIT, dtype=np.int64), np.array(flush_table, dtype=np.int64)
 
 
-def strengths(hands: "np.ndarray | Any", wheel: Wheel = Wheel.LOWEST) -> "np.ndarray":
+def strengths(hands: np.ndarray | Any, wheel: Wheel = Wheel.LOWEST) -> np.ndarray:
     """The best-five strength of each row of ``hands`` (deck indices), as an int64 array."""
     np = _numpy()
     hands = np.asarray(hands, dtype=np.intp)

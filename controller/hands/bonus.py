@@ -21,9 +21,10 @@ Conventions (written down because paytables depend on them):
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Callable, Iterable, Mapping, Sequence, TypeVar
+from typing import TypeVar
 
 from controller.cards import Card
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, Category
@@ -136,7 +137,9 @@ def classify_bonus(cards: Sequence[Card], rules: HandRules) -> BonusValue:
 K = TypeVar("K")
 
 
-def paying_line(qualifies: Iterable[Category], pays: Mapping[Category, K], key: Callable[[K], object]) -> Category | None:
+def paying_line(
+    qualifies: Iterable[Category], pays: Mapping[Category, K], key: Callable[[K], object]
+) -> Category | None:
     """The category, among ``qualifies``, whose paytable line pays most (``None`` if none pays).
 
     ``pays`` maps categories to paytable lines and ``key`` orders lines by what they pay; a

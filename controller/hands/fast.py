@@ -21,13 +21,22 @@ straight, flush, straight flush or royal flush (digest 3.3 item 2).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
-from typing import Sequence
 
 from controller.hands.categories import FIVE_CARD_ORDER, Category, pack
 from controller.hands.rules import Wheel
 
-__all__ = ["Evaluator", "evaluator_for", "JOKER_INDEX", "card_code", "FLUSH_SUIT", "SUIT_SHIFT", "MASK_SHIFT", "RANK_BITS"]
+__all__ = [
+    "Evaluator",
+    "evaluator_for",
+    "JOKER_INDEX",
+    "card_code",
+    "FLUSH_SUIT",
+    "SUIT_SHIFT",
+    "MASK_SHIFT",
+    "RANK_BITS",
+]
 
 JOKER_INDEX = 52
 RANK_BITS = (1 << 39) - 1
@@ -173,9 +182,7 @@ class Evaluator:
     def __init__(self, wheel: Wheel) -> None:
         self.wheel = wheel
         self._straights = _straight_table(wheel)
-        self._flush = [
-            _flush_strength(m, self._straights) if m.bit_count() >= 5 else -1 for m in range(1 << 13)
-        ]
+        self._flush = [_flush_strength(m, self._straights) if m.bit_count() >= 5 else -1 for m in range(1 << 13)]
         self._nonflush = _RankTable(self._straights)  # filled on first use of each rank multiset
         self._joker: tuple[dict[int, int], list[int]] | None = None  # built on the first joker
 

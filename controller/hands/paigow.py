@@ -3,8 +3,8 @@ high hand must not be outranked by the low hand (digest 3.3 item 5: it must outr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from controller.cards import Card, format_cards
 from controller.hands.categories import Category, unpack

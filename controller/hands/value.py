@@ -13,9 +13,9 @@ Suits never break ties.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable, Sequence
 
 from controller.cards import Card, format_cards
 from controller.hands.categories import FIVE_CARD_ORDER, LOW_HAND_ORDER, Category, pack, unpack
@@ -40,7 +40,7 @@ class HandValue:
     """
 
     category: Category
-    picked: "tuple[Card, ...] | Callable[[], tuple[Card, ...]]"
+    picked: tuple[Card, ...] | Callable[[], tuple[Card, ...]]
     """The best cards, or how to find them: picking them is the slow part of ranking, and
     deciding a hand (a pai gow set, a showdown) needs only the strength."""
     strength: int
@@ -61,16 +61,16 @@ class HandValue:
     def __hash__(self) -> int:
         return hash(self.strength)
 
-    def __lt__(self, other: "HandValue") -> bool:
+    def __lt__(self, other: HandValue) -> bool:
         return self.strength < other.strength
 
-    def __le__(self, other: "HandValue") -> bool:
+    def __le__(self, other: HandValue) -> bool:
         return self.strength <= other.strength
 
-    def __gt__(self, other: "HandValue") -> bool:
+    def __gt__(self, other: HandValue) -> bool:
         return self.strength > other.strength
 
-    def __ge__(self, other: "HandValue") -> bool:
+    def __ge__(self, other: HandValue) -> bool:
         return self.strength >= other.strength
 
     def to_json(self) -> dict[str, object]:
@@ -123,7 +123,9 @@ def _needed_ranks(category: Category, fields: tuple[int, ...], rules: HandRules)
 _FLUSH_CATEGORIES = frozenset({Category.FLUSH, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
 
 
-def _pick_best(cards: Sequence[Card], category: Category, fields: tuple[int, ...], rules: HandRules) -> tuple[Card, ...]:
+def _pick_best(
+    cards: Sequence[Card], category: Category, fields: tuple[int, ...], rules: HandRules
+) -> tuple[Card, ...]:
     """The five cards that make ``category`` with ``fields``, chosen independently of card order."""
     joker = [c for c in cards if c.index == JOKER_INDEX]
     pool = sorted((c for c in cards if c.index != JOKER_INDEX), key=_high_first)
@@ -247,4 +249,3 @@ def _evaluate_low(cards: Sequence[Card]) -> HandValue:
         strength = pack(LOW_HAND_ORDER.index(Category.ONE_PAIR), [hi])
         return HandValue(Category.ONE_PAIR, best, strength, tuple(cards))
     return HandValue(Category.HIGH_CARD, best, pack(LOW_HAND_ORDER.index(Category.HIGH_CARD), [hi, lo]), tuple(cards))
-

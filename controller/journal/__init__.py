@@ -8,4 +8,12 @@ while keeping the chain verifiable.
 from controller.journal.store import SCHEMA_VERSION, JournalError, Snapshot, SqliteJournal
 from controller.journal.verify import VerifyReport, check_tail, verify_journal
 
-__all__ = ["SCHEMA_VERSION", "JournalError", "Snapshot", "SqliteJournal", "VerifyReport", "check_tail", "verify_journal"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "JournalError",
+    "Snapshot",
+    "SqliteJournal",
+    "VerifyReport",
+    "check_tail",
+    "verify_journal",
+]

@@ -8,7 +8,8 @@ in the same transaction as each round record, and ``journal verify`` recomputes 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 __all__ = ["meters_for_round", "add_meters", "meters_table"]
 

@@ -49,7 +49,7 @@ def recall(journal: SqliteJournal, last: int | None = None, round_no: int | None
             kept = f"rounds {index[0][0]}-{index[-1][0]}" if index else "no finished rounds"
             raise RecallError(f"{journal.path}: round {round_no} is not in the journal (it has {kept})")
     else:
-        chosen = index[-(last or 10):]
+        chosen = index[-(last or 10) :]
     out = []
     for number, seq in chosen:
         settled = journal.record(seq)
@@ -110,8 +110,10 @@ def recall_lines(r: RecalledRound) -> list[str]:
     """The round as text: seats and wagers, cards in dealt order, inputs, faults, settlement."""
     record, settlement = r.data["record"], r.data["settlement"]
     day = time.strftime("%Y-%m-%d", time.localtime(r.started))
-    lines = [f"round {r.number} ({r.data.get('game', record.get('game'))}): {'VOID, every wager returned' if r.void else 'settled'}, "
-             f"{day} {_clock(r.started)} - {_clock(r.ended)}"]
+    lines = [
+        f"round {r.number} ({r.data.get('game', record.get('game'))}): {'VOID, every wager returned' if r.void else 'settled'}, "
+        f"{day} {_clock(r.started)} - {_clock(r.ended)}"
+    ]
     for seat, entry in sorted(record["seats"].items(), key=lambda kv: int(kv[0])):
         wagers = ", ".join(f"{spot} {cents / 100:.2f}" for spot, cents in entry["wagers"].items())
         lines.append(f"  seat {seat}: {wagers}; cards {entry.get('cards', '')}")

@@ -32,7 +32,9 @@ def prune(journal: SqliteJournal, retention_days: int, now: float | None = None)
     for r, seq in candidates:
         settled = journal.record(seq)
         if settled is None:
-            raise JournalError(f"{journal.path}: record {seq} is indexed as round {r} but missing (run `tablectl journal verify`)")
+            raise JournalError(
+                f"{journal.path}: record {seq} is indexed as round {r} but missing (run `tablectl journal verify`)"
+            )
         if settled.at < cutoff:
             old.append((r, seq))
     # only a run from the start: a round is pruned with everything before it
@@ -58,7 +60,10 @@ def prune(journal: SqliteJournal, retention_days: int, now: float | None = None)
         journal.db.execute("DELETE FROM records WHERE seq <= ?", (cut,))
         journal.db.execute("DELETE FROM rounds WHERE seq <= ?", (cut,))
         journal.db.execute("DELETE FROM snapshots WHERE seq < ?", (cut,))
-        for key, value in (("anchor_seq", str(cut)), ("anchor_hash", anchor_hash), ("pruned_meters", json.dumps([[s, n, v] for (s, n), v in sorted(baseline.items())]))):
+        for key, value in (
+            ("anchor_seq", str(cut)),
+            ("anchor_hash", anchor_hash),
+            ("pruned_meters", json.dumps([[s, n, v] for (s, n), v in sorted(baseline.items())])),
+        ):
             journal.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
     return len(run)
-

@@ -14,16 +14,17 @@ record is) and ``meters`` (running totals; ``verify`` recomputes them from the r
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
-import functools
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 from controller.table.journal import JournalRecord
 
@@ -83,7 +84,9 @@ def canonical(data: Mapping[str, Any]) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def record_hash(prev: str, seq: int, at: float, kind: str, event: bool, data_text: str, key: bytes | None = None) -> str:
+def record_hash(
+    prev: str, seq: int, at: float, kind: str, event: bool, data_text: str, key: bytes | None = None
+) -> str:
     """The hash of one record, chained to ``prev``."""
     message = f"{prev}\n{seq}\n{at!r}\n{kind}\n{int(event)}\n{data_text}".encode()
     if key is not None:
@@ -98,7 +101,7 @@ def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
     """One thread at a time on the connection (the controller writes while others read)."""
 
     @functools.wraps(method)
-    def wrapper(self: "SqliteJournal", *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: SqliteJournal, *args: Any, **kwargs: Any) -> Any:
         with self.lock:
             return method(self, *args, **kwargs)
 
@@ -108,7 +111,13 @@ def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
 class SqliteJournal:
     """The journal of one table in the SQLite file at ``path`` (created when missing)."""
 
-    def __init__(self, path: Path | str, hmac_key: bytes | None = None, clock: Callable[[], float] = time.time, create: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        hmac_key: bytes | None = None,
+        clock: Callable[[], float] = time.time,
+        create: bool = True,
+    ) -> None:
         self.path = Path(path)
         self.key = hmac_key
         self.clock = clock
@@ -159,7 +168,7 @@ class SqliteJournal:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
-    def _txn(self) -> "_Transaction":
+    def _txn(self) -> _Transaction:
         return _Transaction(self.db)
 
     # --- writing --------------------------------------------------------------------------------
@@ -167,7 +176,10 @@ class SqliteJournal:
     def _insert(self, kind: str, data: Mapping[str, Any], event: bool) -> int:
         seq, at, text = self.last_seq + 1, self.clock(), canonical(data)
         digest = record_hash(self.last_hash, seq, at, kind, event, text, self.key)
-        self.db.execute("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)", (seq, at, kind, int(event), text, self.last_hash, digest))
+        self.db.execute(
+            "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (seq, at, kind, int(event), text, self.last_hash, digest),
+        )
         self._pending = (seq, digest)
         return seq
 
@@ -215,11 +227,17 @@ class SqliteJournal:
 
     def records(self, after: int = 0, until: int | None = None) -> Iterator[JournalRecord]:
         """Records after sequence number ``after`` (up to ``until``), in order."""
-        query = "SELECT seq, at, kind, data, event FROM records WHERE seq > ?" + (" AND seq <= ?" if until is not None else "") + " ORDER BY seq"
+        query = (
+            "SELECT seq, at, kind, data, event FROM records WHERE seq > ?"
+            + (" AND seq <= ?" if until is not None else "")
+            + " ORDER BY seq"
+        )
         args = (after,) if until is None else (after, until)
         with self.lock:
             rows = self.db.execute(query, args).fetchall()
-        return iter([JournalRecord(seq, at, kind, json.loads(data), bool(event)) for seq, at, kind, data, event in rows])
+        return iter(
+            [JournalRecord(seq, at, kind, json.loads(data), bool(event)) for seq, at, kind, data, event in rows]
+        )
 
     def record(self, seq: int) -> JournalRecord | None:
         return next(self.records(seq - 1, seq), None)
@@ -286,7 +304,9 @@ def _migrate_1_to_2(journal: SqliteJournal) -> None:
     with journal._txn():
         for statement in _statements(_SCHEMA_V2):
             journal.db.execute(statement)
-        for seq, at, data in journal.db.execute("SELECT seq, at, data FROM records WHERE kind = 'RoundSettled' ORDER BY seq").fetchall():
+        for seq, at, data in journal.db.execute(
+            "SELECT seq, at, data FROM records WHERE kind = 'RoundSettled' ORDER BY seq"
+        ).fetchall():
             round_data = json.loads(data)
             journal.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?)", (round_data["round"], seq, at))
             for (scope, name), value in meters_for_round(round_data).items():

@@ -35,7 +35,9 @@ class VerifyReport:
 
 def _walk(journal: SqliteJournal, after: int, prev: str, report: VerifyReport, stop_at_first: bool = True) -> str:
     expected_seq = after + 1
-    rows = journal.db.execute("SELECT seq, at, kind, event, data, prev, hash FROM records WHERE seq > ? ORDER BY seq", (after,))
+    rows = journal.db.execute(
+        "SELECT seq, at, kind, event, data, prev, hash FROM records WHERE seq > ? ORDER BY seq", (after,)
+    )
     for seq, at, kind, event, data, stored_prev, stored_hash in rows:
         report.records += 1
         report.last_seq = seq
@@ -44,9 +46,14 @@ def _walk(journal: SqliteJournal, after: int, prev: str, report: VerifyReport, s
         if seq != expected_seq:
             report.problems.append(f"record {expected_seq}: missing (the next record is {seq}): removed")
         elif stored_prev != prev:
-            report.problems.append(f"record {seq} ({kind}): does not follow record {seq - 1}: removed, inserted or reordered")
+            report.problems.append(
+                f"record {seq} ({kind}): does not follow record {seq - 1}: removed, inserted or reordered"
+            )
         elif record_hash(prev, seq, at, kind, bool(event), data, journal.key) != stored_hash:
-            report.problems.append(f"record {seq} ({kind}): hash mismatch: the record was changed" + (" (or the HMAC key is wrong)" if journal.key else ""))
+            report.problems.append(
+                f"record {seq} ({kind}): hash mismatch: the record was changed"
+                + (" (or the HMAC key is wrong)" if journal.key else "")
+            )
         if report.problems and stop_at_first:
             return prev
         prev, expected_seq = stored_hash, seq + 1
@@ -62,13 +69,18 @@ def verify_journal(journal: SqliteJournal) -> VerifyReport:
         return report
     head_seq = int(journal.meta("head_seq") or 0)
     if head_seq > max(report.last_seq, anchor_seq):
-        report.problems.append(f"record {max(report.last_seq, anchor_seq) + 1}: missing (the journal was written up to record {head_seq}): removed")
+        report.problems.append(
+            f"record {max(report.last_seq, anchor_seq) + 1}: missing (the journal was written up to record {head_seq}): removed"
+        )
         return report
     if head_seq and journal.meta("head_hash") != last:
         report.problems.append(f"record {head_seq}: does not match the last hash written: changed or replaced")
         return report
     try:
-        rounds = [json.loads(d) for (d,) in journal.db.execute("SELECT data FROM records WHERE kind = 'RoundSettled' ORDER BY seq")]
+        rounds = [
+            json.loads(d)
+            for (d,) in journal.db.execute("SELECT data FROM records WHERE kind = 'RoundSettled' ORDER BY seq")
+        ]
     except sqlite3.Error as exc:
         report.problems.append(f"round records: {exc}")
         return report
@@ -80,7 +92,9 @@ def verify_journal(journal: SqliteJournal) -> VerifyReport:
     kept = journal.meters()
     for key in sorted(set(expected) | set(kept)):
         if expected.get(key, 0) != kept.get(key, 0):
-            report.problems.append(f"meter {key[0]} {key[1]}: kept {kept.get(key, 0)}, the round records give {expected.get(key, 0)}")
+            report.problems.append(
+                f"meter {key[0]} {key[1]}: kept {kept.get(key, 0)}, the round records give {expected.get(key, 0)}"
+            )
     indexed = dict(journal.round_seqs())
     for r in rounds:
         if r["round"] not in indexed:

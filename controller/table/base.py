@@ -10,9 +10,10 @@ plus :func:`common_transitions`, and a subclass of :class:`RoundTable` for its s
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 from transitions import Machine
 
@@ -55,16 +56,55 @@ def common_transitions(P: Any, playing: list[Any]) -> list[dict[str, Any]]:
     """The transitions every game has, for its ``Phase`` enum ``P`` and its in-play states."""
     return [
         {"trigger": "open_table", "source": P.CLOSED, "dest": P.BETTING, "after": "start_round"},
-        {"trigger": "confirm", "source": P.SETTLEMENT, "dest": P.SETTLEMENT, "conditions": "more_steps", "after": "next_step"},
-        {"trigger": "confirm", "source": P.SETTLEMENT, "dest": P.ROUND_COMPLETE, "unless": "more_steps", "after": "complete_round"},
+        {
+            "trigger": "confirm",
+            "source": P.SETTLEMENT,
+            "dest": P.SETTLEMENT,
+            "conditions": "more_steps",
+            "after": "next_step",
+        },
+        {
+            "trigger": "confirm",
+            "source": P.SETTLEMENT,
+            "dest": P.ROUND_COMPLETE,
+            "unless": "more_steps",
+            "after": "complete_round",
+        },
         # Every fifth round the stub is counted (the shoe's count, or the dealer's); a mismatch holds.
-        {"trigger": "next_round", "source": P.ROUND_COMPLETE, "dest": P.COUNT_STUB, "conditions": "stub_due", "after": "ask_stub_count"},
-        {"trigger": "next_round", "source": [P.ROUND_COMPLETE, P.VOID], "dest": P.BETTING, "unless": "stub_due", "after": "start_round"},
-        {"trigger": "stub_counted", "source": P.COUNT_STUB, "dest": P.BETTING, "conditions": "stub_matches", "after": "start_round"},
-        {"trigger": "stub_counted", "source": P.COUNT_STUB, "dest": P.HOLD, "unless": "stub_matches", "before": "stub_mismatch"},
+        {
+            "trigger": "next_round",
+            "source": P.ROUND_COMPLETE,
+            "dest": P.COUNT_STUB,
+            "conditions": "stub_due",
+            "after": "ask_stub_count",
+        },
+        {
+            "trigger": "next_round",
+            "source": [P.ROUND_COMPLETE, P.VOID],
+            "dest": P.BETTING,
+            "unless": "stub_due",
+            "after": "start_round",
+        },
+        {
+            "trigger": "stub_counted",
+            "source": P.COUNT_STUB,
+            "dest": P.BETTING,
+            "conditions": "stub_matches",
+            "after": "start_round",
+        },
+        {
+            "trigger": "stub_counted",
+            "source": P.COUNT_STUB,
+            "dest": P.HOLD,
+            "unless": "stub_matches",
+            "before": "stub_mismatch",
+        },
         # Device fault, misdeal or supervisor: hold, remembering where to resume.
         {"trigger": "hold", "source": playing, "dest": P.HOLD, "before": "remember_phase"},
-        *({"trigger": "resume", "source": P.HOLD, "dest": phase, "conditions": f"held_in_{phase.value}"} for phase in playing),
+        *(
+            {"trigger": "resume", "source": P.HOLD, "dest": phase, "conditions": f"held_in_{phase.value}"}
+            for phase in playing
+        ),
         # Supervisor void: every wager returned.
         {"trigger": "void", "source": [*playing, P.HOLD], "dest": P.VOID, "after": "void_round"},
     ]
@@ -207,7 +247,9 @@ class RoundTable:
             if spot not in self.BET_SPOTS:
                 problems.append(f"seat {n} {spot}: not a wager before the deal")
             elif limit and not limit.min <= cents <= limit.max:
-                problems.append(f"seat {n} {spot}: {cents / 100:.2f} is outside {limit.min / 100:.2f}-{limit.max / 100:.2f}")
+                problems.append(
+                    f"seat {n} {spot}: {cents / 100:.2f} is outside {limit.min / 100:.2f}-{limit.max / 100:.2f}"
+                )
         return problems + self.extra_wager_problems(n, seat)
 
     def wagers_valid(self) -> bool:
@@ -422,7 +464,9 @@ class RoundTable:
             seen = set(self.cards_seen())
             choices = [c for c in deck(joker=self.DECK == 53) if c not in seen]
             step = 1 if button == "next" else -1
-            self.entry = (self.entry + step) % len(choices) if self.entry is not None else (0 if step == 1 else len(choices) - 1)
+            self.entry = (
+                (self.entry + step) % len(choices) if self.entry is not None else (0 if step == 1 else len(choices) - 1)
+            )
             self.entry_card = choices[self.entry]
             self.say(f"card {self.misread_index}: {self.entry_card}? (next / previous, confirm)")
             return
@@ -485,7 +529,12 @@ class RoundTable:
             self.supervise("fault cleared", self.hold_reason)
             self.devices.panel_lamp("clear_fault", False)
             self.resume()  # type: ignore[attr-defined]
-        elif b in ("next", "previous", "confirm") and self.supervisor and self.phase is self.Phase.HOLD and self.misread_index is not None:  # type: ignore[attr-defined]
+        elif (
+            b in ("next", "previous", "confirm")
+            and self.supervisor
+            and self.phase is self.Phase.HOLD
+            and self.misread_index is not None
+        ):  # type: ignore[attr-defined]
             self.enter_card(b)
         elif b in ("next", "previous") and self.supervisor and self.pending_late:
             self.resolve_late_bet(accept=b == "next")
@@ -500,16 +549,23 @@ class RoundTable:
             return
         s = self.seats.get(seat)
         if s is None or spot not in self.BET_SPOTS:
-            self.supervise("late bet refused", f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt")
+            self.supervise(
+                "late bet refused", f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt"
+            )
             return
         trial = Seat(seat, dict(s.wagers))
         if cents:
             trial.wagers[spot] = cents
         else:
             trial.wagers.pop(spot, None)
-        broken = self.seat_problems(seat, trial) + [f"the {r} wager stays with a dealt hand" for r in self.REQUIRED_SPOTS if r not in trial.wagers]
+        broken = self.seat_problems(seat, trial) + [
+            f"the {r} wager stays with a dealt hand" for r in self.REQUIRED_SPOTS if r not in trial.wagers
+        ]
         if broken:  # e.g. a main wager taken off a dealt hand: the seat's wagers would break the rules
-            self.supervise("late bet refused", f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt: {'; '.join(broken)}")
+            self.supervise(
+                "late bet refused",
+                f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt: {'; '.join(broken)}",
+            )
             return
         s.wagers = trial.wagers
         self.devices.lamp(seat, spot, "accepted" if cents else "off")
@@ -531,4 +587,3 @@ class RoundTable:
             self.say(f"{e.device} back: resume")
             self.devices.panel_lamp("clear_fault", False)
             self.resume()  # type: ignore[attr-defined]
-

@@ -10,9 +10,10 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from controller.cards import deck
 from controller.journal import SqliteJournal
@@ -314,7 +315,11 @@ class PaiGowPlayer(Player):
         self.press("confirm", lambda: t.phase.value != "setting" or len(t.sets) > done)
 
 
-PLAYERS: dict[str, type[Player]] = {"mississippi_stud": MississippiPlayer, "boston5": Boston5Player, "pai_gow": PaiGowPlayer}
+PLAYERS: dict[str, type[Player]] = {
+    "mississippi_stud": MississippiPlayer,
+    "boston5": Boston5Player,
+    "pai_gow": PaiGowPlayer,
+}
 """Simulated players and dealer for each game the bench runs."""
 
 
@@ -346,7 +351,10 @@ def run_bench(
         return journal.round_count() if journal is not None else len(played)
 
     with tempfile.TemporaryDirectory(prefix="tablectl-bench-") as tmp:
-        servers = {role: PtyServer(sim, Faults(seed=seed + i, **FAULT_PROFILES[faults]), Path(tmp) / role) for i, (role, sim) in enumerate(sims.items())}
+        servers = {
+            role: PtyServer(sim, Faults(seed=seed + i, **FAULT_PROFILES[faults]), Path(tmp) / role)
+            for i, (role, sim) in enumerate(sims.items())
+        }
         urls = {role: server.start() for role, server in servers.items()}
         runtime = TableRuntime(table, urls, journal, on_round=played.append)
         t = runtime.table
@@ -361,7 +369,12 @@ def run_bench(
                 player.act()
                 if progress:
                     done = int(30 * finished() / target)
-                    print(f"\r[{'#' * done}{'.' * (30 - done)}] round {finished()}/{target}", end="", file=sys.stderr, flush=True)
+                    print(
+                        f"\r[{'#' * done}{'.' * (30 - done)}] round {finished()}/{target}",
+                        end="",
+                        file=sys.stderr,
+                        flush=True,
+                    )
         finally:
             summary.seconds = time.monotonic() - start
             runtime.stop()

@@ -29,7 +29,13 @@ PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, Any]] = [
     # 24.8(b)4: "no more bets"; ante and first wager (first = 2 x ante), an optional bonus with them.
-    {"trigger": "no_more_bets", "source": P.BETTING, "dest": P.NO_MORE_BETS, "conditions": "wagers_valid", "after": "lock_bets"},
+    {
+        "trigger": "no_more_bets",
+        "source": P.BETTING,
+        "dest": P.NO_MORE_BETS,
+        "conditions": "wagers_valid",
+        "after": "lock_bets",
+    },
     {"trigger": "deal_started", "source": P.NO_MORE_BETS, "dest": P.FIRST_DEAL},  # the first card leaves the shoe
     # 24.8(c): three consecutive cards to each player clockwise from the dealer's left, then three to the dealer.
     {"trigger": "first_cards_complete", "source": P.FIRST_DEAL, "dest": P.BONUS, "after": "prompt_bonus"},
@@ -38,7 +44,13 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "bonus_done", "source": P.BONUS, "dest": P.BONUS_SETTLEMENT, "after": "start_bonus_settlement"},
     {"trigger": "bonus_settled", "source": P.BONUS_SETTLEMENT, "dest": P.SECOND_WAGER, "after": "prompt_second"},
     # 24.10(b), (c): a second wager equal to the first, or fold; the second may be withdrawn until the final cards.
-    {"trigger": "deal", "source": P.SECOND_WAGER, "dest": P.FINAL_DEAL, "conditions": "all_decided", "after": "prompt_final"},
+    {
+        "trigger": "deal",
+        "source": P.SECOND_WAGER,
+        "dest": P.FINAL_DEAL,
+        "conditions": "all_decided",
+        "after": "prompt_final",
+    },
     # 24.10(d), (e), (f): two cards to each player with a second wager, two to the dealer; the dealer reveals
     # and sets the highest hand; settlement counterclockwise from the dealer's right.
     {"trigger": "final_cards_complete", "source": P.FINAL_DEAL, "dest": P.SETTLEMENT, "after": "show_and_settle"},

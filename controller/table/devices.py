@@ -97,7 +97,12 @@ def resend_state(commands: list[tuple[str, tuple[Any, ...]]], devices: TableDevi
             last[("panel_lamp", args[0])] = (name, args)
         elif name == "lock":
             last[("lock",)] = (name, args)
-    send = {"display": devices.display, "lamp": devices.lamp, "panel_lamp": devices.panel_lamp, "lock": devices.lock_spots}
+    send = {
+        "display": devices.display,
+        "lamp": devices.lamp,
+        "panel_lamp": devices.panel_lamp,
+        "lock": devices.lock_spots,
+    }
     for name, args in last.values():
         send[name](*args)
     return len(last)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from controller.journal.store import JournalError
 from controller.table.journal import Journal, MemoryJournal, event_record
@@ -66,7 +66,7 @@ class Engine:
         self.journal_problem = ""
         self.current_seq = 0
         """The sequence number of the event being handled."""
-        self.queue: "queue.Queue[object]" = queue.Queue()
+        self.queue: queue.Queue[object] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._timers: set[threading.Timer] = set()
         self.processed = 0

@@ -33,7 +33,9 @@ def _subclasses(cls: type) -> list[type]:
 
 
 EVENT_KINDS: dict[str, type] = {
-    cls.__name__: cls for cls in (*_subclasses(DeviceEvent), TimerExpired, StartDrawn, JournalFault, OpenTable) if dataclasses.is_dataclass(cls)
+    cls.__name__: cls
+    for cls in (*_subclasses(DeviceEvent), TimerExpired, StartDrawn, JournalFault, OpenTable)
+    if dataclasses.is_dataclass(cls)
 }
 """Every event class the controller takes, by the kind it is journaled as."""
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator, Protocol
+from typing import Any, Protocol
 
 __all__ = ["JournalRecord", "Journal", "MemoryJournal", "event_record"]
 

@@ -34,16 +34,40 @@ PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, Any]] = [
     # 35.9(c): "no more bets" before any card; wagers that break the rules must be put right first.
-    {"trigger": "no_more_bets", "source": P.BETTING, "dest": P.NO_MORE_BETS, "conditions": "wagers_valid", "after": "lock_bets"},
+    {
+        "trigger": "no_more_bets",
+        "source": P.BETTING,
+        "dest": P.NO_MORE_BETS,
+        "conditions": "wagers_valid",
+        "after": "lock_bets",
+    },
     {"trigger": "deal_started", "source": P.NO_MORE_BETS, "dest": P.DEALING},  # the first card leaves the shoe
     # 35.9(d), (e): a 2-card stack to each wagering seat clockwise, then the 3 community cards.
     {"trigger": "cards_complete", "source": P.DEALING, "dest": P.THIRD_STREET, "after": "prompt_street"},
     # 35.10(a), (d): all seats bet 3rd street or fold; then the first community card.
-    {"trigger": "reveal", "source": P.THIRD_STREET, "dest": P.FOURTH_STREET, "conditions": "all_acted", "after": "prompt_street"},
+    {
+        "trigger": "reveal",
+        "source": P.THIRD_STREET,
+        "dest": P.FOURTH_STREET,
+        "conditions": "all_acted",
+        "after": "prompt_street",
+    },
     # 35.10(e), (f): 4th street; then the second community card.
-    {"trigger": "reveal", "source": P.FOURTH_STREET, "dest": P.FIFTH_STREET, "conditions": "all_acted", "after": "prompt_street"},
+    {
+        "trigger": "reveal",
+        "source": P.FOURTH_STREET,
+        "dest": P.FIFTH_STREET,
+        "conditions": "all_acted",
+        "after": "prompt_street",
+    },
     # 35.10(g), (h), (i): 5th street; the third card; settlement counterclockwise from the dealer's right.
-    {"trigger": "reveal", "source": P.FIFTH_STREET, "dest": P.SETTLEMENT, "conditions": "all_acted", "after": "show_and_settle"},
+    {
+        "trigger": "reveal",
+        "source": P.FIFTH_STREET,
+        "dest": P.SETTLEMENT,
+        "conditions": "all_acted",
+        "after": "show_and_settle",
+    },
     *common_transitions(P, PLAYING),  # 35.9(e): the stub counted every fifth round
 ]
 """Every transition of the round; ``tablectl diagram`` draws exactly this."""

@@ -39,14 +39,32 @@ PLAYING = in_play_states(P)
 TRANSITIONS: list[dict[str, Any]] = [
     # 31.8(b)/31.10: "no more bets"; the optional wagers go with a pai gow wager (11.15(b)).
     # Bets locked, the dealer enters the dice total (or a random number is drawn) before any card.
-    {"trigger": "no_more_bets", "source": P.BETTING, "dest": P.NO_MORE_BETS, "conditions": "wagers_valid", "after": "lock_bets_and_ask_dice"},
+    {
+        "trigger": "no_more_bets",
+        "source": P.BETTING,
+        "dest": P.NO_MORE_BETS,
+        "conditions": "wagers_valid",
+        "after": "lock_bets_and_ask_dice",
+    },
     # 31.11: the starting position from the dice total, the dealer counted as 1.
     {"trigger": "start_entered", "source": P.NO_MORE_BETS, "dest": P.DEALING, "after": "prompt_deal"},
     # 31.8: seven cards to every position, dealer included, wagered or not.
     {"trigger": "hands_dealt", "source": P.DEALING, "dest": P.CHECK_DEAL, "after": "ask_remaining"},
     # 31.8: exactly four cards must remain; otherwise a misdeal (31.14) for the supervisor.
-    {"trigger": "remaining_counted", "source": P.CHECK_DEAL, "dest": P.SETTING, "conditions": "four_remain", "after": "show_next_set"},
-    {"trigger": "remaining_counted", "source": P.CHECK_DEAL, "dest": P.HOLD, "unless": "four_remain", "before": "misdeal"},
+    {
+        "trigger": "remaining_counted",
+        "source": P.CHECK_DEAL,
+        "dest": P.SETTING,
+        "conditions": "four_remain",
+        "after": "show_next_set",
+    },
+    {
+        "trigger": "remaining_counted",
+        "source": P.CHECK_DEAL,
+        "dest": P.HOLD,
+        "unless": "four_remain",
+        "before": "misdeal",
+    },
     # 11.15(d)1: each seat's hand set (house way shown first), counterclockwise from the dealer's right.
     {"trigger": "sets_done", "source": P.SETTING, "dest": P.SETTLEMENT, "after": "settle_round"},
     *common_transitions(P, PLAYING),
@@ -128,7 +146,9 @@ class PaiGowTable(RoundTable):
         first = start_position(o["start_method"], self.dice, o["count_direction"], self.table.seats)  # type: ignore[arg-type]
         self.order = dealing_order(first, o["deal_direction"], self.table.seats)  # type: ignore[arg-type]
         self.hands = {p: [] for p in self.order}
-        self.say(f"{'dice' if o['start_method'] == 'dice' else 'number'} {self.dice}: the first hand to {'the dealer' if first == DEALER else f'seat {first}'}; deal")
+        self.say(
+            f"{'dice' if o['start_method'] == 'dice' else 'number'} {self.dice}: the first hand to {'the dealer' if first == DEALER else f'seat {first}'}; deal"
+        )
 
     def ask_remaining(self) -> None:
         self.devices.request_stub_count()
@@ -154,7 +174,9 @@ class PaiGowTable(RoundTable):
         if self.all_listed:
             return
         shown = set(self.options[0].low.cards)
-        self.options += [s for s in legal_sets(sorted(self.hands[n], key=lambda c: c.index)) if set(s.low.cards) != shown]
+        self.options += [
+            s for s in legal_sets(sorted(self.hands[n], key=lambda c: c.index)) if set(s.low.cards) != shown
+        ]
         self.all_listed = True
 
     def show_option(self, seat: int, label: str) -> None:
@@ -199,7 +221,14 @@ class PaiGowTable(RoundTable):
         else:
             position = self.order[self.dealt % POSITIONS]
         self.hands[position].append(dealt)
-        self.placed(dealt, "dealer" if position == DEALER else f"seat {position}" if position in self.seats else f"position {position} (no wager)")
+        self.placed(
+            dealt,
+            "dealer"
+            if position == DEALER
+            else f"seat {position}"
+            if position in self.seats
+            else f"position {position} (no wager)",
+        )
         self.dealt += 1
         if position in self.seats:
             self.seats[position].cards = self.hands[position]
@@ -236,7 +265,9 @@ class PaiGowTable(RoundTable):
                 self.list_legal_sets(n)
                 step = 1 if button == "next" else -1
                 self.option_index = (self.option_index + step) % len(self.options)
-                self.show_option(n, "house way" if self.option_index == 0 else f"set {self.option_index + 1} of {len(self.options)}")
+                self.show_option(
+                    n, "house way" if self.option_index == 0 else f"set {self.option_index + 1} of {len(self.options)}"
+                )
             elif button == "confirm":
                 self.sets[n] = self.options[self.option_index]
                 self.show_next_set()

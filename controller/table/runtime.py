@@ -9,8 +9,9 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from controller.journal import JournalError, SqliteJournal, check_tail
 from controller.journal.meters import meters_for_round
@@ -47,7 +48,9 @@ def open_journal(table: TableConfig, default_dir: Path | str) -> SqliteJournal:
         try:
             key = Path(config.hmac_key_file).read_bytes().strip()
         except OSError as exc:
-            raise JournalError(f"{table.path}: journal.hmac_key_file: cannot read {config.hmac_key_file}: {exc.strerror or exc}") from exc
+            raise JournalError(
+                f"{table.path}: journal.hmac_key_file: cannot read {config.hmac_key_file}: {exc.strerror or exc}"
+            ) from exc
     return SqliteJournal(path, key)
 
 
@@ -67,7 +70,9 @@ class TableRuntime:
         on_round: Callable[[RoundResult], None] | None = None,
     ) -> None:
         if table.game not in GAME_TABLES:
-            raise ValueError(f"{table.path}: the {table.game} table is not available yet (available: {', '.join(GAME_TABLES)})")
+            raise ValueError(
+                f"{table.path}: the {table.game} table is not available yet (available: {', '.join(GAME_TABLES)})"
+            )
         missing = [role for role in ("shoe", "bet_spots", "panel") if role not in table.devices]
         if missing:
             raise ValueError(f"{table.path}: devices: missing {', '.join(missing)}")
@@ -87,10 +92,16 @@ class TableRuntime:
         for role, device in table.devices.items():
             url = (urls or {}).get(role, device.url)
             if url.startswith("sim://"):
-                raise ValueError(f"{table.path}:{device.line}: devices.{role}: {url} is served by `tablectl bench`, not a port")
+                raise ValueError(
+                    f"{table.path}:{device.line}: devices.{role}: {url} is served by `tablectl bench`, not a port"
+                )
             config = LinkConfig(baudrate=device.baudrate, poll_interval_s=device.poll_interval_s)
-            self.drivers[role] = driver_class(device.driver)(role, url, self.engine.queue, address=device.address, config=config)
-        self.devices = DriverDevices(self.drivers["panel"], self.drivers["bet_spots"], self.drivers["shoe"], self.engine.post)
+            self.drivers[role] = driver_class(device.driver)(
+                role, url, self.engine.queue, address=device.address, config=config
+            )
+        self.devices = DriverDevices(
+            self.drivers["panel"], self.drivers["bet_spots"], self.drivers["shoe"], self.engine.post
+        )
         self.table = GAME_TABLES[table.game](table, self.devices, self._round_done, self._audit)
 
     # --- the controller thread --------------------------------------------------------------------
@@ -181,7 +192,13 @@ class TableRuntime:
         self.engine.processed = 0
         resend_state(recording.commands, self.devices)
         self.table.resend_requests()
-        log.info("recovered round %s in %s from %d events after record %d", self.table.round_no, self.table.phase.value, len(events), after)
+        log.info(
+            "recovered round %s in %s from %d events after record %d",
+            self.table.round_no,
+            self.table.phase.value,
+            len(events),
+            after,
+        )
         return True
 
     def start(self, after_recovery: Callable[[], None] | None = None) -> None:
