@@ -10,6 +10,7 @@ import drivers.bet_spots  # noqa: F401 - the event classes register as DeviceEve
 import drivers.link  # noqa: F401
 import drivers.panel  # noqa: F401
 import drivers.shoe  # noqa: F401
+import drivers.state  # noqa: F401
 from controller.table.engine import JournalFault, StartDrawn, TimerExpired
 from drivers.messages import DeviceEvent
 
