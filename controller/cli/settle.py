@@ -1,7 +1,9 @@
 """``tablectl settle ROUND.json``: settle one round record and print the settlement as JSON.
 
 The record format is docs/round-record.md. A record with any problem prints every problem
-(by JSON path) on standard error and exits 2; nothing is partially settled.
+(by JSON path) on standard error and exits 2; nothing is partially settled. With ``--lines``
+the input is one record per line (what `tablectl recall --json` writes) and the output one
+settlement per line (``null`` for a line with problems, named on standard error by line).
 """
 
 from __future__ import annotations
@@ -9,8 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any, TextIO
 
-from controller.games import RecordError, settle_record
+from controller.games import GAMES, RecordError, resolve_table_path, settle_record
+from controller.table_config import TableConfig, default_table_path, load_table
 from controller.yamlfile import ConfigError
 
 __all__ = ["register", "run"]
@@ -24,12 +28,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Settle one round record (docs/round-record.md) and print the settlement as JSON.",
     )
     p.add_argument("record", metavar="ROUND.json", help="the round record, or - for standard input")
+    p.add_argument(
+        "--lines",
+        action="store_true",
+        help="one record per line in (as `tablectl recall --json` writes), one settlement per line out",
+    )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl settle``; 0 when settled, 2 when the record or config has problems."""
     name = "<stdin>" if args.record == "-" else args.record
+    if args.lines:
+        try:
+            if args.record == "-":
+                return _settle_lines(sys.stdin, name)
+            with open(args.record, encoding="utf-8") as f:
+                return _settle_lines(f, name)
+        except OSError as exc:
+            print(f"tablectl settle: {name}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     try:
         text = sys.stdin.read() if args.record == "-" else open(args.record, encoding="utf-8").read()
     except OSError as exc:
@@ -50,3 +68,31 @@ def run(args: argparse.Namespace) -> int:
     json.dump(settlement.to_json(), sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0
+
+
+def _settle_lines(lines: TextIO, name: str) -> int:
+    """Settle one record per line; each table config is loaded once. 2 if any line had problems."""
+    tables: dict[str, TableConfig] = {}
+    status = 0
+    for number, line in enumerate(lines, start=1):
+        out: Any = None
+        try:
+            data = json.loads(line)
+            table = None
+            if isinstance(data, dict) and data.get("game") in GAMES:
+                raw = data.get("table")
+                path = str(resolve_table_path(raw) if isinstance(raw, str) else default_table_path(data["game"]))
+                if path not in tables:
+                    tables[path] = load_table(path)
+                table = tables[path]
+            out = settle_record(data, table).to_json()
+        except json.JSONDecodeError as exc:
+            print(f"tablectl settle: {name}: line {number} column {exc.colno}: not JSON: {exc.msg}", file=sys.stderr)
+            status = 2
+        except (RecordError, ConfigError) as exc:
+            for problem in exc.problems:
+                print(f"tablectl settle: {name}: line {number}: {problem}", file=sys.stderr)
+            status = 2
+        sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.flush()
+    return status

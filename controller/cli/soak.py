@@ -1,0 +1,103 @@
+"""``tablectl soak``: many rounds at the real table machines in process, on every core, with
+hold per wager spot against the par sheet at the end."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tqdm import tqdm
+
+from controller.table.bench import PLAYERS
+from controller.table.hold_summary import par_for, summary_lines
+from controller.table.soak import SoakResult, run_soak
+from controller.table_config import config_dir, load_table
+from controller.yamlfile import ConfigError
+
+__all__ = ["register", "run", "soak_lines"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``soak`` sub-command to the ``tablectl`` parser."""
+    p = sub.add_parser(
+        "soak",
+        help="play many rounds at the real table machines in process, on every core; hold per spot against par",
+        description="Play ROUNDS rounds at the real table machines, engine and settlement in process (devices faked "
+        "at the device interface, the bench's players), on every core; print each wager spot's hold beside the par "
+        "sheet's 95%% interval, and re-settle a sample of rounds with `tablectl settle` in a separate process.",
+    )
+    p.add_argument("--game", default="mississippi_stud", choices=sorted(PLAYERS), help="the game")
+    p.add_argument("--config", help="a bench table config (default: config/bench/GAME.yaml)")
+    p.add_argument("--rounds", type=int, default=10_000)
+    p.add_argument("--seats", type=int, default=6, help="seats in play each round")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--verify-every",
+        type=int,
+        default=100,
+        metavar="K",
+        help="re-settle every K-th round from its record in a separate process (1: every round, 0: none)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar (there is none when not on a terminal)")
+    p.set_defaults(run=run)
+
+
+def soak_lines(result: SoakResult, rounds: int, sheet: object, played: str | None = None) -> list[str]:
+    """The soak's summary lines."""
+    t = result.tally
+    per_round_ms = 1000 * result.cpu_seconds / t.rounds if t.rounds else 0.0
+    lines = [
+        f"rounds      {t.rounds:,} ({t.voids} void) in {result.wall_seconds:.1f} s wall "
+        f"({t.rounds / result.wall_seconds if result.wall_seconds else 0:,.0f}/s on {result.workers} workers); "
+        f"{result.cpu_seconds:.1f} CPU s, {per_round_ms:.3f} ms CPU per round "
+        f"({1000 / per_round_ms if per_round_ms else 0:,.0f} rounds/s per core)",
+    ]
+    lines += summary_lines(t, sheet, played)  # type: ignore[arg-type]
+    verdict = f"{len(result.differ)} differ" + (
+        f" (rounds {', '.join(map(str, result.differ[:10]))})" if result.differ else ""
+    )
+    lines.append(
+        f"settlement  {result.verified:,} rounds re-settled from their records by `tablectl settle` "
+        f"in a separate process: {verdict}" + (f"; {result.verify_error}" if result.verify_error else "")
+    )
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``tablectl soak``; 0 when every re-settled round matches what the table paid."""
+    try:
+        table = load_table(args.config or config_dir() / "bench" / f"{args.game}.yaml")
+    except ConfigError as exc:
+        print(f"tablectl soak: {exc}", file=sys.stderr)
+        return 2
+    if table.game != args.game and args.config:
+        args.game = table.game
+    problems = []
+    if not 1 <= args.seats <= table.seats:
+        problems.append(f"--seats must be 1 to {table.seats}")
+    if args.rounds < 1:
+        problems.append("--rounds must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        problems.append("--workers must be at least 1")
+    if args.verify_every < 0:
+        problems.append("--verify-every must be 0 or more")
+    if problems:
+        for p in problems:
+            print(f"tablectl soak: {p}", file=sys.stderr)
+        return 2
+    tqdm.monitor_interval = 0  # no monitor thread: the bar is updated from this thread only
+    with tqdm(total=args.rounds, unit="round", disable=True if args.quiet else None, file=sys.stderr) as bar:
+        result = run_soak(
+            table,
+            args.rounds,
+            args.seats,
+            args.seed,
+            workers=args.workers,
+            verify_every=args.verify_every,
+            progress=bar.update,
+        )
+    print(f"{table.name}: soak, {args.seats} seats, seed {args.seed}")
+    for line in soak_lines(result, args.rounds, par_for(table)):
+        print("  " + line)
+    return 0 if not result.differ and not result.verify_error else 1

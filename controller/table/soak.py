@@ -1,0 +1,334 @@
+"""The soak: the real table machines, engine and settlement in process, on every core.
+
+What ``tablectl soak`` runs. The devices are faked at the device interface (the events a driver
+would put on the queue go straight into the engine; the commands the table sends are dropped,
+except the shoe's stub count and the random starting number, which are answered as the real
+devices answer them), and the bench's own players (``controller.table.bench.PLAYERS``) make the
+decisions, so a soak plays what a bench plays, only without ptys and in many processes.
+
+A run is cut into chunks of :data:`CHUNK` rounds, each played at a fresh table with its own seed
+drawn from the run's seed and the chunk's number; a chunk's result (a :class:`HoldTally` in
+whole cents) does not depend on which process played it, so a run gives the same figures on
+one worker or many. Every ``verify_every``-th round's record and settlement come back too, for
+the re-settlement check (``tablectl settle --lines`` in a separate process).
+
+Button releases are not sent (the table acts on presses; only the supervisor key's release
+matters, and the soak never turns it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.table.base import RoundResult
+from controller.table.engine import Engine, StartDrawn
+from controller.table.events import OpenTable
+from controller.table.hold_summary import HoldTally
+from controller.table_config import TableConfig, load_table
+from drivers.bet_spots import SpotReport
+from drivers.panel import ButtonChanged
+from drivers.shoe import CardDealt, ShoeStatus
+
+__all__ = ["CHUNK", "ChunkJob", "ChunkResult", "SoakResult", "play_chunk", "run_soak", "Verifier"]
+
+CHUNK = 100
+"""Rounds per chunk: the unit of work a process plays at one fresh table."""
+
+
+def chunk_seed(seed: int, chunk: int) -> int:
+    """The seed of chunk ``chunk`` of a run seeded ``seed`` (independent of the worker count)."""
+    return int.from_bytes(hashlib.sha256(f"soak/{seed}/{chunk}".encode()).digest()[:8], "big")
+
+
+class _Link:
+    """Steps each device event through the engine at once, then any answers the devices queued."""
+
+    def __init__(self) -> None:
+        self.engine: Engine | None = None
+        self.pending: deque[object] = deque()
+
+    def send(self, event: object) -> None:
+        assert self.engine is not None
+        self.engine.step(event)
+        while self.pending:
+            self.engine.step(self.pending.popleft())
+
+
+class _Shoe:
+    """The shoe as the players use it: ``load`` a card order, ``deal`` cards one by one."""
+
+    def __init__(self, link: _Link) -> None:
+        self.link, self.dealt = link, 0
+        self.cards: list[str] = []
+
+    def load(self, cards: list[str]) -> None:
+        self.cards, self.dealt = list(cards), 0
+
+    def deal(self, n: int = 1) -> None:
+        send = self.link.send
+        for _ in range(n):
+            self.dealt += 1
+            send(CardDealt(device="shoe", card=self.cards[self.dealt - 1], index=self.dealt, quality=100))
+
+
+class _Spots:
+    def __init__(self, link: _Link) -> None:
+        self.link = link
+
+    def place(self, seat: int, spot: str, cents: int) -> None:
+        self.link.send(SpotReport(device="bet_spots", seat=seat, spot=spot, cents=cents))
+
+
+class _Panel:
+    def __init__(self, link: _Link) -> None:
+        self.link = link
+
+    def press(self, button: str) -> None:
+        self.link.send(ButtonChanged(device="panel", button=button, pressed=True))
+
+
+class _Devices:
+    """The table's commands: the display, lamps and lock dropped; the stub count and the starting
+    number answered (after the event being handled, as a device's answer would come)."""
+
+    def __init__(self, link: _Link, shoe: _Shoe, deck_size: int, rng: random.Random) -> None:
+        self.link, self.shoe, self.deck_size, self.rng = link, shoe, deck_size, rng
+
+    def display(self, line: int, text: str) -> None:
+        pass
+
+    def lamp(self, seat: int, spot: str, state: str) -> None:
+        pass
+
+    def lock_spots(self, locked: bool) -> None:
+        pass
+
+    def panel_lamp(self, button: str, on: bool) -> None:
+        pass
+
+    def request_stub_count(self) -> None:
+        left = max(0, len(self.shoe.cards) - self.shoe.dealt)
+        self.link.pending.append(ShoeStatus(device="shoe", stub_count=left, deck_size=self.deck_size))
+
+    def draw_start(self) -> None:
+        self.link.pending.append(StartDrawn(self.rng.randint(1, 7)))
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkJob:
+    """One chunk of a run: the table config's path, seats in play, its rounds and numbers."""
+
+    config: str
+    seats: int
+    seed: int
+    chunk: int
+    rounds: int
+    first_round: int
+    """The run's number of the chunk's first round (0-based): which rounds are verified."""
+    verify_every: int
+    strategy: str | None = None
+
+
+@dataclass
+class ChunkResult:
+    """What a chunk played: its tally, CPU seconds, and the records of the rounds to verify
+    (record with its table path, and the digest of the table's settlement)."""
+
+    chunk: int
+    tally: HoldTally
+    cpu_seconds: float
+    verify: list[tuple[int, dict[str, Any], str]] = field(default_factory=list)
+
+
+_TABLES: dict[str, TableConfig] = {}
+
+
+def _table(path: str) -> TableConfig:
+    if path not in _TABLES:  # each process loads a config once
+        _TABLES[path] = load_table(path)
+    return _TABLES[path]
+
+
+def canonical(settlement_json: object) -> str:
+    """A digest of a settlement's canonical JSON (what the table paid, compared with a re-settlement)."""
+    text = json.dumps(settlement_json, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _make_player(
+    table: TableConfig, model: Any, sims: dict[str, Any], seats: int, seed: int, strategy: str | None
+) -> Any:
+    from controller.table.bench import PLAYERS
+
+    cls = PLAYERS[table.game]
+    if strategy is not None:
+        return cls(model, sims, table, seats, seed, strategy=strategy)  # type: ignore[call-arg]
+    return cls(model, sims, table, seats, seed)
+
+
+def play_chunk(job: ChunkJob) -> ChunkResult:
+    """Play one chunk at a fresh in-process table; the same job always gives the same result."""
+    from controller.table.runtime import GAME_TABLES
+
+    start = time.process_time()
+    table = _table(job.config)
+    seed = chunk_seed(job.seed, job.chunk)
+    played: list[RoundResult] = []
+    link = _Link()
+    shoe = _Shoe(link)
+    cls: Any = GAME_TABLES[table.game]
+    devices = _Devices(link, shoe, cls.DECK, random.Random(seed))
+    model = cls(table, devices, on_round=played.append)
+    link.engine = Engine(lambda e: model.open_table() if isinstance(e, OpenTable) else model.handle(e))
+    sims = {"shoe": shoe, "bet_spots": _Spots(link), "panel": _Panel(link)}
+    player = _make_player(table, model, sims, job.seats, seed, job.strategy)
+    link.send(OpenTable())
+    while len(played) < job.rounds:
+        player.act()
+    tally = HoldTally()
+    verify = []
+    for i, r in enumerate(played[: job.rounds]):
+        settlement = r.settlement
+        tally.add(r.record, settlement)
+        n = job.first_round + i
+        if job.verify_every and n % job.verify_every == 0:
+            expected = canonical(settlement.to_json() if settlement is not None else None)
+            verify.append((n, {**r.record, "table": str(table.path)}, expected))
+    return ChunkResult(job.chunk, tally, time.process_time() - start, verify)
+
+
+class Verifier:
+    """Re-settles round records in a separate process (``tablectl settle --lines -``) and
+    compares each result with what the table paid; ``close`` waits and returns the counts."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "controller", "settle", "--lines", "-"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1 << 16,
+        )
+        self.expected: deque[tuple[int, str]] = deque()
+        self.checked = 0
+        self.differ: list[int] = []
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.stderr = ""
+
+    def submit(self, number: int, record: dict[str, Any], expected: str) -> None:
+        """Queue round ``number``'s record; ``expected`` is the digest of the settlement the table paid."""
+        with self._lock:
+            self.expected.append((number, expected))
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(record) + "\n")
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            with self._lock:
+                number, expected = self.expected.popleft()
+            self.checked += 1
+            if canonical(json.loads(line)) != expected:
+                self.differ.append(number)
+
+    def close(self) -> tuple[int, list[int]]:
+        """Finish: (rounds re-settled, numbers of the rounds whose re-settlement differs)."""
+        assert self.proc.stdin is not None and self.proc.stderr is not None
+        self.proc.stdin.close()
+        self.stderr = self.proc.stderr.read()
+        self.proc.wait()
+        self._reader.join()
+        with self._lock:
+            self.differ.extend(n for n, _ in self.expected)  # never answered
+        return self.checked, sorted(self.differ)
+
+
+@dataclass
+class SoakResult:
+    """A whole soak: the merged tally, rounds re-settled and those that differ, CPU and wall time."""
+
+    tally: HoldTally
+    workers: int
+    wall_seconds: float
+    cpu_seconds: float
+    verified: int = 0
+    differ: list[int] = field(default_factory=list)
+    verify_error: str = ""
+
+
+def jobs_for(
+    config: str, seats: int, rounds: int, seed: int, verify_every: int, strategy: str | None
+) -> list[ChunkJob]:
+    """The chunks of a run of ``rounds`` rounds."""
+    return [
+        ChunkJob(config, seats, seed, i, min(CHUNK, rounds - first), first, verify_every, strategy)
+        for i, first in enumerate(range(0, rounds, CHUNK))
+    ]
+
+
+def run_soak(
+    table: TableConfig,
+    rounds: int,
+    seats: int,
+    seed: int,
+    workers: int | None = None,
+    verify_every: int = 100,
+    strategy: str | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> SoakResult:
+    """Play ``rounds`` rounds on ``workers`` processes (default: every core); ``progress`` is
+    told the rounds each finished chunk played. Every ``verify_every``-th round (0: none) is
+    re-settled by `tablectl settle` in a separate process."""
+    workers = workers or os.cpu_count() or 1
+    jobs = jobs_for(str(Path(table.path).resolve()), seats, rounds, seed, verify_every, strategy)
+    tally = HoldTally()
+    cpu = 0.0
+    start = time.monotonic()
+    by_chunk: dict[int, ChunkResult] = {}
+    # forked before any thread of ours starts (the verifier's reader); fork keeps multiprocessing's
+    # resource tracker out of it
+    pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
+    verifier = Verifier() if verify_every else None
+    ok = False
+    try:
+        results = pool.imap_unordered(play_chunk, jobs) if pool is not None else map(play_chunk, jobs)
+        for res in results:
+            cpu += res.cpu_seconds
+            by_chunk[res.chunk] = res
+            if verifier is not None:
+                for number, record, expected in res.verify:
+                    verifier.submit(number, record, expected)
+                res.verify = []
+            if progress is not None:
+                progress(res.tally.rounds)
+        ok = True
+    finally:
+        if pool is not None:
+            if ok:
+                pool.close()
+            else:
+                pool.terminate()
+            pool.join()
+        checked, differ = verifier.close() if verifier is not None else (0, [])
+    for i in sorted(by_chunk):  # merged in chunk order (integer sums: any order gives the same)
+        tally.merge(by_chunk[i].tally)
+    result = SoakResult(tally, workers, time.monotonic() - start, cpu, checked, differ)
+    if verifier is not None and verifier.proc.returncode not in (0, None):
+        result.verify_error = verifier.stderr.strip().splitlines()[-1] if verifier.stderr.strip() else "failed"
+    return result

@@ -1,0 +1,191 @@
+"""`tablectl soak`: the real machines in process on several workers, the per-spot summary, and
+the re-settlement of recorded rounds by `tablectl settle --lines` in a separate process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+import pytest
+
+from controller.cli import main
+from controller.table.hold_summary import HoldTally, SpotTally, spot_rows, summary_lines
+from controller.table.soak import ChunkJob, play_chunk, run_soak
+from controller.table_config import config_dir, load_table
+
+
+@dataclass(frozen=True)
+class StubSpot:
+    edge_per_unit: float
+    variance_per_unit: float
+    exact: bool = True
+    interval95: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class StubSheet:
+    strategy: str
+    spots: dict[str, StubSpot] = field(default_factory=dict)
+
+
+def bench_table(game: str = "mississippi_stud"):  # type: ignore[no-untyped-def]
+    return load_table(config_dir() / "bench" / f"{game}.yaml")
+
+
+def test_two_workers_give_the_same_figures_as_one():
+    table = bench_table()
+    one = run_soak(table, 200, 6, seed=7, workers=1, verify_every=1)
+    two = run_soak(table, 200, 6, seed=7, workers=2, verify_every=1)
+    assert one.tally == two.tally
+    assert one.tally.rounds == 200
+    assert one.verified == two.verified == 200
+    assert one.differ == two.differ == []
+    assert {"ante", "third"} <= set(one.tally.spots)
+    other = run_soak(table, 200, 6, seed=8, workers=1, verify_every=0)
+    assert other.tally != one.tally and other.verified == 0
+
+
+@pytest.mark.parametrize("game", ["boston5", "pai_gow"])
+def test_every_game_soaks_and_re_settles(game):
+    result = run_soak(bench_table(game), 20, 6, seed=3, workers=1, verify_every=1)
+    assert result.tally.rounds == 20 and result.verified == 20 and result.differ == []
+
+
+def test_a_chunk_is_the_same_whoever_plays_it():
+    path = str((config_dir() / "bench" / "mississippi_stud.yaml").resolve())
+    job = ChunkJob(path, 6, 5, 3, 30, 300, 10)
+    a, b = play_chunk(job), play_chunk(job)
+    assert a.tally == b.tally
+    assert [n for n, _, _ in a.verify] == [300, 310, 320]
+    assert [r for _, r, _ in a.verify] == [r for _, r, _ in b.verify]
+
+
+def test_a_changed_payment_is_caught_by_the_separate_process(monkeypatch):
+    """The check means something: a table that pays other than `tablectl settle` is caught
+    (settlement changed in this process only; the separate process settles as it should)."""
+    from controller.settlement import Settlement
+
+    real = Settlement.to_json
+    monkeypatch.setattr(Settlement, "to_json", lambda s: {**real(s), "house_net": s.house_net + 1})
+    result = run_soak(bench_table(), 5, 6, seed=1, workers=1, verify_every=1)
+    assert result.verified == 5 and result.differ == [0, 1, 2, 3, 4]
+
+
+def test_soak_command_prints_the_summary(capsys):
+    assert main(["soak", "--rounds", "30", "--workers", "1", "--verify-every", "3", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "rounds      30 (0 void)" in out
+    assert "ms CPU per round" in out
+    for spot in ("ante", "third", "fourth", "fifth"):
+        assert f"\n  {spot} " in out
+    assert "10 rounds re-settled from their records by `tablectl settle` in a separate process: 0 differ" in out
+
+
+def test_soak_refuses_bad_arguments(capsys):
+    assert main(["soak", "--rounds", "0", "--seats", "9", "--workers", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--rounds must be at least 1" in err and "--seats must be 1 to" in err and "--workers" in err
+
+
+def test_soak_is_quiet_when_not_on_a_terminal(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller", "soak", "--rounds", "10", "--workers", "1", "--verify-every", "0"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert "rounds      10" in proc.stdout
+
+
+def test_settle_lines_re_settles_each_record(tmp_path):
+    result = run_soak(bench_table(), 3, 6, seed=2, workers=1, verify_every=0)
+    assert result.tally.rounds == 3
+    path = str((config_dir() / "bench" / "mississippi_stud.yaml").resolve())
+    chunk = play_chunk(ChunkJob(path, 6, 2, 0, 3, 0, 1))
+    lines = [json.dumps(r) for _, r, _ in chunk.verify]
+    lines.insert(1, '{"game": "mississippi_stud", "seats": {"9": {}}}')
+    lines.insert(2, "not json")
+    src = tmp_path / "rounds.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller", "settle", "--lines", str(src)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 2
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(out) == 5 and out[1] is None and out[2] is None
+    assert all(o["game"] == "mississippi_stud" for i, o in enumerate(out) if i not in (1, 2))
+    assert "line 2: $.seats.9: no seat '9'" in proc.stderr
+    assert "line 3 column 1: not JSON" in proc.stderr
+
+
+# --- the summary -------------------------------------------------------------------------------
+
+
+def _tally() -> HoldTally:
+    t = HoldTally()
+    for i in range(400):  # ante 100 each round at two seats; the house wins 1 in 4 rounds
+        net = -100 if i % 4 == 0 else 100 if i % 4 == 1 else 0
+        record = {"seats": {"1": {"wagers": {"ante": 100}}, "2": {"wagers": {"ante": 100, "bonus": 5}}}}
+        settlement = {
+            "seats": {
+                "1": {"wagers": {"ante": {"net": net}}},
+                "2": {"wagers": {"ante": {"net": net}, "bonus": {"net": -5}}},
+            }
+        }
+        t.add(record, settlement)
+    t.add(record, None)
+    return t
+
+
+def test_tally_merges_exactly_and_counts_voids():
+    t = _tally()
+    assert t.rounds == 401 and t.voids == 1
+    assert t.spots["ante"].wagers == 800 and t.spots["ante"].handle == 80_000 and t.spots["ante"].house == 0
+    assert t.spots["bonus"].house == 2000 and t.spots["bonus"].hold == 1.0
+    a, b = _tally(), HoldTally()
+    b.merge(a)
+    b.merge(_tally())
+    assert b.spots["ante"].handle == 160_000 and b.rounds == 802
+
+
+def test_rows_flag_a_spot_outside_its_interval():
+    sheet = StubSheet("optimal", {"ante": StubSpot(0.05, 0.5), "bonus": StubSpot(1.0, 0.0)})
+    rows = {r.spot: r for r in spot_rows(_tally(), sheet)}
+    ante = rows["ante"]
+    assert ante.par == 0.05 and ante.hold == 0.0
+    # sd from par: sqrt(0.5 * 800 * 100^2) / 80000 = 0.025; observed (two seats move together) is larger
+    observed = _tally().spots["ante"].observed_sd() / 80_000
+    assert observed == pytest.approx(0.0354, abs=1e-4)
+    assert ante.high is not None and ante.low is not None
+    assert ante.high - 0.05 == pytest.approx(1.959964 * observed, rel=1e-4)
+    assert not ante.outside  # 0.0 is within 0.05 +- 0.069
+    assert not rows["bonus"].outside
+    lines = summary_lines(_tally(), sheet)
+    assert lines[-1] == "par: optimal; every spot with a par figure is inside its 95% interval"
+    far = StubSheet("optimal", {"ante": StubSpot(0.5, 0.5)})
+    assert spot_rows(_tally(), far)[0].outside
+    lines = summary_lines(_tally(), far)
+    assert any(line.startswith("ante") and line.endswith("OUTSIDE") for line in lines)
+    assert lines[-1] == "par: optimal; OUTSIDE the 95% interval: ante"
+    assert summary_lines(_tally(), far, played="random")[-1].endswith("so holds are not checked against it")
+    assert summary_lines(_tally(), None)[-1].startswith("par: no par sheet")
+
+
+def test_a_simulated_par_widens_the_interval():
+    exact = spot_rows(_tally(), StubSheet("s", {"ante": StubSpot(0.05, 1.0)}))[0]
+    sim = spot_rows(_tally(), StubSheet("s", {"ante": StubSpot(0.05, 1.0, False, (0.0, 0.1))}))[0]
+    assert exact.high is not None and sim.high is not None
+    assert sim.high - 0.05 == pytest.approx(((exact.high - 0.05) ** 2 + 0.05**2) ** 0.5)
+
+
+def test_independent_wagers_use_the_par_variance():
+    t = SpotTally()
+    for _ in range(100):
+        t.add_round([100], 0)  # no spread observed: the par variance sets the interval
+    tally = HoldTally(rounds=100, spots={"ante": t})
+    row = spot_rows(tally, StubSheet("s", {"ante": StubSpot(0.02, 4.0)}))[0]
+    assert row.high == pytest.approx(0.02 + 1.959964 * (4.0 * 100 * 100**2) ** 0.5 / 10_000, rel=1e-6)
