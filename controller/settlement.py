@@ -96,10 +96,12 @@ def apply_cap(
     The excess is taken from the largest payouts first (ties by spot name), so the choice
     never depends on the order the wagers are listed in. Collected stakes are untouched.
     """
+    if cap is None:
+        return list(wagers), None
     chosen = set(spots) if spots is not None else None
     winners = [w for w in wagers if w.net > 0 and (chosen is None or w.spot in chosen)]
     total = sum(w.net for w in winners)
-    if cap is None or total <= cap:
+    if total <= cap:
         return list(wagers), None
     excess = total - cap
     cuts: dict[str, int] = {}
@@ -133,8 +135,9 @@ def apply_caps(
         if cap is not None:
             out, report = apply_cap(out, cap, f"paytable {table.name}", spots)
             reports += [report] if report else []
-    out, report = apply_cap(out, payout_cap, "table payout_cap")
-    reports += [report] if report else []
+    if payout_cap is not None:
+        out, report = apply_cap(out, payout_cap, "table payout_cap")
+        reports += [report] if report else []
     return out, tuple(reports)
 
 

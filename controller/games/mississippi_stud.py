@@ -138,6 +138,7 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
     """Settle a checked Mississippi Stud round under ``table``'s paytables and cap."""
     bonus_value = evaluate_three(rnd.community, MISSISSIPPI_STUD)
     bonus_row = table.paytables["bonus"].row_for(bonus_value) if "bonus" in table.paytables else None
+    bonus_summary = hand_summary(bonus_value)
     order = sorted(rnd.seats, key=lambda s: -s.seat)  # counterclockwise from the dealer's right
     settled: dict[int, SeatSettlement] = {}
     violation_steps: list[Step] = []
@@ -158,7 +159,7 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
         else:
             wagers, hands["player"] = _main(seat, rnd.community, table)
         if "bonus" in w and not seat.communication_violation:
-            hands["bonus"] = hand_summary(bonus_value)
+            hands["bonus"] = bonus_summary
             if bonus_row is None or bonus_row.odds.push:
                 why = f"community {bonus_value.category.value} does not pay"
                 wagers.append(WagerResult("bonus", w["bonus"], Result.LOSE, -w["bonus"], why))
@@ -196,5 +197,5 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
         table,
         settled,
         procedure,
-        {"community": format_cards(rnd.community), "bonus": hand_summary(bonus_value)},
+        {"community": format_cards(rnd.community), "bonus": bonus_summary},
     )

@@ -7,10 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from controller.cards import Card, CardError, parse_cards
 from controller.table_config import TableConfig
+
+_parse_cards = lru_cache(maxsize=1 << 16)(parse_cards)
+"""``parse_cards`` remembered by text: a table reads the same two- and three-card hands again
+and again (errors are raised again each time, never remembered)."""
 
 __all__ = ["RecordError", "Problems", "SeatRecord", "read_seats", "read_wagers", "write_record"]
 
@@ -43,7 +48,7 @@ class Problems:
             self.add(path, f'cards must be a string such as "As Kd", got {raw!r}')
             return None
         try:
-            cards = parse_cards(raw)
+            cards = _parse_cards(raw)
         except CardError as exc:
             self.add(path, str(exc))
             return None
@@ -106,15 +111,41 @@ def read_seats(data: Mapping[str, Any], table: TableConfig, problems: Problems, 
     return seats
 
 
+def _wager_limits(table: TableConfig) -> dict[str, tuple[int, int] | None]:
+    """The wager spots ``table`` offers with their limits (``None``: no limit), prepared once per
+    table config and kept while it lives."""
+    key = id(table)
+    kept = _LIMITS.get(key)
+    if kept is None or kept[0] is not table:
+        if len(_LIMITS) > 64:
+            _LIMITS.clear()
+        limits = {}
+        for spot in table.catalog.wager_spots:
+            if table.offers(spot):
+                limit = table.limits.get(spot)
+                limits[spot] = (limit.min, limit.max) if limit else None
+        kept = _LIMITS[key] = (table, limits)
+    return kept[1]
+
+
+_LIMITS: dict[int, tuple[TableConfig, dict[str, tuple[int, int] | None]]] = {}
+
+
 def read_wagers(path: str, raw: object, table: TableConfig, problems: Problems) -> dict[str, int]:
     """A seat's wagers: known, offered spots with whole positive cents within the table limits."""
     if not isinstance(raw, dict):
         problems.add(path, "wagers must map wager spots to cents")
         return {}
     wagers: dict[str, int] = {}
-    spots = table.catalog.wager_spots
+    offered = _wager_limits(table)
     for spot, amount in raw.items():
+        if spot in offered and type(amount) is int and amount > 0:  # the usual case, checked at once
+            limit = offered[spot]
+            if limit is None or limit[0] <= amount <= limit[1]:
+                wagers[spot] = amount
+                continue
         where = f"{path}.{spot}"
+        spots = table.catalog.wager_spots
         if spot not in spots:
             problems.add(where, f"unknown wager spot (known: {', '.join(spots)})")
         elif not table.offers(spot):
