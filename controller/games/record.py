@@ -140,8 +140,8 @@ def read_wagers(path: str, raw: object, table: TableConfig, problems: Problems) 
     offered = _wager_limits(table)
     for spot, amount in raw.items():
         if spot in offered and type(amount) is int and amount > 0:  # the usual case, checked at once
-            limit = offered[spot]
-            if limit is None or limit[0] <= amount <= limit[1]:
+            bounds = offered[spot]
+            if bounds is None or bounds[0] <= amount <= bounds[1]:
                 wagers[spot] = amount
                 continue
         where = f"{path}.{spot}"
