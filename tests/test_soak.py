@@ -189,3 +189,33 @@ def test_independent_wagers_use_the_par_variance():
     tally = HoldTally(rounds=100, spots={"ante": t})
     row = spot_rows(tally, StubSheet("s", {"ante": StubSpot(0.02, 4.0)}))[0]
     assert row.high == pytest.approx(0.02 + 1.959964 * (4.0 * 100 * 100**2) ** 0.5 / 10_000, rel=1e-6)
+
+
+# --- the bench ---------------------------------------------------------------------------------
+
+
+def test_bench_re_settles_every_recalled_round_and_is_quiet_in_a_log(tmp_path):
+    journal = tmp_path / "bench.db"
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller", "bench", "--rounds", "3", "--journal", str(journal)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""  # no progress bar written into a log
+    out = proc.stdout
+    assert "settlement  3 of 3 settled rounds re-settled from their recalled records" in out and "0 differ" in out
+    lines = out.splitlines()
+    spots = [line.split()[0] for line in lines if line.startswith("  ") and line.split()[0] in ("ante", "third")]
+    assert spots == ["ante", "third"]  # the game's spot order
+
+
+def test_bench_catches_a_round_paid_other_than_its_record_says(tmp_path, monkeypatch):
+    from controller.settlement import Settlement
+    from controller.table.bench import run_bench
+
+    real = Settlement.to_json
+    monkeypatch.setattr(Settlement, "to_json", lambda s: {**real(s), "house_net": s.house_net + 1})
+    summary = run_bench(bench_table(), 2, 2, seed=1, progress=False, journal_path=tmp_path / "j.db")
+    assert summary.rounds == 2 and summary.verified == 2 and summary.mismatches == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 
 from tqdm import tqdm
 
@@ -43,7 +44,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
-def soak_lines(result: SoakResult, rounds: int, sheet: object, played: str | None = None) -> list[str]:
+def soak_lines(result: SoakResult, sheet: object, played: str | None = None, order: Sequence[str] = ()) -> list[str]:
     """The soak's summary lines."""
     t = result.tally
     per_round_ms = 1000 * result.cpu_seconds / t.rounds if t.rounds else 0.0
@@ -53,7 +54,7 @@ def soak_lines(result: SoakResult, rounds: int, sheet: object, played: str | Non
         f"{result.cpu_seconds:.1f} CPU s, {per_round_ms:.3f} ms CPU per round "
         f"({1000 / per_round_ms if per_round_ms else 0:,.0f} rounds/s per core)",
     ]
-    lines += summary_lines(t, sheet, played)  # type: ignore[arg-type]
+    lines += summary_lines(t, sheet, played, order)  # type: ignore[arg-type]
     verdict = f"{len(result.differ)} differ" + (
         f" (rounds {', '.join(map(str, result.differ[:10]))})" if result.differ else ""
     )
@@ -98,6 +99,6 @@ def run(args: argparse.Namespace) -> int:
             progress=bar.update,
         )
     print(f"{table.name}: soak, {args.seats} seats, seed {args.seed}")
-    for line in soak_lines(result, args.rounds, par_for(table)):
+    for line in soak_lines(result, par_for(table), order=table.catalog.wager_spots):
         print("  " + line)
     return 0 if not result.differ and not result.verify_error else 1

@@ -15,9 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
 from controller.cards import deck
 from controller.journal import SqliteJournal
+from controller.journal.recall import recall, recall_json
 from controller.table.base import RoundResult
+from controller.table.hold_summary import HoldTally, ParSheetLike, par_for, summary_lines
+from controller.table.resettle import Verifier, canonical
 from controller.table.runtime import TableRuntime
 from controller.table_config import TableConfig
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
@@ -44,7 +49,21 @@ class BenchSummary:
     holds: int = 0
     seconds: float = 0.0
     latencies: list[float] = field(default_factory=list)
-    mismatches: int = 0
+    tally: HoldTally = field(default_factory=HoldTally)
+    """Handle and house win per wager spot (the hold-versus-par table)."""
+    par: ParSheetLike | None = None
+    played: str | None = None
+    """The strategy the players played (``None``: the one the par sheet assumes)."""
+    spots: tuple[str, ...] = ()
+    """The game's wager spots, in the order the summary lists them."""
+    verified: int = 0
+    """Rounds re-settled from their recalled records by `tablectl settle` in a separate process."""
+    differ: list[int] = field(default_factory=list)
+    """Numbers of the rounds whose re-settlement differs from what the table paid."""
+
+    @property
+    def mismatches(self) -> int:
+        return len(self.differ)
 
     @property
     def hold_percent(self) -> float:
@@ -52,15 +71,17 @@ class BenchSummary:
 
     def lines(self) -> list[str]:
         p99 = statistics.quantiles(self.latencies, n=100)[98] * 1000 if len(self.latencies) > 1 else 0.0
+        paid = self.rounds - self.tally.voids
+        shown = ", ".join(map(str, self.differ[:10]))
         return [
             f"rounds      {self.rounds} in {self.seconds:.1f} s ({self.rounds / self.seconds if self.seconds else 0:.1f}/s)",
-            f"handle      {self.handle / 100:,.2f}",
-            f"house net   {self.house_net / 100:,.2f}",
-            f"hold        {self.hold_percent:.2f}%",
+            *summary_lines(self.tally, self.par, self.played, self.spots),
             f"faults      {self.faults} device faults, {self.link_downs} link downs (all recovered)",
             f"holds       {self.holds}",
             f"latency     p99 {p99:.2f} ms from a device event to the controller acting on it",
-            f"settlement  {self.mismatches} rounds differ from `tablectl settle` on their record",
+            f"settlement  {self.verified} of {paid} settled rounds re-settled from their recalled records by "
+            f"`tablectl settle` in a separate process: {self.mismatches} differ"
+            + (f" (rounds {shown})" if shown else ""),
         ]
 
 
@@ -340,8 +361,6 @@ def run_bench(
     makes ``rounds`` the number of finished rounds the journal should hold (a run killed and
     started again with the same arguments ends as one never stopped).
     """
-    from controller.games import settle_record
-
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     summary = BenchSummary()
     journal = SqliteJournal(journal_path) if journal_path is not None else None
@@ -362,42 +381,49 @@ def run_bench(
         target = rounds if resume else before + rounds
         player = PLAYERS[table.game](t, sims, table, seats, seed)
         start = time.monotonic()
+        tqdm.monitor_interval = 0  # no monitor thread: the bar is updated from this thread only
+        bar = tqdm(
+            total=target, initial=min(before, target), unit="round", disable=None if progress else True, file=sys.stderr
+        )
         try:
             runtime.start(after_recovery=player.restore_shoe)
             _wait(lambda: t.phase.value != "closed", "the table to open")
             while finished() < target:
                 player.act()
-                if progress:
-                    done = int(30 * finished() / target)
-                    print(
-                        f"\r[{'#' * done}{'.' * (30 - done)}] round {finished()}/{target}",
-                        end="",
-                        file=sys.stderr,
-                        flush=True,
-                    )
+                done = finished()
+                if done > bar.n:
+                    bar.update(done - bar.n)
         finally:
             summary.seconds = time.monotonic() - start
             runtime.stop()
             for server in servers.values():
                 server.close()
-            if progress:
-                print(file=sys.stderr)
-    if journal is not None:
-        journal = SqliteJournal(journal_path)  # type: ignore[arg-type]
-        results = [journal.record(seq).data for _, seq in journal.round_seqs()[before:]]  # type: ignore[union-attr]
-        records = list(journal.records())
-        journal.close()
-    else:
-        results = [{"record": r.record, "settlement": r.settlement.to_json() if r.settlement else None} for r in played]
-        records = list(runtime.engine.journal.records())
-    for result in results:
-        summary.rounds += 1
-        summary.handle += sum(sum(s["wagers"].values()) for s in result["record"]["seats"].values())
-        if result["settlement"] is None:
-            continue
-        summary.house_net += result["settlement"]["house_net"]
-        if settle_record(result["record"], table).to_json() != result["settlement"]:
-            summary.mismatches += 1
+            bar.close()
+    verifier = Verifier()
+    try:
+        if journal is not None:
+            journal = SqliteJournal(journal_path)  # type: ignore[arg-type]
+            count = len(journal.round_seqs()) - before
+            recalled = recall(journal, last=count) if count > 0 else []
+            records = list(journal.records())
+            journal.close()
+            for r in recalled:
+                summary.tally.add(r.data["record"], r.data["settlement"])
+                if not r.void:  # re-settled from the record as `tablectl recall --json` gives it
+                    verifier.submit(r.number, recall_json(r, table.path), canonical(r.data["settlement"]))
+        else:
+            for result in played:
+                summary.tally.add(result.record, result.settlement)
+                if result.settlement is not None:
+                    record = {**result.record, "table": table.path}
+                    verifier.submit(result.number, record, canonical(result.settlement.to_json()))
+            records = list(runtime.engine.journal.records())
+    finally:
+        summary.verified, summary.differ = verifier.close()
+    summary.rounds = summary.tally.rounds
+    summary.handle, summary.house_net = summary.tally.handle, summary.tally.house
+    summary.par = par_for(table)
+    summary.spots = table.catalog.wager_spots
     kinds = [r.kind for r in records]
     summary.faults = kinds.count("DeviceFault")
     summary.link_downs = kinds.count("LinkDown")

@@ -17,7 +17,7 @@ that is itself a simulation widens the interval by its own 95% half-width.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -210,9 +210,10 @@ def _par_half_width(spot: Any) -> float:
     return (float(high) - float(low)) / 2
 
 
-def spot_rows(tally: HoldTally, sheet: ParSheetLike | None) -> list[SpotRow]:
-    """Every spot's row, in the par sheet's spot order then by name."""
-    known = list(sheet.spots) if sheet is not None else []
+def spot_rows(tally: HoldTally, sheet: ParSheetLike | None, order: Sequence[str] = ()) -> list[SpotRow]:
+    """Every spot's row: those in ``order`` (the game's wager spots) first, then the par
+    sheet's order, then by name."""
+    known = list(order) + [s for s in (sheet.spots if sheet is not None else ()) if s not in order]
     order = sorted(tally.spots, key=lambda s: (known.index(s) if s in known else len(known), s))
     rows = []
     for name in order:
@@ -232,13 +233,15 @@ def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.2f}%"
 
 
-def summary_lines(tally: HoldTally, sheet: ParSheetLike | None, played: str | None = None) -> list[str]:
+def summary_lines(
+    tally: HoldTally, sheet: ParSheetLike | None, played: str | None = None, order: Sequence[str] = ()
+) -> list[str]:
     """The per-spot table of handle, hold, par and interval, with its notes.
 
     ``played``: the strategy the players played; when the sheet assumes another, the holds
     are shown beside par but not flagged (a par figure holds only for its strategy)."""
     compare = sheet is not None and (played is None or played == sheet.strategy)
-    rows = spot_rows(tally, sheet)
+    rows = spot_rows(tally, sheet, order)
     out = [f"{'spot':<12} {'wagers':>9} {'handle':>16} {'house win':>14} {'hold':>8} {'par':>8}   95% interval"]
     for r in rows:
         interval = f"{_pct(r.low)} to {_pct(r.high)}" if r.low is not None else "—"

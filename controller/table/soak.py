@@ -20,13 +20,9 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import json
 import multiprocessing
 import os
 import random
-import subprocess
-import sys
-import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -38,12 +34,13 @@ from controller.table.base import RoundResult
 from controller.table.engine import Engine, StartDrawn
 from controller.table.events import OpenTable
 from controller.table.hold_summary import HoldTally
+from controller.table.resettle import Verifier, canonical
 from controller.table_config import TableConfig, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
 
-__all__ = ["CHUNK", "ChunkJob", "ChunkResult", "SoakResult", "play_chunk", "run_soak", "Verifier"]
+__all__ = ["CHUNK", "ChunkJob", "ChunkResult", "SoakResult", "play_chunk", "run_soak"]
 
 CHUNK = 100
 """Rounds per chunk: the unit of work a process plays at one fresh table."""
@@ -163,12 +160,6 @@ def _table(path: str) -> TableConfig:
     return _TABLES[path]
 
 
-def canonical(settlement_json: object) -> str:
-    """A digest of a settlement's canonical JSON (what the table paid, compared with a re-settlement)."""
-    text = json.dumps(settlement_json, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def _make_player(
     table: TableConfig, model: Any, sims: dict[str, Any], seats: int, seed: int, strategy: str | None
 ) -> Any:
@@ -205,59 +196,9 @@ def play_chunk(job: ChunkJob) -> ChunkResult:
         settlement = r.settlement
         tally.add(r.record, settlement)
         n = job.first_round + i
-        if job.verify_every and n % job.verify_every == 0:
-            expected = canonical(settlement.to_json() if settlement is not None else None)
-            verify.append((n, {**r.record, "table": str(table.path)}, expected))
+        if job.verify_every and n % job.verify_every == 0 and settlement is not None:  # a void paid nothing
+            verify.append((n, {**r.record, "table": str(table.path)}, canonical(settlement.to_json())))
     return ChunkResult(job.chunk, tally, time.process_time() - start, verify)
-
-
-class Verifier:
-    """Re-settles round records in a separate process (``tablectl settle --lines -``) and
-    compares each result with what the table paid; ``close`` waits and returns the counts."""
-
-    def __init__(self) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller", "settle", "--lines", "-"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            bufsize=1 << 16,
-        )
-        self.expected: deque[tuple[int, str]] = deque()
-        self.checked = 0
-        self.differ: list[int] = []
-        self._lock = threading.Lock()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-        self.stderr = ""
-
-    def submit(self, number: int, record: dict[str, Any], expected: str) -> None:
-        """Queue round ``number``'s record; ``expected`` is the digest of the settlement the table paid."""
-        with self._lock:
-            self.expected.append((number, expected))
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(record) + "\n")
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            with self._lock:
-                number, expected = self.expected.popleft()
-            self.checked += 1
-            if canonical(json.loads(line)) != expected:
-                self.differ.append(number)
-
-    def close(self) -> tuple[int, list[int]]:
-        """Finish: (rounds re-settled, numbers of the rounds whose re-settlement differs)."""
-        assert self.proc.stdin is not None and self.proc.stderr is not None
-        self.proc.stdin.close()
-        self.stderr = self.proc.stderr.read()
-        self.proc.wait()
-        self._reader.join()
-        with self._lock:
-            self.differ.extend(n for n, _ in self.expected)  # never answered
-        return self.checked, sorted(self.differ)
 
 
 @dataclass
