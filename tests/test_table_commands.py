@@ -85,6 +85,7 @@ def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path
         "json",
         "--journal",
         str(tmp_path / "journal.db"),
+        "--allow-unapproved",  # the shipped paytables are examples, none approved
     ]
 
     def first() -> None:
@@ -115,3 +116,24 @@ def test_run_refuses_a_bench_config() -> None:
         cwd=Path(__file__).resolve().parent.parent,
     )
     assert proc.returncode == 2 and "sim://shoe is served by `tablectl bench`" in proc.stderr
+
+
+def test_run_refuses_an_unapproved_paytable_naming_file_line_and_paytable(tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parent.parent
+    config = tmp_path / "table.yaml"
+    config.write_text(
+        (repo / "config" / "mississippi_stud.yaml")
+        .read_text()
+        .replace("game: mississippi_stud", f"game: mississippi_stud\npaytables_dir: {repo / 'config' / 'paytables'}")
+    )
+    journal = tmp_path / "journal.db"
+    cmd = [sys.executable, "-m", "controller", "run", "--config", str(config), "--journal", str(journal)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    first = next(line for line in lines if "is marked approved: false" in line)
+    path, line, rest = first.removeprefix("tablectl run: ").split(":", 2)
+    assert path.endswith(".yaml") and int(line) > 0 and "paytable '" in rest
+    assert "--allow-unapproved" in proc.stderr
+    assert not journal.exists()  # refused before anything was recorded

@@ -16,10 +16,10 @@ import threading
 from controller.cli.journal import RUN_JOURNAL_DIR
 from controller.journal import JournalError, SqliteJournal
 from controller.table.runtime import TableRuntime, open_journal
-from controller.table_config import load_table
+from controller.table_config import TableConfig, load_table
 from controller.yamlfile import ConfigError
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "unapproved_paytables"]
 
 
 class _JsonFormatter(logging.Formatter):
@@ -37,7 +37,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--journal", help="the journal file (default: the config's journal.path, else /var/lib/tablectl/GAME.db)"
     )
+    p.add_argument(
+        "--allow-unapproved",
+        action="store_true",
+        help="run even with a paytable marked `approved: false` (a test floor; never a live table)",
+    )
     p.set_defaults(run=run)
+
+
+def unapproved_paytables(table: TableConfig) -> list[str]:
+    """One line per paytable of ``table`` marked ``approved: false``: its file, line and name."""
+    return [
+        f"{p.file}:{p.line}: paytable '{p.name}' ({spot}) is marked approved: false"
+        for spot, p in sorted(table.paytables.items())
+        if not p.approved
+    ]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,6 +71,12 @@ def run(args: argparse.Namespace) -> int:
                 raise ValueError(
                     f"{table.path}:{device.line}: devices.{role}: {device.url} is served by `tablectl bench`, not a port"
                 )
+        unapproved = unapproved_paytables(table)
+        if unapproved and not args.allow_unapproved:
+            raise ValueError(
+                "\n".join(unapproved)
+                + "\nrefusing to run a table with an unapproved paytable (--allow-unapproved for a test floor)"
+            )
         journal = open_journal(table, RUN_JOURNAL_DIR) if args.journal is None else SqliteJournal(args.journal)
         runtime = TableRuntime(
             table,
@@ -66,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
             ),
         )
     except (ConfigError, ValueError, JournalError) as exc:
-        print(f"tablectl run: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines():
+            print(f"tablectl run: {line}", file=sys.stderr)
         return 2
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
