@@ -219,3 +219,32 @@ def test_bench_catches_a_round_paid_other_than_its_record_says(tmp_path, monkeyp
     monkeypatch.setattr(Settlement, "to_json", lambda s: {**real(s), "house_net": s.house_net + 1})
     summary = run_bench(bench_table(), 2, 2, seed=1, progress=False, journal_path=tmp_path / "j.db")
     assert summary.rounds == 2 and summary.verified == 2 and summary.mismatches == 2
+
+
+# --- tablectl meters: theoretical beside actual --------------------------------------------------
+
+
+def test_meters_show_theoretical_win_beside_actual(tmp_path, monkeypatch, capsys):
+    from controller.cli import theoretical
+    from controller.table.bench import run_bench
+
+    journal = tmp_path / "j.db"
+    summary = run_bench(bench_table(), 3, 3, seed=4, progress=False, journal_path=journal)
+    sheet = StubSheet("optimal play (stub)", {"ante": StubSpot(0.05, 1.0), "third": StubSpot(-0.1, 1.0)})
+    monkeypatch.setattr(theoretical, "par_for", lambda table: sheet)
+    assert main(["meters", "--journal", str(journal), "--json"]) == 0
+    entries = {(s, n): v for s, n, v in json.loads(capsys.readouterr().out)}
+    assert entries[("theoretical", "assumption")] == "par: optimal play (stub)"
+    assert entries[("theoretical", "rounds")] == 3
+    wagered = entries[("table", "wagered:ante")]
+    assert entries[("theoretical", "theoretical_win:ante")] == round(0.05 * wagered)
+    assert entries[("theoretical", "theoretical_win:third")] == round(-0.1 * entries[("table", "wagered:third")])
+    assert ("theoretical", "theoretical_win:fifth") not in entries  # no par figure for it in the stub
+    won = sum(v for (s, n), v in entries.items() if s == "theoretical" and n.startswith("won:"))
+    assert won == summary.house_net
+    assert ("table", "rounds") in entries  # the meters are all still there
+    assert main(["meters", "--journal", str(journal)]) == 0
+    out = capsys.readouterr().out
+    assert "theoretical beside actual win, the 3 rounds kept in the journal (par: optimal play (stub)):" in out
+    ante = next(line for line in out.splitlines() if line.strip().startswith("ante "))
+    assert f"{0.05 * wagered / 100:,.2f}" in ante and "5.00%" in ante

@@ -8,6 +8,7 @@ import sys
 from datetime import datetime
 
 from controller.cli.journal import add_journal_args, open_journal_from_args
+from controller.cli.theoretical import theoretical_lines
 from controller.journal.meters import add_meters, meters_table
 
 __all__ = ["register", "run"]
@@ -40,15 +41,14 @@ def run(args: argparse.Namespace) -> int:
             return 2
     journal, _ = open_journal_from_args(args, "meters")
     try:
-        if since is None:
-            meters = journal.meters()
-        else:
-            rounds = [journal.record(seq) for _, seq in journal.round_seqs()]
-            meters = add_meters(r.data for r in rounds if r is not None and r.at >= since)
+        rounds = [journal.record(seq) for _, seq in journal.round_seqs()]
+        kept = [r.data for r in rounds if r is not None and (since is None or r.at >= since)]
+        meters = journal.meters() if since is None else add_meters(kept)
     finally:
         journal.close()
+    theo_lines, theo_entries = theoretical_lines(kept, args.config) if kept and meters else ([], [])
     if args.json:
-        print(json.dumps([[scope, name, value] for (scope, name), value in sorted(meters.items())]))
+        print(json.dumps([[scope, name, value] for (scope, name), value in sorted(meters.items())] + theo_entries))
     else:
-        print("\n".join(meters_table(meters)) if meters else "no rounds")
+        print("\n".join(meters_table(meters) + theo_lines) if meters else "no rounds")
     return 0
