@@ -2,11 +2,13 @@
 
 Run ``python benchmarks/bench_table.py [--rounds N]``. Measured in one run:
 
-* rounds/s in process: a 6-seat Mississippi Stud table and a 7-position pai gow table (6 seats
+* rounds per CPU second in process (CPU time, since the machine is shared): a 6-seat Mississippi Stud table and a 7-position pai gow table (6 seats
   and the dealer) driven event by event through the engine, the devices replaced by in-memory
   fakes at the device interface (``RecordingDevices``); beside a bare ``transitions`` machine
   firing as many triggers per round as ours fired (counted with ``prepare_event``);
 * controller-added latency per event (journal + machine), p50 / p99;
+* the soak's path in one process (the bench's players too), CPU per round, and ``tablectl soak``
+  on every core: wall and CPU time;
 * rounds/s over ptys: the bench table (simulators, real drivers, simulated players);
 * peak RSS and time to ready of ``tablectl bench`` run as its own process.
 
@@ -84,7 +86,7 @@ def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, l
     engine = Engine(model.handle)
     model.open_table()
     per_event: list[float] = []
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: the machine is shared, wall time measures the neighbours too
     for events in rounds_events:
         for e in events:
             t0 = time.perf_counter()
@@ -92,12 +94,12 @@ def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, l
             per_event.append(time.perf_counter() - t0)
         while model.phase.value == "count_stub":  # the stub count every fifth round
             engine.step(ShoeStatus(device="shoe", stub_count=model.expected_stub, deck_size=model.DECK))
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert len(played) == rounds, (len(played), model.phase, model.prompts[-3:])
-    start = time.perf_counter()
+    start = time.process_time()
     for result in played:  # the settlement alone, as `tablectl settle` computes it
         settle_record(result.record, table)
-    settle_s = (time.perf_counter() - start) / rounds
+    settle_s = (time.process_time() - start) / rounds
     return rounds / elapsed, per_event, sum(len(e) for e in rounds_events) // rounds, triggers[0] // rounds, settle_s
 
 
@@ -121,10 +123,45 @@ def bare_transitions(triggers: int, rounds: int) -> float:
         auto_transitions=False,
         queued=True,
     )
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(rounds * triggers):
         m.go()  # type: ignore[attr-defined]
-    return rounds / (time.perf_counter() - start)
+    return rounds / (time.process_time() - start)
+
+
+def soak_cpu_per_round(path: Path, rounds: int) -> float:
+    """CPU milliseconds per round of the soak's path in this process: the bench's players, the
+    table machine, engine (in-memory journal) and settlement, devices faked at the interface."""
+    from controller.table.soak import CHUNK, ChunkJob, play_chunk
+
+    config = str(path.resolve())
+    play_chunk(ChunkJob(config, 6, 1, 0, 20, 0, 0))  # warm: config loaded, hand tables built
+    chunks = max(1, rounds // CHUNK)
+    start = time.process_time()
+    for i in range(chunks):
+        play_chunk(ChunkJob(config, 6, 1, i + 1, CHUNK, i * CHUNK, 0))
+    return (time.process_time() - start) * 1000 / (chunks * CHUNK)
+
+
+def soak_all_cores(path: Path, rounds: int) -> None:
+    """``tablectl soak`` (6-seat Mississippi Stud) on every core: wall and CPU time, and what a
+    million rounds would take at that rate."""
+    import os
+
+    from controller.table.soak import run_soak
+
+    workers = os.cpu_count() or 1
+    result = run_soak(load_table(path), rounds, 6, seed=1, workers=workers, verify_every=100)
+    cpu_ms = 1000 * result.cpu_seconds / rounds
+    rate = rounds / result.wall_seconds
+    print(
+        f"\ntablectl soak, Mississippi Stud 6 seats, {rounds:,} rounds on {workers} workers: "
+        f"{result.wall_seconds:.1f} s wall ({rate:,.0f} rounds/s), {result.cpu_seconds:.1f} CPU s "
+        f"({cpu_ms:.3f} ms per round, {1000 / cpu_ms:,.0f} rounds/s per core); "
+        f"a million rounds: {1e6 / rate / 60:.1f} min at this wall rate, "
+        f"{1e6 * cpu_ms / 1000 / workers / 60:.1f} min on {workers} idle cores; "
+        f"{result.verified} re-settled in a separate process, {len(result.differ)} differ"
+    )
 
 
 def pct(values: list[float]) -> str:
@@ -136,6 +173,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=2000)
     p.add_argument("--pty-rounds", type=int, default=30)
+    p.add_argument("--soak-rounds", type=int, default=20_000, help="rounds of `tablectl soak` on every core (0: skip)")
     args = p.parse_args()
     from controller.hands.fast import evaluator_for
     from controller.hands.rules import Wheel
@@ -144,7 +182,7 @@ def main() -> None:
         evaluator_for(wheel)
     bench = config_dir() / "bench"
     print(
-        f"{'in process':<36} {'rounds/s':>10} {'events/round':>13} {'triggers/round':>15}   controller-added per event"
+        f"{'in process (rounds per CPU second)':<36} {'rounds/s':>10} {'events/round':>13} {'triggers/round':>15}   controller-added per event"
     )
     for name, cls, make in (
         ("Mississippi Stud, 6 seats", MississippiTable, mississippi_events),
@@ -161,6 +199,14 @@ def main() -> None:
         print(
             f"{'  bare transitions + settlement only':<36} {floor:>10,.0f} {'':>13} {'':>15}   (settle_record {settle_s * 1000:.3f} ms per round)"
         )
+        game = "mississippi_stud" if cls is MississippiTable else "pai_gow"
+        cpu_ms = soak_cpu_per_round(bench / f"{game}.yaml", min(args.rounds, 1000))
+        print(
+            f"{'  soak path, one process (+ players)':<36} {1000 / cpu_ms:>10,.0f} {'':>13} {'':>15}   "
+            f"(CPU {cpu_ms:.3f} ms per round, so rounds per CPU second)"
+        )
+    if args.soak_rounds:
+        soak_all_cores(bench / "mississippi_stud.yaml", args.soak_rounds)
     for game in ("mississippi_stud", "pai_gow"):
         # /usr/bin/time -f %M: the peak RSS of the bench process itself, not of this one
         journal = (
