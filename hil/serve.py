@@ -13,6 +13,7 @@ import socket
 import threading
 import tty
 from pathlib import Path
+from typing import Any
 
 from drivers.framing import Decoder
 from hil.device import SimDevice
@@ -182,7 +183,7 @@ class SerialServer(_Server):
         super().__init__(device, faults)
         self.url = url
         self.baudrate = baudrate
-        self._port: object | None = None
+        self._port: Any = None
 
     def start(self) -> str:
         import serial
@@ -195,16 +196,16 @@ class SerialServer(_Server):
         port = self._port
         while not self._stop.is_set():
             try:
-                data = port.read(port.in_waiting or 1)  # type: ignore[attr-defined]
+                data = port.read(port.in_waiting or 1)
                 if data:
-                    self._serve_bytes(data, port.write)  # type: ignore[attr-defined]
+                    self._serve_bytes(data, port.write)
             except OSError:
                 return
 
     def close(self) -> None:
         self._join()
         if self._port is not None:
-            self._port.close()  # type: ignore[attr-defined]
+            self._port.close()
             self._port = None
 
     def __enter__(self) -> SerialServer:
