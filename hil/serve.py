@@ -13,11 +13,14 @@ import socket
 import threading
 import tty
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from drivers.framing import Decoder
 from hil.device import SimDevice
 from hil.faults import Faults
+
+if TYPE_CHECKING:
+    import serial
 
 __all__ = ["PtyServer", "SocketServer", "SerialServer"]
 
@@ -183,7 +186,7 @@ class SerialServer(_Server):
         super().__init__(device, faults)
         self.url = url
         self.baudrate = baudrate
-        self._port: Any = None
+        self._port: serial.Serial | None = None
 
     def start(self) -> str:
         import serial
@@ -194,6 +197,7 @@ class SerialServer(_Server):
 
     def _run(self) -> None:
         port = self._port
+        assert port is not None, "start() opens the port before the thread runs"
         while not self._stop.is_set():
             try:
                 data = port.read(port.in_waiting or 1)
