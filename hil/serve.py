@@ -37,8 +37,13 @@ class _Server:
         for frame in self.decoder.feed(data):
             if self.faults.ignore_request():
                 continue
+            stale = self.faults.stale_reply(frame) if frame.address == self.device.address else None
+            if stale is not None:
+                write(stale)
+                continue
             reply = self.device.reply_to(frame)
             if reply is not None:
+                self.faults.remember(frame, reply)
                 self.faults.send(write, reply)
 
     def _start_thread(self, target) -> None:  # type: ignore[no-untyped-def]
