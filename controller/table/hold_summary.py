@@ -66,7 +66,7 @@ def par_for(table: Any) -> ParSheetLike | None:
     """The par sheet of ``table`` (a TableConfig) with its configured paytables, or ``None``
     when the game math (``controller.par``) is not available or has no sheet for it."""
     try:
-        from controller.par import par_sheet  # type: ignore[import-not-found, unused-ignore]
+        from controller.par import par_sheet
     except ImportError:
         return None
     try:
