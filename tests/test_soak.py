@@ -73,13 +73,20 @@ def test_a_changed_payment_is_caught_by_the_separate_process(monkeypatch):
     assert result.verified == 5 and result.differ == [0, 1, 2, 3, 4]
 
 
-def test_soak_command_prints_the_summary(capsys):
+def test_soak_command_prints_the_summary(capsys, monkeypatch):
+    from controller.cli import soak
+
+    sheet = StubSheet("stub strategy", {"ante": StubSpot(0.5, 2.0), "third": StubSpot(-5.0, 1.0)})
+    monkeypatch.setattr(soak, "par_for", lambda table: sheet)
     assert main(["soak", "--rounds", "30", "--workers", "1", "--verify-every", "3", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "rounds      30 (0 void)" in out
     assert "ms CPU per round" in out
-    for spot in ("ante", "third", "fourth", "fifth"):
-        assert f"\n  {spot} " in out
+    rows = {line.split()[0]: line for line in out.splitlines()[3:9]}
+    assert list(rows) == ["ante", "third", "fourth", "fifth", "bonus", "all"]
+    assert "50.00%" in rows["ante"] and not rows["ante"].endswith("OUTSIDE")
+    assert "-500.00%" in rows["third"] and rows["third"].endswith("OUTSIDE")
+    assert "par: stub strategy; OUTSIDE the 95% interval: third" in out
     assert "10 rounds re-settled from their records by `tablectl settle` in a separate process: 0 differ" in out
 
 
@@ -194,17 +201,15 @@ def test_independent_wagers_use_the_par_variance():
 # --- the bench ---------------------------------------------------------------------------------
 
 
-def test_bench_re_settles_every_recalled_round_and_is_quiet_in_a_log(tmp_path):
+def test_bench_re_settles_every_recalled_round_and_is_quiet_in_a_log(tmp_path, capsys, monkeypatch):
+    from controller.cli import bench
+
+    monkeypatch.setattr(bench, "par_for", lambda table: None)  # the par sheet is tested with the soak
     journal = tmp_path / "bench.db"
-    proc = subprocess.run(
-        [sys.executable, "-m", "controller", "bench", "--rounds", "3", "--journal", str(journal)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""  # no progress bar written into a log
-    out = proc.stdout
+    assert main(["bench", "--rounds", "3", "--journal", str(journal)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""  # not a terminal: no progress bar written into a log
+    out = captured.out
     assert "settlement  3 of 3 settled rounds re-settled from their recalled records" in out and "0 differ" in out
     lines = out.splitlines()
     spots = [line.split()[0] for line in lines if line.startswith("  ") and line.split()[0] in ("ante", "third")]
@@ -248,3 +253,16 @@ def test_meters_show_theoretical_win_beside_actual(tmp_path, monkeypatch, capsys
     assert "theoretical beside actual win, the 3 rounds kept in the journal (par: optimal play (stub)):" in out
     ante = next(line for line in out.splitlines() if line.strip().startswith("ante "))
     assert f"{0.05 * wagered / 100:,.2f}" in ante and "5.00%" in ante
+
+
+def test_the_ante_bonus_is_held_against_all_of_the_ante():
+    """Boston 5's ante bonus is a payout line on the ante: its handle is every ante, and the
+    table's total handle counts the ante once."""
+    t = HoldTally()
+    record = {"game": "boston5", "seats": {"1": {"wagers": {"ante": 100, "first": 100}}}}
+    paid = {"seats": {"1": {"wagers": {"ante": {"net": 0}, "first": {"net": 100}, "ante_bonus": {"net": 300}}}}}
+    lost = {"seats": {"1": {"wagers": {"ante": {"net": -100}, "first": {"net": -100}}}}}
+    t.add(record, lost)  # no ante bonus line in this round: its ante still counts
+    t.add(record, paid)
+    assert t.spots["ante_bonus"].handle == 200 and t.spots["ante_bonus"].house == -300
+    assert t.handle == 400 and t.house == 200 - 400

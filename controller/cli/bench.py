@@ -8,6 +8,7 @@ import sys
 from controller.cli.journal import BENCH_JOURNAL_DIR
 from controller.journal import JournalError
 from controller.table.bench import FAULT_PROFILES, PLAYERS, run_bench
+from controller.table.hold_summary import par_for
 from controller.table_config import config_dir, load_table
 from controller.yamlfile import ConfigError
 
@@ -68,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     except JournalError as exc:
         print(f"tablectl bench: {exc}", file=sys.stderr)
         return 2
+    summary.par = par_for(table)
     print(f"{table.name}: {args.seats} seats, seed {args.seed}, faults {args.faults}")
     for line in summary.lines():
         print("  " + line)

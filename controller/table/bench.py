@@ -21,7 +21,7 @@ from controller.cards import Card, deck
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_json
 from controller.table.base import RoundResult
-from controller.table.hold_summary import HoldTally, ParSheetLike, par_for, summary_lines
+from controller.table.hold_summary import HoldTally, ParSheetLike, summary_lines
 from controller.table.resettle import Verifier, canonical
 from controller.table.runtime import TableRuntime
 from controller.table_config import TableConfig
@@ -65,6 +65,7 @@ class BenchSummary:
     tally: HoldTally = field(default_factory=HoldTally)
     """Handle and house win per wager spot (the hold-versus-par table)."""
     par: ParSheetLike | None = None
+    """The par sheet the holds are set beside (``tablectl bench`` looks it up; it can take seconds)."""
     played: str | None = None
     """The strategy the players played (``None``: the one the par sheet assumes)."""
     spots: tuple[str, ...] = ()
@@ -442,7 +443,6 @@ def run_bench(
         summary.verified, summary.differ = verifier.close()
     summary.rounds = summary.tally.rounds
     summary.handle, summary.house_net = summary.tally.handle, summary.tally.house
-    summary.par = par_for(table)
     summary.spots = table.catalog.wager_spots
     kinds = [r.kind for r in records]
     summary.faults = kinds.count("DeviceFault")

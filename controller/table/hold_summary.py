@@ -76,6 +76,12 @@ def par_for(table: Any) -> ParSheetLike | None:
     return sheet
 
 
+PAID_ON: dict[str, dict[str, str]] = {"boston5": {"ante_bonus": "ante"}}
+"""Per game, payout lines that are not wagers of their own, by the wager they are paid on (Boston
+5's ante bonus is paid on the ante): their handle is that wager's, as the par sheet's edge is per
+unit of it."""
+
+
 @dataclass
 class SpotTally:
     """One wager spot's sums over the rounds tallied (whole cents, so merging is exact)."""
@@ -143,6 +149,9 @@ class HoldTally:
         house: dict[str, int] = {}
         for spot, net in _nets(settlement):
             house[spot] = house.get(spot, 0) - net
+        for line, base in PAID_ON.get(record.get("game", ""), {}).items():  # every round: all of its base's handle
+            if base in stakes:
+                stakes[line] = stakes[base]
         for spot in sorted(stakes.keys() | house.keys()):
             self.spots.setdefault(spot, SpotTally()).add_round(stakes.get(spot, ()), house.get(spot, 0))
 
@@ -154,7 +163,9 @@ class HoldTally:
 
     @property
     def handle(self) -> int:
-        return sum(t.handle for t in self.spots.values())
+        """Everything wagered (a payout line paid on another wager adds nothing)."""
+        lines = {line for paid in PAID_ON.values() for line in paid}
+        return sum(t.handle for spot, t in self.spots.items() if spot not in lines)
 
     @property
     def house(self) -> int:
