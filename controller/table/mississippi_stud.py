@@ -30,6 +30,7 @@ Phase = game_phases("dealing", "third_street", "fourth_street", "fifth_street")
 
 
 P = Phase
+_STREET_OF: dict[Any, str] = {P.THIRD_STREET: "third", P.FOURTH_STREET: "fourth", P.FIFTH_STREET: "fifth"}
 PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, Any]] = [
@@ -86,7 +87,7 @@ class MississippiTable(RoundTable):
         self.community: list[Card] = []
 
     def current_street(self) -> str | None:
-        return {P.THIRD_STREET: "third", P.FOURTH_STREET: "fourth", P.FIFTH_STREET: "fifth"}.get(self.phase)
+        return _STREET_OF.get(self.phase)
 
     def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
         if "bonus" in seat.wagers and "ante" not in seat.wagers:
