@@ -90,6 +90,18 @@ def test_soak_command_prints_the_summary(capsys, monkeypatch):
     assert "10 rounds re-settled from their records by `tablectl settle` in a separate process: 0 differ" in out
 
 
+def test_a_table_that_fails_is_named_with_what_reproduces_it(capsys, monkeypatch):
+    from controller.table.mississippi_stud import MississippiTable
+
+    def broken(self, *args):  # type: ignore[no-untyped-def]
+        raise ValueError("broken on purpose")
+
+    monkeypatch.setattr(MississippiTable, "show_and_settle", broken)
+    assert main(["soak", "--rounds", "150", "--workers", "1", "--seed", "9", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "tablectl soak: chunk 0 (rounds 0-99 of the run seeded 9):" in err and "Traceback" not in err
+
+
 def test_soak_refuses_bad_arguments(capsys):
     assert main(["soak", "--rounds", "0", "--seats", "9", "--workers", "0"]) == 2
     err = capsys.readouterr().err

@@ -11,7 +11,7 @@ from tqdm import tqdm
 
 from controller.table.bench import PLAYERS
 from controller.table.hold_summary import par_for, summary_lines
-from controller.table.soak import SoakResult, run_soak
+from controller.table.soak import SoakError, SoakResult, run_soak
 from controller.table_config import config_dir, load_table
 from controller.yamlfile import ConfigError
 
@@ -88,16 +88,20 @@ def run(args: argparse.Namespace) -> int:
             print(f"tablectl soak: {p}", file=sys.stderr)
         return 2
     tqdm.monitor_interval = 0  # no monitor thread: the bar is updated from this thread only
-    with tqdm(total=args.rounds, unit="round", disable=True if args.quiet else None, file=sys.stderr) as bar:
-        result = run_soak(
-            table,
-            args.rounds,
-            args.seats,
-            args.seed,
-            workers=args.workers,
-            verify_every=args.verify_every,
-            progress=bar.update,
-        )
+    try:
+        with tqdm(total=args.rounds, unit="round", disable=True if args.quiet else None, file=sys.stderr) as bar:
+            result = run_soak(
+                table,
+                args.rounds,
+                args.seats,
+                args.seed,
+                workers=args.workers,
+                verify_every=args.verify_every,
+                progress=bar.update,
+            )
+    except SoakError as exc:
+        print(f"tablectl soak: {exc}", file=sys.stderr)
+        return 1
     print(f"{table.name}: soak, {args.seats} seats, seed {args.seed}")
     for line in soak_lines(result, par_for(table), order=table.catalog.wager_spots):
         print("  " + line)

@@ -40,7 +40,7 @@ from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
 
-__all__ = ["CHUNK", "ChunkJob", "ChunkResult", "SoakResult", "play_chunk", "run_soak"]
+__all__ = ["CHUNK", "ChunkJob", "ChunkResult", "SoakError", "SoakResult", "play_chunk", "run_soak"]
 
 CHUNK = 100
 """Rounds per chunk: the unit of work a process plays at one fresh table."""
@@ -171,8 +171,24 @@ def _make_player(
     return cls(model, sims, table, seats, seed)
 
 
+class SoakError(RuntimeError):
+    """A chunk could not be played to the end (a table that stuck or failed): which chunk, and why."""
+
+
 def play_chunk(job: ChunkJob) -> ChunkResult:
-    """Play one chunk at a fresh in-process table; the same job always gives the same result."""
+    """Play one chunk at a fresh in-process table; the same job always gives the same result.
+    Raises :class:`SoakError` naming the chunk, its rounds and the seed when the table fails."""
+    try:
+        return _play_chunk(job)
+    except Exception as exc:  # noqa: BLE001 - reported with what reproduces it
+        last = job.first_round + job.rounds - 1
+        raise SoakError(
+            f"chunk {job.chunk} (rounds {job.first_round}-{last} of the run seeded {job.seed}): "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
+
+
+def _play_chunk(job: ChunkJob) -> ChunkResult:
     from controller.table.runtime import GAME_TABLES
 
     start = time.process_time()
