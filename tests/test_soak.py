@@ -278,3 +278,34 @@ def test_the_ante_bonus_is_held_against_all_of_the_ante():
     t.add(record, paid)
     assert t.spots["ante_bonus"].handle == 200 and t.spots["ante_bonus"].house == -300
     assert t.handle == 400 and t.house == 200 - 400
+
+
+def test_par_sheets_are_kept_as_json_and_read_without_computing(tmp_path, monkeypatch):
+    from controller.table import hold_summary
+
+    monkeypatch.setenv("TABLECTL_CACHE_DIR", str(tmp_path))
+    table = bench_table("pai_gow")
+    calls = []
+
+    def fake_run(cmd, **kw):  # type: ignore[no-untyped-def]
+        calls.append(cmd)
+        data = {
+            "strategy": "house way",
+            "spots": {
+                "pai_gow": {"edge_per_unit": 0.02, "variance_per_unit": 0.5, "exact": False, "interval95": [0.01, 0.03]}
+            },
+        }
+        return subprocess.CompletedProcess(cmd, 0, json.dumps(data), "")
+
+    monkeypatch.setattr(hold_summary.subprocess, "run", fake_run)
+    sheet = hold_summary.par_for(table)
+    assert sheet is not None and sheet.strategy == "house way"
+    assert sheet.spots["pai_gow"].interval95 == (0.01, 0.03) and not sheet.spots["pai_gow"].exact
+    assert calls[0][-6:] == ["par", "--game", "pai_gow", "--config", str(table.path), "--json"]
+    kept = tmp_path / f"par-sheet-pai_gow-{hold_summary.par_key(table)}.json"
+    assert kept.exists()
+    again = hold_summary.par_for(table)  # read back: no second computation
+    assert again == sheet and len(calls) == 1
+    monkeypatch.setattr(hold_summary.subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 2, "", "no"))
+    assert hold_summary.par_for(bench_table("boston5")) is None  # failed: no sheet, nothing kept
+    assert len(list(tmp_path.iterdir())) == 1

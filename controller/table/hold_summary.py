@@ -16,9 +16,16 @@ that is itself a simulation widens the interval by its own 95% half-width.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import os
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 __all__ = [
@@ -30,6 +37,9 @@ __all__ = [
     "spot_rows",
     "summary_lines",
     "par_for",
+    "par_key",
+    "ParSheetView",
+    "SpotParView",
 ]
 
 Z95 = 1.959963984540054
@@ -62,17 +72,86 @@ class ParSheetLike(Protocol):
     def spots(self) -> Mapping[str, Any]: ...
 
 
-def par_for(table: Any) -> ParSheetLike | None:
+@dataclass(frozen=True, slots=True)
+class SpotParView:
+    """One spot of a par sheet as ``tablectl par --json`` gives it (what the summary reads)."""
+
+    spot: str
+    edge_per_unit: float
+    variance_per_unit: float
+    exact: bool = True
+    interval95: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ParSheetView:
+    """A par sheet as ``tablectl par --json`` gives it: the strategy assumed and each spot."""
+
+    strategy: str
+    spots: Mapping[str, SpotParView]
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ParSheetView:
+        spots = {}
+        for name, sp in data["spots"].items():
+            iv = sp.get("interval95")
+            spots[name] = SpotParView(
+                name,
+                float(sp["edge_per_unit"]),
+                float(sp["variance_per_unit"]),
+                bool(sp.get("exact", True)),
+                (float(iv[0]), float(iv[1])) if iv else None,
+            )
+        return cls(str(data["strategy"]), spots)
+
+
+def _cache_dir() -> Path | None:
+    """Where par sheets are kept between runs: the par strategy cache's folder
+    (``TABLECTL_CACHE_DIR``, else ``$XDG_CACHE_HOME/tablectl/par``; empty: nowhere)."""
+    env = os.environ.get("TABLECTL_CACHE_DIR")
+    if env is not None:
+        return Path(env) if env else None
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tablectl" / "par"
+
+
+def par_key(table: Any) -> str:
+    """What a table's par sheet depends on, as a digest: the game, its paytables (every row)
+    and its options."""
+    text = repr((table.game, sorted((k, repr(v)) for k, v in table.paytables.items()), sorted(table.options.items())))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def par_for(table: Any, timeout_s: float = 1800.0) -> ParSheetLike | None:
     """The par sheet of ``table`` (a TableConfig) with its configured paytables, or ``None``
-    when the game math (``controller.par``) is not available or has no sheet for it."""
+    when there is none (the game math not installed, or it failed).
+
+    Computed by ``tablectl par --json`` in a separate process (computing Mississippi Stud's
+    optimal strategy takes seconds and hundreds of MiB, which a bench table should not carry),
+    then kept as JSON in the par cache folder keyed by :func:`par_key`."""
+    folder = _cache_dir()
+    path = folder / f"par-sheet-{table.game}-{par_key(table)}.json" if folder is not None else None
+    if path is not None and path.exists():
+        try:
+            return ParSheetView.from_json(json.loads(path.read_text()))
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # unreadable: computed again
+    cmd = [sys.executable, "-m", "controller", "par", "--game", table.game, "--config", str(table.path), "--json"]
     try:
-        from controller.par import par_sheet
-    except ImportError:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+        if proc.returncode != 0:
+            return None
+        data = json.loads(proc.stdout)
+        sheet = ParSheetView.from_json(data)
+    except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError):
         return None
-    try:
-        sheet: ParSheetLike = par_sheet(table.game, table)
-    except (KeyError, ValueError, NotImplementedError):
-        return None
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as f:
+                json.dump(data, f)
+            os.replace(f.name, path)
+        except OSError:
+            pass  # not kept: computed again next time
     return sheet
 
 
