@@ -84,7 +84,17 @@ def running_table(tmp_path: Path, log_format: str, env: dict[str, str]) -> Itera
     urls = {role: server.start() for role, server in servers.items()}
     config = table_config(tmp_path, urls)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "controller", "run", "--config", str(config), "--log-format", log_format],
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "run",
+            "--config",
+            str(config),
+            "--log-format",
+            log_format,
+            "--allow-unapproved",
+        ],
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
