@@ -78,6 +78,7 @@ def test_soak_command_prints_the_summary(capsys, monkeypatch):
 
     sheet = StubSheet("stub strategy", {"ante": StubSpot(0.5, 2.0), "third": StubSpot(-5.0, 1.0)})
     monkeypatch.setattr(soak, "par_for", lambda table: sheet)
+    monkeypatch.setattr(soak, "players_take_strategy", lambda game: True)  # the players play par
     assert main(["soak", "--rounds", "30", "--workers", "1", "--verify-every", "3", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "rounds      30 (0 void)" in out
@@ -100,6 +101,17 @@ def test_a_table_that_fails_is_named_with_what_reproduces_it(capsys, monkeypatch
     assert main(["soak", "--rounds", "150", "--workers", "1", "--seed", "9", "--quiet"]) == 1
     err = capsys.readouterr().err
     assert "tablectl soak: chunk 0 (rounds 0-99 of the run seeded 9):" in err and "Traceback" not in err
+
+
+def test_holds_are_not_checked_against_par_under_another_strategy(capsys, monkeypatch):
+    from controller.cli import soak
+
+    monkeypatch.setattr(soak, "par_for", lambda table: StubSheet("optimal", {"third": StubSpot(-5.0, 1.0)}))
+    args = ["soak", "--rounds", "10", "--workers", "1", "--verify-every", "0", "--quiet", "--strategy", "random"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "strategy random" in out and "OUTSIDE" not in out
+    assert "par: optimal; the players played random, so holds are not checked against it" in out
 
 
 def test_soak_refuses_bad_arguments(capsys):

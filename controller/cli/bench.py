@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl bench: {exc}", file=sys.stderr)
         return 2
     summary.par = par_for(table)
+    strategy = getattr(args, "strategy", "par")
+    summary.played = None if strategy == "par" else strategy  # holds are checked against par only under its strategy
     print(f"{table.name}: {args.seats} seats, seed {args.seed}, faults {args.faults}")
     for line in summary.lines():
         print("  " + line)

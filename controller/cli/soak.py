@@ -11,7 +11,7 @@ from tqdm import tqdm
 
 from controller.table.bench import PLAYERS
 from controller.table.hold_summary import par_for, summary_lines
-from controller.table.soak import SoakError, SoakResult, run_soak
+from controller.table.soak import SoakError, SoakResult, players_take_strategy, run_soak
 from controller.table_config import config_dir, load_table
 from controller.yamlfile import ConfigError
 
@@ -39,6 +39,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=100,
         metavar="K",
         help="re-settle every K-th round from its record in a separate process (1: every round, 0: none)",
+    )
+    p.add_argument(
+        "--strategy",
+        default="par",
+        choices=("par", "random"),
+        help="par: the players play the par sheet's strategy (default); random: legal random decisions, for fuzzing",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar (there is none when not on a terminal)")
     p.set_defaults(run=run)
@@ -97,12 +103,16 @@ def run(args: argparse.Namespace) -> int:
                 args.seed,
                 workers=args.workers,
                 verify_every=args.verify_every,
+                strategy=args.strategy,
                 progress=bar.update,
             )
     except SoakError as exc:
         print(f"tablectl soak: {exc}", file=sys.stderr)
         return 1
-    print(f"{table.name}: soak, {args.seats} seats, seed {args.seed}")
-    for line in soak_lines(result, par_for(table), order=table.catalog.wager_spots):
+    played = None if args.strategy == "par" and players_take_strategy(table.game) else args.strategy
+    if played == "par":  # players without a par strategy yet: their own heuristics
+        played = "the bench players' own rules"
+    print(f"{table.name}: soak, {args.seats} seats, seed {args.seed}, strategy {args.strategy}")
+    for line in soak_lines(result, par_for(table), played, order=table.catalog.wager_spots):
         print("  " + line)
     return 0 if not result.differ and not result.verify_error else 1

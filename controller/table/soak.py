@@ -160,14 +160,23 @@ def _table(path: str) -> TableConfig:
     return _TABLES[path]
 
 
+def players_take_strategy(game: str) -> bool:
+    """Whether the bench's players of ``game`` take a ``strategy`` (par or random)."""
+    import inspect
+
+    from controller.table.bench import PLAYERS
+
+    return "strategy" in inspect.signature(PLAYERS[game]).parameters
+
+
 def _make_player(
     table: TableConfig, model: Any, sims: dict[str, Any], seats: int, seed: int, strategy: str | None
 ) -> Any:
     from controller.table.bench import PLAYERS
 
     cls = PLAYERS[table.game]
-    if strategy is not None:
-        return cls(model, sims, table, seats, seed, strategy=strategy)  # type: ignore[call-arg]
+    if strategy is not None and players_take_strategy(table.game):
+        return cls(model, sims, table, seats, seed, strategy=strategy)  # type: ignore[call-arg, unused-ignore]
     return cls(model, sims, table, seats, seed)
 
 
