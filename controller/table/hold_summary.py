@@ -115,10 +115,13 @@ def _cache_dir() -> Path | None:
 
 
 def par_key(table: Any) -> str:
-    """What a table's par sheet depends on, as a digest: the game, its paytables (every row)
-    and its options."""
+    """What a table's par sheet depends on, as a digest: the game, its paytables (every row),
+    its options, and the game math's own source (a changed ``controller.par`` computes again)."""
     text = repr((table.game, sorted((k, repr(v)) for k, v in table.paytables.items()), sorted(table.options.items())))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    digest = hashlib.sha256(text.encode())
+    for source in sorted((Path(__file__).resolve().parent.parent / "par").glob("*.py")):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def par_for(table: Any, timeout_s: float = 1800.0) -> ParSheetLike | None:
