@@ -121,15 +121,23 @@ def test_soak_refuses_bad_arguments(capsys):
 
 
 def test_soak_is_quiet_when_not_on_a_terminal(tmp_path):
+    import os
+
+    from controller.table.hold_summary import par_key
+
+    sheet = {"strategy": "stub", "spots": {"ante": {"edge_per_unit": 0.5, "variance_per_unit": 2.0}}}
+    table = bench_table()
+    (tmp_path / f"par-sheet-mississippi_stud-{par_key(table)}.json").write_text(json.dumps(sheet))  # not computed
     proc = subprocess.run(
         [sys.executable, "-m", "controller", "soak", "--rounds", "10", "--workers", "1", "--verify-every", "0"],
         capture_output=True,
         text=True,
         timeout=300,
+        env={**os.environ, "TABLECTL_CACHE_DIR": str(tmp_path)},
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
-    assert "rounds      10" in proc.stdout
+    assert "rounds      10" in proc.stdout and "par: stub" in proc.stdout
 
 
 def test_settle_lines_re_settles_each_record(tmp_path):
