@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from controller.journal.records import JournalRecord
 from controller.journal.store import SqliteJournal
-from controller.table.journal import JournalRecord
 
 __all__ = ["RecalledRound", "recall", "recall_json", "recall_lines"]
 

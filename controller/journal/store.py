@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from controller.table.journal import JournalRecord
+from controller.journal.records import JournalRecord
 
 __all__ = ["SCHEMA_VERSION", "GENESIS", "JournalError", "Snapshot", "SqliteJournal", "record_hash", "canonical"]
 

@@ -15,12 +15,12 @@ from typing import Any
 
 from controller.journal import JournalError, SqliteJournal, check_tail
 from controller.journal.meters import meters_for_round
+from controller.journal.records import Journal
 from controller.table.base import RoundResult
 from controller.table.boston5 import Boston5Table
 from controller.table.devices import DriverDevices, RecordingDevices, resend_state
 from controller.table.engine import Engine
 from controller.table.events import EventDecodeError, OpenTable, decode_event
-from controller.table.journal import Journal
 from controller.table.mississippi_stud import MississippiTable
 from controller.table.pai_gow import PaiGowTable
 from controller.table_config import TableConfig
