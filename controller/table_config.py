@@ -7,9 +7,10 @@ A table config names one paytable per paytable spot; the paytables are read from
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,9 @@ class TableConfig:
     options: Mapping[str, object] = field(default_factory=dict)
     devices: Mapping[str, DeviceConfig] = field(default_factory=dict)
     journal: JournalConfig = field(default_factory=JournalConfig)
+    sha256: str = ""
+    """The SHA-256 of the config file and of each paytable file it uses: what a round record
+    names with the config's absolute ``path``, so a re-settlement knows it has the same table."""
 
     @property
     def catalog(self) -> GameCatalog:
@@ -327,7 +331,7 @@ def load_table(path: Path | str) -> TableConfig:
     if cap is not None:
         cap = _cents(doc, ("payout_cap",), cap, problems)
     table = TableConfig(
-        path=str(doc.path),
+        path=str(doc.path.resolve()),
         game=game.game,
         name=str(data.get("name", game.game)),
         seats=seats if isinstance(seats, int) else 0,
@@ -346,4 +350,15 @@ def load_table(path: Path | str) -> TableConfig:
                 problems.append(doc.problem(("limits",), f"missing the limits of the '{spot}' wager (min and max)"))
     if problems:
         raise ConfigError(problems)
-    return table
+    return replace(table, sha256=_table_digest(doc, table.paytables))
+
+
+def _table_digest(doc: YamlDoc, paytables: Mapping[str, Paytable]) -> str:
+    digest = hashlib.sha256(b"table\n" + doc.sha256.encode())
+    for spot, paytable in sorted(paytables.items()):
+        try:
+            content = Path(paytable.file).read_bytes()
+        except OSError:
+            content = b""
+        digest.update(f"\n{spot}\n{paytable.name}\n".encode() + hashlib.sha256(content).hexdigest().encode())
+    return digest.hexdigest()

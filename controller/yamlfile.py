@@ -15,6 +15,7 @@ so the loader refuses, each with a :class:`ConfigError` naming file and line:
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -71,6 +72,8 @@ class YamlDoc:
     path: Path
     data: Any
     lines: dict[KeyPath, int] = field(default_factory=dict)
+    sha256: str = ""
+    """The SHA-256 of the file's bytes, as read."""
 
     def line(self, path: KeyPath) -> int:
         """The line of ``path``, or of its nearest enclosing key that has one."""
@@ -160,7 +163,7 @@ def _file_problem(path: Path, line: int, message: str) -> ConfigError:
     return ConfigError([Problem(str(path), line, "(file)", message)])
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path) -> tuple[str, str]:
     try:
         with path.open("rb") as f:
             size = os.fstat(f.fileno()).st_size
@@ -176,7 +179,7 @@ def _read_text(path: Path) -> str:
         raise _file_problem(path, raw.count(b"\n", 0, nul) + 1, f"a binary file (a NUL byte at offset {nul}), not YAML")
     try:
         text: str = raw.decode("utf-8")
-        return text
+        return text, hashlib.sha256(raw).hexdigest()
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise _file_problem(path, line, f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}") from exc
@@ -186,7 +189,7 @@ def load_yaml(path: Path | str) -> YamlDoc:
     """Load ``path``; a YAML syntax error, or anything the loader refuses (see the module
     docstring), becomes a :class:`ConfigError` with its line."""
     path = Path(path)
-    text = _read_text(path)
+    text, digest = _read_text(path)
     loader = _ConfigLoader(text)
     try:
         node = loader.get_single_node()
@@ -203,4 +206,4 @@ def load_yaml(path: Path | str) -> YamlDoc:
     lines: dict[KeyPath, int] = {}
     if node is not None:
         _walk(node, (), lines)
-    return YamlDoc(path, data, lines)
+    return YamlDoc(path, data, lines, digest)

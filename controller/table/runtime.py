@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.journal import JournalError, SqliteJournal, check_tail
+from controller.journal.keys import read_hmac_key
 from controller.journal.meters import meters_for_round
 from controller.journal.records import Journal
 from controller.table.base import RoundResult
@@ -46,11 +47,9 @@ def open_journal(table: TableConfig, default_dir: Path | str) -> SqliteJournal:
     key = None
     if config.hmac_key_file:
         try:
-            key = Path(config.hmac_key_file).read_bytes().strip()
-        except OSError as exc:
-            raise JournalError(
-                f"{table.path}: journal.hmac_key_file: cannot read {config.hmac_key_file}: {exc.strerror or exc}"
-            ) from exc
+            key = read_hmac_key(config.hmac_key_file)
+        except JournalError as exc:
+            raise JournalError(f"{table.path}: journal.hmac_key_file: {exc}") from exc
     return SqliteJournal(path, key)
 
 
@@ -142,6 +141,7 @@ class TableRuntime:
                 "round": result.number,
                 "game": self.config.game,
                 "table": self.config.path,
+                "table_sha256": self.config.sha256,
                 "record": result.record,
                 "settlement": result.settlement.to_json() if result.settlement else None,
                 "late_bets": list(result.late_bets),
