@@ -312,7 +312,8 @@ def load_table(path: Path | str) -> TableConfig:
     if not isinstance(data, dict):
         raise ConfigError([doc.problem((), "a table config must be a mapping")])
     problems: list[Problem] = []
-    game = CATALOG.get(data.get("game"))  # type: ignore[arg-type]
+    name = data.get("game")
+    game = CATALOG.get(name) if isinstance(name, str) else None
     if game is None:
         problems.append(
             doc.problem(

@@ -190,7 +190,11 @@ def load_yaml(path: Path | str) -> YamlDoc:
     docstring), becomes a :class:`ConfigError` with its line."""
     path = Path(path)
     text, digest = _read_text(path)
-    loader = _ConfigLoader(text)
+    try:
+        loader = _ConfigLoader(text)
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow
+        line = text.count("\n", 0, exc.position) + 1
+        raise ConfigError([Problem(str(path), line, "(syntax)", str(exc).splitlines()[0])]) from exc
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None

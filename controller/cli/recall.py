@@ -14,8 +14,8 @@ import sys
 
 from controller.cli.args import positive_int
 from controller.cli.journal import add_journal_args, open_journal_from_args
-from controller.journal import JournalDamaged, verify_rounds
-from controller.journal.recall import RecalledRound, RecallError, recall, recall_json, recall_lines
+from controller.journal import JournalDamaged, SqliteJournal, verify_rounds
+from controller.journal.recall import RecallError, choose, recall_json, recall_lines, recall_round
 
 __all__ = ["register", "run"]
 
@@ -43,13 +43,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     journal, _ = open_journal_from_args(args, "recall")
-    problems: list[str] = []
-    bad_from: int | None = None
     try:
-        rounds = recall(journal, last=args.last, round_no=args.round)
-        if rounds and not args.no_verify:
-            report = verify_rounds(journal, [r.number for r in rounds], until=max(r.seq for r in rounds))
-            problems, bad_from = report.problems, report.bad_from
+        return _show(journal, args)
     except RecallError as exc:
         print(f"tablectl recall: {exc}", file=sys.stderr)
         return 2
@@ -61,35 +56,46 @@ def run(args: argparse.Namespace) -> int:
         return 1
     finally:
         journal.close()
+
+
+def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
+    """Check, then print, the rounds asked for; the exit status."""
+    chosen = choose(journal, last=args.last, round_no=args.round)
+    problems: list[str] = []
+    bad_from: int | None = None
+    if chosen and not args.no_verify:
+        report = verify_rounds(journal, [r for r, _ in chosen], until=max(s for _, s in chosen))
+        problems, bad_from = report.problems, report.bad_from
     for problem in problems:
         print(f"tablectl recall: {journal.path}: {problem}", file=sys.stderr)
     status = 1 if problems else 0
-    for r in rounds:
-        trusted = bad_from is None or r.seq < bad_from
-        try:
-            if args.json:
-                if trusted:
-                    print(json.dumps(recall_json(r, args.table or args.config)))
-                else:
-                    print(f"tablectl recall: round {r.number}: left out: its records do not verify", file=sys.stderr)
-            else:
-                if not trusted:
-                    print(_banner(r, problems[0] if problems else "not verified"))
-                print("\n".join(recall_lines(r)))
-                print()
-        except _SHOW_ERRORS as exc:
+    for number, seq in chosen:
+        trusted = bad_from is None or seq < bad_from
+        if args.json and not trusted:
             print(
-                f"tablectl recall: {journal.path}: round {r.number}: unreadable round data ({exc!r})", file=sys.stderr
+                f"tablectl recall: {journal.path}: round {number}: left out: its records do not verify", file=sys.stderr
             )
+            continue
+        try:
+            r = recall_round(journal, number, seq)
+            text = json.dumps(recall_json(r, args.table or args.config)) if args.json else "\n".join(recall_lines(r))
+        except (JournalDamaged, *_SHOW_ERRORS) as exc:
+            print(f"tablectl recall: {journal.path}: round {number}: unreadable: {exc}", file=sys.stderr)
             status = 1
-    if not rounds and not args.json:
+            continue
+        if not trusted:
+            print(_banner(number, problems[0] if problems else "not verified"))
+        print(text)
+        if not args.json:
+            print()
+    if not chosen and not args.json:
         print(f"{journal.path}: no finished rounds")
     return status
 
 
-def _banner(r: RecalledRound, problem: str) -> str:
+def _banner(number: int, problem: str) -> str:
     line = "!" * 78
     return (
-        f"{line}\n!! ROUND {r.number}: NOT VERIFIED: the journal was changed or damaged at or before this round.\n"
+        f"{line}\n!! ROUND {number}: NOT VERIFIED: the journal was changed or damaged at or before this round.\n"
         f"!! {problem}\n!! What follows is what the file holds now, not necessarily what happened.\n{line}"
     )

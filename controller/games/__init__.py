@@ -72,6 +72,8 @@ def settle_record(data: object, table: TableConfig | None = None) -> Settlement:
         raise RecordError(unknown)
     if table is None:
         raw = data.get("table")
+        if raw is not None and not isinstance(raw, str):
+            raise RecordError([f"$.table: must be the path of a table config, got {str(raw)[:60]}"])
         table = load_table(resolve_table_path(raw) if isinstance(raw, str) else default_table_path(game.name))
     if table.game != game.name:
         raise RecordError([f"$.table: {table.path} is a {table.game} table, not {game.name}"])

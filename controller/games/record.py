@@ -25,7 +25,7 @@ __all__ = [
     "MAX_RECORD_DEPTH",
 ]
 
-MAX_RECORD_BYTES = 4 * 1024 * 1024
+MAX_RECORD_BYTES = 1024 * 1024
 """The largest round record read (one round is a few KiB, with its recalled events some 100 KiB)."""
 MAX_RECORD_DEPTH = 32
 """The deepest nesting of objects and lists in a round record."""

@@ -16,7 +16,7 @@ from typing import Any
 from controller.journal.records import JournalRecord
 from controller.journal.store import JournalDamaged, SqliteJournal
 
-__all__ = ["RecalledRound", "recall", "recall_json", "recall_lines"]
+__all__ = ["RecalledRound", "RecallError", "choose", "recall", "recall_round", "recall_json", "recall_lines"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,31 +43,39 @@ class RecallError(LookupError):
     """The asked-for round is not in the journal."""
 
 
-def recall(journal: SqliteJournal, last: int | None = None, round_no: int | None = None) -> list[RecalledRound]:
-    """The finished rounds asked for: ``round_no``, or the ``last`` N (default 10), oldest first."""
+def choose(journal: SqliteJournal, last: int | None = None, round_no: int | None = None) -> list[tuple[int, int]]:
+    """(round number, seq of its record) of the rounds asked for: ``round_no``, or the ``last`` N
+    (default 10), oldest first, from the round index."""
     index = journal.round_seqs()
     if round_no is not None:
         chosen = [(r, s) for r, s in index if r == round_no]
         if not chosen:
             kept = f"rounds {index[0][0]}-{index[-1][0]}" if index else "no finished rounds"
             raise RecallError(f"{journal.path}: round {round_no} is not in the journal (it has {kept})")
-    else:
-        chosen = index[-(last or 10) :]
-    out = []
-    for number, seq in chosen:
-        settled = journal.record(seq)
-        if settled is None or settled.kind != "RoundSettled" or not isinstance(settled.data, dict):
-            raise JournalDamaged(
-                f"{journal.path}: round {number} is indexed at record {seq}, which is not its round record "
-                "(run `tablectl journal verify`)"
-            )
-        first = settled.data.get("first_seq") or seq
-        # The round's own records only: a round can start on the event that ended the one before,
-        # so that round's supervisor actions and its record can follow this one's first record.
-        start = first if isinstance(first, int) else seq
-        events = tuple(r for r in journal.records(start - 1, seq - 1) if _belongs(r, number))
-        out.append(RecalledRound(number, settled.data, events, settled.at, seq))
-    return out
+        return chosen
+    return index[-(last or 10) :]
+
+
+def recall(journal: SqliteJournal, last: int | None = None, round_no: int | None = None) -> list[RecalledRound]:
+    """The finished rounds asked for: ``round_no``, or the ``last`` N (default 10), oldest first."""
+    return [recall_round(journal, number, seq) for number, seq in choose(journal, last, round_no)]
+
+
+def recall_round(journal: SqliteJournal, number: int, seq: int) -> RecalledRound:
+    """Round ``number``, whose ``RoundSettled`` record is ``seq``; raises :class:`JournalDamaged`
+    when that record is not there or not readable."""
+    settled = journal.record(seq)
+    if settled is None or settled.kind != "RoundSettled" or not isinstance(settled.data, dict):
+        raise JournalDamaged(
+            f"{journal.path}: round {number} is indexed at record {seq}, which is not its round record "
+            "(run `tablectl journal verify`)"
+        )
+    first = settled.data.get("first_seq") or seq
+    # The round's own records only: a round can start on the event that ended the one before,
+    # so that round's supervisor actions and its record can follow this one's first record.
+    start = first if isinstance(first, int) else seq
+    events = tuple(r for r in journal.records(start - 1, seq - 1) if _belongs(r, number))
+    return RecalledRound(number, settled.data, events, settled.at, seq)
 
 
 def _belongs(record: JournalRecord, number: int) -> bool:
