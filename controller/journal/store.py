@@ -91,6 +91,19 @@ ALTER TABLE snapshots ADD COLUMN hash TEXT;
 """
 
 
+@functools.cache
+def expected_schema() -> frozenset[tuple[str, str, str, str | None]]:
+    """``sqlite_master`` (type, name, table, SQL) of a journal of this schema version, as SQLite
+    keeps it: ``verify`` compares the file's schema with it."""
+    db = sqlite3.connect(":memory:")
+    try:
+        for statement in _statements(_SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3):
+            db.execute(statement)
+        return frozenset(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+    finally:
+        db.close()
+
+
 def _statements(script: str) -> list[str]:
     """The SQL statements of ``script`` (a trigger's body holds semicolons of its own)."""
     out, buf = [], ""

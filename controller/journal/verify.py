@@ -21,7 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.journal.meters import add_meters
-from controller.journal.store import GENESIS, SqliteJournal, meta_hash, record_hash, snapshot_hash
+from controller.journal.store import (
+    GENESIS,
+    SCHEMA_VERSION,
+    SqliteJournal,
+    expected_schema,
+    meta_hash,
+    record_hash,
+    snapshot_hash,
+)
 
 __all__ = ["VerifyReport", "verify_journal", "check_tail"]
 
@@ -65,6 +73,23 @@ def _integrity(journal: SqliteJournal, report: VerifyReport) -> bool:
     for line in lines:
         report.bad(0, f"SQLite integrity check: {line}")
     return False
+
+
+def _schema(journal: SqliteJournal, report: VerifyReport) -> bool:
+    if getattr(journal, "schema_version", SCHEMA_VERSION) != SCHEMA_VERSION:
+        return True
+    try:
+        found = set(journal.db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+    except _DAMAGE as exc:
+        report.bad(0, f"schema: unreadable ({exc}): the file is damaged")
+        return False
+    expected = expected_schema()
+    for kind, name, _, _ in sorted(found - expected, key=str):
+        report.bad(0, f"schema: {kind} {str(name)[:60]} is not as tablectl creates it: changed")
+    for kind, name, _, _ in sorted(expected - found, key=str):
+        if name not in {n for _, n, _, _ in found}:
+            report.bad(0, f"schema: {kind} {name} is missing: removed")
+    return report.ok
 
 
 def _anchor(journal: SqliteJournal, report: VerifyReport) -> tuple[int, str] | None:
@@ -229,7 +254,7 @@ def verify_journal(journal: SqliteJournal, until: int | None = None, full: bool 
     """Check the journal: with ``full``, the whole file (integrity, chain, head, round index,
     snapshots, meters); else only the chain up to record ``until`` (what a reader shows)."""
     report = VerifyReport()
-    if full and not _integrity(journal, report):
+    if full and not (_integrity(journal, report) and _schema(journal, report)):
         return report
     anchor = _anchor(journal, report)
     if anchor is None:
