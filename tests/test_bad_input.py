@@ -51,7 +51,7 @@ class Outcome:
 
 
 def _fill(text: str, folder: Path) -> str:
-    return text.replace("{case}", str(CORPUS)).replace("{tmp}", str(folder))
+    return text.replace("{case}", str(CORPUS)).replace("{tmp}", str(folder)).replace("{root}", str(ROOT))
 
 
 def _run(case: dict[str, Any], folder: Path) -> Outcome:

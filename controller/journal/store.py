@@ -248,12 +248,17 @@ class SqliteJournal:
         if not create and not self.path.is_file():
             raise JournalError(f"{self.path}: no journal there")
         try:
-            if self.path.exists():
-                _check_header(self.path) if self.path.stat().st_size else None
+            if self.path.exists() and self.path.stat().st_size:
+                _check_header(self.path)  # never write tables into a file that is not a journal
             _private_folder(self.path.parent)
-            _private_file(self.path)
+            if not self.path.exists():
+                _private_file(self.path)
             self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
             self.db.text_factory = _text
+            tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables and not {"meta", "records"} <= tables:  # checked before anything is written
+                raise JournalError(f"{self.path}: a SQLite database, but not a tablectl journal (no meta and records)")
+            _private_file(self.path)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self._open_schema()
@@ -326,9 +331,9 @@ class SqliteJournal:
 
     def _open_schema(self) -> None:
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if "meta" not in tables:
-            if tables:
-                raise JournalError(f"{self.path}: a SQLite database, but not a tablectl journal (no meta table)")
+        if tables and not {"meta", "records"} <= tables:
+            raise JournalError(f"{self.path}: a SQLite database, but not a tablectl journal (no meta and records)")
+        if not tables:
             with self._txn():
                 for statement in _statements(_SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3):
                     self.db.execute(statement)
@@ -338,8 +343,8 @@ class SqliteJournal:
             self.schema_version = SCHEMA_VERSION
             return
         raw = self.meta("schema_version") or "0"
-        if not raw.isdigit():
-            raise JournalDamaged(f"{self.path}: meta schema_version {raw!r}: damaged")
+        if not raw.isdigit() or int(raw) < 1:
+            raise JournalDamaged(f"{self.path}: meta schema_version {raw!r}: damaged, or not a tablectl journal")
         version = int(raw)
         if version > SCHEMA_VERSION:
             raise JournalError(

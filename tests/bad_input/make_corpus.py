@@ -15,7 +15,6 @@ the command may write, as ``journal prune`` does, but only when the journal veri
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -295,7 +294,7 @@ def text_cases() -> None:
         "wagers-not-object", json.dumps({**GOOD, "seats": {"1": {"wagers": 5, "cards": "As Ad"}}}), ["$.seats.1.wagers"]
     )
     record("too-big", json.dumps(GOOD) + " " * (1024 * 1024), ["$:", "at most 1048576 bytes"])
-    record("binary-stdin", os.urandom(16).replace(b"{", b"x") + b"\x00\xff", ["<stdin>"], stdin=True)
+    record("binary-stdin", bytes(range(128, 144)) + b"\x00\xff", ["<stdin>"], stdin=True)
     case("record-missing-file", ["settle", "{tmp}/none.json"], 2, ["none.json", "cannot read", "No such file"])
     case("record-folder", ["settle", "{case}/records"], 2, ["records", "cannot read"])
 
@@ -365,11 +364,16 @@ def text_cases() -> None:
 # --- journals: read-only readers on files that are not journals, damaged or changed -----------
 
 
-def make_journals() -> None:
+def make_journals(fresh: bool) -> None:
+    """The bench journals (``bench.db``, ``keyed.db``: new bench runs only when missing or with
+    ``--fresh``) and the damaged and changed copies of ``bench.db``."""
     folder = HERE / "journals"
+    keep = {"bench.db", "keyed.db"} if not fresh and (folder / "bench.db").exists() else set()
     if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir()
+        for path in folder.iterdir():
+            if path.name not in keep:
+                path.unlink()
+    folder.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         key = Path(tmp) / "keyed.key"
         key.write_text("correct horse battery staple\n")
@@ -382,6 +386,8 @@ def make_journals() -> None:
         cfg = Path(tmp) / "keyed.yaml"
         cfg.write_text(bench + f"journal: {{hmac_key_file: {key}}}\n")
         for name, extra in [("bench.db", []), ("keyed.db", ["--config", str(cfg)])]:
+            if name in keep:
+                continue
             subprocess.run(
                 [*TABLECTL, "bench", "--rounds", "3", "--seats", "3", "--seed", "5", "--quiet"]
                 + ["--journal", str(folder / name), *extra],
@@ -536,6 +542,22 @@ def journal_cases() -> None:
         2,
         ["journals", "a folder, not a tablectl journal"],
     )
+    # The writers refuse a file that is not a journal too, and leave it as it was.
+    for name in ("text.db", "unrelated.db", "only-meta.db"):
+        case(
+            f"journal-{name[:-3]}-bench-writer",
+            ["bench", "--rounds", "1", "--quiet", "--journal", "{tmp}/" + name],
+            2,
+            [name, "not a"],
+            files=[[name, name]],
+        )
+        case(
+            f"journal-{name[:-3]}-run-writer",
+            ["run", "--config", "{root}/config/mississippi_stud.yaml", "--journal", "{tmp}/" + name],
+            2,
+            [name, "not a"],
+            files=[[name, name]],
+        )
     case(
         "journal-prune-tampered",
         ["journal", "prune", "--journal", "{tmp}/tampered-ante.db", "--days", "1"],
@@ -550,7 +572,7 @@ if __name__ == "__main__":
     for sub in ("configs", "records", "rank", "paytables"):
         shutil.rmtree(HERE / sub, ignore_errors=True)
     text_cases()
-    make_journals()
+    make_journals(fresh="--fresh" in sys.argv)
     journal_cases()
     (HERE / "cases.json").write_text(json.dumps(CASES, indent=1) + "\n")
     print(f"{len(CASES)} cases")
