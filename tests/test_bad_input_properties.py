@@ -4,7 +4,9 @@ a valid object out, never another exception."""
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from controller.yamlfile import ConfigError, YamlDoc, load_yaml
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FOLDER = Path(tempfile.mkdtemp(prefix="tablectl-properties-"))
+atexit.register(shutil.rmtree, FOLDER, ignore_errors=True)
 TABLES = {g: load_table(default_table_path(g)) for g in ("boston5", "mississippi_stud", "pai_gow")}
 
 yaml_ish = st.text(
