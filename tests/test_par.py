@@ -81,6 +81,11 @@ def test_three_card_par_by_hand() -> None:
     assert sum(c for _, _, c in par.lines) == pytest.approx(-par.edge_per_unit)
 
 
+def test_three_card_table_b_published() -> None:
+    table = with_paytable(_table("boston5"), "b5_bonus_b").paytables["bonus"]
+    assert round(100 * three_card_par("bonus", table, BOSTON5).edge_per_unit, 1) == 7.3  # Casino City Times 7.3%
+
+
 def test_boston5_expose_only_paying_hands() -> None:
     assert boston5_expose(parse_cards("As Ad 4c"))
     assert boston5_expose(parse_cards("2h 3h 5h"))
