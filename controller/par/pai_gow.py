@@ -256,7 +256,8 @@ def pai_gow_sheet(table: TableConfig) -> ParSheet:
         ),
         False,
         interval,
-        f"simulated: {hands:,} player hands ({counts.rounds:,} rounds of 6 players), {MAIN_SOURCE}",
+        f"simulated: {hands:,} player hands ({counts.rounds:,} rounds of {counts.players} players), {MAIN_SOURCE}; "
+        "the variance counts the players' shared dealer hand (a full table)",
     )
     notes.append(f"main wager simulated, {way} house way for both hands, {commission:g}% commission")
     if o.get("house_way_deuces_exception"):
