@@ -123,7 +123,9 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({"game": args.game, "strategy": head, "rows": list(rows)}))
         else:
             print(f"# {head}")
-            for row in rows:
+            for i, row in enumerate(rows):
+                if i == 0:
+                    print("\t".join(row))
                 print("\t".join(str(v) for v in row.values()))
         return 0
     sheet = par_sheet(args.game, table)
