@@ -348,3 +348,22 @@ def test_cli_par_strategy_as_data(capsys) -> None:  # type: ignore[no-untyped-de
     assert {r["bet"] for r in data["rows"]} <= {0, 1, 3}
     aces = [r for r in third if r["cards"].split()[0][0] == "A" == r["cards"].split()[1][0]]
     assert [r["bet"] for r in aces] == [3]
+
+
+def test_pai_gow_house_way_without_stored_simulation(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from controller.cli import main
+    from controller.table_config import config_dir
+
+    text = default_table_path("pai_gow").read_text().replace("house_way: foxwoods", "house_way: ballys_ac")
+    config = tmp_path / "pai_gow.yaml"
+    config.write_text(text + f"paytables_dir: {config_dir() / 'paytables'}\n")
+    sheet = par_sheet("pai_gow", load_table(config))
+    assert "pai_gow" not in sheet.spots and "bonus" in sheet.spots
+    assert any("no stored simulation" in n for n in sheet.notes)
+    assert main(["par", "--game", "pai_gow", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "no stored simulation" in out and "main game: no figures" in out
+    assert main(["par", "--game", "pai_gow", "--config", str(config), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["edge_per_ante"] is None

@@ -16,6 +16,7 @@ splits its class: one pair of suits in three is suited. Pure, no I/O.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from functools import cache
 from itertools import combinations
@@ -241,25 +242,31 @@ def pai_gow_sheet(table: TableConfig) -> ParSheet:
     way = str(o["house_way"])
     counts = MAIN_COUNTS.get(way)
     commission = float(o["commission_percent"])  # type: ignore[arg-type]
+    edge = push = math.nan
     if counts is None:
-        raise ValueError(f"no stored simulation of the main wager for house way {way!r}")
-    edge, variance, interval = main_edge(counts, commission)
-    hands = counts.rounds * counts.players
-    spots["pai_gow"] = SpotPar(
-        "pai_gow",
-        edge,
-        variance,
-        (
-            ("player wins both hands", counts.win / hands, counts.win / hands * (1 - commission / 100)),
-            ("one hand each (push)", counts.push / hands, 0.0),
-            ("dealer wins both (copies to the banker)", counts.lose / hands, -counts.lose / hands),
-        ),
-        False,
-        interval,
-        f"simulated: {hands:,} player hands ({counts.rounds:,} rounds of {counts.players} players), {MAIN_SOURCE}; "
-        "the variance counts the players' shared dealer hand (a full table)",
-    )
-    notes.append(f"main wager simulated, {way} house way for both hands, {commission:g}% commission")
+        notes.append(
+            f"no stored simulation of the main wager for the {way} house way "
+            f"(benchmarks/par_pai_gow_main.py --way {way}): no main-wager figures"
+        )
+    else:
+        edge, variance, interval = main_edge(counts, commission)
+        hands = counts.rounds * counts.players
+        spots["pai_gow"] = SpotPar(
+            "pai_gow",
+            edge,
+            variance,
+            (
+                ("player wins both hands", counts.win / hands, counts.win / hands * (1 - commission / 100)),
+                ("one hand each (push)", counts.push / hands, 0.0),
+                ("dealer wins both (copies to the banker)", counts.lose / hands, -counts.lose / hands),
+            ),
+            False,
+            interval,
+            f"simulated: {hands:,} player hands ({counts.rounds:,} rounds of {counts.players} players), {MAIN_SOURCE}; "
+            "the variance counts the players' shared dealer hand (a full table)",
+        )
+        notes.append(f"main wager simulated, {way} house way for both hands, {commission:g}% commission")
+        push = counts.push / hands
     if o.get("house_way_deuces_exception"):
         notes.append("the stored simulation did not use the deuces exception")
     bonus_counts_ = cached_bonus_counts() if {"bonus", "envy"} & set(table.paytables) else {}
@@ -291,7 +298,7 @@ def pai_gow_sheet(table: TableConfig) -> ParSheet:
         edge_per_ante=edge,
         edge_per_action=edge,
         average_total_wager=1.0,
-        push_rate=counts.push / hands,
+        push_rate=push,
         fold_rate=0.0,
         strategy=f"player and dealer both set by the {way} house way; dealer banks, copies to the banker",
         exact=False,

@@ -8,6 +8,12 @@ from typing import Any
 
 __all__ = ["Line", "SpotPar", "ParSheet"]
 
+
+def _number(x: float) -> float | None:
+    """``x`` for JSON: ``None`` for a figure that is not known (NaN)."""
+    return None if math.isnan(x) else x
+
+
 Line = tuple[str, float, float]
 """A paytable line: (name, probability, contribution to the return per unit wagered)."""
 
@@ -88,10 +94,10 @@ class ParSheet:
             "strategy": self.strategy,
             "exact": self.exact,
             "paytables": dict(self.paytables),
-            "edge_per_ante": self.edge_per_ante,
-            "edge_per_action": self.edge_per_action,
-            "average_total_wager": self.average_total_wager,
-            "push_rate": self.push_rate,
+            "edge_per_ante": _number(self.edge_per_ante),
+            "edge_per_action": _number(self.edge_per_action),
+            "average_total_wager": _number(self.average_total_wager),
+            "push_rate": _number(self.push_rate),
             "fold_rate": self.fold_rate,
             "fold_rates": dict(self.fold_rates),
             "spots": {name: spot.to_json() for name, spot in self.spots.items()},
