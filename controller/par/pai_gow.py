@@ -127,24 +127,26 @@ def _royal_match_split(s: set[int], outside: Mapping[int, int], joker: bool) -> 
 
 
 @cache
-def bonus_counts() -> dict[tuple[Category, ...], int]:
-    """How many hands qualify for each set of bonus lines (``BonusValue.qualifies``)."""
-    out: dict[tuple[Category, ...], int] = {}
+def _class_counts() -> tuple[dict[tuple[Category, ...], int], dict[int, int]]:
+    bonus: dict[tuple[Category, ...], int] = {}
+    insurance: dict[int, int] = {}
     for cards, n in hand_classes():
         key = classify_bonus(cards, PAI_GOW).qualifies
-        out[key] = out.get(key, 0) + n
-    return out
-
-
-@cache
-def insurance_counts() -> dict[int, int]:
-    """How many hands are a pai gow (the joker only an ace), by the rank (2-14) of the top card."""
-    out: dict[int, int] = {}
-    for cards, n in hand_classes():
+        bonus[key] = bonus.get(key, 0) + n
         gow, top = is_pai_gow(cards)
         if gow:
-            out[top] = out.get(top, 0) + n
-    return out
+            insurance[top] = insurance.get(top, 0) + n
+    return bonus, insurance
+
+
+def bonus_counts() -> dict[tuple[Category, ...], int]:
+    """How many hands qualify for each set of bonus lines (``BonusValue.qualifies``)."""
+    return dict(_class_counts()[0])
+
+
+def insurance_counts() -> dict[int, int]:
+    """How many hands are a pai gow (the joker only an ace), by the rank (2-14) of the top card."""
+    return dict(_class_counts()[1])
 
 
 _CLASSES_VERSION = "pai_gow classes 1"
