@@ -308,6 +308,9 @@ def test_spot_hold_interval_narrows_with_handle() -> None:
     lo, hi = spot.hold_interval(100)
     assert lo == pytest.approx(0.05 - 1.96 * 0.2) and hi == pytest.approx(0.05 + 1.96 * 0.2)
     assert spot.hold_interval(10_000)[1] - spot.hold_interval(10_000)[0] < hi - lo
+    # stakes of 1 each: the same range; stakes of 500 cents each: the same range in cents
+    assert spot.hold_interval_for_stakes(100, 100, 100) == pytest.approx((lo, hi))
+    assert spot.hold_interval_for_stakes(50_000, 50_000, 100 * 500**2) == pytest.approx((lo, hi))
 
 
 def test_with_paytable_swaps_the_spot() -> None:

@@ -48,6 +48,18 @@ class SpotPar:
             sd = math.hypot(sd, (self.interval95[1] - self.interval95[0]) / (2 * 1.96))
         return (self.edge_per_unit - 1.96 * sd, self.edge_per_unit + 1.96 * sd)
 
+    def hold_interval_for_stakes(self, handle: float, stakes: float, stakes_squared: float) -> tuple[float, float]:
+        """The 95% range of the actual hold when the base stakes differ: ``handle`` is the total
+        wagered on the spot, ``stakes`` the sum over seat-rounds of each one's base stake (the
+        ante, or the wager itself for a fixed wager) and ``stakes_squared`` the sum of their
+        squares, all in the same money unit. With every base stake 1 this is :meth:`hold_interval`."""
+        if handle <= 0 or stakes <= 0:
+            return (-math.inf, math.inf)
+        sd = math.sqrt(self.variance_per_unit * stakes_squared / (handle * stakes))
+        if self.interval95 is not None:
+            sd = math.hypot(sd, (self.interval95[1] - self.interval95[0]) / (2 * 1.96))
+        return (self.edge_per_unit - 1.96 * sd, self.edge_per_unit + 1.96 * sd)
+
     def to_json(self) -> dict[str, Any]:
         """The JSON form printed by ``tablectl par --json``."""
         return {
