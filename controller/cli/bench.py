@@ -8,7 +8,7 @@ import sys
 from controller.cli.args import bounded_int, positive_int
 from controller.cli.journal import BENCH_JOURNAL_DIR
 from controller.journal import JournalError
-from controller.table.bench import FAULT_PROFILES, PLAYERS, run_bench
+from controller.table.bench import FAULT_PROFILES, PLAYERS, STRATEGIES, run_bench
 from controller.table_config import config_dir, load_table
 from controller.yamlfile import ConfigError
 
@@ -41,6 +41,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "a run killed and started again with the same arguments ends as one never stopped",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--strategy",
+        default="par",
+        choices=STRATEGIES,
+        help="par: the players play the par sheet's strategy (default); random: legal random decisions, for fuzzing",
+    )
     p.set_defaults(run=run)
 
 
@@ -73,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             journal_path=journal,
             resume=args.resume,
+            strategy=args.strategy,
         )
     except JournalError as exc:
         print(f"tablectl bench: {exc}", file=sys.stderr)
