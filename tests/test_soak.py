@@ -158,7 +158,7 @@ def test_settle_lines_re_settles_each_record(tmp_path):
     assert len(out) == 5 and out[1] is None and out[2] is None
     assert all(o["game"] == "mississippi_stud" for i, o in enumerate(out) if i not in (1, 2))
     assert "line 2: $.seats.9: no seat '9'" in proc.stderr
-    assert "line 3 column 1: not JSON" in proc.stderr
+    assert "line 3: $: line 1 column 1: not JSON" in proc.stderr
 
 
 # --- the summary -------------------------------------------------------------------------------

@@ -1,14 +1,21 @@
-"""``tablectl meters``: per seat and for the table, what the journal's rounds add up to."""
+"""``tablectl meters``: per seat and for the table, what the journal's rounds add up to.
+
+The journal is opened read-only and checked whole first (chain, round index, meters against the
+round records) unless ``--no-verify``: meters of a journal that does not verify are not shown
+(exit 1, each problem named).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from datetime import datetime
 
 from controller.cli.journal import add_journal_args, open_journal_from_args
 from controller.cli.theoretical import theoretical_lines
+from controller.journal import JournalDamaged, verify_journal
 from controller.journal.meters import add_meters, meters_table
 
 __all__ = ["register", "run"]
@@ -20,9 +27,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "meters",
         help="rounds, wagers by spot, paid, collected, commission, bonus and envy paid, voids, late bets, faults",
         description="Meters per seat and for the table. Without --since: the running totals kept with the rounds "
-        "(pruned rounds included); with --since: the rounds kept in the journal from that time on.",
+        "(pruned rounds included); with --since: the rounds kept in the journal from that time on. The journal is "
+        "verified first (exit 1 when it does not verify).",
     )
-    add_journal_args(p)
+    add_journal_args(p, verify_option=True)
     p.add_argument("--since", help="local date or time, e.g. 2026-12-01 or 2026-12-01T14:00")
     p.add_argument("--json", action="store_true", help="[[scope, name, value], ...] instead of text")
     p.set_defaults(run=run)
@@ -33,20 +41,39 @@ def run(args: argparse.Namespace) -> int:
     if args.since:
         try:
             since = datetime.fromisoformat(args.since).timestamp()
-        except ValueError:
+        except (ValueError, OverflowError, OSError):
             print(
-                f"tablectl meters: --since {args.since!r}: not a date or time (use 2026-12-01 or 2026-12-01T14:00)",
+                f"tablectl meters: --since {args.since[:40]!r}: not a date or time (use 2026-12-01 or 2026-12-01T14:00)",
                 file=sys.stderr,
             )
             return 2
     journal, _ = open_journal_from_args(args, "meters")
     try:
+        if not args.no_verify:
+            report = verify_journal(journal)
+            if not report.ok:
+                for problem in report.problems:
+                    print(f"tablectl meters: {journal.path}: {problem}", file=sys.stderr)
+                print(f"tablectl meters: {journal.path}: not shown: the journal does not verify", file=sys.stderr)
+                return 1
         rounds = [journal.record(seq) for _, seq in journal.round_seqs()]
         kept = [r.data for r in rounds if r is not None and (since is None or r.at >= since)]
         meters = journal.meters() if since is None else add_meters(kept)
+        theo_lines, theo_entries = theoretical_lines(kept, args.config) if kept and meters else ([], [])
+    except JournalDamaged as exc:
+        print(f"tablectl meters: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.DatabaseError as exc:
+        print(f"tablectl meters: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
+        return 1
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # only with --no-verify
+        print(
+            f"tablectl meters: {journal.path}: unreadable round data ({exc!r}): run without --no-verify",
+            file=sys.stderr,
+        )
+        return 1
     finally:
         journal.close()
-    theo_lines, theo_entries = theoretical_lines(kept, args.config) if kept and meters else ([], [])
     if args.json:
         print(json.dumps([[scope, name, value] for (scope, name), value in sorted(meters.items())] + theo_entries))
     else:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 from controller.games import GAMES, RecordError, resolve_table_path, settle_record
+from controller.games.record import MAX_RECORD_BYTES, parse_record
 from controller.table_config import TableConfig, default_table_path, load_table
 from controller.yamlfile import ConfigError
 
@@ -36,29 +37,33 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
+def _read(name: str) -> bytes:
+    """At most one byte more than a record may have, from the file or standard input."""
+    if name == "-":
+        return sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
+    with open(name, "rb") as f:
+        return f.read(MAX_RECORD_BYTES + 1)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl settle``; 0 when settled, 2 when the record or config has problems."""
     name = "<stdin>" if args.record == "-" else args.record
     if args.lines:
         try:
             if args.record == "-":
-                return _settle_lines(sys.stdin, name)
-            with open(args.record, encoding="utf-8") as f:
+                return _settle_lines(sys.stdin.buffer, name)
+            with open(args.record, "rb") as f:
                 return _settle_lines(f, name)
         except OSError as exc:
             print(f"tablectl settle: {name}: cannot read: {exc.strerror or exc}", file=sys.stderr)
             return 2
     try:
-        text = sys.stdin.read() if args.record == "-" else open(args.record, encoding="utf-8").read()
+        raw = _read(args.record)
     except OSError as exc:
         print(f"tablectl settle: {name}: cannot read: {exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        print(f"tablectl settle: {name}: line {exc.lineno} column {exc.colno}: not JSON: {exc.msg}", file=sys.stderr)
-        return 2
-    try:
+        data = parse_record(raw)
         settlement = settle_record(data)
     except (RecordError, ConfigError) as exc:
         problems = exc.problems
@@ -70,14 +75,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _settle_lines(lines: TextIO, name: str) -> int:
-    """Settle one record per line; each table config is loaded once. 2 if any line had problems."""
+def _settle_lines(stream: BinaryIO, name: str) -> int:
+    """Settle one record per line (each read as a whole record is, size and nesting bounded);
+    each table config is loaded once. 2 if any line had problems."""
     tables: dict[str, TableConfig] = {}
     status = 0
-    for number, line in enumerate(lines, start=1):
+    number = 0
+    while line := stream.readline(MAX_RECORD_BYTES + 2):
+        number += 1
         out: Any = None
         try:
-            data = json.loads(line)
+            if len(line) > MAX_RECORD_BYTES + 1:  # too long: the rest of the line is skipped unread
+                while (more := stream.readline(MAX_RECORD_BYTES)) and not more.endswith(b"\n"):
+                    pass
+                raise RecordError([f"$: more than {MAX_RECORD_BYTES} bytes: a round record is at most that"])
+            data = parse_record(line)
             table = None
             if isinstance(data, dict) and data.get("game") in GAMES:
                 raw = data.get("table")
@@ -86,9 +98,6 @@ def _settle_lines(lines: TextIO, name: str) -> int:
                     tables[path] = load_table(path)
                 table = tables[path]
             out = settle_record(data, table).to_json()
-        except json.JSONDecodeError as exc:
-            print(f"tablectl settle: {name}: line {number} column {exc.colno}: not JSON: {exc.msg}", file=sys.stderr)
-            status = 2
         except (RecordError, ConfigError) as exc:
             for problem in exc.problems:
                 print(f"tablectl settle: {name}: line {number}: {problem}", file=sys.stderr)
