@@ -553,7 +553,14 @@ def journal_cases() -> None:
         )
         case(
             f"journal-{name[:-3]}-run-writer",
-            ["run", "--config", "{root}/config/mississippi_stud.yaml", "--journal", "{tmp}/" + name],
+            [
+                "run",
+                "--config",
+                "{root}/config/mississippi_stud.yaml",
+                "--journal",
+                "{tmp}/" + name,
+                "--allow-unapproved",
+            ],
             2,
             [name, "not a"],
             files=[[name, name]],
