@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.catalog import CATALOG, GameCatalog
+from controller.floor_config import FloorConfig, parse_floor
 from controller.money import OddsError, parse_odds
 from controller.paytables import Paytable, load_paytables
 from controller.yamlfile import ConfigError, Problem, YamlDoc, load_yaml
@@ -20,6 +21,7 @@ from controller.yamlfile import ConfigError, Problem, YamlDoc, load_yaml
 __all__ = ["Limit", "DeviceConfig", "JournalConfig", "TableConfig", "load_table", "default_table_path", "config_dir"]
 
 _KEYS = {"game", "name", "seats", "paytables", "limits", "payout_cap", "devices", "paytables_dir", "journal"}
+_KEYS.add("floor")  # the floor link (controller.floor_config)
 _JOURNAL_KEYS = {"path", "hmac_key_file", "retention_days"}
 _DEVICE_ROLES = ("shoe", "bet_spots", "panel")
 _DEVICE_KEYS = {"driver", "url", "baudrate", "poll_interval_s", "address"}
@@ -78,6 +80,8 @@ class TableConfig:
     options: Mapping[str, object] = field(default_factory=dict)
     devices: Mapping[str, DeviceConfig] = field(default_factory=dict)
     journal: JournalConfig = field(default_factory=JournalConfig)
+    floor: FloorConfig | None = None
+    """Where the table publishes its journal for the floor (None: it does not)."""
 
     @property
     def catalog(self) -> GameCatalog:
@@ -312,6 +316,7 @@ def load_table(path: Path | str) -> TableConfig:
         options=_options(doc, game, data, problems),
         devices=_devices(doc, data.get("devices"), problems),
         journal=_journal(doc, data.get("journal"), problems),
+        floor=parse_floor(doc, data.get("floor"), problems),
     )
     if problems:
         raise ConfigError(problems)

@@ -26,22 +26,13 @@ import nats
 import nats.errors
 import nats.js.errors
 
+from controller.floor_config import FloorConfig
 from controller.journal.outbox import Outbox
 from floor.messages import Message, messages_for
 
-__all__ = ["FloorLink", "Forwarder", "LinkState", "LinkStatus"]
+__all__ = ["Forwarder", "LinkState", "LinkStatus"]
 
 log = logging.getLogger("tablectl.floor")
-
-
-@dataclass(frozen=True, slots=True)
-class FloorLink:
-    """Where a table publishes: NATS servers, credentials file, its table id, the subject prefix."""
-
-    table_id: str
-    servers: tuple[str, ...]
-    credentials: str | None = None
-    subject_prefix: str = "floor"
 
 
 class LinkState(enum.Enum):
@@ -79,12 +70,13 @@ class Forwarder:
     def __init__(
         self,
         journal_path: Path | str,
-        link: FloorLink,
+        link: FloorConfig,
         window: int = 256,
         batch: int = 500,
         idle_poll_s: float = 0.02,
         ack_timeout_s: float = 5.0,
         max_backoff_s: float = 5.0,
+        drain_on_stop_s: float = 0.0,
     ) -> None:
         self.journal_path = Path(journal_path)
         self.link = link
@@ -93,6 +85,7 @@ class Forwarder:
         self.idle_poll_s = idle_poll_s
         self.ack_timeout_s = ack_timeout_s
         self.max_backoff_s = max_backoff_s
+        self.drain_on_stop_s = drain_on_stop_s
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._state = LinkState.STARTING
@@ -102,6 +95,8 @@ class Forwarder:
         self._published = 0
         self._duplicates = 0
         self._ack_written = 0.0
+        self._caught_up_at = 0.0
+        """When the forwarder last found nothing left to send or acknowledge (monotonic)."""
 
     # --- the controller's side ------------------------------------------------------------------
 
@@ -111,8 +106,15 @@ class Forwarder:
         self._thread.start()
         return self
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """Stop after waiting briefly for outstanding acknowledgements; the backlog stays in the journal."""
+    def stop(self, timeout: float = 10.0, drain_s: float | None = None) -> None:
+        """Stop: first up to ``drain_s`` for the backlog to be sent (the controller has stopped
+        writing), then briefly for outstanding acknowledgements; what is left stays in the journal."""
+        asked = time.monotonic()
+        drain_s = self.drain_on_stop_s if drain_s is None else drain_s
+        while drain_s > 0 and self._thread is not None and self._thread.is_alive():
+            if self._caught_up_at > asked or time.monotonic() - asked > drain_s:
+                break
+            time.sleep(0.01)
         self._stopping.set()
         if self._thread is not None:
             self._thread.join(timeout)
@@ -234,6 +236,7 @@ class Forwarder:
                             self._state, self._error = LinkState.UP, None
                             self._write_state(outbox)
                         self._flush_ack(outbox)
+                        self._caught_up_at = time.monotonic()
                         await asyncio.sleep(self.idle_poll_s)
                     else:
                         await self._complete_oldest(pending, outbox)

@@ -20,6 +20,7 @@ import sysconfig
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 __all__ = ["FloorServerError", "LocalNats", "LocalPostgres", "free_port", "nats_server_binary", "postgres_bin_dir"]
 
@@ -179,7 +180,7 @@ class LocalPostgres:
     def pgdata(self) -> Path:
         return self.data_dir / "pgdata"
 
-    def _as_user(self) -> dict[str, object]:
+    def _as_user(self) -> dict[str, Any]:
         if self.user is None:
             return {}
         return {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []}
@@ -215,7 +216,7 @@ class LocalPostgres:
             capture_output=True,
             text=True,
             cwd=str(self.data_dir),
-            **self._as_user(),  # type: ignore[arg-type]
+            **self._as_user(),
         )
         if result.returncode != 0:
             raise FloorServerError(f"initdb {self.pgdata} failed: {result.stderr.strip()[-2000:]}")
@@ -244,7 +245,7 @@ class LocalPostgres:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 cwd=str(self.data_dir),
-                **self._as_user(),  # type: ignore[arg-type]
+                **self._as_user(),
             )
         _wait(self.accepting, "postgres", self.proc, log, timeout)
         return self

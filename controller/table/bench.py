@@ -10,7 +10,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -332,13 +332,15 @@ def run_bench(
     progress: bool = True,
     journal_path: Path | str | None = None,
     resume: bool = False,
+    services: Sequence[Any] = (),
 ) -> BenchSummary:
     """Play ``rounds`` rounds at a bench table; returns the summary.
 
     With ``journal_path`` the table journals durably there, and a journal left by an earlier
     run is recovered first: its open round is finished, then new rounds follow. ``resume``
     makes ``rounds`` the number of finished rounds the journal should hold (a run killed and
-    started again with the same arguments ends as one never stopped).
+    started again with the same arguments ends as one never stopped). ``services`` run beside
+    the controller (:attr:`TableRuntime.services`: e.g. the floor forwarder).
     """
     from controller.games import settle_record
 
@@ -357,6 +359,7 @@ def run_bench(
         }
         urls = {role: server.start() for role, server in servers.items()}
         runtime = TableRuntime(table, urls, journal, on_round=played.append)
+        runtime.services.extend(services)
         t = runtime.table
         before = finished()
         target = rounds if resume else before + rounds
