@@ -164,10 +164,12 @@ class LocalNats:
 
 class LocalPostgres:
     """An embedded PostgreSQL with its data under ``data_dir`` (``initdb`` on first start),
-    listening on 127.0.0.1 only (no Unix socket), trusting local connections as ``postgres``."""
+    listening on 127.0.0.1 only (no Unix socket), trusting local connections as ``postgres``;
+    ``settings`` are server settings (``-c name=value``)."""
 
-    def __init__(self, data_dir: Path | str, port: int | None = None) -> None:
+    def __init__(self, data_dir: Path | str, port: int | None = None, settings: dict[str, str] | None = None) -> None:
         self.data_dir = Path(data_dir).resolve()
+        self.settings = {"max_connections": "200", **(settings or {})}
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.user = server_user()
@@ -239,8 +241,7 @@ class LocalPostgres:
                     str(self.port),
                     "-k",
                     "",
-                    "-c",
-                    "max_connections=200",
+                    *[arg for name, value in self.settings.items() for arg in ("-c", f"{name}={value}")],
                 ],
                 stdout=out,
                 stderr=subprocess.STDOUT,
