@@ -48,11 +48,16 @@ class Report:
 
 
 def _par() -> Any:
+    """``controller.par.par_sheet``, or None when this tablectl has no par figures (or numpy)."""
     try:
-        from controller.par import par_sheet  # type: ignore[import-not-found,unused-ignore]
+        from controller.par import par_sheet
     except ImportError:
         return None
     return par_sheet
+
+
+_SHEETS: dict[tuple[str, str], Any] = {}
+"""Par sheets by (game, table config path): computing one can take a while."""
 
 
 def theoretical_win(conn: psycopg.Connection[Any], table_id: str, where: str, args: list[Any]) -> int | None:
@@ -66,9 +71,14 @@ def theoretical_win(conn: psycopg.Connection[Any], table_id: str, where: str, ar
     row = conn.execute("SELECT game, config FROM floor_table WHERE table_id = %s", (table_id,)).fetchone()
     if row is None or not row[1]:
         return None
-    try:
-        sheet = par_sheet(row[0], load_table(row[1]))
-    except Exception:  # the config is not on this machine, or has no par: no figure rather than a wrong one
+    key = (row[0], row[1])
+    if key not in _SHEETS:
+        try:
+            _SHEETS[key] = par_sheet(row[0], load_table(row[1]))
+        except Exception:  # the config is not on this machine, or has no par: no figure rather than a wrong one
+            _SHEETS[key] = None
+    sheet = _SHEETS[key]
+    if sheet is None:
         return None
     total = 0.0
     for spot, cents in conn.execute(

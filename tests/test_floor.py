@@ -267,20 +267,24 @@ def test_bench_tables_reach_postgres_exactly_once(folder: Path, broker: LocalNat
             assert round_recall(conn, "pai-gow-1", 4) == recall_json(runs[2][1])[-1]
             assert round_recall(conn, "pai-gow-1", 99) is None
         report = subprocess.run(
-            [sys.executable, "-m", "controller", "floor", "report", "--db", db, "--json", "--table", "boston5-1"],
+            [sys.executable, "-m", "controller", "floor", "report", "--db", db, "--json", "--table", "pai-gow-1"],
             capture_output=True,
             text=True,
             check=True,
         ).stdout
         data = json.loads(report)
-        assert [t["table_id"] for t in data["tables"]] == ["boston5-1"] and data["floor"]["rounds"] == 4
+        assert [t["table_id"] for t in data["tables"]] == ["pai-gow-1"] and data["floor"]["rounds"] == 4
+        line = data["tables"][0]
+        assert line["theoretical_hold_percent"] is not None and data["note"] is None  # par figures (controller.par)
+        handle = count(db, "SELECT sum(handle) FROM round WHERE table_id = 'pai-gow-1'")
+        assert line["handle"] == handle and line["hold_percent"] == pytest.approx(100 * line["win"] / handle)
         status = subprocess.run(
-            [sys.executable, "-m", "controller", "floor", "status", "--journal", str(runs[0][1])],
+            [sys.executable, "-m", "controller", "status", "--journal", str(runs[0][1])],
             capture_output=True,
             text=True,
             check=True,
         ).stdout
-        assert "backlog 0" in status
+        assert "floor: link stopped" in status and "backlog 0" in status
     finally:
         ingest.stop()
 

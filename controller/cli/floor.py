@@ -1,6 +1,6 @@
 """``tablectl floor``: the floor side of the link (docs/floor.md): ``migrate`` the store,
-``ingest`` from JetStream into it, ``report`` from it, ``serve`` a single-machine floor, and
-``status``: a table's floor link as its journal has it."""
+``ingest`` from JetStream into it, ``report`` from it, and ``serve`` a single-machine floor
+(``tablectl status`` shows a table's floor link)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,9 @@ import logging
 import signal
 import sys
 import threading
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-
-from controller.journal import JournalError
 
 __all__ = ["register", "forwarder_for"]
 
@@ -55,10 +52,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--db-port", type=int, default=5432, help="PostgreSQL port on 127.0.0.1 (0: any free port)")
     _ingest_options(s)
     s.set_defaults(run=_serve)
-
-    st = floor.add_parser("status", help="a table's floor link: state, acknowledged record, backlog")
-    st.add_argument("--journal", required=True, help="the table's journal file")
-    st.set_defaults(run=_status)
 
 
 def _ingest_options(p: argparse.ArgumentParser) -> None:
@@ -206,22 +199,6 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         postgres.stop()
         nats_server.stop()
-    return 0
-
-
-def _status(args: argparse.Namespace) -> int:
-    from controller.journal.outbox import Outbox
-
-    try:
-        outbox = Outbox(args.journal)
-        acked, head = outbox.acked(), outbox.head()
-        state, error, at = outbox.state()
-        outbox.close()
-    except JournalError as exc:
-        return _fail("status", str(exc))
-    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at)) if at else "never"
-    print(f"floor link  {state or 'never started'} (noted {when}){f': {error}' if error else ''}")
-    print(f"journal     last record {head}, acknowledged by the floor up to {acked}, backlog {max(0, head - acked)}")
     return 0
 
 

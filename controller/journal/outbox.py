@@ -68,7 +68,7 @@ class Outbox:
             raise JournalError(f"{self.path}: cannot record the floor acknowledgement: {exc}") from exc
 
     def set_state(self, state: str, error: str | None) -> None:
-        """Note the link's state (what ``tablectl floor status`` shows)."""
+        """Note the link's state (what ``tablectl status`` shows)."""
         try:
             self.writer.execute(
                 "INSERT INTO floor_outbox VALUES (?, 0, ?, ?, ?) ON CONFLICT (name) DO UPDATE "
