@@ -196,14 +196,63 @@ _TABLE_SQL = (
 )
 
 
+_STAGED = {
+    # rows -> (stage table columns, target table, target columns, select expressions)
+    "events": (
+        "table_id text, seq bigint, at float8, at_epoch float8, kind text, class text, data jsonb",
+        "journal_event",
+        "table_id, seq, at, at_epoch, kind, class, data",
+        "table_id, seq, to_timestamp(at), at_epoch, kind, class, data",
+    ),
+    "seats": (
+        "table_id text, seq bigint, round_no bigint, seat integer, cards text, wagered bigint, net bigint",
+        "round_seat",
+        "table_id, seq, round_no, seat, cards, wagered, net",
+        "table_id, seq, round_no, seat, cards, wagered, net",
+    ),
+    "wagers": (
+        "table_id text, seq bigint, round_no bigint, seat integer, spot text, cents bigint, result text, net bigint, "
+        "commission bigint",
+        "wager",
+        "table_id, seq, round_no, seat, spot, cents, result, net, commission",
+        "table_id, seq, round_no, seat, spot, cents, result, net, commission",
+    ),
+    "cards": (
+        "table_id text, seq bigint, round_no bigint, idx integer, card text, dealt_to text",
+        "card",
+        "table_id, seq, round_no, idx, card, dealt_to",
+        "table_id, seq, round_no, idx, card, dealt_to",
+    ),
+    "meters": (
+        "table_id text, seq bigint, round_no bigint, scope text, name text, value bigint",
+        "meter",
+        "table_id, seq, round_no, scope, name, value",
+        "table_id, seq, round_no, scope, name, value",
+    ),
+}
+"""The high-volume rows go in with COPY into a temporary table, then one idempotent INSERT."""
+
+
 async def write_batch(conn: psycopg.AsyncConnection[Any], batch: Batch) -> None:
     """Write ``batch`` in one transaction (every insert idempotent)."""
     async with conn.transaction():
         async with conn.cursor() as cur:
-            for name, sql in _SQL.items():
+            for name, (columns, _, _, _) in _STAGED.items():
+                await cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS stage_{name} ({columns}) ON COMMIT DELETE ROWS")
+            for name, (_, target, cols, exprs) in _STAGED.items():
+                rows = getattr(batch, name)
+                if not rows:
+                    continue
+                async with cur.copy(f"COPY stage_{name} ({cols}) FROM STDIN") as copy:
+                    for row in rows:
+                        await copy.write_row(row)
+                await cur.execute(
+                    f"INSERT INTO {target} ({cols}) SELECT {exprs} FROM stage_{name} ON CONFLICT DO NOTHING"
+                )
+            for name in ("rounds", "rejects"):
                 rows = getattr(batch, name)
                 if rows:
-                    await cur.executemany(sql, rows)
+                    await cur.executemany(_SQL[name], rows)
             if batch.tables:
                 rows = [
                     (t, *v) for t, v in sorted(batch.tables.items())
