@@ -351,17 +351,18 @@ def test_table_killed_mid_publish_sends_its_backlog_after_restart(folder: Path, 
 
 def test_postgres_stopped_for_a_while(folder: Path, broker: LocalNats, postgres: LocalPostgres, db: str) -> None:
     journal = folder / "t.db"
-    table = bench(table_config(folder, "ms-4", [broker.url]), journal, 16)
+    table = bench(table_config(folder, "ms-4", [broker.url]), journal, 24)
     ingest = IngestThread(IngestConfig((broker.url,), db, ack_wait_s=5, batch=100))
     try:
         wait_for(lambda: count(db, "SELECT count(*) FROM round") >= 2, "two rounds stored")
         postgres.stop()
         in_stream = stream_messages([broker.url])
         wait_for(
-            lambda: stream_messages([broker.url]) >= in_stream + 500, "the table publishing with the database down"
+            lambda: stream_messages([broker.url]) >= in_stream + 200 or table.poll() is not None,
+            "the table publishing with the database down",
         )
         retries = ingest.stats.db_retries
-        wait_for(lambda: ingest.stats.db_retries > retries, "the ingest retrying")
+        wait_for(lambda: ingest.stats.db_retries >= retries + 3, "the ingest retrying")
         postgres.start()
         finish(table)
         assert_all_stored_once(db, "ms-4", journal)
