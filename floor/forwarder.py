@@ -73,7 +73,7 @@ class Forwarder:
         link: FloorConfig,
         window: int = 256,
         batch: int = 500,
-        idle_poll_s: float = 0.02,
+        idle_poll_s: float = 0.1,
         ack_timeout_s: float = 5.0,
         max_backoff_s: float = 5.0,
         drain_on_stop_s: float = 0.0,
@@ -95,6 +95,7 @@ class Forwarder:
         self._published = 0
         self._duplicates = 0
         self._ack_written = 0.0
+        self._acked_written = -1
         self._caught_up_at = 0.0
         """When the forwarder last found nothing left to send or acknowledge (monotonic)."""
 
@@ -153,8 +154,7 @@ class Forwarder:
                     await self._publish(nc, outbox)
                 except (TimeoutError, _Resend, OSError, nats.errors.Error) as exc:
                     self._set_down(outbox, exc)
-                    if nc is not None and (nc.is_closed or not nc.is_connected):
-                        await self._close(nc)
+                    if nc is not None and nc.is_closed:  # else the client is reconnecting by itself
                         nc = None
                     await self._sleep(backoff)
                     backoff = min(backoff * 2, self.max_backoff_s)
@@ -225,8 +225,10 @@ class Forwarder:
         sent = self._acked
         link = self.link
         try:
+            poll, more = 0.005, True
             while not self._stopping.is_set():
-                records = outbox.after(sent, self.batch)
+                records = outbox.after(sent, self.batch) if more or pending or outbox.changed() else []
+                more = len(records) == self.batch
                 self._head = max(self._head, records[-1].seq if records else sent)
                 if not records:
                     while pending and pending[0][2].done():
@@ -237,10 +239,12 @@ class Forwarder:
                             self._write_state(outbox)
                         self._flush_ack(outbox)
                         self._caught_up_at = time.monotonic()
-                        await asyncio.sleep(self.idle_poll_s)
+                        await asyncio.sleep(poll)
+                        poll = min(poll * 1.5, self.idle_poll_s)  # idle: look less often, up to idle_poll_s
                     else:
                         await self._complete_oldest(pending, outbox)
                     continue
+                poll = 0.005
                 for record in records:
                     messages: list[Message] = messages_for(record, link.table_id, link.subject_prefix, outbox.between)
                     for i, m in enumerate(messages):
@@ -294,6 +298,8 @@ class Forwarder:
     def _flush_ack(self, outbox: Outbox, force: bool = False) -> None:
         """Write the acknowledged position to the journal at most every 50 ms (and at once when forced)."""
         now = time.monotonic()
+        if self._acked == self._acked_written and not force:
+            return
         if force or now - self._ack_written >= 0.05:
             outbox.ack(self._acked)
-            self._ack_written = now
+            self._ack_written, self._acked_written = now, self._acked

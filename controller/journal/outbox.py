@@ -83,6 +83,14 @@ class Outbox:
         row = self.writer.execute("SELECT state, error, at FROM floor_outbox WHERE name = ?", (self.name,)).fetchone()
         return (row[0], row[1], row[2]) if row else (None, None, None)
 
+    def changed(self) -> bool:
+        """Whether the journal file may have changed since the last call (``PRAGMA data_version``:
+        a cheap look before reading, for a reader that polls)."""
+        version = int(self.reader.execute("PRAGMA data_version").fetchone()[0])
+        changed = version != getattr(self, "_version", None)
+        self._version = version
+        return changed
+
     def head(self) -> int:
         """The journal's last sequence number."""
         row = self.reader.execute("SELECT max(seq) FROM records").fetchone()
