@@ -292,7 +292,7 @@ def test_bench_tables_reach_postgres_exactly_once(folder: Path, broker: LocalNat
 def test_broker_killed_and_ingest_killed_mid_run(folder: Path, broker: LocalNats, db: str) -> None:
     journal = folder / "t.db"
     table = bench(table_config(folder, "ms-2", [broker.url]), journal, 24)
-    ingest = ingest_process([broker.url], db)
+    ingests = [ingest_process([broker.url], db), ingest_process([broker.url], db)]  # sharing the durable consumer
     try:
         wait_for(lambda: count(db, "SELECT count(*) FROM round") >= 3, "three rounds stored")
         broker.kill(signal.SIGKILL)
@@ -301,16 +301,25 @@ def test_broker_killed_and_ingest_killed_mid_run(folder: Path, broker: LocalNats
         broker.start()
         stored = count(db, "SELECT count(*) FROM journal_event")
         wait_for(lambda: count(db, "SELECT count(*) FROM journal_event") >= stored + 200, "the ingest going on")
-        ingest.send_signal(signal.SIGKILL)  # mid-run: batches fetched and not acknowledged are delivered again
-        ingest.wait(30)
-        ingest = ingest_process([broker.url], db)
+        ingests[0].send_signal(signal.SIGKILL)  # mid-run: batches fetched and not acknowledged are delivered again
+        ingests[0].wait(30)
+        stored = count(db, "SELECT count(*) FROM journal_event")
+        wait_for(
+            lambda: count(db, "SELECT count(*) FROM journal_event") >= stored + 200 or table.poll() is not None,
+            "the other ingest going on",
+        )
+        ingests[1].send_signal(signal.SIGKILL)
+        ingests[1].wait(30)
+        ingests = [ingest_process([broker.url], db)]
         finish(table)
         assert_all_stored_once(db, "ms-2", journal)
     finally:
         if table.poll() is None:
             table.kill()
-        ingest.send_signal(signal.SIGTERM)
-        ingest.communicate(timeout=60)
+        for ingest in ingests:
+            if ingest.poll() is None:
+                ingest.send_signal(signal.SIGTERM)
+            ingest.communicate(timeout=60)
 
 
 def test_table_killed_mid_publish_sends_its_backlog_after_restart(folder: Path, db: str) -> None:
