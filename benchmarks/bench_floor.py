@@ -118,7 +118,7 @@ def table_process(
         count += 1
         written[slot] = count
     for t in tables:
-        t.forwarder.stop(drain_s=0)
+        t.forwarder.stop(drain_s=30)
         t.journal.close()
 
 
@@ -259,7 +259,17 @@ def main() -> None:
         print(
             f"outage      {args.outage:.0f} s broker outage, {backlog:,} records backlog: drained {drain_text} after the restart (target 120 s)"
         )
-        print(f"written     {total():,} records in all; stored {stored(db):,}")
+        if drained:
+            print(
+                f"draining    {(phase_target - down_at) / drained:,.0f} records/s end to end (journals -> NATS -> PostgreSQL)"
+            )
+        phase.value = STOP
+        for proc in procs:
+            proc.join(120)
+        final = wait_stored(db, total(), 120)
+        print(
+            f"written     {total():,} records in all; stored {stored(db):,}{'' if final is not None else ' (not all!)'}"
+        )
     finally:
         phase.value = STOP
         for proc in procs:
