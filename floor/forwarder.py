@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import sqlite3
 import threading
 import time
 from collections import deque
@@ -28,6 +29,7 @@ import nats.js.errors
 
 from controller.floor_config import FloorConfig
 from controller.journal.outbox import Outbox
+from controller.journal.store import JournalError
 from floor.messages import Message, messages_for
 
 __all__ = ["Forwarder", "LinkState", "LinkStatus"]
@@ -152,7 +154,7 @@ class Forwarder:
                     if nc is None or nc.is_closed:
                         nc = await self._connect()
                     await self._publish(nc, outbox)
-                except (TimeoutError, _Resend, OSError, nats.errors.Error) as exc:
+                except (TimeoutError, _Resend, OSError, nats.errors.Error, JournalError, sqlite3.Error) as exc:
                     self._set_down(outbox, exc)
                     if nc is not None and nc.is_closed:  # else the client is reconnecting by itself
                         nc = None

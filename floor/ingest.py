@@ -313,7 +313,17 @@ async def run_ingest(config: IngestConfig, stop: threading.Event, stats: IngestS
     async def quiet(*_: Any) -> None:
         pass
 
-    nc = await nats.connect(**options, error_cb=quiet, disconnected_cb=quiet, reconnected_cb=quiet)
+    backoff = 0.2
+    while True:
+        try:
+            nc = await nats.connect(**options, error_cb=quiet, disconnected_cb=quiet, reconnected_cb=quiet)
+            break
+        except (TimeoutError, OSError, nats.errors.Error) as exc:
+            if stop.is_set():
+                return stats
+            log.warning("NATS unreachable (%s); retrying in %.1f s", exc, backoff)
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 5.0)
     js = nc.jetstream(timeout=10)
     db: psycopg.AsyncConnection[Any] | None = None
     try:
