@@ -167,3 +167,14 @@ def test_floor_never_imports_drivers() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_run_and_bench_start_a_forwarder_only_with_a_floor_section(tmp_path: Path) -> None:
+    from controller.cli.floor import forwarder_for
+    from floor.forwarder import Forwarder
+
+    assert forwarder_for(load_table(bench_config(tmp_path, "")), tmp_path / "j.db") is None
+    table = load_table(bench_config(tmp_path, "floor:\n  table_id: ms-01\n  servers: nats://127.0.0.1:4222\n"))
+    forwarder = forwarder_for(table, tmp_path / "j.db")
+    assert isinstance(forwarder, Forwarder) and forwarder.link.table_id == "ms-01"
+    assert forwarder.link.servers == ("nats://127.0.0.1:4222",)
