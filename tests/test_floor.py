@@ -454,3 +454,25 @@ def test_migrate_and_report_errors_are_clear(folder: Path) -> None:
     )
     assert result.returncode == 2 and "--since" in result.stderr
     assert os.geteuid() != 0 or Path("/etc/passwd").exists()
+
+
+def test_floor_serve_runs_a_single_machine_floor(folder: Path) -> None:
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "controller", "floor", "serve", "--data", str(folder / "floor-data")]
+        + ["--nats-port", "0", "--db-port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert serve.stdout is not None
+        nats_url = serve.stdout.readline().split()[-1]  # printed once both servers are up and migrated
+        db_url = serve.stdout.readline().split()[-1]
+        assert nats_url.startswith("nats://127.0.0.1:") and db_url.startswith("postgresql://postgres@127.0.0.1:")
+        journal = folder / "t.db"
+        finish(bench(table_config(folder, "ms-6", [nats_url]), journal, 3))
+        assert_all_stored_once(db_url, "ms-6", journal)
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        serve.communicate(timeout=120)
+    assert serve.returncode == 0
