@@ -6,11 +6,25 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from controller.cli import bench, diagram, houseway, journal, meters, par, rank, recall, run, settle, soak, status
+from controller.cli import (
+    bench,
+    diagram,
+    floor,
+    houseway,
+    journal,
+    meters,
+    par,
+    rank,
+    recall,
+    run,
+    settle,
+    soak,
+    status,
+)
 
 __all__ = ["main", "build_parser"]
 
-_COMMANDS = (bench, soak, run, status, recall, meters, journal, diagram, rank, settle, houseway, par)
+_COMMANDS = (bench, soak, run, status, recall, meters, journal, diagram, rank, settle, houseway, par, floor)
 
 
 def build_parser() -> argparse.ArgumentParser:
