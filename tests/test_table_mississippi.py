@@ -15,6 +15,7 @@ from controller.table_config import config_dir, load_table
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, CardUnreadable
+from drivers.state import ShoeState
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 
@@ -163,6 +164,8 @@ def test_link_lost_mid_deal_holds_and_resumes_where_it_was() -> None:
     t.feed(LinkDown(device="shoe", reason="no reply"))
     assert t.m.phase is Phase.HOLD and t.m.prompts[-1] == "HOLD: link down: shoe"
     t.feed(LinkUp(device="shoe", boot_id=1, rebooted=False))
+    assert t.m.phase is Phase.HOLD  # back, but its state not read again yet
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=3))
     assert t.m.phase is Phase.DEALING
     for i, c in enumerate("Qd 7h 8h 2c".split(), start=4):
         t.feed(CardDealt(device="shoe", card=c, index=i, quality=100))
@@ -174,8 +177,11 @@ def test_supervisor_clears_a_fault() -> None:
     play_to_third(t)
     t.deal("9s")
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
-    t.press("clear_fault")
+    t.press("clear_fault")  # refused: the card that left the shoe waits for a decision
+    assert t.m.phase is Phase.HOLD and t.m.prompts[-1].startswith("clear fault refused: 1 card dealt while held")
+    t.press("confirm")  # accepted: it has no place in the deal, so it is burned (and recorded)
     assert t.m.phase is Phase.THIRD_STREET
+    assert t.m.card_log[-1] == {"index": 1, "card": "9s", "to": "burned: no place in the deal"}
 
 
 def test_a_round_replayed_from_its_events_gives_the_same_state_prompts_and_settlement() -> None:

@@ -1,6 +1,9 @@
 """What every game's table machine shares: the common states and transitions, and the model's
 common behaviour (prompts, settlement shown step by step, hold and resume, void, stub count,
-late bets, link loss, supervisor buttons).
+late bets, link loss). Its other concerns have modules of their own, the table delegating to them:
+the supervisor's actions and key (:mod:`.supervisor`), every card the shoe reported
+(:mod:`.card_ledger`), the spots checked against the table (:mod:`.bet_board`), and the state each
+device is given again on every link-up (:mod:`.device_state`).
 
 A game module defines its ``Phase`` enum (with the common states ``CLOSED``, ``BETTING``,
 ``NO_MORE_BETS`` (bets locked, the deal not begun), ``SETTLEMENT``, ``ROUND_COMPLETE``, ``COUNT_STUB``, ``HOLD``, ``VOID``), its own transitions
@@ -20,8 +23,13 @@ from transitions import Machine
 from controller.cards import Card, CardError, card, deck
 from controller.games import RecordError, settle_record
 from controller.settlement import Settlement, Step
+from controller.table.bet_board import BetBoard
+from controller.table.card_ledger import BURNED, DUPLICATE, MISDEAL, UNREADABLE, CardLedger
+from controller.table.device_state import PANEL, DeviceLinks, ShownState
 from controller.table.devices import TableDevices
+from controller.table.supervisor import SUPERVISOR_ACTIONS, Action, Record, Supervisor
 from controller.table_config import TableConfig
+from drivers.bet_spots import SpotReport
 
 __all__ = ["Seat", "RoundResult", "RoundTable", "common_transitions", "game_phases", "in_play_states", "STUB_EVERY"]
 
@@ -149,6 +157,9 @@ class RoundTable:
     BET_SPOTS: ClassVar[tuple[str, ...]] = ()
     REQUIRED_SPOTS: ClassVar[tuple[str, ...]] = ()
     """The wagers every seat in a round has (the game's main wagers)."""
+    SPOT_NAMES: ClassVar[tuple[str, ...]] = ()
+    """Every spot the bet-spot sensors have at each seat (default: ``BET_SPOTS``)."""
+    SUPERVISOR_ACTIONS: ClassVar[tuple[Action, ...]] = SUPERVISOR_ACTIONS
 
     def __init__(
         self,
@@ -158,10 +169,14 @@ class RoundTable:
         audit: Callable[[str, dict[str, Any]], Any] | None = None,
     ) -> None:
         self.table = table
-        self.devices = devices
+        self.shown = ShownState(devices)
+        """Every command goes through it: what each device is given again on every link-up."""
+        self.links = DeviceLinks()
+        self.ledger = CardLedger()
+        self.board = BetBoard(table.seats, self.SPOT_NAMES or self.BET_SPOTS)
         self.on_round = on_round
         self.audit = audit or (lambda kind, data: None)
-        """Where supervisor actions are journaled, with their reason."""
+        """Where supervisor actions, refused attempts and refused reports are journaled."""
         self.pending_late: list[tuple[int, str, int]] = []
         self.misread_index: int | None = None
         """The index of the card to read again or enter (an unreadable or duplicate card)."""
@@ -180,14 +195,11 @@ class RoundTable:
         self.step_index = 0
         self.held_from: Any = None
         self.hold_reason = ""
-        self.supervisor = False
         self.expected_stub = 0
         self.counted_stub: int | None = None
         self.selected_seat: int | None = None
         self.round_started = False
         """Set when a round starts (the runtime snapshots the table then and clears it)."""
-        self.card_log: list[dict[str, Any]] = []
-        """Every card of the round in dealt order: its shoe index, the card, where it went."""
         self.card_index = 0
         for phase in self.PLAYING:
             setattr(self, f"held_in_{phase.value}", (lambda p: lambda: self.held_from is p)(phase))
@@ -201,6 +213,24 @@ class RoundTable:
             on_exception="on_machine_error",
             ignore_invalid_triggers=True,
         )
+        self.supervisor = Supervisor(
+            self, self.SUPERVISOR_ACTIONS, [p.value for p in self.PLAYING], lambda kind, data: self.audit(kind, data)
+        )
+
+    @property
+    def devices(self) -> ShownState:
+        """The table's devices (through :class:`ShownState`); setting it changes where commands go."""
+        return self.shown
+
+    @devices.setter
+    def devices(self, target: TableDevices) -> None:
+        self.shown.target = target
+
+    @property
+    def card_log(self) -> list[dict[str, Any]]:
+        """Every card the shoe reported this round, in dealt order: its shoe index, the card, where
+        it went or why it was not used (the round record's ``cards``)."""
+        return self.ledger.records()
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -276,7 +306,7 @@ class RoundTable:
     def start_round(self) -> None:
         self.round_no += 1
         self.round_started = True
-        self.card_log = []
+        self.ledger.start_round()
         self.pending_late, self.misread_index, self.entry, self.entry_card = [], None, None, None
         self.seats, self.dealt = {}, 0
         self.settlement, self.steps, self.step_index, self.late_bets = None, (), 0, []
@@ -289,22 +319,32 @@ class RoundTable:
 
     def snapshot_state(self) -> dict[str, Any]:
         """What the table carries from one round to the next (taken as a round starts)."""
-        return {"round_no": self.round_no, "supervisor": self.supervisor}
+        return {
+            "round_no": self.round_no,
+            "supervisor": self.supervisor.key_on,
+            "spots": [[seat, spot, cents] for (seat, spot), cents in sorted(self.board.levels.items())],
+            "shoe_count": self.ledger.shoe_count,
+        }
 
     def restore(self, state: dict[str, Any]) -> None:
-        """Start from a snapshot: the closed table opens again at the snapshot's round."""
+        """Start from a snapshot: the closed table opens again at the snapshot's round (the key
+        counts as off: the panel must report it again after a restart)."""
         self.round_no = int(state["round_no"]) - 1
-        self.supervisor = bool(state["supervisor"])
+        for seat, spot, cents in state.get("spots", []):
+            self.board.report(seat, spot, cents)
+        self.ledger.shoe_count = int(state.get("shoe_count", 0))
         self.open_table()  # type: ignore[attr-defined]
 
     def resend_requests(self) -> None:
-        """After a restart: ask the devices again for what the table was waiting for."""
+        """After a restart: the key counts as off until the panel reports it (the replayed key
+        report is not evidence of now); ask the devices again for what the table was waiting for."""
+        self.supervisor.key_lost()
         if self.phase is self.Phase.COUNT_STUB:  # type: ignore[attr-defined]
             self.devices.request_stub_count()
 
     def placed(self, dealt: Card, to: str) -> None:
         """Note where a card went (the game's ``on_card``), for recall."""
-        self.card_log.append({"index": self.card_index, "card": str(dealt), "to": to})
+        self.ledger.placed(self.card_index, dealt, to)
 
     def journal_failed(self, reason: str) -> None:
         """The journal cannot be written: hold (not recorded; the ``JournalFault`` event that
@@ -363,6 +403,7 @@ class RoundTable:
             del self.rounds[:-KEEP_ROUNDS]
 
     def void_round(self) -> None:
+        self.ledger.settle_waiting(MISDEAL)
         self._keep(RoundResult(self.round_no, self.round_record(), None, tuple(self.late_bets)))
         for n, seat in sorted(self.seats.items()):
             for spot, cents in seat.wagers.items():
@@ -386,10 +427,14 @@ class RoundTable:
         self.devices.panel_lamp("clear_fault", True)
         self.say(f"HOLD: {self.hold_reason}")
 
-    def supervise(self, action: str, reason: str) -> None:
-        """Journal a supervisor action and show it."""
-        self.audit("SupervisorAction", {"round": self.round_no, "action": action, "reason": reason})
-        self.say(f"supervisor: {action}: {reason}")
+    def hold_for(self, reason: str) -> None:
+        """Hold the round for ``reason`` (in play), or show it as the reason of a hold already on."""
+        if self.phase in self.PLAYING:
+            self.hold_reason = reason
+            self.hold()  # type: ignore[attr-defined]
+        elif self.phase is self.Phase.HOLD:  # type: ignore[attr-defined]
+            self.hold_reason = reason
+            self.say(f"HOLD: {reason}")
 
     def on_machine_error(self, event: Any) -> None:
         log.error("table machine error: %s", event.error)
@@ -405,13 +450,31 @@ class RoundTable:
         self.devices.lamp(seat, spot, "flash_removed" if kind == "removed" else "flash_late")
         self.say(note)
 
+    def device_fault(self, device: str, error: str, **detail: Any) -> None:
+        """A device report the table refuses: journaled as a ``DeviceFault`` record naming the
+        device (and seat and spot), and shown."""
+        self.audit("DeviceFault", {"device": device, **detail, "error": error})
+        self.say(f"{device}: {error}")
+
     # --- events ---------------------------------------------------------------------------------
 
     def handle(self, event: Any) -> None:
         """Act on one event from the queue (the controller thread only)."""
+        if type(event).__name__ == "SpotReport" and not self.spot_on_board(event):
+            return
         handler = getattr(self, f"on_{type(event).__name__}", None)
         if handler is not None:
             handler(event)
+
+    def spot_on_board(self, e: Any) -> bool:
+        """Check a spot report against the table's seats and spots: a report for a spot the table
+        does not have is refused here (a device fault) and never enters a round."""
+        problem = self.board.problem(e.seat, e.spot)
+        if problem is not None:
+            self.device_fault(e.device, f"report refused: {problem}", seat=e.seat, spot=e.spot, cents=e.cents)
+            return False
+        self.board.report(e.seat, e.spot, e.cents)
+        return True
 
     def bet_while_open(self, e: Any) -> bool:
         """A spot report while betting is open: builds the seat's wagers. True if handled."""
@@ -425,40 +488,62 @@ class RoundTable:
             seat.wagers.pop(e.spot, None)
         return True
 
+    # --- cards ----------------------------------------------------------------------------------
+
     def on_CardDealt(self, e: Any) -> None:  # noqa: N802 - named for the event class
-        if not self.card_expected(e):
-            self.hold_reason = f"card {e.card} dealt when none was expected"
-            self.hold()  # type: ignore[attr-defined]
-            return
         try:
             dealt = card(e.card)
         except CardError:
-            self.hold_reason = f"unreadable card report {e.card!r}"
-            self.hold()  # type: ignore[attr-defined]
+            self.ledger.not_used(e.index, str(e.card), UNREADABLE)
+            self.misread_index = e.index
+            self.hold_for(f"unreadable card report {e.card!r} (index {e.index}): read it again, enter it, or void")
             return
-        if self.phase is self.Phase.HOLD:  # type: ignore[attr-defined] # the re-read of the unreadable card
-            if not self.supervisor:
-                self.say(f"card {e.index} read again as {dealt}: the supervisor's key is needed to accept it")
-                return
-            if dealt in self.cards_seen():
-                self.say(f"card {e.index} read again as {dealt}, which is already dealt: not accepted")
-                return
-            self.supervise("card corrected", f"card {e.index} read again as {dealt}")
-            self.misread_index = None
-            self.devices.panel_lamp("clear_fault", False)
-            self.resume()  # type: ignore[attr-defined]
-        elif self.phase is self.Phase.NO_MORE_BETS:  # type: ignore[attr-defined]
+        if self.phase is self.Phase.HOLD:  # type: ignore[attr-defined]
+            if self.misread_index == e.index:  # the misread card read again
+                self.supervisor.attempt("card read again", dealt=dealt, index=e.index)
+            else:  # left the shoe while held: kept, and waits for the supervisor
+                self.ledger.wait(e.index, dealt, "dealt while held")
+                self.say(f"card {e.index} dealt while held: it waits for the supervisor")
+            return
+        self.take_card(e.index, dealt)
+
+    def take_card(self, index: int, dealt: Card) -> None:
+        """A card from the shoe while the round is played: placed by the game, or held for."""
+        if not self.card_expected(index):
+            self.ledger.wait(index, dealt, "dealt when none was expected")
+            self.hold_for(f"card {dealt} dealt when none was expected")
+            return
+        if self.phase is self.Phase.NO_MORE_BETS:  # type: ignore[attr-defined]
             self.deal_started()  # type: ignore[attr-defined]
         elif dealt in self.cards_seen():
-            self.hold_reason = f"duplicate card {dealt} (index {e.index}): read it again, enter it, or void"
-            self.misread_index = e.index
-            self.hold()  # type: ignore[attr-defined]
+            self.ledger.not_used(index, str(dealt), DUPLICATE)
+            self.misread_index = index
+            self.hold_for(f"duplicate card {dealt} (index {index}): read it again, enter it, or void")
             return
-        self.card_index = e.index
-        self.on_card(dealt, e.index)
+        self.card_index = index
+        self.on_card(dealt, index)
 
-    def enter_card(self, button: str) -> None:
-        """The supervisor enters the card the shoe misread: ``next`` / ``previous`` move through
+    def place_corrected(self, dealt: Card, index: int) -> None:
+        """Deal the corrected misread card, then the cards that waited behind it (the supervisor
+        decides on those: the table holds again for them)."""
+        self.misread_index, self.entry, self.entry_card = None, None, None
+        self.devices.panel_lamp("clear_fault", False)
+        self.resume()  # type: ignore[attr-defined]
+        self.card_index = index
+        self.on_card(dealt, index)
+        if self.ledger.waiting and self.phase is not self.Phase.HOLD:  # type: ignore[attr-defined]
+            self.hold_for(self.waiting_reason())
+
+    def accept_read_again(self, button: str, record: Record, dealt: Card, index: int) -> None:
+        """Supervisor action: the misread card read again by the shoe."""
+        if dealt in self.cards_seen():
+            self.say(f"card {index} read again as {dealt}, which is already dealt: not accepted")
+            return
+        record(f"card {index} read again as {dealt}")
+        self.place_corrected(dealt, index)
+
+    def enter_card(self, button: str, record: Record) -> None:
+        """Supervisor action: enter the card the shoe misread: ``next`` / ``previous`` move through
         the cards not yet dealt this round, ``confirm`` deals the one shown."""
         if button in ("next", "previous"):
             seen = set(self.cards_seen())
@@ -474,43 +559,79 @@ class RoundTable:
             return
         dealt, index = self.entry_card, self.misread_index
         assert index is not None
-        self.supervise("card corrected", f"card {index} entered as {dealt}")
-        self.misread_index, self.entry, self.entry_card = None, None, None
+        record(f"card {index} entered as {dealt}")
+        self.place_corrected(dealt, index)
+
+    def card_to_enter(self) -> bool:
+        return self.misread_index is not None
+
+    def cards_waiting(self) -> bool:
+        return bool(self.ledger.waiting)
+
+    def waiting_reason(self) -> str:
+        n = len(self.ledger.waiting)
+        return f"{n} card{'s' if n > 1 else ''} dealt while held: supervisor: confirm accepts, void declares a misdeal"
+
+    def accept_waiting_cards(self, button: str, record: Record) -> None:
+        """Supervisor action: the cards that left the shoe while held go to their places in the
+        dealing order (a card with no place in the deal is burned)."""
+        cards = self.ledger.take_waiting()
+        record(f"cards {', '.join(f'{i} {c}' for i, c in cards)} dealt while held, accepted in dealing order")
         self.devices.panel_lamp("clear_fault", False)
         self.resume()  # type: ignore[attr-defined]
-        self.card_index = index
-        self.on_card(dealt, index)
+        for n, (index, dealt) in enumerate(cards):
+            if self.phase is self.Phase.HOLD:  # type: ignore[attr-defined] # a card held the table again
+                for later, later_card in cards[n:]:
+                    self.ledger.wait(later, later_card, "dealt while held")
+                return
+            if not self.card_expected(index):
+                self.ledger.not_used(index, str(dealt), BURNED)
+                self.say(f"card {index} {dealt}: no place in the deal, burned")
+                continue
+            self.take_card(index, dealt)
+
+    def declare_misdeal(self, button: str, record: Record) -> None:
+        """Supervisor action: the cards dealt while held make a misdeal: the round is void."""
+        cards = ", ".join(f"{i} {c}" for i, c in self.ledger.waiting)
+        record(f"round {self.round_no}: cards {cards} dealt while held: misdeal, all wagers returned")
+        self.devices.panel_lamp("clear_fault", False)
+        self.void()  # type: ignore[attr-defined]
 
     def dealing(self) -> bool:
         """Whether a card from the shoe is expected now (subclasses)."""
         return False
 
-    def card_expected(self, e: Any) -> bool:
-        """A card is expected: while dealing, or the re-read of an unreadable card on hold."""
+    def card_expected(self, index: int) -> bool:
+        """A card is expected now: while dealing (or the first card after "no more bets")."""
         if self.CARD_STARTS_DEAL and self.phase is self.Phase.NO_MORE_BETS:  # type: ignore[attr-defined]
             return True
-        return self.dealing() or (self.phase is self.Phase.HOLD and self.misread_index == e.index)  # type: ignore[attr-defined]
+        return self.dealing()
 
     def cards_seen(self) -> list[Card]:
         return [c for s in self.seats.values() for c in s.cards]
 
     def on_CardUnreadable(self, e: Any) -> None:  # noqa: N802
-        self.hold_reason = f"unreadable card (index {e.index}): read it again, or void"
+        self.ledger.not_used(e.index, "??", UNREADABLE)
         self.misread_index = e.index
-        self.hold()  # type: ignore[attr-defined]
+        self.hold_for(f"unreadable card (index {e.index}): read it again, or void")
 
     def on_ShoeStatus(self, e: Any) -> None:  # noqa: N802
+        self.devices.stub_count_answered()
         if self.phase is self.Phase.COUNT_STUB:  # type: ignore[attr-defined]
             self.counted_stub = e.stub_count
             self.stub_counted()  # type: ignore[attr-defined]
 
+    # --- buttons and the supervisor ---------------------------------------------------------------
+
     def on_ButtonChanged(self, e: Any) -> None:  # noqa: N802
         if e.button == "supervisor_key":
-            self.supervisor = e.pressed
+            self.supervisor.key_reported(e.pressed)
             return
         if not e.pressed:
             return
         b = e.button
+        if self.supervisor.press(b):
+            return
         if b.startswith("seat_"):
             self.selected_seat = int(b[5:])
             self.on_seat_button(self.selected_seat)
@@ -521,37 +642,55 @@ class RoundTable:
             self.stub_counted()  # type: ignore[attr-defined]
         elif b == "confirm" and self.phase is self.Phase.SETTLEMENT:  # type: ignore[attr-defined]
             self.confirm()  # type: ignore[attr-defined]
-        elif b == "void" and self.supervisor:
-            self.supervise("void", f"round {self.round_no} voided from {self.phase.value}: all wagers returned")
-            self.devices.panel_lamp("clear_fault", False)
-            self.void()  # type: ignore[attr-defined]
-        elif b == "clear_fault" and self.supervisor and self.phase is self.Phase.HOLD:  # type: ignore[attr-defined]
-            self.supervise("fault cleared", self.hold_reason)
-            self.devices.panel_lamp("clear_fault", False)
-            self.resume()  # type: ignore[attr-defined]
-        elif (
-            b in ("next", "previous", "confirm")
-            and self.supervisor
-            and self.phase is self.Phase.HOLD
-            and self.misread_index is not None
-        ):  # type: ignore[attr-defined]
-            self.enter_card(b)
-        elif b in ("next", "previous") and self.supervisor and self.pending_late:
-            self.resolve_late_bet(accept=b == "next")
         else:
             self.on_game_button(b)
 
-    def resolve_late_bet(self, accept: bool) -> None:
-        """The supervisor accepts or refuses the oldest pending late-bet change."""
+    def dealer_button(self, button: str) -> bool:
+        """Whether ``button`` has a dealer meaning now: then a supervisor action on the same button
+        takes it only with the key on (subclasses add the game's own)."""
+        return button == "confirm" and self.phase in (self.Phase.COUNT_STUB, self.Phase.SETTLEMENT)  # type: ignore[attr-defined]
+
+    def void_by_supervisor(self, button: str, record: Record) -> None:
+        """Supervisor action: void the round, every wager returned."""
+        record(f"round {self.round_no} voided from {self.phase.value}: all wagers returned")
+        self.devices.panel_lamp("clear_fault", False)
+        self.void()  # type: ignore[attr-defined]
+
+    def why_not_resume(self) -> str | None:
+        """Why play cannot resume now: a device not back yet (the supervisor may still void)."""
+        gone = self.links.why_not_back()
+        return f"a device is not back: {gone}" if gone else None
+
+    def why_not_clear(self) -> str | None:
+        if self.ledger.waiting:
+            return self.waiting_reason()
+        return self.why_not_resume()
+
+    def clear_fault(self, button: str, record: Record) -> None:
+        """Supervisor action: clear the fault and resume where the round was held."""
+        record(self.hold_reason)
+        self.devices.panel_lamp("clear_fault", False)
+        self.resume()  # type: ignore[attr-defined]
+
+    def late_pending(self) -> bool:
+        return bool(self.pending_late)
+
+    def accept_late_bet(self, button: str, record: Record) -> None:
+        """Supervisor action: accept the oldest pending late-bet change (if the round's rules allow it)."""
+        self.resolve_late_bet(True, record)
+
+    def refuse_late_bet(self, button: str, record: Record) -> None:
+        """Supervisor action: refuse the oldest pending late-bet change."""
+        self.resolve_late_bet(False, record)
+
+    def resolve_late_bet(self, accept: bool, record: Record) -> None:
         seat, spot, cents = self.pending_late.pop(0)
         if not accept:
-            self.supervise("late bet refused", f"seat {seat} {spot} {cents / 100:.2f}")
+            record(f"seat {seat} {spot} {cents / 100:.2f}")
             return
         s = self.seats.get(seat)
         if s is None or spot not in self.BET_SPOTS:
-            self.supervise(
-                "late bet refused", f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt"
-            )
+            record(f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt", "late bet refused")
             return
         trial = Seat(seat, dict(s.wagers))
         if cents:
@@ -562,14 +701,14 @@ class RoundTable:
             f"the {r} wager stays with a dealt hand" for r in self.REQUIRED_SPOTS if r not in trial.wagers
         ]
         if broken:  # e.g. a main wager taken off a dealt hand: the seat's wagers would break the rules
-            self.supervise(
-                "late bet refused",
+            record(
                 f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt: {'; '.join(broken)}",
+                "late bet refused",
             )
             return
         s.wagers = trial.wagers
         self.devices.lamp(seat, spot, "accepted" if cents else "off")
-        self.supervise("late bet accepted", f"seat {seat} {spot} now {cents / 100:.2f}")
+        record(f"seat {seat} {spot} now {cents / 100:.2f}")
 
     def on_seat_button(self, seat: int) -> None:
         """A seat button was pressed (subclasses)."""
@@ -577,13 +716,53 @@ class RoundTable:
     def on_game_button(self, button: str) -> None:
         """Any other button (subclasses)."""
 
+    # --- links and device state -------------------------------------------------------------------
+
     def on_LinkDown(self, e: Any) -> None:  # noqa: N802
+        self.links.down(e.device)
+        if e.device == PANEL:
+            self.supervisor.key_lost()  # authority never outlives its evidence
         if self.phase in self.PLAYING:
             self.hold_reason = f"link down: {e.device}"
             self.hold()  # type: ignore[attr-defined]
 
     def on_LinkUp(self, e: Any) -> None:  # noqa: N802
-        if self.phase is self.Phase.HOLD and self.hold_reason == f"link down: {e.device}":  # type: ignore[attr-defined]
-            self.say(f"{e.device} back: resume")
-            self.devices.panel_lamp("clear_fault", False)
-            self.resume()  # type: ignore[attr-defined]
+        self.links.up(e.device)
+        self.devices.resend(e.device)  # its whole current state, never an old prompt
+
+    def device_back(self, device: str) -> None:
+        """``device``'s whole state was read after its link came up: a hold for lost links ends
+        once every device is back (unless cards wait for the supervisor)."""
+        self.links.state_read(device)
+        if self.phase is not self.Phase.HOLD or not self.hold_reason.startswith("link down"):  # type: ignore[attr-defined]
+            return
+        if self.links.why_not_back() is not None:
+            return
+        if self.ledger.waiting:
+            self.hold_for(self.waiting_reason())
+            return
+        self.say(f"{device} back: resume")
+        self.devices.panel_lamp("clear_fault", False)
+        self.resume()  # type: ignore[attr-defined]
+
+    def on_SpotsState(self, e: Any) -> None:  # noqa: N802
+        """The bet spots' whole state after a link-up: each spot that changed while the link was
+        down counts as the report it stands for (late and removed-bet rules apply)."""
+        changes = self.board.changes(e.spots)
+        self.device_back(e.device)
+        for seat, spot, cents in changes:
+            self.handle(SpotReport(device=e.device, at=e.at, seat=seat, spot=spot, cents=cents))
+
+    def on_PanelState(self, e: Any) -> None:  # noqa: N802
+        """The panel's whole state after a link-up: its key switch replaces what the table believed."""
+        self.supervisor.key_reported(e.key_on)
+        self.device_back(e.device)
+
+    def on_ShoeState(self, e: Any) -> None:  # noqa: N802
+        """The shoe's whole state after a link-up: its count of cards out must match the cards it
+        reported (a difference is a fault: the table holds)."""
+        difference = self.ledger.count_differs(e.cards_out)
+        self.device_back(e.device)
+        if difference is not None:
+            self.device_fault(e.device, difference, cards_out=e.cards_out)
+            self.hold_for(f"shoe: {difference}")

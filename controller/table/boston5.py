@@ -67,6 +67,7 @@ class Boston5Table(RoundTable):
     PLAYING = PLAYING
     BET_SPOTS = ("ante", "first", "bonus")
     REQUIRED_SPOTS = ("ante", "first")
+    SPOT_NAMES = (*BET_SPOTS, "second")
 
     def reset_game(self) -> None:
         self.dealer: list[Card] = []
@@ -193,6 +194,9 @@ class Boston5Table(RoundTable):
         if self.phase is P.BONUS and s and "bonus" in s.wagers:
             s.exposed = not s.exposed
             self.say(f"seat {seat}: bonus hand {'exposed' if s.exposed else 'not exposed'}")
+
+    def dealer_button(self, button: str) -> bool:
+        return (button == "next" and self.phase is P.BONUS) or super().dealer_button(button)
 
     def on_game_button(self, button: str) -> None:
         if button == "confirm" and self.phase is P.BONUS_SETTLEMENT:

@@ -81,6 +81,7 @@ class MississippiTable(RoundTable):
     PLAYING = PLAYING
     BET_SPOTS = ("ante", "bonus")
     REQUIRED_SPOTS = ("ante",)
+    SPOT_NAMES = (*BET_SPOTS, *STREETS)
 
     def reset_game(self) -> None:
         self.community: list[Card] = []

@@ -82,6 +82,7 @@ class PaiGowTable(RoundTable):
     PLAYING = PLAYING
     BET_SPOTS = ("pai_gow", "bonus", "insurance")
     REQUIRED_SPOTS = ("pai_gow",)
+    SPOT_NAMES = (*BET_SPOTS, "envy_marker")
     DECK = 53
     CARD_STARTS_DEAL = False  # the dice total comes first
 
@@ -248,6 +249,13 @@ class PaiGowTable(RoundTable):
             return
         if not self.bet_while_open(e):
             self.late_bet(e.seat, e.spot, e.cents)
+
+    def dealer_button(self, button: str) -> bool:
+        if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "dice":
+            return button in ("next", "previous", "confirm")
+        if self.phase is P.SETTING:
+            return button in ("next", "previous", "confirm", "fold")
+        return (button == "confirm" and self.phase is P.CHECK_DEAL) or super().dealer_button(button)
 
     def on_game_button(self, button: str) -> None:
         if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "dice":
