@@ -316,3 +316,33 @@ def test_a_boston5_second_wager_spot_is_a_spot_of_that_game() -> None:
     t.spot(1, "second", 1000)
     t.spot(1, "third", 1000)
     assert [d["spot"] for d in t.records("DeviceFault")] == ["third"]
+
+
+def test_cards_dealt_behind_an_unreadable_card_wait_until_it_is_entered() -> None:
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.cards("As Ad")
+    from drivers.shoe import CardUnreadable
+
+    t.feed(CardUnreadable(device="shoe", index=3))
+    t.cards("Qd 7h 8h 2c", first=4)
+    t.key()
+    t.press("confirm")  # the unreadable card comes first: confirm enters a card, none is chosen yet
+    assert t.m.phase is Phase.HOLD and t.records("SupervisorAction") == []
+    t.press("next")
+    assert t.m.prompts[-1] == "card 3: 3c? (next / previous, confirm)"  # the cards waiting are out of the shoe too
+    t.press("confirm")
+    assert t.m.phase is Phase.HOLD and t.m.hold_reason.startswith("4 cards dealt while held")
+    t.press("confirm")
+    assert t.m.phase is Phase.THIRD_STREET
+    assert [(c["index"], c["to"]) for c in t.m.card_log] == [
+        (1, "seat 1"),
+        (2, "seat 1"),
+        (3, "unreadable: read again or entered by the supervisor"),
+        (4, "seat 4"),
+        (5, "community"),
+        (6, "community"),
+        (7, "community"),
+        (3, "seat 4"),
+    ]

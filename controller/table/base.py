@@ -546,7 +546,7 @@ class RoundTable:
         """Supervisor action: enter the card the shoe misread: ``next`` / ``previous`` move through
         the cards not yet dealt this round, ``confirm`` deals the one shown."""
         if button in ("next", "previous"):
-            seen = set(self.cards_seen())
+            seen = set(self.cards_seen()) | {c for _, c in self.ledger.waiting}  # out of the shoe too
             choices = [c for c in deck(joker=self.DECK == 53) if c not in seen]
             step = 1 if button == "next" else -1
             self.entry = (
@@ -660,6 +660,12 @@ class RoundTable:
         """Why play cannot resume now: a device not back yet (the supervisor may still void)."""
         gone = self.links.why_not_back()
         return f"a device is not back: {gone}" if gone else None
+
+    def why_not_accept(self) -> str | None:
+        """Why the waiting cards cannot be placed now: a misread card before them comes first."""
+        if self.misread_index is not None:
+            return f"card {self.misread_index} must be read again or entered first"
+        return self.why_not_resume()
 
     def why_not_clear(self) -> str | None:
         if self.ledger.waiting:

@@ -58,15 +58,6 @@ SUPERVISOR_ACTIONS: tuple[Action, ...] = (
         "misdeal",
         when="cards_waiting",
     ),
-    Action(
-        "accept cards",
-        ("confirm",),
-        ("hold",),
-        "accept_waiting_cards",
-        "cards accepted",
-        when="cards_waiting",
-        allowed="why_not_resume",
-    ),
     # A misread card: the supervisor enters it (next / previous choose, confirm deals it) or the shoe reads it again.
     Action(
         "enter card",
@@ -76,6 +67,15 @@ SUPERVISOR_ACTIONS: tuple[Action, ...] = (
         "card corrected",
         when="card_to_enter",
         allowed="why_not_resume",
+    ),
+    Action(
+        "accept cards",
+        ("confirm",),
+        ("hold",),
+        "accept_waiting_cards",
+        "cards accepted",
+        when="cards_waiting",
+        allowed="why_not_accept",
     ),
     Action("card read again", (), ("hold",), "accept_read_again", "card corrected", allowed="why_not_resume"),
     Action("void", ("void",), (IN_PLAY, "hold"), "void_by_supervisor", "void"),
