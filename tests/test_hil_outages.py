@@ -159,3 +159,22 @@ def test_6_reports_for_seats_and_spots_the_table_does_not_have_are_refused(t: Hi
     result = t.finish()
     assert list(result.record["seats"]) == ["1"]
     t.settles_as_tablectl_settle(result)
+
+
+def test_4_on_link_up_the_panel_and_the_spots_get_their_whole_state_again(t: HilTable) -> None:
+    from drivers.messages import BUTTONS
+
+    clear_fault = BUTTONS.index("clear_fault") + 1
+    to_third(t)
+    drop(t, "panel")  # the hold's text and lamp are sent while the panel cannot hear them
+    t.panel.display.clear()  # and it comes back blank, as a panel that restarted
+    t.panel.lamps.clear()
+    restore(t, "panel")
+    wait(lambda: t.panel.display.get(1) == "HOLD: link down: panel", "the panel to show the hold again")
+    wait(lambda: t.panel.lamps.get(clear_fault) is True, "the clear-fault lamp lit again")
+    drop(t, "bet_spots")
+    t.spots.lamps.clear()
+    t.spots.locked = False
+    restore(t, "bet_spots")
+    wait(lambda: t.spots.locked, "the spots locked again")
+    wait(lambda: t.spots.lamps == {(1, "ante"): "accepted", (4, "ante"): "accepted"}, "every spot lamp sent again")
