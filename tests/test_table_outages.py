@@ -346,3 +346,18 @@ def test_cards_dealt_behind_an_unreadable_card_wait_until_it_is_entered() -> Non
         (7, "community"),
         (3, "seat 4"),
     ]
+
+
+def test_cards_the_shoe_delivers_late_after_its_own_link_returns_go_to_their_places() -> None:
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.cards("As Ad Kc")
+    t.down("shoe")
+    t.up("shoe")
+    t.cards("Qd 7h 8h 2c", first=4)  # dealt while its link was down, delivered before its state
+    assert t.m.phase is Phase.HOLD
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=7))
+    assert t.m.phase is Phase.THIRD_STREET and [str(c) for c in t.m.community] == ["7h", "8h", "2c"]
+    assert [c["index"] for c in t.m.card_log] == list(range(1, 8))
+    assert t.records("SupervisorAction") == []

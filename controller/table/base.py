@@ -25,7 +25,7 @@ from controller.games import RecordError, settle_record
 from controller.settlement import Settlement, Step
 from controller.table.bet_board import BetBoard
 from controller.table.card_ledger import BURNED, DUPLICATE, MISDEAL, UNREADABLE, CardLedger
-from controller.table.device_state import PANEL, DeviceLinks, ShownState
+from controller.table.device_state import PANEL, SHOE, DeviceLinks, ShownState
 from controller.table.devices import TableDevices
 from controller.table.supervisor import SUPERVISOR_ACTIONS, Action, Record, Supervisor
 from controller.table_config import TableConfig
@@ -195,6 +195,8 @@ class RoundTable:
         self.step_index = 0
         self.held_from: Any = None
         self.hold_reason = ""
+        self.held_links: set[str] = set()
+        """The devices whose link went down during the hold on now."""
         self.expected_stub = 0
         self.counted_stub: int | None = None
         self.selected_seat: int | None = None
@@ -424,6 +426,7 @@ class RoundTable:
 
     def remember_phase(self) -> None:
         self.held_from = self.phase
+        self.held_links = set()
         self.devices.panel_lamp("clear_fault", True)
         self.say(f"HOLD: {self.hold_reason}")
 
@@ -579,6 +582,11 @@ class RoundTable:
         record(f"cards {', '.join(f'{i} {c}' for i, c in cards)} dealt while held, accepted in dealing order")
         self.devices.panel_lamp("clear_fault", False)
         self.resume()  # type: ignore[attr-defined]
+        self.place_waiting(cards)
+
+    def place_waiting(self, cards: list[tuple[int, Card]]) -> None:
+        """Place cards that waited, in dealt order (a card with no place in the deal is burned);
+        when one holds the table again, the rest wait again."""
         for n, (index, dealt) in enumerate(cards):
             if self.phase is self.Phase.HOLD:  # type: ignore[attr-defined] # a card held the table again
                 for later, later_card in cards[n:]:
@@ -731,6 +739,8 @@ class RoundTable:
         if self.phase in self.PLAYING:
             self.hold_reason = f"link down: {e.device}"
             self.hold()  # type: ignore[attr-defined]
+        if self.phase is self.Phase.HOLD:  # type: ignore[attr-defined]
+            self.held_links.add(e.device)
 
     def on_LinkUp(self, e: Any) -> None:  # noqa: N802
         self.links.up(e.device)
@@ -744,12 +754,15 @@ class RoundTable:
             return
         if self.links.why_not_back() is not None:
             return
-        if self.ledger.waiting:
+        if self.ledger.waiting and not self.held_links <= {SHOE}:
             self.hold_for(self.waiting_reason())
             return
         self.say(f"{device} back: resume")
         self.devices.panel_lamp("clear_fault", False)
         self.resume()  # type: ignore[attr-defined]
+        # Held for the shoe's link alone: the cards that waited are its reports delivered late, in
+        # order and none missing (its count agreed), so they go to their places as dealt.
+        self.place_waiting(self.ledger.take_waiting())
 
     def on_SpotsState(self, e: Any) -> None:  # noqa: N802
         """The bet spots' whole state after a link-up: each spot that changed while the link was
@@ -768,7 +781,9 @@ class RoundTable:
         """The shoe's whole state after a link-up: its count of cards out must match the cards it
         reported (a difference is a fault: the table holds)."""
         difference = self.ledger.count_differs(e.cards_out)
-        self.device_back(e.device)
-        if difference is not None:
-            self.device_fault(e.device, difference, cards_out=e.cards_out)
-            self.hold_for(f"shoe: {difference}")
+        if difference is None:
+            self.device_back(e.device)
+            return
+        self.links.state_read(e.device)
+        self.device_fault(e.device, difference, cards_out=e.cards_out)
+        self.hold_for(f"shoe: {difference}")
