@@ -84,6 +84,10 @@ class HilTable:
         """How many events of ``kind`` the controller has journaled in this run."""
         return sum(1 for r in self.journal.records(self.first_seq) if r.kind == kind)
 
+    def count_events(self) -> int:
+        """How many events the controller has journaled in this run."""
+        return sum(1 for r in self.journal.records(self.first_seq) if r.event)
+
     def settled(self, kind: str, before: int, new: int) -> None:
         """Wait until ``new`` more events of ``kind`` are journaled and every journaled event handled."""
         engine = self.runtime.engine

@@ -164,14 +164,23 @@ def test_6_reports_for_seats_and_spots_the_table_does_not_have_are_refused(t: Hi
 def test_4_on_link_up_the_panel_and_the_spots_get_their_whole_state_again(t: HilTable) -> None:
     from drivers.messages import BUTTONS
 
-    clear_fault = BUTTONS.index("clear_fault") + 1
+    def settled() -> bool:
+        return t.runtime.engine.queue.empty() and t.runtime.engine.processed == t.count_events()
+
     to_third(t)
     drop(t, "panel")  # the hold's text and lamp are sent while the panel cannot hear them
     t.panel.display.clear()  # and it comes back blank, as a panel that restarted
     t.panel.lamps.clear()
     restore(t, "panel")
-    wait(lambda: t.panel.display.get(1) == "HOLD: link down: panel", "the panel to show the hold again")
-    wait(lambda: t.panel.lamps.get(clear_fault) is True, "the clear-fault lamp lit again")
+    # the panel shows what the table shows now (the hold, or its end once the panel's state is read)
+    wait(
+        lambda: (
+            settled()
+            and t.panel.display.get(1) == t.m.prompts[-1]
+            and t.panel.lamps.get(BUTTONS.index("clear_fault") + 1) == t.m.shown.panel_lamps["clear_fault"]
+        ),
+        "the panel's screen and lamps sent again",
+    )
     drop(t, "bet_spots")
     t.spots.lamps.clear()
     t.spots.locked = False
