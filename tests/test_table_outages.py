@@ -361,3 +361,19 @@ def test_cards_the_shoe_delivers_late_after_its_own_link_returns_go_to_their_pla
     assert t.m.phase is Phase.THIRD_STREET and [str(c) for c in t.m.community] == ["7h", "8h", "2c"]
     assert [c["index"] for c in t.m.card_log] == list(range(1, 8))
     assert t.records("SupervisorAction") == []
+
+
+def test_after_a_controller_restart_the_key_counts_as_off_until_the_panel_reports_it() -> None:
+    t = Table()
+    betting(t)
+    t.key()
+    state = t.m.snapshot_state()
+    again = Table()
+    again.m = MississippiTable(TABLE, again.devices)
+    again.m.audit = lambda kind, data: again.journal.append((kind, data))
+    again.m.restore(state)
+    again.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))  # replayed from the journal
+    again.m.resend_requests()  # recovery done: the replayed key is not evidence of now
+    again.press("no_more_bets")
+    again.press("void")
+    assert again.m.rounds == [] and again.records("SupervisorRefused")[-1]["action"] == "void"
