@@ -38,6 +38,9 @@ log = logging.getLogger("tablectl.table")
 STUB_EVERY = 5
 """The stub is counted at least once every five rounds (24.8(e), 35.9(e))."""
 
+ROUND_COMMANDS = frozenset({"display", "screen", "lock", "unlock", "lamp"})
+"""Device commands the round depends on: one that finally fails holds the table."""
+
 KEEP_PROMPTS = 500
 KEEP_ROUNDS = 20
 """The recent prompts and rounds kept in memory (a table runs for months: everything is in the
@@ -197,6 +200,8 @@ class RoundTable:
         self.hold_reason = ""
         self.held_links: set[str] = set()
         """The devices whose link went down during the hold on now."""
+        self.failed_devices: set[str] = set()
+        """Devices a command the round depends on finally failed for (sent their state at clear-fault)."""
         self.expected_stub = 0
         self.counted_stub: int | None = None
         self.selected_seat: int | None = None
@@ -681,8 +686,12 @@ class RoundTable:
         return self.why_not_resume()
 
     def clear_fault(self, button: str, record: Record) -> None:
-        """Supervisor action: clear the fault and resume where the round was held."""
+        """Supervisor action: clear the fault and resume where the round was held (a device whose
+        command failed is sent its whole state again first)."""
         record(self.hold_reason)
+        for device in sorted(self.failed_devices):
+            self.devices.resend(device)
+        self.failed_devices = set()
         self.devices.panel_lamp("clear_fault", False)
         self.resume()  # type: ignore[attr-defined]
 
@@ -741,6 +750,16 @@ class RoundTable:
             self.hold()  # type: ignore[attr-defined]
         if self.phase is self.Phase.HOLD:  # type: ignore[attr-defined]
             self.held_links.add(e.device)
+
+    def on_DeviceFault(self, e: Any) -> None:  # noqa: N802
+        """A device fault from a driver (journaled already). A command the round depends on that
+        finally failed (the display, the spot lock and lamps) holds the table: the dealer and the
+        players would go on from a screen or lamps that are wrong."""
+        command = getattr(e, "command", "")
+        if getattr(e, "kind", "") == "command_failed" and command in ROUND_COMMANDS:
+            self.failed_devices.add(e.device)
+            if self.phase in self.PLAYING:
+                self.hold_for(f"{e.device}: {e.error}")
 
     def on_LinkUp(self, e: Any) -> None:  # noqa: N802
         self.links.up(e.device)
