@@ -187,3 +187,17 @@ def test_4_on_link_up_the_panel_and_the_spots_get_their_whole_state_again(t: Hil
     restore(t, "bet_spots")
     wait(lambda: t.spots.locked, "the spots locked again")
     wait(lambda: t.spots.lamps == {(1, "ante"): "accepted", (4, "ante"): "accepted"}, "every spot lamp sent again")
+
+
+def test_a_spot_lock_that_stays_busy_holds_the_table_until_cleared(t: HilTable) -> None:
+    t.spot(1, "ante", 500)
+    t.spots.busy_next = 1000  # the sensors answer every command busy
+    t.press("no_more_bets")
+    wait(lambda: t.m.phase.value == "hold", "the hold for the failed lock", timeout=60)
+    assert t.m.hold_reason.startswith("bet_spots: command ") and "busy after" in t.m.hold_reason
+    assert not t.spots.locked
+    t.spots.busy_next = 0
+    t.key()
+    t.press("clear_fault")
+    assert t.m.phase.value == "no_more_bets"
+    wait(lambda: t.spots.locked and t.spots.lamps.get((1, "ante")) == "accepted", "the lock and lamps sent again")

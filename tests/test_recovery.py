@@ -36,7 +36,8 @@ def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Pa
             dict(t.m.seats[1].wagers),
             t.m.prompts[-1],
         )
-    with HilTable(MS, tmp_path / "b", SqliteJournal(path)) as t:
+        chips = dict(t.spots.chips)
+    with HilTable(MS, tmp_path / "b", SqliteJournal(path), chips) as t:
         assert t.runtime.recovered > 0
         after = (
             t.m.round_no,
@@ -88,7 +89,8 @@ def test_a_hold_stays_active_across_a_restart_until_cleared(tmp_path: Path) -> N
         t.settled("CardDealt", before, 1)
         assert t.m.phase.value == "hold"
         reason = t.m.hold_reason
-    with HilTable(B5, tmp_path / "b", SqliteJournal(path)) as t:
+        chips = dict(t.spots.chips)
+    with HilTable(B5, tmp_path / "b", SqliteJournal(path), chips) as t:
         assert t.m.phase.value == "hold" and t.m.hold_reason == reason and t.m.held_from.value == "first_deal"
         wait(lambda: t.panel.lamps.get(BUTTONS.index("clear_fault") + 1) is True, "the clear-fault lamp lit again")
         t.key()

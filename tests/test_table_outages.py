@@ -377,3 +377,26 @@ def test_after_a_controller_restart_the_key_counts_as_off_until_the_panel_report
     again.press("no_more_bets")
     again.press("void")
     assert again.m.rounds == [] and again.records("SupervisorRefused")[-1]["action"] == "void"
+
+
+# --- a command the round depends on that finally fails --------------------------------------------------
+
+
+def test_a_lock_command_that_finally_fails_holds_and_clear_fault_sends_the_spots_their_state() -> None:
+    from drivers.link import DeviceFault
+
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.feed(
+        DeviceFault(
+            device="bet_spots", kind="command_failed", command="lock", error="command lock failed: busy after 4 tries"
+        )
+    )
+    assert t.m.phase is Phase.HOLD and t.m.hold_reason == "bet_spots: command lock failed: busy after 4 tries"
+    t.feed(DeviceFault(device="shoe", kind="events_gap", error="events 4-5 missing"))  # journaled, no hold of its own
+    t.key()
+    t.devices.commands.clear()
+    t.press("clear_fault")
+    assert t.m.phase is Phase.NO_MORE_BETS
+    assert ("lock", (True,)) in t.devices.commands and ("lamp", (4, "ante", "accepted")) in t.devices.commands

@@ -178,10 +178,12 @@ class Player:
         _wait(done, f"{button} to register")
 
     def restore_shoe(self) -> None:
-        """After a restart: the shoe holds this round's cards, as many dealt as the table has (a
-        real shoe keeps its cards through a restart; the simulator has to be told)."""
+        """After a restart: the shoe holds this round's cards, as many dealt as the table has, and
+        the spots their chips (a real table keeps both through a restart; the simulators have to
+        be told)."""
         if self.t.phase.value not in ("betting", "no_more_bets", "closed"):
             self.load_shoe()
+        self.spots.chips.update(self.t.board.levels)  # the chips stay on the spots through a restart
 
     def load_shoe(self) -> None:
         cards = list(deck(joker=self.t.DECK == 53))
