@@ -126,12 +126,12 @@ def test_a_misdeal_holds_and_the_supervisor_voids(t: HilTable, fault: str) -> No
         before = t.count("CardDealt")
         t.shoe.duplicate()  # the last card read reported again
         t.settled("CardDealt", before, 1)
-        assert t.m.phase.value == "hold" and t.m.hold_reason.startswith("duplicate card Ks (index 3)")
+        assert t.m.phase.value == "hold" and t.m.hold_reason.startswith("duplicate card: shoe card 3")
     else:
         t.deal(6)
         assert t.m.phase.value == "bonus_settlement" or t.m.phase.value == "second_wager"
         t.deal(1)  # a seventh card when none is expected
-        assert t.m.phase.value == "hold" and t.m.hold_reason == "card 3c dealt when none was expected"
+        assert t.m.phase.value == "hold" and t.m.hold_reason == "card 7 from the shoe dealt when none was expected"
     t.key()
     t.press("void")
     result = t.m.rounds[-1]

@@ -131,7 +131,7 @@ def test_a_misdeal_holds_and_the_supervisor_voids(t: HilTable, fault: str) -> No
     before = t.count("CardDealt") + t.count("CardUnreadable")
     getattr(t.shoe, fault)()
     wait(lambda: t.count("CardDealt") + t.count("CardUnreadable") > before and t.m.phase.value == "hold", "the hold")
-    assert t.m.hold_reason.startswith("duplicate card Ad (index 3)" if fault == "duplicate" else "unreadable card")
+    assert t.m.hold_reason.startswith("duplicate card: shoe card 3" if fault == "duplicate" else "unreadable card")
     wait(lambda: t.panel.lamps.get(BUTTONS.index("clear_fault") + 1) is True, "the clear-fault lamp")
     t.key()
     t.press("void")
@@ -211,7 +211,7 @@ def test_a_misread_card_is_entered_by_the_supervisor(t: HilTable) -> None:
     t.press("confirm")
     assert t.m.phase.value == "dealing" and [str(c) for c in t.m.seats[4].cards] == ["3c"]
     actions = [(r.data["action"], r.data["reason"]) for r in t.journal.records() if r.kind == "SupervisorAction"]
-    assert actions == [("card corrected", "card 3 entered as 3c")]
+    assert actions == [("card corrected", "shoe card 3 entered")]
     t.shoe.load(["As", "Ad", "3c", "Qd", "7h", "7c", "2h"])
     t.shoe.dealt = 3
     t.deal(4)

@@ -129,7 +129,7 @@ def test_late_and_removed_bets_are_not_accepted() -> None:
     "bad, reason",
     [
         (lambda t: t.feed(CardUnreadable(device="shoe", index=3)), "unreadable card"),
-        (lambda t: t.deal("As"), "duplicate card As"),
+        (lambda t: t.deal("As"), "duplicate card: shoe card 1"),
     ],
 )
 def test_card_faults_hold_the_table_and_a_supervisor_voids(bad, reason: str) -> None:

@@ -283,7 +283,7 @@ def test_a_duplicate_among_the_waiting_cards_holds_again_and_the_rest_keep_waiti
     t.up("panel")
     t.feed(PanelState(device="panel", key_on=True, held=()))
     t.press("confirm")
-    assert t.m.phase is Phase.HOLD and "duplicate card As" in t.m.hold_reason
+    assert t.m.phase is Phase.HOLD and "duplicate card: shoe card 4" in t.m.hold_reason
     assert [i for i, _ in t.m.ledger.waiting] == [5]
     assert [c["index"] for c in t.m.card_log] == [1, 2, 3, 4, 5]
 

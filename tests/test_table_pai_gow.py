@@ -150,5 +150,5 @@ def test_no_more_bets_is_a_state_and_a_card_before_the_dice_total_holds() -> Non
     t.press("no_more_bets")
     assert t.m.phase is Phase.NO_MORE_BETS and t.m.seats[2].wagers == {"pai_gow": 1000}
     t.deal("As")  # the dice total has not been entered
-    assert t.m.phase is Phase.HOLD and t.m.hold_reason == "card As dealt when none was expected"
+    assert t.m.phase is Phase.HOLD and t.m.hold_reason == "card 1 from the shoe dealt when none was expected"
     assert t.m.held_from is Phase.NO_MORE_BETS

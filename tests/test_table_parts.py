@@ -256,3 +256,12 @@ def test_a_device_is_back_only_once_up_and_its_state_read() -> None:
     links.up(BET_SPOTS)
     links.state_read(BET_SPOTS)
     assert links.why_not_back() is None
+
+
+def test_a_refused_spot_read_again_unchanged_is_not_refused_twice() -> None:
+    board = BetBoard(6, ("ante",))
+    board.report(9, "ante", 500)  # refused by the table, remembered as refused
+    assert board.levels == {} and board.refused == {(9, "ante"): 500}
+    assert board.changes([(9, "ante", 500)]) == []
+    assert board.changes([(9, "ante", 700)]) == [(9, "ante", 700)]
+    assert board.changes([]) == [(9, "ante", 0)]

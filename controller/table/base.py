@@ -478,10 +478,10 @@ class RoundTable:
         """Check a spot report against the table's seats and spots: a report for a spot the table
         does not have is refused here (a device fault) and never enters a round."""
         problem = self.board.problem(e.seat, e.spot)
+        self.board.report(e.seat, e.spot, e.cents)
         if problem is not None:
             self.device_fault(e.device, f"report refused: {problem}", seat=e.seat, spot=e.spot, cents=e.cents)
             return False
-        self.board.report(e.seat, e.spot, e.cents)
         return True
 
     def bet_while_open(self, e: Any) -> bool:
@@ -519,14 +519,16 @@ class RoundTable:
         """A card from the shoe while the round is played: placed by the game, or held for."""
         if not self.card_expected(index):
             self.ledger.wait(index, dealt, "dealt when none was expected")
-            self.hold_for(f"card {dealt} dealt when none was expected")
+            self.hold_for(f"card {index} from the shoe dealt when none was expected")
             return
         if self.phase is self.Phase.NO_MORE_BETS:  # type: ignore[attr-defined]
             self.deal_started()  # type: ignore[attr-defined]
         elif dealt in self.cards_seen():
             self.ledger.not_used(index, str(dealt), DUPLICATE)
             self.misread_index = index
-            self.hold_for(f"duplicate card {dealt} (index {index}): read it again, enter it, or void")
+            self.hold_for(
+                f"duplicate card: shoe card {index} read as one already dealt: read it again, enter it, or void"
+            )
             return
         self.card_index = index
         self.on_card(dealt, index)
@@ -545,9 +547,9 @@ class RoundTable:
     def accept_read_again(self, button: str, record: Record, dealt: Card, index: int) -> None:
         """Supervisor action: the misread card read again by the shoe."""
         if dealt in self.cards_seen():
-            self.say(f"card {index} read again as {dealt}, which is already dealt: not accepted")
+            self.say(f"shoe card {index} read again as a card already dealt: not accepted")
             return
-        record(f"card {index} read again as {dealt}")
+        record(f"shoe card {index} read again")
         self.place_corrected(dealt, index)
 
     def enter_card(self, button: str, record: Record) -> None:
@@ -567,7 +569,7 @@ class RoundTable:
             return
         dealt, index = self.entry_card, self.misread_index
         assert index is not None
-        record(f"card {index} entered as {dealt}")
+        record(f"shoe card {index} entered")
         self.place_corrected(dealt, index)
 
     def card_to_enter(self) -> bool:
@@ -584,7 +586,7 @@ class RoundTable:
         """Supervisor action: the cards that left the shoe while held go to their places in the
         dealing order (a card with no place in the deal is burned)."""
         cards = self.ledger.take_waiting()
-        record(f"cards {', '.join(f'{i} {c}' for i, c in cards)} dealt while held, accepted in dealing order")
+        record(f"shoe cards {', '.join(str(i) for i, _ in cards)} dealt while held, accepted in dealing order")
         self.devices.panel_lamp("clear_fault", False)
         self.resume()  # type: ignore[attr-defined]
         self.place_waiting(cards)
@@ -599,14 +601,14 @@ class RoundTable:
                 return
             if not self.card_expected(index):
                 self.ledger.not_used(index, str(dealt), BURNED)
-                self.say(f"card {index} {dealt}: no place in the deal, burned")
+                self.say(f"shoe card {index}: no place in the deal, burned")
                 continue
             self.take_card(index, dealt)
 
     def declare_misdeal(self, button: str, record: Record) -> None:
         """Supervisor action: the cards dealt while held make a misdeal: the round is void."""
-        cards = ", ".join(f"{i} {c}" for i, c in self.ledger.waiting)
-        record(f"round {self.round_no}: cards {cards} dealt while held: misdeal, all wagers returned")
+        cards = ", ".join(str(i) for i, _ in self.ledger.waiting)
+        record(f"round {self.round_no}: shoe cards {cards} dealt while held: misdeal, all wagers returned")
         self.devices.panel_lamp("clear_fault", False)
         self.void()  # type: ignore[attr-defined]
 

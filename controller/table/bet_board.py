@@ -25,6 +25,8 @@ class BetBoard:
         self.spots = tuple(spots)
         self.levels: dict[tuple[int, str], int] = {}
         """The last amount reported on each occupied spot."""
+        self.refused: dict[tuple[int, str], int] = {}
+        """The last amount reported on each spot the table does not have (refused, never in a round)."""
 
     def problem(self, seat: int, spot: str) -> str | None:
         """Why a report for ``seat`` / ``spot`` cannot be taken, or None when the table has that spot."""
@@ -35,22 +37,25 @@ class BetBoard:
         return None
 
     def report(self, seat: int, spot: str, cents: int) -> None:
-        """Note the amount now on a (checked) spot."""
+        """Note the amount now on a spot (a spot the table does not have is noted as refused)."""
+        levels = self.levels if self.problem(seat, spot) is None else self.refused
         if cents:
-            self.levels[(seat, spot)] = cents
+            levels[(seat, spot)] = cents
         else:
-            self.levels.pop((seat, spot), None)
+            levels.pop((seat, spot), None)
 
     def changes(self, occupied: Iterable[SpotChange]) -> list[SpotChange]:
         """What differs between the board and ``occupied`` (every occupied spot, as the sensors
         read it now): the reports that stand for it, in seat and spot order; spots the board
-        had that are empty now come as 0. Invalid spots are included (the caller refuses them)."""
+        had that are empty now come as 0. Spots the table does not have are included when their
+        amount changed since last refused (the caller refuses them again)."""
         now = {(seat, spot): cents for seat, spot, cents in occupied if cents}
-        keys = sorted(set(now) | set(self.levels), key=lambda k: (k[0], self._order(k[1])))
+        before = {**self.refused, **self.levels}
+        keys = sorted(set(now) | set(before), key=lambda k: (k[0], self._order(k[1])))
         return [
             (seat, spot, now.get((seat, spot), 0))
             for seat, spot in keys
-            if now.get((seat, spot), 0) != self.levels.get((seat, spot), 0)
+            if now.get((seat, spot), 0) != before.get((seat, spot), 0)
         ]
 
     def _order(self, spot: str) -> tuple[int, str]:
