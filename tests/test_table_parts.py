@@ -70,7 +70,8 @@ ACTIONS = (
 def supervisor() -> tuple[FakeTable, Supervisor, list[tuple[str, dict]]]:
     journal: list[tuple[str, dict]] = []
     table = FakeTable()
-    return table, Supervisor(table, ACTIONS, ["betting", "dealing"], lambda k, d: journal.append((k, d))), journal
+    sup = Supervisor(table, ACTIONS, ["betting", "dealing"], lambda k, d: journal.append((k, d)), table.say)
+    return table, sup, journal
 
 
 def test_every_action_needs_the_key_and_a_refusal_is_journaled() -> None:
@@ -125,7 +126,7 @@ def test_a_shared_button_keeps_its_dealer_meaning_without_the_key() -> None:
 
 def test_an_action_naming_a_method_the_table_lacks_fails_at_start() -> None:
     with pytest.raises(TypeError, match="no method 'nope'"):
-        Supervisor(FakeTable(), (Action("x", ("void",), (), "nope", "x"),), [], lambda k, d: None)
+        Supervisor(FakeTable(), (Action("x", ("void",), (), "nope", "x"),), [], lambda k, d: None, print)
 
 
 def test_the_game_tables_have_every_action_they_name_and_each_needs_the_key() -> None:

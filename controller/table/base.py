@@ -221,7 +221,11 @@ class RoundTable:
             ignore_invalid_triggers=True,
         )
         self.supervisor = Supervisor(
-            self, self.SUPERVISOR_ACTIONS, [p.value for p in self.PLAYING], lambda kind, data: self.audit(kind, data)
+            self,
+            self.SUPERVISOR_ACTIONS,
+            [p.value for p in self.PLAYING],
+            lambda kind, data: self.audit(kind, data),
+            lambda text: self.say(text),
         )
 
     @property

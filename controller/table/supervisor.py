@@ -88,7 +88,8 @@ SUPERVISOR_ACTIONS: tuple[Action, ...] = (
 
 
 class Supervisor:
-    """Does the supervisor actions of ``actions`` on ``table``, journaling them with ``audit``."""
+    """Does the supervisor actions of ``actions`` on ``table``, journaling them with ``audit`` and
+    showing them to the dealer with ``show``."""
 
     def __init__(
         self,
@@ -96,11 +97,13 @@ class Supervisor:
         actions: Iterable[Action],
         in_play: Iterable[str],
         audit: Callable[[str, dict[str, Any]], Any],
+        show: Callable[[str], None],
     ) -> None:
         self.table = table
         self.actions = tuple(actions)
         self.in_play = frozenset(in_play)
         self.audit = audit
+        self.show = show
         self.key_on = False
         """Whether the key is on now, by the panel's last report since its link was last up."""
         self._by_name = {a.name: a for a in self.actions}
@@ -167,7 +170,7 @@ class Supervisor:
                 "SupervisorAction",
                 {"round": self.table.round_no, "action": journal or action.journal, "reason": reason},
             )
-            self.table.say(f"supervisor: {journal or action.journal}: {reason}")
+            self.show(f"supervisor: {journal or action.journal}: {reason}")
 
         getattr(self.table, action.handler)(button, record, **args)
         return True
@@ -177,5 +180,5 @@ class Supervisor:
             "SupervisorRefused",
             {"round": self.table.round_no, "action": action.name, "button": button, "reason": why},
         )
-        self.table.say(f"{action.name} refused: {why}")
+        self.show(f"{action.name} refused: {why}")
         return False
