@@ -100,6 +100,7 @@ def test_5_cards_dealt_while_held_wait_for_the_supervisor_and_recall_shows_every
         assert t.m.phase.value == "hold"
         t.deal(4)  # the dealer goes on dealing: four cards left the shoe while held
         assert t.m.phase.value == "hold" and [c["index"] for c in t.m.card_log] == [1, 2, 3, 4, 5, 6, 7]  # none dropped
+        t.press("next")  # without the key: refused, and journaled
         t.key()
         t.press("next")
         assert t.m.prompts[-1] == "card 3: 3c? (next / previous, confirm)"
@@ -131,6 +132,7 @@ def test_5_cards_dealt_while_held_wait_for_the_supervisor_and_recall_shows_every
     ]
     text = "\n".join(recall_lines(round_one))
     assert "  4 Qd  -> seat 4" in text and "SUPERVISOR cards accepted" in text
+    assert "SUPERVISOR REFUSED enter card: the supervisor's key is needed" in text
     journal.close()
 
 
