@@ -7,6 +7,7 @@ from typing import Any
 
 from table_helpers import FedTable
 
+from controller.cards import card
 from controller.table.boston5 import Boston5Table
 from controller.table.mississippi_stud import MississippiTable, Phase
 from controller.table_config import config_dir, load_table
@@ -199,7 +200,9 @@ def test_on_link_up_the_panel_gets_its_screen_and_lamps_and_the_spots_every_lamp
     t.down("panel")
     t.devices.commands.clear()
     t.up("panel")
-    assert t.devices.commands == [("display", (1, "HOLD: link down: panel")), ("panel_lamp", ("clear_fault", True))]
+    shown = [args for name, args in t.devices.commands if name in ("display", "screen")]
+    assert shown and "link down: panel" in str(shown[-1])  # its whole screen: the hold
+    assert ("panel_lamp", ("clear_fault", True)) in t.devices.commands
     t.devices.commands.clear()
     t.up("bet_spots")
     assert t.devices.commands == [
@@ -283,7 +286,8 @@ def test_a_duplicate_among_the_waiting_cards_holds_again_and_the_rest_keep_waiti
     t.up("panel")
     t.feed(PanelState(device="panel", key_on=True, held=()))
     t.press("confirm")
-    assert t.m.phase is Phase.HOLD and "duplicate card: shoe card 4" in t.m.hold_reason
+    assert t.m.phase is Phase.HOLD and t.m.hold_reason.startswith("duplicate card:")
+    assert "shoe card 4" in t.m.hold_reason
     assert [i for i, _ in t.m.ledger.waiting] == [5]
     assert [c["index"] for c in t.m.card_log] == [1, 2, 3, 4, 5]
 
@@ -331,7 +335,7 @@ def test_cards_dealt_behind_an_unreadable_card_wait_until_it_is_entered() -> Non
     t.press("confirm")  # the unreadable card comes first: confirm enters a card, none is chosen yet
     assert t.m.phase is Phase.HOLD and t.records("SupervisorAction") == []
     t.press("next")
-    assert t.m.prompts[-1] == "card 3: 3c? (next / previous, confirm)"  # the cards waiting are out of the shoe too
+    assert t.m.entry_card == card("3c")  # the first card not dealt: the cards waiting are out of the shoe too
     t.press("confirm")
     assert t.m.phase is Phase.HOLD and t.m.hold_reason.startswith("4 cards dealt while held")
     t.press("confirm")

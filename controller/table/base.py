@@ -488,6 +488,9 @@ class RoundTable:
             return False
         return True
 
+    def on_SpotReport(self, e: Any) -> None:  # noqa: N802
+        """A checked spot report (the games: wagers, street bets, late bets)."""
+
     def bet_while_open(self, e: Any) -> bool:
         """A spot report while betting is open: builds the seat's wagers. True if handled."""
         if self.phase is not self.Phase.BETTING:  # type: ignore[attr-defined]
@@ -795,7 +798,9 @@ class RoundTable:
         changes = self.board.changes(e.spots)
         self.device_back(e.device)
         for seat, spot, cents in changes:
-            self.handle(SpotReport(device=e.device, at=e.at, seat=seat, spot=spot, cents=cents))
+            report = SpotReport(device=e.device, at=e.at, seat=seat, spot=spot, cents=cents)
+            if self.spot_on_board(report):
+                self.on_SpotReport(report)
 
     def on_PanelState(self, e: Any) -> None:  # noqa: N802
         """The panel's whole state after a link-up: its key switch replaces what the table believed."""
