@@ -14,7 +14,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
@@ -381,6 +381,7 @@ def run_bench(
     journal_path: Path | str | None = None,
     resume: bool = False,
     strategy: str = "par",
+    services: Sequence[Any] = (),
 ) -> BenchSummary:
     """Play ``rounds`` rounds at a bench table; returns the summary.
 
@@ -388,7 +389,8 @@ def run_bench(
     run is recovered first: its open round is finished, then new rounds follow. ``resume``
     makes ``rounds`` the number of finished rounds the journal should hold (a run killed and
     started again with the same arguments ends as one never stopped). ``strategy``: ``par``
-    (the par sheet's strategy) or ``random`` (legal random decisions, for fuzzing).
+    (the par sheet's strategy) or ``random`` (legal random decisions, for fuzzing). ``services`` run beside
+    the controller (:attr:`TableRuntime.services`: e.g. the floor forwarder).
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
@@ -409,6 +411,7 @@ def run_bench(
         }
         urls = {role: server.start() for role, server in servers.items()}
         runtime = TableRuntime(table, urls, journal, on_round=played.append)
+        runtime.services.extend(services)
         t = runtime.table
         before = finished()
         target = rounds if resume else before + rounds
