@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.catalog import CATALOG, GameCatalog
+from controller.catalog import CATALOG, REGULATION_MINIMUMS, GameCatalog
 from controller.money import OddsError, parse_odds
 from controller.paytables import Paytable, load_paytables
 from controller.yamlfile import ConfigError, Problem, YamlDoc, load_yaml
@@ -126,6 +126,12 @@ def _limits(doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Problem
             continue
         lo = _cents(doc, path + ("min",), value["min"], problems)
         hi = _cents(doc, path + ("max",), value["max"], problems)
+        floor = REGULATION_MINIMUMS.get(game.game, {}).get(spot)
+        if lo is not None and floor is not None and lo < floor[0]:
+            problems.append(
+                doc.problem(path + ("min",), f"{lo} is below the regulation's minimum {floor[0]} ({floor[1]})")
+            )
+            lo = None
         if lo is not None and hi is not None:
             if lo > hi:
                 problems.append(doc.problem(path, f"min {lo} is above max {hi}"))
@@ -222,6 +228,11 @@ def _options(doc: YamlDoc, game: GameCatalog, data: dict, problems: list[Problem
                     doc.problem(
                         path, f"{option.help}: must be a whole number of at least {option.minimum}, got {value!r}"
                     )
+                )
+                continue
+            if option.fixed and value != option.default:
+                problems.append(
+                    doc.problem(path, f"{option.help}: fixed at {option.default} by {option.fixed}, got {value!r}")
                 )
                 continue
         elif option.type == "bool":

@@ -6,6 +6,7 @@ in a list (replay checks, recovery, in-process benches). Both are non-blocking.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 __all__ = ["TableDevices", "RecordingDevices", "DriverDevices", "resend_state"]
@@ -15,6 +16,10 @@ class TableDevices(Protocol):
     """Commands the table sends: the dealer display, spot lamps, the spot lock, the shoe's stub count."""
 
     def display(self, line: int, text: str) -> None: ...
+
+    def screen(self, lines: tuple[str, ...]) -> None:
+        """Show ``lines`` as the whole screen, replacing the previous one."""
+        ...
 
     def lamp(self, seat: int, spot: str, state: str) -> None: ...
 
@@ -37,6 +42,9 @@ class RecordingDevices:
 
     def display(self, line: int, text: str) -> None:
         self.commands.append(("display", (line, text)))
+
+    def screen(self, lines: tuple[str, ...]) -> None:
+        self.commands.append(("screen", (tuple(lines),)))
 
     def lamp(self, seat: int, spot: str, state: str) -> None:
         self.commands.append(("lamp", (seat, spot, state)))
@@ -63,6 +71,16 @@ class DriverDevices:
 
     def display(self, line: int, text: str) -> None:
         self.panel.display(line, text)
+
+    def screen(self, lines: tuple[str, ...]) -> None:
+        """One ``screen`` command when the panel driver has it; else every line by ``display``
+        (blank lines included, so nothing of the previous screen stays)."""
+        whole = getattr(self.panel, "screen", None)
+        if whole is not None:
+            whole(list(lines))
+            return
+        for number, text in enumerate(lines, start=1):
+            self.panel.display(number, text)
 
     def lamp(self, seat: int, spot: str, state: str) -> None:
         self.spots.set_lamp(seat, spot, state)
@@ -91,14 +109,17 @@ def resend_state(commands: list[tuple[str, tuple[Any, ...]]], devices: TableDevi
     for name, args in commands:
         if name == "display":
             last[("display", args[0])] = (name, args)
+        elif name == "screen":
+            last[("screen",)] = (name, args)
         elif name == "lamp":
             last[("lamp", args[0], args[1])] = (name, args)
         elif name == "panel_lamp":
             last[("panel_lamp", args[0])] = (name, args)
         elif name == "lock":
             last[("lock",)] = (name, args)
-    send = {
+    send: dict[str, Callable[..., None]] = {
         "display": devices.display,
+        "screen": devices.screen,
         "lamp": devices.lamp,
         "panel_lamp": devices.panel_lamp,
         "lock": devices.lock_spots,

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.cards import Card, format_cards
+from controller.settlement import Action, Step
 from controller.table.base import RoundResult, RoundTable, Seat, common_transitions, game_phases, in_play_states
 
 __all__ = ["Phase", "TRANSITIONS", "MississippiTable", "RoundResult", "Seat"]
@@ -49,7 +50,7 @@ TRANSITIONS: list[dict[str, Any]] = [
         "trigger": "reveal",
         "source": P.THIRD_STREET,
         "dest": P.FOURTH_STREET,
-        "conditions": "all_acted",
+        "conditions": ["all_acted", "no_steps_pending"],
         "after": "prompt_street",
     },
     # 35.10(e), (f): 4th street; then the second community card.
@@ -57,7 +58,7 @@ TRANSITIONS: list[dict[str, Any]] = [
         "trigger": "reveal",
         "source": P.FOURTH_STREET,
         "dest": P.FIFTH_STREET,
-        "conditions": "all_acted",
+        "conditions": ["all_acted", "no_steps_pending"],
         "after": "prompt_street",
     },
     # 35.10(g), (h), (i): 5th street; the third card; settlement counterclockwise from the dealer's right.
@@ -65,7 +66,7 @@ TRANSITIONS: list[dict[str, Any]] = [
         "trigger": "reveal",
         "source": P.FIFTH_STREET,
         "dest": P.SETTLEMENT,
-        "conditions": "all_acted",
+        "conditions": ["all_acted", "no_steps_pending"],
         "after": "show_and_settle",
     },
     *common_transitions(P, PLAYING),  # 35.9(e): the stub counted every fifth round
@@ -97,16 +98,41 @@ class MississippiTable(RoundTable):
         street = self.current_street()
         return street is not None and all(street in s.acted for s in self.in_play())
 
+    def revealed(self) -> int:
+        """How many community cards are face up (35.10(d), (f), (h))."""
+        phase = self.held_from if self.phase is P.HOLD else self.phase
+        if phase in (P.FOURTH_STREET, P.FIFTH_STREET):
+            return 1 if phase is P.FOURTH_STREET else 2
+        return 3 if phase is P.SETTLEMENT else 0
+
     def prompt_street(self) -> None:
         street = self.current_street() or "third"
-        shown = STREETS.index(street)  # community cards revealed so far (35.10(d), (f))
+        shown = self.revealed()
         if shown:
-            self.say(f"community: {format_cards(self.community[:shown])}")
-        self.say(f"{street} street: bet 1x-3x ante or fold")
+            self._shown(f"community: {format_cards(self.community[:shown])}")
+        self.ask(f"{street} street: bet 1x-3x ante or seat, fold; then reveal")
 
     def show_and_settle(self) -> None:
-        self.say(f"community: {format_cards(self.community)}")  # 35.10(h)
+        self._shown(f"community: {format_cards(self.community)}")  # 35.10(h)
         self.settle_round()
+
+    def screen_details(self) -> list[str]:
+        out = super().screen_details()
+        shown = self.revealed()
+        if shown:
+            out.append(f"community: {format_cards(self.community[:shown])}")
+        street = self.current_street()
+        if street:
+            waiting = [s.number for s in self.in_play() if street not in s.acted]
+            if waiting:
+                out.append(f"waiting: seats {', '.join(map(str, waiting))}")
+        return out
+
+    def card_place(self, placed: int) -> str:
+        order = sorted(self.seats)
+        if placed < 2 * len(order):
+            return f"seat {order[placed // 2]} card {placed % 2 + 1}"
+        return f"community card {placed - 2 * len(order) + 1}"
 
     def round_record(self) -> dict[str, Any]:
         seats = {
@@ -147,7 +173,7 @@ class MississippiTable(RoundTable):
                 seat.acted.add(street)
                 self.devices.lamp(e.seat, street, "accepted")
             else:
-                self.say(f"correct: seat {e.seat} {street}: must be 1x, 2x or 3x the ante {ante / 100:.2f}")
+                self.note(f"correct: seat {e.seat} {street}: must be 1x, 2x or 3x the ante {ante / 100:.2f}")
             return
         self.late_bet(e.seat, e.spot, e.cents)  # any other change once the bets are locked
 
@@ -158,10 +184,14 @@ class MississippiTable(RoundTable):
             if street and seat and seat.folded_at is None and street not in seat.acted:
                 seat.folded_at = street
                 seat.acted.add(street)
-                self.say(f"seat {seat.number} folds at {street} street")
+                lost = ["ante", *STREETS[: STREETS.index(street)]]
+                collect = tuple(Action("collect", spot, seat.wagers[spot]) for spot in lost)
+                self.collect_at_fold(seat, Step(f"{street}_street", seat.number, collect, f"folds at {street} street"))
             self.selected_seat = None
         elif button == "reveal":
             if self.current_street() and not self.all_acted():
                 waiting = [s.number for s in self.in_play() if self.current_street() not in s.acted]
-                self.say(f"waiting for seats {waiting}")
+                self.note(f"cannot reveal: waiting for seats {', '.join(map(str, waiting))}")
+            elif self.steps_pending():
+                self.note("cannot reveal: confirm the collection first")
             self.reveal()  # type: ignore[attr-defined]

@@ -1,0 +1,98 @@
+"""The dealer's screen: a pure function from what the table knows to the lines the panel shows.
+
+One whole screen per state, never a stream of lines: a status line (round, step, hold), the
+prompt (what the dealer must do next, naming the button), and details. Every line fits the
+display's width; details that do not fit are paged (``next`` / ``previous``), the page shown in
+the status line. A notice (a list that must be read, such as the wagers to return after a void)
+takes the prompt's place until the dealer confirms it, page by page.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+__all__ = ["DisplaySize", "Notice", "ScreenState", "DEFAULT_SIZE", "render", "page_count"]
+
+
+@dataclass(frozen=True, slots=True)
+class DisplaySize:
+    """The panel's display: how many lines of how many characters."""
+
+    lines: int = 4
+    columns: int = 40
+
+    def __post_init__(self) -> None:
+        if self.lines < 3 or self.columns < 16:
+            raise ValueError(f"display {self.lines} x {self.columns}: at least 3 lines of 16 characters")
+
+
+DEFAULT_SIZE = DisplaySize()
+"""The size when neither the table config nor the panel says otherwise."""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the dealer must read (and do) before going on: ``title`` then ``lines``;
+    confirmed with ``confirm``. A ``blocking`` notice is a procedure step: the round does not go
+    on (no next card, no reveal) until it is confirmed."""
+
+    title: str
+    lines: tuple[str, ...] = ()
+    blocking: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenState:
+    """What the screen is made from: the table's state as the dealer needs it."""
+
+    round_no: int
+    step: str
+    prompt: str
+    details: tuple[str, ...] = ()
+    hold: str = ""
+    """Why the table holds ("" when it does not)."""
+    notice: Notice | None = None
+    page: int = 0
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
+
+
+def _parts(state: ScreenState, size: DisplaySize) -> tuple[list[str], list[str]]:
+    """The fixed lines under the status line (the prompt) and the detail lines to page."""
+    width = size.columns
+    if state.notice is not None:
+        prompt = f"{state.notice.title} (confirm)"
+        details = [line for text in state.notice.lines for line in _wrap(text, width)]
+    else:
+        prompt = state.prompt
+        details = [line for text in state.details for line in _wrap(text, width)]
+    if state.hold:
+        details = _wrap(f"why: {state.hold}", width) + details
+    fixed = _wrap(prompt, width)[: max(1, size.lines - 2)]
+    return fixed, details
+
+
+def page_count(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> int:
+    """How many pages the details take (at least one)."""
+    fixed, details = _parts(state, size)
+    room = size.lines - 1 - len(fixed)
+    return max(1, -(-len(details) // room)) if room > 0 else 1
+
+
+def render(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> tuple[str, ...]:
+    """The screen's lines (exactly ``size.lines``, none wider than ``size.columns``)."""
+    fixed, details = _parts(state, size)
+    room = size.lines - 1 - len(fixed)
+    pages = page_count(state, size)
+    page = min(max(state.page, 0), pages - 1)
+    marker = f" {page + 1}/{pages}" if pages > 1 else ""
+    step = state.step.replace("_", " ")
+    status = f"R{state.round_no} {'HOLD ' if state.hold else ''}{step}"
+    status = status[: size.columns - len(marker)].ljust(size.columns - len(marker)) + marker
+    body = details[page * room : (page + 1) * room] if room > 0 else []
+    lines = [status.rstrip(), *fixed, *body]
+    lines += [""] * (size.lines - len(lines))
+    return tuple(line[: size.columns] for line in lines)
