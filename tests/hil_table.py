@@ -136,6 +136,19 @@ class HilTable:
 
     # --- checking ------------------------------------------------------------------------------
 
+    def shown(self) -> tuple[str, ...]:
+        """The lines on the simulated panel's display now."""
+        return tuple(self.panel.display.get(i + 1, "") for i in range(self.m.size.lines))
+
+    def screen(self) -> tuple[str, ...]:
+        """The screen on the panel, once it shows what the controller last sent."""
+        wait(lambda: bool(self.m.screen) and self.shown() == self.m.screen, "the panel to show the screen")
+        return self.m.screen
+
+    def screen_text(self) -> str:
+        """The panel's screen as one line of text (wrapped lines joined)."""
+        return " ".join(line.strip() for line in self.screen())
+
     def settles_as_tablectl_settle(self, result: RoundResult) -> dict[str, Any]:
         """Check that what the controller showed and paid is ``tablectl settle`` on the round
         record, and return that settlement as JSON."""

@@ -148,6 +148,8 @@ class RoundTable:
     CARD_STARTS_DEAL: ClassVar[bool] = True
     """The first card from the shoe after "no more bets" begins the deal (``deal_started``)."""
     BET_SPOTS: ClassVar[tuple[str, ...]] = ()
+    CONFIRM_PHASES: ClassVar[tuple[str, ...]] = ("settlement",)
+    """States whose prompt is a procedure step, done and then confirmed."""
     REQUIRED_SPOTS: ClassVar[tuple[str, ...]] = ()
     """The wagers every seat in a round has (the game's main wagers)."""
 
@@ -255,6 +257,8 @@ class RoundTable:
     def screen_details(self) -> list[str]:
         """The details of the current state (subclasses add the game's: cards shown, decisions)."""
         out = []
+        if self.phase.value in self.CONFIRM_PHASES:
+            out.append("confirm when done")
         if self.phase is self.Phase.BETTING:  # type: ignore[attr-defined]
             out += [f"correct: {p}" for p in self.problems]
         if self.supervisor and self.pending_late:
@@ -381,7 +385,7 @@ class RoundTable:
         self.reset_game()
         self.devices.lock_spots(False)
         self.problems = []
-        self.ask(f"round {self.round_no}: place your bets, then no more bets")
+        self.ask(f"round {self.round_no}: place bets; then no more bets")
 
     def reset_game(self) -> None:
         """Clear the game's own round state (subclasses)."""
@@ -598,7 +602,7 @@ class RoundTable:
         elif dealt in self.cards_seen():
             where = self.card_place(self.dealt)
             self.hold_reason = (
-                f"{where} (shoe card {e.index}) read as a card already dealt: read it again, enter it, or void"
+                f"duplicate card: {where} (shoe card {e.index}) read as one already dealt: read it again, enter it, or void"
             )
             self.misread_index = e.index
             self.hold()  # type: ignore[attr-defined]
@@ -650,7 +654,7 @@ class RoundTable:
         return [c for s in self.seats.values() for c in s.cards]
 
     def on_CardUnreadable(self, e: Any) -> None:  # noqa: N802
-        self.hold_reason = f"{self.card_place(self.dealt)} (shoe card {e.index}) unreadable: read it again, or void"
+        self.hold_reason = f"unreadable card: {self.card_place(self.dealt)} (shoe card {e.index}): read it again, or void"
         self.misread_index = e.index
         self.hold()  # type: ignore[attr-defined]
 

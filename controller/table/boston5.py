@@ -67,6 +67,7 @@ class Boston5Table(RoundTable):
     PLAYING = PLAYING
     BET_SPOTS = ("ante", "first", "bonus")
     REQUIRED_SPOTS = ("ante", "first")
+    CONFIRM_PHASES = ("settlement", "bonus_settlement")
 
     def reset_game(self) -> None:
         self.dealer: list[Card] = []
@@ -109,7 +110,7 @@ class Boston5Table(RoundTable):
             self.bonus_settled()  # type: ignore[attr-defined]
 
     def ask_bonus_step(self) -> None:
-        self.ask(f"{self.bonus_steps[self.bonus_index].text}; then confirm")
+        self.ask(self.bonus_steps[self.bonus_index].text)
 
     def steps_to_show(self, settlement: Settlement) -> tuple[Step, ...]:
         done = {step.text for step in self.bonus_steps}  # a bonus cut later by the table's cap is shown again
