@@ -182,6 +182,9 @@ class RoundTable:
         self.notices: list[Notice] = []
         """What must be read before going on, oldest first: shown until confirmed."""
         self.page = 0
+        """The page of the notice shown."""
+        self.detail_page = 0
+        """The page of the details shown (back to the first at each event but paging)."""
         self.size: DisplaySize = getattr(table, "display", None) or DEFAULT_SIZE
         """The display's size: the table config's, or the panel's when it reports one."""
         self.screen: tuple[str, ...] = ()
@@ -261,10 +264,22 @@ class RoundTable:
             out.append("confirm when done")
         if self.phase is self.Phase.BETTING:  # type: ignore[attr-defined]
             out += [f"correct: {p}" for p in self.problems]
+        for seat, spot, cents in self.pending_late:
+            out.append(f"{'removed' if cents == 0 else 'late'} bet: seat {seat} {spot} {cents / 100:.2f} not accepted")
         if self.supervisor and self.pending_late:
-            seat, spot, cents = self.pending_late[0]
-            out.append(f"supervisor: seat {seat} {spot} {cents / 100:.2f}: next accepts, previous refuses")
+            out.append("supervisor: next accepts the first, previous refuses it")
         return out
+
+    def hold_prompt(self) -> str:
+        """What clears the hold (the screen's prompt while the table holds)."""
+        if self.entry_card is not None:
+            # The card is face down: the display names it by its deck number only (docs/dealer-guide.md).
+            return f"{self.card_place(self.dealt)}: deck no. {self.entry_card.index + 1}? next / previous, confirm"
+        if self.misread_index is not None:
+            return "deal it again to re-read; or key: next enters it, void"
+        if self.hold_reason.startswith("link down"):
+            return "wait for the device; or key: void"
+        return "supervisor: key, then clear fault or void"
 
     def screen_state(self) -> ScreenState:
         """What the screen shows now (a pure function of this is the screen: :mod:`.screen`)."""
@@ -273,11 +288,11 @@ class RoundTable:
         return ScreenState(
             round_no=self.round_no,
             step=step,
-            prompt=self.prompt,
+            prompt=self.hold_prompt() if held else self.prompt,
             details=tuple(self.screen_details() + self.notes),
             hold=self.hold_reason if held else "",
             notice=self.notices[0] if self.notices else None,
-            page=self.page,
+            page=self.page if self.notices else self.detail_page,
         )
 
     def show(self) -> None:
@@ -290,9 +305,15 @@ class RoundTable:
     def notice_button(self, button: str) -> bool:
         """``next`` / ``previous`` page a notice, ``confirm`` goes to its next page or, on the last,
         confirms it. True when the button was taken by a notice."""
-        if not self.notices or button not in ("confirm", "next", "previous"):
+        if button not in ("confirm", "next", "previous"):
             return False
         pages = page_count(self.screen_state(), self.size)
+        if not self.notices:  # details longer than the screen: next / previous page them when free
+            if button == "confirm" or pages == 1 or self.uses_next_previous():
+                return False
+            step = 1 if button == "next" else -1
+            self.detail_page = (self.detail_page + step) % pages
+            return True
         if button == "previous":
             self.page = max(0, self.page - 1)
         elif button == "next" or self.page + 1 < pages:
@@ -303,6 +324,11 @@ class RoundTable:
             self._shown(f"confirmed: {done.title}")
             self.notice_confirmed(done)
         return True
+
+    def uses_next_previous(self) -> bool:
+        """Whether ``next`` / ``previous`` mean something in this state (then they do not page the
+        details; subclasses add their states)."""
+        return self.supervisor and (bool(self.pending_late) or self.misread_index is not None)
 
     def notice_confirmed(self, notice: Notice) -> None:
         """A notice was confirmed (subclasses: a confirmed step may let the round go on)."""
@@ -533,20 +559,21 @@ class RoundTable:
         self.late_bets.append(note)
         self.pending_late.append((seat, spot, cents))
         self.devices.lamp(seat, spot, "flash_removed" if kind == "removed" else "flash_late")
-        self.note(note)
+        self._shown(note)  # on the screen while it is pending (screen_details)
 
     # --- events ---------------------------------------------------------------------------------
 
     def handle(self, event: Any) -> None:
         """Act on one event from the queue (the controller thread only)."""
-        self.notes = []
         name = type(event).__name__
+        if name == "ButtonChanged" and not event.pressed and event.button != "supervisor_key":
+            return  # a button let go: nothing changes, the screen stays
+        handler = getattr(self, f"on_{name}", None)
         if name == "ButtonChanged" and event.pressed and self.notice_button(event.button):
-            pass  # read first: a notice takes confirm, next and previous until it is confirmed
-        else:
-            handler = getattr(self, f"on_{name}", None)
-            if handler is not None:
-                handler(event)
+            pass  # read first: a notice takes confirm, next and previous; long details page
+        elif handler is not None:  # events the table does not act on (command results) change nothing
+            self.notes, self.detail_page = [], 0
+            handler(event)
         self.show()
 
     def on_OpenTable(self, e: Any) -> None:  # noqa: N802
@@ -601,9 +628,7 @@ class RoundTable:
             self.deal_started()  # type: ignore[attr-defined]
         elif dealt in self.cards_seen():
             where = self.card_place(self.dealt)
-            self.hold_reason = (
-                f"duplicate card: {where} (shoe card {e.index}) read as one already dealt: read it again, enter it, or void"
-            )
+            self.hold_reason = f"duplicate card: {where} (shoe card {e.index}) read as one already dealt: read it again, enter it, or void"
             self.misread_index = e.index
             self.hold()  # type: ignore[attr-defined]
             return
@@ -621,8 +646,7 @@ class RoundTable:
                 (self.entry + step) % len(choices) if self.entry is not None else (0 if step == 1 else len(choices) - 1)
             )
             self.entry_card = choices[self.entry]
-            # The card is face down: the display names it by its deck number only (docs/dealer-guide.md).
-            self.note(f"{self.card_place(self.dealt)}: deck no. {self.entry_card.index + 1}? next / previous, confirm")
+            self._shown(self.hold_prompt())
             return
         if self.entry_card is None:
             return
@@ -654,7 +678,9 @@ class RoundTable:
         return [c for s in self.seats.values() for c in s.cards]
 
     def on_CardUnreadable(self, e: Any) -> None:  # noqa: N802
-        self.hold_reason = f"unreadable card: {self.card_place(self.dealt)} (shoe card {e.index}): read it again, or void"
+        self.hold_reason = (
+            f"unreadable card: {self.card_place(self.dealt)} (shoe card {e.index}): read it again, or void"
+        )
         self.misread_index = e.index
         self.hold()  # type: ignore[attr-defined]
 

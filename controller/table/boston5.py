@@ -156,6 +156,9 @@ class Boston5Table(RoundTable):
             return f"seat {playing[k // 2].number} card {4 + k % 2}"
         return f"dealer card {4 + k - 2 * len(playing)}"
 
+    def uses_next_previous(self) -> bool:
+        return self.phase is P.BONUS or super().uses_next_previous()
+
     def fold(self, seat: Seat) -> None:
         """24.10(b), (c): the seat folds (or withdraws its second wager): ante and first wager collected now."""
         seat.folded_at = "second"

@@ -110,7 +110,7 @@ class MississippiTable(RoundTable):
         shown = self.revealed()
         if shown:
             self._shown(f"community: {format_cards(self.community[:shown])}")
-        self.ask(f"{street} street: bet 1x-3x ante or seat, fold; then reveal")
+        self.ask("bet 1-3x ante or seat, fold; then reveal")
 
     def show_and_settle(self) -> None:
         self._shown(f"community: {format_cards(self.community)}")  # 35.10(h)

@@ -147,6 +147,9 @@ class PaiGowTable(RoundTable):
             out.append(self.set_shown)
         return out
 
+    def uses_next_previous(self) -> bool:
+        return self.phase in (P.NO_MORE_BETS, P.SETTING) or super().uses_next_previous()
+
     def card_place(self, placed: int) -> str:
         if not self.order:
             return f"card {placed + 1}"

@@ -60,39 +60,45 @@ def _wrap(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
 
 
-def _parts(state: ScreenState, size: DisplaySize) -> tuple[list[str], list[str]]:
-    """The fixed lines under the status line (the prompt) and the detail lines to page."""
+def _parts(state: ScreenState, size: DisplaySize) -> tuple[list[str], list[list[str]]]:
+    """The fixed lines under the status line (the prompt) and the pages of detail lines (a
+    detail is not split over two pages unless it is longer than a page)."""
     width = size.columns
     if state.notice is not None:
         prompt = f"{state.notice.title} (confirm)"
-        details = [line for text in state.notice.lines for line in _wrap(text, width)]
+        items = list(state.notice.lines)
     else:
         prompt = state.prompt
-        details = [line for text in state.details for line in _wrap(text, width)]
+        items = list(state.details)
     if state.hold:
-        details = _wrap(f"why: {state.hold}", width) + details
+        items.insert(0, f"why: {state.hold}")
     fixed = _wrap(prompt, width)[: max(1, size.lines - 2)]
-    return fixed, details
+    room = size.lines - 1 - len(fixed)
+    pages: list[list[str]] = [[]]
+    for item in items:
+        lines = _wrap(item, width)
+        if pages[-1] and len(pages[-1]) + len(lines) > room:
+            pages.append([])
+        for line in lines:
+            if len(pages[-1]) == room:
+                pages.append([])
+            pages[-1].append(line)
+    return fixed, pages
 
 
 def page_count(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> int:
     """How many pages the details take (at least one)."""
-    fixed, details = _parts(state, size)
-    room = size.lines - 1 - len(fixed)
-    return max(1, -(-len(details) // room)) if room > 0 else 1
+    return len(_parts(state, size)[1])
 
 
 def render(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> tuple[str, ...]:
     """The screen's lines (exactly ``size.lines``, none wider than ``size.columns``)."""
-    fixed, details = _parts(state, size)
-    room = size.lines - 1 - len(fixed)
-    pages = page_count(state, size)
-    page = min(max(state.page, 0), pages - 1)
-    marker = f" {page + 1}/{pages}" if pages > 1 else ""
+    fixed, pages = _parts(state, size)
+    page = min(max(state.page, 0), len(pages) - 1)
+    marker = f" {page + 1}/{len(pages)}" if len(pages) > 1 else ""
     step = state.step.replace("_", " ")
     status = f"R{state.round_no} {'HOLD ' if state.hold else ''}{step}"
     status = status[: size.columns - len(marker)].ljust(size.columns - len(marker)) + marker
-    body = details[page * room : (page + 1) * room] if room > 0 else []
-    lines = [status.rstrip(), *fixed, *body]
+    lines = [status.rstrip(), *fixed, *pages[page]]
     lines += [""] * (size.lines - len(lines))
     return tuple(line[: size.columns] for line in lines)
