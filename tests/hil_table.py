@@ -171,7 +171,7 @@ class HilTable:
             assert tablectl(["settle", str(path)]) == 0
         expected = json.loads(out.getvalue())
         assert result.settlement.to_json() == expected
-        folds = {"fold", "third_street", "fourth_street", "fifth_street"}  # collected when the seat folded
+        folds = {"fold", "third_street", "fourth_street", "fifth_street", "violation"}  # collected when the seat folded
         at_fold = [step["text"] for step in expected["procedure"] if step["phase"] in folds]
         later = [step["text"] for step in expected["procedure"] if step["phase"] not in folds]
         assert all(text in self.m.prompts for text in at_fold), "each fold's collection was shown"

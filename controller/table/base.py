@@ -74,7 +74,7 @@ def common_transitions(P: Any, playing: list[Any]) -> list[dict[str, Any]]:
         # Every fifth round the stub is counted (the shoe's count, or the dealer's); a mismatch holds.
         {
             "trigger": "next_round",
-            "source": P.ROUND_COMPLETE,
+            "source": [P.ROUND_COMPLETE, P.VOID],
             "dest": P.COUNT_STUB,
             "conditions": "stub_due",
             "after": "ask_stub_count",
@@ -121,6 +121,8 @@ class Seat:
     folded_at: str | None = None
     acted: set[str] = field(default_factory=set)
     exposed: bool = False
+    violation: bool = False
+    """35.10(c): the supervisor found a communication violation: every wager forfeit."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +211,9 @@ class RoundTable:
         self.card_index = 0
         self.steps_done: set[str] = set()
         """The texts of settlement steps the dealer confirmed during the round (folds)."""
+        self.rounds_dealt = 0
+        """Rounds with cards dealt since the stub was last counted (24.8(e), 35.9(e): a void
+        after the deal counts; the count is every fifth round dealt, whatever their numbers)."""
         for phase in self.PLAYING:
             setattr(self, f"held_in_{phase.value}", (lambda p: lambda: self.held_from is p)(phase))
         self.machine = Machine(
@@ -393,7 +398,7 @@ class RoundTable:
         return self.settlement is not None and self.step_index + 1 < len(self.steps)
 
     def stub_due(self) -> bool:
-        return self.phase is self.Phase.ROUND_COMPLETE and self.round_no % STUB_EVERY == 0  # type: ignore[attr-defined]
+        return self.rounds_dealt >= STUB_EVERY
 
     def stub_matches(self) -> bool:
         return self.counted_stub == self.expected_stub
@@ -418,12 +423,14 @@ class RoundTable:
 
     def snapshot_state(self) -> dict[str, Any]:
         """What the table carries from one round to the next (taken as a round starts)."""
-        return {"round_no": self.round_no, "supervisor": self.supervisor}
+        return {"round_no": self.round_no, "supervisor": self.supervisor, "rounds_dealt": self.rounds_dealt}
 
     def restore(self, state: dict[str, Any]) -> None:
         """Start from a snapshot: the closed table opens again at the snapshot's round."""
         self.round_no = int(state["round_no"]) - 1
         self.supervisor = bool(state["supervisor"])
+        # older snapshots: the rounds since the last count follow from the round number
+        self.rounds_dealt = int(state.get("rounds_dealt", (int(state["round_no"]) - 1) % STUB_EVERY))
         self.open_table()  # type: ignore[attr-defined]
         self.show()
 
@@ -499,6 +506,7 @@ class RoundTable:
                 self.devices.lamp(n, spot, "attract")
 
     def complete_round(self) -> None:
+        self.rounds_dealt += 1
         self.lamps_between_rounds()
         result = RoundResult(self.round_no, self.round_record(), self.settlement, tuple(self.late_bets))
         self._keep(result)
@@ -513,6 +521,8 @@ class RoundTable:
             del self.rounds[:-KEEP_ROUNDS]
 
     def void_round(self) -> None:
+        if self.dealt:
+            self.rounds_dealt += 1  # cards left the shoe: a round dealt, voided or not
         self.notices = [n for n in self.notices if not n.blocking]  # no fold is collected: every wager returns
         self.page = 0
         self.lamps_between_rounds()
@@ -528,6 +538,7 @@ class RoundTable:
         self.next_round()  # type: ignore[attr-defined]
 
     def ask_stub_count(self) -> None:
+        self.rounds_dealt = 0
         self.expected_stub = self.DECK - self.dealt
         self.counted_stub = None
         self.devices.request_stub_count()

@@ -128,6 +128,25 @@ class MississippiTable(RoundTable):
                 out.append(f"waiting: seats {', '.join(map(str, waiting))}")
         return out
 
+    def communication_violation(self) -> None:
+        """35.10(c): with the key on, ``seat_N`` then ``settle`` before the third community card is
+        revealed: every wager of the seat is forfeit, collected now; the reason is journaled."""
+        street = self.current_street()
+        seat = self.seats.get(self.selected_seat or 0)
+        self.selected_seat = None
+        if street is None or seat is None or seat.folded_at is not None:
+            self.note("communication violation: select a seat still in the round, before the last reveal")
+            return
+        seat.violation = True
+        seat.folded_at = street  # it plays no further street
+        seat.acted.add(street)
+        self.supervise(
+            "communication violation",
+            f"seat {seat.number} at {street} street: every wager forfeit (35.10(c))",
+        )
+        collect = tuple(Action("collect", spot, cents) for spot, cents in seat.wagers.items())
+        self.collect_at_fold(seat, Step("violation", seat.number, collect, "communication violation (35.10(c))"))
+
     def card_place(self, placed: int) -> str:
         order = sorted(self.seats)
         if placed < 2 * len(order):
@@ -136,7 +155,12 @@ class MississippiTable(RoundTable):
 
     def round_record(self) -> dict[str, Any]:
         seats = {
-            str(n): {"wagers": dict(s.wagers), "cards": format_cards(s.cards), "folded_at": s.folded_at}
+            str(n): {
+                "wagers": dict(s.wagers),
+                "cards": format_cards(s.cards),
+                "folded_at": s.folded_at,
+                **({"communication_violation": True} if s.violation else {}),
+            }
             for n, s in sorted(self.seats.items())
         }
         return {"game": "mississippi_stud", "seats": seats, "community": format_cards(self.community)}
@@ -188,6 +212,8 @@ class MississippiTable(RoundTable):
                 collect = tuple(Action("collect", spot, seat.wagers[spot]) for spot in lost)
                 self.collect_at_fold(seat, Step(f"{street}_street", seat.number, collect, f"folds at {street} street"))
             self.selected_seat = None
+        elif button == "settle" and self.supervisor:
+            self.communication_violation()
         elif button == "reveal":
             if self.current_street() and not self.all_acted():
                 waiting = [s.number for s in self.in_play() if self.current_street() not in s.acted]
