@@ -106,7 +106,6 @@ class MississippiTable(RoundTable):
         return 3 if phase is P.SETTLEMENT else 0
 
     def prompt_street(self) -> None:
-        street = self.current_street() or "third"
         shown = self.revealed()
         if shown:
             self._shown(f"community: {format_cards(self.community[:shown])}")
