@@ -54,6 +54,8 @@ class ScreenState:
     """Why the table holds ("" when it does not)."""
     notice: Notice | None = None
     page: int = 0
+    notes: tuple[str, ...] = ()
+    """Answers to the dealer's last action, shown first."""
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -69,14 +71,16 @@ def _parts(state: ScreenState, size: DisplaySize) -> tuple[list[str], list[list[
         items = list(state.notice.lines)
     else:
         prompt = state.prompt
-        items = list(state.details)
-    if state.hold:
-        items.insert(0, f"why: {state.hold}")
-    fixed = _wrap(prompt, width)[: max(1, size.lines - 2)]
+        items = [*state.notes, *state.details]
+    if state.hold:  # after what answers the dealer's last action, before the rest
+        items.insert(len(state.notes), f"why: {state.hold}")
+    wrapped = _wrap(prompt, width)
+    fixed = wrapped[: max(1, size.lines - 2)]
     room = size.lines - 1 - len(fixed)
+    blocks = [wrapped[len(fixed) :]] if len(wrapped) > len(fixed) else []  # a long prompt goes on below
+    blocks += [_wrap(item, width) for item in items]
     pages: list[list[str]] = [[]]
-    for item in items:
-        lines = _wrap(item, width)
+    for lines in blocks:
         if pages[-1] and len(pages[-1]) + len(lines) > room:
             pages.append([])
         for line in lines:
