@@ -13,10 +13,14 @@ import socket
 import threading
 import tty
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from drivers.framing import Decoder
 from hil.device import SimDevice
 from hil.faults import Faults
+
+if TYPE_CHECKING:
+    import serial
 
 __all__ = ["PtyServer", "SocketServer", "SerialServer"]
 
@@ -33,8 +37,13 @@ class _Server:
         for frame in self.decoder.feed(data):
             if self.faults.ignore_request():
                 continue
+            stale = self.faults.stale_reply(frame) if frame.address == self.device.address else None
+            if stale is not None:
+                write(stale)
+                continue
             reply = self.device.reply_to(frame)
             if reply is not None:
+                self.faults.remember(frame, reply)
                 self.faults.send(write, reply)
 
     def _start_thread(self, target) -> None:  # type: ignore[no-untyped-def]
@@ -91,6 +100,13 @@ class PtyServer(_Server):
                     self._serve_bytes(data, write)
                 except OSError:
                     return
+
+    def inject(self, data: bytes) -> None:
+        """Write raw bytes to the controller's side, as line noise would (a fault to count)."""
+        view = memoryview(data)
+        while view:
+            n = os.write(self._master, view[:4096])
+            view = view[n:]
 
     def disconnect(self) -> None:
         """Close the pty under the controller."""
@@ -182,7 +198,7 @@ class SerialServer(_Server):
         super().__init__(device, faults)
         self.url = url
         self.baudrate = baudrate
-        self._port: object | None = None
+        self._port: serial.Serial | None = None
 
     def start(self) -> str:
         import serial
@@ -193,18 +209,19 @@ class SerialServer(_Server):
 
     def _run(self) -> None:
         port = self._port
+        assert port is not None, "start() opens the port before the thread runs"
         while not self._stop.is_set():
             try:
-                data = port.read(port.in_waiting or 1)  # type: ignore[attr-defined]
+                data = port.read(port.in_waiting or 1)
                 if data:
-                    self._serve_bytes(data, port.write)  # type: ignore[attr-defined]
+                    self._serve_bytes(data, port.write)
             except OSError:
                 return
 
     def close(self) -> None:
         self._join()
         if self._port is not None:
-            self._port.close()  # type: ignore[attr-defined]
+            self._port.close()
             self._port = None
 
     def __enter__(self) -> SerialServer:
