@@ -265,8 +265,6 @@ class RoundTable:
     def screen_details(self) -> list[str]:
         """The details of the current state (subclasses add the game's: cards shown, decisions)."""
         out = []
-        if self.phase.value in self.CONFIRM_PHASES:
-            out.append("confirm when done")
         if self.phase is self.Phase.BETTING:  # type: ignore[attr-defined]
             out += [f"correct: {p}" for p in self.problems]
         for seat, spot, cents in self.pending_late:
@@ -293,7 +291,11 @@ class RoundTable:
         return ScreenState(
             round_no=self.round_no,
             step=step,
-            prompt=self.hold_prompt() if held else self.prompt,
+            prompt=self.hold_prompt()
+            if held
+            else f"{self.prompt}; confirm"
+            if self.phase.value in self.CONFIRM_PHASES
+            else self.prompt,
             details=tuple(self.screen_details()),
             notes=tuple(self.notes),
             hold=self.hold_reason if held else "",

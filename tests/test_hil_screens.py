@@ -1,0 +1,118 @@
+"""The dealer's screen over real ptys, one round per game: at every dealer action the screen shown
+just before it (on the simulated panel) carries the prompt for that action, naming its button, and
+no line is wider than the display."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hil_table import HilTable, shoe
+
+from controller.table_config import config_dir, load_table
+
+WORDS = {
+    "no_more_bets": "no more bets",
+    "reveal": "reveal",
+    "deal": "deal",
+    "confirm": "confirm",
+    "next": "next",
+    "fold": "fold",
+    "settle": "settle",
+}
+"""What the screen says for each button (a seat button: ``seat``)."""
+
+
+class Checked:
+    """Acts on a HIL table like a dealer reading the panel: each action only after its prompt."""
+
+    def __init__(self, t: HilTable) -> None:
+        self.t = t
+        self.checked = 0
+
+    def before(self, word: str) -> None:
+        lines = self.t.screen()
+        columns = self.t.m.size.columns
+        assert all(len(line) <= columns for line in lines), lines
+        assert len(lines) == self.t.m.size.lines
+        assert word in " ".join(lines), f"{word!r} not on the screen {lines}"
+        self.checked += 1
+
+    def press(self, *buttons: str) -> None:
+        for b in buttons:
+            self.before("seat" if b.startswith("seat_") else WORDS[b])
+            self.t.press(b)
+
+    def deal(self, n: int) -> None:
+        self.before("deal")
+        self.t.deal(n)
+
+    def settle(self) -> None:
+        while self.t.m.phase.value == "settlement":
+            self.press("confirm")
+
+
+def test_mississippi_stud_round(tmp_path: Path) -> None:
+    with HilTable(load_table(config_dir() / "bench" / "mississippi_stud.yaml"), tmp_path) as t:
+        d = Checked(t)
+        for seat in (1, 3, 5):
+            t.spot(seat, "ante", 500)
+        t.spot(1, "bonus", 100)
+        d.press("no_more_bets")
+        t.load(shoe("As Ad Kc Qd 9h 9s 7h 8h 2c"))
+        d.deal(9)
+        t.spot(1, "third", 500)
+        t.spot(3, "third", 1000)
+        d.press("seat_5", "fold", "confirm", "reveal")
+        t.spot(1, "fourth", 500)
+        d.press("seat_3", "fold", "confirm", "reveal")
+        t.spot(1, "fifth", 1500)
+        d.press("reveal")
+        d.settle()
+        t.settles_as_tablectl_settle(t.m.rounds[-1])
+        assert d.checked >= 12
+
+
+def test_boston5_round(tmp_path: Path) -> None:
+    with HilTable(load_table(config_dir() / "bench" / "boston5.yaml"), tmp_path) as t:
+        d = Checked(t)
+        for seat in (1, 2, 4):
+            t.spot(seat, "ante", 500)
+            t.spot(seat, "first", 1000)
+        t.spot(2, "bonus", 500)
+        t.spot(4, "bonus", 500)
+        d.press("no_more_bets")
+        t.load(shoe("As Ks Qs 8h 8d 9c 2h 7d 9s 3c 4d 5h Js Ts 6h 6c 8c 9d"))
+        d.deal(12)
+        d.press("seat_2", "next")
+        while t.m.phase.value == "bonus_settlement":
+            d.press("confirm")
+        t.spot(1, "second", 1000)
+        t.spot(2, "second", 1000)
+        d.press("seat_4", "fold", "confirm", "deal")
+        d.deal(6)
+        d.settle()
+        t.settles_as_tablectl_settle(t.m.rounds[-1])
+        assert d.checked >= 12
+
+
+def test_pai_gow_round(tmp_path: Path) -> None:
+    with HilTable(load_table(config_dir() / "bench" / "pai_gow.yaml"), tmp_path) as t:
+        from test_hil_pai_gow import DICE, shoe_for
+
+        d = Checked(t)
+        t.spot(2, "pai_gow", 1000)
+        t.spot(2, "bonus", 500)
+        t.spot(2, "envy_marker", 1)
+        t.spot(5, "pai_gow", 2500)
+        t.spot(5, "insurance", 100)
+        d.press("no_more_bets")
+        d.press(*["next"] * (DICE - 3), "confirm")
+        t.load(shoe_for({}))
+        before = t.count("ShoeStatus")
+        d.deal(49)
+        t.settled("ShoeStatus", before, 1)
+        d.press("next", "confirm")  # seat 5: another legal set
+        d.press("fold")  # seat 2: a foul
+        d.settle()
+        t.settles_as_tablectl_settle(t.m.rounds[-1])
+        assert d.checked >= 10
