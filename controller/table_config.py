@@ -18,9 +18,18 @@ from controller.money import OddsError, parse_odds
 from controller.paytables import Paytable, load_paytables
 from controller.yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yaml
 
-__all__ = ["Limit", "DeviceConfig", "JournalConfig", "TableConfig", "load_table", "default_table_path", "config_dir"]
+__all__ = [
+    "DisplayConfig",
+    "Limit",
+    "DeviceConfig",
+    "JournalConfig",
+    "TableConfig",
+    "load_table",
+    "default_table_path",
+    "config_dir",
+]
 
-_KEYS = {"game", "name", "seats", "paytables", "limits", "payout_cap", "devices", "paytables_dir", "journal"}
+_KEYS = {"game", "name", "seats", "paytables", "limits", "payout_cap", "devices", "paytables_dir", "journal", "display"}
 _JOURNAL_KEYS = {"path", "hmac_key_file", "retention_days"}
 _DEVICE_ROLES = ("shoe", "bet_spots", "panel")
 _DEVICE_KEYS = {"driver", "url", "baudrate", "poll_interval_s", "address"}
@@ -58,6 +67,14 @@ class JournalConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class DisplayConfig:
+    """The dealer display's size: ``lines`` of ``columns`` characters (until the panel reports its own)."""
+
+    lines: int = 4
+    columns: int = 40
+
+
+@dataclass(frozen=True, slots=True)
 class Limit:
     """Table minimum and maximum for one wager spot, in cents."""
 
@@ -79,6 +96,7 @@ class TableConfig:
     options: Mapping[str, object] = field(default_factory=dict)
     devices: Mapping[str, DeviceConfig] = field(default_factory=dict)
     journal: JournalConfig = field(default_factory=JournalConfig)
+    display: DisplayConfig = field(default_factory=DisplayConfig)
 
     @property
     def catalog(self) -> GameCatalog:
@@ -324,7 +342,28 @@ def load_table(path: Path | str) -> TableConfig:
         options=_options(doc, game, data, problems),
         devices=_devices(doc, data.get("devices"), problems),
         journal=_journal(doc, data.get("journal"), problems),
+        display=_display(doc, data.get("display"), problems),
     )
     if problems:
         raise ConfigError(problems)
     return table
+
+
+def _display(doc: YamlDoc, raw: object, problems: list[Problem]) -> DisplayConfig:
+    if raw is None:
+        return DisplayConfig()
+    if not isinstance(raw, dict):
+        problems.append(doc.problem(("display",), "display is {lines: N, columns: N}"))
+        return DisplayConfig()
+    values = {"lines": 4, "columns": 40}
+    for key, value in raw.items():
+        least = {"lines": 3, "columns": 16}.get(key)
+        if least is None:
+            problems.append(doc.problem(("display", key), f"unknown key '{key}' (known: columns, lines)"))
+        elif isinstance(value, bool) or not isinstance(value, int) or not least <= value <= 255:
+            problems.append(
+                doc.problem(("display", key), f"{key} must be a whole number from {least} to 255, got {value!r}")
+            )
+        else:
+            values[key] = value
+    return DisplayConfig(**values)

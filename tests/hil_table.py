@@ -46,11 +46,14 @@ def wait(cond: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
 class HilTable:
     """Simulators on ptys, the real drivers and controller on them; ``m`` is the table machine."""
 
-    def __init__(self, table: TableConfig, tmp_path: Path, journal: Any = None) -> None:
+    def __init__(
+        self, table: TableConfig, tmp_path: Path, journal: Any = None, display: tuple[int, int] = (4, 40)
+    ) -> None:
         self.table = table
         self.tmp_path = tmp_path
         tmp_path.mkdir(parents=True, exist_ok=True)
-        self.shoe, self.spots, self.panel = ShoeSim(address=1), BetSpotSim(address=2), PanelSim(address=3)
+        self.shoe, self.spots = ShoeSim(address=1), BetSpotSim(address=2)
+        self.panel = PanelSim(address=3, lines=display[0], columns=display[1])
         sims = {"shoe": self.shoe, "bet_spots": self.spots, "panel": self.panel}
         self.servers = {role: PtyServer(sim, link=tmp_path / role) for role, sim in sims.items()}
         urls = {role: s.start() for role, s in self.servers.items()}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hil_table import HilTable, shoe
+from hil_table import HilTable, shoe, wait
 
 from controller.table_config import config_dir, load_table
 
@@ -116,3 +116,41 @@ def test_pai_gow_round(tmp_path: Path) -> None:
         d.settle()
         t.settles_as_tablectl_settle(t.m.rounds[-1])
         assert d.checked >= 10
+
+
+def test_the_screen_fits_the_size_the_panel_reports(tmp_path: Path) -> None:
+    table = load_table(config_dir() / "bench" / "mississippi_stud.yaml")  # display: 4 x 40
+    with HilTable(table, tmp_path, display=(6, 24)) as t:
+        wait(lambda: (t.m.size.lines, t.m.size.columns) == (6, 24), "the panel's display size")
+        d = Checked(t)
+        t.spot(1, "ante", 500)
+        d.press("no_more_bets")
+        assert all(len(line) <= 24 for line in t.screen()) and len(t.screen()) == 6
+
+
+def test_spot_lamps_follow_the_round(tmp_path: Path) -> None:
+    with HilTable(load_table(config_dir() / "bench" / "mississippi_stud.yaml"), tmp_path) as t:
+        lamps = t.spots.lamps
+        t.spot(2, "ante", 500)
+        t.spot(2, "bonus", 100)
+        wait(lambda: lamps.get((2, "bonus")) == "open", "the bonus lamp open")
+        t.spot(2, "bonus", 0)
+        wait(lambda: lamps.get((2, "bonus")) == "off", "the emptied spot's lamp off")
+        t.spot(4, "ante", 1000)
+        t.press("no_more_bets")
+        t.load(shoe("As Ad Kc Qd 7h 7c 2c"))  # seat 2: a pair of aces wins; seat 4 folds
+        t.deal(7)
+        t.spot(2, "third", 500)
+        t.press("seat_4", "fold")
+        wait(lambda: lamps.get((4, "ante")) == "off", "the folded seat's lamp off when collected")
+        t.press("confirm", "reveal")
+        t.spot(2, "fourth", 500)
+        t.press("reveal")
+        t.spot(2, "fifth", 500)
+        t.press("reveal")
+        wait(lambda: lamps.get((2, "ante")) == "winner" and lamps.get((2, "fifth")) == "winner", "winner lamps")
+        t.finish()
+        wait(
+            lambda: all(lamps.get((n, "ante")) == "attract" for n in range(1, 7)) and lamps.get((2, "third")) == "off",
+            "attract between rounds, the round's other lamps off",
+        )

@@ -21,7 +21,7 @@ from controller.cards import Card, CardError, card, deck
 from controller.games import RecordError, settle_record
 from controller.settlement import Settlement, Step
 from controller.table.devices import TableDevices
-from controller.table.screen import DEFAULT_SIZE, DisplaySize, Notice, ScreenState, page_count, render
+from controller.table.screen import DisplaySize, Notice, ScreenState, page_count, render
 from controller.table_config import TableConfig
 
 __all__ = ["Seat", "RoundResult", "RoundTable", "common_transitions", "game_phases", "in_play_states", "STUB_EVERY"]
@@ -187,7 +187,7 @@ class RoundTable:
         """The page of the notice shown."""
         self.detail_page = 0
         """The page of the details shown (back to the first at each event but paging)."""
-        self.size: DisplaySize = getattr(table, "display", None) or DEFAULT_SIZE
+        self.size: DisplaySize = DisplaySize(table.display.lines, table.display.columns)
         """The display's size: the table config's, or the panel's when it reports one."""
         self.screen: tuple[str, ...] = ()
         """The lines last sent to the display."""
@@ -701,6 +701,8 @@ class RoundTable:
     def on_ShoeStatus(self, e: Any) -> None:  # noqa: N802
         if self.phase is self.Phase.COUNT_STUB:  # type: ignore[attr-defined]
             self.counted_stub = e.stub_count
+            if self.stub_matches():  # read, not flashed past: it stays until confirmed
+                self.notify(f"stub counted by the shoe: {e.stub_count} cards, as expected")
             self.stub_counted()  # type: ignore[attr-defined]
 
     def on_ButtonChanged(self, e: Any) -> None:  # noqa: N802
