@@ -270,3 +270,19 @@ def test_9_after_the_first_final_card_a_withdrawal_is_a_removed_bet(b5: HilTable
     b5.deal(1)
     b5.spot(3, "second", 0)
     assert b5.m.seats[3].folded_at is None and b5.m.late_bets == ["removed bet: seat 3 second 0.00 not accepted"]
+
+
+def test_4_a_failed_event_is_logged_and_journaled_without_its_card(caplog: pytest.LogCaptureFixture) -> None:
+    from controller.table.engine import Engine
+    from drivers.shoe import CardDealt
+
+    def fail(event: object) -> None:
+        raise RuntimeError("boom")
+
+    engine = Engine(fail)
+    engine.start()
+    engine.post(CardDealt(device="shoe", card="Qh", index=9, quality=100))
+    engine.stop()
+    errors = [r.data for r in engine.journal.records() if r.kind == "ControllerError"]
+    assert errors == [{"event": "CardDealt", "seq": 1}]
+    assert "CardDealt" in caplog.text and "Qh" not in caplog.text
