@@ -154,3 +154,24 @@ def test_spot_lamps_follow_the_round(tmp_path: Path) -> None:
             lambda: all(lamps.get((n, "ante")) == "attract" for n in range(1, 7)) and lamps.get((2, "third")) == "off",
             "attract between rounds, the round's other lamps off",
         )
+
+
+def test_a_void_list_stays_until_read_page_by_page(tmp_path: Path) -> None:
+    with HilTable(load_table(config_dir() / "bench" / "mississippi_stud.yaml"), tmp_path) as t:
+        for seat in range(1, 7):
+            t.spot(seat, "ante", 500)
+            t.spot(seat, "bonus", 100)
+        t.press("no_more_bets")
+        t.key()
+        t.press("void")
+        assert t.m.phase.value == "betting" and t.m.round_no == 2
+        first = t.screen()
+        assert first[1] == "round 1 void: return all (confirm)" and first[0].endswith("/6")
+        t.spot(1, "ante", 500)  # the next round's bets do not take the list away
+        assert t.screen() == first
+        read = []
+        for _ in range(6):
+            read += t.screen()[2:]
+            t.press("confirm")  # the next page; on the last, read
+        assert "void: seat 6: return bonus 1.00" in " ".join(read)
+        assert t.screen()[1] == "round 2: place bets; then no more bets"

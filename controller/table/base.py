@@ -535,7 +535,7 @@ class RoundTable:
             for n, seat in sorted(self.seats.items())
             for spot, cents in seat.wagers.items()
         )
-        self.notify(f"round {self.round_no} void: return every wager", returns)
+        self.notify(f"round {self.round_no} void: return all", returns)
         if self.on_round:
             self.on_round(self.rounds[-1])
         self.next_round()  # type: ignore[attr-defined]

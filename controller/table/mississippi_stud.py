@@ -8,8 +8,10 @@ as ``tablectl settle``), shown to the dealer step by step.
 
 Buttons: ``no_more_bets``; a street bet is a bet-spot report on that street's spot, a fold is
 ``seat_N`` then ``fold``; ``reveal`` turns the next community card once every seat has acted;
-``confirm`` moves through the settlement; with the supervisor key on, ``void`` voids the round
-and ``clear_fault`` resumes from a hold. Seats are numbered from the dealer's left (seat 1), so
+``confirm`` moves through the settlement; with the supervisor key on, ``void`` voids the round,
+``clear_fault`` resumes from a hold, and ``seat_N`` then ``settle`` marks that seat's communication
+violation (35.10(c)) before the third community card is revealed. A fold's collection is shown
+when the seat folds and confirmed (``confirm``) before the next reveal. Seats are numbered from the dealer's left (seat 1), so
 clockwise dealing is seat order.
 """
 
