@@ -49,7 +49,7 @@ def test_clean_round_with_a_bonus(t: HilTable) -> None:
     t.spot(1, "ante", 500)
     t.spot(1, "bonus", 500)
     t.spot(4, "ante", 1000)
-    assert t.spots.lamps[(1, "bonus")] == "open"
+    wait(lambda: t.spots.lamps.get((1, "bonus")) == "open", "the bonus lamp open")
     t.press("no_more_bets")
     wait(lambda: t.spots.locked and t.spots.lamps.get((1, "ante")) == "accepted", "the spots to lock and light")
     t.load(shoe("As Ad Kc Qd 7h 7c 2c"))
