@@ -120,12 +120,12 @@ def test_pai_gow_round(tmp_path: Path) -> None:
 
 def test_the_screen_fits_the_size_the_panel_reports(tmp_path: Path) -> None:
     table = load_table(config_dir() / "bench" / "mississippi_stud.yaml")  # display: 4 x 40
-    with HilTable(table, tmp_path, display=(6, 24)) as t:
-        wait(lambda: (t.m.size.lines, t.m.size.columns) == (6, 24), "the panel's display size")
+    with HilTable(table, tmp_path, display=(6, 40)) as t:
+        wait(lambda: (t.m.size.lines, t.m.size.columns) == (6, 40), "the panel's display size")
         d = Checked(t)
         t.spot(1, "ante", 500)
         d.press("no_more_bets")
-        assert all(len(line) <= 24 for line in t.screen()) and len(t.screen()) == 6
+        assert all(len(line) <= 40 for line in t.screen()) and len(t.screen()) == 6
 
 
 def test_spot_lamps_follow_the_round(tmp_path: Path) -> None:
