@@ -239,7 +239,7 @@ class Boston5Table(RoundTable):
         s = self.seats.get(seat)
         if self.phase is P.BONUS and s and "bonus" in s.wagers:
             s.exposed = not s.exposed
-            self.note(f"seat {seat}: bonus hand {'exposed' if s.exposed else 'not exposed'}")
+            self._shown(f"seat {seat}: bonus hand {'exposed' if s.exposed else 'not exposed'}")  # in the details
 
     def on_game_button(self, button: str) -> None:
         if button == "confirm" and self.phase is P.BONUS_SETTLEMENT:
