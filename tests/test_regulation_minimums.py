@@ -47,7 +47,7 @@ def test_the_bonus_minimum_cannot_go_below_one_dollar(tmp_path: Path) -> None:
     path = copy_table(tmp_path, "pai_gow")
     edit(path, "bonus_minimum: 100", "bonus_minimum: 1")
     message = refused(path)
-    assert f"{path}:{line_of(path, 'bonus_minimum:')}: bonus_minimum:" in message and "at least 100" in message
+    assert f"{path}:{line_of(path, 'bonus_minimum:')}: bonus_minimum:" in message and "from 100 to" in message
 
 
 def test_a_higher_bonus_minimum_is_allowed(tmp_path: Path) -> None:
