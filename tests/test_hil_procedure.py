@@ -148,7 +148,7 @@ def test_4_a_misread_community_card_is_named_by_position_everywhere(
     ms.settled("CardDealt", before, 1)
     assert ms.m.phase.value == "hold" and "community card 2" in ms.screen_text()
     before = ms.count("CardDealt")
-    ms.shoe.dealt -= 1  # the same card, read again at the same index
+    ms.shoe.position -= 1  # the same card, read again at the same index
     ms.shoe.count -= 1
     ms.shoe.deal(1)  # read again (it is the 8h) without the key: not accepted, named by position
     ms.settled("CardDealt", before, 1)
