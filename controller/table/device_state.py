@@ -30,6 +30,8 @@ class ShownState:
         self.target = target
         """Where the commands go (the runtime swaps it while replaying the journal)."""
         self.lines: dict[int, str] = {}
+        self.whole_screen = False
+        """The panel was last sent a whole screen (sent again as one)."""
         self.panel_lamps: dict[str, bool] = {}
         self.spot_lamps: dict[tuple[int, str], str] = {}
         self.locked: bool | None = None
@@ -40,6 +42,11 @@ class ShownState:
     def display(self, line: int, text: str) -> None:
         self.lines[line] = text
         self.target.display(line, text)
+
+    def screen(self, lines: tuple[str, ...]) -> None:
+        self.lines = dict(enumerate(lines, start=1))
+        self.whole_screen = True
+        self.target.screen(lines)
 
     def lamp(self, seat: int, spot: str, state: str) -> None:
         self.spot_lamps[(seat, spot)] = state
@@ -71,8 +78,11 @@ class ShownState:
         The panel: every screen line and lamp; the bet spots: every lamp and the lock; the shoe:
         a request it has not answered."""
         sent: list[tuple[Any, tuple[Any, ...]]] = []
-        if device == PANEL:
+        if device == PANEL and self.whole_screen:
+            sent.append((self.target.screen, (tuple(text for _, text in sorted(self.lines.items())),)))
+        elif device == PANEL:
             sent += [(self.target.display, (line, text)) for line, text in sorted(self.lines.items())]
+        if device == PANEL:
             sent += [(self.target.panel_lamp, (b, on)) for b, on in sorted(self.panel_lamps.items())]
         elif device == BET_SPOTS:
             if self.locked is not None:
