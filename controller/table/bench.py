@@ -332,6 +332,8 @@ def run_bench(
     progress: bool = True,
     journal_path: Path | str | None = None,
     resume: bool = False,
+    attach: Callable[[TableRuntime, dict[str, Any], dict[str, PtyServer]], Callable[[], None]] | None = None,
+    manual: bool = False,
 ) -> BenchSummary:
     """Play ``rounds`` rounds at a bench table; returns the summary.
 
@@ -339,6 +341,10 @@ def run_bench(
     run is recovered first: its open round is finished, then new rounds follow. ``resume``
     makes ``rounds`` the number of finished rounds the journal should hold (a run killed and
     started again with the same arguments ends as one never stopped).
+
+    ``attach(runtime, sims, servers)`` is called before the table starts (e.g. the web view) and
+    returns what to call when the bench stops. ``manual``: no simulated players; something else
+    drives the simulators (the web page's controls) until the rounds are played or Ctrl-C.
     """
     from controller.games import settle_record
 
@@ -361,11 +367,20 @@ def run_bench(
         before = finished()
         target = rounds if resume else before + rounds
         player = PLAYERS[table.game](t, sims, table, seats, seed)
+        detach = None
         start = time.monotonic()
         try:
+            if attach is not None:
+                detach = attach(runtime, sims, servers)
             runtime.start(after_recovery=player.restore_shoe)
             _wait(lambda: t.phase.value != "closed", "the table to open")
             while finished() < target:
+                if manual:
+                    try:
+                        time.sleep(0.1)  # the page's controls drive the simulators
+                    except KeyboardInterrupt:
+                        break
+                    continue
                 player.act()
                 if progress:
                     done = int(30 * finished() / target)
@@ -377,6 +392,8 @@ def run_bench(
                     )
         finally:
             summary.seconds = time.monotonic() - start
+            if detach is not None:
+                detach()
             runtime.stop()
             for server in servers.values():
                 server.close()
