@@ -39,36 +39,51 @@ function renderLinks(links) {
   }
 }
 
-function renderSeats(v) {
+// Seats and their spots are built once and then updated in place, so a click is never lost to a
+// redraw (the cards inside are redrawn: they are not controls).
+let seatsBuilt = "";
+function buildSeats(v) {
   const box = $("seats"); box.replaceChildren();
   for (const seat of v.seats) {
     const s = el("div", "seat"); s.id = "seat-" + seat.number;
-    const empty = Object.keys(seat.wagers).length === 0 && seat.cards.length === 0;
-    if (seat.folded) s.classList.add("folded");
-    if (empty) s.classList.add("empty");
     const head = el("div", "seat-head");
-    head.append(el("span", "seat-no", "Seat " + seat.number));
-    const tags = el("span");
+    const tags = el("span", "tags"); tags.id = "tags-" + seat.number;
+    head.append(el("span", "seat-no", "Seat " + seat.number), tags);
+    const cards = el("div", "cards"); cards.id = "cards-" + seat.number;
+    const spots = el("div", "spots");
+    for (const spot of v.table.spots) {
+      const sp = el("div", "spot"); sp.id = "spot-" + seat.number + "-" + spot;
+      const amt = el("span", "amt");
+      sp.append(el("span", "", spotLabel(spot)), amt);
+      if (BENCH) sp.addEventListener("click", () => {
+        const now = view.seats[seat.number - 1];
+        openSpot(seat.number, spot, now.wagers[spot] || 0, now.wagers);
+      });
+      spots.append(sp);
+    }
+    s.append(head, cards, spots);
+    box.append(s);
+  }
+  seatsBuilt = v.table.name + "|" + v.seats.length;
+}
+function renderSeats(v) {
+  if (seatsBuilt !== v.table.name + "|" + v.seats.length) buildSeats(v);
+  for (const seat of v.seats) {
+    const s = $("seat-" + seat.number);
+    const empty = Object.keys(seat.wagers).length === 0 && seat.cards.length === 0;
+    s.classList.toggle("folded", seat.folded); s.classList.toggle("empty", empty);
+    const tags = $("tags-" + seat.number); tags.replaceChildren();
     if (seat.folded) tags.append(el("span", "tag fold", "folded"));
     if (seat.exposed) tags.append(el("span", "tag exposed", "bonus exposed"));
     if (seat.envy_marker) tags.append(el("span", "tag envy", "envy"));
-    head.append(tags); s.append(head);
-    const cards = el("div", "cards"); cards.id = "cards-" + seat.number;
-    for (const c of seat.cards) cards.append(cardEl(c));
-    s.append(cards);
-    const spots = el("div", "spots");
+    $("cards-" + seat.number).replaceChildren(...seat.cards.map(cardEl));
     for (const spot of v.table.spots) {
       const cents = seat.wagers[spot] || 0;
-      const sp = el("div", "spot lamp-" + (seat.lamps[spot] || "off"));
-      sp.id = "spot-" + seat.number + "-" + spot; sp.dataset.cents = cents;
-      if (cents) sp.classList.add("has-chips");
-      sp.append(el("span", "", spotLabel(spot)));
-      if (cents) sp.append(el("span", "amt", money(cents)));
-      if (BENCH) sp.addEventListener("click", () => openSpot(seat.number, spot, cents, seat.wagers));
-      spots.append(sp);
+      const sp = $("spot-" + seat.number + "-" + spot);
+      sp.className = "spot lamp-" + (seat.lamps[spot] || "off") + (cents ? " has-chips" : "");
+      sp.dataset.cents = cents;
+      sp.lastChild.textContent = cents ? money(cents) : "";
     }
-    s.append(spots);
-    box.append(s);
   }
 }
 
@@ -138,11 +153,25 @@ function render(v) {
   Object.assign(document.body.dataset, { step: v.step, round: v.round, version: v.version, hold: v.hold ? "yes" : "no" });
 }
 
-async function post(action, body) {
-  const headers = { "content-type": "application/json" };
-  if (TOKEN) headers.authorization = "Bearer " + TOKEN;
-  const r = await fetch("/api/" + action, { method: "POST", headers, body: JSON.stringify(body) });
-  if (!r.ok) { const e = await r.json().catch(() => ({ error: r.statusText })); alert(e.error); }
+let chain = Promise.resolve();
+let pending = 0;
+// One request at a time, in click order: "seat 3" then "fold" must reach the panel in that order.
+function post(action, body) {
+  pending += 1; document.body.dataset.pending = pending;
+  chain = chain.then(async () => {
+    const headers = { "content-type": "application/json" };
+    if (TOKEN) headers.authorization = "Bearer " + TOKEN;
+    try {
+      const r = await fetch("/api/" + action, { method: "POST", headers, body: JSON.stringify(body) });
+      if (!r.ok) { const e = await r.json().catch(() => ({ error: r.statusText })); showError(e.error); }
+    } catch (err) { showError(String(err)); }
+    pending -= 1; document.body.dataset.pending = pending;
+  });
+  return chain;
+}
+function showError(text) {
+  const box = $("error"); box.textContent = text; box.hidden = false;
+  clearTimeout(showError.timer); showError.timer = setTimeout(() => { box.hidden = true; }, 6000);
 }
 
 let spotTarget = null;
