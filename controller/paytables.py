@@ -28,7 +28,7 @@ from controller.catalog import CATALOG, GameCatalog, PaytableSpot
 from controller.hands import Category, HandValue, Kind
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, unpack
 from controller.money import PUSH, Odds, OddsError, parse_odds
-from controller.yamlfile import ConfigError, Problem, YamlDoc, load_yaml
+from controller.yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yaml
 
 __all__ = ["PaytableRow", "Paytable", "load_paytables", "read_paytables"]
 
@@ -111,7 +111,7 @@ def _allowed_categories(game: GameCatalog, spot: PaytableSpot) -> tuple[Category
     return five if game.rules.joker else tuple(c for c in five if c is not Category.FIVE_ACES)
 
 
-def _rank_set(doc: YamlDoc, path: tuple, raw: object, problems: list[Problem]) -> frozenset[int] | None:
+def _rank_set(doc: YamlDoc, path: KeyPath, raw: object, problems: list[Problem]) -> frozenset[int] | None:
     if not isinstance(raw, list) or not raw:
         problems.append(doc.problem(path, f"ranks must be a non-empty list such as [J, Q, K, A], got {raw!r}"))
         return None
@@ -126,7 +126,7 @@ def _rank_set(doc: YamlDoc, path: tuple, raw: object, problems: list[Problem]) -
 
 
 def _read_row(
-    doc: YamlDoc, path: tuple, raw: object, allowed: tuple[Category, ...], spot: PaytableSpot, problems: list[Problem]
+    doc: YamlDoc, path: KeyPath, raw: object, allowed: tuple[Category, ...], spot: PaytableSpot, problems: list[Problem]
 ) -> PaytableRow | None:
     pay_key = "amount" if spot.amounts else "pays"
     if not isinstance(raw, dict):
@@ -175,7 +175,7 @@ def _read_row(
     return PaytableRow(category, ranks, odds, doc.line(path), amount)
 
 
-def _read_table(doc: YamlDoc, path: tuple, raw: object, problems: list[Problem]) -> Paytable | None:
+def _read_table(doc: YamlDoc, path: KeyPath, raw: object, problems: list[Problem]) -> Paytable | None:
     if not isinstance(raw, dict):
         problems.append(doc.problem(path, "a paytable must be a mapping"))
         return None

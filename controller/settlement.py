@@ -131,7 +131,7 @@ def apply_caps(
         table = paytables.get(spot)
         cap = getattr(table, "cap", None)
         if cap is not None:
-            out, report = apply_cap(out, cap, f"paytable {table.name}", spots)
+            out, report = apply_cap(out, cap, f"paytable {getattr(table, 'name', spot)}", spots)
             reports += [report] if report else []
     out, report = apply_cap(out, payout_cap, "table payout_cap")
     reports += [report] if report else []

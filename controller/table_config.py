@@ -11,11 +11,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from controller.catalog import CATALOG, GameCatalog
 from controller.money import OddsError, parse_odds
 from controller.paytables import Paytable, load_paytables
-from controller.yamlfile import ConfigError, Problem, YamlDoc, load_yaml
+from controller.yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yaml
 
 __all__ = ["Limit", "DeviceConfig", "JournalConfig", "TableConfig", "load_table", "default_table_path", "config_dir"]
 
@@ -101,7 +102,7 @@ def default_table_path(game: str) -> Path:
 
 
 def _cents(
-    doc: YamlDoc, path: tuple, value: object, problems: list[Problem], *, allow_zero: bool = False
+    doc: YamlDoc, path: KeyPath, value: object, problems: list[Problem], *, allow_zero: bool = False
 ) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (value == 0 and not allow_zero):
         problems.append(
@@ -211,7 +212,7 @@ def _paytables(
     return chosen
 
 
-def _options(doc: YamlDoc, game: GameCatalog, data: dict, problems: list[Problem]) -> dict[str, object]:
+def _options(doc: YamlDoc, game: GameCatalog, data: dict[str, Any], problems: list[Problem]) -> dict[str, object]:
     options: dict[str, object] = {}
     for option in game.options:
         value = data.get(option.name, option.default)

@@ -7,14 +7,20 @@ never block. Drivers are context managers; ``close()`` is idempotent.
 
 from __future__ import annotations
 
-import queue
 import warnings
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from drivers.link import DeviceFault, Link, LinkConfig, LinkStats
 from drivers.messages import BodyError, DeviceEvent, MessageSpec, decode_body, encode_body
 
 __all__ = ["Driver"]
+
+
+class EventSink(Protocol):
+    """Where a driver puts the events it reads (the table's event queue)."""
+
+    def put(self, item: DeviceEvent, /) -> None:
+        """Queue ``item`` for the table."""
 
 
 class Driver:
@@ -28,7 +34,7 @@ class Driver:
         self,
         name: str,
         url: str,
-        events: queue.Queue[DeviceEvent],
+        events: EventSink,
         *,
         address: int = 1,
         config: LinkConfig = LinkConfig(),  # noqa: B008 (frozen, shared safely)

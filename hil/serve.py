@@ -13,10 +13,14 @@ import socket
 import threading
 import tty
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from drivers.framing import Decoder
 from hil.device import SimDevice
 from hil.faults import Faults
+
+if TYPE_CHECKING:
+    import serial
 
 __all__ = ["PtyServer", "SocketServer", "SerialServer"]
 
@@ -182,7 +186,7 @@ class SerialServer(_Server):
         super().__init__(device, faults)
         self.url = url
         self.baudrate = baudrate
-        self._port: object | None = None
+        self._port: serial.Serial | None = None
 
     def start(self) -> str:
         import serial
@@ -193,18 +197,19 @@ class SerialServer(_Server):
 
     def _run(self) -> None:
         port = self._port
+        assert port is not None, "start() opens the port before the thread runs"
         while not self._stop.is_set():
             try:
-                data = port.read(port.in_waiting or 1)  # type: ignore[attr-defined]
+                data = port.read(port.in_waiting or 1)
                 if data:
-                    self._serve_bytes(data, port.write)  # type: ignore[attr-defined]
+                    self._serve_bytes(data, port.write)
             except OSError:
                 return
 
     def close(self) -> None:
         self._join()
         if self._port is not None:
-            self._port.close()  # type: ignore[attr-defined]
+            self._port.close()
             self._port = None
 
     def __enter__(self) -> SerialServer:

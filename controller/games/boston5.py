@@ -79,6 +79,7 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> Boston5Round:
     """Check a round record against the rules and the table; raises ``RecordError`` listing all problems."""
     problems = Problems()
     multiple = table.options["first_to_ante"]
+    assert isinstance(multiple, int), "table_config checks first_to_ante is a whole number"
     seats = []
     for rec in read_seats(data, table, problems, _SEAT_KEYS):
         w, path = rec.wagers, rec.path
@@ -196,11 +197,11 @@ def settle(rnd: Boston5Round, table: TableConfig) -> Settlement:
             wagers += main
         wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
         settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, caps)
-        bonus = [w for w in wagers if w.spot == "bonus"]
+        bonus_results = [w for w in wagers if w.spot == "bonus"]
         rest = [w for w in wagers if w.spot != "bonus"]
-        if bonus:
-            (bonus_steps_lose if bonus[0].result is Result.LOSE else bonus_steps_win).append(
-                _bonus_step(seat.seat, bonus[0], hands["bonus"])
+        if bonus_results:
+            (bonus_steps_lose if bonus_results[0].result is Result.LOSE else bonus_steps_win).append(
+                _bonus_step(seat.seat, bonus_results[0], hands["bonus"])
             )
         if seat.folded:
             fold_steps.append(Step("fold", seat.seat, actions_for(rest), "folds"))

@@ -194,7 +194,8 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
             continue
         foul = problems.flag(path, rec.raw, "foul")
         chosen = None if misdeal or foul else _player_set(problems, path, rec.raw, cards)
-        seats.append(PaiGowSeat(rec.seat, dict(w), cards, *(chosen or (None, None)), foul=foul))
+        high, low = chosen or (None, None)
+        seats.append(PaiGowSeat(rec.seat, dict(w), cards, high, low, foul=foul))
     dealer_set = None
     if (
         dealer_set_raw is not None
@@ -368,7 +369,7 @@ def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
                 why = "envy: " + ", ".join(f"{who} {p.value.category.value}" for who, p in others)
                 wagers.append(WagerResult("envy", 0, Result.WIN, total, why))
         wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
-        settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, caps)  # type: ignore[arg-type]
+        settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, caps)
         by_spot = {x.spot: x for x in wagers}
         keep = "bonus" in w or keep_all
         note = f"high {hands['set']['high']} / low {hands['set']['low']}" + (

@@ -30,6 +30,7 @@ from controller.hands.rules import Wheel
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
+    from numpy import ndarray
 
 __all__ = ["strengths", "BatchUnavailable"]
 
@@ -82,7 +83,7 @@ def strengths(hands: np.ndarray | Any, wheel: Wheel = Wheel.LOWEST) -> np.ndarra
     total = low[hands].sum(axis=1)
     ranks = total & RANK_BITS
     suit = flush_suit[(total >> SUIT_SHIFT) & 0xFFFF]
-    out = values[np.searchsorted(keys, ranks)]
+    out: ndarray = values[np.searchsorted(keys, ranks)]
     flushed = np.nonzero(suit >= 0)[0]
     if flushed.size:
         mask = masks[hands[flushed]].sum(axis=1)

@@ -155,7 +155,7 @@ def _multisets(size: int, max_ace: int) -> list[list[int]]:
     return out
 
 
-class _RankTable(dict):  # type: ignore[type-arg]
+class _RankTable(dict[int, int]):
     """Non-flush strengths by the sum of the rank-count fields, each worked out on its first
     look-up (building all 7-card multisets up front took most of a second at start)."""
 

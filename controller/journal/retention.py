@@ -60,10 +60,10 @@ def prune(journal: SqliteJournal, retention_days: int, now: float | None = None)
         journal.db.execute("DELETE FROM records WHERE seq <= ?", (cut,))
         journal.db.execute("DELETE FROM rounds WHERE seq <= ?", (cut,))
         journal.db.execute("DELETE FROM snapshots WHERE seq < ?", (cut,))
-        for key, value in (
+        for meta_key, meta_value in (
             ("anchor_seq", str(cut)),
             ("anchor_hash", anchor_hash),
             ("pruned_meters", json.dumps([[s, n, v] for (s, n), v in sorted(baseline.items())])),
         ):
-            journal.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+            journal.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (meta_key, meta_value))
     return len(run)

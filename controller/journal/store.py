@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from controller.table.journal import JournalRecord
 
@@ -97,13 +97,17 @@ def record_hash(
 MeterDelta = Mapping[tuple[str, str], int]
 
 
-def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _locked(method: Callable[Concatenate[SqliteJournal, _P], _R]) -> Callable[Concatenate[SqliteJournal, _P], _R]:
     """One thread at a time on the connection (the controller writes while others read)."""
 
     @functools.wraps(method)
-    def wrapper(self: SqliteJournal, *args: Any, **kwargs: Any) -> Any:
-        with self.lock:
-            return method(self, *args, **kwargs)
+    def wrapper(journal: SqliteJournal, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with journal.lock:
+            return method(journal, *args, **kwargs)
 
     return wrapper
 
@@ -138,7 +142,8 @@ class SqliteJournal:
                 raise
             raise JournalError(f"{self.path}: cannot open the journal: {exc}") from exc
         anchor = self.meta("anchor_hash") or GENESIS
-        self.last_seq, self.last_hash = (row[0], row[1]) if row else (int(self.meta("anchor_seq") or 0), anchor)
+        self.last_seq: int = int(row[0]) if row else int(self.meta("anchor_seq") or 0)
+        self.last_hash: str = str(row[1]) if row else anchor
 
     # --- schema ---------------------------------------------------------------------------------
 

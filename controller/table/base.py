@@ -532,9 +532,9 @@ class RoundTable:
         elif (
             b in ("next", "previous", "confirm")
             and self.supervisor
-            and self.phase is self.Phase.HOLD
+            and self.phase is self.Phase.HOLD  # type: ignore[attr-defined]
             and self.misread_index is not None
-        ):  # type: ignore[attr-defined]
+        ):
             self.enter_card(b)
         elif b in ("next", "previous") and self.supervisor and self.pending_late:
             self.resolve_late_bet(accept=b == "next")

@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
-from controller.cards import deck
+from controller.cards import Card, deck
 from controller.journal import SqliteJournal
 from controller.table.base import RoundResult
 from controller.table.runtime import TableRuntime
@@ -26,7 +26,20 @@ from hil.serve import PtyServer
 
 __all__ = ["BenchSummary", "run_bench", "FAULT_PROFILES"]
 
-FAULT_PROFILES: dict[str, dict[str, float]] = {
+
+class FaultRates(TypedDict, total=False):
+    """The fault rates of a bench profile (the rate fields of :class:`hil.faults.Faults`)."""
+
+    flip: float
+    drop: float
+    drop_in: float
+    duplicate: float
+    split: float
+    garbage: float
+    delay_s: float
+
+
+FAULT_PROFILES: dict[str, FaultRates] = {
     "none": {},
     "noisy": {"flip": 0.01, "drop": 0.01, "duplicate": 0.005, "split": 0.05, "garbage": 0.01},
 }
@@ -88,11 +101,18 @@ def _read(get: Callable[[], Any]) -> Any:
             time.sleep(0.001)
 
 
-def _third_street(cards: list) -> int:
+def _ranks(cards: list[Card]) -> list[int]:
+    """The ranks of ``cards`` (Mississippi Stud deals no joker)."""
+    ranks = [c.rank for c in cards]
+    assert None not in ranks, "no joker in a Mississippi Stud deck"
+    return [int(r) for r in ranks if r is not None]
+
+
+def _third_street(cards: list[Card]) -> int:
     """Third street by points, in the style of published basic strategy: a pair of 6s or better
     3x, any lower pair 1x; otherwise 1x with at least two points (J-A two, 6-10 one) or a suited
     6-5, else fold (0)."""
-    ranks = sorted((c.rank for c in cards), reverse=True)
+    ranks = sorted(_ranks(cards), reverse=True)
     if ranks[0] == ranks[1]:
         return 3 if ranks[0] >= 6 else 1
     points = sum(2 if r >= 11 else 1 if r >= 6 else 0 for r in ranks)
@@ -101,10 +121,10 @@ def _third_street(cards: list) -> int:
     return 0
 
 
-def _later_street(cards: list, rng: random.Random) -> int:
+def _later_street(cards: list[Card], rng: random.Random) -> int:
     """Fourth and fifth street: 3x with a paying pair (jacks or better) or more, 1x with a pair of
     6s to 10s, otherwise 1x seven times in ten and a fold the rest."""
-    ranks = [c.rank for c in cards]
+    ranks = _ranks(cards)
     pairs = [r for r in set(ranks) if ranks.count(r) >= 2]
     if pairs and max(pairs) >= 11 or len(pairs) >= 2:
         return 3

@@ -6,6 +6,7 @@ in a list (replay checks, recovery, in-process benches). Both are non-blocking.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 __all__ = ["TableDevices", "RecordingDevices", "DriverDevices", "resend_state"]
@@ -97,7 +98,7 @@ def resend_state(commands: list[tuple[str, tuple[Any, ...]]], devices: TableDevi
             last[("panel_lamp", args[0])] = (name, args)
         elif name == "lock":
             last[("lock",)] = (name, args)
-    send = {
+    send: dict[str, Callable[..., None]] = {
         "display": devices.display,
         "lamp": devices.lamp,
         "panel_lamp": devices.panel_lamp,

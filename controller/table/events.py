@@ -27,8 +27,9 @@ class EventDecodeError(ValueError):
 
 
 def _subclasses(cls: type) -> list[type]:
-    out = []
-    for sub in cls.__subclasses__():
+    out: list[type] = []
+    subclasses: list[type] = cls.__subclasses__()
+    for sub in subclasses:
         out += [sub, *_subclasses(sub)]
     return out
 
