@@ -240,10 +240,10 @@ class Page:
         for _ in range(60):
             if self.step() in steps:
                 return
-            before = (self.body("version"), self.view()["screen"])
+            before = self.view()["screen"]
             self.press("confirm")
             wait_for(
-                lambda: self.step() in steps or self.view()["screen"] != before[1],
+                lambda before=before: self.step() in steps or self.view()["screen"] != before,
                 "the dealer's screen to move on",
             )
         raise AssertionError(f"still in {self.step()} after 60 confirms")
