@@ -6,11 +6,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from controller.cli import bench, diagram, houseway, journal, meters, rank, recall, run, settle
+from controller.cli import bench, diagram, floorweb, houseway, journal, meters, rank, recall, run, settle
 
 __all__ = ["main", "build_parser"]
 
-_COMMANDS = (bench, run, recall, meters, journal, diagram, rank, settle, houseway)
+_COMMANDS = (bench, run, recall, meters, journal, diagram, rank, settle, houseway, floorweb)
+"""``floorweb`` last: it adds ``web`` under the ``floor`` command."""
 
 
 def build_parser() -> argparse.ArgumentParser:
