@@ -105,9 +105,16 @@ def wait_for(cond: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> An
 class BenchProcess:
     """`tablectl bench --web 127.0.0.1:PORT --manual` in a child process."""
 
-    def __init__(self, tmp: Path, game: str, token: str | None = None, extra: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        tmp: Path,
+        game: str,
+        token: str | None = None,
+        extra: tuple[str, ...] = (),
+        journal: Path | None = None,
+    ) -> None:
         self.port = free_port()
-        self.journal = tmp / f"{game}.db"
+        self.journal = journal or tmp / f"{game}.db"
         self.err = tmp / f"bench-{game}.err"
         cmd = [sys.executable, "-m", "controller", "bench", "--game", game, "--quiet", "--manual"]
         cmd += ["--web", f"127.0.0.1:{self.port}", "--journal", str(self.journal), "--rounds", "100", *extra]

@@ -77,7 +77,9 @@ def _state_cell(t: TableState) -> str:
         return f'<span class="badge hold">HOLD</span><div class="hold-text">{e(t.hold)}</div>'
     if t.in_play:
         return f'<span class="badge play">IN PLAY</span><div class="muted">round {(t.last_round or 0) + 1}: {e(t.activity)}</div>'
-    return '<span class="badge idle">OPEN</span><div class="muted">between rounds</div>'
+    return (
+        f'<span class="badge idle">OPEN</span><div class="muted">round {(t.last_round or 0) + 1}: {e(t.activity)}</div>'
+    )
 
 
 def overview_html(tables: list[TableState]) -> str:
@@ -199,7 +201,8 @@ def recall_html(table_id: str, record: dict[str, Any]) -> str:
             f'<td class="num {"pos" if (net or 0) > 0 else "neg" if (net or 0) < 0 else ""}">{money(net)}</td></tr>'
         )
     dealt = "".join(
-        f'<tr><td class="num">{e(c.get("index"))}</td><td>{card_html(str(c.get("card")))}</td><td>{e(c.get("to"))}</td></tr>'
+        f'<li class="dealt" data-card="{e(c.get("card"))}" data-to="{e(c.get("to"))}">'
+        f'<span class="idx">{e(c.get("index"))}</span>{card_html(str(c.get("card")))}<span class="to">{e(c.get("to"))}</span></li>'
         for c in r.get("cards", [])
     )
     steps = "".join(f"<li>{e(s.get('text', ''))}</li>" for s in settlement.get("procedure", []))
@@ -224,7 +227,7 @@ def recall_html(table_id: str, record: dict[str, Any]) -> str:
         + '<table class="grid" id="recall-seats"><tr><th>Seat</th><th>Cards</th><th>Wagers</th><th>Decisions</th>'
         "<th>Results</th><th class='num'>Net</th></tr>" + "".join(seats) + "</table></section>"
         '<div class="two">'
-        f'<section class="card-box"><h2>Cards in dealt order</h2><table class="grid" id="dealt"><tr><th class="num">#</th><th>Card</th><th>To</th></tr>{dealt}</table></section>'
+        f'<section class="card-box"><h2>Cards in dealt order</h2><ol id="dealt">{dealt}</ol></section>'
         f'<section class="card-box"><h2>Settlement, as the dealer was walked through it</h2><ol class="steps">{steps}</ol>'
         f'<h2>Decisions and events</h2><ul class="events">{"".join(events)}</ul></section>'
         "</div>"

@@ -34,7 +34,7 @@ class TableState:
     last_at: datetime
     last_round: int | None
     in_play: bool
-    """Records arrived after the last finished round: a round is under way."""
+    """Bets, cards or buttons since the last finished round: a round is under way."""
     activity: str
     """The last thing the table reported, in words."""
     hold: str | None
@@ -172,7 +172,7 @@ class PgFloorReader:
                 """
                 SELECT t.table_id, t.game, t.last_at, t.last_round,
                        coalesce(r.rounds, 0), coalesce(r.handle, 0), coalesce(r.win, 0), coalesce(r.voids, 0),
-                       coalesce(lr.seq, 0), t.last_seq
+                       coalesce(lr.seq, 0)
                 FROM floor_table t
                 LEFT JOIN (SELECT table_id, count(*) AS rounds, sum(handle) AS handle, sum(win) AS win,
                                   count(*) FILTER (WHERE void) AS voids
@@ -184,17 +184,19 @@ class PgFloorReader:
                 (since,),
             ).fetchall()
             out = []
-            for table_id, game, last_at, last_round, rounds, handle, win, voids, round_seq, last_seq in rows:
+            for table_id, game, last_at, last_round, rounds, handle, win, voids, round_seq in rows:
                 events = conn.execute(
                     "SELECT seq, kind, data FROM journal_event WHERE table_id = %s AND class <> 'event' "
                     "AND at >= %s ORDER BY seq",
                     (table_id, since),
                 ).fetchall()
                 last = conn.execute(
-                    "SELECT kind FROM journal_event WHERE table_id = %s ORDER BY seq DESC LIMIT 1", (table_id,)
+                    "SELECT kind FROM journal_event WHERE table_id = %s AND seq > %s AND kind = ANY(%s) "
+                    "AND (kind <> 'ButtonChanged' OR (data->>'pressed')::boolean) ORDER BY seq DESC LIMIT 1",
+                    (table_id, round_seq, list(_ACTIVITY)),
                 ).fetchone()
-                in_play = int(last_seq) > int(round_seq)
-                activity = _ACTIVITY.get(last[0], last[0]) if last and in_play else "between rounds"
+                in_play = last is not None  # bets, cards or buttons since the last finished round
+                activity = _ACTIVITY[last[0]] if last else "open for bets"
                 faults = [_event_text(k, d) for _, k, d in events if k not in ("LinkUp", "SupervisorAction")]
                 faults = [f for f in faults if f != "shoe door closed"]
                 out.append(
