@@ -12,6 +12,10 @@ from typing import Any, ClassVar, Protocol
 
 from drivers.link import DeviceFault, Link, LinkConfig, LinkStats
 from drivers.messages import BodyError, DeviceEvent, MessageSpec, decode_body, encode_body
+from drivers.state import DeviceState
+
+_LISTS = ("spots", "u8s", "strs", "cards")
+"""Field kinds that a state answer in several parts splits (the parts' lists are joined)."""
 
 __all__ = ["Driver"]
 
@@ -29,6 +33,8 @@ class Driver:
     kind: ClassVar[str] = ""
     EVENTS: ClassVar[dict[int, type[DeviceEvent]]] = {}
     COMMANDS: ClassVar[dict[str, MessageSpec]] = {}
+    STATE: ClassVar[MessageSpec | None] = None
+    """The body of the device's answer to the state request (None: the device has none)."""
 
     def __init__(
         self,
@@ -39,11 +45,22 @@ class Driver:
         address: int = 1,
         config: LinkConfig = LinkConfig(),  # noqa: B008 (frozen, shared safely)
         last_event_no: int = 0,
+        boot_id: int | None = None,
     ) -> None:
         self._closed = True
         self.name = name
         self.events = events
-        self.link = Link(name, url, address, events.put, self._on_event, config, last_event_no)
+        self.link = Link(
+            name,
+            url,
+            address,
+            events.put,
+            self._on_event,
+            config,
+            last_event_no,
+            boot_id=boot_id,
+            on_state=self._read_state if self.STATE is not None else None,
+        )
         self._closed = False
 
     def start(self) -> Driver:
@@ -69,7 +86,7 @@ class Driver:
 
     @property
     def stats(self) -> LinkStats:
-        """The link counters."""
+        """The link's state and counters now."""
         return self.link.snapshot()
 
     def _command(self, name: str, **values: Any) -> None:
@@ -80,16 +97,38 @@ class Driver:
         cls = self.EVENTS.get(code)
         if cls is None or cls.spec is None:
             self.events.put(
-                DeviceFault(device=self.name, event_no=event_no, error=f"event {event_no}: unknown event code {code}")
+                DeviceFault(
+                    device=self.name,
+                    event_no=event_no,
+                    kind="bad_event",
+                    error=f"event {event_no}: unknown event code {code}",
+                )
             )
             return
         try:
             values = decode_body(cls.spec, body)
         except BodyError as exc:
-            self.events.put(DeviceFault(device=self.name, event_no=event_no, error=f"event {event_no}: {exc}"))
+            self.events.put(
+                DeviceFault(device=self.name, event_no=event_no, kind="bad_event", error=f"event {event_no}: {exc}")
+            )
             return
         self.events.put(cls(device=self.name, at=at, event_no=event_no, **self._convert(cls, values)))
 
     def _convert(self, cls: type[DeviceEvent], values: dict[str, Any]) -> dict[str, Any]:
         """Turn wire values into the event's fields (subclasses map ids to names)."""
         return values
+
+    def _read_state(self, bodies: list[bytes], at: float) -> DeviceEvent:
+        """The state event from the bodies of the state answer's parts: the fixed fields from the
+        first part, the lists of every part joined (raises :class:`BodyError` on a bad body)."""
+        assert self.STATE is not None
+        parts = [decode_body(self.STATE, body) for body in bodies]
+        values = dict(parts[0])
+        for name, kind in self.STATE.fields:
+            if kind in _LISTS:
+                values[name] = tuple(item for part in parts for item in part[name])
+        return self._state_event(values, at)
+
+    def _state_event(self, values: dict[str, Any], at: float) -> DeviceState:
+        """Turn the state answer's values into the driver's state event (subclasses)."""
+        raise NotImplementedError

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from drivers.base import Driver
 from drivers.messages import LAMP_STATES, DeviceEvent, MessageSpec
+from drivers.state import DeviceState, SpotsState
 
 __all__ = ["SpotReport", "SpotFault", "BetSpotDriver"]
 
@@ -42,6 +43,8 @@ class BetSpotDriver(Driver):
         "unlock": MessageSpec(0xA2, "unlock"),
     }
 
+    STATE = MessageSpec(0, "spots_state", (("locked", "bool"), ("spots", "spots")))
+
     def set_lamp(self, seat: int, spot: str, state: str) -> None:
         """Set one spot's lamp: one of ``LAMP_STATES``."""
         self._command("lamp", seat=seat, spot=spot, state=LAMP_STATES.index(state))
@@ -51,4 +54,9 @@ class BetSpotDriver(Driver):
         self._command("lock")
 
     def unlock(self) -> None:
+        """Unlock the spots."""
         self._command("unlock")
+
+    def _state_event(self, values: dict[str, Any], at: float) -> DeviceState:
+        spots = tuple(spot for spot in values["spots"] if spot[2])
+        return SpotsState(device=self.name, at=at, boot_id=self.link.boot_id or 0, locked=values["locked"], spots=spots)

@@ -2,18 +2,23 @@
 
 On the wire (docs/protocol.md)::
 
-    COBS( version | address | seq | ack | type | length | payload | crc16 ) 0x00
+    COBS( version | address | seq u32 | ack u32 | type | length | payload | crc16 ) 0x00
 
 ``crc16`` is CRC-16/CCITT-FALSE (``binascii.crc_hqx(data, 0xFFFF)``, big-endian) over
 everything before it. COBS removes every 0x00 from the frame so 0x00 can end it: after noise
 the decoder simply waits for the next 0x00. A frame is accepted only if its COBS encoding is
 canonical, its length field matches, its type is known and its CRC is right. The decoder never
-raises on bytes from the wire and never holds more than one maximum-size frame.
+raises on bytes from the wire and never holds more than one maximum-size frame; it counts every
+byte it throws away (``garbage_bytes``) and why (CRC, unknown type, other malformation, oversize).
+
+Version 2 widened ``seq`` and ``ack`` from 8 to 32 bits, so that a late reply can no longer pass
+for the answer to a newer request once the sequence number wraps (docs/protocol.md, section 4).
 """
 
 from __future__ import annotations
 
 import binascii
+import struct
 from dataclasses import dataclass, field
 from enum import IntEnum
 
@@ -33,9 +38,9 @@ __all__ = [
     "decode_frame",
 ]
 
-VERSION = 1
+VERSION = 2
 MAX_PAYLOAD = 240
-_HEADER = 6
+_HEADER = 12
 _CRC = 2
 MAX_FRAME = _HEADER + MAX_PAYLOAD + _CRC
 MAX_WIRE = MAX_FRAME + MAX_FRAME // 254 + 2  # COBS overhead, the delimiter
@@ -57,7 +62,11 @@ class MsgType(IntEnum):
     RESP = 5
     """Device -> controller: the result of a command (status, code)."""
     NAK = 6
-    """Either way: the last frame was not understood."""
+    """Device -> controller: the request was not understood (unknown type, or a payload that does not fit it)."""
+    STATE_REQ = 7
+    """Controller -> device: send your whole current state. Payload: the part wanted (u8, 0 first)."""
+    STATE = 8
+    """Device -> controller: one part of the state (boot id, newest event number, part, parts, body)."""
 
 
 class FramingError(ValueError):
@@ -118,20 +127,26 @@ def cobs_decode(data: bytes) -> bytes | None:
     return bytes(out)
 
 
+_TYPES = {int(t): t for t in MsgType}
+_HEADER_STRUCT = struct.Struct(">BBIIBB")
+_PACK_HEADER = _HEADER_STRUCT.pack
+
+
 def encode(frame: Frame) -> bytes:
     """The wire bytes of ``frame``, delimiter included."""
     if len(frame.payload) > MAX_PAYLOAD:
         raise FramingError(f"payload of {len(frame.payload)} bytes is over the maximum {MAX_PAYLOAD}")
-    for name in ("address", "seq", "ack", "version"):
+    for name in ("address", "version"):
         if not 0 <= getattr(frame, name) <= 255:
             raise FramingError(f"{name} {getattr(frame, name)} does not fit in a byte")
+    for name in ("seq", "ack"):
+        if not 0 <= getattr(frame, name) <= 0xFFFFFFFF:
+            raise FramingError(f"{name} {getattr(frame, name)} does not fit in 32 bits")
     body = (
-        bytes((frame.version, frame.address, frame.seq, frame.ack, int(frame.type), len(frame.payload))) + frame.payload
+        _PACK_HEADER(frame.version, frame.address, frame.seq, frame.ack, int(frame.type), len(frame.payload))
+        + frame.payload
     )
     return cobs_encode(body + crc16(body).to_bytes(2, "big")) + b"\x00"
-
-
-_TYPES = {int(t): t for t in MsgType}
 
 
 def decode_frame(wire: bytes) -> tuple[Frame | None, str]:
@@ -144,9 +159,11 @@ def decode_frame(wire: bytes) -> tuple[Frame | None, str]:
     body, check = raw[:-_CRC], raw[-_CRC:]
     if crc16(body) != int.from_bytes(check, "big"):
         return None, "crc"
-    version, address, seq, ack, kind, length = body[:_HEADER]
-    if version != VERSION or length != len(body) - _HEADER or kind not in _TYPES:
+    version, address, seq, ack, kind, length = _HEADER_STRUCT.unpack_from(body)
+    if version != VERSION or length != len(body) - _HEADER:
         return None, "header"
+    if kind not in _TYPES:
+        return None, "type"
     return Frame(address, seq, ack, _TYPES[kind], bytes(body[_HEADER:]), version), "ok"
 
 
@@ -157,8 +174,10 @@ class DecoderStats:
     frames_ok: int = 0
     crc_errors: int = 0
     malformed: int = 0
+    unknown_types: int = 0
     oversize: int = 0
     resyncs: int = 0
+    garbage_bytes: int = 0
 
 
 @dataclass
@@ -183,10 +202,13 @@ class Decoder:
                 if len(self._buf) + len(piece) > MAX_WIRE:
                     self.stats.oversize += 1
                     self.stats.resyncs += 1
+                    self.stats.garbage_bytes += len(self._buf) + len(piece)
                     self._buf.clear()
                     self._skipping = True
                 else:
                     self._buf += piece
+            else:
+                self.stats.garbage_bytes += len(piece)
             if end < 0:
                 break
             if self._skipping:
@@ -199,9 +221,12 @@ class Decoder:
                 else:
                     if why == "crc":
                         self.stats.crc_errors += 1
+                    elif why == "type":
+                        self.stats.unknown_types += 1
                     else:
                         self.stats.malformed += 1
                     self.stats.resyncs += 1
+                    self.stats.garbage_bytes += len(self._buf)
                 self._buf.clear()
             start = end + 1
         return frames

@@ -1,33 +1,84 @@
 """Link supervision: the controller side of one device link.
 
 The controller polls the device every ``poll_interval_s``; the device answers with its oldest
-unacknowledged event or an empty ACK. Each POLL carries the number of the last event received,
-which acknowledges it; the device keeps every event until then, so each event arrives exactly
-once (duplicates by event number are dropped here) across corruption, loss, duplication,
-retries and device reboots. Commands go out between polls, one at a time.
+unacknowledged event or an empty ACK. Each POLL names the last event received (its boot id and
+number), which acknowledges it; the device keeps every event until then, so each event arrives
+exactly once (duplicates are dropped here) across corruption, loss, duplication, retries and
+device reboots. Event numbers belong to a boot: a device that starts again numbers from 1 under
+a new random boot id, and the link resets its event window, reporting the reset (and any gap)
+as a :class:`DeviceFault`. Commands go out between polls, one at a time, in order.
 
 A request unanswered within ``response_timeout_s`` is sent again (same sequence number, so the
-device resends its reply rather than acting twice), up to ``retries`` times. After
-``link_down_s`` without a good reply the link is down: the port is closed and reopened with
-exponential backoff from ``reconnect_min_s`` to ``reconnect_max_s``. Everything runs in one
-thread per link; an exception in it is reported as a :class:`DeviceFault` and the supervisor
-starts it again, so it never dies silently.
+device resends its reply rather than acting twice), up to ``retries`` times. Sequence numbers are
+32 bits and start at a random value each time the port opens, and a reply counts only if it
+echoes the request's number and is of a type that answers it (a RESP also names the command's
+code), so a late reply never passes for a newer one. A command answered ``busy`` is sent again
+after a pause doubling from ``busy_backoff_s`` (other commands wait behind it so order is kept),
+up to ``busy_retries`` times; a command that finally fails is a :class:`DeviceFault` naming it.
+
+After every link-up (and a reboot seen without one) the link asks the device for its whole
+state (the STATE_REQ exchange) and puts the driver's snapshot (``drivers.state``) on the queue
+once every event older than the snapshot has arrived. After ``link_down_s`` without a good reply
+the link is down: the port is closed and reopened with exponential backoff from
+``reconnect_min_s`` to ``reconnect_max_s``. Counters of everything that went wrong are kept per
+link (:class:`LinkStats`), and a log line names the device and the counts when they change (at
+most one every ``log_interval_s``). Everything runs in one thread per link; an exception in it is
+reported as a :class:`DeviceFault` and the supervisor starts it again, so it never dies silently.
 """
 
 from __future__ import annotations
 
+import logging
 import queue
+import secrets
 import struct
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields
 
 from drivers.framing import Decoder, DecoderStats, Frame, MsgType, encode
 from drivers.messages import DeviceEvent
 from drivers.transport import Transport, TransportError
 
-__all__ = ["LinkConfig", "LinkStats", "Link", "LinkUp", "LinkDown", "DeviceFault", "CommandResult"]
+__all__ = [
+    "LinkConfig",
+    "LinkCounters",
+    "LinkStats",
+    "Link",
+    "LinkUp",
+    "LinkDown",
+    "DeviceFault",
+    "CommandResult",
+    "STATUS_OK",
+    "STATUS_UNKNOWN",
+    "STATUS_BAD_BODY",
+    "STATUS_BUSY",
+    "STATUS_NAK",
+    "STATUS_NO_ANSWER",
+]
+
+log = logging.getLogger("tablectl.link")
+
+STATUS_OK, STATUS_UNKNOWN, STATUS_BAD_BODY, STATUS_BUSY = 0, 1, 2, 3
+"""RESP statuses from the device (docs/protocol.md)."""
+STATUS_NAK, STATUS_NO_ANSWER = 254, 255
+"""Statuses the controller reports itself: the device NAKed the command; no answer at all."""
+_STATUS_TEXT = {
+    STATUS_UNKNOWN: "unknown command",
+    STATUS_BAD_BODY: "bad body",
+    STATUS_BUSY: "busy",
+    STATUS_NAK: "refused (NAK)",
+    STATUS_NO_ANSWER: "no answer",
+}
+
+_ANSWERS = {
+    MsgType.POLL: (MsgType.EVENT, MsgType.ACK, MsgType.NAK),
+    MsgType.CMD: (MsgType.RESP, MsgType.NAK),
+    MsgType.STATE_REQ: (MsgType.STATE, MsgType.NAK),
+}
+"""The reply types that answer each request type."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,19 +92,70 @@ class LinkConfig:
     link_down_s: float = 1.0
     reconnect_min_s: float = 0.1
     reconnect_max_s: float = 5.0
+    busy_retries: int = 5
+    busy_backoff_s: float = 0.05
+    busy_backoff_max_s: float = 0.8
+    log_interval_s: float = 10.0
 
 
 @dataclass
-class LinkStats(DecoderStats):
-    """Per-link counters: the decoder's (frames ok, CRC errors, malformed, oversize, resyncs) and the link's."""
+class LinkCounters(DecoderStats):
+    """Per-link counters, kept by the link thread: the decoder's (frames ok, CRC errors, unknown
+    frame types, other malformed frames, oversize, resyncs, garbage bytes) and the link's."""
 
     timeouts: int = 0
     retries: int = 0
+    stale: int = 0
     reconnects: int = 0
     link_downs: int = 0
     duplicates: int = 0
     events: int = 0
+    gaps: int = 0
+    resets: int = 0
+    busy: int = 0
+    naks: int = 0
+    commands_failed: int = 0
     faults: int = 0
+
+
+COUNTERS: tuple[str, ...] = tuple(f.name for f in fields(LinkCounters))
+"""The counter names, in order."""
+
+PROBLEM_COUNTERS: tuple[str, ...] = tuple(c for c in COUNTERS if c not in ("frames_ok", "events"))
+"""The counters whose change is logged (the rest count normal traffic)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LinkStats(DeviceEvent):
+    """A snapshot of one link's state and counters (journaled at each round's end by the runtime;
+    ``tablectl status`` shows the latest). Counter meanings: docs/protocol.md, section 9."""
+
+    up: bool = False
+    boot_id: int = 0
+    frames_ok: int = 0
+    crc_errors: int = 0
+    malformed: int = 0
+    unknown_types: int = 0
+    oversize: int = 0
+    resyncs: int = 0
+    garbage_bytes: int = 0
+    timeouts: int = 0
+    retries: int = 0
+    stale: int = 0
+    reconnects: int = 0
+    link_downs: int = 0
+    duplicates: int = 0
+    events: int = 0
+    gaps: int = 0
+    resets: int = 0
+    busy: int = 0
+    naks: int = 0
+    commands_failed: int = 0
+    faults: int = 0
+
+    def counters(self) -> dict[str, int]:
+        """The counters by name."""
+        return {name: getattr(self, name) for name in COUNTERS}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,14 +175,23 @@ class LinkDown(DeviceEvent):
 
 @dataclass(frozen=True, kw_only=True)
 class DeviceFault(DeviceEvent):
-    """Something went wrong on the link or in a driver (the link keeps running)."""
+    """Something went wrong on the link or in a driver (the link keeps running).
+
+    ``kind`` says what: ``events_gap`` (event numbers skipped), ``events_reset`` (the device's
+    numbering started over: a restart), ``command_failed`` (``command`` names it; the device
+    answered an error, stayed busy, refused it or never answered), ``nak`` (a poll or state
+    request refused), ``bad_event`` (an event the driver cannot read), ``state`` (the state request
+    failed), ``link`` (the link thread itself)."""
 
     error: str
+    kind: str = ""
+    command: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
 class CommandResult(DeviceEvent):
-    """A device's answer to a command: status 0 is success (docs/protocol.md)."""
+    """A device's answer to a command: status 0 is success (docs/protocol.md); 254 the device
+    refused the frame (NAK), 255 no answer at all."""
 
     command: str
     status: int
@@ -90,18 +201,25 @@ class CommandResult(DeviceEvent):
         return self.status == 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Command:
     name: str
     code: int
     body: bytes
+    busy_tries: int = 0
+    due: float = 0.0
+
+
+StateReader = Callable[[list[bytes], float], DeviceEvent]
+"""Turns the bodies of a state answer's parts into the driver's state event (raises on a bad body)."""
 
 
 class Link:
     """The supervised link to one device at ``address`` on ``url``.
 
     ``on_event(event_no, code, body, at)`` is called for each new event (in the link thread);
-    link events and command results go to ``emit``.
+    link events, command results and the state snapshot (made by ``on_state``) go to ``emit``.
+    ``boot_id`` and ``last_event_no`` give the last event already received, if known.
     """
 
     def __init__(
@@ -111,16 +229,23 @@ class Link:
         address: int,
         emit: Callable[[DeviceEvent], None],
         on_event: Callable[[int, int, bytes, float], None],
-        config: LinkConfig = LinkConfig(),
+        config: LinkConfig = LinkConfig(),  # noqa: B008 (frozen, shared safely)
         last_event_no: int = 0,
+        *,
+        boot_id: int | None = None,
+        on_state: StateReader | None = None,
     ) -> None:
         self.name, self.url, self.address, self.config = name, url, address, config
-        self._emit, self._on_event = emit, on_event
+        self._emit, self._on_event, self._on_state = emit, on_event, on_state
         self.last_event_no = last_event_no
-        self.stats = LinkStats()
+        self.window_boot: int | None = boot_id
+        """The boot whose event numbering ``last_event_no`` counts (None: not known yet)."""
+        self._left_boots: deque[int] = deque(maxlen=16)
+        self.stats = LinkCounters()
         self.up = False
         self._boot_id: int | None = None
         self._commands: queue.Queue[_Command] = queue.Queue()
+        self._held: _Command | None = None  # a command waiting to be sent again after `busy`
         self._stop = threading.Event()
         self._wake = threading.Event()  # set when a command is queued, so it goes out at once
         self._thread: threading.Thread | None = None
@@ -128,6 +253,10 @@ class Link:
         self._decoder = Decoder(stats=self.stats)
         self._seq = 0
         self._last_good = time.monotonic()
+        self._state_wanted = False
+        self._state: tuple[int, int, DeviceEvent] | None = None  # (boot, newest event no, snapshot) to emit
+        self._logged = LinkCounters()
+        self._logged_at = -1e9
 
     # --- public -----------------------------------------------------------------------------
 
@@ -151,9 +280,20 @@ class Link:
         self._commands.put(_Command(name, code, body))
         self._wake.set()
 
+    @property
+    def boot_id(self) -> int | None:
+        """The device's boot id as last seen (None before its first answer)."""
+        return self._boot_id
+
     def snapshot(self) -> LinkStats:
-        """A copy of the counters."""
-        return replace(self.stats)
+        """The link's state and a copy of its counters."""
+        s = self.stats
+        return LinkStats(
+            device=self.name,
+            up=self.up,
+            boot_id=self._boot_id or 0,
+            **{name: getattr(s, name) for name in COUNTERS},
+        )
 
     # --- the thread -------------------------------------------------------------------------
 
@@ -167,9 +307,12 @@ class Link:
                 self._link_down(str(exc))
             except Exception as exc:  # noqa: BLE001 - reported, then the link restarts
                 self.stats.faults += 1
-                self._emit(DeviceFault(device=self.name, error=f"link thread: {type(exc).__name__}: {exc}"))
+                self._emit(
+                    DeviceFault(device=self.name, kind="link", error=f"link thread: {type(exc).__name__}: {exc}")
+                )
                 self._link_down(f"link thread failed: {exc}")
             self._close_port()
+            self._log_counters()
             if self._stop.wait(delay):
                 break
             delay = min(max(delay * 2, self.config.reconnect_min_s), self.config.reconnect_max_s)
@@ -184,45 +327,72 @@ class Link:
         if self.up:
             self.up = False
             self.stats.link_downs += 1
+            self._state, self._state_wanted = None, False
             self._emit(LinkDown(device=self.name, reason=reason))
+
+    def _next_command(self) -> _Command | None:
+        if self._held is not None:
+            if time.monotonic() >= self._held.due:
+                command, self._held = self._held, None
+                return command
+            return None  # later commands wait behind it, so their order is kept
+        try:
+            return self._commands.get_nowait()
+        except queue.Empty:
+            return None
 
     def _run(self) -> None:
         self._transport = Transport(self.url, self.config.baudrate)
+        self._transport.discard_input()  # nothing from before this opening can answer a new request
         self._decoder = Decoder(stats=self.stats)
+        self._seq = secrets.randbits(32)
         self._last_good = time.monotonic()
+        # The state request goes first: it tells the device's boot and newest event before any POLL
+        # acknowledges anything, so a device that numbers from 1 again is caught before it deletes.
+        self._state_wanted = self._on_state is not None
         next_poll = 0.0
         while not self._stop.is_set():
-            try:
-                command = self._commands.get_nowait()
-            except queue.Empty:
-                command = None
+            self._log_counters()
+            if self._state_wanted and self._on_state is not None:
+                if not self._read_state():
+                    if time.monotonic() - self._last_good > self.config.link_down_s:
+                        self._link_down(f"no reply for {self.config.link_down_s} s")
+                        return
+                continue
+            command = self._next_command()
             if command is None:
                 wait = next_poll - time.monotonic()
+                if self._held is not None:
+                    wait = min(wait, self._held.due - time.monotonic())
                 if wait > 0:
                     self._wake.wait(min(wait, self.config.poll_interval_s))
                     self._wake.clear()
                     if self._stop.is_set():
                         return
-                    if not self._commands.empty() or time.monotonic() < next_poll:
+                    if (self._held is None and not self._commands.empty()) or time.monotonic() < next_poll:
                         continue
                 next_poll = time.monotonic() + self.config.poll_interval_s
-                reply = self._exchange(MsgType.POLL, struct.pack(">I", self.last_event_no))
+                ack_boot = self.window_boot or 0
+                reply = self._exchange(MsgType.POLL, struct.pack(">II", ack_boot, self.last_event_no))
             else:
-                reply = self._exchange(MsgType.CMD, bytes((command.code,)) + command.body)
+                reply = self._exchange(MsgType.CMD, bytes((command.code,)) + command.body, command.code)
             if reply is None:
+                if command is not None:
+                    self._command_failed(command, STATUS_NO_ANSWER)
                 if time.monotonic() - self._last_good > self.config.link_down_s:
                     self._link_down(f"no reply for {self.config.link_down_s} s")
                     return
-                if command is not None:
-                    self._emit(CommandResult(device=self.name, command=command.name, status=255))
                 continue
             if self._handle(reply, command):
                 next_poll = 0.0  # the device may hold more events: drain them without waiting
 
-    def _exchange(self, kind: MsgType, payload: bytes) -> Frame | None:
+    def _exchange(self, kind: MsgType, payload: bytes, code: int | None = None) -> Frame | None:
+        """Send one request (again on no answer) and return its reply, or None."""
         assert self._transport is not None
-        self._seq = (self._seq + 1) % 256
-        wire = encode(Frame(self.address, self._seq, 0, kind, payload))
+        self._seq = (self._seq + 1) & 0xFFFFFFFF
+        seq = self._seq
+        answers = _ANSWERS[kind]
+        wire = encode(Frame(self.address, seq, 0, kind, payload))
         for attempt in range(self.config.retries + 1):
             if attempt:
                 self.stats.retries += 1
@@ -230,56 +400,225 @@ class Link:
             deadline = min(time.monotonic() + self.config.response_timeout_s, self._last_good + self.config.link_down_s)
             while time.monotonic() < deadline and not self._stop.is_set():
                 for frame in self._decoder.feed(self._transport.read()):
-                    if frame.address == self.address and frame.ack == self._seq and frame.type is not MsgType.POLL:
-                        return frame
+                    if frame.address != self.address:
+                        continue
+                    if frame.ack != seq or frame.type not in answers:
+                        self.stats.stale += 1
+                        continue
+                    if frame.type is MsgType.RESP and code is not None and frame.payload[5:6] != bytes((code,)):
+                        self.stats.stale += 1  # the answer to another command
+                        continue
+                    return frame
             self.stats.timeouts += 1
             if time.monotonic() - self._last_good > self.config.link_down_s:
                 break  # silent too long: the caller declares the link down
         return None
 
+    def _seen_boot(self, boot_id: int) -> None:
+        """A good reply from the device running as ``boot_id``: link up, or a reboot seen."""
+        self._last_good = time.monotonic()
+        if not self.up:
+            self.up = True
+            self._state_wanted, self._state = True, None
+            rebooted = self._boot_id is not None and boot_id != self._boot_id
+            self._emit(LinkUp(device=self.name, boot_id=boot_id, rebooted=rebooted))
+        elif boot_id != self._boot_id:
+            self._state_wanted, self._state = True, None
+            self._emit(LinkUp(device=self.name, boot_id=boot_id, rebooted=True))
+        self._boot_id = boot_id
+
+    def _fault(self, kind: str, error: str, event_no: int = 0, command: str = "") -> None:
+        self._emit(DeviceFault(device=self.name, event_no=event_no, kind=kind, error=error, command=command))
+
     def _handle(self, reply: Frame, command: _Command | None) -> bool:
         """Act on a reply; True when it carried an event."""
         now = time.time()
-        self._last_good = time.monotonic()
         p = reply.payload
         if len(p) < 4:
-            self._emit(DeviceFault(device=self.name, error=f"frame seq {reply.seq}: reply too short"))
+            self.stats.faults += 1
+            self._fault("link", f"reply seq {reply.ack}: {reply.type.name} too short ({len(p)} bytes)")
             return False
-        boot_id = struct.unpack_from(">I", p)[0]
-        if not self.up:
-            self.up = True
-            self._emit(
-                LinkUp(
-                    device=self.name, boot_id=boot_id, rebooted=self._boot_id is not None and boot_id != self._boot_id
-                )
-            )
-        elif boot_id != self._boot_id:
-            self._emit(LinkUp(device=self.name, boot_id=boot_id, rebooted=True))
-        self._boot_id = boot_id
-        if reply.type is MsgType.EVENT and len(p) >= 9:
-            event_no, code = struct.unpack_from(">IB", p, 4)
-            if event_no <= self.last_event_no:
+        self._seen_boot(struct.unpack_from(">I", p)[0])
+        if reply.type is MsgType.EVENT:
+            if len(p) < 13:
+                self.stats.faults += 1
+                self._fault("bad_event", f"reply seq {reply.ack}: EVENT too short ({len(p)} bytes)")
+                return False
+            event_boot, event_no, code = struct.unpack_from(">IIB", p, 4)
+            if self._accept(event_boot, event_no):
+                self.stats.events += 1
+                try:
+                    self._on_event(event_no, code, bytes(p[13:]), now)
+                except Exception as exc:  # noqa: BLE001 - a bad event must not stop the link
+                    self.stats.faults += 1
+                    self._fault("bad_event", f"event {event_no} (code {code}): {exc}", event_no)
+                self._state_due(False)
+            return True
+        if reply.type is MsgType.ACK:
+            self._state_due(True)
+        elif reply.type is MsgType.RESP and len(p) >= 6:
+            assert command is not None
+            status = p[4]
+            if status == STATUS_BUSY:
+                self.stats.busy += 1
+                if command.busy_tries < self.config.busy_retries:
+                    pause = min(self.config.busy_backoff_s * 2**command.busy_tries, self.config.busy_backoff_max_s)
+                    command.busy_tries += 1
+                    command.due = time.monotonic() + pause
+                    self._held = command
+                    return False
+            if status == STATUS_OK:
+                self._emit(CommandResult(device=self.name, command=command.name, status=status))
+            else:
+                self._command_failed(command, status)
+        elif reply.type is MsgType.NAK:
+            self.stats.naks += 1
+            if command is not None:
+                self._command_failed(command, STATUS_NAK)
+            else:
+                self._fault("nak", f"device refused the poll (seq {reply.ack})")
+        return False
+
+    def _command_failed(self, command: _Command, status: int) -> None:
+        self.stats.commands_failed += 1
+        tries = f" after {command.busy_tries + 1} tries" if status == STATUS_BUSY else ""
+        self._emit(CommandResult(device=self.name, command=command.name, status=status))
+        self._fault(
+            "command_failed",
+            f"command {command.name} failed: {_STATUS_TEXT.get(status, f'status {status}')}{tries}",
+            command=command.name,
+        )
+
+    def _accept(self, event_boot: int, event_no: int) -> bool:
+        """Whether event (``event_boot``, ``event_no``) is new; moves the window and reports resets and gaps."""
+        if event_boot == self.window_boot:
+            if event_no == self.last_event_no:
                 self.stats.duplicates += 1
-                return True
-            if event_no != self.last_event_no + 1 and self.last_event_no:
-                self._emit(
-                    DeviceFault(
-                        device=self.name, error=f"events {self.last_event_no + 1} to {event_no - 1} never arrived"
-                    )
+                return False
+            if event_no < self.last_event_no:
+                # Only a device that started again under the same boot id numbers backwards.
+                self.stats.resets += 1
+                self._fault(
+                    "events_reset",
+                    f"event numbers went back from {self.last_event_no} to {event_no} under the same boot id "
+                    f"{event_boot:08x} (a restart without a new boot id); the window starts over",
+                    event_no,
+                )
+                self.last_event_no = 0
+        elif event_boot in self._left_boots:
+            self.stats.duplicates += 1  # an event of a boot already left behind: received before
+            return False
+        else:
+            if self.window_boot is not None:
+                self._left_boots.append(self.window_boot)
+                self.stats.resets += 1
+                self._fault(
+                    "events_reset",
+                    f"event numbering started over: boot {event_boot:08x} after boot {self.window_boot:08x} "
+                    f"(last event {self.last_event_no})",
+                    event_no,
+                )
+                self.last_event_no = 0
+            elif self.last_event_no:
+                self.last_event_no = 0  # a window given without its boot: the numbering is this boot's
+            self.window_boot = event_boot
+            if self.last_event_no == 0 and event_no != 1 and self._left_boots:
+                self.stats.gaps += 1
+                self._fault(
+                    "events_gap", f"events 1 to {event_no - 1} of boot {event_boot:08x} never arrived", event_no
                 )
             self.last_event_no = event_no
-            self.stats.events += 1
-            try:
-                self._on_event(event_no, code, bytes(p[9:]), now)
-            except Exception as exc:  # noqa: BLE001 - a bad event must not stop the link
-                self.stats.faults += 1
-                self._emit(
-                    DeviceFault(device=self.name, event_no=event_no, error=f"event {event_no} (code {code}): {exc}")
-                )
             return True
-        if reply.type is MsgType.RESP and len(p) >= 6:
-            status = p[4]
-            self._emit(CommandResult(device=self.name, command=command.name if command else "?", status=status))
-        elif reply.type is MsgType.NAK:
-            self._emit(DeviceFault(device=self.name, error=f"device refused frame seq {reply.seq}"))
-        return False
+        if event_no != self.last_event_no + 1 and self.last_event_no:
+            self.stats.gaps += 1
+            self._fault("events_gap", f"events {self.last_event_no + 1} to {event_no - 1} never arrived", event_no)
+        self.last_event_no = event_no
+        return True
+
+    # --- the state request ------------------------------------------------------------------
+
+    def _read_state(self) -> bool:
+        """Ask for every part of the device's state; False when the device did not answer."""
+        assert self._on_state is not None
+        bodies: list[bytes] = []
+        part, parts, snapshot_boot, newest = 0, 1, None, 0
+        while part < parts:
+            reply = self._exchange(MsgType.STATE_REQ, bytes((part,)))
+            if reply is None:
+                return False
+            p = reply.payload
+            if len(p) < 4:
+                self.stats.faults += 1
+                self._fault("state", f"state reply too short ({len(p)} bytes)")
+                self._state_wanted = False
+                return True
+            boot = struct.unpack_from(">I", p)[0]
+            self._seen_boot(boot)
+            if reply.type is MsgType.NAK:
+                self.stats.naks += 1
+                self._fault("state", "the device refused the state request (NAK)")
+                self._state_wanted = False
+                return True
+            if len(p) < 10 or p[8] != part or p[9] == 0 or (snapshot_boot is not None and boot != snapshot_boot):
+                self.stats.faults += 1
+                self._fault("state", f"state part {part}: bad answer (part {p[8:9].hex()}, boot {boot:08x})")
+                return True  # asked again from the first part
+            if part == 0:
+                snapshot_boot, newest, parts = boot, struct.unpack_from(">I", p, 4)[0], p[9]
+                if boot == self.window_boot and newest < self.last_event_no:
+                    self.stats.resets += 1
+                    self._fault(
+                        "events_reset",
+                        f"the device's newest event is {newest}, before {self.last_event_no} received, under the "
+                        f"same boot id {boot:08x} (a restart without a new boot id); the window starts over",
+                    )
+                    self.last_event_no = 0
+            bodies.append(bytes(p[10:]))
+            part += 1
+        self._state_wanted = False
+        try:
+            state = self._on_state(bodies, time.time())
+        except Exception as exc:  # noqa: BLE001 - a bad answer is a fault, the link goes on
+            self.stats.faults += 1
+            self._fault("state", f"state answer: {exc}")
+            return True
+        assert snapshot_boot is not None
+        self._state = (snapshot_boot, newest, state)
+        self._state_due(False)
+        return True
+
+    def _state_due(self, drained: bool) -> None:
+        """Emit the snapshot once every event the device made before it has arrived (or the
+        device has nothing left to send)."""
+        if self._state is None:
+            return
+        boot, newest, state = self._state
+        if drained or newest == 0 or (self.window_boot == boot and self.last_event_no >= newest):
+            self._state = None
+            self._emit(state)
+
+    # --- visibility -------------------------------------------------------------------------
+
+    def _log_counters(self) -> None:
+        """Log the problem counters when they changed, at most once per ``log_interval_s``."""
+        now = time.monotonic()
+        if now - self._logged_at < self.config.log_interval_s:
+            return
+        changed = {
+            name: (getattr(self.stats, name), getattr(self.stats, name) - getattr(self._logged, name))
+            for name in PROBLEM_COUNTERS
+            if getattr(self.stats, name) != getattr(self._logged, name)
+        }
+        if not changed:
+            return
+        self._logged_at = now
+        for name in COUNTERS:
+            setattr(self._logged, name, getattr(self.stats, name))
+        text = ", ".join(f"{name} {total} (+{delta})" for name, (total, delta) in changed.items())
+        log.warning(
+            "link %s (%s): %s",
+            self.name,
+            self.url,
+            text,
+            extra={"device": self.name, "counters": {name: total for name, (total, _) in changed.items()}},
+        )

@@ -3,8 +3,10 @@ frozen event dataclasses drivers put on the controller's queue. Nothing here kno
 
 A body is a sequence of fields, each one of: ``u8``, ``u16``, ``u32`` (big-endian), ``bool``
 (one byte, 0 or 1), ``card`` (one byte: 0-51 in the order 2c..Ac, 2d..Ad, 2h..Ah, 2s..As; 52
-the joker; 255 no card), ``str`` (a length byte, then that many UTF-8 bytes) and ``cards`` (a
-count byte, then one ``card`` byte each). docs/protocol.md lists the same tables.
+the joker; 255 no card), ``str`` (a length byte, then that many UTF-8 bytes), ``cards`` and
+``u8s`` (a count byte, then one byte each), ``strs`` (a count byte, then that many ``str``) and
+``spots`` (a count byte, then that many ``seat`` u8, ``spot`` str, ``cents`` u32).
+docs/protocol.md lists the same tables.
 """
 
 from __future__ import annotations
@@ -74,8 +76,20 @@ def encode_body(spec: MessageSpec, values: dict[str, Any]) -> bytes:
                 if len(raw) > 255:
                     raise BodyError(f"{spec.name}.{name}: text over 255 bytes")
                 out += bytes((len(raw),)) + raw
-            elif kind == "cards":
+            elif kind in ("cards", "u8s"):
                 out += bytes((len(v),)) + bytes(v)
+            elif kind == "strs":
+                out += bytes((len(v),))
+                for text in v:
+                    raw = str(text).encode("utf-8")
+                    if len(raw) > 255:
+                        raise BodyError(f"{spec.name}.{name}: text over 255 bytes")
+                    out += bytes((len(raw),)) + raw
+            elif kind == "spots":
+                out += bytes((len(v),))
+                for seat, spot, cents in v:
+                    raw = str(spot).encode("utf-8")
+                    out += struct.pack(">BB", seat, len(raw)) + raw + struct.pack(">I", cents)
             else:  # pragma: no cover - catalog error
                 raise BodyError(f"unknown field kind {kind}")
         except (struct.error, ValueError, TypeError) as exc:
@@ -112,13 +126,36 @@ def decode_body(spec: MessageSpec, data: bytes) -> dict[str, Any]:
                     raise BodyError(f"{spec.name}.{name}: text cut short")
                 values[name] = raw.decode("utf-8")
                 i += 1 + n
-            elif kind == "cards":
+            elif kind in ("cards", "u8s"):
                 n = data[i]
                 raw = data[i + 1 : i + 1 + n]
                 if len(raw) != n:
-                    raise BodyError(f"{spec.name}.{name}: card list cut short")
+                    raise BodyError(f"{spec.name}.{name}: list cut short")
                 values[name] = tuple(raw)
                 i += 1 + n
+            elif kind == "strs":
+                n, i = data[i], i + 1
+                texts = []
+                for _ in range(n):
+                    size = data[i]
+                    raw = data[i + 1 : i + 1 + size]
+                    if len(raw) != size:
+                        raise BodyError(f"{spec.name}.{name}: text cut short")
+                    texts.append(raw.decode("utf-8"))
+                    i += 1 + size
+                values[name] = tuple(texts)
+            elif kind == "spots":
+                n, i = data[i], i + 1
+                spots = []
+                for _ in range(n):
+                    seat, size = data[i], data[i + 1]
+                    raw = data[i + 2 : i + 2 + size]
+                    if len(raw) != size:
+                        raise BodyError(f"{spec.name}.{name}: spot name cut short")
+                    cents = struct.unpack_from(">I", data, i + 2 + size)[0]
+                    spots.append((seat, raw.decode("utf-8"), cents))
+                    i += 6 + size
+                values[name] = tuple(spots)
     except (IndexError, struct.error, UnicodeDecodeError) as exc:
         raise BodyError(f"{spec.name}: body of {len(data)} bytes is too short or malformed") from exc
     if i != len(data):

@@ -1,4 +1,5 @@
-"""Dealer button panel: buttons pressed and released, display lines, lamps, beep."""
+"""Dealer button panel: buttons pressed and released, the display (a line at a time or a whole
+screen), lamps, beep."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any, ClassVar
 
 from drivers.base import Driver
 from drivers.messages import BUTTONS, DeviceEvent, MessageSpec
+from drivers.state import DeviceState, PanelState
 
 __all__ = ["ButtonChanged", "PanelDriver"]
 
@@ -29,17 +31,43 @@ class PanelDriver(Driver):
         "display": MessageSpec(0xC0, "display", (("line", "u8"), ("text", "str"))),
         "lamp": MessageSpec(0xC1, "lamp", (("button", "u8"), ("on", "bool"))),
         "beep": MessageSpec(0xC2, "beep", (("ms", "u16"),)),
+        "screen": MessageSpec(0xC3, "screen", (("lines", "strs"),)),
     }
+    STATE = MessageSpec(0, "panel_state", (("key_on", "bool"), ("lines", "u8"), ("columns", "u8"), ("held", "u8s")))
 
     def display(self, line: int, text: str) -> None:
-        """Show ``text`` on display line ``line``."""
+        """Show ``text`` on display line ``line`` (1 first), leaving the other lines as they are."""
         self._command("display", line=line, text=text)
 
+    def screen(self, lines: tuple[str, ...]) -> None:
+        """Show a whole screen: ``lines[0]`` on line 1 and so on; it replaces everything shown
+        before (lines not given are blank). At most the display's ``lines`` lines of at most
+        ``columns`` characters (``PanelState``); the device refuses a bigger screen (status 2)."""
+        self._command("screen", lines=tuple(lines))
+
     def lamp(self, button: str, on: bool) -> None:
+        """Light (or put out) the lamp of ``button``."""
         self._command("lamp", button=BUTTONS.index(button) + 1, on=on)
 
     def beep(self, ms: int = 100) -> None:
+        """Sound the buzzer for ``ms`` milliseconds."""
         self._command("beep", ms=ms)
+
+    def _state_event(self, values: dict[str, Any], at: float) -> DeviceState:
+        held = []
+        for button in values["held"]:
+            if not 1 <= button <= len(BUTTONS):
+                raise ValueError(f"unknown button id {button}")
+            held.append(BUTTONS[button - 1])
+        return PanelState(
+            device=self.name,
+            at=at,
+            boot_id=self.link.boot_id or 0,
+            key_on=values["key_on"],
+            held=tuple(b for b in held if b != "supervisor_key"),
+            lines=values["lines"],
+            columns=values["columns"],
+        )
 
     def _convert(self, cls: type[DeviceEvent], values: dict[str, Any]) -> dict[str, Any]:
         button = values["button"]

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from drivers.base import Driver
 from drivers.messages import DeviceEvent, MessageSpec, card_text
+from drivers.state import SHOE_STATUSES, DeviceState, ShoeState
 
 __all__ = [
     "CardDealt",
@@ -129,6 +130,10 @@ class ShoeDriver(Driver):
         "request_status": MessageSpec(0x83, "request_status"),
     }
 
+    STATE = MessageSpec(
+        0, "shoe_state", (("status", "u8"), ("cards_out", "u16"), ("stub_count", "u8"), ("deck_size", "u8"))
+    )
+
     def start_shuffle(self) -> None:
         """Ask for a shuffle (``ShuffleStarted``, ``ShuffleComplete`` and a ``DeckCheck`` follow)."""
         self._command("start_shuffle")
@@ -140,6 +145,13 @@ class ShoeDriver(Driver):
     def request_status(self) -> None:
         """Ask for a ``ShoeStatus`` (stub count)."""
         self._command("request_status")
+
+    def _state_event(self, values: dict[str, Any], at: float) -> DeviceState:
+        status = values["status"]
+        if status >= len(SHOE_STATUSES):
+            raise ValueError(f"unknown shoe status {status}")
+        values["status"] = SHOE_STATUSES[status]
+        return ShoeState(device=self.name, at=at, boot_id=self.link.boot_id or 0, **values)
 
     def _convert(self, cls: type[DeviceEvent], values: dict[str, Any]) -> dict[str, Any]:
         if cls is CardDealt:

@@ -11,12 +11,18 @@ from dataclasses import dataclass
 
 from drivers.messages import DeviceEvent
 
-__all__ = ["DeviceState", "SpotsState", "PanelState", "ShoeState"]
+__all__ = ["DeviceState", "SpotsState", "PanelState", "ShoeState", "SHOE_STATUSES"]
+
+SHOE_STATUSES: tuple[str, ...] = ("ok", "shuffling", "empty", "jam", "door_open")
+"""The shoe's status in its state answer, in wire order (id = position)."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class DeviceState(DeviceEvent):
-    """Base of the state snapshots: a device's whole current state."""
+    """Base of the state snapshots: a device's whole current state. ``boot_id`` is the boot the
+    device was running when it answered; ``event_no`` stays 0 (a snapshot is not a numbered event)."""
+
+    boot_id: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -24,6 +30,8 @@ class SpotsState(DeviceState):
     """Every occupied spot with its amount: ``(seat, spot, cents)`` triples, empty spots left out."""
 
     spots: tuple[tuple[int, str, int], ...] = ()
+    locked: bool = False
+    """Whether the spots are locked (the lock command's state)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,6 +40,10 @@ class PanelState(DeviceState):
 
     key_on: bool = False
     held: tuple[str, ...] = ()
+    lines: int = 0
+    """How many lines the display has."""
+    columns: int = 0
+    """How many characters fit on one display line."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,3 +53,6 @@ class ShoeState(DeviceState):
 
     status: str = "ok"
     cards_out: int = 0
+    stub_count: int = 0
+    """Cards left in the shoe."""
+    deck_size: int = 52

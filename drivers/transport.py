@@ -41,6 +41,13 @@ class Transport:
         except (serial.SerialException, OSError) as exc:
             raise TransportError(f"{self.url}: write failed: {exc}") from exc
 
+    def discard_input(self) -> None:
+        """Throw away whatever has arrived and not been read (bytes left from before a reconnect)."""
+        try:
+            self._port.reset_input_buffer()
+        except (serial.SerialException, OSError) as exc:
+            raise TransportError(f"{self.url}: cannot clear the input: {exc}") from exc
+
     def close(self) -> None:
         """Close the port (idempotent)."""
         try:

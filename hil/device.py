@@ -1,26 +1,42 @@
 """The device side of the wire protocol (docs/protocol.md), shared by every simulator.
 
-A simulated device keeps its unacknowledged events, its next event number and its boot id in a
-small state file (when given), so a simulated reboot loses only what a real device loses: the
-reply it was about to resend. Simulators are driven from Python (``emit``) or YAML scenarios.
+Every power-up gets a new random 32-bit boot id and numbers its events from 1 again. Two ways
+to start again: :meth:`SimDevice.reboot` is a power cycle of a device with non-volatile memory
+(its unacknowledged events, each still named by the boot that made it, come back from the state
+file when one is given); :meth:`SimDevice.restart` is one of a device without any (everything is
+forgotten: events, lamps, display, the lock; only what is physically there, chips on spots or a
+key switch turned, stays). Simulators answer the state request from their ``state_body``, can be
+told to answer ``busy`` (``busy_next``) and are driven from Python (``emit``) or YAML scenarios.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import struct
 import threading
 from pathlib import Path
 from typing import Any, ClassVar
 
 from drivers.base import Driver
-from drivers.framing import Frame, MsgType, encode
+from drivers.framing import MAX_PAYLOAD, Frame, MsgType, encode
 from drivers.messages import BodyError, DeviceEvent, decode_body, encode_body
 
-__all__ = ["SimDevice", "STATUS_OK", "STATUS_UNKNOWN", "STATUS_BAD_BODY"]
+__all__ = ["SimDevice", "new_boot_id", "STATUS_OK", "STATUS_UNKNOWN", "STATUS_BAD_BODY", "STATUS_BUSY"]
 
-STATUS_OK, STATUS_UNKNOWN, STATUS_BAD_BODY = 0, 1, 2
+STATUS_OK, STATUS_UNKNOWN, STATUS_BAD_BODY, STATUS_BUSY = 0, 1, 2, 3
+
+Pending = tuple[int, int, int, bytes]
+"""An unacknowledged event: (the boot that made it, its number in that boot, code, body)."""
+
+
+def new_boot_id(previous: int | None = None) -> int:
+    """A random non-zero 32-bit boot id (different from ``previous``)."""
+    while True:
+        boot = secrets.randbits(32)
+        if boot and boot != previous:
+            return boot
 
 
 class SimDevice:
@@ -32,11 +48,19 @@ class SimDevice:
         self.address = address
         self.state_file = Path(state_file) if state_file else None
         self.lock = threading.Lock()
-        self.pending: list[tuple[int, int, bytes]] = []
+        self.pending: list[Pending] = []
         self.next_event_no = 1
-        self.boot_id = 1
+        self.boot_id = new_boot_id()
+        self.boots = 1
+        """Power-ups so far (reboots and restarts count)."""
+        self.busy_next = 0
+        """How many of the next commands to answer ``busy`` (not acting on them)."""
+        self.nak_commands = False
+        """Answer every command with NAK (a device that does not know the CMD type)."""
         self.commands: list[tuple[str, dict[str, Any]]] = []
         self._last: tuple[int, bytes] | None = None  # (seq, reply) for resending on a retry
+        self._parts: list[bytes] = []  # the state answer being read, taken when part 0 was asked
+        self._parts_newest = 0
         if self.state_file and self.state_file.exists():
             self._load()
         self._save()
@@ -46,31 +70,43 @@ class SimDevice:
     def _load(self) -> None:
         assert self.state_file is not None
         data = json.loads(self.state_file.read_text())
-        self.next_event_no, self.boot_id = data["next_event_no"], data["boot_id"]
-        self.pending = [(n, c, bytes.fromhex(b)) for n, c, b in data["pending"]]
+        self.pending = [(b, n, c, bytes.fromhex(body)) for b, n, c, body in data["pending"]]
 
     def _save(self) -> None:
         if self.state_file is None:
             return
         tmp = self.state_file.with_suffix(".tmp")
-        data = {
-            "next_event_no": self.next_event_no,
-            "boot_id": self.boot_id,
-            "pending": [[n, c, b.hex()] for n, c, b in self.pending],
-        }
+        data = {"boot_id": self.boot_id, "pending": [[b, n, c, body.hex()] for b, n, c, body in self.pending]}
         tmp.write_text(json.dumps(data))
         os.replace(tmp, self.state_file)
 
     def reboot(self) -> None:
-        """Simulate a power cycle: a new boot id; events and numbering come back from the state file."""
+        """A power cycle with non-volatile memory: a new boot id and numbering from 1; the
+        unacknowledged events come back from the state file (when there is one)."""
         with self.lock:
-            self.boot_id += 1
-            self._last = None
+            self._power_up()
             if self.state_file and self.state_file.exists():
-                boot = self.boot_id
                 self._load()
-                self.boot_id = boot
             self._save()
+
+    def restart(self) -> None:
+        """A power cycle that forgets everything: a new boot id, no events, numbering from 1,
+        and the device's own settings (lamps, display, lock) back to power-up values."""
+        with self.lock:
+            self._power_up()
+            self.pending = []
+            self.forget()
+            self._save()
+
+    def _power_up(self) -> None:
+        self.boot_id = new_boot_id(self.boot_id)
+        self.boots += 1
+        self.next_event_no = 1
+        self._last = None
+        self._parts = []
+
+    def forget(self) -> None:
+        """Reset what the device itself holds to its power-up values (subclasses; lock held)."""
 
     # --- events -----------------------------------------------------------------------------
 
@@ -80,20 +116,24 @@ class SimDevice:
         assert spec is not None
         body = encode_body(spec, values)
         with self.lock:
-            number = self.next_event_no
-            self.next_event_no += 1
-            self.pending.append((number, spec.code, body))
-            self._save()
-        return number
+            return self._queue(spec.code, body)
 
     def emit_raw(self, code: int, body: bytes) -> int:
         """Queue an event with any code and body (to test how drivers handle bad events)."""
         with self.lock:
-            number = self.next_event_no
-            self.next_event_no += 1
-            self.pending.append((number, code, body))
-            self._save()
+            return self._queue(code, body)
+
+    def _queue(self, code: int, body: bytes) -> int:
+        number = self.next_event_no
+        self.next_event_no += 1
+        self.pending.append((self.boot_id, number, code, body))
+        self._save()
         return number
+
+    def _emit_locked(self, event: type[DeviceEvent], **values: Any) -> None:
+        spec = event.spec
+        assert spec is not None
+        self._queue(spec.code, encode_body(spec, values))
 
     # --- the protocol -----------------------------------------------------------------------
 
@@ -104,28 +144,60 @@ class SimDevice:
         with self.lock:
             if self._last is not None and self._last[0] == frame.seq:
                 return self._last[1]  # a retry: the same answer, the command not run twice
-            boot = struct.pack(">I", self.boot_id)
-            if frame.type is MsgType.POLL and len(frame.payload) == 4:
-                acked = struct.unpack(">I", frame.payload)[0]
-                if any(n <= acked for n, _, _ in self.pending):
-                    self.pending = [p for p in self.pending if p[0] > acked]
-                    self._save()
-                if self.pending:
-                    number, code, body = self.pending[0]
-                    reply = Frame(
-                        self.address, 0, frame.seq, MsgType.EVENT, boot + struct.pack(">IB", number, code) + body
-                    )
-                else:
-                    reply = Frame(self.address, 0, frame.seq, MsgType.ACK, boot)
-            elif frame.type is MsgType.CMD and frame.payload:
-                code = frame.payload[0]
-                status = self._command(code, frame.payload[1:])
-                reply = Frame(self.address, 0, frame.seq, MsgType.RESP, boot + bytes((status, code)))
-            else:
-                reply = Frame(self.address, 0, frame.seq, MsgType.NAK, boot)
-            wire = encode(reply)
+            reply = self._answer(frame)
+            wire = encode(Frame(self.address, 0, frame.seq, reply[0], struct.pack(">I", self.boot_id) + reply[1]))
             self._last = (frame.seq, wire)
         return wire
+
+    def _answer(self, frame: Frame) -> tuple[MsgType, bytes]:
+        if frame.type is MsgType.POLL and len(frame.payload) == 8:
+            self._acknowledge(*struct.unpack(">II", frame.payload))
+            if self.pending:
+                boot, number, code, body = self.pending[0]
+                return MsgType.EVENT, struct.pack(">IIB", boot, number, code) + body
+            return MsgType.ACK, b""
+        if frame.type is MsgType.CMD and frame.payload and not self.nak_commands:
+            code = frame.payload[0]
+            return MsgType.RESP, bytes((self._command(code, frame.payload[1:]), code))
+        if frame.type is MsgType.STATE_REQ and len(frame.payload) == 1:
+            part = frame.payload[0]
+            if part == 0:
+                self._parts = self._split(self.state_body())
+                self._parts_newest = self.next_event_no - 1
+            if part < len(self._parts):
+                head = struct.pack(">IBB", self._parts_newest, part, len(self._parts))
+                return MsgType.STATE, head + self._parts[part]
+        return MsgType.NAK, b""
+
+    def _acknowledge(self, boot: int, number: int) -> None:
+        """Delete every event up to and including the last one the controller says it received."""
+        last = max((i for i, p in enumerate(self.pending) if p[0] == boot and p[1] <= number), default=-1)
+        if last >= 0:
+            del self.pending[: last + 1]
+            self._save()
+
+    def _split(self, body: tuple[bytes, list[bytes] | None]) -> list[bytes]:
+        """The state answer's parts: ``body`` is (fixed fields, list entries or None when the state
+        has no list); each part repeats the fixed fields and holds as many whole entries as fit,
+        after a count byte."""
+        fixed, entries = body
+        if entries is None:
+            return [fixed]
+        room = MAX_PAYLOAD - 4 - 6 - len(fixed) - 1
+        parts: list[bytes] = []
+        chunk: list[bytes] = []
+        for entry in entries:
+            if chunk and (sum(map(len, chunk)) + len(entry) > room or len(chunk) == 255):
+                parts.append(fixed + bytes((len(chunk),)) + b"".join(chunk))
+                chunk = []
+            chunk.append(entry)
+        parts.append(fixed + bytes((len(chunk),)) + b"".join(chunk))
+        return parts
+
+    def state_body(self) -> tuple[bytes, list[bytes] | None]:
+        """The device's whole state for the state request: its fixed fields and the entries of its
+        one list, which comes last (None: no list) (subclasses; called with the lock held)."""
+        raise NotImplementedError
 
     def _command(self, code: int, body: bytes) -> int:
         spec = next((s for s in self.driver.COMMANDS.values() if s.code == code), None)
@@ -135,17 +207,15 @@ class SimDevice:
             values = decode_body(spec, body)
         except BodyError:
             return STATUS_BAD_BODY
-        self.commands.append((spec.name, values))
+        if self.busy_next > 0:
+            self.busy_next -= 1
+            return STATUS_BUSY
         # Called with the lock held; handlers emit through _emit_locked.
-        self.on_command(spec.name, values)
+        status = self.on_command(spec.name, values)
+        if status == STATUS_OK:
+            self.commands.append((spec.name, values))
+        return status
+
+    def on_command(self, name: str, values: dict[str, Any]) -> int:
+        """React to a command (subclasses); returns the status to answer."""
         return STATUS_OK
-
-    def _emit_locked(self, event: type[DeviceEvent], **values: Any) -> None:
-        spec = event.spec
-        assert spec is not None
-        self.pending.append((self.next_event_no, spec.code, encode_body(spec, values)))
-        self.next_event_no += 1
-        self._save()
-
-    def on_command(self, name: str, values: dict[str, Any]) -> None:
-        """React to a command (subclasses)."""

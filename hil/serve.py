@@ -37,8 +37,13 @@ class _Server:
         for frame in self.decoder.feed(data):
             if self.faults.ignore_request():
                 continue
+            stale = self.faults.stale_reply(frame) if frame.address == self.device.address else None
+            if stale is not None:
+                write(stale)
+                continue
             reply = self.device.reply_to(frame)
             if reply is not None:
+                self.faults.remember(frame, reply)
                 self.faults.send(write, reply)
 
     def _start_thread(self, target) -> None:  # type: ignore[no-untyped-def]
@@ -95,6 +100,13 @@ class PtyServer(_Server):
                     self._serve_bytes(data, write)
                 except OSError:
                     return
+
+    def inject(self, data: bytes) -> None:
+        """Write raw bytes to the controller's side, as line noise would (a fault to count)."""
+        view = memoryview(data)
+        while view:
+            n = os.write(self._master, view[:4096])
+            view = view[n:]
 
     def disconnect(self) -> None:
         """Close the pty under the controller."""

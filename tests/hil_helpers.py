@@ -40,3 +40,21 @@ def collect_event_numbers(q: queue.Queue, kind: type, count: int, timeout: float
         if isinstance(event, kind):
             got.append(event.event_no)
     return got
+
+
+def collect_events(
+    q: queue.Queue, kind: type, count: int, timeout: float = 60.0, also: list | None = None, other: type | None = None
+) -> list:
+    """The first ``count`` events of ``kind`` taken from ``q``; events of ``other`` go to ``also``."""
+    got: list = []
+    deadline = time.monotonic() + timeout
+    while len(got) < count and time.monotonic() < deadline:
+        try:
+            event = q.get(timeout=0.1)
+        except queue.Empty:
+            continue
+        if isinstance(event, kind):
+            got.append(event)
+        elif other is not None and also is not None and isinstance(event, other):
+            also.append(event)
+    return got

@@ -94,6 +94,18 @@ def test_oversize_input_is_dropped_and_counted_with_bounded_memory() -> None:
     assert d.stats.oversize == 1 and d.stats.resyncs >= 1
 
 
+def test_garbage_bytes_and_unknown_types_are_counted() -> None:
+    d = Decoder()
+    good = encode(Frame(1, 2, 3, MsgType.ACK, b"\x00\x00\x00\x01"))
+    assert d.feed(b"\x11\x22\x33\x00" + good) == [Frame(1, 2, 3, MsgType.ACK, b"\x00\x00\x00\x01")]
+    assert d.stats.garbage_bytes == 3
+    raw = bytearray(cobs_decode(good[:-1]) or b"")
+    raw[10] = 99  # no such type
+    body = bytes(raw[:-2])
+    d.feed(cobs_encode(body + crc16(body).to_bytes(2, "big")) + b"\x00")
+    assert d.stats.unknown_types == 1 and d.stats.garbage_bytes == 3 + len(raw) + 1
+
+
 def test_bad_crc_is_counted() -> None:
     wire = bytearray(encode(Frame(1, 2, 3, MsgType.POLL, b"\x00\x00\x00\x05")))
     wire[3] ^= 0x40
@@ -150,12 +162,16 @@ def test_a_sample_of_mutated_frames_is_never_accepted() -> None:
             assert frame is None or wire in valid, wire.hex()
 
 
+POLL_WIRE = "03 02 01 01 01 02 05 01 01 01 03 01 08 01 01 01 01 01 01 01 03 30 35 00"
+EVENT_WIRE = "03 02 01 01 01 01 01 01 01 04 05 02 11 01 01 02 01 01 01 02 01 01 01 04 01 01 33 05 01 64 20 42 00"
+
+
 def test_known_answer_vectors_of_the_protocol_document() -> None:
     import struct
 
-    poll = encode(Frame(1, 5, 0, MsgType.POLL, struct.pack(">I", 0)))
-    event = encode(Frame(1, 0, 5, MsgType.EVENT, struct.pack(">IIB", 1, 1, 1) + bytes((51, 0, 1, 100))))
-    assert poll.hex(" ") == "04 01 01 05 03 01 04 01 01 01 03 e1 47 00"
-    assert event.hex(" ") == "03 01 01 04 05 02 0d 01 01 02 01 01 01 04 01 01 33 05 01 64 bd 5d 00"
+    poll = encode(Frame(1, 5, 0, MsgType.POLL, struct.pack(">II", 0, 0)))
+    event = encode(Frame(1, 0, 5, MsgType.EVENT, struct.pack(">IIIB", 1, 1, 1, 1) + bytes((51, 0, 1, 100))))
+    assert poll.hex(" ") == POLL_WIRE
+    assert event.hex(" ") == EVENT_WIRE
     doc = (__import__("pathlib").Path(__file__).parent.parent / "docs" / "protocol.md").read_text()
     assert poll.hex(" ") in doc and event.hex(" ") in doc

@@ -10,11 +10,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from hil_helpers import collect_event_numbers, of, wait_for
+from hil_helpers import collect_event_numbers, collect_events, of, wait_for
 
 from drivers.bet_spots import BetSpotDriver, SpotFault, SpotReport
 from drivers.framing import Decoder, Frame, MsgType, encode
 from drivers.link import CommandResult, DeviceFault, LinkConfig, LinkDown, LinkUp
+from drivers.messages import BUTTONS
 from drivers.panel import ButtonChanged, PanelDriver
 from drivers.registry import DriverNotAvailable, driver_class
 from drivers.shoe import (
@@ -220,33 +221,51 @@ def test_every_event_exactly_once_through_faults_and_reboots(tmp_path: Path) -> 
         reconnect_min_s=0.05,
         reconnect_max_s=0.2,
     )
-    received: list[int] = []
+    received: list[ButtonChanged] = []
+    sent: list[tuple[str, bool]] = []
+    resets: list[DeviceFault] = []
     reboots = {total // 3, 2 * total // 3}
-    with served(sim, "pty", faults) as _, PanelDriver("panel", _[1], q, address=3, config=config):
+    with served(sim, "pty", faults) as _, PanelDriver("panel", _[1], q, address=3, config=config) as panel:
         emitted = 0
         while emitted < total:
             for _n in range(batch):
                 sim.emit(ButtonChanged, button=1 + emitted % 18, pressed=emitted % 2 == 0)
+                sent.append((BUTTONS[emitted % 18], emitted % 2 == 0))
                 emitted += 1
                 if emitted in reboots:
                     sim.reboot()
-            received += collect_event_numbers(q, ButtonChanged, emitted - len(received))
-    assert received == list(range(1, total + 1))
+            got = collect_events(q, ButtonChanged, emitted - len(received), also=resets, other=DeviceFault)
+            received += got
+        assert panel.stats.resets == 2
+    # Event numbers start over at each boot; the events themselves arrive once each, in order.
+    assert [(e.button, e.pressed) for e in received] == sent
+    numbers = [e.event_no for e in received]
+    assert numbers == [*range(1, total // 3 + 1), *range(1, total // 3 + 1), *range(1, total - 2 * (total // 3) + 1)]
+    assert [f.kind for f in resets if f.kind.startswith("events")] == ["events_reset", "events_reset"]
     assert faults.injected["flip"] > 50 and faults.injected["drop"] > 50 and faults.injected["duplicate"] > 20
 
 
 def test_reboot_is_reported_and_unacknowledged_events_survive_it(tmp_path: Path) -> None:
     q: queue.Queue = queue.Queue()
-    sim = ShoeSim(["As", "Kd"], state_file=tmp_path / "shoe.json")
-    with served(sim, "pty") as (_, url), fast_shoe("shoe", url, q) as _driver:
+    sim = ShoeSim(["As", "Kd", "Qh"], state_file=tmp_path / "shoe.json")
+    with served(sim, "pty", link=tmp_path / "ttySHOE") as (server, url), fast_shoe("shoe", url, q) as _driver:
         wait_for(q, of(LinkUp))
+        first_boot = sim.boot_id
         sim.deal(1)
         wait_for(q, of(CardDealt))
-        sim.reboot()
-        up = wait_for(q, of(LinkUp))[-1]
-        assert up.rebooted and up.boot_id == 2
+        server.disconnect()  # the second card is made, then the power goes before it is sent
         sim.deal(1)
-        assert wait_for(q, of(CardDealt))[-1].event_no == 2  # numbering carried over the reboot
+        sim.reboot()
+        server.reconnect()
+        assert sim.boot_id != first_boot
+        events = wait_for(q, lambda e: isinstance(e, CardDealt) and e.card == "Kd")
+        ups = [e for e in events if isinstance(e, LinkUp)]
+        assert ups and ups[-1].rebooted and ups[-1].boot_id == sim.boot_id
+        assert events[-1].event_no == 2  # numbered by the boot that made it
+        sim.deal(1)  # the new boot numbers from 1: a reset the journal sees, and no event lost
+        events = wait_for(q, of(CardDealt))
+        assert (events[-1].card, events[-1].event_no) == ("Qh", 1)
+        assert any(isinstance(e, DeviceFault) and e.kind == "events_reset" for e in events)
 
 
 def fast_shoe(*args, **kwargs):  # type: ignore[no-untyped-def]

@@ -6,11 +6,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from controller.cli import bench, diagram, floorweb, houseway, journal, meters, rank, recall, run, settle
+from controller.cli import bench, diagram, floorweb, houseway, journal, meters, par, rank, recall, run, settle, status
 
 __all__ = ["main", "build_parser"]
 
-_COMMANDS = (bench, run, recall, meters, journal, diagram, rank, settle, houseway, floorweb)
+_COMMANDS = (bench, run, status, recall, meters, journal, diagram, rank, settle, houseway, par, floorweb)
 """``floorweb`` last: it adds ``web`` under the ``floor`` command."""
 
 

@@ -24,10 +24,14 @@ __all__ = ["register", "run"]
 
 
 class _JsonFormatter(logging.Formatter):
+    """One JSON object per line; a record's ``device`` and ``counters`` extras become fields."""
+
     def format(self, record: logging.LogRecord) -> str:
-        return json.dumps(
-            {"at": record.created, "level": record.levelname, "logger": record.name, "message": record.getMessage()}
-        )
+        line = {"at": record.created, "level": record.levelname, "logger": record.name, "message": record.getMessage()}
+        for key in ("device", "counters"):
+            if key in record.__dict__:
+                line[key] = record.__dict__[key]
+        return json.dumps(line)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -1,12 +1,15 @@
 """A running table: drivers from the config's ``devices:``, one engine, the game's machine.
 
 The state machine is the only place rules and devices meet: this module wires the drivers'
-events into the engine's queue and the machine's commands out to the drivers.
+events into the engine's queue and the machine's commands out to the drivers. It also logs each
+link going down and coming back, journals every link's counters (``LinkStats``) at each round's
+end, and tells systemd it is ready and alive (``controller.table.sdnotify``).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -23,8 +26,9 @@ from controller.table.events import EventDecodeError, OpenTable, decode_event
 from controller.table.journal import Journal
 from controller.table.mississippi_stud import MississippiTable
 from controller.table.pai_gow import PaiGowTable
+from controller.table.sdnotify import SystemdNotifier
 from controller.table_config import TableConfig
-from drivers.link import LinkConfig
+from drivers.link import DeviceFault, LinkConfig, LinkDown, LinkStats, LinkUp
 from drivers.registry import driver_class
 
 log = logging.getLogger("tablectl.runtime")
@@ -68,6 +72,7 @@ class TableRuntime:
         urls: Mapping[str, str] | None = None,
         journal: Journal | None = None,
         on_round: Callable[[RoundResult], None] | None = None,
+        notifier: SystemdNotifier | None = None,
     ) -> None:
         if table.game not in GAME_TABLES:
             raise ValueError(
@@ -77,6 +82,9 @@ class TableRuntime:
         if missing:
             raise ValueError(f"{table.path}: devices: missing {', '.join(missing)}")
         self.config = table
+        self.notifier = notifier or SystemdNotifier()
+        self._watchdog_stop = threading.Event()
+        self._watchdog: threading.Thread | None = None
         self.latencies: deque[float] = deque(maxlen=100_000)
         """Device event to controller, seconds: the most recent events."""
         self.user_on_round = on_round
@@ -118,6 +126,10 @@ class TableRuntime:
                 log.exception("observer %r failed on %r", observe, event)
 
     def _dispatch(self, event: object, seq: int) -> None:
+        if isinstance(event, LinkStats):
+            return  # a record for people and `tablectl status`, not for the table
+        if not self.replaying:
+            self._log_link(event)
         at = getattr(event, "at", None)
         if at is not None and not self.replaying:
             self.latencies.append(time.time() - at)
@@ -132,6 +144,26 @@ class TableRuntime:
             self.round_first_seq, self.round_faults = seq + 1, 0
             if self.durable:
                 self.journal.snapshot(seq, self.table.round_no, self.table.snapshot_state())  # type: ignore[attr-defined]
+
+    def _log_link(self, event: object) -> None:
+        """Log a link going down or coming back, and every device fault."""
+        if isinstance(event, LinkDown):
+            log.warning("link %s down: %s", event.device, event.reason, extra={"device": event.device})
+        elif isinstance(event, LinkUp):
+            log.info(
+                "link %s up (boot %08x%s)",
+                event.device,
+                event.boot_id,
+                ", rebooted" if event.rebooted else "",
+                extra={"device": event.device},
+            )
+        elif isinstance(event, DeviceFault):
+            log.warning("device %s: %s", event.device, event.error, extra={"device": event.device})
+
+    def post_link_stats(self) -> None:
+        """Journal every link's state and counters now (``LinkStats`` events)."""
+        for driver in self.drivers.values():
+            self.engine.post(driver.stats)
 
     def _audit(self, kind: str, data: dict[str, Any]) -> None:
         if self.replaying:
@@ -159,6 +191,8 @@ class TableRuntime:
                 "last_seq": self.engine.current_seq,
             }
             self.journal.append_round(result.number, data, meters_for_round(data))  # type: ignore[attr-defined]
+        if not self.replaying:
+            self.post_link_stats()
         if self.user_on_round and not self.replaying:
             self.user_on_round(result)
 
@@ -220,9 +254,41 @@ class TableRuntime:
         self.engine.start()
         if not recovered:
             self.engine.post(OpenTable())
+        self.notifier.ready(f"table {self.config.name} running")
+        if self.notifier.watchdog_s and self._watchdog is None:
+            self._watchdog_stop.clear()
+            self._watchdog = threading.Thread(target=self._keep_alive, name="watchdog", daemon=True)
+            self._watchdog.start()
+
+    def alive(self) -> bool:
+        """Whether the controller thread and every link thread are running and the controller is
+        not stuck (it has handled something since the last look, or has nothing to handle)."""
+        engine = self.engine._thread
+        if engine is None or not engine.is_alive():
+            return False
+        if any(d.link._thread is None or not d.link._thread.is_alive() for d in self.drivers.values()):
+            return False
+        processed, self._last_processed = self.engine.processed, getattr(self, "_last_processed", -1)
+        return processed != self._last_processed or self.engine.queue.empty()
+
+    def _keep_alive(self) -> None:
+        """Send systemd a keep-alive at half its watchdog interval while the table is alive; a
+        stuck table stops them, and systemd restarts the service."""
+        assert self.notifier.watchdog_s is not None
+        interval = self.notifier.watchdog_s / 2
+        while not self._watchdog_stop.wait(interval):
+            if self.alive():
+                self.notifier.watchdog()
+            else:
+                log.error("controller not alive: no watchdog keep-alive sent")
 
     def stop(self) -> None:
         """Stop the controller after the events already queued, then the drivers (idempotent)."""
+        self.notifier.stopping()
+        self._watchdog_stop.set()
+        if self._watchdog is not None:
+            self._watchdog.join(timeout=5)
+            self._watchdog = None
         self.engine.stop()
         for driver in self.drivers.values():
             driver.close()

@@ -1,0 +1,134 @@
+"""``tablectl par --game G [--config TABLE.yaml] [--paytable NAME] [--json] [--strategy]``: the par
+sheet of a table (the house edge of every wager it offers, with each paytable line's probability
+and contribution), or with ``--strategy`` the strategy the figures assume, as data."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+
+from controller.catalog import CATALOG
+from controller.par.sheet import ParSheet
+from controller.table_config import TableConfig, default_table_path, load_table
+from controller.yamlfile import ConfigError
+
+__all__ = ["register", "run", "sheet_lines"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``par`` sub-command to the ``tablectl`` parser."""
+    p = sub.add_parser(
+        "par",
+        help="par sheet: the house edge of each wager at a table, every paytable line, the strategy assumed",
+        description="The theoretical hold of every wager a table offers with its configured paytables: exact "
+        "wherever the game allows (Mississippi Stud, Boston 5, the bonuses, envy, insurance); the pai gow main "
+        "wager from a stored simulation, with its 95%% interval. Mississippi Stud's optimal strategy takes a few "
+        "seconds to compute the first time, then comes from the user's cache folder.",
+    )
+    p.add_argument("--game", required=True, choices=sorted(CATALOG))
+    p.add_argument("--config", help="table config (default: the shipped config/<game>.yaml)")
+    p.add_argument("--paytable", help="use this paytable (by name) in place of the table's own for its spot")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    p.add_argument("--strategy", action="store_true", help="print the strategy the figures assume, as data")
+    p.set_defaults(run=run)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.4f}%"
+
+
+def sheet_lines(sheet: ParSheet, table: TableConfig) -> list[str]:
+    """The par sheet as text lines for people."""
+    kind = "exact" if sheet.exact else "exact where stated; simulated figures with their 95% interval"
+    out = [
+        f"par sheet: {table.name} ({sheet.game}), {kind}",
+        f"strategy: {sheet.strategy}",
+        "paytables: " + ", ".join(f"{k}={v}" for k, v in sorted(sheet.paytables.items())),
+        f"main game: house edge {_pct(sheet.edge_per_ante)} per ante, {_pct(sheet.edge_per_action)} per unit of "
+        f"total action; average total wager {sheet.average_total_wager:.4f} antes; push {_pct(sheet.push_rate)}; "
+        f"fold {_pct(sheet.fold_rate)}"
+        + (" (" + ", ".join(f"{k} {_pct(v)}" for k, v in sheet.fold_rates.items()) + ")" if sheet.fold_rates else ""),
+    ]
+    for name, spot in sheet.spots.items():
+        how = (
+            "exact"
+            if spot.exact
+            else f"simulated, 95% interval {_pct(spot.interval95[0])} to {_pct(spot.interval95[1])}"
+            if spot.interval95
+            else "simulated"
+        )
+        out.append("")
+        out.append(
+            f"{name}: house edge {_pct(spot.edge_per_unit)} per unit wagered ({how}); "
+            f"variance {spot.variance_per_unit:.4f} per unit"
+        )
+        if spot.note:
+            out.append(f"  {spot.note}")
+        if spot.lines:
+            out.append(f"  {'line':<44} {'probability':>14} {'contribution':>14}")
+            for line, p, c in spot.lines:
+                out.append(f"  {line:<44} {p:>14.10f} {c:>+14.10f}")
+    for name, rows in sheet.tables.items():
+        out.append("")
+        out.append(f"{name}:")
+        out.extend(f"  {k:<44} {v:>14.10f}" for k, v in rows)
+    for note in sheet.notes:
+        out.append(f"note: {note}")
+    return out
+
+
+def _strategy_rows(game: str, table: TableConfig) -> tuple[str, Iterable[dict[str, object]]]:
+    from controller.par.sheets import boston5_solution
+    from controller.par.strategy import mississippi_tables
+    from controller.par.strategy_data import boston5_rows, mississippi_rows
+
+    if game == "mississippi_stud":
+        head = (
+            "Mississippi Stud optimal strategy: street, cards known (player's two and the community cards shown), "
+            "street bets so far (antes), bet (0 = fold, else times the ante); one row per suit pattern"
+        )
+        return head, mississippi_rows(mississippi_tables(table.paytables["main"]))
+    if game == "boston5":
+        par = boston5_solution(table)
+        k = float(table.options["first_to_ante"])  # type: ignore[arg-type]
+        head = (
+            "Boston 5 second wager after three cards (one row per suit pattern); values per ante; "
+            "expose the bonus hand exactly when it pays"
+        )
+        return head, boston5_rows(par.raise_, par.ev_play, -(1 + k))
+    way = str(table.options["house_way"])
+    return f"pai gow: every hand set by the {way} house way (tablectl houseway)", iter(())
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``tablectl par``; 0 on success, 2 for a bad config or paytable."""
+    from controller.par import par_sheet
+    from controller.par.sheets import ParError, with_paytable
+
+    path = args.config or default_table_path(args.game)
+    try:
+        table = load_table(path)
+        if table.game != args.game:
+            raise ParError(f"{path}: the table config is for {table.game}, not {args.game}")
+        if args.paytable:
+            table = with_paytable(table, args.paytable)
+    except (ConfigError, ParError) as exc:
+        print(f"tablectl par: {exc}", file=sys.stderr)
+        return 2
+    if args.strategy:
+        head, rows = _strategy_rows(args.game, table)
+        if args.json:
+            print(json.dumps({"game": args.game, "strategy": head, "rows": list(rows)}))
+        else:
+            print(f"# {head}")
+            for row in rows:
+                print("\t".join(str(v) for v in row.values()))
+        return 0
+    sheet = par_sheet(args.game, table)
+    if args.json:
+        print(json.dumps(sheet.to_json()))
+    else:
+        print("\n".join(sheet_lines(sheet, table)))
+    return 0

@@ -1,0 +1,127 @@
+"""``tablectl status --config FILE | --journal FILE [--json]``: each device's link of a running
+table, from its journal.
+
+Reads the journal read-only (another process, ``tablectl run``, keeps writing it): for each
+device the latest ``LinkUp``/``LinkDown`` (is the link up now, since when, why it went down),
+the latest ``LinkStats`` record (the link counters journaled at each round's end,
+docs/protocol.md section 10) and the latest ``DeviceFault``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from controller.cli.journal import RUN_JOURNAL_DIR
+from controller.table_config import load_table
+from controller.yamlfile import ConfigError
+from drivers.link import COUNTERS
+
+__all__ = ["register", "run", "link_status"]
+
+_KINDS = ("LinkUp", "LinkDown", "LinkStats", "DeviceFault")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``status`` sub-command to the ``tablectl`` parser."""
+    p = sub.add_parser(
+        "status",
+        help="each device's link state and counters of a running table, from its journal",
+        description=__doc__.splitlines()[0].strip("`") if __doc__ else None,
+    )
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--config", help="the table config (its journal.path, else /var/lib/tablectl/GAME.db)")
+    where.add_argument("--journal", help="the journal file")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    p.set_defaults(run=run)
+
+
+def _journal_path(args: argparse.Namespace) -> Path:
+    if args.journal:
+        return Path(args.journal)
+    table = load_table(args.config)
+    return Path(table.journal.path) if table.journal.path else RUN_JOURNAL_DIR / f"{table.game}.db"
+
+
+def link_status(path: Path) -> dict[str, Any]:
+    """What the journal at ``path`` says of each device's link (raises ``OSError`` or
+    ``sqlite3.Error`` when it cannot be read)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no journal there")
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        head = db.execute("SELECT seq, at FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        rows = db.execute(
+            f"SELECT seq, at, kind, data FROM records WHERE kind IN ({', '.join('?' * len(_KINDS))}) ORDER BY seq",
+            _KINDS,
+        ).fetchall()
+    finally:
+        db.close()
+    devices: dict[str, dict[str, Any]] = {}
+    for seq, at, kind, raw in rows:
+        data = json.loads(raw)
+        name = data.get("device", "?")
+        d = devices.setdefault(
+            name,
+            {"link": "unknown", "since": None, "reason": "", "boot_id": None, "counters": None, "last_fault": None},
+        )
+        if kind == "LinkUp":
+            d.update(link="up", since=at, reason="", boot_id=data.get("boot_id"))
+        elif kind == "LinkDown":
+            d.update(link="down", since=at, reason=data.get("reason", ""))
+        elif kind == "LinkStats":
+            d["counters"] = {name: data.get(name, 0) for name in COUNTERS}
+            d["counters_at"] = at
+            d["counters_seq"] = seq
+            if d["link"] == "unknown":
+                d["link"] = "up" if data.get("up") else "down"
+            d["boot_id"] = data.get("boot_id") or d["boot_id"]
+        else:
+            d["last_fault"] = {"at": at, "seq": seq, "kind": data.get("kind", ""), "error": data.get("error", "")}
+    return {
+        "journal": str(path),
+        "head_seq": head[0] if head else 0,
+        "head_at": head[1] if head else None,
+        "devices": dict(sorted(devices.items())),
+    }
+
+
+def _time(at: float | None) -> str:
+    return datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M:%S") if at is not None else "-"
+
+
+def _text(status: dict[str, Any]) -> list[str]:
+    out = [f"{status['journal']}: {status['head_seq']} records, last at {_time(status['head_at'])}"]
+    if not status["devices"]:
+        out.append("no link records yet")
+    for name, d in status["devices"].items():
+        boot = f", boot {d['boot_id']:08x}" if d["boot_id"] is not None else ""
+        why = f": {d['reason']}" if d["reason"] else ""
+        out.append(f"{name}: link {d['link']} since {_time(d['since'])}{boot}{why}")
+        if d["counters"] is not None:
+            shown = ", ".join(f"{k} {v}" for k, v in d["counters"].items())
+            out.append(f"  counters at {_time(d['counters_at'])} (round end): {shown}")
+        else:
+            out.append("  counters: none journaled yet (they are recorded at each round's end)")
+        if d["last_fault"] is not None:
+            f = d["last_fault"]
+            out.append(f"  last fault at {_time(f['at'])} (record {f['seq']}): {f['error']}")
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        status = link_status(_journal_path(args))
+    except (ConfigError, OSError, sqlite3.Error, ValueError) as exc:
+        print(f"tablectl status: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(status, indent=2))
+    else:
+        print("\n".join(_text(status)))
+    return 0

@@ -1,0 +1,30 @@
+"""Game math: exact par sheets, the optimal strategies, and the figures ``tablectl par`` prints.
+
+``par_sheet(game, table)`` gives a :class:`ParSheet` for a table config: per wager spot (keyed by
+the table's wager spot names) the house edge per unit, its variance (for a bench's 95%
+interval), and each paytable line's probability and contribution; for the main game the edge
+per ante and per total action, the average total wager, push and fold rates. Pure functions
+over the table's paytables; no I/O except the strategy cache (controller.par.cache).
+
+* Mississippi Stud: optimal play, exact (controller.par.mississippi).
+* Boston 5: the best second-wager-or-fold, exact (controller.par.boston5).
+* Three-card bonuses: exact over the 22,100 hands (controller.par.three_card).
+* Pai gow: the main wager by a stored simulation of house way against house way
+  (controller.par.pai_gow_main); bonus, envy and insurance exact (controller.par.pai_gow).
+"""
+
+from __future__ import annotations
+
+from controller.par.sheet import Line, ParSheet, SpotPar
+from controller.par.sheets import par_sheet
+from controller.par.strategy import boston5_expose, boston5_raise, mississippi_decision
+
+__all__ = [
+    "par_sheet",
+    "ParSheet",
+    "SpotPar",
+    "Line",
+    "mississippi_decision",
+    "boston5_raise",
+    "boston5_expose",
+]

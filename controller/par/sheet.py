@@ -1,0 +1,100 @@
+"""What a par sheet says: the house edge of each wager, its paytable lines, and the main game's figures."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Line", "SpotPar", "ParSheet"]
+
+Line = tuple[str, float, float]
+"""A paytable line: (name, probability, contribution to the return per unit wagered)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SpotPar:
+    """The par of one wager spot.
+
+    ``edge_per_unit`` is the house edge per unit wagered on the spot (the expected hold of its
+    handle); ``variance_per_unit`` is such that the hold of a handle of ``H`` units has standard
+    deviation ``sqrt(variance_per_unit / H)`` (for a spot whose wager is a fixed unit, the plain
+    variance of the result per unit). ``lines``: each paytable line's probability and
+    contribution to the player's return (per unit wagered on the spot). ``interval95``: the
+    95% interval of ``edge_per_unit`` when it was simulated (``None`` when exact).
+    """
+
+    spot: str
+    edge_per_unit: float
+    variance_per_unit: float
+    lines: tuple[Line, ...] = ()
+    exact: bool = True
+    interval95: tuple[float, float] | None = None
+    note: str = ""
+
+    def hold_interval(self, handle_units: float) -> tuple[float, float]:
+        """The 95% range of the actual hold for a handle of ``handle_units`` units of this wager
+        (par uncertainty, for a simulated figure, added in quadrature)."""
+        if handle_units <= 0:
+            return (-math.inf, math.inf)
+        sd = math.sqrt(self.variance_per_unit / handle_units)
+        if self.interval95 is not None:
+            sd = math.hypot(sd, (self.interval95[1] - self.interval95[0]) / (2 * 1.96))
+        return (self.edge_per_unit - 1.96 * sd, self.edge_per_unit + 1.96 * sd)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form printed by ``tablectl par --json``."""
+        return {
+            "spot": self.spot,
+            "edge_per_unit": self.edge_per_unit,
+            "variance_per_unit": self.variance_per_unit,
+            "exact": self.exact,
+            "interval95": list(self.interval95) if self.interval95 else None,
+            "lines": [{"line": n, "probability": p, "contribution": c} for n, p, c in self.lines],
+            **({"note": self.note} if self.note else {}),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ParSheet:
+    """The par sheet of one table: every wager spot it offers, and the main game's figures.
+
+    Main-game figures are per unit of the main wager (the ante; pai gow's wager): the house
+    edge per ante, per unit of total action (the element of risk), the average total wager,
+    the push rate (the main hand neither wins nor loses) and the fold rate (``fold_rates`` by
+    street). ``strategy`` states the player strategy assumed; ``exact`` is true when every
+    figure is an exact enumeration.
+    """
+
+    game: str
+    spots: dict[str, SpotPar]
+    edge_per_ante: float
+    edge_per_action: float
+    average_total_wager: float
+    push_rate: float
+    fold_rate: float
+    strategy: str
+    exact: bool
+    fold_rates: dict[str, float] = field(default_factory=dict)
+    paytables: dict[str, str] = field(default_factory=dict)
+    tables: dict[str, tuple[tuple[str, float], ...]] = field(default_factory=dict)
+    """Further figures by name, such as the envy bonus by the number of other players."""
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form printed by ``tablectl par --json``."""
+        return {
+            "game": self.game,
+            "strategy": self.strategy,
+            "exact": self.exact,
+            "paytables": dict(self.paytables),
+            "edge_per_ante": self.edge_per_ante,
+            "edge_per_action": self.edge_per_action,
+            "average_total_wager": self.average_total_wager,
+            "push_rate": self.push_rate,
+            "fold_rate": self.fold_rate,
+            "fold_rates": dict(self.fold_rates),
+            "spots": {name: spot.to_json() for name, spot in self.spots.items()},
+            "tables": {k: [list(row) for row in v] for k, v in self.tables.items()},
+            "notes": list(self.notes),
+        }

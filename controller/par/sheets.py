@@ -1,0 +1,148 @@
+"""Par sheets per game: the solvers' figures put in the :class:`ParSheet` shape."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+
+from controller.hands import BOSTON5, MISSISSIPPI_STUD
+from controller.money import Odds
+from controller.par.sheet import ParSheet, SpotPar
+from controller.par.strategy import paytable_key
+from controller.par.three_card import three_card_par
+from controller.paytables import Paytable, load_paytables
+from controller.table_config import TableConfig
+
+__all__ = ["ParError", "par_sheet", "with_paytable", "spot_from_moments", "boston5_solution"]
+
+
+class ParError(ValueError):
+    """A par sheet cannot be made as asked (an unknown game or paytable)."""
+
+
+def with_paytable(table: TableConfig, name: str) -> TableConfig:
+    """``table`` with the paytable called ``name`` (from the folder of its own paytables) in
+    place of the one it names for that paytable's spot."""
+    folders = {Path(p.file).parent for p in table.paytables.values()}
+    known: dict[str, Paytable] = {}
+    for folder in sorted(folders):
+        known.update(load_paytables(folder))
+    chosen = known.get(name)
+    if chosen is None:
+        raise ParError(f"no paytable named {name!r} (known: {', '.join(sorted(known))})")
+    if chosen.game != table.game:
+        raise ParError(f"paytable {name!r} is for {chosen.game}, not {table.game}")
+    return replace(table, paytables={**table.paytables, chosen.spot: chosen})
+
+
+def spot_from_moments(
+    spot: str, moments: tuple[float, ...], lines: tuple[tuple[str, float, float], ...] = (), note: str = ""
+) -> SpotPar:
+    """A spot's par from E[net], E[wagered], E[net^2], E[net*wagered], E[wagered^2] (per round)."""
+    mean, wager, square, cross, wager2 = moments
+    edge = -mean / wager
+    variance = (square + 2 * edge * cross + edge * edge * wager2) / wager
+    return SpotPar(spot, edge, variance, lines, True, None, note)
+
+
+def _odds_value(odds: object) -> float:
+    assert isinstance(odds, Odds)
+    return odds.numerator / odds.denominator
+
+
+@cache
+def _mississippi(key: str, main: Paytable):  # type: ignore[no-untyped-def]
+    from controller.par.mississippi import solve
+
+    return solve(main)
+
+
+def _mississippi_sheet(table: TableConfig) -> ParSheet:
+    main = table.paytables["main"]
+    par = _mississippi(paytable_key(main), main)
+    spots = {
+        s: spot_from_moments(s, par.spot_moments[s], par.spot_lines[s]) for s in ("ante", "third", "fourth", "fifth")
+    }
+    if "bonus" in table.paytables:
+        spots["bonus"] = three_card_par("bonus", table.paytables["bonus"], MISSISSIPPI_STUD)
+    folds = sum(par.fold_rates.values())
+    return ParSheet(
+        game=table.game,
+        spots=spots,
+        edge_per_ante=-par.ev_per_ante,
+        edge_per_action=-par.ev_per_ante / par.average_total_wager,
+        average_total_wager=par.average_total_wager,
+        push_rate=par.push_rate,
+        fold_rate=folds,
+        strategy="optimal: fold, 1x or 3x at each street by exact backward induction over every deal "
+        "(ties to the larger wager); the bonus does not change play",
+        exact=True,
+        fold_rates=dict(par.fold_rates),
+        paytables={k: v.name for k, v in table.paytables.items()},
+        tables={
+            "main_lines": tuple((n, p) for n, p, _ in par.lines),
+            "main_contributions": tuple((n, c) for n, _, c in par.lines),
+        },
+        notes=("per-spot figures count each spot's own wagers (a street bet is 0, 1 or 3 antes)",),
+    )
+
+
+@cache
+def _boston5(key: str, ante_bonus: Paytable, k: int, pays: float):  # type: ignore[no-untyped-def]
+    from controller.par.boston5 import solve
+
+    return solve(ante_bonus, k, pays)
+
+
+def boston5_solution(table: TableConfig):  # type: ignore[no-untyped-def]
+    """The Boston 5 solver's result for ``table`` (computed once per process)."""
+    ante_bonus = table.paytables["ante_bonus"]
+    k = int(table.options["first_to_ante"])  # type: ignore[call-overload]
+    pays = _odds_value(table.options["first_second_pays"])
+    return _boston5(paytable_key(ante_bonus) + f"/{k}/{pays}", ante_bonus, k, pays)
+
+
+def _boston5_sheet(table: TableConfig) -> ParSheet:
+    par = boston5_solution(table)
+    m = par.spot_moments
+    spots = {s: spot_from_moments(s, m[s]) for s in ("ante", "first", "second")}
+    spots["ante_bonus"] = spot_from_moments(
+        "ante_bonus", m["ante_bonus"], par.bonus_lines, "paid on the ante, not a wager of its own: a negative edge"
+    )
+    if "bonus" in table.paytables:
+        spots["bonus"] = three_card_par("bonus", table.paytables["bonus"], BOSTON5, exposed_only_paying=True)
+    return ParSheet(
+        game=table.game,
+        spots=spots,
+        edge_per_ante=-par.ev_per_ante,
+        edge_per_action=-par.ev_per_ante / par.average_total_wager,
+        average_total_wager=par.average_total_wager,
+        push_rate=par.tie,
+        fold_rate=par.fold_rate,
+        strategy="best second wager or fold after three cards, exact, against the dealer's five unseen cards "
+        "(one player's view; ties play); every paying bonus hand exposed",
+        exact=True,
+        fold_rates={"second": par.fold_rate},
+        paytables={k: v.name for k, v in table.paytables.items()},
+        tables={"main_outcomes": (("win", par.win), ("tie", par.tie), ("lose", par.lose), ("fold", par.fold_rate))},
+    )
+
+
+def _pai_gow_sheet(table: TableConfig) -> ParSheet:
+    from controller.par.pai_gow import pai_gow_sheet
+
+    return pai_gow_sheet(table)
+
+
+def par_sheet(game: str, table: TableConfig, *, paytable: str | None = None) -> ParSheet:
+    """The par sheet of ``table`` (a ``game`` table), with ``paytable`` (a name) in place of the
+    table's own for that paytable's spot. Raises :class:`ParError` for a bad game or paytable."""
+    if table.game != game:
+        raise ParError(f"the table config is for {table.game}, not {game}")
+    if paytable is not None:
+        table = with_paytable(table, paytable)
+    builders = {"mississippi_stud": _mississippi_sheet, "boston5": _boston5_sheet, "pai_gow": _pai_gow_sheet}
+    if game not in builders:
+        raise ParError(f"unknown game {game!r} (known: {', '.join(sorted(builders))})")
+    return builders[game](table)

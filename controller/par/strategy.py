@@ -1,0 +1,115 @@
+"""The par strategies as pure, fast decisions, for the bench players and ``tablectl par --strategy``.
+
+* :func:`mississippi_decision`: the optimal fold / 1x / 3x (controller.par.mississippi), looked
+  up in tables computed once per main paytable (a few seconds) and kept in the user's cache
+  folder (controller.par.cache).
+* :func:`boston5_raise`: the optimal second wager or fold after three cards (controller.par.boston5).
+* :func:`boston5_expose`: expose the three-card bonus hand when it pays (exposing a hand that
+  does not pay changes nothing; a paying hand not exposed loses, 24.10(a)).
+* Pai gow players set their hands by the house way (controller.games.house_way).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from controller.cards import Card
+from controller.hands import BOSTON5, evaluate_three
+from controller.par.cache import cached_arrays
+from controller.par.combos import BINOM
+from controller.paytables import Paytable
+from controller.table_config import TableConfig, default_table_path, load_table
+
+__all__ = ["mississippi_decision", "mississippi_tables", "boston5_raise", "boston5_expose", "set_index"]
+
+_VERSION = "1"  # bump when a solver changes what it computes
+
+
+def set_index(cards: Sequence[Card]) -> int:
+    """The colex index of a set of real cards (controller.par.combos)."""
+    return sum(int(BINOM[c, i + 1]) for i, c in enumerate(sorted(card.index for card in cards)))
+
+
+def paytable_key(table: Paytable) -> str:
+    """What a strategy computed for ``table`` depends on: its rows."""
+    return json.dumps([(r.category.value, sorted(r.ranks or ()), str(r.odds), r.amount) for r in table.rows])
+
+
+@cache
+def _default_table(game: str) -> TableConfig:
+    return load_table(default_table_path(game))
+
+
+@cache
+def _ms_tables(key: str, table: Paytable) -> dict[str, Any]:
+    def compute() -> dict[str, Any]:
+        from controller.par.mississippi import solve
+
+        st = solve(table).strategy
+        return {"third": st.third, "fourth": st.fourth, "fifth": st.fifth}
+
+    return cached_arrays("mississippi", _VERSION + key, compute)
+
+
+def mississippi_tables(paytable: Paytable | None = None) -> dict[str, Any]:
+    """The optimal decision tables for ``paytable`` (default: the shipped table's main paytable)."""
+    table = paytable or _default_table("mississippi_stud").paytables["main"]
+    return _ms_tables(paytable_key(table), table)
+
+
+def mississippi_decision(
+    player_cards: Sequence[Card], community_shown: Sequence[Card], *, paytable: Paytable | None = None
+) -> int:
+    """The optimal street bet, 0 (fold), 1 or 3 times the ante, for a player holding
+    ``player_cards`` with ``community_shown`` (0, 1 or 2 community cards) face up, assuming the
+    earlier streets were played by this same strategy (the bets so far follow from the cards)."""
+    t = mississippi_tables(paytable)
+    cards = list(player_cards)
+    b3 = int(t["third"][set_index(cards)])
+    if not community_shown or b3 == 0:
+        return b3
+    cards.append(community_shown[0])
+    b4 = int(t["fourth"][b3 // 2, set_index(cards)])
+    if len(community_shown) == 1 or b4 == 0:
+        return b4
+    cards.append(community_shown[1])
+    return int(t["fifth"][(b3 + b4) // 2 - 1, set_index(cards)])
+
+
+def boston5_expose(three_cards: Sequence[Card], *, paytable: Paytable | None = None) -> bool:
+    """Whether to expose the three-card bonus hand: exactly when the bonus paytable pays it."""
+    table = paytable or _default_table("boston5").paytables["bonus"]
+    row = table.row_for(evaluate_three(list(three_cards), BOSTON5))
+    return row is not None and not row.odds.push
+
+
+def boston5_raise(three_cards: Sequence[Card], *, table: TableConfig | None = None) -> bool:
+    """Whether to make the second wager (else fold) holding ``three_cards``: the decision of the
+    best expected value against the dealer's five cards, with the ante bonus (controller.par.boston5)."""
+    config = table or _default_table("boston5")
+    return bool(_b5_raise(boston5_key(config), config)["raise"][set_index(three_cards)])
+
+
+def boston5_key(table: TableConfig) -> str:
+    """What the Boston 5 strategy of ``table`` depends on: the ante bonus table and the wagers."""
+    o = table.options
+    return paytable_key(table.paytables["ante_bonus"]) + f"/{o['first_to_ante']}/{o['first_second_pays']}"
+
+
+_B5_TABLES: dict[str, dict[str, Any]] = {}
+
+
+def _b5_raise(key: str, table: TableConfig) -> dict[str, Any]:
+    found = _B5_TABLES.get(key)
+    if found is None:
+
+        def compute() -> dict[str, Any]:
+            from controller.par.sheets import boston5_solution
+
+            return {"raise": boston5_solution(table).raise_}
+
+        found = _B5_TABLES[key] = cached_arrays("boston5", _VERSION + key, compute)
+    return found

@@ -1,0 +1,257 @@
+"""HIL, issue 11 items 4, 7, 10 and the deployment: `tablectl run` as a process on real ptys logs
+link down and up (text and JSON) and counts garbage on a port, tells systemd it is ready and
+alive over a real AF_UNIX datagram socket; link counters are journaled at each round's end as
+``LinkStats`` and `tablectl status` shows them from another process, read-only."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from controller.table.events import decode_event
+from controller.table.journal import event_record
+from controller.table.sdnotify import SystemdNotifier
+from drivers.link import LinkStats
+from hil.devices import BetSpotSim, PanelSim, ShoeSim
+from hil.serve import PtyServer
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def table_config(tmp_path: Path, urls: dict[str, str]) -> Path:
+    """config/mississippi_stud.yaml with the devices on ``urls`` and the journal in ``tmp_path``."""
+    text = (ROOT / "config" / "mississippi_stud.yaml").read_text()
+    head = text[: text.index("devices:")]
+    devices = "devices:\n" + "".join(
+        f"  {role}: {{driver: {role}, url: {url}, poll_interval_s: 0.02, address: {n}}}\n"
+        for n, (role, url) in enumerate(urls.items(), 1)
+    )
+    path = tmp_path / "table.yaml"
+    path.write_text(
+        head
+        + f"paytables_dir: {ROOT / 'config' / 'paytables'}\n"
+        + devices
+        + f"journal: {{path: {tmp_path / 'table.db'}}}\n"
+    )
+    return path
+
+
+class Lines:
+    """The lines a process writes to a pipe, collected by a thread."""
+
+    def __init__(self, stream) -> None:  # type: ignore[no-untyped-def]
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream) -> None:  # type: ignore[no-untyped-def]
+        for line in stream:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_until(self, cond: Callable[[list[str]], bool], what: str, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if cond(list(self.lines)):
+                return
+            time.sleep(0.02)
+        pytest.fail(f"timed out waiting for {what}; log so far:\n" + "\n".join(self.lines[-30:]))
+
+    def wait(self, match: Callable[[str], bool], what: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in list(self.lines):
+                if match(line):
+                    return line
+            time.sleep(0.02)
+        pytest.fail(f"timed out waiting for {what}; log so far:\n" + "\n".join(self.lines[-30:]))
+
+
+@contextmanager
+def running_table(tmp_path: Path, log_format: str, env: dict[str, str]) -> Iterator[tuple]:
+    sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
+    servers = {role: PtyServer(sim, link=tmp_path / f"tty-{role}") for role, sim in sims.items()}
+    urls = {role: server.start() for role, server in servers.items()}
+    config = table_config(tmp_path, urls)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", "run", "--config", str(config), "--log-format", log_format],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, **env},
+        cwd=tmp_path,
+    )
+    log = Lines(proc.stderr)
+    try:
+        yield proc, log, servers, sims
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        proc.stderr.close()  # type: ignore[union-attr]
+        for server in servers.values():
+            server.close()
+
+
+@pytest.mark.parametrize("log_format", ["text", "json"])
+def test_run_logs_link_down_and_up_and_counts_garbage(tmp_path: Path, log_format: str) -> None:
+    with running_table(tmp_path, log_format, {}) as (_, log, servers, _sims):
+        if log_format == "json":
+            records: list[dict] = []
+
+            def said(text: str, device: str) -> Callable[[str], bool]:
+                def match(line: str) -> bool:
+                    try:
+                        r = json.loads(line)
+                    except ValueError:
+                        return False
+                    records.append(r)
+                    return text in r["message"] and r.get("device") == device
+
+                return match
+        else:
+
+            def said(text: str, device: str) -> Callable[[str], bool]:
+                return lambda line: text in line and device in line
+
+        log.wait(said("link panel up", "panel"), "the panel's link up")
+        servers["panel"].disconnect()
+        down = log.wait(said("link panel down", "panel"), "the panel's link down")
+        assert "WARNING" in down
+        servers["panel"].reconnect()
+        log.wait_until(lambda lines: sum("link panel up" in line for line in lines) == 2, "the panel's link up again")
+        # 1 MB of random bytes on the bet spots' port: counted and named in the log
+        servers["bet_spots"].inject(random.Random(1).randbytes(1 << 20))
+        line = log.wait(
+            lambda s: "link bet_spots" in s and "garbage_bytes" in s and int(_count(s, "garbage_bytes")) > 500_000,
+            "the garbage counted in the log",
+            timeout=60,
+        )
+        if log_format == "json":
+            assert json.loads(line)["counters"]["garbage_bytes"] > 500_000
+
+
+def _count(line: str, name: str) -> str:
+    tail = line.split(name + " ", 1)[1]
+    return tail.split(" ", 1)[0].strip(",\"'")
+
+
+def test_run_tells_systemd_it_is_ready_and_alive(tmp_path: Path) -> None:
+    path = tmp_path / "notify.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(path))
+    sock.settimeout(60)
+    got: list[str] = []
+    try:
+        with running_table(tmp_path, "text", {"NOTIFY_SOCKET": str(path), "WATCHDOG_USEC": "400000"}) as (
+            proc,
+            log,
+            _,
+            _sims,
+        ):
+            while sum(m.startswith("WATCHDOG=1") for m in got) < 3:
+                got.append(sock.recv(4096).decode())
+            proc.terminate()
+            proc.wait(timeout=30)
+            sock.settimeout(5)
+            try:
+                while True:
+                    got.append(sock.recv(4096).decode())
+            except TimeoutError:
+                pass
+    finally:
+        sock.close()
+    assert got[0].startswith("READY=1") and "STATUS=table" in got[0]
+    assert got[-1] == "STOPPING=1"
+
+
+def test_notifier_abstract_socket_and_without_systemd() -> None:
+    name = f"tablectl-test-{os.getpid()}"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind("\0" + name)
+    sock.settimeout(10)
+    try:
+        notifier = SystemdNotifier({"NOTIFY_SOCKET": "@" + name, "WATCHDOG_USEC": "2000000"})
+        assert notifier.watchdog_s == 2.0 and notifier.ready("x")
+        assert sock.recv(100) == b"READY=1\nSTATUS=x"
+    finally:
+        sock.close()
+    assert not SystemdNotifier({}).enabled and not SystemdNotifier({}).watchdog()
+    assert SystemdNotifier({"WATCHDOG_USEC": "1000", "WATCHDOG_PID": "1", "NOTIFY_SOCKET": "/x"}).watchdog_s is None
+
+
+def test_link_stats_round_trip_through_the_journal_decoder() -> None:
+    stats = LinkStats(device="panel", up=True, boot_id=0xDEADBEEF, crc_errors=3, garbage_bytes=1000, busy=2)
+    kind, data = event_record(stats)
+    assert kind == "LinkStats"
+    assert decode_event(kind, json.loads(json.dumps(data))) == stats
+
+
+def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: Path) -> None:
+    journal = tmp_path / "bench.db"
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "controller", "bench", "--game", "mississippi_stud", "--seats", "2"]
+        + ["--rounds", "40", "--seed", "3", "--journal", str(journal), "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    try:
+        # While the bench runs, `tablectl status` reads its journal from here (read-only).
+        deadline = time.monotonic() + 120
+        status: dict = {}
+        while time.monotonic() < deadline:
+            if journal.exists():
+                out = subprocess.run(
+                    [sys.executable, "-m", "controller", "status", "--journal", str(journal), "--json"],
+                    capture_output=True,
+                    text=True,
+                    cwd=ROOT,
+                    timeout=60,
+                )
+                if out.returncode == 0:
+                    status = json.loads(out.stdout)
+                    if all(status["devices"].get(d, {}).get("counters") for d in ("shoe", "bet_spots", "panel")):
+                        break
+            time.sleep(0.2)
+        assert bench.poll() is None, "the bench finished before status was read while it ran"
+    finally:
+        bench.wait(timeout=300)
+        bench.stderr.close()  # type: ignore[union-attr]
+    assert bench.returncode == 0
+    for device in ("shoe", "bet_spots", "panel"):
+        d = status["devices"][device]
+        assert d["link"] == "up" and d["counters"]["frames_ok"] > 0 and d["boot_id"]
+    text = subprocess.run(
+        [sys.executable, "-m", "controller", "status", "--journal", str(journal)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert text.returncode == 0 and "panel: link up since" in text.stdout and "garbage_bytes 0" in text.stdout
+    # one LinkStats per device after every round
+    import sqlite3
+
+    db = sqlite3.connect(f"{journal.as_uri()}?mode=ro", uri=True)
+    kinds = [k for (k,) in db.execute("SELECT kind FROM records ORDER BY seq")]
+    rounds = db.execute("SELECT count(*) FROM rounds").fetchone()[0]
+    db.close()
+    assert kinds.count("LinkStats") == 3 * rounds == 3 * 40
+    bad = subprocess.run(
+        [sys.executable, "-m", "controller", "status", "--journal", str(tmp_path / "none.db")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and "none.db: no journal there" in bad.stderr and "Traceback" not in bad.stderr
