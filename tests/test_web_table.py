@@ -259,6 +259,34 @@ def test_device_fault_shown_within_one_second(tmp_path, driver):
         bench.stop()
 
 
+def test_link_loss_holds_the_table_and_the_page_says_what_clears_it(session):
+    s = session("mississippi_stud")
+    p = s.page
+    p.place(3, "ante", 2500)
+    p.place(5, "ante", 1000)
+    p.place(5, "bonus", 500)
+    p.wait_wager(5, "bonus", 500)
+    p.wait_wager(3, "ante", 2500)
+    p.press("no_more_bets")
+    p.wait_step("no_more_bets")
+    p.deal(3)
+    p.wait_step("dealing")
+    from selenium.webdriver.support.ui import Select
+
+    Select(p.d.find_element(p.By.ID, "fault-kind")).select_by_value("shoe_unplug")
+    p.click("#fault-go")
+    p.wait_step("hold")
+    wait_for(lambda: p.view()["links"]["shoe"] == "down", "the shoe's link down on the page")
+    banner = p.d.find_element(p.By.ID, "hold")
+    assert banner.is_displayed() and "link down: shoe" in banner.text and "link is back" in banner.text
+    p.screenshot("table-hold.png")
+    Select(p.d.find_element(p.By.ID, "fault-kind")).select_by_value("shoe_plug")
+    p.click("#fault-go")
+    p.wait_step("dealing")  # the link is back: the table resumes where it held
+    assert not p.d.find_element(p.By.ID, "hold").is_displayed()
+    assert p.view()["links"]["shoe"] == "up"
+
+
 def test_token_required_when_set(tmp_path, driver):
     token = "s3cret-token-for-tests"
     bench = BenchProcess(tmp_path, "pai_gow", token=token)

@@ -80,7 +80,8 @@ def fault_text(event: object) -> str | None:
     if kind == "SelfTest" and not e.ok:
         return "self test failed"
     if kind == "LinkDown":
-        return f"link down: {e.reason}"
+        reason = str(e.reason)
+        return f"link down ({reason[:57]}...)" if len(reason) > 60 else f"link down ({reason})"
     return None
 
 

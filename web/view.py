@@ -88,7 +88,7 @@ def step_label(step: str) -> str:
 def hold_clears(reason: str) -> str:
     """What clears a hold with ``reason`` (the table's ``hold_reason``), in words for the pit."""
     if reason.startswith("link down:"):
-        return f"clears by itself when the {reason.split(':', 1)[1].strip()} link is back; or supervisor key on: void"
+        return f"by itself when the {reason.split(':', 1)[1].strip()} link is back; or supervisor key on: void"
     if reason.startswith(("unreadable card", "duplicate card")):
         return "supervisor key on: read the card again, or enter it (next / previous, confirm); or void"
     if reason.startswith("misdeal"):
@@ -225,7 +225,11 @@ def table_view(
         "table": {"name": config.name, "game": game, "seats": config.seats, "spots": list(SPOTS.get(game, ()))},
         "round": table.round_no,
         "step": step,
-        "step_label": step_label(step),
+        "step_label": (
+            f"Held: {step_label(str(table.held_from.value)).lower()}"
+            if step == "hold" and table.held_from is not None
+            else step_label(step)
+        ),
         "hold": hold,
         "supervisor": bool(table.supervisor),
         "locked": bool(commands.locked),

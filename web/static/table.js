@@ -220,5 +220,6 @@ function connect() {
   src.onopen = () => { document.body.dataset.live = "yes"; };
   src.onerror = () => { document.body.dataset.live = "no"; };
 }
-setInterval(() => { $("clock").textContent = new Date().toLocaleTimeString(); }, 1000);
+const tick = () => { $("clock").textContent = new Date().toLocaleTimeString(); };
+tick(); setInterval(tick, 1000);
 connect();
