@@ -87,7 +87,11 @@ function renderSeats(v) {
   }
 }
 
+let shownSettlement = "";
 function renderSettlement(ls) {
+  const key = JSON.stringify(ls);
+  if (key === shownSettlement) return; // unchanged: no redraw
+  shownSettlement = key;
   const box = $("settlement"); box.replaceChildren();
   if (!ls) { box.className = "muted"; box.textContent = "no round settled yet"; return; }
   box.className = ""; box.dataset.round = ls.round;
@@ -107,7 +111,11 @@ function renderSettlement(ls) {
   box.append(house);
 }
 
+let shownFaults = "";
 function renderFaults(faults) {
+  const key = JSON.stringify(faults);
+  if (key === shownFaults) return;
+  shownFaults = key;
   const box = $("faults"); box.replaceChildren();
   if (!faults.length) { box.append(el("li", "muted", "none")); return; }
   for (const f of faults) {
