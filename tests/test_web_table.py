@@ -302,7 +302,10 @@ def test_token_required_when_set(tmp_path, driver):
             status, body = bench.get(path)
             assert status == 401, path
             assert b"token" in body
+        press = json.dumps({"button": "no_more_bets"}).encode()
+        assert bench.get("/api/press", {"content-type": "application/json"}, "POST", press)[0] == 401
         assert bench.get("/state", {"Authorization": "Bearer wrong-token"})[0] == 401
+        assert bench.get(f"/state?token={token}x")[0] == 401
         status, body = bench.get("/state", {"Authorization": f"Bearer {token}"})
         assert status == 200 and json.loads(body)["table"]["game"] == "pai_gow"
         p = Page(driver, f"{bench.url}?token={token}")  # the page, its stream and its controls carry it

@@ -133,10 +133,12 @@ class BenchProcess:
         m = re.search(r"web: table view on (http://\S+?/)", self.err.read_text())
         return m.group(1) if m else None
 
-    def get(self, path: str, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    def get(
+        self, path: str, headers: dict[str, str] | None = None, method: str = "GET", body: bytes | None = None
+    ) -> tuple[int, bytes]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
         try:
-            conn.request("GET", path, headers=headers or {})
+            conn.request(method, path, body=body, headers=headers or {})
             r = conn.getresponse()
             return r.status, r.read()
         finally:
