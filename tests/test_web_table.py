@@ -6,6 +6,7 @@ within a second, and the token."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -261,7 +262,6 @@ def test_device_fault_shown_within_one_second(tmp_path, driver):
         assert "jam" in text
         clicked = int(p.body("faultClickedAt") or 0)
         assert clicked > 0 and 0 <= shown - clicked < 1000, f"fault shown {shown - clicked} ms after the click"
-        p.screenshot("table-fault.png")
     finally:
         bench.stop()
 
@@ -324,3 +324,48 @@ def test_web_address_beyond_loopback_needs_a_token(tmp_path):
     assert r.returncode == 2 and "HOST:PORT" in r.stderr
     r = tablectl("bench", "--game", "boston5", "--manual")
     assert r.returncode == 2 and "--manual needs --web" in r.stderr
+
+
+def test_run_serves_a_read_only_view_of_the_real_table(tmp_path, driver):
+    """`tablectl run --web` (drivers on ptys): the page shows the table and offers no controls."""
+    from hil.devices import BetSpotSim, PanelSim, ShoeSim
+    from tests.test_table_commands import _run_table
+    from tests.web_helpers import free_port
+
+    sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
+    repo = Path(__file__).resolve().parent.parent
+    config = tmp_path / "table.yaml"
+    config.write_text(
+        (repo / "config" / "mississippi_stud.yaml")
+        .read_text()
+        .replace("game: mississippi_stud", f"game: mississippi_stud\npaytables_dir: {repo / 'config' / 'paytables'}")
+    )
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    command = [sys.executable, "-m", "controller", "run", "--config", str(config), "--journal", str(tmp_path / "j.db")]
+    command += ["--web", f"127.0.0.1:{port}"]
+
+    def check() -> None:
+        wait_for(lambda: _status(port, "GET", "/state") == 200, "the view to listen")
+        sims["bet_spots"].place(2, "ante", 500)
+        p = Page(driver, url)
+        p.wait_wager(2, "ante", 500)
+        wait_for(lambda: p.view()["seats"][1]["lamps"]["ante"] == "open", "the spot's lamp on the page")
+        assert not p.d.find_element(p.By.ID, "bench-bar").is_displayed()
+        assert not p.d.find_element(p.By.ID, "panel").is_displayed()
+        assert _status(port, "POST", "/api/press", b'{"button": "no_more_bets"}') == 404
+
+    _run_table(command, sims, tmp_path, config, check)
+
+
+def _status(port: int, method: str, path: str, body: bytes | None = None) -> int:
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request(method, path, body=body, headers={"content-type": "application/json"})
+        return conn.getresponse().status
+    except OSError:
+        return 0
+    finally:
+        conn.close()
