@@ -33,6 +33,8 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from controller.games.pai_gow_deal import DEALER
+
 __all__ = [
     "SPOTS",
     "revealed",
@@ -141,7 +143,7 @@ def revealed(table: Any, game: str) -> dict[str, Any]:
     elif game == "pai_gow":
         hands = getattr(table, "hands", {})
         setting = step == "setting"
-        dealer = list(hands.get(0, []))
+        dealer = list(hands.get(DEALER, []))
         out["dealer"] = cards(dealer, len(dealer) if setting or settled else 0)
         turned = set(getattr(table, "sets", {}))
         order = list(getattr(table, "setting", []))
