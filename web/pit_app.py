@@ -127,7 +127,7 @@ def overview_html(tables: list[TableState]) -> str:
         summary
         + f'<section class="card-box"><h2>Tables · today</h2><table class="grid" id="tables">{head}{"".join(rows) or empty}</table>'
         '<p class="muted small">Hold = win / handle. Theoretical = the house edge of each spot times what was '
-        "wagered on it (when par figures exist). State comes from the table's last records: the floor never "
+        "wagered on it (controller.par; computed once per table config in the background, \u2014 until ready). State comes from the table's last records: the floor never "
         "sees a card before its round is over.</p></section>"
     )
 

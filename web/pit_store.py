@@ -13,11 +13,21 @@ a round's cards come with its finished record, so a recall is always of a finish
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-__all__ = ["TableState", "RoundLine", "FloorReader", "PgFloorReader", "table_state", "STALE_S"]
+__all__ = [
+    "TableState",
+    "RoundLine",
+    "FloorReader",
+    "PgFloorReader",
+    "ParCache",
+    "table_state",
+    "theoretical_win",
+    "STALE_S",
+]
 
 STALE_S = 120.0
 """A table that has sent nothing for this long is shown as not reporting."""
@@ -143,6 +153,7 @@ class PgFloorReader:
 
     def __init__(self, url: str) -> None:
         self.url = url
+        self.par = ParCache()
 
     def _connect(self) -> Any:
         import psycopg
@@ -213,7 +224,7 @@ class PgFloorReader:
                         handle_today=int(handle),
                         win_today=int(win),
                         voids_today=int(voids),
-                        theoretical_win_today=_theoretical(conn, table_id, since),
+                        theoretical_win_today=theoretical_win(conn, table_id, since, self.par),
                         stale_s=max(0.0, (now - last_at).total_seconds()),
                     )
                 )
@@ -244,15 +255,56 @@ def _safe(url: str) -> str:
     return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
 
 
-def _theoretical(conn: Any, table_id: str, since: datetime) -> int | None:
-    """The theoretical win (house edge per spot times what was wagered), when the floor report's
-    par figures are available on this machine; otherwise ``None`` (no figure rather than a wrong one)."""
-    try:
-        from floor.report import theoretical_win  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
+class ParCache:
+    """Par sheets by (game, table config path), built once each on a background thread: a par
+    sheet can take a minute to compute, and a page must not wait for it (until it is ready the
+    theoretical figure is shown as not available)."""
+
+    def __init__(self) -> None:
+        self.sheets: dict[tuple[str, str], Any] = {}
+        self._pending: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()
+
+    def get(self, game: str, config: str) -> Any:
+        """The par sheet, or ``None`` while it is computed or when it cannot be (no config here)."""
+        key = (game, config)
+        with self._lock:
+            if key in self.sheets:
+                return self.sheets[key]
+            if key in self._pending:
+                return None
+            self._pending.add(key)
+        threading.Thread(target=self._build, args=(key,), name="par", daemon=True).start()
         return None
-    try:
-        value = theoretical_win(conn, table_id, "ended_at >= %s", [since])
-    except Exception:  # noqa: BLE001 - a missing config or par sheet gives no figure
-        return None
-    return None if value is None else int(value)
+
+    def _build(self, key: tuple[str, str]) -> None:
+        try:
+            from controller.par import par_sheet
+            from controller.table_config import load_table
+
+            sheet: Any = par_sheet(key[0], load_table(key[1]))
+        except Exception:  # noqa: BLE001 - no config on this machine, or no par: no figure rather than a wrong one
+            sheet = None
+        with self._lock:
+            self.sheets[key] = sheet
+            self._pending.discard(key)
+
+
+def theoretical_win(conn: Any, table_id: str, since: datetime, cache: ParCache) -> int | None:
+    """The house edge of each spot (``controller.par``) times what was wagered on it in the
+    table's rounds since ``since`` (void rounds left out); ``None`` when a par sheet is not
+    (yet) available."""
+    rows = conn.execute(
+        "SELECT r.game, r.config, w.spot, sum(w.cents) FROM wager w JOIN round r USING (table_id, seq) "
+        "WHERE w.table_id = %s AND r.ended_at >= %s AND NOT r.void GROUP BY 1, 2, 3",
+        (table_id, since),
+    ).fetchall()
+    total = 0.0
+    for game, config, spot, cents in rows:
+        sheet = cache.get(game, config) if game and config else None
+        if sheet is None:
+            return None
+        par = sheet.spots.get(spot)
+        if par is not None:
+            total += float(par.edge_per_unit) * int(cents)
+    return round(total)
