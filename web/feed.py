@@ -59,6 +59,10 @@ class CommandTee:
     def draw_start(self) -> None:
         self.inner.draw_start()
 
+    def __getattr__(self, name: str) -> Any:
+        """Any other command goes through unrecorded (a command added to the devices later)."""
+        return getattr(self.inner, name)
+
 
 def fault_text(event: object) -> str | None:
     """A device fault in words, or ``None`` when ``event`` is not one."""
