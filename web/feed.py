@@ -33,6 +33,8 @@ class CommandTee:
         self.inner = inner
         self.lines: dict[int, str] = {}
         """The dealer display, line number to text."""
+        self.screen_lines: tuple[str, ...] | None = None
+        """The whole dealer's screen, when the table sends it whole (``screen``)."""
         self.lamps: dict[tuple[int, str], str] = {}
         self.panel_lamps: dict[str, bool] = {}
         self.locked = False
@@ -40,6 +42,10 @@ class CommandTee:
     def display(self, line: int, text: str) -> None:
         self.lines[line] = text
         self.inner.display(line, text)
+
+    def screen(self, lines: tuple[str, ...]) -> None:
+        self.screen_lines = tuple(lines)
+        self.inner.screen(lines)
 
     def lamp(self, seat: int, spot: str, state: str) -> None:
         self.lamps[(seat, spot)] = state

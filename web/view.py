@@ -214,7 +214,12 @@ def table_view(
                 "envy_marker": n in getattr(table, "markers", ()),
             }
         )
-    lines = screen if screen is not None else [commands.lines.get(k, "") for k in sorted(commands.lines) or [1]]
+    if screen is not None:
+        lines = screen
+    elif getattr(commands, "screen_lines", None) is not None:  # the dealer's whole screen (controller.table.screen)
+        lines = list(commands.screen_lines)
+    else:
+        lines = [commands.lines.get(k, "") for k in sorted(commands.lines) or [1]]
     hold = None
     if step == "hold":
         hold = {
@@ -238,7 +243,7 @@ def table_view(
         "seats": seats,
         "dealer": {"label": shown["dealer_label"], "cards": shown["dealer"]},
         "screen": [mask_cards(line, face_up) for line in lines],
-        "recent": [mask_cards(line, face_up) for line in table.prompts[-6:]],
+        "recent": [mask_cards(line, face_up) for line in list(getattr(table, "prompts", []))[-6:]],
         "panel_lamps": dict(commands.panel_lamps),
         "last_settlement": _settlement(rounds[-1] if rounds else None),
         "links": dict(links),
