@@ -20,12 +20,13 @@ import pytest
 
 from tests.web_helpers import BenchProcess, browser, free_port, need_browser, tablectl, wait_for
 
-psycopg = pytest.importorskip("psycopg", reason="the pit view reads the floor store: pip install -e '.[test]'")
-servers = pytest.importorskip("floor.servers", reason="the floor link (floor/) is not installed")
-migrate_mod = pytest.importorskip("floor.migrate", reason="the floor link (floor/) is not installed")
+pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 180.0
+psycopg: Any = None
+servers: Any = None
+migrate_mod: Any = None
 TABLES = {"ms-01": "mississippi_stud", "b5-02": "boston5", "pg-03": "pai_gow"}
 ROUNDS = 3
 
@@ -82,6 +83,10 @@ def post(url: str, action: str, body: dict[str, Any]) -> None:
 def floor(base: Path) -> Iterator[dict[str, Any]]:
     """One floor store with three bench tables in it; ms-01 is left in play, holding on a jammed shoe."""
     need_browser()
+    global psycopg, servers, migrate_mod
+    psycopg = pytest.importorskip("psycopg", reason="the pit view reads the floor store: pip install -e '.[test]'")
+    servers = pytest.importorskip("floor.servers", reason="the floor link (floor/) is not installed")
+    migrate_mod = pytest.importorskip("floor.migrate", reason="the floor link (floor/) is not installed")
     pg = servers.LocalPostgres(base / "postgres").start()
     nats = servers.LocalNats(base / "nats").start()
     procs: list[subprocess.Popen[str]] = []
@@ -195,3 +200,107 @@ def test_pit_view_shows_three_bench_tables_from_one_floor_store(floor: dict[str,
             c["to"] for c in record["recall"]["cards"]
         ]
         d.save_screenshot(str(REPO / "docs" / "screens" / "pit-round.png"))
+
+
+class JournalFloor:
+    """A :class:`web.pit_store.FloorReader` over bench journals (what the floor store would hold
+    of them), so the pit pages are tested in the browser even where the floor link is not installed."""
+
+    def __init__(self, journals: dict[str, Path], games: dict[str, str]) -> None:
+        self.journals, self.games = journals, games
+
+    def _rounds(self, table_id: str) -> list[Any]:
+        from controller.journal import SqliteJournal
+        from controller.journal.recall import recall
+
+        j = SqliteJournal(self.journals[table_id])
+        try:
+            return recall(j, last=1000)
+        finally:
+            j.close()
+
+    def tables(self, since: Any, now: Any) -> list[Any]:
+        from datetime import UTC, datetime
+
+        from web.pit_store import TableState
+
+        out = []
+        for table_id in sorted(self.journals):
+            rounds = self._rounds(table_id)
+            handle = sum(sum(s["wagers"].values()) for r in rounds for s in r.data["record"]["seats"].values())
+            win = sum(r.data["settlement"]["house_net"] for r in rounds if r.data["settlement"])
+            out.append(
+                TableState(
+                    table_id=table_id,
+                    game=self.games[table_id],
+                    last_at=datetime.fromtimestamp(rounds[-1].ended, UTC),
+                    last_round=rounds[-1].number,
+                    in_play=False,
+                    activity="open for bets",
+                    hold=None,
+                    faults_today=[],
+                    rounds_today=len(rounds),
+                    handle_today=handle,
+                    win_today=win,
+                    voids_today=0,
+                )
+            )
+        return out
+
+    def rounds(self, table_id: str, limit: int = 20) -> list[Any]:
+        from datetime import UTC, datetime
+
+        from web.pit_store import RoundLine
+
+        return [
+            RoundLine(
+                r.number,
+                datetime.fromtimestamp(r.started, UTC),
+                datetime.fromtimestamp(r.ended, UTC),
+                r.void,
+                len(r.data["record"]["seats"]),
+                sum(sum(s["wagers"].values()) for s in r.data["record"]["seats"].values()),
+                r.data["settlement"]["house_net"] if r.data["settlement"] else 0,
+                0,
+            )
+            for r in reversed(self._rounds(table_id)[-limit:])
+        ]
+
+    def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None:
+        from controller.journal.recall import recall_json
+
+        found = [r for r in self._rounds(table_id) if r.number == round_no]
+        return recall_json(found[0]) if found else None
+
+
+def test_pit_pages_show_three_bench_tables_from_a_read_interface(tmp_path: Path) -> None:
+    """The pit pages on :class:`JournalFloor` (three bench journals), served by uvicorn, in Chromium."""
+    need_browser()
+    journals = {t: tmp_path / f"{t}.db" for t in TABLES}
+    for t, game in TABLES.items():
+        r = tablectl("bench", "--game", game, "--journal", str(journals[t]), "--rounds", "2", "--seats", "2")
+        assert r.returncode == 0, r.stdout + r.stderr
+    from web.pit_app import pit_app
+    from web.server import WebAddress, WebServer
+
+    server = WebServer(pit_app(JournalFloor(journals, TABLES)), WebAddress("127.0.0.1", 0))
+    url = server.start()
+    try:
+        with browser() as d:
+            from selenium.webdriver.common.by import By
+
+            d.get(url)
+            rows = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "tr.table-row"), "the tables")
+            assert [r.get_attribute("data-table") for r in rows] == sorted(TABLES)
+            rows[0].find_element(By.CSS_SELECTOR, "a.table-link").click()
+            rounds = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "tr.round-row"), "the rounds")
+            assert [r.get_attribute("data-round") for r in rounds] == ["2", "1"]
+            rounds[1].find_element(By.TAG_NAME, "a").click()
+            dealt = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "#dealt li.dealt"), "round 1's cards")
+            table_id = sorted(TABLES)[0]
+            recalled = json.loads(
+                tablectl("recall", "--journal", str(journals[table_id]), "--round", "1", "--json").stdout
+            )
+            assert [li.get_attribute("data-card") for li in dealt] == [c["card"] for c in recalled["recall"]["cards"]]
+    finally:
+        server.stop()
