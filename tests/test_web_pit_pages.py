@@ -54,3 +54,24 @@ def test_pages_escape_what_the_tables_sent() -> None:
     }
     html = recall_html("t1", record)
     assert "seat &lt;1&gt;" in html and 'data-card="As"' in html and "folded" in html
+
+
+def test_floor_web_refuses_a_store_it_cannot_read() -> None:
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "controller", "floor", "web", "--db", "postgresql://pit:secret@127.0.0.1:1/floor"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "--db" in r.stderr and "secret" not in r.stderr
+    r = subprocess.run(
+        [sys.executable, "-m", "controller", "floor", "web", "--db", "x", "--web", "0.0.0.0:8090"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 2 and "needs --web-token" in r.stderr
