@@ -150,6 +150,13 @@ function render(v) {
   document.title = "tablectl · " + v.table.name;
   $("round").textContent = "Round " + v.round;
   $("step").textContent = v.step_label;
+  const playing = v.seats.filter((s) => Object.keys(s.wagers).length && !s.folded).length;
+  const layout = v.seats.reduce((sum, s) => sum + Object.entries(s.wagers)
+    .filter(([spot]) => spot !== "envy_marker").reduce((a, [, c]) => a + c, 0), 0);
+  const meta = $("meta"); meta.replaceChildren();
+  meta.append(el("b", "", String(playing)), document.createTextNode((playing === 1 ? " seat" : " seats") + " in play \u00b7 "),
+    el("b", "", money(layout)), document.createTextNode(" on the layout"));
+  if (v.supervisor) meta.append(el("div", "key-on", "supervisor key ON"));
   const hold = $("hold");
   hold.hidden = !v.hold;
   if (v.hold) { $("hold-reason").textContent = v.hold.reason; $("hold-clears").textContent = v.hold.clears; }
