@@ -242,7 +242,21 @@ class Page:
         self.settled()
 
     def wait_step(self, *steps: str) -> str:
-        return str(wait_for(lambda: self.step() in steps and self.step(), f"the page to show step {steps}"))
+        try:
+            return str(wait_for(lambda: self.step() in steps and self.step(), f"the page to show step {steps}"))
+        except AssertionError as exc:
+            view = self.view()
+            raise AssertionError(f"{exc}; the page shows {view['step']}, screen {view['screen']}") from None
+
+    def ack(self) -> None:
+        """Confirm what the dealer's screen asks to be confirmed (a notice, such as the wager a
+        fold leaves to collect), if it asks."""
+        for _ in range(10):
+            screen = self.view()["screen"]
+            if "(confirm)" not in " ".join(screen):
+                return
+            self.press("confirm")
+            wait_for(lambda screen=screen: self.view()["screen"] != screen, "the notice to be confirmed")
 
     def confirm_until(self, *steps: str) -> None:
         """Press confirm, one settlement line at a time, until the step is one of ``steps``."""
