@@ -6,8 +6,10 @@ one slave, the device on the other, in one run. Printed (p50 / p99, milliseconds
 
 * pty transit: a byte written on the device side until the controller side reads it (the floor
   of this arrangement);
-* driver-added: the driver's own work per event, from the bytes of an EVENT frame to the event
-  on the queue, timed directly (no port involved);
+* driver-added: the driver's own work per event, from the bytes of an EVENT frame through the
+  link's checks to the event on the queue, timed directly (no port involved), in wall-clock and
+  thread CPU time (the latter leaves out time the OS gave to other processes, which dominates the
+  wall-clock tail on a shared machine), beside the same path without the link's checks;
 * event end to end: the simulator (in its own process, as a device is) writing an EVENT frame
   until the driver puts the event on the queue; its tail is the OS's (ptys on a shared machine);
 * command round trip: a driver command call until its result is on the queue, beside a
@@ -104,7 +106,7 @@ class StampedFaults(Faults):
     def send(self, write, wire: bytes) -> None:  # type: ignore[no-untyped-def]
         frame, _ = decode_frame(wire[:-1])
         if frame is not None and frame.type is MsgType.EVENT:
-            self.written.setdefault(struct.unpack_from(">I", frame.payload, 4)[0], time.perf_counter())
+            self.written.setdefault(struct.unpack_from(">I", frame.payload, 8)[0], time.perf_counter())
         write(wire)
 
 
@@ -218,39 +220,53 @@ def pymodbus_round_trips(n: int) -> list[float] | None:
     return trips
 
 
-def driver_processing(n: int) -> list[float]:
-    """What the driver adds per event, measured directly: decoding the bytes of an EVENT frame
-    through to the event being on the queue (no port involved)."""
+def driver_processing(n: int, checks: bool = True) -> tuple[list[float], list[float]]:
+    """What the driver adds per event, measured directly: decoding the bytes of an EVENT frame,
+    the link's checks (boot id, the event window with its reset and gap checks, the held state
+    snapshot, the counters' log check) and the driver's decoding, through to the event being on
+    the queue (no port involved). ``checks=False``: the frame decoding and the driver's decoding
+    only (the path without the link's checks, for comparison). Returns wall-clock times and the
+    thread's CPU times (which leave out the time the OS gave to other processes)."""
     from drivers.framing import Decoder
 
     q: queue.Queue = queue.Queue()
     driver = PanelDriver("panel", "loop://", q, address=3)
-    decoder = Decoder()
+    link = driver.link
+    decoder = Decoder(stats=link.stats)
+    boot = 0x1234ABCD
     wires = [
-        encode(Frame(3, 0, 1, MsgType.EVENT, struct.pack(">IIB", 1, i, 0x40) + bytes((1 + i % 18, 1))))
-        for i in range(n)
+        encode(Frame(3, 0, 1, MsgType.EVENT, struct.pack(">IIIB", boot, boot, i, 0x40) + bytes((1 + i % 18, 1))))
+        for i in range(1, n + 1)
     ]
-    out = []
+    wall, cpu = [], []
     for wire in wires:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         for frame in decoder.feed(wire):
-            p = frame.payload
-            driver._on_event(struct.unpack_from(">I", p, 4)[0], p[8], bytes(p[9:]), time.time())
-        out.append(time.perf_counter() - start)
+            if checks:
+                link._handle(frame, None)
+            else:
+                p = frame.payload
+                driver._on_event(struct.unpack_from(">I", p, 8)[0], p[12], bytes(p[13:]), time.time())
+        if checks:
+            link._log_counters()
+        cpu.append(time.thread_time() - start_cpu)
+        wall.append(time.perf_counter() - start)
     driver.close()
-    assert q.qsize() == n
-    return out
+    assert q.qsize() == n + checks  # the events (and the LinkUp)
+    return wall, cpu
 
 
 def wire_times() -> None:
     bits = 10 / 115200 * 1000  # ms per byte, 8N1
     rows = {
-        "POLL": encode(Frame(3, 1, 0, MsgType.POLL, bytes(4))),
-        "EVENT (button)": encode(Frame(3, 0, 1, MsgType.EVENT, bytes(9) + bytes(2))),
-        "EVENT (card dealt)": encode(Frame(1, 0, 1, MsgType.EVENT, bytes(9) + bytes(4))),
+        "POLL": encode(Frame(3, 1, 0, MsgType.POLL, bytes(8))),
+        "EVENT (button)": encode(Frame(3, 0, 1, MsgType.EVENT, bytes(13) + bytes(2))),
+        "EVENT (card dealt)": encode(Frame(1, 0, 1, MsgType.EVENT, bytes(13) + bytes(4))),
         "ACK": encode(Frame(3, 0, 1, MsgType.ACK, bytes(4))),
         "CMD (beep)": encode(Frame(3, 1, 0, MsgType.CMD, bytes(3))),
         "RESP": encode(Frame(3, 0, 1, MsgType.RESP, bytes(6))),
+        "STATE_REQ": encode(Frame(3, 1, 0, MsgType.STATE_REQ, bytes(1))),
+        "STATE (panel)": encode(Frame(3, 0, 1, MsgType.STATE, bytes(10) + bytes(4))),
     }
     print("\nwire time at 115200 baud 8N1:")
     for name, wire in rows.items():
@@ -262,12 +278,16 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=2000, help="samples per figure")
     args = p.parse_args()
-    processing = driver_processing(args.n * 10)
+    processing, processing_cpu = driver_processing(args.n * 10)
+    bare, bare_cpu = driver_processing(args.n * 10, checks=False)
     floor = transit(args.n)
     events, trips = ours(args.n)
     modbus = pymodbus_round_trips(args.n)
     print(f"{'figure (ms)':<48} {'p50':>7}   {'p99':>7}")
     print(f"{'driver-added: frame bytes -> event on the queue':<48} {pct(processing)}")
+    print(f"{'  the same, thread CPU time':<48} {pct(processing_cpu)}")
+    print(f"{'  without the link checks (decode only)':<48} {pct(bare)}")
+    print(f"{'  without the link checks, thread CPU time':<48} {pct(bare_cpu)}")
     print(f"{'pty transit, one byte (relayed ptys)':<48} {pct(floor)}")
     print(f"{'event end to end: device write -> driver queue':<48} {pct(events)}")
     print(f"{'command round trip, tablectl':<48} {pct(trips)}")

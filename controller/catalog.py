@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from controller.hands import BOSTON5, MISSISSIPPI_STUD, PAI_GOW, Category, HandRules, Kind
+from controller.money import MAX_CENTS
 
 __all__ = ["PaytableSpot", "Option", "GameCatalog", "CATALOG", "catalog_for"]
 
@@ -45,6 +46,8 @@ class Option:
     help: str
     choices: tuple[str, ...] = ()
     minimum: int = 1
+    maximum: int = MAX_CENTS
+    """The bounds of an ``int`` option (the default ceiling is the largest amount, :data:`MAX_CENTS`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +74,7 @@ CATALOG: dict[str, GameCatalog] = {
             ("ante", "first", "second", "bonus"),
             (PaytableSpot("bonus", Kind.THREE, False, "bonus"), PaytableSpot("ante_bonus", Kind.FIVE, True)),
             (
-                Option("first_to_ante", "int", 2, "the first wager is exactly this many times the ante"),
+                Option("first_to_ante", "int", 2, "the first wager is exactly this many times the ante", maximum=100),
                 Option("first_second_pays", "odds", "1 to 1", "what winning first and second wagers pay (24.11)"),
             ),
         ),
@@ -100,7 +103,14 @@ CATALOG: dict[str, GameCatalog] = {
                     "what a fouled player hand does",
                     ("forfeit", "reset_by_house_way"),
                 ),
-                Option("commission_percent", "int", 5, "commission on winning pai gow wagers, percent", minimum=0),
+                Option(
+                    "commission_percent",
+                    "int",
+                    5,
+                    "commission on winning pai gow wagers, percent",
+                    minimum=0,
+                    maximum=100,
+                ),
                 Option(
                     "commission_rounding",
                     "choice",

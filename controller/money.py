@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Odds", "OddsError", "PUSH", "format_cents", "parse_odds"]
+__all__ = ["Odds", "OddsError", "PUSH", "format_cents", "parse_odds", "MAX_CENTS", "MAX_ODDS"]
+
+MAX_CENTS = 1_000_000_000
+"""The largest amount a config may give (a table limit, a payout cap, a fixed pay): $10,000,000.
+With odds of at most :data:`MAX_ODDS` to 1 every payout stays below 2**53, well inside the
+64-bit integers SQLite and the floor store keep."""
+MAX_ODDS = 1_000_000
+"""The largest number either side of ``N to M`` odds may have."""
 
 
 class OddsError(ValueError):
@@ -54,7 +61,11 @@ def parse_odds(text: object) -> Odds:
             raise OddsError(f"odds may not be negative: {text!r}")
         m = _ODDS.match(text)
         if m:
+            if max(len(m.group(1).lstrip("0")), len(m.group(2).lstrip("0"))) > len(str(MAX_ODDS)):
+                raise OddsError(f"odds '{text.strip()[:40]}' are out of range: each number is at most {MAX_ODDS:,}")
             n, d = int(m.group(1)), int(m.group(2))
+            if n > MAX_ODDS or d > MAX_ODDS:
+                raise OddsError(f"odds '{text.strip()}' are out of range: each number is at most {MAX_ODDS:,}")
             if d == 0:
                 raise OddsError(f"odds '{text}' divide by zero")
             return Odds(n, d)

@@ -27,7 +27,7 @@ from pathlib import Path
 from controller.catalog import CATALOG, GameCatalog, PaytableSpot
 from controller.hands import Category, HandValue, Kind
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, unpack
-from controller.money import PUSH, Odds, OddsError, parse_odds
+from controller.money import MAX_CENTS, PUSH, Odds, OddsError, parse_odds
 from controller.yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yaml
 
 __all__ = ["PaytableRow", "Paytable", "load_paytables", "read_paytables"]
@@ -156,9 +156,9 @@ def _read_row(
     odds, amount = PUSH, None
     if spot.amounts and "amount" in raw:
         amount = raw["amount"]
-        if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+        if isinstance(amount, bool) or not isinstance(amount, int) or not 0 <= amount <= MAX_CENTS:
             problems.append(
-                doc.problem(path + ("amount",), f"amount must be whole cents, not negative, got {amount!r}")
+                doc.problem(path + ("amount",), f"amount must be whole cents, 0 to {MAX_CENTS}, got {str(amount)[:40]}")
             )
     elif "pays" in raw:
         try:
@@ -204,8 +204,10 @@ def _read_table(doc: YamlDoc, path: KeyPath, raw: object, problems: list[Problem
     if "approved" in raw and not isinstance(raw["approved"], bool):
         problems.append(doc.problem(path + ("approved",), "approved must be true or false"))
     cap = raw.get("cap")
-    if cap is not None and (not isinstance(cap, int) or isinstance(cap, bool) or cap <= 0):
-        problems.append(doc.problem(path + ("cap",), f"cap must be a whole number of cents above 0, got {cap!r}"))
+    if cap is not None and (not isinstance(cap, int) or isinstance(cap, bool) or not 0 < cap <= MAX_CENTS):
+        problems.append(
+            doc.problem(path + ("cap",), f"cap must be a whole number of cents, 1 to {MAX_CENTS}, got {str(cap)[:40]}")
+        )
     rows: list[PaytableRow] = []
     raw_rows = raw.get("rows")
     if "rows" in raw and (not isinstance(raw_rows, list) or not raw_rows):

@@ -7,14 +7,15 @@ A table config names one paytable per paytable spot; the paytables are read from
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from controller.catalog import CATALOG, GameCatalog
-from controller.money import OddsError, parse_odds
+from controller.money import MAX_CENTS, OddsError, parse_odds
 from controller.paytables import Paytable, load_paytables
 from controller.yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yaml
 
@@ -79,6 +80,9 @@ class TableConfig:
     options: Mapping[str, object] = field(default_factory=dict)
     devices: Mapping[str, DeviceConfig] = field(default_factory=dict)
     journal: JournalConfig = field(default_factory=JournalConfig)
+    sha256: str = ""
+    """The SHA-256 of the config file and of each paytable file it uses: what a round record
+    names with the config's absolute ``path``, so a re-settlement knows it has the same table."""
 
     @property
     def catalog(self) -> GameCatalog:
@@ -104,9 +108,20 @@ def default_table_path(game: str) -> Path:
 def _cents(
     doc: YamlDoc, path: KeyPath, value: object, problems: list[Problem], *, allow_zero: bool = False
 ) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (value == 0 and not allow_zero):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or value < 0
+        or (value == 0 and not allow_zero)
+        or value > MAX_CENTS
+    ):
+        shown = f"{str(value)[:30]}..." if isinstance(value, int) and value > MAX_CENTS else repr(value)
         problems.append(
-            doc.problem(path, f"must be a whole number of cents{'' if allow_zero else ' above 0'}, got {value!r}")
+            doc.problem(
+                path,
+                f"must be a whole number of cents{'' if allow_zero else ' above 0'} and at most {MAX_CENTS} "
+                f"(${MAX_CENTS // 100:,}), got {shown}",
+            )
         )
         return None
     return value
@@ -114,6 +129,15 @@ def _cents(
 
 def _limits(doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Problem]) -> dict[str, Limit]:
     limits: dict[str, Limit] = {}
+    if raw is None:
+        problems.append(
+            doc.problem(
+                (),
+                f"limits: is required: the table minimum and maximum of each wager spot, in cents "
+                f"(e.g. limits: {{{game.wager_spots[0]}: {{min: 500, max: 50000}}}})",
+            )
+        )
+        return limits
     if not isinstance(raw, dict):
         problems.append(doc.problem(("limits",), "limits must map wager spots to {min, max}"))
         return limits
@@ -160,8 +184,12 @@ def _devices(doc: YamlDoc, raw: object, problems: list[Problem]) -> dict[str, De
             if not isinstance(value.get(key), str) or not value.get(key):
                 problems.append(doc.problem(path + (key,) if key in value else path, f"{key} must be given as text"))
         baud = value.get("baudrate", 115200)
-        if isinstance(baud, bool) or not isinstance(baud, int) or baud <= 0:
-            problems.append(doc.problem(path + ("baudrate",), f"baudrate must be a whole number above 0, got {baud!r}"))
+        if isinstance(baud, bool) or not isinstance(baud, int) or not 0 < baud <= 4_000_000:
+            problems.append(
+                doc.problem(
+                    path + ("baudrate",), f"baudrate must be a whole number, 1 to 4000000, got {str(baud)[:40]}"
+                )
+            )
         poll = value.get("poll_interval_s", 0.05)
         if isinstance(poll, bool) or not isinstance(poll, (int, float)) or not 0 < poll <= 10:
             problems.append(
@@ -218,10 +246,12 @@ def _options(doc: YamlDoc, game: GameCatalog, data: dict[str, Any], problems: li
         value = data.get(option.name, option.default)
         path = (option.name,)
         if option.type == "int":
-            if isinstance(value, bool) or not isinstance(value, int) or value < option.minimum:
+            if isinstance(value, bool) or not isinstance(value, int) or not option.minimum <= value <= option.maximum:
+                shown = str(value)[:40] if isinstance(value, int) else repr(value)
                 problems.append(
                     doc.problem(
-                        path, f"{option.help}: must be a whole number of at least {option.minimum}, got {value!r}"
+                        path,
+                        f"{option.help}: must be a whole number from {option.minimum} to {option.maximum}, got {shown}",
                     )
                 )
                 continue
@@ -260,11 +290,11 @@ def _journal(doc: YamlDoc, raw: object, problems: list[Problem]) -> JournalConfi
         if key in raw and not isinstance(raw[key], str):
             problems.append(doc.problem(("journal", key), f"journal.{key} must be a path, got {raw[key]!r}"))
     days = raw.get("retention_days", 90)
-    if isinstance(days, bool) or not isinstance(days, int) or days < 1:
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= 36_500:
         problems.append(
             doc.problem(
                 ("journal", "retention_days"),
-                f"retention_days must be a whole number of days, at least 1, got {days!r}",
+                f"retention_days must be a whole number of days, 1 to 36500, got {str(days)[:40]}",
             )
         )
         days = 90
@@ -282,7 +312,8 @@ def load_table(path: Path | str) -> TableConfig:
     if not isinstance(data, dict):
         raise ConfigError([doc.problem((), "a table config must be a mapping")])
     problems: list[Problem] = []
-    game = CATALOG.get(data.get("game"))  # type: ignore[arg-type]
+    name = data.get("game")
+    game = CATALOG.get(name) if isinstance(name, str) else None
     if game is None:
         problems.append(
             doc.problem(
@@ -301,19 +332,34 @@ def load_table(path: Path | str) -> TableConfig:
     if cap is not None:
         cap = _cents(doc, ("payout_cap",), cap, problems)
     table = TableConfig(
-        path=str(doc.path),
+        path=str(doc.path.resolve()),
         game=game.game,
         name=str(data.get("name", game.game)),
         seats=seats if isinstance(seats, int) else 0,
         paytables=_paytables(
             doc, game, data.get("paytables"), problems, doc.path.parent / str(data.get("paytables_dir", "paytables"))
         ),
-        limits=_limits(doc, game, data.get("limits", {}), problems),
+        limits=_limits(doc, game, data.get("limits"), problems),
         payout_cap=cap,
         options=_options(doc, game, data, problems),
         devices=_devices(doc, data.get("devices"), problems),
         journal=_journal(doc, data.get("journal"), problems),
     )
+    if "limits" in data and isinstance(data["limits"], dict):
+        for spot in game.wager_spots:
+            if spot not in table.limits and spot not in data["limits"] and table.offers(spot):
+                problems.append(doc.problem(("limits",), f"missing the limits of the '{spot}' wager (min and max)"))
     if problems:
         raise ConfigError(problems)
-    return table
+    return replace(table, sha256=_table_digest(doc, table.paytables))
+
+
+def _table_digest(doc: YamlDoc, paytables: Mapping[str, Paytable]) -> str:
+    digest = hashlib.sha256(b"table\n" + doc.sha256.encode())
+    for spot, paytable in sorted(paytables.items()):
+        try:
+            content = Path(paytable.file).read_bytes()
+        except OSError:
+            content = b""
+        digest.update(f"\n{spot}\n{paytable.name}\n".encode() + hashlib.sha256(content).hexdigest().encode())
+    return digest.hexdigest()

@@ -73,6 +73,9 @@ _STATUS_TEXT = {
     STATUS_NO_ANSWER: "no answer",
 }
 
+_STATE_TRIES = 3
+"""Bad state answers in a row before the link stops asking until the next link-up."""
+
 _ANSWERS = {
     MsgType.POLL: (MsgType.EVENT, MsgType.ACK, MsgType.NAK),
     MsgType.CMD: (MsgType.RESP, MsgType.NAK),
@@ -254,6 +257,7 @@ class Link:
         self._seq = 0
         self._last_good = time.monotonic()
         self._state_wanted = False
+        self._state_tries = 0
         self._state: tuple[int, int, DeviceEvent] | None = None  # (boot, newest event no, snapshot) to emit
         self._logged = LinkCounters()
         self._logged_at = -1e9
@@ -540,6 +544,8 @@ class Link:
     def _read_state(self) -> bool:
         """Ask for every part of the device's state; False when the device did not answer."""
         assert self._on_state is not None
+        if not self.up:
+            self._state_tries = 0
         bodies: list[bytes] = []
         part, parts, snapshot_boot, newest = 0, 1, None, 0
         while part < parts:
@@ -561,7 +567,14 @@ class Link:
                 return True
             if len(p) < 10 or p[8] != part or p[9] == 0 or (snapshot_boot is not None and boot != snapshot_boot):
                 self.stats.faults += 1
-                self._fault("state", f"state part {part}: bad answer (part {p[8:9].hex()}, boot {boot:08x})")
+                self._state_tries += 1
+                gave_up = self._state_tries >= _STATE_TRIES
+                self._fault(
+                    "state",
+                    f"state part {part}: bad answer (part {p[8:9].hex()}, boot {boot:08x})"
+                    + ("; not asked again until the next link-up" if gave_up else ""),
+                )
+                self._state_wanted = not gave_up
                 return True  # asked again from the first part
             if part == 0:
                 snapshot_boot, newest, parts = boot, struct.unpack_from(">I", p, 4)[0], p[9]
@@ -575,7 +588,7 @@ class Link:
                     self.last_event_no = 0
             bodies.append(bytes(p[10:]))
             part += 1
-        self._state_wanted = False
+        self._state_wanted, self._state_tries = False, 0
         try:
             state = self._on_state(bodies, time.time())
         except Exception as exc:  # noqa: BLE001 - a bad answer is a fault, the link goes on

@@ -55,7 +55,7 @@ class ShoeSim(SimDevice):
     ) -> None:
         super().__init__(address, state_file)
         self.cards = list(cards)
-        self.dealt = 0
+        self.position = 0
         """Where the next card is in ``cards`` (the physical stub)."""
         self.count = 0
         """Cards out since the count started over (a shuffle, a load, a restart): the last ``index``."""
@@ -64,6 +64,17 @@ class ShoeSim(SimDevice):
         self.firmware = firmware
         self.jammed = self.door_open = self.empty = False
 
+    @property
+    def dealt(self) -> int:
+        """Cards out of ``cards`` so far (the position of the next one)."""
+        return self.position
+
+    @dealt.setter
+    def dealt(self, n: int) -> None:
+        """Put the shoe at card ``n`` of ``cards``, as a shoe that has dealt ``n`` cards since its
+        count started over (a bench resuming a round)."""
+        self.position = self.count = n
+
     def load(self, cards: Sequence[str]) -> None:
         """Put a new card order in the shoe."""
         self.cards, self.dealt, self.count, self.empty = list(cards), 0, 0, False
@@ -71,25 +82,25 @@ class ShoeSim(SimDevice):
     def deal(self, n: int = 1) -> None:
         """Deal ``n`` cards (``ShoeEmpty`` when none are left)."""
         for _ in range(n):
-            if self.dealt >= len(self.cards):
+            if self.position >= len(self.cards):
                 self.empty = True
                 self.emit(ShoeEmpty)
                 return
             self.count += 1
-            self.emit(CardDealt, card=card_code(self.cards[self.dealt]), index=self.count, quality=100)
-            self.last_read = self.dealt
-            self.dealt += 1
+            self.emit(CardDealt, card=card_code(self.cards[self.position]), index=self.count, quality=100)
+            self.last_read = self.position
+            self.position += 1
 
     def unreadable(self) -> None:
         """The next card leaves the shoe unread (a device fault)."""
-        self.dealt += 1
+        self.position += 1
         self.count += 1
         self.emit(CardUnreadable, index=self.count)
 
     def duplicate(self) -> None:
         """Report the last card read again as the next card (a duplicate-card fault)."""
         if self.last_read is not None:
-            self.dealt += 1
+            self.position += 1
             self.count += 1
             self.emit(CardDealt, card=card_code(self.cards[self.last_read]), index=self.count, quality=100)
 
@@ -122,7 +133,7 @@ class ShoeSim(SimDevice):
     @property
     def stub_count(self) -> int:
         """Cards left in the shoe."""
-        return max(0, len(self.cards) - self.dealt)
+        return max(0, len(self.cards) - self.position)
 
     def forget(self) -> None:
         self.count, self.deck_size = 0, 52

@@ -9,6 +9,8 @@ A scenario file::
       - {wait: 0.2}
       - {device: shoe, do: jam}
       - {device: shoe, do: reboot}
+      - {device: spots, do: restart}
+      - {device: panel, key: true}
 
 Each step names a device (by the name it was given) and one action with its argument: a
 mapping of keyword arguments, a single value, or ``do: ACTION`` for an action without one.
@@ -28,9 +30,9 @@ from hil.device import SimDevice
 __all__ = ["Step", "Scenario", "load_scenario", "ACTIONS"]
 
 ACTIONS: dict[str, set[str]] = {
-    "shoe": {"deal", "unreadable", "duplicate", "jam", "door", "self_test", "load", "reboot"},
-    "bet_spots": {"place", "fault", "reboot"},
-    "panel": {"press", "reboot"},
+    "shoe": {"deal", "unreadable", "duplicate", "jam", "door", "self_test", "load", "reboot", "restart"},
+    "bet_spots": {"place", "put", "fault", "reboot", "restart"},
+    "panel": {"press", "key", "hold", "reboot", "restart"},
 }
 """The actions each kind of simulator accepts in a scenario."""
 

@@ -197,3 +197,14 @@ def test_a_screen_replaces_the_whole_display_and_the_sim_keeps_its_history() -> 
         ]
         stamps = [at for at, _ in sim.screens]
         assert stamps == sorted(stamps)
+
+
+def test_a_device_that_garbles_its_state_answer_is_a_fault_and_polling_goes_on() -> None:
+    q: queue.Queue = queue.Queue()
+    sim = PanelSim(address=3)
+    sim.state_body = lambda: (b"\x07", None)  # type: ignore[method-assign] # too short for a panel state
+    with served(sim, "pty") as (_, url), PanelDriver("panel", url, q, address=3, config=FAST):
+        fault = wait_for(q, lambda e: isinstance(e, DeviceFault) and e.kind == "state")[-1]
+        assert "state answer" in fault.error
+        sim.press("deal")
+        assert wait_for(q, of(ButtonChanged))[-1].button == "deal"

@@ -138,6 +138,16 @@ def test_run_logs_link_down_and_up_and_counts_garbage(tmp_path: Path, log_format
         )
         if log_format == "json":
             assert json.loads(line)["counters"]["garbage_bytes"] > 500_000
+        else:  # `tablectl status --config` from here, while the table runs
+            out = subprocess.run(
+                [sys.executable, "-m", "controller", "status", "--config", str(tmp_path / "table.yaml")],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd=ROOT,
+            )
+            assert out.returncode == 0, out.stderr
+            assert "panel: link up since" in out.stdout and "bet_spots: link up since" in out.stdout
 
 
 def _count(line: str, name: str) -> str:

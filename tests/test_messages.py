@@ -9,7 +9,18 @@ from drivers.messages import BodyError, MessageSpec, card_text, decode_body, enc
 from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver
 
-SAMPLE = {"u8": 7, "u16": 513, "u32": 70000, "bool": True, "card": 51, "str": "Ace of spades", "cards": (0, 12, 52)}
+SAMPLE = {
+    "u8": 7,
+    "u16": 513,
+    "u32": 70000,
+    "bool": True,
+    "card": 51,
+    "str": "Ace of spades",
+    "cards": (0, 12, 52),
+    "u8s": (1, 18),
+    "strs": ("Place your bets", "", "Seat 3: ante 5.00"),
+    "spots": ((1, "ante", 500), (7, "envy_marker", 1)),
+}
 
 
 def all_specs() -> list[MessageSpec]:
@@ -19,7 +30,11 @@ def all_specs() -> list[MessageSpec]:
     return specs
 
 
-@pytest.mark.parametrize("spec", all_specs(), ids=lambda s: s.name)
+def state_specs() -> list[MessageSpec]:
+    return [spec for driver in (ShoeDriver, BetSpotDriver, PanelDriver) if (spec := driver.STATE) is not None]
+
+
+@pytest.mark.parametrize("spec", all_specs() + state_specs(), ids=lambda s: s.name)
 def test_every_body_round_trips(spec: MessageSpec) -> None:
     values = {name: SAMPLE[kind] for name, kind in spec.fields}
     assert decode_body(spec, encode_body(spec, values)) == values

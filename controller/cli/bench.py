@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from controller.cli.args import bounded_int, positive_int
 from controller.cli.journal import BENCH_JOURNAL_DIR
 from controller.cli.webopts import add_web_arguments, web_attach
 from controller.journal import JournalError
-from controller.table.bench import FAULT_PROFILES, PLAYERS, run_bench
+from controller.table.bench import FAULT_PROFILES, PLAYERS, STRATEGIES, run_bench
 from controller.table_config import config_dir, load_table
 from controller.yamlfile import ConfigError
 
@@ -25,9 +26,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--game", default="mississippi_stud", choices=sorted(PLAYERS), help="the game")
     p.add_argument("--config", help="a bench table config (default: config/bench/GAME.yaml)")
-    p.add_argument("--seats", type=int, default=6, help="seats in play each round")
-    p.add_argument("--rounds", type=int, default=20)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seats", type=positive_int(7), default=6, help="seats in play each round")
+    p.add_argument("--rounds", type=bounded_int(0, 10_000_000), default=20)
+    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=1)
     p.add_argument("--faults", default="none", choices=sorted(FAULT_PROFILES), help="link fault profile")
     p.add_argument(
         "--journal",
@@ -41,6 +42,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "a run killed and started again with the same arguments ends as one never stopped",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--strategy",
+        default="par",
+        choices=STRATEGIES,
+        help="par: the players play the par sheet's strategy (default); random: legal random decisions, for fuzzing",
+    )
     add_web_arguments(p)
     p.add_argument(
         "--manual",
@@ -57,6 +64,14 @@ def run(args: argparse.Namespace) -> int:
         table = load_table(args.config or config_dir() / "bench" / f"{args.game}.yaml")
     except ConfigError as exc:
         print(f"tablectl bench: {exc}", file=sys.stderr)
+        return 2
+    missing = [role for role in ("shoe", "bet_spots", "panel") if role not in table.devices]
+    if missing:
+        print(
+            f"tablectl bench: {table.path}: devices: a bench table names its simulated devices "
+            f"(shoe, bet_spots, panel, each with url sim://NAME); missing: {', '.join(missing)}",
+            file=sys.stderr,
+        )
         return 2
     if not 1 <= args.seats <= table.seats:
         print(f"tablectl bench: --seats must be 1 to {table.seats}", file=sys.stderr)
@@ -80,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             journal_path=journal,
             resume=args.resume,
+            strategy=args.strategy,
             attach=attach,
             manual=args.manual,
         )

@@ -1,7 +1,10 @@
 """``tablectl journal verify|prune``: check a journal's hash chain and meters; prune old rounds.
 
 Shared by ``recall`` and ``meters``: which journal (``--journal PATH``, or the one a table
-config names with ``--config``).
+config names with ``--config``), opened read-only for every command but ``prune``.
+
+Exit status of the readers: 0 when what they show is verified, 1 when the journal is damaged or
+was changed (each problem named), 2 when it cannot be read at all or is not a tablectl journal.
 """
 
 from __future__ import annotations
@@ -10,7 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from controller.journal import JournalError, SqliteJournal, verify_journal
+from controller.cli.args import positive_int
+from controller.journal import JournalDamaged, JournalError, SqliteJournal, read_hmac_key, verify_journal
 from controller.journal.retention import KEEP_LAST, prune
 from controller.table_config import load_table
 from controller.yamlfile import ConfigError
@@ -23,30 +27,43 @@ BENCH_JOURNAL_DIR = Path("tablectl-journal")
 """Where ``tablectl bench`` keeps it: under the working directory."""
 
 
-def add_journal_args(p: argparse.ArgumentParser) -> None:
-    """``--journal PATH`` and ``--config FILE`` (its ``journal:``, else the ``run`` default)."""
+def add_journal_args(p: argparse.ArgumentParser, verify_option: bool = False) -> None:
+    """``--journal PATH`` and ``--config FILE`` (its ``journal:``, else the ``run`` default);
+    with ``verify_option``, ``--no-verify``."""
     p.add_argument("--journal", help="the journal file (e.g. tablectl-journal/mississippi_stud.db)")
     p.add_argument(
         "--config",
         help="a table config: its journal (journal.path, else /var/lib/tablectl/GAME.db), signed with its key",
     )
+    if verify_option:
+        p.add_argument(
+            "--no-verify",
+            action="store_true",
+            help="skip checking the hash chain over what is shown (faster; shows a changed journal as it is)",
+        )
 
 
-def open_journal_from_args(args: argparse.Namespace, command: str) -> tuple[SqliteJournal, int]:
-    """The journal the arguments name (existing only) and the retention days; raises ``SystemExit(2)``
-    with a clear message when it cannot be opened."""
+def open_journal_from_args(args: argparse.Namespace, command: str, write: bool = False) -> tuple[SqliteJournal, int]:
+    """The journal the arguments name (existing only; read-only unless ``write``) and the retention
+    days; raises ``SystemExit`` (2, or 1 for a damaged journal) with a clear message when it
+    cannot be opened."""
     key, days, path = None, 90, args.journal
     try:
         if args.config:
             table = load_table(args.config)
             days = table.journal.retention_days
             if table.journal.hmac_key_file:
-                key = Path(table.journal.hmac_key_file).read_bytes().strip()
+                key = read_hmac_key(table.journal.hmac_key_file)
             path = path or table.journal.path or str(RUN_JOURNAL_DIR / f"{table.game}.db")
         if not path:
             print(f"tablectl {command}: name the journal: --journal PATH or --config FILE", file=sys.stderr)
             raise SystemExit(2)
-        return SqliteJournal(path, key, create=False), days
+        if write:
+            return SqliteJournal(path, key, create=False), days
+        return SqliteJournal.open_readonly(path, key), days
+    except JournalDamaged as exc:
+        print(f"tablectl {command}: {exc}", file=sys.stderr)
+        raise SystemExit(1) from exc
     except (ConfigError, JournalError, OSError) as exc:
         print(f"tablectl {command}: {exc}", file=sys.stderr)
         raise SystemExit(2) from exc
@@ -68,7 +85,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=f"remove rounds older than the retention (journal.retention_days, default 90; never the last {KEEP_LAST})",
     )
     add_journal_args(pr)
-    pr.add_argument("--days", type=int, help="retention in days (default: the config's, else 90)")
+    pr.add_argument(
+        "--days", type=positive_int(36_500), help="retention in days, 1 to 36500 (default: the config's, else 90)"
+    )
     pr.set_defaults(run=run_prune)
 
 
@@ -89,12 +108,18 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_prune(args: argparse.Namespace) -> int:
-    journal, days = open_journal_from_args(args, "journal prune")
+    journal, days = open_journal_from_args(args, "journal prune", write=True)
     days = args.days or days
     if days < 1:
         print("tablectl journal prune: --days must be at least 1", file=sys.stderr)
         return 2
     try:
+        report = verify_journal(journal)
+        if not report.ok:
+            for problem in report.problems:
+                print(f"tablectl journal prune: {journal.path}: {problem}", file=sys.stderr)
+            print(f"tablectl journal prune: {journal.path}: not pruned: the journal does not verify", file=sys.stderr)
+            return 1
         n = prune(journal, days)
     except JournalError as exc:
         print(f"tablectl journal prune: {exc}", file=sys.stderr)

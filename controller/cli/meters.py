@@ -1,13 +1,20 @@
-"""``tablectl meters``: per seat and for the table, what the journal's rounds add up to."""
+"""``tablectl meters``: per seat and for the table, what the journal's rounds add up to.
+
+The journal is opened read-only and checked whole first (chain, round index, meters against the
+round records) unless ``--no-verify``: meters of a journal that does not verify are not shown
+(exit 1, each problem named).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from datetime import datetime
 
 from controller.cli.journal import add_journal_args, open_journal_from_args
+from controller.journal import JournalDamaged, verify_journal
 from controller.journal.meters import add_meters, meters_table
 
 __all__ = ["register", "run"]
@@ -19,9 +26,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "meters",
         help="rounds, wagers by spot, paid, collected, commission, bonus and envy paid, voids, late bets, faults",
         description="Meters per seat and for the table. Without --since: the running totals kept with the rounds "
-        "(pruned rounds included); with --since: the rounds kept in the journal from that time on.",
+        "(pruned rounds included); with --since: the rounds kept in the journal from that time on. The journal is "
+        "verified first (exit 1 when it does not verify).",
     )
-    add_journal_args(p)
+    add_journal_args(p, verify_option=True)
     p.add_argument("--since", help="local date or time, e.g. 2026-12-01 or 2026-12-01T14:00")
     p.add_argument("--json", action="store_true", help="[[scope, name, value], ...] instead of text")
     p.set_defaults(run=run)
@@ -32,19 +40,38 @@ def run(args: argparse.Namespace) -> int:
     if args.since:
         try:
             since = datetime.fromisoformat(args.since).timestamp()
-        except ValueError:
+        except (ValueError, OverflowError, OSError):
             print(
-                f"tablectl meters: --since {args.since!r}: not a date or time (use 2026-12-01 or 2026-12-01T14:00)",
+                f"tablectl meters: --since {args.since[:40]!r}: not a date or time (use 2026-12-01 or 2026-12-01T14:00)",
                 file=sys.stderr,
             )
             return 2
     journal, _ = open_journal_from_args(args, "meters")
     try:
+        if not args.no_verify:
+            report = verify_journal(journal)
+            if not report.ok:
+                for problem in report.problems:
+                    print(f"tablectl meters: {journal.path}: {problem}", file=sys.stderr)
+                print(f"tablectl meters: {journal.path}: not shown: the journal does not verify", file=sys.stderr)
+                return 1
         if since is None:
             meters = journal.meters()
         else:
             rounds = [journal.record(seq) for _, seq in journal.round_seqs()]
             meters = add_meters(r.data for r in rounds if r is not None and r.at >= since)
+    except JournalDamaged as exc:
+        print(f"tablectl meters: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.DatabaseError as exc:
+        print(f"tablectl meters: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
+        return 1
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # only with --no-verify
+        print(
+            f"tablectl meters: {journal.path}: unreadable round data ({exc!r}): run without --no-verify",
+            file=sys.stderr,
+        )
+        return 1
     finally:
         journal.close()
     if args.json:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Iterable
 
@@ -46,7 +47,9 @@ def sheet_lines(sheet: ParSheet, table: TableConfig) -> list[str]:
         f"par sheet: {table.name} ({sheet.game}), {kind}",
         f"strategy: {sheet.strategy}",
         "paytables: " + ", ".join(f"{k}={v}" for k, v in sorted(sheet.paytables.items())),
-        f"main game: house edge {_pct(sheet.edge_per_ante)} per ante, {_pct(sheet.edge_per_action)} per unit of "
+        "main game: no figures (see the notes)"
+        if math.isnan(sheet.edge_per_ante)
+        else f"main game: house edge {_pct(sheet.edge_per_ante)} per ante, {_pct(sheet.edge_per_action)} per unit of "
         f"total action; average total wager {sheet.average_total_wager:.4f} antes; push {_pct(sheet.push_rate)}; "
         f"fold {_pct(sheet.fold_rate)}"
         + (" (" + ", ".join(f"{k} {_pct(v)}" for k, v in sheet.fold_rates.items()) + ")" if sheet.fold_rates else ""),
@@ -123,7 +126,9 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({"game": args.game, "strategy": head, "rows": list(rows)}))
         else:
             print(f"# {head}")
-            for row in rows:
+            for i, row in enumerate(rows):
+                if i == 0:
+                    print("\t".join(row))
                 print("\t".join(str(v) for v in row.values()))
         return 0
     sheet = par_sheet(args.game, table)

@@ -46,11 +46,41 @@ def _argument_hands(args: list[str]) -> Iterator[tuple[str, str]]:
         yield f"argument {n}", a
 
 
-def _stdin_hands(stream: IO[str]) -> Iterator[tuple[str, str]]:
-    for n, line in enumerate(stream, start=1):
-        text = line.strip()
-        if text and not text.startswith("#"):
-            yield f"line {n}", text
+MAX_LINE = 1000
+"""The longest input line read as a hand (a hand is at most 7 cards of 3 characters and spaces)."""
+
+
+class _Input:
+    """Standard input's lines, bytes decoded one line at a time: a line too long or not UTF-8
+    is reported by its number, and the hands counted (none at all is an error)."""
+
+    def __init__(self, stream: IO[bytes], err: IO[str]) -> None:
+        self.stream, self.err = stream, err
+        self.hands = self.bad = self.lines = 0
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        n = 0
+        while True:
+            raw = self.stream.readline(MAX_LINE + 1)
+            if not raw:
+                return
+            n += 1
+            self.lines = n
+            if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+                self.bad += 1
+                self.err.write(f"tablectl rank: line {n}: longer than {MAX_LINE} characters: not a hand\n")
+                while raw and not raw.endswith(b"\n"):  # skip the rest of the line, a piece at a time
+                    raw = self.stream.readline(64 * 1024)
+                continue
+            try:
+                text = raw.decode("utf-8").strip()
+            except UnicodeDecodeError as exc:
+                self.bad += 1
+                self.err.write(f"tablectl rank: line {n}: not UTF-8 text (byte 0x{raw[exc.start]:02x})\n")
+                continue
+            if text and not text.startswith("#"):
+                self.hands += 1
+                yield f"line {n}", text
 
 
 def rank_lines(hands: Iterable[tuple[str, str]], game: str, kind: Kind | None, out: IO[str], err: IO[str]) -> int:
@@ -75,8 +105,15 @@ def rank_lines(hands: Iterable[tuple[str, str]], game: str, kind: Kind | None, o
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl rank`` with parsed ``args``; 0 if every hand was ranked, else 2."""
-    hands = _argument_hands(args.cards) if args.cards else _stdin_hands(sys.stdin)
     kind = Kind(args.kind) if args.kind else None
-    bad = rank_lines(hands, args.game, kind, sys.stdout, sys.stderr)
+    if args.cards:
+        bad = rank_lines(_argument_hands(args.cards), args.game, kind, sys.stdout, sys.stderr)
+    else:
+        stdin = _Input(sys.stdin.buffer, sys.stderr)
+        bad = rank_lines(stdin, args.game, kind, sys.stdout, sys.stderr) + stdin.bad
+        if not stdin.hands and not stdin.bad:
+            what = f"{stdin.lines} blank or comment lines" if stdin.lines else "nothing"
+            sys.stderr.write(f"tablectl rank: <stdin>: no hands to rank: standard input held {what}\n")
+            bad = 1
     sys.stdout.flush()
     return 2 if bad else 0

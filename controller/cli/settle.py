@@ -11,6 +11,7 @@ import json
 import sys
 
 from controller.games import RecordError, settle_record
+from controller.games.record import MAX_RECORD_BYTES, parse_record
 from controller.yamlfile import ConfigError
 
 __all__ = ["register", "run"]
@@ -27,20 +28,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
+def _read(name: str) -> bytes:
+    """At most one byte more than a record may have, from the file or standard input."""
+    if name == "-":
+        return sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
+    with open(name, "rb") as f:
+        return f.read(MAX_RECORD_BYTES + 1)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl settle``; 0 when settled, 2 when the record or config has problems."""
     name = "<stdin>" if args.record == "-" else args.record
     try:
-        text = sys.stdin.read() if args.record == "-" else open(args.record, encoding="utf-8").read()
+        raw = _read(args.record)
     except OSError as exc:
         print(f"tablectl settle: {name}: cannot read: {exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        print(f"tablectl settle: {name}: line {exc.lineno} column {exc.colno}: not JSON: {exc.msg}", file=sys.stderr)
-        return 2
-    try:
+        data = parse_record(raw)
         settlement = settle_record(data)
     except (RecordError, ConfigError) as exc:
         problems = exc.problems

@@ -39,9 +39,9 @@ GAMES: dict[str, Game] = {
 }
 
 _TOP_KEYS = {
-    "boston5": {"game", "table", "seats", "dealer", "recall"},
-    "mississippi_stud": {"game", "table", "seats", "community", "recall"},
-    "pai_gow": {"game", "table", "seats", "dealer", "start", "remaining", "empty", "recall"},
+    "boston5": {"game", "table", "table_sha256", "seats", "dealer", "recall"},
+    "mississippi_stud": {"game", "table", "table_sha256", "seats", "community", "recall"},
+    "pai_gow": {"game", "table", "table_sha256", "seats", "dealer", "start", "remaining", "empty", "recall"},
 }
 """Each game's record keys; ``recall`` (what `tablectl recall --json` adds) is not read for settling."""
 
@@ -59,9 +59,10 @@ def settle_record(data: object, table: TableConfig | None = None) -> Settlement:
     or ``ConfigError`` (the table config); nothing is settled unless everything is right."""
     if not isinstance(data, dict):
         raise RecordError(["$: a round record must be a JSON object"])
-    game = GAMES.get(data.get("game"))  # type: ignore[arg-type]
+    name = data.get("game")
+    game = GAMES.get(name) if isinstance(name, str) else None
     if game is None:
-        raise RecordError([f"$.game: unknown game {data.get('game')!r} (known: {', '.join(sorted(GAMES))})"])
+        raise RecordError([f"$.game: unknown game {str(name)[:60]!r} (known: {', '.join(sorted(GAMES))})"])
     unknown = [
         f"$.{k}: unknown key (known: {', '.join(sorted(_TOP_KEYS[game.name]))})"
         for k in data
@@ -71,7 +72,18 @@ def settle_record(data: object, table: TableConfig | None = None) -> Settlement:
         raise RecordError(unknown)
     if table is None:
         raw = data.get("table")
+        if raw is not None and not isinstance(raw, str):
+            raise RecordError([f"$.table: must be the path of a table config, got {str(raw)[:60]}"])
         table = load_table(resolve_table_path(raw) if isinstance(raw, str) else default_table_path(game.name))
     if table.game != game.name:
         raise RecordError([f"$.table: {table.path} is a {table.game} table, not {game.name}"])
+    expected = data.get("table_sha256")
+    if expected is not None and expected != table.sha256:
+        raise RecordError(
+            [
+                f"$.table_sha256: the table config {table.path} or its paytables changed since the round was "
+                f"played (sha256 {str(expected)[:16]}..., now {table.sha256[:16]}...): settle it with the table it was "
+                "played under"
+            ]
+        )
     return game.settle(game.read_round(data, table), table)

@@ -5,6 +5,7 @@ Nothing is settled from a record with any problem; :class:`RecordError` lists th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,7 +13,22 @@ from typing import Any
 from controller.cards import Card, CardError, parse_cards
 from controller.table_config import TableConfig
 
-__all__ = ["RecordError", "Problems", "SeatRecord", "read_seats", "read_wagers", "write_record"]
+__all__ = [
+    "RecordError",
+    "Problems",
+    "SeatRecord",
+    "read_seats",
+    "read_wagers",
+    "write_record",
+    "parse_record",
+    "MAX_RECORD_BYTES",
+    "MAX_RECORD_DEPTH",
+]
+
+MAX_RECORD_BYTES = 1024 * 1024
+"""The largest round record read (one round is a few KiB, with its recalled events some 100 KiB)."""
+MAX_RECORD_DEPTH = 32
+"""The deepest nesting of objects and lists in a round record."""
 
 
 class RecordError(ValueError):
@@ -21,6 +37,73 @@ class RecordError(ValueError):
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         super().__init__("\n".join(problems))
+
+
+def _where(raw: bytes, offset: int) -> str:
+    line = raw.count(b"\n", 0, offset) + 1
+    column = offset - raw.rfind(b"\n", 0, offset)
+    return f"line {line} column {column}"
+
+
+def _depth(raw: bytes) -> tuple[int, int]:
+    """The deepest nesting of brackets outside strings, and where it is first reached."""
+    depth = deepest = at = 0
+    in_string = escaped = False
+    for i, byte in enumerate(raw):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, i
+                if deepest > MAX_RECORD_DEPTH:
+                    break
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest, at
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key[:60]!r} in one object")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def parse_record(raw: bytes) -> object:
+    """The JSON value of a round record's bytes; raises :class:`RecordError` naming the place
+    (line and column) for a file too large, not UTF-8, not JSON, nested deeper than
+    :data:`MAX_RECORD_DEPTH`, with a key twice in one object, or with NaN or Infinity."""
+    if len(raw) > MAX_RECORD_BYTES:
+        raise RecordError([f"$: {len(raw)} bytes: a round record is at most {MAX_RECORD_BYTES} bytes"])
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RecordError(
+            [f"$: {_where(raw, exc.start)}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})"]
+        ) from None
+    deepest, at = _depth(raw)
+    if deepest > MAX_RECORD_DEPTH:
+        raise RecordError([f"$: {_where(raw, at)}: nested deeper than {MAX_RECORD_DEPTH} levels: not a round record"])
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise RecordError([f"$: line {exc.lineno} column {exc.colno}: not JSON: {exc.msg}"]) from None
+    except (ValueError, RecursionError) as exc:
+        raise RecordError([f"$: not a round record: {exc}"]) from None
 
 
 @dataclass
@@ -89,10 +172,15 @@ def read_seats(data: Mapping[str, Any], table: TableConfig, problems: Problems, 
         problems.add("$.seats", "must map seat numbers to seats")
         return []
     seats = []
-    for key in sorted(raw_seats, key=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k))):
-        path = f"$.seats.{key}"
+
+    def number_of(key: object) -> int:
+        text = str(key)
+        return int(text) if text.isascii() and text.isdigit() and len(text) <= 3 else 0
+
+    for key in sorted(raw_seats, key=lambda k: (number_of(k) == 0, number_of(k), str(k))):
+        path = f"$.seats.{str(key)[:40]}"
         raw = raw_seats[key]
-        number = int(key) if str(key).isdigit() else 0
+        number = number_of(key)
         if not 1 <= number <= table.seats:
             problems.add(path, f"no seat {key!r} at this table (seats 1 to {table.seats})")
             continue

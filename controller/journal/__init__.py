@@ -5,12 +5,20 @@ adds rounds up; ``recall`` rebuilds what happened in a round; ``retention`` prun
 while keeping the chain verifiable.
 """
 
-from controller.journal.store import SCHEMA_VERSION, JournalError, Snapshot, SqliteJournal
-from controller.journal.verify import VerifyReport, check_tail, verify_journal
+from controller.journal.keys import read_hmac_key
+from controller.journal.records import Journal, JournalRecord, MemoryJournal
+from controller.journal.store import SCHEMA_VERSION, JournalDamaged, JournalError, Snapshot, SqliteJournal
+from controller.journal.verify import VerifyReport, check_tail, verify_journal, verify_rounds
 
 __all__ = [
     "SCHEMA_VERSION",
+    "JournalDamaged",
     "JournalError",
+    "Journal",
+    "JournalRecord",
+    "MemoryJournal",
+    "read_hmac_key",
+    "verify_rounds",
     "Snapshot",
     "SqliteJournal",
     "VerifyReport",

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from controller.journal.store import SqliteJournal
-from controller.table.journal import JournalRecord
+from controller.journal.records import JournalRecord
+from controller.journal.store import JournalDamaged, SqliteJournal
 
-__all__ = ["RecalledRound", "recall", "recall_json", "recall_lines"]
+__all__ = ["RecalledRound", "RecallError", "choose", "recall", "recall_round", "recall_json", "recall_lines"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,8 @@ class RecalledRound:
     data: dict[str, Any]
     events: tuple[JournalRecord, ...]
     ended: float
+    seq: int = 0
+    """The sequence number of the round's ``RoundSettled`` record."""
 
     @property
     def started(self) -> float:
@@ -40,34 +43,60 @@ class RecallError(LookupError):
     """The asked-for round is not in the journal."""
 
 
-def recall(journal: SqliteJournal, last: int | None = None, round_no: int | None = None) -> list[RecalledRound]:
-    """The finished rounds asked for: ``round_no``, or the ``last`` N (default 10), oldest first."""
+def choose(journal: SqliteJournal, last: int | None = None, round_no: int | None = None) -> list[tuple[int, int]]:
+    """(round number, seq of its record) of the rounds asked for: ``round_no``, or the ``last`` N
+    (default 10), oldest first, from the round index."""
     index = journal.round_seqs()
     if round_no is not None:
         chosen = [(r, s) for r, s in index if r == round_no]
         if not chosen:
             kept = f"rounds {index[0][0]}-{index[-1][0]}" if index else "no finished rounds"
             raise RecallError(f"{journal.path}: round {round_no} is not in the journal (it has {kept})")
-    else:
-        chosen = index[-(last or 10) :]
-    out = []
-    for number, seq in chosen:
-        settled = journal.record(seq)
-        assert settled is not None
-        first = int(settled.data.get("first_seq") or seq)
-        events = tuple(r for r in journal.records(first - 1, seq - 1))
-        out.append(RecalledRound(number, settled.data, events, settled.at))
-    return out
+        return chosen
+    return index[-(last or 10) :]
+
+
+def recall(journal: SqliteJournal, last: int | None = None, round_no: int | None = None) -> list[RecalledRound]:
+    """The finished rounds asked for: ``round_no``, or the ``last`` N (default 10), oldest first."""
+    return [recall_round(journal, number, seq) for number, seq in choose(journal, last, round_no)]
+
+
+def recall_round(journal: SqliteJournal, number: int, seq: int) -> RecalledRound:
+    """Round ``number``, whose ``RoundSettled`` record is ``seq``; raises :class:`JournalDamaged`
+    when that record is not there or not readable."""
+    settled = journal.record(seq)
+    if settled is None or settled.kind != "RoundSettled" or not isinstance(settled.data, dict):
+        raise JournalDamaged(
+            f"{journal.path}: round {number} is indexed at record {seq}, which is not its round record "
+            "(run `tablectl journal verify`)"
+        )
+    first = settled.data.get("first_seq") or seq
+    # The round's own records only: a round can start on the event that ended the one before,
+    # so that round's supervisor actions and its record can follow this one's first record.
+    start = first if isinstance(first, int) else seq
+    events = tuple(r for r in journal.records(start - 1, seq - 1) if _belongs(r, number))
+    return RecalledRound(number, settled.data, events, settled.at, seq)
+
+
+def _belongs(record: JournalRecord, number: int) -> bool:
+    if record.kind == "RoundSettled":
+        return False
+    other = record.data.get("round") if isinstance(record.data, dict) else None
+    return not isinstance(other, int) or other == number
 
 
 def recall_json(r: RecalledRound, table_path: str | None = None) -> dict[str, Any]:
     """The round in the round record format (docs/round-record.md), with what recall adds under
-    ``recall``: ``tablectl settle`` re-settles it as it is. ``table``: the table config path
-    written in (default: the one the round was played under)."""
+    ``recall``: ``tablectl settle`` re-settles it as it is, from any folder. ``table``: the table
+    config path written in (default: the absolute path the round was played under, with the
+    SHA-256 of that config and its paytables, which ``settle`` checks)."""
     record = dict(r.data["record"])
-    table_path = table_path or r.data.get("table")
     if table_path:
-        record["table"] = table_path
+        record["table"] = str(Path(table_path).resolve())
+    elif r.data.get("table"):
+        record["table"] = r.data["table"]
+        if r.data.get("table_sha256"):
+            record["table_sha256"] = r.data["table_sha256"]
     record["recall"] = {
         "round": r.number,
         "started": r.started,
@@ -80,6 +109,10 @@ def recall_json(r: RecalledRound, table_path: str | None = None) -> dict[str, An
         "events": [{"seq": e.seq, "at": e.at, "kind": e.kind, "data": e.data} for e in r.events],
     }
     return record
+
+
+FAULT_KINDS = frozenset({"LinkDown", "DeviceFault", "CardUnreadable", "JournalFault", "Jam"})
+"""Event kinds listed as faults (a link coming up, e.g. after a restart, is not one)."""
 
 
 def _clock(at: float) -> str:
@@ -98,9 +131,10 @@ def _describe(e: JournalRecord) -> str | None:
         return None  # listed with where each went
     if e.kind == "SupervisorAction":
         return f"SUPERVISOR {d['action']}: {d['reason']}"
-    if e.kind in ("LinkDown", "LinkUp", "DeviceFault", "CardUnreadable", "JournalFault", "Jam", "DoorChanged"):
+    if e.kind in FAULT_KINDS or e.kind in ("LinkUp", "DoorChanged"):
         detail = ", ".join(f"{k} {v}" for k, v in d.items() if k not in ("at", "event_no", "device"))
-        return f"FAULT {e.kind} {d.get('device', '')} {detail}".rstrip()
+        label = "FAULT " if e.kind in FAULT_KINDS else ""
+        return f"{label}{e.kind} {d.get('device', '')} {detail}".rstrip()
     if e.kind in ("ShoeStatus", "StartDrawn"):
         return f"{e.kind} " + ", ".join(f"{k} {v}" for k, v in d.items() if k not in ("at", "event_no", "device"))
     return None

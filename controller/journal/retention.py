@@ -4,7 +4,8 @@
 Pruning removes whole rounds from the start of the journal in one transaction and keeps the
 chain verifiable: the hash of the last removed record becomes the journal's anchor, which the
 first kept record follows, and the removed rounds' meters are kept as a baseline so the running
-totals still agree with what is left.
+totals still agree with what is left. The anchor and the baseline are covered by ``meta_hash``
+(an HMAC when the journal has a key: see docs/journal.md for what that does and does not protect).
 """
 
 from __future__ import annotations
@@ -66,4 +67,5 @@ def prune(journal: SqliteJournal, retention_days: int, now: float | None = None)
             ("pruned_meters", json.dumps([[s, n, v] for (s, n), v in sorted(baseline.items())])),
         ):
             journal.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (meta_key, meta_value))
+        journal._sign_meta()
     return len(run)

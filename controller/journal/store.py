@@ -8,8 +8,15 @@ record (:mod:`controller.journal.verify` finds it). Each append is one transacti
 
 Besides the chained ``records`` the file keeps derived tables, each written in the same
 transaction as the record it follows from: ``snapshots`` (the table's state at each round's
-start, so a restart replays only the open round), ``rounds`` (where each finished round's
-record is) and ``meters`` (running totals; ``verify`` recomputes them from the round records).
+start, so a restart replays only the open round; each bound to the record it follows by a hash),
+``rounds`` (where each finished round's record is) and ``meters`` (running totals; ``verify``
+recomputes them from the round records). ``meta`` keeps the schema version, the creation time,
+the pruning anchor and the pruned rounds' meters under one hash (``meta_hash``, an HMAC with a
+key), and the last record's number and hash (``head_seq``, ``head_hash``).
+
+Readers open the file read-only (:meth:`SqliteJournal.open_readonly`): SQLite URI ``mode=ro``, so
+nothing they do can change a byte of it, and a file that is not a tablectl journal is refused.
+The writer creates its folder 0700 and its files 0600, whatever the umask.
 """
 
 from __future__ import annotations
@@ -18,25 +25,51 @@ import functools
 import hashlib
 import hmac
 import json
+import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from controller.table.journal import JournalRecord
+from controller.journal.records import JournalRecord
 
-__all__ = ["SCHEMA_VERSION", "GENESIS", "JournalError", "Snapshot", "SqliteJournal", "record_hash", "canonical"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "GENESIS",
+    "JournalError",
+    "JournalDamaged",
+    "Snapshot",
+    "SqliteJournal",
+    "record_hash",
+    "snapshot_hash",
+    "meta_hash",
+    "canonical",
+    "FILE_MODE",
+    "DIR_MODE",
+]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version 1 had only ``meta`` and ``records``; version 2 adds the derived tables and the
 ``head`` trigger (the last record's number and hash in ``meta``, so removing the last records
-is seen too)."""
+is seen too); version 3 binds each snapshot to the chain (``snapshots.hash``), keeps a round's
+index time equal to its record's, and signs ``meta`` (``meta_hash``)."""
 
 GENESIS = "0" * 64
 """The "previous hash" of the first record."""
+
+FILE_MODE = 0o600
+"""Journal files: read and written by their owner only (they hold every wager and card)."""
+DIR_MODE = 0o700
+"""A folder the journal creates for itself."""
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+UNSIGNED_META = ("head_seq", "head_hash", "meta_hash")
+"""``meta`` keys outside ``meta_hash``: the head changes with every record (the chain covers it)."""
 
 _SCHEMA_V1 = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -53,6 +86,22 @@ CREATE TRIGGER head AFTER INSERT ON records BEGIN
     INSERT OR REPLACE INTO meta VALUES ('head_seq', NEW.seq), ('head_hash', NEW.hash);
 END;
 """
+_SCHEMA_V3 = """
+ALTER TABLE snapshots ADD COLUMN hash TEXT;
+"""
+
+
+@functools.cache
+def expected_schema() -> frozenset[tuple[str, str, str, str | None]]:
+    """``sqlite_master`` (type, name, table, SQL) of a journal of this schema version, as SQLite
+    keeps it: ``verify`` compares the file's schema with it."""
+    db = sqlite3.connect(":memory:")
+    try:
+        for statement in _statements(_SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3):
+            db.execute(statement)
+        return frozenset(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+    finally:
+        db.close()
 
 
 def _statements(script: str) -> list[str]:
@@ -70,6 +119,10 @@ class JournalError(Exception):
     """The journal cannot be opened, read or written (the message names the file and why)."""
 
 
+class JournalDamaged(JournalError):
+    """The file is a tablectl journal but SQLite cannot read it whole: damaged or changed."""
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """The table's state at a round's start, after record ``seq``."""
@@ -84,14 +137,36 @@ def canonical(data: Mapping[str, Any]) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _digest(message: bytes, key: bytes | None) -> str:
+    if key is not None:
+        return hmac.new(key, message, hashlib.sha256).hexdigest()
+    return hashlib.sha256(message).hexdigest()
+
+
 def record_hash(
     prev: str, seq: int, at: float, kind: str, event: bool, data_text: str, key: bytes | None = None
 ) -> str:
     """The hash of one record, chained to ``prev``."""
-    message = f"{prev}\n{seq}\n{at!r}\n{kind}\n{int(event)}\n{data_text}".encode()
-    if key is not None:
-        return hmac.new(key, message, hashlib.sha256).hexdigest()
-    return hashlib.sha256(message).hexdigest()
+    return _digest(f"{prev}\n{seq}\n{at!r}\n{kind}\n{int(event)}\n{data_text}".encode(), key)
+
+
+def snapshot_hash(after_hash: str, seq: int, round_no: int, state_text: str, key: bytes | None = None) -> str:
+    """The hash binding a snapshot to the record it follows (``after_hash``: that record's hash)."""
+    return _digest(f"snapshot\n{after_hash}\n{seq}\n{round_no}\n{state_text}".encode(), key)
+
+
+def meta_hash(meta: Mapping[str, str], key: bytes | None = None) -> str:
+    """The hash of the ``meta`` values outside :data:`UNSIGNED_META` (schema version, creation
+    time, pruning anchor, pruned meters): an HMAC with a key, so only the key's holder can move
+    the anchor."""
+    signed = {k: v for k, v in meta.items() if k not in UNSIGNED_META}
+    return _digest(("meta\n" + canonical(signed)).encode(), key)
+
+
+def _text(raw: bytes) -> str:
+    """Text columns as stored: bytes that are not UTF-8 are kept (as surrogates) for verify to name,
+    instead of failing the whole query."""
+    return raw.decode("utf-8", "surrogateescape")
 
 
 MeterDelta = Mapping[tuple[str, str], int]
@@ -112,8 +187,52 @@ def _locked(method: Callable[Concatenate[SqliteJournal, _P], _R]) -> Callable[Co
     return wrapper
 
 
+def _private_folder(folder: Path) -> None:
+    """Create ``folder`` (and missing parents) 0700 whatever the umask; an existing one is left."""
+    missing = []
+    for parent in (folder, *folder.parents):
+        if parent.exists():
+            break
+        missing.append(parent)
+    folder.mkdir(parents=True, exist_ok=True)
+    for created in missing:
+        os.chmod(created, DIR_MODE)
+
+
+def _private_file(path: Path) -> None:
+    """Create ``path`` 0600 if missing; make an existing journal file 0600 (and its WAL files)."""
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE)
+        os.close(fd)
+    except FileExistsError:
+        pass
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        if p.exists() and p.stat().st_mode & 0o777 != FILE_MODE:
+            os.chmod(p, FILE_MODE)
+
+
+def _check_header(path: Path) -> None:
+    """Refuse, before SQLite sees it, a file that is not a SQLite database."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(len(SQLITE_MAGIC))
+    except IsADirectoryError:
+        raise JournalError(f"{path}: a folder, not a tablectl journal") from None
+    except FileNotFoundError:
+        raise JournalError(f"{path}: no journal there") from None
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if not head:
+        raise JournalError(f"{path}: an empty file, not a tablectl journal")
+    if head != SQLITE_MAGIC:
+        raise JournalError(f"{path}: not a SQLite database, so not a tablectl journal")
+
+
 class SqliteJournal:
-    """The journal of one table in the SQLite file at ``path`` (created when missing)."""
+    """The journal of one table in the SQLite file at ``path`` (created when missing), opened for
+    writing; :meth:`open_readonly` opens one for reading only."""
+
+    readonly: bool = False
 
     def __init__(
         self,
@@ -129,11 +248,21 @@ class SqliteJournal:
         if not create and not self.path.is_file():
             raise JournalError(f"{self.path}: no journal there")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.exists() and self.path.stat().st_size:
+                _check_header(self.path)  # never write tables into a file that is not a journal
+            _private_folder(self.path.parent)
+            if not self.path.exists():
+                _private_file(self.path)
             self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+            self.db.text_factory = _text
+            tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables and not {"meta", "records"} <= tables:  # checked before anything is written
+                raise JournalError(f"{self.path}: a SQLite database, but not a tablectl journal (no meta and records)")
+            _private_file(self.path)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self._open_schema()
+            _private_file(self.path)  # the WAL files SQLite just made
             row = self.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         except (sqlite3.Error, OSError, JournalError) as exc:
             if hasattr(self, "db"):
@@ -145,18 +274,78 @@ class SqliteJournal:
         self.last_seq: int = int(row[0]) if row else int(self.meta("anchor_seq") or 0)
         self.last_hash: str = str(row[1]) if row else anchor
 
+    @classmethod
+    def open_readonly(cls, path: Path | str, hmac_key: bytes | None = None) -> SqliteJournal:
+        """Open the journal at ``path`` for reading only (SQLite URI ``mode=ro``; with no WAL file
+        beside it, also ``immutable=1``, so that not even the WAL index is created). Raises
+        :class:`JournalError` for a file that is not a tablectl journal, :class:`JournalDamaged`
+        for one SQLite cannot read."""
+        self = cls.__new__(cls)
+        self.path = Path(path)
+        self.key = hmac_key
+        self.clock = time.time
+        self.lock = threading.RLock()
+        self.readonly = True
+        _check_header(self.path)
+        wal = self.path.with_name(self.path.name + "-wal")
+        uri = "file:" + urllib.parse.quote(str(self.path.resolve())) + "?mode=ro"
+        if not wal.exists():
+            uri += "&immutable=1"
+        try:
+            self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot open the journal: {exc}") from exc
+        self.db.text_factory = _text
+        try:
+            self.db.execute("PRAGMA query_only=ON")
+            tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not {"meta", "records"} <= tables:
+                raise JournalError(f"{self.path}: a SQLite database, but not a tablectl journal (no meta and records)")
+            raw = self.meta("schema_version")
+            if raw is None or not raw.isdigit():
+                raise JournalDamaged(f"{self.path}: meta schema_version {raw!r}: damaged, or not a tablectl journal")
+            version = int(raw)
+            if version > SCHEMA_VERSION:
+                raise JournalError(
+                    f"{self.path}: journal schema version {version} is newer than this tablectl reads "
+                    f"({SCHEMA_VERSION}); use the tablectl that wrote it, or a newer one"
+                )
+            if version < 2 or not {"rounds", "meters", "snapshots"} <= tables:
+                raise JournalError(
+                    f"{self.path}: journal schema version {version}: open it once with `tablectl run` or "
+                    "`tablectl bench` (which migrate it) before reading it"
+                )
+            self.schema_version = version
+            row = self.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        except JournalError:
+            self.db.close()
+            raise
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise JournalDamaged(f"{self.path}: cannot read the journal: {exc}") from exc
+        self.last_seq = row[0] if row and isinstance(row[0], int) else 0
+        self.last_hash = row[1] if row and isinstance(row[1], str) else GENESIS
+        return self
+
     # --- schema ---------------------------------------------------------------------------------
 
     def _open_schema(self) -> None:
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if "meta" not in tables:
+        if tables and not {"meta", "records"} <= tables:
+            raise JournalError(f"{self.path}: a SQLite database, but not a tablectl journal (no meta and records)")
+        if not tables:
             with self._txn():
-                for statement in _statements(_SCHEMA_V1 + _SCHEMA_V2):
+                for statement in _statements(_SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3):
                     self.db.execute(statement)
                 self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 self.db.execute("INSERT INTO meta VALUES ('created', ?)", (repr(self.clock()),))
+                self._sign_meta()
+            self.schema_version = SCHEMA_VERSION
             return
-        version = int(self.meta("schema_version") or 0)
+        raw = self.meta("schema_version") or "0"
+        if not raw.isdigit() or int(raw) < 1:
+            raise JournalDamaged(f"{self.path}: meta schema_version {raw!r}: damaged, or not a tablectl journal")
+        version = int(raw)
         if version > SCHEMA_VERSION:
             raise JournalError(
                 f"{self.path}: journal schema version {version} is newer than this tablectl reads ({SCHEMA_VERSION}); "
@@ -167,11 +356,23 @@ class SqliteJournal:
             version += 1
             with self._txn():
                 self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+                if version >= 3:
+                    self._sign_meta()
+        self.schema_version = version
 
     @_locked
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        return str(row[0]) if row else None
+
+    @_locked
+    def meta_rows(self) -> dict[str, str]:
+        """Every ``meta`` value by key."""
+        return {str(k): str(v) for k, v in self.db.execute("SELECT key, value FROM meta")}
+
+    def _sign_meta(self) -> None:
+        """Write ``meta_hash`` over the signed values (inside the caller's transaction)."""
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('meta_hash', ?)", (meta_hash(self.meta_rows(), self.key),))
 
     def _txn(self) -> _Transaction:
         return _Transaction(self.db)
@@ -186,6 +387,7 @@ class SqliteJournal:
             (seq, at, kind, int(event), text, self.last_hash, digest),
         )
         self._pending = (seq, digest)
+        self._pending_at = at
         return seq
 
     @_locked
@@ -209,7 +411,7 @@ class SqliteJournal:
 
         def write() -> int:
             seq = self._insert("RoundSettled", data, False)
-            self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?)", (round_no, seq, self.clock()))
+            self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?)", (round_no, seq, self._pending_at))
             for (scope, name), value in meters.items():
                 self.db.execute(
                     "INSERT INTO meters VALUES (?, ?, ?) ON CONFLICT (scope, name) DO UPDATE SET value = value + excluded.value",
@@ -221,10 +423,19 @@ class SqliteJournal:
 
     @_locked
     def snapshot(self, seq: int, round_no: int, state: dict[str, Any]) -> None:
-        """Keep the table's state at a round's start, after record ``seq``."""
+        """Keep the table's state at a round's start, after record ``seq``, bound to that record's hash."""
         try:
+            if seq == self.last_seq:
+                after = self.last_hash
+            else:
+                row = self.db.execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
+                after = str(row[0]) if row else (self.meta("anchor_hash") or GENESIS)
+            text = canonical(state)
             with self._txn():
-                self.db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)", (seq, round_no, canonical(state)))
+                self.db.execute(
+                    "INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
+                    (seq, round_no, text, snapshot_hash(after, seq, round_no, text, self.key)),
+                )
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot write the journal: {exc}") from exc
 
@@ -239,10 +450,17 @@ class SqliteJournal:
         )
         args = (after,) if until is None else (after, until)
         with self.lock:
-            rows = self.db.execute(query, args).fetchall()
-        return iter(
-            [JournalRecord(seq, at, kind, json.loads(data), bool(event)) for seq, at, kind, data, event in rows]
-        )
+            try:
+                rows = self.db.execute(query, args).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise JournalDamaged(f"{self.path}: cannot read records after {after}: {exc}") from exc
+        out = []
+        for seq, at, kind, data, event in rows:
+            try:
+                out.append(JournalRecord(seq, at, kind, json.loads(data), bool(event)))
+            except (ValueError, TypeError, RecursionError) as exc:
+                raise JournalDamaged(f"{self.path}: record {seq}: unreadable data: {exc}") from exc
+        return iter(out)
 
     def record(self, seq: int) -> JournalRecord | None:
         return next(self.records(seq - 1, seq), None)
@@ -321,5 +539,19 @@ def _migrate_1_to_2(journal: SqliteJournal) -> None:
                 )
 
 
-MIGRATIONS: dict[int, Callable[[SqliteJournal], None]] = {1: _migrate_1_to_2}
+def _migrate_2_to_3(journal: SqliteJournal) -> None:
+    """Bind the snapshots to the chain, set each round's index time to its record's (the meta
+    signature is written with the new version)."""
+    with journal._txn():
+        for statement in _statements(_SCHEMA_V3):
+            journal.db.execute(statement)
+        journal.db.execute("UPDATE rounds SET at = (SELECT at FROM records WHERE records.seq = rounds.seq)")
+        anchor = journal.meta("anchor_hash") or GENESIS
+        for seq, round_no, state in journal.db.execute("SELECT seq, round_no, state FROM snapshots").fetchall():
+            row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
+            digest = snapshot_hash(str(row[0]) if row else anchor, seq, round_no, state, journal.key)
+            journal.db.execute("UPDATE snapshots SET hash = ? WHERE seq = ?", (digest, seq))
+
+
+MIGRATIONS: dict[int, Callable[[SqliteJournal], None]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
 """Schema migrations: version -> the step to the next version."""

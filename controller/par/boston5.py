@@ -20,6 +20,7 @@ final hand whatever the comparison, and is lost with a fold.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from math import comb
 from typing import Any
 
@@ -57,9 +58,10 @@ class Boston5Par:
     bonus_lines: tuple[tuple[str, float, float], ...]
 
 
+@cache
 def dealer_counts() -> tuple[Any, Any, Any]:
     """For every five-card set (colex order): its strength and the number of the dealer's
-    five-card hands from the other 47 cards below it and equal to it."""
+    five-card hands from the other 47 cards below it and equal to it (computed once per process)."""
     hands = combinations_array(52, 5)
     strength = strengths(hands, Wheel.LOWEST)
     ranks = hands % 13
@@ -95,7 +97,6 @@ def dealer_counts() -> tuple[Any, Any, Any]:
     win = below[pair_of]
     tie = equal[pair_of]
     # the flush correction, per suit: rank sets of five available in that suit
-    all_masks = np.arange(1 << 13)
     sets = masks  # the 1,287 five-rank masks
     suit_masks = np.zeros((hands.shape[0], 4), dtype=np.int64)
     for j in range(5):
@@ -115,7 +116,6 @@ def dealer_counts() -> tuple[Any, Any, Any]:
         # dealer flushes below t are added back (sign +1); their non-flush form below t taken off (-1)
         win += sign * (lo - start_idx).sum(axis=1)
         tie += sign * (hi - lo).sum(axis=1)
-    del all_masks
     return strength, win, tie
 
 

@@ -22,7 +22,7 @@ reached.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -68,6 +68,8 @@ class MississippiPar:
     spot_moments: dict[str, tuple[float, float, float, float, float]]
     """Per spot: E[net], E[wagered], E[net^2], E[net*wagered], E[wagered^2], in ante units."""
     spot_lines: dict[str, tuple[tuple[str, float, float], ...]]
+    third_value: Any = None
+    """Per two-card set (colex index): the expected result per ante of the best play from there."""
 
 
 def _choose(fold: Any, bet1: Any, bet3: Any) -> tuple[Any, Any]:
@@ -112,7 +114,8 @@ def solve(table: Paytable) -> MississippiPar:
     v3, d3 = _choose(np.full(n2, -float(48 * 49 * 50 * unit)), total[1], total[3])
     strategy = MississippiStrategy(third=d3, fourth=np.stack([d4[1], d4[3]]), fifth=np.stack([d5[2], d5[4], d5[6]]))
     ev = float(v3.sum()) / (n2 * 48 * 49 * 50 * unit)
-    return _forward(table, strategy, ev, sub5, sub4, sub3, line5, pay5)
+    par = _forward(table, strategy, ev, sub5, sub4, sub3, line5, pay5)
+    return replace(par, third_value=v3 / (48 * 49 * 50 * unit))
 
 
 def sub2_count() -> int:

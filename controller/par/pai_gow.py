@@ -16,6 +16,7 @@ splits its class: one pair of suits in three is suited. Pure, no I/O.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from functools import cache
 from itertools import combinations
@@ -126,24 +127,26 @@ def _royal_match_split(s: set[int], outside: Mapping[int, int], joker: bool) -> 
 
 
 @cache
-def bonus_counts() -> dict[tuple[Category, ...], int]:
-    """How many hands qualify for each set of bonus lines (``BonusValue.qualifies``)."""
-    out: dict[tuple[Category, ...], int] = {}
+def _class_counts() -> tuple[dict[tuple[Category, ...], int], dict[int, int]]:
+    bonus: dict[tuple[Category, ...], int] = {}
+    insurance: dict[int, int] = {}
     for cards, n in hand_classes():
         key = classify_bonus(cards, PAI_GOW).qualifies
-        out[key] = out.get(key, 0) + n
-    return out
-
-
-@cache
-def insurance_counts() -> dict[int, int]:
-    """How many hands are a pai gow (the joker only an ace), by the rank (2-14) of the top card."""
-    out: dict[int, int] = {}
-    for cards, n in hand_classes():
+        bonus[key] = bonus.get(key, 0) + n
         gow, top = is_pai_gow(cards)
         if gow:
-            out[top] = out.get(top, 0) + n
-    return out
+            insurance[top] = insurance.get(top, 0) + n
+    return bonus, insurance
+
+
+def bonus_counts() -> dict[tuple[Category, ...], int]:
+    """How many hands qualify for each set of bonus lines (``BonusValue.qualifies``)."""
+    return dict(_class_counts()[0])
+
+
+def insurance_counts() -> dict[int, int]:
+    """How many hands are a pai gow (the joker only an ace), by the rank (2-14) of the top card."""
+    return dict(_class_counts()[1])
 
 
 _CLASSES_VERSION = "pai_gow classes 1"
@@ -241,24 +244,31 @@ def pai_gow_sheet(table: TableConfig) -> ParSheet:
     way = str(o["house_way"])
     counts = MAIN_COUNTS.get(way)
     commission = float(o["commission_percent"])  # type: ignore[arg-type]
+    edge = push = math.nan
     if counts is None:
-        raise ValueError(f"no stored simulation of the main wager for house way {way!r}")
-    edge, variance, interval = main_edge(counts, commission)
-    hands = counts.rounds * counts.players
-    spots["pai_gow"] = SpotPar(
-        "pai_gow",
-        edge,
-        variance,
-        (
-            ("player wins both hands", counts.win / hands, counts.win / hands * (1 - commission / 100)),
-            ("one hand each (push)", counts.push / hands, 0.0),
-            ("dealer wins both (copies to the banker)", counts.lose / hands, -counts.lose / hands),
-        ),
-        False,
-        interval,
-        f"simulated: {hands:,} player hands ({counts.rounds:,} rounds of 6 players), {MAIN_SOURCE}",
-    )
-    notes.append(f"main wager simulated, {way} house way for both hands, {commission:g}% commission")
+        notes.append(
+            f"no stored simulation of the main wager for the {way} house way "
+            f"(benchmarks/par_pai_gow_main.py --way {way}): no main-wager figures"
+        )
+    else:
+        edge, variance, interval = main_edge(counts, commission)
+        hands = counts.rounds * counts.players
+        spots["pai_gow"] = SpotPar(
+            "pai_gow",
+            edge,
+            variance,
+            (
+                ("player wins both hands", counts.win / hands, counts.win / hands * (1 - commission / 100)),
+                ("one hand each (push)", counts.push / hands, 0.0),
+                ("dealer wins both (copies to the banker)", counts.lose / hands, -counts.lose / hands),
+            ),
+            False,
+            interval,
+            f"simulated: {hands:,} player hands ({counts.rounds:,} rounds of {counts.players} players), {MAIN_SOURCE}; "
+            "the variance counts the players' shared dealer hand (a full table)",
+        )
+        notes.append(f"main wager simulated, {way} house way for both hands, {commission:g}% commission")
+        push = counts.push / hands
     if o.get("house_way_deuces_exception"):
         notes.append("the stored simulation did not use the deuces exception")
     bonus_counts_ = cached_bonus_counts() if {"bonus", "envy"} & set(table.paytables) else {}
@@ -290,7 +300,7 @@ def pai_gow_sheet(table: TableConfig) -> ParSheet:
         edge_per_ante=edge,
         edge_per_action=edge,
         average_total_wager=1.0,
-        push_rate=counts.push / hands,
+        push_rate=push,
         fold_rate=0.0,
         strategy=f"player and dealer both set by the {way} house way; dealer banks, copies to the banker",
         exact=False,

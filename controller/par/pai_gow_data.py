@@ -1,7 +1,8 @@
 """The stored simulation of the pai gow main wager (controller.par.pai_gow_main), by house way.
 
-Reproduce with ``python benchmarks/par_pai_gow_main.py --way WAY --rounds N --seed 14`` (the
-counts are its last line). Seven hands of seven per round from the 53-card deck, the dealer's
+Reproduce with ``python benchmarks/par_pai_gow_main.py --way WAY --rounds N --seed S`` for the
+runs named in ``MAIN_SOURCE`` (the counts are the sum of each run's last line; runs with
+different seeds are independent). Seven hands of seven per round from the 53-card deck, the dealer's
 and six players' hands set by the house way; the counts are the players' results. They depend
 on the house way only (the commission is applied to them), not on any paytable.
 """
@@ -14,9 +15,16 @@ __all__ = ["MAIN_COUNTS", "MAIN_SOURCE"]
 
 MAIN_COUNTS: dict[str, MainCounts] = {
     "foxwoods": MainCounts(
-        rounds=100000, players=6, win=175963, push=243191, lose=180846, sum_w2=628615, sum_l2=613866, sum_wl=137118
+        rounds=1700000,
+        players=6,
+        win=2970872,
+        push=4130606,
+        lose=3098522,
+        sum_w2=10609638,
+        sum_l2=10561620,
+        sum_wl=2323153,
     ),
 }
 """Counts by house way name (a way not listed has no stored figure)."""
 
-MAIN_SOURCE = "benchmarks/par_pai_gow_main.py --seed 14 (interim run)"
+MAIN_SOURCE = "benchmarks/par_pai_gow_main.py --way foxwoods --seed 14 (first 1,200,000 rounds) plus --seed 15 (first 500,000 rounds), chunks of 50,000; 1115 CPU s"

@@ -77,15 +77,17 @@ def simulate_main(
 
 
 def main_edge(counts: MainCounts, commission_percent: float) -> tuple[float, float, tuple[float, float]]:
-    """(house edge per unit wagered, variance per unit, 95% interval of the edge) for a commission."""
+    """(house edge per unit wagered, variance per unit, 95% interval of the edge) for a commission.
+
+    The variance per unit is the round's variance shared out over its player hands, so that it
+    counts the six players' common dealer hand: the hold of ``H`` unit wagers at a full table has
+    standard deviation ``sqrt(variance / H)``."""
     pay = 1 - commission_percent / 100
-    n, hands = counts.rounds, counts.rounds * counts.players
+    n = counts.rounds
     ew, el = counts.win / n, counts.lose / n
     # per-round net of the players: pay * w - l
     mean_round = pay * ew - el
     var_round = pay * pay * counts.sum_w2 / n + counts.sum_l2 / n - 2 * pay * counts.sum_wl / n - mean_round**2
     edge = -mean_round / counts.players
     half = 1.96 * math.sqrt(max(var_round, 0.0) / n) / counts.players
-    pw, pl = counts.win / hands, counts.lose / hands
-    var_hand = pay * pay * pw + pl - (pay * pw - pl) ** 2
-    return edge, var_hand, (edge - half, edge + half)
+    return edge, max(var_round, 0.0) / counts.players, (edge - half, edge + half)

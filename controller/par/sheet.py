@@ -8,6 +8,12 @@ from typing import Any
 
 __all__ = ["Line", "SpotPar", "ParSheet"]
 
+
+def _number(x: float) -> float | None:
+    """``x`` for JSON: ``None`` for a figure that is not known (NaN)."""
+    return None if math.isnan(x) else x
+
+
 Line = tuple[str, float, float]
 """A paytable line: (name, probability, contribution to the return per unit wagered)."""
 
@@ -38,6 +44,18 @@ class SpotPar:
         if handle_units <= 0:
             return (-math.inf, math.inf)
         sd = math.sqrt(self.variance_per_unit / handle_units)
+        if self.interval95 is not None:
+            sd = math.hypot(sd, (self.interval95[1] - self.interval95[0]) / (2 * 1.96))
+        return (self.edge_per_unit - 1.96 * sd, self.edge_per_unit + 1.96 * sd)
+
+    def hold_interval_for_stakes(self, handle: float, stakes: float, stakes_squared: float) -> tuple[float, float]:
+        """The 95% range of the actual hold when the base stakes differ: ``handle`` is the total
+        wagered on the spot, ``stakes`` the sum over seat-rounds of each one's base stake (the
+        ante, or the wager itself for a fixed wager) and ``stakes_squared`` the sum of their
+        squares, all in the same money unit. With every base stake 1 this is :meth:`hold_interval`."""
+        if handle <= 0 or stakes <= 0:
+            return (-math.inf, math.inf)
+        sd = math.sqrt(self.variance_per_unit * stakes_squared / (handle * stakes))
         if self.interval95 is not None:
             sd = math.hypot(sd, (self.interval95[1] - self.interval95[0]) / (2 * 1.96))
         return (self.edge_per_unit - 1.96 * sd, self.edge_per_unit + 1.96 * sd)
@@ -88,10 +106,10 @@ class ParSheet:
             "strategy": self.strategy,
             "exact": self.exact,
             "paytables": dict(self.paytables),
-            "edge_per_ante": self.edge_per_ante,
-            "edge_per_action": self.edge_per_action,
-            "average_total_wager": self.average_total_wager,
-            "push_rate": self.push_rate,
+            "edge_per_ante": _number(self.edge_per_ante),
+            "edge_per_action": _number(self.edge_per_action),
+            "average_total_wager": _number(self.average_total_wager),
+            "push_rate": _number(self.push_rate),
             "fold_rate": self.fold_rate,
             "fold_rates": dict(self.fold_rates),
             "spots": {name: spot.to_json() for name, spot in self.spots.items()},

@@ -14,7 +14,7 @@ from controller.par.three_card import three_card_par
 from controller.paytables import Paytable, load_paytables
 from controller.table_config import TableConfig
 
-__all__ = ["ParError", "par_sheet", "with_paytable", "spot_from_moments", "boston5_solution"]
+__all__ = ["ParError", "par_sheet", "with_paytable", "spot_from_moments", "boston5_solution", "mississippi_solution"]
 
 
 class ParError(ValueError):
@@ -58,9 +58,14 @@ def _mississippi(key: str, main: Paytable):  # type: ignore[no-untyped-def]
     return solve(main)
 
 
+def mississippi_solution(main: Paytable):  # type: ignore[no-untyped-def]
+    """The Mississippi Stud solver's result for the main paytable ``main`` (once per process)."""
+    return _mississippi(paytable_key(main), main)
+
+
 def _mississippi_sheet(table: TableConfig) -> ParSheet:
     main = table.paytables["main"]
-    par = _mississippi(paytable_key(main), main)
+    par = mississippi_solution(main)
     spots = {
         s: spot_from_moments(s, par.spot_moments[s], par.spot_lines[s]) for s in ("ante", "third", "fourth", "fifth")
     }

@@ -46,9 +46,9 @@ def _default_table(game: str) -> TableConfig:
 @cache
 def _ms_tables(key: str, table: Paytable) -> dict[str, Any]:
     def compute() -> dict[str, Any]:
-        from controller.par.mississippi import solve
+        from controller.par.sheets import mississippi_solution
 
-        st = solve(table).strategy
+        st = mississippi_solution(table).strategy
         return {"third": st.third, "fourth": st.fourth, "fifth": st.fifth}
 
     return cached_arrays("mississippi", _VERSION + key, compute)

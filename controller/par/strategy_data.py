@@ -33,7 +33,7 @@ def canonical_classes(k: int) -> tuple[Any, Any]:
 
 def _text(k: int, index: int) -> str:
     cards = combinations_array(52, k)[index]
-    return format_cards(sorted((ALL_CARDS[int(c)] for c in cards), key=lambda c: (-c.index % 13, c.index)))
+    return format_cards(sorted((ALL_CARDS[int(c)] for c in cards), key=lambda c: (-(c.index % 13), c.index)))
 
 
 def mississippi_rows(tables: dict[str, Any]) -> Iterator[dict[str, object]]:

@@ -1,6 +1,10 @@
 """The bench table: simulated devices on ptys, the real controller on those ptys, and simulated
-players and dealer making legal random decisions (Mississippi Stud: a simple third-street
-strategy; Boston 5: exposure of paying bonus hands and a simple second-wager rule). What
+players and dealer. By default (``strategy="par"``) the players play the par strategy the par
+sheet assumes (controller.par): Mississippi Stud's optimal street bets, Boston 5's computed
+second-wager rule and every paying bonus hand exposed, pai gow hands set by the house way. With
+``strategy="random"`` they make legal random decisions for fuzzing the machines (Mississippi
+Stud: a simple third-street strategy and random later folds; Boston 5: a simple second-wager
+rule with random withdrawals; pai gow: now and then a set other than the house way). What
 ``tablectl bench`` runs; on a durable journal it can be killed and started again."""
 
 from __future__ import annotations
@@ -24,7 +28,10 @@ from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.faults import Faults
 from hil.serve import PtyServer
 
-__all__ = ["BenchSummary", "run_bench", "FAULT_PROFILES"]
+__all__ = ["BenchSummary", "run_bench", "FAULT_PROFILES", "STRATEGIES"]
+
+STRATEGIES = ("par", "random")
+"""How the simulated players decide: the par sheet's strategy, or legal random decisions."""
 
 
 class FaultRates(TypedDict, total=False):
@@ -142,8 +149,11 @@ class Player:
     same journal makes the same decisions as one never stopped.
     """
 
-    def __init__(self, t: Any, sims: dict[str, Any], table: TableConfig, seats: int, seed: int) -> None:
+    def __init__(
+        self, t: Any, sims: dict[str, Any], table: TableConfig, seats: int, seed: int, strategy: str = "par"
+    ) -> None:
         self.t, self.table, self.seats, self.seed = t, table, seats, seed
+        self.par = strategy == "par"
         self.shoe, self.spots, self.panel = sims["shoe"], sims["bet_spots"], sims["panel"]
         self.loaded = 0  # the round whose cards are in the shoe
 
@@ -227,7 +237,11 @@ class MississippiPlayer(Player):
         for seat in _read(t.in_play):
             if street in seat.acted:
                 continue
-            if street == "third":
+            if self.par:
+                from controller.par import mississippi_decision  # numpy and the strategy tables: only when used
+
+                mult = mississippi_decision(seat.cards, t.community[:shown], paytable=self.table.paytables["main"])
+            elif street == "third":
                 mult = _third_street(seat.cards)
             else:
                 mult = _later_street(seat.cards + t.community[:shown], self.rng(seat.number, street))
@@ -243,8 +257,9 @@ class MississippiPlayer(Player):
 
 
 class Boston5Player(Player):
-    """Ante and first (some a bonus); bonus hands with a pair or better exposed; a second wager
-    with a pair or an ace or king, else a fold (now and then a withdrawal)."""
+    """Ante and first (some a bonus). Par: every paying bonus hand exposed, the computed second
+    wager rule. Random: bonus hands with a pair or better exposed; a second wager with a pair or
+    an ace or king, else a fold (now and then a withdrawal)."""
 
     def wagers(self, rng: random.Random) -> dict[str, int]:
         ante = rng.choice([500, 1000, 2500])
@@ -261,7 +276,12 @@ class Boston5Player(Player):
 
     def on_bonus(self) -> None:
         for n, s in sorted(_read(lambda: list(self.t.seats.items()))):
-            wanted = "bonus" in s.wagers and len({c.rank for c in s.cards}) < 3
+            if self.par:
+                from controller.par import boston5_expose
+
+                wanted = "bonus" in s.wagers and boston5_expose(s.cards[:3], paytable=self.table.paytables["bonus"])
+            else:
+                wanted = "bonus" in s.wagers and len({c.rank for c in s.cards}) < 3
             if "bonus" in s.wagers and s.exposed != wanted:
                 self.press(f"seat_{n}", lambda: s.exposed == wanted)
         self.press("next", lambda: self.t.phase.value != "bonus")
@@ -276,8 +296,13 @@ class Boston5Player(Player):
                 continue
             ranks = [c.rank for c in s.cards]
             rng = self.rng(n, "second")
-            plays = len(set(ranks)) < 3 or max(ranks) >= 13 or rng.random() < 0.3
-            withdraw = plays and rng.random() < 0.05
+            if self.par:
+                from controller.par import boston5_raise
+
+                plays, withdraw = boston5_raise(s.cards[:3], table=self.table), False
+            else:
+                plays = len(set(ranks)) < 3 or max(ranks) >= 13 or rng.random() < 0.3
+                withdraw = plays and rng.random() < 0.05
             if plays and "second" not in s.wagers:
                 self.spots.place(n, "second", s.wagers["first"])
                 _wait(lambda: "second" in s.wagers, "the second wager")
@@ -296,7 +321,7 @@ class Boston5Player(Player):
 
 class PaiGowPlayer(Player):
     """Pai gow wagers (some a bonus or insurance); the dice total; seven hands of seven; each set
-    confirmed, usually the house way."""
+    confirmed: the house way (par), or now and then another legal set (random)."""
 
     def wagers(self, rng: random.Random) -> dict[str, int]:
         w = {"pai_gow": rng.choice([1000, 2500])}
@@ -330,7 +355,8 @@ class PaiGowPlayer(Player):
         t = self.t
         done = _read(lambda: len(t.sets))
         seat = _read(lambda: t.setting[done])
-        if self.rng(seat, "set").random() < 0.1 and _read(lambda: t.option_index) == 0 and not t.all_listed:
+        other = not self.par and self.rng(seat, "set").random() < 0.1
+        if other and _read(lambda: t.option_index) == 0 and not t.all_listed:
             self.press("next", lambda: t.all_listed)  # the next legal set (the house way again if it is the only one)
         self.press("confirm", lambda: t.phase.value != "setting" or len(t.sets) > done)
 
@@ -352,6 +378,7 @@ def run_bench(
     progress: bool = True,
     journal_path: Path | str | None = None,
     resume: bool = False,
+    strategy: str = "par",
     attach: Callable[[TableRuntime, dict[str, Any], dict[str, PtyServer]], Callable[[], None]] | None = None,
     manual: bool = False,
 ) -> BenchSummary:
@@ -360,12 +387,15 @@ def run_bench(
     With ``journal_path`` the table journals durably there, and a journal left by an earlier
     run is recovered first: its open round is finished, then new rounds follow. ``resume``
     makes ``rounds`` the number of finished rounds the journal should hold (a run killed and
-    started again with the same arguments ends as one never stopped).
+    started again with the same arguments ends as one never stopped). ``strategy``: ``par``
+    (the par sheet's strategy) or ``random`` (legal random decisions, for fuzzing).
 
     ``attach(runtime, sims, servers)`` is called before the table starts (e.g. the web view) and
     returns what to call when the bench stops. ``manual``: no simulated players; something else
     drives the simulators (the web page's controls) until the rounds are played or Ctrl-C.
     """
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
     from controller.games import settle_record
 
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
@@ -386,7 +416,7 @@ def run_bench(
         t = runtime.table
         before = finished()
         target = rounds if resume else before + rounds
-        player = PLAYERS[table.game](t, sims, table, seats, seed)
+        player = PLAYERS[table.game](t, sims, table, seats, seed, strategy)
         detach = None
         start = time.monotonic()
         try:

@@ -12,8 +12,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from controller.journal.records import Journal, MemoryJournal, event_record
 from controller.journal.store import JournalError
-from controller.table.journal import Journal, MemoryJournal, event_record
 
 __all__ = ["TimerExpired", "StartDrawn", "JournalFault", "Engine"]
 

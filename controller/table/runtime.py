@@ -9,6 +9,7 @@ end, and tells systemd it is ready and alive (``controller.table.sdnotify``).
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from collections import deque
@@ -17,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from controller.journal import JournalError, SqliteJournal, check_tail
+from controller.journal.keys import read_hmac_key
 from controller.journal.meters import meters_for_round
+from controller.journal.records import Journal
 from controller.table.base import RoundResult
 from controller.table.boston5 import Boston5Table
 from controller.table.devices import DriverDevices, RecordingDevices, resend_state
 from controller.table.engine import Engine
 from controller.table.events import EventDecodeError, OpenTable, decode_event
-from controller.table.journal import Journal
 from controller.table.mississippi_stud import MississippiTable
 from controller.table.pai_gow import PaiGowTable
 from controller.table.sdnotify import SystemdNotifier
@@ -33,7 +35,7 @@ from drivers.registry import driver_class
 
 log = logging.getLogger("tablectl.runtime")
 
-__all__ = ["OpenTable", "TableRuntime", "GAME_TABLES", "open_journal"]
+__all__ = ["OpenTable", "TableRuntime", "GAME_TABLES", "open_journal", "journaled_event_windows"]
 
 GAME_TABLES: dict[str, type] = {"mississippi_stud": MississippiTable, "boston5": Boston5Table, "pai_gow": PaiGowTable}
 """The games the controller can run at a table so far."""
@@ -50,12 +52,38 @@ def open_journal(table: TableConfig, default_dir: Path | str) -> SqliteJournal:
     key = None
     if config.hmac_key_file:
         try:
-            key = Path(config.hmac_key_file).read_bytes().strip()
-        except OSError as exc:
-            raise JournalError(
-                f"{table.path}: journal.hmac_key_file: cannot read {config.hmac_key_file}: {exc.strerror or exc}"
-            ) from exc
+            key = read_hmac_key(config.hmac_key_file)
+        except JournalError as exc:
+            raise JournalError(f"{table.path}: journal.hmac_key_file: {exc}") from exc
     return SqliteJournal(path, key)
+
+
+def journaled_event_windows(path: Path, devices: set[str]) -> dict[str, tuple[int, int]]:
+    """Each device's event window as the journal at ``path`` left it: the boot id of its last
+    ``LinkUp`` and the number of the last event it sent after that (0 if none), so that a
+    controller started again acknowledges what it already journaled and takes nothing twice.
+    Read newest first, read-only, stopping once every device's last link-up is found."""
+    windows: dict[str, tuple[int, int]] = {}
+    newest: dict[str, int] = {}
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        rows = db.execute(
+            "SELECT kind, json_extract(data, '$.device'), json_extract(data, '$.event_no'), "
+            "json_extract(data, '$.boot_id') FROM records WHERE event = 1 "
+            "AND (kind = 'LinkUp' OR json_extract(data, '$.event_no') > 0) ORDER BY seq DESC"
+        )
+        for kind, device, event_no, boot_id in rows:
+            if device not in devices or device in windows:
+                continue
+            if kind == "LinkUp":
+                windows[device] = (int(boot_id), newest.get(device, 0))
+                if len(windows) == len(devices):
+                    break
+            elif device not in newest:
+                newest[device] = int(event_no)
+    finally:
+        db.close()
+    return windows
 
 
 class TableRuntime:
@@ -182,6 +210,7 @@ class TableRuntime:
                 "round": result.number,
                 "game": self.config.game,
                 "table": self.config.path,
+                "table_sha256": self.config.sha256,
                 "record": result.record,
                 "settlement": result.settlement.to_json() if result.settlement else None,
                 "late_bets": list(result.late_bets),
@@ -249,6 +278,8 @@ class TableRuntime:
         recovered = self.durable and self.recover()
         if recovered and after_recovery is not None:
             after_recovery()
+        if self.durable:
+            self._restore_event_windows()
         for driver in self.drivers.values():
             driver.start()
         self.engine.start()
@@ -259,6 +290,18 @@ class TableRuntime:
             self._watchdog_stop.clear()
             self._watchdog = threading.Thread(target=self._keep_alive, name="watchdog", daemon=True)
             self._watchdog.start()
+
+    def _restore_event_windows(self) -> None:
+        """Give each link the event window the journal left (a device that kept running keeps its
+        boot and numbering: the event it sent just before the stop is not taken again)."""
+        try:
+            windows = journaled_event_windows(self.journal.path, set(self.drivers))  # type: ignore[attr-defined]
+        except (sqlite3.Error, OSError, ValueError, TypeError) as exc:
+            log.warning("journal: cannot read the devices' event windows (%s): events may repeat once", exc)
+            return
+        for role, (boot_id, last_event_no) in windows.items():
+            link = self.drivers[role].link
+            link.window_boot, link.last_event_no = boot_id, last_event_no
 
     def alive(self) -> bool:
         """Whether the controller thread and every link thread are running and the controller is

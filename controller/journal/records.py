@@ -1,0 +1,72 @@
+"""The journal's types: a record, the interface every journal offers, the in-memory journal.
+
+Every event is recorded before the controller acts on it. :class:`MemoryJournal` keeps records
+in a list; the durable one (:class:`controller.journal.store.SqliteJournal`) implements the same
+interface. The journal depends on nothing above it: the table imports these, never the reverse.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+__all__ = ["JournalRecord", "Journal", "MemoryJournal", "event_record"]
+
+
+@dataclass(frozen=True, slots=True)
+class JournalRecord:
+    """One journaled thing: its sequence number, when, what kind, and its data."""
+
+    seq: int
+    at: float
+    kind: str
+    data: dict[str, Any]
+    event: bool = False
+    """Taken from the controller's queue (replayed on recovery), not written by the controller."""
+
+
+class Journal(Protocol):
+    """Where the controller records what happened, in order."""
+
+    def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
+        """Record ``data`` of ``kind`` (``event``: an event taken from the queue); returns its
+        sequence number once it is recorded. Raises ``JournalError`` when it cannot be."""
+        ...
+
+    def records(self, after: int = 0) -> Iterator[JournalRecord]:
+        """Everything recorded after sequence number ``after``, in order."""
+        ...
+
+
+class MemoryJournal:
+    """A journal kept in a list (tests and in-process benchmarks)."""
+
+    def __init__(self) -> None:
+        self._records: list[JournalRecord] = []
+
+    def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
+        seq = len(self._records) + 1
+        self._records.append(JournalRecord(seq, time.time(), kind, data, event))
+        return seq
+
+    def records(self, after: int = 0) -> Iterator[JournalRecord]:
+        return iter(self._records[after:])
+
+
+def event_record(event: object) -> tuple[str, dict[str, Any]]:
+    """An event as a journal entry: its class name and fields (events are frozen, so a shallow
+    copy of the fields is enough)."""
+    kind = type(event)
+    if kind not in _FIELDS:
+        _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(event)) if dataclasses.is_dataclass(event) else None
+    names = _FIELDS[kind]
+    if names is None:
+        return kind.__name__, {"repr": repr(event)}
+    return kind.__name__, {name: getattr(event, name) for name in names}
+
+
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+"""Field names by event class (``dataclasses.fields`` is slow to call for every event)."""

@@ -1,0 +1,36 @@
+"""The deployment files: the systemd unit runs a `tablectl run` the CLI accepts, as a notify service
+with a watchdog, restarted on failure, its journal folder 0700; the udev rules name every role."""
+
+from __future__ import annotations
+
+import configparser
+import shlex
+from pathlib import Path
+
+from controller.cli import build_parser
+
+DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
+
+
+def unit() -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    parser.read_string((DEPLOY / "tablectl.service").read_text())
+    return parser
+
+
+def test_the_unit_is_a_notify_service_with_a_watchdog_restarted_on_failure() -> None:
+    service = unit()["Service"]
+    assert service["Type"] == "notify" and service["WatchdogSec"] == "10s" and service["Restart"] == "on-failure"
+    assert service["StateDirectoryMode"] == "0700" and service["UMask"] == "0077"
+    argv = shlex.split(service["ExecStart"])
+    assert argv[0].endswith("/tablectl")
+    args = build_parser().parse_args(argv[1:])
+    assert args.command == "run" and args.log_format == "json" and args.config == "/etc/tablectl/table.yaml"
+
+
+def test_the_udev_rules_name_every_device_role() -> None:
+    rules = [line for line in (DEPLOY / "99-tablectl.rules").read_text().splitlines() if line and line[0] != "#"]
+    links = {part.split('"')[1] for line in rules for part in line.split(", ") if part.startswith("SYMLINK+=")}
+    assert links == {"tablectl/shoe", "tablectl/bet_spots", "tablectl/panel"}
+    assert all('SUBSYSTEM=="tty"' in line and 'MODE="0660"' in line for line in rules)
