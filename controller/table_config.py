@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.catalog import CATALOG, GameCatalog
+from controller.floor_config import FloorConfig, parse_floor
 from controller.money import MAX_CENTS, OddsError, parse_odds
 from controller.paytables import Paytable, load_paytables
 from controller.yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yaml
@@ -22,6 +23,7 @@ from controller.yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yam
 __all__ = ["Limit", "DeviceConfig", "JournalConfig", "TableConfig", "load_table", "default_table_path", "config_dir"]
 
 _KEYS = {"game", "name", "seats", "paytables", "limits", "payout_cap", "devices", "paytables_dir", "journal"}
+_KEYS.add("floor")  # the floor link (controller.floor_config)
 _JOURNAL_KEYS = {"path", "hmac_key_file", "retention_days"}
 _DEVICE_ROLES = ("shoe", "bet_spots", "panel")
 _DEVICE_KEYS = {"driver", "url", "baudrate", "poll_interval_s", "address"}
@@ -83,6 +85,8 @@ class TableConfig:
     sha256: str = ""
     """The SHA-256 of the config file and of each paytable file it uses: what a round record
     names with the config's absolute ``path``, so a re-settlement knows it has the same table."""
+    floor: FloorConfig | None = None
+    """Where the table publishes its journal for the floor (None: it does not)."""
 
     @property
     def catalog(self) -> GameCatalog:
@@ -344,6 +348,7 @@ def load_table(path: Path | str) -> TableConfig:
         options=_options(doc, game, data, problems),
         devices=_devices(doc, data.get("devices"), problems),
         journal=_journal(doc, data.get("journal"), problems),
+        floor=parse_floor(doc, data.get("floor"), problems),
     )
     if "limits" in data and isinstance(data["limits"], dict):
         for spot in game.wager_spots:

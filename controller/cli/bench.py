@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from controller.cli.args import bounded_int, positive_int
+from controller.cli.floor import forwarder_for
 from controller.cli.journal import BENCH_JOURNAL_DIR
 from controller.cli.webopts import add_web_arguments, web_attach
 from controller.journal import JournalError
@@ -86,6 +87,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     journal = args.journal or table.journal.path or str(BENCH_JOURNAL_DIR / f"{table.game}.db")
     try:
+        forwarder = forwarder_for(table, journal, drain_on_stop_s=30.0)
+    except ValueError as exc:
+        print(f"tablectl bench: {exc}", file=sys.stderr)
+        return 2
+    try:
         summary = run_bench(
             table,
             args.seats,
@@ -96,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
             journal_path=journal,
             resume=args.resume,
             strategy=args.strategy,
+            services=[forwarder] if forwarder is not None else [],
             attach=attach,
             manual=args.manual,
         )
@@ -106,4 +113,9 @@ def run(args: argparse.Namespace) -> int:
     for line in summary.lines():
         print("  " + line)
     print(f"  journal     {journal} (tablectl recall --journal {journal})")
+    if forwarder is not None and table.floor is not None:
+        link = forwarder.status()
+        print(
+            f"  floor       {table.floor.table_id}: {link.state.value}, acknowledged up to record {link.acked}, backlog {link.backlog}"
+        )
     return 0 if summary.mismatches == 0 else 1

@@ -13,6 +13,7 @@ import signal
 import sys
 import threading
 
+from controller.cli.floor import forwarder_for
 from controller.cli.journal import RUN_JOURNAL_DIR
 from controller.cli.webopts import add_web_arguments, web_attach
 from controller.journal import JournalError, SqliteJournal
@@ -72,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
                 "round %d complete, house net %s", r.number, r.settlement.house_net if r.settlement else "void"
             ),
         )
+        forwarder = forwarder_for(table, journal.path)
+        if forwarder is not None:  # the floor link: the journal published to NATS JetStream
+            runtime.services.append(forwarder)
     except (ConfigError, ValueError, JournalError) as exc:
         print(f"tablectl run: {exc}", file=sys.stderr)
         return 2

@@ -60,6 +60,7 @@ def link_status(path: Path) -> dict[str, Any]:
             f"SELECT seq, at, kind, data FROM records WHERE kind IN ({', '.join('?' * len(_KINDS))}) ORDER BY seq",
             _KINDS,
         ).fetchall()
+        floor = floor_link(db, head[0] if head else 0)
     finally:
         db.close()
     devices: dict[str, dict[str, Any]] = {}
@@ -88,7 +89,20 @@ def link_status(path: Path) -> dict[str, Any]:
         "head_seq": head[0] if head else 0,
         "head_at": head[1] if head else None,
         "devices": dict(sorted(devices.items())),
+        "floor": floor,
     }
+
+
+def floor_link(db: sqlite3.Connection, head_seq: int) -> dict[str, Any] | None:
+    """The floor link as the forwarder noted it in the journal (controller.journal.outbox):
+    state, last error, the record acknowledged by the floor, the backlog; None when the table
+    has never published."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'floor_outbox'").fetchone() is None:
+        return None
+    row = db.execute("SELECT acked_seq, state, error, at FROM floor_outbox WHERE name = 'floor'").fetchone()
+    if row is None:
+        return None
+    return {"state": row[1], "error": row[2], "at": row[3], "acked_seq": row[0], "backlog": max(0, head_seq - row[0])}
 
 
 def _time(at: float | None) -> str:
@@ -111,6 +125,13 @@ def _text(status: dict[str, Any]) -> list[str]:
         if d["last_fault"] is not None:
             f = d["last_fault"]
             out.append(f"  last fault at {_time(f['at'])} (record {f['seq']}): {f['error']}")
+    floor = status.get("floor")
+    if floor is not None:
+        why = f": {floor['error']}" if floor["error"] else ""
+        out.append(
+            f"floor: link {floor['state']} (noted {_time(floor['at'])}){why}; acknowledged up to record "
+            f"{floor['acked_seq']}, backlog {floor['backlog']}"
+        )
     return out
 
 

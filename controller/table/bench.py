@@ -14,7 +14,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
@@ -379,6 +379,7 @@ def run_bench(
     journal_path: Path | str | None = None,
     resume: bool = False,
     strategy: str = "par",
+    services: Sequence[Any] = (),
     attach: Callable[[TableRuntime, dict[str, Any], dict[str, PtyServer]], Callable[[], None]] | None = None,
     manual: bool = False,
 ) -> BenchSummary:
@@ -388,7 +389,8 @@ def run_bench(
     run is recovered first: its open round is finished, then new rounds follow. ``resume``
     makes ``rounds`` the number of finished rounds the journal should hold (a run killed and
     started again with the same arguments ends as one never stopped). ``strategy``: ``par``
-    (the par sheet's strategy) or ``random`` (legal random decisions, for fuzzing).
+    (the par sheet's strategy) or ``random`` (legal random decisions, for fuzzing). ``services`` run beside
+    the controller (:attr:`TableRuntime.services`: e.g. the floor forwarder).
 
     ``attach(runtime, sims, servers)`` is called before the table starts (e.g. the web view) and
     returns what to call when the bench stops. ``manual``: no simulated players; something else
@@ -413,6 +415,7 @@ def run_bench(
         }
         urls = {role: server.start() for role, server in servers.items()}
         runtime = TableRuntime(table, urls, journal, on_round=played.append)
+        runtime.services.extend(services)
         t = runtime.table
         before = finished()
         target = rounds if resume else before + rounds

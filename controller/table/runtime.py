@@ -142,6 +142,9 @@ class TableRuntime:
             self.drivers["panel"], self.drivers["bet_spots"], self.drivers["shoe"], self.engine.post
         )
         self.table = GAME_TABLES[table.game](table, self.devices, self._round_done, self._audit)
+        self.services: list[Any] = []
+        """Things beside the controller that read the journal (e.g. the floor forwarder): each
+        ``start()``-ed once the journal is recovered, ``stop()``-ed before it is closed."""
 
     # --- the controller thread --------------------------------------------------------------------
 
@@ -280,6 +283,8 @@ class TableRuntime:
             after_recovery()
         if self.durable:
             self._restore_event_windows()
+        for service in self.services:
+            service.start()
         for driver in self.drivers.values():
             driver.start()
         self.engine.start()
@@ -335,5 +340,7 @@ class TableRuntime:
         self.engine.stop()
         for driver in self.drivers.values():
             driver.close()
+        for service in self.services:
+            service.stop()
         if self.durable:
             self.journal.close()  # type: ignore[attr-defined]

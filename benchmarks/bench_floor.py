@@ -1,0 +1,291 @@
+"""The floor link at scale, all on this machine: simulated tables writing their journals and
+publishing them through NATS JetStream, two ingest workers writing PostgreSQL.
+
+Run ``python benchmarks/bench_floor.py [--tables 200] [--procs 4] [--outage 60]``. Phases:
+
+1. realistic rate (``--rate`` records/s per table, default 2: a live table deals a round of
+   about 120 journal records a minute): the delay from journal commit (the record's time) to
+   PostgreSQL commit (``track_commit_timestamp``), p50 / p99;
+2. full speed: every table writes as fast as its journal takes it (SQLite, WAL,
+   ``synchronous=FULL``): records written per second, and records stored in PostgreSQL per
+   second end to end (counted until the store holds every record written in the phase);
+3. a broker outage of ``--outage`` s at the realistic rate (the NATS server SIGKILLed, then
+   restarted on its store): the time from the restart until the store holds every record.
+
+The records are a real bench table's journal (``tablectl bench``) replayed with the sequence
+numbers and round numbers of each simulated table, so messages have the real sizes (a round's
+``.round`` message carries all its events). Tables run in ``--procs`` processes, each table
+with its own journal file and its own forwarder thread and NATS connection; the ingest workers
+are ``tablectl floor ingest`` processes sharing the durable consumer.
+
+Prints figures beside the targets; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import psycopg  # noqa: E402
+
+from controller.floor_config import FloorConfig  # noqa: E402
+from controller.journal import SqliteJournal  # noqa: E402
+from controller.journal.meters import meters_for_round  # noqa: E402
+from floor.forwarder import Forwarder  # noqa: E402
+from floor.migrate import migrate  # noqa: E402
+from floor.servers import LocalNats, LocalPostgres  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+
+REALISTIC, FULL, STOP = 0, 1, 2
+
+
+def template(folder: Path) -> list[tuple[str, dict[str, Any], bool]]:
+    """A real bench table's journal records (kind, data, event), from its first round on."""
+    journal = folder / "template.db"
+    subprocess.run(
+        [sys.executable, "-m", "controller", "bench", "--rounds", "5", "--quiet", "--journal", str(journal)],
+        check=True,
+        capture_output=True,
+    )
+    j = SqliteJournal(journal)
+    records = [(r.kind, r.data, r.event) for r in j.records() if r.seq > 4]  # after OpenTable and the link-ups
+    j.close()
+    return records
+
+
+class SimTable:
+    """One simulated table: a journal fed from the template, a forwarder publishing it."""
+
+    def __init__(self, folder: Path, table_id: str, servers: tuple[str, ...], sync: str) -> None:
+        self.journal = SqliteJournal(folder / f"{table_id}.db")
+        self.journal.db.execute(f"PRAGMA synchronous={sync}")
+        self.forwarder = Forwarder(self.journal.path, FloorConfig(table_id, servers)).start()
+        self.i = 0
+        self.round_no = 0
+        self.first_seq = 1
+
+    def write_one(self, records: list[tuple[str, dict[str, Any], bool]]) -> None:
+        kind, data, event = records[self.i % len(records)]
+        self.i += 1
+        if kind == "RoundSettled":
+            self.round_no += 1
+            data = {**data, "round": self.round_no, "first_seq": self.first_seq, "last_seq": self.journal.last_seq}
+            seq = self.journal.append_round(self.round_no, data, meters_for_round(data))
+            self.first_seq = seq + 1
+        else:
+            self.journal.append(kind, data, event)
+
+
+def table_process(
+    folder: Path,
+    ids: list[str],
+    servers: tuple[str, ...],
+    records: list[tuple[str, dict[str, Any], bool]],
+    rate: float,
+    phase: Any,
+    written: Any,
+    slot: int,
+    sync: str,
+) -> None:
+    """The tables ``ids`` in one process: one writer thread, a forwarder thread per table."""
+    tables = [SimTable(folder, t, servers, sync) for t in ids]
+    next_at = time.monotonic()
+    count = 0
+    while phase.value != STOP:
+        if phase.value == REALISTIC:
+            next_at += 1.0 / (rate * len(tables))
+            delay = next_at - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            elif delay < -1.0:
+                next_at = time.monotonic()  # behind by more than a second: do not burst to catch up
+        else:
+            next_at = time.monotonic()
+        tables[count % len(tables)].write_one(records)
+        count += 1
+        written[slot] = count
+    for t in tables:
+        t.forwarder.stop(drain_s=30)
+        t.journal.close()
+
+
+def stored(db: str) -> int:
+    with psycopg.connect(db, autocommit=True) as conn:
+        row = conn.execute("SELECT (SELECT count(*) FROM journal_event) + (SELECT count(*) FROM round)").fetchone()
+        return int(row[0]) if row else 0
+
+
+def wait_stored(db: str, target: int, timeout: float) -> float | None:
+    """Seconds until the store holds ``target`` records (None: not within ``timeout``)."""
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if stored(db) >= target:
+            return time.monotonic() - start
+        time.sleep(0.25)
+    return None
+
+
+def delays(db: str, since: float, until: float) -> list[float]:
+    with psycopg.connect(db, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT extract(epoch FROM pg_xact_commit_timestamp(xmin))::float8 - at_epoch FROM journal_event "
+            "WHERE at_epoch BETWEEN %s AND %s",
+            (since, until),
+        ).fetchall()
+    return sorted(r[0] for r in rows if r[0] is not None)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--procs", type=int, default=4, help="processes the tables run in")
+    parser.add_argument("--rate", type=float, default=2.0, help="records/s per table at the realistic rate")
+    parser.add_argument("--realistic", type=float, default=30.0, help="seconds at the realistic rate")
+    parser.add_argument("--full", type=float, default=20.0, help="seconds at full speed")
+    parser.add_argument("--outage", type=float, default=60.0, help="seconds the broker is down")
+    parser.add_argument("--workers", type=int, default=2, help="ingest processes")
+    parser.add_argument(
+        "--sync",
+        choices=["FULL", "NORMAL"],
+        default="NORMAL",
+        help="the simulated journals' SQLite synchronous setting: a real table has a disk of its own and "
+        "syncs every record (FULL); 200 journals sharing this machine's one disk would measure the disk, "
+        "so by default they skip the sync (NORMAL) and the link is what is measured",
+    )
+    args = parser.parse_args()
+
+    base = Path(tempfile.mkdtemp(prefix="bench-floor-"))
+    base.chmod(0o711)
+    broker = LocalNats(base / "nats")
+    postgres = LocalPostgres(base / "postgres", settings={"track_commit_timestamp": "on"})
+    workers: list[subprocess.Popen[bytes]] = []
+    procs: list[Any] = []
+    phase = mp.Value("i", REALISTIC)
+    written = mp.Array("q", args.procs)
+    try:
+        broker.start()
+        postgres.start()
+        db = postgres.url
+        migrate(db)
+        records = template(base)
+        for _ in range(args.workers):
+            workers.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "controller", "floor", "ingest", "--nats", broker.url, "--db", db]
+                    + ["--batch", "1000"],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+        ids = [f"t{n:03d}" for n in range(args.tables)]
+        tables_dir = base / "tables"
+        tables_dir.mkdir()
+        ctx = mp.get_context("fork")
+        for p in range(args.procs):
+            proc = ctx.Process(
+                target=table_process,
+                args=(
+                    tables_dir,
+                    ids[p :: args.procs],
+                    (broker.url,),
+                    records,
+                    args.rate,
+                    phase,
+                    written,
+                    p,
+                    args.sync,
+                ),
+            )
+            proc.start()
+            procs.append(proc)
+
+        def total() -> int:
+            return int(sum(written[:]))
+
+        print(
+            f"{args.tables} tables in {args.procs} processes, {args.workers} ingest workers, "
+            f"{len(records)} template records, journals synchronous={args.sync}"
+        )
+        # 1. realistic rate
+        time.sleep(5)  # forwarders connected, ingest consumer made
+        t0 = time.time()
+        time.sleep(args.realistic)
+        t1 = time.time()
+        wait_stored(db, total(), 120)
+        d = delays(db, t0, t1)
+        rate_real = len(d) / (t1 - t0) if d else 0.0
+        p50 = statistics.median(d) if d else float("nan")
+        p99 = d[int(0.99 * (len(d) - 1))] if d else float("nan")
+        print(
+            f"realistic   {rate_real:,.0f} records/s stored; journal commit -> PostgreSQL commit p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms (target p99 < 1000 ms)"
+        )
+        # 2. full speed
+        before_written, before_stored = total(), stored(db)
+        phase.value = FULL
+        start = time.monotonic()
+        time.sleep(args.full)
+        phase.value = REALISTIC
+        full_written = total() - before_written
+        elapsed = time.monotonic() - start
+        target = before_stored + full_written
+        waited = wait_stored(db, target, 600)
+        e2e = full_written / (elapsed + (waited or float("nan")))
+        print(
+            f"full speed  {full_written / elapsed:,.0f} records/s written to the journals; {e2e:,.0f} records/s end to end into PostgreSQL (target >= 20,000)"
+        )
+        # 3. broker outage
+        wait_stored(db, total(), 600)
+        broker.kill(signal.SIGKILL)
+        down_at = total()
+        time.sleep(args.outage)
+        backlog = total() - down_at
+        broker.start()
+        phase_target = total()
+        drained = wait_stored(db, phase_target, 600)
+        drain_text = f"{drained:.1f} s" if drained is not None else "not within 600 s"
+        print(
+            f"outage      {args.outage:.0f} s broker outage, {backlog:,} records backlog: drained {drain_text} after the restart (target 120 s)"
+        )
+        if drained:
+            print(
+                f"draining    {(phase_target - down_at) / drained:,.0f} records/s end to end (journals -> NATS -> PostgreSQL)"
+            )
+        phase.value = STOP
+        for proc in procs:
+            proc.join(120)
+        final = wait_stored(db, total(), 120)
+        print(
+            f"written     {total():,} records in all; stored {stored(db):,}{'' if final is not None else ' (not all!)'}"
+        )
+    finally:
+        phase.value = STOP
+        for proc in procs:
+            proc.join(60)
+        for w in workers:
+            w.send_signal(signal.SIGTERM)
+        for w in workers:
+            try:
+                w.wait(30)
+            except subprocess.TimeoutExpired:
+                w.kill()
+        broker.kill()
+        postgres.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    threading.current_thread().name = "bench_floor"
+    main()

@@ -1,0 +1,122 @@
+"""The journal as an outbox: how far a consumer outside the table (the floor forwarder) has
+had the journal's records acknowledged, kept in the journal file itself.
+
+The table ``floor_outbox`` (name, acked_seq, at) sits beside the chained records and is not
+part of the chain. :class:`Outbox` opens its own connections: one read-only for the records,
+one that writes only ``floor_outbox`` (``synchronous=NORMAL``: an acknowledgement lost in a
+power cut only means records are sent again, and the receiver drops what it already has).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.journal.store import JournalError
+
+__all__ = ["Outbox", "RawRecord"]
+
+_TABLE = (
+    "CREATE TABLE IF NOT EXISTS floor_outbox (name TEXT PRIMARY KEY, acked_seq INTEGER NOT NULL, at REAL NOT NULL, "
+    "state TEXT, error TEXT)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RawRecord:
+    """One journal record as stored: its data still JSON text."""
+
+    seq: int
+    at: float
+    kind: str
+    data: str
+
+
+class Outbox:
+    """The acknowledged position of consumer ``name`` in the journal at ``path`` (which must exist)."""
+
+    def __init__(self, path: Path | str, name: str = "floor") -> None:
+        self.path = Path(path)
+        self.name = name
+        if not self.path.is_file():
+            raise JournalError(f"{self.path}: no journal there")
+        try:
+            uri = self.path.resolve().as_uri()
+            self.reader = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False, timeout=30)
+            self.writer = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=30)
+            self.writer.execute("PRAGMA synchronous=NORMAL")
+            self.writer.execute(_TABLE)
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot open the journal's outbox: {exc}") from exc
+
+    def acked(self) -> int:
+        """The last acknowledged sequence number (0: nothing yet)."""
+        row = self.writer.execute("SELECT acked_seq FROM floor_outbox WHERE name = ?", (self.name,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def ack(self, seq: int) -> None:
+        """Every record up to ``seq`` is acknowledged (never moves back)."""
+        try:
+            self.writer.execute(
+                "INSERT INTO floor_outbox (name, acked_seq, at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE "
+                "SET acked_seq = max(acked_seq, excluded.acked_seq), at = excluded.at",
+                (self.name, seq, time.time()),
+            )
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot record the floor acknowledgement: {exc}") from exc
+
+    def set_state(self, state: str, error: str | None) -> None:
+        """Note the link's state (what ``tablectl status`` shows)."""
+        try:
+            self.writer.execute(
+                "INSERT INTO floor_outbox VALUES (?, 0, ?, ?, ?) ON CONFLICT (name) DO UPDATE "
+                "SET state = excluded.state, error = excluded.error, at = excluded.at",
+                (self.name, time.time(), state, error),
+            )
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot record the floor link state: {exc}") from exc
+
+    def state(self) -> tuple[str | None, str | None, float | None]:
+        """The link's last noted state, error and when (None when never noted)."""
+        row = self.writer.execute("SELECT state, error, at FROM floor_outbox WHERE name = ?", (self.name,)).fetchone()
+        return (row[0], row[1], row[2]) if row else (None, None, None)
+
+    def changed(self) -> bool:
+        """Whether the journal file may have changed since the last call (``PRAGMA data_version``:
+        a cheap look before reading, for a reader that polls)."""
+        version = int(self.reader.execute("PRAGMA data_version").fetchone()[0])
+        changed = version != getattr(self, "_version", None)
+        self._version = version
+        return changed
+
+    def head(self) -> int:
+        """The journal's last sequence number."""
+        row = self.reader.execute("SELECT max(seq) FROM records").fetchone()
+        return int(row[0] or 0)
+
+    def backlog(self) -> int:
+        """Records written but not acknowledged yet."""
+        return max(0, self.head() - self.acked())
+
+    def after(self, seq: int, limit: int = 500) -> list[RawRecord]:
+        """Up to ``limit`` records after ``seq``, in order."""
+        rows = self.reader.execute(
+            "SELECT seq, at, kind, data FROM records WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit)
+        ).fetchall()
+        return [RawRecord(*row) for row in rows]
+
+    def between(self, first: int, last: int) -> list[RawRecord]:
+        """The records ``first`` to ``last``, in order."""
+        rows = self.reader.execute(
+            "SELECT seq, at, kind, data FROM records WHERE seq BETWEEN ? AND ? ORDER BY seq", (first, last)
+        ).fetchall()
+        return [RawRecord(*row) for row in rows]
+
+    def close(self) -> None:
+        for db in (self.reader, self.writer):
+            try:
+                db.close()
+            except sqlite3.Error:
+                pass

@@ -1,0 +1,307 @@
+"""The table side of the floor link: a thread that publishes the table's journal to NATS
+JetStream (docs/floor.md).
+
+It reads the journal read-only after the last acknowledged record (kept in the journal:
+:class:`controller.journal.outbox.Outbox`), publishes in journal order with
+``Nats-Msg-Id = <table id>/<seq>`` and at most ``window`` publish acknowledgements
+outstanding, and records each acknowledged position as acknowledgements arrive in order. On
+any failure it backs off (0.1 s doubling to 5 s), reconnects if the connection is gone, and
+resends from the last acknowledged record; JetStream drops what it already has. It runs in its
+own thread with its own asyncio loop, so the controller thread never waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+import sqlite3
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nats
+import nats.errors
+import nats.js.errors
+
+from controller.floor_config import FloorConfig
+from controller.journal.outbox import Outbox
+from controller.journal.store import JournalError
+from floor.messages import Message, messages_for
+
+__all__ = ["Forwarder", "LinkState", "LinkStatus"]
+
+log = logging.getLogger("tablectl.floor")
+
+
+class LinkState(enum.Enum):
+    """The floor link as the forwarder last saw it."""
+
+    STARTING = "starting"
+    UP = "up"
+    DOWN = "down"
+    STOPPED = "stopped"
+
+
+@dataclass(frozen=True, slots=True)
+class LinkStatus:
+    """What ``tablectl status`` shows of the link: state, positions, backlog, last error."""
+
+    state: LinkState
+    acked: int
+    head: int
+    published: int
+    duplicates: int
+    error: str | None
+
+    @property
+    def backlog(self) -> int:
+        return max(0, self.head - self.acked)
+
+
+class _Resend(Exception):
+    """A publish failed: go back to the last acknowledged record."""
+
+
+class Forwarder:
+    """Publishes the journal at ``journal_path`` over ``link`` until :meth:`stop`."""
+
+    def __init__(
+        self,
+        journal_path: Path | str,
+        link: FloorConfig,
+        window: int = 256,
+        batch: int = 500,
+        idle_poll_s: float = 0.1,
+        ack_timeout_s: float = 5.0,
+        max_backoff_s: float = 5.0,
+        drain_on_stop_s: float = 0.0,
+    ) -> None:
+        self.journal_path = Path(journal_path)
+        self.link = link
+        self.window = window
+        self.batch = batch
+        self.idle_poll_s = idle_poll_s
+        self.ack_timeout_s = ack_timeout_s
+        self.max_backoff_s = max_backoff_s
+        self.drain_on_stop_s = drain_on_stop_s
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._state = LinkState.STARTING
+        self._error: str | None = None
+        self._acked = 0
+        self._head = 0
+        self._published = 0
+        self._duplicates = 0
+        self._ack_written = 0.0
+        self._acked_written = -1
+        self._caught_up_at = 0.0
+        """When the forwarder last found nothing left to send or acknowledge (monotonic)."""
+
+    # --- the controller's side ------------------------------------------------------------------
+
+    def start(self) -> Forwarder:
+        """Start the forwarder thread (returns at once)."""
+        self._thread = threading.Thread(target=self._thread_main, name=f"floor-{self.link.table_id}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 10.0, drain_s: float | None = None) -> None:
+        """Stop: first up to ``drain_s`` for the backlog to be sent (the controller has stopped
+        writing), then briefly for outstanding acknowledgements; what is left stays in the journal."""
+        asked = time.monotonic()
+        drain_s = self.drain_on_stop_s if drain_s is None else drain_s
+        while drain_s > 0 and self._thread is not None and self._thread.is_alive():
+            if self._caught_up_at > asked or time.monotonic() - asked > drain_s:
+                break
+            time.sleep(0.01)
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def status(self) -> LinkStatus:
+        return LinkStatus(self._state, self._acked, self._head, self._published, self._duplicates, self._error)
+
+    def wait_acked(self, seq: int, timeout: float = 60.0) -> bool:
+        """Wait until record ``seq`` is acknowledged (tests, benchmarks, a clean shutdown)."""
+        deadline = time.monotonic() + timeout
+        while self._acked < seq:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
+    # --- the forwarder thread -------------------------------------------------------------------
+
+    def _thread_main(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except Exception as exc:  # never silently: the link shows it
+            log.exception("floor forwarder %s stopped", self.link.table_id)
+            self._state, self._error = LinkState.STOPPED, repr(exc)
+
+    async def _main(self) -> None:
+        outbox = Outbox(self.journal_path)
+        self._acked = outbox.acked()
+        backoff = 0.1
+        nc: Any = None
+        try:
+            while not self._stopping.is_set():
+                try:
+                    if nc is None or nc.is_closed:
+                        nc = await self._connect()
+                    await self._publish(nc, outbox)
+                except (TimeoutError, _Resend, OSError, nats.errors.Error, JournalError, sqlite3.Error) as exc:
+                    self._set_down(outbox, exc)
+                    if nc is not None and nc.is_closed:  # else the client is reconnecting by itself
+                        nc = None
+                    await self._sleep(backoff)
+                    backoff = min(backoff * 2, self.max_backoff_s)
+                    continue
+                backoff = 0.1
+        finally:
+            outbox.ack(self._acked)
+            self._state = LinkState.STOPPED
+            self._write_state(outbox)
+            outbox.close()
+            if nc is not None:
+                await self._close(nc)
+
+    async def _connect(self) -> Any:
+        options: dict[str, Any] = {
+            "servers": list(self.link.servers),
+            "connect_timeout": 2,
+            "allow_reconnect": True,
+            "max_reconnect_attempts": -1,
+            "reconnect_time_wait": 0.5,
+            "name": f"tablectl-forwarder-{self.link.table_id}",
+            "error_cb": self._quiet,
+            "disconnected_cb": self._quiet_event,
+            "reconnected_cb": self._quiet_event,
+        }
+        if self.link.credentials:
+            options["user_credentials"] = self.link.credentials
+        return await nats.connect(**options)
+
+    async def _quiet(self, exc: Exception) -> None:
+        self._error = repr(exc)
+
+    async def _quiet_event(self) -> None:
+        pass
+
+    @staticmethod
+    async def _close(nc: Any) -> None:
+        try:
+            await asyncio.wait_for(nc.close(), 2)
+        except Exception:  # closing a broken connection: nothing left to do
+            pass
+
+    async def _sleep(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while not self._stopping.is_set() and time.monotonic() < deadline:
+            await asyncio.sleep(min(0.05, seconds))
+
+    def _set_down(self, outbox: Outbox, exc: BaseException) -> None:
+        cause = exc.__cause__ or exc
+        error = f"{type(cause).__name__}: {cause}".rstrip(": ")
+        if self._state is not LinkState.DOWN or error != self._error:
+            log.warning("floor link %s down: %s (backlog kept in the journal)", self.link.table_id, error)
+        self._state, self._error = LinkState.DOWN, error
+        outbox.ack(self._acked)
+        self._write_state(outbox)
+
+    def _write_state(self, outbox: Outbox) -> None:
+        try:
+            outbox.set_state(self._state.value, self._error)
+        except Exception:  # the state is informative; the acknowledged position is what matters
+            pass
+
+    async def _publish(self, nc: Any, outbox: Outbox) -> None:
+        """Publish from the last acknowledged record until stopped; raises :class:`_Resend` on a
+        failed or late acknowledgement."""
+        js = nc.jetstream(publish_async_max_pending=self.window * 2)
+        pending: deque[tuple[int, bool, asyncio.Future[Any]]] = deque()  # (seq, last of its seq, ack)
+        sent = self._acked
+        link = self.link
+        try:
+            poll, more = 0.005, True
+            while not self._stopping.is_set():
+                records = outbox.after(sent, self.batch) if more or pending or outbox.changed() else []
+                more = len(records) == self.batch
+                self._head = max(self._head, records[-1].seq if records else sent)
+                if not records:
+                    while pending and pending[0][2].done():
+                        self._complete(pending.popleft(), outbox)
+                    if not pending:
+                        if self._state is not LinkState.UP:
+                            self._state, self._error = LinkState.UP, None
+                            self._write_state(outbox)
+                        self._flush_ack(outbox)
+                        self._caught_up_at = time.monotonic()
+                        await asyncio.sleep(poll)
+                        poll = min(poll * 1.5, self.idle_poll_s)  # idle: look less often, up to idle_poll_s
+                    else:
+                        await self._complete_oldest(pending, outbox)
+                    continue
+                poll = 0.005
+                for record in records:
+                    messages: list[Message] = messages_for(record, link.table_id, link.subject_prefix, outbox.between)
+                    for i, m in enumerate(messages):
+                        while len(pending) >= self.window:
+                            await self._complete_oldest(pending, outbox)
+                        future = await js.publish_async(m.subject, m.payload, headers={"Nats-Msg-Id": m.msg_id})
+                        pending.append((m.seq, i == len(messages) - 1, future))
+                    sent = record.seq
+                    while pending and pending[0][2].done():
+                        self._complete(pending.popleft(), outbox)
+            while pending and not self._stopping.is_set():
+                await self._complete_oldest(pending, outbox)
+            if self._stopping.is_set() and pending:  # a clean stop: a short wait for what is in flight
+                try:
+                    while pending:
+                        await self._complete_oldest(pending, outbox, timeout=2.0)
+                except _Resend:
+                    pass
+        finally:
+            for _, _, future in pending:
+                future.cancel()
+            self._flush_ack(outbox, force=True)
+
+    async def _complete_oldest(
+        self, pending: deque[tuple[int, bool, asyncio.Future[Any]]], outbox: Outbox, timeout: float | None = None
+    ) -> None:
+        entry = pending[0]
+        try:
+            await asyncio.wait_for(asyncio.shield(entry[2]), timeout or self.ack_timeout_s)
+        except TimeoutError as exc:
+            raise _Resend(f"no publish acknowledgement within {timeout or self.ack_timeout_s:.0f} s") from exc
+        except Exception as exc:
+            raise _Resend(str(exc)) from exc
+        pending.popleft()
+        self._complete(entry, outbox)
+
+    def _complete(self, entry: tuple[int, bool, asyncio.Future[Any]], outbox: Outbox) -> None:
+        seq, last, future = entry
+        if future.cancelled():
+            raise _Resend("publish cancelled")
+        exc = future.exception()
+        if exc is not None:
+            raise _Resend(f"{type(exc).__name__}: {exc}") from exc
+        self._published += 1
+        if getattr(future.result(), "duplicate", False):
+            self._duplicates += 1
+        if last:
+            self._acked = seq
+            self._flush_ack(outbox)
+
+    def _flush_ack(self, outbox: Outbox, force: bool = False) -> None:
+        """Write the acknowledged position to the journal at most every 50 ms (and at once when forced)."""
+        now = time.monotonic()
+        if self._acked == self._acked_written and not force:
+            return
+        if force or now - self._ack_written >= 0.05:
+            outbox.ack(self._acked)
+            self._ack_written, self._acked_written = now, self._acked

