@@ -21,6 +21,10 @@ def test_a_fault_holds_until_cleared_and_a_link_until_it_is_back() -> None:
     down = (30, "LinkDown", {"device": "panel", "reason": "no reply"})
     assert table_state([down], 20) == "panel link down (no reply)"
     assert table_state([down, (31, "LinkUp", {"device": "panel"})], 20) is None
+    renumbered = (35, "DeviceFault", {"device": "shoe", "kind": "renumbered", "error": "numbering started over"})
+    assert table_state([renumbered], 20) is None  # listed among the faults, not a hold
+    failed = (36, "DeviceFault", {"device": "panel", "kind": "command_failed", "error": "display failed"})
+    assert table_state([failed], 20) == "panel: display failed"
     door = (40, "DoorChanged", {"device": "shoe", "open": True})
     assert table_state([door], 50) == "shoe door open"
     assert table_state([door, (41, "DoorChanged", {"device": "shoe", "open": False})], 50) is None

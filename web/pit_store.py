@@ -120,8 +120,9 @@ class _Open:
 
 def table_state(events: list[tuple[int, str, dict[str, Any]]], last_round_seq: int) -> str | None:
     """The fault a table is holding on, from its fault and supervisor events ``(seq, kind, data)``
-    in journal order: a link down until its link is up, a door open until closed, any other fault
-    of the round under way until the supervisor clears it, corrects the card or voids."""
+    in journal order: a link down until its link is up, a door open until closed, a jam, an
+    unreadable card, a journal fault or a failed command of the round under way until the
+    supervisor clears it, corrects the card or voids. Other device faults are listed, not holds."""
     state = _Open()
     for seq, kind, data in events:
         device = str(data.get("device", ""))
@@ -133,8 +134,10 @@ def table_state(events: list[tuple[int, str, dict[str, Any]]], last_round_seq: i
             state.door = bool(data.get("open"))
         elif kind == "SupervisorAction" and data.get("action") in _CLEARS:
             state.faults = []
-        elif kind in ("Jam", "DeviceFault", "CardUnreadable", "JournalFault") and seq > last_round_seq:
+        elif kind in ("Jam", "CardUnreadable", "JournalFault") and seq > last_round_seq:
             state.faults.append(_event_text(kind, data))
+        elif kind == "DeviceFault" and data.get("kind") == "command_failed" and seq > last_round_seq:
+            state.faults.append(_event_text(kind, data))  # a command the round depends on failed
     open_ = list(state.links.values()) + (["shoe door open"] if state.door else []) + state.faults
     return "; ".join(open_) if open_ else None
 
