@@ -16,7 +16,7 @@ from typing import Any
 
 from controller.journal.meters import meters_for_round
 from controller.journal.outbox import RawRecord
-from controller.journal.recall import RecalledRound, recall_json
+from controller.journal.recall import RecalledRound, own_events, recall_json
 from controller.table.journal import JournalRecord
 
 __all__ = [
@@ -100,8 +100,11 @@ def messages_for(
         ]
     data = json.loads(record.data)
     first = int(data.get("first_seq") or record.seq)
-    events = tuple(JournalRecord(r.seq, r.at, r.kind, json.loads(r.data)) for r in round_events(first, record.seq - 1))
-    recalled = recall_json(RecalledRound(int(data["round"]), data, events, record.at))
+    number = int(data["round"])
+    events = own_events(
+        (JournalRecord(r.seq, r.at, r.kind, json.loads(r.data)) for r in round_events(first, record.seq - 1)), number
+    )
+    recalled = recall_json(RecalledRound(number, data, events, record.at))
     meters = [[scope, name, value] for (scope, name), value in sorted(meters_for_round(data).items())]
     return [
         Message(

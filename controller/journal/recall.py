@@ -9,6 +9,7 @@ supervisor actions, device faults) are the journal records from its first to its
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,8 +75,14 @@ def recall_round(journal: SqliteJournal, number: int, seq: int) -> RecalledRound
     # The round's own records only: a round can start on the event that ended the one before,
     # so that round's supervisor actions and its record can follow this one's first record.
     start = first if isinstance(first, int) else seq
-    events = tuple(r for r in journal.records(start - 1, seq - 1) if _belongs(r, number))
+    events = own_events(journal.records(start - 1, seq - 1), number)
     return RecalledRound(number, settled.data, events, settled.at, seq)
+
+
+def own_events(records: Iterable[JournalRecord], number: int) -> tuple[JournalRecord, ...]:
+    """Of the records from a round's first to the one before its round record, those of round
+    ``number`` (what its recall lists, and what the floor publishes with it)."""
+    return tuple(r for r in records if _belongs(r, number))
 
 
 def _belongs(record: JournalRecord, number: int) -> bool:

@@ -91,6 +91,25 @@ ALTER TABLE snapshots ADD COLUMN hash TEXT;
 """
 
 
+OUTBOX_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS floor_outbox (name TEXT PRIMARY KEY, acked_seq INTEGER NOT NULL, at REAL NOT NULL, "
+    "state TEXT, error TEXT)"
+)
+"""The floor link's outbox (controller/journal/outbox.py): beside the chained records, present
+only in the journal of a table that publishes to a floor."""
+
+
+@functools.cache
+def optional_schema() -> frozenset[tuple[str, str, str, str | None]]:
+    """``sqlite_master`` rows a journal may have beside :func:`expected_schema` (the outbox)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.execute(OUTBOX_SCHEMA)
+        return frozenset(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+    finally:
+        db.close()
+
+
 @functools.cache
 def expected_schema() -> frozenset[tuple[str, str, str, str | None]]:
     """``sqlite_master`` (type, name, table, SQL) of a journal of this schema version, as SQLite

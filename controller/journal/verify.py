@@ -27,6 +27,7 @@ from controller.journal.store import (
     SqliteJournal,
     expected_schema,
     meta_hash,
+    optional_schema,
     record_hash,
     snapshot_hash,
 )
@@ -84,7 +85,7 @@ def _schema(journal: SqliteJournal, report: VerifyReport) -> bool:
         report.bad(0, f"schema: unreadable ({exc}): the file is damaged")
         return False
     expected = expected_schema()
-    for kind, name, _, _ in sorted(found - expected, key=str):
+    for kind, name, _, _ in sorted(found - expected - optional_schema(), key=str):
         report.bad(0, f"schema: {kind} {str(name)[:60]} is not as tablectl creates it: changed")
     for kind, name, _, _ in sorted(expected - found, key=str):
         if name not in {n for _, n, _, _ in found}:

@@ -162,6 +162,7 @@ class Player:
 
     def act(self) -> None:
         """One step of the round from the phase the table is in (waits for its effect)."""
+        self.confirm_notices()
         phase = _read(lambda: self.t.phase.value)
         handler = getattr(self, f"on_{phase}", None)
         if handler is None:  # hold (a link comes back by itself), round complete, void: transient
@@ -181,7 +182,17 @@ class Player:
                 if _read(lambda: self.t.seats[seat].wagers.get(spot) if seat in self.t.seats else None) != cents:
                     self.spots.place(seat, spot, cents)
         _wait(lambda: {k: s.wagers for k, s in self.t.seats.items() if s.wagers} == wanted, "bets to register")
+        self.before_no_more_bets(wanted)
         self.press("no_more_bets", lambda: self.t.phase.value != "betting")
+
+    def confirm_notices(self) -> None:
+        """Read and confirm what the screen holds for the dealer (a fold's collection, a void's returns)."""
+        while _read(lambda: bool(self.t.notices)):
+            seen = _read(lambda: (len(self.t.notices), self.t.page))
+            self.press("confirm", lambda: (len(self.t.notices), self.t.page) != seen)
+
+    def before_no_more_bets(self, wanted: dict[int, dict[str, int]]) -> None:
+        """What the dealer places before "no more bets" besides the players' wagers (subclasses)."""
 
     def press(self, button: str, done: Callable[[], bool]) -> None:
         self.panel.press(button)
@@ -251,6 +262,7 @@ class MississippiPlayer(Player):
                 self.panel.press(f"seat_{seat.number}")
                 self.panel.press("fold")
             _wait(lambda: street in seat.acted, f"seat {seat.number}'s {street} street decision")
+        self.confirm_notices()
         self.press("reveal", lambda: t.current_street() != street)
 
     on_third_street = on_fourth_street = on_fifth_street = on_street
@@ -313,6 +325,7 @@ class Boston5Player(Player):
                 self.panel.press(f"seat_{n}")
                 self.panel.press("fold")
                 _wait(lambda: s.folded_at is not None, "the fold")
+        self.confirm_notices()
         self.press("deal", lambda: self.t.phase.value != "second_wager")
 
     def on_final_deal(self) -> None:
@@ -330,6 +343,13 @@ class PaiGowPlayer(Player):
         if rng.random() < 0.2:
             w["insurance"] = 100
         return w
+
+    def before_no_more_bets(self, wanted: dict[int, dict[str, int]]) -> None:
+        envy = self.table.options["envy_minimum"]
+        marked = {n for n, w in wanted.items() if w.get("bonus", 0) >= envy}  # type: ignore[operator]
+        for n in sorted(marked - _read(lambda: set(self.t.markers))):
+            self.spots.place(n, "envy_marker", 1)  # 11.15(c): the dealer places the envy marker
+        _wait(lambda: self.t.markers == marked, "the envy markers")
 
     def on_no_more_bets(self) -> None:
         t = self.t

@@ -166,10 +166,7 @@ class TableRuntime:
             self.latencies.append(time.time() - at)
         if type(event).__name__ in _FAULTS:
             self.round_faults += 1
-        if isinstance(event, OpenTable):
-            self.table.open_table()
-        else:
-            self.table.handle(event)
+        self.table.handle(event)
         if self.table.round_started:
             self.table.round_started = False
             self.round_first_seq, self.round_faults = seq + 1, 0
