@@ -85,8 +85,11 @@ class Session:
 
     def snap(self) -> None:
         """The page's HTML and a data request, now."""
-        view = self.page.view()
-        self.snapshots.append(("page HTML", view["round"], html_cards(self.page.d.page_source), view["step"]))
+        # the step and the HTML in one script call: the page may redraw between two reads
+        step, round_no, html = self.page.d.execute_script(
+            "return [view.step, view.round, document.documentElement.outerHTML];"
+        )
+        self.snapshots.append(("page HTML", int(round_no), html_cards(html), step))
         status, body = self.bench.get("/state")
         assert status == 200
         state = json.loads(body)

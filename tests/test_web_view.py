@@ -76,7 +76,7 @@ def test_boston5_dealer_stays_down_when_every_player_folds() -> None:
     t.spot(1, "first", 1000)
     t.press("no_more_bets")
     t.deal("As Ks Qs 2d 3d 4d")
-    t.press("seat_1", "fold")
+    t.press("seat_1", "fold", "confirm")  # confirm: the notice of what the fold leaves to collect
     t.press("deal")
     v = view(t, B5)
     assert v["step"] in ("settlement", "betting")
