@@ -6,11 +6,26 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from controller.cli import bench, diagram, floor, houseway, journal, meters, par, rank, recall, run, settle, status
+from controller.cli import (
+    bench,
+    diagram,
+    floor,
+    floorweb,
+    houseway,
+    journal,
+    meters,
+    par,
+    rank,
+    recall,
+    run,
+    settle,
+    status,
+)
 
 __all__ = ["main", "build_parser"]
 
-_COMMANDS = (bench, run, status, recall, meters, journal, diagram, rank, settle, houseway, par, floor)
+_COMMANDS = (bench, run, status, recall, meters, journal, diagram, rank, settle, houseway, par, floor, floorweb)
+"""``floorweb`` after ``floor``: it adds ``web`` under the ``floor`` command."""
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -402,6 +402,8 @@ def run_bench(
     resume: bool = False,
     strategy: str = "par",
     services: Sequence[Any] = (),
+    attach: Callable[[TableRuntime, dict[str, Any], dict[str, PtyServer]], Callable[[], None]] | None = None,
+    manual: bool = False,
 ) -> BenchSummary:
     """Play ``rounds`` rounds at a bench table; returns the summary.
 
@@ -411,6 +413,10 @@ def run_bench(
     started again with the same arguments ends as one never stopped). ``strategy``: ``par``
     (the par sheet's strategy) or ``random`` (legal random decisions, for fuzzing). ``services`` run beside
     the controller (:attr:`TableRuntime.services`: e.g. the floor forwarder).
+
+    ``attach(runtime, sims, servers)`` is called before the table starts (e.g. the web view) and
+    returns what to call when the bench stops. ``manual``: no simulated players; something else
+    drives the simulators (the web page's controls) until the rounds are played or Ctrl-C.
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
@@ -436,11 +442,20 @@ def run_bench(
         before = finished()
         target = rounds if resume else before + rounds
         player = PLAYERS[table.game](t, sims, table, seats, seed, strategy)
+        detach = None
         start = time.monotonic()
         try:
+            if attach is not None:
+                detach = attach(runtime, sims, servers)
             runtime.start(after_recovery=player.restore_shoe)
             _wait(lambda: t.phase.value != "closed", "the table to open")
             while finished() < target:
+                if manual:
+                    try:
+                        time.sleep(0.1)  # the page's controls drive the simulators
+                    except KeyboardInterrupt:
+                        break
+                    continue
                 player.act()
                 if progress:
                     done = int(30 * finished() / target)
@@ -452,6 +467,8 @@ def run_bench(
                     )
         finally:
             summary.seconds = time.monotonic() - start
+            if detach is not None:
+                detach()
             runtime.stop()
             for server in servers.values():
                 server.close()
