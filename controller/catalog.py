@@ -17,7 +17,18 @@ from dataclasses import dataclass
 from controller.hands import BOSTON5, MISSISSIPPI_STUD, PAI_GOW, Category, HandRules, Kind
 from controller.money import MAX_CENTS
 
-__all__ = ["PaytableSpot", "Option", "GameCatalog", "CATALOG", "catalog_for"]
+__all__ = ["RequiredRow", "PaytableSpot", "Option", "GameCatalog", "CATALOG", "catalog_for", "REGULATION_MINIMUMS"]
+
+
+@dataclass(frozen=True, slots=True)
+class RequiredRow:
+    """A paytable line the regulation fixes: a table without it is refused."""
+
+    category: Category
+    ranks: frozenset[int]
+    push: bool
+    """The line pushes (neither paid nor collected)."""
+    rule: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +44,8 @@ class PaytableSpot:
     """The only categories its rows may name (``None``: every category of ``kind``)."""
     amounts: bool = False
     """Rows pay a fixed ``amount`` in cents (envy bonus) instead of odds."""
+    required_rows: tuple[RequiredRow, ...] = ()
+    """Lines the regulation requires of every paytable for this spot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +61,8 @@ class Option:
     minimum: int = 1
     maximum: int = MAX_CENTS
     """The bounds of an ``int`` option (the default ceiling is the largest amount, :data:`MAX_CENTS`)."""
+    fixed: str = ""
+    """The regulation fixes the value (the default): the rule; the setting may only repeat it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +97,15 @@ CATALOG: dict[str, GameCatalog] = {
             "mississippi_stud",
             MISSISSIPPI_STUD,
             ("ante", "third", "fourth", "fifth", "bonus"),
-            (PaytableSpot("main", Kind.FIVE, True), PaytableSpot("bonus", Kind.THREE, False, "bonus")),
+            (
+                PaytableSpot(
+                    "main",
+                    Kind.FIVE,
+                    True,
+                    required_rows=(RequiredRow(Category.ONE_PAIR, frozenset(range(6, 11)), True, "35.10(i)2"),),
+                ),
+                PaytableSpot("bonus", Kind.THREE, False, "bonus"),
+            ),
         ),
         GameCatalog(
             "pai_gow",
@@ -118,12 +141,20 @@ CATALOG: dict[str, GameCatalog] = {
                     "rounding of the commission to the cent",
                     ("down", "up", "nearest"),
                 ),
-                Option("bonus_minimum", "int", 100, "the least bonus wager, cents (11.15(b): $1.00)"),
+                Option(
+                    "bonus_minimum",
+                    "int",
+                    100,
+                    "the least bonus wager, cents (11.15(b): no less than $1.00; a table may ask more)",
+                    minimum=100,
+                ),
                 Option(
                     "envy_minimum",
                     "int",
                     500,
-                    "the least bonus wager that gets an envy marker, cents (11.15(c): $5.00)",
+                    "the least bonus wager that gets an envy marker, cents",
+                    minimum=500,
+                    fixed="11.15(c): every bonus wager of $5.00 or more gets an envy marker",
                 ),
                 Option("envy_includes_dealer", "bool", False, "whether the dealer's premium hand pays envy"),
                 Option("start_method", "choice", "dice", "how the starting position is drawn (31.11)", ("dice", "rng")),
@@ -161,3 +192,7 @@ def catalog_for(game: str) -> GameCatalog:
         return CATALOG[game]
     except KeyError:
         raise KeyError(f"unknown game '{game}' (known: {', '.join(sorted(CATALOG))})") from None
+
+
+REGULATION_MINIMUMS: dict[str, dict[str, tuple[int, str]]] = {"pai_gow": {"bonus": (100, "11.15(b)")}}
+"""Wager minimums the regulation fixes, cents, by game and spot: a table minimum may be higher, never lower."""

@@ -230,6 +230,26 @@ def _read_table(doc: YamlDoc, path: KeyPath, raw: object, problems: list[Problem
                 rows.append(row)
         if not any(r.amount or not r.odds.push for r in rows) and len(problems) == before:
             problems.append(doc.problem(path + ("rows",), "no row pays anything"))
+        for required in spot.required_rows:
+            missing = sorted(
+                rank
+                for rank in required.ranks
+                if not any(
+                    r.category is required.category
+                    and (r.ranks is None or rank in r.ranks)
+                    and r.odds.push == required.push
+                    for r in rows
+                )
+            )
+            if missing:
+                names = ", ".join("T" if r == 10 else "JQKA"[r - 11] if r > 10 else str(r) for r in missing)
+                what = "push" if required.push else "a payout"
+                problems.append(
+                    doc.problem(
+                        path + ("rows",),
+                        f"missing the row {required.category.value} [{names}] pays {what}: required by {required.rule}",
+                    )
+                )
     if len(problems) > before or game is None or spot is None:
         return None
     return Paytable(

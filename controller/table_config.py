@@ -14,15 +14,24 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from controller.catalog import CATALOG, GameCatalog
+from controller.catalog import CATALOG, REGULATION_MINIMUMS, GameCatalog
 from controller.floor_config import FloorConfig, parse_floor
 from controller.money import MAX_CENTS, OddsError, parse_odds
 from controller.paytables import Paytable, load_paytables
 from controller.yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yaml
 
-__all__ = ["Limit", "DeviceConfig", "JournalConfig", "TableConfig", "load_table", "default_table_path", "config_dir"]
+__all__ = [
+    "DisplayConfig",
+    "Limit",
+    "DeviceConfig",
+    "JournalConfig",
+    "TableConfig",
+    "load_table",
+    "default_table_path",
+    "config_dir",
+]
 
-_KEYS = {"game", "name", "seats", "paytables", "limits", "payout_cap", "devices", "paytables_dir", "journal"}
+_KEYS = {"game", "name", "seats", "paytables", "limits", "payout_cap", "devices", "paytables_dir", "journal", "display"}
 _KEYS.add("floor")  # the floor link (controller.floor_config)
 _JOURNAL_KEYS = {"path", "hmac_key_file", "retention_days"}
 _DEVICE_ROLES = ("shoe", "bet_spots", "panel")
@@ -61,6 +70,14 @@ class JournalConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class DisplayConfig:
+    """The dealer display's size: ``lines`` of ``columns`` characters (until the panel reports its own)."""
+
+    lines: int = 4
+    columns: int = 40
+
+
+@dataclass(frozen=True, slots=True)
 class Limit:
     """Table minimum and maximum for one wager spot, in cents."""
 
@@ -82,6 +99,7 @@ class TableConfig:
     options: Mapping[str, object] = field(default_factory=dict)
     devices: Mapping[str, DeviceConfig] = field(default_factory=dict)
     journal: JournalConfig = field(default_factory=JournalConfig)
+    display: DisplayConfig = field(default_factory=DisplayConfig)
     sha256: str = ""
     """The SHA-256 of the config file and of each paytable file it uses: what a round record
     names with the config's absolute ``path``, so a re-settlement knows it has the same table."""
@@ -155,6 +173,12 @@ def _limits(doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Problem
             continue
         lo = _cents(doc, path + ("min",), value["min"], problems)
         hi = _cents(doc, path + ("max",), value["max"], problems)
+        floor = REGULATION_MINIMUMS.get(game.game, {}).get(spot)
+        if lo is not None and floor is not None and lo < floor[0]:
+            problems.append(
+                doc.problem(path + ("min",), f"{lo} is below the regulation's minimum {floor[0]} ({floor[1]})")
+            )
+            lo = None
         if lo is not None and hi is not None:
             if lo > hi:
                 problems.append(doc.problem(path, f"min {lo} is above max {hi}"))
@@ -259,6 +283,11 @@ def _options(doc: YamlDoc, game: GameCatalog, data: dict[str, Any], problems: li
                     )
                 )
                 continue
+            if option.fixed and value != option.default:
+                problems.append(
+                    doc.problem(path, f"{option.help}: fixed at {option.default} by {option.fixed}, got {value!r}")
+                )
+                continue
         elif option.type == "bool":
             if not isinstance(value, bool):
                 problems.append(doc.problem(path, f"{option.help}: must be true or false, got {value!r}"))
@@ -348,6 +377,7 @@ def load_table(path: Path | str) -> TableConfig:
         options=_options(doc, game, data, problems),
         devices=_devices(doc, data.get("devices"), problems),
         journal=_journal(doc, data.get("journal"), problems),
+        display=_display(doc, data.get("display"), problems),
         floor=parse_floor(doc, data.get("floor"), problems),
     )
     if "limits" in data and isinstance(data["limits"], dict):
@@ -368,3 +398,23 @@ def _table_digest(doc: YamlDoc, paytables: Mapping[str, Paytable]) -> str:
             content = b""
         digest.update(f"\n{spot}\n{paytable.name}\n".encode() + hashlib.sha256(content).hexdigest().encode())
     return digest.hexdigest()
+
+
+def _display(doc: YamlDoc, raw: object, problems: list[Problem]) -> DisplayConfig:
+    if raw is None:
+        return DisplayConfig()
+    if not isinstance(raw, dict):
+        problems.append(doc.problem(("display",), "display is {lines: N, columns: N}"))
+        return DisplayConfig()
+    values = {"lines": 4, "columns": 40}
+    for key, value in raw.items():
+        least = {"lines": 3, "columns": 16}.get(key)
+        if least is None:
+            problems.append(doc.problem(("display", key), f"unknown key '{key}' (known: columns, lines)"))
+        elif isinstance(value, bool) or not isinstance(value, int) or not least <= value <= 255:
+            problems.append(
+                doc.problem(("display", key), f"{key} must be a whole number from {least} to 255, got {value!r}")
+            )
+        else:
+            values[key] = value
+    return DisplayConfig(**values)

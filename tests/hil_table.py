@@ -46,11 +46,23 @@ def wait(cond: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
 class HilTable:
     """Simulators on ptys, the real drivers and controller on them; ``m`` is the table machine."""
 
-    def __init__(self, table: TableConfig, tmp_path: Path, journal: Any = None) -> None:
+    def __init__(
+        self,
+        table: TableConfig,
+        tmp_path: Path,
+        journal: Any = None,
+        chips: dict[tuple[int, str], int] | None = None,
+        display: tuple[int, int] = (4, 40),
+    ) -> None:
+        """``chips``: what is on the bet spots already (a controller restarted mid-round: the chips
+        stay where they are, and the spots' state read at link-up says so); ``display``: the panel's
+        lines and columns."""
         self.table = table
         self.tmp_path = tmp_path
         tmp_path.mkdir(parents=True, exist_ok=True)
-        self.shoe, self.spots, self.panel = ShoeSim(address=1), BetSpotSim(address=2), PanelSim(address=3)
+        self.shoe, self.spots = ShoeSim(address=1), BetSpotSim(address=2)
+        self.panel = PanelSim(address=3, lines=display[0], columns=display[1])
+        self.spots.chips.update(chips or {})
         sims = {"shoe": self.shoe, "bet_spots": self.spots, "panel": self.panel}
         self.servers = {role: PtyServer(sim, link=tmp_path / role) for role, sim in sims.items()}
         urls = {role: s.start() for role, s in self.servers.items()}
@@ -83,6 +95,10 @@ class HilTable:
     def count(self, kind: str) -> int:
         """How many events of ``kind`` the controller has journaled in this run."""
         return sum(1 for r in self.journal.records(self.first_seq) if r.kind == kind)
+
+    def count_events(self) -> int:
+        """How many events the controller has journaled in this run."""
+        return sum(1 for r in self.journal.records(self.first_seq) if r.event)
 
     def settled(self, kind: str, before: int, new: int) -> None:
         """Wait until ``new`` more events of ``kind`` are journaled and every journaled event handled."""
@@ -136,6 +152,30 @@ class HilTable:
 
     # --- checking ------------------------------------------------------------------------------
 
+    def shown(self) -> tuple[str, ...]:
+        """The lines on the simulated panel's display now."""
+        return tuple(self.panel.display.get(i + 1, "") for i in range(self.m.size.lines))
+
+    def screen(self) -> tuple[str, ...]:
+        """The screen on the panel, once it shows what the controller last sent."""
+        wait(lambda: bool(self.m.screen) and self.shown() == self.m.screen, "the panel to show the screen")
+        return self.m.screen
+
+    def all_pages(self) -> list[str]:
+        """The panel's screen page by page, each as one text: ``next`` pages the details (while
+        the table does not need ``next`` for anything else), back round to the first page."""
+        pages = [self.screen_text()]
+        marker = self.screen()[0].rsplit(" ", 1)[-1]
+        if "/" in marker:
+            for _ in range(int(marker.split("/")[1])):
+                self.press("next")
+                pages.append(self.screen_text())
+        return pages
+
+    def screen_text(self) -> str:
+        """The panel's screen as one line of text (wrapped lines joined)."""
+        return " ".join(line.strip() for line in self.screen())
+
     def settles_as_tablectl_settle(self, result: RoundResult) -> dict[str, Any]:
         """Check that what the controller showed and paid is ``tablectl settle`` on the round
         record, and return that settlement as JSON."""
@@ -147,8 +187,10 @@ class HilTable:
             assert tablectl(["settle", str(path)]) == 0
         expected = json.loads(out.getvalue())
         assert result.settlement.to_json() == expected
-        shown = [p for p in self.m.prompts if p in {step["text"] for step in expected["procedure"]}]
-        assert shown[-len(expected["procedure"]) :] == [step["text"] for step in expected["procedure"]], (
-            "the dealer was shown every step, in order"
-        )
+        folds = {"fold", "third_street", "fourth_street", "fifth_street", "violation"}  # collected when the seat folded
+        at_fold = [step["text"] for step in expected["procedure"] if step["phase"] in folds]
+        later = [step["text"] for step in expected["procedure"] if step["phase"] not in folds]
+        assert all(text in self.m.prompts for text in at_fold), "each fold's collection was shown"
+        shown = [p for p in self.m.prompts if p in set(later)]
+        assert shown[-len(later) :] == later, "the dealer was shown every step, in order"
         return expected

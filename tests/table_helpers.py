@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.table.devices import RecordingDevices
+from controller.table.events import OpenTable
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt
@@ -16,7 +17,7 @@ class FedTable:
     def __init__(self, cls: type, table: Any) -> None:
         self.devices = RecordingDevices()
         self.m = cls(table, self.devices)
-        self.m.open_table()
+        self.m.handle(OpenTable())
         self.events: list[Any] = []
 
     def feed(self, event: Any) -> None:

@@ -49,7 +49,7 @@ def test_clean_round_with_a_bonus(t: HilTable) -> None:
     t.spot(1, "ante", 500)
     t.spot(1, "bonus", 500)
     t.spot(4, "ante", 1000)
-    assert t.spots.lamps[(1, "bonus")] == "open"
+    wait(lambda: t.spots.lamps.get((1, "bonus")) == "open", "the bonus lamp open")
     t.press("no_more_bets")
     wait(lambda: t.spots.locked and t.spots.lamps.get((1, "ante")) == "accepted", "the spots to lock and light")
     t.load(shoe("As Ad Kc Qd 7h 7c 2c"))
@@ -64,7 +64,10 @@ def test_clean_round_with_a_bonus(t: HilTable) -> None:
     result = t.finish()
     settled = t.settles_as_tablectl_settle(result)
     assert settled["seats"]["1"]["wagers"]["bonus"]["result"] == "win"  # a pair of sevens in the community cards
-    wait(lambda: t.panel.display.get(1) == f"round {t.m.round_no}: place your bets", "the next round on the panel")
+    wait(
+        lambda: t.shown()[:2] == (f"R{t.m.round_no} betting", f"round {t.m.round_no}: place bets; then no more bets"),
+        "the next round on the panel",
+    )
 
 
 @pytest.mark.parametrize("street", STREETS)
@@ -73,7 +76,7 @@ def test_fold_at_every_street(t: HilTable, street: str) -> None:
     for s in STREETS:
         t.spot(1, s, 500)
         if s == street:
-            t.press("seat_4", "fold")
+            t.press("seat_4", "fold", "confirm")  # the fold's collection, confirmed before the reveal
         elif t.m.seats[4].folded_at is None:
             t.spot(4, s, 1000)
         t.press("reveal")
@@ -103,10 +106,9 @@ def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
         lambda: t.spots.lamps.get((2, "ante")) == "flash_late" and t.spots.lamps.get((1, "ante")) == "flash_removed",
         "the spot lamps to flash",
     )
-    wait(
-        lambda: t.panel.display.get(1) == "removed bet: seat 1 ante 0.00 not accepted",
-        "the panel to name seat and spot",
-    )
+    # the panel names seat and spot: the first on the first page, the rest on the next (the page is shown)
+    assert "late bet: seat 2 ante 5.00 not accepted" in t.screen_text() and t.screen()[0].endswith("1/3")
+    assert "removed bet: seat 1 ante 0.00 not accepted" in t.m.screen_state().details
     t.key()
     t.press("previous", "previous")  # the supervisor refuses both
     actions = [r.data["action"] for r in t.journal.records() if r.kind == "SupervisorAction"]
@@ -131,7 +133,9 @@ def test_a_misdeal_holds_and_the_supervisor_voids(t: HilTable, fault: str) -> No
     before = t.count("CardDealt") + t.count("CardUnreadable")
     getattr(t.shoe, fault)()
     wait(lambda: t.count("CardDealt") + t.count("CardUnreadable") > before and t.m.phase.value == "hold", "the hold")
-    assert t.m.hold_reason.startswith("duplicate card Ad (index 3)" if fault == "duplicate" else "unreadable card")
+    assert t.m.hold_reason.startswith(
+        "duplicate card: seat 4 card 1 (shoe card 3)" if fault == "duplicate" else "unreadable card: seat 4 card 1"
+    )
     wait(lambda: t.panel.lamps.get(BUTTONS.index("clear_fault") + 1) is True, "the clear-fault lamp")
     t.key()
     t.press("void")
@@ -163,7 +167,10 @@ def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
     t.deal(3)
     t.servers["shoe"].disconnect()
     wait(lambda: t.m.phase.value == "hold" and t.m.hold_reason == "link down: shoe", "the hold")
-    wait(lambda: t.panel.display.get(1) == "HOLD: link down: shoe", "the panel to name the device")
+    wait(
+        lambda: t.shown()[0].startswith("R1 HOLD dealing") and "link down: shoe" in " ".join(t.shown()),
+        "the panel to name the device",
+    )
     t.shoe.deal(4)  # dealt while the link is down: kept on the device until delivered
     t.servers["shoe"].reconnect()
     wait(lambda: t.m.phase.value == "third_street", "the round to resume")
@@ -201,17 +208,17 @@ def test_a_misread_card_is_entered_by_the_supervisor(t: HilTable) -> None:
     t.settled("CardDealt", before, 1)
     assert t.m.phase.value == "hold" and "enter it" in t.m.hold_reason
     t.press("next")  # without the key: nothing
-    assert t.m.phase.value == "hold" and not t.m.prompts[-1].startswith("card 3:")
+    assert t.m.phase.value == "hold" and "deck no." not in t.m.prompts[-1]
     t.key()
     t.press("next")
-    assert t.m.prompts[-1] == "card 3: 2c? (next / previous, confirm)"  # the first card not dealt yet
+    assert t.m.prompts[-1] == "seat 4 card 1: deck no. 1? next / previous, confirm"  # 2c, the first not dealt yet
     t.press("next")
-    assert t.m.prompts[-1] == "card 3: 3c? (next / previous, confirm)"
-    wait(lambda: t.panel.display.get(1) == "card 3: 3c? (next / previous, confirm)", "the panel to show the entry")
+    assert t.m.prompts[-1] == "seat 4 card 1: deck no. 2? next / previous, confirm"  # 3c: named by number only
+    assert "seat 4 card 1: deck no. 2?" in t.screen_text() and "3c" not in t.screen_text()
     t.press("confirm")
     assert t.m.phase.value == "dealing" and [str(c) for c in t.m.seats[4].cards] == ["3c"]
     actions = [(r.data["action"], r.data["reason"]) for r in t.journal.records() if r.kind == "SupervisorAction"]
-    assert actions == [("card corrected", "card 3 entered as 3c")]
+    assert actions == [("card corrected", "seat 4 card 1 (shoe card 3) entered")]
     t.shoe.load(["As", "Ad", "3c", "Qd", "7h", "7c", "2h"])
     t.shoe.dealt = 3
     t.deal(4)

@@ -36,7 +36,9 @@ def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Pa
             dict(t.m.seats[1].wagers),
             t.m.prompts[-1],
         )
-    with HilTable(MS, tmp_path / "b", SqliteJournal(path)) as t:
+        screen = t.screen()
+        chips = dict(t.spots.chips)
+    with HilTable(MS, tmp_path / "b", SqliteJournal(path), chips) as t:
         assert t.runtime.recovered > 0
         after = (
             t.m.round_no,
@@ -46,7 +48,8 @@ def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Pa
             t.m.prompts[-1],
         )
         assert after == before
-        wait(lambda: t.panel.display.get(1) == before[-1], "the display state sent again")
+        assert t.m.screen == screen
+        wait(lambda: t.shown() == screen, "the display state sent again")
         wait(
             lambda: t.spots.lamps.get((1, "fourth")) == "accepted" and t.spots.locked,
             "the lamps and the lock sent again",
@@ -88,7 +91,8 @@ def test_a_hold_stays_active_across_a_restart_until_cleared(tmp_path: Path) -> N
         t.settled("CardDealt", before, 1)
         assert t.m.phase.value == "hold"
         reason = t.m.hold_reason
-    with HilTable(B5, tmp_path / "b", SqliteJournal(path)) as t:
+        chips = dict(t.spots.chips)
+    with HilTable(B5, tmp_path / "b", SqliteJournal(path), chips) as t:
         assert t.m.phase.value == "hold" and t.m.hold_reason == reason and t.m.held_from.value == "first_deal"
         wait(lambda: t.panel.lamps.get(BUTTONS.index("clear_fault") + 1) is True, "the clear-fault lamp lit again")
         t.key()

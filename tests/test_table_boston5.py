@@ -79,11 +79,15 @@ def test_fold_and_withdrawal_of_the_second_wager() -> None:
     t.bets(1, 3, 6)
     t.deal("As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
     t.press("seat_3", "fold")  # 24.10(b): fold, forfeiting ante and first
+    assert t.m.prompts[-1] == "seat 3: folds: collect ante 5.00, first 10.00"  # collected now (24.10(b))
+    t.press("deal")
+    assert t.m.phase is Phase.SECOND_WAGER  # the collection is confirmed first
+    t.press("confirm")
     t.spot(1, "second", 1000)
     t.spot(6, "second", 1000)
     t.spot(6, "second", 0)  # 24.10(c): withdrawn before the final two cards
     assert t.m.seats[6].folded_at == "second" and "second" not in t.m.seats[6].wagers
-    t.press("deal")
+    t.press("confirm", "deal")
     t.deal("Js Ts 9s 9d")  # only seat 1 gets cards, then the dealer
     assert t.m.phase is Phase.SETTLEMENT
     finish(t)
@@ -99,7 +103,7 @@ def test_deal_waits_for_every_decision_and_second_must_equal_first() -> None:
     assert t.m.prompts[-1] == "correct: seat 1 second: must equal the first wager 10.00"
     t.spot(1, "second", 1000)
     t.press("deal")
-    assert t.m.phase is Phase.SECOND_WAGER and t.m.prompts[-1] == "waiting for seats [2]"
+    assert t.m.phase is Phase.SECOND_WAGER and t.m.prompts[-1] == "cannot deal: waiting for seats 2"
 
 
 def test_wager_rules_at_no_more_bets() -> None:
@@ -132,7 +136,7 @@ def test_round_replays_to_the_same_prompts_and_settlement() -> None:
     t.deal("As Ks Qs 8h 8d 9c 3c 4d 5h")
     t.press("seat_4", "next", "confirm")
     t.spot(1, "second", 1000)
-    t.press("seat_4", "fold")
+    t.press("seat_4", "fold", "confirm")
     t.press("deal")
     t.deal("Js Ts 2s 7h")
     finish(t)
@@ -150,7 +154,7 @@ def test_when_every_player_folds_the_round_settles_without_the_final_cards() -> 
     t.bets(2, 4, bonus=(4,))
     t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
     t.press("next", "confirm")  # seat 4 does not expose: the bonus is collected
-    t.press("seat_2", "fold", "seat_4", "fold", "deal")
+    t.press("seat_2", "fold", "confirm", "seat_4", "fold", "confirm", "deal")
     assert t.m.phase is Phase.SETTLEMENT and len(t.m.dealer) == 3
     assert not any("3c" in p for p in t.m.prompts)  # the dealer's hand is never revealed
     finish(t)

@@ -89,8 +89,8 @@ def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path
     ]
 
     def first() -> None:
-        _until(lambda: "round 1: place your bets" in sims["panel"].display.values(), 20)
-        assert sims["panel"].display.get(1) == "round 1: place your bets"
+        _until(lambda: "round 1: place bets; then no more bets" in sims["panel"].display.values(), 20)
+        assert sims["panel"].display.get(1) == "R1 betting"
         sims["bet_spots"].place(2, "ante", 500)
         _until(lambda: sims["bet_spots"].lamps.get((2, "ante")) == "open", 10)
         assert sims["bet_spots"].lamps[(2, "ante")] == "open"

@@ -15,6 +15,7 @@ from controller.table_config import config_dir, load_table
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, CardUnreadable
+from drivers.state import ShoeState
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 
@@ -71,7 +72,7 @@ def test_fold_at_every_street(street: str) -> None:
     for s in ("third", "fourth", "fifth"):
         t.spot(1, s, 500)
         if s == street:
-            t.press("seat_4", "fold")
+            t.press("seat_4", "fold", "confirm")  # the fold's collection, confirmed before the reveal
         elif t.m.seats[4].folded_at is None:
             t.spot(4, s, 1000)
         t.press("reveal")
@@ -88,7 +89,7 @@ def test_reveal_waits_for_every_seat() -> None:
     play_to_third(t)
     t.spot(1, "third", 500)
     t.press("reveal")
-    assert t.m.phase is Phase.THIRD_STREET and t.m.prompts[-1] == "waiting for seats [4]"
+    assert t.m.phase is Phase.THIRD_STREET and t.m.prompts[-1] == "cannot reveal: waiting for seats 4"
 
 
 def test_wagers_that_break_the_rules_are_shown_and_block_the_deal() -> None:
@@ -102,7 +103,7 @@ def test_wagers_that_break_the_rules_are_shown_and_block_the_deal() -> None:
     t.spot(2, "ante", 500)
     t.spot(3, "ante", 500)
     t.press("no_more_bets")
-    assert t.m.phase is Phase.NO_MORE_BETS and t.m.prompts[-1] == "no more bets: deal"
+    assert t.m.phase is Phase.NO_MORE_BETS and t.m.prompts[-1] == "no more bets: deal the cards"
 
 
 def test_street_bets_must_be_one_to_three_times_the_ante() -> None:
@@ -128,7 +129,7 @@ def test_late_and_removed_bets_are_not_accepted() -> None:
     "bad, reason",
     [
         (lambda t: t.feed(CardUnreadable(device="shoe", index=3)), "unreadable card"),
-        (lambda t: t.deal("As"), "duplicate card As"),
+        (lambda t: t.deal("As"), "duplicate card: seat 4 card 1"),
     ],
 )
 def test_card_faults_hold_the_table_and_a_supervisor_voids(bad, reason: str) -> None:
@@ -138,7 +139,7 @@ def test_card_faults_hold_the_table_and_a_supervisor_voids(bad, reason: str) -> 
     t.press("no_more_bets")
     t.deal("As Ad")
     bad(t)
-    assert t.m.phase is Phase.HOLD and reason in t.m.hold_reason
+    assert t.m.phase is Phase.HOLD and reason in t.m.hold_reason and "As" not in t.m.hold_reason
     t.press("void")
     assert t.m.phase is Phase.HOLD  # void needs the supervisor key
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
@@ -163,6 +164,8 @@ def test_link_lost_mid_deal_holds_and_resumes_where_it_was() -> None:
     t.feed(LinkDown(device="shoe", reason="no reply"))
     assert t.m.phase is Phase.HOLD and t.m.prompts[-1] == "HOLD: link down: shoe"
     t.feed(LinkUp(device="shoe", boot_id=1, rebooted=False))
+    assert t.m.phase is Phase.HOLD  # back, but its state not read again yet
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=3))
     assert t.m.phase is Phase.DEALING
     for i, c in enumerate("Qd 7h 8h 2c".split(), start=4):
         t.feed(CardDealt(device="shoe", card=c, index=i, quality=100))
@@ -174,8 +177,11 @@ def test_supervisor_clears_a_fault() -> None:
     play_to_third(t)
     t.deal("9s")
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
-    t.press("clear_fault")
+    t.press("clear_fault")  # refused: the card that left the shoe waits for a decision
+    assert t.m.phase is Phase.HOLD and t.m.prompts[-1].startswith("clear fault refused: 1 card dealt while held")
+    t.press("confirm")  # accepted: it has no place in the deal, so it is burned (and recorded)
     assert t.m.phase is Phase.THIRD_STREET
+    assert t.m.card_log[-1] == {"index": 1, "card": "9s", "to": "burned: no place in the deal"}
 
 
 def test_a_round_replayed_from_its_events_gives_the_same_state_prompts_and_settlement() -> None:
@@ -279,7 +285,7 @@ def test_stub_count_every_fifth_round_and_a_mismatch_holds() -> None:
     assert ("stub_count", ()) not in t.devices.commands
     play_round(t)
     assert t.m.phase is Phase.COUNT_STUB and ("stub_count", ()) in t.devices.commands
-    assert t.m.prompts[-1] == "count the stub: 45 cards expected (confirm when counted)"  # 52 - 2 x 2 - 3
+    assert t.m.prompts[-1] == "count the stub: 45 cards expected, then confirm"  # 52 - 2 x 2 - 3
     t.feed(ShoeStatus(device="shoe", stub_count=44, deck_size=52))
     assert t.m.phase is Phase.HOLD and t.m.prompts[-1] == "HOLD: stub count 44, expected 45"
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))

@@ -31,6 +31,7 @@ class Table(FedTable):
         for seat, spots in ((2, {"pai_gow": 1000, "bonus": 500}), (5, {"pai_gow": 2500})):
             for spot, cents in spots.items():
                 self.feed(SpotReport(device="spots", seat=seat, spot=spot, cents=cents))
+        self.feed(SpotReport(device="spots", seat=2, spot="envy_marker", cents=1))  # 11.15(c): a $5 bonus
         self.press("no_more_bets")
         self.press(*["next"] * (dice - 3), "confirm")
         for i, c in enumerate(SHOE[:49], start=1):
@@ -48,7 +49,7 @@ def test_dice_total_gives_the_starting_position_and_the_deal_order() -> None:
             p: [str(c) for c in h] for p, h in expected.items()
         }
         assert (
-            f"dice {dice}: the first hand to {'the dealer' if first == DEALER else f'seat {first}'}; deal"
+            f"dice {dice}: first hand to {'the dealer' if first == DEALER else f'seat {first}'}; deal the cards"
             in t.m.prompts
         )
         assert t.m.phase is Phase.SETTING
@@ -150,5 +151,5 @@ def test_no_more_bets_is_a_state_and_a_card_before_the_dice_total_holds() -> Non
     t.press("no_more_bets")
     assert t.m.phase is Phase.NO_MORE_BETS and t.m.seats[2].wagers == {"pai_gow": 1000}
     t.deal("As")  # the dice total has not been entered
-    assert t.m.phase is Phase.HOLD and t.m.hold_reason == "card As dealt when none was expected"
+    assert t.m.phase is Phase.HOLD and t.m.hold_reason == "card 1 from the shoe dealt when none was expected"
     assert t.m.held_from is Phase.NO_MORE_BETS

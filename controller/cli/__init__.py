@@ -10,6 +10,7 @@ from controller.cli import (
     bench,
     diagram,
     floor,
+    floorweb,
     houseway,
     journal,
     meters,
@@ -24,7 +25,8 @@ from controller.cli import (
 
 __all__ = ["main", "build_parser"]
 
-_COMMANDS = (bench, soak, run, status, recall, meters, journal, diagram, rank, settle, houseway, par, floor)
+_COMMANDS = (bench, soak, run, status, recall, meters, journal, diagram, rank, settle, houseway, par, floor, floorweb)
+"""``floorweb`` after ``floor``: it adds ``web`` under the ``floor`` command."""
 
 
 def build_parser() -> argparse.ArgumentParser:

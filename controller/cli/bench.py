@@ -8,6 +8,7 @@ import sys
 from controller.cli.args import bounded_int, positive_int
 from controller.cli.floor import forwarder_for
 from controller.cli.journal import BENCH_JOURNAL_DIR
+from controller.cli.webopts import add_web_arguments, web_attach
 from controller.journal import JournalError
 from controller.table.bench import FAULT_PROFILES, PLAYERS, STRATEGIES, run_bench
 from controller.table.hold_summary import par_for
@@ -49,6 +50,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         choices=STRATEGIES,
         help="par: the players play the par sheet's strategy (default); random: legal random decisions, for fuzzing",
     )
+    add_web_arguments(p)
+    p.add_argument(
+        "--manual",
+        action="store_true",
+        help="with --web: no simulated players; the page's controls drive the simulators "
+        "(until --rounds are played or Ctrl-C)",
+    )
     p.set_defaults(run=run)
 
 
@@ -70,6 +78,14 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.seats <= table.seats:
         print(f"tablectl bench: --seats must be 1 to {table.seats}", file=sys.stderr)
         return 2
+    try:
+        attach = web_attach(args, bench=True)
+    except ValueError as exc:
+        print(f"tablectl bench: {exc}", file=sys.stderr)
+        return 2
+    if args.manual and attach is None:
+        print("tablectl bench: --manual needs --web (the page drives the simulators)", file=sys.stderr)
+        return 2
     journal = args.journal or table.journal.path or str(BENCH_JOURNAL_DIR / f"{table.game}.db")
     try:
         forwarder = forwarder_for(table, journal, drain_on_stop_s=30.0)
@@ -88,8 +104,10 @@ def run(args: argparse.Namespace) -> int:
             resume=args.resume,
             strategy=args.strategy,
             services=[forwarder] if forwarder is not None else [],
+            attach=attach,
+            manual=args.manual,
         )
-    except JournalError as exc:
+    except (JournalError, OSError) as exc:
         print(f"tablectl bench: {exc}", file=sys.stderr)
         return 2
     summary.par = par_for(table)

@@ -15,6 +15,7 @@ import threading
 
 from controller.cli.floor import forwarder_for
 from controller.cli.journal import RUN_JOURNAL_DIR
+from controller.cli.webopts import add_web_arguments, web_attach
 from controller.journal import JournalError, SqliteJournal
 from controller.table.runtime import TableRuntime, open_journal
 from controller.table_config import TableConfig, load_table
@@ -47,6 +48,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="run even with a paytable marked `approved: false` (a test floor; never a live table)",
     )
+    add_web_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -70,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     try:
+        attach = web_attach(args, bench=False)
         table = load_table(args.config)
         for role, device in table.devices.items():  # before the journal is created
             if device.url.startswith("sim://"):
@@ -97,6 +100,13 @@ def run(args: argparse.Namespace) -> int:
         for line in str(exc).splitlines():
             print(f"tablectl run: {line}", file=sys.stderr)
         return 2
+    stop_web = None
+    if attach is not None:
+        try:
+            stop_web = attach(runtime)
+        except OSError as exc:
+            print(f"tablectl run: --web {args.web}: {exc}", file=sys.stderr)
+            return 2
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     signal.signal(signal.SIGINT, lambda *_: done.set())
@@ -104,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
         runtime.start()
     except JournalError as exc:
         print(f"tablectl run: {exc}", file=sys.stderr)
+        if stop_web is not None:
+            stop_web()
         runtime.stop()
         return 2
     if runtime.recovered:
@@ -121,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
     )
     done.wait()
     log.info("stopping")
+    if stop_web is not None:
+        stop_web()
     runtime.stop()
     log.info("stopped after %d events", runtime.engine.processed)
     return 0

@@ -161,14 +161,15 @@ def _main(seat: Boston5Seat, dealer_value: Any, table: TableConfig) -> tuple[lis
         out += [WagerResult(s, w[s], Result.PUSH, 0, why) for s in ("ante", "first", "second")]
     else:
         why = f"player higher: {pays} (24.10(f)3)"
-        out.append(
-            WagerResult("ante", w["ante"], Result.RETURNED, 0, "player higher: the ante is returned (24.10(f)3)")
-        )
         out += [WagerResult(s, w[s], Result.WIN, pays.payout(w[s]), why) for s in ("first", "second")]
     row = table.paytables["ante_bonus"].row_for(player)
     if row is not None and not row.odds.push:
         why = f"ante bonus {row.describe()}, paid whatever the comparison (24.10(f)3, 24.11(c))"
         out.append(WagerResult("ante_bonus", w["ante"], Result.WIN, row.odds.payout(w["ante"]), why))
+    if player > dealer_value:  # 24.10(f)3: first and second paid, then the ante bonus, then the ante returned
+        out.append(
+            WagerResult("ante", w["ante"], Result.RETURNED, 0, "player higher: the ante is returned (24.10(f)3)")
+        )
     return out, hand_summary(player)
 
 

@@ -386,7 +386,7 @@ def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
         if seat.seat in markers or (is_premium and "bonus" in w):
             note = "envy marker collected" if seat.seat in markers else "premium hand"
             steps["envy"].append(Step("envy", seat.seat, actions_for(later), note))
-        if is_premium and "bonus" not in w:
+        if is_premium and "bonus" not in w and keep_all:  # (d)3iii: only cards (d)1ii kept on the layout
             steps["premium_cards"].append(
                 Step("premium_cards", seat.seat, (), "collect the cards (premium hand, no bonus wager)")
             )

@@ -138,6 +138,8 @@ def _describe(e: JournalRecord) -> str | None:
         return None  # listed with where each went
     if e.kind == "SupervisorAction":
         return f"SUPERVISOR {d['action']}: {d['reason']}"
+    if e.kind == "SupervisorRefused":
+        return f"SUPERVISOR REFUSED {d['action']}: {d['reason']}"
     if e.kind in FAULT_KINDS or e.kind in ("LinkUp", "DoorChanged"):
         detail = ", ".join(f"{k} {v}" for k, v in d.items() if k not in ("at", "event_no", "device"))
         label = "FAULT " if e.kind in FAULT_KINDS else ""

@@ -184,6 +184,7 @@ class Player:
 
     def act(self) -> None:
         """One step of the round from the phase the table is in (waits for its effect)."""
+        self.confirm_notices()
         phase = _read(lambda: self.t.phase.value)
         handler = getattr(self, f"on_{phase}", None)
         if handler is None:  # hold (a link comes back by itself), round complete, void: transient
@@ -203,17 +204,29 @@ class Player:
                 if _read(lambda: self.t.seats[seat].wagers.get(spot) if seat in self.t.seats else None) != cents:
                     self.spots.place(seat, spot, cents)
         _wait(lambda: {k: s.wagers for k, s in self.t.seats.items() if s.wagers} == wanted, "bets to register")
+        self.before_no_more_bets(wanted)
         self.press("no_more_bets", lambda: self.t.phase.value != "betting")
+
+    def confirm_notices(self) -> None:
+        """Read and confirm what the screen holds for the dealer (a fold's collection, a void's returns)."""
+        while _read(lambda: bool(self.t.notices)):
+            seen = _read(lambda: (len(self.t.notices), self.t.page))
+            self.press("confirm", lambda: (len(self.t.notices), self.t.page) != seen)
+
+    def before_no_more_bets(self, wanted: dict[int, dict[str, int]]) -> None:
+        """What the dealer places before "no more bets" besides the players' wagers (subclasses)."""
 
     def press(self, button: str, done: Callable[[], bool]) -> None:
         self.panel.press(button)
         _wait(done, f"{button} to register")
 
     def restore_shoe(self) -> None:
-        """After a restart: the shoe holds this round's cards, as many dealt as the table has (a
-        real shoe keeps its cards through a restart; the simulator has to be told)."""
+        """After a restart: the shoe holds this round's cards, as many dealt as the table has, and
+        the spots their chips (a real table keeps both through a restart; the simulators have to
+        be told)."""
         if self.t.phase.value not in ("betting", "no_more_bets", "closed"):
             self.load_shoe()
+        self.spots.chips.update(self.t.board.levels)  # the chips stay on the spots through a restart
 
     def load_shoe(self) -> None:
         cards = list(deck(joker=self.t.DECK == 53))
@@ -273,6 +286,7 @@ class MississippiPlayer(Player):
                 self.panel.press(f"seat_{seat.number}")
                 self.panel.press("fold")
             _wait(lambda: street in seat.acted, f"seat {seat.number}'s {street} street decision")
+        self.confirm_notices()
         self.press("reveal", lambda: t.current_street() != street)
 
     on_third_street = on_fourth_street = on_fifth_street = on_street
@@ -335,6 +349,7 @@ class Boston5Player(Player):
                 self.panel.press(f"seat_{n}")
                 self.panel.press("fold")
                 _wait(lambda: s.folded_at is not None, "the fold")
+        self.confirm_notices()
         self.press("deal", lambda: self.t.phase.value != "second_wager")
 
     def on_final_deal(self) -> None:
@@ -352,6 +367,13 @@ class PaiGowPlayer(Player):
         if rng.random() < 0.2:
             w["insurance"] = 100
         return w
+
+    def before_no_more_bets(self, wanted: dict[int, dict[str, int]]) -> None:
+        envy = self.table.options["envy_minimum"]
+        marked = {n for n, w in wanted.items() if w.get("bonus", 0) >= envy}  # type: ignore[operator]
+        for n in sorted(marked - _read(lambda: set(self.t.markers))):
+            self.spots.place(n, "envy_marker", 1)  # 11.15(c): the dealer places the envy marker
+        _wait(lambda: self.t.markers == marked, "the envy markers")
 
     def on_no_more_bets(self) -> None:
         t = self.t
@@ -402,6 +424,8 @@ def run_bench(
     resume: bool = False,
     strategy: str = "par",
     services: Sequence[Any] = (),
+    attach: Callable[[TableRuntime, dict[str, Any], dict[str, PtyServer]], Callable[[], None]] | None = None,
+    manual: bool = False,
 ) -> BenchSummary:
     """Play ``rounds`` rounds at a bench table; returns the summary.
 
@@ -411,6 +435,10 @@ def run_bench(
     started again with the same arguments ends as one never stopped). ``strategy``: ``par``
     (the par sheet's strategy) or ``random`` (legal random decisions, for fuzzing). ``services`` run beside
     the controller (:attr:`TableRuntime.services`: e.g. the floor forwarder).
+
+    ``attach(runtime, sims, servers)`` is called before the table starts (e.g. the web view) and
+    returns what to call when the bench stops. ``manual``: no simulated players; something else
+    drives the simulators (the web page's controls) until the rounds are played or Ctrl-C.
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
@@ -434,21 +462,32 @@ def run_bench(
         before = finished()
         target = rounds if resume else before + rounds
         player = PLAYERS[table.game](t, sims, table, seats, seed, strategy)
+        detach = None
         start = time.monotonic()
         tqdm.monitor_interval = 0  # no monitor thread: the bar is updated from this thread only
         bar = tqdm(
             total=target, initial=min(before, target), unit="round", disable=None if progress else True, file=sys.stderr
         )
         try:
+            if attach is not None:
+                detach = attach(runtime, sims, servers)
             runtime.start(after_recovery=player.restore_shoe)
             _wait(lambda: t.phase.value != "closed", "the table to open")
             while finished() < target:
+                if manual:
+                    try:
+                        time.sleep(0.1)  # the page's controls drive the simulators
+                    except KeyboardInterrupt:
+                        break
+                    continue
                 player.act()
                 done = finished()
                 if done > bar.n:
                     bar.update(done - bar.n)
         finally:
             summary.seconds = time.monotonic() - start
+            if detach is not None:
+                detach()
             runtime.stop()
             for server in servers.values():
                 server.close()

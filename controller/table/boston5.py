@@ -14,7 +14,7 @@ from typing import Any
 
 from controller.cards import Card, format_cards
 from controller.games.boston5 import Boston5Seat, bonus_procedure
-from controller.settlement import Settlement, Step
+from controller.settlement import Action, Settlement, Step
 from controller.table.base import RoundTable, Seat, common_transitions, game_phases, in_play_states
 
 __all__ = ["Phase", "TRANSITIONS", "Boston5Table"]
@@ -48,7 +48,7 @@ TRANSITIONS: list[dict[str, Any]] = [
         "trigger": "deal",
         "source": P.SECOND_WAGER,
         "dest": P.FINAL_DEAL,
-        "conditions": "all_decided",
+        "conditions": ["all_decided", "no_steps_pending"],
         "after": "prompt_final",
     },
     # 24.10(d), (e), (f): two cards to each player with a second wager, two to the dealer; the dealer reveals
@@ -67,6 +67,8 @@ class Boston5Table(RoundTable):
     PLAYING = PLAYING
     BET_SPOTS = ("ante", "first", "bonus")
     REQUIRED_SPOTS = ("ante", "first")
+    CONFIRM_PHASES = ("settlement", "bonus_settlement")
+    SPOT_NAMES = (*BET_SPOTS, "second")
 
     def reset_game(self) -> None:
         self.dealer: list[Card] = []
@@ -89,7 +91,7 @@ class Boston5Table(RoundTable):
     def prompt_bonus(self) -> None:
         bonus = [n for n, s in sorted(self.seats.items()) if "bonus" in s.wagers]
         if bonus:
-            self.say(f"bonus: seats {bonus} may expose (seat button), then next")
+            self.ask(f"bonus: seats {', '.join(map(str, bonus))} may expose (seat button); then next")
         else:
             self.bonus_done()  # type: ignore[attr-defined]
 
@@ -97,33 +99,75 @@ class Boston5Table(RoundTable):
         seats = [Boston5Seat(n, dict(s.wagers), tuple(s.cards[:3]), s.exposed, False) for n, s in self.seats.items()]
         self.bonus_steps, self.bonus_index = bonus_procedure(seats, self.table), 0
         if self.bonus_steps:
-            self.say(self.bonus_steps[0].text)
+            self.ask_bonus_step()
         else:
             self.bonus_settled()  # type: ignore[attr-defined]
 
     def next_bonus_step(self) -> None:
         self.bonus_index += 1
         if self.bonus_index < len(self.bonus_steps):
-            self.say(self.bonus_steps[self.bonus_index].text)
+            self.ask_bonus_step()
         else:
             self.bonus_settled()  # type: ignore[attr-defined]
 
+    def ask_bonus_step(self) -> None:
+        self.ask(self.bonus_steps[self.bonus_index].text)
+
     def steps_to_show(self, settlement: Settlement) -> tuple[Step, ...]:
         done = {step.text for step in self.bonus_steps}  # a bonus cut later by the table's cap is shown again
-        return tuple(step for step in settlement.procedure if not (step.phase == "bonus" and step.text in done))
+        steps = super().steps_to_show(settlement)
+        return tuple(step for step in steps if not (step.phase == "bonus" and step.text in done)) or steps[-1:]
 
     def prompt_second(self) -> None:
-        self.say("second wager (equal to the first) or fold")
+        self.ask("second wager equal to the first, or seat, fold; then deal")
 
     def prompt_final(self) -> None:
-        self.say("deal the final two cards")
+        self.ask("deal the final two cards")
         if not self.in_play():
             self.final_cards_complete()  # type: ignore[attr-defined]
 
     def show_and_settle(self) -> None:
         if self.in_play():  # nobody left to play against: the dealer's hand stays down
-            self.say(f"dealer: {format_cards(self.dealer)}")  # 24.10(e): revealed all at once
+            self._shown(f"dealer: {format_cards(self.dealer)}")  # 24.10(e): revealed all at once
         self.settle_round()
+
+    def screen_details(self) -> list[str]:
+        out = super().screen_details()
+        if self.phase is P.BONUS:
+            exposed = [n for n, s in sorted(self.seats.items()) if s.exposed]
+            out.append(f"exposed: seats {', '.join(map(str, exposed))}" if exposed else "exposed: none")
+        elif self.phase is P.SECOND_WAGER:
+            waiting = [n for n, s in sorted(self.seats.items()) if s.folded_at is None and "second" not in s.wagers]
+            if waiting:
+                out.append(f"waiting: seats {', '.join(map(str, waiting))}")
+        elif self.phase is P.SETTLEMENT and self.in_play():
+            out.append(f"dealer: {format_cards(self.dealer)}")
+        return out
+
+    def card_place(self, placed: int) -> str:
+        order = sorted(self.seats)
+        first = 3 * len(order)
+        if placed < first:
+            return f"seat {order[placed // 3]} card {placed % 3 + 1}"
+        if placed < first + 3:
+            return f"dealer card {placed - first + 1}"
+        playing = self.in_play()
+        k = placed - first - 3
+        if k < 2 * len(playing):
+            return f"seat {playing[k // 2].number} card {4 + k % 2}"
+        return f"dealer card {4 + k - 2 * len(playing)}"
+
+    def uses_next_previous(self) -> bool:
+        return self.phase is P.BONUS or super().uses_next_previous()
+
+    def fold(self, seat: Seat) -> None:
+        """24.10(b), (c): the seat folds (or withdraws its second wager): ante and first wager collected now."""
+        seat.folded_at = "second"
+        collect = tuple(Action("collect", spot, seat.wagers[spot]) for spot in ("ante", "first"))
+        self.collect_at_fold(seat, Step("fold", seat.number, collect, "folds"))
+
+    def final_cards_begun(self) -> bool:
+        return self.dealt > 3 * len(self.seats) + 3
 
     def round_record(self) -> dict[str, Any]:
         seats = {
@@ -175,16 +219,20 @@ class Boston5Table(RoundTable):
         if self.bet_while_open(e):
             return
         seat = self.seats.get(e.seat)
+        # 24.10(c): the second wager may be withdrawn "at any time prior to the deal of the final two
+        # cards": until the first of them leaves the shoe.
+        withdrawal_open = self.phase is P.SECOND_WAGER or (self.phase is P.FINAL_DEAL and not self.final_cards_begun())
+        if withdrawal_open and seat and e.spot == "second" and e.cents == 0 and "second" in seat.wagers:
+            seat.wagers.pop("second")
+            self.note(f"seat {e.seat}: second wager withdrawn, folds")
+            self.fold(seat)  # withdrawn before the final cards: a fold
+            return
         if self.phase is P.SECOND_WAGER and seat and e.spot == "second":
-            if e.cents == 0 and "second" in seat.wagers:
-                seat.wagers.pop("second")
-                seat.folded_at = "second"  # 24.10(c): withdrawn before the final cards: a fold
-                self.say(f"seat {e.seat}: second wager withdrawn, folds")
-            elif seat.folded_at is None and e.cents == seat.wagers["first"]:
+            if seat.folded_at is None and e.cents == seat.wagers["first"]:
                 seat.wagers["second"] = e.cents
                 self.devices.lamp(e.seat, "second", "accepted")
             elif seat.folded_at is None:
-                self.say(f"correct: seat {e.seat} second: must equal the first wager {seat.wagers['first'] / 100:.2f}")
+                self.note(f"correct: seat {e.seat} second: must equal the first wager {seat.wagers['first'] / 100:.2f}")
             return
         self.late_bet(e.seat, e.spot, e.cents)
 
@@ -192,7 +240,10 @@ class Boston5Table(RoundTable):
         s = self.seats.get(seat)
         if self.phase is P.BONUS and s and "bonus" in s.wagers:
             s.exposed = not s.exposed
-            self.say(f"seat {seat}: bonus hand {'exposed' if s.exposed else 'not exposed'}")
+            self._shown(f"seat {seat}: bonus hand {'exposed' if s.exposed else 'not exposed'}")  # in the details
+
+    def dealer_button(self, button: str) -> bool:
+        return (button == "next" and self.phase is P.BONUS) or super().dealer_button(button)
 
     def on_game_button(self, button: str) -> None:
         if button == "confirm" and self.phase is P.BONUS_SETTLEMENT:
@@ -202,11 +253,12 @@ class Boston5Table(RoundTable):
         elif button == "fold" and self.phase is P.SECOND_WAGER:
             seat = self.seats.get(self.selected_seat or 0)
             if seat and seat.folded_at is None and "second" not in seat.wagers:
-                seat.folded_at = "second"
-                self.say(f"seat {seat.number} folds")
+                self.fold(seat)
             self.selected_seat = None
         elif button == "deal" and self.phase is P.SECOND_WAGER:
             if not self.all_decided():
                 waiting = [n for n, s in sorted(self.seats.items()) if s.folded_at is None and "second" not in s.wagers]
-                self.say(f"waiting for seats {waiting}")
+                self.note(f"cannot deal: waiting for seats {', '.join(map(str, waiting))}")
+            elif self.steps_pending():
+                self.note("cannot deal: confirm the collection first")
             self.deal()  # type: ignore[attr-defined]

@@ -17,6 +17,10 @@ class TableDevices(Protocol):
 
     def display(self, line: int, text: str) -> None: ...
 
+    def screen(self, lines: tuple[str, ...]) -> None:
+        """Show ``lines`` as the whole screen, replacing the previous one."""
+        ...
+
     def lamp(self, seat: int, spot: str, state: str) -> None: ...
 
     def lock_spots(self, locked: bool) -> None: ...
@@ -38,6 +42,9 @@ class RecordingDevices:
 
     def display(self, line: int, text: str) -> None:
         self.commands.append(("display", (line, text)))
+
+    def screen(self, lines: tuple[str, ...]) -> None:
+        self.commands.append(("screen", (tuple(lines),)))
 
     def lamp(self, seat: int, spot: str, state: str) -> None:
         self.commands.append(("lamp", (seat, spot, state)))
@@ -64,6 +71,16 @@ class DriverDevices:
 
     def display(self, line: int, text: str) -> None:
         self.panel.display(line, text)
+
+    def screen(self, lines: tuple[str, ...]) -> None:
+        """One ``screen`` command when the panel driver has it; else every line by ``display``
+        (blank lines included, so nothing of the previous screen stays)."""
+        whole = getattr(self.panel, "screen", None)
+        if whole is not None:
+            whole(list(lines))
+            return
+        for number, text in enumerate(lines, start=1):
+            self.panel.display(number, text)
 
     def lamp(self, seat: int, spot: str, state: str) -> None:
         self.spots.set_lamp(seat, spot, state)
@@ -92,6 +109,8 @@ def resend_state(commands: list[tuple[str, tuple[Any, ...]]], devices: TableDevi
     for name, args in commands:
         if name == "display":
             last[("display", args[0])] = (name, args)
+        elif name == "screen":
+            last[("screen",)] = (name, args)
         elif name == "lamp":
             last[("lamp", args[0], args[1])] = (name, args)
         elif name == "panel_lamp":
@@ -100,6 +119,7 @@ def resend_state(commands: list[tuple[str, tuple[Any, ...]]], devices: TableDevi
             last[("lock",)] = (name, args)
     send: dict[str, Callable[..., None]] = {
         "display": devices.display,
+        "screen": devices.screen,
         "lamp": devices.lamp,
         "panel_lamp": devices.panel_lamp,
         "lock": devices.lock_spots,

@@ -119,9 +119,10 @@ class Engine:
             try:
                 self.step(event)
             except Exception:  # noqa: BLE001 - logged and journaled; the loop goes on
-                log.exception("controller: handling %r failed", event)
+                # Named by kind and journal number only: the event may hold a card not yet revealed.
+                log.exception("controller: handling %s (record %d) failed", type(event).__name__, self.current_seq)
                 try:
-                    self.journal.append("ControllerError", {"event": repr(event)})
+                    self.journal.append("ControllerError", {"event": type(event).__name__, "seq": self.current_seq})
                 except JournalError:
                     pass
 

@@ -8,8 +8,10 @@ as ``tablectl settle``), shown to the dealer step by step.
 
 Buttons: ``no_more_bets``; a street bet is a bet-spot report on that street's spot, a fold is
 ``seat_N`` then ``fold``; ``reveal`` turns the next community card once every seat has acted;
-``confirm`` moves through the settlement; with the supervisor key on, ``void`` voids the round
-and ``clear_fault`` resumes from a hold. Seats are numbered from the dealer's left (seat 1), so
+``confirm`` moves through the settlement; with the supervisor key on, ``void`` voids the round,
+``clear_fault`` resumes from a hold, and ``seat_N`` then ``settle`` marks that seat's communication
+violation (35.10(c)) before the third community card is revealed. A fold's collection is shown
+when the seat folds and confirmed (``confirm``) before the next reveal. Seats are numbered from the dealer's left (seat 1), so
 clockwise dealing is seat order.
 """
 
@@ -18,7 +20,10 @@ from __future__ import annotations
 from typing import Any
 
 from controller.cards import Card, format_cards
+from controller.settlement import Action, Step
 from controller.table.base import RoundResult, RoundTable, Seat, common_transitions, game_phases, in_play_states
+from controller.table.supervisor import SUPERVISOR_ACTIONS, Record
+from controller.table.supervisor import Action as SupervisorAction
 
 __all__ = ["Phase", "TRANSITIONS", "MississippiTable", "RoundResult", "Seat"]
 
@@ -50,7 +55,7 @@ TRANSITIONS: list[dict[str, Any]] = [
         "trigger": "reveal",
         "source": P.THIRD_STREET,
         "dest": P.FOURTH_STREET,
-        "conditions": "all_acted",
+        "conditions": ["all_acted", "no_steps_pending"],
         "after": "prompt_street",
     },
     # 35.10(e), (f): 4th street; then the second community card.
@@ -58,7 +63,7 @@ TRANSITIONS: list[dict[str, Any]] = [
         "trigger": "reveal",
         "source": P.FOURTH_STREET,
         "dest": P.FIFTH_STREET,
-        "conditions": "all_acted",
+        "conditions": ["all_acted", "no_steps_pending"],
         "after": "prompt_street",
     },
     # 35.10(g), (h), (i): 5th street; the third card; settlement counterclockwise from the dealer's right.
@@ -66,7 +71,7 @@ TRANSITIONS: list[dict[str, Any]] = [
         "trigger": "reveal",
         "source": P.FIFTH_STREET,
         "dest": P.SETTLEMENT,
-        "conditions": "all_acted",
+        "conditions": ["all_acted", "no_steps_pending"],
         "after": "show_and_settle",
     },
     *common_transitions(P, PLAYING),  # 35.9(e): the stub counted every fifth round
@@ -82,6 +87,18 @@ class MississippiTable(RoundTable):
     PLAYING = PLAYING
     BET_SPOTS = ("ante", "bonus")
     REQUIRED_SPOTS = ("ante",)
+    SPOT_NAMES = (*BET_SPOTS, *STREETS)
+    SUPERVISOR_ACTIONS = (
+        *SUPERVISOR_ACTIONS,
+        # 35.10(c): seat_N, then settle with the key on, before the third community card is revealed.
+        SupervisorAction(
+            "communication violation",
+            ("settle",),
+            ("third_street", "fourth_street", "fifth_street"),
+            "communication_violation",
+            "communication violation",
+        ),
+    )
 
     def reset_game(self) -> None:
         self.community: list[Card] = []
@@ -98,20 +115,65 @@ class MississippiTable(RoundTable):
         street = self.current_street()
         return street is not None and all(street in s.acted for s in self.in_play())
 
+    def revealed(self) -> int:
+        """How many community cards are face up (35.10(d), (f), (h))."""
+        phase = self.held_from if self.phase is P.HOLD else self.phase
+        if phase in (P.FOURTH_STREET, P.FIFTH_STREET):
+            return 1 if phase is P.FOURTH_STREET else 2
+        return 3 if phase is P.SETTLEMENT else 0
+
     def prompt_street(self) -> None:
-        street = self.current_street() or "third"
-        shown = STREETS.index(street)  # community cards revealed so far (35.10(d), (f))
+        shown = self.revealed()
         if shown:
-            self.say(f"community: {format_cards(self.community[:shown])}")
-        self.say(f"{street} street: bet 1x-3x ante or fold")
+            self._shown(f"community: {format_cards(self.community[:shown])}")
+        self.ask("bet 1-3x ante or seat, fold; then reveal")
 
     def show_and_settle(self) -> None:
-        self.say(f"community: {format_cards(self.community)}")  # 35.10(h)
+        self._shown(f"community: {format_cards(self.community)}")  # 35.10(h)
         self.settle_round()
+
+    def screen_details(self) -> list[str]:
+        out = super().screen_details()
+        shown = self.revealed()
+        if shown:
+            out.append(f"community: {format_cards(self.community[:shown])}")
+        street = self.current_street()
+        if street:
+            waiting = [s.number for s in self.in_play() if street not in s.acted]
+            if waiting:
+                out.append(f"waiting: seats {', '.join(map(str, waiting))}")
+        return out
+
+    def communication_violation(self, button: str, record: Record) -> None:
+        """Supervisor action, 35.10(c): ``seat_N`` then ``settle`` before the third community card is
+        revealed: every wager of the seat is forfeit, collected now; the reason is journaled."""
+        street = self.current_street()
+        seat = self.seats.get(self.selected_seat or 0)
+        self.selected_seat = None
+        if street is None or seat is None or seat.folded_at is not None:
+            self.note("communication violation: select a seat still in the round, before the last reveal")
+            return
+        seat.violation = True
+        seat.folded_at = street  # it plays no further street
+        seat.acted.add(street)
+        record(f"seat {seat.number} at {street} street: every wager forfeit (35.10(c))")
+        collect = tuple(Action("collect", spot, cents) for spot, cents in seat.wagers.items())
+        self.collect_at_fold(seat, Step("violation", seat.number, collect, "communication violation (35.10(c))"))
+
+    def card_place(self, placed: int) -> str:
+        order = sorted(self.seats)
+        if placed < 2 * len(order):
+            return f"seat {order[placed // 2]} card {placed % 2 + 1}"
+        return f"community card {placed - 2 * len(order) + 1}"
 
     def round_record(self) -> dict[str, Any]:
         seats = {
-            str(n): {"wagers": dict(s.wagers), "cards": format_cards(s.cards), "folded_at": s.folded_at}
+            str(n): {
+                "wagers": dict(s.wagers),
+                "cards": format_cards(s.cards),
+                "folded_at": s.folded_at,
+                **({"communication_violation": True} if s.violation else {}),
+            }
             for n, s in sorted(self.seats.items())
         }
         return {"game": "mississippi_stud", "seats": seats, "community": format_cards(self.community)}
@@ -148,7 +210,7 @@ class MississippiTable(RoundTable):
                 seat.acted.add(street)
                 self.devices.lamp(e.seat, street, "accepted")
             else:
-                self.say(f"correct: seat {e.seat} {street}: must be 1x, 2x or 3x the ante {ante / 100:.2f}")
+                self.note(f"correct: seat {e.seat} {street}: must be 1x, 2x or 3x the ante {ante / 100:.2f}")
             return
         self.late_bet(e.seat, e.spot, e.cents)  # any other change once the bets are locked
 
@@ -159,10 +221,14 @@ class MississippiTable(RoundTable):
             if street and seat and seat.folded_at is None and street not in seat.acted:
                 seat.folded_at = street
                 seat.acted.add(street)
-                self.say(f"seat {seat.number} folds at {street} street")
+                lost = ["ante", *STREETS[: STREETS.index(street)]]
+                collect = tuple(Action("collect", spot, seat.wagers[spot]) for spot in lost)
+                self.collect_at_fold(seat, Step(f"{street}_street", seat.number, collect, f"folds at {street} street"))
             self.selected_seat = None
         elif button == "reveal":
             if self.current_street() and not self.all_acted():
                 waiting = [s.number for s in self.in_play() if self.current_street() not in s.acted]
-                self.say(f"waiting for seats {waiting}")
+                self.note(f"cannot reveal: waiting for seats {', '.join(map(str, waiting))}")
+            elif self.steps_pending():
+                self.note("cannot reveal: confirm the collection first")
             self.reveal()  # type: ignore[attr-defined]

@@ -82,6 +82,7 @@ class PaiGowTable(RoundTable):
     PLAYING = PLAYING
     BET_SPOTS = ("pai_gow", "bonus", "insurance")
     REQUIRED_SPOTS = ("pai_gow",)
+    SPOT_NAMES = (*BET_SPOTS, "envy_marker")
     DECK = 53
     CARD_STARTS_DEAL = False  # the dice total comes first
 
@@ -96,6 +97,7 @@ class PaiGowTable(RoundTable):
         self.all_listed = False
         self.sets: dict[int, HandSet | None] = {}  # None: a foul
         self.markers: set[int] = set()  # seats with an envy marker (11.15(c))
+        self.set_shown = ""
 
     def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
         w = seat.wagers
@@ -108,6 +110,8 @@ class PaiGowTable(RoundTable):
         envy = self.table.options["envy_minimum"]
         if number in self.markers and w.get("bonus", 0) < envy:  # type: ignore[operator]
             problems.append(f"seat {number} envy marker: only for a bonus wager of {envy / 100:.2f} or more (11.15(c))")  # type: ignore[operator]
+        elif number not in self.markers and w.get("bonus", 0) >= envy:  # type: ignore[operator]
+            problems.append(f"seat {number} bonus {w['bonus'] / 100:.2f}: place its envy marker (11.15(c))")
         return problems
 
     def wagers_valid(self) -> bool:
@@ -130,15 +134,39 @@ class PaiGowTable(RoundTable):
     def lock_bets_and_ask_dice(self) -> None:
         self.lock_bets()
         if self.table.options["start_method"] == "rng":
-            self.say("drawing the starting number")
+            self.ask("drawing the starting number: wait")
             self.devices.draw_start()
         else:
-            self.say(f"dice total: {self.dice} (next / previous, confirm)")
+            self.ask_dice()
+
+    def ask_dice(self) -> None:
+        self.ask(f"dice total {self.dice}: next / previous, then confirm")
+
+    def screen_details(self) -> list[str]:
+        out = super().screen_details()
+        if self.phase is P.SETTING and self.set_shown:
+            out.append(self.set_shown)
+        return out
+
+    def uses_next_previous(self) -> bool:
+        return self.phase in (P.NO_MORE_BETS, P.SETTING) or super().uses_next_previous()
+
+    def card_place(self, placed: int) -> str:
+        if not self.order:
+            return f"card {placed + 1}"
+        if self.table.options["deal_method"] == "stacks":
+            position, nth = self.order[placed // HAND_SIZE], placed % HAND_SIZE
+        else:
+            position, nth = self.order[placed % POSITIONS], placed // POSITIONS
+        who = (
+            "dealer" if position == DEALER else f"seat {position}" if position in self.seats else f"position {position}"
+        )
+        return f"{who} card {nth + 1}"
 
     def on_StartDrawn(self, e: Any) -> None:  # noqa: N802
         if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "rng":
             self.dice = e.value
-            self.say(f"starting number {e.value}")
+            self._shown(f"starting number {e.value}")
             self.start_entered()  # type: ignore[attr-defined]
 
     def prompt_deal(self) -> None:
@@ -146,13 +174,14 @@ class PaiGowTable(RoundTable):
         first = start_position(o["start_method"], self.dice, o["count_direction"], self.table.seats)  # type: ignore[arg-type]
         self.order = dealing_order(first, o["deal_direction"], self.table.seats)  # type: ignore[arg-type]
         self.hands = {p: [] for p in self.order}
-        self.say(
-            f"{'dice' if o['start_method'] == 'dice' else 'number'} {self.dice}: the first hand to {'the dealer' if first == DEALER else f'seat {first}'}; deal"
+        self.ask(
+            f"{'dice' if o['start_method'] == 'dice' else 'number'} {self.dice}: first hand to"
+            f" {'the dealer' if first == DEALER else f'seat {first}'}; deal the cards"
         )
 
     def ask_remaining(self) -> None:
         self.devices.request_stub_count()
-        self.say("count the cards left: 4 expected (confirm when counted)")
+        self.ask("count the cards left: 4 expected, then confirm")
 
     def misdeal(self) -> None:
         self.hold_reason = f"misdeal: {self.remaining} cards remain, not {REMAINING} (supervisor: void)"
@@ -181,7 +210,9 @@ class PaiGowTable(RoundTable):
 
     def show_option(self, seat: int, label: str) -> None:
         s = self.options[self.option_index]
-        self.say(f"seat {seat}: high {format_cards(s.high.best)} / low {format_cards(s.low.best)} ({label})")
+        self.ask(f"seat {seat} {label}: confirm, next / previous, or fold (foul)")
+        self.set_shown = f"high {format_cards(s.high.best)} / low {format_cards(s.low.best)}"
+        self._shown(f"seat {seat}: {self.set_shown} ({label})")
 
     def round_record(self) -> dict[str, Any]:
         seats: dict[str, Any] = {}
@@ -249,11 +280,18 @@ class PaiGowTable(RoundTable):
         if not self.bet_while_open(e):
             self.late_bet(e.seat, e.spot, e.cents)
 
+    def dealer_button(self, button: str) -> bool:
+        if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "dice":
+            return button in ("next", "previous", "confirm")
+        if self.phase is P.SETTING:
+            return button in ("next", "previous", "confirm", "fold")
+        return (button == "confirm" and self.phase is P.CHECK_DEAL) or super().dealer_button(button)
+
     def on_game_button(self, button: str) -> None:
         if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "dice":
             if button in ("next", "previous"):
                 self.dice = min(18, self.dice + 1) if button == "next" else max(3, self.dice - 1)
-                self.say(f"dice total: {self.dice} (next / previous, confirm)")
+                self.ask_dice()
             elif button == "confirm":
                 self.start_entered()  # type: ignore[attr-defined]
         elif self.phase is P.CHECK_DEAL and button == "confirm":
@@ -273,7 +311,7 @@ class PaiGowTable(RoundTable):
                 self.show_next_set()
             elif button == "fold":
                 self.sets[n] = None
-                self.say(f"seat {n}: foul")
+                self.note(f"seat {n}: foul")
                 self.show_next_set()
 
     def on_ButtonChanged(self, e: Any) -> None:  # noqa: N802

@@ -121,6 +121,9 @@ class TableRuntime:
         self.round_faults = 0
         self.recovered = 0
         """How many events were replayed to rebuild the open round at start."""
+        self.observers: list[Callable[[object], None]] = []
+        """Called on the controller thread after each live event is handled (read-only views,
+        e.g. the web table view); never during a replay. A failing observer is logged, not fatal."""
         self.engine = Engine(self._handle, journal, on_journal_error=self._journal_failed)
         self.journal = self.engine.journal
         self.durable = isinstance(self.journal, SqliteJournal)
@@ -147,6 +150,11 @@ class TableRuntime:
 
     def _handle(self, event: object) -> None:
         self._dispatch(event, self.engine.current_seq)
+        for observe in self.observers:
+            try:
+                observe(event)
+            except Exception:  # noqa: BLE001 - a view must never stop the table
+                log.exception("observer %r failed on %r", observe, event)
 
     def _dispatch(self, event: object, seq: int) -> None:
         if isinstance(event, LinkStats):
@@ -158,10 +166,7 @@ class TableRuntime:
             self.latencies.append(time.time() - at)
         if type(event).__name__ in _FAULTS:
             self.round_faults += 1
-        if isinstance(event, OpenTable):
-            self.table.open_table()
-        else:
-            self.table.handle(event)
+        self.table.handle(event)
         if self.table.round_started:
             self.table.round_started = False
             self.round_first_seq, self.round_faults = seq + 1, 0

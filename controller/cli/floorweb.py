@@ -1,0 +1,74 @@
+"""``tablectl floor web --db URL``: the pit view in a browser, read only, from the floor store
+(docs/floor.md): every table with its game, state, hold and faults, today's rounds and hold against
+the theoretical, and each table's recent rounds with their full recall."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+
+__all__ = ["register", "run"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``floor web`` under ``tablectl floor`` (creating ``floor`` when no other module has)."""
+    floor = sub.choices.get("floor")
+    if floor is None:
+        floor = sub.add_parser("floor", help="the floor: every table's rounds in one store")
+        floor_sub = floor.add_subparsers(dest="floor_command", required=True, metavar="SUBCOMMAND")
+    else:
+        floor_sub = next(a for a in floor._actions if isinstance(a, argparse._SubParsersAction))
+    p = floor_sub.add_parser("web", help="the pit view in a browser, from the floor store", description=__doc__)
+    p.add_argument("--db", required=True, help="the floor store, e.g. postgresql://floor@127.0.0.1/floor")
+    p.add_argument(
+        "--web",
+        default="127.0.0.1:8090",
+        metavar="HOST:PORT",
+        help="where to listen (default 127.0.0.1:8090; any address but loopback needs --web-token)",
+    )
+    p.add_argument(
+        "--web-token",
+        default=os.environ.get("TABLECTL_WEB_TOKEN"),
+        help="every request must carry this token (default: $TABLECTL_WEB_TOKEN); open the page as /?token=TOKEN",
+    )
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve the pit view until SIGINT or SIGTERM."""
+    try:
+        from web.pit_app import pit_app
+        from web.pit_store import PgFloorReader
+        from web.server import WebServer, parse_address
+
+        address = parse_address(args.web, args.web_token)
+    except ImportError as exc:
+        print(
+            f"tablectl floor web: needs the web and floor extras (pip install -e '.[web,floor]'): {exc}",
+            file=sys.stderr,
+        )
+        return 2
+    except ValueError as exc:
+        print(f"tablectl floor web: {exc}", file=sys.stderr)
+        return 2
+    reader = PgFloorReader(args.db)
+    problem = reader.check()
+    if problem:
+        print(f"tablectl floor web: --db: {problem}", file=sys.stderr)
+        return 2
+    server = WebServer(pit_app(reader, args.web_token), address)
+    try:
+        url = server.start()
+    except (OSError, TimeoutError) as exc:
+        print(f"tablectl floor web: --web {args.web}: {exc}", file=sys.stderr)
+        return 2
+    print(f"web: pit view on {url}{'?token=...' if args.web_token else ''}", file=sys.stderr, flush=True)
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    signal.signal(signal.SIGINT, lambda *_: done.set())
+    done.wait()
+    server.stop()
+    return 0

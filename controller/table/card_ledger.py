@@ -1,0 +1,111 @@
+"""The card ledger: every card the shoe reported in a round, in dealt order, with where it went
+or why it was not used.
+
+A card that left the shoe is a physical fact: it is never dropped. Each report becomes an entry;
+a card the table cannot place now (dealt while the table is held, or when no card was expected)
+waits for the supervisor, who accepts it in its place in the dealing order or declares a misdeal.
+The entries are the ``cards`` list of the round's record (shown by ``tablectl recall``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.cards import Card
+
+__all__ = ["LedgerEntry", "CardLedger", "WAITING", "UNREADABLE", "DUPLICATE", "MISDEAL", "BURNED"]
+
+WAITING = "waiting for the supervisor"
+"""The disposition of a card the table could not place yet (with why, e.g. "dealt while held")."""
+UNREADABLE = "unreadable: read again or entered by the supervisor"
+DUPLICATE = "read as a card already dealt: read again or entered by the supervisor"
+MISDEAL = "misdeal: the round is void"
+BURNED = "burned: no place in the deal"
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerEntry:
+    """One card report: the shoe's index (its count of cards out), the card as read, where it went."""
+
+    index: int
+    card: str
+    to: str
+
+    def as_record(self) -> dict[str, object]:
+        """The entry as the round record's ``cards`` list has it."""
+        return {"index": self.index, "card": self.card, "to": self.to}
+
+
+class CardLedger:
+    """Every card the shoe reported this round, in order, and the shoe's own count of cards out."""
+
+    def __init__(self) -> None:
+        self.entries: list[LedgerEntry] = []
+        self.waiting: list[tuple[int, Card]] = []
+        """Cards that wait for the supervisor, in dealt order (each also has an entry)."""
+        self._waiting_at: list[int] = []
+        self._replacing: dict[int, int] = {}
+        """Entries (by shoe index) of waiting cards being placed now: their place is kept."""
+        self.shoe_count = 0
+        """The index of the last card the shoe reported: its count of cards out since it started over."""
+
+    def start_round(self) -> None:
+        """A new round: no entries yet (the shoe's count goes on)."""
+        self.entries, self.waiting, self._waiting_at, self._replacing = [], [], [], {}
+
+    def _add(self, index: int, card: str, to: str) -> int:
+        entry = LedgerEntry(index, card, to)
+        position = self._replacing.pop(index, None)
+        if position is not None:  # a waiting card placed: it keeps its place in dealt order
+            self.entries[position] = entry
+            return position
+        self.shoe_count = index
+        self.entries.append(entry)
+        return len(self.entries) - 1
+
+    def placed(self, index: int, dealt: Card | str, to: str) -> None:
+        """A card placed in the deal (``to``: "seat 3", "dealer", "community" ...)."""
+        self._add(index, str(dealt), to)
+
+    def not_used(self, index: int, card: str, why: str) -> None:
+        """A report that is not a card of the deal (unreadable, a duplicate read)."""
+        self._add(index, card, why)
+
+    def wait(self, index: int, dealt: Card, why: str) -> None:
+        """A card the table cannot place now: it waits for the supervisor."""
+        self._waiting_at.append(self._add(index, str(dealt), f"{WAITING} ({why})"))
+        self.waiting.append((index, dealt))
+
+    def take_waiting(self) -> list[tuple[int, Card]]:
+        """The waiting cards, in dealt order, for the supervisor to place: their entries are
+        replaced in place by where they go (the ``placed`` or ``wait`` calls that follow)."""
+        self._replacing = {index: position for (index, _), position in zip(self.waiting, self._waiting_at, strict=True)}
+        cards, self.waiting, self._waiting_at = self.waiting, [], []
+        return cards
+
+    def settle_waiting(self, to: str) -> list[tuple[int, Card]]:
+        """Every waiting card goes ``to`` (a misdeal, burned); returns them."""
+        for position in self._waiting_at:
+            entry = self.entries[position]
+            self.entries[position] = LedgerEntry(entry.index, entry.card, to)
+        for position in self._replacing.values():  # taken to be placed, but the round ended first
+            entry = self.entries[position]
+            self.entries[position] = LedgerEntry(entry.index, entry.card, to)
+        self._replacing = {}
+        cards, self.waiting, self._waiting_at = self.waiting, [], []
+        return cards
+
+    def records(self) -> list[dict[str, object]]:
+        """The entries as the round record's ``cards`` list."""
+        return [e.as_record() for e in self.entries]
+
+    def count_differs(self, cards_out: int) -> str | None:
+        """Compare the shoe's own count of cards out (its state after a link-up) with the reports:
+        the difference as text, or None when they agree. A count of 0 is a shoe that started over
+        (shuffled, or a new shoe): nothing left it since, so nothing can be missing."""
+        if cards_out == 0:
+            self.shoe_count = 0
+            return None
+        if cards_out == self.shoe_count:
+            return None
+        return f"the shoe counts {cards_out} cards out, the table has {self.shoe_count} reported"

@@ -1,0 +1,125 @@
+"""What each device must be given again on every link-up, and whether each device is back.
+
+:class:`ShownState` stands between the table and its devices: every command goes through it to
+the devices and it keeps what the commands leave (the panel's screen lines and lamps, every
+bet-spot lamp, the spot lock, a stub count asked for and not answered yet), so that a device that
+comes back after an outage or a restart is sent its whole current state, never an old prompt.
+
+:class:`DeviceLinks` follows each device's link: after a link-down a device is back only once
+its link is up again *and* its whole state has been read again (the state snapshot of
+docs/protocol.md); until then a hold for it cannot end.
+
+Devices are named by their role, as the runtime names their drivers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.table.devices import TableDevices
+
+__all__ = ["PANEL", "BET_SPOTS", "SHOE", "ShownState", "DeviceLinks"]
+
+PANEL, BET_SPOTS, SHOE = "panel", "bet_spots", "shoe"
+
+
+class ShownState:
+    """A :class:`TableDevices` that sends each command on to ``target`` and keeps the state it leaves."""
+
+    def __init__(self, target: TableDevices) -> None:
+        self.target = target
+        """Where the commands go (the runtime swaps it while replaying the journal)."""
+        self.lines: dict[int, str] = {}
+        self.whole_screen = False
+        """The panel was last sent a whole screen (sent again as one)."""
+        self.panel_lamps: dict[str, bool] = {}
+        self.spot_lamps: dict[tuple[int, str], str] = {}
+        self.locked: bool | None = None
+        self.stub_count_asked = False
+
+    # --- the TableDevices commands --------------------------------------------------------------
+
+    def display(self, line: int, text: str) -> None:
+        self.lines[line] = text
+        self.target.display(line, text)
+
+    def screen(self, lines: tuple[str, ...]) -> None:
+        self.lines = dict(enumerate(lines, start=1))
+        self.whole_screen = True
+        self.target.screen(lines)
+
+    def lamp(self, seat: int, spot: str, state: str) -> None:
+        self.spot_lamps[(seat, spot)] = state
+        self.target.lamp(seat, spot, state)
+
+    def lock_spots(self, locked: bool) -> None:
+        self.locked = locked
+        self.target.lock_spots(locked)
+
+    def request_stub_count(self) -> None:
+        self.stub_count_asked = True
+        self.target.request_stub_count()
+
+    def panel_lamp(self, button: str, on: bool) -> None:
+        self.panel_lamps[button] = on
+        self.target.panel_lamp(button, on)
+
+    def draw_start(self) -> None:
+        self.target.draw_start()
+
+    # --- state ----------------------------------------------------------------------------------
+
+    def stub_count_answered(self) -> None:
+        """The shoe answered the stub-count request (nothing to ask again)."""
+        self.stub_count_asked = False
+
+    def resend(self, device: str) -> int:
+        """Send ``device`` its whole current state again; returns how many commands were sent.
+        The panel: every screen line and lamp; the bet spots: every lamp and the lock; the shoe:
+        a request it has not answered."""
+        sent: list[tuple[Any, tuple[Any, ...]]] = []
+        if device == PANEL and self.whole_screen:
+            sent.append((self.target.screen, (tuple(text for _, text in sorted(self.lines.items())),)))
+        elif device == PANEL:
+            sent += [(self.target.display, (line, text)) for line, text in sorted(self.lines.items())]
+        if device == PANEL:
+            sent += [(self.target.panel_lamp, (b, on)) for b, on in sorted(self.panel_lamps.items())]
+        elif device == BET_SPOTS:
+            if self.locked is not None:
+                sent.append((self.target.lock_spots, (self.locked,)))
+            sent += [(self.target.lamp, (s, spot, st)) for (s, spot), st in sorted(self.spot_lamps.items())]
+        elif device == SHOE and self.stub_count_asked:
+            sent.append((self.target.request_stub_count, ()))
+        for send, args in sent:
+            send(*args)
+        return len(sent)
+
+
+class DeviceLinks:
+    """Each device's link: down, up but its state not read again yet, or back."""
+
+    DOWN = "link down"
+    UNREAD = "back, its state not read yet"
+
+    def __init__(self) -> None:
+        self.pending: dict[str, str] = {}
+        """The devices not back yet after a link-down, and why."""
+
+    def down(self, device: str) -> None:
+        self.pending[device] = self.DOWN
+
+    def up(self, device: str) -> None:
+        """The link is up: the device is back once its state is read (only after a link-down)."""
+        if device in self.pending:
+            self.pending[device] = self.UNREAD
+
+    def state_read(self, device: str) -> None:
+        """The device's whole state arrived: it is back unless its link went down again since."""
+        if self.pending.get(device) == self.UNREAD:
+            del self.pending[device]
+
+    def why_not_back(self) -> str | None:
+        """The devices not back, as text, or None when every device is back."""
+        if not self.pending:
+            return None
+        return "; ".join(f"{device}: {why}" for device, why in sorted(self.pending.items()))

@@ -1,0 +1,265 @@
+"""docs/dealer-guide.md, generated: each game's round played through its machine, with the screen
+the dealer sees before every action, then the supervisor's actions, the holds and the hidden-card
+entry. ``python -m controller.table.guide > docs/dealer-guide.md`` writes it; a test checks that the
+file is what the machines give today.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from controller.cards import deck
+from controller.table.boston5 import Boston5Table
+from controller.table.devices import RecordingDevices
+from controller.table.events import OpenTable
+from controller.table.mississippi_stud import MississippiTable
+from controller.table.pai_gow import PaiGowTable
+from controller.table.runtime import GAME_TABLES
+from controller.table_config import TableConfig, config_dir, load_table
+from drivers.bet_spots import SpotReport
+from drivers.panel import ButtonChanged
+from drivers.shoe import CardDealt, ShoeStatus
+
+__all__ = ["dealer_guide"]
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """One thing done at the table: by a player (bets, shown as text) or the dealer (a screen first)."""
+
+    what: str
+    events: tuple[Any, ...]
+    dealer: bool = True
+
+
+def spot(seat: int, name: str, cents: int, what: str = "") -> Act:
+    return Act(
+        what or f"seat {seat} bets {name} {cents / 100:.2f}",
+        (SpotReport(device="spots", seat=seat, spot=name, cents=cents),),
+        dealer=False,
+    )
+
+
+def press(*buttons: str, what: str = "") -> Act:
+    events = tuple(ButtonChanged(device="panel", button=b, pressed=True) for b in buttons)
+    return Act(what or "press " + ", ".join(f"`{b}`" for b in buttons), events)
+
+
+def deal(cards: Sequence[str], first: int = 1, what: str = "") -> Act:
+    events = tuple(CardDealt(device="shoe", card=c, index=i, quality=100) for i, c in enumerate(cards, first))
+    return Act(what or f"deal {len(cards)} cards from the shoe", events)
+
+
+def _mississippi() -> list[Act]:
+    return [
+        spot(1, "ante", 500),
+        spot(1, "bonus", 100),
+        spot(4, "ante", 1000),
+        press("no_more_bets"),
+        deal("As Ad Kc Qd 7h 7c 2c".split(), what="deal: two cards to each seat, then three community cards"),
+        spot(1, "third", 500),
+        press("seat_4", "fold", what="seat 4 folds: press `seat_4`, `fold`"),
+        press("confirm", what="collect seat 4's ante, then press `confirm`"),
+        press("reveal"),
+        spot(1, "fourth", 1000),
+        press("reveal"),
+        spot(1, "fifth", 1500),
+        press("reveal"),
+    ]
+
+
+def _boston5() -> list[Act]:
+    return [
+        spot(1, "ante", 500),
+        spot(1, "first", 1000),
+        spot(2, "ante", 500),
+        spot(2, "first", 1000),
+        spot(2, "bonus", 500),
+        press("no_more_bets"),
+        deal("As Ks Qs 8h 8d 9c 3c 4d 5h".split(), what="deal: three cards to each seat, then three to the dealer"),
+        press("seat_2", what="seat 2 exposes its bonus hand: press `seat_2`"),
+        press("next"),
+        press("confirm", what="pay seat 2's bonus, then press `confirm`"),
+        spot(1, "second", 1000),
+        press("seat_2", "fold", what="seat 2 folds: press `seat_2`, `fold`"),
+        press("confirm", what="collect seat 2's ante and first wager, then press `confirm`"),
+        press("deal"),
+        deal("Js Ts 6h 6c".split(), 10, what="deal the final two cards to seat 1, then two to the dealer"),
+    ]
+
+
+def _pai_gow() -> list[Act]:
+    cards = list(deck(joker=True))
+    random.Random(3).shuffle(cards)
+    return [
+        spot(2, "pai_gow", 1000),
+        spot(2, "bonus", 500),
+        spot(2, "envy_marker", 1, "the dealer puts an envy marker in front of seat 2's $5.00 bonus"),
+        spot(5, "pai_gow", 2500),
+        press("no_more_bets"),
+        press(*["next"] * 5, what="enter the dice total: `next` five times (3 to 8)"),
+        press("confirm"),
+        deal([str(c) for c in cards[:49]], what="deal seven hands of seven"),
+        Act("the shoe counts the cards left", (ShoeStatus(device="shoe", stub_count=4, deck_size=53),)),
+        press("confirm", what="seat 5's hand set the house way: `confirm`"),
+        press("next", what="seat 2: `next` shows another legal set"),
+        press("confirm"),
+    ]
+
+
+SCRIPTS: dict[str, tuple[type, Callable[[], list[Act]], str]] = {
+    "mississippi_stud": (MississippiTable, _mississippi, "Mississippi Stud (13:69F-35)"),
+    "boston5": (Boston5Table, _boston5, "Boston 5 stud poker (13:69F-24)"),
+    "pai_gow": (PaiGowTable, _pai_gow, "Pai gow poker (11.15)"),
+}
+
+
+def _boxed(lines: Sequence[str], width: int) -> list[str]:
+    edge = "+" + "-" * width + "+"
+    return ["```", edge, *(f"|{line.ljust(width)}|" for line in lines), edge, "```"]
+
+
+def _round(game: str, table: TableConfig) -> list[str]:
+    cls, script, title = SCRIPTS[game]
+    m = cls(table, RecordingDevices())
+    m.handle(OpenTable())
+    out = [f"## {title}", "", f"Table `{table.name}`, a display of {m.size.lines} x {m.size.columns}.", ""]
+    number = 0
+    players: list[str] = []
+    acts = script()
+    while True:
+        for act in acts:
+            if not act.dealer:
+                players.append(act.what)
+                for e in act.events:
+                    m.handle(e)
+                continue
+            number += 1
+            if players:
+                out += [f"Players: {'; '.join(players)}.", ""]
+                players = []
+            out += [f"**{number}. {act.what}** ({m.phase.value.replace('_', ' ')}); the screen before:", ""]
+            out += [*_boxed(m.screen, m.size.columns), ""]
+            for e in act.events:
+                m.handle(e)
+        if m.phase.value != "settlement":
+            break
+        acts = [press("confirm", what="do the step shown, then press `confirm`")]
+    out += ["The round is complete; the next one opens for bets:", "", *_boxed(m.screen, m.size.columns), ""]
+    return out
+
+
+_BUTTONS = """## The buttons
+
+| Button | What it does |
+|---|---|
+| `no_more_bets` | locks the bet spots and starts the round (refused, with the reason on the screen, while a wager breaks the rules) |
+| `seat_1` ... `seat_7` | selects a seat (then `fold`), or marks a Boston 5 bonus hand exposed |
+| `fold` | the selected seat folds; its collection is shown at once and confirmed with `confirm` |
+| `reveal` | Mississippi Stud: turns the next community card once every seat has acted |
+| `deal` | Boston 5: the final two cards, once every seat has a second wager or has folded |
+| `confirm` | the step on the screen is done; on a notice, the next page or (on the last) read |
+| `next` / `previous` | pages a long screen (the page is in the status line, e.g. `2/3`); enters the pai gow dice total and moves through hand sets |
+| `void`, `clear_fault`, `settle` | supervisor only, with the key on (below) |
+
+The screen: the first line is the status (round, step, `HOLD` when the table holds, the page); then
+the prompt, naming the button to press; then details (community cards, who has not acted, late bets).
+What must be read (a fold's collection, a void's returns, the stub count) stays until `confirm`.
+Spot lamps: `attract` between rounds, `open` when chips are on a spot, `accepted` at no more bets,
+`off` when a spot empties, when a fold is collected and when the round ends, `winner` on the spots
+paid during settlement, flashing for a late or removed bet.
+"""
+
+_SUPERVISOR = """## The supervisor's actions (key on)
+
+| Action | Buttons | When | Journaled |
+|---|---|---|---|
+| Void the round | `void` | any time the round is in play or on hold | `void`, every wager returned (a notice lists them) |
+| Clear a fault | `clear_fault` | on hold | `fault cleared` with the hold's reason |
+| Accept / refuse a late or removed bet | `next` / `previous` | while one is pending (the screen lists them) | `late bet accepted` / `late bet refused` |
+| Enter a misread card | `next` / `previous`, `confirm` | on hold for an unreadable or duplicate card | `card corrected`, named by position |
+| Communication violation (35.10(c)) | `seat_N`, `settle` | Mississippi Stud, before the third community card is revealed | `communication violation`: every wager of the seat forfeit, collected at once; the round record carries `communication_violation: true` |
+
+## Holds and what clears them
+
+| The screen says (why: ...) | What clears it |
+|---|---|
+| `link down: <device>` | the device comes back by itself (the round resumes); or the supervisor voids |
+| `unreadable card: <position>` | the shoe reads the card again (with the key on), or the supervisor enters it, or voids |
+| `duplicate card: <position>` | as for an unreadable card |
+| `card N from the shoe dealt when none was expected` | supervisor: `clear_fault` once the card is back, or `void` |
+| `stub count N, expected M` | supervisor: `clear_fault`, then the dealer recounts and presses `confirm` |
+| `misdeal: N cards remain, not 4` (pai gow) | supervisor: `void` |
+| `journal: ...` | the journal can be written again (the table says so); supervisor: `clear_fault` |
+| `cannot settle: ...` | supervisor: `void` |
+
+## Hidden cards
+
+Every card is dealt face down, and the dealer's display can be seen from the table, so a card not
+yet revealed never appears on it, in the log or in anything published: a misread card is named by
+its position (`community card 2`, `dealer card 3`, `seat 4 card 1`), never by its face. Entering a
+card needs the supervisor's key. While a card is entered, the display shows the candidate by its
+number in the deck below, never its face: the supervisor looks at the card, finds its number here,
+and steps to it with `next` / `previous` (cards already dealt this round are skipped), then presses
+`confirm`.
+
+"""
+
+
+def _deck_table() -> list[str]:
+    cards = [str(c) for c in deck(joker=True)]
+    out = ["| Suit | " + " | ".join(c[0] for c in cards[:13]) + " |", "|---" * 14 + "|"]
+    for s, name in enumerate(("clubs", "diamonds", "hearts", "spades")):
+        out.append(f"| {name} | " + " | ".join(str(13 * s + r + 1) for r in range(13)) + " |")
+    out += ["", "The joker (pai gow) is 53.", ""]
+    return out
+
+
+def _entry_example(table: TableConfig) -> list[str]:
+    m = MississippiTable(table, RecordingDevices())
+    m.handle(OpenTable())
+    for seat, cents in ((1, 500), (4, 1000)):
+        m.handle(SpotReport(device="spots", seat=seat, spot="ante", cents=cents))
+    m.handle(ButtonChanged(device="panel", button="no_more_bets", pressed=True))
+    for i, c in enumerate("As Ad Kc Qd 7h".split(), 1):
+        m.handle(CardDealt(device="shoe", card=c, index=i, quality=100))
+    m.handle(CardDealt(device="shoe", card="7h", index=6, quality=100))  # the shoe reads 7h again
+    held = m.screen
+    m.handle(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    for _ in range(2):
+        m.handle(ButtonChanged(device="panel", button="next", pressed=True))
+    return [
+        "For example, the shoe reports the second community card as a card already dealt:",
+        "",
+        *_boxed(held, m.size.columns),
+        "",
+        "The supervisor turns the key and presses `next` twice:",
+        "",
+        *_boxed(m.screen, m.size.columns),
+        "",
+    ]
+
+
+def dealer_guide() -> str:
+    """The whole of docs/dealer-guide.md."""
+    tables = {game: load_table(config_dir() / "bench" / f"{game}.yaml") for game in GAME_TABLES}
+    out = [
+        "# The dealer's guide",
+        "",
+        "Generated from the table machines (`python -m controller.table.guide > docs/dealer-guide.md`;",
+        "`tests/test_dealer_guide.py` checks it is current): each game's round step by step, with the",
+        "screen the dealer sees before each action, on the bench tables of `config/bench/`.",
+        "",
+        _BUTTONS,
+    ]
+    for game in SCRIPTS:
+        out += _round(game, tables[game])
+    out += [_SUPERVISOR, *_deck_table(), *_entry_example(tables["mississippi_stud"])]
+    return "\n".join(out).rstrip() + "\n"
+
+
+if __name__ == "__main__":
+    print(dealer_guide(), end="")

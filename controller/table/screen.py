@@ -1,0 +1,108 @@
+"""The dealer's screen: a pure function from what the table knows to the lines the panel shows.
+
+One whole screen per state, never a stream of lines: a status line (round, step, hold), the
+prompt (what the dealer must do next, naming the button), and details. Every line fits the
+display's width; details that do not fit are paged (``next`` / ``previous``), the page shown in
+the status line. A notice (a list that must be read, such as the wagers to return after a void)
+takes the prompt's place until the dealer confirms it, page by page.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+__all__ = ["DisplaySize", "Notice", "ScreenState", "DEFAULT_SIZE", "render", "page_count"]
+
+
+@dataclass(frozen=True, slots=True)
+class DisplaySize:
+    """The panel's display: how many lines of how many characters."""
+
+    lines: int = 4
+    columns: int = 40
+
+    def __post_init__(self) -> None:
+        if self.lines < 3 or self.columns < 16:
+            raise ValueError(f"display {self.lines} x {self.columns}: at least 3 lines of 16 characters")
+
+
+DEFAULT_SIZE = DisplaySize()
+"""The size when neither the table config nor the panel says otherwise."""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the dealer must read (and do) before going on: ``title`` then ``lines``;
+    confirmed with ``confirm``. A ``blocking`` notice is a procedure step: the round does not go
+    on (no next card, no reveal) until it is confirmed."""
+
+    title: str
+    lines: tuple[str, ...] = ()
+    blocking: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenState:
+    """What the screen is made from: the table's state as the dealer needs it."""
+
+    round_no: int
+    step: str
+    prompt: str
+    details: tuple[str, ...] = ()
+    hold: str = ""
+    """Why the table holds ("" when it does not)."""
+    notice: Notice | None = None
+    page: int = 0
+    notes: tuple[str, ...] = ()
+    """Answers to the dealer's last action, shown first."""
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
+
+
+def _parts(state: ScreenState, size: DisplaySize) -> tuple[list[str], list[list[str]]]:
+    """The fixed lines under the status line (the prompt) and the pages of detail lines (a
+    detail is not split over two pages unless it is longer than a page)."""
+    width = size.columns
+    if state.notice is not None:
+        prompt = f"{state.notice.title} (confirm)"
+        items = list(state.notice.lines)
+    else:
+        prompt = state.prompt
+        items = [*state.notes, *state.details]
+    if state.hold:  # after what answers the dealer's last action, before the rest
+        items.insert(len(state.notes), f"why: {state.hold}")
+    wrapped = _wrap(prompt, width)
+    fixed = wrapped[: max(1, size.lines - 2)]
+    room = size.lines - 1 - len(fixed)
+    blocks = [wrapped[len(fixed) :]] if len(wrapped) > len(fixed) else []  # a long prompt goes on below
+    blocks += [_wrap(item, width) for item in items]
+    pages: list[list[str]] = [[]]
+    for lines in blocks:
+        if pages[-1] and len(pages[-1]) + len(lines) > room:
+            pages.append([])
+        for line in lines:
+            if len(pages[-1]) == room:
+                pages.append([])
+            pages[-1].append(line)
+    return fixed, pages
+
+
+def page_count(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> int:
+    """How many pages the details take (at least one)."""
+    return len(_parts(state, size)[1])
+
+
+def render(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> tuple[str, ...]:
+    """The screen's lines (exactly ``size.lines``, none wider than ``size.columns``)."""
+    fixed, pages = _parts(state, size)
+    page = min(max(state.page, 0), len(pages) - 1)
+    marker = f" {page + 1}/{len(pages)}" if len(pages) > 1 else ""
+    step = state.step.replace("_", " ")
+    status = f"R{state.round_no} {'HOLD ' if state.hold else ''}{step}"
+    status = status[: size.columns - len(marker)].ljust(size.columns - len(marker)) + marker
+    lines = [status.rstrip(), *fixed, *pages[page]]
+    lines += [""] * (size.lines - len(lines))
+    return tuple(line[: size.columns] for line in lines)

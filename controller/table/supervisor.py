@@ -1,0 +1,184 @@
+"""The pit supervisor's actions, as a data table like the machines' transitions, and the key switch.
+
+Each :class:`Action` names the buttons that ask for it, the states it is allowed in, a condition
+on the table, whether the key is required (always, unless a row says otherwise), the table method
+that does it and the action journaled when it is done. :class:`Supervisor` is the only way an
+action is done: it checks the key before any handler runs, so an action added to the table cannot
+forget it, and journals every refused attempt (``SupervisorRefused``) with why.
+
+The key counts as on only while the panel's last word says so: a ``supervisor_key`` press (or the
+panel's state read after a link-up with the key on) turns it on; its release, any panel link-down
+or a controller restart turns it off (authority never outlives its evidence).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Action", "IN_PLAY", "SUPERVISOR_ACTIONS", "Supervisor", "Record"]
+
+IN_PLAY = "in play"
+"""In ``Action.states``: every state a round is played in (the game's ``PLAYING``)."""
+
+Record = Callable[..., None]
+"""``record(reason, action=None)``: a handler journals (and shows) what it did; ``action``
+overrides the row's ``journal`` (a late bet taken by ``next`` may be refused after all)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One supervisor action: what asks for it, where it is allowed, what does it, what is journaled."""
+
+    name: str
+    buttons: tuple[str, ...]
+    """The panel buttons that ask for it (empty: asked for by a device event, e.g. a card read again)."""
+    states: tuple[str, ...]
+    """The table states (phase values, or :data:`IN_PLAY`) it is allowed in."""
+    handler: str
+    """The table method that does it: ``handler(button, record, **args)``."""
+    journal: str
+    """The ``action`` of the ``SupervisorAction`` record it journals."""
+    when: str | None = None
+    """A table predicate that must hold too for the buttons to mean this action."""
+    allowed: str | None = None
+    """A table method returning why the action cannot be done now (refused and journaled), or None."""
+    key: bool = True
+    """The key must be on (every supervisor action so far)."""
+
+
+SUPERVISOR_ACTIONS: tuple[Action, ...] = (
+    # Cards that left the shoe while the table was held: accept them in their place, or a misdeal (void).
+    Action(
+        "misdeal",
+        ("void",),
+        ("hold",),
+        "declare_misdeal",
+        "misdeal",
+        when="cards_waiting",
+    ),
+    # A misread card: the supervisor enters it (next / previous choose, confirm deals it) or the shoe reads it again.
+    Action(
+        "enter card",
+        ("next", "previous", "confirm"),
+        ("hold",),
+        "enter_card",
+        "card corrected",
+        when="card_to_enter",
+        allowed="why_not_resume",
+    ),
+    Action(
+        "accept cards",
+        ("confirm",),
+        ("hold",),
+        "accept_waiting_cards",
+        "cards accepted",
+        when="cards_waiting",
+        allowed="why_not_accept",
+    ),
+    Action("card read again", (), ("hold",), "accept_read_again", "card corrected", allowed="why_not_resume"),
+    Action("void", ("void",), (IN_PLAY, "hold"), "void_by_supervisor", "void"),
+    Action("clear fault", ("clear_fault",), ("hold",), "clear_fault", "fault cleared", allowed="why_not_clear"),
+    # Late-bet changes after "no more bets": next accepts the oldest, previous refuses it.
+    Action("accept late bet", ("next",), (), "accept_late_bet", "late bet accepted", when="late_pending"),
+    Action("refuse late bet", ("previous",), (), "refuse_late_bet", "late bet refused", when="late_pending"),
+)
+"""Every supervisor action, first match first (an empty ``states`` means any state)."""
+
+
+class Supervisor:
+    """Does the supervisor actions of ``actions`` on ``table``, journaling them with ``audit`` and
+    showing them to the dealer with ``show``."""
+
+    def __init__(
+        self,
+        table: Any,
+        actions: Iterable[Action],
+        in_play: Iterable[str],
+        audit: Callable[[str, dict[str, Any]], Any],
+        show: Callable[[str], None],
+    ) -> None:
+        self.table = table
+        self.actions = tuple(actions)
+        self.in_play = frozenset(in_play)
+        self.audit = audit
+        self.show = show
+        self.key_on = False
+        """Whether the key is on now, by the panel's last report since its link was last up."""
+        self._by_name = {a.name: a for a in self.actions}
+        for a in self.actions:  # a table row naming a method the table lacks is a bug: fail at start
+            for method in (a.handler, a.when, a.allowed):
+                if method is not None and not callable(getattr(table, method, None)):
+                    raise TypeError(f"supervisor action {a.name!r}: the table has no method {method!r}")
+
+    # --- the key ------------------------------------------------------------------------------
+
+    def key_reported(self, on: bool) -> None:
+        """The panel reports the key switch (a button change, or its state read after a link-up)."""
+        self.key_on = on
+
+    def key_lost(self) -> None:
+        """The panel's link went down (or the controller restarted): the key counts as off."""
+        self.key_on = False
+
+    # --- actions --------------------------------------------------------------------------------
+
+    def allowed_in(self, action: Action, phase: str) -> bool:
+        if not action.states:
+            return True
+        return phase in action.states or (IN_PLAY in action.states and phase in self.in_play)
+
+    def match(self, button: str) -> Action | None:
+        """The action ``button`` asks for now (the first row whose buttons, states and condition fit)."""
+        phase = self.table.phase.value
+        for action in self.actions:
+            if button not in action.buttons or not self.allowed_in(action, phase):
+                continue
+            if action.when is None or getattr(self.table, action.when)():
+                return action
+        return None
+
+    def press(self, button: str) -> bool:
+        """A panel button was pressed: do the supervisor action it asks for now. True when it
+        asked for one (done or refused); False when it is the dealer's (no action, or the key is
+        off and the button has a dealer meaning in this state)."""
+        action = self.match(button)
+        if action is None:
+            return False
+        if action.key and not self.key_on and self.table.dealer_button(button):
+            return False
+        self.attempt(action.name, button)
+        return True
+
+    def attempt(self, name: str, button: str = "", **args: Any) -> bool:
+        """Do action ``name`` if it is allowed now (key on, state, the table's own check);
+        otherwise refuse it, journaled. True when it was done."""
+        action = self._by_name[name]
+        phase = self.table.phase.value
+        if action.key and not self.key_on:
+            return self._refuse(action, button, "the supervisor's key is needed")
+        if not self.allowed_in(action, phase):
+            return self._refuse(action, button, f"not allowed in {phase}")
+        if action.allowed is not None:
+            why = getattr(self.table, action.allowed)()
+            if why:
+                return self._refuse(action, button, why)
+
+        def record(reason: str, journal: str | None = None) -> None:
+            self.audit(
+                "SupervisorAction",
+                {"round": self.table.round_no, "action": journal or action.journal, "reason": reason},
+            )
+            self.show(f"supervisor: {journal or action.journal}: {reason}")
+
+        getattr(self.table, action.handler)(button, record, **args)
+        return True
+
+    def _refuse(self, action: Action, button: str, why: str) -> bool:
+        self.audit(
+            "SupervisorRefused",
+            {"round": self.table.round_no, "action": action.name, "button": button, "reason": why},
+        )
+        self.show(f"{action.name} refused: {why}")
+        return False

@@ -1,0 +1,61 @@
+"""The dealer's screen as a pure function: status, prompt, details; widths; paging; notices."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.table.screen import DisplaySize, Notice, ScreenState, page_count, render
+
+SMALL = DisplaySize(4, 20)
+
+
+def test_status_prompt_details_in_that_order_padded_to_the_display() -> None:
+    lines = render(ScreenState(7, "third_street", "reveal", ("waiting: seats 2",)))
+    assert lines == ("R7 third street", "reveal", "waiting: seats 2", "")
+
+
+def test_every_line_fits_the_width_and_nothing_is_lost() -> None:
+    long = "seat 6: straight_flush (9s 8s 7s 6s 5s): pay ante 100.00, third 300.00, fourth 300.00"
+    state = ScreenState(12, "settlement", long, ("dealer: community cards 9s 8s 7s",))
+    text = []
+    for page in range(page_count(state, SMALL)):
+        lines = render(ScreenState(**{**_fields(state), "page": page}), SMALL)
+        assert len(lines) == 4 and all(len(line) <= 20 for line in lines)
+        text += lines[1:]
+    joined = " ".join(line for line in text if line)
+    assert long.split()[0] in joined and "300.00" in joined and "9s 8s 7s" in joined
+
+
+def test_a_hold_shows_in_the_status_line_and_why_in_the_details() -> None:
+    lines = render(ScreenState(3, "dealing", "wait for the device; or key: void", hold="link down: shoe"))
+    assert lines[0] == "R3 HOLD dealing" and "why: link down: shoe" in lines
+
+
+def test_the_answer_to_the_last_action_comes_before_the_hold_reason() -> None:
+    state = ScreenState(3, "dealing", "key", hold="duplicate card", notes=("community card 2 read again",))
+    assert render(state)[2:] == ("community card 2 read again", "why: duplicate card")
+
+
+def test_long_details_are_paged_with_the_page_in_the_status_line() -> None:
+    details = tuple(f"void: seat {n}: return ante 5.00" for n in range(1, 8))
+    state = ScreenState(5, "betting", "place bets", details)
+    pages = page_count(state, DisplaySize(4, 40))
+    assert pages == 4
+    first, last = render(state, DisplaySize(4, 40)), render(ScreenState(**{**_fields(state), "page": 3}))
+    assert first[0].endswith("1/4") and last[0].endswith("4/4") and last[2] == "void: seat 7: return ante 5.00"
+
+
+def test_a_notice_takes_the_prompt_until_confirmed() -> None:
+    notice = Notice("round 4 void: return every wager", ("void: seat 1: return ante 5.00",))
+    lines = render(ScreenState(5, "betting", "place bets", ("x",), notice=notice))
+    assert lines[1] == "round 4 void: return every wager" and lines[2] == "(confirm)"
+    assert "place bets" not in " ".join(lines)
+
+
+def test_a_display_too_small_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least 3 lines"):
+        DisplaySize(2, 40)
+
+
+def _fields(state: ScreenState) -> dict[str, object]:
+    return {name: getattr(state, name) for name in state.__slots__}  # type: ignore[attr-defined]

@@ -1,0 +1,406 @@
+"""The table through device outages, restarts and bad reports (issue 11), event by event: the
+devices faked at the device interface, the state snapshots of drivers/state.py posted directly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from table_helpers import FedTable
+
+from controller.cards import card
+from controller.table.boston5 import Boston5Table
+from controller.table.mississippi_stud import MississippiTable, Phase
+from controller.table_config import config_dir, load_table
+from drivers.link import LinkDown, LinkUp
+from drivers.panel import ButtonChanged
+from drivers.shoe import CardDealt
+from drivers.state import PanelState, ShoeState, SpotsState
+
+TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
+CARDS = "As Ad Kc Qd 7h 8h 2c"
+
+
+class Table(FedTable):
+    """The Mississippi Stud machine fed events directly, its journaled records kept."""
+
+    def __init__(self, cls: type = MississippiTable, table: Any = TABLE) -> None:
+        super().__init__(cls, table)
+        self.journal: list[tuple[str, dict[str, Any]]] = []
+        self.m.audit = lambda kind, data: self.journal.append((kind, data))
+
+    def records(self, kind: str) -> list[dict[str, Any]]:
+        return [d for k, d in self.journal if k == kind]
+
+    def key(self, on: bool = True) -> None:
+        self.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=on))
+
+    def cards(self, cards: str, first: int = 1) -> None:
+        for i, c in enumerate(cards.split(), start=first):
+            self.feed(CardDealt(device="shoe", card=c, index=i, quality=100))
+
+    def down(self, device: str) -> None:
+        self.feed(LinkDown(device=device, reason="no reply"))
+
+    def up(self, device: str) -> None:
+        self.feed(LinkUp(device=device, boot_id=1, rebooted=False))
+
+
+def betting(t: Table) -> None:
+    t.spot(1, "ante", 500)
+    t.spot(4, "ante", 1000)
+
+
+# --- 1. the state read after a link-up ----------------------------------------------------------------
+
+
+def test_spots_changed_while_the_link_was_down_count_as_their_reports_while_betting() -> None:
+    t = Table()
+    betting(t)
+    t.down("bet_spots")
+    assert t.m.phase is Phase.HOLD
+    t.up("bet_spots")
+    # while down: seat 2 put an ante, seat 4 took its ante off, seat 9 does not exist
+    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (2, "ante", 700), (9, "ante", 500))))
+    assert t.m.phase is Phase.BETTING
+    assert {n: s.wagers for n, s in t.m.seats.items() if s.wagers} == {1: {"ante": 500}, 2: {"ante": 700}}
+    assert [d["seat"] for d in t.records("DeviceFault")] == [9]
+
+
+def test_spots_changed_while_the_link_was_down_after_the_lock_are_late_and_removed_bets() -> None:
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.cards(CARDS)
+    t.down("bet_spots")
+    t.up("bet_spots")
+    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 900), (2, "bonus", 100))))
+    assert t.m.phase is Phase.THIRD_STREET
+    assert t.m.late_bets == [
+        "late bet: seat 1 ante 9.00 not accepted",
+        "late bet: seat 2 bonus 1.00 not accepted",
+        "removed bet: seat 4 ante 0.00 not accepted",
+    ]
+    assert t.m.seats[1].wagers == {"ante": 500} and t.m.seats[4].wagers == {"ante": 1000}
+    assert ("lamp", (4, "ante", "flash_removed")) in t.devices.commands
+
+
+def test_the_panels_state_replaces_the_key_the_table_believed() -> None:
+    t = Table()
+    betting(t)
+    t.down("panel")
+    t.up("panel")
+    t.feed(PanelState(device="panel", key_on=True, held=()))
+    assert t.m.phase is Phase.BETTING and t.m.supervisor.key_on
+    t.feed(PanelState(device="panel", key_on=False, held=()))
+    assert not t.m.supervisor.key_on
+
+
+def test_a_shoe_count_that_differs_from_the_cards_reported_holds() -> None:
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.cards("As Ad Kc")
+    t.down("shoe")
+    t.up("shoe")
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=5))  # two cards left it unreported
+    assert t.m.phase is Phase.HOLD and t.m.hold_reason == "shoe: the shoe counts 5 cards out, the table has 3 reported"
+    assert t.records("DeviceFault")[-1]["cards_out"] == 5
+    t.key()
+    t.press("void")
+    assert t.m.rounds[-1].settlement is None
+
+
+# --- 2. the key after a panel link-down ------------------------------------------------------------------
+
+
+def test_the_key_counts_as_off_after_a_panel_link_down_and_a_refused_void_is_journaled() -> None:
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.cards(CARDS)
+    t.key()
+    t.down("panel")
+    t.up("panel")
+    t.feed(PanelState(device="panel", key_on=False, held=()))
+    assert t.m.phase is Phase.THIRD_STREET
+    t.press("void")
+    assert t.m.phase is Phase.THIRD_STREET and t.m.rounds == []
+    assert t.records("SupervisorRefused") == [
+        {"round": 1, "action": "void", "button": "void", "reason": "the supervisor's key is needed"}
+    ]
+    t.key()  # turned on again: the panel reports it
+    t.press("void")
+    assert t.m.rounds[-1].settlement is None and t.records("SupervisorAction")[-1]["action"] == "void"
+
+
+def test_a_late_bet_decision_without_the_key_is_refused_and_journaled() -> None:
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.cards(CARDS)
+    t.spot(1, "bonus", 100)
+    t.press("next")
+    assert t.records("SupervisorRefused")[-1]["action"] == "accept late bet" and "bonus" not in t.m.seats[1].wagers
+
+
+# --- 3. a hold for a device ends only when it is back and read ----------------------------------------------
+
+
+def test_clear_fault_is_refused_while_the_device_is_gone_or_unread_and_the_hold_ends_when_it_is_read() -> None:
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.cards("As Ad")
+    t.key()
+    t.down("bet_spots")
+    t.press("clear_fault")
+    assert t.m.phase is Phase.HOLD and t.records("SupervisorRefused")[-1]["reason"] == (
+        "a device is not back: bet_spots: link down"
+    )
+    t.up("bet_spots")
+    t.press("clear_fault")
+    assert t.m.phase is Phase.HOLD and "its state not read yet" in t.records("SupervisorRefused")[-1]["reason"]
+    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
+    assert t.m.phase is Phase.DEALING and t.m.prompts[-1] == "bet_spots back: resume"
+
+
+def test_the_supervisor_may_void_while_the_device_is_gone() -> None:
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.key()
+    t.down("bet_spots")
+    t.press("void")
+    assert t.m.rounds[-1].settlement is None and t.m.phase is Phase.BETTING
+
+
+def test_two_devices_down_the_hold_ends_when_both_are_back() -> None:
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.cards("As Ad")
+    t.down("shoe")
+    t.down("bet_spots")
+    t.up("shoe")
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=2))
+    assert t.m.phase is Phase.HOLD
+    t.up("bet_spots")
+    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
+    assert t.m.phase is Phase.DEALING
+
+
+# --- 4. every device gets its whole state on every link-up ----------------------------------------------------
+
+
+def test_on_link_up_the_panel_gets_its_screen_and_lamps_and_the_spots_every_lamp_and_the_lock() -> None:
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.cards("As Ad")
+    t.down("panel")
+    t.devices.commands.clear()
+    t.up("panel")
+    shown = [args for name, args in t.devices.commands if name in ("display", "screen")]
+    assert shown and "link down: panel" in str(shown[-1])  # its whole screen: the hold
+    assert ("panel_lamp", ("clear_fault", True)) in t.devices.commands
+    t.devices.commands.clear()
+    t.up("bet_spots")
+    assert t.devices.commands == [
+        ("lock", (True,)),
+        ("lamp", (1, "ante", "accepted")),
+        ("lamp", (4, "ante", "accepted")),
+    ]
+
+
+# --- 5. cards dealt while held ---------------------------------------------------------------------------------
+
+
+def held_with_cards(t: Table) -> None:
+    betting(t)
+    t.press("no_more_bets")
+    t.cards("As Ad Kc")
+    t.down("panel")
+    t.cards("Qd 7h 8h 2c", first=4)  # the dealer goes on dealing: the cards left the shoe
+    assert t.m.phase is Phase.HOLD and len(t.m.ledger.waiting) == 4
+    t.up("panel")
+    t.feed(PanelState(device="panel", key_on=False, held=()))
+    assert t.m.phase is Phase.HOLD
+    assert t.m.hold_reason == "4 cards dealt while held: supervisor: confirm accepts, void declares a misdeal"
+
+
+def test_cards_dealt_while_held_wait_and_are_accepted_in_their_place() -> None:
+    t = Table()
+    held_with_cards(t)
+    t.press("confirm")  # without the key: refused
+    assert t.m.phase is Phase.HOLD and t.records("SupervisorRefused")[-1]["action"] == "accept cards"
+    t.press("clear_fault")
+    t.key()
+    t.press("clear_fault")  # the cards must be decided on first
+    assert t.m.phase is Phase.HOLD and "confirm accepts" in t.records("SupervisorRefused")[-1]["reason"]
+    t.press("confirm")
+    assert t.m.phase is Phase.THIRD_STREET
+    assert [str(c) for c in t.m.seats[4].cards] == ["Kc", "Qd"] and [str(c) for c in t.m.community] == CARDS.split()[4:]
+    assert [(c["index"], c["card"], c["to"]) for c in t.m.card_log] == [
+        (1, "As", "seat 1"),
+        (2, "Ad", "seat 1"),
+        (3, "Kc", "seat 4"),
+        (4, "Qd", "seat 4"),
+        (5, "7h", "community"),
+        (6, "8h", "community"),
+        (7, "2c", "community"),
+    ]
+    assert t.records("SupervisorAction")[-1]["action"] == "cards accepted"
+
+
+def test_cards_dealt_while_held_can_be_declared_a_misdeal() -> None:
+    t = Table()
+    held_with_cards(t)
+    t.key()
+    t.press("void")
+    assert t.m.rounds[-1].settlement is None and t.records("SupervisorAction")[-1]["action"] == "misdeal"
+    assert t.m.rounds[-1].record["seats"]["4"]["cards"] == "Kc" and t.m.phase is Phase.BETTING
+
+
+def test_the_ledger_of_a_voided_round_lists_the_waiting_cards_as_a_misdeal() -> None:
+    t = Table()
+    seen: list[list[dict[str, Any]]] = []
+    t.m.on_round = lambda result: seen.append(t.m.card_log)
+    held_with_cards(t)
+    t.key()
+    t.press("void")
+    assert [(c["index"], c["to"]) for c in seen[-1]] == [
+        (1, "seat 1"),
+        (2, "seat 1"),
+        (3, "seat 4"),
+        *((i, "misdeal: the round is void") for i in range(4, 8)),
+    ]
+
+
+def test_a_duplicate_among_the_waiting_cards_holds_again_and_the_rest_keep_waiting() -> None:
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.cards("As Ad")
+    t.down("panel")
+    t.cards("Kc As Qd", first=3)  # the shoe misreads the fourth card as As
+    t.up("panel")
+    t.feed(PanelState(device="panel", key_on=True, held=()))
+    t.press("confirm")
+    assert t.m.phase is Phase.HOLD and t.m.hold_reason.startswith("duplicate card:")
+    assert "shoe card 4" in t.m.hold_reason
+    assert [i for i, _ in t.m.ledger.waiting] == [5]
+    assert [c["index"] for c in t.m.card_log] == [1, 2, 3, 4, 5]
+
+
+# --- 6. reports for seats and spots the table does not have ---------------------------------------------------------
+
+
+def test_reports_for_seats_the_table_does_not_have_are_refused_as_device_faults() -> None:
+    t = Table()
+    for seat in (0, 7, 9, 255):
+        t.spot(seat, "ante", 500)
+    t.spot(2, "pair_plus", 500)
+    t.spot(1, "ante", 500)
+    faults = t.records("DeviceFault")
+    assert [(d["device"], d["seat"], d["spot"]) for d in faults] == [
+        ("spots", 0, "ante"),
+        ("spots", 7, "ante"),
+        ("spots", 9, "ante"),
+        ("spots", 255, "ante"),
+        ("spots", 2, "pair_plus"),
+    ]
+    assert "no seat 9 at this table" in faults[2]["error"]
+    assert list(t.m.seats) == [1]
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.NO_MORE_BETS
+
+
+def test_a_boston5_second_wager_spot_is_a_spot_of_that_game() -> None:
+    t = Table(Boston5Table, load_table(config_dir() / "bench" / "boston5.yaml"))
+    t.spot(1, "second", 1000)
+    t.spot(1, "third", 1000)
+    assert [d["spot"] for d in t.records("DeviceFault")] == ["third"]
+
+
+def test_cards_dealt_behind_an_unreadable_card_wait_until_it_is_entered() -> None:
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.cards("As Ad")
+    from drivers.shoe import CardUnreadable
+
+    t.feed(CardUnreadable(device="shoe", index=3))
+    t.cards("Qd 7h 8h 2c", first=4)
+    t.key()
+    t.press("confirm")  # the unreadable card comes first: confirm enters a card, none is chosen yet
+    assert t.m.phase is Phase.HOLD and t.records("SupervisorAction") == []
+    t.press("next")
+    assert t.m.entry_card == card("3c")  # the first card not dealt: the cards waiting are out of the shoe too
+    t.press("confirm")
+    assert t.m.phase is Phase.HOLD and t.m.hold_reason.startswith("4 cards dealt while held")
+    t.press("confirm")
+    assert t.m.phase is Phase.THIRD_STREET
+    assert [(c["index"], c["to"]) for c in t.m.card_log] == [
+        (1, "seat 1"),
+        (2, "seat 1"),
+        (3, "unreadable: read again or entered by the supervisor"),
+        (4, "seat 4"),
+        (5, "community"),
+        (6, "community"),
+        (7, "community"),
+        (3, "seat 4"),
+    ]
+
+
+def test_cards_the_shoe_delivers_late_after_its_own_link_returns_go_to_their_places() -> None:
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.cards("As Ad Kc")
+    t.down("shoe")
+    t.up("shoe")
+    t.cards("Qd 7h 8h 2c", first=4)  # dealt while its link was down, delivered before its state
+    assert t.m.phase is Phase.HOLD
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=7))
+    assert t.m.phase is Phase.THIRD_STREET and [str(c) for c in t.m.community] == ["7h", "8h", "2c"]
+    assert [c["index"] for c in t.m.card_log] == list(range(1, 8))
+    assert t.records("SupervisorAction") == []
+
+
+def test_after_a_controller_restart_the_key_counts_as_off_until_the_panel_reports_it() -> None:
+    t = Table()
+    betting(t)
+    t.key()
+    state = t.m.snapshot_state()
+    again = Table()
+    again.m = MississippiTable(TABLE, again.devices)
+    again.m.audit = lambda kind, data: again.journal.append((kind, data))
+    again.m.restore(state)
+    again.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))  # replayed from the journal
+    again.m.resend_requests()  # recovery done: the replayed key is not evidence of now
+    again.press("no_more_bets")
+    again.press("void")
+    assert again.m.rounds == [] and again.records("SupervisorRefused")[-1]["action"] == "void"
+
+
+# --- a command the round depends on that finally fails --------------------------------------------------
+
+
+def test_a_lock_command_that_finally_fails_holds_and_clear_fault_sends_the_spots_their_state() -> None:
+    from drivers.link import DeviceFault
+
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.feed(
+        DeviceFault(
+            device="bet_spots", kind="command_failed", command="lock", error="command lock failed: busy after 4 tries"
+        )
+    )
+    assert t.m.phase is Phase.HOLD and t.m.hold_reason == "bet_spots: command lock failed: busy after 4 tries"
+    t.feed(DeviceFault(device="shoe", kind="events_gap", error="events 4-5 missing"))  # journaled, no hold of its own
+    t.key()
+    t.devices.commands.clear()
+    t.press("clear_fault")
+    assert t.m.phase is Phase.NO_MORE_BETS
+    assert ("lock", (True,)) in t.devices.commands and ("lamp", (4, "ante", "accepted")) in t.devices.commands

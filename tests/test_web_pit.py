@@ -1,0 +1,306 @@
+"""The pit view in a real browser: three bench tables (one of each game) publishing to one floor
+store through the real floor link (NATS JetStream, the ingest, PostgreSQL, all started here on
+127.0.0.1); the pit view lists the three, shows the one holding on a device fault, and clicks
+through to a table's rounds and a round's full recall, which equals the table's own recall."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web_helpers import BenchProcess, browser, free_port, need_browser, tablectl, wait_for
+
+pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
+
+REPO = Path(__file__).resolve().parent.parent
+TIMEOUT = 180.0
+psycopg: Any = None
+servers: Any = None
+migrate_mod: Any = None
+TABLES = {"ms-01": "mississippi_stud", "b5-02": "boston5", "pg-03": "pai_gow"}
+ROUNDS = 3
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[Path]:
+    """A folder PostgreSQL's user (nobody, when the tests run as root) can pass through."""
+    path = Path(tempfile.mkdtemp(prefix="tablectl-pit-"))
+    path.chmod(0o711)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def table_config(folder: Path, table_id: str, game: str, nats: str) -> Path:
+    text = (REPO / "config" / "bench" / f"{game}.yaml").read_text()
+    text = text.replace("paytables_dir: ../paytables", f"paytables_dir: {REPO / 'config' / 'paytables'}")
+    text += f"floor:\n  table_id: {table_id}\n  servers: [{nats}]\n"
+    path = folder / f"{table_id}.yaml"
+    path.write_text(text)
+    return path
+
+
+def stream_ready(nats_url: str) -> bool:
+    """Whether the ingest has created the floor's stream (before it, a table's first publishes wait)."""
+    import nats
+
+    async def check() -> bool:
+        nc = await nats.connect(nats_url, connect_timeout=5, max_reconnect_attempts=0)
+        try:
+            await nc.jetstream().stream_info("FLOOR")
+            return True
+        except Exception:  # noqa: BLE001 - not there yet
+            return False
+        finally:
+            await nc.close()
+
+    return asyncio.run(check())
+
+
+def count(db: str, sql: str, *args: Any) -> int:
+    with psycopg.connect(db, autocommit=True) as conn:
+        return int(conn.execute(sql, args).fetchone()[0])
+
+
+def post(url: str, action: str, body: dict[str, Any]) -> None:
+    req = urllib.request.Request(
+        f"{url}api/{action}", json.dumps(body).encode(), {"content-type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(req, timeout=60) as r:
+        assert r.status == 200
+
+
+@pytest.fixture(scope="module")
+def floor(base: Path) -> Iterator[dict[str, Any]]:
+    """One floor store with three bench tables in it; ms-01 is left in play, holding on a jammed shoe."""
+    need_browser()
+    global psycopg, servers, migrate_mod
+    psycopg = pytest.importorskip("psycopg", reason="the pit view reads the floor store: pip install -e '.[test]'")
+    servers = pytest.importorskip("floor.servers", reason="the floor link (floor/) is not installed")
+    migrate_mod = pytest.importorskip("floor.migrate", reason="the floor link (floor/) is not installed")
+    pg = servers.LocalPostgres(base / "postgres").start()
+    nats = servers.LocalNats(base / "nats").start()
+    procs: list[subprocess.Popen[str]] = []
+    manual: BenchProcess | None = None
+    try:
+        db = pg.url
+        migrate_mod.migrate(db)
+        ingest = subprocess.Popen(
+            [sys.executable, "-m", "controller", "floor", "ingest", "--nats", nats.url, "--db", db],
+            stdout=subprocess.DEVNULL,
+            stderr=(base / "ingest.err").open("w"),
+        )
+        procs.append(ingest)
+        wait_for(lambda: stream_ready(nats.url), "the ingest to create the floor's stream", TIMEOUT)
+        journals = {t: base / f"{t}.db" for t in TABLES}
+        configs = {t: table_config(base, t, g, nats.url) for t, g in TABLES.items()}
+        benches = [
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "controller",
+                    "bench",
+                    "--config",
+                    str(configs[t]),
+                    "--journal",
+                    str(journals[t]),
+                ]
+                + ["--rounds", str(ROUNDS), "--seats", "3", "--seed", str(i + 7), "--quiet"],
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT,
+            )
+            for i, t in enumerate(TABLES)
+        ]
+        for b in benches:
+            assert b.returncode == 0, b.stdout + b.stderr
+            assert "backlog 0" in b.stdout, b.stdout
+        # ms-01 starts its next round from the page's controls, and its shoe jams.
+        manual = BenchProcess(
+            base, "mississippi_stud", extra=("--config", str(configs["ms-01"])), journal=journals["ms-01"]
+        )
+        wait_for(lambda: manual is not None and manual.get("/state")[0] == 200, "ms-01's table view")
+        post(manual.url, "spot", {"seat": 2, "spot": "ante", "cents": 2500})
+        post(manual.url, "fault", {"kind": "shoe_jam"})
+        wait_for(
+            lambda: (
+                count(db, "SELECT count(*) FROM round") == ROUNDS * len(TABLES)
+                and count(db, "SELECT count(*) FROM journal_event WHERE kind = 'Jam'") == 1
+            ),
+            "every round and the jam in the floor store",
+            TIMEOUT,
+        )
+        port = free_port()
+        web = subprocess.Popen(
+            [sys.executable, "-m", "controller", "floor", "web", "--db", db, "--web", f"127.0.0.1:{port}"],
+            stdout=subprocess.DEVNULL,
+            stderr=(base / "web.err").open("w"),
+        )
+        procs.append(web)
+        wait_for(lambda: "pit view on" in (base / "web.err").read_text(), "the pit view to listen", TIMEOUT)
+        yield {"url": f"http://127.0.0.1:{port}/", "db": db, "journals": journals}
+    finally:
+        if manual is not None:
+            manual.stop()
+        for p in procs:
+            p.terminate()
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        nats.kill()
+        pg.stop()
+
+
+def test_pit_view_shows_three_bench_tables_from_one_floor_store(floor: dict[str, Any]) -> None:
+    with browser(1560, 900) as d:
+        from selenium.webdriver.common.by import By
+
+        d.get(floor["url"])
+        rows = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "tr.table-row"), "the tables on the pit view")
+        assert [r.get_attribute("data-table") for r in rows] == sorted(TABLES)
+        by_id = {r.get_attribute("data-table"): r for r in rows}
+        for table_id, game in TABLES.items():
+            cells = by_id[table_id].find_elements(By.TAG_NAME, "td")
+            assert cells[1].text == game.replace("_", " ")
+            assert cells[3].text == str(ROUNDS)  # rounds today
+        assert by_id["ms-01"].get_attribute("data-hold") == "yes"
+        assert "jam" in by_id["ms-01"].text.lower()
+        assert "IN PLAY" not in by_id["b5-02"].text and by_id["b5-02"].get_attribute("data-hold") == "no"
+        d.save_screenshot(str(REPO / "docs" / "screens" / "pit.png"))
+
+        by_id["b5-02"].find_element(By.CSS_SELECTOR, "a.table-link").click()
+        rounds = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "tr.round-row"), "b5-02's rounds")
+        assert [r.get_attribute("data-round") for r in rounds] == [str(n) for n in range(ROUNDS, 0, -1)]
+        rounds[-2].find_element(By.TAG_NAME, "a").click()  # round 2
+        wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "#recall-seats tr.seat-row"), "round 2's recall")
+
+        recalled = tablectl("recall", "--journal", str(floor["journals"]["b5-02"]), "--round", "2", "--json")
+        assert recalled.returncode == 0, recalled.stderr
+        record = json.loads(recalled.stdout)
+        settled = json.loads(tablectl("settle", "-", stdin=recalled.stdout).stdout)
+        seats = d.find_elements(By.CSS_SELECTOR, "#recall-seats tr.seat-row")
+        assert {s.get_attribute("data-seat"): int(s.get_attribute("data-net")) for s in seats} == {
+            n: s["net"] for n, s in settled["seats"].items()
+        }
+        dealt = d.find_elements(By.CSS_SELECTOR, "#dealt li.dealt")
+        cards = [li.find_element(By.CSS_SELECTOR, "span.pc").get_attribute("data-card") for li in dealt]
+        assert cards == [c["card"] for c in record["recall"]["cards"]]  # in dealt order
+        assert [li.find_element(By.CSS_SELECTOR, ".to").text for li in dealt] == [
+            c["to"] for c in record["recall"]["cards"]
+        ]
+        d.save_screenshot(str(REPO / "docs" / "screens" / "pit-round.png"))
+
+
+class JournalFloor:
+    """A :class:`web.pit_store.FloorReader` over bench journals (what the floor store would hold
+    of them), so the pit pages are tested in the browser even where the floor link is not installed."""
+
+    def __init__(self, journals: dict[str, Path], games: dict[str, str]) -> None:
+        self.journals, self.games = journals, games
+
+    def _rounds(self, table_id: str) -> list[Any]:
+        from controller.journal import SqliteJournal
+        from controller.journal.recall import recall
+
+        j = SqliteJournal(self.journals[table_id])
+        try:
+            return recall(j, last=1000)
+        finally:
+            j.close()
+
+    def tables(self, since: Any, now: Any) -> list[Any]:
+        from datetime import UTC, datetime
+
+        from web.pit_store import TableState
+
+        out = []
+        for table_id in sorted(self.journals):
+            rounds = self._rounds(table_id)
+            handle = sum(sum(s["wagers"].values()) for r in rounds for s in r.data["record"]["seats"].values())
+            win = sum(r.data["settlement"]["house_net"] for r in rounds if r.data["settlement"])
+            out.append(
+                TableState(
+                    table_id=table_id,
+                    game=self.games[table_id],
+                    last_at=datetime.fromtimestamp(rounds[-1].ended, UTC),
+                    last_round=rounds[-1].number,
+                    in_play=False,
+                    activity="open for bets",
+                    hold=None,
+                    faults_today=[],
+                    rounds_today=len(rounds),
+                    handle_today=handle,
+                    win_today=win,
+                    voids_today=0,
+                )
+            )
+        return out
+
+    def rounds(self, table_id: str, limit: int = 20) -> list[Any]:
+        from datetime import UTC, datetime
+
+        from web.pit_store import RoundLine
+
+        return [
+            RoundLine(
+                r.number,
+                datetime.fromtimestamp(r.started, UTC),
+                datetime.fromtimestamp(r.ended, UTC),
+                r.void,
+                len(r.data["record"]["seats"]),
+                sum(sum(s["wagers"].values()) for s in r.data["record"]["seats"].values()),
+                r.data["settlement"]["house_net"] if r.data["settlement"] else 0,
+                0,
+            )
+            for r in reversed(self._rounds(table_id)[-limit:])
+        ]
+
+    def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None:
+        from controller.journal.recall import recall_json
+
+        found = [r for r in self._rounds(table_id) if r.number == round_no]
+        return recall_json(found[0]) if found else None
+
+
+def test_pit_pages_show_three_bench_tables_from_a_read_interface(tmp_path: Path) -> None:
+    """The pit pages on :class:`JournalFloor` (three bench journals), served by uvicorn, in Chromium."""
+    need_browser()
+    journals = {t: tmp_path / f"{t}.db" for t in TABLES}
+    for t, game in TABLES.items():
+        r = tablectl("bench", "--game", game, "--journal", str(journals[t]), "--rounds", "2", "--seats", "2")
+        assert r.returncode == 0, r.stdout + r.stderr
+    from web.pit_app import pit_app
+    from web.server import WebAddress, WebServer
+
+    server = WebServer(pit_app(JournalFloor(journals, TABLES)), WebAddress("127.0.0.1", 0))
+    url = server.start()
+    try:
+        with browser() as d:
+            from selenium.webdriver.common.by import By
+
+            d.get(url)
+            rows = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "tr.table-row"), "the tables")
+            assert [r.get_attribute("data-table") for r in rows] == sorted(TABLES)
+            rows[0].find_element(By.CSS_SELECTOR, "a.table-link").click()
+            rounds = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "tr.round-row"), "the rounds")
+            assert [r.get_attribute("data-round") for r in rounds] == ["2", "1"]
+            rounds[1].find_element(By.TAG_NAME, "a").click()
+            dealt = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "#dealt li.dealt"), "round 1's cards")
+            table_id = sorted(TABLES)[0]
+            recalled = json.loads(
+                tablectl("recall", "--journal", str(journals[table_id]), "--round", "1", "--json").stdout
+            )
+            assert [li.get_attribute("data-card") for li in dealt] == [c["card"] for c in recalled["recall"]["cards"]]
+    finally:
+        server.stop()

@@ -1,0 +1,91 @@
+"""The table view model (web.view) on table machines fed events directly: only revealed cards,
+masked card text, what clears a hold."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
+
+from controller.table.boston5 import Boston5Table  # noqa: E402
+from controller.table.mississippi_stud import MississippiTable  # noqa: E402
+from controller.table_config import config_dir, load_table  # noqa: E402
+from drivers.shoe import CardDealt  # noqa: E402
+from tests.table_helpers import FedTable  # noqa: E402
+from web.feed import CommandTee  # noqa: E402
+from web.view import HIDDEN, hold_clears, mask_cards, table_view  # noqa: E402
+
+MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
+B5 = load_table(config_dir() / "bench" / "boston5.yaml")
+
+
+def view(t: FedTable, config) -> dict:
+    tee = CommandTee(t.devices)
+    for name, args in t.devices.commands:  # what the devices were last told
+        if name == "lamp":
+            tee.lamps[(args[0], args[1])] = args[2]
+        elif name == "display":
+            tee.lines[args[0]] = args[1]
+    return table_view(t.m, config, tee, {"shoe": "up"}, [])
+
+
+def test_mask_cards_keeps_only_face_up_cards() -> None:
+    assert mask_cards("duplicate card As (index 5), dealer: Kd JK 10s", {"Kd"}) == (
+        f"duplicate card {HIDDEN} (index 5), dealer: Kd {HIDDEN} 10s"
+    )
+    assert (
+        mask_cards("round 3: place your bets; seat 2 ante 5.00", set()) == "round 3: place your bets; seat 2 ante 5.00"
+    )
+
+
+def test_mississippi_community_cards_turn_one_by_one_and_hole_cards_stay_down() -> None:
+    t = FedTable(MississippiTable, MS)
+    t.spot(1, "ante", 500)
+    t.press("no_more_bets")
+    t.deal("As Kd 2c 3d 4h")
+    v = view(t, MS)
+    assert v["step"] == "third_street"
+    assert v["seats"][0]["cards"] == [None, None] and v["dealer"]["cards"] == [None, None, None]
+    text = json.dumps(v)
+    for card in ("As", "Kd", "2c", "3d", "4h"):
+        assert card not in text
+    t.spot(1, "third", 500)
+    t.press("reveal")
+    v = view(t, MS)
+    assert v["dealer"]["cards"] == ["2c", None, None]
+    assert "3d" not in json.dumps(v) and "As" not in json.dumps(v)
+
+
+def test_a_duplicate_card_hold_names_no_face_down_card() -> None:
+    t = FedTable(MississippiTable, MS)
+    t.spot(1, "ante", 500)
+    t.press("no_more_bets")
+    t.deal("As Kd")
+    t.feed(CardDealt(device="shoe", card="As", index=3, quality=100))  # the shoe reads the ace again
+    v = view(t, MS)
+    assert v["step"] == "hold" and v["hold"] is not None
+    assert "As" not in json.dumps(v)  # whether or not the reason names the card, the view does not
+    assert "enter it" in v["hold"]["clears"]
+
+
+def test_boston5_dealer_stays_down_when_every_player_folds() -> None:
+    t = FedTable(Boston5Table, B5)
+    t.spot(1, "ante", 500)
+    t.spot(1, "first", 1000)
+    t.press("no_more_bets")
+    t.deal("As Ks Qs 2d 3d 4d")
+    t.press("seat_1", "fold", "confirm")  # confirm: the notice of what the fold leaves to collect
+    t.press("deal")
+    v = view(t, B5)
+    assert v["step"] in ("settlement", "betting")
+    text = json.dumps(v)
+    for card in ("As", "Ks", "Qs", "2d", "3d", "4d"):
+        assert card not in text
+
+
+def test_what_clears_each_hold() -> None:
+    assert "link is back" in hold_clears("link down: shoe")
+    assert hold_clears("misdeal: 5 cards remain, not 4 (supervisor: void)") == "supervisor key on: void"
+    assert "clear fault" in hold_clears("stub count 30, expected 31")

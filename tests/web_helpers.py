@@ -1,0 +1,322 @@
+"""Helpers of the browser tests: the OS Chromium driven by Selenium, a `tablectl bench --web`
+process on a free loopback port, the raw event stream recorded, and the page's own controls."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREENS = ROOT / "docs" / "screens"
+TIMEOUT = 60.0
+CARD = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs]|JK)(?![A-Za-z0-9])")
+SUIT_SYMBOL = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
+
+
+def _find(*names: str) -> str | None:
+    for name in names:
+        path = shutil.which(name) or (f"/usr/bin/{name}" if os.path.exists(f"/usr/bin/{name}") else None)
+        if path:
+            return path
+    return None
+
+
+CHROMIUM = _find("chromium", "chromium-browser", "google-chrome")
+CHROMEDRIVER = _find("chromedriver")
+
+
+def need_browser() -> None:
+    """Skip, saying why, without Selenium, Chromium or its driver."""
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        pytest.skip("browser tests need selenium: pip install -e '.[test]'")
+    if CHROMIUM is None or CHROMEDRIVER is None:
+        pytest.skip(
+            "browser tests need Chromium and its driver from the OS packages "
+            "(apt-get install -y chromium chromium-driver, as .ci/run does): "
+            f"chromium {'found' if CHROMIUM else 'missing'}, chromedriver {'found' if CHROMEDRIVER else 'missing'}"
+        )
+
+
+@contextmanager
+def browser(width: int = 1560, height: int = 1040) -> Iterator[Any]:
+    """A headless Chromium (no sandbox: CI runs as root); nothing is downloaded."""
+    need_browser()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM  # type: ignore[assignment]
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        f"--window-size={width},{height}",
+        "--force-device-scale-factor=1",
+        "--hide-scrollbars",
+    ):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(TIMEOUT)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for(cond: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> Any:
+    """Wait until ``cond()`` is truthy (a state, never a fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            value = cond()
+            if value:
+                return value
+        except Exception as exc:  # noqa: BLE001 - the page is changing under us: look again
+            last = exc
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}" + (f" (last error: {last})" if last else ""))
+
+
+class BenchProcess:
+    """`tablectl bench --web 127.0.0.1:PORT --manual` in a child process."""
+
+    def __init__(
+        self,
+        tmp: Path,
+        game: str,
+        token: str | None = None,
+        extra: tuple[str, ...] = (),
+        journal: Path | None = None,
+    ) -> None:
+        self.port = free_port()
+        self.journal = journal or tmp / f"{game}.db"
+        self.err = tmp / f"bench-{game}.err"
+        cmd = [sys.executable, "-m", "controller", "bench", "--game", game, "--quiet", "--manual"]
+        cmd += ["--web", f"127.0.0.1:{self.port}", "--journal", str(self.journal), "--rounds", "100", *extra]
+        if token:
+            cmd += ["--web-token", token]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env.pop("TABLECTL_WEB_TOKEN", None)
+        self.proc = subprocess.Popen(
+            cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=self.err.open("w"), env=env, start_new_session=True
+        )
+        self.url = wait_for(self._started, "the bench's web view to listen")
+
+    def _started(self) -> str | None:
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"bench exited {self.proc.returncode}: {self.err.read_text()}")
+        m = re.search(r"web: table view on (http://\S+?/)", self.err.read_text())
+        return m.group(1) if m else None
+
+    def get(
+        self, path: str, headers: dict[str, str] | None = None, method: str = "GET", body: bytes | None = None
+    ) -> tuple[int, bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            r = conn.getresponse()
+            return r.status, r.read()
+        finally:
+            conn.close()
+
+    def stop(self) -> str:
+        """Ctrl-C: the bench stops between events and prints its summary."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        elif self.proc.stdout is None or self.proc.stdout.closed:
+            return ""
+        out, _ = self.proc.communicate(timeout=TIMEOUT)
+        return out.decode()
+
+
+class StreamRecorder:
+    """Reads the raw ``/events`` stream on its own connection and keeps every byte."""
+
+    def __init__(self, port: int, path: str = "/events") -> None:
+        self.raw = bytearray()
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
+        self.conn.request("GET", path)
+        self.response = self.conn.getresponse()
+        assert self.response.status == 200, self.response.status
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            while True:
+                chunk = self.response.read1(65536)
+                if not chunk:
+                    return
+                self.raw += chunk
+        except Exception:  # noqa: BLE001 - the stream was closed under the reader
+            return
+
+    def views(self) -> list[dict[str, Any]]:
+        text = bytes(self.raw).decode()
+        return [json.loads(m) for m in re.findall(r"^data: (.*)$", text, flags=re.M)]
+
+    def close(self) -> None:
+        sock = self.conn.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self.conn.close()
+
+
+class Page:
+    """The table page, used only through its own controls."""
+
+    def __init__(self, driver: Any, url: str) -> None:
+        from selenium.webdriver.common.by import By
+
+        self.d, self.By = driver, By
+        driver.get(url)
+        wait_for(lambda: self.body("version") not in (None, "", "0"), "the first view on the page")
+
+    def body(self, key: str) -> str | None:
+        return self.d.execute_script(f"return document.body.dataset[{json.dumps(key)}]")
+
+    def view(self) -> dict[str, Any]:
+        return dict(self.d.execute_script("return view"))
+
+    def step(self) -> str:
+        return str(self.body("step"))
+
+    def settled(self) -> None:
+        """Wait until every click so far has been answered."""
+        wait_for(lambda: self.body("pending") in (None, "0"), "the page's requests to finish")
+
+    def click(self, css: str) -> None:
+        self.d.find_element(self.By.CSS_SELECTOR, css).click()
+
+    def place(self, seat: int, spot: str, cents: int) -> None:
+        self.click(f"#spot-{seat}-{spot}")
+        amount = self.d.find_element(self.By.ID, "spot-amount")
+        amount.clear()
+        amount.send_keys(f"{cents / 100:.2f}")
+        self.click("#spot-take" if cents == 0 else "#spot-place")
+        self.settled()
+
+    def wait_wager(self, seat: int, spot: str, cents: int) -> None:
+        wait_for(
+            lambda: self.view()["seats"][seat - 1]["wagers"].get(spot, 0) == cents,
+            f"seat {seat} {spot} {cents} on the page",
+        )
+
+    def press(self, button: str) -> None:
+        self.click(f"#btn-{button}")
+        self.settled()
+
+    def deal(self, count: int) -> None:
+        for _ in range(count // 7):
+            self.click("#deal-7")
+        for _ in range(count % 7):
+            self.click("#deal-1")
+        self.settled()
+
+    def wait_step(self, *steps: str) -> str:
+        try:
+            return str(wait_for(lambda: self.step() in steps and self.step(), f"the page to show step {steps}"))
+        except AssertionError as exc:
+            view = self.view()
+            raise AssertionError(f"{exc}; the page shows {view['step']}, screen {view['screen']}") from None
+
+    def ack(self) -> None:
+        """Confirm what the dealer's screen asks to be confirmed (a notice, such as the wager a
+        fold leaves to collect), if it asks."""
+        for _ in range(10):
+            screen = self.view()["screen"]
+            if "(confirm)" not in " ".join(screen):
+                return
+            self.press("confirm")
+            wait_for(lambda screen=screen: self.view()["screen"] != screen, "the notice to be confirmed")
+
+    def confirm_until(self, *steps: str) -> None:
+        """Press confirm, one settlement line at a time, until the step is one of ``steps``."""
+        for _ in range(60):
+            if self.step() in steps:
+                return
+            before = self.view()["screen"]
+            self.press("confirm")
+            wait_for(
+                lambda before=before: self.step() in steps or self.view()["screen"] != before,
+                "the dealer's screen to move on",
+            )
+        raise AssertionError(f"still in {self.step()} after 60 confirms")
+
+    def key(self, on: bool) -> None:
+        if self.view()["supervisor"] != on:
+            self.click("#key")
+            self.settled()
+        wait_for(lambda: self.view()["supervisor"] == on, f"the key {'on' if on else 'off'}")
+
+    def screenshot(self, name: str) -> Path:
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        path = SCREENS / name
+        self.d.save_screenshot(str(path))
+        return path
+
+
+def shown_cards(views: list[dict[str, Any]]) -> set[str]:
+    """Every card token in ``views`` (anywhere in their JSON)."""
+    return {m for v in views for m in CARD.findall(json.dumps(v))}
+
+
+def html_cards(html: str) -> set[str]:
+    """Card tokens in a page's HTML, as text or as the rank and suit symbol the page draws."""
+    html = re.sub(r"<(script|style)\b.*?</\1>", "", html, flags=re.S)  # the page's own code, not data
+    found = set(CARD.findall(html))
+    for m in re.finditer(r'class="r">(10|[2-9JQKA])</span><span class="s">([\u2660-\u2666])', html):
+        rank = "T" if m.group(1) == "10" else m.group(1)
+        suit = next(k for k, v in SUIT_SYMBOL.items() if v == m.group(2))
+        found.add(rank + suit)
+    if "pc joker" in html:
+        found.add("JK")
+    return found
+
+
+def round_data(journal: Path, number: int) -> dict[str, Any]:
+    """The journal's record of finished round ``number`` (record, settlement, cards in dealt order)."""
+    from controller.journal import SqliteJournal
+
+    j = SqliteJournal(journal)
+    try:
+        for n, seq in j.round_seqs():
+            if n == number:
+                return dict(j.record(seq).data)
+    finally:
+        j.close()
+    raise AssertionError(f"round {number} is not in {journal}")
+
+
+def tablectl(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args], input=stdin, capture_output=True, text=True, timeout=TIMEOUT
+    )

@@ -1,0 +1,47 @@
+"""Putting the table view on a running table: the feed, the bench controls, the server."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from web.controls import BenchControls
+from web.feed import TableFeed
+from web.server import WebAddress, WebServer
+from web.table_app import table_app
+from web.view import SPOTS
+
+__all__ = ["serve_table"]
+
+
+def serve_table(
+    runtime: Any,
+    address: WebAddress,
+    token: str | None = None,
+    sims: Mapping[str, Any] | None = None,
+    servers: Mapping[str, Any] | None = None,
+    seed: int = 1,
+    announce: bool = True,
+) -> tuple[str, Callable[[], None]]:
+    """Serve the view of ``runtime``'s table (with bench controls when ``sims`` are given);
+    call before the runtime starts. Returns the URL and the function that stops serving."""
+    feed = TableFeed(runtime)
+    controls = None
+    if sims is not None:
+        table = runtime.table
+        controls = BenchControls(
+            sims,
+            servers or {},
+            runtime.config.seats,
+            SPOTS[runtime.config.game],
+            joker=table.DECK == 53,
+            seed=seed,
+            round_no=lambda: int(table.round_no),
+        )
+    server = WebServer(table_app(feed, controls, token), address)
+    url = server.start()
+    if announce:
+        shown = f"{url}?token=..." if token else url
+        print(f"web: table view on {shown}", file=sys.stderr, flush=True)
+    return url, server.stop

@@ -1,0 +1,313 @@
+"""What the pit view reads from the floor store: a small read interface and its PostgreSQL reader.
+
+The floor store's schema is ``floor/migrations`` (docs/floor.md). The pit view needs, per table,
+more than the totals: today's rounds, handle and win, the theoretical win when par figures exist,
+and the table's state as its events show it (a round in play, a device fault not yet cleared, a
+link down, no report for a while). :class:`FloorReader` is that interface; :class:`PgFloorReader`
+reads it from PostgreSQL, read only, one short connection per call.
+
+The floor never has a card of a round in play (``CardDealt`` events arrive with the card hidden);
+a round's cards come with its finished record, so a recall is always of a finished round.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+__all__ = [
+    "TableState",
+    "RoundLine",
+    "FloorReader",
+    "PgFloorReader",
+    "ParCache",
+    "table_state",
+    "theoretical_win",
+    "STALE_S",
+]
+
+STALE_S = 120.0
+"""A table that has sent nothing for this long is shown as not reporting."""
+
+_CLEARS = {"fault cleared", "card corrected", "void"}
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """One table on the pit view."""
+
+    table_id: str
+    game: str | None
+    last_at: datetime
+    last_round: int | None
+    in_play: bool
+    """Bets, cards or buttons since the last finished round: a round is under way."""
+    activity: str
+    """The last thing the table reported, in words."""
+    hold: str | None
+    """A fault not yet cleared (the table is holding on it), or ``None``."""
+    faults_today: list[str]
+    rounds_today: int
+    handle_today: int
+    win_today: int
+    voids_today: int
+    theoretical_win_today: int | None = None
+    stale_s: float = 0.0
+
+    @property
+    def hold_percent(self) -> float | None:
+        return 100.0 * self.win_today / self.handle_today if self.handle_today else None
+
+    @property
+    def theoretical_percent(self) -> float | None:
+        if self.theoretical_win_today is None or not self.handle_today:
+            return None
+        return 100.0 * self.theoretical_win_today / self.handle_today
+
+
+@dataclass(frozen=True, slots=True)
+class RoundLine:
+    """A finished round in a table's list."""
+
+    round_no: int
+    started_at: datetime
+    ended_at: datetime
+    void: bool
+    seats: int
+    handle: int
+    win: int
+    faults: int
+
+
+class FloorReader(Protocol):
+    """What the pit view reads (see the module docstring)."""
+
+    def tables(self, since: datetime, now: datetime) -> list[TableState]: ...
+
+    def rounds(self, table_id: str, limit: int = 20) -> list[RoundLine]: ...
+
+    def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None: ...
+
+
+def _event_text(kind: str, data: dict[str, Any]) -> str:
+    device = data.get("device", "")
+    if kind == "LinkDown":
+        return f"{device} link down ({data.get('reason', '')})"
+    if kind == "Jam":
+        return "shoe jammed"
+    if kind == "DoorChanged":
+        return "shoe door open" if data.get("open") else "shoe door closed"
+    if kind == "DeviceFault":
+        return f"{device}: {data.get('error', 'fault')}"
+    if kind == "CardUnreadable":
+        return f"card {data.get('index', '?')} unreadable"
+    if kind == "JournalFault":
+        return f"journal: {data.get('reason', '')}"
+    if kind == "SupervisorAction":
+        return f"supervisor: {data.get('action', '')}"
+    return kind
+
+
+@dataclass
+class _Open:
+    links: dict[str, str] = field(default_factory=dict)
+    faults: list[str] = field(default_factory=list)
+    door: bool = False
+
+
+def table_state(events: list[tuple[int, str, dict[str, Any]]], last_round_seq: int) -> str | None:
+    """The fault a table is holding on, from its fault and supervisor events ``(seq, kind, data)``
+    in journal order: a link down until its link is up, a door open until closed, a jam, an
+    unreadable card, a journal fault or a failed command of the round under way until the
+    supervisor clears it, corrects the card or voids. Other device faults are listed, not holds."""
+    state = _Open()
+    for seq, kind, data in events:
+        device = str(data.get("device", ""))
+        if kind == "LinkDown":
+            state.links[device] = _event_text(kind, data)
+        elif kind == "LinkUp":
+            state.links.pop(device, None)
+        elif kind == "DoorChanged":
+            state.door = bool(data.get("open"))
+        elif kind == "SupervisorAction" and data.get("action") in _CLEARS:
+            state.faults = []
+        elif kind in ("Jam", "CardUnreadable", "JournalFault") and seq > last_round_seq:
+            state.faults.append(_event_text(kind, data))
+        elif kind == "DeviceFault" and data.get("kind") == "command_failed" and seq > last_round_seq:
+            state.faults.append(_event_text(kind, data))  # a command the round depends on failed
+    open_ = list(state.links.values()) + (["shoe door open"] if state.door else []) + state.faults
+    return "; ".join(open_) if open_ else None
+
+
+_ACTIVITY = {
+    "SpotReport": "bets on the layout",
+    "CardDealt": "dealing",
+    "ButtonChanged": "dealer at the panel",
+    "ShoeStatus": "counting the stub",
+    "StartDrawn": "starting number drawn",
+}
+
+
+class PgFloorReader:
+    """:class:`FloorReader` on the PostgreSQL floor store at ``url`` (read only)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.par = ParCache()
+
+    def _connect(self) -> Any:
+        import psycopg
+
+        conn = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+        conn.read_only = True
+        return conn
+
+    def check(self) -> str | None:
+        """What keeps the store from being read (``None`` when it can be): unreachable, or no schema."""
+        try:
+            import psycopg
+        except ImportError:
+            return "psycopg is not installed (pip install -e '.[floor]')"
+        try:
+            with self._connect() as conn:
+                if conn.execute("SELECT to_regclass('floor_table')").fetchone()[0] is None:
+                    return f"{_safe(self.url)} has no floor store schema (run `tablectl floor migrate --db URL`)"
+        except psycopg.Error as exc:
+            return f"cannot read the floor store at {_safe(self.url)}: {str(exc).strip().splitlines()[0]}"
+        return None
+
+    def tables(self, since: datetime, now: datetime) -> list[TableState]:
+        """Every table that has reported, with today's figures from ``since``."""
+        with self._connect() as conn:
+            rows = conn.execute(
+                """
+                SELECT t.table_id, t.game, t.last_at, t.last_round,
+                       coalesce(r.rounds, 0), coalesce(r.handle, 0), coalesce(r.win, 0), coalesce(r.voids, 0),
+                       coalesce(lr.seq, 0)
+                FROM floor_table t
+                LEFT JOIN (SELECT table_id, count(*) AS rounds, sum(handle) AS handle, sum(win) AS win,
+                                  count(*) FILTER (WHERE void) AS voids
+                           FROM round WHERE ended_at >= %s GROUP BY table_id) r USING (table_id)
+                LEFT JOIN LATERAL (SELECT seq FROM round WHERE round.table_id = t.table_id
+                                   ORDER BY seq DESC LIMIT 1) lr ON true
+                ORDER BY t.table_id
+                """,
+                (since,),
+            ).fetchall()
+            out = []
+            for table_id, game, last_at, last_round, rounds, handle, win, voids, round_seq in rows:
+                events = conn.execute(
+                    "SELECT seq, kind, data FROM journal_event WHERE table_id = %s AND class <> 'event' "
+                    "AND at >= %s ORDER BY seq",
+                    (table_id, since),
+                ).fetchall()
+                last = conn.execute(
+                    "SELECT kind FROM journal_event WHERE table_id = %s AND seq > %s AND kind = ANY(%s) "
+                    "AND (kind <> 'ButtonChanged' OR (data->>'pressed')::boolean) ORDER BY seq DESC LIMIT 1",
+                    (table_id, round_seq, list(_ACTIVITY)),
+                ).fetchone()
+                in_play = last is not None  # bets, cards or buttons since the last finished round
+                activity = _ACTIVITY[last[0]] if last else "open for bets"
+                faults = [_event_text(k, d) for _, k, d in events if k not in ("LinkUp", "SupervisorAction")]
+                faults = [f for f in faults if f != "shoe door closed"]
+                out.append(
+                    TableState(
+                        table_id=table_id,
+                        game=game,
+                        last_at=last_at,
+                        last_round=last_round,
+                        in_play=in_play,
+                        activity=activity,
+                        hold=table_state([(int(s), k, d) for s, k, d in events], int(round_seq)),
+                        faults_today=faults,
+                        rounds_today=int(rounds),
+                        handle_today=int(handle),
+                        win_today=int(win),
+                        voids_today=int(voids),
+                        theoretical_win_today=theoretical_win(conn, table_id, since, self.par),
+                        stale_s=max(0.0, (now - last_at).total_seconds()),
+                    )
+                )
+            return out
+
+    def rounds(self, table_id: str, limit: int = 20) -> list[RoundLine]:
+        """The table's last ``limit`` finished rounds, newest first."""
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT round_no, started_at, ended_at, void, seats, handle, win, faults FROM round "
+                "WHERE table_id = %s ORDER BY seq DESC LIMIT %s",
+                (table_id, limit),
+            ).fetchall()
+        return [RoundLine(*row) for row in rows]
+
+    def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None:
+        """The finished round as ``tablectl recall --json`` wrote it at the table."""
+        with self._connect() as conn:
+            row = conn.execute(
+                "SELECT recall FROM round WHERE table_id = %s AND round_no = %s ORDER BY seq DESC LIMIT 1",
+                (table_id, round_no),
+            ).fetchone()
+        return dict(row[0]) if row else None
+
+
+def _safe(url: str) -> str:
+    """``url`` without its password."""
+    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
+
+
+class ParCache:
+    """Par sheets by (game, table config path), built once each on a background thread: a par
+    sheet can take a minute to compute, and a page must not wait for it (until it is ready the
+    theoretical figure is shown as not available)."""
+
+    def __init__(self) -> None:
+        self.sheets: dict[tuple[str, str], Any] = {}
+        self._pending: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()
+
+    def get(self, game: str, config: str) -> Any:
+        """The par sheet, or ``None`` while it is computed or when it cannot be (no config here)."""
+        key = (game, config)
+        with self._lock:
+            if key in self.sheets:
+                return self.sheets[key]
+            if key in self._pending:
+                return None
+            self._pending.add(key)
+        threading.Thread(target=self._build, args=(key,), name="par", daemon=True).start()
+        return None
+
+    def _build(self, key: tuple[str, str]) -> None:
+        try:
+            from controller.par import par_sheet
+            from controller.table_config import load_table
+
+            sheet: Any = par_sheet(key[0], load_table(key[1]))
+        except Exception:  # noqa: BLE001 - no config on this machine, or no par: no figure rather than a wrong one
+            sheet = None
+        with self._lock:
+            self.sheets[key] = sheet
+            self._pending.discard(key)
+
+
+def theoretical_win(conn: Any, table_id: str, since: datetime, cache: ParCache) -> int | None:
+    """The house edge of each spot (``controller.par``) times what was wagered on it in the
+    table's rounds since ``since`` (void rounds left out); ``None`` when a par sheet is not
+    (yet) available."""
+    rows = conn.execute(
+        "SELECT r.game, r.config, w.spot, sum(w.cents) FROM wager w JOIN round r USING (table_id, seq) "
+        "WHERE w.table_id = %s AND r.ended_at >= %s AND NOT r.void GROUP BY 1, 2, 3",
+        (table_id, since),
+    ).fetchall()
+    total = 0.0
+    for game, config, spot, cents in rows:
+        sheet = cache.get(game, config) if game and config else None
+        if sheet is None:
+            return None
+        par = sheet.spots.get(spot)
+        if par is not None:
+            total += float(par.edge_per_unit) * int(cents)
+    return round(total)
