@@ -108,6 +108,9 @@ class _Devices:
     def display(self, line: int, text: str) -> None:
         pass
 
+    def screen(self, lines: tuple[str, ...]) -> None:
+        pass
+
     def lamp(self, seat: int, spot: str, state: str) -> None:
         pass
 
