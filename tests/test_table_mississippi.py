@@ -335,3 +335,14 @@ def test_an_unreadable_card_is_corrected_by_reading_it_again_with_the_key() -> N
     for i, c in enumerate("Qd 7h 8h 2c".split(), start=4):
         t.feed(CardDealt(device="shoe", card=c, index=i, quality=100))
     assert t.m.phase is Phase.THIRD_STREET
+
+
+def test_an_error_inside_a_machine_callback_is_named_on_the_hold_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    t = Table()
+
+    def broken() -> None:
+        raise ZeroDivisionError("no")
+
+    monkeypatch.setattr(t.m, "wagers_valid", broken)
+    t.m.no_more_bets()  # the transition's condition raises inside transitions' queued processing
+    assert t.m.hold_reason == "controller error: ZeroDivisionError"

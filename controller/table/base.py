@@ -13,6 +13,7 @@ plus :func:`common_transitions`, and a subclass of :class:`RoundTable` for its s
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -619,9 +620,17 @@ class RoundTable:
             self.hold_reason = reason
             self.note(reason)
 
-    def on_machine_error(self, event: Any) -> None:
-        log.error("table machine error: %s", event.error)
-        self.hold_reason = f"controller error: {event.error}"
+    def on_machine_error(self, *_trigger_args: Any, **_trigger_kwargs: Any) -> None:
+        """A callback of the machine raised: the table names the error on its hold reason.
+
+        ``transitions`` calls this inside its ``except`` block with the trigger's own arguments
+        (the machine does not use ``send_event``), so the error is the one being handled. Only its
+        type is logged: its text may name a card not yet revealed.
+        """
+        error = sys.exc_info()[1]
+        kind = type(error).__name__ if error is not None else "unknown error"
+        log.error("table machine error: %s", kind)
+        self.hold_reason = f"controller error: {kind}"
 
     def late_bet(self, seat: int, spot: str, cents: int) -> None:
         """A change to a locked spot: not accepted, the lamp flashes, the display names it; a
