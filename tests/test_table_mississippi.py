@@ -346,3 +346,4 @@ def test_an_error_inside_a_machine_callback_is_named_on_the_hold_reason(monkeypa
     monkeypatch.setattr(t.m, "wagers_valid", broken)
     t.m.no_more_bets()  # the transition's condition raises inside transitions' queued processing
     assert t.m.hold_reason == "controller error: ZeroDivisionError"
+    assert t.m.machine_error == "ZeroDivisionError"

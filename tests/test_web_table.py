@@ -350,7 +350,7 @@ def test_run_serves_a_read_only_view_of_the_real_table(tmp_path, driver):
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     command = [sys.executable, "-m", "controller", "run", "--config", str(config), "--journal", str(tmp_path / "j.db")]
-    command += ["--web", f"127.0.0.1:{port}"]
+    command += ["--web", f"127.0.0.1:{port}", "--allow-unapproved"]  # the shipped paytables are examples
 
     def check() -> None:
         wait_for(lambda: _status(port, "GET", "/state") == 200, "the view to listen")

@@ -160,6 +160,9 @@ class RoundTable:
     PLAYING: ClassVar[list[Any]]
     DECK: ClassVar[int] = 52
     CARD_STARTS_DEAL: ClassVar[bool] = True
+    machine_error: str | None = None
+    """The kind of the last error a machine callback raised (None: none since start): a soak or
+    a test treats it as a failed table, where a dealer's table holds."""
     """The first card from the shoe after "no more bets" begins the deal (``deal_started``)."""
     BET_SPOTS: ClassVar[tuple[str, ...]] = ()
     CONFIRM_PHASES: ClassVar[tuple[str, ...]] = ("settlement",)
@@ -630,6 +633,7 @@ class RoundTable:
         error = sys.exc_info()[1]
         kind = type(error).__name__ if error is not None else "unknown error"
         log.error("table machine error: %s", kind)
+        self.machine_error = kind
         self.hold_reason = f"controller error: {kind}"
 
     def late_bet(self, seat: int, spot: str, cents: int) -> None:

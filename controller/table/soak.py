@@ -218,6 +218,8 @@ def _play_chunk(job: ChunkJob) -> ChunkResult:
     link.send(OpenTable())
     while len(played) < job.rounds:
         player.act()
+        if model.machine_error is not None:
+            raise RuntimeError(f"the table's machine failed: {model.machine_error}")
     tally = HoldTally()
     verify = []
     for i, r in enumerate(played[: job.rounds]):
