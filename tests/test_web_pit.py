@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.web_helpers import BenchProcess, browser, free_port, need_browser, tablectl, wait_for
+from tests.web_helpers import SCREENS, BenchProcess, browser, free_port, need_browser, tablectl, wait_for
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
@@ -177,7 +177,8 @@ def test_pit_view_shows_three_bench_tables_from_one_floor_store(floor: dict[str,
         assert by_id["ms-01"].get_attribute("data-hold") == "yes"
         assert "jam" in by_id["ms-01"].text.lower()
         assert "IN PLAY" not in by_id["b5-02"].text and by_id["b5-02"].get_attribute("data-hold") == "no"
-        d.save_screenshot(str(REPO / "docs" / "screens" / "pit.png"))
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        d.save_screenshot(str(SCREENS / "pit.png"))
 
         by_id["b5-02"].find_element(By.CSS_SELECTOR, "a.table-link").click()
         rounds = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "tr.round-row"), "b5-02's rounds")
@@ -199,7 +200,7 @@ def test_pit_view_shows_three_bench_tables_from_one_floor_store(floor: dict[str,
         assert [li.find_element(By.CSS_SELECTOR, ".to").text for li in dealt] == [
             c["to"] for c in record["recall"]["cards"]
         ]
-        d.save_screenshot(str(REPO / "docs" / "screens" / "pit-round.png"))
+        d.save_screenshot(str(SCREENS / "pit-round.png"))
 
 
 class JournalFloor:

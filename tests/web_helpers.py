@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -22,7 +23,13 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SCREENS = ROOT / "docs" / "screens"
+SCREENS = (
+    ROOT / "docs" / "screens"
+    if os.environ.get("TABLECTL_UPDATE_SCREENSHOTS")
+    else Path(tempfile.gettempdir()) / "tablectl-screens"
+)
+"""Where the browser tests save their screenshots: docs/screens (shown in the README) only when
+TABLECTL_UPDATE_SCREENSHOTS is set, so an ordinary test run leaves the tree as it was."""
 TIMEOUT = 60.0
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs]|JK)(?![A-Za-z0-9])")
 SUIT_SYMBOL = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
