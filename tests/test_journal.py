@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import SCHEMA_VERSION, JournalError, SqliteJournal, verify_journal
+from controller.journal import SCHEMA_VERSION, JournalError, NewRecord, SqliteJournal, verify_journal
+from controller.journal.meters import meters_for_round
 from controller.journal.store import GENESIS, record_hash
 from controller.table.devices import RecordingDevices
 from controller.table.engine import Engine
@@ -40,6 +41,52 @@ def test_records_are_chained_and_on_disk_when_append_returns(tmp_path: Path) -> 
     other = sqlite3.connect(str(tmp_path / "j.db"))  # another connection sees every record at once
     assert other.execute("SELECT count(*) FROM records").fetchone()[0] == 5
     assert verify_journal(j).ok
+
+
+ROUND_1 = {
+    "round": 1,
+    "game": "mississippi_stud",
+    "record": {"seats": {"1": {"wagers": {"ante": 500}}}},
+    "settlement": {"seats": {"1": {"wagers": {"ante": {"net": -500}}}}},
+    "late_bets": [],
+    "faults": 0,
+}
+
+
+def test_a_batch_is_chained_indexed_and_committed_as_one_like_single_appends(tmp_path: Path) -> None:
+    spot = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
+    one = SqliteJournal(tmp_path / "one.db", clock=lambda: 1000.0)
+    one.append("SpotReport", spot, event=True)
+    one.append_round(1, ROUND_1, meters_for_round(ROUND_1))
+    one.append("ButtonChanged", {"button": "deal"}, event=True)
+    many = SqliteJournal(tmp_path / "many.db", clock=lambda: 1000.0)
+    version = many.db.execute("PRAGMA data_version").fetchone()[0]
+    other = sqlite3.connect(str(tmp_path / "many.db"))
+    before = other.execute("PRAGMA data_version").fetchone()[0]
+    seqs = many.append_batch(
+        [
+            NewRecord("SpotReport", spot, event=True),
+            NewRecord("RoundSettled", ROUND_1, round_no=1, meters=meters_for_round(ROUND_1)),
+            NewRecord("ButtonChanged", {"button": "deal"}, event=True),
+        ]
+    )
+    assert seqs == [1, 2, 3] and many.last_seq == 3 and version is not None
+    assert other.execute("PRAGMA data_version").fetchone()[0] == before + 1  # one commit for the three
+    query = "SELECT seq, at, kind, event, data, prev, hash FROM records ORDER BY seq"
+    assert many.db.execute(query).fetchall() == one.db.execute(query).fetchall()  # the same chain, hash for hash
+    assert many.round_seqs() == one.round_seqs() == [(1, 2)] and many.meters() == one.meters()
+    assert many.append("SpotReport", spot, event=True) == 4 and verify_journal(many).ok
+    assert many.append_batch([]) == []
+
+
+def test_a_batch_that_fails_keeps_none_of_its_records(tmp_path: Path) -> None:
+    j = filled(tmp_path / "j.db", 2)
+    with pytest.raises(TypeError):
+        j.append_batch([NewRecord("X", {"n": 1}, event=True), NewRecord("X", {"n": object()}, event=True)])
+    with pytest.raises(ValueError, match=r"batch record 0: kind 'X' names round 1; only RoundSettled may"):
+        j.append_batch([NewRecord("X", {}, round_no=1)])
+    assert j.last_seq == 2 and j.db.execute("SELECT count(*) FROM records").fetchone()[0] == 2
+    assert j.append_batch([NewRecord("X", {"n": 1}, event=True)]) == [3] and verify_journal(j).ok
 
 
 def test_a_changed_byte_is_detected_and_located(tmp_path: Path) -> None:

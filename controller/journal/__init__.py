@@ -7,7 +7,14 @@ while keeping the chain verifiable.
 
 from controller.journal.keys import read_hmac_key
 from controller.journal.records import Journal, JournalRecord, MemoryJournal
-from controller.journal.store import SCHEMA_VERSION, JournalDamaged, JournalError, Snapshot, SqliteJournal
+from controller.journal.store import (
+    SCHEMA_VERSION,
+    JournalDamaged,
+    JournalError,
+    NewRecord,
+    Snapshot,
+    SqliteJournal,
+)
 from controller.journal.verify import VerifyReport, check_tail, verify_journal, verify_rounds
 
 __all__ = [
@@ -17,6 +24,7 @@ __all__ = [
     "Journal",
     "JournalRecord",
     "MemoryJournal",
+    "NewRecord",
     "read_hmac_key",
     "verify_rounds",
     "Snapshot",

@@ -30,7 +30,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -42,6 +42,7 @@ __all__ = [
     "GENESIS",
     "JournalError",
     "JournalDamaged",
+    "NewRecord",
     "Snapshot",
     "SqliteJournal",
     "record_hash",
@@ -189,6 +190,18 @@ def _text(raw: bytes) -> str:
 
 
 MeterDelta = Mapping[tuple[str, str], int]
+
+
+@dataclass(frozen=True, slots=True)
+class NewRecord:
+    """One record for :meth:`SqliteJournal.append_batch`: as :meth:`SqliteJournal.append` takes
+    it, or, with ``round_no`` (kind ``RoundSettled``), as :meth:`SqliteJournal.append_round` does."""
+
+    kind: str
+    data: Mapping[str, Any]
+    event: bool = False
+    round_no: int | None = None
+    meters: MeterDelta | None = None
 
 
 _P = ParamSpec("_P")
@@ -430,15 +443,47 @@ class SqliteJournal:
 
         def write() -> int:
             seq = self._insert("RoundSettled", data, False)
-            self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?)", (round_no, seq, self._pending_at))
-            for (scope, name), value in meters.items():
-                self.db.execute(
-                    "INSERT INTO meters VALUES (?, ?, ?) ON CONFLICT (scope, name) DO UPDATE SET value = value + excluded.value",
-                    (scope, name, value),
-                )
+            self._index_round(round_no, seq, meters)
             return seq
 
         return self._commit(write)
+
+    def _index_round(self, round_no: int, seq: int, meters: MeterDelta) -> None:
+        self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?)", (round_no, seq, self._pending_at))
+        for (scope, name), value in meters.items():
+            self.db.execute(
+                "INSERT INTO meters VALUES (?, ?, ?) ON CONFLICT (scope, name) DO UPDATE SET value = value + excluded.value",
+                (scope, name, value),
+            )
+
+    @_locked
+    def append_batch(self, records: Sequence[NewRecord]) -> list[int]:
+        """Record ``records`` in one transaction (one commit, one sync), each chained to the one
+        before exactly as :meth:`append` and :meth:`append_round` would have; returns their
+        sequence numbers once all are on disk. When the transaction fails none of them is kept."""
+        if not records:
+            return []
+        for i, r in enumerate(records):
+            if r.round_no is not None and r.kind != "RoundSettled":
+                raise ValueError(f"batch record {i}: kind {r.kind!r} names round {r.round_no}; only RoundSettled may")
+        start = (self.last_seq, self.last_hash)
+        seqs: list[int] = []
+
+        def write() -> int:
+            for r in records:
+                seq = self._insert(r.kind, r.data, r.event)
+                if r.round_no is not None:
+                    self._index_round(r.round_no, seq, r.meters or {})
+                self.last_seq, self.last_hash = self._pending  # the next record chains to this one
+                seqs.append(seq)
+            return seqs[-1]
+
+        try:
+            self._commit(write)
+        except BaseException:
+            self.last_seq, self.last_hash = start
+            raise
+        return seqs
 
     @_locked
     def snapshot(self, seq: int, round_no: int, state: dict[str, Any]) -> None:
