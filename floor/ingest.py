@@ -11,7 +11,6 @@ processes may share the durable consumer. While PostgreSQL is unreachable the ba
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 import time
@@ -22,6 +21,7 @@ from typing import Any
 import nats
 import nats.errors
 import nats.js.errors
+import orjson
 import psycopg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
 
@@ -138,7 +138,7 @@ def _add_round(batch: Batch, table: str, seq: int, at: float, data: dict[str, An
             len(recall["late_bets"]),
             int(recall["faults"]),
             int(events[0]["seq"]) if events else seq,
-            json.dumps(data),
+            orjson.dumps(data).decode(),
         )
     )
     _table_seen(batch, table, seq, at, record["game"], record.get("table"), number)
@@ -150,7 +150,7 @@ def parse_batch(messages: Iterable[tuple[str, str | None, bytes]]) -> Batch:
     batch = Batch()
     for subject, msg_id, payload in messages:
         try:
-            m = json.loads(payload)
+            m = orjson.loads(payload)
             table, seq, at, kind, data = m["table"], int(m["seq"]), float(m["at"]), m["kind"], m["data"]
             cls = subject.rsplit(".", 1)[-1]
             if cls == "round":
@@ -160,7 +160,7 @@ def parse_batch(messages: Iterable[tuple[str, str | None, bytes]]) -> Batch:
                 batch.meters.extend((table, seq, number, scope, name, int(v)) for scope, name, v in data["meters"])
                 _table_seen(batch, table, seq, at, None, None, number)
             elif cls in ("event", "fault", "supervisor"):
-                batch.events.append((table, seq, at, at, kind, cls, json.dumps(data)))
+                batch.events.append((table, seq, at, at, kind, cls, orjson.dumps(data).decode()))
                 _table_seen(batch, table, seq, at, None, None, None)
             else:
                 raise ValueError(f"unknown subject kind {cls!r}")

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from controller.journal.meters import meters_for_round
 from controller.journal.outbox import RawRecord
 from controller.journal.recall import RecalledRound, own_events, recall_json
@@ -89,7 +91,7 @@ def messages_for(
     if cls != "round":
         text = record.data
         if "card" in text and record.kind == "CardDealt":
-            text = json.dumps(hide_cards(json.loads(text)), separators=(",", ":"))
+            text = orjson.dumps(hide_cards(orjson.loads(text))).decode()
         return [
             Message(
                 subject_for(prefix, table_id, cls),
@@ -98,11 +100,11 @@ def messages_for(
                 record.seq,
             )
         ]
-    data = json.loads(record.data)
+    data = orjson.loads(record.data)
     first = int(data.get("first_seq") or record.seq)
     number = int(data["round"])
     events = own_events(
-        (JournalRecord(r.seq, r.at, r.kind, json.loads(r.data)) for r in round_events(first, record.seq - 1)), number
+        (JournalRecord(r.seq, r.at, r.kind, orjson.loads(r.data)) for r in round_events(first, record.seq - 1)), number
     )
     recalled = recall_json(RecalledRound(number, data, events, record.at))
     meters = [[scope, name, value] for (scope, name), value in sorted(meters_for_round(data).items())]
@@ -110,7 +112,7 @@ def messages_for(
         Message(
             subject_for(prefix, table_id, "round"),
             msg_id,
-            _payload(table_id, record.seq, record.at, record.kind, json.dumps(recalled, separators=(",", ":"))),
+            _payload(table_id, record.seq, record.at, record.kind, orjson.dumps(recalled).decode()),
             record.seq,
         ),
         Message(
@@ -121,7 +123,7 @@ def messages_for(
                 record.seq,
                 record.at,
                 "RoundMeters",
-                json.dumps({"round": data["round"], "meters": meters}, separators=(",", ":")),
+                orjson.dumps({"round": data["round"], "meters": meters}).decode(),
             ),
             record.seq,
         ),
