@@ -15,8 +15,13 @@ Run ``python benchmarks/bench_floor.py [--tables 200] [--procs 4] [--outage 60]`
 The records are a real bench table's journal (``tablectl bench``) replayed with the sequence
 numbers and round numbers of each simulated table, so messages have the real sizes (a round's
 ``.round`` message carries all its events). Tables run in ``--procs`` processes, each table
-with its own journal file and its own forwarder thread and NATS connection; the ingest workers
-are ``tablectl floor ingest`` processes sharing the durable consumer.
+with its own journal file and its own forwarder (``floor.forwarder.Forwarder``, as a table runs it),
+the forwarders of a process on one asyncio loop and one NATS connection; the ingest workers are
+``tablectl floor ingest`` processes sharing the durable consumer. At full speed each table
+commits ``--per-commit`` records per journal transaction (``append_batch``); at the realistic
+rate one. Every phase prints CPU microseconds per record of each stage (writers, forwarders,
+nats-server, ingest, PostgreSQL) and, measured first in the same run, the floors
+(``benchmarks/floor_floors.py``).
 
 Prints figures beside the targets; asserts nothing.
 """
@@ -24,6 +29,7 @@ Prints figures beside the targets; asserts nothing.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import multiprocessing as mp
 import os
 import shutil
@@ -74,7 +80,7 @@ class SimTable:
     def __init__(self, folder: Path, table_id: str, servers: tuple[str, ...], sync: str) -> None:
         self.journal = SqliteJournal(folder / f"{table_id}.db")
         self.journal.db.execute(f"PRAGMA synchronous={sync}")
-        self.forwarder = Forwarder(self.journal.path, FloorConfig(table_id, servers)).start()
+        self.forwarder = Forwarder(self.journal.path, FloorConfig(table_id, servers))
         self.i = 0
         self.round_no = 0
         self.first_seq = 1
@@ -123,9 +129,13 @@ def table_process(
     sync: str,
     per_commit: int,
 ) -> None:
-    """The tables ``ids`` in one process: one writer thread, a forwarder thread per table.
-    ``writer_cpu[slot]``: the writer thread's CPU seconds (the forwarders have the rest)."""
+    """The tables ``ids`` in one process: one writer thread, and one thread running every
+    table's forwarder on one asyncio loop over one NATS connection (the forwarder's code as a
+    table runs it, without 50 threads fighting over the GIL). ``writer_cpu[slot]``: the writer
+    thread's CPU seconds (the forwarders have the rest)."""
     tables = [SimTable(folder, t, servers, sync) for t in ids]
+    forwarding = threading.Thread(target=lambda: asyncio.run(forward_all(tables)), name="forwarders")
+    forwarding.start()
     next_at = time.monotonic()
     count = turn = 0
     while phase.value != STOP:
@@ -149,9 +159,23 @@ def table_process(
         turn += 1
         written[slot] = count
         writer_cpu[slot] = time.thread_time()
+    deadline = time.monotonic() + 60
+    for t in tables:  # the backlog sent before stopping
+        t.forwarder.wait_acked(t.journal.last_seq, max(0.0, deadline - time.monotonic()))
     for t in tables:
-        t.forwarder.stop(drain_s=30)
+        t.forwarder.ask_stop()
+    forwarding.join(30)
+    for t in tables:
         t.journal.close()
+
+
+async def forward_all(tables: list[SimTable]) -> None:
+    """Run the tables' forwarders on this loop, sharing one connection."""
+    nc = await tables[0].forwarder.connect()
+    try:
+        await asyncio.gather(*(t.forwarder.run(nc) for t in tables))
+    finally:
+        await nc.close()
 
 
 def stored(db: str) -> int:

@@ -143,20 +143,31 @@ class Forwarder:
             log.exception("floor forwarder %s stopped", self.link.table_id)
             self._state, self._error = LinkState.STOPPED, repr(exc)
 
-    async def _main(self) -> None:
+    async def run(self, connection: Any) -> None:
+        """Forward on the caller's asyncio loop over ``connection`` (a nats-py client the caller
+        owns, which may carry other forwarders too) until :meth:`ask_stop`; instead of
+        :meth:`start`. A simulator of many tables in one process uses it (benchmarks/bench_floor.py);
+        a table's controller uses :meth:`start`."""
+        await self._main(connection)
+
+    def ask_stop(self) -> None:
+        """Ask a forwarder started with :meth:`run` to stop (the coroutine then returns)."""
+        self._stopping.set()
+
+    async def _main(self, shared: Any = None) -> None:
         outbox = Outbox(self.journal_path)
         self._acked = outbox.acked()
         backoff = 0.1
-        nc: Any = None
+        nc: Any = shared
         try:
             while not self._stopping.is_set():
                 try:
-                    if nc is None or nc.is_closed:
-                        nc = await self._connect()
+                    if nc is None or (nc.is_closed and shared is None):
+                        nc = await self.connect()
                     await self._publish(nc, outbox)
                 except (TimeoutError, _Resend, OSError, nats.errors.Error, JournalError, sqlite3.Error) as exc:
                     self._set_down(outbox, exc)
-                    if nc is not None and nc.is_closed:  # else the client is reconnecting by itself
+                    if nc is not None and nc.is_closed and shared is None:  # else it is reconnecting by itself
                         nc = None
                     await self._sleep(backoff)
                     backoff = min(backoff * 2, self.max_backoff_s)
@@ -167,10 +178,12 @@ class Forwarder:
             self._state = LinkState.STOPPED
             self._write_state(outbox)
             outbox.close()
-            if nc is not None:
+            if nc is not None and shared is None:
                 await self._close(nc)
 
-    async def _connect(self) -> Any:
+    async def connect(self) -> Any:
+        """A nats-py connection as the forwarder makes its own: to the link's servers, reconnecting
+        forever (for :meth:`run`)."""
         options: dict[str, Any] = {
             "servers": list(self.link.servers),
             "connect_timeout": 2,
@@ -229,6 +242,7 @@ class Forwarder:
         try:
             poll, more = 0.005, True
             while not self._stopping.is_set():
+                looked_at = time.monotonic()  # before the look: what it finds is all written before then
                 records = outbox.after(sent, self.batch) if more or pending or outbox.changed() else []
                 more = len(records) == self.batch
                 self._head = max(self._head, records[-1].seq if records else sent)
@@ -240,7 +254,9 @@ class Forwarder:
                             self._state, self._error = LinkState.UP, None
                             self._write_state(outbox)
                         self._flush_ack(outbox)
-                        self._caught_up_at = time.monotonic()
+                        # The look's time, not now: writing the acknowledgement above may have waited
+                        # for the controller's commits, and those records are not sent yet.
+                        self._caught_up_at = looked_at
                         await asyncio.sleep(poll)
                         poll = min(poll * 1.5, self.idle_poll_s)  # idle: look less often, up to idle_poll_s
                     else:

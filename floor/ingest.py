@@ -45,6 +45,11 @@ class IngestConfig:
     ack_wait_s: float = 30.0
     replicas: int = 1
     credentials: str | None = None
+    fetch_wait_s: float = 0.1
+    """How long one pull waits for messages when none is ready. nats-py's ``fetch`` returns at once
+    what is ready, but when nothing is it waits this long, or until the batch is full, before
+    handing over what came meanwhile: at a table's pace (a few records a second) this wait is
+    the message's delay, so it stays short (1 s made a p99 delay of about 1 s)."""
 
 
 @dataclass
@@ -350,7 +355,7 @@ async def run_ingest(config: IngestConfig, stop: threading.Event, stats: IngestS
                 await asyncio.sleep(1.0)
         while not stop.is_set():
             try:
-                msgs = await sub.fetch(config.batch, timeout=1.0)
+                msgs = await sub.fetch(config.batch, timeout=config.fetch_wait_s)
             except (TimeoutError, nats.errors.TimeoutError):
                 continue
             except nats.errors.Error as exc:  # the broker is away: the client reconnects by itself

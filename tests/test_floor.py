@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -26,8 +27,12 @@ psycopg = pytest.importorskip("psycopg")
 
 import nats  # noqa: E402
 
+import floor.forwarder as forwarder_module  # noqa: E402
+from controller.floor_config import FloorConfig  # noqa: E402
+from controller.journal import NewRecord, SqliteJournal  # noqa: E402
 from controller.journal.outbox import Outbox  # noqa: E402
-from floor.ingest import IngestConfig, IngestStats, run_ingest  # noqa: E402
+from floor.forwarder import Forwarder  # noqa: E402
+from floor.ingest import IngestConfig, IngestStats, ensure_stream, run_ingest  # noqa: E402
 from floor.migrate import migrate  # noqa: E402
 from floor.servers import LocalNats, LocalPostgres, free_port  # noqa: E402
 from floor.store import recent_rounds, round_recall, tables_overview  # noqa: E402
@@ -287,6 +292,101 @@ def test_bench_tables_reach_postgres_exactly_once(folder: Path, broker: LocalNat
         assert "floor: link stopped" in status and "backlog 0" in status
     finally:
         ingest.stop()
+
+
+def test_forwarders_sharing_one_connection_publish_each_journal_once(folder: Path, broker: LocalNats) -> None:
+    """``Forwarder.run``: several forwarders on one asyncio loop over one connection (how the
+    benchmark simulates many tables in one process), each publishing its own journal."""
+
+    async def make_stream() -> None:
+        nc = await nats.connect(broker.url)
+        await ensure_stream(nc.jetstream(), IngestConfig((broker.url,), "unused"))
+        await nc.close()
+
+    asyncio.run(make_stream())
+    journals = [SqliteJournal(folder / f"s{i}.db") for i in range(3)]
+    spot = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
+    for j in journals:
+        j.append_batch([NewRecord("SpotReport", spot, event=True)] * 20)
+    forwarders = [Forwarder(j.path, FloorConfig(f"s{i}", (broker.url,))) for i, j in enumerate(journals)]
+
+    async def run_all() -> None:
+        nc = await forwarders[0].connect()
+        try:
+            await asyncio.gather(*(f.run(nc) for f in forwarders))
+        finally:
+            await nc.close()
+
+    loop = threading.Thread(target=lambda: asyncio.run(run_all()))
+    loop.start()
+    try:
+        for f, j in zip(forwarders, journals, strict=True):
+            assert f.wait_acked(j.last_seq, TIMEOUT)
+            j.append_batch([NewRecord("SpotReport", spot, event=True)] * 5)  # more while running
+        for f, j in zip(forwarders, journals, strict=True):
+            assert f.wait_acked(j.last_seq, TIMEOUT)
+    finally:
+        for f in forwarders:
+            f.ask_stop()
+        loop.join(TIMEOUT)
+    assert not loop.is_alive()
+    assert stream_messages([broker.url]) == 3 * 25
+    for j in journals:
+        box = Outbox(j.path)
+        assert box.acked() == j.last_seq == 25 and box.state()[0] == "stopped"
+        box.close()
+        j.close()
+
+
+def test_a_clean_stop_sends_records_written_just_after_the_forwarder_looked(
+    folder: Path, broker: LocalNats, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table's last records land between the forwarder's look (nothing new) and its "caught
+    up" mark, and the table stops then: the stop's drain still sends them (the mark is the look's
+    time, not the time after the look's bookkeeping)."""
+
+    async def make_stream() -> None:
+        nc = await nats.connect(broker.url)
+        await ensure_stream(nc.jetstream(), IngestConfig((broker.url,), "unused"))
+        await nc.close()
+
+    asyncio.run(make_stream())
+    journal = SqliteJournal(folder / "late.db")
+    spot = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
+    journal.append_batch([NewRecord("SpotReport", spot, event=True)] * 5)
+    forwarder = Forwarder(journal.path, FloorConfig("late", (broker.url,)), drain_on_stop_s=60).start()
+    assert forwarder.wait_acked(5, TIMEOUT)
+    stopper = threading.Thread(target=forwarder.stop, kwargs={"timeout": TIMEOUT})
+    asked = threading.Event()
+    fired: list[bool] = []
+    real_changed, real_time = Outbox.changed, forwarder_module.time
+
+    def monotonic() -> float:
+        if threading.current_thread() is stopper:
+            asked.set()  # stop() has taken its "asked" time
+        return real_time.monotonic()
+
+    def changed(self: Outbox) -> bool:
+        result = real_changed(self)
+        if not result and not fired:  # this look found nothing new: the table writes and stops now
+            fired.append(True)
+            journal.append_batch([NewRecord("SpotReport", spot, event=True)] * 10)
+            stopper.start()
+            assert asked.wait(TIMEOUT)
+        return result
+
+    monkeypatch.setattr(forwarder_module, "time", SimpleNamespace(monotonic=monotonic, sleep=real_time.sleep))
+    monkeypatch.setattr(Outbox, "changed", changed)
+    wait_for(lambda: bool(fired), "the forwarder's next look")
+    stopper.join(TIMEOUT)
+    assert not stopper.is_alive()
+    box = Outbox(journal.path)
+    try:
+        assert box.acked() == journal.last_seq == 15 and forwarder.status().backlog == 0
+        assert stream_messages([broker.url]) == 15
+    finally:
+        box.close()
+        journal.close()
 
 
 def test_broker_killed_and_ingest_killed_mid_run(folder: Path, broker: LocalNats, db: str) -> None:
