@@ -213,6 +213,7 @@ class RoundTable:
         """The display's size: the table config's, or the panel's when it reports one."""
         self.screen: tuple[str, ...] = ()
         """The lines last sent to the display."""
+        self._rendered: tuple[tuple[ScreenState, DisplaySize] | None, tuple[str, ...]] = (None, ())
         self.problems: list[str] = []
         self.late_bets: list[str] = []
         self.rounds: list[RoundResult] = []
@@ -350,7 +351,10 @@ class RoundTable:
 
     def show(self) -> None:
         """Send the screen when it changed: one whole screen, replacing the last."""
-        lines = render(self.screen_state(), self.size)
+        key = (self.screen_state(), self.size)
+        if key != self._rendered[0]:  # most events change nothing on the screen: render only on a change
+            self._rendered = (key, render(*key))
+        lines = self._rendered[1]
         if lines != self.screen:
             self.screen = lines
             self.devices.screen(lines)
@@ -360,9 +364,11 @@ class RoundTable:
         confirms it. True when the button was taken by a notice."""
         if button not in ("confirm", "next", "previous"):
             return False
+        if not self.notices and button == "confirm":
+            return False
         pages = page_count(self.screen_state(), self.size)
         if not self.notices:  # details longer than the screen: next / previous page them when free
-            if button == "confirm" or pages == 1 or self.uses_next_previous():
+            if pages == 1 or self.uses_next_previous():
                 return False
             step = 1 if button == "next" else -1
             self.detail_page = (self.detail_page + step) % pages
