@@ -147,6 +147,10 @@ class RoundResult:
     late_bets: tuple[str, ...] = ()
 
 
+_HANDLER_NAMES: dict[str, str] = {}
+"""``on_<event class>`` by event class name (made once, looked up on every event)."""
+
+
 class RoundTable:
     """The model of a game's machine: it owns the round and sends device commands.
 
@@ -160,10 +164,12 @@ class RoundTable:
     PLAYING: ClassVar[list[Any]]
     DECK: ClassVar[int] = 52
     CARD_STARTS_DEAL: ClassVar[bool] = True
+    """The first card from the shoe after "no more bets" begins the deal (``deal_started``)."""
     machine_error: str | None = None
     """The kind of the last error a machine callback raised (None: none since start): a soak or
     a test treats it as a failed table, where a dealer's table holds."""
-    """The first card from the shoe after "no more bets" begins the deal (``deal_started``)."""
+    phase: Any
+    """The machine's state (a member of ``Phase``), kept here by ``transitions``."""
     BET_SPOTS: ClassVar[tuple[str, ...]] = ()
     CONFIRM_PHASES: ClassVar[tuple[str, ...]] = ("settlement",)
     """States whose prompt is a procedure step, done and then confirmed."""
@@ -246,6 +252,7 @@ class RoundTable:
             transitions=self.TRANSITIONS,
             initial=self.Phase.CLOSED,  # type: ignore[attr-defined]
             auto_transitions=False,
+            model_attribute="phase",  # read on every event: a plain attribute, not a property over ``state``
             queued=True,
             on_exception="on_machine_error",
             ignore_invalid_triggers=True,
@@ -274,10 +281,6 @@ class RoundTable:
         return self.ledger.records()
 
     # --- reading ------------------------------------------------------------------------------
-
-    @property
-    def phase(self) -> Any:
-        return self.state  # type: ignore[attr-defined]
 
     def _shown(self, text: str) -> None:
         self.prompts.append(text)
@@ -332,15 +335,17 @@ class RoundTable:
 
     def screen_state(self) -> ScreenState:
         """What the screen shows now (a pure function of this is the screen: :mod:`.screen`)."""
-        held = self.phase is self.Phase.HOLD  # type: ignore[attr-defined]
-        step = self.held_from.value if held and self.held_from is not None else self.phase.value
+        phase = self.phase
+        held = phase is self.Phase.HOLD  # type: ignore[attr-defined]
+        # ``_value_`` is the plain attribute behind ``.value`` (a descriptor, slow on every event)
+        step = phase._value_ if not held or self.held_from is None else self.held_from._value_
         return ScreenState(
             round_no=self.round_no,
             step=step,
             prompt=self.hold_prompt()
             if held
             else f"{self.prompt}; confirm"
-            if self.phase.value in self.CONFIRM_PHASES
+            if phase._value_ in self.CONFIRM_PHASES
             else self.prompt,
             details=tuple(self.screen_details()),
             notes=tuple(self.notes),
@@ -668,7 +673,7 @@ class RoundTable:
         if name == "SpotReport" and not self.spot_on_board(event):
             self.show()
             return
-        handler = getattr(self, f"on_{name}", None)
+        handler = getattr(self, _HANDLER_NAMES.get(name) or _HANDLER_NAMES.setdefault(name, f"on_{name}"), None)
         if name == "ButtonChanged" and event.pressed and self.notice_button(event.button):
             pass  # read first: a notice takes confirm, next and previous; long details page
         elif handler is not None:  # events the table does not act on (command results) change nothing
