@@ -57,7 +57,14 @@ def _ms_tables(key: str, table: Paytable) -> dict[str, Any]:
 def mississippi_tables(paytable: Paytable | None = None) -> dict[str, Any]:
     """The optimal decision tables for ``paytable`` (default: the shipped table's main paytable)."""
     table = paytable or _default_table("mississippi_stud").paytables["main"]
-    return _ms_tables(paytable_key(table), table)
+    found = _BY_TABLE.get(id(table))
+    if found is None or found[0] is not table:
+        found = _BY_TABLE[id(table)] = (table, _ms_tables(paytable_key(table), table))
+    return found[1]
+
+
+_BY_TABLE: dict[int, tuple[Paytable, dict[str, Any]]] = {}
+"""The tables by paytable object (a player asks several times a round: the key costs more than the look-up)."""
 
 
 def mississippi_decision(

@@ -147,6 +147,10 @@ class RoundResult:
     late_bets: tuple[str, ...] = ()
 
 
+_HANDLER_NAMES: dict[str, str] = {}
+"""``on_<event class>`` by event class name (made once, looked up on every event)."""
+
+
 class RoundTable:
     """The model of a game's machine: it owns the round and sends device commands.
 
@@ -160,10 +164,12 @@ class RoundTable:
     PLAYING: ClassVar[list[Any]]
     DECK: ClassVar[int] = 52
     CARD_STARTS_DEAL: ClassVar[bool] = True
+    """The first card from the shoe after "no more bets" begins the deal (``deal_started``)."""
     machine_error: str | None = None
     """The kind of the last error a machine callback raised (None: none since start): a soak or
     a test treats it as a failed table, where a dealer's table holds."""
-    """The first card from the shoe after "no more bets" begins the deal (``deal_started``)."""
+    phase: Any
+    """The machine's state (a member of ``Phase``), kept here by ``transitions``."""
     BET_SPOTS: ClassVar[tuple[str, ...]] = ()
     CONFIRM_PHASES: ClassVar[tuple[str, ...]] = ("settlement",)
     """States whose prompt is a procedure step, done and then confirmed."""
@@ -213,6 +219,7 @@ class RoundTable:
         """The display's size: the table config's, or the panel's when it reports one."""
         self.screen: tuple[str, ...] = ()
         """The lines last sent to the display."""
+        self._rendered: tuple[tuple[ScreenState, DisplaySize] | None, tuple[str, ...]] = (None, ())
         self.problems: list[str] = []
         self.late_bets: list[str] = []
         self.rounds: list[RoundResult] = []
@@ -245,6 +252,7 @@ class RoundTable:
             transitions=self.TRANSITIONS,
             initial=self.Phase.CLOSED,  # type: ignore[attr-defined]
             auto_transitions=False,
+            model_attribute="phase",  # read on every event: a plain attribute, not a property over ``state``
             queued=True,
             on_exception="on_machine_error",
             ignore_invalid_triggers=True,
@@ -273,10 +281,6 @@ class RoundTable:
         return self.ledger.records()
 
     # --- reading ------------------------------------------------------------------------------
-
-    @property
-    def phase(self) -> Any:
-        return self.state  # type: ignore[attr-defined]
 
     def _shown(self, text: str) -> None:
         self.prompts.append(text)
@@ -331,15 +335,17 @@ class RoundTable:
 
     def screen_state(self) -> ScreenState:
         """What the screen shows now (a pure function of this is the screen: :mod:`.screen`)."""
-        held = self.phase is self.Phase.HOLD  # type: ignore[attr-defined]
-        step = self.held_from.value if held and self.held_from is not None else self.phase.value
+        phase = self.phase
+        held = phase is self.Phase.HOLD  # type: ignore[attr-defined]
+        # ``_value_`` is the plain attribute behind ``.value`` (a descriptor, slow on every event)
+        step = phase._value_ if not held or self.held_from is None else self.held_from._value_
         return ScreenState(
             round_no=self.round_no,
             step=step,
             prompt=self.hold_prompt()
             if held
             else f"{self.prompt}; confirm"
-            if self.phase.value in self.CONFIRM_PHASES
+            if phase._value_ in self.CONFIRM_PHASES
             else self.prompt,
             details=tuple(self.screen_details()),
             notes=tuple(self.notes),
@@ -350,7 +356,10 @@ class RoundTable:
 
     def show(self) -> None:
         """Send the screen when it changed: one whole screen, replacing the last."""
-        lines = render(self.screen_state(), self.size)
+        key = (self.screen_state(), self.size)
+        if key != self._rendered[0]:  # most events change nothing on the screen: render only on a change
+            self._rendered = (key, render(*key))
+        lines = self._rendered[1]
         if lines != self.screen:
             self.screen = lines
             self.devices.screen(lines)
@@ -360,9 +369,11 @@ class RoundTable:
         confirms it. True when the button was taken by a notice."""
         if button not in ("confirm", "next", "previous"):
             return False
+        if not self.notices and button == "confirm":
+            return False
         pages = page_count(self.screen_state(), self.size)
         if not self.notices:  # details longer than the screen: next / previous page them when free
-            if button == "confirm" or pages == 1 or self.uses_next_previous():
+            if pages == 1 or self.uses_next_previous():
                 return False
             step = 1 if button == "next" else -1
             self.detail_page = (self.detail_page + step) % pages
@@ -662,7 +673,7 @@ class RoundTable:
         if name == "SpotReport" and not self.spot_on_board(event):
             self.show()
             return
-        handler = getattr(self, f"on_{name}", None)
+        handler = getattr(self, _HANDLER_NAMES.get(name) or _HANDLER_NAMES.setdefault(name, f"on_{name}"), None)
         if name == "ButtonChanged" and event.pressed and self.notice_button(event.button):
             pass  # read first: a notice takes confirm, next and previous; long details page
         elif handler is not None:  # events the table does not act on (command results) change nothing

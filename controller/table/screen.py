@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = ["DisplaySize", "Notice", "ScreenState", "DEFAULT_SIZE", "render", "page_count"]
 
@@ -58,24 +59,30 @@ class ScreenState:
     """Answers to the dealer's last action, shown first."""
 
 
-def _wrap(text: str, width: int) -> list[str]:
-    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
+@lru_cache(maxsize=8192)
+def _wrap(text: str, width: int) -> tuple[str, ...]:
+    # a table shows the same few hundred texts over and over: wrapping is most of a screen's cost
+    return tuple(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or ("",)
 
 
 def _parts(state: ScreenState, size: DisplaySize) -> tuple[list[str], list[list[str]]]:
     """The fixed lines under the status line (the prompt) and the pages of detail lines (a
     detail is not split over two pages unless it is longer than a page)."""
-    width = size.columns
     if state.notice is not None:
-        prompt = f"{state.notice.title} (confirm)"
-        items = list(state.notice.lines)
-    else:
-        prompt = state.prompt
-        items = [*state.notes, *state.details]
-    if state.hold:  # after what answers the dealer's last action, before the rest
-        items.insert(len(state.notes), f"why: {state.hold}")
+        return _layout(f"{state.notice.title} (confirm)", state.notice.lines, state.hold, 0, size)
+    return _layout(state.prompt, (*state.notes, *state.details), state.hold, len(state.notes), size)
+
+
+@lru_cache(maxsize=4096)
+def _layout(
+    prompt: str, items: tuple[str, ...], hold: str, notes: int, size: DisplaySize
+) -> tuple[list[str], list[list[str]]]:
+    # cached: the same prompt and details come back round after round (callers only read the lists)
+    width = size.columns
+    if hold:  # after what answers the dealer's last action, before the rest
+        items = (*items[:notes], f"why: {hold}", *items[notes:])
     wrapped = _wrap(prompt, width)
-    fixed = wrapped[: max(1, size.lines - 2)]
+    fixed = list(wrapped[: max(1, size.lines - 2)])
     room = size.lines - 1 - len(fixed)
     blocks = [wrapped[len(fixed) :]] if len(wrapped) > len(fixed) else []  # a long prompt goes on below
     blocks += [_wrap(item, width) for item in items]
