@@ -6,9 +6,10 @@ Run ``python benchmarks/bench_floor.py [--tables 200] [--procs 4] [--outage 60]`
 1. realistic rate (``--rate`` records/s per table, default 2: a live table deals a round of
    about 120 journal records a minute): the delay from journal commit (the record's time) to
    PostgreSQL commit (``track_commit_timestamp``), p50 / p99;
-2. full speed: every table writes as fast as its journal takes it (SQLite, WAL,
-   ``synchronous=FULL``): records written per second, and records stored in PostgreSQL per
-   second end to end (counted until the store holds every record written in the phase);
+2. full speed: every table writes as fast as its journal takes it (SQLite, WAL, ``--sync``,
+   ``--per-commit`` records a transaction) for ``--full`` s, then stops: records written per
+   second, and records stored in PostgreSQL per second end to end (counted until the store
+   holds every record written in the phase);
 3. a broker outage of ``--outage`` s at the realistic rate (the NATS server SIGKILLed, then
    restarted on its store): the time from the restart until the store holds every record.
 
@@ -19,9 +20,9 @@ with its own journal file and its own forwarder (``floor.forwarder.Forwarder``, 
 the forwarders of a process on one asyncio loop and one NATS connection; the ingest workers are
 ``tablectl floor ingest`` processes sharing the durable consumer. At full speed each table
 commits ``--per-commit`` records per journal transaction (``append_batch``); at the realistic
-rate one. Every phase prints CPU microseconds per record of each stage (writers, forwarders,
-nats-server, ingest, PostgreSQL) and, measured first in the same run, the floors
-(``benchmarks/floor_floors.py``).
+rate one. Phases 1 and 2 print CPU microseconds per record of each stage (writers, forwarders,
+nats-server, ingest, PostgreSQL) beside the floors measured first in the same run
+(``benchmarks/floor_floors.py``), and the sum: what one record costs end to end.
 
 Prints figures beside the targets; asserts nothing.
 """
