@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from controller.table.screen import DisplaySize, Notice, ScreenState, page_count, render
 
@@ -58,4 +62,13 @@ def test_a_display_too_small_is_refused() -> None:
 
 
 def _fields(state: ScreenState) -> dict[str, object]:
-    return {name: getattr(state, name) for name in state.__slots__}  # type: ignore[attr-defined]
+    return state._asdict()
+
+
+@given(st.text(alphabet=st.sampled_from("abcXYZ019 -:,.\t\n\u00a0"), max_size=60), st.integers(16, 45))
+def test_wrapping_a_line_that_fits_is_what_textwrap_gives(text: str, width: int) -> None:
+    # the fast path for lines that fit must not change a screen
+    from controller.table.screen import _wrap
+
+    expected = tuple(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or ("",)
+    assert _wrap(text, width) == expected

@@ -12,6 +12,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 __all__ = ["DisplaySize", "Notice", "ScreenState", "DEFAULT_SIZE", "render", "page_count"]
 
@@ -43,9 +44,10 @@ class Notice:
     blocking: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ScreenState:
-    """What the screen is made from: the table's state as the dealer needs it."""
+class ScreenState(NamedTuple):
+    """What the screen is made from: the table's state as the dealer needs it. (A named tuple,
+    not a frozen dataclass: the table makes one after every event, and a tuple is made and
+    compared several times faster.)"""
 
     round_no: int
     step: str
@@ -59,8 +61,14 @@ class ScreenState:
     """Answers to the dealer's last action, shown first."""
 
 
-@lru_cache(maxsize=8192)
 def _wrap(text: str, width: int) -> tuple[str, ...]:
+    if len(text) <= width and text.isprintable() and text.strip() == text and text:
+        return (text,)  # what textwrap gives a line that fits (most of them), without its cost
+    return _wrap_long(text, width)
+
+
+@lru_cache(maxsize=8192)
+def _wrap_long(text: str, width: int) -> tuple[str, ...]:
     # a table shows the same few hundred texts over and over: wrapping is most of a screen's cost
     return tuple(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or ("",)
 
