@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.table.screen import DisplaySize, Notice, ScreenState, page_count, render
@@ -65,9 +65,14 @@ def _fields(state: ScreenState) -> dict[str, object]:
     return state._asdict()
 
 
-@given(st.text(alphabet=st.sampled_from("abcXYZ019 -:,.\t\n\u00a0"), max_size=60), st.integers(16, 45))
-def test_wrapping_a_line_that_fits_is_what_textwrap_gives(text: str, width: int) -> None:
-    # the fast path for lines that fit must not change a screen
+_WORDS = st.lists(st.text(alphabet="abcXYZ019-:,.", min_size=0, max_size=14), max_size=16)
+_GAPS = st.sampled_from([" ", " ", " ", "  ", "\t", "\n", "\u00a0"])
+
+
+@settings(max_examples=400)
+@given(st.tuples(_WORDS, _GAPS).map(lambda wg: wg[1].join(wg[0])) | _WORDS.map(" ".join), st.integers(16, 45))
+def test_wrapping_is_what_textwrap_gives(text: str, width: int) -> None:
+    # the fast path for ordinary text must not change a screen
     from controller.table.screen import _wrap
 
     expected = tuple(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or ("",)

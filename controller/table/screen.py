@@ -62,9 +62,26 @@ class ScreenState(NamedTuple):
 
 
 def _wrap(text: str, width: int) -> tuple[str, ...]:
-    if len(text) <= width and text.isprintable() and text.strip() == text and text:
-        return (text,)  # what textwrap gives a line that fits (most of them), without its cost
-    return _wrap_long(text, width)
+    """``textwrap.wrap`` (long words broken, not at hyphens), fast for the screen's usual text:
+    printable, single spaces, no word wider than the display (anything else goes to textwrap)."""
+    if not text or not text.isprintable() or text.strip() != text or "  " in text:
+        return _wrap_long(text, width)
+    if len(text) <= width:
+        return (text,)
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        if len(word) > width:
+            return _wrap_long(text, width)
+        if not line:
+            line = word
+        elif len(line) + 1 + len(word) <= width:
+            line = f"{line} {word}"
+        else:
+            lines.append(line)
+            line = word
+    lines.append(line)
+    return tuple(lines)
 
 
 @lru_cache(maxsize=8192)
