@@ -161,9 +161,15 @@ class Step:
     seat: int | None
     actions: tuple[Action, ...]
     note: str = ""
+    _text: str = field(default="", init=False, repr=False, compare=False)
 
     @property
     def text(self) -> str:
+        if not self._text:  # made once: the table reads a step's text several times a round
+            object.__setattr__(self, "_text", self._make_text())
+        return self._text
+
+    def _make_text(self) -> str:
         who = f"seat {self.seat}" if self.seat is not None else "dealer"
         runs: list[tuple[str, list[Action]]] = []
         for a in self.actions:  # consecutive actions with the same verb share one clause

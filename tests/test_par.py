@@ -353,15 +353,36 @@ def test_cli_par_strategy_as_data(capsys) -> None:  # type: ignore[no-untyped-de
     assert [r["bet"] for r in aces] == [3]
 
 
-def test_pai_gow_house_way_without_stored_simulation(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
-    import json
-
-    from controller.cli import main
+def _ballys_table(tmp_path):  # type: ignore[no-untyped-def]
     from controller.table_config import config_dir
 
     text = default_table_path("pai_gow").read_text().replace("house_way: foxwoods", "house_way: ballys_ac")
     config = tmp_path / "pai_gow.yaml"
     config.write_text(text + f"paytables_dir: {config_dir() / 'paytables'}\n")
+    return config
+
+
+def test_pai_gow_main_wager_for_each_house_way(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from controller.par.pai_gow_data import MAIN_COUNTS, MAIN_SOURCE
+
+    ballys = par_sheet("pai_gow", load_table(_ballys_table(tmp_path))).spots["pai_gow"]
+    foxwoods = par_sheet("pai_gow", load_table(default_table_path("pai_gow"))).spots["pai_gow"]
+    for spot in (ballys, foxwoods):  # both near the published 2.7% of house way against house way
+        assert (
+            spot.interval95 is not None and 0.025 < spot.interval95[0] < spot.edge_per_unit < spot.interval95[1] < 0.03
+        )
+    assert "--way ballys_ac" in ballys.note and "--way foxwoods" in foxwoods.note
+    assert set(MAIN_COUNTS) == set(MAIN_SOURCE)
+
+
+def test_pai_gow_house_way_without_stored_simulation(tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from controller.cli import main
+    from controller.par import pai_gow
+
+    monkeypatch.delitem(pai_gow.MAIN_COUNTS, "ballys_ac")  # a way nobody has simulated yet
+    config = _ballys_table(tmp_path)
     sheet = par_sheet("pai_gow", load_table(config))
     assert "pai_gow" not in sheet.spots and "bonus" in sheet.spots
     assert any("no stored simulation" in n for n in sheet.notes)

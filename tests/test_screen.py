@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.table.screen import DisplaySize, Notice, ScreenState, page_count, render
 
@@ -58,4 +62,18 @@ def test_a_display_too_small_is_refused() -> None:
 
 
 def _fields(state: ScreenState) -> dict[str, object]:
-    return {name: getattr(state, name) for name in state.__slots__}  # type: ignore[attr-defined]
+    return state._asdict()
+
+
+_WORDS = st.lists(st.text(alphabet="abcXYZ019-:,.", min_size=0, max_size=14), max_size=16)
+_GAPS = st.sampled_from([" ", " ", " ", "  ", "\t", "\n", "\u00a0"])
+
+
+@settings(max_examples=400)
+@given(st.tuples(_WORDS, _GAPS).map(lambda wg: wg[1].join(wg[0])) | _WORDS.map(" ".join), st.integers(16, 45))
+def test_wrapping_is_what_textwrap_gives(text: str, width: int) -> None:
+    # the fast path for ordinary text must not change a screen
+    from controller.table.screen import _wrap
+
+    expected = tuple(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or ("",)
+    assert _wrap(text, width) == expected

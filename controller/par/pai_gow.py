@@ -264,7 +264,7 @@ def pai_gow_sheet(table: TableConfig) -> ParSheet:
             ),
             False,
             interval,
-            f"simulated: {hands:,} player hands ({counts.rounds:,} rounds of {counts.players} players), {MAIN_SOURCE}; "
+            f"simulated: {hands:,} player hands ({counts.rounds:,} rounds of {counts.players} players), {MAIN_SOURCE[way]}; "
             "the variance counts the players' shared dealer hand (a full table)",
         )
         notes.append(f"main wager simulated, {way} house way for both hands, {commission:g}% commission")

@@ -269,12 +269,12 @@ class MississippiPlayer(Player):
         t = self.t
         street = _read(t.current_street)
         shown = ("third", "fourth", "fifth").index(street)
+        if self.par:
+            from controller.par import mississippi_decision  # numpy and the strategy tables: only when used
         for seat in _read(t.in_play):
             if street in seat.acted:
                 continue
             if self.par:
-                from controller.par import mississippi_decision  # numpy and the strategy tables: only when used
-
                 mult = mississippi_decision(seat.cards, t.community[:shown], paytable=self.table.paytables["main"])
             elif street == "third":
                 mult = _third_street(seat.cards)

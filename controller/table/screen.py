@@ -12,6 +12,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 __all__ = ["DisplaySize", "Notice", "ScreenState", "DEFAULT_SIZE", "render", "page_count"]
 
@@ -43,9 +44,10 @@ class Notice:
     blocking: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ScreenState:
-    """What the screen is made from: the table's state as the dealer needs it."""
+class ScreenState(NamedTuple):
+    """What the screen is made from: the table's state as the dealer needs it. (A named tuple,
+    not a frozen dataclass: the table makes one after every event, and a tuple is made and
+    compared several times faster.)"""
 
     round_no: int
     step: str
@@ -59,8 +61,31 @@ class ScreenState:
     """Answers to the dealer's last action, shown first."""
 
 
-@lru_cache(maxsize=8192)
 def _wrap(text: str, width: int) -> tuple[str, ...]:
+    """``textwrap.wrap`` (long words broken, not at hyphens), fast for the screen's usual text:
+    printable, single spaces, no word wider than the display (anything else goes to textwrap)."""
+    if not text or not text.isprintable() or text.strip() != text or "  " in text:
+        return _wrap_long(text, width)
+    if len(text) <= width:
+        return (text,)
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        if len(word) > width:
+            return _wrap_long(text, width)
+        if not line:
+            line = word
+        elif len(line) + 1 + len(word) <= width:
+            line = f"{line} {word}"
+        else:
+            lines.append(line)
+            line = word
+    lines.append(line)
+    return tuple(lines)
+
+
+@lru_cache(maxsize=8192)
+def _wrap_long(text: str, width: int) -> tuple[str, ...]:
     # a table shows the same few hundred texts over and over: wrapping is most of a screen's cost
     return tuple(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or ("",)
 

@@ -25,11 +25,12 @@ import os
 import random
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.journal.records import JournalRecord
 from controller.table.base import RoundResult
 from controller.table.engine import Engine, StartDrawn
 from controller.table.events import OpenTable
@@ -49,6 +50,21 @@ CHUNK = 100
 def chunk_seed(seed: int, chunk: int) -> int:
     """The seed of chunk ``chunk`` of a run seeded ``seed`` (independent of the worker count)."""
     return int.from_bytes(hashlib.sha256(f"soak/{seed}/{chunk}".encode()).digest()[:8], "big")
+
+
+class _CountingJournal:
+    """The soak's journal: numbers each record and keeps none (a chunk's rounds come back through
+    ``on_round``; keeping every event of a million rounds would only cost memory and collection)."""
+
+    def __init__(self) -> None:
+        self.seq = 0
+
+    def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
+        self.seq += 1
+        return self.seq
+
+    def records(self, after: int = 0) -> Iterator[JournalRecord]:
+        return iter(())
 
 
 class _Link:
@@ -212,7 +228,9 @@ def _play_chunk(job: ChunkJob) -> ChunkResult:
     cls: Any = GAME_TABLES[table.game]
     devices = _Devices(link, shoe, cls.DECK, random.Random(seed))
     model = cls(table, devices, on_round=played.append)
-    link.engine = Engine(lambda e: model.open_table() if isinstance(e, OpenTable) else model.handle(e))
+    link.engine = Engine(
+        lambda e: model.open_table() if isinstance(e, OpenTable) else model.handle(e), journal=_CountingJournal()
+    )
     sims = {"shoe": shoe, "bet_spots": _Spots(link), "panel": _Panel(link)}
     player = _make_player(table, model, sims, job.seats, seed, job.strategy)
     link.send(OpenTable())
