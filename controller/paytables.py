@@ -21,7 +21,7 @@ key; no paytable lives in code.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.catalog import CATALOG, GameCatalog, PaytableSpot
@@ -85,6 +85,10 @@ class Paytable:
     cap: int | None
     file: str
     line: int
+    _found: dict[tuple[Category, int], PaytableRow | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """The line found for each (category, rank) asked so far (settling asks for every hand)."""
 
     def row_for(self, value: HandValue) -> PaytableRow | None:
         """The line that pays ``value``, or ``None`` when the hand loses."""
@@ -92,7 +96,12 @@ class Paytable:
 
     def row_for_rank(self, category: Category, rank: int) -> PaytableRow | None:
         """The line for ``category`` whose rank condition (if any) holds for ``rank`` (2-14)."""
-        return next((r for r in self.rows if r.category is category and (r.ranks is None or rank in r.ranks)), None)
+        key = (category, rank)
+        if key not in self._found:
+            self._found[key] = next(
+                (r for r in self.rows if r.category is category and (r.ranks is None or rank in r.ranks)), None
+            )
+        return self._found[key]
 
     def by_category(self) -> dict[Category, PaytableRow]:
         """Rows by category (for tables without rank conditions, such as seven-card bonus tables)."""

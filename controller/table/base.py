@@ -314,12 +314,14 @@ class RoundTable:
     def screen_details(self) -> list[str]:
         """The details of the current state (subclasses add the game's: cards shown, decisions)."""
         out = []
-        if self.phase is self.Phase.BETTING:  # type: ignore[attr-defined]
+        if self.problems and self.phase is self.Phase.BETTING:  # type: ignore[attr-defined]
             out += [f"correct: {p}" for p in self.problems]
-        for seat, spot, cents in self.pending_late:
-            out.append(f"{'removed' if cents == 0 else 'late'} bet: seat {seat} {spot} {cents / 100:.2f} not accepted")
-        if self.supervisor.key_on and self.pending_late:
-            out.append("supervisor: next accepts the first, previous refuses it")
+        if self.pending_late:
+            for seat, spot, cents in self.pending_late:
+                kind = "removed" if cents == 0 else "late"
+                out.append(f"{kind} bet: seat {seat} {spot} {cents / 100:.2f} not accepted")
+            if self.supervisor.key_on:
+                out.append("supervisor: next accepts the first, previous refuses it")
         return out
 
     def hold_prompt(self) -> str:
@@ -339,19 +341,22 @@ class RoundTable:
         held = phase is self.Phase.HOLD  # type: ignore[attr-defined]
         # ``_value_`` is the plain attribute behind ``.value`` (a descriptor, slow on every event)
         step = phase._value_ if not held or self.held_from is None else self.held_from._value_
-        return ScreenState(
-            round_no=self.round_no,
-            step=step,
-            prompt=self.hold_prompt()
-            if held
-            else f"{self.prompt}; confirm"
-            if phase._value_ in self.CONFIRM_PHASES
-            else self.prompt,
-            details=tuple(self.screen_details()),
-            notes=tuple(self.notes),
-            hold=self.hold_reason if held else "",
-            notice=self.notices[0] if self.notices else None,
-            page=self.page if self.notices else self.detail_page,
+        if held:
+            prompt = self.hold_prompt()
+        elif phase._value_ in self.CONFIRM_PHASES:
+            prompt = f"{self.prompt}; confirm"
+        else:
+            prompt = self.prompt
+        notices = self.notices
+        return ScreenState(  # by position: made after every event, and keywords cost a named tuple more
+            self.round_no,
+            step,
+            prompt,
+            tuple(self.screen_details()),
+            self.hold_reason if held else "",
+            notices[0] if notices else None,
+            self.page if notices else self.detail_page,
+            tuple(self.notes),
         )
 
     def show(self) -> None:

@@ -137,11 +137,11 @@ class MississippiTable(RoundTable):
         shown = self.revealed()
         if shown:
             out.append(f"community: {format_cards(self.community[:shown])}")
-        street = self.current_street()
+        street = _STREET_OF.get(self.phase)
         if street:
-            waiting = [s.number for s in self.in_play() if street not in s.acted]
+            waiting = [str(n) for n, s in sorted(self.seats.items()) if s.folded_at is None and street not in s.acted]
             if waiting:
-                out.append(f"waiting: seats {', '.join(map(str, waiting))}")
+                out.append(f"waiting: seats {', '.join(waiting)}")
         return out
 
     def communication_violation(self, button: str, record: Record) -> None:

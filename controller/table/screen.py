@@ -90,25 +90,24 @@ def _wrap_long(text: str, width: int) -> tuple[str, ...]:
     return tuple(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or ("",)
 
 
-def _parts(state: ScreenState, size: DisplaySize) -> tuple[list[str], list[list[str]]]:
+def _parts(state: ScreenState, size: DisplaySize) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     """The fixed lines under the status line (the prompt) and the pages of detail lines (a
     detail is not split over two pages unless it is longer than a page)."""
     if state.notice is not None:
-        return _layout(f"{state.notice.title} (confirm)", state.notice.lines, state.hold, 0, size)
-    return _layout(state.prompt, (*state.notes, *state.details), state.hold, len(state.notes), size)
+        return _layout(f"{state.notice.title} (confirm)", state.notice.lines, state.hold, 0, size.lines, size.columns)
+    return _layout(state.prompt, state.notes + state.details, state.hold, len(state.notes), size.lines, size.columns)
 
 
 @lru_cache(maxsize=4096)
 def _layout(
-    prompt: str, items: tuple[str, ...], hold: str, notes: int, size: DisplaySize
-) -> tuple[list[str], list[list[str]]]:
-    # cached: the same prompt and details come back round after round (callers only read the lists)
-    width = size.columns
+    prompt: str, items: tuple[str, ...], hold: str, notes: int, height: int, width: int
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    # cached: the same prompt and details come back round after round
     if hold:  # after what answers the dealer's last action, before the rest
         items = (*items[:notes], f"why: {hold}", *items[notes:])
     wrapped = _wrap(prompt, width)
-    fixed = list(wrapped[: max(1, size.lines - 2)])
-    room = size.lines - 1 - len(fixed)
+    fixed = wrapped[: max(1, height - 2)]
+    room = height - 1 - len(fixed)
     blocks = [wrapped[len(fixed) :]] if len(wrapped) > len(fixed) else []  # a long prompt goes on below
     blocks += [_wrap(item, width) for item in items]
     pages: list[list[str]] = [[]]
@@ -119,7 +118,9 @@ def _layout(
             if len(pages[-1]) == room:
                 pages.append([])
             pages[-1].append(line)
-    return fixed, pages
+    # every line is at most ``width`` (wrapped), and a page at most ``room`` lines
+    blanks = ("",) * room
+    return fixed, tuple((*page, *blanks[len(page) :]) for page in pages)
 
 
 def page_count(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> int:
@@ -130,11 +131,13 @@ def page_count(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> int:
 def render(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> tuple[str, ...]:
     """The screen's lines (exactly ``size.lines``, none wider than ``size.columns``)."""
     fixed, pages = _parts(state, size)
-    page = min(max(state.page, 0), len(pages) - 1)
-    marker = f" {page + 1}/{len(pages)}" if len(pages) > 1 else ""
-    step = state.step.replace("_", " ")
-    status = f"R{state.round_no} {'HOLD ' if state.hold else ''}{step}"
-    status = status[: size.columns - len(marker)].ljust(size.columns - len(marker)) + marker
-    lines = [status.rstrip(), *fixed, *pages[page]]
-    lines += [""] * (size.lines - len(lines))
-    return tuple(line[: size.columns] for line in lines)
+    columns = size.columns
+    status = f"R{state.round_no} {'HOLD ' if state.hold else ''}{state.step.replace('_', ' ')}"
+    if len(pages) > 1:
+        page = min(max(state.page, 0), len(pages) - 1)
+        marker = f" {page + 1}/{len(pages)}"
+        status = status[: columns - len(marker)].ljust(columns - len(marker)) + marker
+    else:
+        page = 0
+        status = status[:columns].rstrip()
+    return (status, *fixed, *pages[page])
