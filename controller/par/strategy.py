@@ -30,7 +30,11 @@ _VERSION = "1"  # bump when a solver changes what it computes
 
 def set_index(cards: Sequence[Card]) -> int:
     """The colex index of a set of real cards (controller.par.combos)."""
-    return sum(int(BINOM[c, i + 1]) for i, c in enumerate(sorted(card.index for card in cards)))
+    return sum(_BINOM[c][i + 1] for i, c in enumerate(sorted(card.index for card in cards)))
+
+
+_BINOM: list[list[int]] = BINOM.tolist()
+"""``BINOM`` as Python ints (a player asks a few times a round: numpy's scalar indexing is the slow part)."""
 
 
 def paytable_key(table: Paytable) -> str:
