@@ -139,7 +139,7 @@ class MississippiTable(RoundTable):
             out.append(f"community: {format_cards(self.community[:shown])}")
         street = _STREET_OF.get(self.phase)
         if street:
-            waiting = [str(n) for n, s in sorted(self.seats.items()) if s.folded_at is None and street not in s.acted]
+            waiting = [str(s.number) for s in self.in_play() if street not in s.acted]
             if waiting:
                 out.append(f"waiting: seats {', '.join(waiting)}")
         return out
