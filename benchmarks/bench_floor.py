@@ -16,7 +16,7 @@ Run ``python benchmarks/bench_floor.py [--tables 200] [--procs 4] [--outage 60]`
 The records are a real bench table's journal (``tablectl bench``) replayed with the sequence
 numbers and round numbers of each simulated table, so messages have the real sizes (a round's
 ``.round`` message carries all its events). Tables run in ``--procs`` processes, each table
-with its own journal file and its own forwarder (``floor.forwarder.Forwarder``, as a table runs it),
+with its own journal file and its own forwarder (``controller.floor.forwarder.Forwarder``, as a table runs it),
 the forwarders of a process on one asyncio loop and one NATS connection; the ingest workers are
 ``tablectl floor ingest`` processes sharing the durable consumer. At full speed each table
 commits ``--per-commit`` records per journal transaction (``append_batch``); at the realistic
@@ -46,15 +46,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import psycopg  # noqa: E402
+import psycopg
 
-from benchmarks.floor_floors import Floors, measure_floors, postgres_cpu, proc_cpu  # noqa: E402
-from controller.floor_config import FloorConfig  # noqa: E402
-from controller.journal import NewRecord, SqliteJournal  # noqa: E402
-from controller.journal.meters import meters_for_round  # noqa: E402
-from floor.forwarder import Forwarder  # noqa: E402
-from floor.migrate import migrate  # noqa: E402
-from floor.servers import LocalNats, LocalPostgres  # noqa: E402
+from benchmarks.floor_floors import Floors, measure_floors, postgres_cpu, proc_cpu
+from controller.floor.forwarder import Forwarder
+from controller.floor.migrate import migrate
+from controller.floor.servers import LocalNats, LocalPostgres
+from controller.floor_config import FloorConfig
+from controller.journal import NewRecord, SqliteJournal
+from controller.journal.meters import meters_for_round
 
 REPO = Path(__file__).resolve().parent.parent
 

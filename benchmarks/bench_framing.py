@@ -22,10 +22,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import serial  # noqa: E402
-from test_framing import mutate  # noqa: E402
+import serial
+from test_framing import mutate
 
-from drivers.framing import Decoder, Frame, MsgType, decode_frame, encode  # noqa: E402
+from drivers.framing import Decoder, Frame, MsgType, decode_frame, encode
 
 
 def mutations(n: int, seed: int) -> None:
@@ -53,7 +53,7 @@ def mutations(n: int, seed: int) -> None:
             wire = mutate(rng, rng.choice(originals))
             try:
                 frame, _ = decode_frame(wire)
-            except Exception:  # noqa: BLE001 - counting crashes is the point
+            except Exception:
                 crashes += 1
                 continue
             if frame is None:

@@ -32,15 +32,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.journal import SqliteJournal  # noqa: E402
-from controller.journal.store import canonical  # noqa: E402
-from controller.table.engine import Engine  # noqa: E402
-from controller.table.runtime import TableRuntime  # noqa: E402
-from controller.table_config import config_dir, load_table  # noqa: E402
-from drivers.shoe import ShoeStatus  # noqa: E402
+from controller.journal import SqliteJournal
+from controller.journal.store import canonical
+from controller.table.engine import Engine
+from controller.table.runtime import TableRuntime
+from controller.table_config import config_dir, load_table
+from drivers.shoe import ShoeStatus
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_table import mississippi_events  # noqa: E402  - the same 6-seat rounds as the table benchmark
+from bench_table import mississippi_events
 
 EVENT = {"device": "bet_spots", "seat": 3, "spot": "ante", "cents": 2500, "at": 1764685000.123456, "event_no": 1234}
 

@@ -35,12 +35,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from drivers.framing import Frame, MsgType, decode_frame, encode  # noqa: E402
-from drivers.link import CommandResult, LinkConfig, LinkUp  # noqa: E402
-from drivers.panel import ButtonChanged, PanelDriver  # noqa: E402
-from hil.devices import PanelSim  # noqa: E402
-from hil.faults import Faults  # noqa: E402
-from hil.serve import SerialServer  # noqa: E402
+from drivers.framing import Frame, MsgType, decode_frame, encode
+from drivers.link import CommandResult, LinkConfig, LinkUp
+from drivers.panel import ButtonChanged, PanelDriver
+from hil.devices import PanelSim
+from hil.faults import Faults
+from hil.serve import SerialServer
 
 
 class Relay:

@@ -26,13 +26,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from controller.hands.batch import strengths  # noqa: E402
-from controller.hands.rules import Wheel  # noqa: E402
-from controller.par.combos import combinations_array  # noqa: E402
-from controller.par.lines import five_card_lines  # noqa: E402
-from controller.table_config import default_table_path, load_table  # noqa: E402
+from controller.hands.batch import strengths
+from controller.hands.rules import Wheel
+from controller.par.combos import combinations_array
+from controller.par.lines import five_card_lines
+from controller.table_config import default_table_path, load_table
 
 
 def timed(what: Callable[[], Any]) -> tuple[Any, float, float]:

@@ -30,18 +30,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from transitions import Machine  # noqa: E402
+from transitions import Machine
 
-from controller.cards import deck  # noqa: E402
-from controller.games import settle_record  # noqa: E402
-from controller.table.devices import RecordingDevices  # noqa: E402
-from controller.table.engine import Engine  # noqa: E402
-from controller.table.mississippi_stud import MississippiTable  # noqa: E402
-from controller.table.pai_gow import PaiGowTable  # noqa: E402
-from controller.table_config import config_dir, load_table  # noqa: E402
-from drivers.bet_spots import SpotReport  # noqa: E402
-from drivers.panel import ButtonChanged  # noqa: E402
-from drivers.shoe import CardDealt, ShoeStatus  # noqa: E402
+from controller.cards import deck
+from controller.games import settle_record
+from controller.table.devices import RecordingDevices
+from controller.table.engine import Engine
+from controller.table.mississippi_stud import MississippiTable
+from controller.table.pai_gow import PaiGowTable
+from controller.table_config import config_dir, load_table
+from drivers.bet_spots import SpotReport
+from drivers.panel import ButtonChanged
+from drivers.shoe import CardDealt, ShoeStatus
 
 
 def press(b: str) -> ButtonChanged:
@@ -132,7 +132,7 @@ def bare_transitions(triggers: int, rounds: int) -> float:
 def soak_cpu_per_round(path: Path, rounds: int) -> float:
     """CPU milliseconds per round of the soak's path in this process: the bench's players, the
     table machine, engine (in-memory journal) and settlement, devices faked at the interface."""
-    from controller.table.soak import CHUNK, ChunkJob, play_chunk
+    from hil.soak import CHUNK, ChunkJob, play_chunk
 
     config = str(path.resolve())
     play_chunk(ChunkJob(config, 6, 1, 0, 20, 0, 0))  # warm: config loaded, hand tables built
@@ -148,7 +148,7 @@ def soak_all_cores(path: Path, rounds: int) -> None:
     million rounds would take at that rate."""
     import os
 
-    from controller.table.soak import run_soak
+    from hil.soak import run_soak
 
     workers = os.cpu_count() or 1
     result = run_soak(load_table(path), rounds, 6, seed=1, workers=workers, verify_every=100)

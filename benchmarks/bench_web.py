@@ -3,7 +3,7 @@ is drawn on the page.
 
 Run ``python benchmarks/bench_web.py [--events N] [--faults N]``. Measured in one run:
 
-* the feed's cost per event: building the view model (``web.view.table_view``) and its JSON, on a
+* the feed's cost per event: building the view model (``controller.web.view.table_view``) and its JSON, on a
   six-seat Mississippi Stud table in 4th street, beside the bare cost of the table machine
   handling a spot report (the work the controller does for that event without a web view);
 * fault to page: ``--faults`` jams injected from the page of a ``tablectl bench --web`` table in
@@ -25,12 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.table.mississippi_stud import MississippiTable  # noqa: E402
-from controller.table_config import config_dir, load_table  # noqa: E402
-from drivers.bet_spots import SpotReport  # noqa: E402
-from tests.table_helpers import FedTable  # noqa: E402
-from web.feed import CommandTee  # noqa: E402
-from web.view import table_view  # noqa: E402
+from controller.table.mississippi_stud import MississippiTable
+from controller.table_config import config_dir, load_table
+from controller.web.feed import CommandTee
+from controller.web.view import table_view
+from drivers.bet_spots import SpotReport
+from tests.table_helpers import FedTable
 
 
 def feed_cost(events: int) -> tuple[float, float]:

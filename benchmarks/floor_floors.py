@@ -30,9 +30,9 @@ import nats
 import psycopg
 from nats.js.api import AckPolicy, ConsumerConfig, StorageType, StreamConfig
 
+from controller.floor.ingest import parse_batch
+from controller.floor.messages import Message, messages_for
 from controller.journal.outbox import Outbox
-from floor.ingest import parse_batch
-from floor.messages import Message, messages_for
 
 __all__ = ["proc_cpu", "postgres_cpu", "Floors", "measure_floors", "template_messages"]
 

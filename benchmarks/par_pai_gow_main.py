@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.par.pai_gow_main import main_edge, simulate_main  # noqa: E402
+from controller.par.pai_gow_main import main_edge, simulate_main
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -117,9 +118,13 @@ class TableConfig:
 
 
 def config_dir() -> Path:
-    """Where the shipped configs live: ``$TABLECTL_CONFIG_DIR`` or the repository's ``config/``."""
+    """Where the shipped configs live: ``$TABLECTL_CONFIG_DIR``, else the package data
+    ``controller/config`` (the repository's ``config/`` in a checkout, copied into the wheel)."""
     env = os.environ.get("TABLECTL_CONFIG_DIR")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / "config"
+    if env:
+        return Path(env)
+    # An installed package is a folder (a wheel unpacked by pip), so its data is a real path.
+    return Path(str(resources.files("controller") / "config")).resolve()
 
 
 def default_table_path(game: str) -> Path:

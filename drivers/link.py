@@ -232,7 +232,7 @@ class Link:
         address: int,
         emit: Callable[[DeviceEvent], None],
         on_event: Callable[[int, int, bytes, float], None],
-        config: LinkConfig = LinkConfig(),  # noqa: B008 (frozen, shared safely)
+        config: LinkConfig = LinkConfig(),
         last_event_no: int = 0,
         *,
         boot_id: int | None = None,
@@ -309,7 +309,7 @@ class Link:
                 delay = self.config.reconnect_min_s
             except TransportError as exc:
                 self._link_down(str(exc))
-            except Exception as exc:  # noqa: BLE001 - reported, then the link restarts
+            except Exception as exc:
                 self.stats.faults += 1
                 self._emit(
                     DeviceFault(device=self.name, kind="link", error=f"link thread: {type(exc).__name__}: {exc}")
@@ -453,7 +453,7 @@ class Link:
                 self.stats.events += 1
                 try:
                     self._on_event(event_no, code, bytes(p[13:]), now)
-                except Exception as exc:  # noqa: BLE001 - a bad event must not stop the link
+                except Exception as exc:
                     self.stats.faults += 1
                     self._fault("bad_event", f"event {event_no} (code {code}): {exc}", event_no)
                 self._state_due(False)
@@ -591,7 +591,7 @@ class Link:
         self._state_wanted, self._state_tries = False, 0
         try:
             state = self._on_state(bodies, time.time())
-        except Exception as exc:  # noqa: BLE001 - a bad answer is a fault, the link goes on
+        except Exception as exc:
             self.stats.faults += 1
             self._fault("state", f"state answer: {exc}")
             return True

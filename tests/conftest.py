@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from controller.cards import ALL_CARDS, Card, parse_cards  # noqa: E402
-from controller.hands import BOSTON5, HandValue, evaluate_best  # noqa: E402
-from controller.hands.rules import HandRules  # noqa: E402
+from controller.cards import ALL_CARDS, Card, parse_cards
+from controller.hands import BOSTON5, HandValue, evaluate_best
+from controller.hands.rules import HandRules
 
 REPO = Path(__file__).resolve().parent.parent
 

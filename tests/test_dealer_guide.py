@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.table.guide import dealer_guide
+from controller.docgen.guide import dealer_guide
 
 GUIDE = Path(__file__).resolve().parent.parent / "docs" / "dealer-guide.md"
 
 
 def test_the_dealer_guide_is_current() -> None:
-    assert GUIDE.read_text() == dealer_guide(), f"{GUIDE} is stale: run python -m controller.table.guide > {GUIDE}"
+    assert GUIDE.read_text() == dealer_guide(), f"{GUIDE} is stale: run python -m controller.docgen.guide > {GUIDE}"
 
 
 def test_every_screen_in_the_guide_fits_its_display() -> None:

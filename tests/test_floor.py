@@ -27,15 +27,15 @@ psycopg = pytest.importorskip("psycopg")
 
 import nats  # noqa: E402
 
-import floor.forwarder as forwarder_module  # noqa: E402
+import controller.floor.forwarder as forwarder_module  # noqa: E402
+from controller.floor.forwarder import Forwarder  # noqa: E402
+from controller.floor.ingest import IngestConfig, IngestStats, ensure_stream, run_ingest  # noqa: E402
+from controller.floor.migrate import migrate  # noqa: E402
+from controller.floor.servers import LocalNats, LocalPostgres, free_port  # noqa: E402
+from controller.floor.store import recent_rounds, round_recall, tables_overview  # noqa: E402
 from controller.floor_config import FloorConfig  # noqa: E402
 from controller.journal import NewRecord, SqliteJournal  # noqa: E402
 from controller.journal.outbox import Outbox  # noqa: E402
-from floor.forwarder import Forwarder  # noqa: E402
-from floor.ingest import IngestConfig, IngestStats, ensure_stream, run_ingest  # noqa: E402
-from floor.migrate import migrate  # noqa: E402
-from floor.servers import LocalNats, LocalPostgres, free_port  # noqa: E402
-from floor.store import recent_rounds, round_recall, tables_overview  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 120.0

@@ -1,5 +1,5 @@
 """The floor link without servers: the floor: config section, the journal outbox, the messages a
-journal gives (hidden cards left out), the ingest's rows, and that floor/ never imports drivers/."""
+journal gives (hidden cards left out), the ingest's rows, and that controller/floor/ never imports drivers/."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from controller.yamlfile import ConfigError
 pytest.importorskip("nats")
 pytest.importorskip("psycopg")
 
-from floor.ingest import parse_batch  # noqa: E402
-from floor.messages import messages_for, record_class  # noqa: E402
+from controller.floor.ingest import parse_batch
+from controller.floor.messages import messages_for, record_class
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -162,7 +162,7 @@ def test_record_class() -> None:
 
 def test_floor_never_imports_drivers() -> None:
     code = (
-        "import sys, floor.forwarder, floor.ingest, floor.store, floor.report, floor.migrate, floor.servers\n"
+        "import sys, controller.floor.forwarder, controller.floor.ingest, controller.floor.store, controller.floor.report, controller.floor.migrate, controller.floor.servers\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('drivers', 'hil')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -171,7 +171,7 @@ def test_floor_never_imports_drivers() -> None:
 
 def test_run_and_bench_start_a_forwarder_only_with_a_floor_section(tmp_path: Path) -> None:
     from controller.cli.floor import forwarder_for
-    from floor.forwarder import Forwarder
+    from controller.floor.forwarder import Forwarder
 
     assert forwarder_for(load_table(bench_config(tmp_path, "")), tmp_path / "j.db") is None
     table = load_table(bench_config(tmp_path, "floor:\n  table_id: ms-01\n  servers: nats://127.0.0.1:4222\n"))

@@ -20,8 +20,8 @@ from controller.journal.meters import meters_for_round
 from controller.journal.recall import recall, recall_lines
 from controller.journal.retention import prune
 from controller.journal.store import meta_hash
-from controller.table.bench import run_bench
 from controller.table_config import config_dir, load_table
+from hil.bench import run_bench
 
 
 def cli(*args: str) -> tuple[int, str, str]:

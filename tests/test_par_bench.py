@@ -10,8 +10,8 @@ from controller.cards import parse_cards
 from controller.games.house_way import house_way
 from controller.journal import SqliteJournal
 from controller.par import boston5_expose, boston5_raise, mississippi_decision
-from controller.table.bench import run_bench
 from controller.table_config import config_dir, load_table
+from hil.bench import run_bench
 
 STREETS = ("third", "fourth", "fifth")
 

@@ -14,8 +14,8 @@ import pytest
 from controller.cli import main as tablectl
 from controller.journal import SqliteJournal, verify_journal
 from controller.journal.retention import prune
-from controller.table.bench import run_bench
 from controller.table_config import config_dir, load_table
+from hil.bench import run_bench
 
 
 def cli(*args: str, stdin: str | None = None) -> tuple[int, str, str]:

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 import pytest
 
 from controller.cli import main
-from controller.table.hold_summary import HoldTally, SpotTally, spot_rows, summary_lines
-from controller.table.soak import ChunkJob, play_chunk, run_soak
 from controller.table_config import config_dir, load_table
+from hil.hold_summary import HoldTally, SpotTally, spot_rows, summary_lines
+from hil.soak import ChunkJob, play_chunk, run_soak
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ def test_soak_refuses_bad_arguments(capsys):
 def test_soak_is_quiet_when_not_on_a_terminal(tmp_path):
     import os
 
-    from controller.table.hold_summary import par_key
+    from hil.hold_summary import par_key
 
     sheet = {"strategy": "stub", "spots": {"ante": {"edge_per_unit": 0.5, "variance_per_unit": 2.0}}}
     table = bench_table()
@@ -250,7 +250,7 @@ def test_bench_re_settles_every_recalled_round_and_is_quiet_in_a_log(tmp_path, c
 
 def test_bench_catches_a_round_paid_other_than_its_record_says(tmp_path, monkeypatch):
     from controller.settlement import Settlement
-    from controller.table.bench import run_bench
+    from hil.bench import run_bench
 
     real = Settlement.to_json
     monkeypatch.setattr(Settlement, "to_json", lambda s: {**real(s), "house_net": s.house_net + 1})
@@ -263,7 +263,7 @@ def test_bench_catches_a_round_paid_other_than_its_record_says(tmp_path, monkeyp
 
 def test_meters_show_theoretical_win_beside_actual(tmp_path, monkeypatch, capsys):
     from controller.cli import theoretical
-    from controller.table.bench import run_bench
+    from hil.bench import run_bench
 
     journal = tmp_path / "j.db"
     summary = run_bench(bench_table(), 3, 3, seed=4, progress=False, journal_path=journal)
@@ -301,7 +301,7 @@ def test_the_ante_bonus_is_held_against_all_of_the_ante():
 
 
 def test_par_sheets_are_kept_as_json_and_read_without_computing(tmp_path, monkeypatch):
-    from controller.table import hold_summary
+    from hil import hold_summary
 
     monkeypatch.setenv("TABLECTL_CACHE_DIR", str(tmp_path))
     table = bench_table("pai_gow")

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.table.diagram import MACHINES, diagram
+from controller.docgen.diagram import MACHINES, diagram
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.serve import PtyServer
 

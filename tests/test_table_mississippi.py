@@ -255,7 +255,7 @@ def test_engine_journals_each_event_before_acting_and_runs_on_one_thread() -> No
     ],
 )
 def test_bench_rounds_over_ptys_settle_as_tablectl_settle(game: str, faults: str) -> None:
-    from controller.table.bench import run_bench
+    from hil.bench import run_bench
 
     summary = run_bench(
         load_table(config_dir() / "bench" / f"{game}.yaml"), seats=4, rounds=3, seed=5, faults=faults, progress=False

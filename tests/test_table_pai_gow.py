@@ -109,7 +109,7 @@ def test_a_random_starting_number_arrives_as_an_event_and_is_recorded() -> None:
 
 
 def test_bench_with_a_random_start_over_ptys(tmp_path) -> None:
-    from controller.table.bench import run_bench
+    from hil.bench import run_bench
 
     text = (config_dir() / "bench" / "pai_gow.yaml").read_text().replace("start_method: dice", "start_method: rng")
     text = text.replace("paytables_dir: ../paytables", f"paytables_dir: {config_dir() / 'paytables'}")

@@ -58,7 +58,7 @@ def stream_ready(nats_url: str) -> bool:
         try:
             await nc.jetstream().stream_info("FLOOR")
             return True
-        except Exception:  # noqa: BLE001 - not there yet
+        except Exception:
             return False
         finally:
             await nc.close()
@@ -85,8 +85,12 @@ def floor(base: Path) -> Iterator[dict[str, Any]]:
     need_browser()
     global psycopg, servers, migrate_mod
     psycopg = pytest.importorskip("psycopg", reason="the pit view reads the floor store: pip install -e '.[test]'")
-    servers = pytest.importorskip("floor.servers", reason="the floor link (floor/) is not installed")
-    migrate_mod = pytest.importorskip("floor.migrate", reason="the floor link (floor/) is not installed")
+    servers = pytest.importorskip(
+        "controller.floor.servers", reason="the floor link (controller/floor/) is not installed"
+    )
+    migrate_mod = pytest.importorskip(
+        "controller.floor.migrate", reason="the floor link (controller/floor/) is not installed"
+    )
     pg = servers.LocalPostgres(base / "postgres").start()
     nats = servers.LocalNats(base / "nats").start()
     procs: list[subprocess.Popen[str]] = []
@@ -204,7 +208,7 @@ def test_pit_view_shows_three_bench_tables_from_one_floor_store(floor: dict[str,
 
 
 class JournalFloor:
-    """A :class:`web.pit_store.FloorReader` over bench journals (what the floor store would hold
+    """A :class:`controller.web.pit_store.FloorReader` over bench journals (what the floor store would hold
     of them), so the pit pages are tested in the browser even where the floor link is not installed."""
 
     def __init__(self, journals: dict[str, Path], games: dict[str, str]) -> None:
@@ -223,7 +227,7 @@ class JournalFloor:
     def tables(self, since: Any, now: Any) -> list[Any]:
         from datetime import UTC, datetime
 
-        from web.pit_store import TableState
+        from controller.web.pit_store import TableState
 
         out = []
         for table_id in sorted(self.journals):
@@ -251,7 +255,7 @@ class JournalFloor:
     def rounds(self, table_id: str, limit: int = 20) -> list[Any]:
         from datetime import UTC, datetime
 
-        from web.pit_store import RoundLine
+        from controller.web.pit_store import RoundLine
 
         return [
             RoundLine(
@@ -281,8 +285,8 @@ def test_pit_pages_show_three_bench_tables_from_a_read_interface(tmp_path: Path)
     for t, game in TABLES.items():
         r = tablectl("bench", "--game", game, "--journal", str(journals[t]), "--rounds", "2", "--seats", "2")
         assert r.returncode == 0, r.stdout + r.stderr
-    from web.pit_app import pit_app
-    from web.server import WebAddress, WebServer
+    from controller.web.pit_app import pit_app
+    from controller.web.server import WebAddress, WebServer
 
     server = WebServer(pit_app(JournalFloor(journals, TABLES)), WebAddress("127.0.0.1", 0))
     url = server.start()

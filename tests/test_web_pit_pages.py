@@ -9,8 +9,8 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
-from web.pit_app import overview_html, recall_html  # noqa: E402
-from web.pit_store import TableState, table_state  # noqa: E402
+from controller.web.pit_app import overview_html, recall_html
+from controller.web.pit_store import TableState, table_state
 
 
 def test_a_fault_holds_until_cleared_and_a_link_until_it_is_back() -> None:

@@ -1,4 +1,4 @@
-"""The table view model (web.view) on table machines fed events directly: only revealed cards,
+"""The table view model (controller.web.view) on table machines fed events directly: only revealed cards,
 masked card text, what clears a hold."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
-from controller.table.boston5 import Boston5Table  # noqa: E402
-from controller.table.mississippi_stud import MississippiTable  # noqa: E402
-from controller.table_config import config_dir, load_table  # noqa: E402
-from drivers.shoe import CardDealt  # noqa: E402
-from tests.table_helpers import FedTable  # noqa: E402
-from web.feed import CommandTee  # noqa: E402
-from web.view import HIDDEN, hold_clears, mask_cards, table_view  # noqa: E402
+from controller.table.boston5 import Boston5Table
+from controller.table.mississippi_stud import MississippiTable
+from controller.table_config import config_dir, load_table
+from controller.web.feed import CommandTee
+from controller.web.view import HIDDEN, hold_clears, mask_cards, table_view
+from drivers.shoe import CardDealt
+from tests.table_helpers import FedTable
 
 MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 B5 = load_table(config_dir() / "bench" / "boston5.yaml")

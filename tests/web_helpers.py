@@ -103,7 +103,7 @@ def wait_for(cond: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> An
             value = cond()
             if value:
                 return value
-        except Exception as exc:  # noqa: BLE001 - the page is changing under us: look again
+        except Exception as exc:
             last = exc
         time.sleep(0.02)
     raise AssertionError(f"timed out waiting for {what}" + (f" (last error: {last})" if last else ""))
@@ -180,7 +180,7 @@ class StreamRecorder:
                 if not chunk:
                     return
                 self.raw += chunk
-        except Exception:  # noqa: BLE001 - the stream was closed under the reader
+        except Exception:
             return
 
     def views(self) -> list[dict[str, Any]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
 from controller.cli import (
     bench,
@@ -29,12 +30,20 @@ _COMMANDS = (bench, soak, run, status, recall, meters, journal, diagram, rank, s
 """``floorweb`` after ``floor``: it adds ``web`` under the ``floor`` command."""
 
 
+def _version() -> str:
+    try:
+        return metadata.version("tablectl")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every sub-command registered."""
     parser = argparse.ArgumentParser(
         prog="tablectl",
         description="Controller for live-dealer casino table games (Boston 5 stud, Mississippi Stud, pai gow poker).",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in _COMMANDS:
         module.register(sub)

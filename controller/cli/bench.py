@@ -10,10 +10,10 @@ from controller.cli.floor import forwarder_for
 from controller.cli.journal import BENCH_JOURNAL_DIR
 from controller.cli.webopts import add_web_arguments, web_attach
 from controller.journal import JournalError
-from controller.table.bench import FAULT_PROFILES, PLAYERS, STRATEGIES, run_bench
-from controller.table.hold_summary import par_for
 from controller.table_config import config_dir, load_table
 from controller.yamlfile import ConfigError
+from hil.bench import FAULT_PROFILES, PLAYERS, STRATEGIES, run_bench
+from hil.hold_summary import par_for
 
 __all__ = ["register", "run"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from controller.table.diagram import MACHINES, diagram
+from controller.docgen.diagram import MACHINES, diagram
 
 __all__ = ["register", "run"]
 

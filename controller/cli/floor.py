@@ -86,7 +86,7 @@ def _migrate(args: argparse.Namespace) -> int:
     try:
         import psycopg
 
-        from floor.migrate import migrate
+        from controller.floor.migrate import migrate
     except ImportError as exc:
         return _needs_floor_extra("migrate", exc)
     try:
@@ -110,7 +110,7 @@ def _stop_on_signals() -> threading.Event:
 
 
 def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any:
-    from floor.ingest import IngestConfig
+    from controller.floor.ingest import IngestConfig
 
     return IngestConfig(
         tuple(servers),
@@ -127,7 +127,7 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any
 
 def _ingest(args: argparse.Namespace) -> int:
     try:
-        from floor.ingest import run_ingest
+        from controller.floor.ingest import run_ingest
     except ImportError as exc:
         return _needs_floor_extra("ingest", exc)
     if args.batch < 1:
@@ -154,7 +154,7 @@ def _report(args: argparse.Namespace) -> int:
     try:
         import psycopg
 
-        from floor.report import floor_report, report_json, report_lines
+        from controller.floor.report import floor_report, report_json, report_lines
     except ImportError as exc:
         return _needs_floor_extra("report", exc)
     try:
@@ -175,9 +175,9 @@ def _report(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     try:
-        from floor.ingest import run_ingest
-        from floor.migrate import migrate
-        from floor.servers import FloorServerError, LocalNats, LocalPostgres, free_port
+        from controller.floor.ingest import run_ingest
+        from controller.floor.migrate import migrate
+        from controller.floor.servers import FloorServerError, LocalNats, LocalPostgres, free_port
     except ImportError as exc:
         return _needs_floor_extra("serve", exc)
     _setup_logging()
@@ -208,7 +208,7 @@ def forwarder_for(table: Any, journal_path: Path | str, drain_on_stop_s: float =
     if table.floor is None:
         return None
     try:
-        from floor.forwarder import Forwarder
+        from controller.floor.forwarder import Forwarder
     except ImportError as exc:
         raise ValueError(
             f"{table.path}: floor: {exc.name or exc} is not installed; install the floor extra: pip install 'tablectl[floor]'"

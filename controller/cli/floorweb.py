@@ -40,9 +40,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Serve the pit view until SIGINT or SIGTERM."""
     try:
-        from web.pit_app import pit_app
-        from web.pit_store import PgFloorReader
-        from web.server import WebServer, parse_address
+        from controller.web.pit_app import pit_app
+        from controller.web.pit_store import PgFloorReader
+        from controller.web.server import WebServer, parse_address
 
         address = parse_address(args.web, args.web_token)
     except ImportError as exc:

@@ -9,11 +9,11 @@ from collections.abc import Sequence
 
 from tqdm import tqdm
 
-from controller.table.bench import PLAYERS
-from controller.table.hold_summary import par_for, summary_lines
-from controller.table.soak import SoakError, SoakResult, players_take_strategy, run_soak
 from controller.table_config import config_dir, load_table
 from controller.yamlfile import ConfigError
+from hil.bench import PLAYERS
+from hil.hold_summary import par_for, summary_lines
+from hil.soak import SoakError, SoakResult, players_take_strategy, run_soak
 
 __all__ = ["register", "run", "soak_lines"]
 

@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from controller.games import resolve_table_path
-from controller.table.hold_summary import HoldTally, ParSheetLike, par_for
 from controller.table_config import TableConfig, load_table
 from controller.yamlfile import ConfigError
+from hil.hold_summary import HoldTally, ParSheetLike, par_for
 
 __all__ = ["theoretical_rows", "theoretical_lines", "table_for"]
 

@@ -33,8 +33,8 @@ def web_attach(args: argparse.Namespace, bench: bool) -> Callable[..., Callable[
             raise ValueError("--web-token needs --web")
         return None
     try:
-        from web.attach import serve_table
-        from web.server import parse_address
+        from controller.web.attach import serve_table
+        from controller.web.server import parse_address
     except ImportError as exc:
         raise ValueError(f"--web needs the web extra (pip install -e '.[web]'): {exc}") from None
     address = parse_address(args.web, args.web_token)

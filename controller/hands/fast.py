@@ -193,7 +193,7 @@ class Evaluator:
         table = self._nonflush
         for size in (5, 6, 7):
             for counts in _multisets(size, max_ace=5):
-                table[sum(n << (3 * r) for r, n in enumerate(counts))]  # noqa: B018 - fills the entry
+                table[sum(n << (3 * r) for r, n in enumerate(counts))]
         return table
 
     @property

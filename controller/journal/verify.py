@@ -186,7 +186,7 @@ def _rounds(journal: SqliteJournal, report: VerifyReport, only: Iterable[int] | 
     for seq, (_, data) in settled.items():
         try:
             rounds[seq] = json.loads(data)
-            rounds[seq]["round"]  # noqa: B018 - must be there
+            rounds[seq]["round"]
         except _DAMAGE as exc:
             report.bad(seq, f"record {seq} (RoundSettled): unreadable round data: {exc}")
             return []

@@ -527,7 +527,7 @@ class RoundTable:
         elif self.phase is self.Phase.HOLD and not self.hold_reason.startswith("journal:"):  # type: ignore[attr-defined]
             self.note(f"journal: {reason}")
 
-    def on_JournalFault(self, e: Any) -> None:  # noqa: N802 - named for the event class
+    def on_JournalFault(self, e: Any) -> None:
         reason = f"journal: {e.reason} ({e.refused} events not recorded or acted on)"
         if self.phase in self.PLAYING:
             self.hold_reason = reason
@@ -686,7 +686,7 @@ class RoundTable:
             handler(event)
         self.show()
 
-    def on_OpenTable(self, e: Any) -> None:  # noqa: N802
+    def on_OpenTable(self, e: Any) -> None:
         self.open_table()  # type: ignore[attr-defined]
 
     def spot_on_board(self, e: Any) -> bool:
@@ -699,7 +699,7 @@ class RoundTable:
             return False
         return True
 
-    def on_SpotReport(self, e: Any) -> None:  # noqa: N802
+    def on_SpotReport(self, e: Any) -> None:
         """A checked spot report (the games: wagers, street bets, late bets)."""
 
     def bet_while_open(self, e: Any) -> bool:
@@ -716,7 +716,7 @@ class RoundTable:
 
     # --- cards ----------------------------------------------------------------------------------
 
-    def on_CardDealt(self, e: Any) -> None:  # noqa: N802 - named for the event class
+    def on_CardDealt(self, e: Any) -> None:
         try:
             dealt = card(e.card)
         except CardError:
@@ -849,12 +849,12 @@ class RoundTable:
     def cards_seen(self) -> list[Card]:
         return [c for s in self.seats.values() for c in s.cards]
 
-    def on_CardUnreadable(self, e: Any) -> None:  # noqa: N802
+    def on_CardUnreadable(self, e: Any) -> None:
         self.ledger.not_used(e.index, "??", UNREADABLE)
         self.misread_index = e.index
         self.hold_for(f"unreadable card: {self.card_place(self.dealt)} (shoe card {e.index}): read it again, or void")
 
-    def on_ShoeStatus(self, e: Any) -> None:  # noqa: N802
+    def on_ShoeStatus(self, e: Any) -> None:
         self.devices.stub_count_answered()
         if self.phase is self.Phase.COUNT_STUB:  # type: ignore[attr-defined]
             self.counted_stub = e.stub_count
@@ -864,7 +864,7 @@ class RoundTable:
 
     # --- buttons and the supervisor ---------------------------------------------------------------
 
-    def on_ButtonChanged(self, e: Any) -> None:  # noqa: N802
+    def on_ButtonChanged(self, e: Any) -> None:
         if e.button == "supervisor_key":
             self.supervisor.key_reported(e.pressed)
             return
@@ -969,7 +969,7 @@ class RoundTable:
 
     # --- links and device state -------------------------------------------------------------------
 
-    def on_LinkDown(self, e: Any) -> None:  # noqa: N802
+    def on_LinkDown(self, e: Any) -> None:
         self.links.down(e.device)
         if e.device == PANEL:
             self.supervisor.key_lost()  # authority never outlives its evidence
@@ -979,7 +979,7 @@ class RoundTable:
         if self.phase is self.Phase.HOLD:  # type: ignore[attr-defined]
             self.held_links.add(e.device)
 
-    def on_DeviceFault(self, e: Any) -> None:  # noqa: N802
+    def on_DeviceFault(self, e: Any) -> None:
         """A device fault from a driver (journaled already). A command the round depends on that
         finally failed (the display, the spot lock and lamps) holds the table: the dealer and the
         players would go on from a screen or lamps that are wrong."""
@@ -989,7 +989,7 @@ class RoundTable:
             if self.phase in self.PLAYING:
                 self.hold_for(f"{e.device}: {e.error}")
 
-    def on_LinkUp(self, e: Any) -> None:  # noqa: N802
+    def on_LinkUp(self, e: Any) -> None:
         self.links.up(e.device)
         self.devices.resend(e.device)  # its whole current state, never an old prompt
 
@@ -1011,7 +1011,7 @@ class RoundTable:
         # order and none missing (its count agreed), so they go to their places as dealt.
         self.place_waiting(self.ledger.take_waiting())
 
-    def on_SpotsState(self, e: Any) -> None:  # noqa: N802
+    def on_SpotsState(self, e: Any) -> None:
         """The bet spots' whole state after a link-up: each spot that changed while the link was
         down counts as the report it stands for (late and removed-bet rules apply)."""
         changes = self.board.changes(e.spots)
@@ -1021,7 +1021,7 @@ class RoundTable:
             if self.spot_on_board(report):
                 self.on_SpotReport(report)
 
-    def on_PanelState(self, e: Any) -> None:  # noqa: N802
+    def on_PanelState(self, e: Any) -> None:
         """The panel's whole state after a link-up: its key switch replaces what the table believed;
         its display size, when it reports one, replaces the config's."""
         self.supervisor.key_reported(e.key_on)
@@ -1034,7 +1034,7 @@ class RoundTable:
             self.screen = ()  # send the whole screen again, fitted to the panel
         self.device_back(e.device)
 
-    def on_ShoeState(self, e: Any) -> None:  # noqa: N802
+    def on_ShoeState(self, e: Any) -> None:
         """The shoe's whole state after a link-up: its count of cards out must match the cards it
         reported (a difference is a fault: the table holds)."""
         difference = self.ledger.count_differs(e.cards_out)

@@ -215,7 +215,7 @@ class Boston5Table(RoundTable):
         if self.dealt == first + 2 * len(playing) + 2:
             self.final_cards_complete()  # type: ignore[attr-defined]
 
-    def on_SpotReport(self, e: Any) -> None:  # noqa: N802 - named for the event class
+    def on_SpotReport(self, e: Any) -> None:
         if self.bet_while_open(e):
             return
         seat = self.seats.get(e.seat)

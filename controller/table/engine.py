@@ -118,7 +118,7 @@ class Engine:
                 return
             try:
                 self.step(event)
-            except Exception:  # noqa: BLE001 - logged and journaled; the loop goes on
+            except Exception:
                 # Named by kind and journal number only: the event may hold a card not yet revealed.
                 log.exception("controller: handling %s (record %d) failed", type(event).__name__, self.current_seq)
                 try:

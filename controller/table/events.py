@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-import drivers.bet_spots  # noqa: F401 - the event classes register as DeviceEvent subclasses
-import drivers.link  # noqa: F401
-import drivers.panel  # noqa: F401
-import drivers.shoe  # noqa: F401
+import drivers.bet_spots
+import drivers.link
+import drivers.panel
+import drivers.shoe
 import drivers.state  # noqa: F401
 from controller.table.engine import JournalFault, StartDrawn, TimerExpired
 from drivers.messages import DeviceEvent

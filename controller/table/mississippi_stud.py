@@ -198,7 +198,7 @@ class MississippiTable(RoundTable):
         if self.dealt == 2 * len(order) + 3:
             self.cards_complete()  # type: ignore[attr-defined]
 
-    def on_SpotReport(self, e: Any) -> None:  # noqa: N802 - named for the event class
+    def on_SpotReport(self, e: Any) -> None:
         if self.bet_while_open(e):
             return
         street = self.current_street()

@@ -163,7 +163,7 @@ class PaiGowTable(RoundTable):
         )
         return f"{who} card {nth + 1}"
 
-    def on_StartDrawn(self, e: Any) -> None:  # noqa: N802
+    def on_StartDrawn(self, e: Any) -> None:
         if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "rng":
             self.dice = e.value
             self._shown(f"starting number {e.value}")
@@ -266,14 +266,14 @@ class PaiGowTable(RoundTable):
         if self.dealt == POSITIONS * HAND_SIZE:
             self.hands_dealt()  # type: ignore[attr-defined]
 
-    def on_ShoeStatus(self, e: Any) -> None:  # noqa: N802
+    def on_ShoeStatus(self, e: Any) -> None:
         if self.phase is P.CHECK_DEAL:
             self.remaining = e.stub_count
             self.remaining_counted()  # type: ignore[attr-defined]
         else:
             super().on_ShoeStatus(e)
 
-    def on_SpotReport(self, e: Any) -> None:  # noqa: N802
+    def on_SpotReport(self, e: Any) -> None:
         if e.spot == "envy_marker" and self.phase is P.BETTING:
             (self.markers.add if e.cents else self.markers.discard)(e.seat)
             return
@@ -314,7 +314,7 @@ class PaiGowTable(RoundTable):
                 self.note(f"seat {n}: foul")
                 self.show_next_set()
 
-    def on_ButtonChanged(self, e: Any) -> None:  # noqa: N802
+    def on_ButtonChanged(self, e: Any) -> None:
         # confirm means "dice entered", "four counted" or "this set" before it means "next settlement step"
         if e.pressed and e.button == "confirm" and self.phase in (P.NO_MORE_BETS, P.CHECK_DEAL, P.SETTING):
             self.on_game_button("confirm")

@@ -153,7 +153,7 @@ class TableRuntime:
         for observe in self.observers:
             try:
                 observe(event)
-            except Exception:  # noqa: BLE001 - a view must never stop the table
+            except Exception:
                 log.exception("observer %r failed on %r", observe, event)
 
     def _dispatch(self, event: object, seq: int) -> None:

@@ -85,7 +85,7 @@ class TokenGate:
             cookie: SimpleCookie = SimpleCookie()
             try:
                 cookie.load(headers["cookie"])
-            except Exception:  # noqa: BLE001 - a malformed cookie carries no token
+            except Exception:
                 cookie = SimpleCookie()
             if COOKIE in cookie:
                 offered.append((cookie[COOKIE].value, False))

@@ -3,7 +3,7 @@
 What ``tablectl soak`` runs. The devices are faked at the device interface (the events a driver
 would put on the queue go straight into the engine; the commands the table sends are dropped,
 except the shoe's stub count and the random starting number, which are answered as the real
-devices answer them), and the bench's own players (``controller.table.bench.PLAYERS``) make the
+devices answer them), and the bench's own players (``hil.bench.PLAYERS``) make the
 decisions, so a soak plays what a bench plays, only without ptys and in many processes.
 
 A run is cut into chunks of :data:`CHUNK` rounds, each played at a fresh table with its own seed
@@ -34,12 +34,12 @@ from controller.journal.records import JournalRecord
 from controller.table.base import RoundResult
 from controller.table.engine import Engine, StartDrawn
 from controller.table.events import OpenTable
-from controller.table.hold_summary import HoldTally
 from controller.table.resettle import Verifier, canonical
 from controller.table_config import TableConfig, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
+from hil.hold_summary import HoldTally
 
 __all__ = ["CHUNK", "ChunkJob", "ChunkResult", "SoakError", "SoakResult", "play_chunk", "run_soak"]
 
@@ -183,7 +183,7 @@ def players_take_strategy(game: str) -> bool:
     """Whether the bench's players of ``game`` take a ``strategy`` (par or random)."""
     import inspect
 
-    from controller.table.bench import PLAYERS
+    from hil.bench import PLAYERS
 
     return "strategy" in inspect.signature(PLAYERS[game]).parameters
 
@@ -191,7 +191,7 @@ def players_take_strategy(game: str) -> bool:
 def _make_player(
     table: TableConfig, model: Any, sims: dict[str, Any], seats: int, seed: int, strategy: str | None
 ) -> Any:
-    from controller.table.bench import PLAYERS
+    from hil.bench import PLAYERS
 
     cls = PLAYERS[table.game]
     if strategy is not None and players_take_strategy(table.game):
@@ -208,7 +208,7 @@ def play_chunk(job: ChunkJob) -> ChunkResult:
     Raises :class:`SoakError` naming the chunk, its rounds and the seed when the table fails."""
     try:
         return _play_chunk(job)
-    except Exception as exc:  # noqa: BLE001 - reported with what reproduces it
+    except Exception as exc:
         last = job.first_round + job.rounds - 1
         raise SoakError(
             f"chunk {job.chunk} (rounds {job.first_round}-{last} of the run seeded {job.seed}): "

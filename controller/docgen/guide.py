@@ -1,6 +1,6 @@
 """docs/dealer-guide.md, generated: each game's round played through its machine, with the screen
 the dealer sees before every action, then the supervisor's actions, the holds and the hidden-card
-entry. ``python -m controller.table.guide > docs/dealer-guide.md`` writes it; a test checks that the
+entry. ``python -m controller.docgen.guide > docs/dealer-guide.md`` writes it; a test checks that the
 file is what the machines give today.
 """
 
@@ -249,7 +249,7 @@ def dealer_guide() -> str:
     out = [
         "# The dealer's guide",
         "",
-        "Generated from the table machines (`python -m controller.table.guide > docs/dealer-guide.md`;",
+        "Generated from the table machines (`python -m controller.docgen.guide > docs/dealer-guide.md`;",
         "`tests/test_dealer_guide.py` checks it is current): each game's round step by step, with the",
         "screen the dealer sees before each action, on the bench tables of `config/bench/`.",
         "",

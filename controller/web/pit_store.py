@@ -286,7 +286,7 @@ class ParCache:
             from controller.table_config import load_table
 
             sheet: Any = par_sheet(key[0], load_table(key[1]))
-        except Exception:  # noqa: BLE001 - no config on this machine, or no par: no figure rather than a wrong one
+        except Exception:
             sheet = None
         with self._lock:
             self.sheets[key] = sheet

@@ -27,10 +27,10 @@ import nats
 import nats.errors
 import nats.js.errors
 
+from controller.floor.messages import Message, messages_for
 from controller.floor_config import FloorConfig
 from controller.journal.outbox import Outbox
 from controller.journal.store import JournalError
-from floor.messages import Message, messages_for
 
 __all__ = ["Forwarder", "LinkState", "LinkStatus"]
 

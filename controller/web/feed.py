@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from web.view import table_view
+from controller.web.view import table_view
 
 __all__ = ["CommandTee", "TableFeed", "fault_text"]
 

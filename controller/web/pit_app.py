@@ -20,8 +20,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from web.pit_store import STALE_S, FloorReader, RoundLine, TableState
-from web.server import TokenGate
+from controller.web.pit_store import STALE_S, FloorReader, RoundLine, TableState
+from controller.web.server import TokenGate
 
 __all__ = ["pit_app", "REFRESH_S"]
 

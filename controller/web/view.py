@@ -4,7 +4,7 @@
 seats with their wagers by spot and lamps, the cards the table has revealed (a face-down card is
 ``None``: only that a card is there), the dealer's or community cards as revealed, the dealer's
 panel screen, the step, any hold with what clears it, the last settlement (nets only) and the
-device links. It runs on the controller thread (see :mod:`web.feed`), so what it reads is
+device links. It runs on the controller thread (see :mod:`controller.web.feed`), so what it reads is
 consistent.
 
 When a card is face up (:func:`revealed`), from the regulations in ``/work/shared/seeds``:
@@ -191,7 +191,7 @@ def table_view(
 ) -> dict[str, Any]:
     """The whole page's data for ``table`` (a table machine), read only.
 
-    ``commands`` is what the table last sent its devices (:class:`web.feed.CommandTee`: lamps,
+    ``commands`` is what the table last sent its devices (:class:`controller.web.feed.CommandTee`: lamps,
     display, panel lamps, lock); ``links`` each device's link state; ``faults`` the recent device
     faults; ``screen`` the dealer's screen lines (default: the panel display as commanded)."""
     game = config.game

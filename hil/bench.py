@@ -25,12 +25,12 @@ from controller.cards import Card, deck
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_json
 from controller.table.base import RoundResult
-from controller.table.hold_summary import HoldTally, ParSheetLike, summary_lines
 from controller.table.resettle import Verifier, canonical
 from controller.table.runtime import TableRuntime
 from controller.table_config import TableConfig
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.faults import Faults
+from hil.hold_summary import HoldTally, ParSheetLike, summary_lines
 from hil.serve import PtyServer
 
 __all__ = ["BenchSummary", "run_bench", "FAULT_PROFILES", "STRATEGIES"]

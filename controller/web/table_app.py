@@ -3,7 +3,7 @@ and on a bench table the controls that drive the simulators.
 
 Routes: ``GET /`` the page; ``GET /state`` the view model (JSON); ``GET /events`` server-sent
 events, one ``view`` event per new view model; ``POST /api/spot|press|key|deal|fault`` the bench
-controls (404 on a real table). Every answer is built from :mod:`web.view`, which holds only what
+controls (404 on a real table). Every answer is built from :mod:`controller.web.view`, which holds only what
 the table has revealed.
 """
 
@@ -20,9 +20,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from web.controls import FAULTS, BenchControls, ControlError
-from web.feed import TableFeed
-from web.server import TokenGate
+from controller.web.controls import FAULTS, BenchControls, ControlError
+from controller.web.feed import TableFeed
+from controller.web.server import TokenGate
 
 __all__ = ["table_app", "HEARTBEAT_S"]
 

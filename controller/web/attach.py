@@ -6,11 +6,11 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from web.controls import BenchControls
-from web.feed import TableFeed
-from web.server import WebAddress, WebServer
-from web.table_app import table_app
-from web.view import SPOTS
+from controller.web.controls import BenchControls
+from controller.web.feed import TableFeed
+from controller.web.server import WebAddress, WebServer
+from controller.web.table_app import table_app
+from controller.web.view import SPOTS
 
 __all__ = ["serve_table"]
 

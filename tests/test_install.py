@@ -1,0 +1,79 @@
+"""An install that works anywhere: the wheel (not an editable install) in a fresh venv, then
+`tablectl --version`, `tablectl par` and a bench round from a folder that is not the checkout.
+The shipped configs and paytables are package data, and the wheel installs only the design's
+top-level packages."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+TOP_LEVEL = {"controller", "drivers", "hil"}
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The wheel built from this checkout, installed into a new venv: (the wheel, the venv's bin)."""
+    base = tmp_path_factory.mktemp("install")
+    # No build isolation and no index: nothing is downloaded; the test extra brings setuptools.
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(base), str(REPO)],
+        check=True,
+        capture_output=True,
+        cwd=base,
+    )
+    (wheel,) = base.glob("tablectl-*.whl")
+    venv = base / "venv"
+    # The venv sees this interpreter's packages (the dependencies), but tablectl itself only from the wheel.
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    return wheel, venv / "bin"
+
+
+def _run(bin_dir: Path, cwd: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TABLECTL_CONFIG_DIR")}
+    env["HOME"] = str(cwd)  # a user with no cache yet
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    return subprocess.run(
+        [str(bin_dir / "tablectl"), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_the_wheel_installs_only_the_designs_packages(installed: tuple[Path, Path]) -> None:
+    wheel, _ = installed
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert tops == TOP_LEVEL
+    shipped = {n for n in names if n.startswith("controller/config/") and n.endswith(".yaml")}
+    expected = {f"controller/config/{p.relative_to(REPO / 'config')}" for p in (REPO / "config").rglob("*.yaml")}
+    assert shipped == expected
+
+
+def test_the_installed_command_runs_from_any_folder(installed: tuple[Path, Path], tmp_path: Path) -> None:
+    _, bin_dir = installed
+    version = _run(bin_dir, tmp_path, "--version")
+    assert version.returncode == 0 and version.stdout.startswith("tablectl "), version.stderr
+    located = subprocess.run(
+        [str(bin_dir / "python"), "-c", "import controller; print(controller.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert str(REPO) not in located, f"the venv imports the checkout: {located}"
+    par = _run(bin_dir, tmp_path, "par", "--game", "mississippi_stud")
+    assert par.returncode == 0, par.stderr
+    assert "cannot read" not in par.stderr
+    bench = _run(bin_dir, tmp_path, "bench", "--game", "mississippi_stud", "--rounds", "1", "--seed", "1")
+    assert bench.returncode == 0, bench.stdout + bench.stderr
+    assert (tmp_path / "tablectl-journal" / "mississippi_stud.db").exists()
