@@ -32,6 +32,11 @@ from controller.yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yam
 
 __all__ = ["PaytableRow", "Paytable", "load_paytables", "read_paytables"]
 
+PAYTABLE_KEYS = frozenset({"name", "game", "spot", "approved", "source", "cap", "rows"})
+"""The keys of one paytable (docs/configuration.md is generated from these sets)."""
+ROW_KEYS = frozenset({"hand", "pays", "amount", "ranks"})
+"""The keys a paytable row may have (``amount`` for fixed-amount tables, ``pays`` for the others)."""
+
 _RANK_CONDITION_CATEGORIES = frozenset(
     {
         Category.HIGH_CARD,
@@ -189,7 +194,7 @@ def _read_table(doc: YamlDoc, path: KeyPath, raw: object, problems: list[Problem
         problems.append(doc.problem(path, "a paytable must be a mapping"))
         return None
     before = len(problems)
-    known = {"name", "game", "spot", "approved", "source", "cap", "rows"}
+    known = PAYTABLE_KEYS
     for key in raw:
         if key not in known:
             problems.append(doc.problem(path + (key,), f"unknown key '{key}' (known: {', '.join(sorted(known))})"))

@@ -1,5 +1,6 @@
 """The deployment files: the systemd unit runs a `tablectl run` the CLI accepts, as a notify service
-with a watchdog, restarted on failure, its journal folder 0700; the udev rules name every role."""
+with a watchdog, restarted on failure, its journal folder 0700; the prune timer runs a prune the CLI
+accepts, daily; the udev rules name every role."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ from controller.cli import build_parser
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 
 
-def unit() -> configparser.ConfigParser:
+def unit(name: str = "tablectl.service") -> configparser.ConfigParser:
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     parser.optionxform = str  # type: ignore[assignment,method-assign]
-    parser.read_string((DEPLOY / "tablectl.service").read_text())
+    parser.read_string((DEPLOY / name).read_text())
     return parser
 
 
@@ -34,3 +35,14 @@ def test_the_udev_rules_name_every_device_role() -> None:
     links = {part.split('"')[1] for line in rules for part in line.split(", ") if part.startswith("SYMLINK+=")}
     assert links == {"tablectl/shoe", "tablectl/bet_spots", "tablectl/panel"}
     assert all('SUBSYSTEM=="tty"' in line and 'MODE="0660"' in line for line in rules)
+
+
+def test_the_prune_timer_runs_a_prune_the_cli_accepts_daily() -> None:
+    service = unit("tablectl-prune.service")["Service"]
+    assert service["Type"] == "oneshot" and service["User"] == "tablectl" and service["UMask"] == "0077"
+    argv = shlex.split(service["ExecStart"])
+    args = build_parser().parse_args(argv[1:])
+    assert args.command == "journal" and args.run.__name__ == "run_prune"
+    assert args.config == "/etc/tablectl/table.yaml"
+    timer = unit("tablectl-prune.timer")["Timer"]
+    assert timer["OnCalendar"].startswith("*-*-*") and timer["Persistent"] == "true"

@@ -1,0 +1,212 @@
+"""Write ``docs/configuration.md``: every key of a table config and of a paytable file, from the
+validators' own key sets (:mod:`controller.table_config`, :mod:`controller.floor_config`,
+:mod:`controller.paytables`) and the game settings of :mod:`controller.catalog`.
+
+A key the validator accepts without a description here, or a description of a key it no longer
+accepts, is an error: the page cannot go stale unnoticed (``tests/test_configuration_doc.py``).
+``python -m controller.docgen.configuration`` writes the page.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from controller import floor_config, paytables, table_config
+from controller.catalog import CATALOG, Option
+
+__all__ = ["DocError", "render", "main"]
+
+DOC = Path(__file__).resolve().parent.parent.parent / "docs" / "configuration.md"
+
+
+class DocError(Exception):
+    """A key the validator takes has no description, or a description names a key it refuses."""
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One mapping of a config file: its YAML path, the keys its validator takes, what each means."""
+
+    path: str
+    title: str
+    keys: frozenset[str]
+    meaning: Mapping[str, str]
+
+
+TABLE_KEYS = {
+    "game": "the game: `boston5`, `mississippi_stud` or `pai_gow` (required)",
+    "name": "the table's name, as the dealer, the recall and the pit view show it",
+    "seats": "the number of betting positions, seat 1 farthest to the dealer's left (required)",
+    "paytables": "for each paytable spot of the game, the name of a paytable in `paytables_dir` (required "
+    "spots must be named; an optional wager is offered only with its paytable)",
+    "paytables_dir": "the folder of paytable files, relative to the config file (default: `paytables/` beside it)",
+    "limits": "`{min: CENTS, max: CENTS}` for every wager spot the table offers (required; a minimum below "
+    "the regulation's is refused)",
+    "payout_cap": "the aggregate payout per seat and round, in cents (absent: no cap)",
+    "devices": "the table's three devices: `shoe`, `bet_spots` and `panel` (below)",
+    "journal": "where the journal is kept and how it is signed (below)",
+    "display": "the dealer display's size until the panel reports its own: `{lines, columns}`",
+    "floor": "where the table publishes its journal for the floor (below; absent: it does not)",
+}
+
+DEVICE_KEYS = {
+    "driver": "the driver by name (`shoe`, `bet_spots`, `panel`, or one added by a `tablectl.drivers` entry point)",
+    "url": "the port as a pyserial URL: a device path (`/dev/tablectl/shoe`), `socket://HOST:PORT`, or "
+    "`sim://NAME` for a simulator the bench starts",
+    "baudrate": "the serial speed, 1 to 4,000,000 (default 115200)",
+    "poll_interval_s": "seconds between polls, above 0 and at most 10 (default 0.05)",
+    "address": "the device's bus address, 1 to 126 (default: 1 shoe, 2 bet spots, 3 panel)",
+}
+
+JOURNAL_KEYS = {
+    "path": "the journal file (default: `tablectl-journal/GAME.db` for `bench`, `/var/lib/tablectl/GAME.db` for `run`)",
+    "hmac_key_file": "a key file (mode 0600, relative to the config file): every record is signed with "
+    "HMAC-SHA-256 instead of a plain SHA-256 chain",
+    "retention_days": "rounds younger than this are never pruned, 1 to 36,500 (default 90)",
+}
+
+DISPLAY_KEYS = {
+    "lines": "the display's lines, 3 to 255 (default 4)",
+    "columns": "the display's columns in characters, 16 to 255 (default 40)",
+}
+
+FLOOR_KEYS = {
+    "table_id": "the table's id on the floor: one NATS subject token (letters, digits, `_`, `-`)",
+    "servers": "the NATS server URLs, one or a list",
+    "credentials": "the table's NATS credentials file (relative to the config file; mode 0600)",
+    "subject_prefix": "the first tokens of the table's subjects (default `floor`)",
+}
+
+PAYTABLE_KEYS = {
+    "name": "the paytable's name, as a table config names it (required)",
+    "game": "the game it is for (required)",
+    "spot": "the game's paytable spot it pays (required)",
+    "approved": "whether the regulator approved it (required; `tablectl run` refuses unapproved tables "
+    "without `--allow-unapproved`)",
+    "source": "where the table comes from (required)",
+    "cap": "the most the spot pays a seat in one round, in cents",
+    "rows": "the lines, best first (required; below)",
+}
+
+ROW_KEYS = {
+    "hand": "the hand category (e.g. `royal_flush`, `one_pair`)",
+    "pays": "the odds (`500 to 1`) or `push`",
+    "amount": "a fixed amount in cents, for the tables that pay amounts (the envy bonus)",
+    "ranks": "the ranks a row is narrowed to (e.g. `[J, Q, K, A]` for jacks or better)",
+}
+
+
+def _sections() -> list[Section]:
+    # The key sets are the validators' own: a key added there without a line here is an error.
+    return [
+        Section("", "The table (top level)", frozenset(table_config._KEYS), TABLE_KEYS),
+        Section(
+            "devices.ROLE",
+            "A device (`devices.shoe`, `devices.bet_spots`, `devices.panel`)",
+            frozenset(table_config._DEVICE_KEYS),
+            DEVICE_KEYS,
+        ),
+        Section("journal", "The journal (`journal:`)", frozenset(table_config._JOURNAL_KEYS), JOURNAL_KEYS),
+        Section(
+            "display",
+            "The display (`display:`)",
+            frozenset(f.name for f in fields(table_config.DisplayConfig)),
+            DISPLAY_KEYS,
+        ),
+        Section("floor", "The floor link (`floor:`)", frozenset(floor_config._KEYS), FLOOR_KEYS),
+        Section(
+            "paytables[N]",
+            "A paytable (in a paytable file's `paytables:` list)",
+            paytables.PAYTABLE_KEYS,
+            PAYTABLE_KEYS,
+        ),
+        Section("paytables[N].rows[N]", "A paytable row", paytables.ROW_KEYS, ROW_KEYS),
+    ]
+
+
+def _check(sections: Iterable[Section]) -> None:
+    problems = []
+    for s in sections:
+        if missing := sorted(s.keys - set(s.meaning)):
+            problems.append(f"{s.title}: no description for {', '.join(missing)}")
+        if unknown := sorted(set(s.meaning) - s.keys):
+            problems.append(f"{s.title}: described but not taken by the validator: {', '.join(unknown)}")
+    if problems:
+        raise DocError("; ".join(problems))
+
+
+def _option_line(o: Option) -> str:
+    kind = {"int": "a whole number", "odds": "odds (`N to M`)", "bool": "true or false"}.get(o.type, o.type)
+    if o.type == "choice":
+        kind = "one of " + ", ".join(f"`{c}`" for c in o.choices)
+    elif o.type == "int":
+        kind += f", {o.minimum} to {o.maximum:,}"
+    fixed = f" **Fixed by {o.fixed}**: the setting may only repeat it." if o.fixed else ""
+    return f"| `{o.name}` | {o.help} | {kind} | `{o.default}` |{fixed}"
+
+
+def render() -> str:
+    """The whole page, as the validators and the catalog have it now."""
+    sections = _sections()
+    _check(sections)
+    out = [
+        "# Configuration",
+        "",
+        "<!-- Generated by `python -m controller.docgen.configuration` from the validators' key sets;",
+        "     tests/test_configuration_doc.py fails when it is stale. Edit controller/docgen/configuration.py. -->",
+        "",
+        "A table is one YAML file (`config/<game>.yaml` are the shipped examples; `config/bench/` the bench",
+        "tables); the paytables it names are in paytable files (`config/paytables/*.yaml`). Amounts are",
+        "cents. Loading checks everything and reports every problem with file, line and key (exit 2);",
+        "a key not listed here is refused. What the regulation fixes (minimums, required pushes) is a",
+        "rule, not a setting: a value that breaks it is refused.",
+        "",
+        "The loader also refuses, each with file and line: files over 256 KiB, binary or non-UTF-8 text,",
+        "anchors and aliases, nesting deeper than 32 levels or more than 50,000 values, and a key given",
+        "twice in one mapping. Every amount is at most 1,000,000,000 cents and odds at most 1,000,000 to 1.",
+        "",
+        "Casinos choose among approved paytables, so no paytable lives in code. The shipped ones come from",
+        "the regulations digest, each with its `source`, and are all `approved: false`; the Boston 5 ante",
+        "bonus table (`b5_ante_bonus_example`) and the pai gow insurance table (`pg_insurance_example`) are",
+        "named examples, since the NJ tables are not in our material. The rule constants (the bonus",
+        "minimum of 11.15(b), the envy minimum of 11.15(c), Mississippi Stud's 6s-10s push of 35.10(i)2)",
+        "are in `controller/catalog.py`; a table may be stricter only where the regulation allows it.",
+    ]
+    for s in sections:
+        out += ["", f"## {s.title}", "", "| key | meaning |", "|---|---|"]
+        out += [f"| `{k}` | {s.meaning[k]} |" for k in sorted(s.keys, key=list(s.meaning).index)]
+    out += ["", "## Game settings (top level, per game)", ""]
+    for game, catalog in CATALOG.items():
+        out += [
+            f"### `{game}`",
+            "",
+            f"Wager spots: {', '.join(f'`{w}`' for w in catalog.wager_spots)}.",
+            "Paytable spots: "
+            + ", ".join(
+                f"`{p.name}` ({'required' if p.required else 'offers the `' + str(p.needs_wager) + '` wager'})"
+                for p in catalog.paytable_spots
+            )
+            + ".",
+        ]
+        if catalog.options:
+            out += ["", "| setting | meaning | value | default |", "|---|---|---|---|"]
+            out += [_option_line(o) for o in catalog.options]
+        out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the page (or, with ``--check``, exit 1 when it differs from what would be written)."""
+    args = sys.argv[1:] if argv is None else argv
+    text = render()
+    if "--check" in args:
+        return 0 if DOC.exists() and DOC.read_text(encoding="utf-8") == text else 1
+    DOC.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
