@@ -19,7 +19,7 @@ import orjson
 from controller.journal.meters import meters_for_round
 from controller.journal.outbox import RawRecord
 from controller.journal.recall import RecalledRound, own_events, recall_json
-from controller.table.journal import JournalRecord
+from controller.journal.records import JournalRecord
 
 __all__ = [
     "FORMAT_VERSION",
