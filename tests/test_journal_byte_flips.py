@@ -79,3 +79,19 @@ def test_byte_flips_are_found_without_a_traceback(tmp_path: Path) -> None:
     assert not missed, f"{len(missed)} flips that change stored rows not found: {missed[:5]}"
     assert changed > FLIPS // 4, "most flips should land in stored rows"
     assert found == changed
+
+
+def test_high_bit_flips_on_page_one_never_give_a_traceback(tmp_path: Path) -> None:
+    """A flip on page 1 can leave bytes that are not UTF-8 in the schema: SQLite's error message then
+    holds them, and reading it must end in a message naming the file, not a ``UnicodeDecodeError``."""
+    original = BENCH_JOURNAL.read_bytes()
+    rng = random.Random(SEED + 1)
+    copy = tmp_path / "j.db"
+    for at in rng.sample(range(100, 4096), 64):
+        damaged = bytearray(original)
+        damaged[at] ^= 0x80
+        copy.write_bytes(bytes(damaged))
+        status, err = verify(copy)
+        assert "Traceback" not in err and "UnicodeDecodeError" not in err, (at, err)
+        assert status == 0 or str(copy) in err, (at, err)
+        assert copy.read_bytes() == bytes(damaged)

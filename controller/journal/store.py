@@ -296,7 +296,8 @@ class SqliteJournal:
             self._open_schema()
             _private_file(self.path)  # the WAL files SQLite just made
             row = self.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-        except (sqlite3.Error, OSError, JournalError) as exc:
+        except (sqlite3.Error, OSError, JournalError, UnicodeError) as exc:
+            # UnicodeError: SQLite's message about a damaged schema can hold bytes that are not UTF-8.
             if hasattr(self, "db"):
                 self.db.close()
             if isinstance(exc, JournalError):
@@ -352,9 +353,10 @@ class SqliteJournal:
         except JournalError:
             self.db.close()
             raise
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeError) as exc:
+            # UnicodeError: SQLite's message about a damaged schema can hold bytes that are not UTF-8.
             self.db.close()
-            raise JournalDamaged(f"{self.path}: cannot read the journal: {exc}") from exc
+            raise JournalDamaged(f"{self.path}: cannot read the journal: {exc}: the file is damaged") from exc
         self.last_seq = row[0] if row and isinstance(row[0], int) else 0
         self.last_hash = row[1] if row and isinstance(row[1], str) else GENESIS
         return self
