@@ -210,3 +210,75 @@ def test_a_tampered_wager_is_marked_and_the_exit_status_is_1(bench_journal: Path
     assert code == 1 and [json.loads(line)["recall"]["round"] for line in out.splitlines()] == [1]
     assert cli("recall", "--journal", str(path), "--no-verify")[0] == 0
     assert cli("meters", "--journal", str(path))[0] == 1
+
+
+@pytest.fixture(scope="module")
+def longer_journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("bench") / "journal.db"
+    table = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
+    assert run_bench(table, seats=2, rounds=4, seed=5, progress=False, journal_path=path).mismatches == 0
+    return path
+
+
+def _copy(src: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "j.db"
+    path.write_bytes(src.read_bytes())
+    return path
+
+
+def _recompute_chain_from(j: SqliteJournal, first: int) -> None:
+    """What someone without a key can do: compute every hash again from record ``first`` on (and
+    the head), so that the chain itself is whole again."""
+    from controller.journal.store import record_hash
+
+    prev = j.db.execute("SELECT hash FROM records WHERE seq = ?", (first - 1,)).fetchone()[0]
+    rows = j.db.execute("SELECT seq, at, kind, event, data FROM records WHERE seq >= ? ORDER BY seq", (first,))
+    for seq, at, kind, event, data in rows.fetchall():
+        digest = record_hash(prev, seq, at, kind, bool(event), data, None)
+        j.db.execute("UPDATE records SET prev = ?, hash = ? WHERE seq = ?", (prev, digest, seq))
+        prev = digest
+    j.db.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (prev,))
+
+
+TAMPERINGS = ("last-round-deleted", "wager-changed-chain-recomputed", "record-changed", "index-moved")
+
+
+def _tamper(kind: str, path: Path) -> None:
+    j = SqliteJournal(path)
+    rounds = j.round_seqs()
+    if kind == "last-round-deleted":
+        # Every record of the last round, from its snapshot on, and its index entry; meta's head stays.
+        start = j.db.execute("SELECT MAX(seq) FROM snapshots WHERE seq < ?", (rounds[-1][1],)).fetchone()[0]
+        j.db.execute("DELETE FROM records WHERE seq > ?", (start,))
+        j.db.execute("DELETE FROM rounds WHERE round_no = ?", (rounds[-1][0],))
+        j.db.execute("INSERT OR REPLACE INTO meta VALUES ('head_seq', ?)", (rounds[-1][1] + 50,))
+    elif kind == "wager-changed-chain-recomputed":
+        seq = rounds[0][1]  # the first round: long before the last snapshot
+        data = j.db.execute("SELECT data FROM records WHERE seq = ?", (seq,)).fetchone()[0]
+        j.db.execute("UPDATE records SET data = ? WHERE seq = ?", (data.replace('"ante":', '"ante":1', 1), seq))
+        _recompute_chain_from(j, seq)
+    elif kind == "record-changed":
+        seq = rounds[-1][1] - 3
+        j.db.execute("UPDATE records SET data = '{}' WHERE seq = ?", (seq,))
+    elif kind == "index-moved":
+        j.db.execute("UPDATE rounds SET seq = ? WHERE round_no = ?", (rounds[0][1], rounds[-1][0]))
+    j.close()
+
+
+@pytest.mark.parametrize("kind", TAMPERINGS)
+def test_every_reader_tells_a_tampering_that_verify_catches(longer_journal: Path, tmp_path: Path, kind: str) -> None:
+    path = _copy(longer_journal, tmp_path)
+    _tamper(kind, path)
+    code, _, err = cli("journal", "verify", "--journal", str(path))
+    assert code == 1, err
+    code, _, err = cli("recall", "--journal", str(path), "--last", "1")
+    assert code == 1 and err, f"recall --last 1 is silent on {kind}"
+    code, _, err = cli("meters", "--journal", str(path))
+    assert code == 1 and err, f"meters is silent on {kind}"
+
+
+def test_an_untampered_journal_reads_clean_by_every_reader(longer_journal: Path, tmp_path: Path) -> None:
+    path = _copy(longer_journal, tmp_path)
+    for args in (("recall", "--last", "1"), ("recall", "--round", "1"), ("meters",), ("journal", "verify")):
+        code, _, err = cli(*args, "--journal", str(path))
+        assert (code, err) == (0, ""), (args, err)

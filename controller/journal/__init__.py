@@ -15,7 +15,7 @@ from controller.journal.store import (
     Snapshot,
     SqliteJournal,
 )
-from controller.journal.verify import VerifyReport, check_tail, verify_journal, verify_rounds
+from controller.journal.verify import VerifyReport, check_tail, verify_journal, verify_reader, verify_rounds
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -27,6 +27,7 @@ __all__ = [
     "NewRecord",
     "read_hmac_key",
     "verify_rounds",
+    "verify_reader",
     "Snapshot",
     "SqliteJournal",
     "VerifyReport",

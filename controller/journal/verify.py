@@ -8,8 +8,9 @@ the first of the two, since every hash covers the record's sequence number and t
 record's hash. The first bad record is named. Every database error is caught and reported: a
 damaged file is a problem found, never a crash.
 
-Readers (``recall``, ``meters``) check the part they show with :func:`verify_journal` too
-(``until``: the last record they show; ``full=False``: no head, meters or whole-file checks).
+Readers (``recall``, ``meters``, ``status``) check what can be checked cheaply with
+:func:`verify_reader`: ``meta``, the head, the last snapshot, and the chain around what they show
+between the snapshots kept there, so that their time does not grow with the journal.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from controller.journal.store import (
     snapshot_hash,
 )
 
-__all__ = ["VerifyReport", "verify_journal", "check_tail"]
+__all__ = ["VerifyReport", "verify_journal", "verify_reader", "check_tail"]
 
 _DAMAGE = (sqlite3.Error, ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError)
 """What reading a damaged file can raise (``UnicodeError`` is a ``ValueError``)."""
@@ -287,13 +288,42 @@ def verify_journal(journal: SqliteJournal, until: int | None = None, full: bool 
     return report
 
 
-def verify_rounds(journal: SqliteJournal, round_numbers: Iterable[int], until: int) -> VerifyReport:
-    """What a reader checks before showing rounds: ``meta``, the chain up to record ``until``
-    (the last one shown) and the round index entries of ``round_numbers``."""
-    report = verify_journal(journal, until=until, full=False)
+def verify_rounds(journal: SqliteJournal, rounds: Iterable[tuple[int, int]]) -> VerifyReport:
+    """What ``recall`` checks before showing ``rounds`` ((round number, seq of its round record)):
+    :func:`verify_reader` over each round's records, and each round's index entry."""
+    chosen = list(rounds)
+    shown = []
+    try:
+        for _, seq in chosen:
+            # A round's recall holds every record after the round before it, up to its own record.
+            before = journal.db.execute("SELECT MAX(seq) FROM rounds WHERE seq < ?", (seq,)).fetchone()[0]
+            shown.append(((int(before) if isinstance(before, int) else 0) + 1, seq))
+    except _DAMAGE as exc:
+        report = VerifyReport()
+        report.bad(0, f"round index: unreadable ({exc}): the file is damaged")
+        return report
+    report = verify_reader(journal, shown)
     if report.ok:
-        _rounds(journal, report, only=round_numbers)
+        _round_entries(journal, report, chosen)
     return report
+
+
+def _round_entries(journal: SqliteJournal, report: VerifyReport, rounds: Iterable[tuple[int, int]]) -> None:
+    """Each round's index entry points at its own round record, at the record's time."""
+    v3 = getattr(journal, "schema_version", 3) >= 3
+    try:
+        for round_no, seq in rounds:
+            row = journal.db.execute("SELECT at, kind, data FROM records WHERE seq = ?", (seq,)).fetchone()
+            index = journal.db.execute("SELECT at FROM rounds WHERE round_no = ?", (round_no,)).fetchone()
+            where = f"round index: round {round_no}"
+            if row is None or row[1] != "RoundSettled":
+                report.bad(seq, f"{where}: points at record {seq}, which is not a round record: changed")
+            elif json.loads(row[2]).get("round") != round_no:
+                report.bad(seq, f"{where}: points at record {seq}, the record of another round: changed")
+            elif v3 and index is not None and index[0] != row[0]:
+                report.bad(seq, f"{where}: its time {index[0]!r} is not its record's ({row[0]!r}): changed")
+    except _DAMAGE as exc:
+        report.bad(0, f"round index: unreadable ({exc}): the file is damaged")
 
 
 def check_tail(journal: SqliteJournal, after: int) -> list[str]:
@@ -309,3 +339,89 @@ def check_tail(journal: SqliteJournal, after: int) -> list[str]:
         after, prev = int(journal.meta("anchor_seq") or 0), journal.meta("anchor_hash") or GENESIS
     _walk(journal, after, prev, report)
     return report.problems
+
+
+def _snapshot_at(journal: SqliteJournal, seq: int, after: str, report: VerifyReport) -> None:
+    """The snapshot kept after record ``seq`` (if any) must be bound to that record's hash ``after``."""
+    row = journal.db.execute("SELECT round_no, state, hash FROM snapshots WHERE seq = ?", (seq,)).fetchone()
+    if row is None or getattr(journal, "schema_version", 3) < 3:
+        return
+    round_no, state, stored = row
+    try:
+        ok = snapshot_hash(after, seq, round_no, state, journal.key) == stored
+    except (UnicodeError, TypeError):
+        ok = False
+    if not ok:
+        report.bad(
+            seq,
+            f"snapshot after record {seq} (round {round_no}): does not match the chain: the records before it "
+            "were changed and the chain computed again, or the snapshot was changed",
+        )
+
+
+def _bracket(journal: SqliteJournal, lo: int, hi: int, anchor: tuple[int, str]) -> tuple[int, int]:
+    """The snapshots around records ``lo``..``hi``: the last one before ``lo`` (else the anchor)
+    and the first one at or after ``hi`` (else the last record)."""
+    before = journal.db.execute("SELECT MAX(seq) FROM snapshots WHERE seq < ?", (lo,)).fetchone()[0]
+    after = journal.db.execute("SELECT MIN(seq) FROM snapshots WHERE seq >= ?", (hi,)).fetchone()[0]
+    start = max(int(before), anchor[0]) if isinstance(before, int) else anchor[0]
+    return start, int(after) if isinstance(after, int) else journal.last_seq
+
+
+def _segment(journal: SqliteJournal, start: int, end: int, anchor: tuple[int, str], report: VerifyReport) -> None:
+    """The chain from record ``start`` to ``end``, each record's hash computed again, bound at both
+    ends to the snapshots kept there."""
+    if start == anchor[0]:
+        prev = anchor[1]
+    else:
+        row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (start,)).fetchone()
+        if row is None:
+            report.bad(start, f"record {start}: missing (a snapshot follows it): removed")
+            return
+        prev = str(row[0])
+    _snapshot_at(journal, start, prev, report)
+    last = _walk(journal, start, prev, report, until=end)
+    if not report.problems and end > start:
+        _snapshot_at(journal, end, last, report)
+
+
+def _head(journal: SqliteJournal, report: VerifyReport) -> None:
+    """The journal knows how far it was written: ``meta``'s head is the last record."""
+    head_seq = int(journal.meta("head_seq") or 0)
+    row = journal.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+    last_seq, last_hash = (int(row[0]), str(row[1])) if row else (0, None)
+    journal.last_seq = last_seq
+    if head_seq > last_seq:
+        report.bad(
+            last_seq + 1,
+            f"records {last_seq + 1} to {head_seq}: missing (the journal was written up to record {head_seq}): removed",
+        )
+    elif head_seq and head_seq == last_seq and journal.meta("head_hash") != last_hash:
+        report.bad(head_seq, f"record {head_seq}: does not match the last hash written: changed or replaced")
+
+
+def verify_reader(journal: SqliteJournal, shown: Iterable[tuple[int, int]] = ()) -> VerifyReport:
+    """What a reader (``recall``, ``meters``, ``status``, the forwarder) checks before it trusts what
+    it reads, in time that does not grow with the journal: ``meta`` against its hash, the head
+    (records cut from the end), the chain from the last snapshot to the end, and for each range of
+    records ``shown`` (first, last) the chain between the snapshots kept around it, each bound to
+    the chain by its hash. A change anywhere before the last snapshot that computed the chain again
+    breaks the last snapshot's binding; one that did not breaks the records' own hashes where they
+    are read. ``journal verify`` still checks everything else (every record, the meters)."""
+    report = VerifyReport()
+    try:
+        anchor = _anchor(journal, report)
+        if anchor is None:
+            return report
+        _head(journal, report)
+        segments = {_bracket(journal, lo, hi, anchor) for lo, hi in shown}
+        last_snapshot = journal.db.execute("SELECT MAX(seq) FROM snapshots").fetchone()[0]
+        tail_from = max(int(last_snapshot), anchor[0]) if isinstance(last_snapshot, int) else anchor[0]
+        segments.add((tail_from, journal.last_seq))
+        for start, end in sorted(segments):
+            _segment(journal, start, end, anchor, report)
+            if report.problems:
+                break
+    except _DAMAGE as exc:
+        report.bad(0, f"the journal is unreadable ({exc}): the file is damaged")
+    return report
