@@ -44,6 +44,7 @@ __all__ = [
     "sheet_key",
     "sheet_nowait",
     "sheet_apart",
+    "forget",
     "Theoretical",
     "theoretical_win",
     "wagered_by_spot",
@@ -437,6 +438,17 @@ def _compute_apart(key: str, table: TableConfig) -> None:
     finally:
         with _LOCK:
             _PENDING.pop(key, None)
+
+
+def forget() -> None:
+    """Forget every result this process holds (they are read or computed again at next use)."""
+    from controller.par import strategy
+
+    with _LOCK:
+        _MEMO.clear()
+        _SHEETS.clear()
+        _FAILED.clear()
+        strategy.forget()
 
 
 # --- theoretical win -------------------------------------------------------------------------

@@ -95,3 +95,9 @@ def boston5_raise(three_cards: Sequence[Card], *, table: TableConfig | None = No
 
 _B5_BY_TABLE: dict[int, tuple[TableConfig, list[int]]] = {}
 """The par service's Boston 5 decisions by table object (as :data:`_BY_TABLE`)."""
+
+
+def forget() -> None:
+    """Forget the tables looked up by object (controller.par.service.forget)."""
+    _BY_TABLE.clear()
+    _B5_BY_TABLE.clear()
