@@ -40,6 +40,8 @@ __all__ = [
     "boston5_par",
     "boston5_par_for",
     "pai_gow_classes",
+    "three_card_counts",
+    "three_card_inputs",
     "sheet_for",
     "sheet_key",
     "sheet_nowait",
@@ -52,7 +54,7 @@ __all__ = [
 
 log = logging.getLogger("controller.par")
 
-SOLVER_VERSIONS = {"mississippi": 1, "boston5": 1, "pai_gow_classes": 1}
+SOLVER_VERSIONS = {"mississippi": 1, "boston5": 1, "pai_gow_classes": 1, "three_card_counts": 1}
 """Bump a solver's version when it changes what it computes: its kept results are then not used
 (tests/test_par_data.py fails on shipped data that no longer equals the solver's output)."""
 
@@ -300,6 +302,38 @@ def pai_gow_classes() -> tuple[dict[Any, int], dict[int, int]]:
         "pai gow hand classes",
         CLASSES,
         "class",
+    )
+    return result
+
+
+# --- three-card bonuses ---------------------------------------------------------------------
+
+
+def three_card_inputs(rules: Any) -> dict[str, Any]:
+    """What the three-card hand counts depend on: the game's three-card ranking (its order)."""
+    order = [c.value for c in rules.three_card] if rules.three_card else None
+    return {"version": SOLVER_VERSIONS["three_card_counts"], "wheel": rules.wheel.value, "three_card": order}
+
+
+def three_card_counts(rules: Any) -> dict[tuple[Any, int], int]:
+    """How many of the 22,100 three-card hands fall in each (category, naming rank) under
+    ``rules`` (controller.par.three_card.count_three_card: a second of CPU, so it is kept too)."""
+
+    def compute(bar: Progress | None) -> list[list[Any]]:
+        from controller.par.three_card import count_three_card
+
+        counts = count_three_card(rules)
+        if bar is not None:
+            bar.update(1)
+        return sorted([c.value, r, n] for (c, r), n in counts.items())
+
+    def build(payload: list[list[Any]]) -> dict[tuple[Any, int], int]:
+        from controller.hands.categories import Category
+
+        return {(Category(c), int(r)): int(n) for c, r, n in payload}
+
+    result: dict[tuple[Any, int], int] = _kept(
+        "three_card_counts", three_card_inputs(rules), build, compute, "three-card hand counts", 1, "step"
     )
     return result
 

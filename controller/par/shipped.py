@@ -6,7 +6,8 @@ Boston 5 20 s, Mississippi Stud 4 s, pai gow's hand classes 35 s) and write the 
 (stale files removed); ``--check`` computes them and exits 1 when a shipped file is missing,
 damaged or differs (tests/test_par_data.py checks the same). Shipped: Mississippi Stud for every
 shipped main paytable, Boston 5 for every shipped ante bonus paytable with the wagers of each
-shipped Boston 5 config, and the pai gow hand classes (no paytable: every pai gow table).
+shipped Boston 5 config, the three-card hand counts of both games' bonuses, and the pai gow hand
+classes (no paytable: every pai gow table).
 """
 
 from __future__ import annotations
@@ -77,6 +78,17 @@ def shipped_results() -> Iterator[Shipped]:
                     return service._b5_payload(solve(p, k, pays))
 
                 yield Shipped("boston5", service.boston5_inputs(p, k, pays), b5, f"Boston 5 {p.name}, {k}x, {pays:g}")
+
+    from controller.hands import BOSTON5, MISSISSIPPI_STUD
+
+    for rules in (BOSTON5, MISSISSIPPI_STUD):
+
+        def three(rules: Any = rules) -> Any:
+            from controller.par.three_card import count_three_card
+
+            return sorted([c.value, r, n] for (c, r), n in count_three_card(rules).items())
+
+        yield Shipped("three_card_counts", service.three_card_inputs(rules), three, f"three-card counts, {rules.game}")
 
     def pg() -> Any:
         from controller.par.pai_gow import class_counts
