@@ -4,7 +4,9 @@ The floor store's schema is ``floor/migrations`` (docs/floor.md). The pit view n
 more than the totals: today's rounds, handle and win, the theoretical win when par figures exist,
 and the table's state as its events show it (a round in play, a device fault not yet cleared, a
 link down, no report for a while). :class:`FloorReader` is that interface; :class:`PgFloorReader`
-reads it from PostgreSQL, read only, one short connection per call.
+reads it from PostgreSQL, read only, one short connection per call. It is the floor store's one
+read model (tests read the store through it too); its figures are the floor report's sums and
+theoretical win (controller.floor.report, controller.par.service), over today's rounds.
 
 The floor never has a card of a round in play (``CardDealt`` events arrive with the card hidden);
 a round's cards come with its finished record, so a recall is always of a finished round.
