@@ -16,17 +16,13 @@ that is itself a simulation widens the interval by its own 95% half-width.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import os
-import subprocess
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
+
+from controller.par.service import PAID_ON
 
 __all__ = [
     "SpotParLike",
@@ -37,9 +33,6 @@ __all__ = [
     "spot_rows",
     "summary_lines",
     "par_for",
-    "par_key",
-    "ParSheetView",
-    "SpotParView",
 ]
 
 Z95 = 1.959963984540054
@@ -72,96 +65,21 @@ class ParSheetLike(Protocol):
     def spots(self) -> Mapping[str, Any]: ...
 
 
-@dataclass(frozen=True, slots=True)
-class SpotParView:
-    """One spot of a par sheet as ``tablectl par --json`` gives it (what the summary reads)."""
+def par_for(table: Any) -> ParSheetLike | None:
+    """The par sheet of ``table`` (a TableConfig) with its configured paytables, from the par
+    service (controller.par.service: one cache for every command), or ``None`` when there is none.
 
-    spot: str
-    edge_per_unit: float
-    variance_per_unit: float
-    exact: bool = True
-    interval95: tuple[float, float] | None = None
+    Results that are kept (shipped for the shipped paytables, or in the user's cache folder) are
+    read here; one that is not is computed once in a separate process, with a progress bar on
+    stderr (solving a new paytable takes seconds and hundreds of MiB, which a bench table should
+    not carry), and kept for every later run."""
+    from controller.par import service
 
-
-@dataclass(frozen=True, slots=True)
-class ParSheetView:
-    """A par sheet as ``tablectl par --json`` gives it: the strategy assumed and each spot."""
-
-    strategy: str
-    spots: Mapping[str, SpotParView]
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> ParSheetView:
-        spots = {}
-        for name, sp in data["spots"].items():
-            iv = sp.get("interval95")
-            spots[name] = SpotParView(
-                name,
-                float(sp["edge_per_unit"]),
-                float(sp["variance_per_unit"]),
-                bool(sp.get("exact", True)),
-                (float(iv[0]), float(iv[1])) if iv else None,
-            )
-        return cls(str(data["strategy"]), spots)
-
-
-def _cache_dir() -> Path | None:
-    """Where par sheets are kept between runs: the par strategy cache's folder
-    (``TABLECTL_CACHE_DIR``, else ``$XDG_CACHE_HOME/tablectl/par``; empty: nowhere)."""
-    env = os.environ.get("TABLECTL_CACHE_DIR")
-    if env is not None:
-        return Path(env) if env else None
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tablectl" / "par"
-
-
-def par_key(table: Any) -> str:
-    """What a table's par sheet depends on, as a digest: the game, its paytables (every row),
-    its options, and the game math's own source (a changed ``controller.par`` computes again)."""
-    text = repr((table.game, sorted((k, repr(v)) for k, v in table.paytables.items()), sorted(table.options.items())))
-    digest = hashlib.sha256(text.encode())
-    for source in sorted((Path(__file__).resolve().parent.parent / "par").glob("*.py")):
-        digest.update(source.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def par_for(table: Any, timeout_s: float = 1800.0) -> ParSheetLike | None:
-    """The par sheet of ``table`` (a TableConfig) with its configured paytables, or ``None``
-    when there is none (the game math not installed, or it failed).
-
-    Computed by ``tablectl par --json`` in a separate process (computing Mississippi Stud's
-    optimal strategy takes seconds and hundreds of MiB, which a bench table should not carry),
-    then kept as JSON in the par cache folder keyed by :func:`par_key`."""
-    folder = _cache_dir()
-    path = folder / f"par-sheet-{table.game}-{par_key(table)}.json" if folder is not None else None
-    if path is not None and path.exists():
-        try:
-            return ParSheetView.from_json(json.loads(path.read_text()))
-        except (OSError, ValueError, KeyError, TypeError):
-            pass  # unreadable: computed again
-    cmd = [sys.executable, "-m", "controller", "par", "--game", table.game, "--config", str(table.path), "--json"]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
-        if proc.returncode != 0:
-            return None
-        data = json.loads(proc.stdout)
-        sheet = ParSheetView.from_json(data)
-    except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError):
+        return service.sheet_apart(table)
+    except (ValueError, KeyError, TypeError) as exc:
+        print(f"tablectl: no par sheet for {table.path}: {exc}", file=sys.stderr)
         return None
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as f:
-                json.dump(data, f)
-            os.replace(f.name, path)
-        except OSError:
-            pass  # not kept: computed again next time
-    return sheet
-
-
-PAID_ON: dict[str, dict[str, str]] = {"boston5": {"ante_bonus": "ante"}}
-"""Per game, payout lines that are not wagers of their own, by the wager they are paid on (Boston
-5's ante bonus is paid on the ante): their handle is that wager's, as the par sheet's edge is per
-unit of it."""
 
 
 @dataclass

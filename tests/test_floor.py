@@ -32,7 +32,6 @@ from controller.floor.forwarder import Forwarder  # noqa: E402
 from controller.floor.ingest import IngestConfig, IngestStats, ensure_stream, run_ingest  # noqa: E402
 from controller.floor.migrate import migrate  # noqa: E402
 from controller.floor.servers import LocalNats, LocalPostgres, free_port  # noqa: E402
-from controller.floor.store import recent_rounds, round_recall, tables_overview  # noqa: E402
 from controller.floor_config import FloorConfig  # noqa: E402
 from controller.journal import NewRecord, SqliteJournal  # noqa: E402
 from controller.journal.outbox import Outbox  # noqa: E402
@@ -263,14 +262,18 @@ def test_bench_tables_reach_postgres_exactly_once(folder: Path, broker: LocalNat
             assert f"floor       {table_id}: stopped" in out and "backlog 0" in out
             assert_all_stored_once(db, table_id, journal)
         assert stream_messages([broker.url]) == sum(expected_messages(j) for _, j, _ in runs)
-        with psycopg.connect(db, autocommit=True) as conn:
-            overview = {t.table_id: t for t in tables_overview(conn)}
-            assert set(overview) == {t for t, _, _ in runs}
-            assert all(t.rounds == 4 for t in overview.values())
-            last = recent_rounds(conn, "pai-gow-1", limit=2)
-            assert [r.round_no for r in last] == [4, 3]
-            assert round_recall(conn, "pai-gow-1", 4) == recall_json(runs[2][1])[-1]
-            assert round_recall(conn, "pai-gow-1", 99) is None
+        from datetime import UTC, datetime
+
+        from controller.web.pit_store import PgFloorReader  # the one floor read model
+
+        reader = PgFloorReader(db)
+        overview = {t.table_id: t for t in reader.tables(datetime(2000, 1, 1, tzinfo=UTC), datetime.now(UTC))}
+        assert set(overview) == {t for t, _, _ in runs}
+        assert all(t.rounds_today == 4 for t in overview.values())
+        last = reader.rounds("pai-gow-1", limit=2)
+        assert [r.round_no for r in last] == [4, 3]
+        assert reader.recall("pai-gow-1", 4) == recall_json(runs[2][1])[-1]
+        assert reader.recall("pai-gow-1", 99) is None
         report = subprocess.run(
             [sys.executable, "-m", "controller", "floor", "report", "--db", db, "--json", "--table", "pai-gow-1"],
             capture_output=True,
@@ -283,6 +286,27 @@ def test_bench_tables_reach_postgres_exactly_once(folder: Path, broker: LocalNat
         assert line["theoretical_hold_percent"] is not None and data["note"] is None  # par figures (controller.par)
         handle = count(db, "SELECT sum(handle) FROM round WHERE table_id = 'pai-gow-1'")
         assert line["handle"] == handle and line["hold_percent"] == pytest.approx(100 * line["win"] / handle)
+        everything = json.loads(
+            subprocess.run(
+                [sys.executable, "-m", "controller", "floor", "report", "--db", db, "--json"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
+        for table in everything["tables"]:  # the report's figures are `tablectl meters`' for the same rounds
+            journal = next(j for t, j, _ in runs if t == table["table_id"])
+            meters = subprocess.run(
+                [sys.executable, "-m", "controller", "meters", "--journal", str(journal), "--json"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            m = {(s, n): v for s, n, v in json.loads(meters)}
+            assert table["theoretical_win"] == m[("theoretical", "theoretical_win:all")], table["table_id"]
+            assert table["handle"] == m[("theoretical", "handle:all")], table["table_id"]
+            assert table["faults"] == m.get(("table", "faults"), 0), table["table_id"]
+            assert overview[table["table_id"]].theoretical_win_today in (None, table["theoretical_win"])
         status = subprocess.run(
             [sys.executable, "-m", "controller", "status", "--journal", str(runs[0][1])],
             capture_output=True,

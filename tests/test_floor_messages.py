@@ -162,7 +162,7 @@ def test_record_class() -> None:
 
 def test_floor_never_imports_drivers() -> None:
     code = (
-        "import sys, controller.floor.forwarder, controller.floor.ingest, controller.floor.store, controller.floor.report, controller.floor.migrate, controller.floor.servers\n"
+        "import sys, controller.floor.forwarder, controller.floor.ingest, controller.floor.report, controller.floor.migrate, controller.floor.servers\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('drivers', 'hil')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -97,11 +97,9 @@ def test_boston5_expose_only_paying_hands() -> None:
 
 @pytest.fixture(scope="module")
 def ms_par():  # type: ignore[no-untyped-def]
-    from controller.par.sheets import _mississippi
-    from controller.par.strategy import paytable_key
+    from controller.par.mississippi import solve
 
-    main = _table("mississippi_stud").paytables["main"]
-    return _mississippi(paytable_key(main), main)  # shared with the par sheet tests in this process
+    return solve(_table("mississippi_stud").paytables["main"])  # the solver itself, not the kept result
 
 
 def _reference_third(two: list[int], pay: dict[int, float]) -> tuple[float, int]:
@@ -217,9 +215,9 @@ def _runs7_with_joker() -> int:
 
 @pytest.mark.slow
 def test_pai_gow_classes_cover_every_hand() -> None:
-    from controller.par.pai_gow import HANDS, cached_bonus_counts
+    from controller.par.pai_gow import HANDS, bonus_counts
 
-    counts = cached_bonus_counts()
+    counts = bonus_counts()  # the kept counts (tests/test_par_data.py checks them against the classes)
     assert sum(counts.values()) == HANDS == 154_143_080
     having = lambda c: sum(n for q, n in counts.items() if c in q)  # noqa: E731
     assert having(Category.SEVEN_CARD_STRAIGHT_FLUSH) == 8 * 4
@@ -244,9 +242,9 @@ def _pai_gow_by_top() -> dict[int, int]:
 
 
 def test_pai_gow_insurance_counts_match_direct_count() -> None:
-    from controller.par.pai_gow import cached_insurance_counts
+    from controller.par.pai_gow import insurance_counts
 
-    assert cached_insurance_counts() == _pai_gow_by_top()
+    assert insurance_counts() == _pai_gow_by_top()
 
 
 @pytest.mark.slow

@@ -25,8 +25,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="par sheet: the house edge of each wager at a table, every paytable line, the strategy assumed",
         description="The theoretical hold of every wager a table offers with its configured paytables: exact "
         "wherever the game allows (Mississippi Stud, Boston 5, the bonuses, envy, insurance); the pai gow main "
-        "wager from a stored simulation, with its 95%% interval. Mississippi Stud's optimal strategy takes a few "
-        "seconds to compute the first time, then comes from the user's cache folder.",
+        "wager from a stored simulation, with its 95%% interval. The results for the shipped paytables are shipped; "
+        "for another paytable they are computed once (a progress bar on stderr) and kept in the user's cache folder "
+        "($XDG_CACHE_HOME/tablectl/par, ~/.cache/tablectl/par).",
     )
     p.add_argument("--game", required=True, choices=sorted(CATALOG))
     p.add_argument("--config", help="table config (default: the shipped config/<game>.yaml)")
@@ -83,7 +84,7 @@ def sheet_lines(sheet: ParSheet, table: TableConfig) -> list[str]:
 
 
 def _strategy_rows(game: str, table: TableConfig) -> tuple[str, Iterable[dict[str, object]]]:
-    from controller.par.sheets import boston5_solution
+    from controller.par.service import boston5_par_for
     from controller.par.strategy import mississippi_tables
     from controller.par.strategy_data import boston5_rows, mississippi_rows
 
@@ -94,7 +95,7 @@ def _strategy_rows(game: str, table: TableConfig) -> tuple[str, Iterable[dict[st
         )
         return head, mississippi_rows(mississippi_tables(table.paytables["main"]))
     if game == "boston5":
-        par = boston5_solution(table)
+        par = boston5_par_for(table)
         k = float(table.options["first_to_ante"])  # type: ignore[arg-type]
         head = (
             "Boston 5 second wager after three cards (one row per suit pattern); values per ante; "

@@ -93,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         for p in problems:
             print(f"tablectl soak: {p}", file=sys.stderr)
         return 2
+    sheet = par_for(table)  # first: a paytable not yet kept is computed once here, not once in every worker
     tqdm.monitor_interval = 0  # no monitor thread: the bar is updated from this thread only
     try:
         with tqdm(total=args.rounds, unit="round", disable=True if args.quiet else None, file=sys.stderr) as bar:
@@ -113,6 +114,6 @@ def run(args: argparse.Namespace) -> int:
     if played == "par":  # players without a par strategy yet: their own heuristics
         played = "the bench players' own rules"
     print(f"{table.name}: soak, {args.seats} seats, seed {args.seed}, strategy {args.strategy}")
-    for line in soak_lines(result, par_for(table), played, order=table.catalog.wager_spots):
+    for line in soak_lines(result, sheet, played, order=table.catalog.wager_spots):
         print("  " + line)
     return 0 if not result.differ and not result.verify_error else 1

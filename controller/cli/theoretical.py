@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from controller.games import resolve_table_path
+from controller.par.service import PAID_ON, Theoretical, theoretical_win, wagered_by_spot
 from controller.table_config import TableConfig, load_table
 from controller.yamlfile import ConfigError
 from hil.hold_summary import HoldTally, ParSheetLike, par_for
@@ -31,42 +32,64 @@ def table_for(config: str | None, rounds: Sequence[Mapping[str, Any]]) -> tuple[
         return None, f"cannot load {path}: {exc.problems[0] if exc.problems else exc}"
 
 
+Row = tuple[str, int, int, float | None, float | None]
+"""(spot, handle, actual win, theoretical win or None, par edge or None), money in cents."""
+
+
 def theoretical_rows(
-    rounds: Iterable[Mapping[str, Any]], sheet: ParSheetLike | None, order: Iterable[str] = ()
-) -> list[tuple[str, int, int, float | None, float | None]]:
-    """(spot, handle, actual win, theoretical win or None, par edge or None) per spot, in cents."""
+    rounds: Sequence[Mapping[str, Any]], sheet: ParSheetLike | None, order: Iterable[str] = ()
+) -> tuple[list[Row], Theoretical]:
+    """A row per spot and the total, by the par service's one rule (controller.par.service:
+    the floor report and the pit view use the same): handle and theoretical win of the settled
+    rounds' wagers, a payout line paid on another wager (Boston 5's ante bonus) with that wager's
+    handle; the actual win of every round."""
     tally = HoldTally()
     for r in rounds:
         tally.add(r["record"], r["settlement"])
+    game = next((str(r["record"].get("game", "")) for r in rounds), "")
+    theo = theoretical_win(sheet, game, wagered_by_spot(rounds))
     known = list(order)
-    rows = []
-    for spot in sorted(tally.spots, key=lambda s: (known.index(s) if s in known else len(known), s)):
-        t = tally.spots[spot]
-        sp = sheet.spots.get(spot) if sheet is not None else None
-        edge = float(sp.edge_per_unit) if sp is not None else None
-        rows.append((spot, t.handle, t.house, edge * t.handle if edge is not None else None, edge))
-    return rows
+    rows: list[Row] = []
+    for spot in sorted(
+        tally.spots.keys() | theo.by_spot.keys(), key=lambda s: (known.index(s) if s in known else len(known), s)
+    ):
+        handle, edge, win = theo.by_spot.get(spot, (0, None, None))
+        rows.append((spot, handle, tally.spots[spot].house if spot in tally.spots else 0, win, edge))
+    return rows, theo
 
 
 def theoretical_lines(rounds: Sequence[Mapping[str, Any]], config: str | None) -> tuple[list[str], list[list[Any]]]:
     """Text lines and JSON entries (``["theoretical", NAME, VALUE]``) of theoretical beside
-    actual win per spot over ``rounds`` (``RoundSettled`` data)."""
+    actual win per spot over ``rounds`` (``RoundSettled`` data), and for the table (``all``: the
+    figure the floor report shows for the same rounds)."""
     table, problem = table_for(config, rounds)
     sheet = par_for(table) if table is not None else None
     if table is not None and sheet is None:
         problem = "no par sheet for this table (controller.par not available)"
-    rows = theoretical_rows(rounds, sheet, table.catalog.wager_spots if table is not None else ())
+    rows, theo = theoretical_rows(rounds, sheet, table.catalog.wager_spots if table is not None else ())
     assumption = f"par: {sheet.strategy}" if sheet is not None else problem
     lines = [
         f"theoretical beside actual win, the {len(rounds)} rounds kept in the journal ({assumption}):",
         f"  {'spot':<12} {'handle':>14} {'actual win':>14} {'theoretical':>14} {'par edge':>9}",
     ]
     entries: list[list[Any]] = [["theoretical", "assumption", assumption], ["theoretical", "rounds", len(rounds)]]
-    for spot, handle, actual, theo, edge in rows:
-        shown = f"{theo / 100:,.2f}" if theo is not None else "—"
+    for spot, handle, actual, win, edge in rows:
+        shown = f"{win / 100:,.2f}" if win is not None else "—"
         edge_text = f"{100 * edge:.2f}%" if edge is not None else "—"
         lines.append(f"  {spot:<12} {handle / 100:>14,.2f} {actual / 100:>14,.2f} {shown:>14} {edge_text:>9}")
         entries.append(["theoretical", f"won:{spot}", actual])
-        if theo is not None:
-            entries.append(["theoretical", f"theoretical_win:{spot}", round(theo)])
+        if win is not None:
+            entries.append(["theoretical", f"theoretical_win:{spot}", round(win)])
+    paid_on = {line for lines_ in PAID_ON.values() for line in lines_}
+    handle = sum(h for spot, (h, _, _) in theo.by_spot.items() if spot not in paid_on)
+    actual = sum(r[2] for r in rows)
+    hold = f"{100 * theo.total / handle:.2f}%" if theo.total is not None and handle else "—"
+    total = f"{theo.total / 100:,.2f}" if theo.total is not None else "—"
+    lines.append(f"  {'all':<12} {handle / 100:>14,.2f} {actual / 100:>14,.2f} {total:>14} {hold:>9}")
+    if theo.missing:
+        lines.append(f"  no theoretical total: no par figure for {', '.join(theo.missing)}")
+    entries.append(["theoretical", "won:all", actual])
+    entries.append(["theoretical", "handle:all", handle])
+    if theo.total is not None:
+        entries.append(["theoretical", "theoretical_win:all", theo.total])
     return lines, entries

@@ -1,15 +1,42 @@
 """The floor report: per table and for the whole floor, rounds, handle, win, hold % beside the
-theoretical hold (when par figures exist), voids, faults and supervisor actions."""
+theoretical hold (when par figures exist), voids, faults and supervisor actions.
+
+The figures mean what ``tablectl meters`` means for the same rounds: ``handle`` is the cents
+wagered in settled rounds (a void round's wagers were returned); the theoretical win is the par
+service's one rule (controller.par.service.theoretical_win: Boston 5's ante bonus against the
+ante's handle); ``faults`` is the sum of each round's faults (docs/journal.md: device faults, link
+losses, unreadable cards and journal faults journaled during the round), the meter of that name.
+The SQL only adds up rows; :func:`report_from_rows` makes the report from them (tests give it
+rows made by the ingest from a journal, without a database).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import psycopg
+from controller.par.service import theoretical_win
 
-__all__ = ["ReportLine", "Report", "floor_report", "report_lines", "report_json", "theoretical_win"]
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = [
+    "ReportLine",
+    "Report",
+    "RoundGroup",
+    "floor_report",
+    "report_from_rows",
+    "report_lines",
+    "report_json",
+    "group_theoretical",
+    "groups_from_rows",
+    "SheetSource",
+    "sheet_for_config",
+    "ROUNDS_SQL",
+    "WAGERS_SQL",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,89 +74,90 @@ class Report:
     note: str | None
 
 
-def _par() -> Any:
-    """``controller.par.par_sheet``, or None when this tablectl has no par figures (or numpy)."""
-    try:
-        from controller.par import par_sheet
-    except ImportError:
-        return None
-    return par_sheet
+@dataclass(frozen=True, slots=True)
+class RoundGroup:
+    """A table's rounds under one (game, table config): their sums, and the cents wagered per
+    spot in the settled ones."""
+
+    table_id: str
+    game: str
+    config: str | None
+    rounds: int
+    handle: int
+    """Cents wagered in the settled rounds."""
+    win: int
+    voids: int
+    faults: int
+    wagered: Mapping[str, int]
 
 
-_SHEETS: dict[tuple[str, str], Any] = {}
-"""Par sheets by (game, table config path): computing one can take a while."""
+ROUNDS_SQL = (
+    "SELECT r.table_id, r.game, r.config, count(*), coalesce(sum(r.handle) FILTER (WHERE NOT r.void), 0), "
+    "coalesce(sum(r.win), 0), count(*) FILTER (WHERE r.void), coalesce(sum(r.faults), 0) "
+    "FROM round r WHERE {where} GROUP BY 1, 2, 3"
+)
+"""Each (table, game, config)'s rounds: count, settled handle, win, voids, faults."""
+
+WAGERS_SQL = (
+    "SELECT r.table_id, r.game, r.config, w.spot, sum(w.cents) FROM wager w JOIN round r USING (table_id, seq) "
+    "WHERE {where} AND NOT r.void GROUP BY 1, 2, 3, 4"
+)
+"""Each (table, game, config)'s cents wagered per spot in settled rounds."""
 
 
-def theoretical_win(conn: psycopg.Connection[Any], table_id: str, where: str, args: list[Any]) -> int | None:
-    """The house edge of each spot (``controller.par``) times what was wagered on it, for the
-    table's rounds in the window; None when par figures or the table's config are not available."""
-    par_sheet = _par()
-    if par_sheet is None:
-        return None
-    from controller.table_config import load_table
+def groups_from_rows(round_rows: Iterable[Iterable[Any]], wager_rows: Iterable[Iterable[Any]]) -> list[RoundGroup]:
+    """:class:`RoundGroup` s from the rows of :data:`ROUNDS_SQL` and :data:`WAGERS_SQL`."""
+    wagered: dict[tuple[str, str, str | None], dict[str, int]] = {}
+    for table_id, game, config, spot, cents in wager_rows:
+        wagered.setdefault((table_id, game, config), {})[spot] = int(cents)
+    return [
+        RoundGroup(t, g, c, int(n), int(h), int(w), int(v), int(f), wagered.get((t, g, c), {}))
+        for t, g, c, n, h, w, v, f in round_rows
+    ]
 
-    row = conn.execute("SELECT game, config FROM floor_table WHERE table_id = %s", (table_id,)).fetchone()
-    if row is None or not row[1]:
-        return None
-    key = (row[0], row[1])
-    if key not in _SHEETS:
-        try:
-            _SHEETS[key] = par_sheet(row[0], load_table(row[1]))
-        except Exception:  # the config is not on this machine, or has no par: no figure rather than a wrong one
-            _SHEETS[key] = None
-    sheet = _SHEETS[key]
-    if sheet is None:
-        return None
-    total = 0.0
-    for spot, cents in conn.execute(
-        f"SELECT w.spot, sum(w.cents) FROM wager w JOIN round r USING (table_id, seq) WHERE {where} "
-        "AND NOT r.void GROUP BY w.spot",
-        args,
-    ):
-        par = sheet.spots.get(spot)
-        if par is None:
+
+SheetSource = Callable[[str, str | None], Any]
+"""(game, table config path) -> the par sheet, or None when there is none here."""
+
+
+def group_theoretical(groups: Iterable[RoundGroup], sheets: SheetSource) -> int | None:
+    """The theoretical win of ``groups`` (one table's): the par service's rule per group, added;
+    ``None`` when a group with wagers has no sheet or a spot without a par figure."""
+    total = 0
+    for g in groups:
+        if not g.wagered:
+            continue
+        theo = theoretical_win(sheets(g.game, g.config), g.game, g.wagered)
+        if theo.total is None:
             return None
-        total += float(par.edge_per_unit) * int(cents)
-    return round(total)
+        total += theo.total
+    return total
 
 
-def floor_report(
-    conn: psycopg.Connection[Any], since: datetime | None = None, tables: list[str] | None = None
+def report_from_rows(
+    since: datetime | None, groups: Iterable[RoundGroup], actions: Mapping[str, int], sheets: SheetSource
 ) -> Report:
-    """The report over the rounds that ended at or after ``since`` at ``tables`` (default all)."""
-    where: list[str] = ["TRUE"]
-    args: list[Any] = []
-    if since is not None:
-        where.append("r.ended_at >= %s")
-        args.append(since)
-    if tables:
-        where.append("r.table_id = ANY(%s)")
-        args.append(tables)
-    clause = " AND ".join(where)
-    ev_where = clause.replace("r.ended_at", "e.at").replace("r.table_id", "e.table_id")
-    rounds = {
-        row[0]: row[1:]
-        for row in conn.execute(
-            f"SELECT r.table_id, min(r.game), count(*), sum(r.handle), sum(r.win), count(*) FILTER (WHERE r.void) "
-            f"FROM round r WHERE {clause} GROUP BY r.table_id",
-            args,
-        )
-    }
-    events = {
-        row[0]: row[1:]
-        for row in conn.execute(
-            f"SELECT e.table_id, count(*) FILTER (WHERE e.class = 'fault' AND e.kind <> 'LinkUp'), "
-            f"count(*) FILTER (WHERE e.kind = 'SupervisorAction') FROM journal_event e "
-            f"WHERE {ev_where} AND e.class <> 'event' GROUP BY e.table_id",
-            args,
-        )
-    }
+    """The report from each table's round groups and supervisor action counts."""
+    by_table: dict[str, list[RoundGroup]] = {}
+    for g in groups:
+        by_table.setdefault(g.table_id, []).append(g)
     lines = []
-    for table_id in sorted(set(rounds) | set(events)):
-        game, n, handle, win, voids = rounds.get(table_id, (None, 0, 0, 0, 0))
-        faults, actions = events.get(table_id, (0, 0))
-        theo = theoretical_win(conn, table_id, clause + " AND r.table_id = %s", [*args, table_id]) if n else None
-        lines.append(ReportLine(table_id, game, n, int(handle or 0), int(win or 0), voids, faults, actions, theo))
+    for table_id in sorted(set(by_table) | set(actions)):
+        gs = by_table.get(table_id, [])
+        n = sum(g.rounds for g in gs)
+        lines.append(
+            ReportLine(
+                table_id,
+                min((g.game for g in gs), default=None),
+                n,
+                sum(g.handle for g in gs),
+                sum(g.win for g in gs),
+                sum(g.voids for g in gs),
+                sum(g.faults for g in gs),
+                int(actions.get(table_id, 0)),
+                group_theoretical(gs, sheets) if n else None,
+            )
+        )
     theos = [line.theoretical_win for line in lines if line.rounds]
     floor = ReportLine(
         "FLOOR",
@@ -143,11 +171,71 @@ def floor_report(
         sum(t for t in theos if t is not None) if theos and all(t is not None for t in theos) else None,
     )
     note = None
-    if _par() is None:
-        note = "theoretical hold: no par figures in this tablectl (controller.par), so the column is empty"
-    elif any(line.rounds and line.theoretical_win is None for line in lines):
+    if any(line.rounds and line.theoretical_win is None for line in lines):
         note = "theoretical hold: empty where the table's config or its par figures are not available here"
     return Report(since, lines, floor, note)
+
+
+def sheet_for_config(game: str, config: str | None) -> Any:
+    """The par sheet of the table config at ``config`` (the path the table recorded), from the
+    par service (computed once, with a progress bar, when not kept); ``None`` when the config is
+    not on this machine or has no par figures (no figure rather than a wrong one)."""
+    if not config:
+        return None
+    from controller.games import resolve_table_path
+    from controller.par import service
+    from controller.table_config import load_table
+    from controller.yamlfile import ConfigError
+
+    try:
+        table = load_table(resolve_table_path(config))
+        return service.sheet_for(table) if table.game == game else None
+    except (ConfigError, OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def floor_report(
+    conn: psycopg.Connection[Any],
+    since: datetime | None = None,
+    tables: list[str] | None = None,
+    sheets: SheetSource = sheet_for_config,
+) -> Report:
+    """The report over the rounds that ended at or after ``since`` at ``tables`` (default all)."""
+    where: list[str] = ["TRUE"]
+    args: list[Any] = []
+    if since is not None:
+        where.append("r.ended_at >= %s")
+        args.append(since)
+    if tables:
+        where.append("r.table_id = ANY(%s)")
+        args.append(tables)
+    clause = " AND ".join(where)
+    ev_where = clause.replace("r.ended_at", "e.at").replace("r.table_id", "e.table_id")
+    groups = groups_from_rows(
+        conn.execute(ROUNDS_SQL.format(where=clause), args).fetchall(),
+        conn.execute(WAGERS_SQL.format(where=clause), args).fetchall(),
+    )
+    actions = {
+        row[0]: int(row[1])
+        for row in conn.execute(
+            f"SELECT e.table_id, count(*) FROM journal_event e WHERE {ev_where} AND e.kind = 'SupervisorAction' "
+            "GROUP BY e.table_id",
+            args,
+        )
+    }
+    return report_from_rows(since, groups, actions, _memo(sheets))
+
+
+def _memo(sheets: SheetSource) -> SheetSource:
+    """``sheets`` asked once per (game, config) in a report."""
+    found: dict[tuple[str, str | None], Any] = {}
+
+    def get(game: str, config: str | None) -> Any:
+        if (game, config) not in found:
+            found[(game, config)] = sheets(game, config)
+        return found[(game, config)]
+
+    return get
 
 
 def _pct(value: float | None) -> str:

@@ -4,7 +4,8 @@
 the table's wager spot names) the house edge per unit, its variance (for a bench's 95%
 interval), and each paytable line's probability and contribution; for the main game the edge
 per ante and per total action, the average total wager, push and fold rates. Pure functions
-over the table's paytables; no I/O except the strategy cache (controller.par.cache).
+over the table's paytables; the results are kept by the par service (controller.par.service,
+controller.par.cache).
 
 * Mississippi Stud: optimal play, exact (controller.par.mississippi).
 * Boston 5: the best second-wager-or-fold, exact (controller.par.boston5).
@@ -15,9 +16,13 @@ over the table's paytables; no I/O except the strategy cache (controller.par.cac
 
 from __future__ import annotations
 
-from controller.par.sheet import Line, ParSheet, SpotPar
-from controller.par.sheets import par_sheet
-from controller.par.strategy import boston5_expose, boston5_raise, mississippi_decision
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from controller.par.sheet import Line, ParSheet, SpotPar
+    from controller.par.sheets import par_sheet
+    from controller.par.strategy import boston5_expose, boston5_raise, mississippi_decision
 
 __all__ = [
     "par_sheet",
@@ -28,3 +33,21 @@ __all__ = [
     "boston5_raise",
     "boston5_expose",
 ]
+
+_WHERE = {
+    "par_sheet": "controller.par.sheets",
+    "ParSheet": "controller.par.sheet",
+    "SpotPar": "controller.par.sheet",
+    "Line": "controller.par.sheet",
+    "mississippi_decision": "controller.par.strategy",
+    "boston5_raise": "controller.par.strategy",
+    "boston5_expose": "controller.par.strategy",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names above, imported at first use: importing ``controller.par.service`` (the cache,
+    the theoretical win) must not load numpy and the solvers."""
+    if name not in _WHERE:
+        raise AttributeError(f"module 'controller.par' has no attribute {name!r}")
+    return getattr(importlib.import_module(_WHERE[name]), name)

@@ -20,7 +20,6 @@ final hand whatever the comparison, and is lost with a fold.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from math import comb
 from typing import Any
 
@@ -58,10 +57,28 @@ class Boston5Par:
     bonus_lines: tuple[tuple[str, float, float], ...]
 
 
-@cache
-def dealer_counts() -> tuple[Any, Any, Any]:
+_CHUNK = 400
+SOLVE_STEPS = 6175 // _CHUNK + 1 + 2 + 1
+"""How many steps :func:`solve` reports to its ``progress`` (most of them counting dealer hands)."""
+_DEALER: list[tuple[Any, Any, Any]] = []
+
+
+def dealer_counts(progress: Any = None) -> tuple[Any, Any, Any]:
     """For every five-card set (colex order): its strength and the number of the dealer's
-    five-card hands from the other 47 cards below it and equal to it (computed once per process)."""
+    five-card hands from the other 47 cards below it and equal to it (computed once per process;
+    ``progress`` is told of each step)."""
+    if not _DEALER:
+        _DEALER.append(_dealer_counts(progress))
+    elif progress is not None:
+        progress.update(SOLVE_STEPS - 1)
+    return _DEALER[0]
+
+
+def _dealer_counts(progress: Any) -> tuple[Any, Any, Any]:
+    def step() -> None:
+        if progress is not None:
+            progress.update(1)
+
     hands = combinations_array(52, 5)
     strength = strengths(hands, Wheel.LOWEST)
     ranks = hands % 13
@@ -83,8 +100,9 @@ def dealer_counts() -> tuple[Any, Any, Any]:
     below = np.zeros(pairs.size)
     equal = np.zeros(pairs.size)
     order = np.argsort(pair_group, kind="stable")
-    chunk = 400
+    chunk = _CHUNK
     for start in range(0, keys.size, chunk):
+        step()
         g = np.arange(start, min(start + chunk, keys.size))
         ways = np.ones((g.size, keys.size))
         for r in range(13):
@@ -116,6 +134,7 @@ def dealer_counts() -> tuple[Any, Any, Any]:
         # dealer flushes below t are added back (sign +1); their non-flush form below t taken off (-1)
         win += sign * (lo - start_idx).sum(axis=1)
         tie += sign * (hi - lo).sum(axis=1)
+        step()
     return strength, win, tie
 
 
@@ -127,11 +146,12 @@ def _three_subsets(hands: Any) -> Any:
 _PICK3 = [(a, b, c) for a in range(5) for b in range(a + 1, 5) for c in range(b + 1, 5)]
 
 
-def solve(ante_bonus: Paytable, first_to_ante: int, pays: float) -> Boston5Par:
+def solve(ante_bonus: Paytable, first_to_ante: int, pays: float, progress: Any = None) -> Boston5Par:
     """The best second-wager decisions and the exact par for an ante bonus table, the first
-    wager's multiple of the ante ``first_to_ante`` and the first and second wagers' odds ``pays``."""
+    wager's multiple of the ante ``first_to_ante`` and the first and second wagers' odds ``pays``
+    (``progress`` is told of each of the :data:`SOLVE_STEPS` steps)."""
     k = float(first_to_ante)
-    strength, win, tie = dealer_counts()
+    strength, win, tie = dealer_counts(progress)
     hands = combinations_array(52, 5)
     pw, pt = win / DEALER_HANDS, tie / DEALER_HANDS
     pl = 1.0 - pw - pt
@@ -174,6 +194,8 @@ def solve(ante_bonus: Paytable, first_to_ante: int, pays: float) -> Boston5Par:
     prob = np.bincount(line[paid], weights=wp[paid], minlength=n_lines)
     ret = np.bincount(line[paid], weights=(wp * bonus)[paid], minlength=n_lines)
     bonus_lines = tuple((line_name(r), float(prob[i]), float(ret[i])) for i, r in enumerate(ante_bonus.rows))
+    if progress is not None:
+        progress.update(1)
     return Boston5Par(
         raise_=raise_,
         ev_play=ev_play,

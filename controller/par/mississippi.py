@@ -85,8 +85,18 @@ def _subset_indices(rows: Any) -> Any:
     return np.stack([colex_index(np.delete(rows, j, axis=1)) for j in range(k)], axis=1).astype(np.int32)
 
 
-def solve(table: Paytable) -> MississippiPar:
-    """The optimal strategy and the exact par of the main paytable ``table``."""
+SOLVE_STEPS = 11
+"""How many steps :func:`solve` reports to its ``progress``."""
+
+
+def solve(table: Paytable, progress: Any = None) -> MississippiPar:
+    """The optimal strategy and the exact par of the main paytable ``table``; ``progress``
+    (a tqdm bar, say) is told of each of the :data:`SOLVE_STEPS` steps as it is done."""
+
+    def step() -> None:
+        if progress is not None:
+            progress.update(1)
+
     h5 = combinations_array(52, 5)
     strength5 = strengths(h5, Wheel.LOWEST)
     unit = common_denominator(table)
@@ -96,6 +106,7 @@ def solve(table: Paytable) -> MississippiPar:
     sub4 = _subset_indices(combinations_array(52, 4))
     sub3 = _subset_indices(combinations_array(52, 3))
     n4, n3, n2 = sub4.shape[0], sub3.shape[0], sub2_count()
+    step()
 
     # Whole numbers throughout: v5 in units of 1 / (48 unit), v4 of 1 / (48 49 unit), v3 of 1 / (48 49 50 unit).
     sum4 = np.bincount(sub5.ravel(), weights=np.repeat(whole5, 5), minlength=n4)
@@ -104,17 +115,20 @@ def solve(table: Paytable) -> MississippiPar:
     for so_far in (2, 4, 6):
         s = 1 + so_far
         v5[so_far], d5[so_far] = _choose(np.full(n4, -float(s * 48 * unit)), (s + 1) * sum4, (s + 3) * sum4)
+        step()
     # fourth street: third bet b3 -> S = 1 + b3
     v4, d4 = {}, {}
     for b3 in _BETS:
         s = 1 + b3
         total = {b: np.bincount(sub4.ravel(), weights=np.repeat(v5[b3 + b], 4), minlength=n3) for b in _BETS}
         v4[b3], d4[b3] = _choose(np.full(n3, -float(s * 48 * 49 * unit)), total[1], total[3])
+        step()
     total = {b: np.bincount(sub3.ravel(), weights=np.repeat(v4[b], 3), minlength=n2) for b in _BETS}
     v3, d3 = _choose(np.full(n2, -float(48 * 49 * 50 * unit)), total[1], total[3])
     strategy = MississippiStrategy(third=d3, fourth=np.stack([d4[1], d4[3]]), fifth=np.stack([d5[2], d5[4], d5[6]]))
     ev = float(v3.sum()) / (n2 * 48 * 49 * 50 * unit)
-    par = _forward(table, strategy, ev, sub5, sub4, sub3, line5, pay5)
+    step()
+    par = _forward(table, strategy, ev, sub5, sub4, sub3, line5, pay5, step)
     return replace(par, third_value=v3 / (48 * 49 * 50 * unit))
 
 
@@ -145,6 +159,7 @@ def _forward(
     sub3: Any,
     line5: Any,
     pay5: Any,
+    step: Any = lambda: None,
 ) -> MississippiPar:
     spots = ("ante", *STREET_SPOTS)
     moments = {s: _Moments() for s in spots}
@@ -175,6 +190,7 @@ def _forward(
         for b4 in _BETS:
             w4[b3, b4] = sum((d[sub4[:, j]] == b4) * w3[b3][sub4[:, j]] for j in range(4)) / 49
     for (b3, b4), w in w4.items():
+        step()
         d = st.fifth[(b3 + b4) // 2 - 1]
         fold("fifth", w[d == 0], {"ante": 1, "third": b3, "fourth": b4})
         for b5 in _BETS:

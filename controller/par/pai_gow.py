@@ -11,16 +11,17 @@ set alone, everything else on the ranks, so the settlement's own classifier
 counted as many times as the class has hands: ``4 * prod C(3, k_r - 1) * prod C(3, k_r)`` for
 a suit holding exactly the ranks S (the products over the ranks in and out of S), and the rest
 of ``prod C(4, k_r)`` for no such suit. The royal match (a suited king and queen beside a royal)
-splits its class: one pair of suits in three is suited. Pure, no I/O.
+splits its class: one pair of suits in three is suited. Pure, no I/O (the counts are kept by
+controller.par.service).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from functools import cache
 from itertools import combinations
 from math import comb, prod
+from typing import Any
 
 from controller.cards import ALL_CARDS, JOKER, Card
 from controller.hands import PAI_GOW, classify_bonus, paying_line
@@ -38,6 +39,8 @@ __all__ = [
     "hand_classes",
     "bonus_counts",
     "insurance_counts",
+    "class_counts",
+    "CLASSES",
     "bonus_par",
     "insurance_par",
     "envy_per_hand",
@@ -126,48 +129,39 @@ def _royal_match_split(s: set[int], outside: Mapping[int, int], joker: bool) -> 
     return s == _ROYAL if not joker else (len(s) == 4 and s <= _ROYAL)
 
 
-@cache
-def _class_counts() -> tuple[dict[tuple[Category, ...], int], dict[int, int]]:
+CLASSES = 292_259
+"""How many classes :func:`hand_classes` yields (the steps of :func:`class_counts`'s progress)."""
+
+
+def class_counts(progress: Any = None) -> tuple[dict[tuple[Category, ...], int], dict[int, int]]:
+    """How many hands qualify for each set of bonus lines, and how many are a pai gow by top
+    card, counted over the classes (``progress`` is told of every thousand classes)."""
     bonus: dict[tuple[Category, ...], int] = {}
     insurance: dict[int, int] = {}
-    for cards, n in hand_classes():
+    for i, (cards, n) in enumerate(hand_classes(), 1):
         key = classify_bonus(cards, PAI_GOW).qualifies
         bonus[key] = bonus.get(key, 0) + n
         gow, top = is_pai_gow(cards)
         if gow:
             insurance[top] = insurance.get(top, 0) + n
+        if progress is not None and i % 1000 == 0:
+            progress.update(1000)
     return bonus, insurance
 
 
 def bonus_counts() -> dict[tuple[Category, ...], int]:
-    """How many hands qualify for each set of bonus lines (``BonusValue.qualifies``)."""
-    return dict(_class_counts()[0])
+    """How many hands qualify for each set of bonus lines (``BonusValue.qualifies``): computed
+    once, then kept (controller.par.service)."""
+    from controller.par.service import pai_gow_classes
+
+    return dict(pai_gow_classes()[0])
 
 
 def insurance_counts() -> dict[int, int]:
     """How many hands are a pai gow (the joker only an ace), by the rank (2-14) of the top card."""
-    return dict(_class_counts()[1])
+    from controller.par.service import pai_gow_classes
 
-
-_CLASSES_VERSION = "pai_gow classes 1"
-
-
-def cached_bonus_counts() -> dict[tuple[Category, ...], int]:
-    """:func:`bonus_counts`, kept in the user's cache folder (about half a minute to compute)."""
-    from controller.par.cache import cached_json
-
-    raw = cached_json(
-        "pai_gow_bonus", _CLASSES_VERSION, lambda: [[[c.value for c in k], n] for k, n in bonus_counts().items()]
-    )
-    return {tuple(Category(c) for c in k): int(n) for k, n in raw}
-
-
-def cached_insurance_counts() -> dict[int, int]:
-    """:func:`insurance_counts`, kept in the user's cache folder."""
-    from controller.par.cache import cached_json
-
-    raw = cached_json("pai_gow_insurance", _CLASSES_VERSION, lambda: sorted(insurance_counts().items()))
-    return {int(k): int(n) for k, n in raw}
+    return dict(pai_gow_classes()[1])
 
 
 def _paying(qualifies: tuple[Category, ...], table: Paytable) -> PaytableRow | None:
@@ -271,11 +265,11 @@ def pai_gow_sheet(table: TableConfig) -> ParSheet:
         push = counts.push / hands
     if o.get("house_way_deuces_exception"):
         notes.append("the stored simulation did not use the deuces exception")
-    bonus_counts_ = cached_bonus_counts() if {"bonus", "envy"} & set(table.paytables) else {}
+    bonus_counts_ = bonus_counts() if {"bonus", "envy"} & set(table.paytables) else {}
     if "bonus" in table.paytables:
         spots["bonus"] = bonus_par(table.paytables["bonus"], bonus_counts_)
     if "insurance" in table.paytables:
-        spots["insurance"] = insurance_par(table.paytables["insurance"], cached_insurance_counts())
+        spots["insurance"] = insurance_par(table.paytables["insurance"], insurance_counts())
     tables: dict[str, tuple[tuple[str, float], ...]] = {}
     if "envy" in table.paytables:
         mean, square, lines = envy_per_hand(table.paytables["envy"], bonus_counts_)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Line", "SpotPar", "ParSheet"]
+__all__ = ["Line", "SpotPar", "ParSheet", "spot_from_json", "sheet_from_json"]
 
 
 def _number(x: float) -> float | None:
@@ -116,3 +117,40 @@ class ParSheet:
             "tables": {k: [list(row) for row in v] for k, v in self.tables.items()},
             "notes": list(self.notes),
         }
+
+
+def _float(x: Any) -> float:
+    return math.nan if x is None else float(x)
+
+
+def spot_from_json(data: Mapping[str, Any]) -> SpotPar:
+    """A :class:`SpotPar` from its :meth:`SpotPar.to_json` form."""
+    iv = data.get("interval95")
+    return SpotPar(
+        str(data["spot"]),
+        float(data["edge_per_unit"]),
+        float(data["variance_per_unit"]),
+        tuple((str(x["line"]), float(x["probability"]), float(x["contribution"])) for x in data.get("lines", ())),
+        bool(data.get("exact", True)),
+        (float(iv[0]), float(iv[1])) if iv else None,
+        str(data.get("note", "")),
+    )
+
+
+def sheet_from_json(data: Mapping[str, Any]) -> ParSheet:
+    """A :class:`ParSheet` from its :meth:`ParSheet.to_json` form (``tablectl par --json``)."""
+    return ParSheet(
+        game=str(data["game"]),
+        spots={str(k): spot_from_json(v) for k, v in data["spots"].items()},
+        edge_per_ante=_float(data["edge_per_ante"]),
+        edge_per_action=_float(data["edge_per_action"]),
+        average_total_wager=_float(data["average_total_wager"]),
+        push_rate=_float(data["push_rate"]),
+        fold_rate=float(data["fold_rate"]),
+        strategy=str(data["strategy"]),
+        exact=bool(data["exact"]),
+        fold_rates={str(k): float(v) for k, v in data.get("fold_rates", {}).items()},
+        paytables={str(k): str(v) for k, v in data.get("paytables", {}).items()},
+        tables={str(k): tuple((str(n), float(v)) for n, v in rows) for k, rows in data.get("tables", {}).items()},
+        notes=tuple(str(n) for n in data.get("notes", ())),
+    )

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cache
 from pathlib import Path
 
 from controller.hands import BOSTON5, MISSISSIPPI_STUD
-from controller.money import Odds
 from controller.par.sheet import ParSheet, SpotPar
-from controller.par.strategy import paytable_key
 from controller.par.three_card import three_card_par
 from controller.paytables import Paytable, load_paytables
 from controller.table_config import TableConfig
 
-__all__ = ["ParError", "par_sheet", "with_paytable", "spot_from_moments", "boston5_solution", "mississippi_solution"]
+__all__ = ["ParError", "par_sheet", "build_sheet", "with_paytable", "spot_from_moments"]
 
 
 class ParError(ValueError):
@@ -46,26 +43,10 @@ def spot_from_moments(
     return SpotPar(spot, edge, variance, lines, True, None, note)
 
 
-def _odds_value(odds: object) -> float:
-    assert isinstance(odds, Odds)
-    return odds.numerator / odds.denominator
-
-
-@cache
-def _mississippi(key: str, main: Paytable):  # type: ignore[no-untyped-def]
-    from controller.par.mississippi import solve
-
-    return solve(main)
-
-
-def mississippi_solution(main: Paytable):  # type: ignore[no-untyped-def]
-    """The Mississippi Stud solver's result for the main paytable ``main`` (once per process)."""
-    return _mississippi(paytable_key(main), main)
-
-
 def _mississippi_sheet(table: TableConfig) -> ParSheet:
-    main = table.paytables["main"]
-    par = mississippi_solution(main)
+    from controller.par.service import mississippi_par
+
+    par = mississippi_par(table.paytables["main"])
     spots = {
         s: spot_from_moments(s, par.spot_moments[s], par.spot_lines[s]) for s in ("ante", "third", "fourth", "fifth")
     }
@@ -93,23 +74,10 @@ def _mississippi_sheet(table: TableConfig) -> ParSheet:
     )
 
 
-@cache
-def _boston5(key: str, ante_bonus: Paytable, k: int, pays: float):  # type: ignore[no-untyped-def]
-    from controller.par.boston5 import solve
-
-    return solve(ante_bonus, k, pays)
-
-
-def boston5_solution(table: TableConfig):  # type: ignore[no-untyped-def]
-    """The Boston 5 solver's result for ``table`` (computed once per process)."""
-    ante_bonus = table.paytables["ante_bonus"]
-    k = int(table.options["first_to_ante"])  # type: ignore[call-overload]
-    pays = _odds_value(table.options["first_second_pays"])
-    return _boston5(paytable_key(ante_bonus) + f"/{k}/{pays}", ante_bonus, k, pays)
-
-
 def _boston5_sheet(table: TableConfig) -> ParSheet:
-    par = boston5_solution(table)
+    from controller.par.service import boston5_par_for
+
+    par = boston5_par_for(table)
     m = par.spot_moments
     spots = {s: spot_from_moments(s, m[s]) for s in ("ante", "first", "second")}
     spots["ante_bonus"] = spot_from_moments(
@@ -140,14 +108,27 @@ def _pai_gow_sheet(table: TableConfig) -> ParSheet:
     return pai_gow_sheet(table)
 
 
+_BUILDERS = {"mississippi_stud": _mississippi_sheet, "boston5": _boston5_sheet, "pai_gow": _pai_gow_sheet}
+
+
+def build_sheet(table: TableConfig) -> ParSheet:
+    """Make ``table``'s par sheet from the par service's results (controller.par.service keeps
+    both; ask :func:`par_sheet` or ``service.sheet_for``, not this)."""
+    if table.game not in _BUILDERS:
+        raise ParError(f"unknown game {table.game!r} (known: {', '.join(sorted(_BUILDERS))})")
+    return _BUILDERS[table.game](table)
+
+
 def par_sheet(game: str, table: TableConfig, *, paytable: str | None = None) -> ParSheet:
     """The par sheet of ``table`` (a ``game`` table), with ``paytable`` (a name) in place of the
-    table's own for that paytable's spot. Raises :class:`ParError` for a bad game or paytable."""
+    table's own for that paytable's spot. Raises :class:`ParError` for a bad game or paytable.
+    Computed once (controller.par.service)."""
+    from controller.par.service import sheet_for
+
     if table.game != game:
         raise ParError(f"the table config is for {table.game}, not {game}")
+    if game not in _BUILDERS:
+        raise ParError(f"unknown game {game!r} (known: {', '.join(sorted(_BUILDERS))})")
     if paytable is not None:
         table = with_paytable(table, paytable)
-    builders = {"mississippi_stud": _mississippi_sheet, "boston5": _boston5_sheet, "pai_gow": _pai_gow_sheet}
-    if game not in builders:
-        raise ParError(f"unknown game {game!r} (known: {', '.join(sorted(builders))})")
-    return builders[game](table)
+    return sheet_for(table)

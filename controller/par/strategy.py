@@ -1,8 +1,8 @@
 """The par strategies as pure, fast decisions, for the bench players and ``tablectl par --strategy``.
 
 * :func:`mississippi_decision`: the optimal fold / 1x / 3x (controller.par.mississippi), looked
-  up in tables computed once per main paytable (a few seconds) and kept in the user's cache
-  folder (controller.par.cache).
+  up in tables the par service keeps (shipped for the shipped paytables, else computed once and
+  kept in the user's cache folder: controller.par.service).
 * :func:`boston5_raise`: the optimal second wager or fold after three cards (controller.par.boston5).
 * :func:`boston5_expose`: expose the three-card bonus hand when it pays (exposing a hand that
   does not pay changes nothing; a paying hand not exposed loses, 24.10(a)).
@@ -11,21 +11,17 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
 from controller.cards import Card
 from controller.hands import BOSTON5, evaluate_three
-from controller.par.cache import cached_arrays
 from controller.par.combos import BINOM
 from controller.paytables import Paytable
 from controller.table_config import TableConfig, default_table_path, load_table
 
 __all__ = ["mississippi_decision", "mississippi_tables", "boston5_raise", "boston5_expose", "set_index"]
-
-_VERSION = "1"  # bump when a solver changes what it computes
 
 
 def set_index(cards: Sequence[Card]) -> int:
@@ -37,25 +33,9 @@ _BINOM: list[list[int]] = BINOM.tolist()
 """``BINOM`` as Python ints (a player asks a few times a round: numpy's scalar indexing is the slow part)."""
 
 
-def paytable_key(table: Paytable) -> str:
-    """What a strategy computed for ``table`` depends on: its rows."""
-    return json.dumps([(r.category.value, sorted(r.ranks or ()), str(r.odds), r.amount) for r in table.rows])
-
-
 @cache
 def _default_table(game: str) -> TableConfig:
     return load_table(default_table_path(game))
-
-
-@cache
-def _ms_tables(key: str, table: Paytable) -> dict[str, Any]:
-    def compute() -> dict[str, Any]:
-        from controller.par.sheets import mississippi_solution
-
-        st = mississippi_solution(table).strategy
-        return {"third": st.third, "fourth": st.fourth, "fifth": st.fifth}
-
-    return cached_arrays("mississippi", _VERSION + key, compute)
 
 
 def mississippi_tables(paytable: Paytable | None = None) -> dict[str, Any]:
@@ -63,12 +43,16 @@ def mississippi_tables(paytable: Paytable | None = None) -> dict[str, Any]:
     table = paytable or _default_table("mississippi_stud").paytables["main"]
     found = _BY_TABLE.get(id(table))
     if found is None or found[0] is not table:
-        found = _BY_TABLE[id(table)] = (table, _ms_tables(paytable_key(table), table))
+        from controller.par.service import mississippi_par
+
+        st = mississippi_par(table).strategy
+        found = _BY_TABLE[id(table)] = (table, {"third": st.third, "fourth": st.fourth, "fifth": st.fifth})
     return found[1]
 
 
 _BY_TABLE: dict[int, tuple[Paytable, dict[str, Any]]] = {}
-"""The tables by paytable object (a player asks several times a round: the key costs more than the look-up)."""
+"""The par service's tables by paytable object: a player asks several times a round, and the
+content key costs more than the look-up (the service keeps the tables themselves, by content)."""
 
 
 def mississippi_decision(
@@ -101,26 +85,19 @@ def boston5_raise(three_cards: Sequence[Card], *, table: TableConfig | None = No
     """Whether to make the second wager (else fold) holding ``three_cards``: the decision of the
     best expected value against the dealer's five cards, with the ante bonus (controller.par.boston5)."""
     config = table or _default_table("boston5")
-    return bool(_b5_raise(boston5_key(config), config)["raise"][set_index(three_cards)])
+    found = _B5_BY_TABLE.get(id(config))
+    if found is None or found[0] is not config:
+        from controller.par.service import boston5_par_for
+
+        found = _B5_BY_TABLE[id(config)] = (config, boston5_par_for(config).raise_.tolist())
+    return bool(found[1][set_index(three_cards)])
 
 
-def boston5_key(table: TableConfig) -> str:
-    """What the Boston 5 strategy of ``table`` depends on: the ante bonus table and the wagers."""
-    o = table.options
-    return paytable_key(table.paytables["ante_bonus"]) + f"/{o['first_to_ante']}/{o['first_second_pays']}"
+_B5_BY_TABLE: dict[int, tuple[TableConfig, list[int]]] = {}
+"""The par service's Boston 5 decisions by table object (as :data:`_BY_TABLE`)."""
 
 
-_B5_TABLES: dict[str, dict[str, Any]] = {}
-
-
-def _b5_raise(key: str, table: TableConfig) -> dict[str, Any]:
-    found = _B5_TABLES.get(key)
-    if found is None:
-
-        def compute() -> dict[str, Any]:
-            from controller.par.sheets import boston5_solution
-
-            return {"raise": boston5_solution(table).raise_}
-
-        found = _B5_TABLES[key] = cached_arrays("boston5", _VERSION + key, compute)
-    return found
+def forget() -> None:
+    """Forget the tables looked up by object (controller.par.service.forget)."""
+    _BY_TABLE.clear()
+    _B5_BY_TABLE.clear()

@@ -3,7 +3,6 @@ bonus on the community cards, Boston 5's on the player's first three cards)."""
 
 from __future__ import annotations
 
-from functools import cache
 from itertools import combinations
 
 from controller.cards import ALL_CARDS
@@ -13,15 +12,22 @@ from controller.par.lines import line_name, row_value
 from controller.par.sheet import SpotPar
 from controller.paytables import Paytable
 
-__all__ = ["three_card_counts", "three_card_par", "HANDS"]
+__all__ = ["three_card_counts", "count_three_card", "three_card_par", "HANDS"]
 
 HANDS = 22_100
 """C(52, 3): every three-card hand."""
 
 
-@cache
 def three_card_counts(rules: HandRules) -> dict[tuple[Category, int], int]:
-    """How many of the 22,100 hands fall in each (category, naming rank 2-14) under ``rules``."""
+    """How many of the 22,100 hands fall in each (category, naming rank 2-14) under ``rules``
+    (kept by the par service: controller.par.service.three_card_counts)."""
+    from controller.par import service
+
+    return service.three_card_counts(rules)
+
+
+def count_three_card(rules: HandRules) -> dict[tuple[Category, int], int]:
+    """:func:`three_card_counts`, counted over every hand."""
     counts: dict[tuple[Category, int], int] = {}
     for cards in combinations(ALL_CARDS[:52], 3):
         value = evaluate_three(cards, rules)

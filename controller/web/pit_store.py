@@ -4,7 +4,9 @@ The floor store's schema is ``floor/migrations`` (docs/floor.md). The pit view n
 more than the totals: today's rounds, handle and win, the theoretical win when par figures exist,
 and the table's state as its events show it (a round in play, a device fault not yet cleared, a
 link down, no report for a while). :class:`FloorReader` is that interface; :class:`PgFloorReader`
-reads it from PostgreSQL, read only, one short connection per call.
+reads it from PostgreSQL, read only, one short connection per call. It is the floor store's one
+read model (tests read the store through it too); its figures are the floor report's sums and
+theoretical win (controller.floor.report, controller.par.service), over today's rounds.
 
 The floor never has a card of a round in play (``CardDealt`` events arrive with the card hidden);
 a round's cards come with its finished record, so a recall is always of a finished round.
@@ -18,14 +20,23 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from controller.floor.report import (
+    ROUNDS_SQL,
+    WAGERS_SQL,
+    RoundGroup,
+    SheetSource,
+    group_theoretical,
+    groups_from_rows,
+)
+
 __all__ = [
     "TableState",
     "RoundLine",
     "FloorReader",
     "PgFloorReader",
-    "ParCache",
+    "PitSheets",
     "table_state",
-    "theoretical_win",
+    "FAULT_KINDS",
     "STALE_S",
 ]
 
@@ -33,6 +44,10 @@ STALE_S = 120.0
 """A table that has sent nothing for this long is shown as not reporting."""
 
 _CLEARS = {"fault cleared", "card corrected", "void"}
+
+FAULT_KINDS = ("DeviceFault", "LinkDown", "CardUnreadable", "JournalFault")
+"""What a round's ``faults`` counts (docs/journal.md; the table's ``faults`` meter, the floor
+report's faults column): the pit lists these when journaled during a round."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +65,9 @@ class TableState:
     hold: str | None
     """A fault not yet cleared (the table is holding on it), or ``None``."""
     faults_today: list[str]
+    """Today's faults, in words: the fault events journaled during today's finished rounds and
+    since the last one (the round under way), of the kinds a round's ``faults`` counts
+    (:data:`FAULT_KINDS`); for the finished rounds, as many as the floor report's faults."""
     rounds_today: int
     handle_today: int
     win_today: int
@@ -154,9 +172,9 @@ _ACTIVITY = {
 class PgFloorReader:
     """:class:`FloorReader` on the PostgreSQL floor store at ``url`` (read only)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, sheets: SheetSource | None = None) -> None:
         self.url = url
-        self.par = ParCache()
+        self.sheets: SheetSource = sheets or PitSheets()
 
     def _connect(self) -> Any:
         import psycopg
@@ -180,29 +198,39 @@ class PgFloorReader:
         return None
 
     def tables(self, since: datetime, now: datetime) -> list[TableState]:
-        """Every table that has reported, with today's figures from ``since``."""
+        """Every table that has reported, with today's figures from ``since`` (the floor report's
+        figures for the rounds that ended since then: controller.floor.report)."""
         with self._connect() as conn:
             rows = conn.execute(
                 """
-                SELECT t.table_id, t.game, t.last_at, t.last_round,
-                       coalesce(r.rounds, 0), coalesce(r.handle, 0), coalesce(r.win, 0), coalesce(r.voids, 0),
-                       coalesce(lr.seq, 0)
+                SELECT t.table_id, t.game, t.last_at, t.last_round, coalesce(lr.seq, 0)
                 FROM floor_table t
-                LEFT JOIN (SELECT table_id, count(*) AS rounds, sum(handle) AS handle, sum(win) AS win,
-                                  count(*) FILTER (WHERE void) AS voids
-                           FROM round WHERE ended_at >= %s GROUP BY table_id) r USING (table_id)
                 LEFT JOIN LATERAL (SELECT seq FROM round WHERE round.table_id = t.table_id
                                    ORDER BY seq DESC LIMIT 1) lr ON true
                 ORDER BY t.table_id
-                """,
-                (since,),
+                """
             ).fetchall()
+            where = "r.ended_at >= %s"
+            groups = groups_from_rows(
+                conn.execute(ROUNDS_SQL.format(where=where), (since,)).fetchall(),
+                conn.execute(WAGERS_SQL.format(where=where), (since,)).fetchall(),
+            )
+            by_table: dict[str, list[RoundGroup]] = {}
+            for g in groups:
+                by_table.setdefault(g.table_id, []).append(g)
             out = []
-            for table_id, game, last_at, last_round, rounds, handle, win, voids, round_seq in rows:
+            for table_id, game, last_at, last_round, round_seq in rows:
                 events = conn.execute(
                     "SELECT seq, kind, data FROM journal_event WHERE table_id = %s AND class <> 'event' "
                     "AND at >= %s ORDER BY seq",
                     (table_id, since),
+                ).fetchall()
+                in_rounds = conn.execute(
+                    "SELECT e.kind, e.data FROM journal_event e WHERE e.table_id = %s AND e.at >= %s "
+                    "AND e.kind = ANY(%s) AND (e.seq > %s OR EXISTS (SELECT 1 FROM round r WHERE "
+                    "r.table_id = e.table_id AND e.seq BETWEEN r.first_seq AND r.seq AND r.ended_at >= %s)) "
+                    "ORDER BY e.seq",
+                    (table_id, since, list(FAULT_KINDS), round_seq, since),
                 ).fetchall()
                 last = conn.execute(
                     "SELECT kind FROM journal_event WHERE table_id = %s AND seq > %s AND kind = ANY(%s) "
@@ -211,8 +239,7 @@ class PgFloorReader:
                 ).fetchone()
                 in_play = last is not None  # bets, cards or buttons since the last finished round
                 activity = _ACTIVITY[last[0]] if last else "open for bets"
-                faults = [_event_text(k, d) for _, k, d in events if k not in ("LinkUp", "SupervisorAction")]
-                faults = [f for f in faults if f != "shoe door closed"]
+                gs = by_table.get(table_id, [])
                 out.append(
                     TableState(
                         table_id=table_id,
@@ -222,12 +249,12 @@ class PgFloorReader:
                         in_play=in_play,
                         activity=activity,
                         hold=table_state([(int(s), k, d) for s, k, d in events], int(round_seq)),
-                        faults_today=faults,
-                        rounds_today=int(rounds),
-                        handle_today=int(handle),
-                        win_today=int(win),
-                        voids_today=int(voids),
-                        theoretical_win_today=theoretical_win(conn, table_id, since, self.par),
+                        faults_today=[_event_text(k, d) for k, d in in_rounds],
+                        rounds_today=sum(g.rounds for g in gs),
+                        handle_today=sum(g.handle for g in gs),
+                        win_today=sum(g.win for g in gs),
+                        voids_today=sum(g.voids for g in gs),
+                        theoretical_win_today=group_theoretical(gs, self.sheets) if gs else None,
                         stale_s=max(0.0, (now - last_at).total_seconds()),
                     )
                 )
@@ -258,56 +285,39 @@ def _safe(url: str) -> str:
     return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
 
 
-class ParCache:
-    """Par sheets by (game, table config path), built once each on a background thread: a par
-    sheet can take a minute to compute, and a page must not wait for it (until it is ready the
-    theoretical figure is shown as not available)."""
+class PitSheets:
+    """Par sheets for the pit view by (game, table config path), from the par service without
+    waiting (controller.par.service.sheet_nowait): a sheet whose results are kept (shipped for the
+    shipped paytables, or in the cache folder) is there at once; one that is not is computed in a
+    separate process (so the pit process never carries the solver's memory), and the theoretical
+    figure is shown as not available until it is ready."""
 
     def __init__(self) -> None:
-        self.sheets: dict[tuple[str, str], Any] = {}
-        self._pending: set[tuple[str, str]] = set()
+        self._tables: dict[str, Any] = {}
         self._lock = threading.Lock()
 
-    def get(self, game: str, config: str) -> Any:
-        """The par sheet, or ``None`` while it is computed or when it cannot be (no config here)."""
-        key = (game, config)
-        with self._lock:
-            if key in self.sheets:
-                return self.sheets[key]
-            if key in self._pending:
-                return None
-            self._pending.add(key)
-        threading.Thread(target=self._build, args=(key,), name="par", daemon=True).start()
-        return None
-
-    def _build(self, key: tuple[str, str]) -> None:
-        try:
-            from controller.par import par_sheet
-            from controller.table_config import load_table
-
-            sheet: Any = par_sheet(key[0], load_table(key[1]))
-        except Exception:
-            sheet = None
-        with self._lock:
-            self.sheets[key] = sheet
-            self._pending.discard(key)
-
-
-def theoretical_win(conn: Any, table_id: str, since: datetime, cache: ParCache) -> int | None:
-    """The house edge of each spot (``controller.par``) times what was wagered on it in the
-    table's rounds since ``since`` (void rounds left out); ``None`` when a par sheet is not
-    (yet) available."""
-    rows = conn.execute(
-        "SELECT r.game, r.config, w.spot, sum(w.cents) FROM wager w JOIN round r USING (table_id, seq) "
-        "WHERE w.table_id = %s AND r.ended_at >= %s AND NOT r.void GROUP BY 1, 2, 3",
-        (table_id, since),
-    ).fetchall()
-    total = 0.0
-    for game, config, spot, cents in rows:
-        sheet = cache.get(game, config) if game and config else None
-        if sheet is None:
+    def __call__(self, game: str, config: str | None) -> Any:
+        if not config:
             return None
-        par = sheet.spots.get(spot)
-        if par is not None:
-            total += float(par.edge_per_unit) * int(cents)
-    return round(total)
+        from controller.par import service
+
+        table = self._table(config)
+        if table is None or table.game != game:
+            return None
+        try:
+            return service.sheet_nowait(table)
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def _table(self, config: str) -> Any:
+        with self._lock:
+            if config not in self._tables:
+                from controller.games import resolve_table_path
+                from controller.table_config import load_table
+                from controller.yamlfile import ConfigError
+
+                try:
+                    self._tables[config] = load_table(resolve_table_path(config))
+                except (ConfigError, OSError, ValueError):
+                    self._tables[config] = None  # not on this machine: no figure rather than a wrong one
+            return self._tables[config]
