@@ -27,6 +27,7 @@ import nats
 import nats.errors
 import nats.js.errors
 
+from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import Message, messages_for
 from controller.floor_config import FloorConfig
 from controller.journal.outbox import Outbox
@@ -195,8 +196,8 @@ class Forwarder:
             "disconnected_cb": self._quiet_event,
             "reconnected_cb": self._quiet_event,
         }
-        if self.link.credentials:
-            options["user_credentials"] = self.link.credentials
+        link = self.link
+        options.update(nats_auth_options(NatsAuth(link.credentials, link.ca, link.cert, link.key)))
         return await nats.connect(**options)
 
     async def _quiet(self, exc: Exception) -> None:
