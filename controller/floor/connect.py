@@ -5,13 +5,14 @@ floor's CA (docs/floor.md, "Identities and TLS")."""
 from __future__ import annotations
 
 import ssl
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from controller.floor.identity import inbox_prefix, public_key
 
-__all__ = ["NatsAuth", "nats_auth_options", "tls_context"]
+__all__ = ["NatsAuth", "create_stream", "nats_auth_options", "tls_context"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,3 +61,17 @@ def nats_auth_options(auth: NatsAuth) -> dict[str, Any]:
         except (OSError, ssl.SSLError) as exc:
             raise ValueError(f"{auth.ca}: cannot load the floor's CA or client certificate: {exc}") from exc
     return options
+
+
+async def create_stream(servers: Sequence[str], admin: NatsAuth, config: Any) -> None:
+    """Create the floor stream of ``config`` (an ``IngestConfig``) when missing, as the setup
+    identity ``admin`` (an ingest may not create it)."""
+    import nats
+
+    from controller.floor.ingest import ensure_stream
+
+    nc = await nats.connect(servers=list(servers), connect_timeout=5, **nats_auth_options(admin))
+    try:
+        await ensure_stream(nc.jetstream(timeout=10), config)
+    finally:
+        await nc.close()

@@ -190,6 +190,19 @@ class FloorAuth:
         self._make()
         return self._write(table_identity(name, self._seed(name, rotate), prefix))
 
+    def add_simulator(self, name: str, tables: tuple[str, ...], prefix: str = "floor") -> Path:
+        """One identity publishing for several tables: a simulator of many tables in one process
+        over one connection (``Forwarder.run``, benchmarks/bench_floor.py), never a real table."""
+        self._check(name)
+        self._make()
+        public = self._seed(name, False)
+        for table in tables:
+            self._check(table)
+        identity = Identity(
+            name, Role.TABLE, public, tuple(f"{prefix}.{t}.>" for t in tables), (f"{inbox_prefix(public)}.>",)
+        )
+        return self._write(identity)
+
     def add_ingest(
         self, name: str = "floor-ingest", stream: str = "FLOOR", durable: str = "floor-ingest", rotate: bool = False
     ) -> Path:

@@ -183,6 +183,11 @@ class LocalNats:
     def url(self) -> str:
         return f"{'tls' if self.auth else 'nats'}://{HOST}:{self.port}"
 
+    @property
+    def pid_file(self) -> Path:
+        """The server's pid file: ``nats-server --signal reload=PIDFILE`` reloads its configuration."""
+        return self.data_dir / "nats.pid"
+
     def _tls_block(self, verify: bool) -> str:
         assert self.auth is not None
         folder = self.auth.folder
@@ -198,6 +203,7 @@ class LocalNats:
             f"listen: {HOST}:{self.port}",
             f"http: {HOST}:{self.http_port}",
             f'jetstream {{ store_dir: "{self.data_dir / "jetstream"}" }}',
+            f'pid_file: "{self.pid_file}"',
         ]
         if self.auth is not None:
             for needed in (self.auth.folder / "server.pem", self.auth.authorization_conf):
