@@ -214,8 +214,10 @@ class LocalNats:
             lines.append(f'include "{os.path.relpath(self.auth.authorization_conf, self.data_dir)}"')
         if self.cluster_port is not None:
             routes = ", ".join(f"nats-route://{HOST}:{p}" for p in self.routes)
-            tls = f" {self._tls_block(True)}" if self.auth is not None else ""
-            lines.append(f'cluster {{ name: "floor", listen: {HOST}:{self.cluster_port}, routes: [{routes}]{tls} }}')
+            lines += ["cluster {", '  name: "floor"', f"  listen: {HOST}:{self.cluster_port}", f"  routes: [{routes}]"]
+            if self.auth is not None:  # routes: mutual TLS, each node verifying the other's certificate
+                lines.append(f"  {self._tls_block(True)}")
+            lines.append("}")
         return "\n".join(lines) + "\n"
 
     def start(self, timeout: float = 60.0, wait: bool = True) -> LocalNats:
