@@ -490,6 +490,8 @@ def test_three_node_cluster_loses_a_node(folder: Path, floor_site: FloorSite, db
     try:
         for node in nodes:
             node.wait_ready(TIMEOUT)
+            cluster = (node.varz() or {})["cluster"]
+            assert cluster["tls_required"] and cluster["tls_verify"]  # the routes: mutual TLS
         ingest = IngestThread(link.ingest_config(db.ingest, ack_wait_s=5))
 
         async def leader() -> str | None:

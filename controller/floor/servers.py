@@ -235,7 +235,8 @@ class LocalNats:
             self.wait_ready(timeout)
         return self
 
-    def _varz(self) -> dict[str, Any] | None:
+    def varz(self) -> dict[str, Any] | None:
+        """The server's /varz (its settings and state), or None when it does not answer."""
         try:
             with urllib.request.urlopen(f"http://{HOST}:{self.http_port}/varz", timeout=2) as answer:
                 data = json.loads(answer.read())
@@ -247,11 +248,11 @@ class LocalNats:
         """Have the server read its configuration again (SIGHUP, as ``nats-server --signal
         reload``) and wait until it has: new identities are admitted, removed ones refused."""
         assert self.proc is not None
-        before = (self._varz() or {}).get("config_load_time")
+        before = (self.varz() or {}).get("config_load_time")
         self.proc.send_signal(signal.SIGHUP)
 
         def reloaded() -> bool:
-            now = (self._varz() or {}).get("config_load_time")
+            now = (self.varz() or {}).get("config_load_time")
             return now is not None and now != before
 
         _wait(reloaded, f"nats-server {self.name} reload", self.proc, self.data_dir / "nats.log", timeout)
