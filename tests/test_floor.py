@@ -645,3 +645,41 @@ def test_floor_serve_runs_a_single_machine_floor(folder: Path) -> None:
         serve.send_signal(signal.SIGTERM)
         serve.communicate(timeout=120)
     assert serve.returncode == 0
+
+
+def test_a_table_is_reingested_from_its_journal(folder: Path, floor_site: FloorSite, floor_link: FloorLink) -> None:
+    """``tablectl floor resend``: a table's journal published again with its own identity, here
+    into a new stream and an empty store (a floor rebuilt from the tables' journals); the table's
+    own acknowledged position in its journal does not move."""
+    journal = folder / "t.db"
+    first_db = floor_site.database()
+    ingest = IngestThread(floor_link.ingest_config(first_db.ingest, ack_wait_s=5))
+    try:
+        finish(bench(floor_link.yaml(folder, "ms-7"), journal, 3))
+        assert_all_stored_once(first_db.reader, "ms-7", journal)
+    finally:
+        ingest.stop()
+    box = Outbox(journal)
+    acked, head = box.acked(), box.head()
+    box.close()
+    rebuilt = floor_site.link()
+    rebuilt.create_stream()
+    db = floor_site.database()
+    (folder / "again").mkdir()
+    config = rebuilt.yaml(folder / "again", "ms-7")
+    ingest = IngestThread(rebuilt.ingest_config(db.ingest, ack_wait_s=5))
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "controller", "floor", "resend", "--config", str(config), "--journal", str(journal)],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert f"resent records 1..{head} of ms-7" in result.stdout
+        assert_all_stored_once(db.reader, "ms-7", journal)
+    finally:
+        ingest.stop()
+    box = Outbox(journal)
+    assert box.acked() == acked
+    box.close()

@@ -83,6 +83,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     t.set_defaults(run=_add_table)
 
+    r2 = floor.add_parser(
+        "resend", help="publish a table's journal again (re-ingesting it), from a copy, with the table's identity"
+    )
+    r2.add_argument("--config", required=True, help="the table's config (its floor: section: servers, identity, TLS)")
+    r2.add_argument("--journal", required=True, help="the table's journal (read only: a copy is published)")
+    r2.add_argument("--from", dest="from_seq", type=int, default=1, metavar="SEQ", help="first record (default 1)")
+    r2.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the acknowledgements")
+    r2.set_defaults(run=_resend)
+
 
 def _ingest_options(p: argparse.ArgumentParser, auth: bool = True) -> None:
     p.add_argument("--prefix", default="floor", help="subject prefix (default floor)")
@@ -331,6 +340,60 @@ def _add_table(args: argparse.Namespace) -> int:
     print(f"credentials {creds} (0600: copy it to the table; floor.credentials in its config)")
     print(f"permission  publish {args.prefix}.{args.name}.> only, in {auth.authorization_conf}")
     print("reload the brokers: nats-server --signal reload=PIDFILE (or systemctl reload nats-server)")
+    return 0
+
+
+def _resend(args: argparse.Namespace) -> int:
+    """Publish records ``--from``..head of a journal again. The live journal is copied first (the
+    forwarder notes its position in the file it reads, and the table's own position must not
+    move); JetStream drops what it still holds, the ingest stores each record once."""
+    import sqlite3
+    import tempfile
+
+    from controller.table_config import load_table
+    from controller.yamlfile import ConfigError
+
+    try:
+        from controller.floor.forwarder import Forwarder
+        from controller.journal.outbox import Outbox
+        from controller.journal.store import JournalError
+    except ImportError as exc:
+        return _needs_floor_extra("resend", exc)
+    if args.from_seq < 1:
+        return _fail("resend", "--from must be at least 1")
+    try:
+        table = load_table(args.config)
+        if table.floor is None:
+            return _fail("resend", f"{args.config}: no floor: section")
+        with tempfile.TemporaryDirectory(prefix="tablectl-resend-") as tmp:
+            copy = Path(tmp) / "journal.db"
+            source = sqlite3.connect(f"{Path(args.journal).resolve().as_uri()}?mode=ro", uri=True)
+            target = sqlite3.connect(copy)
+            try:
+                source.backup(target)
+            finally:
+                source.close()
+            if target.execute("SELECT 1 FROM sqlite_master WHERE name = 'floor_outbox'").fetchone():
+                target.execute("DELETE FROM floor_outbox")
+            target.commit()
+            target.close()
+            box = Outbox(copy)
+            box.ack(args.from_seq - 1)
+            head = box.head()
+            box.close()
+            forwarder = Forwarder(copy, table.floor).start()
+            try:
+                done = forwarder.wait_acked(head, args.timeout)
+            finally:
+                forwarder.stop()
+            status = forwarder.status()
+    except (ConfigError, JournalError, OSError, sqlite3.Error, ValueError) as exc:
+        return _fail("resend", str(exc))
+    if not done:
+        return _fail("resend", f"acknowledged up to record {status.acked} of {head} ({status.error or 'no error'})")
+    print(
+        f"resent records {args.from_seq}..{head} of {table.floor.table_id} ({status.duplicates} already in the stream)"
+    )
     return 0
 
 
