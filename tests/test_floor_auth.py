@@ -354,3 +354,35 @@ def test_the_passwords_are_in_a_0600_file_and_only_scram_is_stored(floor_site: F
     assert set(stored) == {"floor_owner", "floor_ingest", "floor_reader"}
     assert all(v.startswith("SCRAM-SHA-256$") for v in stored.values())
     assert hba == [("scram-sha-256",)]
+
+
+def test_the_deployed_configs_hold_no_secret_and_parse(tmp_path: Path) -> None:
+    """deploy/tablectl-floor-ingest.service runs an ingest the CLI accepts with no password in
+    its arguments; deploy/nats-floor.conf is a configuration nats-server reads (paths made local)."""
+    import configparser
+    import shlex
+
+    from controller.cli import build_parser
+    from controller.cli.floor import _secret_in_url
+    from controller.floor.servers import nats_server_binary
+
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.read_string((REPO / "deploy" / "tablectl-floor-ingest.service").read_text())
+    argv = shlex.split(unit["Service"]["ExecStart"])
+    args = build_parser().parse_args(argv[1:])
+    assert args.floor_command == "ingest" and args.creds and args.ca and len(args.nats) == 3
+    assert _secret_in_url(args.db) is None and "passfile=" in args.db
+    certs = make_certs(tmp_path)
+    auth = FloorAuth(tmp_path)
+    auth.add_admin()
+    conf = (REPO / "deploy" / "nats-floor.conf").read_text()
+    for name in ("server.pem", "server-key.pem", "ca.pem"):
+        conf = conf.replace(f"/etc/nats/{name}", str(tmp_path / name))
+    conf = conf.replace("/var/lib/nats", str(tmp_path / "js")).replace("/var/run/nats", str(tmp_path))
+    conf = conf.replace('include "authorization.conf"', 'include "nats/authorization.conf"')
+    (tmp_path / "nats-floor.conf").write_text(conf)
+    assert certs.server.exists()
+    checked = subprocess.run(
+        [str(nats_server_binary()), "-t", "-c", str(tmp_path / "nats-floor.conf")], capture_output=True, text=True
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
