@@ -197,7 +197,10 @@ class Forwarder:
             "reconnected_cb": self._quiet_event,
         }
         link = self.link
-        options.update(nats_auth_options(NatsAuth(link.credentials, link.ca, link.cert, link.key)))
+        try:
+            options.update(nats_auth_options(NatsAuth(link.credentials, link.ca, link.cert, link.key)))
+        except ValueError as exc:  # an unreadable credential or CA file: the link is down and says why
+            raise OSError(str(exc)) from exc
         return await nats.connect(**options)
 
     async def _quiet(self, exc: Exception) -> None:
