@@ -386,3 +386,57 @@ def test_the_deployed_configs_hold_no_secret_and_parse(tmp_path: Path) -> None:
         [str(nats_server_binary()), "-t", "-c", str(tmp_path / "nats-floor.conf")], capture_output=True, text=True
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def _journal(path: Path) -> Any:
+    from controller.journal import NewRecord, SqliteJournal
+
+    journal = SqliteJournal(path)
+    journal.append_batch([NewRecord("SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": 5}, True)])
+    return journal
+
+
+def _wait_down(forwarder: Any, text: str) -> None:
+    from controller.floor.forwarder import LinkState
+
+    for _ in range(6000):
+        status = forwarder.status()
+        if status.state is LinkState.DOWN and text in (status.error or ""):
+            return
+        asyncio.run(asyncio.sleep(0.02))
+    raise AssertionError(f"the link never went down with {text!r}: {forwarder.status()}")
+
+
+def test_a_forwarder_with_another_tables_identity_gets_nothing_stored(floor_link: FloorLink, tmp_path: Path) -> None:
+    """Table td-1's credential file in a config that claims to be te-1: every publish is refused,
+    the link shows down, nothing is acknowledged and nothing lands in the stream."""
+    from dataclasses import replace
+
+    from controller.floor.forwarder import Forwarder
+
+    journal = _journal(tmp_path / "j.db")
+    floor_link.table("te-1")
+    config = replace(floor_link.floor_config("te-1"), credentials=str(floor_link.table("td-1")))
+    forwarder = Forwarder(journal.path, config, ack_timeout_s=2.0).start()
+    try:
+        _wait_down(forwarder, "permissions violation for publish to")
+        assert forwarder.status().acked == 0
+    finally:
+        forwarder.stop()
+        journal.close()
+    assert asyncio.run(stream_count(floor_link)) == 0
+
+
+def test_a_missing_credential_file_shows_the_link_down_with_its_name(floor_link: FloorLink, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from controller.floor.forwarder import Forwarder
+
+    journal = _journal(tmp_path / "j.db")
+    config = replace(floor_link.floor_config("tf-1"), credentials=str(tmp_path / "gone.nk"))
+    forwarder = Forwarder(journal.path, config).start()
+    try:
+        _wait_down(forwarder, "gone.nk: cannot read the NATS credentials")
+    finally:
+        forwarder.stop()
+        journal.close()

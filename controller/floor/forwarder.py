@@ -100,6 +100,7 @@ class Forwarder:
         self._ack_written = 0.0
         self._acked_written = -1
         self._caught_up_at = 0.0
+        self._refused: str | None = None
         """When the forwarder last found nothing left to send or acknowledge (monotonic)."""
 
     # --- the controller's side ------------------------------------------------------------------
@@ -205,6 +206,8 @@ class Forwarder:
 
     async def _quiet(self, exc: Exception) -> None:
         self._error = repr(exc)
+        if "permissions violation" in str(exc).lower():  # the broker refused this identity a subject
+            self._refused = str(exc)
 
     async def _quiet_event(self) -> None:
         pass
@@ -224,6 +227,8 @@ class Forwarder:
     def _set_down(self, outbox: Outbox, exc: BaseException) -> None:
         cause = exc.__cause__ or exc
         error = f"{type(cause).__name__}: {cause}".rstrip(": ")
+        if self._refused:  # why the acknowledgement never came
+            error, self._refused = f"{error} ({self._refused})", None
         if self._state is not LinkState.DOWN or error != self._error:
             log.warning("floor link %s down: %s (backlog kept in the journal)", self.link.table_id, error)
         self._state, self._error = LinkState.DOWN, error
