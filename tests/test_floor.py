@@ -556,7 +556,7 @@ def test_migrate_and_report_errors_are_clear(folder: Path) -> None:
         "host=127.0.0.1 user=floor_owner password=s3cret dbname=floor",
     ],
 )
-@pytest.mark.parametrize("command", ["migrate", "report", "ingest"])
+@pytest.mark.parametrize("command", ["migrate", "report", "ingest", "web"])
 def test_a_password_on_the_command_line_is_refused(command: str, url: str) -> None:
     """``ps`` shows a command line: a --db URL with a password is refused before anything connects."""
     extra = ["--nats", "nats://127.0.0.1:1"] if command == "ingest" else []

@@ -363,7 +363,7 @@ def test_the_deployed_configs_hold_no_secret_and_parse(tmp_path: Path) -> None:
     import shlex
 
     from controller.cli import build_parser
-    from controller.cli.floor import _secret_in_url
+    from controller.cli.floor import secret_in_url
     from controller.floor.servers import nats_server_binary
 
     unit = configparser.ConfigParser(strict=False, interpolation=None)
@@ -371,7 +371,7 @@ def test_the_deployed_configs_hold_no_secret_and_parse(tmp_path: Path) -> None:
     argv = shlex.split(unit["Service"]["ExecStart"])
     args = build_parser().parse_args(argv[1:])
     assert args.floor_command == "ingest" and args.creds and args.ca and len(args.nats) == 3
-    assert _secret_in_url(args.db) is None and "passfile=" in args.db
+    assert secret_in_url(args.db) is None and "passfile=" in args.db
     certs = make_certs(tmp_path)
     auth = FloorAuth(tmp_path)
     auth.add_admin()

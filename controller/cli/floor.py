@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "forwarder_for"]
+__all__ = ["register", "forwarder_for", "secret_in_url"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -125,7 +125,7 @@ def _needs_floor_extra(command: str, exc: ImportError) -> int:
     return _fail(command, f"{exc.name or exc}: not installed; install the floor extra: pip install 'tablectl[floor]'")
 
 
-def _secret_in_url(url: str) -> str | None:
+def secret_in_url(url: str) -> str | None:
     """Why ``url`` may not be given on a command line (it holds a password), or None."""
     from urllib.parse import parse_qs, urlsplit
 
@@ -142,7 +142,7 @@ def _secret_in_url(url: str) -> str | None:
 
 
 def _migrate(args: argparse.Namespace) -> int:
-    if why := _secret_in_url(args.db):
+    if why := secret_in_url(args.db):
         return _fail("migrate", why)
     try:
         import psycopg
@@ -196,7 +196,7 @@ def _ingest(args: argparse.Namespace) -> int:
         return _needs_floor_extra("ingest", exc)
     if args.batch < 1:
         return _fail("ingest", "--batch must be at least 1")
-    if why := _secret_in_url(args.db):
+    if why := secret_in_url(args.db):
         return _fail("ingest", why)
     _setup_logging()
     stop = _stop_on_signals()
@@ -223,7 +223,7 @@ def _report(args: argparse.Namespace) -> int:
         from controller.floor.report import floor_report, report_json, report_lines
     except ImportError as exc:
         return _needs_floor_extra("report", exc)
-    if why := _secret_in_url(args.db):
+    if why := secret_in_url(args.db):
         return _fail("report", why)
     try:
         since = _parse_since(args.since) if args.since else None
