@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     a = floor.add_parser("init-auth", help="the ingest's and the setup identities, and the broker's include file")
     a.add_argument("dir", metavar="DIR", help="the floor's auth folder")
-    a.add_argument("--prefix", default="floor", help="subject prefix (default floor)")
+    a.add_argument("--name", default="floor-ingest", help="the ingest identity's name (default floor-ingest)")
     a.add_argument("--stream", default="FLOOR", help="the stream the ingest reads (default FLOOR)")
     a.add_argument("--durable", default="floor-ingest", help="the ingest's durable consumer (default floor-ingest)")
     a.set_defaults(run=_init_auth)
@@ -317,7 +317,7 @@ def _init_auth(args: argparse.Namespace) -> int:
         return _needs_floor_extra("init-auth", exc)
     auth = FloorAuth(args.dir)
     try:
-        ingest = auth.add_ingest(stream=args.stream, durable=args.durable)
+        ingest = auth.add_ingest(args.name, stream=args.stream, durable=args.durable)
         admin = auth.add_admin()
     except (OSError, ValueError) as exc:
         return _fail("init-auth", str(exc))

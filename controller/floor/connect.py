@@ -4,6 +4,7 @@ floor's CA (docs/floor.md, "Identities and TLS")."""
 
 from __future__ import annotations
 
+import logging
 import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,8 +28,20 @@ class NatsAuth:
     key: str | None = None
 
 
+class _QuietTlsEof(logging.Filter):
+    """asyncio warns "returning true from eof_received() has no effect when using ssl" each time
+    a broker closes a TLS connection nats-py reads (nothing is wrong); keep it out of the logs."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "eof_received()" not in record.getMessage()
+
+
+_QUIET = _QuietTlsEof()
+
+
 def tls_context(ca: str, cert: str | None = None, key: str | None = None) -> ssl.SSLContext:
     """A client TLS context trusting only ``ca`` (hostnames checked), with a client certificate when given."""
+    logging.getLogger("asyncio").addFilter(_QUIET)  # once: adding the same filter again does nothing
     context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=ca)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     if cert:
