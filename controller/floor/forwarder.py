@@ -99,8 +99,9 @@ class Forwarder:
         self._duplicates = 0
         self._ack_written = 0.0
         self._acked_written = -1
-        self._caught_up_at = 0.0
         self._refused: str | None = None
+        """The broker's last permissions violation (the reason a publish was never acknowledged)."""
+        self._caught_up_at = 0.0
         """When the forwarder last found nothing left to send or acknowledge (monotonic)."""
 
     # --- the controller's side ------------------------------------------------------------------
