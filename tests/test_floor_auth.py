@@ -440,3 +440,21 @@ def test_a_missing_credential_file_shows_the_link_down_with_its_name(floor_link:
     finally:
         forwarder.stop()
         journal.close()
+
+
+def test_init_auth_makes_the_ingest_and_setup_identities(tmp_path: Path) -> None:
+    folder = tmp_path / "auth"
+    result = subprocess.run(
+        [sys.executable, "-m", "controller", "floor", "init-auth", str(folder), "--name", "ingest-2"]
+        + ["--stream", "FLOOR2", "--durable", "d2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    for name in ("ingest-2", "floor-admin"):
+        assert (folder / "creds" / f"{name}.nk").stat().st_mode & 0o777 == 0o600
+    conf = (folder / "nats" / "authorization.conf").read_text()
+    assert '"$JS.API.CONSUMER.MSG.NEXT.FLOOR2.d2"' in conf and '"$JS.ACK.FLOOR2.d2.>"' in conf
+    assert '"$JS.API.>"' in conf  # the setup identity's, for creating the stream
+    assert (folder.stat().st_mode & 0o777) == 0o700
