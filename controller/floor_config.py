@@ -10,7 +10,7 @@ from controller.yamlfile import Problem, YamlDoc
 
 __all__ = ["FloorConfig", "parse_floor"]
 
-_KEYS = {"table_id", "servers", "credentials", "subject_prefix"}
+_KEYS = {"table_id", "servers", "credentials", "ca", "cert", "key", "subject_prefix"}
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _PREFIX = re.compile(r"[A-Za-z0-9_-]{1,64}(\.[A-Za-z0-9_-]{1,64})*")
 
@@ -18,12 +18,17 @@ _PREFIX = re.compile(r"[A-Za-z0-9_-]{1,64}(\.[A-Za-z0-9_-]{1,64})*")
 @dataclass(frozen=True, slots=True)
 class FloorConfig:
     """The table's floor link: its id on the floor (one NATS subject token), the NATS server
-    URLs, an optional credentials file (relative to the config file), the subject prefix."""
+    URLs, its credentials file (``tablectl floor add-table``: an nkey seed, or a ``.creds``
+    file), the CA file that signed the brokers' certificates (TLS), an optional client
+    certificate and key, the subject prefix. Paths are relative to the config file."""
 
     table_id: str
     servers: tuple[str, ...]
     credentials: str | None = None
     subject_prefix: str = "floor"
+    ca: str | None = None
+    cert: str | None = None
+    key: str | None = None
 
 
 def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConfig | None:
@@ -32,7 +37,9 @@ def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConf
         return None
     if not isinstance(raw, dict):
         problems.append(
-            doc.problem(("floor",), "floor must be a mapping (table_id, servers, credentials, subject_prefix)")
+            doc.problem(
+                ("floor",), "floor must be a mapping (table_id, servers, credentials, ca, cert, key, subject_prefix)"
+            )
         )
         return None
     for key in raw:
@@ -53,10 +60,15 @@ def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConf
         for i, url in enumerate(servers):
             if not re.fullmatch(r"(nats|tls)://[^\s/]+", url):
                 problems.append(doc.problem(("floor", "servers", i), f"not a NATS URL (nats://HOST:PORT): {url!r}"))
-    credentials = raw.get("credentials")
-    if credentials is not None and not isinstance(credentials, str):
-        problems.append(doc.problem(("floor", "credentials"), f"credentials must be a path, got {credentials!r}"))
-        credentials = None
+    paths: dict[str, str | None] = {}
+    for name in ("credentials", "ca", "cert", "key"):
+        value = raw.get(name)
+        if value is not None and (not isinstance(value, str) or not value):
+            problems.append(doc.problem(("floor", name), f"{name} must be a path, got {value!r}"))
+            value = None
+        paths[name] = str(doc.path.parent / value) if value else None
+    if paths["key"] and not paths["cert"]:
+        problems.append(doc.problem(("floor", "key"), "key needs cert (the client certificate it belongs to)"))
     prefix = raw.get("subject_prefix", "floor")
     if not isinstance(prefix, str) or not _PREFIX.fullmatch(prefix):
         problems.append(
@@ -66,6 +78,9 @@ def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConf
     return FloorConfig(
         table_id if isinstance(table_id, str) else "",
         tuple(servers),
-        str(doc.path.parent / credentials) if credentials else None,
+        paths["credentials"],
         prefix,
+        paths["ca"],
+        paths["cert"],
+        paths["key"],
     )

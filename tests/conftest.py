@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from controller.cards import ALL_CARDS, Card, parse_cards
 from controller.hands import BOSTON5, HandValue, evaluate_best
 from controller.hands.rules import HandRules
+from tests.floor_fixtures import floor_db, floor_link, floor_site  # noqa: F401  (the floor's shared servers)
 
 REPO = Path(__file__).resolve().parent.parent
 

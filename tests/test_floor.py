@@ -1,21 +1,20 @@
 """The floor link end to end, on real servers started here on 127.0.0.1: bench tables publishing
 their journals to NATS JetStream, the ingest writing PostgreSQL; the broker, the ingest, the table
 process and the database killed or stopped mid-run, and a three-node cluster losing a node.
-Every kill point is a count of rows or records, never a time."""
+Every kill point is a count of rows or records, never a time. The servers run as in production
+(tests/floor_fixtures.py): TLS and a per-table identity on NATS, SCRAM and roles on PostgreSQL."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -28,13 +27,13 @@ psycopg = pytest.importorskip("psycopg")
 import nats  # noqa: E402
 
 import controller.floor.forwarder as forwarder_module  # noqa: E402
+from controller.floor.connect import NatsAuth, nats_auth_options  # noqa: E402
 from controller.floor.forwarder import Forwarder  # noqa: E402
-from controller.floor.ingest import IngestConfig, IngestStats, ensure_stream, run_ingest  # noqa: E402
-from controller.floor.migrate import migrate  # noqa: E402
-from controller.floor.servers import LocalNats, LocalPostgres, free_port  # noqa: E402
-from controller.floor_config import FloorConfig  # noqa: E402
+from controller.floor.ingest import IngestConfig, IngestStats, run_ingest  # noqa: E402
+from controller.floor.servers import FloorDatabase, LocalNats, LocalPostgres, free_port, nats_server_binary  # noqa: E402
 from controller.journal import NewRecord, SqliteJournal  # noqa: E402
 from controller.journal.outbox import Outbox  # noqa: E402
+from tests.floor_fixtures import FloorLink, FloorSite  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 120.0
@@ -48,59 +47,34 @@ def wait_for(cond: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> N
         time.sleep(0.05)
 
 
-@pytest.fixture(scope="module")
-def base() -> Iterator[Path]:
-    """A folder PostgreSQL's user (nobody, when the tests run as root) can pass through."""
-    path = Path(tempfile.mkdtemp(prefix="tablectl-floor-"))
-    path.chmod(0o711)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def postgres(base: Path) -> Iterator[LocalPostgres]:
-    server = LocalPostgres(base / "postgres").start()
-    yield server
-    server.stop()
-
-
-_DB_COUNT = iter(range(1, 1000))
+@pytest.fixture
+def db(floor_db: FloorDatabase) -> FloorDatabase:
+    """A fresh, migrated database for one test: ``.ingest`` for the ingest, ``.reader`` to count."""
+    return floor_db
 
 
 @pytest.fixture
-def db(postgres: LocalPostgres) -> str:
-    """A fresh, migrated database for one test."""
-    name = f"floor_{next(_DB_COUNT)}"
-    with psycopg.connect(postgres.url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    url = postgres.url.rsplit("/", 1)[0] + "/" + name
-    assert [m.version for m in migrate(url)] == [1]
-    assert migrate(url) == []  # twice: nothing to do
-    return url
-
-
-@pytest.fixture
-def folder(base: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
-    path = base / request.node.name
+def folder(floor_site: FloorSite, request: pytest.FixtureRequest) -> Iterator[Path]:
+    path = floor_site.base / request.node.name
     path.mkdir()
     path.chmod(0o711)
     yield path
 
 
 @pytest.fixture
-def broker(folder: Path) -> Iterator[LocalNats]:
-    server = LocalNats(folder / "nats").start()
+def broker(floor_site: FloorSite, folder: Path) -> Iterator[LocalNats]:
+    """A broker of the test's own (it gets killed), with the session's certificates and identities."""
+    server = floor_site.own_nats(folder / "nats").start()
     yield server
     server.kill()
 
 
-def table_config(folder: Path, table_id: str, servers: list[str], game: str = "mississippi_stud") -> Path:
-    text = (REPO / "config" / "bench" / f"{game}.yaml").read_text()
-    text = text.replace("paytables_dir: ../paytables", f"paytables_dir: {REPO / 'config' / 'paytables'}")
-    text += f"floor:\n  table_id: {table_id}\n  servers: [{', '.join(servers)}]\n"
-    path = folder / f"{table_id}.yaml"
-    path.write_text(text)
-    return path
+@pytest.fixture
+def own_link(floor_site: FloorSite, broker: LocalNats) -> FloorLink:
+    """This test's link on its own broker, the stream made."""
+    link = floor_site.link(brokers=[broker], servers=(broker.url,))
+    link.create_stream()
+    return link
 
 
 def bench(config: Path, journal: Path, rounds: int, seed: int = 1) -> subprocess.Popen[str]:
@@ -143,8 +117,9 @@ class IngestThread:
         assert self.error is None, repr(self.error)
 
 
-def ingest_process(servers: list[str], db: str, *extra: str) -> subprocess.Popen[str]:
+def ingest_process(link: FloorLink, servers: list[str], db: str, *extra: str) -> subprocess.Popen[str]:
     args = [sys.executable, "-m", "controller", "floor", "ingest", "--db", db, "--ack-wait", "3", "--batch", "100"]
+    args += link.ingest_args()
     for url in servers:
         args += ["--nats", url]
     return subprocess.Popen(args + list(extra), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -225,17 +200,18 @@ def assert_all_stored_once(db: str, table_id: str, journal: Path) -> None:
         j.close()
 
 
-async def _stream_messages(servers: list[str], stream: str = "FLOOR") -> int:
-    nc = await nats.connect(servers=servers, connect_timeout=5)
+async def _stream_messages(link: FloorLink, servers: tuple[str, ...]) -> int:
+    nc = await nats.connect(servers=list(servers), connect_timeout=5, **nats_auth_options(link.admin))
     try:
-        info = await nc.jetstream().stream_info(stream)
+        info = await nc.jetstream().stream_info(link.stream)
         return int(info.state.messages)
     finally:
         await nc.close()
 
 
-def stream_messages(servers: list[str]) -> int:
-    return asyncio.run(_stream_messages(servers))
+def stream_messages(link: FloorLink, servers: tuple[str, ...] | None = None) -> int:
+    """The messages in the link's stream (read by the setup identity)."""
+    return asyncio.run(_stream_messages(link, servers or link.servers))
 
 
 def expected_messages(journal: Path) -> int:
@@ -249,24 +225,24 @@ def expected_messages(journal: Path) -> int:
 # --- the tests ------------------------------------------------------------------------------------
 
 
-def test_bench_tables_reach_postgres_exactly_once(folder: Path, broker: LocalNats, db: str) -> None:
-    ingest = IngestThread(IngestConfig((broker.url,), db, ack_wait_s=5))
+def test_bench_tables_reach_postgres_exactly_once(folder: Path, floor_link: FloorLink, db: FloorDatabase) -> None:
+    ingest = IngestThread(floor_link.ingest_config(db.ingest, ack_wait_s=5))
     try:
         runs = []
         for game in ("mississippi_stud", "boston5", "pai_gow"):
             table_id = f"{game.replace('_', '-')}-1"
             journal = folder / f"{table_id}.db"
-            runs.append((table_id, journal, bench(table_config(folder, table_id, [broker.url], game), journal, 4)))
+            runs.append((table_id, journal, bench(floor_link.yaml(folder, table_id, game), journal, 4)))
         for table_id, journal, proc in runs:
             out = finish(proc)
             assert f"floor       {table_id}: stopped" in out and "backlog 0" in out
-            assert_all_stored_once(db, table_id, journal)
-        assert stream_messages([broker.url]) == sum(expected_messages(j) for _, j, _ in runs)
+            assert_all_stored_once(db.reader, table_id, journal)
+        assert stream_messages(floor_link) == sum(expected_messages(j) for _, j, _ in runs)
         from datetime import UTC, datetime
 
         from controller.web.pit_store import PgFloorReader  # the one floor read model
 
-        reader = PgFloorReader(db)
+        reader = PgFloorReader(db.reader)
         overview = {t.table_id: t for t in reader.tables(datetime(2000, 1, 1, tzinfo=UTC), datetime.now(UTC))}
         assert set(overview) == {t for t, _, _ in runs}
         assert all(t.rounds_today == 4 for t in overview.values())
@@ -275,7 +251,18 @@ def test_bench_tables_reach_postgres_exactly_once(folder: Path, broker: LocalNat
         assert reader.recall("pai-gow-1", 4) == recall_json(runs[2][1])[-1]
         assert reader.recall("pai-gow-1", 99) is None
         report = subprocess.run(
-            [sys.executable, "-m", "controller", "floor", "report", "--db", db, "--json", "--table", "pai-gow-1"],
+            [
+                sys.executable,
+                "-m",
+                "controller",
+                "floor",
+                "report",
+                "--db",
+                db.reader,
+                "--json",
+                "--table",
+                "pai-gow-1",
+            ],
             capture_output=True,
             text=True,
             check=True,
@@ -284,7 +271,7 @@ def test_bench_tables_reach_postgres_exactly_once(folder: Path, broker: LocalNat
         assert [t["table_id"] for t in data["tables"]] == ["pai-gow-1"] and data["floor"]["rounds"] == 4
         line = data["tables"][0]
         assert line["theoretical_hold_percent"] is not None and data["note"] is None  # par figures (controller.par)
-        handle = count(db, "SELECT sum(handle) FROM round WHERE table_id = 'pai-gow-1'")
+        handle = count(db.reader, "SELECT sum(handle) FROM round WHERE table_id = 'pai-gow-1'")
         assert line["handle"] == handle and line["hold_percent"] == pytest.approx(100 * line["win"] / handle)
         everything = json.loads(
             subprocess.run(
@@ -318,21 +305,19 @@ def test_bench_tables_reach_postgres_exactly_once(folder: Path, broker: LocalNat
         ingest.stop()
 
 
-def test_forwarders_sharing_one_connection_publish_each_journal_once(folder: Path, broker: LocalNats) -> None:
+def test_forwarders_sharing_one_connection_publish_each_journal_once(folder: Path, floor_link: FloorLink) -> None:
     """``Forwarder.run``: several forwarders on one asyncio loop over one connection (how the
-    benchmark simulates many tables in one process), each publishing its own journal."""
-
-    async def make_stream() -> None:
-        nc = await nats.connect(broker.url)
-        await ensure_stream(nc.jetstream(), IngestConfig((broker.url,), "unused"))
-        await nc.close()
-
-    asyncio.run(make_stream())
+    benchmark simulates many tables in one process, with one identity for them all), each
+    publishing its own journal."""
     journals = [SqliteJournal(folder / f"s{i}.db") for i in range(3)]
     spot = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
     for j in journals:
         j.append_batch([NewRecord("SpotReport", spot, event=True)] * 20)
-    forwarders = [Forwarder(j.path, FloorConfig(f"s{i}", (broker.url,))) for i, j in enumerate(journals)]
+    creds = floor_link.simulator("sim", ("s0", "s1", "s2"))
+    forwarders = [
+        Forwarder(j.path, replace(floor_link.floor_config(f"s{i}"), credentials=str(creds)))
+        for i, j in enumerate(journals)
+    ]
 
     async def run_all() -> None:
         nc = await forwarders[0].connect()
@@ -354,7 +339,7 @@ def test_forwarders_sharing_one_connection_publish_each_journal_once(folder: Pat
             f.ask_stop()
         loop.join(TIMEOUT)
     assert not loop.is_alive()
-    assert stream_messages([broker.url]) == 3 * 25
+    assert stream_messages(floor_link) == 3 * 25
     for j in journals:
         box = Outbox(j.path)
         assert box.acked() == j.last_seq == 25 and box.state()[0] == "stopped"
@@ -363,22 +348,16 @@ def test_forwarders_sharing_one_connection_publish_each_journal_once(folder: Pat
 
 
 def test_a_clean_stop_sends_records_written_just_after_the_forwarder_looked(
-    folder: Path, broker: LocalNats, monkeypatch: pytest.MonkeyPatch
+    folder: Path, floor_link: FloorLink, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The table's last records land between the forwarder's look (nothing new) and its "caught
     up" mark, and the table stops then: the stop's drain still sends them (the mark is the look's
     time, not the time after the look's bookkeeping)."""
 
-    async def make_stream() -> None:
-        nc = await nats.connect(broker.url)
-        await ensure_stream(nc.jetstream(), IngestConfig((broker.url,), "unused"))
-        await nc.close()
-
-    asyncio.run(make_stream())
     journal = SqliteJournal(folder / "late.db")
     spot = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
     journal.append_batch([NewRecord("SpotReport", spot, event=True)] * 5)
-    forwarder = Forwarder(journal.path, FloorConfig("late", (broker.url,)), drain_on_stop_s=60).start()
+    forwarder = Forwarder(journal.path, floor_link.floor_config("late"), drain_on_stop_s=60).start()
     assert forwarder.wait_acked(5, TIMEOUT)
     stopper = threading.Thread(target=forwarder.stop, kwargs={"timeout": TIMEOUT})
     asked = threading.Event()
@@ -407,36 +386,39 @@ def test_a_clean_stop_sends_records_written_just_after_the_forwarder_looked(
     box = Outbox(journal.path)
     try:
         assert box.acked() == journal.last_seq == 15 and forwarder.status().backlog == 0
-        assert stream_messages([broker.url]) == 15
+        assert stream_messages(floor_link) == 15
     finally:
         box.close()
         journal.close()
 
 
-def test_broker_killed_and_ingest_killed_mid_run(folder: Path, broker: LocalNats, db: str) -> None:
+def test_broker_killed_and_ingest_killed_mid_run(
+    folder: Path, broker: LocalNats, own_link: FloorLink, db: FloorDatabase
+) -> None:
     journal = folder / "t.db"
-    table = bench(table_config(folder, "ms-2", [broker.url]), journal, 24)
-    ingests = [ingest_process([broker.url], db), ingest_process([broker.url], db)]  # sharing the durable consumer
+    table = bench(own_link.yaml(folder, "ms-2"), journal, 24)
+    urls = [broker.url]
+    ingests = [ingest_process(own_link, urls, db.ingest), ingest_process(own_link, urls, db.ingest)]  # one durable
     try:
-        wait_for(lambda: count(db, "SELECT count(*) FROM round") >= 3, "three rounds stored")
+        wait_for(lambda: count(db.reader, "SELECT count(*) FROM round") >= 3, "three rounds stored")
         broker.kill(signal.SIGKILL)
         rounds_at_kill = journal_rounds(journal)
         wait_for(lambda: journal_rounds(journal) >= rounds_at_kill + 3, "three rounds played with the broker down")
         broker.start()
-        stored = count(db, "SELECT count(*) FROM journal_event")
-        wait_for(lambda: count(db, "SELECT count(*) FROM journal_event") >= stored + 200, "the ingest going on")
+        stored = count(db.reader, "SELECT count(*) FROM journal_event")
+        wait_for(lambda: count(db.reader, "SELECT count(*) FROM journal_event") >= stored + 200, "the ingest going on")
         ingests[0].send_signal(signal.SIGKILL)  # mid-run: batches fetched and not acknowledged are delivered again
         ingests[0].wait(30)
-        stored = count(db, "SELECT count(*) FROM journal_event")
+        stored = count(db.reader, "SELECT count(*) FROM journal_event")
         wait_for(
-            lambda: count(db, "SELECT count(*) FROM journal_event") >= stored + 200 or table.poll() is not None,
+            lambda: count(db.reader, "SELECT count(*) FROM journal_event") >= stored + 200 or table.poll() is not None,
             "the other ingest going on",
         )
         ingests[1].send_signal(signal.SIGKILL)
         ingests[1].wait(30)
-        ingests = [ingest_process([broker.url], db)]
+        ingests = [ingest_process(own_link, urls, db.ingest)]
         finish(table)
-        assert_all_stored_once(db, "ms-2", journal)
+        assert_all_stored_once(db.reader, "ms-2", journal)
     finally:
         if table.poll() is None:
             table.kill()
@@ -446,17 +428,20 @@ def test_broker_killed_and_ingest_killed_mid_run(folder: Path, broker: LocalNats
             ingest.communicate(timeout=60)
 
 
-def test_table_killed_mid_publish_sends_its_backlog_after_restart(folder: Path, db: str) -> None:
-    port = free_port()
-    broker = LocalNats(folder / "nats", port=port)  # down while the table plays: a backlog builds
+def test_table_killed_mid_publish_sends_its_backlog_after_restart(
+    folder: Path, floor_site: FloorSite, db: FloorDatabase
+) -> None:
+    broker = floor_site.own_nats(folder / "nats", port=free_port())  # down while the table plays: a backlog builds
+    link = floor_site.link(brokers=[broker], servers=(broker.url,))
     journal = folder / "t.db"
-    config = table_config(folder, "ms-3", [broker.url])
+    config = link.yaml(folder, "ms-3")
     table = bench(config, journal, 16)
     ingest: IngestThread | None = None
     try:
         wait_for(lambda: journal_rounds(journal) >= 6, "six rounds in the journal")
         broker.start()
-        ingest = IngestThread(IngestConfig((broker.url,), db, ack_wait_s=5))
+        link.create_stream()
+        ingest = IngestThread(link.ingest_config(db.ingest, ack_wait_s=5))
 
         def acked() -> int:
             box = Outbox(journal)
@@ -472,8 +457,8 @@ def test_table_killed_mid_publish_sends_its_backlog_after_restart(folder: Path, 
         assert 0 < box.acked() < box.head(), "killed after the backlog was sent: not mid-publish"
         box.close()
         finish(bench(config, journal, 16))
-        assert_all_stored_once(db, "ms-3", journal)
-        assert stream_messages([broker.url]) == expected_messages(journal)  # the resent ones were dropped
+        assert_all_stored_once(db.reader, "ms-3", journal)
+        assert stream_messages(link) == expected_messages(journal)  # the resent ones were dropped
     finally:
         if table.poll() is None:
             table.kill()
@@ -482,35 +467,37 @@ def test_table_killed_mid_publish_sends_its_backlog_after_restart(folder: Path, 
         broker.kill()
 
 
-def test_postgres_stopped_for_a_while(folder: Path, broker: LocalNats, postgres: LocalPostgres, db: str) -> None:
+def test_postgres_stopped_for_a_while(folder: Path, floor_site: FloorSite, floor_link: FloorLink) -> None:
+    postgres = floor_site.own_postgres(folder / "postgres").start()  # stopped mid-run: the test's own
+    db = floor_site.database(postgres)
     journal = folder / "t.db"
-    table = bench(table_config(folder, "ms-4", [broker.url]), journal, 24)
-    ingest = IngestThread(IngestConfig((broker.url,), db, ack_wait_s=5, batch=100))
+    table = bench(floor_link.yaml(folder, "ms-4"), journal, 24)
+    ingest = IngestThread(floor_link.ingest_config(db.ingest, ack_wait_s=5, batch=100))
     try:
-        wait_for(lambda: count(db, "SELECT count(*) FROM round") >= 2, "two rounds stored")
+        wait_for(lambda: count(db.reader, "SELECT count(*) FROM round") >= 2, "two rounds stored")
         postgres.stop()
-        in_stream = stream_messages([broker.url])
+        in_stream = stream_messages(floor_link)
         wait_for(
-            lambda: stream_messages([broker.url]) >= in_stream + 200 or table.poll() is not None,
+            lambda: stream_messages(floor_link) >= in_stream + 200 or table.poll() is not None,
             "the table publishing with the database down",
         )
         retries = ingest.stats.db_retries
         wait_for(lambda: ingest.stats.db_retries >= retries + 3, "the ingest retrying")
         postgres.start()
         finish(table)
-        assert_all_stored_once(db, "ms-4", journal)
+        assert_all_stored_once(db.reader, "ms-4", journal)
     finally:
         if table.poll() is None:
             table.kill()
-        if postgres.proc is None:
-            postgres.start()
         ingest.stop()
+        postgres.stop()
 
 
-def test_three_node_cluster_loses_a_node(folder: Path, db: str) -> None:
+def test_three_node_cluster_loses_a_node(folder: Path, floor_site: FloorSite, db: FloorDatabase) -> None:
+    """Three nodes with mutual TLS on their routes, the stream on all three (R3)."""
     cluster_ports = [free_port() for _ in range(3)]
     nodes = [
-        LocalNats(
+        floor_site.own_nats(
             folder / f"n{i}",
             name=f"n{i}",
             cluster_port=cluster_ports[i],
@@ -518,20 +505,23 @@ def test_three_node_cluster_loses_a_node(folder: Path, db: str) -> None:
         )
         for i in range(3)
     ]
+    urls = [n.url for n in nodes]
+    link = floor_site.link(brokers=nodes, servers=tuple(urls))
     for node in nodes:
         node.start(wait=False)
-    urls = [n.url for n in nodes]
     ingest: IngestThread | None = None
     table: subprocess.Popen[str] | None = None
     try:
         for node in nodes:
             node.wait_ready(TIMEOUT)
-        ingest = IngestThread(IngestConfig(tuple(urls), db, ack_wait_s=5, replicas=3))
+            cluster = (node.varz() or {})["cluster"]
+            assert cluster["tls_required"] and cluster["tls_verify"]  # the routes: mutual TLS
+        ingest = IngestThread(link.ingest_config(db.ingest, ack_wait_s=5))
 
         async def leader() -> str | None:
-            nc = await nats.connect(servers=urls, connect_timeout=5)
+            nc = await nats.connect(servers=urls, connect_timeout=5, **nats_auth_options(link.admin))
             try:
-                info = await nc.jetstream().stream_info("FLOOR")
+                info = await nc.jetstream().stream_info(link.stream)
                 assert info.config.num_replicas == 3
                 return info.cluster.leader if info.cluster else None
             finally:
@@ -539,21 +529,24 @@ def test_three_node_cluster_loses_a_node(folder: Path, db: str) -> None:
 
         def stream_up() -> bool:
             try:
+                link.create_stream(replicas=3)
                 return asyncio.run(leader()) is not None
             except Exception:
                 return False
 
         wait_for(stream_up, "the R3 stream")
         journal = folder / "t.db"
-        table = bench(table_config(folder, "ms-5", urls), journal, 16)
-        wait_for(lambda: count(db, "SELECT count(*) FROM round") >= 3, "three rounds stored")
+        table = bench(link.yaml(folder, "ms-5"), journal, 16)
+        wait_for(lambda: count(db.reader, "SELECT count(*) FROM round") >= 3, "three rounds stored")
         name = asyncio.run(leader())
         victim = next(n for n in nodes if n.name == name)  # the stream's leader
         victim.kill(signal.SIGKILL)
-        stored = count(db, "SELECT count(*) FROM round")
-        wait_for(lambda: count(db, "SELECT count(*) FROM round") >= stored + 3, "rounds stored after the node's loss")
+        stored = count(db.reader, "SELECT count(*) FROM round")
+        wait_for(
+            lambda: count(db.reader, "SELECT count(*) FROM round") >= stored + 3, "rounds stored after the node's loss"
+        )
         finish(table)
-        assert_all_stored_once(db, "ms-5", journal)
+        assert_all_stored_once(db.reader, "ms-5", journal)
     finally:
         if table is not None and table.poll() is None:
             table.kill()
@@ -564,7 +557,7 @@ def test_three_node_cluster_loses_a_node(folder: Path, db: str) -> None:
 
 
 def test_migrate_and_report_errors_are_clear(folder: Path) -> None:
-    url = f"postgresql://postgres@127.0.0.1:{free_port()}/none"
+    url = f"postgresql://floor_owner@127.0.0.1:{free_port()}/none"
     for command in (["migrate", "--db", url], ["report", "--db", url]):
         result = subprocess.run(
             [sys.executable, "-m", "controller", "floor", *command], capture_output=True, text=True, timeout=120
@@ -577,12 +570,51 @@ def test_migrate_and_report_errors_are_clear(folder: Path) -> None:
         text=True,
     )
     assert result.returncode == 2 and "--since" in result.stderr
-    assert os.geteuid() != 0 or Path("/etc/passwd").exists()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://floor_owner:s3cret@127.0.0.1:5432/floor",
+        "postgresql://floor_owner@127.0.0.1:5432/floor?password=s3cret",
+        "host=127.0.0.1 user=floor_owner password=s3cret dbname=floor",
+    ],
+)
+@pytest.mark.parametrize("command", ["migrate", "report", "ingest", "web"])
+def test_a_password_on_the_command_line_is_refused(command: str, url: str) -> None:
+    """``ps`` shows a command line: a --db URL with a password is refused before anything connects."""
+    extra = ["--nats", "nats://127.0.0.1:1"] if command == "ingest" else []
+    result = subprocess.run(
+        [sys.executable, "-m", "controller", "floor", command, "--db", url, *extra],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "PGPASSWORD" in result.stderr and "Traceback" not in result.stderr
+    assert "s3cret" not in result.stderr
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry.name))
+    return out
 
 
 def test_floor_serve_runs_a_single_machine_floor(folder: Path) -> None:
+    """``floor serve`` as in production: TLS and identities on NATS (a table added with
+    ``floor add-table`` and the broker reloaded), SCRAM and roles on PostgreSQL, and no password
+    on any command line of its processes."""
+    data = folder / "floor-data"
     serve = subprocess.Popen(
-        [sys.executable, "-m", "controller", "floor", "serve", "--data", str(folder / "floor-data")]
+        [sys.executable, "-m", "controller", "floor", "serve", "--data", str(data)]
         + ["--nats-port", "0", "--db-port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -592,11 +624,86 @@ def test_floor_serve_runs_a_single_machine_floor(folder: Path) -> None:
         assert serve.stdout is not None
         nats_url = serve.stdout.readline().split()[-1]  # printed once both servers are up and migrated
         db_url = serve.stdout.readline().split()[-1]
-        assert nats_url.startswith("nats://127.0.0.1:") and db_url.startswith("postgresql://postgres@127.0.0.1:")
+        auth_dir = Path(serve.stdout.readline().split()[-1])
+        assert nats_url.startswith("tls://127.0.0.1:") and db_url.startswith("postgresql://floor_reader@127.0.0.1:")
+        passwords = LocalPostgres(data / "postgres").passwords()
+        assert set(passwords) == {"postgres", "floor_owner", "floor_ingest", "floor_reader"}
+        for pid in [serve.pid, *_children(serve.pid)]:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+            assert not any(pw in cmdline for pw in passwords.values()), cmdline
+        added = subprocess.run(
+            [sys.executable, "-m", "controller", "floor", "add-table", "ms-6", "--auth", str(auth_dir)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        creds = auth_dir / "creds" / "ms-6.nk"
+        assert str(creds) in added.stdout and (creds.stat().st_mode & 0o777) == 0o600
+        subprocess.run(
+            [str(nats_server_binary()), "--signal", f"reload={data / 'nats' / 'nats.pid'}"], check=True, timeout=60
+        )
+        table_auth = NatsAuth(str(creds), str(auth_dir / "ca.pem"))
+
+        async def admitted() -> bool:
+            try:
+                nc = await nats.connect(
+                    nats_url, connect_timeout=5, allow_reconnect=False, **nats_auth_options(table_auth)
+                )
+            except Exception:
+                return False
+            await nc.close()
+            return True
+
+        wait_for(lambda: asyncio.run(admitted()), "the broker to admit ms-6 after its reload")
         journal = folder / "t.db"
-        finish(bench(table_config(folder, "ms-6", [nats_url]), journal, 3))
+        config = folder / "ms-6.yaml"
+        text = (REPO / "config" / "bench" / "mississippi_stud.yaml").read_text()
+        text = text.replace("paytables_dir: ../paytables", f"paytables_dir: {REPO / 'config' / 'paytables'}")
+        config.write_text(
+            text + f"floor:\n  table_id: ms-6\n  servers: [{nats_url}]\n  credentials: {creds}\n"
+            f"  ca: {auth_dir / 'ca.pem'}\n"
+        )
+        finish(bench(config, journal, 3))
         assert_all_stored_once(db_url, "ms-6", journal)
     finally:
         serve.send_signal(signal.SIGTERM)
         serve.communicate(timeout=120)
     assert serve.returncode == 0
+
+
+def test_a_table_is_reingested_from_its_journal(folder: Path, floor_site: FloorSite, floor_link: FloorLink) -> None:
+    """``tablectl floor resend``: a table's journal published again with its own identity, here
+    into a new stream and an empty store (a floor rebuilt from the tables' journals); the table's
+    own acknowledged position in its journal does not move."""
+    journal = folder / "t.db"
+    first_db = floor_site.database()
+    ingest = IngestThread(floor_link.ingest_config(first_db.ingest, ack_wait_s=5))
+    try:
+        finish(bench(floor_link.yaml(folder, "ms-7"), journal, 3))
+        assert_all_stored_once(first_db.reader, "ms-7", journal)
+    finally:
+        ingest.stop()
+    box = Outbox(journal)
+    acked, head = box.acked(), box.head()
+    box.close()
+    rebuilt = floor_site.link()
+    rebuilt.create_stream()
+    db = floor_site.database()
+    (folder / "again").mkdir()
+    config = rebuilt.yaml(folder / "again", "ms-7")
+    ingest = IngestThread(rebuilt.ingest_config(db.ingest, ack_wait_s=5))
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "controller", "floor", "resend", "--config", str(config), "--journal", str(journal)],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert f"resent records 1..{head} of ms-7" in result.stdout
+        assert_all_stored_once(db.reader, "ms-7", journal)
+    finally:
+        ingest.stop()
+    box = Outbox(journal)
+    assert box.acked() == acked
+    box.close()

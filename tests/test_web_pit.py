@@ -1,16 +1,13 @@
 """The pit view in a real browser: three bench tables (one of each game) publishing to one floor
-store through the real floor link (NATS JetStream, the ingest, PostgreSQL, all started here on
-127.0.0.1); the pit view lists the three, shows the one holding on a device fault, and clicks
+store through the real floor link (NATS JetStream, the ingest, PostgreSQL: the session's servers on
+127.0.0.1 with TLS, per-table identities and database roles); the pit view lists the three, shows the one holding on a device fault, and clicks
 through to a table's rounds and a round's full recall, which equals the table's own recall."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import shutil
 import subprocess
 import sys
-import tempfile
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,45 +22,8 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 180.0
 psycopg: Any = None
-servers: Any = None
-migrate_mod: Any = None
 TABLES = {"ms-01": "mississippi_stud", "b5-02": "boston5", "pg-03": "pai_gow"}
 ROUNDS = 3
-
-
-@pytest.fixture(scope="module")
-def base() -> Iterator[Path]:
-    """A folder PostgreSQL's user (nobody, when the tests run as root) can pass through."""
-    path = Path(tempfile.mkdtemp(prefix="tablectl-pit-"))
-    path.chmod(0o711)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def table_config(folder: Path, table_id: str, game: str, nats: str) -> Path:
-    text = (REPO / "config" / "bench" / f"{game}.yaml").read_text()
-    text = text.replace("paytables_dir: ../paytables", f"paytables_dir: {REPO / 'config' / 'paytables'}")
-    text += f"floor:\n  table_id: {table_id}\n  servers: [{nats}]\n"
-    path = folder / f"{table_id}.yaml"
-    path.write_text(text)
-    return path
-
-
-def stream_ready(nats_url: str) -> bool:
-    """Whether the ingest has created the floor's stream (before it, a table's first publishes wait)."""
-    import nats
-
-    async def check() -> bool:
-        nc = await nats.connect(nats_url, connect_timeout=5, max_reconnect_attempts=0)
-        try:
-            await nc.jetstream().stream_info("FLOOR")
-            return True
-        except Exception:
-            return False
-        finally:
-            await nc.close()
-
-    return asyncio.run(check())
 
 
 def count(db: str, sql: str, *args: Any) -> int:
@@ -80,33 +40,31 @@ def post(url: str, action: str, body: dict[str, Any]) -> None:
 
 
 @pytest.fixture(scope="module")
-def floor(base: Path) -> Iterator[dict[str, Any]]:
-    """One floor store with three bench tables in it; ms-01 is left in play, holding on a jammed shoe."""
+def floor(floor_site: Any) -> Iterator[dict[str, Any]]:
+    """One floor store with three bench tables in it; ms-01 is left in play, holding on a jammed shoe.
+    On the session's floor servers (tests/floor_fixtures.py): its own prefix, stream and database;
+    the ingest writes as floor_ingest, the pit view reads as floor_reader."""
     need_browser()
-    global psycopg, servers, migrate_mod
+    global psycopg
     psycopg = pytest.importorskip("psycopg", reason="the pit view reads the floor store: pip install -e '.[test]'")
-    servers = pytest.importorskip(
-        "controller.floor.servers", reason="the floor link (controller/floor/) is not installed"
-    )
-    migrate_mod = pytest.importorskip(
-        "controller.floor.migrate", reason="the floor link (controller/floor/) is not installed"
-    )
-    pg = servers.LocalPostgres(base / "postgres").start()
-    nats = servers.LocalNats(base / "nats").start()
+    base = floor_site.base / "pit"
+    base.mkdir()
+    link = floor_site.link()
+    link.create_stream()
+    database = floor_site.database()
     procs: list[subprocess.Popen[str]] = []
     manual: BenchProcess | None = None
     try:
-        db = pg.url
-        migrate_mod.migrate(db)
+        db = database.reader
         ingest = subprocess.Popen(
-            [sys.executable, "-m", "controller", "floor", "ingest", "--nats", nats.url, "--db", db],
+            [sys.executable, "-m", "controller", "floor", "ingest", "--nats", link.servers[0], "--db", database.ingest]
+            + link.ingest_args(),
             stdout=subprocess.DEVNULL,
             stderr=(base / "ingest.err").open("w"),
         )
         procs.append(ingest)
-        wait_for(lambda: stream_ready(nats.url), "the ingest to create the floor's stream", TIMEOUT)
         journals = {t: base / f"{t}.db" for t in TABLES}
-        configs = {t: table_config(base, t, g, nats.url) for t, g in TABLES.items()}
+        configs = {t: link.yaml(base, t, g) for t, g in TABLES.items()}
         benches = [
             subprocess.run(
                 [
@@ -162,8 +120,6 @@ def floor(base: Path) -> Iterator[dict[str, Any]]:
                 p.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 p.kill()
-        nats.kill()
-        pg.stop()
 
 
 def test_pit_view_shows_three_bench_tables_from_one_floor_store(floor: dict[str, Any]) -> None:

@@ -1,13 +1,20 @@
 """``tablectl floor``: the floor side of the link (docs/floor.md): ``migrate`` the store,
-``ingest`` from JetStream into it, ``report`` from it, and ``serve`` a single-machine floor
-(``tablectl status`` shows a table's floor link)."""
+``ingest`` from JetStream into it, ``report`` from it, ``serve`` a single-machine floor, and the
+floor's identities and TLS: ``make-certs``, ``init-auth``, ``add-table`` (``tablectl status``
+shows a table's floor link).
+
+No secret is ever an argument: database passwords come from libpq's environment
+(``PGPASSWORD``) or a 0600 password file (``PGPASSFILE`` or ``passfile=`` in the URL), NATS
+identities from their 0600 credential files; a ``--db`` URL holding a password is refused."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import logging
+import re
 import signal
 import sys
 import threading
@@ -15,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "forwarder_for"]
+__all__ = ["register", "forwarder_for", "secret_in_url"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,8 +34,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     floor = p.add_subparsers(dest="floor_command", required=True, metavar="SUBCOMMAND")
 
-    m = floor.add_parser("migrate", help="bring the floor store's schema up to date")
-    m.add_argument("--db", required=True, help="PostgreSQL URL, e.g. postgresql://floor@127.0.0.1/floor")
+    m = floor.add_parser("migrate", help="bring the floor store's schema up to date (as the owner role)")
+    m.add_argument("--db", required=True, help="PostgreSQL URL, e.g. postgresql://floor_owner@127.0.0.1/floor")
     m.set_defaults(run=_migrate)
 
     i = floor.add_parser("ingest", help="write every table's messages into the floor store, until stopped")
@@ -50,18 +57,54 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--data", default="floor-data", help="the data folder (default ./floor-data)")
     s.add_argument("--nats-port", type=int, default=4222, help="NATS port on 127.0.0.1 (0: any free port)")
     s.add_argument("--db-port", type=int, default=5432, help="PostgreSQL port on 127.0.0.1 (0: any free port)")
-    _ingest_options(s)
+    _ingest_options(s, auth=False)
     s.set_defaults(run=_serve)
 
+    c = floor.add_parser("make-certs", help="a small CA and the brokers' TLS certificates (and client ones)")
+    c.add_argument("dir", metavar="DIR", help="the floor's auth folder (created 0700; the CA is kept if there)")
+    c.add_argument("--host", action="append", default=[], help="a broker's host name or address (repeat)")
+    c.add_argument("--client", action="append", default=[], metavar="NAME", help="a client certificate (repeat)")
+    c.add_argument("--days", type=int, default=825, help="validity of the certificates (default 825 days)")
+    c.set_defaults(run=_make_certs)
 
-def _ingest_options(p: argparse.ArgumentParser) -> None:
+    a = floor.add_parser("init-auth", help="the ingest's and the setup identities, and the broker's include file")
+    a.add_argument("dir", metavar="DIR", help="the floor's auth folder")
+    a.add_argument("--name", default="floor-ingest", help="the ingest identity's name (default floor-ingest)")
+    a.add_argument("--stream", default="FLOOR", help="the stream the ingest reads (default FLOOR)")
+    a.add_argument("--durable", default="floor-ingest", help="the ingest's durable consumer (default floor-ingest)")
+    a.set_defaults(run=_init_auth)
+
+    t = floor.add_parser("add-table", help="a table's NATS identity: its credential file and permission entry")
+    t.add_argument("name", metavar="NAME", help="the table id (floor.table_id in its config)")
+    t.add_argument("--auth", required=True, metavar="DIR", help="the floor's auth folder")
+    t.add_argument("--prefix", default="floor", help="subject prefix (default floor)")
+    t.add_argument(
+        "--rotate", action="store_true", help="replace an existing key (the old one is refused after reload)"
+    )
+    t.set_defaults(run=_add_table)
+
+    r2 = floor.add_parser(
+        "resend", help="publish a table's journal again (re-ingesting it), from a copy, with the table's identity"
+    )
+    r2.add_argument("--config", required=True, help="the table's config (its floor: section: servers, identity, TLS)")
+    r2.add_argument("--journal", required=True, help="the table's journal (read only: a copy is published)")
+    r2.add_argument("--from", dest="from_seq", type=int, default=1, metavar="SEQ", help="first record (default 1)")
+    r2.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the acknowledgements")
+    r2.set_defaults(run=_resend)
+
+
+def _ingest_options(p: argparse.ArgumentParser, auth: bool = True) -> None:
     p.add_argument("--prefix", default="floor", help="subject prefix (default floor)")
     p.add_argument("--stream", default="FLOOR", help="JetStream stream (default FLOOR; created when missing)")
     p.add_argument("--durable", default="floor-ingest", help="durable consumer shared by the ingest processes")
     p.add_argument("--batch", type=int, default=500, help="messages per transaction")
     p.add_argument("--ack-wait", type=float, default=30.0, help="seconds before an unacknowledged message is resent")
     p.add_argument("--replicas", type=int, default=1, choices=[1, 3, 5], help="stream replicas when creating it")
-    p.add_argument("--creds", help="NATS credentials file")
+    if auth:
+        p.add_argument("--creds", help="the ingest's NATS credentials file (tablectl floor init-auth)")
+        p.add_argument("--ca", help="the CA file that signed the brokers' certificates (TLS)")
+        p.add_argument("--cert", help="a client certificate, for brokers that verify clients")
+        p.add_argument("--key", help="the client certificate's key")
 
 
 def _fail(command: str, message: str) -> int:
@@ -82,7 +125,25 @@ def _needs_floor_extra(command: str, exc: ImportError) -> int:
     return _fail(command, f"{exc.name or exc}: not installed; install the floor extra: pip install 'tablectl[floor]'")
 
 
+def secret_in_url(url: str) -> str | None:
+    """Why ``url`` may not be given on a command line (it holds a password), or None."""
+    from urllib.parse import parse_qs, urlsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.password or "password" in parse_qs(parts.query) or re.search(r"(^|\s)password\s*=", url):
+        return (
+            "the --db URL holds a password, which `ps` would show: give it in PGPASSWORD or a 0600 password "
+            "file (PGPASSFILE, or passfile=PATH in the URL)"
+        )
+    return None
+
+
 def _migrate(args: argparse.Namespace) -> int:
+    if why := secret_in_url(args.db):
+        return _fail("migrate", why)
     try:
         import psycopg
 
@@ -121,7 +182,10 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any
         batch=args.batch,
         ack_wait_s=args.ack_wait,
         replicas=args.replicas,
-        credentials=args.creds,
+        credentials=getattr(args, "creds", None),
+        ca=getattr(args, "ca", None),
+        cert=getattr(args, "cert", None),
+        key=getattr(args, "key", None),
     )
 
 
@@ -132,6 +196,8 @@ def _ingest(args: argparse.Namespace) -> int:
         return _needs_floor_extra("ingest", exc)
     if args.batch < 1:
         return _fail("ingest", "--batch must be at least 1")
+    if why := secret_in_url(args.db):
+        return _fail("ingest", why)
     _setup_logging()
     stop = _stop_on_signals()
     try:
@@ -157,6 +223,8 @@ def _report(args: argparse.Namespace) -> int:
         from controller.floor.report import floor_report, report_json, report_lines
     except ImportError as exc:
         return _needs_floor_extra("report", exc)
+    if why := secret_in_url(args.db):
+        return _fail("report", why)
     try:
         since = _parse_since(args.since) if args.since else None
     except ValueError as exc:
@@ -175,6 +243,9 @@ def _report(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     try:
+        from controller.floor.certs import make_certs
+        from controller.floor.connect import NatsAuth, create_stream
+        from controller.floor.identity import FloorAuth
         from controller.floor.ingest import run_ingest
         from controller.floor.migrate import migrate
         from controller.floor.servers import FloorServerError, LocalNats, LocalPostgres, free_port
@@ -183,22 +254,146 @@ def _serve(args: argparse.Namespace) -> int:
     _setup_logging()
     log = logging.getLogger("tablectl.floor")
     data = Path(args.data).resolve()
-    nats_server = LocalNats(data / "nats", port=args.nats_port or free_port())
-    postgres = LocalPostgres(data / "postgres", port=args.db_port or free_port())
+    auth = FloorAuth(data / "auth")
     stop = _stop_on_signals()
+    nats_server: LocalNats | None = None
+    postgres: LocalPostgres | None = None
     try:
+        if not auth.ca.exists():
+            make_certs(auth.folder)
+        ingest_creds = auth.add_ingest(stream=args.stream, durable=args.durable)
+        admin_creds = auth.add_admin()
+        nats_server = LocalNats(data / "nats", port=args.nats_port or free_port(), auth=auth)
+        postgres = LocalPostgres(data / "postgres", port=args.db_port or free_port())
         nats_server.start()
         postgres.start()
-        migrate(postgres.url)
-        log.info("floor serving: NATS %s, PostgreSQL %s, data %s", nats_server.url, postgres.url, data)
-        print(f"nats {nats_server.url}\ndb {postgres.url}", flush=True)
-        stats = asyncio.run(run_ingest(_ingest_config(args, [nats_server.url], postgres.url), stop))
+        db = postgres.database("floor")
+        if not postgres.has_database("floor"):
+            db = postgres.create_database("floor")
+        migrate(db.owner)
+        config = _ingest_config(args, [nats_server.url], db.ingest)
+        config = dataclasses.replace(config, credentials=str(ingest_creds), ca=str(auth.ca))
+        asyncio.run(create_stream([nats_server.url], NatsAuth(str(admin_creds), str(auth.ca)), config))
+        log.info("floor serving: NATS %s, PostgreSQL %s, data %s", nats_server.url, db.reader, data)
+        log.info(
+            "add a table: tablectl floor add-table NAME --auth %s --prefix %s, then nats-server --signal reload=%s",
+            auth.folder,
+            args.prefix,
+            nats_server.pid_file,
+        )
+        print(f"nats {nats_server.url}\ndb {db.reader}\nauth {auth.folder}", flush=True)
+        stats = asyncio.run(run_ingest(config, stop))
         log.info("stopped after %d messages", stats.messages)
-    except (FloorServerError, OSError) as exc:
+    except (FloorServerError, OSError, ValueError) as exc:
         return _fail("serve", str(exc))
     finally:
-        postgres.stop()
-        nats_server.stop()
+        if postgres is not None:
+            postgres.stop()
+        if nats_server is not None:
+            nats_server.stop()
+    return 0
+
+
+def _make_certs(args: argparse.Namespace) -> int:
+    try:
+        from controller.floor.certs import make_certs
+    except ImportError as exc:
+        return _needs_floor_extra("make-certs", exc)
+    try:
+        made = make_certs(args.dir, tuple(args.host), tuple(args.client), args.days)
+    except (OSError, ValueError) as exc:
+        return _fail("make-certs", str(exc))
+    print(f"CA          {made.ca} (its key {made.ca_key}: keep it off the floor's machines)")
+    print(f"broker      {made.server}, key {made.server_key}")
+    for cert, key in made.clients:
+        print(f"client      {cert}, key {key}")
+    return 0
+
+
+def _init_auth(args: argparse.Namespace) -> int:
+    try:
+        from controller.floor.identity import FloorAuth
+    except ImportError as exc:
+        return _needs_floor_extra("init-auth", exc)
+    auth = FloorAuth(args.dir)
+    try:
+        ingest = auth.add_ingest(args.name, stream=args.stream, durable=args.durable)
+        admin = auth.add_admin()
+    except (OSError, ValueError) as exc:
+        return _fail("init-auth", str(exc))
+    print(f"ingest      {ingest} (tablectl floor ingest --creds)")
+    print(f"setup       {admin} (creates the stream)")
+    print(f"broker      include {auth.authorization_conf} in nats-server.conf; reload after each change")
+    return 0
+
+
+def _add_table(args: argparse.Namespace) -> int:
+    try:
+        from controller.floor.identity import FloorAuth
+    except ImportError as exc:
+        return _needs_floor_extra("add-table", exc)
+    auth = FloorAuth(args.auth)
+    try:
+        creds = auth.add_table(args.name, args.prefix, rotate=args.rotate)
+    except (OSError, ValueError) as exc:
+        return _fail("add-table", str(exc))
+    print(f"credentials {creds} (0600: copy it to the table; floor.credentials in its config)")
+    print(f"permission  publish {args.prefix}.{args.name}.> only, in {auth.authorization_conf}")
+    print("reload the brokers: nats-server --signal reload=PIDFILE (or systemctl reload nats-server)")
+    return 0
+
+
+def _resend(args: argparse.Namespace) -> int:
+    """Publish records ``--from``..head of a journal again. The live journal is copied first (the
+    forwarder notes its position in the file it reads, and the table's own position must not
+    move); JetStream drops what it still holds, the ingest stores each record once."""
+    import sqlite3
+    import tempfile
+
+    from controller.table_config import load_table
+    from controller.yamlfile import ConfigError
+
+    try:
+        from controller.floor.forwarder import Forwarder
+        from controller.journal.outbox import Outbox
+        from controller.journal.store import JournalError
+    except ImportError as exc:
+        return _needs_floor_extra("resend", exc)
+    if args.from_seq < 1:
+        return _fail("resend", "--from must be at least 1")
+    try:
+        table = load_table(args.config)
+        if table.floor is None:
+            return _fail("resend", f"{args.config}: no floor: section")
+        with tempfile.TemporaryDirectory(prefix="tablectl-resend-") as tmp:
+            copy = Path(tmp) / "journal.db"
+            source = sqlite3.connect(f"{Path(args.journal).resolve().as_uri()}?mode=ro", uri=True)
+            target = sqlite3.connect(copy)
+            try:
+                source.backup(target)
+            finally:
+                source.close()
+            if target.execute("SELECT 1 FROM sqlite_master WHERE name = 'floor_outbox'").fetchone():
+                target.execute("DELETE FROM floor_outbox")
+            target.commit()
+            target.close()
+            box = Outbox(copy)
+            box.ack(args.from_seq - 1)
+            head = box.head()
+            box.close()
+            forwarder = Forwarder(copy, table.floor).start()
+            try:
+                done = forwarder.wait_acked(head, args.timeout)
+            finally:
+                forwarder.stop()
+            status = forwarder.status()
+    except (ConfigError, JournalError, OSError, sqlite3.Error, ValueError) as exc:
+        return _fail("resend", str(exc))
+    if not done:
+        return _fail("resend", f"acknowledged up to record {status.acked} of {head} ({status.error or 'no error'})")
+    print(
+        f"resent records {args.from_seq}..{head} of {table.floor.table_id} ({status.duplicates} already in the stream)"
+    )
     return 0
 
 

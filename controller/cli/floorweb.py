@@ -54,6 +54,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tablectl floor web: {exc}", file=sys.stderr)
         return 2
+    from controller.cli.floor import secret_in_url
+
+    if why := secret_in_url(args.db):
+        print(f"tablectl floor web: {why}", file=sys.stderr)
+        return 2
     reader = PgFloorReader(args.db)
     problem = reader.check()
     if problem:

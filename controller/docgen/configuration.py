@@ -76,7 +76,11 @@ DISPLAY_KEYS = {
 FLOOR_KEYS = {
     "table_id": "the table's id on the floor: one NATS subject token (letters, digits, `_`, `-`)",
     "servers": "the NATS server URLs, one or a list",
-    "credentials": "the table's NATS credentials file (relative to the config file; mode 0600)",
+    "credentials": "the table's NATS credentials file, made by `tablectl floor add-table` (an nkey seed; or a "
+    "`.creds` file with a JWT); relative to the config file; mode 0600",
+    "ca": "the CA file that signed the brokers' certificates (`tablectl floor make-certs`): TLS to the brokers",
+    "cert": "a client certificate, for brokers that verify clients (optional)",
+    "key": "the client certificate's private key (with `cert`)",
     "subject_prefix": "the first tokens of the table's subjects (default `floor`)",
 }
 

@@ -27,6 +27,7 @@ import nats
 import nats.errors
 import nats.js.errors
 
+from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import Message, messages_for
 from controller.floor_config import FloorConfig
 from controller.journal.outbox import Outbox
@@ -98,6 +99,8 @@ class Forwarder:
         self._duplicates = 0
         self._ack_written = 0.0
         self._acked_written = -1
+        self._refused: str | None = None
+        """The broker's last permissions violation (the reason a publish was never acknowledged)."""
         self._caught_up_at = 0.0
         """When the forwarder last found nothing left to send or acknowledge (monotonic)."""
 
@@ -195,12 +198,17 @@ class Forwarder:
             "disconnected_cb": self._quiet_event,
             "reconnected_cb": self._quiet_event,
         }
-        if self.link.credentials:
-            options["user_credentials"] = self.link.credentials
+        link = self.link
+        try:
+            options.update(nats_auth_options(NatsAuth(link.credentials, link.ca, link.cert, link.key)))
+        except ValueError as exc:  # an unreadable credential or CA file: the link is down and says why
+            raise OSError(str(exc)) from exc
         return await nats.connect(**options)
 
     async def _quiet(self, exc: Exception) -> None:
         self._error = repr(exc)
+        if "permissions violation" in str(exc).lower():  # the broker refused this identity a subject
+            self._refused = str(exc)
 
     async def _quiet_event(self) -> None:
         pass
@@ -220,6 +228,8 @@ class Forwarder:
     def _set_down(self, outbox: Outbox, exc: BaseException) -> None:
         cause = exc.__cause__ or exc
         error = f"{type(cause).__name__}: {cause}".rstrip(": ")
+        if self._refused:  # why the acknowledgement never came
+            error, self._refused = f"{error} ({self._refused})", None
         if self._state is not LinkState.DOWN or error != self._error:
             log.warning("floor link %s down: %s (backlog kept in the journal)", self.link.table_id, error)
         self._state, self._error = LinkState.DOWN, error

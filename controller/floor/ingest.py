@@ -25,6 +25,7 @@ import orjson
 import psycopg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
 
+from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.journal.meters import meters_for_round
 
 __all__ = ["IngestConfig", "Batch", "parse_batch", "write_batch", "ensure_stream", "run_ingest", "IngestStats"]
@@ -45,6 +46,11 @@ class IngestConfig:
     ack_wait_s: float = 30.0
     replicas: int = 1
     credentials: str | None = None
+    """The ingest's NATS credentials (an nkey seed or a ``.creds`` file: controller.floor.connect)."""
+    ca: str | None = None
+    """The CA file that signed the brokers' certificates (TLS)."""
+    cert: str | None = None
+    key: str | None = None
     fetch_wait_s: float = 0.1
     """How long one pull waits for messages when none is ready. nats-py's ``fetch`` returns at once
     what is ready, but when nothing is it waits this long, or until the batch is full, before
@@ -312,8 +318,7 @@ async def run_ingest(config: IngestConfig, stop: threading.Event, stats: IngestS
         "connect_timeout": 2,
         "name": "tablectl-floor-ingest",
     }
-    if config.credentials:
-        options["user_credentials"] = config.credentials
+    options.update(nats_auth_options(NatsAuth(config.credentials, config.ca, config.cert, config.key)))
 
     async def quiet(*_: Any) -> None:
         pass

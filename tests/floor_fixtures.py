@@ -1,0 +1,208 @@
+"""The floor's servers for the tests, started once per session and set up as in production
+(docs/floor.md): one NATS server with TLS and per-identity nkeys, one PostgreSQL with SCRAM
+passwords and the owner, ingest and reader roles.
+
+Tests stay apart on the shared pair: each ``floor_link`` has its own subject prefix, stream,
+durable consumer and ingest identity, each ``floor_db`` its own migrated database. A test that
+kills or stops a server starts its own with :meth:`FloorSite.own_nats` / :meth:`FloorSite.own_postgres`
+(same certificates and identities). The fixtures are imported by tests/conftest.py."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+_COUNT = itertools.count(1)
+
+
+@dataclass
+class FloorLink:
+    """One test's corner of the broker: prefix, stream, durable, the ingest's and the setup identities."""
+
+    site: FloorSite
+    servers: tuple[str, ...]
+    prefix: str
+    stream: str
+    durable: str
+    ingest_creds: Path
+    brokers: list[Any] = field(default_factory=list)
+    """The brokers to reload after an identity is added (the shared one, or the test's own)."""
+
+    def auth(self, credentials: Path | None) -> Any:
+        from controller.floor.connect import NatsAuth
+
+        return NatsAuth(str(credentials) if credentials else None, str(self.site.auth.ca))
+
+    @property
+    def admin(self) -> Any:
+        return self.auth(self.site.admin_creds)
+
+    @property
+    def ingest(self) -> Any:
+        return self.auth(self.ingest_creds)
+
+    def _reload(self) -> None:
+        for broker in self.brokers:
+            if broker.proc is not None:
+                broker.reload()
+
+    def table(self, table_id: str) -> Path:
+        """Table ``table_id``'s credential file (``tablectl floor add-table``), the broker reloaded."""
+        creds = self.site.auth.add_table(table_id, self.prefix)
+        self._reload()
+        return creds
+
+    def simulator(self, name: str, tables: tuple[str, ...]) -> Path:
+        creds = self.site.auth.add_simulator(name, tables, self.prefix)
+        self._reload()
+        return creds
+
+    def floor_config(self, table_id: str, servers: tuple[str, ...] | None = None) -> Any:
+        from controller.floor_config import FloorConfig
+
+        return FloorConfig(
+            table_id, servers or self.servers, str(self.table(table_id)), self.prefix, str(self.site.auth.ca)
+        )
+
+    def ingest_config(self, db_url: str, servers: tuple[str, ...] | None = None, **kw: Any) -> Any:
+        from controller.floor.ingest import IngestConfig
+
+        return IngestConfig(
+            servers or self.servers,
+            db_url,
+            subject_prefix=self.prefix,
+            stream=self.stream,
+            durable=self.durable,
+            credentials=str(self.ingest_creds),
+            ca=str(self.site.auth.ca),
+            **kw,
+        )
+
+    def ingest_args(self) -> list[str]:
+        """The ``tablectl floor ingest`` options of this link (no secret among them)."""
+        return [
+            "--creds",
+            str(self.ingest_creds),
+            "--ca",
+            str(self.site.auth.ca),
+            "--prefix",
+            self.prefix,
+            "--stream",
+            self.stream,
+            "--durable",
+            self.durable,
+        ]
+
+    def create_stream(self, servers: tuple[str, ...] | None = None, replicas: int = 1) -> None:
+        """The link's stream, made by the setup identity (an ingest may not)."""
+        from controller.floor.connect import create_stream
+
+        servers = servers or self.servers
+        config = replace(self.ingest_config("unused", servers), replicas=replicas)
+        asyncio.run(create_stream(servers, self.admin, config))
+
+    def yaml(self, folder: Path, table_id: str, game: str = "mississippi_stud", servers: tuple[str, ...] = ()) -> Path:
+        """A bench table config publishing to this link with its own identity."""
+        text = (REPO / "config" / "bench" / f"{game}.yaml").read_text()
+        text = text.replace("paytables_dir: ../paytables", f"paytables_dir: {REPO / 'config' / 'paytables'}")
+        text += (
+            f"floor:\n  table_id: {table_id}\n  servers: [{', '.join(servers or self.servers)}]\n"
+            f"  credentials: {self.table(table_id)}\n  ca: {self.site.auth.ca}\n  subject_prefix: {self.prefix}\n"
+        )
+        path = folder / f"{table_id}.yaml"
+        path.write_text(text)
+        return path
+
+
+@dataclass
+class FloorSite:
+    """The session's floor servers and the auth folder behind them."""
+
+    base: Path
+    auth: Any
+    admin_creds: Path
+    nats: Any
+    postgres: Any
+
+    def link(self, brokers: list[Any] | None = None, servers: tuple[str, ...] | None = None) -> FloorLink:
+        """A fresh prefix, stream, durable and ingest identity (on the shared broker unless ``brokers``)."""
+        n = next(_COUNT)
+        prefix, stream, durable = f"t{n}", f"T{n}", f"ingest-t{n}"
+        creds = self.auth.add_ingest(f"ingest-t{n}", stream, durable)
+        brokers = [self.nats] if brokers is None else brokers
+        link = FloorLink(self, servers or (self.nats.url,), prefix, stream, durable, creds, brokers)
+        link._reload()
+        return link
+
+    def own_nats(self, folder: Path, **kw: Any) -> Any:
+        """A broker of the test's own (not started), with the session's certificates and identities."""
+        from controller.floor.servers import LocalNats
+
+        return LocalNats(folder, auth=self.auth, **kw)
+
+    def own_postgres(self, folder: Path) -> Any:
+        """A PostgreSQL of the test's own (not started), with the same roles."""
+        from controller.floor.servers import LocalPostgres
+
+        return LocalPostgres(folder)
+
+    def database(self, postgres: Any = None) -> Any:
+        """A new migrated database (``FloorDatabase``: a URL per role)."""
+        from controller.floor.migrate import migrate, migrations
+
+        postgres = postgres or self.postgres
+        db = postgres.create_database(f"floor_{next(_COUNT)}")
+        assert [m.version for m in migrate(db.owner)] == [m.version for m in migrations()]
+        assert migrate(db.owner) == []  # twice: nothing to do
+        return db
+
+
+@pytest.fixture(scope="session")
+def floor_site() -> Iterator[FloorSite]:
+    """The session's NATS (TLS, nkeys) and PostgreSQL (SCRAM, roles), started on first use."""
+    pytest.importorskip("nats")
+    pytest.importorskip("psycopg")
+    pytest.importorskip("nkeys")
+    pytest.importorskip("cryptography")
+    from controller.floor.certs import make_certs
+    from controller.floor.identity import FloorAuth
+    from controller.floor.servers import LocalNats, LocalPostgres
+
+    base = Path(tempfile.mkdtemp(prefix="tablectl-floor-"))
+    base.chmod(0o711)  # PostgreSQL's user (nobody, when the tests run as root) passes through
+    auth = FloorAuth(base / "auth")
+    make_certs(auth.folder)
+    admin = auth.add_admin()
+    nats = LocalNats(base / "nats", auth=auth)
+    postgres = LocalPostgres(base / "postgres")
+    try:
+        nats.start()
+        postgres.start()
+        yield FloorSite(base, auth, admin, nats, postgres)
+    finally:
+        nats.kill()
+        postgres.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def floor_link(floor_site: FloorSite) -> FloorLink:
+    """This test's prefix, stream (made) and ingest identity on the shared broker."""
+    link = floor_site.link()
+    link.create_stream()
+    return link
+
+
+@pytest.fixture
+def floor_db(floor_site: FloorSite) -> Any:
+    """A fresh, migrated database for one test (``.owner``, ``.ingest``, ``.reader`` URLs)."""
+    return floor_site.database()
