@@ -75,7 +75,7 @@ def db(postgres: LocalPostgres) -> str:
     with psycopg.connect(postgres.url, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")
     url = postgres.url.rsplit("/", 1)[0] + "/" + name
-    assert [m.version for m in migrate(url)] == [1]
+    assert [m.version for m in migrate(url)] == [1, 2]
     assert migrate(url) == []  # twice: nothing to do
     return url
 

@@ -9,7 +9,18 @@ from typing import Any
 
 import psycopg
 
-__all__ = ["TableOverview", "RoundSummary", "connect", "tables_overview", "recent_rounds", "round_recall"]
+__all__ = [
+    "TableOverview",
+    "RoundSummary",
+    "TableAlerts",
+    "QuarantinedRecord",
+    "connect",
+    "tables_overview",
+    "recent_rounds",
+    "round_recall",
+    "floor_alerts",
+    "quarantined",
+]
 
 
 def connect(url: str) -> psycopg.Connection[Any]:
@@ -84,3 +95,54 @@ def round_recall(conn: psycopg.Connection[Any], table_id: str, round_no: int) ->
         "SELECT recall FROM round WHERE table_id = %s AND round_no = %s ORDER BY seq DESC LIMIT 1", (table_id, round_no)
     ).fetchone()
     return dict(row[0]) if row else None
+
+
+@dataclass(frozen=True, slots=True)
+class TableAlerts:
+    """What the ingest kept aside for one table (by the table id its messages named): records
+    quarantined (never stored as the table's), messages rejected, records waiting for a gap."""
+
+    table_id: str
+    quarantined: int
+    rejected: int
+    pending: int
+    last_alert_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class QuarantinedRecord:
+    """One record the ingest would not store as its table's, and why."""
+
+    table_id: str
+    seq: int
+    subject: str
+    reason: str
+    stored_at: datetime
+
+
+def floor_alerts(conn: psycopg.Connection[Any]) -> list[TableAlerts]:
+    """Every table with something quarantined, rejected or pending, by id (for ``tablectl floor
+    status`` and the pit view's alerts). Rejected messages whose subject names no table id are
+    not listed (``ingest_reject`` keeps them)."""
+    rows = conn.execute(
+        """
+        SELECT table_id, sum(q)::bigint, sum(r)::bigint, sum(p)::bigint, max(at) FROM (
+            SELECT table_id, count(*) AS q, 0 AS r, 0 AS p, max(stored_at) AS at FROM floor_quarantine GROUP BY table_id
+            UNION ALL
+            SELECT table_id, 0, count(*), 0, max(stored_at) FROM ingest_reject WHERE table_id IS NOT NULL GROUP BY table_id
+            UNION ALL
+            SELECT table_id, 0, 0, count(*), NULL FROM floor_pending GROUP BY table_id
+        ) a GROUP BY table_id ORDER BY table_id
+        """
+    ).fetchall()
+    return [TableAlerts(*row) for row in rows]
+
+
+def quarantined(conn: psycopg.Connection[Any], table_id: str | None = None, limit: int = 50) -> list[QuarantinedRecord]:
+    """The latest ``limit`` quarantined records (of ``table_id``, or of every table), newest first."""
+    rows = conn.execute(
+        "SELECT table_id, seq, subject, reason, stored_at FROM floor_quarantine "
+        "WHERE %s::text IS NULL OR table_id = %s ORDER BY id DESC LIMIT %s",
+        (table_id, table_id, limit),
+    ).fetchall()
+    return [QuarantinedRecord(*row) for row in rows]
