@@ -514,3 +514,106 @@ def test_a_keyed_table_must_sign_and_a_stray_table_is_not_created(db: str, tmp_p
     _, outcome = store(db, [forged("zz-98", 1, "SpotReport", {"seat": 1}, GENESIS, anchor=0)], strict)
     assert outcome.verdicts == [Verdict.STORED]
     j.close()
+
+
+def test_the_running_ingest_stays_up_through_hostile_messages(db: str, tmp_path: Path) -> None:
+    """Through NATS: the hostile corpus published among a table's real messages; the ingest stays
+    up, stores every real record, terminates every reject (nothing left to redeliver)."""
+    import threading
+    import time
+    import urllib.request
+
+    import nats
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from controller.floor.ingest import IngestConfig, IngestStats, run_ingest
+    from controller.floor.metrics import IngestMetrics, serve_metrics
+    from controller.floor.servers import LocalNats, free_port
+
+    folder = Path(tempfile.mkdtemp(prefix="tablectl-hostile-nats-"))
+    broker = LocalNats(folder / "nats").start()
+    j = journal(tmp_path / "j.db", 4)
+    real = real_messages(tmp_path / "j.db", "ms-01")
+    hashes = {body_of(m)["seq"]: body_of(m)["hash"] for m in real}
+    corpus = _hostile(real, hashes, 5)
+    stop, stats = threading.Event(), IngestStats()
+    metrics, port = IngestMetrics(), free_port()
+    stop_metrics = serve_metrics(metrics, port)
+    errors: list[BaseException] = []
+
+    def ingest() -> None:
+        try:
+            asyncio.run(run_ingest(IngestConfig((broker.url,), db, batch=7, ack_wait_s=5), stop, stats, metrics))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    async def publish(messages: list[Msg]) -> Any:
+        nc = await nats.connect(broker.url)
+        js = nc.jetstream()
+        for n, (subject, msg_id, payload) in enumerate(messages):
+            if subject.startswith("floor.") and len(payload) < 1_000_000:
+                await js.publish(subject, payload, headers={"Nats-Msg-Id": f"{msg_id}#{n}"})
+        await nc.close()
+
+    async def pending() -> int:
+        nc = await nats.connect(broker.url)
+        info = await nc.jetstream().consumer_info("FLOOR", "floor-ingest")
+        await nc.close()
+        return int(info.num_ack_pending) + int(info.num_pending)
+
+    thread = threading.Thread(target=ingest, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not rows(db, "SELECT 1 FROM pg_tables WHERE tablename = 'floor_chain'") or not _stream_ready(broker.url):
+            assert time.monotonic() < deadline, "the ingest did not create the stream"
+            time.sleep(0.05)
+        mixed = real[:5] + [m for _, m, _, _ in corpus] + real[5:]
+        asyncio.run(publish(mixed))
+        published = sum(1 for s, _, p in mixed if s.startswith("floor.") and len(p) < 1_000_000)
+        deadline = time.monotonic() + 120
+        while stats.messages < published or asyncio.run(pending()) != 0:
+            assert thread.is_alive(), errors
+            assert time.monotonic() < deadline, f"{stats} of {published}"
+            time.sleep(0.05)
+        assert thread.is_alive() and not errors
+        assert_real_records_stored(db, "ms-01", tmp_path / "j.db")
+        wrong_prefix = sum(1 for _, m, _, _ in corpus if not m[0].startswith("floor."))
+        n_rejected = sum(1 for _, _, v, _ in corpus if v is Verdict.REJECTED) - wrong_prefix
+        assert stats.rejected == n_rejected
+        assert rows(db, "SELECT count(*) FROM ingest_reject") == [(n_rejected,)]
+        with psycopg.connect(db, autocommit=True) as conn:
+            assert [t.table_id for t in tables_overview(conn)] == ["ms-01"]
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+        samples = {
+            (s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text)
+            for s in family.samples
+        }
+        assert samples[("tablectl_floor_records_stored_total", ())] == len({body_of(m)["seq"] for m in real})
+        assert sum(v for (n, _), v in samples.items() if n == "tablectl_floor_rejected_total") == n_rejected
+        assert samples[("tablectl_floor_quarantined_total", (("table", "ms-01"),))] == stats.quarantined
+        assert ("tablectl_floor_lag_seconds", (("table", "ms-01"),)) in samples
+    finally:
+        stop.set()
+        thread.join(30)
+        stop_metrics()
+        broker.kill()
+        shutil.rmtree(folder, ignore_errors=True)
+        j.close()
+
+
+def _stream_ready(url: str) -> bool:
+    import nats
+
+    async def go() -> bool:
+        nc = await nats.connect(url)
+        try:
+            await nc.jetstream().consumer_info("FLOOR", "floor-ingest")
+            return True
+        except Exception:
+            return False
+        finally:
+            await nc.close()
+
+    return asyncio.run(go())

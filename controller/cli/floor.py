@@ -62,6 +62,55 @@ def _ingest_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ack-wait", type=float, default=30.0, help="seconds before an unacknowledged message is resent")
     p.add_argument("--replicas", type=int, default=1, choices=[1, 3, 5], help="stream replicas when creating it")
     p.add_argument("--creds", help="NATS credentials file")
+    p.add_argument(
+        "--journal-keys",
+        metavar="DIR",
+        help="folder of tables' journal HMAC keys, TABLE.key each (mode 0600): those tables' records must carry a valid HMAC",
+    )
+    p.add_argument(
+        "--metrics-port",
+        type=int,
+        help="serve Prometheus metrics on http://127.0.0.1:PORT/metrics (records stored, lag, rejects, quarantine)",
+    )
+    p.add_argument("--metrics-addr", default="127.0.0.1", help="address for --metrics-port (default 127.0.0.1)")
+    p.add_argument(
+        "--require-registration",
+        action="store_true",
+        help="store only tables registered beforehand (else a table's first chained record registers it)",
+    )
+
+
+def _metrics(args: argparse.Namespace) -> Any:
+    """The ingest's metrics, served when ``--metrics-port`` is given (else None)."""
+    if args.metrics_port is None:
+        return None
+    from controller.floor.metrics import IngestMetrics, serve_metrics
+
+    metrics = IngestMetrics()
+    serve_metrics(metrics, args.metrics_port, args.metrics_addr)
+    return metrics
+
+
+def _journal_keys(folder: str | None) -> dict[str, bytes]:
+    """The keys in ``folder`` by table id (``ms-01.key``); raises ValueError naming a bad file."""
+    if not folder:
+        return {}
+    from controller.floor.messages import TABLE_ID
+    from controller.journal.keys import read_hmac_key
+    from controller.journal.store import JournalError
+
+    path = Path(folder)
+    if not path.is_dir():
+        raise ValueError(f"--journal-keys: {path} is not a folder")
+    keys = {}
+    for file in sorted(path.glob("*.key")):
+        if not TABLE_ID.fullmatch(file.stem):
+            raise ValueError(f"--journal-keys: {file}: {file.stem!r} is not a table id")
+        try:
+            keys[file.stem] = read_hmac_key(file)
+        except JournalError as exc:
+            raise ValueError(f"--journal-keys: {exc}") from exc
+    return keys
 
 
 def _fail(command: str, message: str) -> int:
@@ -122,6 +171,8 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any
         ack_wait_s=args.ack_wait,
         replicas=args.replicas,
         credentials=args.creds,
+        journal_keys=_journal_keys(args.journal_keys),
+        require_registration=args.require_registration,
     )
 
 
@@ -132,13 +183,21 @@ def _ingest(args: argparse.Namespace) -> int:
         return _needs_floor_extra("ingest", exc)
     if args.batch < 1:
         return _fail("ingest", "--batch must be at least 1")
+    try:
+        config = _ingest_config(args, args.nats, args.db)
+    except ValueError as exc:
+        return _fail("ingest", str(exc))
     _setup_logging()
     stop = _stop_on_signals()
     try:
-        stats = asyncio.run(run_ingest(_ingest_config(args, args.nats, args.db), stop))
+        stats = asyncio.run(run_ingest(config, stop, metrics=_metrics(args)))
     except Exception as exc:  # e.g. no NATS server there at start
         return _fail("ingest", f"{type(exc).__name__}: {exc}")
-    print(f"ingested {stats.messages} messages in {stats.batches} batches ({stats.rejected} kept aside as unreadable)")
+    print(
+        f"ingested {stats.messages} messages in {stats.batches} batches: {stats.stored} stored, "
+        f"{stats.duplicates} duplicates, {stats.quarantined} quarantined, {stats.rejected} rejected, "
+        f"{stats.pending} waited for a gap"
+    )
     return 0
 
 
@@ -192,9 +251,10 @@ def _serve(args: argparse.Namespace) -> int:
         migrate(postgres.url)
         log.info("floor serving: NATS %s, PostgreSQL %s, data %s", nats_server.url, postgres.url, data)
         print(f"nats {nats_server.url}\ndb {postgres.url}", flush=True)
-        stats = asyncio.run(run_ingest(_ingest_config(args, [nats_server.url], postgres.url), stop))
+        config = _ingest_config(args, [nats_server.url], postgres.url)
+        stats = asyncio.run(run_ingest(config, stop, metrics=_metrics(args)))
         log.info("stopped after %d messages", stats.messages)
-    except (FloorServerError, OSError) as exc:
+    except (FloorServerError, OSError, ValueError) as exc:
         return _fail("serve", str(exc))
     finally:
         postgres.stop()

@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import nats
 import nats.errors
@@ -40,6 +40,9 @@ __all__ = [
     "run_ingest",
     "IngestStats",
 ]
+
+if TYPE_CHECKING:
+    from controller.floor.metrics import IngestMetrics
 
 log = logging.getLogger("tablectl.floor.ingest")
 
@@ -215,8 +218,13 @@ async def _settle(m: Any, verdict: Verdict) -> None:
         log.warning("could not settle %s: %s", m.subject, exc)
 
 
-async def run_ingest(config: IngestConfig, stop: threading.Event, stats: IngestStats | None = None) -> IngestStats:
-    """Ingest until ``stop`` is set; returns what was done."""
+async def run_ingest(
+    config: IngestConfig,
+    stop: threading.Event,
+    stats: IngestStats | None = None,
+    metrics: IngestMetrics | None = None,
+) -> IngestStats:
+    """Ingest until ``stop`` is set; returns what was done (and counts it in ``metrics``)."""
     stats = stats or IngestStats()
     policy = ChainPolicy(
         keys=dict(config.journal_keys),
@@ -273,6 +281,7 @@ async def run_ingest(config: IngestConfig, stop: threading.Event, stats: IngestS
                     return stats
                 log.warning("floor stream not ready (%s); retrying", exc)
                 await asyncio.sleep(1.0)
+        backlog_seen = 0.0
         while not stop.is_set():
             try:
                 msgs = await sub.fetch(config.batch, timeout=config.fetch_wait_s)
@@ -294,6 +303,8 @@ async def run_ingest(config: IngestConfig, stop: threading.Event, stats: IngestS
                     break
                 except psycopg.OperationalError as exc:
                     stats.db_retries += 1
+                    if metrics is not None:
+                        metrics.db_retries.inc()
                     log.warning("floor database: %s; keeping the batch", str(exc).strip().splitlines()[0])
                     if db is not None:
                         await db.close()
@@ -316,6 +327,14 @@ async def run_ingest(config: IngestConfig, stop: threading.Event, stats: IngestS
             stats.batches += 1
             stats.messages += len(msgs)
             stats.add(outcome)
+            if metrics is not None:
+                metrics.observe(batch.items, outcome)
+                if time.monotonic() - backlog_seen > 5.0:
+                    backlog_seen = time.monotonic()
+                    try:
+                        metrics.backlog.set((await sub.consumer_info()).num_pending or 0)
+                    except (TimeoutError, nats.errors.Error):
+                        pass
         return stats
     finally:
         try:
