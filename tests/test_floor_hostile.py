@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -477,6 +479,18 @@ def test_hostile_corpus(db: str, tmp_path: Path) -> None:
         )
         assert alerts["b5-01"].rejected == 1 and alerts["b5-01"].quarantined == 0
         assert len(quarantined(conn, "ms-01", limit=5)) == 5
+    # tablectl floor status shows it as an alert.
+    status = subprocess.run(
+        [sys.executable, "-m", "controller", "floor", "status", "--db", db, "--json"], capture_output=True, text=True
+    )
+    assert status.returncode == 0, status.stderr
+    tables = {t["table_id"]: t for t in json.loads(status.stdout)["tables"]}
+    assert tables["ms-01"]["last_seq"] == 20 and tables["ms-01"]["quarantined"] == n_quarantined
+    assert tables["ms-01"]["lag_s"] is not None and tables["b5-01"]["last_seq"] is None
+    text = subprocess.run(
+        [sys.executable, "-m", "controller", "floor", "status", "--db", db], capture_output=True, text=True, check=True
+    ).stdout
+    assert f"ALERT ms-01: {n_quarantined} records quarantined" in text and "ingest: last wrote" in text
     j.close()
 
 

@@ -44,6 +44,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--json", action="store_true", help="the report as one JSON object")
     r.set_defaults(run=_report)
 
+    st = floor.add_parser(
+        "status", help="per table: last record, lag, quarantined, rejected and pending; when the ingest last wrote"
+    )
+    st.add_argument("--db", required=True, help="PostgreSQL URL")
+    st.add_argument("--json", action="store_true", help="the status as one JSON object")
+    st.set_defaults(run=_status)
+
     s = floor.add_parser(
         "serve", help="a single-machine floor: local NATS with JetStream, embedded PostgreSQL, migrate, ingest"
     )
@@ -229,6 +236,70 @@ def _report(args: argparse.Namespace) -> int:
         print(json.dumps(report_json(report)))
     else:
         print("\n".join(report_lines(report)))
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    try:
+        import psycopg
+
+        from controller.floor.store import floor_status, last_ingest_write, quarantined
+    except ImportError as exc:
+        return _needs_floor_extra("status", exc)
+    try:
+        with psycopg.connect(args.db, autocommit=True, connect_timeout=10) as conn:
+            tables = floor_status(conn)
+            wrote = last_ingest_write(conn)
+            latest = {t.table_id: quarantined(conn, t.table_id, 1) for t in tables if t.quarantined}
+    except psycopg.Error as exc:
+        return _fail("status", f"{args.db}: {str(exc).strip().splitlines()[0]}")
+    now = datetime.now(UTC)
+
+    def ago(when: datetime | None) -> float | None:
+        return None if when is None else round((now - when).total_seconds(), 1)
+
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "ingest_last_write": wrote.isoformat() if wrote else None,
+                    "ingest_idle_s": ago(wrote),
+                    "tables": [
+                        {
+                            "table_id": t.table_id,
+                            "last_seq": t.last_seq,
+                            "last_at": t.last_at.isoformat() if t.last_at else None,
+                            "last_record_age_s": ago(t.last_at),
+                            "lag_s": round((t.last_stored_at - t.last_at).total_seconds(), 3)
+                            if t.last_stored_at and t.last_at
+                            else None,
+                            "quarantined": t.quarantined,
+                            "rejected": t.rejected,
+                            "pending": t.pending,
+                            "latest_quarantine": latest[t.table_id][0].reason if latest.get(t.table_id) else None,
+                        }
+                        for t in tables
+                    ],
+                }
+            )
+        )
+        return 0
+    print(f"ingest: last wrote {wrote:%Y-%m-%d %H:%M:%S} UTC ({ago(wrote)} s ago)" if wrote else "ingest: never wrote")
+    print(
+        f"{'table':<16} {'last seq':>9} {'last record (UTC)':<20} {'age s':>8} {'lag s':>7} {'quarant.':>8} {'rejected':>8} {'pending':>8}"
+    )
+    for t in tables:
+        lag = f"{(t.last_stored_at - t.last_at).total_seconds():.3f}" if t.last_stored_at and t.last_at else "-"
+        when = f"{t.last_at:%Y-%m-%d %H:%M:%S}" if t.last_at else "-"
+        print(
+            f"{t.table_id:<16} {t.last_seq if t.last_seq is not None else '-':>9} {when:<20} "
+            f"{ago(t.last_at) if t.last_at else '-':>8} {lag:>7} {t.quarantined:>8} {t.rejected:>8} {t.pending:>8}"
+        )
+    for t in tables:
+        if t.quarantined:
+            print(f"ALERT {t.table_id}: {t.quarantined} records quarantined; latest: {latest[t.table_id][0].reason}")
+        if t.rejected:
+            print(f"ALERT {t.table_id}: {t.rejected} messages rejected")
     return 0
 
 

@@ -20,6 +20,9 @@ __all__ = [
     "round_recall",
     "floor_alerts",
     "quarantined",
+    "TableStatus",
+    "floor_status",
+    "last_ingest_write",
 ]
 
 
@@ -146,3 +149,59 @@ def quarantined(conn: psycopg.Connection[Any], table_id: str | None = None, limi
         (table_id, table_id, limit),
     ).fetchall()
     return [QuarantinedRecord(*row) for row in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class TableStatus:
+    """One table as ``tablectl floor status`` shows it."""
+
+    table_id: str
+    last_seq: int | None
+    """The last record stored in chain order (None: none yet)."""
+    last_at: datetime | None
+    """When the table wrote its latest stored record (its clock)."""
+    last_stored_at: datetime | None
+    """When the floor stored that record (the floor's clock): ``last_stored_at - last_at`` is the lag."""
+    quarantined: int
+    rejected: int
+    pending: int
+
+
+def floor_status(conn: psycopg.Connection[Any]) -> list[TableStatus]:
+    """Every table the floor knows or has alerts for, by id."""
+    alerts = {a.table_id: a for a in floor_alerts(conn)}
+    rows = conn.execute(
+        """
+        SELECT c.table_id, c.head_seq, t.last_at,
+               (SELECT r.stored_at FROM floor_record r WHERE r.table_id = c.table_id ORDER BY r.seq DESC LIMIT 1)
+        FROM floor_chain c LEFT JOIN floor_table t USING (table_id)
+        """
+    ).fetchall()
+    known = {row[0]: row for row in rows}
+    out = []
+    for table_id in sorted(set(known) | set(alerts)):
+        row = known.get(table_id, (table_id, None, None, None))
+        a = alerts.get(table_id)
+        out.append(
+            TableStatus(
+                table_id,
+                row[1],
+                row[2],
+                row[3],
+                a.quarantined if a else 0,
+                a.rejected if a else 0,
+                a.pending if a else 0,
+            )
+        )
+    return out
+
+
+def last_ingest_write(conn: psycopg.Connection[Any]) -> datetime | None:
+    """When an ingest last wrote anything (a record, a reject, a quarantined or pending record)."""
+    row = conn.execute(
+        """
+        SELECT greatest((SELECT max(stored_at) FROM floor_record), (SELECT max(stored_at) FROM ingest_reject),
+                        (SELECT max(stored_at) FROM floor_quarantine), (SELECT max(received_at) FROM floor_pending))
+        """
+    ).fetchone()
+    return row[0] if row else None
