@@ -130,6 +130,14 @@ class Batch:
         return self.rows().rounds
 
     @property
+    def seats(self) -> list[tuple[Any, ...]]:
+        return self.rows().seats
+
+    @property
+    def wagers(self) -> list[tuple[Any, ...]]:
+        return self.rows().wagers
+
+    @property
     def cards(self) -> list[tuple[Any, ...]]:
         return self.rows().cards
 

@@ -62,3 +62,11 @@ ALTER TABLE ingest_reject ADD COLUMN table_id text;  -- the table the subject na
 ALTER TABLE ingest_reject ADD COLUMN size integer;   -- the message's size; payload keeps its first 4 KiB
 ALTER TABLE ingest_reject ADD COLUMN excerpt text;   -- the start of the message as text
 CREATE INDEX ingest_reject_by_table ON ingest_reject (table_id, stored_at);
+
+-- A version 1 ingest took "at": "inf" on its word: a table seen at infinity made the pit view fail.
+UPDATE floor_table t SET last_at = coalesce(
+    (SELECT max(e.at) FROM journal_event e WHERE e.table_id = t.table_id AND isfinite(e.at)), t.first_at)
+WHERE NOT isfinite(t.last_at);
+UPDATE floor_table t SET first_at = coalesce(
+    (SELECT min(e.at) FROM journal_event e WHERE e.table_id = t.table_id AND isfinite(e.at)), t.last_at)
+WHERE NOT isfinite(t.first_at);
