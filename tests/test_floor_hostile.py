@@ -631,3 +631,41 @@ def _stream_ready(url: str) -> bool:
             await nc.close()
 
     return asyncio.run(go())
+
+
+def test_a_pruned_journal_starts_its_chain_at_its_anchor(db: str, tmp_path: Path) -> None:
+    """The first record after a prune states the anchor; the floor's chain starts there, and a
+    record before it is then a record below the chain's start, never stored."""
+    j = journal(tmp_path / "j.db", 3)
+    box = Outbox(tmp_path / "j.db")
+    try:
+        after = [
+            (m.subject, m.msg_id, m.payload)
+            for r in box.after(5, 100)
+            for m in messages_for(r, "ms-01", "floor", box.between, anchor_seq=5)
+        ]
+        anchor_hash = box.after(4, 1)[0].hash
+    finally:
+        box.close()
+    assert body_of(after[0])["anchor"] == 5 and all("anchor" not in body_of(m) for m in after[1:])
+    _, outcome = store(db, after)
+    assert Verdict.QUARANTINED not in outcome.verdicts and Verdict.PENDING not in outcome.verdicts
+    assert rows(db, "SELECT head_seq, anchor_seq, anchor_hash FROM floor_chain") == [(15, 5, anchor_hash)]
+    _, outcome = store(db, real_messages(tmp_path / "j.db", "ms-01")[:1])
+    assert outcome.verdicts == [Verdict.QUARANTINED] and "no chained record" in (outcome.reasons[0] or "")
+    j.close()
+
+
+def test_journal_keys_for_the_ingest_are_checked(tmp_path: Path) -> None:
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    (keys / "ms-01.key").write_text("k" * 32)
+    (keys / "ms-01.key").chmod(0o644)
+    args = [sys.executable, "-m", "controller", "floor", "ingest", "--nats", "nats://127.0.0.1:9", "--db", "x"]
+    proc = subprocess.run(args + ["--journal-keys", str(keys)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "ms-01.key" in proc.stderr and "readable by others" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    (keys / "ms-01.key").chmod(0o600)
+    (keys / "not a table.key").write_text("k" * 32)
+    proc = subprocess.run(args + ["--journal-keys", str(keys)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "is not a table id" in proc.stderr
