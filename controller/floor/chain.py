@@ -240,26 +240,45 @@ async def store_messages(
             by_table.setdefault(item.table, []).append(_Cand(item, pos))
     async with conn.transaction():
         async with conn.cursor() as cur:
-            for table in sorted(by_table):  # one lock order: no deadlocks between workers
-                await _table(cur, table, by_table[table], policy, w, out)
+            tables = sorted(by_table)  # one lock order: no deadlocks between workers
+            chains: dict[str, tuple[Any, ...]] = {}
+            waiting: dict[str, int] = {}
+            if tables:
+                # The array's order is the scan's: each lock is taken in table order, in one round trip.
+                await cur.execute(
+                    "SELECT count(pg_advisory_xact_lock(hashtext(t))) FROM unnest(%s::text[]) AS u(t)", (tables,)
+                )
+                await cur.execute(
+                    "SELECT table_id, head_seq, head_hash FROM floor_chain WHERE table_id = ANY(%s)", (tables,)
+                )
+                chains = {row[0]: row for row in await cur.fetchall()}
+                await cur.execute(
+                    "SELECT table_id, count(*) FROM floor_pending WHERE table_id = ANY(%s) GROUP BY table_id", (tables,)
+                )
+                waiting = {str(t): int(n) for t, n in await cur.fetchall()}
+            for table in tables:
+                await _table(cur, table, by_table[table], policy, w, out, chains.get(table), waiting.get(table, 0))
             await _write(cur, w)
     return out
 
 
 async def _table(
-    cur: psycopg.AsyncCursor[Any], table: str, cands: list[_Cand], policy: ChainPolicy, w: _Writes, out: Outcome
+    cur: psycopg.AsyncCursor[Any],
+    table: str,
+    cands: list[_Cand],
+    policy: ChainPolicy,
+    w: _Writes,
+    out: Outcome,
+    row: tuple[Any, ...] | None,
+    pending_count: int,
 ) -> None:
-    await cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (table,))
-    await cur.execute("SELECT head_seq, head_hash, anchor_seq FROM floor_chain WHERE table_id = %s", (table,))
-    row = await cur.fetchone()
+    """One table's records (its lock held): ``row`` its ``floor_chain`` row (None: unknown),
+    ``pending_count`` its records waiting in ``floor_pending``."""
     registered = row is not None
-    head: int | None = row[0] if row else None
-    head_hash: str | None = row[1] if row else None
+    head: int | None = row[1] if row else None
+    head_hash: str | None = row[2] if row else None
     start_head = head
     anchor: tuple[int, str] | None = None
-    await cur.execute("SELECT count(*) FROM floor_pending WHERE table_id = %s", (table,))
-    counted = await cur.fetchone()
-    pending_count = int(counted[0]) if counted else 0
     if pending_count and (head is None or min(c.rec.seq for c in cands) <= head + 1):
         await cur.execute(
             "SELECT id, subject, msg_id, payload FROM floor_pending WHERE table_id = %s ORDER BY seq, id LIMIT %s",
