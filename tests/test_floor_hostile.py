@@ -669,3 +669,14 @@ def test_journal_keys_for_the_ingest_are_checked(tmp_path: Path) -> None:
     (keys / "not a table.key").write_text("k" * 32)
     proc = subprocess.run(args + ["--journal-keys", str(keys)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "is not a table id" in proc.stderr
+
+
+def test_made_up_tables_cannot_fill_the_store(db: str) -> None:
+    strays = [forged(f"zz-{n}", 7, "SpotReport", {"seat": 1}, "ab" * 32) for n in range(4)]
+    _, outcome = store(db, strays[:1], ChainPolicy(max_stray=2))
+    _, again = store(db, strays[1:], ChainPolicy(max_stray=2))
+    assert outcome.verdicts + again.verdicts == [Verdict.PENDING] * 2 + [Verdict.QUARANTINED] * 2
+    assert "unknown" in (again.reasons[-1] or "")
+    assert rows(db, "SELECT count(*) FROM floor_pending") == [(2,)] and rows(
+        db, "SELECT count(*) FROM floor_table"
+    ) == [(0,)]

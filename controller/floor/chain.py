@@ -77,6 +77,9 @@ class ChainPolicy:
     """Store only tables registered beforehand (:func:`register_table`, ``tablectl floor
     add-table``); otherwise a table's first valid chained record on its own subject registers it."""
     max_pending: int = 10_000
+    """Records of one table that may wait for a gap (past that: handed back to the stream)."""
+    max_stray: int = 10_000
+    """Records of tables the floor does not know that may wait, all together (past that: quarantined)."""
     max_ahead: int = 1_000_000
     prefix: str = "floor"
 
@@ -256,8 +259,20 @@ async def store_messages(
                     "SELECT table_id, count(*) FROM floor_pending WHERE table_id = ANY(%s) GROUP BY table_id", (tables,)
                 )
                 waiting = {str(t): int(n) for t, n in await cur.fetchall()}
+            stray = 0
+            if any(t not in chains for t in tables):
+                await cur.execute(
+                    "SELECT count(*) FROM floor_pending p WHERE NOT EXISTS "
+                    "(SELECT 1 FROM floor_chain c WHERE c.table_id = p.table_id)"
+                )
+                counted = await cur.fetchone()
+                stray = int(counted[0]) if counted else 0
             for table in tables:
-                await _table(cur, table, by_table[table], policy, w, out, chains.get(table), waiting.get(table, 0))
+                row = chains.get(table)
+                before = len(w.pending)
+                await _table(cur, table, by_table[table], policy, w, out, row, waiting.get(table, 0), stray)
+                if row is None:
+                    stray += len(w.pending) - before
             await _write(cur, w)
     return out
 
@@ -271,9 +286,13 @@ async def _table(
     out: Outcome,
     row: tuple[Any, ...] | None,
     pending_count: int,
+    stray: int = 0,
 ) -> None:
     """One table's records (its lock held): ``row`` its ``floor_chain`` row (None: unknown),
-    ``pending_count`` its records waiting in ``floor_pending``."""
+    ``pending_count`` its records waiting in ``floor_pending``, ``stray`` the records of every
+    unknown table waiting there (at most ``max_stray`` of them together: past that a record of
+    an unknown table that does not start its chain is quarantined, so made-up table ids cannot
+    fill the store)."""
     registered = row is not None
     head: int | None = row[1] if row else None
     head_hash: str | None = row[2] if row else None
@@ -377,6 +396,11 @@ async def _table(
         if head is not None and r.seq - head > policy.max_ahead:
             verdict(c, Verdict.QUARANTINED, f"seq {r.seq} is more than {policy.max_ahead} ahead of stored seq {head}")
             continue
+        if not registered and c.pending_id is None and stray >= policy.max_stray and pending_count < policy.max_pending:
+            verdict(c, Verdict.QUARANTINED, f"table {table} is unknown and {stray} records of unknown tables wait")
+            continue
+        if not registered and c.pending_id is None:
+            stray += 1
         before = len(w.pending)
         await _hold(c, head, policy, w, verdict, pending_count)
         pending_count += len(w.pending) - before
