@@ -174,7 +174,7 @@ async def _fetch(url: str, count: int, batch: int) -> list[tuple[str, str | None
 
 def _copy(db_url: str, messages: list[tuple[str, str | None, bytes]]) -> Callable[[], None]:
     """COPY the rows of ``messages`` (parsed now, outside the measurement) when called."""
-    batches = [parse_batch(messages[i : i + 1000]) for i in range(0, len(messages), 1000)]
+    batches = [parse_batch(messages[i : i + 1000], "floorraw") for i in range(0, len(messages), 1000)]
     columns = {
         "events": "table_id text, seq bigint, at float8, at_epoch float8, kind text, class text, data jsonb",
         "rounds": "table_id text, seq bigint, round_no bigint, game text, config text, started float8, ended float8, "

@@ -148,7 +148,7 @@ def test_ingest_rows_and_unreadable_messages_kept(tmp_path: Path) -> None:
     assert len(batch.rounds) == 1 and batch.rounds[0][7] is True  # void
     assert [c[4] for c in batch.cards] == ["As", "Kd"]
     assert {(m[3], m[4]): m[5] for m in batch.meters} == meters_for_round(json.loads(box.between(6, 6)[0].data))
-    assert len(batch.rejects) == 1 and batch.rejects[0][1] == "ms-01/99"
+    assert len(batch.rejects) == 1 and batch.rejects[0].msg_id == "ms-01/99"
     box.close()
     j.close()
 

@@ -51,6 +51,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--json", action="store_true", help="the report as one JSON object")
     r.set_defaults(run=_report)
 
+    st = floor.add_parser(
+        "status", help="per table: last record, lag, quarantined, rejected and pending; when the ingest last wrote"
+    )
+    st.add_argument("--db", required=True, help="PostgreSQL URL")
+    st.add_argument("--json", action="store_true", help="the status as one JSON object")
+    st.set_defaults(run=_status)
+
     s = floor.add_parser(
         "serve", help="a single-machine floor: local NATS with JetStream, embedded PostgreSQL, migrate, ingest"
     )
@@ -105,6 +112,55 @@ def _ingest_options(p: argparse.ArgumentParser, auth: bool = True) -> None:
         p.add_argument("--ca", help="the CA file that signed the brokers' certificates (TLS)")
         p.add_argument("--cert", help="a client certificate, for brokers that verify clients")
         p.add_argument("--key", help="the client certificate's key")
+    p.add_argument(
+        "--journal-keys",
+        metavar="DIR",
+        help="folder of tables' journal HMAC keys, TABLE.key each (mode 0600): those tables' records must carry a valid HMAC",
+    )
+    p.add_argument(
+        "--metrics-port",
+        type=int,
+        help="serve Prometheus metrics on http://127.0.0.1:PORT/metrics (records stored, lag, rejects, quarantine)",
+    )
+    p.add_argument("--metrics-addr", default="127.0.0.1", help="address for --metrics-port (default 127.0.0.1)")
+    p.add_argument(
+        "--require-registration",
+        action="store_true",
+        help="store only tables registered beforehand (else a table's first chained record registers it)",
+    )
+
+
+def _metrics(args: argparse.Namespace) -> Any:
+    """The ingest's metrics, served when ``--metrics-port`` is given (else None)."""
+    if args.metrics_port is None:
+        return None
+    from controller.floor.metrics import IngestMetrics, serve_metrics
+
+    metrics = IngestMetrics()
+    serve_metrics(metrics, args.metrics_port, args.metrics_addr)
+    return metrics
+
+
+def _journal_keys(folder: str | None) -> dict[str, bytes]:
+    """The keys in ``folder`` by table id (``ms-01.key``); raises ValueError naming a bad file."""
+    if not folder:
+        return {}
+    from controller.floor.messages import TABLE_ID
+    from controller.journal.keys import read_hmac_key
+    from controller.journal.store import JournalError
+
+    path = Path(folder)
+    if not path.is_dir():
+        raise ValueError(f"--journal-keys: {path} is not a folder")
+    keys = {}
+    for file in sorted(path.glob("*.key")):
+        if not TABLE_ID.fullmatch(file.stem):
+            raise ValueError(f"--journal-keys: {file}: {file.stem!r} is not a table id")
+        try:
+            keys[file.stem] = read_hmac_key(file)
+        except JournalError as exc:
+            raise ValueError(f"--journal-keys: {exc}") from exc
+    return keys
 
 
 def _fail(command: str, message: str) -> int:
@@ -186,6 +242,8 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any
         ca=getattr(args, "ca", None),
         cert=getattr(args, "cert", None),
         key=getattr(args, "key", None),
+        journal_keys=_journal_keys(getattr(args, "journal_keys", None)),
+        require_registration=getattr(args, "require_registration", False),
     )
 
 
@@ -198,13 +256,21 @@ def _ingest(args: argparse.Namespace) -> int:
         return _fail("ingest", "--batch must be at least 1")
     if why := secret_in_url(args.db):
         return _fail("ingest", why)
+    try:
+        config = _ingest_config(args, args.nats, args.db)
+    except ValueError as exc:
+        return _fail("ingest", str(exc))
     _setup_logging()
     stop = _stop_on_signals()
     try:
-        stats = asyncio.run(run_ingest(_ingest_config(args, args.nats, args.db), stop))
+        stats = asyncio.run(run_ingest(config, stop, metrics=_metrics(args)))
     except Exception as exc:  # e.g. no NATS server there at start
         return _fail("ingest", f"{type(exc).__name__}: {exc}")
-    print(f"ingested {stats.messages} messages in {stats.batches} batches ({stats.rejected} kept aside as unreadable)")
+    print(
+        f"ingested {stats.messages} messages in {stats.batches} batches: {stats.stored} stored, "
+        f"{stats.duplicates} duplicates, {stats.quarantined} quarantined, {stats.rejected} rejected, "
+        f"{stats.pending} waited for a gap"
+    )
     return 0
 
 
@@ -238,6 +304,72 @@ def _report(args: argparse.Namespace) -> int:
         print(json.dumps(report_json(report)))
     else:
         print("\n".join(report_lines(report)))
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    if why := secret_in_url(args.db):
+        return _fail("status", why)
+    try:
+        import psycopg
+
+        from controller.floor.alerts import floor_status, last_ingest_write, quarantined
+    except ImportError as exc:
+        return _needs_floor_extra("status", exc)
+    try:
+        with psycopg.connect(args.db, autocommit=True, connect_timeout=10) as conn:
+            tables = floor_status(conn)
+            wrote = last_ingest_write(conn)
+            latest = {t.table_id: quarantined(conn, t.table_id, 1) for t in tables if t.quarantined}
+    except psycopg.Error as exc:
+        return _fail("status", f"{args.db}: {str(exc).strip().splitlines()[0]}")
+    now = datetime.now(UTC)
+
+    def ago(when: datetime | None) -> float | None:
+        return None if when is None else round((now - when).total_seconds(), 1)
+
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "ingest_last_write": wrote.isoformat() if wrote else None,
+                    "ingest_idle_s": ago(wrote),
+                    "tables": [
+                        {
+                            "table_id": t.table_id,
+                            "last_seq": t.last_seq,
+                            "last_at": t.last_at.isoformat() if t.last_at else None,
+                            "last_record_age_s": ago(t.last_at),
+                            "lag_s": round((t.last_stored_at - t.last_at).total_seconds(), 3)
+                            if t.last_stored_at and t.last_at
+                            else None,
+                            "quarantined": t.quarantined,
+                            "rejected": t.rejected,
+                            "pending": t.pending,
+                            "latest_quarantine": latest[t.table_id][0].reason if latest.get(t.table_id) else None,
+                        }
+                        for t in tables
+                    ],
+                }
+            )
+        )
+        return 0
+    print(f"ingest: last wrote {wrote:%Y-%m-%d %H:%M:%S} UTC ({ago(wrote)} s ago)" if wrote else "ingest: never wrote")
+    print(
+        f"{'table':<16} {'last seq':>9} {'last record (UTC)':<20} {'age s':>8} {'lag s':>7} {'quarant.':>8} {'rejected':>8} {'pending':>8}"
+    )
+    for t in tables:
+        lag = f"{(t.last_stored_at - t.last_at).total_seconds():.3f}" if t.last_stored_at and t.last_at else "-"
+        when = f"{t.last_at:%Y-%m-%d %H:%M:%S}" if t.last_at else "-"
+        print(
+            f"{t.table_id:<16} {t.last_seq if t.last_seq is not None else '-':>9} {when:<20} "
+            f"{ago(t.last_at) if t.last_at else '-':>8} {lag:>7} {t.quarantined:>8} {t.rejected:>8} {t.pending:>8}"
+        )
+    for t in tables:
+        if t.quarantined:
+            print(f"ALERT {t.table_id}: {t.quarantined} records quarantined; latest: {latest[t.table_id][0].reason}")
+        if t.rejected:
+            print(f"ALERT {t.table_id}: {t.rejected} messages rejected")
     return 0
 
 
@@ -282,7 +414,7 @@ def _serve(args: argparse.Namespace) -> int:
             nats_server.pid_file,
         )
         print(f"nats {nats_server.url}\ndb {db.reader}\nauth {auth.folder}", flush=True)
-        stats = asyncio.run(run_ingest(config, stop))
+        stats = asyncio.run(run_ingest(config, stop, metrics=_metrics(args)))
         log.info("stopped after %d messages", stats.messages)
     except (FloorServerError, OSError, ValueError) as exc:
         return _fail("serve", str(exc))

@@ -249,6 +249,7 @@ class Forwarder:
         pending: deque[tuple[int, bool, asyncio.Future[Any]]] = deque()  # (seq, last of its seq, ack)
         sent = self._acked
         link = self.link
+        anchor_seq = outbox.anchor_seq()
         try:
             poll, more = 0.005, True
             while not self._stopping.is_set():
@@ -274,7 +275,9 @@ class Forwarder:
                     continue
                 poll = 0.005
                 for record in records:
-                    messages: list[Message] = messages_for(record, link.table_id, link.subject_prefix, outbox.between)
+                    messages: list[Message] = messages_for(
+                        record, link.table_id, link.subject_prefix, outbox.between, anchor_seq
+                    )
                     for i, m in enumerate(messages):
                         while len(pending) >= self.window:
                             await self._complete_oldest(pending, outbox)

@@ -1,9 +1,11 @@
 """The floor ingest: a durable JetStream consumer that writes every table's messages into the
 PostgreSQL floor store (docs/floor.md).
 
-Messages are pulled in batches from the durable consumer; each batch is written in one
-transaction with upserts keyed by (table, journal seq), so a message stored twice changes
-nothing; the batch is acknowledged only after the transaction commits. Several ingest
+Messages are pulled in batches from the durable consumer; each is checked alone
+(:mod:`controller.floor.validate`: a bad one is recorded in ``ingest_reject``, logged and
+terminated on the stream, the rest of its batch goes on); the batch's records are written in one
+transaction by the chain's rules (:mod:`controller.floor.chain`: stored, an identical
+redelivery, quarantined, or waiting for a gap), and acknowledged only after it commits. Several ingest
 processes may share the durable consumer. While PostgreSQL is unreachable the batch is kept
 (JetStream told it is still in progress) and written when the database is back.
 """
@@ -14,21 +16,34 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import nats
 import nats.errors
 import nats.js.errors
-import orjson
 import psycopg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
 
+from controller.floor.chain import ChainPolicy, Outcome, Reject, Verdict, store_messages
 from controller.floor.connect import NatsAuth, nats_auth_options
-from controller.journal.meters import meters_for_round
+from controller.floor.messages import TABLE_ID
+from controller.floor.validate import BadMessage, FloorRecord, Rows, check_message, excerpt
 
-__all__ = ["IngestConfig", "Batch", "parse_batch", "write_batch", "ensure_stream", "run_ingest", "IngestStats"]
+__all__ = [
+    "IngestConfig",
+    "Batch",
+    "check_one",
+    "parse_batch",
+    "write_batch",
+    "ensure_stream",
+    "run_ingest",
+    "IngestStats",
+]
+
+if TYPE_CHECKING:
+    from controller.floor.metrics import IngestMetrics
 
 log = logging.getLogger("tablectl.floor.ingest")
 
@@ -51,6 +66,12 @@ class IngestConfig:
     """The CA file that signed the brokers' certificates (TLS)."""
     cert: str | None = None
     key: str | None = None
+    journal_keys: Mapping[str, bytes] = field(default_factory=dict)
+    """Journal HMAC keys by table id: those tables' records must carry a valid HMAC."""
+    require_registration: bool = False
+    """Store only tables registered beforehand (``tablectl floor add-table``)."""
+    max_pending: int = 10_000
+    """Records of one table that may wait for a gap to fill (past that: delivered again later)."""
     fetch_wait_s: float = 0.1
     """How long one pull waits for messages when none is ready. nats-py's ``fetch`` returns at once
     what is ready, but when nothing is it waits this long, or until the batch is full, before
@@ -66,209 +87,90 @@ class IngestStats:
     messages: int = 0
     rejected: int = 0
     db_retries: int = 0
+    stored: int = 0
+    duplicates: int = 0
+    quarantined: int = 0
+    pending: int = 0
+    deferred: int = 0
+    released: int = 0
+
+    def add(self, outcome: Outcome) -> None:
+        """Count one batch's outcome."""
+        self.rejected += outcome.count(Verdict.REJECTED)
+        self.stored += outcome.count(Verdict.STORED)
+        self.duplicates += outcome.count(Verdict.DUPLICATE)
+        self.quarantined += len(outcome.quarantined)
+        self.pending += outcome.count(Verdict.PENDING)
+        self.deferred += outcome.count(Verdict.DEFERRED)
+        self.released += outcome.released
 
 
 @dataclass
 class Batch:
-    """One batch of messages as rows for the floor store's tables."""
+    """One batch of messages, each checked: the records (with their rows) and the rejects, in
+    the order they came (``items``)."""
 
-    events: list[tuple[Any, ...]] = field(default_factory=list)
-    rounds: list[tuple[Any, ...]] = field(default_factory=list)
-    seats: list[tuple[Any, ...]] = field(default_factory=list)
-    wagers: list[tuple[Any, ...]] = field(default_factory=list)
-    cards: list[tuple[Any, ...]] = field(default_factory=list)
-    meters: list[tuple[Any, ...]] = field(default_factory=list)
-    tables: dict[str, list[Any]] = field(default_factory=dict)
-    rejects: list[tuple[Any, ...]] = field(default_factory=list)
+    items: list[FloorRecord | Reject] = field(default_factory=list)
 
+    @property
+    def records(self) -> list[FloorRecord]:
+        return [i for i in self.items if isinstance(i, FloorRecord)]
 
-def _table_seen(
-    batch: Batch, table: str, seq: int, at: float, game: str | None, config: str | None, round_no: int | None
-) -> None:
-    seen = batch.tables.get(table)
-    if seen is None:
-        batch.tables[table] = [game, config, at, at, seq, round_no]
-        return
-    seen[0] = seen[0] or game
-    seen[1] = seen[1] or config
-    seen[2], seen[3], seen[4] = min(seen[2], at), max(seen[3], at), max(seen[4], seq)
-    if round_no is not None:
-        seen[5] = max(seen[5] or 0, round_no)
+    @property
+    def rejects(self) -> list[Reject]:
+        return [i for i in self.items if isinstance(i, Reject)]
 
+    def rows(self) -> Rows:
+        """Every record's rows together (what the batch would store if every record chains)."""
+        rows = Rows()
+        for r in self.records:
+            rows.extend(r.rows)
+        return rows
 
-def _add_round(batch: Batch, table: str, seq: int, at: float, data: dict[str, Any]) -> None:
-    recall = data["recall"]
-    number = int(recall["round"])
-    settlement = recall["settlement"]
-    record = {k: v for k, v in data.items() if k != "recall"}
-    meters = meters_for_round(
-        {"record": record, "settlement": settlement, "late_bets": recall["late_bets"], "faults": recall["faults"]}
-    )
-    events = recall["events"]
-    handle = 0
-    for seat, entry in record["seats"].items():
-        wagered = sum(entry["wagers"].values())
-        handle += wagered
-        settled = settlement["seats"][seat] if settlement else None
-        batch.seats.append(
-            (table, seq, number, int(seat), str(entry.get("cards", "")), wagered, settled["net"] if settled else None)
-        )
-        for spot, cents in entry["wagers"].items():
-            w = settled["wagers"].get(spot) if settled else None
-            batch.wagers.append(
-                (
-                    table,
-                    seq,
-                    number,
-                    int(seat),
-                    spot,
-                    cents,
-                    w["result"] if w else None,
-                    w["net"] if w else None,
-                    (w or {}).get("commission", 0),
-                )
-            )
-    for card in recall["cards"]:
-        batch.cards.append((table, seq, number, int(card["index"]), card["card"], card["to"]))
-    batch.rounds.append(
-        (
-            table,
-            seq,
-            number,
-            record["game"],
-            record.get("table"),
-            recall["started"],
-            recall["ended"],
-            bool(recall["void"]),
-            len(record["seats"]),
-            handle,
-            settlement["house_net"] if settlement else 0,
-            meters.get(("table", "paid"), 0),
-            meters.get(("table", "collected"), 0),
-            meters.get(("table", "commission"), 0),
-            len(recall["late_bets"]),
-            int(recall["faults"]),
-            int(events[0]["seq"]) if events else seq,
-            orjson.dumps(data).decode(),
-        )
-    )
-    _table_seen(batch, table, seq, at, record["game"], record.get("table"), number)
+    @property
+    def events(self) -> list[tuple[Any, ...]]:
+        return self.rows().events
+
+    @property
+    def rounds(self) -> list[tuple[Any, ...]]:
+        return self.rows().rounds
+
+    @property
+    def seats(self) -> list[tuple[Any, ...]]:
+        return self.rows().seats
+
+    @property
+    def wagers(self) -> list[tuple[Any, ...]]:
+        return self.rows().wagers
+
+    @property
+    def cards(self) -> list[tuple[Any, ...]]:
+        return self.rows().cards
+
+    @property
+    def meters(self) -> list[tuple[Any, ...]]:
+        return self.rows().meters
 
 
-def parse_batch(messages: Iterable[tuple[str, str | None, bytes]]) -> Batch:
-    """Rows for the messages (subject, message id, payload); a message that cannot be read is
-    kept in ``rejects``."""
-    batch = Batch()
-    for subject, msg_id, payload in messages:
-        try:
-            m = orjson.loads(payload)
-            table, seq, at, kind, data = m["table"], int(m["seq"]), float(m["at"]), m["kind"], m["data"]
-            cls = subject.rsplit(".", 1)[-1]
-            if cls == "round":
-                _add_round(batch, table, seq, at, data)
-            elif cls == "meters":
-                number = int(data["round"])
-                batch.meters.extend((table, seq, number, scope, name, int(v)) for scope, name, v in data["meters"])
-                _table_seen(batch, table, seq, at, None, None, number)
-            elif cls in ("event", "fault", "supervisor"):
-                batch.events.append((table, seq, at, at, kind, cls, orjson.dumps(data).decode()))
-                _table_seen(batch, table, seq, at, None, None, None)
-            else:
-                raise ValueError(f"unknown subject kind {cls!r}")
-        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
-            batch.rejects.append((subject, msg_id, payload, f"{type(exc).__name__}: {exc}"))
-    return batch
+def check_one(subject: str, msg_id: str | None, payload: bytes, prefix: str = "floor") -> FloorRecord | Reject:
+    """One message checked (:func:`controller.floor.validate.check_message`), or why it is refused."""
+    try:
+        return check_message(subject, msg_id, payload, prefix)
+    except BadMessage as exc:
+        token = subject[len(prefix) + 1 :].split(".")[0] if subject.startswith(prefix + ".") else None
+        table = token if token and TABLE_ID.fullmatch(token) else None
+        return Reject(subject, msg_id, payload, exc.reason, table)
 
 
-_SQL = {
-    "events": "INSERT INTO journal_event (table_id, seq, at, at_epoch, kind, class, data) "
-    "VALUES (%s, %s, to_timestamp(%s), %s, %s, %s, %s::jsonb) ON CONFLICT DO NOTHING",
-    "rounds": "INSERT INTO round (table_id, seq, round_no, game, config, started_at, ended_at, void, seats, handle, win, "
-    "paid, collected, commission, late_bets, faults, first_seq, recall) VALUES (%s, %s, %s, %s, %s, to_timestamp(%s), "
-    "to_timestamp(%s), %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb) ON CONFLICT DO NOTHING",
-    "seats": "INSERT INTO round_seat (table_id, seq, round_no, seat, cards, wagered, net) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-    "wagers": "INSERT INTO wager (table_id, seq, round_no, seat, spot, cents, result, net, commission) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-    "cards": "INSERT INTO card (table_id, seq, round_no, idx, card, dealt_to) "
-    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-    "meters": "INSERT INTO meter (table_id, seq, round_no, scope, name, value) "
-    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-    "rejects": "INSERT INTO ingest_reject (subject, msg_id, payload, error) VALUES (%s, %s, %s, %s)",
-}
-
-_TABLE_SQL = (
-    "INSERT INTO floor_table (table_id, game, config, first_at, last_at, last_seq, last_round) "
-    "VALUES (%s, %s, %s, to_timestamp(%s), to_timestamp(%s), %s, %s) ON CONFLICT (table_id) DO UPDATE SET "
-    "game = coalesce(excluded.game, floor_table.game), config = coalesce(excluded.config, floor_table.config), "
-    "first_at = least(floor_table.first_at, excluded.first_at), last_at = greatest(floor_table.last_at, excluded.last_at), "
-    "last_seq = greatest(floor_table.last_seq, excluded.last_seq), "
-    "last_round = greatest(floor_table.last_round, excluded.last_round)"
-)
+def parse_batch(messages: Iterable[tuple[str, str | None, bytes]], prefix: str = "floor") -> Batch:
+    """The messages (subject, message id, payload) checked, in order; one that cannot be read or
+    fails a check is kept as a :class:`Reject` with the reason."""
+    return Batch([check_one(subject, msg_id, payload, prefix) for subject, msg_id, payload in messages])
 
 
-_STAGED = {
-    # rows -> (stage table columns, target table, target columns, select expressions)
-    "events": (
-        "table_id text, seq bigint, at float8, at_epoch float8, kind text, class text, data jsonb",
-        "journal_event",
-        "table_id, seq, at, at_epoch, kind, class, data",
-        "table_id, seq, to_timestamp(at), at_epoch, kind, class, data",
-    ),
-    "seats": (
-        "table_id text, seq bigint, round_no bigint, seat integer, cards text, wagered bigint, net bigint",
-        "round_seat",
-        "table_id, seq, round_no, seat, cards, wagered, net",
-        "table_id, seq, round_no, seat, cards, wagered, net",
-    ),
-    "wagers": (
-        "table_id text, seq bigint, round_no bigint, seat integer, spot text, cents bigint, result text, net bigint, "
-        "commission bigint",
-        "wager",
-        "table_id, seq, round_no, seat, spot, cents, result, net, commission",
-        "table_id, seq, round_no, seat, spot, cents, result, net, commission",
-    ),
-    "cards": (
-        "table_id text, seq bigint, round_no bigint, idx integer, card text, dealt_to text",
-        "card",
-        "table_id, seq, round_no, idx, card, dealt_to",
-        "table_id, seq, round_no, idx, card, dealt_to",
-    ),
-    "meters": (
-        "table_id text, seq bigint, round_no bigint, scope text, name text, value bigint",
-        "meter",
-        "table_id, seq, round_no, scope, name, value",
-        "table_id, seq, round_no, scope, name, value",
-    ),
-}
-"""The high-volume rows go in with COPY into a temporary table, then one idempotent INSERT."""
-
-
-async def write_batch(conn: psycopg.AsyncConnection[Any], batch: Batch) -> None:
-    """Write ``batch`` in one transaction (every insert idempotent)."""
-    async with conn.transaction():
-        async with conn.cursor() as cur:
-            for name, (columns, _, _, _) in _STAGED.items():
-                await cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS stage_{name} ({columns}) ON COMMIT DELETE ROWS")
-            for name, (_, target, cols, exprs) in _STAGED.items():
-                rows = getattr(batch, name)
-                if not rows:
-                    continue
-                async with cur.copy(f"COPY stage_{name} ({cols}) FROM STDIN") as copy:
-                    for row in rows:
-                        await copy.write_row(row)
-                await cur.execute(
-                    f"INSERT INTO {target} ({cols}) SELECT {exprs} FROM stage_{name} ON CONFLICT DO NOTHING"
-                )
-            for name in ("rounds", "rejects"):
-                rows = getattr(batch, name)
-                if rows:
-                    await cur.executemany(_SQL[name], rows)
-            if batch.tables:
-                rows = [
-                    (t, *v) for t, v in sorted(batch.tables.items())
-                ]  # one lock order: no deadlocks between workers
-                await cur.executemany(_TABLE_SQL, rows)
+async def write_batch(conn: psycopg.AsyncConnection[Any], batch: Batch, policy: ChainPolicy | None = None) -> Outcome:
+    """Store ``batch`` in one transaction by the chain's rules (:mod:`controller.floor.chain`)."""
+    return await store_messages(conn, batch.items, policy or ChainPolicy())
 
 
 async def ensure_stream(js: Any, config: IngestConfig) -> None:
@@ -289,27 +191,61 @@ async def ensure_stream(js: Any, config: IngestConfig) -> None:
     )
 
 
-async def _one_by_one(db: psycopg.AsyncConnection[Any], msgs: list[Any]) -> Batch:
-    """Write each message in its own transaction; keep the ones refused in ``ingest_reject``."""
-    total = Batch()
-    for m in msgs:
-        msg_id = (m.headers or {}).get("Nats-Msg-Id")
-        one = parse_batch([(m.subject, msg_id, m.data)])
+async def _one_by_one(db: psycopg.AsyncConnection[Any], batch: Batch, policy: ChainPolicy) -> Outcome:
+    """Each message in its own transaction; one the store refuses is kept in ``ingest_reject``."""
+    total = Outcome()
+    for item in batch.items:
         try:
-            await write_batch(db, one)
+            one = await store_messages(db, [item], policy)
         except psycopg.OperationalError:
             raise
         except psycopg.Error as exc:
-            refused = Batch(rejects=[(m.subject, msg_id, m.data, f"{type(exc).__name__}: {exc}")])
-            await write_batch(db, refused)
-            one = refused
-        total.rejects += one.rejects
+            reason = f"the floor store refused it: {type(exc).__name__}: {str(exc).strip()[:300]}"
+            table = item.table if isinstance(item, FloorRecord) else item.table
+            one = await store_messages(db, [Reject(item.subject, item.msg_id, item.payload, reason, table)], policy)
+        total.verdicts += one.verdicts
+        total.reasons += one.reasons
+        total.released += one.released
+        total.quarantined += one.quarantined
     return total
 
 
-async def run_ingest(config: IngestConfig, stop: threading.Event, stats: IngestStats | None = None) -> IngestStats:
-    """Ingest until ``stop`` is set; returns what was done."""
+def _log(batch: Batch, outcome: Outcome) -> None:
+    for item, verdict, reason in zip(batch.items, outcome.verdicts, outcome.reasons, strict=True):
+        if verdict is Verdict.REJECTED:
+            log.warning("rejected %s (%s): %s; %s", item.subject[:200], item.msg_id, reason, excerpt(item.payload, 160))
+    for table, seq, subject, reason in outcome.quarantined:
+        log.warning("quarantined %s seq %d (%s): %s", table, seq, subject[:200], reason)
+
+
+async def _settle(m: Any, verdict: Verdict) -> None:
+    """Tell JetStream what became of a message: a reject is terminated (never delivered again), a
+    deferred one handed back for later, every other acknowledged (its fate is in the store)."""
+    try:
+        if verdict is Verdict.REJECTED:
+            await m.term()
+        elif verdict is Verdict.DEFERRED:
+            await m.nak(delay=5.0)
+        else:
+            await m.ack()
+    except nats.errors.Error as exc:  # the broker will deliver it again: the store makes that harmless
+        log.warning("could not settle %s: %s", m.subject, exc)
+
+
+async def run_ingest(
+    config: IngestConfig,
+    stop: threading.Event,
+    stats: IngestStats | None = None,
+    metrics: IngestMetrics | None = None,
+) -> IngestStats:
+    """Ingest until ``stop`` is set; returns what was done (and counts it in ``metrics``)."""
     stats = stats or IngestStats()
+    policy = ChainPolicy(
+        keys=dict(config.journal_keys),
+        require_registration=config.require_registration,
+        max_pending=config.max_pending,
+        prefix=config.subject_prefix,
+    )
     options: dict[str, Any] = {
         "servers": list(config.servers),
         "allow_reconnect": True,
@@ -358,6 +294,7 @@ async def run_ingest(config: IngestConfig, stop: threading.Event, stats: IngestS
                     return stats
                 log.warning("floor stream not ready (%s); retrying", exc)
                 await asyncio.sleep(1.0)
+        backlog_seen = 0.0
         while not stop.is_set():
             try:
                 msgs = await sub.fetch(config.batch, timeout=config.fetch_wait_s)
@@ -367,16 +304,20 @@ async def run_ingest(config: IngestConfig, stop: threading.Event, stats: IngestS
                 log.warning("fetch: %s", exc)
                 await asyncio.sleep(0.5)
                 continue
-            batch = parse_batch((m.subject, (m.headers or {}).get("Nats-Msg-Id"), m.data) for m in msgs)
+            batch = parse_batch(
+                ((m.subject, (m.headers or {}).get("Nats-Msg-Id"), m.data) for m in msgs), config.subject_prefix
+            )
             last_progress, backoff = time.monotonic(), 0.2
             while True:
                 try:
                     if db is None or db.closed:
                         db = await psycopg.AsyncConnection.connect(config.db_url, connect_timeout=5)
-                    await write_batch(db, batch)
+                    outcome = await write_batch(db, batch, policy)
                     break
                 except psycopg.OperationalError as exc:
                     stats.db_retries += 1
+                    if metrics is not None:
+                        metrics.db_retries.inc()
                     log.warning("floor database: %s; keeping the batch", str(exc).strip().splitlines()[0])
                     if db is not None:
                         await db.close()
@@ -391,13 +332,22 @@ async def run_ingest(config: IngestConfig, stop: threading.Event, stats: IngestS
                     backoff = min(backoff * 2, 5.0)
                 except psycopg.Error:  # a message the store refuses: each alone, the refused ones kept aside
                     assert db is not None
-                    batch = await _one_by_one(db, msgs)
+                    outcome = await _one_by_one(db, batch, policy)
                     break
-            for m in msgs:
-                await m.ack()
+            _log(batch, outcome)
+            for m, verdict in zip(msgs, outcome.verdicts, strict=True):
+                await _settle(m, verdict)
             stats.batches += 1
             stats.messages += len(msgs)
-            stats.rejected += len(batch.rejects)
+            stats.add(outcome)
+            if metrics is not None:
+                metrics.observe(batch.items, outcome)
+                if time.monotonic() - backlog_seen > 5.0:
+                    backlog_seen = time.monotonic()
+                    try:
+                        metrics.backlog.set((await sub.consumer_info()).num_pending or 0)
+                    except (TimeoutError, nats.errors.Error):
+                        pass
         return stats
     finally:
         try:

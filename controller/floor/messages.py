@@ -1,5 +1,10 @@
 """Journal records as floor messages (docs/floor.md): the subject by kind, the message id, the
-JSON payload, and hidden cards left out.
+JSON payload with the record's place in the journal's hash chain, and hidden cards left out.
+
+Each message carries its record's ``hash`` and the previous record's (``prev``), as the journal
+keeps them, and says whether that hash is a plain SHA-256 or the journal key's HMAC (``mac``);
+where the message holds the record's content as journaled (every record but a hidden dealt
+card; a round's in ``content``) the floor recomputes the hash over it.
 
 Every card leaves the shoe face down in the three games, so a ``CardDealt`` on ``.event`` never
 carries its card; the round's ``.round`` message, written only once the round is over, carries
@@ -20,6 +25,7 @@ from controller.journal.meters import meters_for_round
 from controller.journal.outbox import RawRecord
 from controller.journal.recall import RecalledRound, own_events, recall_json
 from controller.journal.records import JournalRecord
+from controller.journal.store import record_hash
 
 __all__ = [
     "FORMAT_VERSION",
@@ -30,9 +36,11 @@ __all__ = [
     "messages_for",
     "subject_for",
     "hide_cards",
+    "mac_of",
 ]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""Version 2 added ``event``, ``prev``, ``hash``, ``mac``, ``anchor`` and a round's ``content``."""
 
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a table id may be: one NATS subject token."""
@@ -74,20 +82,39 @@ def hide_cards(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "card": None, "hidden": True}
 
 
-def _payload(table_id: str, seq: int, at: float, kind: str, data_json: str) -> bytes:
+def mac_of(record: RawRecord) -> str:
+    """``sha256`` when the record's hash is the plain SHA-256 of its content, else
+    ``hmac-sha256`` (the journal has a key: only its holder can make the hash)."""
+    plain = record_hash(record.prev, record.seq, record.at, record.kind, record.event, record.data)
+    return "sha256" if plain == record.hash else "hmac-sha256"
+
+
+def _payload(
+    table_id: str, record: RawRecord, kind: str, data_json: str, mac: str, anchor_seq: int, content: str | None = None
+) -> bytes:
+    anchor = f',"anchor":{anchor_seq}' if record.seq == anchor_seq + 1 else ""
+    extra = f',"content":{content}' if content is not None else ""
     return (
-        f'{{"v":{FORMAT_VERSION},"table":"{table_id}","seq":{seq},"at":{at!r},"kind":{json.dumps(kind)},'
-        f'"data":{data_json}}}'
+        f'{{"v":{FORMAT_VERSION},"table":"{table_id}","seq":{record.seq},"at":{record.at!r},"kind":{json.dumps(kind)},'
+        f'"event":{"true" if record.event else "false"},"prev":"{record.prev}","hash":"{record.hash}",'
+        f'"mac":"{mac}"{anchor}{extra},"data":{data_json}}}'
     ).encode()
 
 
 def messages_for(
-    record: RawRecord, table_id: str, prefix: str, round_events: Callable[[int, int], list[RawRecord]]
+    record: RawRecord,
+    table_id: str,
+    prefix: str,
+    round_events: Callable[[int, int], list[RawRecord]],
+    anchor_seq: int = 0,
 ) -> list[Message]:
     """The messages for one journal record (two for a round: ``.round`` and ``.meters``).
-    ``round_events(first, last)`` reads a round's records from the journal."""
+    ``round_events(first, last)`` reads a round's records from the journal; ``anchor_seq`` is
+    the journal's pruning anchor (0: nothing pruned): the record right after it says so
+    (``"anchor"``), so a floor that has nothing of the table yet knows where its chain starts."""
     cls = record_class(record.kind, record.data)
     msg_id = f"{table_id}/{record.seq}"
+    mac = mac_of(record)
     if cls != "round":
         text = record.data
         if "card" in text and record.kind == "CardDealt":
@@ -96,7 +123,7 @@ def messages_for(
             Message(
                 subject_for(prefix, table_id, cls),
                 msg_id,
-                _payload(table_id, record.seq, record.at, record.kind, text),
+                _payload(table_id, record, record.kind, text, mac, anchor_seq),
                 record.seq,
             )
         ]
@@ -112,7 +139,7 @@ def messages_for(
         Message(
             subject_for(prefix, table_id, "round"),
             msg_id,
-            _payload(table_id, record.seq, record.at, record.kind, orjson.dumps(recalled).decode()),
+            _payload(table_id, record, record.kind, orjson.dumps(recalled).decode(), mac, anchor_seq, record.data),
             record.seq,
         ),
         Message(
@@ -120,10 +147,11 @@ def messages_for(
             f"{msg_id}/meters",
             _payload(
                 table_id,
-                record.seq,
-                record.at,
+                record,
                 "RoundMeters",
                 orjson.dumps({"round": data["round"], "meters": meters}).decode(),
+                mac,
+                anchor_seq,
             ),
             record.seq,
         ),

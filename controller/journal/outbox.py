@@ -29,6 +29,12 @@ class RawRecord:
     at: float
     kind: str
     data: str
+    event: bool = False
+    """Taken from the controller's queue (part of the record's hash)."""
+    prev: str = ""
+    """The previous record's hash (the journal's chain)."""
+    hash: str = ""
+    """This record's hash: SHA-256, or HMAC-SHA-256 with the journal's key."""
 
 
 class Outbox:
@@ -100,16 +106,23 @@ class Outbox:
     def after(self, seq: int, limit: int = 500) -> list[RawRecord]:
         """Up to ``limit`` records after ``seq``, in order."""
         rows = self.reader.execute(
-            "SELECT seq, at, kind, data FROM records WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit)
+            "SELECT seq, at, kind, data, event, prev, hash FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
+            (seq, limit),
         ).fetchall()
-        return [RawRecord(*row) for row in rows]
+        return [RawRecord(s, at, kind, data, bool(event), prev, h) for s, at, kind, data, event, prev, h in rows]
 
     def between(self, first: int, last: int) -> list[RawRecord]:
         """The records ``first`` to ``last``, in order."""
         rows = self.reader.execute(
-            "SELECT seq, at, kind, data FROM records WHERE seq BETWEEN ? AND ? ORDER BY seq", (first, last)
+            "SELECT seq, at, kind, data, event, prev, hash FROM records WHERE seq BETWEEN ? AND ? ORDER BY seq",
+            (first, last),
         ).fetchall()
-        return [RawRecord(*row) for row in rows]
+        return [RawRecord(s, at, kind, data, bool(event), prev, h) for s, at, kind, data, event, prev, h in rows]
+
+    def anchor_seq(self) -> int:
+        """The journal's pruning anchor: the last record removed from its start (0: none removed)."""
+        row = self.reader.execute("SELECT value FROM meta WHERE key = 'anchor_seq'").fetchone()
+        return int(row[0]) if row else 0
 
     def close(self) -> None:
         for db in (self.reader, self.writer):

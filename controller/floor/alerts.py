@@ -1,0 +1,130 @@
+"""What the ingest kept aside, read from the floor store: per table the records quarantined (never
+stored as the table's), the messages rejected and the records waiting for a gap to fill, and each
+table's place in its chain (``tablectl floor status``, the pit view's alerts, the metrics). Every
+function takes an open psycopg connection and only reads. The rounds themselves are read through
+the one floor read model, :mod:`controller.web.pit_store`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+__all__ = [
+    "TableAlerts",
+    "QuarantinedRecord",
+    "floor_alerts",
+    "quarantined",
+    "TableStatus",
+    "floor_status",
+    "last_ingest_write",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TableAlerts:
+    """What the ingest kept aside for one table (by the table id its messages named): records
+    quarantined (never stored as the table's), messages rejected, records waiting for a gap."""
+
+    table_id: str
+    quarantined: int
+    rejected: int
+    pending: int
+    last_alert_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class QuarantinedRecord:
+    """One record the ingest would not store as its table's, and why."""
+
+    table_id: str
+    seq: int
+    subject: str
+    reason: str
+    stored_at: datetime
+
+
+def floor_alerts(conn: psycopg.Connection[Any]) -> list[TableAlerts]:
+    """Every table with something quarantined, rejected or pending, by id (for ``tablectl floor
+    status`` and the pit view's alerts). Rejected messages whose subject names no table id are
+    not listed (``ingest_reject`` keeps them)."""
+    rows = conn.execute(
+        """
+        SELECT table_id, sum(q)::bigint, sum(r)::bigint, sum(p)::bigint, max(at) FROM (
+            SELECT table_id, count(*) AS q, 0 AS r, 0 AS p, max(stored_at) AS at FROM floor_quarantine GROUP BY table_id
+            UNION ALL
+            SELECT table_id, 0, count(*), 0, max(stored_at) FROM ingest_reject WHERE table_id IS NOT NULL GROUP BY table_id
+            UNION ALL
+            SELECT table_id, 0, 0, count(*), NULL FROM floor_pending GROUP BY table_id
+        ) a GROUP BY table_id ORDER BY table_id
+        """
+    ).fetchall()
+    return [TableAlerts(*row) for row in rows]
+
+
+def quarantined(conn: psycopg.Connection[Any], table_id: str | None = None, limit: int = 50) -> list[QuarantinedRecord]:
+    """The latest ``limit`` quarantined records (of ``table_id``, or of every table), newest first."""
+    rows = conn.execute(
+        "SELECT table_id, seq, subject, reason, stored_at FROM floor_quarantine "
+        "WHERE %s::text IS NULL OR table_id = %s ORDER BY id DESC LIMIT %s",
+        (table_id, table_id, limit),
+    ).fetchall()
+    return [QuarantinedRecord(*row) for row in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class TableStatus:
+    """One table as ``tablectl floor status`` shows it."""
+
+    table_id: str
+    last_seq: int | None
+    """The last record stored in chain order (None: none yet)."""
+    last_at: datetime | None
+    """When the table wrote its latest stored record (its clock)."""
+    last_stored_at: datetime | None
+    """When the floor stored that record (the floor's clock): ``last_stored_at - last_at`` is the lag."""
+    quarantined: int
+    rejected: int
+    pending: int
+
+
+def floor_status(conn: psycopg.Connection[Any]) -> list[TableStatus]:
+    """Every table the floor knows or has alerts for, by id."""
+    alerts = {a.table_id: a for a in floor_alerts(conn)}
+    rows = conn.execute(
+        """
+        SELECT c.table_id, c.head_seq, t.last_at,
+               (SELECT r.stored_at FROM floor_record r WHERE r.table_id = c.table_id ORDER BY r.seq DESC LIMIT 1)
+        FROM floor_chain c LEFT JOIN floor_table t USING (table_id)
+        """
+    ).fetchall()
+    known = {row[0]: row for row in rows}
+    out = []
+    for table_id in sorted(set(known) | set(alerts)):
+        row = known.get(table_id, (table_id, None, None, None))
+        a = alerts.get(table_id)
+        out.append(
+            TableStatus(
+                table_id,
+                row[1],
+                row[2],
+                row[3],
+                a.quarantined if a else 0,
+                a.rejected if a else 0,
+                a.pending if a else 0,
+            )
+        )
+    return out
+
+
+def last_ingest_write(conn: psycopg.Connection[Any]) -> datetime | None:
+    """When an ingest last wrote anything (a record, a reject, a quarantined or pending record)."""
+    row = conn.execute(
+        """
+        SELECT greatest((SELECT max(stored_at) FROM floor_record), (SELECT max(stored_at) FROM ingest_reject),
+                        (SELECT max(stored_at) FROM floor_quarantine), (SELECT max(received_at) FROM floor_pending))
+        """
+    ).fetchone()
+    return row[0] if row else None

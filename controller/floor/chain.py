@@ -1,0 +1,464 @@
+"""Storing checked floor messages so that no record can be forged in or displaced (docs/floor.md,
+"The chain").
+
+Each table's stored records are its journal's hash chain. In one transaction per batch, table
+by table (each under its own advisory lock, taken in table order, so ingest workers sharing
+the durable consumer never interleave on a table nor deadlock), every record is:
+
+- **stored** when it follows the table's head: the next seq, its ``prev`` the stored head's
+  ``hash``, and, where the message holds the record's content, that hash recomputed the way the
+  journal makes it (an HMAC with the table's journal key when the ingest has it; a table whose
+  key the ingest has must send HMACs). A table with nothing stored starts at the record that
+  states the journal's anchor (``"anchor": seq - 1``: 0 with ``prev`` all zeros for a journal's
+  first record, or the pruning anchor);
+- a **duplicate** (changes nothing) when it is the very message stored for its seq;
+- **quarantined** (``floor_quarantine``, with the reason) when it does not chain, when its hash
+  is not its content's, or when a different record is already stored for its seq;
+- **pending** (``floor_pending``) when it is ahead of the head: stored when the gap fills, in
+  order; at most ``max_pending`` per table wait, the ones past that are handed back to the
+  stream (not acknowledged: delivered again later), and one more than ``max_ahead`` records
+  ahead is quarantined.
+
+A ``.meters`` message adds nothing: the store takes a round's meters from the round itself. It
+is checked against the stored round (same hash, same meters) and quarantined if it differs.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+
+from controller.floor.validate import BadMessage, FloorRecord, Rows, check_message, content_hash_ok, excerpt
+from controller.journal.store import GENESIS
+
+__all__ = ["Verdict", "Reject", "ChainPolicy", "Outcome", "store_messages", "register_table", "REJECT_PAYLOAD_BYTES"]
+
+log = logging.getLogger("tablectl.floor.ingest")
+
+REJECT_PAYLOAD_BYTES = 4096
+"""How much of a rejected message ``ingest_reject.payload`` keeps."""
+
+
+class Verdict(enum.Enum):
+    """What became of one message."""
+
+    STORED = "stored"
+    DUPLICATE = "duplicate"
+    QUARANTINED = "quarantined"
+    PENDING = "pending"
+    DEFERRED = "deferred"
+    """Not taken now (the table's pending records are full): not acknowledged, delivered again."""
+    REJECTED = "rejected"
+
+
+@dataclass(frozen=True, slots=True)
+class Reject:
+    """A message that could not be read or checked: what it was and why."""
+
+    subject: str
+    msg_id: str | None
+    payload: bytes
+    reason: str
+    table: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChainPolicy:
+    """The rules a deployment chooses."""
+
+    keys: Mapping[str, bytes] = field(default_factory=dict)
+    """Journal HMAC keys by table id: those tables' records must carry a valid HMAC."""
+    require_registration: bool = False
+    """Store only tables registered beforehand (:func:`register_table`, ``tablectl floor
+    add-table``); otherwise a table's first valid chained record on its own subject registers it."""
+    max_pending: int = 10_000
+    """Records of one table that may wait for a gap (past that: handed back to the stream)."""
+    max_stray: int = 10_000
+    """Records of tables the floor does not know that may wait, all together (past that: quarantined)."""
+    max_ahead: int = 1_000_000
+    prefix: str = "floor"
+
+
+@dataclass
+class Outcome:
+    """What a batch did: one verdict (and reason) per message in order, and what the records
+    that had been waiting did."""
+
+    verdicts: list[Verdict] = field(default_factory=list)
+    reasons: list[str | None] = field(default_factory=list)
+    released: int = 0
+    """Pending records stored now that their gap filled."""
+    quarantined: list[tuple[str, int, str, str]] = field(default_factory=list)
+    """(table, seq, subject, reason) of every record quarantined, pending ones included."""
+
+    def count(self, verdict: Verdict) -> int:
+        """How many of the batch's messages got ``verdict``."""
+        return sum(1 for v in self.verdicts if v is verdict)
+
+
+@dataclass
+class _Cand:
+    rec: FloorRecord
+    pos: int | None
+    pending_id: int | None = None
+
+
+@dataclass
+class _Stored:
+    hash: str
+    body: str
+    cls: str
+    meters: tuple[tuple[str, str, int], ...] | None
+
+
+@dataclass
+class _Writes:
+    rows: Rows = field(default_factory=Rows)
+    records: list[tuple[Any, ...]] = field(default_factory=list)
+    tables: dict[str, list[Any]] = field(default_factory=dict)
+    chains: list[tuple[Any, ...]] = field(default_factory=list)
+    quarantine: list[tuple[Any, ...]] = field(default_factory=list)
+    pending: list[tuple[Any, ...]] = field(default_factory=list)
+    resolved: list[int] = field(default_factory=list)
+    rejects: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+async def register_table(conn: psycopg.AsyncConnection[Any], table_id: str) -> bool:
+    """Register ``table_id`` (``tablectl floor add-table``): its first record is then stored
+    even with :attr:`ChainPolicy.require_registration`. False when it was already known."""
+    async with conn.cursor() as cur:
+        await cur.execute(
+            "INSERT INTO floor_chain (table_id, registered_by) VALUES (%s, 'add-table') ON CONFLICT DO NOTHING",
+            (table_id,),
+        )
+        return cur.rowcount == 1
+
+
+_STAGED = {
+    # rows -> (stage table columns, target table, target columns, select expressions)
+    "events": (
+        "table_id text, seq bigint, at float8, at_epoch float8, kind text, class text, data jsonb",
+        "journal_event",
+        "table_id, seq, at, at_epoch, kind, class, data",
+        "table_id, seq, to_timestamp(at), at_epoch, kind, class, data",
+    ),
+    "seats": (
+        "table_id text, seq bigint, round_no bigint, seat integer, cards text, wagered bigint, net bigint",
+        "round_seat",
+        "table_id, seq, round_no, seat, cards, wagered, net",
+        "table_id, seq, round_no, seat, cards, wagered, net",
+    ),
+    "wagers": (
+        "table_id text, seq bigint, round_no bigint, seat integer, spot text, cents bigint, result text, net bigint, "
+        "commission bigint",
+        "wager",
+        "table_id, seq, round_no, seat, spot, cents, result, net, commission",
+        "table_id, seq, round_no, seat, spot, cents, result, net, commission",
+    ),
+    "cards": (
+        "table_id text, seq bigint, round_no bigint, idx integer, card text, dealt_to text",
+        "card",
+        "table_id, seq, round_no, idx, card, dealt_to",
+        "table_id, seq, round_no, idx, card, dealt_to",
+    ),
+    "meters": (
+        "table_id text, seq bigint, round_no bigint, scope text, name text, value bigint",
+        "meter",
+        "table_id, seq, round_no, scope, name, value",
+        "table_id, seq, round_no, scope, name, value",
+    ),
+    "records": (
+        "table_id text, seq bigint, prev text, hash text, mac text, verified boolean, body_sha256 text, class text",
+        "floor_record",
+        "table_id, seq, prev, hash, mac, verified, body_sha256, class",
+        "table_id, seq, prev, hash, mac, verified, body_sha256, class",
+    ),
+}
+"""The high-volume rows go in with COPY into a temporary table, then one INSERT (no ON CONFLICT:
+the chain decided each (table, seq) is new; a conflict is an error, never a silent drop)."""
+
+_SQL = {
+    "rounds": "INSERT INTO round (table_id, seq, round_no, game, config, started_at, ended_at, void, seats, handle, win, "
+    "paid, collected, commission, late_bets, faults, first_seq, recall) VALUES (%s, %s, %s, %s, %s, to_timestamp(%s), "
+    "to_timestamp(%s), %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb)",
+    "tables": "INSERT INTO floor_table (table_id, game, config, first_at, last_at, last_seq, last_round) "
+    "VALUES (%s, %s, %s, to_timestamp(%s), to_timestamp(%s), %s, %s) ON CONFLICT (table_id) DO UPDATE SET "
+    "game = coalesce(excluded.game, floor_table.game), config = coalesce(excluded.config, floor_table.config), "
+    "first_at = least(floor_table.first_at, excluded.first_at), "
+    "last_at = greatest(floor_table.last_at, excluded.last_at), "
+    "last_seq = greatest(floor_table.last_seq, excluded.last_seq), "
+    "last_round = greatest(floor_table.last_round, excluded.last_round)",
+    "chains": "INSERT INTO floor_chain (table_id, head_seq, head_hash, anchor_seq, anchor_hash, registered_by) "
+    "VALUES (%s, %s, %s, %s, %s, 'first record') ON CONFLICT (table_id) DO UPDATE SET "
+    "head_seq = excluded.head_seq, head_hash = excluded.head_hash, "
+    "anchor_seq = coalesce(floor_chain.anchor_seq, excluded.anchor_seq), "
+    "anchor_hash = coalesce(floor_chain.anchor_hash, excluded.anchor_hash)",
+    "quarantine": "INSERT INTO floor_quarantine (table_id, seq, subject, msg_id, reason, prev, hash, payload) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+    "pending": "INSERT INTO floor_pending (table_id, seq, subject, msg_id, payload) VALUES (%s, %s, %s, %s, %s)",
+    "rejects": "INSERT INTO ingest_reject (subject, msg_id, payload, error, table_id, size, excerpt) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+}
+
+
+def _seen(w: _Writes, r: FloorRecord) -> None:
+    seen = w.tables.get(r.table)
+    if seen is None:
+        w.tables[r.table] = [r.game, r.config, r.at, r.at, r.seq, r.round_no]
+        return
+    seen[0] = seen[0] or r.game
+    seen[1] = seen[1] or r.config
+    seen[2], seen[3], seen[4] = min(seen[2], r.at), max(seen[3], r.at), max(seen[4], r.seq)
+    if r.round_no is not None:
+        seen[5] = max(seen[5] or 0, r.round_no)
+
+
+async def store_messages(
+    conn: psycopg.AsyncConnection[Any], items: Sequence[FloorRecord | Reject], policy: ChainPolicy
+) -> Outcome:
+    """Store ``items`` (checked records and rejects) in one transaction; the verdict of each."""
+    out = Outcome([Verdict.REJECTED] * len(items), [None] * len(items))
+    w = _Writes()
+    by_table: dict[str, list[_Cand]] = {}
+    for pos, item in enumerate(items):
+        if isinstance(item, Reject):
+            out.reasons[pos] = item.reason
+            w.rejects.append(
+                (
+                    item.subject[:1024],
+                    (item.msg_id or "")[:256] or None,
+                    item.payload[:REJECT_PAYLOAD_BYTES],
+                    item.reason,
+                    item.table,
+                    len(item.payload),
+                    excerpt(item.payload),
+                )
+            )
+        else:
+            by_table.setdefault(item.table, []).append(_Cand(item, pos))
+    async with conn.transaction():
+        async with conn.cursor() as cur:
+            tables = sorted(by_table)  # one lock order: no deadlocks between workers
+            chains: dict[str, tuple[Any, ...]] = {}
+            waiting: dict[str, int] = {}
+            if tables:
+                # The array's order is the scan's: each lock is taken in table order, in one round trip.
+                await cur.execute(
+                    "SELECT count(pg_advisory_xact_lock(hashtext(t))) FROM unnest(%s::text[]) AS u(t)", (tables,)
+                )
+                await cur.execute(
+                    "SELECT table_id, head_seq, head_hash FROM floor_chain WHERE table_id = ANY(%s)", (tables,)
+                )
+                chains = {row[0]: row for row in await cur.fetchall()}
+                await cur.execute(
+                    "SELECT table_id, count(*) FROM floor_pending WHERE table_id = ANY(%s) GROUP BY table_id", (tables,)
+                )
+                waiting = {str(t): int(n) for t, n in await cur.fetchall()}
+            stray = 0
+            if any(t not in chains for t in tables):
+                await cur.execute(
+                    "SELECT count(*) FROM floor_pending p WHERE NOT EXISTS "
+                    "(SELECT 1 FROM floor_chain c WHERE c.table_id = p.table_id)"
+                )
+                counted = await cur.fetchone()
+                stray = int(counted[0]) if counted else 0
+            for table in tables:
+                row = chains.get(table)
+                before = len(w.pending)
+                await _table(cur, table, by_table[table], policy, w, out, row, waiting.get(table, 0), stray)
+                if row is None:
+                    stray += len(w.pending) - before
+            await _write(cur, w)
+    return out
+
+
+async def _table(
+    cur: psycopg.AsyncCursor[Any],
+    table: str,
+    cands: list[_Cand],
+    policy: ChainPolicy,
+    w: _Writes,
+    out: Outcome,
+    row: tuple[Any, ...] | None,
+    pending_count: int,
+    stray: int = 0,
+) -> None:
+    """One table's records (its lock held): ``row`` its ``floor_chain`` row (None: unknown),
+    ``pending_count`` its records waiting in ``floor_pending``, ``stray`` the records of every
+    unknown table waiting there (at most ``max_stray`` of them together: past that a record of
+    an unknown table that does not start its chain is quarantined, so made-up table ids cannot
+    fill the store)."""
+    registered = row is not None
+    head: int | None = row[1] if row else None
+    head_hash: str | None = row[2] if row else None
+    start_head = head
+    anchor: tuple[int, str] | None = None
+    if pending_count and (head is None or min(c.rec.seq for c in cands) <= head + 1):
+        await cur.execute(
+            "SELECT id, subject, msg_id, payload FROM floor_pending WHERE table_id = %s ORDER BY seq, id LIMIT %s",
+            (table, policy.max_pending),
+        )
+        for pid, subject, msg_id, payload in await cur.fetchall():
+            try:
+                rec = check_message(subject, msg_id, bytes(payload), policy.prefix)
+            except BadMessage as exc:  # cannot happen for a row this ingest wrote; kept aside if it does
+                w.quarantine.append(
+                    (table, 0, subject, msg_id, f"pending record unreadable: {exc.reason}", "", "", payload)
+                )
+                w.resolved.append(pid)
+                continue
+            cands.append(_Cand(rec, None, pid))
+    stored: dict[int, _Stored] = {}
+    low = sorted({c.rec.seq for c in cands if head is not None and c.rec.seq <= head})
+    if low:
+        await cur.execute(
+            "SELECT seq, hash, body_sha256, class FROM floor_record WHERE table_id = %s AND seq = ANY(%s)", (table, low)
+        )
+        for seq, h, body, cls in await cur.fetchall():
+            stored[int(seq)] = _Stored(h, body, cls, None)
+
+    def verdict(c: _Cand, v: Verdict, reason: str | None = None) -> None:
+        if c.pos is not None:
+            out.verdicts[c.pos], out.reasons[c.pos] = v, reason
+        elif v is Verdict.STORED:
+            out.released += 1
+        if c.pending_id is not None and v is not Verdict.PENDING:
+            w.resolved.append(c.pending_id)
+        if v is Verdict.QUARANTINED:
+            assert reason is not None
+            r = c.rec
+            w.quarantine.append((r.table, r.seq, r.subject, r.msg_id, reason, r.prev, r.hash, r.payload))
+            out.quarantined.append((r.table, r.seq, r.subject, reason))
+
+    key = policy.keys.get(table)
+    for c in sorted(cands, key=lambda c: (c.rec.seq, c.rec.cls == "meters", c.pending_id is None)):
+        r = c.rec
+        if r.cls == "meters":
+            if head is None or r.seq > head:
+                before = len(w.pending)
+                await _hold(c, head, policy, w, verdict, pending_count)
+                pending_count += len(w.pending) - before
+                continue
+            s = stored.get(r.seq) or await _fetch(cur, table, r.seq)
+            if s is None or s.cls != "round":
+                verdict(c, Verdict.QUARANTINED, f"meters for seq {r.seq}, which is not a stored round")
+            elif s.hash != r.hash:
+                verdict(c, Verdict.QUARANTINED, f"meters for a different record than the round stored at seq {r.seq}")
+            else:
+                meters = s.meters if s.meters is not None else await _meters(cur, table, r.seq)
+                if meters == r.meters:
+                    verdict(c, Verdict.DUPLICATE)
+                else:
+                    verdict(c, Verdict.QUARANTINED, f"meters differ from the round stored at seq {r.seq}")
+            continue
+        if head is not None and r.seq <= head:
+            s = stored.get(r.seq) or await _fetch(cur, table, r.seq)
+            if s is None:
+                verdict(c, Verdict.QUARANTINED, f"seq {r.seq}: the floor holds no chained record there to compare")
+            elif s.hash == r.hash and s.body == r.body_sha256:
+                verdict(c, Verdict.DUPLICATE)
+            elif s.hash == r.hash:
+                verdict(c, Verdict.QUARANTINED, f"seq {r.seq}: the stored record's hash with a different message")
+            else:
+                verdict(c, Verdict.QUARANTINED, f"seq {r.seq}: a different record is stored there (fork)")
+            continue
+        first = head is None and r.anchor is not None
+        if first or (head is not None and r.seq == head + 1):
+            reason = None
+            if first and not registered and policy.require_registration:
+                reason = f"table {table} is not registered (tablectl floor add-table)"
+            elif first and r.anchor == 0 and r.prev != GENESIS:
+                reason = f"seq {r.seq}: a journal's first record follows the all-zero hash, not {r.prev[:16]}"
+            elif head is not None and head_hash is not None and r.prev != head_hash:
+                reason = f"seq {r.seq} does not chain: its prev {r.prev[:16]} is not stored seq {head}'s hash {head_hash[:16]}"
+            elif key is not None and r.mac != "hmac-sha256":
+                reason = f"seq {r.seq}: not signed with the table's journal key"
+            verified = content_hash_ok(r, key) if reason is None else None
+            if verified is False:
+                reason = f"seq {r.seq}: the hash is not the {r.mac} of the record's content"
+            if reason is not None:
+                verdict(c, Verdict.QUARANTINED, reason)
+                continue
+            if first:
+                anchor = (r.seq - 1, r.prev)
+            w.rows.extend(r.rows)
+            w.records.append((r.table, r.seq, r.prev, r.hash, r.mac, verified, r.body_sha256, r.cls))
+            _seen(w, r)
+            stored[r.seq] = _Stored(r.hash, r.body_sha256, r.cls, r.meters if r.cls == "round" else None)
+            head, head_hash = r.seq, r.hash
+            verdict(c, Verdict.STORED)
+            continue
+        if head is not None and r.seq - head > policy.max_ahead:
+            verdict(c, Verdict.QUARANTINED, f"seq {r.seq} is more than {policy.max_ahead} ahead of stored seq {head}")
+            continue
+        if not registered and c.pending_id is None and stray >= policy.max_stray and pending_count < policy.max_pending:
+            verdict(c, Verdict.QUARANTINED, f"table {table} is unknown and {stray} records of unknown tables wait")
+            continue
+        if not registered and c.pending_id is None:
+            stray += 1
+        before = len(w.pending)
+        await _hold(c, head, policy, w, verdict, pending_count)
+        pending_count += len(w.pending) - before
+    if head != start_head:
+        w.chains.append((table, head, head_hash, *(anchor or (None, None))))
+
+
+async def _hold(
+    c: _Cand,
+    head: int | None,
+    policy: ChainPolicy,
+    w: _Writes,
+    verdict: Callable[[_Cand, Verdict, str | None], None],
+    pending_count: int,
+) -> None:
+    """A record ahead of the head waits (or, pending full, goes back to the stream)."""
+    if c.pending_id is not None:
+        return  # still waiting
+    if pending_count >= policy.max_pending:
+        verdict(c, Verdict.DEFERRED, f"{pending_count} records of {c.rec.table} already wait for a gap to fill")
+        return
+    r = c.rec
+    w.pending.append((r.table, r.seq, r.subject, r.msg_id, r.payload))
+    verdict(
+        c, Verdict.PENDING, f"waits for seq {(head or 0) + 1}" if head is not None else "waits for its first record"
+    )
+
+
+async def _fetch(cur: psycopg.AsyncCursor[Any], table: str, seq: int) -> _Stored | None:
+    await cur.execute(
+        "SELECT hash, body_sha256, class FROM floor_record WHERE table_id = %s AND seq = %s", (table, seq)
+    )
+    row = await cur.fetchone()
+    return _Stored(row[0], row[1], row[2], None) if row else None
+
+
+async def _meters(cur: psycopg.AsyncCursor[Any], table: str, seq: int) -> tuple[tuple[str, str, int], ...]:
+    await cur.execute("SELECT scope, name, value FROM meter WHERE table_id = %s AND seq = %s", (table, seq))
+    return tuple(sorted((str(s), str(n), int(v)) for s, n, v in await cur.fetchall()))
+
+
+async def _write(cur: psycopg.AsyncCursor[Any], w: _Writes) -> None:
+    for name, (columns, target, cols, exprs) in _STAGED.items():
+        rows = w.records if name == "records" else getattr(w.rows, name)
+        if not rows:
+            continue
+        await cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS stage_{name} ({columns}) ON COMMIT DELETE ROWS")
+        async with cur.copy(f"COPY stage_{name} ({cols}) FROM STDIN") as copy:
+            for row in rows:
+                await copy.write_row(row)
+        await cur.execute(f"INSERT INTO {target} ({cols}) SELECT {exprs} FROM stage_{name}")
+    if w.rows.rounds:
+        await cur.executemany(_SQL["rounds"], w.rows.rounds)
+    for name in ("chains", "quarantine", "pending", "rejects"):
+        rows = getattr(w, name)
+        if rows:
+            await cur.executemany(_SQL[name], rows)
+    if w.resolved:
+        await cur.execute("DELETE FROM floor_pending WHERE id = ANY(%s)", (w.resolved,))
+    if w.tables:
+        await cur.executemany(_SQL["tables"], [(t, *v) for t, v in sorted(w.tables.items())])
