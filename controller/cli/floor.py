@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import logging
 import signal
@@ -126,6 +125,8 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any
 
 
 def _ingest(args: argparse.Namespace) -> int:
+    import asyncio
+
     try:
         from controller.floor.ingest import run_ingest
     except ImportError as exc:
@@ -174,6 +175,8 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+
     try:
         from controller.floor.ingest import run_ingest
         from controller.floor.migrate import migrate

@@ -9,11 +9,13 @@ import json
 import math
 import sys
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from controller.catalog import CATALOG
-from controller.par.sheet import ParSheet
-from controller.table_config import TableConfig, default_table_path, load_table
-from controller.yamlfile import ConfigError
+from controller.cli.choices import GAMES
+
+if TYPE_CHECKING:
+    from controller.par.sheet import ParSheet
+    from controller.table_config import TableConfig
 
 __all__ = ["register", "run", "sheet_lines"]
 
@@ -28,7 +30,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "wager from a stored simulation, with its 95%% interval. Mississippi Stud's optimal strategy takes a few "
         "seconds to compute the first time, then comes from the user's cache folder.",
     )
-    p.add_argument("--game", required=True, choices=sorted(CATALOG))
+    p.add_argument("--game", required=True, choices=GAMES)
     p.add_argument("--config", help="table config (default: the shipped config/<game>.yaml)")
     p.add_argument("--paytable", help="use this paytable (by name) in place of the table's own for its spot")
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
@@ -109,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
     """Run ``tablectl par``; 0 on success, 2 for a bad config or paytable."""
     from controller.par import par_sheet
     from controller.par.sheets import ParError, with_paytable
+    from controller.table_config import default_table_path, load_table
+    from controller.yamlfile import ConfigError
 
     path = args.config or default_table_path(args.game)
     try:
