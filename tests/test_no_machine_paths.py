@@ -61,4 +61,4 @@ def test_no_tracked_file_holds_the_checkouts_path() -> None:
 
 def test_the_parent_is_not_checked_when_it_is_the_filesystem_root() -> None:
     assert machine_paths(Path("/repo")) == [b"/repo"]
-    assert machine_paths(Path("/work/wt/tests")) == [b"/work/wt/tests", b"/work/wt/"]
+    assert machine_paths(Path("/srv/checkouts/tablectl")) == [b"/srv/checkouts/tablectl", b"/srv/checkouts/"]
