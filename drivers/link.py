@@ -255,7 +255,9 @@ class Link:
         self._transport: Transport | None = None
         self._decoder = Decoder(stats=self.stats)
         self._seq = 0
-        self._last_good = time.monotonic()
+        self.clock: Callable[[], float] = time.monotonic
+        """What the link measures silence, timeouts and pauses with (a test may set another before start)."""
+        self._last_good = self.clock()
         self._state_wanted = False
         self._state_tries = 0
         self._state: tuple[int, int, DeviceEvent] | None = None  # (boot, newest event no, snapshot) to emit
@@ -336,7 +338,7 @@ class Link:
 
     def _next_command(self) -> _Command | None:
         if self._held is not None:
-            if time.monotonic() >= self._held.due:
+            if self.clock() >= self._held.due:
                 command, self._held = self._held, None
                 return command
             return None  # later commands wait behind it, so their order is kept
@@ -350,7 +352,7 @@ class Link:
         self._transport.discard_input()  # nothing from before this opening can answer a new request
         self._decoder = Decoder(stats=self.stats)
         self._seq = secrets.randbits(32)
-        self._last_good = time.monotonic()
+        self._last_good = self.clock()
         # The state request goes first: it tells the device's boot and newest event before any POLL
         # acknowledges anything, so a device that numbers from 1 again is caught before it deletes.
         self._state_wanted = self._on_state is not None
@@ -359,23 +361,23 @@ class Link:
             self._log_counters()
             if self._state_wanted and self._on_state is not None:
                 if not self._read_state():
-                    if time.monotonic() - self._last_good > self.config.link_down_s:
+                    if self.clock() - self._last_good > self.config.link_down_s:
                         self._link_down(f"no reply for {self.config.link_down_s} s")
                         return
                 continue
             command = self._next_command()
             if command is None:
-                wait = next_poll - time.monotonic()
+                wait = next_poll - self.clock()
                 if self._held is not None:
-                    wait = min(wait, self._held.due - time.monotonic())
+                    wait = min(wait, self._held.due - self.clock())
                 if wait > 0:
                     self._wake.wait(min(wait, self.config.poll_interval_s))
                     self._wake.clear()
                     if self._stop.is_set():
                         return
-                    if (self._held is None and not self._commands.empty()) or time.monotonic() < next_poll:
+                    if (self._held is None and not self._commands.empty()) or self.clock() < next_poll:
                         continue
-                next_poll = time.monotonic() + self.config.poll_interval_s
+                next_poll = self.clock() + self.config.poll_interval_s
                 ack_boot = self.window_boot or 0
                 reply = self._exchange(MsgType.POLL, struct.pack(">II", ack_boot, self.last_event_no))
             else:
@@ -383,7 +385,7 @@ class Link:
             if reply is None:
                 if command is not None:
                     self._command_failed(command, STATUS_NO_ANSWER)
-                if time.monotonic() - self._last_good > self.config.link_down_s:
+                if self.clock() - self._last_good > self.config.link_down_s:
                     self._link_down(f"no reply for {self.config.link_down_s} s")
                     return
                 continue
@@ -401,8 +403,8 @@ class Link:
             if attempt:
                 self.stats.retries += 1
             self._transport.write(wire)
-            deadline = min(time.monotonic() + self.config.response_timeout_s, self._last_good + self.config.link_down_s)
-            while time.monotonic() < deadline and not self._stop.is_set():
+            deadline = min(self.clock() + self.config.response_timeout_s, self._last_good + self.config.link_down_s)
+            while self.clock() < deadline and not self._stop.is_set():
                 for frame in self._decoder.feed(self._transport.read()):
                     if frame.address != self.address:
                         continue
@@ -414,13 +416,13 @@ class Link:
                         continue
                     return frame
             self.stats.timeouts += 1
-            if time.monotonic() - self._last_good > self.config.link_down_s:
+            if self.clock() - self._last_good > self.config.link_down_s:
                 break  # silent too long: the caller declares the link down
         return None
 
     def _seen_boot(self, boot_id: int) -> None:
         """A good reply from the device running as ``boot_id``: link up, or a reboot seen."""
-        self._last_good = time.monotonic()
+        self._last_good = self.clock()
         if not self.up:
             self.up = True
             self._state_wanted, self._state = True, None
@@ -468,7 +470,7 @@ class Link:
                 if command.busy_tries < self.config.busy_retries:
                     pause = min(self.config.busy_backoff_s * 2**command.busy_tries, self.config.busy_backoff_max_s)
                     command.busy_tries += 1
-                    command.due = time.monotonic() + pause
+                    command.due = self.clock() + pause
                     self._held = command
                     return False
             if status == STATUS_OK:
@@ -614,7 +616,7 @@ class Link:
 
     def _log_counters(self) -> None:
         """Log the problem counters when they changed, at most once per ``log_interval_s``."""
-        now = time.monotonic()
+        now = self.clock()
         if now - self._logged_at < self.config.log_interval_s:
             return
         changed = {

@@ -1,4 +1,5 @@
-"""Shared helpers: build hands from text, convert cards for the reference evaluator."""
+"""Shared helpers: build hands from text, convert cards for the reference evaluator; the HIL
+table fixtures (the real controller over ptys against the simulators) every HIL test uses."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
@@ -20,6 +23,11 @@ from controller.cards import ALL_CARDS, Card, parse_cards
 from controller.hands import BOSTON5, HandValue, evaluate_best
 from controller.hands.rules import HandRules
 from tests.floor_fixtures import floor_db, floor_link, floor_site  # noqa: F401  (the floor's shared servers)
+
+if TYPE_CHECKING:
+    from hil_table import HilTable
+
+    from controller.table_config import TableConfig
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -48,6 +56,29 @@ def hands_of(size: int, *, joker: bool = False) -> st.SearchStrategy[list[Card]]
 def repo() -> Path:
     """The repository root."""
     return REPO
+
+
+@pytest.fixture
+def hil_table(tmp_path: Path) -> Iterator[Callable[[TableConfig], HilTable]]:
+    """Opens a ``HilTable`` (simulators on ptys, the real drivers and controller) on a table
+    config, in the test's folder; every table opened is closed when the test ends."""
+    from hil_table import HilTable
+
+    tables: list[HilTable] = []
+    with ExitStack() as opened:
+
+        def open_table(table: TableConfig) -> HilTable:
+            folder = tmp_path / f"table-{len(tables)}" if tables else tmp_path
+            tables.append(opened.enter_context(HilTable(table, folder)))
+            return tables[-1]
+
+        yield open_table
+
+
+@pytest.fixture
+def t(request: pytest.FixtureRequest, hil_table: Callable[[TableConfig], HilTable]) -> HilTable:
+    """The HIL table of the test module's ``TABLE`` (its table config)."""
+    return hil_table(request.module.TABLE)
 
 
 def _open_fds() -> set[str]:

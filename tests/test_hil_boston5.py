@@ -4,21 +4,12 @@ against ``tablectl settle`` on its record, and the dealer was shown every step."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from hil_table import HilTable, shoe, wait
 
 from controller.table_config import config_dir, load_table
 
 TABLE = load_table(config_dir() / "bench" / "boston5.yaml")
-
-
-@pytest.fixture
-def t(tmp_path: Path) -> Iterator[HilTable]:
-    with HilTable(TABLE, tmp_path) as table:
-        yield table
 
 
 def first_deal(t: HilTable, seats: tuple[int, ...], cards: str, bonus: tuple[int, ...] = (), size: int = 52) -> None:

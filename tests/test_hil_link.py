@@ -276,7 +276,18 @@ def fast_shoe(*args, **kwargs):  # type: ignore[no-untyped-def]
 # --- link supervision -------------------------------------------------------------------------------
 
 
-def test_link_down_within_the_silence_plus_one_poll() -> None:
+class JumpClock:
+    """``time.monotonic`` moved on by ``moved`` seconds: the link's silence is measured on it, so a
+    test makes the device silent for as long as it likes without waiting for it."""
+
+    def __init__(self) -> None:
+        self.moved = 0.0
+
+    def __call__(self) -> float:
+        return time.monotonic() + self.moved
+
+
+def test_link_down_when_the_silence_reaches_link_down_s_and_not_before() -> None:
     q: queue.Queue = queue.Queue()
     sim = PanelSim(address=3)
     faults = Faults()
@@ -284,21 +295,35 @@ def test_link_down_within_the_silence_plus_one_poll() -> None:
         poll_interval_s=0.05,
         response_timeout_s=0.05,
         retries=10,
-        link_down_s=0.4,
+        link_down_s=1000.0,  # never reached by real time during the test: only the clock's jumps reach it
         reconnect_min_s=0.05,
         reconnect_max_s=0.1,
     )
-    with served(sim, "pty", faults) as (_, url), PanelDriver("panel", url, q, address=3, config=config) as panel:
-        wait_for(q, of(LinkUp))
-        faults.drop_in = 1.0  # the device goes silent
-        silent_at = time.monotonic()
-        wait_for(q, of(LinkDown))
-        took = time.monotonic() - silent_at
-        # A loaded machine can only make this later; the bound is generous on purpose.
-        assert config.link_down_s - config.poll_interval_s <= took <= config.link_down_s + config.poll_interval_s + 0.5
-        faults.drop_in = 0.0
-        wait_for(q, of(LinkUp))
-        assert panel.stats.link_downs == 1 and panel.stats.timeouts > 0
+    clock = JumpClock()
+    with served(sim, "pty", faults) as (_, url):
+        panel = PanelDriver("panel", url, q, address=3, config=config)
+        panel.link.clock = clock
+        with panel:
+            wait_for(q, of(LinkUp))
+            faults.drop_in = 1.0  # the device goes silent
+            clock.moved = config.link_down_s - 100  # silent for 900 s of the 1000
+            unanswered = panel.link.stats.timeouts + 5
+            deadline = time.monotonic() + 60
+            while panel.link.stats.timeouts < unanswered and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert panel.link.stats.timeouts >= unanswered, "the silent device was not asked again"
+            seen = []
+            while not q.empty():
+                seen.append(q.get())
+            assert not [e for e in seen if isinstance(e, LinkDown)], "link down before link_down_s of silence"
+            clock.moved = config.link_down_s + 1  # now silent for longer than link_down_s
+            at_jump = panel.link.stats.timeouts
+            wait_for(q, of(LinkDown), timeout=60)
+            # Declared at the first request left unanswered after the silence passed link_down_s.
+            assert panel.link.stats.timeouts <= at_jump + 2
+            faults.drop_in = 0.0
+            wait_for(q, of(LinkUp), timeout=60)
+            assert panel.stats.link_downs == 1 and panel.stats.timeouts > 0
 
 
 def test_reconnect_after_the_pty_closes_and_a_new_one_opens(tmp_path: Path) -> None:

@@ -4,9 +4,6 @@ checked against ``tablectl settle`` on its record, and the dealer was shown ever
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from hil_table import HilTable, shoe, wait
 
@@ -15,12 +12,6 @@ from drivers.messages import BUTTONS
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 STREETS = ("third", "fourth", "fifth")
-
-
-@pytest.fixture
-def t(tmp_path: Path) -> Iterator[HilTable]:
-    with HilTable(TABLE, tmp_path) as table:
-        yield table
 
 
 def to_third(

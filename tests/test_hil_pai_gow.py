@@ -4,10 +4,6 @@ against ``tablectl settle`` on its record, and the dealer was shown every step."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from hil_table import HilTable, wait
 
 from controller.cards import deck, parse_cards
@@ -35,12 +31,6 @@ def shoe_for(hands: dict[int, str], dice: int = DICE, size: int = 53) -> list[st
         p, k = where.get(placeholder[slot].index, (None, None))
         out.append(wanted[p][k] if p in wanted else next(rest))
     return out[:size]
-
-
-@pytest.fixture
-def t(tmp_path: Path) -> Iterator[HilTable]:
-    with HilTable(TABLE, tmp_path) as table:
-        yield table
 
 
 def to_setting(

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 from hil_table import HilTable, shoe, wait
 
-from controller.table_config import config_dir, load_table
+from controller.table_config import TableConfig, config_dir, load_table
 
 MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 B5 = load_table(config_dir() / "bench" / "boston5.yaml")
@@ -21,21 +20,18 @@ STREETS = ("third", "fourth", "fifth")
 
 
 @pytest.fixture
-def ms(tmp_path: Path) -> Iterator[HilTable]:
-    with HilTable(MS, tmp_path) as table:
-        yield table
+def ms(hil_table: Callable[[TableConfig], HilTable]) -> HilTable:
+    return hil_table(MS)
 
 
 @pytest.fixture
-def b5(tmp_path: Path) -> Iterator[HilTable]:
-    with HilTable(B5, tmp_path) as table:
-        yield table
+def b5(hil_table: Callable[[TableConfig], HilTable]) -> HilTable:
+    return hil_table(B5)
 
 
 @pytest.fixture
-def pg(tmp_path: Path) -> Iterator[HilTable]:
-    with HilTable(PG, tmp_path) as table:
-        yield table
+def pg(hil_table: Callable[[TableConfig], HilTable]) -> HilTable:
+    return hil_table(PG)
 
 
 def ms_to_third(t: HilTable, cards: str = "As Ad Kc Qd 7h 8h 2c", bonus: bool = False) -> None:

@@ -4,22 +4,12 @@ drivers against the simulators)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from hil_table import HilTable, shoe, wait
 
 from controller.table_config import config_dir, load_table
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 CARDS = "As Ad Kc Qd 7h 8h 2c"
-
-
-@pytest.fixture
-def t(tmp_path: Path) -> Iterator[HilTable]:
-    with HilTable(TABLE, tmp_path) as table:
-        yield table
 
 
 def records(t: HilTable, kind: str) -> list[dict]:

@@ -74,11 +74,13 @@ def test_a_changed_payment_is_caught_by_the_separate_process(monkeypatch):
 
 
 def test_soak_command_prints_the_summary(capsys, monkeypatch):
-    from controller.cli import soak
+    import hil.hold_summary
+    import hil.soak
 
+    # `tablectl soak` imports these when it runs (not at start), so they are replaced where they live.
     sheet = StubSheet("stub strategy", {"ante": StubSpot(0.5, 2.0), "third": StubSpot(-5.0, 1.0)})
-    monkeypatch.setattr(soak, "par_for", lambda table: sheet)
-    monkeypatch.setattr(soak, "players_take_strategy", lambda game: True)  # the players play par
+    monkeypatch.setattr(hil.hold_summary, "par_for", lambda table: sheet)
+    monkeypatch.setattr(hil.soak, "players_take_strategy", lambda game: True)  # the players play par
     assert main(["soak", "--rounds", "30", "--workers", "1", "--verify-every", "3", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "rounds      30 (0 void)" in out
@@ -104,9 +106,9 @@ def test_a_table_that_fails_is_named_with_what_reproduces_it(capsys, monkeypatch
 
 
 def test_holds_are_not_checked_against_par_under_another_strategy(capsys, monkeypatch):
-    from controller.cli import soak
+    import hil.hold_summary
 
-    monkeypatch.setattr(soak, "par_for", lambda table: StubSheet("optimal", {"third": StubSpot(-5.0, 1.0)}))
+    monkeypatch.setattr(hil.hold_summary, "par_for", lambda table: StubSheet("optimal", {"third": StubSpot(-5.0, 1.0)}))
     args = ["soak", "--rounds", "10", "--workers", "1", "--verify-every", "0", "--quiet", "--strategy", "random"]
     assert main(args) == 0
     out = capsys.readouterr().out
@@ -229,9 +231,9 @@ def test_independent_wagers_use_the_par_variance():
 
 
 def test_bench_re_settles_every_recalled_round_and_is_quiet_in_a_log(tmp_path, capsys, monkeypatch):
-    from controller.cli import bench
+    import hil.hold_summary
 
-    monkeypatch.setattr(bench, "par_for", lambda table: None)  # the par sheet is tested with the soak
+    monkeypatch.setattr(hil.hold_summary, "par_for", lambda table: None)  # the par sheet is tested with the soak
     journal = tmp_path / "bench.db"
     assert main(["bench", "--rounds", "3", "--journal", str(journal)]) == 0
     captured = capsys.readouterr()

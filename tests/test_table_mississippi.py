@@ -4,6 +4,8 @@ over real ptys with the controller's settlement checked against `tablectl settle
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 
 import pytest
 from table_helpers import FedTable
@@ -212,8 +214,17 @@ def test_the_machine_is_configured_strictly() -> None:
 # --- the engine ----------------------------------------------------------------------------------
 
 
+def _wait_until(cond: Callable[[], bool], what: str) -> None:
+    """Wait for another thread to bring about ``cond`` (generous: a loaded machine only delays it)."""
+    deadline = time.monotonic() + 60
+    while not cond():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.005)
+
+
 def test_engine_journals_each_event_before_acting_and_runs_on_one_thread() -> None:
     seen: list[tuple[str, int]] = []
+    timers: list[tuple[float, Callable[[], None]]] = []
     engine: Engine
 
     def handle(event: object) -> None:
@@ -221,23 +232,41 @@ def test_engine_journals_each_event_before_acting_and_runs_on_one_thread() -> No
         if event == "boom":
             raise RuntimeError("bad event")
 
-    engine = Engine(handle)
+    def start_timer(delay_s: float, call: Callable[[], None]) -> Callable[[], None]:
+        timers.append((delay_s, call))  # fired below, by the test, once "b" is handled
+        return lambda: None
+
+    engine = Engine(handle, start_timer=start_timer)
     engine.start()
     engine.post("a")
     engine.post("boom")
     engine.after(0.2, "tick")
     engine.post("b")
-    import time
-
-    deadline = time.monotonic() + 5
-    while len(seen) < 4 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    _wait_until(lambda: len(seen) == 3, "a, boom and b handled")
+    assert [delay for delay, _ in timers] == [0.2]
+    timers[0][1]()  # the timer expires: the timer's thread posts its event
+    _wait_until(lambda: len(seen) == 4, "the timer's event handled")
     engine.stop()
     assert all(name == "controller" for name, _ in seen)
     assert [n for _, n in seen] == [1, 2, 4, 5]  # journaled before handled; the error is record 3
     kinds = [r.kind for r in engine.journal.records()]
     assert kinds == ["str", "str", "ControllerError", "str", "TimerExpired"]
     assert TimerExpired("tick").name == "tick"
+
+
+def test_the_engines_real_timer_posts_its_event_and_stop_cancels_the_rest() -> None:
+    handled: list[object] = []
+    engine = Engine(handled.append)
+    engine.start()
+    engine.after(0.0, "now")
+    engine.after(3600.0, "never")  # cancelled by stop
+    _wait_until(lambda: len(handled) == 1, "the timer's event")
+    engine.stop()
+    assert [e.name for e in handled if isinstance(e, TimerExpired)] == ["now"]
+    _wait_until(
+        lambda: not [t for t in threading.enumerate() if isinstance(t, threading.Timer) and t.is_alive()],
+        "the cancelled timer's thread to end",
+    )
 
 
 # --- over real ptys -------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from importlib import metadata
+from typing import Any, NoReturn
 
 from controller.cli import (
     bench,
@@ -31,10 +31,26 @@ _COMMANDS = (bench, soak, run, status, recall, meters, journal, diagram, rank, s
 
 
 def _version() -> str:
+    from importlib import metadata  # here, not at start: it costs more than parsing does
+
     try:
         return metadata.version("tablectl")
     except metadata.PackageNotFoundError:  # run from a checkout that was never installed
         return "unknown (not installed)"
+
+
+class _VersionAction(argparse.Action):
+    """argparse's ``version`` action, with the version looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        kwargs.setdefault("help", "show program's version number and exit")
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, **kwargs)
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: Any = None
+    ) -> NoReturn:
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tablectl",
         description="Controller for live-dealer casino table games (Boston 5 stud, Mississippi Stud, pai gow poker).",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in _COMMANDS:
         module.register(sub)

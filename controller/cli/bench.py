@@ -6,14 +6,10 @@ import argparse
 import sys
 
 from controller.cli.args import bounded_int, positive_int
+from controller.cli.choices import FAULT_PROFILES, GAMES, STRATEGIES
 from controller.cli.floor import forwarder_for
 from controller.cli.journal import BENCH_JOURNAL_DIR
 from controller.cli.webopts import add_web_arguments, web_attach
-from controller.journal import JournalError
-from controller.table_config import config_dir, load_table
-from controller.yamlfile import ConfigError
-from hil.bench import FAULT_PROFILES, PLAYERS, STRATEGIES, run_bench
-from hil.hold_summary import par_for
 
 __all__ = ["register", "run"]
 
@@ -26,12 +22,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Start the simulators on ptys, the real controller on them, and simulated players and dealer; "
         "print a summary at the end.",
     )
-    p.add_argument("--game", default="mississippi_stud", choices=sorted(PLAYERS), help="the game")
+    p.add_argument("--game", default="mississippi_stud", choices=GAMES, help="the game")
     p.add_argument("--config", help="a bench table config (default: config/bench/GAME.yaml)")
     p.add_argument("--seats", type=positive_int(7), default=6, help="seats in play each round")
     p.add_argument("--rounds", type=bounded_int(0, 10_000_000), default=20)
     p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=1)
-    p.add_argument("--faults", default="none", choices=sorted(FAULT_PROFILES), help="link fault profile")
+    p.add_argument("--faults", default="none", choices=FAULT_PROFILES, help="link fault profile")
     p.add_argument(
         "--journal",
         help=f"the journal (default: the config's journal.path, else {BENCH_JOURNAL_DIR}/GAME.db); "
@@ -62,6 +58,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl bench``; 0 when every round settled as `tablectl settle` settles its record."""
+    from controller.journal import JournalError
+    from controller.table_config import config_dir, load_table
+    from controller.yamlfile import ConfigError
+    from hil.bench import run_bench
+    from hil.hold_summary import par_for
+
     try:
         table = load_table(args.config or config_dir() / "bench" / f"{args.game}.yaml")
     except ConfigError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from controller.docgen.diagram import MACHINES, diagram
+from controller.cli.choices import GAMES
 
 __all__ = ["register", "run"]
 
@@ -13,10 +13,12 @@ __all__ = ["register", "run"]
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``diagram`` sub-command to the ``tablectl`` parser."""
     p = sub.add_parser("diagram", help="print a game's round machine as Mermaid", description=__doc__)
-    p.add_argument("--game", required=True, choices=sorted(MACHINES))
+    p.add_argument("--game", required=True, choices=GAMES)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.docgen.diagram import diagram
+
     sys.stdout.write(diagram(args.game))
     return 0

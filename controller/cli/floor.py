@@ -10,7 +10,6 @@ identities from their 0600 credential files; a ``--db`` URL holding a password i
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import json
 import logging
@@ -248,6 +247,8 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any
 
 
 def _ingest(args: argparse.Namespace) -> int:
+    import asyncio
+
     try:
         from controller.floor.ingest import run_ingest
     except ImportError as exc:
@@ -374,6 +375,8 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+
     try:
         from controller.floor.certs import make_certs
         from controller.floor.connect import NatsAuth, create_stream

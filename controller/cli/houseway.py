@@ -10,9 +10,7 @@ import argparse
 import json
 import sys
 
-from controller.cards import CardError, format_cards, parse_cards
-from controller.games.house_way import HOUSE_WAYS, house_way
-from controller.hands import HandError
+from controller.cli.choices import HOUSE_WAYS
 
 __all__ = ["register", "run"]
 
@@ -25,13 +23,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Set seven pai gow cards (the joker is JK) into a high and a low hand by a house way.",
     )
     p.add_argument("cards", nargs="+", metavar="CARDS", help='seven cards, e.g. "As Ad Kc Kd 7h 4s JK"')
-    p.add_argument("--way", default="foxwoods", choices=sorted(HOUSE_WAYS), help="the house way (default: foxwoods)")
+    p.add_argument("--way", default="foxwoods", choices=HOUSE_WAYS, help="the house way (default: foxwoods)")
     p.add_argument("--text", action="store_true", help="print a line for people instead of JSON")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl houseway``; 0 when set, 2 for a bad hand."""
+    from controller.cards import CardError, format_cards, parse_cards
+    from controller.games.house_way import house_way
+    from controller.hands import HandError
+
     try:
         cards = parse_cards(" ".join(args.cards))
         decision = house_way(args.way).set(cards)

@@ -12,12 +12,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from controller.cli.args import positive_int
-from controller.journal import JournalDamaged, JournalError, SqliteJournal, read_hmac_key, verify_journal
-from controller.journal.retention import KEEP_LAST, prune
-from controller.table_config import load_table
-from controller.yamlfile import ConfigError
+from controller.cli.choices import KEEP_LAST
+
+if TYPE_CHECKING:
+    from controller.journal import SqliteJournal
 
 __all__ = ["register", "add_journal_args", "open_journal_from_args", "RUN_JOURNAL_DIR", "BENCH_JOURNAL_DIR"]
 
@@ -47,6 +48,10 @@ def open_journal_from_args(args: argparse.Namespace, command: str, write: bool =
     """The journal the arguments name (existing only; read-only unless ``write``) and the retention
     days; raises ``SystemExit`` (2, or 1 for a damaged journal) with a clear message when it
     cannot be opened."""
+    from controller.journal import JournalDamaged, JournalError, SqliteJournal, read_hmac_key
+    from controller.table_config import load_table
+    from controller.yamlfile import ConfigError
+
     key, days, path = None, 90, args.journal
     try:
         if args.config:
@@ -93,6 +98,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run_verify(args: argparse.Namespace) -> int:
     """0 when the chain and meters are intact, 1 when not (each problem printed), 2 when unreadable."""
+    from controller.journal import verify_journal
+
     journal, _ = open_journal_from_args(args, "journal verify")
     try:
         report = verify_journal(journal)
@@ -108,6 +115,9 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_prune(args: argparse.Namespace) -> int:
+    from controller.journal import JournalError, verify_journal
+    from controller.journal.retention import prune
+
     journal, days = open_journal_from_args(args, "journal prune", write=True)
     days = args.days or days
     if days < 1:

@@ -14,9 +14,6 @@ import sys
 from datetime import datetime
 
 from controller.cli.journal import add_journal_args, open_journal_from_args
-from controller.cli.theoretical import theoretical_lines
-from controller.journal import JournalDamaged, verify_journal
-from controller.journal.meters import add_meters, meters_table
 
 __all__ = ["register", "run"]
 
@@ -37,6 +34,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.cli.theoretical import theoretical_lines
+    from controller.journal import JournalDamaged, verify_journal
+    from controller.journal.meters import add_meters, meters_table
+
     since = None
     if args.since:
         try:

@@ -9,11 +9,13 @@ import json
 import math
 import sys
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from controller.catalog import CATALOG
-from controller.par.sheet import ParSheet
-from controller.table_config import TableConfig, default_table_path, load_table
-from controller.yamlfile import ConfigError
+from controller.cli.choices import GAMES
+
+if TYPE_CHECKING:
+    from controller.par.sheet import ParSheet
+    from controller.table_config import TableConfig
 
 __all__ = ["register", "run", "sheet_lines"]
 
@@ -29,7 +31,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "for another paytable they are computed once (a progress bar on stderr) and kept in the user's cache folder "
         "($XDG_CACHE_HOME/tablectl/par, ~/.cache/tablectl/par).",
     )
-    p.add_argument("--game", required=True, choices=sorted(CATALOG))
+    p.add_argument("--game", required=True, choices=GAMES)
     p.add_argument("--config", help="table config (default: the shipped config/<game>.yaml)")
     p.add_argument("--paytable", help="use this paytable (by name) in place of the table's own for its spot")
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
@@ -110,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
     """Run ``tablectl par``; 0 on success, 2 for a bad config or paytable."""
     from controller.par import par_sheet
     from controller.par.sheets import ParError, with_paytable
+    from controller.table_config import default_table_path, load_table
+    from controller.yamlfile import ConfigError
 
     path = args.config or default_table_path(args.game)
     try:

@@ -12,10 +12,12 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable, Iterator
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from controller.cards import CardError, parse_cards
-from controller.hands import RULES, HandError, Kind, rank_hand, rules_for
+from controller.cli.choices import GAMES, HAND_KINDS
+
+if TYPE_CHECKING:
+    from controller.hands import Kind
 
 __all__ = ["register", "run", "rank_lines"]
 
@@ -32,8 +34,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "to what the number of cards implies: 2 low, 3 three, 5 five, 7 seven."
         ),
     )
-    p.add_argument("--game", required=True, choices=sorted(RULES), help="whose ranking rules to use")
-    p.add_argument("--kind", choices=[k.value for k in Kind], help="what kind of hand each line is")
+    p.add_argument("--game", required=True, choices=GAMES, help="whose ranking rules to use")
+    p.add_argument("--kind", choices=HAND_KINDS, help="what kind of hand each line is")
     p.add_argument("cards", nargs="*", metavar="CARDS", help='a hand, e.g. "As Kd Th 9c 2s" or AsKdTh9c2s')
     p.set_defaults(run=run)
 
@@ -88,6 +90,9 @@ def rank_lines(hands: Iterable[tuple[str, str]], game: str, kind: Kind | None, o
 
     Returns the number of hands that could not be ranked.
     """
+    from controller.cards import CardError, parse_cards
+    from controller.hands import HandError, rank_hand, rules_for
+
     rules = rules_for(game)
     bad = 0
     dumps = json.dumps
@@ -105,6 +110,8 @@ def rank_lines(hands: Iterable[tuple[str, str]], game: str, kind: Kind | None, o
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl rank`` with parsed ``args``; 0 if every hand was ranked, else 2."""
+    from controller.hands import Kind
+
     kind = Kind(args.kind) if args.kind else None
     if args.cards:
         bad = rank_lines(_argument_hands(args.cards), args.game, kind, sys.stdout, sys.stderr)

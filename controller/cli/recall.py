@@ -12,11 +12,13 @@ import argparse
 import json
 import sqlite3
 import sys
+from typing import TYPE_CHECKING
 
 from controller.cli.args import positive_int
 from controller.cli.journal import add_journal_args, open_journal_from_args
-from controller.journal import JournalDamaged, SqliteJournal, verify_rounds
-from controller.journal.recall import RecallError, choose, recall_json, recall_lines, recall_round
+
+if TYPE_CHECKING:
+    from controller.journal import SqliteJournal
 
 __all__ = ["register", "run"]
 
@@ -43,6 +45,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.journal import JournalDamaged
+    from controller.journal.recall import RecallError
+
     journal, _ = open_journal_from_args(args, "recall")
     try:
         return _show(journal, args)
@@ -61,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
     """Check, then print, the rounds asked for; the exit status."""
+    from controller.journal import JournalDamaged, verify_rounds
+    from controller.journal.recall import choose, recall_json, recall_lines, recall_round
+
     chosen = choose(journal, last=args.last, round_no=args.round)
     problems: list[str] = []
     bad_from: int | None = None

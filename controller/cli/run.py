@@ -12,14 +12,14 @@ import logging
 import signal
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from controller.cli.floor import forwarder_for
 from controller.cli.journal import RUN_JOURNAL_DIR
 from controller.cli.webopts import add_web_arguments, web_attach
-from controller.journal import JournalError, SqliteJournal
-from controller.table.runtime import TableRuntime, open_journal
-from controller.table_config import TableConfig, load_table
-from controller.yamlfile import ConfigError
+
+if TYPE_CHECKING:
+    from controller.table_config import TableConfig
 
 __all__ = ["register", "run", "unapproved_paytables"]
 
@@ -62,6 +62,11 @@ def unapproved_paytables(table: TableConfig) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.journal import JournalError, SqliteJournal
+    from controller.table.runtime import TableRuntime, open_journal
+    from controller.table_config import load_table
+    from controller.yamlfile import ConfigError
+
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         _JsonFormatter()

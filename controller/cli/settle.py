@@ -11,12 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from controller.games import GAMES, RecordError, resolve_table_path, settle_record
-from controller.games.record import MAX_RECORD_BYTES, parse_record
-from controller.table_config import TableConfig, default_table_path, load_table
-from controller.yamlfile import ConfigError
+if TYPE_CHECKING:
+    from controller.table_config import TableConfig
 
 __all__ = ["register", "run"]
 
@@ -39,6 +37,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _read(name: str) -> bytes:
     """At most one byte more than a record may have, from the file or standard input."""
+    from controller.games.record import MAX_RECORD_BYTES
+
     if name == "-":
         return sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
     with open(name, "rb") as f:
@@ -47,6 +47,10 @@ def _read(name: str) -> bytes:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl settle``; 0 when settled, 2 when the record or config has problems."""
+    from controller.games import RecordError, settle_record
+    from controller.games.record import parse_record
+    from controller.yamlfile import ConfigError
+
     name = "<stdin>" if args.record == "-" else args.record
     if args.lines:
         try:
@@ -78,6 +82,11 @@ def run(args: argparse.Namespace) -> int:
 def _settle_lines(stream: BinaryIO, name: str) -> int:
     """Settle one record per line (each read as a whole record is, size and nesting bounded);
     each table config is loaded once. 2 if any line had problems."""
+    from controller.games import GAMES, RecordError, resolve_table_path, settle_record
+    from controller.games.record import MAX_RECORD_BYTES, parse_record
+    from controller.table_config import default_table_path, load_table
+    from controller.yamlfile import ConfigError
+
     tables: dict[str, TableConfig] = {}
     status = 0
     number = 0

@@ -6,14 +6,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from tqdm import tqdm
+from controller.cli.choices import GAMES
 
-from controller.table_config import config_dir, load_table
-from controller.yamlfile import ConfigError
-from hil.bench import PLAYERS
-from hil.hold_summary import par_for, summary_lines
-from hil.soak import SoakError, SoakResult, players_take_strategy, run_soak
+if TYPE_CHECKING:
+    from hil.soak import SoakResult
 
 __all__ = ["register", "run", "soak_lines"]
 
@@ -27,7 +25,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "at the device interface, the bench's players), on every core; print each wager spot's hold beside the par "
         "sheet's 95%% interval, and re-settle a sample of rounds with `tablectl settle` in a separate process.",
     )
-    p.add_argument("--game", default="mississippi_stud", choices=sorted(PLAYERS), help="the game")
+    p.add_argument("--game", default="mississippi_stud", choices=GAMES, help="the game")
     p.add_argument("--config", help="a bench table config (default: config/bench/GAME.yaml)")
     p.add_argument("--rounds", type=int, default=10_000)
     p.add_argument("--seats", type=int, default=6, help="seats in play each round")
@@ -52,6 +50,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def soak_lines(result: SoakResult, sheet: object, played: str | None = None, order: Sequence[str] = ()) -> list[str]:
     """The soak's summary lines."""
+    from hil.hold_summary import summary_lines
+
     t = result.tally
     per_round_ms = 1000 * result.cpu_seconds / t.rounds if t.rounds else 0.0
     lines = [
@@ -73,6 +73,13 @@ def soak_lines(result: SoakResult, sheet: object, played: str | None = None, ord
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl soak``; 0 when every re-settled round matches what the table paid."""
+    from tqdm import tqdm
+
+    from controller.table_config import config_dir, load_table
+    from controller.yamlfile import ConfigError
+    from hil.hold_summary import par_for
+    from hil.soak import SoakError, players_take_strategy, run_soak
+
     try:
         table = load_table(args.config or config_dir() / "bench" / f"{args.game}.yaml")
     except ConfigError as exc:

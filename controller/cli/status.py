@@ -18,9 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.journal import RUN_JOURNAL_DIR
-from controller.table_config import load_table
-from controller.yamlfile import ConfigError
-from drivers.link import COUNTERS
 
 __all__ = ["register", "run", "link_status"]
 
@@ -44,6 +41,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _journal_path(args: argparse.Namespace) -> Path:
     if args.journal:
         return Path(args.journal)
+    from controller.table_config import load_table
+
     table = load_table(args.config)
     return Path(table.journal.path) if table.journal.path else RUN_JOURNAL_DIR / f"{table.game}.db"
 
@@ -51,6 +50,8 @@ def _journal_path(args: argparse.Namespace) -> Path:
 def link_status(path: Path) -> dict[str, Any]:
     """What the journal at ``path`` says of each device's link (raises ``OSError`` or
     ``sqlite3.Error`` when it cannot be read)."""
+    from drivers.link import COUNTERS
+
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no journal there")
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
@@ -136,6 +137,8 @@ def _text(status: dict[str, Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.yamlfile import ConfigError
+
     try:
         status = link_status(_journal_path(args))
     except (ConfigError, OSError, sqlite3.Error, ValueError) as exc:

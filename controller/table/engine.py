@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from controller.journal.records import Journal, MemoryJournal, event_record
 from controller.journal.store import JournalError
 
-__all__ = ["TimerExpired", "StartDrawn", "JournalFault", "Engine"]
+__all__ = ["TimerExpired", "StartDrawn", "JournalFault", "Engine", "TimerStart", "thread_timer"]
 
 log = logging.getLogger("tablectl.engine")
 
@@ -49,16 +49,31 @@ class _Stop:
     pass
 
 
+TimerStart = Callable[[float, Callable[[], None]], Callable[[], None]]
+"""Calls a function after a delay in seconds (on another thread); returns what cancels it."""
+
+
+def thread_timer(delay_s: float, call: Callable[[], None]) -> Callable[[], None]:
+    """The real timer: a daemon ``threading.Timer``."""
+    timer = threading.Timer(delay_s, call)
+    timer.daemon = True
+    timer.start()
+    return timer.cancel
+
+
 class Engine:
-    """Runs ``handle(event)`` for each posted event, in order, on one thread."""
+    """Runs ``handle(event)`` for each posted event, in order, on one thread. ``start_timer``
+    runs what :meth:`after` schedules (a test passes one it fires itself)."""
 
     def __init__(
         self,
         handle: Callable[[object], None],
         journal: Journal | None = None,
         on_journal_error: Callable[[str], None] | None = None,
+        start_timer: TimerStart = thread_timer,
     ) -> None:
         self.handle = handle
+        self.start_timer = start_timer
         self.journal: Journal = journal or MemoryJournal()
         self.on_journal_error = on_journal_error or (lambda reason: None)
         """Told when an event cannot be recorded (the table holds; the event is not acted on)."""
@@ -68,7 +83,7 @@ class Engine:
         """The sequence number of the event being handled."""
         self.queue: queue.Queue[object] = queue.Queue()
         self._thread: threading.Thread | None = None
-        self._timers: set[threading.Timer] = set()
+        self._timers: list[Callable[[], None]] = []  # what cancels each timer started
         self.processed = 0
 
     def post(self, event: object) -> None:
@@ -77,10 +92,7 @@ class Engine:
 
     def after(self, delay_s: float, name: str) -> None:
         """Post ``TimerExpired(name)`` after ``delay_s`` (the timer thread only posts)."""
-        timer = threading.Timer(delay_s, lambda: self.post(TimerExpired(name)))
-        timer.daemon = True
-        self._timers.add(timer)
-        timer.start()
+        self._timers.append(self.start_timer(delay_s, lambda: self.post(TimerExpired(name))))
 
     def step(self, event: object) -> None:
         """Journal and handle one event (the controller thread, or a test driving it directly).
@@ -128,8 +140,8 @@ class Engine:
 
     def stop(self) -> None:
         """Finish the events already queued, then stop (idempotent)."""
-        for timer in list(self._timers):
-            timer.cancel()
+        for cancel in list(self._timers):
+            cancel()
         self._timers.clear()
         if self._thread is not None:
             self.queue.put(_Stop())

@@ -7,7 +7,7 @@ panel screen, the step, any hold with what clears it, the last settlement (nets 
 device links. It runs on the controller thread (see :mod:`controller.web.feed`), so what it reads is
 consistent.
 
-When a card is face up (:func:`revealed`), from the regulations in ``/work/shared/seeds``:
+When a card is face up (:func:`revealed`), from the regulations (N.J.A.C. 13:69F):
 
 - Mississippi Stud: the players' two cards are face down (35.9(d)); the community cards are
   turned one by one: the first on 4th street (35.10(d)), the second on 5th (35.10(f)), the third

@@ -284,7 +284,8 @@ def text_cases() -> None:
     record("table-not-text", json.dumps({**GOOD, "table": 5}), ["$.table", "path"])
     record(
         "table-sha-mismatch",
-        json.dumps({**GOOD, "table": str(ROOT / "config/mississippi_stud.yaml"), "table_sha256": "0" * 64}),
+        # Relative: settle reads it beside the shipped configs, so the record holds no path of this machine.
+        json.dumps({**GOOD, "table": "config/mississippi_stud.yaml", "table_sha256": "0" * 64}),
         ["$.table_sha256", "changed since the round"],
     )
     record("cards-bad", json.dumps(GOOD).replace("As Ad", "As Zz"), ["$.seats.1.cards"])
@@ -383,9 +384,13 @@ def make_journals(fresh: bool) -> None:
             .read_text()
             .replace("paytables_dir: ../paytables", f"paytables_dir: {ROOT}/config/paytables")
         )
+        # Both benches read a copy of the config in the temporary folder: a journal records the
+        # absolute path of its table config, and the committed ones must hold no path of the checkout.
+        plain = Path(tmp) / "bench.yaml"
+        plain.write_text(bench)
         cfg = Path(tmp) / "keyed.yaml"
         cfg.write_text(bench + f"journal: {{hmac_key_file: {key}}}\n")
-        for name, extra in [("bench.db", []), ("keyed.db", ["--config", str(cfg)])]:
+        for name, extra in [("bench.db", ["--config", str(plain)]), ("keyed.db", ["--config", str(cfg)])]:
             if name in keep:
                 continue
             subprocess.run(

@@ -1,0 +1,80 @@
+"""``tablectl`` starts fast: registering the sub-commands imports nothing heavy, each sub-command
+imports what it needs when it runs, and the names the sub-commands offer as choices (written out
+in ``controller/cli/choices.py`` for that) are the registries' own. The start-up time itself is
+measured by ``benchmarks/bench_startup.py``, never here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from controller.cli import choices
+
+HEAVY = ("numpy", "controller.par", "controller.table", "controller.journal", "hil", "yaml", "asyncio", "transitions")
+"""What no sub-command's registration may import: each is tens of milliseconds or more."""
+
+
+def _loaded_after(code: str) -> list[str]:
+    """The heavy modules loaded in a fresh interpreter after running ``code``."""
+    probe = (
+        "import sys, contextlib, io\n"
+        f"{code}\n"
+        f"heavy = {HEAVY!r}\n"
+        "print(__import__('json').dumps(sorted(m for m in sys.modules if m.split('.')[0] in heavy "
+        "or any(m == h or m.startswith(h + '.') for h in heavy))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
+    loaded: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return loaded
+
+
+def _parse(argv: list[str]) -> str:
+    return (
+        "from controller.cli import build_parser\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        f"    build_parser().parse_args({argv!r})"
+    )
+
+
+def test_registering_every_sub_command_imports_nothing_heavy() -> None:
+    assert _loaded_after("from controller.cli import build_parser\nbuild_parser()") == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--help"], ["--version"], ["rank", "--help"], ["settle", "--help"], ["journal", "verify", "--help"]],
+    ids=" ".join,
+)
+def test_help_imports_nothing_heavy(argv: list[str]) -> None:
+    assert _loaded_after(_parse(argv)) == []
+
+
+def test_ranking_a_hand_loads_neither_numpy_nor_the_par_solver() -> None:
+    code = (
+        "from controller.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['rank', '--game', 'boston5', 'As Kd Qh Jc Ts']) == 0"
+    )
+    loaded = _loaded_after(code)
+    assert not [m for m in loaded if m == "numpy" or m.startswith(("numpy.", "controller.par"))], loaded
+
+
+def test_the_written_out_choices_are_the_registries() -> None:
+    from controller.catalog import CATALOG
+    from controller.docgen.diagram import MACHINES
+    from controller.games import GAMES
+    from controller.games.house_way import HOUSE_WAYS
+    from controller.hands import RULES, Kind
+    from controller.journal.retention import KEEP_LAST
+    from hil.bench import FAULT_PROFILES, PLAYERS, STRATEGIES
+
+    for games in (CATALOG, PLAYERS, RULES, MACHINES, GAMES):
+        assert choices.GAMES == tuple(sorted(games))
+    assert choices.HAND_KINDS == tuple(k.value for k in Kind)
+    assert choices.HOUSE_WAYS == tuple(sorted(HOUSE_WAYS))
+    assert choices.FAULT_PROFILES == tuple(sorted(FAULT_PROFILES))
+    assert choices.STRATEGIES == tuple(STRATEGIES)
+    assert choices.KEEP_LAST == KEEP_LAST
