@@ -282,3 +282,37 @@ def test_an_untampered_journal_reads_clean_by_every_reader(longer_journal: Path,
     for args in (("recall", "--last", "1"), ("recall", "--round", "1"), ("meters",), ("journal", "verify")):
         code, _, err = cli(*args, "--journal", str(path))
         assert (code, err) == (0, ""), (args, err)
+
+
+def test_prune_keeps_what_the_floor_has_not_acknowledged_unless_forced_with_a_reason(tmp_path: Path) -> None:
+    from controller.journal.outbox import Outbox
+
+    path = tmp_path / "j.db"
+    j = filled(path, None, 14)  # rounds of 1970: all older than any retention; the last ten always stay
+    seqs = [seq for _, seq in j.round_seqs()]
+    j.close()
+    outbox = Outbox(path)
+    outbox.ack(seqs[1])  # the floor has rounds 1 and 2
+    outbox.close()
+    code, out, err = cli("journal", "prune", "--journal", str(path), "--days", "1")
+    assert code == 1 and "pruned 2 rounds" in out
+    assert "2 older rounds kept: the floor has acknowledged only up to record" in err
+    assert cli("journal", "verify", "--journal", str(path))[0] == 0
+    assert cli("journal", "prune", "--journal", str(path), "--days", "1", "--force-unacknowledged", " ")[0] == 2
+    code, out, err = cli(
+        "journal", "prune", "--journal", str(path), "--days", "1", "--force-unacknowledged", "floor store rebuilt"
+    )
+    assert (code, err) == (0, "") and "pruned 2 rounds" in out
+    j = SqliteJournal.open_readonly(path)
+    (forced,) = [r for r in j.records() if r.kind == "PruneForced"]
+    assert forced.data == {"reason": "floor store rebuilt", "floor_acked_seq": seqs[1], "days": 1}
+    assert len(j.round_seqs()) == 10
+    j.close()
+    assert cli("journal", "verify", "--journal", str(path))[0] == 0
+
+
+def test_prune_of_a_table_without_a_floor_is_as_before(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    filled(path, None, 14).close()
+    code, out, err = cli("journal", "prune", "--journal", str(path), "--days", "1")
+    assert (code, err) == (0, "") and "pruned 4 rounds" in out

@@ -93,6 +93,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pr.add_argument(
         "--days", type=positive_int(36_500), help="retention in days, 1 to 36500 (default: the config's, else 90)"
     )
+    pr.add_argument(
+        "--force-unacknowledged",
+        metavar="REASON",
+        help="also prune rounds the floor has not acknowledged; REASON is journaled (a PruneForced record)",
+    )
     pr.set_defaults(run=run_prune)
 
 
@@ -116,7 +121,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 def run_prune(args: argparse.Namespace) -> int:
     from controller.journal import JournalError, verify_journal
-    from controller.journal.retention import prune
+    from controller.journal.retention import floor_acknowledged, prune, prune_would_take
 
     journal, days = open_journal_from_args(args, "journal prune", write=True)
     days = args.days or days
@@ -130,11 +135,27 @@ def run_prune(args: argparse.Namespace) -> int:
                 print(f"tablectl journal prune: {journal.path}: {problem}", file=sys.stderr)
             print(f"tablectl journal prune: {journal.path}: not pruned: the journal does not verify", file=sys.stderr)
             return 1
-        n = prune(journal, days)
+        acked = floor_acknowledged(journal)
+        forced = getattr(args, "force_unacknowledged", None)
+        if forced is not None and not forced.strip():
+            print("tablectl journal prune: --force-unacknowledged needs a reason", file=sys.stderr)
+            return 2
+        if forced and acked is not None:
+            journal.append("PruneForced", {"reason": forced.strip()[:500], "floor_acked_seq": acked, "days": days})
+        keep_after = None if forced else acked
+        n = prune(journal, days, keep_after=keep_after)
+        held = prune_would_take(journal, days) if keep_after is not None else 0
     except JournalError as exc:
         print(f"tablectl journal prune: {exc}", file=sys.stderr)
         return 2
     finally:
         journal.close()
     print(f"{journal.path}: pruned {n} rounds older than {days} days")
+    if held:
+        print(
+            f"tablectl journal prune: {journal.path}: {held} older rounds kept: the floor has acknowledged only up to "
+            f"record {acked} (tablectl status shows the floor link; --force-unacknowledged REASON prunes them anyway)",
+            file=sys.stderr,
+        )
+        return 1
     return 0

@@ -23,8 +23,19 @@ KEEP_LAST = 10
 """Rounds always kept, whatever their age."""
 
 
-def prune(journal: SqliteJournal, retention_days: int, now: float | None = None) -> int:
-    """Remove the rounds older than ``retention_days`` (never the last ten); returns how many."""
+def floor_acknowledged(journal: SqliteJournal) -> int | None:
+    """The last record the floor acknowledged (the journal's ``floor_outbox``), or None when the
+    table does not publish to a floor (no outbox)."""
+    tables = {r[0] for r in journal.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "floor_outbox" not in tables:
+        return None
+    row = journal.db.execute("SELECT min(acked_seq) FROM floor_outbox").fetchone()
+    return int(row[0]) if row and isinstance(row[0], int) else 0
+
+
+def prune(journal: SqliteJournal, retention_days: int, now: float | None = None, keep_after: int | None = None) -> int:
+    """Remove the rounds older than ``retention_days`` (never the last ten, and none whose records
+    come after record ``keep_after``: what the floor has not acknowledged); returns how many."""
     now = time.time() if now is None else now
     cutoff = now - retention_days * 86400
     index = journal.round_seqs()
@@ -36,7 +47,7 @@ def prune(journal: SqliteJournal, retention_days: int, now: float | None = None)
             raise JournalError(
                 f"{journal.path}: record {seq} is indexed as round {r} but missing (run `tablectl journal verify`)"
             )
-        if settled.at < cutoff:
+        if settled.at < cutoff and (keep_after is None or seq <= keep_after):
             old.append((r, seq))
     # only a run from the start: a round is pruned with everything before it
     run = []
@@ -69,3 +80,18 @@ def prune(journal: SqliteJournal, retention_days: int, now: float | None = None)
             journal.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (meta_key, meta_value))
         journal._sign_meta()
     return len(run)
+
+
+def prune_would_take(journal: SqliteJournal, retention_days: int, now: float | None = None) -> int:
+    """How many rounds :func:`prune` would remove now with nothing held back (nothing is changed)."""
+    now = time.time() if now is None else now
+    cutoff = now - retention_days * 86400
+    index = journal.round_seqs()
+    candidates = index[:-KEEP_LAST] if len(index) > KEEP_LAST else []
+    n = 0
+    for _, seq in candidates:
+        settled = journal.record(seq)
+        if settled is None or settled.at >= cutoff:
+            break
+        n += 1
+    return n
