@@ -100,9 +100,7 @@ def table(rows: dict[str, Tally], total: int, name_a: str, name_b: str, head: st
     for key, t in sorted(rows.items(), key=lambda kv: -kv[1].hands):
         share = t.hands / total
         gap = (t.push_a - t.push_b) / total * 100
-        lines.append(
-            f"| {key} | {share:.3%} | {t.push_a / t.hands:.2%} | {t.push_b / t.hands:.2%} | {gap:+.3f} |"
-        )
+        lines.append(f"| {key} | {share:.3%} | {t.push_a / t.hands:.2%} | {t.push_b / t.hands:.2%} | {gap:+.3f} |")
     pa = sum(t.push_a for t in rows.values()) / total
     pb = sum(t.push_b for t in rows.values()) / total
     lines.append(f"| all | 100% | {pa:.2%} | {pb:.2%} | {(pa - pb) * 100:+.3f} |")
