@@ -64,11 +64,13 @@ class Transport:
 
     def __init__(self, url: str, baudrate: int = 115200, read_timeout_s: float = 0.005) -> None:
         self.url = url
-        extra = {"exclusive": True} if _is_device_path(url) else {}
         try:
-            self._port = serial.serial_for_url(
-                url, baudrate=baudrate, timeout=read_timeout_s, write_timeout=1.0, **extra
-            )
+            if _is_device_path(url):
+                self._port = serial.serial_for_url(
+                    url, baudrate=baudrate, timeout=read_timeout_s, write_timeout=1.0, exclusive=True
+                )
+            else:
+                self._port = serial.serial_for_url(url, baudrate=baudrate, timeout=read_timeout_s, write_timeout=1.0)
         except (serial.SerialException, OSError, ValueError) as exc:
             raise PortOpenError(url, open_reason(exc, url)) from exc
 
