@@ -37,6 +37,21 @@ _KEYS.add("floor")  # the floor link (controller.floor_config)
 _JOURNAL_KEYS = {"path", "hmac_key_file", "retention_days"}
 _DEVICE_ROLES = ("shoe", "bet_spots", "panel")
 _DEVICE_KEYS = {"driver", "url", "baudrate", "poll_interval_s", "address"}
+DRIVER_NAMES = ("bet_spots", "panel", "shoe", "shuffler")
+"""The built-in driver names (``drivers.registry.DRIVERS``: the rules never import the drivers, so
+the names are listed here too; tests/test_config.py checks the two lists agree). Other names
+must be installed in the ``tablectl.drivers`` entry points."""
+DRIVER_ENTRY_POINTS = "tablectl.drivers"
+
+
+def known_driver(name: str) -> bool:
+    """Whether a driver called ``name`` is built in or installed as an entry point (looked up
+    only for a name that is not built in, so a config of built-in drivers loads fast)."""
+    if name in DRIVER_NAMES:
+        return True
+    from importlib.metadata import entry_points
+
+    return any(ep.name == name for ep in entry_points(group=DRIVER_ENTRY_POINTS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +231,15 @@ def _devices(doc: YamlDoc, raw: object, problems: list[Problem]) -> dict[str, De
         for key in ("driver", "url"):
             if not isinstance(value.get(key), str) or not value.get(key):
                 problems.append(doc.problem(path + (key,) if key in value else path, f"{key} must be given as text"))
+        driver = value.get("driver")
+        if isinstance(driver, str) and driver and not known_driver(driver):
+            problems.append(
+                doc.problem(
+                    path + ("driver",),
+                    f"unknown driver '{driver[:40]}' (known: {', '.join(DRIVER_NAMES)}; others are installed "
+                    f"in the {DRIVER_ENTRY_POINTS} entry points)",
+                )
+            )
         baud = value.get("baudrate", 115200)
         if isinstance(baud, bool) or not isinstance(baud, int) or not 0 < baud <= 4_000_000:
             problems.append(

@@ -40,7 +40,7 @@ from dataclasses import dataclass, fields
 
 from drivers.framing import Decoder, DecoderStats, Frame, MsgType, encode
 from drivers.messages import DeviceEvent
-from drivers.transport import Transport, TransportError
+from drivers.transport import PortOpenError, Transport, TransportError
 
 __all__ = [
     "LinkConfig",
@@ -184,7 +184,10 @@ class DeviceFault(DeviceEvent):
     numbering started over: a restart), ``command_failed`` (``command`` names it; the device
     answered an error, stayed busy, refused it or never answered), ``nak`` (a poll or state
     request refused), ``bad_event`` (an event the driver cannot read), ``state`` (the state request
-    failed), ``link`` (the link thread itself)."""
+    failed), ``link`` (the link thread itself), ``open_failed`` (the port would not open: the OS
+    reason, e.g. ``No such file or directory`` or ``port X is in use by another process``) and
+    ``no_answer`` (the port opened but the device, not up, does not answer); the last two are
+    reported on the first failure and whenever the reason changes, not on every retry."""
 
     error: str
     kind: str = ""
@@ -261,6 +264,8 @@ class Link:
         self._state_wanted = False
         self._state_tries = 0
         self._state: tuple[int, int, DeviceEvent] | None = None  # (boot, newest event no, snapshot) to emit
+        self._not_connected_reason: tuple[str, str] | None = None
+        """The last reason reported for the link not coming up (reported again only when it changes)."""
         self._logged = LinkCounters()
         self._logged_at = -1e9
 
@@ -309,6 +314,9 @@ class Link:
             try:
                 self._run()
                 delay = self.config.reconnect_min_s
+            except PortOpenError as exc:
+                self._not_connected("open_failed", exc.reason)
+                self._link_down(str(exc))
             except TransportError as exc:
                 self._link_down(str(exc))
             except Exception as exc:
@@ -328,6 +336,27 @@ class Link:
         if self._transport is not None:
             self._transport.close()
             self._transport = None
+
+    def _not_connected(self, kind: str, reason: str) -> None:
+        """Report why the link is not up (the port would not open, or opened and the device never
+        answered) as a :class:`DeviceFault`: on the first failure and whenever the reason changes,
+        never on every retry (the reconnect counter says how often it was tried)."""
+        if (kind, reason) == self._not_connected_reason:
+            return
+        self._not_connected_reason = (kind, reason)
+        self.stats.faults += 1
+        if kind == "open_failed":
+            error = reason if reason.startswith(f"port {self.url} ") else f"cannot open port {self.url}: {reason}"
+        else:
+            error = f"port {self.url} opened but {reason}"
+        self._fault(kind, error + " (tried again with backoff; reported again only if the reason changes)")
+
+    def _silent(self) -> None:
+        """No good reply for ``link_down_s``: the link is down (or, never up on this opening, the
+        device does not answer)."""
+        if not self.up:
+            self._not_connected("no_answer", f"the device does not answer (no reply for {self.config.link_down_s} s)")
+        self._link_down(f"no reply for {self.config.link_down_s} s")
 
     def _link_down(self, reason: str) -> None:
         if self.up:
@@ -362,7 +391,7 @@ class Link:
             if self._state_wanted and self._on_state is not None:
                 if not self._read_state():
                     if self.clock() - self._last_good > self.config.link_down_s:
-                        self._link_down(f"no reply for {self.config.link_down_s} s")
+                        self._silent()
                         return
                 continue
             command = self._next_command()
@@ -386,7 +415,7 @@ class Link:
                 if command is not None:
                     self._command_failed(command, STATUS_NO_ANSWER)
                 if self.clock() - self._last_good > self.config.link_down_s:
-                    self._link_down(f"no reply for {self.config.link_down_s} s")
+                    self._silent()
                     return
                 continue
             if self._handle(reply, command):
@@ -425,6 +454,7 @@ class Link:
         self._last_good = self.clock()
         if not self.up:
             self.up = True
+            self._not_connected_reason = None  # a later failure is a new outage: reported again
             self._state_wanted, self._state = True, None
             rebooted = self._boot_id is not None and boot_id != self._boot_id
             self._emit(LinkUp(device=self.name, boot_id=boot_id, rebooted=rebooted))

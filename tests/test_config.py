@@ -174,3 +174,67 @@ def test_table_naming_a_paytable_of_another_game(tmp_path: Path) -> None:
 def test_categories_are_the_enum_values() -> None:
     tables = load_paytables(default_table_path("boston5").parent / "paytables")
     assert tables["ms_bonus_3card"].rows[0].category is Category.MINI_ROYAL
+
+
+def _with_driver(tmp_path: Path, source: Path, driver: str) -> Path:
+    """``source`` (a shipped config) with the shoe's driver renamed, reading the shipped paytables."""
+    lines = [line for line in source.read_text().splitlines() if not line.startswith("paytables_dir:")]
+    text = "\n".join(lines) + "\n"
+    assert "shoe: {driver: shoe," in text
+    text = text.replace("shoe: {driver: shoe,", f"shoe: {{driver: {driver},", 1)
+    paytables = default_table_path("mississippi_stud").parent / "paytables"
+    text = text.replace("devices:", f"paytables_dir: {paytables}\ndevices:", 1)
+    path = tmp_path / source.name
+    path.write_text(text)
+    return path
+
+
+def test_unknown_driver_name_names_file_line_and_the_known_drivers(tmp_path: Path) -> None:
+    config = _with_driver(tmp_path, default_table_path("mississippi_stud"), "shoo")
+    line = next(n for n, text in enumerate(config.read_text().splitlines(), 1) if "driver: shoo" in text)
+    with pytest.raises(ConfigError) as info:
+        load_table(config)
+    (problem,) = [str(p) for p in info.value.problems if "driver" in str(p)]
+    assert f"{config.name}:{line}: devices.shoe.driver: unknown driver 'shoo'" in problem
+    assert "known: bet_spots, panel, shoe, shuffler" in problem
+
+
+def test_the_config_knows_the_registry_s_driver_names() -> None:
+    from controller.table_config import DRIVER_NAMES
+    from drivers.registry import DRIVERS
+
+    assert sorted(DRIVERS) == list(DRIVER_NAMES)
+
+
+def test_an_installed_entry_point_driver_is_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    from controller.table_config import DRIVER_ENTRY_POINTS, known_driver
+
+    found = importlib.metadata.EntryPoint("acme", "acme.drivers:Acme", DRIVER_ENTRY_POINTS)
+    monkeypatch.setattr(
+        importlib.metadata, "entry_points", lambda group: [found] if group == DRIVER_ENTRY_POINTS else []
+    )
+    assert known_driver("acme") and known_driver("shoe") and not known_driver("shoo")
+
+
+@pytest.mark.parametrize("command", ["run", "bench"])
+def test_run_and_bench_refuse_an_unknown_driver_without_a_traceback(tmp_path: Path, command: str) -> None:
+    import subprocess
+    import sys
+
+    source = default_table_path("mississippi_stud")
+    if command == "bench":
+        source = source.parent / "bench" / "mississippi_stud.yaml"
+    config = _with_driver(tmp_path, source, "shoo")
+    args = ["--config", str(config)] + (["--rounds", "1", "--quiet"] if command == "bench" else [])
+    out = subprocess.run(
+        [sys.executable, "-m", "controller", command, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert out.returncode == 2, out.stderr
+    assert "unknown driver 'shoo'" in out.stderr and "known: bet_spots, panel, shoe, shuffler" in out.stderr
+    assert "Traceback" not in out.stderr

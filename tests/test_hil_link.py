@@ -196,7 +196,7 @@ def test_frames_cross_every_transport(url_kind: str, tmp_path: Path) -> None:
 
 
 def test_bad_port_is_a_transport_error_naming_it() -> None:
-    with pytest.raises(TransportError, match="/nonexistent/tty: cannot open"):
+    with pytest.raises(TransportError, match="cannot open port /nonexistent/tty: No such file or directory"):
         Transport("/nonexistent/tty")
 
 

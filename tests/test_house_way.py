@@ -183,3 +183,19 @@ def test_quick_straight_or_flush_test_never_misses_one(cards: list) -> None:
     makes_one = bool(five_card & {Category.STRAIGHT, Category.FLUSH, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
     if not Hand(cards, {}).may_hold_straight_or_flush():
         assert not makes_one
+
+
+# The hands where Foxwoods and Bally's part, which account for Foxwoods' lower push rate
+# (docs/benchmarks.md, pai gow push rate): (cards, Foxwoods' low hand, Bally's low hand).
+WAYS_PART = [
+    ("Jh Jd 4c 4s Ah 8c 2d", "4s 4c", "Ah 8c"),  # J-K big pair, small 2-6, an ace: Foxwoods splits
+    ("Th Td 4c 4s Kh 7c 6h", "4s 4c", "Kh 7c"),  # 7-10 big pair, a king, no ace: Foxwoods splits
+    ("Ts Ks Jh Qc Kh 3c Ah", "Ah Qc", "Ks 3c"),  # straight, an ace and kings: Foxwoods drops the straight
+]
+
+
+@pytest.mark.parametrize("cards, foxwoods, ballys", WAYS_PART)
+def test_the_hands_where_the_ways_part(cards: str, foxwoods: str, ballys: str) -> None:
+    hand = parse_cards(cards)
+    assert set(set_by_house_way(hand, "foxwoods").set.low.cards) == set(parse_cards(foxwoods))
+    assert set(set_by_house_way(hand, "ballys_ac").set.low.cards) == set(parse_cards(ballys))

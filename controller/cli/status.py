@@ -4,7 +4,8 @@ table, from its journal.
 Reads the journal read-only (another process, ``tablectl run``, keeps writing it): for each
 device the latest ``LinkUp``/``LinkDown`` (is the link up now, since when, why it went down),
 the latest ``LinkStats`` record (the link counters journaled at each round's end,
-docs/protocol.md section 10) and the latest ``DeviceFault``.
+docs/protocol.md section 10) and the latest ``DeviceFault``. A link that has not come up says
+why (``never connected: REASON``, from its ``open_failed`` or ``no_answer`` fault).
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def link_status(path: Path) -> dict[str, Any]:
             {"link": "unknown", "since": None, "reason": "", "boot_id": None, "counters": None, "last_fault": None},
         )
         if kind == "LinkUp":
-            d.update(link="up", since=at, reason="", boot_id=data.get("boot_id"))
+            d.update(link="up", since=at, reason="", boot_id=data.get("boot_id"), ever_up=True)
         elif kind == "LinkDown":
             d.update(link="down", since=at, reason=data.get("reason", ""))
         elif kind == "LinkStats":
@@ -85,6 +86,7 @@ def link_status(path: Path) -> dict[str, Any]:
             d["boot_id"] = data.get("boot_id") or d["boot_id"]
         else:
             d["last_fault"] = {"at": at, "seq": seq, "kind": data.get("kind", ""), "error": data.get("error", "")}
+            _not_connected(d, at, data)
     return {
         "journal": str(path),
         "head_seq": head[0] if head else 0,
@@ -92,6 +94,28 @@ def link_status(path: Path) -> dict[str, Any]:
         "devices": dict(sorted(devices.items())),
         "floor": floor,
     }
+
+
+NOT_CONNECTED_KINDS = ("open_failed", "no_answer")
+"""``DeviceFault`` kinds the link reports while it is not up: why (drivers.link)."""
+
+
+def _not_connected(d: dict[str, Any], at: float, fault: dict[str, Any]) -> None:
+    """A link's report that it cannot come up (the port would not open, or the device does not
+    answer): the link is down for that reason, or has never been up."""
+    if fault.get("kind") not in NOT_CONNECTED_KINDS:
+        return
+    reason = str(fault.get("error", "")).split(" (tried again", 1)[0]
+    d.update(link="down" if d.get("ever_up") else "never connected", since=at, reason=reason)
+
+
+def _link_line(name: str, d: dict[str, Any]) -> str:
+    """The first line of a device's link: up or down since when, or never connected and why."""
+    why = f": {d['reason']}" if d["reason"] else ""
+    if d["link"] == "never connected":
+        return f"{name}: never connected{why} (since {_time(d['since'])})"
+    boot = f", boot {d['boot_id']:08x}" if d["boot_id"] is not None else ""
+    return f"{name}: link {d['link']} since {_time(d['since'])}{boot}{why}"
 
 
 def floor_link(db: sqlite3.Connection, head_seq: int) -> dict[str, Any] | None:
@@ -115,9 +139,7 @@ def _text(status: dict[str, Any]) -> list[str]:
     if not status["devices"]:
         out.append("no link records yet")
     for name, d in status["devices"].items():
-        boot = f", boot {d['boot_id']:08x}" if d["boot_id"] is not None else ""
-        why = f": {d['reason']}" if d["reason"] else ""
-        out.append(f"{name}: link {d['link']} since {_time(d['since'])}{boot}{why}")
+        out.append(_link_line(name, d))
         if d["counters"] is not None:
             shown = ", ".join(f"{k} {v}" for k, v in d["counters"].items())
             out.append(f"  counters at {_time(d['counters_at'])} (round end): {shown}")

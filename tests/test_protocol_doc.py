@@ -1,0 +1,141 @@
+"""docs/protocol.md against the code: the state exchange's known-answer frames are what the
+controller's framing code sends and the reference devices answer (so the page cannot go stale),
+and the page's statements on limits, NAKs and acknowledgements are what the code does."""
+
+from __future__ import annotations
+
+import queue
+import re
+import struct
+from pathlib import Path
+
+import pytest
+
+from drivers.bet_spots import BetSpotDriver
+from drivers.framing import MAX_PAYLOAD, Decoder, Frame, MsgType, cobs_encode, crc16, encode
+from drivers.messages import BodyError
+from drivers.shoe import ShoeDriver
+from drivers.state import ShoeState, SpotsState
+from hil.devices import BetSpotSim, ShoeSim
+
+DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
+STATE_HEADER = 10
+"""boot_id u32, event_no u32, part u8, parts u8 (section 6)."""
+
+
+def vector(label: str) -> bytes:
+    """The hex on the page's line ``label: ...`` (section 11.1)."""
+    found = re.findall(rf"^{re.escape(label)}:\s+((?:[0-9a-f]{{2}} ?)+)$", DOC, re.MULTILINE)
+    assert len(found) == 1, f"{label}: {len(found)} lines on the page"
+    return bytes.fromhex(found[0])
+
+
+def request(address: int, seq: int, part: int) -> bytes:
+    """A STATE_REQ as the link sends it (``Link._read_state``: ``_exchange(STATE_REQ, bytes((part,)))``)."""
+    return encode(Frame(address, seq, 0, MsgType.STATE_REQ, bytes((part,))))
+
+
+def one_frame(wire: bytes) -> Frame:
+    (frame,) = Decoder().feed(wire)
+    return frame
+
+
+def shoe_sim() -> ShoeSim:
+    shoe = ShoeSim(["As"] * 52)
+    shoe.boot_id = 1
+    return shoe
+
+
+def spots_sim() -> BetSpotSim:
+    spots = BetSpotSim()
+    spots.boot_id = 2
+    spots.place(1, "ante", 500)
+    spots.place(4, "ante", 1000)
+    return spots
+
+
+def test_the_shoe_state_exchange_vectors_are_the_code_s() -> None:
+    asked = request(1, 4, 0)
+    assert vector("STATE_REQ shoe") == asked
+    answer = shoe_sim().reply_to(one_frame(asked))
+    assert answer is not None and vector("STATE shoe") == answer
+    frame = one_frame(vector("STATE shoe"))
+    assert (frame.type, frame.ack) == (MsgType.STATE, 4)
+    boot, newest, part, parts = struct.unpack_from(">IIBB", frame.payload)
+    assert (boot, newest, part, parts) == (1, 0, 0, 1)
+    driver = ShoeDriver("shoe", "loop://", queue.Queue())
+    try:
+        state = driver._read_state([frame.payload[STATE_HEADER:]], 0.0)
+    finally:
+        driver.close()
+    assert isinstance(state, ShoeState)
+    assert (state.status, state.cards_out, state.stub_count, state.deck_size) == ("ok", 0, 52, 52)
+
+
+def test_the_bet_spots_state_exchange_vectors_are_the_code_s() -> None:
+    asked = request(2, 9, 0)
+    assert vector("STATE_REQ spots") == asked
+    answer = spots_sim().reply_to(one_frame(asked))
+    assert answer is not None and vector("STATE spots") == answer
+    frame = one_frame(vector("STATE spots"))
+    assert struct.unpack_from(">IIBB", frame.payload) == (2, 2, 0, 1)
+    driver = BetSpotDriver("bet_spots", "loop://", queue.Queue())
+    try:
+        state = driver._read_state([frame.payload[STATE_HEADER:]], 0.0)
+    finally:
+        driver.close()
+    assert isinstance(state, SpotsState)
+    assert state.locked is False
+    assert list(state.spots) == [(1, "ante", 500), (4, "ante", 1000)]
+
+
+def test_the_page_s_state_body_limit_is_the_code_s() -> None:
+    room = MAX_PAYLOAD - STATE_HEADER
+    assert room == 230 and f"**{room} bytes of body**" in DOC
+    spots = BetSpotSim()
+    for seat in range(1, 8):
+        for n in range(8):
+            spots.put(seat, f"spot_{n:02d}_with_a_long_name", 1_000_000)
+    parts = spots._split(spots.state_body())
+    assert len(parts) > 1 and max(len(p) for p in parts) <= room
+    assert max(len(p) for p in parts) > room - 40  # filled, not split early
+
+
+def test_a_state_body_without_a_list_has_no_count_byte() -> None:
+    fixed, entries = shoe_sim().state_body()
+    assert entries is None and len(fixed) == 5
+    driver = ShoeDriver("shoe", "loop://", queue.Queue())
+    try:
+        with pytest.raises(BodyError, match="1 bytes left over"):
+            driver._read_state([fixed + b"\x00"], 0.0)
+    finally:
+        driver.close()
+
+
+def test_an_unknown_type_is_never_answered_and_a_non_request_is_naked() -> None:
+    body = struct.pack(">BBIIBB", 2, 1, 7, 0, 9, 0)  # type 9: not in section 3
+    wire = cobs_encode(body + crc16(body).to_bytes(2, "big")) + b"\x00"
+    decoder = Decoder()
+    assert decoder.feed(wire) == [] and decoder.stats.unknown_types == 1  # the device never sees it
+    shoe = shoe_sim()
+    reply = shoe.reply_to(Frame(1, 8, 0, MsgType.ACK, b""))  # a known type that is not a request
+    assert reply is not None and one_frame(reply).type is MsgType.NAK
+
+
+def test_an_acknowledgement_of_an_event_no_longer_held_deletes_nothing() -> None:
+    shoe = shoe_sim()
+    shoe.deal(3)
+
+    def poll(seq: int, boot: int, last: int) -> Frame:
+        reply = shoe.reply_to(Frame(1, seq, 0, MsgType.POLL, struct.pack(">II", boot, last)))
+        assert reply is not None
+        return one_frame(reply)
+
+    def event_no(frame: Frame) -> int:
+        assert frame.type is MsgType.EVENT
+        return int(struct.unpack_from(">I", frame.payload, 8)[0])
+
+    assert event_no(poll(1, 1, 2)) == 3  # events 1 and 2 deleted
+    assert event_no(poll(2, 1, 2)) == 3  # 2 again (its reply lost): nothing to delete, the same answer
+    assert event_no(poll(3, 99, 7)) == 3  # a boot the device never had: nothing deleted
+    assert poll(4, 1, 3).type is MsgType.ACK
