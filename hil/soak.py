@@ -232,9 +232,7 @@ def _play_chunk(job: ChunkJob) -> ChunkResult:
     cls: Any = GAME_TABLES[table.game]
     devices = _Devices(link, shoe, cls.DECK, random.Random(seed))
     model = cls(table, devices, on_round=played.append)
-    link.engine = Engine(
-        lambda e: model.open_table() if isinstance(e, OpenTable) else model.handle(e), journal=_CountingJournal()
-    )
+    link.engine = Engine(model.handle, journal=_CountingJournal())
     sims = {"shoe": shoe, "bet_spots": _Spots(link), "panel": _Panel(link)}
     engine = link.engine
     view = OnDemandSnapshot(model, lambda: engine.processed)

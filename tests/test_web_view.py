@@ -12,7 +12,6 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 from controller.table.boston5 import Boston5Table
 from controller.table.mississippi_stud import MississippiTable
 from controller.table_config import config_dir, load_table
-from controller.web.feed import CommandTee
 from controller.web.view import HIDDEN, hold_clears, mask_cards, table_view
 from drivers.shoe import CardDealt
 from tests.table_helpers import FedTable
@@ -22,13 +21,7 @@ B5 = load_table(config_dir() / "bench" / "boston5.yaml")
 
 
 def view(t: FedTable, config) -> dict:
-    tee = CommandTee(t.devices)
-    for name, args in t.devices.commands:  # what the devices were last told
-        if name == "lamp":
-            tee.lamps[(args[0], args[1])] = args[2]
-        elif name == "display":
-            tee.lines[args[0]] = args[1]
-    return table_view(t.m, config, tee, {"shoe": "up"}, [])
+    return table_view(t.snapshot(), config, {"shoe": "up"}, [])
 
 
 def test_mask_cards_keeps_only_face_up_cards() -> None:

@@ -39,7 +39,7 @@ __all__ = [
     "PANEL_BUTTONS",
 ]
 
-RECENT = 8
+RECENT = 16
 """How many of the texts last shown to the dealer a snapshot carries (masked)."""
 
 _SUPERVISOR_BUTTONS = ("void", "clear_fault", "confirm", "next", "previous")
@@ -252,6 +252,10 @@ class TableSnapshot:
     panel_lamps: tuple[tuple[str, bool], ...]
     locked: bool
     stub_count_asked: bool
+    display: tuple[int, int]
+    """The panel display's lines and columns (the config's, or the panel's own when it reports one)."""
+    texts_shown: int
+    """How many texts the dealer has been shown since the table started (``recent`` holds the last)."""
     spot_levels: tuple[tuple[tuple[int, str], int], ...]
     """What the bet-spot sensors last reported on each spot ((seat, spot), cents): the chips there."""
     machine_error: str | None = None
@@ -382,14 +386,22 @@ class TableSnapshot:
 
 @dataclass(frozen=True, slots=True)
 class PlayerHands:
-    """Each seat's own cards, face down or not: what a simulated player at the bench looks at
-    (its own hand). Never part of a snapshot, a page, a log or a file."""
+    """Every card of the round where it went, face down or not: what a simulated player at the
+    bench looks at (its own hand, as a player at a real table does), and what the HIL tests check
+    a deal against. Never part of a snapshot, a page, a log or a file."""
 
     round_no: int
     version: int
     hands: tuple[tuple[int, tuple[str, ...]], ...]
+    dealer: tuple[str, ...] = ()
+    """The dealer's cards (Mississippi Stud: the community cards)."""
+    log: tuple[tuple[int, str, str], ...] = ()
+    """Each card the shoe reported this round: (shoe index, card, where it went or why not used)."""
+    entry: str | None = None
+    """The card shown to the supervisor entering a misread card (by deck number on the panel)."""
 
     def of(self, seat: int) -> tuple[str, ...]:
+        """Seat ``seat``'s cards."""
         for n, cards in self.hands:
             if n == seat:
                 return cards
@@ -618,16 +630,26 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
         panel_lamps=tuple(sorted(shown_state.panel_lamps.items())),
         locked=bool(shown_state.locked),
         stub_count_asked=shown_state.stub_count_asked,
+        display=(table.size.lines, table.size.columns),
+        texts_shown=table.texts_shown,
         spot_levels=tuple(sorted(table.board.levels.items())),
         machine_error=table.machine_error,
     )
 
 
 def build_hands(table: Any, version: int = 0) -> PlayerHands:
-    """Each seat's own cards now (the bench's simulated players look at their own hands)."""
-    if table.table.game == "pai_gow":
-        hands = table.hands
-        return PlayerHands(table.round_no, version, tuple((n, tuple(str(c) for c in hands.get(n, ()))) for n in sorted(table.seats)))
-    return PlayerHands(
-        table.round_no, version, tuple((n, tuple(str(c) for c in s.cards)) for n, s in sorted(table.seats.items()))
-    )
+    """Every card of the round where it went (the bench's simulated players look at their own
+    hands; the HIL tests check the deal): call on the thread that runs ``table``."""
+    game = table.table.game
+    if game == "pai_gow":
+        from controller.games.pai_gow_deal import DEALER
+
+        hands = getattr(table, "hands", {})  # none before the first round
+        seats = tuple((n, tuple(str(c) for c in hands.get(n, ()))) for n in sorted(table.seats))
+        dealer = tuple(str(c) for c in hands.get(DEALER, ()))
+    else:
+        seats = tuple((n, tuple(str(c) for c in s.cards)) for n, s in sorted(table.seats.items()))
+        dealer = tuple(str(c) for c in getattr(table, "community" if game == "mississippi_stud" else "dealer", ()))
+    log = tuple((e.index, str(e.card), str(e.to)) for e in table.ledger.entries)
+    entry = str(table.entry_card) if table.entry_card is not None else None
+    return PlayerHands(table.round_no, version, seats, dealer, log, entry)
