@@ -236,7 +236,7 @@ class Player:
         s = self.view.get()
         if s.step not in ("betting", "no_more_bets", "closed"):
             self.load_shoe(s)
-        self.spots.chips.update({(seat, spot): cents for seat, spot, cents in s.spot_levels})
+        self.spots.chips.update(dict(s.spot_levels))
 
     def load_shoe(self, s: TableSnapshot) -> None:
         cards = list(deck(joker=s.deck_size == 53))
@@ -303,7 +303,7 @@ class MississippiPlayer(Player):
                 self.panel.press("fold")
                 # the fold before the next seat's decision: the panel's seat selection is one at a time
                 number = seat.number
-                self.wait(lambda x, n=number: street in _acted(x, n), f"seat {number}'s {street} street fold")
+                self.wait(lambda x: street in _acted(x, number), f"seat {number}'s {street} street fold")
         numbers = [seat.number for seat in deciding]
         self.wait(lambda x: all(street in _acted(x, n) for n in numbers), f"the {street} street decisions")
         self.confirm_notices()
@@ -348,7 +348,7 @@ class Boston5Player(Player):
                 wanted = len({c.rank for c in cards}) < 3
             if seat.exposed != wanted:
                 n = seat.number
-                self.press(f"seat_{n}", lambda x, n=n, w=wanted: _exposed(x, n) == w)
+                self.press(f"seat_{n}", lambda x: _exposed(x, n) == wanted)
         self.press("next", lambda x: x.step != "bonus")
 
     def on_bonus_settlement(self, s: TableSnapshot) -> None:
@@ -374,14 +374,14 @@ class Boston5Player(Player):
             assert first is not None
             if plays and seat.wager("second") is None:
                 self.spots.place(n, "second", first)
-                self.wait(lambda x, n=n: _has(x, n, "second") or _folded(x, n), "the second wager")
+                self.wait(lambda x: _has(x, n, "second") or _folded(x, n), "the second wager")
             if withdraw:
                 self.spots.place(n, "second", 0)  # withdrawn before the final cards (24.10(c))
-                self.wait(lambda x, n=n: _folded(x, n), "the withdrawal")
+                self.wait(lambda x: _folded(x, n), "the withdrawal")
             elif not plays:
                 self.panel.press(f"seat_{n}")
                 self.panel.press("fold")
-                self.wait(lambda x, n=n: _folded(x, n), "the fold")
+                self.wait(lambda x: _folded(x, n), "the fold")
         self.confirm_notices()
         self.press("deal", lambda x: x.step != "second_wager")
 

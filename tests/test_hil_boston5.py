@@ -98,7 +98,10 @@ def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     t.press("next")
     t.spot(2, "ante", 500)
     t.spot(4, "first", 0)
-    assert list(t.snap.late_notes) == ["late bet: seat 2 ante 5.00 not accepted", "removed bet: seat 4 first 0.00 not accepted"]
+    assert list(t.snap.late_notes) == [
+        "late bet: seat 2 ante 5.00 not accepted",
+        "removed bet: seat 4 first 0.00 not accepted",
+    ]
     wait(
         lambda: t.spots.lamps.get((2, "ante")) == "flash_late" and t.spots.lamps.get((4, "first")) == "flash_removed",
         "the spot lamps to flash",

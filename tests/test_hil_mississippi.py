@@ -65,7 +65,9 @@ def test_clean_round_with_a_bonus(t: HilTable) -> None:
     settled = t.settles_as_tablectl_settle(result)
     assert settled["seats"]["1"]["wagers"]["bonus"]["result"] == "win"  # a pair of sevens in the community cards
     wait(
-        lambda: t.shown()[:2] == (f"R{t.snap.round_no} betting", f"round {t.snap.round_no}: place bets; then no more bets"),
+        lambda: (
+            t.shown()[:2] == (f"R{t.snap.round_no} betting", f"round {t.snap.round_no}: place bets; then no more bets")
+        ),
         "the next round on the panel",
     )
 
@@ -101,7 +103,10 @@ def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     to_third(t)
     t.spot(2, "ante", 500)  # a seat not in the round
     t.spot(1, "ante", 0)  # chips taken off a locked spot
-    assert list(t.snap.late_notes) == ["late bet: seat 2 ante 5.00 not accepted", "removed bet: seat 1 ante 0.00 not accepted"]
+    assert list(t.snap.late_notes) == [
+        "late bet: seat 2 ante 5.00 not accepted",
+        "removed bet: seat 1 ante 0.00 not accepted",
+    ]
     wait(
         lambda: t.spots.lamps.get((2, "ante")) == "flash_late" and t.spots.lamps.get((1, "ante")) == "flash_removed",
         "the spot lamps to flash",

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from hil_table import HilTable, shoe, wait
 
-from controller.cards import card
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_lines
 from controller.table_config import config_dir, load_table

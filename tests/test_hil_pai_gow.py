@@ -68,9 +68,7 @@ def set_all_by_house_way(t: HilTable) -> None:
 def test_clean_round_sets_shown_house_way_first_and_cycled(t: HilTable) -> None:
     to_setting(t, {2: {"pai_gow": 1000, "bonus": 500}, 5: {"pai_gow": 2500}})
     assert t.step == "setting"
-    assert t.texts[-1].startswith("seat 5: high ") and t.texts[-1].endswith(
-        "(house way)"
-    )  # from the dealer's right
+    assert t.texts[-1].startswith("seat 5: high ") and t.texts[-1].endswith("(house way)")  # from the dealer's right
     t.press("confirm")
     house = t.texts[-1]
     assert house.startswith("seat 2: ") and house.endswith("(house way)")
@@ -132,7 +130,10 @@ def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     to_setting(t, {1: {"pai_gow": 1000}, 4: {"pai_gow": 1000, "bonus": 500}})
     t.spot(1, "bonus", 500)
     t.spot(4, "bonus", 0)
-    assert list(t.snap.late_notes) == ["late bet: seat 1 bonus 5.00 not accepted", "removed bet: seat 4 bonus 0.00 not accepted"]
+    assert list(t.snap.late_notes) == [
+        "late bet: seat 1 bonus 5.00 not accepted",
+        "removed bet: seat 4 bonus 0.00 not accepted",
+    ]
     wait(
         lambda: t.spots.lamps.get((1, "bonus")) == "flash_late" and t.spots.lamps.get((4, "bonus")) == "flash_removed",
         "the spot lamps to flash",

@@ -271,7 +271,9 @@ def test_9_after_the_first_final_card_a_withdrawal_is_a_removed_bet(b5: HilTable
     b5.press("deal")
     b5.deal(1)
     b5.spot(3, "second", 0)
-    assert b5.snap.seat(3).folded_at is None and list(b5.snap.late_notes) == ["removed bet: seat 3 second 0.00 not accepted"]
+    assert b5.snap.seat(3).folded_at is None and list(b5.snap.late_notes) == [
+        "removed bet: seat 3 second 0.00 not accepted"
+    ]
 
 
 def test_4_a_failed_event_is_logged_and_journaled_without_its_card(caplog: pytest.LogCaptureFixture) -> None:

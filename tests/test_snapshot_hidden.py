@@ -145,7 +145,9 @@ def interrupt(link: Checked, view: OnDemandSnapshot, what: str, shoe: _Shoe) -> 
     seats=st.integers(1, 6),
     plan=st.dictionaries(st.integers(0, 120), st.sampled_from(["void", "hold", "misdeal"]), max_size=6),
 )
-def test_no_snapshot_or_payload_names_a_card_not_revealed(game: str, seed: int, seats: int, plan: dict[int, str]) -> None:
+def test_no_snapshot_or_payload_names_a_card_not_revealed(
+    game: str, seed: int, seats: int, plan: dict[int, str]
+) -> None:
     config = CONFIGS[game]
     cls: Any = GAME_TABLES[game]
     holder: list[Any] = []

@@ -83,7 +83,11 @@ class _Reaches(ast.NodeVisitor):
                 continue
             if self.is_table(value):
                 self.tables.add(target.id)
-            elif isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id == "GAME_TABLES":
+            elif (
+                isinstance(value, ast.Subscript)
+                and isinstance(value.value, ast.Name)
+                and value.value.id == "GAME_TABLES"
+            ):
                 self.classes.add(target.id)
 
     def visit_Assign(self, node: ast.Assign) -> None:

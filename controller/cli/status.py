@@ -161,7 +161,9 @@ def _text(status: dict[str, Any]) -> list[str]:
             f" (snapshot written {_time(table['written_at'])})"
         )
         if table["hold"] is not None:
-            out.append(f"  HOLD from {table['hold']['from']}: {table['hold']['reason']}; clears: {table['hold']['clears']}")
+            out.append(
+                f"  HOLD from {table['hold']['from']}: {table['hold']['reason']}; clears: {table['hold']['clears']}"
+            )
         if table["asked"]:
             out.append(f"  dealer: {table['asked']}")
         for device, why in table["devices_not_back"].items():

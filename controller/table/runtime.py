@@ -206,7 +206,14 @@ class TableRuntime:
         hands = build_hands(self.table, self._version) if self.latest.share_hands else None
         self.latest.publish(snapshot, hands)
         if self.snapshot_file is not None:
-            key = (snapshot.round_no, snapshot.step, snapshot.hold, snapshot.key_on, snapshot.links_pending, snapshot.asked)
+            key = (
+                snapshot.round_no,
+                snapshot.step,
+                snapshot.hold,
+                snapshot.key_on,
+                snapshot.links_pending,
+                snapshot.asked,
+            )
             if key != self._written:
                 try:
                     write_snapshot_file(self.snapshot_file, snapshot)

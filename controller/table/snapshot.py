@@ -465,7 +465,9 @@ def _last_round(table: Any, cache: _Cache) -> LastRound | None:
             False,
             s.house_net,
             tuple(
-                SeatNet(seat.seat, seat.net, tuple(WagerNet(w.spot, w.result.value, w.net, w.stake) for w in seat.wagers))
+                SeatNet(
+                    seat.seat, seat.net, tuple(WagerNet(w.spot, w.result.value, w.net, w.stake) for w in seat.wagers)
+                )
                 for seat in s.seats
             ),
         )
@@ -618,7 +620,10 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
         dealer_buttons=dealer_buttons,
         confirm_step=step in table.CONFIRM_PHASES or step == "count_stub" or "confirm" in dealer_buttons,
         screen=screen,
-        notices=tuple(NoticeView(cache.mask(n.title, up), tuple([cache.mask(x, up) for x in n.lines]), n.blocking) for n in notices),
+        notices=tuple(
+            NoticeView(cache.mask(n.title, up), tuple([cache.mask(x, up) for x in n.lines]), n.blocking)
+            for n in notices
+        ),
         notice_page=table.page if notices else table.detail_page,
         recent=recent,
         late_bets=tuple(LateBet(seat, spot, cents) for seat, spot, cents in table.pending_late),

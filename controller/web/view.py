@@ -59,6 +59,7 @@ _LABELS = {
     "void": "Round void",
 }
 
+
 def step_label(step: str) -> str:
     """The step's name in words, for the page's large type."""
     return _LABELS.get(step, step.replace("_", " ").capitalize())
