@@ -27,14 +27,10 @@ INTERFACE = frozenset({"handle", "journal_failed"})
 the journal refused a record (the engine's ``on_journal_error`` hook)."""
 
 ALLOWED: dict[str, str] = {
-    "tests/table_helpers.py": "the harness of the table's own tests: it makes the machine and feeds it events",
     "tests/test_table_boston5.py": "tests of the Boston 5 machine's internals (controller/table/boston5.py)",
     "tests/test_table_mississippi.py": "tests of the Mississippi Stud machine's internals",
     "tests/test_table_pai_gow.py": "tests of the pai gow machine's internals",
     "tests/test_table_outages.py": "tests of the machines' link-loss and hold internals (controller/table/base.py)",
-    "tests/test_table_commands.py": "tests of the commands the machines send (controller/table/device_state.py)",
-    "tests/test_table_parts.py": "tests of the table's collaborators (supervisor, ledger, bet board, screen)",
-    "tests/test_table_hil.py": "tests of the machine over ptys against its internals (controller/table/runtime.py)",
     "tests/test_snapshot_only.py": "this check (its own sample of a reach, in a string)",
 }
 """Modules outside controller/table allowed to read a table's internals, and why."""
