@@ -178,8 +178,8 @@ class Player:
     def rng(self, s: TableSnapshot, *what: object) -> random.Random:
         return random.Random("/".join(str(x) for x in (self.seed, s.round_no, *what)))
 
-    def wait(self, cond: Cond, what: str, timeout: float | None = None) -> TableSnapshot:
-        return self.view.wait(cond, what, self.WAIT_S if timeout is None else timeout)
+    def wait(self, cond: Cond, what: str, timeout: float | None = None) -> None:
+        self.view.wait(cond, what, self.WAIT_S if timeout is None else timeout)
 
     def own_cards(self, seat: int) -> list[Card]:
         """Seat ``seat``'s own hand, as its player sees it."""
@@ -226,8 +226,10 @@ class Player:
         """What the dealer places before "no more bets" besides the players' wagers (subclasses)."""
 
     def press(self, button: str, done: Cond) -> TableSnapshot:
+        """Press ``button``, wait until ``done`` shows its effect; the snapshot then."""
         self.panel.press(button)
-        return self.wait(done, f"{button} to register")
+        self.wait(done, f"{button} to register")
+        return self.view.get()
 
     def restore_shoe(self) -> None:
         """After a restart: the shoe holds this round's cards, as many dealt as the table has, and
@@ -253,8 +255,13 @@ class Player:
         self.wait(lambda x: x.dealt >= total or x.step == "hold", "the cards")
 
     def on_settlement(self, s: TableSnapshot) -> None:
-        step = s.settlement_step
-        self.press("confirm", lambda x: x.step != "settlement" or x.settlement_step != step)
+        """Confirm each step shown; every step left is known, so one wait for the round's end."""
+        if s.notices:
+            return  # read first (act confirms them)
+        for _ in range(s.steps_left):
+            self.panel.press("confirm")
+        number = s.round_no
+        self.press("confirm", lambda x: x.step != "settlement" or x.round_no != number)
 
     def on_count_stub(self, s: TableSnapshot) -> None:
         try:  # the shoe answers the controller's request

@@ -108,7 +108,7 @@ class OnDemandSnapshot:
         return hands
 
     def wait(self, cond: Callable[[TableSnapshot], bool], what: str, timeout: float = 60.0) -> TableSnapshot:
-        """The snapshot now, when ``cond`` holds: nothing else runs the table, so a state not
+        """The snapshot now (built for the check, so reads after it cost nothing), when ``cond`` holds: nothing else runs the table, so a state not
         reached now is never reached (raises :class:`SnapshotTimeout` at once)."""
         snapshot = self.get()
         if not cond(snapshot):

@@ -244,6 +244,8 @@ class TableSnapshot:
     late_notes: tuple[str, ...]
     """Every late or removed bet of this round, as shown."""
     settlement_step: int
+    steps_left: int
+    """Settlement steps after the one shown (each confirmed in turn)."""
     last_round: LastRound | None
     links_pending: tuple[tuple[str, str], ...]
     """Devices not back after a link-down, and why (empty: every device is back)."""
@@ -414,7 +416,19 @@ class PlayerHands:
 class _Cache:
     """What a table's snapshots reuse while it does not change (kept on the builder's side)."""
 
-    __slots__ = ("result", "last_round", "up", "lines", "shown_key", "shown")
+    __slots__ = (
+        "result",
+        "last_round",
+        "up",
+        "lines",
+        "shown_key",
+        "shown",
+        "face",
+        "seats",
+        "texts_key",
+        "texts",
+        "notices",
+    )
 
     def __init__(self) -> None:
         self.result: object = None
@@ -424,6 +438,11 @@ class _Cache:
         """Lines of text masked for the cards face up in ``up`` (most lines repeat event after event)."""
         self.shown_key: object = None
         self.shown: Shown = Shown((), (), "dealer")
+        self.face: frozenset[str] = frozenset()
+        self.seats: dict[int, tuple[object, SeatView]] = {}
+        self.texts_key: object = None
+        self.texts: tuple[tuple[str, ...], tuple[str, ...], str] = ((), (), "")
+        self.notices: tuple[object, tuple[NoticeView, ...]] = ((), ())
 
     def mask(self, text: str, up: frozenset[str]) -> str:
         if up != self.up:
@@ -480,7 +499,9 @@ def _shown(table: Any, cache: _Cache, game: str, step: str, held_from: str | Non
     settled = bool(rounds) and rounds[-1].number == table.round_no and rounds[-1].settlement is not None
     effective = reveal_step(step, held_from, settled)
     if effective in ("closed", "betting", "no_more_bets", "void"):
-        return face_up(game, effective, ())
+        if cache.shown_key != effective:
+            cache.shown_key, cache.shown, cache.face = effective, face_up(game, effective, ()), frozenset()
+        return cache.shown
     # what is face up changes only with the step, the cards placed and the seats' folds and exposes
     key = (
         effective,
@@ -491,6 +512,7 @@ def _shown(table: Any, cache: _Cache, game: str, step: str, held_from: str | Non
     )
     if key != cache.shown_key:
         cache.shown_key, cache.shown = key, _reveal(table, game, effective)
+        cache.face = cache.shown.face_up()
     return cache.shown
 
 
@@ -514,12 +536,53 @@ def _reveal(table: Any, game: str, effective: str) -> Shown:
 
 
 def _texts(table: Any, cache: _Cache, up: frozenset[str], asked: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
-    mask = cache.mask
-    return (
-        tuple([mask(line, up) for line in table.screen]),
-        tuple([mask(p, up) for p in table.prompts[-RECENT:]]),
-        mask(asked, up),
-    )
+    screen = table.screen
+    key = (screen, table.texts_shown, asked, up)  # ``up`` is the cache's own set until the reveals change
+    old = cache.texts_key
+    if not (isinstance(old, tuple) and len(old) == 4 and old[3] is up and old[:3] == key[:3]):
+        mask = cache.mask
+        cache.texts_key = key
+        cache.texts = (
+            tuple([mask(line, up) for line in screen]),
+            tuple([mask(p, up) for p in table.prompts[-RECENT:]]),
+            mask(asked, up),
+        )
+    return cache.texts
+
+
+def _seats(table: Any, cache: _Cache, shown: Shown) -> tuple[SeatView, ...]:
+    cards_of = dict(shown.seats)
+    markers = getattr(table, "markers", ())
+    views = cache.seats
+    out = []
+    for n, s in sorted(table.seats.items()):
+        wagers = tuple(s.wagers.items())
+        cards = cards_of.get(n, ())
+        marked = n in markers
+        key = (wagers, cards, s.folded_at, len(s.acted), s.exposed, s.violation, marked)
+        known = views.get(n)
+        if known is not None and known[0] == key:
+            out.append(known[1])
+            continue
+        view = SeatView(n, wagers, cards, s.folded_at, tuple(sorted(s.acted)), s.exposed, s.violation, marked)
+        views[n] = (key, view)
+        out.append(view)
+    return tuple(out)
+
+
+def _notices(table: Any, cache: _Cache, up: frozenset[str]) -> tuple[NoticeView, ...]:
+    notices = table.notices
+    if not notices:
+        return ()
+    key = (tuple(notices), up)
+    old = cache.notices[0]
+    if not (isinstance(old, tuple) and len(old) == 2 and old[1] is up and old[0] == key[0]):
+        mask = cache.mask
+        cache.notices = (
+            key,
+            tuple(NoticeView(mask(n.title, up), tuple([mask(x, up) for x in n.lines]), n.blocking) for n in notices),
+        )
+    return cache.notices[1]
 
 
 def _game_view(table: Any, game: str) -> GameView:
@@ -565,22 +628,8 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
     held = step == "hold"
     held_from: str | None = table.held_from._value_ if held and table.held_from is not None else None
     shown = _shown(table, cache, game, step, held_from)
-    up = shown.face_up()
-    cards_of = dict(shown.seats)
-    markers = getattr(table, "markers", ())
-    seats = tuple(
-        SeatView(
-            n,
-            tuple(s.wagers.items()),
-            cards_of.get(n, ()),
-            s.folded_at,
-            tuple(sorted(s.acted)),
-            s.exposed,
-            s.violation,
-            n in markers,
-        )
-        for n, s in sorted(table.seats.items())
-    )
+    up = cache.face
+    seats = _seats(table, cache, shown)
     asked = table.hold_prompt() if held else table.prompt
     screen, recent, asked = _texts(table, cache, up, asked)
     hold = None
@@ -620,24 +669,22 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
         dealer_buttons=dealer_buttons,
         confirm_step=step in table.CONFIRM_PHASES or step == "count_stub" or "confirm" in dealer_buttons,
         screen=screen,
-        notices=tuple(
-            NoticeView(cache.mask(n.title, up), tuple([cache.mask(x, up) for x in n.lines]), n.blocking)
-            for n in notices
-        ),
+        notices=_notices(table, cache, up),
         notice_page=table.page if notices else table.detail_page,
         recent=recent,
         late_bets=tuple(LateBet(seat, spot, cents) for seat, spot, cents in table.pending_late),
         late_notes=tuple(table.late_bets),
         settlement_step=table.step_index,
+        steps_left=max(0, len(table.steps) - table.step_index - 1) if step == "settlement" else 0,
         last_round=_last_round(table, cache),
-        links_pending=tuple(sorted(table.links.pending.items())),
-        spot_lamps=tuple(sorted(shown_state.spot_lamps.items())),
-        panel_lamps=tuple(sorted(shown_state.panel_lamps.items())),
+        links_pending=tuple(sorted(table.links.pending.items())) if table.links.pending else (),
+        spot_lamps=tuple(shown_state.spot_lamps.items()),  # in the order first lit (no sort: every event)
+        panel_lamps=tuple(shown_state.panel_lamps.items()),
         locked=bool(shown_state.locked),
         stub_count_asked=shown_state.stub_count_asked,
         display=(table.size.lines, table.size.columns),
         texts_shown=table.texts_shown,
-        spot_levels=tuple(sorted(table.board.levels.items())),
+        spot_levels=tuple(table.board.levels.items()),
         machine_error=table.machine_error,
     )
 
