@@ -397,8 +397,9 @@ class Boston5Player(Player):
             for n, _ in withdrawn:
                 self.spots.place(n, "second", 0)
         self.wait(
-            lambda x: all(_has(x, n, "second") or _folded(x, n) for n in decided)
-            and all(_folded(x, n) for n, _ in withdrawn),
+            lambda x: (
+                all(_has(x, n, "second") or _folded(x, n) for n in decided) and all(_folded(x, n) for n, _ in withdrawn)
+            ),
             "the second wagers and folds",
         )
         self.confirm_notices()

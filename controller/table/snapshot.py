@@ -16,6 +16,7 @@ file.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -445,7 +446,8 @@ class _Cache:
         self.notices: tuple[object, tuple[NoticeView, ...]] = ((), ())
 
     def mask(self, text: str, up: frozenset[str]) -> str:
-        if up != self.up:
+        """``text`` masked for the cards in ``up`` (the cache's own set: compared by identity)."""
+        if up is not self.up:
             self.up, self.lines = up, {}
         masked = self.lines.get(text)
         if masked is None:
@@ -455,17 +457,15 @@ class _Cache:
         return masked
 
 
-_CACHES: dict[int, tuple[Any, _Cache]] = {}
+_CACHES: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
+"""Each table's cache, gone with the table."""
 
 
 def _cache(table: Any) -> _Cache:
-    entry = _CACHES.get(id(table))
-    if entry is None or entry[0] is not table:
-        if len(_CACHES) > 64:
-            _CACHES.clear()
-        entry = (table, _Cache())
-        _CACHES[id(table)] = entry
-    return entry[1]
+    cache = _CACHES.get(table)
+    if cache is None:
+        cache = _CACHES[table] = _Cache()
+    return cache
 
 
 def _last_round(table: Any, cache: _Cache) -> LastRound | None:
