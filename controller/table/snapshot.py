@@ -8,6 +8,9 @@ web views, the bench and soak players, ``tablectl status`` and the tests outside
 Hidden cards are absent by construction: a seat's or the dealer's cards come only through the
 reveal rules (:mod:`controller.table.reveal`), a face-down card being ``None``, and every line of
 text (screen, prompt, hold reason, notices, recent texts) has every card not face up masked.
+The snapshot and its seat and game parts are named tuples (immutable, made after every event:
+a tuple is made several times faster than a frozen dataclass of forty fields, as
+:class:`~controller.table.screen.ScreenState`); the rarer parts are frozen dataclasses.
 The players' own hole cards at the bench (a simulated player looks at its own hand) are a
 separate :class:`PlayerHands`, made only when asked for and never put in a snapshot, a page or a
 file.
@@ -18,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from controller.table.reveal import HandFacts, Shown, face_up, mask_cards, reveal_step
 
@@ -67,8 +70,7 @@ def hold_clears(reason: str) -> str:
     return "supervisor key on: clear fault, or void"
 
 
-@dataclass(frozen=True, slots=True)
-class SeatView:
+class SeatView(NamedTuple):
     """A seat in the round: its wagers and decisions, and its cards as revealed (``None``: a card
     face down; empty when none dealt or collected unexposed)."""
 
@@ -176,8 +178,7 @@ class LastRound:
     seats: tuple[SeatNet, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class GameView:
+class GameView(NamedTuple):
     """The game's own decisions so far (fields of other games are left at their defaults)."""
 
     street: str | None = None
@@ -200,8 +201,7 @@ class GameView:
     """Pai gow: the seats with an envy marker (11.15(c))."""
 
 
-@dataclass(frozen=True, slots=True)
-class TableSnapshot:
+class TableSnapshot(NamedTuple):
     """The whole table as anyone outside it may see it, at one moment (after one event)."""
 
     version: int
@@ -304,7 +304,9 @@ class TableSnapshot:
 
     def to_json(self) -> dict[str, Any]:
         """The snapshot as JSON-ready data (what ``tablectl status`` reads from the table's file)."""
-        return dataclasses.asdict(self)
+        out = _plain(self)
+        assert isinstance(out, dict)
+        return out
 
     # --- queries --------------------------------------------------------------------------------
 
@@ -411,6 +413,17 @@ class PlayerHands:
         return ()
 
 
+def _plain(value: Any) -> Any:
+    """``value`` as JSON-ready data: named tuples and dataclasses as objects, tuples as lists."""
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
 # --- the builder: the only code that reads a RoundTable ----------------------------------------------
 
 
@@ -429,6 +442,7 @@ class _Cache:
         "texts_key",
         "texts",
         "notices",
+        "buttons",
     )
 
     def __init__(self) -> None:
@@ -444,6 +458,8 @@ class _Cache:
         self.texts_key: object = None
         self.texts: tuple[tuple[str, ...], tuple[str, ...], str] = ((), (), "")
         self.notices: tuple[object, tuple[NoticeView, ...]] = ((), ())
+        self.buttons: dict[object, tuple[tuple[str, ...], bool]] = {}
+        """By machine state: the dealer's buttons among the supervisor's, and whether it is a confirm step."""
 
     def mask(self, text: str, up: frozenset[str]) -> str:
         """``text`` masked for the cards in ``up`` (the cache's own set: compared by identity)."""
@@ -646,7 +662,14 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
             len(table.ledger.waiting),
             table.misread_index is not None,
         )
-    dealer_buttons = tuple(b for b in _SUPERVISOR_BUTTONS if table.dealer_button(b))
+    known = cache.buttons.get(phase)
+    if known is None:  # a function of the machine's state (and the table's config) alone
+        buttons = tuple(b for b in _SUPERVISOR_BUTTONS if table.dealer_button(b))
+        known = cache.buttons[phase] = (
+            buttons,
+            step in table.CONFIRM_PHASES or step == "count_stub" or "confirm" in buttons,
+        )
+    dealer_buttons, confirm_step = known
     shown_state = table.shown
     notices = table.notices
     return TableSnapshot(
@@ -667,7 +690,7 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
         key_on=bool(table.supervisor.key_on),
         supervisor_options=_options(table, step),
         dealer_buttons=dealer_buttons,
-        confirm_step=step in table.CONFIRM_PHASES or step == "count_stub" or "confirm" in dealer_buttons,
+        confirm_step=confirm_step,
         screen=screen,
         notices=_notices(table, cache, up),
         notice_page=table.page if notices else table.detail_page,
