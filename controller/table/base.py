@@ -205,6 +205,8 @@ class RoundTable:
         self.round_no = 0
         self.prompts: list[str] = []
         """Every text the dealer was shown (prompts, notes, notices), the recent ones kept."""
+        self.texts_shown = 0
+        """How many texts the dealer was shown since start (the snapshot's count of ``prompts``)."""
         self.prompt = ""
         """What the dealer must do next (the screen's prompt)."""
         self.notes: list[str] = []
@@ -283,6 +285,7 @@ class RoundTable:
     # --- reading ------------------------------------------------------------------------------
 
     def _shown(self, text: str) -> None:
+        self.texts_shown += 1
         self.prompts.append(text)
         if len(self.prompts) > 2 * KEEP_PROMPTS:
             del self.prompts[:-KEEP_PROMPTS]
