@@ -184,8 +184,9 @@ class StreamRecorder:
             return
 
     def views(self) -> list[dict[str, Any]]:
+        """The ``view`` events so far (not the heartbeats)."""
         text = bytes(self.raw).decode()
-        return [json.loads(m) for m in re.findall(r"^data: (.*)$", text, flags=re.M)]
+        return [json.loads(m) for m in re.findall(r"^event: view\nid: \d+\ndata: (.*)$", text, flags=re.M)]
 
     def close(self) -> None:
         sock = self.conn.sock

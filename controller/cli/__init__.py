@@ -27,7 +27,23 @@ from controller.cli import (
 
 __all__ = ["main", "build_parser"]
 
-_COMMANDS = (bench, soak, run, status, recall, meters, journal, diagram, rank, settle, houseway, par, floor, floorweb, webtoken)
+_COMMANDS = (
+    bench,
+    soak,
+    run,
+    status,
+    recall,
+    meters,
+    journal,
+    diagram,
+    rank,
+    settle,
+    houseway,
+    par,
+    floor,
+    floorweb,
+    webtoken,
+)
 """``floorweb`` after ``floor``: it adds ``web`` under the ``floor`` command."""
 
 

@@ -199,7 +199,9 @@ class GuardPolicy:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @staticmethod
-    def for_address(host: str, extra_hosts: Iterable[str] = (), token: str | None = None, tls: bool = False) -> GuardPolicy:
+    def for_address(
+        host: str, extra_hosts: Iterable[str] = (), token: str | None = None, tls: bool = False
+    ) -> GuardPolicy:
         """Loopback names, the host listened on (unless a wildcard) and ``extra_hosts``."""
         hosts = set(LOOPBACK_HOSTS) | {h.strip().lower().strip("[]") for h in extra_hosts if h.strip()}
         if host not in ("0.0.0.0", "::", ""):
@@ -364,13 +366,23 @@ class Guard:
 
         if changes:
             if not self._own_origin(scope, headers):
-                log.warning("web: refused %s %s from %s: Origin %r is not this view's", method, path, client, headers.get("origin"))
+                log.warning(
+                    "web: refused %s %s from %s: Origin %r is not this view's",
+                    method,
+                    path,
+                    client,
+                    headers.get("origin"),
+                )
                 await _plain(send_secure, 403, "403: a change must come from this view's own page (Origin)")
                 return
             kind = headers.get("content-type", "").split(";")[0].strip().lower()
             wanted = "application/x-www-form-urlencoded" if path == "/login" else "application/json"
             if kind != wanted:
-                await _plain(send_secure, 415 if path != "/login" else 403, f"{415 if path != '/login' else 403}: the body must be {wanted}")
+                await _plain(
+                    send_secure,
+                    415 if path != "/login" else 403,
+                    f"{415 if path != '/login' else 403}: the body must be {wanted}",
+                )
                 return
 
         if path == "/login":
@@ -380,7 +392,11 @@ class Guard:
             if session is not None and self._csrf_ok(headers, session):
                 self.sessions.close(session.id)
             await send_secure(
-                {"type": "http.response.start", "status": 303, "headers": [(b"location", b"/login" if self.policy.token else b"/")]}
+                {
+                    "type": "http.response.start",
+                    "status": 303,
+                    "headers": [(b"location", b"/login" if self.policy.token else b"/")],
+                }
             )
             await send_secure({"type": "http.response.body", "body": b""})
             return
@@ -395,7 +411,9 @@ class Guard:
                 elif not changes and self._bearer_ok(headers):
                     pass  # a script reading with the token in a header
                 elif not changes and "text/html" in headers.get("accept", ""):
-                    await send_secure({"type": "http.response.start", "status": 303, "headers": [(b"location", b"/login")]})
+                    await send_secure(
+                        {"type": "http.response.start", "status": 303, "headers": [(b"location", b"/login")]}
+                    )
                     await send_secure({"type": "http.response.body", "body": b""})
                     return
                 else:
@@ -423,7 +441,9 @@ class Guard:
         offered = headers.get("x-csrf-token", "")
         return hmac.compare_digest(offered.encode(), session.csrf.encode())
 
-    async def _login(self, scope: Scope, send: Send, method: str, body: bytes, session: Session | None, client: str) -> None:
+    async def _login(
+        self, scope: Scope, send: Send, method: str, body: bytes, session: Session | None, client: str
+    ) -> None:
         token = self.policy.token
         if token is None or (session is not None and method in _READ_METHODS):
             await send({"type": "http.response.start", "status": 303, "headers": [(b"location", b"/")]})
@@ -451,11 +471,17 @@ class Guard:
         new = self.sessions.open()
         log.info("web: login from %s", client)
         await send(
-            {"type": "http.response.start", "status": 303, "headers": [(b"location", b"/"), self._set_cookie(scope, new)]}
+            {
+                "type": "http.response.start",
+                "status": 303,
+                "headers": [(b"location", b"/"), self._set_cookie(scope, new)],
+            }
         )
         await send({"type": "http.response.body", "body": b""})
 
-    async def _login_page(self, send: Send, status: int, message: str, extra: Iterable[tuple[bytes, bytes]] = ()) -> None:
+    async def _login_page(
+        self, send: Send, status: int, message: str, extra: Iterable[tuple[bytes, bytes]] = ()
+    ) -> None:
         import html
 
         text = LOGIN_PAGE.read_text().replace("{{message}}", html.escape(message))

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 __all__ = [
     "TableState",
     "RoundLine",
+    "RoundHold",
     "FloorReader",
     "PgFloorReader",
     "ParCache",
@@ -82,8 +83,25 @@ class RoundLine:
     faults: int
 
 
+@dataclass(frozen=True, slots=True)
+class RoundHold:
+    """A finished round's part in the hold chart: its handle and win, and what par expects of its
+    wagers (``None`` while no par sheet is ready): the win's expectation and variance, in cents
+    and cents squared (each wager ``c`` adds ``edge * c`` and ``variance_per_unit * c**2``)."""
+
+    round_no: int
+    ended_at: datetime
+    void: bool
+    handle: int
+    win: int
+    theoretical: float | None
+    variance: float | None
+
+
 class FloorReader(Protocol):
     """What the pit view reads (see the module docstring)."""
+
+    def hold_series(self, table_id: str, limit: int = 500) -> list[RoundHold]: ...
 
     def tables(self, since: datetime, now: datetime) -> list[TableState]: ...
 
@@ -251,6 +269,45 @@ class PgFloorReader:
                 (table_id, round_no),
             ).fetchone()
         return dict(row[0]) if row else None
+
+    def hold_series(self, table_id: str, limit: int = 500) -> list[RoundHold]:
+        """The table's last ``limit`` finished rounds, oldest first, with par's expectation of each."""
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT r.seq, r.round_no, r.ended_at, r.void, r.handle, r.win, r.game, r.config, w.spot, "
+                "coalesce(sum(w.cents), 0), coalesce(sum(w.cents::float8 * w.cents), 0) "
+                "FROM (SELECT * FROM round WHERE table_id = %s ORDER BY seq DESC LIMIT %s) r "
+                "LEFT JOIN wager w ON w.table_id = r.table_id AND w.seq = r.seq "
+                "GROUP BY r.seq, r.round_no, r.ended_at, r.void, r.handle, r.win, r.game, r.config, w.spot "
+                "ORDER BY r.seq",
+                (table_id, limit),
+            ).fetchall()
+        return round_holds(rows, self.par)
+
+
+def round_holds(rows: list[tuple[Any, ...]], cache: ParCache) -> list[RoundHold]:
+    """:class:`RoundHold` per round from rows ``(seq, round_no, ended_at, void, handle, win, game,
+    config, spot, sum of cents, sum of cents squared)`` in round order."""
+    out: list[RoundHold] = []
+    current: list[Any] | None = None
+    for seq, round_no, ended_at, void, handle, win, game, config, spot, cents, squares in rows:
+        if current is None or current[0] != seq:
+            if current is not None:
+                out.append(RoundHold(*current[1:]))
+            current = [seq, int(round_no), ended_at, bool(void), int(handle), int(win), 0.0, 0.0]
+        sheet = cache.get(game, config) if game and config else None
+        if spot is None or current[6] is None:
+            continue
+        if sheet is None:
+            current[6] = current[7] = None
+            continue
+        par = sheet.spots.get(spot)
+        if par is not None and not void:
+            current[6] += float(par.edge_per_unit) * float(cents)
+            current[7] += float(par.variance_per_unit) * float(squares)
+    if current is not None:
+        out.append(RoundHold(*current[1:]))
+    return out
 
 
 def _safe(url: str) -> str:
