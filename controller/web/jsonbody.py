@@ -9,6 +9,7 @@ when it is not UTF-8, not JSON, nested deeper than :data:`MAX_DEPTH`, holds a nu
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 __all__ = ["BadBody", "parse_object", "MAX_DEPTH", "MAX_NUMBER_DIGITS"]
@@ -50,7 +51,10 @@ def _number(kind: type[int] | type[float]) -> Any:
     def parse(text: str) -> int | float:
         if len(text) > MAX_NUMBER_DIGITS:
             raise BadBody(f"a number of {len(text)} characters (at most {MAX_NUMBER_DIGITS})")
-        return kind(text)
+        value = kind(text)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise BadBody(f"{text} is too large a number")
+        return value
 
     return parse
 
