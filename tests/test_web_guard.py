@@ -258,7 +258,9 @@ def test_a_full_press_queue_refuses_with_429_until_the_table_catches_up() -> Non
         assert status == 429 and json.loads(data)["busy"] is True
         from drivers.panel import ButtonChanged
 
-        v.controls.handled(ButtonChanged(device="panel", button="no_more_bets", pressed=True))  # the controller handled one
+        v.controls.handled(
+            ButtonChanged(device="panel", button="no_more_bets", pressed=True)
+        )  # the controller handled one
         assert v.post("press", PRESS, cookie, csrf)[0] == 200
         assert v.post("press", PRESS, cookie, csrf)[0] == 429
         v.clock.now += 11  # presses never reported handled stop counting

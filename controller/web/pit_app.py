@@ -372,12 +372,18 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) ->
             record = reader.recall(table_id, rounds[0].round_no)
             if record is not None:
                 recall, problems = recall_view(table_id, record)
+        try:
+            chart = hold_chart(series(table_id))
+        except Exception:
+            log.exception("pit view: the hold chart of %s", table_id)
+            chart = None
+            problems.append("the hold chart")
         return page(
             request,
             "table.html",
             title=table_id,
             table_id=table_id,
-            chart=hold_chart(series(table_id)),
+            chart=chart,
             rounds=[_round_line(r) for r in rounds],
             recall=recall,
             unreadable=", ".join(problems),
