@@ -489,7 +489,14 @@ class Guard:
             {
                 "type": "http.response.start",
                 "status": status,
-                "headers": [(b"content-type", b"text/html; charset=utf-8"), *extra],
+                # same-origin, not no-referrer, on this page alone: under no-referrer Chromium sends
+                # "Origin: null" with a form's POST, and the login would be refused as a
+                # cross-site one. Its URL holds nothing (the token is in the POST body).
+                "headers": [
+                    (b"content-type", b"text/html; charset=utf-8"),
+                    (b"referrer-policy", b"same-origin"),
+                    *extra,
+                ],
             }
         )
         await send({"type": "http.response.body", "body": text.encode()})
