@@ -80,6 +80,8 @@ SESSION_S = 12 * 3600.0
 LOGIN_FAILURES = 5
 """Failed logins a client may make in a minute; the next attempt gets 429."""
 LOGIN_WINDOW_S = 60.0
+MAX_SESSIONS = 10_000
+"""Open sessions kept at most (the oldest is dropped for a new one)."""
 SESSION_KEY = "tablectl.session"
 """Where the guard puts the request's :class:`Session` in the ASGI scope."""
 CSP = (
@@ -132,6 +134,8 @@ class Sessions:
         with self._lock:
             now = self.clock()
             self._open = {k: s for k, s in self._open.items() if s.expires > now}
+            while len(self._open) >= MAX_SESSIONS:  # a flood of page loads: the oldest go first
+                del self._open[next(iter(self._open))]
             self._open[session.id] = session
         return session
 
@@ -405,7 +409,7 @@ class Guard:
         if not path.startswith(STATIC_PREFIX) and path not in _OPEN_PATHS:
             if session is None:
                 if self.policy.token is None:
-                    if not changes:
+                    if not changes and path == "/":  # the page itself: it gets its CSRF token
                         session = self.sessions.open()
                         new_cookie = self._set_cookie(scope, session)
                 elif not changes and self._bearer_ok(headers):
