@@ -416,3 +416,44 @@ def test_tablectl_web_token_makes_a_128_bit_token(tmp_path: Any) -> None:
         timeout=120,
     )
     assert r.returncode == 2 and "128 bits" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_under_tls_the_cookie_is_secure_and_the_origin_https(tmp_path: Any) -> None:
+    import shutil
+    import ssl
+
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"]
+        + ["-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    server = WebServer(table_app(FakeFeed()), WebAddress("127.0.0.1", 0), cert=str(cert), key=str(key))
+    url = server.start()
+    try:
+        assert url.startswith("https://")
+        context = ssl.create_default_context(cafile=str(cert))
+        context.check_hostname = False
+        conn = http.client.HTTPSConnection("127.0.0.1", server.port, timeout=30, context=context)
+        conn.request("GET", "/", headers={"accept": "text/html"})
+        r = conn.getresponse()
+        r.read()
+        assert r.status == 200
+        cookie = r.getheader("set-cookie") or ""
+        assert "Secure" in cookie and "HttpOnly" in cookie
+        conn.request(
+            "POST",
+            "/api/press",
+            body=PRESS,
+            headers={"origin": f"http://127.0.0.1:{server.port}", "content-type": "application/json"},
+        )
+        r = conn.getresponse()
+        r.read()
+        assert r.status == 403  # an http:// page is not this https:// view's own
+        conn.close()
+    finally:
+        server.stop()
