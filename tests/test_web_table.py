@@ -285,6 +285,12 @@ def test_link_loss_holds_the_table_and_the_page_says_what_clears_it(session):
     p.wait_step("no_more_bets")
     p.deal(3)
     p.wait_step("dealing")
+    # every card dealt has reached the table before the cable is pulled (else it is lost with it,
+    # and the table rightly holds on the shoe's count when the link is back)
+    wait_for(
+        lambda: sum(len(seat["cards"]) for seat in p.view()["seats"]) == 3,  # the players' cards come first
+        "the three cards dealt on the page",
+    )
     from selenium.webdriver.support.ui import Select
 
     Select(p.d.find_element(p.By.ID, "fault-kind")).select_by_value("shoe_unplug")
