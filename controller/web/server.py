@@ -106,7 +106,7 @@ def parse_address(text: str, token: str | None, option: str = "--web") -> WebAdd
                 raise ValueError(f"{option} {text!r}: the host must be an IP address or localhost") from None
         if not token:
             raise ValueError(
-                f"{option} {text!r}: listening beyond loopback needs --web-token (every request must then carry it)"
+                f"{option} {text!r}: listening beyond loopback needs --web-token (the page then asks for it once, at its login)"
             )
     check_token(token)
     return address
