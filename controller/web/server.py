@@ -46,6 +46,8 @@ KEEP_ALIVE_S = 5
 """An idle keep-alive connection is closed after this long."""
 MAX_HEADER_BYTES = 16 * 1024
 """h11's limit on a request head (request line and headers)."""
+MAX_CONNECTIONS = 1000
+"""Connections and requests in hand at once; beyond it uvicorn answers 503 (``limit_concurrency``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +184,7 @@ class WebServer:
             ssl_certfile=cert,
             ssl_keyfile=key,
             server_header=False,
+            limit_concurrency=MAX_CONNECTIONS,
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="web", daemon=True)
