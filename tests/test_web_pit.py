@@ -279,7 +279,7 @@ class JournalFloor:
         from datetime import UTC, datetime
         from types import SimpleNamespace
 
-        from controller.web.pit_store import ParCache, round_holds
+        from controller.web.pit_store import round_holds
 
         par = SimpleNamespace(edge_per_unit=0.03, variance_per_unit=1.5)
         sheet = SimpleNamespace(
@@ -289,11 +289,9 @@ class JournalFloor:
             }
         )
 
-        class FixedPar(ParCache):
-            def get(self, game: str, config: str) -> Any:
-                return sheet
+        def fixed_par(game: str, config: str) -> Any:
+            return sheet
 
-        cache = FixedPar()
         rows = []
         for r in self._rounds(table_id)[-limit:]:
             seats = r.data["record"]["seats"].values()
@@ -320,7 +318,7 @@ class JournalFloor:
                         sum(c * c for c in amounts),
                     )
                 )
-        return round_holds(rows, cache)
+        return round_holds(rows, fixed_par)
 
     def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None:
         from controller.journal.recall import recall_json

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -282,12 +283,13 @@ class PgFloorReader:
                 "ORDER BY r.seq",
                 (table_id, limit),
             ).fetchall()
-        return round_holds(rows, self.par)
+        return round_holds(rows, self.par.get)
 
 
-def round_holds(rows: list[tuple[Any, ...]], cache: ParCache) -> list[RoundHold]:
+def round_holds(rows: list[tuple[Any, ...]], sheets: Callable[[str, str], Any]) -> list[RoundHold]:
     """:class:`RoundHold` per round from rows ``(seq, round_no, ended_at, void, handle, win, game,
-    config, spot, sum of cents, sum of cents squared)`` in round order."""
+    config, spot, sum of cents, sum of cents squared)`` in round order; ``sheets(game, config)``
+    gives a par sheet or ``None`` (not ready)."""
     out: list[RoundHold] = []
     current: list[Any] | None = None
     for seq, round_no, ended_at, void, handle, win, game, config, spot, cents, squares in rows:
@@ -295,7 +297,7 @@ def round_holds(rows: list[tuple[Any, ...]], cache: ParCache) -> list[RoundHold]
             if current is not None:
                 out.append(RoundHold(*current[1:]))
             current = [seq, int(round_no), ended_at, bool(void), int(handle), int(win), 0.0, 0.0]
-        sheet = cache.get(game, config) if game and config else None
+        sheet = sheets(game, config) if game and config else None
         if spot is None or current[6] is None:
             continue
         if sheet is None:
