@@ -8,14 +8,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.web_helpers import SCREENS, BenchProcess, browser, free_port, need_browser, tablectl, wait_for
+from controller.web.names import game_name
+from tests.web_helpers import SCREENS, BenchProcess, WebClient, browser, free_port, need_browser, tablectl, wait_for
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
@@ -24,6 +24,7 @@ TIMEOUT = 180.0
 psycopg: Any = None
 TABLES = {"ms-01": "mississippi_stud", "b5-02": "boston5", "pg-03": "pai_gow"}
 ROUNDS = 3
+PAGE_ROUNDS = 4
 
 
 def count(db: str, sql: str, *args: Any) -> int:
@@ -32,11 +33,10 @@ def count(db: str, sql: str, *args: Any) -> int:
 
 
 def post(url: str, action: str, body: dict[str, Any]) -> None:
-    req = urllib.request.Request(
-        f"{url}api/{action}", json.dumps(body).encode(), {"content-type": "application/json"}, method="POST"
-    )
-    with urllib.request.urlopen(req, timeout=60) as r:
-        assert r.status == 200
+    """Drive a bench table's controls as its page does (session, Origin, CSRF)."""
+    port = int(url.rstrip("/").rsplit(":", 1)[1])
+    status, data = WebClient(port).post(action, body)
+    assert status == 200, data
 
 
 @pytest.fixture(scope="module")
@@ -132,16 +132,18 @@ def test_pit_view_shows_three_bench_tables_from_one_floor_store(floor: dict[str,
         by_id = {r.get_attribute("data-table"): r for r in rows}
         for table_id, game in TABLES.items():
             cells = by_id[table_id].find_elements(By.TAG_NAME, "td")
-            assert cells[1].text == game.replace("_", " ")
+            assert cells[1].text == game_name(game)  # "Boston 5", not "boston5"
             assert cells[3].text == str(ROUNDS)  # rounds today
         assert by_id["ms-01"].get_attribute("data-hold") == "yes"
         assert "jam" in by_id["ms-01"].text.lower()
-        assert "IN PLAY" not in by_id["b5-02"].text and by_id["b5-02"].get_attribute("data-hold") == "no"
+        assert "PLAYING" not in by_id["b5-02"].text and by_id["b5-02"].get_attribute("data-hold") == "no"
+        assert "NOT REPORTING" not in by_id["b5-02"].text
         SCREENS.mkdir(parents=True, exist_ok=True)
         d.save_screenshot(str(SCREENS / "pit.png"))
 
         by_id["b5-02"].find_element(By.CSS_SELECTOR, "a.table-link").click()
         rounds = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "tr.round-row"), "b5-02's rounds")
+        assert d.find_elements(By.CSS_SELECTOR, "#hold-chart svg #hold-line")  # the band comes once par is ready
         assert [r.get_attribute("data-round") for r in rounds] == [str(n) for n in range(ROUNDS, 0, -1)]
         rounds[-2].find_element(By.TAG_NAME, "a").click()  # round 2
         wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "#recall-seats tr.seat-row"), "round 2's recall")
@@ -227,6 +229,53 @@ class JournalFloor:
             for r in reversed(self._rounds(table_id)[-limit:])
         ]
 
+    def hold_series(self, table_id: str, limit: int = 500) -> list[Any]:
+        """Each round's wagers by spot through the store's own :func:`round_holds`, with a par
+        of 3% and variance 1.5 per unit on every spot (the chart's drawing is tested here, not par)."""
+        from datetime import UTC, datetime
+        from types import SimpleNamespace
+
+        from controller.web.pit_store import round_holds
+
+        par = SimpleNamespace(edge_per_unit=0.03, variance_per_unit=1.5)
+        sheet = SimpleNamespace(
+            spots={
+                spot: par
+                for spot in ("ante", "first", "second", "bonus", "third", "fourth", "fifth", "pai_gow", "insurance")
+            }
+        )
+
+        def fixed_par(game: str, config: str) -> Any:
+            return sheet
+
+        rows = []
+        for r in self._rounds(table_id)[-limit:]:
+            seats = r.data["record"]["seats"].values()
+            handle = sum(sum(s["wagers"].values()) for s in seats)
+            win = r.data["settlement"]["house_net"] if r.data["settlement"] else 0
+            by_spot: dict[str, list[int]] = {}
+            for s in seats:
+                for spot, cents in s["wagers"].items():
+                    by_spot.setdefault(spot, []).append(cents)
+            for spot, amounts in by_spot.items():
+                ended = datetime.fromtimestamp(r.ended, UTC)
+                rows.append(
+                    (
+                        r.number,
+                        r.number,
+                        ended,
+                        r.void,
+                        handle,
+                        win,
+                        self.games[table_id],
+                        "cfg",
+                        spot,
+                        sum(amounts),
+                        sum(c * c for c in amounts),
+                    )
+                )
+        return round_holds(rows, fixed_par)
+
     def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None:
         from controller.journal.recall import recall_json
 
@@ -238,9 +287,18 @@ def test_pit_pages_show_three_bench_tables_from_a_read_interface(tmp_path: Path)
     """The pit pages on :class:`JournalFloor` (three bench journals), served by uvicorn, in Chromium."""
     need_browser()
     journals = {t: tmp_path / f"{t}.db" for t in TABLES}
-    for t, game in TABLES.items():
-        r = tablectl("bench", "--game", game, "--journal", str(journals[t]), "--rounds", "2", "--seats", "2")
-        assert r.returncode == 0, r.stdout + r.stderr
+    benches = [
+        subprocess.Popen(
+            [sys.executable, "-m", "controller", "bench", "--game", game, "--journal", str(journals[t])]
+            + ["--rounds", str(PAGE_ROUNDS), "--seats", "2", "--quiet"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        for t, game in TABLES.items()
+    ]
+    for b in benches:
+        out, _ = b.communicate(timeout=TIMEOUT)
+        assert b.returncode == 0, out
     from controller.web.pit_app import pit_app
     from controller.web.server import WebAddress, WebServer
 
@@ -253,10 +311,24 @@ def test_pit_pages_show_three_bench_tables_from_a_read_interface(tmp_path: Path)
             d.get(url)
             rows = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "tr.table-row"), "the tables")
             assert [r.get_attribute("data-table") for r in rows] == sorted(TABLES)
+            names = [r.find_elements(By.TAG_NAME, "td")[1].text for r in rows]
+            assert names == [game_name(TABLES[t]) for t in sorted(TABLES)]
+            assert not any(v in d.page_source for v in ("boston5<", "mississippi_stud<", "pai_gow<"))
             rows[0].find_element(By.CSS_SELECTOR, "a.table-link").click()
             rounds = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "tr.round-row"), "the rounds")
-            assert [r.get_attribute("data-round") for r in rounds] == ["2", "1"]
-            rounds[1].find_element(By.TAG_NAME, "a").click()
+            assert [r.get_attribute("data-round") for r in rounds] == [str(n) for n in range(PAGE_ROUNDS, 0, -1)]
+            chart = d.find_element(By.ID, "hold-chart")
+            assert chart.get_attribute("data-rounds") == str(PAGE_ROUNDS)
+            band = d.find_element(By.ID, "hold-band").get_attribute("points")
+            assert len(band.split()) == 2 * PAGE_ROUNDS  # the upper edge out, the lower edge back
+            box = d.execute_script("return document.getElementById('hold-band').getBBox().height")
+            assert box > 0  # drawn, with a height
+            assert d.find_element(By.ID, "hold-line").get_attribute("points")
+            assert d.find_element(By.ID, "hold-theoretical").get_attribute("points")
+            SCREENS.mkdir(parents=True, exist_ok=True)
+            d.save_screenshot(str(SCREENS / "pit-table.png"))
+            rounds = d.find_elements(By.CSS_SELECTOR, "tr.round-row")
+            rounds[-1].find_element(By.TAG_NAME, "a").click()
             dealt = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "#dealt li.dealt"), "round 1's cards")
             table_id = sorted(TABLES)[0]
             recalled = json.loads(

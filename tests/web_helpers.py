@@ -62,8 +62,9 @@ def need_browser() -> None:
 
 
 @contextmanager
-def browser(width: int = 1560, height: int = 1040) -> Iterator[Any]:
-    """A headless Chromium (no sandbox: CI runs as root); nothing is downloaded."""
+def browser(width: int = 1560, height: int = 1040, extra: tuple[str, ...] = ()) -> Iterator[Any]:
+    """A headless Chromium (no sandbox: CI runs as root); nothing is downloaded. Its console is
+    kept (``driver.get_log("browser")``); ``extra``: more Chromium switches."""
     need_browser()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -78,8 +79,10 @@ def browser(width: int = 1560, height: int = 1040) -> Iterator[Any]:
         f"--window-size={width},{height}",
         "--force-device-scale-factor=1",
         "--hide-scrollbars",
+        *extra,
     ):
         options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(TIMEOUT)
     try:
@@ -161,6 +164,62 @@ class BenchProcess:
         return out.decode()
 
 
+class WebClient:
+    """A view's client as its own page is: a session (logging in with ``token`` when one is set),
+    its Origin, JSON bodies and the page's CSRF token on every change."""
+
+    def __init__(self, port: int, token: str | None = None) -> None:
+        self.port = port
+        self.origin = f"http://127.0.0.1:{port}"
+        self.cookie = ""
+        if token is not None:
+            status, headers, _ = self.request(
+                "POST",
+                "/login",
+                f"token={token}".encode(),
+                {"origin": self.origin, "content-type": "application/x-www-form-urlencoded"},
+            )
+            assert status == 303, status
+            self.cookie = headers["set-cookie"].split(";")[0]
+        status, headers, body = self.request("GET", "/", headers={"accept": "text/html"})
+        assert status == 200, status
+        if "set-cookie" in headers:
+            self.cookie = headers["set-cookie"].split(";")[0]
+        m = re.search(rb'name="csrf-token" content="([^"]+)"', body)
+        assert m is not None, "no CSRF token on the page"
+        self.csrf = m.group(1).decode()
+
+    def request(
+        self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
+        try:
+            sent = {"cookie": self.cookie} if self.cookie else {}
+            conn.request(method, path, body=body, headers={**sent, **(headers or {})})
+            r = conn.getresponse()
+            return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+        finally:
+            conn.close()
+
+    def post(self, action: str, body: dict[str, Any]) -> tuple[int, bytes]:
+        """POST ``body`` to ``/api/ACTION`` as the page would."""
+        headers = {"origin": self.origin, "content-type": "application/json", "x-csrf-token": self.csrf}
+        status, _, data = self.request("POST", f"/api/{action}", json.dumps(body).encode(), headers)
+        return status, data
+
+
+def journal_count(journal: Path, *kinds: str) -> int:
+    """Records of ``kinds`` in a journal (read while the table runs: WAL lets a reader in)."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=30)
+    try:
+        marks = ",".join("?" * len(kinds))
+        return int(conn.execute(f"SELECT count(*) FROM records WHERE kind IN ({marks})", kinds).fetchone()[0])
+    finally:
+        conn.close()
+
+
 class StreamRecorder:
     """Reads the raw ``/events`` stream on its own connection and keeps every byte."""
 
@@ -184,8 +243,9 @@ class StreamRecorder:
             return
 
     def views(self) -> list[dict[str, Any]]:
+        """The ``view`` events so far (not the heartbeats)."""
         text = bytes(self.raw).decode()
-        return [json.loads(m) for m in re.findall(r"^data: (.*)$", text, flags=re.M)]
+        return [json.loads(m) for m in re.findall(r"^event: view\nid: \d+\ndata: (.*)$", text, flags=re.M)]
 
     def close(self) -> None:
         sock = self.conn.sock

@@ -22,11 +22,28 @@ from controller.cli import (
     settle,
     soak,
     status,
+    webtoken,
 )
 
 __all__ = ["main", "build_parser"]
 
-_COMMANDS = (bench, soak, run, status, recall, meters, journal, diagram, rank, settle, houseway, par, floor, floorweb)
+_COMMANDS = (
+    bench,
+    soak,
+    run,
+    status,
+    recall,
+    meters,
+    journal,
+    diagram,
+    rank,
+    settle,
+    houseway,
+    par,
+    floor,
+    floorweb,
+    webtoken,
+)
 """``floorweb`` after ``floor``: it adds ``web`` under the ``floor`` command."""
 
 

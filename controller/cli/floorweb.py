@@ -5,10 +5,11 @@ the theoretical, and each table's recent rounds with their full recall."""
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
 import threading
+
+from controller.cli.webopts import add_web_security_arguments, check_tls, web_token
 
 __all__ = ["register", "run"]
 
@@ -29,11 +30,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="HOST:PORT",
         help="where to listen (default 127.0.0.1:8090; any address but loopback needs --web-token)",
     )
-    p.add_argument(
-        "--web-token",
-        default=os.environ.get("TABLECTL_WEB_TOKEN"),
-        help="every request must carry this token (default: $TABLECTL_WEB_TOKEN); open the page as /?token=TOKEN",
-    )
+    add_web_security_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -44,7 +41,9 @@ def run(args: argparse.Namespace) -> int:
         from controller.web.pit_store import PgFloorReader
         from controller.web.server import WebServer, parse_address
 
-        address = parse_address(args.web, args.web_token)
+        token = web_token(args)
+        address = parse_address(args.web, token)
+        check_tls(args)
     except ImportError as exc:
         print(
             f"tablectl floor web: needs the web and floor extras (pip install -e '.[web,floor]'): {exc}",
@@ -64,13 +63,15 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"tablectl floor web: --db: {problem}", file=sys.stderr)
         return 2
-    server = WebServer(pit_app(reader, args.web_token), address)
     try:
+        server = WebServer(
+            pit_app(reader), address, token=token, hosts=args.web_host, cert=args.web_cert, key=args.web_key
+        )
         url = server.start()
     except (OSError, TimeoutError) as exc:
         print(f"tablectl floor web: --web {args.web}: {exc}", file=sys.stderr)
         return 2
-    print(f"web: pit view on {url}{'?token=...' if args.web_token else ''}", file=sys.stderr, flush=True)
+    print(f"web: pit view on {url}{' (log in with the token)' if token else ''}", file=sys.stderr, flush=True)
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     signal.signal(signal.SIGINT, lambda *_: done.set())

@@ -1,47 +1,103 @@
-"""``--web HOST:PORT`` and ``--web-token`` for ``tablectl run`` and ``tablectl bench``: the table view
-in a browser (the ``web`` package, installed with the ``web`` extra, is imported only when asked)."""
+"""The web view's options for ``tablectl run``, ``tablectl bench`` and ``tablectl floor web``:
+``--web HOST:PORT``, the token (``--web-token``, ``--web-token-file`` or
+``$TABLECTL_WEB_TOKEN``), ``--web-host`` (a host name the view answers to besides loopback),
+``--web-cert``/``--web-key`` (HTTPS). The ``web`` package (the ``web`` extra) is imported only
+when asked."""
 
 from __future__ import annotations
 
 import argparse
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-__all__ = ["add_web_arguments", "web_attach"]
+__all__ = ["add_web_arguments", "add_web_security_arguments", "web_token", "web_attach"]
+
+
+def add_web_security_arguments(p: argparse.ArgumentParser) -> None:
+    """The token, host and TLS options (shared with ``tablectl floor web``)."""
+    p.add_argument(
+        "--web-token",
+        default=os.environ.get("TABLECTL_WEB_TOKEN"),
+        help="the token the page's login asks for, at least 128 bits (`tablectl web token` makes one; "
+        "default: $TABLECTL_WEB_TOKEN)",
+    )
+    p.add_argument(
+        "--web-token-file",
+        metavar="FILE",
+        help="read the token from FILE (as `tablectl web token --out FILE` wrote it), kept out of the process list",
+    )
+    p.add_argument(
+        "--web-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the view answers to besides loopback and its address (repeatable); any other Host gets 421",
+    )
+    p.add_argument("--web-cert", metavar="PEM", help="serve HTTPS with this certificate (with --web-key)")
+    p.add_argument("--web-key", metavar="PEM", help="the certificate's private key (with --web-cert)")
 
 
 def add_web_arguments(p: argparse.ArgumentParser) -> None:
-    """Add ``--web`` and ``--web-token`` to a sub-command."""
+    """Add ``--web`` and the security options to a sub-command."""
     p.add_argument(
         "--web",
         metavar="HOST:PORT",
         help="serve the live table view there (e.g. 127.0.0.1:8080; any address but loopback needs --web-token)",
     )
-    p.add_argument(
-        "--web-token",
-        default=os.environ.get("TABLECTL_WEB_TOKEN"),
-        help="every web request must carry this token (default: $TABLECTL_WEB_TOKEN); open the page as /?token=TOKEN",
-    )
+    add_web_security_arguments(p)
+
+
+def web_token(args: argparse.Namespace) -> str | None:
+    """The token from ``--web-token-file``, else ``--web-token`` or the environment; raises
+    ``ValueError`` naming the file when it cannot be read."""
+    if args.web_token_file:
+        path = Path(args.web_token_file)
+        try:
+            text = path.read_text().strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"--web-token-file {path}: cannot read it ({exc})") from None
+        if not text:
+            raise ValueError(f"--web-token-file {path}: the file is empty")
+        return text
+    return str(args.web_token) if args.web_token else None
+
+
+def _check_tls(args: argparse.Namespace) -> None:
+    if bool(args.web_cert) != bool(args.web_key):
+        raise ValueError("--web-cert and --web-key go together")
+    for option, value in (("--web-cert", args.web_cert), ("--web-key", args.web_key)):
+        if value and not Path(value).is_file():
+            raise ValueError(f"{option} {value}: no such file")
 
 
 def web_attach(args: argparse.Namespace, bench: bool) -> Callable[..., Callable[[], None]] | None:
     """What the runtime calls to serve the view, or ``None`` without ``--web``; raises
-    ``ValueError`` with a clear message on a bad address, a missing token or a missing extra."""
+    ``ValueError`` with a clear message on a bad address, a missing or weak token or a missing extra."""
     if not args.web:
-        if args.web_token and os.environ.get("TABLECTL_WEB_TOKEN") != args.web_token:
-            raise ValueError("--web-token needs --web")
+        explicit = args.web_token and os.environ.get("TABLECTL_WEB_TOKEN") != args.web_token
+        if explicit or args.web_token_file or args.web_host or args.web_cert or args.web_key:
+            raise ValueError("--web-token, --web-token-file, --web-host, --web-cert and --web-key need --web")
         return None
     try:
         from controller.web.attach import serve_table
         from controller.web.server import parse_address
     except ImportError as exc:
         raise ValueError(f"--web needs the web extra (pip install -e '.[web]'): {exc}") from None
-    address = parse_address(args.web, args.web_token)
-    token = args.web_token
+    token = web_token(args)
+    address = parse_address(args.web, token)
+    _check_tls(args)
     seed = getattr(args, "seed", 1)
+    hosts, cert, key = tuple(args.web_host), args.web_cert, args.web_key
 
     def attach(runtime: Any, sims: Any = None, servers: Any = None) -> Callable[[], None]:
-        return serve_table(runtime, address, token, sims if bench else None, servers, seed)[1]
+        sims = sims if bench else None
+        return serve_table(runtime, address, token, sims, servers, seed, hosts=hosts, cert=cert, key=key)[1]
 
     return attach
+
+
+def check_tls(args: argparse.Namespace) -> None:
+    """``--web-cert`` and ``--web-key`` given together, both files; raises ``ValueError``."""
+    _check_tls(args)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from controller.web.controls import BenchControls
 from controller.web.feed import TableFeed
 from controller.web.server import WebAddress, WebServer
-from controller.web.table_app import table_app
+from controller.web.table_app import MAX_STREAMS, table_app
 from controller.web.view import SPOTS
 
 __all__ = ["serve_table"]
@@ -23,6 +23,10 @@ def serve_table(
     servers: Mapping[str, Any] | None = None,
     seed: int = 1,
     announce: bool = True,
+    hosts: Iterable[str] = (),
+    cert: str | None = None,
+    key: str | None = None,
+    max_streams: int = MAX_STREAMS,
 ) -> tuple[str, Callable[[], None]]:
     """Serve the view of ``runtime``'s table (with bench controls when ``sims`` are given);
     call before the runtime starts. Returns the URL and the function that stops serving."""
@@ -38,9 +42,11 @@ def serve_table(
             seed=seed,
             round_no=lambda: runtime.snapshot.round_no,
         )
-    server = WebServer(table_app(feed, controls, token), address)
+        runtime.observers.append(controls.handled)
+    app = table_app(feed, controls, max_streams=max_streams)
+    server = WebServer(app, address, token=token, hosts=hosts, cert=cert, key=key)
     url = server.start()
     if announce:
-        shown = f"{url}?token=..." if token else url
+        shown = f"{url} (log in with the token)" if token else url
         print(f"web: table view on {shown}", file=sys.stderr, flush=True)
     return url, server.stop

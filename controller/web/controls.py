@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import random
 import threading
+import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -15,7 +17,7 @@ from controller.cards import deck
 from drivers.messages import BUTTONS
 from drivers.panel import ButtonChanged
 
-__all__ = ["BenchControls", "ControlError", "FAULTS"]
+__all__ = ["BenchControls", "ControlError", "ControlBusy", "FAULTS", "MAX_WAITING_PRESSES"]
 
 FAULTS: dict[str, str] = {
     "shoe_jam": "the shoe jams",
@@ -30,10 +32,18 @@ FAULTS: dict[str, str] = {
 """The device faults the page can inject, by name."""
 
 MAX_CENTS = 10_000_000
+MAX_WAITING_PRESSES = 8
+"""Presses sent to the panel that the controller has not handled yet; one more is refused."""
+PRESS_EXPIRES_S = 10.0
+"""A press the controller never reports handling (a frame lost with its link) stops counting."""
 
 
 class ControlError(ValueError):
     """A control request that cannot be carried out; the message names the field."""
+
+
+class ControlBusy(ControlError):
+    """Too many presses are waiting for the controller: this one is refused (429), not queued."""
 
 
 class BenchControls:
@@ -51,6 +61,8 @@ class BenchControls:
         joker: bool,
         seed: int,
         round_no: Callable[[], int],
+        max_waiting: int = MAX_WAITING_PRESSES,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.sims, self.servers = sims, servers
         self.seats, self.spots, self.joker, self.seed = seats, spots, joker, seed
@@ -58,6 +70,9 @@ class BenchControls:
         self.loaded_round: int | None = None
         self.unplugged = False
         self._lock = threading.Lock()
+        self.max_waiting, self.clock = max_waiting, clock
+        self._waiting: deque[float] = deque()
+        """When each press not yet handled by the controller was sent."""
 
     def _seat(self, value: Any, field: str = "seat") -> int:
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= self.seats:
@@ -74,10 +89,31 @@ class BenchControls:
         self.sims["bet_spots"].place(n, spot, cents)
 
     def press(self, button: Any) -> None:
-        """Press and release a panel button."""
+        """Press and release a panel button, unless :data:`MAX_WAITING_PRESSES` presses are
+        still waiting for the controller (then :class:`ControlBusy`)."""
         if button not in BUTTONS or button == "supervisor_key":
             raise ControlError(f"button: {button!r} is not a panel button (the key is turned, not pressed)")
+        with self._lock:
+            now = self.clock()
+            while self._waiting and self._waiting[0] <= now - PRESS_EXPIRES_S:
+                self._waiting.popleft()
+            if len(self._waiting) >= self.max_waiting:
+                raise ControlBusy(f"{len(self._waiting)} presses are still waiting for the table; press again shortly")
+            self._waiting.append(now)
         self.sims["panel"].press(button)
+
+    def handled(self, event: object) -> None:
+        """An observer of the runtime: a press the controller has handled stops waiting."""
+        if isinstance(event, ButtonChanged) and event.pressed and event.button != "supervisor_key":
+            with self._lock:
+                if self._waiting:
+                    self._waiting.popleft()
+
+    @property
+    def waiting(self) -> int:
+        """Presses sent and not yet handled."""
+        with self._lock:
+            return len(self._waiting)
 
     def key(self, on: Any) -> None:
         """Turn the supervisor key on or off."""

@@ -1,159 +1,165 @@
 """The pit view (``tablectl floor web --db URL``): every table on the floor, read only, from the
-floor store; a click through to a table's recent rounds and each round's full recall.
+floor store; a click through to a table's hold chart, its recent rounds and each round's recall.
 
-Pages are rendered on the server (the overview refreshes itself every few seconds); the same
-data is at ``/api/tables``, ``/api/tables/{id}/rounds`` and ``/api/tables/{id}/rounds/{n}``.
+Pages are Jinja2 templates (``templates/``, autoescaped, through Starlette's
+``Jinja2Templates``); the overview refreshes itself every few seconds. Every value the store
+holds is read defensively: a malformed one is shown as unreadable, never a 500. Names are plain
+(:mod:`controller.web.names`); wagers are in the game's layout order. The same data is at
+``/api/tables``, ``/api/tables/{id}/rounds`` and ``/api/tables/{id}/rounds/{n}``.
 """
 
 from __future__ import annotations
 
-import html
-from collections.abc import Callable
-from dataclasses import asdict
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.templating import Jinja2Templates
 
-from controller.web.pit_store import STALE_S, FloorReader, RoundLine, TableState
-from controller.web.server import TokenGate
+from controller.web.hold_chart import cumulative, hold_chart, outside_band
+from controller.web.names import game_name, hand_name, wager_name, wager_order
+from controller.web.pit_store import STALE_S, FloorReader, RoundHold, RoundLine, TableState
+from controller.web.table_app import static_files
 
-__all__ = ["pit_app", "REFRESH_S"]
+__all__ = ["pit_app", "REFRESH_S", "overview_html", "recall_html", "CardView", "card_view"]
 
-STATIC = Path(__file__).parent / "static"
+log = logging.getLogger("tablectl.web")
+
+TEMPLATES = Jinja2Templates(directory=Path(__file__).parent / "templates")
 REFRESH_S = 5
-_NO_STORE = {"cache-control": "no-store"}
 SUITS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
+RANKS = set("23456789TJQKA")
 
 
-def e(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def money(cents: int | None) -> str:
+def money(cents: object) -> str:
+    """Cents as dollars, ``—`` for none, ``?`` for a value that is not a whole number."""
     if cents is None:
         return "\u2014"
+    if not isinstance(cents, int) or isinstance(cents, bool):
+        return "?"
     return f"{'-' if cents < 0 else ''}${abs(cents) / 100:,.2f}"
 
 
-def pct(value: float | None) -> str:
-    return "\u2014" if value is None else f"{value:.2f}%"
+def pct(value: object) -> str:
+    return f"{value:.2f}%" if isinstance(value, float | int) and not isinstance(value, bool) else "\u2014"
 
 
-def card_html(text: str) -> str:
+TEMPLATES.env.filters["money"] = money
+TEMPLATES.env.filters["pct"] = pct
+
+
+@dataclass(frozen=True, slots=True)
+class CardView:
+    """A card to draw: rank and suit symbol, or ``bad`` for a stored value that is not a card."""
+
+    text: str
+    rank: str = ""
+    suit: str = ""
+    red: bool = False
+    joker: bool = False
+    bad: bool = False
+
+
+def card_view(value: object) -> CardView:
+    """A stored card (``As``, ``Td``, ``JK``) to draw; anything else is drawn as unreadable."""
+    text = str(value)[:8]
     if text == "JK":
-        return '<span class="pc joker">JOKER</span>'
-    rank = "10" if text[0] == "T" else text[0]
-    red = " red" if text[1] in "hd" else ""
-    return f'<span class="pc{red}" data-card="{e(text)}"><span class="r">{e(rank)}</span><span class="s">{SUITS.get(text[1], "?")}</span></span>'
+        return CardView(text, joker=True)
+    if len(text) == 2 and text[0] in RANKS and text[1] in SUITS:
+        return CardView(text, "10" if text[0] == "T" else text[0], SUITS[text[1]], text[1] in "hd")
+    return CardView(text, bad=True)
 
 
-def cards_html(text: str) -> str:
-    return "".join(card_html(c) for c in str(text).split())
+def cards_view(value: object) -> list[CardView]:
+    return [card_view(c) for c in str(value or "").split()]
 
 
-def _page(title: str, body: str, refresh: bool = False) -> str:
-    css = (STATIC / "common.css").read_text() + (STATIC / "pit.css").read_text()
-    meta = f'<meta http-equiv="refresh" content="{REFRESH_S}">' if refresh else ""
-    now = datetime.now().strftime("%H:%M:%S")
-    return (
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8">{meta}<title>{e(title)}</title>'
-        f"<style>{css}</style></head><body>"
-        f'<header class="bar"><span class="brand">TABLECTL</span><a class="title" href="/">Pit view</a>'
-        f'<span class="sub">{e(title)}</span><span class="spacer"></span><span class="sub">as of {now}</span></header>'
-        f"<main>{body}</main></body></html>"
-    )
+def _clock_time(value: object) -> str:
+    try:
+        return datetime.fromtimestamp(float(str(value))).strftime("%H:%M:%S")
+    except (TypeError, ValueError, OverflowError, OSError):
+        return "?"
 
 
-def _state_cell(t: TableState) -> str:
+# --- the overview -------------------------------------------------------------------------------
+
+
+def _state(t: TableState) -> tuple[str, str, str]:
+    """(state key, badge, detail): finished, not reporting, hold, playing or open."""
+    next_round = (t.last_round or 0) + 1
     if t.stale_s > STALE_S:
-        return f'<span class="badge stale">NOT REPORTING</span><div class="muted">{int(t.stale_s // 60)} min since its last record</div>'
+        minutes = int(t.stale_s // 60)
+        if t.in_play or t.hold:
+            return "stale", "NOT REPORTING", f"{minutes} min silent with round {next_round} under way"
+        return "finished", "FINISHED", f"round {t.last_round or 0} was its last, {minutes} min ago"
     if t.hold:
-        return f'<span class="badge hold">HOLD</span><div class="hold-text">{e(t.hold)}</div>'
+        return "hold", "HOLD", f"round {next_round}: {t.hold}"
     if t.in_play:
-        return f'<span class="badge play">IN PLAY</span><div class="muted">round {(t.last_round or 0) + 1}: {e(t.activity)}</div>'
-    return (
-        f'<span class="badge idle">OPEN</span><div class="muted">round {(t.last_round or 0) + 1}: {e(t.activity)}</div>'
-    )
+        return "play", "PLAYING", f"round {next_round}: {t.activity}"
+    return "idle", "OPEN", f"round {next_round}: {t.activity}"
 
 
-def overview_html(tables: list[TableState]) -> str:
-    """The floor: one row per table, with the floor's totals."""
-    rows = []
-    for t in tables:
-        diff = None
-        if t.hold_percent is not None and t.theoretical_percent is not None:
-            diff = t.hold_percent - t.theoretical_percent
-        faults = "".join(f"<li>{e(f)}</li>" for f in t.faults_today[-3:]) or '<li class="muted">none</li>'
-        rows.append(
-            f'<tr class="table-row" data-table="{e(t.table_id)}" data-hold="{"yes" if t.hold else "no"}">'
-            f'<td><a class="table-link" href="/tables/{quote(t.table_id)}">{e(t.table_id)}</a></td>'
-            f"<td>{e((t.game or '?').replace('_', ' '))}</td>"
-            f"<td>{_state_cell(t)}</td>"
-            f'<td class="num">{t.rounds_today}</td>'
-            f'<td class="num">{money(t.handle_today)}</td>'
-            f'<td class="num {"pos" if t.win_today >= 0 else "neg"}">{money(t.win_today)}</td>'
-            f'<td class="num">{pct(t.hold_percent)}</td>'
-            f'<td class="num">{pct(t.theoretical_percent)}'
-            + (f'<div class="{"pos" if diff >= 0 else "neg"} small">{diff:+.2f} pts</div>' if diff is not None else "")
-            + "</td>"
-            f'<td><span class="count">{len(t.faults_today)}</span><ul class="fault-list">{faults}</ul></td>'
-            "</tr>"
+def table_row(t: TableState, today: list[RoundHold] | None) -> dict[str, Any]:
+    """One table's row of the overview (defensive: a bad value makes the row unreadable)."""
+    state, badge, detail = _state(t)
+    row: dict[str, Any] = {"id": str(t.table_id), "game": game_name(t.game), "state": state, "badge": badge}
+    row["detail"] = detail
+    try:
+        row.update(
+            rounds=int(t.rounds_today),
+            handle=int(t.handle_today),
+            win=int(t.win_today),
+            hold=t.hold_percent,
+            theoretical=t.theoretical_percent,
+            faults=[str(f) for f in t.faults_today],
+            delta=None,
+            outside=False,
         )
-    handle = sum(t.handle_today for t in tables)
-    win = sum(t.win_today for t in tables)
-    holding = sum(1 for t in tables if t.hold)
-    summary = (
-        '<section class="tiles">'
-        f'<div class="tile"><div class="k">Tables</div><div class="v" id="table-count">{len(tables)}</div></div>'
-        f'<div class="tile"><div class="k">On hold</div><div class="v {"neg" if holding else ""}">{holding}</div></div>'
-        f'<div class="tile"><div class="k">Rounds today</div><div class="v">{sum(t.rounds_today for t in tables)}</div></div>'
-        f'<div class="tile"><div class="k">Handle today</div><div class="v">{money(handle)}</div></div>'
-        f'<div class="tile"><div class="k">Win today</div><div class="v {"pos" if win >= 0 else "neg"}">{money(win)}</div></div>'
-        f'<div class="tile"><div class="k">Hold today</div><div class="v">{pct(100.0 * win / handle if handle else None)}</div></div>'
-        "</section>"
-    )
-    head = (
-        "<tr><th>Table</th><th>Game</th><th>State</th><th class='num'>Rounds</th><th class='num'>Handle</th>"
-        "<th class='num'>Win</th><th class='num'>Hold</th><th class='num'>Theoretical</th><th>Faults today</th></tr>"
-    )
-    empty = '<tr><td colspan="9" class="muted">no table has reported to the floor yet</td></tr>'
-    return (
-        summary
-        + f'<section class="card-box"><h2>Tables · today</h2><table class="grid" id="tables">{head}{"".join(rows) or empty}</table>'
-        '<p class="muted small">Hold = win / handle. Theoretical = the house edge of each spot times what was '
-        "wagered on it (controller.par; computed once per table config in the background, \u2014 until ready). State comes from the table's last records: the floor never "
-        "sees a card before its round is over.</p></section>"
-    )
+        if t.hold_percent is not None and t.theoretical_percent is not None:
+            row["delta"] = t.hold_percent - t.theoretical_percent
+            points = cumulative(today or [])
+            last = points[-1] if points else None
+            row["outside"] = outside_band(last)
+            row["delta_class"] = ("pos" if row["delta"] >= 0 else "neg") if row["outside"] else "plain"
+            if last is not None and last.low is not None and last.high is not None:
+                row["band_text"] = f"95% band {last.low:.2f}% to {last.high:.2f}% over {len(points)} rounds"
+            else:
+                row["band_text"] = "no band yet"
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        row["unreadable"] = type(exc).__name__
+    return row
 
 
-def rounds_html(table_id: str, rounds: list[RoundLine]) -> str:
-    """A table's recent rounds, each a link to its recall."""
-    rows = "".join(
-        f'<tr class="round-row" data-round="{r.round_no}">'
-        f'<td><a href="/tables/{quote(table_id)}/rounds/{r.round_no}">Round {r.round_no}</a></td>'
-        f"<td>{r.ended_at.astimezone().strftime('%Y-%m-%d %H:%M:%S')}</td>"
-        f'<td class="num">{r.seats}</td><td class="num">{money(r.handle)}</td>'
-        f'<td class="num {"pos" if r.win >= 0 else "neg"}">{money(r.win)}</td>'
-        f"<td>{'VOID' if r.void else ''}</td><td class='num'>{r.faults}</td></tr>"
-        for r in rounds
-    )
-    head = "<tr><th>Round</th><th>Ended</th><th class='num'>Seats</th><th class='num'>Handle</th><th class='num'>Win</th><th></th><th class='num'>Faults</th></tr>"
-    return (
-        f'<section class="card-box"><h2>{e(table_id)} · recent rounds</h2>'
-        f'<table class="grid" id="rounds">{head}{rows or "<tr><td colspan=7 class=muted>no finished round yet</td></tr>"}</table></section>'
-    )
+def overview_html(tables: list[TableState], today: Mapping[str, list[RoundHold]] | None = None) -> str:
+    """The floor: one row per table, with the floor's totals (the page without its frame)."""
+    rows = [table_row(t, (today or {}).get(t.table_id)) for t in tables]
+    readable = [r for r in rows if "unreadable" not in r]
+    handle = sum(r["handle"] for r in readable)
+    win = sum(r["win"] for r in readable)
+    totals = {
+        "rounds": sum(r["rounds"] for r in readable),
+        "handle": handle,
+        "win": win,
+        "hold": 100.0 * win / handle if handle else None,
+    }
+    holding = sum(1 for r in rows if r["state"] == "hold")
+    return _render("overview.html", body_only=True, tables=rows, totals=totals, holding=holding)
 
 
-def _decisions(seat: dict[str, Any]) -> str:
+# --- a round's recall -----------------------------------------------------------------------------
+
+
+def _decisions(seat: Mapping[str, Any]) -> str:
     out = []
     if seat.get("folded_at"):
-        out.append(f"folded at {seat['folded_at']} street")
+        out.append(f"folded at {wager_name(seat['folded_at'])} street")
     if seat.get("folded"):
         out.append("folded")
     if seat.get("exposed_bonus"):
@@ -167,99 +173,237 @@ def _decisions(seat: dict[str, Any]) -> str:
     return ", ".join(out) or "played"
 
 
-def recall_html(table_id: str, record: dict[str, Any]) -> str:
-    """One finished round in full: cards in dealt order, wagers, decisions, settlement, events."""
-    r = record.get("recall", {})
-    settlement = r.get("settlement") or {}
-    seat_nets = settlement.get("seats", {})
-    started = datetime.fromtimestamp(float(r.get("started", 0))).strftime("%H:%M:%S")
-    ended = datetime.fromtimestamp(float(r.get("ended", 0))).strftime("%H:%M:%S")
-    head = (
-        f'<section class="card-box"><h2>{e(table_id)} · round {e(r.get("round", "?"))}</h2>'
-        f'<div class="facts"><span>{e(str(record.get("game", "")).replace("_", " "))}</span>'
-        f"<span>{started} \u2013 {ended}</span>"
-        + ('<span class="badge hold">VOID</span>' if r.get("void") else "")
-        + f'<span>house net <b id="recall-house">{money(settlement.get("house_net"))}</b></span></div>'
-    )
-    shown = []
-    for key in ("community", "dealer"):
-        if record.get(key):
-            shown.append(f'<div class="hand"><span class="who">{key}</span>{cards_html(record[key])}</div>')
-    seats = []
-    for n, seat in sorted(record.get("seats", {}).items(), key=lambda kv: int(kv[0])):
-        wagers = ", ".join(f"{spot.replace('_', ' ')} {money(c)}" for spot, c in seat.get("wagers", {}).items())
-        results = seat_nets.get(n, {})
-        per = ", ".join(
-            f"{spot.replace('_', ' ')} {w.get('result', '')} {money(w.get('net'))}"
-            for spot, w in results.get("wagers", {}).items()
-        )
-        net = results.get("net")
-        seats.append(
-            f'<tr class="seat-row" data-seat="{e(n)}" data-net="{e(net)}"><td>Seat {e(n)}</td>'
-            f'<td class="cards">{cards_html(seat.get("cards", ""))}</td><td>{e(wagers)}</td>'
-            f"<td>{e(_decisions(seat))}</td><td class='muted'>{e(per)}</td>"
-            f'<td class="num {"pos" if (net or 0) > 0 else "neg" if (net or 0) < 0 else ""}">{money(net)}</td></tr>'
-        )
-    dealt = "".join(
-        f'<li class="dealt" data-card="{e(c.get("card"))}" data-to="{e(c.get("to"))}">'
-        f'<span class="idx">{e(c.get("index"))}</span>{card_html(str(c.get("card")))}<span class="to">{e(c.get("to"))}</span></li>'
-        for c in r.get("cards", [])
-    )
-    steps = "".join(f"<li>{e(s.get('text', ''))}</li>" for s in settlement.get("procedure", []))
-    events = []
-    for ev in r.get("events", []):
-        kind, data = ev.get("kind", ""), ev.get("data", {})
-        if kind == "SpotReport":
-            text = f"seat {data.get('seat')} {data.get('spot')}: {money(data.get('cents'))} on the spot"
-        elif kind == "ButtonChanged" and data.get("pressed"):
-            text = f"button {data.get('button')}"
-        elif kind == "SupervisorAction":
-            text = f"SUPERVISOR {data.get('action')}: {data.get('reason')}"
-        elif kind in ("LinkDown", "LinkUp", "DeviceFault", "CardUnreadable", "Jam", "DoorChanged", "JournalFault"):
-            text = f"FAULT {kind} {data.get('device', '')}"
-        else:
+def _hands(result: Mapping[str, Any]) -> str:
+    hands = result.get("hands") or {}
+    out = []
+    for name, hand in hands.items():
+        if not isinstance(hand, Mapping):
             continue
-        when = datetime.fromtimestamp(float(ev.get("at", 0))).strftime("%H:%M:%S")
-        events.append(f'<li><span class="when">{when}</span>{e(text)}</li>')
-    return (
-        head
-        + f'<div class="hands">{"".join(shown)}</div>'
-        + '<table class="grid" id="recall-seats"><tr><th>Seat</th><th>Cards</th><th>Wagers</th><th>Decisions</th>'
-        "<th>Results</th><th class='num'>Net</th></tr>" + "".join(seats) + "</table></section>"
-        '<div class="two">'
-        f'<section class="card-box"><h2>Cards in dealt order</h2><ol id="dealt">{dealt}</ol></section>'
-        f'<section class="card-box"><h2>Settlement, as the dealer was walked through it</h2><ol class="steps">{steps}</ol>'
-        f'<h2>Decisions and events</h2><ul class="events">{"".join(events)}</ul></section>'
-        "</div>"
-    )
+        if "category" in hand:
+            out.append(f"{wager_name(name)}: {hand_name(hand['category'])}")
+        if "high_category" in hand:
+            out.append(f"high {hand_name(hand['high_category'])} / low {hand_name(hand.get('low_category', ''))}")
+    return "; ".join(out)
 
 
-def pit_app(reader: FloorReader, token: str | None = None, clock: Callable[[], datetime] | None = None) -> Any:
-    """The ASGI app of the pit view on ``reader`` (wrapped in the token gate when ``token`` is set)."""
+def _seat_view(game: object, n: str, seat: Mapping[str, Any], result: Mapping[str, Any]) -> dict[str, Any]:
+    wagers = seat.get("wagers") or {}
+    results = result.get("wagers") or {}
+    return {
+        "n": str(n),
+        "cards": cards_view(seat.get("cards", "")),
+        "wagers": [(wager_name(s), wagers[s]) for s in wager_order(game, list(wagers))],
+        "hands": _hands(result),
+        "decisions": _decisions(seat),
+        "results": [
+            (wager_name(s), str(results[s].get("result", "")), results[s].get("net"))
+            for s in wager_order(game, list(results))
+            if isinstance(results[s], Mapping)
+        ],
+        "net": result.get("net") if isinstance(result.get("net"), int) else None,
+    }
+
+
+def _event_text(kind: str, data: Mapping[str, Any]) -> str | None:
+    if kind == "SpotReport":
+        return f"seat {data.get('seat')} {wager_name(data.get('spot'))}: {money(data.get('cents'))} on the spot"
+    if kind == "ButtonChanged" and data.get("pressed"):
+        return f"button {wager_name(data.get('button'))}"
+    if kind == "SupervisorAction":
+        return f"SUPERVISOR {data.get('action')}: {data.get('reason')}"
+    if kind in ("LinkDown", "LinkUp", "DeviceFault", "CardUnreadable", "Jam", "DoorChanged", "JournalFault"):
+        return f"FAULT {kind} {data.get('device', '')}"
+    return None
+
+
+def recall_view(table_id: str, record: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The recall page's data and what of it was unreadable (each part read on its own)."""
+    problems: list[str] = []
+    r = record.get("recall") if isinstance(record.get("recall"), Mapping) else {}
+    assert isinstance(r, Mapping)
+    settlement = r.get("settlement") if isinstance(r.get("settlement"), Mapping) else {}
+    assert isinstance(settlement, Mapping)
+    game = record.get("game")
+    dealer_info = settlement.get("dealer") if isinstance(settlement.get("dealer"), Mapping) else {}
+    assert isinstance(dealer_info, Mapping)
+    view: dict[str, Any] = {
+        "table_id": table_id,
+        "round": r.get("round", "?"),
+        "game": game_name(game),
+        "started": _clock_time(r.get("started", 0)),
+        "ended": _clock_time(r.get("ended", 0)),
+        "void": bool(r.get("void")),
+        "house_net": settlement.get("house_net"),
+        "rule": hand_name(dealer_info["rule"]) if dealer_info.get("rule") else "",
+        "shown": [(k, cards_view(record[k])) for k in ("community", "dealer") if record.get(k)],
+        "seats": [],
+        "dealt": [],
+        "steps": [],
+        "events": [],
+    }
+    seat_nets = settlement.get("seats") if isinstance(settlement.get("seats"), Mapping) else {}
+    assert isinstance(seat_nets, Mapping)
+    seats = record.get("seats") if isinstance(record.get("seats"), Mapping) else {}
+    assert isinstance(seats, Mapping)
+
+    def order(n: object) -> tuple[int, str]:
+        return (int(str(n)), "") if str(n).isdigit() else (10**6, str(n))
+
+    for n in sorted(seats, key=order):
+        try:
+            seat, result = seats[n], seat_nets.get(n, {})
+            if not isinstance(seat, Mapping) or not isinstance(result, Mapping):
+                raise TypeError("not an object")
+            view["seats"].append(_seat_view(game, n, seat, result))
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
+            problems.append(f"seat {n}")
+            view["seats"].append({"n": str(n), "unreadable": type(exc).__name__})
+    for c in r.get("cards") or []:
+        if isinstance(c, Mapping):
+            view["dealt"].append({"index": c.get("index"), "card": card_view(c.get("card")), "to": c.get("to")})
+        else:
+            problems.append("a dealt card")
+    for s in settlement.get("procedure") or []:
+        view["steps"].append(str(s.get("text", "")) if isinstance(s, Mapping) else "?")
+    for ev in r.get("events") or []:
+        if not isinstance(ev, Mapping):
+            continue
+        data = ev.get("data") if isinstance(ev.get("data"), Mapping) else {}
+        assert isinstance(data, Mapping)
+        text = _event_text(str(ev.get("kind", "")), data)
+        if text is not None:
+            view["events"].append((_clock_time(ev.get("at", 0)), text))
+    return view, problems
+
+
+def recall_html(table_id: str, record: Mapping[str, Any]) -> str:
+    """One finished round in full (the page's section, without its frame)."""
+    view, _ = recall_view(table_id, record)
+    return TEMPLATES.get_template("recall.html").render(recall=view)
+
+
+# --- the app --------------------------------------------------------------------------------------
+
+
+def _render(name: str, body_only: bool = False, **values: Any) -> str:
+    template = TEMPLATES.get_template(name)
+    if body_only:
+        return "".join(template.blocks["body"](template.new_context(values)))
+    return template.render(**values)
+
+
+def _round_line(r: RoundLine) -> dict[str, Any]:
+    try:
+        ended = r.ended_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    except (AttributeError, ValueError, OverflowError, OSError):
+        ended = "?"
+    return {
+        "round_no": r.round_no,
+        "ended": ended,
+        "seats": r.seats,
+        "handle": r.handle,
+        "win": r.win if isinstance(r.win, int) else 0,
+        "void": r.void,
+        "faults": r.faults,
+    }
+
+
+def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) -> Any:
+    """The ASGI app of the pit view on ``reader`` (the server puts the guard in front)."""
     now = clock or (lambda: datetime.now(UTC))
 
     def today() -> datetime:
         return now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
 
+    def page(request: Request, name: str, status: int = 200, **values: Any) -> Response:
+        values.setdefault("unreadable", "")
+        values["now"] = now().astimezone().strftime("%H:%M:%S")
+        return TEMPLATES.TemplateResponse(
+            request, name, values, status_code=status, headers={"cache-control": "no-store"}
+        )
+
+    def guarded(handler: Callable[[Request], Response]) -> Callable[[Request], Any]:
+        """A page whose data cannot be read says so (200 with the reason), never a 500."""
+
+        async def run(request: Request) -> Response:
+            try:
+                return handler(request)
+            except Exception as exc:
+                log.exception("pit view: %s could not be drawn", request.url.path)
+                return page(request, "base.html", 200, title="unreadable", unreadable=type(exc).__name__)
+
+        return run
+
+    def series(table_id: str) -> list[RoundHold]:
+        hold_series = getattr(reader, "hold_series", None)
+        return list(hold_series(table_id)) if hold_series is not None else []
+
     def overview(request: Request) -> Response:
-        return HTMLResponse(_page("the floor", overview_html(reader.tables(today(), now())), True), headers=_NO_STORE)
+        tables = reader.tables(today(), now())
+        since = today()
+        rows = []
+        for t in tables:
+            try:
+                today_rounds = [r for r in series(t.table_id) if r.ended_at >= since]
+            except Exception:
+                log.exception("pit view: the hold series of %s", t.table_id)
+                today_rounds = []
+            rows.append(table_row(t, today_rounds))
+        readable = [r for r in rows if "unreadable" not in r]
+        handle = sum(r["handle"] for r in readable)
+        win = sum(r["win"] for r in readable)
+        totals = {
+            "rounds": sum(r["rounds"] for r in readable),
+            "handle": handle,
+            "win": win,
+            "hold": 100.0 * win / handle if handle else None,
+        }
+        holding = sum(1 for r in rows if r["state"] == "hold")
+        return page(
+            request, "overview.html", title="the floor", refresh=REFRESH_S, tables=rows, totals=totals, holding=holding
+        )
 
     def table(request: Request) -> Response:
         table_id = request.path_params["table_id"]
         rounds = reader.rounds(table_id)
-        body = rounds_html(table_id, rounds)
+        recall = None
+        problems: list[str] = []
         if rounds:
-            latest = reader.recall(table_id, rounds[0].round_no)
-            if latest is not None:
-                body += recall_html(table_id, latest)
-        return HTMLResponse(_page(table_id, body), headers=_NO_STORE)
+            record = reader.recall(table_id, rounds[0].round_no)
+            if record is not None:
+                recall, problems = recall_view(table_id, record)
+        try:
+            chart = hold_chart(series(table_id))
+        except Exception:
+            log.exception("pit view: the hold chart of %s", table_id)
+            chart = None
+            problems.append("the hold chart")
+        return page(
+            request,
+            "table.html",
+            title=table_id,
+            table_id=table_id,
+            chart=chart,
+            rounds=[_round_line(r) for r in rounds],
+            recall=recall,
+            unreadable=", ".join(problems),
+        )
 
     def one_round(request: Request) -> Response:
         table_id, number = request.path_params["table_id"], request.path_params["round_no"]
         record = reader.recall(table_id, number)
         if record is None:
-            return HTMLResponse(_page(table_id, f"<p>Round {number} of {e(table_id)} is not on the floor.</p>"), 404)
-        return HTMLResponse(_page(f"{table_id} round {number}", recall_html(table_id, record)), headers=_NO_STORE)
+            return page(request, "round.html", 404, title=table_id, table_id=table_id, round_no=number, recall=None)
+        recall, problems = recall_view(table_id, record)
+        return page(
+            request,
+            "round.html",
+            title=f"{table_id} round {number}",
+            table_id=table_id,
+            round_no=number,
+            recall=recall,
+            unreadable=", ".join(problems),
+        )
 
     def api_tables(request: Request) -> Response:
         return JSONResponse(
@@ -279,14 +423,14 @@ def pit_app(reader: FloorReader, token: str | None = None, clock: Callable[[], d
         record = reader.recall(request.path_params["table_id"], request.path_params["round_no"])
         return JSONResponse(record) if record is not None else JSONResponse({"error": "no such round"}, 404)
 
-    app = Starlette(
+    return Starlette(
         routes=[
-            Route("/", overview),
-            Route("/tables/{table_id}", table),
-            Route("/tables/{table_id}/rounds/{round_no:int}", one_round),
+            Route("/", guarded(overview)),
+            Route("/tables/{table_id}", guarded(table)),
+            Route("/tables/{table_id}/rounds/{round_no:int}", guarded(one_round)),
             Route("/api/tables", api_tables),
             Route("/api/tables/{table_id}/rounds", api_rounds),
             Route("/api/tables/{table_id}/rounds/{round_no:int}", api_round),
+            static_files(),
         ]
     )
-    return TokenGate(app, token)

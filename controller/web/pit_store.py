@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -32,6 +33,7 @@ from controller.floor.report import (
 __all__ = [
     "TableState",
     "RoundLine",
+    "RoundHold",
     "FloorReader",
     "PgFloorReader",
     "PitSheets",
@@ -100,8 +102,25 @@ class RoundLine:
     faults: int
 
 
+@dataclass(frozen=True, slots=True)
+class RoundHold:
+    """A finished round's part in the hold chart: its handle and win, and what par expects of its
+    wagers (``None`` while no par sheet is ready): the win's expectation and variance, in cents
+    and cents squared (each wager ``c`` adds ``edge * c`` and ``variance_per_unit * c**2``)."""
+
+    round_no: int
+    ended_at: datetime
+    void: bool
+    handle: int
+    win: int
+    theoretical: float | None
+    variance: float | None
+
+
 class FloorReader(Protocol):
     """What the pit view reads (see the module docstring)."""
+
+    def hold_series(self, table_id: str, limit: int = 500) -> list[RoundHold]: ...
 
     def tables(self, since: datetime, now: datetime) -> list[TableState]: ...
 
@@ -278,6 +297,46 @@ class PgFloorReader:
                 (table_id, round_no),
             ).fetchone()
         return dict(row[0]) if row else None
+
+    def hold_series(self, table_id: str, limit: int = 500) -> list[RoundHold]:
+        """The table's last ``limit`` finished rounds, oldest first, with par's expectation of each."""
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT r.seq, r.round_no, r.ended_at, r.void, r.handle, r.win, r.game, r.config, w.spot, "
+                "coalesce(sum(w.cents), 0), coalesce(sum(w.cents::float8 * w.cents), 0) "
+                "FROM (SELECT * FROM round WHERE table_id = %s ORDER BY seq DESC LIMIT %s) r "
+                "LEFT JOIN wager w ON w.table_id = r.table_id AND w.seq = r.seq "
+                "GROUP BY r.seq, r.round_no, r.ended_at, r.void, r.handle, r.win, r.game, r.config, w.spot "
+                "ORDER BY r.seq",
+                (table_id, limit),
+            ).fetchall()
+        return round_holds(rows, self.sheets)
+
+
+def round_holds(rows: list[tuple[Any, ...]], sheets: Callable[[str, str], Any]) -> list[RoundHold]:
+    """:class:`RoundHold` per round from rows ``(seq, round_no, ended_at, void, handle, win, game,
+    config, spot, sum of cents, sum of cents squared)`` in round order; ``sheets(game, config)``
+    gives a par sheet or ``None`` (not ready)."""
+    out: list[RoundHold] = []
+    current: list[Any] | None = None
+    for seq, round_no, ended_at, void, handle, win, game, config, spot, cents, squares in rows:
+        if current is None or current[0] != seq:
+            if current is not None:
+                out.append(RoundHold(*current[1:]))
+            current = [seq, int(round_no), ended_at, bool(void), int(handle), int(win), 0.0, 0.0]
+        sheet = sheets(game, config) if game and config else None
+        if spot is None or current[6] is None:
+            continue
+        if sheet is None:
+            current[6] = current[7] = None
+            continue
+        par = sheet.spots.get(spot)
+        if par is not None and not void:
+            current[6] += float(par.edge_per_unit) * float(cents)
+            current[7] += float(par.variance_per_unit) * float(squares)
+    if current is not None:
+        out.append(RoundHold(*current[1:]))
+    return out
 
 
 def _safe(url: str) -> str:

@@ -1,26 +1,53 @@
 """Serving a web view: the ``--web HOST:PORT`` address, the token rule, uvicorn on a thread.
 
-A view listens on loopback unless told otherwise; any other address needs a token, and with a
-token every request must carry it (:class:`TokenGate`): an ``Authorization: Bearer`` header, a
-``token`` query parameter (the address you open), or the cookie the page sets from it.
+A view listens on loopback unless told otherwise; any other address needs a token of at least
+128 bits (``tablectl web token`` makes one). Every app served here sits behind
+:class:`~controller.web.guard.Guard` (Host allow-list, sessions and login, Origin and CSRF,
+body limit, security headers). uvicorn serves it with TLS when given a certificate and key
+(its own ``ssl_certfile``/``ssl_keyfile``), with a keep-alive timeout, h11's header size limit
+and a header timeout (:class:`HeaderTimeoutH11`: a connection that has not sent a whole request
+head within :data:`HEADER_TIMEOUT_S` is closed).
 """
 
 from __future__ import annotations
 
-import hmac
+import asyncio
 import ipaddress
+import math
+import string
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qs
 
+import h11
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["WebAddress", "parse_address", "TokenGate", "WebServer", "COOKIE"]
+from controller.web.guard import Guard, GuardPolicy, LoginLimiter, Sessions
 
-COOKIE = "tablectl_token"
+__all__ = [
+    "WebAddress",
+    "parse_address",
+    "check_token",
+    "token_bits",
+    "WebServer",
+    "HeaderTimeoutH11",
+    "HEADER_TIMEOUT_S",
+    "KEEP_ALIVE_S",
+    "MIN_TOKEN_BITS",
+]
+
+MIN_TOKEN_BITS = 128
+HEADER_TIMEOUT_S = 10.0
+"""A connection must send a whole request head within this long of opening (or of its last answer)."""
+KEEP_ALIVE_S = 5
+"""An idle keep-alive connection is closed after this long."""
+MAX_HEADER_BYTES = 16 * 1024
+"""h11's limit on a request head (request line and headers)."""
+MAX_CONNECTIONS = 1000
+"""Connections and requests in hand at once; beyond it uvicorn answers 503 (``limit_concurrency``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,12 +59,35 @@ class WebAddress:
 
     @property
     def loopback(self) -> bool:
+        """Whether only this machine can reach the address."""
         if self.host == "localhost":
             return True
         try:
             return ipaddress.ip_address(self.host).is_loopback
         except ValueError:
             return False
+
+
+def token_bits(token: str) -> float:
+    """A cautious estimate of a token's strength: its length times the bits of the smallest
+    usual alphabet its characters fit (hex 4, base64url 6, printable ASCII 6.5)."""
+    chars = set(token)
+    if chars <= set(string.hexdigits):
+        per = 4.0
+    elif chars <= set(string.ascii_letters + string.digits + "-_"):
+        per = 6.0
+    else:
+        per = math.log2(95)
+    return len(token) * per
+
+
+def check_token(token: str | None) -> None:
+    """Raise ``ValueError`` for a token weaker than :data:`MIN_TOKEN_BITS`."""
+    if token is not None and token_bits(token) < MIN_TOKEN_BITS:
+        raise ValueError(
+            f"--web-token: a token needs at least {MIN_TOKEN_BITS} bits "
+            f"(this one has about {int(token_bits(token))}); make one with `tablectl web token`"
+        )
 
 
 def parse_address(text: str, token: str | None, option: str = "--web") -> WebAddress:
@@ -58,78 +108,83 @@ def parse_address(text: str, token: str | None, option: str = "--web") -> WebAdd
                 raise ValueError(f"{option} {text!r}: the host must be an IP address or localhost") from None
         if not token:
             raise ValueError(
-                f"{option} {text!r}: listening beyond loopback needs --web-token (every request must then carry it)"
+                f"{option} {text!r}: listening beyond loopback needs --web-token (the page then asks for it once, at its login)"
             )
-    if token is not None and len(token) < 8:
-        raise ValueError("--web-token: use at least 8 characters")
+    check_token(token)
     return address
 
 
-class TokenGate:
-    """ASGI middleware: with a token set, refuse (401) any request that does not carry it."""
+class HeaderTimeoutH11(H11Protocol):
+    """uvicorn's h11 protocol, closing a connection that has not sent a whole request head within
+    :data:`HEADER_TIMEOUT_S` (uvicorn itself waits for ever: a slow-header client holds a
+    connection open)."""
 
-    def __init__(self, app: Any, token: str | None) -> None:
-        self.app, self.token = app, token
+    header_timeout_s = HEADER_TIMEOUT_S
+    _header_timer: asyncio.TimerHandle | None = None
 
-    def _carried(self, scope: dict[str, Any]) -> tuple[bool, bool]:
-        """(carries the token, came by the query string)."""
-        assert self.token is not None
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        offered: list[tuple[str, bool]] = []
-        auth = headers.get("authorization", "")
-        if auth.lower().startswith("bearer "):
-            offered.append((auth[7:].strip(), False))
-        for value in parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", []):
-            offered.append((value, True))
-        if "cookie" in headers:
-            cookie: SimpleCookie = SimpleCookie()
-            try:
-                cookie.load(headers["cookie"])
-            except Exception:
-                cookie = SimpleCookie()
-            if COOKIE in cookie:
-                offered.append((cookie[COOKIE].value, False))
-        for value, by_query in offered:
-            if hmac.compare_digest(value.encode(), self.token.encode()):
-                return True, by_query
-        return False, False
+    def _arm(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+        self._header_timer = self.loop.call_later(self.header_timeout_s, self._header_timeout)
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] not in ("http", "websocket") or self.token is None:
-            await self.app(scope, receive, send)
-            return
-        ok, by_query = self._carried(scope)
-        if not ok:
-            body = b"401: this view needs its token (?token=..., or an Authorization: Bearer header)\n"
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"www-authenticate", b"Bearer")],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
-            return
-        if not by_query:
-            await self.app(scope, receive, send)
-            return
-        cookie = f"{COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict".encode("latin-1")
+    def _header_timeout(self) -> None:
+        self._header_timer = None
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
 
-        async def send_with_cookie(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), (b"set-cookie", cookie)]}
-            await send(message)
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
 
-        await self.app(scope, receive, send_with_cookie)
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+        super().connection_lost(exc)
 
 
 class WebServer:
-    """uvicorn serving ``app`` on a daemon thread; ``start`` returns once it listens."""
+    """uvicorn serving ``app`` behind the guard on a daemon thread; ``start`` returns once it listens.
 
-    def __init__(self, app: Any, address: WebAddress) -> None:
+    ``hosts``: the host names allowed besides loopback and the address itself (``--web-host``);
+    ``cert``/``key``: serve HTTPS (``--web-cert``/``--web-key``)."""
+
+    def __init__(
+        self,
+        app: Any,
+        address: WebAddress,
+        token: str | None = None,
+        hosts: Iterable[str] = (),
+        cert: str | None = None,
+        key: str | None = None,
+        sessions: Sessions | None = None,
+        limiter: LoginLimiter | None = None,
+    ) -> None:
+        if (cert is None) != (key is None):
+            raise ValueError("--web-cert and --web-key go together")
         self.address = address
+        self.tls = cert is not None
+        self.policy = GuardPolicy.for_address(address.host, hosts, token, self.tls)
+        self.guard = Guard(app, self.policy, sessions, limiter)
         config = uvicorn.Config(
-            app, host=address.host, port=address.port, log_level="warning", lifespan="off", access_log=False
+            self.guard,
+            host=address.host,
+            port=address.port,
+            log_level="warning",
+            lifespan="off",
+            access_log=False,
+            http=HeaderTimeoutH11,
+            timeout_keep_alive=KEEP_ALIVE_S,
+            h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+            ssl_certfile=cert,
+            ssl_keyfile=key,
+            server_header=False,
+            limit_concurrency=MAX_CONNECTIONS,
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="web", daemon=True)
@@ -149,7 +204,7 @@ class WebServer:
         if sockets:
             self.port = sockets[0].getsockname()[1]
         host = f"[{self.address.host}]" if ":" in self.address.host else self.address.host
-        return f"http://{host}:{self.port}/"
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}/"
 
     def stop(self) -> None:
         """Stop serving (open event streams are closed) and wait for the thread."""

@@ -1,16 +1,21 @@
 """The table view's web application (Starlette): the page, its data and its live event stream,
 and on a bench table the controls that drive the simulators.
 
-Routes: ``GET /`` the page; ``GET /state`` the view model (JSON); ``GET /events`` server-sent
-events, one ``view`` event per new view model; ``POST /api/spot|press|key|deal|fault`` the bench
-controls (404 on a real table). Every answer is built from :mod:`controller.web.view`, which holds only what
-the table has revealed.
+Routes: ``GET /`` the page (its script and styles are files under ``/static/``: the page runs
+under a CSP with no inline script); ``GET /state`` the view model (JSON); ``GET /events``
+server-sent events, one ``view`` event per new view model and a ``beat`` every
+:data:`HEARTBEAT_S` (the page shows itself stale when they stop); ``POST /api/spot|press|key|
+deal|fault`` the bench controls (404 on a real table). Every answer is built from
+:mod:`controller.web.view`, which holds only what the table has revealed. Who may ask is the
+guard's business (:mod:`controller.web.guard`, put in front by the server).
 """
 
 from __future__ import annotations
 
 import asyncio
+import html as html_lib
 import json
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,56 +23,86 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
-from controller.web.controls import FAULTS, BenchControls, ControlError
-from controller.web.feed import TableFeed
-from controller.web.server import TokenGate
+from controller.web.controls import FAULTS, BenchControls, ControlBusy, ControlError
+from controller.web.guard import SESSION_KEY
+from controller.web.jsonbody import BadBody, parse_object
 
-__all__ = ["table_app", "HEARTBEAT_S"]
+__all__ = ["table_app", "page", "HEARTBEAT_S", "MAX_STREAMS", "STATIC"]
 
 STATIC = Path(__file__).parent / "static"
-HEARTBEAT_S = 15.0
+HEARTBEAT_S = 1.0
+"""The event stream sends a heartbeat this often; the page calls itself stale after 2 s without one."""
+MAX_STREAMS = 250
+"""Event-stream clients one table serves at once; one more gets 503."""
 _NO_STORE = {"cache-control": "no-store"}
 
 
 def page(name: str, **values: str) -> str:
-    """A page from ``static/``: its CSS and script inlined (one request), ``{{key}}`` filled in."""
-    html = (STATIC / f"{name}.html").read_text()
-    html = html.replace("{{css}}", (STATIC / "common.css").read_text() + (STATIC / f"{name}.css").read_text())
-    html = html.replace("{{js}}", (STATIC / f"{name}.js").read_text())
+    """A page from ``static/`` with ``{{key}}`` filled in (each value HTML-escaped)."""
+    text = (STATIC / f"{name}.html").read_text()
     for key, value in values.items():
-        html = html.replace("{{" + key + "}}", value)
-    return html
+        text = text.replace("{{" + key + "}}", html_lib.escape(value, quote=True))
+    return text
 
 
-def table_app(feed: TableFeed, controls: BenchControls | None = None, token: str | None = None) -> Any:
-    """The ASGI app of one table's view (wrapped in the token gate when ``token`` is set)."""
-    html = page("table", bench="true" if controls is not None else "false", faults=json.dumps(FAULTS))
+def static_files() -> Mount:
+    """``/static/``: the pages' scripts and styles."""
+    return Mount("/static", app=StaticFiles(directory=STATIC), name="static")
+
+
+def table_app(
+    feed: Any,
+    controls: BenchControls | None = None,
+    max_streams: int = MAX_STREAMS,
+    heartbeat_s: float = HEARTBEAT_S,
+) -> Any:
+    """The ASGI app of one table's view on ``feed`` (a :class:`~controller.web.feed.TableFeed`:
+    ``current()``, ``subscribe()``, ``unsubscribe()``)."""
+    bench = "true" if controls is not None else "false"
+    faults = json.dumps(FAULTS)
+    streams = 0
 
     async def index(request: Request) -> Response:
-        return HTMLResponse(html, headers=_NO_STORE)
+        session = request.scope.get(SESSION_KEY)
+        csrf = session.csrf if session is not None else ""
+        return HTMLResponse(page("table", bench=bench, faults=faults, csrf=csrf), headers=_NO_STORE)
 
     async def state(request: Request) -> Response:
         _, text = feed.current()
         return Response(text, media_type="application/json", headers=_NO_STORE)
 
     async def events(request: Request) -> Response:
+        nonlocal streams
+        if streams >= max_streams:
+            return JSONResponse(
+                {"error": f"this table already serves {max_streams} live pages; try again later"},
+                status_code=503,
+                headers={"retry-after": "10"},
+            )
+        streams += 1
+        session = request.scope.get(SESSION_KEY)
+        sessions = request.scope.get("tablectl.sessions")
+
         async def stream() -> AsyncIterator[str]:
+            nonlocal streams
             wake = feed.subscribe()
             sent = -1
             try:
-                while True:
+                while session is None or sessions is None or sessions.alive(session):
                     version, text = feed.current()
                     if version != sent:
                         sent = version
                         yield f"event: view\nid: {version}\ndata: {text}\n\n"
                     try:
-                        await asyncio.wait_for(wake.wait(), HEARTBEAT_S)
+                        await asyncio.wait_for(wake.wait(), heartbeat_s)
                     except TimeoutError:
-                        yield ": keep-alive\n\n"
+                        yield f"event: beat\ndata: {time.time():.3f}\n\n"
                     wake.clear()
             finally:
+                streams -= 1
                 feed.unsubscribe(wake)
 
         return StreamingResponse(
@@ -79,11 +114,9 @@ def table_app(feed: TableFeed, controls: BenchControls | None = None, token: str
             return JSONResponse({"error": "this is a real table: the page only shows it"}, status_code=404)
         action = request.path_params["action"]
         try:
-            body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return JSONResponse({"error": f"/api/{action}: the body is not JSON"}, status_code=400)
-        if not isinstance(body, dict):
-            return JSONResponse({"error": f"/api/{action}: the body must be a JSON object"}, status_code=400)
+            body = parse_object(await request.body())
+        except BadBody as exc:
+            return JSONResponse({"error": f"/api/{action}: {exc}"}, status_code=400)
         try:
             if action == "spot":
                 controls.spot(body.get("seat"), body.get("spot"), body.get("cents"))
@@ -97,16 +130,18 @@ def table_app(feed: TableFeed, controls: BenchControls | None = None, token: str
                 controls.fault(body.get("kind"), body.get("seat", 1), body.get("spot"))
             else:
                 return JSONResponse({"error": f"/api/{action}: no such control"}, status_code=404)
+        except ControlBusy as exc:
+            return JSONResponse({"error": f"/api/{action}: {exc}", "busy": True}, status_code=429)
         except ControlError as exc:
             return JSONResponse({"error": f"/api/{action}: {exc}"}, status_code=400)
         return JSONResponse({"ok": True})
 
-    app = Starlette(
+    return Starlette(
         routes=[
             Route("/", index),
             Route("/state", state),
             Route("/events", events),
             Route("/api/{action}", control, methods=["POST"]),
+            static_files(),
         ]
     )
-    return TokenGate(app, token)

@@ -2,8 +2,11 @@
 // to /api/* (the simulators send the same wire events a device would). Nothing here ever sees a
 // face-down card: the server sends null for one.
 "use strict";
-const TOKEN = new URLSearchParams(location.search).get("token");
+// The page runs under a CSP with no inline script: everything it needs is in data attributes.
 const BENCH = document.body.dataset.bench === "true";
+const FAULTS = JSON.parse(document.body.dataset.faults || "{}");
+const CSRF = document.querySelector('meta[name="csrf-token"]').content;
+const STALE_MS = 2000; // no view and no heartbeat for this long: the page is not live
 const SUITS = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
 const $ = (id) => document.getElementById(id);
 let view = null;
@@ -56,6 +59,7 @@ function buildSeats(v) {
       const amt = el("span", "amt");
       sp.append(el("span", "", spotLabel(spot)), amt);
       if (BENCH) sp.addEventListener("click", () => {
+        if (stale) return;
         const now = view.seats[seat.number - 1];
         openSpot(seat.number, spot, now.wagers[spot] || 0, now.wagers);
       });
@@ -128,6 +132,7 @@ function renderFaults(faults) {
 }
 
 function renderPanel(v) {
+  if (stale) { for (const b of document.querySelectorAll("#panel button")) b.disabled = true; }
   const box = $("panel");
   if (!BENCH) return;
   if (!box.childElementCount) {
@@ -174,11 +179,15 @@ let pending = 0;
 function post(action, body) {
   pending += 1; document.body.dataset.pending = pending;
   chain = chain.then(async () => {
-    const headers = { "content-type": "application/json" };
-    if (TOKEN) headers.authorization = "Bearer " + TOKEN;
+    const headers = { "content-type": "application/json", "x-csrf-token": CSRF };
     try {
-      const r = await fetch("/api/" + action, { method: "POST", headers, body: JSON.stringify(body) });
-      if (!r.ok) { const e = await r.json().catch(() => ({ error: r.statusText })); showError(e.error); }
+      const r = await fetch("/api/" + action, { method: "POST", headers, body: JSON.stringify(body), credentials: "same-origin" });
+      if (r.status === 401) { location.reload(); return; } // the session ended: log in again
+      if (!r.ok) {
+        const e = await r.json().catch(() => ({ error: r.status + " " + r.statusText }));
+        if (r.status === 429) document.body.dataset.busy = String(Date.now());
+        showError(e.error);
+      }
     } catch (err) { showError(String(err)); }
     pending -= 1; document.body.dataset.pending = pending;
   });
@@ -229,12 +238,46 @@ if (BENCH) {
   });
 }
 
-function connect() {
-  const src = new EventSource("/events" + (TOKEN ? "?token=" + encodeURIComponent(TOKEN) : ""));
-  src.addEventListener("view", (ev) => render(JSON.parse(ev.data)));
-  src.onopen = () => { document.body.dataset.live = "yes"; };
-  src.onerror = () => { document.body.dataset.live = "no"; };
+// Live or stale: every view and every heartbeat (a "beat" each second) is a sign of life. With
+// none for STALE_MS the page says since when it is not live, greys the device dots and turns its
+// controls off; it recovers by itself when the stream does (EventSource reconnects; a stream
+// that was refused is opened again every few seconds).
+let lastAlive = 0;
+let stale = true;
+function alive() {
+  lastAlive = Date.now();
+  if (stale) setStale(false);
 }
-const tick = () => { $("clock").textContent = new Date().toLocaleTimeString(); };
-tick(); setInterval(tick, 1000);
+function setStale(on) {
+  stale = on;
+  document.body.dataset.live = on ? "no" : "yes";
+  document.body.classList.toggle("not-live", on);
+  $("stale").hidden = !on;
+  if (on) $("stale-since").textContent = lastAlive ? new Date(lastAlive).toLocaleTimeString("en-GB") : "the page opened";
+  for (const b of document.querySelectorAll("button, select")) {
+    if (b.closest("dialog")) continue;
+    b.disabled = on;
+  }
+  if (on && $("spot-dialog").open) $("spot-dialog").close();
+}
+let source = null;
+function connect() {
+  source = new EventSource("/events");
+  source.addEventListener("view", (ev) => { render(JSON.parse(ev.data)); alive(); });
+  source.addEventListener("beat", alive);
+  source.onerror = () => {
+    if (source.readyState === EventSource.CLOSED) { // refused (e.g. 503, or the session ended)
+      setTimeout(async () => {
+        const r = await fetch("/state", { credentials: "same-origin" }).catch(() => null);
+        if (r && r.status === 401) { location.reload(); return; }
+        connect();
+      }, 3000);
+    }
+  };
+}
+const tick = () => {
+  $("clock").textContent = new Date().toLocaleTimeString();
+  if (!stale && Date.now() - lastAlive > STALE_MS) setStale(true);
+};
+tick(); setInterval(tick, 250);
 connect();

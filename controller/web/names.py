@@ -1,0 +1,48 @@
+"""Plain names for what the pit view shows: games, hands, house-way rules and wagers, and the
+wagers in the order the game's layout has them (:mod:`controller.catalog`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from controller.catalog import CATALOG
+
+__all__ = ["game_name", "hand_name", "wager_name", "wager_order"]
+
+GAMES = {"boston5": "Boston 5", "mississippi_stud": "Mississippi Stud", "pai_gow": "Pai Gow Poker"}
+HOUSE_WAYS = {"foxwoods": "Foxwoods", "ballys_ac": "Bally's AC"}
+WAGERS = {"pai_gow": "pai gow", "envy_marker": "envy marker"}
+
+
+def _words(code: str) -> str:
+    return code.replace("_", " ").strip()
+
+
+def game_name(code: object) -> str:
+    """``boston5`` gives ``Boston 5``; an unknown code its words."""
+    text = str(code) if code is not None else "?"
+    return GAMES.get(text, _words(text))
+
+
+def hand_name(code: object) -> str:
+    """A hand category or a house-way rule in words: ``one_pair`` gives ``one pair``,
+    ``foxwoods.no_pair`` gives ``Foxwoods: no pair``."""
+    text = str(code)
+    way, sep, rule = text.partition(".")
+    if sep:
+        return f"{HOUSE_WAYS.get(way, _words(way))}: {_words(rule)}"
+    return _words(text)
+
+
+def wager_name(code: object) -> str:
+    """A wager spot in words (``pai_gow`` gives ``pai gow``)."""
+    text = str(code)
+    return WAGERS.get(text, _words(text))
+
+
+def wager_order(game: object, spots: Iterable[str]) -> list[str]:
+    """``spots`` in the game's layout order (its catalog's wager spots), others after, by name."""
+    catalog = CATALOG.get(str(game))
+    order = list(catalog.wager_spots) if catalog is not None else []
+    known = [s for s in order if s in spots]
+    return known + sorted(s for s in spots if s not in order)
