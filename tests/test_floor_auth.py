@@ -458,3 +458,16 @@ def test_init_auth_makes_the_ingest_and_setup_identities(tmp_path: Path) -> None
     assert '"$JS.API.CONSUMER.MSG.NEXT.FLOOR2.d2"' in conf and '"$JS.ACK.FLOOR2.d2.>"' in conf
     assert '"$JS.API.>"' in conf  # the setup identity's, for creating the stream
     assert (folder.stat().st_mode & 0o777) == 0o700
+
+
+def test_the_stream_has_age_and_size_limits_that_keep_at_least_30_days(floor_link: Any) -> None:
+    async def config() -> Any:
+        nc = await connect(floor_link, floor_link.admin)
+        try:
+            return (await nc.jetstream().stream_info(floor_link.stream)).config
+        finally:
+            await nc.close()
+
+    made = asyncio.run(config())
+    assert made.max_age >= 30 * 86400 and made.max_age == 90 * 86400
+    assert made.max_bytes == 64 * 2**30

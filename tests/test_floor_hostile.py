@@ -667,3 +667,66 @@ def test_made_up_tables_cannot_fill_the_store(db: str) -> None:
     assert rows(db, "SELECT count(*) FROM floor_pending") == [(2,)] and rows(
         db, "SELECT count(*) FROM floor_table"
     ) == [(0,)]
+
+
+def _reconcile(db: str, path: Path) -> tuple[int, str]:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "floor",
+            "reconcile",
+            "--journal",
+            str(path),
+            "--table",
+            "ms-01",
+            "--db",
+            db,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Traceback" not in done.stderr
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_reconcile_compares_a_tables_journal_with_the_floor(db: str, tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    j = journal(path, 3)
+    j.close()
+    store(db, real_messages(path, "ms-01"))
+    code, out = _reconcile(db, path)
+    assert code == 0 and "15 records agree, 0 differ, 0 in the journal not yet on the floor" in out, out
+    j = SqliteJournal(path)
+    j.append("SpotReport", {"seat": 1, "spot": "ante", "cents": 500}, event=True)  # not published yet
+    j.close()
+    code, out = _reconcile(db, path)
+    assert code == 0 and "1 in the journal not yet on the floor" in out, out
+    with psycopg.connect(db, autocommit=True) as conn:
+        conn.execute("UPDATE floor_record SET hash = %s WHERE table_id = 'ms-01' AND seq = 7", ("f" * 64,))
+        conn.execute("DELETE FROM floor_record WHERE table_id = 'ms-01' AND seq = 3")
+    code, out = _reconcile(db, path)
+    assert code == 1, out
+    assert "records 3 to 3: in the journal, missing on the floor (a gap)" in out
+    assert "record 7: the floor's hash ffffffffffff... is not the journal's" in out
+
+
+def test_reconcile_of_a_table_the_floor_does_not_know(db: str, tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    journal(path, 1).close()
+    code, out = _reconcile(db, path)
+    assert code == 1 and "the floor store has no table 'ms-01'" in out
+
+
+def test_reconcile_reads_records_as_they_go_and_skips_what_the_journal_pruned() -> None:
+    from controller.floor.reconcile import reconcile
+
+    journal_rows = [(s, f"h{s}") for s in range(11, 21)]
+    floor_rows = [(s, f"h{s}") for s in range(1, 18)]
+    found = reconcile(iter(journal_rows), iter(floor_rows), journal_anchor=10)
+    assert found.ok and found.compared == 7 and found.backlog == 3
+    found = reconcile(iter(journal_rows), iter([(s, f"h{s}") for s in (11, 12, 15)]), journal_anchor=10)
+    assert found.differences == ["records 13 to 14: in the journal, missing on the floor (a gap)"]
+    assert reconcile([], [(1, "x")]).differences == ["record 1: on the floor, not in the journal"]

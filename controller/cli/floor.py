@@ -57,6 +57,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     st.add_argument("--json", action="store_true", help="the status as one JSON object")
     st.set_defaults(run=_status)
 
+    rc = floor.add_parser("reconcile", help="one table's journal against the floor store: exit 1 on any difference")
+    rc.add_argument("--journal", required=True, help="the table's journal (opened read only)")
+    rc.add_argument("--table", required=True, metavar="ID", help="the table's id on the floor")
+    rc.add_argument("--db", required=True, help="PostgreSQL URL (the reader role)")
+    rc.set_defaults(run=_reconcile)
+
     s = floor.add_parser(
         "serve", help="a single-machine floor: local NATS with JetStream, embedded PostgreSQL, migrate, ingest"
     )
@@ -106,6 +112,18 @@ def _ingest_options(p: argparse.ArgumentParser, auth: bool = True) -> None:
     p.add_argument("--batch", type=int, default=500, help="messages per transaction")
     p.add_argument("--ack-wait", type=float, default=30.0, help="seconds before an unacknowledged message is resent")
     p.add_argument("--replicas", type=int, default=1, choices=[1, 3, 5], help="stream replicas when creating it")
+    p.add_argument(
+        "--stream-max-age-days",
+        type=float,
+        default=90.0,
+        help="when creating the stream: keep messages this many days (default 90; at least 30)",
+    )
+    p.add_argument(
+        "--stream-max-gib",
+        type=int,
+        default=64,
+        help="when creating the stream: keep at most this many GiB (default 64)",
+    )
     if auth:
         p.add_argument("--creds", help="the ingest's NATS credentials file (tablectl floor init-auth)")
         p.add_argument("--ca", help="the CA file that signed the brokers' certificates (TLS)")
@@ -237,6 +255,8 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any
         batch=args.batch,
         ack_wait_s=args.ack_wait,
         replicas=args.replicas,
+        stream_max_age_days=args.stream_max_age_days,
+        stream_max_bytes=args.stream_max_gib * 2**30,
         credentials=getattr(args, "creds", None),
         ca=getattr(args, "ca", None),
         cert=getattr(args, "cert", None),
@@ -255,6 +275,8 @@ def _ingest(args: argparse.Namespace) -> int:
         return _needs_floor_extra("ingest", exc)
     if args.batch < 1:
         return _fail("ingest", "--batch must be at least 1")
+    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 1):
+        return _fail("ingest", "--stream-max-age-days must be at least 30 and --stream-max-gib at least 1")
     if why := secret_in_url(args.db):
         return _fail("ingest", why)
     try:
@@ -372,6 +394,61 @@ def _status(args: argparse.Namespace) -> int:
         if t.rejected:
             print(f"ALERT {t.table_id}: {t.rejected} messages rejected")
     return 0
+
+
+def _reconcile(args: argparse.Namespace) -> int:
+    """0 when every record the floor holds of the table is the journal's, 1 on a difference."""
+    if why := secret_in_url(args.db):
+        return _fail("reconcile", why)
+    try:
+        import psycopg
+
+        from controller.floor.reconcile import reconcile
+    except ImportError as exc:
+        return _needs_floor_extra("reconcile", exc)
+    from controller.journal import JournalError, SqliteJournal
+
+    try:
+        journal = SqliteJournal.open_readonly(args.journal)
+    except JournalError as exc:
+        return _fail("reconcile", str(exc))
+    try:
+        anchor = int(journal.meta("anchor_seq") or 0)
+        with psycopg.connect(args.db, connect_timeout=10) as conn:  # one read transaction (the cursor is named)
+            chain = conn.execute("SELECT anchor_seq FROM floor_chain WHERE table_id = %s", (args.table,)).fetchone()
+            quarantined = conn.execute(
+                "SELECT count(*) FROM floor_quarantine WHERE table_id = %s", (args.table,)
+            ).fetchone()
+            with conn.cursor(name="floor_records") as cur:  # streamed: a year's records in bounded memory
+                cur.execute("SELECT seq, hash FROM floor_record WHERE table_id = %s ORDER BY seq", (args.table,))
+                found = reconcile(
+                    journal.db.execute("SELECT seq, hash FROM records ORDER BY seq"),
+                    ((int(seq), str(digest)) for seq, digest in cur),
+                    anchor,
+                    int(chain[0] or 0) if chain else 0,
+                )
+    except psycopg.Error as exc:
+        return _fail("reconcile", f"{args.db}: {str(exc).strip().splitlines()[0]}")
+    finally:
+        journal.close()
+    if chain is None:
+        print(f"tablectl floor reconcile: the floor store has no table {args.table!r}", file=sys.stderr)
+        return 1
+    for text in found.differences:
+        print(f"tablectl floor reconcile: {args.table}: {text}", file=sys.stderr)
+    if found.more:
+        print(f"tablectl floor reconcile: {args.table}: and {found.more} more differences", file=sys.stderr)
+    held = int(quarantined[0]) if quarantined else 0
+    if held:
+        print(
+            f"tablectl floor reconcile: {args.table}: {held} records quarantined (tablectl floor status)",
+            file=sys.stderr,
+        )
+    print(
+        f"{args.table}: {found.compared} records agree, {len(found.differences) + found.more} differ, "
+        f"{found.backlog} in the journal not yet on the floor, {held} quarantined"
+    )
+    return 0 if found.ok and not held else 1
 
 
 def _serve(args: argparse.Namespace) -> int:
