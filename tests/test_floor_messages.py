@@ -178,3 +178,30 @@ def test_run_and_bench_start_a_forwarder_only_with_a_floor_section(tmp_path: Pat
     forwarder = forwarder_for(table, tmp_path / "j.db")
     assert isinstance(forwarder, Forwarder) and forwarder.link.table_id == "ms-01"
     assert forwarder.link.servers == ("nats://127.0.0.1:4222",)
+
+
+def test_the_bench_summary_says_a_floor_never_connected_and_counts_the_backlog_from_the_journal(
+    tmp_path: Path,
+) -> None:
+    """With the broker unreachable the summary said "acknowledged up to record 0, backlog 0" while
+    hundreds of records were never sent."""
+    from controller.floor.servers import free_port
+
+    config = bench_config(tmp_path, f"floor:\n  table_id: ms-01\n  servers: nats://127.0.0.1:{free_port()}\n")
+    journal = tmp_path / "j.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", "bench", "--config", str(config), "--game", "mississippi_stud"]
+        + ["--rounds", "1", "--seed", "3", "--journal", str(journal)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    (line,) = [ln for ln in done.stdout.splitlines() if ln.strip().startswith("floor ")]
+    assert "ms-01: never connected" in line
+    backlog = int(line.split("backlog ")[1].split()[0])
+    assert backlog > 50  # every record of the round, none sent
+    status = subprocess.run(
+        [sys.executable, "-m", "controller", "status", "--journal", str(journal)], capture_output=True, text=True
+    )
+    assert "floor: never connected" in status.stdout and f"backlog {backlog} records" in status.stdout, status.stdout

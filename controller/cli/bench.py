@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import Any
 
 from controller.cli.args import bounded_int, positive_int
 from controller.cli.choices import FAULT_PROFILES, GAMES, STRATEGIES
@@ -12,6 +14,25 @@ from controller.cli.journal import BENCH_JOURNAL_DIR
 from controller.cli.webopts import add_web_arguments, web_attach
 
 __all__ = ["register", "run"]
+
+
+def floor_line(table_id: str, link: Any, journal: Path | str) -> str:
+    """The floor link's truth for the summary: never connected (and why), or its state; the
+    backlog counted from the journal (not from what the forwarder saw); the last error."""
+    from controller.journal.outbox import Outbox
+
+    outbox = Outbox(journal)
+    try:
+        backlog = outbox.backlog()
+    finally:
+        outbox.close()
+    error = f", last error: {link.error}" if link.error else ""
+    if not link.acked and not link.published:
+        return f"floor       {table_id}: never connected{error}; backlog {backlog} records (counted from the journal)"
+    return (
+        f"floor       {table_id}: {link.state.value}, acknowledged up to record {link.acked}, "
+        f"backlog {backlog} records (counted from the journal){error}"
+    )
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -120,8 +141,5 @@ def run(args: argparse.Namespace) -> int:
         print("  " + line)
     print(f"  journal     {journal} (tablectl recall --journal {journal})")
     if forwarder is not None and table.floor is not None:
-        link = forwarder.status()
-        print(
-            f"  floor       {table.floor.table_id}: {link.state.value}, acknowledged up to record {link.acked}, backlog {link.backlog}"
-        )
+        print("  " + floor_line(table.floor.table_id, forwarder.status(), journal))
     return 0 if summary.mismatches == 0 else 1

@@ -208,10 +208,16 @@ def _text(status: dict[str, Any]) -> list[str]:
     floor = status.get("floor")
     if floor is not None:
         why = f": {floor['error']}" if floor["error"] else ""
-        out.append(
-            f"floor: link {floor['state']} (noted {_time(floor['at'])}){why}; acknowledged up to record "
-            f"{floor['acked_seq']}, backlog {floor['backlog']}"
-        )
+        if not floor["acked_seq"] and floor["state"] != "up":
+            out.append(
+                f"floor: never connected{why} (noted {_time(floor['at'])}); backlog {floor['backlog']} "
+                "records (counted from the journal)"
+            )
+        else:
+            out.append(
+                f"floor: link {floor['state']} (noted {_time(floor['at'])}){why}; acknowledged up to record "
+                f"{floor['acked_seq']}, backlog {floor['backlog']} records (counted from the journal)"
+            )
     return out
 
 

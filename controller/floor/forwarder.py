@@ -100,6 +100,8 @@ class Forwarder:
         self._ack_written = 0.0
         self._acked_written = -1
         self._refused: str | None = None
+        self._outbox: Outbox | None = None
+        """Open while forwarding: where a connection error is noted before the link ever came up."""
         """The broker's last permissions violation (the reason a publish was never acknowledged)."""
         self._caught_up_at = 0.0
         """When the forwarder last found nothing left to send or acknowledge (monotonic)."""
@@ -160,6 +162,8 @@ class Forwarder:
     async def _main(self, shared: Any = None) -> None:
         outbox = Outbox(self.journal_path)
         self._acked = outbox.acked()
+        self._outbox = outbox
+        self._write_state(outbox)  # starting: `tablectl status` shows the link even before it is up
         backoff = 0.1
         nc: Any = shared
         try:
@@ -180,6 +184,7 @@ class Forwarder:
             outbox.ack(self._acked)
             self._state = LinkState.STOPPED
             self._write_state(outbox)
+            self._outbox = None
             outbox.close()
             if nc is not None and shared is None:
                 await self._close(nc)
@@ -206,7 +211,10 @@ class Forwarder:
         return await nats.connect(**options)
 
     async def _quiet(self, exc: Exception) -> None:
+        changed = repr(exc) != self._error
         self._error = repr(exc)
+        if changed and self._state is not LinkState.UP and self._outbox is not None:
+            self._write_state(self._outbox)  # so `tablectl status` can say why it never connected
         if "permissions violation" in str(exc).lower():  # the broker refused this identity a subject
             self._refused = str(exc)
 
