@@ -275,7 +275,7 @@ def test_bench_tables_reach_postgres_exactly_once(folder: Path, floor_link: Floo
         assert line["handle"] == handle and line["hold_percent"] == pytest.approx(100 * line["win"] / handle)
         everything = json.loads(
             subprocess.run(
-                [sys.executable, "-m", "controller", "floor", "report", "--db", db, "--json"],
+                [sys.executable, "-m", "controller", "floor", "report", "--db", db.reader, "--json"],
                 capture_output=True,
                 text=True,
                 check=True,

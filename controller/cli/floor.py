@@ -121,8 +121,8 @@ def _ingest_options(p: argparse.ArgumentParser, auth: bool = True) -> None:
     p.add_argument(
         "--stream-max-gib",
         type=int,
-        default=64,
-        help="when creating the stream: keep at most this many GiB (default 64)",
+        default=0,
+        help="when creating the stream: keep at most this many GiB per broker (default 0: no byte limit, the age only)",
     )
     if auth:
         p.add_argument("--creds", help="the ingest's NATS credentials file (tablectl floor init-auth)")
@@ -256,7 +256,7 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any
         ack_wait_s=args.ack_wait,
         replicas=args.replicas,
         stream_max_age_days=args.stream_max_age_days,
-        stream_max_bytes=args.stream_max_gib * 2**30,
+        stream_max_bytes=args.stream_max_gib * 2**30 if args.stream_max_gib > 0 else -1,
         credentials=getattr(args, "creds", None),
         ca=getattr(args, "ca", None),
         cert=getattr(args, "cert", None),
@@ -275,8 +275,8 @@ def _ingest(args: argparse.Namespace) -> int:
         return _needs_floor_extra("ingest", exc)
     if args.batch < 1:
         return _fail("ingest", "--batch must be at least 1")
-    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 1):
-        return _fail("ingest", "--stream-max-age-days must be at least 30 and --stream-max-gib at least 1")
+    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 0):
+        return _fail("ingest", "--stream-max-age-days must be at least 30 and --stream-max-gib 0 or more")
     if why := secret_in_url(args.db):
         return _fail("ingest", why)
     try:
@@ -498,6 +498,8 @@ def _serve(args: argparse.Namespace) -> int:
         log.info("stopped after %d messages", stats.messages)
     except (FloorServerError, OSError, ValueError) as exc:
         return _fail("serve", str(exc))
+    except Exception as exc:  # e.g. the broker refusing the stream: said, never a traceback
+        return _fail("serve", f"{type(exc).__name__}: {exc}")
     finally:
         if postgres is not None:
             postgres.stop()

@@ -63,8 +63,9 @@ class IngestConfig:
     stream_max_age_days: float = 90.0
     """The stream keeps messages this long (its ``max_age``): well past the 30 days a table's
     journal may wait for a floor that is down, and the tables keep their own journals anyway."""
-    stream_max_bytes: int = 64 * 2**30
-    """At most this much is kept on each broker (its ``max_bytes``; the oldest goes first)."""
+    stream_max_bytes: int = -1
+    """At most this much is kept on each broker (its ``max_bytes``; the oldest goes first; -1: no
+    byte limit, only the age: JetStream refuses a limit larger than the storage it has)."""
     credentials: str | None = None
     """The ingest's NATS credentials (an nkey seed or a ``.creds`` file: controller.floor.connect)."""
     ca: str | None = None
@@ -193,7 +194,7 @@ async def ensure_stream(js: Any, config: IngestConfig) -> None:
             num_replicas=config.replicas,
             duplicate_window=120.0,
             max_age=config.stream_max_age_days * 86400,
-            max_bytes=config.stream_max_bytes,
+            max_bytes=config.stream_max_bytes if config.stream_max_bytes > 0 else None,
         )
     )
 
