@@ -154,7 +154,7 @@ class HilTable:
 
     def shown(self) -> tuple[str, ...]:
         """The lines on the simulated panel's display now."""
-        return tuple(self.panel.display.get(i + 1, "") for i in range(self.m.size.lines))
+        return tuple(self.panel.display.get(i + 1, "") for i in range(self.m.display.size.lines))
 
     def screen(self) -> tuple[str, ...]:
         """The screen on the panel, once it shows what the controller last sent."""

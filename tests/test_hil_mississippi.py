@@ -108,7 +108,7 @@ def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     )
     # the panel names seat and spot: the first on the first page, the rest on the next (the page is shown)
     assert "late bet: seat 2 ante 5.00 not accepted" in t.screen_text() and t.screen()[0].endswith("1/3")
-    assert "removed bet: seat 1 ante 0.00 not accepted" in t.m.screen_state().details
+    assert "removed bet: seat 1 ante 0.00 not accepted" in t.m.display.state().details
     t.key()
     t.press("previous", "previous")  # the supervisor refuses both
     actions = [r.data["action"] for r in t.journal.records() if r.kind == "SupervisorAction"]

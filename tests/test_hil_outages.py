@@ -102,7 +102,7 @@ def test_5_cards_dealt_while_held_wait_for_the_supervisor_and_recall_shows_every
         t.press("confirm")  # without the key: refused, and journaled
         t.key()
         t.press("next")
-        assert t.m.entry_card == card("3c")  # the first card not dealt (the four waiting are out of the shoe)
+        assert t.m.intake.entry_card == card("3c")  # the first card not dealt (the four waiting are out of the shoe)
         t.press("previous", "previous")  # back round to the card the shoe could not read
         t.press("confirm")
         assert t.m.hold_reason == "4 cards dealt while held: supervisor: confirm accepts, void declares a misdeal"

@@ -31,9 +31,9 @@ class Checked:
 
     def before(self, word: str) -> None:
         lines = self.t.screen()
-        columns = self.t.m.size.columns
+        columns = self.t.m.display.size.columns
         assert all(len(line) <= columns for line in lines), lines
-        assert len(lines) == self.t.m.size.lines
+        assert len(lines) == self.t.m.display.size.lines
         assert word in " ".join(lines), f"{word!r} not on the screen {lines}"
         self.checked += 1
 
@@ -121,7 +121,7 @@ def test_pai_gow_round(tmp_path: Path) -> None:
 def test_the_screen_fits_the_size_the_panel_reports(tmp_path: Path) -> None:
     table = load_table(config_dir() / "bench" / "mississippi_stud.yaml")  # display: 4 x 40
     with HilTable(table, tmp_path, display=(6, 40)) as t:
-        wait(lambda: (t.m.size.lines, t.m.size.columns) == (6, 40), "the panel's display size")
+        wait(lambda: (t.m.display.size.lines, t.m.display.size.columns) == (6, 40), "the panel's display size")
         d = Checked(t)
         t.spot(1, "ante", 500)
         d.press("no_more_bets")

@@ -335,7 +335,7 @@ def test_cards_dealt_behind_an_unreadable_card_wait_until_it_is_entered() -> Non
     t.press("confirm")  # the unreadable card comes first: confirm enters a card, none is chosen yet
     assert t.m.phase is Phase.HOLD and t.records("SupervisorAction") == []
     t.press("next")
-    assert t.m.entry_card == card("3c")  # the first card not dealt: the cards waiting are out of the shoe too
+    assert t.m.intake.entry_card == card("3c")  # the first card not dealt: the cards waiting are out of the shoe too
     t.press("confirm")
     assert t.m.phase is Phase.HOLD and t.m.hold_reason.startswith("4 cards dealt while held")
     t.press("confirm")
