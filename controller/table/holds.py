@@ -11,6 +11,8 @@ back, any other by the supervisor (key on): clear fault, accept or enter cards, 
 
 from __future__ import annotations
 
+import logging
+import sys
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
     from controller.table.round import RoundTable
 
 __all__ = ["HoldKind", "Holds", "ROUND_COMMANDS"]
+
+log = logging.getLogger("tablectl.table")
 
 ROUND_COMMANDS = frozenset({"display", "screen", "lock", "unlock", "lamp"})
 """Device commands the round depends on: one that finally fails holds the table."""
@@ -107,9 +111,24 @@ class Holds:
         t.devices.panel_lamp("clear_fault", True)
         t.display.shown(f"HOLD: {self.reason}")
 
-    def controller_error(self, kind: str) -> None:
-        """A machine callback raised: its kind is the hold's reason (the state stays as it is)."""
+    def machine_error(self, *_trigger_args: Any, **_trigger_kwargs: Any) -> None:
+        """A callback of the machine raised (its ``on_exception``): the error names the hold's
+        reason (the state stays as it is).
+
+        ``transitions`` calls this inside its ``except`` block with the trigger's own arguments
+        (the machine does not use ``send_event``), so the error is the one being handled. Only its
+        type is logged: its text may name a card not yet revealed.
+        """
+        error = sys.exc_info()[1]
+        kind = type(error).__name__ if error is not None else "unknown error"
+        log.error("table machine error: %s", kind)
+        self.table.machine_error = kind
         self.reason, self.kind = f"controller error: {kind}", HoldKind.TABLE
+
+    def journal_failed(self, reason: str) -> None:
+        """The journal cannot be written: hold (not recorded; the ``JournalFault`` event that
+        follows when it can be written again holds a replay at the same place)."""
+        self.hold(f"journal: {reason}", HoldKind.JOURNAL)
 
     def link_lost(self, device: str) -> None:
         self.hold(f"link down: {device}", HoldKind.LINK)

@@ -12,8 +12,6 @@ transitions are in :mod:`.phases`; a game module subclasses :class:`RoundTable` 
 
 from __future__ import annotations
 
-import logging
-import sys
 from collections.abc import Callable
 from enum import Enum
 from operator import attrgetter
@@ -26,24 +24,23 @@ from controller.settlement import Settlement, Step
 from controller.table.bet_board import BetBoard
 from controller.table.card_intake import CardIntake
 from controller.table.card_ledger import CardLedger
+from controller.table.carry_over import CarryOver
 from controller.table.dealer_screen import DealerScreen
 from controller.table.device_state import ShownState
 from controller.table.devices import TableDevices
-from controller.table.holds import HoldKind, Holds
+from controller.table.holds import Holds
 from controller.table.late_bets import LateBets
 from controller.table.links import LinkReconciler
 from controller.table.phases import CommonPhases, Trigger, via
 from controller.table.round_data import RoundResult, Seat
 from controller.table.screen import DisplaySize, Notice
 from controller.table.settlement_walk import SettlementWalk
-from controller.table.stub_count import STUB_EVERY, StubCount
+from controller.table.stub_count import StubCount
 from controller.table.supervisor import SUPERVISOR_ACTIONS, Action, Supervisor
 from controller.table.wagers import Wagers
 from controller.table_config import TableConfig
 
 __all__ = ["RoundTable", "Seat", "RoundResult"]
-
-log = logging.getLogger("tablectl.table")
 
 T = TypeVar("T")
 
@@ -133,6 +130,7 @@ class RoundTable:
         self.links = LinkReconciler(self)
         self.walk = SettlementWalk(self)
         self.stub = StubCount(self)
+        self.carry = CarryOver(self)
         self.seats: dict[int, Seat] = {}
         self.dealt = 0
         self.round_no = 0
@@ -294,43 +292,12 @@ class RoundTable:
     ask_stub_count = via("stub.ask")
     stub_mismatch = via("stub.mismatch")
     remember_phase = via("holds.entered")
-
-    def on_machine_error(self, *_trigger_args: Any, **_trigger_kwargs: Any) -> None:
-        """A callback of the machine raised: the table names the error on its hold reason.
-
-        ``transitions`` calls this inside its ``except`` block with the trigger's own arguments
-        (the machine does not use ``send_event``), so the error is the one being handled. Only its
-        type is logged: its text may name a card not yet revealed.
-        """
-        error = sys.exc_info()[1]
-        kind = type(error).__name__ if error is not None else "unknown error"
-        log.error("table machine error: %s", kind)
-        self.machine_error = kind
-        self.holds.controller_error(kind)
+    on_machine_error = via("holds.machine_error")
 
     # --- from one round to the next, and across a restart ----------------------------------------
 
-    def snapshot_state(self) -> dict[str, Any]:
-        """What the table carries from one round to the next (taken as a round starts)."""
-        return {
-            "round_no": self.round_no,
-            "supervisor": self.supervisor.key_on,
-            "spots": [[seat, spot, cents] for (seat, spot), cents in sorted(self.board.levels.items())],
-            "shoe_count": self.ledger.shoe_count,
-            "rounds_dealt": self.stub.rounds_dealt,
-        }
-
-    def restore(self, state: dict[str, Any]) -> None:
-        """Start from a snapshot: the closed table opens again at the snapshot's round (the key
-        counts as off: the panel must report it again after a restart)."""
-        self.round_no = int(state["round_no"]) - 1
-        for seat, spot, cents in state.get("spots", []):
-            self.board.report(seat, spot, cents)
-        self.ledger.shoe_count = int(state.get("shoe_count", 0))
-        # older snapshots: the rounds since the last count follow from the round number
-        self.stub.rounds_dealt = int(state.get("rounds_dealt", (int(state["round_no"]) - 1) % STUB_EVERY))
-        self.open_table()
-        self.display.show()
+    snapshot_state = via("carry.snapshot")
+    restore = via("carry.restore")
 
     def resend_requests(self) -> None:
         """After a restart: the key counts as off until the panel reports it (the replayed key
@@ -362,10 +329,7 @@ class RoundTable:
             handler(event)
         self.display.show()
 
-    def journal_failed(self, reason: str) -> None:
-        """The journal cannot be written: hold (not recorded; the ``JournalFault`` event that
-        follows when it can be written again holds a replay at the same place)."""
-        self.holds.hold(f"journal: {reason}", HoldKind.JOURNAL)
+    journal_failed = via("holds.journal_failed")
 
     def on_OpenTable(self, e: Any) -> None:
         self.open_table()
