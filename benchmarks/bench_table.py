@@ -95,7 +95,7 @@ def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, l
         while model.phase.value == "count_stub":  # the stub count every fifth round
             engine.step(ShoeStatus(device="shoe", stub_count=model.stub.expected, deck_size=model.DECK))
     elapsed = time.process_time() - start
-    assert len(played) == rounds, (len(played), model.phase, model.prompts[-3:])
+    assert len(played) == rounds, (len(played), model.phase, model.display.prompts[-3:])
     start = time.process_time()
     for result in played:  # the settlement alone, as `tablectl settle` computes it
         settle_record(result.record, table)

@@ -26,15 +26,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.table.mississippi_stud import MississippiTable
+from controller.table.snapshot import build_snapshot
 from controller.table_config import config_dir, load_table
-from controller.web.feed import CommandTee
 from controller.web.view import table_view
 from drivers.bet_spots import SpotReport
 from tests.table_helpers import FedTable
 
 
 def feed_cost(events: int) -> tuple[float, float]:
-    """(bare handle, view model + JSON) in microseconds per event."""
+    """(bare handle, snapshot + view model + JSON) in microseconds per event."""
     table = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
     t = FedTable(MississippiTable, table)
     for seat in range(1, 7):
@@ -44,7 +44,6 @@ def feed_cost(events: int) -> tuple[float, float]:
     for seat in range(1, 7):
         t.spot(seat, "third", 1000)
     t.press("reveal")
-    tee = CommandTee(t.devices)
     # a late-bet report at a locked spot: handled (flashed, refused), the round unchanged
     report = SpotReport(device="bet_spots", seat=1, spot="bonus", cents=100)
     start = time.perf_counter()
@@ -53,7 +52,8 @@ def feed_cost(events: int) -> tuple[float, float]:
     bare = (time.perf_counter() - start) / events * 1e6
     start = time.perf_counter()
     for _ in range(events):
-        json.dumps(table_view(t.m, table, tee, {"shoe": "up"}, []), separators=(",", ":"))
+        snapshot = build_snapshot(t.m)  # what the controller thread builds after each event
+        json.dumps(table_view(snapshot, table, {"shoe": "up"}, []), separators=(",", ":"))
     view = (time.perf_counter() - start) / events * 1e6
     return bare, view
 

@@ -21,12 +21,14 @@ from typing import Any, TypedDict
 
 from tqdm import tqdm
 
-from controller.cards import Card, deck
+from controller.cards import Card, card, deck
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_json
 from controller.table.base import RoundResult
+from controller.table.latest import SnapshotSource
 from controller.table.resettle import Verifier, canonical
 from controller.table.runtime import TableRuntime
+from controller.table.snapshot import TableSnapshot
 from controller.table_config import TableConfig
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.faults import Faults
@@ -106,30 +108,6 @@ class BenchSummary:
         ]
 
 
-def _wait(cond: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
-    """Wait until ``cond()`` holds. The players read the controller's round from their own thread
-    (only reading): a dict that changes while it is read just means "look again"."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if cond():
-                return
-        except (RuntimeError, KeyError, IndexError, AttributeError):  # changed while read: look again
-            pass
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"bench: timed out waiting for {what}")
-        time.sleep(0.001)
-
-
-def _read(get: Callable[[], Any]) -> Any:
-    """A value read from the controller's state, again if it changed while read."""
-    while True:
-        try:
-            return get()
-        except RuntimeError:
-            time.sleep(0.001)
-
-
 def _ranks(cards: list[Card]) -> list[int]:
     """The ranks of ``cards`` (Mississippi Stud deals no joker)."""
     ranks = [c.rank for c in cards]
@@ -162,8 +140,16 @@ def _later_street(cards: list[Card], rng: random.Random) -> int:
     return 1 if rng.random() < 0.7 else 0
 
 
+Cond = Callable[[TableSnapshot], bool]
+
+
 class Player:
     """The simulated players and dealer of one bench table, acting on what the table shows.
+
+    They read only the table's snapshots (``view``: published by the controller thread at the
+    bench, built on demand in the soak) and wait for states in them, never reading the table from
+    another thread; each player looks at its own hole cards (:class:`PlayerHands`) as a player
+    at a real table looks at his.
 
     Every decision is drawn from a generator seeded with the bench seed, the round number and
     what is decided (never from a generator shared across decisions), and every action checks
@@ -171,87 +157,121 @@ class Player:
     same journal makes the same decisions as one never stopped.
     """
 
+    WAIT_S = 120.0
+    """How long a player waits for the table to show the effect of an action (generous: a
+    loaded machine is slow, never wrong)."""
+
     def __init__(
-        self, t: Any, sims: dict[str, Any], table: TableConfig, seats: int, seed: int, strategy: str = "par"
+        self,
+        view: SnapshotSource,
+        sims: dict[str, Any],
+        table: TableConfig,
+        seats: int,
+        seed: int,
+        strategy: str = "par",
     ) -> None:
-        self.t, self.table, self.seats, self.seed = t, table, seats, seed
+        self.view, self.table, self.seats, self.seed = view, table, seats, seed
         self.par = strategy == "par"
         self.shoe, self.spots, self.panel = sims["shoe"], sims["bet_spots"], sims["panel"]
         self.loaded = 0  # the round whose cards are in the shoe
 
-    def rng(self, *what: object) -> random.Random:
-        return random.Random("/".join(str(x) for x in (self.seed, self.t.round_no, *what)))
+    def rng(self, s: TableSnapshot, *what: object) -> random.Random:
+        return random.Random("/".join(str(x) for x in (self.seed, s.round_no, *what)))
+
+    def wait(self, cond: Cond, what: str, timeout: float | None = None) -> None:
+        self.view.wait(cond, what, self.WAIT_S if timeout is None else timeout)
+
+    def own_cards(self, seat: int) -> list[Card]:
+        """Seat ``seat``'s own hand, as its player sees it."""
+        hands = self.view.hands()
+        assert hands is not None, "the bench publishes the players' hands"
+        return [card(c) for c in hands.of(seat)]
 
     def act(self) -> None:
-        """One step of the round from the phase the table is in (waits for its effect)."""
-        self.confirm_notices()
-        phase = _read(lambda: self.t.phase.value)
-        handler = getattr(self, f"on_{phase}", None)
+        """One step of the round from the state the table shows (waits for its effect)."""
+        s = self.confirm_notices()
+        handler = getattr(self, f"on_{s.step}", None)
         if handler is None:  # hold (a link comes back by itself), round complete, void: transient
-            why = f" ({self.t.hold_reason})" if phase == "hold" else ""
-            _wait(lambda: self.t.phase.value != phase, f"the table to leave {phase}{why}", timeout=30)
+            why = f" ({s.hold.reason})" if s.hold is not None else ""
+            step = s.step
+            self.wait(lambda x: x.step != step, f"the table to leave {step}{why}")
         else:
-            handler()
+            handler(s)
 
     def wagers(self, rng: random.Random) -> dict[str, int]:
         raise NotImplementedError
 
-    def on_betting(self) -> None:
-        rng = self.rng("bets")
+    def on_betting(self, s: TableSnapshot) -> None:
+        rng = self.rng(s, "bets")
         wanted = {seat: self.wagers(rng) for seat in sorted(rng.sample(range(1, self.table.seats + 1), self.seats))}
+        have = s.wagers()
         for seat, spots in wanted.items():
             for spot, cents in spots.items():
-                if _read(lambda: self.t.seats[seat].wagers.get(spot) if seat in self.t.seats else None) != cents:
+                if have.get(seat, {}).get(spot) != cents:
                     self.spots.place(seat, spot, cents)
-        _wait(lambda: {k: s.wagers for k, s in self.t.seats.items() if s.wagers} == wanted, "bets to register")
+        self.wait(lambda x: x.wagers() == wanted, "bets to register")
         self.before_no_more_bets(wanted)
-        self.press("no_more_bets", lambda: self.t.phase.value != "betting")
+        self.press("no_more_bets", lambda x: x.step != "betting")
 
-    def confirm_notices(self) -> None:
-        """Read and confirm what the screen holds for the dealer (a fold's collection, a void's returns)."""
-        while _read(lambda: bool(self.t.notices)):
-            seen = _read(lambda: (len(self.t.notices), self.t.page))
-            self.press("confirm", lambda: (len(self.t.notices), self.t.page) != seen)
+    def confirm_notices(self) -> TableSnapshot:
+        """Read and confirm what the screen holds for the dealer (a fold's collection, a void's
+        returns); returns the snapshot after."""
+        s = self.view.get()
+        while s.notices:
+            seen = (len(s.notices), s.notice_page)
+            s = self.press("confirm", lambda x: (len(x.notices), x.notice_page) != seen)
+        return s
 
     def before_no_more_bets(self, wanted: dict[int, dict[str, int]]) -> None:
         """What the dealer places before "no more bets" besides the players' wagers (subclasses)."""
 
-    def press(self, button: str, done: Callable[[], bool]) -> None:
+    def press(self, button: str, done: Cond) -> TableSnapshot:
+        """Press ``button``, wait until ``done`` shows its effect; the snapshot then."""
         self.panel.press(button)
-        _wait(done, f"{button} to register")
+        self.wait(done, f"{button} to register")
+        return self.view.get()
 
     def restore_shoe(self) -> None:
         """After a restart: the shoe holds this round's cards, as many dealt as the table has, and
         the spots their chips (a real table keeps both through a restart; the simulators have to
         be told)."""
-        if self.t.phase.value not in ("betting", "no_more_bets", "closed"):
-            self.load_shoe()
-        self.spots.chips.update(self.t.board.levels)  # the chips stay on the spots through a restart
+        s = self.view.get()
+        if s.step not in ("betting", "no_more_bets", "closed"):
+            self.load_shoe(s)
+        self.spots.chips.update(dict(s.spot_levels))
 
-    def load_shoe(self) -> None:
-        cards = list(deck(joker=self.t.DECK == 53))
-        self.rng("shoe").shuffle(cards)
+    def load_shoe(self, s: TableSnapshot) -> None:
+        cards = list(deck(joker=s.deck_size == 53))
+        self.rng(s, "shoe").shuffle(cards)
         self.shoe.load([str(c) for c in cards])
-        self.shoe.dealt, self.loaded = self.t.dealt, self.t.round_no
+        self.shoe.dealt, self.loaded = s.dealt, s.round_no
 
-    def deal_to(self, total: int) -> None:
+    def deal_to(self, s: TableSnapshot, total: int) -> None:
         """Deal from this round's shoe until the table has ``total`` cards (from where it is)."""
-        dealt = _read(lambda: self.t.dealt)
-        if self.loaded != self.t.round_no or self.shoe.dealt < dealt:  # a new round
-            self.load_shoe()
+        if self.loaded != s.round_no or self.shoe.dealt < s.dealt:  # a new round
+            self.load_shoe(s)
         if total > self.shoe.dealt:  # cards already out of the shoe (a link down) arrive by themselves
             self.shoe.deal(total - self.shoe.dealt)
-        _wait(lambda: self.t.dealt >= total or self.t.phase.value == "hold", "the cards")
+        self.wait(lambda x: x.dealt >= total or x.step == "hold", "the cards")
 
-    def on_settlement(self) -> None:
-        step = _read(lambda: self.t.step_index)
-        self.press("confirm", lambda: self.t.phase.value != "settlement" or self.t.step_index != step)
+    def on_settlement(self, s: TableSnapshot) -> None:
+        """Confirm each step shown; every step left is known, so one wait for the round's end."""
+        if s.notices:
+            return  # read first (act confirms them)
+        for _ in range(s.steps_left):
+            self.panel.press("confirm")
+        number = s.round_no
+        self.press("confirm", lambda x: x.step != "settlement" or x.round_no != number)
 
-    def on_count_stub(self) -> None:
+    def on_count_stub(self, s: TableSnapshot) -> None:
         try:  # the shoe answers the controller's request
-            _wait(lambda: self.t.phase.value != "count_stub", "the shoe's stub count", timeout=1.0)
+            self.wait(lambda x: x.step != "count_stub", "the shoe's stub count", timeout=self.ANSWER_S)
         except TimeoutError:
-            self.press("confirm", lambda: self.t.phase.value != "count_stub")  # counted by hand
+            self.press("confirm", lambda x: x.step != "count_stub")  # counted by hand
+
+    ANSWER_S = 10.0
+    """How long the dealer waits for the shoe to count before counting by hand (a noisy link
+    can lose the answer; a late answer after the count by hand changes nothing)."""
 
 
 class MississippiPlayer(Player):
@@ -260,36 +280,48 @@ class MississippiPlayer(Player):
     def wagers(self, rng: random.Random) -> dict[str, int]:
         return {"ante": rng.choice([500, 1000, 2500]), **({"bonus": 100} if rng.random() < 0.3 else {})}
 
-    def on_no_more_bets(self) -> None:
-        self.deal_to(2 * len(self.t.seats) + 3)
+    def on_no_more_bets(self, s: TableSnapshot) -> None:
+        self.deal_to(s, 2 * len(s.seats) + 3)
 
     on_dealing = on_no_more_bets
 
-    def on_street(self) -> None:
-        t = self.t
-        street = _read(t.current_street)
+    def on_street(self, s: TableSnapshot) -> None:
+        street = s.game_view.street
+        assert street is not None
         shown = ("third", "fourth", "fifth").index(street)
+        community = [card(c) for c in s.dealer[:shown] if c is not None]
         if self.par:
             from controller.par import mississippi_decision  # numpy and the strategy tables: only when used
-        for seat in _read(t.in_play):
-            if street in seat.acted:
-                continue
+        deciding = [seat for seat in s.in_play() if street not in seat.acted]
+        for seat in deciding:
+            cards = self.own_cards(seat.number)
             if self.par:
-                mult = mississippi_decision(seat.cards, t.community[:shown], paytable=self.table.paytables["main"])
+                mult = mississippi_decision(cards, community, paytable=self.table.paytables["main"])
             elif street == "third":
-                mult = _third_street(seat.cards)
+                mult = _third_street(cards)
             else:
-                mult = _later_street(seat.cards + t.community[:shown], self.rng(seat.number, street))
+                mult = _later_street(cards + community, self.rng(s, seat.number, street))
             if mult:
-                self.spots.place(seat.number, street, mult * seat.wagers["ante"])
+                ante = seat.wager("ante")
+                assert ante is not None
+                self.spots.place(seat.number, street, mult * ante)
             else:
                 self.panel.press(f"seat_{seat.number}")
                 self.panel.press("fold")
-            _wait(lambda: street in seat.acted, f"seat {seat.number}'s {street} street decision")
+                # the fold before the next seat's decision: the panel's seat selection is one at a time
+                number = seat.number
+                self.wait(lambda x: street in _acted(x, number), f"seat {number}'s {street} street fold")
+        numbers = [seat.number for seat in deciding]
+        self.wait(lambda x: all(street in _acted(x, n) for n in numbers), f"the {street} street decisions")
         self.confirm_notices()
-        self.press("reveal", lambda: t.current_street() != street)
+        self.press("reveal", lambda x: x.game_view.street != street)
 
     on_third_street = on_fourth_street = on_fifth_street = on_street
+
+
+def _acted(s: TableSnapshot, seat: int) -> tuple[str, ...]:
+    view = s.seat(seat)
+    return view.acted if view is not None else ()
 
 
 class Boston5Player(Player):
@@ -302,58 +334,81 @@ class Boston5Player(Player):
         multiple = self.table.options["first_to_ante"]
         return {"ante": ante, "first": multiple * ante, **({"bonus": 500} if rng.random() < 0.3 else {})}  # type: ignore[operator]
 
-    def first_count(self) -> int:
-        return 3 * len(self.t.seats) + 3
+    def first_count(self, s: TableSnapshot) -> int:
+        return 3 * len(s.seats) + 3
 
-    def on_no_more_bets(self) -> None:
-        self.deal_to(self.first_count())
+    def on_no_more_bets(self, s: TableSnapshot) -> None:
+        self.deal_to(s, self.first_count(s))
 
     on_first_deal = on_no_more_bets
 
-    def on_bonus(self) -> None:
-        for n, s in sorted(_read(lambda: list(self.t.seats.items()))):
+    def on_bonus(self, s: TableSnapshot) -> None:
+        for seat in s.seats:
+            if seat.wager("bonus") is None:
+                continue
+            cards = self.own_cards(seat.number)[:3]
             if self.par:
                 from controller.par import boston5_expose
 
-                wanted = "bonus" in s.wagers and boston5_expose(s.cards[:3], paytable=self.table.paytables["bonus"])
+                wanted = boston5_expose(cards, paytable=self.table.paytables["bonus"])
             else:
-                wanted = "bonus" in s.wagers and len({c.rank for c in s.cards}) < 3
-            if "bonus" in s.wagers and s.exposed != wanted:
-                self.press(f"seat_{n}", lambda: s.exposed == wanted)
-        self.press("next", lambda: self.t.phase.value != "bonus")
+                wanted = len({c.rank for c in cards}) < 3
+            if seat.exposed != wanted:
+                n = seat.number
+                self.press(f"seat_{n}", lambda x: _exposed(x, n) == wanted)
+        self.press("next", lambda x: x.step != "bonus")
 
-    def on_bonus_settlement(self) -> None:
-        step = _read(lambda: self.t.bonus_index)
-        self.press("confirm", lambda: self.t.phase.value != "bonus_settlement" or self.t.bonus_index != step)
+    def on_bonus_settlement(self, s: TableSnapshot) -> None:
+        step = s.game_view.bonus_step
+        self.press("confirm", lambda x: x.step != "bonus_settlement" or x.game_view.bonus_step != step)
 
-    def on_second_wager(self) -> None:
-        for n, s in sorted(_read(lambda: list(self.t.seats.items()))):
-            if s.folded_at is not None:
+    def on_second_wager(self, s: TableSnapshot) -> None:
+        for seat in s.seats:
+            if seat.folded_at is not None:
                 continue
-            ranks = [c.rank for c in s.cards]
-            rng = self.rng(n, "second")
+            n = seat.number
+            cards = self.own_cards(n)[:3]
+            ranks = [c.rank for c in cards]
+            rng = self.rng(s, n, "second")
             if self.par:
                 from controller.par import boston5_raise
 
-                plays, withdraw = boston5_raise(s.cards[:3], table=self.table), False
+                plays, withdraw = boston5_raise(cards, table=self.table), False
             else:
-                plays = len(set(ranks)) < 3 or max(ranks) >= 13 or rng.random() < 0.3
+                plays = len(set(ranks)) < 3 or max(r for r in ranks if r is not None) >= 13 or rng.random() < 0.3
                 withdraw = plays and rng.random() < 0.05
-            if plays and "second" not in s.wagers:
-                self.spots.place(n, "second", s.wagers["first"])
-                _wait(lambda: "second" in s.wagers, "the second wager")
+            first = seat.wager("first")
+            assert first is not None
+            if plays and seat.wager("second") is None:
+                self.spots.place(n, "second", first)
+                self.wait(lambda x: _has(x, n, "second") or _folded(x, n), "the second wager")
             if withdraw:
                 self.spots.place(n, "second", 0)  # withdrawn before the final cards (24.10(c))
-                _wait(lambda: s.folded_at is not None, "the withdrawal")
+                self.wait(lambda x: _folded(x, n), "the withdrawal")
             elif not plays:
                 self.panel.press(f"seat_{n}")
                 self.panel.press("fold")
-                _wait(lambda: s.folded_at is not None, "the fold")
+                self.wait(lambda x: _folded(x, n), "the fold")
         self.confirm_notices()
-        self.press("deal", lambda: self.t.phase.value != "second_wager")
+        self.press("deal", lambda x: x.step != "second_wager")
 
-    def on_final_deal(self) -> None:
-        self.deal_to(self.first_count() + 2 * len(_read(self.t.in_play)) + 2)
+    def on_final_deal(self, s: TableSnapshot) -> None:
+        self.deal_to(s, self.first_count(s) + 2 * len(s.in_play()) + 2)
+
+
+def _exposed(s: TableSnapshot, seat: int) -> bool:
+    view = s.seat(seat)
+    return view is not None and view.exposed
+
+
+def _folded(s: TableSnapshot, seat: int) -> bool:
+    view = s.seat(seat)
+    return view is not None and view.folded_at is not None
+
+
+def _has(s: TableSnapshot, seat: int, spot: str) -> bool:
+    view = s.seat(seat)
+    return view is not None and view.wager(spot) is not None
 
 
 class PaiGowPlayer(Player):
@@ -371,38 +426,51 @@ class PaiGowPlayer(Player):
     def before_no_more_bets(self, wanted: dict[int, dict[str, int]]) -> None:
         envy = self.table.options["envy_minimum"]
         marked = {n for n, w in wanted.items() if w.get("bonus", 0) >= envy}  # type: ignore[operator]
-        for n in sorted(marked - _read(lambda: set(self.t.markers))):
+        for n in sorted(marked - set(self.view.get().game_view.markers)):
             self.spots.place(n, "envy_marker", 1)  # 11.15(c): the dealer places the envy marker
-        _wait(lambda: self.t.markers == marked, "the envy markers")
+        self.wait(lambda x: set(x.game_view.markers) == marked, "the envy markers")
 
-    def on_no_more_bets(self) -> None:
-        t = self.t
+    def on_no_more_bets(self, s: TableSnapshot) -> None:
         if self.table.options["start_method"] != "dice":  # the controller draws the number
-            _wait(lambda: t.phase.value != "no_more_bets", "the starting number")
+            self.wait(lambda x: x.step != "no_more_bets", "the starting number")
             return
-        dice = sum(self.rng("dice").randint(1, 6) for _ in range(3))
-        while _read(lambda: t.dice) != dice:
-            shown = t.dice
-            self.press("next" if shown < dice else "previous", lambda: t.dice != shown)
-        self.press("confirm", lambda: t.phase.value != "no_more_bets")
+        dice = sum(self.rng(s, "dice").randint(1, 6) for _ in range(3))
+        while s.game_view.dice != dice:
+            shown = s.game_view.dice
+            assert shown is not None
+            s = self.press("next" if shown < dice else "previous", lambda x: x.game_view.dice != shown)
+        self.press("confirm", lambda x: x.step != "no_more_bets")
 
-    def on_dealing(self) -> None:
-        self.deal_to(49)
+    def on_dealing(self, s: TableSnapshot) -> None:
+        self.deal_to(s, 49)
 
-    def on_check_deal(self) -> None:
+    def on_check_deal(self, s: TableSnapshot) -> None:
         try:
-            _wait(lambda: self.t.phase.value != "check_deal", "the cards left", timeout=1.0)
+            self.wait(lambda x: x.step != "check_deal", "the cards left", timeout=self.ANSWER_S)
         except TimeoutError:
-            self.press("confirm", lambda: self.t.phase.value != "check_deal")  # counted by hand
+            self.press("confirm", lambda x: x.step != "check_deal")  # counted by hand
 
-    def on_setting(self) -> None:
-        t = self.t
-        done = _read(lambda: len(t.sets))
-        seat = _read(lambda: t.setting[done])
-        other = not self.par and self.rng(seat, "set").random() < 0.1
-        if other and _read(lambda: t.option_index) == 0 and not t.all_listed:
-            self.press("next", lambda: t.all_listed)  # the next legal set (the house way again if it is the only one)
-        self.press("confirm", lambda: t.phase.value != "setting" or len(t.sets) > done)
+    def on_setting(self, s: TableSnapshot) -> None:
+        g = s.game_view
+        done = len(g.set_seats)
+        seat = g.setting_order[done]
+        other = not self.par and self.rng(s, seat, "set").random() < 0.1
+        if other and g.option_index == 0 and not g.all_listed:
+            # the next legal set (the house way again if it is the only one)
+            s = self.press("next", lambda x: x.game_view.all_listed)
+        self.press("confirm", lambda x: x.step != "setting" or len(x.game_view.set_seats) > done)
+
+
+class _HoldCount:
+    """Counts the holds the table entered (told each step after each event, on the controller thread)."""
+
+    def __init__(self) -> None:
+        self.count, self.last = 0, ""
+
+    def saw(self, step: str) -> None:
+        if step == "hold" and self.last != "hold":
+            self.count += 1
+        self.last = step
 
 
 PLAYERS: dict[str, type[Player]] = {
@@ -458,10 +526,13 @@ def run_bench(
         urls = {role: server.start() for role, server in servers.items()}
         runtime = TableRuntime(table, urls, journal, on_round=played.append)
         runtime.services.extend(services)
-        t = runtime.table
+        runtime.latest.share_hands = not manual  # the simulated players look at their own cards
+        holds = _HoldCount()
+
+        runtime.observers.append(lambda event: holds.saw(runtime.snapshot.step))
         before = finished()
         target = rounds if resume else before + rounds
-        player = PLAYERS[table.game](t, sims, table, seats, seed, strategy)
+        player = PLAYERS[table.game](runtime.latest, sims, table, seats, seed, strategy)
         detach = None
         start = time.monotonic()
         tqdm.monitor_interval = 0  # no monitor thread: the bar is updated from this thread only
@@ -472,7 +543,7 @@ def run_bench(
             if attach is not None:
                 detach = attach(runtime, sims, servers)
             runtime.start(after_recovery=player.restore_shoe)
-            _wait(lambda: t.phase.value != "closed", "the table to open")
+            runtime.latest.wait(lambda x: x.step != "closed", "the table to open")
             while finished() < target:
                 if manual:
                     try:
@@ -519,6 +590,6 @@ def run_bench(
     kinds = [r.kind for r in records]
     summary.faults = kinds.count("DeviceFault")
     summary.link_downs = kinds.count("LinkDown")
-    summary.holds = sum(1 for p in t.prompts if p.startswith("HOLD"))
+    summary.holds = holds.count
     summary.latencies = list(runtime.latencies)
     return summary

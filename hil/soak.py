@@ -6,6 +6,9 @@ except the shoe's stub count and the random starting number, which are answered 
 devices answer them), and the bench's own players (``hil.bench.PLAYERS``) make the
 decisions, so a soak plays what a bench plays, only without ptys and in many processes.
 
+The players read the table only through its snapshots (:class:`OnDemandSnapshot`: built on
+this thread, once per event handled and only when a player reads), as they do at the bench.
+
 A run is cut into chunks of :data:`CHUNK` rounds, each played at a fresh table with its own seed
 drawn from the run's seed and the chunk's number; a chunk's result (a :class:`HoldTally` in
 whole cents) does not depend on which process played it, so a run gives the same figures on
@@ -34,6 +37,7 @@ from controller.journal.records import JournalRecord
 from controller.table.base import RoundResult
 from controller.table.engine import Engine, StartDrawn
 from controller.table.events import OpenTable
+from controller.table.latest import OnDemandSnapshot
 from controller.table.resettle import Verifier, canonical
 from controller.table_config import TableConfig, load_table
 from drivers.bet_spots import SpotReport
@@ -189,14 +193,14 @@ def players_take_strategy(game: str) -> bool:
 
 
 def _make_player(
-    table: TableConfig, model: Any, sims: dict[str, Any], seats: int, seed: int, strategy: str | None
+    table: TableConfig, view: OnDemandSnapshot, sims: dict[str, Any], seats: int, seed: int, strategy: str | None
 ) -> Any:
     from hil.bench import PLAYERS
 
     cls = PLAYERS[table.game]
     if strategy is not None and players_take_strategy(table.game):
-        return cls(model, sims, table, seats, seed, strategy=strategy)  # type: ignore[call-arg, unused-ignore]
-    return cls(model, sims, table, seats, seed)
+        return cls(view, sims, table, seats, seed, strategy=strategy)  # type: ignore[call-arg, unused-ignore]
+    return cls(view, sims, table, seats, seed)
 
 
 class SoakError(RuntimeError):
@@ -228,16 +232,17 @@ def _play_chunk(job: ChunkJob) -> ChunkResult:
     cls: Any = GAME_TABLES[table.game]
     devices = _Devices(link, shoe, cls.DECK, random.Random(seed))
     model = cls(table, devices, on_round=played.append)
-    link.engine = Engine(
-        lambda e: model.open_table() if isinstance(e, OpenTable) else model.handle(e), journal=_CountingJournal()
-    )
+    link.engine = Engine(model.handle, journal=_CountingJournal())
     sims = {"shoe": shoe, "bet_spots": _Spots(link), "panel": _Panel(link)}
-    player = _make_player(table, model, sims, job.seats, seed, job.strategy)
+    engine = link.engine
+    view = OnDemandSnapshot(model, lambda: engine.processed)
+    player = _make_player(table, view, sims, job.seats, seed, job.strategy)
     link.send(OpenTable())
     while len(played) < job.rounds:
         player.act()
-        if model.machine_error is not None:
-            raise RuntimeError(f"the table's machine failed: {model.machine_error}")
+        error = view.get().machine_error
+        if error is not None:
+            raise RuntimeError(f"the table's machine failed: {error}")
     tally = HoldTally()
     verify = []
     for i, r in enumerate(played[: job.rounds]):

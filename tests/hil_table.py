@@ -15,6 +15,7 @@ from typing import Any
 from controller.cli import main as tablectl
 from controller.table.base import RoundResult
 from controller.table.runtime import TableRuntime
+from controller.table.snapshot import PlayerHands, TableSnapshot
 from controller.table_config import TableConfig
 from drivers.messages import BUTTONS
 from drivers.panel import ButtonChanged
@@ -30,21 +31,19 @@ def shoe(first: str, size: int = 52) -> list[str]:
     return (head + [str(c) for c in deck() if str(c) not in head])[:size]
 
 
-def wait(cond: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
-    """Wait until ``cond()`` holds (the controller's state is read from the test's thread)."""
+def wait(cond: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    """Wait until ``cond()`` holds (it reads snapshots, the journal or the simulators: never the
+    table, so nothing read can change while it is read)."""
     deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if cond():
-                return
-        except RuntimeError:  # a dict changed size while read: look again
-            pass
+    while not cond():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.002)
 
 
 class HilTable:
-    """Simulators on ptys, the real drivers and controller on them; ``m`` is the table machine."""
+    """Simulators on ptys, the real drivers and controller on them. The table is read only
+    through its snapshots (``snap``), the cards dealt (``hands()``: where every card went, face
+    down or not), the texts the dealer was shown (``texts``) and the finished rounds (``results``)."""
 
     def __init__(
         self,
@@ -67,12 +66,51 @@ class HilTable:
         self.servers = {role: PtyServer(sim, link=tmp_path / role) for role, sim in sims.items()}
         urls = {role: s.start() for role, s in self.servers.items()}
         self._first_seq = journal.last_seq if journal is not None else 0
-        self.runtime = TableRuntime(table, urls, journal)
-        self.m = self.runtime.table
+        self.results: list[RoundResult] = []
+        """The rounds finished in this run, as the table reported them."""
+        self.texts: list[str] = []
+        """Every text shown to the dealer in this run (after a recovery: from the last few replayed)."""
+        self._texts_seen = 0
+        self.runtime = TableRuntime(table, urls, journal, on_round=self.results.append)
+        self.runtime.latest.share_hands = True
+        self.runtime.observers.append(self._collect_texts)
         self.journal = self.runtime.engine.journal
-        self.runtime.start()
+        self.runtime.start(after_recovery=self._recovered)
         if not self.runtime.recovered:
-            wait(lambda: self.m.phase.value == "betting", "the table to open")
+            wait(lambda: self.snap.step == "betting", "the table to open")
+
+    def _recovered(self) -> None:
+        snap = self.runtime.publish()
+        self.texts, self._texts_seen = list(snap.recent), snap.texts_shown
+
+    def _collect_texts(self, event: object) -> None:
+        """After each event (the controller thread): the texts shown since the last."""
+        snap = self.runtime.snapshot
+        new = snap.texts_shown - self._texts_seen
+        if new > 0:
+            self.texts.extend(snap.recent[-new:])
+        self._texts_seen = snap.texts_shown
+
+    @property
+    def snap(self) -> TableSnapshot:
+        """The table's latest snapshot."""
+        return self.runtime.snapshot
+
+    def hands(self) -> PlayerHands:
+        """Every card of the round where it went, face down or not (as of the latest snapshot)."""
+        hands = self.runtime.latest.hands()
+        assert hands is not None
+        return hands
+
+    @property
+    def step(self) -> str:
+        return self.snap.step
+
+    @property
+    def hold_reason(self) -> str:
+        """Why the table holds now ("" when it does not)."""
+        hold = self.snap.hold
+        return hold.reason if hold is not None else ""
 
     def close(self) -> None:
         self.runtime.stop()
@@ -144,22 +182,22 @@ class HilTable:
 
     def finish(self) -> RoundResult:
         """Confirm each settlement step; the finished round."""
-        rounds = len(self.m.rounds)
-        while self.m.phase.value == "settlement":
+        rounds = len(self.results)
+        while self.snap.step == "settlement":
             self.press("confirm")
-        wait(lambda: len(self.m.rounds) > rounds, "the round to complete")
-        return self.m.rounds[-1]
+        wait(lambda: len(self.results) > rounds, "the round to complete")
+        return self.results[-1]
 
     # --- checking ------------------------------------------------------------------------------
 
     def shown(self) -> tuple[str, ...]:
         """The lines on the simulated panel's display now."""
-        return tuple(self.panel.display.get(i + 1, "") for i in range(self.m.display.size.lines))
+        return tuple(self.panel.display.get(i + 1, "") for i in range(self.snap.display[0]))
 
     def screen(self) -> tuple[str, ...]:
         """The screen on the panel, once it shows what the controller last sent."""
-        wait(lambda: bool(self.m.screen) and self.shown() == self.m.screen, "the panel to show the screen")
-        return self.m.screen
+        wait(lambda: bool(self.snap.screen) and self.shown() == self.snap.screen, "the panel to show the screen")
+        return self.snap.screen
 
     def all_pages(self) -> list[str]:
         """The panel's screen page by page, each as one text: ``next`` pages the details (while
@@ -190,7 +228,7 @@ class HilTable:
         folds = {"fold", "third_street", "fourth_street", "fifth_street", "violation"}  # collected when the seat folded
         at_fold = [step["text"] for step in expected["procedure"] if step["phase"] in folds]
         later = [step["text"] for step in expected["procedure"] if step["phase"] not in folds]
-        assert all(text in self.m.prompts for text in at_fold), "each fold's collection was shown"
-        shown = [p for p in self.m.prompts if p in set(later)]
+        assert all(text in self.texts for text in at_fold), "each fold's collection was shown"
+        shown = [p for p in self.texts if p in set(later)]
         assert shown[-len(later) :] == later, "the dealer was shown every step, in order"
         return expected

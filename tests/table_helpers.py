@@ -6,6 +6,7 @@ from typing import Any
 
 from controller.table.devices import RecordingDevices
 from controller.table.events import OpenTable
+from controller.table.snapshot import TableSnapshot, build_snapshot
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt
@@ -19,6 +20,10 @@ class FedTable:
         self.m = cls(table, self.devices)
         self.m.handle(OpenTable())
         self.events: list[Any] = []
+
+    def snapshot(self) -> TableSnapshot:
+        """The table's snapshot now (what everything outside the table reads)."""
+        return build_snapshot(self.m, len(self.events))
 
     def feed(self, event: Any) -> None:
         self.events.append(event)

@@ -33,7 +33,7 @@ def first_deal(t: HilTable, seats: tuple[int, ...], cards: str, bonus: tuple[int
 
 
 def seconds_and_final(t: HilTable, seats: tuple[int, ...]) -> None:
-    if t.m.phase.value == "bonus":
+    if t.step == "bonus":
         t.press("next")
     for s in seats:
         t.spot(s, "second", 1000)
@@ -43,21 +43,21 @@ def seconds_and_final(t: HilTable, seats: tuple[int, ...]) -> None:
 
 def test_clean_round_bonus_exposed_and_settled_before_the_second_wager(t: HilTable) -> None:
     first_deal(t, (2, 5), "As Ks Qs 2h 7d 9c 3c 4d 5h Js Ts 6h 6c 8c 9s", bonus=(2, 5))
-    assert [str(c) for c in t.m.seats[2].cards] == ["As", "Ks", "Qs"] and [str(c) for c in t.m.dealer] == [
+    assert [str(c) for c in t.hands().of(2)] == ["As", "Ks", "Qs"] and [str(c) for c in t.hands().dealer] == [
         "3c",
         "4d",
         "5h",
     ]
-    assert not any(c in p for p in t.m.prompts for c in ("3c", "4d", "5h"))  # the dealer's cards stay down
-    assert t.m.phase.value == "bonus"
+    assert not any(c in p for p in t.texts for c in ("3c", "4d", "5h"))  # the dealer's cards stay down
+    assert t.step == "bonus"
     t.press("seat_2", "next")  # seat 2 exposes; seat 5 does not
-    assert t.m.phase.value == "bonus_settlement"
-    assert t.m.prompts[-1] == "seat 5: three-card hand not exposed (24.10(a)): collect bonus 5.00"  # losing bonus first
-    assert t.m.prompts[-1] in t.screen_text()  # the panel shows the bonus step
+    assert t.step == "bonus_settlement"
+    assert t.texts[-1] == "seat 5: three-card hand not exposed (24.10(a)): collect bonus 5.00"  # losing bonus first
+    assert t.texts[-1] in t.screen_text()  # the panel shows the bonus step
     t.press("confirm")
-    assert t.m.prompts[-1].startswith("seat 2: ") and "pay bonus" in t.m.prompts[-1]
+    assert t.texts[-1].startswith("seat 2: ") and "pay bonus" in t.texts[-1]
     t.press("confirm")
-    assert t.m.phase.value == "second_wager"
+    assert t.step == "second_wager"
     seconds_and_final(t, (2, 5))
     result = t.finish()
     settled = t.settles_as_tablectl_settle(result)
@@ -76,7 +76,7 @@ def test_fold_or_withdraw_the_second_wager(t: HilTable, how: str) -> None:
     else:
         t.spot(3, "second", 1000)
         t.spot(3, "second", 0)  # 24.10(c): withdrawn before the final two cards
-    assert t.m.seats[3].folded_at == "second"
+    assert t.snap.seat(3).folded_at == "second"
     assert "seat 3: folds: collect ante 5.00, first 10.00" in t.screen_text()  # collected now (24.10(b))
     t.press("confirm", "deal")
     t.deal(4)  # seat 1 and the dealer only
@@ -98,7 +98,10 @@ def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     t.press("next")
     t.spot(2, "ante", 500)
     t.spot(4, "first", 0)
-    assert t.m.late_bets == ["late bet: seat 2 ante 5.00 not accepted", "removed bet: seat 4 first 0.00 not accepted"]
+    assert list(t.snap.late_notes) == [
+        "late bet: seat 2 ante 5.00 not accepted",
+        "removed bet: seat 4 first 0.00 not accepted",
+    ]
     wait(
         lambda: t.spots.lamps.get((2, "ante")) == "flash_late" and t.spots.lamps.get((4, "first")) == "flash_removed",
         "the spot lamps to flash",
@@ -127,17 +130,17 @@ def test_a_misdeal_holds_and_the_supervisor_voids(t: HilTable, fault: str) -> No
         before = t.count("CardDealt")
         t.shoe.duplicate()  # the last card read reported again
         t.settled("CardDealt", before, 1)
-        assert t.m.phase.value == "hold" and t.m.hold_reason.startswith("duplicate card: seat 1 card 3 (shoe card 3)")
+        assert t.step == "hold" and t.hold_reason.startswith("duplicate card: seat 1 card 3 (shoe card 3)")
     else:
         t.deal(6)
-        assert t.m.phase.value == "bonus_settlement" or t.m.phase.value == "second_wager"
+        assert t.step == "bonus_settlement" or t.step == "second_wager"
         t.deal(1)  # a seventh card when none is expected
-        assert t.m.phase.value == "hold" and t.m.hold_reason == "card 7 from the shoe dealt when none was expected"
+        assert t.step == "hold" and t.hold_reason == "card 7 from the shoe dealt when none was expected"
     t.key()
     t.press("void")
-    result = t.m.rounds[-1]
-    assert result.settlement is None and t.m.phase.value == "betting"
-    assert "void: seat 1: return ante 5.00" in t.m.prompts and "void: seat 1: return first 10.00" in t.m.prompts
+    result = t.results[-1]
+    assert result.settlement is None and t.step == "betting"
+    assert "void: seat 1: return ante 5.00" in t.texts and "void: seat 1: return first 10.00" in t.texts
 
 
 def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
@@ -148,11 +151,11 @@ def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
     t.load(shoe("As Ks Qs 2h 7d 9c 3c 4d 5h Js Ts 6h 6c 8c 9s"))
     t.deal(4)
     t.servers["shoe"].disconnect()
-    wait(lambda: t.m.phase.value == "hold" and t.m.hold_reason == "link down: shoe", "the hold")
+    wait(lambda: t.step == "hold" and t.hold_reason == "link down: shoe", "the hold")
     t.shoe.deal(5)
     t.servers["shoe"].reconnect()
-    wait(lambda: t.m.phase.value == "second_wager", "the round to resume")
-    assert [str(c) for c in t.m.dealer] == ["3c", "4d", "5h"]
+    wait(lambda: t.step == "second_wager", "the round to resume")
+    assert [str(c) for c in t.hands().dealer] == ["3c", "4d", "5h"]
     seconds_and_final(t, (1, 2))
     t.settles_as_tablectl_settle(t.finish())
 
@@ -162,8 +165,8 @@ def test_supervisor_void_at_the_second_wager(t: HilTable) -> None:
     t.spot(1, "second", 1000)
     t.key()
     t.press("void")
-    result = t.m.rounds[-1]
-    assert result.settlement is None and "void: seat 1: return second 10.00" in t.m.prompts
+    result = t.results[-1]
+    assert result.settlement is None and "void: seat 1: return second 10.00" in t.texts
     assert [r.data["action"] for r in t.journal.records() if r.kind == "SupervisorAction"] == ["void"]
 
 
@@ -173,8 +176,8 @@ def test_stub_count_mismatch_on_the_fifth_round_holds(t: HilTable) -> None:
         first_deal(t, (1, 2), cards, size=51 if n == 4 else 52)
         seconds_and_final(t, (1, 2))
         t.settles_as_tablectl_settle(t.finish())
-    wait(lambda: t.m.phase.value == "hold", "the stub-count hold")
-    assert t.m.hold_reason == "stub count 36, expected 37"  # 52 - 15 dealt
+    wait(lambda: t.step == "hold", "the stub-count hold")
+    assert t.hold_reason == "stub count 36, expected 37"  # 52 - 15 dealt
     t.key()
     t.press("clear_fault", "confirm")  # recounted by hand
-    assert t.m.phase.value == "betting" and t.m.round_no == 6
+    assert t.step == "betting" and t.snap.round_no == 6

@@ -251,6 +251,11 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
     for device in ("shoe", "bet_spots", "panel"):
         d = status["devices"][device]
         assert d["link"] == "up" and d["counters"]["frames_ok"] > 0 and d["boot_id"]
+    # the table as its snapshot file (written beside the journal while it ran) shows it
+    table = status["table"]
+    assert table is not None and table["game"] == "mississippi_stud" and table["round"] >= 1
+    assert table["key_on"] is False and table["step"]
+    assert (journal.with_name("bench.snapshot.json").stat().st_mode & 0o777) == 0o600
     text = subprocess.run(
         [sys.executable, "-m", "controller", "status", "--journal", str(journal)],
         capture_output=True,
@@ -259,6 +264,7 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
         timeout=60,
     )
     assert text.returncode == 0 and "panel: link up since" in text.stdout and "garbage_bytes 0" in text.stdout
+    assert "table Mississippi Stud" in text.stdout and "supervisor key off" in text.stdout
     # one LinkStats per device after every round
     import sqlite3
 

@@ -34,7 +34,7 @@ def to_third(
     t.press("no_more_bets")
     t.load(shoe(cards, size))
     t.deal(2 * len(antes) + 3)
-    assert t.m.phase.value == "third_street"
+    assert t.step == "third_street"
 
 
 def play_round(t: HilTable, size: int = 52) -> None:
@@ -54,18 +54,20 @@ def test_clean_round_with_a_bonus(t: HilTable) -> None:
     wait(lambda: t.spots.locked and t.spots.lamps.get((1, "ante")) == "accepted", "the spots to lock and light")
     t.load(shoe("As Ad Kc Qd 7h 7c 2c"))
     t.deal(7)
-    assert [str(c) for c in t.m.seats[1].cards] == ["As", "Ad"] and [str(c) for c in t.m.seats[4].cards] == ["Kc", "Qd"]
-    assert not any(c in p for p in t.m.prompts for c in ("7h", "7c", "2c"))  # 35.9(e): face down
+    assert [str(c) for c in t.hands().of(1)] == ["As", "Ad"] and [str(c) for c in t.hands().of(4)] == ["Kc", "Qd"]
+    assert not any(c in p for p in t.texts for c in ("7h", "7c", "2c"))  # 35.9(e): face down
     for street, card in zip(STREETS, ("7h", "7c", "2c")):
         t.spot(1, street, 1500)
         t.spot(4, street, 1000)
         t.press("reveal")
-        assert any(card in p for p in t.m.prompts)
+        assert any(card in p for p in t.texts)
     result = t.finish()
     settled = t.settles_as_tablectl_settle(result)
     assert settled["seats"]["1"]["wagers"]["bonus"]["result"] == "win"  # a pair of sevens in the community cards
     wait(
-        lambda: t.shown()[:2] == (f"R{t.m.round_no} betting", f"round {t.m.round_no}: place bets; then no more bets"),
+        lambda: (
+            t.shown()[:2] == (f"R{t.snap.round_no} betting", f"round {t.snap.round_no}: place bets; then no more bets")
+        ),
         "the next round on the panel",
     )
 
@@ -77,7 +79,7 @@ def test_fold_at_every_street(t: HilTable, street: str) -> None:
         t.spot(1, s, 500)
         if s == street:
             t.press("seat_4", "fold", "confirm")  # the fold's collection, confirmed before the reveal
-        elif t.m.seats[4].folded_at is None:
+        elif t.snap.seat(4).folded_at is None:
             t.spot(4, s, 1000)
         t.press("reveal")
     result = t.finish()
@@ -101,14 +103,17 @@ def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     to_third(t)
     t.spot(2, "ante", 500)  # a seat not in the round
     t.spot(1, "ante", 0)  # chips taken off a locked spot
-    assert t.m.late_bets == ["late bet: seat 2 ante 5.00 not accepted", "removed bet: seat 1 ante 0.00 not accepted"]
+    assert list(t.snap.late_notes) == [
+        "late bet: seat 2 ante 5.00 not accepted",
+        "removed bet: seat 1 ante 0.00 not accepted",
+    ]
     wait(
         lambda: t.spots.lamps.get((2, "ante")) == "flash_late" and t.spots.lamps.get((1, "ante")) == "flash_removed",
         "the spot lamps to flash",
     )
     # the panel names seat and spot: the first on the first page, the rest on the next (the page is shown)
     assert "late bet: seat 2 ante 5.00 not accepted" in t.screen_text() and t.screen()[0].endswith("1/3")
-    assert "removed bet: seat 1 ante 0.00 not accepted" in t.m.display.state().details
+    assert any("removed bet: seat 1 ante 0.00 not accepted" in page for page in t.all_pages())
     t.key()
     t.press("previous", "previous")  # the supervisor refuses both
     actions = [r.data["action"] for r in t.journal.records() if r.kind == "SupervisorAction"]
@@ -132,16 +137,16 @@ def test_a_misdeal_holds_and_the_supervisor_voids(t: HilTable, fault: str) -> No
     t.deal(2)
     before = t.count("CardDealt") + t.count("CardUnreadable")
     getattr(t.shoe, fault)()
-    wait(lambda: t.count("CardDealt") + t.count("CardUnreadable") > before and t.m.phase.value == "hold", "the hold")
-    assert t.m.hold_reason.startswith(
+    wait(lambda: t.count("CardDealt") + t.count("CardUnreadable") > before and t.step == "hold", "the hold")
+    assert t.hold_reason.startswith(
         "duplicate card: seat 4 card 1 (shoe card 3)" if fault == "duplicate" else "unreadable card: seat 4 card 1"
     )
     wait(lambda: t.panel.lamps.get(BUTTONS.index("clear_fault") + 1) is True, "the clear-fault lamp")
     t.key()
     t.press("void")
-    result = t.m.rounds[-1]
-    assert result.settlement is None and t.m.phase.value == "betting"
-    assert "void: seat 1: return ante 5.00" in t.m.prompts and "void: seat 4: return ante 10.00" in t.m.prompts
+    result = t.results[-1]
+    assert result.settlement is None and t.step == "betting"
+    assert "void: seat 1: return ante 5.00" in t.texts and "void: seat 4: return ante 10.00" in t.texts
     assert [r.data["action"] for r in t.journal.records() if r.kind == "SupervisorAction"] == ["void"]
 
 
@@ -151,12 +156,12 @@ def test_supervisor_void_mid_round(t: HilTable) -> None:
     t.spot(4, "third", 2000)
     t.press("reveal")
     t.press("void")  # without the key: nothing
-    assert t.m.phase.value == "fourth_street"
+    assert t.step == "fourth_street"
     t.key()
     t.press("void")
-    result = t.m.rounds[-1]
+    result = t.results[-1]
     assert result.settlement is None and result.record["seats"]["4"]["wagers"] == {"ante": 1000, "third": 2000}
-    assert "void: seat 4: return third 20.00" in t.m.prompts
+    assert "void: seat 4: return third 20.00" in t.texts
 
 
 def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
@@ -166,14 +171,14 @@ def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
     t.load(shoe("As Ad Kc Qd 7h 8h 2c"))
     t.deal(3)
     t.servers["shoe"].disconnect()
-    wait(lambda: t.m.phase.value == "hold" and t.m.hold_reason == "link down: shoe", "the hold")
+    wait(lambda: t.step == "hold" and t.hold_reason == "link down: shoe", "the hold")
     wait(
         lambda: t.shown()[0].startswith("R1 HOLD dealing") and "link down: shoe" in " ".join(t.shown()),
         "the panel to name the device",
     )
     t.shoe.deal(4)  # dealt while the link is down: kept on the device until delivered
     t.servers["shoe"].reconnect()
-    wait(lambda: t.m.phase.value == "third_street", "the round to resume")
+    wait(lambda: t.step == "third_street", "the round to resume")
     for s in STREETS:
         t.spot(1, s, 500)
         t.spot(4, s, 1000)
@@ -185,16 +190,16 @@ def test_stub_count_mismatch_on_the_fifth_round_holds(t: HilTable) -> None:
     for _ in range(4):
         play_round(t)
         t.settles_as_tablectl_settle(t.finish())
-        assert t.m.phase.value == "betting"
+        assert t.step == "betting"
     play_round(t, size=51)  # one card short in the shoe
     t.finish()
-    wait(lambda: t.m.phase.value == "hold", "the stub-count hold")
-    assert t.m.hold_reason == "stub count 44, expected 45"
+    wait(lambda: t.step == "hold", "the stub-count hold")
+    assert t.hold_reason == "stub count 44, expected 45"
     t.key()
     t.press("clear_fault")
-    assert t.m.phase.value == "count_stub"
+    assert t.step == "count_stub"
     t.press("confirm")  # recounted by hand
-    assert t.m.phase.value == "betting" and t.m.round_no == 6
+    assert t.step == "betting" and t.snap.round_no == 6
 
 
 def test_a_misread_card_is_entered_by_the_supervisor(t: HilTable) -> None:
@@ -206,23 +211,23 @@ def test_a_misread_card_is_entered_by_the_supervisor(t: HilTable) -> None:
     before = t.count("CardDealt")
     t.shoe.duplicate()  # the shoe reads Ad again: the card is really the 3c
     t.settled("CardDealt", before, 1)
-    assert t.m.phase.value == "hold" and "enter it" in t.m.hold_reason
+    assert t.step == "hold" and "enter it" in t.hold_reason
     t.press("next")  # without the key: nothing
-    assert t.m.phase.value == "hold" and "deck no." not in t.m.prompts[-1]
+    assert t.step == "hold" and "deck no." not in t.texts[-1]
     t.key()
     t.press("next")
-    assert t.m.prompts[-1] == "seat 4 card 1: deck no. 1? next / previous, confirm"  # 2c, the first not dealt yet
+    assert t.texts[-1] == "seat 4 card 1: deck no. 1? next / previous, confirm"  # 2c, the first not dealt yet
     t.press("next")
-    assert t.m.prompts[-1] == "seat 4 card 1: deck no. 2? next / previous, confirm"  # 3c: named by number only
+    assert t.texts[-1] == "seat 4 card 1: deck no. 2? next / previous, confirm"  # 3c: named by number only
     assert "seat 4 card 1: deck no. 2?" in t.screen_text() and "3c" not in t.screen_text()
     t.press("confirm")
-    assert t.m.phase.value == "dealing" and [str(c) for c in t.m.seats[4].cards] == ["3c"]
+    assert t.step == "dealing" and [str(c) for c in t.hands().of(4)] == ["3c"]
     actions = [(r.data["action"], r.data["reason"]) for r in t.journal.records() if r.kind == "SupervisorAction"]
     assert actions == [("card corrected", "seat 4 card 1 (shoe card 3) entered")]
     t.shoe.load(["As", "Ad", "3c", "Qd", "7h", "7c", "2h"])
     t.shoe.dealt = 3
     t.deal(4)
-    assert t.m.phase.value == "third_street"
+    assert t.step == "third_street"
     for s in STREETS:
         t.spot(1, s, 500)
         t.spot(4, s, 1000)

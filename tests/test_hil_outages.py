@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from hil_table import HilTable, shoe, wait
 
-from controller.cards import card
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_lines
 from controller.table_config import config_dir, load_table
@@ -53,7 +52,7 @@ def to_third(t: HilTable) -> None:
     t.press("no_more_bets")
     t.load(shoe(CARDS))
     t.deal(7)
-    assert t.m.phase.value == "third_street"
+    assert t.step == "third_street"
 
 
 def test_2_after_a_panel_link_down_the_key_is_off_until_the_panel_says_on(t: HilTable) -> None:
@@ -62,27 +61,27 @@ def test_2_after_a_panel_link_down_the_key_is_off_until_the_panel_says_on(t: Hil
     drop(t, "panel")
     restore(t, "panel")
     t.press("void")  # the key was on before the link dropped: no longer evidence
-    assert t.m.rounds == [] and t.m.round_no == 1
+    assert t.results == [] and t.snap.round_no == 1
     refused = records(t, "SupervisorRefused")
     assert [(r["action"], r["reason"]) for r in refused] == [("void", "the supervisor's key is needed")]
     t.key()  # the panel reports the key on again
     t.press("void")
-    wait(lambda: len(t.m.rounds) == 1, "the void")
-    assert t.m.rounds[-1].settlement is None
+    wait(lambda: len(t.results) == 1, "the void")
+    assert t.results[-1].settlement is None
 
 
 def test_3_a_hold_for_a_device_is_not_cleared_while_it_is_gone(t: HilTable) -> None:
     to_third(t)
     t.key()
     drop(t, "bet_spots")
-    assert t.m.phase.value == "hold" and t.m.hold_reason == "link down: bet_spots"
+    assert t.step == "hold" and t.hold_reason == "link down: bet_spots"
     t.press("clear_fault")
-    assert t.m.phase.value == "hold"
+    assert t.step == "hold"
     assert records(t, "SupervisorRefused")[-1]["reason"] == "a device is not back: bet_spots: link down"
-    assert any(p.startswith("clear fault refused: a device is not back") for p in t.m.prompts[-3:])
+    assert any(p.startswith("clear fault refused: a device is not back") for p in t.texts[-3:])
     t.press("void")  # the supervisor may still void
-    wait(lambda: len(t.m.rounds) == 1, "the void")
-    assert t.m.rounds[-1].settlement is None
+    wait(lambda: len(t.results) == 1, "the void")
+    assert t.results[-1].settlement is None
 
 
 def test_5_cards_dealt_while_held_wait_for_the_supervisor_and_recall_shows_every_card(tmp_path: Path) -> None:
@@ -96,20 +95,20 @@ def test_5_cards_dealt_while_held_wait_for_the_supervisor_and_recall_shows_every
         before = t.count("CardUnreadable")
         t.shoe.unreadable()  # the third card leaves the shoe unread: the table holds
         t.settled("CardUnreadable", before, 1)
-        assert t.m.phase.value == "hold"
+        assert t.step == "hold"
         t.deal(4)  # the dealer goes on dealing: four cards left the shoe while held
-        assert t.m.phase.value == "hold" and [c["index"] for c in t.m.card_log] == [1, 2, 3, 4, 5, 6, 7]  # none dropped
+        assert t.step == "hold" and [c[0] for c in t.hands().log] == [1, 2, 3, 4, 5, 6, 7]  # none dropped
         t.press("confirm")  # without the key: refused, and journaled
         t.key()
         t.press("next")
-        assert t.m.intake.entry_card == card("3c")  # the first card not dealt (the four waiting are out of the shoe)
+        assert t.hands().entry == "3c"  # the first card not dealt (the four waiting are out of the shoe)
         t.press("previous", "previous")  # back round to the card the shoe could not read
         t.press("confirm")
-        assert t.m.hold_reason == "4 cards dealt while held: supervisor: confirm accepts, void declares a misdeal"
+        assert t.hold_reason == "4 cards dealt while held: supervisor: confirm accepts, void declares a misdeal"
         t.press("confirm")  # accepted, each in its place in the dealing order
-        assert t.m.phase.value == "third_street"
-        assert [str(c) for c in t.m.seats[4].cards] == [str(t.m.seats[4].cards[0]), "Qd"]
-        assert [str(c) for c in t.m.community] == ["7h", "8h", "2c"]
+        assert t.step == "third_street"
+        assert [str(c) for c in t.hands().of(4)] == [str(t.hands().of(4)[0]), "Qd"]
+        assert [str(c) for c in t.hands().dealer] == ["7h", "8h", "2c"]
         for street in STREETS:
             t.spot(1, street, 500)
             t.spot(4, street, 1000)
@@ -149,11 +148,11 @@ def test_6_reports_for_seats_and_spots_the_table_does_not_have_are_refused(t: Hi
         ("bet_spots", 2, "pair_plus"),
     ]
     assert "no seat 9 at this table (seats 1-6)" in faults[2]["error"]
-    assert list(t.m.seats) == [1] and (9, "ante") not in t.spots.lamps
+    assert [s.number for s in t.snap.seats] == [1] and (9, "ante") not in t.spots.lamps
     t.press("no_more_bets")
     t.load(shoe(CARDS))
     t.deal(5)
-    assert t.m.phase.value == "third_street"
+    assert t.step == "third_street"
     for street in STREETS:
         t.spot(1, street, 500)
         t.press("reveal")
@@ -177,8 +176,8 @@ def test_4_on_link_up_the_panel_and_the_spots_get_their_whole_state_again(t: Hil
     wait(
         lambda: (
             settled()
-            and t.panel.display == t.m.shown.lines
-            and t.panel.lamps.get(BUTTONS.index("clear_fault") + 1) == t.m.shown.panel_lamps["clear_fault"]
+            and t.panel.display == dict(enumerate(t.snap.screen, start=1))
+            and t.panel.lamps.get(BUTTONS.index("clear_fault") + 1) == dict(t.snap.panel_lamps)["clear_fault"]
         ),
         "the panel's screen and lamps sent again",
     )
@@ -194,11 +193,11 @@ def test_a_spot_lock_that_stays_busy_holds_the_table_until_cleared(t: HilTable) 
     t.spot(1, "ante", 500)
     t.spots.busy_next = 1000  # the sensors answer every command busy
     t.press("no_more_bets")
-    wait(lambda: t.m.phase.value == "hold", "the hold for the failed lock", timeout=60)
-    assert t.m.hold_reason.startswith("bet_spots: command ") and "busy after" in t.m.hold_reason
+    wait(lambda: t.step == "hold", "the hold for the failed lock", timeout=60)
+    assert t.hold_reason.startswith("bet_spots: command ") and "busy after" in t.hold_reason
     assert not t.spots.locked
     t.spots.busy_next = 0
     t.key()
     t.press("clear_fault")
-    assert t.m.phase.value == "no_more_bets"
+    assert t.step == "no_more_bets"
     wait(lambda: t.spots.locked and t.spots.lamps.get((1, "ante")) == "accepted", "the lock and lamps sent again")

@@ -53,7 +53,7 @@ def to_setting(
             t.spot(seat, "envy_marker", 1)  # 11.15(c): the dealer marks every bonus of $5.00 or more
     t.press("no_more_bets")
     t.press(*["next"] * (DICE - 3), "confirm")
-    assert t.m.phase.value == "dealing"
+    assert t.step == "dealing"
     t.load(shoe_for(hands or {}, size=size))
     before = t.count("ShoeStatus")
     t.deal(49)
@@ -61,25 +61,23 @@ def to_setting(
 
 
 def set_all_by_house_way(t: HilTable) -> None:
-    while t.m.phase.value == "setting":
+    while t.step == "setting":
         t.press("confirm")
 
 
 def test_clean_round_sets_shown_house_way_first_and_cycled(t: HilTable) -> None:
     to_setting(t, {2: {"pai_gow": 1000, "bonus": 500}, 5: {"pai_gow": 2500}})
-    assert t.m.phase.value == "setting"
-    assert t.m.prompts[-1].startswith("seat 5: high ") and t.m.prompts[-1].endswith(
-        "(house way)"
-    )  # from the dealer's right
+    assert t.step == "setting"
+    assert t.texts[-1].startswith("seat 5: high ") and t.texts[-1].endswith("(house way)")  # from the dealer's right
     t.press("confirm")
-    house = t.m.prompts[-1]
+    house = t.texts[-1]
     assert house.startswith("seat 2: ") and house.endswith("(house way)")
     t.press("next", "next")
-    assert "set 3 of" in t.m.prompts[-1]
+    assert "set 3 of" in t.texts[-1]
     t.press("previous", "previous")
-    assert t.m.prompts[-1] == house
+    assert t.texts[-1] == house
     t.press("next", "confirm")  # seat 2 sets the second legal set
-    assert t.m.phase.value == "settlement"
+    assert t.step == "settlement"
     result = t.finish()
     assert "high" in result.record["seats"]["2"]  # the set the dealer confirmed is recorded
     t.settles_as_tablectl_settle(result)
@@ -121,18 +119,21 @@ def test_an_envy_marker_under_five_dollars_is_shown_and_blocks_the_deal(t: HilTa
     t.spot(1, "bonus", 100)
     t.spot(1, "envy_marker", 1)
     t.press("no_more_bets")
-    assert t.m.phase.value == "betting"
+    assert t.step == "betting"
     assert "correct: seat 1 envy marker: only for a bonus wager of 5.00 or more (11.15(c))" in t.screen_text()
     t.spot(1, "envy_marker", 0)
     t.press("no_more_bets")
-    assert t.m.phase.value == "no_more_bets"
+    assert t.step == "no_more_bets"
 
 
 def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     to_setting(t, {1: {"pai_gow": 1000}, 4: {"pai_gow": 1000, "bonus": 500}})
     t.spot(1, "bonus", 500)
     t.spot(4, "bonus", 0)
-    assert t.m.late_bets == ["late bet: seat 1 bonus 5.00 not accepted", "removed bet: seat 4 bonus 0.00 not accepted"]
+    assert list(t.snap.late_notes) == [
+        "late bet: seat 1 bonus 5.00 not accepted",
+        "removed bet: seat 4 bonus 0.00 not accepted",
+    ]
     wait(
         lambda: t.spots.lamps.get((1, "bonus")) == "flash_late" and t.spots.lamps.get((4, "bonus")) == "flash_removed",
         "the spot lamps to flash",
@@ -154,12 +155,12 @@ def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
 
 def test_a_misdeal_when_four_cards_do_not_remain(t: HilTable) -> None:
     to_setting(t, {2: {"pai_gow": 1000}}, size=52)  # a card short: three remain
-    assert t.m.phase.value == "hold" and t.m.hold_reason.startswith("misdeal: 3 cards remain, not 4")
+    assert t.step == "hold" and t.hold_reason.startswith("misdeal: 3 cards remain, not 4")
     assert t.screen()[0].startswith("R1 HOLD") and "why: misdeal" in t.screen_text()
     t.key()
     t.press("void")
-    assert t.m.rounds[-1].settlement is None and "void: seat 2: return pai_gow 10.00" in t.m.prompts
-    assert t.m.phase.value == "betting"
+    assert t.results[-1].settlement is None and "void: seat 2: return pai_gow 10.00" in t.texts
+    assert t.step == "betting"
 
 
 def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
@@ -169,10 +170,10 @@ def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
     t.load(shoe_for({}))
     t.deal(20)
     t.servers["shoe"].disconnect()
-    wait(lambda: t.m.phase.value == "hold" and t.m.hold_reason == "link down: shoe", "the hold")
+    wait(lambda: t.step == "hold" and t.hold_reason == "link down: shoe", "the hold")
     t.shoe.deal(29)
     t.servers["shoe"].reconnect()
-    wait(lambda: t.m.phase.value == "setting", "the round to resume")
+    wait(lambda: t.step == "setting", "the round to resume")
     set_all_by_house_way(t)
     t.settles_as_tablectl_settle(t.finish())
 
@@ -182,6 +183,6 @@ def test_supervisor_void_while_setting(t: HilTable) -> None:
     t.press("confirm")
     t.key()
     t.press("void")
-    result = t.m.rounds[-1]
-    assert result.settlement is None and "void: seat 2: return pai_gow 20.00" in t.m.prompts
+    result = t.results[-1]
+    assert result.settlement is None and "void: seat 2: return pai_gow 20.00" in t.texts
     assert [r.data["action"] for r in t.journal.records() if r.kind == "SupervisorAction"] == ["void"]

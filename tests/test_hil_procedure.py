@@ -46,7 +46,7 @@ def ms_to_third(t: HilTable, cards: str = "As Ad Kc Qd 7h 8h 2c", bonus: bool = 
     t.press("no_more_bets")
     t.load(shoe(cards))
     t.deal(7)
-    assert t.m.phase.value == "third_street"
+    assert t.step == "third_street"
 
 
 def b5_first_deal(t: HilTable, seats: tuple[int, ...], cards: str) -> None:
@@ -56,7 +56,7 @@ def b5_first_deal(t: HilTable, seats: tuple[int, ...], cards: str) -> None:
     t.press("no_more_bets")
     t.load(shoe(cards))
     t.deal(3 * len(seats) + 3)
-    wait(lambda: t.m.phase.value == "second_wager", "the second wagers")
+    wait(lambda: t.step == "second_wager", "the second wagers")
 
 
 # --- 1. folds collected at the fold (24.10(b), 35.10(a), (e), (g)) ---------------------------------
@@ -72,15 +72,15 @@ def test_1_a_fold_is_collected_when_it_happens_and_confirmed_before_the_reveal(m
     step = "seat 4: folds at fourth street: collect ante 10.00, third 10.00"
     assert step in ms.screen_text() and "confirm" in ms.screen_text()
     ms.press("reveal")
-    assert ms.m.phase.value == "fourth_street"  # not before the collection is confirmed
-    assert "cannot reveal: confirm the collection first" in ms.m.prompts and step in ms.screen_text()
+    assert ms.step == "fourth_street"  # not before the collection is confirmed
+    assert "cannot reveal: confirm the collection first" in ms.texts and step in ms.screen_text()
     ms.press("confirm", "reveal")
-    assert ms.m.phase.value == "fifth_street"
+    assert ms.step == "fifth_street"
     ms.spot(1, "fifth", 500)
     ms.press("reveal")
-    settlement_prompts = len(ms.m.prompts)
+    settlement_prompts = len(ms.texts)
     result = ms.finish()
-    assert step not in ms.m.prompts[settlement_prompts:]  # settlement has no step for seat 4
+    assert step not in ms.texts[settlement_prompts:]  # settlement has no step for seat 4
     assert result.settlement.seat(4).net == -2000
     ms.settles_as_tablectl_settle(result)
 
@@ -94,7 +94,7 @@ def test_2_a_communication_violation_forfeits_every_wager_of_the_seat(ms: HilTab
     ms.spot(4, "third", 1000)
     ms.press("reveal")
     ms.press("seat_1", "settle")  # without the key: nothing
-    assert ms.m.seats[1].folded_at is None
+    assert ms.snap.seat(1).folded_at is None
     ms.key()
     ms.press("seat_1", "settle")
     step = "seat 1: communication violation (35.10(c)): collect ante 5.00, bonus 1.00, third 5.00"
@@ -128,8 +128,8 @@ def test_3_a_voided_fifth_round_still_brings_the_stub_count(ms: HilTable) -> Non
     ms.key()
     ms.press("void")
     wait(lambda: ms.count("ShoeStatus") > asked, "the shoe's stub count after the voided fifth round")
-    assert "count the stub: 45 cards expected, then confirm" in ms.m.prompts
-    wait(lambda: ms.m.phase.value == "betting" and ms.m.round_no == 6, "round 6")
+    assert "count the stub: 45 cards expected, then confirm" in ms.texts
+    wait(lambda: ms.step == "betting" and ms.snap.round_no == 6, "round 6")
 
 
 # --- 4. hidden cards never on the display nor in the log -----------------------------------------
@@ -147,7 +147,7 @@ def test_4_a_misread_community_card_is_named_by_position_everywhere(
     before = ms.count("CardDealt")
     ms.shoe.duplicate()  # the shoe reports 7h again as the second community card
     ms.settled("CardDealt", before, 1)
-    assert ms.m.phase.value == "hold" and "community card 2" in ms.screen_text()
+    assert ms.step == "hold" and "community card 2" in ms.screen_text()
     before = ms.count("CardDealt")
     ms.shoe.position -= 1  # the same card, read again at the same index
     ms.shoe.count -= 1
@@ -159,7 +159,7 @@ def test_4_a_misread_community_card_is_named_by_position_everywhere(
     screen = ms.screen_text()
     assert "deck no." in screen
     hidden = ("7h", "8h", "2c", "3c", "2d")
-    shown = " ".join([*ms.m.prompts, screen, caplog.text])
+    shown = " ".join([*ms.texts, screen, caplog.text])
     # Whole tokens only: a random hex boot id in a log line ("boot 2d1bbb6f") is not the 2d.
     assert not any(re.search(rf"(?<![0-9a-zA-Z]){card}(?![0-9a-zA-Z])", shown) for card in hidden)
 
@@ -172,14 +172,14 @@ def test_4_a_boston5_dealer_card_entered_before_second_wagers_is_not_shown(b5: H
     b5.load(shoe("As Ks Qs 2h 7d 9c"))
     b5.deal(5)
     b5.shoe.unreadable()  # the dealer's third card is not read
-    wait(lambda: b5.m.phase.value == "hold", "the hold")
+    wait(lambda: b5.step == "hold", "the hold")
     assert "dealer card 3" in b5.screen_text()
     b5.key()
     b5.press("next")
     b5.press("confirm")
-    wait(lambda: b5.m.phase.value == "second_wager", "the second wagers")
-    dealer = [str(c) for c in b5.m.dealer]
-    assert not any(c in " ".join(b5.m.prompts + [b5.screen_text()]) for c in dealer)
+    wait(lambda: b5.step == "second_wager", "the second wagers")
+    dealer = [str(c) for c in b5.hands().dealer]
+    assert not any(c in " ".join(b5.texts + [b5.screen_text()]) for c in dealer)
     actions = [r.data["reason"] for r in b5.journal.records() if r.kind == "SupervisorAction"]
     assert actions == ["dealer card 3 (shoe card 6) entered"]
 
@@ -196,7 +196,7 @@ def pg_to_setting(t: HilTable, wagers: dict[int, dict[str, int]], hands: dict[in
 def test_6_no_collect_the_cards_step_when_the_cards_were_not_kept(pg: HilTable) -> None:
     hands = {5: "9h 9d 9c 9s 5h 3c 2d"}  # four of a kind, no bonus wager; the only bonus is $1
     pg_to_setting(pg, {2: {"pai_gow": 1000, "bonus": 100}, 5: {"pai_gow": 1000}}, hands)
-    while pg.m.phase.value == "setting":
+    while pg.step == "setting":
         pg.press("confirm")
     result = pg.finish()
     assert not any("collect the cards" in step.text for step in result.settlement.procedure)
@@ -206,7 +206,7 @@ def test_6_no_collect_the_cards_step_when_the_cards_were_not_kept(pg: HilTable) 
 def test_6_the_step_is_shown_when_insurance_kept_the_cards(pg: HilTable) -> None:
     hands = {5: "9h 9d 9c 9s 5h 3c 2d"}
     pg_to_setting(pg, {2: {"pai_gow": 1000, "insurance": 100}, 5: {"pai_gow": 1000}}, hands)
-    while pg.m.phase.value == "setting":
+    while pg.step == "setting":
         pg.press("confirm")
     result = pg.finish()
     assert "seat 5: collect the cards (premium hand, no bonus wager)" in [s.text for s in result.settlement.procedure]
@@ -219,11 +219,11 @@ def test_7_a_five_dollar_bonus_without_its_envy_marker_blocks_the_deal(pg: HilTa
     pg.spot(3, "pai_gow", 1000)
     pg.spot(3, "bonus", 500)
     pg.press("no_more_bets")
-    assert pg.m.phase.value == "betting"
+    assert pg.step == "betting"
     assert "correct: seat 3 bonus 5.00: place its envy marker (11.15(c))" in pg.screen_text()
     pg.spot(3, "envy_marker", 1)
     pg.press("no_more_bets")
-    assert pg.m.phase.value == "no_more_bets"
+    assert pg.step == "no_more_bets"
 
 
 # --- 8. Boston 5: a winner's actions in 24.10(f)3's order ------------------------------------------
@@ -235,8 +235,8 @@ def test_8_a_winner_is_paid_first_and_second_then_the_ante_bonus_then_the_ante_r
     b5.spot(1, "second", 1000)
     b5.press("deal")
     b5.deal(4)
-    wait(lambda: b5.m.phase.value == "settlement", "the settlement")
-    while not b5.m.prompts[-1].startswith("seat 1:"):
+    wait(lambda: b5.step == "settlement", "the settlement")
+    while not b5.texts[-1].startswith("seat 1:"):
         b5.press("confirm")
     text = b5.screen_text()
     assert "pay first 10.00, second 10.00, ante bonus" in text and text.index("ante bonus") < text.index(
@@ -253,9 +253,9 @@ def test_9_the_second_wager_may_be_withdrawn_until_the_first_final_card(b5: HilT
     b5.spot(1, "second", 1000)
     b5.spot(3, "second", 1000)
     b5.press("deal")
-    assert b5.m.phase.value == "final_deal"
+    assert b5.step == "final_deal"
     b5.spot(3, "second", 0)  # 24.10(c): "at any time prior to the deal of the final two cards"
-    assert b5.m.seats[3].folded_at == "second" and not b5.m.late_bets
+    assert b5.snap.seat(3).folded_at == "second" and not b5.snap.late_notes
     assert "seat 3: folds: collect ante 5.00, first 10.00" in b5.screen_text()
     b5.press("confirm")
     b5.deal(4)  # seat 1 and the dealer only
@@ -271,7 +271,9 @@ def test_9_after_the_first_final_card_a_withdrawal_is_a_removed_bet(b5: HilTable
     b5.press("deal")
     b5.deal(1)
     b5.spot(3, "second", 0)
-    assert b5.m.seats[3].folded_at is None and b5.m.late_bets == ["removed bet: seat 3 second 0.00 not accepted"]
+    assert b5.snap.seat(3).folded_at is None and list(b5.snap.late_notes) == [
+        "removed bet: seat 3 second 0.00 not accepted"
+    ]
 
 
 def test_4_a_failed_event_is_logged_and_journaled_without_its_card(caplog: pytest.LogCaptureFixture) -> None:

@@ -31,9 +31,9 @@ class Checked:
 
     def before(self, word: str) -> None:
         lines = self.t.screen()
-        columns = self.t.m.display.size.columns
+        columns = self.t.snap.display[1]
         assert all(len(line) <= columns for line in lines), lines
-        assert len(lines) == self.t.m.display.size.lines
+        assert len(lines) == self.t.snap.display[0]
         assert word in " ".join(lines), f"{word!r} not on the screen {lines}"
         self.checked += 1
 
@@ -47,7 +47,7 @@ class Checked:
         self.t.deal(n)
 
     def settle(self) -> None:
-        while self.t.m.phase.value == "settlement":
+        while self.t.step == "settlement":
             self.press("confirm")
 
 
@@ -68,7 +68,7 @@ def test_mississippi_stud_round(tmp_path: Path) -> None:
         t.spot(1, "fifth", 1500)
         d.press("reveal")
         d.settle()
-        t.settles_as_tablectl_settle(t.m.rounds[-1])
+        t.settles_as_tablectl_settle(t.results[-1])
         assert d.checked >= 12
 
 
@@ -84,14 +84,14 @@ def test_boston5_round(tmp_path: Path) -> None:
         t.load(shoe("As Ks Qs 8h 8d 9c 2h 7d 9s 3c 4d 5h Js Ts 6h 6c 8c 9d"))
         d.deal(12)
         d.press("seat_2", "next")
-        while t.m.phase.value == "bonus_settlement":
+        while t.step == "bonus_settlement":
             d.press("confirm")
         t.spot(1, "second", 1000)
         t.spot(2, "second", 1000)
         d.press("seat_4", "fold", "confirm", "deal")
         d.deal(6)
         d.settle()
-        t.settles_as_tablectl_settle(t.m.rounds[-1])
+        t.settles_as_tablectl_settle(t.results[-1])
         assert d.checked >= 12
 
 
@@ -114,14 +114,14 @@ def test_pai_gow_round(tmp_path: Path) -> None:
         d.press("next", "confirm")  # seat 5: another legal set
         d.press("fold")  # seat 2: a foul
         d.settle()
-        t.settles_as_tablectl_settle(t.m.rounds[-1])
+        t.settles_as_tablectl_settle(t.results[-1])
         assert d.checked >= 10
 
 
 def test_the_screen_fits_the_size_the_panel_reports(tmp_path: Path) -> None:
     table = load_table(config_dir() / "bench" / "mississippi_stud.yaml")  # display: 4 x 40
     with HilTable(table, tmp_path, display=(6, 40)) as t:
-        wait(lambda: (t.m.display.size.lines, t.m.display.size.columns) == (6, 40), "the panel's display size")
+        wait(lambda: (t.snap.display[0], t.snap.display[1]) == (6, 40), "the panel's display size")
         d = Checked(t)
         t.spot(1, "ante", 500)
         d.press("no_more_bets")
@@ -164,7 +164,7 @@ def test_a_void_list_stays_until_read_page_by_page(tmp_path: Path) -> None:
         t.press("no_more_bets")
         t.key()
         t.press("void")
-        assert t.m.phase.value == "betting" and t.m.round_no == 2
+        assert t.step == "betting" and t.snap.round_no == 2
         first = t.screen()
         assert first[1] == "round 1 void: return all (confirm)" and first[0].endswith("/6")
         t.spot(1, "ante", 500)  # the next round's bets do not take the list away

@@ -47,8 +47,8 @@ def test_spots_changed_while_the_link_was_down_are_applied_as_their_reports(t: H
         t.spots.put(9, "ante", 500)  # a seat the table does not have
 
     outage(t, "bet_spots", "SpotsState", changes)
-    assert t.m.phase.value == "betting"
-    assert {n: s.wagers for n, s in t.m.seats.items() if s.wagers} == {1: {"ante": 500}, 2: {"ante": 700}}
+    assert t.step == "betting"
+    assert t.snap.wagers() == {1: {"ante": 500}, 2: {"ante": 700}}
     assert [(f["seat"], f["spot"]) for f in records(t, "DeviceFault") if "seat" in f] == [(9, "ante")]
     wait(lambda: t.spots.lamps.get((2, "ante")) == "open", "the new wager's lamp")
 
@@ -60,8 +60,8 @@ def test_a_spot_changed_after_the_lock_while_the_link_was_down_is_a_late_bet(t: 
     t.load(shoe(CARDS))
     t.deal(7)
     outage(t, "bet_spots", "SpotsState", lambda: t.spots.put(1, "ante", 900))
-    assert t.m.phase.value == "third_street" and t.m.seats[1].wagers == {"ante": 500}
-    assert t.m.late_bets == ["late bet: seat 1 ante 9.00 not accepted"]
+    assert t.step == "third_street" and t.snap.seat(1).wager_map() == {"ante": 500}
+    assert list(t.snap.late_notes) == ["late bet: seat 1 ante 9.00 not accepted"]
     wait(lambda: t.spots.lamps.get((1, "ante")) == "flash_late", "the late bet's lamp flashing")
 
 
@@ -75,7 +75,7 @@ def test_the_panels_key_read_after_a_link_up_replaces_what_the_table_believed(t:
 
     outage(t, "panel", "PanelState", restarted_with_the_key_on)
     t.press("void")  # the panel's state says the key is on
-    wait(lambda: len(t.m.rounds) == 1, "the void")
+    wait(lambda: len(t.results) == 1, "the void")
     assert records(t, "SupervisorAction")[-1]["action"] == "void"
 
 
@@ -92,8 +92,8 @@ def test_a_shoe_count_that_differs_from_the_cards_reported_holds(t: HilTable) ->
             t.shoe.pending.clear()
 
     outage(t, "shoe", "ShoeState", cards_lost)
-    assert t.m.phase.value == "hold"
-    assert t.m.hold_reason == "shoe: the shoe counts 5 cards out, the table has 3 reported"
+    assert t.step == "hold"
+    assert t.hold_reason == "shoe: the shoe counts 5 cards out, the table has 3 reported"
     assert any(f.get("cards_out") == 5 for f in records(t, "DeviceFault"))
 
 
@@ -104,13 +104,13 @@ def test_cards_dealt_while_the_panel_is_down_wait_and_are_accepted_in_their_plac
     t.load(shoe(CARDS))
     t.deal(3)
     outage(t, "panel", "PanelState", lambda: t.deal(4))  # the dealer goes on dealing: held, the cards wait
-    assert t.m.phase.value == "hold"
-    assert t.m.hold_reason == "4 cards dealt while held: supervisor: confirm accepts, void declares a misdeal"
-    assert [c["index"] for c in t.m.card_log] == [1, 2, 3, 4, 5, 6, 7]  # none refused, none dropped
+    assert t.step == "hold"
+    assert t.hold_reason == "4 cards dealt while held: supervisor: confirm accepts, void declares a misdeal"
+    assert [c[0] for c in t.hands().log] == [1, 2, 3, 4, 5, 6, 7]  # none refused, none dropped
     t.key()
     t.press("confirm")
-    assert t.m.phase.value == "third_street"
-    assert [str(c) for c in t.m.seats[4].cards] == ["Kc", "Qd"] and [str(c) for c in t.m.community] == [
+    assert t.step == "third_street"
+    assert [str(c) for c in t.hands().of(4)] == ["Kc", "Qd"] and [str(c) for c in t.hands().dealer] == [
         "7h",
         "8h",
         "2c",

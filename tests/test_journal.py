@@ -14,7 +14,9 @@ from controller.journal.meters import meters_for_round
 from controller.journal.store import GENESIS, record_hash
 from controller.table.devices import RecordingDevices
 from controller.table.engine import Engine
-from controller.table.mississippi_stud import MississippiTable, Phase
+from controller.table.events import OpenTable
+from controller.table.mississippi_stud import MississippiTable
+from controller.table.snapshot import build_snapshot
 from controller.table_config import config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
@@ -210,7 +212,7 @@ def test_the_table_holds_when_the_journal_cannot_be_written_and_acts_on_nothing_
     table = MississippiTable(MS, RecordingDevices())
     engine = Engine(table.handle, j, on_journal_error=table.journal_failed)
     engine.step(ButtonChanged(device="panel", button="supervisor_key", pressed=False))
-    table.open_table()
+    table.handle(OpenTable())
     engine.step(SpotReport(device="spots", seat=1, spot="ante", cents=500))
     pages = j.db.execute("PRAGMA page_count").fetchone()[0]
     j.db.execute(f"PRAGMA max_page_count = {pages}")
@@ -218,18 +220,22 @@ def test_the_table_holds_when_the_journal_cannot_be_written_and_acts_on_nothing_
         engine.step(SpotReport(device="spots", seat=seat % 6 + 1, spot="ante", cents=1000 + seat))
         if engine.refused:
             break
-    assert engine.refused == 1 and table.phase is Phase.HOLD and table.hold_reason.startswith("journal: ")
-    assert table.prompts[-1].startswith("HOLD: journal: ") and "database or disk is full" in table.prompts[-1]
+    snap = build_snapshot(table)
+    assert engine.refused == 1 and snap.step == "hold" and snap.hold is not None
+    assert snap.hold.reason.startswith("journal: ")
+    assert snap.recent[-1].startswith("HOLD: journal: ") and "database or disk is full" in snap.recent[-1]
     recorded = {r.data["seat"]: r.data["cents"] for r in j.records() if r.kind == "SpotReport"}
-    assert {n: s.wagers["ante"] for n, s in table.seats.items()} == recorded  # the refused report was not acted on
+    wagers = build_snapshot(table).wagers()
+    assert {n: w["ante"] for n, w in wagers.items()} == recorded  # the refused report was not acted on
     engine.step(ButtonChanged(device="panel", button="no_more_bets", pressed=True))
-    assert engine.refused == 2 and table.phase is Phase.HOLD
+    assert engine.refused == 2 and build_snapshot(table).step == "hold"
     j.db.execute("PRAGMA max_page_count = 1000000")
     engine.step(ButtonChanged(device="panel", button="no_more_bets", pressed=True))
     kinds = [r.kind for r in j.records()][-2:]
     assert kinds == ["JournalFault", "ButtonChanged"] and engine.refused == 0
     fault = [r for r in j.records() if r.kind == "JournalFault"][0]
     assert fault.data["refused"] == 2 and fault.event
-    assert table.phase is Phase.HOLD and "2 events not recorded or acted on" in table.hold_reason
+    snap = build_snapshot(table)
+    assert snap.hold is not None and "2 events not recorded or acted on" in snap.hold.reason
     assert verify_journal(j).ok
     j.close()

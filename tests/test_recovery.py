@@ -30,25 +30,25 @@ def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Pa
         t.press("reveal")
         t.spot(1, "fourth", 500)  # seat 4 has not acted on fourth street yet
         before = (
-            t.m.round_no,
-            t.m.phase,
-            [str(c) for c in t.m.seats[4].cards],
-            dict(t.m.seats[1].wagers),
-            t.m.prompts[-1],
+            t.snap.round_no,
+            t.step,
+            [str(c) for c in t.hands().of(4)],
+            dict(t.snap.seat(1).wager_map()),
+            t.texts[-1],
         )
         screen = t.screen()
         chips = dict(t.spots.chips)
     with HilTable(MS, tmp_path / "b", SqliteJournal(path), chips) as t:
         assert t.runtime.recovered > 0
         after = (
-            t.m.round_no,
-            t.m.phase,
-            [str(c) for c in t.m.seats[4].cards],
-            dict(t.m.seats[1].wagers),
-            t.m.prompts[-1],
+            t.snap.round_no,
+            t.step,
+            [str(c) for c in t.hands().of(4)],
+            dict(t.snap.seat(1).wager_map()),
+            t.texts[-1],
         )
         assert after == before
-        assert t.m.screen == screen
+        assert t.snap.screen == screen
         wait(lambda: t.shown() == screen, "the display state sent again")
         wait(
             lambda: t.spots.lamps.get((1, "fourth")) == "accepted" and t.spots.locked,
@@ -89,22 +89,22 @@ def test_a_hold_stays_active_across_a_restart_until_cleared(tmp_path: Path) -> N
         before = t.count("CardDealt")
         t.shoe.duplicate()
         t.settled("CardDealt", before, 1)
-        assert t.m.phase.value == "hold"
-        reason = t.m.hold_reason
+        assert t.step == "hold"
+        reason = t.hold_reason
         chips = dict(t.spots.chips)
     with HilTable(B5, tmp_path / "b", SqliteJournal(path), chips) as t:
-        assert t.m.phase.value == "hold" and t.m.hold_reason == reason and t.m.held_from.value == "first_deal"
+        assert t.step == "hold" and t.hold_reason == reason and t.snap.held_from == "first_deal"
         wait(lambda: t.panel.lamps.get(BUTTONS.index("clear_fault") + 1) is True, "the clear-fault lamp lit again")
         t.key()
         t.press("void")
-        assert t.m.rounds[-1].settlement is None and t.m.phase.value == "betting" and t.m.round_no == 2
+        assert t.results[-1].settlement is None and t.step == "betting" and t.snap.round_no == 2
     journal = SqliteJournal(path)
     snapshot = journal.last_snapshot()
     after = sum(1 for r in journal.records(snapshot.seq) if r.event)
     total = sum(1 for r in journal.records() if r.event)
     journal.close()
     with HilTable(B5, tmp_path / "c", SqliteJournal(path)) as t:
-        assert t.m.phase.value == "betting" and t.m.round_no == 2
+        assert t.step == "betting" and t.snap.round_no == 2
         assert t.runtime.recovered == after < total  # from round 2's snapshot on, not from the start
     journal = SqliteJournal(path)
     assert verify_journal(journal).ok and [r for r, _ in journal.round_seqs()] == [1]

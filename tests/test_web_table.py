@@ -301,6 +301,21 @@ def test_link_loss_holds_the_table_and_the_page_says_what_clears_it(session):
     assert p.view()["links"]["shoe"] == "up"
 
 
+def test_the_key_button_turns_the_key_on_and_off_and_the_page_shows_the_live_key(session):
+    """The page showed "Key ON" always, so its button only ever sent "off": now both follow the panel's key."""
+    s = session("mississippi_stud")
+    p = s.page
+    key = p.d.find_element(p.By.ID, "key")
+    assert p.view()["supervisor"] is False
+    wait_for(lambda: key.text == "Key off", "the key shown off")
+    p.click("#key")
+    wait_for(lambda: p.view()["supervisor"] is True, "the key on in the view")
+    wait_for(lambda: key.text == "Key ON", "the key shown on")
+    p.click("#key")
+    wait_for(lambda: p.view()["supervisor"] is False, "the key off in the view")
+    wait_for(lambda: key.text == "Key off", "the key shown off again")
+
+
 def test_token_required_when_set(tmp_path, driver):
     token = "s3cret-token-for-tests"
     bench = BenchProcess(tmp_path, "pai_gow", token=token)

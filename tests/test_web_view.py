@@ -12,7 +12,6 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 from controller.table.boston5 import Boston5Table
 from controller.table.mississippi_stud import MississippiTable
 from controller.table_config import config_dir, load_table
-from controller.web.feed import CommandTee
 from controller.web.view import HIDDEN, hold_clears, mask_cards, table_view
 from drivers.shoe import CardDealt
 from tests.table_helpers import FedTable
@@ -22,13 +21,7 @@ B5 = load_table(config_dir() / "bench" / "boston5.yaml")
 
 
 def view(t: FedTable, config) -> dict:
-    tee = CommandTee(t.devices)
-    for name, args in t.devices.commands:  # what the devices were last told
-        if name == "lamp":
-            tee.lamps[(args[0], args[1])] = args[2]
-        elif name == "display":
-            tee.lines[args[0]] = args[1]
-    return table_view(t.m, config, tee, {"shoe": "up"}, [])
+    return table_view(t.snapshot(), config, {"shoe": "up"}, [])
 
 
 def test_mask_cards_keeps_only_face_up_cards() -> None:
@@ -89,3 +82,39 @@ def test_what_clears_each_hold() -> None:
     assert "link is back" in hold_clears("link down: shoe")
     assert hold_clears("misdeal: 5 cards remain, not 4 (supervisor: void)") == "supervisor key on: void"
     assert "clear fault" in hold_clears("stub count 30, expected 31")
+
+
+def test_the_key_indicator_follows_the_live_key() -> None:
+    """The page showed "key ON" always (``bool(table.supervisor)`` of an object): now the panel's last word."""
+    from drivers.link import LinkDown
+    from drivers.panel import ButtonChanged
+
+    t = FedTable(MississippiTable, MS)
+    assert view(t, MS)["supervisor"] is False
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    assert view(t, MS)["supervisor"] is True
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=False))
+    assert view(t, MS)["supervisor"] is False
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.feed(LinkDown(device="panel", reason="unplugged"))  # authority never outlives its evidence
+    assert view(t, MS)["supervisor"] is False
+
+
+def test_a_void_on_a_stub_count_round_leaves_every_card_face_down_on_the_page() -> None:
+    """After a void, the stub count showed the voided round's cards face up (count_stub taken for settled)."""
+    from drivers.panel import ButtonChanged
+
+    t = FedTable(MississippiTable, MS)
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    for _ in range(5):  # a void after the deal is a round dealt: the stub is counted after the fifth
+        t.spot(1, "ante", 500)
+        t.press("no_more_bets")
+        t.deal("As Kd 2c 3d 4h")
+        t.press("void")
+        while t.snapshot().notices:
+            t.press("confirm")
+    v = view(t, MS)
+    assert v["step"] == "count_stub"
+    text = json.dumps(v)
+    for card in ("As", "Kd", "2c", "3d", "4h"):
+        assert card not in text

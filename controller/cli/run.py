@@ -121,8 +121,8 @@ def run(args: argparse.Namespace) -> int:
     if runtime.recovered:
         log.info(
             "recovered round %d (%s) from %d journaled events",
-            runtime.table.round_no,
-            runtime.table.phase.value,
+            runtime.snapshot.round_no,
+            runtime.snapshot.step,
             runtime.recovered,
         )
     log.info(

@@ -1,9 +1,12 @@
-"""``tablectl status --config FILE | --journal FILE [--json]``: each device's link of a running
-table, from its journal.
+"""``tablectl status --config FILE | --journal FILE [--json]``: a running table's round, step,
+hold and key from its latest snapshot, and each device's link from its journal.
 
-Reads the journal read-only (another process, ``tablectl run``, keeps writing it): for each
-device the latest ``LinkUp``/``LinkDown`` (is the link up now, since when, why it went down),
-the latest ``LinkStats`` record (the link counters journaled at each round's end,
+The table (``tablectl run``) writes its latest snapshot (controller.table.snapshot: revealed
+cards only) as JSON beside its journal (``GAME.snapshot.json``, mode 0600, replaced atomically
+by a rename whenever the round, step, hold, key, prompt or a device's return changes); status
+reads that file, never the table. It reads the journal read-only (the table keeps writing it):
+for each device the latest ``LinkUp``/``LinkDown`` (is the link up now, since when, why it went
+down), the latest ``LinkStats`` record (the link counters journaled at each round's end,
 docs/protocol.md section 10) and the latest ``DeviceFault``.
 """
 
@@ -22,7 +25,7 @@ from controller.table_config import load_table
 from controller.yamlfile import ConfigError
 from drivers.link import COUNTERS
 
-__all__ = ["register", "run", "link_status"]
+__all__ = ["register", "run", "link_status", "table_status"]
 
 _KINDS = ("LinkUp", "LinkDown", "LinkStats", "DeviceFault")
 
@@ -46,6 +49,42 @@ def _journal_path(args: argparse.Namespace) -> Path:
         return Path(args.journal)
     table = load_table(args.config)
     return Path(table.journal.path) if table.journal.path else RUN_JOURNAL_DIR / f"{table.game}.db"
+
+
+def _snapshot_path(journal: Path) -> Path:
+    # the same rule as controller.table.runtime.snapshot_path (not imported: status starts fast)
+    return journal.with_name(f"{journal.stem}.snapshot.json")
+
+
+def table_status(journal: Path) -> dict[str, Any] | None:
+    """The table as its latest snapshot file beside ``journal`` shows it (None when the table
+    has not written one): when written, round, step, hold, key, what the dealer is asked and the
+    devices not back. Raises ``ValueError`` naming the file when it cannot be read as one."""
+    path = _snapshot_path(journal)
+    try:
+        raw = path.read_text()
+    except FileNotFoundError:
+        return None
+    try:
+        data = json.loads(raw)
+        snap = data["snapshot"]
+        hold = snap["hold"]
+        return {
+            "file": str(path),
+            "written_at": float(data["written_at"]),
+            "table": str(snap["table"]),
+            "game": str(snap["game"]),
+            "round": int(snap["round_no"]),
+            "step": str(snap["step"]),
+            "asked": str(snap["asked"]),
+            "hold": None
+            if hold is None
+            else {"reason": str(hold["reason"]), "from": hold["held_from"], "clears": str(hold["clears"])},
+            "key_on": bool(snap["key_on"]),
+            "devices_not_back": {str(d): str(why) for d, why in snap["links_pending"]},
+        }
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: not a table snapshot ({type(exc).__name__}: {exc})") from None
 
 
 def link_status(path: Path) -> dict[str, Any]:
@@ -86,6 +125,7 @@ def link_status(path: Path) -> dict[str, Any]:
             d["last_fault"] = {"at": at, "seq": seq, "kind": data.get("kind", ""), "error": data.get("error", "")}
     return {
         "journal": str(path),
+        "table": table_status(path),
         "head_seq": head[0] if head else 0,
         "head_at": head[1] if head else None,
         "devices": dict(sorted(devices.items())),
@@ -111,6 +151,23 @@ def _time(at: float | None) -> str:
 
 def _text(status: dict[str, Any]) -> list[str]:
     out = [f"{status['journal']}: {status['head_seq']} records, last at {_time(status['head_at'])}"]
+    table = status.get("table")
+    if table is None:
+        out.append("table: no snapshot written yet (the table writes one beside its journal while it runs)")
+    else:
+        key = "on" if table["key_on"] else "off"
+        out.append(
+            f"table {table['table']} ({table['game']}): round {table['round']}, {table['step']}, supervisor key {key}"
+            f" (snapshot written {_time(table['written_at'])})"
+        )
+        if table["hold"] is not None:
+            out.append(
+                f"  HOLD from {table['hold']['from']}: {table['hold']['reason']}; clears: {table['hold']['clears']}"
+            )
+        if table["asked"]:
+            out.append(f"  dealer: {table['asked']}")
+        for device, why in table["devices_not_back"].items():
+            out.append(f"  {device}: not back ({why})")
     if not status["devices"]:
         out.append("no link records yet")
     for name, d in status["devices"].items():

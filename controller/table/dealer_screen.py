@@ -28,6 +28,8 @@ class DealerScreen:
         self.table = table
         self.prompts: list[str] = []
         """Every text the dealer was shown (prompts, notes, notices), the recent ones kept."""
+        self.texts_shown = 0
+        """How many texts the dealer was shown since start (the snapshot's count of ``prompts``)."""
         self.prompt = ""
         """What the dealer must do next (the screen's prompt)."""
         self.notes: list[str] = []
@@ -46,6 +48,7 @@ class DealerScreen:
 
     def shown(self, text: str) -> None:
         """Keep ``text`` among the texts shown (it is on the screen through a prompt, note or detail)."""
+        self.texts_shown += 1
         self.prompts.append(text)
         if len(self.prompts) > 2 * KEEP_PROMPTS:
             del self.prompts[:-KEEP_PROMPTS]

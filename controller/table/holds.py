@@ -21,7 +21,7 @@ from controller.table.supervisor import Record
 if TYPE_CHECKING:
     from controller.table.round import RoundTable
 
-__all__ = ["HoldKind", "Holds", "ROUND_COMMANDS"]
+__all__ = ["HoldKind", "Holds", "ROUND_COMMANDS", "hold_clears"]
 
 log = logging.getLogger("tablectl.table")
 
@@ -62,11 +62,39 @@ class HoldKind(Enum):
         return self in (HoldKind.JOURNAL, HoldKind.JOURNAL_REFUSED)
 
     @property
+    def ends_by_itself(self) -> bool:
+        """A hold of this kind ends without anyone once every device is back."""
+        return self is HoldKind.LINK
+
+    @property
+    def who(self) -> str:
+        """Who may clear a hold of this kind."""
+        return "device or supervisor" if self is HoldKind.LINK else "supervisor"
+
+    @property
     def prompt(self) -> str:
         """What clears a hold of this kind, and who (the screen's prompt)."""
         if self is HoldKind.LINK:
             return "wait for the device; or key: void"
         return "supervisor: key, then clear fault or void"
+
+
+def hold_clears(reason: str) -> str:
+    """What clears a hold with ``reason`` (as this module and its callers word reasons), in words
+    (the page and the pit show it)."""
+    if reason.startswith("link down:"):
+        return f"by itself when the {reason.split(':', 1)[1].strip()} link is back; or supervisor key on: void"
+    if reason.startswith(("unreadable card", "duplicate card")):
+        return "supervisor key on: read the card again, or enter it (next / previous, confirm); or void"
+    if reason.startswith("misdeal"):
+        return "supervisor key on: void"
+    if reason.startswith("journal:"):
+        return "the journal must take records again; then supervisor key on: clear fault"
+    if reason.startswith("stub count"):
+        return "recount the stub; supervisor key on: clear fault, or void"
+    if "dealt while held" in reason:
+        return "supervisor key on: confirm accepts the cards, void declares a misdeal"
+    return "supervisor key on: clear fault, or void"
 
 
 class Holds:
@@ -155,6 +183,10 @@ class Holds:
 
     def prompt(self) -> str:
         return self.kind.prompt
+
+    def clears(self) -> str:
+        """What clears the hold on now, in words."""
+        return hold_clears(self.reason)
 
     def release(self) -> None:
         """End the hold: the round goes on where it was held."""

@@ -174,18 +174,6 @@ class RoundTable:
         """Every card the shoe reported this round, in dealt order (the round record's ``cards``)."""
         return self.ledger.records()
 
-    # Read from outside (the web view, the bench players, tests), held by the collaborators.
-    hold_reason: str = via("holds.reason")
-    held_from: Enum | None = via("holds.held_from")
-    prompts: list[str] = via("display.prompts")
-    screen: tuple[str, ...] = via("display.lines")
-    size: DisplaySize = via("display.size")
-    late_bets: list[str] = via("late.noted")
-    problems: list[str] = via("wagers.problems")
-    notices: list[Notice] = via("display.notices")
-    page: int = via("display.page")
-    step_index: int = via("walk.step_index")
-
     # --- the screen (the game's details, what next / previous mean) -----------------------------
 
     def screen_details(self) -> list[str]:

@@ -8,8 +8,11 @@ end, and tells systemd it is ready and alive (``controller.table.sdnotify``).
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import sqlite3
+import tempfile
 import threading
 import time
 from collections import deque
@@ -26,16 +29,26 @@ from controller.table.boston5 import Boston5Table
 from controller.table.devices import DriverDevices, RecordingDevices, resend_state
 from controller.table.engine import Engine
 from controller.table.events import EventDecodeError, OpenTable, decode_event
+from controller.table.latest import LatestSnapshot
 from controller.table.mississippi_stud import MississippiTable
 from controller.table.pai_gow import PaiGowTable
 from controller.table.sdnotify import SystemdNotifier
+from controller.table.snapshot import TableSnapshot, build_hands, build_snapshot
 from controller.table_config import TableConfig
 from drivers.link import DeviceFault, LinkConfig, LinkDown, LinkStats, LinkUp
 from drivers.registry import driver_class
 
 log = logging.getLogger("tablectl.runtime")
 
-__all__ = ["OpenTable", "TableRuntime", "GAME_TABLES", "open_journal", "journaled_event_windows"]
+__all__ = [
+    "OpenTable",
+    "TableRuntime",
+    "GAME_TABLES",
+    "open_journal",
+    "journaled_event_windows",
+    "snapshot_path",
+    "write_snapshot_file",
+]
 
 GAME_TABLES: dict[str, type] = {"mississippi_stud": MississippiTable, "boston5": Boston5Table, "pai_gow": PaiGowTable}
 """The games the controller can run at a table so far."""
@@ -84,6 +97,27 @@ def journaled_event_windows(path: Path, devices: set[str]) -> dict[str, tuple[in
     finally:
         db.close()
     return windows
+
+
+def snapshot_path(journal_path: Path | str) -> Path:
+    """Where a running table keeps its latest snapshot as JSON: beside its journal
+    (``boston5.db`` -> ``boston5.snapshot.json``), read by ``tablectl status``."""
+    path = Path(journal_path)
+    return path.with_name(f"{path.stem}.snapshot.json")
+
+
+def write_snapshot_file(path: Path, snapshot: TableSnapshot) -> None:
+    """Write ``snapshot`` to ``path`` atomically (a temporary file in the same folder, mode 0600,
+    renamed over the old one): a reader sees the old file or the new one, never a part."""
+    data = {"written_at": time.time(), "pid": os.getpid(), "snapshot": snapshot.to_json()}
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:  # mkstemp makes it 0600
+            json.dump(data, f, separators=(",", ":"))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 class TableRuntime:
@@ -142,6 +176,13 @@ class TableRuntime:
             self.drivers["panel"], self.drivers["bet_spots"], self.drivers["shoe"], self.engine.post
         )
         self.table = GAME_TABLES[table.game](table, self.devices, self._round_done, self._audit)
+        self.latest = LatestSnapshot()
+        """The table's latest snapshot, published by the controller thread after each live event:
+        what every reader on another thread (web view, bench players) reads, never the table."""
+        self._version = 0
+        self._written: object = None
+        self.snapshot_file: Path | None = snapshot_path(self.journal.path) if self.durable else None  # type: ignore[attr-defined]
+        """Where the latest snapshot is written for ``tablectl status`` (a durable journal only)."""
         self.services: list[Any] = []
         """Things beside the controller that read the journal (e.g. the floor forwarder): each
         ``start()``-ed once the journal is recovered, ``stop()``-ed before it is closed."""
@@ -150,11 +191,41 @@ class TableRuntime:
 
     def _handle(self, event: object) -> None:
         self._dispatch(event, self.engine.current_seq)
+        self.publish()
         for observe in self.observers:
             try:
                 observe(event)
             except Exception:
                 log.exception("observer %r failed on %r", observe, event)
+
+    def publish(self) -> TableSnapshot:
+        """Build the table's snapshot and publish it (the controller thread, or before it starts);
+        the snapshot file is written again when what ``tablectl status`` shows changed."""
+        self._version += 1
+        snapshot = build_snapshot(self.table, self._version)
+        hands = build_hands(self.table, self._version) if self.latest.share_hands else None
+        self.latest.publish(snapshot, hands)
+        if self.snapshot_file is not None:
+            key = (
+                snapshot.round_no,
+                snapshot.step,
+                snapshot.hold,
+                snapshot.key_on,
+                snapshot.links_pending,
+                snapshot.asked,
+            )
+            if key != self._written:
+                try:
+                    write_snapshot_file(self.snapshot_file, snapshot)
+                    self._written = key
+                except OSError as exc:
+                    log.warning("cannot write the table's snapshot to %s: %s", self.snapshot_file, exc)
+        return snapshot
+
+    @property
+    def snapshot(self) -> TableSnapshot:
+        """The latest published snapshot."""
+        return self.latest.get()
 
     def _dispatch(self, event: object, seq: int) -> None:
         if isinstance(event, LinkStats):
@@ -280,6 +351,7 @@ class TableRuntime:
             after_recovery()
         if self.durable:
             self._restore_event_windows()
+        self.publish()
         for service in self.services:
             service.start()
         for driver in self.drivers.values():

@@ -175,10 +175,9 @@ class Supervisor:
             return self._refuse(action, button, "the supervisor's key is needed")
         if not self.allowed_in(action, phase):
             return self._refuse(action, button, f"not allowed in {phase}")
-        if action.allowed is not None:
-            why = self._methods[action.allowed]()
-            if why:
-                return self._refuse(action, button, why)
+        why = self.why_not_allowed(action)
+        if why:
+            return self._refuse(action, button, why)
 
         def record(reason: str, journal: str | None = None) -> None:
             self.audit(
@@ -189,6 +188,10 @@ class Supervisor:
 
         self._methods[action.handler](button, record, **args)
         return True
+
+    def why_not_allowed(self, action: Action) -> str | None:
+        """Why the table's own check (``action.allowed``) refuses ``action`` now, or None."""
+        return self._methods[action.allowed]() if action.allowed is not None else None
 
     def _refuse(self, action: Action, button: str, why: str) -> bool:
         self.audit(

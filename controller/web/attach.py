@@ -29,15 +29,14 @@ def serve_table(
     feed = TableFeed(runtime)
     controls = None
     if sims is not None:
-        table = runtime.table
         controls = BenchControls(
             sims,
             servers or {},
             runtime.config.seats,
             SPOTS[runtime.config.game],
-            joker=table.DECK == 53,
+            joker=runtime.snapshot.deck_size == 53,
             seed=seed,
-            round_no=lambda: int(table.round_no),
+            round_no=lambda: runtime.snapshot.round_no,
         )
     server = WebServer(table_app(feed, controls, token), address)
     url = server.start()

@@ -1,10 +1,11 @@
 """The live feed of one table: the view model rebuilt on the controller thread after each event,
 published to the web server's subscribers (server-sent events).
 
-:class:`TableFeed` attaches to a :class:`~controller.table.runtime.TableRuntime` as an observer
-and as a tee on its device commands (lamps, display, panel lamps, lock are what the table last
-told its devices); it never calls the table. Link states and recent device faults come from the
-events the controller handled, stamped with the time the driver received them.
+:class:`TableFeed` attaches to a :class:`~controller.table.runtime.TableRuntime` as an observer:
+after each event it reads the table's latest snapshot (``runtime.snapshot``, published by the
+controller thread just before the observers run; lamps, screen, panel lamps and the lock are in
+it) and never the table itself. Link states and recent device faults come from the events the
+controller handled, stamped with the time the driver received them.
 """
 
 from __future__ import annotations
@@ -14,60 +15,15 @@ import json
 import logging
 import threading
 from collections import deque
-from collections.abc import Callable
 from typing import Any
 
 from controller.web.view import table_view
 
-__all__ = ["CommandTee", "TableFeed", "fault_text"]
+__all__ = ["TableFeed", "fault_text"]
 
 log = logging.getLogger("tablectl.web")
 
 KEEP_FAULTS = 12
-
-
-class CommandTee:
-    """Passes every device command on and remembers the state it leaves (what the devices show)."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.lines: dict[int, str] = {}
-        """The dealer display, line number to text."""
-        self.screen_lines: tuple[str, ...] | None = None
-        """The whole dealer's screen, when the table sends it whole (``screen``)."""
-        self.lamps: dict[tuple[int, str], str] = {}
-        self.panel_lamps: dict[str, bool] = {}
-        self.locked = False
-
-    def display(self, line: int, text: str) -> None:
-        self.lines[line] = text
-        self.inner.display(line, text)
-
-    def screen(self, lines: tuple[str, ...]) -> None:
-        self.screen_lines = tuple(lines)
-        self.inner.screen(lines)
-
-    def lamp(self, seat: int, spot: str, state: str) -> None:
-        self.lamps[(seat, spot)] = state
-        self.inner.lamp(seat, spot, state)
-
-    def lock_spots(self, locked: bool) -> None:
-        self.locked = locked
-        self.inner.lock_spots(locked)
-
-    def request_stub_count(self) -> None:
-        self.inner.request_stub_count()
-
-    def panel_lamp(self, button: str, on: bool) -> None:
-        self.panel_lamps[button] = on
-        self.inner.panel_lamp(button, on)
-
-    def draw_start(self) -> None:
-        self.inner.draw_start()
-
-    def __getattr__(self, name: str) -> Any:
-        """Any other command goes through unrecorded (a command added to the devices later)."""
-        return getattr(self.inner, name)
 
 
 def fault_text(event: object) -> str | None:
@@ -98,19 +54,17 @@ def fault_text(event: object) -> str | None:
 class TableFeed:
     """The table's view model, kept current, with a version number and async subscribers."""
 
-    def __init__(self, runtime: Any, screen: Callable[[Any], list[str]] | None = None) -> None:
+    def __init__(self, runtime: Any) -> None:
         self.runtime = runtime
-        self.screen = screen
         self.links: dict[str, str] = {role: "connecting" for role in runtime.drivers}
         self.faults: deque[dict[str, Any]] = deque(maxlen=KEEP_FAULTS)
-        self.tee = CommandTee(runtime.devices)
-        runtime.devices = self.tee
-        runtime.table.devices = self.tee
         self._lock = threading.Lock()
         self._version = 0
         self._json = "{}"
         self._subscribers: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
         runtime.observers.append(self.observe)
+        if runtime.latest.current() is None:  # before the runtime starts: the table as it is now
+            runtime.publish()
         self.publish()
 
     # --- the controller thread ------------------------------------------------------------------
@@ -129,10 +83,8 @@ class TableFeed:
         self.publish()
 
     def publish(self) -> None:
-        """Build the view model now and wake every subscriber."""
-        table = self.runtime.table
-        screen = self.screen(table) if self.screen is not None else None
-        view = table_view(table, self.runtime.config, self.tee, self.links, self.faults, screen)
+        """Build the view model from the latest snapshot and wake every subscriber."""
+        view = table_view(self.runtime.snapshot, self.runtime.config, self.links, self.faults)
         with self._lock:
             self._version += 1
             view["version"] = self._version

@@ -1,0 +1,148 @@
+"""Nothing outside ``controller/table`` reaches into a RoundTable: the web views, the bench and soak
+players, the CLI, the floor and the tests read the table's snapshot (controller.table.snapshot).
+
+An AST check over every module outside the table package: an expression that is a table
+machine (``<...>runtime.table``, ``<...>.m`` of the test harnesses, a game table class called,
+a class taken from ``GAME_TABLES`` called, or a name bound to any of these) may only be handed
+events (``handle``) or passed on whole (to the snapshot builder, an engine, a runtime); any other
+attribute read or written on it is a reach into its internals. Tests of the table's own
+internals are allowed by name in :data:`ALLOWED`, each with why.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SCANNED = ("controller/web", "controller/cli", "controller/floor", "hil", "tests")
+"""Where nothing may read a table's internals (every ``.py`` below these folders)."""
+
+TABLE_CLASSES = frozenset({"RoundTable", "MississippiTable", "Boston5Table", "PaiGowTable"})
+HARNESS_ATTRIBUTES = frozenset({"m"})
+"""``FedTable.m`` and ``HilTable.m``: the machine a test harness drives."""
+INTERFACE = frozenset({"handle", "journal_failed"})
+"""What anyone may do with a table machine: hand it an event (as a device would), or tell it
+the journal refused a record (the engine's ``on_journal_error`` hook)."""
+
+ALLOWED: dict[str, str] = {
+    "tests/test_table_boston5.py": "tests of the Boston 5 machine's internals (controller/table/boston5.py)",
+    "tests/test_table_mississippi.py": "tests of the Mississippi Stud machine's internals",
+    "tests/test_table_pai_gow.py": "tests of the pai gow machine's internals",
+    "tests/test_table_outages.py": "tests of the machines' link-loss and hold internals (controller/table/holds.py, links.py)",
+    "tests/test_table_triggers.py": "tests of the machines' declared triggers (controller/table/phases.py)",
+    "tests/test_snapshot_only.py": "this check (its own sample of a reach, in a string)",
+}
+"""Modules outside controller/table allowed to read a table's internals, and why."""
+
+
+def _is_table_call(node: ast.expr, classes: set[str]) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    if isinstance(f, ast.Name) and (f.id in TABLE_CLASSES or f.id in classes):
+        return True
+    if isinstance(f, ast.Attribute) and f.attr in TABLE_CLASSES:
+        return True
+    return isinstance(f, ast.Subscript) and isinstance(f.value, ast.Name) and f.value.id == "GAME_TABLES"
+
+
+def _is_runtime(node: ast.expr) -> bool:
+    """``runtime``, ``self.runtime``, ``h.runtime``, ``rt``: something named a runtime."""
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return "runtime" in name.lower() or name == "rt"
+
+
+class _Reaches(ast.NodeVisitor):
+    """Collects ``(line, text)`` of each reach into a table machine in one module."""
+
+    def __init__(self) -> None:
+        self.tables: set[str] = set()
+        """Names bound to a table machine (module-wide: a false positive is a name to rename)."""
+        self.classes: set[str] = set()
+        """Names bound to a game table class (``cls = GAME_TABLES[game]``)."""
+        self.found: list[tuple[int, str]] = []
+
+    def is_table(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in self.tables
+        if isinstance(node, ast.Attribute):
+            if node.attr == "table" and _is_runtime(node.value):
+                return True
+            if node.attr in HARNESS_ATTRIBUTES:
+                return True
+        return _is_table_call(node, self.classes)
+
+    def bind(self, targets: list[ast.expr], value: ast.expr) -> None:
+        for target in targets:
+            if not isinstance(target, ast.Name):
+                continue
+            if self.is_table(value):
+                self.tables.add(target.id)
+            elif (
+                isinstance(value, ast.Subscript)
+                and isinstance(value.value, ast.Name)
+                and value.value.id == "GAME_TABLES"
+            ):
+                self.classes.add(target.id)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.bind(node.targets, node.value)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.bind([node.target], node.value)
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if self.is_table(node.value) and node.attr not in INTERFACE:
+            self.found.append((node.lineno, f"{ast.unparse(node.value)}.{node.attr}"))
+        self.generic_visit(node)
+
+
+def reaches(source: str) -> list[tuple[int, str]]:
+    """Every reach into a table machine in ``source`` (two passes: names bound late count too)."""
+    tree = ast.parse(source)
+    first = _Reaches()
+    first.visit(tree)
+    second = _Reaches()
+    second.tables, second.classes = first.tables, first.classes
+    second.visit(tree)
+    return sorted(set(second.found))
+
+
+def scanned_modules() -> list[Path]:
+    return sorted(p for folder in SCANNED for p in (ROOT / folder).rglob("*.py") if ".venv" not in p.parts)
+
+
+def test_the_check_finds_a_reach() -> None:
+    sample = (
+        "def f(runtime, h):\n"
+        "    t = runtime.table\n"
+        "    a = t.phase.value\n"
+        "    b = h.m.seats\n"
+        "    c = runtime.snapshot.step\n"
+        "    t.handle(None)\n"
+        "    m = PaiGowTable(config, devices)\n"
+        "    return m.hands\n"
+    )
+    assert [text for _, text in reaches(sample)] == ["t.phase", "h.m.seats", "m.hands"]
+
+
+def test_nothing_outside_the_table_package_reads_a_round_table() -> None:
+    problems = []
+    for path in scanned_modules():
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in ALLOWED:
+            continue
+        for line, text in reaches(path.read_text()):
+            problems.append(f"{rel}:{line}: {text}")
+    assert not problems, "reads a RoundTable's internals (read its snapshot instead):\n" + "\n".join(problems)
+
+
+def test_every_allowed_module_exists_and_says_why() -> None:
+    for rel, why in ALLOWED.items():
+        assert (ROOT / rel).is_file(), f"{rel}: allowed but missing"
+        assert why.strip(), f"{rel}: allowed without a reason"
