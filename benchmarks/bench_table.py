@@ -7,6 +7,8 @@ Run ``python benchmarks/bench_table.py [--rounds N]``. Measured in one run:
   fakes at the device interface (``RecordingDevices``); beside a bare ``transitions`` machine
   firing as many triggers per round as ours fired (counted with ``prepare_event``);
 * controller-added latency per event (journal + machine), p50 / p99;
+* the table's snapshot built after each event (what the runtime publishes), CPU per event beside
+  the event's own handling;
 * the soak's path in one process (the bench's players too), CPU per round, and ``tablectl soak``
   on every core: wall and CPU time;
 * rounds/s over ptys: the bench table (simulators, real drivers, simulated players);
@@ -101,6 +103,33 @@ def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, l
         settle_record(result.record, table)
     settle_s = (time.process_time() - start) / rounds
     return rounds / elapsed, per_event, sum(len(e) for e in rounds_events) // rounds, triggers[0] // rounds, settle_s
+
+
+def snapshot_cost(cls: type, table_path: Path, make, rounds: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """CPU microseconds per event of the table's snapshot (``build_snapshot``, what the runtime
+    publishes after every event) and of handling the event itself, on the same rounds."""
+    from controller.table.snapshot import build_snapshot
+
+    table = load_table(table_path)
+    rng = random.Random(1)
+    rounds_events = [make(rng) for _ in range(rounds)]
+    model = cls(table, RecordingDevices())
+    engine = Engine(model.handle)
+    model.open_table()
+    handled = built = 0.0
+    events = 0
+    for round_events in rounds_events:
+        for e in round_events:
+            t0 = time.process_time()
+            engine.step(e)
+            t1 = time.process_time()
+            build_snapshot(model, events)
+            built += time.process_time() - t1
+            handled += t1 - t0
+            events += 1
+        while model.phase.value == "count_stub":
+            engine.step(ShoeStatus(device="shoe", stub_count=model.stub.expected, deck_size=model.DECK))
+    return built / events * 1e6, handled / events * 1e6
 
 
 class _S(Enum):
@@ -198,6 +227,11 @@ def main() -> None:
         )
         print(
             f"{'  bare transitions + settlement only':<36} {floor:>10,.0f} {'':>13} {'':>15}   (settle_record {settle_s * 1000:.3f} ms per round)"
+        )
+        snap_us, event_us = snapshot_cost(cls, path, make, min(args.rounds, 500))
+        print(
+            f"{'  snapshot after each event':<36} {'':>10} {'':>13} {'':>15}   "
+            f"(CPU {snap_us:.1f} us per event beside {event_us:.1f} us handling it: {snap_us / event_us:.2f}x)"
         )
         game = "mississippi_stud" if cls is MississippiTable else "pai_gow"
         cpu_ms = soak_cpu_per_round(bench / f"{game}.yaml", min(args.rounds, 1000))

@@ -306,11 +306,8 @@ class MississippiPlayer(Player):
                 assert ante is not None
                 self.spots.place(seat.number, street, mult * ante)
             else:
-                self.panel.press(f"seat_{seat.number}")
+                self.panel.press(f"seat_{seat.number}")  # the panel's presses arrive in order: one wait for all
                 self.panel.press("fold")
-                # the fold before the next seat's decision: the panel's seat selection is one at a time
-                number = seat.number
-                self.wait(lambda x: street in _acted(x, number), f"seat {number}'s {street} street fold")
         numbers = [seat.number for seat in deciding]
         self.wait(lambda x: all(street in _acted(x, n) for n in numbers), f"the {street} street decisions")
         self.confirm_notices()
@@ -363,6 +360,10 @@ class Boston5Player(Player):
         self.press("confirm", lambda x: x.step != "bonus_settlement" or x.game_view.bonus_step != step)
 
     def on_second_wager(self, s: TableSnapshot) -> None:
+        """Each seat's decision (a second wager, a fold, now and then a withdrawal); then one wait
+        for them all (each device's reports arrive in order)."""
+        decided: list[int] = []
+        withdrawn: list[tuple[int, int]] = []
         for seat in s.seats:
             if seat.folded_at is not None:
                 continue
@@ -381,14 +382,26 @@ class Boston5Player(Player):
             assert first is not None
             if plays and seat.wager("second") is None:
                 self.spots.place(n, "second", first)
-                self.wait(lambda x: _has(x, n, "second") or _folded(x, n), "the second wager")
-            if withdraw:
-                self.spots.place(n, "second", 0)  # withdrawn before the final cards (24.10(c))
-                self.wait(lambda x: _folded(x, n), "the withdrawal")
+                if withdraw:
+                    withdrawn.append((n, first))
+                else:
+                    decided.append(n)
             elif not plays:
                 self.panel.press(f"seat_{n}")
                 self.panel.press("fold")
-                self.wait(lambda x: _folded(x, n), "the fold")
+                decided.append(n)
+            else:
+                decided.append(n)
+        if withdrawn:  # withdrawn before the final cards (24.10(c)): once the second wager is there
+            self.wait(lambda x: all(_has(x, n, "second") for n, _ in withdrawn), "the second wagers")
+            for n, _ in withdrawn:
+                self.spots.place(n, "second", 0)
+        self.wait(
+            lambda x: (
+                all(_has(x, n, "second") or _folded(x, n) for n in decided) and all(_folded(x, n) for n, _ in withdrawn)
+            ),
+            "the second wagers and folds",
+        )
         self.confirm_notices()
         self.press("deal", lambda x: x.step != "second_wager")
 

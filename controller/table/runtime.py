@@ -334,6 +334,7 @@ class TableRuntime:
         self.engine.processed = 0
         resend_state(recording.commands, self.devices)
         self.table.resend_requests()
+        self.publish()  # readers (the bench's players restoring their simulators) see the recovered round
         log.info(
             "recovered round %s in %s from %d events after record %d",
             self.table.round_no,

@@ -8,6 +8,9 @@ web views, the bench and soak players, ``tablectl status`` and the tests outside
 Hidden cards are absent by construction: a seat's or the dealer's cards come only through the
 reveal rules (:mod:`controller.table.reveal`), a face-down card being ``None``, and every line of
 text (screen, prompt, hold reason, notices, recent texts) has every card not face up masked.
+The snapshot and its seat and game parts are named tuples (immutable, made after every event:
+a tuple is made several times faster than a frozen dataclass of forty fields, as
+:class:`~controller.table.screen.ScreenState`); the rarer parts are frozen dataclasses.
 The players' own hole cards at the bench (a simulated player looks at its own hand) are a
 separate :class:`PlayerHands`, made only when asked for and never put in a snapshot, a page or a
 file.
@@ -16,8 +19,9 @@ file.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from controller.table.holds import hold_clears
 from controller.table.reveal import HandFacts, Shown, face_up, mask_cards, reveal_step
@@ -50,8 +54,7 @@ PANEL_BUTTONS = ("confirm", "next", "previous", "void", "clear_fault", "no_more_
 """The dealer panel's named buttons (besides ``seat_N`` and the supervisor key) a snapshot answers for."""
 
 
-@dataclass(frozen=True, slots=True)
-class SeatView:
+class SeatView(NamedTuple):
     """A seat in the round: its wagers and decisions, and its cards as revealed (``None``: a card
     face down; empty when none dealt or collected unexposed)."""
 
@@ -159,8 +162,7 @@ class LastRound:
     seats: tuple[SeatNet, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class GameView:
+class GameView(NamedTuple):
     """The game's own decisions so far (fields of other games are left at their defaults)."""
 
     street: str | None = None
@@ -183,8 +185,7 @@ class GameView:
     """Pai gow: the seats with an envy marker (11.15(c))."""
 
 
-@dataclass(frozen=True, slots=True)
-class TableSnapshot:
+class TableSnapshot(NamedTuple):
     """The whole table as anyone outside it may see it, at one moment (after one event)."""
 
     version: int
@@ -287,7 +288,9 @@ class TableSnapshot:
 
     def to_json(self) -> dict[str, Any]:
         """The snapshot as JSON-ready data (what ``tablectl status`` reads from the table's file)."""
-        return dataclasses.asdict(self)
+        out = _plain(self)
+        assert isinstance(out, dict)
+        return out
 
     # --- queries --------------------------------------------------------------------------------
 
@@ -394,6 +397,17 @@ class PlayerHands:
         return ()
 
 
+def _plain(value: Any) -> Any:
+    """``value`` as JSON-ready data: named tuples and dataclasses as objects, tuples as lists."""
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
 # --- the builder: the only code that reads a RoundTable ----------------------------------------------
 
 
@@ -412,6 +426,7 @@ class _Cache:
         "texts_key",
         "texts",
         "notices",
+        "buttons",
     )
 
     def __init__(self) -> None:
@@ -427,9 +442,12 @@ class _Cache:
         self.texts_key: object = None
         self.texts: tuple[tuple[str, ...], tuple[str, ...], str] = ((), (), "")
         self.notices: tuple[object, tuple[NoticeView, ...]] = ((), ())
+        self.buttons: dict[object, tuple[tuple[str, ...], bool]] = {}
+        """By machine state: the dealer's buttons among the supervisor's, and whether it is a confirm step."""
 
     def mask(self, text: str, up: frozenset[str]) -> str:
-        if up != self.up:
+        """``text`` masked for the cards in ``up`` (the cache's own set: compared by identity)."""
+        if up is not self.up:
             self.up, self.lines = up, {}
         masked = self.lines.get(text)
         if masked is None:
@@ -439,17 +457,15 @@ class _Cache:
         return masked
 
 
-_CACHES: dict[int, tuple[Any, _Cache]] = {}
+_CACHES: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
+"""Each table's cache, gone with the table."""
 
 
 def _cache(table: Any) -> _Cache:
-    entry = _CACHES.get(id(table))
-    if entry is None or entry[0] is not table:
-        if len(_CACHES) > 64:
-            _CACHES.clear()
-        entry = (table, _Cache())
-        _CACHES[id(table)] = entry
-    return entry[1]
+    cache = _CACHES.get(table)
+    if cache is None:
+        cache = _CACHES[table] = _Cache()
+    return cache
 
 
 def _last_round(table: Any, cache: _Cache) -> LastRound | None:
@@ -630,7 +646,14 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
             len(table.ledger.waiting),
             table.intake.misread_index is not None,
         )
-    dealer_buttons = tuple(b for b in _SUPERVISOR_BUTTONS if table.dealer_button(b))
+    known = cache.buttons.get(phase)
+    if known is None:  # a function of the machine's state (and the table's config) alone
+        buttons = tuple(b for b in _SUPERVISOR_BUTTONS if table.dealer_button(b))
+        known = cache.buttons[phase] = (
+            buttons,
+            step in table.CONFIRM_PHASES or step == "count_stub" or "confirm" in buttons,
+        )
+    dealer_buttons, confirm_step = known
     shown_state = table.shown
     notices = display.notices
     pending_links = table.links.device_links.pending
@@ -652,7 +675,7 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
         key_on=bool(table.supervisor.key_on),
         supervisor_options=_options(table, step),
         dealer_buttons=dealer_buttons,
-        confirm_step=step in table.CONFIRM_PHASES or step == "count_stub" or "confirm" in dealer_buttons,
+        confirm_step=confirm_step,
         screen=screen,
         notices=_notices(table, cache, up),
         notice_page=display.page if notices else display.detail_page,
