@@ -103,7 +103,7 @@ def build(path: Path, events: int) -> tuple[int, int]:
             engine.step(e)
             written += 1
             if runtime.table.phase.value == "count_stub":
-                engine.step(ShoeStatus(device="shoe", stub_count=runtime.table.expected_stub, deck_size=52))
+                engine.step(ShoeStatus(device="shoe", stub_count=runtime.table.stub.expected, deck_size=52))
                 written += 1
             if written >= events and runtime.table.phase.value == "fourth_street":
                 rounds = len(runtime.journal.round_seqs())  # type: ignore[attr-defined]

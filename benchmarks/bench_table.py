@@ -95,9 +95,9 @@ def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, l
             engine.step(e)
             per_event.append(time.perf_counter() - t0)
         while model.phase.value == "count_stub":  # the stub count every fifth round
-            engine.step(ShoeStatus(device="shoe", stub_count=model.expected_stub, deck_size=model.DECK))
+            engine.step(ShoeStatus(device="shoe", stub_count=model.stub.expected, deck_size=model.DECK))
     elapsed = time.process_time() - start
-    assert len(played) == rounds, (len(played), model.phase, model.prompts[-3:])
+    assert len(played) == rounds, (len(played), model.phase, model.display.prompts[-3:])
     start = time.process_time()
     for result in played:  # the settlement alone, as `tablectl settle` computes it
         settle_record(result.record, table)
@@ -128,7 +128,7 @@ def snapshot_cost(cls: type, table_path: Path, make, rounds: int) -> tuple[float
             handled += t1 - t0
             events += 1
         while model.phase.value == "count_stub":
-            engine.step(ShoeStatus(device="shoe", stub_count=model.expected_stub, deck_size=model.DECK))
+            engine.step(ShoeStatus(device="shoe", stub_count=model.stub.expected, deck_size=model.DECK))
     return built / events * 1e6, handled / events * 1e6
 
 

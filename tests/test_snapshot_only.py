@@ -30,7 +30,8 @@ ALLOWED: dict[str, str] = {
     "tests/test_table_boston5.py": "tests of the Boston 5 machine's internals (controller/table/boston5.py)",
     "tests/test_table_mississippi.py": "tests of the Mississippi Stud machine's internals",
     "tests/test_table_pai_gow.py": "tests of the pai gow machine's internals",
-    "tests/test_table_outages.py": "tests of the machines' link-loss and hold internals (controller/table/base.py)",
+    "tests/test_table_outages.py": "tests of the machines' link-loss and hold internals (controller/table/holds.py, links.py)",
+    "tests/test_table_triggers.py": "tests of the machines' declared triggers (controller/table/phases.py)",
     "tests/test_snapshot_only.py": "this check (its own sample of a reach, in a string)",
 }
 """Modules outside controller/table allowed to read a table's internals, and why."""

@@ -43,8 +43,8 @@ def test_clean_round_in_the_regulated_deal_order() -> None:
     # 24.10(a), (b): the bonus is settled on the exposed three cards before any second wager
     assert (
         t.m.phase is Phase.BONUS_SETTLEMENT
-        and t.m.prompts[-1].startswith("seat 2: ")
-        and "pay bonus" in t.m.prompts[-1]
+        and t.m.display.prompts[-1].startswith("seat 2: ")
+        and "pay bonus" in t.m.display.prompts[-1]
     )
     t.spot(2, "second", 1000)  # too early: not a second wager yet
     assert "second" not in t.m.seats[2].wagers
@@ -64,14 +64,16 @@ def test_clean_round_in_the_regulated_deal_order() -> None:
     assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
     assert result.record["seats"]["2"]["exposed_bonus"] is True
     bonus_step = result.settlement.procedure[0]
-    assert bonus_step.phase == "bonus" and t.m.prompts.count(bonus_step.text) == 1  # shown once, after the exposure
+    assert (
+        bonus_step.phase == "bonus" and t.m.display.prompts.count(bonus_step.text) == 1
+    )  # shown once, after the exposure
 
 
 def test_dealer_cards_are_not_shown_before_they_are_revealed() -> None:
     t = Table()
     t.bets(1)
     t.deal("As Ks Qs 3c 4d 5h")
-    assert not any(c in p for p in t.m.prompts for c in ("3c", "4d", "5h"))
+    assert not any(c in p for p in t.m.display.prompts for c in ("3c", "4d", "5h"))
 
 
 def test_fold_and_withdrawal_of_the_second_wager() -> None:
@@ -79,7 +81,7 @@ def test_fold_and_withdrawal_of_the_second_wager() -> None:
     t.bets(1, 3, 6)
     t.deal("As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
     t.press("seat_3", "fold")  # 24.10(b): fold, forfeiting ante and first
-    assert t.m.prompts[-1] == "seat 3: folds: collect ante 5.00, first 10.00"  # collected now (24.10(b))
+    assert t.m.display.prompts[-1] == "seat 3: folds: collect ante 5.00, first 10.00"  # collected now (24.10(b))
     t.press("deal")
     assert t.m.phase is Phase.SECOND_WAGER  # the collection is confirmed first
     t.press("confirm")
@@ -100,10 +102,10 @@ def test_deal_waits_for_every_decision_and_second_must_equal_first() -> None:
     t.bets(1, 2)
     t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
     t.spot(1, "second", 500)
-    assert t.m.prompts[-1] == "correct: seat 1 second: must equal the first wager 10.00"
+    assert t.m.display.prompts[-1] == "correct: seat 1 second: must equal the first wager 10.00"
     t.spot(1, "second", 1000)
     t.press("deal")
-    assert t.m.phase is Phase.SECOND_WAGER and t.m.prompts[-1] == "cannot deal: waiting for seats 2"
+    assert t.m.phase is Phase.SECOND_WAGER and t.m.display.prompts[-1] == "cannot deal: waiting for seats 2"
 
 
 def test_wager_rules_at_no_more_bets() -> None:
@@ -113,8 +115,8 @@ def test_wager_rules_at_no_more_bets() -> None:
     t.spot(2, "bonus", 500)
     t.press("no_more_bets")
     assert t.m.phase is Phase.BETTING
-    assert "correct: seat 1 first: must be 2 x the ante (10.00)" in t.m.prompts
-    assert "correct: seat 2: needs an ante and a first wager" in t.m.prompts
+    assert "correct: seat 1 first: must be 2 x the ante (10.00)" in t.m.display.prompts
+    assert "correct: seat 2: needs an ante and a first wager" in t.m.display.prompts
 
 
 def test_a_tie_pushes_and_a_late_bet_is_refused() -> None:
@@ -122,7 +124,7 @@ def test_a_tie_pushes_and_a_late_bet_is_refused() -> None:
     t.bets(1)
     t.deal("Ah Kd 9c Ac Kh 9d")
     t.spot(4, "ante", 500)
-    assert t.m.late_bets == ["late bet: seat 4 ante 5.00 not accepted"]
+    assert t.m.late.noted == ["late bet: seat 4 ante 5.00 not accepted"]
     t.spot(1, "second", 1000)
     t.press("deal")
     t.deal("5s 3h 5d 3c")
@@ -144,7 +146,7 @@ def test_round_replays_to_the_same_prompts_and_settlement() -> None:
     for e in t.events:
         again.m.handle(e)
     assert (
-        again.m.prompts == t.m.prompts
+        again.m.display.prompts == t.m.display.prompts
         and again.m.rounds[-1].settlement.to_json() == t.m.rounds[-1].settlement.to_json()
     )
 
@@ -156,7 +158,7 @@ def test_when_every_player_folds_the_round_settles_without_the_final_cards() -> 
     t.press("next", "confirm")  # seat 4 does not expose: the bonus is collected
     t.press("seat_2", "fold", "confirm", "seat_4", "fold", "confirm", "deal")
     assert t.m.phase is Phase.SETTLEMENT and len(t.m.dealer) == 3
-    assert not any("3c" in p for p in t.m.prompts)  # the dealer's hand is never revealed
+    assert not any("3c" in p for p in t.m.display.prompts)  # the dealer's hand is never revealed
     finish(t)
     result = t.m.rounds[-1]
     assert result.record["dealer"] == "3c 4d 5h"

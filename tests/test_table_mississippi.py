@@ -53,18 +53,20 @@ def test_clean_round_deals_in_order_and_settles_as_tablectl_settle() -> None:
     result = t.m.rounds[-1]
     expected = settle_record(result.record, TABLE)
     assert result.settlement.to_json() == expected.to_json()
-    assert [s.text for s in expected.procedure] == [p for p in t.m.prompts if p in {s.text for s in expected.procedure}]
+    assert [s.text for s in expected.procedure] == [
+        p for p in t.m.display.prompts if p in {s.text for s in expected.procedure}
+    ]
     assert t.m.phase is Phase.BETTING and t.m.round_no == 2
 
 
 def test_community_cards_are_never_shown_before_they_are_revealed() -> None:
     t = Table()
     play_to_third(t)
-    assert not any(c in p for p in t.m.prompts for c in ("7h", "8h", "2c"))
+    assert not any(c in p for p in t.m.display.prompts for c in ("7h", "8h", "2c"))
     t.spot(1, "third", 500)
     t.spot(4, "third", 1000)
     t.press("reveal")
-    assert any("7h" in p for p in t.m.prompts) and not any("8h" in p or "2c" in p for p in t.m.prompts)
+    assert any("7h" in p for p in t.m.display.prompts) and not any("8h" in p or "2c" in p for p in t.m.display.prompts)
 
 
 @pytest.mark.parametrize("street", ["third", "fourth", "fifth"])
@@ -91,7 +93,7 @@ def test_reveal_waits_for_every_seat() -> None:
     play_to_third(t)
     t.spot(1, "third", 500)
     t.press("reveal")
-    assert t.m.phase is Phase.THIRD_STREET and t.m.prompts[-1] == "cannot reveal: waiting for seats 4"
+    assert t.m.phase is Phase.THIRD_STREET and t.m.display.prompts[-1] == "cannot reveal: waiting for seats 4"
 
 
 def test_wagers_that_break_the_rules_are_shown_and_block_the_deal() -> None:
@@ -100,12 +102,12 @@ def test_wagers_that_break_the_rules_are_shown_and_block_the_deal() -> None:
     t.spot(3, "bonus", 100)  # a bonus without an ante
     t.press("no_more_bets")
     assert t.m.phase is Phase.BETTING
-    assert "correct: seat 2 ante: 1.00 is outside 5.00-100.00" in t.m.prompts
-    assert "correct: seat 3 bonus: needs an ante" in t.m.prompts
+    assert "correct: seat 2 ante: 1.00 is outside 5.00-100.00" in t.m.display.prompts
+    assert "correct: seat 3 bonus: needs an ante" in t.m.display.prompts
     t.spot(2, "ante", 500)
     t.spot(3, "ante", 500)
     t.press("no_more_bets")
-    assert t.m.phase is Phase.NO_MORE_BETS and t.m.prompts[-1] == "no more bets: deal the cards"
+    assert t.m.phase is Phase.NO_MORE_BETS and t.m.display.prompts[-1] == "no more bets: deal the cards"
 
 
 def test_street_bets_must_be_one_to_three_times_the_ante() -> None:
@@ -113,7 +115,7 @@ def test_street_bets_must_be_one_to_three_times_the_ante() -> None:
     play_to_third(t)
     t.spot(1, "third", 700)
     assert "third" not in t.m.seats[1].acted
-    assert t.m.prompts[-1] == "correct: seat 1 third: must be 1x, 2x or 3x the ante 5.00"
+    assert t.m.display.prompts[-1] == "correct: seat 1 third: must be 1x, 2x or 3x the ante 5.00"
 
 
 def test_late_and_removed_bets_are_not_accepted() -> None:
@@ -121,7 +123,7 @@ def test_late_and_removed_bets_are_not_accepted() -> None:
     play_to_third(t)
     t.spot(2, "ante", 500)  # a seat not in the round
     t.spot(1, "ante", 0)  # chips taken off a locked spot
-    assert t.m.late_bets == ["late bet: seat 2 ante 5.00 not accepted", "removed bet: seat 1 ante 0.00 not accepted"]
+    assert t.m.late.noted == ["late bet: seat 2 ante 5.00 not accepted", "removed bet: seat 1 ante 0.00 not accepted"]
     assert ("lamp", (2, "ante", "flash_late")) in t.devices.commands
     assert ("lamp", (1, "ante", "flash_removed")) in t.devices.commands
     assert t.m.seats[1].wagers["ante"] == 500 and 2 not in t.m.seats
@@ -141,20 +143,20 @@ def test_card_faults_hold_the_table_and_a_supervisor_voids(bad, reason: str) -> 
     t.press("no_more_bets")
     t.deal("As Ad")
     bad(t)
-    assert t.m.phase is Phase.HOLD and reason in t.m.hold_reason and "As" not in t.m.hold_reason
+    assert t.m.phase is Phase.HOLD and reason in t.m.holds.reason and "As" not in t.m.holds.reason
     t.press("void")
     assert t.m.phase is Phase.HOLD  # void needs the supervisor key
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("void")
     assert t.m.phase is Phase.BETTING and t.m.rounds[-1].settlement is None
-    assert "void: seat 1: return ante 5.00" in t.m.prompts
+    assert "void: seat 1: return ante 5.00" in t.m.display.prompts
 
 
 def test_a_card_when_none_is_expected_holds() -> None:
     t = Table()
     play_to_third(t)
     t.deal("9s")
-    assert t.m.phase is Phase.HOLD and "dealt when none was expected" in t.m.hold_reason
+    assert t.m.phase is Phase.HOLD and "dealt when none was expected" in t.m.holds.reason
 
 
 def test_link_lost_mid_deal_holds_and_resumes_where_it_was() -> None:
@@ -164,7 +166,7 @@ def test_link_lost_mid_deal_holds_and_resumes_where_it_was() -> None:
     t.press("no_more_bets")
     t.deal("As Ad Kc")
     t.feed(LinkDown(device="shoe", reason="no reply"))
-    assert t.m.phase is Phase.HOLD and t.m.prompts[-1] == "HOLD: link down: shoe"
+    assert t.m.phase is Phase.HOLD and t.m.display.prompts[-1] == "HOLD: link down: shoe"
     t.feed(LinkUp(device="shoe", boot_id=1, rebooted=False))
     assert t.m.phase is Phase.HOLD  # back, but its state not read again yet
     t.feed(ShoeState(device="shoe", status="ok", cards_out=3))
@@ -180,7 +182,9 @@ def test_supervisor_clears_a_fault() -> None:
     t.deal("9s")
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("clear_fault")  # refused: the card that left the shoe waits for a decision
-    assert t.m.phase is Phase.HOLD and t.m.prompts[-1].startswith("clear fault refused: 1 card dealt while held")
+    assert t.m.phase is Phase.HOLD and t.m.display.prompts[-1].startswith(
+        "clear fault refused: 1 card dealt while held"
+    )
     t.press("confirm")  # accepted: it has no place in the deal, so it is burned (and recorded)
     assert t.m.phase is Phase.THIRD_STREET
     assert t.m.card_log[-1] == {"index": 1, "card": "9s", "to": "burned: no place in the deal"}
@@ -200,7 +204,7 @@ def test_a_round_replayed_from_its_events_gives_the_same_state_prompts_and_settl
     again = Table()
     for event in t.events:
         again.m.handle(event)
-    assert again.m.phase == t.m.phase and again.m.prompts == t.m.prompts
+    assert again.m.phase == t.m.phase and again.m.display.prompts == t.m.display.prompts
     assert again.devices.commands == t.devices.commands
     assert [r.settlement.to_json() for r in again.m.rounds] == [r.settlement.to_json() for r in t.m.rounds]
 
@@ -314,9 +318,9 @@ def test_stub_count_every_fifth_round_and_a_mismatch_holds() -> None:
     assert ("stub_count", ()) not in t.devices.commands
     play_round(t)
     assert t.m.phase is Phase.COUNT_STUB and ("stub_count", ()) in t.devices.commands
-    assert t.m.prompts[-1] == "count the stub: 45 cards expected, then confirm"  # 52 - 2 x 2 - 3
+    assert t.m.display.prompts[-1] == "count the stub: 45 cards expected, then confirm"  # 52 - 2 x 2 - 3
     t.feed(ShoeStatus(device="shoe", stub_count=44, deck_size=52))
-    assert t.m.phase is Phase.HOLD and t.m.prompts[-1] == "HOLD: stub count 44, expected 45"
+    assert t.m.phase is Phase.HOLD and t.m.display.prompts[-1] == "HOLD: stub count 44, expected 45"
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("clear_fault")
     assert t.m.phase is Phase.COUNT_STUB
@@ -356,7 +360,7 @@ def test_an_unreadable_card_is_corrected_by_reading_it_again_with_the_key() -> N
     t.feed(CardUnreadable(device="shoe", index=3))
     assert t.m.phase is Phase.HOLD and ("panel_lamp", ("clear_fault", True)) in t.devices.commands
     t.feed(CardDealt(device="shoe", card="Kc", index=3, quality=90))
-    assert t.m.phase is Phase.HOLD and "supervisor's key is needed" in t.m.prompts[-1]
+    assert t.m.phase is Phase.HOLD and "supervisor's key is needed" in t.m.display.prompts[-1]
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.feed(CardDealt(device="shoe", card="Kc", index=3, quality=90))
     assert t.m.phase is Phase.DEALING and [str(c) for c in t.m.seats[4].cards] == ["Kc"]
@@ -374,5 +378,5 @@ def test_an_error_inside_a_machine_callback_is_named_on_the_hold_reason(monkeypa
 
     monkeypatch.setattr(t.m, "wagers_valid", broken)
     t.m.no_more_bets()  # the transition's condition raises inside transitions' queued processing
-    assert t.m.hold_reason == "controller error: ZeroDivisionError"
+    assert t.m.holds.reason == "controller error: ZeroDivisionError"
     assert t.m.machine_error == "ZeroDivisionError"

@@ -75,7 +75,7 @@ def test_spots_changed_while_the_link_was_down_after_the_lock_are_late_and_remov
     t.up("bet_spots")
     t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 900), (2, "bonus", 100))))
     assert t.m.phase is Phase.THIRD_STREET
-    assert t.m.late_bets == [
+    assert t.m.late.noted == [
         "late bet: seat 1 ante 9.00 not accepted",
         "late bet: seat 2 bonus 1.00 not accepted",
         "removed bet: seat 4 ante 0.00 not accepted",
@@ -103,7 +103,7 @@ def test_a_shoe_count_that_differs_from_the_cards_reported_holds() -> None:
     t.down("shoe")
     t.up("shoe")
     t.feed(ShoeState(device="shoe", status="ok", cards_out=5))  # two cards left it unreported
-    assert t.m.phase is Phase.HOLD and t.m.hold_reason == "shoe: the shoe counts 5 cards out, the table has 3 reported"
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason == "shoe: the shoe counts 5 cards out, the table has 3 reported"
     assert t.records("DeviceFault")[-1]["cards_out"] == 5
     t.key()
     t.press("void")
@@ -161,7 +161,7 @@ def test_clear_fault_is_refused_while_the_device_is_gone_or_unread_and_the_hold_
     t.press("clear_fault")
     assert t.m.phase is Phase.HOLD and "its state not read yet" in t.records("SupervisorRefused")[-1]["reason"]
     t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
-    assert t.m.phase is Phase.DEALING and t.m.prompts[-1] == "bet_spots back: resume"
+    assert t.m.phase is Phase.DEALING and t.m.display.prompts[-1] == "bet_spots back: resume"
 
 
 def test_the_supervisor_may_void_while_the_device_is_gone() -> None:
@@ -225,7 +225,7 @@ def held_with_cards(t: Table) -> None:
     t.up("panel")
     t.feed(PanelState(device="panel", key_on=False, held=()))
     assert t.m.phase is Phase.HOLD
-    assert t.m.hold_reason == "4 cards dealt while held: supervisor: confirm accepts, void declares a misdeal"
+    assert t.m.holds.reason == "4 cards dealt while held: supervisor: confirm accepts, void declares a misdeal"
 
 
 def test_cards_dealt_while_held_wait_and_are_accepted_in_their_place() -> None:
@@ -286,8 +286,8 @@ def test_a_duplicate_among_the_waiting_cards_holds_again_and_the_rest_keep_waiti
     t.up("panel")
     t.feed(PanelState(device="panel", key_on=True, held=()))
     t.press("confirm")
-    assert t.m.phase is Phase.HOLD and t.m.hold_reason.startswith("duplicate card:")
-    assert "shoe card 4" in t.m.hold_reason
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith("duplicate card:")
+    assert "shoe card 4" in t.m.holds.reason
     assert [i for i, _ in t.m.ledger.waiting] == [5]
     assert [c["index"] for c in t.m.card_log] == [1, 2, 3, 4, 5]
 
@@ -335,9 +335,9 @@ def test_cards_dealt_behind_an_unreadable_card_wait_until_it_is_entered() -> Non
     t.press("confirm")  # the unreadable card comes first: confirm enters a card, none is chosen yet
     assert t.m.phase is Phase.HOLD and t.records("SupervisorAction") == []
     t.press("next")
-    assert t.m.entry_card == card("3c")  # the first card not dealt: the cards waiting are out of the shoe too
+    assert t.m.intake.entry_card == card("3c")  # the first card not dealt: the cards waiting are out of the shoe too
     t.press("confirm")
-    assert t.m.phase is Phase.HOLD and t.m.hold_reason.startswith("4 cards dealt while held")
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith("4 cards dealt while held")
     t.press("confirm")
     assert t.m.phase is Phase.THIRD_STREET
     assert [(c["index"], c["to"]) for c in t.m.card_log] == [
@@ -397,7 +397,7 @@ def test_a_lock_command_that_finally_fails_holds_and_clear_fault_sends_the_spots
             device="bet_spots", kind="command_failed", command="lock", error="command lock failed: busy after 4 tries"
         )
     )
-    assert t.m.phase is Phase.HOLD and t.m.hold_reason == "bet_spots: command lock failed: busy after 4 tries"
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason == "bet_spots: command lock failed: busy after 4 tries"
     t.feed(DeviceFault(device="shoe", kind="events_gap", error="events 4-5 missing"))  # journaled, no hold of its own
     t.key()
     t.devices.commands.clear()

@@ -50,7 +50,7 @@ def test_dice_total_gives_the_starting_position_and_the_deal_order() -> None:
         }
         assert (
             f"dice {dice}: first hand to {'the dealer' if first == DEALER else f'seat {first}'}; deal the cards"
-            in t.m.prompts
+            in t.m.display.prompts
         )
         assert t.m.phase is Phase.SETTING
 
@@ -58,7 +58,7 @@ def test_dice_total_gives_the_starting_position_and_the_deal_order() -> None:
 def test_four_cards_must_remain_or_the_table_holds_for_a_misdeal() -> None:
     t = Table()
     t.to_setting(stub=5)
-    assert t.m.phase is Phase.HOLD and "misdeal: 5 cards remain, not 4" in t.m.hold_reason
+    assert t.m.phase is Phase.HOLD and "misdeal: 5 cards remain, not 4" in t.m.holds.reason
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("void")
     assert t.m.phase is Phase.BETTING and t.m.rounds[-1].settlement is None
@@ -67,11 +67,11 @@ def test_four_cards_must_remain_or_the_table_holds_for_a_misdeal() -> None:
 def test_sets_shown_house_way_first_cycled_confirmed_or_fouled_then_settled() -> None:
     t = Table()
     t.to_setting()
-    assert t.m.prompts[-1].startswith("seat 5: high") and t.m.prompts[-1].endswith(
+    assert t.m.display.prompts[-1].startswith("seat 5: high") and t.m.display.prompts[-1].endswith(
         "(house way)"
     )  # from the dealer's right
     t.press("next")
-    assert t.m.prompts[-1].endswith(f"(set 2 of {len(t.m.options)})")
+    assert t.m.display.prompts[-1].endswith(f"(set 2 of {len(t.m.options)})")
     t.press("previous", "confirm")  # back to the house way, recorded
     t.press("fold")  # seat 2's set is a foul
     assert t.m.phase is Phase.SETTLEMENT
@@ -89,8 +89,8 @@ def test_optional_wagers_need_a_pai_gow_wager_and_the_bonus_minimum() -> None:
     t.feed(SpotReport(device="spots", seat=1, spot="bonus", cents=50))
     t.press("no_more_bets")
     assert t.m.phase is Phase.BETTING
-    assert "correct: seat 1: the optional wagers need a pai gow wager" in t.m.prompts
-    assert "correct: seat 1 bonus: at least 1.00 (11.15(b))" in t.m.prompts
+    assert "correct: seat 1: the optional wagers need a pai gow wager" in t.m.display.prompts
+    assert "correct: seat 1 bonus: at least 1.00 (11.15(b))" in t.m.display.prompts
 
 
 def test_a_random_starting_number_arrives_as_an_event_and_is_recorded() -> None:
@@ -133,11 +133,11 @@ def test_an_envy_marker_in_front_of_a_bonus_under_five_dollars_must_be_taken_awa
     t.spot(6, "pai_gow", 0)  # a wager placed and taken back: not a problem
     t.press("no_more_bets")
     assert t.m.phase is Phase.BETTING
-    assert t.m.problems == [
+    assert t.m.wagers.problems == [
         "seat 1 envy marker: only for a bonus wager of 5.00 or more (11.15(c))",
         "seat 4 envy marker: only for a bonus wager of 5.00 or more (11.15(c))",
     ]
-    assert "correct: seat 1 envy marker: only for a bonus wager of 5.00 or more (11.15(c))" in t.m.prompts
+    assert "correct: seat 1 envy marker: only for a bonus wager of 5.00 or more (11.15(c))" in t.m.display.prompts
     t.spot(1, "envy_marker", 0)
     t.spot(4, "envy_marker", 0)
     t.press("no_more_bets")
@@ -151,5 +151,5 @@ def test_no_more_bets_is_a_state_and_a_card_before_the_dice_total_holds() -> Non
     t.press("no_more_bets")
     assert t.m.phase is Phase.NO_MORE_BETS and t.m.seats[2].wagers == {"pai_gow": 1000}
     t.deal("As")  # the dice total has not been entered
-    assert t.m.phase is Phase.HOLD and t.m.hold_reason == "card 1 from the shoe dealt when none was expected"
-    assert t.m.held_from is Phase.NO_MORE_BETS
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason == "card 1 from the shoe dealt when none was expected"
+    assert t.m.holds.held_from is Phase.NO_MORE_BETS

@@ -126,7 +126,12 @@ def _round(game: str, table: TableConfig) -> list[str]:
     cls, script, title = SCRIPTS[game]
     m = cls(table, RecordingDevices())
     m.handle(OpenTable())
-    out = [f"## {title}", "", f"Table `{table.name}`, a display of {m.size.lines} x {m.size.columns}.", ""]
+    out = [
+        f"## {title}",
+        "",
+        f"Table `{table.name}`, a display of {m.display.size.lines} x {m.display.size.columns}.",
+        "",
+    ]
     number = 0
     players: list[str] = []
     acts = script()
@@ -142,13 +147,18 @@ def _round(game: str, table: TableConfig) -> list[str]:
                 out += [f"Players: {'; '.join(players)}.", ""]
                 players = []
             out += [f"**{number}. {act.what}** ({m.phase.value.replace('_', ' ')}); the screen before:", ""]
-            out += [*_boxed(m.screen, m.size.columns), ""]
+            out += [*_boxed(m.display.lines, m.display.size.columns), ""]
             for e in act.events:
                 m.handle(e)
         if m.phase.value != "settlement":
             break
         acts = [press("confirm", what="do the step shown, then press `confirm`")]
-    out += ["The round is complete; the next one opens for bets:", "", *_boxed(m.screen, m.size.columns), ""]
+    out += [
+        "The round is complete; the next one opens for bets:",
+        "",
+        *_boxed(m.display.lines, m.display.size.columns),
+        "",
+    ]
     return out
 
 
@@ -227,18 +237,18 @@ def _entry_example(table: TableConfig) -> list[str]:
     for i, c in enumerate("As Ad Kc Qd 7h".split(), 1):
         m.handle(CardDealt(device="shoe", card=c, index=i, quality=100))
     m.handle(CardDealt(device="shoe", card="7h", index=6, quality=100))  # the shoe reads 7h again
-    held = m.screen
+    held = m.display.lines
     m.handle(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     for _ in range(2):
         m.handle(ButtonChanged(device="panel", button="next", pressed=True))
     return [
         "For example, the shoe reports the second community card as a card already dealt:",
         "",
-        *_boxed(held, m.size.columns),
+        *_boxed(held, m.display.size.columns),
         "",
         "The supervisor turns the key and presses `next` twice:",
         "",
-        *_boxed(m.screen, m.size.columns),
+        *_boxed(m.display.lines, m.display.size.columns),
         "",
     ]
 

@@ -10,18 +10,34 @@ Seats are numbered from the dealer's left (seat 1), so clockwise dealing is seat
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
 from controller.games.boston5 import Boston5Seat, bonus_procedure
 from controller.settlement import Action, Settlement, Step
-from controller.table.base import RoundTable, Seat, common_transitions, game_phases, in_play_states
+from controller.table.phases import Trigger, common_transitions, in_play_states
+from controller.table.round import RoundTable, Seat
 
 __all__ = ["Phase", "TRANSITIONS", "Boston5Table"]
 
 
-Phase = game_phases("first_deal", "bonus", "bonus_settlement", "second_wager", "final_deal")
-"""The table's states: the common ones around this game's steps."""
+class Phase(Enum):
+    """The table's states: the common ones (:mod:`.phases`) around this game's steps, in order."""
+
+    CLOSED = "closed"
+    BETTING = "betting"
+    NO_MORE_BETS = "no_more_bets"
+    FIRST_DEAL = "first_deal"
+    BONUS = "bonus"
+    BONUS_SETTLEMENT = "bonus_settlement"
+    SECOND_WAGER = "second_wager"
+    FINAL_DEAL = "final_deal"
+    SETTLEMENT = "settlement"
+    ROUND_COMPLETE = "round_complete"
+    COUNT_STUB = "count_stub"
+    HOLD = "hold"
+    VOID = "void"
 
 
 P = Phase
@@ -69,6 +85,11 @@ class Boston5Table(RoundTable):
     REQUIRED_SPOTS = ("ante", "first")
     CONFIRM_PHASES = ("settlement", "bonus_settlement")
     SPOT_NAMES = (*BET_SPOTS, "second")
+    first_cards_complete = Trigger()
+    bonus_done = Trigger()
+    bonus_settled = Trigger()
+    deal = Trigger()
+    final_cards_complete = Trigger()
 
     def reset_game(self) -> None:
         self.dealer: list[Card] = []
@@ -77,12 +98,12 @@ class Boston5Table(RoundTable):
 
     def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
         w = seat.wagers
-        multiple = self.table.options["first_to_ante"]
+        multiple = self.option("first_to_ante", int)
         problems = []
         if "ante" not in w or "first" not in w:
             problems.append(f"seat {number}: needs an ante and a first wager")
-        elif w["first"] != multiple * w["ante"]:  # type: ignore[operator]
-            problems.append(f"seat {number} first: must be {multiple} x the ante ({multiple * w['ante'] / 100:.2f})")  # type: ignore[operator]
+        elif w["first"] != multiple * w["ante"]:
+            problems.append(f"seat {number} first: must be {multiple} x the ante ({multiple * w['ante'] / 100:.2f})")
         return problems
 
     def all_decided(self) -> bool:
@@ -91,9 +112,9 @@ class Boston5Table(RoundTable):
     def prompt_bonus(self) -> None:
         bonus = [n for n, s in sorted(self.seats.items()) if "bonus" in s.wagers]
         if bonus:
-            self.ask(f"bonus: seats {', '.join(map(str, bonus))} may expose (seat button); then next")
+            self.display.ask(f"bonus: seats {', '.join(map(str, bonus))} may expose (seat button); then next")
         else:
-            self.bonus_done()  # type: ignore[attr-defined]
+            self.bonus_done()
 
     def start_bonus_settlement(self) -> None:
         seats = [Boston5Seat(n, dict(s.wagers), tuple(s.cards[:3]), s.exposed, False) for n, s in self.seats.items()]
@@ -101,17 +122,17 @@ class Boston5Table(RoundTable):
         if self.bonus_steps:
             self.ask_bonus_step()
         else:
-            self.bonus_settled()  # type: ignore[attr-defined]
+            self.bonus_settled()
 
     def next_bonus_step(self) -> None:
         self.bonus_index += 1
         if self.bonus_index < len(self.bonus_steps):
             self.ask_bonus_step()
         else:
-            self.bonus_settled()  # type: ignore[attr-defined]
+            self.bonus_settled()
 
     def ask_bonus_step(self) -> None:
-        self.ask(self.bonus_steps[self.bonus_index].text)
+        self.display.ask(self.bonus_steps[self.bonus_index].text)
 
     def steps_to_show(self, settlement: Settlement) -> tuple[Step, ...]:
         done = {step.text for step in self.bonus_steps}  # a bonus cut later by the table's cap is shown again
@@ -119,17 +140,17 @@ class Boston5Table(RoundTable):
         return tuple(step for step in steps if not (step.phase == "bonus" and step.text in done)) or steps[-1:]
 
     def prompt_second(self) -> None:
-        self.ask("second wager equal to the first, or seat, fold; then deal")
+        self.display.ask("second wager equal to the first, or seat, fold; then deal")
 
     def prompt_final(self) -> None:
-        self.ask("deal the final two cards")
+        self.display.ask("deal the final two cards")
         if not self.in_play():
-            self.final_cards_complete()  # type: ignore[attr-defined]
+            self.final_cards_complete()
 
     def show_and_settle(self) -> None:
         if self.in_play():  # nobody left to play against: the dealer's hand stays down
-            self._shown(f"dealer: {format_cards(self.dealer)}")  # 24.10(e): revealed all at once
-        self.settle_round()
+            self.display.shown(f"dealer: {format_cards(self.dealer)}")  # 24.10(e): revealed all at once
+        self.walk.settle()
 
     def screen_details(self) -> list[str]:
         out = super().screen_details()
@@ -164,7 +185,7 @@ class Boston5Table(RoundTable):
         """24.10(b), (c): the seat folds (or withdraws its second wager): ante and first wager collected now."""
         seat.folded_at = "second"
         collect = tuple(Action("collect", spot, seat.wagers[spot]) for spot in ("ante", "first"))
-        self.collect_at_fold(seat, Step("fold", seat.number, collect, "folds"))
+        self.walk.collect_at_fold(seat, Step("fold", seat.number, collect, "folds"))
 
     def final_cards_begun(self) -> bool:
         return self.dealt > 3 * len(self.seats) + 3
@@ -194,29 +215,29 @@ class Boston5Table(RoundTable):
             order = sorted(self.seats)
             if self.dealt < 3 * len(order):
                 self.seats[order[self.dealt // 3]].cards.append(dealt)
-                self.placed(dealt, f"seat {order[self.dealt // 3]}")
+                self.intake.placed(dealt, f"seat {order[self.dealt // 3]}")
             else:
                 self.dealer.append(dealt)
-                self.placed(dealt, "dealer")
+                self.intake.placed(dealt, "dealer")
             self.dealt += 1
             if self.dealt == 3 * len(order) + 3:
-                self.first_cards_complete()  # type: ignore[attr-defined]
+                self.first_cards_complete()
             return
         playing = self.in_play()
         first = 3 * len(self.seats) + 3
         k = self.dealt - first
         if k < 2 * len(playing):
             playing[k // 2].cards.append(dealt)
-            self.placed(dealt, f"seat {playing[k // 2].number}")
+            self.intake.placed(dealt, f"seat {playing[k // 2].number}")
         else:
             self.dealer.append(dealt)
-            self.placed(dealt, "dealer")
+            self.intake.placed(dealt, "dealer")
         self.dealt += 1
         if self.dealt == first + 2 * len(playing) + 2:
-            self.final_cards_complete()  # type: ignore[attr-defined]
+            self.final_cards_complete()
 
     def on_SpotReport(self, e: Any) -> None:
-        if self.bet_while_open(e):
+        if self.wagers.bet_while_open(e):
             return
         seat = self.seats.get(e.seat)
         # 24.10(c): the second wager may be withdrawn "at any time prior to the deal of the final two
@@ -224,7 +245,7 @@ class Boston5Table(RoundTable):
         withdrawal_open = self.phase is P.SECOND_WAGER or (self.phase is P.FINAL_DEAL and not self.final_cards_begun())
         if withdrawal_open and seat and e.spot == "second" and e.cents == 0 and "second" in seat.wagers:
             seat.wagers.pop("second")
-            self.note(f"seat {e.seat}: second wager withdrawn, folds")
+            self.display.note(f"seat {e.seat}: second wager withdrawn, folds")
             self.fold(seat)  # withdrawn before the final cards: a fold
             return
         if self.phase is P.SECOND_WAGER and seat and e.spot == "second":
@@ -232,15 +253,17 @@ class Boston5Table(RoundTable):
                 seat.wagers["second"] = e.cents
                 self.devices.lamp(e.seat, "second", "accepted")
             elif seat.folded_at is None:
-                self.note(f"correct: seat {e.seat} second: must equal the first wager {seat.wagers['first'] / 100:.2f}")
+                self.display.note(
+                    f"correct: seat {e.seat} second: must equal the first wager {seat.wagers['first'] / 100:.2f}"
+                )
             return
-        self.late_bet(e.seat, e.spot, e.cents)
+        self.late.late_bet(e.seat, e.spot, e.cents)
 
     def on_seat_button(self, seat: int) -> None:
         s = self.seats.get(seat)
         if self.phase is P.BONUS and s and "bonus" in s.wagers:
             s.exposed = not s.exposed
-            self._shown(f"seat {seat}: bonus hand {'exposed' if s.exposed else 'not exposed'}")  # in the details
+            self.display.shown(f"seat {seat}: bonus hand {'exposed' if s.exposed else 'not exposed'}")  # in the details
 
     def dealer_button(self, button: str) -> bool:
         return (button == "next" and self.phase is P.BONUS) or super().dealer_button(button)
@@ -249,7 +272,7 @@ class Boston5Table(RoundTable):
         if button == "confirm" and self.phase is P.BONUS_SETTLEMENT:
             self.next_bonus_step()
         elif button == "next" and self.phase is P.BONUS:
-            self.bonus_done()  # type: ignore[attr-defined]
+            self.bonus_done()
         elif button == "fold" and self.phase is P.SECOND_WAGER:
             seat = self.seats.get(self.selected_seat or 0)
             if seat and seat.folded_at is None and "second" not in seat.wagers:
@@ -258,7 +281,7 @@ class Boston5Table(RoundTable):
         elif button == "deal" and self.phase is P.SECOND_WAGER:
             if not self.all_decided():
                 waiting = [n for n, s in sorted(self.seats.items()) if s.folded_at is None and "second" not in s.wagers]
-                self.note(f"cannot deal: waiting for seats {', '.join(map(str, waiting))}")
-            elif self.steps_pending():
-                self.note("cannot deal: confirm the collection first")
-            self.deal()  # type: ignore[attr-defined]
+                self.display.note(f"cannot deal: waiting for seats {', '.join(map(str, waiting))}")
+            elif self.display.steps_pending():
+                self.display.note("cannot deal: confirm the collection first")
+            self.deal()

@@ -1,10 +1,10 @@
 """Mississippi Stud at the table: the round as a ``transitions`` machine (N.J.A.C. 13:69F-35).
 
 The states and transitions are the data tables below, each step with its seed section; what
-every game shares is in :mod:`controller.table.base`. The model turns device events into
-triggers: wagers from the bet-spot reports, cards from the shoe in the order 35.9 deals them,
-each street's decisions, and at the end the settlement from ``controller.games`` (the same code
-as ``tablectl settle``), shown to the dealer step by step.
+every game shares is in :mod:`controller.table.phases` and :mod:`controller.table.round`. The
+model turns device events into triggers: wagers from the bet-spot reports, cards from the shoe
+in the order 35.9 deals them, each street's decisions, and at the end the settlement from
+``controller.games`` (the same code as ``tablectl settle``), shown to the dealer step by step.
 
 Buttons: ``no_more_bets``; a street bet is a bet-spot report on that street's spot, a fold is
 ``seat_N`` then ``fold``; ``reveal`` turns the next community card once every seat has acted;
@@ -17,11 +17,13 @@ clockwise dealing is seat order.
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
 from controller.settlement import Action, Step
-from controller.table.base import RoundResult, RoundTable, Seat, common_transitions, game_phases, in_play_states
+from controller.table.phases import Trigger, common_transitions, in_play_states
+from controller.table.round import RoundResult, RoundTable, Seat
 from controller.table.supervisor import SUPERVISOR_ACTIONS, Record
 from controller.table.supervisor import Action as SupervisorAction
 
@@ -30,8 +32,21 @@ __all__ = ["Phase", "TRANSITIONS", "MississippiTable", "RoundResult", "Seat"]
 STREETS = ("third", "fourth", "fifth")
 
 
-Phase = game_phases("dealing", "third_street", "fourth_street", "fifth_street")
-"""The table's states: the common ones around this game's steps."""
+class Phase(Enum):
+    """The table's states: the common ones (:mod:`.phases`) around this game's steps, in order."""
+
+    CLOSED = "closed"
+    BETTING = "betting"
+    NO_MORE_BETS = "no_more_bets"
+    DEALING = "dealing"
+    THIRD_STREET = "third_street"
+    FOURTH_STREET = "fourth_street"
+    FIFTH_STREET = "fifth_street"
+    SETTLEMENT = "settlement"
+    ROUND_COMPLETE = "round_complete"
+    COUNT_STUB = "count_stub"
+    HOLD = "hold"
+    VOID = "void"
 
 
 P = Phase
@@ -88,6 +103,8 @@ class MississippiTable(RoundTable):
     BET_SPOTS = ("ante", "bonus")
     REQUIRED_SPOTS = ("ante",)
     SPOT_NAMES = (*BET_SPOTS, *STREETS)
+    cards_complete = Trigger()
+    reveal = Trigger()
     SUPERVISOR_ACTIONS = (
         *SUPERVISOR_ACTIONS,
         # 35.10(c): seat_N, then settle with the key on, before the third community card is revealed.
@@ -117,7 +134,7 @@ class MississippiTable(RoundTable):
 
     def revealed(self) -> int:
         """How many community cards are face up (35.10(d), (f), (h))."""
-        phase = self.held_from if self.phase is P.HOLD else self.phase
+        phase = self.holds.held_from if self.phase is P.HOLD else self.phase
         if phase in (P.FOURTH_STREET, P.FIFTH_STREET):
             return 1 if phase is P.FOURTH_STREET else 2
         return 3 if phase is P.SETTLEMENT else 0
@@ -125,12 +142,12 @@ class MississippiTable(RoundTable):
     def prompt_street(self) -> None:
         shown = self.revealed()
         if shown:
-            self._shown(f"community: {format_cards(self.community[:shown])}")
-        self.ask("bet 1-3x ante or seat, fold; then reveal")
+            self.display.shown(f"community: {format_cards(self.community[:shown])}")
+        self.display.ask("bet 1-3x ante or seat, fold; then reveal")
 
     def show_and_settle(self) -> None:
-        self._shown(f"community: {format_cards(self.community)}")  # 35.10(h)
-        self.settle_round()
+        self.display.shown(f"community: {format_cards(self.community)}")  # 35.10(h)
+        self.walk.settle()
 
     def screen_details(self) -> list[str]:
         out = super().screen_details()
@@ -151,14 +168,14 @@ class MississippiTable(RoundTable):
         seat = self.seats.get(self.selected_seat or 0)
         self.selected_seat = None
         if street is None or seat is None or seat.folded_at is not None:
-            self.note("communication violation: select a seat still in the round, before the last reveal")
+            self.display.note("communication violation: select a seat still in the round, before the last reveal")
             return
         seat.violation = True
         seat.folded_at = street  # it plays no further street
         seat.acted.add(street)
         record(f"seat {seat.number} at {street} street: every wager forfeit (35.10(c))")
         collect = tuple(Action("collect", spot, cents) for spot, cents in seat.wagers.items())
-        self.collect_at_fold(seat, Step("violation", seat.number, collect, "communication violation (35.10(c))"))
+        self.walk.collect_at_fold(seat, Step("violation", seat.number, collect, "communication violation (35.10(c))"))
 
     def card_place(self, placed: int) -> str:
         order = sorted(self.seats)
@@ -190,16 +207,16 @@ class MississippiTable(RoundTable):
         order = sorted(self.seats)
         if self.dealt < 2 * len(order):
             self.seats[order[self.dealt // 2]].cards.append(dealt)  # 35.9(d): 2-card stacks clockwise
-            self.placed(dealt, f"seat {order[self.dealt // 2]}")
+            self.intake.placed(dealt, f"seat {order[self.dealt // 2]}")
         else:
             self.community.append(dealt)  # 35.9(e): then the three community cards
-            self.placed(dealt, "community")
+            self.intake.placed(dealt, "community")
         self.dealt += 1
         if self.dealt == 2 * len(order) + 3:
-            self.cards_complete()  # type: ignore[attr-defined]
+            self.cards_complete()
 
     def on_SpotReport(self, e: Any) -> None:
-        if self.bet_while_open(e):
+        if self.wagers.bet_while_open(e):
             return
         street = self.current_street()
         seat = self.seats.get(e.seat)
@@ -210,9 +227,9 @@ class MississippiTable(RoundTable):
                 seat.acted.add(street)
                 self.devices.lamp(e.seat, street, "accepted")
             else:
-                self.note(f"correct: seat {e.seat} {street}: must be 1x, 2x or 3x the ante {ante / 100:.2f}")
+                self.display.note(f"correct: seat {e.seat} {street}: must be 1x, 2x or 3x the ante {ante / 100:.2f}")
             return
-        self.late_bet(e.seat, e.spot, e.cents)  # any other change once the bets are locked
+        self.late.late_bet(e.seat, e.spot, e.cents)  # any other change once the bets are locked
 
     def on_game_button(self, button: str) -> None:
         if button == "fold":
@@ -223,12 +240,14 @@ class MississippiTable(RoundTable):
                 seat.acted.add(street)
                 lost = ["ante", *STREETS[: STREETS.index(street)]]
                 collect = tuple(Action("collect", spot, seat.wagers[spot]) for spot in lost)
-                self.collect_at_fold(seat, Step(f"{street}_street", seat.number, collect, f"folds at {street} street"))
+                self.walk.collect_at_fold(
+                    seat, Step(f"{street}_street", seat.number, collect, f"folds at {street} street")
+                )
             self.selected_seat = None
         elif button == "reveal":
             if self.current_street() and not self.all_acted():
                 waiting = [s.number for s in self.in_play() if self.current_street() not in s.acted]
-                self.note(f"cannot reveal: waiting for seats {', '.join(map(str, waiting))}")
-            elif self.steps_pending():
-                self.note("cannot reveal: confirm the collection first")
-            self.reveal()  # type: ignore[attr-defined]
+                self.display.note(f"cannot reveal: waiting for seats {', '.join(map(str, waiting))}")
+            elif self.display.steps_pending():
+                self.display.note("cannot reveal: confirm the collection first")
+            self.reveal()

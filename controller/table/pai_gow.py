@@ -18,19 +18,33 @@ round record does not list them.
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
 from controller.games.house_way import house_way
 from controller.games.pai_gow_deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
 from controller.hands.paigow import HandSet, legal_sets
-from controller.table.base import RoundTable, Seat, common_transitions, game_phases, in_play_states
+from controller.table.phases import Trigger, common_transitions, in_play_states
+from controller.table.round import RoundTable, Seat
 
 __all__ = ["Phase", "TRANSITIONS", "PaiGowTable"]
 
 
-Phase = game_phases("dealing", "check_deal", "setting")
-"""The table's states: the common ones around this game's steps."""
+class Phase(Enum):
+    """The table's states: the common ones (:mod:`.phases`) around this game's steps, in order."""
+
+    CLOSED = "closed"
+    BETTING = "betting"
+    NO_MORE_BETS = "no_more_bets"
+    DEALING = "dealing"
+    CHECK_DEAL = "check_deal"
+    SETTING = "setting"
+    SETTLEMENT = "settlement"
+    ROUND_COMPLETE = "round_complete"
+    COUNT_STUB = "count_stub"
+    HOLD = "hold"
+    VOID = "void"
 
 
 P = Phase
@@ -85,6 +99,10 @@ class PaiGowTable(RoundTable):
     SPOT_NAMES = (*BET_SPOTS, "envy_marker")
     DECK = 53
     CARD_STARTS_DEAL = False  # the dice total comes first
+    start_entered = Trigger()
+    hands_dealt = Trigger()
+    remaining_counted = Trigger()
+    sets_done = Trigger()
 
     def reset_game(self) -> None:
         self.dice = 3
@@ -104,13 +122,13 @@ class PaiGowTable(RoundTable):
         problems = []
         if w and "pai_gow" not in w:
             problems.append(f"seat {number}: the optional wagers need a pai gow wager")
-        minimum = self.table.options["bonus_minimum"]
-        if "bonus" in w and w["bonus"] < minimum:  # type: ignore[operator]
-            problems.append(f"seat {number} bonus: at least {minimum / 100:.2f} (11.15(b))")  # type: ignore[operator]
-        envy = self.table.options["envy_minimum"]
-        if number in self.markers and w.get("bonus", 0) < envy:  # type: ignore[operator]
-            problems.append(f"seat {number} envy marker: only for a bonus wager of {envy / 100:.2f} or more (11.15(c))")  # type: ignore[operator]
-        elif number not in self.markers and w.get("bonus", 0) >= envy:  # type: ignore[operator]
+        minimum = self.option("bonus_minimum", int)
+        if "bonus" in w and w["bonus"] < minimum:
+            problems.append(f"seat {number} bonus: at least {minimum / 100:.2f} (11.15(b))")
+        envy = self.option("envy_minimum", int)
+        if number in self.markers and w.get("bonus", 0) < envy:
+            problems.append(f"seat {number} envy marker: only for a bonus wager of {envy / 100:.2f} or more (11.15(c))")
+        elif number not in self.markers and w.get("bonus", 0) >= envy:
             problems.append(f"seat {number} bonus {w['bonus'] / 100:.2f}: place its envy marker (11.15(c))")
         return problems
 
@@ -132,15 +150,15 @@ class PaiGowTable(RoundTable):
         return self.remaining == REMAINING
 
     def lock_bets_and_ask_dice(self) -> None:
-        self.lock_bets()
+        self.wagers.lock()
         if self.table.options["start_method"] == "rng":
-            self.ask("drawing the starting number: wait")
+            self.display.ask("drawing the starting number: wait")
             self.devices.draw_start()
         else:
             self.ask_dice()
 
     def ask_dice(self) -> None:
-        self.ask(f"dice total {self.dice}: next / previous, then confirm")
+        self.display.ask(f"dice total {self.dice}: next / previous, then confirm")
 
     def screen_details(self) -> list[str]:
         out = super().screen_details()
@@ -166,35 +184,35 @@ class PaiGowTable(RoundTable):
     def on_StartDrawn(self, e: Any) -> None:
         if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "rng":
             self.dice = e.value
-            self._shown(f"starting number {e.value}")
-            self.start_entered()  # type: ignore[attr-defined]
+            self.display.shown(f"starting number {e.value}")
+            self.start_entered()
 
     def prompt_deal(self) -> None:
         o = self.table.options
-        first = start_position(o["start_method"], self.dice, o["count_direction"], self.table.seats)  # type: ignore[arg-type]
-        self.order = dealing_order(first, o["deal_direction"], self.table.seats)  # type: ignore[arg-type]
+        seats = self.table.seats
+        first = start_position(self.option("start_method", str), self.dice, self.option("count_direction", str), seats)
+        self.order = dealing_order(first, self.option("deal_direction", str), seats)
         self.hands = {p: [] for p in self.order}
-        self.ask(
+        self.display.ask(
             f"{'dice' if o['start_method'] == 'dice' else 'number'} {self.dice}: first hand to"
             f" {'the dealer' if first == DEALER else f'seat {first}'}; deal the cards"
         )
 
     def ask_remaining(self) -> None:
         self.devices.request_stub_count()
-        self.ask("count the cards left: 4 expected, then confirm")
+        self.display.ask("count the cards left: 4 expected, then confirm")
 
     def misdeal(self) -> None:
-        self.hold_reason = f"misdeal: {self.remaining} cards remain, not {REMAINING} (supervisor: void)"
-        self.remember_phase()
+        self.holds.entered(f"misdeal: {self.remaining} cards remain, not {REMAINING} (supervisor: void)")
 
     def show_next_set(self) -> None:
         if not self.setting:
             self.setting = sorted((n for n in self.seats), reverse=True)  # counterclockwise from the dealer's right
         if len(self.sets) == len(self.seats):
-            self.sets_done()  # type: ignore[attr-defined]
+            self.sets_done()
             return
         n = self.setting[len(self.sets)]
-        way = house_way(self.table.options["house_way"]).set(self.hands[n], dict(self.table.options))  # type: ignore[arg-type]
+        way = house_way(self.option("house_way", str)).set(self.hands[n], dict(self.table.options))
         self.options, self.option_index, self.all_listed = [way.set], 0, False
         self.show_option(n, "house way")
 
@@ -210,9 +228,9 @@ class PaiGowTable(RoundTable):
 
     def show_option(self, seat: int, label: str) -> None:
         s = self.options[self.option_index]
-        self.ask(f"seat {seat} {label}: confirm, next / previous, or fold (foul)")
+        self.display.ask(f"seat {seat} {label}: confirm, next / previous, or fold (foul)")
         self.set_shown = f"high {format_cards(s.high.best)} / low {format_cards(s.low.best)}"
-        self._shown(f"seat {seat}: {self.set_shown} ({label})")
+        self.display.shown(f"seat {seat}: {self.set_shown} ({label})")
 
     def round_record(self) -> dict[str, Any]:
         seats: dict[str, Any] = {}
@@ -252,7 +270,7 @@ class PaiGowTable(RoundTable):
         else:
             position = self.order[self.dealt % POSITIONS]
         self.hands[position].append(dealt)
-        self.placed(
+        self.intake.placed(
             dealt,
             "dealer"
             if position == DEALER
@@ -264,12 +282,12 @@ class PaiGowTable(RoundTable):
         if position in self.seats:
             self.seats[position].cards = self.hands[position]
         if self.dealt == POSITIONS * HAND_SIZE:
-            self.hands_dealt()  # type: ignore[attr-defined]
+            self.hands_dealt()
 
     def on_ShoeStatus(self, e: Any) -> None:
         if self.phase is P.CHECK_DEAL:
             self.remaining = e.stub_count
-            self.remaining_counted()  # type: ignore[attr-defined]
+            self.remaining_counted()
         else:
             super().on_ShoeStatus(e)
 
@@ -277,8 +295,8 @@ class PaiGowTable(RoundTable):
         if e.spot == "envy_marker" and self.phase is P.BETTING:
             (self.markers.add if e.cents else self.markers.discard)(e.seat)
             return
-        if not self.bet_while_open(e):
-            self.late_bet(e.seat, e.spot, e.cents)
+        if not self.wagers.bet_while_open(e):
+            self.late.late_bet(e.seat, e.spot, e.cents)
 
     def dealer_button(self, button: str) -> bool:
         if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "dice":
@@ -293,10 +311,10 @@ class PaiGowTable(RoundTable):
                 self.dice = min(18, self.dice + 1) if button == "next" else max(3, self.dice - 1)
                 self.ask_dice()
             elif button == "confirm":
-                self.start_entered()  # type: ignore[attr-defined]
+                self.start_entered()
         elif self.phase is P.CHECK_DEAL and button == "confirm":
             self.remaining = REMAINING  # the dealer counted four by hand
-            self.remaining_counted()  # type: ignore[attr-defined]
+            self.remaining_counted()
         elif self.phase is P.SETTING and self.options:
             n = self.setting[len(self.sets)]
             if button in ("next", "previous"):
@@ -311,7 +329,7 @@ class PaiGowTable(RoundTable):
                 self.show_next_set()
             elif button == "fold":
                 self.sets[n] = None
-                self.note(f"seat {n}: foul")
+                self.display.note(f"seat {n}: foul")
                 self.show_next_set()
 
     def on_ButtonChanged(self, e: Any) -> None:

@@ -1,7 +1,7 @@
 """The table's one read model: a frozen :class:`TableSnapshot`, made by the engine thread after
 each event, and the queries everything outside the table asks of it (``can_*`` / ``why_not_*``).
 
-Only :func:`build_snapshot` reads a :class:`~controller.table.base.RoundTable`'s internals; the
+Only :func:`build_snapshot` reads a :class:`~controller.table.round.RoundTable`'s internals; the
 web views, the bench and soak players, ``tablectl status`` and the tests outside
 ``controller/table`` read snapshots (tests/test_snapshot_only.py enforces it).
 
@@ -23,6 +23,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from controller.table.holds import hold_clears
 from controller.table.reveal import HandFacts, Shown, face_up, mask_cards, reveal_step
 
 __all__ = [
@@ -51,23 +52,6 @@ _SUPERVISOR_BUTTONS = ("void", "clear_fault", "confirm", "next", "previous")
 
 PANEL_BUTTONS = ("confirm", "next", "previous", "void", "clear_fault", "no_more_bets", "reveal", "deal", "fold")
 """The dealer panel's named buttons (besides ``seat_N`` and the supervisor key) a snapshot answers for."""
-
-
-def hold_clears(reason: str) -> str:
-    """What clears a hold with ``reason``, in words (the page and the pit show it)."""
-    if reason.startswith("link down:"):
-        return f"by itself when the {reason.split(':', 1)[1].strip()} link is back; or supervisor key on: void"
-    if reason.startswith(("unreadable card", "duplicate card")):
-        return "supervisor key on: read the card again, or enter it (next / previous, confirm); or void"
-    if reason.startswith("misdeal"):
-        return "supervisor key on: void"
-    if reason.startswith("journal:"):
-        return "the journal must take records again; then supervisor key on: clear fault"
-    if reason.startswith("stub count"):
-        return "recount the stub; supervisor key on: clear fault, or void"
-    if "dealt while held" in reason:
-        return "supervisor key on: confirm accepts the cards, void declares a misdeal"
-    return "supervisor key on: clear fault, or void"
 
 
 class SeatView(NamedTuple):
@@ -552,15 +536,16 @@ def _reveal(table: Any, game: str, effective: str) -> Shown:
 
 
 def _texts(table: Any, cache: _Cache, up: frozenset[str], asked: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
-    screen = table.screen
-    key = (screen, table.texts_shown, asked, up)  # ``up`` is the cache's own set until the reveals change
+    display = table.display
+    screen = display.lines
+    key = (screen, display.texts_shown, asked, up)  # ``up`` is the cache's own set until the reveals change
     old = cache.texts_key
     if not (isinstance(old, tuple) and len(old) == 4 and old[3] is up and old[:3] == key[:3]):
         mask = cache.mask
         cache.texts_key = key
         cache.texts = (
             tuple([mask(line, up) for line in screen]),
-            tuple([mask(p, up) for p in table.prompts[-RECENT:]]),
+            tuple([mask(p, up) for p in display.prompts[-RECENT:]]),
             mask(asked, up),
         )
     return cache.texts
@@ -587,7 +572,7 @@ def _seats(table: Any, cache: _Cache, shown: Shown) -> tuple[SeatView, ...]:
 
 
 def _notices(table: Any, cache: _Cache, up: frozenset[str]) -> tuple[NoticeView, ...]:
-    notices = table.notices
+    notices = table.display.notices
     if not notices:
         return ()
     key = (tuple(notices), up)
@@ -621,19 +606,19 @@ def _game_view(table: Any, game: str) -> GameView:
 
 def _options(table: Any, step: str) -> tuple[SupervisorOption, ...]:
     supervisor = table.supervisor
-    if step != "hold" and not table.pending_late:
+    if step != "hold" and not table.late.pending:
         return (SupervisorOption("void", "void"),) if step in supervisor.in_play else ()
     out = []
     for button in _SUPERVISOR_BUTTONS:
         action = supervisor.match(button)
         if action is not None:
-            refused = getattr(table, action.allowed)() if action.allowed else None
+            refused = supervisor.why_not_allowed(action)
             out.append(SupervisorOption(button, action.name, refused))
     return tuple(out)
 
 
 def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
-    """The snapshot of ``table`` (a :class:`~controller.table.base.RoundTable`) now: call on the
+    """The snapshot of ``table`` (a :class:`~controller.table.round.RoundTable`) now: call on the
     thread that runs it (the engine's), after an event. The only function that reads a table's
     internals for anyone outside the table package."""
     cache = _cache(table)
@@ -642,25 +627,24 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
     phase = table.phase
     step: str = phase._value_
     held = step == "hold"
-    held_from: str | None = table.held_from._value_ if held and table.held_from is not None else None
+    holds, display, walk = table.holds, table.display, table.walk
+    held_from: str | None = holds.held_from._value_ if held and holds.held_from is not None else None
     shown = _shown(table, cache, game, step, held_from)
     up = cache.face
     seats = _seats(table, cache, shown)
-    asked = table.hold_prompt() if held else table.prompt
+    asked = table.hold_prompt() if held else display.prompt
     screen, recent, asked = _texts(table, cache, up, asked)
     hold = None
     if held:
-        reason = table.hold_reason
-        by_itself = reason.startswith("link down")
         hold = HoldView(
-            cache.mask(reason, up),
+            cache.mask(holds.reason, up),
             held_from,
-            hold_clears(reason),
-            by_itself,
-            "device or supervisor" if by_itself else "supervisor",
-            table.links.why_not_back(),
+            holds.clears(),
+            holds.kind.ends_by_itself,
+            holds.kind.who,
+            table.links.device_links.why_not_back(),
             len(table.ledger.waiting),
-            table.misread_index is not None,
+            table.intake.misread_index is not None,
         )
     known = cache.buttons.get(phase)
     if known is None:  # a function of the machine's state (and the table's config) alone
@@ -671,7 +655,8 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
         )
     dealer_buttons, confirm_step = known
     shown_state = table.shown
-    notices = table.notices
+    notices = display.notices
+    pending_links = table.links.device_links.pending
     return TableSnapshot(
         version=version,
         game=game,
@@ -693,20 +678,20 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
         confirm_step=confirm_step,
         screen=screen,
         notices=_notices(table, cache, up),
-        notice_page=table.page if notices else table.detail_page,
+        notice_page=display.page if notices else display.detail_page,
         recent=recent,
-        late_bets=tuple(LateBet(seat, spot, cents) for seat, spot, cents in table.pending_late),
-        late_notes=tuple(table.late_bets),
-        settlement_step=table.step_index,
-        steps_left=max(0, len(table.steps) - table.step_index - 1) if step == "settlement" else 0,
+        late_bets=tuple(LateBet(seat, spot, cents) for seat, spot, cents in table.late.pending),
+        late_notes=tuple(table.late.noted),
+        settlement_step=walk.step_index,
+        steps_left=max(0, len(walk.steps) - walk.step_index - 1) if step == "settlement" else 0,
         last_round=_last_round(table, cache),
-        links_pending=tuple(sorted(table.links.pending.items())) if table.links.pending else (),
+        links_pending=tuple(sorted(pending_links.items())) if pending_links else (),
         spot_lamps=tuple(shown_state.spot_lamps.items()),  # in the order first lit (no sort: every event)
         panel_lamps=tuple(shown_state.panel_lamps.items()),
         locked=bool(shown_state.locked),
         stub_count_asked=shown_state.stub_count_asked,
-        display=(table.size.lines, table.size.columns),
-        texts_shown=table.texts_shown,
+        display=(display.size.lines, display.size.columns),
+        texts_shown=display.texts_shown,
         spot_levels=tuple(table.board.levels.items()),
         machine_error=table.machine_error,
     )
@@ -726,5 +711,6 @@ def build_hands(table: Any, version: int = 0) -> PlayerHands:
         seats = tuple((n, tuple(str(c) for c in s.cards)) for n, s in sorted(table.seats.items()))
         dealer = tuple(str(c) for c in getattr(table, "community" if game == "mississippi_stud" else "dealer", ()))
     log = tuple((e.index, str(e.card), str(e.to)) for e in table.ledger.entries)
-    entry = str(table.entry_card) if table.entry_card is not None else None
+    entry_card = table.intake.entry_card
+    entry = str(entry_card) if entry_card is not None else None
     return PlayerHands(table.round_no, version, seats, dealer, log, entry)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 __all__ = ["Action", "IN_PLAY", "SUPERVISOR_ACTIONS", "Supervisor", "Record"]
@@ -37,7 +38,8 @@ class Action:
     states: tuple[str, ...]
     """The table states (phase values, or :data:`IN_PLAY`) it is allowed in."""
     handler: str
-    """The table method that does it: ``handler(button, record, **args)``."""
+    """The table method that does it: ``handler(button, record, **args)`` (a dotted name is a
+    collaborator's: ``"intake.enter_card"``)."""
     journal: str
     """The ``action`` of the ``SupervisorAction`` record it journals."""
     when: str | None = None
@@ -54,35 +56,39 @@ SUPERVISOR_ACTIONS: tuple[Action, ...] = (
         "misdeal",
         ("void",),
         ("hold",),
-        "declare_misdeal",
+        "intake.declare_misdeal",
         "misdeal",
-        when="cards_waiting",
+        when="intake.cards_waiting",
     ),
     # A misread card: the supervisor enters it (next / previous choose, confirm deals it) or the shoe reads it again.
     Action(
         "enter card",
         ("next", "previous", "confirm"),
         ("hold",),
-        "enter_card",
+        "intake.enter_card",
         "card corrected",
-        when="card_to_enter",
-        allowed="why_not_resume",
+        when="intake.card_to_enter",
+        allowed="links.why_not_resume",
     ),
     Action(
         "accept cards",
         ("confirm",),
         ("hold",),
-        "accept_waiting_cards",
+        "intake.accept_waiting_cards",
         "cards accepted",
-        when="cards_waiting",
-        allowed="why_not_accept",
+        when="intake.cards_waiting",
+        allowed="intake.why_not_accept",
     ),
-    Action("card read again", (), ("hold",), "accept_read_again", "card corrected", allowed="why_not_resume"),
-    Action("void", ("void",), (IN_PLAY, "hold"), "void_by_supervisor", "void"),
-    Action("clear fault", ("clear_fault",), ("hold",), "clear_fault", "fault cleared", allowed="why_not_clear"),
+    Action(
+        "card read again", (), ("hold",), "intake.accept_read_again", "card corrected", allowed="links.why_not_resume"
+    ),
+    Action("void", ("void",), (IN_PLAY, "hold"), "holds.void_by_supervisor", "void"),
+    Action(
+        "clear fault", ("clear_fault",), ("hold",), "holds.clear_fault", "fault cleared", allowed="holds.why_not_clear"
+    ),
     # Late-bet changes after "no more bets": next accepts the oldest, previous refuses it.
-    Action("accept late bet", ("next",), (), "accept_late_bet", "late bet accepted", when="late_pending"),
-    Action("refuse late bet", ("previous",), (), "refuse_late_bet", "late bet refused", when="late_pending"),
+    Action("accept late bet", ("next",), (), "late.accept_late_bet", "late bet accepted", when="late.late_pending"),
+    Action("refuse late bet", ("previous",), (), "late.refuse_late_bet", "late bet refused", when="late.late_pending"),
 )
 """Every supervisor action, first match first (an empty ``states`` means any state)."""
 
@@ -107,10 +113,19 @@ class Supervisor:
         self.key_on = False
         """Whether the key is on now, by the panel's last report since its link was last up."""
         self._by_name = {a.name: a for a in self.actions}
+        self._methods: dict[str, Callable[..., Any]] = {}
+        """Each method the rows name, by its (dotted) name, found on the table once."""
         for a in self.actions:  # a table row naming a method the table lacks is a bug: fail at start
             for method in (a.handler, a.when, a.allowed):
-                if method is not None and not callable(getattr(table, method, None)):
+                if method is None:
+                    continue
+                try:
+                    found = attrgetter(method)(table)
+                except AttributeError:
+                    found = None
+                if not callable(found):
                     raise TypeError(f"supervisor action {a.name!r}: the table has no method {method!r}")
+                self._methods[method] = found
 
     # --- the key ------------------------------------------------------------------------------
 
@@ -135,7 +150,7 @@ class Supervisor:
         for action in self.actions:
             if button not in action.buttons or not self.allowed_in(action, phase):
                 continue
-            if action.when is None or getattr(self.table, action.when)():
+            if action.when is None or self._methods[action.when]():
                 return action
         return None
 
@@ -160,10 +175,9 @@ class Supervisor:
             return self._refuse(action, button, "the supervisor's key is needed")
         if not self.allowed_in(action, phase):
             return self._refuse(action, button, f"not allowed in {phase}")
-        if action.allowed is not None:
-            why = getattr(self.table, action.allowed)()
-            if why:
-                return self._refuse(action, button, why)
+        why = self.why_not_allowed(action)
+        if why:
+            return self._refuse(action, button, why)
 
         def record(reason: str, journal: str | None = None) -> None:
             self.audit(
@@ -172,8 +186,12 @@ class Supervisor:
             )
             self.show(f"supervisor: {journal or action.journal}: {reason}")
 
-        getattr(self.table, action.handler)(button, record, **args)
+        self._methods[action.handler](button, record, **args)
         return True
+
+    def why_not_allowed(self, action: Action) -> str | None:
+        """Why the table's own check (``action.allowed``) refuses ``action`` now, or None."""
+        return self._methods[action.allowed]() if action.allowed is not None else None
 
     def _refuse(self, action: Action, button: str, why: str) -> bool:
         self.audit(

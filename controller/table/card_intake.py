@@ -1,0 +1,193 @@
+"""Cards from the shoe: each one expected now goes to the game (``on_card``); an unreadable or
+duplicate read holds the table until the shoe reads it again or the supervisor enters it; a card
+that leaves the shoe while the table is held, or when none was expected, waits for the supervisor,
+who accepts it in its place in the dealing order or declares a misdeal. Every report is in the
+card ledger (:mod:`.card_ledger`), which is the round record's ``cards``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from controller.cards import Card, CardError, card, deck
+from controller.table.card_ledger import BURNED, DUPLICATE, UNREADABLE
+from controller.table.supervisor import Record
+
+if TYPE_CHECKING:
+    from controller.table.round import RoundTable
+
+__all__ = ["CardIntake"]
+
+
+class CardIntake:
+    """The cards ``table`` takes from its shoe this round."""
+
+    def __init__(self, table: RoundTable) -> None:
+        self.table = table
+        self.ledger = table.ledger
+        self.misread_index: int | None = None
+        """The index of the card to read again or enter (an unreadable or duplicate card)."""
+        self.entry: int | None = None
+        self.entry_card: Card | None = None
+        """The card the supervisor is choosing for the misread one (face down: named by deck number)."""
+        self.card_index = 0
+        """The shoe index of the card being placed (the ledger's entry for ``placed``)."""
+
+    def start_round(self) -> None:
+        self.misread_index, self.entry, self.entry_card = None, None, None
+
+    def placed(self, dealt: Card, to: str) -> None:
+        """Note where a card went (the game's ``on_card``), for recall."""
+        self.ledger.placed(self.card_index, dealt, to)
+
+    def expected(self, index: int) -> bool:
+        """A card is expected now: while dealing (or the first card after "no more bets")."""
+        t = self.table
+        if t.CARD_STARTS_DEAL and t.phase is t.common.no_more_bets:
+            return True
+        return t.dealing()
+
+    def hold_prompt(self) -> str | None:
+        """What clears a hold for a misread card (None: not held for one)."""
+        if self.entry_card is not None:
+            # The card is face down: the display names it by its deck number only (docs/dealer-guide.md).
+            place = self.table.card_place(self.table.dealt)
+            return f"{place}: deck no. {self.entry_card.index + 1}? next / previous, confirm"
+        if self.misread_index is not None:
+            return "deal it again to re-read; or key: next enters it, void"
+        return None
+
+    # --- reports from the shoe ------------------------------------------------------------------
+
+    def dealt(self, e: Any) -> None:
+        """A ``CardDealt`` report."""
+        t = self.table
+        try:
+            dealt = card(e.card)
+        except CardError:
+            self.ledger.not_used(e.index, str(e.card), UNREADABLE)
+            self.misread_index = e.index
+            t.holds.hold(f"unreadable card report {e.card!r} (index {e.index}): read it again, enter it, or void")
+            return
+        if t.phase is t.common.hold:
+            if self.misread_index == e.index:  # the misread card read again
+                t.supervisor.attempt("card read again", dealt=dealt, index=e.index)
+            else:  # left the shoe while held: kept, and waits for the supervisor
+                self.ledger.wait(e.index, dealt, "dealt while held")
+                t.display.note(f"card {e.index} dealt while held: it waits for the supervisor")
+            return
+        self.take(e.index, dealt)
+
+    def unreadable(self, e: Any) -> None:
+        """A ``CardUnreadable`` report: the table holds until it is read again or entered."""
+        self.ledger.not_used(e.index, "??", UNREADABLE)
+        self.misread_index = e.index
+        place = self.table.card_place(self.table.dealt)
+        self.table.holds.hold(f"unreadable card: {place} (shoe card {e.index}): read it again, or void")
+
+    def take(self, index: int, dealt: Card) -> None:
+        """A card from the shoe while the round is played: placed by the game, or held for."""
+        t = self.table
+        if not self.expected(index):
+            self.ledger.wait(index, dealt, "dealt when none was expected")
+            t.holds.hold(f"card {index} from the shoe dealt when none was expected")
+            return
+        if t.phase is t.common.no_more_bets:
+            t.deal_started()
+        elif dealt in t.cards_seen():
+            self.ledger.not_used(index, str(dealt), DUPLICATE)
+            self.misread_index = index
+            t.holds.hold(
+                f"duplicate card: {t.card_place(t.dealt)} (shoe card {index}) read as one already dealt:"
+                " read it again, enter it, or void"
+            )
+            return
+        self.card_index = index
+        t.on_card(dealt, index)
+
+    def place_corrected(self, dealt: Card, index: int) -> None:
+        """Deal the corrected misread card, then the cards that waited behind it (the supervisor
+        decides on those: the table holds again for them)."""
+        t = self.table
+        self.misread_index, self.entry, self.entry_card = None, None, None
+        t.holds.release()
+        self.card_index = index
+        t.on_card(dealt, index)
+        if self.ledger.waiting and t.phase is not t.common.hold:
+            t.holds.hold(self.waiting_reason())
+
+    def place_waiting(self, cards: list[tuple[int, Card]]) -> None:
+        """Place cards that waited, in dealt order (a card with no place in the deal is burned);
+        when one holds the table again, the rest wait again."""
+        t = self.table
+        for n, (index, dealt) in enumerate(cards):
+            if t.phase is t.common.hold:  # a card held the table again
+                for later, later_card in cards[n:]:
+                    self.ledger.wait(later, later_card, "dealt while held")
+                return
+            if not self.expected(index):
+                self.ledger.not_used(index, str(dealt), BURNED)
+                t.display.note(f"shoe card {index}: no place in the deal, burned")
+                continue
+            self.take(index, dealt)
+
+    # --- the supervisor's actions and their conditions ----------------------------------------
+
+    def card_to_enter(self) -> bool:
+        return self.misread_index is not None
+
+    def cards_waiting(self) -> bool:
+        return bool(self.ledger.waiting)
+
+    def waiting_reason(self) -> str:
+        n = len(self.ledger.waiting)
+        return f"{n} card{'s' if n > 1 else ''} dealt while held: supervisor: confirm accepts, void declares a misdeal"
+
+    def why_not_accept(self) -> str | None:
+        """Why the waiting cards cannot be placed now: a misread card before them comes first."""
+        if self.misread_index is not None:
+            return f"card {self.misread_index} must be read again or entered first"
+        return self.table.links.why_not_resume()
+
+    def accept_read_again(self, button: str, record: Record, dealt: Card, index: int) -> None:
+        """Supervisor action: the misread card read again by the shoe."""
+        if dealt in self.table.cards_seen():
+            self.table.display.note(f"shoe card {index} read again as a card already dealt: not accepted")
+            return
+        record(f"shoe card {index} read again")
+        self.place_corrected(dealt, index)
+
+    def enter_card(self, button: str, record: Record) -> None:
+        """Supervisor action: enter the card the shoe misread: ``next`` / ``previous`` move through
+        the cards not yet dealt this round, ``confirm`` deals the one shown."""
+        t = self.table
+        if button in ("next", "previous"):
+            seen = set(t.cards_seen()) | {c for _, c in self.ledger.waiting}  # out of the shoe too
+            choices = [c for c in deck(joker=t.DECK == 53) if c not in seen]
+            step = 1 if button == "next" else -1
+            self.entry = (
+                (self.entry + step) % len(choices) if self.entry is not None else (0 if step == 1 else len(choices) - 1)
+            )
+            self.entry_card = choices[self.entry]
+            t.display.shown(t.hold_prompt())
+            return
+        if self.entry_card is None:
+            return
+        dealt, index = self.entry_card, self.misread_index
+        assert index is not None
+        record(f"{t.card_place(t.dealt)} (shoe card {index}) entered")
+        self.place_corrected(dealt, index)
+
+    def accept_waiting_cards(self, button: str, record: Record) -> None:
+        """Supervisor action: the cards that left the shoe while held go to their places in the
+        dealing order (a card with no place in the deal is burned)."""
+        cards = self.ledger.take_waiting()
+        record(f"shoe cards {', '.join(str(i) for i, _ in cards)} dealt while held, accepted in dealing order")
+        self.table.holds.release()
+        self.place_waiting(cards)
+
+    def declare_misdeal(self, button: str, record: Record) -> None:
+        """Supervisor action: the cards dealt while held make a misdeal: the round is void."""
+        cards = ", ".join(str(i) for i, _ in self.ledger.waiting)
+        record(f"round {self.table.round_no}: shoe cards {cards} dealt while held: misdeal, all wagers returned")
+        self.table.holds.void()

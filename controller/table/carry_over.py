@@ -1,0 +1,45 @@
+"""What a table carries from one round to the next, and across a restart: the snapshot the
+runtime journals as each round starts (the round number, the key, the chips on the spots, the
+shoe's count, the rounds since the stub was counted), and the table opened again from it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from controller.table.stub_count import STUB_EVERY
+
+if TYPE_CHECKING:
+    from controller.table.round import RoundTable
+
+__all__ = ["CarryOver"]
+
+
+class CarryOver:
+    """``table``'s state between rounds, as a snapshot and back."""
+
+    def __init__(self, table: RoundTable) -> None:
+        self.table = table
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the table carries from one round to the next (taken as a round starts)."""
+        t = self.table
+        return {
+            "round_no": t.round_no,
+            "supervisor": t.supervisor.key_on,
+            "spots": [[seat, spot, cents] for (seat, spot), cents in sorted(t.board.levels.items())],
+            "shoe_count": t.ledger.shoe_count,
+            "rounds_dealt": t.stub.rounds_dealt,
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Start from a snapshot: the closed table opens again at the snapshot's round (the key
+        counts as off: the panel must report it again after a restart)."""
+        t = self.table
+        t.round_no = int(state["round_no"]) - 1
+        for seat, spot, cents in state.get("spots", []):
+            t.board.report(seat, spot, cents)
+        t.ledger.shoe_count = int(state.get("shoe_count", 0))
+        # older snapshots: the rounds since the last count follow from the round number
+        t.stub.rounds_dealt = int(state.get("rounds_dealt", (int(state["round_no"]) - 1) % STUB_EVERY))
+        t.open_table()
+        t.display.show()

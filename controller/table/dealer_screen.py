@@ -1,0 +1,149 @@
+"""What the dealer is shown: the prompt, the notes for the event handled, the notices to read
+and confirm (paged), and the whole screen sent to the panel when it changes.
+
+The screen itself is a pure function of the table's :class:`~controller.table.screen.ScreenState`
+(:mod:`.screen`); this keeps the texts it is made from and the pages shown, and sends it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from controller.table.screen import DisplaySize, Notice, ScreenState, page_count, render
+
+if TYPE_CHECKING:
+    from controller.table.round import RoundTable
+
+__all__ = ["DealerScreen", "KEEP_PROMPTS"]
+
+KEEP_PROMPTS = 500
+"""The recent texts kept in memory (everything is in the journal: memory holds only what the
+dealer and the tests look at)."""
+
+
+class DealerScreen:
+    """``table``'s screen: what it asks, notes and notifies, and the lines last sent."""
+
+    def __init__(self, table: RoundTable, size: DisplaySize) -> None:
+        self.table = table
+        self.prompts: list[str] = []
+        """Every text the dealer was shown (prompts, notes, notices), the recent ones kept."""
+        self.texts_shown = 0
+        """How many texts the dealer was shown since start (the snapshot's count of ``prompts``)."""
+        self.prompt = ""
+        """What the dealer must do next (the screen's prompt)."""
+        self.notes: list[str] = []
+        """Details for the event being handled (shown until the next event)."""
+        self.notices: list[Notice] = []
+        """What must be read before going on, oldest first: shown until confirmed."""
+        self.page = 0
+        """The page of the notice shown."""
+        self.detail_page = 0
+        """The page of the details shown (back to the first at each event but paging)."""
+        self.size = size
+        """The display's size: the table config's, or the panel's when it reports one."""
+        self.lines: tuple[str, ...] = ()
+        """The lines last sent to the display."""
+        self._rendered: tuple[tuple[ScreenState, DisplaySize] | None, tuple[str, ...]] = (None, ())
+
+    def shown(self, text: str) -> None:
+        """Keep ``text`` among the texts shown (it is on the screen through a prompt, note or detail)."""
+        self.texts_shown += 1
+        self.prompts.append(text)
+        if len(self.prompts) > 2 * KEEP_PROMPTS:
+            del self.prompts[:-KEEP_PROMPTS]
+
+    def ask(self, prompt: str) -> None:
+        """Set the screen's prompt: what the dealer must do next, naming the button."""
+        self.prompt = prompt
+        self.shown(prompt)
+
+    def note(self, text: str) -> None:
+        """Add a detail to the screen until the next event (an answer to what the dealer just did)."""
+        self.notes.append(text)
+        self.shown(text)
+
+    def notify(self, title: str, lines: tuple[str, ...] = (), blocking: bool = False) -> None:
+        """Put something on the screen that stays until the dealer confirms it (paged when long).
+        A ``blocking`` notice is a procedure step: the round waits for its confirmation."""
+        self.notices.append(Notice(title, lines, blocking))
+        for text in (title, *lines):
+            self.shown(text)
+
+    def steps_pending(self) -> bool:
+        """A procedure step shown out of turn (a fold's collection) is not yet confirmed."""
+        return any(n.blocking for n in self.notices)
+
+    def drop_steps(self) -> None:
+        """The round is void: no procedure step shown out of turn is done (every wager returns)."""
+        self.notices = [n for n in self.notices if not n.blocking]
+        self.page = 0
+
+    def new_event(self) -> None:
+        """An event is handled: the last event's notes go, the details back to their first page."""
+        self.notes, self.detail_page = [], 0
+
+    def resize(self, size: DisplaySize) -> None:
+        """The panel reported its display's size: the whole screen is sent again, fitted to it."""
+        self.size = size
+        self.lines = ()
+
+    def state(self) -> ScreenState:
+        """What the screen shows now (a pure function of this is the screen: :mod:`.screen`)."""
+        t = self.table
+        phase, held_from = t.phase, t.holds.held_from
+        held = phase is t.common.hold
+        # ``_value_`` is the plain attribute behind ``.value`` (a descriptor, slow on every event)
+        step = phase._value_ if not held or held_from is None else held_from._value_
+        if held:
+            prompt = t.hold_prompt()
+        elif phase._value_ in t.CONFIRM_PHASES:
+            prompt = f"{self.prompt}; confirm"
+        else:
+            prompt = self.prompt
+        notices = self.notices
+        return ScreenState(  # by position: made after every event, and keywords cost a named tuple more
+            t.round_no,
+            step,
+            prompt,
+            tuple(t.screen_details()),
+            t.holds.reason if held else "",
+            notices[0] if notices else None,
+            self.page if notices else self.detail_page,
+            tuple(self.notes),
+        )
+
+    def show(self) -> None:
+        """Send the screen when it changed: one whole screen, replacing the last."""
+        key = (self.state(), self.size)
+        if key != self._rendered[0]:  # most events change nothing on the screen: render only on a change
+            self._rendered = (key, render(*key))
+        lines = self._rendered[1]
+        if lines != self.lines:
+            self.lines = lines
+            self.table.devices.screen(lines)
+
+    def button(self, button: str) -> bool:
+        """``next`` / ``previous`` page a notice, ``confirm`` goes to its next page or, on the last,
+        confirms it. True when the button was taken by a notice (or paged long details)."""
+        if button not in ("confirm", "next", "previous"):
+            return False
+        if not self.notices and button == "confirm":
+            return False
+        pages = page_count(self.state(), self.size)
+        if not self.notices:  # details longer than the screen: next / previous page them when free
+            if pages == 1 or self.table.uses_next_previous():
+                return False
+            step = 1 if button == "next" else -1
+            self.detail_page = (self.detail_page + step) % pages
+            return True
+        if button == "previous":
+            self.page = max(0, self.page - 1)
+        elif button == "next" or self.page + 1 < pages:
+            self.page = min(pages - 1, self.page + 1)
+        else:
+            done = self.notices.pop(0)
+            self.page = 0
+            self.shown(f"confirmed: {done.title}")
+            self.table.notice_confirmed(done)
+        return True

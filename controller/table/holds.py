@@ -1,0 +1,218 @@
+"""The one hold rule: why the table holds, what a new reason does to a hold already on, what
+clears it and who may clear it.
+
+A round in play holds for a reason (:meth:`Holds.hold`): the machine goes to ``hold``,
+remembering the state to resume to, the panel's ``clear_fault`` lamp lights and the dealer's
+screen names the reason. A table already held keeps its hold; whether a new reason replaces the
+one shown, or is only noted, is the reason's :class:`HoldKind`. A hold ends by :meth:`release`
+(back where the round was held) or :meth:`void`; a link-down hold by itself once every device is
+back, any other by the supervisor (key on): clear fault, accept or enter cards, or void.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from controller.table.supervisor import Record
+
+if TYPE_CHECKING:
+    from controller.table.round import RoundTable
+
+__all__ = ["HoldKind", "Holds", "ROUND_COMMANDS", "hold_clears"]
+
+log = logging.getLogger("tablectl.table")
+
+ROUND_COMMANDS = frozenset({"display", "screen", "lock", "unlock", "lamp"})
+"""Device commands the round depends on: one that finally fails holds the table."""
+
+
+class HoldKind(Enum):
+    """Why the table holds (what a new reason does to a hold already on, and what clears it)."""
+
+    LINK = "link down"
+    """A device's link went down: the hold ends by itself once every device is back."""
+    COMMAND = "command failed"
+    """A command the round depends on finally failed: the device is sent its state at clear fault."""
+    JOURNAL = "journal"
+    """The journal cannot be written (events are not acted on)."""
+    JOURNAL_REFUSED = "journal refused"
+    """The journal takes records again: how many events were refused meanwhile."""
+    TABLE = "table"
+    """Anything else the supervisor must see: a card, the shoe's count, the stub, a misdeal, the
+    settlement, a controller error."""
+
+    def replaces(self, held: HoldKind) -> bool:
+        """Whether a reason of this kind replaces ``held``'s on a table already held: a table
+        fault always does (the supervisor decides on it), a fresher word on the journal replaces
+        a journal reason; a link or a command never does (their devices are followed apart)."""
+        return self is HoldKind.TABLE or (self is HoldKind.JOURNAL_REFUSED and held.journal)
+
+    def noted(self, held: HoldKind) -> bool:
+        """Whether a reason of this kind is shown as a note on a table already held for ``held``
+        (a journal still failing is not noted again over a journal hold)."""
+        if self is HoldKind.JOURNAL:
+            return not held.journal
+        return self in (HoldKind.TABLE, HoldKind.JOURNAL_REFUSED)
+
+    @property
+    def journal(self) -> bool:
+        return self in (HoldKind.JOURNAL, HoldKind.JOURNAL_REFUSED)
+
+    @property
+    def ends_by_itself(self) -> bool:
+        """A hold of this kind ends without anyone once every device is back."""
+        return self is HoldKind.LINK
+
+    @property
+    def who(self) -> str:
+        """Who may clear a hold of this kind."""
+        return "device or supervisor" if self is HoldKind.LINK else "supervisor"
+
+    @property
+    def prompt(self) -> str:
+        """What clears a hold of this kind, and who (the screen's prompt)."""
+        if self is HoldKind.LINK:
+            return "wait for the device; or key: void"
+        return "supervisor: key, then clear fault or void"
+
+
+def hold_clears(reason: str) -> str:
+    """What clears a hold with ``reason`` (as this module and its callers word reasons), in words
+    (the page and the pit show it)."""
+    if reason.startswith("link down:"):
+        return f"by itself when the {reason.split(':', 1)[1].strip()} link is back; or supervisor key on: void"
+    if reason.startswith(("unreadable card", "duplicate card")):
+        return "supervisor key on: read the card again, or enter it (next / previous, confirm); or void"
+    if reason.startswith("misdeal"):
+        return "supervisor key on: void"
+    if reason.startswith("journal:"):
+        return "the journal must take records again; then supervisor key on: clear fault"
+    if reason.startswith("stub count"):
+        return "recount the stub; supervisor key on: clear fault, or void"
+    if "dealt while held" in reason:
+        return "supervisor key on: confirm accepts the cards, void declares a misdeal"
+    return "supervisor key on: clear fault, or void"
+
+
+class Holds:
+    """The hold on ``table`` now: why, the state it was held from, the devices lost meanwhile."""
+
+    def __init__(self, table: RoundTable) -> None:
+        self.table = table
+        self.reason = ""
+        """Why the table holds (the last hold's reason; shown only while held)."""
+        self.kind = HoldKind.TABLE
+        self.held_from: Enum | None = None
+        self.held_links: set[str] = set()
+        """The devices whose link went down during the hold on now."""
+        self.failed_devices: set[str] = set()
+        """Devices a command the round depends on finally failed for (sent their state at clear fault)."""
+
+    @property
+    def on(self) -> bool:
+        return self.table.phase is self.table.common.hold
+
+    def hold(self, reason: str, kind: HoldKind = HoldKind.TABLE) -> None:
+        """Hold the round for ``reason`` (in play); on a table already held, the reason replaces
+        the one shown or is noted, as its ``kind`` says."""
+        t = self.table
+        if t.phase in t.PLAYING:
+            self.reason, self.kind = reason, kind
+            t.hold()
+        elif t.phase is t.common.hold:
+            held = self.kind
+            if kind.replaces(held):
+                self.reason, self.kind = reason, kind
+            if kind.noted(held):
+                t.display.note(reason)
+
+    def entered(self, reason: str | None = None) -> None:
+        """The machine goes to ``hold`` (its ``before`` callback): remember where to resume."""
+        t = self.table
+        if reason is not None:
+            self.reason, self.kind = reason, HoldKind.TABLE
+        self.held_from = t.phase
+        self.held_links = set()
+        t.devices.panel_lamp("clear_fault", True)
+        t.display.shown(f"HOLD: {self.reason}")
+
+    def machine_error(self, *_trigger_args: Any, **_trigger_kwargs: Any) -> None:
+        """A callback of the machine raised (its ``on_exception``): the error names the hold's
+        reason (the state stays as it is).
+
+        ``transitions`` calls this inside its ``except`` block with the trigger's own arguments
+        (the machine does not use ``send_event``), so the error is the one being handled. Only its
+        type is logged: its text may name a card not yet revealed.
+        """
+        error = sys.exc_info()[1]
+        kind = type(error).__name__ if error is not None else "unknown error"
+        log.error("table machine error: %s", kind)
+        self.table.machine_error = kind
+        self.reason, self.kind = f"controller error: {kind}", HoldKind.TABLE
+
+    def journal_failed(self, reason: str) -> None:
+        """The journal cannot be written: hold (not recorded; the ``JournalFault`` event that
+        follows when it can be written again holds a replay at the same place)."""
+        self.hold(f"journal: {reason}", HoldKind.JOURNAL)
+
+    def link_lost(self, device: str) -> None:
+        self.hold(f"link down: {device}", HoldKind.LINK)
+        if self.on:
+            self.held_links.add(device)
+
+    def device_fault(self, e: Any) -> None:
+        """A ``DeviceFault`` from a driver (journaled already). A command the round depends on
+        (the display, the spot lock and lamps) that finally failed holds the table: the dealer and
+        the players would go on from a screen or lamps that are wrong."""
+        if getattr(e, "kind", "") != "command_failed" or getattr(e, "command", "") not in ROUND_COMMANDS:
+            return
+        self.failed_devices.add(e.device)
+        if self.table.phase in self.table.PLAYING:
+            self.hold(f"{e.device}: {e.error}", HoldKind.COMMAND)
+
+    def journal_refused(self, e: Any) -> None:
+        """A ``JournalFault``: the journal takes records again, ``e.refused`` events were not acted on."""
+        self.hold(f"journal: {e.reason} ({e.refused} events not recorded or acted on)", HoldKind.JOURNAL_REFUSED)
+
+    def ends_by_itself(self) -> bool:
+        """Held for lost links only: the hold ends once every device is back."""
+        return self.on and self.kind is HoldKind.LINK
+
+    def prompt(self) -> str:
+        return self.kind.prompt
+
+    def clears(self) -> str:
+        """What clears the hold on now, in words."""
+        return hold_clears(self.reason)
+
+    def release(self) -> None:
+        """End the hold: the round goes on where it was held."""
+        self.table.devices.panel_lamp("clear_fault", False)
+        self.table.resume()
+
+    def void(self) -> None:
+        """End the hold (or the round in play) by voiding the round."""
+        self.table.devices.panel_lamp("clear_fault", False)
+        self.table.void()
+
+    def void_by_supervisor(self, button: str, record: Record) -> None:
+        """Supervisor action: void the round, every wager returned."""
+        record(f"round {self.table.round_no} voided from {self.table.phase.value}: all wagers returned")
+        self.void()
+
+    def why_not_clear(self) -> str | None:
+        if self.table.ledger.waiting:
+            return self.table.intake.waiting_reason()
+        return self.table.links.why_not_resume()
+
+    def clear_fault(self, button: str, record: Record) -> None:
+        """Supervisor action: clear the fault and resume where the round was held (a device whose
+        command failed is sent its whole state again first)."""
+        record(self.reason)
+        for device in sorted(self.failed_devices):
+            self.table.devices.resend(device)
+        self.failed_devices = set()
+        self.release()

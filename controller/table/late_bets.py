@@ -1,0 +1,89 @@
+"""Late and removed bets: a change to a locked spot is not accepted; its lamp flashes and the
+display names it until a supervisor (key on) accepts it (``next``) or refuses it (``previous``),
+oldest first. An accepted change must still keep the seat's wagers within the round's rules.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from controller.table.round_data import Seat
+from controller.table.supervisor import Record
+
+if TYPE_CHECKING:
+    from controller.table.round import RoundTable
+
+__all__ = ["LateBets"]
+
+
+class LateBets:
+    """The late-bet changes of ``table``'s round: every one noted, the pending ones in order."""
+
+    def __init__(self, table: RoundTable) -> None:
+        self.table = table
+        self.pending: list[tuple[int, str, int]] = []
+        """``(seat, spot, cents)`` changes not accepted yet, oldest first."""
+        self.noted: list[str] = []
+        """Every late or removed bet of the round, as shown (the round result's ``late_bets``)."""
+
+    def start_round(self) -> None:
+        self.pending, self.noted = [], []
+
+    def late_bet(self, seat: int, spot: str, cents: int) -> None:
+        """A change to a locked spot: not accepted, the lamp flashes, the display names it; a
+        supervisor may accept it (``next``) or refuse it (``previous``) with the key on."""
+        kind = "removed" if cents == 0 else "late"
+        note = f"{kind} bet: seat {seat} {spot} {cents / 100:.2f} not accepted"
+        self.noted.append(note)
+        self.pending.append((seat, spot, cents))
+        self.table.devices.lamp(seat, spot, "flash_removed" if kind == "removed" else "flash_late")
+        self.table.display.shown(note)  # on the screen while it is pending (details)
+
+    def details(self) -> list[str]:
+        """The screen's lines for the pending changes."""
+        out = []
+        for seat, spot, cents in self.pending:
+            kind = "removed" if cents == 0 else "late"
+            out.append(f"{kind} bet: seat {seat} {spot} {cents / 100:.2f} not accepted")
+        if self.pending and self.table.supervisor.key_on:
+            out.append("supervisor: next accepts the first, previous refuses it")
+        return out
+
+    def late_pending(self) -> bool:
+        return bool(self.pending)
+
+    def accept_late_bet(self, button: str, record: Record) -> None:
+        """Supervisor action: accept the oldest pending late-bet change (if the round's rules allow it)."""
+        self.resolve(True, record)
+
+    def refuse_late_bet(self, button: str, record: Record) -> None:
+        """Supervisor action: refuse the oldest pending late-bet change."""
+        self.resolve(False, record)
+
+    def resolve(self, accept: bool, record: Record) -> None:
+        t = self.table
+        seat, spot, cents = self.pending.pop(0)
+        if not accept:
+            record(f"seat {seat} {spot} {cents / 100:.2f}")
+            return
+        s = t.seats.get(seat)
+        if s is None or spot not in t.BET_SPOTS:
+            record(f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt", "late bet refused")
+            return
+        trial = Seat(seat, dict(s.wagers))
+        if cents:
+            trial.wagers[spot] = cents
+        else:
+            trial.wagers.pop(spot, None)
+        broken = t.wagers.seat_problems(seat, trial) + [
+            f"the {r} wager stays with a dealt hand" for r in t.REQUIRED_SPOTS if r not in trial.wagers
+        ]
+        if broken:  # e.g. a main wager taken off a dealt hand: the seat's wagers would break the rules
+            record(
+                f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt: {'; '.join(broken)}",
+                "late bet refused",
+            )
+            return
+        s.wagers = trial.wagers
+        t.devices.lamp(seat, spot, "accepted" if cents else "off")
+        record(f"seat {seat} {spot} now {cents / 100:.2f}")

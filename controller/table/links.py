@@ -1,0 +1,105 @@
+"""Link reconciliation: each device's link going down and coming back, and its whole state read
+after a link-up set against what the table believed.
+
+A link going down holds a round in play (and a panel's takes the supervisor's key away). A device
+that comes back is sent its whole current state (:class:`~.device_state.ShownState`); its own
+state, read again, is then reconciled: the bet spots' changes count as the reports missed, the
+panel's key and display size replace the table's, the shoe's count of cards out must match the
+cards it reported. Once every device is back, a hold for lost links ends by itself, unless cards
+wait for the supervisor.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from controller.table.device_state import PANEL, SHOE, DeviceLinks
+from controller.table.screen import DisplaySize
+from drivers.bet_spots import SpotReport
+
+if TYPE_CHECKING:
+    from controller.table.round import RoundTable
+
+__all__ = ["LinkReconciler"]
+
+log = logging.getLogger("tablectl.table")
+
+
+class LinkReconciler:
+    """``table``'s device links, and what is done when each goes down and comes back."""
+
+    def __init__(self, table: RoundTable) -> None:
+        self.table = table
+        self.device_links = DeviceLinks()
+
+    def why_not_resume(self) -> str | None:
+        """Why play cannot resume now: a device not back yet (the supervisor may still void)."""
+        gone = self.device_links.why_not_back()
+        return f"a device is not back: {gone}" if gone else None
+
+    def down(self, e: Any) -> None:
+        """A ``LinkDown``: the round holds; the panel's takes the key away."""
+        self.device_links.down(e.device)
+        if e.device == PANEL:
+            self.table.supervisor.key_lost()  # authority never outlives its evidence
+        self.table.holds.link_lost(e.device)
+
+    def up(self, e: Any) -> None:
+        """A ``LinkUp``: the device is sent its whole current state, never an old prompt."""
+        self.device_links.up(e.device)
+        self.table.devices.resend(e.device)
+
+    def device_back(self, device: str) -> None:
+        """``device``'s whole state was read after its link came up: a hold for lost links ends
+        once every device is back (unless cards wait for the supervisor)."""
+        t = self.table
+        self.device_links.state_read(device)
+        if not t.holds.ends_by_itself() or self.device_links.why_not_back() is not None:
+            return
+        if t.ledger.waiting and not t.holds.held_links <= {SHOE}:
+            t.holds.hold(t.intake.waiting_reason())
+            return
+        t.display.note(f"{device} back: resume")
+        t.holds.release()
+        # Held for the shoe's link alone: the cards that waited are its reports delivered late, in
+        # order and none missing (its count agreed), so they go to their places as dealt.
+        t.intake.place_waiting(t.ledger.take_waiting())
+
+    def spots_state(self, e: Any) -> None:
+        """The bet spots' whole state after a link-up: each spot that changed while the link was
+        down counts as the report it stands for (late and removed-bet rules apply)."""
+        t = self.table
+        changes = t.board.changes(e.spots)
+        self.device_back(e.device)
+        for seat, spot, cents in changes:
+            report = SpotReport(device=e.device, at=e.at, seat=seat, spot=spot, cents=cents)
+            if t.wagers.on_board(report):
+                t.on_SpotReport(report)
+
+    def panel_state(self, e: Any) -> None:
+        """The panel's whole state after a link-up: its key switch replaces what the table believed;
+        its display size, when it reports one, replaces the config's."""
+        t = self.table
+        t.supervisor.key_reported(e.key_on)
+        lines, columns = getattr(e, "lines", 0), getattr(e, "columns", 0)
+        if lines and columns:
+            size = t.display.size
+            try:
+                size = DisplaySize(lines, columns)
+            except ValueError as exc:
+                log.warning("panel %s: %s: keeping %s x %s", e.device, exc, size.lines, size.columns)
+            t.display.resize(size)  # send the whole screen again, fitted to the panel
+        self.device_back(e.device)
+
+    def shoe_state(self, e: Any) -> None:
+        """The shoe's whole state after a link-up: its count of cards out must match the cards it
+        reported (a difference is a fault: the table holds)."""
+        t = self.table
+        difference = t.ledger.count_differs(e.cards_out)
+        if difference is None:
+            self.device_back(e.device)
+            return
+        self.device_links.state_read(e.device)
+        t.device_fault(e.device, difference, cards_out=e.cards_out)
+        t.holds.hold(f"shoe: {difference}")

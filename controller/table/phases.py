@@ -1,0 +1,164 @@
+"""The states and transitions every game's round machine shares, and the triggers declared typed.
+
+A game module defines its ``Phase`` enum as a class, its common states (:data:`BEFORE` and
+:data:`AFTER`) around the game's own steps, in that order (:class:`CommonPhases` checks it), its
+own transitions plus :func:`common_transitions`, and a subclass of
+:class:`~controller.table.round.RoundTable` for its steps.
+
+The machine is built with ``model_override=True``: ``transitions`` binds only the triggers the
+model declares (each a :class:`Trigger`), so every trigger call is checked by mypy, and a trigger
+the machine does not have raises instead of passing silently.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, fields
+from enum import Enum
+from operator import attrgetter
+from typing import Any
+
+__all__ = ["BEFORE", "AFTER", "CommonPhases", "Trigger", "via", "in_play_states", "common_transitions"]
+
+BEFORE = ("closed", "betting", "no_more_bets")
+"""The common states before a game's own steps, in order."""
+AFTER = ("settlement", "round_complete", "count_stub", "hold", "void")
+"""The common states after a game's own steps, in order."""
+_OUT_OF_PLAY = frozenset({"closed", "round_complete", "hold", "void"})
+
+
+@dataclass(frozen=True, slots=True)
+class CommonPhases:
+    """A game's members of the common states (a typed accessor: ``table.common.hold``)."""
+
+    closed: Enum
+    betting: Enum
+    no_more_bets: Enum
+    settlement: Enum
+    round_complete: Enum
+    count_stub: Enum
+    hold: Enum
+    void: Enum
+
+    @classmethod
+    def of(cls, phase: type[Enum]) -> CommonPhases:
+        """``phase``'s common members; a ``ValueError`` when they are missing or out of order."""
+        values = [p.value for p in phase]
+        n = len(values)
+        if tuple(values[: len(BEFORE)]) != BEFORE or tuple(values[n - len(AFTER) :]) != AFTER:
+            raise ValueError(f"{phase.__qualname__}: must start with {BEFORE} and end with {AFTER}, has {values}")
+        return cls(*(phase(f.name) for f in fields(cls)))
+
+
+class Trigger:
+    """A trigger of the round machine, declared on the model so that its calls type-check;
+    ``transitions`` replaces it on each model (``model_override=True``). Called before that (a
+    trigger the game's machine does not have), it raises."""
+
+    __slots__ = ("name",)
+
+    def __init__(self) -> None:
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, model: object, owner: type | None = None) -> Callable[[], bool]:
+        def unbound() -> bool:
+            raise RuntimeError(f"{self.name}: not a trigger of {type(model).__name__}'s machine")
+
+        return unbound
+
+
+class _OverrideNotice(logging.Filter):
+    """With ``model_override`` each helper ``transitions`` does not bind (``is_phase_*``,
+    ``may_*``) is logged as a warning: that is the policy asked for, not news (dropped)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (isinstance(record.msg, str) and record.msg.endswith("due to model override policy."))
+
+
+logging.getLogger("transitions.core").addFilter(_OverrideNotice())
+
+
+class _Via:
+    """A read-only attribute of the model that is a collaborator's (see :func:`via`)."""
+
+    __slots__ = ("get",)
+
+    def __init__(self, path: str) -> None:
+        self.get = attrgetter(path)
+
+    def __get__(self, model: object, owner: type | None = None) -> Any:
+        return self if model is None else self.get(model)
+
+    def __set__(self, model: object, value: object) -> None:
+        raise AttributeError("read-only: set it on the collaborator")
+
+
+def via(path: str) -> Any:
+    """The model's attribute ``path`` (``"walk.next_step"``): a machine callback or condition
+    named in the transitions, or a value read from outside, that a collaborator holds."""
+    return _Via(path)
+
+
+def in_play_states(phase: Iterable[Enum]) -> list[Enum]:
+    """The states a round is played in (where a hold or a void can happen)."""
+    return [p for p in phase if p.value not in _OUT_OF_PLAY]
+
+
+def common_transitions(phase: type[Enum], playing: list[Enum]) -> list[dict[str, Any]]:
+    """The transitions every game has, for its ``Phase`` enum and its in-play states."""
+    P = CommonPhases.of(phase)
+    return [
+        {"trigger": "open_table", "source": P.closed, "dest": P.betting, "after": "start_round"},
+        {
+            "trigger": "confirm",
+            "source": P.settlement,
+            "dest": P.settlement,
+            "conditions": "more_steps",
+            "after": "next_step",
+        },
+        {
+            "trigger": "confirm",
+            "source": P.settlement,
+            "dest": P.round_complete,
+            "unless": "more_steps",
+            "after": "complete_round",
+        },
+        # Every fifth round the stub is counted (the shoe's count, or the dealer's); a mismatch holds.
+        {
+            "trigger": "next_round",
+            "source": [P.round_complete, P.void],
+            "dest": P.count_stub,
+            "conditions": "stub_due",
+            "after": "ask_stub_count",
+        },
+        {
+            "trigger": "next_round",
+            "source": [P.round_complete, P.void],
+            "dest": P.betting,
+            "unless": "stub_due",
+            "after": "start_round",
+        },
+        {
+            "trigger": "stub_counted",
+            "source": P.count_stub,
+            "dest": P.betting,
+            "conditions": "stub_matches",
+            "after": "start_round",
+        },
+        {
+            "trigger": "stub_counted",
+            "source": P.count_stub,
+            "dest": P.hold,
+            "unless": "stub_matches",
+            "before": "stub_mismatch",
+        },
+        # Device fault, misdeal or supervisor: hold, remembering where to resume.
+        {"trigger": "hold", "source": playing, "dest": P.hold, "before": "remember_phase"},
+        *({"trigger": "resume", "source": P.hold, "dest": p, "conditions": f"held_in_{p.value}"} for p in playing),
+        # Supervisor void: every wager returned.
+        {"trigger": "void", "source": [*playing, P.hold], "dest": P.void, "after": "void_round"},
+    ]

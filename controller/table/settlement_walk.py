@@ -1,0 +1,122 @@
+"""The settlement shown step by step, and how a round ends.
+
+At the round's end its record is settled by the same code as ``tablectl settle``
+(:func:`controller.games.settle_record`); the dealer is walked through the procedure one step at
+a time (``confirm`` after each), less the steps already done during the round (a fold's
+collection, confirmed when the seat folded). The round then completes (its result handed on,
+the lamps set for the next round); a void instead returns every wager.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from controller.games import RecordError, settle_record
+from controller.settlement import Settlement, Step
+from controller.table.card_ledger import MISDEAL
+from controller.table.round_data import RoundResult, Seat
+
+if TYPE_CHECKING:
+    from controller.table.round import RoundTable
+
+__all__ = ["SettlementWalk", "KEEP_ROUNDS"]
+
+KEEP_ROUNDS = 20
+"""The recent rounds kept in memory (everything is in the journal)."""
+
+
+class SettlementWalk:
+    """``table``'s settlement: the steps to show and the one shown now."""
+
+    def __init__(self, table: RoundTable) -> None:
+        self.table = table
+        self.settlement: Settlement | None = None
+        self.steps: tuple[Step, ...] = ()
+        """The settlement steps the dealer is walked through (the procedure, less any shown earlier)."""
+        self.step_index = 0
+        self.steps_done: set[str] = set()
+        """The texts of settlement steps the dealer confirmed during the round (folds)."""
+
+    def start_round(self) -> None:
+        self.settlement, self.steps, self.step_index, self.steps_done = None, (), 0, set()
+
+    def steps_to_show(self, settlement: Settlement) -> tuple[Step, ...]:
+        """The steps of ``settlement.procedure`` the dealer still has to do: less the steps already
+        done during the round (a fold's collection, confirmed when the seat folded)."""
+        steps = tuple(s for s in settlement.procedure if s.text not in self.steps_done)
+        return steps or (Step("done", None, (), "nothing left to settle"),)
+
+    def collect_at_fold(self, seat: Seat, step: Step) -> None:
+        """24.10(b), 35.10(a), (e), (g): a folded hand's wagers are collected when it folds; the
+        dealer confirms the collection before the next card or reveal."""
+        self.steps_done.add(step.text)
+        for action in step.actions:
+            self.table.devices.lamp(seat.number, action.spot, "off")
+        self.table.display.notify(step.text, blocking=True)
+
+    def more_steps(self) -> bool:
+        return self.settlement is not None and self.step_index + 1 < len(self.steps)
+
+    def settle(self) -> None:
+        """Settle the round's record and show its first step (the winners' lamps lit)."""
+        t = self.table
+        try:
+            self.settlement = settle_record(t.round_record(), t.table)
+        except RecordError as exc:
+            t.holds.hold(f"cannot settle: {exc}")
+            return
+        self.steps = t.steps_to_show(self.settlement)
+        self.step_index = 0
+        for paid in self.settlement.seats:
+            seat = t.seats.get(paid.seat)
+            for w in paid.wagers:
+                if w.result.value == "win" and seat is not None and w.spot in seat.wagers:
+                    t.devices.lamp(paid.seat, w.spot, "winner")
+        self.ask_step()
+
+    def next_step(self) -> None:
+        assert self.settlement is not None
+        self.step_index += 1
+        self.ask_step()
+
+    def ask_step(self) -> None:
+        """The settlement step to do now, then confirm."""
+        self.table.display.ask(self.steps[self.step_index].text)
+
+    def complete_round(self) -> None:
+        """The last step confirmed: the round's result is handed on, the next round begins."""
+        t = self.table
+        t.stub.round_dealt()
+        t.wagers.lamps_between_rounds()
+        result = RoundResult(t.round_no, t.round_record(), self.settlement, tuple(t.late.noted))
+        self._keep(result)
+        t.display.shown(f"round {t.round_no} complete")
+        if t.on_round:
+            t.on_round(result)
+        t.next_round()
+
+    def void_round(self) -> None:
+        """The round is void: cards waiting are a misdeal, every wager is returned."""
+        t = self.table
+        t.ledger.settle_waiting(MISDEAL)
+        if t.dealt:
+            t.stub.round_dealt()  # cards left the shoe: a round dealt, voided or not
+        t.display.drop_steps()  # no fold is collected: every wager returns
+        t.wagers.lamps_between_rounds()
+        result = RoundResult(t.round_no, t.round_record(), None, tuple(t.late.noted))
+        self._keep(result)
+        returns = tuple(
+            f"void: seat {n}: return {spot} {cents / 100:.2f}"
+            for n, seat in sorted(t.seats.items())
+            for spot, cents in seat.wagers.items()
+        )
+        t.display.notify(f"round {t.round_no} void: return all", returns)
+        if t.on_round:
+            t.on_round(result)
+        t.next_round()
+
+    def _keep(self, result: RoundResult) -> None:
+        rounds = self.table.rounds
+        rounds.append(result)
+        if len(rounds) > 2 * KEEP_ROUNDS:
+            del rounds[:-KEEP_ROUNDS]

@@ -1,0 +1,52 @@
+"""The round machines' triggers are declared on the models (typed) and bound by ``transitions``
+(``model_override``); the hold rule's table of what a new reason does to a hold already on."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.table.devices import RecordingDevices
+from controller.table.holds import HoldKind
+from controller.table.phases import Trigger
+from controller.table.runtime import GAME_TABLES
+from controller.table_config import config_dir, load_table
+
+NOT_IN_MACHINE = {("pai_gow", "deal_started")}
+"""Declared on every table, but pai gow's deal begins with the dice total, not a card."""
+
+
+@pytest.mark.parametrize("game", sorted(GAME_TABLES))
+def test_every_trigger_is_declared_and_bound(game: str) -> None:
+    cls = GAME_TABLES[game]
+    table = cls(load_table(config_dir() / "bench" / f"{game}.yaml"), RecordingDevices())
+    declared = {n for k in cls.__mro__ for n, v in vars(k).items() if isinstance(v, Trigger)}
+    events = set(table.machine.events)
+    assert events <= declared, f"triggers not declared (never bound, so never callable): {events - declared}"
+    for name in declared:
+        if (game, name) in NOT_IN_MACHINE:
+            with pytest.raises(RuntimeError, match="not a trigger"):
+                getattr(table, name)()
+        else:
+            assert name in vars(table), f"{name} declared but not bound by the machine"
+    assert not hasattr(table, "is_phase_HOLD") and not hasattr(table, "may_hold")  # only what is declared
+
+
+def test_a_new_hold_reason_on_a_table_already_held() -> None:
+    """(kind, held for) -> (replaces the reason shown, noted)."""
+    K = HoldKind
+    expected = {
+        (K.TABLE, K.LINK): (True, True),
+        (K.TABLE, K.JOURNAL): (True, True),
+        (K.LINK, K.TABLE): (False, False),
+        (K.LINK, K.LINK): (False, False),
+        (K.COMMAND, K.TABLE): (False, False),
+        (K.JOURNAL, K.TABLE): (False, True),
+        (K.JOURNAL, K.LINK): (False, True),
+        (K.JOURNAL, K.JOURNAL): (False, False),
+        (K.JOURNAL, K.JOURNAL_REFUSED): (False, False),
+        (K.JOURNAL_REFUSED, K.JOURNAL): (True, True),
+        (K.JOURNAL_REFUSED, K.TABLE): (False, True),
+    }
+    assert {pair: (pair[0].replaces(pair[1]), pair[0].noted(pair[1])) for pair in expected} == expected
+    assert K.LINK.prompt == "wait for the device; or key: void"
+    assert all(k.prompt == "supervisor: key, then clear fault or void" for k in K if k is not K.LINK)
