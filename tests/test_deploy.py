@@ -46,3 +46,13 @@ def test_the_prune_timer_runs_a_prune_the_cli_accepts_daily() -> None:
     assert args.config == "/etc/tablectl/table.yaml"
     timer = unit("tablectl-prune.timer")["Timer"]
     assert timer["OnCalendar"].startswith("*-*-*") and timer["Persistent"] == "true"
+
+
+def test_the_pit_view_unit_runs_a_floor_web_the_cli_accepts_with_no_secret_in_its_arguments() -> None:
+    service = unit("tablectl-floor-web.service")["Service"]
+    argv = shlex.split(service["ExecStart"])
+    args = build_parser().parse_args(argv[1:])
+    assert args.command == "floor" and args.db.startswith("postgresql://floor_reader@")
+    assert "passfile=" in args.db and ":" not in args.db.split("@")[0].removeprefix("postgresql://")
+    assert args.web_token is None and args.web_token_file and args.web_cert and args.web_key
+    assert service["User"] == "tablectl-floor" and service["UMask"] == "0077"
