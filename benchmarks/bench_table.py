@@ -108,7 +108,7 @@ def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, l
 def snapshot_cost(cls: type, table_path: Path, make, rounds: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
     """CPU microseconds per event of the table's snapshot (``build_snapshot``, what the runtime
     publishes after every event) and of handling the event itself, on the same rounds."""
-    from controller.table.snapshot import build_snapshot
+    from controller.table.snapshot_build import build_snapshot
 
     table = load_table(table_path)
     rng = random.Random(1)

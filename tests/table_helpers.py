@@ -6,7 +6,8 @@ from typing import Any
 
 from controller.table.devices import RecordingDevices
 from controller.table.events import OpenTable
-from controller.table.snapshot import TableSnapshot, build_snapshot
+from controller.table.snapshot import TableSnapshot
+from controller.table.snapshot_build import build_snapshot
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt

@@ -16,7 +16,7 @@ from controller.table.devices import RecordingDevices
 from controller.table.engine import Engine
 from controller.table.events import OpenTable
 from controller.table.mississippi_stud import MississippiTable
-from controller.table.snapshot import build_snapshot
+from controller.table.snapshot_build import build_snapshot
 from controller.table_config import config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged

@@ -25,7 +25,8 @@ from controller.table.engine import Engine
 from controller.table.events import OpenTable
 from controller.table.latest import OnDemandSnapshot
 from controller.table.runtime import GAME_TABLES
-from controller.table.snapshot import PlayerHands, TableSnapshot, build_hands, build_snapshot
+from controller.table.snapshot import PlayerHands, TableSnapshot
+from controller.table.snapshot_build import build_hands, build_snapshot
 from controller.table_config import config_dir, load_table
 from controller.web.view import table_view
 from drivers.link import DeviceFault

@@ -13,7 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from controller.table.snapshot import PlayerHands, TableSnapshot, build_hands, build_snapshot
+from controller.table.snapshot import PlayerHands, TableSnapshot
+from controller.table.snapshot_build import build_hands, build_snapshot
 
 __all__ = ["LatestSnapshot", "OnDemandSnapshot", "SnapshotSource", "SnapshotTimeout"]
 

@@ -33,7 +33,8 @@ from controller.table.latest import LatestSnapshot
 from controller.table.mississippi_stud import MississippiTable
 from controller.table.pai_gow import PaiGowTable
 from controller.table.sdnotify import SystemdNotifier
-from controller.table.snapshot import TableSnapshot, build_hands, build_snapshot
+from controller.table.snapshot import TableSnapshot
+from controller.table.snapshot_build import build_hands, build_snapshot
 from controller.table_config import TableConfig
 from drivers.link import DeviceFault, LinkConfig, LinkDown, LinkStats, LinkUp
 from drivers.registry import driver_class

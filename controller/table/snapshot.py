@@ -1,7 +1,7 @@
 """The table's one read model: a frozen :class:`TableSnapshot`, made by the engine thread after
 each event, and the queries everything outside the table asks of it (``can_*`` / ``why_not_*``).
 
-Only :func:`build_snapshot` reads a :class:`~controller.table.round.RoundTable`'s internals; the
+Only :func:`controller.table.snapshot_build.build_snapshot` reads a :class:`~controller.table.round.RoundTable`'s internals; the
 web views, the bench and soak players, ``tablectl status`` and the tests outside
 ``controller/table`` read snapshots (tests/test_snapshot_only.py enforces it).
 
@@ -19,12 +19,10 @@ file.
 from __future__ import annotations
 
 import dataclasses
-import weakref
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from controller.table.holds import hold_clears
-from controller.table.reveal import HandFacts, Shown, face_up, mask_cards, reveal_step
 
 __all__ = [
     "SeatView",
@@ -38,8 +36,6 @@ __all__ = [
     "GameView",
     "TableSnapshot",
     "PlayerHands",
-    "build_snapshot",
-    "build_hands",
     "hold_clears",
     "PANEL_BUTTONS",
 ]
@@ -47,7 +43,7 @@ __all__ = [
 RECENT = 16
 """How many of the texts last shown to the dealer a snapshot carries (masked)."""
 
-_SUPERVISOR_BUTTONS = ("void", "clear_fault", "confirm", "next", "previous")
+SUPERVISOR_BUTTONS = ("void", "clear_fault", "confirm", "next", "previous")
 """The panel buttons a supervisor action can take (checked in holds and with late bets pending)."""
 
 PANEL_BUTTONS = ("confirm", "next", "previous", "void", "clear_fault", "no_more_bets", "reveal", "deal", "fold")
@@ -406,311 +402,3 @@ def _plain(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_plain(v) for v in value]
     return value
-
-
-# --- the builder: the only code that reads a RoundTable ----------------------------------------------
-
-
-class _Cache:
-    """What a table's snapshots reuse while it does not change (kept on the builder's side)."""
-
-    __slots__ = (
-        "result",
-        "last_round",
-        "up",
-        "lines",
-        "shown_key",
-        "shown",
-        "face",
-        "seats",
-        "texts_key",
-        "texts",
-        "notices",
-        "buttons",
-    )
-
-    def __init__(self) -> None:
-        self.result: object = None
-        self.last_round: LastRound | None = None
-        self.up: frozenset[str] = frozenset()
-        self.lines: dict[str, str] = {}
-        """Lines of text masked for the cards face up in ``up`` (most lines repeat event after event)."""
-        self.shown_key: object = None
-        self.shown: Shown = Shown((), (), "dealer")
-        self.face: frozenset[str] = frozenset()
-        self.seats: dict[int, tuple[object, SeatView]] = {}
-        self.texts_key: object = None
-        self.texts: tuple[tuple[str, ...], tuple[str, ...], str] = ((), (), "")
-        self.notices: tuple[object, tuple[NoticeView, ...]] = ((), ())
-        self.buttons: dict[object, tuple[tuple[str, ...], bool]] = {}
-        """By machine state: the dealer's buttons among the supervisor's, and whether it is a confirm step."""
-
-    def mask(self, text: str, up: frozenset[str]) -> str:
-        """``text`` masked for the cards in ``up`` (the cache's own set: compared by identity)."""
-        if up is not self.up:
-            self.up, self.lines = up, {}
-        masked = self.lines.get(text)
-        if masked is None:
-            if len(self.lines) > 4096:
-                self.lines.clear()
-            masked = self.lines[text] = mask_cards(text, up)
-        return masked
-
-
-_CACHES: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
-"""Each table's cache, gone with the table."""
-
-
-def _cache(table: Any) -> _Cache:
-    cache = _CACHES.get(table)
-    if cache is None:
-        cache = _CACHES[table] = _Cache()
-    return cache
-
-
-def _last_round(table: Any, cache: _Cache) -> LastRound | None:
-    rounds = table.rounds
-    if not rounds:
-        return None
-    result = rounds[-1]
-    if cache.result is result:
-        return cache.last_round
-    s = result.settlement
-    if s is None:
-        last = LastRound(result.number, True, 0, ())
-    else:
-        last = LastRound(
-            result.number,
-            False,
-            s.house_net,
-            tuple(
-                SeatNet(
-                    seat.seat, seat.net, tuple(WagerNet(w.spot, w.result.value, w.net, w.stake) for w in seat.wagers)
-                )
-                for seat in s.seats
-            ),
-        )
-    cache.result, cache.last_round = result, last
-    return last
-
-
-def _shown(table: Any, cache: _Cache, game: str, step: str, held_from: str | None) -> Shown:
-    rounds = table.rounds
-    settled = bool(rounds) and rounds[-1].number == table.round_no and rounds[-1].settlement is not None
-    effective = reveal_step(step, held_from, settled)
-    if effective in ("closed", "betting", "no_more_bets", "void"):
-        if cache.shown_key != effective:
-            cache.shown_key, cache.shown, cache.face = effective, face_up(game, effective, ()), frozenset()
-        return cache.shown
-    # what is face up changes only with the step, the cards placed and the seats' folds and exposes
-    key = (
-        effective,
-        table.round_no,
-        table.dealt,
-        tuple((n, s.folded_at, s.exposed) for n, s in table.seats.items()),
-        len(table.sets) if game == "pai_gow" else 0,
-    )
-    if key != cache.shown_key:
-        cache.shown_key, cache.shown = key, _reveal(table, game, effective)
-        cache.face = cache.shown.face_up()
-    return cache.shown
-
-
-def _reveal(table: Any, game: str, effective: str) -> Shown:
-    if game == "pai_gow":
-        hands = table.hands
-        turned = set(table.sets)
-        order = table.setting
-        if effective == "setting" and len(turned) < len(order):
-            turned.add(order[len(turned)])
-        from controller.games.pai_gow_deal import DEALER
-
-        facts = [HandFacts(n, tuple(str(c) for c in hands.get(n, ()))) for n in sorted(table.seats)]
-        return face_up(game, effective, facts, tuple(str(c) for c in hands.get(DEALER, ())), turned)
-    facts = [
-        HandFacts(n, tuple(str(c) for c in s.cards), s.folded_at is not None, s.exposed)
-        for n, s in sorted(table.seats.items())
-    ]
-    dealer = table.community if game == "mississippi_stud" else table.dealer
-    return face_up(game, effective, facts, tuple(str(c) for c in dealer))
-
-
-def _texts(table: Any, cache: _Cache, up: frozenset[str], asked: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
-    display = table.display
-    screen = display.lines
-    key = (screen, display.texts_shown, asked, up)  # ``up`` is the cache's own set until the reveals change
-    old = cache.texts_key
-    if not (isinstance(old, tuple) and len(old) == 4 and old[3] is up and old[:3] == key[:3]):
-        mask = cache.mask
-        cache.texts_key = key
-        cache.texts = (
-            tuple([mask(line, up) for line in screen]),
-            tuple([mask(p, up) for p in display.prompts[-RECENT:]]),
-            mask(asked, up),
-        )
-    return cache.texts
-
-
-def _seats(table: Any, cache: _Cache, shown: Shown) -> tuple[SeatView, ...]:
-    cards_of = dict(shown.seats)
-    markers = getattr(table, "markers", ())
-    views = cache.seats
-    out = []
-    for n, s in sorted(table.seats.items()):
-        wagers = tuple(s.wagers.items())
-        cards = cards_of.get(n, ())
-        marked = n in markers
-        key = (wagers, cards, s.folded_at, len(s.acted), s.exposed, s.violation, marked)
-        known = views.get(n)
-        if known is not None and known[0] == key:
-            out.append(known[1])
-            continue
-        view = SeatView(n, wagers, cards, s.folded_at, tuple(sorted(s.acted)), s.exposed, s.violation, marked)
-        views[n] = (key, view)
-        out.append(view)
-    return tuple(out)
-
-
-def _notices(table: Any, cache: _Cache, up: frozenset[str]) -> tuple[NoticeView, ...]:
-    notices = table.display.notices
-    if not notices:
-        return ()
-    key = (tuple(notices), up)
-    old = cache.notices[0]
-    if not (isinstance(old, tuple) and len(old) == 2 and old[1] is up and old[0] == key[0]):
-        mask = cache.mask
-        cache.notices = (
-            key,
-            tuple(NoticeView(mask(n.title, up), tuple([mask(x, up) for x in n.lines]), n.blocking) for n in notices),
-        )
-    return cache.notices[1]
-
-
-def _game_view(table: Any, game: str) -> GameView:
-    if game == "mississippi_stud":
-        return GameView(street=table.current_street())
-    if game == "boston5":
-        return GameView(bonus_step=table.bonus_index)
-    if game == "pai_gow":
-        return GameView(
-            dice=table.dice,
-            setting_order=tuple(table.setting),
-            set_seats=tuple(table.sets),
-            option_index=table.option_index,
-            all_listed=table.all_listed,
-            remaining=table.remaining,
-            markers=tuple(sorted(table.markers)),
-        )
-    return GameView()
-
-
-def _options(table: Any, step: str) -> tuple[SupervisorOption, ...]:
-    supervisor = table.supervisor
-    if step != "hold" and not table.late.pending:
-        return (SupervisorOption("void", "void"),) if step in supervisor.in_play else ()
-    out = []
-    for button in _SUPERVISOR_BUTTONS:
-        action = supervisor.match(button)
-        if action is not None:
-            refused = supervisor.why_not_allowed(action)
-            out.append(SupervisorOption(button, action.name, refused))
-    return tuple(out)
-
-
-def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
-    """The snapshot of ``table`` (a :class:`~controller.table.round.RoundTable`) now: call on the
-    thread that runs it (the engine's), after an event. The only function that reads a table's
-    internals for anyone outside the table package."""
-    cache = _cache(table)
-    config = table.table
-    game = config.game
-    phase = table.phase
-    step: str = phase._value_
-    held = step == "hold"
-    holds, display, walk = table.holds, table.display, table.walk
-    held_from: str | None = holds.held_from._value_ if held and holds.held_from is not None else None
-    shown = _shown(table, cache, game, step, held_from)
-    up = cache.face
-    seats = _seats(table, cache, shown)
-    asked = table.hold_prompt() if held else display.prompt
-    screen, recent, asked = _texts(table, cache, up, asked)
-    hold = None
-    if held:
-        hold = HoldView(
-            cache.mask(holds.reason, up),
-            held_from,
-            holds.clears(),
-            holds.kind.ends_by_itself,
-            holds.kind.who,
-            table.links.device_links.why_not_back(),
-            len(table.ledger.waiting),
-            table.intake.misread_index is not None,
-        )
-    known = cache.buttons.get(phase)
-    if known is None:  # a function of the machine's state (and the table's config) alone
-        buttons = tuple(b for b in _SUPERVISOR_BUTTONS if table.dealer_button(b))
-        known = cache.buttons[phase] = (
-            buttons,
-            step in table.CONFIRM_PHASES or step == "count_stub" or "confirm" in buttons,
-        )
-    dealer_buttons, confirm_step = known
-    shown_state = table.shown
-    notices = display.notices
-    pending_links = table.links.device_links.pending
-    return TableSnapshot(
-        version=version,
-        game=game,
-        table=config.name,
-        seat_count=config.seats,
-        deck_size=table.DECK,
-        round_no=table.round_no,
-        step=step,
-        asked=asked,
-        seats=seats,
-        dealer=shown.dealer,
-        dealer_label=shown.dealer_label,
-        dealt=table.dealt,
-        game_view=_game_view(table, game) if step != "closed" else GameView(),
-        hold=hold,
-        key_on=bool(table.supervisor.key_on),
-        supervisor_options=_options(table, step),
-        dealer_buttons=dealer_buttons,
-        confirm_step=confirm_step,
-        screen=screen,
-        notices=_notices(table, cache, up),
-        notice_page=display.page if notices else display.detail_page,
-        recent=recent,
-        late_bets=tuple(LateBet(seat, spot, cents) for seat, spot, cents in table.late.pending),
-        late_notes=tuple(table.late.noted),
-        settlement_step=walk.step_index,
-        steps_left=max(0, len(walk.steps) - walk.step_index - 1) if step == "settlement" else 0,
-        last_round=_last_round(table, cache),
-        links_pending=tuple(sorted(pending_links.items())) if pending_links else (),
-        spot_lamps=tuple(shown_state.spot_lamps.items()),  # in the order first lit (no sort: every event)
-        panel_lamps=tuple(shown_state.panel_lamps.items()),
-        locked=bool(shown_state.locked),
-        stub_count_asked=shown_state.stub_count_asked,
-        display=(display.size.lines, display.size.columns),
-        texts_shown=display.texts_shown,
-        spot_levels=tuple(table.board.levels.items()),
-        machine_error=table.machine_error,
-    )
-
-
-def build_hands(table: Any, version: int = 0) -> PlayerHands:
-    """Every card of the round where it went (the bench's simulated players look at their own
-    hands; the HIL tests check the deal): call on the thread that runs ``table``."""
-    game = table.table.game
-    if game == "pai_gow":
-        from controller.games.pai_gow_deal import DEALER
-
-        hands = getattr(table, "hands", {})  # none before the first round
-        seats = tuple((n, tuple(str(c) for c in hands.get(n, ()))) for n in sorted(table.seats))
-        dealer = tuple(str(c) for c in hands.get(DEALER, ()))
-    else:
-        seats = tuple((n, tuple(str(c) for c in s.cards)) for n, s in sorted(table.seats.items()))
-        dealer = tuple(str(c) for c in getattr(table, "community" if game == "mississippi_stud" else "dealer", ()))
-    log = tuple((e.index, str(e.card), str(e.to)) for e in table.ledger.entries)
-    entry_card = table.intake.entry_card
-    entry = str(entry_card) if entry_card is not None else None
-    return PlayerHands(table.round_no, version, seats, dealer, log, entry)
