@@ -137,9 +137,8 @@ def table_row(t: TableState, today: list[RoundHold] | None) -> dict[str, Any]:
     return row
 
 
-def overview_html(tables: list[TableState], today: Mapping[str, list[RoundHold]] | None = None) -> str:
-    """The floor: one row per table, with the floor's totals (the page without its frame)."""
-    rows = [table_row(t, (today or {}).get(t.table_id)) for t in tables]
+def floor_totals(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], int]:
+    """The floor's totals over the readable table rows, and how many tables hold."""
     readable = [r for r in rows if "unreadable" not in r]
     handle = sum(r["handle"] for r in readable)
     win = sum(r["win"] for r in readable)
@@ -149,7 +148,13 @@ def overview_html(tables: list[TableState], today: Mapping[str, list[RoundHold]]
         "win": win,
         "hold": 100.0 * win / handle if handle else None,
     }
-    holding = sum(1 for r in rows if r["state"] == "hold")
+    return totals, sum(1 for r in rows if r["state"] == "hold")
+
+
+def overview_html(tables: list[TableState], today: Mapping[str, list[RoundHold]] | None = None) -> str:
+    """The floor: one row per table, with the floor's totals (the page without its frame)."""
+    rows = [table_row(t, (today or {}).get(t.table_id)) for t in tables]
+    totals, holding = floor_totals(rows)
     return _render("overview.html", body_only=True, tables=rows, totals=totals, holding=holding)
 
 
@@ -349,16 +354,7 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) ->
                 log.exception("pit view: the hold series of %s", t.table_id)
                 today_rounds = []
             rows.append(table_row(t, today_rounds))
-        readable = [r for r in rows if "unreadable" not in r]
-        handle = sum(r["handle"] for r in readable)
-        win = sum(r["win"] for r in readable)
-        totals = {
-            "rounds": sum(r["rounds"] for r in readable),
-            "handle": handle,
-            "win": win,
-            "hold": 100.0 * win / handle if handle else None,
-        }
-        holding = sum(1 for r in rows if r["state"] == "hold")
+        totals, holding = floor_totals(rows)
         return page(
             request, "overview.html", title="the floor", refresh=REFRESH_S, tables=rows, totals=totals, holding=holding
         )
