@@ -101,6 +101,8 @@ class Forwarder:
         self._acked_written = -1
         self._refused: str | None = None
         self._outbox: Outbox | None = None
+        self._ever_up = False
+        """The link came up at least once in this run (a stop drains only then)."""
         """Open while forwarding: where a connection error is noted before the link ever came up."""
         """The broker's last permissions violation (the reason a publish was never acknowledged)."""
         self._caught_up_at = 0.0
@@ -121,6 +123,8 @@ class Forwarder:
         drain_s = self.drain_on_stop_s if drain_s is None else drain_s
         while drain_s > 0 and self._thread is not None and self._thread.is_alive():
             if self._caught_up_at > asked or time.monotonic() - asked > drain_s:
+                break
+            if not self._ever_up and self._error is not None:  # only failed to connect: the journal keeps it
                 break
             time.sleep(0.01)
         self._stopping.set()
@@ -270,7 +274,7 @@ class Forwarder:
                         self._complete(pending.popleft(), outbox)
                     if not pending:
                         if self._state is not LinkState.UP:
-                            self._state, self._error = LinkState.UP, None
+                            self._state, self._error, self._ever_up = LinkState.UP, None, True
                             self._write_state(outbox)
                         self._flush_ack(outbox)
                         # The look's time, not now: writing the acknowledgement above may have waited
