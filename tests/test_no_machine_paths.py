@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,9 +34,12 @@ def _content(path: Path) -> bytes:
 
 def machine_paths(root: Path) -> list[bytes]:
     """The paths no tracked file may hold: the checkout's, and its parent folder's (followed by
-    ``/``, so that a folder named like its prefix does not count), unless that is ``/``."""
+    ``/``, so that a folder named like its prefix does not count), unless that is ``/`` or the
+    temporary folder."""
     paths = [os.fsencode(root)]
-    if root.parent != root.parent.parent:
+    # Not the parent when it is ``/`` or the shared temporary folder: the test data names temporary
+    # folders of its own (``/tmp/tmpXXXX/...``), which say nothing of where the checkout is.
+    if root.parent != root.parent.parent and root.parent != Path(tempfile.gettempdir()).resolve():
         paths.append(os.fsencode(root.parent) + b"/")
     return paths
 
