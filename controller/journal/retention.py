@@ -33,28 +33,29 @@ def floor_acknowledged(journal: SqliteJournal) -> int | None:
     return int(row[0]) if row and isinstance(row[0], int) else 0
 
 
-def prune(journal: SqliteJournal, retention_days: int, now: float | None = None, keep_after: int | None = None) -> int:
-    """Remove the rounds older than ``retention_days`` (never the last ten, and none whose records
-    come after record ``keep_after``: what the floor has not acknowledged); returns how many."""
+def _old_run(journal: SqliteJournal, retention_days: int, now: float | None) -> list[tuple[int, int]]:
+    """The rounds (number, seq) older than ``retention_days`` from the start of the journal, never
+    the last ten: only a run from the start, since a round is pruned with everything before it."""
     now = time.time() if now is None else now
     cutoff = now - retention_days * 86400
     index = journal.round_seqs()
-    candidates = index[:-KEEP_LAST] if len(index) > KEEP_LAST else []
-    old = []
-    for r, seq in candidates:
+    run = []
+    for r, seq in index[:-KEEP_LAST] if len(index) > KEEP_LAST else []:
         settled = journal.record(seq)
         if settled is None:
             raise JournalError(
                 f"{journal.path}: record {seq} is indexed as round {r} but missing (run `tablectl journal verify`)"
             )
-        if settled.at < cutoff and (keep_after is None or seq <= keep_after):
-            old.append((r, seq))
-    # only a run from the start: a round is pruned with everything before it
-    run = []
-    for (r, seq), (r2, seq2) in zip(old, candidates):
-        if (r, seq) != (r2, seq2):
+        if settled.at >= cutoff:
             break
         run.append((r, seq))
+    return run
+
+
+def prune(journal: SqliteJournal, retention_days: int, now: float | None = None, keep_after: int | None = None) -> int:
+    """Remove the rounds older than ``retention_days`` (never the last ten, and none whose records
+    come after record ``keep_after``: what the floor has not acknowledged); returns how many."""
+    run = [(r, seq) for r, seq in _old_run(journal, retention_days, now) if keep_after is None or seq <= keep_after]
     if not run:
         return 0
     cut = run[-1][1]
@@ -84,14 +85,4 @@ def prune(journal: SqliteJournal, retention_days: int, now: float | None = None,
 
 def prune_would_take(journal: SqliteJournal, retention_days: int, now: float | None = None) -> int:
     """How many rounds :func:`prune` would remove now with nothing held back (nothing is changed)."""
-    now = time.time() if now is None else now
-    cutoff = now - retention_days * 86400
-    index = journal.round_seqs()
-    candidates = index[:-KEEP_LAST] if len(index) > KEEP_LAST else []
-    n = 0
-    for _, seq in candidates:
-        settled = journal.record(seq)
-        if settled is None or settled.at >= cutoff:
-            break
-        n += 1
-    return n
+    return len(_old_run(journal, retention_days, now))

@@ -359,13 +359,13 @@ def _snapshot_at(journal: SqliteJournal, seq: int, after: str, report: VerifyRep
         )
 
 
-def _bracket(journal: SqliteJournal, lo: int, hi: int, anchor: tuple[int, str]) -> tuple[int, int]:
+def _bracket(journal: SqliteJournal, lo: int, hi: int, anchor: tuple[int, str], last_seq: int) -> tuple[int, int]:
     """The snapshots around records ``lo``..``hi``: the last one before ``lo`` (else the anchor)
     and the first one at or after ``hi`` (else the last record)."""
     before = journal.db.execute("SELECT MAX(seq) FROM snapshots WHERE seq < ?", (lo,)).fetchone()[0]
     after = journal.db.execute("SELECT MIN(seq) FROM snapshots WHERE seq >= ?", (hi,)).fetchone()[0]
     start = max(int(before), anchor[0]) if isinstance(before, int) else anchor[0]
-    return start, int(after) if isinstance(after, int) else journal.last_seq
+    return start, int(after) if isinstance(after, int) else last_seq
 
 
 def _segment(journal: SqliteJournal, start: int, end: int, anchor: tuple[int, str], report: VerifyReport) -> None:
@@ -385,12 +385,11 @@ def _segment(journal: SqliteJournal, start: int, end: int, anchor: tuple[int, st
         _snapshot_at(journal, end, last, report)
 
 
-def _head(journal: SqliteJournal, report: VerifyReport) -> None:
-    """The journal knows how far it was written: ``meta``'s head is the last record."""
+def _head(journal: SqliteJournal, report: VerifyReport) -> int:
+    """The journal knows how far it was written: ``meta``'s head is the last record (returned)."""
     head_seq = int(journal.meta("head_seq") or 0)
     row = journal.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
     last_seq, last_hash = (int(row[0]), str(row[1])) if row else (0, None)
-    journal.last_seq = last_seq
     if head_seq > last_seq:
         report.bad(
             last_seq + 1,
@@ -398,6 +397,7 @@ def _head(journal: SqliteJournal, report: VerifyReport) -> None:
         )
     elif head_seq and head_seq == last_seq and journal.meta("head_hash") != last_hash:
         report.bad(head_seq, f"record {head_seq}: does not match the last hash written: changed or replaced")
+    return last_seq
 
 
 def verify_reader(journal: SqliteJournal, shown: Iterable[tuple[int, int]] = ()) -> VerifyReport:
@@ -413,11 +413,11 @@ def verify_reader(journal: SqliteJournal, shown: Iterable[tuple[int, int]] = ())
         anchor = _anchor(journal, report)
         if anchor is None:
             return report
-        _head(journal, report)
-        segments = {_bracket(journal, lo, hi, anchor) for lo, hi in shown}
+        last_seq = _head(journal, report)
+        segments = {_bracket(journal, lo, hi, anchor, last_seq) for lo, hi in shown}
         last_snapshot = journal.db.execute("SELECT MAX(seq) FROM snapshots").fetchone()[0]
         tail_from = max(int(last_snapshot), anchor[0]) if isinstance(last_snapshot, int) else anchor[0]
-        segments.add((tail_from, journal.last_seq))
+        segments.add((tail_from, last_seq))
         for start, end in sorted(segments):
             _segment(journal, start, end, anchor, report)
             if report.problems:
