@@ -306,6 +306,13 @@ def test_link_down_when_the_silence_reaches_link_down_s_and_not_before() -> None
         with panel:
             wait_for(q, of(LinkUp))
             faults.drop_in = 1.0  # the device goes silent
+            # Wait for the silence to have begun before the clock jumps: a reply still in flight
+            # would otherwise be stamped with the jumped clock and restart the silence there.
+            started = panel.link.stats.timeouts + 2
+            deadline = time.monotonic() + 60
+            while panel.link.stats.timeouts < started and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert panel.link.stats.timeouts >= started, "the device did not go silent"
             clock.moved = config.link_down_s - 100  # silent for 900 s of the 1000
             unanswered = panel.link.stats.timeouts + 5
             deadline = time.monotonic() + 60
