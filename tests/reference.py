@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import cache
 from itertools import combinations
 
 RefCard = tuple[int, str | None]
@@ -28,14 +29,19 @@ CATEGORIES = [
 ]
 
 
-def straights(wheel_second_highest: bool) -> list[tuple[int, ...]]:
+@cache
+def straights(wheel_second_highest: bool) -> tuple[tuple[int, ...], ...]:
     """Every straight as its five ranks, weakest first."""
     ordinary = [tuple(range(high, high - 5, -1)) for high in range(6, 14)]  # 6-high ... K-high
     wheel = (5, 4, 3, 2, 14)
     broadway = (14, 13, 12, 11, 10)
     if wheel_second_highest:
-        return ordinary + [wheel, broadway]
-    return [wheel] + ordinary + [broadway]
+        return (*ordinary, wheel, broadway)
+    return (wheel, *ordinary, broadway)
+
+
+_STRAIGHT_PLACES = {wheel: {tuple(sorted(st)): i for i, st in enumerate(straights(wheel))} for wheel in (False, True)}
+"""Each straight's place in :func:`straights`, found by its ranks in ascending order."""
 
 
 def key5(cards: Sequence[RefCard], wheel_second_highest: bool = False) -> tuple:
@@ -46,7 +52,7 @@ def key5(cards: Sequence[RefCard], wheel_second_highest: bool = False) -> tuple:
     counts = Counter(ranks)
     flush = suits[0] is not None and all(s == suits[0] for s in suits)
     order = straights(wheel_second_highest)
-    straight_place = next((i for i, st in enumerate(order) if sorted(st) == sorted(ranks)), None)
+    straight_place = _STRAIGHT_PLACES[wheel_second_highest].get(tuple(sorted(ranks)))
     # groups: by count, then rank, largest first
     groups = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
     by_group = tuple(r for r, _ in groups)
