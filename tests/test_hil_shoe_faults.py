@@ -43,11 +43,11 @@ def test_a_jam_holds_cards_dealt_meanwhile_wait_and_the_hold_ends_when_the_shoe_
     t.settled("Jam", before, 1)
     assert t.step == "hold" and t.hold_reason == JAMMED and t.snap.hold is not None and t.snap.hold.by_itself
     on_panel(t, JAMMED)
-    t.deal(1)  # a card left the shoe during the jam: it waits
-    assert t.step == "hold" and t.snap.hold is not None and t.snap.hold.cards_waiting == 1
     t.key()
     t.press("clear_fault")  # the supervisor cannot clear a jam the shoe still reports
     assert t.step == "hold" and t.hold_reason == JAMMED
+    t.deal(1)  # a card left the shoe during the jam: it waits
+    assert t.step == "hold" and t.snap.hold is not None and t.snap.hold.cards_waiting == 1
     t.shoe.jam(False)  # no event: the driver reads the shoe's state again while it is jammed
     wait(lambda: t.hold_reason == WAITING, "the jam cleared by the shoe's state")
     t.press("confirm")  # the supervisor accepts the card in its place
