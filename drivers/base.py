@@ -60,6 +60,7 @@ class Driver:
             last_event_no,
             boot_id=boot_id,
             on_state=self._read_state if self.STATE is not None else None,
+            watch=self._watch,
         )
         self._closed = False
 
@@ -112,7 +113,15 @@ class Driver:
                 DeviceFault(device=self.name, event_no=event_no, kind="bad_event", error=f"event {event_no}: {exc}")
             )
             return
-        self.events.put(cls(device=self.name, at=at, event_no=event_no, **self._convert(cls, values)))
+        event = cls(device=self.name, at=at, event_no=event_no, **self._convert(cls, values))
+        self.events.put(event)
+        self.link.watch_event(event)
+
+    def _watch(self, event: DeviceEvent) -> object:
+        """What of ``event`` (an event, or the state snapshot) makes the device's state worth
+        reading again until it changes, as the link does every ``STATE_WATCH_S``; None: nothing
+        (subclasses: the shoe's jam and open door, which no event says the end of)."""
+        return None
 
     def _convert(self, cls: type[DeviceEvent], values: dict[str, Any]) -> dict[str, Any]:
         """Turn wire values into the event's fields (subclasses map ids to names)."""

@@ -18,7 +18,10 @@ up to ``busy_retries`` times; a command that finally fails is a :class:`DeviceFa
 
 After every link-up (and a reboot seen without one) the link asks the device for its whole
 state (the STATE_REQ exchange) and puts the driver's snapshot (``drivers.state``) on the queue
-once every event older than the snapshot has arrived. After ``link_down_s`` without a good reply
+once every event older than the snapshot has arrived. While the driver's ``watch`` says a state
+is worth following (the shoe jammed or its door open: no event says when that ends), the link
+reads the state again every :data:`STATE_WATCH_S` and puts it on the queue when what is watched
+changed. After ``link_down_s`` without a good reply
 the link is down: the port is closed and reopened with exponential backoff from
 ``reconnect_min_s`` to ``reconnect_max_s``. Counters of everything that went wrong are kept per
 link (:class:`LinkStats`), and a log line names the device and the counts when they change (at
@@ -75,6 +78,12 @@ _STATUS_TEXT = {
 
 _STATE_TRIES = 3
 """Bad state answers in a row before the link stops asking until the next link-up."""
+
+STATE_WATCH_S = 0.5
+"""How often the state is read again while the driver watches it (docs/protocol.md, section 6)."""
+
+Watch = Callable[[DeviceEvent], object]
+"""What of an event or a state snapshot the link follows by reading the state again (None: nothing)."""
 
 _ANSWERS = {
     MsgType.POLL: (MsgType.EVENT, MsgType.ACK, MsgType.NAK),
@@ -240,9 +249,17 @@ class Link:
         *,
         boot_id: int | None = None,
         on_state: StateReader | None = None,
+        watch: Watch | None = None,
     ) -> None:
         self.name, self.url, self.address, self.config = name, url, address, config
         self._emit, self._on_event, self._on_state = emit, on_event, on_state
+        self._watch = watch
+        self._watch_due: float | None = None
+        """When to read the state again for the watch (None: not watching)."""
+        self._watched: object = None
+        """What the watch saw in the last state put on the queue."""
+        self._watch_read = False
+        """The state being read is the watch's (not put on the queue if what is watched is the same)."""
         self.last_event_no = last_event_no
         self.window_boot: int | None = boot_id
         """The boot whose event numbering ``last_event_no`` counts (None: not known yet)."""
@@ -290,6 +307,15 @@ class Link:
         """Queue a command for the device; its result arrives as a :class:`CommandResult`."""
         self._commands.put(_Command(name, code, body))
         self._wake.set()
+
+    def watch_event(self, event: DeviceEvent) -> None:
+        """``event`` (just received, the link thread) may start a watch: when the driver's
+        ``watch`` follows something in it, the state is read again in :data:`STATE_WATCH_S`."""
+        if self._watch is None or self._on_state is None or self._watch(event) is None:
+            return
+        self._watched = None  # the next state read tells the table, whatever it says
+        if self._watch_due is None:
+            self._watch_due = self.clock() + STATE_WATCH_S
 
     @property
     def boot_id(self) -> int | None:
@@ -363,6 +389,7 @@ class Link:
             self.up = False
             self.stats.link_downs += 1
             self._state, self._state_wanted = None, False
+            self._watch_due, self._watch_read = None, False  # the state is read at the link-up anyway
             self._emit(LinkDown(device=self.name, reason=reason))
 
     def _next_command(self) -> _Command | None:
@@ -388,6 +415,8 @@ class Link:
         next_poll = 0.0
         while not self._stop.is_set():
             self._log_counters()
+            if self._watch_due is not None and not self._state_wanted and self.clock() >= self._watch_due:
+                self._watch_due, self._state_wanted, self._watch_read = None, True, True
             if self._state_wanted and self._on_state is not None:
                 if not self._read_state():
                     if self.clock() - self._last_good > self.config.link_down_s:
@@ -455,11 +484,11 @@ class Link:
         if not self.up:
             self.up = True
             self._not_connected_reason = None  # a later failure is a new outage: reported again
-            self._state_wanted, self._state = True, None
+            self._state_wanted, self._state, self._watch_read = True, None, False
             rebooted = self._boot_id is not None and boot_id != self._boot_id
             self._emit(LinkUp(device=self.name, boot_id=boot_id, rebooted=rebooted))
         elif boot_id != self._boot_id:
-            self._state_wanted, self._state = True, None
+            self._state_wanted, self._state, self._watch_read = True, None, False
             self._emit(LinkUp(device=self.name, boot_id=boot_id, rebooted=True))
         self._boot_id = boot_id
 
@@ -628,6 +657,12 @@ class Link:
             self._fault("state", f"state answer: {exc}")
             return True
         assert snapshot_boot is not None
+        watched = self._watch(state) if self._watch is not None else None
+        self._watch_due = self.clock() + STATE_WATCH_S if watched is not None else None
+        same = self._watch_read and watched is not None and watched == self._watched
+        self._watched, self._watch_read = watched, False
+        if same:
+            return True  # read for the watch, and nothing it follows changed: nothing new to tell
         self._state = (snapshot_boot, newest, state)
         self._state_due(False)
         return True

@@ -153,6 +153,17 @@ class ShoeDriver(Driver):
         values["status"] = SHOE_STATUSES[status]
         return ShoeState(device=self.name, at=at, boot_id=self.link.boot_id or 0, **values)
 
+    def _watch(self, event: DeviceEvent) -> object:
+        """A jam or an open door is followed by reading the state again until the status changes:
+        no event says a jam is cleared (docs/protocol.md, section 6)."""
+        if isinstance(event, Jam):
+            return "jam"
+        if isinstance(event, DoorChanged) and event.open:
+            return "door_open"
+        if isinstance(event, ShoeState) and event.status in ("jam", "door_open"):
+            return event.status
+        return None
+
     def _convert(self, cls: type[DeviceEvent], values: dict[str, Any]) -> dict[str, Any]:
         if cls is CardDealt:
             values["card"] = card_text(values["card"])

@@ -52,14 +52,16 @@ class HilTable:
         journal: Any = None,
         chips: dict[tuple[int, str], int] | None = None,
         display: tuple[int, int] = (4, 40),
+        shoe_sim: ShoeSim | None = None,
     ) -> None:
         """``chips``: what is on the bet spots already (a controller restarted mid-round: the chips
         stay where they are, and the spots' state read at link-up says so); ``display``: the panel's
-        lines and columns."""
+        lines and columns; ``shoe_sim``: the shoe of an earlier run (it kept running while the
+        controller was stopped: its count and its jam or door are what its state says)."""
         self.table = table
         self.tmp_path = tmp_path
         tmp_path.mkdir(parents=True, exist_ok=True)
-        self.shoe, self.spots = ShoeSim(address=1), BetSpotSim(address=2)
+        self.shoe, self.spots = shoe_sim or ShoeSim(address=1), BetSpotSim(address=2)
         self.panel = PanelSim(address=3, lines=display[0], columns=display[1])
         self.spots.chips.update(chips or {})
         sims = {"shoe": self.shoe, "bet_spots": self.spots, "panel": self.panel}

@@ -32,6 +32,7 @@ ALLOWED: dict[str, str] = {
     "tests/test_table_pai_gow.py": "tests of the pai gow machine's internals",
     "tests/test_table_outages.py": "tests of the machines' link-loss and hold internals (controller/table/holds.py, links.py)",
     "tests/test_table_triggers.py": "tests of the machines' declared triggers (controller/table/phases.py)",
+    "tests/test_table_shoe_faults.py": "tests of the machines' shoe-fault holds and of bets while held in betting (controller/table/shoe_faults.py, wagers.py)",
     "tests/test_snapshot_only.py": "this check (its own sample of a reach, in a string)",
 }
 """Modules outside controller/table allowed to read a table's internals, and why."""

@@ -46,7 +46,15 @@ def test_a_new_hold_reason_on_a_table_already_held() -> None:
         (K.JOURNAL, K.JOURNAL_REFUSED): (False, False),
         (K.JOURNAL_REFUSED, K.JOURNAL): (True, True),
         (K.JOURNAL_REFUSED, K.TABLE): (False, True),
+        (K.SHOE, K.LINK): (True, True),
+        (K.SHOE, K.SHOE): (True, False),
+        (K.SHOE, K.TABLE): (False, True),
+        (K.SHOE, K.COMMAND): (False, True),
+        (K.SHOE, K.JOURNAL): (False, True),
+        (K.LINK, K.SHOE): (False, False),
+        (K.TABLE, K.SHOE): (True, True),
     }
     assert {pair: (pair[0].replaces(pair[1]), pair[0].noted(pair[1])) for pair in expected} == expected
     assert K.LINK.prompt == "wait for the device; or key: void"
-    assert all(k.prompt == "supervisor: key, then clear fault or void" for k in K if k is not K.LINK)
+    assert K.SHOE.prompt == "fix the shoe; or key: void"
+    assert all(k.prompt == "supervisor: key, then clear fault or void" for k in K if k not in (K.LINK, K.SHOE))

@@ -198,6 +198,9 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 | The screen says (why: ...) | What clears it |
 |---|---|
 | `link down: <device>` | the device comes back by itself (the round resumes); or the supervisor voids |
+| `shoe jammed: clear the jam` | clear the jam: the hold ends by itself once the shoe reports ok (`clear_fault` is refused until then); or the supervisor voids |
+| `shoe door open` | close the shoe's door: the hold ends by itself; or the supervisor voids |
+| `N cards dealt while held: ...` | cards left the shoe during a hold: supervisor: `confirm` places them in the dealing order, `void` is a misdeal |
 | `unreadable card: <position>` | the shoe reads the card again (with the key on), or the supervisor enters it, or voids |
 | `duplicate card: <position>` | as for an unreadable card |
 | `card N from the shoe dealt when none was expected` | supervisor: `clear_fault` once the card is back, or `void` |
@@ -205,6 +208,10 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 | `misdeal: N cards remain, not 4` (pai gow) | supervisor: `void` |
 | `journal: ...` | the journal can be written again (the table says so); supervisor: `clear_fault` |
 | `cannot settle: ...` | supervisor: `void` |
+
+A hold while betting is open locks nothing: chips placed or taken off during it are bets, as
+before it (a bet-spot device that comes back after a restart is read again, and what is on its
+spots counts as placed); only after `no more bets` is a change a late bet.
 
 ## Hidden cards
 

@@ -1,6 +1,6 @@
 """What a table carries from one round to the next, and across a restart: the snapshot the
 runtime journals as each round starts (the round number, the key, the chips on the spots, the
-shoe's count, the rounds since the stub was counted), and the table opened again from it."""
+shoe's count and its jam or open door, the rounds since the stub was counted), and the table opened again from it."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ class CarryOver:
             "spots": [[seat, spot, cents] for (seat, spot), cents in sorted(t.board.levels.items())],
             "shoe_count": t.ledger.shoe_count,
             "rounds_dealt": t.stub.rounds_dealt,
+            "shoe_faults": {"jammed": t.shoe_faults.jammed, "door_open": t.shoe_faults.door_open},
         }
 
     def restore(self, state: dict[str, Any]) -> None:
@@ -41,5 +42,7 @@ class CarryOver:
         t.ledger.shoe_count = int(state.get("shoe_count", 0))
         # older snapshots: the rounds since the last count follow from the round number
         t.stub.rounds_dealt = int(state.get("rounds_dealt", (int(state["round_no"]) - 1) % STUB_EVERY))
+        faults = state.get("shoe_faults", {})  # older snapshots: none known (the shoe's state read says)
+        t.shoe_faults.jammed, t.shoe_faults.door_open = bool(faults.get("jammed")), bool(faults.get("door_open"))
         t.open_table()
         t.display.show()

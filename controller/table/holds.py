@@ -6,7 +6,8 @@ remembering the state to resume to, the panel's ``clear_fault`` lamp lights and 
 screen names the reason. A table already held keeps its hold; whether a new reason replaces the
 one shown, or is only noted, is the reason's :class:`HoldKind`. A hold ends by :meth:`release`
 (back where the round was held) or :meth:`void`; a link-down hold by itself once every device is
-back, any other by the supervisor (key on): clear fault, accept or enter cards, or void.
+back, a shoe hold (jam, door) by itself once the shoe reports ok, any other by the supervisor (key
+on): clear fault, accept or enter cards, or void.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ class HoldKind(Enum):
     """The journal cannot be written (events are not acted on)."""
     JOURNAL_REFUSED = "journal refused"
     """The journal takes records again: how many events were refused meanwhile."""
+    SHOE = "shoe"
+    """The shoe is jammed or its door open (:mod:`.shoe_faults`): the hold ends by itself once the
+    shoe reports ok (cards dealt meanwhile wait for the supervisor)."""
     TABLE = "table"
     """Anything else the supervisor must see: a card, the shoe's count, the stub, a misdeal, the
     settlement, a controller error."""
@@ -47,7 +51,11 @@ class HoldKind(Enum):
     def replaces(self, held: HoldKind) -> bool:
         """Whether a reason of this kind replaces ``held``'s on a table already held: a table
         fault always does (the supervisor decides on it), a fresher word on the journal replaces
-        a journal reason; a link or a command never does (their devices are followed apart)."""
+        a journal reason; the shoe's fault replaces a link's or its own (a link is followed apart,
+        and the dealer must see the jam); a link or a command never does (their devices are
+        followed apart)."""
+        if self is HoldKind.SHOE:
+            return held in (HoldKind.LINK, HoldKind.SHOE)
         return self is HoldKind.TABLE or (self is HoldKind.JOURNAL_REFUSED and held.journal)
 
     def noted(self, held: HoldKind) -> bool:
@@ -55,6 +63,8 @@ class HoldKind(Enum):
         (a journal still failing is not noted again over a journal hold)."""
         if self is HoldKind.JOURNAL:
             return not held.journal
+        if self is HoldKind.SHOE:
+            return held is not HoldKind.SHOE
         return self in (HoldKind.TABLE, HoldKind.JOURNAL_REFUSED)
 
     @property
@@ -63,19 +73,21 @@ class HoldKind(Enum):
 
     @property
     def ends_by_itself(self) -> bool:
-        """A hold of this kind ends without anyone once every device is back."""
-        return self is HoldKind.LINK
+        """A hold of this kind ends without anyone: once every device is back, or the shoe reports ok."""
+        return self in (HoldKind.LINK, HoldKind.SHOE)
 
     @property
     def who(self) -> str:
         """Who may clear a hold of this kind."""
-        return "device or supervisor" if self is HoldKind.LINK else "supervisor"
+        return "device or supervisor" if self.ends_by_itself else "supervisor"
 
     @property
     def prompt(self) -> str:
         """What clears a hold of this kind, and who (the screen's prompt)."""
         if self is HoldKind.LINK:
             return "wait for the device; or key: void"
+        if self is HoldKind.SHOE:
+            return "fix the shoe; or key: void"
         return "supervisor: key, then clear fault or void"
 
 
@@ -86,6 +98,8 @@ def hold_clears(reason: str) -> str:
         return f"by itself when the {reason.split(':', 1)[1].strip()} link is back; or supervisor key on: void"
     if reason.startswith(("unreadable card", "duplicate card")):
         return "supervisor key on: read the card again, or enter it (next / previous, confirm); or void"
+    if reason.startswith(("shoe jammed", "shoe door open")):
+        return "by itself when the shoe reports ok (jam cleared, door closed); or supervisor key on: void"
     if reason.startswith("misdeal"):
         return "supervisor key on: void"
     if reason.startswith("journal:"):
@@ -180,6 +194,23 @@ class Holds:
     def ends_by_itself(self) -> bool:
         """Held for lost links only: the hold ends once every device is back."""
         return self.on and self.kind is HoldKind.LINK
+
+    def shoe_ok(self) -> None:
+        """The shoe reports ok again: a hold for its jam or door ends, as a link hold does once
+        every device is back: a link still down keeps it (a link hold now), cards that left the
+        shoe meanwhile go to the supervisor (confirm accepts them, void is a misdeal)."""
+        t = self.table
+        if not (self.on and self.kind is HoldKind.SHOE):
+            return
+        gone = sorted(t.links.device_links.pending)
+        if gone:
+            self.reason, self.kind = f"link down: {gone[0]}", HoldKind.LINK
+            return
+        if t.ledger.waiting:
+            self.hold(t.intake.waiting_reason())
+            return
+        t.display.note("shoe ok: resume")
+        self.release()
 
     def prompt(self) -> str:
         return self.kind.prompt

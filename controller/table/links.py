@@ -34,9 +34,10 @@ class LinkReconciler:
         self.device_links = DeviceLinks()
 
     def why_not_resume(self) -> str | None:
-        """Why play cannot resume now: a device not back yet (the supervisor may still void)."""
+        """Why play cannot resume now: a device not back yet, or the shoe jammed or its door open
+        (the supervisor may still void)."""
         gone = self.device_links.why_not_back()
-        return f"a device is not back: {gone}" if gone else None
+        return f"a device is not back: {gone}" if gone else self.table.shoe_faults.why_not_resume()
 
     def down(self, e: Any) -> None:
         """A ``LinkDown``: the round holds; the panel's takes the key away."""

@@ -292,7 +292,7 @@ class PaiGowTable(RoundTable):
             super().on_ShoeStatus(e)
 
     def on_SpotReport(self, e: Any) -> None:
-        if e.spot == "envy_marker" and self.phase is P.BETTING:
+        if e.spot == "envy_marker" and self.wagers.betting_open():
             (self.markers.add if e.cents else self.markers.discard)(e.seat)
             return
         if not self.wagers.bet_while_open(e):

@@ -3,10 +3,11 @@ whose concern it is, and keeps the round's seats and cards dealt.
 
 The collaborators, one concern each: the one hold rule (:mod:`.holds`), cards from the shoe
 (:mod:`.card_intake`, over the :mod:`.card_ledger`), late bets (:mod:`.late_bets`), link
-reconciliation (:mod:`.links`), the settlement walk (:mod:`.settlement_walk`), the stub count
-(:mod:`.stub_count`), the dealer's screen (:mod:`.dealer_screen`), the supervisor's actions and
-key (:mod:`.supervisor`), the spots checked against the table (:mod:`.bet_board`) and the state
-each device is given again on every link-up (:mod:`.device_state`). The common states and
+reconciliation (:mod:`.links`), the shoe's jam and door (:mod:`.shoe_faults`), the settlement
+walk (:mod:`.settlement_walk`), the stub count (:mod:`.stub_count`), the dealer's screen
+(:mod:`.dealer_screen`), the supervisor's actions and key (:mod:`.supervisor`), the spots checked
+against the table (:mod:`.bet_board`) and the state each device is given again on every link-up
+(:mod:`.device_state`). The common states and
 transitions are in :mod:`.phases`; a game module subclasses :class:`RoundTable` for its steps.
 """
 
@@ -35,6 +36,7 @@ from controller.table.phases import CommonPhases, Trigger, via
 from controller.table.round_data import RoundResult, Seat
 from controller.table.screen import DisplaySize, Notice
 from controller.table.settlement_walk import SettlementWalk
+from controller.table.shoe_faults import ShoeFaults
 from controller.table.stub_count import StubCount
 from controller.table.supervisor import SUPERVISOR_ACTIONS, Action, Supervisor
 from controller.table.wagers import Wagers
@@ -56,7 +58,9 @@ ROUTES: dict[str, str] = {
     "LinkUp": "links.up",
     "SpotsState": "links.spots_state",
     "PanelState": "links.panel_state",
-    "ShoeState": "links.shoe_state",
+    "ShoeState": "shoe_faults.state",
+    "Jam": "shoe_faults.jam",
+    "DoorChanged": "shoe_faults.door",
 }
 """The collaborator that takes each kind of event (unless the table has its own ``on_<kind>``)."""
 
@@ -128,6 +132,7 @@ class RoundTable:
         self.intake = CardIntake(self)
         self.late = LateBets(self)
         self.links = LinkReconciler(self)
+        self.shoe_faults = ShoeFaults(self)
         self.walk = SettlementWalk(self)
         self.stub = StubCount(self)
         self.carry = CarryOver(self)
@@ -267,6 +272,7 @@ class RoundTable:
         self.devices.lock_spots(False)
         self.wagers.problems = []
         self.display.ask(f"round {self.round_no}: place bets; then no more bets")
+        self.shoe_faults.round_opened()
 
     # The machine's conditions and callbacks named in the transitions, done by the collaborators.
     more_steps = via("walk.more_steps")

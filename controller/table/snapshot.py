@@ -101,7 +101,8 @@ class HoldView:
     clears: str
     """What clears it, in words."""
     by_itself: bool
-    """A device link is down: the hold ends by itself once every device is back."""
+    """A device link is down, or the shoe is jammed or its door open: the hold ends by itself once
+    every device is back, or the shoe reports ok."""
     who: str
     """Who may clear it: "supervisor" (with the key on), or "device or supervisor"."""
     devices_not_back: str | None = None
@@ -335,7 +336,8 @@ class TableSnapshot(NamedTuple):
             return f"seat {seat}: the table has seats 1-{self.seat_count}"
         if spots and spot not in spots:
             return f"{spot}: not a spot of {self.game}"
-        if self.step != "betting":
+        held_in_betting = self.hold is not None and self.hold.held_from == "betting"
+        if self.step != "betting" and not held_in_betting:  # a hold during betting locks nothing
             return f"betting is closed ({self.step}): a change is a late bet"
         return None
 

@@ -34,10 +34,17 @@ class Wagers:
             return False
         return True
 
-    def bet_while_open(self, e: Any) -> bool:
-        """A spot report while betting is open: builds the seat's wagers. True if handled."""
+    def betting_open(self) -> bool:
+        """Betting is open: the table takes bets, or holds from taking them (a hold during betting,
+        for a link or anything else, does not lock the spots: the late-bet rule starts at the lock)."""
         t = self.table
-        if t.phase is not t.common.betting:
+        return t.phase is t.common.betting or (t.phase is t.common.hold and t.holds.held_from is t.common.betting)
+
+    def bet_while_open(self, e: Any) -> bool:
+        """A spot report while betting is open (:meth:`betting_open`): builds the seat's wagers.
+        True if handled."""
+        t = self.table
+        if not self.betting_open():
             return False
         seat = t.seats.setdefault(e.seat, Seat(e.seat))
         if e.cents:

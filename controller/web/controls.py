@@ -21,6 +21,7 @@ __all__ = ["BenchControls", "ControlError", "ControlBusy", "FAULTS", "MAX_WAITIN
 
 FAULTS: dict[str, str] = {
     "shoe_jam": "the shoe jams",
+    "shoe_jam_cleared": "the shoe's jam is cleared",
     "shoe_door_open": "the shoe's door opens",
     "shoe_door_closed": "the shoe's door closes",
     "card_unreadable": "the next card leaves the shoe unread",
@@ -143,8 +144,8 @@ class BenchControls:
         if kind not in FAULTS:
             raise ControlError(f"kind: {kind!r} is not one of {', '.join(FAULTS)}")
         shoe = self.sims["shoe"]
-        if kind == "shoe_jam":
-            shoe.jam()
+        if kind in ("shoe_jam", "shoe_jam_cleared"):
+            shoe.jam(kind == "shoe_jam")
         elif kind in ("shoe_door_open", "shoe_door_closed"):
             shoe.door(kind == "shoe_door_open")
         elif kind == "card_unreadable":

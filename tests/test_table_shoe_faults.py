@@ -1,0 +1,335 @@
+"""The shoe's jam and open door (issue 21 item 2), and bets while a hold keeps betting open (item
+3), event by event in every state a round is played in, for each game: the devices faked at the
+device interface, the shoe's state snapshots (drivers/state.py) posted directly."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import pytest
+from table_helpers import FedTable
+
+from controller.cards import deck
+from controller.table.boston5 import Boston5Table
+from controller.table.devices import RecordingDevices
+from controller.table.events import OpenTable
+from controller.table.holds import HoldKind
+from controller.table.mississippi_stud import MississippiTable
+from controller.table.pai_gow import PaiGowTable
+from controller.table_config import config_dir, load_table
+from drivers.link import LinkDown, LinkUp
+from drivers.panel import ButtonChanged
+from drivers.shoe import CardDealt, DoorChanged, Jam, ShoeStatus
+from drivers.state import ShoeState, SpotsState
+
+JAMMED = "shoe jammed: clear the jam"
+DOOR = "shoe door open"
+WAITING = "1 card dealt while held: supervisor: confirm accepts, void declares a misdeal"
+
+
+class Table(FedTable):
+    """A game's machine fed events directly, its journaled records kept."""
+
+    def __init__(self, game: str) -> None:
+        cls, name = GAMES[game]
+        super().__init__(cls, load_table(config_dir() / "bench" / f"{name}.yaml"))
+        self.journal: list[tuple[str, dict[str, Any]]] = []
+        self.m.audit = lambda kind, data: self.journal.append((kind, data))
+        self.index = 0
+        """The shoe's last card index."""
+
+    def records(self, kind: str) -> list[dict[str, Any]]:
+        return [d for k, d in self.journal if k == kind]
+
+    def card(self, text: str) -> None:
+        self.index += 1
+        self.feed(CardDealt(device="shoe", card=text, index=self.index, quality=100))
+
+    def cards(self, texts: list[str]) -> None:
+        for c in texts:
+            self.card(c)
+
+    def key(self, on: bool = True) -> None:
+        self.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=on))
+
+    def shoe_state(self, status: str) -> None:
+        self.feed(ShoeState(device="shoe", status=status, cards_out=self.m.ledger.shoe_count))
+
+    @property
+    def phase(self) -> str:
+        return str(self.m.phase.value)
+
+
+GAMES: dict[str, tuple[type, str]] = {
+    "mississippi_stud": (MississippiTable, "mississippi_stud"),
+    "boston5": (Boston5Table, "boston5"),
+    "pai_gow": (PaiGowTable, "pai_gow"),
+}
+PAI_GOW_SHOE = [str(c) for c in deck(joker=True)]
+
+
+def mississippi_round(t: Table) -> list[Callable[[], None]]:
+    steps: list[Callable[[], None]] = [lambda: t.spot(1, "ante", 500), lambda: t.spot(4, "ante", 1000)]
+    steps.append(lambda: t.press("no_more_bets"))
+    steps += [partial(t.card, c) for c in "As Ad Kc Qd 7h 8h 2c".split()]
+    for street in ("third", "fourth", "fifth"):
+        steps += [partial(t.spot, 1, street, 500), partial(t.spot, 4, street, 1000)]
+        steps.append(lambda: t.press("reveal"))
+    return steps + [lambda: t.press("confirm")] * 12
+
+
+def boston5_round(t: Table) -> list[Callable[[], None]]:
+    steps: list[Callable[[], None]] = []
+    for seat in (2, 5):
+        steps += [partial(t.spot, seat, "ante", 500), partial(t.spot, seat, "first", 1000)]
+    steps += [lambda: t.spot(2, "bonus", 500), lambda: t.press("no_more_bets")]
+    steps += [partial(t.card, c) for c in "As Ks Qs 2h 7d 9c 3c 4d 5h".split()]
+    steps += [lambda: t.press("seat_2"), lambda: t.press("next"), lambda: t.press("confirm")]
+    steps += [lambda: t.spot(2, "second", 1000), lambda: t.spot(5, "second", 1000), lambda: t.press("deal")]
+    steps += [partial(t.card, c) for c in "Js Ts 6h 6c 8c 9s".split()]
+    return steps + [lambda: t.press("confirm")] * 12
+
+
+def pai_gow_round(t: Table) -> list[Callable[[], None]]:
+    steps: list[Callable[[], None]] = [lambda: t.spot(2, "pai_gow", 1000), lambda: t.spot(5, "pai_gow", 2500)]
+    steps += [lambda: t.press("no_more_bets")] + [lambda: t.press("next")] * 5 + [lambda: t.press("confirm")]
+    steps += [partial(t.card, c) for c in PAI_GOW_SHOE[:49]]
+    steps.append(lambda: t.feed(ShoeStatus(device="shoe", stub_count=4, deck_size=53)))
+    return steps + [lambda: t.press("confirm")] * 14
+
+
+ROUNDS = {"mississippi_stud": mississippi_round, "boston5": boston5_round, "pai_gow": pai_gow_round}
+
+
+def states(game: str) -> list[tuple[str, int]]:
+    """Every state one whole round of ``game`` is played in, with how many steps reach it."""
+    t = Table(game)
+    steps = ROUNDS[game](t)
+    seen: dict[str, int] = {t.phase: 0}
+    for n, step in enumerate(steps, start=1):
+        step()
+        assert t.phase != "hold", f"{game}: the round held at step {n}: {t.m.holds.reason}"
+        seen.setdefault(t.phase, n)
+        if t.m.rounds:
+            break
+    assert t.m.rounds and t.m.rounds[-1].settlement is not None, f"{game}: the round did not settle"
+    playing = {p.value for p in t.m.PLAYING}
+    return [(phase, n) for phase, n in seen.items() if phase in playing]
+
+
+STATES = [(game, phase, n) for game in GAMES for phase, n in states(game)]
+IDS = [f"{game}-{phase}" for game, phase, _ in STATES]
+
+
+def at(game: str, steps: int) -> Table:
+    t = Table(game)
+    for step in ROUNDS[game](t)[:steps]:
+        step()
+    return t
+
+
+def test_every_state_of_each_game_is_reached() -> None:
+    reached = {(game, phase) for game, phase, _ in STATES}
+    for game, (cls, _) in GAMES.items():
+        # count_stub comes every fifth round only (tested apart below)
+        assert {p.value for p in cls.PLAYING} - {"count_stub"} == {ph for g, ph in reached if g == game}
+
+
+# --- 2. a jam and an open door, in every state ----------------------------------------------------
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_a_jam_holds_with_its_reason_until_the_shoe_reports_ok(game: str, phase: str, steps: int) -> None:
+    t = at(game, steps)
+    t.feed(Jam(device="shoe"))
+    assert t.phase == "hold" and t.m.holds.reason == JAMMED and t.m.holds.kind is HoldKind.SHOE
+    assert t.m.holds.held_from is not None and t.m.holds.held_from.value == phase
+    assert f"HOLD: {JAMMED}" in t.m.display.prompts and any(JAMMED in line for line in t.m.display.lines)
+    hold = t.snapshot().hold
+    assert hold is not None and hold.by_itself and hold.who == "device or supervisor"
+    assert hold.clears.startswith("by itself when the shoe reports ok")
+    t.key()
+    t.press("clear_fault")  # the supervisor cannot clear it while the shoe is jammed
+    assert t.phase == "hold" and t.records("SupervisorRefused")[-1]["reason"] == JAMMED
+    t.shoe_state("jam")  # read again: still jammed
+    assert t.phase == "hold" and t.m.holds.reason == JAMMED
+    t.shoe_state("ok")
+    assert t.phase == phase and t.m.display.prompts[-1] == "shoe ok: resume"
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_an_open_door_holds_until_it_is_closed(game: str, phase: str, steps: int) -> None:
+    t = at(game, steps)
+    t.feed(DoorChanged(device="shoe", open=True))
+    assert t.phase == "hold" and t.m.holds.reason == DOOR
+    t.feed(Jam(device="shoe"))  # jammed as well: both named
+    assert t.m.holds.reason == f"{JAMMED}; {DOOR}"
+    t.shoe_state("door_open")  # the jam is not reported cleared by a door status
+    assert t.phase == "hold" and t.m.holds.reason == f"{JAMMED}; {DOOR}"
+    t.feed(DoorChanged(device="shoe", open=False))
+    assert t.phase == "hold" and t.m.holds.reason == JAMMED
+    t.shoe_state("ok")
+    assert t.phase == phase
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_a_card_dealt_while_jammed_waits_for_the_supervisor(game: str, phase: str, steps: int) -> None:
+    t = at(game, steps)
+    spare = PAI_GOW_SHOE[50] if game == "pai_gow" else "3d"  # a card the round never deals
+    t.feed(Jam(device="shoe"))
+    t.card(spare)
+    assert t.phase == "hold" and len(t.m.ledger.waiting) == 1
+    t.shoe_state("ok")  # the jam is cleared: the card that left the shoe meanwhile is the supervisor's
+    assert t.phase == "hold" and t.m.holds.reason == WAITING and t.m.holds.kind is HoldKind.TABLE
+    t.key()
+    t.press("void")
+    assert t.records("SupervisorAction")[-1]["action"] == "misdeal" and t.m.rounds[-1].settlement is None
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_a_jam_read_in_the_shoes_state_after_a_restart_holds(game: str, phase: str, steps: int) -> None:
+    t = at(game, steps)
+    t.m.resend_requests()  # as after a controller restart: the shoe's state is read at its link-up
+    t.feed(LinkUp(device="shoe", boot_id=1, rebooted=False))
+    t.shoe_state("jam")
+    assert t.phase == "hold" and t.m.holds.reason == JAMMED
+    t.shoe_state("ok")
+    assert t.phase == phase
+
+
+def test_a_jam_during_a_link_hold_replaces_it_and_the_hold_ends_once_both_are_over() -> None:
+    t = at("mississippi_stud", 5)  # dealing
+    t.feed(LinkDown(device="bet_spots", reason="no reply"))
+    assert t.m.holds.reason == "link down: bet_spots"
+    t.feed(Jam(device="shoe"))
+    assert t.m.holds.reason == JAMMED  # what the dealer must act on
+    t.shoe_state("ok")  # the jam is over, the bet spots are not back: a link hold again
+    assert t.phase == "hold" and t.m.holds.reason == "link down: bet_spots" and t.m.holds.kind is HoldKind.LINK
+    t.feed(LinkUp(device="bet_spots", boot_id=1, rebooted=False))
+    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
+    assert t.phase == "dealing"
+
+
+def test_a_link_back_during_a_jam_does_not_end_the_hold() -> None:
+    t = at("mississippi_stud", 5)
+    t.feed(Jam(device="shoe"))
+    t.feed(LinkDown(device="shoe", reason="no reply"))
+    assert t.m.holds.reason == JAMMED  # a link never replaces the shoe's fault
+    t.feed(LinkUp(device="shoe", boot_id=1, rebooted=False))
+    t.shoe_state("jam")
+    assert t.phase == "hold" and t.m.holds.reason == JAMMED
+    t.shoe_state("ok")
+    assert t.phase == "dealing"
+
+
+def test_a_jam_on_a_table_held_by_the_supervisor_is_noted_and_clear_fault_waits_for_the_shoe() -> None:
+    t = at("mississippi_stud", 5)
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=9))  # a count that differs: the supervisor's
+    reason = t.m.holds.reason
+    assert t.m.holds.kind is HoldKind.TABLE
+    t.feed(Jam(device="shoe"))
+    assert t.m.holds.reason == reason and JAMMED in t.m.display.notes
+    t.key()
+    t.press("clear_fault")
+    assert t.phase == "hold" and t.records("SupervisorRefused")[-1]["reason"] == JAMMED
+    t.shoe_state("ok")  # not the shoe's hold: the supervisor still clears it
+    assert t.phase == "hold" and t.m.holds.reason == reason
+    t.press("clear_fault")
+    assert t.phase == "dealing"
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_jam_before_the_table_opens_holds_the_round_as_it_opens(game: str) -> None:
+    cls, name = GAMES[game]
+    m = cls(load_table(config_dir() / "bench" / f"{name}.yaml"), RecordingDevices())
+    m.handle(Jam(device="shoe"))
+    assert m.phase is m.common.closed
+    m.handle(OpenTable())
+    assert m.phase is m.common.hold and m.holds.reason == JAMMED and m.holds.held_from is m.common.betting
+    m.handle(ShoeState(device="shoe", status="ok"))
+    assert m.phase is m.common.betting
+
+
+def test_the_jam_is_carried_in_the_round_start_snapshot() -> None:
+    t = at("mississippi_stud", 0)
+    t.feed(Jam(device="shoe"))
+    state = t.m.snapshot_state()
+    assert state["shoe_faults"] == {"jammed": True, "door_open": False}
+    again = Table("mississippi_stud")
+    again.m.phase = again.m.common.closed
+    again.m.restore(state)
+    assert again.phase == "hold" and again.m.holds.reason == JAMMED
+
+
+def test_a_jam_while_counting_the_stub_holds() -> None:
+    t = Table("mississippi_stud")
+    t.m.stub.rounds_dealt = 4  # the stub is counted after this round
+    for step in ROUNDS["mississippi_stud"](t):
+        if t.m.rounds:
+            break
+        step()
+    t.m.next_round()
+    assert t.phase == "count_stub"
+    t.feed(Jam(device="shoe"))
+    assert t.phase == "hold" and t.m.holds.held_from is t.m.common.count_stub
+    t.shoe_state("ok")
+    assert t.phase == "count_stub"
+
+
+# --- 3. bets while a hold keeps betting open ---------------------------------------------------------
+
+
+BET_SPOT = {"mississippi_stud": "ante", "boston5": "ante", "pai_gow": "pai_gow"}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_bets_during_a_bet_spot_link_hold_while_betting_is_open_count_as_placed(game: str) -> None:
+    t = Table(game)
+    t.feed(LinkDown(device="bet_spots", reason="no reply"))
+    assert t.phase == "hold"
+    spot = BET_SPOT[game]
+    for seat in range(1, 7):  # the device rebooted empty: each bet is a report of its new boot
+        t.spot(seat, spot, 1000)
+    t.feed(LinkUp(device="bet_spots", boot_id=2, rebooted=True))
+    t.feed(SpotsState(device="bet_spots", spots=tuple((s, spot, 1000) for s in range(1, 7))))
+    assert t.phase == "betting" and t.m.late.noted == []
+    assert {n: s.wagers for n, s in t.m.seats.items()} == {n: {spot: 1000} for n in range(1, 7)}
+    assert all(("lamp", (n, spot, "open")) in t.devices.commands for n in range(1, 7))
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_state_read_during_a_hold_while_betting_is_open_counts_as_bets(game: str) -> None:
+    t = Table(game)
+    t.feed(Jam(device="shoe"))  # still held after the spots are back
+    t.feed(LinkDown(device="bet_spots", reason="no reply"))
+    t.feed(LinkUp(device="bet_spots", boot_id=2, rebooted=True))
+    spot = BET_SPOT[game]
+    t.feed(SpotsState(device="bet_spots", spots=((1, spot, 1000), (3, spot, 2000))))
+    assert t.phase == "hold" and t.m.late.noted == []
+    assert {n: s.wagers for n, s in t.m.seats.items()} == {1: {spot: 1000}, 3: {spot: 2000}}
+    assert t.snapshot().why_not_bet(2, spot) is None
+    t.shoe_state("ok")
+    assert t.phase == "betting"
+
+
+LOCKED = [s for s in STATES if s[1] != "betting"]
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), LOCKED, ids=[f"{g}-{p}" for g, p, _ in LOCKED])
+def test_once_bets_are_locked_a_bet_during_a_link_hold_is_late(game: str, phase: str, steps: int) -> None:
+    t = at(game, steps)
+    t.feed(LinkDown(device="bet_spots", reason="no reply"))
+    t.spot(6, BET_SPOT[game], 1000)
+    assert t.m.late.noted == [f"late bet: seat 6 {BET_SPOT[game]} 10.00 not accepted"]
+    assert 6 not in t.m.seats or BET_SPOT[game] not in t.m.seats[6].wagers
+
+
+def test_a_pai_gow_envy_marker_during_a_hold_while_betting_is_open_is_taken() -> None:
+    t = Table("pai_gow")
+    t.spot(2, "pai_gow", 1000)
+    t.spot(2, "bonus", 500)
+    t.feed(LinkDown(device="bet_spots", reason="no reply"))
+    t.spot(2, "envy_marker", 1)
+    assert t.m.markers == {2} and t.m.late.noted == []
