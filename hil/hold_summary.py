@@ -20,12 +20,12 @@ import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.par.service import PAID_ON
-from hil.verdict import Combined, combined_test
+
+if TYPE_CHECKING:
+    from hil.verdict import Combined
 
 __all__ = [
     "SpotParLike",
@@ -280,6 +280,10 @@ def combined(tally: HoldTally, sheet: ParSheetLike | None) -> Combined | None:
     (``variance_per_unit * sum(stake^2)``, as for its interval; a run that has not met a rare big
     payout shows less spread than there is) with the correlations observed, plus a simulated par
     figure's own variance."""
+    import numpy as np  # only when the verdict is made (meters and the bench start without it)
+
+    from hil.verdict import combined_test
+
     n = tally.rounds - tally.voids
     if sheet is None or n < MIN_ROUNDS:
         return None

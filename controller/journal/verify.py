@@ -53,6 +53,8 @@ class VerifyReport:
     last_seq: int = 0
     problems: list[str] = field(default_factory=list)
     bad_from: int | None = None
+    notes: list[str] = field(default_factory=list)
+    """What could not be checked, and why (a keyed journal read without its key)."""
 
     @property
     def ok(self) -> bool:
@@ -128,8 +130,11 @@ def _walk(
     report: VerifyReport,
     until: int | None = None,
     hashes: dict[int, str] | None = None,
+    links_only: bool = False,
 ) -> str:
-    """Check the chain from record ``after`` (hash ``prev``) on, stopping at the first problem."""
+    """Check the chain from record ``after`` (hash ``prev``) on, stopping at the first problem
+    (``links_only``: each record's ``prev`` is the record before's hash and no number is missing,
+    the hashes themselves not computed: a keyed journal read without its key)."""
     expected_seq = after + 1
     query = "SELECT seq, at, kind, event, data, prev, hash FROM records WHERE seq > ?"
     args: tuple[int, ...] = (after,)
@@ -147,6 +152,8 @@ def _walk(
                 report.bad(expected_seq, f"record {expected_seq}: missing (the next record is {seq}): removed")
             elif stored_prev != prev:
                 report.bad(seq, f"{where}: does not follow record {seq - 1}: removed, inserted or reordered")
+            elif links_only:
+                pass
             else:
                 try:
                     digest = record_hash(prev, seq, at, kind, bool(event), data, journal.key)
@@ -419,9 +426,16 @@ def _bracket(journal: SqliteJournal, lo: int, hi: int, anchor: tuple[int, str], 
     return start, int(after) if isinstance(after, int) else last_seq
 
 
-def _segment(journal: SqliteJournal, start: int, end: int, anchor: tuple[int, str], report: VerifyReport) -> None:
+def _segment(
+    journal: SqliteJournal,
+    start: int,
+    end: int,
+    anchor: tuple[int, str],
+    report: VerifyReport,
+    links_only: bool = False,
+) -> None:
     """The chain from record ``start`` to ``end``, each record's hash computed again, bound at both
-    ends to the snapshots kept there."""
+    ends to the snapshots kept there (``links_only``: the links alone, see :func:`_walk`)."""
     if start == anchor[0]:
         prev = anchor[1]
     else:
@@ -430,6 +444,9 @@ def _segment(journal: SqliteJournal, start: int, end: int, anchor: tuple[int, st
             report.bad(start, f"record {start}: missing (a snapshot follows it): removed")
             return
         prev = str(row[0])
+    if links_only:
+        _walk(journal, start, prev, report, until=end, links_only=True)
+        return
     _snapshot_at(journal, start, prev, report)
     last = _walk(journal, start, prev, report, until=end)
     if not report.problems and end > start:
@@ -451,6 +468,25 @@ def _head(journal: SqliteJournal, report: VerifyReport) -> int:
     return last_seq
 
 
+def _signed_without_key(journal: SqliteJournal) -> bool:
+    """Opened without a key, and ``meta_hash`` is not the plain SHA-256 of ``meta``: signed with a
+    key that this reader does not have (or changed: without the key the two cannot be told apart)."""
+    if journal.key is not None or getattr(journal, "schema_version", 3) < 3:
+        return False
+    meta = journal.meta_rows()
+    stored = meta.get("meta_hash")
+    return stored is not None and stored != meta_hash(meta, None)
+
+
+def _anchor_unsigned(journal: SqliteJournal, report: VerifyReport) -> tuple[int, str] | None:
+    """The pruning anchor as ``meta`` holds it, unchecked (its signature needs the key)."""
+    raw_seq = journal.meta("anchor_seq") or "0"
+    if not raw_seq.isdigit():
+        report.bad(0, f"meta: anchor_seq {raw_seq!r} is not a record number: changed")
+        return None
+    return int(raw_seq), journal.meta("anchor_hash") or GENESIS
+
+
 def verify_reader(journal: SqliteJournal, shown: Iterable[tuple[int, int]] = ()) -> VerifyReport:
     """What a reader (``recall``, ``meters``, ``status``, the forwarder) checks before it trusts what
     it reads, in time that does not grow with the journal: ``meta`` against its hash, the head
@@ -461,7 +497,16 @@ def verify_reader(journal: SqliteJournal, shown: Iterable[tuple[int, int]] = ())
     are read. ``journal verify`` still checks everything else (every record, the meters)."""
     report = VerifyReport()
     try:
-        anchor = _anchor(journal, report)
+        links_only = _signed_without_key(journal)
+        if links_only:
+            report.notes.append(
+                "meta_hash is not a plain SHA-256: the journal is signed with a key (or its meta was changed); "
+                "without the key only the chain's links and the head are checked (give --config with the key "
+                "file for the rest)"
+            )
+            anchor = _anchor_unsigned(journal, report)
+        else:
+            anchor = _anchor(journal, report)
         if anchor is None:
             return report
         last_seq = _head(journal, report)
@@ -470,7 +515,7 @@ def verify_reader(journal: SqliteJournal, shown: Iterable[tuple[int, int]] = ())
         tail_from = max(int(last_snapshot), anchor[0]) if isinstance(last_snapshot, int) else anchor[0]
         segments.add((tail_from, last_seq))
         for start, end in sorted(segments):
-            _segment(journal, start, end, anchor, report)
+            _segment(journal, start, end, anchor, report, links_only)
             if report.problems:
                 break
     except _DAMAGE as exc:
