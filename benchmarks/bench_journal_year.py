@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.journal import SqliteJournal, check_tail
+from controller.journal import SqliteJournal, check_tail, checkpoint
 from controller.journal.meters import meters_for_round
 from controller.journal.store import canonical, record_hash, snapshot_hash
 from controller.table_config import config_dir, load_table
@@ -73,6 +73,7 @@ def build(src: Path, dst: Path, records: int) -> int:
     step = YEAR_S / per_round
     at0 = rows[0][1]
     meters: dict[tuple[str, str], int] = {}
+    sums = checkpoint.SpotSums(1)
     round_no = 0
 
     def put(at: float, kind: str, event: int, data: str) -> None:
@@ -112,6 +113,15 @@ def build(src: Path, dst: Path, records: int) -> int:
                 j.db.execute("INSERT INTO rounds VALUES (?, ?, ?)", (round_no, seq, when))
                 for key, value in meters_for_round(doc).items():
                     meters[key] = meters.get(key, 0) + value
+                sums.add(doc)
+                if round_no % checkpoint.EVERY == 0:  # as the journal writes it, right after the round
+                    cp = {
+                        "round": round_no,
+                        "through_seq": seq,
+                        "meters": [[s, n, v] for (s, n), v in sorted(meters.items())],
+                        "spots": sums.to_json(),
+                    }
+                    put(when, checkpoint.KIND, 0, canonical(cp))
             else:
                 put(when, kind, event, data)
         if n % 2000 == 0:

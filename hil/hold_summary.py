@@ -20,9 +20,12 @@ import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.par.service import PAID_ON
+
+if TYPE_CHECKING:
+    from hil.verdict import Combined
 
 __all__ = [
     "SpotParLike",
@@ -33,7 +36,13 @@ __all__ = [
     "spot_rows",
     "summary_lines",
     "par_for",
+    "combined",
+    "verdict_line",
+    "MIN_ROUNDS",
 ]
+
+MIN_ROUNDS = 100
+"""Settled rounds below which the combined test is not made (its chi-square is a large-sample law)."""
 
 Z95 = 1.959963984540054
 """The two-sided 95% point of the standard normal distribution."""
@@ -134,6 +143,10 @@ class HoldTally:
     rounds: int = 0
     voids: int = 0
     spots: dict[str, SpotTally] = field(default_factory=dict)
+    pairs: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    """Per pair of spots ``(s, t)``, ``s < t``, the sums over rounds of ``house_s * house_t``,
+    ``house_s * handle_t``, ``handle_s * house_t`` and ``handle_s * handle_t``: with each spot's own
+    sums, the covariance of the spots' deviations from par (:func:`combined`)."""
 
     def add(self, record: Mapping[str, Any], settlement: Any) -> None:
         """One finished round: its record and its settlement (a ``Settlement``, its JSON, or
@@ -152,14 +165,32 @@ class HoldTally:
         for line, base in PAID_ON.get(record.get("game", ""), {}).items():  # every round: all of its base's handle
             if base in stakes:
                 stakes[line] = stakes[base]
+        played = []
         for spot in sorted(stakes.keys() | house.keys()):
-            self.spots.setdefault(spot, SpotTally()).add_round(stakes.get(spot, ()), house.get(spot, 0))
+            spot_stakes = stakes.get(spot, ())
+            win = house.get(spot, 0)
+            self.spots.setdefault(spot, SpotTally()).add_round(spot_stakes, win)
+            played.append((spot, win, sum(spot_stakes)))
+        pairs = self.pairs
+        for i, (s, hs, ws) in enumerate(played):
+            for t, ht, wt in played[i + 1 :]:
+                sums = pairs.get((s, t))
+                if sums is None:
+                    sums = pairs[(s, t)] = [0, 0, 0, 0]
+                sums[0] += hs * ht
+                sums[1] += hs * wt
+                sums[2] += ws * ht
+                sums[3] += ws * wt
 
     def merge(self, other: HoldTally) -> None:
         self.rounds += other.rounds
         self.voids += other.voids
         for spot, t in other.spots.items():
             self.spots.setdefault(spot, SpotTally()).merge(t)
+        for pair, sums in other.pairs.items():
+            mine = self.pairs.setdefault(pair, [0, 0, 0, 0])
+            for i, v in enumerate(sums):
+                mine[i] += v
 
     @property
     def handle(self) -> int:
@@ -240,6 +271,72 @@ def spot_rows(tally: HoldTally, sheet: ParSheetLike | None, order: Sequence[str]
     return rows
 
 
+def combined(tally: HoldTally, sheet: ParSheetLike | None) -> Combined | None:
+    """Every spot with a par figure tested against par together (:mod:`hil.verdict`), or ``None``
+    without a sheet, a spot with par, or :data:`MIN_ROUNDS` settled rounds.
+
+    ``D_s = house_s - edge_s * handle_s``; its covariance is the spread between rounds (centred,
+    times ``n / (n - 1)``), each spot's variance never below the par sheet's
+    (``variance_per_unit * sum(stake^2)``, as for its interval; a run that has not met a rare big
+    payout shows less spread than there is) with the correlations observed, plus a simulated par
+    figure's own variance."""
+    import numpy as np  # only when the verdict is made (meters and the bench start without it)
+
+    from hil.verdict import combined_test
+
+    n = tally.rounds - tally.voids
+    if sheet is None or n < MIN_ROUNDS:
+        return None
+    names = [s for s in sorted(tally.spots) if s in sheet.spots and tally.spots[s].handle]
+    if not names:
+        return None
+    k = len(names)
+    edge = np.array([float(sheet.spots[s].edge_per_unit) for s in names])
+    t = [tally.spots[s] for s in names]
+    dev = np.array([x.house - e * x.handle for x, e in zip(t, edge, strict=True)])
+    raw = np.zeros((k, k))
+    for i, (x, e) in enumerate(zip(t, edge, strict=True)):
+        raw[i, i] = x.round_house_sq - 2 * e * x.round_cross + e * e * x.round_handle_sq
+        for j in range(i + 1, k):
+            hh, hw, wh, ww = tally.pairs.get((names[i], names[j]), (0, 0, 0, 0))
+            f = edge[j]
+            raw[i, j] = raw[j, i] = hh - f * hw - e * wh + e * f * ww
+    cov = (raw - np.outer(dev, dev) / n) * (n / (n - 1))
+    observed = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    theory = np.array(
+        [
+            math.sqrt(max(float(sheet.spots[s].variance_per_unit), 0.0) * x.stake_sq)
+            for s, x in zip(names, t, strict=True)
+        ]
+    )
+    sd = np.maximum(observed, theory)
+    safe = np.where(observed > 0, observed, 1.0)
+    corr = cov / np.outer(safe, safe)
+    zero = observed == 0
+    corr[zero, :] = 0.0
+    corr[:, zero] = 0.0
+    np.fill_diagonal(corr, np.where(sd > 0, 1.0, 0.0))
+    par_sd = np.array([_par_half_width(sheet.spots[s]) / Z95 * x.handle for s, x in zip(names, t, strict=True)])
+    sigma = corr * np.outer(sd, sd) + np.diag(par_sd**2)
+    return combined_test(dev, sigma)
+
+
+def verdict_line(result: Combined | None, tally: HoldTally) -> str:
+    """The combined test's line of the summary: pass or FAIL, the statistic and the stated
+    false-alarm rate."""
+    if result is None:
+        n = tally.rounds - tally.voids
+        why = f"fewer than {MIN_ROUNDS} settled rounds ({n})" if n < MIN_ROUNDS else "no spot with a par figure"
+        return f"verdict: not tested: {why}"
+    rate = f"1 run in {round(1 / result.alpha):,}"
+    return (
+        f"verdict: {'FAIL' if result.failed else 'pass'}: every spot against par together, "
+        f"chi-square {result.statistic:.2f} on {result.dof} degrees of freedom (correlations from the rounds), "
+        f"p = {result.p_value:.3g}; fails above {result.limit:.2f} (p < {result.alpha:g}): "
+        f"a table whose par is right fails {rate} by chance"
+    )
+
+
 def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.2f}%"
 
@@ -275,4 +372,6 @@ def summary_lines(
         else:
             note += "; every spot with a par figure is inside its 95% interval"
         out.append(note)
+        if compare:
+            out.append(verdict_line(combined(tally, sheet), tally))
     return out

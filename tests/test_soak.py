@@ -201,12 +201,14 @@ def test_rows_flag_a_spot_outside_its_interval():
     assert not ante.outside  # 0.0 is within 0.05 +- 0.069
     assert not rows["bonus"].outside
     lines = summary_lines(_tally(), sheet)
-    assert lines[-1] == "par: optimal; every spot with a par figure is inside its 95% interval"
+    assert lines[-2] == "par: optimal; every spot with a par figure is inside its 95% interval"
+    assert lines[-1].startswith("verdict: pass: ")
     far = StubSheet("optimal", {"ante": StubSpot(0.5, 0.5)})
     assert spot_rows(_tally(), far)[0].outside
     lines = summary_lines(_tally(), far)
     assert any(line.startswith("ante") and line.endswith("OUTSIDE") for line in lines)
-    assert lines[-1] == "par: optimal; OUTSIDE the 95% interval: ante"
+    assert lines[-2] == "par: optimal; OUTSIDE the 95% interval: ante"
+    assert lines[-1].startswith("verdict: FAIL: ")
     assert summary_lines(_tally(), far, played="random")[-1].endswith("so holds are not checked against it")
     assert summary_lines(_tally(), None)[-1].startswith("par: no par sheet")
 

@@ -4,11 +4,11 @@ its journal (mode 0600, replaced atomically), never the table: what it shows, an
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 from controller.cli import main as tablectl
 from controller.cli.status import link_status, table_status
+from controller.journal import SqliteJournal
 from controller.table.events import OpenTable
 from controller.table.mississippi_stud import MississippiTable
 from controller.table.runtime import snapshot_path, write_snapshot_file
@@ -21,10 +21,7 @@ MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 
 def journal(tmp_path: Path) -> Path:
     path = tmp_path / "mississippi_stud.db"
-    db = sqlite3.connect(path)
-    db.execute("CREATE TABLE records (seq INTEGER, at REAL, kind TEXT, data TEXT)")
-    db.commit()
-    db.close()
+    SqliteJournal(path).close()  # an empty journal
     return path
 
 

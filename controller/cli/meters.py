@@ -12,8 +12,12 @@ import json
 import sqlite3
 import sys
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from controller.cli.journal import add_journal_args, open_journal_from_args
+
+if TYPE_CHECKING:
+    from controller.journal import SqliteJournal
 
 __all__ = ["register", "run"]
 
@@ -33,9 +37,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
+def _refused(path: object, problems: list[str]) -> int:
+    for problem in problems:
+        print(f"tablectl meters: {path}: {problem}", file=sys.stderr)
+    print(f"tablectl meters: {path}: not shown: the journal does not verify", file=sys.stderr)
+    return 1
+
+
+def _last_round(journal: SqliteJournal) -> list[Any]:
+    """The last round's data (the table config it was played under names the par sheet)."""
+    row = journal.db.execute("SELECT MAX(round_no) FROM rounds").fetchone()
+    seqs = journal.db.execute("SELECT seq FROM rounds WHERE round_no = ?", (row[0],)).fetchone() if row else None
+    record = journal.record(int(seqs[0])) if seqs else None
+    return [record.data] if record is not None else []
+
+
 def run(args: argparse.Namespace) -> int:
     from controller.cli.theoretical import theoretical_lines
-    from controller.journal import JournalDamaged, verify_journal
+    from controller.journal import JournalDamaged, verify_journal, verify_meters
+    from controller.journal.checkpoint import spot_sums
     from controller.journal.meters import add_meters, meters_table
 
     since = None
@@ -50,17 +70,27 @@ def run(args: argparse.Namespace) -> int:
             return 2
     journal, _ = open_journal_from_args(args, "meters")
     try:
-        if not args.no_verify:
-            report = verify_journal(journal)
-            if not report.ok:
-                for problem in report.problems:
-                    print(f"tablectl meters: {journal.path}: {problem}", file=sys.stderr)
-                print(f"tablectl meters: {journal.path}: not shown: the journal does not verify", file=sys.stderr)
-                return 1
-        rounds = [journal.record(seq) for _, seq in journal.round_seqs()]
-        kept = [r.data for r in rounds if r is not None and (since is None or r.at >= since)]
-        meters = journal.meters() if since is None else add_meters(kept)
-        theo_lines, theo_entries = theoretical_lines(kept, args.config) if kept and meters else ([], [])
+        check = verify_meters(journal) if since is None else None
+        if check is not None and check.checkpoint is not None:
+            # incremental: the last checkpoint, the rounds after it, checked against the chain
+            if not args.no_verify and not check.report.ok:
+                return _refused(journal.path, check.report.problems)
+            meters = journal.meters()
+            last = [check.after[-1][2]] if check.after else _last_round(journal)
+            sums = spot_sums([d for _, _, d in check.after], 0, check.checkpoint.spots)
+            label = f"the {sums.rounds:,} rounds from round {sums.from_round}"
+            theo_lines, theo_entries = (
+                theoretical_lines(last, args.config, sums, label) if last and meters else ([], [])
+            )
+        else:
+            if not args.no_verify:
+                report = verify_journal(journal)
+                if not report.ok:
+                    return _refused(journal.path, report.problems)
+            rounds = [journal.record(seq) for _, seq in journal.round_seqs()]
+            kept = [r.data for r in rounds if r is not None and (since is None or r.at >= since)]
+            meters = journal.meters() if since is None else add_meters(kept)
+            theo_lines, theo_entries = theoretical_lines(kept, args.config) if kept and meters else ([], [])
     except JournalDamaged as exc:
         print(f"tablectl meters: {exc}", file=sys.stderr)
         return 1

@@ -75,6 +75,8 @@ def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
     if chosen and not args.no_verify:
         report = verify_rounds(journal, chosen)
         problems, bad_from = report.problems, report.bad_from
+        for note in report.notes:
+            print(f"tablectl recall: {journal.path}: {note}", file=sys.stderr)
     for problem in problems:
         print(f"tablectl recall: {journal.path}: {problem}", file=sys.stderr)
     status = 1 if problems else 0

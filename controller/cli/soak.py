@@ -23,7 +23,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="play many rounds at the real table machines in process, on every core; hold per spot against par",
         description="Play ROUNDS rounds at the real table machines, engine and settlement in process (devices faked "
         "at the device interface, the bench's players), on every core; print each wager spot's hold beside the par "
-        "sheet's 95%% interval, and re-settle a sample of rounds with `tablectl settle` in a separate process.",
+        "sheet's 95%% interval and a combined test of every spot against par (allowing for their correlation; a "
+        "right par fails 1 run in 1,000), and re-settle a sample of rounds with `tablectl settle` in a separate "
+        "process. Exit 1 when a re-settled round differs or the combined test fails.",
     )
     p.add_argument("--game", default="mississippi_stud", choices=GAMES, help="the game")
     p.add_argument("--config", help="a bench table config (default: config/bench/GAME.yaml)")
@@ -72,12 +74,14 @@ def soak_lines(result: SoakResult, sheet: object, played: str | None = None, ord
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``tablectl soak``; 0 when every re-settled round matches what the table paid."""
+    """Run ``tablectl soak``; 0 when every re-settled round matches what the table paid and the
+    combined test of the holds against par passes (or is not made: no par sheet, too few rounds,
+    or the players played another strategy than the sheet's)."""
     from tqdm import tqdm
 
     from controller.table_config import config_dir, load_table
     from controller.yamlfile import ConfigError
-    from hil.hold_summary import par_for
+    from hil.hold_summary import combined, par_for
     from hil.soak import SoakError, players_take_strategy, run_soak
 
     try:
@@ -123,4 +127,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{table.name}: soak, {args.seats} seats, seed {args.seed}, strategy {args.strategy}")
     for line in soak_lines(result, sheet, played, order=table.catalog.wager_spots):
         print("  " + line)
-    return 0 if not result.differ and not result.verify_error else 1
+    compare = sheet is not None and (played is None or played == sheet.strategy)
+    verdict = combined(result.tally, sheet) if compare else None
+    failed = verdict is not None and verdict.failed
+    return 0 if not result.differ and not result.verify_error and not failed else 1

@@ -174,8 +174,22 @@ def _time(at: float | None) -> str:
     return datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M:%S") if at is not None else "-"
 
 
+def _check_lines(check: dict[str, Any] | None) -> list[str]:
+    if check is None:
+        return []
+    if not check["ok"]:
+        return [
+            "journal: WARNING: does not verify (what follows is what the file holds now): " + check["problems"][0],
+            *[f"  {p}" for p in check["problems"][1:]],
+        ]
+    if check["notes"]:
+        return [f"journal: links and head verified; {note}" for note in check["notes"]]
+    return ["journal: verified (meta, head, the last snapshot and the records after it; `journal verify` reads all)"]
+
+
 def _text(status: dict[str, Any]) -> list[str]:
     out = [f"{status['journal']}: {status['head_seq']} records, last at {_time(status['head_at'])}"]
+    out += _check_lines(status.get("check"))
     table = status.get("table")
     if table is None:
         out.append("table: no snapshot written yet (the table writes one beside its journal while it runs)")
@@ -221,16 +235,57 @@ def _text(status: dict[str, Any]) -> list[str]:
     return out
 
 
+def journal_check(path: Path, key: bytes | None = None) -> dict[str, Any]:
+    """What can be checked cheaply of the journal at ``path`` whatever its size
+    (controller.journal.verify_reader: ``meta`` against its hash, the head, the chain from the last
+    snapshot to the end and that snapshot's binding): ``ok``, the problems, and notes on what could
+    not be checked (a keyed journal read without its key: the links and the head only)."""
+    from controller.journal import JournalError, SqliteJournal, verify_reader
+
+    try:
+        journal = SqliteJournal.open_readonly(path, key)
+    except JournalError as exc:
+        return {"ok": False, "problems": [str(exc)], "notes": []}
+    try:
+        report = verify_reader(journal)
+    finally:
+        journal.close()
+    return {"ok": report.ok, "problems": report.problems, "notes": report.notes}
+
+
+def _key(args: argparse.Namespace) -> bytes | None:
+    """The journal's HMAC key when ``--config`` names a key file this user can read."""
+    if not args.config:
+        return None
+    from controller.journal import JournalError, read_hmac_key
+    from controller.table_config import load_table
+
+    table = load_table(args.config)
+    if not table.journal.hmac_key_file:
+        return None
+    try:
+        return read_hmac_key(table.journal.hmac_key_file)
+    except (JournalError, OSError, ValueError):
+        return None  # checked without it: the links and the head only (said in the notes)
+
+
 def run(args: argparse.Namespace) -> int:
+    """Run ``tablectl status``: 0, or 1 when the journal's cheap check finds a problem (the status
+    is shown all the same, under a warning), 2 when it cannot be read."""
     from controller.yamlfile import ConfigError
 
     try:
-        status = link_status(_journal_path(args))
+        path = _journal_path(args)
+        status = link_status(path)
+        status["check"] = journal_check(path, _key(args))
     except (ConfigError, OSError, sqlite3.Error, ValueError) as exc:
         print(f"tablectl status: {exc}", file=sys.stderr)
         return 2
+    check = status["check"]
+    for problem in check["problems"]:
+        print(f"tablectl status: {path}: WARNING: {problem}", file=sys.stderr)
     if args.json:
         print(json.dumps(status, indent=2))
     else:
         print("\n".join(_text(status)))
-    return 0
+    return 0 if check["ok"] else 1

@@ -12,10 +12,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from controller.games import resolve_table_path
-from controller.par.service import PAID_ON, Theoretical, theoretical_win, wagered_by_spot
+from controller.journal.checkpoint import SpotSums, spot_sums
+from controller.par.service import PAID_ON, Theoretical, theoretical_win
 from controller.table_config import TableConfig, load_table
 from controller.yamlfile import ConfigError
-from hil.hold_summary import HoldTally, ParSheetLike, par_for
+from hil.hold_summary import ParSheetLike, par_for
 
 __all__ = ["theoretical_rows", "theoretical_lines", "table_for"]
 
@@ -37,42 +38,63 @@ Row = tuple[str, int, int, float | None, float | None]
 
 
 def theoretical_rows(
-    rounds: Sequence[Mapping[str, Any]], sheet: ParSheetLike | None, order: Iterable[str] = ()
+    rounds: Sequence[Mapping[str, Any]] | SpotSums,
+    sheet: ParSheetLike | None,
+    order: Iterable[str] = (),
+    game: str = "",
 ) -> tuple[list[Row], Theoretical]:
     """A row per spot and the total, by the par service's one rule (controller.par.service:
     the floor report and the pit view use the same): handle and theoretical win of the settled
     rounds' wagers, a payout line paid on another wager (Boston 5's ante bonus) with that wager's
-    handle; the actual win of every round."""
-    tally = HoldTally()
-    for r in rounds:
-        tally.add(r["record"], r["settlement"])
-    game = next((str(r["record"].get("game", "")) for r in rounds), "")
-    theo = theoretical_win(sheet, game, wagered_by_spot(rounds))
+    handle; the actual win of every round. ``rounds``: the rounds, or their sums (a meters
+    checkpoint's plus the rounds after it) with their ``game``."""
+    if isinstance(rounds, SpotSums):
+        sums = rounds
+    else:
+        sums = spot_sums(rounds, 0)
+        game = next((str(r["record"].get("game", "")) for r in rounds), "")
+    theo = theoretical_win(sheet, game, {s: c for s, c in sums.wagered.items() if c})
     known = list(order)
     rows: list[Row] = []
     for spot in sorted(
-        tally.spots.keys() | theo.by_spot.keys(), key=lambda s: (known.index(s) if s in known else len(known), s)
+        sums.won.keys() | {s for s, c in sums.wagered.items() if c} | theo.by_spot.keys(),
+        key=lambda s: (known.index(s) if s in known else len(known), s),
     ):
         handle, edge, win = theo.by_spot.get(spot, (0, None, None))
-        rows.append((spot, handle, tally.spots[spot].house if spot in tally.spots else 0, win, edge))
+        rows.append((spot, handle, sums.won.get(spot, 0), win, edge))
     return rows, theo
 
 
-def theoretical_lines(rounds: Sequence[Mapping[str, Any]], config: str | None) -> tuple[list[str], list[list[Any]]]:
+def theoretical_lines(
+    rounds: Sequence[Mapping[str, Any]],
+    config: str | None,
+    sums: SpotSums | None = None,
+    label: str = "",
+) -> tuple[list[str], list[list[Any]]]:
     """Text lines and JSON entries (``["theoretical", NAME, VALUE]``) of theoretical beside
     actual win per spot over ``rounds`` (``RoundSettled`` data), and for the table (``all``: the
-    figure the floor report shows for the same rounds)."""
+    figure the floor report shows for the same rounds). With ``sums`` the figures are those sums'
+    (``rounds``: the last rounds, for the table config they were played under; ``label`` says
+    which rounds the sums cover)."""
     table, problem = table_for(config, rounds)
     sheet = par_for(table) if table is not None else None
     if table is not None and sheet is None:
         problem = "no par sheet for this table (controller.par not available)"
-    rows, theo = theoretical_rows(rounds, sheet, table.catalog.wager_spots if table is not None else ())
+    order = table.catalog.wager_spots if table is not None else ()
+    if sums is not None:
+        game = next((str(r["record"].get("game", "")) for r in rounds), "")
+        rows, theo = theoretical_rows(sums, sheet, order, game)
+        count = sums.rounds
+    else:
+        rows, theo = theoretical_rows(rounds, sheet, order)
+        count = len(rounds)
+        label = label or f"the {count} rounds kept in the journal"
     assumption = f"par: {sheet.strategy}" if sheet is not None else problem
     lines = [
-        f"theoretical beside actual win, the {len(rounds)} rounds kept in the journal ({assumption}):",
+        f"theoretical beside actual win, {label} ({assumption}):",
         f"  {'spot':<12} {'handle':>14} {'actual win':>14} {'theoretical':>14} {'par edge':>9}",
     ]
-    entries: list[list[Any]] = [["theoretical", "assumption", assumption], ["theoretical", "rounds", len(rounds)]]
+    entries: list[list[Any]] = [["theoretical", "assumption", assumption], ["theoretical", "rounds", count]]
     for spot, handle, actual, win, edge in rows:
         shown = f"{win / 100:,.2f}" if win is not None else "—"
         edge_text = f"{100 * edge:.2f}%" if edge is not None else "—"

@@ -262,6 +262,7 @@ class Forwarder:
         sent = self._acked
         link = self.link
         anchor_seq = outbox.anchor_seq()
+        linked = self._check_journal(outbox, sent)
         try:
             poll, more = 0.005, True
             while not self._stopping.is_set():
@@ -287,6 +288,12 @@ class Forwarder:
                     continue
                 poll = 0.005
                 for record in records:
+                    if linked is not None and record.prev != linked:  # each record follows the one sent before
+                        raise JournalError(
+                            f"{self.journal_path}: record {record.seq} does not follow record {record.seq - 1}: "
+                            "the journal was changed; not published"
+                        )
+                    linked = record.hash
                     messages: list[Message] = messages_for(
                         record, link.table_id, link.subject_prefix, outbox.between, anchor_seq
                     )
@@ -310,6 +317,26 @@ class Forwarder:
             for _, _, future in pending:
                 future.cancel()
             self._flush_ack(outbox, force=True)
+
+    def _check_journal(self, outbox: Outbox, sent: int) -> str | None:
+        """Before publishing the backlog: what can be checked cheaply (``verify_reader``: meta, the
+        head, the last snapshot, and the chain over the records not yet acknowledged, whose cost is
+        the backlog's, read anyway). The forwarder has no key: a keyed journal gets the links and
+        the head checked. Raises :class:`JournalError` (the link goes down saying why, and nothing
+        is published) when it does not verify; returns the hash the next record must follow."""
+        from controller.journal.store import SqliteJournal
+        from controller.journal.verify import verify_reader
+
+        journal = SqliteJournal.open_readonly(self.journal_path)
+        try:
+            head = journal.last_seq
+            report = verify_reader(journal, [(sent + 1, head)] if head > sent else [])
+            row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (sent,)).fetchone()
+        finally:
+            journal.close()
+        if not report.ok:
+            raise JournalError(f"{self.journal_path}: does not verify, not published: {report.problems[0]}")
+        return str(row[0]) if row else None
 
     async def _complete_oldest(
         self, pending: deque[tuple[int, bool, asyncio.Future[Any]]], outbox: Outbox, timeout: float | None = None

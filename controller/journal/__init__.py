@@ -15,7 +15,14 @@ from controller.journal.store import (
     Snapshot,
     SqliteJournal,
 )
-from controller.journal.verify import VerifyReport, check_tail, verify_journal, verify_reader, verify_rounds
+from controller.journal.verify import (
+    VerifyReport,
+    check_tail,
+    verify_journal,
+    verify_meters,
+    verify_reader,
+    verify_rounds,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -28,6 +35,7 @@ __all__ = [
     "read_hmac_key",
     "verify_rounds",
     "verify_reader",
+    "verify_meters",
     "Snapshot",
     "SqliteJournal",
     "VerifyReport",

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
+from controller.journal import checkpoint
 from controller.journal.records import JournalRecord
 
 __all__ = [
@@ -426,11 +427,16 @@ class SqliteJournal:
 
     @_locked
     def _commit(self, write: Callable[[], int]) -> int:
+        start = (self.last_seq, self.last_hash)
         try:
             with self._txn():
                 seq = write()
         except sqlite3.Error as exc:
+            self.last_seq, self.last_hash = start
             raise JournalError(f"{self.path}: cannot write the journal: {exc}") from exc
+        except BaseException:
+            self.last_seq, self.last_hash = start
+            raise
         self.last_seq, self.last_hash = self._pending
         return seq
 
@@ -457,6 +463,9 @@ class SqliteJournal:
                 "INSERT INTO meters VALUES (?, ?, ?) ON CONFLICT (scope, name) DO UPDATE SET value = value + excluded.value",
                 (scope, name, value),
             )
+        if round_no > 0 and round_no % checkpoint.EVERY == 0:  # the meters checkpoint, right after the round
+            self.last_seq, self.last_hash = self._pending
+            self._insert(checkpoint.KIND, checkpoint.checkpoint_data(self.db, round_no, seq), False)
 
     @_locked
     def append_batch(self, records: Sequence[NewRecord]) -> list[int]:

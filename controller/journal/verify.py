@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.journal import checkpoint
 from controller.journal.meters import add_meters
 from controller.journal.store import (
     GENESIS,
@@ -33,7 +34,7 @@ from controller.journal.store import (
     snapshot_hash,
 )
 
-__all__ = ["VerifyReport", "verify_journal", "verify_reader", "check_tail"]
+__all__ = ["VerifyReport", "MetersCheck", "verify_journal", "verify_reader", "verify_meters", "check_tail"]
 
 _DAMAGE = (sqlite3.Error, ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError)
 """What reading a damaged file can raise (``UnicodeError`` is a ``ValueError``)."""
@@ -52,6 +53,8 @@ class VerifyReport:
     last_seq: int = 0
     problems: list[str] = field(default_factory=list)
     bad_from: int | None = None
+    notes: list[str] = field(default_factory=list)
+    """What could not be checked, and why (a keyed journal read without its key)."""
 
     @property
     def ok(self) -> bool:
@@ -127,8 +130,11 @@ def _walk(
     report: VerifyReport,
     until: int | None = None,
     hashes: dict[int, str] | None = None,
+    links_only: bool = False,
 ) -> str:
-    """Check the chain from record ``after`` (hash ``prev``) on, stopping at the first problem."""
+    """Check the chain from record ``after`` (hash ``prev``) on, stopping at the first problem
+    (``links_only``: each record's ``prev`` is the record before's hash and no number is missing,
+    the hashes themselves not computed: a keyed journal read without its key)."""
     expected_seq = after + 1
     query = "SELECT seq, at, kind, event, data, prev, hash FROM records WHERE seq > ?"
     args: tuple[int, ...] = (after,)
@@ -146,6 +152,8 @@ def _walk(
                 report.bad(expected_seq, f"record {expected_seq}: missing (the next record is {seq}): removed")
             elif stored_prev != prev:
                 report.bad(seq, f"{where}: does not follow record {seq - 1}: removed, inserted or reordered")
+            elif links_only:
+                pass
             else:
                 try:
                     digest = record_hash(prev, seq, at, kind, bool(event), data, journal.key)
@@ -285,7 +293,57 @@ def verify_journal(journal: SqliteJournal, until: int | None = None, full: bool 
     _snapshots(journal, report, anchor)
     if not report.problems:
         _meters(journal, report, rounds)
+    if not report.problems:
+        _checkpoints(journal, report, rounds)
     return report
+
+
+def _checkpoints(journal: SqliteJournal, report: VerifyReport, rounds: list[Any]) -> None:
+    """Every meters checkpoint against the round records: its running totals are the pruned
+    rounds' plus every round up to its own; its spot sums the previous checkpoint's plus the rounds
+    between (the first one kept: the rounds of its window, unless they were pruned)."""
+    try:
+        rows = journal.db.execute(
+            "SELECT seq, data FROM records WHERE kind = ? ORDER BY seq", (checkpoint.KIND,)
+        ).fetchall()
+        found = [checkpoint.Checkpoint.from_record(seq, json.loads(data)) for seq, data in rows]
+        baseline = json.loads(journal.meta("pruned_meters") or "[]")
+        first_kept = journal.db.execute("SELECT MIN(round_no) FROM rounds").fetchone()[0]
+    except _DAMAGE as exc:
+        report.bad(0, f"meters checkpoints: unreadable ({exc}): the file is damaged")
+        return
+    ordered = sorted(rounds, key=lambda r: r["round"])
+    totals: dict[tuple[str, str], int] = {(s, n): v for s, n, v in baseline}
+    i = 0
+    previous: checkpoint.Checkpoint | None = None
+    for cp in found:
+        where = f"meters checkpoint record {cp.seq} (round {cp.round})"
+        between = []
+        while i < len(ordered) and ordered[i]["round"] <= cp.round:
+            between.append(ordered[i])
+            i += 1
+        for key, value in add_meters(between).items():
+            totals[key] = totals.get(key, 0) + value
+        kept = {k: v for k, v in cp.meters.items() if v or k[1] == "rounds"}
+        expected = {k: v for k, v in totals.items() if v or k[1] == "rounds"}
+        if kept != expected:
+            wrong = sorted(set(kept.items()) ^ set(expected.items()), key=str)[0][0]
+            report.bad(
+                cp.seq,
+                f"{where}: meter {wrong[0]} {wrong[1]}: {kept.get(wrong, 0)}, the round records give "
+                f"{expected.get(wrong, 0)}: changed",
+            )
+            return
+        if previous is not None:
+            sums = checkpoint.spot_sums(between, previous.spots.from_round, previous.spots)
+        elif isinstance(first_kept, int) and first_kept <= cp.spots.from_round:
+            sums = checkpoint.spot_sums([r for r in between if r["round"] >= cp.spots.from_round], cp.spots.from_round)
+        else:
+            sums = cp.spots  # its window was pruned: nothing to recompute it from
+        if sums.to_json() != cp.spots.to_json():
+            report.bad(cp.seq, f"{where}: its spot sums are not what the round records give: changed")
+            return
+        previous = cp
 
 
 def verify_rounds(journal: SqliteJournal, rounds: Iterable[tuple[int, int]]) -> VerifyReport:
@@ -368,9 +426,16 @@ def _bracket(journal: SqliteJournal, lo: int, hi: int, anchor: tuple[int, str], 
     return start, int(after) if isinstance(after, int) else last_seq
 
 
-def _segment(journal: SqliteJournal, start: int, end: int, anchor: tuple[int, str], report: VerifyReport) -> None:
+def _segment(
+    journal: SqliteJournal,
+    start: int,
+    end: int,
+    anchor: tuple[int, str],
+    report: VerifyReport,
+    links_only: bool = False,
+) -> None:
     """The chain from record ``start`` to ``end``, each record's hash computed again, bound at both
-    ends to the snapshots kept there."""
+    ends to the snapshots kept there (``links_only``: the links alone, see :func:`_walk`)."""
     if start == anchor[0]:
         prev = anchor[1]
     else:
@@ -379,6 +444,9 @@ def _segment(journal: SqliteJournal, start: int, end: int, anchor: tuple[int, st
             report.bad(start, f"record {start}: missing (a snapshot follows it): removed")
             return
         prev = str(row[0])
+    if links_only:
+        _walk(journal, start, prev, report, until=end, links_only=True)
+        return
     _snapshot_at(journal, start, prev, report)
     last = _walk(journal, start, prev, report, until=end)
     if not report.problems and end > start:
@@ -400,6 +468,25 @@ def _head(journal: SqliteJournal, report: VerifyReport) -> int:
     return last_seq
 
 
+def _signed_without_key(journal: SqliteJournal) -> bool:
+    """Opened without a key, and ``meta_hash`` is not the plain SHA-256 of ``meta``: signed with a
+    key that this reader does not have (or changed: without the key the two cannot be told apart)."""
+    if journal.key is not None or getattr(journal, "schema_version", 3) < 3:
+        return False
+    meta = journal.meta_rows()
+    stored = meta.get("meta_hash")
+    return stored is not None and stored != meta_hash(meta, None)
+
+
+def _anchor_unsigned(journal: SqliteJournal, report: VerifyReport) -> tuple[int, str] | None:
+    """The pruning anchor as ``meta`` holds it, unchecked (its signature needs the key)."""
+    raw_seq = journal.meta("anchor_seq") or "0"
+    if not raw_seq.isdigit():
+        report.bad(0, f"meta: anchor_seq {raw_seq!r} is not a record number: changed")
+        return None
+    return int(raw_seq), journal.meta("anchor_hash") or GENESIS
+
+
 def verify_reader(journal: SqliteJournal, shown: Iterable[tuple[int, int]] = ()) -> VerifyReport:
     """What a reader (``recall``, ``meters``, ``status``, the forwarder) checks before it trusts what
     it reads, in time that does not grow with the journal: ``meta`` against its hash, the head
@@ -410,7 +497,16 @@ def verify_reader(journal: SqliteJournal, shown: Iterable[tuple[int, int]] = ())
     are read. ``journal verify`` still checks everything else (every record, the meters)."""
     report = VerifyReport()
     try:
-        anchor = _anchor(journal, report)
+        links_only = _signed_without_key(journal)
+        if links_only:
+            report.notes.append(
+                "meta_hash is not a plain SHA-256: the journal is signed with a key (or its meta was changed); "
+                "without the key only the chain's links and the head are checked (give --config with the key "
+                "file for the rest)"
+            )
+            anchor = _anchor_unsigned(journal, report)
+        else:
+            anchor = _anchor(journal, report)
         if anchor is None:
             return report
         last_seq = _head(journal, report)
@@ -419,9 +515,57 @@ def verify_reader(journal: SqliteJournal, shown: Iterable[tuple[int, int]] = ())
         tail_from = max(int(last_snapshot), anchor[0]) if isinstance(last_snapshot, int) else anchor[0]
         segments.add((tail_from, last_seq))
         for start, end in sorted(segments):
-            _segment(journal, start, end, anchor, report)
+            _segment(journal, start, end, anchor, report, links_only)
             if report.problems:
                 break
     except _DAMAGE as exc:
         report.bad(0, f"the journal is unreadable ({exc}): the file is damaged")
     return report
+
+
+@dataclass
+class MetersCheck:
+    """What :func:`verify_meters` found: the report, the last checkpoint (``None``: the journal has
+    none, so the meters can only be checked whole) and the rounds after it (round, seq, data)."""
+
+    report: VerifyReport
+    checkpoint: checkpoint.Checkpoint | None = None
+    after: list[tuple[int, int, Any]] = field(default_factory=list)
+
+
+def verify_meters(journal: SqliteJournal) -> MetersCheck:
+    """What ``meters`` checks, in time bounded by :data:`checkpoint.EVERY` rounds: the last meters
+    checkpoint, :func:`verify_reader` over the records from its round to the end, the round index
+    entries after it, and the running totals against the checkpoint's plus those rounds'."""
+    report = VerifyReport()
+    try:
+        cp = checkpoint.last_checkpoint(journal.db)
+        if cp is None:
+            return MetersCheck(report)
+        after = checkpoint.rounds_after(journal.db, cp)
+        row = journal.db.execute("SELECT MAX(seq) FROM records").fetchone()
+        last = int(row[0]) if row and isinstance(row[0], int) else cp.seq
+    except _DAMAGE as exc:
+        report.bad(0, f"meters checkpoint: unreadable ({exc}): the file is damaged")
+        return MetersCheck(report)
+    report = verify_reader(journal, [(cp.through_seq, last)])
+    if report.ok:
+        _round_entries(journal, report, [(n, s) for n, s, _ in after])
+    if not report.ok:
+        return MetersCheck(report, cp, after)
+    try:
+        expected = dict(cp.meters)
+        for key, value in add_meters([d for _, _, d in after]).items():
+            expected[key] = expected.get(key, 0) + value
+        kept = journal.meters()
+    except _DAMAGE as exc:
+        report.bad(0, f"meters: cannot be recomputed ({exc}): the file is damaged")
+        return MetersCheck(report, cp, after)
+    for key in sorted(set(expected) | set(kept), key=str):
+        if expected.get(key, 0) != kept.get(key, 0):
+            report.bad(
+                cp.seq,
+                f"meter {key[0]} {key[1]}: kept {kept.get(key, 0)}, the checkpoint after round {cp.round} and the "
+                f"rounds after it give {expected.get(key, 0)}: changed",
+            )
+    return MetersCheck(report, cp, after)

@@ -1,0 +1,151 @@
+"""`tablectl status` and the floor forwarder check what can be checked cheaply
+(controller.journal.verify_reader: meta, the head, the last snapshot and the records after it):
+status warns (exit 1, the status still shown), the forwarder refuses to publish; a keyed journal
+read without its key gets its links and head checked, and says what it could not check."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main as tablectl
+from controller.floor.forwarder import Forwarder
+from controller.floor_config import FloorConfig
+from controller.journal import JournalError, SqliteJournal, verify_reader
+from controller.journal.meters import meters_for_round
+from controller.journal.outbox import Outbox
+
+KEY = b"k" * 32
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = tablectl(list(args))
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+    return code, out.getvalue(), err.getvalue()
+
+
+def write(path: Path, rounds: int = 4, key: bytes | None = None) -> None:
+    j = SqliteJournal(path, key)
+    try:
+        for n in range(1, rounds + 1):
+            j.snapshot(j.last_seq, n, {"round_no": n})
+            j.append("LinkUp", {"device": "shoe", "boot_id": 7, "rebooted": False}, event=True)
+            j.append("CardDealt", {"card": "As"}, event=True)
+            data = {
+                "round": n,
+                "game": "mississippi_stud",
+                "record": {"seats": {"1": {"wagers": {"ante": 500}}}},
+                "settlement": {"seats": {"1": {"wagers": {"ante": {"net": 500}}}}},
+            }
+            j.append_round(n, data, meters_for_round(data))
+        j.append("CardDealt", {"card": "Kd"}, event=True)  # the open round
+    finally:
+        j.close()
+
+
+def sql(path: Path, statement: str, *args: object) -> None:
+    db = sqlite3.connect(path)
+    db.execute(statement, args)
+    db.commit()
+    db.close()
+
+
+@pytest.fixture(params=[None, KEY], ids=["plain", "keyed"])
+def journal(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    path = tmp_path / "mississippi_stud.db"
+    write(path, key=request.param)
+    return path
+
+
+def test_status_says_the_journal_is_verified(journal: Path) -> None:
+    code, out, err = cli("status", "--journal", str(journal))
+    assert code == 0, err
+    keyed = SqliteJournal.open_readonly(journal)
+    try:
+        notes = verify_reader(keyed).notes
+    finally:
+        keyed.close()
+    if notes:  # the keyed journal, read without its key: said, not a problem
+        assert "journal: links and head verified; meta_hash is not a plain SHA-256" in out
+    else:
+        assert "journal: verified (meta, head, the last snapshot and the records after it" in out
+    status = json.loads(cli("status", "--journal", str(journal), "--json")[1])
+    assert status["check"]["ok"] is True and status["check"]["problems"] == []
+
+
+def test_status_warns_of_a_cut_tail_keyed_or_not(journal: Path) -> None:
+    sql(journal, "DELETE FROM records WHERE seq = (SELECT MAX(seq) FROM records)")
+    code, out, err = cli("status", "--journal", str(journal))
+    assert code == 1
+    assert "journal: WARNING: does not verify" in out and "missing (the journal was written up to record" in out
+    assert "WARNING" in err and "Traceback" not in err
+    assert "link up since" in out  # the status is still shown
+
+
+def test_status_warns_of_a_relinked_record_keyed_or_not(journal: Path) -> None:
+    last = sqlite3.connect(journal).execute("SELECT MAX(seq) FROM records").fetchone()[0]
+    sql(journal, "UPDATE records SET prev = ? WHERE seq = ?", "0" * 64, last)
+    code, out, _ = cli("status", "--journal", str(journal))
+    assert code == 1 and f"record {last}" in out and "does not follow" in out
+
+
+def test_status_warns_of_a_changed_record_after_the_last_snapshot(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    write(path)
+    last = sqlite3.connect(path).execute("SELECT MAX(seq) FROM records").fetchone()[0]
+    sql(path, "UPDATE records SET data = ? WHERE seq = ?", '{"card":"Ah"}', last)
+    code, out, _ = cli("status", "--journal", str(path))
+    assert code == 1 and f"record {last}" in out and "hash mismatch" in out
+
+
+def test_a_keyed_journal_is_checked_in_full_with_its_key(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    write(path, key=KEY)
+    last = sqlite3.connect(path).execute("SELECT MAX(seq) FROM records").fetchone()[0]
+    sql(path, "UPDATE records SET data = ? WHERE seq = ?", '{"card":"Ah"}', last)
+    without = SqliteJournal.open_readonly(path)
+    with_key = SqliteJournal.open_readonly(path, KEY)
+    try:
+        plain = verify_reader(without)
+        assert plain.ok and plain.notes  # the hashes cannot be checked without the key: said
+        keyed = verify_reader(with_key)
+        assert not keyed.ok and "hash mismatch" in keyed.problems[0] and not keyed.notes
+    finally:
+        without.close()
+        with_key.close()
+
+
+def forwarder(path: Path) -> Forwarder:
+    return Forwarder(path, FloorConfig("t1", ("nats://127.0.0.1:1",)))
+
+
+def test_the_forwarder_checks_the_backlog_before_publishing(journal: Path) -> None:
+    outbox = Outbox(journal)
+    try:
+        f = forwarder(journal)
+        assert f._check_journal(outbox, 0) is None  # nothing acknowledged yet: nothing to follow
+        assert f._check_journal(outbox, 3) is not None  # the next record must follow record 3's hash
+        sql(journal, "UPDATE records SET prev = ? WHERE seq = 5", "0" * 64)
+        with pytest.raises(JournalError, match="does not verify, not published: record 5"):
+            f._check_journal(outbox, 2)
+    finally:
+        outbox.close()
+
+
+def test_the_forwarder_refuses_a_cut_tail(journal: Path) -> None:
+    sql(journal, "DELETE FROM records WHERE seq = (SELECT MAX(seq) FROM records)")
+    outbox = Outbox(journal)
+    try:
+        with pytest.raises(JournalError, match="missing"):
+            forwarder(journal)._check_journal(outbox, 0)
+    finally:
+        outbox.close()
