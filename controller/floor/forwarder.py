@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import itertools
 import logging
 import sqlite3
 import threading
@@ -36,6 +37,11 @@ from controller.journal.store import JournalError
 __all__ = ["Forwarder", "LinkState", "LinkStatus"]
 
 log = logging.getLogger("tablectl.floor")
+
+
+ACK_PATIENCE = 6
+"""How many times ``ack_timeout_s`` the forwarder waits for an acknowledgement while the broker is
+still answering (see :meth:`Forwarder._complete_oldest`)."""
 
 
 class LinkState(enum.Enum):
@@ -105,6 +111,8 @@ class Forwarder:
         """The link came up at least once in this run (a stop drains only then)."""
         """Open while forwarding: where a connection error is noted before the link ever came up."""
         """The broker's last permissions violation (the reason a publish was never acknowledged)."""
+        self._js: tuple[Any, Any] | None = None
+        """The connection last published on and its JetStream context."""
         self._caught_up_at = 0.0
         """When the forwarder last found nothing left to send or acknowledge (monotonic)."""
 
@@ -257,7 +265,7 @@ class Forwarder:
     async def _publish(self, nc: Any, outbox: Outbox) -> None:
         """Publish from the last acknowledged record until stopped; raises :class:`_Resend` on a
         failed or late acknowledgement."""
-        js = nc.jetstream(publish_async_max_pending=self.window * 2)
+        js = self._jetstream(nc)
         pending: deque[tuple[int, bool, asyncio.Future[Any]]] = deque()  # (seq, last of its seq, ack)
         sent = self._acked
         link = self.link
@@ -311,18 +319,47 @@ class Forwarder:
                 future.cancel()
             self._flush_ack(outbox, force=True)
 
+    def _jetstream(self, nc: Any) -> Any:
+        """The JetStream context of connection ``nc``, made once: each context subscribes an inbox
+        of its own for the publish acknowledgements, so one per resend would pile them up."""
+        if self._js is None or self._js[0] is not nc:
+            self._js = (nc, nc.jetstream(publish_async_max_pending=self.window * 2))
+        return self._js[1]
+
     async def _complete_oldest(
         self, pending: deque[tuple[int, bool, asyncio.Future[Any]]], outbox: Outbox, timeout: float | None = None
     ) -> None:
+        """Wait for the oldest outstanding acknowledgement. Past ``ack_timeout_s`` without it the
+        link resends from the last acknowledged record, unless the broker is only slow: the
+        connection has received something meanwhile (acknowledgements queue behind a busy
+        broker) and no later message of this forwarder has been acknowledged before it (that one
+        was lost); then it keeps waiting, up to :data:`ACK_PATIENCE` times ``ack_timeout_s`` in
+        all. Resending every window of a busy broker only made it busier (benchmarks/bench_floor.py
+        on a loaded machine: more resent than sent)."""
         entry = pending[0]
-        try:
-            await asyncio.wait_for(asyncio.shield(entry[2]), timeout or self.ack_timeout_s)
-        except TimeoutError as exc:
-            raise _Resend(f"no publish acknowledgement within {timeout or self.ack_timeout_s:.0f} s") from exc
-        except Exception as exc:
-            raise _Resend(str(exc)) from exc
+        limit = timeout or self.ack_timeout_s
+        started, seen = time.monotonic(), self._received()
+        while True:
+            try:
+                await asyncio.wait_for(asyncio.shield(entry[2]), limit)
+                break
+            except TimeoutError as exc:
+                now = self._received()
+                lost = any(f.done() for _, _, f in itertools.islice(pending, 1, None))
+                waited = time.monotonic() - started
+                if timeout is not None or lost or now == seen or waited + limit > limit * ACK_PATIENCE:
+                    raise _Resend(f"no publish acknowledgement within {waited:.0f} s") from exc
+                seen = now
+            except Exception as exc:
+                raise _Resend(str(exc)) from exc
         pending.popleft()
         self._complete(entry, outbox)
+
+    def _received(self) -> int | None:
+        """Messages the current connection has received so far (None: not known)."""
+        stats = getattr(self._js[0], "stats", None) if self._js is not None else None
+        value = stats.get("in_msgs") if isinstance(stats, dict) else None
+        return value if isinstance(value, int) else None
 
     def _complete(self, entry: tuple[int, bool, asyncio.Future[Any]], outbox: Outbox) -> None:
         seq, last, future = entry
