@@ -584,7 +584,8 @@ def print_cpu(real: dict[str, float], full: dict[str, float], floors: Floors, e2
     }
     for k in STAGES:
         f = floor[k]
-        print(f"  {k:<17} {real[k]:9.0f}  {full[k]:10.0f}  {f:9.0f}  {full[k] / f:9.1f}x  {what[k]}")
+        ratio = f"{full[k] / f:9.1f}x" if f > 0 else "        -"  # a server's share can round to no tick
+        print(f"  {k:<17} {real[k]:9.0f}  {full[k]:10.0f}  {f:9.0f}  {ratio}  {what[k]}")
     link_sum = sum(full.values())
     print(
         f"  {'sum':<17} {sum(real.values()):9.0f}  {link_sum:10.0f}  {floors.total():9.0f}  "

@@ -44,6 +44,13 @@ ACK_PATIENCE = 6
 still answering (see :meth:`Forwarder._complete_oldest`)."""
 
 
+ACK_WRITE_S = 1.0
+"""While sending a backlog, the acknowledged position goes to the journal at most this often: each
+write is a transaction on the table's journal (200 tables at 20 a second each were a fifth of the
+forwarders' CPU in benchmarks/bench_floor.py). A restart resends at most this much again; the
+broker drops those as duplicates."""
+
+
 class LinkState(enum.Enum):
     """The floor link as the forwarder last saw it."""
 
@@ -274,7 +281,9 @@ class Forwarder:
             poll, more = 0.005, True
             while not self._stopping.is_set():
                 looked_at = time.monotonic()  # before the look: what it finds is all written before then
-                records = outbox.after(sent, self.batch) if more or pending or outbox.changed() else []
+                # Read only when the journal changed: with acknowledgements outstanding and nothing new,
+                # a read per acknowledgement was a query per message.
+                records = outbox.after(sent, self.batch) if more or outbox.changed() else []
                 more = len(records) == self.batch
                 self._head = max(self._head, records[-1].seq if records else sent)
                 if not records:
@@ -284,7 +293,7 @@ class Forwarder:
                         if self._state is not LinkState.UP:
                             self._state, self._error, self._ever_up = LinkState.UP, None, True
                             self._write_state(outbox)
-                        self._flush_ack(outbox)
+                        self._flush_ack(outbox, force=True)  # caught up: the journal says so at once
                         # The look's time, not now: writing the acknowledgement above may have waited
                         # for the controller's commits, and those records are not sent yet.
                         self._caught_up_at = looked_at
@@ -376,10 +385,11 @@ class Forwarder:
             self._flush_ack(outbox)
 
     def _flush_ack(self, outbox: Outbox, force: bool = False) -> None:
-        """Write the acknowledged position to the journal at most every 50 ms (and at once when forced)."""
+        """Write the acknowledged position to the journal: while a backlog is being sent at most every
+        :data:`ACK_WRITE_S`, when caught up or stopping (``force``) at once, and only when it moved."""
         now = time.monotonic()
-        if self._acked == self._acked_written and not force:
+        if self._acked == self._acked_written:
             return
-        if force or now - self._ack_written >= 0.05:
+        if force or now - self._ack_written >= ACK_WRITE_S:
             outbox.ack(self._acked)
             self._ack_written, self._acked_written = now, self._acked
