@@ -154,6 +154,7 @@ def table_process(
     phase: Any,
     written: Any,
     writer_cpu: Any,
+    resent: Any,
     slot: int,
     sync: str,
     per_commit: int,
@@ -181,6 +182,7 @@ def table_process(
     count = turn = 0
     while phase.value != STOP:
         if phase.value == IDLE:
+            resent[slot] = sum(t.forwarder.status().duplicates for t in tables)
             time.sleep(0.05)
             next_at = time.monotonic()
             continue
@@ -200,6 +202,8 @@ def table_process(
         turn += 1
         written[slot] = count
         writer_cpu[slot] = time.thread_time()
+        if turn % 500 == 0:
+            resent[slot] = sum(t.forwarder.status().duplicates for t in tables)
     deadline = time.monotonic() + 60
     for t in tables:  # the backlog sent before stopping
         t.forwarder.wait_acked(t.journal.last_seq, max(0.0, deadline - time.monotonic()))
@@ -368,6 +372,7 @@ def run(args: argparse.Namespace) -> bool:
     procs: list[Any] = []
     phase = mp.Value("i", REALISTIC)
     written = mp.Array("q", args.procs)
+    resent = mp.Array("q", args.procs)
     writer_cpu = mp.Array("d", args.procs)
     exact = False
     if args.profile:
@@ -428,6 +433,7 @@ def run(args: argparse.Namespace) -> bool:
                     phase,
                     written,
                     writer_cpu,
+                    resent,
                     p,
                     args.sync,
                     args.per_commit,
@@ -478,7 +484,7 @@ def run(args: argparse.Namespace) -> bool:
             f"load {load()}"
         )
         # 2. full speed: write for --full seconds, then stop writing until the store has it all
-        before_written, before_stored, c0 = total(), stored(db), cpu()
+        before_written, before_stored, c0, r0 = total(), stored(db), cpu(), sum(resent[:])
         phase.value = FULL
         start = time.monotonic()
         time.sleep(args.full)
@@ -497,6 +503,10 @@ def run(args: argparse.Namespace) -> bool:
             f"full speed  {full_written / elapsed:,.0f} records/s written to the journals ({args.per_commit} per "
             f"commit); {e2e:,.0f} records/s end to end into PostgreSQL, the link using {used:.2f} of "
             f"{os.cpu_count()} cores; load {load()}"
+        )
+        print(
+            f"            messages sent again after an acknowledgement timed out (the broker dropped them as "
+            f"duplicates): {sum(resent[:]) - r0:,} at full speed, {r0:,} before"
         )
         print_cpu(real_cpu, full_cpu, floors, e2e)
         # 3. broker outage
