@@ -46,8 +46,8 @@ still answering (see :meth:`Forwarder._complete_oldest`)."""
 
 ACK_WRITE_S = 1.0
 """While sending a backlog, the acknowledged position goes to the journal at most this often: each
-write is a transaction on the table's journal (200 tables at 20 a second each were a fifth of the
-forwarders' CPU in benchmarks/bench_floor.py). A restart resends at most this much again; the
+write is a transaction on the table's journal, taking its write lock from the controller (20 a
+second each was 4,000 journal transactions a second for benchmarks/bench_floor.py's 200 tables). A restart resends at most this much again; the
 broker drops those as duplicates."""
 
 
