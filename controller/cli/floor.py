@@ -292,7 +292,7 @@ def _ingest(args: argparse.Namespace) -> int:
     print(
         f"ingested {stats.messages} messages in {stats.batches} batches: {stats.stored} stored, "
         f"{stats.duplicates} duplicates, {stats.quarantined} quarantined, {stats.rejected} rejected, "
-        f"{stats.pending} waited for a gap"
+        f"{stats.pending} waited for a gap, {stats.released} stored once their gap filled"
     )
     return 0
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import itertools
 import logging
 import sqlite3
 import threading
@@ -36,6 +37,18 @@ from controller.journal.store import JournalError
 __all__ = ["Forwarder", "LinkState", "LinkStatus"]
 
 log = logging.getLogger("tablectl.floor")
+
+
+ACK_PATIENCE = 6
+"""How many times ``ack_timeout_s`` the forwarder waits for an acknowledgement while the broker is
+still answering (see :meth:`Forwarder._complete_oldest`)."""
+
+
+ACK_WRITE_S = 1.0
+"""While sending a backlog, the acknowledged position goes to the journal at most this often: each
+write is a transaction on the table's journal, taking its write lock from the controller (20 a
+second each was 4,000 journal transactions a second for benchmarks/bench_floor.py's 200 tables). A restart resends at most this much again; the
+broker drops those as duplicates."""
 
 
 class LinkState(enum.Enum):
@@ -105,6 +118,8 @@ class Forwarder:
         """The link came up at least once in this run (a stop drains only then)."""
         """Open while forwarding: where a connection error is noted before the link ever came up."""
         """The broker's last permissions violation (the reason a publish was never acknowledged)."""
+        self._js: tuple[Any, Any] | None = None
+        """The connection last published on and its JetStream context."""
         self._caught_up_at = 0.0
         """When the forwarder last found nothing left to send or acknowledge (monotonic)."""
 
@@ -257,7 +272,7 @@ class Forwarder:
     async def _publish(self, nc: Any, outbox: Outbox) -> None:
         """Publish from the last acknowledged record until stopped; raises :class:`_Resend` on a
         failed or late acknowledgement."""
-        js = nc.jetstream(publish_async_max_pending=self.window * 2)
+        js = self._jetstream(nc)
         pending: deque[tuple[int, bool, asyncio.Future[Any]]] = deque()  # (seq, last of its seq, ack)
         sent = self._acked
         link = self.link
@@ -267,7 +282,9 @@ class Forwarder:
             poll, more = 0.005, True
             while not self._stopping.is_set():
                 looked_at = time.monotonic()  # before the look: what it finds is all written before then
-                records = outbox.after(sent, self.batch) if more or pending or outbox.changed() else []
+                # Read only when the journal changed: with acknowledgements outstanding and nothing new,
+                # a read per acknowledgement was a query per message.
+                records = outbox.after(sent, self.batch) if more or outbox.changed() else []
                 more = len(records) == self.batch
                 self._head = max(self._head, records[-1].seq if records else sent)
                 if not records:
@@ -277,7 +294,7 @@ class Forwarder:
                         if self._state is not LinkState.UP:
                             self._state, self._error, self._ever_up = LinkState.UP, None, True
                             self._write_state(outbox)
-                        self._flush_ack(outbox)
+                        self._flush_ack(outbox, force=True)  # caught up: the journal says so at once
                         # The look's time, not now: writing the acknowledgement above may have waited
                         # for the controller's commits, and those records are not sent yet.
                         self._caught_up_at = looked_at
@@ -338,18 +355,51 @@ class Forwarder:
             raise JournalError(f"{self.journal_path}: does not verify, not published: {report.problems[0]}")
         return str(row[0]) if row else None
 
+    def _jetstream(self, nc: Any) -> Any:
+        """The JetStream context of connection ``nc``, made once: each context subscribes an inbox
+        of its own for the publish acknowledgements, so one per resend would pile them up."""
+        if self._js is None or self._js[0] is not nc:
+            self._js = (nc, nc.jetstream(publish_async_max_pending=self.window * 2))
+        return self._js[1]
+
     async def _complete_oldest(
         self, pending: deque[tuple[int, bool, asyncio.Future[Any]]], outbox: Outbox, timeout: float | None = None
     ) -> None:
+        """Wait for the oldest outstanding acknowledgement. Past ``ack_timeout_s`` without it the
+        link resends from the last acknowledged record, unless the broker is only slow: the
+        connection has received something meanwhile (acknowledgements queue behind a busy
+        broker) and no later message of this forwarder has been acknowledged before it (that one
+        was lost); then it keeps waiting, up to :data:`ACK_PATIENCE` times ``ack_timeout_s`` in
+        all. Resending every window into a busy broker only makes it busier (benchmarks/bench_floor.py
+        on a loaded machine)."""
         entry = pending[0]
-        try:
-            await asyncio.wait_for(asyncio.shield(entry[2]), timeout or self.ack_timeout_s)
-        except TimeoutError as exc:
-            raise _Resend(f"no publish acknowledgement within {timeout or self.ack_timeout_s:.0f} s") from exc
-        except Exception as exc:
-            raise _Resend(str(exc)) from exc
+        limit = timeout or self.ack_timeout_s
+        started, seen = time.monotonic(), self._received()
+        while not entry[2].done():  # done already: no timer, no shield (the steady state at full speed)
+            try:
+                await asyncio.wait_for(asyncio.shield(entry[2]), limit)
+                break
+            except TimeoutError as exc:
+                for _ in range(3):  # a starved loop: let the reader take what has come before judging
+                    await asyncio.sleep(0)
+                if entry[2].done():
+                    break
+                now = self._received()
+                lost = any(f.done() for _, _, f in itertools.islice(pending, 1, None))
+                waited = time.monotonic() - started
+                if timeout is not None or lost or now == seen or waited + limit > limit * ACK_PATIENCE:
+                    raise _Resend(f"no publish acknowledgement within {waited:.0f} s") from exc
+                seen = now
+            except Exception as exc:
+                raise _Resend(str(exc)) from exc
         pending.popleft()
         self._complete(entry, outbox)
+
+    def _received(self) -> int | None:
+        """Messages the current connection has received so far (None: not known)."""
+        stats = getattr(self._js[0], "stats", None) if self._js is not None else None
+        value = stats.get("in_msgs") if isinstance(stats, dict) else None
+        return value if isinstance(value, int) else None
 
     def _complete(self, entry: tuple[int, bool, asyncio.Future[Any]], outbox: Outbox) -> None:
         seq, last, future = entry
@@ -366,10 +416,11 @@ class Forwarder:
             self._flush_ack(outbox)
 
     def _flush_ack(self, outbox: Outbox, force: bool = False) -> None:
-        """Write the acknowledged position to the journal at most every 50 ms (and at once when forced)."""
+        """Write the acknowledged position to the journal: while a backlog is being sent at most every
+        :data:`ACK_WRITE_S`, when caught up or stopping (``force``) at once, and only when it moved."""
         now = time.monotonic()
-        if self._acked == self._acked_written and not force:
+        if self._acked == self._acked_written:
             return
-        if force or now - self._ack_written >= 0.05:
+        if force or now - self._ack_written >= ACK_WRITE_S:
             outbox.ack(self._acked)
             self._ack_written, self._acked_written = now, self._acked
