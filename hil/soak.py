@@ -122,6 +122,9 @@ class _Devices:
     """The table's commands: the display, lamps and lock dropped; the stub count and the starting
     number answered (after the event being handled, as a device's answer would come)."""
 
+    shows_screen = False
+    """No screen here: the table makes its screen only when a snapshot reads it."""
+
     def __init__(self, link: _Link, shoe: _Shoe, deck_size: int, rng: random.Random) -> None:
         self.link, self.shoe, self.deck_size, self.rng = link, shoe, deck_size, rng
 

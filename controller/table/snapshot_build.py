@@ -131,7 +131,9 @@ def _shown(table: Any, cache: _Cache, game: str, step: str, held_from: str | Non
     )
     if key != cache.shown_key:
         cache.shown_key, cache.shown = key, _reveal(table, game, effective)
-        cache.face = cache.shown.face_up()
+        face = cache.shown.face_up()
+        if face != cache.face:  # kept while equal: the masked texts are cached by this set's identity
+            cache.face = face
     return cache.shown
 
 
