@@ -10,7 +10,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from controller.table.reveal import HandFacts, Shown, face_up, mask_cards, reveal_step
+from controller.table.reveal import HandFacts, Shown, card_tokens, face_up, mask_cards, reveal_step
 from controller.table.snapshot import (
     RECENT,
     SUPERVISOR_BUTTONS,
@@ -46,6 +46,7 @@ class _Cache:
         "texts",
         "notices",
         "buttons",
+        "tokens",
     )
 
     def __init__(self) -> None:
@@ -63,6 +64,8 @@ class _Cache:
         self.notices: tuple[object, tuple[NoticeView, ...]] = ((), ())
         self.buttons: dict[object, tuple[tuple[str, ...], bool]] = {}
         """By machine state: the dealer's buttons among the supervisor's, and whether it is a confirm step."""
+        self.tokens: dict[str, tuple[str, ...]] = {}
+        """The cards each line of text names, whatever is face up (most name none)."""
 
     def mask(self, text: str, up: frozenset[str]) -> str:
         """``text`` masked for the cards in ``up`` (the cache's own set: compared by identity)."""
@@ -72,7 +75,13 @@ class _Cache:
         if masked is None:
             if len(self.lines) > 4096:
                 self.lines.clear()
-            masked = self.lines[text] = mask_cards(text, up)
+            tokens = self.tokens.get(text)
+            if tokens is None:
+                if len(self.tokens) > 4096:
+                    self.tokens.clear()
+                tokens = self.tokens[text] = card_tokens(text)
+            # a line naming no card face down is itself (most lines, after each reveal)
+            masked = self.lines[text] = mask_cards(text, up) if tokens and not up.issuperset(tokens) else text
         return masked
 
 
