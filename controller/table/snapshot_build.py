@@ -171,20 +171,21 @@ def _texts(table: Any, cache: _Cache, up: frozenset[str], asked: str) -> tuple[t
     shown = display.texts_shown
     key = (screen, shown, asked, up)  # ``up`` is the cache's own set until the reveals change
     old = cache.texts_key
-    if not (isinstance(old, tuple) and len(old) == 4 and old[3] is up and old[:3] == key[:3]):
+    # the last key while the cards face up are the same set (else every text is masked again)
+    prev: tuple[Any, ...] | None = old if isinstance(old, tuple) and len(old) == 4 and old[3] is up else None
+    if prev is None or prev[:3] != key[:3]:
         mask = cache.mask
         cache.texts_key = key
         was_screen, was_recent, was_asked = cache.texts
-        same_up = isinstance(old, tuple) and len(old) == 4 and old[3] is up
-        if same_up and old[1] <= shown < old[1] + RECENT:  # only the texts shown since are new
-            new = shown - old[1]
+        if prev is not None and prev[1] <= shown < prev[1] + RECENT:  # only the texts shown since are new
+            new = shown - prev[1]
             recent = (*was_recent, *[mask(p, up) for p in display.prompts[len(display.prompts) - new :]])[-RECENT:]
         else:
             recent = tuple([mask(p, up) for p in display.prompts[-RECENT:]])
         cache.texts = (
-            was_screen if same_up and old[0] is screen else tuple([mask(line, up) for line in screen]),
+            was_screen if prev is not None and prev[0] is screen else tuple([mask(line, up) for line in screen]),
             recent,
-            was_asked if same_up and old[2] == asked else mask(asked, up),
+            was_asked if prev is not None and prev[2] == asked else mask(asked, up),
         )
     return cache.texts
 
