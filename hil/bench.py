@@ -291,12 +291,14 @@ class MississippiPlayer(Player):
         shown = ("third", "fourth", "fifth").index(street)
         community = [card(c) for c in s.dealer[:shown] if c is not None]
         if self.par:
-            from controller.par import mississippi_decision  # numpy and the strategy tables: only when used
+            decide = _mississippi_decision()
         deciding = [seat for seat in s.in_play() if street not in seat.acted]
+        hands = self.view.hands()  # once: each bet placed is an event, and the hands do not change
+        assert hands is not None, "the bench publishes the players' hands"
         for seat in deciding:
-            cards = self.own_cards(seat.number)
+            cards = [card(c) for c in hands.of(seat.number)]
             if self.par:
-                mult = mississippi_decision(cards, community, paytable=self.table.paytables["main"])
+                mult = decide(cards, community, paytable=self.table.paytables["main"])
             elif street == "third":
                 mult = _third_street(cards)
             else:
@@ -314,6 +316,20 @@ class MississippiPlayer(Player):
         self.press("reveal", lambda x: x.game_view.street != street)
 
     on_third_street = on_fourth_street = on_fifth_street = on_street
+
+
+def _mississippi_decision() -> Callable[..., int]:
+    """The par strategy's Mississippi Stud decision (numpy and the strategy tables: imported
+    only when used, and looked up once)."""
+    global _DECIDE
+    if _DECIDE is None:
+        from controller.par import mississippi_decision
+
+        _DECIDE = mississippi_decision
+    return _DECIDE
+
+
+_DECIDE: Callable[..., int] | None = None
 
 
 def _acted(s: TableSnapshot, seat: int) -> tuple[str, ...]:

@@ -45,7 +45,7 @@ from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
 from hil.hold_summary import HoldTally
 
-__all__ = ["CHUNK", "ChunkJob", "ChunkResult", "SoakError", "SoakResult", "play_chunk", "run_soak"]
+__all__ = ["CHUNK", "ChunkJob", "ChunkResult", "MemorySamples", "SoakError", "SoakResult", "play_chunk", "run_soak"]
 
 CHUNK = 100
 """Rounds per chunk: the unit of work a process plays at one fresh table."""
@@ -122,6 +122,9 @@ class _Devices:
     """The table's commands: the display, lamps and lock dropped; the stub count and the starting
     number answered (after the event being handled, as a device's answer would come)."""
 
+    shows_screen = False
+    """No screen here: the table makes its screen only when a snapshot reads it."""
+
     def __init__(self, link: _Link, shoe: _Shoe, deck_size: int, rng: random.Random) -> None:
         self.link, self.shoe, self.deck_size, self.rng = link, shoe, deck_size, rng
 
@@ -172,6 +175,9 @@ class ChunkResult:
     tally: HoldTally
     cpu_seconds: float
     verify: list[tuple[int, dict[str, Any], str]] = field(default_factory=list)
+    rss: int = 0
+    """The playing process's resident memory in bytes when the chunk was done (after collecting)."""
+    pid: int = 0
 
 
 _TABLES: dict[str, TableConfig] = {}
@@ -211,13 +217,35 @@ def play_chunk(job: ChunkJob) -> ChunkResult:
     """Play one chunk at a fresh in-process table; the same job always gives the same result.
     Raises :class:`SoakError` naming the chunk, its rounds and the seed when the table fails."""
     try:
-        return _play_chunk(job)
+        result = _play_chunk(job)
     except Exception as exc:
         last = job.first_round + job.rounds - 1
         raise SoakError(
             f"chunk {job.chunk} (rounds {job.first_round}-{last} of the run seeded {job.seed}): "
             f"{type(exc).__name__}: {exc}"
         ) from None
+    # The chunk's table is garbage now, in reference cycles (the machine and its collaborators
+    # point back at it): collected here, or a worker's rarely collected oldest generation holds
+    # about a hundred chunks' tables (0.8 MB each) before it is scanned.
+    start = time.process_time()
+    gc.collect()
+    result.cpu_seconds += time.process_time() - start
+    result.rss, result.pid = rss_bytes(), os.getpid()
+    return result
+
+
+def rss_bytes(pid: int | None = None) -> int:
+    """A process's resident memory now, in bytes (this one's by default; this one's peak where
+    /proc is not there, 0 for another's)."""
+    try:
+        with open(f"/proc/{pid or 'self'}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        if pid is not None:
+            return 0
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def _play_chunk(job: ChunkJob) -> ChunkResult:
@@ -265,6 +293,50 @@ class SoakResult:
     verified: int = 0
     differ: list[int] = field(default_factory=list)
     verify_error: str = ""
+    memory: MemorySamples = field(default_factory=lambda: MemorySamples())
+
+
+@dataclass
+class MemorySamples:
+    """Resident memory over a run: each process's peak sampled (the parent, every worker) and
+    the largest process's at :data:`SAMPLES` points spread over the run (rounds done, bytes)."""
+
+    parent_peak: int = 0
+    worker_peaks: dict[int, int] = field(default_factory=dict)
+    """By process id."""
+    settle_peak: int = 0
+    """The re-settling `tablectl settle` process's."""
+    samples: list[tuple[int, int]] = field(default_factory=list)
+    every: int = 1
+    """Chunks between samples."""
+    _chunks: int = 0
+    _rounds: int = 0
+    _largest: int = 0
+
+    def add(self, res: ChunkResult, settle_pid: int | None = None) -> None:
+        """A chunk came back: its process's memory then, and this process's (and the re-settling
+        process's) now."""
+        parent = rss_bytes()
+        self.parent_peak = max(self.parent_peak, parent)
+        if settle_pid is not None:
+            self.settle_peak = max(self.settle_peak, rss_bytes(settle_pid))
+        if res.pid:
+            self.worker_peaks[res.pid] = max(self.worker_peaks.get(res.pid, 0), res.rss)
+        self._chunks += 1
+        self._rounds += res.tally.rounds
+        self._largest = max(self._largest, parent, res.rss)
+        if self._chunks % self.every == 0:
+            self.samples.append((self._rounds, self._largest))
+            self._largest = 0
+
+    @property
+    def peak(self) -> int:
+        """The largest process's peak (bytes)."""
+        return max([self.parent_peak, self.settle_peak, *self.worker_peaks.values()])
+
+
+SAMPLES = 10
+"""How many points of a run its memory line shows."""
 
 
 def _worker_init() -> None:
@@ -302,7 +374,7 @@ def run_soak(
     tally = HoldTally()
     cpu = 0.0
     start = time.monotonic()
-    by_chunk: dict[int, ChunkResult] = {}
+    memory = MemorySamples(every=max(1, len(jobs) // SAMPLES))
     # forked before any thread of ours starts (the verifier's reader); fork keeps multiprocessing's
     # resource tracker out of it
     pool = multiprocessing.get_context("fork").Pool(workers, _worker_init) if workers > 1 else None
@@ -312,7 +384,9 @@ def run_soak(
         results = pool.imap_unordered(play_chunk, jobs) if pool is not None else map(play_chunk, jobs)
         for res in results:
             cpu += res.cpu_seconds
-            by_chunk[res.chunk] = res
+            # merged as they come (integer sums: any order gives the same), none kept
+            tally.merge(res.tally)
+            memory.add(res, verifier.proc.pid if verifier is not None else None)
             if verifier is not None:
                 for number, record, expected in res.verify:
                     verifier.submit(number, record, expected)
@@ -328,9 +402,7 @@ def run_soak(
                 pool.terminate()
             pool.join()
         checked, differ = verifier.close() if verifier is not None else (0, [])
-    for i in sorted(by_chunk):  # merged in chunk order (integer sums: any order gives the same)
-        tally.merge(by_chunk[i].tally)
-    result = SoakResult(tally, workers, time.monotonic() - start, cpu, checked, differ)
+    result = SoakResult(tally, workers, time.monotonic() - start, cpu, checked, differ, memory=memory)
     if verifier is not None and verifier.proc.returncode not in (0, None):
         result.verify_error = verifier.stderr.strip().splitlines()[-1] if verifier.stderr.strip() else "failed"
     return result

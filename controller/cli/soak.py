@@ -13,7 +13,7 @@ from controller.cli.choices import GAMES
 if TYPE_CHECKING:
     from hil.soak import SoakResult
 
-__all__ = ["register", "run", "soak_lines"]
+__all__ = ["register", "run", "soak_lines", "memory_line"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -70,7 +70,25 @@ def soak_lines(result: SoakResult, sheet: object, played: str | None = None, ord
         f"settlement  {result.verified:,} rounds re-settled from their records by `tablectl settle` "
         f"in a separate process: {verdict}" + (f"; {result.verify_error}" if result.verify_error else "")
     )
+    lines.append(memory_line(result))
     return lines
+
+
+def memory_line(result: SoakResult) -> str:
+    """Resident memory of the run: each process's peak, and the largest process's over the run."""
+    m = result.memory
+
+    def mb(n: int) -> str:
+        return f"{n / 1e6:,.0f}"
+
+    workers = " / ".join(mb(v) for _, v in sorted(m.worker_peaks.items()))
+    over = ", ".join(f"{mb(v)} at {r:,}" for r, v in m.samples)
+    return (
+        f"memory      peak RSS {mb(m.peak)} MB (parent {mb(m.parent_peak)}"
+        + (f", workers {workers}" if workers else "")
+        + (f", re-settling {mb(m.settle_peak)}" if m.settle_peak else "")
+        + f"); largest process, MB at rounds played: {over}"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -42,8 +42,10 @@ class DealerScreen:
         """The page of the details shown (back to the first at each event but paging)."""
         self.size = size
         """The display's size: the table config's, or the panel's when it reports one."""
-        self.lines: tuple[str, ...] = ()
-        """The lines last sent to the display."""
+        self._lines: tuple[str, ...] = ()
+        self._stale = False
+        """The screen may have changed since it was last made (devices without a screen of their
+        own: it is made when read, see :attr:`lines`)."""
         self._rendered: tuple[tuple[ScreenState, DisplaySize] | None, tuple[str, ...]] = (None, ())
 
     def shown(self, text: str) -> None:
@@ -86,7 +88,7 @@ class DealerScreen:
     def resize(self, size: DisplaySize) -> None:
         """The panel reported its display's size: the whole screen is sent again, fitted to it."""
         self.size = size
-        self.lines = ()
+        self._lines = ()
 
     def state(self) -> ScreenState:
         """What the screen shows now (a pure function of this is the screen: :mod:`.screen`)."""
@@ -113,14 +115,31 @@ class DealerScreen:
             tuple(self.notes),
         )
 
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """The lines last sent to the display (made now if the screen changed since)."""
+        if self._stale:
+            self._send()
+        return self._lines
+
     def show(self) -> None:
-        """Send the screen when it changed: one whole screen, replacing the last."""
+        """Send the screen when it changed: one whole screen, replacing the last. When the
+        devices have no screen of their own (``shows_screen`` false: the soak's), the screen is
+        made only when :attr:`lines` is read; what it shows is a function of the table's state
+        alone, so it is the screen this event would have sent."""
+        if getattr(self.table.shown.target, "shows_screen", True):
+            self._send()
+        else:
+            self._stale = True
+
+    def _send(self) -> None:
+        self._stale = False
         key = (self.state(), self.size)
         if key != self._rendered[0]:  # most events change nothing on the screen: render only on a change
             self._rendered = (key, render(*key))
         lines = self._rendered[1]
-        if lines != self.lines:
-            self.lines = lines
+        if lines != self._lines:
+            self._lines = lines
             self.table.devices.screen(lines)
 
     def button(self, button: str) -> bool:

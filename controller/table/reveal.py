@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["HandFacts", "Shown", "HIDDEN", "SETTLED_STEPS", "reveal_step", "face_up", "mask_cards"]
+__all__ = ["HandFacts", "Shown", "HIDDEN", "SETTLED_STEPS", "reveal_step", "face_up", "mask_cards", "card_tokens"]
 
 HIDDEN = "\u25a0\u25a0"
 """What a masked card looks like in a line of text."""
@@ -119,6 +119,11 @@ def face_up(
     else:  # a game without rules here shows nothing
         return Shown((), (), label)
     return Shown(tuple(out), dealer_shown, label)
+
+
+def card_tokens(text: str) -> tuple[str, ...]:
+    """Every card ``text`` names (what :func:`mask_cards` would mask unless face up)."""
+    return tuple(_CARD.findall(text))
 
 
 def mask_cards(text: str, face_up: Iterable[str] | Mapping[str, object]) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from controller.table.reveal import HandFacts, Shown, face_up, mask_cards, reveal_step
+from controller.table.reveal import HandFacts, Shown, card_tokens, face_up, mask_cards, reveal_step
 from controller.table.snapshot import (
     RECENT,
     SUPERVISOR_BUTTONS,
@@ -46,6 +46,7 @@ class _Cache:
         "texts",
         "notices",
         "buttons",
+        "tokens",
     )
 
     def __init__(self) -> None:
@@ -63,6 +64,8 @@ class _Cache:
         self.notices: tuple[object, tuple[NoticeView, ...]] = ((), ())
         self.buttons: dict[object, tuple[tuple[str, ...], bool]] = {}
         """By machine state: the dealer's buttons among the supervisor's, and whether it is a confirm step."""
+        self.tokens: dict[str, tuple[str, ...]] = {}
+        """The cards each line of text names, whatever is face up (most name none)."""
 
     def mask(self, text: str, up: frozenset[str]) -> str:
         """``text`` masked for the cards in ``up`` (the cache's own set: compared by identity)."""
@@ -72,7 +75,13 @@ class _Cache:
         if masked is None:
             if len(self.lines) > 4096:
                 self.lines.clear()
-            masked = self.lines[text] = mask_cards(text, up)
+            tokens = self.tokens.get(text)
+            if tokens is None:
+                if len(self.tokens) > 4096:
+                    self.tokens.clear()
+                tokens = self.tokens[text] = card_tokens(text)
+            # a line naming no card face down is itself (most lines, after each reveal)
+            masked = self.lines[text] = mask_cards(text, up) if tokens and not up.issuperset(tokens) else text
         return masked
 
 
@@ -131,7 +140,9 @@ def _shown(table: Any, cache: _Cache, game: str, step: str, held_from: str | Non
     )
     if key != cache.shown_key:
         cache.shown_key, cache.shown = key, _reveal(table, game, effective)
-        cache.face = cache.shown.face_up()
+        face = cache.shown.face_up()
+        if face != cache.face:  # kept while equal: the masked texts are cached by this set's identity
+            cache.face = face
     return cache.shown
 
 
@@ -157,15 +168,24 @@ def _reveal(table: Any, game: str, effective: str) -> Shown:
 def _texts(table: Any, cache: _Cache, up: frozenset[str], asked: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
     display = table.display
     screen = display.lines
-    key = (screen, display.texts_shown, asked, up)  # ``up`` is the cache's own set until the reveals change
+    shown = display.texts_shown
+    key = (screen, shown, asked, up)  # ``up`` is the cache's own set until the reveals change
     old = cache.texts_key
-    if not (isinstance(old, tuple) and len(old) == 4 and old[3] is up and old[:3] == key[:3]):
+    # the last key while the cards face up are the same set (else every text is masked again)
+    prev: tuple[Any, ...] | None = old if isinstance(old, tuple) and len(old) == 4 and old[3] is up else None
+    if prev is None or prev[:3] != key[:3]:
         mask = cache.mask
         cache.texts_key = key
+        was_screen, was_recent, was_asked = cache.texts
+        if prev is not None and prev[1] <= shown < prev[1] + RECENT:  # only the texts shown since are new
+            new = shown - prev[1]
+            recent = (*was_recent, *[mask(p, up) for p in display.prompts[len(display.prompts) - new :]])[-RECENT:]
+        else:
+            recent = tuple([mask(p, up) for p in display.prompts[-RECENT:]])
         cache.texts = (
-            tuple([mask(line, up) for line in screen]),
-            tuple([mask(p, up) for p in display.prompts[-RECENT:]]),
-            mask(asked, up),
+            was_screen if prev is not None and prev[0] is screen else tuple([mask(line, up) for line in screen]),
+            recent,
+            was_asked if prev is not None and prev[2] == asked else mask(asked, up),
         )
     return cache.texts
 
