@@ -5,9 +5,10 @@ Run ``python benchmarks/bench_web_clients.py [--clients 200] [--stuck 20] [--rou
 Each pair runs the same bench (``--game``, ``--rounds``, ``--seed``, a fresh journal) twice, once
 with no client and once with ``--clients`` clients on ``/events`` (``--stuck`` of them never read
 a byte: their socket buffers fill and stay full), alternating which goes first. The clients are
-plain sockets in this process (one selector thread reading and discarding), connected before the
-first round is dealt counts: the bench's own rounds/s is taken from its summary, and its CPU time
-(user + system, ``wait4``'s rusage of the bench process) beside it, since the machine may be shared.
+plain sockets in this process (one selector thread reading and discarding), connected as soon as
+the bench's view listens (its first round is already under way; they are all connected well within
+the first round). The bench's own rounds/s is taken from its summary, and its CPU time (user +
+system, ``wait4``'s rusage of the bench process) beside it, since the machine may be shared.
 
 Prints figures (and the load average); asserts nothing.
 """
@@ -65,7 +66,8 @@ class Clients:
     def _run(self) -> None:
         while not self._stop.is_set():
             for key, _ in self._sel.select(0.2):
-                sock: socket.socket = key.fileobj  # type: ignore[assignment]
+                sock = key.fileobj
+                assert isinstance(sock, socket.socket)
                 try:
                     data = sock.recv(262144)
                 except BlockingIOError:
@@ -153,7 +155,9 @@ def main() -> int:
         print(f"pair {pair + 1}: rounds/s ratio {many.rate / none.rate:.2f}x, CPU ratio {many.cpu / none.cpu:.2f}x")
     rate = sum(m.rate for _, m in runs) / sum(n.rate for n, _ in runs)
     cpu = sum(m.cpu for _, m in runs) / sum(n.cpu for n, _ in runs)
-    print(f"all pairs: {args.clients} clients ({args.stuck} never reading) against none: rounds/s {rate:.2f}x, CPU {cpu:.2f}x")
+    print(
+        f"all pairs: {args.clients} clients ({args.stuck} never reading) against none: rounds/s {rate:.2f}x, CPU {cpu:.2f}x"
+    )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
