@@ -125,9 +125,8 @@ def run_bench(game: str, rounds: int, seed: int, clients: int, stuck: int) -> Ru
         m = re.search(r"rounds\s+(\d+) in ([\d.]+) s \(([\d.]+)/s\)", out)
         if m is None:
             raise RuntimeError(f"no summary from the bench (exit {proc.returncode}): {out}\n{err.read_text()}")
-        return Run(
-            clients, int(m.group(1)), float(m.group(2)), float(m.group(3)), usage.ru_utime + usage.ru_stime, pool.views
-        )
+        rounds, seconds = int(m.group(1)), float(m.group(2))  # the summary's own rate has one decimal only
+        return Run(clients, rounds, seconds, rounds / seconds, usage.ru_utime + usage.ru_stime, pool.views)
 
 
 def main() -> int:

@@ -30,27 +30,34 @@ from controller.web.controls import FAULTS, BenchControls, ControlBusy, ControlE
 from controller.web.guard import SESSION_KEY
 from controller.web.jsonbody import BadBody, parse_object
 
-__all__ = ["table_app", "StreamHub", "page", "HEARTBEAT_S", "MAX_STREAMS", "STATIC"]
+__all__ = ["table_app", "StreamHub", "page", "HEARTBEAT_S", "MAX_FRAMES_S", "MAX_STREAMS", "STATIC"]
 
 STATIC = Path(__file__).parent / "static"
 HEARTBEAT_S = 1.0
 """The event stream sends a heartbeat this often; the page calls itself stale after 2 s without one."""
 MAX_STREAMS = 250
 """Event-stream clients one table serves at once; one more gets 503."""
+MAX_FRAMES_S = 400
+"""Views a table's event streams send a second, all clients together: with more than 80 clients
+(the feed's five views a second each) the views go out less often, the latest each time, so
+that the fan-out's share of the controller's process stays small (docs/benchmarks.md)."""
 _NO_STORE = {"cache-control": "no-store"}
 
 
 class StreamHub:
     """The event stream of one table on one server loop, shared by all its clients: one wake from
     the feed per view, the view's frame encoded once, a heartbeat after :data:`HEARTBEAT_S`
-    without a view. A client holds no queue of its own, only the version it last sent: a client
+    without a view, at most :data:`MAX_FRAMES_S` frames a second to all clients together. A client holds no queue of its own, only the version it last sent: a client
     that reads slowly (its socket full: uvicorn's flow control holds its writes) is sent the latest
     view when it can take one, never a backlog, and nothing it does reaches the feed or the
     controller."""
 
-    def __init__(self, feed: Any, heartbeat_s: float = HEARTBEAT_S) -> None:
+    def __init__(self, feed: Any, heartbeat_s: float = HEARTBEAT_S, max_frames_s: float = MAX_FRAMES_S) -> None:
         self.feed = feed
         self.heartbeat_s = heartbeat_s
+        self.max_frames_s = max_frames_s
+        self.clients = 0
+        """Streams open on this hub."""
         self.version = -1
         """The latest view's version."""
         self.frame = b""
@@ -82,6 +89,10 @@ class StreamHub:
                 tick, self._tick = self._tick, None
                 if tick is not None and not tick.done():
                     tick.set_result(beat)
+                if (
+                    beat is None and self.clients > 0
+                ):  # within the budget; what comes meanwhile waits, the latest winning
+                    await asyncio.sleep(self.clients / self.max_frames_s)
         finally:
             self.feed.unsubscribe(wake)
 
@@ -146,6 +157,7 @@ def table_app(
         async def stream() -> AsyncIterator[bytes]:
             nonlocal streams
             sent = -1
+            hub.clients += 1
             try:
                 while session is None or sessions is None or sessions.alive(session):
                     if hub.version != sent:  # only the latest view: one a slow client missed is gone
@@ -157,6 +169,7 @@ def table_app(
                         yield beat
             finally:
                 streams -= 1
+                hub.clients -= 1
 
         return StreamingResponse(
             stream(), media_type="text/event-stream", headers={**_NO_STORE, "x-accel-buffering": "no"}
