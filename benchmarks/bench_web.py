@@ -1,11 +1,13 @@
-"""Web view figures: what the live feed adds on the controller thread, and how soon a device fault
-is drawn on the page.
+"""Web view figures: what one view of the live feed costs, and how soon a device fault is drawn on
+the page.
 
 Run ``python benchmarks/bench_web.py [--events N] [--faults N]``. Measured in one run:
 
-* the feed's cost per event: building the view model (``controller.web.view.table_view``) and its JSON, on a
-  six-seat Mississippi Stud table in 4th street, beside the bare cost of the table machine
-  handling a spot report (the work the controller does for that event without a web view);
+* the feed's cost per view: the snapshot, the view model (``controller.web.view.table_view``)
+  and its JSON, on a six-seat Mississippi Stud table in 4th street, beside the bare cost of the
+  table machine handling a spot report. The view is built on the feed's publisher thread, at
+  most five times a second, not per event (the controller thread only sets an event); with
+  many browsers, ``benchmarks/bench_web_clients.py``;
 * fault to page: ``--faults`` jams injected from the page of a ``tablectl bench --web`` table in
   headless Chromium, each time from the click to the fault drawn, both on the page's clock
   (target: under 1 s; the browser test asserts it for one fault).
@@ -34,7 +36,7 @@ from tests.table_helpers import FedTable
 
 
 def feed_cost(events: int) -> tuple[float, float]:
-    """(bare handle, snapshot + view model + JSON) in microseconds per event."""
+    """(bare handle per event, snapshot + view model + JSON per view) in microseconds."""
     table = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
     t = FedTable(MississippiTable, table)
     for seat in range(1, 7):
@@ -52,7 +54,7 @@ def feed_cost(events: int) -> tuple[float, float]:
     bare = (time.perf_counter() - start) / events * 1e6
     start = time.perf_counter()
     for _ in range(events):
-        snapshot = build_snapshot(t.m)  # what the controller thread builds after each event
+        snapshot = build_snapshot(t.m)
         json.dumps(table_view(snapshot, table, {"shoe": "up"}, []), separators=(",", ":"))
     view = (time.perf_counter() - start) / events * 1e6
     return bare, view
@@ -94,7 +96,7 @@ def main() -> int:
     args = parser.parse_args()
     bare, view = feed_cost(args.events)
     print(f"controller, bare handle of a spot report: {bare:8.1f} us/event")
-    print(f"web feed, view model + JSON:              {view:8.1f} us/event ({view / bare:.1f}x the bare handle)")
+    print(f"web feed, snapshot + view model + JSON:   {view:8.1f} us/view ({view / bare:.1f}x the bare handle)")
     if args.faults:
         ms = sorted(fault_to_page(args.faults))
         p99 = ms[min(len(ms) - 1, int(0.99 * len(ms)))]

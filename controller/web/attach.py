@@ -1,4 +1,4 @@
-"""Putting the table view on a running table: the feed, the bench controls, the server."""
+"""Putting the table view on a running table: the feed (its publisher thread), the bench controls, the server."""
 
 from __future__ import annotations
 
@@ -46,7 +46,12 @@ def serve_table(
     app = table_app(feed, controls, max_streams=max_streams)
     server = WebServer(app, address, token=token, hosts=hosts, cert=cert, key=key)
     url = server.start()
+
+    def stop() -> None:
+        server.stop()
+        feed.stop()
+
     if announce:
         shown = f"{url} (log in with the token)" if token else url
         print(f"web: table view on {shown}", file=sys.stderr, flush=True)
-    return url, server.stop
+    return url, stop

@@ -1,11 +1,16 @@
-"""The live feed of one table: the view model rebuilt on the controller thread after each event,
-published to the web server's subscribers (server-sent events).
+"""The live feed of one table: the view model built from the table's snapshot on a publisher
+thread of its own, at most :data:`PUBLISH_HZ` times a second, the latest winning.
 
-:class:`TableFeed` attaches to a :class:`~controller.table.runtime.TableRuntime` as an observer:
-after each event it reads the table's latest snapshot (``runtime.snapshot``, published by the
-controller thread just before the observers run; lamps, screen, panel lamps and the lock are in
-it) and never the table itself. Link states and recent device faults come from the events the
-controller handled, stamped with the time the driver received them.
+:class:`TableFeed` attaches to a :class:`~controller.table.runtime.TableRuntime` as an observer.
+On the controller (engine) thread it only notes what the event says about links and faults (a
+new tuple or dict swapped in, never one changed in place) and sets an event: the controller
+never builds JSON, never touches a socket and never waits for a browser. The publisher thread
+wakes on that event, waits until :data:`PUBLISH_INTERVAL_S` has passed since its last view (every
+event in between is coalesced into the next one), then reads the table's latest published
+snapshot (``runtime.latest``: lamps, screen, panel lamps and the lock are in it, never the table
+itself), builds the view model and its JSON once, and wakes each web server loop once
+(:meth:`subscribe`). Fanning the view out to the event-stream clients is
+:mod:`controller.web.table_app`'s: every client shares the one serialized frame.
 """
 
 from __future__ import annotations
@@ -14,16 +19,21 @@ import asyncio
 import json
 import logging
 import threading
-from collections import deque
+import time
+from collections.abc import Callable
 from typing import Any
 
 from controller.web.view import table_view
 
-__all__ = ["TableFeed", "fault_text"]
+__all__ = ["TableFeed", "PublishPace", "fault_text", "PUBLISH_HZ", "PUBLISH_INTERVAL_S"]
 
 log = logging.getLogger("tablectl.web")
 
 KEEP_FAULTS = 12
+PUBLISH_HZ = 5
+"""At most this many views a second (a fault is drawn within 1 s: the first change after a quiet
+spell is published at once, later ones at most 0.2 s after)."""
+PUBLISH_INTERVAL_S = 1.0 / PUBLISH_HZ
 
 
 def fault_text(event: object) -> str | None:
@@ -51,42 +61,117 @@ def fault_text(event: object) -> str | None:
     return None
 
 
-class TableFeed:
-    """The table's view model, kept current, with a version number and async subscribers."""
+class PublishPace:
+    """When the next view may go out: at least ``interval_s`` after the last, on ``clock``."""
 
-    def __init__(self, runtime: Any) -> None:
+    def __init__(self, interval_s: float = PUBLISH_INTERVAL_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval_s = interval_s
+        self.clock = clock
+        self._last: float | None = None
+
+    def delay(self) -> float:
+        """Seconds until a view may be published (0 when it may now)."""
+        if self._last is None:
+            return 0.0
+        return max(0.0, self._last + self.interval_s - self.clock())
+
+    def published(self) -> None:
+        """A view went out now."""
+        self._last = self.clock()
+
+
+class TableFeed:
+    """The table's view model, kept current by a publisher thread, with a version number and
+    async subscribers (one wake per web server loop, however many clients it serves).
+
+    ``interval_s`` and ``clock``: the pace of publishing (:class:`PublishPace`); ``start``: run
+    the publisher thread now (without it, :meth:`publish_due` publishes, e.g. in a test)."""
+
+    def __init__(
+        self,
+        runtime: Any,
+        interval_s: float = PUBLISH_INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+        start: bool = True,
+    ) -> None:
         self.runtime = runtime
         self.links: dict[str, str] = {role: "connecting" for role in runtime.drivers}
-        self.faults: deque[dict[str, Any]] = deque(maxlen=KEEP_FAULTS)
+        self.faults: tuple[dict[str, Any], ...] = ()
+        self.pace = PublishPace(interval_s, clock)
+        self.published = 0
+        """Views built so far (the first, at attach, included)."""
         self._lock = threading.Lock()
         self._version = 0
         self._json = "{}"
         self._subscribers: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
+        self._changed = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
         runtime.observers.append(self.observe)
         if runtime.latest.current() is None:  # before the runtime starts: the table as it is now
             runtime.publish()
         self.publish()
+        if start:
+            self.start()
 
-    # --- the controller thread ------------------------------------------------------------------
+    # --- the controller thread: note, swap, signal; nothing that can wait -------------------------
 
     def observe(self, event: object) -> None:
-        """After each event the controller handled: note links and faults, rebuild, publish."""
+        """After each event the controller handled: note links and faults, mark the view stale."""
         kind = type(event).__name__
         device = getattr(event, "device", None)
-        if kind == "LinkUp" and device:
-            self.links[device] = "up"
-        elif kind == "LinkDown" and device:
-            self.links[device] = "down"
+        if kind in ("LinkUp", "LinkDown") and device:
+            self.links = {**self.links, device: "up" if kind == "LinkUp" else "down"}
         text = fault_text(event)
         if text is not None:
-            self.faults.appendleft({"device": device or "", "text": text, "at": getattr(event, "at", 0.0)})
+            fault = {"device": device or "", "text": text, "at": getattr(event, "at", 0.0)}
+            self.faults = (fault, *self.faults[: KEEP_FAULTS - 1])
+        self._changed.set()
+
+    # --- the publisher thread -------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the publisher thread (once)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="web-feed", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the publisher thread (idempotent)."""
+        self._stopping.set()
+        self._changed.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+
+    def _run(self) -> None:
+        while True:
+            self._changed.wait()
+            if self._stopping.is_set():
+                return
+            delay = self.pace.delay()
+            if delay > 0 and self._stopping.wait(delay):
+                return
+            try:
+                self.publish_due()
+            except Exception:  # a view that cannot be built must not end the feed
+                log.exception("the web view could not be built")
+
+    def publish_due(self) -> bool:
+        """Publish a view when the table changed since the last and the pace allows; whether it did."""
+        if not self._changed.is_set() or self.pace.delay() > 0:
+            return False
+        self._changed.clear()  # before reading the snapshot: a change after this is seen next time
         self.publish()
+        return True
 
     def publish(self) -> None:
-        """Build the view model from the latest snapshot and wake every subscriber."""
+        """Build the view model from the latest snapshot and wake every subscriber's loop once."""
         view = table_view(self.runtime.snapshot, self.runtime.config, self.links, self.faults)
+        self.pace.published()
         with self._lock:
             self._version += 1
+            self.published += 1
             view["version"] = self._version
             self._json = json.dumps(view, separators=(",", ":"))
             subscribers = list(self._subscribers)
@@ -111,5 +196,6 @@ class TableFeed:
         return event
 
     def unsubscribe(self, event: asyncio.Event) -> None:
+        """Stop waking ``event``."""
         with self._lock:
             self._subscribers = {s for s in self._subscribers if s[1] is not event}

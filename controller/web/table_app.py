@@ -30,14 +30,77 @@ from controller.web.controls import FAULTS, BenchControls, ControlBusy, ControlE
 from controller.web.guard import SESSION_KEY
 from controller.web.jsonbody import BadBody, parse_object
 
-__all__ = ["table_app", "page", "HEARTBEAT_S", "MAX_STREAMS", "STATIC"]
+__all__ = ["table_app", "StreamHub", "page", "HEARTBEAT_S", "MAX_FRAMES_S", "MAX_STREAMS", "STATIC"]
 
 STATIC = Path(__file__).parent / "static"
 HEARTBEAT_S = 1.0
 """The event stream sends a heartbeat this often; the page calls itself stale after 2 s without one."""
 MAX_STREAMS = 250
 """Event-stream clients one table serves at once; one more gets 503."""
+MAX_FRAMES_S = 400
+"""Views a table's event streams send a second, all clients together: with more than 80 clients
+(the feed's five views a second each) the views go out less often, the latest each time, so
+that the fan-out's share of the controller's process stays small (docs/benchmarks.md)."""
 _NO_STORE = {"cache-control": "no-store"}
+
+
+class StreamHub:
+    """The event stream of one table on one server loop, shared by all its clients: one wake from
+    the feed per view, the view's frame encoded once, a heartbeat after :data:`HEARTBEAT_S`
+    without a view, at most :data:`MAX_FRAMES_S` frames a second to all clients together. A client holds no queue of its own, only the version it last sent: a client
+    that reads slowly (its socket full: uvicorn's flow control holds its writes) is sent the latest
+    view when it can take one, never a backlog, and nothing it does reaches the feed or the
+    controller."""
+
+    def __init__(self, feed: Any, heartbeat_s: float = HEARTBEAT_S, max_frames_s: float = MAX_FRAMES_S) -> None:
+        self.feed = feed
+        self.heartbeat_s = heartbeat_s
+        self.max_frames_s = max_frames_s
+        self.clients = 0
+        """Streams open on this hub."""
+        self.version = -1
+        """The latest view's version."""
+        self.frame = b""
+        """The latest view as one server-sent event (``event: view``)."""
+        self._tick: asyncio.Future[bytes | None] | None = None
+        self._refresh()
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def _refresh(self) -> bool:
+        version, text = self.feed.current()
+        if version == self.version:
+            return False
+        self.version = version
+        self.frame = f"event: view\nid: {version}\ndata: {text}\n\n".encode()
+        return True
+
+    async def _run(self) -> None:
+        wake = self.feed.subscribe()
+        try:
+            while True:
+                beat: bytes | None = None
+                try:
+                    await asyncio.wait_for(wake.wait(), self.heartbeat_s)
+                    wake.clear()
+                    if not self._refresh():
+                        continue
+                except TimeoutError:
+                    beat = f"event: beat\ndata: {time.time():.3f}\n\n".encode()
+                tick, self._tick = self._tick, None
+                if tick is not None and not tick.done():
+                    tick.set_result(beat)
+                if (
+                    beat is None and self.clients > 0
+                ):  # within the budget; what comes meanwhile waits, the latest winning
+                    await asyncio.sleep(self.clients / self.max_frames_s)
+        finally:
+            self.feed.unsubscribe(wake)
+
+    async def next(self) -> bytes | None:
+        """Wait for the next view (``None``: read :attr:`frame`) or heartbeat (its frame)."""
+        if self._tick is None:
+            self._tick = asyncio.get_running_loop().create_future()
+        return await asyncio.shield(self._tick)  # a client leaving cancels only its own wait
 
 
 def page(name: str, **values: str) -> str:
@@ -64,6 +127,7 @@ def table_app(
     bench = "true" if controls is not None else "false"
     faults = json.dumps(FAULTS)
     streams = 0
+    hubs: dict[asyncio.AbstractEventLoop, StreamHub] = {}
 
     async def index(request: Request) -> Response:
         session = request.scope.get(SESSION_KEY)
@@ -86,24 +150,26 @@ def table_app(
         session = request.scope.get(SESSION_KEY)
         sessions = request.scope.get("tablectl.sessions")
 
-        async def stream() -> AsyncIterator[str]:
+        hub = hubs.get(asyncio.get_running_loop())
+        if hub is None:
+            hub = hubs[asyncio.get_running_loop()] = StreamHub(feed, heartbeat_s)
+
+        async def stream() -> AsyncIterator[bytes]:
             nonlocal streams
-            wake = feed.subscribe()
             sent = -1
+            hub.clients += 1
             try:
                 while session is None or sessions is None or sessions.alive(session):
-                    version, text = feed.current()
-                    if version != sent:
-                        sent = version
-                        yield f"event: view\nid: {version}\ndata: {text}\n\n"
-                    try:
-                        await asyncio.wait_for(wake.wait(), heartbeat_s)
-                    except TimeoutError:
-                        yield f"event: beat\ndata: {time.time():.3f}\n\n"
-                    wake.clear()
+                    if hub.version != sent:  # only the latest view: one a slow client missed is gone
+                        sent = hub.version
+                        yield hub.frame
+                        continue
+                    beat = await hub.next()
+                    if beat is not None and hub.version == sent:
+                        yield beat
             finally:
                 streams -= 1
-                feed.unsubscribe(wake)
+                hub.clients -= 1
 
         return StreamingResponse(
             stream(), media_type="text/event-stream", headers={**_NO_STORE, "x-accel-buffering": "no"}

@@ -1,0 +1,190 @@
+"""The table never waits for a browser (issue 23, item 5): the controller thread only marks the
+view stale; the view is built on the feed's publisher thread at most five times a second, every
+change in between coalesced into the next (checked on an injected clock); and event-stream
+clients that never read leave the real controller playing rounds while a reading client still
+gets the latest view."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
+
+from hil_table import HilTable, wait
+from table_helpers import FedTable
+from test_hil_mississippi import play_round
+
+from controller.table.latest import LatestSnapshot
+from controller.table.mississippi_stud import MississippiTable
+from controller.table.snapshot import TableSnapshot
+from controller.table.snapshot_build import build_snapshot
+from controller.table_config import config_dir, load_table
+from controller.web.feed import PUBLISH_HZ, TableFeed
+from controller.web.server import WebAddress, WebServer
+from controller.web.table_app import table_app
+from drivers.link import DeviceFault
+
+INTERVAL = 0.25  # binary-exact, so the injected clock lands on it
+TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Runtime:
+    """What the feed reads of a runtime: a table fed events directly, its snapshot published and
+    the observers called after each event, as the controller thread does."""
+
+    def __init__(self) -> None:
+        self.config = TABLE
+        self.fed = FedTable(MississippiTable, TABLE)
+        self.drivers = {"shoe": None, "bet_spots": None, "panel": None}
+        self.observers: list[Any] = []
+        self.latest = LatestSnapshot()
+        self.version = 0
+
+    def publish(self) -> TableSnapshot:
+        self.version += 1
+        snapshot = build_snapshot(self.fed.m, self.version)
+        self.latest.publish(snapshot)
+        return snapshot
+
+    @property
+    def snapshot(self) -> TableSnapshot:
+        return self.latest.get()
+
+    def handle(self, event: Any) -> None:
+        self.fed.feed(event)
+        self.publish()
+        for observe in self.observers:
+            observe(event)
+
+    def spot(self, seat: int, cents: int) -> None:
+        from drivers.bet_spots import SpotReport
+
+        self.handle(SpotReport(device="bet_spots", seat=seat, spot="ante", cents=cents))
+
+
+def antes(feed: TableFeed) -> dict[int, int]:
+    view = json.loads(feed.current()[1])
+    return {s["number"]: s["wagers"]["ante"] for s in view["seats"] if "ante" in s["wagers"]}
+
+
+def test_the_controller_thread_builds_no_view_and_publishing_is_paced_and_coalesced() -> None:
+    clock = Clock()
+    runtime = Runtime()
+    assert PUBLISH_HZ <= 5
+    feed = TableFeed(runtime, interval_s=INTERVAL, clock=clock, start=False)
+    assert feed.published == 1 and not feed.publish_due()  # nothing changed since the first view
+    for cents in range(100, 5100, 100):  # 50 events: what the controller thread does for each
+        runtime.spot(1, cents)
+    assert feed.published == 1, "the controller thread built a view"
+    assert not feed.publish_due(), "published sooner than the pace allows"
+    clock.now += INTERVAL
+    assert feed.publish_due() and feed.published == 2
+    assert antes(feed) == {1: 5000}  # the 50 changes in one view, the latest
+    assert feed.current()[0] == 2
+
+    runtime.spot(2, 500)
+    clock.now += INTERVAL / 2
+    runtime.handle(DeviceFault(device="shoe", error="jammed", kind="command_failed", command="deal"))
+    runtime.spot(3, 700)
+    assert not feed.publish_due() and feed.published == 2  # half the interval: still waiting
+    clock.now += INTERVAL / 2
+    assert feed.publish_due() and feed.published == 3
+    view = json.loads(feed.current()[1])
+    assert antes(feed) == {1: 5000, 2: 500, 3: 700}
+    assert [f["text"] for f in view["faults"]] == ["fault: jammed"]
+
+    clock.now += 10 * INTERVAL
+    assert not feed.publish_due() and feed.published == 3  # no change, no view
+    runtime.spot(4, 900)
+    assert feed.publish_due() and antes(feed)[4] == 900  # the first change after a quiet spell: at once
+
+
+class Stream:
+    """An event-stream client; ``reading``: it reads every event (else it never reads a byte, its
+    receive buffer as small as the kernel allows)."""
+
+    def __init__(self, port: int, reading: bool) -> None:
+        self.views: list[dict[str, Any]] = []
+        if reading:
+            self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            self.conn.request("GET", "/events")
+            self.response = self.conn.getresponse()
+            assert self.response.status == 200
+            threading.Thread(target=self._read, daemon=True).start()
+        else:
+            self.sock = socket.socket()
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+            self.sock.connect(("127.0.0.1", port))
+            self.sock.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+
+    def _read(self) -> None:
+        try:
+            for line in self.response:
+                if line.startswith(b"data: {"):
+                    self.views.append(json.loads(line[6:]))
+        except (OSError, ValueError):
+            pass
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[HilTable, WebServer]]:
+    t = HilTable(TABLE, tmp_path)
+    feed = TableFeed(t.runtime, interval_s=0.0)  # unpaced: as much for the stuck clients as can be
+    server = WebServer(table_app(feed), WebAddress("127.0.0.1", 0))
+    server.start()
+    try:
+        yield t, server
+    finally:
+        server.stop()
+        feed.stop()
+        t.close()
+
+
+def test_clients_that_never_read_do_not_hold_up_the_table_or_the_other_clients(
+    served: tuple[HilTable, WebServer],
+) -> None:
+    t, server = served
+    stuck = [Stream(server.port, reading=False) for _ in range(3)]
+    reader = Stream(server.port, reading=True)
+    connections = server.server.server_state.connections
+
+    def all_stuck() -> bool:
+        paused = [c for c in list(connections) if getattr(c, "flow", None) is not None and c.flow.write_paused]
+        return len(paused) >= len(stuck)
+
+    rounds = 0
+    while not all_stuck():  # the stuck clients' buffers fill as the table plays
+        assert rounds < 100, "the stuck clients' connections were never paused"
+        play_round(t)
+        t.finish()
+        rounds += 1
+    for _ in range(2):  # every stuck client's writes paused: the table goes on
+        play_round(t)
+        t.finish()
+        assert all_stuck()
+    final = t.snap
+    wait(
+        lambda: (
+            bool(reader.views) and (reader.views[-1]["round"], reader.views[-1]["step"]) == (final.round_no, final.step)
+        ),
+        "the reading client to get the latest view",
+    )
+    assert len(t.results) == rounds + 2
+    for s in stuck:
+        s.sock.close()
