@@ -429,6 +429,8 @@ class Link:
         answers = _ANSWERS[kind]
         wire = encode(Frame(self.address, seq, 0, kind, payload))
         for attempt in range(self.config.retries + 1):
+            if self._stop.is_set():
+                break  # closing: no more tries (a link timed with many would spin through them)
             if attempt:
                 self.stats.retries += 1
             self._transport.write(wire)
