@@ -215,6 +215,8 @@ class BenchSummary:
     """Why the run could not go on, in one line (None: it did not fail)."""
     stopped: str | None = None
     """The signal that stopped the run (``SIGINT``, ``SIGTERM``), if one did."""
+    manual: bool = False
+    """Played from the web page's controls (``--manual``): as many rounds as the page played."""
 
     @property
     def mismatches(self) -> int:
@@ -239,6 +241,8 @@ class BenchSummary:
             return f"FAILED: {self.mismatches} of {self.verified} rounds differ when re-settled"
         if self.rounds < self.wanted:
             return f"FAILED: only {of} finished"
+        if self.manual:
+            return f"manual session: {self.rounds} rounds played, every settled round re-settled the same"
         return f"passed: {of}, every settled round re-settled the same"
 
     @property
@@ -763,7 +767,7 @@ def run_bench(
     summary.holds = holds.count
     summary.latencies = list(runtime.latencies)
     if manual:  # the page decides how many rounds are played: Ctrl-C is its end, not a failure
-        summary.wanted = min(summary.wanted, summary.rounds)
+        summary.wanted, summary.manual = min(summary.wanted, summary.rounds), True
     elif stop is not None and stop.received is not None:
         summary.stopped = stop.received
     return summary
