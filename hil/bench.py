@@ -73,12 +73,13 @@ FAULT_PROFILES: dict[str, FaultRates] = {
     "noisy": {"flip": 0.01, "drop": 0.01, "duplicate": 0.005, "split": 0.05, "garbage": 0.01},
 }
 
-BENCH_LINK = LinkConfig(link_down_s=30.0, retries=1_000)
+BENCH_LINK = LinkConfig(link_down_s=30.0, retries=1_000, write_timeout_s=30.0)
 """The links' timing at the bench. The simulators are threads of the bench's own process: on a
 loaded machine the whole process can be starved for over a second (seen at load 20-40 on 2 cores:
 every link "down" at once, the cards dealt meanwhile then waiting for a supervisor the bench does
-not have). So silence means down only after 30 s, and a command is sent again until then rather
-than failing after three tries. A pulled pty is still down at once (a read error, not a silence);
+not have). So silence means down only after 30 s, a command is sent again until then rather
+than failing after three tries, and a write may take as long (pyserial fails a write its thread
+finished late, even one whose bytes all went out). A pulled pty is still down at once (a read error, not a silence);
 a lost or damaged reply is still sent again after ``response_timeout_s``, as at a real table."""
 
 

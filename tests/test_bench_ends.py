@@ -172,3 +172,44 @@ def test_a_process_starved_for_seconds_mid_deal_still_passes(
     assert stalled.is_set()
     assert summary.failure is None and summary.exit_status == 0, summary.lines()
     assert summary.rounds == 3 and summary.link_downs == 0 and summary.holds == 0
+
+
+def test_a_write_whose_thread_ran_late_does_not_take_a_bench_link_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyserial fails a write when its thread looks at the clock only after the write timeout,
+    even with every byte sent: a starved process. Seen at load 50 as `write failed: Write
+    timeout`, a link down and a hold. Here the clock moves 2 s at every look."""
+    import os
+    import tty
+
+    from serial import serialutil
+
+    from drivers.link import LinkConfig
+    from drivers.transport import Transport, TransportError
+    from hil.bench import BENCH_LINK
+
+    clock = [0.0]
+
+    def starved() -> float:
+        clock[0] += 2.0
+        return clock[0]
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    try:
+        monkeypatch.setattr(serialutil.Timeout, "TIME", staticmethod(starved))
+        real = Transport(os.ttyname(slave), write_timeout_s=LinkConfig().write_timeout_s)
+        try:
+            with pytest.raises(TransportError, match="Write timeout"):
+                real.write(b"\x01")  # a real table's timing: the late thread takes the link down
+            assert os.read(master, 16) == b"\x01"  # though the byte went out
+        finally:
+            real.close()
+        bench = Transport(os.ttyname(slave), write_timeout_s=BENCH_LINK.write_timeout_s)
+        try:
+            bench.write(b"\x02")
+            assert os.read(master, 16) == b"\x02"
+        finally:
+            bench.close()
+    finally:
+        os.close(master)
+        os.close(slave)
