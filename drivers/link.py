@@ -108,6 +108,10 @@ class LinkConfig:
     busy_backoff_s: float = 0.05
     busy_backoff_max_s: float = 0.8
     log_interval_s: float = 10.0
+    write_timeout_s: float = 1.0
+    """A write not done in this long fails (the link goes down). pyserial also fails a write that
+    was done when its thread ran again only after this long (it looks at the time after the
+    write), so a process starved for as long takes its links down."""
 
 
 @dataclass
@@ -404,7 +408,7 @@ class Link:
             return None
 
     def _run(self) -> None:
-        self._transport = Transport(self.url, self.config.baudrate)
+        self._transport = Transport(self.url, self.config.baudrate, write_timeout_s=self.config.write_timeout_s)
         self._transport.discard_input()  # nothing from before this opening can answer a new request
         self._decoder = Decoder(stats=self.stats)
         self._seq = secrets.randbits(32)
@@ -458,6 +462,8 @@ class Link:
         answers = _ANSWERS[kind]
         wire = encode(Frame(self.address, seq, 0, kind, payload))
         for attempt in range(self.config.retries + 1):
+            if self._stop.is_set():
+                break  # closing: no more tries (a link timed with many would spin through them)
             if attempt:
                 self.stats.retries += 1
             self._transport.write(wire)

@@ -62,15 +62,19 @@ def _is_device_path(url: str) -> bool:
 class Transport:
     """An open port. ``read(timeout_s)`` returns what arrived within the timeout (maybe nothing)."""
 
-    def __init__(self, url: str, baudrate: int = 115200, read_timeout_s: float = 0.005) -> None:
+    def __init__(
+        self, url: str, baudrate: int = 115200, read_timeout_s: float = 0.005, write_timeout_s: float = 1.0
+    ) -> None:
         self.url = url
         try:
             if _is_device_path(url):
                 self._port = serial.serial_for_url(
-                    url, baudrate=baudrate, timeout=read_timeout_s, write_timeout=1.0, exclusive=True
+                    url, baudrate=baudrate, timeout=read_timeout_s, write_timeout=write_timeout_s, exclusive=True
                 )
             else:
-                self._port = serial.serial_for_url(url, baudrate=baudrate, timeout=read_timeout_s, write_timeout=1.0)
+                self._port = serial.serial_for_url(
+                    url, baudrate=baudrate, timeout=read_timeout_s, write_timeout=write_timeout_s
+                )
         except (serial.SerialException, OSError, ValueError) as exc:
             raise PortOpenError(url, open_reason(exc, url)) from exc
 

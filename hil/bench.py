@@ -10,13 +10,17 @@ rule with random withdrawals; pai gow: now and then a set other than the house w
 from __future__ import annotations
 
 import random
+import signal
 import statistics
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any, TypedDict
 
 from tqdm import tqdm
@@ -25,17 +29,28 @@ from controller.cards import Card, card, deck
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_json
 from controller.table.base import RoundResult
-from controller.table.latest import SnapshotSource
+from controller.table.latest import LatestSnapshot, SnapshotSource, SnapshotTimeout
 from controller.table.resettle import Verifier, canonical
 from controller.table.runtime import TableRuntime
-from controller.table.snapshot import TableSnapshot
+from controller.table.snapshot import PlayerHands, TableSnapshot
 from controller.table_config import TableConfig
+from drivers.link import LinkConfig
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.faults import Faults
 from hil.hold_summary import HoldTally, ParSheetLike, summary_lines
 from hil.serve import PtyServer
 
-__all__ = ["BenchSummary", "run_bench", "FAULT_PROFILES", "STRATEGIES"]
+__all__ = [
+    "BenchSummary",
+    "run_bench",
+    "FAULT_PROFILES",
+    "STRATEGIES",
+    "BENCH_LINK",
+    "BenchFailure",
+    "BenchStopped",
+    "BenchView",
+    "StopSignals",
+]
 
 STRATEGIES = ("par", "random")
 """How the simulated players decide: the par sheet's strategy, or legal random decisions."""
@@ -57,6 +72,118 @@ FAULT_PROFILES: dict[str, FaultRates] = {
     "none": {},
     "noisy": {"flip": 0.01, "drop": 0.01, "duplicate": 0.005, "split": 0.05, "garbage": 0.01},
 }
+
+BENCH_LINK = LinkConfig(link_down_s=30.0, retries=1_000, write_timeout_s=30.0)
+"""The links' timing at the bench. The simulators are threads of the bench's own process: on a
+loaded machine the whole process can be starved for over a second (seen at load 20-40 on 2 cores:
+every link "down" at once, the cards dealt meanwhile then waiting for a supervisor the bench does
+not have). So silence means down only after 30 s, a command is sent again until then rather
+than failing after three tries, and a write may take as long (pyserial fails a write its thread
+finished late, even one whose bytes all went out). A pulled pty is still down at once (a read error, not a silence);
+a lost or damaged reply is still sent again after ``response_timeout_s``, as at a real table."""
+
+
+class BenchFailure(Exception):
+    """The bench cannot go on; the text says why in one line (what it waited for, where the table is)."""
+
+
+class BenchStopped(Exception):
+    """A signal (SIGINT, SIGTERM) stopped the bench at a wait; the text names it."""
+
+
+class StopSignals:
+    """SIGINT and SIGTERM noted, never raised: the bench's players stop at their next wait
+    (:class:`BenchView` looks at least every ``SLICE_S``), the table stops between events, and
+    the summary is printed. Installed on entering (main thread only), the old handlers put back
+    on leaving."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.received: str | None = None
+        """The first signal's name, once one came."""
+        self._old: dict[int, Any] = {}
+
+    def _note(self, signum: int, frame: FrameType | None) -> None:
+        if self.received is None:
+            self.received = signal.Signals(signum).name
+
+    def __enter__(self) -> StopSignals:
+        if threading.current_thread() is threading.main_thread():
+            for sig in self.SIGNALS:
+                self._old[sig] = signal.signal(sig, self._note)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old.clear()
+
+
+def _needs_supervisor(s: TableSnapshot) -> bool:
+    """The table holds for something only a supervisor clears (or its machine failed)."""
+    return (s.hold is not None and not s.hold.by_itself) or s.machine_error is not None
+
+
+def _where(s: TableSnapshot | None) -> str:
+    """Where the table is, in words, for a failure's line."""
+    if s is None:
+        return "no snapshot of the table yet"
+    where = f"round {s.round_no}, table in {s.step}"
+    if s.hold is not None:
+        where += f": {s.hold.reason}; clears {s.hold.clears}"
+    return where
+
+
+class BenchView:
+    """The bench players' view of the table (a :class:`SnapshotSource`): the latest snapshot,
+    with waits for a state that fit a bench on a busy machine.
+
+    A wait looks at least every ``SLICE_S`` for a stop (:class:`StopSignals`: raises
+    :class:`BenchStopped`) and otherwise only ends on the state, or after its (generous) timeout
+    with a :class:`BenchFailure` naming what it waited for and where the table is. It ends at once
+    when the table holds for something only a supervisor clears: the bench has none, so waiting
+    could only time out."""
+
+    SLICE_S = 0.2
+
+    def __init__(self, latest: LatestSnapshot, stop: StopSignals | None = None) -> None:
+        self.latest, self.stop = latest, stop
+
+    def get(self) -> TableSnapshot:
+        return self.latest.get()
+
+    def hands(self) -> PlayerHands | None:
+        return self.latest.hands()
+
+    def _check_stop(self) -> None:
+        if self.stop is not None and self.stop.received is not None:
+            raise BenchStopped(f"stopped by {self.stop.received}")
+
+    def wait(self, cond: Callable[[TableSnapshot], bool], what: str, timeout: float = 60.0) -> TableSnapshot:
+        """The first snapshot for which ``cond`` holds (see the class)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self._check_stop()
+            left = deadline - time.monotonic()
+            try:
+                s = self.latest.wait(lambda x: cond(x) or _needs_supervisor(x), what, max(0.0, min(left, self.SLICE_S)))
+            except SnapshotTimeout:
+                if left > self.SLICE_S:
+                    continue
+                raise BenchFailure(
+                    f"timed out after {timeout:.0f} s waiting for {what} ({_where(self.latest.current())})"
+                ) from None
+            if cond(s):
+                return s
+            if s.machine_error is not None:
+                raise BenchFailure(
+                    f"the table's machine failed ({s.machine_error}) while waiting for {what} ({_where(s)})"
+                )
+            assert s.hold is not None
+            raise BenchFailure(
+                f"the table holds for the supervisor, and the bench has none ({_where(s)}); it was waiting for {what}"
+            )
 
 
 @dataclass
@@ -83,10 +210,41 @@ class BenchSummary:
     """Rounds re-settled from their recalled records by `tablectl settle` in a separate process."""
     differ: list[int] = field(default_factory=list)
     """Numbers of the rounds whose re-settlement differs from what the table paid."""
+    wanted: int = 0
+    """The rounds this run was to finish."""
+    failure: str | None = None
+    """Why the run could not go on, in one line (None: it did not fail)."""
+    stopped: str | None = None
+    """The signal that stopped the run (``SIGINT``, ``SIGTERM``), if one did."""
+    manual: bool = False
+    """Played from the web page's controls (``--manual``): as many rounds as the page played."""
 
     @property
     def mismatches(self) -> int:
         return len(self.differ)
+
+    @property
+    def exit_status(self) -> int:
+        """0 when every round wanted was played and re-settled the same; 128 + the signal's
+        number when a signal stopped the run; 1 on a failure or a difference."""
+        if self.stopped is not None:
+            return 128 + int(signal.Signals[self.stopped])
+        return 1 if self.failure is not None or self.mismatches or self.rounds < self.wanted else 0
+
+    def result(self) -> str:
+        """The run's outcome in one line."""
+        of = f"{self.rounds} of {self.wanted} rounds"
+        if self.failure is not None:
+            return f"FAILED after {of}: {self.failure}"
+        if self.stopped is not None:
+            return f"stopped by {self.stopped} after {of} (a round left open is finished first on the next run)"
+        if self.mismatches:
+            return f"FAILED: {self.mismatches} of {self.verified} rounds differ when re-settled"
+        if self.rounds < self.wanted:
+            return f"FAILED: only {of} finished"
+        if self.manual:
+            return f"manual session: {self.rounds} rounds played, every settled round re-settled the same"
+        return f"passed: {of}, every settled round re-settled the same"
 
     @property
     def hold_percent(self) -> float:
@@ -99,12 +257,14 @@ class BenchSummary:
         return [
             f"rounds      {self.rounds} in {self.seconds:.1f} s ({self.rounds / self.seconds if self.seconds else 0:.1f}/s)",
             *summary_lines(self.tally, self.par, self.played, self.spots),
-            f"faults      {self.faults} device faults, {self.link_downs} link downs (all recovered)",
+            f"faults      {self.faults} device faults, {self.link_downs} link downs"
+            + (" (all recovered)" if self.failure is None else ""),
             f"holds       {self.holds}",
             f"latency     p99 {p99:.2f} ms from a device event to the controller acting on it",
             f"settlement  {self.verified} of {paid} settled rounds re-settled from their recalled records by "
             f"`tablectl settle` in a separate process: {self.mismatches} differ"
             + (f" (rounds {shown})" if shown else ""),
+            f"result      {self.result()}",
         ]
 
 
@@ -264,14 +424,10 @@ class Player:
         self.press("confirm", lambda x: x.step != "settlement" or x.round_no != number)
 
     def on_count_stub(self, s: TableSnapshot) -> None:
-        try:  # the shoe answers the controller's request
-            self.wait(lambda x: x.step != "count_stub", "the shoe's stub count", timeout=self.ANSWER_S)
-        except TimeoutError:
-            self.press("confirm", lambda x: x.step != "count_stub")  # counted by hand
-
-    ANSWER_S = 10.0
-    """How long the dealer waits for the shoe to count before counting by hand (a noisy link
-    can lose the answer; a late answer after the count by hand changes nothing)."""
+        """The shoe answers the controller's request (asked again after a link-down, so it comes;
+        a count by hand after some seconds would make the round's record depend on the machine's
+        speed)."""
+        self.wait(lambda x: x.step != "count_stub", "the shoe's stub count")
 
 
 class MississippiPlayer(Player):
@@ -474,10 +630,8 @@ class PaiGowPlayer(Player):
         self.deal_to(s, 49)
 
     def on_check_deal(self, s: TableSnapshot) -> None:
-        try:
-            self.wait(lambda x: x.step != "check_deal", "the cards left", timeout=self.ANSWER_S)
-        except TimeoutError:
-            self.press("confirm", lambda x: x.step != "check_deal")  # counted by hand
+        """The shoe counts the cards left, as it counts the stub (:meth:`Player.on_count_stub`)."""
+        self.wait(lambda x: x.step != "check_deal", "the shoe's count of the cards left")
 
     def on_setting(self, s: TableSnapshot) -> None:
         g = s.game_view
@@ -523,6 +677,7 @@ def run_bench(
     services: Sequence[Any] = (),
     attach: Callable[[TableRuntime, dict[str, Any], dict[str, PtyServer]], Callable[[], None]] | None = None,
     manual: bool = False,
+    stop: StopSignals | None = None,
 ) -> BenchSummary:
     """Play ``rounds`` rounds at a bench table; returns the summary.
 
@@ -536,6 +691,12 @@ def run_bench(
     ``attach(runtime, sims, servers)`` is called before the table starts (e.g. the web view) and
     returns what to call when the bench stops. ``manual``: no simulated players; something else
     drives the simulators (the web page's controls) until the rounds are played or Ctrl-C.
+
+    The summary is made whatever ends the run: every round finished so far is tallied and
+    re-settled, and ``failure`` says in one line why the run could not go on (a wait that timed
+    out and what it waited for, a hold only a supervisor clears, an error), ``stopped`` which
+    signal stopped it (``stop``: SIGINT and SIGTERM noted by :class:`StopSignals`; a
+    ``KeyboardInterrupt`` counts as SIGINT).
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
@@ -553,7 +714,7 @@ def run_bench(
             for i, (role, sim) in enumerate(sims.items())
         }
         urls = {role: server.start() for role, server in servers.items()}
-        runtime = TableRuntime(table, urls, journal, on_round=played.append)
+        runtime = TableRuntime(table, urls, journal, on_round=played.append, link_base=BENCH_LINK)
         runtime.services.extend(services)
         runtime.latest.share_hands = not manual  # the simulated players look at their own cards
         holds = _HoldCount()
@@ -561,7 +722,9 @@ def run_bench(
         runtime.observers.append(lambda event: holds.saw(runtime.snapshot.step))
         before = finished()
         target = rounds if resume else before + rounds
-        player = PLAYERS[table.game](runtime.latest, sims, table, seats, seed, strategy)
+        summary.wanted = max(0, target - before)
+        view = BenchView(runtime.latest, stop)
+        player = PLAYERS[table.game](view, sims, table, seats, seed, strategy)
         detach = None
         start = time.monotonic()
         tqdm.monitor_interval = 0  # no monitor thread: the bar is updated from this thread only
@@ -571,19 +734,18 @@ def run_bench(
         try:
             if attach is not None:
                 detach = attach(runtime, sims, servers)
-            runtime.start(after_recovery=player.restore_shoe)
-            runtime.latest.wait(lambda x: x.step != "closed", "the table to open")
-            while finished() < target:
-                if manual:
-                    try:
-                        time.sleep(0.1)  # the page's controls drive the simulators
-                    except KeyboardInterrupt:
-                        break
-                    continue
-                player.act()
-                done = finished()
-                if done > bar.n:
-                    bar.update(done - bar.n)
+            runtime.start(after_recovery=player.restore_shoe)  # a journal it cannot recover: raised
+            try:
+                _play(view, player, finished, target, bar, manual, stop)
+            except BenchStopped:
+                pass  # stop.received names the signal
+            except KeyboardInterrupt:
+                if not manual:
+                    summary.stopped = "SIGINT"
+            except BenchFailure as exc:
+                summary.failure = str(exc)
+            except Exception as exc:  # a bug: named by its kind and place (its text may name a card face down)
+                summary.failure = _error_line(exc)
         finally:
             summary.seconds = time.monotonic() - start
             if detach is not None:
@@ -621,4 +783,38 @@ def run_bench(
     summary.link_downs = kinds.count("LinkDown")
     summary.holds = holds.count
     summary.latencies = list(runtime.latencies)
+    if manual:  # the page decides how many rounds are played: Ctrl-C is its end, not a failure
+        summary.wanted, summary.manual = min(summary.wanted, summary.rounds), True
+    elif stop is not None and stop.received is not None:
+        summary.stopped = stop.received
     return summary
+
+
+def _play(
+    view: BenchView,
+    player: Player,
+    finished: Callable[[], int],
+    target: int,
+    bar: Any,
+    manual: bool,
+    stop: StopSignals | None,
+) -> None:
+    """Play until the journal holds ``target`` finished rounds (or, ``manual``, until a stop)."""
+    view.wait(lambda x: x.step != "closed", "the table to open", Player.WAIT_S)
+    while finished() < target:
+        if manual:
+            time.sleep(0.1)  # the page's controls drive the simulators
+            if stop is not None and stop.received is not None:
+                return
+            continue
+        player.act()
+        done = finished()
+        if done > bar.n:
+            bar.update(done - bar.n)
+
+
+def _error_line(exc: BaseException) -> str:
+    """An unexpected error in one line: its kind and where it was raised (file, line, function)."""
+    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ is not None else []
+    at = f" at {Path(where[0].filename).name}:{where[0].lineno} in {where[0].name}" if where else ""
+    return f"bench error: {type(exc).__name__}{at}"

@@ -250,6 +250,8 @@ class PanelSim(SimDevice):
 
     def on_command(self, name: str, values: dict[str, Any]) -> int:
         if name == "display":
+            if not 1 <= values["line"] <= self.lines or len(values["text"]) > self.columns:
+                return STATUS_BAD_BODY  # protocol.md section 9: nothing changes
             self.display[values["line"]] = values["text"]
             self.screens.append((time.time(), self._screen()))
         elif name == "screen":

@@ -13,10 +13,13 @@ import pytest
 
 from drivers.bet_spots import BetSpotDriver
 from drivers.framing import MAX_PAYLOAD, Decoder, Frame, MsgType, cobs_encode, crc16, encode
-from drivers.messages import BodyError
+from drivers.link import LinkConfig
+from drivers.messages import BodyError, encode_body
+from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver
 from drivers.state import ShoeState, SpotsState
-from hil.devices import BetSpotSim, ShoeSim
+from hil.device import STATUS_BAD_BODY, STATUS_OK
+from hil.devices import BetSpotSim, PanelSim, ShoeSim
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
 STATE_HEADER = 10
@@ -139,3 +142,49 @@ def test_an_acknowledgement_of_an_event_no_longer_held_deletes_nothing() -> None
     assert event_no(poll(2, 1, 2)) == 3  # 2 again (its reply lost): nothing to delete, the same answer
     assert event_no(poll(3, 99, 7)) == 3  # a boot the device never had: nothing deleted
     assert poll(4, 1, 3).type is MsgType.ACK
+
+
+def _command(sim: PanelSim, name: str, seq: int, **values: object) -> int:
+    """Send ``sim`` the panel command ``name`` as a CMD frame; the RESP's status."""
+    spec = PanelDriver.COMMANDS[name]
+    frame = Frame(3, seq, 0, MsgType.CMD, bytes((spec.code,)) + encode_body(spec, values))
+    reply = sim.reply_to(frame)
+    assert reply is not None
+    answer = one_frame(reply)
+    assert answer.type is MsgType.RESP
+    return answer.payload[4]
+
+
+def test_the_display_limits_count_characters_and_a_line_too_long_changes_nothing() -> None:
+    """Section 9: `display` and `screen` take at most `lines` lines of `columns` characters (code
+    points, not bytes); anything else is status 2 and leaves the display as it was."""
+    assert "**Line length counts characters**" in DOC
+    sim = PanelSim(lines=4, columns=40)
+    wide = "é" * 40  # 40 characters, 80 bytes
+    assert _command(sim, "display", 1, line=1, text=wide) == STATUS_OK
+    assert _command(sim, "display", 2, line=2, text="é" * 41) == STATUS_BAD_BODY
+    assert _command(sim, "display", 3, line=0, text="x") == STATUS_BAD_BODY
+    assert _command(sim, "display", 4, line=5, text="x") == STATUS_BAD_BODY
+    assert _command(sim, "screen", 5, lines=("a", "b", "c", "d", "e")) == STATUS_BAD_BODY
+    assert _command(sim, "screen", 6, lines=("x" * 41,)) == STATUS_BAD_BODY
+    assert sim.screen == (wide, "", "", "")
+    assert _command(sim, "screen", 7, lines=("a", wide)) == STATUS_OK and sim.screen == ("a", wide, "", "")
+
+
+def test_the_page_s_timing_is_the_controller_s() -> None:
+    """Sections 4.3, 4.7, 4.8: the retry, the silence that is a link-down, the poll interval."""
+    config = LinkConfig()
+    assert (config.response_timeout_s, config.retries, config.link_down_s) == (0.1, 3, 1.0)
+    assert "within **100 ms** (`response_timeout_s`)" in DOC and "up to **3** more times (`retries`)" in DOC
+    assert "After **1.0 s** (`link_down_s`)" in DOC and "**1.0 s** (the controller's own `link_down_s`" in DOC
+    assert config.poll_interval_s == 0.05 and "every **50 ms** (`poll_interval_s`" in DOC
+
+
+def test_a_stub_of_more_than_255_cards_is_reported_as_255() -> None:
+    """Section 6: `stub_count` 255 in the state answer means 255 or more."""
+    assert "255 means 255 or more" in DOC
+    shoe = ShoeSim(["As"] * 300)
+    fixed, _ = shoe.state_body()
+    assert fixed[3] == 255
+    shoe.dealt = 100
+    assert shoe.state_body()[0][3] == 200

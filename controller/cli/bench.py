@@ -78,11 +78,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``tablectl bench``; 0 when every round settled as `tablectl settle` settles its record."""
+    """Run ``tablectl bench``; 0 when every round wanted was played and settled as `tablectl settle`
+    settles its record; 1 on a failure (the summary is printed all the same, its reason in one
+    line on stderr); 130 or 143 when SIGINT or SIGTERM stopped it (the summary too)."""
     from controller.journal import JournalError
     from controller.table_config import config_dir, load_table
     from controller.yamlfile import ConfigError
-    from hil.bench import run_bench
+    from hil.bench import StopSignals, run_bench
     from hil.hold_summary import par_for
 
     try:
@@ -116,20 +118,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl bench: {exc}", file=sys.stderr)
         return 2
     try:
-        summary = run_bench(
-            table,
-            args.seats,
-            args.rounds,
-            args.seed,
-            args.faults,
-            progress=not args.quiet,
-            journal_path=journal,
-            resume=args.resume,
-            strategy=args.strategy,
-            services=[forwarder] if forwarder is not None else [],
-            attach=attach,
-            manual=args.manual,
-        )
+        with StopSignals() as stop:
+            summary = run_bench(
+                table,
+                args.seats,
+                args.rounds,
+                args.seed,
+                args.faults,
+                progress=not args.quiet,
+                journal_path=journal,
+                resume=args.resume,
+                strategy=args.strategy,
+                services=[forwarder] if forwarder is not None else [],
+                attach=attach,
+                manual=args.manual,
+                stop=stop,
+            )
     except (JournalError, OSError) as exc:
         print(f"tablectl bench: {exc}", file=sys.stderr)
         return 2
@@ -142,4 +146,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"  journal     {journal} (tablectl recall --journal {journal})")
     if forwarder is not None and table.floor is not None:
         print("  " + floor_line(table.floor.table_id, forwarder.status(), journal))
-    return 0 if summary.mismatches == 0 else 1
+    status = summary.exit_status
+    if status:
+        print(f"tablectl bench: {summary.result()}", file=sys.stderr)
+    return status

@@ -17,6 +17,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -122,7 +123,8 @@ def write_snapshot_file(path: Path, snapshot: TableSnapshot) -> None:
 
 
 class TableRuntime:
-    """Drivers, engine and table machine for one table config; ``urls`` overrides device ports.
+    """Drivers, engine and table machine for one table config; ``urls`` overrides device ports;
+    ``link_base`` the links' timing (each device's baud rate and poll interval still its config's).
 
     With a durable ``journal`` (:class:`~controller.journal.SqliteJournal`) the runtime also
     snapshots the table at each round's start, writes each finished round with its meters, and
@@ -136,6 +138,7 @@ class TableRuntime:
         journal: Journal | None = None,
         on_round: Callable[[RoundResult], None] | None = None,
         notifier: SystemdNotifier | None = None,
+        link_base: LinkConfig | None = None,
     ) -> None:
         if table.game not in GAME_TABLES:
             raise ValueError(
@@ -169,7 +172,9 @@ class TableRuntime:
                 raise ValueError(
                     f"{table.path}:{device.line}: devices.{role}: {url} is served by `tablectl bench`, not a port"
                 )
-            config = LinkConfig(baudrate=device.baudrate, poll_interval_s=device.poll_interval_s)
+            config = replace(
+                link_base or LinkConfig(), baudrate=device.baudrate, poll_interval_s=device.poll_interval_s
+            )
             self.drivers[role] = driver_class(device.driver)(
                 role, url, self.engine.queue, address=device.address, config=config
             )

@@ -1,0 +1,215 @@
+"""However a bench run ends, it prints its summary and says how it ended (issue 21 item 6): a
+signal (SIGINT, SIGTERM) mid-round, a round that cannot go on (a fault only a supervisor
+clears: the bench has none), a wait that runs out (it names what it waited for), and a process
+starved for seconds (its devices all silent at once), which the bench rides out.
+
+Every signal is sent at a state (a round started, read from the table's snapshot file), never
+at a time; the timeouts waited out here are for states that cannot come."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.cli import main
+from controller.journal import SqliteJournal
+from controller.table.runtime import snapshot_path
+from controller.table_config import config_dir, load_table
+from hil import bench as bench_module
+from hil.bench import Player, run_bench
+from hil.device import SimDevice
+from hil.devices import BetSpotSim, ShoeSim
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _finished(journal: Path) -> int:
+    j = SqliteJournal(journal, create=False)
+    try:
+        return len(j.round_seqs())
+    finally:
+        j.close()
+
+
+def _snapshot(journal: Path) -> dict[str, Any] | None:
+    """The running table's snapshot as ``tablectl status`` reads it (None before the first)."""
+    try:
+        return json.loads(snapshot_path(journal).read_text())["snapshot"]  # type: ignore[no-any-return]
+    except (OSError, ValueError, KeyError):
+        return None  # not written yet (it is replaced whole, never seen half written)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_mid_round_prints_the_summary_and_exits_non_zero(tmp_path: Path, sig: signal.Signals) -> None:
+    journal = tmp_path / "bench.db"
+    cmd = [sys.executable, "-m", "controller", "bench", "--game", "mississippi_stud", "--seats", "3"]
+    cmd += ["--rounds", "10000", "--journal", str(journal), "--quiet"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300  # only against a hang: the signal is sent at a state
+        while True:
+            s = _snapshot(journal)
+            if s is not None and s["round_no"] >= 2 and s["step"] not in ("betting", "closed"):
+                break  # round 1 finished, round 2 dealt or being dealt: mid-round
+            assert proc.poll() is None, f"the bench ended first: {proc.communicate()[1][-2000:]}"
+            assert time.monotonic() < deadline, "round 2 never started"
+            time.sleep(0.01)
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 128 + sig, (proc.returncode, err[-2000:])
+    assert "Traceback" not in err, err[-2000:]
+    n = _finished(journal)
+    assert n >= 1
+    assert f"rounds      {n} in " in out, out
+    assert "settled rounds re-settled" in out and ": 0 differ" in out, out
+    assert f"result      stopped by {sig.name} after {n} of 10000 rounds" in out, out
+    assert err.strip().splitlines()[-1].startswith(f"tablectl bench: stopped by {sig.name} after {n} of 10000 rounds")
+
+
+def test_a_round_held_for_the_supervisor_fails_at_once_with_the_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Round 2's first card leaves the shoe unread: only a supervisor clears that hold, so the
+    bench fails at once (not after its wait's timeout) and says why; round 1 is in the summary."""
+    loads = [0]
+    load, deal = ShoeSim.load, ShoeSim.deal
+
+    def counted_load(self: ShoeSim, cards: Any) -> None:
+        loads[0] += 1
+        load(self, cards)
+
+    def misread_deal(self: ShoeSim, n: int = 1) -> None:
+        if loads[0] == 2 and self.position == 0:
+            self.unreadable()
+            n -= 1
+        deal(self, n)
+
+    monkeypatch.setattr(ShoeSim, "load", counted_load)
+    monkeypatch.setattr(ShoeSim, "deal", misread_deal)
+    monkeypatch.setattr(Player, "WAIT_S", 600.0)  # a wait that ran out would not end the test in time
+    journal = tmp_path / "bench.db"
+    start = time.monotonic()
+    status = main(["bench", "--game", "mississippi_stud", "--seats", "2", "--rounds", "4", "--journal", str(journal)])
+    assert time.monotonic() - start < 300
+    out, err = capsys.readouterr()
+    assert status == 1, err
+    assert "Traceback" not in err
+    assert _finished(journal) == 1
+    assert "rounds      1 in " in out and "settlement  1 of 1 settled rounds" in out, out
+    result = next(line for line in out.splitlines() if line.startswith("  result "))
+    assert "FAILED after 1 of 4 rounds: the table holds for the supervisor, and the bench has none" in result
+    assert "round 2, table in hold: unreadable card" in result and "read it again" in result
+    last = err.strip().splitlines()[-1]
+    assert last == f"tablectl bench: {result.split('result', 1)[1].strip()}"
+
+
+def test_a_wait_that_runs_out_names_what_it_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bet spots never see the chips: the bench's wait for the bets runs out and its summary
+    says what it was waiting for and where the table was."""
+    monkeypatch.setattr(BetSpotSim, "place", lambda self, seat, spot, cents: None)
+    monkeypatch.setattr(Player, "WAIT_S", 2.0)  # the state cannot come: a short wait is no race
+    table = load_table(config_dir() / "bench" / "pai_gow.yaml")
+    summary = run_bench(table, seats=2, rounds=3, seed=3, progress=False, journal_path=tmp_path / "j.db")
+    assert summary.failure == "timed out after 2 s waiting for bets to register (round 1, table in betting)"
+    assert summary.exit_status == 1 and summary.rounds == 0
+    assert summary.lines()[-1] == f"result      FAILED after 0 of 3 rounds: {summary.failure}"
+
+
+def test_a_bug_in_the_players_is_one_line_with_its_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(self: Player, s: Any) -> None:
+        raise IndexError("tuple index out of range")
+
+    monkeypatch.setattr(bench_module.PaiGowPlayer, "on_setting", broken)
+    table = load_table(config_dir() / "bench" / "pai_gow.yaml")
+    summary = run_bench(table, seats=2, rounds=3, seed=3, progress=False, journal_path=tmp_path / "j.db")
+    line = broken.__code__.co_firstlineno + 1
+    assert summary.failure == f"bench error: IndexError at test_bench_ends.py:{line} in broken"
+    assert summary.exit_status == 1
+
+
+@pytest.mark.parametrize("game", ["mississippi_stud", "boston5", "pai_gow"])
+def test_a_process_starved_for_seconds_mid_deal_still_passes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, game: str
+) -> None:
+    """Every simulated device goes silent for 3 s at once while round 2's cards are dealt, as
+    when the bench's process is starved on a loaded machine: with a real device's timing (link
+    down after 1 s) every link went down and the cards dealt meanwhile waited for a supervisor;
+    the bench's links ride it out."""
+    stalled = threading.Event()
+    quiet_until = [0.0]
+    reply_to, load = SimDevice.reply_to, ShoeSim.load
+    loads = [0]
+
+    def slow_reply(self: SimDevice, frame: Any) -> bytes | None:
+        left = quiet_until[0] - time.monotonic()
+        if left > 0:
+            time.sleep(left)
+        return reply_to(self, frame)
+
+    def stalling_load(self: ShoeSim, cards: Any) -> None:
+        loads[0] += 1
+        load(self, cards)
+        if loads[0] == 2 and not stalled.is_set():
+            stalled.set()
+            quiet_until[0] = time.monotonic() + 3.0
+
+    monkeypatch.setattr(SimDevice, "reply_to", slow_reply)
+    monkeypatch.setattr(ShoeSim, "load", stalling_load)
+    table = load_table(config_dir() / "bench" / f"{game}.yaml")
+    summary = run_bench(table, seats=3, rounds=3, seed=5, progress=False, journal_path=tmp_path / "j.db")
+    assert stalled.is_set()
+    assert summary.failure is None and summary.exit_status == 0, summary.lines()
+    assert summary.rounds == 3 and summary.link_downs == 0 and summary.holds == 0
+
+
+def test_a_write_whose_thread_ran_late_does_not_take_a_bench_link_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyserial fails a write when its thread looks at the clock only after the write timeout,
+    even with every byte sent: a starved process. Seen at load 50 as `write failed: Write
+    timeout`, a link down and a hold. Here the clock moves 2 s at every look."""
+    import os
+    import tty
+
+    from serial import serialutil
+
+    from drivers.link import LinkConfig
+    from drivers.transport import Transport, TransportError
+    from hil.bench import BENCH_LINK
+
+    clock = [0.0]
+
+    def starved() -> float:
+        clock[0] += 2.0
+        return clock[0]
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    try:
+        monkeypatch.setattr(serialutil.Timeout, "TIME", staticmethod(starved))
+        real = Transport(os.ttyname(slave), write_timeout_s=LinkConfig().write_timeout_s)
+        try:
+            with pytest.raises(TransportError, match="Write timeout"):
+                real.write(b"\x01")  # a real table's timing: the late thread takes the link down
+            assert os.read(master, 16) == b"\x01"  # though the byte went out
+        finally:
+            real.close()
+        bench = Transport(os.ttyname(slave), write_timeout_s=BENCH_LINK.write_timeout_s)
+        try:
+            bench.write(b"\x02")
+            assert os.read(master, 16) == b"\x02"
+        finally:
+            bench.close()
+    finally:
+        os.close(master)
+        os.close(slave)
