@@ -96,7 +96,7 @@ class Driver:
     def _on_event(self, event_no: int, code: int, body: bytes, at: float) -> None:
         cls = self.EVENTS.get(code)
         if cls is None or cls.spec is None:
-            self.events.put(
+            self._deliver(
                 DeviceFault(
                     device=self.name,
                     event_no=event_no,
@@ -108,11 +108,16 @@ class Driver:
         try:
             values = decode_body(cls.spec, body)
         except BodyError as exc:
-            self.events.put(
+            self._deliver(
                 DeviceFault(device=self.name, event_no=event_no, kind="bad_event", error=f"event {event_no}: {exc}")
             )
             return
-        self.events.put(cls(device=self.name, at=at, event_no=event_no, **self._convert(cls, values)))
+        self._deliver(cls(device=self.name, at=at, event_no=event_no, **self._convert(cls, values)))
+
+    def _deliver(self, item: DeviceEvent) -> None:
+        """Queue what the event received last became; the link acknowledges it once it is journaled."""
+        self.link.carry(item)
+        self.events.put(item)
 
     def _convert(self, cls: type[DeviceEvent], values: dict[str, Any]) -> dict[str, Any]:
         """Turn wire values into the event's fields (subclasses map ids to names)."""

@@ -159,7 +159,13 @@ class TableRuntime:
         self.observers: list[Callable[[object], None]] = []
         """Called on the controller thread after each live event is handled (read-only views,
         e.g. the web table view); never during a replay. A failing observer is logged, not fatal."""
-        self.engine = Engine(self._handle, journal, on_journal_error=self._journal_failed)
+        self.engine = Engine(
+            self._handle,
+            journal,
+            on_journal_error=self._journal_failed,
+            on_recorded=self._journaled,
+            on_refused=self._not_journaled,
+        )
         self.journal = self.engine.journal
         self.durable = isinstance(self.journal, SqliteJournal)
         self.drivers: dict[str, Any] = {}
@@ -173,6 +179,7 @@ class TableRuntime:
             self.drivers[role] = driver_class(device.driver)(
                 role, url, self.engine.queue, address=device.address, config=config
             )
+            self.drivers[role].link.ack_when_journaled = True  # nothing acknowledged before it is journaled
         self.devices = DriverDevices(
             self.drivers["panel"], self.drivers["bet_spots"], self.drivers["shoe"], self.engine.post
         )
@@ -275,6 +282,18 @@ class TableRuntime:
 
     def _journal_failed(self, reason: str) -> None:
         self.table.journal_failed(reason)
+        self.publish()  # the hold is seen at once (no event was handled to publish it)
+
+    def _journaled(self, event: object) -> None:
+        """``event`` is journaled: the device that sent it may be acknowledged now."""
+        driver = self.drivers.get(str(getattr(event, "device", "")))
+        if driver is not None:
+            driver.link.journaled(event)
+
+    def _not_journaled(self, event: object) -> bool:
+        """``event`` could not be journaled: True when its device will send it again."""
+        driver = self.drivers.get(str(getattr(event, "device", "")))
+        return driver is not None and bool(driver.link.refused(event))
 
     def _round_done(self, result: RoundResult) -> None:
         if self.durable and not self.journal.has_round(result.number):  # type: ignore[attr-defined]
@@ -376,8 +395,7 @@ class TableRuntime:
             log.warning("journal: cannot read the devices' event windows (%s): events may repeat once", exc)
             return
         for role, (boot_id, last_event_no) in windows.items():
-            link = self.drivers[role].link
-            link.window_boot, link.last_event_no = boot_id, last_event_no
+            self.drivers[role].link.set_window(boot_id, last_event_no)
 
     def alive(self) -> bool:
         """Whether the controller thread and every link thread are running and the controller is
