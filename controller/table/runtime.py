@@ -191,6 +191,7 @@ class TableRuntime:
         self._written: object = None
         self.snapshot_file: Path | None = snapshot_path(self.journal.path) if self.durable else None  # type: ignore[attr-defined]
         """Where the latest snapshot is written for ``tablectl status`` (a durable journal only)."""
+        self._unwritten_rounds: list[tuple[int, dict[str, Any]]] = []
         self.services: list[Any] = []
         """Things beside the controller that read the journal (e.g. the floor forwarder): each
         ``start()``-ed once the journal is recovered, ``stop()``-ed before it is closed."""
@@ -250,7 +251,10 @@ class TableRuntime:
             self.table.round_started = False
             self.round_first_seq, self.round_faults = seq + 1, 0
             if self.durable:
-                self.journal.snapshot(seq, self.table.round_no, self.table.snapshot_state())  # type: ignore[attr-defined]
+                try:
+                    self.journal.snapshot(seq, self.table.round_no, self.table.snapshot_state())  # type: ignore[attr-defined]
+                except JournalError as exc:
+                    log.warning("journal: %s: round %s's start snapshot not kept", exc, self.table.round_no)
 
     def _log_link(self, event: object) -> None:
         """Log a link going down or coming back, and every device fault."""
@@ -284,8 +288,23 @@ class TableRuntime:
         self.table.journal_failed(reason)
         self.publish()  # the hold is seen at once (no event was handled to publish it)
 
+    def _write_rounds(self) -> None:
+        """Write the round records not written yet (the journal could not take them: written
+        once it takes records again, in order)."""
+        while self._unwritten_rounds:
+            number, data = self._unwritten_rounds[0]
+            try:
+                self.journal.append_round(number, data, meters_for_round(data))  # type: ignore[attr-defined]
+            except JournalError as exc:
+                log.error("journal: %s: round %s's record is written once the journal takes records again", exc, number)
+                return
+            self._unwritten_rounds.pop(0)
+
     def _journaled(self, event: object) -> None:
-        """``event`` is journaled: the device that sent it may be acknowledged now."""
+        """``event`` is journaled: the device that sent it may be acknowledged now (and a round
+        record that could not be written is written now)."""
+        if self._unwritten_rounds:
+            self._write_rounds()
         driver = self.drivers.get(str(getattr(event, "device", "")))
         if driver is not None:
             driver.link.journaled(event)
@@ -310,7 +329,8 @@ class TableRuntime:
                 "first_seq": self.round_first_seq,
                 "last_seq": self.engine.current_seq,
             }
-            self.journal.append_round(result.number, data, meters_for_round(data))  # type: ignore[attr-defined]
+            self._unwritten_rounds.append((result.number, data))
+            self._write_rounds()
         if not self.replaying:
             self.post_link_stats()
         if self.user_on_round and not self.replaying:
