@@ -610,8 +610,8 @@ class Link:
         if event_boot == self.window_boot:
             if event_no == self.last_event_no:
                 polled_boot, polled_no = self._polled
-                if not (self.ack_when_journaled and polled_boot == event_boot and polled_no < event_no):
-                    self.stats.duplicates += 1  # (not journaled yet when polled: the device was right to send it)
+                if not self.ack_when_journaled or (polled_boot == event_boot and polled_no >= event_no):
+                    self.stats.duplicates += 1  # (not acknowledged by the poll: the device was right to send it again)
                 return False
             if event_no < self.last_event_no:
                 # Only a device that started again under the same boot id numbers backwards.
