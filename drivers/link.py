@@ -4,7 +4,10 @@ The controller polls the device every ``poll_interval_s``; the device answers wi
 unacknowledged event or an empty ACK. Each POLL names the last event received (its boot id and
 number), which acknowledges it; the device keeps every event until then, so each event arrives
 exactly once (duplicates are dropped here) across corruption, loss, duplication, retries and
-device reboots. Event numbers belong to a boot: a device that starts again numbers from 1 under
+device reboots. A link the table runs (``ack_when_journaled``) names instead the last event
+journaled: the device is asked for the next event only once the table has committed the one
+before (:meth:`Link.journaled`), and an event the journal refused is taken again when the
+device, which still holds it, sends it again (:meth:`Link.refused`). Event numbers belong to a boot: a device that starts again numbers from 1 under
 a new random boot id, and the link resets its event window, reporting the reset (and any gap)
 as a :class:`DeviceFault`. Commands go out between polls, one at a time, in order.
 

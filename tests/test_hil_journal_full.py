@@ -17,6 +17,7 @@ from test_hil_pai_gow import DICE, shoe_for
 
 from controller.journal import JournalFull, SqliteJournal, verify_journal
 from controller.journal.recall import recall
+from controller.table.runtime import TableRuntime
 from controller.table_config import TableConfig, config_dir, load_table
 
 BENCH = config_dir() / "bench"
@@ -290,3 +291,36 @@ def test_a_jump_in_the_shoes_card_numbers_holds_and_the_card_waits(tmp_path: Pat
         (2, "Ad", "seat 1"),
         (5, "6c", "misdeal: the round is void"),
     ]
+
+
+def test_a_controller_stopped_while_the_journal_is_full_loses_no_card(tmp_path: Path) -> None:
+    """The controller stops (a restart, a power cut's SIGKILL) while cards it could not journal
+    wait on the shoe: started again, on a journal with room, it is sent them and takes each once."""
+    t, path = open_table(MISSISSIPPI, tmp_path)
+    with t:
+        t.spot(1, "ante", 500)
+        t.spot(4, "ante", 1000)
+        t.press("no_more_bets")
+        t.load(shoe("As Ad 4c 5c 7h 8h 2c"))
+        t.deal(2)
+        fill(t)
+        t.shoe.deal(1)
+        held_for_the_journal(t)
+        t.shoe.deal(1)
+        wait(lambda: len(t.shoe.pending) == 2, "the shoe to keep both cards unacknowledged")
+        t.runtime.stop()
+        assert len(t.shoe.pending) == 2  # nothing acknowledged at the stop either
+        urls = {role: str(t.tmp_path / role) for role in t.servers}
+        second = TableRuntime(MISSISSIPPI, urls, SqliteJournal(path))  # the limit was the old connection's
+        second.latest.share_hands = True
+        second.start()
+        try:
+            wait(lambda: not t.shoe.pending and second.engine.queue.empty(), "the shoe's cards taken")
+            t.shoe.deal(3)
+            wait(lambda: second.snapshot.step == "third_street", "the deal to end")
+            hands = second.latest.hands()
+            assert hands is not None and [str(c) for c in hands.of(4)] == ["4c", "5c"]
+            dealt = [r.data for r in second.journal.records() if r.kind == "CardDealt"]  # type: ignore[attr-defined]
+            assert [(d["index"], d["card"]) for d in dealt] == list(enumerate("As Ad 4c 5c 7h 8h 2c".split(), start=1))
+        finally:
+            second.stop()
