@@ -97,7 +97,7 @@ class Driver:
     def _on_event(self, event_no: int, code: int, body: bytes, at: float) -> None:
         cls = self.EVENTS.get(code)
         if cls is None or cls.spec is None:
-            self.events.put(
+            self._deliver(
                 DeviceFault(
                     device=self.name,
                     event_no=event_no,
@@ -109,12 +109,12 @@ class Driver:
         try:
             values = decode_body(cls.spec, body)
         except BodyError as exc:
-            self.events.put(
+            self._deliver(
                 DeviceFault(device=self.name, event_no=event_no, kind="bad_event", error=f"event {event_no}: {exc}")
             )
             return
         event = cls(device=self.name, at=at, event_no=event_no, **self._convert(cls, values))
-        self.events.put(event)
+        self._deliver(event)
         self.link.watch_event(event)
 
     def _watch(self, event: DeviceEvent) -> object:
@@ -122,6 +122,11 @@ class Driver:
         reading again until it changes, as the link does every ``STATE_WATCH_S``; None: nothing
         (subclasses: the shoe's jam and open door, which no event says the end of)."""
         return None
+
+    def _deliver(self, item: DeviceEvent) -> None:
+        """Queue what the event received last became; the link acknowledges it once it is journaled."""
+        self.link.carry(item)
+        self.events.put(item)
 
     def _convert(self, cls: type[DeviceEvent], values: dict[str, Any]) -> dict[str, Any]:
         """Turn wire values into the event's fields (subclasses map ids to names)."""

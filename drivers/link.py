@@ -4,7 +4,10 @@ The controller polls the device every ``poll_interval_s``; the device answers wi
 unacknowledged event or an empty ACK. Each POLL names the last event received (its boot id and
 number), which acknowledges it; the device keeps every event until then, so each event arrives
 exactly once (duplicates are dropped here) across corruption, loss, duplication, retries and
-device reboots. Event numbers belong to a boot: a device that starts again numbers from 1 under
+device reboots. A link the table runs (``ack_when_journaled``) names instead the last event
+journaled: the device is asked for the next event only once the table has committed the one
+before (:meth:`Link.journaled`), and an event the journal refused is taken again when the
+device, which still holds it, sends it again (:meth:`Link.refused`). Event numbers belong to a boot: a device that starts again numbers from 1 under
 a new random boot id, and the link resets its event window, reporting the reset (and any gap)
 as a :class:`DeviceFault`. Commands go out between polls, one at a time, in order.
 
@@ -289,6 +292,18 @@ class Link:
         """The last reason reported for the link not coming up (reported again only when it changes)."""
         self._logged = LinkCounters()
         self._logged_at = -1e9
+        self.ack_when_journaled = False
+        """Acknowledge an event only once the table has journaled it (:meth:`journaled`): the
+        table's runtime sets it; a link read by anything else acknowledges what it received."""
+        self.ack_boot: int | None = boot_id
+        self.ack_no = last_event_no
+        """The last event journaled (its boot and number): what each POLL acknowledges."""
+        self._inflight: tuple[object, int, int] | None = None
+        """The queue item carrying the event received last, not yet journaled (its boot and number)."""
+        self._ack_lock = threading.RLock()
+        self._poll_now = False
+        self._polled = (0, 0)
+        """What the last POLL acknowledged."""
 
     # --- public -----------------------------------------------------------------------------
 
@@ -320,6 +335,62 @@ class Link:
         self._watched = None  # the next state read tells the table, whatever it says
         if self._watch_due is None:
             self._watch_due = self.clock() + STATE_WATCH_S
+    def set_window(self, boot_id: int | None, last_event_no: int) -> None:
+        """Start from event ``last_event_no`` of boot ``boot_id``, received and journaled (a
+        controller started again, from its journal); before :meth:`start`."""
+        self.window_boot, self.last_event_no = boot_id, last_event_no
+        self.ack_boot, self.ack_no = boot_id, last_event_no
+
+    def carry(self, item: object) -> None:
+        """``item``, about to be queued, carries the event received last (the link thread)."""
+        with self._ack_lock:
+            if self.window_boot is not None:
+                self._inflight = (item, self.window_boot, self.last_event_no)
+
+    def journaled(self, item: object) -> None:
+        """The table journaled ``item``: when it carries the event received last, that event is
+        acknowledged by the next POLL, which goes out at once (the controller thread)."""
+        with self._ack_lock:
+            if self._inflight is None or self._inflight[0] is not item:
+                return
+            _, self.ack_boot, self.ack_no = self._inflight
+            self._inflight = None
+            self._poll_now = True
+        self._wake.set()
+
+    def refused(self, item: object) -> bool:
+        """The table could not journal ``item`` (the controller thread): when it carries the
+        event received last, the window goes back to the last event journaled, so the device,
+        which still holds the event (it was never acknowledged), sends it again and it is taken
+        as new. True when the device will send it again."""
+        with self._ack_lock:
+            if self._inflight is None or self._inflight[0] is not item:
+                return False
+            _, boot, _ = self._inflight
+            self._inflight = None
+            if boot == self.ack_boot:
+                self.last_event_no = self.ack_no
+            else:  # the first event taken of a new boot: that boot's numbering from the start
+                self.window_boot, self.last_event_no = boot, 0
+        return True
+
+    def _awaiting(self) -> bool:
+        """An event received is not journaled yet: the device is not asked for the next one."""
+        return self.ack_when_journaled and self._inflight is not None
+
+    def _ack_window(self) -> tuple[int, int]:
+        """What a POLL acknowledges: the last event journaled (or, not waiting for the journal,
+        received)."""
+        with self._ack_lock:
+            if self.ack_when_journaled:
+                return self.ack_boot or 0, self.ack_no
+            return self.window_boot or 0, self.last_event_no
+
+    def _window_restarts(self, boot: int) -> None:
+        """The device numbers from 1 again under boot ``boot``: nothing of it is acknowledged any more."""
+        self.last_event_no = 0
+        if self.ack_boot == boot:
+            self.ack_no = 0
 
     @property
     def boot_id(self) -> int | None:
@@ -427,6 +498,8 @@ class Link:
                         self._silent()
                         return
                 continue
+            if self._poll_now:  # the event in flight was journaled: ask for the next at once
+                self._poll_now, next_poll = False, 0.0
             command = self._next_command()
             if command is None:
                 wait = next_poll - self.clock()
@@ -440,8 +513,8 @@ class Link:
                     if (self._held is None and not self._commands.empty()) or self.clock() < next_poll:
                         continue
                 next_poll = self.clock() + self.config.poll_interval_s
-                ack_boot = self.window_boot or 0
-                reply = self._exchange(MsgType.POLL, struct.pack(">II", ack_boot, self.last_event_no))
+                self._polled = self._ack_window()
+                reply = self._exchange(MsgType.POLL, struct.pack(">II", *self._polled))
             else:
                 reply = self._exchange(MsgType.CMD, bytes((command.code,)) + command.body, command.code)
             if reply is None:
@@ -451,7 +524,7 @@ class Link:
                     self._silent()
                     return
                 continue
-            if self._handle(reply, command):
+            if self._handle(reply, command) and not self._awaiting():
                 next_poll = 0.0  # the device may hold more events: drain them without waiting
 
     def _exchange(self, kind: MsgType, payload: bytes, code: int | None = None) -> Frame | None:
@@ -516,14 +589,23 @@ class Link:
                 self._fault("bad_event", f"reply seq {reply.ack}: EVENT too short ({len(p)} bytes)")
                 return False
             event_boot, event_no, code = struct.unpack_from(">IIB", p, 4)
-            if self._accept(event_boot, event_no):
+            with self._ack_lock:
+                if not self._accept(event_boot, event_no):
+                    return True
                 self.stats.events += 1
                 try:
                     self._on_event(event_no, code, bytes(p[13:]), now)
                 except Exception as exc:
                     self.stats.faults += 1
-                    self._fault("bad_event", f"event {event_no} (code {code}): {exc}", event_no)
-                self._state_due(False)
+                    fault = DeviceFault(
+                        device=self.name,
+                        event_no=event_no,
+                        kind="bad_event",
+                        error=f"event {event_no} (code {code}): {exc}",
+                    )
+                    self.carry(fault)
+                    self._emit(fault)
+            self._state_due(False)
             return True
         if reply.type is MsgType.ACK:
             self._state_due(True)
@@ -564,7 +646,9 @@ class Link:
         """Whether event (``event_boot``, ``event_no``) is new; moves the window and reports resets and gaps."""
         if event_boot == self.window_boot:
             if event_no == self.last_event_no:
-                self.stats.duplicates += 1
+                polled_boot, polled_no = self._polled
+                if not self.ack_when_journaled or (polled_boot == event_boot and polled_no >= event_no):
+                    self.stats.duplicates += 1  # (not acknowledged by the poll: the device was right to send it again)
                 return False
             if event_no < self.last_event_no:
                 # Only a device that started again under the same boot id numbers backwards.
@@ -575,7 +659,7 @@ class Link:
                     f"{event_boot:08x} (a restart without a new boot id); the window starts over",
                     event_no,
                 )
-                self.last_event_no = 0
+                self._window_restarts(event_boot)
         elif event_boot in self._left_boots:
             self.stats.duplicates += 1  # an event of a boot already left behind: received before
             return False
@@ -652,7 +736,8 @@ class Link:
                         f"the device's newest event is {newest}, before {self.last_event_no} received, under the "
                         f"same boot id {boot:08x} (a restart without a new boot id); the window starts over",
                     )
-                    self.last_event_no = 0
+                    with self._ack_lock:
+                        self._window_restarts(boot)
             bodies.append(bytes(p[10:]))
             part += 1
         self._state_wanted, self._state_tries = False, 0

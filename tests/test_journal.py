@@ -3,15 +3,17 @@ unwritable journal, a torn last WAL frame, and the engine holding when it cannot
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from controller.journal import SCHEMA_VERSION, JournalError, NewRecord, SqliteJournal, verify_journal
+from controller.journal import SCHEMA_VERSION, JournalError, JournalFull, NewRecord, SqliteJournal, verify_journal
 from controller.journal.meters import meters_for_round
-from controller.journal.store import GENESIS, record_hash
+from controller.journal.store import GENESIS, _Transaction, record_hash
 from controller.table.devices import RecordingDevices
 from controller.table.engine import Engine
 from controller.table.events import OpenTable
@@ -171,11 +173,12 @@ def test_disk_full_raises_a_clear_error_and_keeps_what_was_written(tmp_path: Pat
     j = filled(tmp_path / "j.db", 3)
     pages = j.db.execute("PRAGMA page_count").fetchone()[0]
     j.db.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full: no page more
-    with pytest.raises(JournalError, match=r"j.db: cannot write the journal: database or disk is full"):
+    with pytest.raises(JournalFull, match=r"j.db: disk full: \d+ bytes free on /") as raised:
         for i in range(1000):
             j.append(
                 "SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": i, "pad": "x" * 500}, event=True
             )
+    assert re.fullmatch(r"disk full: \d+ bytes free on /\S*", raised.value.reason)
     written = j.last_seq
     assert verify_journal(j).ok and written >= 3
     j.db.execute("PRAGMA max_page_count = 1000000")  # space freed
@@ -207,35 +210,70 @@ def test_a_torn_last_wal_frame_loses_only_the_unfinished_record(tmp_path: Path) 
     j.close()
 
 
-def test_the_table_holds_when_the_journal_cannot_be_written_and_acts_on_nothing_unrecorded(tmp_path: Path) -> None:
+def test_a_failed_commit_raises_its_own_error_not_the_rollbacks() -> None:
+    """SQLite rolls a transaction back by itself when COMMIT finds the disk full; the ROLLBACK
+    after it would fail with "cannot rollback - no transaction is active" and hide the reason."""
+
+    class FullAtCommit:
+        in_transaction = False
+
+        def execute(self, sql: str) -> None:
+            if sql == "BEGIN IMMEDIATE":
+                self.in_transaction = True
+            elif sql == "COMMIT":
+                self.in_transaction = False  # rolled back by SQLite itself
+                raise sqlite3.OperationalError("database or disk is full")
+            elif sql == "ROLLBACK" and not self.in_transaction:
+                raise sqlite3.OperationalError("cannot rollback - no transaction is active")
+
+    with pytest.raises(sqlite3.OperationalError, match="database or disk is full"):
+        with _Transaction(FullAtCommit()):  # type: ignore[arg-type]
+            pass
+
+
+def test_the_table_holds_when_the_journal_cannot_be_written_and_takes_every_event_once_it_can(
+    tmp_path: Path,
+) -> None:
     j = SqliteJournal(tmp_path / "j.db")
     table = MississippiTable(MS, RecordingDevices())
-    engine = Engine(table.handle, j, on_journal_error=table.journal_failed)
+    timers: list[Callable[[], None]] = []
+    engine = Engine(
+        table.handle,
+        j,
+        on_journal_error=table.journal_failed,
+        start_timer=lambda delay, call: timers.append(call) or (lambda: None),
+    )
     engine.step(ButtonChanged(device="panel", button="supervisor_key", pressed=False))
     table.handle(OpenTable())
     engine.step(SpotReport(device="spots", seat=1, spot="ante", cents=500))
     pages = j.db.execute("PRAGMA page_count").fetchone()[0]
     j.db.execute(f"PRAGMA max_page_count = {pages}")
+    placed = {1: 500}
     for seat in range(2, 60):  # until the file is full
-        engine.step(SpotReport(device="spots", seat=seat % 6 + 1, spot="ante", cents=1000 + seat))
-        if engine.refused:
+        report = SpotReport(device="spots", seat=seat % 6 + 1, spot="ante", cents=1000 + seat)
+        placed[report.seat] = report.cents
+        engine.step(report)
+        if engine.failing:
             break
     snap = build_snapshot(table)
-    assert engine.refused == 1 and snap.step == "hold" and snap.hold is not None
-    assert snap.hold.reason.startswith("journal: ")
-    assert snap.recent[-1].startswith("HOLD: journal: ") and "database or disk is full" in snap.recent[-1]
+    assert engine.failing and snap.step == "hold" and snap.hold is not None
+    assert re.fullmatch(r"journal: disk full: \d+ bytes free on /\S*", snap.hold.reason)
+    assert snap.recent[-1] == f"HOLD: {snap.hold.reason}"
+    assert not any("rollback" in text or "database or disk" in text for text in snap.recent)
     recorded = {r.data["seat"]: r.data["cents"] for r in j.records() if r.kind == "SpotReport"}
     wagers = build_snapshot(table).wagers()
     assert {n: w["ante"] for n, w in wagers.items()} == recorded  # the refused report was not acted on
-    engine.step(ButtonChanged(device="panel", button="no_more_bets", pressed=True))
-    assert engine.refused == 2 and build_snapshot(table).step == "hold"
+    engine.step(SpotReport(device="spots", seat=2, spot="ante", cents=2500))  # placed while it is full
+    placed[2] = 2500
+    assert build_snapshot(table).step == "hold" and timers  # tried again later
     j.db.execute("PRAGMA max_page_count = 1000000")
-    engine.step(ButtonChanged(device="panel", button="no_more_bets", pressed=True))
-    kinds = [r.kind for r in j.records()][-2:]
-    assert kinds == ["JournalFault", "ButtonChanged"] and engine.refused == 0
+    assert engine.retry() and not engine.failing
+    kinds = [r.kind for r in j.records()]
+    assert kinds[-3:] == ["JournalFault", "SpotReport", "SpotReport"]
     fault = [r for r in j.records() if r.kind == "JournalFault"][0]
-    assert fault.data["refused"] == 2 and fault.event
+    assert fault.data["refused"] == 0 and fault.data["retaken"] == 2 and fault.event
     snap = build_snapshot(table)
-    assert snap.hold is not None and "2 events not recorded or acted on" in snap.hold.reason
+    assert snap.step == "betting" and snap.hold is None  # the hold for the journal ended by itself
+    assert {n: w["ante"] for n, w in snap.wagers().items()} == placed  # every bet placed counts, once
     assert verify_journal(j).ok
     j.close()

@@ -206,7 +206,9 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 | `card N from the shoe dealt when none was expected` | supervisor: `clear_fault` once the card is back, or `void` |
 | `stub count N, expected M` | supervisor: `clear_fault`, then the dealer recounts and presses `confirm` |
 | `misdeal: N cards remain, not 4` (pai gow) | supervisor: `void` |
-| `journal: ...` | the journal can be written again (the table says so); supervisor: `clear_fault` |
+| `journal: disk full: N bytes free on FILESYSTEM` (or another reason the journal cannot be written) | the table's disk needs room (operations); a card dealt or bet placed meanwhile is kept by its device and taken, in order, once there is room; the hold then ends by itself; or supervisor: `void` |
+| `journal: ... (N events not recorded or acted on)` | supervisor: `clear_fault`, or `void` |
+| `shoe card numbers jump from N to M: ...` | supervisor: `confirm` accepts the card, `void` declares a misdeal |
 | `cannot settle: ...` | supervisor: `void` |
 
 A hold while betting is open locks nothing: chips placed or taken off during it are bets, as

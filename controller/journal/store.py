@@ -21,6 +21,7 @@ The writer creates its folder 0700 and its files 0600, whatever the umask.
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import hmac
@@ -43,6 +44,8 @@ __all__ = [
     "GENESIS",
     "JournalError",
     "JournalDamaged",
+    "JournalFull",
+    "disk_full_reason",
     "NewRecord",
     "Snapshot",
     "SqliteJournal",
@@ -138,6 +141,43 @@ def _statements(script: str) -> list[str]:
 
 class JournalError(Exception):
     """The journal cannot be opened, read or written (the message names the file and why)."""
+
+
+class JournalFull(JournalError):
+    """The journal cannot be written because its filesystem is full (SQLite's ``SQLITE_FULL``, or
+    ``ENOSPC``): ``reason`` says so in words, ``disk full: N bytes free on FILESYSTEM``."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.reason = reason
+
+
+def mount_point(path: Path) -> Path:
+    """The mount point of the filesystem that holds ``path`` (its nearest existing folder)."""
+    here = path.resolve()
+    while not here.exists():
+        here = here.parent
+    device = here.stat().st_dev
+    while here.parent != here and here.parent.stat().st_dev == device:
+        here = here.parent
+    return here
+
+
+def disk_full_reason(path: Path) -> str:
+    """``disk full: N bytes free on FILESYSTEM`` for the filesystem holding ``path``."""
+    try:
+        folder = path.parent
+        stats = os.statvfs(folder)
+        return f"disk full: {stats.f_bavail * stats.f_frsize} bytes free on {mount_point(folder)}"
+    except OSError:
+        return f"disk full on the filesystem of {path.parent}"
+
+
+def _is_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the journal's filesystem (or its size limit) is full."""
+    if isinstance(exc, sqlite3.Error) and getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+        return True
+    return isinstance(exc, OSError) and exc.errno == errno.ENOSPC
 
 
 class JournalDamaged(JournalError):
@@ -431,14 +471,20 @@ class SqliteJournal:
         try:
             with self._txn():
                 seq = write()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             self.last_seq, self.last_hash = start
-            raise JournalError(f"{self.path}: cannot write the journal: {exc}") from exc
+            raise self._write_error(exc) from exc
         except BaseException:
             self.last_seq, self.last_hash = start
             raise
         self.last_seq, self.last_hash = self._pending
         return seq
+
+    def _write_error(self, exc: sqlite3.Error | OSError) -> JournalError:
+        """The error to raise for a failed write: :class:`JournalFull` in words for a full disk."""
+        if _is_full(exc):
+            return JournalFull(self.path, disk_full_reason(self.path))
+        return JournalError(f"{self.path}: cannot write the journal: {exc}")
 
     def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
         """Record ``data`` of ``kind`` (``event``: taken from the queue, replayed on recovery);
@@ -511,8 +557,8 @@ class SqliteJournal:
                     "INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
                     (seq, round_no, text, snapshot_hash(after, seq, round_no, text, self.key)),
                 )
-        except sqlite3.Error as exc:
-            raise JournalError(f"{self.path}: cannot write the journal: {exc}") from exc
+        except (sqlite3.Error, OSError) as exc:
+            raise self._write_error(exc) from exc
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -586,12 +632,19 @@ class _Transaction:
                 self.db.execute("COMMIT")
                 return
             except sqlite3.Error:
+                self._rollback()
+                raise  # the COMMIT's error, not the ROLLBACK's
+        self._rollback()
+
+    def _rollback(self) -> None:
+        """Roll back if a transaction is still open: SQLite rolls a transaction back by itself on
+        some errors (``SQLITE_FULL``), and ``ROLLBACK`` would then fail with text of its own
+        ("cannot rollback - no transaction is active") that hides the real reason."""
+        if self.db.in_transaction:
+            try:
                 self.db.execute("ROLLBACK")
-                raise
-        try:
-            self.db.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass
+            except sqlite3.Error:
+                pass
 
 
 def _migrate_1_to_2(journal: SqliteJournal) -> None:

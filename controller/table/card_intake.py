@@ -69,6 +69,9 @@ class CardIntake:
             self.misread_index = e.index
             t.holds.hold(f"unreadable card report {e.card!r} (index {e.index}): read it again, enter it, or void")
             return
+        if self.jumped(e.index):
+            self.ledger.wait(e.index, dealt, "dealt after a jump in the shoe's card numbers")
+            return
         if t.phase is t.common.hold:
             if self.misread_index == e.index:  # the misread card read again
                 t.supervisor.attempt("card read again", dealt=dealt, index=e.index)
@@ -78,10 +81,27 @@ class CardIntake:
             return
         self.take(e.index, dealt)
 
+    def jumped(self, index: int) -> bool:
+        """Whether shoe card ``index`` skips numbers after the last card reported (2 then 5: cards
+        3 and 4 left the shoe unreported): the table holds, and the card waits for the
+        supervisor. A number of 1 is the shoe's count starting over (a shuffle, a new shoe)."""
+        last = self.ledger.shoe_count
+        if not last or index <= last + 1 or index == 1:
+            return False
+        missing = f"card {last + 1}" if index == last + 2 else f"cards {last + 1} to {index - 1}"
+        self.table.holds.hold(
+            f"shoe card numbers jump from {last} to {index}: shoe {missing} never reported:"
+            " supervisor: confirm accepts the cards, void declares a misdeal"
+        )
+        return True
+
     def unreadable(self, e: Any) -> None:
         """A ``CardUnreadable`` report: the table holds until it is read again or entered."""
+        jumped = self.jumped(e.index)
         self.ledger.not_used(e.index, "??", UNREADABLE)
         self.misread_index = e.index
+        if jumped:
+            return
         place = self.table.card_place(self.table.dealt)
         self.table.holds.hold(f"unreadable card: {place} (shoe card {e.index}): read it again, or void")
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.journal.records import Journal, MemoryJournal, event_record
-from controller.journal.store import JournalError
+from controller.journal.store import JournalError, JournalFull
 
 __all__ = ["TimerExpired", "StartDrawn", "JournalFault", "Engine", "TimerStart", "thread_timer"]
 
@@ -37,16 +38,34 @@ class StartDrawn:
 
 @dataclass(frozen=True, slots=True)
 class JournalFault:
-    """The journal could not be written for a while: ``refused`` events were not acted on.
-    Recorded (and handled: the table holds) as soon as the journal takes records again, so a
-    replay holds where the live table held."""
+    """The journal could not be written for a while. Recorded (and handled) as soon as the
+    journal takes records again, before anything else, so a replay holds and resumes where the
+    live table did. ``refused``: events lost (not recorded, never acted on: none unless more than
+    :data:`KEEP_UNRECORDED` waited); ``retaken``: events taken again after it, in order (each
+    device event not journaled is asked of its device again; anything else waited in memory)."""
 
     reason: str
     refused: int
+    retaken: int = 0
+
+
+KEEP_UNRECORDED = 10_000
+"""Events that no device will send again (link events, timers) kept in memory while the journal
+cannot be written; any beyond are lost (and counted)."""
+
+RETRY_S = 0.5
+"""While the journal cannot be written, how often it is tried again with nothing new to record."""
+
+
+class _Retry:
+    pass
 
 
 class _Stop:
     pass
+
+
+_RETRY = _Retry()
 
 
 TimerStart = Callable[[float, Callable[[], None]], Callable[[], None]]
@@ -71,14 +90,28 @@ class Engine:
         journal: Journal | None = None,
         on_journal_error: Callable[[str], None] | None = None,
         start_timer: TimerStart = thread_timer,
+        on_recorded: Callable[[object], None] | None = None,
+        on_refused: Callable[[object], bool] | None = None,
     ) -> None:
         self.handle = handle
         self.start_timer = start_timer
         self.journal: Journal = journal or MemoryJournal()
         self.on_journal_error = on_journal_error or (lambda reason: None)
-        """Told when an event cannot be recorded (the table holds; the event is not acted on)."""
+        """Told when the journal cannot be written, and whenever the reason changes (the table
+        holds; the event is not acted on)."""
+        self.on_recorded = on_recorded or (lambda event: None)
+        """Told each event once its record is committed (its device may now be acknowledged)."""
+        self.on_refused = on_refused or (lambda event: False)
+        """Told each event the journal refused; True when its device will send it again."""
+        self.failing = False
+        """The journal could not be written; nothing is acted on until it can (the ``JournalFault``)."""
         self.refused = 0
+        self.asked_again: set[tuple[str, int]] = set()
+        """Device events refused, by device and event number (each is sent again by its device)."""
         self.journal_problem = ""
+        self._problem_key = ""
+        self._unrecorded: deque[object] = deque()
+        self._retry_due = False
         self.current_seq = 0
         """The sequence number of the event being handled."""
         self.queue: queue.Queue[object] = queue.Queue()
@@ -96,27 +129,77 @@ class Engine:
 
     def step(self, event: object) -> None:
         """Journal and handle one event (the controller thread, or a test driving it directly).
-        An event that cannot be recorded is not acted on."""
-        if self.refused and not self._record(JournalFault(self.journal_problem, self.refused)):
+        An event that cannot be recorded is not acted on: its device sends it again, or it waits
+        in memory, and it is taken in order once the journal can be written."""
+        if self.failing and not self.retry():
+            self._refuse(event)
             return
         self._record(event)
 
-    def _record(self, event: object) -> bool:
+    def retry(self) -> bool:
+        """Try the journal again after a failure: record the ``JournalFault``, then the events
+        that waited in memory, in order. True when all are recorded."""
+        fault = JournalFault(self.journal_problem, self.refused, len(self.asked_again) + len(self._unrecorded))
+        if not self._append(fault):
+            return False
+        self.failing, self.refused, self.journal_problem, self._problem_key = False, 0, "", ""
+        self.asked_again = set()
+        self.handle(fault)
+        self.processed += 1
+        while self._unrecorded:
+            event = self._unrecorded[0]
+            if not self._append(event):
+                return False  # it stays first
+            self._unrecorded.popleft()
+            self._acted_on(event)
+        return True
+
+    def _append(self, event: object) -> bool:
         kind, data = event_record(event)
         try:
             self.current_seq = self.journal.append(kind, data, event=True)
         except JournalError as exc:
-            self.refused += 1
-            if self.refused == 1:
-                log.error("journal: %s: events are not acted on until it can be written", exc)
-            self.journal_problem = str(exc)
-            self.on_journal_error(str(exc))
+            reason = exc.reason if isinstance(exc, JournalFull) else str(exc)
+            key = "disk full" if isinstance(exc, JournalFull) else reason  # the free bytes may change
+            first, changed = not self.failing, key != self._problem_key
+            self.failing, self._problem_key = True, key
+            if first or changed:
+                self.journal_problem = reason
+                log.error(
+                    "journal: %s: the table holds; nothing is acted on or acknowledged to a device until the "
+                    "journal can be written, then every event is taken again in order",
+                    exc,
+                )
+                self.on_journal_error(reason)
+            self._schedule_retry()
             return False
-        if isinstance(event, JournalFault):
-            self.refused, self.journal_problem = 0, ""
+        return True
+
+    def _record(self, event: object) -> None:
+        if not self._append(event):
+            self._refuse(event)
+            return
+        self._acted_on(event)
+
+    def _acted_on(self, event: object) -> None:
+        """``event`` is recorded: its device may be acknowledged, and the table acts on it."""
+        self.on_recorded(event)
         self.handle(event)
         self.processed += 1
-        return True
+
+    def _refuse(self, event: object) -> None:
+        """``event`` was not recorded: its device sends it again, or it waits in memory."""
+        if self.on_refused(event):
+            self.asked_again.add((str(getattr(event, "device", "")), int(getattr(event, "event_no", 0))))
+        elif len(self._unrecorded) < KEEP_UNRECORDED:
+            self._unrecorded.append(event)
+        else:
+            self.refused += 1
+
+    def _schedule_retry(self) -> None:
+        if not self._retry_due:
+            self._retry_due = True
+            self._timers.append(self.start_timer(RETRY_S, lambda: self.post(_RETRY)))
 
     def start(self) -> None:
         if self._thread is None:
@@ -128,6 +211,11 @@ class Engine:
             event = self.queue.get()
             if isinstance(event, _Stop):
                 return
+            if isinstance(event, _Retry):
+                self._retry_due = False
+                if self.failing:
+                    self.retry()
+                continue
             try:
                 self.step(event)
             except Exception:

@@ -38,9 +38,10 @@ class HoldKind(Enum):
     COMMAND = "command failed"
     """A command the round depends on finally failed: the device is sent its state at clear fault."""
     JOURNAL = "journal"
-    """The journal cannot be written (events are not acted on)."""
+    """The journal cannot be written (events are not acted on, nor acknowledged to their devices):
+    the hold ends by itself once the journal takes records again with nothing lost."""
     JOURNAL_REFUSED = "journal refused"
-    """The journal takes records again: how many events were refused meanwhile."""
+    """The journal takes records again, but events were lost meanwhile (how many)."""
     SHOE = "shoe"
     """The shoe is jammed or its door open (:mod:`.shoe_faults`): the hold ends by itself once the
     shoe reports ok (cards dealt meanwhile wait for the supervisor)."""
@@ -88,6 +89,8 @@ class HoldKind(Enum):
             return "wait for the device; or key: void"
         if self is HoldKind.SHOE:
             return "fix the shoe; or key: void"
+        if self is HoldKind.JOURNAL:
+            return "free space for the journal; or key: void"
         return "supervisor: key, then clear fault or void"
 
 
@@ -102,11 +105,13 @@ def hold_clears(reason: str) -> str:
         return "by itself when the shoe reports ok (jam cleared, door closed); or supervisor key on: void"
     if reason.startswith("misdeal"):
         return "supervisor key on: void"
+    if reason.startswith("journal:") and "not recorded or acted on" not in reason:
+        return "by itself when the journal can be written again (free space on its disk); or supervisor key on: void"
     if reason.startswith("journal:"):
-        return "the journal must take records again; then supervisor key on: clear fault"
+        return "supervisor key on: clear fault, or void"
     if reason.startswith("stub count"):
         return "recount the stub; supervisor key on: clear fault, or void"
-    if "dealt while held" in reason:
+    if "dealt while held" in reason or reason.startswith("shoe card numbers jump"):
         return "supervisor key on: confirm accepts the cards, void declares a misdeal"
     return "supervisor key on: clear fault, or void"
 
@@ -188,8 +193,16 @@ class Holds:
             self.hold(f"{e.device}: {e.error}", HoldKind.COMMAND)
 
     def journal_refused(self, e: Any) -> None:
-        """A ``JournalFault``: the journal takes records again, ``e.refused`` events were not acted on."""
-        self.hold(f"journal: {e.reason} ({e.refused} events not recorded or acted on)", HoldKind.JOURNAL_REFUSED)
+        """A ``JournalFault``: the journal takes records again. With nothing lost (``e.refused``
+        0: every event not journaled is taken again after it, in order) a hold for the journal
+        alone ends by itself; with events lost the supervisor must see it."""
+        if e.refused:
+            self.hold(f"journal: {e.reason} ({e.refused} events not recorded or acted on)", HoldKind.JOURNAL_REFUSED)
+            return
+        retaken = getattr(e, "retaken", 0)
+        self.table.display.note(f"journal written again: {retaken} events taken again, in order")
+        if self.on and self.kind is HoldKind.JOURNAL and self.why_not_clear() is None:
+            self.release()
 
     def ends_by_itself(self) -> bool:
         """Held for lost links only: the hold ends once every device is back."""

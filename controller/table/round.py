@@ -323,7 +323,11 @@ class RoundTable:
             handler(event)
         self.display.show()
 
-    journal_failed = via("holds.journal_failed")
+    def journal_failed(self, reason: str) -> None:
+        """The journal cannot be written (the engine, on the controller thread): hold, and show it
+        at once (no event is handled to show it)."""
+        self.holds.journal_failed(reason)
+        self.display.show()
 
     def on_OpenTable(self, e: Any) -> None:
         self.open_table()

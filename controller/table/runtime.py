@@ -162,7 +162,13 @@ class TableRuntime:
         self.observers: list[Callable[[object], None]] = []
         """Called on the controller thread after each live event is handled (read-only views,
         e.g. the web table view); never during a replay. A failing observer is logged, not fatal."""
-        self.engine = Engine(self._handle, journal, on_journal_error=self._journal_failed)
+        self.engine = Engine(
+            self._handle,
+            journal,
+            on_journal_error=self._journal_failed,
+            on_recorded=self._journaled,
+            on_refused=self._not_journaled,
+        )
         self.journal = self.engine.journal
         self.durable = isinstance(self.journal, SqliteJournal)
         self.drivers: dict[str, Any] = {}
@@ -178,6 +184,7 @@ class TableRuntime:
             self.drivers[role] = driver_class(device.driver)(
                 role, url, self.engine.queue, address=device.address, config=config
             )
+            self.drivers[role].link.ack_when_journaled = True  # nothing acknowledged before it is journaled
         self.devices = DriverDevices(
             self.drivers["panel"], self.drivers["bet_spots"], self.drivers["shoe"], self.engine.post
         )
@@ -189,6 +196,7 @@ class TableRuntime:
         self._written: object = None
         self.snapshot_file: Path | None = snapshot_path(self.journal.path) if self.durable else None  # type: ignore[attr-defined]
         """Where the latest snapshot is written for ``tablectl status`` (a durable journal only)."""
+        self._unwritten_rounds: list[tuple[int, dict[str, Any]]] = []
         self.services: list[Any] = []
         """Things beside the controller that read the journal (e.g. the floor forwarder): each
         ``start()``-ed once the journal is recovered, ``stop()``-ed before it is closed."""
@@ -248,7 +256,10 @@ class TableRuntime:
             self.table.round_started = False
             self.round_first_seq, self.round_faults = seq + 1, 0
             if self.durable:
-                self.journal.snapshot(seq, self.table.round_no, self.table.snapshot_state())  # type: ignore[attr-defined]
+                try:
+                    self.journal.snapshot(seq, self.table.round_no, self.table.snapshot_state())  # type: ignore[attr-defined]
+                except JournalError as exc:
+                    log.warning("journal: %s: round %s's start snapshot not kept", exc, self.table.round_no)
 
     def _log_link(self, event: object) -> None:
         """Log a link going down or coming back, and every device fault."""
@@ -280,6 +291,33 @@ class TableRuntime:
 
     def _journal_failed(self, reason: str) -> None:
         self.table.journal_failed(reason)
+        self.publish()  # the hold is seen at once (no event was handled to publish it)
+
+    def _write_rounds(self) -> None:
+        """Write the round records not written yet (the journal could not take them: written
+        once it takes records again, in order)."""
+        while self._unwritten_rounds:
+            number, data = self._unwritten_rounds[0]
+            try:
+                self.journal.append_round(number, data, meters_for_round(data))  # type: ignore[attr-defined]
+            except JournalError as exc:
+                log.error("journal: %s: round %s's record is written once the journal takes records again", exc, number)
+                return
+            self._unwritten_rounds.pop(0)
+
+    def _journaled(self, event: object) -> None:
+        """``event`` is journaled: the device that sent it may be acknowledged now (and a round
+        record that could not be written is written now)."""
+        if self._unwritten_rounds:
+            self._write_rounds()
+        driver = self.drivers.get(str(getattr(event, "device", "")))
+        if driver is not None:
+            driver.link.journaled(event)
+
+    def _not_journaled(self, event: object) -> bool:
+        """``event`` could not be journaled: True when its device will send it again."""
+        driver = self.drivers.get(str(getattr(event, "device", "")))
+        return driver is not None and bool(driver.link.refused(event))
 
     def _round_done(self, result: RoundResult) -> None:
         if self.durable and not self.journal.has_round(result.number):  # type: ignore[attr-defined]
@@ -296,7 +334,8 @@ class TableRuntime:
                 "first_seq": self.round_first_seq,
                 "last_seq": self.engine.current_seq,
             }
-            self.journal.append_round(result.number, data, meters_for_round(data))  # type: ignore[attr-defined]
+            self._unwritten_rounds.append((result.number, data))
+            self._write_rounds()
         if not self.replaying:
             self.post_link_stats()
         if self.user_on_round and not self.replaying:
@@ -381,8 +420,7 @@ class TableRuntime:
             log.warning("journal: cannot read the devices' event windows (%s): events may repeat once", exc)
             return
         for role, (boot_id, last_event_no) in windows.items():
-            link = self.drivers[role].link
-            link.window_boot, link.last_event_no = boot_id, last_event_no
+            self.drivers[role].link.set_window(boot_id, last_event_no)
 
     def alive(self) -> bool:
         """Whether the controller thread and every link thread are running and the controller is

@@ -1,0 +1,326 @@
+"""A full disk under the journal (issue 21), over real ptys: the real controller and drivers
+against the simulators, the journal's SQLite file made full (``PRAGMA max_page_count``, no root
+needed) while bets are placed and cards dealt. The table holds at once, saying why in words;
+nothing is acknowledged to a device before it is journaled, so each device keeps what it sent
+and sends it again; once there is room the events are taken in order and the round goes on with
+the cards physically dealt. Each game, then the device's resend itself."""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+import pytest
+from hil_table import HilTable, shoe, wait
+from test_hil_pai_gow import DICE, shoe_for
+
+from controller.journal import JournalFull, SqliteJournal, verify_journal
+from controller.journal.recall import recall
+from controller.table.runtime import TableRuntime
+from controller.table_config import TableConfig, config_dir, load_table
+
+BENCH = config_dir() / "bench"
+MISSISSIPPI = load_table(BENCH / "mississippi_stud.yaml")
+BOSTON5 = load_table(BENCH / "boston5.yaml")
+PAI_GOW = load_table(BENCH / "pai_gow.yaml")
+FULL = r"disk full: \d+ bytes free on /\S*"
+
+
+def fill(t: HilTable) -> None:
+    """Make the journal's file full: no page more, and the last pages filled with records no
+    event record fits beside (what a full disk leaves). Waits until every device is acknowledged
+    everything journaled before, so what a device holds after this was sent during the failure."""
+    sims = (t.shoe, t.spots, t.panel)
+    wait(lambda: all(not sim.pending for sim in sims) and t.runtime.engine.queue.empty(), "every event acknowledged")
+    j = t.journal
+    with j.lock:
+        pages = j.db.execute("PRAGMA page_count").fetchone()[0]
+        j.db.execute(f"PRAGMA max_page_count = {pages}")
+        for size in (2000, 1000, 500, 200, 100, 50, 20, 0):
+            try:
+                while True:
+                    j.append("DiskFiller", {"pad": "x" * size})
+            except JournalFull:
+                pass
+
+
+def free(t: HilTable) -> None:
+    """Room again on the journal's disk."""
+    with t.journal.lock:
+        t.journal.db.execute("PRAGMA max_page_count = 1073741823")
+
+
+def held_for_the_journal(t: HilTable) -> str:
+    """Wait for the hold for the full journal; its reason, as the panel shows it."""
+    wait(lambda: t.step == "hold", "the table to hold")
+    reason = t.hold_reason
+    assert re.fullmatch(f"journal: {FULL}", reason), reason
+    wait(lambda: "disk full" in " ".join(t.shown()), f"the panel to say so ({t.shown()}, {t.snap.screen})")
+    return reason
+
+
+def resumed(t: HilTable, kind: str, before: int, new: int) -> None:
+    """After room returns: the hold ends by itself and ``new`` more ``kind`` events are taken."""
+    t.settled(kind, before, new)
+    wait(lambda: t.step != "hold", "the hold for the journal to end")
+    faults = [r.data for r in t.journal.records(t.first_seq) if r.kind == "JournalFault"]
+    assert faults and faults[-1]["refused"] == 0 and faults[-1]["retaken"] >= 1
+
+
+def journaled(t: HilTable, kind: str) -> list[dict]:
+    return [r.data for r in t.journal.records(t.first_seq) if r.kind == kind]
+
+
+def once_each(t: HilTable) -> None:
+    """No device event journaled twice (device, event number)."""
+    numbered = [
+        (r.data["device"], r.data["event_no"]) for r in t.journal.records(t.first_seq) if r.data.get("event_no")
+    ]
+    assert len(numbered) == len(set(numbered))
+
+
+def no_sqlite_text(caplog: pytest.LogCaptureFixture) -> None:
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert re.search(FULL, text) and "rollback" not in text and "database or disk" not in text
+
+
+def cards_recalled(path: Path) -> list[tuple[int, str, str]]:
+    journal = SqliteJournal(path)
+    try:
+        assert verify_journal(journal).ok
+        (round_one,) = recall(journal, round_no=1)
+        return [(c["index"], c["card"], c["to"]) for c in round_one.data["cards"]]
+    finally:
+        journal.close()
+
+
+def open_table(table: TableConfig, tmp_path: Path) -> tuple[HilTable, Path]:
+    path = tmp_path / "journal.db"
+    return HilTable(table, tmp_path / "run", SqliteJournal(path)), path
+
+
+def test_mississippi_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    t, path = open_table(MISSISSIPPI, tmp_path)
+    with t:
+        t.spot(1, "ante", 500)
+        fill(t)
+        before = t.count("SpotReport")
+        t.spots.place(4, "ante", 1000)  # placed while the journal is full
+        held_for_the_journal(t)
+        t.spots.place(4, "bonus", 500)
+        wait(lambda: len(t.spots.pending) == 2, "the bet spots to keep both reports unacknowledged")
+        free(t)
+        resumed(t, "SpotReport", before, 2)
+        assert t.step == "betting"
+        t.press("no_more_bets")
+        t.load(shoe("As Ad 4c 5c 7h 8h 2c"))
+        t.deal(2)
+        fill(t)
+        before = t.count("CardDealt")
+        t.shoe.deal(1)
+        held_for_the_journal(t)
+        t.shoe.deal(1)  # the dealer goes on dealing: seat 4's cards
+        wait(lambda: len(t.shoe.pending) == 2, "the shoe to keep both cards unacknowledged")
+        free(t)
+        resumed(t, "CardDealt", before, 2)
+        t.deal(3)
+        assert t.step == "third_street"
+        assert [str(c) for c in t.hands().of(4)] == ["4c", "5c"]
+        for street in ("third", "fourth", "fifth"):
+            t.spot(1, street, 500)
+            t.spot(4, street, 1000)
+            t.press("reveal")
+        result = t.finish()
+        assert result.settlement is not None and {w.spot for w in result.settlement.seat(4).wagers} >= {"ante", "bonus"}
+        once_each(t)
+    no_sqlite_text(caplog)
+    assert cards_recalled(path) == [
+        (1, "As", "seat 1"),
+        (2, "Ad", "seat 1"),
+        (3, "4c", "seat 4"),
+        (4, "5c", "seat 4"),
+        (5, "7h", "community"),
+        (6, "8h", "community"),
+        (7, "2c", "community"),
+    ]
+
+
+def test_boston5_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    t, path = open_table(BOSTON5, tmp_path)
+    with t:
+        t.spot(1, "ante", 500)
+        t.spot(1, "first", 1000)
+        fill(t)
+        before = t.count("SpotReport")
+        t.spots.place(3, "ante", 500)
+        held_for_the_journal(t)
+        t.spots.place(3, "first", 1000)
+        wait(lambda: len(t.spots.pending) == 2, "the bet spots to keep both reports unacknowledged")
+        free(t)
+        resumed(t, "SpotReport", before, 2)
+        t.press("no_more_bets")
+        cards = "As Ks Qs 2h 7d 9c 3c 4d 5h Js Ts 6h 6c 8c 9s"
+        t.load(shoe(cards))
+        t.deal(3)
+        fill(t)
+        before = t.count("CardDealt")
+        t.shoe.deal(1)
+        held_for_the_journal(t)
+        t.shoe.deal(2)
+        wait(lambda: len(t.shoe.pending) == 3, "the shoe to keep the three cards unacknowledged")
+        free(t)
+        resumed(t, "CardDealt", before, 3)
+        t.deal(3)
+        if t.step == "bonus":
+            t.press("next")
+        t.spot(1, "second", 1000)
+        t.spot(3, "second", 1000)
+        t.press("deal")
+        t.deal(6)
+        result = t.finish()
+        assert result.settlement is not None and {"ante", "first", "second"} <= {
+            w.spot for w in result.settlement.seat(3).wagers
+        }
+        once_each(t)
+    no_sqlite_text(caplog)
+    recalled = cards_recalled(path)
+    assert [(i, c) for i, c, _ in recalled] == list(enumerate(cards.split(), start=1))
+
+
+def test_pai_gow_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    t, path = open_table(PAI_GOW, tmp_path)
+    with t:
+        t.spot(2, "pai_gow", 1000)
+        fill(t)
+        before = t.count("SpotReport")
+        t.spots.place(5, "pai_gow", 2500)
+        held_for_the_journal(t)
+        t.spots.place(2, "bonus", 500)
+        wait(lambda: len(t.spots.pending) == 2, "the bet spots to keep both reports unacknowledged")
+        free(t)
+        resumed(t, "SpotReport", before, 2)
+        t.spot(2, "envy_marker", 1)
+        t.press("no_more_bets")
+        t.press(*["next"] * (DICE - 3), "confirm")
+        assert t.step == "dealing"
+        cards = shoe_for({})
+        t.load(cards)
+        t.deal(10)
+        fill(t)
+        before = t.count("CardDealt")
+        t.shoe.deal(1)
+        held_for_the_journal(t)
+        t.shoe.deal(4)
+        wait(lambda: len(t.shoe.pending) == 5, "the shoe to keep the five cards unacknowledged")
+        free(t)
+        resumed(t, "CardDealt", before, 5)
+        status = t.count("ShoeStatus")
+        t.deal(34)
+        t.settled("ShoeStatus", status, 1)
+        while t.step == "setting":
+            t.press("confirm")
+        result = t.finish()
+        assert result.settlement is not None and {"pai_gow", "bonus"} <= {
+            w.spot for w in result.settlement.seat(2).wagers
+        }
+        assert result.settlement.seat(5).wager("pai_gow") is not None
+        once_each(t)
+    no_sqlite_text(caplog)
+    recalled = cards_recalled(path)
+    assert [(i, c) for i, c, _ in recalled] == list(enumerate(cards[:49], start=1))
+
+
+def test_the_shoe_sends_again_every_card_not_journaled_and_none_is_taken_twice(tmp_path: Path) -> None:
+    """The resend itself: while the journal is full the shoe is never acknowledged (it still
+    holds every card, and sends the first again on every poll), and once there is room each card
+    arrives once, in order, under its own event number."""
+    t, _ = open_table(MISSISSIPPI, tmp_path)
+    with t:
+        t.spot(1, "ante", 500)
+        t.press("no_more_bets")
+        t.load(shoe("As Ad Kc Qd 7h 8h 2c"))
+        t.deal(1)
+        fill(t)
+        t.shoe.deal(2)
+        held_for_the_journal(t)
+        link = t.runtime.drivers["shoe"].link
+        sent = link.stats.frames_ok
+        wait(lambda: link.stats.frames_ok > sent + 10, "polls answered meanwhile")  # asked again and again
+        held = [number for _, number, _, _ in t.shoe.pending]
+        assert len(held) == 2 and held[1] == held[0] + 1  # nothing acknowledged
+        assert t.count("CardDealt") == 1 and link.ack_no == held[0] - 1
+        free(t)
+        t.settled("CardDealt", 1, 2)
+        wait(lambda: not t.shoe.pending, "the shoe acknowledged")
+        dealt = journaled(t, "CardDealt")
+        assert [(d["index"], d["card"]) for d in dealt] == [(1, "As"), (2, "Ad"), (3, "Kc")]
+        assert [d["event_no"] for d in dealt[1:]] == held
+        assert link.stats.duplicates == 0 and link.stats.gaps == 0
+
+
+def test_a_jump_in_the_shoes_card_numbers_holds_and_the_card_waits(tmp_path: Path) -> None:
+    """Cards 3 and 4 leave the shoe unreported (acknowledged but never journaled, as before this
+    was mended): the table sees the shoe's numbers jump from 2 to 5 and holds; card 5 is kept for
+    the supervisor, who declares the misdeal."""
+    t, path = open_table(MISSISSIPPI, tmp_path)
+    with t:
+        t.spot(1, "ante", 500)
+        t.spot(2, "ante", 500)
+        t.press("no_more_bets")
+        t.load(shoe("As Ad 4c 5c 6c 7c 7h 8h 2c"))
+        t.deal(2)
+        with t.shoe.lock:
+            t.shoe.position += 2  # two cards out, their reports lost
+            t.shoe.count += 2
+        t.deal(1)
+        assert t.step == "hold"
+        assert t.hold_reason == (
+            "shoe card numbers jump from 2 to 5: shoe cards 3 to 4 never reported:"
+            " supervisor: confirm accepts the cards, void declares a misdeal"
+        )
+        assert [str(c) for c in t.hands().of(2)] == []  # 6c is not seat 2's card
+        t.key()
+        t.press("void")
+        wait(lambda: len(t.results) == 1, "the misdeal")
+    assert cards_recalled(path) == [
+        (1, "As", "seat 1"),
+        (2, "Ad", "seat 1"),
+        (5, "6c", "misdeal: the round is void"),
+    ]
+
+
+def test_a_controller_stopped_while_the_journal_is_full_loses_no_card(tmp_path: Path) -> None:
+    """The controller stops (a restart, a power cut's SIGKILL) while cards it could not journal
+    wait on the shoe: started again, on a journal with room, it is sent them and takes each once."""
+    t, path = open_table(MISSISSIPPI, tmp_path)
+    with t:
+        t.spot(1, "ante", 500)
+        t.spot(4, "ante", 1000)
+        t.press("no_more_bets")
+        t.load(shoe("As Ad 4c 5c 7h 8h 2c"))
+        t.deal(2)
+        fill(t)
+        t.shoe.deal(1)
+        held_for_the_journal(t)
+        t.shoe.deal(1)
+        wait(lambda: len(t.shoe.pending) == 2, "the shoe to keep both cards unacknowledged")
+        t.runtime.stop()
+        assert len(t.shoe.pending) == 2  # nothing acknowledged at the stop either
+        urls = {role: str(t.tmp_path / role) for role in t.servers}
+        second = TableRuntime(MISSISSIPPI, urls, SqliteJournal(path))  # the limit was the old connection's
+        second.latest.share_hands = True
+        second.start()
+        try:
+            wait(lambda: not t.shoe.pending and second.engine.queue.empty(), "the shoe's cards taken")
+            t.shoe.deal(3)
+            wait(lambda: second.snapshot.step == "third_street", "the deal to end")
+            hands = second.latest.hands()
+            assert hands is not None and [str(c) for c in hands.of(4)] == ["4c", "5c"]
+            dealt = [r.data for r in second.journal.records() if r.kind == "CardDealt"]  # type: ignore[attr-defined]
+            assert [(d["index"], d["card"]) for d in dealt] == list(enumerate("As Ad 4c 5c 7h 8h 2c".split(), start=1))
+        finally:
+            second.stop()
