@@ -335,6 +335,7 @@ class Link:
         self._watched = None  # the next state read tells the table, whatever it says
         if self._watch_due is None:
             self._watch_due = self.clock() + STATE_WATCH_S
+
     def set_window(self, boot_id: int | None, last_event_no: int) -> None:
         """Start from event ``last_event_no`` of boot ``boot_id``, received and journaled (a
         controller started again, from its journal); before :meth:`start`."""
