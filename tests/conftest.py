@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
@@ -112,3 +112,37 @@ def no_leaks():
             pass  # closed while we looked
     if extra_threads or described:
         pytest.fail(f"left open: threads {[t.name for t in extra_threads]}, fds {described}")
+
+
+SLOWEST_FIRST = (
+    "test_par_data.py",
+    "test_bad_input.py",
+    "test_hil_link.py",
+    "test_par.py",
+    "test_crash.py",
+    "test_floor.py",
+    "test_seven_card.py",
+    "test_web_pit.py",
+    "test_install.py",
+)
+"""The modules that take longest (measured: ``pytest --durations``), handed out first so that the
+workers of ``pytest -n`` finish together instead of one running the last long module alone."""
+
+
+def _shares_a_wide_fixture(item: pytest.Item) -> bool:
+    info: Any = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(defs and defs[-1].scope in ("module", "class", "package") for defs in info.name2fixturedefs.values())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """For pytest-xdist (``-n 2 --dist loadgroup``, the project's default): a module whose tests
+    share a module-scoped fixture runs on one worker (its ``xdist_group``), so the fixture is made
+    once; every other test is handed out on its own, the slowest modules first."""
+    wide = {item.path for item in items if _shares_a_wide_fixture(item)}
+    for item in items:
+        if item.path in wide:
+            item.add_marker(pytest.mark.xdist_group(item.path.name))
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
