@@ -475,7 +475,23 @@ def _signed_without_key(journal: SqliteJournal) -> bool:
         return False
     meta = journal.meta_rows()
     stored = meta.get("meta_hash")
-    return stored is not None and stored != meta_hash(meta, None)
+    if stored is None or stored == meta_hash(meta, None):
+        return False
+    return not _plainly_hashed(journal)
+
+
+def _plainly_hashed(journal: SqliteJournal) -> bool:
+    """The first or the last record's hash is its plain SHA-256: the journal has no key, so a
+    ``meta_hash`` that is not plain means ``meta`` was changed (to pass for a signed journal, both
+    records would have to be changed too, which the chain then tells)."""
+    rows = journal.db.execute(
+        "SELECT seq, at, kind, event, data, prev, hash FROM records"
+        " WHERE seq IN ((SELECT MIN(seq) FROM records), (SELECT MAX(seq) FROM records))"
+    ).fetchall()
+    return any(
+        record_hash(prev, seq, at, kind, bool(event), data, None) == digest
+        for seq, at, kind, event, data, prev, digest in rows
+    )
 
 
 def _anchor_unsigned(journal: SqliteJournal, report: VerifyReport) -> tuple[int, str] | None:
