@@ -191,7 +191,7 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 | Clear a fault | `clear_fault` | on hold | `fault cleared` with the hold's reason |
 | Accept / refuse a late or removed bet | `next` / `previous` | while one is pending (the screen lists them) | `late bet accepted` / `late bet refused` |
 | Enter a misread card | `next` / `previous`, `confirm` | on hold for an unreadable or duplicate card | `card corrected`, named by position |
-| Communication violation (35.10(c)) | `seat_N`, `settle` | Mississippi Stud, before the third community card is revealed | `communication violation`: every wager of the seat forfeit, collected at once; the round record carries `communication_violation: true` |
+| Communication violation (35.10(c)) | `seat_N`, `settle` | Mississippi Stud, before the third community card is revealed | `communication violation`: every wager of the seat forfeit (the street's bet too, if placed), collected at once; a folded seat's bonus still in play too; the round record carries `communication_violation: true` |
 
 ## Holds and what clears them
 
