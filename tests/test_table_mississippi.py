@@ -387,7 +387,6 @@ def test_an_error_inside_a_machine_callback_is_named_on_the_hold_reason(monkeypa
     assert t.m.machine_error == "ZeroDivisionError"
 
 
-
 def _tablectl_settle(record: dict[str, object], tmp_path: Path) -> dict[str, object]:
     """``tablectl settle`` on the round record as the table wrote it."""
     path = tmp_path / "round.json"

@@ -171,9 +171,7 @@ class MississippiTable(RoundTable):
         self.selected_seat = None
         folded_with_bonus = seat is not None and seat.folded_at is not None and "bonus" in seat.wagers
         if street is None or seat is None or seat.violation or (seat.folded_at is not None and not folded_with_bonus):
-            self.display.note(
-                "communication violation: select a seat with a wager in play, before the last reveal"
-            )
+            self.display.note("communication violation: select a seat with a wager in play, before the last reveal")
             return
         seat.violation = True
         if seat.folded_at is None:
