@@ -474,3 +474,33 @@ def test_communication_violation_on_a_folded_seat_collects_its_bonus(street: str
     assert result.settlement.seat(1).net == -600  # the community pair of 8s would pay the bonus: forfeit
     assert _tablectl_settle(result.record, tmp_path) == result.settlement.to_json()
     t.press("seat_4", "settle")  # once settled, nothing
+
+
+def test_an_observer_failure_logs_the_events_kind_and_number_never_its_card(caplog: pytest.LogCaptureFixture) -> None:
+    """A face-down card is in a CardDealt's repr, and may be in the error's text: neither is logged."""
+    from controller.table.runtime import TableRuntime
+
+    runtime = TableRuntime(TABLE, {role: "loop://" for role in TABLE.devices})
+
+    def screen(event: object) -> None:
+        raise ValueError(f"cannot draw {event!r}")
+
+    runtime.observers.append(screen)
+    with caplog.at_level("ERROR"):
+        runtime._handle(CardDealt(device="shoe", card="Qh", index=1, quality=100))
+    assert "observer " in caplog.text and "screen failed on CardDealt (record 0): ValueError" in caplog.text
+    assert "Qh" not in caplog.text
+
+
+def test_a_handler_failure_logs_the_events_kind_and_number_never_its_card(caplog: pytest.LogCaptureFixture) -> None:
+    def handle(event: object) -> None:
+        raise RuntimeError(f"bad event {event!r}")
+
+    engine = Engine(handle)
+    engine.start()
+    with caplog.at_level("ERROR"):
+        engine.post(CardDealt(device="shoe", card="Qh", index=1, quality=100))
+        _wait_until(lambda: "failed" in caplog.text, "the failure logged")
+    engine.stop()
+    assert "controller: handling CardDealt (record 1) failed: RuntimeError" in caplog.text
+    assert "Qh" not in caplog.text
