@@ -32,7 +32,9 @@ from typing import Any
 from controller.cards import Card, format_cards
 from controller.games.record import Problems, read_seats, write_record
 from controller.hands import MISSISSIPPI_STUD, evaluate_five, evaluate_three
+from controller.names import hand_name
 from controller.settlement import (
+    DISCARD,
     Result,
     SeatSettlement,
     Settlement,
@@ -160,7 +162,7 @@ def _main(
     hand = evaluate_five(seat.cards + community, MISSISSIPPI_STUD)
     row = table.paytables["main"].row_for(hand)
     if row is None:
-        why = f"{hand.category.value} does not pay (35.10(i)1)"
+        why = f"{hand_name(hand.category.value)} does not pay (35.10(i)1)"
         return [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in spots], hand_summary(hand)
     if row.odds.push:
         why = f"{row.describe()} (35.10(i)2)"
@@ -198,7 +200,7 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
         elif "bonus" in w and not seat.communication_violation:
             hands["bonus"] = bonus_summary
             if bonus_row is None or bonus_row.odds.push:
-                why = f"community {bonus_value.category.value} does not pay"
+                why = f"community {hand_name(bonus_value.category.value)} does not pay"
                 wagers.append(WagerResult("bonus", w["bonus"], Result.LOSE, -w["bonus"], why))
             else:
                 pay = bonus_row.odds.payout(w["bonus"])
@@ -210,20 +212,34 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
         if seat.communication_violation:
             forfeit = wagers if seat.violation_at is None else bonus  # after a fold: what the fold left
             violation_steps.append(
-                Step("violation", seat.seat, actions_for(forfeit), "communication violation (35.10(c))")
+                Step(
+                    "violation",
+                    seat.seat,
+                    actions_for(forfeit),
+                    "communication violation (35.10(c))",
+                    DISCARD if seat.violation_at is None else "",  # a fold's cards went with the fold
+                )
             )
             if seat.violation_at is None:
                 continue
             bonus = []
         if seat.folded_at is not None:
             fold_steps[seat.folded_at].append(
-                Step(f"{seat.folded_at}_street", seat.seat, actions_for(main), f"folds at {seat.folded_at} street")
+                Step(
+                    f"{seat.folded_at}_street",
+                    seat.seat,
+                    actions_for(main),
+                    f"folds at {seat.folded_at} street",
+                    DISCARD,
+                )
             )
         else:
-            note = f"{hands['player']['category']} ({hands['player']['best']})"
-            main_steps.append(Step("settle", seat.seat, actions_for(main), note))
+            note = f"{hand_name(hands['player']['category'])} ({hands['player']['best']})"
+            main_steps.append(Step("settle", seat.seat, actions_for(main), note, DISCARD))
         if bonus:
-            bonus_steps.append(Step("bonus", seat.seat, actions_for(bonus), f"bonus on {bonus_value.category.value}"))
+            bonus_steps.append(
+                Step("bonus", seat.seat, actions_for(bonus), f"bonus on {hand_name(bonus_value.category.value)}")
+            )
     reveal = Step("dealer", None, (), f"community cards {format_cards(rnd.community)}")
     procedure = (
         *violation_steps,

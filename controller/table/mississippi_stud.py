@@ -21,7 +21,7 @@ from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
-from controller.settlement import Action, Step
+from controller.settlement import DISCARD, Action, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundResult, RoundTable, Seat
 from controller.table.supervisor import SUPERVISOR_ACTIONS, Record
@@ -183,7 +183,16 @@ class MississippiTable(RoundTable):
             forfeit = ["bonus"]
         record(f"seat {seat.number} at {street} street: every wager forfeit (35.10(c))")
         collect = tuple(Action("collect", spot, seat.wagers[spot]) for spot in forfeit)
-        self.walk.collect_at_fold(seat, Step("violation", seat.number, collect, "communication violation (35.10(c))"))
+        self.walk.collect_at_fold(
+            seat,
+            Step(
+                "violation",
+                seat.number,
+                collect,
+                "communication violation (35.10(c))",
+                DISCARD if seat.violation_at is None else "",  # a fold's cards went with the fold
+            ),
+        )
 
     def card_place(self, placed: int) -> str:
         order = sorted(self.seats)
@@ -250,7 +259,7 @@ class MississippiTable(RoundTable):
                 lost = ["ante", *STREETS[: STREETS.index(street)]]
                 collect = tuple(Action("collect", spot, seat.wagers[spot]) for spot in lost)
                 self.walk.collect_at_fold(
-                    seat, Step(f"{street}_street", seat.number, collect, f"folds at {street} street")
+                    seat, Step(f"{street}_street", seat.number, collect, f"folds at {street} street", DISCARD)
                 )
             self.selected_seat = None
         elif button == "reveal":
