@@ -155,10 +155,10 @@ class Action:
         return {"verb": self.verb, "spot": self.spot, "cents": self.cents}
 
 
-DISCARD = "cards to the discard rack"
+DISCARD = "discard the cards"
 """The cards of a settled or folded hand: collected in order to the discard rack (24.10(f),
 35.10(i), 11.15(d)2), so each hand can be rebuilt in a dispute (24.10(g), 35.10(j))."""
-DISCARD_UNEXPOSED = "cards to the discard rack unexposed"
+DISCARD_UNEXPOSED = "discard the cards unexposed"
 """A folded Boston 5 hand: collected without exposing its cards (24.10(b))."""
 
 
@@ -171,7 +171,7 @@ class Step:
     actions: tuple[Action, ...]
     note: str = ""
     after: str = ""
-    """What the dealer does once the wagers are settled (the cards: ``cards to the discard rack``)."""
+    """What the dealer does once the wagers are settled (the cards: ``discard the cards``, to the discard rack)."""
     _text: str = field(default="", init=False, repr=False, compare=False)
 
     @property

@@ -207,7 +207,7 @@ def test_6_the_step_is_shown_when_insurance_kept_the_cards(pg: HilTable) -> None
         pg.press("confirm")
     result = pg.finish()
     steps = [s.text for s in result.settlement.procedure]
-    assert "seat 5: premium hand, no bonus wager; cards to the discard rack" in steps
+    assert "seat 5: premium hand, no bonus wager; discard the cards" in steps
 
 
 # --- 7. a $5 bonus needs its envy marker ---------------------------------------------------------

@@ -138,7 +138,7 @@ def test_c_a_violation_after_a_fold_forfeits_the_bonus_left_in_play() -> None:
     assert results(s, 1) == {"ante": ("lose", -500), "bonus": ("lose", -100)}
     assert [(p.phase, p.text) for p in s.procedure[:2]] == [
         ("violation", "seat 1: communication violation (35.10(c)): collect bonus 1.00"),
-        ("third_street", "seat 1: folds at third street: collect ante 5.00; cards to the discard rack"),
+        ("third_street", "seat 1: folds at third street: collect ante 5.00; discard the cards"),
     ]
 
 
@@ -172,7 +172,7 @@ def test_i_resolved_counterclockwise_from_the_dealers_right() -> None:
     assert [st.seat for st in s.procedure if st.phase == "settle"] == [6, 3, 1]
     assert (
         s.procedure[-1].text
-        == "seat 1: one pair (Kd Kc Qs 7h 2c): pay ante 5.00, third 5.00, fourth 5.00, fifth 5.00; cards to the discard rack"
+        == "seat 1: one pair (Kd Kc Qs 7h 2c): pay ante 5.00, third 5.00, fourth 5.00, fifth 5.00; discard the cards"
     )
 
 

@@ -97,7 +97,7 @@ def test_both_hands_win_pays_even_money_less_commission() -> None:
     w = s.seat(1).wager("pai_gow")
     assert (w.result, w.net, w.commission) == (Result.WIN, 1900, 100)
     step = next(st for st in s.procedure if st.phase == "pai_gow")
-    assert step.text.endswith("pay pai gow 20.00; collect commission 1.00; cards to the discard rack")
+    assert step.text.endswith("pay pai gow 20.00; collect commission 1.00; discard the cards")
 
 
 def test_one_hand_wins_is_a_push_none_is_a_loss() -> None:
@@ -239,8 +239,8 @@ def test_d2i_non_qualifying_collected_d2ii_qualifying_paid() -> None:
     assert results(s, 2)["bonus"] == ("win", 300)  # three of a kind 3 to 1
     texts = [st.text for st in s.procedure if st.phase == "bonus_insurance"]
     assert texts == [
-        "seat 2: best hand three of a kind (7h 7d 7c Kd 9c): pay bonus 3.00; cards to the discard rack",
-        "seat 1: best hand one pair (Qd Qc As Jd 6s): collect bonus 1.00, insurance 1.00; cards to the discard rack",
+        "seat 2: best hand three of a kind (7h 7d 7c Kd 9c): pay bonus 3.00; discard the cards",
+        "seat 1: best hand one pair (Qd Qc As Jd 6s): collect bonus 1.00, insurance 1.00; discard the cards",
     ]
 
 
@@ -360,7 +360,7 @@ def test_d1ii_cards_kept_on_the_layout_by_another_seats_insurance_are_collected_
         "seat 1: high Kd 7c 6h 4h 3d / low Jc Td: pay pai gow 10.00; collect commission 0.50; cards stay on the layout"
         in texts
     )
-    assert texts[-1] == "seat 1: cards to the discard rack"
+    assert texts[-1] == "seat 1: discard the cards"
 
 
 def test_d3i_the_envy_bonus_is_paid_then_its_marker_collected() -> None:
@@ -385,7 +385,7 @@ def test_every_hand_goes_to_the_discard_rack_once_and_every_text_is_in_plain_wor
     r = _random_round(rnd)
     s = settle(r["seats"], r["dealer"])
     for n in r["seats"]:
-        discards = [st.text for st in s.procedure if st.seat == int(n) and st.after.startswith("cards to the discard")]
+        discards = [st.text for st in s.procedure if st.seat == int(n) and st.after.startswith("discard the cards")]
         assert len(discards) == 1, (n, [st.text for st in s.procedure if st.seat == int(n)])
     words = [st.text for st in s.procedure] + [w.why for x in s.seats for w in x.wagers]
     assert not [t for t in words if "_" in t.replace("pai gow", "")], "a code name in a text a person reads"

@@ -137,7 +137,7 @@ def test_every_hand_goes_to_the_discard_rack_once_and_every_text_is_in_plain_wor
     record, tables = build(case)
     s = settle_record(record, tables)
     for n in record["seats"]:
-        discards = [p.text for p in s.procedure if p.seat == int(n) and p.after.startswith("cards to the discard rack")]
+        discards = [p.text for p in s.procedure if p.seat == int(n) and p.after.startswith("discard the cards")]
         assert len(discards) == 1, (n, [p.text for p in s.procedure if p.seat == int(n)])
     words = [p.text for p in s.procedure] + [w.why for x in s.seats for w in x.wagers]
     assert not [t for t in words if "_" in t], "a code name in a text a person reads"

@@ -82,7 +82,7 @@ def test_fold_and_withdrawal_of_the_second_wager() -> None:
     t.deal("As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
     t.press("seat_3", "fold")  # 24.10(b): fold, forfeiting ante and first
     assert t.m.display.prompts[-1] == (
-        "seat 3: folds: collect ante 5.00, first 10.00; cards to the discard rack unexposed"
+        "seat 3: folds: collect ante 5.00, first 10.00; discard the cards unexposed"
     )  # collected now, the cards face down (24.10(b))
     t.press("deal")
     assert t.m.phase is Phase.SECOND_WAGER  # the collection is confirmed first
@@ -190,7 +190,7 @@ def test_a_withdrawal_after_deal_is_confirmed_before_the_next_card() -> None:
     t.spot(3, "second", 1000)
     t.press("deal")
     t.spot(3, "second", 0)
-    fold = "seat 3: folds: collect ante 5.00, first 10.00; cards to the discard rack unexposed"
+    fold = "seat 3: folds: collect ante 5.00, first 10.00; discard the cards unexposed"
     assert t.m.display.prompts[-1] == fold and t.m.display.steps_pending()
     t.deal("Js")  # the next card, before the collection is confirmed: not dealt to seat 1
     assert t.m.phase is Phase.HOLD and "dealt when none was expected" in t.m.holds.reason

@@ -435,7 +435,7 @@ def test_communication_violation_collects_every_wager_and_the_table_settles(
     t.press("seat_1", "settle")
     bets = [f"{s} {'10.00' if s == street else '5.00'}" for s in STREETS[: STREETS.index(street) + bet_first]]
     collect = ", ".join(["ante 5.00", "bonus 1.00", *bets])
-    step = f"seat 1: communication violation (35.10(c)): collect {collect}; cards to the discard rack"
+    step = f"seat 1: communication violation (35.10(c)): collect {collect}; discard the cards"
     assert t.m.display.prompts[-1] == step
     while t.m.display.steps_pending():  # a long step is paged: confirm on its last page
         t.press("confirm")
