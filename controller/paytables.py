@@ -28,6 +28,7 @@ from controller.catalog import CATALOG, GameCatalog, PaytableSpot
 from controller.hands import Category, HandValue, Kind
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, unpack
 from controller.money import MAX_CENTS, PUSH, Odds, OddsError, parse_odds
+from controller.names import hand_name
 from controller.yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yaml
 
 __all__ = ["PaytableRow", "Paytable", "load_paytables", "read_paytables"]
@@ -62,13 +63,13 @@ class PaytableRow:
     """A fixed payment in cents (envy bonus rows) instead of odds."""
 
     def describe(self) -> str:
-        """``one_pair (J, Q, K, A): 1 to 1``: for settlement explanations."""
+        """``one pair (J, Q, K, A): 1 to 1``: for settlement explanations (plain names)."""
         ranks = ""
         if self.ranks:
             chars = "23456789TJQKA"
             ranks = " (" + ", ".join(chars[r - 2] for r in sorted(self.ranks)) + ")"
         pays = f"{self.amount / 100:,.2f} fixed" if self.amount is not None else str(self.odds)
-        return f"{self.category.value}{ranks}: {pays}"
+        return f"{hand_name(self.category.value)}{ranks}: {pays}"
 
     @property
     def pays_more(self) -> float:

@@ -22,6 +22,8 @@ __all__ = [
     "CapReport",
     "Action",
     "Step",
+    "DISCARD",
+    "DISCARD_UNEXPOSED",
     "SeatSettlement",
     "Settlement",
     "apply_cap",
@@ -153,6 +155,13 @@ class Action:
         return {"verb": self.verb, "spot": self.spot, "cents": self.cents}
 
 
+DISCARD = "discard the cards"
+"""The cards of a settled or folded hand: collected in order to the discard rack (24.10(f),
+35.10(i), 11.15(d)2), so each hand can be rebuilt in a dispute (24.10(g), 35.10(j))."""
+DISCARD_UNEXPOSED = "discard the cards unexposed"
+"""A folded Boston 5 hand: collected without exposing its cards (24.10(b))."""
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """One line of the dealer's procedure, in the regulated order (``text`` is for the display)."""
@@ -161,6 +170,8 @@ class Step:
     seat: int | None
     actions: tuple[Action, ...]
     note: str = ""
+    after: str = ""
+    """What the dealer does once the wagers are settled (the cards: ``discard the cards``, to the discard rack)."""
     _text: str = field(default="", init=False, repr=False, compare=False)
 
     @property
@@ -184,6 +195,8 @@ class Step:
         body = "; ".join(parts)
         if self.note:
             body = f"{self.note}: {body}" if body else self.note
+        if self.after:
+            body = f"{body}; {self.after}" if body else self.after
         return f"{who}: {body}"
 
     def to_json(self) -> dict[str, object]:

@@ -409,6 +409,7 @@ def load_table(path: Path | str) -> TableConfig:
         display=_display(doc, data.get("display"), problems),
         floor=parse_floor(doc, data.get("floor"), problems),
     )
+    problems.extend(_half_offered(doc, game, data))
     if "limits" in data and isinstance(data["limits"], dict):
         for spot in game.wager_spots:
             if spot not in table.limits and spot not in data["limits"] and table.offers(spot):
@@ -416,6 +417,32 @@ def load_table(path: Path | str) -> TableConfig:
     if problems:
         raise ConfigError(problems)
     return replace(table, sha256=_table_digest(doc, table.paytables))
+
+
+def _half_offered(doc: YamlDoc, game: GameCatalog, data: dict[str, Any]) -> list[Problem]:
+    """An optional wager the config offers (its limits or one of its paytables given) without every
+    paytable that settles it: each round with it would hold and could only be voided."""
+    problems: list[Problem] = []
+    limits, paytables = data.get("limits"), data.get("paytables")
+    limits = limits if isinstance(limits, dict) else {}
+    paytables = paytables if isinstance(paytables, dict) else {}
+    for spot in game.wager_spots:
+        needed = [p.name for p in game.paytable_spots if p.needs_wager == spot]
+        missing = [name for name in needed if name not in paytables]
+        given = [name for name in needed if name in paytables]
+        if not missing or (spot not in limits and not given):
+            continue
+        where = ("limits", spot) if spot in limits else ("paytables", given[0])
+        lacking = " and ".join(f"paytables.{name}" for name in missing)
+        offered = [f"limits.{spot}"] * (spot in limits) + [f"paytables.{name}" for name in given]
+        problems.append(
+            doc.problem(
+                where,
+                f"the {spot} wager is offered without {lacking} to settle it: "
+                f"add {lacking}, or remove {' and '.join(offered)}",
+            )
+        )
+    return problems
 
 
 def _table_digest(doc: YamlDoc, paytables: Mapping[str, Paytable]) -> str:

@@ -182,6 +182,11 @@ class HilTable:
         """Wait for the shoe's answer to the controller's stub-count request."""
         wait(lambda: self.count("ShoeStatus") > 0 and self.runtime.engine.queue.empty(), "the shoe's stub count")
 
+    def confirm_steps(self) -> None:
+        """Confirm the procedure steps shown out of turn (a fold's collection), page by page."""
+        while self.snap.steps_pending():
+            self.press("confirm")
+
     def finish(self) -> RoundResult:
         """Confirm each settlement step; the finished round."""
         rounds = len(self.results)

@@ -80,7 +80,7 @@ def test_bonus_is_settled_whatever_the_player_does_next() -> None:
 def test_b_fold_forfeits_ante_and_first_wager() -> None:
     s = settle({"3": seat("2d 7d 9h", folded=True)})
     assert results(s, 3) == {"ante": ("lose", -500), "first": ("lose", -1000)}
-    assert s.procedure[0].text == "seat 3: folds: collect ante 5.00, first 10.00"
+    assert s.procedure[0].text == "seat 3: folds: collect ante 5.00, first 10.00; discard the cards unexposed"
 
 
 def test_b_second_wager_must_equal_the_first() -> None:
@@ -129,7 +129,7 @@ def test_f3_ante_bonus_paid_even_when_the_player_loses() -> None:
         "ante_bonus": ("win", 500),
     }
     step = [st for st in s.procedure if st.phase == "settle"][0]
-    assert step.text.endswith("collect ante 5.00, first 10.00, second 10.00; pay ante bonus 5.00")
+    assert step.text.endswith("collect ante 5.00, first 10.00, second 10.00; pay ante bonus 5.00; discard the cards")
 
 
 def test_f3_ante_bonus_paid_on_a_tie() -> None:

@@ -45,7 +45,9 @@ def test_the_issue_examples_settle(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["seats"]["1"]["net"] == -2000 and out["house_net"] == 2000
-    assert out["procedure"][0]["text"] == "seat 1: folds at fifth street: collect ante 5.00, third 10.00, fourth 5.00"
+    assert out["procedure"][0]["text"] == (
+        "seat 1: folds at fifth street: collect ante 5.00, third 10.00, fourth 5.00; discard the cards"
+    )
 
     proc = run("-", stdin=json.dumps(EXAMPLE_B5))
     assert proc.returncode == 0, proc.stderr

@@ -238,3 +238,43 @@ def test_run_and_bench_refuse_an_unknown_driver_without_a_traceback(tmp_path: Pa
     assert out.returncode == 2, out.stderr
     assert "unknown driver 'shoo'" in out.stderr and "known: bet_spots, panel, shoe, shuffler" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("game", "drop", "line", "words"),
+    [
+        ("pai_gow", "  envy: pg_fortune_envy\n", "limits.bonus", "the bonus wager is offered without paytables.envy"),
+        ("pai_gow", "  bonus: pg_fortune_bonus\n", "limits.bonus", "without paytables.bonus to settle it"),
+        ("pai_gow", "  insurance: pg_insurance_example\n", "limits.insurance", "without paytables.insurance"),
+        ("mississippi_stud", "  bonus: ms_bonus_3card\n", "limits.bonus", "without paytables.bonus"),
+        ("boston5", "  bonus: b5_bonus_a\n", "limits.bonus", "without paytables.bonus"),
+    ],
+)
+def test_a_wager_offered_without_the_paytable_that_settles_it_is_refused(
+    tmp_path: Path, game: str, drop: str, line: str, words: str
+) -> None:
+    """Every round with such a wager would hold and could only be voided: refused at load, with
+    the file and line of the wager's limits."""
+    shipped = default_table_path(game)
+    text = shipped.read_text()
+    assert drop in text
+    path = tmp_path / f"{game}.yaml"
+    path.write_text(text.replace(drop, "") + f"paytables_dir: {shipped.parent / 'paytables'}\n")
+    with pytest.raises(ConfigError) as info:
+        load_table(path)
+    lineno = next(
+        i for i, t in enumerate(path.read_text().splitlines(), 1) if t.startswith(f"  {line.split('.')[1]}: {{")
+    )
+    assert f"{path}:{lineno}: {line}: " in str(info.value) and words in str(info.value)
+
+
+def test_a_paytable_for_a_wager_without_limits_and_its_other_paytable_is_refused(tmp_path: Path) -> None:
+    """Pai gow's bonus paytable without the envy paytable, and no bonus limits: still half offered."""
+    shipped = default_table_path("pai_gow")
+    text = shipped.read_text().replace("  envy: pg_fortune_envy\n", "").replace("  bonus: {min: 100, max: 2500}\n", "")
+    path = tmp_path / "pai_gow.yaml"
+    path.write_text(text + f"paytables_dir: {shipped.parent / 'paytables'}\n")
+    with pytest.raises(ConfigError) as info:
+        load_table(path)
+    assert "paytables.bonus: the bonus wager is offered without paytables.envy" in str(info.value)
+    assert "remove paytables.bonus" in str(info.value)

@@ -69,7 +69,8 @@ def test_fold_or_withdraw_the_second_wager(t: HilTable, how: str) -> None:
         t.spot(3, "second", 0)  # 24.10(c): withdrawn before the final two cards
     assert t.snap.seat(3).folded_at == "second"
     assert "seat 3: folds: collect ante 5.00, first 10.00" in t.screen_text()  # collected now (24.10(b))
-    t.press("confirm", "deal")
+    t.confirm_steps()
+    t.press("deal")
     t.deal(4)  # seat 1 and the dealer only
     result = t.finish()
     assert result.settlement.seat(3).net == -1500 and len(result.record["seats"]["3"]["cards"].split()) == 3

@@ -70,7 +70,8 @@ def test_1_a_fold_is_collected_when_it_happens_and_confirmed_before_the_reveal(m
     ms.press("reveal")
     assert ms.step == "fourth_street"  # not before the collection is confirmed
     assert "cannot reveal: confirm the collection first" in ms.texts and step in ms.screen_text()
-    ms.press("confirm", "reveal")
+    ms.confirm_steps()
+    ms.press("reveal")
     assert ms.step == "fifth_street"
     ms.spot(1, "fifth", 500)
     ms.press("reveal")
@@ -95,7 +96,7 @@ def test_2_a_communication_violation_forfeits_every_wager_of_the_seat(ms: HilTab
     ms.press("seat_1", "settle")
     step = "seat 1: communication violation (35.10(c)): collect ante 5.00, bonus 1.00, third 5.00"
     assert step in ms.screen_text()
-    ms.press("confirm")
+    ms.confirm_steps()
     ms.spot(4, "fourth", 1000)
     ms.press("reveal")
     ms.spot(4, "fifth", 1000)
@@ -205,7 +206,8 @@ def test_6_the_step_is_shown_when_insurance_kept_the_cards(pg: HilTable) -> None
     while pg.step == "setting":
         pg.press("confirm")
     result = pg.finish()
-    assert "seat 5: collect the cards (premium hand, no bonus wager)" in [s.text for s in result.settlement.procedure]
+    steps = [s.text for s in result.settlement.procedure]
+    assert "seat 5: premium hand, no bonus wager; discard the cards" in steps
 
 
 # --- 7. a $5 bonus needs its envy marker ---------------------------------------------------------
@@ -234,7 +236,7 @@ def test_8_a_winner_is_paid_first_and_second_then_the_ante_bonus_then_the_ante_r
     wait(lambda: b5.step == "settlement", "the settlement")
     while not b5.texts[-1].startswith("seat 1:"):
         b5.press("confirm")
-    text = b5.screen_text()
+    text = b5.texts[-1]  # the step as shown (it takes more than one page of the 4-line screen)
     assert "pay first 10.00, second 10.00, ante bonus" in text and text.index("ante bonus") < text.index(
         "return ante 5.00"
     )
@@ -253,7 +255,8 @@ def test_9_the_second_wager_may_be_withdrawn_until_the_first_final_card(b5: HilT
     b5.spot(3, "second", 0)  # 24.10(c): "at any time prior to the deal of the final two cards"
     assert b5.snap.seat(3).folded_at == "second" and not b5.snap.late_notes
     assert "seat 3: folds: collect ante 5.00, first 10.00" in b5.screen_text()
-    b5.press("confirm")
+    b5.confirm_steps()
+    assert "deal the final two cards: seat 1, then the dealer" in b5.screen_text()
     b5.deal(4)  # seat 1 and the dealer only
     result = b5.finish()
     assert result.settlement.seat(3).net == -1500

@@ -121,6 +121,43 @@ def test_c_communication_violation_forfeits_every_wager_including_the_bonus() ->
     assert s.procedure[0].phase == "violation"
 
 
+@pytest.mark.parametrize("street", ["third", "fourth", "fifth"])
+def test_c_a_violation_marked_after_the_street_bet_forfeits_that_bet_too(street: str) -> None:
+    """The table records the violation's street as ``folded_at``; the seat may have bet it already."""
+    violator = seat("As Ks", folded_at=street, bonus=100, violation=True)
+    violator["wagers"][street] = 1000
+    s = settle({"1": violator, "2": seat("4d 9c")}, "Qs Js Ts")
+    assert s.seat(1).net == -(500 + 100 + 500 * ("third", "fourth", "fifth").index(street) + 1000)
+    assert [(p.phase, p.seat) for p in s.procedure][:1] == [("violation", 1)]
+    assert s.seat(2).net == settle({"2": seat("4d 9c")}, "Qs Js Ts").seat(2).net  # the rest as without it
+
+
+def test_c_a_violation_after_a_fold_forfeits_the_bonus_left_in_play() -> None:
+    folded = {**seat("As Ks", folded_at="third", bonus=100, violation=True), "violation_at": "fifth"}
+    s = settle({"1": folded}, "Qs Qd Ts")  # the community pair would pay the bonus
+    assert results(s, 1) == {"ante": ("lose", -500), "bonus": ("lose", -100)}
+    assert [(p.phase, p.text) for p in s.procedure[:2]] == [
+        ("violation", "seat 1: communication violation (35.10(c)): collect bonus 1.00"),
+        ("third_street", "seat 1: folds at third street: collect ante 5.00; discard the cards"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"violation_at": "sixth"}, "violation_at: must be null or one of third, fourth, fifth"),
+        ({"violation_at": "fourth", "communication_violation": False}, "only with communication_violation"),
+        ({"violation_at": "third"}, "a later street than folded_at"),
+        ({"violation_at": "fourth", "wagers": {"ante": 500}}, "no bonus has no wager left"),
+    ],
+)
+def test_c_violation_at_is_checked(change: dict, problem: str) -> None:
+    bad = {**seat("As Ks", folded_at="third", bonus=100, violation=True), **change}
+    with pytest.raises(RecordError) as info:
+        settle({"1": bad})
+    assert problem in str(info.value)
+
+
 def test_bonus_is_paid_on_the_community_cards_and_stays_in_action_after_a_fold() -> None:
     s = settle({"1": seat("2d 3c", folded_at="third", bonus=200), "2": seat("4d 9c", bonus=100)}, "Qh Kh Ah")
     assert results(s, 1)["bonus"] == ("win", 200 * 50)  # mini royal
@@ -134,7 +171,8 @@ def test_i_resolved_counterclockwise_from_the_dealers_right() -> None:
     s = settle({n: seat(c) for n, c in (("1", "Kd Kc"), ("3", "5d 4c"), ("6", "Ad Ac"))})
     assert [st.seat for st in s.procedure if st.phase == "settle"] == [6, 3, 1]
     assert (
-        s.procedure[-1].text == "seat 1: one_pair (Kd Kc Qs 7h 2c): pay ante 5.00, third 5.00, fourth 5.00, fifth 5.00"
+        s.procedure[-1].text
+        == "seat 1: one pair (Kd Kc Qs 7h 2c): pay ante 5.00, third 5.00, fourth 5.00, fifth 5.00; discard the cards"
     )
 
 

@@ -97,7 +97,7 @@ def test_both_hands_win_pays_even_money_less_commission() -> None:
     w = s.seat(1).wager("pai_gow")
     assert (w.result, w.net, w.commission) == (Result.WIN, 1900, 100)
     step = next(st for st in s.procedure if st.phase == "pai_gow")
-    assert step.text.endswith("pay pai gow 20.00; collect commission 1.00")
+    assert step.text.endswith("pay pai gow 20.00; collect commission 1.00; discard the cards")
 
 
 def test_one_hand_wins_is_a_push_none_is_a_loss() -> None:
@@ -239,8 +239,8 @@ def test_d2i_non_qualifying_collected_d2ii_qualifying_paid() -> None:
     assert results(s, 2)["bonus"] == ("win", 300)  # three of a kind 3 to 1
     texts = [st.text for st in s.procedure if st.phase == "bonus_insurance"]
     assert texts == [
-        "seat 2: best hand three_of_a_kind (7h 7d 7c Kd 9c): pay bonus 3.00",
-        "seat 1: best hand one_pair (Qd Qc As Jd 6s): collect bonus 1.00, insurance 1.00",
+        "seat 2: best hand three of a kind (7h 7d 7c Kd 9c): pay bonus 3.00; discard the cards",
+        "seat 1: best hand one pair (Qd Qc As Jd 6s): collect bonus 1.00, insurance 1.00; discard the cards",
     ]
 
 
@@ -248,8 +248,9 @@ def test_d2iii_premium_hand_announced_and_its_bonus_paid_with_the_envy_d3() -> N
     s = settle({"1": seat("Qc Qd Qh Qs 8c 5d 2h", bonus=500), "2": seat("Kd Jc 9d 7c 3d 6c 2d", bonus=500)})
     phases = [(st.phase, st.seat, [a.spot for a in st.actions]) for st in s.procedure]
     assert ("bonus_insurance", 1, []) in phases  # premium: nothing moves yet, the bonus stays out
-    envy = [p for p in phases if p[0] == "envy"]
-    assert envy == [("envy", 2, ["envy"]), ("envy", 1, ["bonus"])]  # (d)3 counterclockwise
+    envy = [p for p in phases if p[0] in ("envy", "premium")]
+    # (d)3 counterclockwise: i each envy paid and its marker collected, ii the bonus on the premium hand
+    assert envy == [("envy", 2, ["envy"]), ("envy", 1, []), ("premium", 1, ["bonus"])]
     assert results(s, 1)["bonus"] == ("win", 12500) and results(s, 2)["envy"] == ("win", 500)
 
 
@@ -345,3 +346,46 @@ def test_a_foul_marked_by_the_dealer_follows_the_foul_policy() -> None:
     assert results(settle(marked), 1)["pai_gow"] == ("lose", -1000)
     reset = replace(TABLE, options={**TABLE.options, "foul_policy": "reset_by_house_way"})
     assert results(settle(marked, table=reset), 1)["pai_gow"] == ("win", 950)
+
+
+# --- the cards collected where 11.15(d) puts them; the envy step as (d)3i words it ---------------
+
+
+def test_d1ii_cards_kept_on_the_layout_by_another_seats_insurance_are_collected_at_the_end() -> None:
+    """(d)1ii keeps every hand on the layout when anyone has insurance; (d)2 and (d)3 only say when
+    the cards of seats with a bonus or insurance wager (or premium hands) go: the rest go last."""
+    s = settle({"1": seat("Kd Jc Td 7c 3d 4h 6h"), "2": seat("As Qd Qc Jd 6s 3s 5d", insurance=100)})
+    texts = [st.text for st in s.procedure]
+    assert (
+        "seat 1: high Kd 7c 6h 4h 3d / low Jc Td: pay pai gow 10.00; collect commission 0.50; cards stay on the layout"
+        in texts
+    )
+    assert texts[-1] == "seat 1: discard the cards"
+
+
+def test_d3i_the_envy_bonus_is_paid_then_its_marker_collected() -> None:
+    s = settle({"1": seat("Qc Qd Qh Qs 8c 5d 2h"), "2": seat("Kd Jc 9d 7c 3d 6c 2d", bonus=500)})
+    envy = [st.text for st in s.procedure if st.phase == "envy"]
+    assert envy == ["seat 2: envy bonus: pay envy 5.00; collect the envy marker"]
+
+
+def _random_round(rnd: random.Random) -> dict:
+    cards = list(deck(joker=True))
+    rnd.shuffle(cards)
+    seats = {}
+    for n in rnd.sample(range(1, 7), rnd.randint(1, 6)):
+        optional = {k: rnd.choice([100, 500, 2500]) for k in ("bonus", "insurance") if rnd.random() < 0.4}
+        seats[str(n)] = seat(format_cards(cards.pop() for _ in range(7)), **optional)
+    return {"seats": seats, "dealer": format_cards(cards.pop() for _ in range(7))}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_every_hand_goes_to_the_discard_rack_once_and_every_text_is_in_plain_words(rnd: random.Random) -> None:
+    r = _random_round(rnd)
+    s = settle(r["seats"], r["dealer"])
+    for n in r["seats"]:
+        discards = [st.text for st in s.procedure if st.seat == int(n) and st.after.startswith("discard the cards")]
+        assert len(discards) == 1, (n, [st.text for st in s.procedure if st.seat == int(n)])
+    words = [st.text for st in s.procedure] + [w.why for x in s.seats for w in x.wagers]
+    assert not [t for t in words if "_" in t.replace("pai gow", "")], "a code name in a text a person reads"

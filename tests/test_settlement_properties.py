@@ -127,3 +127,17 @@ def test_every_seat_has_exactly_one_settle_or_fold_or_violation_step(case) -> No
     paid = sum(a.cents for step in s.procedure for a in step.actions if a.verb == "pay")
     collected = sum(a.cents for step in s.procedure for a in step.actions if a.verb == "collect")
     assert paid - collected == -s.house_net  # the procedure moves exactly the settled money
+
+
+@settings(max_examples=300)
+@given(ROUNDS)
+def test_every_hand_goes_to_the_discard_rack_once_and_every_text_is_in_plain_words(case) -> None:
+    """24.10(b), (f), 35.10(a), (e), (g), (i): each hand's cards are collected to the discard rack in
+    exactly one step; no step or reason a person reads holds a code name (``one_pair``)."""
+    record, tables = build(case)
+    s = settle_record(record, tables)
+    for n in record["seats"]:
+        discards = [p.text for p in s.procedure if p.seat == int(n) and p.after.startswith("discard the cards")]
+        assert len(discards) == 1, (n, [p.text for p in s.procedure if p.seat == int(n)])
+    words = [p.text for p in s.procedure] + [w.why for x in s.seats for w in x.wagers]
+    assert not [t for t in words if "_" in t], "a code name in a text a person reads"

@@ -81,7 +81,9 @@ def test_fold_and_withdrawal_of_the_second_wager() -> None:
     t.bets(1, 3, 6)
     t.deal("As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
     t.press("seat_3", "fold")  # 24.10(b): fold, forfeiting ante and first
-    assert t.m.display.prompts[-1] == "seat 3: folds: collect ante 5.00, first 10.00"  # collected now (24.10(b))
+    assert t.m.display.prompts[-1] == (
+        "seat 3: folds: collect ante 5.00, first 10.00; discard the cards unexposed"
+    )  # collected now, the cards face down (24.10(b))
     t.press("deal")
     assert t.m.phase is Phase.SECOND_WAGER  # the collection is confirmed first
     t.press("confirm")
@@ -164,3 +166,51 @@ def test_when_every_player_folds_the_round_settles_without_the_final_cards() -> 
     assert result.record["dealer"] == "3c 4d 5h"
     assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
     assert result.settlement.seat(2).net == -1500 and result.settlement.seat(4).net == -2000
+
+
+def test_the_final_deal_names_its_seats() -> None:
+    """24.10(d): two cards to each seat that placed (and kept) a second wager, then the dealer."""
+    t = Table()
+    t.bets(1, 3, 6)
+    t.deal("As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
+    t.press("seat_3", "fold", "confirm")
+    t.spot(1, "second", 1000)
+    t.spot(6, "second", 1000)
+    t.press("deal")
+    assert t.m.display.prompt == "deal the final two cards: seats 1, 6, then the dealer"
+
+
+def test_a_withdrawal_after_deal_is_confirmed_before_the_next_card() -> None:
+    """24.10(c): withdrawn after "deal", before the first final card: a fold, whose collection the
+    dealer confirms before any final card is taken; a card before that waits for the supervisor."""
+    t = Table()
+    t.bets(1, 3)
+    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
+    t.spot(1, "second", 1000)
+    t.spot(3, "second", 1000)
+    t.press("deal")
+    t.spot(3, "second", 0)
+    fold = "seat 3: folds: collect ante 5.00, first 10.00; discard the cards unexposed"
+    assert t.m.display.prompts[-1] == fold and t.m.display.steps_pending()
+    t.deal("Js")  # the next card, before the collection is confirmed: not dealt to seat 1
+    assert t.m.phase is Phase.HOLD and "dealt when none was expected" in t.m.holds.reason
+    assert len(t.m.seats[1].cards) == 3 and t.m.ledger.waiting
+
+
+def test_a_withdrawal_after_deal_confirmed_lets_the_final_cards_come_to_the_seats_left() -> None:
+    t = Table()
+    t.bets(1, 3)
+    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
+    t.spot(1, "second", 1000)
+    t.spot(3, "second", 1000)
+    t.press("deal")
+    t.spot(3, "second", 0)
+    while t.m.display.steps_pending():
+        t.press("confirm")
+    assert t.m.display.prompt == "deal the final two cards: seat 1, then the dealer"
+    t.deal("Js Ts 9s 9d")
+    assert t.m.phase is Phase.SETTLEMENT and [str(c) for c in t.m.seats[1].cards][-2:] == ["Js", "Ts"]
+    finish(t)
+    result = t.m.rounds[-1]
+    assert result.settlement.seat(3).net == -1500
+    assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()

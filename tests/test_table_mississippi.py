@@ -3,13 +3,18 @@ over real ptys with the controller's settlement checked against `tablectl settle
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from table_helpers import FedTable
 
+from controller.cli import main as tablectl
 from controller.games import settle_record
 from controller.table.engine import Engine, TimerExpired
 from controller.table.mississippi_stud import TRANSITIONS, MississippiTable, Phase
@@ -380,3 +385,123 @@ def test_an_error_inside_a_machine_callback_is_named_on_the_hold_reason(monkeypa
     t.m.no_more_bets()  # the transition's condition raises inside transitions' queued processing
     assert t.m.holds.reason == "controller error: ZeroDivisionError"
     assert t.m.machine_error == "ZeroDivisionError"
+
+
+def _tablectl_settle(record: dict[str, object], tmp_path: Path) -> dict[str, object]:
+    """``tablectl settle`` on the round record as the table wrote it."""
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps({**record, "table": str(TABLE.path)}))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert tablectl(["settle", str(path)]) == 0
+    return dict(json.loads(out.getvalue()))
+
+
+def _finish(t: Table, from_street: str) -> None:
+    """Seat 4 bets every street from ``from_street`` on, seat 1 (if in play) too; then settlement."""
+    for s in STREETS[STREETS.index(from_street) :]:
+        for seat, cents in ((1, 500), (4, 1000)):
+            if t.m.seats[seat].folded_at is None and s not in t.m.seats[seat].acted:
+                t.spot(seat, s, cents)
+        t.press("reveal")
+    while t.m.phase is Phase.SETTLEMENT:
+        t.press("confirm")
+
+
+STREETS = ("third", "fourth", "fifth")
+
+
+@pytest.mark.parametrize("bet_first", [True, False], ids=["after-the-street-bet", "before-the-street-bet"])
+@pytest.mark.parametrize("street", STREETS)
+def test_communication_violation_collects_every_wager_and_the_table_settles(
+    street: str, bet_first: bool, tmp_path: Path
+) -> None:
+    """35.10(c) at each street, with the seat's bet on that street placed or not: every wager of the
+    seat (the bonus and the street's bet too) is collected at once; the other seats settle normally,
+    and `tablectl settle` pays the round as the table did."""
+    t = Table()
+    t.spot(1, "ante", 500)
+    t.spot(1, "bonus", 100)
+    t.spot(4, "ante", 1000)
+    t.press("no_more_bets")
+    t.deal("As Ad Kc Kd 7h 8h 8c")
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    for s in STREETS[: STREETS.index(street)]:
+        t.spot(1, s, 500)
+        t.spot(4, s, 1000)
+        t.press("reveal")
+    if bet_first:
+        t.spot(1, street, 1000)
+    t.press("seat_1", "settle")
+    bets = [f"{s} {'10.00' if s == street else '5.00'}" for s in STREETS[: STREETS.index(street) + bet_first]]
+    collect = ", ".join(["ante 5.00", "bonus 1.00", *bets])
+    step = f"seat 1: communication violation (35.10(c)): collect {collect}; discard the cards"
+    assert t.m.display.prompts[-1] == step
+    while t.m.display.steps_pending():  # a long step is paged: confirm on its last page
+        t.press("confirm")
+    _finish(t, street)
+    result = t.m.rounds[-1]
+    assert t.m.phase is Phase.BETTING and result.settlement is not None, t.m.holds.reason
+    assert result.settlement.seat(1).net == -(500 + 100 + 500 * STREETS.index(street) + 1000 * bet_first)
+    alone = settle_record({**result.record, "seats": {"4": result.record["seats"]["4"]}}, TABLE)
+    assert result.settlement.seat(4) == alone.seat(4) and alone.seat(4).net == 8000  # two pair 2:1: the rest settles
+    assert _tablectl_settle(result.record, tmp_path) == result.settlement.to_json()
+    assert step not in t.m.display.prompts[t.m.display.prompts.index(step) + 1 :]  # never asked again
+
+
+@pytest.mark.parametrize("street", ["fourth", "fifth"])
+def test_communication_violation_on_a_folded_seat_collects_its_bonus(street: str, tmp_path: Path) -> None:
+    """A seat that folded at 3rd street keeps its bonus in play; a violation marked later forfeits it."""
+    t = Table()
+    t.spot(1, "ante", 500)
+    t.spot(1, "bonus", 100)
+    t.spot(4, "ante", 1000)
+    t.press("no_more_bets")
+    t.deal("As Ad Kc Kd 7h 8h 8c")
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.press("seat_1", "fold", "confirm")
+    for s in STREETS[: STREETS.index(street)]:
+        t.spot(4, s, 1000)
+        t.press("reveal")
+    t.press("seat_1", "settle")
+    step = "seat 1: communication violation (35.10(c)): collect bonus 1.00"
+    assert t.m.display.prompts[-1] == step
+    while t.m.display.steps_pending():  # a long step is paged: confirm on its last page
+        t.press("confirm")
+    _finish(t, street)
+    result = t.m.rounds[-1]
+    assert result.settlement is not None, t.m.holds.reason
+    assert result.record["seats"]["1"]["violation_at"] == street
+    assert result.settlement.seat(1).net == -600  # the community pair of 8s would pay the bonus: forfeit
+    assert _tablectl_settle(result.record, tmp_path) == result.settlement.to_json()
+    t.press("seat_4", "settle")  # once settled, nothing
+
+
+def test_an_observer_failure_logs_the_events_kind_and_number_never_its_card(caplog: pytest.LogCaptureFixture) -> None:
+    """A face-down card is in a CardDealt's repr, and may be in the error's text: neither is logged."""
+    from controller.table.runtime import TableRuntime
+
+    runtime = TableRuntime(TABLE, {role: "loop://" for role in TABLE.devices})
+
+    def screen(event: object) -> None:
+        raise ValueError(f"cannot draw {event!r}")
+
+    runtime.observers.append(screen)
+    with caplog.at_level("ERROR"):
+        runtime._handle(CardDealt(device="shoe", card="Qh", index=1, quality=100))
+    assert "observer " in caplog.text and "screen failed on CardDealt (record 0): ValueError" in caplog.text
+    assert "Qh" not in caplog.text
+
+
+def test_a_handler_failure_logs_the_events_kind_and_number_never_its_card(caplog: pytest.LogCaptureFixture) -> None:
+    def handle(event: object) -> None:
+        raise RuntimeError(f"bad event {event!r}")
+
+    engine = Engine(handle)
+    engine.start()
+    with caplog.at_level("ERROR"):
+        engine.post(CardDealt(device="shoe", card="Qh", index=1, quality=100))
+        _wait_until(lambda: "failed" in caplog.text, "the failure logged")
+    engine.stop()
+    assert "controller: handling CardDealt (record 1) failed: RuntimeError" in caplog.text
+    assert "Qh" not in caplog.text

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from table_helpers import FedTable
 
 from controller.cards import deck
@@ -153,3 +154,36 @@ def test_no_more_bets_is_a_state_and_a_card_before_the_dice_total_holds() -> Non
     t.deal("As")  # the dice total has not been entered
     assert t.m.phase is Phase.HOLD and t.m.holds.reason == "card 1 from the shoe dealt when none was expected"
     assert t.m.holds.held_from is Phase.NO_MORE_BETS
+
+
+def _to_dice(t: Table) -> None:
+    t.feed(SpotReport(device="spots", seat=2, spot="pai_gow", cents=1000))
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.NO_MORE_BETS
+
+
+@pytest.mark.parametrize("dice", range(3, 19))
+def test_any_dice_total_is_entered_in_at_most_four_presses(dice: int) -> None:
+    """Each die's face on a seat button (1-6), then confirm: 18 took 15 presses of next."""
+    t = Table()
+    _to_dice(t)
+    faces = [min(6, dice - 2), 0, 0]
+    faces[1] = min(6, dice - faces[0] - 1)
+    faces[2] = dice - faces[0] - faces[1]
+    assert all(1 <= f <= 6 for f in faces) and sum(faces) == dice
+    presses = [*(f"seat_{f}" for f in faces), "confirm"]
+    before = len(t.events)
+    t.press(*presses)
+    assert len(t.events) - before == len(presses) <= 5
+    assert t.m.phase is Phase.DEALING and t.m.dice == dice
+    assert f"dice {' + '.join(map(str, faces))} = {dice}: confirm (or seat 1-6 again)" in t.m.display.prompts
+
+
+def test_a_die_entered_again_and_confirm_before_the_third_die() -> None:
+    t = Table()
+    _to_dice(t)
+    t.press("seat_6", "seat_6", "confirm")  # two dice only: not yet
+    assert t.m.phase is Phase.NO_MORE_BETS and "enter die 3 first (seat 1-6)" in t.m.display.prompts
+    t.press("seat_1", "seat_4", "seat_4", "seat_4", "confirm")  # a fourth face starts again: 4 + 4 + 4
+    assert t.m.phase is Phase.DEALING and t.m.dice == 12
+    assert t.m.round_record()["start"] == {"method": "dice", "value": 12}

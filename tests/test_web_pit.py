@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from controller.web.names import game_name
+from controller.names import game_name
 from tests.web_helpers import SCREENS, BenchProcess, WebClient, browser, free_port, need_browser, tablectl, wait_for
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")

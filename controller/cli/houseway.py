@@ -11,6 +11,7 @@ import json
 import sys
 
 from controller.cli.choices import HOUSE_WAYS
+from controller.names import hand_name
 
 __all__ = ["register", "run"]
 
@@ -43,8 +44,8 @@ def run(args: argparse.Namespace) -> int:
     if args.text:
         s = decision.set
         print(
-            f"high {format_cards(s.high.best)} ({s.high.category.value}) / low {format_cards(s.low.best)} "
-            f"({s.low.category.value}): {decision.rule}: {decision.text}"
+            f"high {format_cards(s.high.best)} ({hand_name(s.high.category.value)}) / low {format_cards(s.low.best)} "
+            f"({hand_name(s.low.category.value)}): {hand_name(decision.rule)}: {decision.text}"
         )
     else:
         print(json.dumps({"cards": format_cards(cards), "way": args.way, **decision.to_json()}))

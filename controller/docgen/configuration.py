@@ -41,7 +41,8 @@ TABLE_KEYS = {
     "name": "the table's name, as the dealer, the recall and the pit view show it",
     "seats": "the number of betting positions, seat 1 farthest to the dealer's left (required)",
     "paytables": "for each paytable spot of the game, the name of a paytable in `paytables_dir` (required "
-    "spots must be named; an optional wager is offered only with its paytable)",
+    "spots must be named; an optional wager is offered only with every paytable it needs: a config with "
+    "the wager's limits or one of its paytables but not all of them is refused)",
     "paytables_dir": "the folder of paytable files, relative to the config file (default: `paytables/` beside it)",
     "limits": "`{min: CENTS, max: CENTS}` for every wager spot the table offers (required; a minimum below "
     "the regulation's is refused)",

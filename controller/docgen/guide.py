@@ -85,7 +85,10 @@ def _boston5() -> list[Act]:
         press("confirm", what="pay seat 2's bonus, then press `confirm`"),
         spot(1, "second", 1000),
         press("seat_2", "fold", what="seat 2 folds: press `seat_2`, `fold`"),
-        press("confirm", what="collect seat 2's ante and first wager, then press `confirm`"),
+        press(
+            "confirm",
+            what="collect seat 2's ante and first wager, its cards unexposed to the discard rack; `confirm`",
+        ),
         press("deal"),
         deal("Js Ts 6h 6c".split(), 10, what="deal the final two cards to seat 1, then two to the dealer"),
     ]
@@ -100,7 +103,12 @@ def _pai_gow() -> list[Act]:
         spot(2, "envy_marker", 1, "the dealer puts an envy marker in front of seat 2's $5.00 bonus"),
         spot(5, "pai_gow", 2500),
         press("no_more_bets"),
-        press(*["next"] * 5, what="enter the dice total: `next` five times (3 to 8)"),
+        press(
+            "seat_2",
+            "seat_3",
+            "seat_3",
+            what="enter the dice, one die at a time: `seat_2`, `seat_3`, `seat_3` (2 + 3 + 3 = 8)",
+        ),
         press("confirm"),
         deal([str(c) for c in cards[:49]], what="deal seven hands of seven"),
         Act("the shoe counts the cards left", (ShoeStatus(device="shoe", stub_count=4, deck_size=53),)),
@@ -167,12 +175,12 @@ _BUTTONS = """## The buttons
 | Button | What it does |
 |---|---|
 | `no_more_bets` | locks the bet spots and starts the round (refused, with the reason on the screen, while a wager breaks the rules) |
-| `seat_1` ... `seat_7` | selects a seat (then `fold`), or marks a Boston 5 bonus hand exposed |
+| `seat_1` ... `seat_7` | selects a seat (then `fold`), or marks a Boston 5 bonus hand exposed; pai gow dice: `seat_1` ... `seat_6` is one die's face (three presses, then `confirm`: any total in four presses) |
 | `fold` | the selected seat folds; its collection is shown at once and confirmed with `confirm` |
 | `reveal` | Mississippi Stud: turns the next community card once every seat has acted |
 | `deal` | Boston 5: the final two cards, once every seat has a second wager or has folded |
 | `confirm` | the step on the screen is done; on a notice, the next page or (on the last) read |
-| `next` / `previous` | pages a long screen (the page is in the status line, e.g. `2/3`); enters the pai gow dice total and moves through hand sets |
+| `next` / `previous` | pages a long screen (the page is in the status line, e.g. `2/3`); steps the pai gow dice total by one and moves through hand sets |
 | `void`, `clear_fault`, `settle` | supervisor only, with the key on (below) |
 
 The screen: the first line is the status (round, step, `HOLD` when the table holds, the page); then
@@ -191,7 +199,7 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 | Clear a fault | `clear_fault` | on hold | `fault cleared` with the hold's reason |
 | Accept / refuse a late or removed bet | `next` / `previous` | while one is pending (the screen lists them) | `late bet accepted` / `late bet refused` |
 | Enter a misread card | `next` / `previous`, `confirm` | on hold for an unreadable or duplicate card | `card corrected`, named by position |
-| Communication violation (35.10(c)) | `seat_N`, `settle` | Mississippi Stud, before the third community card is revealed | `communication violation`: every wager of the seat forfeit, collected at once; the round record carries `communication_violation: true` |
+| Communication violation (35.10(c)) | `seat_N`, `settle` | Mississippi Stud, before the third community card is revealed | `communication violation`: every wager of the seat forfeit (the street's bet too, if placed), collected at once; a folded seat's bonus still in play too; the round record carries `communication_violation: true` |
 
 ## Holds and what clears them
 

@@ -28,7 +28,10 @@ from controller.cards import Card, format_cards
 from controller.games.record import Problems, read_seats, write_record
 from controller.hands import BOSTON5, evaluate_five, evaluate_three
 from controller.money import Odds
+from controller.names import hand_name
 from controller.settlement import (
+    DISCARD,
+    DISCARD_UNEXPOSED,
     Result,
     SeatSettlement,
     Settlement,
@@ -122,7 +125,7 @@ def _bonus(seat: Boston5Seat, table: TableConfig) -> tuple[WagerResult, dict[str
     if not seat.exposed_bonus:
         return WagerResult("bonus", stake, Result.LOSE, -stake, "three-card hand not exposed (24.10(a))"), summary
     if row is None or row.odds.push:
-        why = f"exposed {three.category.value} does not qualify (24.10(a))"
+        why = f"exposed {hand_name(three.category.value)} does not qualify (24.10(a))"
         return WagerResult("bonus", stake, Result.LOSE, -stake, why), summary
     return WagerResult("bonus", stake, Result.WIN, row.odds.payout(stake), f"{row.describe()} (24.11(d))"), summary
 
@@ -130,7 +133,7 @@ def _bonus(seat: Boston5Seat, table: TableConfig) -> tuple[WagerResult, dict[str
 def _bonus_step(seat: int, bonus: WagerResult, summary: Mapping[str, str]) -> Step:
     if bonus.result is Result.LOSE:
         return Step("bonus", seat, actions_for([bonus]), bonus.why)
-    return Step("bonus", seat, actions_for([bonus]), summary["category"])
+    return Step("bonus", seat, actions_for([bonus]), hand_name(summary["category"]))
 
 
 def bonus_procedure(seats: Iterable[Boston5Seat], table: TableConfig) -> tuple[Step, ...]:
@@ -205,15 +208,18 @@ def settle(rnd: Boston5Round, table: TableConfig) -> Settlement:
                 _bonus_step(seat.seat, bonus_results[0], hands["bonus"])
             )
         if seat.folded:
-            fold_steps.append(Step("fold", seat.seat, actions_for(rest), "folds"))
+            fold_steps.append(Step("fold", seat.seat, actions_for(rest), "folds", DISCARD_UNEXPOSED))
         else:
-            note = f"{hands['player']['category']} ({hands['player']['best']})"
-            main_steps.append(Step("settle", seat.seat, actions_for(rest), note))
+            note = f"{hand_name(hands['player']['category'])} ({hands['player']['best']})"
+            main_steps.append(Step("settle", seat.seat, actions_for(rest), note, DISCARD))
     if all_folded or dealer_value is None:  # nobody left to compare with: the dealer's hand is not revealed
         procedure = (*bonus_steps_lose, *bonus_steps_win, *fold_steps)
         return settlement_for("boston5", table, settled, procedure, {"cards": format_cards(rnd.dealer)})
     reveal = Step(
-        "dealer", None, (), f"reveal and set {dealer_value.category.value} ({format_cards(dealer_value.best)})"
+        "dealer",
+        None,
+        (),
+        f"reveal and set {hand_name(dealer_value.category.value)} ({format_cards(dealer_value.best)})",
     )
     procedure = (*bonus_steps_lose, *bonus_steps_win, *fold_steps, reveal, *main_steps)
     return settlement_for(

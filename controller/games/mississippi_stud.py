@@ -4,7 +4,10 @@ Order of settlement, as 35.10 lays it down:
 
 1. (c) A player who exchanged or communicated information about the hand before all community
    cards were revealed forfeits every wager of the round (an input flag,
-   ``communication_violation``); such wagers are collected first.
+   ``communication_violation``); such wagers are collected first. ``folded_at`` is then the
+   street the violation was marked at (that street's bet, if already placed, is forfeit too);
+   a seat that had folded before (its bonus still in play) keeps its ``folded_at`` and has
+   ``violation_at``: its fold is collected as any fold, the violation collects the rest.
 2. (a), (e), (g) At each street a player places a bet of 1x, 2x or 3x the ante or folds; a
    fold at 3rd street forfeits the ante, at 4th the ante and 3rd street bet, at 5th the ante,
    3rd and 4th street bets, collected at once.
@@ -29,7 +32,9 @@ from typing import Any
 from controller.cards import Card, format_cards
 from controller.games.record import Problems, read_seats, write_record
 from controller.hands import MISSISSIPPI_STUD, evaluate_five, evaluate_three
+from controller.names import hand_name
 from controller.settlement import (
+    DISCARD,
     Result,
     SeatSettlement,
     Settlement,
@@ -47,20 +52,22 @@ __all__ = ["STREETS", "MississippiSeat", "MississippiRound", "read_round", "sett
 STREETS = ("third", "fourth", "fifth")
 """The street bets in the order they are made."""
 
-_SEAT_KEYS = {"wagers", "cards", "folded_at", "communication_violation"}
+_SEAT_KEYS = {"wagers", "cards", "folded_at", "communication_violation", "violation_at"}
 _PAID_BY = {"main": ["ante", *STREETS], "bonus": ["bonus"]}
 _STREET_RULE = {"third": "35.10(a)", "fourth": "35.10(e)", "fifth": "35.10(g)"}
 
 
 @dataclass(frozen=True, slots=True)
 class MississippiSeat:
-    """One player's round: wagers, two cards, the street folded at (or ``None``), the 35.10(c) flag."""
+    """One player's round: wagers, two cards, the street folded at (or ``None``), the 35.10(c)
+    flag, and the street of a violation marked after the seat had folded (else ``None``)."""
 
     seat: int
     wagers: Mapping[str, int]
     cards: tuple[Card, ...]
     folded_at: str | None
     communication_violation: bool
+    violation_at: str | None = None
 
     def to_record(self) -> dict[str, Any]:
         """This seat as written in a round record."""
@@ -69,6 +76,7 @@ class MississippiSeat:
             "cards": format_cards(self.cards),
             "folded_at": self.folded_at,
             "communication_violation": self.communication_violation,
+            **({"violation_at": self.violation_at} if self.violation_at else {}),
         }
 
 
@@ -91,25 +99,54 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> MississippiRound:
             problems.add(f"{path}.folded_at", f"must be null or one of {', '.join(STREETS)}, got {folded_at!r}")
             folded_at = None
         violation = problems.flag(path, rec.raw, "communication_violation")
+        violation_at = _violation_at(problems, path, rec.raw, folded_at, violation, w)
         if "ante" not in w:
             problems.add(f"{path}.wagers", "missing the ante wager")
         live = STREETS[: STREETS.index(folded_at)] if folded_at else STREETS
+        # 35.10(c): a violation marked at a street forfeits that street's bet if the seat had placed it
+        either = folded_at if violation and violation_at is None else None
         for street in STREETS:
             where = f"{path}.wagers.{street}"
             if street in live and street not in w:
                 problems.add(f"{path}.wagers", f"missing the {street} street bet (or set folded_at: {street})")
-            elif street not in live and street in w:
+            elif street not in live and street in w and street != either:
                 problems.add(where, f"no {street} street bet after folding at {folded_at}")
             elif street in w and "ante" in w and w[street] not in (w["ante"], 2 * w["ante"], 3 * w["ante"]):
                 a = w["ante"]
                 problems.add(where, f"must be 1x, 2x or 3x the ante ({a}, {2 * a} or {3 * a}), got {w[street]}")
         cards = problems.cards(f"{path}.cards", rec.raw.get("cards"), (2,))
         if cards is not None:
-            seats.append(MississippiSeat(rec.seat, dict(w), cards, folded_at, violation))
+            seats.append(MississippiSeat(rec.seat, dict(w), cards, folded_at, violation, violation_at))
     community = problems.cards("$.community", data.get("community"), (3,))
     problems.raise_if_any()
     assert community is not None
     return MississippiRound(tuple(seats), community)
+
+
+def _violation_at(
+    problems: Problems,
+    path: str,
+    raw: Mapping[str, Any],
+    folded_at: str | None,
+    violation: bool,
+    wagers: Mapping[str, int],
+) -> str | None:
+    """The checked ``violation_at`` of a seat record (``None`` when absent)."""
+    at = raw.get("violation_at")
+    if at is None:
+        return None
+    where = f"{path}.violation_at"
+    if at not in STREETS:
+        problems.add(where, f"must be null or one of {', '.join(STREETS)}, got {at!r}")
+    elif not violation:
+        problems.add(where, "only with communication_violation: true")
+    elif folded_at is None or STREETS.index(at) <= STREETS.index(folded_at):
+        problems.add(where, "a violation after a fold must come at a later street than folded_at")
+    elif "bonus" not in wagers:
+        problems.add(where, "a folded seat with no bonus has no wager left to forfeit")
+    else:
+        return str(at)
+    return None
 
 
 def round_record(rnd: MississippiRound, table: str | None = None) -> dict[str, Any]:
@@ -125,7 +162,7 @@ def _main(
     hand = evaluate_five(seat.cards + community, MISSISSIPPI_STUD)
     row = table.paytables["main"].row_for(hand)
     if row is None:
-        why = f"{hand.category.value} does not pay (35.10(i)1)"
+        why = f"{hand_name(hand.category.value)} does not pay (35.10(i)1)"
         return [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in spots], hand_summary(hand)
     if row.odds.push:
         why = f"{row.describe()} (35.10(i)2)"
@@ -149,19 +186,21 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
         w = seat.wagers
         hands: dict[str, dict[str, str]] = {}
         wagers: list[WagerResult] = []
-        if seat.communication_violation:
-            why = "communication violation: every wager forfeit (35.10(c))"
-            wagers = [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in w]
+        violation_why = "communication violation: every wager forfeit (35.10(c))"
+        if seat.communication_violation and seat.violation_at is None:
+            wagers = [WagerResult(s, w[s], Result.LOSE, -w[s], violation_why) for s in w]
         elif seat.folded_at is not None:
             lost = ["ante", *STREETS[: STREETS.index(seat.folded_at)]]
             why = f"folded at {seat.folded_at} street ({_STREET_RULE[seat.folded_at]})"
             wagers = [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in lost]
         else:
             wagers, hands["player"] = _main(seat, rnd.community, table)
-        if "bonus" in w and not seat.communication_violation:
+        if "bonus" in w and seat.communication_violation and seat.violation_at is not None:
+            wagers.append(WagerResult("bonus", w["bonus"], Result.LOSE, -w["bonus"], violation_why))
+        elif "bonus" in w and not seat.communication_violation:
             hands["bonus"] = bonus_summary
             if bonus_row is None or bonus_row.odds.push:
-                why = f"community {bonus_value.category.value} does not pay"
+                why = f"community {hand_name(bonus_value.category.value)} does not pay"
                 wagers.append(WagerResult("bonus", w["bonus"], Result.LOSE, -w["bonus"], why))
             else:
                 pay = bonus_row.odds.payout(w["bonus"])
@@ -171,19 +210,36 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
         main = [x for x in wagers if x.spot != "bonus"]
         bonus = [x for x in wagers if x.spot == "bonus"]
         if seat.communication_violation:
+            forfeit = wagers if seat.violation_at is None else bonus  # after a fold: what the fold left
             violation_steps.append(
-                Step("violation", seat.seat, actions_for(wagers), "communication violation (35.10(c))")
+                Step(
+                    "violation",
+                    seat.seat,
+                    actions_for(forfeit),
+                    "communication violation (35.10(c))",
+                    DISCARD if seat.violation_at is None else "",  # a fold's cards went with the fold
+                )
             )
-            continue
+            if seat.violation_at is None:
+                continue
+            bonus = []
         if seat.folded_at is not None:
             fold_steps[seat.folded_at].append(
-                Step(f"{seat.folded_at}_street", seat.seat, actions_for(main), f"folds at {seat.folded_at} street")
+                Step(
+                    f"{seat.folded_at}_street",
+                    seat.seat,
+                    actions_for(main),
+                    f"folds at {seat.folded_at} street",
+                    DISCARD,
+                )
             )
         else:
-            note = f"{hands['player']['category']} ({hands['player']['best']})"
-            main_steps.append(Step("settle", seat.seat, actions_for(main), note))
+            note = f"{hand_name(hands['player']['category'])} ({hands['player']['best']})"
+            main_steps.append(Step("settle", seat.seat, actions_for(main), note, DISCARD))
         if bonus:
-            bonus_steps.append(Step("bonus", seat.seat, actions_for(bonus), f"bonus on {bonus_value.category.value}"))
+            bonus_steps.append(
+                Step("bonus", seat.seat, actions_for(bonus), f"bonus on {hand_name(bonus_value.category.value)}")
+            )
     reveal = Step("dealer", None, (), f"community cards {format_cards(rnd.community)}")
     procedure = (
         *violation_steps,

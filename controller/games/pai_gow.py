@@ -17,12 +17,16 @@ joker only an ace).
 The order of settlement follows 11.15(d) step by step:
 
 1. (d)1 counterclockwise from the dealer's right: each pai gow wager and its commission; the
-   cards stay on the layout where (d)1i/ii say so.
+   cards stay on the layout where (d)1i/ii say so, else go to the discard rack.
 2. (d)2 each seat with a bonus or insurance wager (every seat, if any bonus of $5.00 or more is
    on the table) has its cards rearranged to the best hand: non-qualifying wagers collected,
    qualifying ones paid, premium hands announced and left face up with their bonus wager.
-3. (d)3 counterclockwise: envy payments to marker holders, and the bonus wagers on premium hands.
-4. (d)3iii the cards of premium hands without a bonus wager are collected.
+   Every other hand's cards go to the discard rack as its wagers are settled.
+3. (d)3 counterclockwise: each envy payment, then its marker collected; the bonus wager on each
+   premium hand, then its cards to the discard rack.
+4. (d)3iii the cards of premium hands without a bonus wager are collected; so are (our step: no
+   step of 11.15 says when they go) the cards of a hand without a bonus or insurance wager that
+   another seat's insurance kept on the layout.
 
 A misdeal (digest 3.4, 31.14) voids every hand and returns every wager.
 """
@@ -39,8 +43,10 @@ from controller.games.pai_gow_deal import StartError, misdeal_reasons, position_
 from controller.games.record import Problems, read_seats, write_record
 from controller.hands import PAI_GOW, BonusValue, Category, classify_bonus, paying_line
 from controller.hands.paigow import HandSet, is_pai_gow, make_set
+from controller.names import hand_name
 from controller.paytables import Paytable, PaytableRow
 from controller.settlement import (
+    DISCARD,
     Result,
     SeatSettlement,
     Settlement,
@@ -298,7 +304,7 @@ def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
     keep_all = any_big_bonus or any("insurance" in s.wagers for s in rnd.seats)
     premium = {s.seat: _classify(s.cards, envy_table) for s in rnd.seats}
     dealer_premium = _classify(rnd.dealer, envy_table) if o["envy_includes_dealer"] else None
-    steps: dict[str, list[Step]] = {"pai_gow": [], "bonus_insurance": [], "envy": [], "premium_cards": []}
+    steps: dict[str, list[Step]] = {"pai_gow": [], "bonus_insurance": [], "envy": [], "premium_cards": [], "kept": []}
     settled: dict[int, SeatSettlement] = {}
     for seat in order:
         w = seat.wagers
@@ -326,7 +332,11 @@ def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
             if row is None:
                 wagers.append(
                     WagerResult(
-                        "bonus", w["bonus"], Result.LOSE, -w["bonus"], f"{mine.value.category.value} does not qualify"
+                        "bonus",
+                        w["bonus"],
+                        Result.LOSE,
+                        -w["bonus"],
+                        f"{hand_name(mine.value.category.value)} does not qualify",
                     )
                 )
             else:
@@ -366,37 +376,57 @@ def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
                 others.append(("dealer", dealer_premium))
             total = sum(p.envy for _, p in others)
             if total:
-                why = "envy: " + ", ".join(f"{who} {p.value.category.value}" for who, p in others)
+                why = "envy: " + ", ".join(f"{who} {hand_name(p.value.category.value)}" for who, p in others)
                 wagers.append(WagerResult("envy", 0, Result.WIN, total, why))
         wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
         settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, caps)
         by_spot = {x.spot: x for x in wagers}
-        keep = "bonus" in w or keep_all
-        note = f"high {hands['set']['high']} / low {hands['set']['low']}" + (
-            "; cards stay on the layout" if keep else ""
-        )
-        steps["pai_gow"].append(Step("pai_gow", seat.seat, actions_for([by_spot["pai_gow"]]), note))
-        if "bonus" in w or "insurance" in w or any_big_bonus:
+        keep = "bonus" in w or keep_all  # (d)1i, ii: the cards stay on the layout until (d)2 or 3
+        note = f"high {hands['set']['high']} / low {hands['set']['low']}"
+        after = "cards stay on the layout" if keep else DISCARD
+        steps["pai_gow"].append(Step("pai_gow", seat.seat, actions_for([by_spot["pai_gow"]]), note, after))
+        rearranged = "bonus" in w or "insurance" in w or any_big_bonus  # (d)2
+        if rearranged:
             now = [by_spot[k] for k in ("bonus", "insurance") if k in by_spot and not (k == "bonus" and is_premium)]
-            best = f"best hand {mine.value.category.value} ({format_cards(mine.value.best)})"
-            if is_premium:
-                best += ": premium hand, announced and left face up" + (" with its bonus wager" if "bonus" in w else "")
-            steps["bonus_insurance"].append(Step("bonus_insurance", seat.seat, actions_for(now), best))
-        later = [by_spot[k] for k in ("envy", "bonus") if k in by_spot and (k == "envy" or is_premium)]
-        if seat.seat in markers or (is_premium and "bonus" in w):
-            note = "envy marker collected" if seat.seat in markers else "premium hand"
-            steps["envy"].append(Step("envy", seat.seat, actions_for(later), note))
+            best = f"best hand {hand_name(mine.value.category.value)} ({format_cards(mine.value.best)})"
+            if is_premium:  # (d)2iii: announced, left face up (with its bonus wager) for (d)3
+                left = " with its bonus wager" if "bonus" in w else ""
+                steps["bonus_insurance"].append(
+                    Step(
+                        "bonus_insurance",
+                        seat.seat,
+                        actions_for(now),
+                        best,
+                        f"premium hand: announce it, leave it face up{left}",
+                    )
+                )
+            else:  # (d)2i, ii
+                steps["bonus_insurance"].append(Step("bonus_insurance", seat.seat, actions_for(now), best, DISCARD))
+        elif keep and not is_premium:  # kept on the layout by another seat's insurance (d)1ii; no step of
+            # 11.15 says when these cards go: collected last, after (d)3iii
+            steps["kept"].append(Step("cards", seat.seat, (), "", DISCARD))
+        if seat.seat in markers:  # (d)3i: pay the envy bonus, then collect the marker
+            envy = [by_spot["envy"]] if "envy" in by_spot else []
+            paid = "envy bonus" if envy else "envy bonus: none to pay"
+            steps["envy"].append(Step("envy", seat.seat, actions_for(envy), paid, "collect the envy marker"))
+        if is_premium and "bonus" in w:  # (d)3ii: pay the bonus on the premium hand, then its cards go
+            steps["envy"].append(Step("premium", seat.seat, actions_for([by_spot["bonus"]]), "premium hand", DISCARD))
         if is_premium and "bonus" not in w and keep_all:  # (d)3iii: only cards (d)1ii kept on the layout
-            steps["premium_cards"].append(
-                Step("premium_cards", seat.seat, (), "collect the cards (premium hand, no bonus wager)")
-            )
+            steps["premium_cards"].append(Step("premium_cards", seat.seat, (), "premium hand, no bonus wager", DISCARD))
     dealer_step = Step(
         "dealer",
         None,
         (),
-        f"house way {dealer_decision.rule}: high {format_cards(dealer.high.best)} / low {format_cards(dealer.low.best)}",
+        f"house way {hand_name(dealer_decision.rule)}: high {format_cards(dealer.high.best)} / low {format_cards(dealer.low.best)}",
     )
-    procedure = (dealer_step, *steps["pai_gow"], *steps["bonus_insurance"], *steps["envy"], *steps["premium_cards"])
+    procedure = (
+        dealer_step,
+        *steps["pai_gow"],
+        *steps["bonus_insurance"],
+        *steps["envy"],
+        *steps["premium_cards"],
+        *steps["kept"],
+    )
     return settlement_for(
         "pai_gow",
         table,

@@ -15,9 +15,10 @@ from typing import Any
 
 from controller.cards import Card, format_cards
 from controller.games.boston5 import Boston5Seat, bonus_procedure
-from controller.settlement import Action, Settlement, Step
+from controller.settlement import DISCARD_UNEXPOSED, Action, Settlement, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
+from controller.table.screen import Notice
 
 __all__ = ["Phase", "TRANSITIONS", "Boston5Table"]
 
@@ -143,9 +144,20 @@ class Boston5Table(RoundTable):
         self.display.ask("second wager equal to the first, or seat, fold; then deal")
 
     def prompt_final(self) -> None:
-        self.display.ask("deal the final two cards")
-        if not self.in_play():
+        """24.10(d): two cards to each seat with a second wager, clockwise from the dealer's left, then two
+        to the dealer: the seats named (nobody left: the dealer's hand is not dealt to)."""
+        playing = [str(s.number) for s in self.in_play()]
+        if not playing:
             self.final_cards_complete()
+            return
+        seats = f"seat {playing[0]}" if len(playing) == 1 else f"seats {', '.join(playing)}"
+        self.display.ask(f"deal the final two cards: {seats}, then the dealer")
+
+    def notice_confirmed(self, notice: Notice) -> None:
+        # A second wager withdrawn after "deal" (24.10(c)): once its collection is confirmed the final
+        # cards may come, to the seats left.
+        if notice.blocking and self.phase is P.FINAL_DEAL and not self.final_cards_begun():
+            self.prompt_final()
 
     def show_and_settle(self) -> None:
         if self.in_play():  # nobody left to play against: the dealer's hand stays down
@@ -185,7 +197,7 @@ class Boston5Table(RoundTable):
         """24.10(b), (c): the seat folds (or withdraws its second wager): ante and first wager collected now."""
         seat.folded_at = "second"
         collect = tuple(Action("collect", spot, seat.wagers[spot]) for spot in ("ante", "first"))
-        self.walk.collect_at_fold(seat, Step("fold", seat.number, collect, "folds"))
+        self.walk.collect_at_fold(seat, Step("fold", seat.number, collect, "folds", DISCARD_UNEXPOSED))
 
     def final_cards_begun(self) -> bool:
         return self.dealt > 3 * len(self.seats) + 3
@@ -205,7 +217,9 @@ class Boston5Table(RoundTable):
     # --- events ---------------------------------------------------------------------------------
 
     def dealing(self) -> bool:
-        return self.phase in (P.FIRST_DEAL, P.FINAL_DEAL)
+        # A fold's collection (a withdrawal after "deal") is confirmed before the next card: a card
+        # before it waits for the supervisor, as any card dealt when none was expected.
+        return self.phase is P.FIRST_DEAL or (self.phase is P.FINAL_DEAL and not self.display.steps_pending())
 
     def cards_seen(self) -> list[Card]:
         return super().cards_seen() + self.dealer

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.table.screen import DisplaySize, Notice, ScreenState, page_count, render
+from controller.table.screen import DisplaySize, Notice, ScreenState, fits, page_count, render
 
 if TYPE_CHECKING:
     from controller.table.round import RoundTable
@@ -101,6 +101,8 @@ class DealerScreen:
             prompt = t.hold_prompt()
         elif phase._value_ in t.CONFIRM_PHASES:
             prompt = f"{self.prompt}; confirm"
+            if not fits(prompt, self.size.lines - 2, self.size.columns):  # the end goes below: say it first
+                prompt = f"confirm when done: {self.prompt}"
         else:
             prompt = self.prompt
         notices = self.notices

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import traceback
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,9 +17,15 @@ from dataclasses import dataclass
 from controller.journal.records import Journal, MemoryJournal, event_record
 from controller.journal.store import JournalError, JournalFull
 
-__all__ = ["TimerExpired", "StartDrawn", "JournalFault", "Engine", "TimerStart", "thread_timer"]
+__all__ = ["TimerExpired", "StartDrawn", "JournalFault", "Engine", "TimerStart", "thread_timer", "failure_text"]
 
 log = logging.getLogger("tablectl.engine")
+
+
+def failure_text(exc: BaseException) -> str:
+    """An error for the log: its type and where it was raised, never its text (an error raised
+    while handling an event may quote the event, and with it a card not yet revealed)."""
+    return f"{type(exc).__name__} at\n" + "".join(traceback.format_tb(exc.__traceback__)).rstrip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,9 +225,14 @@ class Engine:
                 continue
             try:
                 self.step(event)
-            except Exception:
+            except Exception as exc:
                 # Named by kind and journal number only: the event may hold a card not yet revealed.
-                log.exception("controller: handling %s (record %d) failed", type(event).__name__, self.current_seq)
+                log.error(
+                    "controller: handling %s (record %d) failed: %s",
+                    type(event).__name__,
+                    self.current_seq,
+                    failure_text(exc),
+                )
                 try:
                     self.journal.append("ControllerError", {"event": type(event).__name__, "seq": self.current_seq})
                 except JournalError:

@@ -21,7 +21,7 @@ from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
-from controller.settlement import Action, Step
+from controller.settlement import DISCARD, Action, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundResult, RoundTable, Seat
 from controller.table.supervisor import SUPERVISOR_ACTIONS, Record
@@ -163,19 +163,36 @@ class MississippiTable(RoundTable):
 
     def communication_violation(self, button: str, record: Record) -> None:
         """Supervisor action, 35.10(c): ``seat_N`` then ``settle`` before the third community card is
-        revealed: every wager of the seat is forfeit, collected now; the reason is journaled."""
+        revealed: every wager of the seat is forfeit, collected now (the current street's bet too, if
+        placed); a seat that had folded forfeits what the fold left in play (its bonus); the reason is
+        journaled."""
         street = self.current_street()
         seat = self.seats.get(self.selected_seat or 0)
         self.selected_seat = None
-        if street is None or seat is None or seat.folded_at is not None:
-            self.display.note("communication violation: select a seat still in the round, before the last reveal")
+        folded_with_bonus = seat is not None and seat.folded_at is not None and "bonus" in seat.wagers
+        if street is None or seat is None or seat.violation or (seat.folded_at is not None and not folded_with_bonus):
+            self.display.note("communication violation: select a seat with a wager in play, before the last reveal")
             return
         seat.violation = True
-        seat.folded_at = street  # it plays no further street
-        seat.acted.add(street)
+        if seat.folded_at is None:
+            seat.folded_at = street  # it plays no further street
+            seat.acted.add(street)
+            forfeit = list(seat.wagers)
+        else:
+            seat.violation_at = street  # the fold was collected when it folded: the bonus is left
+            forfeit = ["bonus"]
         record(f"seat {seat.number} at {street} street: every wager forfeit (35.10(c))")
-        collect = tuple(Action("collect", spot, cents) for spot, cents in seat.wagers.items())
-        self.walk.collect_at_fold(seat, Step("violation", seat.number, collect, "communication violation (35.10(c))"))
+        collect = tuple(Action("collect", spot, seat.wagers[spot]) for spot in forfeit)
+        self.walk.collect_at_fold(
+            seat,
+            Step(
+                "violation",
+                seat.number,
+                collect,
+                "communication violation (35.10(c))",
+                DISCARD if seat.violation_at is None else "",  # a fold's cards went with the fold
+            ),
+        )
 
     def card_place(self, placed: int) -> str:
         order = sorted(self.seats)
@@ -190,6 +207,7 @@ class MississippiTable(RoundTable):
                 "cards": format_cards(s.cards),
                 "folded_at": s.folded_at,
                 **({"communication_violation": True} if s.violation else {}),
+                **({"violation_at": s.violation_at} if s.violation_at else {}),
             }
             for n, s in sorted(self.seats.items())
         }
@@ -241,7 +259,7 @@ class MississippiTable(RoundTable):
                 lost = ["ante", *STREETS[: STREETS.index(street)]]
                 collect = tuple(Action("collect", spot, seat.wagers[spot]) for spot in lost)
                 self.walk.collect_at_fold(
-                    seat, Step(f"{street}_street", seat.number, collect, f"folds at {street} street")
+                    seat, Step(f"{street}_street", seat.number, collect, f"folds at {street} street", DISCARD)
                 )
             self.selected_seat = None
         elif button == "reveal":

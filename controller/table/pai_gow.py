@@ -1,7 +1,8 @@
 """Pai gow poker at the table: the round as a ``transitions`` machine (11.15; digest 3.4).
 
-Buttons: ``no_more_bets``; the dice total is entered with ``next`` / ``previous`` (it starts at
-3) and ``confirm``, or with ``start_method: rng`` a number 1-7 is drawn (31.11: counted from the
+Buttons: ``no_more_bets``; the dice are entered one die at a time with the seat buttons 1-6 (the
+die's face: three presses, a fourth starts again) or the total stepped with ``next`` / ``previous``
+(it starts at 3), then ``confirm``: any total in at most four presses; or with ``start_method: rng`` a number 1-7 is drawn (31.11: counted from the
 dealer as 1 in the configured direction); the shoe
 then deals seven hands of seven (to every position, wagered or not) and reports its stub, which
 must be four (31.8); each seat's set is then shown, counterclockwise from the dealer's right,
@@ -29,6 +30,10 @@ from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
 
 __all__ = ["Phase", "TRANSITIONS", "PaiGowTable"]
+
+
+DICE = 3
+"""Three dice give the starting total (31.11: 3 to 18)."""
 
 
 class Phase(Enum):
@@ -106,6 +111,8 @@ class PaiGowTable(RoundTable):
 
     def reset_game(self) -> None:
         self.dice = 3
+        self.faces: list[int] = []
+        """The dice entered one at a time with the seat buttons (a total once all three are in)."""
         self.order: list[int] = []
         self.hands: dict[int, list[Card]] = {}
         self.remaining: int | None = None
@@ -158,7 +165,28 @@ class PaiGowTable(RoundTable):
             self.ask_dice()
 
     def ask_dice(self) -> None:
-        self.display.ask(f"dice total {self.dice}: next / previous, then confirm")
+        if 0 < len(self.faces) < DICE:
+            entered = " + ".join(map(str, self.faces))
+            self.display.ask(f"dice {entered}: seat 1-6 for die {len(self.faces) + 1}")
+        elif self.faces:
+            self.display.ask(f"dice {' + '.join(map(str, self.faces))} = {self.dice}: confirm (or seat 1-6 again)")
+        else:
+            self.display.ask(f"dice total {self.dice}: seat 1-6 each die, or next / previous; then confirm")
+
+    def on_seat_button(self, seat: int) -> None:
+        """A die's face (seat buttons 1-6) while the dice are entered."""
+        if self.phase is not P.NO_MORE_BETS or self.table.options["start_method"] != "dice":
+            return
+        self.selected_seat = None  # a die's face, not a seat
+        if not 1 <= seat <= 6:
+            self.display.note("a die shows 1 to 6")
+            return
+        if len(self.faces) == DICE:
+            self.faces = []
+        self.faces.append(seat)
+        if len(self.faces) == DICE:
+            self.dice = sum(self.faces)
+        self.ask_dice()
 
     def screen_details(self) -> list[str]:
         out = super().screen_details()
@@ -308,8 +336,11 @@ class PaiGowTable(RoundTable):
     def on_game_button(self, button: str) -> None:
         if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "dice":
             if button in ("next", "previous"):
+                self.faces = []
                 self.dice = min(18, self.dice + 1) if button == "next" else max(3, self.dice - 1)
                 self.ask_dice()
+            elif button == "confirm" and 0 < len(self.faces) < DICE:
+                self.display.note(f"enter die {len(self.faces) + 1} first (seat 1-6)")
             elif button == "confirm":
                 self.start_entered()
         elif self.phase is P.CHECK_DEAL and button == "confirm":

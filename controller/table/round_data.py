@@ -23,6 +23,8 @@ class Seat:
     exposed: bool = False
     violation: bool = False
     """35.10(c): the supervisor found a communication violation: every wager forfeit."""
+    violation_at: str | None = None
+    """The street of a violation marked after the seat had folded (its bonus still in play)."""
 
 
 @dataclass(frozen=True, slots=True)

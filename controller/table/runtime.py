@@ -28,7 +28,7 @@ from controller.journal.records import Journal
 from controller.table.base import RoundResult
 from controller.table.boston5 import Boston5Table
 from controller.table.devices import DriverDevices, RecordingDevices, resend_state
-from controller.table.engine import Engine
+from controller.table.engine import Engine, failure_text
 from controller.table.events import EventDecodeError, OpenTable, decode_event
 from controller.table.latest import LatestSnapshot
 from controller.table.mississippi_stud import MississippiTable
@@ -209,8 +209,16 @@ class TableRuntime:
         for observe in self.observers:
             try:
                 observe(event)
-            except Exception:
-                log.exception("observer %r failed on %r", observe, event)
+            except Exception as exc:
+                # The event's kind and journal record number, never its repr (a card dealt face down
+                # is in it); the error's type and where it was raised, never its text (it may name one).
+                log.error(
+                    "observer %s failed on %s (record %d): %s",
+                    getattr(observe, "__qualname__", type(observe).__name__),
+                    type(event).__name__,
+                    self.engine.current_seq,
+                    failure_text(exc),
+                )
 
     def publish(self) -> TableSnapshot:
         """Build the table's snapshot and publish it (the controller thread, or before it starts);

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["DisplaySize", "Notice", "ScreenState", "DEFAULT_SIZE", "render", "page_count"]
+__all__ = ["DisplaySize", "Notice", "ScreenState", "DEFAULT_SIZE", "render", "page_count", "fits"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +121,11 @@ def _layout(
     # every line is at most ``width`` (wrapped), and a page at most ``room`` lines
     blanks = ("",) * room
     return fixed, tuple((*page, *blanks[len(page) :]) for page in pages)
+
+
+def fits(text: str, lines: int, columns: int) -> bool:
+    """Whether ``text`` wraps into at most ``lines`` lines of ``columns``."""
+    return len(_wrap(text, columns)) <= lines
 
 
 def page_count(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> int:

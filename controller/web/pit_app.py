@@ -23,8 +23,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
+from controller.names import game_name, hand_name, wager_name, wager_order
 from controller.web.hold_chart import cumulative, hold_chart, outside_band
-from controller.web.names import game_name, hand_name, wager_name, wager_order
 from controller.web.pit_store import STALE_S, FloorReader, RoundHold, RoundLine, TableState
 from controller.web.table_app import static_files
 

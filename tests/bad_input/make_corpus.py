@@ -138,6 +138,11 @@ def text_cases() -> None:
     config("unknown-key", BASE + "sets: 6\n", [f":{N}:", "unknown key 'sets'"])
     config("paytables-missing", replace_line(BASE, "  main: ms_main_standard\n", ""), ["missing paytable for 'main'"])
     config("paytable-unknown", BASE.replace("ms_main_standard", "ms_main_nope"), [":6:", "'ms_main_nope'"])
+    config(
+        "bonus-without-paytable",
+        replace_line(BASE, "  bonus: ms_bonus_3card\n", ""),
+        [":12:", "the bonus wager is offered without paytables.bonus"],
+    )
     config("paytable-wrong-game", BASE.replace("ms_main_standard", "b5_bonus_a"), [":6:", "b5_bonus_a"])
     config("paytables-dir-missing", BASE.replace("../../../config/paytables", "../nowhere"), ["paytables"])
     config(
