@@ -330,7 +330,7 @@ def test_cli_par_text_json_and_errors(capsys) -> None:  # type: ignore[no-untype
     assert data["paytables"]["bonus"] == "b5_bonus_b" and data["exact"] is True
     assert main(["par", "--game", "mississippi_stud"]) == 0
     out = capsys.readouterr().out
-    assert "4.9149% per ante" in out and "royal_flush" in out
+    assert "4.9149% per ante" in out and "royal flush" in out
     assert main(["par", "--game", "pai_gow", "--paytable", "nope"]) == 2
     assert "no paytable named 'nope'" in capsys.readouterr().err
     assert main(["par", "--game", "boston5", "--config", str(default_table_path("pai_gow"))]) == 2
