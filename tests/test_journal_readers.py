@@ -5,7 +5,6 @@ under their true kinds) and recalled records that re-settle from any folder."""
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import stat
@@ -13,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_helpers import cli
 
-from controller.cli import main as tablectl
 from controller.journal import JournalError, SqliteJournal, read_hmac_key, verify_journal
 from controller.journal.meters import meters_for_round
 from controller.journal.recall import recall, recall_lines
@@ -22,16 +21,6 @@ from controller.journal.retention import prune
 from controller.journal.store import meta_hash
 from controller.table_config import config_dir, load_table
 from hil.bench import run_bench
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = tablectl(list(args))
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-    return code, out.getvalue(), err.getvalue()
 
 
 @contextlib.contextmanager

@@ -5,31 +5,19 @@ after it only, checked against the chain, and gives what a scan of every round g
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import sqlite3
 from pathlib import Path
 
 import pytest
+from cli_helpers import cli
 
-from controller.cli import main as tablectl
 from controller.journal import SqliteJournal, verify_journal, verify_meters
 from controller.journal import checkpoint as cpmod
 from controller.journal.meters import meters_for_round
 from controller.journal.retention import prune
 
 EVERY = cpmod.EVERY
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = tablectl(list(args))
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-    return code, out.getvalue(), err.getvalue()
 
 
 def round_data(n: int) -> dict[str, object]:

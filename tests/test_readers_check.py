@@ -5,15 +5,13 @@ read without its key gets its links and head checked, and says what it could not
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import sqlite3
 from pathlib import Path
 
 import pytest
+from cli_helpers import cli
 
-from controller.cli import main as tablectl
 from controller.floor.forwarder import Forwarder
 from controller.floor_config import FloorConfig
 from controller.journal import JournalError, SqliteJournal, verify_reader
@@ -21,16 +19,6 @@ from controller.journal.meters import meters_for_round
 from controller.journal.outbox import Outbox
 
 KEY = b"k" * 32
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = tablectl(list(args))
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-    return code, out.getvalue(), err.getvalue()
 
 
 def write(path: Path, rounds: int = 4, key: bytes | None = None) -> None:
