@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import pytest
 
 from controller.journal import SCHEMA_VERSION, JournalError, JournalFull, NewRecord, SqliteJournal, verify_journal
 from controller.journal.meters import meters_for_round
+from controller.journal.outbox import Outbox
 from controller.journal.store import GENESIS, _Transaction, record_hash
 from controller.table.devices import RecordingDevices
 from controller.table.engine import Engine
@@ -276,4 +279,40 @@ def test_the_table_holds_when_the_journal_cannot_be_written_and_takes_every_even
     assert snap.step == "betting" and snap.hold is None  # the hold for the journal ended by itself
     assert {n: w["ante"] for n, w in snap.wagers().items()} == placed  # every bet placed counts, once
     assert verify_journal(j).ok
+    j.close()
+
+
+def _other_process_reads(path: Path) -> int:
+    """Open, read and close the journal from another process, as `tablectl status` or a test does;
+    returns the records it sees."""
+    code = (
+        "import sqlite3, sys\n"
+        "c = sqlite3.connect(sys.argv[1])\n"
+        "print(c.execute('SELECT count(*) FROM records').fetchone()[0])\n"
+        "c.close()\n"
+    )
+    return int(
+        subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True).stdout
+    )
+
+
+@pytest.mark.parametrize("reader", ["open_readonly", "outbox", "second writer"])
+def test_opening_a_reader_beside_the_writer_keeps_the_writers_locks(tmp_path: Path, reader: str) -> None:
+    """A reader the table's own process opens (the floor forwarder's check, the web view's) must not
+    drop the writer's POSIX locks: a file opened and closed outside SQLite does, and another
+    process closing its connection then checkpoints and deletes the WAL the writer still writes
+    to; what the writer commits afterwards is lost (tests/test_floor.py's kill mid-publish lost
+    records the floor had already stored)."""
+    path = tmp_path / "j.db"
+    j = filled(path, 3)
+    if reader == "open_readonly":
+        SqliteJournal.open_readonly(path).close()
+    elif reader == "outbox":
+        Outbox(path).close()
+    else:
+        SqliteJournal(path).close()
+    assert _other_process_reads(path) == 3
+    assert path.with_name("j.db-wal").exists(), "another process took the journal as closed and removed its WAL"
+    j.append("SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}, event=True)
+    assert _other_process_reads(path) == 4, "a record committed after the reader was opened is not in the file"
     j.close()

@@ -28,6 +28,7 @@ import hmac
 import json
 import os
 import sqlite3
+import stat
 import threading
 import time
 import urllib.parse
@@ -71,7 +72,6 @@ FILE_MODE = 0o600
 DIR_MODE = 0o700
 """A folder the journal creates for itself."""
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 
 UNSIGNED_META = ("head_seq", "head_hash", "meta_hash")
 """``meta`` keys outside ``meta_hash``: the head changes with every record (the chain covers it)."""
@@ -285,20 +285,28 @@ def _private_file(path: Path) -> None:
 
 
 def _check_header(path: Path) -> None:
-    """Refuse, before SQLite sees it, a file that is not a SQLite database."""
+    """Refuse a folder, a missing file or an empty one, by ``stat`` alone. The header itself is
+    SQLite's to read (:func:`_not_a_database`): opening and closing the journal file outside
+    SQLite would drop every POSIX lock this process's SQLite connections hold on it (see
+    https://www.sqlite.org/howtocorrupt.html, 2.2), and another process could then checkpoint
+    and delete the WAL the table is still writing to (records acknowledged, then gone)."""
     try:
-        with path.open("rb") as f:
-            head = f.read(len(SQLITE_MAGIC))
-    except IsADirectoryError:
-        raise JournalError(f"{path}: a folder, not a tablectl journal") from None
+        st = path.stat()
     except FileNotFoundError:
         raise JournalError(f"{path}: no journal there") from None
     except OSError as exc:
         raise JournalError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    if not head:
+    if stat.S_ISDIR(st.st_mode):
+        raise JournalError(f"{path}: a folder, not a tablectl journal")
+    if not st.st_size:
         raise JournalError(f"{path}: an empty file, not a tablectl journal")
-    if head != SQLITE_MAGIC:
-        raise JournalError(f"{path}: not a SQLite database, so not a tablectl journal")
+
+
+def _not_a_database(path: Path, exc: BaseException) -> JournalError | None:
+    """The error for a file SQLite found is not a database (its first read), else None."""
+    if isinstance(exc, sqlite3.DatabaseError) and getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_NOTADB:
+        return JournalError(f"{path}: not a SQLite database, so not a tablectl journal")
+    return None
 
 
 class SqliteJournal:
@@ -322,7 +330,7 @@ class SqliteJournal:
             raise JournalError(f"{self.path}: no journal there")
         try:
             if self.path.exists() and self.path.stat().st_size:
-                _check_header(self.path)  # never write tables into a file that is not a journal
+                _check_header(self.path)  # a folder: refused before SQLite sees it
             _private_folder(self.path.parent)
             if not self.path.exists():
                 _private_file(self.path)
@@ -343,6 +351,8 @@ class SqliteJournal:
                 self.db.close()
             if isinstance(exc, JournalError):
                 raise
+            if (refused := _not_a_database(self.path, exc)) is not None:  # nothing was written into it
+                raise refused from None
             raise JournalError(f"{self.path}: cannot open the journal: {exc}") from exc
         anchor = self.meta("anchor_hash") or GENESIS
         self.last_seq: int = int(row[0]) if row else int(self.meta("anchor_seq") or 0)
@@ -397,6 +407,8 @@ class SqliteJournal:
         except (sqlite3.DatabaseError, UnicodeError) as exc:
             # UnicodeError: SQLite's message about a damaged schema can hold bytes that are not UTF-8.
             self.db.close()
+            if (refused := _not_a_database(self.path, exc)) is not None:
+                raise refused from None
             raise JournalDamaged(f"{self.path}: cannot read the journal: {exc}: the file is damaged") from exc
         self.last_seq = row[0] if row and isinstance(row[0], int) else 0
         self.last_hash = row[1] if row and isinstance(row[1], str) else GENESIS
