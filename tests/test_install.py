@@ -6,6 +6,7 @@ top-level packages."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -15,19 +16,26 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 TOP_LEVEL = {"controller", "drivers", "hil"}
+BUILD_LEFTOVERS = (".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis", ".benchmarks")
+"""What the checkout may hold beside its own files: not copied to build the wheel from."""
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The wheel built from this checkout, installed into a new venv: (the wheel, the venv's bin)."""
     base = tmp_path_factory.mktemp("install")
+    # Built from a copy: pip builds in the source tree (build/, *.egg-info), where the other worker's
+    # tests run `python -m controller` at the same time (one run failed to build the wheel).
+    source = base / "source"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(*BUILD_LEFTOVERS))
     # No build isolation and no index: nothing is downloaded; the test extra brings setuptools.
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(base), str(REPO)],
-        check=True,
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(base), str(source)],
         capture_output=True,
+        text=True,
         cwd=base,
     )
+    assert built.returncode == 0, f"pip wheel exit {built.returncode}:\n{built.stderr[-3000:]}"
     (wheel,) = base.glob("tablectl-*.whl")
     venv = base / "venv"
     # The venv sees this interpreter's packages (the dependencies), but tablectl itself only from the wheel.
