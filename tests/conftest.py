@@ -116,7 +116,6 @@ def no_leaks():
 
 SLOWEST_FIRST = (
     "test_par_data.py",
-    "test_bad_input.py",
     "test_hil_link.py",
     "test_par.py",
     "test_crash.py",
@@ -136,6 +135,7 @@ def _shares_a_wide_fixture(item: pytest.Item) -> bool:
     return any(defs and defs[-1].scope in ("module", "class", "package") for defs in info.name2fixturedefs.values())
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its hook, registered later, runs first)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """For pytest-xdist (``-n 2 --dist loadgroup``, the project's default): a module whose tests
     share a module-scoped fixture runs on one worker (its ``xdist_group``), so the fixture is made
