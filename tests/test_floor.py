@@ -9,11 +9,13 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -28,7 +30,7 @@ import nats  # noqa: E402
 
 import controller.floor.forwarder as forwarder_module  # noqa: E402
 from controller.floor.connect import NatsAuth, nats_auth_options  # noqa: E402
-from controller.floor.forwarder import Forwarder  # noqa: E402
+from controller.floor.forwarder import Forwarder, LinkState  # noqa: E402
 from controller.floor.ingest import IngestConfig, IngestStats, run_ingest  # noqa: E402
 from controller.floor.servers import FloorDatabase, LocalNats, LocalPostgres, free_port, nats_server_binary  # noqa: E402
 from controller.journal import NewRecord, SqliteJournal  # noqa: E402
@@ -390,6 +392,28 @@ def test_a_clean_stop_sends_records_written_just_after_the_forwarder_looked(
     finally:
         box.close()
         journal.close()
+
+
+def test_a_record_that_does_not_follow_the_one_sent_before_is_not_published(
+    folder: Path, floor_link: FloorLink, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A record written into the journal behind the table's back while the forwarder runs (its
+    check of the backlog already done): the forwarder sees that it does not follow the record it
+    sent before, publishes nothing more, and the link says why."""
+    journal = SqliteJournal(folder / "j.db")
+    spot = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
+    journal.append_batch([NewRecord("SpotReport", spot, event=True)] * 5)
+    forwarder = Forwarder(journal.path, floor_link.floor_config("forged"), ack_timeout_s=2.0).start()
+    try:
+        assert forwarder.wait_acked(5, TIMEOUT)
+        with closing(sqlite3.connect(journal.path)) as raw, raw:
+            raw.execute("INSERT INTO records VALUES (6, 0.0, 'SpotReport', 1, '{}', ?, ?)", ("0" * 64, "1" * 64))
+        wait_for(lambda: forwarder.status().state is LinkState.DOWN, "the link down")
+        assert "record 6 does not follow record 5: the journal was changed; not published" in caplog.text
+    finally:
+        forwarder.stop(timeout=TIMEOUT)
+        journal.close()
+    assert forwarder.status().acked == 5 and stream_messages(floor_link) == 5
 
 
 def test_broker_killed_and_ingest_killed_mid_run(
