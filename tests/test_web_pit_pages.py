@@ -25,7 +25,18 @@ def test_a_fault_holds_until_cleared_and_a_link_until_it_is_back() -> None:
     assert table_state([renumbered], 20) is None  # listed among the faults, not a hold
     failed = (36, "DeviceFault", {"device": "panel", "kind": "command_failed", "error": "display failed"})
     assert table_state([failed], 20) == "panel: display failed"
+    jammed, ok = ({"device": "shoe", "status": status} for status in ("jam", "ok"))
+    for other in ([], [(13, "CardUnreadable", {"index": 2})]):
+        # the jam ends when the shoe's state (read again while jammed) is ok; another fault stays
+        assert table_state([jam, *other, (14, "ShoeState", jammed)], 10) == "; ".join(
+            ["shoe jammed"] + ["card 2 unreadable"] * len(other)
+        )
+        assert table_state([jam, *other, (14, "ShoeState", jammed), (15, "ShoeState", ok)], 10) == (
+            "card 2 unreadable" if other else None
+        )
     door = (40, "DoorChanged", {"device": "shoe", "open": True})
+    assert table_state([door, (41, "ShoeState", ok)], 50) is None
+    assert table_state([(41, "ShoeState", {"device": "shoe", "status": "door_open"})], 50) == "shoe door open"
     assert table_state([door], 50) == "shoe door open"
     assert table_state([door, (41, "DoorChanged", {"device": "shoe", "open": False})], 50) is None
 

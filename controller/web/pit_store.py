@@ -157,9 +157,11 @@ class _Open:
 
 def table_state(events: list[tuple[int, str, dict[str, Any]]], last_round_seq: int) -> str | None:
     """The fault a table is holding on, from its fault and supervisor events ``(seq, kind, data)``
-    in journal order: a link down until its link is up, a door open until closed, a jam, an
-    unreadable card, a journal fault or a failed command of the round under way until the
-    supervisor clears it, corrects the card or voids. Other device faults are listed, not holds."""
+    and the shoe's states, in journal order: a link down until its link is up; a door open until
+    closed (or the shoe's state says ok); a jam of the round under way until the shoe's state is
+    no longer jammed; an unreadable card, a journal fault or a failed command of the round under
+    way until the supervisor clears it, corrects the card or voids. Other device faults are
+    listed, not holds."""
     state = _Open()
     for seq, kind, data in events:
         device = str(data.get("device", ""))
@@ -169,6 +171,11 @@ def table_state(events: list[tuple[int, str, dict[str, Any]]], last_round_seq: i
             state.links.pop(device, None)
         elif kind == "DoorChanged":
             state.door = bool(data.get("open"))
+        elif kind == "ShoeState":  # the shoe's whole state: its status says jammed or open now
+            status = data.get("status")
+            state.door = status == "door_open"
+            if status != "jam":  # the protocol has no event for a jam cleared: this says so
+                state.faults = [f for f in state.faults if f != _event_text("Jam", {})]
         elif kind == "SupervisorAction" and data.get("action") in _CLEARS:
             state.faults = []
         elif kind in ("Jam", "CardUnreadable", "JournalFault") and seq > last_round_seq:
@@ -240,8 +247,8 @@ class PgFloorReader:
             out = []
             for table_id, game, last_at, last_round, round_seq in rows:
                 events = conn.execute(
-                    "SELECT seq, kind, data FROM journal_event WHERE table_id = %s AND class <> 'event' "
-                    "AND at >= %s ORDER BY seq",
+                    "SELECT seq, kind, data FROM journal_event WHERE table_id = %s "
+                    "AND (class <> 'event' OR kind = 'ShoeState') AND at >= %s ORDER BY seq",
                     (table_id, since),
                 ).fetchall()
                 in_rounds = conn.execute(
