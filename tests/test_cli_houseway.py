@@ -19,7 +19,9 @@ def test_houseway_prints_high_low_and_rule() -> None:
     out = json.loads(proc.stdout)
     assert (out["high"], out["low"], out["rule"]) == ("As Ad JK 7h 4s", "Kd Kc", "foxwoods.full_house")
     text = run("houseway", "--text", "--way", "ballys_ac", "Ac Kd Kh Qs Jc Td 2h").stdout
-    assert text.startswith("high Ac Kd Qs Jc Td (straight) / low Kh 2h (high card): Bally's AC: straight or flush")
+    assert text.startswith("high Ac Kd Qs Jc Td (straight) / low Kh 2h (high card): Bally's AC: straight or flush: the")
+    no_pair = run("houseway", "--text", "Ah Kd Qs Jc 9h 5d 2c").stdout
+    assert ": Foxwoods: no pair: the second and third highest cards in front" in no_pair  # the rule said once
 
 
 def test_houseway_refuses_a_bad_hand() -> None:

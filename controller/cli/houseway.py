@@ -43,9 +43,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.text:
         s = decision.set
+        rule = hand_name(decision.rule)  # "Bally's AC: straight or flush"
+        way, _, short = rule.partition(": ")
+        said = way if decision.text.startswith(f"{short}:") else rule  # the text names the rule already
         print(
             f"high {format_cards(s.high.best)} ({hand_name(s.high.category.value)}) / low {format_cards(s.low.best)} "
-            f"({hand_name(s.low.category.value)}): {hand_name(decision.rule)}: {decision.text}"
+            f"({hand_name(s.low.category.value)}): {said}: {decision.text}"
         )
     else:
         print(json.dumps({"cards": format_cards(cards), "way": args.way, **decision.to_json()}))
