@@ -7,6 +7,7 @@ same rules is in tests/test_web_browser_safety.py."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import json
 import os
@@ -20,6 +21,8 @@ from typing import Any
 import pytest
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
+
+from starlette.requests import ClientDisconnect
 
 from controller.web.controls import BenchControls
 from controller.web.guard import LoginLimiter, Sessions
@@ -457,3 +460,36 @@ def test_under_tls_the_cookie_is_secure_and_the_origin_https(tmp_path: Any) -> N
         conn.close()
     finally:
         server.stop()
+
+
+def test_a_stream_whose_client_left_before_it_began_frees_its_slot() -> None:
+    """The client is gone before the stream's first byte (sending the response head fails): the
+    stream's body never starts, and its slot must still be given back, or 250 such clients would
+    leave a table's page without a live view for good."""
+    app = table_app(FakeFeed(), None, max_streams=2)
+    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.4"}, "http_version": "1.1", "method": "GET"}
+    scope |= {"scheme": "http", "path": "/events", "raw_path": b"/events", "query_string": b"", "headers": []}
+    scope |= {"server": ("127.0.0.1", 80), "client": ("127.0.0.1", 5000), "root_path": ""}
+
+    async def receive() -> dict[str, Any]:
+        await asyncio.sleep(3600)
+        return {"type": "http.disconnect"}
+
+    async def gone(message: dict[str, Any]) -> None:
+        raise OSError("the client closed the connection")
+
+    async def started(message: dict[str, Any]) -> None:
+        starts.append(message)
+        if message["type"] == "http.response.start":
+            raise OSError("enough: the head says whether the stream was served")
+
+    async def main() -> None:
+        for _ in range(3):
+            with contextlib.suppress(OSError, ClientDisconnect):
+                await app(dict(scope), receive, gone)
+        with contextlib.suppress(OSError, ClientDisconnect):
+            await app(dict(scope), receive, started)
+
+    starts: list[dict[str, Any]] = []
+    asyncio.run(main())
+    assert starts and starts[0]["status"] == 200, starts

@@ -16,7 +16,7 @@ import asyncio
 import html as html_lib
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
 
 from controller.web.controls import FAULTS, BenchControls, ControlBusy, ControlError
 from controller.web.guard import SESSION_KEY
@@ -103,6 +104,22 @@ class StreamHub:
         return await asyncio.shield(self._tick)  # a client leaving cancels only its own wait
 
 
+class _SlotStream(StreamingResponse):
+    """An event stream that gives its slot back when the response ends, however it ends: a client
+    gone before the first byte means the body never starts, so the body's own ``finally`` never
+    runs (the slot was lost, and 250 such clients left the table with no live view)."""
+
+    def __init__(self, release: Callable[[], None], *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()
+
+
 def page(name: str, **values: str) -> str:
     """A page from ``static/`` with ``{{key}}`` filled in (each value HTML-escaped)."""
     text = (STATIC / f"{name}.html").read_text()
@@ -147,6 +164,13 @@ def table_app(
                 headers={"retry-after": "10"},
             )
         streams += 1
+        released = False
+
+        def release() -> None:
+            nonlocal streams, released
+            if not released:
+                released, streams = True, streams - 1
+
         session = request.scope.get(SESSION_KEY)
         sessions = request.scope.get("tablectl.sessions")
 
@@ -155,7 +179,6 @@ def table_app(
             hub = hubs[asyncio.get_running_loop()] = StreamHub(feed, heartbeat_s)
 
         async def stream() -> AsyncIterator[bytes]:
-            nonlocal streams
             sent = -1
             hub.clients += 1
             try:
@@ -168,11 +191,11 @@ def table_app(
                     if beat is not None and hub.version == sent:
                         yield beat
             finally:
-                streams -= 1
+                release()
                 hub.clients -= 1
 
-        return StreamingResponse(
-            stream(), media_type="text/event-stream", headers={**_NO_STORE, "x-accel-buffering": "no"}
+        return _SlotStream(
+            release, stream(), media_type="text/event-stream", headers={**_NO_STORE, "x-accel-buffering": "no"}
         )
 
     async def control(request: Request) -> Response:
