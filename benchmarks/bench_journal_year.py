@@ -12,6 +12,7 @@ journal it cannot tell from a real one; ``journal verify`` passes on it). Measur
 * ``tablectl recall --last 10``, ``recall --round N`` (a round from the middle of the year),
   ``tablectl meters``, each as a command (the interpreter's start included), beside
   ``tablectl --version`` (the floor: the start alone);
+* ``tablectl status``'s link records, in process, beside reading every link record;
 * ``tablectl journal verify`` (a scan): MB/s, and the ratio to reading every record with SQLite;
 * the file's size per round;
 * ``tablectl journal prune`` of the oldest month (last: it changes the file).
@@ -148,6 +149,30 @@ def timed(argv: list[str], runs: int = 3) -> float:
     return sorted(times)[len(times) // 2]
 
 
+def status_links(path: Path) -> None:
+    """``tablectl status``'s link records, in process (CPU): every link record (what it read
+    before) beside ``_link_rows`` (through the ``records_links`` index)."""
+    import sqlite3
+
+    from controller.cli.status import _link_rows
+    from controller.journal.store import LINK_KINDS
+
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        every = (
+            f"SELECT seq, at, kind, data FROM records WHERE kind IN ({', '.join('?' * len(LINK_KINDS))}) ORDER BY seq"
+        )
+        for name, read in (
+            ("every link record (before)", lambda: db.execute(every, LINK_KINDS).fetchall()),
+            ("the status's link records (_link_rows)", lambda: _link_rows(db)),
+        ):
+            t0 = time.process_time()
+            rows = read()
+            print(f"status, {name}: {len(rows):,} rows, {time.process_time() - t0:.3f} s CPU")
+    finally:
+        db.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=20_000_000)
@@ -177,6 +202,7 @@ def main() -> None:
     j.close()
     print(f"start-up after a crash (journal part): {time.perf_counter() - t0:.3f} s, problems {problems}")
 
+    status_links(path)
     floor = timed([*tool, "--version"])
     print(f"tablectl --version (the start alone): {floor:.2f} s")
     for name, argv in (

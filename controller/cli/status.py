@@ -25,8 +25,6 @@ from controller.cli.journal import RUN_JOURNAL_DIR
 
 __all__ = ["register", "run", "link_status", "table_status"]
 
-_KINDS = ("LinkUp", "LinkDown", "LinkStats", "DeviceFault")
-
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``status`` sub-command to the ``tablectl`` parser."""
@@ -87,6 +85,34 @@ def table_status(journal: Path) -> dict[str, Any] | None:
         raise ValueError(f"{path}: not a table snapshot ({type(exc).__name__}: {exc})") from None
 
 
+def _link_rows(db: sqlite3.Connection) -> list[tuple[int, float, str, str]]:
+    """The records the links' status is made of, in journal order: every link up, link down and
+    device fault, and each device's last ``LinkStats`` only (one per device and round: read all,
+    they were most of a year's scan). With the journal's ``records_links`` index each is a lookup:
+    the condition is the index's, written out as SQL literals (SQLite uses a partial index only
+    when the query has its condition as written, not with parameters)."""
+    from controller.journal.store import LINK_KINDS
+
+    link_records = f"kind IN ({', '.join(repr(k) for k in LINK_KINDS)})"
+    rows: list[tuple[int, float, str, str]] = db.execute(
+        f"SELECT seq, at, kind, data FROM records WHERE {link_records} AND kind <> 'LinkStats' ORDER BY seq"
+    ).fetchall()
+    stats: dict[str, tuple[int, float, str, str]] = {}
+    for row in db.execute(
+        f"SELECT seq, at, kind, data FROM records WHERE {link_records} AND kind = 'LinkStats' ORDER BY seq DESC LIMIT 64"
+    ):
+        stats.setdefault(str(json.loads(row[3]).get("device", "?")), row)
+    for device in {str(json.loads(r[3]).get("device", "?")) for r in rows} - set(stats):
+        row = db.execute(
+            f"SELECT seq, at, kind, data FROM records WHERE {link_records} AND kind = 'LinkStats' "
+            "AND json_extract(data, '$.device') = ? ORDER BY seq DESC LIMIT 1",
+            (device,),
+        ).fetchone()
+        if row is not None:
+            stats[device] = row
+    return sorted([*rows, *stats.values()])
+
+
 def link_status(path: Path) -> dict[str, Any]:
     """What the journal at ``path`` says of each device's link (raises ``OSError`` or
     ``sqlite3.Error`` when it cannot be read)."""
@@ -97,10 +123,7 @@ def link_status(path: Path) -> dict[str, Any]:
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
         head = db.execute("SELECT seq, at FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-        rows = db.execute(
-            f"SELECT seq, at, kind, data FROM records WHERE kind IN ({', '.join('?' * len(_KINDS))}) ORDER BY seq",
-            _KINDS,
-        ).fetchall()
+        rows = _link_rows(db)
         floor = floor_link(db, head[0] if head else 0)
     finally:
         db.close()

@@ -103,16 +103,32 @@ OUTBOX_SCHEMA = (
 """The floor link's outbox (controller/journal/outbox.py): beside the chained records, present
 only in the journal of a table that publishes to a floor."""
 
+LINK_KINDS = ("LinkUp", "LinkDown", "LinkStats", "DeviceFault")
+"""The records ``tablectl status`` reads for the devices' links."""
+
+LINKS_INDEX = (
+    "CREATE INDEX IF NOT EXISTS records_links ON records (kind, seq) "
+    f"WHERE kind IN ({', '.join(repr(k) for k in LINK_KINDS)})"
+)
+"""The link records by kind, in order (a partial index: only those records): ``tablectl status``
+reads a device's last ones without scanning a year's journal. The writer makes it when it opens a
+journal (once, for a journal written before it existed); not part of the schema version."""
+
 
 @functools.cache
 def optional_schema() -> frozenset[tuple[str, str, str, str | None]]:
-    """``sqlite_master`` rows a journal may have beside :func:`expected_schema` (the outbox)."""
+    """``sqlite_master`` rows a journal may have beside :func:`expected_schema` (the outbox, the
+    link records' index)."""
     db = sqlite3.connect(":memory:")
     try:
+        for statement in _statements(_SCHEMA_V1):
+            db.execute(statement)
         db.execute(OUTBOX_SCHEMA)
-        return frozenset(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+        db.execute(LINKS_INDEX)
+        rows = frozenset(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
     finally:
         db.close()
+    return frozenset(r for r in rows if r[1] in ("floor_outbox", "sqlite_autoindex_floor_outbox_1", "records_links"))
 
 
 @functools.cache
@@ -426,6 +442,7 @@ class SqliteJournal:
                     self.db.execute(statement)
                 self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 self.db.execute("INSERT INTO meta VALUES ('created', ?)", (repr(self.clock()),))
+                self.db.execute(LINKS_INDEX)
                 self._sign_meta()
             self.schema_version = SCHEMA_VERSION
             return
@@ -446,6 +463,13 @@ class SqliteJournal:
                 if version >= 3:
                     self._sign_meta()
         self.schema_version = version
+        self._index_links()
+
+    def _index_links(self) -> None:
+        if self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'records_links'").fetchone():
+            return
+        with self._txn():
+            self.db.execute(LINKS_INDEX)
 
     @_locked
     def meta(self, key: str) -> str | None:
