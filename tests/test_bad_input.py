@@ -117,3 +117,11 @@ def test_every_file_a_case_names_is_committed() -> None:
         named += ["journals/" + f[0] for f in case.get("files", [])]
         for name in filter(None, named):
             assert (CORPUS / name.removeprefix("{case}/")).exists(), f"{case['name']}: {name}"
+
+
+def test_the_corpus_runs_on_one_worker(request: pytest.FixtureRequest, outcomes: dict[str, Outcome]) -> None:
+    """Under the README's `-n 2 --dist loadgroup`, the module's tests form one group (its fixture
+    is made once): xdist sees a group by the suffix it adds to the test id (tests/conftest.py; a
+    pytest that ignores it, 9.2, made every such fixture twice)."""
+    if hasattr(request.config, "workerinput") and getattr(request.config.option, "loadgroup", False):
+        assert request.node.nodeid.endswith("@test_bad_input.py"), request.node.nodeid
