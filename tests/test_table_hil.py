@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from controller.table.runtime import TableRuntime
 from controller.table_config import config_dir, load_table
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
@@ -55,6 +57,38 @@ def test_shoe_link_lost_mid_deal_holds_and_the_round_resumes_when_it_returns(tmp
         deal = runtime.latest.hands()
         assert deal is not None and deal.of(2) == ("9c", "9d") and deal.dealer == ("2h", "7s", "Qc")
         assert "shoe back: resume" in runtime.snapshot.recent
+    finally:
+        runtime.stop()
+        for s in servers.values():
+            s.close()
+
+
+@pytest.mark.parametrize(("game", "spot"), [("mississippi_stud", "ante"), ("boston5", "ante"), ("pai_gow", "pai_gow")])
+def test_chips_on_a_spot_before_the_table_opens_are_bets_of_its_first_round(
+    tmp_path: Path, game: str, spot: str
+) -> None:
+    """The spots' state at link-up can reach the controller's queue before the table opens (a
+    loaded machine): it is still taken after the opening, as bets, never as late bets."""
+    table = load_table(config_dir() / "bench" / f"{game}.yaml")
+    sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
+    sims["bet_spots"].chips[(2, spot)] = 500  # already on the spot when the controller starts
+    servers = {role: PtyServer(sim, link=tmp_path / role) for role, sim in sims.items()}
+    urls = {role: s.start() for role, s in servers.items()}
+    runtime = TableRuntime(table, urls)
+    spots = runtime.drivers["bet_spots"]
+    start_spots = spots.start
+
+    def start_and_report() -> None:
+        """The worst order: the bet spots' state is queued before the runtime goes on."""
+        start_spots()
+        queued = runtime.engine.queue.queue
+        wait(lambda: any(type(e).__name__ == "SpotsState" for e in list(queued)), "the spots' state queued")
+
+    spots.start = start_and_report
+    try:
+        runtime.start()
+        wait(lambda: runtime.snapshot.step == "betting" and runtime.snapshot.wagers() == {2: {spot: 500}}, "the bet")
+        assert not any("late bet" in line for line in runtime.snapshot.recent)
     finally:
         runtime.stop()
         for s in servers.values():

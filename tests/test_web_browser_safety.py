@@ -109,6 +109,7 @@ def test_a_page_elsewhere_cannot_drive_the_bench(driver: Any, bench: BenchProces
         attacker.close()
     # a press from the page itself, after: once it is on the page every earlier press was handled
     page = Page(driver, bench.url)
+    page.wait_betting()
     page.place(2, "ante", 500)
     page.wait_wager(2, "ante", 500)
     assert journal_count(bench.journal, *PRESSES) == before + 1  # only the page's own press
@@ -141,7 +142,10 @@ def test_after_login_no_url_holds_the_token(tmp_path: Path, driver: Any) -> None
         wait_for(lambda: "not this view's token" in driver.find_element("id", "login-error").text, "the refusal")
         driver.find_element("id", "token").send_keys(token)
         driver.find_element("id", "login-go").click()
+        # The form's POST and its redirect must finish before the next navigation, which would cancel it.
+        wait_for(lambda: not driver.current_url.endswith("/login"), "the login's redirect to the table")
         page = Page(driver, bench.url)
+        page.wait_betting()
         page.place(3, "pai_gow", 1000)  # the page's controls work with the session and its CSRF token
         page.wait_wager(3, "pai_gow", 1000)
         urls = driver.execute_script(
@@ -161,6 +165,7 @@ def test_after_login_no_url_holds_the_token(tmp_path: Path, driver: Any) -> None
 
 def test_the_page_works_under_its_csp(driver: Any, bench: BenchProcess) -> None:
     page = Page(driver, bench.url)
+    page.wait_betting()
     page.place(1, "ante", 1000)
     page.wait_wager(1, "ante", 1000)
     page.press("no_more_bets")

@@ -341,6 +341,12 @@ def test_token_required_when_set(tmp_path):
         status, body = bench.get("/state", {"Authorization": f"Bearer {token}"})
         assert status == 200 and json.loads(body)["table"]["game"] == "pai_gow"
         client = WebClient(bench.port, token)  # logs in, as the page does
+
+        def betting() -> bool:
+            state = json.loads(client.request("GET", "/state")[2])
+            return bool(state["step"] == "betting" and all(v == "up" for v in state["links"].values()))
+
+        wait_for(betting, "betting open with every device link up")  # chips before it are late bets
         assert client.post("spot", {"seat": 3, "spot": "pai_gow", "cents": 1000})[0] == 200
         wait_for(
             lambda: json.loads(client.request("GET", "/state")[2])["seats"][2]["wagers"].get("pai_gow") == 1000,

@@ -267,6 +267,14 @@ class Page:
         driver.get(url)
         wait_for(lambda: self.body("version") not in (None, "", "0"), "the first view on the page")
 
+    def wait_betting(self) -> None:
+        """Wait until the table takes bets: betting open and every device link up (the view is
+        served before the table starts, and chips placed before betting opens are late bets)."""
+        wait_for(
+            lambda: self.view()["step"] == "betting" and all(v == "up" for v in self.view()["links"].values()),
+            "betting open with every device link up",
+        )
+
     def body(self, key: str) -> str | None:
         return self.d.execute_script(f"return document.body.dataset[{json.dumps(key)}]")
 
@@ -280,15 +288,41 @@ class Page:
         """Wait until every click so far has been answered."""
         wait_for(lambda: self.body("pending") in (None, "0"), "the page's requests to finish")
 
+    def posts(self) -> int:
+        """The requests the page has made since it opened."""
+        return int(self.body("posts") or 0)
+
+    def _posting(self, action: Callable[[], None], what: str) -> None:
+        """Do ``action`` (clicks that end in one request) until the page makes its request. A page
+        that misses its heartbeats for a moment (a loaded machine) calls itself not live: it
+        disables its controls and closes the spot dialog, and a click then does nothing."""
+        from selenium.common.exceptions import WebDriverException
+
+        for _ in range(20):
+            wait_for(lambda: self.body("live") == "yes", "the page to be live")
+            before = self.posts()
+            try:
+                action()
+            except WebDriverException:
+                pass  # the control was disabled or its dialog closed under the click
+            if self.posts() > before:
+                return
+            self.d.execute_script("const d = document.getElementById('spot-dialog'); if (d.open) d.close();")
+        raise AssertionError(f"{what}: the page never made its request")
+
     def click(self, css: str) -> None:
-        self.d.find_element(self.By.CSS_SELECTOR, css).click()
+        """Click a control that makes one request (a button, the key, a fault)."""
+        self._posting(lambda: self.d.find_element(self.By.CSS_SELECTOR, css).click(), f"click {css}")
 
     def place(self, seat: int, spot: str, cents: int) -> None:
-        self.click(f"#spot-{seat}-{spot}")
-        amount = self.d.find_element(self.By.ID, "spot-amount")
-        amount.clear()
-        amount.send_keys(f"{cents / 100:.2f}")
-        self.click("#spot-take" if cents == 0 else "#spot-place")
+        def through_the_dialog() -> None:
+            self.d.find_element(self.By.CSS_SELECTOR, f"#spot-{seat}-{spot}").click()
+            amount = self.d.find_element(self.By.ID, "spot-amount")
+            amount.clear()
+            amount.send_keys(f"{cents / 100:.2f}")
+            self.d.find_element(self.By.CSS_SELECTOR, "#spot-take" if cents == 0 else "#spot-place").click()
+
+        self._posting(through_the_dialog, f"seat {seat} {spot} {cents}")
         self.settled()
 
     def wait_wager(self, seat: int, spot: str, cents: int) -> None:

@@ -406,13 +406,15 @@ class TableRuntime:
         if self.durable:
             self._restore_event_windows()
         self.publish()
+        if not recovered:
+            # Queued before any device can report: chips already on a spot when the table opens
+            # are bets of its first round, never late bets of a table not yet open.
+            self.engine.post(OpenTable())
         for service in self.services:
             service.start()
         for driver in self.drivers.values():
             driver.start()
         self.engine.start()
-        if not recovered:
-            self.engine.post(OpenTable())
         self.notifier.ready(f"table {self.config.name} running")
         if self.notifier.watchdog_s and self._watchdog is None:
             self._watchdog_stop.clear()

@@ -175,9 +175,10 @@ function render(v) {
 
 let chain = Promise.resolve();
 let pending = 0;
+let posts = 0; // requests made since the page opened (a test tells a click that did nothing from one that did)
 // One request at a time, in click order: "seat 3" then "fold" must reach the panel in that order.
 function post(action, body) {
-  pending += 1; document.body.dataset.pending = pending;
+  pending += 1; posts += 1; Object.assign(document.body.dataset, { pending, posts });
   chain = chain.then(async () => {
     const headers = { "content-type": "application/json", "x-csrf-token": CSRF };
     try {
