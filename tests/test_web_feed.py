@@ -163,6 +163,12 @@ def test_clients_that_never_read_do_not_hold_up_the_table_or_the_other_clients(
     stuck = [Stream(server.port, reading=False) for _ in range(3)]
     reader = Stream(server.port, reading=True)
     connections = server.server.server_state.connections
+    wait(lambda: len(connections) >= len(stuck) + 1, "the server to accept every client")
+    for c in list(connections):
+        # The server's send buffers as small as the kernel allows: a stuck client then pauses after
+        # a few frames, however few frames a round makes on this machine (autotuned, a loopback
+        # buffer takes up to 4 MB: at 10 rounds a second that was more than 100 rounds' worth).
+        c.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
 
     def all_stuck() -> bool:
         paused = [c for c in list(connections) if getattr(c, "flow", None) is not None and c.flow.write_paused]
