@@ -128,6 +128,12 @@ SLOWEST_FIRST = (
 workers of ``pytest -n`` finish together instead of one running the last long module alone."""
 
 
+SAME_WORKER = {"test_par.py": "par", "test_par_data.py": "par"}
+"""Modules that run on one worker because they compute the same things into the same per-process
+caches (the Boston 5 dealer counts, about 12 s of CPU each time): together they cost 11 s of CPU
+less than apart (43 s against 54 s, measured one after the other with ``-n 0``)."""
+
+
 def _shares_a_wide_fixture(item: pytest.Item) -> bool:
     info: Any = getattr(item, "_fixtureinfo", None)
     if info is None:
@@ -142,7 +148,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     once; every other test is handed out on its own, the slowest modules first."""
     wide = {item.path for item in items if _shares_a_wide_fixture(item)}
     for item in items:
-        if item.path in wide:
+        if item.path.name in SAME_WORKER:
+            item.add_marker(pytest.mark.xdist_group(SAME_WORKER[item.path.name]))
+        elif item.path in wide:
             item.add_marker(pytest.mark.xdist_group(item.path.name))
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cards import JOKER
-from controller.hands.fast import evaluator_for
+from controller.hands.fast import Evaluator, evaluator_for
 from controller.hands.rules import Wheel
 
 np = pytest.importorskip("numpy")
@@ -39,6 +39,28 @@ def test_joker_tables_for_five_card_hands(four: list) -> None:
     ev = evaluator_for(Wheel.SECOND_HIGHEST)
     real = [c.index for c in four]
     assert ev.strength(real + [JOKER.index]) == max(s for s, _ in ev.joker_options(real))
+
+
+def _listed_categories(ev: Evaluator, real: list[int]) -> int:
+    bits = 0
+    for s, _ in ev.joker_options(real):
+        bits |= 1 << (s >> 20)
+    return bits
+
+
+@pytest.mark.parametrize("wheel", list(Wheel))
+def test_joker_categories_equal_the_listed_options_whatever_was_asked_before(wheel: Wheel) -> None:
+    """The remembered categories (by rank counts and four-suit mask) are each hand's own: every
+    four cards of one suit, then random hands of 4-6 cards, all through one warm memo."""
+    import random
+    from itertools import combinations
+
+    ev = evaluator_for(wheel)
+    hands = [[13 * suit + r for r in ranks] for suit in range(4) for ranks in combinations(range(13), 4)]
+    rng = random.Random(5)
+    hands += [rng.sample(range(52), rng.choice((4, 5, 6))) for _ in range(6000)]
+    for real in hands:
+        assert ev.joker_categories(real) == _listed_categories(ev, real), real
 
 
 def test_batch_rejects_bad_shapes_and_indices() -> None:

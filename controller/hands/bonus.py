@@ -110,13 +110,13 @@ def _five_card_categories(cards: Sequence[Card], rules: HandRules) -> set[Catego
             for j in range(i + 1, len(codes)):
                 found.add(FIVE_CARD_ORDER[of_sum(total - codes[i] - codes[j]) >> 20])
         return found
-    for five in combinations(cards, 5):
-        real = [c.index for c in five if not c.is_joker]
-        if len(real) == 5:
-            found.add(FIVE_CARD_ORDER[evaluator.strength(real) >> 20])
+    bits = 0
+    for five in combinations(indices, 5):
+        if JOKER_INDEX in five:
+            bits |= evaluator.joker_categories([i for i in five if i != JOKER_INDEX])
         else:
-            found.update(FIVE_CARD_ORDER[s >> 20] for s, _ in evaluator.joker_options(real))
-    return found
+            bits |= 1 << (evaluator.strength(five) >> 20)
+    return {category for n, category in enumerate(FIVE_CARD_ORDER) if bits >> n & 1}
 
 
 def classify_bonus(cards: Sequence[Card], rules: HandRules) -> BonusValue:

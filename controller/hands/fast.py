@@ -177,7 +177,7 @@ class Evaluator:
     Get instances from :func:`evaluator_for`; the tables are built once per wheel.
     """
 
-    __slots__ = ("wheel", "_straights", "_flush", "_nonflush", "_joker")
+    __slots__ = ("wheel", "_straights", "_flush", "_nonflush", "_joker", "_joker_categories")
 
     def __init__(self, wheel: Wheel) -> None:
         self.wheel = wheel
@@ -185,6 +185,7 @@ class Evaluator:
         self._flush = [_flush_strength(m, self._straights) if m.bit_count() >= 5 else -1 for m in range(1 << 13)]
         self._nonflush = _RankTable(self._straights)  # filled on first use of each rank multiset
         self._joker: tuple[dict[int, int], list[int]] | None = None  # built on the first joker
+        self._joker_categories: dict[int, int] = {}  # by rank counts and four-suit mask: a few thousand at most
 
     @property
     def rank_table(self) -> dict[int, int]:
@@ -291,6 +292,27 @@ class Evaluator:
         for i in indices:
             total += _SUITLESS[_ACE] if i == JOKER_INDEX else _CODES[i]
         return self.strength_of_sum(total)
+
+    def joker_categories(self, real: Sequence[int]) -> int:
+        """The categories of every legal use of the joker with ``real`` (4-6 cards), one bit per
+        category number (``1 << (strength >> 20)``): the categories :meth:`joker_options` gives.
+
+        They depend only on the real cards' rank counts and, where a suit holds four or more of
+        them, that suit's rank mask, so they are remembered by those (a few thousand keys at
+        most: the pai gow bonus asks for 15 four-card sets a hand)."""
+        total = 0
+        for i in real:
+            total += _CODES[i]
+        suit = FOUR_SUIT[(total >> SUIT_SHIFT) & 0xFFFF]
+        mask = (total >> (MASK_SHIFT + 13 * suit)) & 0x1FFF if suit >= 0 else -1
+        key = ((mask + 1) << SUIT_SHIFT) | (total & RANK_BITS)
+        found = self._joker_categories.get(key)
+        if found is None:
+            found = 0
+            for s, _ in self.joker_options(real):
+                found |= 1 << (s >> 20)
+            self._joker_categories[key] = found
+        return found
 
     def joker_options(self, real: Sequence[int]) -> list[tuple[int, int]]:
         """Every legal use of the joker with ``real``: (strength, what it stands for).
