@@ -74,10 +74,14 @@ def test_the_hmac_key_file_must_be_the_owners_alone(tmp_path: Path) -> None:
         read_hmac_key(tmp_path / "none.key")
 
 
-def filled(path: Path, key: bytes | None, rounds: int) -> SqliteJournal:
-    clock = iter(float(t) for t in range(1_000, 100_000, 10))
+def filled(path: Path, key: bytes | None, rounds: int, first: int = 1, snapshots: bool = False) -> SqliteJournal:
+    """A journal of ``rounds`` one-seat rounds from round ``first`` on, all of 1970 (older than any
+    retention), with a snapshot at each round's start if ``snapshots``."""
+    clock = iter(float(t) for t in range(1_000 + 1_000 * first, 10**6, 10))
     j = SqliteJournal(path, key, clock=lambda: next(clock))
-    for r in range(1, rounds + 1):
+    for r in range(first, first + rounds):
+        if snapshots:
+            j.snapshot(j.last_seq, r, {"round": r})
         j.append("SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}, event=True)
         data = {
             "round": r,
@@ -305,3 +309,84 @@ def test_prune_of_a_table_without_a_floor_is_as_before(tmp_path: Path) -> None:
     filled(path, None, 14).close()
     code, out, err = cli("journal", "prune", "--journal", str(path), "--days", "1")
     assert (code, err) == (0, "") and "pruned 4 rounds" in out
+
+
+def _change(path: Path, seq: int, data: str = '{"seat": 9}') -> str:
+    """Change record ``seq``'s data behind the journal's back; returns what it held."""
+    j = SqliteJournal(path)
+    before = str(j.db.execute("SELECT data FROM records WHERE seq = ?", (seq,)).fetchone()[0])
+    j.db.execute("UPDATE records SET data = ? WHERE seq = ?", (data, seq))
+    j.close()
+    return before
+
+
+def _prune(path: Path, *extra: str) -> tuple[int, str, str]:
+    return cli("journal", "prune", "--journal", str(path), "--days", "1", *extra)
+
+
+def test_prune_refuses_a_journal_whose_rounds_to_remove_were_changed(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    j = filled(path, None, 14, snapshots=True)
+    seq = j.round_seqs()[1][1] - 1  # round 2's bet, long before the last snapshot
+    j.close()
+    _change(path, seq)
+    code, out, err = _prune(path)
+    assert code == 1 and "not pruned: the journal does not verify" in err and f"record {seq}" in err, err
+    j = SqliteJournal.open_readonly(path)
+    assert len(j.round_seqs()) == 14 and j.record(seq) is not None
+    j.close()
+
+
+def test_prune_checks_from_its_mark_what_was_written_since(tmp_path: Path) -> None:
+    """The first prune checks every record and marks the last; the next checks from the mark: a record
+    written after it and changed stops it (before the last snapshot, so no reader's check sees it),
+    one changed before it and kept is left to `journal verify`."""
+    path = tmp_path / "j.db"
+    filled(path, None, 14, snapshots=True).close()
+    assert _prune(path)[0] == 0
+    j = SqliteJournal.open_readonly(path)
+    mark = int(j.meta("verified_seq") or 0)
+    assert mark == j.last_seq and j.meta("verified_hash") == j.last_hash
+    kept_before_mark = j.round_seqs()[5][1]  # round 10: kept by the next prune too
+    j.close()
+    filled(path, None, 4, first=15, snapshots=True).close()
+    changed = mark + 3  # a bet of round 15, in the rounds kept
+    held = _change(path, changed)
+    code, _, err = _prune(path)
+    assert code == 1 and f"record {changed}" in err, err
+    _change(path, changed, held)  # put back: whole again
+    assert cli("journal", "verify", "--journal", str(path))[0] == 0
+    _change(path, kept_before_mark)
+    code, out, err = _prune(path)
+    assert (code, err) == (0, "") and "pruned 4 rounds" in out  # read once already, not again
+    assert cli("journal", "verify", "--journal", str(path))[0] == 1  # everything is read here
+
+
+def test_prune_refuses_a_chain_computed_again_through_its_mark(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    filled(path, None, 14).close()
+    assert _prune(path)[0] == 0
+    j = SqliteJournal(path)
+    first = j.round_seqs()[2][1]
+    j.db.execute("UPDATE records SET data = ? WHERE seq = ?", ('{"seat": 9}', first))
+    _recompute_chain_from(j, first)
+    j.close()
+    code, _, err = _prune(path)
+    assert code == 1 and "not the record the last prune checked" in err, err
+    code, _, err = cli("journal", "verify", "--journal", str(path))
+    assert code == 1 and "verified_seq" in err, err
+
+
+def test_prune_refuses_a_mark_moved_by_hand_and_a_key_it_was_not_given(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    filled(path, None, 14).close()
+    assert _prune(path)[0] == 0
+    j = SqliteJournal(path)
+    j.db.execute("UPDATE meta SET value = ? WHERE key = 'verified_seq'", (str(j.last_seq + 100),))
+    j.close()
+    code, _, err = _prune(path)
+    assert code == 1 and "meta_hash" in err, err
+    keyed = tmp_path / "keyed.db"
+    filled(keyed, b"k" * 32, 14).close()
+    code, _, err = _prune(keyed)
+    assert code == 1 and "signed with a key this command was not given" in err, err

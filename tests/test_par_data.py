@@ -3,7 +3,7 @@ compute, and it is what the par service uses: nothing shipped is computed at a t
 
 Regenerate with ``python -m controller.par.shipped`` (about a minute of CPU). Checking costs
 what computing costs: Mississippi Stud about 4 s (not marked slow), Boston 5 about 20 s and the
-pai gow classes about 35 s (marked slow: they run in the full suite)."""
+pai gow classes about 14 s (marked slow: they run in the full suite)."""
 
 from __future__ import annotations
 

@@ -120,8 +120,11 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_prune(args: argparse.Namespace) -> int:
-    from controller.journal import JournalError, verify_journal
-    from controller.journal.retention import floor_acknowledged, prune, prune_would_take
+    import time
+
+    from controller.journal import JournalError
+    from controller.journal.retention import floor_acknowledged, mark_verified, prune_rounds, rounds_to_prune
+    from controller.journal.verify import verify_prune
 
     journal, days = open_journal_from_args(args, "journal prune", write=True)
     days = args.days or days
@@ -129,22 +132,25 @@ def run_prune(args: argparse.Namespace) -> int:
         print("tablectl journal prune: --days must be at least 1", file=sys.stderr)
         return 2
     try:
-        report = verify_journal(journal)
+        forced = getattr(args, "force_unacknowledged", None)
+        if forced is not None and not forced.strip():
+            print("tablectl journal prune: --force-unacknowledged needs a reason", file=sys.stderr)
+            return 2
+        acked = floor_acknowledged(journal)
+        keep_after = None if forced else acked
+        now = time.time()
+        run = rounds_to_prune(journal, days, now, keep_after)
+        report, mark = verify_prune(journal, run)
         if not report.ok:
             for problem in report.problems:
                 print(f"tablectl journal prune: {journal.path}: {problem}", file=sys.stderr)
             print(f"tablectl journal prune: {journal.path}: not pruned: the journal does not verify", file=sys.stderr)
             return 1
-        acked = floor_acknowledged(journal)
-        forced = getattr(args, "force_unacknowledged", None)
-        if forced is not None and not forced.strip():
-            print("tablectl journal prune: --force-unacknowledged needs a reason", file=sys.stderr)
-            return 2
         if forced and acked is not None:
             journal.append("PruneForced", {"reason": forced.strip()[:500], "floor_acked_seq": acked, "days": days})
-        keep_after = None if forced else acked
-        n = prune(journal, days, keep_after=keep_after)
-        held = prune_would_take(journal, days) if keep_after is not None else 0
+        n = prune_rounds(journal, run)
+        mark_verified(journal, *mark)
+        held = len(rounds_to_prune(journal, days, now)) if keep_after is not None else 0
     except JournalError as exc:
         print(f"tablectl journal prune: {exc}", file=sys.stderr)
         return 2

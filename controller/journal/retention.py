@@ -6,6 +6,10 @@ chain verifiable: the hash of the last removed record becomes the journal's anch
 first kept record follows, and the removed rounds' meters are kept as a baseline so the running
 totals still agree with what is left. The anchor and the baseline are covered by ``meta_hash``
 (an HMAC when the journal has a key: see docs/journal.md for what that does and does not protect).
+
+Before it removes anything, ``journal prune`` checks what it removes and what was written since it
+last ran (:func:`controller.journal.verify.verify_prune`), then moves the journal's verified-up-to
+mark (:func:`mark_verified`): so a daily prune costs a day's records, not the journal's.
 """
 
 from __future__ import annotations
@@ -17,10 +21,12 @@ from collections import defaultdict
 from controller.journal.meters import add_meters
 from controller.journal.store import JournalError, SqliteJournal
 
-__all__ = ["KEEP_LAST", "prune"]
+__all__ = ["KEEP_LAST", "VERIFIED_SEQ", "VERIFIED_HASH", "mark_verified", "prune", "prune_rounds", "rounds_to_prune"]
 
 KEEP_LAST = 10
 """Rounds always kept, whatever their age."""
+VERIFIED_SEQ, VERIFIED_HASH = "verified_seq", "verified_hash"
+"""``meta`` keys (signed with the rest of ``meta``): the last record ``journal prune`` checked and its hash."""
 
 
 def floor_acknowledged(journal: SqliteJournal) -> int | None:
@@ -52,17 +58,35 @@ def _old_run(journal: SqliteJournal, retention_days: int, now: float | None) -> 
     return run
 
 
+def rounds_to_prune(
+    journal: SqliteJournal, retention_days: int, now: float | None = None, keep_after: int | None = None
+) -> list[tuple[int, int]]:
+    """The rounds (number, seq of its round record) older than ``retention_days``, oldest first:
+    never the last ten, and none whose records come after record ``keep_after`` (what the floor
+    has not acknowledged)."""
+    return [(r, seq) for r, seq in _old_run(journal, retention_days, now) if keep_after is None or seq <= keep_after]
+
+
 def prune(journal: SqliteJournal, retention_days: int, now: float | None = None, keep_after: int | None = None) -> int:
-    """Remove the rounds older than ``retention_days`` (never the last ten, and none whose records
-    come after record ``keep_after``: what the floor has not acknowledged); returns how many."""
-    run = [(r, seq) for r, seq in _old_run(journal, retention_days, now) if keep_after is None or seq <= keep_after]
+    """Remove the rounds older than ``retention_days`` (see :func:`rounds_to_prune`); returns how many."""
+    return prune_rounds(journal, rounds_to_prune(journal, retention_days, now, keep_after))
+
+
+def prune_rounds(journal: SqliteJournal, run: list[tuple[int, int]]) -> int:
+    """Remove ``run`` (from :func:`rounds_to_prune`) and everything before it; returns how many rounds
+    (none while the open round's snapshot comes before the last of them)."""
     if not run:
         return 0
     cut = run[-1][1]
     snapshot = journal.last_snapshot()
     if snapshot is not None and snapshot.seq < cut:
         return 0  # the open round's snapshot must stay
-    pruned_rounds = [journal.record(seq).data for _, seq in run]  # type: ignore[union-attr]
+    pruned_rounds = []
+    for r, seq in run:
+        record = journal.record(seq)
+        if record is None:
+            raise JournalError(f"{journal.path}: record {seq} of round {r} is missing (run `tablectl journal verify`)")
+        pruned_rounds.append(record.data)
     baseline: dict[tuple[str, str], int] = defaultdict(int)
     for scope, name, value in json.loads(journal.meta("pruned_meters") or "[]"):
         baseline[(scope, name)] += value
@@ -83,6 +107,10 @@ def prune(journal: SqliteJournal, retention_days: int, now: float | None = None,
     return len(run)
 
 
-def prune_would_take(journal: SqliteJournal, retention_days: int, now: float | None = None) -> int:
-    """How many rounds :func:`prune` would remove now with nothing held back (nothing is changed)."""
-    return len(_old_run(journal, retention_days, now))
+def mark_verified(journal: SqliteJournal, seq: int, digest: str) -> None:
+    """Note in ``meta`` (signed) that every record up to ``seq``, whose hash is ``digest``, was checked:
+    the next prune checks from there on."""
+    with journal._txn():
+        for meta_key, meta_value in ((VERIFIED_SEQ, str(seq)), (VERIFIED_HASH, digest)):
+            journal.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (meta_key, meta_value))
+        journal._sign_meta()

@@ -23,6 +23,7 @@ from typing import Any
 
 from controller.journal import checkpoint
 from controller.journal.meters import add_meters
+from controller.journal.retention import VERIFIED_HASH, VERIFIED_SEQ
 from controller.journal.store import (
     GENESIS,
     SCHEMA_VERSION,
@@ -34,7 +35,15 @@ from controller.journal.store import (
     snapshot_hash,
 )
 
-__all__ = ["VerifyReport", "MetersCheck", "verify_journal", "verify_reader", "verify_meters", "check_tail"]
+__all__ = [
+    "VerifyReport",
+    "MetersCheck",
+    "verify_journal",
+    "verify_reader",
+    "verify_meters",
+    "verify_prune",
+    "check_tail",
+]
 
 _DAMAGE = (sqlite3.Error, ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError)
 """What reading a damaged file can raise (``UnicodeError`` is a ``ValueError``)."""
@@ -288,6 +297,9 @@ def verify_journal(journal: SqliteJournal, until: int | None = None, full: bool 
     if head_seq and head_hash != last:
         report.bad(head_seq, f"record {head_seq}: does not match the last hash written: changed or replaced")
         return report
+    _mark(journal, report, anchor)
+    if report.problems:
+        return report
     rounds = _rounds(journal, report)
     report.rounds = len(rounds)
     _snapshots(journal, report, anchor)
@@ -296,6 +308,21 @@ def verify_journal(journal: SqliteJournal, until: int | None = None, full: bool 
     if not report.problems:
         _checkpoints(journal, report, rounds)
     return report
+
+
+def _mark(journal: SqliteJournal, report: VerifyReport, anchor: tuple[int, str]) -> None:
+    """The verified-up-to mark ``journal prune`` keeps names a record of the chain (or one pruned since)."""
+    raw = journal.meta(VERIFIED_SEQ)
+    if raw is None:
+        return
+    if not raw.isdigit():
+        report.bad(0, f"meta: {VERIFIED_SEQ} {raw!r} is not a record number: changed")
+        return
+    if int(raw) <= anchor[0]:
+        return  # pruned since
+    row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (int(raw),)).fetchone()
+    if row is None or row[0] != journal.meta(VERIFIED_HASH):
+        report.bad(int(raw), f"meta: {VERIFIED_SEQ} {raw}: not that record's hash: changed")
 
 
 def _checkpoints(journal: SqliteJournal, report: VerifyReport, rounds: list[Any]) -> None:
@@ -537,6 +564,56 @@ def verify_reader(journal: SqliteJournal, shown: Iterable[tuple[int, int]] = ())
     except _DAMAGE as exc:
         report.bad(0, f"the journal is unreadable ({exc}): the file is damaged")
     return report
+
+
+def verify_prune(journal: SqliteJournal, removed: Iterable[tuple[int, int]]) -> tuple[VerifyReport, tuple[int, str]]:
+    """What ``journal prune`` checks before it removes ``removed`` (from
+    :func:`~controller.journal.retention.rounds_to_prune`), in time that grows with what it removes
+    and what was written since a prune last checked, not with the journal: what a reader checks
+    (:func:`verify_reader`), every record it removes, each hash computed again, and the removed
+    rounds' index entries; then every record after the verified-up-to mark (``meta``'s
+    ``verified_seq``, signed), from the hash the mark holds, to the end. Returns the report and the
+    new mark (the last record checked and its hash). A journal signed with a key this reader was not
+    given is refused: prune signs ``meta`` again. ``journal verify`` still checks everything."""
+    chosen = list(removed)
+    report = verify_reader(journal)
+    mark = (0, GENESIS)
+    if report.notes:
+        report.bad(0, "meta: signed with a key this command was not given (give --config with the key file)")
+    if not report.ok:
+        return report, mark
+    try:
+        anchor = _anchor(journal, report)
+        if anchor is None:
+            return report, mark
+        cut, prev = anchor
+        if chosen:
+            cut = chosen[-1][1]
+            prev = _walk(journal, anchor[0], anchor[1], report, until=cut)
+            if report.problems:
+                return report, mark
+            _round_entries(journal, report, chosen)
+        raw = journal.meta(VERIFIED_SEQ) or "0"
+        if not raw.isdigit():
+            report.bad(0, f"meta: {VERIFIED_SEQ} {raw!r} is not a record number: changed")
+            return report, mark
+        start = int(raw)
+        if start > cut:
+            row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (start,)).fetchone()
+            if row is None or row[0] != journal.meta(VERIFIED_HASH):
+                report.bad(
+                    start,
+                    f"record {start}: not the record the last prune checked (missing, changed, or the chain before it "
+                    "computed again)",
+                )
+                return report, mark
+            cut, prev = start, str(row[0])
+        checked = report.records
+        last = _walk(journal, cut, prev, report)
+        mark = (report.last_seq, last) if report.records > checked else (cut, prev)
+    except _DAMAGE as exc:
+        report.bad(0, f"the journal is unreadable ({exc}): the file is damaged")
+    return report, mark
 
 
 @dataclass
