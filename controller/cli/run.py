@@ -63,7 +63,8 @@ def unapproved_paytables(table: TableConfig) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from controller.journal import JournalError, SqliteJournal
-    from controller.table.runtime import TableRuntime, open_journal
+    from controller.table.journal_files import open_journal
+    from controller.table.runtime import TableRuntime
     from controller.table_config import load_table
     from controller.yamlfile import ConfigError
 
