@@ -757,8 +757,8 @@ def run_bench(
             bar.close()
     verifier = Verifier()
     try:
-        if journal is not None:
-            journal = SqliteJournal(journal_path)  # type: ignore[arg-type]
+        if journal_path is not None:  # the journal was opened
+            journal = SqliteJournal(journal_path)
             count = len(journal.round_seqs()) - before
             recalled = recall(journal, last=count) if count > 0 else []
             records = list(journal.records())
