@@ -130,6 +130,8 @@ class TableRuntime:
         """The table's latest snapshot, published by the controller thread after each live event:
         what every reader on another thread (web view, bench players) reads, never the table."""
         self._version = 0
+        self._last_processed = -1
+        """How many events the controller had handled at the last :meth:`alive`."""
         self.snapshot_file = SnapshotFile(snapshot_path(self.store.path)) if self.store is not None else None
         """Where the latest snapshot is written for ``tablectl status`` (a durable journal only)."""
         self.services: list[Service] = []
@@ -331,8 +333,9 @@ class TableRuntime:
             return False
         if any(d.link._thread is None or not d.link._thread.is_alive() for d in self.drivers.values()):
             return False
-        processed, self._last_processed = self.engine.processed, getattr(self, "_last_processed", -1)
-        return processed != self._last_processed or self.engine.queue.empty()
+        processed = self.engine.processed
+        last, self._last_processed = self._last_processed, processed
+        return processed != last or self.engine.queue.empty()
 
     def stop(self) -> None:
         """Stop the controller after the events already queued, then the drivers (idempotent)."""
