@@ -118,7 +118,6 @@ class TableRuntime:
         self.journal = self.engine.journal
         self.store: SqliteJournal | None = self.journal if isinstance(self.journal, SqliteJournal) else None
         """The durable journal (None: the journal is in memory)."""
-        self.durable = self.store is not None
         self.rounds = RoundRecords(self.store) if self.store is not None else None
         """Each finished round's record, with a durable journal."""
         self.drivers = open_drivers(table, self.engine.queue, urls, link_base)
