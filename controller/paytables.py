@@ -205,12 +205,14 @@ def _read_table(doc: YamlDoc, path: KeyPath, raw: object, problems: list[Problem
     name = raw.get("name")
     if "name" in raw and (not isinstance(name, str) or not name):
         problems.append(doc.problem(path + ("name",), "name must be a non-empty string"))
-    game = CATALOG.get(raw.get("game"))  # type: ignore[arg-type]
+    game_name = raw.get("game")
+    game = CATALOG.get(game_name) if isinstance(game_name, str) else None
     if "game" in raw and game is None:
         problems.append(
             doc.problem(path + ("game",), f"unknown game {raw['game']!r} (known: {', '.join(sorted(CATALOG))})")
         )
-    spot = game.paytable_spot(raw.get("spot")) if game and isinstance(raw.get("spot"), str) else None  # type: ignore[arg-type]
+    spot_name = raw.get("spot")
+    spot = game.paytable_spot(spot_name) if game and isinstance(spot_name, str) else None
     if game and "spot" in raw and spot is None:
         names = ", ".join(p.name for p in game.paytable_spots)
         problems.append(
@@ -265,10 +267,10 @@ def _read_table(doc: YamlDoc, path: KeyPath, raw: object, problems: list[Problem
                         f"missing the row {required.category.value} [{names}] pays {what}: required by {required.rule}",
                     )
                 )
-    if len(problems) > before or game is None or spot is None:
+    if len(problems) > before or game is None or spot is None or not isinstance(name, str):
         return None
     return Paytable(
-        name=name,  # type: ignore[arg-type]
+        name=name,
         game=game.game,
         spot=spot.name,
         kind=spot.kind,

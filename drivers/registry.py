@@ -26,7 +26,7 @@ class DriverNotAvailable(LookupError):
 
 
 def driver_class(name: str) -> type[Driver]:
-    """The driver class called ``name``."""
+    """The driver class called ``name``; what it names must be a :class:`~drivers.base.Driver`."""
     target = DRIVERS.get(name)
     if target is None:
         found = [ep for ep in entry_points(group="tablectl.drivers") if ep.name == name]
@@ -35,6 +35,14 @@ def driver_class(name: str) -> type[Driver]:
             raise DriverNotAvailable(
                 f"no driver '{name}' (built in: {known}; or install one in the tablectl.drivers entry points)"
             )
-        return found[0].load()  # type: ignore[no-any-return]
+        return _checked(name, found[0].value, found[0].load())
     module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+    return _checked(name, target, getattr(importlib.import_module(module), attr))
+
+
+def _checked(name: str, target: str, loaded: object) -> type[Driver]:
+    if not (isinstance(loaded, type) and issubclass(loaded, Driver)):
+        raise DriverNotAvailable(
+            f"driver '{name}' ({target}) is not a driver class (a subclass of drivers.base.Driver)"
+        )
+    return loaded

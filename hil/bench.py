@@ -26,6 +26,7 @@ from typing import Any, TypedDict
 from tqdm import tqdm
 
 from controller.cards import Card, card, deck
+from controller.game_options import boston5_options, pai_gow_options
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_json
 from controller.table.base import RoundResult
@@ -500,8 +501,8 @@ class Boston5Player(Player):
 
     def wagers(self, rng: random.Random) -> dict[str, int]:
         ante = rng.choice([500, 1000, 2500])
-        multiple = self.table.options["first_to_ante"]
-        return {"ante": ante, "first": multiple * ante, **({"bonus": 500} if rng.random() < 0.3 else {})}  # type: ignore[operator]
+        multiple = boston5_options(self.table)["first_to_ante"]
+        return {"ante": ante, "first": multiple * ante, **({"bonus": 500} if rng.random() < 0.3 else {})}
 
     def first_count(self, s: TableSnapshot) -> int:
         return 3 * len(s.seats) + 3
@@ -609,8 +610,8 @@ class PaiGowPlayer(Player):
         return w
 
     def before_no_more_bets(self, wanted: dict[int, dict[str, int]]) -> None:
-        envy = self.table.options["envy_minimum"]
-        marked = {n for n, w in wanted.items() if w.get("bonus", 0) >= envy}  # type: ignore[operator]
+        envy = pai_gow_options(self.table)["envy_minimum"]
+        marked = {n for n, w in wanted.items() if w.get("bonus", 0) >= envy}
         for n in sorted(marked - set(self.view.get().game_view.markers)):
             self.spots.place(n, "envy_marker", 1)  # 11.15(c): the dealer places the envy marker
         self.wait(lambda x: set(x.game_view.markers) == marked, "the envy markers")
@@ -756,8 +757,8 @@ def run_bench(
             bar.close()
     verifier = Verifier()
     try:
-        if journal is not None:
-            journal = SqliteJournal(journal_path)  # type: ignore[arg-type]
+        if journal_path is not None:  # the journal was opened
+            journal = SqliteJournal(journal_path)
             count = len(journal.round_seqs()) - before
             recalled = recall(journal, last=count) if count > 0 else []
             records = list(journal.records())

@@ -67,7 +67,7 @@ class Faults:
         """Whether to act as if an incoming frame never arrived."""
         return self._hit("drop_in", self.drop_in)
 
-    def send(self, write: Callable[[bytes], None], wire: bytes) -> None:
+    def send(self, write: Callable[[bytes], object], wire: bytes) -> None:
         """Write ``wire`` through the faults."""
         if self.delay_s:
             time.sleep(self.delay_s)

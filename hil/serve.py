@@ -12,6 +12,7 @@ import select
 import socket
 import threading
 import tty
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,7 +34,7 @@ class _Server:
         self._thread: threading.Thread | None = None
         self.decoder = Decoder()
 
-    def _serve_bytes(self, data: bytes, write) -> None:  # type: ignore[no-untyped-def]
+    def _serve_bytes(self, data: bytes, write: Callable[[bytes], object]) -> None:
         for frame in self.decoder.feed(data):
             if self.faults.ignore_request():
                 continue
@@ -46,7 +47,7 @@ class _Server:
                 self.faults.remember(frame, reply)
                 self.faults.send(write, reply)
 
-    def _start_thread(self, target) -> None:  # type: ignore[no-untyped-def]
+    def _start_thread(self, target: Callable[[], None]) -> None:
         self._stop.clear()
         self._thread = threading.Thread(target=target, name=f"sim-{type(self.device).__name__}", daemon=True)
         self._thread.start()

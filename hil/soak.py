@@ -205,7 +205,7 @@ def _make_player(
 
     cls = PLAYERS[table.game]
     if strategy is not None and players_take_strategy(table.game):
-        return cls(view, sims, table, seats, seed, strategy=strategy)  # type: ignore[call-arg, unused-ignore]
+        return cls(view, sims, table, seats, seed, strategy=strategy)
     return cls(view, sims, table, seats, seed)
 
 

@@ -21,7 +21,7 @@ import pytest
 
 from controller.cli import main
 from controller.journal import SqliteJournal
-from controller.table.runtime import snapshot_path
+from controller.table.snapshot_file import snapshot_path
 from controller.table_config import config_dir, load_table
 from hil import bench as bench_module
 from hil.bench import Player, run_bench

@@ -102,6 +102,18 @@ def test_missing_keys_and_bad_values(tmp_path: Path) -> None:
     assert any(":5: paytables[0].approved: approved must be true or false" in p for p in found)
 
 
+def test_a_game_or_spot_that_is_not_a_name_is_unknown(tmp_path: Path) -> None:
+    # A list is no key of the catalog: it was looked up anyway, and the reader raised TypeError.
+    head = (
+        "paytables:\n  - name: t1\n    game: [boston5]\n    spot: bonus\n    approved: true\n    source: s\n    rows:\n"
+    )
+    (problem,) = problems_of(tmp_path, GOOD_ROW, head)
+    assert ":3: paytables[0].game: unknown game ['boston5']" in problem
+    head = HEAD.replace("spot: bonus", "spot: [bonus]")
+    found = problems_of(tmp_path, GOOD_ROW, head)
+    assert any("paytables[0].spot: unknown paytable spot ['bonus'] for boston5" in p for p in found)
+
+
 def test_rank_conditions(tmp_path: Path) -> None:
     head = HEAD.replace("spot: bonus", "spot: ante_bonus")
     found = problems_of(

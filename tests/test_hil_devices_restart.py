@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from controller.journal import SqliteJournal
-from controller.table.runtime import TableRuntime, journaled_event_windows
+from controller.table.journal_files import journaled_event_windows
+from controller.table.runtime import TableRuntime
 from controller.table_config import load_table
 from drivers.framing import MsgType, decode_frame
 from hil.devices import BetSpotSim, PanelSim, ShoeSim

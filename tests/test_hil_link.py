@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hil_helpers import collect_event_numbers, collect_events, of, wait_for
 
+from drivers import registry
 from drivers.bet_spots import BetSpotDriver, SpotFault, SpotReport
 from drivers.framing import Decoder, Frame, MsgType, encode
 from drivers.link import CommandResult, DeviceFault, LinkConfig, LinkDown, LinkUp
@@ -202,6 +203,12 @@ def test_bad_port_is_a_transport_error_naming_it() -> None:
 
 def test_unknown_driver_name() -> None:
     with pytest.raises(DriverNotAvailable, match="no driver 'acme'"):
+        driver_class("acme")
+
+
+def test_a_driver_name_for_something_not_a_driver(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(registry.DRIVERS, "acme", "drivers.link:LinkConfig")
+    with pytest.raises(DriverNotAvailable, match=r"driver 'acme' \(drivers.link:LinkConfig\) is not a driver class"):
         driver_class("acme")
 
 

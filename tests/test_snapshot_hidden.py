@@ -23,8 +23,8 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 
 from controller.table.engine import Engine
 from controller.table.events import OpenTable
+from controller.table.game_tables import GAME_TABLES
 from controller.table.latest import OnDemandSnapshot
-from controller.table.runtime import GAME_TABLES
 from controller.table.snapshot import PlayerHands, TableSnapshot
 from controller.table.snapshot_build import build_hands, build_snapshot
 from controller.table_config import config_dir, load_table

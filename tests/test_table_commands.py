@@ -118,6 +118,24 @@ def test_run_refuses_a_bench_config() -> None:
     assert proc.returncode == 2 and "sim://shoe is served by `tablectl bench`" in proc.stderr
 
 
+def test_run_refuses_a_driver_name_that_loads_no_driver_class(tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parent.parent
+    config = tmp_path / "table.yaml"
+    config.write_text(
+        (repo / "config" / "mississippi_stud.yaml")
+        .read_text()
+        .replace("game: mississippi_stud", f"game: mississippi_stud\npaytables_dir: {repo / 'config' / 'paytables'}")
+    )
+    argv = ["run", "--config", str(config), "--journal", str(tmp_path / "journal.db"), "--allow-unapproved"]
+    script = (
+        "import sys; from drivers import registry; from controller.cli import main; "
+        "registry.DRIVERS['shoe'] = 'drivers.link:LinkConfig'; sys.exit(main(sys.argv[1:]))"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "tablectl run: driver 'shoe' (drivers.link:LinkConfig) is not a driver class" in proc.stderr
+
+
 def test_run_refuses_an_unapproved_paytable_naming_file_line_and_paytable(tmp_path: Path) -> None:
     repo = Path(__file__).resolve().parent.parent
     config = tmp_path / "table.yaml"

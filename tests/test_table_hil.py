@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -90,6 +91,42 @@ def test_chips_on_a_spot_before_the_table_opens_are_bets_of_its_first_round(
         wait(lambda: runtime.snapshot.step == "betting" and runtime.snapshot.wagers() == {2: {spot: 500}}, "the bet")
         assert not any("late bet" in line for line in runtime.snapshot.recent)
     finally:
+        runtime.stop()
+        for s in servers.values():
+            s.close()
+
+
+def test_a_controller_stuck_on_an_event_is_not_alive_while_events_wait(tmp_path: Path) -> None:
+    """The watchdog's check: a controller thread that runs but handles nothing while events wait
+    is stuck (it was alive at every look: the count it compared with was never updated)."""
+    table = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
+    sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
+    servers = {role: PtyServer(sim, link=tmp_path / role) for role, sim in sims.items()}
+    urls = {role: s.start() for role, s in servers.items()}
+    runtime = TableRuntime(table, urls)
+    stuck, inside, release = threading.Event(), threading.Event(), threading.Event()
+
+    def block(event: object) -> None:
+        if stuck.is_set():
+            inside.set()
+            release.wait(timeout=60)
+
+    runtime.observers.append(block)
+    try:
+        runtime.start()
+        wait(lambda: runtime.snapshot.step == "betting", "betting")
+        stuck.set()
+        runtime.post_link_stats()  # the controller takes the first and stays in the observer
+        assert inside.wait(timeout=15), "the controller to take an event"
+        runtime.post_link_stats()  # these wait
+        runtime.alive()  # a look: what it has handled so far
+        assert not runtime.alive()
+        stuck.clear()
+        release.set()
+        wait(runtime.engine.queue.empty, "the events that waited to be handled")
+        assert runtime.alive()
+    finally:
+        release.set()
         runtime.stop()
         for s in servers.values():
             s.close()

@@ -86,6 +86,7 @@ def sheet_lines(sheet: ParSheet, table: TableConfig) -> list[str]:
 
 
 def _strategy_rows(game: str, table: TableConfig) -> tuple[str, Iterable[dict[str, object]]]:
+    from controller.game_options import boston5_options
     from controller.par.service import boston5_par_for
     from controller.par.strategy import mississippi_tables
     from controller.par.strategy_data import boston5_rows, mississippi_rows
@@ -98,7 +99,7 @@ def _strategy_rows(game: str, table: TableConfig) -> tuple[str, Iterable[dict[st
         return head, mississippi_rows(mississippi_tables(table.paytables["main"]))
     if game == "boston5":
         par = boston5_par_for(table)
-        k = float(table.options["first_to_ante"])  # type: ignore[arg-type]
+        k = float(boston5_options(table)["first_to_ante"])
         head = (
             "Boston 5 second wager after three cards (one row per suit pattern); values per ante; "
             "expose the bonus hand exactly when it pays"

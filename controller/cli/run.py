@@ -63,9 +63,11 @@ def unapproved_paytables(table: TableConfig) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from controller.journal import JournalError, SqliteJournal
-    from controller.table.runtime import TableRuntime, open_journal
+    from controller.table.journal_files import open_journal
+    from controller.table.runtime import TableRuntime
     from controller.table_config import load_table
     from controller.yamlfile import ConfigError
+    from drivers.registry import DriverNotAvailable
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
@@ -101,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         forwarder = forwarder_for(table, journal.path)
         if forwarder is not None:  # the floor link: the journal published to NATS JetStream
             runtime.services.append(forwarder)
-    except (ConfigError, ValueError, JournalError) as exc:
+    except (ConfigError, ValueError, JournalError, DriverNotAvailable) as exc:
         for line in str(exc).splitlines():
             print(f"tablectl run: {line}", file=sys.stderr)
         return 2

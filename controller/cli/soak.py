@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from controller.cli.choices import GAMES
 
 if TYPE_CHECKING:
+    from hil.hold_summary import ParSheetLike
     from hil.soak import SoakResult
 
 __all__ = ["register", "run", "soak_lines", "memory_line"]
@@ -50,7 +51,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
-def soak_lines(result: SoakResult, sheet: object, played: str | None = None, order: Sequence[str] = ()) -> list[str]:
+def soak_lines(
+    result: SoakResult, sheet: ParSheetLike | None, played: str | None = None, order: Sequence[str] = ()
+) -> list[str]:
     """The soak's summary lines."""
     from hil.hold_summary import summary_lines
 
@@ -62,7 +65,7 @@ def soak_lines(result: SoakResult, sheet: object, played: str | None = None, ord
         f"{result.cpu_seconds:.1f} CPU s, {per_round_ms:.3f} ms CPU per round "
         f"({1000 / per_round_ms if per_round_ms else 0:,.0f} rounds/s per core)",
     ]
-    lines += summary_lines(t, sheet, played, order)  # type: ignore[arg-type]
+    lines += summary_lines(t, sheet, played, order)
     verdict = f"{len(result.differ)} differ" + (
         f" (rounds {', '.join(map(str, result.differ[:10]))})" if result.differ else ""
     )

@@ -50,7 +50,7 @@ def _journal_path(args: argparse.Namespace) -> Path:
 
 
 def _snapshot_path(journal: Path) -> Path:
-    # the same rule as controller.table.runtime.snapshot_path (not imported: status starts fast)
+    # the same rule as controller.table.snapshot_file.snapshot_path (not imported: status starts fast)
     return journal.with_name(f"{journal.stem}.snapshot.json")
 
 

@@ -15,9 +15,9 @@ from controller.cards import deck
 from controller.table.boston5 import Boston5Table
 from controller.table.devices import RecordingDevices
 from controller.table.events import OpenTable
+from controller.table.game_tables import GAME_TABLES
 from controller.table.mississippi_stud import MississippiTable
 from controller.table.pai_gow import PaiGowTable
-from controller.table.runtime import GAME_TABLES
 from controller.table_config import TableConfig, config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged

@@ -25,6 +25,7 @@ import sysconfig
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,13 +135,13 @@ def server_user() -> pwd.struct_passwd | None:
         raise FloorServerError("running as root and there is no user 'nobody' to run PostgreSQL as") from exc
 
 
-def _wait(ready: object, what: str, proc: subprocess.Popen[bytes], log: Path, timeout: float) -> None:
+def _wait(ready: Callable[[], object], what: str, proc: subprocess.Popen[bytes], log: Path, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while True:
         if proc.poll() is not None:
             tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
             raise FloorServerError(f"{what} exited with status {proc.returncode} while starting:\n{tail}")
-        if ready():  # type: ignore[operator]
+        if ready():
             return
         if time.monotonic() > deadline:
             raise FloorServerError(f"{what} not ready after {timeout:.0f} s (log: {log})")

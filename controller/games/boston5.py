@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.cards import Card, format_cards
+from controller.game_options import boston5_options
 from controller.games.record import Problems, read_seats, write_record
 from controller.hands import BOSTON5, evaluate_five, evaluate_three
-from controller.money import Odds
 from controller.names import hand_name
 from controller.settlement import (
     DISCARD,
@@ -154,7 +154,7 @@ def bonus_procedure(seats: Iterable[Boston5Seat], table: TableConfig) -> tuple[S
 def _main(seat: Boston5Seat, dealer_value: Any, table: TableConfig) -> tuple[list[WagerResult], dict[str, str]]:
     w = seat.wagers
     player = evaluate_five(seat.cards, BOSTON5)
-    pays: Odds = table.options["first_second_pays"]  # type: ignore[assignment]
+    pays = boston5_options(table)["first_second_pays"]
     out: list[WagerResult] = []
     if player < dealer_value:
         why = "dealer higher (24.10(f)1)"

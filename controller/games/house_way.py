@@ -64,7 +64,7 @@ class Hand:
 
     @staticmethod
     def rank(c: Card) -> int:
-        return ACE if c.is_joker else int(c.rank)  # type: ignore[arg-type]
+        return ACE if c.rank is None else int(c.rank)
 
     def count(self, rank: int) -> int:
         return len(self.groups.get(rank, ()))
@@ -110,7 +110,7 @@ class Hand:
             per_suit[c.index // 13] += 1
         if max(per_suit) + jokers >= 5:
             return True
-        ranks = {int(c.rank) for c in real}  # type: ignore[arg-type]
+        ranks = {int(c.rank) for c in real if c.rank is not None}
         if ACE in ranks:
             ranks.add(1)
         return any(len(ranks & set(range(low, low + 5))) + jokers >= 5 for low in range(1, 11))

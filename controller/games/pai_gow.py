@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.cards import Card, CardError, format_cards, parse_cards
+from controller.game_options import pai_gow_options
 from controller.games.house_way import Decision, house_way
 from controller.games.pai_gow_deal import StartError, misdeal_reasons, position_name, start_position
 from controller.games.record import Problems, read_seats, write_record
@@ -141,7 +142,7 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
     """Check a round record; raises ``RecordError`` listing all problems. A bad deal is not a
     problem of the record but a misdeal, recorded in the round."""
     problems = Problems()
-    o = table.options
+    o = pai_gow_options(table)
     start = data.get("start")
     method, value = o["start_method"], 0
     if not isinstance(start, dict) or set(start) != {"method", "value"}:
@@ -149,7 +150,7 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
     else:
         method, value = start["method"], start["value"]
         try:
-            start_position(method, value, o["count_direction"], table.seats)  # type: ignore[arg-type]
+            start_position(method, value, o["count_direction"], table.seats)
         except StartError as exc:
             problems.add("$.start", str(exc))
     remaining = data.get("remaining", 4)
@@ -191,7 +192,7 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
         w, path = rec.wagers, rec.path
         if "pai_gow" not in w:
             problems.add(f"{path}.wagers", "missing the pai gow wager (11.15(b): the optional wagers go with it)")
-        if "bonus" in w and w["bonus"] < o["bonus_minimum"]:  # type: ignore[operator]
+        if "bonus" in w and w["bonus"] < o["bonus_minimum"]:
             problems.add(
                 f"{path}.wagers.bonus",
                 f"a bonus wager is at least {o['bonus_minimum']} cents (11.15(b)), got {w['bonus']}",
@@ -214,7 +215,7 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
             problems.add("$.dealer", "the dealer's set is a foul (the low hand outranks the high hand)")
     problems.raise_if_any()
     assert dealer is not None
-    return PaiGowRound(tuple(seats), dealer, dealer_set, (method, value), remaining, empty, misdeal)  # type: ignore[arg-type]
+    return PaiGowRound(tuple(seats), dealer, dealer_set, (method, value), remaining, empty, misdeal)
 
 
 def round_record(rnd: PaiGowRound, table: str | None = None) -> dict[str, Any]:
@@ -285,20 +286,20 @@ def _pai_gow_wager(stake: int, player: HandSet, dealer: HandSet, fouled: bool, o
 
 def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
     """Settle a checked pai gow round under ``table``'s house way, paytables and options."""
-    o = table.options
+    o = pai_gow_options(table)
     order = sorted(rnd.seats, key=lambda s: -s.seat)  # counterclockwise from the dealer's right
-    position = start_position(*rnd.start, o["count_direction"], table.seats)  # type: ignore[arg-type]
+    position = start_position(*rnd.start, o["count_direction"], table.seats)
     start = {"method": rnd.start[0], "value": rnd.start[1], "first_hand": position_name(position)}
     if rnd.misdeal:
         return _void(rnd, table, order, start)
-    way = house_way(o["house_way"])  # type: ignore[arg-type]
+    way = house_way(o["house_way"])
     if rnd.dealer_set:
         dealer_decision = Decision(make_set(*rnd.dealer_set), "given", "set as recorded")
     else:
         dealer_decision = way.set(rnd.dealer, dict(o))
     dealer = dealer_decision.set
     bonus_table, envy_table, insurance_table = (table.paytables.get(k) for k in ("bonus", "envy", "insurance"))
-    envy_min: int = o["envy_minimum"]  # type: ignore[assignment]
+    envy_min = o["envy_minimum"]
     markers = {s.seat for s in rnd.seats if s.wagers.get("bonus", 0) >= envy_min and envy_table is not None}
     any_big_bonus = bool(markers)
     keep_all = any_big_bonus or any("insurance" in s.wagers for s in rnd.seats)
@@ -322,7 +323,7 @@ def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
                 hands["reset"] = {"why": "foul reset by the house way"}
         else:
             chosen, fouled = way.set(seat.cards, dict(o)).set, False
-        hands["set"] = chosen.to_json()  # type: ignore[assignment]
+        hands["set"] = chosen.to_json()
         wagers = [_pai_gow_wager(w["pai_gow"], chosen, dealer, fouled, o)]
         mine = premium[seat.seat]
         hands["bonus"] = {"category": mine.value.category.value, "best": format_cards(mine.value.best)}

@@ -75,24 +75,27 @@ def _seven_card_categories(cards: Sequence[Card]) -> list[Category]:
     has_joker = len(real) < len(cards)
     found: list[Category] = []
     if len({c.suit for c in real}) == 1:
-        ranks = {c.rank - 2 for c in real}  # type: ignore[operator]
+        ranks = {c.rank - 2 for c in real if c.rank is not None}
         if not has_joker and _consecutive_seven(ranks):
             found.append(Category.SEVEN_CARD_STRAIGHT_FLUSH)
         if has_joker and any(_consecutive_seven(ranks | {r}) for r in range(13) if r not in ranks):
             found.append(Category.SEVEN_CARD_STRAIGHT_FLUSH_JOKER)
     for suit in {c.suit for c in real}:
-        royal = [c for c in real if c.suit is suit and c.rank - 2 in _ROYAL_RANKS]  # type: ignore[operator]
+        royal = [c for c in real if c.suit is suit and c.rank is not None and c.rank - 2 in _ROYAL_RANKS]
         if len(royal) == 5:
             rest = [c for c in cards if c not in royal]
         elif len(royal) == 4 and has_joker:
             rest = [c for c in real if c not in royal]  # the joker completes the royal flush
         else:
             continue
+        if len(rest) != 2:
+            continue
+        a, b = rest
         if (
-            len(rest) == 2
-            and not any(c.is_joker for c in rest)
-            and rest[0].suit is rest[1].suit
-            and {rest[0].rank - 2, rest[1].rank - 2} == {_KING, _QUEEN}  # type: ignore[operator]
+            a.rank is not None
+            and b.rank is not None
+            and a.suit is b.suit
+            and {a.rank - 2, b.rank - 2} == {_KING, _QUEEN}
         ):
             found.append(Category.ROYAL_FLUSH_ROYAL_MATCH)
     return found

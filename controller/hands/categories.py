@@ -84,5 +84,12 @@ def pack(category_index: int, fields: tuple[int, ...] | list[int]) -> int:
 
 def unpack(strength: int) -> tuple[int, tuple[int, int, int, int, int]]:
     """The category index and the five tie-break fields of ``strength``."""
-    fields = tuple((strength >> (_FIELD_BITS * (4 - i))) & 0xF for i in range(5))
-    return strength >> CATEGORY_SHIFT, fields  # type: ignore[return-value]
+    b = _FIELD_BITS
+    fields = (
+        (strength >> 4 * b) & 0xF,
+        (strength >> 3 * b) & 0xF,
+        (strength >> 2 * b) & 0xF,
+        (strength >> b) & 0xF,
+        strength & 0xF,
+    )
+    return strength >> CATEGORY_SHIFT, fields

@@ -45,7 +45,7 @@ class HandSet:
         """True when the low hand outranks the high hand."""
         return low_outranks_high(self.high, self.low)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, str]:
         return {
             "high": format_cards(self.high.best),
             "high_category": self.high.category.value,

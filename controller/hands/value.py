@@ -183,7 +183,7 @@ def evaluate_three(cards: Sequence[Card], rules: HandRules) -> HandValue:
     if order is None:
         raise HandError(f"{rules.game} has no three-card hands")
     _check(cards, rules, (3,), "a three-card hand")
-    ranks = sorted((c.rank - 2 for c in cards), reverse=True)  # type: ignore[operator]
+    ranks = sorted((c.rank - 2 for c in cards if c.rank is not None), reverse=True)  # no joker: _check refused it
     flush = len({c.suit for c in cards}) == 1
     distinct = len(set(ranks)) == 3
     straight = -1
@@ -241,7 +241,7 @@ def evaluate_low(cards: Sequence[Card], rules: HandRules) -> HandValue:
 
 
 def _evaluate_low(cards: Sequence[Card]) -> HandValue:
-    ranks = [12 if c.is_joker else c.rank - 2 for c in cards]  # type: ignore[operator]
+    ranks = [12 if c.rank is None else c.rank - 2 for c in cards]
     order = sorted(range(2), key=lambda i: (ranks[i], cards[i].index), reverse=True)
     best = tuple(cards[i] for i in order)
     hi, lo = ranks[order[0]], ranks[order[1]]

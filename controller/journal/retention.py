@@ -19,6 +19,7 @@ import time
 from collections import defaultdict
 
 from controller.journal.meters import add_meters
+from controller.journal.records import JournalRecord
 from controller.journal.store import JournalError, SqliteJournal
 
 __all__ = ["KEEP_LAST", "VERIFIED_SEQ", "VERIFIED_HASH", "mark_verified", "prune", "prune_rounds", "rounds_to_prune"]
@@ -39,6 +40,16 @@ def floor_acknowledged(journal: SqliteJournal) -> int | None:
     return int(row[0]) if row and isinstance(row[0], int) else 0
 
 
+def _round_record(journal: SqliteJournal, round_no: int, seq: int) -> JournalRecord:
+    """Round ``round_no``'s record, number ``seq`` in the rounds index; ``JournalError`` when it is missing."""
+    record = journal.record(seq)
+    if record is None:
+        raise JournalError(
+            f"{journal.path}: record {seq} is indexed as round {round_no} but missing (run `tablectl journal verify`)"
+        )
+    return record
+
+
 def _old_run(journal: SqliteJournal, retention_days: int, now: float | None) -> list[tuple[int, int]]:
     """The rounds (number, seq) older than ``retention_days`` from the start of the journal, never
     the last ten: only a run from the start, since a round is pruned with everything before it."""
@@ -47,12 +58,7 @@ def _old_run(journal: SqliteJournal, retention_days: int, now: float | None) -> 
     index = journal.round_seqs()
     run = []
     for r, seq in index[:-KEEP_LAST] if len(index) > KEEP_LAST else []:
-        settled = journal.record(seq)
-        if settled is None:
-            raise JournalError(
-                f"{journal.path}: record {seq} is indexed as round {r} but missing (run `tablectl journal verify`)"
-            )
-        if settled.at >= cutoff:
+        if _round_record(journal, r, seq).at >= cutoff:
             break
         run.append((r, seq))
     return run
@@ -81,12 +87,7 @@ def prune_rounds(journal: SqliteJournal, run: list[tuple[int, int]]) -> int:
     snapshot = journal.last_snapshot()
     if snapshot is not None and snapshot.seq < cut:
         return 0  # the open round's snapshot must stay
-    pruned_rounds = []
-    for r, seq in run:
-        record = journal.record(seq)
-        if record is None:
-            raise JournalError(f"{journal.path}: record {seq} of round {r} is missing (run `tablectl journal verify`)")
-        pruned_rounds.append(record.data)
+    pruned_rounds = [_round_record(journal, r, seq).data for r, seq in run]
     baseline: dict[tuple[str, str], int] = defaultdict(int)
     for scope, name, value in json.loads(journal.meta("pruned_meters") or "[]"):
         baseline[(scope, name)] += value

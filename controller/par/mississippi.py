@@ -149,6 +149,11 @@ class _Moments:
         wnn = float(np.sum(weight * net * net))
         self.sums += (wn, wager * w, wnn, wager * wn, wager * wager * w)
 
+    def totals(self) -> tuple[float, float, float, float, float]:
+        """The five sums, as floats."""
+        a, b, c, d, e = (float(x) for x in self.sums)
+        return a, b, c, d, e
+
 
 def _forward(
     table: Paytable,
@@ -219,7 +224,7 @@ def _forward(
         fold_rates=folds,
         push_rate=push,
         lines=lines,
-        spot_moments={s: tuple(float(x) for x in m.sums) for s, m in moments.items()},  # type: ignore[misc]
+        spot_moments={s: m.totals() for s, m in moments.items()},
         spot_lines=spot_lines,
     )
 

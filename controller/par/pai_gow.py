@@ -24,6 +24,7 @@ from math import comb, prod
 from typing import Any
 
 from controller.cards import ALL_CARDS, JOKER, Card
+from controller.game_options import pai_gow_options
 from controller.hands import PAI_GOW, classify_bonus, paying_line
 from controller.hands.categories import Category
 from controller.hands.paigow import is_pai_gow
@@ -232,12 +233,12 @@ def envy_per_hand(table: Paytable, counts: Mapping[tuple[Category, ...], int]) -
 
 def pai_gow_sheet(table: TableConfig) -> ParSheet:
     """The par sheet of a pai gow table."""
-    o = table.options
+    o = pai_gow_options(table)
     spots: dict[str, SpotPar] = {}
     notes = []
     way = str(o["house_way"])
     counts = MAIN_COUNTS.get(way)
-    commission = float(o["commission_percent"])  # type: ignore[arg-type]
+    commission = float(o["commission_percent"])
     edge = push = math.nan
     if counts is None:
         notes.append(
@@ -273,7 +274,7 @@ def pai_gow_sheet(table: TableConfig) -> ParSheet:
     tables: dict[str, tuple[tuple[str, float], ...]] = {}
     if "envy" in table.paytables:
         mean, square, lines = envy_per_hand(table.paytables["envy"], bonus_counts_)
-        unit = float(o["envy_minimum"])  # type: ignore[arg-type]
+        unit = float(o["envy_minimum"])
         others = table.seats - 1 + (1 if o.get("envy_includes_dealer") else 0)
         # n other hands, treated as independent for the variance (they share a deck: a close approximation)
         ret = others * mean / unit

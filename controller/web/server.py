@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import h11
 import uvicorn
@@ -132,8 +132,10 @@ class HeaderTimeoutH11(H11Protocol):
         if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
             self.transport.close()
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # asyncio's base class names the BaseTransport; a stream server always hands its
+        # protocols a Transport, the type uvicorn's H11Protocol declares.
+        super().connection_made(cast(asyncio.Transport, transport))
         self._arm()
 
     def on_response_complete(self) -> None:

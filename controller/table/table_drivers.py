@@ -1,0 +1,46 @@
+"""The drivers of a table's devices, made from its config's ``devices:`` section: each on its
+port, with its baud rate and poll interval, acknowledging nothing before it is journaled."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+from controller.table_config import TableConfig
+from drivers.base import Driver, EventSink
+from drivers.link import LinkConfig
+from drivers.registry import driver_class
+
+__all__ = ["ROLES", "check_roles", "open_drivers"]
+
+ROLES = ("shoe", "bet_spots", "panel")
+"""The devices every table has."""
+
+
+def check_roles(table: TableConfig) -> None:
+    """Raise ``ValueError`` naming the config when ``table`` lacks one of the :data:`ROLES`."""
+    missing = [role for role in ROLES if role not in table.devices]
+    if missing:
+        raise ValueError(f"{table.path}: devices: missing {', '.join(missing)}")
+
+
+def open_drivers(
+    table: TableConfig,
+    events: EventSink,
+    urls: Mapping[str, str] | None = None,
+    link_base: LinkConfig | None = None,
+) -> dict[str, Driver]:
+    """A driver for each of ``table``'s devices by role, putting its events on ``events`` (not
+    started): ``urls`` overrides device ports, ``link_base`` the links' timing (each device's baud
+    rate and poll interval still its config's). A simulator's ``sim://`` URL is refused."""
+    drivers: dict[str, Driver] = {}
+    for role, device in table.devices.items():
+        url = (urls or {}).get(role, device.url)
+        if url.startswith("sim://"):
+            raise ValueError(
+                f"{table.path}:{device.line}: devices.{role}: {url} is served by `tablectl bench`, not a port"
+            )
+        config = replace(link_base or LinkConfig(), baudrate=device.baudrate, poll_interval_s=device.poll_interval_s)
+        drivers[role] = driver_class(device.driver)(role, url, events, address=device.address, config=config)
+        drivers[role].link.ack_when_journaled = True  # nothing acknowledged before it is journaled
+    return drivers
