@@ -80,6 +80,12 @@ class HilTable:
         self.runtime.start(after_recovery=self._recovered)
         if not self.runtime.recovered:
             wait(lambda: self.snap.step == "betting", "the table to open")
+            # The table opens before any device reports: a test that pulls a link must find it up.
+            wait(lambda: self.links_up() >= set(self.servers), "every device's link up")
+
+    def links_up(self) -> set[str]:
+        """The devices whose link has come up (journaled ``LinkUp``) in this run."""
+        return {str(r.data.get("device")) for r in self.journal.records(self.first_seq) if r.kind == "LinkUp"}
 
     def _recovered(self) -> None:
         snap = self.runtime.publish()
