@@ -8,6 +8,7 @@ parts that did not change; and the bench players' own hands (:class:`PlayerHands
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterable
 from typing import Any
 
 from controller.table.reveal import HandFacts, Shown, card_tokens, face_up, mask_cards, reveal_step
@@ -36,8 +37,7 @@ class _Cache:
     __slots__ = (
         "result",
         "last_round",
-        "up",
-        "lines",
+        "masked",
         "shown_key",
         "shown",
         "face",
@@ -52,9 +52,9 @@ class _Cache:
     def __init__(self) -> None:
         self.result: object = None
         self.last_round: LastRound | None = None
-        self.up: frozenset[str] = frozenset()
-        self.lines: dict[str, str] = {}
-        """Lines of text masked for the cards face up in ``up`` (most lines repeat event after event)."""
+        self.masked: dict[tuple[str, tuple[str, ...]], str] = {}
+        """Lines of text by the cards they name that are face down (most lines repeat event after
+        event, and their face-down cards stay the same while other cards are turned)."""
         self.shown_key: object = None
         self.shown: Shown = Shown((), (), "dealer")
         self.face: frozenset[str] = frozenset()
@@ -68,21 +68,31 @@ class _Cache:
         """The cards each line of text names, whatever is face up (most name none)."""
 
     def mask(self, text: str, up: frozenset[str]) -> str:
-        """``text`` masked for the cards in ``up`` (the cache's own set: compared by identity)."""
-        if up is not self.up:
-            self.up, self.lines = up, {}
-        masked = self.lines.get(text)
+        """``text`` with every card not in ``up`` masked."""
+        tokens = self.tokens.get(text)
+        if tokens is None:
+            if len(self.tokens) > 4096:
+                self.tokens.clear()
+            tokens = self.tokens[text] = card_tokens(text)
+        if not tokens:
+            return text
+        # masking depends only on which named cards are face down: a line keeps its masked form
+        # from one reveal to the next while they stay the same
+        down = tuple([t for t in tokens if t not in up])
+        if not down:
+            return text
+        key = (text, down)
+        masked = self.masked.get(key)
         if masked is None:
-            if len(self.lines) > 4096:
-                self.lines.clear()
-            tokens = self.tokens.get(text)
-            if tokens is None:
-                if len(self.tokens) > 4096:
-                    self.tokens.clear()
-                tokens = self.tokens[text] = card_tokens(text)
-            # a line naming no card face down is itself (most lines, after each reveal)
-            masked = self.lines[text] = mask_cards(text, up) if tokens and not up.issuperset(tokens) else text
+            if len(self.masked) > 4096:
+                self.masked.clear()
+            masked = self.masked[key] = mask_cards(text, up)
         return masked
+
+    def mask_all(self, texts: Iterable[str], up: frozenset[str]) -> tuple[str, ...]:
+        """Each of ``texts`` masked (:meth:`mask`), the usual line (naming no card) without a call."""
+        tokens, mask = self.tokens, self.mask
+        return tuple([text if tokens.get(text) == () else mask(text, up) for text in texts])
 
 
 _CACHES: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
@@ -155,14 +165,14 @@ def _reveal(table: Any, game: str, effective: str) -> Shown:
             turned.add(order[len(turned)])
         from controller.games.pai_gow_deal import DEALER
 
-        facts = [HandFacts(n, tuple(str(c) for c in hands.get(n, ()))) for n in sorted(table.seats)]
-        return face_up(game, effective, facts, tuple(str(c) for c in hands.get(DEALER, ())), turned)
+        facts = [HandFacts(n, tuple([c.text for c in hands.get(n, ())])) for n in sorted(table.seats)]
+        return face_up(game, effective, facts, tuple([c.text for c in hands.get(DEALER, ())]), turned)
     facts = [
-        HandFacts(n, tuple(str(c) for c in s.cards), s.folded_at is not None, s.exposed)
+        HandFacts(n, tuple([c.text for c in s.cards]), s.folded_at is not None, s.exposed)
         for n, s in sorted(table.seats.items())
     ]
     dealer = table.community if game == "mississippi_stud" else table.dealer
-    return face_up(game, effective, facts, tuple(str(c) for c in dealer))
+    return face_up(game, effective, facts, tuple([c.text for c in dealer]))
 
 
 def _texts(table: Any, cache: _Cache, up: frozenset[str], asked: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
@@ -174,18 +184,18 @@ def _texts(table: Any, cache: _Cache, up: frozenset[str], asked: str) -> tuple[t
     # the last key while the cards face up are the same set (else every text is masked again)
     prev: tuple[Any, ...] | None = old if isinstance(old, tuple) and len(old) == 4 and old[3] is up else None
     if prev is None or prev[:3] != key[:3]:
-        mask = cache.mask
+        mask_all = cache.mask_all
         cache.texts_key = key
         was_screen, was_recent, was_asked = cache.texts
         if prev is not None and prev[1] <= shown < prev[1] + RECENT:  # only the texts shown since are new
             new = shown - prev[1]
-            recent = (*was_recent, *[mask(p, up) for p in display.prompts[len(display.prompts) - new :]])[-RECENT:]
+            recent = (*was_recent, *mask_all(display.prompts[len(display.prompts) - new :], up))[-RECENT:]
         else:
-            recent = tuple([mask(p, up) for p in display.prompts[-RECENT:]])
+            recent = mask_all(display.prompts[-RECENT:], up)
         cache.texts = (
-            was_screen if prev is not None and prev[0] is screen else tuple([mask(line, up) for line in screen]),
+            was_screen if prev is not None and prev[0] is screen else mask_all(screen, up),
             recent,
-            was_asked if prev is not None and prev[2] == asked else mask(asked, up),
+            was_asked if prev is not None and prev[2] == asked else cache.mask(asked, up),
         )
     return cache.texts
 
@@ -220,7 +230,7 @@ def _notices(table: Any, cache: _Cache, up: frozenset[str]) -> tuple[NoticeView,
         mask = cache.mask
         cache.notices = (
             key,
-            tuple(NoticeView(mask(n.title, up), tuple([mask(x, up) for x in n.lines]), n.blocking) for n in notices),
+            tuple(NoticeView(mask(n.title, up), cache.mask_all(n.lines, up), n.blocking) for n in notices),
         )
     return cache.notices[1]
 
