@@ -84,5 +84,5 @@ def pack(category_index: int, fields: tuple[int, ...] | list[int]) -> int:
 
 def unpack(strength: int) -> tuple[int, tuple[int, int, int, int, int]]:
     """The category index and the five tie-break fields of ``strength``."""
-    fields = tuple((strength >> (_FIELD_BITS * (4 - i))) & 0xF for i in range(5))
-    return strength >> CATEGORY_SHIFT, fields  # type: ignore[return-value]
+    s = strength
+    return s >> CATEGORY_SHIFT, ((s >> 16) & 0xF, (s >> 12) & 0xF, (s >> 8) & 0xF, (s >> 4) & 0xF, s & 0xF)
