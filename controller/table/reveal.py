@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["HandFacts", "Shown", "HIDDEN", "SETTLED_STEPS", "reveal_step", "face_up", "mask_cards", "card_tokens"]
 
@@ -41,9 +42,9 @@ _NOTHING_SHOWN = frozenset({"closed", "betting", "no_more_bets", "void"})
 _CARD = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs]|JK)(?![A-Za-z0-9])")
 
 
-@dataclass(frozen=True, slots=True)
-class HandFacts:
-    """One seat's hand as the reveal rules need it."""
+class HandFacts(NamedTuple):
+    """One seat's hand as the reveal rules need it (a named tuple: the snapshot builder makes one
+    per seat each time the cards placed or the step change)."""
 
     number: int
     cards: tuple[str, ...]
