@@ -130,4 +130,6 @@ def card_tokens(text: str) -> tuple[str, ...]:
 def mask_cards(text: str, face_up: Iterable[str] | Mapping[str, object]) -> str:
     """``text`` with every card not in ``face_up`` replaced by :data:`HIDDEN`."""
     up = face_up if isinstance(face_up, (set, frozenset)) else set(face_up)
+    if not up:  # every card masked (a new round's view of the last one's texts): no choice per card
+        return _CARD.sub(HIDDEN, text)
     return _CARD.sub(lambda m: m.group(0) if m.group(0) in up else HIDDEN, text)
