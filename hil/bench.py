@@ -380,6 +380,10 @@ class Player:
         s = self.view.get()
         while s.notices:
             seen = (len(s.notices), s.notice_page)
+            # a confirm turns a notice's page or confirms it, so each notice shown takes at least
+            # one: that many presses never reach past the notices (one wait for them all)
+            for _ in range(len(s.notices) - 1):
+                self.panel.press("confirm")
             s = self.press("confirm", lambda x: (len(x.notices), x.notice_page) != seen)
         return s
 

@@ -229,3 +229,24 @@ def test_a_card_dealt_while_held_is_never_named() -> None:
     s = build_snapshot(model)
     assert s.step == "hold" and s.hold is not None and s.hold.cards_waiting == 1
     assert "Jc" not in repr(s) and "Jc" not in json.dumps(table_view(s, config, {}, []))
+
+
+_TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(["As", "Kd", "7h", "Tc", "JK", "2s", "Qh", "10c", "AsKd", "xAs", "As,", "(Kd)"]),
+        st.text(alphabet="acdhsAKQJT0123456789 :;,()-", max_size=8),
+    ),
+    max_size=10,
+).map(" ".join)
+
+
+@given(_TEXT, st.sets(st.sampled_from(["As", "Kd", "7h", "Tc", "JK", "2s", "Qh"])))
+def test_a_line_is_masked_the_same_whatever_is_face_up(text: str, up: set[str]) -> None:
+    """Masking with nothing face up (every card masked at once) masks as the choice per card does."""
+    from controller.table.reveal import mask_cards
+
+    everything = mask_cards(text, frozenset())
+    assert everything == mask_cards(text, {"not a card"})
+    assert _TOKEN.search(everything) is None
+    per_card = mask_cards(text, frozenset(up))
+    assert [t for t in _TOKEN.findall(per_card) if t not in up] == []

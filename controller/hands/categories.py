@@ -84,12 +84,5 @@ def pack(category_index: int, fields: tuple[int, ...] | list[int]) -> int:
 
 def unpack(strength: int) -> tuple[int, tuple[int, int, int, int, int]]:
     """The category index and the five tie-break fields of ``strength``."""
-    b = _FIELD_BITS
-    fields = (
-        (strength >> 4 * b) & 0xF,
-        (strength >> 3 * b) & 0xF,
-        (strength >> 2 * b) & 0xF,
-        (strength >> b) & 0xF,
-        strength & 0xF,
-    )
-    return strength >> CATEGORY_SHIFT, fields
+    s = strength
+    return s >> CATEGORY_SHIFT, ((s >> 16) & 0xF, (s >> 12) & 0xF, (s >> 8) & 0xF, (s >> 4) & 0xF, s & 0xF)

@@ -217,10 +217,11 @@ def evaluate_three(cards: Sequence[Card], rules: HandRules) -> HandValue:
     return HandValue(category, best, pack(order.index(category), fields), tuple(cards))
 
 
-def _high_first(c: Card) -> tuple[int, int]:
-    """Sort key: higher rank first, then the later suit in deck order, so picks ignore input order."""
+def _high_first(c: Card) -> int:
+    """Sort key: higher rank first, then the later suit in deck order, so picks ignore input order
+    (one integer, rank then suit: sorting by it is faster than by a tuple)."""
     suit, rank = divmod(c.index, 13)
-    return (-rank, -suit)
+    return -(rank * 8 + suit)
 
 
 def _take(cards: Sequence[Card], ranks: Sequence[int]) -> tuple[Card, ...]:

@@ -27,6 +27,8 @@ class BetBoard:
         """The last amount reported on each occupied spot."""
         self.refused: dict[tuple[int, str], int] = {}
         """The last amount reported on each spot the table does not have (refused, never in a round)."""
+        self.reports = 0
+        """Counts the reports noted (``levels`` changes only with one: readers keep a copy while it is the same)."""
 
     def problem(self, seat: int, spot: str) -> str | None:
         """Why a report for ``seat`` / ``spot`` cannot be taken, or None when the table has that spot."""
@@ -38,6 +40,7 @@ class BetBoard:
 
     def report(self, seat: int, spot: str, cents: int) -> None:
         """Note the amount now on a spot (a spot the table does not have is noted as refused)."""
+        self.reports += 1
         levels = self.levels if self.problem(seat, spot) is None else self.refused
         if cents:
             levels[(seat, spot)] = cents

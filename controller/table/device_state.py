@@ -34,6 +34,8 @@ class ShownState:
         """The panel was last sent a whole screen (sent again as one)."""
         self.panel_lamps: dict[str, bool] = {}
         self.spot_lamps: dict[tuple[int, str], str] = {}
+        self.lamps_set = 0
+        """Counts the lamp commands (spot and panel): the lamps change only with one."""
         self.locked: bool | None = None
         self.stub_count_asked = False
 
@@ -50,6 +52,7 @@ class ShownState:
 
     def lamp(self, seat: int, spot: str, state: str) -> None:
         self.spot_lamps[(seat, spot)] = state
+        self.lamps_set += 1
         self.target.lamp(seat, spot, state)
 
     def lock_spots(self, locked: bool) -> None:
@@ -62,6 +65,7 @@ class ShownState:
 
     def panel_lamp(self, button: str, on: bool) -> None:
         self.panel_lamps[button] = on
+        self.lamps_set += 1
         self.target.panel_lamp(button, on)
 
     def draw_start(self) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["HandFacts", "Shown", "HIDDEN", "SETTLED_STEPS", "reveal_step", "face_up", "mask_cards", "card_tokens"]
 
@@ -41,9 +42,9 @@ _NOTHING_SHOWN = frozenset({"closed", "betting", "no_more_bets", "void"})
 _CARD = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs]|JK)(?![A-Za-z0-9])")
 
 
-@dataclass(frozen=True, slots=True)
-class HandFacts:
-    """One seat's hand as the reveal rules need it."""
+class HandFacts(NamedTuple):
+    """One seat's hand as the reveal rules need it (a named tuple: the snapshot builder makes one
+    per seat each time the cards placed or the step change)."""
 
     number: int
     cards: tuple[str, ...]
@@ -129,4 +130,6 @@ def card_tokens(text: str) -> tuple[str, ...]:
 def mask_cards(text: str, face_up: Iterable[str] | Mapping[str, object]) -> str:
     """``text`` with every card not in ``face_up`` replaced by :data:`HIDDEN`."""
     up = face_up if isinstance(face_up, (set, frozenset)) else set(face_up)
+    if not up:  # every card masked (a new round's view of the last one's texts): no choice per card
+        return _CARD.sub(HIDDEN, text)
     return _CARD.sub(lambda m: m.group(0) if m.group(0) in up else HIDDEN, text)

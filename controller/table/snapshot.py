@@ -8,9 +8,9 @@ web views, the bench and soak players, ``tablectl status`` and the tests outside
 Hidden cards are absent by construction: a seat's or the dealer's cards come only through the
 reveal rules (:mod:`controller.table.reveal`), a face-down card being ``None``, and every line of
 text (screen, prompt, hold reason, notices, recent texts) has every card not face up masked.
-The snapshot and its seat and game parts are named tuples (immutable, made after every event:
-a tuple is made several times faster than a frozen dataclass of forty fields, as
-:class:`~controller.table.screen.ScreenState`); the rarer parts are frozen dataclasses.
+The snapshot, its seat and game parts and the last round's nets are named tuples (immutable,
+made after every event or round: a tuple is made several times faster than a frozen dataclass,
+as :class:`~controller.table.screen.ScreenState`); the rarer parts are frozen dataclasses.
 The players' own hole cards at the bench (a simulated player looks at its own hand) are a
 separate :class:`PlayerHands`, made only when asked for and never put in a snapshot, a page or a
 file.
@@ -130,8 +130,7 @@ class NoticeView:
     blocking: bool
 
 
-@dataclass(frozen=True, slots=True)
-class WagerNet:
+class WagerNet(NamedTuple):
     """One wager's result in a finished round."""
 
     spot: str
@@ -140,8 +139,7 @@ class WagerNet:
     stake: int
 
 
-@dataclass(frozen=True, slots=True)
-class SeatNet:
+class SeatNet(NamedTuple):
     """A seat's nets in a finished round (never its cards)."""
 
     seat: int
@@ -149,8 +147,7 @@ class SeatNet:
     wagers: tuple[WagerNet, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class LastRound:
+class LastRound(NamedTuple):
     """The last finished round: void, or each seat's nets."""
 
     number: int

@@ -8,6 +8,7 @@ parts that did not change; and the bench players' own hands (:class:`PlayerHands
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterable
 from typing import Any
 
 from controller.table.reveal import HandFacts, Shown, card_tokens, face_up, mask_cards, reveal_step
@@ -36,8 +37,7 @@ class _Cache:
     __slots__ = (
         "result",
         "last_round",
-        "up",
-        "lines",
+        "masked",
         "shown_key",
         "shown",
         "face",
@@ -47,14 +47,16 @@ class _Cache:
         "notices",
         "buttons",
         "tokens",
+        "lamps",
+        "levels",
     )
 
     def __init__(self) -> None:
         self.result: object = None
         self.last_round: LastRound | None = None
-        self.up: frozenset[str] = frozenset()
-        self.lines: dict[str, str] = {}
-        """Lines of text masked for the cards face up in ``up`` (most lines repeat event after event)."""
+        self.masked: dict[tuple[str, tuple[str, ...]], str] = {}
+        """Lines of text by the cards they name that are face down (most lines repeat event after
+        event, and their face-down cards stay the same while other cards are turned)."""
         self.shown_key: object = None
         self.shown: Shown = Shown((), (), "dealer")
         self.face: frozenset[str] = frozenset()
@@ -66,24 +68,41 @@ class _Cache:
         """By machine state: the dealer's buttons among the supervisor's, and whether it is a confirm step."""
         self.tokens: dict[str, tuple[str, ...]] = {}
         """The cards each line of text names, whatever is face up (most name none)."""
+        self.lamps: tuple[object, tuple[Any, ...], tuple[Any, ...]] = (None, (), ())
+        """The spot and panel lamps, by the count of lamp commands they were read at."""
+        self.levels: tuple[object, tuple[Any, ...]] = (None, ())
+        """The bet spots' levels, by the count of reports they were read at."""
 
     def mask(self, text: str, up: frozenset[str]) -> str:
-        """``text`` masked for the cards in ``up`` (the cache's own set: compared by identity)."""
-        if up is not self.up:
-            self.up, self.lines = up, {}
-        masked = self.lines.get(text)
+        """``text`` with every card not in ``up`` masked."""
+        tokens = self.tokens.get(text)
+        if tokens is None:
+            if len(self.tokens) > 4096:
+                self.tokens.clear()
+            tokens = self.tokens[text] = card_tokens(text)
+        if not tokens:
+            return text
+        # masking depends only on which named cards are face down: a line keeps its masked form
+        # from one reveal to the next while they stay the same
+        down = tuple([t for t in tokens if t not in up])
+        if not down:
+            return text
+        key = (text, down)
+        masked = self.masked.get(key)
         if masked is None:
-            if len(self.lines) > 4096:
-                self.lines.clear()
-            tokens = self.tokens.get(text)
-            if tokens is None:
-                if len(self.tokens) > 4096:
-                    self.tokens.clear()
-                tokens = self.tokens[text] = card_tokens(text)
-            # a line naming no card face down is itself (most lines, after each reveal)
-            masked = self.lines[text] = mask_cards(text, up) if tokens and not up.issuperset(tokens) else text
+            if len(self.masked) > 4096:
+                self.masked.clear()
+            masked = self.masked[key] = mask_cards(text, up)
         return masked
 
+    def mask_all(self, texts: Iterable[str], up: frozenset[str]) -> tuple[str, ...]:
+        """Each of ``texts`` masked (:meth:`mask`), the usual line (naming no card) without a call."""
+        tokens, mask = self.tokens, self.mask
+        return tuple([text if tokens.get(text) == () else mask(text, up) for text in texts])
+
+
+_new_snapshot = tuple.__new__
+"""Makes a :class:`TableSnapshot` from its values in the fields' order."""
 
 _CACHES: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
 """Each table's cache, gone with the table."""
@@ -155,14 +174,14 @@ def _reveal(table: Any, game: str, effective: str) -> Shown:
             turned.add(order[len(turned)])
         from controller.games.pai_gow_deal import DEALER
 
-        facts = [HandFacts(n, tuple(str(c) for c in hands.get(n, ()))) for n in sorted(table.seats)]
-        return face_up(game, effective, facts, tuple(str(c) for c in hands.get(DEALER, ())), turned)
+        facts = [HandFacts(n, tuple([c.text for c in hands.get(n, ())])) for n in sorted(table.seats)]
+        return face_up(game, effective, facts, tuple([c.text for c in hands.get(DEALER, ())]), turned)
     facts = [
-        HandFacts(n, tuple(str(c) for c in s.cards), s.folded_at is not None, s.exposed)
+        HandFacts(n, tuple([c.text for c in s.cards]), s.folded_at is not None, s.exposed)
         for n, s in sorted(table.seats.items())
     ]
     dealer = table.community if game == "mississippi_stud" else table.dealer
-    return face_up(game, effective, facts, tuple(str(c) for c in dealer))
+    return face_up(game, effective, facts, tuple([c.text for c in dealer]))
 
 
 def _texts(table: Any, cache: _Cache, up: frozenset[str], asked: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
@@ -174,18 +193,18 @@ def _texts(table: Any, cache: _Cache, up: frozenset[str], asked: str) -> tuple[t
     # the last key while the cards face up are the same set (else every text is masked again)
     prev: tuple[Any, ...] | None = old if isinstance(old, tuple) and len(old) == 4 and old[3] is up else None
     if prev is None or prev[:3] != key[:3]:
-        mask = cache.mask
+        mask_all = cache.mask_all
         cache.texts_key = key
         was_screen, was_recent, was_asked = cache.texts
         if prev is not None and prev[1] <= shown < prev[1] + RECENT:  # only the texts shown since are new
             new = shown - prev[1]
-            recent = (*was_recent, *[mask(p, up) for p in display.prompts[len(display.prompts) - new :]])[-RECENT:]
+            recent = (*was_recent, *mask_all(display.prompts[len(display.prompts) - new :], up))[-RECENT:]
         else:
-            recent = tuple([mask(p, up) for p in display.prompts[-RECENT:]])
+            recent = mask_all(display.prompts[-RECENT:], up)
         cache.texts = (
-            was_screen if prev is not None and prev[0] is screen else tuple([mask(line, up) for line in screen]),
+            was_screen if prev is not None and prev[0] is screen else mask_all(screen, up),
             recent,
-            was_asked if prev is not None and prev[2] == asked else mask(asked, up),
+            was_asked if prev is not None and prev[2] == asked else cache.mask(asked, up),
         )
     return cache.texts
 
@@ -220,16 +239,29 @@ def _notices(table: Any, cache: _Cache, up: frozenset[str]) -> tuple[NoticeView,
         mask = cache.mask
         cache.notices = (
             key,
-            tuple(NoticeView(mask(n.title, up), tuple([mask(x, up) for x in n.lines]), n.blocking) for n in notices),
+            tuple(NoticeView(mask(n.title, up), cache.mask_all(n.lines, up), n.blocking) for n in notices),
         )
     return cache.notices[1]
 
 
+_STREET_VIEWS: dict[str | None, GameView] = {}
+_BONUS_VIEWS: dict[int, GameView] = {}
+
+
 def _game_view(table: Any, game: str) -> GameView:
+    # Mississippi Stud's and Boston 5's views are one value each: made once per value
     if game == "mississippi_stud":
-        return GameView(street=table.current_street())
+        street = table.current_street()
+        view = _STREET_VIEWS.get(street)
+        if view is None:
+            view = _STREET_VIEWS[street] = GameView(street=street)
+        return view
     if game == "boston5":
-        return GameView(bonus_step=table.bonus_index)
+        step = table.bonus_index
+        view = _BONUS_VIEWS.get(step)
+        if view is None:
+            view = _BONUS_VIEWS[step] = GameView(bonus_step=step)
+        return view
     if game == "pai_gow":
         return GameView(
             dice=table.dice,
@@ -243,10 +275,14 @@ def _game_view(table: Any, game: str) -> GameView:
     return GameView()
 
 
+_VOID_ONLY = (SupervisorOption("void", "void"),)
+"""The supervisor's options while a round is played with nothing pending (most events)."""
+
+
 def _options(table: Any, step: str) -> tuple[SupervisorOption, ...]:
     supervisor = table.supervisor
     if step != "hold" and not table.late.pending:
-        return (SupervisorOption("void", "void"),) if step in supervisor.in_play else ()
+        return _VOID_ONLY if step in supervisor.in_play else ()
     out = []
     for button in SUPERVISOR_BUTTONS:
         action = supervisor.match(button)
@@ -296,43 +332,59 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
     shown_state = table.shown
     notices = display.notices
     pending_links = table.links.device_links.pending
-    return TableSnapshot(
-        version=version,
-        game=game,
-        table=config.name,
-        seat_count=config.seats,
-        deck_size=table.DECK,
-        round_no=table.round_no,
-        step=step,
-        asked=asked,
-        seats=seats,
-        dealer=shown.dealer,
-        dealer_label=shown.dealer_label,
-        dealt=table.dealt,
-        game_view=_game_view(table, game) if step != "closed" else GameView(),
-        hold=hold,
-        key_on=bool(table.supervisor.key_on),
-        supervisor_options=_options(table, step),
-        dealer_buttons=dealer_buttons,
-        confirm_step=confirm_step,
-        screen=screen,
-        notices=_notices(table, cache, up),
-        notice_page=display.page if notices else display.detail_page,
-        recent=recent,
-        late_bets=tuple(LateBet(seat, spot, cents) for seat, spot, cents in table.late.pending),
-        late_notes=tuple(table.late.noted),
-        settlement_step=walk.step_index,
-        steps_left=max(0, len(walk.steps) - walk.step_index - 1) if step == "settlement" else 0,
-        last_round=_last_round(table, cache),
-        links_pending=tuple(sorted(pending_links.items())) if pending_links else (),
-        spot_lamps=tuple(shown_state.spot_lamps.items()),  # in the order first lit (no sort: every event)
-        panel_lamps=tuple(shown_state.panel_lamps.items()),
-        locked=bool(shown_state.locked),
-        stub_count_asked=shown_state.stub_count_asked,
-        display=(display.size.lines, display.size.columns),
-        texts_shown=display.texts_shown,
-        spot_levels=tuple(table.board.levels.items()),
-        machine_error=table.machine_error,
+    lamps = cache.lamps
+    if lamps[0] != shown_state.lamps_set:  # lamps and levels change only with a command or a report
+        lamps = cache.lamps = (
+            shown_state.lamps_set,
+            tuple(shown_state.spot_lamps.items()),  # in the order first lit (no sort)
+            tuple(shown_state.panel_lamps.items()),
+        )
+    _, spot_lamps, panel_lamps = lamps
+    board = table.board
+    if cache.levels[0] != board.reports:
+        cache.levels = (board.reports, tuple(board.levels.items()))
+    spot_levels = cache.levels[1]
+    # by position, in the fields' order (keywords cost a 36-field named tuple several times more)
+    return _new_snapshot(
+        TableSnapshot,
+        (
+            version,  # version
+            game,  # game
+            config.name,  # table
+            config.seats,  # seat_count
+            table.DECK,  # deck_size
+            table.round_no,  # round_no
+            step,  # step
+            asked,  # asked
+            seats,  # seats
+            shown.dealer,  # dealer
+            shown.dealer_label,  # dealer_label
+            table.dealt,  # dealt
+            _game_view(table, game) if step != "closed" else GameView(),  # game_view
+            hold,  # hold
+            bool(table.supervisor.key_on),  # key_on
+            _options(table, step),  # supervisor_options
+            dealer_buttons,  # dealer_buttons
+            confirm_step,  # confirm_step
+            screen,  # screen
+            _notices(table, cache, up),  # notices
+            display.page if notices else display.detail_page,  # notice_page
+            recent,  # recent
+            tuple([LateBet(*bet) for bet in table.late.pending]) if table.late.pending else (),  # late_bets
+            tuple(table.late.noted),  # late_notes
+            walk.step_index,  # settlement_step
+            max(0, len(walk.steps) - walk.step_index - 1) if step == "settlement" else 0,  # steps_left
+            _last_round(table, cache),  # last_round
+            tuple(sorted(pending_links.items())) if pending_links else (),  # links_pending
+            spot_lamps,  # spot_lamps
+            panel_lamps,  # panel_lamps
+            bool(shown_state.locked),  # locked
+            shown_state.stub_count_asked,  # stub_count_asked
+            (display.size.lines, display.size.columns),  # display
+            display.texts_shown,  # texts_shown
+            spot_levels,  # spot_levels
+            table.machine_error,  # machine_error
+        ),
     )
 
 
