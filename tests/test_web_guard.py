@@ -397,6 +397,18 @@ def test_tokens_under_128_bits_are_refused() -> None:
         parse_address("0.0.0.0:8080", "tooshort")
 
 
+def test_a_new_token_never_starts_like_an_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A token starting with '-' is taken by argparse for an option (`--web-token -x...`: "expected
+    one argument"), which one token in 64 did."""
+    import secrets
+
+    from controller.cli import webtoken
+
+    drawn = iter(["-" + "a" * 21, "b" * 22])
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: next(drawn))
+    assert webtoken.new_token() == "b" * 22
+
+
 def test_tablectl_web_token_makes_a_128_bit_token(tmp_path: Any) -> None:
     run = [sys.executable, "-m", "controller", "web", "token"]
     r = subprocess.run(run, capture_output=True, text=True, timeout=120)

@@ -17,8 +17,12 @@ TOKEN_BYTES = 16
 
 
 def new_token() -> str:
-    """A fresh token: :data:`TOKEN_BYTES` random bytes, URL-safe base64 (22 characters)."""
-    return secrets.token_urlsafe(TOKEN_BYTES)
+    """A fresh token: :data:`TOKEN_BYTES` random bytes, URL-safe base64 (22 characters), never
+    starting with ``-`` (one in 64 did: ``--web-token TOKEN`` then took it for an option)."""
+    while True:
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        if not token.startswith("-"):
+            return token
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
