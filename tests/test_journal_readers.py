@@ -390,3 +390,57 @@ def test_prune_refuses_a_mark_moved_by_hand_and_a_key_it_was_not_given(tmp_path:
     filled(keyed, b"k" * 32, 14).close()
     code, _, err = _prune(keyed)
     assert code == 1 and "signed with a key this command was not given" in err, err
+
+
+KEY = b"k" * 32
+
+
+def _keyed_open_table(tmp_path: Path) -> tuple[Path, Path]:
+    """A keyed journal of 14 rounds of 1970 with round 15 open (its snapshot after round 14's
+    record, where a running table puts it), and a table config naming it and its key file."""
+    path = tmp_path / "j.db"
+    j = filled(path, KEY, 14, snapshots=True)
+    j.snapshot(j.last_seq, 15, {"round": 15})
+    j.close()
+    key = tmp_path / "t.key"
+    key.write_bytes(KEY)
+    key.chmod(0o600)
+    config = tmp_path / "table.yaml"
+    config.write_text(
+        (config_dir() / "mississippi_stud.yaml").read_text()
+        + f"\npaytables_dir: {config_dir() / 'paytables'}\njournal:\n  path: {path}\n  hmac_key_file: {key}\n"
+    )
+    return path, config
+
+
+INDEX_TAMPERINGS = {
+    # Ten index entries made up: counted from the index, the last ten rounds would all be pruned.
+    "index-padded": [f"INSERT INTO rounds VALUES ({1000 + n}, {10**9 + n}, 0.0)" for n in range(10)],
+    # A round's entry deleted: its record would go with the rest, its meters left out of the signed baseline.
+    "index-entry-deleted": ["DELETE FROM rounds WHERE round_no = 2"],
+    # A snapshot among those removed changed: prune would erase the trace.
+    "snapshot-changed": ["UPDATE snapshots SET state = '{\"round\": 99}' WHERE round_no = 2"],
+}
+
+
+@pytest.mark.parametrize("kind", INDEX_TAMPERINGS)
+def test_prune_takes_neither_the_round_index_nor_the_snapshots_on_trust(tmp_path: Path, kind: str) -> None:
+    """The round index and the snapshots are not signed: prune checks them against the chain for
+    everything it removes, and counts the last ten rounds in the chain (with the key given)."""
+    path, config = _keyed_open_table(tmp_path)
+    j = SqliteJournal(path, KEY)
+    for statement in INDEX_TAMPERINGS[kind]:
+        j.db.execute(statement)
+    j.close()
+    code, _, err = cli("journal", "prune", "--config", str(config), "--days", "1")
+    assert code == 1 and "not pruned" in err, (code, err)
+    j = SqliteJournal.open_readonly(path, KEY)
+    assert j.record(1) is not None and [r for r, _ in j.round_seqs()][:2] in ([1, 2], [1, 3])
+    j.close()
+
+
+def test_prune_of_a_keyed_open_table_with_its_key_keeps_the_last_ten(tmp_path: Path) -> None:
+    path, config = _keyed_open_table(tmp_path)
+    code, out, err = cli("journal", "prune", "--config", str(config), "--days", "1")
+    assert (code, err) == (0, "") and "pruned 4 rounds" in out
+    assert cli("journal", "verify", "--config", str(config))[0] == 0

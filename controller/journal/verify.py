@@ -23,7 +23,7 @@ from typing import Any
 
 from controller.journal import checkpoint
 from controller.journal.meters import add_meters
-from controller.journal.retention import VERIFIED_HASH, VERIFIED_SEQ
+from controller.journal.retention import KEEP_LAST, VERIFIED_HASH, VERIFIED_SEQ
 from controller.journal.store import (
     GENESIS,
     SCHEMA_VERSION,
@@ -297,7 +297,10 @@ def verify_journal(journal: SqliteJournal, until: int | None = None, full: bool 
     if head_seq and head_hash != last:
         report.bad(head_seq, f"record {head_seq}: does not match the last hash written: changed or replaced")
         return report
-    _mark(journal, report, anchor)
+    try:
+        _mark(journal, report, anchor)
+    except _DAMAGE as exc:
+        report.bad(0, f"meta: {VERIFIED_SEQ}: unreadable ({exc}): the file is damaged")
     if report.problems:
         return report
     rounds = _rounds(journal, report)
@@ -593,6 +596,17 @@ def verify_prune(journal: SqliteJournal, removed: Iterable[tuple[int, int]]) -> 
             if report.problems:
                 return report, mark
             _round_entries(journal, report, chosen)
+            _removed_range(journal, report, chosen, anchor, cut)
+            if report.problems:
+                return report, mark
+            # The last ten rounds are counted in the chain (a backward scan that stops at the tenth
+            # round record), not in the index, which anyone can pad.
+            tail_rounds = journal.db.execute(
+                "SELECT seq FROM records WHERE kind = 'RoundSettled' ORDER BY seq DESC LIMIT ?", (KEEP_LAST,)
+            ).fetchall()
+            if len(tail_rounds) < KEEP_LAST or tail_rounds[-1][0] <= cut:
+                report.bad(cut, f"round index: prune would remove one of the last {KEEP_LAST} rounds: changed")
+                return report, mark
         raw = journal.meta(VERIFIED_SEQ) or "0"
         if not raw.isdigit():
             report.bad(0, f"meta: {VERIFIED_SEQ} {raw!r} is not a record number: changed")
@@ -614,6 +628,30 @@ def verify_prune(journal: SqliteJournal, removed: Iterable[tuple[int, int]]) -> 
     except _DAMAGE as exc:
         report.bad(0, f"the journal is unreadable ({exc}): the file is damaged")
     return report, mark
+
+
+def _removed_range(
+    journal: SqliteJournal, report: VerifyReport, chosen: list[tuple[int, int]], anchor: tuple[int, str], cut: int
+) -> None:
+    """What prune removes is exactly the rounds it sums into ``pruned_meters``: every round record in
+    (anchor, cut] is indexed as one of ``chosen``, no other index entry points there, and every
+    snapshot removed is bound to the chain."""
+    seqs = {s for _, s in chosen}
+    entries = set(chosen)
+    settled = {
+        s
+        for (s,) in journal.db.execute(
+            "SELECT seq FROM records WHERE kind = 'RoundSettled' AND seq > ? AND seq <= ?", (anchor[0], cut)
+        )
+    }
+    for s in sorted(settled - seqs):
+        report.bad(s, f"record {s} (RoundSettled): a round prune would remove, but not in the round index: removed")
+    for r, s in journal.db.execute("SELECT round_no, seq FROM rounds WHERE seq <= ?", (cut,)):
+        if (r, s) not in entries:
+            report.bad(s, f"round index: round {r}: points at record {s}, not a round prune checked: changed")
+    for (s,) in journal.db.execute("SELECT seq FROM snapshots WHERE seq > ? AND seq < ?", (anchor[0], cut)).fetchall():
+        row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (s,)).fetchone()
+        _snapshot_at(journal, s, str(row[0]) if row else anchor[1], report)
 
 
 @dataclass
