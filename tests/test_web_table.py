@@ -78,10 +78,14 @@ class Session:
     def __init__(self, tmp: Path, game: str, driver: Any) -> None:
         self.game = game
         self.bench = BenchProcess(tmp, game)
-        self.stream = StreamRecorder(self.bench.port)
-        self.page = Page(driver, self.bench.url)
-        self.snapshots: list[tuple[str, int, set[str], str]] = []
-        wait_for(lambda: all(v == "up" for v in self.page.view()["links"].values()), "every device link up")
+        try:
+            self.stream = StreamRecorder(self.bench.port)
+            self.page = Page(driver, self.bench.url)
+            self.snapshots: list[tuple[str, int, set[str], str]] = []
+            wait_for(lambda: all(v == "up" for v in self.page.view()["links"].values()), "every device link up")
+        except BaseException:  # never opened, so never stopped by the fixture: nothing left running
+            self.bench.kill()
+            raise
 
     def snap(self) -> None:
         """The page's HTML and a data request, now."""

@@ -135,7 +135,17 @@ class BenchProcess:
         self.proc = subprocess.Popen(
             cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=self.err.open("w"), env=env, start_new_session=True
         )
-        self.url = wait_for(self._started, "the bench's web view to listen")
+        try:
+            self.url = wait_for(self._started, "the bench's web view to listen")
+        except BaseException:
+            self.kill()
+            raise
+
+    def kill(self) -> None:
+        """Stop the bench and everything it started at once (a test that failed leaves nothing running)."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.communicate()
 
     def _started(self) -> str | None:
         if self.proc.poll() is not None:
@@ -160,7 +170,11 @@ class BenchProcess:
             self.proc.send_signal(signal.SIGINT)
         elif self.proc.stdout is None or self.proc.stdout.closed:
             return ""
-        out, _ = self.proc.communicate(timeout=TIMEOUT)
+        try:
+            out, _ = self.proc.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise
         return out.decode()
 
 
