@@ -30,6 +30,7 @@ import nats.js.errors
 
 from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import Message, messages_for
+from controller.floor.publish import Publisher
 from controller.floor_config import FloorConfig
 from controller.journal.outbox import Outbox
 from controller.journal.store import JournalError
@@ -118,7 +119,7 @@ class Forwarder:
         """The link came up at least once in this run (a stop drains only then)."""
         """Open while forwarding: where a connection error is noted before the link ever came up."""
         """The broker's last permissions violation (the reason a publish was never acknowledged)."""
-        self._js: tuple[Any, Any] | None = None
+        self._js: tuple[Any, Publisher] | None = None
         """The connection last published on and its JetStream context."""
         self._caught_up_at = 0.0
         """When the forwarder last found nothing left to send or acknowledge (monotonic)."""
@@ -317,7 +318,7 @@ class Forwarder:
                     for i, m in enumerate(messages):
                         while len(pending) >= self.window:
                             await self._complete_oldest(pending, outbox)
-                        future = await js.publish_async(m.subject, m.payload, headers={"Nats-Msg-Id": m.msg_id})
+                        future = await js.publish(m.subject, m.payload, {"Nats-Msg-Id": m.msg_id})
                         pending.append((m.seq, i == len(messages) - 1, future))
                     sent = record.seq
                     while pending and pending[0][2].done():
@@ -333,6 +334,7 @@ class Forwarder:
         finally:
             for _, _, future in pending:
                 future.cancel()
+            js.forget()
             self._flush_ack(outbox, force=True)
 
     def _check_journal(self, outbox: Outbox, sent: int) -> str | None:
@@ -355,11 +357,11 @@ class Forwarder:
             raise JournalError(f"{self.journal_path}: does not verify, not published: {report.problems[0]}")
         return str(row[0]) if row else None
 
-    def _jetstream(self, nc: Any) -> Any:
-        """The JetStream context of connection ``nc``, made once: each context subscribes an inbox
-        of its own for the publish acknowledgements, so one per resend would pile them up."""
+    def _jetstream(self, nc: Any) -> Publisher:
+        """The publisher of connection ``nc``, made once: each subscribes an inbox of its own for
+        the publish acknowledgements, so one per resend would pile them up."""
         if self._js is None or self._js[0] is not nc:
-            self._js = (nc, nc.jetstream(publish_async_max_pending=self.window * 2))
+            self._js = (nc, Publisher(nc))
         return self._js[1]
 
     async def _complete_oldest(
