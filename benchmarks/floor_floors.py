@@ -267,8 +267,13 @@ async def _fetch(
     return got
 
 
-def _copy(db_url: str, messages: list[tuple[str, str | None, bytes]]) -> Callable[[], None]:
-    """COPY the rows of ``messages`` (parsed now, outside the measurement) when called."""
+def _copy(
+    db_url: str, messages: list[tuple[str, str | None, bytes]]
+) -> tuple[Callable[[], None], psycopg.Connection[Any]]:
+    """COPY the rows of ``messages`` (parsed now, outside the measurement) when called, over the
+    connection returned beside it (open, its temporary tables made): the caller closes it after
+    reading the server's CPU, so the backend's share is still a live process's (an ended one's
+    reaches the postmaster's count only once it reaps it: under load, after the reading)."""
     batches = [parse_batch(messages[i : i + 1000], "floorraw") for i in range(0, len(messages), 1000)]
     columns = {
         "events": "table_id text, seq bigint, at float8, at_epoch float8, kind text, class text, data jsonb",
@@ -282,21 +287,22 @@ def _copy(db_url: str, messages: list[tuple[str, str | None, bytes]]) -> Callabl
         "meters": "table_id text, seq bigint, round_no bigint, scope text, name text, value bigint",
     }
 
-    def run() -> None:
-        with psycopg.connect(db_url) as conn:
-            for name, cols in columns.items():
-                conn.execute(f"CREATE TEMP TABLE floor_{name} ({cols}) ON COMMIT DELETE ROWS")
-            conn.commit()
-            for batch in batches:
-                with conn.transaction(), conn.cursor() as cur:
-                    for name in columns:
-                        rows: list[tuple[Any, ...]] = getattr(batch, name)
-                        if rows:
-                            with cur.copy(f"COPY floor_{name} FROM STDIN") as copy:
-                                for row in rows:
-                                    copy.write_row(row)
+    conn = psycopg.connect(db_url)
+    for name, cols in columns.items():
+        conn.execute(f"CREATE TEMP TABLE floor_{name} ({cols}) ON COMMIT DELETE ROWS")
+    conn.commit()
 
-    return run
+    def run() -> None:
+        for batch in batches:
+            with conn.transaction(), conn.cursor() as cur:
+                for name in columns:
+                    rows: list[tuple[Any, ...]] = getattr(batch, name)
+                    if rows:
+                        with cur.copy(f"COPY floor_{name} FROM STDIN") as copy:
+                            for row in rows:
+                                copy.write_row(row)
+
+    return run, conn
 
 
 def measure_floors(
@@ -327,7 +333,11 @@ def measure_floors(
         fetched.extend(asyncio.run(_fetch(nats_url, int(n * per_record), 1000)))
 
     fetch_us, fetch_server = _cpu_us(fetch, lambda: proc_cpu(nats_pid), n)
-    copy, copy_server = _cpu_us(_copy(db_url, fetched), lambda: postgres_cpu(postgres_pid), n)
+    copying, conn = _copy(db_url, fetched)
+    try:
+        copy, copy_server = _cpu_us(copying, lambda: postgres_cpu(postgres_pid), n)
+    finally:
+        conn.close()
     return Floors(n, sqlite_one, sqlite_batch, publish, publish_server, fetch_us, fetch_server, copy, copy_server)
 
 
