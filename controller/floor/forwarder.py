@@ -20,6 +20,7 @@ import sqlite3
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,10 +33,10 @@ from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import Message, messages_for
 from controller.floor.publish import Publisher
 from controller.floor_config import FloorConfig
-from controller.journal.outbox import Outbox
+from controller.journal.outbox import Outbox, RawRecord
 from controller.journal.store import JournalError
 
-__all__ = ["Forwarder", "LinkState", "LinkStatus"]
+__all__ = ["Forwarder", "LinkState", "LinkStatus", "RecentRecords"]
 
 log = logging.getLogger("tablectl.floor")
 
@@ -79,6 +80,39 @@ class LinkStatus:
 
 class _Resend(Exception):
     """A publish failed: go back to the last acknowledged record."""
+
+
+class RecentRecords:
+    """The journal records the forwarder has read since the last round it published, so that the
+    round's message takes the round's records from them instead of reading them again (a round's
+    ``.round`` message carries its ~160 records: reading them back was a quarter of making the
+    messages). At most ``limit`` are kept (a table that deals no round still writes link records);
+    a range not all kept is read from the journal."""
+
+    def __init__(self, read: Callable[[int, int], list[RawRecord]], limit: int = 10_000) -> None:
+        self.read = read
+        self.limit = limit
+        self._records: dict[int, RawRecord] = {}
+
+    def add(self, records: list[RawRecord]) -> None:
+        """Keep ``records`` (read in journal order)."""
+        for r in records:
+            self._records[r.seq] = r
+        if len(self._records) > self.limit:
+            for seq in list(itertools.islice(self._records, len(self._records) - self.limit // 2)):
+                del self._records[seq]
+
+    def between(self, first: int, last: int) -> list[RawRecord]:
+        """The records ``first`` to ``last`` in order, as :meth:`Outbox.between` reads them."""
+        kept = [self._records.get(seq) for seq in range(first, last + 1)]
+        if all(r is not None for r in kept):
+            return [r for r in kept if r is not None]
+        return self.read(first, last)
+
+    def forget_through(self, seq: int) -> None:
+        """Drop the records up to ``seq`` (a round published: the next one starts after it)."""
+        for kept in list(itertools.takewhile(lambda s: s <= seq, self._records)):
+            del self._records[kept]
 
 
 class Forwarder:
@@ -279,6 +313,7 @@ class Forwarder:
         link = self.link
         anchor_seq = outbox.anchor_seq()
         linked = self._check_journal(outbox, sent)
+        recent = RecentRecords(outbox.between)
         try:
             poll, more = 0.005, True
             while not self._stopping.is_set():
@@ -286,6 +321,7 @@ class Forwarder:
                 # Read only when the journal changed: with acknowledgements outstanding and nothing new,
                 # a read per acknowledgement was a query per message.
                 records = outbox.after(sent, self.batch) if more or outbox.changed() else []
+                recent.add(records)
                 more = len(records) == self.batch
                 self._head = max(self._head, records[-1].seq if records else sent)
                 if not records:
@@ -313,8 +349,10 @@ class Forwarder:
                         )
                     linked = record.hash
                     messages: list[Message] = messages_for(
-                        record, link.table_id, link.subject_prefix, outbox.between, anchor_seq
+                        record, link.table_id, link.subject_prefix, recent.between, anchor_seq
                     )
+                    if len(messages) > 1:  # a round: the records before it are no round's any more
+                        recent.forget_through(record.seq)
                     for i, m in enumerate(messages):
                         while len(pending) >= self.window:
                             await self._complete_oldest(pending, outbox)
