@@ -9,6 +9,14 @@ done the barest way the same engines allow, with the same records, in the same r
 - PostgreSQL COPY: the rows the ingest makes of those messages, COPYed into temporary tables
   (no parsing, no upsert), one transaction per 1,000 messages.
 
+Beside it, the **required-work floor** (:func:`measure_required`): the bare engines plus only the
+work the floor link must do, each done the barest way: the journal's SHA-256 chain over each
+record's canonical text as the rows are inserted; publish, fetch and ack over TLS with nkey
+identities on the production broker (the link's own, with its permissions); every message
+validated (:func:`controller.floor.validate.check_message`, which also makes the rows the COPY
+writes) and its hash recomputed over its canonical content (``content_hash_ok``); the same COPY.
+What is left between it and the link is work the link does beyond what is mandated.
+
 Each figure is CPU seconds of the Python process doing it (``time.process_time``) plus those of
 the server it talks to (``/proc/<pid>/stat``), per journal record. CPU rather than wall time,
 because this machine is shared: the sum over the stages bounds the records per second two
@@ -32,9 +40,20 @@ from nats.js.api import AckPolicy, ConsumerConfig, StorageType, StreamConfig
 
 from controller.floor.ingest import parse_batch
 from controller.floor.messages import Message, messages_for
+from controller.floor.validate import check_message, content_hash_ok
 from controller.journal.outbox import Outbox
+from controller.journal.store import GENESIS, record_hash
 
-__all__ = ["proc_cpu", "postgres_cpu", "Floors", "measure_floors", "template_messages"]
+__all__ = [
+    "proc_cpu",
+    "postgres_cpu",
+    "Floors",
+    "Required",
+    "RequiredLink",
+    "measure_floors",
+    "measure_required",
+    "template_messages",
+]
 
 _TICK = os.sysconf("SC_CLK_TCK")
 
@@ -98,12 +117,63 @@ class Floors:
         )
 
 
-def template_messages(journal: Path, table_id: str = "t-floor") -> tuple[list[tuple[int, str, str]], list[Message]]:
+@dataclass(frozen=True, slots=True)
+class Required:
+    """CPU microseconds per journal record of the required-work floor's stages (the COPY is the
+    bare floor's: the same rows)."""
+
+    records: int
+    sqlite_chain: float
+    """SQLite as the bare floor, plus the journal's SHA-256 chain of each record's canonical text."""
+    publish: float
+    publish_server: float
+    fetch: float
+    """fetch + ack over TLS with the ingest's identity (the client's CPU)."""
+    fetch_server: float
+    checks: float
+    """Every message validated and its record's hash recomputed over its canonical content."""
+
+    def stages(self, bare: Floors) -> dict[str, float]:
+        """By stage, as ``bench_floor.py`` prints them."""
+        return {
+            "writers": self.sqlite_chain,
+            "forwarders": self.publish,
+            "nats-server": self.publish_server + self.fetch_server,
+            "ingest": self.fetch + self.checks + bare.copy,
+            "postgres": bare.copy_server,
+        }
+
+    def total(self, bare: Floors) -> float:
+        """The required-work floor of the whole path."""
+        return sum(self.stages(bare).values())
+
+
+@dataclass(frozen=True, slots=True)
+class RequiredLink:
+    """Where the required-work floor talks to the production broker: its URL and PID, the CA,
+    and the identities it uses (a publisher allowed ``<prefix>.<table>.>``, the setup identity that
+    makes the stream, an ingest identity of ``stream`` and ``durable``)."""
+
+    url: str
+    pid: int
+    ca: str
+    publisher: str
+    admin: str
+    ingest: str
+    prefix: str = "floorreq"
+    table_id: str = "t-floor"
+    stream: str = "FLOORREQ"
+    durable: str = "floor-required"
+
+
+def template_messages(
+    journal: Path, table_id: str = "t-floor", prefix: str = "floorraw"
+) -> tuple[list[tuple[int, str, str]], list[Message]]:
     """The template journal's records (seq, kind, data text) and the messages they make."""
     outbox = Outbox(journal)
     try:
         raw = outbox.after(0, 1_000_000)
-        messages = [m for r in raw for m in messages_for(r, table_id, "floorraw", outbox.between)]
+        messages = [m for r in raw for m in messages_for(r, table_id, prefix, outbox.between)]
     finally:
         outbox.close()
     return [(r.seq, r.kind, r.data) for r in raw], messages
@@ -115,7 +185,9 @@ def _cpu_us(run: Callable[[], None], server: Callable[[], float], n: int) -> tup
     return (time.process_time() - c0) / n * 1e6, (server() - s0) / n * 1e6
 
 
-def _sqlite(path: Path, rows: list[tuple[int, str, str]], n: int, per_commit: int, sync: str) -> None:
+def _sqlite(
+    path: Path, rows: list[tuple[int, str, str]], n: int, per_commit: int, sync: str, chain: bool = False
+) -> None:
     db = sqlite3.connect(str(path), isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute(f"PRAGMA synchronous={sync}")
@@ -124,27 +196,42 @@ def _sqlite(path: Path, rows: list[tuple[int, str, str]], n: int, per_commit: in
         "prev TEXT, hash TEXT)"
     )
     start = int(db.execute("SELECT coalesce(max(seq), 0) FROM records").fetchone()[0])
-    h = "0" * 64
+    h = GENESIS
     for first in range(0, n, per_commit):
         db.execute("BEGIN IMMEDIATE")
-        db.executemany(
-            "INSERT INTO records VALUES (?, ?, ?, 1, ?, ?, ?)",
-            [
+        if chain:  # the journal's chain: each record's hash over the one before and its canonical text
+            batch = []
+            for i in range(first, min(n, first + per_commit)):
+                _, kind, text = rows[i % len(rows)]
+                prev, h = h, record_hash(h, start + i + 1, 0.0, kind, True, text)
+                batch.append((start + i + 1, 0.0, kind, text, prev, h))
+        else:
+            batch = [
                 (start + i + 1, 0.0, rows[i % len(rows)][1], rows[i % len(rows)][2], h, h)
                 for i in range(first, min(n, first + per_commit))
-            ],
-        )
+            ]
+        db.executemany("INSERT INTO records VALUES (?, ?, ?, 1, ?, ?, ?)", batch)
         db.execute("COMMIT")
     db.close()
 
 
-async def _publish(url: str, messages: list[Message], n_records: int, per_record: float, window: int) -> None:
-    nc = await nats.connect(url)
+async def _publish(
+    url: str,
+    messages: list[Message],
+    n_records: int,
+    per_record: float,
+    window: int,
+    options: dict[str, Any] | None = None,
+) -> None:
+    """Publish the messages (repeated to ``n_records`` records); without ``options`` (the bare
+    broker) the stream is made here too."""
+    nc = await nats.connect(url, **(options or {}))
     js = nc.jetstream(publish_async_max_pending=window)
     try:
-        await js.add_stream(
-            StreamConfig(name="FLOORRAW", subjects=["floorraw.>"], storage=StorageType.FILE, duplicate_window=120.0)
-        )
+        if options is None:
+            await js.add_stream(
+                StreamConfig(name="FLOORRAW", subjects=["floorraw.>"], storage=StorageType.FILE, duplicate_window=120.0)
+            )
         count = int(n_records * per_record)
         for i in range(count):
             m = messages[i % len(messages)]
@@ -154,26 +241,39 @@ async def _publish(url: str, messages: list[Message], n_records: int, per_record
         await nc.close()
 
 
-async def _fetch(url: str, count: int, batch: int) -> list[tuple[str, str | None, bytes]]:
-    nc = await nats.connect(url)
+async def _fetch(
+    url: str,
+    count: int,
+    batch: int,
+    options: dict[str, Any] | None = None,
+    where: tuple[str, str, str] = ("floorraw.>", "FLOORRAW", "raw"),
+) -> list[tuple[str, str | None, bytes]]:
+    """Pull ``count`` messages (``where``: subjects, stream, durable) and acknowledge them."""
+    nc = await nats.connect(url, **(options or {}))
     got: list[tuple[str, str | None, bytes]] = []
+    subjects, stream, durable = where
     try:
         js = nc.jetstream()
         sub = await js.pull_subscribe(
-            "floorraw.>", durable="raw", stream="FLOORRAW", config=ConsumerConfig(ack_policy=AckPolicy.EXPLICIT)
+            subjects, durable=durable, stream=stream, config=ConsumerConfig(ack_policy=AckPolicy.EXPLICIT)
         )
         while len(got) < count:
             for m in await sub.fetch(batch, timeout=5.0):
                 await m.ack()
-                got.append((m.subject, None, m.data))
+                got.append((m.subject, (m.headers or {}).get("Nats-Msg-Id"), m.data))
         await nc.flush()
     finally:
         await nc.close()
     return got
 
 
-def _copy(db_url: str, messages: list[tuple[str, str | None, bytes]]) -> Callable[[], None]:
-    """COPY the rows of ``messages`` (parsed now, outside the measurement) when called."""
+def _copy(
+    db_url: str, messages: list[tuple[str, str | None, bytes]]
+) -> tuple[Callable[[], None], psycopg.Connection[Any]]:
+    """COPY the rows of ``messages`` (parsed now, outside the measurement) when called, over the
+    connection returned beside it (open, its temporary tables made): the caller closes it after
+    reading the server's CPU, so the backend's share is still a live process's (an ended one's
+    reaches the postmaster's count only once it reaps it: under load, after the reading)."""
     batches = [parse_batch(messages[i : i + 1000], "floorraw") for i in range(0, len(messages), 1000)]
     columns = {
         "events": "table_id text, seq bigint, at float8, at_epoch float8, kind text, class text, data jsonb",
@@ -187,21 +287,22 @@ def _copy(db_url: str, messages: list[tuple[str, str | None, bytes]]) -> Callabl
         "meters": "table_id text, seq bigint, round_no bigint, scope text, name text, value bigint",
     }
 
-    def run() -> None:
-        with psycopg.connect(db_url) as conn:
-            for name, cols in columns.items():
-                conn.execute(f"CREATE TEMP TABLE floor_{name} ({cols}) ON COMMIT DELETE ROWS")
-            conn.commit()
-            for batch in batches:
-                with conn.transaction(), conn.cursor() as cur:
-                    for name in columns:
-                        rows: list[tuple[Any, ...]] = getattr(batch, name)
-                        if rows:
-                            with cur.copy(f"COPY floor_{name} FROM STDIN") as copy:
-                                for row in rows:
-                                    copy.write_row(row)
+    conn = psycopg.connect(db_url)
+    for name, cols in columns.items():
+        conn.execute(f"CREATE TEMP TABLE floor_{name} ({cols}) ON COMMIT DELETE ROWS")
+    conn.commit()
 
-    return run
+    def run() -> None:
+        for batch in batches:
+            with conn.transaction(), conn.cursor() as cur:
+                for name in columns:
+                    rows: list[tuple[Any, ...]] = getattr(batch, name)
+                    if rows:
+                        with cur.copy(f"COPY floor_{name} FROM STDIN") as copy:
+                            for row in rows:
+                                copy.write_row(row)
+
+    return run, conn
 
 
 def measure_floors(
@@ -232,5 +333,56 @@ def measure_floors(
         fetched.extend(asyncio.run(_fetch(nats_url, int(n * per_record), 1000)))
 
     fetch_us, fetch_server = _cpu_us(fetch, lambda: proc_cpu(nats_pid), n)
-    copy, copy_server = _cpu_us(_copy(db_url, fetched), lambda: postgres_cpu(postgres_pid), n)
+    copying, conn = _copy(db_url, fetched)
+    try:
+        copy, copy_server = _cpu_us(copying, lambda: postgres_cpu(postgres_pid), n)
+    finally:
+        conn.close()
     return Floors(n, sqlite_one, sqlite_batch, publish, publish_server, fetch_us, fetch_server, copy, copy_server)
+
+
+def _checks(messages: list[tuple[str, str | None, bytes]], prefix: str) -> Callable[[], None]:
+    """Validate every message and recompute its record's hash over its canonical content."""
+
+    def run() -> None:
+        for subject, msg_id, payload in messages:
+            content_hash_ok(check_message(subject, msg_id, payload, prefix), None)
+
+    return run
+
+
+def measure_required(
+    folder: Path,
+    template_journal: Path,
+    link: RequiredLink,
+    n: int = 20_000,
+    per_commit: int = 50,
+    sync: str = "NORMAL",
+    window: int = 256,
+) -> Required:
+    """Measure the required-work floor over ``n`` journal records, on the production broker of
+    ``link`` (TLS, nkey identities); the COPY is the bare floor's (:func:`measure_floors`)."""
+    from controller.floor.connect import NatsAuth, create_stream, nats_auth_options
+    from controller.floor.ingest import IngestConfig
+
+    rows, messages = template_messages(template_journal, link.table_id, link.prefix)
+    per_record = len(messages) / len(rows)
+    sqlite_chain, _ = _cpu_us(lambda: _sqlite(folder / "required.db", rows, n, per_commit, sync, chain=True), float, n)
+    stream = IngestConfig((link.url,), "", subject_prefix=link.prefix, stream=link.stream)
+    asyncio.run(create_stream((link.url,), NatsAuth(link.admin, link.ca), stream))
+    publisher = nats_auth_options(NatsAuth(link.publisher, link.ca))
+    ingest = nats_auth_options(NatsAuth(link.ingest, link.ca))
+    publish, publish_server = _cpu_us(
+        lambda: asyncio.run(_publish(link.url, messages, n, per_record, window, publisher)),
+        lambda: proc_cpu(link.pid),
+        n,
+    )
+    fetched: list[tuple[str, str | None, bytes]] = []
+    where = (f"{link.prefix}.>", link.stream, link.durable)
+
+    def fetch() -> None:
+        fetched.extend(asyncio.run(_fetch(link.url, int(n * per_record), 1000, ingest, where)))
+
+    fetch_us, fetch_server = _cpu_us(fetch, lambda: proc_cpu(link.pid), n)
+    checks, _ = _cpu_us(_checks(fetched, link.prefix), float, n)
+    return Required(n, sqlite_chain, publish, publish_server, fetch_us, fetch_server, checks)

@@ -16,6 +16,7 @@ pytest.importorskip("nats")
 
 import controller.floor.forwarder as forwarder_module
 from controller.floor.forwarder import Forwarder, _Resend
+from controller.floor.publish import Publisher
 from controller.floor_config import FloorConfig
 
 TIMEOUT = 0.1
@@ -36,7 +37,7 @@ class Ack:
 
 def forwarder(tmp_path: Path, nc: Connection) -> Forwarder:
     f = Forwarder(tmp_path / "unused.db", FloorConfig("t1", ("nats://127.0.0.1:1",)), ack_timeout_s=TIMEOUT)
-    f._js = (nc, None)
+    f._js = (nc, Publisher(nc))
     return f
 
 

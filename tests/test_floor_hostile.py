@@ -730,3 +730,15 @@ def test_reconcile_reads_records_as_they_go_and_skips_what_the_journal_pruned() 
     found = reconcile(iter(journal_rows), iter([(s, f"h{s}") for s in (11, 12, 15)]), journal_anchor=10)
     assert found.differences == ["records 13 to 14: in the journal, missing on the floor (a gap)"]
     assert reconcile([], [(1, "x")]).differences == ["record 1: on the floor, not in the journal"]
+
+
+def test_a_copied_event_time_is_the_one_to_timestamp_makes(db: str) -> None:
+    """journal_event.at goes in by COPY (chain.pg_timestamp): the same microsecond PostgreSQL's
+    to_timestamp makes of the journal's float, half-microseconds and rounding included."""
+    from controller.floor.chain import pg_timestamp
+
+    times = [0.0, 1.5e-6, 2.5e-6, 946684800.0000005, 1796262867.1906152, 1796262867.0000005, 1796262867.9999995]
+    times += [1_700_000_000 + i / 7 + j * 1e-7 for i in range(50) for j in range(3)]
+    with psycopg.connect(db, autocommit=True) as conn:
+        made = [conn.execute("SELECT to_timestamp(%s::float8)", (t,)).fetchone() for t in times]
+    assert [pg_timestamp(t) for t in times] == [row[0] if row else None for row in made]

@@ -29,6 +29,7 @@ import enum
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -139,48 +140,30 @@ async def register_table(conn: psycopg.AsyncConnection[Any], table_id: str) -> b
         return cur.rowcount == 1
 
 
-_STAGED = {
-    # rows -> (stage table columns, target table, target columns, select expressions)
-    "events": (
-        "table_id text, seq bigint, at float8, at_epoch float8, kind text, class text, data jsonb",
-        "journal_event",
-        "table_id, seq, at, at_epoch, kind, class, data",
-        "table_id, seq, to_timestamp(at), at_epoch, kind, class, data",
-    ),
-    "seats": (
-        "table_id text, seq bigint, round_no bigint, seat integer, cards text, wagered bigint, net bigint",
-        "round_seat",
-        "table_id, seq, round_no, seat, cards, wagered, net",
-        "table_id, seq, round_no, seat, cards, wagered, net",
-    ),
-    "wagers": (
-        "table_id text, seq bigint, round_no bigint, seat integer, spot text, cents bigint, result text, net bigint, "
-        "commission bigint",
-        "wager",
-        "table_id, seq, round_no, seat, spot, cents, result, net, commission",
-        "table_id, seq, round_no, seat, spot, cents, result, net, commission",
-    ),
-    "cards": (
-        "table_id text, seq bigint, round_no bigint, idx integer, card text, dealt_to text",
-        "card",
-        "table_id, seq, round_no, idx, card, dealt_to",
-        "table_id, seq, round_no, idx, card, dealt_to",
-    ),
-    "meters": (
-        "table_id text, seq bigint, round_no bigint, scope text, name text, value bigint",
-        "meter",
-        "table_id, seq, round_no, scope, name, value",
-        "table_id, seq, round_no, scope, name, value",
-    ),
-    "records": (
-        "table_id text, seq bigint, prev text, hash text, mac text, verified boolean, body_sha256 text, class text",
-        "floor_record",
-        "table_id, seq, prev, hash, mac, verified, body_sha256, class",
-        "table_id, seq, prev, hash, mac, verified, body_sha256, class",
-    ),
+_COPIED = {
+    # rows -> (target table, its columns, in the rows' order)
+    "events": ("journal_event", "table_id, seq, at, at_epoch, kind, class, data"),
+    "seats": ("round_seat", "table_id, seq, round_no, seat, cards, wagered, net"),
+    "wagers": ("wager", "table_id, seq, round_no, seat, spot, cents, result, net, commission"),
+    "cards": ("card", "table_id, seq, round_no, idx, card, dealt_to"),
+    "meters": ("meter", "table_id, seq, round_no, scope, name, value"),
+    "records": ("floor_record", "table_id, seq, prev, hash, mac, verified, body_sha256, class"),
+    "pending": ("floor_pending", "table_id, seq, subject, msg_id, payload"),
 }
-"""The high-volume rows go in with COPY into a temporary table, then one INSERT (no ON CONFLICT:
-the chain decided each (table, seq) is new; a conflict is an error, never a silent drop)."""
+"""The high-volume rows go in with COPY straight into their tables (no ON CONFLICT: the chain
+decided each (table, seq) is new; a conflict fails the transaction, never a silent drop). A
+staging table and an INSERT ... SELECT from it wrote every row twice (docs/benchmarks.md)."""
+
+_PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+_PG_EPOCH_UNIX = 946_684_800.0
+
+
+def pg_timestamp(at: float) -> datetime:
+    """``at`` (seconds since 1970) as the timestamp PostgreSQL's ``to_timestamp(at)`` makes: the same
+    microsecond (its rounding, ``rint`` of the microseconds since 2000), so a row COPYed with it equals
+    one written with ``to_timestamp``."""
+    return _PG_EPOCH + timedelta(microseconds=round((at - _PG_EPOCH_UNIX) * 1e6))
+
 
 _SQL = {
     "rounds": "INSERT INTO round (table_id, seq, round_no, game, config, started_at, ended_at, void, seats, handle, win, "
@@ -200,7 +183,6 @@ _SQL = {
     "anchor_hash = coalesce(floor_chain.anchor_hash, excluded.anchor_hash)",
     "quarantine": "INSERT INTO floor_quarantine (table_id, seq, subject, msg_id, reason, prev, hash, payload) "
     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-    "pending": "INSERT INTO floor_pending (table_id, seq, subject, msg_id, payload) VALUES (%s, %s, %s, %s, %s)",
     "rejects": "INSERT INTO ingest_reject (subject, msg_id, payload, error, table_id, size, excerpt) "
     "VALUES (%s, %s, %s, %s, %s, %s, %s)",
 }
@@ -443,18 +425,22 @@ async def _meters(cur: psycopg.AsyncCursor[Any], table: str, seq: int) -> tuple[
 
 
 async def _write(cur: psycopg.AsyncCursor[Any], w: _Writes) -> None:
-    for name, (columns, target, cols, exprs) in _STAGED.items():
-        rows = w.records if name == "records" else getattr(w.rows, name)
+    for name, (target, cols) in _COPIED.items():
+        rows: list[tuple[Any, ...]] = (
+            w.records if name == "records" else w.pending if name == "pending" else getattr(w.rows, name)
+        )
         if not rows:
             continue
-        await cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS stage_{name} ({columns}) ON COMMIT DELETE ROWS")
-        async with cur.copy(f"COPY stage_{name} ({cols}) FROM STDIN") as copy:
-            for row in rows:
-                await copy.write_row(row)
-        await cur.execute(f"INSERT INTO {target} ({cols}) SELECT {exprs} FROM stage_{name}")
+        async with cur.copy(f"COPY {target} ({cols}) FROM STDIN") as copy:
+            if name == "events":  # ``at`` is the journal's float; the column a timestamp
+                for t, seq, at, at_epoch, kind, cls, data in rows:
+                    await copy.write_row((t, seq, pg_timestamp(at), at_epoch, kind, cls, data))
+            else:
+                for row in rows:
+                    await copy.write_row(row)
     if w.rows.rounds:
         await cur.executemany(_SQL["rounds"], w.rows.rounds)
-    for name in ("chains", "quarantine", "pending", "rejects"):
+    for name in ("chains", "quarantine", "rejects"):
         rows = getattr(w, name)
         if rows:
             await cur.executemany(_SQL[name], rows)

@@ -20,6 +20,7 @@ import sqlite3
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,11 +31,12 @@ import nats.js.errors
 
 from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import Message, messages_for
+from controller.floor.publish import Publisher
 from controller.floor_config import FloorConfig
-from controller.journal.outbox import Outbox
+from controller.journal.outbox import Outbox, RawRecord
 from controller.journal.store import JournalError
 
-__all__ = ["Forwarder", "LinkState", "LinkStatus"]
+__all__ = ["Forwarder", "LinkState", "LinkStatus", "RecentRecords"]
 
 log = logging.getLogger("tablectl.floor")
 
@@ -80,6 +82,39 @@ class _Resend(Exception):
     """A publish failed: go back to the last acknowledged record."""
 
 
+class RecentRecords:
+    """The journal records the forwarder has read since the last round it published, so that the
+    round's message takes the round's records from them instead of reading them again (a round's
+    ``.round`` message carries its ~160 records: reading them back was a quarter of making the
+    messages). At most ``limit`` are kept (a table that deals no round still writes link records);
+    a range not all kept is read from the journal."""
+
+    def __init__(self, read: Callable[[int, int], list[RawRecord]], limit: int = 10_000) -> None:
+        self.read = read
+        self.limit = limit
+        self._records: dict[int, RawRecord] = {}
+
+    def add(self, records: list[RawRecord]) -> None:
+        """Keep ``records`` (read in journal order)."""
+        for r in records:
+            self._records[r.seq] = r
+        if len(self._records) > self.limit:
+            for seq in list(itertools.islice(self._records, len(self._records) - self.limit // 2)):
+                del self._records[seq]
+
+    def between(self, first: int, last: int) -> list[RawRecord]:
+        """The records ``first`` to ``last`` in order, as :meth:`Outbox.between` reads them."""
+        kept = [self._records.get(seq) for seq in range(first, last + 1)]
+        if all(r is not None for r in kept):
+            return [r for r in kept if r is not None]
+        return self.read(first, last)
+
+    def forget_through(self, seq: int) -> None:
+        """Drop the records up to ``seq`` (a round published: the next one starts after it)."""
+        for kept in list(itertools.takewhile(lambda s: s <= seq, self._records)):
+            del self._records[kept]
+
+
 class Forwarder:
     """Publishes the journal at ``journal_path`` over ``link`` until :meth:`stop`."""
 
@@ -118,7 +153,7 @@ class Forwarder:
         """The link came up at least once in this run (a stop drains only then)."""
         """Open while forwarding: where a connection error is noted before the link ever came up."""
         """The broker's last permissions violation (the reason a publish was never acknowledged)."""
-        self._js: tuple[Any, Any] | None = None
+        self._js: tuple[Any, Publisher] | None = None
         """The connection last published on and its JetStream context."""
         self._caught_up_at = 0.0
         """When the forwarder last found nothing left to send or acknowledge (monotonic)."""
@@ -278,6 +313,7 @@ class Forwarder:
         link = self.link
         anchor_seq = outbox.anchor_seq()
         linked = self._check_journal(outbox, sent)
+        recent = RecentRecords(outbox.between)
         try:
             poll, more = 0.005, True
             while not self._stopping.is_set():
@@ -285,6 +321,7 @@ class Forwarder:
                 # Read only when the journal changed: with acknowledgements outstanding and nothing new,
                 # a read per acknowledgement was a query per message.
                 records = outbox.after(sent, self.batch) if more or outbox.changed() else []
+                recent.add(records)
                 more = len(records) == self.batch
                 self._head = max(self._head, records[-1].seq if records else sent)
                 if not records:
@@ -312,12 +349,14 @@ class Forwarder:
                         )
                     linked = record.hash
                     messages: list[Message] = messages_for(
-                        record, link.table_id, link.subject_prefix, outbox.between, anchor_seq
+                        record, link.table_id, link.subject_prefix, recent.between, anchor_seq
                     )
+                    if len(messages) > 1:  # a round: the records before it are no round's any more
+                        recent.forget_through(record.seq)
                     for i, m in enumerate(messages):
                         while len(pending) >= self.window:
                             await self._complete_oldest(pending, outbox)
-                        future = await js.publish_async(m.subject, m.payload, headers={"Nats-Msg-Id": m.msg_id})
+                        future = await js.publish(m.subject, m.payload, {"Nats-Msg-Id": m.msg_id})
                         pending.append((m.seq, i == len(messages) - 1, future))
                     sent = record.seq
                     while pending and pending[0][2].done():
@@ -333,6 +372,7 @@ class Forwarder:
         finally:
             for _, _, future in pending:
                 future.cancel()
+            js.forget()
             self._flush_ack(outbox, force=True)
 
     def _check_journal(self, outbox: Outbox, sent: int) -> str | None:
@@ -355,11 +395,11 @@ class Forwarder:
             raise JournalError(f"{self.journal_path}: does not verify, not published: {report.problems[0]}")
         return str(row[0]) if row else None
 
-    def _jetstream(self, nc: Any) -> Any:
-        """The JetStream context of connection ``nc``, made once: each context subscribes an inbox
-        of its own for the publish acknowledgements, so one per resend would pile them up."""
+    def _jetstream(self, nc: Any) -> Publisher:
+        """The publisher of connection ``nc``, made once: each subscribes an inbox of its own for
+        the publish acknowledgements, so one per resend would pile them up."""
         if self._js is None or self._js[0] is not nc:
-            self._js = (nc, nc.jetstream(publish_async_max_pending=self.window * 2))
+            self._js = (nc, Publisher(nc))
         return self._js[1]
 
     async def _complete_oldest(

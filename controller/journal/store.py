@@ -209,9 +209,13 @@ class Snapshot:
     state: dict[str, Any]
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""``json.dumps`` with these settings, made once: ``dumps`` makes an encoder on every call."""
+
+
 def canonical(data: Mapping[str, Any]) -> str:
     """The JSON text a record's data is stored and hashed as."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(data)
 
 
 def _digest(message: bytes, key: bytes | None) -> str:
