@@ -96,6 +96,30 @@ def test_a_batch_that_fails_keeps_none_of_its_records(tmp_path: Path) -> None:
     assert j.append_batch([NewRecord("X", {"n": 1}, event=True)]) == [3] and verify_journal(j).ok
 
 
+@pytest.mark.parametrize("how", ["append", "append_round", "append_batch"])
+def test_a_writer_chains_after_a_record_another_process_appended(tmp_path: Path, how: str) -> None:
+    """`journal prune --force-unacknowledged` journals its reason while the table runs: the table's
+    writer goes on after that record instead of failing on every write (its next number taken)."""
+    path = tmp_path / "j.db"
+    table = SqliteJournal(path)
+    table.append("SpotReport", {"seat": 1}, event=True)
+    other = SqliteJournal(path)  # another process's connection
+    forced = other.append("PruneForced", {"reason": "floor store rebuilt"})
+    other.close()
+    if how == "append":
+        seq = table.append("SpotReport", {"seat": 2}, event=True)
+    elif how == "append_round":
+        data = {"round": 1, "game": "mississippi_stud", "record": {"seats": {}}, "settlement": None, "faults": 0}
+        seq = table.append_round(1, data, meters_for_round(data))
+    else:
+        (seq,) = table.append_batch([NewRecord("SpotReport", {"seat": 2}, event=True)])
+    kinds = [r.kind for r in table.records()]
+    report = verify_journal(table)
+    table.close()
+    assert seq == forced + 1 and kinds[-2] == "PruneForced"
+    assert report.ok, report.problems
+
+
 def test_a_changed_byte_is_detected_and_located(tmp_path: Path) -> None:
     j = filled(tmp_path / "j.db")
     data = j.db.execute("SELECT data FROM records WHERE seq = 6").fetchone()[0]

@@ -510,6 +510,7 @@ class SqliteJournal:
         start = (self.last_seq, self.last_hash)
         try:
             with self._txn():
+                self._follow_head()
                 seq = write()
         except (sqlite3.Error, OSError) as exc:
             self.last_seq, self.last_hash = start
@@ -519,6 +520,15 @@ class SqliteJournal:
             raise
         self.last_seq, self.last_hash = self._pending
         return seq
+
+    def _follow_head(self) -> None:
+        """Chain to the file's last record (inside the write transaction): another process may have
+        appended since this writer's last record (``journal prune --force-unacknowledged``
+        journals its reason while the table runs), and a writer that chained to its own last record
+        would then fail on every write until restarted."""
+        row = self.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        if row is not None and row[0] > self.last_seq:
+            self.last_seq, self.last_hash = int(row[0]), str(row[1])
 
     def _write_error(self, exc: sqlite3.Error | OSError) -> JournalError:
         """The error to raise for a failed write: :class:`JournalFull` in words for a full disk."""
