@@ -101,21 +101,21 @@ def test_a_writer_chains_after_a_record_another_process_appended(tmp_path: Path,
     """`journal prune --force-unacknowledged` journals its reason while the table runs: the table's
     writer goes on after that record instead of failing on every write (its next number taken)."""
     path = tmp_path / "j.db"
-    table = SqliteJournal(path)
-    table.append("SpotReport", {"seat": 1}, event=True)
+    writer = SqliteJournal(path)
+    writer.append("SpotReport", {"seat": 1}, event=True)
     other = SqliteJournal(path)  # another process's connection
     forced = other.append("PruneForced", {"reason": "floor store rebuilt"})
     other.close()
     if how == "append":
-        seq = table.append("SpotReport", {"seat": 2}, event=True)
+        seq = writer.append("SpotReport", {"seat": 2}, event=True)
     elif how == "append_round":
         data = {"round": 1, "game": "mississippi_stud", "record": {"seats": {}}, "settlement": None, "faults": 0}
-        seq = table.append_round(1, data, meters_for_round(data))
+        seq = writer.append_round(1, data, meters_for_round(data))
     else:
-        (seq,) = table.append_batch([NewRecord("SpotReport", {"seat": 2}, event=True)])
-    kinds = [r.kind for r in table.records()]
-    report = verify_journal(table)
-    table.close()
+        (seq,) = writer.append_batch([NewRecord("SpotReport", {"seat": 2}, event=True)])
+    kinds = [r.kind for r in writer.records()]
+    report = verify_journal(writer)
+    writer.close()
     assert seq == forced + 1 and kinds[-2] == "PruneForced"
     assert report.ok, report.problems
 
