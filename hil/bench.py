@@ -318,6 +318,11 @@ class Player:
     same journal makes the same decisions as one never stopped.
     """
 
+    in_order = False
+    """Whether each event sent is handled before the next is sent and before a wait (the soak's
+    in-process devices): then a wait whose state a later wait also shows is left to that one (at
+    the bench the bet spots and the panel are separate links, and a press may overtake a report)."""
+
     WAIT_S = 120.0
     """How long a player waits for the table to show the effect of an action (generous: a
     loaded machine is slow, never wrong)."""
@@ -370,6 +375,11 @@ class Player:
             for spot, cents in spots.items():
                 if have.get(seat, {}).get(spot) != cents:
                     self.spots.place(seat, spot, cents)
+        if self.in_order:  # the reports are handled before the press: one wait shows both
+            self.before_no_more_bets(wanted)
+            self.panel.press("no_more_bets")
+            self.wait(lambda x: x.step != "betting" and x.wagers() == wanted, "bets to register, then no_more_bets")
+            return
         self.wait(lambda x: x.wagers() == wanted, "bets to register")
         self.before_no_more_bets(wanted)
         self.press("no_more_bets", lambda x: x.step != "betting")

@@ -203,10 +203,13 @@ def _make_player(
 ) -> Any:
     from hil.bench import PLAYERS
 
-    cls = PLAYERS[table.game]
+    make = PLAYERS[table.game]
     if strategy is not None and players_take_strategy(table.game):
-        return cls(view, sims, table, seats, seed, strategy=strategy)
-    return cls(view, sims, table, seats, seed)
+        player = make(view, sims, table, seats, seed, strategy=strategy)
+    else:
+        player = make(view, sims, table, seats, seed)
+    player.in_order = True  # every event is stepped through the engine when sent
+    return player
 
 
 class SoakError(RuntimeError):

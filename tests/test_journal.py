@@ -3,6 +3,7 @@ unwritable journal, a torn last WAL frame, and the engine holding when it cannot
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import sqlite3
@@ -16,6 +17,7 @@ import pytest
 from controller.journal import SCHEMA_VERSION, JournalError, JournalFull, NewRecord, SqliteJournal, verify_journal
 from controller.journal.meters import meters_for_round
 from controller.journal.outbox import Outbox
+from controller.journal.records import event_record
 from controller.journal.store import GENESIS, _Transaction, record_hash
 from controller.table.devices import RecordingDevices
 from controller.table.engine import Engine
@@ -25,6 +27,7 @@ from controller.table.snapshot_build import build_snapshot
 from controller.table_config import config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
+from drivers.shoe import CardDealt
 
 MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 
@@ -340,3 +343,30 @@ def test_opening_a_reader_beside_the_writer_keeps_the_writers_locks(tmp_path: Pa
     j.append("SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}, event=True)
     assert _other_process_reads(path) == 4, "a record committed after the reader was opened is not in the file"
     j.close()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Cached:
+    """An event keeping something beyond its fields (as a cached property would)."""
+
+    card: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_upper", self.card.upper())
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        SpotReport(device="bet_spots", seat=3, spot="ante", cents=500),
+        ButtonChanged(device="panel", button="confirm", pressed=True),
+        CardDealt(device="shoe", card="Ah", index=4, quality=100),
+        OpenTable(),
+        _Cached("ah"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_an_event_is_journaled_as_its_fields_in_their_order(event):
+    kind, data = event_record(event)
+    assert kind == type(event).__name__
+    assert list(data.items()) == [(f.name, getattr(event, f.name)) for f in dataclasses.fields(event)]

@@ -65,6 +65,11 @@ def event_record(event: object) -> tuple[str, dict[str, Any]]:
     names = _FIELDS[kind]
     if names is None:
         return kind.__name__, {"repr": repr(event)}
+    own = getattr(event, "__dict__", None)
+    if own is not None and len(own) == len(names):
+        # every field is an attribute of its own (set by ``__init__``) and there is nothing else:
+        # a copy of them is the same mapping, at a fifth of the cost
+        return kind.__name__, dict(own)
     return kind.__name__, {name: getattr(event, name) for name in names}
 
 

@@ -61,17 +61,40 @@ def mississippi_decision(
     """The optimal street bet, 0 (fold), 1 or 3 times the ante, for a player holding
     ``player_cards`` with ``community_shown`` (0, 1 or 2 community cards) face up, assuming the
     earlier streets were played by this same strategy (the bets so far follow from the cards)."""
-    t = mississippi_tables(paytable)
+    third, fourth, fifth = _flat_tables(paytable)
     cards = list(player_cards)
-    b3 = int(t["third"][set_index(cards)])
+    b3 = third[set_index(cards)]
     if not community_shown or b3 == 0:
         return b3
     cards.append(community_shown[0])
-    b4 = int(t["fourth"][b3 // 2, set_index(cards)])
+    b4 = fourth[b3 // 2 * _FOURTH_SETS + set_index(cards)]
     if len(community_shown) == 1 or b4 == 0:
         return b4
     cards.append(community_shown[1])
-    return int(t["fifth"][(b3 + b4) // 2 - 1, set_index(cards)])
+    return fifth[((b3 + b4) // 2 - 1) * _FIFTH_SETS + set_index(cards)]
+
+
+_FOURTH_SETS = 22_100
+"""Sets of 3 cards of 52: a row of the fourth street's table."""
+_FIFTH_SETS = 270_725
+"""Sets of 4 cards of 52: a row of the fifth street's table."""
+
+
+def _flat_tables(paytable: Paytable | None) -> tuple[bytes, bytes, bytes]:
+    """:func:`mississippi_tables` as bytes, rows one after another (a byte indexes to a Python
+    int: numpy's scalar indexing was most of a decision's cost)."""
+    table = paytable or _default_table("mississippi_stud").paytables["main"]
+    found = _FLAT_BY_TABLE.get(id(table))
+    if found is None or found[0] is not table:
+        t = mississippi_tables(table)
+        assert t["fourth"].shape[1] == _FOURTH_SETS and t["fifth"].shape[1] == _FIFTH_SETS
+        flat = tuple(t[street].astype("uint8").tobytes() for street in ("third", "fourth", "fifth"))
+        found = _FLAT_BY_TABLE[id(table)] = (table, (flat[0], flat[1], flat[2]))
+    return found[1]
+
+
+_FLAT_BY_TABLE: dict[int, tuple[Paytable, tuple[bytes, bytes, bytes]]] = {}
+""":func:`_flat_tables` by paytable object (as :data:`_BY_TABLE`)."""
 
 
 def boston5_expose(three_cards: Sequence[Card], *, paytable: Paytable | None = None) -> bool:
@@ -100,4 +123,5 @@ _B5_BY_TABLE: dict[int, tuple[TableConfig, list[int]]] = {}
 def forget() -> None:
     """Forget the tables looked up by object (controller.par.service.forget)."""
     _BY_TABLE.clear()
+    _FLAT_BY_TABLE.clear()
     _B5_BY_TABLE.clear()
