@@ -382,7 +382,8 @@ def test_a_clean_stop_sends_records_written_just_after_the_forwarder_looked(
 
     monkeypatch.setattr(forwarder_module, "time", SimpleNamespace(monotonic=monotonic, sleep=real_time.sleep))
     monkeypatch.setattr(Outbox, "changed", changed)
-    wait_for(lambda: bool(fired), "the forwarder's next look")
+    # the look appends to ``fired`` before it starts the stop: wait for the stop itself
+    wait_for(lambda: stopper.ident is not None, "the forwarder's next look and the table's stop")
     stopper.join(TIMEOUT)
     assert not stopper.is_alive()
     box = Outbox(journal.path)
