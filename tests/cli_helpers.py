@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+from pathlib import Path
 
 from controller.cli import main as tablectl
+from controller.table_config import config_dir
 
 
 def cli(*args: str) -> tuple[int, str, str]:
@@ -17,3 +19,14 @@ def cli(*args: str) -> tuple[int, str, str]:
         except SystemExit as exc:
             code = int(exc.code or 0)
     return code, out.getvalue(), err.getvalue()
+
+
+def real_table_config(folder: Path, extra: str = "") -> Path:
+    """``folder/table.yaml``: the shipped Mississippi Stud table config (a real table's, not the
+    bench's), its paytables found where they are shipped, ``extra`` YAML added at the end."""
+    shipped = config_dir()
+    config = folder / "table.yaml"
+    text = (shipped / "mississippi_stud.yaml").read_text()
+    text = text.replace("game: mississippi_stud", f"game: mississippi_stud\npaytables_dir: {shipped / 'paytables'}")
+    config.write_text(text + extra)
+    return config

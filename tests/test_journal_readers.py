@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import cli
+from cli_helpers import cli, real_table_config
 
 from controller.journal import JournalError, SqliteJournal, read_hmac_key, verify_journal
 from controller.journal.meters import meters_for_round
@@ -405,12 +405,7 @@ def _keyed_open_table(tmp_path: Path) -> tuple[Path, Path]:
     key = tmp_path / "t.key"
     key.write_bytes(KEY)
     key.chmod(0o600)
-    config = tmp_path / "table.yaml"
-    config.write_text(
-        (config_dir() / "mississippi_stud.yaml").read_text()
-        + f"\npaytables_dir: {config_dir() / 'paytables'}\njournal:\n  path: {path}\n  hmac_key_file: {key}\n"
-    )
-    return path, config
+    return path, real_table_config(tmp_path, f"\njournal:\n  path: {path}\n  hmac_key_file: {key}\n")
 
 
 INDEX_TAMPERINGS = {

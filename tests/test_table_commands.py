@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from cli_helpers import real_table_config
+
 from controller.docgen.diagram import MACHINES, diagram
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.serve import PtyServer
@@ -119,13 +121,7 @@ def test_run_refuses_a_bench_config() -> None:
 
 
 def test_run_refuses_a_driver_name_that_loads_no_driver_class(tmp_path: Path) -> None:
-    repo = Path(__file__).resolve().parent.parent
-    config = tmp_path / "table.yaml"
-    config.write_text(
-        (repo / "config" / "mississippi_stud.yaml")
-        .read_text()
-        .replace("game: mississippi_stud", f"game: mississippi_stud\npaytables_dir: {repo / 'config' / 'paytables'}")
-    )
+    config = real_table_config(tmp_path)
     argv = ["run", "--config", str(config), "--journal", str(tmp_path / "journal.db"), "--allow-unapproved"]
     script = (
         "import sys; from drivers import registry; from controller.cli import main; "
@@ -137,13 +133,7 @@ def test_run_refuses_a_driver_name_that_loads_no_driver_class(tmp_path: Path) ->
 
 
 def test_run_refuses_an_unapproved_paytable_naming_file_line_and_paytable(tmp_path: Path) -> None:
-    repo = Path(__file__).resolve().parent.parent
-    config = tmp_path / "table.yaml"
-    config.write_text(
-        (repo / "config" / "mississippi_stud.yaml")
-        .read_text()
-        .replace("game: mississippi_stud", f"game: mississippi_stud\npaytables_dir: {repo / 'config' / 'paytables'}")
-    )
+    config = real_table_config(tmp_path)
     journal = tmp_path / "journal.db"
     cmd = [sys.executable, "-m", "controller", "run", "--config", str(config), "--journal", str(journal)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)

@@ -374,17 +374,12 @@ def test_web_address_beyond_loopback_needs_a_token(tmp_path):
 def test_run_serves_a_read_only_view_of_the_real_table(tmp_path, driver):
     """`tablectl run --web` (drivers on ptys): the page shows the table and offers no controls."""
     from hil.devices import BetSpotSim, PanelSim, ShoeSim
+    from tests.cli_helpers import real_table_config
     from tests.test_table_commands import _run_table
     from tests.web_helpers import free_port
 
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
-    repo = Path(__file__).resolve().parent.parent
-    config = tmp_path / "table.yaml"
-    config.write_text(
-        (repo / "config" / "mississippi_stud.yaml")
-        .read_text()
-        .replace("game: mississippi_stud", f"game: mississippi_stud\npaytables_dir: {repo / 'config' / 'paytables'}")
-    )
+    config = real_table_config(tmp_path)
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     command = [sys.executable, "-m", "controller", "run", "--config", str(config), "--journal", str(tmp_path / "j.db")]
