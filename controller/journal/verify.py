@@ -573,8 +573,9 @@ def verify_prune(journal: SqliteJournal, removed: Iterable[tuple[int, int]]) -> 
     """What ``journal prune`` checks before it removes ``removed`` (from
     :func:`~controller.journal.retention.rounds_to_prune`), in time that grows with what it removes
     and what was written since a prune last checked, not with the journal: what a reader checks
-    (:func:`verify_reader`), every record it removes, each hash computed again, and the removed
-    rounds' index entries; then every record after the verified-up-to mark (``meta``'s
+    (:func:`verify_reader`), every record it removes, each hash computed again, and what the unsigned
+    tables say of them against the chain (:func:`_removed_range`; the last ten rounds counted in the
+    chain, not the index); then every record after the verified-up-to mark (``meta``'s
     ``verified_seq``, signed), from the hash the mark holds, to the end. Returns the report and the
     new mark (the last record checked and its hash). A journal signed with a key this reader was not
     given is refused: prune signs ``meta`` again. ``journal verify`` still checks everything."""
