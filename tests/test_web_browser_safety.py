@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.web_helpers import BenchProcess, Page, browser, free_port, journal_count, wait_for
+from tests.web_helpers import BenchProcess, Page, browser, journal_count, wait_for
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
@@ -62,8 +62,8 @@ class AttackerSite:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.port = free_port()
-        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = int(self.server.server_address[1])
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 

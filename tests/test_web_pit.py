@@ -6,6 +6,7 @@ through to a table's rounds and a round's full recall, which equals the table's 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 
 from controller.names import game_name
-from tests.web_helpers import SCREENS, BenchProcess, WebClient, browser, free_port, need_browser, tablectl, wait_for
+from tests.web_helpers import SCREENS, BenchProcess, WebClient, browser, need_browser, tablectl, wait_for
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
@@ -102,15 +103,18 @@ def floor(floor_site: Any) -> Iterator[dict[str, Any]]:
             "every round and the jam in the floor store",
             TIMEOUT,
         )
-        port = free_port()
-        web = subprocess.Popen(
-            [sys.executable, "-m", "controller", "floor", "web", "--db", db, "--web", f"127.0.0.1:{port}"],
+        web = subprocess.Popen(  # port 0: it binds a free one and names it (no port taken meanwhile)
+            [sys.executable, "-m", "controller", "floor", "web", "--db", db, "--web", "127.0.0.1:0"],
             stdout=subprocess.DEVNULL,
             stderr=(base / "web.err").open("w"),
         )
         procs.append(web)
-        wait_for(lambda: "pit view on" in (base / "web.err").read_text(), "the pit view to listen", TIMEOUT)
-        yield {"url": f"http://127.0.0.1:{port}/", "db": db, "journals": journals}
+        listening = wait_for(
+            lambda: re.search(r"pit view on (http://\S+?/)", (base / "web.err").read_text()),
+            "the pit view to listen",
+            TIMEOUT,
+        )
+        yield {"url": listening.group(1), "db": db, "journals": journals}
     finally:
         if manual is not None:
             manual.stop()

@@ -123,11 +123,12 @@ class BenchProcess:
         extra: tuple[str, ...] = (),
         journal: Path | None = None,
     ) -> None:
-        self.port = free_port()
         self.journal = journal or tmp / f"{game}.db"
         self.err = tmp / f"bench-{game}.err"
         cmd = [sys.executable, "-m", "controller", "bench", "--game", game, "--quiet", "--manual"]
-        cmd += ["--web", f"127.0.0.1:{self.port}", "--journal", str(self.journal), "--rounds", "100", *extra]
+        # port 0: the bench binds a free port itself and names it (a port picked here first could be
+        # taken by another test's server before the bench binds it: "address already in use")
+        cmd += ["--web", "127.0.0.1:0", "--journal", str(self.journal), "--rounds", "100", *extra]
         if token:
             cmd += ["--web-token", token]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -140,6 +141,7 @@ class BenchProcess:
         except BaseException:
             self.kill()
             raise
+        self.port = int(self.url.rstrip("/").rpartition(":")[2])
 
     def kill(self) -> None:
         """Stop the bench and everything it started at once (a test that failed leaves nothing running)."""
