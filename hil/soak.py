@@ -252,7 +252,7 @@ def rss_bytes(pid: int | None = None) -> int:
 
 
 def _play_chunk(job: ChunkJob) -> ChunkResult:
-    from controller.table.runtime import GAME_TABLES
+    from controller.table.game_tables import GAME_TABLES
 
     start = time.process_time()
     table = _table(job.config)

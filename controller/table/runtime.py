@@ -26,7 +26,7 @@ from controller.table.devices import DriverDevices, RecordingDevices, resend_sta
 from controller.table.engine import Engine, failure_text
 from controller.table.events import EventDecodeError, OpenTable, decode_event
 from controller.table.game_tables import GAME_TABLES
-from controller.table.journal_files import journaled_event_windows, open_journal
+from controller.table.journal_files import journaled_event_windows
 from controller.table.latest import LatestSnapshot
 from controller.table.link_log import log_link_event
 from controller.table.round_data import RoundResult
@@ -34,7 +34,7 @@ from controller.table.round_records import RoundRecords, round_record
 from controller.table.sdnotify import SystemdNotifier
 from controller.table.snapshot import TableSnapshot
 from controller.table.snapshot_build import build_hands, build_snapshot
-from controller.table.snapshot_file import SnapshotFile, snapshot_path, write_snapshot_file
+from controller.table.snapshot_file import SnapshotFile, snapshot_path
 from controller.table.table_drivers import check_roles, open_drivers
 from controller.table.watchdog import Watchdog
 from controller.table_config import TableConfig
@@ -42,18 +42,7 @@ from drivers.link import LinkConfig, LinkStats
 
 log = logging.getLogger("tablectl.runtime")
 
-# OpenTable, GAME_TABLES and the journal and snapshot file helpers have modules of their own;
-# they stay importable from here for code that names this module.
-__all__ = [
-    "OpenTable",
-    "TableRuntime",
-    "Service",
-    "GAME_TABLES",
-    "open_journal",
-    "journaled_event_windows",
-    "snapshot_path",
-    "write_snapshot_file",
-]
+__all__ = ["TableRuntime", "Service"]
 
 _FAULTS = ("DeviceFault", "LinkDown", "CardUnreadable", "JournalFault")
 """Event kinds counted as faults in the round's meters."""
