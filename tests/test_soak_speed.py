@@ -51,6 +51,7 @@ def test_every_snapshot_equals_one_built_from_nothing(game, strategy, monkeypatc
         fresh = snapshot_build.build_snapshot(self._table, s.version)
         assert kept is not None
         snapshot_build._CACHES[self._table] = kept
+        assert len(s) == len(s._fields), "a snapshot made by position holds a value for every field"
         assert s == fresh, [(name, a, b) for name, a, b in zip(s._fields, s, fresh, strict=True) if a != b]
         checked[0] += 1
         return s
