@@ -63,7 +63,8 @@ DEVICE_KEYS = {
 }
 
 JOURNAL_KEYS = {
-    "path": "the journal file (default: `tablectl-journal/GAME.db` for `bench`, `/var/lib/tablectl/GAME.db` for `run`)",
+    "path": "the journal file, relative to the config file (default: `tablectl-journal/GAME.db` under the working "
+    "folder for `bench`, `/var/lib/tablectl/GAME.db` for `run`)",
     "hmac_key_file": "a key file (mode 0600, relative to the config file): every record is signed with "
     "HMAC-SHA-256 instead of a plain SHA-256 chain",
     "retention_days": "rounds younger than this are never pruned, 1 to 36,500 (default 90)",
