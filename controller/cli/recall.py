@@ -68,6 +68,7 @@ def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
     """Check, then print, the rounds asked for; the exit status."""
     from controller.journal import JournalDamaged, verify_rounds
     from controller.journal.recall import choose, recall_json, recall_lines, recall_round
+    from controller.names import wager_order
 
     chosen = choose(journal, last=args.last, round_no=args.round)
     problems: list[str] = []
@@ -89,7 +90,11 @@ def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
             continue
         try:
             r = recall_round(journal, number, seq)
-            text = json.dumps(recall_json(r, args.table or args.config)) if args.json else "\n".join(recall_lines(r))
+            text = (
+                json.dumps(recall_json(r, args.table or args.config))
+                if args.json
+                else "\n".join(recall_lines(r, wager_order))
+            )
         except (JournalDamaged, *_SHOW_ERRORS) as exc:
             print(f"tablectl recall: {journal.path}: round {number}: unreadable: {exc}", file=sys.stderr)
             status = 1
