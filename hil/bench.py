@@ -30,6 +30,7 @@ from controller.game_options import boston5_options, pai_gow_options
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_json
 from controller.table.base import RoundResult
+from controller.table.journal_files import journal_key, open_journal
 from controller.table.latest import LatestSnapshot, SnapshotSource, SnapshotTimeout
 from controller.table.resettle import Verifier, canonical
 from controller.table.runtime import TableRuntime
@@ -717,7 +718,8 @@ def run_bench(
         raise ValueError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     summary = BenchSummary()
-    journal = SqliteJournal(journal_path) if journal_path is not None else None
+    # as `tablectl run` opens it: signed with the config's journal.hmac_key_file (a key readable by others refused)
+    journal = open_journal(table, ".", journal_path) if journal_path is not None else None
     played: list[RoundResult] = []
 
     def finished() -> int:
@@ -772,7 +774,7 @@ def run_bench(
     verifier = Verifier()
     try:
         if journal_path is not None:  # the journal was opened
-            journal = SqliteJournal(journal_path)
+            journal = SqliteJournal(journal_path, journal_key(table))
             count = len(journal.round_seqs()) - before
             recalled = recall(journal, last=count) if count > 0 else []
             records = list(journal.records())
