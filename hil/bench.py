@@ -40,6 +40,7 @@ from drivers.link import LinkConfig
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.faults import Faults
 from hil.hold_summary import HoldTally, ParSheetLike, summary_lines
+from hil.progress import logging_above
 from hil.serve import PtyServer
 
 __all__ = [
@@ -748,29 +749,30 @@ def run_bench(
         bar = tqdm(
             total=target, initial=min(before, target), unit="round", disable=None if progress else True, file=sys.stderr
         )
-        try:
-            if attach is not None:
-                detach = attach(runtime, sims, servers)
-            runtime.start(after_recovery=player.restore_shoe)  # a journal it cannot recover: raised
+        with logging_above(bar):  # what the table logs (a link's counters) is written above the bar
             try:
-                _play(view, player, finished, target, bar, manual, stop)
-            except BenchStopped:
-                pass  # stop.received names the signal
-            except KeyboardInterrupt:
-                if not manual:
-                    summary.stopped = "SIGINT"
-            except BenchFailure as exc:
-                summary.failure = str(exc)
-            except Exception as exc:  # a bug: named by its kind and place (its text may name a card face down)
-                summary.failure = _error_line(exc)
-        finally:
-            summary.seconds = time.monotonic() - start
-            if detach is not None:
-                detach()
-            runtime.stop()
-            for server in servers.values():
-                server.close()
-            bar.close()
+                if attach is not None:
+                    detach = attach(runtime, sims, servers)
+                runtime.start(after_recovery=player.restore_shoe)  # a journal it cannot recover: raised
+                try:
+                    _play(view, player, finished, target, bar, manual, stop)
+                except BenchStopped:
+                    pass  # stop.received names the signal
+                except KeyboardInterrupt:
+                    if not manual:
+                        summary.stopped = "SIGINT"
+                except BenchFailure as exc:
+                    summary.failure = str(exc)
+                except Exception as exc:  # a bug: named by its kind and place (its text may name a card face down)
+                    summary.failure = _error_line(exc)
+            finally:
+                summary.seconds = time.monotonic() - start
+                if detach is not None:
+                    detach()
+                runtime.stop()
+                for server in servers.values():
+                    server.close()
+                bar.close()
     verifier = Verifier()
     try:
         if journal_path is not None:  # the journal was opened
