@@ -34,9 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="show finished rounds: seats, wagers, cards in dealt order, inputs, faults, settlement",
         description="Show finished rounds from a table's journal. With --json each round is written in the round "
         "record format (docs/round-record.md), one JSON object per line, which `tablectl settle` re-settles "
-        "from any folder. Rounds are chosen by number (--last, --round) or by time (--at, --since, --until: the "
-        "table's local time, shown with its zone). The hash chain is checked over the rounds shown (exit 1 when it "
-        "breaks).",
+        "from any folder. The hash chain is checked over the rounds shown (exit 1 when it breaks).",
     )
     add_journal_args(p, verify_option=True)
     which = p.add_mutually_exclusive_group()
