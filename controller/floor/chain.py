@@ -34,10 +34,20 @@ from typing import Any
 
 import psycopg
 
+from controller.floor.signing import signature_ok
 from controller.floor.validate import BadMessage, FloorRecord, Rows, check_message, content_hash_ok, excerpt
 from controller.journal.store import GENESIS
 
-__all__ = ["Verdict", "Reject", "ChainPolicy", "Outcome", "store_messages", "register_table", "REJECT_PAYLOAD_BYTES"]
+__all__ = [
+    "Verdict",
+    "Reject",
+    "ChainPolicy",
+    "Outcome",
+    "store_messages",
+    "register_table",
+    "replace_public_key",
+    "REJECT_PAYLOAD_BYTES",
+]
 
 log = logging.getLogger("tablectl.floor.ingest")
 
@@ -129,15 +139,41 @@ class _Writes:
     rejects: list[tuple[Any, ...]] = field(default_factory=list)
 
 
-async def register_table(conn: psycopg.AsyncConnection[Any], table_id: str) -> bool:
-    """Register ``table_id`` (``tablectl floor add-table``): its first record is then stored
-    even with :attr:`ChainPolicy.require_registration`. False when it was already known."""
+async def register_table(conn: psycopg.AsyncConnection[Any], table_id: str, public_key: str | None = None) -> bool:
+    """Register ``table_id`` (``tablectl floor add-table --db``): its first record is then stored
+    even with :attr:`ChainPolicy.require_registration`; with ``public_key`` (64 hex digits) every
+    record of the table must carry its signature from then on. False when it was already known
+    (its public key is then set, unless another is registered: use :func:`replace_public_key`)."""
     async with conn.cursor() as cur:
         await cur.execute(
-            "INSERT INTO floor_chain (table_id, registered_by) VALUES (%s, 'add-table') ON CONFLICT DO NOTHING",
-            (table_id,),
+            "INSERT INTO floor_chain (table_id, registered_by, public_key, key_registered_at) "
+            "VALUES (%s, 'add-table', %s, CASE WHEN %s::text IS NULL THEN NULL ELSE clock_timestamp() END) "
+            "ON CONFLICT DO NOTHING",
+            (table_id, public_key, public_key),
         )
-        return cur.rowcount == 1
+        new = cur.rowcount == 1
+        if not new and public_key is not None:
+            await cur.execute("SELECT public_key FROM floor_chain WHERE table_id = %s FOR UPDATE", (table_id,))
+            row = await cur.fetchone()
+            have = row[0] if row else None
+            if have is not None and have != public_key:
+                raise ValueError(
+                    f"table {table_id} has another public key registered ({have[:16]}...): "
+                    "replace it with --rotate-signing-key"
+                )
+            if have is None:
+                await replace_public_key(conn, table_id, public_key)
+        return new
+
+
+async def replace_public_key(conn: psycopg.AsyncConnection[Any], table_id: str, public_key: str) -> None:
+    """Set table ``table_id``'s public key to ``public_key`` (a new key; the table's records are
+    checked against it from the next one stored on)."""
+    async with conn.cursor() as cur:
+        await cur.execute(
+            "UPDATE floor_chain SET public_key = %s, key_registered_at = clock_timestamp() WHERE table_id = %s",
+            (public_key, table_id),
+        )
 
 
 _COPIED = {
@@ -147,7 +183,7 @@ _COPIED = {
     "wagers": ("wager", "table_id, seq, round_no, seat, spot, cents, result, net, commission"),
     "cards": ("card", "table_id, seq, round_no, idx, card, dealt_to"),
     "meters": ("meter", "table_id, seq, round_no, scope, name, value"),
-    "records": ("floor_record", "table_id, seq, prev, hash, mac, verified, body_sha256, class"),
+    "records": ("floor_record", "table_id, seq, prev, hash, mac, verified, body_sha256, class, sig"),
     "pending": ("floor_pending", "table_id, seq, subject, msg_id, payload"),
 }
 """The high-volume rows go in with COPY straight into their tables (no ON CONFLICT: the chain
@@ -234,7 +270,8 @@ async def store_messages(
                     "SELECT count(pg_advisory_xact_lock(hashtext(t))) FROM unnest(%s::text[]) AS u(t)", (tables,)
                 )
                 await cur.execute(
-                    "SELECT table_id, head_seq, head_hash FROM floor_chain WHERE table_id = ANY(%s)", (tables,)
+                    "SELECT table_id, head_seq, head_hash, public_key FROM floor_chain WHERE table_id = ANY(%s)",
+                    (tables,),
                 )
                 chains = {row[0]: row for row in await cur.fetchall()}
                 await cur.execute(
@@ -278,6 +315,7 @@ async def _table(
     registered = row is not None
     head: int | None = row[1] if row else None
     head_hash: str | None = row[2] if row else None
+    public_key: str | None = row[3] if row else None
     start_head = head
     anchor: tuple[int, str] | None = None
     if pending_count and (head is None or min(c.rec.seq for c in cands) <= head + 1):
@@ -360,6 +398,12 @@ async def _table(
                 reason = f"seq {r.seq} does not chain: its prev {r.prev[:16]} is not stored seq {head}'s hash {head_hash[:16]}"
             elif key is not None and r.mac != "hmac-sha256":
                 reason = f"seq {r.seq}: not signed with the table's journal key"
+            elif public_key is not None and not signature_ok(public_key, r.sig, table, r.seq, r.prev, r.hash, r.mac):
+                reason = (
+                    f"seq {r.seq}: not signed by the table's registered key (tablectl floor add-table --db)"
+                    if r.sig is None
+                    else f"seq {r.seq}: the signature is not the table's registered key's"
+                )
             verified = content_hash_ok(r, key) if reason is None else None
             if verified is False:
                 reason = f"seq {r.seq}: the hash is not the {r.mac} of the record's content"
@@ -369,7 +413,7 @@ async def _table(
             if first:
                 anchor = (r.seq - 1, r.prev)
             w.rows.extend(r.rows)
-            w.records.append((r.table, r.seq, r.prev, r.hash, r.mac, verified, r.body_sha256, r.cls))
+            w.records.append((r.table, r.seq, r.prev, r.hash, r.mac, verified, r.body_sha256, r.cls, r.sig))
             _seen(w, r)
             stored[r.seq] = _Stored(r.hash, r.body_sha256, r.cls, r.meters if r.cls == "round" else None)
             head, head_hash = r.seq, r.hash

@@ -1,0 +1,257 @@
+"""Records the floor verifies without holding a secret, and recovery from a fork (issue 33, items 2
+and 3; docs/floor.md, "Signed records" and "Resolving a fork"), on the session's PostgreSQL.
+
+A forger holds the table's NATS credential only: they can publish on the table's subjects and
+make a record whose SHA-256 is right for its content, but not the table's Ed25519 signature."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("nats")
+psycopg = pytest.importorskip("psycopg")
+pytest.importorskip("cryptography")
+
+from controller.floor.chain import ChainPolicy, Verdict, register_table  # noqa: E402
+from controller.floor.messages import messages_for  # noqa: E402
+from controller.floor.resolve import ResolveError, resolve_fork  # noqa: E402
+from controller.floor.signing import (  # noqa: E402
+    SigningKeyError,
+    new_signing_key,
+    read_public_key,
+    read_signing_key,
+    sign_record,
+)
+from controller.journal.outbox import Outbox  # noqa: E402
+from tests.test_floor_hostile import (  # noqa: E402
+    Msg,
+    assert_real_records_stored,
+    body_of,
+    forged,
+    journal,
+    rows,
+    store,
+)
+
+
+@pytest.fixture
+def db(floor_db: Any) -> str:
+    """A fresh, migrated database, as its owner (registering keys and resolving are the owner's)."""
+    return str(floor_db.owner)
+
+
+def signed_messages(path: Path, table: str, key_file: Path) -> list[Msg]:
+    """The journal's messages as the table's forwarder makes them, signed with ``key_file``."""
+    sign = functools.partial(sign_record, read_signing_key(key_file))
+    box = Outbox(path)
+    try:
+        return [
+            (m.subject, m.msg_id, m.payload)
+            for r in box.after(0, 100_000)
+            for m in messages_for(r, table, "floor", box.between, sign=sign)
+        ]
+    finally:
+        box.close()
+
+
+def register(db: str, table: str, public: str | None) -> bool:
+    async def go() -> bool:
+        async with await psycopg.AsyncConnection.connect(db, autocommit=True) as conn:
+            return await register_table(conn, table, public)
+
+    return asyncio.run(go())
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", "floor", *args], capture_output=True, text=True, timeout=120
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def seq_of(m: Msg) -> int:
+    return int(body_of(m)["seq"])
+
+
+def test_signing_key_files_are_checked(tmp_path: Path) -> None:
+    public = new_signing_key(tmp_path / "t.pem")
+    assert (tmp_path / "t.pem").stat().st_mode & 0o777 == 0o600
+    assert read_public_key(tmp_path / "t.pem.pub") == public
+    with pytest.raises(SigningKeyError, match="already exists"):
+        new_signing_key(tmp_path / "t.pem")
+    os.chmod(tmp_path / "t.pem", 0o640)
+    with pytest.raises(SigningKeyError, match=r"t\.pem: the signing key file is readable by others \(mode 0640\)"):
+        read_signing_key(tmp_path / "t.pem")
+    os.chmod(tmp_path / "t.pem", 0o600)
+    with pytest.raises(SigningKeyError, match="a private key; give its public half"):
+        read_public_key(tmp_path / "t.pem")
+    (tmp_path / "bad.pem").write_text("not a key\n")
+    os.chmod(tmp_path / "bad.pem", 0o600)
+    with pytest.raises(SigningKeyError, match="not a PEM private key"):
+        read_signing_key(tmp_path / "bad.pem")
+    with pytest.raises(SigningKeyError, match="cannot read the signing key file"):
+        read_signing_key(tmp_path / "missing.pem")
+
+
+def test_a_stolen_nats_credential_cannot_make_a_record_the_floor_stores(db: str, tmp_path: Path) -> None:
+    key = tmp_path / "ms-01.pem"
+    public = new_signing_key(key)
+    other = tmp_path / "other.pem"
+    new_signing_key(other)
+    assert register(db, "ms-01", public)
+    j = journal(tmp_path / "j.db", 3)
+    j.close()
+    real = signed_messages(tmp_path / "j.db", "ms-01", key)
+    first_round_end = 5  # records 1..5: the first round (a round's record gives .round and .meters)
+    early = [m for m in real if seq_of(m) <= first_round_end]
+    late = [m for m in real if seq_of(m) > first_round_end]
+    _, outcome = store(db, early)
+    assert set(outcome.verdicts) == {Verdict.STORED, Verdict.DUPLICATE}
+    head = body_of(early[-1])
+    # Two forgeries of seq 6 at once, each before the real record in the same batch: a correct
+    # SHA-256 with no signature, and one signed with a key that is not the table's.
+    unsigned = forged("ms-01", 6, "SupervisorAction", {"action": "void"}, head["hash"], cls="supervisor")
+    mine = body_of(forged("ms-01", 6, "SupervisorAction", {"action": "void"}, head["hash"], cls="supervisor"))
+    mine["sig"] = sign_record(read_signing_key(other), "ms-01", 6, mine["prev"], mine["hash"], mine["mac"])
+    wrong_key = (unsigned[0], unsigned[1], json.dumps(mine).encode())
+    # The real record's signature on a forged body: the hash no longer matches the signed one.
+    real6 = body_of(late[0])
+    lifted = forged(
+        "ms-01", 6, "SupervisorAction", {"action": "void"}, head["hash"], cls="supervisor", sig=real6["sig"]
+    )
+    _, outcome = store(db, [unsigned, wrong_key, lifted, *late])
+    reasons = [r for _, _, _, r in outcome.quarantined]
+    assert reasons == [
+        "seq 6: not signed by the table's registered key (tablectl floor add-table --db)",
+        "seq 6: the signature is not the table's registered key's",
+        "seq 6: the signature is not the table's registered key's",
+    ], reasons
+    assert outcome.verdicts[:3] == [Verdict.QUARANTINED] * 3
+    assert set(outcome.verdicts[3:]) == {Verdict.STORED, Verdict.DUPLICATE}
+    assert_real_records_stored(db, "ms-01", tmp_path / "j.db")
+    assert rows(db, "SELECT count(*) FROM floor_record WHERE sig IS NULL") == [(0,)]
+    # A table with no key registered stores unsigned records as before; one registered later is
+    # checked from then on.
+    assert register(db, "ms-02", None)
+    _, outcome = store(db, [forged("ms-02", 1, "SpotReport", {"seat": 1}, "0" * 64, anchor=0)])
+    assert outcome.verdicts == [Verdict.STORED]
+    assert not register(db, "ms-02", public)
+    assert rows(db, "SELECT public_key FROM floor_chain WHERE table_id = 'ms-02'") == [(public,)]
+    head2 = body_of(forged("ms-02", 1, "SpotReport", {"seat": 1}, "0" * 64, anchor=0))["hash"]
+    _, outcome = store(db, [forged("ms-02", 2, "SpotReport", {"seat": 2}, head2)])
+    assert outcome.verdicts == [Verdict.QUARANTINED]
+    with pytest.raises(ValueError, match="another public key registered"):
+        register(db, "ms-02", read_public_key_of(other))
+
+
+def read_public_key_of(key_file: Path) -> str:
+    return read_public_key(key_file.with_name(key_file.name + ".pub"))
+
+
+def test_add_table_registers_the_table_and_its_key_so_require_registration_stores_it(db: str, tmp_path: Path) -> None:
+    auth = tmp_path / "auth"
+    done = cli("add-table", "ms-01", "--auth", str(auth), "--db", db)
+    assert done.returncode == 0, done.stderr
+    key = auth / "signing" / "ms-01.pem"
+    assert key.stat().st_mode & 0o777 == 0o600 and "registered  ms-01 in the floor store (new" in done.stdout
+    public = read_public_key_of(key)
+    assert rows(db, "SELECT registered_by, public_key FROM floor_chain WHERE table_id = 'ms-01'") == [
+        ("add-table", public)
+    ]
+    # A key made on the table: only its public half travels; a second key for the table is refused
+    # unless rotated.
+    made = cli("signing-key", str(tmp_path / "table.pem"))
+    assert made.returncode == 0, made.stderr
+    refused = cli(
+        "add-table", "ms-01", "--auth", str(auth), "--db", db, "--public-key", str(tmp_path / "table.pem.pub")
+    )
+    assert refused.returncode == 2 and "another public key registered" in refused.stderr
+    rotated = cli(
+        "add-table",
+        "ms-01",
+        "--auth",
+        str(auth),
+        "--db",
+        db,
+        "--public-key",
+        str(tmp_path / "table.pem.pub"),
+        "--rotate-signing-key",
+    )
+    assert rotated.returncode == 0 and "its public key replaced" in rotated.stdout, rotated.stderr
+    secret = cli("add-table", "ms-02", "--auth", str(auth), "--db", db, "--public-key", str(tmp_path / "table.pem"))
+    assert secret.returncode == 2 and "a private key; give its public half" in secret.stderr
+    # With registration required, the registered table's signed records are stored, and a
+    # table nobody registered is quarantined, both in one batch.
+    j = journal(tmp_path / "j.db", 1)
+    j.close()
+    real = signed_messages(tmp_path / "j.db", "ms-01", tmp_path / "table.pem")
+    stray = forged("zz-01", 1, "SpotReport", {"seat": 1}, "0" * 64, anchor=0)
+    _, outcome = store(db, [stray, *real], ChainPolicy(require_registration=True))
+    assert outcome.verdicts[0] is Verdict.QUARANTINED and "not registered" in (outcome.reasons[0] or "")
+    assert Verdict.QUARANTINED not in outcome.verdicts[1:]
+    assert_real_records_stored(db, "ms-01", tmp_path / "j.db")
+
+
+def test_a_fork_is_resolved_and_the_floor_ends_equal_to_the_journal(db: str, tmp_path: Path) -> None:
+    """The issue's attack on a table not yet holding a registered key: the forger's record is
+    stored, the table's real one quarantined as a fork, every later one as not chaining. With
+    the key registered, resolve keeps the signed side and replays the real records."""
+    key = tmp_path / "ms-01.pem"
+    public = new_signing_key(key)
+    j = journal(tmp_path / "j.db", 3)
+    j.close()
+    real = signed_messages(tmp_path / "j.db", "ms-01", key)
+    early = [m for m in real if seq_of(m) <= 5]
+    late = [m for m in real if seq_of(m) > 5]
+    store(db, early)
+    head = body_of(early[-1])
+    void = forged("ms-01", 6, "SupervisorAction", {"action": "void"}, head["hash"], cls="supervisor")
+    after = forged("ms-01", 7, "SpotReport", {"seat": 1}, body_of(void)["hash"])
+    _, outcome = store(db, [void, after])
+    assert outcome.verdicts == [Verdict.STORED, Verdict.STORED]
+    _, outcome = store(db, late[:3])
+    assert outcome.verdicts == [Verdict.QUARANTINED] * 3
+    _, outcome = store(db, late[3:])  # past the forger's head: they wait for a gap that never fills
+    assert Verdict.PENDING in outcome.verdicts
+    before = rows(db, "SELECT count(*) FROM floor_quarantine WHERE table_id = 'ms-01'")[0][0]
+    code, out = _reconcile(db, tmp_path / "j.db")
+    assert code == 1, out
+
+    with pytest.raises(ResolveError, match="no public key registered"):
+        asyncio.run(resolve_fork(db, "ms-01"))
+    assert not register(db, "ms-01", public)
+    dry = cli("resolve", "ms-01", "--db", db, "--dry-run")
+    assert dry.returncode == 0 and "fork at seq 6:" in dry.stdout and "dry run: nothing changed" in dry.stdout
+    assert rows(db, "SELECT head_seq FROM floor_chain WHERE table_id = 'ms-01'") == [(7,)]
+
+    done = cli("resolve", "ms-01", "--db", db)
+    assert done.returncode == 0, done.stderr
+    assert "fork at seq 6:" in done.stdout and "moved 2 stored records (seq 6 on)" in done.stdout, done.stdout
+    assert "signed by the table): seq 6: a different record is stored there (fork)" in done.stdout
+    assert_real_records_stored(db, "ms-01", tmp_path / "j.db")
+    assert rows(db, "SELECT count(*) FROM floor_pending WHERE table_id = 'ms-01'") == [(0,)]
+    # The forger's records are evidence now, with the reason; nothing was deleted from the evidence.
+    moved = rows(db, "SELECT seq, reason FROM floor_quarantine WHERE table_id = 'ms-01' AND id > 0 ORDER BY id")
+    assert len(moved) == before + 2
+    assert [s for s, r in moved if r.startswith("removed by tablectl floor resolve")] == [6, 7]
+    code, out = _reconcile(db, tmp_path / "j.db")
+    assert code == 0 and "0 differ" in out and "0 quarantined" in out, out
+    again = cli("resolve", "ms-01", "--db", db)
+    assert again.returncode == 0 and "no fork to resolve" in again.stdout
+    missing = cli("resolve", "ms-99", "--db", db)
+    assert missing.returncode == 2 and "no table 'ms-99'" in missing.stderr
+
+
+def _reconcile(db: str, path: Path) -> tuple[int, str]:
+    done = cli("reconcile", "--journal", str(path), "--table", "ms-01", "--db", db)
+    return done.returncode, done.stdout + done.stderr
