@@ -255,3 +255,56 @@ def test_a_fork_is_resolved_and_the_floor_ends_equal_to_the_journal(db: str, tmp
 def _reconcile(db: str, path: Path) -> tuple[int, str]:
     done = cli("reconcile", "--journal", str(path), "--table", "ms-01", "--db", db)
     return done.returncode, done.stdout + done.stderr
+
+
+def test_bench_signs_every_record_and_the_floor_stores_them_as_the_tables(
+    floor_link: Any, floor_db: Any, tmp_path: Path
+) -> None:
+    """``tablectl bench`` (and ``run``: the same forwarder_for) signs with ``floor.signing_key``; the
+    ingest, as its own role with registration required, stores every record with its signature."""
+    from tests.test_floor import IngestThread, assert_all_stored_once, bench, finish
+
+    key = tmp_path / "sg-01.pem"
+    public = new_signing_key(key)
+    config = floor_link.yaml(tmp_path, "sg-01")
+    config.write_text(config.read_text() + f"  signing_key: {key.name}\n")
+    assert register(str(floor_db.owner), "sg-01", public)
+    ingest = IngestThread(floor_link.ingest_config(floor_db.ingest, ack_wait_s=5, require_registration=True))
+    try:
+        out = finish(bench(config, tmp_path / "sg-01.db", 3))
+        assert "floor       sg-01: stopped" in out and "backlog 0" in out, out
+        assert_all_stored_once(floor_db.reader, "sg-01", tmp_path / "sg-01.db")
+    finally:
+        ingest.stop()
+    assert rows(floor_db.owner, "SELECT count(*) FROM floor_quarantine") == [(0,)]
+    assert rows(floor_db.owner, "SELECT count(*), count(sig) FROM floor_record")[0][1] > 0
+    assert rows(floor_db.owner, "SELECT count(*) FILTER (WHERE sig IS NULL) FROM floor_record") == [(0,)]
+
+
+@pytest.mark.parametrize("command", ["bench", "run"])
+def test_a_signing_key_others_can_read_is_refused(command: str, tmp_path: Path) -> None:
+    from tests.floor_fixtures import REPO
+
+    key = tmp_path / "t.pem"
+    new_signing_key(key)
+    key.chmod(0o644)
+    game = "mississippi_stud"
+    text = (REPO / "config" / "bench" / f"{game}.yaml").read_text()
+    text = text.replace("paytables_dir: ../paytables", f"paytables_dir: {REPO / 'config' / 'paytables'}")
+    if command == "run":  # a real table's ports (never opened: the key is refused first)
+        text = text.replace("sim://", "socket://127.0.0.1:9/")
+    text += "floor:\n  table_id: t-01\n  servers: [nats://127.0.0.1:4222]\n  signing_key: t.pem\n"
+    config = tmp_path / "t.yaml"
+    config.write_text(text)
+    args = ["--rounds", "1", "--quiet", "--journal", str(tmp_path / "j.db")] if command == "bench" else []
+    if command == "run":
+        args = ["--journal", str(tmp_path / "j.db"), "--allow-unapproved"]
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", command, "--config", str(config), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"floor.signing_key: {key}: the signing key file is readable by others (mode 0644)" in done.stderr
