@@ -8,7 +8,9 @@ the durable consumer never interleave on a table nor deadlock), every record is:
 - **stored** when it follows the table's head: the next seq, its ``prev`` the stored head's
   ``hash``, and, where the message holds the record's content, that hash recomputed the way the
   journal makes it (an HMAC with the table's journal key when the ingest has it; a table whose
-  key the ingest has must send HMACs). A table with nothing stored starts at the record that
+  key the ingest has must send HMACs), and, for a table with a registered public key
+  (``floor_chain.public_key``), signed by the table (:mod:`controller.floor.signing`). A
+  table with nothing stored starts at the record that
   states the journal's anchor (``"anchor": seq - 1``: 0 with ``prev`` all zeros for a journal's
   first record, or the pruning anchor);
 - a **duplicate** (changes nothing) when it is the very message stored for its seq;
