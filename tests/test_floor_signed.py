@@ -190,15 +190,19 @@ def test_add_table_registers_the_table_and_its_key_so_require_registration_store
     assert rotated.returncode == 0 and "its public key replaced" in rotated.stdout, rotated.stderr
     secret = cli("add-table", "ms-02", "--auth", str(auth), "--db", db, "--public-key", str(tmp_path / "table.pem"))
     assert secret.returncode == 2 and "a private key; give its public half" in secret.stderr
-    # With registration required, the registered table's signed records are stored, and a
-    # table nobody registered is quarantined, both in one batch.
+    # With registration and signatures required, the registered table's signed records are
+    # stored; a table nobody registered and one registered without a key are quarantined, all
+    # in one batch.
     j = journal(tmp_path / "j.db", 1)
     j.close()
     real = signed_messages(tmp_path / "j.db", "ms-01", tmp_path / "table.pem")
     stray = forged("zz-01", 1, "SpotReport", {"seat": 1}, "0" * 64, anchor=0)
-    _, outcome = store(db, [stray, *real], ChainPolicy(require_registration=True))
+    assert register(db, "zz-02", None)
+    keyless = forged("zz-02", 1, "SpotReport", {"seat": 1}, "0" * 64, anchor=0)
+    _, outcome = store(db, [stray, keyless, *real], ChainPolicy(require_registration=True, require_signed=True))
     assert outcome.verdicts[0] is Verdict.QUARANTINED and "not registered" in (outcome.reasons[0] or "")
-    assert Verdict.QUARANTINED not in outcome.verdicts[1:]
+    assert outcome.reasons[1] == "table zz-02 has no public key registered (tablectl floor add-table --db --public-key)"
+    assert Verdict.QUARANTINED not in outcome.verdicts[2:]
     assert_real_records_stored(db, "ms-01", tmp_path / "j.db")
 
 

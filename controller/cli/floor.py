@@ -180,7 +180,14 @@ def _ingest_options(p: argparse.ArgumentParser, auth: bool = True) -> None:
     p.add_argument(
         "--require-registration",
         action="store_true",
-        help="store only tables registered beforehand (else a table's first chained record registers it)",
+        help="store only tables registered beforehand by tablectl floor add-table --db (default: off, a table's "
+        "first chained record registers it)",
+    )
+    p.add_argument(
+        "--require-signed",
+        action="store_true",
+        help="store only records signed by their table's registered public key (default: off, a table registered "
+        "without a key is stored unsigned)",
     )
 
 
@@ -300,6 +307,7 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any
         key=getattr(args, "key", None),
         journal_keys=_journal_keys(getattr(args, "journal_keys", None)),
         require_registration=getattr(args, "require_registration", False),
+        require_signed=getattr(args, "require_signed", False),
     )
 
 

@@ -89,6 +89,9 @@ class ChainPolicy:
     require_registration: bool = False
     """Store only tables registered beforehand (:func:`register_table`, ``tablectl floor
     add-table``); otherwise a table's first valid chained record on its own subject registers it."""
+    require_signed: bool = False
+    """Store only records of tables with a registered public key (``tablectl floor add-table
+    --db``), signed with it; otherwise a table without one is stored unsigned."""
     max_pending: int = 10_000
     """Records of one table that may wait for a gap (past that: handed back to the stream)."""
     max_stray: int = 10_000
@@ -400,6 +403,8 @@ async def _table(
                 reason = f"seq {r.seq} does not chain: its prev {r.prev[:16]} is not stored seq {head}'s hash {head_hash[:16]}"
             elif key is not None and r.mac != "hmac-sha256":
                 reason = f"seq {r.seq}: not signed with the table's journal key"
+            elif public_key is None and policy.require_signed:
+                reason = f"table {table} has no public key registered (tablectl floor add-table --db --public-key)"
             elif public_key is not None and not signature_ok(public_key, r.sig, table, r.seq, r.prev, r.hash, r.mac):
                 reason = (
                     f"seq {r.seq}: not signed by the table's registered key (tablectl floor add-table --db)"
