@@ -38,6 +38,7 @@ from tests.test_floor_hostile import (  # noqa: E402
     body_of,
     forged,
     journal,
+    real_messages,
     rows,
     store,
 )
@@ -207,33 +208,45 @@ def test_add_table_registers_the_table_and_its_key_so_require_registration_store
 
 
 def test_a_fork_is_resolved_and_the_floor_ends_equal_to_the_journal(db: str, tmp_path: Path) -> None:
-    """The issue's attack on a table not yet holding a registered key: the forger's record is
-    stored, the table's real one quarantined as a fork, every later one as not chaining. With
-    the key registered, resolve keeps the signed side and replays the real records."""
+    """The issue's attack on a table that had no key yet: its first records stored unsigned (its
+    own), the forger's void and a record after it stored, the table's real records quarantined
+    as a fork or waiting. The runbook: the table gets a key, which is registered; its records
+    are resent signed; resolve keeps the signed side (and the table's unsigned records before
+    the fork), moves the forger's to the evidence and replays the real ones."""
     key = tmp_path / "ms-01.pem"
     public = new_signing_key(key)
     j = journal(tmp_path / "j.db", 3)
     j.close()
-    real = signed_messages(tmp_path / "j.db", "ms-01", key)
-    early = [m for m in real if seq_of(m) <= 5]
-    late = [m for m in real if seq_of(m) > 5]
-    store(db, early)
-    head = body_of(early[-1])
+    unsigned = real_messages(tmp_path / "j.db", "ms-01")
+    signed = signed_messages(tmp_path / "j.db", "ms-01", key)
+    store(db, [m for m in unsigned if seq_of(m) <= 5])
+    head = body_of([m for m in unsigned if seq_of(m) <= 5][-1])
     void = forged("ms-01", 6, "SupervisorAction", {"action": "void"}, head["hash"], cls="supervisor")
     after = forged("ms-01", 7, "SpotReport", {"seat": 1}, body_of(void)["hash"])
     _, outcome = store(db, [void, after])
     assert outcome.verdicts == [Verdict.STORED, Verdict.STORED]
-    _, outcome = store(db, late[:3])
+    late_unsigned = [m for m in unsigned if seq_of(m) > 5]
+    _, outcome = store(db, late_unsigned[:3])
     assert outcome.verdicts == [Verdict.QUARANTINED] * 3
-    _, outcome = store(db, late[3:])  # past the forger's head: they wait for a gap that never fills
-    assert Verdict.PENDING in outcome.verdicts
-    before = rows(db, "SELECT count(*) FROM floor_quarantine WHERE table_id = 'ms-01'")[0][0]
     code, out = _reconcile(db, tmp_path / "j.db")
     assert code == 1, out
 
     with pytest.raises(ResolveError, match="no public key registered"):
         asyncio.run(resolve_fork(db, "ms-01"))
     assert not register(db, "ms-01", public)
+    # The table's quarantined records are not signed: resolve cannot tell them from the forger's.
+    unsure = cli("resolve", "ms-01", "--db", db)
+    assert unsure.returncode == 0 and "nothing to resolve" in unsure.stdout, unsure.stdout
+    assert "quarantined records from seq 6 are not signed by the table" in unsure.stdout
+    assert "--from 6" in unsure.stdout
+    # Resent signed (the table now has its key): kept aside again, now as the table's.
+    late = [m for m in signed if seq_of(m) > 5]
+    _, outcome = store(db, late[:3])
+    assert outcome.verdicts == [Verdict.QUARANTINED] * 3
+    _, outcome = store(db, late[3:])  # past the forger's head: they wait for a gap that never fills
+    assert Verdict.PENDING in outcome.verdicts
+    before = rows(db, "SELECT count(*) FROM floor_quarantine WHERE table_id = 'ms-01'")[0][0]
+
     dry = cli("resolve", "ms-01", "--db", db, "--dry-run")
     assert dry.returncode == 0 and "fork at seq 6:" in dry.stdout and "dry run: nothing changed" in dry.stdout
     assert rows(db, "SELECT head_seq FROM floor_chain WHERE table_id = 'ms-01'") == [(7,)]
@@ -242,16 +255,18 @@ def test_a_fork_is_resolved_and_the_floor_ends_equal_to_the_journal(db: str, tmp
     assert done.returncode == 0, done.stderr
     assert "fork at seq 6:" in done.stdout and "moved 2 stored records (seq 6 on)" in done.stdout, done.stdout
     assert "signed by the table): seq 6: a different record is stored there (fork)" in done.stdout
+    assert "not signed by the table): seq 6: a different record" in done.stdout  # the unsigned copy
     assert_real_records_stored(db, "ms-01", tmp_path / "j.db")
     assert rows(db, "SELECT count(*) FROM floor_pending WHERE table_id = 'ms-01'") == [(0,)]
+    assert rows(db, "SELECT count(*) FROM floor_record WHERE table_id = 'ms-01' AND sig IS NULL") == [(5,)]
     # The forger's records are evidence now, with the reason; nothing was deleted from the evidence.
-    moved = rows(db, "SELECT seq, reason FROM floor_quarantine WHERE table_id = 'ms-01' AND id > 0 ORDER BY id")
+    moved = rows(db, "SELECT seq, reason FROM floor_quarantine WHERE table_id = 'ms-01' ORDER BY id")
     assert len(moved) == before + 2
     assert [s for s, r in moved if r.startswith("removed by tablectl floor resolve")] == [6, 7]
     code, out = _reconcile(db, tmp_path / "j.db")
     assert code == 0 and "0 differ" in out and "0 quarantined" in out, out
     again = cli("resolve", "ms-01", "--db", db)
-    assert again.returncode == 0 and "no fork to resolve" in again.stdout
+    assert again.returncode == 0 and "nothing to resolve" in again.stdout
     missing = cli("resolve", "ms-99", "--db", db)
     assert missing.returncode == 2 and "no table 'ms-99'" in missing.stderr
 

@@ -6,7 +6,10 @@ credential. The table's real record for that seq was then quarantined as a fork,
 later real record as not chaining. With the table's public key registered, the table's side is
 the signed one. Resolving, in one transaction under the table's lock (the ingest waits):
 
-1. finds the fork: the first stored record whose signature is not the table's;
+1. finds the fork: the first stored record that a quarantined record signed by the table
+   contradicts (another hash at that seq, or another ``prev`` after it), and that the table did
+   not sign (both sides signed: refused, the key or the journal is compromised). Records the
+   table stored unsigned before it had a key, and before the fork, stay;
 2. moves every stored record from there on to the evidence (``floor_quarantine``, the stored
    rows as JSON, with the reason) and deletes them from the store (the owner's right: the
    ingest's role cannot delete a stored record);
@@ -61,6 +64,8 @@ class ForkReport:
     """Pending records stored once the replay filled their gap."""
     still_quarantined: int = 0
     head_after: int | None = None
+    unsigned_from: int | None = None
+    """With no fork found: the first quarantined record (not signed by the table: resend it signed)."""
     resend_from: int | None = None
     """A record the journal must send again from (stored after the fork but signed, so lost here)."""
     dry_run: bool = False
@@ -69,7 +74,15 @@ class ForkReport:
         """The report as ``tablectl floor resolve`` prints it."""
         out = [f"table {self.table}: stored chain head {self.head_before}"]
         if self.fork_seq is None:
-            out.append("every stored record carries the table's signature: no fork to resolve, nothing changed")
+            out.append(
+                "no stored record is contradicted by a record the table signed: nothing to resolve, nothing changed"
+            )
+            if self.unsigned_from is not None:
+                out.append(
+                    f"quarantined records from seq {self.unsigned_from} are not signed by the table: if they are its "
+                    "own, resend them signed (floor.signing_key set; tablectl floor resend --config TABLE.yaml "
+                    f"--journal JOURNAL --from {self.unsigned_from}), then resolve again"
+                )
             return out
         assert self.stored_side is not None
         out.append(f"fork at seq {self.fork_seq}:")
@@ -140,20 +153,32 @@ async def _resolve(conn: psycopg.AsyncConnection[Any], table: str, prefix: str, 
             "SELECT seq, prev, hash, mac, sig, class FROM floor_record WHERE table_id = %s ORDER BY seq", (table,)
         )
         stored = await cur.fetchall()
-        fork = next((row for row in stored if not signature_ok(public_key, row[4], table, *row[:4])), None)
-        if fork is None:
+        signed = await _signed_quarantine(cur, table, 1, prefix, public_key)
+        fork_seq = _fork(stored, signed)
+        if fork_seq is None:
             report.head_after = head
+            await cur.execute(
+                "SELECT min(seq) FROM floor_quarantine_open WHERE table_id = %s AND reason NOT LIKE 'removed by%%'",
+                (table,),
+            )
+            low = await cur.fetchone()
+            report.unsigned_from = int(low[0]) if low and low[0] is not None else None
             return report
-        fork_seq = int(fork[0])
+        fork = next(row for row in stored if row[0] == fork_seq)
+        if signature_ok(public_key, fork[4], table, *fork[:4]):
+            raise ResolveError(
+                f"table {table}: both records at seq {fork_seq} carry the table's signature: the table's key or "
+                'its journal is compromised; resolve will not choose (docs/floor.md, "Resolving a fork")'
+            )
         report.fork_seq, report.stored_side = fork_seq, (str(fork[2]), str(fork[5]))
-        replay = await _signed_quarantine(cur, table, fork_seq, prefix, public_key)
+        replay = [r for r in signed if r.seq >= fork_seq]
         await cur.execute(
             "SELECT id, hash, reason, payload FROM floor_quarantine WHERE table_id = %s AND seq = %s ORDER BY id",
             (table, fork_seq),
         )
         for qid, digest, reason, payload in await cur.fetchall():
-            signed = any(r.payload == bytes(payload) for r in replay)
-            report.other_side.append((int(qid), str(digest), str(reason), signed))
+            by_table = any(r.payload == bytes(payload) for r in replay)
+            report.other_side.append((int(qid), str(digest), str(reason), by_table))
         removed = [row for row in stored if row[0] >= fork_seq]
         replayed_seqs = {r.seq for r in replay}
         lost = [int(row[0]) for row in removed if signature_ok(public_key, row[4], table, *row[:4])]
@@ -193,6 +218,30 @@ async def _resolve(conn: psycopg.AsyncConnection[Any], table: str, prefix: str, 
             (table, fork_seq, head, report.head_after, report.removed, report.replayed, through[0] if through else 0),
         )
     return report
+
+
+def _fork(stored: list[tuple[Any, ...]], signed: list[FloorRecord]) -> int | None:
+    """The first stored seq that a record the table signed contradicts (None: none does).
+
+    ``stored`` are (seq, prev, hash, mac, sig, class) rows in seq order. A signed record ``r``
+    contradicts the stored record at its own seq when the hashes differ, and the stored record
+    at ``r.seq - 1`` when that one's hash is not ``r.prev``. From there the fork goes back while
+    the table's record at the fork (signed, known) does not follow the stored record before it."""
+    by_seq = {int(row[0]): str(row[2]) for row in stored}
+    mine = {r.seq: r for r in signed if r.cls != "meters"}
+    fork: int | None = None
+    for r in mine.values():
+        if by_seq.get(r.seq, r.hash) != r.hash:
+            candidate: int | None = r.seq
+        elif by_seq.get(r.seq - 1, r.prev) != r.prev:
+            candidate = r.seq - 1
+        else:
+            candidate = None
+        if candidate is not None and (fork is None or candidate < fork):
+            fork = candidate
+    while fork is not None and fork in mine and by_seq.get(fork - 1, mine[fork].prev) != mine[fork].prev:
+        fork -= 1
+    return fork
 
 
 async def _signed_quarantine(
