@@ -327,3 +327,62 @@ def test_a_signing_key_others_can_read_is_refused(command: str, tmp_path: Path) 
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert f"floor.signing_key: {key}: the signing key file is readable by others (mode 0644)" in done.stderr
+
+
+def test_through_nats_a_forger_with_the_tables_credential_is_quarantined(
+    floor_link: Any, floor_db: Any, tmp_path: Path
+) -> None:
+    """The attack end to end: the forger connects with the table's own NATS credential and
+    publishes the table's next record (a supervisor void, its SHA-256 right) ahead of the table;
+    the ingest (its own role, registration required) quarantines it, and the table's forwarder,
+    signing with its key, gets every real record stored."""
+    import dataclasses
+    import time
+
+    import nats
+
+    from controller.floor.connect import nats_auth_options
+    from controller.floor.forwarder import Forwarder
+    from controller.journal import SqliteJournal
+    from tests.test_floor import IngestThread
+
+    key = tmp_path / "fg-01.pem"
+    assert register(str(floor_db.owner), "fg-01", new_signing_key(key))
+    path = tmp_path / "fg-01.db"
+    journal(path, 2).close()
+    link = dataclasses.replace(floor_link.floor_config("fg-01"), signing_key=str(key))
+    first = body_of(real_messages(path, "fg-01")[4])  # the first round's record: seq 5
+    void = forged("fg-01", 6, "SupervisorAction", {"action": "void"}, first["hash"], cls="supervisor")
+
+    async def forge() -> None:
+        nc = await nats.connect(list(link.servers), **nats_auth_options(floor_link.auth(Path(str(link.credentials)))))
+        try:
+            subject = f"{floor_link.prefix}.fg-01.supervisor"
+            await nc.jetstream().publish(subject, void[2], headers={"Nats-Msg-Id": "fg-01/6-forged"})
+        finally:
+            await nc.close()
+
+    ingest = IngestThread(floor_link.ingest_config(floor_db.ingest, ack_wait_s=5, require_registration=True))
+    forwarder = None
+    try:
+        asyncio.run(forge())
+        forwarder = Forwarder(path, link).start()
+        j = SqliteJournal(path, create=False)
+        head = j.last_seq
+        j.close()
+        assert forwarder.wait_acked(head, 120)
+        deadline = time.monotonic() + 120
+        while rows(floor_db.owner, "SELECT head_seq FROM floor_chain WHERE table_id = 'fg-01'") != [(head,)]:
+            assert time.monotonic() < deadline, "the table's records were not all stored"
+            time.sleep(0.05)
+        while not rows(floor_db.owner, "SELECT 1 FROM floor_quarantine"):
+            assert time.monotonic() < deadline, "the forged record was not quarantined"
+            time.sleep(0.05)
+    finally:
+        if forwarder is not None:
+            forwarder.stop()
+        ingest.stop()
+    assert rows(floor_db.owner, "SELECT seq, reason FROM floor_quarantine") == [
+        (6, "seq 6: not signed by the table's registered key (tablectl floor add-table --db)")
+    ]
+    assert_real_records_stored(floor_db.owner, "fg-01", path)
