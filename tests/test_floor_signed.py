@@ -386,3 +386,27 @@ def test_through_nats_a_forger_with_the_tables_credential_is_quarantined(
         (6, "seq 6: not signed by the table's registered key (tablectl floor add-table --db)")
     ]
     assert_real_records_stored(floor_db.owner, "fg-01", path)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["resolve", "ms-01", "--db", "postgresql://floor_owner:hunter2@127.0.0.1/floor"], "holds a password"),
+        (["add-table", "ms-01", "--auth", "AUTH", "--db", "postgresql://o:pw@127.0.0.1/f"], "holds a password"),
+        (["add-table", "ms-01", "--auth", "AUTH", "--rotate-signing-key"], "--rotate-signing-key needs --db"),
+        (["add-table", "ms-01", "--auth", "AUTH", "--public-key", "MISSING"], "cannot read the public key file"),
+        (["signing-key", "EXISTING"], "already exists"),
+        (["resolve", "ms-01", "--db", "postgresql://floor_owner@127.0.0.1:1/floor"], "127.0.0.1:1/floor"),
+    ],
+)
+def test_bad_input_to_the_new_commands_is_said_without_a_traceback(args: list[str], said: str, tmp_path: Path) -> None:
+    (tmp_path / "existing").write_text("x")
+    args = [
+        a.replace("AUTH", str(tmp_path / "auth"))
+        .replace("MISSING", str(tmp_path / "missing.pub"))
+        .replace("EXISTING", str(tmp_path / "existing"))
+        for a in args
+    ]
+    done = cli(*args)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert not (tmp_path / "auth" / "creds").exists()  # nothing half made

@@ -599,10 +599,10 @@ def _add_table(args: argparse.Namespace) -> int:
     auth = FloorAuth(args.auth)
     made: Path | None = None
     try:
-        creds = auth.add_table(args.name, args.prefix, rotate=args.rotate)
-        if args.public_key:
+        if args.public_key:  # read first: a bad file leaves nothing half made
             public = read_public_key(args.public_key)
-        else:
+        creds = auth.add_table(args.name, args.prefix, rotate=args.rotate)
+        if not args.public_key:
             made = auth.folder / "signing" / f"{args.name}.pem"
             if made.exists() and not args.rotate_signing_key:
                 public = read_public_key(made.with_name(made.name + ".pub"))
