@@ -9,7 +9,9 @@ the durable consumer never interleave on a table nor deadlock), every record is:
   ``hash``, and, where the message holds the record's content, that hash recomputed the way the
   journal makes it (an HMAC with the table's journal key when the ingest has it; a table whose
   key the ingest has must send HMACs), and, for a table with a registered public key
-  (``floor_chain.public_key``), signed by the table (:mod:`controller.floor.signing`). A
+  (``floor_chain.public_key``), signed by the table (:mod:`controller.floor.signing`: a
+  record whose hash is recomputed here is vouched for by the table's signature on the last
+  record of the table's run in the batch; the others' own signatures are checked). A
   table with nothing stored starts at the record that
   states the journal's anchor (``"anchor": seq - 1``: 0 with ``prev`` all zeros for a journal's
   first record, or the pruning anchor);
@@ -294,11 +296,41 @@ async def store_messages(
             for table in tables:
                 row = chains.get(table)
                 before = len(w.pending)
-                await _table(cur, table, by_table[table], policy, w, out, row, waiting.get(table, 0), stray)
+                mark = _mark(w, out, table)
+                try:
+                    await _table(cur, table, list(by_table[table]), policy, w, out, row, waiting.get(table, 0), stray)
+                except _Recheck:
+                    _undo(w, out, table, mark)
+                    await _table(
+                        cur, table, list(by_table[table]), policy, w, out, row, waiting.get(table, 0), stray, True
+                    )
                 if row is None:
                     stray += len(w.pending) - before
             await _write(cur, w)
     return out
+
+
+def _mark(w: _Writes, out: Outcome, table: str) -> tuple[dict[str, int], list[Any] | None, int, int]:
+    """Where ``w`` and ``out`` stand before ``table``'s records (for :func:`_undo`)."""
+    sizes = {name: len(getattr(w.rows, name)) for name in ("events", "rounds", "seats", "wagers", "cards", "meters")}
+    for name in ("records", "chains", "quarantine", "pending", "resolved"):
+        sizes["w." + name] = len(getattr(w, name))
+    seen = w.tables.get(table)
+    return sizes, list(seen) if seen is not None else None, len(out.quarantined), out.released
+
+
+def _undo(w: _Writes, out: Outcome, table: str, mark: tuple[dict[str, int], list[Any] | None, int, int]) -> None:
+    """Forget what ``table``'s records added since :func:`_mark` (its verdicts are set again)."""
+    sizes, seen, quarantined, released = mark
+    for name, size in sizes.items():
+        target = getattr(w, name[2:]) if name.startswith("w.") else getattr(w.rows, name)
+        del target[size:]
+    if seen is None:
+        w.tables.pop(table, None)
+    else:
+        w.tables[table] = seen
+    del out.quarantined[quarantined:]
+    out.released = released
 
 
 async def _table(
@@ -311,6 +343,7 @@ async def _table(
     row: tuple[Any, ...] | None,
     pending_count: int,
     stray: int = 0,
+    verify_all: bool = False,
 ) -> None:
     """One table's records (its lock held): ``row`` its ``floor_chain`` row (None: unknown),
     ``pending_count`` its records waiting in ``floor_pending``, ``stray`` the records of every
@@ -318,6 +351,10 @@ async def _table(
     an unknown table that does not start its chain is quarantined, so made-up table ids cannot
     fill the store)."""
     registered = row is not None
+    unvouched = False
+    """Records stored since the last one whose own signature was checked (content-verified ones:
+    each hash binds its prev, so the table's signature on a later record vouches for them all)."""
+    last: FloorRecord | None = None
     head: int | None = row[1] if row else None
     head_hash: str | None = row[2] if row else None
     public_key: str | None = row[3] if row else None
@@ -405,18 +442,19 @@ async def _table(
                 reason = f"seq {r.seq}: not signed with the table's journal key"
             elif public_key is None and policy.require_signed:
                 reason = f"table {table} has no public key registered (tablectl floor add-table --db --public-key)"
-            elif public_key is not None and not signature_ok(public_key, r.sig, table, r.seq, r.prev, r.hash, r.mac):
-                reason = (
-                    f"seq {r.seq}: not signed by the table's registered key (tablectl floor add-table --db)"
-                    if r.sig is None
-                    else f"seq {r.seq}: the signature is not the table's registered key's"
-                )
             verified = content_hash_ok(r, key) if reason is None else None
             if verified is False:
                 reason = f"seq {r.seq}: the hash is not the {r.mac} of the record's content"
+            if reason is None and public_key is not None:
+                if verify_all or verified is not True:  # its prev is not bound to its hash: its own signature
+                    reason = _signature_problem(public_key, r)
+                    unvouched = unvouched and reason is not None
+                else:  # vouched for by the next record the table signed (checked by the run's end)
+                    unvouched = True
             if reason is not None:
                 verdict(c, Verdict.QUARANTINED, reason)
                 continue
+            last = r
             if first:
                 anchor = (r.seq - 1, r.prev)
             w.rows.extend(r.rows)
@@ -437,8 +475,23 @@ async def _table(
         before = len(w.pending)
         await _hold(c, head, policy, w, verdict, pending_count)
         pending_count += len(w.pending) - before
+    if unvouched and last is not None and _signature_problem(public_key or "", last) is not None:
+        raise _Recheck  # a record the table did not sign ends the run: each record's own signature decides
     if head != start_head:
         w.chains.append((table, head, head_hash, *(anchor or (None, None))))
+
+
+class _Recheck(Exception):
+    """A table's run of stored records does not end with a record the table signed."""
+
+
+def _signature_problem(public_key: str, r: FloorRecord) -> str | None:
+    """Why ``r`` is not signed by the table's key ``public_key`` (None: it is)."""
+    if signature_ok(public_key, r.sig, r.table, r.seq, r.prev, r.hash, r.mac):
+        return None
+    if r.sig is None:
+        return f"seq {r.seq}: not signed by the table's registered key (tablectl floor add-table --db)"
+    return f"seq {r.seq}: the signature is not the table's registered key's"
 
 
 async def _hold(
