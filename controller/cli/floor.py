@@ -533,9 +533,11 @@ def _serve(args: argparse.Namespace) -> int:
         asyncio.run(create_stream([nats_server.url], NatsAuth(str(admin_creds), str(auth.ca)), config))
         log.info("floor serving: NATS %s, PostgreSQL %s, data %s", nats_server.url, db.reader, data)
         log.info(
-            "add a table: tablectl floor add-table NAME --auth %s --prefix %s, then nats-server --signal reload=%s",
+            "add a table: tablectl floor add-table NAME --auth %s --prefix %s --db '%s' "
+            "(its NATS identity, its signing key and its registration), then nats-server --signal reload=%s",
             auth.folder,
             args.prefix,
+            db.owner,
             nats_server.pid_file,
         )
         print(f"nats {nats_server.url}\ndb {db.reader}\nauth {auth.folder}", flush=True)
