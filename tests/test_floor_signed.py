@@ -249,6 +249,7 @@ def test_a_fork_is_resolved_and_the_floor_ends_equal_to_the_journal(db: str, tmp
 
     dry = cli("resolve", "ms-01", "--db", db, "--dry-run")
     assert dry.returncode == 0 and "fork at seq 6:" in dry.stdout and "dry run: nothing changed" in dry.stdout
+    assert "would move 2 stored records" in dry.stdout and "chain head would be 15" in dry.stdout, dry.stdout
     assert rows(db, "SELECT head_seq FROM floor_chain WHERE table_id = 'ms-01'") == [(7,)]
 
     done = cli("resolve", "ms-01", "--db", db)

@@ -97,8 +97,9 @@ class ForkReport:
         verb = "would move" if self.dry_run else "moved"
         out.append(f"{verb} {self.removed} stored records (seq {self.fork_seq} on) to floor_quarantine as evidence")
         out.append(
-            f"replayed {self.replayed} signed records, {self.released} waiting records stored after them, "
-            f"{self.still_quarantined} quarantined again; chain head now {self.head_after}"
+            f"{'would replay' if self.dry_run else 'replayed'} {self.replayed} signed records, {self.released} "
+            f"waiting records stored after them, {self.still_quarantined} quarantined again; "
+            f"chain head {'would be' if self.dry_run else 'now'} {self.head_after}"
         )
         if self.resend_from is not None:
             out.append(
