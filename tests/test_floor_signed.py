@@ -411,3 +411,47 @@ def test_bad_input_to_the_new_commands_is_said_without_a_traceback(args: list[st
     done = cli(*args)
     assert done.returncode == 2 and said in done.stderr, done.stderr
     assert not (tmp_path / "auth" / "creds").exists()  # nothing half made
+
+
+def test_the_signature_rule_holds_in_every_state_a_record_is_stored_from(db: str, tmp_path: Path) -> None:
+    """A registered table's record without its signature is quarantined wherever it would have been
+    stored: as the table's first record (at its anchor), as a hidden card (no content to
+    recompute: its own signature decides), and released from floor_pending when its gap fills;
+    each beside the table's real records of the same batch, which are stored."""
+    key = tmp_path / "ms-01.pem"
+    assert register(db, "ms-01", new_signing_key(key))
+    j = journal(tmp_path / "j.db", 2)
+    j.close()
+    real = signed_messages(tmp_path / "j.db", "ms-01", key)
+    # The first record, unsigned, before the real one.
+    first_forged = forged("ms-01", 1, "SpotReport", {"seat": 1}, "0" * 64, anchor=0)
+    _, outcome = store(db, [first_forged, real[0]])
+    assert outcome.verdicts == [Verdict.QUARANTINED, Verdict.STORED]
+    assert outcome.reasons[0] == "seq 1: not signed by the table's registered key (tablectl floor add-table --db)"
+    # A hidden card (seq 2 is the first CardDealt) with the real chain position, other data and
+    # another's signature, followed by the table's next record, which chains to it (the same
+    # hash): only the hidden card's own signature can tell.
+    hidden = body_of(real[1])
+    assert hidden["kind"] == "CardDealt" and hidden["data"]["card"] is None
+    other = tmp_path / "other.pem"
+    new_signing_key(other)
+    hidden["data"]["index"] = 9
+    hidden["sig"] = sign_record(read_signing_key(other), "ms-01", 2, hidden["prev"], hidden["hash"], hidden["mac"])
+    _, outcome = store(db, [(real[1][0], real[1][1], json.dumps(hidden).encode()), real[2]])
+    assert outcome.verdicts == [Verdict.QUARANTINED, Verdict.PENDING]
+    assert outcome.reasons[0] == "seq 2: the signature is not the table's registered key's"
+    _, outcome = store(db, [real[1]])
+    assert outcome.verdicts == [Verdict.STORED] and outcome.released == 1
+    # Ahead of a gap: an unsigned record waits, then is quarantined when the gap fills, and the
+    # real one (arriving after it) is stored.
+    at = body_of(real[4])  # seq 5, after the gap at seq 4
+    early = forged("ms-01", 5, "SpotReport", {"seat": 7}, at["prev"])
+    _, outcome = store(db, [early])
+    assert outcome.verdicts == [Verdict.PENDING]
+    _, outcome = store(db, [real[3]])
+    assert outcome.verdicts == [Verdict.STORED] and outcome.released == 0
+    assert [r for _, _, _, r in outcome.quarantined] == [
+        "seq 5: not signed by the table's registered key (tablectl floor add-table --db)"
+    ]
+    store(db, real[4:])
+    assert_real_records_stored(db, "ms-01", tmp_path / "j.db")
