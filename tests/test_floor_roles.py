@@ -58,6 +58,9 @@ EVIDENCE = (
     "UPDATE ingest_reject SET error = 'fine'",
     "DELETE FROM ingest_reject",
     "TRUNCATE ingest_reject",
+    "UPDATE floor_resolution SET removed = 0",
+    "DELETE FROM floor_resolution",
+    "TRUNCATE floor_resolution",
 )
 """What no role may do (the owner included: triggers, not grants)."""
 
@@ -111,6 +114,11 @@ def stocked(floor_db: Any, tmp_path: Path) -> Any:
     store(floor_db.ingest, [gap])
     _, outcome = store(floor_db.ingest, [filled])
     assert rows(floor_db.owner, "SELECT head_seq FROM floor_chain") == [(last["seq"] + 2,)]
+    with psycopg.connect(floor_db.owner, autocommit=True) as conn:  # what `floor resolve` writes
+        conn.execute(
+            "INSERT INTO floor_resolution (table_id, fork_seq, removed, replayed, quarantine_through) "
+            "VALUES ('ms-01', 3, 1, 1, 0)"
+        )
     return floor_db
 
 
@@ -139,6 +147,7 @@ def test_the_evidence_is_append_only_for_the_owner_too(stocked: Any) -> None:
         (2,)
     ]  # the fork, the pending one that did not chain
     assert rows(stocked.owner, "SELECT count(*) FROM ingest_reject") == [(1,)]
+    assert rows(stocked.owner, "SELECT removed FROM floor_resolution") == [(1,)]
     with psycopg.connect(stocked.owner) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege) as err:
         conn.execute("DELETE FROM floor_quarantine")
     assert "floor_quarantine is evidence: append-only (DELETE refused" in str(err.value)
