@@ -85,6 +85,9 @@ FLOOR_KEYS = {
     "cert": "a client certificate, for brokers that verify clients (optional)",
     "key": "the client certificate's private key (with `cert`)",
     "subject_prefix": "the first tokens of the table's subjects (default `floor`)",
+    "signing_key": "the table's Ed25519 signing key (`tablectl floor signing-key`, a PEM file, mode 0600, relative "
+    "to the config file): every record published is signed with it, and the floor, holding its public key "
+    "(`tablectl floor add-table --db`), stores only records signed with it",
 }
 
 PAYTABLE_KEYS = {

@@ -53,7 +53,7 @@ def floor_alerts(conn: psycopg.Connection[Any]) -> list[TableAlerts]:
     rows = conn.execute(
         """
         SELECT table_id, sum(q)::bigint, sum(r)::bigint, sum(p)::bigint, max(at) FROM (
-            SELECT table_id, count(*) AS q, 0 AS r, 0 AS p, max(stored_at) AS at FROM floor_quarantine GROUP BY table_id
+            SELECT table_id, count(*) AS q, 0 AS r, 0 AS p, max(stored_at) AS at FROM floor_quarantine_open GROUP BY table_id
             UNION ALL
             SELECT table_id, 0, count(*), 0, max(stored_at) FROM ingest_reject WHERE table_id IS NOT NULL GROUP BY table_id
             UNION ALL
