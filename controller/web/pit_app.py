@@ -24,6 +24,7 @@ from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
 from controller.names import game_name, hand_name, wager_name, wager_order
+from controller.web.guard import page_secret
 from controller.web.hold_chart import cumulative, hold_chart, outside_band
 from controller.web.pit_store import STALE_S, FloorReader, RoundHold, RoundLine, TableState
 from controller.web.table_app import static_files
@@ -323,6 +324,7 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) ->
     def page(request: Request, name: str, status: int = 200, **values: Any) -> Response:
         values.setdefault("unreadable", "")
         values["now"] = now().astimezone().strftime("%H:%M:%S")
+        values["secret"] = page_secret(request.scope)  # the session's first page only
         return TEMPLATES.TemplateResponse(
             request, name, values, status_code=status, headers={"cache-control": "no-store"}
         )

@@ -25,7 +25,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from controller.web.guard import Guard, GuardPolicy, LoginLimiter, Sessions
+from controller.web.guard import Guard, GuardPolicy, LoginLimiter, Sessions, client_key
 
 __all__ = [
     "WebAddress",
@@ -158,18 +158,6 @@ class HeaderTimeoutH11(H11Protocol):
             self._header_timer.cancel()
             self._header_timer = None
         super().connection_lost(exc)
-
-
-def client_key(address: str) -> str:
-    """The address a client's limits are counted by: an IPv4 address as it is, an IPv6 one by its
-    /64 (one host usually holds a whole /64)."""
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return address
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
-        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
-    return str(ip.ipv4_mapped or ip) if isinstance(ip, ipaddress.IPv6Address) else str(ip)
 
 
 class ClientBudget:
