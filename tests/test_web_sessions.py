@@ -232,3 +232,18 @@ def test_forwarded_headers_are_believed_only_from_a_named_proxy(caplog: pytest.L
         assert site.login("wrong", extra={**other, "origin": f"https://127.0.0.1:{site.port}"})[0] == 401
     finally:
         site.stop()
+
+
+def test_web_proxy_takes_ip_addresses_only() -> None:
+    import argparse
+
+    from controller.cli.webopts import add_web_arguments, web_attach, web_proxies
+
+    parser = argparse.ArgumentParser()
+    add_web_arguments(parser)
+    args = parser.parse_args(["--web", "127.0.0.1:0", "--web-proxy", "10.0.0.1", "--web-proxy", "[::1]"])
+    assert web_proxies(args) == ("10.0.0.1", "::1")
+    with pytest.raises(ValueError, match=r"--web-proxy 'proxy\.example': expected the proxy's IP address"):
+        web_proxies(parser.parse_args(["--web", "127.0.0.1:0", "--web-proxy", "proxy.example"]))
+    with pytest.raises(ValueError, match="need --web"):
+        web_attach(parser.parse_args(["--web-proxy", "10.0.0.1"]), bench=True)
