@@ -598,8 +598,8 @@ class Guard:
                     await _refuse(
                         send_secure,
                         401,
-                        "401: no session: it ended (logged out, expired after 12 hours, or the view "
-                        "restarted); log in again",
+                        "401: no session: it is not logged in, or its session has ended (logged out, "
+                        "expired after 12 hours, or the view restarted); log in again",
                         headers,
                     )
                     return

@@ -229,6 +229,11 @@ function openSpot(seat, spot, cents, wagers) {
   amount.focus(); amount.select();
   void ante;
 }
+// Enter in the amount places the chips (a form's implicit submission would press its first
+// button, Cancel); Escape closes the dialog.
+$("spot-amount").addEventListener("keydown", (ev) => {
+  if (ev.key === "Enter") { ev.preventDefault(); $("spot-place").click(); }
+});
 $("spot-form").addEventListener("submit", (ev) => {
   const action = ev.submitter ? ev.submitter.value : "place";
   if (!spotTarget || action === "cancel") return;
