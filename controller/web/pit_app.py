@@ -11,6 +11,7 @@ holds is read defensively: a malformed one is shown as unreadable, never a 500. 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -393,31 +394,37 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
                 today_rounds = []
             rows.append(table_row(t, today_rounds))
         totals, holding = floor_totals(rows)
-        return {"tables": rows, "totals": totals, "holding": holding}
+        values = {"tables": rows, "totals": totals, "holding": holding}
+        # what the overview shows, as a short digest: the page is sent it, and the stream sends
+        # a new body only when it differs
+        text = json.dumps(values, sort_keys=True, default=str)
+        return {**values, "version": hashlib.sha256(text.encode()).hexdigest()[:16]}
 
     def overview(request: Request) -> Response:
         return page(request, "overview.html", title="the floor", live=True, **overview_values())
 
     async def events(request: Request) -> Response:
-        """The overview, live: its body as an ``overview`` event when it changes (checked every
-        :data:`REFRESH_S`), a ``beat`` otherwise; the page swaps it in (no reload)."""
+        """The overview, live: its body as an ``overview`` event when it differs from what the
+        page shows (``?shown=VERSION``; checked every :data:`REFRESH_S`), a ``beat`` otherwise;
+        the page swaps it in (no reload)."""
+        shown = request.query_params.get("shown", "")[:64]
 
         async def stream() -> AsyncIterator[bytes]:
-            shown = ""
+            nonlocal shown
             while True:
+                stamp = now().astimezone().strftime("%H:%M:%S")
                 try:
                     values = await asyncio.to_thread(overview_values)
-                    body = _render("overview.html", body_only=True, **values)
+                    if values["version"] != shown:
+                        shown = values["version"]
+                        body = _render("overview.html", body_only=True, live=True, **values)
+                        data = json.dumps({"html": body, "now": stamp})
+                        yield f"event: overview\ndata: {data}\n\n".encode()
+                        await asyncio.sleep(refresh_s)
+                        continue
                 except Exception:
                     log.exception("pit view: the live overview")
-                    body = shown
-                stamp = now().astimezone().strftime("%H:%M:%S")
-                if body != shown:
-                    shown = body
-                    data = json.dumps({"html": body, "now": stamp})
-                    yield f"event: overview\ndata: {data}\n\n".encode()
-                else:
-                    yield f"event: beat\ndata: {json.dumps({'now': stamp})}\n\n".encode()
+                yield f"event: beat\ndata: {json.dumps({'now': stamp})}\n\n".encode()
                 await asyncio.sleep(refresh_s)
 
         return StreamingResponse(
