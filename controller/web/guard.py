@@ -17,8 +17,14 @@ each HTTP request:
    never in a URL. Without a token (loopback only), the page's first GET opens a session by
    itself; the session still carries the CSRF token every state-changing request needs.
    A script may read (GET) with ``Authorization: Bearer TOKEN``; it may not change state so.
-   Failed logins are logged (never the token offered) and limited per client:
-   :data:`LOGIN_FAILURES` a minute, then 429. Sessions expire after :data:`SESSION_S`.
+   Failed logins are logged (never the token offered) and limited per client address
+   (:data:`LOGIN_FAILURES` a minute) and in total (:data:`LOGIN_FAILURES_TOTAL`), then a wrong
+   token gets 429; the right one is always let in. Sessions expire after :data:`SESSION_S`;
+   none is dropped while in use (:class:`Sessions`). The session's secret (its CSRF token) is
+   given once, to the page that opened it (:func:`page_secret`): a server on another port of the
+   host that is sent the cookie cannot obtain it. Under TLS (or a ``--web-proxy``'s HTTPS) the
+   cookie is ``__Host-`` and ``Secure`` and every answer carries HSTS. A refusal to the page's
+   own requests is JSON with the reason in words (the page shows it with the way back).
 4. **Only the page itself changes state.** Every request other than GET and HEAD must carry an
    ``Origin`` equal to the page's own (scheme, host and port), ``Content-Type:
    application/json`` (the login form: ``application/x-www-form-urlencoded``), and, but for the

@@ -2,7 +2,8 @@
 floor store; a click through to a table's hold chart, its recent rounds and each round's recall.
 
 Pages are Jinja2 templates (``templates/``, autoescaped, through Starlette's
-``Jinja2Templates``); the overview refreshes itself every few seconds. Every value the store
+``Jinja2Templates``); the overview is live through its event stream (``/events``: a new body
+when what it shows changed, swapped in by ``static/pit.js``, no reload). Every value the store
 holds is read defensively: a malformed one is shown as unreadable, never a 500. Names are plain
 (:mod:`controller.web.names`); wagers are in the game's layout order. The same data is at
 ``/api/tables``, ``/api/tables/{id}/rounds`` and ``/api/tables/{id}/rounds/{n}``.
