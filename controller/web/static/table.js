@@ -158,7 +158,7 @@ function renderPanel(v) {
 
 function render(v) {
   view = v;
-  $("table-name").textContent = v.table.name; $("game").textContent = v.table.game.replace("_", " ");
+  $("table-name").textContent = v.table.name; $("game").textContent = v.table.game_name || v.table.game;
   document.title = "tablectl · " + v.table.name;
   $("round").textContent = "Round " + v.round;
   $("step").textContent = v.step_label;
