@@ -70,6 +70,20 @@ def test_the_table_page_isolated_from_other_clients_and_ports(tmp_path: Path, dr
     bench = BenchProcess(tmp_path, "mississippi_stud", token=token)
     slow: list[socket.socket] = []
     try:
+        # 4. five wrong tokens limit this address; the right one is still let in
+        driver.get(bench.url)
+        for n in range(6):
+            wait_for(lambda: driver.current_url.endswith("/login"), "the login page")
+            driver.find_element("id", "token").send_keys(f"wrong-{n}")
+            driver.find_element("id", "login-go").click()
+            wait_for(
+                lambda: (
+                    "token" in driver.find_element("id", "login-error").text
+                    or "wait a minute" in driver.find_element("id", "login-error").text
+                ),
+                "the refusal",
+            )
+        assert "wait a minute" in driver.find_element("id", "login-error").text  # limited now
         _login(driver, bench.url, token)
         page = Page(driver, bench.url)  # a second page load: its secret comes from the first one's keeping
         page.wait_betting()
@@ -146,6 +160,86 @@ def test_the_table_page_isolated_from_other_clients_and_ports(tmp_path: Path, dr
         for s in slow:
             s.close()
         bench.stop()
+
+
+FLOOD = """<!doctype html><html><head><title>flood</title></head><body><script>
+async function go() {{
+  const out = [];
+  for (let i = 0; i < 60; i++) {{
+    try {{ await fetch("{bench}", {{mode: "no-cors", credentials: "include"}}); out.push("get"); }}
+    catch (e) {{ out.push(String(e)); }}
+  }}
+  try {{
+    await fetch("{bench}logout", {{method: "POST", mode: "no-cors", credentials: "include",
+      headers: {{"content-type": "text/plain"}}, body: "{{}}"}});
+  }} catch (e) {{ out.push(String(e)); }}
+  window.out = out; document.title = "done";
+}}
+go();
+</script></body></html>"""
+
+
+def test_a_flood_of_sessions_from_elsewhere_leaves_the_operators_session(tmp_path: Path, driver: Any) -> None:
+    """A token-less (loopback) view: a page on another port of the host makes the browser load
+    the view's page 60 times (no-cors) and post a logout; another address floods it with page
+    loads. The operator's page keeps its session and acts."""
+    from tests.test_web_clients import _can_bind
+
+    bench = BenchProcess(tmp_path, "mississippi_stud")
+    try:
+        page = Page(driver, bench.url)
+        page.wait_betting()
+        cookie = next(c for c in driver.get_cookies() if c["name"].startswith("tablectl_session_"))
+        flooded = []
+        if _can_bind(ATTACKER):
+            for _ in range(40):
+                conn = http.client.HTTPConnection("127.0.0.1", bench.port, timeout=30, source_address=(ATTACKER, 0))
+                conn.request("GET", "/", headers={"accept": "text/html"})
+                flooded.append(conn.getresponse().status)
+                conn.close()
+            assert flooded.count(200) == 20 and flooded.count(429) == 20  # 20 a minute an address
+        attacker = _Serve(FLOOD.format(bench=bench.url).encode())
+        try:
+            driver.get(f"http://127.0.0.1:{attacker.port}/")
+            wait_for(lambda: driver.title == "done", "the other port's page to finish")
+        finally:
+            attacker.close()
+        after = next(c for c in driver.get_cookies() if c["name"].startswith("tablectl_session_"))
+        assert after["value"] == cookie["value"]  # the browser still holds the operator's session
+        page = Page(driver, bench.url)
+        page.wait_betting()
+        page.place(3, "ante", 1500)  # and the page acts with it
+        page.wait_wager(3, "ante", 1500)
+        assert not driver.find_element("id", "denied").is_displayed()
+    finally:
+        bench.stop()
+
+
+class _Serve:
+    """A second local server, on a port of its own, serving one page."""
+
+    def __init__(self, body: bytes) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/html")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = int(self.server.server_address[1])
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
 
 
 # --- the pit ---------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ import asyncio
 import hashlib
 import json
 import logging
+import math
+import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -404,6 +406,16 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
     def overview(request: Request) -> Response:
         return page(request, "overview.html", title="the floor", live=True, **overview_values())
 
+    latest: list[Any] = [-math.inf, None]  # (when, values): one read of the store for all streams
+
+    async def shared_values() -> dict[str, Any]:
+        """The overview's values, read at most once per half :data:`REFRESH_S` for every open
+        stream together (ten pit pages cost the store what one does)."""
+        if time.monotonic() - latest[0] >= refresh_s / 2:
+            latest[1] = await asyncio.to_thread(overview_values)
+            latest[0] = time.monotonic()
+        return dict(latest[1])
+
     async def events(request: Request) -> Response:
         """The overview, live: its body as an ``overview`` event when it differs from what the
         page shows (``?shown=VERSION``; checked every :data:`REFRESH_S`), a ``beat`` otherwise;
@@ -415,7 +427,7 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
             while True:
                 stamp = now().astimezone().strftime("%H:%M:%S")
                 try:
-                    values = await asyncio.to_thread(overview_values)
+                    values = await shared_values()
                     if values["version"] != shown:
                         shown = values["version"]
                         body = _render("overview.html", body_only=True, live=True, **values)
