@@ -171,6 +171,14 @@ def test_a_get_with_the_cookie_alone_never_obtains_the_sessions_secret() -> None
         site.stop()
 
 
+def test_a_token_less_views_secret_is_given_once_too(site: Site) -> None:
+    status, cookie, secret = site.page()
+    assert status == 200 and secret
+    assert site.page(cookie) == (200, cookie, "")  # the page again, with the cookie: no secret
+    assert site.press(cookie, "")[0] == 403
+    assert site.press(cookie, secret) == (200, {"ok": True})
+
+
 def test_logout_needs_the_sessions_secret() -> None:
     site = Site(token=TOKEN)
     try:
