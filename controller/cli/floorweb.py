@@ -9,7 +9,7 @@ import signal
 import sys
 import threading
 
-from controller.cli.webopts import add_web_security_arguments, check_tls, web_token
+from controller.cli.webopts import add_web_security_arguments, check_tls, web_proxies, web_token
 
 __all__ = ["register", "run"]
 
@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
         token = web_token(args)
         address = parse_address(args.web, token)
         check_tls(args)
+        proxies = web_proxies(args)
     except ImportError as exc:
         print(
             f"tablectl floor web: needs the web and floor extras (pip install -e '.[web,floor]'): {exc}",
@@ -65,7 +66,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         server = WebServer(
-            pit_app(reader), address, token=token, hosts=args.web_host, cert=args.web_cert, key=args.web_key
+            pit_app(reader),
+            address,
+            token=token,
+            hosts=args.web_host,
+            cert=args.web_cert,
+            key=args.web_key,
+            proxies=proxies,
         )
         url = server.start()
     except (OSError, TimeoutError) as exc:

@@ -28,7 +28,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
 from controller.web.controls import FAULTS, BenchControls, ControlBusy, ControlError
-from controller.web.guard import SESSION_KEY
+from controller.web.guard import SESSION_KEY, page_secret
 from controller.web.jsonbody import BadBody, parse_object
 
 __all__ = ["table_app", "StreamHub", "page", "HEARTBEAT_S", "MAX_FRAMES_S", "MAX_STREAMS", "STATIC"]
@@ -147,8 +147,7 @@ def table_app(
     hubs: dict[asyncio.AbstractEventLoop, StreamHub] = {}
 
     async def index(request: Request) -> Response:
-        session = request.scope.get(SESSION_KEY)
-        csrf = session.csrf if session is not None else ""
+        csrf = page_secret(request.scope)  # the session's first page only
         return HTMLResponse(page("table", bench=bench, faults=faults, csrf=csrf), headers=_NO_STORE)
 
     async def state(request: Request) -> Response:
