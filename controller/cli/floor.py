@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from controller.cli.args import description
+
 __all__ = ["register", "forwarder_for", "secret_in_url"]
 
 
@@ -29,7 +31,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "floor",
         help="the floor: every table's rounds in one PostgreSQL store, through NATS JetStream",
-        description=__doc__.splitlines()[0] if __doc__ else None,
+        description=description(__doc__),
     )
     floor = p.add_subparsers(dest="floor_command", required=True, metavar="SUBCOMMAND")
 
