@@ -101,3 +101,20 @@ def test_the_installed_command_runs_from_any_folder(installed: tuple[Path, Path]
     bench = _run(bin_dir, tmp_path, "bench", "--game", "mississippi_stud", "--rounds", "1", "--seed", "1")
     assert bench.returncode == 0, bench.stdout + bench.stderr
     assert (tmp_path / "tablectl-journal" / "mississippi_stud.db").exists()
+
+
+def test_a_missing_extras_hint_names_the_wheel_installed(installed: tuple[Path, Path], tmp_path: Path) -> None:
+    """From the wheel, the hint of an error for a missing extra adds it to that wheel, by its path."""
+    wheel, bin_dir = installed
+    hint = subprocess.run(
+        [
+            str(bin_dir / "python"),
+            "-c",
+            "from controller.install_hint import install_hint; print(install_hint('floor'))",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert hint == f"{bin_dir / 'python'} -m pip install '{wheel}[floor]'"

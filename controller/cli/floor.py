@@ -197,7 +197,9 @@ def _setup_logging() -> None:
 
 
 def _needs_floor_extra(command: str, exc: ImportError) -> int:
-    return _fail(command, f"{exc.name or exc}: not installed; install the floor extra: pip install 'tablectl[floor]'")
+    from controller.install_hint import install_hint
+
+    return _fail(command, f"{exc.name or exc}: not installed; install the floor extra: {install_hint('floor')}")
 
 
 def secret_in_url(url: str) -> str | None:
@@ -621,7 +623,9 @@ def forwarder_for(table: Any, journal_path: Path | str, drain_on_stop_s: float =
     try:
         from controller.floor.forwarder import Forwarder
     except ImportError as exc:
+        from controller.install_hint import install_hint
+
         raise ValueError(
-            f"{table.path}: floor: {exc.name or exc} is not installed; install the floor extra: pip install 'tablectl[floor]'"
+            f"{table.path}: floor: {exc.name or exc} is not installed; install the floor extra: {install_hint('floor')}"
         ) from exc
     return Forwarder(journal_path, table.floor, drain_on_stop_s=drain_on_stop_s)

@@ -48,8 +48,10 @@ def run(args: argparse.Namespace) -> int:
         address = parse_address(args.web, token)
         check_tls(args)
     except ImportError as exc:
+        from controller.install_hint import install_hint
+
         print(
-            f"tablectl floor web: needs the web and floor extras (pip install -e '.[web,floor]'): {exc}",
+            f"tablectl floor web: needs the web and floor extras ({exc}); install them: {install_hint('web,floor')}",
             file=sys.stderr,
         )
         return 2
