@@ -105,6 +105,16 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    served = [
+        f"{table.path}:{device.line}: devices.{role}: url {device.url[:120]!r}: the bench serves its own simulators "
+        f"and would not use this port (a bench config names them: url sim://{role})"
+        for role, device in table.devices.items()
+        if not device.url.startswith("sim://")
+    ]
+    if served:
+        for line in served:
+            print(f"tablectl bench: {line}", file=sys.stderr)
+        return 2
     if not 1 <= args.seats <= table.seats:
         print(f"tablectl bench: --seats must be 1 to {table.seats}", file=sys.stderr)
         return 2
@@ -148,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"{table.name}: {args.seats} seats, seed {args.seed}, faults {args.faults}")
     for line in summary.lines():
         print("  " + line)
-    print(f"  journal     {journal} (tablectl recall --journal {journal})")
+    keyed = f"--config {args.config} " if table.journal.hmac_key_file and args.config else ""  # its key checks it
+    print(f"  journal     {journal} (tablectl recall {keyed}--journal {journal})")
     if forwarder is not None and table.floor is not None:
         print("  " + floor_line(table.floor.table_id, forwarder.status(), journal))
     status = summary.exit_status

@@ -68,7 +68,7 @@ def unapproved_paytables(table: TableConfig) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.journal import JournalError, SqliteJournal
+    from controller.journal import JournalError
     from controller.table.journal_files import open_journal
     from controller.table.runtime import TableRuntime
     from controller.table_config import load_table
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 "\n".join(unapproved)
                 + "\nrefusing to run a table with an unapproved paytable (--allow-unapproved for a test floor)"
             )
-        journal = open_journal(table, RUN_JOURNAL_DIR) if args.journal is None else SqliteJournal(args.journal)
+        journal = open_journal(table, RUN_JOURNAL_DIR, args.journal)
         runtime = TableRuntime(
             table,
             journal=journal,

@@ -105,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.table_config import config_dir, load_table
     from controller.yamlfile import ConfigError
     from hil.hold_summary import combined, par_for
+    from hil.progress import logging_above
     from hil.soak import SoakError, players_take_strategy, run_soak
 
     try:
@@ -130,7 +131,10 @@ def run(args: argparse.Namespace) -> int:
     sheet = par_for(table)  # first: a paytable not yet kept is computed once here, not once in every worker
     tqdm.monitor_interval = 0  # no monitor thread: the bar is updated from this thread only
     try:
-        with tqdm(total=args.rounds, unit="round", disable=True if args.quiet else None, file=sys.stderr) as bar:
+        with (
+            tqdm(total=args.rounds, unit="round", disable=True if args.quiet else None, file=sys.stderr) as bar,
+            logging_above(bar),  # what is logged is written above the bar, not into its line
+        ):
             result = run_soak(
                 table,
                 args.rounds,

@@ -5,12 +5,14 @@ Pages are Jinja2 templates (``templates/``, autoescaped, through Starlette's
 ``Jinja2Templates``); the overview refreshes itself every few seconds. Every value the store
 holds is read defensively: a malformed one is shown as unreadable, never a 500. Names are plain
 (:mod:`controller.web.names`); wagers are in the game's layout order. The same data is at
-``/api/tables``, ``/api/tables/{id}/rounds`` and ``/api/tables/{id}/rounds/{n}``.
+``/api/tables``, ``/api/tables/{id}/rounds`` and ``/api/tables/{id}/rounds/{n}``. A round is
+found by table and time at ``/search`` (the one in play then, with the one before and after).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -23,6 +25,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
+from controller.local_time import NotATime, parse_local_time
 from controller.names import game_name, hand_name, wager_name, wager_order
 from controller.web.hold_chart import cumulative, hold_chart, outside_band
 from controller.web.pit_store import STALE_S, FloorReader, RoundHold, RoundLine, TableState
@@ -313,6 +316,54 @@ def _round_line(r: RoundLine) -> dict[str, Any]:
     }
 
 
+TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""A table id as the floor has it (one NATS subject token)."""
+
+
+def _when(value: datetime) -> str:
+    try:
+        return value.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+    except (AttributeError, ValueError, OverflowError, OSError):
+        return "?"
+
+
+def round_search(
+    request: Request, reader: FloorReader, now: Callable[[], datetime], page: Callable[..., Response]
+) -> Response:
+    """The round search page (``/search?table=ID&at=TIME``): the form, and what it found; a table
+    id or a time that is not one is a 400 naming it, with the form again."""
+    table_id = request.query_params.get("table", "").strip()
+    at_text = request.query_params.get("at", "").strip()
+    local = now().astimezone()
+    values: dict[str, Any] = {"title": "find a round", "table_id": table_id[:64], "at_text": at_text[:64]}
+    values.update(zone=local.strftime("%Z %z"), searched=False, problem="")
+    if not table_id and not at_text:
+        return page(request, "search.html", **values)
+    problem = ""
+    if not TABLE_ID.fullmatch(table_id):
+        problem = f"table: {table_id[:40]!r} is not a table id (letters, digits, _ and -)"
+    else:
+        try:
+            at = datetime.fromtimestamp(parse_local_time(at_text, local.date()), UTC)
+        except NotATime as exc:
+            problem = f"time: {exc}"
+    if problem:
+        return page(request, "search.html", 400, **{**values, "problem": problem})
+    found, in_play = reader.rounds_at(table_id, at)
+    when = at.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+    if in_play is not None:
+        heading = f"round {in_play} was in play at {when}"
+    elif found:
+        heading = f"no round was in play at {when}; the nearest before and after"
+    else:
+        heading = f"no finished round at {when}"
+    rows = [
+        {**_round_line(r), "started": _when(r.started_at), "ended": _when(r.ended_at), "in_play": r.round_no == in_play}
+        for r in found
+    ]
+    return page(request, "search.html", **{**values, "searched": True, "heading": heading, "rounds": rows})
+
+
 def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) -> Any:
     """The ASGI app of the pit view on ``reader`` (the server puts the guard in front)."""
     now = clock or (lambda: datetime.now(UTC))
@@ -401,6 +452,10 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) ->
             unreadable=", ".join(problems),
         )
 
+    def search(request: Request) -> Response:
+        """A round found by table and time: the one in play then, with the one before and after."""
+        return round_search(request, reader, now, page)
+
     def api_tables(request: Request) -> Response:
         return JSONResponse(
             [
@@ -424,6 +479,7 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) ->
             Route("/", guarded(overview)),
             Route("/tables/{table_id}", guarded(table)),
             Route("/tables/{table_id}/rounds/{round_no:int}", guarded(one_round)),
+            Route("/search", guarded(search)),
             Route("/api/tables", api_tables),
             Route("/api/tables/{table_id}/rounds", api_rounds),
             Route("/api/tables/{table_id}/rounds/{round_no:int}", api_round),

@@ -39,6 +39,7 @@ __all__ = [
     "PgFloorReader",
     "PitSheets",
     "table_state",
+    "around",
     "FAULT_KINDS",
     "STALE_S",
 ]
@@ -128,6 +129,8 @@ class FloorReader(Protocol):
     def rounds(self, table_id: str, limit: int = 20) -> list[RoundLine]: ...
 
     def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None: ...
+
+    def rounds_at(self, table_id: str, at: datetime) -> tuple[list[RoundLine], int | None]: ...
 
 
 def _event_text(kind: str, data: dict[str, Any]) -> str:
@@ -306,6 +309,22 @@ class PgFloorReader:
             ).fetchone()
         return dict(row[0]) if row else None
 
+    def rounds_at(self, table_id: str, at: datetime) -> tuple[list[RoundLine], int | None]:
+        """The table's round in play at ``at`` with the one before and the one after (:func:`around`),
+        oldest first, and the number of the one in play (``None``: none was)."""
+        columns = "round_no, started_at, ended_at, void, seats, handle, win, faults"
+        with self._connect() as conn:
+            before = conn.execute(
+                f"SELECT {columns} FROM round WHERE table_id = %s AND ended_at < %s ORDER BY ended_at DESC, seq DESC "
+                "LIMIT 1",
+                (table_id, at),
+            ).fetchone()
+            after = conn.execute(
+                f"SELECT {columns} FROM round WHERE table_id = %s AND ended_at >= %s ORDER BY ended_at, seq LIMIT 2",
+                (table_id, at),
+            ).fetchall()
+        return around(RoundLine(*before) if before else None, [RoundLine(*row) for row in after], at)
+
     def hold_series(self, table_id: str, limit: int = 500) -> list[RoundHold]:
         """The table's last ``limit`` finished rounds, oldest first, with par's expectation of each."""
         with self._connect() as conn:
@@ -319,6 +338,18 @@ class PgFloorReader:
                 (table_id, limit),
             ).fetchall()
         return round_holds(rows, self.sheets)
+
+
+def around(before: RoundLine | None, after: list[RoundLine], at: datetime) -> tuple[list[RoundLine], int | None]:
+    """The rounds around ``at`` as ``tablectl recall --at`` shows them: ``before`` (the last that
+    ended before ``at``) and ``after`` (the next two that ended at or after it, in order). The
+    first of ``after`` was in play at ``at`` when it started at or before it: it is shown with the
+    one before and the one after; otherwise no round was (the table between rounds) and the
+    nearest before and after are shown. Returns them oldest first, and the number in play."""
+    shown = [before] if before is not None else []
+    if after and after[0].started_at <= at:
+        return shown + after[:2], after[0].round_no
+    return shown + after[:1], None
 
 
 def round_holds(rows: list[tuple[Any, ...]], sheets: Callable[[str, str], Any]) -> list[RoundHold]:
