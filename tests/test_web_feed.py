@@ -124,7 +124,7 @@ class Stream:
     def __init__(self, port: int, reading: bool) -> None:
         self.views: list[dict[str, Any]] = []
         if reading:
-            self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=STATE_TIMEOUT_S)
             self.conn.request("GET", "/events")
             self.response = self.conn.getresponse()
             assert self.response.status == 200
