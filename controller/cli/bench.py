@@ -46,8 +46,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--game", default="mississippi_stud", choices=GAMES, help="the game")
     p.add_argument("--config", help="a bench table config (default: config/bench/GAME.yaml)")
     p.add_argument("--seats", type=positive_int(7), default=6, help="seats in play each round")
-    p.add_argument("--rounds", type=bounded_int(0, 10_000_000), default=20)
-    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=1)
+    p.add_argument("--rounds", type=bounded_int(0, 10_000_000), default=20, help="rounds to play, 0 to 10,000,000")
+    p.add_argument(
+        "--seed",
+        type=bounded_int(0, 2**63 - 1),
+        default=1,
+        help="seeds the shuffles, the players and the dealer: the same seed plays the same rounds",
+    )
     p.add_argument("--faults", default="none", choices=FAULT_PROFILES, help="link fault profile")
     p.add_argument(
         "--journal",

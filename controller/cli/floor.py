@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from controller.cli.args import description
+
 __all__ = ["register", "forwarder_for", "secret_in_url"]
 
 
@@ -29,7 +31,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "floor",
         help="the floor: every table's rounds in one PostgreSQL store, through NATS JetStream",
-        description=__doc__.splitlines()[0] if __doc__ else None,
+        description=description(__doc__),
     )
     floor = p.add_subparsers(dest="floor_command", required=True, metavar="SUBCOMMAND")
 
@@ -239,7 +241,9 @@ def _setup_logging() -> None:
 
 
 def _needs_floor_extra(command: str, exc: ImportError) -> int:
-    return _fail(command, f"{exc.name or exc}: not installed; install the floor extra: pip install 'tablectl[floor]'")
+    from controller.install_hint import install_hint
+
+    return _fail(command, f"{exc.name or exc}: not installed; install the floor extra: {install_hint('floor')}")
 
 
 def secret_in_url(url: str) -> str | None:
@@ -748,8 +752,10 @@ def forwarder_for(table: Any, journal_path: Path | str, drain_on_stop_s: float =
     try:
         from controller.floor.forwarder import Forwarder
     except ImportError as exc:
+        from controller.install_hint import install_hint
+
         raise ValueError(
-            f"{table.path}: floor: {exc.name or exc} is not installed; install the floor extra: pip install 'tablectl[floor]'"
+            f"{table.path}: floor: {exc.name or exc} is not installed; install the floor extra: {install_hint('floor')}"
         ) from exc
     try:
         return Forwarder(journal_path, table.floor, drain_on_stop_s=drain_on_stop_s)

@@ -110,7 +110,9 @@ def web_attach(args: argparse.Namespace, bench: bool) -> Callable[..., Callable[
         from controller.web.attach import serve_table
         from controller.web.server import parse_address
     except ImportError as exc:
-        raise ValueError(f"--web needs the web extra (pip install -e '.[web]'): {exc}") from None
+        from controller.install_hint import install_hint
+
+        raise ValueError(f"--web needs the web extra ({exc}); install it: {install_hint('web')}") from None
     token = web_token(args)
     address = parse_address(args.web, token)
     _check_tls(args)

@@ -29,6 +29,7 @@ from controller.floor.report import (
     group_theoretical,
     groups_from_rows,
 )
+from controller.install_hint import install_hint
 
 __all__ = [
     "TableState",
@@ -229,7 +230,7 @@ class PgFloorReader:
         try:
             import psycopg
         except ImportError:
-            return "psycopg is not installed (pip install -e '.[floor]')"
+            return f"psycopg is not installed; install the floor extra: {install_hint('floor')}"
         try:
             with self._connect() as conn:
                 if conn.execute("SELECT to_regclass('floor_table')").fetchone()[0] is None:

@@ -64,6 +64,12 @@ class StreamHub:
         self.frame = b""
         """The latest view as one server-sent event (``event: view``)."""
         self._tick: asyncio.Future[bytes | None] | None = None
+        # Subscribed before the first view is read: a view published in between wakes the hub.
+        # Read first and subscribed later (in the task, once it ran), a view published between the
+        # two was never sent, and a quiet table then showed the page its start (the device links
+        # "connecting") for good: the browser tests waited for links up in vain on a loaded machine,
+        # where the task runs late (issue #31).
+        self._wake = self.feed.subscribe()
         self._refresh()
         self._task = asyncio.get_running_loop().create_task(self._run())
 
@@ -76,7 +82,7 @@ class StreamHub:
         return True
 
     async def _run(self) -> None:
-        wake = self.feed.subscribe()
+        wake = self._wake
         try:
             while True:
                 beat: bytes | None = None
