@@ -38,5 +38,6 @@ class FedTable:
             self.feed(ButtonChanged(device="panel", button=b, pressed=True))
 
     def deal(self, cards: str) -> None:
-        for i, c in enumerate(cards.split(), start=1):
+        """The shoe deals ``cards``, numbered on from its count (a repeated number holds)."""
+        for i, c in enumerate(cards.split(), start=self.m.ledger.shoe_count + 1):
             self.feed(CardDealt(device="shoe", card=c, index=i, quality=100))

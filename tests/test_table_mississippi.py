@@ -192,7 +192,7 @@ def test_supervisor_clears_a_fault() -> None:
     )
     t.press("confirm")  # accepted: it has no place in the deal, so it is burned (and recorded)
     assert t.m.phase is Phase.THIRD_STREET
-    assert t.m.card_log[-1] == {"index": 1, "card": "9s", "to": "burned: no place in the deal"}
+    assert t.m.card_log[-1] == {"index": 8, "card": "9s", "to": "burned: no place in the deal"}
 
 
 def test_a_round_replayed_from_its_events_gives_the_same_state_prompts_and_settlement() -> None:

@@ -155,8 +155,14 @@ class Boston5Table(RoundTable):
 
     def notice_confirmed(self, notice: Notice) -> None:
         # A second wager withdrawn after "deal" (24.10(c)): once its collection is confirmed the final
-        # cards may come, to the seats left.
-        if notice.blocking and self.phase is P.FINAL_DEAL and not self.final_cards_begun():
+        # cards may come, to the seats left. Confirmed while the table holds (a card dealt before
+        # the confirmation waits for the supervisor), the prompt names the seats left at once: the
+        # dealer reads it when the hold ends.
+        if not notice.blocking or self.final_cards_begun():
+            return
+        if self.phase is P.FINAL_DEAL:
+            self.prompt_final()
+        elif self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL and self.in_play():
             self.prompt_final()
 
     def show_and_settle(self) -> None:

@@ -26,6 +26,9 @@ __all__ = ["HoldKind", "Holds", "ROUND_COMMANDS", "hold_clears"]
 
 log = logging.getLogger("tablectl.table")
 
+CARDS_WAIT_PROMPT = "supervisor: key, then confirm accepts the cards, or void"
+"""The hold's prompt while cards that left the shoe wait for the supervisor (clear fault is refused)."""
+
 ROUND_COMMANDS = frozenset({"display", "screen", "lock", "unlock", "lamp"})
 """Device commands the round depends on: one that finally fails holds the table."""
 
@@ -111,7 +114,11 @@ def hold_clears(reason: str) -> str:
         return "supervisor key on: clear fault, or void"
     if reason.startswith("stub count"):
         return "recount the stub; supervisor key on: clear fault, or void"
-    if "dealt while held" in reason or reason.startswith("shoe card numbers jump"):
+    if (
+        "dealt while held" in reason
+        or "dealt when none was expected" in reason
+        or reason.startswith("shoe card numbers")
+    ):
         return "supervisor key on: confirm accepts the cards, void declares a misdeal"
     return "supervisor key on: clear fault, or void"
 
@@ -226,6 +233,10 @@ class Holds:
         self.release()
 
     def prompt(self) -> str:
+        """What clears the hold on now, and who (the screen's prompt): while cards that left the
+        shoe wait for the supervisor, clear fault is refused and confirm accepts them."""
+        if self.table.ledger.waiting and not self.kind.ends_by_itself and self.kind is not HoldKind.JOURNAL:
+            return CARDS_WAIT_PROMPT
         return self.kind.prompt
 
     def clears(self) -> str:
