@@ -107,7 +107,7 @@ def test_deal_waits_for_every_decision_and_second_must_equal_first() -> None:
     assert t.m.display.prompts[-1] == "correct: seat 1 second: must equal the first wager 10.00"
     t.spot(1, "second", 1000)
     t.press("deal")
-    assert t.m.phase is Phase.SECOND_WAGER and t.m.display.prompts[-1] == "cannot deal: waiting for seats 2"
+    assert t.m.phase is Phase.SECOND_WAGER and t.m.display.prompts[-1] == "cannot deal: waiting for seat 2"
 
 
 def test_wager_rules_at_no_more_bets() -> None:
@@ -250,3 +250,21 @@ def test_a_withdrawal_whose_early_card_the_supervisor_accepts_names_only_the_sea
     result = t.m.rounds[-1]
     assert result.settlement.seat(3).net == -1500
     assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
+
+
+def test_the_screen_names_one_seat_as_a_seat_and_more_as_seats() -> None:
+    """Issue 32: ``bonus: seat 2 may expose``, never ``seats 2``; two seats are ``seats 2, 5``."""
+    for bonus, named in (((2,), "seat 2"), ((2, 5), "seats 2, 5")):
+        t = Table()
+        t.bets(2, 5, bonus=bonus)
+        t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
+        assert t.m.display.prompt == f"bonus: {named} may expose (seat button); then next"
+        t.press(f"seat_{bonus[0]}")
+        assert "exposed: seat 2" in t.m.screen_details()
+        t.press("next")
+        while t.m.phase is Phase.BONUS_SETTLEMENT:
+            t.press("confirm")
+        t.spot(2, "second", 1000)
+        assert "waiting: seat 5" in t.m.screen_details()
+        t.press("deal")
+        assert t.m.display.prompts[-1] == "cannot deal: waiting for seat 5"

@@ -18,7 +18,7 @@ from controller.games.boston5 import Boston5Seat, bonus_procedure
 from controller.settlement import DISCARD_UNEXPOSED, Action, Settlement, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
-from controller.table.screen import Notice
+from controller.table.screen import Notice, seats_named
 
 __all__ = ["Phase", "TRANSITIONS", "Boston5Table"]
 
@@ -113,7 +113,7 @@ class Boston5Table(RoundTable):
     def prompt_bonus(self) -> None:
         bonus = [n for n, s in sorted(self.seats.items()) if "bonus" in s.wagers]
         if bonus:
-            self.display.ask(f"bonus: seats {', '.join(map(str, bonus))} may expose (seat button); then next")
+            self.display.ask(f"bonus: {seats_named(bonus)} may expose (seat button); then next")
         else:
             self.bonus_done()
 
@@ -150,8 +150,7 @@ class Boston5Table(RoundTable):
         if not playing:
             self.final_cards_complete()
             return
-        seats = f"seat {playing[0]}" if len(playing) == 1 else f"seats {', '.join(playing)}"
-        self.display.ask(f"deal the final two cards: {seats}, then the dealer")
+        self.display.ask(f"deal the final two cards: {seats_named(playing)}, then the dealer")
 
     def notice_confirmed(self, notice: Notice) -> None:
         # A second wager withdrawn after "deal" (24.10(c)): once its collection is confirmed the final
@@ -174,11 +173,11 @@ class Boston5Table(RoundTable):
         out = super().screen_details()
         if self.phase is P.BONUS:
             exposed = [n for n, s in sorted(self.seats.items()) if s.exposed]
-            out.append(f"exposed: seats {', '.join(map(str, exposed))}" if exposed else "exposed: none")
+            out.append(f"exposed: {seats_named(exposed)}" if exposed else "exposed: none")
         elif self.phase is P.SECOND_WAGER:
             waiting = [n for n, s in sorted(self.seats.items()) if s.folded_at is None and "second" not in s.wagers]
             if waiting:
-                out.append(f"waiting: seats {', '.join(map(str, waiting))}")
+                out.append(f"waiting: {seats_named(waiting)}")
         elif self.phase is P.SETTLEMENT and self.in_play():
             out.append(f"dealer: {format_cards(self.dealer)}")
         return out
@@ -301,7 +300,7 @@ class Boston5Table(RoundTable):
         elif button == "deal" and self.phase is P.SECOND_WAGER:
             if not self.all_decided():
                 waiting = [n for n, s in sorted(self.seats.items()) if s.folded_at is None and "second" not in s.wagers]
-                self.display.note(f"cannot deal: waiting for seats {', '.join(map(str, waiting))}")
+                self.display.note(f"cannot deal: waiting for {seats_named(waiting)}")
             elif self.display.steps_pending():
                 self.display.note("cannot deal: confirm the collection first")
             self.deal()

@@ -10,11 +10,12 @@ takes the prompt's place until the dealer confirms it, page by page.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["DisplaySize", "Notice", "ScreenState", "DEFAULT_SIZE", "render", "page_count", "fits"]
+__all__ = ["DisplaySize", "Notice", "ScreenState", "DEFAULT_SIZE", "render", "page_count", "fits", "seats_named"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +122,13 @@ def _layout(
     # every line is at most ``width`` (wrapped), and a page at most ``room`` lines
     blanks = ("",) * room
     return fixed, tuple((*page, *blanks[len(page) :]) for page in pages)
+
+
+def seats_named(numbers: Iterable[int | str]) -> str:
+    """Seats as the screen names them: ``seat 2``, ``seats 2, 5`` (``numbers``: an iterable of
+    seat numbers, in the order shown)."""
+    shown = [str(n) for n in numbers]
+    return f"seat {shown[0]}" if len(shown) == 1 else f"seats {', '.join(shown)}"
 
 
 def fits(text: str, lines: int, columns: int) -> bool:
