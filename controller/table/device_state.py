@@ -100,14 +100,33 @@ class ShownState:
 
 
 class DeviceLinks:
-    """Each device's link: down, up but its state not read again yet, or back."""
+    """Each device's link: never connected since start, down, up but its state not read again
+    yet, or back."""
 
+    NEVER = "never connected"
     DOWN = "link down"
     UNREAD = "back, its state not read yet"
 
     def __init__(self) -> None:
         self.pending: dict[str, str] = {}
-        """The devices not back yet after a link-down, and why."""
+        """The devices not back yet (never connected since start, or after a link-down), and why."""
+
+    def expect(self, devices: tuple[str, ...]) -> None:
+        """The controller started: each of ``devices`` is never connected until its link is up."""
+        for device in devices:
+            self.pending[device] = self.NEVER
+
+    def never_connected(self) -> list[str]:
+        """The devices that have not connected since start, in name order."""
+        return sorted(d for d, why in self.pending.items() if why.startswith(self.NEVER))
+
+    def cannot_connect(self, device: str, why: str) -> bool:
+        """``device``'s link reports why it cannot come up: True when the device has never
+        connected since start (its reason is kept)."""
+        if not self.pending.get(device, "").startswith(self.NEVER):
+            return False
+        self.pending[device] = f"{self.NEVER}: {why}"
+        return True
 
     def down(self, device: str) -> None:
         self.pending[device] = self.DOWN

@@ -29,6 +29,10 @@ log = logging.getLogger("tablectl.table")
 CARDS_WAIT_PROMPT = "supervisor: key, then confirm accepts the cards, or void"
 """The hold's prompt while cards that left the shoe wait for the supervisor (clear fault is refused)."""
 
+NOT_CONNECTED = frozenset({"open_failed", "no_answer"})
+"""``DeviceFault`` kinds a link reports while it cannot come up (drivers.link): a device never
+connected since start holds the table with the reason."""
+
 ROUND_COMMANDS = frozenset({"display", "screen", "lock", "unlock", "lamp"})
 """Device commands the round depends on: one that finally fails holds the table."""
 
@@ -100,6 +104,11 @@ class HoldKind(Enum):
 def hold_clears(reason: str) -> str:
     """What clears a hold with ``reason`` (as this module and its callers word reasons), in words
     (the page and the pit show it)."""
+    if reason.startswith("never connected:"):
+        devices = [part.split(":", 1)[0].strip() for part in reason.split(":", 1)[1].split(";")]
+        named = devices[0] if len(devices) == 1 else f"{', '.join(devices[:-1])} and {devices[-1]}"
+        links = "link comes" if len(devices) == 1 else "links come"
+        return f"by itself when the {named} {links} up; or supervisor key on: void"
     if reason.startswith("link down:"):
         return f"by itself when the {reason.split(':', 1)[1].strip()} link is back; or supervisor key on: void"
     if reason.startswith(("unreadable card", "duplicate card")):
@@ -193,6 +202,9 @@ class Holds:
         """A ``DeviceFault`` from a driver (journaled already). A command the round depends on
         (the display, the spot lock and lamps) that finally failed holds the table: the dealer and
         the players would go on from a screen or lamps that are wrong."""
+        if getattr(e, "kind", "") in NOT_CONNECTED:
+            self.table.links.cannot_connect(e)
+            return
         if getattr(e, "kind", "") != "command_failed" or getattr(e, "command", "") not in ROUND_COMMANDS:
             return
         self.failed_devices.add(e.device)

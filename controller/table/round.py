@@ -54,6 +54,7 @@ ROUTES: dict[str, str] = {
     "DeviceFault": "holds.device_fault",
     "CardDealt": "intake.dealt",
     "CardUnreadable": "intake.unreadable",
+    "DevicesExpected": "links.expected",
     "LinkDown": "links.down",
     "LinkUp": "links.up",
     "SpotsState": "links.spots_state",
@@ -273,6 +274,7 @@ class RoundTable:
         self.wagers.problems = []
         self.display.ask(f"round {self.round_no}: place bets; then no more bets")
         self.shoe_faults.round_opened()
+        self.links.round_opened()
 
     # The machine's conditions and callbacks named in the transitions, done by the collaborators.
     more_steps = via("walk.more_steps")
@@ -343,7 +345,8 @@ class RoundTable:
             self.selected_seat = int(b[5:])
             self.on_seat_button(self.selected_seat)
         elif b == "no_more_bets":
-            self.no_more_bets()
+            if not self.links.no_more_bets_refused():
+                self.no_more_bets()
         elif b == "confirm" and self.phase is self.common.count_stub:
             self.stub.counted_by_dealer()
         elif b == "confirm" and self.phase is self.common.settlement:

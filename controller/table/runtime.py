@@ -25,7 +25,7 @@ from controller.journal import JournalError, SqliteJournal, check_tail
 from controller.journal.records import Journal
 from controller.table.devices import DriverDevices, RecordingDevices, resend_state
 from controller.table.engine import Engine, failure_text
-from controller.table.events import EventDecodeError, OpenTable, decode_event
+from controller.table.events import DevicesExpected, EventDecodeError, OpenTable, decode_event
 from controller.table.game_tables import GAME_TABLES
 from controller.table.hold_log import HoldLog
 from controller.table.journal_files import journaled_event_windows
@@ -295,6 +295,9 @@ class TableRuntime:
         if self.store is not None:
             self._restore_event_windows(self.store.path)
         self.publish()
+        # Every device counts as never connected until its link is up and its state read: one that
+        # cannot come up holds the table, with why (posted first: a replay sees it where it was).
+        self.engine.post(DevicesExpected(tuple(sorted(self.drivers))))
         if not recovered:
             # Queued before any device can report: chips already on a spot when the table opens
             # are bets of its first round, never late bets of a table not yet open.

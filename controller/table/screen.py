@@ -94,6 +94,9 @@ def _wrap_long(text: str, width: int) -> tuple[str, ...]:
 def _parts(state: ScreenState, size: DisplaySize) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     """The fixed lines under the status line (the prompt) and the pages of detail lines (a
     detail is not split over two pages unless it is longer than a page)."""
+    if state.notice is not None and state.hold:  # held: what clears the hold first, why, then the notice
+        notice = (f"{state.notice.title} (confirm)", *state.notice.lines)
+        return _layout(state.prompt, (*state.notes, *notice), state.hold, len(state.notes), size.lines, size.columns)
     if state.notice is not None:
         return _layout(f"{state.notice.title} (confirm)", state.notice.lines, state.hold, 0, size.lines, size.columns)
     return _layout(state.prompt, state.notes + state.details, state.hold, len(state.notes), size.lines, size.columns)
