@@ -9,9 +9,12 @@ from table_helpers import FedTable
 
 from controller.cards import card
 from controller.table.boston5 import Boston5Table
+from controller.table.engine import JournalFault
 from controller.table.events import DevicesExpected
+from controller.table.holds import HoldKind
 from controller.table.mississippi_stud import MississippiTable, Phase
 from controller.table_config import config_dir, load_table
+from drivers.bet_spots import SpotReport
 from drivers.link import DeviceFault, LinkDown, LinkUp
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt
@@ -507,3 +510,70 @@ def test_a_device_missing_after_a_restart_mid_round_holds_where_the_round_is() -
     assert t.m.phase is Phase.DEALING
     t.deal("Qd 7h 8h 2c")
     assert t.m.phase is Phase.THIRD_STREET
+
+
+# --- issue 32: a journal outage is an outage of every device at once ---------------------------------
+
+JOURNAL_BACK = "journal written again: each device's state is read again"
+
+
+def outage(t: Table, retaken: int) -> None:
+    """The journal cannot be written, then takes records again (nothing lost)."""
+    t.m.journal_failed("disk full: 0 bytes free on /")
+    assert t.m.phase is Phase.HOLD and t.m.holds.kind is HoldKind.JOURNAL
+    t.feed(JournalFault("disk full: 0 bytes free on /", 0, retaken))
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason == JOURNAL_BACK and t.m.holds.kind is HoldKind.LINK
+
+
+def test_a_journal_outage_in_betting_reads_every_device_again() -> None:
+    """Betting open when the journal fails; meanwhile an ante is placed, "no more bets" pressed
+    and a card dealt, and the devices send them again as polling brings them: the press first,
+    then the card, then the ante. The press is not acted on (the dealer presses it again), the
+    ante counts once the spots are read again, the card waits for the supervisor until the deal
+    begins, then goes to its place in dealing order."""
+    t = Table()
+    betting(t)
+    outage(t, 3)
+    t.press("no_more_bets")
+    assert "no_more_bets pressed while the journal could not be written: not acted on, press again" in t.m.display.notes
+    t.feed(CardDealt(device="shoe", card="As", index=1, quality=100))
+    t.feed(SpotReport(device="bet_spots", seat=2, spot="ante", cents=500))  # until the state is read: not acted on
+    assert 2 not in t.m.seats and t.m.phase is Phase.HOLD
+    t.feed(PanelState(device="panel", key_on=False, held=()))
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=1))
+    assert t.m.phase is Phase.HOLD  # the bet spots are not read yet
+    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (2, "ante", 500), (4, "ante", 1000))))
+    assert t.m.phase is Phase.BETTING and t.m.seats[2].wagers == {"ante": 500}  # counted as placed, not late
+    assert t.m.ledger.waiting and t.m.seats[1].cards == []
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith("1 card dealt while held")
+    assert t.m.hold_prompt() == "supervisor: key, then confirm accepts the cards, or void"
+    t.key()
+    t.press("confirm")
+    assert t.m.phase is Phase.DEALING and [str(c) for c in t.m.seats[1].cards] == ["As"]
+    t.deal("Ad Kc Kd 4c 5c 7h 8h 2c")
+    assert t.m.phase is Phase.THIRD_STREET and [str(c) for c in t.m.seats[4].cards] == ["4c", "5c"]
+
+
+def test_a_journal_outage_at_a_street_takes_bets_from_the_state_and_no_press() -> None:
+    """At third street: a street bet placed and "reveal" and a fold pressed during the outage: the
+    presses are not acted on, the street bet counts from the spots' state read (as after a link
+    outage); the round goes on from third street."""
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.deal("As Ad Kc Kd 7h 8h 2c")
+    assert t.m.phase is Phase.THIRD_STREET
+    outage(t, 4)
+    t.press("seat_4", "fold", "reveal")
+    t.feed(SpotReport(device="bet_spots", seat=1, spot="third", cents=500))
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=7))
+    t.feed(PanelState(device="panel", key_on=False, held=()))
+    # the spots read last: the hold ends with them, and their change is the street bet (read while
+    # the table still held, it would be a late bet for the supervisor, as after a link outage)
+    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000), (1, "third", 500))))
+    assert t.m.phase is Phase.THIRD_STREET and t.m.seats[4].folded_at is None
+    assert t.m.seats[1].wagers["third"] == 500
+    t.spot(4, "third", 1000)
+    t.press("reveal")
+    assert t.m.phase is Phase.FOURTH_STREET

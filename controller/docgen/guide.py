@@ -221,7 +221,7 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 | `card N from the shoe dealt when none was expected` | supervisor: `confirm` places it in the dealing order (burned if it has no place), `void` is a misdeal (`clear_fault` is refused while it waits) |
 | `stub count N, expected M` | supervisor: `clear_fault`, then the dealer recounts and presses `confirm` |
 | `misdeal: N cards remain, not 4` (pai gow) | supervisor: `void` |
-| `journal: disk full: N bytes free on FILESYSTEM` (or another reason the journal cannot be written) | the table's disk needs room (operations); a card dealt or bet placed meanwhile is kept by its device and taken, in order, once there is room; the hold then ends by itself; or supervisor: `void` |
+| `journal: disk full: N bytes free on FILESYSTEM` (or another reason the journal cannot be written) | the table's disk needs room (operations); a card dealt, bet placed or button pressed meanwhile is kept by its device and sent again once there is room; then `journal written again: each device's state is read again` ends by itself once every device is read (cards dealt meanwhile then wait for the supervisor); or supervisor: `void` |
 | `journal: ... (N events not recorded or acted on)` | supervisor: `clear_fault`, or `void` |
 | `shoe card numbers jump from N to M: ...` | supervisor: `confirm` accepts the card, `void` declares a misdeal |
 | `shoe card numbers repeat: ...` (a second card under one number) or `... start over at 1 ...` (mid-round, no shuffle) | as for a jump: supervisor: `confirm` accepts the card, `void` declares a misdeal |
@@ -242,7 +242,7 @@ While cards wait for the supervisor the hold's prompt says `confirm accepts the 
 | Mississippi Stud: a fold and a communication violation in the same street | fold first: the fold collects the ante and the streets before, the violation the bonus left; violation first: it collects every wager and the fold changes nothing; the rest of the table settles normally |
 | Boston 5: a second wager withdrawn after `deal` and a card dealt before its collection is confirmed | the card waits for the supervisor; the dealer confirms the collection, the supervisor's `confirm` accepts the card, and the prompt names only the seats left |
 | a device down when a round ends | the next round opens held for it |
-| the journal cannot be written and events on several devices | nothing is acted on or acknowledged; each device sends its own events again, in its own order, once there is room (between devices: as the links' polling brings them) |
+| the journal cannot be written and events on several devices | an outage of every device at once: nothing is acted on or acknowledged; once there is room each device sends its events again and is read again; bets placed meanwhile count (betting was open) or are late bets; a button pressed meanwhile is not acted on (press it again: the screen says so); cards dealt meanwhile wait for the supervisor, who accepts them in dealing order once the deal begins |
 
 A hold while betting is open locks nothing: chips placed or taken off during it are bets, as
 before it (a bet-spot device that comes back after a restart is read again, and what is on its

@@ -85,6 +85,7 @@ class Boston5Table(RoundTable):
     BET_SPOTS = ("ante", "first", "bonus")
     REQUIRED_SPOTS = ("ante", "first")
     CONFIRM_PHASES = ("settlement", "bonus_settlement")
+    DEALING_STATES = ("first_deal", "final_deal")
     SPOT_NAMES = (*BET_SPOTS, "second")
     first_cards_complete = Trigger()
     bonus_done = Trigger()

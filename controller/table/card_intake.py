@@ -47,6 +47,22 @@ class CardIntake:
             return True
         return t.dealing()
 
+    def deal_expected(self) -> bool:
+        """A card is expected now, or would be once the hold ends (the state held from)."""
+        t = self.table
+        phase = t.holds.held_from if t.phase is t.common.hold else t.phase
+        if phase is None:
+            return False
+        return (t.CARD_STARTS_DEAL and phase is t.common.no_more_bets) or phase.value in t.DEALING_STATES
+
+    def waiting_for_the_deal(self) -> None:
+        """After an event: cards that wait while none was expected (they left the shoe during a
+        journal outage, before the presses that start the deal were acted on) go to the
+        supervisor once the deal is expected."""
+        t = self.table
+        if self.ledger.waiting and t.phase in t.PLAYING and self.deal_expected():
+            t.holds.hold(self.waiting_reason())
+
     def hold_prompt(self) -> str | None:
         """What clears a hold for a misread card (None: not held for one)."""
         if self.entry_card is not None:

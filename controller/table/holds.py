@@ -212,14 +212,16 @@ class Holds:
             self.hold(f"{e.device}: {e.error}", HoldKind.COMMAND)
 
     def journal_refused(self, e: Any) -> None:
-        """A ``JournalFault``: the journal takes records again. With nothing lost (``e.refused``
-        0: every event not journaled is taken again after it, in order) a hold for the journal
-        alone ends by itself; with events lost the supervisor must see it."""
+        """A ``JournalFault``: the journal takes records again. The outage was one of every device
+        at once (:meth:`.links.LinkReconciler.journal_outage`): each is read again, and the hold
+        is a link hold until every one is back. With events lost (``e.refused``) the supervisor
+        must see it."""
+        self.table.links.journal_outage()
         if e.refused:
             self.hold(f"journal: {e.reason} ({e.refused} events not recorded or acted on)", HoldKind.JOURNAL_REFUSED)
             return
         retaken = getattr(e, "retaken", 0)
-        self.table.display.note(f"journal written again: {retaken} events taken again, in order")
+        self.table.display.note(f"journal written again: {retaken} events taken again")
         if self.on and self.kind is HoldKind.JOURNAL and self.why_not_clear() is None:
             self.release()
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from controller.table.device_state import PANEL, SHOE, DeviceLinks
+from controller.table.device_state import BET_SPOTS, PANEL, SHOE, DeviceLinks
 from controller.table.holds import HoldKind
 from controller.table.screen import DisplaySize
 from drivers.bet_spots import SpotReport
@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 __all__ = ["LinkReconciler"]
 
 log = logging.getLogger("tablectl.table")
+
+DEVICES = (BET_SPOTS, PANEL, SHOE)
+"""The table's devices, by the roles the runtime names their drivers."""
 
 
 class LinkReconciler:
@@ -39,6 +42,33 @@ class LinkReconciler:
         (the supervisor may still void)."""
         gone = self.device_links.why_not_back()
         return f"a device is not back: {gone}" if gone else self.table.shoe_faults.why_not_resume()
+
+    def journal_outage(self) -> None:
+        """The journal takes records again after an outage (a ``JournalFault``): an outage of
+        every device at once. Each device's events meanwhile were neither acknowledged nor acted
+        on, and each sends them again in its own order, so the devices' events interleave as
+        polling brings them, not as they happened: each device is read again, as after a link
+        outage (the runtime asks every link for its state). Until its state is read, a panel press
+        is journaled and not acted on (the dealer presses it again), a bet-spot report waits for
+        the state (what is on the spots then counts as placed while betting is open, or as a late
+        bet), and a card dealt waits for the supervisor in dealing order. A round in play holds
+        for the devices (a link hold: it ends by itself once every one is back)."""
+        t = self.table
+        held_from = t.holds.held_from if t.holds.on else t.phase
+        self.device_links.journal_outage(DEVICES)
+        if held_from not in t.PLAYING:
+            return
+        reason = "journal written again: each device's state is read again"
+        if t.holds.on:
+            t.holds.reason, t.holds.kind = reason, HoldKind.LINK
+        else:
+            t.holds.hold(reason, HoldKind.LINK)
+        if t.holds.on:
+            t.holds.held_links |= set(DEVICES)
+
+    def rereading(self, device: str) -> bool:
+        """``device``'s events are not acted on until its state is read again (a journal outage)."""
+        return bool(self.device_links.pending) and self.device_links.rereading(device)
 
     def expected(self, e: Any) -> None:
         """A ``DevicesExpected`` (every start): each device counts as never connected until its
@@ -125,7 +155,13 @@ class LinkReconciler:
             self.still_missing()
             return
         if t.ledger.waiting and not t.holds.held_links <= {SHOE}:
-            t.holds.hold(t.intake.waiting_reason())
+            if t.intake.deal_expected():
+                t.holds.hold(t.intake.waiting_reason())
+                return
+            # no card expected yet (presses not acted on, e.g. "no more bets"): the dealer goes
+            # on; the cards wait for the supervisor once the deal is expected
+            t.display.note(f"{len(t.ledger.waiting)} cards wait for the supervisor once the deal begins")
+            t.holds.release()
             return
         t.display.note(f"{device} back: resume")
         t.holds.release()

@@ -80,6 +80,8 @@ class RoundTable:
     TRANSITIONS: ClassVar[list[dict[str, Any]]]
     PLAYING: ClassVar[list[Enum]]
     DECK: ClassVar[int] = 52
+    DEALING_STATES: ClassVar[tuple[str, ...]] = ("dealing",)
+    """The states in which cards come from the shoe."""
     CARD_STARTS_DEAL: ClassVar[bool] = True
     """The first card from the shoe after "no more bets" begins the deal (``deal_started``)."""
     BET_SPOTS: ClassVar[tuple[str, ...]] = ()
@@ -309,6 +311,9 @@ class RoundTable:
         name = type(event).__name__
         if name == "ButtonChanged" and not event.pressed and event.button != "supervisor_key":
             return  # a button let go: nothing changes, the screen stays
+        if name in ("ButtonChanged", "SpotReport") and self.links.rereading(event.device):
+            self.journal_outage_event(name, event)
+            return
         if name == "SpotReport" and not self.wagers.on_board(event):
             self.display.show()
             return
@@ -323,6 +328,19 @@ class RoundTable:
         elif handler is not None:  # events the table does not act on (command results) change nothing
             self.display.new_event()
             handler(event)
+            if self.ledger.waiting:
+                self.intake.waiting_for_the_deal()
+        self.display.show()
+
+    def journal_outage_event(self, name: str, event: Any) -> None:
+        """A press or a spot report from a device whose state is read again after a journal
+        outage: journaled, not acted on. The panel asks for the press again; the bet spots' state
+        read says what is on them."""
+        self.display.new_event()
+        if name == "ButtonChanged" and event.button != "supervisor_key":
+            self.display.note(
+                f"{event.button} pressed while the journal could not be written: not acted on, press again"
+            )
         self.display.show()
 
     def journal_failed(self, reason: str) -> None:

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from controller.journal import JournalError, SqliteJournal, check_tail
 from controller.journal.records import Journal
 from controller.table.devices import DriverDevices, RecordingDevices, resend_state
-from controller.table.engine import Engine, failure_text
+from controller.table.engine import Engine, JournalFault, failure_text
 from controller.table.events import DevicesExpected, EventDecodeError, OpenTable, decode_event
 from controller.table.game_tables import GAME_TABLES
 from controller.table.hold_log import HoldLog
@@ -177,6 +177,10 @@ class TableRuntime:
         if type(event).__name__ in _FAULTS:
             self.round_faults += 1
         self.table.handle(event)
+        if isinstance(event, JournalFault) and not self.replaying:
+            # an outage of every device at once: each is read again (controller.table.links)
+            for driver in self.drivers.values():
+                driver.link.read_state_again()
         if self.table.round_started:
             self.table.round_started = False
             self.round_first_seq, self.round_faults = seq + 1, 0
