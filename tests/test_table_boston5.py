@@ -268,3 +268,27 @@ def test_the_screen_names_one_seat_as_a_seat_and_more_as_seats() -> None:
         assert "waiting: seat 5" in t.m.screen_details()
         t.press("deal")
         assert t.m.display.prompts[-1] == "cannot deal: waiting for seat 5"
+
+
+def test_the_last_seat_withdrawing_while_a_card_waits_settles_once_the_card_is_accepted() -> None:
+    """Issue 32 (Boston 5), two things at once: the only second wager withdrawn after "deal" and a
+    card dealt before its collection is confirmed: nobody is left, so the prompt says so (never a
+    seat), the card accepted by the supervisor has no place (burned) and the round settles."""
+    t = Table()
+    t.bets(1)
+    t.deal("As Ks Qs 3c 4d 5h")
+    t.spot(1, "second", 1000)
+    t.press("deal")
+    t.spot(1, "second", 0)
+    t.deal("Js")
+    assert t.m.phase is Phase.HOLD
+    t.press("supervisor_key")
+    while t.m.display.steps_pending():
+        t.press("confirm")
+    assert t.m.display.prompt == "nobody left: no final cards; the round settles once the hold ends"
+    t.press("confirm")  # the supervisor accepts the card
+    assert t.m.card_log[-1] == {"index": 7, "card": "Js", "to": "burned: no place in the deal"}
+    finish(t)
+    result = t.m.rounds[-1]
+    assert result.settlement is not None and result.settlement.seat(1).net == -1500
+    assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()

@@ -164,6 +164,14 @@ class Boston5Table(RoundTable):
             self.prompt_final()
         elif self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL and self.in_play():
             self.prompt_final()
+        elif self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL:
+            self.display.ask("nobody left: no final cards; the round settles once the hold ends")
+
+    def resumed(self) -> None:
+        # Every second wager withdrawn while the table held (a card dealt before the collection
+        # was confirmed): nobody is left to deal to, so the round goes to its settlement now.
+        if self.phase is P.FINAL_DEAL and not self.in_play() and not self.display.steps_pending():
+            self.prompt_final()
 
     def show_and_settle(self) -> None:
         if self.in_play():  # nobody left to play against: the dealer's hand stays down
@@ -225,7 +233,8 @@ class Boston5Table(RoundTable):
     def dealing(self) -> bool:
         # A fold's collection (a withdrawal after "deal") is confirmed before the next card: a card
         # before it waits for the supervisor, as any card dealt when none was expected.
-        return self.phase is P.FIRST_DEAL or (self.phase is P.FINAL_DEAL and not self.display.steps_pending())
+        final = self.phase is P.FINAL_DEAL and bool(self.in_play()) and not self.display.steps_pending()
+        return self.phase is P.FIRST_DEAL or final
 
     def cards_seen(self) -> list[Card]:
         return super().cards_seen() + self.dealer

@@ -220,6 +220,9 @@ class RoundTable:
     def reset_game(self) -> None:
         """Clear the game's own round state (subclasses)."""
 
+    def resumed(self) -> None:
+        """The round resumed where it was held (subclasses: a step done while held may let it go on)."""
+
     def notice_confirmed(self, notice: Notice) -> None:
         """A notice was confirmed (subclasses: a confirmed step may let the round go on)."""
 
