@@ -17,7 +17,16 @@ from dataclasses import dataclass
 from controller.hands import BOSTON5, MISSISSIPPI_STUD, PAI_GOW, Category, HandRules, Kind
 from controller.money import MAX_CENTS
 
-__all__ = ["RequiredRow", "PaytableSpot", "Option", "GameCatalog", "CATALOG", "catalog_for", "REGULATION_MINIMUMS"]
+__all__ = [
+    "RequiredRow",
+    "PaytableSpot",
+    "Option",
+    "WagerMultiple",
+    "GameCatalog",
+    "CATALOG",
+    "catalog_for",
+    "REGULATION_MINIMUMS",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +75,18 @@ class Option:
 
 
 @dataclass(frozen=True, slots=True)
+class WagerMultiple:
+    """A wager the rules let a player make up to ``times`` another (``of``): the table maximum of
+    ``spot`` may not be below ``times`` the maximum of ``of`` (a player betting the most on ``of``
+    could not make the bet the rules allow)."""
+
+    spot: str
+    of: str
+    times: int
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
 class GameCatalog:
     """One game's wager spots, paytable spots and table settings."""
 
@@ -74,6 +95,8 @@ class GameCatalog:
     wager_spots: tuple[str, ...]
     paytable_spots: tuple[PaytableSpot, ...]
     options: tuple[Option, ...] = ()
+    multiples: tuple[WagerMultiple, ...] = ()
+    """Wagers the rules let a player make as a multiple of another (checked against the limits)."""
 
     def paytable_spot(self, name: str) -> PaytableSpot | None:
         """The paytable spot called ``name``, if the game has one."""
@@ -105,6 +128,10 @@ CATALOG: dict[str, GameCatalog] = {
                     required_rows=(RequiredRow(Category.ONE_PAIR, frozenset(range(6, 11)), True, "35.10(i)2"),),
                 ),
                 PaytableSpot("bonus", Kind.THREE, False, "bonus"),
+            ),
+            multiples=tuple(
+                WagerMultiple(street, "ante", 3, rule)
+                for street, rule in (("third", "35.10(a)"), ("fourth", "35.10(e)"), ("fifth", "35.10(g)"))
             ),
         ),
         GameCatalog(

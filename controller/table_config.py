@@ -412,6 +412,7 @@ def load_table(path: Path | str) -> TableConfig:
         floor=parse_floor(doc, data.get("floor"), problems),
     )
     problems.extend(_half_offered(doc, game, data))
+    problems.extend(_multiples_fit(doc, game, table.limits))
     if "limits" in data and isinstance(data["limits"], dict):
         for spot in game.wager_spots:
             if spot not in table.limits and spot not in data["limits"] and table.offers(spot):
@@ -442,6 +443,25 @@ def _half_offered(doc: YamlDoc, game: GameCatalog, data: dict[str, Any]) -> list
                 where,
                 f"the {spot} wager is offered without {lacking} to settle it: "
                 f"add {lacking}, or remove {' and '.join(offered)}",
+            )
+        )
+    return problems
+
+
+def _multiples_fit(doc: YamlDoc, game: GameCatalog, limits: Mapping[str, Limit]) -> list[Problem]:
+    """A wager the rules let a player make up to a multiple of another (Mississippi Stud's street
+    bets: up to three times the ante) whose maximum is below that multiple of the other's maximum:
+    a player betting the most on the other could not make the bet the rules allow."""
+    problems: list[Problem] = []
+    for m in game.multiples:
+        spot, of = limits.get(m.spot), limits.get(m.of)
+        if spot is None or of is None or spot.max >= m.times * of.max:
+            continue
+        problems.append(
+            doc.problem(
+                ("limits", m.spot, "max"),
+                f"max {spot.max} is below {m.times} x the {m.of} max ({m.times * of.max}): {m.rule} lets a player "
+                f"bet up to {m.times} times the {m.of}; raise it, or lower the {m.of} max",
             )
         )
     return problems

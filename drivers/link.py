@@ -336,6 +336,14 @@ class Link:
         if self._watch_due is None:
             self._watch_due = self.clock() + STATE_WATCH_S
 
+    def read_state_again(self) -> None:
+        """Read the device's whole state again (any thread): its snapshot is put on the queue once
+        every event older than it has arrived, as after a link-up (the controller after a journal
+        outage: what the device sent meanwhile was neither acknowledged nor acted on)."""
+        if self._on_state is not None:
+            self._state_wanted, self._state = True, None
+            self._wake.set()
+
     def set_window(self, boot_id: int | None, last_event_no: int) -> None:
         """Start from event ``last_event_no`` of boot ``boot_id``, received and journaled (a
         controller started again, from its journal); before :meth:`start`."""

@@ -10,7 +10,8 @@ from controller.table.snapshot import TableSnapshot
 from controller.table.snapshot_build import build_snapshot
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
-from drivers.shoe import CardDealt
+from drivers.shoe import CardDealt, CardUnreadable
+from drivers.state import ShoeState
 
 
 class FedTable:
@@ -21,6 +22,8 @@ class FedTable:
         self.m = cls(table, self.devices)
         self.m.handle(OpenTable())
         self.events: list[Any] = []
+        self.shoe_index = 0
+        """The shoe's count as the events fed say (its last card number; 0 when it started over)."""
 
     def snapshot(self) -> TableSnapshot:
         """The table's snapshot now (what everything outside the table reads)."""
@@ -28,6 +31,10 @@ class FedTable:
 
     def feed(self, event: Any) -> None:
         self.events.append(event)
+        if isinstance(event, (CardDealt, CardUnreadable)):
+            self.shoe_index = event.index
+        elif isinstance(event, ShoeState) and event.cards_out == 0:
+            self.shoe_index = 0
         self.m.handle(event)
 
     def spot(self, seat: int, spot: str, cents: int) -> None:
@@ -38,5 +45,6 @@ class FedTable:
             self.feed(ButtonChanged(device="panel", button=b, pressed=True))
 
     def deal(self, cards: str) -> None:
-        for i, c in enumerate(cards.split(), start=1):
+        """The shoe deals ``cards``, numbered on from its count (a repeated number holds)."""
+        for i, c in enumerate(cards.split(), start=self.shoe_index + 1):
             self.feed(CardDealt(device="shoe", card=c, index=i, quality=100))

@@ -290,3 +290,47 @@ def test_a_paytable_for_a_wager_without_limits_and_its_other_paytable_is_refused
         load_table(path)
     assert "paytables.bonus: the bonus wager is offered without paytables.envy" in str(info.value)
     assert "remove paytables.bonus" in str(info.value)
+
+
+def _mississippi_limits(tmp_path: Path, limits: dict[str, str]) -> Path:
+    """The shipped Mississippi Stud table with ``limits`` (spot: "{min: .., max: ..}") replaced."""
+    shipped = default_table_path("mississippi_stud")
+    paytables = shipped.parent / "paytables"
+    lines = []
+    for line in shipped.read_text().splitlines():
+        spot = line.strip().split(":", 1)[0]
+        if line.startswith("  ") and spot in limits and "{min" in line:
+            line = f"  {spot}: {limits[spot]}"
+        if line.startswith("devices:"):
+            lines.append(f"paytables_dir: {paytables}")
+        lines.append(line)
+    path = tmp_path / "ms.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("street", ["third", "fourth", "fifth"])
+def test_a_street_maximum_below_three_times_the_ante_maximum_is_refused_with_its_line(
+    tmp_path: Path, street: str
+) -> None:
+    """35.10(a), (e), (g): each street bet may be up to three times the ante. A street maximum
+    below 3 x the ante maximum is refused at load, named by file, line and key; with a second
+    street too low at the same time, each is named; exactly 3 x loads."""
+    other = "fifth" if street != "fifth" else "third"
+    path = _mississippi_limits(
+        tmp_path,
+        {"ante": "{min: 500, max: 10000}", street: "{min: 500, max: 29999}", other: "{min: 500, max: 20000}"},
+    )
+    lines = path.read_text().splitlines()
+    line_of = {
+        spot: 1 + next(n for n, text in enumerate(lines) if text.startswith(f"  {spot}:")) for spot in (street, other)
+    }
+    with pytest.raises(ConfigError) as info:
+        load_table(path)
+    found = [str(p) for p in info.value.problems]
+    for spot, cents in ((street, 29999), (other, 20000)):
+        expect = f"ms.yaml:{line_of[spot]}: limits.{spot}.max: max {cents} is below 3 x the ante max (30000):"
+        assert any(expect in p for p in found), (expect, found)
+    assert len(found) == 2 and all("35.10(" in p for p in found)
+    exactly = _mississippi_limits(tmp_path, {"ante": "{min: 500, max: 10000}", street: "{min: 500, max: 30000}"})
+    assert load_table(exactly).limits[street].max == 30000  # 3 x the ante max loads

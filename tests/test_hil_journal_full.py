@@ -68,6 +68,20 @@ def resumed(t: HilTable, kind: str, before: int, new: int) -> None:
     assert faults and faults[-1]["refused"] == 0 and faults[-1]["retaken"] >= 1
 
 
+def cards_wait_for_the_supervisor(t: HilTable, before: int, new: int) -> None:
+    """After room returns: the ``new`` cards dealt during the outage are taken (journaled, in the
+    shoe's order), each device is read again, and the cards wait for the supervisor (issue 32: a
+    journal outage is an outage of every device at once), who accepts them in dealing order."""
+    t.settled("CardDealt", before, new)
+    reason = f"{new} cards dealt while held: supervisor: confirm accepts, void declares a misdeal"
+    wait(lambda: t.step == "hold" and t.hold_reason == reason, f"the hold for the cards ({t.hold_reason})")
+    faults = [r.data for r in t.journal.records(t.first_seq) if r.kind == "JournalFault"]
+    assert faults and faults[-1]["refused"] == 0 and faults[-1]["retaken"] >= 1
+    t.key()
+    t.press("confirm")
+    wait(lambda: t.step != "hold", "the cards accepted")
+
+
 def journaled(t: HilTable, kind: str) -> list[dict]:
     return [r.data for r in t.journal.records(t.first_seq) if r.kind == kind]
 
@@ -124,7 +138,7 @@ def test_mississippi_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: p
         t.shoe.deal(1)  # the dealer goes on dealing: seat 4's cards
         wait(lambda: len(t.shoe.pending) == 2, "the shoe to keep both cards unacknowledged")
         free(t)
-        resumed(t, "CardDealt", before, 2)
+        cards_wait_for_the_supervisor(t, before, 2)
         t.deal(3)
         assert t.step == "third_street"
         assert [str(c) for c in t.hands().of(4)] == ["4c", "5c"]
@@ -172,7 +186,7 @@ def test_boston5_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytes
         t.shoe.deal(2)
         wait(lambda: len(t.shoe.pending) == 3, "the shoe to keep the three cards unacknowledged")
         free(t)
-        resumed(t, "CardDealt", before, 3)
+        cards_wait_for_the_supervisor(t, before, 3)
         t.deal(3)
         if t.step == "bonus":
             t.press("next")
@@ -217,7 +231,7 @@ def test_pai_gow_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytes
         t.shoe.deal(4)
         wait(lambda: len(t.shoe.pending) == 5, "the shoe to keep the five cards unacknowledged")
         free(t)
-        resumed(t, "CardDealt", before, 5)
+        cards_wait_for_the_supervisor(t, before, 5)
         status = t.count("ShoeStatus")
         t.deal(34)
         t.settled("ShoeStatus", status, 1)
@@ -324,3 +338,97 @@ def test_a_controller_stopped_while_the_journal_is_full_loses_no_card(tmp_path: 
             assert [(d["index"], d["card"]) for d in dealt] == list(enumerate("As Ad 4c 5c 7h 8h 2c".split(), start=1))
         finally:
             second.stop()
+
+
+# --- issue 32: a journal outage is an outage of every device at once ---------------------------------
+
+
+def test_mississippi_bets_a_press_and_cards_on_every_device_during_a_full_disk(tmp_path: Path) -> None:
+    """Antes placed, "no more bets" pressed and two cards dealt while the journal is full, on the
+    three devices at once: each device sends its own events again once there is room, and the
+    links' polling interleaves them (an ante may come after the press, a card before the ante).
+    The table reads every device again: the antes count as placed (betting was open when the
+    outage began), the press is journaled and not acted on (the dealer presses it again), and the
+    cards wait for the supervisor, who accepts them in dealing order once the deal begins."""
+    t, path = open_table(MISSISSIPPI, tmp_path)
+    with t:
+        t.spot(1, "ante", 500)
+        fill(t)
+        spots, presses, cards = t.count("SpotReport"), t.count("ButtonChanged"), t.count("CardDealt")
+        t.spots.place(4, "ante", 1000)
+        held_for_the_journal(t)
+        t.spots.place(2, "ante", 500)
+        t.panel.press("no_more_bets")
+        t.load(shoe("As Ad 4c 5c Kh Kd 7h 8h 2c"))
+        t.shoe.deal(2)  # seat 1's two cards
+        wait(
+            lambda: len(t.spots.pending) == 2 and len(t.panel.pending) == 2 and len(t.shoe.pending) == 2,
+            "every device to keep its events unacknowledged",
+        )
+        free(t)
+        t.settled("SpotReport", spots, 2)
+        t.settled("ButtonChanged", presses, 2)
+        t.settled("CardDealt", cards, 2)
+        wait(lambda: t.step == "betting" and not t.snap.links_pending, "every device read again")
+        assert t.snap.wagers() == {1: {"ante": 500}, 2: {"ante": 500}, 4: {"ante": 1000}}  # none refused as late
+        assert "no_more_bets pressed while the journal could not be written: not acted on, press again" in t.texts
+        assert [str(c) for c in t.hands().of(1)] == []  # the cards wait
+        t.press("no_more_bets")  # pressed again: now the cards go to the supervisor
+        reason = "2 cards dealt while held: supervisor: confirm accepts, void declares a misdeal"
+        wait(lambda: t.step == "hold" and t.hold_reason == reason, "the hold for the cards")
+        assert not any("deal the cards" in line for line in t.screen())
+        t.key()
+        t.press("confirm")
+        wait(lambda: t.step == "dealing", "the cards accepted")
+        t.deal(7)
+        assert t.step == "third_street"
+        assert [[str(c) for c in t.hands().of(n)] for n in (1, 2, 4)] == [["As", "Ad"], ["4c", "5c"], ["Kh", "Kd"]]
+        for street in ("third", "fourth", "fifth"):
+            for seat, cents in ((1, 500), (2, 500), (4, 1000)):
+                t.spot(seat, street, cents)
+            t.press("reveal")
+        result = t.finish()
+        assert result.settlement is not None
+        once_each(t)
+    assert cards_recalled(path)[:2] == [(1, "As", "seat 1"), (2, "Ad", "seat 1")]  # the journal verifies too
+
+
+def test_pai_gow_dice_and_cards_during_a_full_disk(tmp_path: Path) -> None:
+    """Pai gow: a bet placed, "no more bets" and the dice pressed and cards dealt while the journal
+    is full, on every device: the presses are not acted on (the dice entry starts again, never
+    left half done), the bet counts, the cards wait for the supervisor until the deal begins."""
+    t, path = open_table(PAI_GOW, tmp_path)
+    with t:
+        t.spot(2, "pai_gow", 1000)
+        fill(t)
+        presses, cards = t.count("ButtonChanged"), t.count("CardDealt")
+        t.spots.place(5, "pai_gow", 2500)
+        held_for_the_journal(t)
+        for button in ("no_more_bets", *["next"] * (DICE - 3), "confirm"):
+            t.panel.press(button)
+        deck_order = shoe_for({})
+        t.load(deck_order)
+        t.shoe.deal(3)
+        wait(lambda: len(t.shoe.pending) == 3, "the shoe to keep its cards")
+        free(t)
+        t.settled("ButtonChanged", presses, 2 * (DICE - 1))
+        t.settled("CardDealt", cards, 3)
+        wait(lambda: t.step == "betting" and not t.snap.links_pending, "every device read again")
+        assert t.snap.wagers() == {2: {"pai_gow": 1000}, 5: {"pai_gow": 2500}}
+        t.press("no_more_bets")
+        assert t.step == "no_more_bets"  # the dice entered again, from the start
+        t.press(*["next"] * (DICE - 3), "confirm")
+        reason = "3 cards dealt while held: supervisor: confirm accepts, void declares a misdeal"
+        wait(lambda: t.step == "hold" and t.hold_reason == reason, "the hold for the cards")
+        t.key()
+        t.press("confirm")
+        wait(lambda: t.step == "dealing", "the cards accepted")
+        status = t.count("ShoeStatus")
+        t.deal(46)
+        t.settled("ShoeStatus", status, 1)
+        while t.step == "setting":
+            t.press("confirm")
+        result = t.finish()
+        assert result.settlement is not None and result.settlement.seat(5).wager("pai_gow") is not None
+        once_each(t)
+    assert [(i, c) for i, c, _ in cards_recalled(path)] == list(enumerate(deck_order[:49], start=1))

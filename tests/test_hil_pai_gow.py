@@ -59,14 +59,18 @@ def test_clean_round_sets_shown_house_way_first_and_cycled(t: HilTable) -> None:
     to_setting(t, {2: {"pai_gow": 1000, "bonus": 500}, 5: {"pai_gow": 2500}})
     assert t.step == "setting"
     assert t.texts[-1].startswith("seat 5: high ") and t.texts[-1].endswith("(house way)")  # from the dealer's right
-    t.press("confirm")
-    house = t.texts[-1]
-    assert house.startswith("seat 2: ") and house.endswith("(house way)")
+    assert t.snap.notices[0].title.startswith("dealer: house way")  # 11.9: the dealer's hand first
+    t.press("confirm")  # the dealer's hand, exposed and set
+    t.press("confirm")  # seat 5's set
+    t.press("confirm")  # seat 5's pai gow wager, settled as it is turned
+    house = next(text for text in reversed(t.texts) if text.startswith("seat 2: high "))
+    assert house.endswith("(house way)")
     t.press("next", "next")
     assert "set 3 of" in t.texts[-1]
     t.press("previous", "previous")
     assert t.texts[-1] == house
     t.press("next", "confirm")  # seat 2 sets the second legal set
+    t.press("confirm")  # its pai gow wager settled
     assert t.step == "settlement"
     result = t.finish()
     assert "high" in result.record["seats"]["2"]  # the set the dealer confirmed is recorded
@@ -75,6 +79,9 @@ def test_clean_round_sets_shown_house_way_first_and_cycled(t: HilTable) -> None:
 
 def test_a_foul_forfeits(t: HilTable) -> None:
     to_setting(t, {3: {"pai_gow": 1000}})
+    t.press("fold")  # refused: the dealer's hand is exposed and set first (11.9)
+    assert t.texts[-1] == "confirm the step shown first"
+    t.press("confirm")
     t.press("fold")  # the dealer marks seat 3's set a foul
     result = t.finish()
     assert result.record["seats"]["3"]["foul"] is True and result.settlement.seat(3).net == -1000
@@ -118,6 +125,7 @@ def test_an_envy_marker_under_five_dollars_is_shown_and_blocks_the_deal(t: HilTa
 
 def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     to_setting(t, {1: {"pai_gow": 1000}, 4: {"pai_gow": 1000, "bonus": 500}})
+    t.press("confirm")  # the dealer's hand, exposed and set (a notice takes next / previous until read)
     t.spot(1, "bonus", 500)
     t.spot(4, "bonus", 0)
     assert list(t.snap.late_notes) == [

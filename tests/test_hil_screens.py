@@ -111,8 +111,11 @@ def test_pai_gow_round(tmp_path: Path) -> None:
         before = t.count("ShoeStatus")
         d.deal(49)
         t.settled("ShoeStatus", before, 1)
+        d.press("confirm")  # the dealer's hand, exposed and set first (11.9)
         d.press("next", "confirm")  # seat 5: another legal set
+        d.press("confirm")  # seat 5's pai gow wager, settled as it is turned
         d.press("fold")  # seat 2: a foul
+        d.press("confirm")  # seat 2's pai gow wager
         d.settle()
         t.settles_as_tablectl_settle(t.results[-1])
         assert d.checked >= 10

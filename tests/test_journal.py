@@ -28,6 +28,7 @@ from controller.table_config import config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt
+from drivers.state import PanelState, ShoeState, SpotsState
 
 MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 
@@ -302,6 +303,12 @@ def test_the_table_holds_when_the_journal_cannot_be_written_and_takes_every_even
     assert kinds[-3:] == ["JournalFault", "SpotReport", "SpotReport"]
     fault = [r for r in j.records() if r.kind == "JournalFault"][0]
     assert fault.data["refused"] == 0 and fault.data["retaken"] == 2 and fault.event
+    snap = build_snapshot(table)
+    # an outage of every device at once (issue 32): the hold ends by itself once each is read again
+    assert snap.hold is not None and snap.hold.reason == "journal written again: each device's state is read again"
+    table.handle(PanelState(device="panel", key_on=False, held=()))
+    table.handle(ShoeState(device="shoe", status="ok", cards_out=0))
+    table.handle(SpotsState(device="bet_spots", spots=tuple((s, "ante", c) for s, c in sorted(placed.items()))))
     snap = build_snapshot(table)
     assert snap.step == "betting" and snap.hold is None  # the hold for the journal ended by itself
     assert {n: w["ante"] for n, w in snap.wagers().items()} == placed  # every bet placed counts, once

@@ -142,12 +142,26 @@ def test_c_a_violation_after_a_fold_forfeits_the_bonus_left_in_play() -> None:
     ]
 
 
+@pytest.mark.parametrize("street", ["third", "fourth", "fifth"])
+def test_c_a_violation_in_the_street_folded_at_forfeits_the_bonus_left_in_play(street: str) -> None:
+    """Issue 32: a fold and a violation in the same street (a player folds and shows his cards to a
+    neighbour still deciding) settles: the fold as any fold, the violation collects the bonus."""
+    folded = {**seat("As Ks", folded_at=street, bonus=100, violation=True), "violation_at": street}
+    s = settle({"1": folded, "2": seat("4d 9c")}, "Qs Qd Ts")  # the community pair would pay the bonus
+    lost = 500 * (1 + ("third", "fourth", "fifth").index(street))
+    assert s.seat(1).net == -(lost + 100) and results(s, 1)["bonus"] == ("lose", -100)
+    assert s.seat(2).net == settle({"2": seat("4d 9c")}, "Qs Qd Ts").seat(2).net  # the rest as without it
+
+
 @pytest.mark.parametrize(
     ("change", "problem"),
     [
         ({"violation_at": "sixth"}, "violation_at: must be null or one of third, fourth, fifth"),
         ({"violation_at": "fourth", "communication_violation": False}, "only with communication_violation"),
-        ({"violation_at": "third"}, "a later street than folded_at"),
+        (
+            {"folded_at": "fourth", "wagers": {"ante": 500, "third": 500, "bonus": 100}, "violation_at": "third"},
+            "must come at the street folded_at or a later one",
+        ),
         ({"violation_at": "fourth", "wagers": {"ante": 500}}, "no bonus has no wager left"),
     ],
 )

@@ -135,3 +135,68 @@ def test_the_writer_indexes_the_link_records_of_a_journal_written_before_the_ind
     finally:
         j.close()
     assert verified()
+
+
+def _fill(j: SqliteJournal) -> None:
+    """The journal's file made full (``PRAGMA max_page_count``): no record fits any more."""
+    from controller.journal import JournalFull
+
+    with j.lock:
+        pages = j.db.execute("PRAGMA page_count").fetchone()[0]
+        j.db.execute(f"PRAGMA max_page_count = {pages}")
+        for size in (2000, 1000, 500, 200, 100, 50, 20, 0):
+            try:
+                while True:
+                    j.append("DiskFiller", {"pad": "x" * size})
+            except JournalFull:
+                pass
+
+
+@pytest.mark.parametrize("fails", ["the temporary file", "its write"])
+def test_status_shows_a_hold_for_the_journal_when_the_disk_is_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, fails: str
+) -> None:
+    """Issue 32: with the disk full the journal cannot be written (the table holds) and neither
+    can a new snapshot file: the snapshot is written over the old file in place, so `tablectl
+    status` shows the hold for the journal, not the last snapshot from before the disk filled.
+    Two things at once: a bet and a card are placed while the journal is full."""
+    import errno
+
+    from controller.table import snapshot_file
+    from controller.table.runtime import TableRuntime
+    from drivers.bet_spots import SpotReport
+    from drivers.panel import ButtonChanged
+    from drivers.shoe import CardDealt
+
+    path = tmp_path / "mississippi_stud.db"
+    j = SqliteJournal(path)
+    try:
+        runtime = TableRuntime(MS, {role: "loop://" for role in MS.devices}, journal=j)
+        step = runtime.engine.step
+        step(OpenTable())
+        step(SpotReport(device="bet_spots", seat=1, spot="ante", cents=500))
+        step(ButtonChanged(device="panel", button="no_more_bets", pressed=True))
+        before = link_status(path)["table"]
+        assert before["step"] == "no_more_bets" and before["hold"] is None
+        full = OSError(errno.ENOSPC, "No space left on device")
+
+        def no_space(*args: Any, **kwargs: Any) -> Any:
+            raise full
+
+        if fails == "the temporary file":
+            monkeypatch.setattr(snapshot_file.tempfile, "mkstemp", no_space)
+        else:
+            monkeypatch.setattr(snapshot_file, "_padded", no_space)
+        _fill(j)
+        step(CardDealt(device="shoe", card="As", index=1, quality=100))
+        step(SpotReport(device="bet_spots", seat=4, spot="ante", cents=500))  # late, and not journaled either
+        status = link_status(path)["table"]
+        assert status["step"] == "hold" and status["hold"]["reason"].startswith("journal: "), status
+        assert "free space" in status["hold"]["clears"]
+        assert [p.name for p in tmp_path.iterdir() if "snapshot" in p.name] == ["mississippi_stud.snapshot.json"]
+        assert "As" not in snapshot_path(path).read_text()
+        assert tablectl(["status", "--journal", str(path)]) == 0
+        out = capsys.readouterr().out
+        assert "round 1, hold, supervisor key off" in out and "HOLD from no_more_bets: journal: " in out
+    finally:
+        j.close()

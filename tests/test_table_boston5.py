@@ -107,7 +107,7 @@ def test_deal_waits_for_every_decision_and_second_must_equal_first() -> None:
     assert t.m.display.prompts[-1] == "correct: seat 1 second: must equal the first wager 10.00"
     t.spot(1, "second", 1000)
     t.press("deal")
-    assert t.m.phase is Phase.SECOND_WAGER and t.m.display.prompts[-1] == "cannot deal: waiting for seats 2"
+    assert t.m.phase is Phase.SECOND_WAGER and t.m.display.prompts[-1] == "cannot deal: waiting for seat 2"
 
 
 def test_wager_rules_at_no_more_bets() -> None:
@@ -213,4 +213,82 @@ def test_a_withdrawal_after_deal_confirmed_lets_the_final_cards_come_to_the_seat
     finish(t)
     result = t.m.rounds[-1]
     assert result.settlement.seat(3).net == -1500
+    assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
+
+
+def test_a_withdrawal_whose_early_card_the_supervisor_accepts_names_only_the_seats_left() -> None:
+    """Issue 32 (Boston 5): a second wager withdrawn after "deal" and a card dealt before its
+    collection is confirmed, two things at once: the hold names confirm (clear fault is refused
+    while the card waits), and once the collection is confirmed and the card accepted the final
+    deal's prompt names the seats left, never the withdrawn one; the round settles."""
+    t = Table()
+    t.bets(1, 3, 5)
+    t.deal("As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
+    for seat in (1, 3, 5):
+        t.spot(seat, "second", 1000)
+    t.press("deal")
+    t.spot(3, "second", 0)
+    t.deal("Js")  # before the collection is confirmed: it waits for the supervisor
+    assert t.m.phase is Phase.HOLD and t.m.hold_prompt() == "supervisor: key, then confirm accepts the cards, or void"
+    assert t.snapshot().hold is not None
+    assert t.snapshot().hold.clears == "supervisor key on: confirm accepts the cards, void declares a misdeal"
+    t.press("supervisor_key")
+    t.press("clear_fault")  # refused: the card waits
+    assert t.m.phase is Phase.HOLD and t.m.display.prompts[-1].startswith("clear fault refused")
+    while t.m.display.steps_pending():
+        t.press("confirm")  # the fold's collection, confirmed while held
+    assert t.m.display.prompt == "deal the final two cards: seats 1, 5, then the dealer"
+    t.press("confirm")  # the supervisor accepts the card: seat 1's fourth
+    assert t.m.phase is Phase.FINAL_DEAL
+    assert t.m.display.prompt == "deal the final two cards: seats 1, 5, then the dealer"
+    assert not any("seats 1, 3, 5" in line or "seat 3" in line for line in t.m.display.lines)
+    t.deal("Ts 9s 9d 6c 6d")
+    assert t.m.phase is Phase.SETTLEMENT
+    assert [str(c) for c in t.m.seats[1].cards][-2:] == ["Js", "Ts"]
+    assert [str(c) for c in t.m.seats[5].cards][-2:] == ["9s", "9d"] and len(t.m.seats[3].cards) == 3
+    finish(t)
+    result = t.m.rounds[-1]
+    assert result.settlement.seat(3).net == -1500
+    assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
+
+
+def test_the_screen_names_one_seat_as_a_seat_and_more_as_seats() -> None:
+    """Issue 32: ``bonus: seat 2 may expose``, never ``seats 2``; two seats are ``seats 2, 5``."""
+    for bonus, named in (((2,), "seat 2"), ((2, 5), "seats 2, 5")):
+        t = Table()
+        t.bets(2, 5, bonus=bonus)
+        t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
+        assert t.m.display.prompt == f"bonus: {named} may expose (seat button); then next"
+        t.press(f"seat_{bonus[0]}")
+        assert "exposed: seat 2" in t.m.screen_details()
+        t.press("next")
+        while t.m.phase is Phase.BONUS_SETTLEMENT:
+            t.press("confirm")
+        t.spot(2, "second", 1000)
+        assert "waiting: seat 5" in t.m.screen_details()
+        t.press("deal")
+        assert t.m.display.prompts[-1] == "cannot deal: waiting for seat 5"
+
+
+def test_the_last_seat_withdrawing_while_a_card_waits_settles_once_the_card_is_accepted() -> None:
+    """Issue 32 (Boston 5), two things at once: the only second wager withdrawn after "deal" and a
+    card dealt before its collection is confirmed: nobody is left, so the prompt says so (never a
+    seat), the card accepted by the supervisor has no place (burned) and the round settles."""
+    t = Table()
+    t.bets(1)
+    t.deal("As Ks Qs 3c 4d 5h")
+    t.spot(1, "second", 1000)
+    t.press("deal")
+    t.spot(1, "second", 0)
+    t.deal("Js")
+    assert t.m.phase is Phase.HOLD
+    t.press("supervisor_key")
+    while t.m.display.steps_pending():
+        t.press("confirm")
+    assert t.m.display.prompt == "nobody left: no final cards; the round settles once the hold ends"
+    t.press("confirm")  # the supervisor accepts the card
+    assert t.m.card_log[-1] == {"index": 7, "card": "Js", "to": "burned: no place in the deal"}
+    finish(t)
+    result = t.m.rounds[-1]
+    assert result.settlement is not None and result.settlement.seat(1).net == -1500
     assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()

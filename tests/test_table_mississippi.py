@@ -98,7 +98,7 @@ def test_reveal_waits_for_every_seat() -> None:
     play_to_third(t)
     t.spot(1, "third", 500)
     t.press("reveal")
-    assert t.m.phase is Phase.THIRD_STREET and t.m.display.prompts[-1] == "cannot reveal: waiting for seats 4"
+    assert t.m.phase is Phase.THIRD_STREET and t.m.display.prompts[-1] == "cannot reveal: waiting for seat 4"
 
 
 def test_wagers_that_break_the_rules_are_shown_and_block_the_deal() -> None:
@@ -192,7 +192,7 @@ def test_supervisor_clears_a_fault() -> None:
     )
     t.press("confirm")  # accepted: it has no place in the deal, so it is burned (and recorded)
     assert t.m.phase is Phase.THIRD_STREET
-    assert t.m.card_log[-1] == {"index": 1, "card": "9s", "to": "burned: no place in the deal"}
+    assert t.m.card_log[-1] == {"index": 8, "card": "9s", "to": "burned: no place in the deal"}
 
 
 def test_a_round_replayed_from_its_events_gives_the_same_state_prompts_and_settlement() -> None:
@@ -477,6 +477,53 @@ def test_communication_violation_on_a_folded_seat_collects_its_bonus(street: str
     t.press("seat_4", "settle")  # once settled, nothing
 
 
+@pytest.mark.parametrize("order", ["fold-then-violation", "violation-then-fold"])
+@pytest.mark.parametrize("street", STREETS)
+def test_a_fold_and_a_violation_in_the_same_street_settle(street: str, order: str, tmp_path: Path) -> None:
+    """Issue 32: a fold and a 35.10(c) violation in the same street, in either order, at each
+    street (a player folds and shows his cards to a neighbour still deciding): every wager of the
+    seat is collected, once, and never returned; the other seat settles normally; `tablectl
+    settle` pays the round as the table did."""
+    t = Table()
+    t.spot(1, "ante", 500)
+    t.spot(1, "bonus", 100)
+    t.spot(4, "ante", 1000)
+    t.press("no_more_bets")
+    t.deal("As Ad Kc Kd 7h 8h 8c")
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    for s in STREETS[: STREETS.index(street)]:
+        t.spot(1, s, 500)
+        t.spot(4, s, 1000)
+        t.press("reveal")
+    before = [f"{s} 5.00" for s in STREETS[: STREETS.index(street)]]
+    actions = (("fold",), ("settle",)) if order == "fold-then-violation" else (("settle",), ("fold",))
+    for action in actions:
+        t.press("seat_1", *action)
+        while t.m.display.steps_pending():
+            t.press("confirm")
+    collected = [line for line in t.m.display.prompts if line.startswith("seat 1: ") and "collect" in line]
+    if order == "fold-then-violation":
+        assert collected == [
+            f"seat 1: folds at {street} street: collect {', '.join(['ante 5.00', *before])}; discard the cards",
+            "seat 1: communication violation (35.10(c)): collect bonus 1.00",
+        ]
+    else:  # the violation collects everything; the fold after it changes nothing
+        assert collected == [
+            "seat 1: communication violation (35.10(c)): collect "
+            f"{', '.join(['ante 5.00', 'bonus 1.00', *before])}; discard the cards"
+        ]
+    _finish(t, street)
+    result = t.m.rounds[-1]
+    assert t.m.phase is Phase.BETTING and result.settlement is not None, t.m.holds.reason
+    assert result.settlement.seat(1).net == -(500 + 100 + 500 * STREETS.index(street))
+    assert not any(w.result.value == "push" for w in result.settlement.seat(1).wagers)  # nothing returned
+    alone = settle_record({**result.record, "seats": {"4": result.record["seats"]["4"]}}, TABLE)
+    assert result.settlement.seat(4) == alone.seat(4)  # the rest of the table settles normally
+    assert _tablectl_settle(result.record, tmp_path) == result.settlement.to_json()
+    shown = t.m.display.prompts[t.m.display.prompts.index(collected[-1]) + 1 :]
+    assert not any(line.startswith("seat 1: ") and "collect" in line for line in shown)  # never asked again
+
+
 def test_an_observer_failure_logs_the_events_kind_and_number_never_its_card(caplog: pytest.LogCaptureFixture) -> None:
     """A face-down card is in a CardDealt's repr, and may be in the error's text: neither is logged."""
     from controller.table.runtime import TableRuntime
@@ -505,3 +552,27 @@ def test_a_handler_failure_logs_the_events_kind_and_number_never_its_card(caplog
     engine.stop()
     assert "controller: handling CardDealt (record 1) failed: RuntimeError" in caplog.text
     assert "Qh" not in caplog.text
+
+
+def test_a_round_that_cannot_settle_holds_with_its_problem_in_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 32: the hold's reason names the record's problem in words (``seat 1 violation at``),
+    never a record path (``$.seats.1.violation_at``); with a second problem, how many more."""
+    t = Table()
+    for seat in (1, 4):
+        t.spot(seat, "ante", 500)
+    t.press("no_more_bets")
+    t.deal("As Ad Kc Kd 7h 8h 8c")
+    record = t.m.round_record
+
+    def broken() -> dict:
+        r = record()
+        r["seats"]["1"]["violation_at"] = "third"  # without a violation, and no fold either
+        r["seats"]["4"]["folded_at"] = "sixth"
+        return r
+
+    monkeypatch.setattr(t.m, "round_record", broken)
+    _finish(t, "third")
+    assert t.m.phase is Phase.HOLD
+    reason = t.m.holds.reason
+    assert reason.startswith("cannot settle: seat 1 violation at: ") and reason.endswith("(and 1 more)"), reason
+    assert "$" not in reason and "_" not in reason

@@ -9,9 +9,13 @@ from table_helpers import FedTable
 
 from controller.cards import card
 from controller.table.boston5 import Boston5Table
+from controller.table.engine import JournalFault
+from controller.table.events import DevicesExpected
+from controller.table.holds import HoldKind
 from controller.table.mississippi_stud import MississippiTable, Phase
 from controller.table_config import config_dir, load_table
-from drivers.link import LinkDown, LinkUp
+from drivers.bet_spots import SpotReport
+from drivers.link import DeviceFault, LinkDown, LinkUp
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt
 from drivers.state import PanelState, ShoeState, SpotsState
@@ -171,7 +175,12 @@ def test_the_supervisor_may_void_while_the_device_is_gone() -> None:
     t.key()
     t.down("bet_spots")
     t.press("void")
-    assert t.m.rounds[-1].settlement is None and t.m.phase is Phase.BETTING
+    assert t.m.rounds[-1].settlement is None and t.m.round_no == 2
+    # the next round opens held for the device still gone (issue 32: never "deal" with one missing)
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason == "link down: bet_spots"
+    t.up("bet_spots")
+    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
+    assert t.m.phase is Phase.BETTING
 
 
 def test_two_devices_down_the_hold_ends_when_both_are_back() -> None:
@@ -404,3 +413,167 @@ def test_a_lock_command_that_finally_fails_holds_and_clear_fault_sends_the_spots
     t.press("clear_fault")
     assert t.m.phase is Phase.NO_MORE_BETS
     assert ("lock", (True,)) in t.devices.commands and ("lamp", (4, "ante", "accepted")) in t.devices.commands
+
+
+# --- issue 32: a device never connected since start -----------------------------------------------
+
+NO_SHOE = "cannot open port /dev/ttyNOSHOE: No such file or directory"
+NO_PANEL = "port /dev/ttyNOPANEL opened but the device does not answer (no reply for 1.0 s)"
+RETRIED = " (tried again with backoff; reported again only if the reason changes)"
+
+
+def started(t: Table, *connected: str) -> None:
+    """The controller started (every device expected), ``connected`` up and their state read."""
+    t.feed(DevicesExpected(("bet_spots", "panel", "shoe")))
+    for device in connected:
+        t.up(device)
+        t.feed(STATES[device])
+
+
+STATES: dict[str, Any] = {
+    "bet_spots": SpotsState(device="bet_spots", spots=()),
+    "panel": PanelState(device="panel", key_on=False, held=()),
+    "shoe": ShoeState(device="shoe", status="ok", cards_out=0),
+}
+
+
+def cannot_connect(t: Table, device: str, error: str, kind: str = "open_failed") -> None:
+    t.feed(DeviceFault(device=device, kind=kind, error=error + RETRIED))
+
+
+def test_two_devices_never_connected_hold_the_table_at_open_with_their_reasons() -> None:
+    """Issue 32: the shoe and the panel missing from start-up, two at once: the table holds in
+    betting naming each with why; "no more bets" is never taken (the panel never says deal);
+    bets placed meanwhile count; the hold ends by itself once both are up and read."""
+    t = Table()
+    started(t, "bet_spots")
+    assert t.m.phase is Phase.BETTING  # nothing said yet: the links are still trying
+    cannot_connect(t, "shoe", NO_SHOE)
+    # the panel has said nothing yet (its link is still trying): named too
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason == f"never connected: panel; shoe: {NO_SHOE}"
+    cannot_connect(t, "panel", NO_PANEL, "no_answer")
+    reason = f"never connected: panel: {NO_PANEL}; shoe: {NO_SHOE}"
+    snap = t.snapshot()
+    assert t.m.phase is Phase.HOLD and snap.hold is not None and snap.hold.reason == reason
+    assert snap.hold.clears == "by itself when the panel and shoe links come up; or supervisor key on: void"
+    assert snap.hold.by_itself and dict(snap.links_pending)["shoe"] == f"never connected: {NO_SHOE}"
+    betting(t)  # bets placed while held in betting count
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.HOLD
+    t.up("panel")
+    t.feed(STATES["panel"])
+    assert t.m.phase is Phase.HOLD  # the shoe is still missing
+    t.up("shoe")
+    t.feed(STATES["shoe"])
+    assert t.m.phase is Phase.BETTING and t.m.seats[1].wagers == {"ante": 500}
+    assert not any("deal" in line for line in t.m.display.prompts if not line.startswith("HOLD"))
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.NO_MORE_BETS and t.m.display.prompt == "no more bets: deal the cards"
+
+
+def test_no_more_bets_is_not_taken_while_a_device_has_not_connected() -> None:
+    """A device still connecting (its link has said nothing yet) when the dealer presses "no more
+    bets": the table holds for it instead of saying deal; once it is up and read, betting goes on."""
+    t = Table()
+    started(t, "bet_spots", "panel")
+    betting(t)
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason == "never connected: shoe"
+    assert "deal the cards" not in t.m.display.prompts
+    t.up("shoe")
+    assert t.m.phase is Phase.HOLD  # up, its state not read yet
+    t.feed(STATES["shoe"])
+    assert t.m.phase is Phase.BETTING
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.NO_MORE_BETS
+
+
+def test_a_device_missing_after_a_restart_mid_round_holds_where_the_round_is() -> None:
+    """After a restart mid-round (every device expected again), the shoe's link cannot come up
+    while the bet spots' goes down as well, two at once: the round holds in dealing; it resumes
+    there once both are back."""
+    t = Table()
+    started(t, "bet_spots", "panel", "shoe")
+    betting(t)
+    t.press("no_more_bets")
+    t.deal("As Ad Kc")
+    started(t, "panel", "bet_spots")  # the controller restarted: the panel and the spots are back at once
+    cannot_connect(t, "shoe", NO_SHOE)
+    t.down("bet_spots")
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason == f"never connected: shoe: {NO_SHOE}"
+    assert t.m.holds.held_from is Phase.DEALING
+    t.up("shoe")
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=3))
+    assert t.m.phase is Phase.HOLD  # the bet spots are still down
+    t.up("bet_spots")
+    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
+    assert t.m.phase is Phase.DEALING
+    t.deal("Qd 7h 8h 2c")
+    assert t.m.phase is Phase.THIRD_STREET
+
+
+# --- issue 32: a journal outage is an outage of every device at once ---------------------------------
+
+JOURNAL_BACK = "journal written again: each device's state is read again"
+
+
+def outage(t: Table, retaken: int) -> None:
+    """The journal cannot be written, then takes records again (nothing lost)."""
+    t.m.journal_failed("disk full: 0 bytes free on /")
+    assert t.m.phase is Phase.HOLD and t.m.holds.kind is HoldKind.JOURNAL
+    t.feed(JournalFault("disk full: 0 bytes free on /", 0, retaken))
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason == JOURNAL_BACK and t.m.holds.kind is HoldKind.LINK
+
+
+def test_a_journal_outage_in_betting_reads_every_device_again() -> None:
+    """Betting open when the journal fails; meanwhile an ante is placed, "no more bets" pressed
+    and a card dealt, and the devices send them again as polling brings them: the press first,
+    then the card, then the ante. The press is not acted on (the dealer presses it again), the
+    ante counts once the spots are read again, the card waits for the supervisor until the deal
+    begins, then goes to its place in dealing order."""
+    t = Table()
+    betting(t)
+    outage(t, 3)
+    t.press("no_more_bets")
+    assert "no_more_bets pressed while the journal could not be written: not acted on, press again" in t.m.display.notes
+    t.feed(CardDealt(device="shoe", card="As", index=1, quality=100))
+    t.feed(SpotReport(device="bet_spots", seat=2, spot="ante", cents=500))  # until the state is read: not acted on
+    assert 2 not in t.m.seats and t.m.phase is Phase.HOLD
+    t.feed(PanelState(device="panel", key_on=False, held=()))
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=1))
+    assert t.m.phase is Phase.HOLD  # the bet spots are not read yet
+    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (2, "ante", 500), (4, "ante", 1000))))
+    assert t.m.phase is Phase.BETTING and t.m.seats[2].wagers == {"ante": 500}  # counted as placed, not late
+    assert t.m.ledger.waiting and t.m.seats[1].cards == []
+    t.press("no_more_bets")
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith("1 card dealt while held")
+    assert t.m.hold_prompt() == "supervisor: key, then confirm accepts the cards, or void"
+    t.key()
+    t.press("confirm")
+    assert t.m.phase is Phase.DEALING and [str(c) for c in t.m.seats[1].cards] == ["As"]
+    t.deal("Ad Kc Kd 4c 5c 7h 8h 2c")
+    assert t.m.phase is Phase.THIRD_STREET and [str(c) for c in t.m.seats[4].cards] == ["4c", "5c"]
+
+
+def test_a_journal_outage_at_a_street_takes_bets_from_the_state_and_no_press() -> None:
+    """At third street: a street bet placed and "reveal" and a fold pressed during the outage: the
+    presses are not acted on, the street bet counts from the spots' state read (as after a link
+    outage); the round goes on from third street."""
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.deal("As Ad Kc Kd 7h 8h 2c")
+    assert t.m.phase is Phase.THIRD_STREET
+    outage(t, 4)
+    t.press("seat_4", "fold", "reveal")
+    t.feed(SpotReport(device="bet_spots", seat=1, spot="third", cents=500))
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=7))
+    t.feed(PanelState(device="panel", key_on=False, held=()))
+    # the spots read last: the hold ends with them, and their change is the street bet (read while
+    # the table still held, it would be a late bet for the supervisor, as after a link outage)
+    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000), (1, "third", 500))))
+    assert t.m.phase is Phase.THIRD_STREET and t.m.seats[4].folded_at is None
+    assert t.m.seats[1].wagers["third"] == 500
+    t.spot(4, "third", 1000)
+    t.press("reveal")
+    assert t.m.phase is Phase.FOURTH_STREET

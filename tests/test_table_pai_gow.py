@@ -4,6 +4,7 @@ cards left or a misdeal, hand setting on the panel, settlement (31.8, 31.11, 11.
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from table_helpers import FedTable
@@ -71,9 +72,11 @@ def test_sets_shown_house_way_first_cycled_confirmed_or_fouled_then_settled() ->
     assert t.m.display.prompts[-1].startswith("seat 5: high") and t.m.display.prompts[-1].endswith(
         "(house way)"
     )  # from the dealer's right
+    t.press("confirm")  # the dealer's hand, exposed and set first (11.9)
     t.press("next")
     assert t.m.display.prompts[-1].endswith(f"(set 2 of {len(t.m.options)})")
     t.press("previous", "confirm")  # back to the house way, recorded
+    t.press("confirm")  # seat 5's pai gow wager settled as it is turned
     t.press("fold")  # seat 2's set is a foul
     assert t.m.phase is Phase.SETTLEMENT
     while t.m.phase is Phase.SETTLEMENT:
@@ -83,6 +86,61 @@ def test_sets_shown_house_way_first_cycled_confirmed_or_fouled_then_settled() ->
     assert set(result.record["empty"]) == {"1", "3", "4", "6"}
     assert result.settlement.seat(2).wager("pai_gow").result.value == "lose"
     assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
+
+
+def _confirm_through(t: Table) -> list[str]:
+    """Confirm everything asked until the round ends (sets as the house way shows them); the texts
+    shown meanwhile, in order."""
+    before = len(t.m.display.prompts)
+    for _ in range(100):
+        if t.m.phase not in (Phase.SETTING, Phase.SETTLEMENT):
+            break
+        t.press("confirm")
+    return t.m.display.prompts[before:]
+
+
+@pytest.mark.parametrize("insurance", [False, True])
+def test_the_dealer_sets_first_then_each_hand_is_turned_and_settled_counterclockwise(insurance: bool) -> None:
+    """Issue 32, 11.9 (which 11.15(d) follows): the dealer's hand is exposed and set by the house
+    way first; then each player's hand, counterclockwise from the dealer's right, is turned, its
+    set recorded and its pai gow wager settled, before the next hand is turned; the optional
+    wagers after (11.15(d)2, 3). With three seats, a foul among them and (a second thing at once)
+    an insurance wager keeping every hand on the layout; the settlement is `tablectl settle`'s."""
+    t = Table()
+    wagers = {1: {"pai_gow": 1500}, 3: {"pai_gow": 1000}, 6: {"pai_gow": 2000}}
+    if insurance:
+        wagers[3]["insurance"] = 500
+    for seat, spots in wagers.items():
+        for spot, cents in spots.items():
+            t.feed(SpotReport(device="spots", seat=seat, spot=spot, cents=cents))
+    t.press("no_more_bets", "confirm")  # dice 3: the first hand to seat 6... counted from the dealer
+    for i, c in enumerate(SHOE[:49], start=1):
+        t.feed(CardDealt(device="shoe", card=str(c), index=i, quality=100))
+    before = len(t.m.display.prompts)
+    t.feed(ShoeStatus(device="shoe", stub_count=4, deck_size=53))
+    assert t.m.phase is Phase.SETTING, t.m.holds.reason
+    shown = t.snapshot()
+    assert shown.notices and shown.notices[0].title.startswith("dealer: house way")  # first, before any seat
+    t.press("confirm")  # the dealer's hand
+    t.press("confirm")  # seat 6's set
+    t.press("confirm")  # seat 6 settled
+    t.press("fold")  # seat 3: a foul
+    _confirm_through(t)
+    texts = t.m.display.prompts[before:]
+    kinds = []
+    for line in texts:
+        if line.startswith("dealer: house way"):
+            kinds.append("dealer")
+        elif m := re.fullmatch(r"seat (\d) house way: confirm, next / previous, or fold \(foul\)", line):
+            kinds.append(f"set {m[1]}")
+        elif m := re.match(r"seat (\d): high [^:]* / low [^:]*: ", line):
+            kinds.append(f"paid {m[1]}")
+    assert kinds == ["dealer", "set 6", "paid 6", "set 3", "paid 3", "set 1", "paid 1"], texts
+    result = t.m.rounds[-1]
+    assert result.record["seats"]["3"]["foul"] is True
+    assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
+    pai_gow_steps = [s.text for s in result.settlement.procedure if s.phase in ("dealer", "pai_gow")]
+    assert all(texts.count(step) == 1 for step in pai_gow_steps), "each shown once, never again at the settlement"
 
 
 def test_optional_wagers_need_a_pai_gow_wager_and_the_bonus_minimum() -> None:

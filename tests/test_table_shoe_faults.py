@@ -22,7 +22,7 @@ from controller.table_config import config_dir, load_table
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, DoorChanged, Jam, ShoeStatus
-from drivers.state import ShoeState, SpotsState
+from drivers.state import PanelState, ShoeState, SpotsState
 
 JAMMED = "shoe jammed: clear the jam"
 DOOR = "shoe door open"
@@ -333,3 +333,36 @@ def test_a_pai_gow_envy_marker_during_a_hold_while_betting_is_open_is_taken() ->
     t.feed(LinkDown(device="bet_spots", reason="no reply"))
     t.spot(2, "envy_marker", 1)
     assert t.m.markers == {2} and t.m.late.noted == []
+
+
+# --- issue 32: a journal outage in every state: an outage of every device at once ----------------
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_a_journal_outage_reads_every_device_again_and_acts_on_no_press(game: str, phase: str, steps: int) -> None:
+    """In every state a round is played in: the journal fails, the dealer presses every button the
+    round uses meanwhile (the panel sends them again once there is room, before its state); none
+    is acted on, the table holds until every device is read again, then the round goes on where
+    it was and settles."""
+    from controller.table.engine import JournalFault
+
+    t = Table(game)
+    round_steps = ROUNDS[game](t)
+    for step in round_steps[:steps]:
+        step()
+    t.m.journal_failed("disk full: 0 bytes free on /")
+    t.feed(JournalFault("disk full: 0 bytes free on /", 0, 6))
+    hold = t.snapshot().hold
+    assert hold is not None and hold.reason == "journal written again: each device's state is read again"
+    for button in ("no_more_bets", "reveal", "deal", "next", "fold", "confirm"):
+        t.feed(ButtonChanged(device="panel", button=button, pressed=True))
+    assert t.phase == "hold" and t.m.holds.held_from is not None and t.m.holds.held_from.value == phase
+    t.feed(PanelState(device="panel", key_on=False, held=()))
+    t.shoe_state("ok")
+    t.feed(SpotsState(device="bet_spots", spots=tuple((s, spot, c) for (s, spot), c in t.m.board.levels.items())))
+    assert t.phase == phase, t.m.holds.reason  # nothing pressed meanwhile was acted on
+    for step in round_steps[steps:]:
+        step()
+        if t.m.rounds:
+            break
+    assert t.m.rounds and t.m.rounds[-1].settlement is not None, t.m.holds.reason

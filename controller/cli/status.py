@@ -3,7 +3,8 @@ hold and key from its latest snapshot, and each device's link from its journal.
 
 The table (``tablectl run``) writes its latest snapshot (controller.table.snapshot: revealed
 cards only) as JSON beside its journal (``GAME.snapshot.json``, mode 0600, replaced atomically
-by a rename whenever the round, step, hold, key, prompt or a device's return changes); status
+by a rename whenever the round, step, hold, key, prompt or a device's return changes; written
+over in place when its disk is full, so a hold for the full journal shows here too); status
 reads that file, never the table. It reads the journal read-only (the table keeps writing it):
 for each device the latest ``LinkUp``/``LinkDown`` (is the link up now, since when, why it went
 down), the latest ``LinkStats`` record (the link counters journaled at each round's end,
@@ -17,6 +18,7 @@ import argparse
 import json
 import sqlite3
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -55,17 +57,29 @@ def _snapshot_path(journal: Path) -> Path:
     return journal.with_name(f"{journal.stem}.snapshot.json")
 
 
+READS = 3
+"""How many times a snapshot file that is not JSON is read (a table on a full disk writes it in
+place: a read may see a part written)."""
+
+
 def table_status(journal: Path) -> dict[str, Any] | None:
     """The table as its latest snapshot file beside ``journal`` shows it (None when the table
     has not written one): when written, round, step, hold, key, what the dealer is asked and the
     devices not back. Raises ``ValueError`` naming the file when it cannot be read as one."""
     path = _snapshot_path(journal)
+    for attempt in range(READS):
+        try:
+            raw = path.read_text()
+        except FileNotFoundError:
+            return None
+        try:
+            data = json.loads(raw)
+            break
+        except ValueError as exc:
+            if attempt + 1 == READS:
+                raise ValueError(f"{path}: not a table snapshot ({type(exc).__name__}: {exc})") from None
+            time.sleep(0.05)  # written in place on a full disk: read it again once written
     try:
-        raw = path.read_text()
-    except FileNotFoundError:
-        return None
-    try:
-        data = json.loads(raw)
         snap = data["snapshot"]
         hold = snap["hold"]
         return {

@@ -45,7 +45,8 @@ TABLE_KEYS = {
     "the wager's limits or one of its paytables but not all of them is refused)",
     "paytables_dir": "the folder of paytable files, relative to the config file (default: `paytables/` beside it)",
     "limits": "`{min: CENTS, max: CENTS}` for every wager spot the table offers (required; a minimum below "
-    "the regulation's is refused)",
+    "the regulation's is refused; Mississippi Stud: a street's maximum below 3 x the ante's is refused, "
+    "35.10(a), (e), (g): a player may bet up to three times the ante)",
     "payout_cap": "the aggregate payout per seat and round, in cents (absent: no cap)",
     "devices": "the table's three devices: `shoe`, `bet_spots` and `panel` (below)",
     "journal": "where the journal is kept and how it is signed (below)",

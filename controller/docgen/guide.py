@@ -112,9 +112,15 @@ def _pai_gow() -> list[Act]:
         press("confirm"),
         deal([str(c) for c in cards[:49]], what="deal seven hands of seven"),
         Act("the shoe counts the cards left", (ShoeStatus(device="shoe", stub_count=4, deck_size=53),)),
-        press("confirm", what="seat 5's hand set the house way: `confirm`"),
-        press("next", what="seat 2: `next` shows another legal set"),
+        press("confirm", what="expose the dealer's hand and set it the house way shown (11.9): `confirm`"),
+        press(
+            "confirm",
+            what="turn seat 5's hand, the first counterclockwise from the dealer's right: set the house way, `confirm`",
+        ),
+        press("confirm", what="settle seat 5's pai gow wager at once, then `confirm`"),
+        press("next", what="turn seat 2's hand: `next` shows another legal set"),
         press("confirm"),
+        press("confirm", what="settle seat 2's pai gow wager, then `confirm`"),
     ]
 
 
@@ -205,19 +211,38 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 
 | The screen says (why: ...) | What clears it |
 |---|---|
-| `link down: <device>` | the device comes back by itself (the round resumes); or the supervisor voids |
+| `link down: <device>` | the device comes back by itself (the round resumes); or the supervisor voids; a round that opens while a device is down holds at once |
+| `never connected: <device>: <why>` | a device missing since the controller started (its port would not open, or it does not answer): the hold ends by itself once it is up and read; `no_more_bets` is not taken while a device has not connected; or the supervisor voids |
 | `shoe jammed: clear the jam` | clear the jam: the hold ends by itself once the shoe reports ok (`clear_fault` is refused until then); or the supervisor voids |
 | `shoe door open` | close the shoe's door: the hold ends by itself; or the supervisor voids |
 | `N cards dealt while held: ...` | cards left the shoe during a hold: supervisor: `confirm` places them in the dealing order, `void` is a misdeal |
 | `unreadable card: <position>` | the shoe reads the card again (with the key on), or the supervisor enters it, or voids |
 | `duplicate card: <position>` | as for an unreadable card |
-| `card N from the shoe dealt when none was expected` | supervisor: `clear_fault` once the card is back, or `void` |
+| `card N from the shoe dealt when none was expected` | supervisor: `confirm` places it in the dealing order (burned if it has no place), `void` is a misdeal (`clear_fault` is refused while it waits) |
 | `stub count N, expected M` | supervisor: `clear_fault`, then the dealer recounts and presses `confirm` |
 | `misdeal: N cards remain, not 4` (pai gow) | supervisor: `void` |
-| `journal: disk full: N bytes free on FILESYSTEM` (or another reason the journal cannot be written) | the table's disk needs room (operations); a card dealt or bet placed meanwhile is kept by its device and taken, in order, once there is room; the hold then ends by itself; or supervisor: `void` |
+| `journal: disk full: N bytes free on FILESYSTEM` (or another reason the journal cannot be written) | the table's disk needs room (operations); a card dealt, bet placed or button pressed meanwhile is kept by its device and sent again once there is room; then `journal written again: each device's state is read again` ends by itself once every device is read (cards dealt meanwhile then wait for the supervisor); or supervisor: `void` |
 | `journal: ... (N events not recorded or acted on)` | supervisor: `clear_fault`, or `void` |
 | `shoe card numbers jump from N to M: ...` | supervisor: `confirm` accepts the card, `void` declares a misdeal |
-| `cannot settle: ...` | supervisor: `void` |
+| `shoe card numbers repeat: ...` (a second card under one number) or `... start over at 1 ...` (mid-round, no shuffle) | as for a jump: supervisor: `confirm` accepts the card, `void` declares a misdeal |
+| `cannot settle: <what>` (in words: `seat 1 violation at: ...`) | supervisor: `void` |
+
+While cards wait for the supervisor the hold's prompt says `confirm accepts the cards, or void`:
+`clear_fault` is refused then. Every hold, each new reason and its end is also a line in the log.
+
+### Two things at once
+
+| At the same time | What the table does |
+|---|---|
+| a link down (or a device never connected) and the shoe jammed or its door open | the shoe's reason is shown; once the shoe reports ok the hold is a link hold again, and it ends by itself when every device is back |
+| two devices down or never connected | the hold names them (never connected: each with why) and ends only when both are back and read |
+| a device down and cards dealt meanwhile | the shoe's link alone: its cards are its reports delivered late, placed in order when it is back; any other device: the cards wait for the supervisor (`confirm` / `void`) once every device is back |
+| a card, count or settlement fault over a link or shoe hold | the card's reason replaces the other; the supervisor decides it once every device is back |
+| a shoe card number that jumps, repeats or starts over while held for a misread card | the count's hold replaces it: `confirm` accepts the cards in dealing order, `void` declares a misdeal |
+| Mississippi Stud: a fold and a communication violation in the same street | fold first: the fold collects the ante and the streets before, the violation the bonus left; violation first: it collects every wager and the fold changes nothing; the rest of the table settles normally |
+| Boston 5: a second wager withdrawn after `deal` and a card dealt before its collection is confirmed | the card waits for the supervisor; the dealer confirms the collection, the supervisor's `confirm` accepts the card, and the prompt names only the seats left |
+| a device down when a round ends | the next round opens held for it |
+| the journal cannot be written and events on several devices | an outage of every device at once: nothing is acted on or acknowledged; once there is room each device sends its events again and is read again; bets placed meanwhile count (betting was open) or are late bets; a button pressed meanwhile is not acted on (press it again: the screen says so); cards dealt meanwhile wait for the supervisor, who accepts them in dealing order once the deal begins |
 
 A hold while betting is open locks nothing: chips placed or taken off during it are bets, as
 before it (a bet-spot device that comes back after a restart is read again, and what is on its

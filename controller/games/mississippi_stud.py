@@ -7,7 +7,8 @@ Order of settlement, as 35.10 lays it down:
    ``communication_violation``); such wagers are collected first. ``folded_at`` is then the
    street the violation was marked at (that street's bet, if already placed, is forfeit too);
    a seat that had folded before (its bonus still in play) keeps its ``folded_at`` and has
-   ``violation_at``: its fold is collected as any fold, the violation collects the rest.
+   ``violation_at`` (that street or a later one: a fold and a violation in the same street is
+   the likeliest case): its fold is collected as any fold, the violation collects the rest.
 2. (a), (e), (g) At each street a player places a bet of 1x, 2x or 3x the ante or folds; a
    fold at 3rd street forfeits the ante, at 4th the ante and 3rd street bet, at 5th the ante,
    3rd and 4th street bets, collected at once.
@@ -140,8 +141,8 @@ def _violation_at(
         problems.add(where, f"must be null or one of {', '.join(STREETS)}, got {at!r}")
     elif not violation:
         problems.add(where, "only with communication_violation: true")
-    elif folded_at is None or STREETS.index(at) <= STREETS.index(folded_at):
-        problems.add(where, "a violation after a fold must come at a later street than folded_at")
+    elif folded_at is None or STREETS.index(at) < STREETS.index(folded_at):
+        problems.add(where, "a violation after a fold must come at the street folded_at or a later one")
     elif "bonus" not in wagers:
         problems.add(where, "a folded seat with no bonus has no wager left to forfeit")
     else:

@@ -18,7 +18,7 @@ from controller.games.boston5 import Boston5Seat, bonus_procedure
 from controller.settlement import DISCARD_UNEXPOSED, Action, Settlement, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
-from controller.table.screen import Notice
+from controller.table.screen import Notice, seats_named
 
 __all__ = ["Phase", "TRANSITIONS", "Boston5Table"]
 
@@ -85,6 +85,7 @@ class Boston5Table(RoundTable):
     BET_SPOTS = ("ante", "first", "bonus")
     REQUIRED_SPOTS = ("ante", "first")
     CONFIRM_PHASES = ("settlement", "bonus_settlement")
+    DEALING_STATES = ("first_deal", "final_deal")
     SPOT_NAMES = (*BET_SPOTS, "second")
     first_cards_complete = Trigger()
     bonus_done = Trigger()
@@ -113,7 +114,7 @@ class Boston5Table(RoundTable):
     def prompt_bonus(self) -> None:
         bonus = [n for n, s in sorted(self.seats.items()) if "bonus" in s.wagers]
         if bonus:
-            self.display.ask(f"bonus: seats {', '.join(map(str, bonus))} may expose (seat button); then next")
+            self.display.ask(f"bonus: {seats_named(bonus)} may expose (seat button); then next")
         else:
             self.bonus_done()
 
@@ -150,13 +151,26 @@ class Boston5Table(RoundTable):
         if not playing:
             self.final_cards_complete()
             return
-        seats = f"seat {playing[0]}" if len(playing) == 1 else f"seats {', '.join(playing)}"
-        self.display.ask(f"deal the final two cards: {seats}, then the dealer")
+        self.display.ask(f"deal the final two cards: {seats_named(playing)}, then the dealer")
 
     def notice_confirmed(self, notice: Notice) -> None:
         # A second wager withdrawn after "deal" (24.10(c)): once its collection is confirmed the final
-        # cards may come, to the seats left.
-        if notice.blocking and self.phase is P.FINAL_DEAL and not self.final_cards_begun():
+        # cards may come, to the seats left. Confirmed while the table holds (a card dealt before
+        # the confirmation waits for the supervisor), the prompt names the seats left at once: the
+        # dealer reads it when the hold ends.
+        if not notice.blocking or self.final_cards_begun():
+            return
+        if self.phase is P.FINAL_DEAL:
+            self.prompt_final()
+        elif self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL and self.in_play():
+            self.prompt_final()
+        elif self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL:
+            self.display.ask("nobody left: no final cards; the round settles once the hold ends")
+
+    def resumed(self) -> None:
+        # Every second wager withdrawn while the table held (a card dealt before the collection
+        # was confirmed): nobody is left to deal to, so the round goes to its settlement now.
+        if self.phase is P.FINAL_DEAL and not self.in_play() and not self.display.steps_pending():
             self.prompt_final()
 
     def show_and_settle(self) -> None:
@@ -168,11 +182,11 @@ class Boston5Table(RoundTable):
         out = super().screen_details()
         if self.phase is P.BONUS:
             exposed = [n for n, s in sorted(self.seats.items()) if s.exposed]
-            out.append(f"exposed: seats {', '.join(map(str, exposed))}" if exposed else "exposed: none")
+            out.append(f"exposed: {seats_named(exposed)}" if exposed else "exposed: none")
         elif self.phase is P.SECOND_WAGER:
             waiting = [n for n, s in sorted(self.seats.items()) if s.folded_at is None and "second" not in s.wagers]
             if waiting:
-                out.append(f"waiting: seats {', '.join(map(str, waiting))}")
+                out.append(f"waiting: {seats_named(waiting)}")
         elif self.phase is P.SETTLEMENT and self.in_play():
             out.append(f"dealer: {format_cards(self.dealer)}")
         return out
@@ -219,7 +233,8 @@ class Boston5Table(RoundTable):
     def dealing(self) -> bool:
         # A fold's collection (a withdrawal after "deal") is confirmed before the next card: a card
         # before it waits for the supervisor, as any card dealt when none was expected.
-        return self.phase is P.FIRST_DEAL or (self.phase is P.FINAL_DEAL and not self.display.steps_pending())
+        final = self.phase is P.FINAL_DEAL and bool(self.in_play()) and not self.display.steps_pending()
+        return self.phase is P.FIRST_DEAL or final
 
     def cards_seen(self) -> list[Card]:
         return super().cards_seen() + self.dealer
@@ -295,7 +310,7 @@ class Boston5Table(RoundTable):
         elif button == "deal" and self.phase is P.SECOND_WAGER:
             if not self.all_decided():
                 waiting = [n for n, s in sorted(self.seats.items()) if s.folded_at is None and "second" not in s.wagers]
-                self.display.note(f"cannot deal: waiting for seats {', '.join(map(str, waiting))}")
+                self.display.note(f"cannot deal: waiting for {seats_named(waiting)}")
             elif self.display.steps_pending():
                 self.display.note("cannot deal: confirm the collection first")
             self.deal()

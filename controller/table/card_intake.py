@@ -47,6 +47,22 @@ class CardIntake:
             return True
         return t.dealing()
 
+    def deal_expected(self) -> bool:
+        """A card is expected now, or would be once the hold ends (the state held from)."""
+        t = self.table
+        phase = t.holds.held_from if t.phase is t.common.hold else t.phase
+        if phase is None:
+            return False
+        return (t.CARD_STARTS_DEAL and phase is t.common.no_more_bets) or phase.value in t.DEALING_STATES
+
+    def waiting_for_the_deal(self) -> None:
+        """After an event: cards that wait while none was expected (they left the shoe during a
+        journal outage, before the presses that start the deal were acted on) go to the
+        supervisor once the deal is expected."""
+        t = self.table
+        if self.ledger.waiting and t.phase in t.PLAYING and self.deal_expected():
+            t.holds.hold(self.waiting_reason())
+
     def hold_prompt(self) -> str | None:
         """What clears a hold for a misread card (None: not held for one)."""
         if self.entry_card is not None:
@@ -69,8 +85,9 @@ class CardIntake:
             self.misread_index = e.index
             t.holds.hold(f"unreadable card report {e.card!r} (index {e.index}): read it again, enter it, or void")
             return
-        if self.jumped(e.index):
-            self.ledger.wait(e.index, dealt, "dealt after a jump in the shoe's card numbers")
+        broken = self.count_broken(e.index)
+        if broken is not None:
+            self.ledger.wait(e.index, dealt, f"dealt after a {broken} in the shoe's card numbers")
             return
         if t.phase is t.common.hold:
             if self.misread_index == e.index:  # the misread card read again
@@ -81,26 +98,38 @@ class CardIntake:
             return
         self.take(e.index, dealt)
 
-    def jumped(self, index: int) -> bool:
-        """Whether shoe card ``index`` skips numbers after the last card reported (2 then 5: cards
-        3 and 4 left the shoe unreported): the table holds, and the card waits for the
-        supervisor. A number of 1 is the shoe's count starting over (a shuffle, a new shoe)."""
+    def count_broken(self, index: int) -> str | None:
+        """How shoe card ``index`` breaks the shoe's count after the last card reported: the
+        table holds, and the card waits for the supervisor (confirm accepts it in dealing order,
+        void declares a misdeal). The count breaks when it skips numbers (2 then 5: cards 3 and 4
+        left the shoe unreported), repeats one (a second card under number 2) or starts over at 1
+        in the middle of a round with no shuffle. A number of 1 before the round's first card is
+        the shoe's count starting over (a shuffle, a new shoe); the misread card read again keeps
+        its own number; a shoe whose state said its count started over (0 out) begins again at 1.
+        Returns the break in words ("jump", "repeat", "restart"), or None when the count goes on."""
         last = self.ledger.shoe_count
-        if not last or index <= last + 1 or index == 1:
-            return False
-        missing = f"card {last + 1}" if index == last + 2 else f"cards {last + 1} to {index - 1}"
+        if not last or index == last + 1 or index == self.misread_index:
+            return None
+        if index == 1 and not self.ledger.entries:
+            return None
+        if index > last + 1:
+            missing = f"card {last + 1}" if index == last + 2 else f"cards {last + 1} to {index - 1}"
+            broken, what = "jump", f"jump from {last} to {index}: shoe {missing} never reported"
+        elif index == 1:
+            broken, what = "restart", f"start over at 1 after {last} in the middle of the round, with no shuffle"
+        else:
+            broken, what = "repeat", f"repeat: card {index} reported again after {last}"
         self.table.holds.hold(
-            f"shoe card numbers jump from {last} to {index}: shoe {missing} never reported:"
-            " supervisor: confirm accepts the cards, void declares a misdeal"
+            f"shoe card numbers {what}: supervisor: confirm accepts the cards, void declares a misdeal"
         )
-        return True
+        return broken
 
     def unreadable(self, e: Any) -> None:
         """A ``CardUnreadable`` report: the table holds until it is read again or entered."""
-        jumped = self.jumped(e.index)
+        broken = self.count_broken(e.index)
         self.ledger.not_used(e.index, "??", UNREADABLE)
         self.misread_index = e.index
-        if jumped:
+        if broken is not None:
             return
         place = self.table.card_place(self.table.dealt)
         self.table.holds.hold(f"unreadable card: {place} (shoe card {e.index}): read it again, or void")

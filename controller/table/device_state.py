@@ -100,17 +100,50 @@ class ShownState:
 
 
 class DeviceLinks:
-    """Each device's link: down, up but its state not read again yet, or back."""
+    """Each device's link: never connected since start, down, up but its state not read again
+    yet, or back."""
 
+    NEVER = "never connected"
     DOWN = "link down"
     UNREAD = "back, its state not read yet"
+    REREAD = "its state to be read again after the journal outage"
+    """The journal could not be written: every device counts as out meanwhile (what it sent was
+    neither acknowledged nor acted on); its events are taken again, then its state is read."""
 
     def __init__(self) -> None:
         self.pending: dict[str, str] = {}
-        """The devices not back yet after a link-down, and why."""
+        """The devices not back yet (never connected since start, or after a link-down), and why."""
+
+    def expect(self, devices: tuple[str, ...]) -> None:
+        """The controller started: each of ``devices`` is never connected until its link is up."""
+        for device in devices:
+            self.pending[device] = self.NEVER
+
+    def never_connected(self) -> list[str]:
+        """The devices that have not connected since start, in name order."""
+        return sorted(d for d, why in self.pending.items() if why.startswith(self.NEVER))
+
+    def cannot_connect(self, device: str, why: str) -> bool:
+        """``device``'s link reports why it cannot come up: True when the device has never
+        connected since start (its reason is kept)."""
+        if not self.pending.get(device, "").startswith(self.NEVER):
+            return False
+        self.pending[device] = f"{self.NEVER}: {why}"
+        return True
 
     def down(self, device: str) -> None:
         self.pending[device] = self.DOWN
+
+    def journal_outage(self, devices: tuple[str, ...]) -> None:
+        """The journal takes records again after an outage: each of ``devices`` is back once its
+        state is read again (a device already out stays as it is)."""
+        for device in devices:
+            self.pending.setdefault(device, self.REREAD)
+
+    def rereading(self, device: str) -> bool:
+        """``device``'s state is to be read again after a journal outage (its events meanwhile are
+        journaled, not acted on: the state read says what they left)."""
+        return self.pending.get(device) == self.REREAD
 
     def up(self, device: str) -> None:
         """The link is up: the device is back once its state is read (only after a link-down)."""
@@ -119,7 +152,7 @@ class DeviceLinks:
 
     def state_read(self, device: str) -> None:
         """The device's whole state arrived: it is back unless its link went down again since."""
-        if self.pending.get(device) == self.UNREAD:
+        if self.pending.get(device) in (self.UNREAD, self.REREAD):
             del self.pending[device]
 
     def why_not_back(self) -> str | None:

@@ -14,12 +14,22 @@ import drivers.state  # noqa: F401
 from controller.table.engine import JournalFault, StartDrawn, TimerExpired
 from drivers.messages import DeviceEvent
 
-__all__ = ["OpenTable", "EVENT_KINDS", "decode_event", "EventDecodeError"]
+__all__ = ["OpenTable", "DevicesExpected", "EVENT_KINDS", "decode_event", "EventDecodeError"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class OpenTable:
     """Open the table for its first round."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DevicesExpected:
+    """The devices this run of the controller talks to (posted at every start, before anything
+    else): each counts as never connected until its link comes up and its state is read. One
+    whose link reports that it cannot come up holds the table (a round in play, or the next one
+    to open), and "no more bets" is not taken while one has not connected."""
+
+    devices: tuple[str, ...]
 
 
 class EventDecodeError(ValueError):
@@ -36,7 +46,7 @@ def _subclasses(cls: type) -> list[type]:
 
 EVENT_KINDS: dict[str, type] = {
     cls.__name__: cls
-    for cls in (*_subclasses(DeviceEvent), TimerExpired, StartDrawn, JournalFault, OpenTable)
+    for cls in (*_subclasses(DeviceEvent), TimerExpired, StartDrawn, JournalFault, OpenTable, DevicesExpected)
     if dataclasses.is_dataclass(cls)
 }
 """Every event class the controller takes, by the kind it is journaled as."""

@@ -26,6 +26,13 @@ __all__ = ["HoldKind", "Holds", "ROUND_COMMANDS", "hold_clears"]
 
 log = logging.getLogger("tablectl.table")
 
+CARDS_WAIT_PROMPT = "supervisor: key, then confirm accepts the cards, or void"
+"""The hold's prompt while cards that left the shoe wait for the supervisor (clear fault is refused)."""
+
+NOT_CONNECTED = frozenset({"open_failed", "no_answer"})
+"""``DeviceFault`` kinds a link reports while it cannot come up (drivers.link): a device never
+connected since start holds the table with the reason."""
+
 ROUND_COMMANDS = frozenset({"display", "screen", "lock", "unlock", "lamp"})
 """Device commands the round depends on: one that finally fails holds the table."""
 
@@ -97,6 +104,11 @@ class HoldKind(Enum):
 def hold_clears(reason: str) -> str:
     """What clears a hold with ``reason`` (as this module and its callers word reasons), in words
     (the page and the pit show it)."""
+    if reason.startswith("never connected:"):
+        devices = [part.split(":", 1)[0].strip() for part in reason.split(":", 1)[1].split(";")]
+        named = devices[0] if len(devices) == 1 else f"{', '.join(devices[:-1])} and {devices[-1]}"
+        links = "link comes" if len(devices) == 1 else "links come"
+        return f"by itself when the {named} {links} up; or supervisor key on: void"
     if reason.startswith("link down:"):
         return f"by itself when the {reason.split(':', 1)[1].strip()} link is back; or supervisor key on: void"
     if reason.startswith(("unreadable card", "duplicate card")):
@@ -111,7 +123,11 @@ def hold_clears(reason: str) -> str:
         return "supervisor key on: clear fault, or void"
     if reason.startswith("stub count"):
         return "recount the stub; supervisor key on: clear fault, or void"
-    if "dealt while held" in reason or reason.startswith("shoe card numbers jump"):
+    if (
+        "dealt while held" in reason
+        or "dealt when none was expected" in reason
+        or reason.startswith("shoe card numbers")
+    ):
         return "supervisor key on: confirm accepts the cards, void declares a misdeal"
     return "supervisor key on: clear fault, or void"
 
@@ -186,6 +202,9 @@ class Holds:
         """A ``DeviceFault`` from a driver (journaled already). A command the round depends on
         (the display, the spot lock and lamps) that finally failed holds the table: the dealer and
         the players would go on from a screen or lamps that are wrong."""
+        if getattr(e, "kind", "") in NOT_CONNECTED:
+            self.table.links.cannot_connect(e)
+            return
         if getattr(e, "kind", "") != "command_failed" or getattr(e, "command", "") not in ROUND_COMMANDS:
             return
         self.failed_devices.add(e.device)
@@ -193,14 +212,16 @@ class Holds:
             self.hold(f"{e.device}: {e.error}", HoldKind.COMMAND)
 
     def journal_refused(self, e: Any) -> None:
-        """A ``JournalFault``: the journal takes records again. With nothing lost (``e.refused``
-        0: every event not journaled is taken again after it, in order) a hold for the journal
-        alone ends by itself; with events lost the supervisor must see it."""
+        """A ``JournalFault``: the journal takes records again. The outage was one of every device
+        at once (:meth:`.links.LinkReconciler.journal_outage`): each is read again, and the hold
+        is a link hold until every one is back. With events lost (``e.refused``) the supervisor
+        must see it."""
+        self.table.links.journal_outage()
         if e.refused:
             self.hold(f"journal: {e.reason} ({e.refused} events not recorded or acted on)", HoldKind.JOURNAL_REFUSED)
             return
         retaken = getattr(e, "retaken", 0)
-        self.table.display.note(f"journal written again: {retaken} events taken again, in order")
+        self.table.display.note(f"journal written again: {retaken} events taken again")
         if self.on and self.kind is HoldKind.JOURNAL and self.why_not_clear() is None:
             self.release()
 
@@ -226,6 +247,10 @@ class Holds:
         self.release()
 
     def prompt(self) -> str:
+        """What clears the hold on now, and who (the screen's prompt): while cards that left the
+        shoe wait for the supervisor, clear fault is refused and confirm accepts them."""
+        if self.table.ledger.waiting and not self.kind.ends_by_itself and self.kind is not HoldKind.JOURNAL:
+            return CARDS_WAIT_PROMPT
         return self.kind.prompt
 
     def clears(self) -> str:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from controller.table.device_state import PANEL, SHOE, DeviceLinks
+from controller.table.device_state import BET_SPOTS, PANEL, SHOE, DeviceLinks
+from controller.table.holds import HoldKind
 from controller.table.screen import DisplaySize
 from drivers.bet_spots import SpotReport
 
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 __all__ = ["LinkReconciler"]
 
 log = logging.getLogger("tablectl.table")
+
+DEVICES = (BET_SPOTS, PANEL, SHOE)
+"""The table's devices, by the roles the runtime names their drivers."""
 
 
 class LinkReconciler:
@@ -38,6 +42,95 @@ class LinkReconciler:
         (the supervisor may still void)."""
         gone = self.device_links.why_not_back()
         return f"a device is not back: {gone}" if gone else self.table.shoe_faults.why_not_resume()
+
+    def journal_outage(self) -> None:
+        """The journal takes records again after an outage (a ``JournalFault``): an outage of
+        every device at once. Each device's events meanwhile were neither acknowledged nor acted
+        on, and each sends them again in its own order, so the devices' events interleave as
+        polling brings them, not as they happened: each device is read again, as after a link
+        outage (the runtime asks every link for its state). Until its state is read, a panel press
+        is journaled and not acted on (the dealer presses it again), a bet-spot report waits for
+        the state (what is on the spots then counts as placed while betting is open, or as a late
+        bet), and a card dealt waits for the supervisor in dealing order. A round in play holds
+        for the devices (a link hold: it ends by itself once every one is back)."""
+        t = self.table
+        held_from = t.holds.held_from if t.holds.on else t.phase
+        self.device_links.journal_outage(DEVICES)
+        if held_from not in t.PLAYING:
+            return
+        reason = "journal written again: each device's state is read again"
+        if t.holds.on:
+            t.holds.reason, t.holds.kind = reason, HoldKind.LINK
+        else:
+            t.holds.hold(reason, HoldKind.LINK)
+        if t.holds.on:
+            t.holds.held_links |= set(DEVICES)
+
+    def rereading(self, device: str) -> bool:
+        """``device``'s events are not acted on until its state is read again (a journal outage)."""
+        return bool(self.device_links.pending) and self.device_links.rereading(device)
+
+    def expected(self, e: Any) -> None:
+        """A ``DevicesExpected`` (every start): each device counts as never connected until its
+        link is up and its state read."""
+        self.device_links.expect(tuple(e.devices))
+
+    def cannot_connect(self, e: Any) -> None:
+        """A ``DeviceFault`` saying a link cannot come up (the port would not open, or the device
+        does not answer): a device never connected since start holds the table, with the reason."""
+        why = str(e.error).split(" (tried again", 1)[0]
+        if self.device_links.cannot_connect(e.device, why):
+            self.hold_never_connected()
+
+    def never_connected_reason(self) -> str | None:
+        """The hold's reason for the devices never connected since start (None: none), each with
+        why when its link said."""
+        links = self.device_links
+        gone = links.never_connected()
+        if not gone:
+            return None
+        named = [f"{d}{links.pending[d][len(links.NEVER) :]}" for d in gone]
+        return f"{links.NEVER}: {'; '.join(named)}"
+
+    def hold_never_connected(self) -> None:
+        """Hold for the devices never connected since start (a round in play; a table already
+        held for links shows the newer word on them)."""
+        reason = self.never_connected_reason()
+        if reason is None:
+            return
+        holds = self.table.holds
+        holds.hold(reason, HoldKind.LINK)
+        if holds.on and holds.kind is HoldKind.LINK:
+            holds.reason = reason if holds.reason.startswith(self.device_links.NEVER) else holds.reason
+            holds.held_links |= set(self.device_links.never_connected())
+
+    def still_missing(self) -> None:
+        """A device came back while the table holds for devices never connected and others are
+        still missing: the reason names those left."""
+        holds = self.table.holds
+        if holds.kind is HoldKind.LINK and holds.reason.startswith(self.device_links.NEVER):
+            reason = self.never_connected_reason()
+            down = sorted(d for d, why in self.device_links.pending.items() if why == self.device_links.DOWN)
+            holds.reason = reason if reason is not None else f"link down: {down[0]}" if down else holds.reason
+
+    def no_more_bets_refused(self) -> bool:
+        """'No more bets' is not taken while a device has never connected: the table holds
+        instead (the panel never says to deal with a device missing). True when refused."""
+        if not self.device_links.never_connected():
+            return False
+        self.hold_never_connected()
+        return True
+
+    def round_opened(self) -> None:
+        """A round opened: a device whose link is down, or that said it cannot connect, holds it."""
+        links = self.device_links
+        down = sorted(d for d, why in links.pending.items() if why == links.DOWN)
+        if down:
+            self.table.holds.hold(f"link down: {down[0]}", HoldKind.LINK)
+            if self.table.holds.on:
+                self.table.holds.held_links |= set(down)
+        elif any(links.pending[d] != links.NEVER for d in links.never_connected()):
+            self.hold_never_connected()
 
     def down(self, e: Any) -> None:
         """A ``LinkDown``: the round holds; the panel's takes the key away."""
@@ -56,10 +149,19 @@ class LinkReconciler:
         once every device is back (unless cards wait for the supervisor)."""
         t = self.table
         self.device_links.state_read(device)
-        if not t.holds.ends_by_itself() or self.device_links.why_not_back() is not None:
+        if not t.holds.ends_by_itself():
+            return
+        if self.device_links.why_not_back() is not None:
+            self.still_missing()
             return
         if t.ledger.waiting and not t.holds.held_links <= {SHOE}:
-            t.holds.hold(t.intake.waiting_reason())
+            if t.intake.deal_expected():
+                t.holds.hold(t.intake.waiting_reason())
+                return
+            # no card expected yet (presses not acted on, e.g. "no more bets"): the dealer goes
+            # on; the cards wait for the supervisor once the deal is expected
+            t.display.note(f"{len(t.ledger.waiting)} cards wait for the supervisor once the deal begins")
+            t.holds.release()
             return
         t.display.note(f"{device} back: resume")
         t.holds.release()

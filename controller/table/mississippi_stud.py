@@ -24,6 +24,7 @@ from controller.cards import Card, format_cards
 from controller.settlement import DISCARD, Action, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundResult, RoundTable, Seat
+from controller.table.screen import seats_named
 from controller.table.supervisor import SUPERVISOR_ACTIONS, Record
 from controller.table.supervisor import Action as SupervisorAction
 
@@ -158,7 +159,7 @@ class MississippiTable(RoundTable):
         if street:
             waiting = [str(s.number) for s in self.in_play() if street not in s.acted]
             if waiting:
-                out.append(f"waiting: seats {', '.join(waiting)}")
+                out.append(f"waiting: {seats_named(waiting)}")
         return out
 
     def communication_violation(self, button: str, record: Record) -> None:
@@ -265,7 +266,7 @@ class MississippiTable(RoundTable):
         elif button == "reveal":
             if self.current_street() and not self.all_acted():
                 waiting = [s.number for s in self.in_play() if self.current_street() not in s.acted]
-                self.display.note(f"cannot reveal: waiting for seats {', '.join(map(str, waiting))}")
+                self.display.note(f"cannot reveal: waiting for {seats_named(waiting)}")
             elif self.display.steps_pending():
                 self.display.note("cannot reveal: confirm the collection first")
             self.reveal()

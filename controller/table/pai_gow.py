@@ -5,10 +5,12 @@ die's face: three presses, a fourth starts again) or the total stepped with ``ne
 (it starts at 3), then ``confirm``: any total in at most four presses; or with ``start_method: rng`` a number 1-7 is drawn (31.11: counted from the
 dealer as 1 in the configured direction); the shoe
 then deals seven hands of seven (to every position, wagered or not) and reports its stub, which
-must be four (31.8); each seat's set is then shown, counterclockwise from the dealer's right,
-house way first: ``next`` / ``previous`` move through the legal sets, ``confirm`` records the
-one shown, ``fold`` marks the player's set a foul. ``confirm`` then moves through the
-settlement (11.15(d)).
+must be four (31.8); the dealer's hand is then exposed and set by the house way (11.9, which
+11.15(d) follows: ``confirm``), then each seat's hand is turned, counterclockwise from the
+dealer's right, its set shown house way first: ``next`` / ``previous`` move through the legal
+sets, ``confirm`` records the one shown, ``fold`` marks the player's set a foul; its pai gow
+wager is settled at once (``confirm``). ``confirm`` then moves through the rest of the
+settlement (11.15(d)2, 3).
 
 Envy markers (11.15(c)): the dealer puts one in front of every bonus wager of the envy minimum
 ($5.00) or more; the bet-spot sensors report it on the ``envy_marker`` spot (any amount: a
@@ -23,9 +25,11 @@ from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
+from controller.games import RecordError, settle_record
 from controller.games.house_way import house_way
 from controller.games.pai_gow_deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
 from controller.hands.paigow import HandSet, legal_sets
+from controller.settlement import Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
 
@@ -236,6 +240,8 @@ class PaiGowTable(RoundTable):
     def show_next_set(self) -> None:
         if not self.setting:
             self.setting = sorted((n for n in self.seats), reverse=True)  # counterclockwise from the dealer's right
+            # 11.9, 11.15(d): the dealer's hand is exposed and set by the house way first
+            self.settle_now(self.steps_of(None, "dealer"))
         if len(self.sets) == len(self.seats):
             self.sets_done()
             return
@@ -243,6 +249,23 @@ class PaiGowTable(RoundTable):
         way = house_way(self.option("house_way", str)).set(self.hands[n], dict(self.table.options))
         self.options, self.option_index, self.all_listed = [way.set], 0, False
         self.show_option(n, "house way")
+
+    def steps_of(self, seat: int | None, phase: str) -> list[Step]:
+        """The settlement's ``phase`` steps for ``seat`` (None: the dealer's) as the round stands
+        (seats not set yet count as set by the house way: the step of a seat already set, and the
+        dealer's, do not depend on them)."""
+        try:
+            procedure = settle_record(self.round_record(), self.table).procedure
+        except RecordError:
+            return []  # held for it at the settlement, as any round that cannot be settled
+        return [step for step in procedure if step.phase == phase and step.seat == seat]
+
+    def settle_now(self, steps: list[Step]) -> None:
+        """Show ``steps`` to do now, each confirmed before the round goes on (not shown again at the
+        settlement)."""
+        for step in steps:
+            self.walk.steps_done.add(step.text)
+            self.display.notify(step.text, blocking=True)
 
     def list_legal_sets(self, n: int) -> None:
         """Every other legal set of seat ``n``, after the house way (listed when the dealer first asks)."""
@@ -346,6 +369,8 @@ class PaiGowTable(RoundTable):
         elif self.phase is P.CHECK_DEAL and button == "confirm":
             self.remaining = REMAINING  # the dealer counted four by hand
             self.remaining_counted()
+        elif self.phase is P.SETTING and self.options and self.display.steps_pending():
+            self.display.note("confirm the step shown first")  # the dealer's hand, or the last hand settled
         elif self.phase is P.SETTING and self.options:
             n = self.setting[len(self.sets)]
             if button in ("next", "previous"):
@@ -357,10 +382,12 @@ class PaiGowTable(RoundTable):
                 )
             elif button == "confirm":
                 self.sets[n] = self.options[self.option_index]
+                self.settle_now(self.steps_of(n, "pai_gow"))  # 11.9: each hand settled as it is turned
                 self.show_next_set()
             elif button == "fold":
                 self.sets[n] = None
                 self.display.note(f"seat {n}: foul")
+                self.settle_now(self.steps_of(n, "pai_gow"))
                 self.show_next_set()
 
     def on_ButtonChanged(self, e: Any) -> None:

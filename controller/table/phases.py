@@ -158,7 +158,10 @@ def common_transitions(phase: type[Enum], playing: list[Enum]) -> list[dict[str,
         },
         # Device fault, misdeal or supervisor: hold, remembering where to resume.
         {"trigger": "hold", "source": playing, "dest": P.hold, "before": "remember_phase"},
-        *({"trigger": "resume", "source": P.hold, "dest": p, "conditions": f"held_in_{p.value}"} for p in playing),
+        *(
+            {"trigger": "resume", "source": P.hold, "dest": p, "conditions": f"held_in_{p.value}", "after": "resumed"}
+            for p in playing
+        ),
         # Supervisor void: every wager returned.
         {"trigger": "void", "source": [*playing, P.hold], "dest": P.void, "after": "void_round"},
     ]

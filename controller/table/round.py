@@ -54,6 +54,7 @@ ROUTES: dict[str, str] = {
     "DeviceFault": "holds.device_fault",
     "CardDealt": "intake.dealt",
     "CardUnreadable": "intake.unreadable",
+    "DevicesExpected": "links.expected",
     "LinkDown": "links.down",
     "LinkUp": "links.up",
     "SpotsState": "links.spots_state",
@@ -79,6 +80,8 @@ class RoundTable:
     TRANSITIONS: ClassVar[list[dict[str, Any]]]
     PLAYING: ClassVar[list[Enum]]
     DECK: ClassVar[int] = 52
+    DEALING_STATES: ClassVar[tuple[str, ...]] = ("dealing",)
+    """The states in which cards come from the shoe."""
     CARD_STARTS_DEAL: ClassVar[bool] = True
     """The first card from the shoe after "no more bets" begins the deal (``deal_started``)."""
     BET_SPOTS: ClassVar[tuple[str, ...]] = ()
@@ -217,6 +220,9 @@ class RoundTable:
     def reset_game(self) -> None:
         """Clear the game's own round state (subclasses)."""
 
+    def resumed(self) -> None:
+        """The round resumed where it was held (subclasses: a step done while held may let it go on)."""
+
     def notice_confirmed(self, notice: Notice) -> None:
         """A notice was confirmed (subclasses: a confirmed step may let the round go on)."""
 
@@ -273,6 +279,7 @@ class RoundTable:
         self.wagers.problems = []
         self.display.ask(f"round {self.round_no}: place bets; then no more bets")
         self.shoe_faults.round_opened()
+        self.links.round_opened()
 
     # The machine's conditions and callbacks named in the transitions, done by the collaborators.
     more_steps = via("walk.more_steps")
@@ -307,6 +314,9 @@ class RoundTable:
         name = type(event).__name__
         if name == "ButtonChanged" and not event.pressed and event.button != "supervisor_key":
             return  # a button let go: nothing changes, the screen stays
+        if name in ("ButtonChanged", "SpotReport") and self.links.rereading(event.device):
+            self.journal_outage_event(name, event)
+            return
         if name == "SpotReport" and not self.wagers.on_board(event):
             self.display.show()
             return
@@ -321,6 +331,19 @@ class RoundTable:
         elif handler is not None:  # events the table does not act on (command results) change nothing
             self.display.new_event()
             handler(event)
+            if self.ledger.waiting:
+                self.intake.waiting_for_the_deal()
+        self.display.show()
+
+    def journal_outage_event(self, name: str, event: Any) -> None:
+        """A press or a spot report from a device whose state is read again after a journal
+        outage: journaled, not acted on. The panel asks for the press again; the bet spots' state
+        read says what is on them."""
+        self.display.new_event()
+        if name == "ButtonChanged" and event.button != "supervisor_key":
+            self.display.note(
+                f"{event.button} pressed while the journal could not be written: not acted on, press again"
+            )
         self.display.show()
 
     def journal_failed(self, reason: str) -> None:
@@ -343,7 +366,8 @@ class RoundTable:
             self.selected_seat = int(b[5:])
             self.on_seat_button(self.selected_seat)
         elif b == "no_more_bets":
-            self.no_more_bets()
+            if not self.links.no_more_bets_refused():
+                self.no_more_bets()
         elif b == "confirm" and self.phase is self.common.count_stub:
             self.stub.counted_by_dealer()
         elif b == "confirm" and self.phase is self.common.settlement:

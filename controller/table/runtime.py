@@ -7,7 +7,8 @@ end, and recovers the open round on a restart. Its collaborators each have a mod
 :mod:`.table_drivers` (the drivers from the config), :mod:`.journal_files` (the durable journal
 and the devices' event windows in it), :mod:`.round_records` (each round's record),
 :mod:`.snapshot_file` (the file ``tablectl status`` reads), :mod:`.link_log` (links down and
-back in the log) and :mod:`.watchdog` (systemd's keep-alives, :mod:`.sdnotify`).
+back in the log), :mod:`.hold_log` (each hold and its end in the log) and :mod:`.watchdog`
+(systemd's keep-alives, :mod:`.sdnotify`).
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from typing import Any, Protocol
 from controller.journal import JournalError, SqliteJournal, check_tail
 from controller.journal.records import Journal
 from controller.table.devices import DriverDevices, RecordingDevices, resend_state
-from controller.table.engine import Engine, failure_text
-from controller.table.events import EventDecodeError, OpenTable, decode_event
+from controller.table.engine import Engine, JournalFault, failure_text
+from controller.table.events import DevicesExpected, EventDecodeError, OpenTable, decode_event
 from controller.table.game_tables import GAME_TABLES
+from controller.table.hold_log import HoldLog
 from controller.table.journal_files import journaled_event_windows
 from controller.table.latest import LatestSnapshot
 from controller.table.link_log import log_link_event
@@ -114,6 +116,8 @@ class TableRuntime:
             self.drivers["panel"], self.drivers["bet_spots"], self.drivers["shoe"], self.engine.post
         )
         self.table = GAME_TABLES[table.game](table, self.devices, self._round_done, self._audit)
+        self.hold_log = HoldLog()
+        """Each hold begun, its reason changed and its end, in the log."""
         self.latest = LatestSnapshot()
         """The table's latest snapshot, published by the controller thread after each live event:
         what every reader on another thread (web view, bench players) reads, never the table."""
@@ -152,6 +156,7 @@ class TableRuntime:
         snapshot = build_snapshot(self.table, self._version)
         hands = build_hands(self.table, self._version) if self.latest.share_hands else None
         self.latest.publish(snapshot, hands)
+        self.hold_log.seen(snapshot)
         if self.snapshot_file is not None:
             self.snapshot_file.update(snapshot)
         return snapshot
@@ -172,6 +177,10 @@ class TableRuntime:
         if type(event).__name__ in _FAULTS:
             self.round_faults += 1
         self.table.handle(event)
+        if isinstance(event, JournalFault) and not self.replaying:
+            # an outage of every device at once: each is read again (controller.table.links)
+            for driver in self.drivers.values():
+                driver.link.read_state_again()
         if self.table.round_started:
             self.table.round_started = False
             self.round_first_seq, self.round_faults = seq + 1, 0
@@ -290,6 +299,9 @@ class TableRuntime:
         if self.store is not None:
             self._restore_event_windows(self.store.path)
         self.publish()
+        # Every device counts as never connected until its link is up and its state read: one that
+        # cannot come up holds the table, with why (posted first: a replay sees it where it was).
+        self.engine.post(DevicesExpected(tuple(sorted(self.drivers))))
         if not recovered:
             # Queued before any device can report: chips already on a spot when the table opens
             # are bets of its first round, never late bets of a table not yet open.

@@ -10,11 +10,12 @@ takes the prompt's place until the dealer confirms it, page by page.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["DisplaySize", "Notice", "ScreenState", "DEFAULT_SIZE", "render", "page_count", "fits"]
+__all__ = ["DisplaySize", "Notice", "ScreenState", "DEFAULT_SIZE", "render", "page_count", "fits", "seats_named"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,9 @@ def _wrap_long(text: str, width: int) -> tuple[str, ...]:
 def _parts(state: ScreenState, size: DisplaySize) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     """The fixed lines under the status line (the prompt) and the pages of detail lines (a
     detail is not split over two pages unless it is longer than a page)."""
+    if state.notice is not None and state.hold:  # held: what clears the hold first, why, then the notice
+        notice = (f"{state.notice.title} (confirm)", *state.notice.lines)
+        return _layout(state.prompt, (*state.notes, *notice), state.hold, len(state.notes), size.lines, size.columns)
     if state.notice is not None:
         return _layout(f"{state.notice.title} (confirm)", state.notice.lines, state.hold, 0, size.lines, size.columns)
     return _layout(state.prompt, state.notes + state.details, state.hold, len(state.notes), size.lines, size.columns)
@@ -121,6 +125,13 @@ def _layout(
     # every line is at most ``width`` (wrapped), and a page at most ``room`` lines
     blanks = ("",) * room
     return fixed, tuple((*page, *blanks[len(page) :]) for page in pages)
+
+
+def seats_named(numbers: Iterable[int | str]) -> str:
+    """Seats as the screen names them: ``seat 2``, ``seats 2, 5`` (``numbers``: an iterable of
+    seat numbers, in the order shown)."""
+    shown = [str(n) for n in numbers]
+    return f"seat {shown[0]}" if len(shown) == 1 else f"seats {', '.join(shown)}"
 
 
 def fits(text: str, lines: int, columns: int) -> bool:

@@ -19,10 +19,26 @@ from controller.table.round_data import RoundResult, Seat
 if TYPE_CHECKING:
     from controller.table.round import RoundTable
 
-__all__ = ["SettlementWalk", "KEEP_ROUNDS"]
+__all__ = ["SettlementWalk", "KEEP_ROUNDS", "problem_words"]
 
 KEEP_ROUNDS = 20
 """The recent rounds kept in memory (everything is in the journal)."""
+
+
+def problem_words(problems: list[str]) -> str:
+    """A round record's problems (``$.seats.1.violation_at: what``) in the dealer's words, for a
+    hold's reason: the first, its record path as words (``seat 1 violation at: what``), and how
+    many more."""
+    first = problems[0] if problems else "the round record"
+    path, sep, what = first.partition(": ")
+    if sep and path.startswith("$"):
+        parts = [p for p in path.lstrip("$").split(".") if p]
+        if len(parts) >= 2 and parts[0] == "seats" and parts[1].isdigit():
+            parts = [f"seat {parts[1]}", *parts[2:]]
+        first = f"{' '.join(parts) or 'the round record'}: {what}"
+    first = first.replace("_", " ")
+    more = len(problems) - 1
+    return first + (f" (and {more} more)" if more > 0 else "")
 
 
 class SettlementWalk:
@@ -63,7 +79,7 @@ class SettlementWalk:
         try:
             self.settlement = settle_record(t.round_record(), t.table)
         except RecordError as exc:
-            t.holds.hold(f"cannot settle: {exc}")
+            t.holds.hold(f"cannot settle: {problem_words(exc.problems)}")
             return
         self.steps = t.steps_to_show(self.settlement)
         self.step_index = 0

@@ -1,0 +1,51 @@
+"""The log lines of a table's holds: each hold as it begins, each new reason it is held for, and
+its end (resumed where it was, or the round voided). Every kind of hold is logged, the jam and the
+open door too, from the snapshot the runtime publishes after each event (its reason names no
+card face down); the journal has the events themselves, the log is for the people watching."""
+
+from __future__ import annotations
+
+import logging
+
+from controller.table.snapshot import TableSnapshot
+
+__all__ = ["HoldLog"]
+
+log = logging.getLogger("tablectl.table")
+
+
+class HoldLog:
+    """Logs the holds seen in the table's successive snapshots."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        """The reason of the hold on at the last snapshot seen (None: not held)."""
+        self.round_no = 0
+
+    def seen(self, snapshot: TableSnapshot) -> None:
+        """``snapshot`` was published: log a hold begun, its reason changed, or its end."""
+        hold = snapshot.hold
+        reason = hold.reason if hold is not None else None
+        if reason == self.reason:
+            return
+        if hold is not None and self.reason is None:
+            log.warning(
+                "hold: round %s held in %s: %s (clears: %s)",
+                snapshot.round_no,
+                hold.held_from or snapshot.step,
+                hold.reason,
+                hold.clears,
+            )
+        elif hold is not None:
+            log.warning("hold: round %s now held for: %s (clears: %s)", snapshot.round_no, hold.reason, hold.clears)
+        elif snapshot.round_no == self.round_no:
+            log.info("hold cleared: round %s resumes in %s (was: %s)", snapshot.round_no, snapshot.step, self.reason)
+        else:
+            log.info(
+                "hold cleared: round %s ended (now round %s, %s) (was: %s)",
+                self.round_no,
+                snapshot.round_no,
+                snapshot.step,
+                self.reason,
+            )
+        self.reason, self.round_no = reason, snapshot.round_no
