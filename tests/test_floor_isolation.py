@@ -273,3 +273,58 @@ def test_channel_messages_read_back_as_written() -> None:
         decode_heartbeat("p-heartbeat.t2", beat.payload(), "p")
     with pytest.raises(ChannelError, match=r"\$.round"):
         decode_heartbeat("p-heartbeat.t1", beat.payload().replace(b'"round":3', b'"round":true'), "p")
+
+
+def test_the_heartbeat_says_step_hold_round_and_what_the_floor_has_not_stored(folder: Path) -> None:
+    """From the table's snapshot beside its journal; no snapshot yet: no step; never a card."""
+    import json
+
+    journal = SqliteJournal(folder / "hb.db")
+    journal.append_batch([NewRecord("SpotReport", SPOT, event=True)] * 7)
+    forwarder = Forwarder(journal.path, _config())
+    forwarder._head, forwarder._stored = 7, 4
+    try:
+        beat = forwarder.heartbeat()
+        assert (beat.step, beat.hold, beat.round, beat.backlog) == (None, None, 0, 3)
+        snapshot = {"step": "dealing", "round_no": 5, "hold": {"reason": "shoe jammed"}, "hidden": ["As"]}
+        forwarder.snapshot_path.write_text(json.dumps({"written_at": 1.0, "snapshot": snapshot}))
+        beat = forwarder.heartbeat()
+        assert (beat.table, beat.step, beat.hold, beat.round, beat.backlog) == ("iso-e", "dealing", "shoe jammed", 5, 3)
+        assert b"As" not in beat.payload()
+        forwarder.snapshot_path.write_text("{half a fi")  # being replaced: the heartbeat still goes
+        assert forwarder.heartbeat().step is None
+    finally:
+        journal.close()
+
+
+def test_status_alerts_when_what_the_broker_took_is_not_stored_in_time(folder: Path) -> None:
+    """``tablectl status``: the backlog is counted from the floor's stored position; records the
+    broker took and the floor has not confirmed for longer than the patience are an ALERT."""
+    import sqlite3
+    from contextlib import closing
+
+    from controller.cli.status import STORED_PATIENCE_S, floor_link
+
+    journal = SqliteJournal(folder / "st.db")
+    journal.append_batch([NewRecord("SpotReport", SPOT, event=True)] * 10)
+    box = Outbox(journal.path)
+    box.ack(10)
+    box.confirm(6)
+    _, since = box.stored()
+    box.close()
+    assert since is not None
+    try:
+        with closing(sqlite3.connect(journal.path)) as db:
+            calm = floor_link(db, 10, now=since + STORED_PATIENCE_S - 1)
+            late = floor_link(db, 10, now=since + STORED_PATIENCE_S + 1)
+        assert calm is not None and late is not None
+        assert (calm["acked_seq"], calm["stored_seq"], calm["backlog"], calm["alert"]) == (10, 6, 4, None)
+        assert late["alert"] is not None and late["alert"].startswith("4 records the broker took (up to record 10)")
+        box = Outbox(journal.path)
+        box.confirm(10)
+        box.close()
+        with closing(sqlite3.connect(journal.path)) as db:
+            done = floor_link(db, 10, now=since + 10 * STORED_PATIENCE_S)
+        assert done is not None and (done["backlog"], done["alert"]) == (0, None)
+    finally:
+        journal.close()
