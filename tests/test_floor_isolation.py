@@ -328,3 +328,119 @@ def test_status_alerts_when_what_the_broker_took_is_not_stored_in_time(folder: P
         assert done is not None and (done["backlog"], done["alert"]) == (0, None)
     finally:
         journal.close()
+
+
+def test_create_stream_and_an_ingest_that_says_once_why_it_waits(floor_site: FloorSite) -> None:
+    """Production order: the ingest starts before the stream exists and may not make it: it says
+    so once, clearly (not ``nats: timeout`` in a loop); ``tablectl floor create-stream`` with the
+    setup identity makes it (a second run finds it there; a table's identity is refused with the
+    broker's reason), and the ingest starts ingesting."""
+    import signal
+    import subprocess
+    import sys
+
+    link = floor_site.link()
+    ca = str(floor_site.auth.ca)
+    ingest = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "floor",
+            "ingest",
+            "--nats",
+            link.servers[0],
+            "--db",
+            "postgresql://x@127.0.0.1:1/x",
+        ]
+        + link.ingest_args(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(ingest.stdout.readline, "")) if ingest.stdout else None)
+    reader.start()
+
+    def create(creds: Path) -> subprocess.CompletedProcess[str]:
+        args = [
+            "--nats",
+            link.servers[0],
+            "--creds",
+            str(creds),
+            "--ca",
+            ca,
+            "--prefix",
+            link.prefix,
+            "--stream",
+            link.stream,
+        ]
+        return subprocess.run(
+            [sys.executable, "-m", "controller", "floor", "create-stream", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    try:
+        wait_for(
+            lambda: any("does not exist and this identity may not make it" in line for line in lines),
+            "the ingest saying why",
+        )
+        refused = create(floor_link_table := link.table("iso-f"))
+        assert refused.returncode == 2 and "permissions violation" in refused.stderr.lower(), refused
+        assert "Traceback" not in refused.stderr and floor_link_table.exists()
+        made = create(floor_site.admin_creds)
+        assert made.returncode == 0 and f"made the stream {link.stream}: subjects {link.prefix}.>" in made.stdout, made
+        again = create(floor_site.admin_creds)
+        assert again.returncode == 0 and "is there already" in again.stdout, again
+        wait_for(
+            lambda: any(f"the floor stream {link.stream} is there: ingesting" in line for line in lines), "ingesting"
+        )
+    finally:
+        ingest.send_signal(signal.SIGTERM)
+        ingest.wait(60)
+        reader.join(60)
+    text = "".join(lines)
+    assert text.count("does not exist and this identity may not make it") == 1, text
+    assert "permissions violation" in text.lower() and "timeout; retrying" not in text, text
+
+
+def test_the_ingest_logs_a_broker_outage_and_its_end(
+    folder: Path, floor_site: FloorSite, floor_db: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The broker SIGKILLed under a running ingest and started again: one line when the
+    connection goes, one when it is back (with how long), nothing in between."""
+    import logging
+
+    broker = floor_site.own_nats(folder / "nats").start()
+    try:
+        link = floor_site.link(brokers=[broker], servers=(broker.url,))
+        link.create_stream()
+        caplog.set_level(logging.INFO, logger="tablectl.floor.ingest")
+        ingest = IngestThread(link.ingest_config(floor_db.ingest))
+        try:
+            wait_for(lambda: ingest.stats.batches >= 0 and _consumer_made(link), "the ingest's consumer")
+            broker.kill()
+            wait_for(lambda: "NATS connection lost" in caplog.text, "the outage logged")
+            broker.start()
+            wait_for(lambda: "NATS connection back after" in caplog.text, "its end logged")
+        finally:
+            ingest.stop()
+    finally:
+        broker.kill()
+    assert caplog.text.count("NATS connection lost") == 1 and caplog.text.count("NATS connection back") == 1
+
+
+def _consumer_made(link: FloorLink) -> bool:
+    async def look() -> bool:
+        nc = await _connect(link, link.site.admin_creds)
+        try:
+            await nc.jetstream(timeout=5).consumer_info(link.stream, link.durable)
+            return True
+        except Exception:  # not made yet
+            return False
+        finally:
+            await nc.close()
+
+    return asyncio.run(look())

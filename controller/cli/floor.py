@@ -79,6 +79,34 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     rc.set_defaults(run=_reconcile)
 
+    cs = floor.add_parser(
+        "create-stream", help="make the floor's stream (once, as the setup identity: the ingest may not)"
+    )
+    cs.add_argument(
+        "--nats", action="append", required=True, metavar="URL", help="a NATS server (repeat for a cluster)"
+    )
+    cs.add_argument(
+        "--creds", required=True, help="the setup identity's credentials (tablectl floor init-auth: floor-admin.nk)"
+    )
+    cs.add_argument("--ca", help="the CA file that signed the brokers' certificates (TLS)")
+    cs.add_argument("--cert", help="a client certificate, for brokers that verify clients")
+    cs.add_argument("--key", help="the client certificate's key")
+    cs.add_argument("--prefix", default="floor", help="subject prefix: the stream takes PREFIX.> (default floor)")
+    cs.add_argument("--stream", default="FLOOR", help="the stream's name (default FLOOR)")
+    cs.add_argument(
+        "--replicas", type=int, default=1, choices=[1, 3, 5], help="copies of the stream (default 1; 3 on a cluster)"
+    )
+    cs.add_argument(
+        "--stream-max-age-days", type=float, default=90.0, help="keep messages this many days (default 90; at least 30)"
+    )
+    cs.add_argument(
+        "--stream-max-gib",
+        type=int,
+        default=0,
+        help="keep at most this many GiB per broker (default 0: no byte limit, the age only)",
+    )
+    cs.set_defaults(run=_create_stream)
+
     s = floor.add_parser(
         "serve", help="a single-machine floor: local NATS with JetStream, embedded PostgreSQL, migrate, ingest"
     )
@@ -549,6 +577,39 @@ def _serve(args: argparse.Namespace) -> int:
             postgres.stop()
         if nats_server is not None:
             nats_server.stop()
+    return 0
+
+
+def _create_stream(args: argparse.Namespace) -> int:
+    import asyncio
+
+    try:
+        from controller.floor.connect import NatsAuth, create_stream
+        from controller.floor.ingest import IngestConfig
+    except ImportError as exc:
+        return _needs_floor_extra("create-stream", exc)
+    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 0):
+        return _fail("create-stream", "--stream-max-age-days must be at least 30 and --stream-max-gib 0 or more")
+    config = IngestConfig(
+        tuple(args.nats),
+        "",
+        subject_prefix=args.prefix,
+        stream=args.stream,
+        replicas=args.replicas,
+        stream_max_age_days=args.stream_max_age_days,
+        stream_max_bytes=args.stream_max_gib * 2**30 if args.stream_max_gib > 0 else -1,
+    )
+    try:
+        made = asyncio.run(create_stream(args.nats, NatsAuth(args.creds, args.ca, args.cert, args.key), config))
+    except ValueError as exc:
+        return _fail("create-stream", str(exc))
+    if made:
+        print(
+            f"made the stream {args.stream}: subjects {args.prefix}.>, {args.replicas} replicas, "
+            f"messages kept {args.stream_max_age_days:g} days"
+        )
+    else:
+        print(f"the stream {args.stream} is there already (its limits unchanged: nats stream edit changes them)")
     return 0
 
 

@@ -176,6 +176,8 @@ class _Broker:
         self.down_since: float | None = None
         self.refused: str | None = None
         self.said: set[str] = set()
+        self.closing = False
+        """The ingest is closing its connection: a disconnection then is no outage."""
 
     async def error(self, exc: Exception) -> None:
         text = str(exc)
@@ -184,7 +186,7 @@ class _Broker:
             self.once(logging.ERROR, f"the broker refused the ingest's identity: {self.refused}")
 
     async def disconnected(self) -> None:
-        if self.down_since is None:
+        if self.down_since is None and not self.closing:
             self.down_since = time.monotonic()
             log.warning("NATS connection lost: broker outage or network; reconnecting (records wait in the stream)")
 
@@ -212,6 +214,9 @@ async def _wait_for_stream(js: Any, config: IngestConfig, broker: _Broker, stop:
                 log.info("the floor stream %s is there: ingesting", config.stream)
             return True
         except nats.js.errors.NotFoundError:
+            if broker.said:  # it tried and was refused: wait for the setup identity to make it
+                await asyncio.sleep(2.0)
+                continue
             try:
                 await ensure_stream(js, config)
                 log.info("made the floor stream %s (subjects %s.>)", config.stream, config.subject_prefix)
@@ -281,11 +286,11 @@ async def write_batch(conn: psycopg.AsyncConnection[Any], batch: Batch, policy: 
     return await store_messages(conn, batch.items, policy or ChainPolicy())
 
 
-async def ensure_stream(js: Any, config: IngestConfig) -> None:
-    """Create the floor stream when it is missing."""
+async def ensure_stream(js: Any, config: IngestConfig) -> bool:
+    """Create the floor stream when it is missing; True when it made it."""
     try:
         await js.stream_info(config.stream)
-        return
+        return False
     except nats.js.errors.NotFoundError:
         pass
     await js.add_stream(
@@ -299,6 +304,7 @@ async def ensure_stream(js: Any, config: IngestConfig) -> None:
             max_bytes=config.stream_max_bytes if config.stream_max_bytes > 0 else None,
         )
     )
+    return True
 
 
 async def _one_by_one(db: psycopg.AsyncConnection[Any], batch: Batch, policy: ChainPolicy) -> Outcome:
@@ -477,6 +483,7 @@ async def run_ingest(
                         pass
         return stats
     finally:
+        broker.closing = True
         try:
             await asyncio.wait_for(nc.close(), 5)
         except Exception:  # already gone
