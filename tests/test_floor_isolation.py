@@ -198,6 +198,13 @@ def test_the_floor_tells_each_table_only_its_own_and_keeps_its_heartbeat(
     with psycopg.connect(floor_db.reader, autocommit=True) as conn:
         rows = conn.execute("SELECT table_id, heartbeat, heartbeat_at IS NOT NULL FROM floor_table").fetchall()
     assert rows == [("iso-c", {"step": "betting", "hold": "shoe jammed", "round": 12, "backlog": 3}, True)]
+    from datetime import UTC, datetime
+
+    from controller.web.pit_store import PgFloorReader  # the pit's read model takes a table that only beat
+
+    assert "iso-c" in [
+        t.table_id for t in PgFloorReader(floor_db.reader).tables(datetime(2000, 1, 1, tzinfo=UTC), datetime.now(UTC))
+    ]
 
 
 def test_a_duplicate_answer_for_a_record_the_floor_has_not_stored_is_sent_again(folder: Path) -> None:
