@@ -86,6 +86,8 @@ class LinkStatus:
     error: str | None
     stored: int = 0
     """The last record the floor store says it holds."""
+    resent: int = 0
+    """Records published again (after a failed or late acknowledgement, a reconnection)."""
 
     @property
     def backlog(self) -> int:
@@ -164,6 +166,9 @@ class Forwarder:
         """The last record the floor store said it holds (controller.floor.channel.Stored)."""
         self._stored_written = -1
         self._heard_floor = 0
+        self._resent = 0
+        self._sent_max = 0
+        """The highest record published in this run (one at or below it is published again)."""
         """Messages the floor sent this table in this run."""
         self._beat_due = 0.0
         self._listening: Any = None
@@ -218,7 +223,14 @@ class Forwarder:
 
     def status(self) -> LinkStatus:
         return LinkStatus(
-            self._state, self._acked, self._head, self._published, self._duplicates, self._error, self._stored
+            self._state,
+            self._acked,
+            self._head,
+            self._published,
+            self._duplicates,
+            self._error,
+            self._stored,
+            self._resent,
         )
 
     def wait_acked(self, seq: int, timeout: float = 60.0) -> bool:
@@ -403,6 +415,9 @@ class Forwarder:
                         future = await js.publish(m.subject, m.payload, {RECORD_HEADER: m.msg_id})
                         pending.append((m.seq, i == len(messages) - 1, future))
                     sent = record.seq
+                    if sent <= self._sent_max:
+                        self._resent += 1
+                    self._sent_max = max(self._sent_max, sent)
                     while pending and pending[0][2].done():
                         self._complete(pending.popleft(), outbox)
             while pending and not self._stopping.is_set():

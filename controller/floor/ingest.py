@@ -420,11 +420,14 @@ async def run_ingest(
                     f"({broker.refused or exc}); retrying",
                 )
                 await asyncio.sleep(1.0)
-        backlog_seen = beats_seen = 0.0
+        backlog_seen = beats_seen = db_tried = 0.0
         while not stop.is_set():
-            if time.monotonic() - beats_seen >= 1.0:
+            if time.monotonic() - beats_seen >= 1.0 and beats.waiting:
                 beats_seen = time.monotonic()
-                if db is None or db.closed:
+                if (
+                    db is None or db.closed
+                ) and time.monotonic() - db_tried >= 5.0:  # an idle floor has no batch to connect
+                    db_tried = time.monotonic()
                     try:
                         db = await psycopg.AsyncConnection.connect(config.db_url, connect_timeout=5)
                     except psycopg.OperationalError:

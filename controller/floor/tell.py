@@ -42,6 +42,11 @@ class Beats:
             return
         self._latest[beat.table] = beat
 
+    @property
+    def waiting(self) -> bool:
+        """Whether heartbeats wait to be written."""
+        return bool(self._latest)
+
     def drain(self) -> list[Heartbeat]:
         """The heartbeats waiting, each table's latest; none wait afterwards."""
         beats, self._latest = list(self._latest.values()), {}
