@@ -160,6 +160,11 @@ class Batch:
         return self.rows().meters
 
 
+TELL_EVERY_S = 0.5
+"""The tables whose records a batch stored are told what the floor holds at most this often (one
+query for all of them), not after every batch."""
+
+
 def _record_id(headers: Mapping[str, str] | None) -> str | None:
     """The record a message names (``Tablectl-Record``; ``Nats-Msg-Id`` from a forwarder before it)."""
     if not headers:
@@ -420,8 +425,13 @@ async def run_ingest(
                     f"({broker.refused or exc}); retrying",
                 )
                 await asyncio.sleep(1.0)
-        backlog_seen = beats_seen = db_tried = 0.0
+        backlog_seen = beats_seen = db_tried = told_at = 0.0
+        to_tell: set[str] = set()
         while not stop.is_set():
+            if to_tell and time.monotonic() - told_at >= TELL_EVERY_S:
+                told_at = time.monotonic()
+                await _tell(nc, db, config.subject_prefix, to_tell)
+                to_tell = set()
             if time.monotonic() - beats_seen >= 1.0 and beats.waiting:
                 beats_seen = time.monotonic()
                 if (
@@ -472,7 +482,7 @@ async def run_ingest(
             _log(batch, outcome)
             for m, verdict in zip(msgs, outcome.verdicts, strict=True):
                 await _settle(m, verdict)
-            await _tell(nc, db, config.subject_prefix, {r.table for r in batch.records})
+            to_tell.update(r.table for r in batch.records)  # told at most every TELL_EVERY_S, not per batch
             stats.batches += 1
             stats.messages += len(msgs)
             stats.add(outcome)

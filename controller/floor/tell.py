@@ -11,6 +11,7 @@ transaction. After a batch commits, and after a table's heartbeat, the ingest pu
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -75,14 +76,9 @@ async def stored_heads(db: psycopg.AsyncConnection[Any], tables: Iterable[str]) 
     if not wanted:
         return []
     async with db.transaction(), db.cursor() as cur:
-        await cur.execute(
-            "SELECT table_id, head_seq, head_hash FROM floor_chain WHERE table_id = ANY(%s)",
-            (wanted,),
-        )
+        await cur.execute("SELECT table_id, head_seq, head_hash FROM floor_chain WHERE table_id = ANY(%s)", (wanted,))
         rows = {str(r[0]): r for r in await cur.fetchall()}
-        await cur.execute("SELECT extract(epoch FROM clock_timestamp())::float8")
-        now_row = await cur.fetchone()
-    now = float(now_row[0]) if now_row else 0.0
+    now = time.time()  # the floor's clock (the ingest's machine)
     out = []
     for table in wanted:
         row = rows.get(table)
