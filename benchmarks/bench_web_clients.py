@@ -53,7 +53,11 @@ class Clients:
     def connect(self) -> None:
         request = f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nAccept: text/event-stream\r\n\r\n".encode()
         for i in range(self.n):
-            s = socket.create_connection(("127.0.0.1", self.port), timeout=30)
+            # 50 clients an address (127.0.0.2, .3, ...): each address holds at most 64
+            # connections of the view (controller.web.server.ClientBudget), as browsers on many
+            # machines would
+            source = (f"127.0.0.{2 + i // 50}", 0)
+            s = socket.create_connection(("127.0.0.1", self.port), timeout=30, source_address=source)
             if i < self.stuck:
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
             s.sendall(request)

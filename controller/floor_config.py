@@ -10,7 +10,7 @@ from controller.yamlfile import Problem, YamlDoc
 
 __all__ = ["FloorConfig", "parse_floor"]
 
-_KEYS = {"table_id", "servers", "credentials", "ca", "cert", "key", "subject_prefix"}
+_KEYS = {"table_id", "servers", "credentials", "ca", "cert", "key", "subject_prefix", "signing_key"}
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _PREFIX = re.compile(r"[A-Za-z0-9_-]{1,64}(\.[A-Za-z0-9_-]{1,64})*")
 
@@ -20,7 +20,9 @@ class FloorConfig:
     """The table's floor link: its id on the floor (one NATS subject token), the NATS server
     URLs, its credentials file (``tablectl floor add-table``: an nkey seed, or a ``.creds``
     file), the CA file that signed the brokers' certificates (TLS), an optional client
-    certificate and key, the subject prefix. Paths are relative to the config file."""
+    certificate and key, the subject prefix, and the table's Ed25519 signing key file (every
+    record published is signed with it; the floor holds its public key). Paths are relative to
+    the config file."""
 
     table_id: str
     servers: tuple[str, ...]
@@ -29,6 +31,7 @@ class FloorConfig:
     ca: str | None = None
     cert: str | None = None
     key: str | None = None
+    signing_key: str | None = None
 
 
 def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConfig | None:
@@ -38,7 +41,8 @@ def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConf
     if not isinstance(raw, dict):
         problems.append(
             doc.problem(
-                ("floor",), "floor must be a mapping (table_id, servers, credentials, ca, cert, key, subject_prefix)"
+                ("floor",),
+                "floor must be a mapping (table_id, servers, credentials, ca, cert, key, subject_prefix, signing_key)",
             )
         )
         return None
@@ -61,7 +65,7 @@ def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConf
             if not re.fullmatch(r"(nats|tls)://[^\s/]+", url):
                 problems.append(doc.problem(("floor", "servers", i), f"not a NATS URL (nats://HOST:PORT): {url!r}"))
     paths: dict[str, str | None] = {}
-    for name in ("credentials", "ca", "cert", "key"):
+    for name in ("credentials", "ca", "cert", "key", "signing_key"):
         value = raw.get(name)
         if value is not None and (not isinstance(value, str) or not value):
             problems.append(doc.problem(("floor", name), f"{name} must be a path, got {value!r}"))
@@ -83,4 +87,5 @@ def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConf
         paths["ca"],
         paths["cert"],
         paths["key"],
+        paths["signing_key"],
     )

@@ -74,8 +74,8 @@ class DeviceConfig:
 class JournalConfig:
     """Where the table's journal is kept, how it is signed, how long rounds are kept.
 
-    ``path`` relative to the working directory (``None``: the command's default: under the
-    working directory for ``bench``, ``/var/lib/tablectl/`` for ``run``); ``hmac_key_file``
+    ``path`` (relative to the config file, like every path in it; ``None``: the command's default:
+    under the working directory for ``bench``, ``/var/lib/tablectl/`` for ``run``); ``hmac_key_file``
     (relative to the config file) signs every record with HMAC-SHA-256 instead of a plain
     SHA-256 chain; rounds younger than ``retention_days`` are never pruned.
     """
@@ -364,6 +364,8 @@ def _journal(doc: YamlDoc, raw: object, problems: list[Problem]) -> JournalConfi
     if isinstance(key_file, str):
         key_file = str(doc.path.parent / key_file)
     path = raw.get("path")
+    if isinstance(path, str):  # relative to the config file, like every other path in it
+        path = str(doc.path.parent / path)
     return JournalConfig(path if isinstance(path, str) else None, key_file if isinstance(key_file, str) else None, days)
 
 

@@ -30,6 +30,7 @@ from controller.game_options import boston5_options, pai_gow_options
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_json
 from controller.table.base import RoundResult
+from controller.table.journal_files import journal_key, open_journal
 from controller.table.latest import LatestSnapshot, SnapshotSource, SnapshotTimeout
 from controller.table.resettle import Verifier, canonical
 from controller.table.runtime import TableRuntime
@@ -39,6 +40,7 @@ from drivers.link import LinkConfig
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.faults import Faults
 from hil.hold_summary import HoldTally, ParSheetLike, summary_lines
+from hil.progress import logging_above
 from hil.serve import PtyServer
 
 __all__ = [
@@ -717,7 +719,8 @@ def run_bench(
         raise ValueError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     summary = BenchSummary()
-    journal = SqliteJournal(journal_path) if journal_path is not None else None
+    # as `tablectl run` opens it: signed with the config's journal.hmac_key_file (a key readable by others refused)
+    journal = open_journal(table, ".", journal_path) if journal_path is not None else None
     played: list[RoundResult] = []
 
     def finished() -> int:
@@ -746,33 +749,34 @@ def run_bench(
         bar = tqdm(
             total=target, initial=min(before, target), unit="round", disable=None if progress else True, file=sys.stderr
         )
-        try:
-            if attach is not None:
-                detach = attach(runtime, sims, servers)
-            runtime.start(after_recovery=player.restore_shoe)  # a journal it cannot recover: raised
+        with logging_above(bar):  # what the table logs (a link's counters) is written above the bar
             try:
-                _play(view, player, finished, target, bar, manual, stop)
-            except BenchStopped:
-                pass  # stop.received names the signal
-            except KeyboardInterrupt:
-                if not manual:
-                    summary.stopped = "SIGINT"
-            except BenchFailure as exc:
-                summary.failure = str(exc)
-            except Exception as exc:  # a bug: named by its kind and place (its text may name a card face down)
-                summary.failure = _error_line(exc)
-        finally:
-            summary.seconds = time.monotonic() - start
-            if detach is not None:
-                detach()
-            runtime.stop()
-            for server in servers.values():
-                server.close()
-            bar.close()
+                if attach is not None:
+                    detach = attach(runtime, sims, servers)
+                runtime.start(after_recovery=player.restore_shoe)  # a journal it cannot recover: raised
+                try:
+                    _play(view, player, finished, target, bar, manual, stop)
+                except BenchStopped:
+                    pass  # stop.received names the signal
+                except KeyboardInterrupt:
+                    if not manual:
+                        summary.stopped = "SIGINT"
+                except BenchFailure as exc:
+                    summary.failure = str(exc)
+                except Exception as exc:  # a bug: named by its kind and place (its text may name a card face down)
+                    summary.failure = _error_line(exc)
+            finally:
+                summary.seconds = time.monotonic() - start
+                if detach is not None:
+                    detach()
+                runtime.stop()
+                for server in servers.values():
+                    server.close()
+                bar.close()
     verifier = Verifier()
     try:
         if journal_path is not None:  # the journal was opened
-            journal = SqliteJournal(journal_path)
+            journal = SqliteJournal(journal_path, journal_key(table))
             count = len(journal.round_seqs()) - before
             recalled = recall(journal, last=count) if count > 0 else []
             records = list(journal.records())

@@ -7,9 +7,10 @@ import time
 from collections.abc import Callable
 
 import pytest
+from deadlines import STATE_TIMEOUT_S
 
 
-def wait_for(q: queue.Queue, match: Callable[[object], bool], timeout: float = 5.0) -> list:
+def wait_for(q: queue.Queue, match: Callable[[object], bool], timeout: float = STATE_TIMEOUT_S) -> list:
     """Events taken from ``q`` until one matches (returned last); fails after ``timeout``."""
     seen = []
     deadline = time.monotonic() + timeout
@@ -28,7 +29,7 @@ def of(kind: type) -> Callable[[object], bool]:
     return lambda e: isinstance(e, kind)
 
 
-def collect_event_numbers(q: queue.Queue, kind: type, count: int, timeout: float = 60.0) -> list[int]:
+def collect_event_numbers(q: queue.Queue, kind: type, count: int, timeout: float = STATE_TIMEOUT_S) -> list[int]:
     """The event numbers of the first ``count`` events of ``kind`` taken from ``q``."""
     got: list[int] = []
     deadline = time.monotonic() + timeout
@@ -43,7 +44,12 @@ def collect_event_numbers(q: queue.Queue, kind: type, count: int, timeout: float
 
 
 def collect_events(
-    q: queue.Queue, kind: type, count: int, timeout: float = 60.0, also: list | None = None, other: type | None = None
+    q: queue.Queue,
+    kind: type,
+    count: int,
+    timeout: float = STATE_TIMEOUT_S,
+    also: list | None = None,
+    other: type | None = None,
 ) -> list:
     """The first ``count`` events of ``kind`` taken from ``q``; events of ``other`` go to ``also``."""
     got: list = []

@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from deadlines import STATE_TIMEOUT_S
+
 from controller.cli import main as tablectl
 from controller.table.base import RoundResult
 from controller.table.runtime import TableRuntime
@@ -31,7 +33,7 @@ def shoe(first: str, size: int = 52) -> list[str]:
     return (head + [str(c) for c in deck() if str(c) not in head])[:size]
 
 
-def wait(cond: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+def wait(cond: Callable[[], bool], what: str, timeout: float = STATE_TIMEOUT_S) -> None:
     """Wait until ``cond()`` holds (it reads snapshots, the journal or the simulators: never the
     table, so nothing read can change while it is read)."""
     deadline = time.monotonic() + timeout

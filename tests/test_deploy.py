@@ -1,6 +1,7 @@
 """The deployment files: the systemd unit runs a `tablectl run` the CLI accepts, as a notify service
 with a watchdog, restarted on failure, its journal folder 0700; the prune timer runs a prune the CLI
-accepts, daily; the udev rules name every role."""
+accepts, daily; the udev rules name every role; every unit runs as a user the shipped sysusers.d
+file creates, the floor's two each as its own, with its credentials in a folder of its own."""
 
 from __future__ import annotations
 
@@ -55,4 +56,57 @@ def test_the_pit_view_unit_runs_a_floor_web_the_cli_accepts_with_no_secret_in_it
     assert args.command == "floor" and args.db.startswith("postgresql://floor_reader@")
     assert "passfile=" in args.db and ":" not in args.db.split("@")[0].removeprefix("postgresql://")
     assert args.web_token is None and args.web_token_file and args.web_cert and args.web_key
-    assert service["User"] == "tablectl-floor" and service["UMask"] == "0077"
+    assert service["User"] == "tablectl-pit" and service["UMask"] == "0077"
+
+
+UNITS = ("tablectl.service", "tablectl-prune.service", "tablectl-floor-ingest.service", "tablectl-floor-web.service")
+FLOOR_CREDENTIALS = {
+    "tablectl-floor-ingest.service": "/etc/tablectl/floor/ingest/",
+    "tablectl-floor-web.service": "/etc/tablectl/floor/pit/",
+}
+"""Each floor unit's own credential folder."""
+
+
+def _lines(path: Path) -> list[list[str]]:
+    return [shlex.split(line) for line in path.read_text().splitlines() if line.strip() and line.lstrip()[0] != "#"]
+
+
+def sysusers() -> dict[str, list[str]]:
+    """The users deploy/sysusers.d/tablectl.conf creates: name -> its fields."""
+    users = {}
+    for fields in _lines(DEPLOY / "sysusers.d" / "tablectl.conf"):
+        assert fields[0] == "u" and len(fields) == 6, f"not a user line of systemd-sysusers: {fields}"
+        users[fields[1]] = fields
+    return users
+
+
+def test_the_sysusers_file_creates_each_units_user_with_a_group_of_its_own() -> None:
+    users = sysusers()
+    assert set(users) == {"tablectl", "tablectl-ingest", "tablectl-pit"}
+    for name, (_, _, uid, _, _, shell) in users.items():
+        # "-" with no ":GROUP": systemd-sysusers makes a group of the user's name
+        assert uid == "-" and shell == "/usr/sbin/nologin", name
+    runs_as = {}
+    for name in UNITS:
+        service = unit(name)["Service"]
+        assert service["User"] in users, f"{name}: User={service['User']} is created by no sysusers.d line"
+        assert service["Group"] == service["User"], f"{name}: its group is not its user's own"
+        runs_as[name] = service["User"]
+    assert runs_as["tablectl.service"] == runs_as["tablectl-prune.service"] == "tablectl"
+    assert runs_as["tablectl-floor-ingest.service"] == "tablectl-ingest"
+    assert runs_as["tablectl-floor-web.service"] == "tablectl-pit"
+
+
+def test_each_floor_unit_reads_its_credentials_from_its_own_folder_only_it_can_read() -> None:
+    folders = {fields[1]: fields for fields in _lines(DEPLOY / "tmpfiles.d" / "tablectl-floor.conf")}
+    for name, folder in FLOOR_CREDENTIALS.items():
+        service = unit(name)["Service"]
+        args = build_parser().parse_args(shlex.split(service["ExecStart"])[1:])
+        secrets = [args.db.split("passfile=")[1]]
+        secrets += [
+            getattr(args, key) for key in ("creds", "web_token_file", "web_cert", "web_key") if getattr(args, key, None)
+        ]
+        assert len(secrets) >= 2, f"{name}: {secrets}"
+        assert all(path.startswith(folder) for path in secrets), f"{name}: a credential outside {folder}: {secrets}"
+        kind, _, mode, user, group, _ = folders[folder.rstrip("/")]
+        assert (kind, mode, user, group) == ("d", "0700", service["User"], service["User"]), f"{name}: {folder}"

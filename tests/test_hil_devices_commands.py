@@ -7,6 +7,7 @@ from __future__ import annotations
 import queue
 from dataclasses import replace
 
+from deadlines import STATE_TIMEOUT_S
 from hil_helpers import of, wait_for
 from test_hil_link import FAST, served
 
@@ -48,7 +49,7 @@ def test_a_command_busy_for_too_long_is_a_fault_naming_it_and_polling_goes_on() 
         sim.busy_next = 1000
         panel.lamp("clear_fault", True)
         sim.press("deal")  # events still arrive while the command waits
-        events = wait_for(q, lambda e: isinstance(e, DeviceFault) and e.kind == "command_failed", timeout=20)
+        events = wait_for(q, lambda e: isinstance(e, DeviceFault) and e.kind == "command_failed")
         fault = events[-1]
         assert (fault.device, fault.command) == ("panel", "lamp") and "busy after 5 tries" in fault.error
         assert results(events, "lamp") == [3]
@@ -76,7 +77,7 @@ def test_a_nak_and_no_answer_are_command_failures_too() -> None:
         sim.nak_commands = False
         faults.drop_in = 1.0
         panel.beep(10)
-        events = wait_for(q, of(DeviceFault), timeout=10)
+        events = wait_for(q, of(DeviceFault))
         assert results(events, "beep") == [255] and "no answer" in events[-1].error
         faults.drop_in = 0.0
         assert panel.stats.naks == 1 and panel.stats.commands_failed == 2
@@ -97,7 +98,7 @@ def test_a_late_reply_with_the_same_low_sequence_byte_is_not_taken_for_the_answe
             panel.beep(1)
         got = 0
         while got < 300:
-            event = q.get(timeout=30)
+            event = q.get(timeout=STATE_TIMEOUT_S)
             if isinstance(event, CommandResult) and event.command == "beep":
                 assert event.ok
                 got += 1

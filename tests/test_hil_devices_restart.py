@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from deadlines import STATE_TIMEOUT_S
+
 from controller.journal import SqliteJournal
 from controller.table.journal_files import journaled_event_windows
 from controller.table.runtime import TableRuntime
@@ -34,7 +36,7 @@ class DeafAfterAnEvent(Faults):
             self.armed, self.drop_in = False, 1.0
 
 
-def wait(cond: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+def wait(cond: Callable[[], bool], what: str, timeout: float = STATE_TIMEOUT_S) -> None:
     deadline = time.monotonic() + timeout
     while not cond():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"

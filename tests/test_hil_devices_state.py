@@ -37,7 +37,7 @@ def test_a_restart_without_memory_loses_no_bet_report_and_is_a_fault(tmp_path: P
         server.reconnect()
         for n in range(10):
             sim.place(1, "bonus", 500 + n)
-        events = wait_for(q, lambda e: isinstance(e, SpotReport) and e.cents == 509, timeout=20)
+        events = wait_for(q, lambda e: isinstance(e, SpotReport) and e.cents == 509)
         reports = [e.cents for e in events if isinstance(e, SpotReport)]
         assert reports == [500 + n for n in range(10)]  # none taken for "already seen"
         assert [e.event_no for e in events if isinstance(e, SpotReport)] == list(range(1, 11))
@@ -67,7 +67,7 @@ def test_a_restart_that_keeps_its_boot_id_is_still_caught(tmp_path: Path) -> Non
         server.reconnect()
         for n in range(3):
             sim.place(2, "ante", 200 + n)
-        events = wait_for(q, lambda e: isinstance(e, SpotReport) and e.cents == 202, timeout=20)
+        events = wait_for(q, lambda e: isinstance(e, SpotReport) and e.cents == 202)
         assert [e.cents for e in events if isinstance(e, SpotReport)] == [200, 201, 202]
         assert any(isinstance(e, DeviceFault) and e.kind == "events_reset" for e in events)
 
@@ -153,7 +153,7 @@ def test_panel_and_shoe_state_after_link_up_and_after_a_restart(tmp_path: Path) 
         state = wait_for(q, of(PanelState))[-1]
         assert (state.key_on, state.held) == (False, ("seat_3",))
         shoe_sim.restart()  # the shoe forgets its count and its deck setting; the cards stay
-        shoe_state = wait_for(q, of(ShoeState), timeout=10)[-1]
+        shoe_state = wait_for(q, of(ShoeState))[-1]
         assert (shoe_state.status, shoe_state.cards_out, shoe_state.stub_count, shoe_state.deck_size) == (
             "ok",
             0,

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from deadlines import STATE_TIMEOUT_S
 
 from controller.table.events import decode_event
 from controller.table.journal import event_record
@@ -59,7 +60,7 @@ class Lines:
         for line in stream:
             self.lines.append(line.rstrip("\n"))
 
-    def wait_until(self, cond: Callable[[list[str]], bool], what: str, timeout: float = 30.0) -> None:
+    def wait_until(self, cond: Callable[[list[str]], bool], what: str, timeout: float = STATE_TIMEOUT_S) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if cond(list(self.lines)):
@@ -67,7 +68,7 @@ class Lines:
             time.sleep(0.02)
         pytest.fail(f"timed out waiting for {what}; log so far:\n" + "\n".join(self.lines[-30:]))
 
-    def wait(self, match: Callable[[str], bool], what: str, timeout: float = 30.0) -> str:
+    def wait(self, match: Callable[[str], bool], what: str, timeout: float = STATE_TIMEOUT_S) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for line in list(self.lines):
@@ -106,7 +107,7 @@ def running_table(tmp_path: Path, log_format: str, env: dict[str, str]) -> Itera
         yield proc, log, servers, sims
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=STATE_TIMEOUT_S)
         proc.stderr.close()  # type: ignore[union-attr]
         for server in servers.values():
             server.close()
@@ -144,7 +145,7 @@ def test_run_logs_link_down_and_up_and_counts_garbage(tmp_path: Path, log_format
         line = log.wait(
             lambda s: "link bet_spots" in s and "garbage_bytes" in s and int(_count(s, "garbage_bytes")) > 500_000,
             "the garbage counted in the log",
-            timeout=60,
+            timeout=STATE_TIMEOUT_S,
         )
         if log_format == "json":
             assert json.loads(line)["counters"]["garbage_bytes"] > 500_000
@@ -153,7 +154,7 @@ def test_run_logs_link_down_and_up_and_counts_garbage(tmp_path: Path, log_format
                 [sys.executable, "-m", "controller", "status", "--config", str(tmp_path / "table.yaml")],
                 capture_output=True,
                 text=True,
-                timeout=60,
+                timeout=STATE_TIMEOUT_S,
                 cwd=ROOT,
             )
             assert out.returncode == 0, out.stderr
@@ -169,7 +170,7 @@ def test_run_tells_systemd_it_is_ready_and_alive(tmp_path: Path) -> None:
     path = tmp_path / "notify.sock"
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(str(path))
-    sock.settimeout(60)
+    sock.settimeout(STATE_TIMEOUT_S)
     got: list[str] = []
     try:
         with running_table(tmp_path, "text", {"NOTIFY_SOCKET": str(path), "WATCHDOG_USEC": "400000"}) as (
@@ -181,7 +182,7 @@ def test_run_tells_systemd_it_is_ready_and_alive(tmp_path: Path) -> None:
             while sum(m.startswith("WATCHDOG=1") for m in got) < 3:
                 got.append(sock.recv(4096).decode())
             proc.terminate()
-            proc.wait(timeout=30)
+            proc.wait(timeout=STATE_TIMEOUT_S)
             sock.settimeout(5)
             try:
                 while True:
@@ -198,7 +199,7 @@ def test_notifier_abstract_socket_and_without_systemd() -> None:
     name = f"tablectl-test-{os.getpid()}"
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind("\0" + name)
-    sock.settimeout(10)
+    sock.settimeout(STATE_TIMEOUT_S)
     try:
         notifier = SystemdNotifier({"NOTIFY_SOCKET": "@" + name, "WATCHDOG_USEC": "2000000"})
         assert notifier.watchdog_s == 2.0 and notifier.ready("x")
@@ -227,7 +228,7 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
     )
     try:
         # While the bench runs, `tablectl status` reads its journal from here (read-only).
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + STATE_TIMEOUT_S
         status: dict = {}
         while time.monotonic() < deadline:
             if journal.exists():
@@ -236,7 +237,7 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
                     capture_output=True,
                     text=True,
                     cwd=ROOT,
-                    timeout=60,
+                    timeout=STATE_TIMEOUT_S,
                 )
                 if out.returncode == 0:
                     status = json.loads(out.stdout)
@@ -245,7 +246,7 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
             time.sleep(0.2)
         assert bench.poll() is None, "the bench finished before status was read while it ran"
     finally:
-        bench.wait(timeout=300)
+        bench.wait(timeout=STATE_TIMEOUT_S)
         bench.stderr.close()  # type: ignore[union-attr]
     assert bench.returncode == 0
     for device in ("shoe", "bet_spots", "panel"):
@@ -261,7 +262,7 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
         capture_output=True,
         text=True,
         cwd=ROOT,
-        timeout=60,
+        timeout=STATE_TIMEOUT_S,
     )
     assert text.returncode == 0 and "panel: link up since" in text.stdout and "garbage_bytes 0" in text.stdout
     assert "table Mississippi Stud" in text.stdout and "supervisor key off" in text.stdout
@@ -278,6 +279,6 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
         capture_output=True,
         text=True,
         cwd=ROOT,
-        timeout=60,
+        timeout=STATE_TIMEOUT_S,
     )
     assert bad.returncode == 2 and "none.db: no journal there" in bad.stderr and "Traceback" not in bad.stderr

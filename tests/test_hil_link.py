@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from deadlines import STATE_TIMEOUT_S
 from hil_helpers import collect_event_numbers, collect_events, of, wait_for
 
 from drivers import registry
@@ -186,7 +187,7 @@ def test_frames_cross_every_transport(url_kind: str, tmp_path: Path) -> None:
     try:
         port.write(b"".join(encode(f) for f in frames))
         decoder, got = Decoder(), []
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + STATE_TIMEOUT_S
         while len(got) < len(frames) and time.monotonic() < deadline:
             got += decoder.feed(port.read())
         assert got == frames
@@ -316,13 +317,13 @@ def test_link_down_when_the_silence_reaches_link_down_s_and_not_before() -> None
             # Wait for the silence to have begun before the clock jumps: a reply still in flight
             # would otherwise be stamped with the jumped clock and restart the silence there.
             started = panel.link.stats.timeouts + 2
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + STATE_TIMEOUT_S
             while panel.link.stats.timeouts < started and time.monotonic() < deadline:
                 time.sleep(0.01)
             assert panel.link.stats.timeouts >= started, "the device did not go silent"
             clock.moved = config.link_down_s - 100  # silent for 900 s of the 1000
             unanswered = panel.link.stats.timeouts + 5
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + STATE_TIMEOUT_S
             while panel.link.stats.timeouts < unanswered and time.monotonic() < deadline:
                 time.sleep(0.01)
             assert panel.link.stats.timeouts >= unanswered, "the silent device was not asked again"
@@ -332,11 +333,11 @@ def test_link_down_when_the_silence_reaches_link_down_s_and_not_before() -> None
             assert not [e for e in seen if isinstance(e, LinkDown)], "link down before link_down_s of silence"
             clock.moved = config.link_down_s + 1  # now silent for longer than link_down_s
             at_jump = panel.link.stats.timeouts
-            wait_for(q, of(LinkDown), timeout=60)
+            wait_for(q, of(LinkDown))
             # Declared at the first request left unanswered after the silence passed link_down_s.
             assert panel.link.stats.timeouts <= at_jump + 2
             faults.drop_in = 0.0
-            wait_for(q, of(LinkUp), timeout=60)
+            wait_for(q, of(LinkUp))
             assert panel.stats.link_downs == 1 and panel.stats.timeouts > 0
 
 

@@ -185,7 +185,7 @@ def test_a_spot_lock_that_stays_busy_holds_the_table_until_cleared(t: HilTable) 
     t.spot(1, "ante", 500)
     t.spots.busy_next = 1000  # the sensors answer every command busy
     t.press("no_more_bets")
-    wait(lambda: t.step == "hold", "the hold for the failed lock", timeout=60)
+    wait(lambda: t.step == "hold", "the hold for the failed lock")
     assert t.hold_reason.startswith("bet_spots: command ") and "busy after" in t.hold_reason
     assert not t.spots.locked
     t.spots.busy_next = 0

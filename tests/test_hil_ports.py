@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 import serial
+from deadlines import STATE_TIMEOUT_S
 from hil_helpers import of, wait_for
 from test_hil_devices_visibility import Lines
 
@@ -74,11 +75,11 @@ def other_process(path: str | Path) -> Iterator[tuple[subprocess.Popen[str], Lin
     finally:
         assert proc.stdin is not None
         proc.stdin.close()
-        proc.wait(timeout=30)
+        proc.wait(timeout=STATE_TIMEOUT_S)
         proc.stdout.close()
 
 
-def wait_until(cond: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+def wait_until(cond: Callable[[], bool], what: str, timeout: float = STATE_TIMEOUT_S) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if cond():
@@ -93,7 +94,7 @@ def test_a_second_process_is_refused_the_port_the_driver_holds() -> None:
         with driver_class("shoe")("shoe", server.path, q, config=FAST):
             wait_for(q, of(LinkUp))
             with other_process(server.path) as (proc, out):
-                assert proc.wait(timeout=60) == 3
+                assert proc.wait(timeout=STATE_TIMEOUT_S) == 3
                 out.wait(lambda line: line == f"port {server.path} is in use by another process", "the refusal")
         # the driver closed the port: the lock went with it, and the other process opens it
         with other_process(server.path) as (_, out):
@@ -120,7 +121,7 @@ def test_the_driver_is_refused_a_port_another_process_holds_and_says_why_once_pe
                 retries = shoe.stats.reconnects
                 wait_until(lambda: shoe.stats.reconnects >= retries + 10, "ten more retries")
             # the other process let go: the driver opens the port and the device answers
-            events = wait_for(q, of(LinkUp), timeout=30)
+            events = wait_for(q, of(LinkUp))
     faults = [e for e in seen + events if isinstance(e, DeviceFault)]
     assert faults == [busy], "each reason reported once, not on every retry"
 
@@ -131,10 +132,10 @@ def test_a_port_that_opens_but_never_answers_says_so_once(tmp_path: Path) -> Non
     try:
         path = os.ttyname(slave)
         with driver_class("shoe")("shoe", path, q, config=FAST) as shoe:
-            (fault,) = [e for e in wait_for(q, of(DeviceFault), timeout=30) if isinstance(e, DeviceFault)]
+            (fault,) = [e for e in wait_for(q, of(DeviceFault)) if isinstance(e, DeviceFault)]
             assert fault.kind == "no_answer"
             assert fault.error.startswith(f"port {path} opened but the device does not answer")
-            wait_until(lambda: shoe.stats.reconnects >= 3, "three more openings", timeout=60)
+            wait_until(lambda: shoe.stats.reconnects >= 3, "three more openings")
         assert not any(isinstance(e, DeviceFault) for e in list(q.queue))
     finally:
         os.close(master)
@@ -183,18 +184,18 @@ def test_run_without_its_devices_logs_each_reason_once_and_status_says_never_con
         log.wait(
             lambda s: "link shoe" in s and "reconnects" in s and int(s.split("reconnects ")[1].split(" ")[0]) >= 3,
             "the shoe's reconnect counter",
-            timeout=120,
+            timeout=STATE_TIMEOUT_S,
         )
         status = subprocess.run(
             [sys.executable, "-m", "controller", "status", "--config", str(config)],
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=STATE_TIMEOUT_S,
             cwd=ROOT,
         )
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=STATE_TIMEOUT_S)
         proc.stderr.close()
     for role, url in urls.items():
         said = [line for line in log.lines if f"cannot open port {url}: No such file or directory" in line]

@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from deadlines import STATE_TIMEOUT_S
 from hil_helpers import wait_for
 
 from controller.yamlfile import ConfigError
@@ -42,7 +43,7 @@ def test_simulator_process_serves_a_pty_and_plays_a_script(tmp_path: Path) -> No
         assert [e.button for e in events if isinstance(e, ButtonChanged) and e.pressed] == ["no_more_bets", "deal"]
     finally:
         proc.terminate()
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=STATE_TIMEOUT_S) == 0
         proc.stdout.close()
         proc.stderr.close()
 
@@ -62,7 +63,7 @@ def test_simulator_process_over_a_socket_with_a_card_order() -> None:
             assert status.stub_count == 2
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=STATE_TIMEOUT_S)
         proc.stdout.close()
 
 

@@ -38,14 +38,30 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     assert built.returncode == 0, f"pip wheel exit {built.returncode}:\n{built.stderr[-3000:]}"
     (wheel,) = base.glob("tablectl-*.whl")
     venv = base / "venv"
-    # The venv sees this interpreter's packages (the dependencies), but tablectl itself only from the wheel.
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    _see_the_running_dependencies(venv)
     subprocess.run(
         [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
         check=True,
         capture_output=True,
     )
     return wheel, venv / "bin"
+
+
+def running_site_dirs() -> list[str]:
+    """The site folders this interpreter imports its dependencies from, whether it runs in a venv
+    (its own site-packages) or is a system Python (its site-packages, dist-packages, the user's)."""
+    return [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()]
+
+
+def _see_the_running_dependencies(venv: Path) -> None:
+    """Let the new venv import what this interpreter imports, offline: a ``.pth`` file naming the
+    running site folders, after the venv's own. ``--system-site-packages`` would not do: from a venv
+    it exposes the base interpreter's packages, not the venv's (issue #31). A ``.pth`` line that is
+    a folder only adds it to ``sys.path``; the ``.pth`` files inside it (an editable install's
+    finder for the checkout) are not run, so tablectl still comes from the wheel."""
+    (site_packages,) = venv.glob("lib/python3*/site-packages")
+    (site_packages / "zz-running-dependencies.pth").write_text("".join(f"{d}\n" for d in running_site_dirs()))
 
 
 def _run(bin_dir: Path, cwd: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -85,3 +101,20 @@ def test_the_installed_command_runs_from_any_folder(installed: tuple[Path, Path]
     bench = _run(bin_dir, tmp_path, "bench", "--game", "mississippi_stud", "--rounds", "1", "--seed", "1")
     assert bench.returncode == 0, bench.stdout + bench.stderr
     assert (tmp_path / "tablectl-journal" / "mississippi_stud.db").exists()
+
+
+def test_a_missing_extras_hint_names_the_wheel_installed(installed: tuple[Path, Path], tmp_path: Path) -> None:
+    """From the wheel, the hint of an error for a missing extra adds it to that wheel, by its path."""
+    wheel, bin_dir = installed
+    hint = subprocess.run(
+        [
+            str(bin_dir / "python"),
+            "-c",
+            "from controller.install_hint import install_hint; print(install_hint('floor'))",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert hint == f"{bin_dir / 'python'} -m pip install '{wheel}[floor]'"

@@ -158,3 +158,36 @@ def test_pruning_keeps_the_last_ten_rounds_and_a_verifiable_chain(tmp_path: Path
     j.db.execute("DELETE FROM records WHERE seq = ?", (first,))  # removing the first kept record is seen too
     assert verify_journal(j).problems[0].startswith(f"record {first}: missing")
     j.close()
+
+
+def test_recall_and_meters_list_wagers_in_the_games_order(journals: dict[str, Path]) -> None:
+    """Issue 31: recall and meters listed wagers by name (``ante, bonus, fifth, fourth, third``);
+    a person reads them in the layout's order (``ante, third, fourth, fifth, bonus``)."""
+    from controller.catalog import CATALOG
+
+    not_by_name = 0
+    for game, path in journals.items():
+        layout = CATALOG[game].wager_spots
+        code, out, err = cli("recall", "--journal", str(path), "--last", "20")
+        assert code == 0, err
+        seat_lines = [line for line in out.splitlines() if line.startswith("  seat ")]
+        assert seat_lines
+        for line in seat_lines:
+            spots = [part.split()[0] for part in line.split(": ", 1)[1].split("; cards")[0].split(", ")]
+            assert spots == sorted(spots, key=layout.index), line
+            not_by_name += spots != sorted(spots)
+        for block in out.split("\n\n"):
+            settlement = block.split("  settlement:\n", 1)[-1].split("  dealer procedure:")[0]
+            settled: dict[str, list[str]] = {}
+            for line in settlement.splitlines():
+                if line.startswith("    seat "):
+                    settled.setdefault(line.split()[1], []).append(line.split()[2])
+            for spots in settled.values():
+                assert spots == sorted(spots, key=layout.index), block
+        code, out, err = cli("meters", "--journal", str(path))
+        assert code == 0, err
+        for scope in out.split("\n\n")[0].split(":\n")[1:]:
+            wagered = [line.split()[0].split(":")[1] for line in scope.splitlines() if line.startswith("  wagered:")]
+            assert wagered == sorted(wagered, key=layout.index), scope
+            not_by_name += wagered != sorted(wagered)
+    assert not_by_name  # the journals hold wagers whose layout order is not their names' order

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from deadlines import STATE_TIMEOUT_S
 
 from controller.table.runtime import TableRuntime
 from controller.table_config import config_dir, load_table
@@ -15,7 +16,7 @@ from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.serve import PtyServer
 
 
-def wait(cond: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
+def wait(cond: Callable[[], bool], what: str, timeout: float = STATE_TIMEOUT_S) -> None:
     deadline = time.monotonic() + timeout
     while not cond():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
@@ -109,7 +110,7 @@ def test_a_controller_stuck_on_an_event_is_not_alive_while_events_wait(tmp_path:
     def block(event: object) -> None:
         if stuck.is_set():
             inside.set()
-            release.wait(timeout=60)
+            release.wait(timeout=STATE_TIMEOUT_S)
 
     runtime.observers.append(block)
     try:
@@ -117,7 +118,7 @@ def test_a_controller_stuck_on_an_event_is_not_alive_while_events_wait(tmp_path:
         wait(lambda: runtime.snapshot.step == "betting", "betting")
         stuck.set()
         runtime.post_link_stats()  # the controller takes the first and stays in the observer
-        assert inside.wait(timeout=15), "the controller to take an event"
+        assert inside.wait(timeout=STATE_TIMEOUT_S), "the controller to take an event"
         runtime.post_link_stats()  # these wait
         runtime.alive()  # a look: what it has handled so far
         assert not runtime.alive()

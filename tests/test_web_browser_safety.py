@@ -199,11 +199,16 @@ def test_the_page_says_when_it_is_not_live_and_recovers(driver: Any, bench: Benc
             assert not driver.find_element("id", button).is_enabled(), button
         led = driver.execute_script("return getComputedStyle(document.querySelector('#links .led')).backgroundColor")
         assert led == "rgb(85, 85, 85)"  # grey, not the link's green
+        links = driver.find_elements("css selector", "#links .link")
+        assert links and all(x.get_attribute("data-state") == "unknown" and "unknown" in x.text for x in links)
+        assert re.fullmatch(r"\d\d:\d\d:\d\d", driver.find_element("id", "clock").text)  # one 24-hour clock
         page.screenshot("table-stale.png")
     finally:
         os.kill(bench.proc.pid, signal.SIGCONT)
     wait_for(lambda: not driver.find_element("id", "stale").is_displayed(), "the page live again by itself")
     assert page.body("live") == "yes"
+    wait_for(lambda: all(v == "up" for v in page.view()["links"].values()), "every link known again")
+    assert "unknown" not in driver.find_element("id", "links").text
     assert driver.find_element("id", "deal-1").is_enabled() and driver.find_element("id", "btn-deal").is_enabled()
     page.place(2, "ante", 500)
     page.wait_wager(2, "ante", 500)

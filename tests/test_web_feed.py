@@ -6,6 +6,7 @@ gets the latest view."""
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import socket
@@ -18,6 +19,7 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
+from deadlines import STATE_TIMEOUT_S
 from hil_table import HilTable, wait
 from table_helpers import FedTable
 from test_hil_mississippi import play_round
@@ -29,7 +31,7 @@ from controller.table.snapshot_build import build_snapshot
 from controller.table_config import config_dir, load_table
 from controller.web.feed import PUBLISH_HZ, TableFeed
 from controller.web.server import WebAddress, WebServer
-from controller.web.table_app import table_app
+from controller.web.table_app import StreamHub, table_app
 from drivers.link import DeviceFault
 
 INTERVAL = 0.25  # binary-exact, so the injected clock lands on it
@@ -122,7 +124,7 @@ class Stream:
     def __init__(self, port: int, reading: bool) -> None:
         self.views: list[dict[str, Any]] = []
         if reading:
-            self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=STATE_TIMEOUT_S)
             self.conn.request("GET", "/events")
             self.response = self.conn.getresponse()
             assert self.response.status == 200
@@ -194,3 +196,42 @@ def test_clients_that_never_read_do_not_hold_up_the_table_or_the_other_clients(
     assert len(t.results) == rounds + 2
     for s in stuck:
         s.sock.close()
+
+
+class HandPublished:
+    """A feed whose view the test publishes by hand, waking its subscribers as TableFeed does."""
+
+    def __init__(self) -> None:
+        self.version = 1
+        self.subscribers: set[asyncio.Event] = set()
+
+    def current(self) -> tuple[int, str]:
+        return self.version, json.dumps({"version": self.version})
+
+    def subscribe(self) -> asyncio.Event:
+        event = asyncio.Event()
+        self.subscribers.add(event)
+        return event
+
+    def unsubscribe(self, event: asyncio.Event) -> None:
+        self.subscribers.discard(event)
+
+    def publish(self) -> None:
+        self.version += 1
+        for event in self.subscribers:
+            event.set()
+
+
+def test_a_view_published_as_the_first_client_arrives_reaches_it() -> None:
+    """The event stream's hub is made by the table's first client; a view published before the
+    hub's task first runs (late on a loaded machine) is sent, not lost until the next change: a
+    quiet table's page showed its links "connecting" for good (issue #31)."""
+
+    async def scenario() -> None:
+        feed = HandPublished()
+        hub = StreamHub(feed, heartbeat_s=STATE_TIMEOUT_S)  # no heartbeat comes first
+        feed.publish()  # the links came up: before the hub's task has run once
+        assert await asyncio.wait_for(hub.next(), STATE_TIMEOUT_S) is None, "a heartbeat, not the view"
+        assert hub.version == 2 and b'"version": 2' in hub.frame
+
+    asyncio.run(scenario())

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from deadlines import STATE_TIMEOUT_S
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
@@ -105,7 +106,7 @@ class View:
     def request(
         self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
     ) -> tuple[int, dict[str, str], bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=STATE_TIMEOUT_S)
         try:
             conn.request(method, path, body=body, headers=headers or {})
             r = conn.getresponse()
@@ -206,7 +207,7 @@ def test_bodies_over_16_kb_are_refused_before_they_are_read(view: View) -> None:
     big = b'{"button": "no_more_bets", "pad": "' + b"x" * 17000 + b'"}'
     assert view.post("press", big, cookie, csrf)[0] == 413
     # a length of 100 MB and no body sent at all: the answer comes without waiting for it
-    with socket.create_connection(("127.0.0.1", view.port), timeout=30) as s:
+    with socket.create_connection(("127.0.0.1", view.port), timeout=STATE_TIMEOUT_S) as s:
         s.sendall(
             (
                 f"POST /api/press HTTP/1.1\r\nHost: 127.0.0.1:{view.port}\r\nOrigin: {view.origin}\r\n"
@@ -216,7 +217,7 @@ def test_bodies_over_16_kb_are_refused_before_they_are_read(view: View) -> None:
         )
         assert s.recv(4096).startswith(b"HTTP/1.1 413")
     # chunked, no length: counted as it streams in
-    with socket.create_connection(("127.0.0.1", view.port), timeout=30) as s:
+    with socket.create_connection(("127.0.0.1", view.port), timeout=STATE_TIMEOUT_S) as s:
         head = (
             f"POST /api/press HTTP/1.1\r\nHost: 127.0.0.1:{view.port}\r\nOrigin: {view.origin}\r\n"
             f"Content-Type: application/json\r\nCookie: {cookie}\r\nX-CSRF-Token: {csrf}\r\n"
@@ -278,7 +279,7 @@ def test_event_streams_beyond_the_cap_get_503() -> None:
     opened: list[http.client.HTTPConnection] = []
     try:
         for _ in range(2):
-            conn = http.client.HTTPConnection("127.0.0.1", v.port, timeout=30)
+            conn = http.client.HTTPConnection("127.0.0.1", v.port, timeout=STATE_TIMEOUT_S)
             conn.request("GET", "/events")
             r = conn.getresponse()
             assert r.status == 200
@@ -304,7 +305,7 @@ def test_event_streams_beyond_the_cap_get_503() -> None:
 
 
 def _stream_status(port: int) -> int:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=STATE_TIMEOUT_S)
     try:
         conn.request("GET", "/events")
         return conn.getresponse().status
@@ -313,7 +314,7 @@ def _stream_status(port: int) -> int:
 
 
 def test_the_stream_sends_a_heartbeat(view: View) -> None:
-    conn = http.client.HTTPConnection("127.0.0.1", view.port, timeout=30)
+    conn = http.client.HTTPConnection("127.0.0.1", view.port, timeout=STATE_TIMEOUT_S)
     try:
         conn.request("GET", "/events")
         r = conn.getresponse()
@@ -346,10 +347,13 @@ def test_login_exchanges_the_token_for_a_session_and_is_limited() -> None:
         # the session expires
         v.clock.now += 3601
         assert v.request("GET", "/state", headers={"cookie": cookie})[0] == 401
-        # failed logins: a few a minute, then 429 (even for the right token) until the minute has passed
+        # failed logins: a few a minute, then 429 for a wrong token until the minute has passed;
+        # the right token is let in all the while
         assert [v.login("wrong-" + str(i))[0] for i in range(5)] == [401] * 5
-        assert v.login(TOKEN)[0] == 429
+        assert v.login("wrong-again")[0] == 429
+        assert v.login(TOKEN)[0] == 303
         v.clock.now += 61
+        assert v.login("wrong-later")[0] == 401
         assert v.login(TOKEN)[0] == 303
         # a login from another origin is refused (login CSRF)
         status, _, _ = v.request(
@@ -380,9 +384,9 @@ def test_a_slow_header_connection_is_closed(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(server.HeaderTimeoutH11, "header_timeout_s", 0.5)
     v = View()
     try:
-        with socket.create_connection(("127.0.0.1", v.port), timeout=30) as s:
+        with socket.create_connection(("127.0.0.1", v.port), timeout=STATE_TIMEOUT_S) as s:
             s.sendall(b"GET /state HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")  # and never the rest
-            assert s.recv(100) == b""  # closed by the server (the socket's 30 s timeout would raise)
+            assert s.recv(100) == b""  # closed by the server (the socket's timeout would raise)
     finally:
         v.stop()
 
@@ -453,13 +457,15 @@ def test_under_tls_the_cookie_is_secure_and_the_origin_https(tmp_path: Any) -> N
         assert url.startswith("https://")
         context = ssl.create_default_context(cafile=str(cert))
         context.check_hostname = False
-        conn = http.client.HTTPSConnection("127.0.0.1", server.port, timeout=30, context=context)
+        conn = http.client.HTTPSConnection("127.0.0.1", server.port, timeout=STATE_TIMEOUT_S, context=context)
         conn.request("GET", "/", headers={"accept": "text/html"})
         r = conn.getresponse()
         r.read()
         assert r.status == 200
         cookie = r.getheader("set-cookie") or ""
-        assert "Secure" in cookie and "HttpOnly" in cookie
+        assert "Secure" in cookie and "HttpOnly" in cookie and cookie.startswith("__Host-tablectl_session_")
+        assert "Domain" not in cookie and "Path=/" in cookie  # what the __Host- prefix requires
+        assert r.getheader("strict-transport-security") == "max-age=31536000"
         conn.request(
             "POST",
             "/api/press",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from deadlines import STATE_TIMEOUT_S
 
 from controller.names import game_name
 from tests.web_helpers import SCREENS, BenchProcess, WebClient, browser, need_browser, tablectl, wait_for
@@ -121,7 +122,7 @@ def floor(floor_site: Any) -> Iterator[dict[str, Any]]:
         for p in procs:
             p.terminate()
             try:
-                p.wait(timeout=30)
+                p.wait(timeout=STATE_TIMEOUT_S)
             except subprocess.TimeoutExpired:
                 p.kill()
 

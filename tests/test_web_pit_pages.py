@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from deadlines import STATE_TIMEOUT_S
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
@@ -203,7 +204,7 @@ def test_a_malformed_stored_value_is_shown_unreadable_never_a_500() -> None:
     server.start()
     try:
         for path in ("/", "/tables/t1", "/tables/t1/rounds/3"):
-            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=STATE_TIMEOUT_S)
             conn.request("GET", path)
             r = conn.getresponse()
             body = r.read().decode()

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.web_helpers import (
+    TIMEOUT,
     BenchProcess,
     Page,
     StreamRecorder,
@@ -405,7 +406,7 @@ def test_run_serves_a_read_only_view_of_the_real_table(tmp_path, driver):
 def _status(port: int, method: str, path: str, body: bytes | None = None) -> int:
     import http.client
 
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
     try:
         conn.request(method, path, body=body, headers={"content-type": "application/json"})
         return conn.getresponse().status

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from deadlines import STATE_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENS = (
@@ -30,7 +31,7 @@ SCREENS = (
 )
 """Where the browser tests save their screenshots: docs/screens (shown in the README) only when
 TABLECTL_UPDATE_SCREENSHOTS is set, so an ordinary test run leaves the tree as it was."""
-TIMEOUT = 60.0
+TIMEOUT = STATE_TIMEOUT_S
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs]|JK)(?![A-Za-z0-9])")
 SUIT_SYMBOL = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
 

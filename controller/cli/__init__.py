@@ -24,6 +24,7 @@ from controller.cli import (
     status,
     webtoken,
 )
+from controller.cli.args import Parser
 
 __all__ = ["main", "build_parser"]
 
@@ -72,7 +73,7 @@ class _VersionAction(argparse.Action):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every sub-command registered."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tablectl",
         description="Controller for live-dealer casino table games (Boston 5 stud, Mississippi Stud, pai gow poker).",
     )

@@ -47,8 +47,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--game", default="mississippi_stud", choices=GAMES, help="the game")
     p.add_argument("--config", help="a bench table config (default: config/bench/GAME.yaml)")
     p.add_argument("--seats", type=positive_int(7), default=6, help="seats in play each round")
-    p.add_argument("--rounds", type=bounded_int(0, 10_000_000), default=20)
-    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=1)
+    p.add_argument("--rounds", type=bounded_int(0, 10_000_000), default=20, help="rounds to play, 0 to 10,000,000")
+    p.add_argument(
+        "--seed",
+        type=bounded_int(0, 2**63 - 1),
+        default=1,
+        help="seeds the shuffles, the players and the dealer: the same seed plays the same rounds",
+    )
     p.add_argument("--faults", default="none", choices=FAULT_PROFILES, help="link fault profile")
     p.add_argument(
         "--journal",
@@ -101,6 +106,16 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    served = [
+        f"{table.path}:{device.line}: devices.{role}: url {device.url[:120]!r}: the bench serves its own simulators "
+        f"and would not use this port (a bench config names them: url sim://{role})"
+        for role, device in table.devices.items()
+        if not device.url.startswith("sim://")
+    ]
+    if served:
+        for line in served:
+            print(f"tablectl bench: {line}", file=sys.stderr)
+        return 2
     if not 1 <= args.seats <= table.seats:
         print(f"tablectl bench: --seats must be 1 to {table.seats}", file=sys.stderr)
         return 2
@@ -144,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"{table.name}: {args.seats} seats, seed {args.seed}, faults {args.faults}")
     for line in summary.lines():
         print("  " + line)
-    print(f"  journal     {journal} (tablectl recall --journal {journal})")
+    keyed = f"--config {args.config} " if table.journal.hmac_key_file and args.config else ""  # its key checks it
+    print(f"  journal     {journal} (tablectl recall {keyed}--journal {journal})")
     if forwarder is not None and table.floor is not None:
         print("  " + floor_line(table.floor.table_id, forwarder.status(), journal))
     status = summary.exit_status

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from controller.cli.args import description
 from controller.cli.choices import GAMES
 
 __all__ = ["register", "run"]
@@ -12,8 +13,8 @@ __all__ = ["register", "run"]
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``diagram`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser("diagram", help="print a game's round machine as Mermaid", description=__doc__)
-    p.add_argument("--game", required=True, choices=GAMES)
+    p = sub.add_parser("diagram", help="print a game's round machine as Mermaid", description=description(__doc__))
+    p.add_argument("--game", required=True, choices=GAMES, help="the game")
     p.set_defaults(run=run)
 
 

@@ -22,6 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from controller.cli.args import description
+
 __all__ = ["register", "forwarder_for", "secret_in_url"]
 
 
@@ -30,7 +32,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "floor",
         help="the floor: every table's rounds in one PostgreSQL store, through NATS JetStream",
-        description=__doc__.splitlines()[0] if __doc__ else None,
+        description=description(__doc__),
     )
     floor = p.add_subparsers(dest="floor_command", required=True, metavar="SUBCOMMAND")
 
@@ -131,14 +133,51 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     a.add_argument("--prefix", default="floor", help="subject prefix of the tables it hears (default floor)")
     a.set_defaults(run=_init_auth)
 
-    t = floor.add_parser("add-table", help="a table's NATS identity: its credential file and permission entry")
+    t = floor.add_parser(
+        "add-table",
+        help="a table's NATS identity (credential file and permission entry), and with --db its registration "
+        "and public key in the floor store",
+    )
     t.add_argument("name", metavar="NAME", help="the table id (floor.table_id in its config)")
     t.add_argument("--auth", required=True, metavar="DIR", help="the floor's auth folder")
     t.add_argument("--prefix", default="floor", help="subject prefix (default floor)")
     t.add_argument(
-        "--rotate", action="store_true", help="replace an existing key (the old one is refused after reload)"
+        "--rotate", action="store_true", help="replace an existing NATS key (the old one is refused after reload)"
+    )
+    t.add_argument(
+        "--db",
+        help="PostgreSQL URL (the owner role): register the table and its public key in the floor store "
+        "(default: not registered; the ingest's --require-registration then refuses the table)",
+    )
+    t.add_argument(
+        "--public-key",
+        metavar="FILE",
+        help="the table's public signing key (the .pub file tablectl floor signing-key wrote on the table); "
+        "default: a key pair made in DIR/signing/NAME.pem (0600, for the table) and NAME.pem.pub",
+    )
+    t.add_argument(
+        "--rotate-signing-key",
+        action="store_true",
+        help="with --db: replace a table's registered public key (records signed with the old key are "
+        "quarantined from then on)",
     )
     t.set_defaults(run=_add_table)
+
+    k = floor.add_parser(
+        "signing-key", help="a table's Ed25519 signing key (0600) and its public half (FILE.pub), made on the table"
+    )
+    k.add_argument("file", metavar="FILE", help="the private key file to write (refused if it exists)")
+    k.set_defaults(run=_signing_key)
+
+    rs = floor.add_parser(
+        "resolve",
+        help="repair a fork: keep the table-signed records, move the others to the evidence, store the real ones",
+    )
+    rs.add_argument("table", metavar="TABLE", help="the table id")
+    rs.add_argument("--db", required=True, help="PostgreSQL URL (the owner role)")
+    rs.add_argument("--prefix", default="floor", help="subject prefix (default floor)")
+    rs.add_argument("--dry-run", action="store_true", help="show the fork and what would be done; change nothing")
+    rs.set_defaults(run=_resolve)
 
     r2 = floor.add_parser(
         "resend", help="publish a table's journal again (re-ingesting it), from a copy, with the table's identity"
@@ -188,7 +227,14 @@ def _ingest_options(p: argparse.ArgumentParser, auth: bool = True) -> None:
     p.add_argument(
         "--require-registration",
         action="store_true",
-        help="store only tables registered beforehand (else a table's first chained record registers it)",
+        help="store only tables registered beforehand by tablectl floor add-table --db (default: off, a table's "
+        "first chained record registers it)",
+    )
+    p.add_argument(
+        "--require-signed",
+        action="store_true",
+        help="store only records signed by their table's registered public key (default: off, a table registered "
+        "without a key is stored unsigned)",
     )
 
 
@@ -240,7 +286,9 @@ def _setup_logging() -> None:
 
 
 def _needs_floor_extra(command: str, exc: ImportError) -> int:
-    return _fail(command, f"{exc.name or exc}: not installed; install the floor extra: pip install 'tablectl[floor]'")
+    from controller.install_hint import install_hint
+
+    return _fail(command, f"{exc.name or exc}: not installed; install the floor extra: {install_hint('floor')}")
 
 
 def secret_in_url(url: str) -> str | None:
@@ -308,6 +356,7 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any
         key=getattr(args, "key", None),
         journal_keys=_journal_keys(getattr(args, "journal_keys", None)),
         require_registration=getattr(args, "require_registration", False),
+        require_signed=getattr(args, "require_signed", False),
     )
 
 
@@ -477,7 +526,7 @@ def _reconcile(args: argparse.Namespace) -> int:
         with psycopg.connect(args.db, connect_timeout=10) as conn:  # one read transaction (the cursor is named)
             chain = conn.execute("SELECT anchor_seq FROM floor_chain WHERE table_id = %s", (args.table,)).fetchone()
             quarantined = conn.execute(
-                "SELECT count(*) FROM floor_quarantine WHERE table_id = %s", (args.table,)
+                "SELECT count(*) FROM floor_quarantine_open WHERE table_id = %s", (args.table,)
             ).fetchone()
             with conn.cursor(name="floor_records") as cur:  # streamed: a year's records in bounded memory
                 cur.execute("SELECT seq, hash FROM floor_record WHERE table_id = %s ORDER BY seq", (args.table,))
@@ -560,9 +609,11 @@ def _serve(args: argparse.Namespace) -> int:
         asyncio.run(create_stream([nats_server.url], NatsAuth(str(admin_creds), str(auth.ca)), config))
         log.info("floor serving: NATS %s, PostgreSQL %s, data %s", nats_server.url, db.reader, data)
         log.info(
-            "add a table: tablectl floor add-table NAME --auth %s --prefix %s, then nats-server --signal reload=%s",
+            "add a table: tablectl floor add-table NAME --auth %s --prefix %s --db '%s' "
+            "(its NATS identity, its signing key and its registration), then nats-server --signal reload=%s",
             auth.folder,
             args.prefix,
+            db.owner,
             nats_server.pid_file,
         )
         print(f"nats {nats_server.url}\ndb {db.reader}\nauth {auth.folder}", flush=True)
@@ -649,16 +700,98 @@ def _init_auth(args: argparse.Namespace) -> int:
 def _add_table(args: argparse.Namespace) -> int:
     try:
         from controller.floor.identity import FloorAuth
+        from controller.floor.signing import new_signing_key, read_public_key
     except ImportError as exc:
         return _needs_floor_extra("add-table", exc)
+    if args.db and (why := secret_in_url(args.db)):
+        return _fail("add-table", why)
+    if args.rotate_signing_key and not args.db:
+        return _fail("add-table", "--rotate-signing-key needs --db (the key is registered in the floor store)")
     auth = FloorAuth(args.auth)
+    made: Path | None = None
     try:
+        if args.public_key:  # read first: a bad file leaves nothing half made
+            public = read_public_key(args.public_key)
         creds = auth.add_table(args.name, args.prefix, rotate=args.rotate)
+        if not args.public_key:
+            made = auth.folder / "signing" / f"{args.name}.pem"
+            if made.exists() and not args.rotate_signing_key:
+                public = read_public_key(made.with_name(made.name + ".pub"))
+            else:
+                made.unlink(missing_ok=True)
+                public = new_signing_key(made)
     except (OSError, ValueError) as exc:
         return _fail("add-table", str(exc))
     print(f"credentials {creds} (0600: copy it to the table; floor.credentials in its config)")
     print(f"permission  publish {args.prefix}.{args.name}.> only, in {auth.authorization_conf}")
+    if made is not None:
+        print(f"signing key {made} (0600: move it to the table, floor.signing_key in its config; delete it here)")
+    print(f"public key  {public}")
+    if args.db:
+        try:
+            registered = _register(args.db, args.name, public, args.rotate_signing_key)
+        except (ImportError, ValueError) as exc:
+            return _fail("add-table", str(exc))
+        print(f"registered  {args.name} in the floor store ({registered})")
+    else:
+        print("not registered: run again with --db (the owner role) to register the table and its public key")
     print("reload the brokers: nats-server --signal reload=PIDFILE (or systemctl reload nats-server)")
+    return 0
+
+
+def _register(db: str, table_id: str, public: str, rotate: bool) -> str:
+    """Register ``table_id`` with ``public`` in the store at ``db``: what was done, or ValueError."""
+    import asyncio
+
+    import psycopg
+
+    from controller.floor.chain import register_table, replace_public_key
+
+    async def go() -> str:
+        async with await psycopg.AsyncConnection.connect(db, connect_timeout=10) as conn:
+            async with conn.transaction():
+                if rotate:
+                    new = await register_table(conn, table_id)
+                    await replace_public_key(conn, table_id, public)
+                    return "new, with its public key" if new else "its public key replaced"
+                new = await register_table(conn, table_id, public)
+                return "new, with its public key" if new else "already registered; its public key is this one"
+
+    try:
+        return asyncio.run(go())
+    except psycopg.Error as exc:
+        raise ValueError(f"{db}: {str(exc).strip().splitlines()[0]}") from exc
+
+
+def _signing_key(args: argparse.Namespace) -> int:
+    try:
+        from controller.floor.signing import new_signing_key
+    except ImportError as exc:
+        return _needs_floor_extra("signing-key", exc)
+    try:
+        public = new_signing_key(args.file)
+    except (OSError, ValueError) as exc:
+        return _fail("signing-key", str(exc))
+    print(f"signing key {args.file} (0600: floor.signing_key in the table's config)")
+    print(f"public key  {args.file}.pub: {public} (tablectl floor add-table NAME --db URL --public-key FILE.pub)")
+    return 0
+
+
+def _resolve(args: argparse.Namespace) -> int:
+    if why := secret_in_url(args.db):
+        return _fail("resolve", why)
+    try:
+        from controller.floor.resolve import ResolveError, resolve_fork
+    except ImportError as exc:
+        return _needs_floor_extra("resolve", exc)
+    import asyncio
+
+    try:
+        report = asyncio.run(resolve_fork(args.db, args.table, args.prefix, dry_run=args.dry_run))
+    except ResolveError as exc:
+        return _fail("resolve", str(exc))
+    for line in report.lines():
+        print(line)
     return 0
 
 
@@ -725,7 +858,12 @@ def forwarder_for(table: Any, journal_path: Path | str, drain_on_stop_s: float =
     try:
         from controller.floor.forwarder import Forwarder
     except ImportError as exc:
+        from controller.install_hint import install_hint
+
         raise ValueError(
-            f"{table.path}: floor: {exc.name or exc} is not installed; install the floor extra: pip install 'tablectl[floor]'"
+            f"{table.path}: floor: {exc.name or exc} is not installed; install the floor extra: {install_hint('floor')}"
         ) from exc
-    return Forwarder(journal_path, table.floor, drain_on_stop_s=drain_on_stop_s)
+    try:
+        return Forwarder(journal_path, table.floor, drain_on_stop_s=drain_on_stop_s)
+    except ValueError as exc:  # the signing key file: missing, readable by others, not a key
+        raise ValueError(f"{table.path}: {exc}") from exc

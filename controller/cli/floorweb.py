@@ -9,7 +9,8 @@ import signal
 import sys
 import threading
 
-from controller.cli.webopts import add_web_security_arguments, check_tls, web_token
+from controller.cli.args import description
+from controller.cli.webopts import add_web_security_arguments, check_tls, web_proxies, web_token
 
 __all__ = ["register", "run"]
 
@@ -22,7 +23,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         floor_sub = floor.add_subparsers(dest="floor_command", required=True, metavar="SUBCOMMAND")
     else:
         floor_sub = next(a for a in floor._actions if isinstance(a, argparse._SubParsersAction))
-    p = floor_sub.add_parser("web", help="the pit view in a browser, from the floor store", description=__doc__)
+    p = floor_sub.add_parser(
+        "web", help="the pit view in a browser, from the floor store", description=description(__doc__)
+    )
     p.add_argument("--db", required=True, help="the floor store, e.g. postgresql://floor@127.0.0.1/floor")
     p.add_argument(
         "--web",
@@ -44,9 +47,12 @@ def run(args: argparse.Namespace) -> int:
         token = web_token(args)
         address = parse_address(args.web, token)
         check_tls(args)
+        proxies = web_proxies(args)
     except ImportError as exc:
+        from controller.install_hint import install_hint
+
         print(
-            f"tablectl floor web: needs the web and floor extras (pip install -e '.[web,floor]'): {exc}",
+            f"tablectl floor web: needs the web and floor extras ({exc}); install them: {install_hint('web,floor')}",
             file=sys.stderr,
         )
         return 2
@@ -65,7 +71,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         server = WebServer(
-            pit_app(reader), address, token=token, hosts=args.web_host, cert=args.web_cert, key=args.web_key
+            pit_app(reader),
+            address,
+            token=token,
+            hosts=args.web_host,
+            cert=args.web_cert,
+            key=args.web_key,
+            proxies=proxies,
         )
         url = server.start()
     except (OSError, TimeoutError) as exc:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli.args import positive_int
+from controller.cli.args import description, positive_int
 from controller.cli.choices import KEEP_LAST
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def open_journal_from_args(args: argparse.Namespace, command: str, write: bool =
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``journal`` sub-command (``verify``, ``prune``) to the ``tablectl`` parser."""
     p = sub.add_parser(
-        "journal", help="check a table's journal, or prune its old rounds", description=__doc__.splitlines()[0]
+        "journal", help="check a table's journal, or prune its old rounds", description=description(__doc__)
     )
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     v = actions.add_parser(

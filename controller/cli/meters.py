@@ -52,6 +52,19 @@ def _last_round(journal: SqliteJournal) -> list[Any]:
     return [record.data] if record is not None else []
 
 
+def _layout(rounds: list[Any]) -> tuple[str, ...]:
+    """The wager spots of the game the last of ``rounds`` was played, in its layout order."""
+    from controller.catalog import CATALOG
+
+    for data in reversed(rounds):
+        record = data.get("record") if isinstance(data, dict) else None
+        game = data.get("game") if isinstance(data, dict) else None
+        game = game or (record.get("game") if isinstance(record, dict) else None)
+        if isinstance(game, str) and game in CATALOG:
+            return CATALOG[game].wager_spots
+    return ()
+
+
 def run(args: argparse.Namespace) -> int:
     from controller.cli.theoretical import theoretical_lines
     from controller.journal import JournalDamaged, verify_journal, verify_meters
@@ -91,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
             kept = [r.data for r in rounds if r is not None and (since is None or r.at >= since)]
             meters = journal.meters() if since is None else add_meters(kept)
             theo_lines, theo_entries = theoretical_lines(kept, args.config) if kept and meters else ([], [])
+            last = kept[-1:]
     except JournalDamaged as exc:
         print(f"tablectl meters: {exc}", file=sys.stderr)
         return 1
@@ -108,5 +122,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([[scope, name, value] for (scope, name), value in sorted(meters.items())] + theo_entries))
     else:
-        print("\n".join(meters_table(meters) + theo_lines) if meters else "no rounds")
+        print("\n".join(meters_table(meters, _layout(last)) + theo_lines) if meters else "no rounds")
     return 0

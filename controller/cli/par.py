@@ -27,11 +27,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="par sheet: the house edge of each wager at a table, every paytable line, the strategy assumed",
         description="The theoretical hold of every wager a table offers with its configured paytables: exact "
         "wherever the game allows (Mississippi Stud, Boston 5, the bonuses, envy, insurance); the pai gow main "
-        "wager from a stored simulation, with its 95%% interval. The results for the shipped paytables are shipped; "
+        "wager from a stored simulation, with its 95% interval. The results for the shipped paytables are shipped; "
         "for another paytable they are computed once (a progress bar on stderr) and kept in the user's cache folder "
         "($XDG_CACHE_HOME/tablectl/par, ~/.cache/tablectl/par).",
     )
-    p.add_argument("--game", required=True, choices=GAMES)
+    p.add_argument("--game", required=True, choices=GAMES, help="the game")
     p.add_argument("--config", help="table config (default: the shipped config/<game>.yaml)")
     p.add_argument("--paytable", help="use this paytable (by name) in place of the table's own for its spot")
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from controller.cli.args import positive_int
 from controller.cli.journal import add_journal_args, open_journal_from_args
+from controller.cli.when import TIME_FORMS, local_time, shown_time
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
@@ -37,8 +38,32 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_journal_args(p, verify_option=True)
     which = p.add_mutually_exclusive_group()
-    which.add_argument("--last", type=positive_int(1_000_000), metavar="N", help="the last N rounds (default 10)")
+    which.add_argument(
+        "--last",
+        type=positive_int(1_000_000),
+        metavar="N",
+        help="the last N rounds (default 10; with --since or --until, the last N of those, default all)",
+    )
     which.add_argument("--round", type=positive_int(2**62), metavar="ID", help="one round, by its number")
+    which.add_argument(
+        "--at",
+        type=local_time(),
+        metavar="TIME",
+        help="the round in play at TIME, with the one before and the one after; TIME in the table's local "
+        f"time: {TIME_FORMS}",
+    )
+    p.add_argument(
+        "--since",
+        type=local_time(),
+        metavar="TIME",
+        help="the rounds in play at or after TIME (same forms as --at; default: from the first kept)",
+    )
+    p.add_argument(
+        "--until",
+        type=local_time(),
+        metavar="TIME",
+        help="the rounds in play at or before TIME (same forms as --at; default: to the last)",
+    )
     p.add_argument("--json", action="store_true", help="round records, one per line")
     p.add_argument("--table", help="the table config path written into each record (default: the one played under)")
     p.set_defaults(run=run)
@@ -48,6 +73,16 @@ def run(args: argparse.Namespace) -> int:
     from controller.journal import JournalDamaged
     from controller.journal.recall import RecallError
 
+    window = args.since is not None or args.until is not None
+    if window and (args.round is not None or args.at is not None):
+        print("tablectl recall: --since and --until choose rounds by time: not with --round or --at", file=sys.stderr)
+        return 2
+    if args.since is not None and args.until is not None and args.since > args.until:
+        print(
+            f"tablectl recall: --since {shown_time(args.since)} is after --until {shown_time(args.until)}",
+            file=sys.stderr,
+        )
+        return 2
     journal, _ = open_journal_from_args(args, "recall")
     try:
         return _show(journal, args)
@@ -67,9 +102,10 @@ def run(args: argparse.Namespace) -> int:
 def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
     """Check, then print, the rounds asked for; the exit status."""
     from controller.journal import JournalDamaged, verify_rounds
-    from controller.journal.recall import choose, recall_json, recall_lines, recall_round
+    from controller.journal.recall import recall_json, recall_lines, recall_round
+    from controller.names import wager_order
 
-    chosen = choose(journal, last=args.last, round_no=args.round)
+    chosen = _chosen(journal, args)
     problems: list[str] = []
     bad_from: int | None = None
     if chosen and not args.no_verify:
@@ -89,7 +125,11 @@ def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
             continue
         try:
             r = recall_round(journal, number, seq)
-            text = json.dumps(recall_json(r, args.table or args.config)) if args.json else "\n".join(recall_lines(r))
+            text = (
+                json.dumps(recall_json(r, args.table or args.config))
+                if args.json
+                else "\n".join(recall_lines(r, wager_order))
+            )
         except (JournalDamaged, *_SHOW_ERRORS) as exc:
             print(f"tablectl recall: {journal.path}: round {number}: unreadable: {exc}", file=sys.stderr)
             status = 1
@@ -99,9 +139,49 @@ def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
         print(text)
         if not args.json:
             print()
-    if not chosen and not args.json:
+    by_time = args.at is not None or args.since is not None or args.until is not None
+    if not chosen and not args.json and not by_time:  # by time: the heading said so
         print(f"{journal.path}: no finished rounds")
     return status
+
+
+def _chosen(journal: SqliteJournal, args: argparse.Namespace) -> list[tuple[int, int]]:
+    """(round number, seq of its record) of the rounds asked for, oldest first; by time, a line
+    saying which (the time shown in the table's local time with its zone)."""
+    from controller.journal.by_time import rounds_at, rounds_between
+    from controller.journal.recall import choose
+
+    if args.at is not None:
+        found = rounds_at(journal, args.at)
+        when = shown_time(args.at)
+        if found.in_play is not None:
+            head = f"at {when}: round {found.in_play} was in play (shown with the one before and the one after)"
+        elif found.chosen:
+            shown = " and ".join(str(n) for n, _ in found.chosen)
+            head = f"at {when}: no round was in play (the table between rounds); the nearest, round {shown}"
+        else:
+            head = f"at {when}: no finished rounds"
+        _heading(args, head)
+        return found.chosen
+    if args.since is not None or args.until is not None:
+        chosen = rounds_between(journal, args.since, args.until)
+        if args.last:
+            chosen = chosen[-args.last :]
+        since = shown_time(args.since) if args.since is not None else "the first round kept"
+        until = shown_time(args.until) if args.until is not None else "the last"
+        _heading(args, f"from {since} to {until}: {len(chosen)} round{'' if len(chosen) == 1 else 's'} in play")
+        return chosen
+    return choose(journal, last=args.last, round_no=args.round)
+
+
+def _heading(args: argparse.Namespace, text: str) -> None:
+    """Which rounds were chosen by time: a line of the text (on stderr with --json, whose output is only records)."""
+    print(
+        f"rounds {text}" if not args.json else f"tablectl recall: rounds {text}",
+        file=sys.stderr if args.json else sys.stdout,
+    )
+    if not args.json:
+        print()
 
 
 def _banner(number: int, problem: str) -> str:

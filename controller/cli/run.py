@@ -14,6 +14,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from controller.cli.args import description
 from controller.cli.floor import forwarder_for
 from controller.cli.journal import RUN_JOURNAL_DIR
 from controller.cli.webopts import add_web_arguments, web_attach
@@ -37,9 +38,14 @@ class _JsonFormatter(logging.Formatter):
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``run`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser("run", help="run the real table from a config", description=__doc__.splitlines()[0])
+    p = sub.add_parser("run", help="run the real table from a config", description=description(__doc__))
     p.add_argument("--config", required=True, help="the table config, e.g. config/mississippi_stud.yaml")
-    p.add_argument("--log-format", choices=["text", "json"], default="text")
+    p.add_argument(
+        "--log-format",
+        choices=["text", "json"],
+        default="text",
+        help="text: a line for people; json: one JSON object a line (systemd's journal)",
+    )
     p.add_argument(
         "--journal", help="the journal file (default: the config's journal.path, else /var/lib/tablectl/GAME.db)"
     )
@@ -62,7 +68,7 @@ def unapproved_paytables(table: TableConfig) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.journal import JournalError, SqliteJournal
+    from controller.journal import JournalError
     from controller.table.journal_files import open_journal
     from controller.table.runtime import TableRuntime
     from controller.table_config import load_table
@@ -92,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 "\n".join(unapproved)
                 + "\nrefusing to run a table with an unapproved paytable (--allow-unapproved for a test floor)"
             )
-        journal = open_journal(table, RUN_JOURNAL_DIR) if args.journal is None else SqliteJournal(args.journal)
+        journal = open_journal(table, RUN_JOURNAL_DIR, args.journal)
         runtime = TableRuntime(
             table,
             journal=journal,

@@ -24,16 +24,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="play many rounds at the real table machines in process, on every core; hold per spot against par",
         description="Play ROUNDS rounds at the real table machines, engine and settlement in process (devices faked "
         "at the device interface, the bench's players), on every core; print each wager spot's hold beside the par "
-        "sheet's 95%% interval and a combined test of every spot against par (allowing for their correlation; a "
+        "sheet's 95% interval and a combined test of every spot against par (allowing for their correlation; a "
         "right par fails 1 run in 1,000), and re-settle a sample of rounds with `tablectl settle` in a separate "
         "process. Exit 1 when a re-settled round differs or the combined test fails.",
     )
     p.add_argument("--game", default="mississippi_stud", choices=GAMES, help="the game")
     p.add_argument("--config", help="a bench table config (default: config/bench/GAME.yaml)")
-    p.add_argument("--rounds", type=int, default=10_000)
+    p.add_argument("--rounds", type=int, default=10_000, help="rounds to play in all")
     p.add_argument("--seats", type=int, default=6, help="seats in play each round")
     p.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--seed", type=int, default=1, help="seeds the shuffles and the players: the same seed plays the same rounds"
+    )
     p.add_argument(
         "--verify-every",
         type=int,
@@ -103,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.table_config import config_dir, load_table
     from controller.yamlfile import ConfigError
     from hil.hold_summary import combined, par_for
+    from hil.progress import logging_above
     from hil.soak import SoakError, players_take_strategy, run_soak
 
     try:
@@ -128,7 +131,10 @@ def run(args: argparse.Namespace) -> int:
     sheet = par_for(table)  # first: a paytable not yet kept is computed once here, not once in every worker
     tqdm.monitor_interval = 0  # no monitor thread: the bar is updated from this thread only
     try:
-        with tqdm(total=args.rounds, unit="round", disable=True if args.quiet else None, file=sys.stderr) as bar:
+        with (
+            tqdm(total=args.rounds, unit="round", disable=True if args.quiet else None, file=sys.stderr) as bar,
+            logging_above(bar),  # what is logged is written above the bar, not into its line
+        ):
             result = run_soak(
                 table,
                 args.rounds,

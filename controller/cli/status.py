@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from controller.cli.args import description
 from controller.cli.journal import RUN_JOURNAL_DIR
 
 __all__ = ["register", "run", "link_status", "table_status"]
@@ -32,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "status",
         help="each device's link state and counters of a running table, from its journal",
-        description=__doc__.splitlines()[0].strip("`") if __doc__ else None,
+        description=description(__doc__),
     )
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--config", help="the table config (its journal.path, else /var/lib/tablectl/GAME.db)")

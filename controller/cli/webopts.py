@@ -1,18 +1,20 @@
 """The web view's options for ``tablectl run``, ``tablectl bench`` and ``tablectl floor web``:
 ``--web HOST:PORT``, the token (``--web-token``, ``--web-token-file`` or
 ``$TABLECTL_WEB_TOKEN``), ``--web-host`` (a host name the view answers to besides loopback),
+``--web-proxy`` (a reverse proxy whose forwarded headers are believed),
 ``--web-cert``/``--web-key`` (HTTPS). The ``web`` package (the ``web`` extra) is imported only
 when asked."""
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_web_arguments", "add_web_security_arguments", "web_token", "web_attach"]
+__all__ = ["add_web_arguments", "add_web_security_arguments", "web_token", "web_proxies", "web_attach"]
 
 
 def add_web_security_arguments(p: argparse.ArgumentParser) -> None:
@@ -34,6 +36,16 @@ def add_web_security_arguments(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME",
         help="a host name the view answers to besides loopback and its address (repeatable); any other Host gets 421",
+    )
+    p.add_argument(
+        "--web-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="the IP address of a TLS-terminating reverse proxy in front of the view (repeatable): its "
+        "X-Forwarded-For and X-Forwarded-Proto are believed, so clients are told apart by their own "
+        "address and the session cookie is Secure under its HTTPS (default: none, forwarded headers "
+        "believed from no one)",
     )
     p.add_argument("--web-cert", metavar="PEM", help="serve HTTPS with this certificate (with --web-key)")
     p.add_argument("--web-key", metavar="PEM", help="the certificate's private key (with --web-cert)")
@@ -64,6 +76,18 @@ def web_token(args: argparse.Namespace) -> str | None:
     return str(args.web_token) if args.web_token else None
 
 
+def web_proxies(args: argparse.Namespace) -> tuple[str, ...]:
+    """The ``--web-proxy`` addresses, each checked to be an IP address; raises ``ValueError``
+    naming the one that is not."""
+    out = []
+    for text in args.web_proxy:
+        try:
+            out.append(str(ipaddress.ip_address(text.strip().strip("[]"))))
+        except ValueError:
+            raise ValueError(f"--web-proxy {text!r}: expected the proxy's IP address, e.g. 127.0.0.1") from None
+    return tuple(out)
+
+
 def _check_tls(args: argparse.Namespace) -> None:
     if bool(args.web_cert) != bool(args.web_key):
         raise ValueError("--web-cert and --web-key go together")
@@ -77,23 +101,30 @@ def web_attach(args: argparse.Namespace, bench: bool) -> Callable[..., Callable[
     ``ValueError`` with a clear message on a bad address, a missing or weak token or a missing extra."""
     if not args.web:
         explicit = args.web_token and os.environ.get("TABLECTL_WEB_TOKEN") != args.web_token
-        if explicit or args.web_token_file or args.web_host or args.web_cert or args.web_key:
-            raise ValueError("--web-token, --web-token-file, --web-host, --web-cert and --web-key need --web")
+        if explicit or args.web_token_file or args.web_host or args.web_cert or args.web_key or args.web_proxy:
+            raise ValueError(
+                "--web-token, --web-token-file, --web-host, --web-proxy, --web-cert and --web-key need --web"
+            )
         return None
     try:
         from controller.web.attach import serve_table
         from controller.web.server import parse_address
     except ImportError as exc:
-        raise ValueError(f"--web needs the web extra (pip install -e '.[web]'): {exc}") from None
+        from controller.install_hint import install_hint
+
+        raise ValueError(f"--web needs the web extra ({exc}); install it: {install_hint('web')}") from None
     token = web_token(args)
     address = parse_address(args.web, token)
     _check_tls(args)
     seed = getattr(args, "seed", 1)
     hosts, cert, key = tuple(args.web_host), args.web_cert, args.web_key
+    proxies = web_proxies(args)
 
     def attach(runtime: Any, sims: Any = None, servers: Any = None) -> Callable[[], None]:
         sims = sims if bench else None
-        return serve_table(runtime, address, token, sims, servers, seed, hosts=hosts, cert=cert, key=key)[1]
+        return serve_table(
+            runtime, address, token, sims, servers, seed, hosts=hosts, cert=cert, key=key, proxies=proxies
+        )[1]
 
     return attach
 

@@ -10,6 +10,8 @@ import os
 import secrets
 import sys
 
+from controller.cli.args import description
+
 __all__ = ["register", "run", "new_token", "TOKEN_BYTES"]
 
 TOKEN_BYTES = 16
@@ -29,7 +31,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``web token`` (creating ``web``)."""
     web = sub.add_parser("web", help="the browser views' tools")
     web_sub = web.add_subparsers(dest="web_command", required=True, metavar="SUBCOMMAND")
-    p = web_sub.add_parser("token", help="make a 128-bit token for --web-token", description=__doc__)
+    p = web_sub.add_parser(
+        "token", help="make a 128-bit token for --web-token", description=description(__doc__, paragraphs=2)
+    )
     p.add_argument("--out", metavar="FILE", help="write it to FILE (mode 0600, never over an existing file)")
     p.set_defaults(run=run)
 

@@ -56,16 +56,18 @@ TABLE_KEYS = {
 DEVICE_KEYS = {
     "driver": "the driver by name (`shoe`, `bet_spots`, `panel`, or one added by a `tablectl.drivers` entry point)",
     "url": "the port as a pyserial URL: a device path (`/dev/tablectl/shoe`), `socket://HOST:PORT`, or "
-    "`sim://NAME` for a simulator the bench starts",
+    "`sim://NAME` for a simulator the bench starts (`run` refuses `sim://`; `bench` refuses anything else, "
+    "since it serves its own simulators)",
     "baudrate": "the serial speed, 1 to 4,000,000 (default 115200)",
     "poll_interval_s": "seconds between polls, above 0 and at most 10 (default 0.05)",
     "address": "the device's bus address, 1 to 126 (default: 1 shoe, 2 bet spots, 3 panel)",
 }
 
 JOURNAL_KEYS = {
-    "path": "the journal file (default: `tablectl-journal/GAME.db` for `bench`, `/var/lib/tablectl/GAME.db` for `run`)",
+    "path": "the journal file, relative to the config file (default: `tablectl-journal/GAME.db` under the working "
+    "folder for `bench`, `/var/lib/tablectl/GAME.db` for `run`)",
     "hmac_key_file": "a key file (mode 0600, relative to the config file): every record is signed with "
-    "HMAC-SHA-256 instead of a plain SHA-256 chain",
+    "HMAC-SHA-256 instead of a plain SHA-256 chain, by `run` and `bench` alike (a key readable by others is refused)",
     "retention_days": "rounds younger than this are never pruned, 1 to 36,500 (default 90)",
 }
 
@@ -83,6 +85,9 @@ FLOOR_KEYS = {
     "cert": "a client certificate, for brokers that verify clients (optional)",
     "key": "the client certificate's private key (with `cert`)",
     "subject_prefix": "the first tokens of the table's subjects (default `floor`)",
+    "signing_key": "the table's Ed25519 signing key (`tablectl floor signing-key`, a PEM file, mode 0600, relative "
+    "to the config file): every record published is signed with it, and the floor, holding its public key "
+    "(`tablectl floor add-table --db`), stores only records signed with it",
 }
 
 PAYTABLE_KEYS = {

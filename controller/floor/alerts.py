@@ -81,7 +81,7 @@ def floor_alerts(conn: psycopg.Connection[Any], patience_s: float = PENDING_PATI
                min(oldest) FROM (
             SELECT table_id, count(*) AS q, 0 AS r, 0 AS p, max(stored_at) AS at,
                    count(*) FILTER (WHERE reason LIKE '%%(fork)%%') AS f, 0 AS s, NULL::timestamptz AS oldest
-            FROM floor_quarantine GROUP BY table_id
+            FROM floor_quarantine_open GROUP BY table_id
             UNION ALL
             SELECT table_id, 0, count(*), 0, max(stored_at), 0, 0, NULL
             FROM ingest_reject WHERE table_id IS NOT NULL GROUP BY table_id

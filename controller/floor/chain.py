@@ -8,7 +8,11 @@ the durable consumer never interleave on a table nor deadlock), every record is:
 - **stored** when it follows the table's head: the next seq, its ``prev`` the stored head's
   ``hash``, and, where the message holds the record's content, that hash recomputed the way the
   journal makes it (an HMAC with the table's journal key when the ingest has it; a table whose
-  key the ingest has must send HMACs). A table with nothing stored starts at the record that
+  key the ingest has must send HMACs), and, for a table with a registered public key
+  (``floor_chain.public_key``), signed by the table (:mod:`controller.floor.signing`: a
+  record whose hash is recomputed here is vouched for by the table's signature on the last
+  record of the table's run in the batch; the others' own signatures are checked). A
+  table with nothing stored starts at the record that
   states the journal's anchor (``"anchor": seq - 1``: 0 with ``prev`` all zeros for a journal's
   first record, or the pruning anchor);
 - a **duplicate** (changes nothing) when it is the very message stored for its seq;
@@ -34,10 +38,20 @@ from typing import Any
 
 import psycopg
 
+from controller.floor.signing import signature_ok
 from controller.floor.validate import BadMessage, FloorRecord, Rows, check_message, content_hash_ok, excerpt
 from controller.journal.store import GENESIS
 
-__all__ = ["Verdict", "Reject", "ChainPolicy", "Outcome", "store_messages", "register_table", "REJECT_PAYLOAD_BYTES"]
+__all__ = [
+    "Verdict",
+    "Reject",
+    "ChainPolicy",
+    "Outcome",
+    "store_messages",
+    "register_table",
+    "replace_public_key",
+    "REJECT_PAYLOAD_BYTES",
+]
 
 log = logging.getLogger("tablectl.floor.ingest")
 
@@ -77,6 +91,9 @@ class ChainPolicy:
     require_registration: bool = False
     """Store only tables registered beforehand (:func:`register_table`, ``tablectl floor
     add-table``); otherwise a table's first valid chained record on its own subject registers it."""
+    require_signed: bool = False
+    """Store only records of tables with a registered public key (``tablectl floor add-table
+    --db``), signed with it; otherwise a table without one is stored unsigned."""
     max_pending: int = 10_000
     """Records of one table that may wait for a gap (past that: handed back to the stream)."""
     max_stray: int = 10_000
@@ -129,15 +146,41 @@ class _Writes:
     rejects: list[tuple[Any, ...]] = field(default_factory=list)
 
 
-async def register_table(conn: psycopg.AsyncConnection[Any], table_id: str) -> bool:
-    """Register ``table_id`` (``tablectl floor add-table``): its first record is then stored
-    even with :attr:`ChainPolicy.require_registration`. False when it was already known."""
+async def register_table(conn: psycopg.AsyncConnection[Any], table_id: str, public_key: str | None = None) -> bool:
+    """Register ``table_id`` (``tablectl floor add-table --db``): its first record is then stored
+    even with :attr:`ChainPolicy.require_registration`; with ``public_key`` (64 hex digits) every
+    record of the table must carry its signature from then on. False when it was already known
+    (its public key is then set, unless another is registered: use :func:`replace_public_key`)."""
     async with conn.cursor() as cur:
         await cur.execute(
-            "INSERT INTO floor_chain (table_id, registered_by) VALUES (%s, 'add-table') ON CONFLICT DO NOTHING",
-            (table_id,),
+            "INSERT INTO floor_chain (table_id, registered_by, public_key, key_registered_at) "
+            "VALUES (%s, 'add-table', %s, CASE WHEN %s::text IS NULL THEN NULL ELSE clock_timestamp() END) "
+            "ON CONFLICT DO NOTHING",
+            (table_id, public_key, public_key),
         )
-        return cur.rowcount == 1
+        new = cur.rowcount == 1
+        if not new and public_key is not None:
+            await cur.execute("SELECT public_key FROM floor_chain WHERE table_id = %s FOR UPDATE", (table_id,))
+            row = await cur.fetchone()
+            have = row[0] if row else None
+            if have is not None and have != public_key:
+                raise ValueError(
+                    f"table {table_id} has another public key registered ({have[:16]}...): "
+                    "replace it with --rotate-signing-key"
+                )
+            if have is None:
+                await replace_public_key(conn, table_id, public_key)
+        return new
+
+
+async def replace_public_key(conn: psycopg.AsyncConnection[Any], table_id: str, public_key: str) -> None:
+    """Set table ``table_id``'s public key to ``public_key`` (a new key; the table's records are
+    checked against it from the next one stored on)."""
+    async with conn.cursor() as cur:
+        await cur.execute(
+            "UPDATE floor_chain SET public_key = %s, key_registered_at = clock_timestamp() WHERE table_id = %s",
+            (public_key, table_id),
+        )
 
 
 _COPIED = {
@@ -147,7 +190,7 @@ _COPIED = {
     "wagers": ("wager", "table_id, seq, round_no, seat, spot, cents, result, net, commission"),
     "cards": ("card", "table_id, seq, round_no, idx, card, dealt_to"),
     "meters": ("meter", "table_id, seq, round_no, scope, name, value"),
-    "records": ("floor_record", "table_id, seq, prev, hash, mac, verified, body_sha256, class"),
+    "records": ("floor_record", "table_id, seq, prev, hash, mac, verified, body_sha256, class, sig"),
     "pending": ("floor_pending", "table_id, seq, subject, msg_id, payload"),
 }
 """The high-volume rows go in with COPY straight into their tables (no ON CONFLICT: the chain
@@ -234,7 +277,8 @@ async def store_messages(
                     "SELECT count(pg_advisory_xact_lock(hashtext(t))) FROM unnest(%s::text[]) AS u(t)", (tables,)
                 )
                 await cur.execute(
-                    "SELECT table_id, head_seq, head_hash FROM floor_chain WHERE table_id = ANY(%s)", (tables,)
+                    "SELECT table_id, head_seq, head_hash, public_key FROM floor_chain WHERE table_id = ANY(%s)",
+                    (tables,),
                 )
                 chains = {row[0]: row for row in await cur.fetchall()}
                 await cur.execute(
@@ -252,11 +296,41 @@ async def store_messages(
             for table in tables:
                 row = chains.get(table)
                 before = len(w.pending)
-                await _table(cur, table, by_table[table], policy, w, out, row, waiting.get(table, 0), stray)
+                mark = _mark(w, out, table)
+                try:
+                    await _table(cur, table, list(by_table[table]), policy, w, out, row, waiting.get(table, 0), stray)
+                except _Recheck:
+                    _undo(w, out, table, mark)
+                    await _table(
+                        cur, table, list(by_table[table]), policy, w, out, row, waiting.get(table, 0), stray, True
+                    )
                 if row is None:
                     stray += len(w.pending) - before
             await _write(cur, w)
     return out
+
+
+def _mark(w: _Writes, out: Outcome, table: str) -> tuple[dict[str, int], list[Any] | None, int, int]:
+    """Where ``w`` and ``out`` stand before ``table``'s records (for :func:`_undo`)."""
+    sizes = {name: len(getattr(w.rows, name)) for name in ("events", "rounds", "seats", "wagers", "cards", "meters")}
+    for name in ("records", "chains", "quarantine", "pending", "resolved"):
+        sizes["w." + name] = len(getattr(w, name))
+    seen = w.tables.get(table)
+    return sizes, list(seen) if seen is not None else None, len(out.quarantined), out.released
+
+
+def _undo(w: _Writes, out: Outcome, table: str, mark: tuple[dict[str, int], list[Any] | None, int, int]) -> None:
+    """Forget what ``table``'s records added since :func:`_mark` (its verdicts are set again)."""
+    sizes, seen, quarantined, released = mark
+    for name, size in sizes.items():
+        target = getattr(w, name[2:]) if name.startswith("w.") else getattr(w.rows, name)
+        del target[size:]
+    if seen is None:
+        w.tables.pop(table, None)
+    else:
+        w.tables[table] = seen
+    del out.quarantined[quarantined:]
+    out.released = released
 
 
 async def _table(
@@ -269,6 +343,7 @@ async def _table(
     row: tuple[Any, ...] | None,
     pending_count: int,
     stray: int = 0,
+    verify_all: bool = False,
 ) -> None:
     """One table's records (its lock held): ``row`` its ``floor_chain`` row (None: unknown),
     ``pending_count`` its records waiting in ``floor_pending``, ``stray`` the records of every
@@ -276,8 +351,13 @@ async def _table(
     an unknown table that does not start its chain is quarantined, so made-up table ids cannot
     fill the store)."""
     registered = row is not None
+    unvouched = False
+    """Records stored since the last one whose own signature was checked (content-verified ones:
+    each hash binds its prev, so the table's signature on a later record vouches for them all)."""
+    last: FloorRecord | None = None
     head: int | None = row[1] if row else None
     head_hash: str | None = row[2] if row else None
+    public_key: str | None = row[3] if row else None
     start_head = head
     anchor: tuple[int, str] | None = None
     if pending_count and (head is None or min(c.rec.seq for c in cands) <= head + 1):
@@ -360,16 +440,25 @@ async def _table(
                 reason = f"seq {r.seq} does not chain: its prev {r.prev[:16]} is not stored seq {head}'s hash {head_hash[:16]}"
             elif key is not None and r.mac != "hmac-sha256":
                 reason = f"seq {r.seq}: not signed with the table's journal key"
+            elif public_key is None and policy.require_signed:
+                reason = f"table {table} has no public key registered (tablectl floor add-table --db --public-key)"
             verified = content_hash_ok(r, key) if reason is None else None
             if verified is False:
                 reason = f"seq {r.seq}: the hash is not the {r.mac} of the record's content"
+            if reason is None and public_key is not None:
+                if verify_all or verified is not True:  # its prev is not bound to its hash: its own signature
+                    reason = _signature_problem(public_key, r)
+                    unvouched = unvouched and reason is not None
+                else:  # vouched for by the next record the table signed (checked by the run's end)
+                    unvouched = True
             if reason is not None:
                 verdict(c, Verdict.QUARANTINED, reason)
                 continue
+            last = r
             if first:
                 anchor = (r.seq - 1, r.prev)
             w.rows.extend(r.rows)
-            w.records.append((r.table, r.seq, r.prev, r.hash, r.mac, verified, r.body_sha256, r.cls))
+            w.records.append((r.table, r.seq, r.prev, r.hash, r.mac, verified, r.body_sha256, r.cls, r.sig))
             _seen(w, r)
             stored[r.seq] = _Stored(r.hash, r.body_sha256, r.cls, r.meters if r.cls == "round" else None)
             head, head_hash = r.seq, r.hash
@@ -386,8 +475,23 @@ async def _table(
         before = len(w.pending)
         await _hold(c, head, policy, w, verdict, pending_count)
         pending_count += len(w.pending) - before
+    if unvouched and last is not None and _signature_problem(public_key or "", last) is not None:
+        raise _Recheck  # a record the table did not sign ends the run: each record's own signature decides
     if head != start_head:
         w.chains.append((table, head, head_hash, *(anchor or (None, None))))
+
+
+class _Recheck(Exception):
+    """A table's run of stored records does not end with a record the table signed."""
+
+
+def _signature_problem(public_key: str, r: FloorRecord) -> str | None:
+    """Why ``r`` is not signed by the table's key ``public_key`` (None: it is)."""
+    if signature_ok(public_key, r.sig, r.table, r.seq, r.prev, r.hash, r.mac):
+        return None
+    if r.sig is None:
+        return f"seq {r.seq}: not signed by the table's registered key (tablectl floor add-table --db)"
+    return f"seq {r.seq}: the signature is not the table's registered key's"
 
 
 async def _hold(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import functools
 import itertools
 import json
 import logging
@@ -37,8 +38,9 @@ import nats.js.errors
 
 from controller.floor.channel import ChannelError, Heartbeat, decode_to_table, heartbeat_subject, to_table_subject
 from controller.floor.connect import NatsAuth, nats_auth_options
-from controller.floor.messages import Message, messages_for
+from controller.floor.messages import Message, Signer, messages_for
 from controller.floor.publish import Publisher
+from controller.floor.signing import SigningKeyError, read_signing_key, sign_record
 from controller.floor_config import FloorConfig
 from controller.journal.outbox import Outbox, RawRecord
 from controller.journal.store import JournalError
@@ -195,6 +197,15 @@ class Forwarder:
         """The connection last published on and its JetStream context."""
         self._caught_up_at = 0.0
         """When the forwarder last found nothing left to send or acknowledge (monotonic)."""
+        self._sign: Signer | None = None
+        """Signs each record with the table's key (``floor.signing_key``), read here: a key file
+        that is missing or readable by others is refused at once (ValueError), as
+        ``journal.hmac_key_file`` is."""
+        if link.signing_key:
+            try:
+                self._sign = functools.partial(sign_record, read_signing_key(link.signing_key))
+            except SigningKeyError as exc:
+                raise ValueError(f"floor.signing_key: {exc}") from exc
 
     # --- the controller's side ------------------------------------------------------------------
 
@@ -405,7 +416,7 @@ class Forwarder:
                         )
                     linked = record.hash
                     messages: list[Message] = messages_for(
-                        record, link.table_id, link.subject_prefix, recent.between, anchor_seq
+                        record, link.table_id, link.subject_prefix, recent.between, anchor_seq, self._sign
                     )
                     if len(messages) > 1:  # a round: the records before it are no round's any more
                         recent.forget_through(record.seq)

@@ -77,7 +77,9 @@ class IngestConfig:
     journal_keys: Mapping[str, bytes] = field(default_factory=dict)
     """Journal HMAC keys by table id: those tables' records must carry a valid HMAC."""
     require_registration: bool = False
-    """Store only tables registered beforehand (``tablectl floor add-table``)."""
+    """Store only tables registered beforehand (``tablectl floor add-table --db``)."""
+    require_signed: bool = False
+    """Store only records signed by their table's registered public key (docs/floor.md, "Signed records")."""
     max_pending: int = 10_000
     """Records of one table that may wait for a gap to fill (past that: delivered again later)."""
     fetch_wait_s: float = 0.1
@@ -364,6 +366,7 @@ async def run_ingest(
     policy = ChainPolicy(
         keys=dict(config.journal_keys),
         require_registration=config.require_registration,
+        require_signed=config.require_signed,
         max_pending=config.max_pending,
         prefix=config.subject_prefix,
     )

@@ -37,6 +37,7 @@ __all__ = [
     "subject_for",
     "hide_cards",
     "mac_of",
+    "Signer",
 ]
 
 FORMAT_VERSION = 2
@@ -90,15 +91,28 @@ def mac_of(record: RawRecord) -> str:
 
 
 def _payload(
-    table_id: str, record: RawRecord, kind: str, data_json: str, mac: str, anchor_seq: int, content: str | None = None
+    table_id: str,
+    record: RawRecord,
+    kind: str,
+    data_json: str,
+    mac: str,
+    anchor_seq: int,
+    content: str | None = None,
+    sig: str | None = None,
 ) -> bytes:
     anchor = f',"anchor":{anchor_seq}' if record.seq == anchor_seq + 1 else ""
     extra = f',"content":{content}' if content is not None else ""
+    signed = f',"sig":"{sig}"' if sig is not None else ""
     return (
         f'{{"v":{FORMAT_VERSION},"table":"{table_id}","seq":{record.seq},"at":{record.at!r},"kind":{json.dumps(kind)},'
         f'"event":{"true" if record.event else "false"},"prev":"{record.prev}","hash":"{record.hash}",'
-        f'"mac":"{mac}"{anchor}{extra},"data":{data_json}}}'
+        f'"mac":"{mac}"{anchor}{signed}{extra},"data":{data_json}}}'
     ).encode()
+
+
+Signer = Callable[[str, int, str, str, str], str]
+"""Signs one record's chain position: ``(table, seq, prev, hash, mac) -> signature`` (hex);
+:func:`controller.floor.signing.sign_record` with the table's key."""
 
 
 def messages_for(
@@ -107,14 +121,18 @@ def messages_for(
     prefix: str,
     round_events: Callable[[int, int], list[RawRecord]],
     anchor_seq: int = 0,
+    sign: Signer | None = None,
 ) -> list[Message]:
     """The messages for one journal record (two for a round: ``.round`` and ``.meters``).
     ``round_events(first, last)`` reads a round's records from the journal; ``anchor_seq`` is
     the journal's pruning anchor (0: nothing pruned): the record right after it says so
-    (``"anchor"``), so a floor that has nothing of the table yet knows where its chain starts."""
+    (``"anchor"``), so a floor that has nothing of the table yet knows where its chain starts.
+    With ``sign`` (the table's signing key) every message carries the record's signature
+    (``"sig"``), which the floor checks against the table's registered public key."""
     cls = record_class(record.kind, record.data)
     msg_id = f"{table_id}/{record.seq}"
     mac = mac_of(record)
+    sig = sign(table_id, record.seq, record.prev, record.hash, mac) if sign is not None else None
     if cls != "round":
         text = record.data
         if "card" in text and record.kind == "CardDealt":
@@ -123,7 +141,7 @@ def messages_for(
             Message(
                 subject_for(prefix, table_id, cls),
                 msg_id,
-                _payload(table_id, record, record.kind, text, mac, anchor_seq),
+                _payload(table_id, record, record.kind, text, mac, anchor_seq, sig=sig),
                 record.seq,
             )
         ]
@@ -139,7 +157,7 @@ def messages_for(
         Message(
             subject_for(prefix, table_id, "round"),
             msg_id,
-            _payload(table_id, record, record.kind, orjson.dumps(recalled).decode(), mac, anchor_seq, record.data),
+            _payload(table_id, record, record.kind, orjson.dumps(recalled).decode(), mac, anchor_seq, record.data, sig),
             record.seq,
         ),
         Message(
@@ -152,6 +170,7 @@ def messages_for(
                 orjson.dumps({"round": data["round"], "meters": meters}).decode(),
                 mac,
                 anchor_seq,
+                sig=sig,
             ),
             record.seq,
         ),

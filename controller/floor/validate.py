@@ -64,7 +64,10 @@ CLASSES = frozenset({"round", "meters", "event", "fault", "supervisor"})
 _KIND = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 _HASH = re.compile(r"[0-9a-f]{64}")
 _MACS = frozenset({"sha256", "hmac-sha256"})
-_FIELDS = frozenset({"v", "table", "seq", "at", "kind", "event", "prev", "hash", "mac", "anchor", "content", "data"})
+_FIELDS = frozenset(
+    {"v", "table", "seq", "at", "kind", "event", "prev", "hash", "mac", "anchor", "content", "data", "sig"}
+)
+_SIG = re.compile(r"[0-9a-f]{128}")
 _REQUIRED = ("v", "table", "seq", "at", "kind", "event", "prev", "hash", "mac", "data")
 
 
@@ -120,6 +123,8 @@ class FloorRecord:
     round_no: int | None = None
     meters: tuple[tuple[str, str, int], ...] = ()
     """A ``.meters`` message's meters, or the ones a round's rows add (sorted)."""
+    sig: str | None = None
+    """The table's Ed25519 signature of the record's chain position (None: not signed)."""
 
 
 def excerpt(payload: bytes, limit: int = EXCERPT_BYTES) -> str:
@@ -333,6 +338,9 @@ def _check(subject: str, msg_id: str | None, payload: bytes, prefix: str) -> Flo
             raise BadMessage(f"$.{key}: 64 lowercase hex digits are needed, not {_shown(m[key])}")
     if m["mac"] not in _MACS:
         raise BadMessage(f"$.mac: {_shown(m['mac'])} (sha256 or hmac-sha256)")
+    sig = m.get("sig")
+    if sig is not None and not (isinstance(sig, str) and _SIG.fullmatch(sig)):
+        raise BadMessage(f"$.sig: 128 lowercase hex digits (an Ed25519 signature) are needed, not {_shown(sig)}")
     anchor = None
     if "anchor" in m:
         anchor = _int(m, "anchor", "$", 0)
@@ -382,6 +390,7 @@ def _check(subject: str, msg_id: str | None, payload: bytes, prefix: str) -> Flo
         content,
         digest,
         rows,
+        sig=sig,
         **extra,
     )
 

@@ -8,7 +8,7 @@ flush table and the rank counts are looked up (by binary search) in the sorted k
 rank-multiset table. Rows holding the joker (index 52) use the scalar path's joker tables
 the same way.
 
-Install numpy with the ``batch`` extra (``pip install 'tablectl[batch]'``).
+numpy is a dependency of tablectl; the ``batch`` extra names it again for installs that list extras.
 """
 
 from __future__ import annotations
@@ -43,7 +43,9 @@ def _numpy() -> Any:
     try:
         import numpy
     except ImportError as exc:  # pragma: no cover - exercised only without numpy
-        raise BatchUnavailable("the batch evaluator needs numpy: pip install 'tablectl[batch]'") from exc
+        from controller.install_hint import install_hint
+
+        raise BatchUnavailable(f"the batch evaluator needs numpy: {install_hint('batch')}") from exc
     return numpy
 
 

@@ -8,10 +8,10 @@ in the same transaction as each round record, and ``journal verify`` recomputes 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["meters_for_round", "add_meters", "meters_table"]
+__all__ = ["meters_for_round", "add_meters", "meters_table", "meter_order"]
 
 TABLE = "table"
 
@@ -62,13 +62,39 @@ def add_meters(rounds: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], int
     return dict(total)
 
 
-def meters_table(meters: Mapping[tuple[str, str], int]) -> list[str]:
-    """Meters as text lines: the table first, then each seat in order."""
+COUNTS = ("rounds", "voids", "late_bets", "faults")
+"""The meters that count (rounds, not cents), in the order shown."""
+MONEY = ("paid", "collected", "commission", "bonus_paid", "envy_paid")
+"""The money meters besides the wagers, in the order shown."""
+
+
+def meter_order(layout: Sequence[str] = ()) -> Callable[[str], tuple[int, int, str]]:
+    """The sort key of a meter's name as shown: the counts, then ``wagered:SPOT`` in the game's
+    layout order (``layout``: its wager spots; others after, by name), then the money paid and
+    collected, then anything else by name."""
+
+    def key(name: str) -> tuple[int, int, str]:
+        if name in COUNTS:
+            return (0, COUNTS.index(name), "")
+        kind, _, spot = name.partition(":")
+        if kind == "wagered" and spot:
+            return (1, layout.index(spot) if spot in layout else len(layout), spot)
+        if name in MONEY:
+            return (2, MONEY.index(name), "")
+        return (3, 0, name)
+
+    return key
+
+
+def meters_table(meters: Mapping[tuple[str, str], int], layout: Sequence[str] = ()) -> list[str]:
+    """Meters as text lines: the table first, then each seat in order; in each, the counts, the
+    wagers in the game's layout order (``layout``: its wager spots), then the money."""
     scopes = sorted({s for s, _ in meters}, key=lambda s: (s != TABLE, int(s.split()[1]) if s != TABLE else 0))
+    order = meter_order(layout)
     lines = []
     for scope in scopes:
         lines.append(f"{scope}:")
-        for (s, name), value in sorted(meters.items()):
+        for (s, name), value in sorted(meters.items(), key=lambda kv: (kv[0][0], order(kv[0][1]))):
             if s == scope:
                 shown = str(value) if name in ("rounds", "voids", "late_bets", "faults") else f"{value / 100:,.2f}"
                 lines.append(f"  {name:<22} {shown:>14}")

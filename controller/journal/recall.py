@@ -9,7 +9,7 @@ supervisor actions, device faults) are the journal records from its first to its
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,16 @@ from typing import Any
 from controller.journal.records import JournalRecord
 from controller.journal.store import JournalDamaged, SqliteJournal
 
-__all__ = ["RecalledRound", "RecallError", "choose", "recall", "recall_round", "recall_json", "recall_lines"]
+__all__ = [
+    "RecalledRound",
+    "RecallError",
+    "choose",
+    "recall",
+    "recall_round",
+    "recall_json",
+    "recall_lines",
+    "zone_name",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +131,11 @@ FAULT_KINDS = frozenset({"LinkDown", "DeviceFault", "CardUnreadable", "JournalFa
 """Event kinds listed as faults (a link coming up, e.g. after a restart, is not one)."""
 
 
+def zone_name(at: float) -> str:
+    """The local time zone at ``at`` as shown beside a time: its name and UTC offset (``CET +0100``)."""
+    return time.strftime("%Z %z", time.localtime(at))
+
+
 def _clock(at: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(at)) + f".{int(at * 1000) % 1000:03d}"
 
@@ -149,16 +163,28 @@ def _describe(e: JournalRecord) -> str | None:
     return None
 
 
-def recall_lines(r: RecalledRound) -> list[str]:
-    """The round as text: seats and wagers, cards in dealt order, inputs, faults, settlement."""
+WagerOrder = Callable[[str, Sequence[str]], list[str]]
+"""(game, wager spots) -> the spots in the game's layout order (the caller's: the journal does not
+import the rules; ``tablectl recall`` gives :func:`controller.names.wager_order`)."""
+
+
+def _as_stored(game: str, spots: Sequence[str]) -> list[str]:
+    return list(spots)
+
+
+def recall_lines(r: RecalledRound, order: WagerOrder = _as_stored) -> list[str]:
+    """The round as text: seats and wagers, cards in dealt order, inputs, faults, settlement;
+    each seat's wagers in ``order`` (the game's layout order: a record keeps them by name)."""
     record, settlement = r.data["record"], r.data["settlement"]
+    game = str(r.data.get("game", record.get("game")))
     day = time.strftime("%Y-%m-%d", time.localtime(r.started))
     lines = [
-        f"round {r.number} ({r.data.get('game', record.get('game'))}): {'VOID, every wager returned' if r.void else 'settled'}, "
-        f"{day} {_clock(r.started)} - {_clock(r.ended)}"
+        f"round {r.number} ({game}): {'VOID, every wager returned' if r.void else 'settled'}, "
+        f"{day} {_clock(r.started)} - {_clock(r.ended)} {zone_name(r.ended)}"
     ]
     for seat, entry in sorted(record["seats"].items(), key=lambda kv: int(kv[0])):
-        wagers = ", ".join(f"{spot} {cents / 100:.2f}" for spot, cents in entry["wagers"].items())
+        staked = entry["wagers"]
+        wagers = ", ".join(f"{spot} {staked[spot] / 100:.2f}" for spot in order(game, list(staked)))
         lines.append(f"  seat {seat}: {wagers}; cards {entry.get('cards', '')}")
     for key in ("community", "dealer"):
         if record.get(key):
@@ -176,7 +202,9 @@ def recall_lines(r: RecalledRound) -> list[str]:
     if settlement is not None:
         lines.append("  settlement:")
         for seat, s in sorted(settlement["seats"].items(), key=lambda kv: int(kv[0])):
-            for spot, w in s["wagers"].items():
+            results = s["wagers"]
+            for spot in order(game, list(results)):
+                w = results[spot]
                 lines.append(f"    seat {seat} {spot:<10} {w['result']:<8} {w['net'] / 100:>10.2f}  {w['why']}")
         lines.append(f"    house net {settlement['house_net'] / 100:.2f}")
         lines.append("  dealer procedure:")

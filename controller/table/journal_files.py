@@ -10,21 +10,28 @@ from controller.journal import JournalError, SqliteJournal
 from controller.journal.keys import read_hmac_key
 from controller.table_config import TableConfig
 
-__all__ = ["open_journal", "journaled_event_windows"]
+__all__ = ["open_journal", "journal_key", "journaled_event_windows"]
 
 
-def open_journal(table: TableConfig, default_dir: Path | str) -> SqliteJournal:
-    """The durable journal of ``table``: its ``journal.path``, else ``default_dir/<game>.db``;
-    signed with the key in ``journal.hmac_key_file`` when one is set."""
-    config = table.journal
-    path = Path(config.path) if config.path else Path(default_dir) / f"{table.game}.db"
-    key = None
-    if config.hmac_key_file:
-        try:
-            key = read_hmac_key(config.hmac_key_file)
-        except JournalError as exc:
-            raise JournalError(f"{table.path}: journal.hmac_key_file: {exc}") from exc
-    return SqliteJournal(path, key)
+def journal_key(table: TableConfig) -> bytes | None:
+    """The key in ``table``'s ``journal.hmac_key_file`` (``None`` when none is set); raises
+    :class:`JournalError` naming the config and the key when it cannot be used (missing, readable
+    by others, empty: :func:`controller.journal.keys.read_hmac_key`)."""
+    if not table.journal.hmac_key_file:
+        return None
+    try:
+        return read_hmac_key(table.journal.hmac_key_file)
+    except JournalError as exc:
+        raise JournalError(f"{table.path}: journal.hmac_key_file: {exc}") from exc
+
+
+def open_journal(table: TableConfig, default_dir: Path | str, path: Path | str | None = None) -> SqliteJournal:
+    """The durable journal of ``table`` (``tablectl run`` and ``bench`` both open theirs here): at
+    ``path`` when given (``--journal``), else its ``journal.path``, else ``default_dir/<game>.db``;
+    signed with the key in ``journal.hmac_key_file`` when one is set, whichever the file."""
+    if path is None:
+        path = Path(table.journal.path) if table.journal.path else Path(default_dir) / f"{table.game}.db"
+    return SqliteJournal(path, journal_key(table))
 
 
 def journaled_event_windows(path: Path, devices: set[str]) -> dict[str, tuple[int, int]]:

@@ -27,6 +27,7 @@ def serve_table(
     cert: str | None = None,
     key: str | None = None,
     max_streams: int = MAX_STREAMS,
+    proxies: Iterable[str] = (),
 ) -> tuple[str, Callable[[], None]]:
     """Serve the view of ``runtime``'s table (with bench controls when ``sims`` are given);
     call before the runtime starts. Returns the URL and the function that stops serving."""
@@ -44,7 +45,7 @@ def serve_table(
         )
         runtime.observers.append(controls.handled)
     app = table_app(feed, controls, max_streams=max_streams)
-    server = WebServer(app, address, token=token, hosts=hosts, cert=cert, key=key)
+    server = WebServer(app, address, token=token, hosts=hosts, cert=cert, key=key, proxies=proxies)
     url = server.start()
 
     def stop() -> None:

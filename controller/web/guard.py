@@ -17,8 +17,14 @@ each HTTP request:
    never in a URL. Without a token (loopback only), the page's first GET opens a session by
    itself; the session still carries the CSRF token every state-changing request needs.
    A script may read (GET) with ``Authorization: Bearer TOKEN``; it may not change state so.
-   Failed logins are logged (never the token offered) and limited per client:
-   :data:`LOGIN_FAILURES` a minute, then 429. Sessions expire after :data:`SESSION_S`.
+   Failed logins are logged (never the token offered) and limited per client address
+   (:data:`LOGIN_FAILURES` a minute) and in total (:data:`LOGIN_FAILURES_TOTAL`), then a wrong
+   token gets 429; the right one is always let in. Sessions expire after :data:`SESSION_S`;
+   none is dropped while in use (:class:`Sessions`). The session's secret (its CSRF token) is
+   given once, to the page that opened it (:func:`page_secret`): a server on another port of the
+   host that is sent the cookie cannot obtain it. Under TLS (or a ``--web-proxy``'s HTTPS) the
+   cookie is ``__Host-`` and ``Secure`` and every answer carries HSTS. A refusal to the page's
+   own requests is JSON with the reason in words (the page shows it with the way back).
 4. **Only the page itself changes state.** Every request other than GET and HEAD must carry an
    ``Origin`` equal to the page's own (scheme, host and port), ``Content-Type:
    application/json`` (the login form: ``application/x-www-form-urlencoded``), and, but for the
@@ -34,11 +40,13 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import ipaddress
+import json
 import logging
 import secrets
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field
 from http.cookies import CookieError, SimpleCookie
@@ -59,6 +67,13 @@ __all__ = [
     "CSP",
     "SESSION_KEY",
     "host_name",
+    "client_key",
+    "page_secret",
+    "SessionsFull",
+    "MAX_SESSIONS",
+    "MAX_OPENS",
+    "ACTIVE_S",
+    "LOGIN_FAILURES_TOTAL",
 ]
 
 log = logging.getLogger("tablectl.web")
@@ -80,8 +95,16 @@ SESSION_S = 12 * 3600.0
 LOGIN_FAILURES = 5
 """Failed logins a client may make in a minute; the next attempt gets 429."""
 LOGIN_WINDOW_S = 60.0
+LOGIN_FAILURES_TOTAL = 60
+"""Failed logins from all clients together in a minute; past it every wrong token gets 429."""
 MAX_SESSIONS = 10_000
-"""Open sessions kept at most (the oldest is dropped for a new one)."""
+"""Open sessions kept at most (see :class:`Sessions` for which one a new one replaces)."""
+ACTIVE_S = 600.0
+"""A session used within this long is in use: it is never dropped for a new one."""
+MAX_OPENS = 20
+"""Sessions one client address may open in a minute by loading a token-less view's page."""
+HSTS = b"max-age=31536000"
+"""``Strict-Transport-Security`` under TLS (this host only: no ``includeSubDomains``)."""
 SESSION_KEY = "tablectl.session"
 """Where the guard puts the request's :class:`Session` in the ASGI scope."""
 CSP = (
@@ -96,6 +119,7 @@ SECURITY_HEADERS = (
     (b"x-frame-options", b"DENY"),
 )
 _READ_METHODS = ("GET", "HEAD")
+_FULL = "503: the view holds as many sessions as it can, all in use; try again in a few minutes"
 _OPEN_PATHS = ("/login", "/favicon.ico")
 STATIC_PREFIX = "/static/"
 LOGIN_PAGE = Path(__file__).parent / "static" / "login.html"
@@ -111,62 +135,155 @@ def host_name(header: str) -> str:
     return name if sep and port.isdigit() else header
 
 
+def client_key(address: str) -> str:
+    """The address a client's limits are counted by: an IPv4 address as it is (an IPv4-mapped
+    IPv6 one as its IPv4 address), an IPv6 one by its /64 (one host usually holds a whole /64)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
 @dataclass(frozen=True, slots=True)
 class Session:
-    """A browser's session: its random id (the cookie), its CSRF token and when it ends."""
+    """A browser's session: its random id (the cookie), its per-session secret (``csrf``: every
+    change needs it in ``X-CSRF-Token``; the page that opened the session is given it once),
+    when it ends, and the ``Host`` (with its port) it was opened for: it is good for that Host only."""
 
     id: str
     csrf: str
     expires: float
+    host: str = ""
+
+
+class SessionsFull(Exception):
+    """No session can be opened now: every open one is in use (see :meth:`Sessions.open`)."""
 
 
 class Sessions:
-    """The open sessions of one view, in memory (a restart logs every browser out)."""
+    """The open sessions of one view, in memory (a restart logs every browser out).
 
-    def __init__(self, lifetime_s: float = SESSION_S, clock: Callable[[], float] = time.monotonic) -> None:
-        self.lifetime_s, self.clock = lifetime_s, clock
-        self._open: dict[str, Session] = {}
+    None is dropped for a flood of new ones: when :data:`MAX_SESSIONS` are open, a new one
+    replaces the oldest session never used after the page that opened it, else the one idle
+    longest if idle over :data:`ACTIVE_S` (a page with its event stream open uses its session
+    every second); when every session is in use, none is opened (:class:`SessionsFull`). Each
+    client address may open :data:`MAX_OPENS` a minute (:meth:`may_open`)."""
+
+    def __init__(
+        self,
+        lifetime_s: float = SESSION_S,
+        clock: Callable[[], float] = time.monotonic,
+        capacity: int = MAX_SESSIONS,
+        opens_per_minute: int = MAX_OPENS,
+    ) -> None:
+        self.lifetime_s, self.clock, self.capacity = lifetime_s, clock, capacity
+        self._open: OrderedDict[str, Session] = OrderedDict()
+        """Open sessions, least recently used first."""
+        self._used: dict[str, float] = {}
+        self._unused: OrderedDict[str, None] = OrderedDict()
+        """Sessions not used since the page that opened them, oldest first."""
+        self._revealed: set[str] = set()
+        self._opens = LoginLimiter(opens_per_minute, 60.0, clock, total=None)
         self._lock = threading.Lock()
 
-    def open(self) -> Session:
-        """A new session (128-bit random id and CSRF token)."""
-        session = Session(secrets.token_urlsafe(16), secrets.token_urlsafe(16), self.clock() + self.lifetime_s)
+    def may_open(self, client: str) -> bool:
+        """Count an opening by ``client`` (a page load without a session); ``False`` when it has
+        opened :data:`MAX_OPENS` in the last minute."""
+        if self._opens.blocked(client):
+            return False
+        self._opens.failed(client)
+        return True
+
+    def _drop(self, session_id: str) -> None:
+        self._open.pop(session_id, None)
+        self._used.pop(session_id, None)
+        self._unused.pop(session_id, None)
+        self._revealed.discard(session_id)
+
+    def open(self, host: str = "") -> Session:
+        """A new session (128-bit random id and secret) for ``host``; raises
+        :class:`SessionsFull` when every open session is in use."""
+        session = Session(
+            secrets.token_urlsafe(16), secrets.token_urlsafe(16), self.clock() + self.lifetime_s, host.lower()
+        )
         with self._lock:
             now = self.clock()
-            self._open = {k: s for k, s in self._open.items() if s.expires > now}
-            while len(self._open) >= MAX_SESSIONS:  # a flood of page loads: the oldest go first
-                del self._open[next(iter(self._open))]
+            for gone in [k for k, s in self._open.items() if s.expires <= now]:
+                self._drop(gone)
+            while len(self._open) >= self.capacity:
+                if self._unused:
+                    self._drop(next(iter(self._unused)))
+                    continue
+                oldest = next(iter(self._open))
+                if now - self._used.get(oldest, now) <= ACTIVE_S:
+                    raise SessionsFull
+                self._drop(oldest)
             self._open[session.id] = session
+            self._used[session.id] = now
+            self._unused[session.id] = None
         return session
 
-    def get(self, session_id: str | None) -> Session | None:
-        """The live session with this id, or ``None`` (unknown or expired)."""
+    def get(self, session_id: str | None, host: str | None = None) -> Session | None:
+        """The live session with this id (for this ``Host``, when given), or ``None`` (unknown,
+        expired or another Host's); marks it used."""
         if not session_id:
             return None
         with self._lock:
             session = self._open.get(session_id)
-            if session is not None and session.expires <= self.clock():
-                del self._open[session_id]
+            if session is None:
                 return None
+            if session.expires <= self.clock():
+                self._drop(session_id)
+                return None
+            if host is not None and session.host and not hmac.compare_digest(session.host, host.lower()):
+                return None
+            self._open.move_to_end(session_id)
+            self._used[session_id] = self.clock()
+            self._unused.pop(session_id, None)
             return session
+
+    def reveal(self, session: Session) -> str:
+        """The session's secret the first time it is asked for (the page that opened the
+        session), ``""`` after: a GET with the cookie alone never gets it."""
+        with self._lock:
+            if session.id in self._revealed or session.id not in self._open:
+                return ""
+            self._revealed.add(session.id)
+            return session.csrf
 
     def alive(self, session: Session) -> bool:
         """Whether ``session`` is still open (an event stream ends when its session does)."""
         return self.get(session.id) is not None
 
     def close(self, session_id: str) -> None:
+        """End the session (logout)."""
         with self._lock:
-            self._open.pop(session_id, None)
+            self._drop(session_id)
+
+    def __len__(self) -> int:
+        return len(self._open)
 
 
 class LoginLimiter:
-    """Failed logins per client over the last minute; a client past :data:`LOGIN_FAILURES` waits."""
+    """Failed logins per client over the last minute (at most :data:`LOGIN_FAILURES`) and from
+    all clients together (at most :data:`LOGIN_FAILURES_TOTAL`). Being limited refuses a wrong
+    token, never the right one (see :meth:`Guard._login`)."""
 
     def __init__(
-        self, limit: int = LOGIN_FAILURES, window_s: float = LOGIN_WINDOW_S, clock: Callable[[], float] = time.monotonic
+        self,
+        limit: int = LOGIN_FAILURES,
+        window_s: float = LOGIN_WINDOW_S,
+        clock: Callable[[], float] = time.monotonic,
+        total: int | None = LOGIN_FAILURES_TOTAL,
     ) -> None:
-        self.limit, self.window_s, self.clock = limit, window_s, clock
+        self.limit, self.window_s, self.clock, self.total = limit, window_s, clock, total
         self._failures: dict[str, deque[float]] = {}
+        self._all: deque[float] = deque()
         self._lock = threading.Lock()
 
     def _recent(self, client: str) -> deque[float]:
@@ -174,18 +291,22 @@ class LoginLimiter:
         failures = self._failures.setdefault(client, deque())
         while failures and failures[0] <= now - self.window_s:
             failures.popleft()
+        while self._all and self._all[0] <= now - self.window_s:
+            self._all.popleft()
         return failures
 
     def blocked(self, client: str) -> bool:
-        """Whether ``client`` has used up its failures for now."""
+        """Whether ``client`` (or every client together) has used up its failures for now."""
         with self._lock:
-            return len(self._recent(client)) >= self.limit
+            mine = len(self._recent(client)) >= self.limit
+            return mine or (self.total is not None and len(self._all) >= self.total)
 
     def failed(self, client: str) -> int:
-        """Count a failure; returns how many in the window."""
+        """Count a failure; returns how many ``client`` made in the window."""
         with self._lock:
             failures = self._recent(client)
             failures.append(self.clock())
+            self._all.append(self.clock())
             if len(self._failures) > 10_000:  # many clients: forget the quiet ones
                 self._failures = {k: v for k, v in self._failures.items() if v}
             return len(failures)
@@ -233,6 +354,33 @@ async def _plain(send: Send, status: int, text: str, headers: Iterable[tuple[byt
     await send({"type": "http.response.body", "body": (text + "\n").encode()})
 
 
+async def _refuse(
+    send: Send, status: int, text: str, headers: dict[str, str], extra: Iterable[tuple[bytes, bytes]] = ()
+) -> None:
+    """A refusal the page can explain: JSON ``{"error": text, "status": n}`` to the page's own
+    requests (``Accept: application/json`` or an ``X-CSRF-Token``), plain text otherwise."""
+    if "x-csrf-token" not in headers and "application/json" not in headers.get("accept", ""):
+        await _plain(send, status, text, extra)
+        return
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), *extra],
+        }
+    )
+    await send({"type": "http.response.body", "body": json.dumps({"error": text, "status": status}).encode()})
+
+
+def page_secret(scope: Scope) -> str:
+    """The request's session secret if this is the first page of the session (else ``""``): a
+    page puts it in its ``csrf-token`` meta, and its script keeps it for its own origin."""
+    session, sessions = scope.get(SESSION_KEY), scope.get("tablectl.sessions")
+    if isinstance(session, Session) and isinstance(sessions, Sessions):
+        return sessions.reveal(session)
+    return ""
+
+
 class _TooLarge(Exception):
     pass
 
@@ -248,15 +396,21 @@ class Guard:
         limiter: LoginLimiter | None = None,
     ) -> None:
         self.app, self.policy = app, policy
-        self.sessions = sessions or Sessions()
-        self.limiter = limiter or LoginLimiter()
+        self.sessions = sessions if sessions is not None else Sessions()
+        self.limiter = limiter if limiter is not None else LoginLimiter()
 
     # --- pieces ---------------------------------------------------------------------------------
 
+    def _tls(self, scope: Scope) -> bool:
+        """Served over TLS: by uvicorn itself, or by a proxy named by ``--web-proxy`` (uvicorn's
+        proxy middleware sets the scheme from its ``X-Forwarded-Proto``)."""
+        return self.policy.tls or scope.get("scheme") == "https"
+
     def _cookie_name(self, scope: Scope) -> str:
-        # cookies are shared by every port of a host: a name per port keeps two views apart
+        # cookies are shared by every port of a host: a name per port keeps two views apart;
+        # under TLS the __Host- prefix makes the browser refuse it without Secure, with a Domain
         server = scope.get("server") or ("", 0)
-        return f"tablectl_session_{server[1]}"
+        return f"{'__Host-' if self._tls(scope) else ''}tablectl_session_{server[1]}"
 
     def _session_of(self, scope: Scope, headers: dict[str, str]) -> Session | None:
         if "cookie" not in headers:
@@ -267,12 +421,12 @@ class Guard:
         except CookieError:
             return None
         morsel = cookie.get(self._cookie_name(scope))
-        return self.sessions.get(morsel.value) if morsel is not None else None
+        return self.sessions.get(morsel.value, headers.get("host", "")) if morsel is not None else None
 
     def _set_cookie(self, scope: Scope, session: Session) -> tuple[bytes, bytes]:
         value = f"{self._cookie_name(scope)}={session.id}; Path=/; HttpOnly; SameSite=Strict"
         value += f"; Max-Age={int(self.sessions.lifetime_s)}"
-        if self.policy.tls:
+        if self._tls(scope):
             value += "; Secure"
         return (b"set-cookie", value.encode("latin-1"))
 
@@ -288,7 +442,7 @@ class Guard:
         host = headers.get("host", "")
         if not origin or origin == "null":
             return False
-        scheme = "https" if self.policy.tls else scope.get("scheme", "http")
+        scheme = "https" if self._tls(scope) else scope.get("scheme", "http")
         return hmac.compare_digest(origin.lower().encode(), f"{scheme}://{host.lower()}".encode())
 
     async def _read_body(self, receive: Receive, length: str | None) -> bytes:
@@ -323,6 +477,8 @@ class Guard:
             await send({"type": "websocket.close", "code": 1008})
             return
 
+        tls = self._tls(scope)
+
         async def send_secure(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
@@ -330,6 +486,8 @@ class Guard:
                 headers += [h for h in SECURITY_HEADERS if h[0] not in names]
                 if b"cache-control" not in names:
                     headers.append((b"cache-control", b"no-store"))
+                if tls:
+                    headers.append((b"strict-transport-security", HSTS))
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -377,7 +535,7 @@ class Guard:
                     client,
                     headers.get("origin"),
                 )
-                await _plain(send_secure, 403, "403: a change must come from this view's own page (Origin)")
+                await _refuse(send_secure, 403, "403: a change must come from this view's own page (Origin)", headers)
                 return
             kind = headers.get("content-type", "").split(";")[0].strip().lower()
             wanted = "application/x-www-form-urlencoded" if path == "/login" else "application/json"
@@ -390,16 +548,24 @@ class Guard:
                 return
 
         if path == "/login":
-            await self._login(scope, send_secure, method, body, session, client)
+            await self._login(scope, send_secure, method, body, session, client, headers)
             return
         if path == "/logout" and changes:
+            # the session ends only with its secret (no one else can end it); the browser's
+            # cookie is cleared either way, so a page that lost its secret can start afresh
             if session is not None and self._csrf_ok(headers, session):
                 self.sessions.close(session.id)
+            clear = f"{self._cookie_name(scope)}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
+            if tls:
+                clear += "; Secure"
             await send_secure(
                 {
                     "type": "http.response.start",
                     "status": 303,
-                    "headers": [(b"location", b"/login" if self.policy.token else b"/")],
+                    "headers": [
+                        (b"location", b"/login" if self.policy.token else b"/"),
+                        (b"set-cookie", clear.encode("latin-1")),
+                    ],
                 }
             )
             await send_secure({"type": "http.response.body", "body": b""})
@@ -409,8 +575,22 @@ class Guard:
         if not path.startswith(STATIC_PREFIX) and path not in _OPEN_PATHS:
             if session is None:
                 if self.policy.token is None:
-                    if not changes and path == "/":  # the page itself: it gets its CSRF token
-                        session = self.sessions.open()
+                    if not changes and path == "/":  # the page itself: it gets its secret once
+                        if not self.sessions.may_open(client_key(client)):
+                            log.warning("web: %s opened too many sessions in the last minute", client)
+                            await _refuse(
+                                send_secure,
+                                429,
+                                "429: this address opened too many sessions in the last minute; wait a minute",
+                                headers,
+                                [(b"retry-after", b"60")],
+                            )
+                            return
+                        try:
+                            session = self.sessions.open(headers.get("host", ""))
+                        except SessionsFull:
+                            await _refuse(send_secure, 503, _FULL, headers, [(b"retry-after", b"60")])
+                            return
                         new_cookie = self._set_cookie(scope, session)
                 elif not changes and self._bearer_ok(headers):
                     pass  # a script reading with the token in a header
@@ -421,10 +601,22 @@ class Guard:
                     await send_secure({"type": "http.response.body", "body": b""})
                     return
                 else:
-                    await _plain(send_secure, 401, "401: log in first (open the page and enter the view's token)")
+                    await _refuse(
+                        send_secure,
+                        401,
+                        "401: no session: it is not logged in, or its session has ended (logged out, "
+                        "expired after 12 hours, or the view restarted); log in again",
+                        headers,
+                    )
                     return
             if changes and (session is None or not self._csrf_ok(headers, session)):
-                await _plain(send_secure, 403, "403: this change lacks the page's CSRF token")
+                await _refuse(
+                    send_secure,
+                    403,
+                    "403: this change lacks this session's key: it was not made by the page that "
+                    "opened the session (reload the page, or log in again)",
+                    headers,
+                )
                 return
         scope[SESSION_KEY] = session
         scope["tablectl.sessions"] = self.sessions
@@ -446,7 +638,14 @@ class Guard:
         return hmac.compare_digest(offered.encode(), session.csrf.encode())
 
     async def _login(
-        self, scope: Scope, send: Send, method: str, body: bytes, session: Session | None, client: str
+        self,
+        scope: Scope,
+        send: Send,
+        method: str,
+        body: bytes,
+        session: Session | None,
+        client: str,
+        headers: dict[str, str],
     ) -> None:
         token = self.policy.token
         if token is None or (session is not None and method in _READ_METHODS):
@@ -459,20 +658,27 @@ class Guard:
         if method != "POST":
             await _plain(send, 405, "405: log in with POST")
             return
-        if self.limiter.blocked(client):
-            log.warning("web: login refused for %s: too many failed logins in the last minute", client)
-            await self._login_page(send, 429, "Too many failed attempts: wait a minute.", [(b"retry-after", b"60")])
-            return
         try:
             offered = parse_qs(body.decode("utf-8"), max_num_fields=4).get("token", [""])[0]
         except (UnicodeDecodeError, ValueError):
             offered = ""
+        # the right token is always let in: a limit on failures never locks out who has it
+        # (the token's 128 bits stop guessing; the limit bounds the failures' rate and log)
         if not hmac.compare_digest(offered.strip().encode(), token.encode()):
-            n = self.limiter.failed(client)
+            key = client_key(client)
+            if self.limiter.blocked(key):
+                log.warning("web: login refused for %s: too many failed logins in the last minute", client)
+                await self._login_page(send, 429, "Too many failed attempts: wait a minute.", [(b"retry-after", b"60")])
+                return
+            n = self.limiter.failed(key)
             log.warning("web: failed login from %s (%d in the last minute)", client, n)
             await self._login_page(send, 401, "That is not this view's token.")
             return
-        new = self.sessions.open()
+        try:
+            new = self.sessions.open(headers.get("host", ""))
+        except SessionsFull:
+            await self._login_page(send, 503, _FULL)
+            return
         log.info("web: login from %s", client)
         await send(
             {

@@ -102,14 +102,18 @@ def hold_chart(rounds: Sequence[RoundHold]) -> HoldChart | None:
     if not points:
         return None
     with_band = [p for p in points if p.low is not None and p.high is not None]
-    # the y range: the hold line and the band, but a band of the first few rounds can be
-    # hundreds of points wide: at most 60 points either side of the theoretical
-    centre = with_band[-1].theoretical if with_band and with_band[-1].theoretical is not None else points[-1].hold
-    values = [p.hold for p in points] + [v for p in with_band for v in (p.low, p.high) if v is not None]
-    low = max(min(values), centre - 60.0)
-    high = min(max(values), centre + 60.0)
-    if high - low < 2.0:
-        low, high = low - 1.0, high + 1.0
+    # the y range, fitted: the hold line after its first tenth of rounds (the first few rounds'
+    # hold swings wildly), the theoretical and the band where it ends (the band of the first
+    # rounds is hundreds of points wide: drawn clipped, not fitted)
+    settled = points[len(points) // 10 :]
+    values = [p.hold for p in settled]
+    if with_band:
+        last = with_band[-1]
+        values += [v for v in (last.low, last.high, last.theoretical) if v is not None]
+    low, high = min(values), max(values)
+    if high - low < 1.0:
+        mid = (high + low) / 2
+        low, high = mid - 0.5, mid + 0.5
     pad = (high - low) * 0.05
     low, high = low - pad, high + pad
     n = len(points)

@@ -2,16 +2,24 @@
 floor store; a click through to a table's hold chart, its recent rounds and each round's recall.
 
 Pages are Jinja2 templates (``templates/``, autoescaped, through Starlette's
-``Jinja2Templates``); the overview refreshes itself every few seconds. Every value the store
+``Jinja2Templates``); the overview is live through its event stream (``/events``: a new body
+when what it shows changed, swapped in by ``static/pit.js``, no reload). Every value the store
 holds is read defensively: a malformed one is shown as unreadable, never a 500. Names are plain
 (:mod:`controller.web.names`); wagers are in the game's layout order. The same data is at
-``/api/tables``, ``/api/tables/{id}/rounds`` and ``/api/tables/{id}/rounds/{n}``.
+``/api/tables``, ``/api/tables/{id}/rounds`` and ``/api/tables/{id}/rounds/{n}``. A round is
+found by table and time at ``/search`` (the one in play then, with the one before and after).
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import json
 import logging
-from collections.abc import Callable, Mapping
+import math
+import re
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,11 +27,13 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
+from controller.local_time import NotATime, parse_local_time
 from controller.names import game_name, hand_name, wager_name, wager_order
+from controller.web.guard import page_secret
 from controller.web.hold_chart import cumulative, hold_chart, outside_band
 from controller.web.pit_store import STALE_S, FloorReader, RoundHold, RoundLine, TableState
 from controller.web.table_app import static_files
@@ -34,6 +44,11 @@ log = logging.getLogger("tablectl.web")
 
 TEMPLATES = Jinja2Templates(directory=Path(__file__).parent / "templates")
 REFRESH_S = 5
+"""How often the live overview is checked for a change (sent only when it changed)."""
+MAX_ROUND = 2**63 - 1
+"""The largest round number (the store's bigint); a path beyond it is 404."""
+MAX_ID = 200
+"""The longest table id a path may name; a longer one is 404."""
 SUITS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
 RANKS = set("23456789TJQKA")
 
@@ -92,11 +107,15 @@ def _clock_time(value: object) -> str:
 
 
 def _state(t: TableState) -> tuple[str, str, str]:
-    """(state key, badge, detail): finished, not reporting, hold, playing or open."""
+    """(state key, badge, detail): finished, not reporting, hold, playing or open. A table that
+    publishes its heartbeat is never silent while it runs: a held one stays HOLD with its reason
+    however long it holds; NOT REPORTING is silence beyond the heartbeat."""
     next_round = (t.last_round or 0) + 1
     if t.stale_s > STALE_S:
         minutes = int(t.stale_s // 60)
-        if t.in_play or t.hold:
+        if t.hold:
+            return "stale", "NOT REPORTING", f"{minutes} min silent; it last held on: {t.hold}"
+        if t.in_play:
             return "stale", "NOT REPORTING", f"{minutes} min silent with round {next_round} under way"
         return "finished", "FINISHED", f"round {t.last_round or 0} was its last, {minutes} min ago"
     if t.hold:
@@ -107,11 +126,17 @@ def _state(t: TableState) -> tuple[str, str, str]:
 
 
 def table_row(t: TableState, today: list[RoundHold] | None) -> dict[str, Any]:
-    """One table's row of the overview (defensive: a bad value makes the row unreadable)."""
-    state, badge, detail = _state(t)
-    row: dict[str, Any] = {"id": str(t.table_id), "game": game_name(t.game), "state": state, "badge": badge}
-    row["detail"] = detail
+    """One table's row of the overview (defensive: a bad value makes the row unreadable, never
+    the page)."""
+    row: dict[str, Any] = {"id": str(t.table_id), "game": "not known yet", "state": "unreadable"}
+    row.update(badge="UNREADABLE", detail="", alerts=_alerts(t), held=False)
+    if t.unreadable:
+        row["unreadable"] = t.unreadable
+        return row
     try:
+        row["game"] = game_name(t.game) if t.game else "not known yet"
+        row["state"], row["badge"], row["detail"] = _state(t)
+        row["held"] = bool(t.hold)
         row.update(
             rounds=int(t.rounds_today),
             handle=int(t.handle_today),
@@ -132,9 +157,18 @@ def table_row(t: TableState, today: list[RoundHold] | None) -> dict[str, Any]:
                 row["band_text"] = f"95% band {last.low:.2f}% to {last.high:.2f}% over {len(points)} rounds"
             else:
                 row["band_text"] = "no band yet"
-    except (TypeError, ValueError, ArithmeticError) as exc:
+    except Exception as exc:  # whatever the store held: this row only
         row["unreadable"] = type(exc).__name__
     return row
+
+
+def _alerts(t: TableState) -> list[str]:
+    """What the ingest kept aside for the table, in words (controller.floor.alerts)."""
+    out = []
+    for n, what in ((t.quarantined, "quarantined"), (t.rejected, "rejected"), (t.pending, "pending")):
+        if isinstance(n, int) and n > 0:
+            out.append(f"{n} {what}")
+    return out
 
 
 def floor_totals(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], int]:
@@ -148,7 +182,7 @@ def floor_totals(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], int]:
         "win": win,
         "hold": 100.0 * win / handle if handle else None,
     }
-    return totals, sum(1 for r in rows if r["state"] == "hold")
+    return totals, sum(1 for r in rows if r.get("held"))
 
 
 def overview_html(tables: list[TableState], today: Mapping[str, list[RoundHold]] | None = None) -> str:
@@ -313,7 +347,63 @@ def _round_line(r: RoundLine) -> dict[str, Any]:
     }
 
 
-def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) -> Any:
+TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""A table id as the floor has it (one NATS subject token)."""
+
+
+def _when(value: datetime) -> str:
+    try:
+        return value.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+    except (AttributeError, ValueError, OverflowError, OSError):
+        return "?"
+
+
+def round_search(
+    request: Request, reader: FloorReader, now: Callable[[], datetime], page: Callable[..., Response]
+) -> Response:
+    """The round search page (``/search?table=ID&at=TIME``): the form, and what it found; a table
+    id or a time that is not one is a 400 naming it, with the form again."""
+    table_id = request.query_params.get("table", "").strip()
+    at_text = request.query_params.get("at", "").strip()
+    local = now().astimezone()
+    values: dict[str, Any] = {"title": "find a round", "table_id": table_id[:64], "at_text": at_text[:64]}
+    values.update(zone=local.strftime("%Z %z"), searched=False, problem="")
+    if not table_id and not at_text:
+        return page(request, "search.html", **values)
+    problem = ""
+    if not TABLE_ID.fullmatch(table_id):
+        problem = f"table: {table_id[:40]!r} is not a table id (letters, digits, _ and -)"
+    else:
+        try:
+            at = datetime.fromtimestamp(parse_local_time(at_text, local.date()), UTC)
+        except NotATime as exc:
+            problem = f"time: {exc}"
+    if problem:
+        return page(request, "search.html", 400, **{**values, "problem": problem})
+    found, in_play = reader.rounds_at(table_id, at)
+    when = at.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+    if in_play is not None:
+        heading = f"round {in_play} was in play at {when}"
+    elif found:
+        heading = f"no round was in play at {when}; the nearest before and after"
+    else:
+        heading = f"no finished round at {when}"
+    rows = [
+        {**_round_line(r), "started": _when(r.started_at), "ended": _when(r.ended_at), "in_play": r.round_no == in_play}
+        for r in found
+    ]
+    return page(request, "search.html", **{**values, "searched": True, "heading": heading, "rounds": rows})
+
+
+def round_number(text: str) -> int | None:
+    """A path's round number: digits, 1 to :data:`MAX_ROUND` (else ``None``: the page is 404)."""
+    if not text.isascii() or not text.isdigit() or len(text) > len(str(MAX_ROUND)):
+        return None
+    n = int(text)
+    return n if 1 <= n <= MAX_ROUND else None
+
+
+def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, refresh_s: float = REFRESH_S) -> Any:
     """The ASGI app of the pit view on ``reader`` (the server puts the guard in front)."""
     now = clock or (lambda: datetime.now(UTC))
 
@@ -323,6 +413,7 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) ->
     def page(request: Request, name: str, status: int = 200, **values: Any) -> Response:
         values.setdefault("unreadable", "")
         values["now"] = now().astimezone().strftime("%H:%M:%S")
+        values["secret"] = page_secret(request.scope)  # the session's first page only
         return TEMPLATES.TemplateResponse(
             request, name, values, status_code=status, headers={"cache-control": "no-store"}
         )
@@ -335,6 +426,8 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) ->
                 return handler(request)
             except Exception as exc:
                 log.exception("pit view: %s could not be drawn", request.url.path)
+                if request.url.path.startswith("/api/"):
+                    return JSONResponse({"unreadable": type(exc).__name__})
                 return page(request, "base.html", 200, title="unreadable", unreadable=type(exc).__name__)
 
         return run
@@ -343,7 +436,7 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) ->
         hold_series = getattr(reader, "hold_series", None)
         return list(hold_series(table_id)) if hold_series is not None else []
 
-    def overview(request: Request) -> Response:
+    def overview_values() -> dict[str, Any]:
         tables = reader.tables(today(), now())
         since = today()
         rows = []
@@ -355,12 +448,66 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) ->
                 today_rounds = []
             rows.append(table_row(t, today_rounds))
         totals, holding = floor_totals(rows)
-        return page(
-            request, "overview.html", title="the floor", refresh=REFRESH_S, tables=rows, totals=totals, holding=holding
+        values = {"tables": rows, "totals": totals, "holding": holding}
+        # what the overview shows, as a short digest: the page is sent it, and the stream sends
+        # a new body only when it differs
+        text = json.dumps(values, sort_keys=True, default=str)
+        return {**values, "version": hashlib.sha256(text.encode()).hexdigest()[:16]}
+
+    def overview(request: Request) -> Response:
+        return page(request, "overview.html", title="the floor", live=True, **overview_values())
+
+    latest: list[Any] = [-math.inf, None]  # (when, values): one read of the store for all streams
+
+    async def shared_values() -> dict[str, Any]:
+        """The overview's values, read at most once per half :data:`REFRESH_S` for every open
+        stream together (ten pit pages cost the store what one does)."""
+        if time.monotonic() - latest[0] >= refresh_s / 2:
+            latest[1] = await asyncio.to_thread(overview_values)
+            latest[0] = time.monotonic()
+        return dict(latest[1])
+
+    async def events(request: Request) -> Response:
+        """The overview, live: its body as an ``overview`` event when it differs from what the
+        page shows (``?shown=VERSION``; checked every :data:`REFRESH_S`), a ``beat`` otherwise;
+        the page swaps it in (no reload)."""
+        shown = request.query_params.get("shown", "")[:64]
+
+        async def stream() -> AsyncIterator[bytes]:
+            nonlocal shown
+            while True:
+                stamp = now().astimezone().strftime("%H:%M:%S")
+                try:
+                    values = await shared_values()
+                    if values["version"] != shown:
+                        shown = values["version"]
+                        body = _render("overview.html", body_only=True, live=True, **values)
+                        data = json.dumps({"html": body, "now": stamp})
+                        yield f"event: overview\ndata: {data}\n\n".encode()
+                        await asyncio.sleep(refresh_s)
+                        continue
+                except Exception:
+                    log.exception("pit view: the live overview")
+                yield f"event: beat\ndata: {json.dumps({'now': stamp})}\n\n".encode()
+                await asyncio.sleep(refresh_s)
+
+        return StreamingResponse(
+            stream(), media_type="text/event-stream", headers={"cache-control": "no-store", "x-accel-buffering": "no"}
         )
+
+    def known(table_id: str) -> bool:
+        has_table = getattr(reader, "has_table", None)
+        if has_table is not None:
+            return bool(has_table(table_id))
+        return any(t.table_id == table_id for t in reader.tables(today(), now()))
+
+    def not_found(request: Request, what: str) -> Response:
+        return page(request, "base.html", 404, title="not found", missing=what)
 
     def table(request: Request) -> Response:
         table_id = request.path_params["table_id"]
+        if len(table_id) > MAX_ID or not known(table_id):
+            return not_found(request, f"No table {table_id[:MAX_ID]!r} has reported to the floor.")
         rounds = reader.rounds(table_id)
         recall = None
         problems: list[str] = []
@@ -386,7 +533,9 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) ->
         )
 
     def one_round(request: Request) -> Response:
-        table_id, number = request.path_params["table_id"], request.path_params["round_no"]
+        table_id, number = request.path_params["table_id"], round_number(request.path_params["round_no"])
+        if number is None or len(table_id) > MAX_ID:
+            return not_found(request, "There is no such round: a round number is a whole number from 1.")
         record = reader.recall(table_id, number)
         if record is None:
             return page(request, "round.html", 404, title=table_id, table_id=table_id, round_no=number, recall=None)
@@ -401,6 +550,10 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) ->
             unreadable=", ".join(problems),
         )
 
+    def search(request: Request) -> Response:
+        """A round found by table and time: the one in play then, with the one before and after."""
+        return round_search(request, reader, now, page)
+
     def api_tables(request: Request) -> Response:
         return JSONResponse(
             [
@@ -410,23 +563,30 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None) ->
         )
 
     def api_rounds(request: Request) -> Response:
+        if len(request.path_params["table_id"]) > MAX_ID or not known(request.path_params["table_id"]):
+            return JSONResponse({"error": "no such table"}, 404)
         rounds = reader.rounds(request.path_params["table_id"])
         return JSONResponse(
             [{**asdict(r), "started_at": r.started_at.isoformat(), "ended_at": r.ended_at.isoformat()} for r in rounds]
         )
 
     def api_round(request: Request) -> Response:
-        record = reader.recall(request.path_params["table_id"], request.path_params["round_no"])
+        number = round_number(request.path_params["round_no"])
+        if number is None:
+            return JSONResponse({"error": "no such round"}, 404)
+        record = reader.recall(request.path_params["table_id"], number)
         return JSONResponse(record) if record is not None else JSONResponse({"error": "no such round"}, 404)
 
     return Starlette(
         routes=[
             Route("/", guarded(overview)),
             Route("/tables/{table_id}", guarded(table)),
-            Route("/tables/{table_id}/rounds/{round_no:int}", guarded(one_round)),
-            Route("/api/tables", api_tables),
-            Route("/api/tables/{table_id}/rounds", api_rounds),
-            Route("/api/tables/{table_id}/rounds/{round_no:int}", api_round),
+            Route("/tables/{table_id}/rounds/{round_no}", guarded(one_round)),
+            Route("/search", guarded(search)),
+            Route("/api/tables", guarded(api_tables)),
+            Route("/api/tables/{table_id}/rounds", guarded(api_rounds)),
+            Route("/api/tables/{table_id}/rounds/{round_no}", guarded(api_round)),
+            Route("/events", events),
             static_files(),
         ]
     )

@@ -14,21 +14,22 @@ a round's cards come with its finished record, so a recall is always of a finish
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
 
 from controller.floor.report import (
     ROUNDS_SQL,
     WAGERS_SQL,
-    RoundGroup,
     SheetSource,
     group_theoretical,
     groups_from_rows,
 )
+from controller.install_hint import install_hint
 
 __all__ = [
     "TableState",
@@ -38,9 +39,12 @@ __all__ = [
     "PgFloorReader",
     "PitSheets",
     "table_state",
+    "around",
     "FAULT_KINDS",
     "STALE_S",
 ]
+
+log = logging.getLogger("tablectl.web")
 
 STALE_S = 120.0
 """A table that has sent nothing for this long is shown as not reporting."""
@@ -76,6 +80,15 @@ class TableState:
     voids_today: int
     theoretical_win_today: int | None = None
     stale_s: float = 0.0
+    """Seconds since the table last said anything: a record or a heartbeat."""
+    unreadable: str | None = None
+    """What of this table's stored rows could not be read (the row says so; the others are drawn)."""
+    quarantined: int = 0
+    """Records the ingest quarantined for this table (controller.floor.alerts)."""
+    rejected: int = 0
+    """Messages naming this table the ingest rejected."""
+    pending: int = 0
+    """Records waiting for a gap in this table's chain to fill."""
 
     @property
     def hold_percent(self) -> float | None:
@@ -127,6 +140,9 @@ class FloorReader(Protocol):
     def rounds(self, table_id: str, limit: int = 20) -> list[RoundLine]: ...
 
     def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None: ...
+
+    def rounds_at(self, table_id: str, at: datetime) -> tuple[list[RoundLine], int | None]: ...
+    def has_table(self, table_id: str) -> bool: ...
 
 
 def _event_text(kind: str, data: dict[str, Any]) -> str:
@@ -214,7 +230,7 @@ class PgFloorReader:
         try:
             import psycopg
         except ImportError:
-            return "psycopg is not installed (pip install -e '.[floor]')"
+            return f"psycopg is not installed; install the floor extra: {install_hint('floor')}"
         try:
             with self._connect() as conn:
                 if conn.execute("SELECT to_regclass('floor_table')").fetchone()[0] is None:
@@ -225,66 +241,109 @@ class PgFloorReader:
 
     def tables(self, since: datetime, now: datetime) -> list[TableState]:
         """Every table that has reported, with today's figures from ``since`` (the floor report's
-        figures for the rounds that ended since then: controller.floor.report)."""
+        figures for the rounds that ended since then: controller.floor.report), each read on its
+        own: a stored value that cannot be read makes only its own table's row unreadable."""
         with self._connect() as conn:
-            rows = conn.execute(
-                """
-                SELECT t.table_id, t.game, t.last_at, t.last_round, coalesce(lr.seq, 0)
-                FROM floor_table t
-                LEFT JOIN LATERAL (SELECT seq FROM round WHERE round.table_id = t.table_id
-                                   ORDER BY seq DESC LIMIT 1) lr ON true
-                ORDER BY t.table_id
-                """
-            ).fetchall()
-            where = "r.ended_at >= %s"
-            groups = groups_from_rows(
-                conn.execute(ROUNDS_SQL.format(where=where), (since,)).fetchall(),
-                conn.execute(WAGERS_SQL.format(where=where), (since,)).fetchall(),
-            )
-            by_table: dict[str, list[RoundGroup]] = {}
-            for g in groups:
-                by_table.setdefault(g.table_id, []).append(g)
+            ids = [str(t) for (t,) in conn.execute("SELECT table_id FROM floor_table ORDER BY table_id").fetchall()]
+            alerts = self._alerts(conn)
             out = []
-            for table_id, game, last_at, last_round, round_seq in rows:
-                events = conn.execute(
-                    "SELECT seq, kind, data FROM journal_event WHERE table_id = %s "
-                    "AND (class <> 'event' OR kind = 'ShoeState') AND at >= %s ORDER BY seq",
-                    (table_id, since),
-                ).fetchall()
-                in_rounds = conn.execute(
-                    "SELECT e.kind, e.data FROM journal_event e WHERE e.table_id = %s AND e.at >= %s "
-                    "AND e.kind = ANY(%s) AND (e.seq > %s OR EXISTS (SELECT 1 FROM round r WHERE "
-                    "r.table_id = e.table_id AND e.seq BETWEEN r.first_seq AND r.seq AND r.ended_at >= %s)) "
-                    "ORDER BY e.seq",
-                    (table_id, since, list(FAULT_KINDS), round_seq, since),
-                ).fetchall()
-                last = conn.execute(
-                    "SELECT kind FROM journal_event WHERE table_id = %s AND seq > %s AND kind = ANY(%s) "
-                    "AND (kind <> 'ButtonChanged' OR (data->>'pressed')::boolean) ORDER BY seq DESC LIMIT 1",
-                    (table_id, round_seq, list(_ACTIVITY)),
-                ).fetchone()
-                in_play = last is not None  # bets, cards or buttons since the last finished round
-                activity = _ACTIVITY[last[0]] if last else "open for bets"
-                gs = by_table.get(table_id, [])
-                out.append(
-                    TableState(
-                        table_id=table_id,
-                        game=game,
-                        last_at=last_at,
-                        last_round=last_round,
-                        in_play=in_play,
-                        activity=activity,
-                        hold=table_state([(int(s), k, d) for s, k, d in events], int(round_seq)),
-                        faults_today=[_event_text(k, d) for k, d in in_rounds],
-                        rounds_today=sum(g.rounds for g in gs),
-                        handle_today=sum(g.handle for g in gs),
-                        win_today=sum(g.win for g in gs),
-                        voids_today=sum(g.voids for g in gs),
-                        theoretical_win_today=group_theoretical(gs, self.sheets) if gs else None,
-                        stale_s=max(0.0, (now - last_at).total_seconds()),
-                    )
-                )
+            for table_id in ids:
+                try:
+                    state = self._table(conn, table_id, since, now)
+                except Exception as exc:  # any stored value: this table's row only
+                    log.warning("pit view: table %r is unreadable: %s", table_id, type(exc).__name__)
+                    state = _unreadable(table_id, now, type(exc).__name__)
+                q, r, p = alerts.get(table_id, (0, 0, 0))
+                out.append(replace(state, quarantined=q, rejected=r, pending=p))
+            known = set(ids)
+            for table_id in sorted(set(alerts) - known):  # every record quarantined: still on the page
+                q, r, p = alerts[table_id]
+                state = _unreadable(table_id, now, None, "nothing stored: every record kept aside")
+                out.append(replace(state, quarantined=q, rejected=r, pending=p))
             return out
+
+    def has_table(self, table_id: str) -> bool:
+        """Whether the floor store knows ``table_id`` (a page for any other is 404)."""
+        with self._connect() as conn:
+            return conn.execute("SELECT 1 FROM floor_table WHERE table_id = %s", (table_id,)).fetchone() is not None
+
+    @staticmethod
+    def _alerts(conn: Any) -> dict[str, tuple[int, int, int]]:
+        try:
+            from controller.floor.alerts import floor_alerts
+
+            return {str(a.table_id): (int(a.quarantined), int(a.rejected), int(a.pending)) for a in floor_alerts(conn)}
+        except Exception as exc:  # the alert tables unreadable: the tables are still drawn
+            log.warning("pit view: the floor's alerts are unreadable: %s", type(exc).__name__)
+            return {}
+
+    def _table(self, conn: Any, table_id: str, since: datetime, now: datetime) -> TableState:
+        row = conn.execute(
+            """
+            SELECT t.game, t.config, t.last_at, t.last_round, coalesce(lr.seq, 0), t.heartbeat_at, t.heartbeat
+            FROM floor_table t
+            LEFT JOIN LATERAL (SELECT seq FROM round WHERE round.table_id = t.table_id
+                               ORDER BY seq DESC LIMIT 1) lr ON true
+            WHERE t.table_id = %s
+            """,
+            (table_id,),
+        ).fetchone()
+        game, config, last_at, last_round, round_seq, beat_at, beat = row
+        where = "r.ended_at >= %s AND r.table_id = %s"
+        gs = groups_from_rows(
+            conn.execute(ROUNDS_SQL.format(where=where), (since, table_id)).fetchall(),
+            conn.execute(WAGERS_SQL.format(where=where), (since, table_id)).fetchall(),
+        )
+        events = conn.execute(
+            "SELECT seq, kind, data FROM journal_event WHERE table_id = %s "
+            "AND (class <> 'event' OR kind = 'ShoeState') AND at >= %s ORDER BY seq",
+            (table_id, since),
+        ).fetchall()
+        in_rounds = conn.execute(
+            "SELECT e.kind, e.data FROM journal_event e WHERE e.table_id = %s AND e.at >= %s "
+            "AND e.kind = ANY(%s) AND (e.seq > %s OR EXISTS (SELECT 1 FROM round r WHERE "
+            "r.table_id = e.table_id AND e.seq BETWEEN r.first_seq AND r.seq AND r.ended_at >= %s)) "
+            "ORDER BY e.seq",
+            (table_id, since, list(FAULT_KINDS), round_seq, since),
+        ).fetchall()
+        last = conn.execute(
+            "SELECT kind FROM journal_event WHERE table_id = %s AND seq > %s AND kind = ANY(%s) "
+            "AND (kind <> 'ButtonChanged' OR data->>'pressed' = 'true') ORDER BY seq DESC LIMIT 1",
+            (table_id, round_seq, list(_ACTIVITY)),
+        ).fetchone()
+        hold = table_state([(int(s), str(k), _mapping(d)) for s, k, d in events], int(round_seq))
+        beat = _mapping(beat)
+        if beat_at is not None and (last_at is None or beat_at >= last_at):
+            said = beat.get("hold")  # the table's own word on its hold, however long it holds
+            hold = str(said)[:300] if said else None if beat else hold
+        heard = max(t for t in (last_at, beat_at) if t is not None)
+        return TableState(
+            table_id=table_id,
+            game=str(game) if game else self.game_of(config),
+            last_at=heard,
+            last_round=int(last_round) if last_round is not None else None,
+            in_play=last is not None,  # bets, cards or buttons since the last finished round
+            activity=_ACTIVITY.get(str(last[0]), "open for bets") if last else "open for bets",
+            hold=hold,
+            faults_today=[_event_text(str(k), _mapping(d)) for k, d in in_rounds],
+            rounds_today=sum(g.rounds for g in gs),
+            handle_today=sum(g.handle for g in gs),
+            win_today=sum(g.win for g in gs),
+            voids_today=sum(g.voids for g in gs),
+            theoretical_win_today=group_theoretical(gs, self.sheets) if gs else None,
+            stale_s=max(0.0, (now - heard).total_seconds()),
+        )
+
+    def game_of(self, config: object) -> str | None:
+        """The game of a table that has not finished a round yet, from its table config."""
+        if not isinstance(config, str) or not config:
+            return None
+        try:
+            table = self.sheets._table(config) if isinstance(self.sheets, PitSheets) else None
+        except Exception:
+            return None
+        game = getattr(table, "game", None)
+        return str(game) if game else None
 
     def rounds(self, table_id: str, limit: int = 20) -> list[RoundLine]:
         """The table's last ``limit`` finished rounds, newest first."""
@@ -305,6 +364,22 @@ class PgFloorReader:
             ).fetchone()
         return dict(row[0]) if row else None
 
+    def rounds_at(self, table_id: str, at: datetime) -> tuple[list[RoundLine], int | None]:
+        """The table's round in play at ``at`` with the one before and the one after (:func:`around`),
+        oldest first, and the number of the one in play (``None``: none was)."""
+        columns = "round_no, started_at, ended_at, void, seats, handle, win, faults"
+        with self._connect() as conn:
+            before = conn.execute(
+                f"SELECT {columns} FROM round WHERE table_id = %s AND ended_at < %s ORDER BY ended_at DESC, seq DESC "
+                "LIMIT 1",
+                (table_id, at),
+            ).fetchone()
+            after = conn.execute(
+                f"SELECT {columns} FROM round WHERE table_id = %s AND ended_at >= %s ORDER BY ended_at, seq LIMIT 2",
+                (table_id, at),
+            ).fetchall()
+        return around(RoundLine(*before) if before else None, [RoundLine(*row) for row in after], at)
+
     def hold_series(self, table_id: str, limit: int = 500) -> list[RoundHold]:
         """The table's last ``limit`` finished rounds, oldest first, with par's expectation of each."""
         with self._connect() as conn:
@@ -318,6 +393,18 @@ class PgFloorReader:
                 (table_id, limit),
             ).fetchall()
         return round_holds(rows, self.sheets)
+
+
+def around(before: RoundLine | None, after: list[RoundLine], at: datetime) -> tuple[list[RoundLine], int | None]:
+    """The rounds around ``at`` as ``tablectl recall --at`` shows them: ``before`` (the last that
+    ended before ``at``) and ``after`` (the next two that ended at or after it, in order). The
+    first of ``after`` was in play at ``at`` when it started at or before it: it is shown with the
+    one before and the one after; otherwise no round was (the table between rounds) and the
+    nearest before and after are shown. Returns them oldest first, and the number in play."""
+    shown = [before] if before is not None else []
+    if after and after[0].started_at <= at:
+        return shown + after[:2], after[0].round_no
+    return shown + after[:1], None
 
 
 def round_holds(rows: list[tuple[Any, ...]], sheets: Callable[[str, str], Any]) -> list[RoundHold]:
@@ -344,6 +431,30 @@ def round_holds(rows: list[tuple[Any, ...]], sheets: Callable[[str, str], Any]) 
     if current is not None:
         out.append(RoundHold(*current[1:]))
     return out
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    """A stored JSON object, or an empty one for anything else."""
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def _unreadable(table_id: str, now: datetime, why: str | None, activity: str = "") -> TableState:
+    """A table whose stored rows could not be read (``why``), drawn as such."""
+    return TableState(
+        table_id=table_id,
+        game=None,
+        last_at=now,
+        last_round=None,
+        in_play=False,
+        activity=activity,
+        hold=None,
+        faults_today=[],
+        rounds_today=0,
+        handle_today=0,
+        win_today=0,
+        voids_today=0,
+        unreadable=why,
+    )
 
 
 def _safe(url: str) -> str:

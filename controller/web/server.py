@@ -25,7 +25,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from controller.web.guard import Guard, GuardPolicy, LoginLimiter, Sessions
+from controller.web.guard import Guard, GuardPolicy, LoginLimiter, Sessions, client_key
 
 __all__ = [
     "WebAddress",
@@ -34,6 +34,11 @@ __all__ = [
     "token_bits",
     "WebServer",
     "HeaderTimeoutH11",
+    "ClientLimitedH11",
+    "ClientBudget",
+    "client_key",
+    "MAX_CLIENT_CONNECTIONS",
+    "MAX_CLIENT_HEAD_BYTES",
     "HEADER_TIMEOUT_S",
     "KEEP_ALIVE_S",
     "MIN_TOKEN_BITS",
@@ -47,7 +52,12 @@ KEEP_ALIVE_S = 5
 MAX_HEADER_BYTES = 16 * 1024
 """h11's limit on a request head (request line and headers)."""
 MAX_CONNECTIONS = 1000
-"""Connections and requests in hand at once; beyond it uvicorn answers 503 (``limit_concurrency``)."""
+"""Connections and requests in hand at once, all clients together: the last guard (uvicorn's
+``limit_concurrency``, 503 beyond); each client is held to far less (:class:`ClientBudget`)."""
+MAX_CLIENT_CONNECTIONS = 64
+"""Connections one client address (an IPv6 /64) may hold open at once; one more is closed as it opens."""
+MAX_CLIENT_HEAD_BYTES = 64 * 1024
+"""Bytes of request heads not yet complete that one client address may hold, over all its connections."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,11 +160,116 @@ class HeaderTimeoutH11(H11Protocol):
         super().connection_lost(exc)
 
 
+class ClientBudget:
+    """What each client address holds of one server before any request is handled: open
+    connections (at most ``connections``) and bytes of request heads not yet complete (at most
+    ``head_bytes``, over all its connections). Kept on the server's event loop (no lock); the
+    addresses in ``exempt`` (the proxies of ``--web-proxy``, which carry many clients) are not
+    counted."""
+
+    def __init__(
+        self,
+        connections: int = MAX_CLIENT_CONNECTIONS,
+        head_bytes: int = MAX_CLIENT_HEAD_BYTES,
+        exempt: Iterable[str] = (),
+    ) -> None:
+        self.connections, self.head_bytes = connections, head_bytes
+        self.exempt = frozenset(exempt)
+        self.open: dict[str, int] = {}
+        """Open connections by client key."""
+        self.heads: dict[str, int] = {}
+        """Bytes of unfinished request heads by client key."""
+
+    def admit(self, key: str) -> bool:
+        """Count a new connection of ``key``; ``False`` (not counted) when it holds its share."""
+        if key in self.exempt:
+            return True
+        if self.open.get(key, 0) >= self.connections:
+            return False
+        self.open[key] = self.open.get(key, 0) + 1
+        return True
+
+    def release(self, key: str, head_bytes: int) -> None:
+        """A connection of ``key`` closed, holding ``head_bytes`` of an unfinished head."""
+        if key in self.exempt:
+            return
+        self.take_head(key, -head_bytes)
+        left = self.open.get(key, 0) - 1
+        if left > 0:
+            self.open[key] = left
+        else:
+            self.open.pop(key, None)
+
+    def take_head(self, key: str, n: int) -> bool:
+        """Add ``n`` bytes (negative: give back) to what ``key``'s unfinished heads hold; ``False``
+        when that is over its share."""
+        if key in self.exempt:
+            return True
+        held = self.heads.get(key, 0) + n
+        if held > 0:
+            self.heads[key] = held
+        else:
+            self.heads.pop(key, None)
+        return held <= self.head_bytes
+
+
+class ClientLimitedH11(HeaderTimeoutH11):
+    """:class:`HeaderTimeoutH11` holding each client address to its share (:class:`ClientBudget`)
+    before its request head is read, so that one address's slow or many connections leave every
+    other address served: a connection past the address's connection share is closed as it opens
+    (before uvicorn counts it toward ``limit_concurrency``), one whose unfinished head takes the
+    address past its head-byte share is closed. A server makes a subclass with its own budget
+    (:meth:`with_budget`)."""
+
+    budget: ClientBudget = ClientBudget()
+    _key = ""
+    _refused = False
+    _head = 0
+
+    @classmethod
+    def with_budget(cls, budget: ClientBudget) -> type[ClientLimitedH11]:
+        """This protocol with a budget of its own (one per server)."""
+        return type("ClientLimitedH11", (cls,), {"budget": budget})
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = transport.get_extra_info("peername")
+        self._key = client_key(str(peer[0])) if isinstance(peer, tuple) and peer else "?"
+        if not self.budget.admit(self._key):
+            self._refused = True
+            cast(asyncio.Transport, transport).abort()  # uvicorn never saw it: it takes nothing of limit_concurrency
+            return
+        super().connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        waiting = self.conn.their_state is h11.IDLE
+        if waiting:
+            self._head += len(data)
+            if not self.budget.take_head(self._key, len(data)):
+                self.transport.abort()
+                return
+        super().data_received(data)
+        if waiting and self.conn.their_state is not h11.IDLE:  # the head is complete
+            self.budget.take_head(self._key, -self._head)
+            self._head = 0
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._refused:
+            return
+        self.budget.release(self._key, self._head)
+        self._head = 0
+        super().connection_lost(exc)
+
+
 class WebServer:
     """uvicorn serving ``app`` behind the guard on a daemon thread; ``start`` returns once it listens.
 
     ``hosts``: the host names allowed besides loopback and the address itself (``--web-host``);
-    ``cert``/``key``: serve HTTPS (``--web-cert``/``--web-key``)."""
+    ``cert``/``key``: serve HTTPS (``--web-cert``/``--web-key``); ``proxies``: the addresses of
+    the reverse proxies whose ``X-Forwarded-For``/``-Proto`` are believed (``--web-proxy``; no
+    one else's are); ``budget``: each client's share (:class:`ClientBudget`); ``max_connections``:
+    all clients together."""
 
     def __init__(
         self,
@@ -166,13 +281,18 @@ class WebServer:
         key: str | None = None,
         sessions: Sessions | None = None,
         limiter: LoginLimiter | None = None,
+        proxies: Iterable[str] = (),
+        budget: ClientBudget | None = None,
+        max_connections: int = MAX_CONNECTIONS,
     ) -> None:
         if (cert is None) != (key is None):
             raise ValueError("--web-cert and --web-key go together")
         self.address = address
         self.tls = cert is not None
+        self.proxies = tuple(proxies)
         self.policy = GuardPolicy.for_address(address.host, hosts, token, self.tls)
         self.guard = Guard(app, self.policy, sessions, limiter)
+        self.budget = budget or ClientBudget(exempt=(client_key(p) for p in self.proxies))
         config = uvicorn.Config(
             self.guard,
             host=address.host,
@@ -180,13 +300,16 @@ class WebServer:
             log_level="warning",
             lifespan="off",
             access_log=False,
-            http=HeaderTimeoutH11,
+            http=ClientLimitedH11.with_budget(self.budget),
+            # X-Forwarded-For/-Proto only from the proxies named (uvicorn's default believes loopback)
+            proxy_headers=bool(self.proxies),
+            forwarded_allow_ips=list(self.proxies) or None,
             timeout_keep_alive=KEEP_ALIVE_S,
             h11_max_incomplete_event_size=MAX_HEADER_BYTES,
             ssl_certfile=cert,
             ssl_keyfile=key,
             server_header=False,
-            limit_concurrency=MAX_CONNECTIONS,
+            limit_concurrency=max_connections,
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="web", daemon=True)

@@ -28,7 +28,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
 from controller.web.controls import FAULTS, BenchControls, ControlBusy, ControlError
-from controller.web.guard import SESSION_KEY
+from controller.web.guard import SESSION_KEY, page_secret
 from controller.web.jsonbody import BadBody, parse_object
 
 __all__ = ["table_app", "StreamHub", "page", "HEARTBEAT_S", "MAX_FRAMES_S", "MAX_STREAMS", "STATIC"]
@@ -64,6 +64,12 @@ class StreamHub:
         self.frame = b""
         """The latest view as one server-sent event (``event: view``)."""
         self._tick: asyncio.Future[bytes | None] | None = None
+        # Subscribed before the first view is read: a view published in between wakes the hub.
+        # Read first and subscribed later (in the task, once it ran), a view published between the
+        # two was never sent, and a quiet table then showed the page its start (the device links
+        # "connecting") for good: the browser tests waited for links up in vain on a loaded machine,
+        # where the task runs late (issue #31).
+        self._wake = self.feed.subscribe()
         self._refresh()
         self._task = asyncio.get_running_loop().create_task(self._run())
 
@@ -76,7 +82,7 @@ class StreamHub:
         return True
 
     async def _run(self) -> None:
-        wake = self.feed.subscribe()
+        wake = self._wake
         try:
             while True:
                 beat: bytes | None = None
@@ -147,8 +153,7 @@ def table_app(
     hubs: dict[asyncio.AbstractEventLoop, StreamHub] = {}
 
     async def index(request: Request) -> Response:
-        session = request.scope.get(SESSION_KEY)
-        csrf = session.csrf if session is not None else ""
+        csrf = page_secret(request.scope)  # the session's first page only
         return HTMLResponse(page("table", bench=bench, faults=faults, csrf=csrf), headers=_NO_STORE)
 
     async def state(request: Request) -> Response:

@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from controller.names import game_name
 from controller.table.reveal import HIDDEN, mask_cards
 from controller.table.snapshot import LastRound, TableSnapshot, hold_clears
 
@@ -121,7 +122,13 @@ def table_view(
         hold = {"reason": s.hold.reason, "clears": s.hold.clears, "from": s.hold.held_from}
     held_from = s.held_from
     return {
-        "table": {"name": config.name, "game": game, "seats": config.seats, "spots": list(SPOTS.get(game, ()))},
+        "table": {
+            "name": config.name,
+            "game": game,
+            "game_name": game_name(game),
+            "seats": config.seats,
+            "spots": list(SPOTS.get(game, ())),
+        },
         "round": s.round_no,
         "step": step,
         "step_label": (

@@ -5,7 +5,6 @@
 // The page runs under a CSP with no inline script: everything it needs is in data attributes.
 const BENCH = document.body.dataset.bench === "true";
 const FAULTS = JSON.parse(document.body.dataset.faults || "{}");
-const CSRF = document.querySelector('meta[name="csrf-token"]').content;
 const STALE_MS = 2000; // no view and no heartbeat for this long: the page is not live
 const SUITS = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
 const $ = (id) => document.getElementById(id);
@@ -22,6 +21,8 @@ function money(cents) {
   const s = (Math.abs(cents) / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
   return (cents < 0 ? "-" : "") + "$" + s;
 }
+// One 24-hour clock on the whole page (the header, the faults, the stale banner).
+function clockText(d) { return d.toLocaleTimeString("en-GB", { hourCycle: "h23" }); }
 function signed(cents) { return (cents > 0 ? "+" : "") + money(cents); }
 function cardEl(c) {
   if (!c) { const b = el("div", "pc back"); b.title = "face down"; return b; }
@@ -33,9 +34,12 @@ function cardEl(c) {
 }
 function spotLabel(spot) { return spot.replace("_", " ").replace("envy marker", "envy"); }
 
+// Not live, a device's last known state is not its state: its dot says "unknown" until the
+// stream resumes.
 function renderLinks(links) {
   const box = $("links"); box.replaceChildren();
-  for (const [role, state] of Object.entries(links)) {
+  for (const [role, known] of Object.entries(links)) {
+    const state = stale ? "unknown" : known;
     const s = el("span", "link"); s.dataset.role = role; s.dataset.state = state;
     s.append(el("span", "led " + state), document.createTextNode(role.replace("_", " ") + " " + state + "  "));
     box.append(s);
@@ -55,7 +59,10 @@ function buildSeats(v) {
     const cards = el("div", "cards"); cards.id = "cards-" + seat.number;
     const spots = el("div", "spots");
     for (const spot of v.table.spots) {
-      const sp = el("div", "spot"); sp.id = "spot-" + seat.number + "-" + spot;
+      // a button: reached with Tab, pressed with Enter or Space, its focus drawn (common.css)
+      const sp = el("button", "spot"); sp.type = "button"; sp.id = "spot-" + seat.number + "-" + spot;
+      sp.setAttribute("aria-label", "Seat " + seat.number + " " + spotLabel(spot));
+      if (!BENCH) sp.tabIndex = -1;
       const amt = el("span", "amt");
       sp.append(el("span", "", spotLabel(spot)), amt);
       if (BENCH) sp.addEventListener("click", () => {
@@ -126,7 +133,7 @@ function renderFaults(faults) {
     const key = f.at + "|" + f.text;
     if (!faultShown.has(key)) faultShown.set(key, Date.now());
     const li = el("li", "fault"); li.dataset.at = f.at; li.dataset.shownAt = faultShown.get(key);
-    li.append(el("span", "when", new Date(f.at * 1000).toLocaleTimeString()), document.createTextNode(f.device + ": " + f.text));
+    li.append(el("span", "when", clockText(new Date(f.at * 1000))), document.createTextNode(f.device + ": " + f.text));
     box.append(li);
   }
 }
@@ -151,7 +158,7 @@ function renderPanel(v) {
 
 function render(v) {
   view = v;
-  $("table-name").textContent = v.table.name; $("game").textContent = v.table.game.replace("_", " ");
+  $("table-name").textContent = v.table.name; $("game").textContent = v.table.game_name || v.table.game;
   document.title = "tablectl · " + v.table.name;
   $("round").textContent = "Round " + v.round;
   $("step").textContent = v.step_label;
@@ -180,11 +187,13 @@ let posts = 0; // requests made since the page opened (a test tells a click that
 function post(action, body) {
   pending += 1; posts += 1; Object.assign(document.body.dataset, { pending, posts });
   chain = chain.then(async () => {
-    const headers = { "content-type": "application/json", "x-csrf-token": CSRF };
+    const headers = { "content-type": "application/json", "x-csrf-token": SESSION.secret(), accept: "application/json" };
     try {
       const r = await fetch("/api/" + action, { method: "POST", headers, body: JSON.stringify(body), credentials: "same-origin" });
-      if (r.status === 401) { location.reload(); return; } // the session ended: log in again
-      if (!r.ok) {
+      if (r.status === 401 || r.status === 403) { // said in words, with the way back
+        const e = await r.json().catch(() => ({}));
+        SESSION.denied(r.status, e.error);
+      } else if (!r.ok) {
         const e = await r.json().catch(() => ({ error: r.status + " " + r.statusText }));
         if (r.status === 429) document.body.dataset.busy = String(Date.now());
         showError(e.error);
@@ -220,6 +229,11 @@ function openSpot(seat, spot, cents, wagers) {
   amount.focus(); amount.select();
   void ante;
 }
+// Enter in the amount places the chips (a form's implicit submission would press its first
+// button, Cancel); Escape closes the dialog.
+$("spot-amount").addEventListener("keydown", (ev) => {
+  if (ev.key === "Enter") { ev.preventDefault(); $("spot-place").click(); }
+});
 $("spot-form").addEventListener("submit", (ev) => {
   const action = ev.submitter ? ev.submitter.value : "place";
   if (!spotTarget || action === "cancel") return;
@@ -254,11 +268,12 @@ function setStale(on) {
   document.body.dataset.live = on ? "no" : "yes";
   document.body.classList.toggle("not-live", on);
   $("stale").hidden = !on;
-  if (on) $("stale-since").textContent = lastAlive ? new Date(lastAlive).toLocaleTimeString("en-GB") : "the page opened";
+  if (on) $("stale-since").textContent = lastAlive ? clockText(new Date(lastAlive)) : "the page opened";
   for (const b of document.querySelectorAll("button, select")) {
-    if (b.closest("dialog")) continue;
+    if (b.closest("dialog") || b.id === "logout" || b.id === "way-back") continue;
     b.disabled = on;
   }
+  if (view) renderLinks(view.links);
   if (on && $("spot-dialog").open) $("spot-dialog").close();
 }
 let source = null;
@@ -277,7 +292,7 @@ function connect() {
   };
 }
 const tick = () => {
-  $("clock").textContent = new Date().toLocaleTimeString();
+  $("clock").textContent = clockText(new Date());
   if (!stale && Date.now() - lastAlive > STALE_MS) setStale(true);
 };
 tick(); setInterval(tick, 250);
