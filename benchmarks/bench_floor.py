@@ -193,7 +193,7 @@ def table_process(
     count = turn = 0
     while phase.value != STOP:
         if phase.value == IDLE:
-            resent[slot] = sum(t.forwarder.status().duplicates for t in tables)
+            resent[slot] = sum(t.forwarder.status().resent for t in tables)
             acked[slot] = sum(t.forwarder.status().acked for t in tables)
             time.sleep(0.05)
             next_at = time.monotonic()
@@ -215,7 +215,7 @@ def table_process(
         written[slot] = count
         writer_cpu[slot] = time.thread_time()
         if turn % 500 == 0:
-            resent[slot] = sum(t.forwarder.status().duplicates for t in tables)
+            resent[slot] = sum(t.forwarder.status().resent for t in tables)
             acked[slot] = sum(t.forwarder.status().acked for t in tables)
     deadline = time.monotonic() + 60
     for t in tables:  # the backlog sent before stopping
@@ -228,12 +228,14 @@ def table_process(
 
 
 async def forward_all(tables: list[SimTable]) -> None:
-    """Run the tables' forwarders on this loop, sharing one connection."""
-    nc = await tables[0].forwarder.connect()
+    """Run the tables' forwarders on this loop, each over its own TLS connection (as in production:
+    a table is a computer of its own)."""
+    conns = [await t.forwarder.connect() for t in tables]
     try:
-        await asyncio.gather(*(t.forwarder.run(nc) for t in tables))
+        await asyncio.gather(*(t.forwarder.run(nc) for t, nc in zip(tables, conns, strict=True)))
     finally:
-        await nc.close()
+        for nc in conns:
+            await nc.close()
 
 
 def stored(db: str) -> int:
@@ -378,10 +380,10 @@ def main() -> None:
     parser.add_argument(
         "--sync",
         choices=["FULL", "NORMAL"],
-        default="NORMAL",
-        help="the simulated journals' SQLite synchronous setting: a real table has a disk of its own and "
-        "syncs every record (FULL); 200 journals sharing this machine's one disk would measure the disk, "
-        "so by default they skip the sync (NORMAL) and the link is what is measured",
+        default="FULL",
+        help="the simulated journals' SQLite synchronous setting, and the floors' (default FULL: a real "
+        "table syncs every record; NORMAL skips the sync, when 200 journals on this machine's one disk "
+        "would measure the disk)",
     )
     args = parser.parse_args()
     if args.tiny:
@@ -442,7 +444,14 @@ def run(args: argparse.Namespace) -> bool:
             n=args.floors,
             per_commit=args.per_commit,
             sync=args.sync,
+            tables=args.tables,
+            store=(floor_db.ingest, postgres.proc.pid),
         )
+        with psycopg.connect(floor_db.owner, autocommit=True) as conn:  # the required floor's rows out of the way
+            for table in ("journal_event", "round_seat", "wager", "card", "meter", "round", "floor_record"):
+                conn.execute(f"TRUNCATE {table}")
+            conn.execute("DELETE FROM floor_chain")
+            conn.execute("DELETE FROM floor_table")
         logs = [base / f"ingest-{w}.log" for w in range(args.workers)]
         for n, log_path in enumerate(logs):
             with open(log_path, "wb") as out:
@@ -553,8 +562,8 @@ def run(args: argparse.Namespace) -> bool:
             f"{os.cpu_count()} cores; load {load()}"
         )
         print(
-            f"            messages sent again after an acknowledgement timed out (the broker dropped them as "
-            f"duplicates): {sum(resent[:]) - r0:,} at full speed, {r0:,} before"
+            f"            records sent again after an acknowledgement timed out (the floor store keeps each "
+            f"once): {sum(resent[:]) - r0:,} at full speed, {r0:,} before"
         )
         print_cpu(real_cpu, full_cpu, floors, required, e2e)
         # 3. broker outage
@@ -637,10 +646,10 @@ def print_cpu(real: dict[str, float], full: dict[str, float], floors: Floors, re
     )
     what = {
         "writers": "SQLite WAL inserts, same rows, same commits | + SHA-256 chain",
-        "forwarders": "publish_async of the same messages | + TLS, nkey identity",
+        "forwarders": "publish_async of the same messages | + message building, a TLS connection per table",
         "nats-server": "the server's share of that publish + fetch/ack | + TLS, permissions",
         "ingest": "fetch + ack + COPY client | + TLS, validation, hash of the content",
-        "postgres": "COPY of the same rows into temporary tables, no upsert | same",
+        "postgres": "COPY of the same rows into temporary tables, no upsert | into the real tables, chain heads",
     }
     for k in STAGES:
         f, r = floor[k], need[k]
@@ -658,12 +667,12 @@ def print_cpu(real: dict[str, float], full: dict[str, float], floors: Floors, re
     print(
         f"ratio       end to end / bare-engines floor: {bare_sum / link_sum:.2f}x by CPU per record "
         f"(the link at most {cores * 1e6 / link_sum:,.0f} records/s on {cores} cores, the floor {floor_rate:,.0f}); "
-        f"{e2e / floor_rate:.2f}x by wall clock on this shared machine ({e2e:,.0f} records/s measured); "
-        "target >= 0.7x"
+        f"{e2e / floor_rate:.2f}x by wall clock on this shared machine ({e2e:,.0f} records/s measured)"
     )
     print(
-        f"            end to end / required-work floor: {need_sum / link_sum:.2f}x; the required-work floor / "
-        f"bare-engines floor: {bare_sum / need_sum:.2f}x (the most any link doing the mandated work can reach)"
+        f"            end to end / required-work floor: {need_sum / link_sum:.2f}x (target >= 0.85x); the "
+        f"required-work floor / bare-engines floor: {bare_sum / need_sum:.2f}x (the most any link doing the "
+        "mandated work can reach)"
     )
 
 

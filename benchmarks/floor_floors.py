@@ -11,11 +11,17 @@ done the barest way the same engines allow, with the same records, in the same r
 
 Beside it, the **required-work floor** (:func:`measure_required`): the bare engines plus only the
 work the floor link must do, each done the barest way: the journal's SHA-256 chain over each
-record's canonical text as the rows are inserted; publish, fetch and ack over TLS with nkey
-identities on the production broker (the link's own, with its permissions); every message
-validated (:func:`controller.floor.validate.check_message`, which also makes the rows the COPY
-writes) and its hash recomputed over its canonical content (``content_hash_ok``); the same COPY.
-What is left between it and the link is work the link does beyond what is mandated.
+record's canonical text as the rows are inserted, with the journal's ``synchronous`` (FULL, as a
+table runs it); each record's messages built from the journal rows (``messages_for``) and
+published over one TLS connection per table with nkey identities on the production broker (the
+link's own, with its permissions), connections made before the measurement as a table keeps
+its own open; fetch and ack over TLS; every message validated
+(:func:`controller.floor.validate.check_message`, which also makes the rows) and its hash
+recomputed over its canonical content (``content_hash_ok``); and the rows COPYed into the
+store's real tables (indexed, logged: ``journal_event``, ``round`` and its children,
+``floor_record``) with each table's chain head and ``floor_table`` row written per batch, by the
+store's own writer (:func:`controller.floor.chain._write`) without the chain's checks. What is
+left between it and the link is work the link does beyond what is mandated.
 
 Each figure is CPU seconds of the Python process doing it (``time.process_time``) plus those of
 the server it talks to (``/proc/<pid>/stat``), per journal record. CPU rather than wall time,
@@ -132,15 +138,19 @@ class Required:
     fetch_server: float
     checks: float
     """Every message validated and its record's hash recomputed over its canonical content."""
+    store: float = 0.0
+    """The rows COPYed into the store's real tables, the chain heads written (the client's CPU)."""
+    store_server: float = 0.0
 
     def stages(self, bare: Floors) -> dict[str, float]:
-        """By stage, as ``bench_floor.py`` prints them."""
+        """By stage, as ``bench_floor.py`` prints them (the store's when measured, else the bare COPY)."""
+        stored = self.store or self.store_server
         return {
             "writers": self.sqlite_chain,
             "forwarders": self.publish,
             "nats-server": self.publish_server + self.fetch_server,
-            "ingest": self.fetch + self.checks + bare.copy,
-            "postgres": bare.copy_server,
+            "ingest": self.fetch + self.checks + (self.store if stored else bare.copy),
+            "postgres": self.store_server if stored else bare.copy_server,
         }
 
     def total(self, bare: Floors) -> float:
@@ -341,6 +351,96 @@ def measure_floors(
     return Floors(n, sqlite_one, sqlite_batch, publish, publish_server, fetch_us, fetch_server, copy, copy_server)
 
 
+async def _publish_per_table(
+    url: str,
+    raw: list[Any],
+    n: int,
+    tables: int,
+    table_id: str,
+    prefix: str,
+    options: dict[str, Any],
+    server: Callable[[], float],
+) -> tuple[float, float]:
+    """Build every record's messages (``messages_for``, as the forwarder does) and publish them over
+    ``tables`` connections (one per table, made before the measurement), the template's records
+    dealt out to them in turn; CPU microseconds per record of this process and of the server."""
+    from controller.floor.forwarder import RECORD_HEADER
+    from controller.floor.publish import Publisher
+
+    by_seq = {r.seq: r for r in raw}
+
+    def between(first: int, last: int) -> list[Any]:
+        return [by_seq[s] for s in range(first, last + 1) if s in by_seq]
+
+    conns = [await nats.connect(url, **options) for _ in range(max(1, tables))]
+    publishers = [Publisher(nc) for nc in conns]
+    try:
+        c0, s0 = time.process_time(), server()
+        futures: list[asyncio.Future[Any]] = []
+        for i in range(n):
+            record = raw[i % len(raw)]
+            p = publishers[(i // len(raw)) % len(publishers)]
+            for m in messages_for(record, table_id, prefix, between):
+                futures.append(await p.publish(m.subject, m.payload, {RECORD_HEADER: m.msg_id}))
+            if len(futures) >= 4096:
+                await asyncio.gather(*futures)
+                futures.clear()
+        await asyncio.gather(*futures)
+        return (time.process_time() - c0) / n * 1e6, (server() - s0) / n * 1e6
+    finally:
+        for nc in conns:
+            await nc.close()
+
+
+def _store_writes(messages: list[tuple[str, str | None, bytes]], prefix: str) -> list[Any]:
+    """The store's writes (``chain._Writes``) of ``messages`` in batches of 1,000, made before the
+    measurement: each repetition of the template is a table of its own (the k-th message of a
+    record goes to table k: its own keys, whatever order the stream kept), each batch's chain
+    heads and ``floor_table`` rows as the ingest writes them."""
+    from controller.floor.chain import _seen, _Writes
+    from controller.floor.validate import FloorRecord
+
+    out: list[Any] = []
+    seen_before: dict[int, int] = {}
+    for first in range(0, len(messages), 1000):
+        w = _Writes()
+        heads: dict[str, tuple[int, str]] = {}
+        for subject, msg_id, payload in messages[first : first + 1000]:
+            r = check_message(subject, msg_id, payload, prefix)
+            if not isinstance(r, FloorRecord) or r.cls == "meters":
+                continue  # a round's meters are checked against its stored round: no rows of their own
+            k = seen_before.get(r.seq, 0)
+            seen_before[r.seq] = k + 1
+            table = f"{r.table}-{k}"
+            for name in ("events", "seats", "wagers", "cards", "meters", "rounds"):
+                getattr(w.rows, name).extend((table, *row[1:]) for row in getattr(r.rows, name))
+            w.records.append((table, r.seq, r.prev, r.hash, r.mac, True, r.body_sha256, r.cls))
+            if table in w.tables:
+                w.tables[r.table] = w.tables.pop(table)
+            _seen(w, r)
+            w.tables[table] = w.tables.pop(r.table)
+            if r.seq > heads.get(table, (0, ""))[0]:
+                heads[table] = (r.seq, r.hash)
+        w.chains = [(t, seq, h, 0, "0" * 64) for t, (seq, h) in sorted(heads.items())]
+        out.append(w)
+    return out
+
+
+def _store(db_url: str, writes: list[Any], server: Callable[[], float], n: int) -> tuple[float, float]:
+    """Write ``writes`` into the store's real tables, one transaction a batch, as the ingest does."""
+    from controller.floor.chain import _write
+
+    async def go() -> tuple[float, float]:
+        async with await psycopg.AsyncConnection.connect(db_url) as conn:
+            c0, s0 = time.process_time(), server()
+            for w in writes:
+                async with conn.transaction(), conn.cursor() as cur:
+                    await _write(cur, w)
+            return (time.process_time() - c0) / n * 1e6, (server() - s0) / n * 1e6
+
+    return asyncio.run(go())
+
+
 def _checks(messages: list[tuple[str, str | None, bytes]], prefix: str) -> Callable[[], None]:
     """Validate every message and recompute its record's hash over its canonical content."""
 
@@ -357,11 +457,15 @@ def measure_required(
     link: RequiredLink,
     n: int = 20_000,
     per_commit: int = 50,
-    sync: str = "NORMAL",
+    sync: str = "FULL",
     window: int = 256,
+    tables: int = 200,
+    store: tuple[str, int] | None = None,
 ) -> Required:
     """Measure the required-work floor over ``n`` journal records, on the production broker of
-    ``link`` (TLS, nkey identities); the COPY is the bare floor's (:func:`measure_floors`)."""
+    ``link`` (TLS, nkey identities), publishing over ``tables`` connections; with ``store`` (a
+    migrated store's URL for the ingest role, and the postmaster's PID) the rows go into its real
+    tables, else the COPY is the bare floor's (:func:`measure_floors`)."""
     from controller.floor.connect import NatsAuth, create_stream, nats_auth_options
     from controller.floor.ingest import IngestConfig
 
@@ -372,10 +476,13 @@ def measure_required(
     asyncio.run(create_stream((link.url,), NatsAuth(link.admin, link.ca), stream))
     publisher = nats_auth_options(NatsAuth(link.publisher, link.ca))
     ingest = nats_auth_options(NatsAuth(link.ingest, link.ca))
-    publish, publish_server = _cpu_us(
-        lambda: asyncio.run(_publish(link.url, messages, n, per_record, window, publisher)),
-        lambda: proc_cpu(link.pid),
-        n,
+    outbox = Outbox(template_journal)
+    try:
+        raw = outbox.after(0, 1_000_000)
+    finally:
+        outbox.close()
+    publish, publish_server = asyncio.run(
+        _publish_per_table(link.url, raw, n, tables, link.table_id, link.prefix, publisher, lambda: proc_cpu(link.pid))
     )
     fetched: list[tuple[str, str | None, bytes]] = []
     where = (f"{link.prefix}.>", link.stream, link.durable)
@@ -385,4 +492,8 @@ def measure_required(
 
     fetch_us, fetch_server = _cpu_us(fetch, lambda: proc_cpu(link.pid), n)
     checks, _ = _cpu_us(_checks(fetched, link.prefix), float, n)
-    return Required(n, sqlite_chain, publish, publish_server, fetch_us, fetch_server, checks)
+    stored = stored_server = 0.0
+    if store is not None:
+        writes = _store_writes(fetched, link.prefix)
+        stored, stored_server = _store(store[0], writes, lambda: postgres_cpu(store[1]), n)
+    return Required(n, sqlite_chain, publish, publish_server, fetch_us, fetch_server, checks, stored, stored_server)

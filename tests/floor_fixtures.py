@@ -137,7 +137,7 @@ class FloorSite:
         """A fresh prefix, stream, durable and ingest identity (on the shared broker unless ``brokers``)."""
         n = next(_COUNT)
         prefix, stream, durable = f"t{n}", f"T{n}", f"ingest-t{n}"
-        creds = self.auth.add_ingest(f"ingest-t{n}", stream, durable)
+        creds = self.auth.add_ingest(f"ingest-t{n}", stream, durable, prefix=prefix)
         brokers = [self.nats] if brokers is None else brokers
         link = FloorLink(self, servers or (self.nats.url,), prefix, stream, durable, creds, brokers)
         link._reload()

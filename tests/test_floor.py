@@ -139,6 +139,8 @@ def journal_rounds(journal: Path) -> int:
     box = Outbox(journal)
     try:
         return int(box.reader.execute("SELECT count(*) FROM rounds").fetchone()[0])
+    except sqlite3.OperationalError:  # the table has made the file and not its schema yet
+        return 0
     finally:
         box.close()
 
@@ -483,7 +485,9 @@ def test_table_killed_mid_publish_sends_its_backlog_after_restart(
         box.close()
         finish(bench(config, journal, 16))
         assert_all_stored_once(db.reader, "ms-3", journal)
-        assert stream_messages(link) == expected_messages(journal)  # the resent ones were dropped
+        # the records resent after the kill are in the stream again (no broker de-duplication id: one
+        # table's id could drop another's record); the floor stored each once (above)
+        assert stream_messages(link) >= expected_messages(journal)
     finally:
         if table.poll() is None:
             table.kill()

@@ -669,7 +669,7 @@ def test_made_up_tables_cannot_fill_the_store(db: str) -> None:
     ) == [(0,)]
 
 
-def _reconcile(db: str, path: Path) -> tuple[int, str]:
+def _reconcile(db: str, path: Path, *extra: str) -> tuple[int, str]:
     done = subprocess.run(
         [
             sys.executable,
@@ -683,6 +683,7 @@ def _reconcile(db: str, path: Path) -> tuple[int, str]:
             "ms-01",
             "--db",
             db,
+            *extra,
         ],
         capture_output=True,
         text=True,
@@ -711,6 +712,21 @@ def test_reconcile_compares_a_tables_journal_with_the_floor(db: str, tmp_path: P
     assert code == 1, out
     assert "records 3 to 3: in the journal, missing on the floor (a gap)" in out
     assert "record 7: the floor's hash ffffffffffff... is not the journal's" in out
+
+
+def test_reconcile_says_records_missing_once_they_are_older_than_the_grace(db: str, tmp_path: Path) -> None:
+    """Records past the floor's last one are backlog while young, missing (exit 1) once older than
+    ``--grace``: a floor that silently stopped storing a table no longer passes."""
+    path = tmp_path / "j.db"
+    j = journal(path, 2)
+    j.close()
+    messages = real_messages(path, "ms-01")
+    store(db, messages[:5])  # the floor stopped storing after record 5
+    code, out = _reconcile(db, path)
+    assert code == 0 and "0 missing" in out, out
+    code, out = _reconcile(db, path, "--grace", "0")
+    assert code == 1 and "records 6 to" in out and "missing on the floor" in out and " 0 missing" not in out, out
+    assert _reconcile(db, path, "--grace", "-1")[0] == 2
 
 
 def test_reconcile_of_a_table_the_floor_does_not_know(db: str, tmp_path: Path) -> None:

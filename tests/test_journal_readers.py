@@ -285,11 +285,17 @@ def test_prune_keeps_what_the_floor_has_not_acknowledged_unless_forced_with_a_re
     seqs = [seq for _, seq in j.round_seqs()]
     j.close()
     outbox = Outbox(path)
-    outbox.ack(seqs[1])  # the floor has rounds 1 and 2
+    outbox.ack(seqs[-1])  # the broker took every round: not enough
+    outbox.close()
+    code, out, err = cli("journal", "prune", "--journal", str(path), "--days", "1")
+    assert code == 1 and "pruned 0 rounds" in out
+    assert "4 older rounds kept: the floor store holds only up to record 0" in err
+    outbox = Outbox(path)
+    outbox.confirm(seqs[1])  # the floor store has rounds 1 and 2
     outbox.close()
     code, out, err = cli("journal", "prune", "--journal", str(path), "--days", "1")
     assert code == 1 and "pruned 2 rounds" in out
-    assert "2 older rounds kept: the floor has acknowledged only up to record" in err
+    assert "2 older rounds kept: the floor store holds only up to record" in err
     assert cli("journal", "verify", "--journal", str(path))[0] == 0
     assert cli("journal", "prune", "--journal", str(path), "--days", "1", "--force-unacknowledged", " ")[0] == 2
     code, out, err = cli(

@@ -29,8 +29,9 @@ def floor_line(table_id: str, link: Any, journal: Path | str) -> str:
     error = f", last error: {link.error}" if link.error else ""
     if not link.acked and not link.published:
         return f"floor       {table_id}: never connected{error}; backlog {backlog} records (counted from the journal)"
+    stored = f", stored by the floor up to record {link.stored}" if getattr(link, "stored", 0) else ""
     return (
-        f"floor       {table_id}: {link.state.value}, acknowledged up to record {link.acked}, "
+        f"floor       {table_id}: {link.state.value}, acknowledged up to record {link.acked}{stored}, "
         f"backlog {backlog} records (counted from the journal){error}"
     )
 

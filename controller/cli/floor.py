@@ -17,6 +17,7 @@ import re
 import signal
 import sys
 import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -57,13 +58,56 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     st.add_argument("--db", required=True, help="PostgreSQL URL")
     st.add_argument("--json", action="store_true", help="the status as one JSON object")
+    st.add_argument(
+        "--pending-alert-after",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="records waiting for a gap longer than this are an alert: not draining (default 120)",
+    )
     st.set_defaults(run=_status)
 
     rc = floor.add_parser("reconcile", help="one table's journal against the floor store: exit 1 on any difference")
     rc.add_argument("--journal", required=True, help="the table's journal (opened read only)")
     rc.add_argument("--table", required=True, metavar="ID", help="the table's id on the floor")
     rc.add_argument("--db", required=True, help="PostgreSQL URL (the reader role)")
+    rc.add_argument(
+        "--grace",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="journal records past the floor's last one count as backlog while younger than this, "
+        "as missing (exit 1) once older (default 300)",
+    )
     rc.set_defaults(run=_reconcile)
+
+    cs = floor.add_parser(
+        "create-stream", help="make the floor's stream (once, as the setup identity: the ingest may not)"
+    )
+    cs.add_argument(
+        "--nats", action="append", required=True, metavar="URL", help="a NATS server (repeat for a cluster)"
+    )
+    cs.add_argument(
+        "--creds", required=True, help="the setup identity's credentials (tablectl floor init-auth: floor-admin.nk)"
+    )
+    cs.add_argument("--ca", help="the CA file that signed the brokers' certificates (TLS)")
+    cs.add_argument("--cert", help="a client certificate, for brokers that verify clients")
+    cs.add_argument("--key", help="the client certificate's key")
+    cs.add_argument("--prefix", default="floor", help="subject prefix: the stream takes PREFIX.> (default floor)")
+    cs.add_argument("--stream", default="FLOOR", help="the stream's name (default FLOOR)")
+    cs.add_argument(
+        "--replicas", type=int, default=1, choices=[1, 3, 5], help="copies of the stream (default 1; 3 on a cluster)"
+    )
+    cs.add_argument(
+        "--stream-max-age-days", type=float, default=90.0, help="keep messages this many days (default 90; at least 30)"
+    )
+    cs.add_argument(
+        "--stream-max-gib",
+        type=int,
+        default=0,
+        help="keep at most this many GiB per broker (default 0: no byte limit, the age only)",
+    )
+    cs.set_defaults(run=_create_stream)
 
     s = floor.add_parser(
         "serve", help="a single-machine floor: local NATS with JetStream, embedded PostgreSQL, migrate, ingest"
@@ -86,6 +130,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     a.add_argument("--name", default="floor-ingest", help="the ingest identity's name (default floor-ingest)")
     a.add_argument("--stream", default="FLOOR", help="the stream the ingest reads (default FLOOR)")
     a.add_argument("--durable", default="floor-ingest", help="the ingest's durable consumer (default floor-ingest)")
+    a.add_argument("--prefix", default="floor", help="subject prefix of the tables it hears (default floor)")
     a.set_defaults(run=_init_auth)
 
     t = floor.add_parser(
@@ -382,6 +427,8 @@ def _report(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     if why := secret_in_url(args.db):
         return _fail("status", why)
+    if not args.pending_alert_after >= 0:
+        return _fail("status", "--pending-alert-after must be 0 or more seconds")
     try:
         import psycopg
 
@@ -390,7 +437,7 @@ def _status(args: argparse.Namespace) -> int:
         return _needs_floor_extra("status", exc)
     try:
         with psycopg.connect(args.db, autocommit=True, connect_timeout=10) as conn:
-            tables = floor_status(conn)
+            tables = floor_status(conn, args.pending_alert_after)
             wrote = last_ingest_write(conn)
             latest = {t.table_id: quarantined(conn, t.table_id, 1) for t in tables if t.quarantined}
     except psycopg.Error as exc:
@@ -418,6 +465,8 @@ def _status(args: argparse.Namespace) -> int:
                             "quarantined": t.quarantined,
                             "rejected": t.rejected,
                             "pending": t.pending,
+                            "pending_not_draining": t.pending_stuck,
+                            "forked": t.forked,
                             "latest_quarantine": latest[t.table_id][0].reason if latest.get(t.table_id) else None,
                         }
                         for t in tables
@@ -442,6 +491,15 @@ def _status(args: argparse.Namespace) -> int:
             print(f"ALERT {t.table_id}: {t.quarantined} records quarantined; latest: {latest[t.table_id][0].reason}")
         if t.rejected:
             print(f"ALERT {t.table_id}: {t.rejected} messages rejected")
+        if t.forked:
+            print(f"ALERT {t.table_id}: {t.forked} quarantined records are forks (a different record at a stored seq)")
+        if t.pending_stuck:
+            oldest = f"{t.oldest_pending_at:%Y-%m-%d %H:%M:%S} UTC" if t.oldest_pending_at else "-"
+            print(
+                f"ALERT {t.table_id}: {t.pending_stuck} records waiting for a gap for more than "
+                f"{args.pending_alert_after:g} s (oldest since {oldest}): records before them are missing; "
+                "tablectl floor reconcile with the table's journal names them"
+            )
     return 0
 
 
@@ -457,6 +515,8 @@ def _reconcile(args: argparse.Namespace) -> int:
         return _needs_floor_extra("reconcile", exc)
     from controller.journal import JournalError, SqliteJournal
 
+    if not args.grace >= 0:
+        return _fail("reconcile", "--grace must be 0 or more seconds")
     try:
         journal = SqliteJournal.open_readonly(args.journal)
     except JournalError as exc:
@@ -476,6 +536,10 @@ def _reconcile(args: argparse.Namespace) -> int:
                     anchor,
                     int(chain[0] or 0) if chain else 0,
                 )
+        missing = journal.db.execute(
+            "SELECT count(*), min(seq), max(seq) FROM records WHERE seq > ? AND at < ?",
+            (found.last_floor, time.time() - args.grace),
+        ).fetchone()
     except psycopg.Error as exc:
         return _fail("reconcile", f"{args.db}: {str(exc).strip().splitlines()[0]}")
     finally:
@@ -488,6 +552,14 @@ def _reconcile(args: argparse.Namespace) -> int:
     if found.more:
         print(f"tablectl floor reconcile: {args.table}: and {found.more} more differences", file=sys.stderr)
     held = int(quarantined[0]) if quarantined else 0
+    lost = int(missing[0]) if missing else 0
+    if lost:
+        print(
+            f"tablectl floor reconcile: {args.table}: records {missing[1]} to {missing[2]} ({lost}): in the journal "
+            f"for more than {args.grace:g} s, missing on the floor (tablectl status on the table shows its link; "
+            "tablectl floor status its pending records)",
+            file=sys.stderr,
+        )
     if held:
         print(
             f"tablectl floor reconcile: {args.table}: {held} records quarantined (tablectl floor status)",
@@ -495,9 +567,9 @@ def _reconcile(args: argparse.Namespace) -> int:
         )
     print(
         f"{args.table}: {found.compared} records agree, {len(found.differences) + found.more} differ, "
-        f"{found.backlog} in the journal not yet on the floor, {held} quarantined"
+        f"{found.backlog - lost} in the journal not yet on the floor, {lost} missing, {held} quarantined"
     )
-    return 0 if found.ok and not held else 1
+    return 0 if found.ok and not held and not lost else 1
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -522,7 +594,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         if not auth.ca.exists():
             make_certs(auth.folder)
-        ingest_creds = auth.add_ingest(stream=args.stream, durable=args.durable)
+        ingest_creds = auth.add_ingest(stream=args.stream, durable=args.durable, prefix=args.prefix)
         admin_creds = auth.add_admin()
         nats_server = LocalNats(data / "nats", port=args.nats_port or free_port(), auth=auth)
         postgres = LocalPostgres(data / "postgres", port=args.db_port or free_port())
@@ -559,6 +631,39 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _create_stream(args: argparse.Namespace) -> int:
+    import asyncio
+
+    try:
+        from controller.floor.connect import NatsAuth, create_stream
+        from controller.floor.ingest import IngestConfig
+    except ImportError as exc:
+        return _needs_floor_extra("create-stream", exc)
+    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 0):
+        return _fail("create-stream", "--stream-max-age-days must be at least 30 and --stream-max-gib 0 or more")
+    config = IngestConfig(
+        tuple(args.nats),
+        "",
+        subject_prefix=args.prefix,
+        stream=args.stream,
+        replicas=args.replicas,
+        stream_max_age_days=args.stream_max_age_days,
+        stream_max_bytes=args.stream_max_gib * 2**30 if args.stream_max_gib > 0 else -1,
+    )
+    try:
+        made = asyncio.run(create_stream(args.nats, NatsAuth(args.creds, args.ca, args.cert, args.key), config))
+    except ValueError as exc:
+        return _fail("create-stream", str(exc))
+    if made:
+        print(
+            f"made the stream {args.stream}: subjects {args.prefix}.>, {args.replicas} replicas, "
+            f"messages kept {args.stream_max_age_days:g} days"
+        )
+    else:
+        print(f"the stream {args.stream} is there already (its limits unchanged: nats stream edit changes them)")
+    return 0
+
+
 def _make_certs(args: argparse.Namespace) -> int:
     try:
         from controller.floor.certs import make_certs
@@ -582,7 +687,7 @@ def _init_auth(args: argparse.Namespace) -> int:
         return _needs_floor_extra("init-auth", exc)
     auth = FloorAuth(args.dir)
     try:
-        ingest = auth.add_ingest(args.name, stream=args.stream, durable=args.durable)
+        ingest = auth.add_ingest(args.name, stream=args.stream, durable=args.durable, prefix=args.prefix)
         admin = auth.add_admin()
     except (OSError, ValueError) as exc:
         return _fail("init-auth", str(exc))
@@ -693,7 +798,7 @@ def _resolve(args: argparse.Namespace) -> int:
 def _resend(args: argparse.Namespace) -> int:
     """Publish records ``--from``..head of a journal again. The live journal is copied first (the
     forwarder notes its position in the file it reads, and the table's own position must not
-    move); JetStream drops what it still holds, the ingest stores each record once."""
+    move); the ingest stores each record once."""
     import sqlite3
     import tempfile
 
@@ -728,7 +833,7 @@ def _resend(args: argparse.Namespace) -> int:
             box.ack(args.from_seq - 1)
             head = box.head()
             box.close()
-            forwarder = Forwarder(copy, table.floor).start()
+            forwarder = Forwarder(copy, table.floor, heartbeat_s=None).start()  # a copy: not the table's heartbeat
             try:
                 done = forwarder.wait_acked(head, args.timeout)
             finally:
@@ -739,7 +844,8 @@ def _resend(args: argparse.Namespace) -> int:
     if not done:
         return _fail("resend", f"acknowledged up to record {status.acked} of {head} ({status.error or 'no error'})")
     print(
-        f"resent records {args.from_seq}..{head} of {table.floor.table_id} ({status.duplicates} already in the stream)"
+        f"resent records {args.from_seq}..{head} of {table.floor.table_id} (the floor stores each once; it has "
+        f"confirmed storing up to record {status.stored})"
     )
     return 0
 

@@ -159,7 +159,7 @@ def run_prune(args: argparse.Namespace) -> int:
     print(f"{journal.path}: pruned {n} rounds older than {days} days")
     if held:
         print(
-            f"tablectl journal prune: {journal.path}: {held} older rounds kept: the floor has acknowledged only up to "
+            f"tablectl journal prune: {journal.path}: {held} older rounds kept: the floor store holds only up to "
             f"record {acked} (tablectl status shows the floor link; --force-unacknowledged REASON prunes them anyway)",
             file=sys.stderr,
         )

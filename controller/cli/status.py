@@ -196,16 +196,42 @@ def _link_line(name: str, d: dict[str, Any]) -> str:
     return f"{name}: link {d['link']} since {_time(d['since'])}{boot}{why}"
 
 
-def floor_link(db: sqlite3.Connection, head_seq: int) -> dict[str, Any] | None:
+STORED_PATIENCE_S = 120.0
+"""Records the broker took that the floor has not confirmed storing for this long are an alert."""
+
+
+def floor_link(db: sqlite3.Connection, head_seq: int, now: float | None = None) -> dict[str, Any] | None:
     """The floor link as the forwarder noted it in the journal (controller.journal.outbox):
-    state, last error, the record acknowledged by the floor, the backlog; None when the table
-    has never published."""
+    state, last error, the record the broker acknowledged, the record the floor store says it
+    holds (``stored_seq``, and since when), the backlog (records the floor has not confirmed
+    storing) and an alert when records the broker took have not been stored for
+    :data:`STORED_PATIENCE_S`; None when the table has never published."""
     if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'floor_outbox'").fetchone() is None:
         return None
     row = db.execute("SELECT acked_seq, state, error, at FROM floor_outbox WHERE name = 'floor'").fetchone()
     if row is None:
         return None
-    return {"state": row[1], "error": row[2], "at": row[3], "acked_seq": row[0], "backlog": max(0, head_seq - row[0])}
+    stored = db.execute("SELECT acked_seq, at FROM floor_outbox WHERE name = 'floor-stored'").fetchone()
+    stored_seq, stored_at = (int(stored[0]), float(stored[1])) if stored else (0, None)
+    now = time.time() if now is None else now
+    waiting = max(0, int(row[0]) - stored_seq)
+    since = stored_at if stored_at is not None else row[3]
+    alert = None
+    if waiting and since is not None and now - since > STORED_PATIENCE_S:
+        alert = (
+            f"{waiting} records the broker took (up to record {row[0]}) are not stored by the floor: it has "
+            f"confirmed nothing new since {_time(since)} (tablectl floor status and floor reconcile on the floor)"
+        )
+    return {
+        "state": row[1],
+        "error": row[2],
+        "at": row[3],
+        "acked_seq": row[0],
+        "stored_seq": stored_seq,
+        "stored_at": stored_at,
+        "backlog": max(0, head_seq - stored_seq),
+        "alert": alert,
+    }
 
 
 def _time(at: float | None) -> str:
@@ -267,9 +293,12 @@ def _text(status: dict[str, Any]) -> list[str]:
             )
         else:
             out.append(
-                f"floor: link {floor['state']} (noted {_time(floor['at'])}){why}; acknowledged up to record "
-                f"{floor['acked_seq']}, backlog {floor['backlog']} records (counted from the journal)"
+                f"floor: link {floor['state']} (noted {_time(floor['at'])}){why}; stored by the floor up to record "
+                f"{floor['stored_seq']} (broker acknowledged {floor['acked_seq']}), backlog {floor['backlog']} "
+                "records (counted from the journal)"
             )
+        if floor["alert"]:
+            out.append(f"floor: ALERT: {floor['alert']}")
     return out
 
 

@@ -76,15 +76,36 @@ def nats_auth_options(auth: NatsAuth) -> dict[str, Any]:
     return options
 
 
-async def create_stream(servers: Sequence[str], admin: NatsAuth, config: Any) -> None:
+async def create_stream(servers: Sequence[str], admin: NatsAuth, config: Any) -> bool:
     """Create the floor stream of ``config`` (an ``IngestConfig``) when missing, as the setup
-    identity ``admin`` (an ingest may not create it)."""
+    identity ``admin`` (an ingest may not create it); True when it made it, False when it was
+    there. Raises ``ValueError`` saying why it could not: the brokers unreachable, or the
+    identity refused (the broker's permissions violation, not only a timeout)."""
     import nats
+    import nats.errors
 
     from controller.floor.ingest import ensure_stream
 
-    nc = await nats.connect(servers=list(servers), connect_timeout=5, **nats_auth_options(admin))
+    refused: list[str] = []
+
+    async def error_cb(exc: Exception) -> None:
+        if "permissions violation" in str(exc).lower():
+            refused.append(str(exc).strip())
+
     try:
-        await ensure_stream(nc.jetstream(timeout=10), config)
+        nc = await nats.connect(
+            servers=list(servers),
+            connect_timeout=5,
+            allow_reconnect=False,
+            error_cb=error_cb,
+            **nats_auth_options(admin),
+        )
+    except (OSError, TimeoutError, nats.errors.Error) as exc:
+        raise ValueError(f"cannot connect to {', '.join(servers)}: {type(exc).__name__}: {exc}") from exc
+    try:
+        return bool(await ensure_stream(nc.jetstream(timeout=10), config))
+    except (TimeoutError, nats.errors.Error) as exc:
+        why = refused[0] if refused else f"{type(exc).__name__}: {exc}"
+        raise ValueError(f"could not make the stream {config.stream}: {why}") from exc
     finally:
         await nc.close()

@@ -2,11 +2,16 @@
 JetStream (docs/floor.md).
 
 It reads the journal read-only after the last acknowledged record (kept in the journal:
-:class:`controller.journal.outbox.Outbox`), publishes in journal order with
-``Nats-Msg-Id = <table id>/<seq>`` and at most ``window`` publish acknowledgements
-outstanding, and records each acknowledged position as acknowledgements arrive in order. On
-any failure it backs off (0.1 s doubling to 5 s), reconnects if the connection is gone, and
-resends from the last acknowledged record; JetStream drops what it already has. It runs in its
+:class:`controller.journal.outbox.Outbox`), publishes in journal order with at most ``window``
+publish acknowledgements outstanding, and records each acknowledged position as
+acknowledgements arrive in order. On any failure it backs off (0.1 s doubling to 5 s),
+reconnects if the connection is gone, and resends from the last acknowledged record; the floor
+store keeps each record once. No message carries a broker de-duplication id (``Nats-Msg-Id``):
+the broker's duplicate window is one per stream, so an id one table chose could drop another
+table's record; a ``duplicate`` answer is therefore never taken as success (the record is sent
+again). The floor tells the table what it has stored (:class:`controller.floor.channel.Stored`,
+kept in the journal as the ``floor-stored`` position), and the forwarder publishes the table's
+heartbeat every ``heartbeat_s`` seconds. It runs in its
 own thread with its own asyncio loop, so the controller thread never waits for it.
 """
 
@@ -16,6 +21,7 @@ import asyncio
 import enum
 import functools
 import itertools
+import json
 import logging
 import sqlite3
 import threading
@@ -30,6 +36,7 @@ import nats
 import nats.errors
 import nats.js.errors
 
+from controller.floor.channel import ChannelError, Heartbeat, decode_to_table, heartbeat_subject, to_table_subject
 from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import Message, Signer, messages_for
 from controller.floor.publish import Publisher
@@ -55,6 +62,11 @@ second each was 4,000 journal transactions a second for benchmarks/bench_floor.p
 broker drops those as duplicates."""
 
 
+RECORD_HEADER = "Tablectl-Record"
+"""The header naming a message's record (``<table>/<seq>``, for the floor's logs and evidence): not
+``Nats-Msg-Id``, which the broker would de-duplicate on across every table of the stream."""
+
+
 class LinkState(enum.Enum):
     """The floor link as the forwarder last saw it."""
 
@@ -74,10 +86,20 @@ class LinkStatus:
     published: int
     duplicates: int
     error: str | None
+    stored: int = 0
+    """The last record the floor store says it holds."""
+    resent: int = 0
+    """Records published again (after a failed or late acknowledgement, a reconnection)."""
 
     @property
     def backlog(self) -> int:
+        """Records the broker has not acknowledged yet."""
         return max(0, self.head - self.acked)
+
+    @property
+    def unstored(self) -> int:
+        """Records the floor store has not confirmed holding yet."""
+        return max(0, self.head - self.stored)
 
 
 class _Resend(Exception):
@@ -130,6 +152,7 @@ class Forwarder:
         ack_timeout_s: float = 5.0,
         max_backoff_s: float = 5.0,
         drain_on_stop_s: float = 0.0,
+        heartbeat_s: float | None = 5.0,
     ) -> None:
         self.journal_path = Path(journal_path)
         self.link = link
@@ -139,6 +162,21 @@ class Forwarder:
         self.ack_timeout_s = ack_timeout_s
         self.max_backoff_s = max_backoff_s
         self.drain_on_stop_s = drain_on_stop_s
+        self.heartbeat_s = heartbeat_s
+        """Seconds between heartbeats (None: none, e.g. ``floor resend`` publishing a copy)."""
+        self._stored = 0
+        """The last record the floor store said it holds (controller.floor.channel.Stored)."""
+        self._stored_written = -1
+        self._heard_floor = 0
+        self._resent = 0
+        self._sent_max = 0
+        """The highest record published in this run (one at or below it is published again)."""
+        """Messages the floor sent this table in this run."""
+        self._beat_due = 0.0
+        self._listening: Any = None
+        """The connection whose floor-to-table subscription is open."""
+        self.snapshot_path = self.journal_path.with_name(f"{self.journal_path.stem}.snapshot.json")
+        """The table's snapshot beside its journal (the heartbeat's step, hold and round)."""
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._state = LinkState.STARTING
@@ -183,7 +221,9 @@ class Forwarder:
         asked = time.monotonic()
         drain_s = self.drain_on_stop_s if drain_s is None else drain_s
         while drain_s > 0 and self._thread is not None and self._thread.is_alive():
-            if self._caught_up_at > asked or time.monotonic() - asked > drain_s:
+            # caught up, and the floor (when it has spoken in this run) confirmed storing it all
+            confirmed = self._heard_floor == 0 or self._stored >= self._acked
+            if (self._caught_up_at > asked and confirmed) or time.monotonic() - asked > drain_s:
                 break
             if not self._ever_up and self._error is not None:  # only failed to connect: the journal keeps it
                 break
@@ -193,7 +233,16 @@ class Forwarder:
             self._thread.join(timeout)
 
     def status(self) -> LinkStatus:
-        return LinkStatus(self._state, self._acked, self._head, self._published, self._duplicates, self._error)
+        return LinkStatus(
+            self._state,
+            self._acked,
+            self._head,
+            self._published,
+            self._duplicates,
+            self._error,
+            self._stored,
+            self._resent,
+        )
 
     def wait_acked(self, seq: int, timeout: float = 60.0) -> bool:
         """Wait until record ``seq`` is acknowledged (tests, benchmarks, a clean shutdown)."""
@@ -227,6 +276,7 @@ class Forwarder:
     async def _main(self, shared: Any = None) -> None:
         outbox = Outbox(self.journal_path)
         self._acked = outbox.acked()
+        self._stored = self._stored_written = outbox.stored()[0]
         self._outbox = outbox
         self._write_state(outbox)  # starting: `tablectl status` shows the link even before it is up
         backoff = 0.1
@@ -247,6 +297,8 @@ class Forwarder:
                 backoff = 0.1
         finally:
             outbox.ack(self._acked)
+            if self._stored:
+                outbox.confirm(self._stored)
             self._state = LinkState.STOPPED
             self._write_state(outbox)
             self._outbox = None
@@ -319,6 +371,8 @@ class Forwarder:
         """Publish from the last acknowledged record until stopped; raises :class:`_Resend` on a
         failed or late acknowledgement."""
         js = self._jetstream(nc)
+        await self._listen(nc)
+        self._beat_due = 0.0  # a heartbeat at once on each (re)connection: the floor answers with what it stored
         pending: deque[tuple[int, bool, asyncio.Future[Any]]] = deque()  # (seq, last of its seq, ack)
         sent = self._acked
         link = self.link
@@ -328,6 +382,8 @@ class Forwarder:
         try:
             poll, more = 0.005, True
             while not self._stopping.is_set():
+                if self.heartbeat_s is not None and time.monotonic() >= self._beat_due:
+                    await self._beat(nc)
                 looked_at = time.monotonic()  # before the look: what it finds is all written before then
                 # Read only when the journal changed: with acknowledgements outstanding and nothing new,
                 # a read per acknowledgement was a query per message.
@@ -367,9 +423,12 @@ class Forwarder:
                     for i, m in enumerate(messages):
                         while len(pending) >= self.window:
                             await self._complete_oldest(pending, outbox)
-                        future = await js.publish(m.subject, m.payload, {"Nats-Msg-Id": m.msg_id})
+                        future = await js.publish(m.subject, m.payload, {RECORD_HEADER: m.msg_id})
                         pending.append((m.seq, i == len(messages) - 1, future))
                     sent = record.seq
+                    if sent <= self._sent_max:
+                        self._resent += 1
+                    self._sent_max = max(self._sent_max, sent)
                     while pending and pending[0][2].done():
                         self._complete(pending.popleft(), outbox)
             while pending and not self._stopping.is_set():
@@ -462,6 +521,14 @@ class Forwarder:
         self._published += 1
         if getattr(future.result(), "duplicate", False):
             self._duplicates += 1
+            if seq > self._stored:  # not ours to trust: another identity may have used the id
+                log.warning(
+                    "floor link %s: the broker answered 'duplicate' for record %d, which the floor has not "
+                    "confirmed storing; sending it again",
+                    self.link.table_id,
+                    seq,
+                )
+                raise _Resend(f"'duplicate' for record {seq}, not confirmed stored by the floor")
         if last:
             self._acked = seq
             self._flush_ack(outbox)
@@ -470,8 +537,49 @@ class Forwarder:
         """Write the acknowledged position to the journal: while a backlog is being sent at most every
         :data:`ACK_WRITE_S`, when caught up or stopping (``force``) at once, and only when it moved."""
         now = time.monotonic()
-        if self._acked == self._acked_written:
+        if self._acked == self._acked_written and self._stored == self._stored_written:
             return
         if force or now - self._ack_written >= ACK_WRITE_S:
             outbox.ack(self._acked)
-            self._ack_written, self._acked_written = now, self._acked
+            if self._stored != self._stored_written:
+                outbox.confirm(self._stored)
+            self._ack_written, self._acked_written, self._stored_written = now, self._acked, self._stored
+
+    # --- the floor-to-table channel and the heartbeat ------------------------------------------------
+
+    async def _listen(self, nc: Any) -> None:
+        """Subscribe (once per connection) to what the floor tells this table."""
+        if self._listening is nc:
+            return
+        await nc.subscribe(to_table_subject(self.link.subject_prefix, self.link.table_id), cb=self._from_floor)
+        self._listening = nc
+
+    async def _from_floor(self, msg: Any) -> None:
+        try:
+            told = decode_to_table(msg.subject, msg.data, self.link.subject_prefix)
+        except ChannelError as exc:
+            log.warning("floor link %s: a floor message not read: %s", self.link.table_id, exc)
+            return
+        self._heard_floor += 1
+        if told.table == self.link.table_id and told.seq > self._stored:
+            self._stored = told.seq
+
+    def heartbeat(self) -> Heartbeat:
+        """The table's heartbeat now: step, hold and round from its snapshot file (none yet: no
+        step), and the records the floor has not confirmed storing."""
+        step: str | None = None
+        hold: str | None = None
+        round_no = 0
+        try:
+            snap = json.loads(self.snapshot_path.read_text())["snapshot"]
+            step, round_no = str(snap["step"])[:300], max(0, int(snap["round_no"]))
+            hold = None if snap["hold"] is None else str(snap["hold"]["reason"])[:300]
+        except (OSError, ValueError, KeyError, TypeError):  # no snapshot yet, or one being replaced
+            pass
+        head = max(self._head, self._acked)
+        return Heartbeat(self.link.table_id, time.time(), step, hold, round_no, max(0, head - self._stored))
+
+    async def _beat(self, nc: Any) -> None:
+        assert self.heartbeat_s is not None
+        self._beat_due = time.monotonic() + self.heartbeat_s
+        await nc.publish(heartbeat_subject(self.link.subject_prefix, self.link.table_id), self.heartbeat().payload())

@@ -29,6 +29,8 @@ from pathlib import Path
 
 import nkeys
 
+from controller.floor.channel import heartbeat_subject, to_table_subject
+
 __all__ = [
     "ADMIN",
     "FloorAuth",
@@ -109,12 +111,20 @@ class Identity:
 
 
 def table_identity(name: str, public: str, prefix: str) -> Identity:
-    """A table: publishes its own subjects only."""
-    return Identity(name, Role.TABLE, public, (f"{prefix}.{name}.>",), (f"{inbox_prefix(public)}.>",))
+    """A table: publishes its own records and heartbeat only; reads its inbox and what the floor
+    tells it (controller.floor.channel), nothing of another table."""
+    return Identity(
+        name,
+        Role.TABLE,
+        public,
+        (f"{prefix}.{name}.>", heartbeat_subject(prefix, name)),
+        (f"{inbox_prefix(public)}.>", to_table_subject(prefix, name)),
+    )
 
 
-def ingest_identity(name: str, public: str, stream: str, durable: str) -> Identity:
-    """An ingest: the JetStream API of its stream and durable consumer, and its acknowledgements."""
+def ingest_identity(name: str, public: str, stream: str, durable: str, prefix: str = "floor") -> Identity:
+    """An ingest: the JetStream API of its stream and durable consumer, and its acknowledgements;
+    the tables' heartbeats, and what the floor tells each table (controller.floor.channel)."""
     api = "$JS.API"
     publish = (
         f"{api}.INFO",
@@ -125,8 +135,10 @@ def ingest_identity(name: str, public: str, stream: str, durable: str) -> Identi
         f"{api}.CONSUMER.DURABLE.CREATE.{stream}.{durable}",
         f"{api}.CONSUMER.MSG.NEXT.{stream}.{durable}",
         f"$JS.ACK.{stream}.{durable}.>",
+        to_table_subject(prefix, "*"),
     )
-    return Identity(name, Role.INGEST, public, publish, (f"{inbox_prefix(public)}.>",))
+    subscribe = (f"{inbox_prefix(public)}.>", heartbeat_subject(prefix, "*"))
+    return Identity(name, Role.INGEST, public, publish, subscribe)
 
 
 def admin_identity(public: str) -> Identity:
@@ -199,17 +211,27 @@ class FloorAuth:
         for table in tables:
             self._check(table)
         identity = Identity(
-            name, Role.TABLE, public, tuple(f"{prefix}.{t}.>" for t in tables), (f"{inbox_prefix(public)}.>",)
+            name,
+            Role.TABLE,
+            public,
+            tuple(s for t in tables for s in (f"{prefix}.{t}.>", heartbeat_subject(prefix, t))),
+            (f"{inbox_prefix(public)}.>", *(to_table_subject(prefix, t) for t in tables)),
         )
         return self._write(identity)
 
     def add_ingest(
-        self, name: str = "floor-ingest", stream: str = "FLOOR", durable: str = "floor-ingest", rotate: bool = False
+        self,
+        name: str = "floor-ingest",
+        stream: str = "FLOOR",
+        durable: str = "floor-ingest",
+        rotate: bool = False,
+        prefix: str = "floor",
     ) -> Path:
-        """Make (or keep) an ingest identity for ``stream`` and ``durable``; returns its credential file."""
+        """Make (or keep) an ingest identity for ``stream`` and ``durable`` (and the heartbeats and
+        floor-to-table messages under ``prefix``); returns its credential file."""
         self._check(name)
         self._make()
-        return self._write(ingest_identity(name, self._seed(name, rotate), stream, durable))
+        return self._write(ingest_identity(name, self._seed(name, rotate), stream, durable, prefix))
 
     def add_admin(self, rotate: bool = False) -> Path:
         """Make (or keep) the setup identity; returns its credential file."""

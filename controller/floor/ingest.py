@@ -27,8 +27,10 @@ import psycopg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
 
 from controller.floor.chain import ChainPolicy, Outcome, Reject, Verdict, store_messages
+from controller.floor.channel import heartbeat_subject
 from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import TABLE_ID
+from controller.floor.tell import Beats, store_heartbeats, stored_heads, tell_stored
 from controller.floor.validate import BadMessage, FloorRecord, Rows, check_message, excerpt
 
 __all__ = [
@@ -160,6 +162,116 @@ class Batch:
         return self.rows().meters
 
 
+TELL_EVERY_S = 0.5
+"""The tables whose records a batch stored are told what the floor holds at most this often (one
+query for all of them), not after every batch."""
+
+
+def _record_id(headers: Mapping[str, str] | None) -> str | None:
+    """The record a message names (``Tablectl-Record``; ``Nats-Msg-Id`` from a forwarder before it)."""
+    if not headers:
+        return None
+    return headers.get("Tablectl-Record") or headers.get("Nats-Msg-Id")
+
+
+class _Broker:
+    """The ingest's view of its NATS connection, for its log: an outage said once when it starts
+    and once when it ends (with how long), the broker's permission refusals kept for the reason
+    a request timed out."""
+
+    def __init__(self) -> None:
+        self.down_since: float | None = None
+        self.refused: str | None = None
+        self.said: set[str] = set()
+        self.closing = False
+        """The ingest is closing its connection: a disconnection then is no outage."""
+
+    async def error(self, exc: Exception) -> None:
+        text = str(exc)
+        if "permissions violation" in text.lower():
+            self.refused = text.strip()
+            self.once(logging.ERROR, f"the broker refused the ingest's identity: {self.refused}")
+
+    async def disconnected(self) -> None:
+        if self.down_since is None and not self.closing:
+            self.down_since = time.monotonic()
+            log.warning("NATS connection lost: broker outage or network; reconnecting (records wait in the stream)")
+
+    async def reconnected(self) -> None:
+        if self.down_since is not None:
+            log.warning("NATS connection back after %.1f s", time.monotonic() - self.down_since)
+            self.down_since = None
+
+    def once(self, level: int, text: str) -> None:
+        """Log ``text`` the first time only (a state that lasts is said once, not at every retry)."""
+        if text not in self.said:
+            self.said.add(text)
+            log.log(level, "%s", text)
+
+
+async def _wait_for_stream(js: Any, config: IngestConfig, broker: _Broker, stop: threading.Event) -> bool:
+    """Until the stream is there (made here when this identity may: an open broker); says once,
+    clearly, why not (missing and not allowed to make it, or the identity refused). False when
+    stopped first."""
+    missing = f"the floor stream {config.stream} does not exist"
+    while not stop.is_set():
+        try:
+            await js.stream_info(config.stream)
+            if broker.said:
+                log.info("the floor stream %s is there: ingesting", config.stream)
+            return True
+        except nats.js.errors.NotFoundError:
+            if broker.said:  # it tried and was refused: wait for the setup identity to make it
+                await asyncio.sleep(2.0)
+                continue
+            try:
+                await ensure_stream(js, config)
+                log.info("made the floor stream %s (subjects %s.>)", config.stream, config.subject_prefix)
+                return True
+            except (TimeoutError, nats.errors.Error) as exc:
+                why = broker.refused or f"{type(exc).__name__}: {exc}"
+                broker.once(
+                    logging.ERROR,
+                    f"{missing} and this identity may not make it ({why}): make it with `tablectl floor "
+                    "create-stream` as the setup identity (docs/floor.md, Production); waiting for it",
+                )
+        except (TimeoutError, nats.errors.Error) as exc:
+            if broker.refused:
+                broker.once(
+                    logging.ERROR,
+                    f"the ingest's identity may not read the floor stream {config.stream} ({broker.refused}): "
+                    f"is it the identity made for stream {config.stream} and durable {config.durable} "
+                    "(tablectl floor init-auth --stream --durable)? waiting",
+                )
+            elif broker.down_since is None:
+                broker.once(logging.WARNING, f"the floor stream {config.stream}: no answer ({exc}); retrying")
+        await asyncio.sleep(2.0)
+    return False
+
+
+async def _tell(nc: Any, db: psycopg.AsyncConnection[Any] | None, prefix: str, tables: set[str]) -> None:
+    """Tell ``tables`` what the store holds of each; a failure is logged (the next batch or heartbeat tells again)."""
+    if not tables or db is None or db.closed:
+        return
+    try:
+        await tell_stored(nc, prefix, await stored_heads(db, tables))
+    except (psycopg.Error, nats.errors.Error, OSError) as exc:
+        log.warning("could not tell %d tables what is stored: %s", len(tables), str(exc).strip()[:200])
+
+
+async def _heartbeats(nc: Any, db: psycopg.AsyncConnection[Any] | None, beats: Beats, prefix: str) -> None:
+    """Write the heartbeats waiting and answer each table with what the store holds of it."""
+    waiting = beats.drain()
+    if not waiting or db is None or db.closed:
+        return
+    try:
+        await store_heartbeats(db, waiting)
+    except psycopg.Error as exc:
+        log.warning("could not store %d heartbeats: %s", len(waiting), str(exc).strip()[:200])
+        return
+    await _tell(nc, db, prefix, {b.table for b in waiting})
+
+
 def check_one(subject: str, msg_id: str | None, payload: bytes, prefix: str = "floor") -> FloorRecord | Reject:
     """One message checked (:func:`controller.floor.validate.check_message`), or why it is refused."""
     try:
@@ -181,11 +293,11 @@ async def write_batch(conn: psycopg.AsyncConnection[Any], batch: Batch, policy: 
     return await store_messages(conn, batch.items, policy or ChainPolicy())
 
 
-async def ensure_stream(js: Any, config: IngestConfig) -> None:
-    """Create the floor stream when it is missing."""
+async def ensure_stream(js: Any, config: IngestConfig) -> bool:
+    """Create the floor stream when it is missing; True when it made it."""
     try:
         await js.stream_info(config.stream)
-        return
+        return False
     except nats.js.errors.NotFoundError:
         pass
     await js.add_stream(
@@ -199,6 +311,7 @@ async def ensure_stream(js: Any, config: IngestConfig) -> None:
             max_bytes=config.stream_max_bytes if config.stream_max_bytes > 0 else None,
         )
     )
+    return True
 
 
 async def _one_by_one(db: psycopg.AsyncConnection[Any], batch: Batch, policy: ChainPolicy) -> Outcome:
@@ -267,13 +380,16 @@ async def run_ingest(
     }
     options.update(nats_auth_options(NatsAuth(config.credentials, config.ca, config.cert, config.key)))
 
-    async def quiet(*_: Any) -> None:
-        pass
-
+    broker = _Broker()
     backoff = 0.2
     while True:
         try:
-            nc = await nats.connect(**options, error_cb=quiet, disconnected_cb=quiet, reconnected_cb=quiet)
+            nc = await nats.connect(
+                **options,
+                error_cb=broker.error,
+                disconnected_cb=broker.disconnected,
+                reconnected_cb=broker.reconnected,
+            )
             break
         except (TimeoutError, OSError, nats.errors.Error) as exc:
             if stop.is_set():
@@ -283,10 +399,13 @@ async def run_ingest(
             backoff = min(backoff * 2, 5.0)
     js = nc.jetstream(timeout=10)
     db: psycopg.AsyncConnection[Any] | None = None
+    beats = Beats(config.subject_prefix)
     try:
+        await nc.subscribe(heartbeat_subject(config.subject_prefix, "*"), queue=config.durable, cb=beats.take)
         while True:
             try:
-                await ensure_stream(js, config)
+                if not await _wait_for_stream(js, config, broker, stop):
+                    return stats
                 sub = await js.pull_subscribe(
                     f"{config.subject_prefix}.>",
                     durable=config.durable,
@@ -303,10 +422,30 @@ async def run_ingest(
             except (TimeoutError, nats.errors.Error) as exc:
                 if stop.is_set():
                     return stats
-                log.warning("floor stream not ready (%s); retrying", exc)
+                broker.once(
+                    logging.ERROR,
+                    f"cannot open the durable consumer {config.durable} on {config.stream} "
+                    f"({broker.refused or exc}); retrying",
+                )
                 await asyncio.sleep(1.0)
-        backlog_seen = 0.0
+        backlog_seen = beats_seen = db_tried = told_at = 0.0
+        to_tell: set[str] = set()
         while not stop.is_set():
+            if to_tell and time.monotonic() - told_at >= TELL_EVERY_S:
+                told_at = time.monotonic()
+                await _tell(nc, db, config.subject_prefix, to_tell)
+                to_tell = set()
+            if time.monotonic() - beats_seen >= 1.0 and beats.waiting:
+                beats_seen = time.monotonic()
+                if (
+                    db is None or db.closed
+                ) and time.monotonic() - db_tried >= 5.0:  # an idle floor has no batch to connect
+                    db_tried = time.monotonic()
+                    try:
+                        db = await psycopg.AsyncConnection.connect(config.db_url, connect_timeout=5)
+                    except psycopg.OperationalError:
+                        db = None  # the batch loop below says why, and keeps its batch
+                await _heartbeats(nc, db, beats, config.subject_prefix)
             try:
                 msgs = await sub.fetch(config.batch, timeout=config.fetch_wait_s)
             except (TimeoutError, nats.errors.TimeoutError):
@@ -315,9 +454,7 @@ async def run_ingest(
                 log.warning("fetch: %s", exc)
                 await asyncio.sleep(0.5)
                 continue
-            batch = parse_batch(
-                ((m.subject, (m.headers or {}).get("Nats-Msg-Id"), m.data) for m in msgs), config.subject_prefix
-            )
+            batch = parse_batch(((m.subject, _record_id(m.headers), m.data) for m in msgs), config.subject_prefix)
             last_progress, backoff = time.monotonic(), 0.2
             while True:
                 try:
@@ -348,6 +485,7 @@ async def run_ingest(
             _log(batch, outcome)
             for m, verdict in zip(msgs, outcome.verdicts, strict=True):
                 await _settle(m, verdict)
+            to_tell.update(r.table for r in batch.records)  # told at most every TELL_EVERY_S, not per batch
             stats.batches += 1
             stats.messages += len(msgs)
             stats.add(outcome)
@@ -361,6 +499,7 @@ async def run_ingest(
                         pass
         return stats
     finally:
+        broker.closing = True
         try:
             await asyncio.wait_for(nc.close(), 5)
         except Exception:  # already gone

@@ -1,6 +1,7 @@
 """One table's journal against the floor store: every record the floor holds for the table must be
 the journal's record at that number (the same hash), with no gap below the floor's head; what the
-journal holds past the floor's head is the backlog, not a difference (``tablectl floor reconcile``).
+journal holds past the floor's head is the backlog, not a difference, until it is older than a grace
+period: then it is missing (``tablectl floor reconcile``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ class Reconciled:
     """Records held by both, with the same hash."""
     backlog: int = 0
     """Journal records after the floor's last one (not yet published or stored)."""
+    last_floor: int = 0
+    """The floor's last record compared (or its chain's start): the backlog comes after it."""
     differences: list[str] = field(default_factory=list)
     more: int = 0
     """Differences beyond those listed."""
@@ -66,6 +69,7 @@ def reconcile(
             out.differ(f"record {seq}: the floor's hash {digest[:12]}... is not the journal's {current[1][:12]}...")
         else:
             out.compared += 1
+    out.last_floor = last_floor
     while current is not None:
         if current[0] > last_floor:
             out.backlog += 1

