@@ -171,17 +171,20 @@ def test_silent_beyond_the_heartbeat_is_not_reporting_and_keeps_its_hold(pit: tu
 def test_alerts_and_a_table_before_its_first_round(pit: tuple[Any, Pit]) -> None:
     conn, p = pit
     seed(conn, "new-1", game=None)
+    # a table of its own: the quarantine is evidence, append-only in the store (it cannot be removed after)
+    seed(conn, "q-1", game="mississippi_stud")
     conn.execute(
         "INSERT INTO floor_quarantine (table_id, seq, subject, reason, prev, hash, payload) "
-        "VALUES ('ok-3', 99, 's', 'forged', '', '', '\\x00'::bytea)"
+        "VALUES ('q-1', 99, 's', 'forged', '', '', '\\x00'::bytea)"
     )
     try:
         html = p.get("/")[1]
-        assert "1 quarantined" in rows(html)["ok-3"]
+        assert "1 quarantined" in rows(html)["q-1"]
+        assert "quarantined" not in rows(html)["ok-3"]
         assert "not known yet" in rows(html)["new-1"] and "?" not in rows(html)["new-1"].split("</td>")[1]
     finally:
-        conn.execute("DELETE FROM floor_quarantine WHERE table_id = 'ok-3'")
         wipe(conn, "new-1")
+        wipe(conn, "q-1")
 
 
 def test_paths_out_of_range_and_unknown_tables_are_404(pit: tuple[Any, Pit]) -> None:
