@@ -22,7 +22,16 @@ from controller.hands.categories import FIVE_CARD_ORDER, LOW_HAND_ORDER, Categor
 from controller.hands.fast import JOKER_INDEX, evaluator_for
 from controller.hands.rules import HandRules
 
-__all__ = ["HandValue", "HandError", "hand_json", "evaluate_five", "evaluate_best", "evaluate_three", "evaluate_low"]
+__all__ = [
+    "HandValue",
+    "HandError",
+    "hand_json",
+    "evaluate_five",
+    "evaluate_best",
+    "evaluate_dealt",
+    "evaluate_three",
+    "evaluate_low",
+]
 
 
 class HandError(ValueError):
@@ -148,6 +157,25 @@ def _pick_best(
     return tuple(best)
 
 
+_STRAIGHT_CATEGORIES = frozenset({Category.STRAIGHT, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
+
+
+def _pick_five(cards: tuple[Card, ...], category: Category) -> tuple[Card, ...]:
+    """:func:`_pick_best` of exactly five cards without the joker, in one sort: every card
+    plays, ordered by how many of its rank the hand holds, then rank, then the later suit
+    (a wheel straight shows its ace last). Checked against ``_pick_best`` on every hand."""
+    ranks = [c.index % 13 for c in cards]
+    if category in _STRAIGHT_CATEGORIES and 12 in ranks and 0 in ranks:  # the wheel: 5-4-3-2-A
+        keys = [(-1 if r == 12 else r) * 4 + c.index // 13 for r, c in zip(ranks, cards)]
+    else:
+        keys = [(ranks.count(r) << 6) + r * 4 + c.index // 13 for r, c in zip(ranks, cards)]
+    return tuple(c for _, c in sorted(zip(keys, cards), key=_first, reverse=True))
+
+
+def _first(pair: tuple[int, Card]) -> int:
+    return pair[0]
+
+
 def evaluate_five(cards: Sequence[Card], rules: HandRules) -> HandValue:
     """Rank exactly five cards under ``rules``."""
     _check(cards, rules, (5,), "a five-card hand")
@@ -160,11 +188,20 @@ def evaluate_best(cards: Sequence[Card], rules: HandRules) -> HandValue:
     return _evaluate(cards, rules)
 
 
+def evaluate_dealt(cards: Sequence[Card], rules: HandRules) -> HandValue:
+    """:func:`evaluate_best` of five to seven cards already checked (distinct, the joker only
+    where ``rules`` deal it): settlement ranks hands its record reader has checked."""
+    return _evaluate(cards, rules)
+
+
 def _evaluate(cards: Sequence[Card], rules: HandRules) -> HandValue:
-    strength = evaluator_for(rules.wheel).strength([c.index for c in cards])
+    indices = [c.index for c in cards]
+    strength = evaluator_for(rules.wheel).strength(indices)
     index, fields = unpack(strength)
     category = FIVE_CARD_ORDER[index]
     cards = tuple(cards)
+    if len(cards) == 5 and JOKER_INDEX not in indices:
+        return HandValue(category, partial(_pick_five, cards, category), strength, cards)
     return HandValue(category, partial(_pick_best, cards, category, fields, rules), strength, cards)
 
 
