@@ -251,9 +251,18 @@ class _Premium:
     envy: int
 
 
+_ROWS: dict[int, tuple[Paytable, dict[Category, PaytableRow]]] = {}
+"""Each paytable's lines by category, made once while the paytable lives (every hand asks)."""
+
+
 def _paying_row(value: BonusValue, table: Paytable) -> PaytableRow | None:
     """The one line of ``table`` that pays ``value``: its highest-paying qualifying line."""
-    rows = table.by_category()
+    kept = _ROWS.get(id(table))
+    if kept is None or kept[0] is not table:
+        if len(_ROWS) > 64:
+            _ROWS.clear()
+        kept = _ROWS[id(table)] = (table, table.by_category())
+    rows = kept[1]
     line = paying_line(value.qualifies, rows, key=lambda row: row.pays_more)
     return rows[line] if line is not None else None
 
