@@ -129,6 +129,11 @@ def apply_caps(
 ) -> tuple[list[WagerResult], tuple[CapReport, ...]]:
     """Apply each paytable's own cap to the wagers it pays (``paid_by``: paytable spot ->
     wager spots), then the table's aggregate ``payout_cap`` to everything."""
+    caps = [cap for cap in (getattr(paytables.get(spot), "cap", None) for spot in paid_by) if cap is not None]
+    if payout_cap is not None:
+        caps.append(payout_cap)
+    if not caps or sum(w.net for w in wagers if w.net > 0) <= min(caps):
+        return list(wagers), ()  # no cap bites: every one limits a part of these payouts
     reports = []
     out = list(wagers)
     for spot, spots in paid_by.items():

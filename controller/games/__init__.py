@@ -63,13 +63,14 @@ def settle_record(data: object, table: TableConfig | None = None) -> Settlement:
     game = GAMES.get(name) if isinstance(name, str) else None
     if game is None:
         raise RecordError([f"$.game: unknown game {str(name)[:60]!r} (known: {', '.join(sorted(GAMES))})"])
-    unknown = [
-        f"$.{k}: unknown key (known: {', '.join(sorted(_TOP_KEYS[game.name]))})"
-        for k in data
-        if k not in _TOP_KEYS[game.name]
-    ]
-    if unknown:
-        raise RecordError(unknown)
+    if not data.keys() <= _TOP_KEYS[game.name]:
+        raise RecordError(
+            [
+                f"$.{k}: unknown key (known: {', '.join(sorted(_TOP_KEYS[game.name]))})"
+                for k in data
+                if k not in _TOP_KEYS[game.name]
+            ]
+        )
     if table is None:
         raw = data.get("table")
         if raw is not None and not isinstance(raw, str):

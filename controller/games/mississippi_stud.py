@@ -26,16 +26,17 @@ is the highest seat number first.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from controller.cards import Card, format_cards
 from controller.games.record import Problems, read_seats, write_record
-from controller.hands import MISSISSIPPI_STUD, evaluate_five, evaluate_three
+from controller.hands import MISSISSIPPI_STUD, evaluate_dealt, evaluate_three
 from controller.names import hand_name
 from controller.settlement import (
     DISCARD,
+    Action,
     Result,
     SeatSettlement,
     Settlement,
@@ -155,28 +156,116 @@ def round_record(rnd: MississippiRound, table: str | None = None) -> dict[str, A
     return write_record("mississippi_stud", table, rnd.seats, community=format_cards(rnd.community))
 
 
-def _main(
-    seat: MississippiSeat, community: tuple[Card, ...], table: TableConfig
-) -> tuple[list[WagerResult], dict[str, str]]:
-    spots = ["ante", *STREETS]
+_SPOTS = ("ante", *STREETS)
+_VIOLATION_WHY = "communication violation: every wager forfeit (35.10(c))"
+
+_Results = tuple[tuple[WagerResult, ...], tuple[Action, ...]]
+_KEPT: dict[tuple[object, ...], tuple[object, _Results]] = {}
+"""Wager results and their actions by what decides them (a paytable line, or the category or
+street that loses, and the stakes): a table settles the same few again and again."""
+
+
+def _kept(key: tuple[object, ...], owner: object, make: Callable[[], list[WagerResult]]) -> _Results:
+    """The results ``make`` gives for ``key`` and their actions, made once while ``owner`` (the
+    paytable line they depend on, or ``None``) is the same object."""
+    found = _KEPT.get(key)
+    if found is not None and found[0] is owner:
+        return found[1]
+    results = tuple(make())
+    if len(_KEPT) >= 4096:
+        _KEPT.clear()
+    _KEPT[key] = (owner, (results, actions_for(results)))
+    return results, actions_for(results)
+
+
+def _main(seat: MississippiSeat, community: tuple[Card, ...], table: TableConfig) -> tuple[_Results, dict[str, str]]:
+    """35.10(i): every live wager of a seat played to the end, at the line its hand makes."""
     w = seat.wagers
-    hand = evaluate_five(seat.cards + community, MISSISSIPPI_STUD)
+    hand = evaluate_dealt(seat.cards + community, MISSISSIPPI_STUD)
     row = table.paytables["main"].row_for(hand)
+    stakes = tuple(w[s] for s in _SPOTS)
     if row is None:
         why = f"{hand_name(hand.category.value)} does not pay (35.10(i)1)"
-        return [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in spots], hand_summary(hand)
-    if row.odds.push:
+        results = _kept(
+            ("lose", why, stakes), None, lambda: [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in _SPOTS]
+        )
+    elif row.odds.push:
         why = f"{row.describe()} (35.10(i)2)"
-        return [WagerResult(s, w[s], Result.PUSH, 0, why) for s in spots], hand_summary(hand)
-    why = f"{row.describe()} (35.10(i)3, 35.11)"
-    return [WagerResult(s, w[s], Result.WIN, row.odds.payout(w[s]), why) for s in spots], hand_summary(hand)
+        results = _kept(
+            ("push", id(row), stakes), row, lambda: [WagerResult(s, w[s], Result.PUSH, 0, why) for s in _SPOTS]
+        )
+    else:
+        why = f"{row.describe()} (35.10(i)3, 35.11)"
+        odds = row.odds
+        results = _kept(
+            ("win", id(row), stakes),
+            row,
+            lambda: [WagerResult(s, w[s], Result.WIN, odds.payout(w[s]), why) for s in _SPOTS],
+        )
+    return results, hand_summary(hand)
+
+
+def _seat_wagers(
+    seat: MississippiSeat, rnd: MississippiRound, table: TableConfig, bonus: _Bonus
+) -> tuple[list[WagerResult], tuple[Action, ...] | None, dict[str, dict[str, str]]]:
+    """Steps 1 to 4 of the module's order for one seat: its wager results, the actions of its
+    main wagers when nothing but these results decides them, and its hands."""
+    w = seat.wagers
+    hands: dict[str, dict[str, str]] = {}
+    actions: tuple[Action, ...] | None = None
+    if seat.communication_violation and seat.violation_at is None:
+        wagers = [WagerResult(s, w[s], Result.LOSE, -w[s], _VIOLATION_WHY) for s in w]
+    elif seat.folded_at is not None:
+        lost = _LOST[seat.folded_at]
+        why = f"folded at {seat.folded_at} street ({_STREET_RULE[seat.folded_at]})"
+        results, actions = _kept(
+            ("fold", seat.folded_at, tuple(w[s] for s in lost)),
+            None,
+            lambda: [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in lost],
+        )
+        wagers = list(results)
+    else:
+        (results, actions), hands["player"] = _main(seat, rnd.community, table)
+        wagers = list(results)
+    if "bonus" in w and seat.communication_violation and seat.violation_at is not None:
+        wagers.append(WagerResult("bonus", w["bonus"], Result.LOSE, -w["bonus"], _VIOLATION_WHY))
+    elif "bonus" in w and not seat.communication_violation:
+        hands["bonus"] = bonus.summary
+        wagers.append(bonus.result(w["bonus"]))
+    return wagers, actions, hands
+
+
+_LOST = {street: ("ante", *STREETS[: STREETS.index(street)]) for street in STREETS}
+"""The wagers a fold at each street forfeits."""
+
+
+class _Bonus:
+    """The three-card bonus of one round (step 4): the community cards' line, and each stake's result."""
+
+    def __init__(self, community: tuple[Card, ...], table: TableConfig) -> None:
+        self.value = evaluate_three(community, MISSISSIPPI_STUD)
+        self.row = table.paytables["bonus"].row_for(self.value) if "bonus" in table.paytables else None
+        self.summary = hand_summary(self.value)
+        self.name = hand_name(self.value.category.value)
+        self._results: dict[int, WagerResult] = {}
+
+    def result(self, stake: int) -> WagerResult:
+        """The result of a bonus wager of ``stake`` cents."""
+        found = self._results.get(stake)
+        if found is None:
+            row = self.row
+            if row is None or row.odds.push:
+                why = f"community {self.name} does not pay"
+                found = WagerResult("bonus", stake, Result.LOSE, -stake, why)
+            else:
+                found = WagerResult("bonus", stake, Result.WIN, row.odds.payout(stake), f"community {row.describe()}")
+            self._results[stake] = found
+        return found
 
 
 def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
     """Settle a checked Mississippi Stud round under ``table``'s paytables and cap."""
-    bonus_value = evaluate_three(rnd.community, MISSISSIPPI_STUD)
-    bonus_row = table.paytables["bonus"].row_for(bonus_value) if "bonus" in table.paytables else None
-    bonus_summary = hand_summary(bonus_value)
+    bonus = _Bonus(rnd.community, table)
     order = sorted(rnd.seats, key=lambda s: -s.seat)  # counterclockwise from the dealer's right
     settled: dict[int, SeatSettlement] = {}
     violation_steps: list[Step] = []
@@ -184,34 +273,14 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
     main_steps: list[Step] = []
     bonus_steps: list[Step] = []
     for seat in order:
-        w = seat.wagers
-        hands: dict[str, dict[str, str]] = {}
-        wagers: list[WagerResult] = []
-        violation_why = "communication violation: every wager forfeit (35.10(c))"
-        if seat.communication_violation and seat.violation_at is None:
-            wagers = [WagerResult(s, w[s], Result.LOSE, -w[s], violation_why) for s in w]
-        elif seat.folded_at is not None:
-            lost = ["ante", *STREETS[: STREETS.index(seat.folded_at)]]
-            why = f"folded at {seat.folded_at} street ({_STREET_RULE[seat.folded_at]})"
-            wagers = [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in lost]
-        else:
-            wagers, hands["player"] = _main(seat, rnd.community, table)
-        if "bonus" in w and seat.communication_violation and seat.violation_at is not None:
-            wagers.append(WagerResult("bonus", w["bonus"], Result.LOSE, -w["bonus"], violation_why))
-        elif "bonus" in w and not seat.communication_violation:
-            hands["bonus"] = bonus_summary
-            if bonus_row is None or bonus_row.odds.push:
-                why = f"community {hand_name(bonus_value.category.value)} does not pay"
-                wagers.append(WagerResult("bonus", w["bonus"], Result.LOSE, -w["bonus"], why))
-            else:
-                pay = bonus_row.odds.payout(w["bonus"])
-                wagers.append(WagerResult("bonus", w["bonus"], Result.WIN, pay, f"community {bonus_row.describe()}"))
+        wagers, main_actions, hands = _seat_wagers(seat, rnd, table, bonus)
         wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
         settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, caps)
-        main = [x for x in wagers if x.spot != "bonus"]
-        bonus = [x for x in wagers if x.spot == "bonus"]
+        if caps or main_actions is None:
+            main_actions = actions_for([x for x in wagers if x.spot != "bonus"])
+        bonus_wagers = [x for x in wagers if x.spot == "bonus"] if "bonus" in seat.wagers else []
         if seat.communication_violation:
-            forfeit = wagers if seat.violation_at is None else bonus  # after a fold: what the fold left
+            forfeit = wagers if seat.violation_at is None else bonus_wagers  # after a fold: what the fold left
             violation_steps.append(
                 Step(
                     "violation",
@@ -223,24 +292,16 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
             )
             if seat.violation_at is None:
                 continue
-            bonus = []
+            bonus_wagers = []
         if seat.folded_at is not None:
             fold_steps[seat.folded_at].append(
-                Step(
-                    f"{seat.folded_at}_street",
-                    seat.seat,
-                    actions_for(main),
-                    f"folds at {seat.folded_at} street",
-                    DISCARD,
-                )
+                Step(f"{seat.folded_at}_street", seat.seat, main_actions, f"folds at {seat.folded_at} street", DISCARD)
             )
         else:
             note = f"{hand_name(hands['player']['category'])} ({hands['player']['best']})"
-            main_steps.append(Step("settle", seat.seat, actions_for(main), note, DISCARD))
-        if bonus:
-            bonus_steps.append(
-                Step("bonus", seat.seat, actions_for(bonus), f"bonus on {hand_name(bonus_value.category.value)}")
-            )
+            main_steps.append(Step("settle", seat.seat, main_actions, note, DISCARD))
+        if bonus_wagers:
+            bonus_steps.append(Step("bonus", seat.seat, actions_for(bonus_wagers), f"bonus on {bonus.name}"))
     reveal = Step("dealer", None, (), f"community cards {format_cards(rnd.community)}")
     procedure = (
         *violation_steps,
@@ -254,5 +315,5 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
         table,
         settled,
         procedure,
-        {"community": format_cards(rnd.community), "bonus": bonus_summary},
+        {"community": format_cards(rnd.community), "bonus": bonus.summary},
     )

@@ -39,11 +39,11 @@ from typing import Any
 
 from controller.cards import Card, CardError, format_cards, parse_cards
 from controller.game_options import pai_gow_options
-from controller.games.house_way import Decision, house_way
+from controller.games.house_way import Decision, HouseWay, house_way
 from controller.games.pai_gow_deal import StartError, misdeal_reasons, position_name, start_position
 from controller.games.record import Problems, read_seats, write_record
 from controller.hands import PAI_GOW, BonusValue, Category, classify_bonus, paying_line
-from controller.hands.paigow import HandSet, is_pai_gow, make_set
+from controller.hands.paigow import HandSet, is_pai_gow, make_set, set_dealt
 from controller.names import hand_name
 from controller.paytables import Paytable, PaytableRow
 from controller.settlement import (
@@ -251,9 +251,18 @@ class _Premium:
     envy: int
 
 
+_ROWS: dict[int, tuple[Paytable, dict[Category, PaytableRow]]] = {}
+"""Each paytable's lines by category, made once while the paytable lives (every hand asks)."""
+
+
 def _paying_row(value: BonusValue, table: Paytable) -> PaytableRow | None:
     """The one line of ``table`` that pays ``value``: its highest-paying qualifying line."""
-    rows = table.by_category()
+    kept = _ROWS.get(id(table))
+    if kept is None or kept[0] is not table:
+        if len(_ROWS) > 64:
+            _ROWS.clear()
+        kept = _ROWS[id(table)] = (table, table.by_category())
+    rows = kept[1]
     line = paying_line(value.qualifies, rows, key=lambda row: row.pays_more)
     return rows[line] if line is not None else None
 
@@ -284,6 +293,181 @@ def _pai_gow_wager(stake: int, player: HandSet, dealer: HandSet, fouled: bool, o
     return WagerResult("pai_gow", stake, Result.LOSE, -stake, f"both hands lose{copy_note}")
 
 
+@dataclass(frozen=True, slots=True)
+class _Round:
+    """What the steps of one round's settlement share: the options, the house way, the dealer's
+    set, the optional wagers' paytables, the envy markers and every hand's premium status."""
+
+    options: Mapping[str, Any]
+    way: HouseWay
+    dealer: Decision
+    bonus: Paytable | None
+    envy: Paytable | None
+    insurance: Paytable | None
+    markers: frozenset[int]
+    """Seats with an envy marker (a bonus wager of at least ``envy_minimum``)."""
+    keep_all: bool
+    """(d)1ii: every hand stays on the layout (an envy marker or an insurance wager on the table)."""
+    premium: Mapping[int, _Premium]
+    dealer_premium: _Premium | None
+
+
+def _round(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round:
+    """The shared part of a round's settlement: the dealer's hand set by the house way
+    (11.15(d), digest 3.5) unless the record gives it, and each hand classified for the bonus."""
+    way = house_way(o["house_way"])
+    if rnd.dealer_set:
+        dealer = Decision(make_set(*rnd.dealer_set), "given", "set as recorded")
+    else:
+        dealer = way.set(rnd.dealer, dict(o))
+    envy = table.paytables.get("envy")
+    markers = frozenset(s.seat for s in rnd.seats if s.wagers.get("bonus", 0) >= o["envy_minimum"] and envy is not None)
+    return _Round(
+        options=o,
+        way=way,
+        dealer=dealer,
+        bonus=table.paytables.get("bonus"),
+        envy=envy,
+        insurance=table.paytables.get("insurance"),
+        markers=markers,
+        keep_all=bool(markers) or any("insurance" in s.wagers for s in rnd.seats),
+        premium={s.seat: _classify(s.cards, envy) for s in rnd.seats},
+        dealer_premium=_classify(rnd.dealer, envy) if o["envy_includes_dealer"] else None,
+    )
+
+
+def _seat_set(seat: PaiGowSeat, r: _Round, hands: dict[str, Mapping[str, str]]) -> tuple[HandSet, bool]:
+    """The set a seat's pai gow wager plays, and whether it is a foul that forfeits (a foul is
+    set again by the house way under ``foul_policy: reset_by_house_way``, noted in ``hands``)."""
+    o = r.options
+    if seat.foul:
+        chosen, fouled = r.way.set(seat.cards, dict(o)).set, True
+        if o["foul_policy"] == "reset_by_house_way":
+            fouled = False
+            hands["reset"] = {"why": "foul reset by the house way"}
+    elif seat.high is not None and seat.low is not None:
+        chosen = set_dealt(seat.high, seat.low)
+        fouled = chosen.foul
+        if fouled and o["foul_policy"] == "reset_by_house_way":
+            chosen, fouled = r.way.set(seat.cards, dict(o)).set, False
+            hands["reset"] = {"why": "foul reset by the house way"}
+    else:
+        chosen, fouled = r.way.set(seat.cards, dict(o)).set, False
+    return chosen, fouled
+
+
+def _bonus_result(stake: int, mine: _Premium, bonus_table: Paytable) -> WagerResult:
+    """(d)2i, ii: the bonus wager, paid once at the highest-paying line the seven cards make."""
+    row = _paying_row(mine.value, bonus_table)
+    if row is None:
+        why = f"{hand_name(mine.value.category.value)} does not qualify"
+        return WagerResult("bonus", stake, Result.LOSE, -stake, why)
+    return WagerResult("bonus", stake, Result.WIN, row.odds.payout(stake), f"{row.describe()} (highest-paying line)")
+
+
+def _insurance_result(
+    stake: int, cards: tuple[Card, ...], insurance_table: Paytable, hands: dict[str, Mapping[str, str]]
+) -> WagerResult:
+    """(d)2: pai gow insurance, won on a pai gow (no pair, straight or flush; the joker only an ace)."""
+    gow, top = is_pai_gow(cards)
+    row = insurance_table.row_for_rank(Category.HIGH_CARD, top) if gow else None
+    hands["insurance"] = {"pai_gow": "yes" if gow else "no"}
+    if row is None or row.odds.push:
+        why = (
+            "a pai gow with no paying line"
+            if gow
+            else "not a pai gow (a pair, straight or flush; the joker only an ace)"
+        )
+        return WagerResult("insurance", stake, Result.LOSE, -stake, why)
+    return WagerResult("insurance", stake, Result.WIN, row.odds.payout(stake), f"pai gow, {row.describe()}")
+
+
+def _envy_result(seat: PaiGowSeat, r: _Round) -> WagerResult | None:
+    """(d)3i: a marker's envy bonus, the envy amount for each other premium hand (the dealer's
+    only with ``envy_includes_dealer``); ``None`` when there is none to pay."""
+    others = [(f"seat {s}", p) for s, p in r.premium.items() if s != seat.seat and p.envy]
+    if r.dealer_premium is not None and r.dealer_premium.envy:
+        others.append(("dealer", r.dealer_premium))
+    total = sum(p.envy for _, p in others)
+    if not total:
+        return None
+    why = "envy: " + ", ".join(f"{who} {hand_name(p.value.category.value)}" for who, p in others)
+    return WagerResult("envy", 0, Result.WIN, total, why)
+
+
+def _seat_settlement(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlement:
+    """Every wager of one seat settled, its payout caps applied, and its hands as recall shows them."""
+    w = seat.wagers
+    hands: dict[str, Mapping[str, str]] = {}
+    chosen, fouled = _seat_set(seat, r, hands)
+    hands["set"] = chosen.to_json()
+    wagers = [_pai_gow_wager(w["pai_gow"], chosen, r.dealer.set, fouled, r.options)]
+    mine = r.premium[seat.seat]
+    hands["bonus"] = {"category": mine.value.category.value, "best": format_cards(mine.value.best)}
+    if "bonus" in w and r.bonus is not None:
+        wagers.append(_bonus_result(w["bonus"], mine, r.bonus))
+    if "insurance" in w and r.insurance is not None:
+        wagers.append(_insurance_result(w["insurance"], seat.cards, r.insurance, hands))
+    if seat.seat in r.markers:
+        envy = _envy_result(seat, r)
+        if envy is not None:
+            wagers.append(envy)
+    wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
+    return SeatSettlement(seat.seat, tuple(wagers), hands, caps)
+
+
+@dataclass(frozen=True, slots=True)
+class _Steps:
+    """The dealer's steps of 11.15(d), each list in the order the seats are settled."""
+
+    pai_gow: list[Step] = field(default_factory=list)
+    """(d)1: each pai gow wager and its commission."""
+    bonus_insurance: list[Step] = field(default_factory=list)
+    """(d)2: hands rearranged for the bonus and insurance."""
+    envy: list[Step] = field(default_factory=list)
+    """(d)3i, ii: envy payments and markers, the bonus on each premium hand."""
+    premium_cards: list[Step] = field(default_factory=list)
+    """(d)3iii: premium hands without a bonus wager."""
+    kept: list[Step] = field(default_factory=list)
+    """Cards kept on the layout only by another seat's insurance (our step: collected last)."""
+
+    def add_seat(self, seat: PaiGowSeat, settled: SeatSettlement, r: _Round) -> None:
+        """One seat's part of each step."""
+        w = seat.wagers
+        by_spot = {x.spot: x for x in settled.wagers}
+        mine = r.premium[seat.seat]
+        is_premium = mine.envy > 0
+        keep = "bonus" in w or r.keep_all  # (d)1i, ii: the cards stay on the layout until (d)2 or 3
+        hand_set = settled.hands["set"]
+        note = f"high {hand_set['high']} / low {hand_set['low']}"
+        after = "cards stay on the layout" if keep else DISCARD
+        self.pai_gow.append(Step("pai_gow", seat.seat, actions_for([by_spot["pai_gow"]]), note, after))
+        if "bonus" in w or "insurance" in w or bool(r.markers):  # (d)2: rearranged to the best hand
+            now = [by_spot[k] for k in ("bonus", "insurance") if k in by_spot and not (k == "bonus" and is_premium)]
+            best = f"best hand {hand_name(mine.value.category.value)} ({format_cards(mine.value.best)})"
+            if is_premium:  # (d)2iii: announced, left face up (with its bonus wager) for (d)3
+                left = " with its bonus wager" if "bonus" in w else ""
+                then = f"premium hand: announce it, leave it face up{left}"
+                self.bonus_insurance.append(Step("bonus_insurance", seat.seat, actions_for(now), best, then))
+            else:  # (d)2i, ii
+                self.bonus_insurance.append(Step("bonus_insurance", seat.seat, actions_for(now), best, DISCARD))
+        elif keep and not is_premium:  # kept on the layout by another seat's insurance (d)1ii; no step of
+            # 11.15 says when these cards go: collected last, after (d)3iii
+            self.kept.append(Step("cards", seat.seat, (), "", DISCARD))
+        if seat.seat in r.markers:  # (d)3i: pay the envy bonus, then collect the marker
+            envy = [by_spot["envy"]] if "envy" in by_spot else []
+            paid = "envy bonus" if envy else "envy bonus: none to pay"
+            self.envy.append(Step("envy", seat.seat, actions_for(envy), paid, "collect the envy marker"))
+        if is_premium and "bonus" in w:  # (d)3ii: pay the bonus on the premium hand, then its cards go
+            self.envy.append(Step("premium", seat.seat, actions_for([by_spot["bonus"]]), "premium hand", DISCARD))
+        if is_premium and "bonus" not in w and r.keep_all:  # (d)3iii: only cards (d)1ii kept on the layout
+            self.premium_cards.append(Step("premium_cards", seat.seat, (), "premium hand, no bonus wager", DISCARD))
+
+    def procedure(self, dealer: Step) -> tuple[Step, ...]:
+        """The whole procedure: the dealer's hand, then (d)1, (d)2, (d)3 and the cards left."""
+        return (dealer, *self.pai_gow, *self.bonus_insurance, *self.envy, *self.premium_cards, *self.kept)
+
+
 def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
     """Settle a checked pai gow round under ``table``'s house way, paytables and options."""
     o = pai_gow_options(table)
@@ -292,148 +476,25 @@ def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
     start = {"method": rnd.start[0], "value": rnd.start[1], "first_hand": position_name(position)}
     if rnd.misdeal:
         return _void(rnd, table, order, start)
-    way = house_way(o["house_way"])
-    if rnd.dealer_set:
-        dealer_decision = Decision(make_set(*rnd.dealer_set), "given", "set as recorded")
-    else:
-        dealer_decision = way.set(rnd.dealer, dict(o))
-    dealer = dealer_decision.set
-    bonus_table, envy_table, insurance_table = (table.paytables.get(k) for k in ("bonus", "envy", "insurance"))
-    envy_min = o["envy_minimum"]
-    markers = {s.seat for s in rnd.seats if s.wagers.get("bonus", 0) >= envy_min and envy_table is not None}
-    any_big_bonus = bool(markers)
-    keep_all = any_big_bonus or any("insurance" in s.wagers for s in rnd.seats)
-    premium = {s.seat: _classify(s.cards, envy_table) for s in rnd.seats}
-    dealer_premium = _classify(rnd.dealer, envy_table) if o["envy_includes_dealer"] else None
-    steps: dict[str, list[Step]] = {"pai_gow": [], "bonus_insurance": [], "envy": [], "premium_cards": [], "kept": []}
+    r = _round(rnd, table, o)
+    steps = _Steps()
     settled: dict[int, SeatSettlement] = {}
     for seat in order:
-        w = seat.wagers
-        hands: dict[str, Mapping[str, str]] = {}
-        if seat.foul:
-            chosen, fouled = way.set(seat.cards, dict(o)).set, True
-            if o["foul_policy"] == "reset_by_house_way":
-                fouled = False
-                hands["reset"] = {"why": "foul reset by the house way"}
-        elif seat.high is not None and seat.low is not None:
-            chosen = make_set(seat.high, seat.low)
-            fouled = chosen.foul
-            if fouled and o["foul_policy"] == "reset_by_house_way":
-                chosen, fouled = way.set(seat.cards, dict(o)).set, False
-                hands["reset"] = {"why": "foul reset by the house way"}
-        else:
-            chosen, fouled = way.set(seat.cards, dict(o)).set, False
-        hands["set"] = chosen.to_json()
-        wagers = [_pai_gow_wager(w["pai_gow"], chosen, dealer, fouled, o)]
-        mine = premium[seat.seat]
-        hands["bonus"] = {"category": mine.value.category.value, "best": format_cards(mine.value.best)}
-        is_premium = mine.envy > 0
-        if "bonus" in w and bonus_table is not None:
-            row = _paying_row(mine.value, bonus_table)
-            if row is None:
-                wagers.append(
-                    WagerResult(
-                        "bonus",
-                        w["bonus"],
-                        Result.LOSE,
-                        -w["bonus"],
-                        f"{hand_name(mine.value.category.value)} does not qualify",
-                    )
-                )
-            else:
-                wagers.append(
-                    WagerResult(
-                        "bonus",
-                        w["bonus"],
-                        Result.WIN,
-                        row.odds.payout(w["bonus"]),
-                        f"{row.describe()} (highest-paying line)",
-                    )
-                )
-        if "insurance" in w and insurance_table is not None:
-            gow, top = is_pai_gow(seat.cards)
-            row = insurance_table.row_for_rank(Category.HIGH_CARD, top) if gow else None
-            hands["insurance"] = {"pai_gow": "yes" if gow else "no"}
-            if row is None or row.odds.push:
-                why = (
-                    "a pai gow with no paying line"
-                    if gow
-                    else "not a pai gow (a pair, straight or flush; the joker only an ace)"
-                )
-                wagers.append(WagerResult("insurance", w["insurance"], Result.LOSE, -w["insurance"], why))
-            else:
-                wagers.append(
-                    WagerResult(
-                        "insurance",
-                        w["insurance"],
-                        Result.WIN,
-                        row.odds.payout(w["insurance"]),
-                        f"pai gow, {row.describe()}",
-                    )
-                )
-        if seat.seat in markers:
-            others = [(f"seat {s}", p) for s, p in premium.items() if s != seat.seat and p.envy]
-            if dealer_premium is not None and dealer_premium.envy:
-                others.append(("dealer", dealer_premium))
-            total = sum(p.envy for _, p in others)
-            if total:
-                why = "envy: " + ", ".join(f"{who} {hand_name(p.value.category.value)}" for who, p in others)
-                wagers.append(WagerResult("envy", 0, Result.WIN, total, why))
-        wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
-        settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, caps)
-        by_spot = {x.spot: x for x in wagers}
-        keep = "bonus" in w or keep_all  # (d)1i, ii: the cards stay on the layout until (d)2 or 3
-        note = f"high {hands['set']['high']} / low {hands['set']['low']}"
-        after = "cards stay on the layout" if keep else DISCARD
-        steps["pai_gow"].append(Step("pai_gow", seat.seat, actions_for([by_spot["pai_gow"]]), note, after))
-        rearranged = "bonus" in w or "insurance" in w or any_big_bonus  # (d)2
-        if rearranged:
-            now = [by_spot[k] for k in ("bonus", "insurance") if k in by_spot and not (k == "bonus" and is_premium)]
-            best = f"best hand {hand_name(mine.value.category.value)} ({format_cards(mine.value.best)})"
-            if is_premium:  # (d)2iii: announced, left face up (with its bonus wager) for (d)3
-                left = " with its bonus wager" if "bonus" in w else ""
-                steps["bonus_insurance"].append(
-                    Step(
-                        "bonus_insurance",
-                        seat.seat,
-                        actions_for(now),
-                        best,
-                        f"premium hand: announce it, leave it face up{left}",
-                    )
-                )
-            else:  # (d)2i, ii
-                steps["bonus_insurance"].append(Step("bonus_insurance", seat.seat, actions_for(now), best, DISCARD))
-        elif keep and not is_premium:  # kept on the layout by another seat's insurance (d)1ii; no step of
-            # 11.15 says when these cards go: collected last, after (d)3iii
-            steps["kept"].append(Step("cards", seat.seat, (), "", DISCARD))
-        if seat.seat in markers:  # (d)3i: pay the envy bonus, then collect the marker
-            envy = [by_spot["envy"]] if "envy" in by_spot else []
-            paid = "envy bonus" if envy else "envy bonus: none to pay"
-            steps["envy"].append(Step("envy", seat.seat, actions_for(envy), paid, "collect the envy marker"))
-        if is_premium and "bonus" in w:  # (d)3ii: pay the bonus on the premium hand, then its cards go
-            steps["envy"].append(Step("premium", seat.seat, actions_for([by_spot["bonus"]]), "premium hand", DISCARD))
-        if is_premium and "bonus" not in w and keep_all:  # (d)3iii: only cards (d)1ii kept on the layout
-            steps["premium_cards"].append(Step("premium_cards", seat.seat, (), "premium hand, no bonus wager", DISCARD))
+        settled[seat.seat] = _seat_settlement(seat, r, table)
+        steps.add_seat(seat, settled[seat.seat], r)
+    dealer, rule = r.dealer.set, r.dealer.rule
     dealer_step = Step(
         "dealer",
         None,
         (),
-        f"house way {hand_name(dealer_decision.rule)}: high {format_cards(dealer.high.best)} / low {format_cards(dealer.low.best)}",
-    )
-    procedure = (
-        dealer_step,
-        *steps["pai_gow"],
-        *steps["bonus_insurance"],
-        *steps["envy"],
-        *steps["premium_cards"],
-        *steps["kept"],
+        f"house way {hand_name(rule)}: high {format_cards(dealer.high.best)} / low {format_cards(dealer.low.best)}",
     )
     return settlement_for(
         "pai_gow",
         table,
         settled,
-        procedure,
-        {"cards": format_cards(rnd.dealer), **dealer_decision.to_json(), "start": start},
+        steps.procedure(dealer_step),
+        {"cards": format_cards(rnd.dealer), **r.dealer.to_json(), "start": start},
     )
 
 

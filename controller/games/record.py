@@ -182,19 +182,21 @@ def read_seats(data: Mapping[str, Any], table: TableConfig, problems: Problems, 
         text = str(key)
         return int(text) if text.isascii() and text.isdigit() and len(text) <= 3 else 0
 
-    for key in sorted(raw_seats, key=lambda k: (number_of(k) == 0, number_of(k), str(k))):
-        path = f"$.seats.{str(key)[:40]}"
+    numbered = [(number_of(k), str(k), k) for k in raw_seats]  # each key read once
+    numbered.sort(key=lambda item: (item[0] == 0, item[0], item[1]))
+    for number, text, key in numbered:
+        path = f"$.seats.{text[:40]}"
         raw = raw_seats[key]
-        number = number_of(key)
         if not 1 <= number <= table.seats:
             problems.add(path, f"no seat {key!r} at this table (seats 1 to {table.seats})")
             continue
         if not isinstance(raw, dict):
             problems.add(path, "a seat must be an object")
             continue
-        for k in raw:
-            if k not in keys:
-                problems.add(f"{path}.{k}", f"unknown key (a seat has {', '.join(sorted(keys))})")
+        if not raw.keys() <= keys:
+            for k in raw:
+                if k not in keys:
+                    problems.add(f"{path}.{k}", f"unknown key (a seat has {', '.join(sorted(keys))})")
         seats.append(SeatRecord(number, path, raw, read_wagers(f"{path}.wagers", raw.get("wagers"), table, problems)))
     return seats
 

@@ -14,7 +14,15 @@ from controller.cards import Card
 from controller.hands.bonus import BonusValue, classify_bonus, paying_line
 from controller.hands.categories import Category
 from controller.hands.rules import BOSTON5, MISSISSIPPI_STUD, PAI_GOW, RULES, HandRules, Wheel, rules_for
-from controller.hands.value import HandError, HandValue, evaluate_best, evaluate_five, evaluate_low, evaluate_three
+from controller.hands.value import (
+    HandError,
+    HandValue,
+    evaluate_best,
+    evaluate_dealt,
+    evaluate_five,
+    evaluate_low,
+    evaluate_three,
+)
 
 __all__ = [
     "Kind",
@@ -33,6 +41,7 @@ __all__ = [
     "kind_for_size",
     "evaluate_five",
     "evaluate_best",
+    "evaluate_dealt",
     "evaluate_three",
     "evaluate_low",
     "classify_bonus",

@@ -73,6 +73,9 @@ def _consecutive_seven(ranks: set[int]) -> bool:
 def _seven_card_categories(cards: Sequence[Card]) -> list[Category]:
     real = [c for c in cards if not c.is_joker]
     has_joker = len(real) < len(cards)
+    suits = [c.index // 13 for c in real]
+    if max(suits.count(s) for s in set(suits)) < 4:  # each category needs four or more of a suit
+        return []
     found: list[Category] = []
     if len({c.suit for c in real}) == 1:
         ranks = {c.rank - 2 for c in real if c.rank is not None}
@@ -101,25 +104,35 @@ def _seven_card_categories(cards: Sequence[Card]) -> list[Category]:
     return found
 
 
-def _five_card_categories(cards: Sequence[Card], rules: HandRules) -> set[Category]:
+def _five_card_bits(cards: Sequence[Card], rules: HandRules) -> int:
+    """The five-card categories some five of ``cards`` form exactly, one bit per category number."""
     evaluator = evaluator_for(rules.wheel)
-    found: set[Category] = set()
+    bits = 0
     indices = [c.index for c in cards]
     if JOKER_INDEX not in indices:  # each five is the seven's summed codes less two cards
         codes = [_CODES[i] for i in indices]
         total = sum(codes)
         of_sum = evaluator.strength_of_sum
         for i in range(len(codes)):
+            rest = total - codes[i]
             for j in range(i + 1, len(codes)):
-                found.add(FIVE_CARD_ORDER[of_sum(total - codes[i] - codes[j]) >> 20])
-        return found
-    bits = 0
+                bits |= 1 << (of_sum(rest - codes[j]) >> 20)
+        return bits
     for five in combinations(indices, 5):
         if JOKER_INDEX in five:
             bits |= evaluator.joker_categories([i for i in five if i != JOKER_INDEX])
         else:
             bits |= 1 << (evaluator.strength(five) >> 20)
-    return {category for n, category in enumerate(FIVE_CARD_ORDER) if bits >> n & 1}
+    return bits
+
+
+def _categories_of(bits: int) -> tuple[Category, ...]:
+    """The five-card categories of ``bits``, highest first."""
+    return tuple(category for n, category in reversed(list(enumerate(FIVE_CARD_ORDER))) if bits >> n & 1)
+
+
+_BY_BITS: dict[int, tuple[Category, ...]] = {}
+""":func:`_categories_of` by bits: a few dozen sets of categories occur."""
 
 
 def classify_bonus(cards: Sequence[Card], rules: HandRules) -> BonusValue:
@@ -129,8 +142,12 @@ def classify_bonus(cards: Sequence[Card], rules: HandRules) -> BonusValue:
     if len(cards) != 7:
         raise HandError(f"a seven-card bonus hand needs 7 cards, got {len(cards)}")
     five = evaluate_best(cards, rules)  # also checks duplicates and the joker
-    found = _five_card_categories(cards, rules) | set(_seven_card_categories(cards))
-    qualifies = tuple(sorted(found, key=BONUS_SEVEN_ORDER.index, reverse=True))
+    bits = _five_card_bits(cards, rules)
+    found = _BY_BITS.get(bits)
+    if found is None:
+        found = _BY_BITS[bits] = _categories_of(bits)
+    seven = _seven_card_categories(cards)
+    qualifies = tuple(sorted(set(seven), key=BONUS_SEVEN_ORDER.index, reverse=True)) + found if seven else found
     top = qualifies[0]
     best = five.best if top in FIVE_CARD_ORDER else tuple(cards)
     strength = (BONUS_SEVEN_ORDER.index(top) << 24) | five.strength

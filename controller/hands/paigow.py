@@ -12,7 +12,7 @@ from controller.hands.fast import evaluator_for
 from controller.hands.rules import PAI_GOW
 from controller.hands.value import HandValue, _evaluate, _evaluate_low, evaluate_five, evaluate_low
 
-__all__ = ["HandSet", "low_outranks_high", "make_set", "legal_sets", "is_pai_gow"]
+__all__ = ["HandSet", "low_outranks_high", "make_set", "set_dealt", "legal_sets", "is_pai_gow"]
 
 
 def low_outranks_high(high: HandValue, low: HandValue) -> bool:
@@ -57,6 +57,11 @@ class HandSet:
 def make_set(high: Sequence[Card], low: Sequence[Card]) -> HandSet:
     """Rank a set of five high cards and two low cards under the pai gow rules."""
     return HandSet(evaluate_five(high, PAI_GOW), evaluate_low(low, PAI_GOW))
+
+
+def set_dealt(high: Sequence[Card], low: Sequence[Card]) -> HandSet:
+    """:func:`make_set` of cards already checked (seven distinct cards of the 53-card deck)."""
+    return HandSet(_evaluate(high, PAI_GOW), _evaluate_low(low))
 
 
 def legal_sets(cards: Sequence[Card]) -> list[HandSet]:

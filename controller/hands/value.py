@@ -22,7 +22,16 @@ from controller.hands.categories import FIVE_CARD_ORDER, LOW_HAND_ORDER, Categor
 from controller.hands.fast import JOKER_INDEX, evaluator_for
 from controller.hands.rules import HandRules
 
-__all__ = ["HandValue", "HandError", "hand_json", "evaluate_five", "evaluate_best", "evaluate_three", "evaluate_low"]
+__all__ = [
+    "HandValue",
+    "HandError",
+    "hand_json",
+    "evaluate_five",
+    "evaluate_best",
+    "evaluate_dealt",
+    "evaluate_three",
+    "evaluate_low",
+]
 
 
 class HandError(ValueError):
@@ -135,17 +144,49 @@ def _pick_best(
             per_suit[c.index // 13] += 1
         suit = max(range(4), key=lambda s: (per_suit[s], s))
         pool = [c for c in pool if c.index // 13 == suit]
+    by_rank: dict[int, list[Card]] = {}  # each rank's cards in the pool's order
+    for c in pool:
+        same = by_rank.get(c.index % 13)
+        if same is None:
+            by_rank[c.index % 13] = [c]
+        else:
+            same.append(c)
     best: list[Card] = []
     for rank in _needed_ranks(category, fields, rules):
-        for i, c in enumerate(pool):
-            if c.index % 13 == rank:
-                best.append(pool.pop(i))
-                break
-        else:
-            if not joker:
-                raise AssertionError(f"cannot rebuild {category.value} from {format_cards(cards)}")
+        same = by_rank.get(rank)
+        if same:
+            best.append(same.pop(0))
+        elif joker:
             best.append(joker.pop())
+        else:
+            raise AssertionError(f"cannot rebuild {category.value} from {format_cards(cards)}")
     return tuple(best)
+
+
+_STRAIGHT_CATEGORIES = frozenset({Category.STRAIGHT, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
+_GROUP_CATEGORIES = frozenset(
+    {Category.ONE_PAIR, Category.TWO_PAIR, Category.THREE_OF_A_KIND, Category.FULL_HOUSE, Category.FOUR_OF_A_KIND}
+)
+_ORDER_KEY = tuple((i % 13) * 4 + i // 13 for i in range(52))
+"""A card's place in a hand's explanation among cards of as many of their rank: rank, then suit."""
+
+
+def _pick_five(cards: tuple[Card, ...], category: Category) -> tuple[Card, ...]:
+    """:func:`_pick_best` of exactly five cards without the joker, in one sort: every card
+    plays, ordered by how many of its rank the hand holds, then rank, then the later suit
+    (a wheel straight shows its ace last). Checked against ``_pick_best`` on every hand."""
+    by_key: dict[int, Card] = {}
+    if category in _GROUP_CATEGORIES:
+        ranks = [c.index % 13 for c in cards]
+        for r, c in zip(ranks, cards):
+            by_key[(ranks.count(r) << 6) + _ORDER_KEY[c.index]] = c
+    else:
+        for c in cards:
+            by_key[_ORDER_KEY[c.index]] = c
+        if category in _STRAIGHT_CATEGORIES and min(by_key) < 4 and max(by_key) >= 48:  # the wheel: 5-4-3-2-A
+            for key in [k for k in by_key if k >= 48]:
+                by_key[key - 52] = by_key.pop(key)
+    return tuple([by_key[k] for k in sorted(by_key, reverse=True)])
 
 
 def evaluate_five(cards: Sequence[Card], rules: HandRules) -> HandValue:
@@ -160,11 +201,20 @@ def evaluate_best(cards: Sequence[Card], rules: HandRules) -> HandValue:
     return _evaluate(cards, rules)
 
 
+def evaluate_dealt(cards: Sequence[Card], rules: HandRules) -> HandValue:
+    """:func:`evaluate_best` of five to seven cards already checked (distinct, the joker only
+    where ``rules`` deal it): settlement ranks hands its record reader has checked."""
+    return _evaluate(cards, rules)
+
+
 def _evaluate(cards: Sequence[Card], rules: HandRules) -> HandValue:
-    strength = evaluator_for(rules.wheel).strength([c.index for c in cards])
+    indices = [c.index for c in cards]
+    strength = evaluator_for(rules.wheel).strength(indices)
     index, fields = unpack(strength)
     category = FIVE_CARD_ORDER[index]
     cards = tuple(cards)
+    if len(cards) == 5 and JOKER_INDEX not in indices:
+        return HandValue(category, partial(_pick_five, cards, category), strength, cards)
     return HandValue(category, partial(_pick_best, cards, category, fields, rules), strength, cards)
 
 
@@ -242,10 +292,13 @@ def evaluate_low(cards: Sequence[Card], rules: HandRules) -> HandValue:
 
 
 def _evaluate_low(cards: Sequence[Card]) -> HandValue:
-    ranks = [12 if c.rank is None else c.rank - 2 for c in cards]
-    order = sorted(range(2), key=lambda i: (ranks[i], cards[i].index), reverse=True)
-    best = tuple(cards[i] for i in order)
-    hi, lo = ranks[order[0]], ranks[order[1]]
+    a, b = cards
+    ra = 12 if a.rank is None else a.rank - 2
+    rb = 12 if b.rank is None else b.rank - 2
+    if (ra, a.index) >= (rb, b.index):  # higher rank first, then the later card in deck order
+        best, hi, lo = (a, b), ra, rb
+    else:
+        best, hi, lo = (b, a), rb, ra
     if hi == lo:
         strength = pack(LOW_HAND_ORDER.index(Category.ONE_PAIR), [hi])
         return HandValue(Category.ONE_PAIR, best, strength, tuple(cards))
