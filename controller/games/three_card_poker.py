@@ -29,6 +29,7 @@ from typing import Any
 
 from controller.cards import Card, format_cards, parse_cards
 from controller.games.record import Problems, read_seats, write_record
+from controller.games.spec import GameSpec
 from controller.hands import THREE_CARD_POKER, HandValue, evaluate_three
 from controller.names import hand_name
 from controller.settlement import (
@@ -47,6 +48,7 @@ from controller.settlement import (
 from controller.table_config import TableConfig
 
 __all__ = [
+    "SPEC",
     "QUALIFIER",
     "TOP_KEYS",
     "ThreeCardSeat",
@@ -115,23 +117,10 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> ThreeCardRound:
         cards = problems.cards(f"{path}.cards", rec.raw.get("cards"), (3,))
         if cards is not None:
             seats.append(ThreeCardSeat(rec.seat, dict(w), cards))
-    dealer = problems.cards("$.dealer", data.get("dealer"), (3,))
-    if dealer is not None:
-        _no_card_twice(problems, seats, dealer)
+    dealer = problems.cards("$.dealer", data.get("dealer"), (3,))  # a card dealt twice is refused here too
     problems.raise_if_any()
     assert dealer is not None
     return ThreeCardRound(tuple(seats), dealer)
-
-
-def _no_card_twice(problems: Problems, seats: list[ThreeCardSeat], dealer: tuple[Card, ...]) -> None:
-    """One deck (20.2): no card in two hands."""
-    seen: dict[Card, str] = {c: "$.dealer" for c in dealer}
-    for seat in seats:
-        path = f"$.seats.{seat.seat}.cards"
-        for card in seat.cards:
-            if card in seen:
-                problems.add(path, f"{format_cards((card,))} is also in {seen[card]} (one deck, 20.2)")
-            seen.setdefault(card, path)
 
 
 def round_record(rnd: ThreeCardRound, table: str | None = None) -> dict[str, Any]:
@@ -203,6 +192,21 @@ def settle(rnd: ThreeCardRound, table: TableConfig) -> Settlement:
             note = f"{hand_name(hands['player']['category'])} ({hands['player']['best']})"
             main_steps.append(Step("settle", seat.seat, actions_for(wagers), note, DISCARD))
     word = "qualifies" if qualifies(dealer) else "does not qualify"
-    reveal = Step("dealer", None, (), f"dealer {format_cards(rnd.dealer)}: {word} (queen high or better, 20.10(d))")
-    summary = {**hand_summary(dealer), "qualifies": "yes" if qualifies(dealer) else "no"}
-    return settlement_for("three_card_poker", table, settled, (*fold_steps, reveal, *main_steps), {"dealer": summary})
+    reveal = Step("dealer", None, (), f"reveals {format_cards(rnd.dealer)}: {word} (queen high or better, 20.10(d))")
+    summary = {
+        "cards": format_cards(rnd.dealer),
+        **hand_summary(dealer),
+        "qualifies": "yes" if qualifies(dealer) else "no",
+    }
+    return settlement_for("three_card_poker", table, settled, (*fold_steps, reveal, *main_steps), summary)
+
+
+SPEC = GameSpec(
+    name="three_card_poker",
+    read_round=read_round,
+    settle=settle,
+    round_record=round_record,
+    top_keys=TOP_KEYS,
+    par="controller.par.three_card_poker:table_sheet",
+)
+"""Three Card Poker's :class:`GameSpec` (registered in :data:`controller.games.spec.SPECS`)."""

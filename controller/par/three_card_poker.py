@@ -24,8 +24,18 @@ from controller.par.lines import line_name
 from controller.par.sheet import ParSheet, SpotPar
 from controller.par.three_card import HANDS, three_card_par
 from controller.paytables import Paytable
+from controller.table_config import TableConfig
 
-__all__ = ["DEALER_HANDS", "STRATEGY", "AntePlay", "Versus", "versus", "ante_play", "three_card_poker_sheet"]
+__all__ = [
+    "DEALER_HANDS",
+    "STRATEGY",
+    "AntePlay",
+    "Versus",
+    "versus",
+    "ante_play",
+    "three_card_poker_sheet",
+    "table_sheet",
+]
 
 DEALER_HANDS = 18_424
 """C(49, 3): the dealer hands against one player hand."""
@@ -203,7 +213,8 @@ def three_card_poker_sheet(ante_bonus: Paytable, pair_plus: Paytable | None, qua
             True,
             None,
             "ante and play together, per unit of ante, with the ante bonus",
-        )
+        ),
+        "play": SpotPar("play", 0.0, 0.0, (), True, None, "counted in the ante's figure (per unit of ante)"),
     }
     if pair_plus is not None:
         spots["pair_plus"] = three_card_par("pair_plus", pair_plus, THREE_CARD_POKER)
@@ -220,3 +231,19 @@ def three_card_poker_sheet(ante_bonus: Paytable, pair_plus: Paytable | None, qua
         exact=True,
         paytables=paytables,
     )
+
+
+def table_sheet(table: TableConfig) -> ParSheet:
+    """The par sheet of a Three Card Poker table (its :class:`GameSpec`'s ``par``)."""
+    from controller.games.three_card_poker import QUALIFIER
+
+    return three_card_poker_sheet(table.paytables["ante_bonus"], table.paytables.get("pair_plus"), QUALIFIER)
+
+
+def strategy_rows() -> list[dict[str, object]]:
+    """The ante and play strategy as data (``tablectl par --strategy``): one row per decision."""
+    return [
+        {"hand": "pair or better, straight, flush", "decision": "play"},
+        {"hand": "high card queen-six-four or better", "decision": "play"},
+        {"hand": "high card below queen-six-four", "decision": "fold"},
+    ]
