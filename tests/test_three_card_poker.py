@@ -376,6 +376,7 @@ def test_the_spec_gathers_the_game() -> None:
     assert set(SPECS) == set(GAMES)
     for name in SPECS:
         assert spec_for(name).name == name and spec_for(name).catalog.game == name
+        assert set(spec_for(name).par_options) <= {o.name for o in spec_for(name).options}
     with pytest.raises(KeyError, match="unknown game 'poker' \\(known: boston5, mississippi_stud"):
         spec_for("poker")
 

@@ -462,5 +462,12 @@ SPEC = GameSpec(
     round_record=round_record,
     top_keys=frozenset({"game", "table", "table_sha256", "seats", "dealer", "start", "remaining", "empty", "recall"}),
     par="controller.par.sheets:pai_gow_sheet",
+    par_options=(
+        "house_way",
+        "commission_percent",
+        "house_way_deuces_exception",
+        "envy_minimum",
+        "envy_includes_dealer",
+    ),
 )
 """pai_gow's :class:`GameSpec` (registered in :data:`controller.games.spec.SPECS`)."""

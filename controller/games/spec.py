@@ -43,6 +43,8 @@ class GameSpec:
     """The round record's keys; ``recall`` (what ``tablectl recall --json`` adds) is not read for settling."""
     par: str
     """``"module:function"``: the function giving a table's :class:`ParSheet`."""
+    par_options: tuple[str, ...] = ()
+    """The table options the par sheet reads (part of the key its results are kept under)."""
 
     @property
     def display_name(self) -> str:

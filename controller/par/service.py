@@ -340,25 +340,14 @@ def three_card_counts(rules: Any) -> dict[tuple[Any, int], int]:
 
 # --- par sheets ------------------------------------------------------------------------------
 
-_PAR_OPTIONS = {
-    "mississippi_stud": (),
-    "boston5": ("first_to_ante", "first_second_pays"),
-    "pai_gow": (
-        "house_way",
-        "commission_percent",
-        "house_way_deuces_exception",
-        "envy_minimum",
-        "envy_includes_dealer",
-    ),
-}
-"""The table options each game's par sheet reads."""
-
 
 def sheet_key(table: TableConfig) -> str:
     """What ``table``'s par sheet depends on, as canonical JSON: the game, every paytable's
     content, the options the game's par reads, the seats (the envy bonus counts the others), and
     for pai gow the stored simulation of its house way (controller.par.pai_gow_data)."""
-    options = {k: str(table.options.get(k)) for k in _PAR_OPTIONS.get(table.game, ())}
+    from controller.games.spec import spec_for
+
+    options = {k: str(table.options.get(k)) for k in spec_for(table.game).par_options}
     stored = None
     if table.game == "pai_gow":  # the main wager's figure is the stored simulation of the house way
         from controller.par.pai_gow_data import MAIN_COUNTS
