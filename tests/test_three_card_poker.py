@@ -448,3 +448,26 @@ def test_cli_par_and_rank_take_the_game(capsys) -> None:  # type: ignore[no-unty
     assert "house edge 3.3730% per ante" in out and "pair_plus: house edge 7.2760%" in out
     assert main(["rank", "--game", "three_card_poker", "Qh Kc Ad"]) == 0
     assert '"straight"' in capsys.readouterr().out
+
+
+def test_cli_settle_takes_the_game_and_refuses_a_bad_record_with_exit_2(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    good = {"game": "three_card_poker", "seats": {"1": played("Ah 8s 2c", pair_plus=500)}, "dealer": "Kc 8d 2s"}
+    bad = {"game": "three_card_poker", "seats": {"1": {"wagers": {"ante": 1000, "play": 500}, "cards": "Ah 8s"}}}
+    for name, record in (("good.json", good), ("bad.json", bad)):
+        (tmp_path / name).write_text(json.dumps(record))
+
+    def run(name: str) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "controller", "settle", str(tmp_path / name)]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+    ok = run("good.json")
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["seats"]["1"]["net"] == 2000 - 500  # ante and play win, pair plus (high card) loses
+    refused = run("bad.json")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    for path in ("$.seats.1.wagers.play", "$.seats.1.cards", "$.dealer"):
+        assert path in refused.stderr, refused.stderr
