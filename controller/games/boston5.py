@@ -235,6 +235,7 @@ SPEC = GameSpec(
     round_record=round_record,
     top_keys=frozenset({"game", "table", "table_sha256", "seats", "dealer", "recall"}),
     par="controller.par.sheets:boston5_sheet",
+    par_needs="controller.par.service:boston5_needs",
     par_options=("first_to_ante", "first_second_pays"),
 )
 """boston5's :class:`GameSpec` (registered in :data:`controller.games.spec.SPECS`)."""

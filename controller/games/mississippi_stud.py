@@ -265,5 +265,6 @@ SPEC = GameSpec(
     round_record=round_record,
     top_keys=frozenset({"game", "table", "table_sha256", "seats", "community", "recall"}),
     par="controller.par.sheets:mississippi_sheet",
+    par_needs="controller.par.service:mississippi_needs",
 )
 """mississippi_stud's :class:`GameSpec` (registered in :data:`controller.games.spec.SPECS`)."""

@@ -462,6 +462,7 @@ SPEC = GameSpec(
     round_record=round_record,
     top_keys=frozenset({"game", "table", "table_sha256", "seats", "dealer", "start", "remaining", "empty", "recall"}),
     par="controller.par.sheets:pai_gow_sheet",
+    par_needs="controller.par.service:pai_gow_needs",
     par_options=(
         "house_way",
         "commission_percent",

@@ -45,6 +45,9 @@ class GameSpec:
     """``"module:function"``: the function giving a table's :class:`ParSheet`."""
     par_options: tuple[str, ...] = ()
     """The table options the par sheet reads (part of the key its results are kept under)."""
+    par_needs: str = ""
+    """``"module:function"`` giving the costly results (kind, inputs) a table's sheet needs kept
+    before it is made in process (the par service); empty: nothing costly, made at once."""
 
     @property
     def display_name(self) -> str:

@@ -42,6 +42,9 @@ __all__ = [
     "pai_gow_classes",
     "three_card_counts",
     "three_card_inputs",
+    "mississippi_needs",
+    "boston5_needs",
+    "pai_gow_needs",
     "sheet_for",
     "sheet_key",
     "sheet_nowait",
@@ -432,17 +435,38 @@ def sheet_apart(table: TableConfig) -> ParSheet:
     return sheet_for(table)
 
 
+def mississippi_needs(table: TableConfig) -> list[tuple[str, dict[str, Any]]]:
+    """The costly results a Mississippi Stud table's sheet needs: its strategy and par."""
+    return [("mississippi", mississippi_inputs(table.paytables["main"]))]
+
+
+def boston5_needs(table: TableConfig) -> list[tuple[str, dict[str, Any]]]:
+    """The costly results a Boston 5 table's sheet needs: its strategy and par."""
+    return [("boston5", boston5_inputs(*_b5_args(table)))]
+
+
+def pai_gow_needs(table: TableConfig) -> list[tuple[str, dict[str, Any]]]:
+    """The costly results a pai gow table's sheet needs: the hand classes, for a side wager."""
+    if {"bonus", "envy", "insurance"} & set(table.paytables):
+        return [("pai_gow_classes", {"version": SOLVER_VERSIONS["pai_gow_classes"]})]
+    return []
+
+
+def _load(where: str) -> Any:
+    """The ``"module:attribute"`` a game's spec names."""
+    from importlib import import_module
+
+    module, _, attribute = where.partition(":")
+    return getattr(import_module(module), attribute)
+
+
 def _all_kept(table: TableConfig) -> bool:
     """Whether every costly result ``table``'s sheet needs is kept (shipped or cached)."""
+    from controller.games.spec import spec_for
     from controller.par.cache import content_key, read_entry
 
-    needs: list[tuple[str, dict[str, Any]]] = []
-    if table.game == "mississippi_stud":
-        needs.append(("mississippi", mississippi_inputs(table.paytables["main"])))
-    elif table.game == "boston5":
-        needs.append(("boston5", boston5_inputs(*_b5_args(table))))
-    elif table.game == "pai_gow" and {"bonus", "envy", "insurance"} & set(table.paytables):
-        needs.append(("pai_gow_classes", {"version": SOLVER_VERSIONS["pai_gow_classes"]}))
+    where = spec_for(table.game).par_needs
+    needs: list[tuple[str, dict[str, Any]]] = _load(where)(table) if where else []
     for kind, inputs in needs:
         memo_key = (kind, json.dumps(inputs, sort_keys=True))
         if memo_key not in _MEMO and read_entry(kind, content_key(kind, inputs)) is None:
