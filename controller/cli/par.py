@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "par",
         help="par sheet: the house edge of each wager at a table, every paytable line, the strategy assumed",
         description="The theoretical hold of every wager a table offers with its configured paytables: exact "
-        "wherever the game allows (Mississippi Stud, Boston 5, the bonuses, envy, insurance); the pai gow main "
+        "wherever the game allows (Mississippi Stud, Boston 5, Three Card Poker, the bonuses, envy, insurance); the pai gow main "
         "wager from a stored simulation, with its 95% interval. The results for the shipped paytables are shipped; "
         "for another paytable they are computed once (a progress bar on stderr) and kept in the user's cache folder "
         "($XDG_CACHE_HOME/tablectl/par, ~/.cache/tablectl/par).",
