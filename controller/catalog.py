@@ -8,13 +8,19 @@ Mississippi Stud (13:69F-35): ``ante``, the street bets ``third``, ``fourth``, `
 (each 1x, 2x or 3x the ante, 35.1), optional ``bonus`` (three-card bonus on the community
 cards). Paytables: ``main`` (the final five-card hand pays every live ante and street bet,
 35.11) and ``bonus`` (three-card hands).
+
+Three Card Poker (13:69F-20): ``ante``, ``play`` (exactly the ante, or the player folds) and
+optional ``pair_plus``. Paytables: ``ante_bonus`` (straight or better on the ante, paid whatever
+the dealer holds) and ``pair_plus`` (pair or better). The play wager's even money and the
+dealer's queen-high qualifier are the regulation's, not settings
+(:mod:`controller.games.three_card_poker`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.hands import BOSTON5, MISSISSIPPI_STUD, PAI_GOW, Category, HandRules, Kind
+from controller.hands import BOSTON5, MISSISSIPPI_STUD, PAI_GOW, THREE_CARD_POKER, Category, HandRules, Kind
 from controller.money import MAX_CENTS
 
 __all__ = [
@@ -206,6 +212,15 @@ CATALOG: dict[str, GameCatalog] = {
                     "cards one at a time (31.8) or 7-card stacks (31.10)",
                     ("one_at_a_time", "stacks"),
                 ),
+            ),
+        ),
+        GameCatalog(
+            "three_card_poker",
+            THREE_CARD_POKER,
+            ("ante", "play", "pair_plus"),
+            (
+                PaytableSpot("ante_bonus", Kind.THREE, True),
+                PaytableSpot("pair_plus", Kind.THREE, False, "pair_plus"),
             ),
         ),
     )

@@ -12,9 +12,14 @@ from controller.catalog import CATALOG
 
 __all__ = ["game_name", "hand_name", "wager_name", "wager_order"]
 
-GAMES = {"boston5": "Boston 5", "mississippi_stud": "Mississippi Stud", "pai_gow": "Pai Gow Poker"}
+GAMES = {
+    "boston5": "Boston 5",
+    "mississippi_stud": "Mississippi Stud",
+    "pai_gow": "Pai Gow Poker",
+    "three_card_poker": "Three Card Poker",
+}
 HOUSE_WAYS = {"foxwoods": "Foxwoods", "ballys_ac": "Bally's AC"}
-WAGERS = {"pai_gow": "pai gow", "envy_marker": "envy marker"}
+WAGERS = {"pai_gow": "pai gow", "envy_marker": "envy marker", "pair_plus": "pair plus", "ante_bonus": "ante bonus"}
 
 
 def _words(code: str) -> str:

@@ -67,12 +67,16 @@ def test_the_written_out_choices_are_the_registries() -> None:
     from controller.docgen.diagram import MACHINES
     from controller.games import GAMES
     from controller.games.house_way import HOUSE_WAYS
+    from controller.games.spec import SPECS
     from controller.hands import RULES, Kind
     from controller.journal.retention import KEEP_LAST
     from hil.bench import FAULT_PROFILES, PLAYERS, STRATEGIES
 
-    for games in (CATALOG, PLAYERS, RULES, MACHINES, GAMES):
+    for games in (PLAYERS, MACHINES):
         assert choices.GAMES == tuple(sorted(games))
+    for games in (CATALOG, RULES, GAMES, SPECS):
+        assert choices.RULES_GAMES == tuple(sorted(games))
+    assert set(choices.GAMES) <= set(choices.RULES_GAMES)
     assert choices.HAND_KINDS == tuple(k.value for k in Kind)
     assert choices.HOUSE_WAYS == tuple(sorted(HOUSE_WAYS))
     assert choices.FAULT_PROFILES == tuple(sorted(FAULT_PROFILES))

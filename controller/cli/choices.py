@@ -5,10 +5,14 @@ simulators, which ``tablectl --help`` and ``tablectl rank`` must not wait for.
 
 from __future__ import annotations
 
-__all__ = ["GAMES", "HAND_KINDS", "HOUSE_WAYS", "FAULT_PROFILES", "STRATEGIES", "KEEP_LAST"]
+__all__ = ["GAMES", "RULES_GAMES", "HAND_KINDS", "HOUSE_WAYS", "FAULT_PROFILES", "STRATEGIES", "KEEP_LAST"]
 
 GAMES = ("boston5", "mississippi_stud", "pai_gow")
-"""The games (``controller.catalog.CATALOG``, ``hil.bench.PLAYERS``, ``controller.hands.RULES``), sorted."""
+"""The games the table runs (``hil.bench.PLAYERS``, ``controller.docgen.diagram.MACHINES``), sorted."""
+RULES_GAMES = ("boston5", "mississippi_stud", "pai_gow", "three_card_poker")
+"""The games of the rules layer (``controller.games.spec.SPECS``, ``controller.catalog.CATALOG``,
+``controller.hands.RULES``), sorted: ``rank``, ``settle`` and ``par`` take them; a game the table
+does not run yet (Three Card Poker) is here and not in :data:`GAMES`."""
 HAND_KINDS = ("five", "seven", "three", "low", "bonus")
 """``controller.hands.Kind`` values, in their order."""
 HOUSE_WAYS = ("ballys_ac", "foxwoods")

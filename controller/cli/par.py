@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from controller.cli.choices import GAMES
+from controller.cli.choices import RULES_GAMES
 
 if TYPE_CHECKING:
     from controller.par.sheet import ParSheet
@@ -26,12 +26,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "par",
         help="par sheet: the house edge of each wager at a table, every paytable line, the strategy assumed",
         description="The theoretical hold of every wager a table offers with its configured paytables: exact "
-        "wherever the game allows (Mississippi Stud, Boston 5, the bonuses, envy, insurance); the pai gow main "
+        "wherever the game allows (Mississippi Stud, Boston 5, Three Card Poker, the bonuses, envy, insurance); the pai gow main "
         "wager from a stored simulation, with its 95% interval. The results for the shipped paytables are shipped; "
         "for another paytable they are computed once (a progress bar on stderr) and kept in the user's cache folder "
         "($XDG_CACHE_HOME/tablectl/par, ~/.cache/tablectl/par).",
     )
-    p.add_argument("--game", required=True, choices=GAMES, help="the game")
+    p.add_argument("--game", required=True, choices=RULES_GAMES, help="the game")
     p.add_argument("--config", help="table config (default: the shipped config/<game>.yaml)")
     p.add_argument("--paytable", help="use this paytable (by name) in place of the table's own for its spot")
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
@@ -105,6 +105,10 @@ def _strategy_rows(game: str, table: TableConfig) -> tuple[str, Iterable[dict[st
             "expose the bonus hand exactly when it pays"
         )
         return head, boston5_rows(par.raise_, par.ev_play, -(1 + k))
+    if game == "three_card_poker":
+        from controller.par.three_card_poker import STRATEGY, strategy_rows
+
+        return f"Three Card Poker ante and play: {STRATEGY}", strategy_rows()
     way = str(table.options["house_way"])
     return f"pai gow: every hand set by the {way} house way (tablectl houseway)", iter(())
 

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import IO, TYPE_CHECKING
 
-from controller.cli.choices import GAMES, HAND_KINDS
+from controller.cli.choices import HAND_KINDS, RULES_GAMES
 
 if TYPE_CHECKING:
     from controller.hands import Kind
@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "to what the number of cards implies: 2 low, 3 three, 5 five, 7 seven."
         ),
     )
-    p.add_argument("--game", required=True, choices=GAMES, help="whose ranking rules to use")
+    p.add_argument("--game", required=True, choices=RULES_GAMES, help="whose ranking rules to use")
     p.add_argument("--kind", choices=HAND_KINDS, help="what kind of hand each line is")
     p.add_argument("cards", nargs="*", metavar="CARDS", help='a hand, e.g. "As Kd Th 9c 2s" or AsKdTh9c2s')
     p.set_defaults(run=run)

@@ -1,49 +1,27 @@
 """The games tablectl settles, by name, and settling a round record end to end.
 
 Each game module offers ``read_round(data, table)`` (check a record, raise ``RecordError``),
-``settle(round, table)`` (pure settlement) and ``round_record(round)`` (the record again).
+``settle(round, table)`` (pure settlement) and ``round_record(round)`` (the record again), and
+gathers them in its ``SPEC`` (:class:`controller.games.spec.GameSpec`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from controller.games import boston5, mississippi_stud, pai_gow
 from controller.games.record import RecordError
+from controller.games.spec import SPECS, GameSpec, spec_for
 from controller.settlement import Settlement
 from controller.table_config import TableConfig, config_dir, default_table_path, load_table
 
-__all__ = ["Game", "GAMES", "RecordError", "settle_record", "resolve_table_path"]
+__all__ = ["Game", "GameSpec", "GAMES", "RecordError", "settle_record", "resolve_table_path", "spec_for"]
 
 
-@dataclass(frozen=True, slots=True)
-class Game:
-    """A game's record reader, settlement and record writer."""
+Game = GameSpec
+"""The old name of a game's record reader, settlement and writer: its :class:`GameSpec`."""
 
-    name: str
-    read_round: Callable[[Mapping[str, Any], TableConfig], Any]
-    settle: Callable[[Any, TableConfig], Settlement]
-    round_record: Callable[..., dict[str, Any]]
-
-
-GAMES: dict[str, Game] = {
-    g.name: g
-    for g in (
-        Game("boston5", boston5.read_round, boston5.settle, boston5.round_record),
-        Game("mississippi_stud", mississippi_stud.read_round, mississippi_stud.settle, mississippi_stud.round_record),
-        Game("pai_gow", pai_gow.read_round, pai_gow.settle, pai_gow.round_record),
-    )
-}
-
-_TOP_KEYS = {
-    "boston5": {"game", "table", "table_sha256", "seats", "dealer", "recall"},
-    "mississippi_stud": {"game", "table", "table_sha256", "seats", "community", "recall"},
-    "pai_gow": {"game", "table", "table_sha256", "seats", "dealer", "start", "remaining", "empty", "recall"},
-}
-"""Each game's record keys; ``recall`` (what `tablectl recall --json` adds) is not read for settling."""
+GAMES: dict[str, GameSpec] = {name: spec_for(name) for name in SPECS}
+"""Every game's spec, by name (controller.games.spec.SPECS)."""
 
 
 def resolve_table_path(text: str) -> Path:
@@ -63,14 +41,11 @@ def settle_record(data: object, table: TableConfig | None = None) -> Settlement:
     game = GAMES.get(name) if isinstance(name, str) else None
     if game is None:
         raise RecordError([f"$.game: unknown game {str(name)[:60]!r} (known: {', '.join(sorted(GAMES))})"])
-    if not data.keys() <= _TOP_KEYS[game.name]:
-        raise RecordError(
-            [
-                f"$.{k}: unknown key (known: {', '.join(sorted(_TOP_KEYS[game.name]))})"
-                for k in data
-                if k not in _TOP_KEYS[game.name]
-            ]
-        )
+    unknown = [
+        f"$.{k}: unknown key (known: {', '.join(sorted(game.top_keys))})" for k in data if k not in game.top_keys
+    ]
+    if unknown:
+        raise RecordError(unknown)
     if table is None:
         raw = data.get("table")
         if raw is not None and not isinstance(raw, str):

@@ -27,6 +27,7 @@ from typing import Any
 from controller.cards import Card, format_cards
 from controller.game_options import boston5_options
 from controller.games.record import Problems, read_seats, write_record
+from controller.games.spec import GameSpec
 from controller.hands import BOSTON5, evaluate_five, evaluate_three
 from controller.names import hand_name
 from controller.settlement import (
@@ -44,7 +45,7 @@ from controller.settlement import (
 )
 from controller.table_config import TableConfig
 
-__all__ = ["Boston5Seat", "Boston5Round", "read_round", "settle", "bonus_procedure", "round_record"]
+__all__ = ["SPEC", "Boston5Seat", "Boston5Round", "read_round", "settle", "bonus_procedure", "round_record"]
 
 _SEAT_KEYS = {"wagers", "cards", "exposed_bonus", "folded"}
 _PAID_BY = {"bonus": ["bonus"], "ante_bonus": ["ante_bonus"]}  # paytable spot -> wagers it pays
@@ -225,3 +226,16 @@ def settle(rnd: Boston5Round, table: TableConfig) -> Settlement:
     return settlement_for(
         "boston5", table, settled, procedure, {"cards": format_cards(rnd.dealer), **hand_summary(dealer_value)}
     )
+
+
+SPEC = GameSpec(
+    name="boston5",
+    read_round=read_round,
+    settle=settle,
+    round_record=round_record,
+    top_keys=frozenset({"game", "table", "table_sha256", "seats", "dealer", "recall"}),
+    par="controller.par.sheets:boston5_sheet",
+    par_needs="controller.par.service:boston5_needs",
+    par_options=("first_to_ante", "first_second_pays"),
+)
+"""boston5's :class:`GameSpec` (registered in :data:`controller.games.spec.SPECS`)."""

@@ -32,6 +32,7 @@ from typing import Any
 
 from controller.cards import Card, format_cards
 from controller.games.record import Problems, read_seats, write_record
+from controller.games.spec import GameSpec
 from controller.hands import MISSISSIPPI_STUD, evaluate_dealt, evaluate_three
 from controller.names import hand_name
 from controller.settlement import (
@@ -49,7 +50,7 @@ from controller.settlement import (
 )
 from controller.table_config import TableConfig
 
-__all__ = ["STREETS", "MississippiSeat", "MississippiRound", "read_round", "settle", "round_record"]
+__all__ = ["SPEC", "STREETS", "MississippiSeat", "MississippiRound", "read_round", "settle", "round_record"]
 
 STREETS = ("third", "fourth", "fifth")
 """The street bets in the order they are made."""
@@ -317,3 +318,15 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
         procedure,
         {"community": format_cards(rnd.community), "bonus": bonus.summary},
     )
+
+
+SPEC = GameSpec(
+    name="mississippi_stud",
+    read_round=read_round,
+    settle=settle,
+    round_record=round_record,
+    top_keys=frozenset({"game", "table", "table_sha256", "seats", "community", "recall"}),
+    par="controller.par.sheets:mississippi_sheet",
+    par_needs="controller.par.service:mississippi_needs",
+)
+"""mississippi_stud's :class:`GameSpec` (registered in :data:`controller.games.spec.SPECS`)."""

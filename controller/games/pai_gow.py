@@ -42,6 +42,7 @@ from controller.game_options import pai_gow_options
 from controller.games.house_way import Decision, HouseWay, house_way
 from controller.games.pai_gow_deal import StartError, misdeal_reasons, position_name, start_position
 from controller.games.record import Problems, read_seats, write_record
+from controller.games.spec import GameSpec
 from controller.hands import PAI_GOW, BonusValue, Category, classify_bonus, paying_line
 from controller.hands.paigow import HandSet, is_pai_gow, make_set, set_dealt
 from controller.names import hand_name
@@ -59,7 +60,7 @@ from controller.settlement import (
 )
 from controller.table_config import TableConfig
 
-__all__ = ["PaiGowSeat", "PaiGowRound", "read_round", "settle", "round_record", "commission"]
+__all__ = ["SPEC", "PaiGowSeat", "PaiGowRound", "read_round", "settle", "round_record", "commission"]
 
 _SEAT_KEYS = {"wagers", "cards", "high", "low", "set", "foul"}
 _PAID_BY = {"bonus": ["bonus"], "envy": ["envy"], "insurance": ["insurance"]}
@@ -513,3 +514,22 @@ def _void(rnd: PaiGowRound, table: TableConfig, order: list[PaiGowSeat], start: 
         tuple(procedure),
         {"cards": format_cards(rnd.dealer), "misdeal": list(rnd.misdeal), "start": dict(start)},
     )
+
+
+SPEC = GameSpec(
+    name="pai_gow",
+    read_round=read_round,
+    settle=settle,
+    round_record=round_record,
+    top_keys=frozenset({"game", "table", "table_sha256", "seats", "dealer", "start", "remaining", "empty", "recall"}),
+    par="controller.par.sheets:pai_gow_sheet",
+    par_needs="controller.par.service:pai_gow_needs",
+    par_options=(
+        "house_way",
+        "commission_percent",
+        "house_way_deuces_exception",
+        "envy_minimum",
+        "envy_includes_dealer",
+    ),
+)
+"""pai_gow's :class:`GameSpec` (registered in :data:`controller.games.spec.SPECS`)."""

@@ -13,7 +13,16 @@ from enum import Enum
 from controller.cards import Card
 from controller.hands.bonus import BonusValue, classify_bonus, paying_line
 from controller.hands.categories import Category
-from controller.hands.rules import BOSTON5, MISSISSIPPI_STUD, PAI_GOW, RULES, HandRules, Wheel, rules_for
+from controller.hands.rules import (
+    BOSTON5,
+    MISSISSIPPI_STUD,
+    PAI_GOW,
+    RULES,
+    THREE_CARD_POKER,
+    HandRules,
+    Wheel,
+    rules_for,
+)
 from controller.hands.value import (
     HandError,
     HandValue,
@@ -35,6 +44,7 @@ __all__ = [
     "BOSTON5",
     "MISSISSIPPI_STUD",
     "PAI_GOW",
+    "THREE_CARD_POKER",
     "RULES",
     "rules_for",
     "rank_hand",
@@ -57,7 +67,7 @@ class Kind(Enum):
     SEVEN = "seven"
     """The best five of seven cards."""
     THREE = "three"
-    """A three-card bonus hand (Boston 5, Mississippi Stud)."""
+    """A three-card hand (Three Card Poker; the Boston 5 and Mississippi Stud bonuses)."""
     LOW = "low"
     """A pai gow two-card low hand."""
     BONUS = "bonus"

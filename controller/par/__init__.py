@@ -9,6 +9,8 @@ controller.par.cache).
 
 * Mississippi Stud: optimal play, exact (controller.par.mississippi).
 * Boston 5: the best second-wager-or-fold, exact (controller.par.boston5).
+* Three Card Poker: ante and play with the best strategy, pair plus, exact
+  (controller.par.three_card_poker).
 * Three-card bonuses: exact over the 22,100 hands (controller.par.three_card).
 * Pai gow: the main wager by a stored simulation of house way against house way
   (controller.par.pai_gow_main); bonus, envy and insurance exact (controller.par.pai_gow).

@@ -42,6 +42,9 @@ __all__ = [
     "pai_gow_classes",
     "three_card_counts",
     "three_card_inputs",
+    "mississippi_needs",
+    "boston5_needs",
+    "pai_gow_needs",
     "sheet_for",
     "sheet_key",
     "sheet_nowait",
@@ -340,25 +343,14 @@ def three_card_counts(rules: Any) -> dict[tuple[Any, int], int]:
 
 # --- par sheets ------------------------------------------------------------------------------
 
-_PAR_OPTIONS = {
-    "mississippi_stud": (),
-    "boston5": ("first_to_ante", "first_second_pays"),
-    "pai_gow": (
-        "house_way",
-        "commission_percent",
-        "house_way_deuces_exception",
-        "envy_minimum",
-        "envy_includes_dealer",
-    ),
-}
-"""The table options each game's par sheet reads."""
-
 
 def sheet_key(table: TableConfig) -> str:
     """What ``table``'s par sheet depends on, as canonical JSON: the game, every paytable's
     content, the options the game's par reads, the seats (the envy bonus counts the others), and
     for pai gow the stored simulation of its house way (controller.par.pai_gow_data)."""
-    options = {k: str(table.options.get(k)) for k in _PAR_OPTIONS.get(table.game, ())}
+    from controller.games.spec import spec_for
+
+    options = {k: str(table.options.get(k)) for k in spec_for(table.game).par_options}
     stored = None
     if table.game == "pai_gow":  # the main wager's figure is the stored simulation of the house way
         from controller.par.pai_gow_data import MAIN_COUNTS
@@ -443,17 +435,38 @@ def sheet_apart(table: TableConfig) -> ParSheet:
     return sheet_for(table)
 
 
+def mississippi_needs(table: TableConfig) -> list[tuple[str, dict[str, Any]]]:
+    """The costly results a Mississippi Stud table's sheet needs: its strategy and par."""
+    return [("mississippi", mississippi_inputs(table.paytables["main"]))]
+
+
+def boston5_needs(table: TableConfig) -> list[tuple[str, dict[str, Any]]]:
+    """The costly results a Boston 5 table's sheet needs: its strategy and par."""
+    return [("boston5", boston5_inputs(*_b5_args(table)))]
+
+
+def pai_gow_needs(table: TableConfig) -> list[tuple[str, dict[str, Any]]]:
+    """The costly results a pai gow table's sheet needs: the hand classes, for a side wager."""
+    if {"bonus", "envy", "insurance"} & set(table.paytables):
+        return [("pai_gow_classes", {"version": SOLVER_VERSIONS["pai_gow_classes"]})]
+    return []
+
+
+def _load(where: str) -> Any:
+    """The ``"module:attribute"`` a game's spec names."""
+    from importlib import import_module
+
+    module, _, attribute = where.partition(":")
+    return getattr(import_module(module), attribute)
+
+
 def _all_kept(table: TableConfig) -> bool:
     """Whether every costly result ``table``'s sheet needs is kept (shipped or cached)."""
+    from controller.games.spec import spec_for
     from controller.par.cache import content_key, read_entry
 
-    needs: list[tuple[str, dict[str, Any]]] = []
-    if table.game == "mississippi_stud":
-        needs.append(("mississippi", mississippi_inputs(table.paytables["main"])))
-    elif table.game == "boston5":
-        needs.append(("boston5", boston5_inputs(*_b5_args(table))))
-    elif table.game == "pai_gow" and {"bonus", "envy", "insurance"} & set(table.paytables):
-        needs.append(("pai_gow_classes", {"version": SOLVER_VERSIONS["pai_gow_classes"]}))
+    where = spec_for(table.game).par_needs
+    needs: list[tuple[str, dict[str, Any]]] = _load(where)(table) if where else []
     for kind, inputs in needs:
         memo_key = (kind, json.dumps(inputs, sort_keys=True))
         if memo_key not in _MEMO and read_entry(kind, content_key(kind, inputs)) is None:

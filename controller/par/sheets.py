@@ -5,13 +5,23 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from controller.games.spec import SPECS, known_games, spec_for
 from controller.hands import BOSTON5, MISSISSIPPI_STUD
 from controller.par.sheet import ParSheet, SpotPar
 from controller.par.three_card import three_card_par
 from controller.paytables import Paytable, load_paytables
 from controller.table_config import TableConfig
 
-__all__ = ["ParError", "par_sheet", "build_sheet", "with_paytable", "spot_from_moments"]
+__all__ = [
+    "ParError",
+    "par_sheet",
+    "build_sheet",
+    "with_paytable",
+    "spot_from_moments",
+    "mississippi_sheet",
+    "boston5_sheet",
+    "pai_gow_sheet",
+]
 
 
 class ParError(ValueError):
@@ -43,7 +53,8 @@ def spot_from_moments(
     return SpotPar(spot, edge, variance, lines, True, None, note)
 
 
-def _mississippi_sheet(table: TableConfig) -> ParSheet:
+def mississippi_sheet(table: TableConfig) -> ParSheet:
+    """The par sheet of a mississippi table."""
     from controller.par.service import mississippi_par
 
     par = mississippi_par(table.paytables["main"])
@@ -74,7 +85,8 @@ def _mississippi_sheet(table: TableConfig) -> ParSheet:
     )
 
 
-def _boston5_sheet(table: TableConfig) -> ParSheet:
+def boston5_sheet(table: TableConfig) -> ParSheet:
+    """The par sheet of a boston5 table."""
     from controller.par.service import boston5_par_for
 
     par = boston5_par_for(table)
@@ -102,21 +114,21 @@ def _boston5_sheet(table: TableConfig) -> ParSheet:
     )
 
 
-def _pai_gow_sheet(table: TableConfig) -> ParSheet:
+def pai_gow_sheet(table: TableConfig) -> ParSheet:
+    """The par sheet of a pai_gow table."""
     from controller.par.pai_gow import pai_gow_sheet
 
     return pai_gow_sheet(table)
 
 
-_BUILDERS = {"mississippi_stud": _mississippi_sheet, "boston5": _boston5_sheet, "pai_gow": _pai_gow_sheet}
-
-
 def build_sheet(table: TableConfig) -> ParSheet:
     """Make ``table``'s par sheet from the par service's results (controller.par.service keeps
     both; ask :func:`par_sheet` or ``service.sheet_for``, not this)."""
-    if table.game not in _BUILDERS:
-        raise ParError(f"unknown game {table.game!r} (known: {', '.join(sorted(_BUILDERS))})")
-    return _BUILDERS[table.game](table)
+    try:
+        spec = spec_for(table.game)
+    except KeyError:
+        raise ParError(f"unknown game {table.game!r} (known: {', '.join(known_games())})") from None
+    return spec.par_sheet(table)
 
 
 def par_sheet(game: str, table: TableConfig, *, paytable: str | None = None) -> ParSheet:
@@ -127,8 +139,8 @@ def par_sheet(game: str, table: TableConfig, *, paytable: str | None = None) -> 
 
     if table.game != game:
         raise ParError(f"the table config is for {table.game}, not {game}")
-    if game not in _BUILDERS:
-        raise ParError(f"unknown game {game!r} (known: {', '.join(sorted(_BUILDERS))})")
+    if game not in SPECS:
+        raise ParError(f"unknown game {game!r} (known: {', '.join(known_games())})")
     if paytable is not None:
         table = with_paytable(table, paytable)
     return sheet_for(table)
