@@ -132,21 +132,25 @@ def test_pit_view_shows_three_bench_tables_from_one_floor_store(floor: dict[str,
         from selenium.webdriver.common.by import By
 
         d.get(floor["url"])
-        rows = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "tr.table-row"), "the tables on the pit view")
-        assert [r.get_attribute("data-table") for r in rows] == sorted(TABLES)
-        by_id = {r.get_attribute("data-table"): r for r in rows}
+        # The overview is live (its body swapped when the floor changes): read it in one script, never
+        # element by element across a swap.
+        read_rows = """return Array.from(document.querySelectorAll('tr.table-row')).map(r => ({
+            id: r.dataset.table, hold: r.dataset.hold, text: r.innerText,
+            cells: Array.from(r.querySelectorAll('td')).map(c => c.innerText.trim())}));"""
+        rows = wait_for(lambda: d.execute_script(read_rows), "the tables on the pit view")
+        assert [r["id"] for r in rows] == sorted(TABLES)
+        by_id = {r["id"]: r for r in rows}
         for table_id, game in TABLES.items():
-            cells = by_id[table_id].find_elements(By.TAG_NAME, "td")
-            assert cells[1].text == game_name(game)  # "Boston 5", not "boston5"
-            assert cells[3].text == str(ROUNDS)  # rounds today
-        assert by_id["ms-01"].get_attribute("data-hold") == "yes"
-        assert "jam" in by_id["ms-01"].text.lower()
-        assert "PLAYING" not in by_id["b5-02"].text and by_id["b5-02"].get_attribute("data-hold") == "no"
-        assert "NOT REPORTING" not in by_id["b5-02"].text
+            assert by_id[table_id]["cells"][1] == game_name(game)  # "Boston 5", not "boston5"
+            assert by_id[table_id]["cells"][3] == str(ROUNDS)  # rounds today
+        assert by_id["ms-01"]["hold"] == "yes"
+        assert "jam" in by_id["ms-01"]["text"].lower()
+        assert "PLAYING" not in by_id["b5-02"]["text"] and by_id["b5-02"]["hold"] == "no"
+        assert "NOT REPORTING" not in by_id["b5-02"]["text"]
         SCREENS.mkdir(parents=True, exist_ok=True)
         d.save_screenshot(str(SCREENS / "pit.png"))
 
-        by_id["b5-02"].find_element(By.CSS_SELECTOR, "a.table-link").click()
+        d.execute_script("document.querySelector('tr.table-row[data-table=\"b5-02\"] a.table-link').click()")
         rounds = wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "tr.round-row"), "b5-02's rounds")
         assert d.find_elements(By.CSS_SELECTOR, "#hold-chart svg #hold-line")  # the band comes once par is ready
         assert [r.get_attribute("data-round") for r in rounds] == [str(n) for n in range(ROUNDS, 0, -1)]
