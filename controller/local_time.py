@@ -33,9 +33,14 @@ def parse_local_time(text: str, today: date) -> float:
             moment = datetime.combine(today, datetime.min.time()).replace(hour=hour, minute=minute, second=second)
         else:
             moment = datetime.fromisoformat(text.strip())
-        return moment.timestamp()
+        at = moment.timestamp()
     except (ValueError, OverflowError, OSError):
         raise NotATime(f"{shown}: not a time (use {TIME_FORMS})") from None
+    try:  # a zone can take a time just inside the calendar outside it locally (year 0 or 10000)
+        datetime.fromtimestamp(at)
+    except (ValueError, OverflowError, OSError):
+        raise NotATime(f"{shown}: out of range (in the local time it falls outside the years 1 to 9999)") from None
+    return at
 
 
 def shown_time(at: float) -> str:

@@ -141,6 +141,16 @@ def test_a_time_that_is_not_one_is_refused_with_exit_2(journal: Path, option: st
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("given", ["0001-01-01T00:00+14:00", "9999-12-31T23:59-14:00"])
+@pytest.mark.parametrize("option", ["--at", "--since", "--until"])
+def test_a_time_whose_local_time_is_off_the_calendar_is_refused(journal: Path, option: str, given: str) -> None:
+    """A zone can put a time inside the calendar out of it locally (year 0 or 10000): refused,
+    not shown back as ``0-12-31`` or ``10000-01-01`` with the nearest round."""
+    code, out, err = recall(journal, option, given)
+    assert code == 2 and not out
+    assert f"argument {option}: '{given}': out of range" in err and "Traceback" not in err
+
+
 def test_since_and_until_show_every_round_in_play_in_the_window(journal: Path) -> None:
     def window(*args: str) -> list[int]:
         code, out, err = recall(journal, *args)

@@ -110,7 +110,13 @@ def test_meters_agree_with_the_rounds_and_verify_checks_them(journals: dict[str,
     code, out, _ = cli("meters", "--journal", str(path), "--since", "2999-01-01")
     assert code == 0 and out.strip() == "no rounds"
     code, _, err = cli("meters", "--journal", str(path), "--since", "yesterday")
-    assert code == 2 and "not a date or time" in err
+    assert code == 2 and "not a time" in err
+    # the same forms as recall's --at: HH:MM today, a zone; an empty or off-calendar one is refused
+    for given in ("", "0001-01-01T00:00+14:00"):
+        code, out, err = cli("meters", "--journal", str(path), "--since", given)
+        assert code == 2 and not out and "--since" in err and "Traceback" not in err
+    code, out, _ = cli("meters", "--journal", str(path), "--since", "00:00")
+    assert code == 0 and out
     code, out, err = cli("journal", "verify", "--journal", str(path))
     assert code == 0 and "meters agree" in out, err
 

@@ -10,8 +10,12 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import shutil
 import socket
+import ssl
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -116,3 +120,64 @@ def test_the_share_is_per_address_and_the_global_cap_stays() -> None:
     assert client_key("2001:db8::1") == client_key("2001:db8::ffff") == "2001:db8::/64"
     assert client_key("::ffff:10.0.0.1") == "10.0.0.1"
     assert json.dumps(client_key("not an address")) == '"not an address"'
+
+
+def test_under_tls_connections_in_their_handshake_count_toward_the_share(tmp_path: Path) -> None:
+    """asyncio hands a TLS connection to the protocol only once its handshake is done: counted
+    there, one address could hold any number of connections that never send a ClientHello (each a
+    file descriptor of the server for a minute, past the header timeout and uvicorn's cap).
+    They are counted as they are accepted."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"]
+        + ["-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    budget = ClientBudget(connections=SHARE, head_bytes=8 * 1024)
+    web = WebServer(
+        table_app(FakeFeed()),
+        WebAddress("127.0.0.1", 0),
+        cert=str(cert),
+        key=str(key),
+        budget=budget,
+        max_connections=GLOBAL,
+    )
+    web.start()
+    context = ssl.create_default_context(cafile=str(cert))
+    context.check_hostname = False
+
+    def get_tls(source: str) -> int:
+        conn = http.client.HTTPSConnection(
+            "127.0.0.1", web.port, timeout=30, context=context, source_address=(source, 0)
+        )
+        try:
+            conn.request("GET", "/state")
+            response = conn.getresponse()
+            response.read()
+            return response.status
+        finally:
+            conn.close()
+
+    try:
+        with contextlib.ExitStack() as stack:
+            # the attacker opens twice its share and never starts a handshake
+            held: list[socket.socket] = []
+            for _ in range(2 * SHARE):
+                s = stack.enter_context(socket.socket())
+                s.settimeout(10)
+                s.bind((ATTACKER, 0))
+                with contextlib.suppress(ConnectionResetError):  # one past the share may be reset at once
+                    s.connect(("127.0.0.1", web.port))
+                held.append(s)
+            wait_for(lambda: budget.open.get(ATTACKER) == SHARE, "the attacker's share held")
+            wait_for(lambda: sum(closed(s) for s in held) == SHARE, "the connections past its share closed")
+            # at the same time another address is served, over TLS
+            assert [get_tls(OTHER) for _ in range(3)] == [200] * 3
+        wait_for(lambda: not budget.open, "the budget empty again once the attacker leaves")
+        assert get_tls(ATTACKER) == 200
+    finally:
+        web.stop()

@@ -511,3 +511,26 @@ def test_a_stream_whose_client_left_before_it_began_frees_its_slot() -> None:
     starts: list[dict[str, Any]] = []
     asyncio.run(main())
     assert starts and starts[0]["status"] == 200, starts
+
+
+def test_wrong_bearer_tokens_are_failed_logins_limited_and_logged(caplog: pytest.LogCaptureFixture) -> None:
+    """A script's ``Authorization: Bearer`` is a way in like the login form: a wrong token there
+    counts, is logged (never the guess) and is limited as a failed login (429), so guessing is no
+    faster through the header than through the form; the right token still reads all the while,
+    and the form's limit and the header's are one."""
+    v = View(token=TOKEN)
+    try:
+        with caplog.at_level("WARNING", logger="tablectl.web"):
+            statuses = [v.request("GET", "/state", headers={"authorization": f"Bearer guess-{i}"})[0] for i in range(5)]
+            assert statuses == [401] * 5
+            assert v.request("GET", "/state", headers={"authorization": "Bearer guess-again"})[0] == 429
+            assert v.login("wrong-by-the-form")[0] == 429  # one limit for both ways in
+        assert any("failed login from 127.0.0.1" in r.getMessage() for r in caplog.records)
+        assert not any("guess-" in r.getMessage() for r in caplog.records)
+        # at the same time the right token still reads, through the header and the form
+        assert v.request("GET", "/state", headers={"authorization": f"Bearer {TOKEN}"})[0] == 200
+        assert v.login(TOKEN)[0] == 303
+        v.clock.now += 61
+        assert v.request("GET", "/state", headers={"authorization": "Bearer guess-later"})[0] == 401
+    finally:
+        v.stop()

@@ -11,10 +11,11 @@ import argparse
 import json
 import sqlite3
 import sys
-from datetime import datetime
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from controller.cli.journal import add_journal_args, open_journal_from_args
+from controller.local_time import NotATime, parse_local_time
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
@@ -32,7 +33,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "verified first (exit 1 when it does not verify).",
     )
     add_journal_args(p, verify_option=True)
-    p.add_argument("--since", help="local date or time, e.g. 2026-12-01 or 2026-12-01T14:00")
+    p.add_argument(
+        "--since",
+        help="the rounds from this time on, in the table's local time as recall's --at takes it: a date "
+        "(2026-12-01, from its midnight), HH:MM today, 2026-12-01T14:00, or ISO 8601 with a zone "
+        "(default: the running totals)",
+    )
     p.add_argument("--json", action="store_true", help="[[scope, name, value], ...] instead of text")
     p.set_defaults(run=run)
 
@@ -72,14 +78,11 @@ def run(args: argparse.Namespace) -> int:
     from controller.journal.meters import add_meters, meters_table
 
     since = None
-    if args.since:
+    if args.since is not None:
         try:
-            since = datetime.fromisoformat(args.since).timestamp()
-        except (ValueError, OverflowError, OSError):
-            print(
-                f"tablectl meters: --since {args.since[:40]!r}: not a date or time (use 2026-12-01 or 2026-12-01T14:00)",
-                file=sys.stderr,
-            )
+            since = parse_local_time(args.since, date.today())
+        except NotATime as exc:
+            print(f"tablectl meters: --since {exc}", file=sys.stderr)
             return 2
     journal, _ = open_journal_from_args(args, "meters")
     try:

@@ -17,7 +17,7 @@ each HTTP request:
    never in a URL. Without a token (loopback only), the page's first GET opens a session by
    itself; the session still carries the CSRF token every state-changing request needs.
    A script may read (GET) with ``Authorization: Bearer TOKEN``; it may not change state so.
-   Failed logins are logged (never the token offered) and limited per client address
+   Failed logins (the form's, or a wrong token in ``Authorization``) are logged (never the token offered) and limited per client address
    (:data:`LOGIN_FAILURES` a minute) and in total (:data:`LOGIN_FAILURES_TOTAL`), then a wrong
    token gets 429; the right one is always let in. Sessions expire after :data:`SESSION_S`;
    none is dropped while in use (:class:`Sessions`). The session's secret (its CSRF token) is
@@ -594,6 +594,25 @@ class Guard:
                         new_cookie = self._set_cookie(scope, session)
                 elif not changes and self._bearer_ok(headers):
                     pass  # a script reading with the token in a header
+                elif headers.get("authorization", "").lower().startswith("bearer ") and not self._bearer_ok(headers):
+                    # a wrong token in the header is a failed login like the form's: one limit, one log
+                    key = client_key(client)
+                    if self.limiter.blocked(key):
+                        log.warning("web: token refused for %s: too many failed logins in the last minute", client)
+                        await _refuse(
+                            send_secure,
+                            429,
+                            "429: too many failed logins from this address in the last minute; wait a minute",
+                            headers,
+                            [(b"retry-after", b"60")],
+                        )
+                        return
+                    n = self.limiter.failed(key)
+                    log.warning(
+                        "web: failed login from %s (a token in Authorization; %d in the last minute)", client, n
+                    )
+                    await _refuse(send_secure, 401, "401: that is not this view's token", headers)
+                    return
                 elif not changes and "text/html" in headers.get("accept", ""):
                     await send_secure(
                         {"type": "http.response.start", "status": 303, "headers": [(b"location", b"/login")]}

@@ -33,7 +33,7 @@ from starlette.templating import Jinja2Templates
 
 from controller.local_time import NotATime, parse_local_time
 from controller.names import game_name, hand_name, wager_name, wager_order
-from controller.web.guard import page_secret
+from controller.web.guard import SESSION_KEY, Session, Sessions, page_secret
 from controller.web.hold_chart import cumulative, hold_chart, outside_band
 from controller.web.pit_store import STALE_S, FloorReader, RoundHold, RoundLine, TableState
 from controller.web.table_app import static_files
@@ -472,10 +472,15 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
         page shows (``?shown=VERSION``; checked every :data:`REFRESH_S`), a ``beat`` otherwise;
         the page swaps it in (no reload)."""
         shown = request.query_params.get("shown", "")[:64]
+        session, sessions = request.scope.get(SESSION_KEY), request.scope.get("tablectl.sessions")
+
+        def open_still() -> bool:
+            """The stream ends with its session (a logout, its expiry), as the table view's does."""
+            return not isinstance(session, Session) or not isinstance(sessions, Sessions) or sessions.alive(session)
 
         async def stream() -> AsyncIterator[bytes]:
             nonlocal shown
-            while True:
+            while open_still():
                 stamp = now().astimezone().strftime("%H:%M:%S")
                 try:
                     values = await shared_values()

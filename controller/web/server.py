@@ -14,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import math
+import socket
 import string
+import struct
 import threading
 import time
 from collections.abc import Iterable
@@ -35,6 +37,7 @@ __all__ = [
     "WebServer",
     "HeaderTimeoutH11",
     "ClientLimitedH11",
+    "BudgetedSocket",
     "ClientBudget",
     "client_key",
     "MAX_CLIENT_CONNECTIONS",
@@ -214,16 +217,14 @@ class ClientBudget:
 
 
 class ClientLimitedH11(HeaderTimeoutH11):
-    """:class:`HeaderTimeoutH11` holding each client address to its share (:class:`ClientBudget`)
-    before its request head is read, so that one address's slow or many connections leave every
-    other address served: a connection past the address's connection share is closed as it opens
-    (before uvicorn counts it toward ``limit_concurrency``), one whose unfinished head takes the
-    address past its head-byte share is closed. A server makes a subclass with its own budget
+    """:class:`HeaderTimeoutH11` holding each client address to its share of bytes of unfinished
+    request heads (:class:`ClientBudget`): a connection whose unfinished head takes the address
+    past it is closed. Its share of connections is counted as each is accepted, before any TLS
+    handshake (:class:`BudgetedSocket`). A server makes a subclass with its own budget
     (:meth:`with_budget`)."""
 
     budget: ClientBudget = ClientBudget()
     _key = ""
-    _refused = False
     _head = 0
 
     @classmethod
@@ -234,15 +235,9 @@ class ClientLimitedH11(HeaderTimeoutH11):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peer = transport.get_extra_info("peername")
         self._key = client_key(str(peer[0])) if isinstance(peer, tuple) and peer else "?"
-        if not self.budget.admit(self._key):
-            self._refused = True
-            cast(asyncio.Transport, transport).abort()  # uvicorn never saw it: it takes nothing of limit_concurrency
-            return
         super().connection_made(transport)
 
     def data_received(self, data: bytes) -> None:
-        if self._refused:
-            return
         waiting = self.conn.their_state is h11.IDLE
         if waiting:
             self._head += len(data)
@@ -255,11 +250,49 @@ class ClientLimitedH11(HeaderTimeoutH11):
             self._head = 0
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._refused:
-            return
-        self.budget.release(self._key, self._head)
+        self.budget.take_head(self._key, -self._head)
         self._head = 0
         super().connection_lost(exc)
+
+
+class _CountedSocket(socket.socket):
+    """An accepted connection that gives its place in its client's share back when closed."""
+
+    budget: ClientBudget | None = None
+    key = ""
+
+    def close(self) -> None:
+        budget, self.budget = self.budget, None
+        if budget is not None:
+            budget.release(self.key, 0)
+        super().close()
+
+
+class BudgetedSocket(socket.socket):
+    """A listening socket that holds each client address to its share of connections
+    (:class:`ClientBudget`) as each connection is accepted: before its TLS handshake (asyncio
+    calls the protocol only after it, so under TLS a count in the protocol would leave one
+    address free to hold any number of connections in their handshakes) and before uvicorn counts
+    it toward ``limit_concurrency``. A connection past the share is reset at once."""
+
+    budget: ClientBudget = ClientBudget()
+
+    @classmethod
+    def with_budget(cls, budget: ClientBudget) -> type[BudgetedSocket]:
+        """This socket class with a budget of its own (one per server)."""
+        return type("BudgetedSocket", (cls,), {"budget": budget})
+
+    def accept(self) -> tuple[socket.socket, Any]:
+        """The next connection within its client's share (raises ``BlockingIOError`` when none waits)."""
+        while True:
+            plain, address = super().accept()
+            conn = _CountedSocket(self.family, self.type, self.proto, fileno=plain.detach())
+            key = client_key(str(address[0])) if isinstance(address, tuple) and address else "?"
+            if self.budget.admit(key):
+                conn.budget, conn.key = self.budget, key
+                return conn, address
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # reset, no linger
+            conn.close()
 
 
 class WebServer:
@@ -312,11 +345,29 @@ class WebServer:
             limit_concurrency=max_connections,
         )
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, name="web", daemon=True)
+        self.thread = threading.Thread(target=self._serve, name="web", daemon=True)
         self.port = address.port
+        self._listening: BudgetedSocket | None = None
+
+    def _listen(self) -> BudgetedSocket:
+        """The listening socket, counting each client's connections as they are accepted."""
+        host = self.address.host
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = BudgetedSocket.with_budget(self.budget)(family, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, self.address.port))
+        except OSError as exc:
+            sock.close()
+            raise OSError(f"the web view could not listen on {host}:{self.address.port}: {exc.strerror}") from None
+        return sock
+
+    def _serve(self) -> None:
+        self.server.run(sockets=[self._listening] if self._listening is not None else None)
 
     def start(self, timeout: float = 30.0) -> str:
         """Start listening; returns the base URL (with the real port when 0 was asked)."""
+        self._listening = self._listen()
         self.thread.start()
         deadline = time.monotonic() + timeout
         while not self.server.started:
@@ -336,3 +387,5 @@ class WebServer:
         self.server.should_exit = True
         self.server.force_exit = True
         self.thread.join(timeout=10)
+        if self._listening is not None:
+            self._listening.close()
