@@ -22,6 +22,8 @@ import struct
 from dataclasses import dataclass, field
 from enum import IntEnum
 
+from drivers.errors import DriverError
+
 __all__ = [
     "VERSION",
     "MAX_PAYLOAD",
@@ -69,7 +71,7 @@ class MsgType(IntEnum):
     """Device -> controller: one part of the state (boot id, newest event number, part, parts, body)."""
 
 
-class FramingError(ValueError):
+class FramingError(DriverError, ValueError):
     """A frame cannot be encoded (payload too large, field out of range)."""
 
 

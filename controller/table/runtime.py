@@ -319,7 +319,7 @@ class TableRuntime:
         engine = self.engine._thread
         if engine is None or not engine.is_alive():
             return False
-        if any(d.link._thread is None or not d.link._thread.is_alive() for d in self.drivers.values()):
+        if not all(d.link.is_alive() for d in self.drivers.values()):
             return False
         processed = self.engine.processed
         last, self._last_processed = self._last_processed, processed
