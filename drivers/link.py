@@ -135,6 +135,8 @@ class Link:
         self._transport: Transport | None = None
         self.clock: Callable[[], float] = time.monotonic
         """What the link measures silence, timeouts and pauses with (a test may set another before start)."""
+        self.wall: Callable[[], float] = time.time
+        """The wall-clock time events are stamped with (a simulation sets its own)."""
 
     # --- what the protocol knows ------------------------------------------------------------------
 
@@ -183,9 +185,9 @@ class Link:
         return self.protocol.boot_id
 
     def snapshot(self) -> LinkStats:
-        """The link's state and a copy of its counters."""
+        """The link's state and a copy of its counters, stamped ``wall()``."""
         with self._lock:
-            return self.protocol.snapshot()
+            return self.protocol.snapshot(self.wall())
 
     # --- public -----------------------------------------------------------------------------------
 
@@ -254,14 +256,14 @@ class Link:
                 delay = self.config.reconnect_min_s
             except PortOpenError as exc:
                 with self._lock:
-                    self.protocol.not_connected("open_failed", exc.reason)
-                    self.protocol.port_failed(str(exc))
+                    self.protocol.not_connected("open_failed", exc.reason, self.wall())
+                    self.protocol.port_failed(str(exc), self.wall())
             except TransportError as exc:
                 with self._lock:
-                    self.protocol.port_failed(str(exc))
+                    self.protocol.port_failed(str(exc), self.wall())
             except Exception as exc:
                 with self._lock:
-                    self.protocol.thread_failed(exc)
+                    self.protocol.thread_failed(exc, self.wall())
             self._close_port()
             self.protocol.log_counters(self.clock())
             if self._stop.wait(delay):
@@ -280,11 +282,11 @@ class Link:
         )
         transport.discard_input()  # nothing from before this opening can answer a new request
         with self._lock:
-            self.protocol.opened(self.clock(), secrets.randbits(32))
+            self.protocol.opened(self.clock(), secrets.randbits(32), self.wall())
         while not self._stop.is_set():
             self.protocol.log_counters(self.clock())
             with self._lock:
-                action = self.protocol.step(self.clock())
+                action = self.protocol.step(self.clock(), self.wall())
             if isinstance(action, Close):
                 return
             if isinstance(action, Send):
@@ -294,7 +296,7 @@ class Link:
                 data = transport.read()  # waits up to the read timeout for the first byte
                 if data:
                     with self._lock:
-                        self.protocol.receive(data, self.clock(), time.time())
+                        self.protocol.receive(data, self.clock(), self.wall())
                 continue
             wait = action.until - self.clock()
             if wait > 0:

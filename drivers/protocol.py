@@ -403,11 +403,12 @@ class LinkProtocol:
         """A request is out and its reply not yet in."""
         return self._out is not None
 
-    def snapshot(self) -> LinkStats:
-        """The link's state and a copy of its counters."""
+    def snapshot(self, at: float | None = None) -> LinkStats:
+        """The link's state and a copy of its counters (stamped ``at``, or the time last given)."""
         s = self.stats
         return LinkStats(
             device=self.name,
+            at=self._at if at is None else at,
             up=self.up,
             boot_id=self._boot_id or 0,
             **{name: getattr(s, name) for name in COUNTERS},
@@ -415,11 +416,14 @@ class LinkProtocol:
 
     # --- what the runner calls --------------------------------------------------------------------
 
-    def opened(self, now: float, seq: int) -> None:
+    def opened(self, now: float, seq: int, at: float | None = None) -> None:
         """The port was (re)opened at ``now``; sequence numbers start after ``seq`` (random, u32).
         The state request goes first: it tells the device's boot and newest event before any POLL
-        acknowledges anything, so a device that numbers from 1 again is caught before it deletes."""
+        acknowledges anything, so a device that numbers from 1 again is caught before it deletes.
+        ``at``: the wall-clock time the link's own events are stamped with (as for :meth:`step`)."""
         self._now = now
+        if at is not None:
+            self._at = at
         self._decoder = Decoder(stats=self.stats)
         self._seq = seq & 0xFFFFFFFF
         self._last_good = now
@@ -428,9 +432,13 @@ class LinkProtocol:
         self._state_wanted = self._on_state is not None
         self._next_poll = 0.0
 
-    def step(self, now: float) -> Action:
-        """What to do at ``now``: send bytes, wait, or close the port (the link went down)."""
+    def step(self, now: float, at: float | None = None) -> Action:
+        """What to do at ``now``: send bytes, wait, or close the port (the link went down).
+        ``at``: the wall-clock time now, which the link's own events (up, down, faults, results)
+        are stamped with (None: the time last given)."""
         self._now = now
+        if at is not None:
+            self._at = at
         out = self._out
         if out is not None:
             if now < out.deadline:
@@ -473,15 +481,19 @@ class LinkProtocol:
             elif self._handle(frame, out.command) and not self._awaiting():
                 self._next_poll = 0.0  # the device may hold more events: drain them without waiting
 
-    def port_failed(self, reason: str) -> None:
+    def port_failed(self, reason: str, at: float | None = None) -> None:
         """The port failed or would not open: the link is down (when it was up)."""
+        if at is not None:
+            self._at = at
         self._out = None
         self._link_down(reason)
 
-    def not_connected(self, kind: str, reason: str) -> None:
+    def not_connected(self, kind: str, reason: str, at: float | None = None) -> None:
         """Report why the link is not up (the port would not open, or opened and the device never
         answered) as a :class:`DeviceFault`: on the first failure and whenever the reason changes,
         never on every retry (the reconnect counter says how often it was tried)."""
+        if at is not None:
+            self._at = at
         if (kind, reason) == self._not_connected_reason:
             return
         self._not_connected_reason = (kind, reason)
@@ -492,10 +504,14 @@ class LinkProtocol:
             error = f"port {self.url} opened but {reason}"
         self._fault(kind, error + " (tried again with backoff; reported again only if the reason changes)")
 
-    def thread_failed(self, exc: BaseException) -> None:
+    def thread_failed(self, exc: BaseException, at: float | None = None) -> None:
         """The runner failed while driving the protocol: a fault, and the link is down."""
+        if at is not None:
+            self._at = at
         self.stats.faults += 1
-        self._emit(DeviceFault(device=self.name, kind="link", error=f"link thread: {type(exc).__name__}: {exc}"))
+        self._emit(
+            DeviceFault(device=self.name, at=self._at, kind="link", error=f"link thread: {type(exc).__name__}: {exc}")
+        )
         self.port_failed(f"link thread failed: {exc}")
 
     def log_counters(self, now: float) -> None:
@@ -595,7 +611,7 @@ class LinkProtocol:
             self.stats.link_downs += 1
             self._state, self._state_wanted = None, False
             self._watch_due, self._watch_read = None, False  # the state is read at the link-up anyway
-            self._emit(LinkDown(device=self.name, reason=reason))
+            self._emit(LinkDown(device=self.name, at=self._at, reason=reason))
 
     def _seen_boot(self, boot_id: int) -> None:
         """A good reply from the device running as ``boot_id``: link up, or a reboot seen."""
@@ -605,14 +621,16 @@ class LinkProtocol:
             self._not_connected_reason = None  # a later failure is a new outage: reported again
             self._state_wanted, self._state, self._watch_read = True, None, False
             rebooted = self._boot_id is not None and boot_id != self._boot_id
-            self._emit(LinkUp(device=self.name, boot_id=boot_id, rebooted=rebooted))
+            self._emit(LinkUp(device=self.name, at=self._at, boot_id=boot_id, rebooted=rebooted))
         elif boot_id != self._boot_id:
             self._state_wanted, self._state, self._watch_read = True, None, False
-            self._emit(LinkUp(device=self.name, boot_id=boot_id, rebooted=True))
+            self._emit(LinkUp(device=self.name, at=self._at, boot_id=boot_id, rebooted=True))
         self._boot_id = boot_id
 
     def _fault(self, kind: str, error: str, event_no: int = 0, command: str = "") -> None:
-        self._emit(DeviceFault(device=self.name, event_no=event_no, kind=kind, error=error, command=command))
+        self._emit(
+            DeviceFault(device=self.name, at=self._at, event_no=event_no, kind=kind, error=error, command=command)
+        )
 
     def _handle(self, reply: Frame, command: _Command | None) -> bool:
         """Act on a reply; True when it carried an event."""
@@ -638,6 +656,7 @@ class LinkProtocol:
                 self.stats.faults += 1
                 fault = DeviceFault(
                     device=self.name,
+                    at=self._at,
                     event_no=event_no,
                     kind="bad_event",
                     error=f"event {event_no} (code {code}): {exc}",
@@ -660,7 +679,7 @@ class LinkProtocol:
                     self._held = command
                     return False
             if status == STATUS_OK:
-                self._emit(CommandResult(device=self.name, command=command.name, status=status))
+                self._emit(CommandResult(device=self.name, at=self._at, command=command.name, status=status))
             else:
                 self._command_failed(command, status)
         elif reply.type is MsgType.NAK:
@@ -674,7 +693,7 @@ class LinkProtocol:
     def _command_failed(self, command: _Command, status: int) -> None:
         self.stats.commands_failed += 1
         tries = f" after {command.busy_tries + 1} tries" if status == STATUS_BUSY else ""
-        self._emit(CommandResult(device=self.name, command=command.name, status=status))
+        self._emit(CommandResult(device=self.name, at=self._at, command=command.name, status=status))
         self._fault(
             "command_failed",
             f"command {command.name} failed: {_STATUS_TEXT.get(status, f'status {status}')}{tries}",

@@ -64,10 +64,10 @@ class SimWire:
                     self.now = until
                     return
                 self.now = max(self.now, self.reopen_at)
-                self.protocol.opened(self.now, self.rng.getrandbits(32))
+                self.protocol.opened(self.now, self.rng.getrandbits(32), wall + self.now)
                 self._decoder = Decoder()
                 self.opened = True
-            action = self.protocol.step(self.now)
+            action = self.protocol.step(self.now, wall + self.now)
             if isinstance(action, Close):
                 self.opened = False
                 self._backoff = min(max(self._backoff * 2, config.reconnect_min_s), config.reconnect_max_s)

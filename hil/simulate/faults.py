@@ -50,7 +50,7 @@ out of the CI run until that branch is merged (then this table empties and CI ru
 CI_KINDS: tuple[str, ...] = tuple(k for k in FAULT_KINDS if k not in KNOWN_BUG_KINDS)
 """The kinds the CI run injects."""
 
-ROUND_S = 15.0
+ROUND_S = 0.4
 """About how long a round takes in simulated seconds (faults are spread over the rounds asked for)."""
 
 _DEVICES = ("shoe", "bet_spots", "panel")
@@ -98,12 +98,12 @@ def schedule(seed: int, kinds: tuple[str, ...], rounds: int, per_round: float = 
     faults = []
     for _ in range(count):
         kind = rng.choice(kinds)
-        at = round(rng.uniform(0.0, horizon), 2)
+        at = round(rng.uniform(0.0, horizon), 3)
         device = rng.choice(_DEVICES)
-        duration = round(rng.uniform(0.2, 4.0), 2)
+        duration = round(rng.uniform(0.1, 3.0), 2)
         value = rng.randint(1, 3)
         if kind == "panel_outage":
-            device, duration = "panel", round(rng.uniform(1.5, 8.0), 2)
+            device, duration = "panel", round(rng.uniform(1.0, 6.0), 2)
         elif kind == "never_connected":
             at = 0.0
         faults.append(Fault(at, kind, device, duration, value))

@@ -81,8 +81,9 @@ _DEAL = re.compile(r"\bdeal\b", re.IGNORECASE)
 
 
 def check_deal_prompt(snapshot: TableSnapshot, down: Iterable[str]) -> None:
-    """The screen does not tell the dealer to deal while a device in ``down`` is down or never up."""
-    down = sorted(down)
+    """The screen does not tell the dealer to deal while a device in ``down`` is down or never up
+    (the panel aside: a panel that is down shows nothing)."""
+    down = sorted(d for d in down if d != "panel")
     if not down:
         return
     text = " / ".join(snapshot.screen)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.table_config import TableConfig, config_dir, load_table
-from hil.simulate.faults import Fault, schedule
+from hil.simulate.faults import CI_KINDS, FAULT_KINDS, Fault, schedule
 from hil.simulate.invariants import Broken, check_journal
 from hil.simulate.world import SimView, Stuck, World
 
@@ -69,7 +69,9 @@ def _scratch() -> str | None:
 
 def replay_command(game: str, seed: int, kinds: Sequence[str], rounds: int) -> str:
     """The one command that replays seed ``seed`` exactly."""
-    return f"tablectl simulate --game {game} --seed {seed} --rounds {rounds} --faults {','.join(kinds) or 'none'}"
+    named = set(kinds)
+    text = "all" if named == set(FAULT_KINDS) else "ci" if named == set(CI_KINDS) else ",".join(kinds) or "none"
+    return f"tablectl simulate --game {game} --seed {seed} --rounds {rounds} --faults {text}"
 
 
 def run_seed(
@@ -111,7 +113,9 @@ def run_seed(
                 try:
                     player.act()
                 except Stuck:
-                    pass
+                    world.unstick()
+            world.settle_down()
+            world.check_cards()
             world.close()
             check_journal(path)
             for r in world.played:

@@ -7,6 +7,7 @@ import functools
 import heapq
 import queue
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,8 @@ from controller.table.snapshot import TableSnapshot
 from controller.table.table_drivers import ROLES
 from controller.table_config import TableConfig
 from drivers.link import LinkConfig, LinkDown, LinkUp
-from drivers.messages import BUTTONS
+from drivers.messages import BUTTONS, DeviceEvent, card_text
+from drivers.shoe import CardDealt, CardUnreadable
 from hil.device import SimDevice, new_boot_id
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.simulate.clock import EPOCH, SimTimers
@@ -45,6 +47,30 @@ LINK = LinkConfig()
 
 class Stuck(Exception):
     """A player's wait ran out (the table may still go on: the player looks again)."""
+
+
+class CountingShoe(ShoeSim):
+    """The shoe, keeping every card report it made (what physically left it, in order), less those
+    it lost in a power cycle without memory before the controller had them."""
+
+    def __init__(self) -> None:
+        super().__init__(address=1)
+        self.reports: list[tuple[int, int, int, str]] = []
+        """(boot, event number, shoe index, card or "?" when unreadable)."""
+
+    def emit(self, event: type[DeviceEvent], **values: Any) -> int:
+        number = super().emit(event, **values)
+        if event is CardDealt:
+            self.reports.append((self.boot_id, number, values["index"], card_text(values["card"])))
+        elif event is CardUnreadable:
+            self.reports.append((self.boot_id, number, values["index"], "?"))
+        return number
+
+    def restart(self) -> None:
+        with self.lock:
+            lost = {(b, n) for b, n, _, _ in self.pending}
+        self.reports = [r for r in self.reports if (r[0], r[1]) not in lost]
+        super().restart()
 
 
 class SimJournal(SqliteJournal):
@@ -113,13 +139,14 @@ class World:
         self.table, self.seed, self.path = table, seed, path
         self.rng = random.Random(f"world/{seed}")
         self.timers = SimTimers()
-        shoe, spots, panel = ShoeSim(address=1), BetSpotSim(address=2), PanelSim(address=3)
+        shoe, spots, panel = CountingShoe(), BetSpotSim(address=2), PanelSim(address=3)
         self.shoe, self.spots, self.panel = shoe, spots, panel
         self.sims: dict[str, SimDevice] = {"shoe": shoe, "bet_spots": spots, "panel": panel}
         for sim in self.sims.values():
             sim.rng = self.rng
             sim.boot_id = new_boot_id(rng=self.rng)
-        self.lines = {role: Line(chunking=self.rng.choice(CHUNKINGS)) for role in ROLES}
+        # replies mostly whole; a link now and then split, or a byte at a time (slow to simulate)
+        self.lines = {role: Line(chunking=self.rng.choices(CHUNKINGS, (16, 3, 1))[0]) for role in ROLES}
         self.played: list[RoundResult] = []
         self.trouble: str | None = None
         self._agenda: list[tuple[float, int, Callable[[], None]]] = []
@@ -134,10 +161,16 @@ class World:
         self.last_move = 0.0
         self._last_where: tuple[int, str] = (0, "")
         self.watch = LogWatch()
+        self.broken: Broken | None = None
+        """The first invariant an event broke (raised from the step that handled it)."""
         self.events = 0
         self.runtime: TableRuntime
         self.wires: dict[str, SimWire] = {}
         self._boot()
+
+    def wall(self) -> float:
+        """The simulated wall-clock time (seconds since 1970)."""
+        return EPOCH + self.timers.now
 
     @property
     def now(self) -> float:
@@ -148,7 +181,7 @@ class World:
 
     def _boot(self) -> None:
         """Open the journal and start the table on it (first, or again after a crash)."""
-        journal = SimJournal(self.path, clock=lambda: EPOCH + self.timers.now)
+        journal = SimJournal(self.path, clock=self.wall)
         journal.trouble = lambda: self.trouble
         urls = {role: "loop://" for role in ROLES}
         runtime = TableRuntime(self.table, urls, journal, on_round=self.played.append, link_base=LinkConfig())
@@ -159,6 +192,7 @@ class World:
         runtime.snapshot_file = None  # `tablectl status`'s file: not read here, and each write costs a sync
         for role in ROLES:  # the protocol's own timing (the bench configs poll every few ms of real time)
             runtime.drivers[role].link.protocol.config = LINK
+            runtime.drivers[role].link.wall = self.wall
         self.wires = {
             role: SimWire(
                 runtime.drivers[role].link.protocol, self.sims[role], self.rng, self.lines[role], now=self.now
@@ -196,7 +230,15 @@ class World:
             )
 
     def _observe(self, event: object) -> None:
-        """After each live event the table handled: the per-event invariants."""
+        """After each live event the table handled: the per-event invariants (a broken one is kept
+        and raised once the engine's step is done: the runtime logs an observer's error, never raises it)."""
+        if self.broken is None:
+            try:
+                self._check(event)
+            except Broken as exc:
+                self.broken = exc
+
+    def _check(self, event: object) -> None:
         self.events += 1
         if isinstance(event, LinkUp):
             self.down.discard(event.device)
@@ -211,7 +253,73 @@ class World:
         check_hidden(s, hidden)
         check_deal_prompt(s, self.down)
         if self.watch.broken is not None:
-            raise self.watch.broken
+            self.broken = self.watch.broken
+
+    def unstick(self) -> None:
+        """A player's wait ran out: the dealer reads the screen instead of his own count (a fault
+        may have dealt a card or moved a chip the player does not know of): a card when the screen
+        asks for cards, else ``no more bets`` in betting when it is taken."""
+        s = self.runtime.snapshot
+        if s.hold is not None:
+            return
+        text = " ".join(s.screen)
+        if re.search(r"\bdeal\b", text) and self.shoe.stub_count and s.step != "betting":
+            self.shoe.deal(1)
+        elif s.step == "betting" and (wrong := re.search(r"correct: seat (\d+)", text)):
+            seat = int(wrong.group(1))  # a wager a fault placed alone: the player takes his chips back
+            for at, spot in [k for k in self.spots.chips if k[0] == seat]:
+                self.spots.place(at, spot, 0)
+        elif s.step == "betting" and s.can_press("no_more_bets"):
+            self.panel.press("no_more_bets")
+        self.advance(TICK * 4)
+
+    def settle_down(self) -> None:
+        """The faults are over: every line back, the journal writable; run on until every device
+        has delivered what it holds (or a while has passed)."""
+        self._agenda.clear()
+        self.trouble = None
+        for line in self.lines.values():
+            line.connected = True
+        for _ in range(200):
+            self.advance(TICK * 4)
+            if not any(sim.pending for sim in self.sims.values()) and all(w.protocol.up for w in self.wires.values()):
+                break
+
+    def check_cards(self) -> None:
+        """Every card that left the shoe is in the journal's rounds (or the round open now), where
+        the shoe dealt it, once: the finished rounds' ``cards`` and the open round's, in order,
+        are the shoe's reports (a card still in a device's queue is not counted yet)."""
+        from controller.journal import SqliteJournal
+
+        journal = SqliteJournal.open_readonly(self.path)
+        try:
+            recorded = [
+                (int(c["index"]), str(c["card"]))
+                for r in journal.records()
+                if r.kind == "RoundSettled"
+                for c in r.data.get("cards", [])
+            ]
+        finally:
+            journal.close()
+        recorded += [(int(str(c["index"])), str(c["card"])) for c in self.runtime.table.card_log]
+        delivered = set()
+        for sim in (self.shoe,):
+            with sim.lock:
+                waiting = {(b, n) for b, n, _, _ in sim.pending}
+            delivered = {(b, n) for b, n, _, _ in self.shoe.reports} - waiting
+        made = [(i, c) for b, n, i, c in self.shoe.reports if (b, n) in delivered]
+        if len(recorded) != len(made) or any(
+            ri != mi or (mc != "?" and rc != mc) for (ri, rc), (mi, mc) in zip(recorded, made, strict=True)
+        ):
+            first = next(
+                (k for k, (a, b) in enumerate(zip(recorded, made, strict=False)) if a[0] != b[0] or a[1] != b[1]),
+                min(len(recorded), len(made)),
+            )
+            raise Broken(
+                "cards",
+                f"the shoe reported {len(made)} cards, the journal's rounds hold {len(recorded)}; they part at report "
+                f"{first + 1}",
+            )
 
     # --- time -----------------------------------------------------------------------------------------
 
@@ -237,8 +345,9 @@ class World:
                 s = self.runtime.snapshot
                 raise Broken(
                     "stuck",
-                    f"round {s.round_no}: no new step for {STUCK_S:.0f} s in {s.step}"
-                    + (f" (hold: {s.hold.reason}; clears: {s.hold.clears})" if s.hold is not None else ""),
+                    f"round {s.round_no}: no new step for {STUCK_S:.0f} s in {s.step} with {s.dealt} cards"
+                    + (f" (hold: {s.hold.reason}; clears: {s.hold.clears})" if s.hold is not None else "")
+                    + f"; screen {' / '.join(x for x in s.screen if x)!r}",
                 )
 
     def _drain(self) -> bool:
@@ -252,8 +361,9 @@ class World:
                 break
             handled = True
             engine.run_one(event)
-            if self.watch.broken is not None:
-                raise self.watch.broken
+            broken = self.broken or self.watch.broken
+            if broken is not None:
+                raise broken
         if self.crash_due:
             self.crash_due = False
             self.crash()
@@ -310,6 +420,7 @@ class World:
         elif kind in ("journal_error", "disk_full"):
             self.trouble = "error" if kind == "journal_error" else "full"
             self._at(end, lambda: setattr(self, "trouble", None))
+            self._at(self.now + min(0.05, fault.duration / 2), functools.partial(self._burst, rng))
         elif kind == "crash":
             self.crash_due = True
         elif kind == "jam":
@@ -344,6 +455,20 @@ class World:
         elif kind == "early_card":
             if s.step in ("betting", "no_more_bets", "settlement", "round_complete") and self.shoe.stub_count:
                 self.shoe.deal(1)
+
+    def _burst(self, rng: random.Random) -> None:
+        """Events on every device at once (during a journal outage): a dealer button the table
+        takes now, a bet where betting is open, a card out of the shoe."""
+        s = self.runtime.snapshot
+        buttons = [b for b in s.dealer_buttons if s.can_press(b)]
+        if buttons:
+            self.panel.press(rng.choice(buttons))
+        seat = rng.randint(1, self.table.seats)
+        spot = self.table.catalog.wager_spots[0]
+        if s.can_bet(seat, spot):
+            self.spots.place(seat, spot, rng.choice([500, 1000]))
+        if self.shoe.stub_count and s.step not in ("betting", "closed"):
+            self.shoe.deal(1)
 
     def _key_press(self) -> None:
         """The supervisor, key on, presses something the table offers him now, then turns the key off."""
