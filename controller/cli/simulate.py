@@ -124,7 +124,7 @@ def _one(args: argparse.Namespace, seed: int, kinds: tuple[str, ...]) -> int:
     from hil.simulate.run import pytest_case, replay_command, run_seed, shrink
 
     folder = Path(args.journal_dir) if args.journal_dir else None
-    res = run_seed(args.game, seed, kinds, args.rounds, folder=folder)
+    res = run_seed(args.game, seed, kinds, args.rounds, folder=folder, resettle=True)
     for line in seed_lines(res):
         print(line)
     if folder is not None:

@@ -87,7 +87,7 @@ def check_deal_prompt(snapshot: TableSnapshot, down: Iterable[str]) -> None:
     if not down:
         return
     text = " / ".join(snapshot.screen)
-    if _DEAL.search(text):
+    if any(_DEAL.search(line) for line in snapshot.screen[1:]):  # the first line is the step's title
         raise Broken(
             "deal_while_down",
             f"round {snapshot.round_no}, {snapshot.step}: the screen says {text!r} while {', '.join(down)} "
@@ -100,9 +100,16 @@ def check_hold_way(snapshot: TableSnapshot) -> None:
     hold = snapshot.hold
     if hold is None or hold.by_itself:
         return
-    ways = [o for o in snapshot.supervisor_options if o.refused is None and o.action not in ("void", "misdeal")]
+    # a way refused for now (a door open, a link down) still names the way on once that passes
+    ways = [o for o in snapshot.supervisor_options if o.action not in ("void", "misdeal")]
     if not ways and not hold.card_to_enter:
-        offered = ", ".join(f"{o.button}: {o.action}" for o in snapshot.supervisor_options) or "nothing"
+        offered = (
+            ", ".join(
+                f"{o.button}: {o.action}" + (f" (refused: {o.refused})" if o.refused else "")
+                for o in snapshot.supervisor_options
+            )
+            or "nothing"
+        )
         raise Broken(
             "hold_way",
             f"round {snapshot.round_no}: hold ({hold.reason}) offers only a void (offered: {offered}; clears: "

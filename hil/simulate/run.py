@@ -81,9 +81,12 @@ def run_seed(
     rounds: int = 3,
     faults: list[Fault] | None = None,
     folder: Path | None = None,
+    resettle: bool = False,
 ) -> SeedResult:
     """Play ``rounds`` rounds of ``game`` under seed ``seed`` with faults of ``kinds`` (or exactly
-    ``faults``); the journal is written in ``folder`` (kept) or a temporary one."""
+    ``faults``); the journal is written in ``folder`` (kept) or a temporary one. ``resettle``:
+    re-settle each finished round in a separate process here (:func:`run_seeds` does it for
+    many seeds at once)."""
     from controller.table.resettle import canonical
     from hil.bench import PLAYERS
 
@@ -144,7 +147,25 @@ def run_seed(
             if path.exists():
                 result.digest = hashlib.sha256(path.read_bytes()).hexdigest()
     result.cpu_seconds = time.process_time() - start
+    if resettle and result.ok and result.resettle:
+        differ = _resettle(result.resettle)
+        if differ:
+            result.broken, result.detail = "resettle", differ
     return result
+
+
+def _resettle(rounds: list[tuple[int, dict[str, Any], str]]) -> str:
+    """Re-settle ``rounds`` with `tablectl settle` in a separate process: what differs, in words ("" if none)."""
+    from controller.table.resettle import Verifier
+
+    verifier = Verifier()
+    for number, record, expected in rounds:
+        verifier.submit(number, record, expected)
+    _, differ = verifier.close()
+    if not differ:
+        return ""
+    why = verifier.stderr.strip().splitlines()[-1] if verifier.stderr.strip() else "a different settlement"
+    return f"round(s) {', '.join(map(str, differ))} re-settle differently in a separate process ({why})"
 
 
 def shrink(
@@ -153,7 +174,8 @@ def shrink(
     """The fewest of seed ``seed``'s faults that still break invariant ``broken`` (greedy: drop
     each fault in turn while the seed still breaks it), and the result of that scenario."""
     faults = schedule(seed, tuple(kinds), rounds)
-    last = run_seed(game, seed, kinds, rounds, faults)
+    check = broken == "resettle"
+    last = run_seed(game, seed, kinds, rounds, faults, resettle=check)
     changed = True
     while changed and budget > 0:
         changed = False
@@ -162,7 +184,7 @@ def shrink(
                 break
             budget -= 1
             trial = faults[:i] + faults[i + 1 :]
-            res = run_seed(game, seed, kinds, rounds, trial)
+            res = run_seed(game, seed, kinds, rounds, trial, resettle=check)
             if res.broken == broken:
                 faults, last, changed = trial, res, True
                 break
@@ -177,7 +199,7 @@ def pytest_case(game: str, seed: int, rounds: int, faults: list[Fault], result: 
         f'    """Found by `{replay_command(game, seed, sorted({f.kind for f in faults}), rounds)}`: '
         f'{result.broken}."""\n'
         f"    faults = [\n{listed}    ]\n"
-        f"    result = run_seed({game!r}, {seed}, (), rounds={rounds}, faults=faults)\n"
+        f"    result = run_seed({game!r}, {seed}, (), rounds={rounds}, faults=faults, resettle=True)\n"
         f'    assert result.ok, f"{{result.broken}}: {{result.detail}}"\n'
     )
 
