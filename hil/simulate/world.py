@@ -322,7 +322,9 @@ class World:
                     journaled.append((int(r.data["index"]), "?"))
         finally:
             journal.close()
-        rounds.append(list(self.runtime.table.card_log))
+        hands = self.runtime.latest.hands()  # the open round's cards, as the players' own view has them
+        if hands is not None and hands.round_no == self.runtime.snapshot.round_no:
+            rounds.append([{"index": i, "card": c, "to": to} for i, c, to in hands.log])
         with self.shoe.lock:
             waiting = {(b, n) for b, n, _, _ in self.shoe.pending}
         made = [(i, c) for b, n, i, c in self.shoe.reports if (b, n) not in waiting]
