@@ -30,14 +30,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--game", default="mississippi_stud", choices=GAMES, help="the game (default: mississippi_stud)")
     p.add_argument("--seed", type=int, default=None, help="run this one seed and say what it did (default: none)")
     p.add_argument(
-        "--seeds", type=int, default=None, metavar="N", help="run N seeds on every core (default: 1, seed --first)"
+        "--seeds",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run N seeds from --first on every core (default: none, one seed)",
     )
     p.add_argument("--first", type=int, default=1, help="the first seed of --seeds (default: 1)")
     p.add_argument("--rounds", type=int, default=2, help="rounds each seed plays (default: 2)")
     p.add_argument(
         "--faults",
         default="all",
-        help="the fault kinds to inject, comma-separated, or all, ci (all but the known bugs') or none (default: all)",
+        help="the fault kinds to inject, comma-separated, or all, ci (all but the kinds of known and open bugs) or "
+        "none; --list-faults names them (default: all)",
     )
     p.add_argument("--workers", type=int, default=None, help="processes for --seeds (default: every core)")
     p.add_argument(

@@ -118,5 +118,7 @@ def schedule(seed: int, kinds: tuple[str, ...], rounds: int, per_round: float = 
             device, duration = "panel", round(rng.uniform(1.0, 6.0), 2)
         elif kind == "never_connected":
             at = 0.0
+        else:  # after the links first came up: a link that never did is never_connected's
+            at = max(at, 0.3)
         faults.append(Fault(at, kind, device, duration, value))
     return sorted(faults, key=lambda f: (f.at, f.kind, f.device))

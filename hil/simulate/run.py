@@ -112,6 +112,7 @@ def run_seed(
                 view.wait(lambda x: x.step != "closed", "the table to open")
             except Stuck:
                 pass
+            world.wait_links()  # the dealer starts once the devices answer (or a while has passed)
             while len(world.played) < rounds:
                 try:
                     player.act()
