@@ -82,11 +82,12 @@ def run_seed(
     faults: list[Fault] | None = None,
     folder: Path | None = None,
     resettle: bool = False,
+    tolerate: frozenset[str] = frozenset(),
 ) -> SeedResult:
     """Play ``rounds`` rounds of ``game`` under seed ``seed`` with faults of ``kinds`` (or exactly
     ``faults``); the journal is written in ``folder`` (kept) or a temporary one. ``resettle``:
     re-settle each finished round in a separate process here (:func:`run_seeds` does it for
-    many seeds at once)."""
+    many seeds at once). ``tolerate``: invariants not checked (a known bug's, to check the rest)."""
     from controller.table.resettle import canonical
     from hil.bench import PLAYERS
 
@@ -103,7 +104,7 @@ def run_seed(
         logger.setLevel(logging.INFO)
         logger.propagate = False
         try:
-            world = World(table, seed, faults, path)
+            world = World(table, seed, faults, path, tolerate)
             logger.addHandler(world.watch)
             view = SimView(world)
             sims = {"shoe": world.shoe, "bet_spots": world.spots, "panel": world.panel}
