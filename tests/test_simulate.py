@@ -162,3 +162,25 @@ def test_after_a_crash_the_table_resumes_the_same_round_from_its_journal(game: s
         assert res.ok, f"seed {seed}: {res.broken}: {res.detail}"
         crashes += res.crashes
     assert crashes >= 3
+
+
+def test_every_chip_is_accounted_for_or_the_round_is_named() -> None:
+    from types import SimpleNamespace
+
+    from controller.settlement import Result, WagerResult
+    from hil.simulate.invariants import Broken, check_chips
+
+    record = {"seats": {"2": {"wagers": {"ante": 500, "first": 1000}}}}
+    ante = WagerResult("ante", 500, Result.LOSE, -500, "")
+    first = WagerResult("first", 1000, Result.WIN, 1000, "")
+    paid = SimpleNamespace(
+        seat=2, actions=(SimpleNamespace(verb="collect", cents=500), SimpleNamespace(verb="pay", cents=1000))
+    )
+    ok = SimpleNamespace(seats=(SimpleNamespace(seat=2, wagers=(ante, first), net=500),), procedure=(paid,))
+    check_chips(1, record, ok, ("ante", "first"))
+    missing = SimpleNamespace(seats=(SimpleNamespace(seat=2, wagers=(ante,), net=-500),), procedure=(paid,))
+    with pytest.raises(Broken, match="round 1: wagers not settled \\[\\(2, 'first'\\)\\]"):
+        check_chips(1, record, missing, ("ante", "first"))
+    short = SimpleNamespace(seats=(SimpleNamespace(seat=2, wagers=(ante, first), net=500),), procedure=())
+    with pytest.raises(Broken, match="seat 2: the procedure pays less collects 0, the seat's net is 500"):
+        check_chips(1, record, short, ("ante", "first"))

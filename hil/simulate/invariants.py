@@ -164,3 +164,53 @@ def check_round(number: int, record: dict[str, Any], cards_dealt: list[str]) -> 
     doubled = sorted(c for c, n in seen.items() if n > 1)
     if doubled:
         raise Broken("cards", f"round {number}: {len(doubled)} card(s) dealt twice in the journal and taken")
+
+
+def check_chips(number: int, record: dict[str, Any], settlement: Any, spots: tuple[str, ...]) -> None:
+    """Every chip of round ``number`` accounted for: each wager its record holds is settled once,
+    with its stake, and won, lost, pushed or returned as its net says; the dealer's procedure pays
+    and collects at each seat exactly the seat's net. ``spots``: the game's wager spots (a
+    settlement's other lines, such as Boston 5's ante bonus, pay on a wager's chips)."""
+    placed = {
+        (int(seat), str(spot)): int(cents)
+        for seat, s in record.get("seats", {}).items()
+        for spot, cents in s.get("wagers", {}).items()
+    }
+    settled: dict[tuple[int, str], int] = {}
+    for seat in settlement.seats:
+        for w in seat.wagers:
+            key = (seat.seat, w.spot)
+            if w.spot not in spots:
+                continue  # a line paid on a wager's chips, not a wager of its own
+            if key in settled:
+                raise Broken("chips", f"round {number}: seat {seat.seat} {w.spot} settled twice")
+            settled[key] = w.stake
+            result = w.result.value
+            if (
+                (result == "lose" and w.net != -w.stake)
+                or (result in ("push", "returned") and w.net != 0)
+                or (result == "win" and w.net <= 0)
+            ):
+                raise Broken("chips", f"round {number}: seat {seat.seat} {w.spot}: {result} with net {w.net}")
+    if placed != settled:
+        missing = sorted(set(placed) - set(settled))
+        extra = sorted(set(settled) - set(placed))
+        differ = sorted(k for k in set(placed) & set(settled) if placed[k] != settled[k])
+        raise Broken(
+            "chips",
+            f"round {number}: wagers not settled {missing}, settled but not wagered {extra}, stakes differ {differ}",
+        )
+    moved: dict[int, int] = {}
+    for step in settlement.procedure:
+        if step.seat is None:
+            continue
+        for action in step.actions:
+            sign = 1 if action.verb == "pay" else -1 if action.verb == "collect" else 0
+            moved[step.seat] = moved.get(step.seat, 0) + sign * action.cents
+    for seat in settlement.seats:
+        if moved.get(seat.seat, 0) != seat.net:
+            raise Broken(
+                "chips",
+                f"round {number}: seat {seat.seat}: the procedure pays less collects {moved.get(seat.seat, 0)}, "
+                f"the seat's net is {seat.net}",
+            )

@@ -17,7 +17,7 @@ from typing import Any
 
 from controller.table_config import TableConfig, config_dir, load_table
 from hil.simulate.faults import CI_KINDS, FAULT_KINDS, Fault, schedule
-from hil.simulate.invariants import Broken, check_journal
+from hil.simulate.invariants import Broken, check_chips, check_journal
 from hil.simulate.world import SimView, Stuck, World
 
 __all__ = ["SeedResult", "RunSummary", "run_seed", "run_seeds", "shrink", "replay_command", "pytest_case"]
@@ -100,6 +100,8 @@ def run_seed(
     old = (logger.level, logger.propagate)
     with tempfile.TemporaryDirectory(prefix="tablectl-sim-", dir=_scratch()) as tmp:
         path = Path(folder or tmp) / f"{game}-{seed}.db"
+        for old_file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            old_file.unlink(missing_ok=True)  # a seed replays from nothing: never onto its last run's journal
         world: World | None = None
         logger.setLevel(logging.INFO)
         logger.propagate = False
@@ -125,6 +127,7 @@ def run_seed(
             check_journal(path)
             for r in world.played:
                 if r.settlement is not None:
+                    check_chips(r.number, r.record, r.settlement, table.catalog.wager_spots)
                     record = {**r.record, "table": str(table.path)}
                     result.resettle.append((r.number, record, canonical(r.settlement.to_json())))
         except Broken as exc:
