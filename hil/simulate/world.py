@@ -290,7 +290,9 @@ class World:
         if s.hold is not None:
             return
         text = " ".join(s.screen)
-        if re.search(r"\bdeal\b", text) and self.shoe.stub_count and s.step != "betting":
+        if re.search(r"\bdeal\b", text) and not self.shoe.stub_count and s.step != "betting":
+            self._void()  # the cards it asks for are on the layout already (a shoe that lost them): a misdeal
+        elif re.search(r"\bdeal\b", text) and self.shoe.stub_count and s.step != "betting":
             step = s.step
             for _ in range(60):  # card after card while the screen asks for them (cards the table never heard of
                 # are on the layout: a restart without memory lost them)
@@ -303,7 +305,7 @@ class World:
                     break
         elif s.step == "betting":
             taken = False  # a wager a fault placed (alone, or on a spot not bet before the deal): taken back
-            for wrong in re.finditer(r"correct: seat (\d+)(?: (\w+))?:", text):
+            for wrong in re.finditer(r"correct: seat (\d+)(?: ([a-z_]+))?\b", text):
                 seat, spot = int(wrong.group(1)), wrong.group(2)
                 for key in [k for k in self.spots.chips if k[0] == seat and spot in (None, k[1])]:
                     self.spots.place(key[0], key[1], 0)
@@ -312,6 +314,16 @@ class World:
                 self.panel.press("no_more_bets")
         elif "confirm" in text and s.can_confirm():  # a count by hand, a step to confirm
             self.panel.press("confirm")
+        self.advance(TICK * 4)
+
+    def _void(self) -> None:
+        """The supervisor voids the round (key on, void, key off), when the table lets him."""
+        self.panel.key(True)
+        self._wait(lambda x: x.key_on, 5.0)
+        if self.runtime.snapshot.can_void():
+            self.panel.press("void")
+            self.advance(TICK * 4)
+        self.panel.key(False)
         self.advance(TICK * 4)
 
     def settle_down(self) -> None:
