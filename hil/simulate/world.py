@@ -181,6 +181,8 @@ class World:
         self.last_move = 0.0
         self._last_where: tuple[int, str] = (0, "")
         self.watch = LogWatch()
+        self._corrected = ""
+        """The screen the dealer last took chips back for (a correction shows until the next press)."""
         self.broken: Broken | None = None
         """The first invariant an event broke (raised from the step that handled it)."""
         self.events = 0
@@ -305,12 +307,13 @@ class World:
                     break
         elif s.step == "betting":
             taken = False  # a wager a fault placed (alone, or on a spot not bet before the deal): taken back
-            for wrong in re.finditer(r"correct: seat (\d+)(?: ([a-z_]+))?\b", text):
+            seen, self._corrected = self._corrected, text  # (a correction shown stays until the next press:
+            for wrong in re.finditer(r"correct: seat (\d+)(?: ([a-z_]+))?\b", "" if text == seen else text):
                 seat, spot = int(wrong.group(1)), wrong.group(2)
                 for key in [k for k in self.spots.chips if k[0] == seat and spot in (None, k[1])]:
                     self.spots.place(key[0], key[1], 0)
                     taken = True
-            if not taken and s.can_press("no_more_bets"):  # (a correction shown stays until the next press)
+            if not taken and s.can_press("no_more_bets"):  # the same one again: press, and it is looked at again)
                 self.panel.press("no_more_bets")
         elif "confirm" in text and s.can_confirm():  # a count by hand, a step to confirm
             self.panel.press("confirm")
