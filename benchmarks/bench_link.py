@@ -243,12 +243,12 @@ def driver_processing(n: int, checks: bool = True) -> tuple[list[float], list[fl
         start, start_cpu = time.perf_counter(), time.thread_time()
         for frame in decoder.feed(wire):
             if checks:
-                link._handle(frame, None)
+                link.protocol._handle(frame, None)
             else:
                 p = frame.payload
                 driver._on_event(struct.unpack_from(">I", p, 8)[0], p[12], bytes(p[13:]), time.time())
         if checks:
-            link._log_counters()
+            link.protocol.log_counters(time.monotonic())
         cpu.append(time.thread_time() - start_cpu)
         wall.append(time.perf_counter() - start)
     driver.close()

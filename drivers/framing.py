@@ -22,6 +22,8 @@ import struct
 from dataclasses import dataclass, field
 from enum import IntEnum
 
+from drivers.errors import DriverError
+
 __all__ = [
     "VERSION",
     "MAX_PAYLOAD",
@@ -69,7 +71,7 @@ class MsgType(IntEnum):
     """Device -> controller: one part of the state (boot id, newest event number, part, parts, body)."""
 
 
-class FramingError(ValueError):
+class FramingError(DriverError, ValueError):
     """A frame cannot be encoded (payload too large, field out of range)."""
 
 
@@ -91,22 +93,19 @@ def crc16(data: bytes) -> int:
 
 
 def cobs_encode(data: bytes) -> bytes:
-    """Consistent Overhead Byte Stuffing: ``data`` with no 0x00 left (delimiter not added)."""
+    """Consistent Overhead Byte Stuffing: ``data`` with no 0x00 left (delimiter not added).
+
+    Each run of non-zero bytes (the pieces between zeros) becomes blocks of 254 bytes under code
+    0xFF, then the rest under code ``len(rest) + 1``, which stands for the zero after it (or the
+    end): the usual algorithm's canonical output, a whole run at a time instead of a byte."""
     out = bytearray()
-    block = bytearray()
-    for byte in data:
-        if byte == 0:
-            out.append(len(block) + 1)
-            out += block
-            block.clear()
-        else:
-            block.append(byte)
-            if len(block) == 254:
-                out.append(255)
-                out += block
-                block.clear()
-    out.append(len(block) + 1)
-    out += block
+    for piece in bytes(data).split(b"\x00"):
+        while len(piece) >= 254:
+            out.append(255)
+            out += piece[:254]
+            piece = piece[254:]
+        out.append(len(piece) + 1)
+        out += piece
     return bytes(out)
 
 

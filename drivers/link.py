@@ -1,4 +1,5 @@
-"""Link supervision: the controller side of one device link.
+"""Link supervision: the controller side of one device link, a thin runner over the pure
+:class:`~drivers.protocol.LinkProtocol` (which holds every rule below) with a port and a thread.
 
 The controller polls the device every ``poll_interval_s``; the device answers with its oldest
 unacknowledged event or an empty ACK. Each POLL names the last event received (its boot id and
@@ -35,17 +36,35 @@ reported as a :class:`DeviceFault` and the supervisor starts it again, so it nev
 from __future__ import annotations
 
 import logging
-import queue
 import secrets
-import struct
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, fields
 
-from drivers.framing import Decoder, DecoderStats, Frame, MsgType, encode
 from drivers.messages import DeviceEvent
+from drivers.protocol import (
+    COUNTERS,
+    PROBLEM_COUNTERS,
+    STATE_WATCH_S,
+    STATUS_BAD_BODY,
+    STATUS_BUSY,
+    STATUS_NAK,
+    STATUS_NO_ANSWER,
+    STATUS_OK,
+    STATUS_UNKNOWN,
+    Close,
+    CommandResult,
+    DeviceFault,
+    LinkConfig,
+    LinkCounters,
+    LinkDown,
+    LinkProtocol,
+    LinkStats,
+    LinkUp,
+    Send,
+    StateReader,
+    Watch,
+)
 from drivers.transport import PortOpenError, Transport, TransportError
 
 __all__ = [
@@ -57,6 +76,9 @@ __all__ = [
     "LinkDown",
     "DeviceFault",
     "CommandResult",
+    "COUNTERS",
+    "PROBLEM_COUNTERS",
+    "STATE_WATCH_S",
     "STATUS_OK",
     "STATUS_UNKNOWN",
     "STATUS_BAD_BODY",
@@ -67,177 +89,10 @@ __all__ = [
 
 log = logging.getLogger("tablectl.link")
 
-STATUS_OK, STATUS_UNKNOWN, STATUS_BAD_BODY, STATUS_BUSY = 0, 1, 2, 3
-"""RESP statuses from the device (docs/protocol.md)."""
-STATUS_NAK, STATUS_NO_ANSWER = 254, 255
-"""Statuses the controller reports itself: the device NAKed the command; no answer at all."""
-_STATUS_TEXT = {
-    STATUS_UNKNOWN: "unknown command",
-    STATUS_BAD_BODY: "bad body",
-    STATUS_BUSY: "busy",
-    STATUS_NAK: "refused (NAK)",
-    STATUS_NO_ANSWER: "no answer",
-}
-
-_STATE_TRIES = 3
-"""Bad state answers in a row before the link stops asking until the next link-up."""
-
-STATE_WATCH_S = 0.5
-"""How often the state is read again while the driver watches it (docs/protocol.md, section 6)."""
-
-Watch = Callable[[DeviceEvent], object]
-"""What of an event or a state snapshot the link follows by reading the state again (None: nothing)."""
-
-_ANSWERS = {
-    MsgType.POLL: (MsgType.EVENT, MsgType.ACK, MsgType.NAK),
-    MsgType.CMD: (MsgType.RESP, MsgType.NAK),
-    MsgType.STATE_REQ: (MsgType.STATE, MsgType.NAK),
-}
-"""The reply types that answer each request type."""
-
-
-@dataclass(frozen=True, slots=True)
-class LinkConfig:
-    """Timing of one link (seconds)."""
-
-    baudrate: int = 115200
-    poll_interval_s: float = 0.05
-    response_timeout_s: float = 0.1
-    retries: int = 3
-    link_down_s: float = 1.0
-    reconnect_min_s: float = 0.1
-    reconnect_max_s: float = 5.0
-    busy_retries: int = 5
-    busy_backoff_s: float = 0.05
-    busy_backoff_max_s: float = 0.8
-    log_interval_s: float = 10.0
-    write_timeout_s: float = 1.0
-    """A write not done in this long fails (the link goes down). pyserial also fails a write that
-    was done when its thread ran again only after this long (it looks at the time after the
-    write), so a process starved for as long takes its links down."""
-
-
-@dataclass
-class LinkCounters(DecoderStats):
-    """Per-link counters, kept by the link thread: the decoder's (frames ok, CRC errors, unknown
-    frame types, other malformed frames, oversize, resyncs, garbage bytes) and the link's."""
-
-    timeouts: int = 0
-    retries: int = 0
-    stale: int = 0
-    reconnects: int = 0
-    link_downs: int = 0
-    duplicates: int = 0
-    events: int = 0
-    gaps: int = 0
-    resets: int = 0
-    busy: int = 0
-    naks: int = 0
-    commands_failed: int = 0
-    faults: int = 0
-
-
-COUNTERS: tuple[str, ...] = tuple(f.name for f in fields(LinkCounters))
-"""The counter names, in order."""
-
-PROBLEM_COUNTERS: tuple[str, ...] = tuple(c for c in COUNTERS if c not in ("frames_ok", "events"))
-"""The counters whose change is logged (the rest count normal traffic)."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class LinkStats(DeviceEvent):
-    """A snapshot of one link's state and counters (journaled at each round's end by the runtime;
-    ``tablectl status`` shows the latest). Counter meanings: docs/protocol.md, section 9."""
-
-    up: bool = False
-    boot_id: int = 0
-    frames_ok: int = 0
-    crc_errors: int = 0
-    malformed: int = 0
-    unknown_types: int = 0
-    oversize: int = 0
-    resyncs: int = 0
-    garbage_bytes: int = 0
-    timeouts: int = 0
-    retries: int = 0
-    stale: int = 0
-    reconnects: int = 0
-    link_downs: int = 0
-    duplicates: int = 0
-    events: int = 0
-    gaps: int = 0
-    resets: int = 0
-    busy: int = 0
-    naks: int = 0
-    commands_failed: int = 0
-    faults: int = 0
-
-    def counters(self) -> dict[str, int]:
-        """The counters by name."""
-        return {name: getattr(self, name) for name in COUNTERS}
-
-
-@dataclass(frozen=True, kw_only=True)
-class LinkUp(DeviceEvent):
-    """The device answered; ``rebooted`` when its boot id changed since it was last up."""
-
-    boot_id: int
-    rebooted: bool
-
-
-@dataclass(frozen=True, kw_only=True)
-class LinkDown(DeviceEvent):
-    """No good reply for ``link_down_s``, or the port failed."""
-
-    reason: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class DeviceFault(DeviceEvent):
-    """Something went wrong on the link or in a driver (the link keeps running).
-
-    ``kind`` says what: ``events_gap`` (event numbers skipped), ``events_reset`` (the device's
-    numbering started over: a restart), ``command_failed`` (``command`` names it; the device
-    answered an error, stayed busy, refused it or never answered), ``nak`` (a poll or state
-    request refused), ``bad_event`` (an event the driver cannot read), ``state`` (the state request
-    failed), ``link`` (the link thread itself), ``open_failed`` (the port would not open: the OS
-    reason, e.g. ``No such file or directory`` or ``port X is in use by another process``) and
-    ``no_answer`` (the port opened but the device, not up, does not answer); the last two are
-    reported on the first failure and whenever the reason changes, not on every retry."""
-
-    error: str
-    kind: str = ""
-    command: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class CommandResult(DeviceEvent):
-    """A device's answer to a command: status 0 is success (docs/protocol.md); 254 the device
-    refused the frame (NAK), 255 no answer at all."""
-
-    command: str
-    status: int
-
-    @property
-    def ok(self) -> bool:
-        return self.status == 0
-
-
-@dataclass(slots=True)
-class _Command:
-    name: str
-    code: int
-    body: bytes
-    busy_tries: int = 0
-    due: float = 0.0
-
-
-StateReader = Callable[[list[bytes], float], DeviceEvent]
-"""Turns the bodies of a state answer's parts into the driver's state event (raises on a bad body)."""
-
 
 class Link:
-    """The supervised link to one device at ``address`` on ``url``.
+    """The supervised link to one device at ``address`` on ``url``: the protocol (``protocol``)
+    run over the port in a thread of its own.
 
     ``on_event(event_no, code, body, at)`` is called for each new event (in the link thread);
     link events, command results and the state snapshot (made by ``on_state``) go to ``emit``.
@@ -251,7 +106,7 @@ class Link:
         address: int,
         emit: Callable[[DeviceEvent], None],
         on_event: Callable[[int, int, bytes, float], None],
-        config: LinkConfig = LinkConfig(),
+        config: LinkConfig = LinkConfig(),  # noqa: B008 (frozen, shared safely)
         last_event_no: int = 0,
         *,
         boot_id: int | None = None,
@@ -259,59 +114,92 @@ class Link:
         watch: Watch | None = None,
     ) -> None:
         self.name, self.url, self.address, self.config = name, url, address, config
-        self._emit, self._on_event, self._on_state = emit, on_event, on_state
-        self._watch = watch
-        self._watch_due: float | None = None
-        """When to read the state again for the watch (None: not watching)."""
-        self._watched: object = None
-        """What the watch saw in the last state put on the queue."""
-        self._watch_read = False
-        """The state being read is the watch's (not put on the queue if what is watched is the same)."""
-        self.last_event_no = last_event_no
-        self.window_boot: int | None = boot_id
-        """The boot whose event numbering ``last_event_no`` counts (None: not known yet)."""
-        self._left_boots: deque[int] = deque(maxlen=16)
-        self.stats = LinkCounters()
-        self.up = False
-        self._boot_id: int | None = None
-        self._commands: queue.Queue[_Command] = queue.Queue()
-        self._held: _Command | None = None  # a command waiting to be sent again after `busy`
+        self.protocol = LinkProtocol(
+            name,
+            address,
+            emit,
+            on_event,
+            config,
+            last_event_no,
+            boot_id=boot_id,
+            on_state=on_state,
+            watch=watch,
+            url=url,
+        )
+        """The link's rules, fed by this runner under ``_lock``."""
+        self._lock = threading.RLock()
+        """Held while the protocol is fed or asked (the link thread) or told of the journal (the controller's)."""
         self._stop = threading.Event()
         self._wake = threading.Event()  # set when a command is queued, so it goes out at once
         self._thread: threading.Thread | None = None
         self._transport: Transport | None = None
-        self._decoder = Decoder(stats=self.stats)
-        self._seq = 0
         self.clock: Callable[[], float] = time.monotonic
         """What the link measures silence, timeouts and pauses with (a test may set another before start)."""
-        self._last_good = self.clock()
-        self._state_wanted = False
-        self._state_tries = 0
-        self._state: tuple[int, int, DeviceEvent] | None = None  # (boot, newest event no, snapshot) to emit
-        self._not_connected_reason: tuple[str, str] | None = None
-        """The last reason reported for the link not coming up (reported again only when it changes)."""
-        self._logged = LinkCounters()
-        self._logged_at = -1e9
-        self.ack_when_journaled = False
-        """Acknowledge an event only once the table has journaled it (:meth:`journaled`): the
-        table's runtime sets it; a link read by anything else acknowledges what it received."""
-        self.ack_boot: int | None = boot_id
-        self.ack_no = last_event_no
-        """The last event journaled (its boot and number): what each POLL acknowledges."""
-        self._inflight: tuple[object, int, int] | None = None
-        """The queue item carrying the event received last, not yet journaled (its boot and number)."""
-        self._ack_lock = threading.RLock()
-        self._poll_now = False
-        self._polled = (0, 0)
-        """What the last POLL acknowledged."""
+        self.wall: Callable[[], float] = time.time
+        """The wall-clock time events are stamped with (a simulation sets its own)."""
 
-    # --- public -----------------------------------------------------------------------------
+    # --- what the protocol knows ------------------------------------------------------------------
+
+    @property
+    def stats(self) -> LinkCounters:
+        """The link's counters (live)."""
+        return self.protocol.stats
+
+    @property
+    def up(self) -> bool:
+        """The device answers."""
+        return self.protocol.up
+
+    @property
+    def last_event_no(self) -> int:
+        """The number of the last event received (of ``window_boot``)."""
+        return self.protocol.last_event_no
+
+    @property
+    def window_boot(self) -> int | None:
+        """The boot whose event numbering ``last_event_no`` counts (None: not known yet)."""
+        return self.protocol.window_boot
+
+    @property
+    def ack_boot(self) -> int | None:
+        """The boot of the last event journaled."""
+        return self.protocol.ack_boot
+
+    @property
+    def ack_no(self) -> int:
+        """The number of the last event journaled: what each POLL acknowledges."""
+        return self.protocol.ack_no
+
+    @property
+    def ack_when_journaled(self) -> bool:
+        """Acknowledge an event only once the table has journaled it (:meth:`journaled`)."""
+        return self.protocol.ack_when_journaled
+
+    @ack_when_journaled.setter
+    def ack_when_journaled(self, value: bool) -> None:
+        self.protocol.ack_when_journaled = value
+
+    @property
+    def boot_id(self) -> int | None:
+        """The device's boot id as last seen (None before its first answer)."""
+        return self.protocol.boot_id
+
+    def snapshot(self) -> LinkStats:
+        """The link's state and a copy of its counters, stamped ``wall()``."""
+        with self._lock:
+            return self.protocol.snapshot(self.wall())
+
+    # --- public -----------------------------------------------------------------------------------
 
     def start(self) -> None:
         """Start the link thread."""
         if self._thread is None:
             self._thread = threading.Thread(target=self._supervise, name=f"link-{self.name}", daemon=True)
             self._thread.start()
+
+    def is_alive(self) -> bool:
+        """Whether the link thread is running."""
+        return self._thread is not None and self._thread.is_alive()
 
     def close(self) -> None:
         """Stop the link thread and close the port (idempotent)."""
@@ -324,99 +212,49 @@ class Link:
 
     def send_command(self, name: str, code: int, body: bytes = b"") -> None:
         """Queue a command for the device; its result arrives as a :class:`CommandResult`."""
-        self._commands.put(_Command(name, code, body))
+        with self._lock:
+            self.protocol.send_command(name, code, body)
         self._wake.set()
 
     def watch_event(self, event: DeviceEvent) -> None:
-        """``event`` (just received, the link thread) may start a watch: when the driver's
-        ``watch`` follows something in it, the state is read again in :data:`STATE_WATCH_S`."""
-        if self._watch is None or self._on_state is None or self._watch(event) is None:
-            return
-        self._watched = None  # the next state read tells the table, whatever it says
-        if self._watch_due is None:
-            self._watch_due = self.clock() + STATE_WATCH_S
+        """``event`` (just received, the link thread) may start a watch (:meth:`LinkProtocol.watch_event`)."""
+        with self._lock:
+            self.protocol.watch_event(event)
 
     def read_state_again(self) -> None:
         """Read the device's whole state again (any thread): its snapshot is put on the queue once
         every event older than it has arrived, as after a link-up (the controller after a journal
         outage: what the device sent meanwhile was neither acknowledged nor acted on)."""
-        if self._on_state is not None:
-            self._state_wanted, self._state = True, None
-            self._wake.set()
+        with self._lock:
+            self.protocol.read_state_again()
+        self._wake.set()
 
     def set_window(self, boot_id: int | None, last_event_no: int) -> None:
         """Start from event ``last_event_no`` of boot ``boot_id``, received and journaled (a
         controller started again, from its journal); before :meth:`start`."""
-        self.window_boot, self.last_event_no = boot_id, last_event_no
-        self.ack_boot, self.ack_no = boot_id, last_event_no
+        with self._lock:
+            self.protocol.set_window(boot_id, last_event_no)
 
     def carry(self, item: object) -> None:
         """``item``, about to be queued, carries the event received last (the link thread)."""
-        with self._ack_lock:
-            if self.window_boot is not None:
-                self._inflight = (item, self.window_boot, self.last_event_no)
+        with self._lock:
+            self.protocol.carry(item)
 
     def journaled(self, item: object) -> None:
         """The table journaled ``item``: when it carries the event received last, that event is
         acknowledged by the next POLL, which goes out at once (the controller thread)."""
-        with self._ack_lock:
-            if self._inflight is None or self._inflight[0] is not item:
-                return
-            _, self.ack_boot, self.ack_no = self._inflight
-            self._inflight = None
-            self._poll_now = True
-        self._wake.set()
+        with self._lock:
+            wake = self.protocol.journaled(item)
+        if wake:
+            self._wake.set()
 
     def refused(self, item: object) -> bool:
-        """The table could not journal ``item`` (the controller thread): when it carries the
-        event received last, the window goes back to the last event journaled, so the device,
-        which still holds the event (it was never acknowledged), sends it again and it is taken
-        as new. True when the device will send it again."""
-        with self._ack_lock:
-            if self._inflight is None or self._inflight[0] is not item:
-                return False
-            _, boot, _ = self._inflight
-            self._inflight = None
-            if boot == self.ack_boot:
-                self.last_event_no = self.ack_no
-            else:  # the first event taken of a new boot: that boot's numbering from the start
-                self.window_boot, self.last_event_no = boot, 0
-        return True
+        """The table could not journal ``item`` (the controller thread): True when its device
+        will send it again (:meth:`LinkProtocol.refused`)."""
+        with self._lock:
+            return self.protocol.refused(item)
 
-    def _awaiting(self) -> bool:
-        """An event received is not journaled yet: the device is not asked for the next one."""
-        return self.ack_when_journaled and self._inflight is not None
-
-    def _ack_window(self) -> tuple[int, int]:
-        """What a POLL acknowledges: the last event journaled (or, not waiting for the journal,
-        received)."""
-        with self._ack_lock:
-            if self.ack_when_journaled:
-                return self.ack_boot or 0, self.ack_no
-            return self.window_boot or 0, self.last_event_no
-
-    def _window_restarts(self, boot: int) -> None:
-        """The device numbers from 1 again under boot ``boot``: nothing of it is acknowledged any more."""
-        self.last_event_no = 0
-        if self.ack_boot == boot:
-            self.ack_no = 0
-
-    @property
-    def boot_id(self) -> int | None:
-        """The device's boot id as last seen (None before its first answer)."""
-        return self._boot_id
-
-    def snapshot(self) -> LinkStats:
-        """The link's state and a copy of its counters."""
-        s = self.stats
-        return LinkStats(
-            device=self.name,
-            up=self.up,
-            boot_id=self._boot_id or 0,
-            **{name: getattr(s, name) for name in COUNTERS},
-        )
-
-    # --- the thread -------------------------------------------------------------------------
+    # --- the thread -------------------------------------------------------------------------------
 
     def _supervise(self) -> None:
         delay = self.config.reconnect_min_s
@@ -425,380 +263,50 @@ class Link:
                 self._run()
                 delay = self.config.reconnect_min_s
             except PortOpenError as exc:
-                self._not_connected("open_failed", exc.reason)
-                self._link_down(str(exc))
+                with self._lock:
+                    self.protocol.not_connected("open_failed", exc.reason, self.wall())
+                    self.protocol.port_failed(str(exc), self.wall())
             except TransportError as exc:
-                self._link_down(str(exc))
+                with self._lock:
+                    self.protocol.port_failed(str(exc), self.wall())
             except Exception as exc:
-                self.stats.faults += 1
-                self._emit(
-                    DeviceFault(device=self.name, kind="link", error=f"link thread: {type(exc).__name__}: {exc}")
-                )
-                self._link_down(f"link thread failed: {exc}")
+                with self._lock:
+                    self.protocol.thread_failed(exc, self.wall())
             self._close_port()
-            self._log_counters()
+            self.protocol.log_counters(self.clock())
             if self._stop.wait(delay):
                 break
             delay = min(max(delay * 2, self.config.reconnect_min_s), self.config.reconnect_max_s)
-            self.stats.reconnects += 1
+            self.protocol.stats.reconnects += 1
 
     def _close_port(self) -> None:
         if self._transport is not None:
             self._transport.close()
             self._transport = None
 
-    def _not_connected(self, kind: str, reason: str) -> None:
-        """Report why the link is not up (the port would not open, or opened and the device never
-        answered) as a :class:`DeviceFault`: on the first failure and whenever the reason changes,
-        never on every retry (the reconnect counter says how often it was tried)."""
-        if (kind, reason) == self._not_connected_reason:
-            return
-        self._not_connected_reason = (kind, reason)
-        self.stats.faults += 1
-        if kind == "open_failed":
-            error = reason if reason.startswith(f"port {self.url} ") else f"cannot open port {self.url}: {reason}"
-        else:
-            error = f"port {self.url} opened but {reason}"
-        self._fault(kind, error + " (tried again with backoff; reported again only if the reason changes)")
-
-    def _silent(self) -> None:
-        """No good reply for ``link_down_s``: the link is down (or, never up on this opening, the
-        device does not answer)."""
-        if not self.up:
-            self._not_connected("no_answer", f"the device does not answer (no reply for {self.config.link_down_s} s)")
-        self._link_down(f"no reply for {self.config.link_down_s} s")
-
-    def _link_down(self, reason: str) -> None:
-        if self.up:
-            self.up = False
-            self.stats.link_downs += 1
-            self._state, self._state_wanted = None, False
-            self._watch_due, self._watch_read = None, False  # the state is read at the link-up anyway
-            self._emit(LinkDown(device=self.name, reason=reason))
-
-    def _next_command(self) -> _Command | None:
-        if self._held is not None:
-            if self.clock() >= self._held.due:
-                command, self._held = self._held, None
-                return command
-            return None  # later commands wait behind it, so their order is kept
-        try:
-            return self._commands.get_nowait()
-        except queue.Empty:
-            return None
-
     def _run(self) -> None:
-        self._transport = Transport(self.url, self.config.baudrate, write_timeout_s=self.config.write_timeout_s)
-        self._transport.discard_input()  # nothing from before this opening can answer a new request
-        self._decoder = Decoder(stats=self.stats)
-        self._seq = secrets.randbits(32)
-        self._last_good = self.clock()
-        # The state request goes first: it tells the device's boot and newest event before any POLL
-        # acknowledges anything, so a device that numbers from 1 again is caught before it deletes.
-        self._state_wanted = self._on_state is not None
-        next_poll = 0.0
+        self._transport = transport = Transport(
+            self.url, self.config.baudrate, write_timeout_s=self.config.write_timeout_s
+        )
+        transport.discard_input()  # nothing from before this opening can answer a new request
+        with self._lock:
+            self.protocol.opened(self.clock(), secrets.randbits(32), self.wall())
         while not self._stop.is_set():
-            self._log_counters()
-            if self._watch_due is not None and not self._state_wanted and self.clock() >= self._watch_due:
-                self._watch_due, self._state_wanted, self._watch_read = None, True, True
-            if self._state_wanted and self._on_state is not None:
-                if not self._read_state():
-                    if self.clock() - self._last_good > self.config.link_down_s:
-                        self._silent()
-                        return
+            self.protocol.log_counters(self.clock())
+            with self._lock:
+                action = self.protocol.step(self.clock(), self.wall())
+            if isinstance(action, Close):
+                return
+            if isinstance(action, Send):
+                transport.write(action.data)
                 continue
-            if self._poll_now:  # the event in flight was journaled: ask for the next at once
-                self._poll_now, next_poll = False, 0.0
-            command = self._next_command()
-            if command is None:
-                wait = next_poll - self.clock()
-                if self._held is not None:
-                    wait = min(wait, self._held.due - self.clock())
-                if wait > 0:
-                    self._wake.wait(min(wait, self.config.poll_interval_s))
-                    self._wake.clear()
-                    if self._stop.is_set():
-                        return
-                    if (self._held is None and not self._commands.empty()) or self.clock() < next_poll:
-                        continue
-                next_poll = self.clock() + self.config.poll_interval_s
-                self._polled = self._ack_window()
-                reply = self._exchange(MsgType.POLL, struct.pack(">II", *self._polled))
-            else:
-                reply = self._exchange(MsgType.CMD, bytes((command.code,)) + command.body, command.code)
-            if reply is None:
-                if command is not None:
-                    self._command_failed(command, STATUS_NO_ANSWER)
-                if self.clock() - self._last_good > self.config.link_down_s:
-                    self._silent()
-                    return
+            if self.protocol.waiting_reply:
+                data = transport.read()  # waits up to the read timeout for the first byte
+                if data:
+                    with self._lock:
+                        self.protocol.receive(data, self.clock(), self.wall())
                 continue
-            if self._handle(reply, command) and not self._awaiting():
-                next_poll = 0.0  # the device may hold more events: drain them without waiting
-
-    def _exchange(self, kind: MsgType, payload: bytes, code: int | None = None) -> Frame | None:
-        """Send one request (again on no answer) and return its reply, or None."""
-        assert self._transport is not None
-        self._seq = (self._seq + 1) & 0xFFFFFFFF
-        seq = self._seq
-        answers = _ANSWERS[kind]
-        wire = encode(Frame(self.address, seq, 0, kind, payload))
-        for attempt in range(self.config.retries + 1):
-            if self._stop.is_set():
-                break  # closing: no more tries (a link timed with many would spin through them)
-            if attempt:
-                self.stats.retries += 1
-            self._transport.write(wire)
-            deadline = min(self.clock() + self.config.response_timeout_s, self._last_good + self.config.link_down_s)
-            while self.clock() < deadline and not self._stop.is_set():
-                for frame in self._decoder.feed(self._transport.read()):
-                    if frame.address != self.address:
-                        continue
-                    if frame.ack != seq or frame.type not in answers:
-                        self.stats.stale += 1
-                        continue
-                    if frame.type is MsgType.RESP and code is not None and frame.payload[5:6] != bytes((code,)):
-                        self.stats.stale += 1  # the answer to another command
-                        continue
-                    return frame
-            self.stats.timeouts += 1
-            if self.clock() - self._last_good > self.config.link_down_s:
-                break  # silent too long: the caller declares the link down
-        return None
-
-    def _seen_boot(self, boot_id: int) -> None:
-        """A good reply from the device running as ``boot_id``: link up, or a reboot seen."""
-        self._last_good = self.clock()
-        if not self.up:
-            self.up = True
-            self._not_connected_reason = None  # a later failure is a new outage: reported again
-            self._state_wanted, self._state, self._watch_read = True, None, False
-            rebooted = self._boot_id is not None and boot_id != self._boot_id
-            self._emit(LinkUp(device=self.name, boot_id=boot_id, rebooted=rebooted))
-        elif boot_id != self._boot_id:
-            self._state_wanted, self._state, self._watch_read = True, None, False
-            self._emit(LinkUp(device=self.name, boot_id=boot_id, rebooted=True))
-        self._boot_id = boot_id
-
-    def _fault(self, kind: str, error: str, event_no: int = 0, command: str = "") -> None:
-        self._emit(DeviceFault(device=self.name, event_no=event_no, kind=kind, error=error, command=command))
-
-    def _handle(self, reply: Frame, command: _Command | None) -> bool:
-        """Act on a reply; True when it carried an event."""
-        now = time.time()
-        p = reply.payload
-        if len(p) < 4:
-            self.stats.faults += 1
-            self._fault("link", f"reply seq {reply.ack}: {reply.type.name} too short ({len(p)} bytes)")
-            return False
-        self._seen_boot(struct.unpack_from(">I", p)[0])
-        if reply.type is MsgType.EVENT:
-            if len(p) < 13:
-                self.stats.faults += 1
-                self._fault("bad_event", f"reply seq {reply.ack}: EVENT too short ({len(p)} bytes)")
-                return False
-            event_boot, event_no, code = struct.unpack_from(">IIB", p, 4)
-            with self._ack_lock:
-                if not self._accept(event_boot, event_no):
-                    return True
-                self.stats.events += 1
-                try:
-                    self._on_event(event_no, code, bytes(p[13:]), now)
-                except Exception as exc:
-                    self.stats.faults += 1
-                    fault = DeviceFault(
-                        device=self.name,
-                        event_no=event_no,
-                        kind="bad_event",
-                        error=f"event {event_no} (code {code}): {exc}",
-                    )
-                    self.carry(fault)
-                    self._emit(fault)
-            self._state_due(False)
-            return True
-        if reply.type is MsgType.ACK:
-            self._state_due(True)
-        elif reply.type is MsgType.RESP and len(p) >= 6:
-            assert command is not None
-            status = p[4]
-            if status == STATUS_BUSY:
-                self.stats.busy += 1
-                if command.busy_tries < self.config.busy_retries:
-                    pause = min(self.config.busy_backoff_s * 2**command.busy_tries, self.config.busy_backoff_max_s)
-                    command.busy_tries += 1
-                    command.due = self.clock() + pause
-                    self._held = command
-                    return False
-            if status == STATUS_OK:
-                self._emit(CommandResult(device=self.name, command=command.name, status=status))
-            else:
-                self._command_failed(command, status)
-        elif reply.type is MsgType.NAK:
-            self.stats.naks += 1
-            if command is not None:
-                self._command_failed(command, STATUS_NAK)
-            else:
-                self._fault("nak", f"device refused the poll (seq {reply.ack})")
-        return False
-
-    def _command_failed(self, command: _Command, status: int) -> None:
-        self.stats.commands_failed += 1
-        tries = f" after {command.busy_tries + 1} tries" if status == STATUS_BUSY else ""
-        self._emit(CommandResult(device=self.name, command=command.name, status=status))
-        self._fault(
-            "command_failed",
-            f"command {command.name} failed: {_STATUS_TEXT.get(status, f'status {status}')}{tries}",
-            command=command.name,
-        )
-
-    def _accept(self, event_boot: int, event_no: int) -> bool:
-        """Whether event (``event_boot``, ``event_no``) is new; moves the window and reports resets and gaps."""
-        if event_boot == self.window_boot:
-            if event_no == self.last_event_no:
-                polled_boot, polled_no = self._polled
-                if not self.ack_when_journaled or (polled_boot == event_boot and polled_no >= event_no):
-                    self.stats.duplicates += 1  # (not acknowledged by the poll: the device was right to send it again)
-                return False
-            if event_no < self.last_event_no:
-                # Only a device that started again under the same boot id numbers backwards.
-                self.stats.resets += 1
-                self._fault(
-                    "events_reset",
-                    f"event numbers went back from {self.last_event_no} to {event_no} under the same boot id "
-                    f"{event_boot:08x} (a restart without a new boot id); the window starts over",
-                    event_no,
-                )
-                self._window_restarts(event_boot)
-        elif event_boot in self._left_boots:
-            self.stats.duplicates += 1  # an event of a boot already left behind: received before
-            return False
-        else:
-            if self.window_boot is not None:
-                self._left_boots.append(self.window_boot)
-                self.stats.resets += 1
-                self._fault(
-                    "events_reset",
-                    f"event numbering started over: boot {event_boot:08x} after boot {self.window_boot:08x} "
-                    f"(last event {self.last_event_no})",
-                    event_no,
-                )
-                self.last_event_no = 0
-            elif self.last_event_no:
-                self.last_event_no = 0  # a window given without its boot: the numbering is this boot's
-            self.window_boot = event_boot
-            if self.last_event_no == 0 and event_no != 1 and self._left_boots:
-                self.stats.gaps += 1
-                self._fault(
-                    "events_gap", f"events 1 to {event_no - 1} of boot {event_boot:08x} never arrived", event_no
-                )
-            self.last_event_no = event_no
-            return True
-        if event_no != self.last_event_no + 1 and self.last_event_no:
-            self.stats.gaps += 1
-            self._fault("events_gap", f"events {self.last_event_no + 1} to {event_no - 1} never arrived", event_no)
-        self.last_event_no = event_no
-        return True
-
-    # --- the state request ------------------------------------------------------------------
-
-    def _read_state(self) -> bool:
-        """Ask for every part of the device's state; False when the device did not answer."""
-        assert self._on_state is not None
-        if not self.up:
-            self._state_tries = 0
-        bodies: list[bytes] = []
-        part, parts, snapshot_boot, newest = 0, 1, None, 0
-        while part < parts:
-            reply = self._exchange(MsgType.STATE_REQ, bytes((part,)))
-            if reply is None:
-                return False
-            p = reply.payload
-            if len(p) < 4:
-                self.stats.faults += 1
-                self._fault("state", f"state reply too short ({len(p)} bytes)")
-                self._state_wanted = False
-                return True
-            boot = struct.unpack_from(">I", p)[0]
-            self._seen_boot(boot)
-            if reply.type is MsgType.NAK:
-                self.stats.naks += 1
-                self._fault("state", "the device refused the state request (NAK)")
-                self._state_wanted = False
-                return True
-            if len(p) < 10 or p[8] != part or p[9] == 0 or (snapshot_boot is not None and boot != snapshot_boot):
-                self.stats.faults += 1
-                self._state_tries += 1
-                gave_up = self._state_tries >= _STATE_TRIES
-                self._fault(
-                    "state",
-                    f"state part {part}: bad answer (part {p[8:9].hex()}, boot {boot:08x})"
-                    + ("; not asked again until the next link-up" if gave_up else ""),
-                )
-                self._state_wanted = not gave_up
-                return True  # asked again from the first part
-            if part == 0:
-                snapshot_boot, newest, parts = boot, struct.unpack_from(">I", p, 4)[0], p[9]
-                if boot == self.window_boot and newest < self.last_event_no:
-                    self.stats.resets += 1
-                    self._fault(
-                        "events_reset",
-                        f"the device's newest event is {newest}, before {self.last_event_no} received, under the "
-                        f"same boot id {boot:08x} (a restart without a new boot id); the window starts over",
-                    )
-                    with self._ack_lock:
-                        self._window_restarts(boot)
-            bodies.append(bytes(p[10:]))
-            part += 1
-        self._state_wanted, self._state_tries = False, 0
-        try:
-            state = self._on_state(bodies, time.time())
-        except Exception as exc:
-            self.stats.faults += 1
-            self._fault("state", f"state answer: {exc}")
-            return True
-        assert snapshot_boot is not None
-        watched = self._watch(state) if self._watch is not None else None
-        self._watch_due = self.clock() + STATE_WATCH_S if watched is not None else None
-        same = self._watch_read and watched is not None and watched == self._watched
-        self._watched, self._watch_read = watched, False
-        if same:
-            return True  # read for the watch, and nothing it follows changed: nothing new to tell
-        self._state = (snapshot_boot, newest, state)
-        self._state_due(False)
-        return True
-
-    def _state_due(self, drained: bool) -> None:
-        """Emit the snapshot once every event the device made before it has arrived (or the
-        device has nothing left to send)."""
-        if self._state is None:
-            return
-        boot, newest, state = self._state
-        if drained or newest == 0 or (self.window_boot == boot and self.last_event_no >= newest):
-            self._state = None
-            self._emit(state)
-
-    # --- visibility -------------------------------------------------------------------------
-
-    def _log_counters(self) -> None:
-        """Log the problem counters when they changed, at most once per ``log_interval_s``."""
-        now = self.clock()
-        if now - self._logged_at < self.config.log_interval_s:
-            return
-        changed = {
-            name: (getattr(self.stats, name), getattr(self.stats, name) - getattr(self._logged, name))
-            for name in PROBLEM_COUNTERS
-            if getattr(self.stats, name) != getattr(self._logged, name)
-        }
-        if not changed:
-            return
-        self._logged_at = now
-        for name in COUNTERS:
-            setattr(self._logged, name, getattr(self.stats, name))
-        text = ", ".join(f"{name} {total} (+{delta})" for name, (total, delta) in changed.items())
-        log.warning(
-            "link %s (%s): %s",
-            self.name,
-            self.url,
-            text,
-            extra={"device": self.name, "counters": {name: total for name, (total, _) in changed.items()}},
-        )
+            wait = action.until - self.clock()
+            if wait > 0:
+                self._wake.wait(min(wait, self.config.poll_interval_s))
+                self._wake.clear()

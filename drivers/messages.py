@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from drivers.errors import DriverError
+
 __all__ = [
     "card_text",
     "Field",
@@ -41,7 +43,7 @@ def card_text(code: int) -> str:
     return "??"
 
 
-class BodyError(ValueError):
+class BodyError(DriverError, ValueError):
     """A message body does not match its layout."""
 
 

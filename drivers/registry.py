@@ -10,6 +10,7 @@ import importlib
 from importlib.metadata import entry_points
 
 from drivers.base import Driver
+from drivers.errors import DriverError
 
 __all__ = ["DRIVERS", "DriverNotAvailable", "driver_class"]
 
@@ -21,7 +22,7 @@ DRIVERS: dict[str, str] = {
 }
 
 
-class DriverNotAvailable(LookupError):
+class DriverNotAvailable(DriverError, LookupError):
     """No driver of that name (neither built in nor an installed entry point)."""
 
 

@@ -18,10 +18,12 @@ import os
 
 import serial
 
+from drivers.errors import DriverError
+
 __all__ = ["TransportError", "PortOpenError", "Transport", "open_reason"]
 
 
-class TransportError(OSError):
+class TransportError(DriverError, OSError):
     """The port could not be opened, read or written; says which port and why."""
 
 

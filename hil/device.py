@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import secrets
 import struct
 import threading
@@ -31,10 +32,11 @@ Pending = tuple[int, int, int, bytes]
 """An unacknowledged event: (the boot that made it, its number in that boot, code, body)."""
 
 
-def new_boot_id(previous: int | None = None) -> int:
-    """A random non-zero 32-bit boot id (different from ``previous``)."""
+def new_boot_id(previous: int | None = None, rng: random.Random | None = None) -> int:
+    """A random non-zero 32-bit boot id (different from ``previous``; drawn from ``rng`` when given,
+    so a simulation seeded once is the same every time)."""
     while True:
-        boot = secrets.randbits(32)
+        boot = rng.getrandbits(32) if rng is not None else secrets.randbits(32)
         if boot and boot != previous:
             return boot
 
@@ -44,13 +46,16 @@ class SimDevice:
 
     driver: ClassVar[type[Driver]]
 
+    rng: random.Random | None = None
+    """Where boot ids are drawn from (None: the system's random source); set before a power-up."""
+
     def __init__(self, address: int = 1, state_file: Path | str | None = None) -> None:
         self.address = address
         self.state_file = Path(state_file) if state_file else None
         self.lock = threading.Lock()
         self.pending: list[Pending] = []
         self.next_event_no = 1
-        self.boot_id = new_boot_id()
+        self.boot_id = new_boot_id(rng=self.rng)
         self.boots = 1
         """Power-ups so far (reboots and restarts count)."""
         self.busy_next = 0
@@ -99,7 +104,7 @@ class SimDevice:
             self._save()
 
     def _power_up(self) -> None:
-        self.boot_id = new_boot_id(self.boot_id)
+        self.boot_id = new_boot_id(self.boot_id, self.rng)
         self.boots += 1
         self.next_event_no = 1
         self._last = None

@@ -380,7 +380,7 @@ def test_a_failing_link_thread_reports_a_fault_and_is_restarted(monkeypatch) -> 
     sim = PanelSim(address=3)
     with served(sim, "pty") as (_, url), PanelDriver("panel", url, q, address=3, config=FAST) as panel:
         wait_for(q, of(LinkUp))
-        real = panel.link._handle
+        real = panel.link.protocol._handle
         calls = {"n": 0}
 
         def explode(reply, command):  # type: ignore[no-untyped-def]
@@ -389,7 +389,7 @@ def test_a_failing_link_thread_reports_a_fault_and_is_restarted(monkeypatch) -> 
                 raise RuntimeError("readiness to read but returned no data")
             return real(reply, command)
 
-        monkeypatch.setattr(panel.link, "_handle", explode)
+        monkeypatch.setattr(panel.link.protocol, "_handle", explode)
         events = wait_for(q, lambda e: isinstance(e, LinkUp))
         fault = next(e for e in events if isinstance(e, DeviceFault))
         assert "link thread: RuntimeError: readiness to read but returned no data" in fault.error

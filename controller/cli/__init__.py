@@ -20,6 +20,7 @@ from controller.cli import (
     recall,
     run,
     settle,
+    simulate,
     soak,
     status,
     webtoken,
@@ -31,6 +32,7 @@ __all__ = ["main", "build_parser"]
 _COMMANDS = (
     bench,
     soak,
+    simulate,
     run,
     status,
     recall,

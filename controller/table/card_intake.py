@@ -70,6 +70,9 @@ class CardIntake:
             place = self.table.card_place(self.table.dealt)
             return f"{place}: deck no. {self.entry_card.index + 1}? next / previous, confirm"
         if self.misread_index is not None:
+            gone = self.table.links.device_links.why_not_back()
+            if gone is not None:  # no card can be read again while a device is not back
+                return f"wait for the device ({gone}); or key: next enters it, void"
             return "deal it again to re-read; or key: next enters it, void"
         return None
 

@@ -68,6 +68,9 @@ class DriverDevices:
 
     def __init__(self, panel: Any, spots: Any, shoe: Any, post: Any = None) -> None:
         self.panel, self.spots, self.shoe, self.post = panel, spots, shoe, post
+        self.randbelow: Callable[[int], int] | None = None
+        """Where the starting number is drawn from (None: the system's random source; a
+        simulation seeded once gives its own)."""
 
     def display(self, line: int, text: str) -> None:
         self.panel.display(line, text)
@@ -99,7 +102,8 @@ class DriverDevices:
 
         from controller.table.engine import StartDrawn
 
-        self.post(StartDrawn(secrets.randbelow(7) + 1))
+        draw = self.randbelow or secrets.randbelow
+        self.post(StartDrawn(draw(7) + 1))
 
 
 def resend_state(commands: list[tuple[str, tuple[Any, ...]]], devices: TableDevices) -> int:

@@ -218,25 +218,31 @@ class Engine:
             event = self.queue.get()
             if isinstance(event, _Stop):
                 return
-            if isinstance(event, _Retry):
-                self._retry_due = False
-                if self.failing:
-                    self.retry()
-                continue
+            self.run_one(event)
+
+    def run_one(self, event: object) -> None:
+        """Take one item from the queue as the controller thread does (a simulation in one thread
+        calls it itself): a journal retry, or an event journaled and handled; a failure is logged
+        and journaled by kind, never raised."""
+        if isinstance(event, _Retry):
+            self._retry_due = False
+            if self.failing:
+                self.retry()
+            return
+        try:
+            self.step(event)
+        except Exception as exc:
+            # Named by kind and journal number only: the event may hold a card not yet revealed.
+            log.error(
+                "controller: handling %s (record %d) failed: %s",
+                type(event).__name__,
+                self.current_seq,
+                failure_text(exc),
+            )
             try:
-                self.step(event)
-            except Exception as exc:
-                # Named by kind and journal number only: the event may hold a card not yet revealed.
-                log.error(
-                    "controller: handling %s (record %d) failed: %s",
-                    type(event).__name__,
-                    self.current_seq,
-                    failure_text(exc),
-                )
-                try:
-                    self.journal.append("ControllerError", {"event": type(event).__name__, "seq": self.current_seq})
-                except JournalError:
-                    pass
+                self.journal.append("ControllerError", {"event": type(event).__name__, "seq": self.current_seq})
+            except JournalError:
+                pass
 
     def stop(self) -> None:
         """Finish the events already queued, then stop (idempotent)."""

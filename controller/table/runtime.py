@@ -293,6 +293,21 @@ class TableRuntime:
     def start(self, after_recovery: Callable[[], None] | None = None) -> None:
         """Start the drivers and the controller: recover the open round from a durable journal
         (then call ``after_recovery``, before any device is talked to), or open the table."""
+        self.prepare(after_recovery)
+        for service in self.services:
+            service.start()
+        for driver in self.drivers.values():
+            driver.start()
+        self.engine.start()
+        self.notifier.ready(f"table {self.config.name} running")
+        self.watchdog.start()
+
+    def prepare(self, after_recovery: Callable[[], None] | None = None) -> bool:
+        """Everything :meth:`start` does before any thread starts: recover the open round from a
+        durable journal (then call ``after_recovery``), give each link its event window from the
+        journal, publish, and queue the table's opening when nothing was recovered (a simulation
+        in one thread calls this and then drives the engine and the links itself). True when a
+        round was recovered."""
         recovered = self.recover()
         if recovered and after_recovery is not None:
             after_recovery()
@@ -306,13 +321,7 @@ class TableRuntime:
             # Queued before any device can report: chips already on a spot when the table opens
             # are bets of its first round, never late bets of a table not yet open.
             self.engine.post(OpenTable())
-        for service in self.services:
-            service.start()
-        for driver in self.drivers.values():
-            driver.start()
-        self.engine.start()
-        self.notifier.ready(f"table {self.config.name} running")
-        self.watchdog.start()
+        return recovered
 
     def _restore_event_windows(self, journal_path: Path) -> None:
         """Give each link the event window the journal left (a device that kept running keeps its
@@ -331,7 +340,7 @@ class TableRuntime:
         engine = self.engine._thread
         if engine is None or not engine.is_alive():
             return False
-        if any(d.link._thread is None or not d.link._thread.is_alive() for d in self.drivers.values()):
+        if not all(d.link.is_alive() for d in self.drivers.values()):
             return False
         processed = self.engine.processed
         last, self._last_processed = self._last_processed, processed

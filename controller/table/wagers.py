@@ -74,8 +74,9 @@ class Wagers:
         t = self.table
         self.problems = []
         for n, seat in sorted(t.seats.items()):
-            self.problems += self.seat_problems(n, seat)
-        if not t.seats:
+            if seat.wagers:  # a seat whose chips were all taken back plays no part (nothing to correct)
+                self.problems += self.seat_problems(n, seat)
+        if not any(seat.wagers for seat in t.seats.values()):
             self.problems.append("no wagers on the table")
         for problem in self.problems:
             t.display.shown(f"correct: {problem}")

@@ -1,0 +1,164 @@
+"""``tablectl simulate``: the whole table in one process under a simulated clock, faults drawn
+from a seed, invariants checked after every event (docs/simulate.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from controller.cli.choices import GAMES
+
+if TYPE_CHECKING:
+    from hil.simulate.run import RunSummary, SeedResult
+
+__all__ = ["register", "run", "summary_lines"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``simulate`` sub-command to the ``tablectl`` parser."""
+    p = sub.add_parser(
+        "simulate",
+        help="the whole table in one process under a simulated clock, with faults drawn from a seed",
+        description="Play a few rounds at the real table (machine, engine, journal, settlement, snapshot, screen) "
+        "with simulated devices behind the real link protocol, the bench's players and dealer and a supervisor, in "
+        "one process and one thread under a simulated clock; faults are drawn from the seed and invariants checked "
+        "after every event. One seed (--seed) replays exactly; many (--seeds) run on every core. Exit 1 when an "
+        "invariant breaks or a re-settled round differs.",
+    )
+    p.add_argument("--game", default="mississippi_stud", choices=GAMES, help="the game (default: mississippi_stud)")
+    p.add_argument("--seed", type=int, default=None, help="run this one seed and say what it did (default: none)")
+    p.add_argument(
+        "--seeds",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run N seeds from --first on every core (default: none, one seed)",
+    )
+    p.add_argument("--first", type=int, default=1, help="the first seed of --seeds (default: 1)")
+    p.add_argument("--rounds", type=int, default=2, help="rounds each seed plays (default: 2)")
+    p.add_argument(
+        "--faults",
+        default="all",
+        help="the fault kinds to inject, comma-separated, or all, ci (all but the kinds of known and open bugs) or "
+        "none; --list-faults names them (default: all)",
+    )
+    p.add_argument("--workers", type=int, default=None, help="processes for --seeds (default: every core)")
+    p.add_argument(
+        "--shrink",
+        action="store_true",
+        help="for a failing --seed: drop faults while it still fails and print the rest as a pytest case "
+        "(default: off)",
+    )
+    p.add_argument(
+        "--journal-dir",
+        default=None,
+        help="keep the journal of a --seed run in this folder (default: a temporary folder, removed)",
+    )
+    p.add_argument("--list-faults", action="store_true", help="list the fault kinds and exit (default: off)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (default: a bar on a terminal)")
+    p.set_defaults(run=run)
+
+
+def seed_lines(res: SeedResult) -> list[str]:
+    """What one seed did, in words."""
+    faults = ", ".join(sorted(set(res.faults))) or "none"
+    lines = [
+        f"seed {res.seed}: {res.rounds} rounds, {res.events} events, {res.sim_seconds:.1f} s simulated, "
+        f"{res.cpu_seconds * 1000:.0f} ms CPU; faults injected: {len(res.faults)} ({faults}); crashes {res.crashes}",
+    ]
+    if res.ok:
+        lines.append("every invariant held")
+    else:
+        lines.append(f"broken: {res.broken}: {res.detail}")
+    return lines
+
+
+def summary_lines(s: RunSummary) -> list[str]:
+    """What many seeds did, in words."""
+    per_seed = 1000 * s.cpu_seconds / s.seeds if s.seeds else 0.0
+    lines = [
+        f"seeds       {s.seeds:,} of {s.game} in {s.wall_seconds:.1f} s wall on {s.workers} workers, "
+        f"{s.cpu_seconds:.1f} CPU s ({per_seed:.1f} ms a seed)",
+        f"played      {s.rounds:,} rounds, {s.events:,} events, {s.sim_seconds:,.0f} s simulated, "
+        f"{s.crashes:,} crashes recovered",
+        "faults      " + (", ".join(f"{k} {n:,}" for k, n in sorted(s.faults.items())) or "none"),
+        f"settlement  {s.resettled:,} rounds re-settled by `tablectl settle` in a separate process: "
+        f"{len(s.differ)} differ"
+        + (f" ({', '.join(f'seed {a} round {b}' for a, b in s.differ[:5])})" if s.differ else ""),
+        f"failed      {len(s.failed):,} seeds",
+    ]
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``tablectl simulate``; 0 when every invariant held in every seed."""
+    from hil.simulate.faults import FAULT_KINDS, parse_kinds
+
+    if args.list_faults:
+        for kind, what in FAULT_KINDS.items():
+            print(f"{kind:16} {what}")
+        return 0
+    problems = []
+    try:
+        kinds = parse_kinds(args.faults)
+    except ValueError as exc:
+        problems.append(f"--faults: {exc}")
+        kinds = ()
+    if args.rounds < 1:
+        problems.append("--rounds must be at least 1")
+    if args.seeds is not None and args.seeds < 1:
+        problems.append("--seeds must be at least 1")
+    if args.seeds is not None and args.seed is not None:
+        problems.append("give --seed or --seeds, not both")
+    if args.workers is not None and args.workers < 1:
+        problems.append("--workers must be at least 1")
+    if args.journal_dir is not None and not Path(args.journal_dir).is_dir():
+        problems.append(f"--journal-dir {args.journal_dir}: not a folder")
+    if problems:
+        for p in problems:
+            print(f"tablectl simulate: {p}", file=sys.stderr)
+        return 2
+    if args.seeds is None:
+        return _one(args, args.seed if args.seed is not None else args.first, kinds)
+    return _many(args, kinds)
+
+
+def _one(args: argparse.Namespace, seed: int, kinds: tuple[str, ...]) -> int:
+    from hil.simulate.run import pytest_case, replay_command, run_seed, shrink
+
+    folder = Path(args.journal_dir) if args.journal_dir else None
+    res = run_seed(args.game, seed, kinds, args.rounds, folder=folder, resettle=True)
+    for line in seed_lines(res):
+        print(line)
+    if folder is not None:
+        print(f"journal     {folder / f'{args.game}-{seed}.db'}")
+    if res.ok:
+        return 0
+    print(f"replay      {replay_command(args.game, seed, kinds, args.rounds)}")
+    if args.shrink:
+        faults, last = shrink(args.game, seed, kinds, args.rounds, res.broken)
+        print(f"shrunk to {len(faults)} fault(s), still broken: {last.broken}: {last.detail}")
+        print()
+        print(pytest_case(args.game, seed, args.rounds, faults, last))
+    return 1
+
+
+def _many(args: argparse.Namespace, kinds: tuple[str, ...]) -> int:
+    from tqdm import tqdm
+
+    from hil.simulate.run import replay_command, run_seeds
+
+    seeds = range(args.first, args.first + args.seeds)
+    tqdm.monitor_interval = 0  # no monitor thread: the bar is updated from this thread only
+    with tqdm(total=len(seeds), unit="seed", disable=True if args.quiet else None, file=sys.stderr) as bar:
+        summary = run_seeds(args.game, seeds, kinds, args.rounds, args.workers, progress=lambda r: bar.update(1))
+    for line in summary_lines(summary):
+        print(line)
+    for res in summary.failed[:10]:
+        print(f"  seed {res.seed}: {res.broken}: {res.detail}")
+        print(f"    replay: {replay_command(args.game, res.seed, kinds, args.rounds)} --shrink")
+    if len(summary.failed) > 10:
+        print(f"  ... and {len(summary.failed) - 10} more")
+    return 0 if not summary.failed and not summary.differ else 1

@@ -1,0 +1,124 @@
+"""The faults a simulation injects, by name, and a seed's schedule of them.
+
+A scenario is a list of :class:`Fault`: a kind, when (simulated seconds from the start), on which
+device, for how long and with what value. A seed gives the whole schedule up front
+(:func:`schedule`), so a failing scenario can be shrunk by dropping faults from it and replayed
+exactly from its list.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+__all__ = ["FAULT_KINDS", "KNOWN_BUG_KINDS", "OPEN_FINDINGS", "CI_KINDS", "Fault", "schedule", "parse_kinds", "ROUND_S"]
+
+FAULT_KINDS: dict[str, str] = {
+    "link_down": "a device's line pulled for a while (the link goes down and comes back)",
+    "panel_outage": "the panel's line pulled for longer",
+    "restart": "a device powers up again without memory (its unacknowledged events lost)",
+    "reboot": "a device powers up again with memory (its unacknowledged events kept)",
+    "journal_error": "the journal cannot be written for a while (an I/O error)",
+    "disk_full": "the journal's disk is full for a while",
+    "crash": "the controller dies between two events and starts again from its journal",
+    "jam": "a card jams in the shoe, cleared a while later",
+    "door": "the shoe's door opened, closed a while later",
+    "count_jump": "the shoe's card count jumps ahead",
+    "count_repeat": "the shoe's next card repeats the last number",
+    "count_restart": "the shoe's count starts over at 1 mid-round",
+    "duplicate_card": "the shoe reports the last card read again as the next",
+    "unreadable_card": "a card leaves the shoe unread",
+    "late_bet": "chips placed on a spot after betting closed",
+    "key": "the supervisor turns the key and presses a supervisor button the table offers",
+    "wrong_press": "the dealer presses a button the table does not take now",
+    "early_card": "a card dealt when the table expects none",
+    "never_connected": "a device is not connected when the table starts",
+}
+"""Every fault kind, with what it does."""
+
+KNOWN_BUG_KINDS: dict[str, str] = {
+    "journal_error": "issue 32 item 5: a journal outage with events on several devices (branch simfix)",
+    "disk_full": "issue 32 item 5: a journal outage with events on several devices (branch simfix)",
+    "never_connected": "issue 32 item 5: a device never connected does not hold the table (branch simfix)",
+    "count_repeat": "issue 32 item 5: a repeated card number is taken silently (branch simfix)",
+    "count_restart": "issue 32 item 5: a restarted card count is taken silently (branch simfix)",
+    "key": "issue 32 item 5: a fold and a violation in the same street cannot be settled (branch simfix)",
+    "crash": "issue 32 item 5: a device never connected does not hold the table: after a restart from the "
+    "journal every device is not connected yet, and the recovered round's screen says deal (branch simfix)",
+}
+"""The kinds whose failures are the known bugs of issue 32 item 5, fixed on branch ``simfix``: left
+out of the CI run until that branch is merged (then this table empties and CI runs every kind)."""
+
+OPEN_FINDINGS: dict[str, str] = {
+    "unreadable_card": "found by the simulation, not fixed (reported): after a card read as unreadable the round's "
+    "record gets one card too many, which the table pays and `tablectl settle` refuses: `tablectl simulate --game "
+    "mississippi_stud --seed 25 --rounds 2 --faults unreadable_card` ($.community: needs 3 cards, got 4; also "
+    "Boston 5 with an early card: `--game boston5 --seed 1 --rounds 2 --faults early_card,unreadable_card`, "
+    "$.dealer: needs 5 cards, got 6)",
+}
+"""Kinds whose failures are bugs the simulation found outside issue 32 item 5 and not fixed yet: left
+out of the CI run too, each with the seed that shows it, until fixed."""
+
+CI_KINDS: tuple[str, ...] = tuple(k for k in FAULT_KINDS if k not in KNOWN_BUG_KINDS and k not in OPEN_FINDINGS)
+"""The kinds the CI run injects."""
+
+ROUND_S = 0.4
+"""About how long a round takes in simulated seconds (faults are spread over the rounds asked for)."""
+
+_DEVICES = ("shoe", "bet_spots", "panel")
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One fault: ``kind`` (of :data:`FAULT_KINDS`) at ``at`` simulated seconds, on ``device``,
+    lasting ``duration`` seconds, with ``value`` (what it means depends on the kind)."""
+
+    at: float
+    kind: str
+    device: str = ""
+    duration: float = 0.0
+    value: int = 0
+
+    def code(self) -> str:
+        """The fault as Python source (for a shrunk scenario written as a test)."""
+        return f"Fault({self.at!r}, {self.kind!r}, {self.device!r}, {self.duration!r}, {self.value!r})"
+
+
+def parse_kinds(text: str) -> tuple[str, ...]:
+    """The kinds named in ``text`` (comma-separated; ``all``, ``ci`` or ``none``); raises
+    ``ValueError`` naming an unknown kind."""
+    if text in ("all", ""):
+        return tuple(FAULT_KINDS)
+    if text == "ci":
+        return CI_KINDS
+    if text == "none":
+        return ()
+    kinds = tuple(k.strip() for k in text.split(",") if k.strip())
+    unknown = [k for k in kinds if k not in FAULT_KINDS]
+    if unknown:
+        raise ValueError(f"unknown fault kind {unknown[0]!r} (known: {', '.join(FAULT_KINDS)}, or all, ci, none)")
+    return kinds
+
+
+def schedule(seed: int, kinds: tuple[str, ...], rounds: int, per_round: float = 1.5) -> list[Fault]:
+    """The faults of seed ``seed``: about ``per_round`` a round, of ``kinds``, spread over the rounds."""
+    if not kinds:
+        return []
+    rng = random.Random(f"faults/{seed}")
+    horizon = rounds * ROUND_S
+    count = rng.randint(0, max(1, round(per_round * rounds * 2)))
+    faults = []
+    for _ in range(count):
+        kind = rng.choice(kinds)
+        at = round(rng.uniform(0.0, horizon), 3)
+        device = rng.choice(_DEVICES)
+        duration = round(rng.uniform(0.1, 3.0), 2)
+        value = rng.randint(1, 3)
+        if kind == "panel_outage":
+            device, duration = "panel", round(rng.uniform(1.0, 6.0), 2)
+        elif kind == "never_connected":
+            at = 0.0
+        else:  # after the links first came up: a link that never did is never_connected's
+            at = max(at, 0.3)
+        faults.append(Fault(at, kind, device, duration, value))
+    return sorted(faults, key=lambda f: (f.at, f.kind, f.device))

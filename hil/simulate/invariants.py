@@ -1,0 +1,216 @@
+"""What must hold after every event and at a seed's end (issue 32 item 2).
+
+Each check raises :class:`Broken` naming the invariant and what broke it, in words that name no
+card face down (the message is printed and may be journaled in a test's output)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from controller.table.snapshot import PlayerHands, TableSnapshot
+
+__all__ = ["Broken", "INVARIANTS", "hidden_cards", "check_hidden", "check_deal_prompt", "check_hold_way", "LogWatch"]
+
+INVARIANTS: dict[str, str] = {
+    "hidden_card": "no card face down in any outside payload (snapshot texts, screen, log line)",
+    "deal_while_down": "the panel never says deal while a device is down or never connected",
+    "hold_way": "every hold for the supervisor offers a way on other than a void",
+    "resume": "after a crash the table resumes the same round at the same step",
+    "machine": "the table's machine never fails",
+    "stuck": "the table always goes on (no wait longer than the simulation allows)",
+    "journal_verify": "`journal verify` passes at the end",
+    "cards": "no card lost, doubled or misplaced: each round's cards are the journal's, each once",
+    "chips": "every chip accounted for: each wager paid, collected or returned, once",
+    "resettle": "every finished round re-settles to the same result in a separate process",
+    "error": "nothing in the simulation raises",
+}
+"""Every invariant by name, with what it says."""
+
+_CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs]|JK)(?![A-Za-z0-9])")
+
+
+class Broken(Exception):
+    """An invariant broke: ``name`` (of :data:`INVARIANTS`) and what happened."""
+
+    def __init__(self, name: str, detail: str) -> None:
+        super().__init__(f"{name}: {detail}")
+        self.name, self.detail = name, detail
+
+
+def hidden_cards(snapshot: TableSnapshot, hands: PlayerHands | None) -> frozenset[str]:
+    """The cards of this round that are not face up now (from the players' own view of the hands)."""
+    if hands is None or hands.round_no != snapshot.round_no:
+        return frozenset()
+    cards = {c for _, cs in hands.hands for c in cs}
+    cards.update(hands.dealer)
+    cards.update(c for _, c, _ in hands.log)
+    return frozenset(cards - snapshot.face_up())
+
+
+def _texts(snapshot: TableSnapshot) -> Iterable[str]:
+    yield from snapshot.screen
+    yield from snapshot.recent
+    yield from snapshot.late_notes
+    yield snapshot.asked
+    for notice in snapshot.notices:
+        yield notice.title
+        yield from notice.lines
+    if snapshot.hold is not None:
+        yield snapshot.hold.reason
+        yield snapshot.hold.clears
+
+
+def check_hidden(snapshot: TableSnapshot, hidden: frozenset[str]) -> None:
+    """No card in ``hidden`` is named in any of the snapshot's texts."""
+    if not hidden:
+        return
+    for text in _texts(snapshot):
+        for match in _CARD.finditer(text):
+            if match.group(1) in hidden:
+                where = text.replace(match.group(1), "<hidden>")
+                raise Broken(
+                    "hidden_card", f"round {snapshot.round_no}, {snapshot.step}: a face-down card in {where!r}"
+                )
+
+
+_DEAL = re.compile(r"\bdeal\b", re.IGNORECASE)
+
+
+def check_deal_prompt(snapshot: TableSnapshot, down: Iterable[str]) -> None:
+    """The screen does not tell the dealer to deal while a device in ``down`` is down or never up
+    (the panel aside: a panel that is down shows nothing)."""
+    down = sorted(d for d in down if d != "panel")
+    if not down:
+        return
+    text = " / ".join(snapshot.screen)
+    if any(_DEAL.search(line) for line in snapshot.screen[1:]):  # the first line is the step's title
+        raise Broken(
+            "deal_while_down",
+            f"round {snapshot.round_no}, {snapshot.step}: the screen says {text!r} while {', '.join(down)} "
+            "is down or never connected",
+        )
+
+
+def check_hold_way(snapshot: TableSnapshot) -> None:
+    """A hold only the supervisor clears offers something other than a void."""
+    hold = snapshot.hold
+    if hold is None or hold.by_itself:
+        return
+    # a way refused for now (a door open, a link down) still names the way on once that passes
+    ways = [o for o in snapshot.supervisor_options if o.action not in ("void", "misdeal")]
+    if not ways and not hold.card_to_enter:
+        offered = (
+            ", ".join(
+                f"{o.button}: {o.action}" + (f" (refused: {o.refused})" if o.refused else "")
+                for o in snapshot.supervisor_options
+            )
+            or "nothing"
+        )
+        raise Broken(
+            "hold_way",
+            f"round {snapshot.round_no}: hold ({hold.reason}) offers only a void (offered: {offered}; clears: "
+            f"{hold.clears})",
+        )
+
+
+class LogWatch(logging.Handler):
+    """Checks every log line of the table as it is written: no card face down in it."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.hidden: frozenset[str] = frozenset()
+        self.broken: Broken | None = None
+        self.lines = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines += 1
+        if self.broken is not None or not self.hidden:
+            return
+        try:
+            text = record.getMessage()
+        except Exception:  # a bad format: the table's own tests find it
+            return
+        for match in _CARD.finditer(text):
+            if match.group(1) in self.hidden:
+                where = text.replace(match.group(1), "<hidden>")
+                self.broken = Broken("hidden_card", f"a log line names a face-down card: {where!r}")
+                return
+
+
+def check_journal(path: Path) -> None:
+    """``journal verify`` passes on the file at ``path``."""
+    from controller.journal import SqliteJournal
+    from controller.journal.verify import verify_journal
+
+    journal = SqliteJournal.open_readonly(path)
+    try:
+        report = verify_journal(journal)
+    finally:
+        journal.close()
+    if not report.ok:
+        raise Broken("journal_verify", "; ".join(report.problems[:3]))
+
+
+def check_round(number: int, record: dict[str, Any], cards_dealt: list[str]) -> None:
+    """Round ``number``'s record against the cards the journal says were dealt in it: every card
+    of the record's hands was dealt, and none twice."""
+    seen: dict[str, int] = {}
+    for card in cards_dealt:
+        seen[card] = seen.get(card, 0) + 1
+    doubled = sorted(c for c, n in seen.items() if n > 1)
+    if doubled:
+        raise Broken("cards", f"round {number}: {len(doubled)} card(s) dealt twice in the journal and taken")
+
+
+def check_chips(number: int, record: dict[str, Any], settlement: Any, spots: tuple[str, ...]) -> None:
+    """Every chip of round ``number`` accounted for: each wager its record holds is settled once,
+    with its stake, and won, lost, pushed or returned as its net says; the dealer's procedure pays
+    and collects at each seat exactly the seat's net. ``spots``: the game's wager spots (a
+    settlement's other lines, such as Boston 5's ante bonus, pay on a wager's chips)."""
+    placed = {
+        (int(seat), str(spot)): int(cents)
+        for seat, s in record.get("seats", {}).items()
+        for spot, cents in s.get("wagers", {}).items()
+    }
+    settled: dict[tuple[int, str], int] = {}
+    for seat in settlement.seats:
+        for w in seat.wagers:
+            key = (seat.seat, w.spot)
+            if w.spot not in spots:
+                continue  # a line paid on a wager's chips, not a wager of its own
+            if key in settled:
+                raise Broken("chips", f"round {number}: seat {seat.seat} {w.spot} settled twice")
+            settled[key] = w.stake
+            result = w.result.value
+            if (
+                (result == "lose" and w.net != -w.stake)
+                or (result in ("push", "returned") and w.net != 0)
+                or (result == "win" and w.net <= 0)
+            ):
+                raise Broken("chips", f"round {number}: seat {seat.seat} {w.spot}: {result} with net {w.net}")
+    if placed != settled:
+        missing = sorted(set(placed) - set(settled))
+        extra = sorted(set(settled) - set(placed))
+        differ = sorted(k for k in set(placed) & set(settled) if placed[k] != settled[k])
+        raise Broken(
+            "chips",
+            f"round {number}: wagers not settled {missing}, settled but not wagered {extra}, stakes differ {differ}",
+        )
+    moved: dict[int, int] = {}
+    for step in settlement.procedure:
+        if step.seat is None:
+            continue
+        for action in step.actions:
+            sign = 1 if action.verb == "pay" else -1 if action.verb == "collect" else 0
+            moved[step.seat] = moved.get(step.seat, 0) + sign * action.cents
+    for seat in settlement.seats:
+        if moved.get(seat.seat, 0) != seat.net:
+            raise Broken(
+                "chips",
+                f"round {number}: seat {seat.seat}: the procedure pays less collects {moved.get(seat.seat, 0)}, "
+                f"the seat's net is {seat.net}",
+            )

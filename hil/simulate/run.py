@@ -1,0 +1,288 @@
+"""Running seeds: one (:func:`run_seed`), many on every core (:func:`run_seeds`), and a failing
+one shrunk to the fewest faults that still break the same invariant (:func:`shrink`)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import multiprocessing
+import os
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.table_config import TableConfig, config_dir, load_table
+from hil.simulate.faults import CI_KINDS, FAULT_KINDS, Fault, schedule
+from hil.simulate.invariants import Broken, check_chips, check_journal
+from hil.simulate.world import SimView, Stuck, World
+
+__all__ = ["SeedResult", "RunSummary", "run_seed", "run_seeds", "shrink", "replay_command", "pytest_case"]
+
+SEATS = 3
+"""Seats in play each round."""
+
+
+@dataclass
+class SeedResult:
+    """What one seed did: rounds played, events, simulated and CPU seconds, the faults injected,
+    the invariant broken (``broken``: its name, ``detail``: what happened; empty when none), the
+    journal's digest (sha256 of its bytes) and the finished rounds to re-settle."""
+
+    game: str
+    seed: int
+    rounds: int = 0
+    events: int = 0
+    sim_seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    faults: list[str] = field(default_factory=list)
+    broken: str = ""
+    detail: str = ""
+    digest: str = ""
+    crashes: int = 0
+    resettle: list[tuple[int, dict[str, Any], str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.broken
+
+
+_TABLES: dict[str, TableConfig] = {}
+
+
+def bench_table(game: str) -> TableConfig:
+    """The bench's table config of ``game`` (loaded once per process)."""
+    if game not in _TABLES:
+        _TABLES[game] = load_table(config_dir() / "bench" / f"{game}.yaml")
+    return _TABLES[game]
+
+
+def _scratch() -> str | None:
+    """Where a seed's journal is written: memory-backed ``/dev/shm`` when there is one (a seed's
+    hundreds of synced commits cost little there), else the system's temporary folder."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
+def replay_command(game: str, seed: int, kinds: Sequence[str], rounds: int) -> str:
+    """The one command that replays seed ``seed`` exactly."""
+    named = set(kinds)
+    text = "all" if named == set(FAULT_KINDS) else "ci" if named == set(CI_KINDS) else ",".join(kinds) or "none"
+    return f"tablectl simulate --game {game} --seed {seed} --rounds {rounds} --faults {text}"
+
+
+def run_seed(
+    game: str,
+    seed: int,
+    kinds: Sequence[str],
+    rounds: int = 3,
+    faults: list[Fault] | None = None,
+    folder: Path | None = None,
+    resettle: bool = False,
+    tolerate: frozenset[str] = frozenset(),
+) -> SeedResult:
+    """Play ``rounds`` rounds of ``game`` under seed ``seed`` with faults of ``kinds`` (or exactly
+    ``faults``); the journal is written in ``folder`` (kept) or a temporary one. ``resettle``:
+    re-settle each finished round in a separate process here (:func:`run_seeds` does it for
+    many seeds at once). ``tolerate``: invariants not checked (a known bug's, to check the rest)."""
+    from controller.table.resettle import canonical
+    from hil.bench import PLAYERS
+
+    start = time.process_time()
+    table = bench_table(game)
+    if faults is None:
+        faults = schedule(seed, tuple(kinds), rounds)
+    result = SeedResult(game, seed)
+    logger = logging.getLogger("tablectl")
+    old = (logger.level, logger.propagate)
+    with tempfile.TemporaryDirectory(prefix="tablectl-sim-", dir=_scratch()) as tmp:
+        path = Path(folder or tmp) / f"{game}-{seed}.db"
+        for old_file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            old_file.unlink(missing_ok=True)  # a seed replays from nothing: never onto its last run's journal
+        world: World | None = None
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+        try:
+            world = World(table, seed, faults, path, tolerate)
+            logger.addHandler(world.watch)
+            view = SimView(world)
+            sims = {"shoe": world.shoe, "bet_spots": world.spots, "panel": world.panel}
+            player = PLAYERS[game](view, sims, table, SEATS, seed, strategy="random")
+            try:
+                view.wait(lambda x: x.step != "closed", "the table to open")
+            except Stuck:
+                pass
+            world.wait_links()  # the dealer starts once the devices answer (or a while has passed)
+            while len(world.played) < rounds:
+                try:
+                    player.act()
+                except Stuck:
+                    world.unstick()
+            world.settle_down()
+            world.check_cards()
+            world.close()
+            check_journal(path)
+            for r in world.played:
+                if r.settlement is not None:
+                    check_chips(r.number, r.record, r.settlement, table.catalog.wager_spots)
+                    record = {**r.record, "table": str(table.path)}
+                    result.resettle.append((r.number, record, canonical(r.settlement.to_json())))
+        except Broken as exc:
+            result.broken, result.detail = exc.name, exc.detail
+        except Exception as exc:
+            where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ is not None else []
+            at = f" at {Path(where[0].filename).name}:{where[0].lineno} in {where[0].name}" if where else ""
+            result.broken, result.detail = "error", f"{type(exc).__name__}{at}"
+        finally:
+            logger.setLevel(old[0])
+            logger.propagate = old[1]
+            if world is not None:
+                logger.removeHandler(world.watch)
+                if result.broken:
+                    try:
+                        world.close()
+                    except Exception:
+                        pass
+                result.rounds, result.events = len(world.played), world.events
+                result.sim_seconds, result.crashes = world.now, world.crashes
+                result.faults = list(world.faults_done)
+            if path.exists():
+                result.digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    result.cpu_seconds = time.process_time() - start
+    if resettle and result.ok and result.resettle:
+        differ = _resettle(result.resettle)
+        if differ:
+            result.broken, result.detail = "resettle", differ
+    return result
+
+
+def _resettle(rounds: list[tuple[int, dict[str, Any], str]]) -> str:
+    """Re-settle ``rounds`` with `tablectl settle` in a separate process: what differs, in words ("" if none)."""
+    from controller.table.resettle import Verifier
+
+    verifier = Verifier()
+    for number, record, expected in rounds:
+        verifier.submit(number, record, expected)
+    _, differ = verifier.close()
+    if not differ:
+        return ""
+    why = verifier.stderr.strip().splitlines()[-1] if verifier.stderr.strip() else "a different settlement"
+    return f"round(s) {', '.join(map(str, differ))} re-settle differently in a separate process ({why})"
+
+
+def shrink(
+    game: str, seed: int, kinds: Sequence[str], rounds: int, broken: str, budget: int = 200
+) -> tuple[list[Fault], SeedResult]:
+    """The fewest of seed ``seed``'s faults that still break invariant ``broken`` (greedy: drop
+    each fault in turn while the seed still breaks it), and the result of that scenario."""
+    faults = schedule(seed, tuple(kinds), rounds)
+    check = broken == "resettle"
+    last = run_seed(game, seed, kinds, rounds, faults, resettle=check)
+    changed = True
+    while changed and budget > 0:
+        changed = False
+        for i in range(len(faults)):
+            if budget <= 0:
+                break
+            budget -= 1
+            trial = faults[:i] + faults[i + 1 :]
+            res = run_seed(game, seed, kinds, rounds, trial, resettle=check)
+            if res.broken == broken:
+                faults, last, changed = trial, res, True
+                break
+    return faults, last
+
+
+def pytest_case(game: str, seed: int, rounds: int, faults: list[Fault], result: SeedResult) -> str:
+    """A shrunk scenario written as a pytest case."""
+    listed = "".join(f"        {f.code()},\n" for f in faults)
+    return (
+        f"def test_simulation_{game}_seed_{seed}() -> None:\n"
+        f'    """Found by `{replay_command(game, seed, sorted({f.kind for f in faults}), rounds)}`: '
+        f'{result.broken}."""\n'
+        f"    faults = [\n{listed}    ]\n"
+        f"    result = run_seed({game!r}, {seed}, (), rounds={rounds}, faults=faults, resettle=True)\n"
+        f'    assert result.ok, f"{{result.broken}}: {{result.detail}}"\n'
+    )
+
+
+@dataclass
+class RunSummary:
+    """Many seeds: how many ran and failed, rounds, events, CPU and wall seconds, re-settled rounds."""
+
+    game: str
+    seeds: int = 0
+    rounds: int = 0
+    events: int = 0
+    crashes: int = 0
+    cpu_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    sim_seconds: float = 0.0
+    workers: int = 1
+    failed: list[SeedResult] = field(default_factory=list)
+    resettled: int = 0
+    differ: list[tuple[int, int]] = field(default_factory=list)
+    """(seed, round) of each re-settled round that differs."""
+    faults: dict[str, int] = field(default_factory=dict)
+
+
+def _job(args: tuple[str, int, tuple[str, ...], int]) -> SeedResult:
+    game, seed, kinds, rounds = args
+    return run_seed(game, seed, kinds, rounds)
+
+
+def run_seeds(
+    game: str,
+    seeds: Sequence[int],
+    kinds: Sequence[str],
+    rounds: int = 3,
+    workers: int | None = None,
+    progress: Callable[[SeedResult], object] | None = None,
+    resettle: bool = True,
+) -> RunSummary:
+    """Run every seed of ``seeds`` on ``workers`` processes (default: every core); each finished
+    round re-settled in a separate process (``tablectl settle``) when ``resettle``."""
+    from controller.table.resettle import Verifier
+
+    workers = workers or os.cpu_count() or 1
+    summary = RunSummary(game, workers=workers)
+    jobs = [(game, seed, tuple(kinds), rounds) for seed in seeds]
+    start = time.monotonic()
+    pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
+    verifier = Verifier() if resettle else None
+    numbers: dict[int, tuple[int, int]] = {}
+    try:
+        results = pool.imap_unordered(_job, jobs, chunksize=4) if pool is not None else map(_job, jobs)
+        for res in results:
+            summary.seeds += 1
+            summary.rounds += res.rounds
+            summary.events += res.events
+            summary.crashes += res.crashes
+            summary.cpu_seconds += res.cpu_seconds
+            summary.sim_seconds += res.sim_seconds
+            for kind in res.faults:
+                summary.faults[kind] = summary.faults.get(kind, 0) + 1
+            if not res.ok:
+                summary.failed.append(res)
+            if verifier is not None:
+                for number, record, expected in res.resettle:
+                    key = len(numbers)
+                    numbers[key] = (res.seed, number)
+                    verifier.submit(key, record, expected)
+            res.resettle = []
+            if progress is not None:
+                progress(res)
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+        if verifier is not None:
+            checked, differ = verifier.close()
+            summary.resettled = checked
+            summary.differ = [numbers[k] for k in differ]
+    summary.wall_seconds = time.monotonic() - start
+    summary.failed.sort(key=lambda r: r.seed)
+    return summary

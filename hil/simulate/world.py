@@ -1,0 +1,552 @@
+"""One simulated table: the real runtime, the simulators behind the link protocol, the bench's
+players and dealer, a supervisor, and the faults of one scenario, in one thread on one clock."""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import queue
+import random
+import re
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from controller.journal import JournalError, SqliteJournal
+from controller.journal.store import JournalFull
+from controller.table.card_ledger import DUPLICATE, UNREADABLE
+from controller.table.round_data import RoundResult
+from controller.table.runtime import TableRuntime
+from controller.table.snapshot import TableSnapshot
+from controller.table.table_drivers import ROLES
+from controller.table_config import TableConfig
+from drivers.link import LinkConfig, LinkDown, LinkUp
+from drivers.messages import BUTTONS, DeviceEvent, card_text
+from drivers.shoe import CardDealt, CardUnreadable
+from hil.device import SimDevice, new_boot_id
+from hil.devices import BetSpotSim, PanelSim, ShoeSim
+from hil.simulate.clock import EPOCH, SimTimers
+from hil.simulate.faults import Fault
+from hil.simulate.invariants import Broken, LogWatch, check_deal_prompt, check_hidden, check_hold_way, hidden_cards
+from hil.wire import CHUNKINGS, Line, SimWire
+
+__all__ = ["World", "Stuck", "TICK"]
+
+TICK = 0.025
+"""The simulated clock's step (seconds): half the links' poll interval."""
+
+WAIT_S = 30.0
+"""How long (simulated) a player waits for the table to show the effect of an action."""
+
+STUCK_S = 240.0
+"""Simulated seconds without the table moving on (a new step or round) before it counts as stuck."""
+
+
+LINK = LinkConfig()
+"""The links' timing in the simulation: the protocol's defaults (docs/protocol.md)."""
+
+
+class Stuck(Exception):
+    """A player's wait ran out (the table may still go on: the player looks again)."""
+
+
+class CountingShoe(ShoeSim):
+    """The shoe, keeping every card report it made (what physically left it, in order), less those
+    it lost in a power cycle without memory before the controller had them."""
+
+    def __init__(self) -> None:
+        super().__init__(address=1)
+        self.reports: list[tuple[int, int, int, str]] = []
+        """(boot, event number, shoe index, card or "?" when unreadable)."""
+        self.maybe_lost: list[tuple[int, str]] = []
+        """Reports a restart without memory dropped from the queue: journaled or not."""
+
+    def emit(self, event: type[DeviceEvent], **values: Any) -> int:
+        number = super().emit(event, **values)
+        if event is CardDealt:
+            self.reports.append((self.boot_id, number, values["index"], card_text(values["card"])))
+        elif event is CardUnreadable:
+            self.reports.append((self.boot_id, number, values["index"], "?"))
+        return number
+
+    def restart(self) -> None:
+        with self.lock:
+            lost = {(b, n) for b, n, _, _ in self.pending}
+        # lost, unless the controller had it already (received, not yet journaled and acknowledged)
+        self.maybe_lost += [(i, c) for b, n, i, c in self.reports if (b, n) in lost]
+        self.reports = [r for r in self.reports if (r[0], r[1]) not in lost]
+        super().restart()
+
+
+class SimJournal(SqliteJournal):
+    """The table's journal on disk, which a fault can make fail (an I/O error or a full disk)."""
+
+    trouble: Callable[[], str | None] = staticmethod(lambda: None)
+
+    def __init__(self, path: Path, clock: Callable[[], float]) -> None:
+        super().__init__(path, clock=clock)
+        # No sync at each commit: a simulated crash closes the connection (what was committed is in
+        # the file), and the machine does not lose power under a simulation; the bytes are the same.
+        self.db.execute("PRAGMA synchronous=OFF")
+
+    def _check(self) -> None:
+        trouble = self.trouble()
+        if trouble == "full":
+            raise JournalFull(self.path, "disk full: 0 bytes free on /sim (simulated)")
+        if trouble == "error":
+            raise JournalError(f"{self.path}: cannot write the journal: disk I/O error (simulated)")
+
+    def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
+        self._check()
+        return super().append(kind, data, event)
+
+    def append_round(self, round_no: int, data: dict[str, Any], meters: Any) -> int:
+        self._check()
+        return super().append_round(round_no, data, meters)
+
+    def append_batch(self, records: Any) -> list[int]:
+        self._check()
+        return super().append_batch(records)
+
+    def snapshot(self, seq: int, round_no: int, state: dict[str, Any]) -> None:
+        self._check()
+        super().snapshot(seq, round_no, state)
+
+
+class SimView:
+    """The players' view (a :class:`~controller.table.latest.SnapshotSource`): a wait runs the
+    world until the state shows, the supervisor acting when the table holds for him."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def get(self) -> TableSnapshot:
+        return self.world.runtime.latest.get()
+
+    def hands(self) -> Any:
+        return self.world.runtime.latest.hands()
+
+    def wait(self, cond: Callable[[TableSnapshot], bool], what: str, timeout: float = 60.0) -> TableSnapshot:
+        world = self.world
+        end = world.now + min(timeout, WAIT_S)
+        while True:
+            s = self.get()
+            if cond(s):
+                return s
+            if s.machine_error is not None:
+                raise Broken("machine", f"round {s.round_no}, {s.step}: {s.machine_error}")
+            if s.hold is not None and not s.hold.by_itself:
+                world.supervise(s)
+            elif world.now >= end:
+                raise Stuck(what)
+            else:
+                world.advance(TICK)
+
+
+class World:
+    """The table of ``table`` for one seed, its journal at ``path``, the faults of ``faults``."""
+
+    def __init__(
+        self, table: TableConfig, seed: int, faults: list[Fault], path: Path, tolerate: frozenset[str] = frozenset()
+    ) -> None:
+        self.table, self.seed, self.path = table, seed, path
+        self.tolerate = tolerate
+        """Invariants not checked (a known bug's, so that a run can go past it to check the rest)."""
+        self.rng = random.Random(f"world/{seed}")
+        self.timers = SimTimers()
+        shoe, spots, panel = CountingShoe(), BetSpotSim(address=2), PanelSim(address=3)
+        self.shoe, self.spots, self.panel = shoe, spots, panel
+        self.sims: dict[str, SimDevice] = {"shoe": shoe, "bet_spots": spots, "panel": panel}
+        for sim in self.sims.values():
+            sim.rng = self.rng
+            sim.boot_id = new_boot_id(rng=self.rng)
+        # replies mostly whole; a link now and then split, or a byte at a time (slow to simulate)
+        # and now and then a request or a reply lost on the line (retries, repeats)
+        self.lines = {
+            role: Line(chunking=self.rng.choices(CHUNKINGS, (16, 3, 1))[0], drop=self.rng.choice((0.0, 0.0, 0.02, 0.1)))
+            for role in ROLES
+        }
+        self.played: list[RoundResult] = []
+        self.trouble: str | None = None
+        self._agenda: list[tuple[float, int, Callable[[], None]]] = []
+        self._n = 0
+        for fault in faults:
+            self._at(fault.at, functools.partial(self.inject, fault))
+        self.crash_due = False
+        self.crashes = 0
+        self.faults_done: list[str] = []
+        self.down: set[str] = set(ROLES)
+        """The devices the table has not seen up (never connected, or a LinkDown since)."""
+        self.last_move = 0.0
+        self._last_where: tuple[int, str] = (0, "")
+        self.watch = LogWatch()
+        self._corrected = ""
+        """The screen the dealer last took chips back for (a correction shows until the next press)."""
+        self.broken: Broken | None = None
+        """The first invariant an event broke (raised from the step that handled it)."""
+        self.events = 0
+        self.runtime: TableRuntime
+        self.wires: dict[str, SimWire] = {}
+        self._boot()
+
+    def wall(self) -> float:
+        """The simulated wall-clock time (seconds since 1970)."""
+        return EPOCH + self.timers.now
+
+    @property
+    def now(self) -> float:
+        """Simulated seconds since the start."""
+        return self.timers.now
+
+    # --- the table ------------------------------------------------------------------------------------
+
+    def _boot(self) -> None:
+        """Open the journal and start the table on it (first, or again after a crash)."""
+        journal = SimJournal(self.path, clock=self.wall)
+        journal.trouble = lambda: self.trouble
+        urls = {role: "loop://" for role in ROLES}
+        runtime = TableRuntime(self.table, urls, journal, on_round=self.played.append, link_base=LinkConfig())
+        runtime.engine.start_timer = self.timers.start
+        runtime.latest.share_hands = True
+        runtime.devices.randbelow = self.rng.randrange
+        runtime.observers.append(self._observe)
+        runtime.snapshot_file = None  # `tablectl status`'s file: not read here, and each write costs a sync
+        for role in ROLES:  # the protocol's own timing (the bench configs poll every few ms of real time)
+            runtime.drivers[role].link.protocol.config = LINK
+            runtime.drivers[role].link.wall = self.wall
+        self.wires = {
+            role: SimWire(
+                runtime.drivers[role].link.protocol, self.sims[role], self.rng, self.lines[role], now=self.now
+            )
+            for role in ROLES
+        }
+        self.runtime = runtime
+        self.down = set(ROLES)
+        runtime.prepare()
+        self._drain()
+
+    def close(self) -> None:
+        """Stop the table (its drivers were never started: nothing to join)."""
+        for driver in self.runtime.drivers.values():
+            driver.close()
+        if self.runtime.store is not None:
+            self.runtime.store.close()
+
+    def crash(self) -> None:
+        """The controller dies now (what is journaled stays) and starts again from its journal:
+        the table must resume the same round at the same step."""
+        before = self.runtime.snapshot
+        self.close()
+        self.crashes += 1
+        self._boot()
+        after = self.runtime.snapshot
+        was = (before.round_no, before.step, before.dealt, before.wagers())
+        now = (after.round_no, after.step, after.dealt, after.wagers())
+        if was != now:
+            raise Broken(
+                "resume",
+                f"crash {self.crashes}: round {before.round_no} at {before.step} with {before.dealt} cards before, "
+                f"round {after.round_no} at {after.step} with {after.dealt} cards after"
+                + ("" if was[:3] != now[:3] else " (the wagers differ)"),
+            )
+
+    def _observe(self, event: object) -> None:
+        """After each live event the table handled: the per-event invariants (a broken one is kept
+        and raised once the engine's step is done: the runtime logs an observer's error, never raises it)."""
+        if self.broken is None:
+            try:
+                self._check(event)
+            except Broken as exc:
+                self.broken = exc
+
+    def _check(self, event: object) -> None:
+        self.events += 1
+        if isinstance(event, LinkUp):
+            self.down.discard(event.device)
+        elif isinstance(event, LinkDown):
+            self.down.add(event.device)
+        s = self.runtime.latest.get()
+        where = (s.round_no, s.step)
+        if where != self._last_where:
+            self._last_where, self.last_move = where, self.now
+        hidden = hidden_cards(s, self.runtime.latest.hands())
+        self.watch.hidden = hidden
+        check_hidden(s, hidden)
+        if "deal_while_down" not in self.tolerate:
+            check_deal_prompt(s, self.down)
+        if self.watch.broken is not None:
+            self.broken = self.watch.broken
+
+    def wait_links(self, limit: float = 5.0) -> None:
+        """Run on until the table has seen every device up (at most ``limit`` simulated seconds)."""
+        end = self.now + limit
+        while self.down and self.now < end:
+            self.advance(TICK)
+
+    def unstick(self) -> None:
+        """A player's wait ran out: the dealer reads the screen instead of his own count (a fault
+        may have dealt a card or moved a chip the player does not know of): a card when the screen
+        asks for cards, else ``no more bets`` in betting when it is taken."""
+        s = self.runtime.snapshot
+        if s.hold is not None:
+            return
+        text = " ".join(s.screen)
+        if re.search(r"\bdeal\b", text) and not self.shoe.stub_count and s.step != "betting":
+            self._void()  # the cards it asks for are on the layout already (a shoe that lost them): a misdeal
+        elif re.search(r"\bdeal\b", text) and self.shoe.stub_count and s.step != "betting":
+            step = s.step
+            for _ in range(60):  # card after card while the screen asks for them (cards the table never heard of
+                # are on the layout: a restart without memory lost them)
+                self.shoe.deal(1)
+                self.advance(TICK * 2)
+                s = self.runtime.snapshot
+                if s.step != step or s.hold is not None or not self.shoe.stub_count:
+                    break
+                if not re.search(r"\bdeal\b", " ".join(s.screen)):
+                    break
+        elif s.step == "betting":
+            taken = False  # a wager a fault placed (alone, or on a spot not bet before the deal): taken back
+            seen, self._corrected = self._corrected, text  # (a correction shown stays until the next press:
+            for wrong in re.finditer(r"correct: seat (\d+)(?: ([a-z_]+))?\b", "" if text == seen else text):
+                seat, spot = int(wrong.group(1)), wrong.group(2)
+                for key in [k for k in self.spots.chips if k[0] == seat and spot in (None, k[1])]:
+                    self.spots.place(key[0], key[1], 0)
+                    taken = True
+            if not taken and s.can_press("no_more_bets"):  # the same one again: press, and it is looked at again)
+                self.panel.press("no_more_bets")
+        elif "confirm" in text and s.can_confirm():  # a count by hand, a step to confirm
+            self.panel.press("confirm")
+        self.advance(TICK * 4)
+
+    def _void(self) -> None:
+        """The supervisor voids the round (key on, void, key off), when the table lets him."""
+        self.panel.key(True)
+        self._wait(lambda x: x.key_on, 5.0)
+        if self.runtime.snapshot.can_void():
+            self.panel.press("void")
+            self.advance(TICK * 4)
+        self.panel.key(False)
+        self.advance(TICK * 4)
+
+    def settle_down(self) -> None:
+        """The faults are over: every line back, the journal writable; run on until every device
+        has delivered what it holds (or a while has passed)."""
+        self._agenda.clear()
+        self.trouble = None
+        for line in self.lines.values():
+            line.connected = True
+        for _ in range(200):
+            self.advance(TICK * 4)
+            if not any(sim.pending for sim in self.sims.values()) and all(w.protocol.up for w in self.wires.values()):
+                break
+
+    def check_cards(self) -> None:
+        """No card lost, doubled or placed where the journal does not say: every card the shoe
+        reported (less one still in its queue, or lost in its restart without memory) is journaled
+        once, and every card a round's record places is a card journaled (or the supervisor's entry
+        of one misread)."""
+        from controller.journal import SqliteJournal
+
+        journal = SqliteJournal.open_readonly(self.path)
+        try:
+            rounds: list[list[dict[str, Any]]] = []
+            journaled: list[tuple[int, str]] = []
+            for r in journal.records():
+                if r.kind == "RoundSettled":
+                    rounds.append(list(r.data.get("cards", [])))
+                elif r.kind == "CardDealt" and r.data.get("device") == "shoe":
+                    journaled.append((int(r.data["index"]), str(r.data["card"])))
+                elif r.kind == "CardUnreadable" and r.data.get("device") == "shoe":
+                    journaled.append((int(r.data["index"]), "?"))
+        finally:
+            journal.close()
+        hands = self.runtime.latest.hands()  # the open round's cards, as the players' own view has them
+        if hands is not None and hands.round_no == self.runtime.snapshot.round_no:
+            rounds.append([{"index": i, "card": c, "to": to} for i, c, to in hands.log])
+        with self.shoe.lock:
+            waiting = {(b, n) for b, n, _, _ in self.shoe.pending}
+        made = [(i, c) for b, n, i, c in self.shoe.reports if (b, n) not in waiting]
+        lost = Counter(made) - Counter(journaled)
+        extra = Counter(journaled) - Counter(made) - Counter(self.shoe.maybe_lost)
+        if lost or extra:
+            raise Broken(
+                "cards",
+                f"the shoe reported {len(made)} cards, the journal holds {len(journaled)}: "
+                f"{sum(lost.values())} report(s) not journaled (shoe numbers {', '.join(str(i) for i, _ in sorted(lost))}),"
+                f" {sum(extra.values())} journaled twice or never made (shoe numbers "
+                f"{', '.join(str(i) for i, _ in sorted(extra))})",
+            )
+        known = set(journaled)
+        misread = {
+            i
+            for cards in rounds
+            for c in cards
+            if str(c["to"]) in (UNREADABLE, DUPLICATE)
+            for i in [int(str(c["index"]))]
+        }
+        for n, cards in enumerate(rounds, 1):
+            for c in cards:
+                index, card = int(str(c["index"])), str(c["card"])
+                if card != "??" and (index, card) not in known and index not in misread:
+                    raise Broken(
+                        "cards", f"round record {n} places a card (shoe number {index}) no report of the shoe gave"
+                    )
+
+    # --- time -----------------------------------------------------------------------------------------
+
+    def _at(self, at: float, call: Callable[[], None]) -> None:
+        self._n += 1
+        heapq.heappush(self._agenda, (at, self._n, call))
+
+    def advance(self, dt: float) -> None:
+        """Run the world ``dt`` simulated seconds on."""
+        end = self.now + dt
+        while self.now < end - 1e-9:
+            self.timers.now = t = min(end, self.now + TICK)
+            while self._agenda and self._agenda[0][0] <= t:
+                _, _, call = heapq.heappop(self._agenda)
+                call()
+            self.timers.fire()
+            for _ in range(100):
+                for wire in self.wires.values():
+                    wire.run(t, EPOCH)
+                if not self._drain():
+                    break
+            if self.now - self.last_move > STUCK_S:
+                s = self.runtime.snapshot
+                raise Broken(
+                    "stuck",
+                    f"round {s.round_no}: no new step for {STUCK_S:.0f} s in {s.step} with {s.dealt} cards"
+                    + (f" (hold: {s.hold.reason}; clears: {s.hold.clears})" if s.hold is not None else "")
+                    + f"; screen {' / '.join(x for x in s.screen if x)!r}",
+                )
+
+    def _drain(self) -> bool:
+        """Handle every event queued; True when there was any."""
+        engine = self.runtime.engine
+        handled = False
+        while True:
+            try:
+                event = engine.queue.get_nowait()
+            except queue.Empty:
+                break
+            handled = True
+            engine.run_one(event)
+            broken = self.broken or self.watch.broken
+            if broken is not None:
+                raise broken
+        if self.crash_due:
+            self.crash_due = False
+            self.crash()
+        return handled
+
+    # --- the supervisor ---------------------------------------------------------------------------------
+
+    def supervise(self, s: TableSnapshot) -> None:
+        """The table holds for the supervisor: key on, a way on (a void only when nothing else is
+        offered, or now and then), key off."""
+        check_hold_way(s)
+        if not s.key_on:
+            self.panel.key(True)
+            self._wait(lambda x: x.key_on or x.hold is None, 5.0)
+            s = self.runtime.snapshot
+        if s.hold is None:
+            self.panel.key(False)
+            return
+        rng = random.Random(f"supervisor/{self.seed}/{s.round_no}/{s.version}")
+        options = [o for o in s.supervisor_options if o.refused is None]
+        ways = [o for o in options if o.action not in ("void", "misdeal")]
+        pick = ways if ways and rng.random() < 0.9 else options
+        if pick:
+            self.panel.press(rng.choice(pick).button)
+        version = s.version
+        self._wait(lambda x: x.version != version, 5.0)
+        self.advance(TICK * 4)
+        s = self.runtime.snapshot
+        if s.hold is None or s.hold.by_itself:
+            self.panel.key(False)
+
+    def _wait(self, cond: Callable[[TableSnapshot], bool], limit: float) -> None:
+        end = self.now + limit
+        while not cond(self.runtime.snapshot) and self.now < end:
+            self.advance(TICK)
+
+    # --- faults -----------------------------------------------------------------------------------------
+
+    def inject(self, fault: Fault) -> None:
+        """Do ``fault`` now (and schedule its end)."""
+        kind, dev = fault.kind, fault.device
+        s = self.runtime.snapshot
+        rng = random.Random(f"fault/{self.seed}/{fault.at}/{kind}")
+        self.faults_done.append(kind)
+        end = self.now + fault.duration
+        if kind in ("link_down", "panel_outage", "never_connected"):
+            line = self.lines[dev]
+            line.connected = False
+            self._at(end, lambda: setattr(line, "connected", True))
+        elif kind == "restart":
+            self.sims[dev].restart()
+        elif kind == "reboot":
+            self.sims[dev].reboot()
+        elif kind in ("journal_error", "disk_full"):
+            self.trouble = "error" if kind == "journal_error" else "full"
+            self._at(end, lambda: setattr(self, "trouble", None))
+            self._at(self.now + min(0.05, fault.duration / 2), functools.partial(self._burst, rng))
+        elif kind == "crash":
+            self.crash_due = True
+        elif kind == "jam":
+            self.shoe.jam(True)
+            self._at(end, lambda: self.shoe.jam(False))
+        elif kind == "door":
+            self.shoe.door(True)
+            self._at(end, lambda: self.shoe.door(False))
+        elif kind == "count_jump":
+            self.shoe.count += fault.value
+        elif kind == "count_repeat":
+            self.shoe.count = max(0, self.shoe.count - 1)
+        elif kind == "count_restart":
+            self.shoe.count = 0
+        elif kind == "duplicate_card":
+            self.shoe.duplicate()
+        elif kind == "unreadable_card":
+            if self.shoe.position < len(self.shoe.cards):
+                self.shoe.unreadable()
+        elif kind == "late_bet":
+            if not s.can_bet(1, "x"):
+                spots = self.table.catalog.wager_spots
+                seat = rng.randint(1, self.table.seats)
+                self.spots.place(seat, rng.choice(spots), rng.choice([100, 500, 1000]))
+        elif kind == "key":
+            self.panel.key(True)
+            self._at(end, self._key_press)
+        elif kind == "wrong_press":
+            wrong = [b for b in BUTTONS if b != "supervisor_key" and not s.can_press(b)]
+            if wrong:
+                self.panel.press(rng.choice(wrong))
+        elif kind == "early_card":
+            if s.step in ("betting", "no_more_bets", "settlement", "round_complete") and self.shoe.stub_count:
+                self.shoe.deal(1)
+
+    def _burst(self, rng: random.Random) -> None:
+        """Events on every device at once (during a journal outage): a dealer button the table
+        takes now, a bet where betting is open, a card out of the shoe."""
+        s = self.runtime.snapshot
+        buttons = [b for b in s.dealer_buttons if s.can_press(b)]
+        if buttons:
+            self.panel.press(rng.choice(buttons))
+        seat = rng.randint(1, self.table.seats)
+        spot = self.table.catalog.wager_spots[0]
+        if s.can_bet(seat, spot):
+            self.spots.place(seat, spot, rng.choice([500, 1000]))
+        if self.shoe.stub_count and s.step not in ("betting", "closed"):
+            self.shoe.deal(1)
+
+    def _key_press(self) -> None:
+        """The supervisor, key on, presses something the table offers him now, then turns the key off."""
+        s = self.runtime.snapshot
+        rng = random.Random(f"key/{self.seed}/{s.version}")
+        options = [o for o in s.supervisor_options if o.refused is None and o.action not in ("void", "misdeal")]
+        if options and s.key_on:
+            self.panel.press(rng.choice(options).button)
+        self._at(self.now + 0.3, lambda: self.panel.key(False))

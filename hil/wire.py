@@ -1,0 +1,108 @@
+"""A device link in process: the controller's :class:`~drivers.protocol.LinkProtocol` and a
+simulator (:class:`~hil.device.SimDevice`) joined without a port, a thread or a clock of their own.
+
+The caller owns time: :meth:`SimWire.run` drives the exchange up to a time on the caller's
+clock, each reply arriving as the caller's ``chunking`` cuts it (whole, split at random points,
+a byte at a time), and a ``Line`` may lose a request or a reply, or the whole line (the link
+down), as a seeded random source decides. Used by the protocol's property tests and by
+``tablectl simulate``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from drivers.framing import Decoder
+from drivers.protocol import Close, LinkProtocol, Send
+from hil.device import SimDevice
+
+__all__ = ["Line", "SimWire", "CHUNKINGS"]
+
+CHUNKINGS = ("whole", "split", "bytes")
+"""How a reply's bytes reach the protocol: in one piece, cut at random points, one byte at a time."""
+
+REPLY_S = 0.002
+"""How long after a request its reply arrives (simulated seconds)."""
+
+
+@dataclass
+class Line:
+    """What the line between the controller and the device does: ``connected`` False is a cable
+    pulled (nothing passes); ``drop`` the chance that a request or a reply is lost; ``chunking``
+    how replies arrive (one of :data:`CHUNKINGS`)."""
+
+    connected: bool = True
+    drop: float = 0.0
+    chunking: str = "whole"
+    lost: int = 0
+
+
+@dataclass
+class SimWire:
+    """``protocol`` talking to ``device`` over ``line``; ``rng`` decides losses and cuts."""
+
+    protocol: LinkProtocol
+    device: SimDevice
+    rng: random.Random
+    line: Line = field(default_factory=Line)
+    now: float = 0.0
+    """The time this link has been run to."""
+    opened: bool = False
+    reopen_at: float = 0.0
+    _backoff: float = 0.0
+    _decoder: Decoder = field(default_factory=Decoder)
+
+    def run(self, until: float, wall: float = 0.0, *, budget: int = 1000) -> None:
+        """Run the exchange up to ``until`` (``wall``: added to the time to stamp events with); at
+        most ``budget`` requests, so a bug cannot spin forever."""
+        config = self.protocol.config
+        while budget > 0:
+            budget -= 1
+            if not self.opened:
+                if self.reopen_at > until:
+                    self.now = until
+                    return
+                self.now = max(self.now, self.reopen_at)
+                self.protocol.opened(self.now, self.rng.getrandbits(32), wall + self.now)
+                self._decoder = Decoder()
+                self.opened = True
+            action = self.protocol.step(self.now, wall + self.now)
+            if isinstance(action, Close):
+                self.opened = False
+                self._backoff = min(max(self._backoff * 2, config.reconnect_min_s), config.reconnect_max_s)
+                self.reopen_at = self.now + self._backoff
+                self.protocol.stats.reconnects += 1
+                continue
+            if isinstance(action, Send):
+                self._exchange(action.data, wall)
+                continue
+            if action.until > until:
+                self.now = until
+                return
+            self.now = max(self.now, action.until)
+        self.now = max(self.now, until)
+
+    def _exchange(self, request: bytes, wall: float) -> None:
+        line = self.line
+        if not line.connected or (line.drop and self.rng.random() < line.drop):
+            line.lost += 1
+            return
+        replies = [r for f in self._decoder.feed(request) if (r := self.device.reply_to(f)) is not None]
+        if not replies or (line.drop and self.rng.random() < line.drop):
+            line.lost += 1
+            return
+        self.now += REPLY_S
+        self._backoff = 0.0
+        for wire in replies:
+            for chunk in self._cut(wire):
+                self.protocol.receive(chunk, self.now, wall + self.now)
+
+    def _cut(self, wire: bytes) -> list[bytes]:
+        how = self.line.chunking
+        if how == "bytes":
+            return [wire[i : i + 1] for i in range(len(wire))]
+        if how == "split" and len(wire) > 1:
+            cuts = sorted(self.rng.sample(range(1, len(wire)), min(3, len(wire) - 1)))
+            return [wire[a:b] for a, b in zip([0, *cuts], [*cuts, len(wire)], strict=True)]
+        return [wire]

@@ -1,0 +1,185 @@
+"""The link protocol without a port, a thread or a clock (drivers/protocol.py), against the
+simulators' device side in process (hil/wire.py): hypothesis over reply scripts, whole, split and
+a byte at a time, with requests and replies lost, the line pulled and the device restarted."""
+
+from __future__ import annotations
+
+import random
+import struct
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from drivers.framing import Frame, MsgType, encode
+from drivers.messages import BUTTONS, DeviceEvent
+from drivers.panel import ButtonChanged, PanelDriver
+from drivers.protocol import (
+    Close,
+    CommandResult,
+    DeviceFault,
+    LinkConfig,
+    LinkDown,
+    LinkProtocol,
+    LinkUp,
+    Send,
+    Wait,
+)
+from drivers.state import PanelState
+from hil.devices import PanelSim
+from hil.wire import CHUNKINGS, Line, SimWire
+
+CONFIG = LinkConfig()
+
+
+class Sink:
+    """What the protocol delivers: device events by number, everything else in order."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[int, int, bytes]] = []
+        self.emitted: list[DeviceEvent] = []
+        self.protocol: LinkProtocol | None = None
+        """Set when events are acknowledged only once journaled (:meth:`journal`)."""
+
+    def on_event(self, event_no: int, code: int, body: bytes, at: float) -> None:
+        item = (event_no, code, body)
+        self.events.append(item)
+        if self.protocol is not None:
+            self.protocol.carry(item)
+
+    def journal(self) -> None:
+        """The table journaled the event received last (late: the device sent it again meanwhile)."""
+        if self.protocol is not None and self.events:
+            self.protocol.journaled(self.events[-1])
+
+    def emit(self, event: DeviceEvent) -> None:
+        self.emitted.append(event)
+
+
+def panel_link(sink: Sink, rng: random.Random, line: Line) -> tuple[LinkProtocol, PanelSim, SimWire]:
+    sim = PanelSim(address=3)
+    reader = PanelDriver.__new__(PanelDriver)  # the driver's state reader only (no link, no port)
+    reader.name = "panel"
+
+    def on_state(bodies: list[bytes], at: float) -> DeviceEvent:
+        return PanelState(device="panel", at=at, boot_id=0, key_on=bool(bodies[0][0]), lines=4, columns=40)
+
+    protocol = LinkProtocol("panel", 3, sink.emit, sink.on_event, CONFIG, on_state=on_state)
+    return protocol, sim, SimWire(protocol, sim, rng, line)
+
+
+def press_body(i: int) -> bytes:
+    return bytes((1 + i % (len(BUTTONS) - 1), 1))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    chunking=st.sampled_from(CHUNKINGS),
+    drop=st.sampled_from([0.0, 0.1, 0.4]),
+    journaled=st.booleans(),
+    script=st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["none", "pull", "busy", "command"])), max_size=12),
+)
+def test_every_event_arrives_once_in_order_whatever_the_line_does(
+    seed: int, chunking: str, drop: float, journaled: bool, script: list[tuple[int, str]]
+) -> None:
+    rng = random.Random(seed)
+    sink = Sink()
+    line = Line(drop=drop, chunking=chunking)
+    protocol, sim, wire = panel_link(sink, rng, line)
+    if journaled:
+        protocol.ack_when_journaled, sink.protocol = True, protocol
+    sent: list[bytes] = []
+    commands = 0
+    t = 0.0
+    for burst, trouble in script:
+        for _ in range(burst):
+            body = press_body(len(sent))
+            sim.emit_raw(ButtonChanged.spec.code, body)  # type: ignore[union-attr]
+            sent.append(body)
+        if trouble == "pull":
+            line.connected = False
+            t += 1.5  # past link_down_s: the link goes down
+            wire.run(t)
+            line.connected = True
+        elif trouble in ("busy", "command"):
+            sim.busy_next = 2 if trouble == "busy" else 0
+            protocol.send_command("beep", PanelDriver.COMMANDS["beep"].code, b"")
+            commands += 1
+        for _ in range(5):
+            t += 0.1
+            wire.run(t)
+            sink.journal()
+    line.drop = 0.0
+    for _ in range(30):
+        t += 0.1
+        wire.run(t)  # a clean line at the end: everything left drains
+        sink.journal()
+    assert [body for _, _, body in sink.events] == sent
+    assert [no for no, _, _ in sink.events] == list(range(1, len(sent) + 1))
+    results = [e for e in sink.emitted if isinstance(e, CommandResult)]
+    assert len(results) == commands
+    ran = [r for r in results if r.ok]
+    assert sim.beeps == len(ran), "a command ran twice (or a failed one ran)"
+    assert not [e for e in sink.emitted if isinstance(e, DeviceFault) and e.kind in ("events_gap", "events_reset")]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), chunking=st.sampled_from(CHUNKINGS), memory=st.booleans())
+def test_a_restart_is_a_reset_and_the_events_made_after_it_arrive(seed: int, chunking: str, memory: bool) -> None:
+    rng = random.Random(seed)
+    sink = Sink()
+    protocol, sim, wire = panel_link(sink, rng, Line(chunking=chunking))
+    wire.run(1.0)
+    sim.emit_raw(ButtonChanged.spec.code, press_body(0))  # type: ignore[union-attr]
+    wire.run(2.0)
+    sim.emit_raw(ButtonChanged.spec.code, press_body(1))  # type: ignore[union-attr]
+    sim.reboot() if memory else sim.restart()
+    sim.emit_raw(ButtonChanged.spec.code, press_body(2))  # type: ignore[union-attr]
+    wire.run(5.0)
+    bodies = [body for _, _, body in sink.events]
+    assert bodies[0] == press_body(0) and bodies[-1] == press_body(2)
+    assert (press_body(1) in bodies) is memory  # kept across a power cycle only with memory
+    assert any(isinstance(e, LinkUp) and e.rebooted for e in sink.emitted)
+    assert any(isinstance(e, DeviceFault) and e.kind == "events_reset" for e in sink.emitted)
+
+
+def test_the_protocol_asks_for_the_state_first_then_polls_and_goes_down_after_the_silence() -> None:
+    sink = Sink()
+    protocol = LinkProtocol(
+        "panel",
+        3,
+        sink.emit,
+        sink.on_event,
+        CONFIG,
+        on_state=lambda b, at: PanelState(device="panel", at=at, boot_id=0, key_on=False, lines=4, columns=40),
+    )
+    protocol.opened(0.0, 41)
+    first = protocol.step(0.0)
+    assert isinstance(first, Send) and first.data == encode(Frame(3, 42, 0, MsgType.STATE_REQ, b"\x00"))
+    assert protocol.step(0.05) == Wait(CONFIG.response_timeout_s)
+    sends = 1
+    t = 0.0
+    while True:  # nothing ever answers
+        t += 0.01
+        action = protocol.step(t)
+        if isinstance(action, Close):
+            break
+        sends += isinstance(action, Send)
+    assert t > CONFIG.link_down_s - 0.02 and sends == CONFIG.retries + 1 + (sends - CONFIG.retries - 1)
+    assert not [e for e in sink.emitted if isinstance(e, LinkDown)]  # never up: not connected instead
+    assert any(isinstance(e, DeviceFault) and e.kind == "no_answer" for e in sink.emitted)
+
+
+def test_a_stale_reply_is_counted_and_dropped() -> None:
+    sink = Sink()
+    protocol = LinkProtocol("panel", 3, sink.emit, sink.on_event, CONFIG)
+    protocol.opened(0.0, 100)
+    sent = protocol.step(0.0)
+    assert isinstance(sent, Send)
+    late = encode(Frame(3, 0, 77, MsgType.ACK, struct.pack(">I", 5)))
+    protocol.receive(late, 0.01, 0.01)
+    assert protocol.stats.stale == 1 and protocol.waiting_reply
+    good = encode(Frame(3, 0, 101, MsgType.ACK, struct.pack(">I", 5)))
+    for i in range(len(good)):
+        protocol.receive(good[i : i + 1], 0.02, 0.02)
+    assert not protocol.waiting_reply and protocol.up and protocol.boot_id == 5

@@ -1,0 +1,186 @@
+"""``tablectl simulate`` (hil/simulate/): the whole table in one thread under a simulated clock.
+
+Same seed, same journal byte for byte; a fault kind's failure is found, replayed and shrunk; the
+seeds of each game run clean with every fault kind but the known bugs' (listed in one place:
+``hil.simulate.faults.KNOWN_BUG_KINDS``); each failure the simulation found, as a case."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from cli_helpers import cli
+
+from hil.simulate.faults import CI_KINDS, FAULT_KINDS, KNOWN_BUG_KINDS, OPEN_FINDINGS, Fault, parse_kinds, schedule
+from hil.simulate.run import bench_table, pytest_case, replay_command, run_seed, run_seeds, shrink
+from hil.simulate.world import World
+
+GAMES = ("mississippi_stud", "boston5", "pai_gow")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_same_seed_writes_the_same_journal_byte_for_byte(game: str) -> None:
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        first = run_seed(game, 12, CI_KINDS, rounds=2, folder=Path(a))
+        second = run_seed(game, 12, CI_KINDS, rounds=2, folder=Path(b))
+        assert first.ok, f"{first.broken}: {first.detail}"
+        assert first.faults, "the seed injected no fault: pick another"
+        assert (Path(a) / f"{game}-12.db").read_bytes() == (Path(b) / f"{game}-12.db").read_bytes()
+    assert first.digest == second.digest and first.events == second.events
+
+
+def test_a_device_never_connected_is_found_replayed_and_shrunk_to_one_fault() -> None:
+    """Issue 32 item 5 (branch simfix fixes it): with the shoe missing from start-up the panel
+    says deal. Found by the kind alone, with its replay command, shrunk to that one fault."""
+    faults = [Fault(0.0, "never_connected", "shoe", 5.0, 1), Fault(0.3, "wrong_press", "panel", 0.5, 1)]
+    found = run_seed("mississippi_stud", 7, (), rounds=1, faults=faults)
+    if found.ok:
+        pytest.skip("fixed (branch simfix merged): move never_connected out of KNOWN_BUG_KINDS")
+    assert found.broken == "deal_while_down" and "shoe" in found.detail
+    assert replay_command("mississippi_stud", 7, ["never_connected"], 1) == (
+        "tablectl simulate --game mississippi_stud --seed 7 --rounds 1 --faults never_connected"
+    )
+
+
+def test_shrink_keeps_only_the_faults_that_still_break_the_invariant(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hil.simulate import run as run_module
+
+    scheduled = [
+        Fault(0.0, "never_connected", "shoe", 5.0, 1),
+        Fault(0.2, "jam", "shoe", 0.5, 1),
+        Fault(0.4, "wrong_press", "panel", 0.1, 1),
+    ]
+    monkeypatch.setattr(run_module, "schedule", lambda seed, kinds, rounds: list(scheduled))
+    first = run_seed("mississippi_stud", 7, (), rounds=1, faults=scheduled)
+    if first.ok:
+        pytest.skip("fixed (branch simfix merged): nothing to shrink")
+    faults, last = shrink("mississippi_stud", 7, ("never_connected", "jam", "wrong_press"), 1, first.broken)
+    assert [f.kind for f in faults] == ["never_connected"] and last.broken == first.broken
+    case = pytest_case("mississippi_stud", 7, 1, faults, last)
+    assert "def test_simulation_mississippi_stud_seed_7" in case and "Fault(0.0, 'never_connected'" in case
+    compile(case, "case", "exec")
+
+
+def test_the_fault_kinds_are_named_once_and_the_ci_run_leaves_out_only_the_known_bugs() -> None:
+    assert set(KNOWN_BUG_KINDS) <= set(FAULT_KINDS)
+    assert set(CI_KINDS) == set(FAULT_KINDS) - set(KNOWN_BUG_KINDS) - set(OPEN_FINDINGS)
+    assert parse_kinds("all") == tuple(FAULT_KINDS) and parse_kinds("none") == ()
+    with pytest.raises(ValueError, match="unknown fault kind 'nope'"):
+        parse_kinds("jam,nope")
+    plan = schedule(3, CI_KINDS, 2)
+    assert plan == schedule(3, CI_KINDS, 2) and {f.kind for f in plan} <= set(CI_KINDS)
+
+
+def test_found_boston5_a_seat_whose_chips_were_taken_back_does_not_block_no_more_bets(tmp_path: Path) -> None:
+    """Found by `tablectl simulate --game boston5 --seed 6 --rounds 3 --faults all`: an ante placed
+    alone (a late chip during a journal outage) made "no more bets" refused ("correct: seat 5:
+    needs an ante and a first wager"); taking the chips back left the seat, empty, still refused."""
+    world = World(bench_table("boston5"), 1, [], tmp_path / "j.db")
+    world.advance(0.5)
+    world.spots.place(2, "ante", 500)
+    world.spots.place(2, "first", 1000)
+    world.spots.place(5, "ante", 500)
+    world.advance(0.5)
+    world.panel.press("no_more_bets")
+    world.advance(0.5)
+    assert world.runtime.snapshot.step == "betting"  # refused: seat 5 has no first wager
+    world.spots.place(5, "ante", 0)
+    world.advance(0.5)
+    world.panel.press("no_more_bets")
+    world.advance(0.5)
+    s = world.runtime.snapshot
+    world.close()
+    assert s.step == "no_more_bets" and s.wagers() == {2: {"ante": 500, "first": 1000}}
+
+
+CI_SEEDS = int(os.environ.get("TABLECTL_SIM_SEEDS", "40"))
+"""Seeds of each game the CI run plays (issue 32 asks for 1,000 within 90 s of CPU; see
+docs/simulate.md for what a seed costs now): ``TABLECTL_SIM_SEEDS`` sets another number."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+def test_every_ci_seed_keeps_every_invariant(game: str) -> None:
+    start = time.process_time()
+    summary = run_seeds(game, range(1, CI_SEEDS + 1), CI_KINDS, rounds=2, workers=1)
+    failed = [f"seed {r.seed}: {r.broken}: {r.detail}" for r in summary.failed]
+    assert not failed, "\n".join(failed[:5])
+    assert summary.seeds == CI_SEEDS and summary.rounds == 2 * CI_SEEDS
+    assert summary.resettled > 0 and not summary.differ
+    assert time.process_time() - start < 90.0
+
+
+def test_the_cli_runs_a_seed_and_refuses_bad_input() -> None:
+    code, out, err = cli("simulate", "--game", "boston5", "--seed", "3", "--rounds", "1", "--faults", "jam,door")
+    assert code == 0, err
+    assert "seed 3: 1 rounds" in out and "every invariant held" in out
+    code, _, err = cli("simulate", "--faults", "jam,nope")
+    assert code == 2 and "unknown fault kind 'nope'" in err and "Traceback" not in err
+    code, _, err = cli("simulate", "--seed", "1", "--seeds", "2")
+    assert code == 2 and "not both" in err
+
+
+def test_found_a_misread_card_hold_does_not_say_deal_while_the_shoe_is_down(tmp_path: Path) -> None:
+    """Found by `tablectl simulate --game boston5 --seed 22 --rounds 2 --faults ci`: a card read as
+    unreadable holds the table with "deal it again to re-read"; the shoe's link then went down and
+    the screen still told the dealer to deal (invariant deal_while_down)."""
+    world = World(bench_table("boston5"), 1, [], tmp_path / "j.db")
+    world.advance(0.5)
+    world.spots.place(2, "ante", 500)
+    world.spots.place(2, "first", 1000)
+    world.advance(0.5)
+    world.panel.press("no_more_bets")
+    world.advance(0.5)
+    world.shoe.load(["As", "Kd", "Qh", "Jc", "Ts", "9d", "8c", "7h", "6s"])
+    world.shoe.deal(2)
+    world.shoe.unreadable()
+    world.advance(0.5)
+    held = world.runtime.snapshot
+    assert held.hold is not None and held.hold.reason.startswith("unreadable card")
+    assert "deal it again" in " ".join(held.screen)  # the shoe is there: read it again
+    world.lines["shoe"].connected = False
+    world.advance(2.0)  # past link_down_s: the table sees the shoe's link down
+    s = world.runtime.snapshot
+    world.close()
+    assert "deal" not in " ".join(s.screen[1:]), s.screen
+    assert any("wait for the device" in line for line in s.screen), s.screen
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_after_a_crash_the_table_resumes_the_same_round_from_its_journal(game: str) -> None:
+    """Crashes at random records, each recovered from the journal: the same round at the same
+    step, the cards and the journal intact. The screen's deal prompt just after a restart (every
+    device not connected yet) is the known bug of KNOWN_BUG_KINDS["crash"], not checked here."""
+    crashes = 0
+    for seed in range(1, 9):
+        res = run_seed(
+            game, seed, ("crash", "link_down", "late_bet"), rounds=2, tolerate=frozenset({"deal_while_down"})
+        )
+        assert res.ok, f"seed {seed}: {res.broken}: {res.detail}"
+        crashes += res.crashes
+    assert crashes >= 3
+
+
+def test_every_chip_is_accounted_for_or_the_round_is_named() -> None:
+    from types import SimpleNamespace
+
+    from controller.settlement import Result, WagerResult
+    from hil.simulate.invariants import Broken, check_chips
+
+    record = {"seats": {"2": {"wagers": {"ante": 500, "first": 1000}}}}
+    ante = WagerResult("ante", 500, Result.LOSE, -500, "")
+    first = WagerResult("first", 1000, Result.WIN, 1000, "")
+    paid = SimpleNamespace(
+        seat=2, actions=(SimpleNamespace(verb="collect", cents=500), SimpleNamespace(verb="pay", cents=1000))
+    )
+    ok = SimpleNamespace(seats=(SimpleNamespace(seat=2, wagers=(ante, first), net=500),), procedure=(paid,))
+    check_chips(1, record, ok, ("ante", "first"))
+    missing = SimpleNamespace(seats=(SimpleNamespace(seat=2, wagers=(ante,), net=-500),), procedure=(paid,))
+    with pytest.raises(Broken, match="round 1: wagers not settled \\[\\(2, 'first'\\)\\]"):
+        check_chips(1, record, missing, ("ante", "first"))
+    short = SimpleNamespace(seats=(SimpleNamespace(seat=2, wagers=(ante, first), net=500),), procedure=())
+    with pytest.raises(Broken, match="seat 2: the procedure pays less collects 0, the seat's net is 500"):
+        check_chips(1, record, short, ("ante", "first"))
