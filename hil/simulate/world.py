@@ -241,13 +241,14 @@ class World:
         self.crashes += 1
         self._boot()
         after = self.runtime.snapshot
-        was = (before.round_no, before.step, before.dealt, before.wagers())
-        now = (after.round_no, after.step, after.dealt, after.wagers())
+        # a round recovered held: the step it holds from is where it is
+        was = (before.round_no, before.held_from or before.step, before.dealt, before.wagers())
+        now = (after.round_no, after.held_from or after.step, after.dealt, after.wagers())
         if was != now:
             raise Broken(
                 "resume",
-                f"crash {self.crashes}: round {before.round_no} at {before.step} with {before.dealt} cards before, "
-                f"round {after.round_no} at {after.step} with {after.dealt} cards after"
+                f"crash {self.crashes}: round {before.round_no} at {was[1]} with {before.dealt} cards before, "
+                f"round {after.round_no} at {now[1]} with {after.dealt} cards after"
                 + ("" if was[:3] != now[:3] else " (the wagers differ)"),
             )
 
