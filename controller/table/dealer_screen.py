@@ -105,6 +105,12 @@ class DealerScreen:
                 prompt = f"confirm when done: {self.prompt}"
         else:
             prompt = self.prompt
+        if not held and t.links.device_links.pending and phase is not t.common.betting and phase in t.PLAYING:
+            # a round recovered after a restart: no device has connected yet, and none is down (that
+            # would hold), so the dealer waits for them rather than being told to deal
+            missing = t.links.device_links.never_connected()
+            if missing:
+                prompt = f"wait: {', '.join(missing)} not connected yet"
         notices = self.notices
         return ScreenState(  # by position: made after every event, and keywords cost a named tuple more
             t.round_no,

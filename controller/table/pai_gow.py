@@ -143,6 +143,9 @@ class PaiGowTable(RoundTable):
             problems.append(f"seat {number} bonus {w['bonus'] / 100:.2f}: place its envy marker (11.15(c))")
         return problems
 
+    def seat_checked(self, number: int, seat: Seat) -> bool:
+        return bool(seat.wagers) or number in self.markers  # a marker alone is to be taken away (11.15(c))
+
     def wagers_valid(self) -> bool:
         for n in sorted(self.markers - set(self.seats)):  # a marker at a seat with no wager at all
             self.seats[n] = Seat(n)

@@ -234,6 +234,11 @@ class RoundTable:
         """Game rules for one seat's wagers at "no more bets" (beyond limits and known spots)."""
         return []
 
+    def seat_checked(self, number: int, seat: Seat) -> bool:
+        """Whether a seat's wagers are checked at "no more bets": one with chips on its spots (a
+        seat whose chips were all taken back plays no part; games add what else a seat may hold)."""
+        return bool(seat.wagers)
+
     def card_place(self, placed: int) -> str:
         """Where the card dealt after ``placed`` cards goes, as the dealer names it (``dealer
         card 3``): cards are named by position, never by face, until they are revealed (subclasses)."""

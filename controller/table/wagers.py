@@ -74,7 +74,7 @@ class Wagers:
         t = self.table
         self.problems = []
         for n, seat in sorted(t.seats.items()):
-            if seat.wagers:  # a seat whose chips were all taken back plays no part (nothing to correct)
+            if t.seat_checked(n, seat):
                 self.problems += self.seat_problems(n, seat)
         if not any(seat.wagers for seat in t.seats.values()):
             self.problems.append("no wagers on the table")
