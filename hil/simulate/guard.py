@@ -59,7 +59,9 @@ def _materialize(repo: Path, rev: str, tree: Path) -> None:
         shutil.rmtree(tree)
     folder = Path(rev)
     if folder.is_dir():
-        shutil.copytree(folder, tree, symlinks=True, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.db*"))
+        shutil.copytree(
+            folder, tree, symlinks=True, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.db*")
+        )
         return
     archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", rev], capture_output=True, check=False)
     if archive.returncode != 0:
