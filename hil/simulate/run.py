@@ -18,6 +18,7 @@ from typing import Any
 from controller.table_config import TableConfig, config_dir, load_table
 from hil.simulate.faults import CI_KINDS, FAULT_KINDS, Fault, schedule
 from hil.simulate.invariants import Broken, check_chips, check_journal
+from hil.simulate.model_check import check_rounds
 from hil.simulate.world import SimView, Stuck, World
 
 __all__ = ["SeedResult", "RunSummary", "run_seed", "run_seeds", "shrink", "replay_command", "pytest_case"]
@@ -125,6 +126,7 @@ def run_seed(
             world.check_cards()
             world.close()
             check_journal(path)
+            check_rounds(path, table.path)  # against the reference model (issue 41)
             for r in world.played:
                 if r.settlement is not None:
                     check_chips(r.number, r.record, r.settlement, table.catalog.wager_spots)
