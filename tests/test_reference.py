@@ -257,3 +257,24 @@ def test_the_comparison_catches_a_wrong_amount_a_misplaced_card_and_a_wrong_orde
     procedure.reverse()
     with pytest.raises(Broken, match="order"):
         check_round(table, backwards)
+
+
+def test_a_community_card_shown_a_street_early_is_found_in_the_snapshots_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 41: a Mississippi community card turned a street early was caught by no check (the
+    table's own hidden-card check takes "hidden" from the same reveal rules). The model's rules
+    find it in the snapshot's JSON; without the bug the same seed keeps the invariant."""
+    from controller.table import snapshot_build
+    from hil.simulate.run import run_seed
+
+    assert run_seed("mississippi_stud", 4, (), rounds=1).ok
+    real = snapshot_build.face_up
+
+    def early(game: str, step: str, *args: Any, **kwargs: Any) -> Any:
+        if game == "mississippi_stud" and step == "third_street":
+            step = "fourth_street"
+        return real(game, step, *args, **kwargs)
+
+    monkeypatch.setattr(snapshot_build, "face_up", early)
+    found = run_seed("mississippi_stud", 4, (), rounds=1)
+    assert found.broken == "model_hidden" and "third_street" in found.detail
+    assert "<hidden>" in found.detail

@@ -224,12 +224,15 @@ def _money(
 
 
 class VisibilityWatch:
-    """After every event: no outward payload names a card of the open round the model says is
-    face down. ``payloads`` are the texts to scan (JSON dumps and lines)."""
+    """After every event: no outward payload names a card of the open round that the model says
+    is face down. The payloads: the snapshot's JSON (its ``game_view``, texts, notices, hold; the
+    status file ``tablectl status`` reads and the web's pages are this JSON), the panel's display
+    as the panel shows it, and (through :class:`~hil.simulate.invariants.LogWatch`) every log line."""
 
     def __init__(self, table_path: Path | str) -> None:
         self.table = ref_table(table_path)
         self.hidden: frozenset[str] = frozenset()
+        self.scanned = 0
 
     def update(self, cards: list[str], seats: Mapping[int, SeatState], start: Mapping[str, Any] | None) -> None:
         """The open round's cards dealt so far and its seats: which are face down now."""
@@ -238,6 +241,26 @@ class VisibilityWatch:
         except ValueError:
             seen = set()
         self.hidden = frozenset(cards) - seen
+
+    def observe(self, snapshot: Any, hands: Any, panel: Mapping[int, str]) -> None:
+        """One event handled: the open round's face-down cards by the model (from the cards the
+        players' own view has dealt and the seats' wagers and decisions in ``snapshot``), then
+        every payload scanned for them."""
+        if hands is None or hands.round_no != snapshot.round_no:
+            self.hidden = frozenset()
+            return
+        cards = [str(c) for _, c, to in hands.log if not str(to).startswith(_MISREAD) and c != "??"]
+        seats = {
+            v.number: SeatState(dict(v.wagers), v.folded_at, bool(v.exposed), violation=bool(v.violation))
+            for v in snapshot.seats
+        }
+        dice = getattr(snapshot.game_view, "dice", None)
+        self.update(cards, seats, {"value": dice} if dice is not None else None)
+        if not self.hidden:
+            return
+        self.scanned += 1
+        where = f"round {snapshot.round_no}, {snapshot.step}"
+        self.check(where, (("snapshot JSON", dumps(snapshot.to_json())), ("panel display", " | ".join(panel.values()))))
 
     def check(self, where: str, payloads: Iterable[tuple[str, str]]) -> None:
         """Each (name, text) of ``payloads``: no face-down card in it."""

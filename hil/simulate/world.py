@@ -29,6 +29,7 @@ from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.simulate.clock import EPOCH, SimTimers
 from hil.simulate.faults import Fault
 from hil.simulate.invariants import Broken, LogWatch, check_deal_prompt, check_hidden, check_hold_way, hidden_cards
+from hil.simulate.model_check import VisibilityWatch
 from hil.wire import CHUNKINGS, Line, SimWire
 
 __all__ = ["World", "Stuck", "TICK"]
@@ -181,6 +182,8 @@ class World:
         self.last_move = 0.0
         self._last_where: tuple[int, str] = (0, "")
         self.watch = LogWatch()
+        self.seen = VisibilityWatch(table.path)
+        """The reference model's face-down cards, looked for in every outward payload (issue 41 item 3)."""
         self._corrected = ""
         """The screen the dealer last took chips back for (a correction shows until the next press)."""
         self.broken: Broken | None = None
@@ -272,8 +275,9 @@ class World:
         if where != self._last_where:
             self._last_where, self.last_move = where, self.now
         hidden = hidden_cards(s, self.runtime.latest.hands())
-        self.watch.hidden = hidden
         check_hidden(s, hidden)
+        self.seen.observe(s, self.runtime.latest.hands(), self.panel.display)
+        self.watch.hidden = hidden | self.seen.hidden
         if "deal_while_down" not in self.tolerate:
             check_deal_prompt(s, self.down)
         if self.watch.broken is not None:
