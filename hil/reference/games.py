@@ -265,16 +265,16 @@ def _seven_straight_flush(cards: list[Card]) -> str:
 def bonus_hands(cards: list[Card]) -> set[str]:
     """Every bonus line a seven-card hand makes (11.15(d)2: the joker completes a straight or a
     flush, else counts as an ace): each five-card choice's hand, and the seven-card lines."""
-    made = {CATEGORIES[best_five(list(five_cards))[0][0]] for five_cards in combinations(cards, 5)}
+    made: set[str] = set()
+    for chosen in combinations(range(len(cards)), 5):
+        name = CATEGORIES[best_five([cards[i] for i in chosen])[0][0]]
+        made.add(name)
+        rest = [cards[i] for i in range(len(cards)) if i not in chosen]
+        if name == "royal_flush" and sorted(r for r, _ in rest) == [12, 13] and rest[0][1] == rest[1][1]:
+            made.add("royal_flush_royal_match")  # a royal flush high and a suited king-queen low
     seven = _seven_straight_flush(cards)
     if seven:
         made.add(seven)
-    for five_cards in combinations(range(7), 5):
-        chosen = [cards[i] for i in five_cards]
-        rest = [cards[i] for i in range(7) if i not in five_cards]
-        if CATEGORIES[best_five(chosen)[0][0]] == "royal_flush" and sorted(r for r, _ in rest) == [12, 13]:
-            if rest[0][1] == rest[1][1]:
-                made.add("royal_flush_royal_match")  # a royal flush high and a suited king-queen low
     return made
 
 

@@ -233,6 +233,8 @@ class VisibilityWatch:
         self.table = ref_table(table_path)
         self.hidden: frozenset[str] = frozenset()
         self.scanned = 0
+        self._key: tuple[Any, ...] = ()
+        self._last: Any = None
 
     def update(self, cards: list[str], seats: Mapping[int, SeatState], start: Mapping[str, Any] | None) -> None:
         """The open round's cards dealt so far and its seats: which are face down now."""
@@ -249,24 +251,31 @@ class VisibilityWatch:
         if hands is None or hands.round_no != snapshot.round_no:
             self.hidden = frozenset()
             return
-        cards = [str(c) for _, c, to in hands.log if not str(to).startswith(_MISREAD) and c != "??"]
-        seats = {
-            v.number: SeatState(dict(v.wagers), v.folded_at, bool(v.exposed), violation=bool(v.violation))
-            for v in snapshot.seats
-        }
         dice = getattr(snapshot.game_view, "dice", None)
-        self.update(cards, seats, {"value": dice} if dice is not None else None)
-        if not self.hidden:
+        key = (len(hands.log), snapshot.seats, dice)
+        if key != self._key:  # the model's answer changes only with the cards, the seats or the start
+            self._key, self._last = key, None
+            cards = [str(c) for _, c, to in hands.log if not str(to).startswith(_MISREAD) and c != "??"]
+            seats = {
+                v.number: SeatState(dict(v.wagers), v.folded_at, bool(v.exposed), violation=bool(v.violation))
+                for v in snapshot.seats
+            }
+            self.update(cards, seats, {"value": dice} if dice is not None else None)
+        if not self.hidden or snapshot is self._last:
             return
+        self._last = snapshot
         self.scanned += 1
         where = f"round {snapshot.round_no}, {snapshot.step}"
-        self.check(where, (("snapshot JSON", dumps(snapshot.to_json())), ("panel display", " | ".join(panel.values()))))
+        # every field of the snapshot, as its JSON (the status file, the web's pages and events) carries it
+        self.check(where, (("snapshot", repr(snapshot)), ("panel display", " | ".join(panel.values()))))
 
     def check(self, where: str, payloads: Iterable[tuple[str, str]]) -> None:
         """Each (name, text) of ``payloads``: no face-down card in it."""
         if not self.hidden:
             return
         for name, text in payloads:
+            if self.hidden.isdisjoint(_CARD.findall(text)):
+                continue
             for match in _CARD.finditer(text):
                 if match.group(1) in self.hidden:
                     at = max(0, match.start() - 60)

@@ -334,6 +334,15 @@ class World:
         self.panel.key(False)
         self.advance(TICK * 4)
 
+    def stop_faults(self) -> None:
+        """No fault starts from now on; the effects of those under way end as scheduled: run on
+        until the last has (issue 41's liveness phase starts then)."""
+        inject = self.inject
+        self._agenda = [a for a in self._agenda if getattr(a[2], "func", None) != inject]
+        heapq.heapify(self._agenda)
+        if self._agenda:
+            self.advance(max(a[0] for a in self._agenda) - self.now + TICK)
+
     def settle_down(self) -> None:
         """The faults are over: every line back, the journal writable; run on until every device
         has delivered what it holds (or a while has passed)."""
