@@ -85,9 +85,18 @@ def test_hands_compare_by_rank_then_by_the_highest_card_one_has_and_the_other_no
     assert _hand("Ad Jd 9d 4d 2d") > _hand("Kc Qc Jc Tc 8c")
 
 
+def test_pai_gow_ranks_the_wheel_second_of_the_straights() -> None:
+    """Digest 3.3 item 3: in pai gow ace-to-five is the second-highest straight (found by the
+    simulation: the model had the Boston 5 ranking, the table was right)."""
+    wheel, queen, ace = ("5c 4d 3h 2s Ac", "Qh Js Ts 9c 8d", "Ah Ks Qs Jc Td")
+    pai_gow = [best_five([parse(c) for c in h.split()], wheel_second=True)[0] for h in (wheel, queen, ace)]
+    assert pai_gow[2] > pai_gow[0] > pai_gow[1]
+    assert _hand(wheel) < _hand(queen)  # 24.3(b)6: the lowest straight at Boston 5 and Mississippi Stud
+
+
 def test_the_best_five_of_seven_is_found_by_trying_every_choice() -> None:
     value, chosen = best_five([parse(c) for c in "2c 3d 4h 5s 9c Kd Ad".split()])
-    assert CATEGORIES[value[0]] == "straight" and value[1] == (5,)
+    assert CATEGORIES[value[0]] == "straight" and value[1] == (10,)
     assert sorted(chosen) == sorted(parse(c) for c in "2c 3d 4h 5s Ad".split())
 
 

@@ -322,7 +322,7 @@ def _pai_gow(table: RefTable, record: Mapping[str, Any], seats: Mapping[int, Sea
     if not dealer.get("high") or not dealer.get("low"):
         exp.settled = False
         return
-    d_high = best_five([parse(c) for c in str(dealer["high"]).split()])[0]
+    d_high = best_five([parse(c) for c in str(dealer["high"]).split()], wheel_second=True)[0]
     d_low = _low([parse(c) for c in str(dealer["low"]).split()])
     percent = int(table.settings.get("commission_percent", 5))
     rounding = str(table.settings.get("commission_rounding", "down"))
@@ -332,7 +332,7 @@ def _pai_gow(table: RefTable, record: Mapping[str, Any], seats: Mapping[int, Sea
         if not stake or not s.high or not s.low:
             continue
         exp.order.append(n)
-        high = best_five([parse(c) for c in s.high.split()])[0]
+        high = best_five([parse(c) for c in s.high.split()], wheel_second=True)[0]
         low = _low([parse(c) for c in s.low.split()])
         won = (high > d_high) + (low > d_low)
         if won == 2:

@@ -54,15 +54,19 @@ def _straight_top(ranks: list[int]) -> int:
     return 0
 
 
-def five(cards: list[Card]) -> tuple[int, tuple[int, ...]]:
+def five(cards: list[Card], wheel_second: bool = False) -> tuple[int, tuple[int, ...]]:
     """The value of exactly five cards without a joker: (category index, ranks that break ties).
 
     Hands of one category compare by the ranks that make them, then by the highest card one hand
-    has and the other does not (24.3(c)): the ranks ordered by how many of each, then by rank."""
+    has and the other does not (24.3(c)): the ranks ordered by how many of each, then by rank.
+    A straight's value is twice its top card. ``wheel_second``: pai gow's ranking, where
+    ace-two-three-four-five is the second-highest straight (digest 3.3 item 3), not the lowest."""
     assert len(cards) == 5
     ranks = [r for r, _ in cards]
     flush = len({s for _, s in cards}) == 1
-    top = _straight_top(ranks)
+    top = 2 * _straight_top(ranks)
+    if top == 10 and wheel_second:
+        top = 27  # between the ace-high straight (28) and the king-high (26)
     counts: dict[int, int] = {}
     for r in ranks:
         counts[r] = counts.get(r, 0) + 1
@@ -71,7 +75,7 @@ def five(cards: list[Card]) -> tuple[int, tuple[int, ...]]:
     if shape[0] == 5:
         return CATEGORIES.index("five_aces"), (order[0],)
     if top and flush:
-        return CATEGORIES.index("royal_flush" if top == 14 else "straight_flush"), (top,)
+        return CATEGORIES.index("royal_flush" if top == 28 else "straight_flush"), (top,)
     if shape[0] == 4:
         return CATEGORIES.index("four_of_a_kind"), tuple(order)
     if shape[:2] == [3, 2]:
@@ -92,26 +96,27 @@ def five(cards: list[Card]) -> tuple[int, tuple[int, ...]]:
 _STRAIGHT_OR_FLUSH = {CATEGORIES.index(c) for c in ("straight", "flush", "straight_flush", "royal_flush")}
 
 
-def _with_joker(cards: list[Card]) -> tuple[int, tuple[int, ...]]:
+def _with_joker(cards: list[Card], wheel_second: bool = False) -> tuple[int, tuple[int, ...]]:
     """Five cards, one of them perhaps the joker: it counts as an ace, or as any card that
     completes a straight, a flush or a straight flush (house-ways.md)."""
     rest = [c for c in cards if c[0] != 0]
     if len(rest) == 5:
-        return five(rest)
-    best = five([*rest, (14, "*")])  # an ace of no suit: it makes no flush
+        return five(rest, wheel_second)
+    best = five([*rest, (14, "*")], wheel_second)  # an ace of no suit: it makes no flush
     for rank in range(2, 15):
         for suit in "cdhs":
-            value = five([*rest, (rank, suit)])
+            value = five([*rest, (rank, suit)], wheel_second)
             if value[0] in _STRAIGHT_OR_FLUSH and value > best:
                 best = value
     return best
 
 
-def best_five(cards: list[Card]) -> tuple[tuple[int, tuple[int, ...]], list[Card]]:
-    """The best five of ``cards`` (five or more), tried every way, and the five chosen."""
+def best_five(cards: list[Card], wheel_second: bool = False) -> tuple[tuple[int, tuple[int, ...]], list[Card]]:
+    """The best five of ``cards`` (five or more), tried every way, and the five chosen
+    (``wheel_second``: pai gow's ranking of the ace-to-five straight, see :func:`five`)."""
     best: tuple[tuple[int, tuple[int, ...]], list[Card]] | None = None
     for choice in combinations(cards, 5):
-        value = _with_joker(list(choice))
+        value = _with_joker(list(choice), wheel_second)
         if best is None or value > best[0]:
             best = (value, list(choice))
     if best is None:
