@@ -287,3 +287,36 @@ def test_a_community_card_shown_a_street_early_is_found_in_the_snapshots_json(mo
     found = run_seed("mississippi_stud", 4, (), rounds=1)
     assert found.broken == "model_hidden" and "third_street" in found.detail
     assert "<hidden>" in found.detail
+
+
+def test_the_foxwoods_house_way_sets_no_pair_and_one_pair_as_written() -> None:
+    from hil.reference.games import foxwoods_low
+
+    assert foxwoods_low("Ks 9s 8h 6h 2h Jd Tc".split()) == {"Jd", "Tc"}  # no pair: second and third highest
+    assert foxwoods_low("Qh Qd 9d 4s 3s Kd Ts".split()) == {"Kd", "Ts"}  # one pair: the two highest others
+    assert foxwoods_low("Qh Qd 9d 9s 3s Kd Ts".split()) is None  # two pair: not set by the model
+    assert foxwoods_low("9h 8d 7d 6s 5s Kd Ts".split()) is None  # a straight: not set by the model
+    assert foxwoods_low("JK 8d 7d 4s 3s Kd Ts".split()) is None  # the joker: not set by the model
+
+
+def test_the_comparison_catches_a_dealers_hand_not_set_the_house_way(tmp_path: Path) -> None:
+    from controller.journal import SqliteJournal
+    from hil.simulate.model_check import check_round, ref_table
+    from hil.simulate.run import run_seed
+
+    table = ref_table(BENCH / "pai_gow.yaml")
+    assert run_seed("pai_gow", 3, (), rounds=3, folder=tmp_path).ok
+    journal = SqliteJournal.open_readonly(tmp_path / "pai_gow-3.db")
+    try:
+        rounds = [r.data for r in journal.records() if r.kind == "RoundSettled"]
+    finally:
+        journal.close()
+    set_by_model = [d for d in rounds if (e := check_round(table, d)) is not None and e.dealer_low is not None]
+    assert set_by_model, "no round with a dealer's hand the model sets: pick another seed"
+    wrong = copy.deepcopy(set_by_model[0])
+    dealer = wrong["settlement"]["dealer"]
+    low, high = dealer["low"].split(), dealer["high"].split()
+    low[0], high[0] = high[0], low[0]
+    dealer["low"], dealer["high"] = " ".join(low), " ".join(high)
+    with pytest.raises(Broken, match="the house way sets"):
+        check_round(table, wrong)

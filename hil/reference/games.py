@@ -59,6 +59,8 @@ class Expected:
     capped: set[int] = field(default_factory=set)
     settled: bool = True
     """False when the model does not settle this game's wagers (pai gow's side wagers)."""
+    dealer_low: frozenset[str] | None = None
+    """Pai gow: the dealer's front (two-card) hand by the house way, where the model sets it."""
 
 
 def _rank_name(rank: int) -> str:
@@ -314,14 +316,45 @@ def _pai_gow_side(table: RefTable, hands: dict[str, list[Card]], seats: Mapping[
                 out["envy"] = WagerOutcome("win", total, "envy")
 
 
+def foxwoods_low(cards: Sequence[str]) -> frozenset[str] | None:
+    """The front hand the Foxwoods house way sets from seven cards (house-ways.md), for the hands
+    it states plainly: no pair (the second and third highest cards in front) and one pair (the
+    pair in back, the two highest other cards in front), with no joker and no straight or flush
+    among the seven. ``None``: a hand the model does not set."""
+    if "JK" in cards or len(cards) != 7:
+        return None
+    parsed = [parse(c) for c in cards]
+    for choice in combinations(parsed, 5):
+        if CATEGORIES[best_five(list(choice))[0][0]] in ("straight", "flush", "straight_flush", "royal_flush"):
+            return None
+    counts: dict[int, int] = {}
+    for r, _ in parsed:
+        counts[r] = counts.get(r, 0) + 1
+    by_rank = sorted(zip(parsed, cards, strict=True), key=lambda pc: -pc[0][0])
+    if max(counts.values()) == 1:  # no pair
+        return frozenset(c for _, c in by_rank[1:3])
+    if sorted(counts.values()) == [1, 1, 1, 1, 1, 2]:  # one pair
+        others = [c for (r, _), c in by_rank if counts[r] == 1]
+        return frozenset(others[:2])
+    return None
+
+
 def _pai_gow(table: RefTable, record: Mapping[str, Any], seats: Mapping[int, SeatState], exp: Expected) -> None:
     """The pai gow wager only, against the dealer's set hands as recorded (the house way and the
     side wagers are not modelled): both hands higher wins less the commission, one higher is a
     push, a copy goes to the dealer."""
-    dealer = record.get("dealer_set") or {}
+    dealer = dict(record.get("dealer_set") or {})
     if not dealer.get("high") or not dealer.get("low"):
         exp.settled = False
         return
+    own = str(record.get("dealer_cards", "")).split()
+    if str(table.settings.get("house_way", "")) == "foxwoods" and own:
+        exp.dealer_low = foxwoods_low(own)
+        if exp.dealer_low is not None:  # the model's own setting, not the table's
+            dealer = {
+                "low": " ".join(sorted(exp.dealer_low)),
+                "high": " ".join(c for c in own if c not in exp.dealer_low),
+            }
     d_high = best_five([parse(c) for c in str(dealer["high"]).split()], wheel_second=True)[0]
     d_low = _low([parse(c) for c in str(dealer["low"]).split()])
     percent = int(table.settings.get("commission_percent", 5))

@@ -63,6 +63,7 @@ def round_inputs(data: Mapping[str, Any]) -> tuple[list[str], list[str], dict[st
     dealer = (data.get("settlement") or {}).get("dealer") or {}
     if "high" in dealer and "low" in dealer:
         extra["dealer_set"] = {"high": dealer["high"], "low": dealer["low"]}
+        extra["dealer_cards"] = (data.get("record") or {}).get("dealer", "")
     return [str(c["card"]) for c in dealt], [str(c["to"]) for c in dealt], extra
 
 
@@ -71,6 +72,14 @@ def _result(text: str) -> str:
 
 
 def _compare(number: int, exp: Expected, settlement: Mapping[str, Any]) -> None:
+    if exp.dealer_low is not None:
+        low = frozenset(str((settlement.get("dealer") or {}).get("low", "")).split())
+        if low != exp.dealer_low:
+            raise Broken(
+                "model",
+                f"round {number}: the dealer's front hand set {' '.join(sorted(low))}, the house way sets "
+                f"{' '.join(sorted(exp.dealer_low))}",
+            )
     seats = settlement.get("seats", {})
     for n, out in exp.outcomes.items():
         got = seats.get(str(n), {})
