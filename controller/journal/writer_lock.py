@@ -90,9 +90,11 @@ class WriterLock:
     """The writer lock of one journal, held from :meth:`acquire` to :meth:`release` (or the end of
     the process). A context manager too."""
 
-    def __init__(self, journal: Path, fd: int) -> None:
+    def __init__(self, journal: Path, fd: int, created: bool = False) -> None:
         self.journal = journal
         self._fd: int | None = fd
+        self.created = created
+        """This process made the lock file (there was none)."""
 
     @classmethod
     def acquire(cls, journal: Path | str, command: str, clock: Any = time.time) -> WriterLock:
@@ -103,7 +105,10 @@ class WriterLock:
         lock = lock_path(path)
         try:
             private_folder(path.parent)
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT, FILE_MODE)
+            try:
+                fd, created = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_EXCL, FILE_MODE), True
+            except FileExistsError:
+                fd, created = os.open(lock, os.O_RDWR), False
         except OSError as exc:
             raise JournalError(f"{lock}: cannot make the journal's writer lock: {exc.strerror or exc}") from exc
         try:
@@ -124,17 +129,24 @@ class WriterLock:
             os.fsync(fd)
         except OSError:
             pass  # the lock holds all the same; a second writer is refused without the name
-        return cls(path, fd)
+        return cls(path, fd, created)
 
     @property
     def held(self) -> bool:
         return self._fd is not None
 
-    def release(self) -> None:
-        """Let the lock go (the lock file stays: removing it would race with the next writer)."""
+    def release(self, remove: bool = False) -> None:
+        """Let the lock go. The lock file stays (removing it would race with the next writer), but
+        with ``remove`` one this process made is removed first: a writer refused before it wrote
+        anything (the file is not a journal, another game's) leaves nothing behind."""
         if self._fd is None:
             return
         fd, self._fd = self._fd, None
+        if remove and self.created:
+            try:
+                lock_path(self.journal).unlink()
+            except OSError:
+                pass
         try:
             fcntl.flock(fd, fcntl.LOCK_UN)
         finally:

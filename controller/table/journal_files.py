@@ -51,14 +51,15 @@ def open_journal(
     try:
         journal = SqliteJournal(where, key)
     except BaseException:
-        lock.release()
+        lock.release(remove=True)
         raise
-    journal.writer_lock = lock
     try:
         bind_game(journal, table.game, str(table.path))
     except BaseException:
         journal.close()
+        lock.release(remove=True)
         raise
+    journal.writer_lock = lock
     return journal
 
 
