@@ -221,3 +221,23 @@ def test_change_game_is_refused_mid_round_and_with_no_reason(tmp_path: Path) -> 
         assert _records(path) == before
     code, _, err = cli("journal", "change-game", "--journal", str(path), "--config", config, "--reason", "  ")
     assert code == 2 and "--reason" in err
+
+
+def test_change_game_with_a_config_of_another_key_is_refused(tmp_path: Path) -> None:
+    journal = tmp_path / "j.db"
+    assert cli("bench", "--rounds", "1", "--seats", "2", "--quiet", "--journal", str(journal))[0] == 0
+    key = tmp_path / "table.key"
+    key.write_bytes(b"k" * 32)
+    key.chmod(0o600)
+    config = tmp_path / "boston5.yaml"
+    text = (BENCH / "boston5.yaml").read_text()
+    config.write_text(
+        text.split("paytables_dir:")[0]
+        + f"paytables_dir: {config_dir() / 'paytables'}\n"
+        + text.split("paytables_dir:")[1].split("\n", 1)[1]
+        + f"\njournal:\n  hmac_key_file: {key}\n"
+    )
+    before = _records(journal)
+    code, _, err = cli("journal", "change-game", "--journal", str(journal), "--config", str(config), "--reason", "x")
+    assert code == 2 and "does not verify with the key of" in err, err
+    assert _records(journal) == before

@@ -9,6 +9,7 @@ from pathlib import Path
 from controller.journal import JournalError, SqliteJournal
 from controller.journal.game import GAME_CHANGED, GAME_META, bind_game, bound_game, next_round_no, round_in_play
 from controller.journal.keys import read_hmac_key
+from controller.journal.store import meta_hash
 from controller.journal.writer_lock import WriterLock
 from controller.table.carry_over import CarryOver
 from controller.table_config import TableConfig
@@ -81,6 +82,12 @@ def change_game(
         raise
     journal.writer_lock = lock
     try:
+        stored = journal.meta("meta_hash")
+        if stored is not None and stored != meta_hash(journal.meta_rows(), journal.key):
+            raise JournalError(
+                f"{journal.path}: its meta does not verify with the key of {table.path} (journal.hmac_key_file): "
+                "a journal keeps the key it was written with; give a config with that key"
+            )
         before = bound_game(journal)
         if before == table.game:
             raise JournalError(f"{journal.path}: already a journal of {table.game}: nothing to change")
