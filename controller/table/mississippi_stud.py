@@ -102,6 +102,7 @@ class MississippiTable(RoundTable):
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
     BET_SPOTS = ("ante", "bonus")
+    WAGER_STEPS = ("betting", "third_street", "fourth_street", "fifth_street")
     REQUIRED_SPOTS = ("ante",)
     SPOT_NAMES = (*BET_SPOTS, *STREETS)
     cards_complete = Trigger()
@@ -237,7 +238,7 @@ class MississippiTable(RoundTable):
     def on_SpotReport(self, e: Any) -> None:
         if self.wagers.bet_while_open(e):
             return
-        street = self.current_street()
+        street = _STREET_OF.get(self.wagers.open_step(e.seat, e.spot))  # held or not
         seat = self.seats.get(e.seat)
         if street and seat and seat.folded_at is None and e.spot == street and street not in seat.acted:
             ante = seat.wagers["ante"]

@@ -346,7 +346,7 @@ class PaiGowTable(RoundTable):
             super().on_ShoeStatus(e)
 
     def on_SpotReport(self, e: Any) -> None:
-        if e.spot == "envy_marker" and self.wagers.betting_open():
+        if e.spot == "envy_marker" and self.wagers.betting_open(e.seat, e.spot):
             (self.markers.add if e.cents else self.markers.discard)(e.seat)
             return
         if not self.wagers.bet_while_open(e):

@@ -85,6 +85,8 @@ class RoundTable:
     CARD_STARTS_DEAL: ClassVar[bool] = True
     """The first card from the shoe after "no more bets" begins the deal (``deal_started``)."""
     BET_SPOTS: ClassVar[tuple[str, ...]] = ()
+    WAGER_STEPS: ClassVar[tuple[str, ...]] = ("betting",)
+    """The states whose step asks for wagers (:meth:`.wagers.Wagers.open_step`: held or not)."""
     CONFIRM_PHASES: ClassVar[tuple[str, ...]] = ("settlement",)
     """States whose prompt is a procedure step, done and then confirmed."""
     REQUIRED_SPOTS: ClassVar[tuple[str, ...]] = ()
@@ -281,7 +283,7 @@ class RoundTable:
         self.seats, self.dealt = {}, 0
         self.reset_game()
         self.devices.lock_spots(False)
-        self.wagers.problems = []
+        self.wagers.start_round()
         self.display.ask(f"round {self.round_no}: place bets; then no more bets")
         self.shoe_faults.round_opened()
         self.links.round_opened()
@@ -345,7 +347,10 @@ class RoundTable:
         outage: journaled, not acted on. The panel asks for the press again; the bet spots' state
         read says what is on them."""
         self.display.new_event()
-        if name == "ButtonChanged" and event.button != "supervisor_key":
+        if name == "SpotReport":
+            self.wagers.report_not_acted_on(event.seat, event.spot)
+        elif event.button != "supervisor_key":
+            self.wagers.press_not_acted_on(event.button)
             self.display.note(
                 f"{event.button} pressed while the journal could not be written: not acted on, press again"
             )
