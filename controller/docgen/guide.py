@@ -219,13 +219,14 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 | `unreadable card: <position>` | the shoe reads the card again (with the key on), or the supervisor enters it, or voids |
 | `duplicate card: <position>` | as for an unreadable card |
 | `card N from the shoe dealt when none was expected` | supervisor: `confirm` places it in the dealing order (burned if it has no place), `void` is a misdeal (`clear_fault` is refused while it waits) |
+| `card N from the shoe dealt beyond the deal, unreadable: burned unexposed; ...` | a card after the deal is complete is no one's card (the stub's cards go to the discard rack unexposed: Boston 5 24.8(d)): it is burned and never entered; supervisor: `clear_fault` goes on, `void` is a misdeal |
 | `stub count N, expected M` | supervisor: `clear_fault`, then the dealer recounts and presses `confirm` |
 | `misdeal: N cards remain, not 4` (pai gow) | supervisor: `void` |
 | `journal: disk full: N bytes free on FILESYSTEM` (or another reason the journal cannot be written) | the table's disk needs room (operations); a card dealt, bet placed or button pressed meanwhile is kept by its device and sent again once there is room; then `journal written again: each device's state is read again` ends by itself once every device is read (cards dealt meanwhile then wait for the supervisor); or supervisor: `void` |
 | `journal: ... (N events not recorded or acted on)` | supervisor: `clear_fault`, or `void` |
 | `shoe card numbers jump from N to M: ...` | supervisor: `confirm` accepts the card, `void` declares a misdeal |
 | `shoe card numbers repeat: ...` (a second card under one number) or `... start over at 1 ...` (mid-round, no shuffle) | as for a jump: supervisor: `confirm` accepts the card, `void` declares a misdeal |
-| `cannot settle: <what>` (in words: `seat 1 violation at: ...`) | supervisor: `void` |
+| `cannot settle: <what>` (in words: `seat 1 violation at: ...`) | the round's record cannot be settled as `tablectl settle` settles it, so nothing is paid: supervisor: `clear_fault` settles it again (held again if it still cannot be), or `void` |
 
 While cards wait for the supervisor the hold's prompt says `confirm accepts the cards, or void`:
 `clear_fault` is refused then. Every hold, each new reason and its end is also a line in the log.

@@ -237,6 +237,13 @@ class Boston5Table(RoundTable):
         final = self.phase is P.FINAL_DEAL and bool(self.in_play()) and not self.display.steps_pending()
         return self.phase is P.FIRST_DEAL or final
 
+    def deal_size(self) -> int:
+        # 24.8(c): three cards to each seat and the dealer; 24.10(d): two more to each seat with a
+        # second wager and to the dealer (none when every seat folded); 24.8(d): the stub then goes
+        # to the discard rack without exposing the cards
+        playing = self.in_play()
+        return 3 * len(self.seats) + 3 + (2 * len(playing) + 2 if playing else 0)
+
     def cards_seen(self) -> list[Card]:
         return super().cards_seen() + self.dealer
 

@@ -261,6 +261,7 @@ class Holds:
         """End the hold: the round goes on where it was held."""
         self.table.devices.panel_lamp("clear_fault", False)
         self.table.resume()
+        self.table.walk.settle_again()  # held because the record could not be settled: try again
 
     def void(self) -> None:
         """End the hold (or the round in play) by voiding the round."""

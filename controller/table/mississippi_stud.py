@@ -220,6 +220,11 @@ class MississippiTable(RoundTable):
     def dealing(self) -> bool:
         return self.phase is P.DEALING
 
+    def deal_size(self) -> int:
+        # 35.9(d), (e): a 2-card stack to each wagering seat and the 3 community cards; then the rest
+        # of the cards go to the discard rack unexposed (35.9, digest 2.3 step 6)
+        return 2 * len(self.seats) + 3
+
     def cards_seen(self) -> list[Card]:
         return super().cards_seen() + self.community
 

@@ -250,6 +250,11 @@ class RoundTable:
         """Whether a card from the shoe is expected now (subclasses)."""
         return False
 
+    def deal_size(self) -> int | None:
+        """How many cards the round's deal takes, as the round stands (None: not known). A card
+        beyond it is never a seat's, the dealer's or a community card (subclasses)."""
+        return None
+
     def cards_seen(self) -> list[Card]:
         return [c for s in self.seats.values() for c in s.cards]
 
