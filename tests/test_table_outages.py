@@ -536,7 +536,10 @@ def test_a_journal_outage_in_betting_reads_every_device_again() -> None:
     outage(t, 3)
     t.feed(SpotReport(device="bet_spots", seat=2, spot="ante", cents=500))  # until the state is read: not acted on
     t.press("no_more_bets")
-    assert "no_more_bets pressed while the journal could not be written: not acted on, press again" in t.m.display.notes
+    assert (
+        "no_more_bets pressed while the journal could not be written: not acted on, press again"
+        in t.m.display.state().notes
+    )
     t.feed(CardDealt(device="shoe", card="As", index=1, quality=100))
     assert 2 not in t.m.seats and t.m.phase is Phase.HOLD
     t.feed(PanelState(device="panel", key_on=False, held=()))

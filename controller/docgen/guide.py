@@ -229,7 +229,8 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 | `cannot settle: <what>` (in words: `seat 1 violation at: ...`) | the round's record cannot be settled as `tablectl settle` settles it, so nothing is paid: supervisor: `clear_fault` settles it again (held again if it still cannot be), or `void` |
 
 While cards wait for the supervisor the hold's prompt says `confirm accepts the cards, or void`:
-`clear_fault` is refused then. Every hold, each new reason and its end is also a line in the log.
+`clear_fault` is refused then. Every hold, each new reason and its end is also a line in the log (a hold that ends by itself:
+`hold ended by itself: ...`; one the supervisor clears: `hold cleared: ...`).
 
 ### Two things at once
 
@@ -243,7 +244,7 @@ While cards wait for the supervisor the hold's prompt says `confirm accepts the 
 | Mississippi Stud: a fold and a communication violation in the same street | fold first: the fold collects the ante and the streets before, the violation the bonus left; violation first: it collects every wager and the fold changes nothing; the rest of the table settles normally |
 | Boston 5: a second wager withdrawn after `deal` and a card dealt before its collection is confirmed | the card waits for the supervisor; the dealer confirms the collection, the supervisor's `confirm` accepts the card, and the prompt names only the seats left |
 | a device down when a round ends | the next round opens held for it |
-| the journal cannot be written and events on several devices | an outage of every device at once: nothing is acted on or acknowledged; once there is room each device sends its events again and is read again; bets placed meanwhile count (their step was open) or are late bets, in the journal's order: a `no more bets` journaled before a chip closes betting for it; a button pressed meanwhile is not acted on (press it again: the screen says so; until then betting stays closed for chips after it); cards dealt meanwhile wait for the supervisor, who accepts them in dealing order once the deal begins |
+| the journal cannot be written and events on several devices | an outage of every device at once: nothing is acted on or acknowledged; once there is room each device sends its events again and is read again; bets placed meanwhile count (their step was open) or are late bets, in the journal's order: a `no more bets` journaled before a chip closes betting for it; a button pressed meanwhile is not acted on (press it again: the screen says so until it is pressed; until then betting stays closed for chips after it); cards dealt meanwhile wait for the supervisor, who accepts them in dealing order once the deal begins |
 
 A hold never changes what a wager is: a chip placed in the step that asks for it (betting, a
 second wager, a street bet) counts whatever hold began in that step (a link down, a jam, the door,

@@ -289,6 +289,7 @@ class RoundTable:
         self.reset_game()
         self.devices.lock_spots(False)
         self.wagers.start_round()
+        self.display.until_pressed = {}
         self.display.ask(f"round {self.round_no}: place bets; then no more bets")
         self.shoe_faults.round_opened()
         self.links.round_opened()
@@ -329,6 +330,8 @@ class RoundTable:
         if name in ("ButtonChanged", "SpotReport") and self.links.rereading(event.device):
             self.journal_outage_event(name, event)
             return
+        if name == "ButtonChanged" and event.pressed:
+            self.display.pressed(event.button)
         if name == "SpotReport" and not self.wagers.on_board(event):
             self.display.show()
             return
@@ -356,8 +359,9 @@ class RoundTable:
             self.wagers.report_not_acted_on(event.seat, event.spot)
         elif event.button != "supervisor_key":
             self.wagers.press_not_acted_on(event.button)
-            self.display.note(
-                f"{event.button} pressed while the journal could not be written: not acted on, press again"
+            self.display.note_until_pressed(  # on the screen until the dealer presses it again
+                event.button,
+                f"{event.button} pressed while the journal could not be written: not acted on, press again",
             )
         self.display.show()
 
