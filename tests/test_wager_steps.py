@@ -195,6 +195,7 @@ def test_a_chip_placed_in_its_step_counts_whatever_hold_began_in_it(step: Step, 
     t = Table(step.game)
     step.reach(t)
     held(t, hold, step.phase)
+    assert t.snapshot().wager_step == step.phase  # what every reader of the snapshot is told
     place(t, hold, step.chip)
     seat, spot, cents = step.chip
     assert t.wager(seat, spot) == cents, (t.m.late.noted, t.m.display.notes[-3:])
@@ -215,6 +216,7 @@ def test_a_chip_placed_after_the_press_that_closes_its_step_is_late_whatever_hol
         begin(t)
         assert t.held_from() == after
     seat, spot, cents = after_close(step)
+    assert t.snapshot().wager_step != step.phase
     before = t.wager(seat, spot)
     place(t, hold, (seat, spot, cents))
     assert t.wager(seat, spot) == before
@@ -254,6 +256,7 @@ def test_no_more_bets_journaled_before_a_chip_closes_betting_for_it_though_not_a
     else:
         assert t.wager(seat, spot) is None
         assert t.m.late.noted == [f"late bet: seat {seat} {spot} {cents / 100:.2f} not accepted"]
+        assert not t.snapshot().can_bet(seat, spot)  # the snapshot's readers are told betting is closed
         t.spot(seat, spot, cents + 100)  # still closed until the dealer's press is acted on
         assert t.wager(seat, spot) is None and len(t.m.late.noted) == 2
     t.press("no_more_bets")
