@@ -25,13 +25,14 @@ from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
-from controller.games import RecordError, settle_record
+from controller.games import RecordError
 from controller.games.house_way import house_way
 from controller.games.pai_gow_deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
 from controller.hands.paigow import HandSet, legal_sets
 from controller.settlement import Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
+from controller.table.settlement_walk import settle_table_record
 
 __all__ = ["Phase", "TRANSITIONS", "PaiGowTable"]
 
@@ -258,7 +259,7 @@ class PaiGowTable(RoundTable):
         (seats not set yet count as set by the house way: the step of a seat already set, and the
         dealer's, do not depend on them)."""
         try:
-            procedure = settle_record(self.round_record(), self.table).procedure
+            procedure = settle_table_record(self.round_record(), self.table).procedure
         except RecordError:
             return []  # held for it at the settlement, as any round that cannot be settled
         return [step for step in procedure if step.phase == phase and step.seat == seat]
@@ -315,6 +316,11 @@ class PaiGowTable(RoundTable):
     def dealing(self) -> bool:
         return self.phase is P.DEALING
 
+    def deal_size(self) -> int:
+        # 31.8, 31.10: seven cards to every position, the dealer's included (digest 3.4); the four
+        # left are counted, never dealt
+        return POSITIONS * HAND_SIZE
+
     def cards_seen(self) -> list[Card]:
         return [c for h in self.hands.values() for c in h]
 
@@ -346,7 +352,7 @@ class PaiGowTable(RoundTable):
             super().on_ShoeStatus(e)
 
     def on_SpotReport(self, e: Any) -> None:
-        if e.spot == "envy_marker" and self.wagers.betting_open():
+        if e.spot == "envy_marker" and self.wagers.betting_open(e.seat, e.spot):
             (self.markers.add if e.cents else self.markers.discard)(e.seat)
             return
         if not self.wagers.bet_while_open(e):
