@@ -292,7 +292,8 @@ class World:
     def unstick(self) -> None:
         """A player's wait ran out: the dealer reads the screen instead of his own count (a fault
         may have dealt a card or moved a chip the player does not know of): a card when the screen
-        asks for cards, else ``no more bets`` in betting when it is taken."""
+        asks for cards, else in betting each correction shown (chips taken back, a pai gow envy
+        marker placed or taken away) or ``no more bets`` when it is taken."""
         s = self.runtime.snapshot
         if s.hold is not None:
             return
@@ -315,6 +316,13 @@ class World:
             seen, self._corrected = self._corrected, text  # (a correction shown stays until the next press:
             for wrong in re.finditer(r"correct: seat (\d+)(?: ([a-z_]+))?\b", "" if text == seen else text):
                 seat, spot = int(wrong.group(1)), wrong.group(2)
+                after = text[wrong.end() : wrong.end() + 60]
+                if re.match(r"[^:]*:\s+place\s+its\s+envy\s+marker", after):  # 11.15(c): the dealer puts
+                    self.spots.place(seat, "envy_marker", 1)  # the marker in front of the bonus wager
+                    taken = True
+                    continue
+                if spot == "envy" and re.match(r"\s+marker\b", after):  # a marker not wanted: taken away
+                    spot = "envy_marker"
                 for key in [k for k in self.spots.chips if k[0] == seat and spot in (None, k[1])]:
                     self.spots.place(key[0], key[1], 0)
                     taken = True
