@@ -22,6 +22,9 @@ __all__ = ["ref_table", "check_round", "check_rounds", "VisibilityWatch", "seat_
 
 _TABLES: dict[Path, RefTable] = {}
 
+_REREAD = ("unreadable", "read as")
+"""A read the table set aside until the card is read again or entered by the supervisor."""
+
 _MISREAD = ("unreadable", "read as", "burned", "waiting for the supervisor", "misdeal")
 """A read the table set aside (a card unreadable or read twice, a card out of turn burned or
 held for the supervisor) is not a card dealt to anyone: the model checks the others' places."""
@@ -55,16 +58,35 @@ def seat_states(game: str, seats: Mapping[str, Mapping[str, Any]]) -> dict[int, 
     return out
 
 
+def in_deal_order(entries: Iterable[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """The cards of a round, (shoe number, card, the table's destination), in the order they came
+    out of the shoe: a read set aside is dropped; a card read again (or entered by the supervisor)
+    for one read as unreadable or as a card already dealt takes that read's place."""
+    out: list[tuple[int, str, str] | None] = []
+    misread: dict[int, list[int]] = {}  # shoe number: places of reads waiting for their card
+    for index, card, to in entries:
+        if str(to).startswith(_REREAD):
+            misread.setdefault(index, []).append(len(out))
+            out.append(None)
+        elif str(to).startswith(_MISREAD) or card == "??":
+            continue
+        elif misread.get(index):
+            out[misread[index].pop(0)] = (index, card, to)
+        else:
+            out.append((index, card, to))
+    return [e for e in out if e is not None]
+
+
 def round_inputs(data: Mapping[str, Any]) -> tuple[list[str], list[str], dict[str, Any]]:
     """From a journaled round (``RoundSettled``): the cards dealt in order, the table's
     destination of each, and what else the model reads (the start, the dealer's set hands)."""
-    dealt = [c for c in data.get("cards", []) if not str(c.get("to", "")).startswith(_MISREAD)]
+    dealt = in_deal_order((int(c["index"]), str(c["card"]), str(c["to"])) for c in data.get("cards", []))
     extra: dict[str, Any] = {"start": (data.get("record") or {}).get("start") or {}}
     dealer = (data.get("settlement") or {}).get("dealer") or {}
     if "high" in dealer and "low" in dealer:
         extra["dealer_set"] = {"high": dealer["high"], "low": dealer["low"]}
         extra["dealer_cards"] = (data.get("record") or {}).get("dealer", "")
-    return [str(c["card"]) for c in dealt], [str(c["to"]) for c in dealt], extra
+    return [c for _, c, _ in dealt], [to for _, _, to in dealt], extra
 
 
 def _result(text: str) -> str:
@@ -264,7 +286,7 @@ class VisibilityWatch:
         key = (len(hands.log), snapshot.seats, dice)
         if key != self._key:  # the model's answer changes only with the cards, the seats or the start
             self._key, self._last = key, None
-            cards = [str(c) for _, c, to in hands.log if not str(to).startswith(_MISREAD) and c != "??"]
+            cards = [c for _, c, _ in in_deal_order((int(i), str(c), str(to)) for i, c, to in hands.log)]
             seats = {
                 v.number: SeatState(dict(v.wagers), v.folded_at, bool(v.exposed), violation=bool(v.violation))
                 for v in snapshot.seats
