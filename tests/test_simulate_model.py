@@ -110,3 +110,12 @@ def test_a_card_read_again_takes_the_place_of_its_misread_in_the_deal_order() ->
         (5, "??", "unreadable: read again or entered by the supervisor"),
     ]
     assert in_deal_order(log) == [(1, "As", "seat 1"), (2, "5s", "seat 2"), (3, "Kd", "dealer")]
+    # Boston 5 seed 156 (the same run): the first card dealt while held, accepted once the count
+    # had started over (a second card numbered 1 burned)
+    held = [
+        (1, "Jc", "waiting for the supervisor (dealt while held)"),
+        (2, "7c", "seat 2"),
+        (1, "Jc", "seat 2"),
+        (1, "Ts", "burned: no place in the deal"),
+    ]
+    assert in_deal_order(held) == [(1, "Jc", "seat 2"), (2, "7c", "seat 2")]

@@ -25,6 +25,9 @@ _TABLES: dict[Path, RefTable] = {}
 _REREAD = ("unreadable", "read as")
 """A read the table set aside until the card is read again or entered by the supervisor."""
 
+_WAITING = "waiting for the supervisor"
+"""A card dealt while held: placed where it came out once the supervisor accepts it."""
+
 _MISREAD = ("unreadable", "read as", "burned", "waiting for the supervisor", "misdeal")
 """A read the table set aside (a card unreadable or read twice, a card out of turn burned or
 held for the supervisor) is not a card dealt to anyone: the model checks the others' places."""
@@ -61,17 +64,19 @@ def seat_states(game: str, seats: Mapping[str, Mapping[str, Any]]) -> dict[int, 
 def in_deal_order(entries: Iterable[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     """The cards of a round, (shoe number, card, the table's destination), in the order they came
     out of the shoe: a read set aside is dropped; a card read again (or entered by the supervisor)
-    for one read as unreadable or as a card already dealt takes that read's place."""
+    for one read as unreadable or as a card already dealt takes that read's place, and so does a
+    card dealt while held once the supervisor accepts it."""
     out: list[tuple[int, str, str] | None] = []
-    misread: dict[int, list[int]] = {}  # shoe number: places of reads waiting for their card
+    places: dict[object, list[int]] = {}  # a read waiting for its card: the places it holds
     for index, card, to in entries:
-        if str(to).startswith(_REREAD):
-            misread.setdefault(index, []).append(len(out))
+        if str(to).startswith(_REREAD) or str(to).startswith(_WAITING):
+            key: object = index if str(to).startswith(_REREAD) else (index, card)
+            places.setdefault(key, []).append(len(out))
             out.append(None)
         elif str(to).startswith(_MISREAD) or card == "??":
             continue
-        elif misread.get(index):
-            out[misread[index].pop(0)] = (index, card, to)
+        elif places.get((index, card)) or places.get(index):
+            out[(places.get((index, card)) or places[index]).pop(0)] = (index, card, to)
         else:
             out.append((index, card, to))
     return [e for e in out if e is not None]
