@@ -314,7 +314,10 @@ def journal_check(path: Path, key: bytes | None = None) -> dict[str, Any]:
     except JournalError as exc:
         return {"ok": False, "problems": [str(exc)], "notes": []}
     try:
+        journal.read_as_of_now()  # the table writes it meanwhile: its head and chain read as one state
         report = verify_reader(journal)
+    except JournalError as exc:
+        return {"ok": False, "problems": [str(exc)], "notes": []}
     finally:
         journal.close()
     return {"ok": report.ok, "problems": report.problems, "notes": report.notes}
