@@ -35,8 +35,8 @@ from controller.hands.paigow import HandSet, legal_sets
 from controller.settlement import Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
-from controller.table.settlement_walk import settle_table_record
 from controller.table.screen import Notice
+from controller.table.settlement_walk import settle_table_record
 
 __all__ = ["Phase", "TRANSITIONS", "PaiGowTable"]
 
