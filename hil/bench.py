@@ -650,9 +650,19 @@ class PaiGowPlayer(Player):
         """The shoe counts the cards left, as it counts the stub (:meth:`Player.on_count_stub`)."""
         self.wait(lambda x: x.step != "check_deal", "the shoe's count of the cards left")
 
+    def on_set_hands(self, s: TableSnapshot) -> None:
+        """The players set their hands and place them face down; the dealer confirms all are set."""
+        self.press("confirm", lambda x: x.step != "set_hands")
+
     def on_setting(self, s: TableSnapshot) -> None:
         g = s.game_view
         done = len(g.set_seats)
+        if done not in range(len(g.setting_order)) or g.setting_order[done] not in g.turned:
+            step = s.step  # the next hand is turned once the step shown is confirmed (read first)
+            self.wait(
+                lambda x: bool(x.notices) or x.step != step or len(x.game_view.turned) > done, "the next hand turned"
+            )
+            return
         seat = g.setting_order[done]
         other = not self.par and self.rng(s, seat, "set").random() < 0.1
         if other and g.option_index == 0 and not g.all_listed:

@@ -47,8 +47,7 @@ def _read(name: str) -> bytes:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl settle``; 0 when settled, 2 when the record or config has problems."""
-    from controller.games import RecordError, settle_record
-    from controller.games.record import parse_record
+    from controller.games import RecordError, settle_json
     from controller.yamlfile import ConfigError
 
     name = "<stdin>" if args.record == "-" else args.record
@@ -67,8 +66,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl settle: {name}: cannot read: {exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        data = parse_record(raw)
-        settlement = settle_record(data)
+        settlement = settle_json(raw)
     except (RecordError, ConfigError) as exc:
         problems = exc.problems
         for problem in problems:
@@ -82,9 +80,8 @@ def run(args: argparse.Namespace) -> int:
 def _settle_lines(stream: BinaryIO, name: str) -> int:
     """Settle one record per line (each read as a whole record is, size and nesting bounded);
     each table config is loaded once. 2 if any line had problems."""
-    from controller.games import GAMES, RecordError, resolve_table_path, settle_record
-    from controller.games.record import MAX_RECORD_BYTES, parse_record
-    from controller.table_config import default_table_path, load_table
+    from controller.games import RecordError, settle_json
+    from controller.games.record import MAX_RECORD_BYTES
     from controller.yamlfile import ConfigError
 
     tables: dict[str, TableConfig] = {}
@@ -98,15 +95,7 @@ def _settle_lines(stream: BinaryIO, name: str) -> int:
                 while (more := stream.readline(MAX_RECORD_BYTES)) and not more.endswith(b"\n"):
                     pass
                 raise RecordError([f"$: more than {MAX_RECORD_BYTES} bytes: a round record is at most that"])
-            data = parse_record(line)
-            table = None
-            if isinstance(data, dict) and data.get("game") in GAMES:
-                raw = data.get("table")
-                path = str(resolve_table_path(raw) if isinstance(raw, str) else default_table_path(data["game"]))
-                if path not in tables:
-                    tables[path] = load_table(path)
-                table = tables[path]
-            out = settle_record(data, table).to_json()
+            out = settle_json(line, tables=tables).to_json()
         except (RecordError, ConfigError) as exc:
             for problem in exc.problems:
                 print(f"tablectl settle: {name}: line {number}: {problem}", file=sys.stderr)
