@@ -10,6 +10,7 @@ from typing import Any, NoReturn
 from controller.cli import (
     bench,
     diagram,
+    export,
     floor,
     floorweb,
     houseway,
@@ -37,6 +38,7 @@ _COMMANDS = (
     status,
     recall,
     meters,
+    export,
     journal,
     diagram,
     rank,
