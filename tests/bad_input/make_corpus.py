@@ -373,6 +373,8 @@ def text_cases() -> None:
         ("run-config-missing", ["run", "--config", "{tmp}/none.yaml"], ["none.yaml", "cannot read"]),
         ("run-config-folder", ["run", "--config", "{case}/configs"], ["configs", "cannot read"]),
         ("run-log-format", ["run", "--config", "x.yaml", "--log-format", "xml"], ["--log-format"]),
+        ("run-log-level", ["run", "--config", "x.yaml", "--log-level", "loud"], ["--log-level", "'loud'"]),
+        ("ingest-log-level", ["floor", "ingest", "--nats", "n", "--db", "d", "--log-level", "9"], ["--log-level"]),
         ("rank-no-game", ["rank", "As Kd"], ["--game"]),
         ("rank-kind-unknown", ["rank", "--game", "boston5", "--kind", "nine", "As"], ["--kind"]),
         ("settle-no-record", ["settle"], ["ROUND.json"]),
