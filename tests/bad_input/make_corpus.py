@@ -400,6 +400,8 @@ def text_cases() -> None:
         ("export-format-xml", ["export", "--journal", "x.db", "--format", "xml"], ["--format", "'xml'"]),
         ("export-output-folder", ["export", "--journal", "x.db", "--output", "{case}"], ["--output", "a folder"]),
         ("export-journal-missing", ["export", "--journal", "{tmp}/none.db"], ["none.db", "no journal there"]),
+        ("backup-no-to", ["journal", "backup", "--journal", "x.db"], ["--to"]),
+        ("backup-no-journal", ["journal", "backup", "--to", "{tmp}/c.db"], ["--journal PATH or --config FILE"]),
     ]:
         case(f"args-{name}", argv, 2, expect)
 
@@ -613,6 +615,20 @@ def journal_cases() -> None:
             [name, "not a"],
             files=[[name, name]],
         )
+    case(
+        "journal-backup-over-a-file",
+        ["journal", "backup", "--journal", "{tmp}/bench.db", "--to", "{tmp}/text.db"],
+        2,
+        ["text.db", "already exists"],
+        files=[["bench.db", "bench.db"], ["text.db", "text.db"]],
+    )
+    case(
+        "journal-backup-not-a-journal",
+        ["journal", "backup", "--journal", "{tmp}/text.db", "--to", "{tmp}/c.db"],
+        2,
+        ["text.db", "not a SQLite database"],
+        files=[["text.db", "text.db"]],
+    )
     case(
         "journal-prune-tampered",
         ["journal", "prune", "--journal", "{tmp}/tampered-ante.db", "--days", "1"],
