@@ -127,10 +127,10 @@ def test_export_chooses_rounds_by_the_day_they_were_settled(journals: dict[str, 
     everything = {n for n, _, _ in rounds}
     assert exported("--since", before, "--until", after) == everything
     # a time: the rounds settled at or after it, or before it
-    third = rounds[2][1]
-    stamp = datetime.fromtimestamp(third).astimezone().isoformat()
-    assert exported("--since", stamp) == {n for n, at, _ in rounds if at >= third}
-    assert exported("--until", stamp) == {n for n, at, _ in rounds if at < third}
+    stamp = datetime.fromtimestamp((rounds[1][1] + rounds[2][1]) / 2).astimezone().isoformat()
+    cut = datetime.fromisoformat(stamp).timestamp()  # between the second round and the third
+    assert exported("--since", stamp) == {n for n, at, _ in rounds if at >= cut} == {n for n, _, _ in rounds[2:]}
+    assert exported("--until", stamp) == {n for n, at, _ in rounds if at < cut} == {n for n, _, _ in rounds[:2]}
     # --seat: only that seat's rows
     seat = int(next(iter(rounds[0][2]["record"]["seats"])))
     code, out, err = cli("export", "--journal", str(path), "--format", "jsonl", "--seat", str(seat))

@@ -20,6 +20,7 @@ from controller.cli.when import TIME_FORMS, local_time, shown_time
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
+    from controller.journal.holds import HoldStory
 
 __all__ = ["register", "run"]
 
@@ -108,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
 def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
     """Check, then print, the rounds asked for; the exit status."""
     from controller.journal import JournalDamaged, verify_rounds
+    from controller.journal.holds import round_holds
     from controller.journal.recall import recall_json, recall_lines, recall_round
     from controller.names import wager_order
 
@@ -137,11 +139,13 @@ def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
             continue
         try:
             r = recall_round(journal, number, seq)
-            text = (
-                json.dumps(recall_json(r, args.table or args.config))
-                if args.json
-                else "\n".join(recall_lines(r, wager_order))
-            )
+            holds = round_holds(journal, number, r.events, seq)
+            if args.json:
+                record = recall_json(r, args.table or args.config)
+                record["recall"]["holds"] = [h.json() for h in holds]
+                text = json.dumps(record)
+            else:
+                text = "\n".join(recall_lines(r, wager_order) + _hold_lines(holds))
         except (JournalDamaged, *_SHOW_ERRORS) as exc:
             print(f"tablectl recall: {journal.path}: round {number}: unreadable: {exc}", file=sys.stderr)
             status = 1
@@ -214,6 +218,16 @@ def _heading(args: argparse.Namespace, text: str) -> None:
     )
     if not args.json:
         print()
+
+
+def _hold_lines(holds: list[HoldStory]) -> list[str]:
+    """Each hold of the round told: held, what was tried, how and when it cleared."""
+    from controller.journal.holds import story_lines
+    from controller.journal.recall import describe_event
+
+    if not holds:
+        return []
+    return ["  holds:"] + [line for h in holds for line in story_lines(h, describe_event)]
 
 
 def _banner(number: int, problem: str) -> str:

@@ -26,6 +26,7 @@ __all__ = [
     "recall_json",
     "recall_lines",
     "zone_name",
+    "describe_event",
 ]
 
 
@@ -161,6 +162,11 @@ def _describe(e: JournalRecord) -> str | None:
     if e.kind in ("ShoeStatus", "StartDrawn"):
         return f"{e.kind} " + ", ".join(f"{k} {v}" for k, v in d.items() if k not in ("at", "event_no", "device"))
     return None
+
+
+def describe_event(e: JournalRecord) -> str | None:
+    """A journal record as a line of a round's "inputs and faults" (None: not listed there)."""
+    return _describe(e)
 
 
 WagerOrder = Callable[[str, Sequence[str]], list[str]]

@@ -401,6 +401,13 @@ def text_cases() -> None:
         ("export-output-folder", ["export", "--journal", "x.db", "--output", "{case}"], ["--output", "a folder"]),
         ("export-journal-missing", ["export", "--journal", "{tmp}/none.db"], ["none.db", "no journal there"]),
         ("backup-no-to", ["journal", "backup", "--journal", "x.db"], ["--to"]),
+        ("holds-since-garbage", ["holds", "--journal", "x.db", "--since", "teatime"], ["--since", "teatime"]),
+        (
+            "holds-since-after-until",
+            ["holds", "--journal", "x.db", "--since", "2026-12-03T10:00", "--until", "2026-12-03T09:00"],
+            ["--since", "is after --until"],
+        ),
+        ("holds-journal-missing", ["holds", "--journal", "{tmp}/none.db"], ["none.db", "no journal there"]),
         ("backup-no-journal", ["journal", "backup", "--to", "{tmp}/c.db"], ["--journal PATH or --config FILE"]),
     ]:
         case(f"args-{name}", argv, 2, expect)
@@ -518,6 +525,7 @@ def journal_cases() -> None:
         "meters": ["meters", "--journal"],
         "verify": ["journal", "verify", "--journal"],
         "export": ["export", "--journal"],
+        "holds": ["holds", "--journal"],
     }
     not_journals = {
         "empty.db": ["empty file"],
@@ -533,7 +541,7 @@ def journal_cases() -> None:
     changed = {
         "tampered-ante.db": (["recall", "recall-json", "meters", "verify", "export"], ["hash mismatch"]),
         "tampered-event.db": (["recall", "meters", "verify"], [f"record {spot} (SpotReport)", "hash mismatch"]),
-        "record-removed.db": (["recall", "meters", "verify", "export"], ["record 30: missing"]),
+        "record-removed.db": (["recall", "meters", "verify", "export", "holds"], ["record 30: missing"]),
         "last-record-removed.db": (["verify", "meters"], ["missing"]),
         "settled-record-removed.db": (["recall", "meters", "verify"], ["missing"]),
         "index-moved.db": (["recall", "meters", "verify"], ["round index: round 2"]),
