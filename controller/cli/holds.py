@@ -13,6 +13,7 @@ import json
 import sqlite3
 import sys
 import time
+from datetime import date, datetime
 
 from controller.cli.args import description
 from controller.cli.journal import add_journal_args, open_journal_from_args
@@ -29,7 +30,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=description(__doc__, 2),
     )
     add_journal_args(p, verify_option=True)
-    p.add_argument("--since", type=local_time(), metavar="TIME", help=f"holds begun at or after TIME: {TIME_FORMS}")
+    p.add_argument(
+        "--since",
+        type=local_time(),
+        metavar="TIME",
+        help=f"holds begun at or after TIME: {TIME_FORMS} (default: today, from midnight)",
+    )
     p.add_argument("--until", type=local_time(), metavar="TIME", help="holds begun at or before TIME (default: now)")
     p.add_argument("--story", action="store_true", help="each hold's story: every change of reason and thing tried")
     p.add_argument("--json", action="store_true", help="one JSON object per hold, one a line")
@@ -42,7 +48,9 @@ def run(args: argparse.Namespace) -> int:
     from controller.journal.holds import duration_text, holds_between, story_lines
     from controller.journal.recall import describe_event
 
-    if args.since is not None and args.until is not None and args.since > args.until:
+    if args.since is None:  # a shift, not the year: the journal is read from here on
+        args.since = datetime.combine(date.today(), datetime.min.time()).timestamp()
+    if args.until is not None and args.since > args.until:
         print(
             f"tablectl holds: --since {shown_time(args.since)} is after --until {shown_time(args.until)}",
             file=sys.stderr,
@@ -71,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         for story in found:
             print(json.dumps(story.json()))
         return status
-    since = shown_time(args.since) if args.since is not None else "the first record kept"
+    since = shown_time(args.since)
     until = shown_time(args.until) if args.until is not None else "now"
     held = sum(s.duration or 0.0 for s in found)
     print(f"holds from {since} to {until}: {len(found)}, held {duration_text(held) if found else '0 s'} in all")

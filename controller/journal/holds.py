@@ -167,17 +167,25 @@ def holds_between(
     """The holds begun from ``since`` to ``until`` (either open), oldest first, and the records read
     (first, last) for the caller to verify: from the round that ended before ``since`` to the one
     that ended after ``until``, found in the round index (a shift reads a shift's records)."""
-    with journal.lock:
+    with journal.lock:  # read from the newest round back: a recent shift reads a few index rows
         low = (
-            journal.db.execute("SELECT MAX(seq) FROM rounds WHERE at < ?", (since,)).fetchone()[0]
+            journal.db.execute(
+                "SELECT seq FROM rounds WHERE at < ? ORDER BY round_no DESC LIMIT 1", (since,)
+            ).fetchone()
             if since is not None
             else None
         )
-        high = (
-            journal.db.execute("SELECT MIN(seq) FROM rounds WHERE at > ?", (until,)).fetchone()[0]
-            if until is not None
-            else None
-        )
+        high = None
+        if until is not None:
+            before = journal.db.execute(
+                "SELECT round_no FROM rounds WHERE at <= ? ORDER BY round_no DESC LIMIT 1", (until,)
+            ).fetchone()
+            high = journal.db.execute(
+                "SELECT seq FROM rounds WHERE round_no > ? ORDER BY round_no LIMIT 1",
+                (before[0] if before is not None else -(2**63),),
+            ).fetchone()
+    low = low[0] if low is not None else None
+    high = high[0] if high is not None else None
     first = int(low) if isinstance(low, int) else 0
     last = int(high) + AFTER_ROUND if isinstance(high, int) else journal.last_seq
     found = stories(journal.records(first, last), tried)

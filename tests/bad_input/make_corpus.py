@@ -525,7 +525,7 @@ def journal_cases() -> None:
         "meters": ["meters", "--journal"],
         "verify": ["journal", "verify", "--journal"],
         "export": ["export", "--journal"],
-        "holds": ["holds", "--journal"],
+        "holds": ["holds", "--since", "2000-01-01T00:00", "--journal"],
     }
     not_journals = {
         "empty.db": ["empty file"],
