@@ -139,12 +139,10 @@ def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
             continue
         try:
             r = recall_round(journal, number, seq)
-            holds = round_holds(journal, number, r.events, seq)
             if args.json:
-                record = recall_json(r, args.table or args.config)
-                record["recall"]["holds"] = [h.json() for h in holds]
-                text = json.dumps(record)
+                text = json.dumps(recall_json(r, args.table or args.config))
             else:
+                holds = round_holds(journal, number, r.events, seq)
                 text = "\n".join(recall_lines(r, wager_order) + _hold_lines(holds))
         except (JournalDamaged, *_SHOW_ERRORS) as exc:
             print(f"tablectl recall: {journal.path}: round {number}: unreadable: {exc}", file=sys.stderr)

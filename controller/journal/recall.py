@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.journal.holds import stories
 from controller.journal.records import JournalRecord
 from controller.journal.store import JournalDamaged, SqliteJournal
 
@@ -106,7 +107,8 @@ def recall_json(r: RecalledRound, table_path: str | None = None) -> dict[str, An
     """The round in the round record format (docs/round-record.md), with what recall adds under
     ``recall``: ``tablectl settle`` re-settles it as it is, from any folder. ``table``: the table
     config path written in (default: the absolute path the round was played under, with the
-    SHA-256 of that config and its paytables, which ``settle`` checks)."""
+    SHA-256 of that config and its paytables, which ``settle`` checks). ``recall.holds``: each
+    hold's story in the round (:mod:`controller.journal.holds`)."""
     record = dict(r.data["record"])
     if table_path:
         record["table"] = str(Path(table_path).resolve())
@@ -124,6 +126,7 @@ def recall_json(r: RecalledRound, table_path: str | None = None) -> dict[str, An
         "faults": r.data.get("faults", 0),
         "settlement": r.data["settlement"],
         "events": [{"seq": e.seq, "at": e.at, "kind": e.kind, "data": e.data} for e in r.events],
+        "holds": [h.json() for h in stories(r.events)],
     }
     return record
 

@@ -1,8 +1,8 @@
 """A table's holds as journal records, so "when was the table held, and why" lasts as long as
 the rounds do (not journald's retention): ``HoldBegan`` (the round, the step it was held in,
 why, what clears it, who may), ``HoldChanged`` (held now for another reason), and ``HoldEnded``
-(how it cleared: resumed where it was or the round ended; by whom; how long it lasted; the
-record it began at). What was tried meanwhile is in the journal already, as the events of the
+(how it cleared: resumed where it was, or the round voided or settled, written then, before the
+round's own record; by whom; how long it lasted; the record it began at). What was tried meanwhile is in the journal already, as the events of the
 round (the supervisor's acts and refusals, links down and up, the shoe's reports); ``tablectl
 recall`` tells each hold's story from them, ``tablectl holds`` lists a shift's
 (:mod:`controller.journal.holds`).
@@ -96,6 +96,15 @@ class HoldJournal:
             self._append("HoldEnded", self._ended(snapshot))
         self.reason = reason
 
+    def round_ended(self, number: int, void: bool) -> None:
+        """Round ``number`` ends (before its round record is written): a hold still on in it ends
+        with it, among the round's own records; one the next round starts with is its own."""
+        if self.reason is None or number != self.round_no:
+            return
+        self._begin_late()
+        self._append("HoldEnded", self._ended(None, f"round {number} {'voided' if void else 'settled'}"))
+        self.reason = None
+
     def _begin_late(self) -> None:
         """The hold's begin, when the journal could not take it then (its own outage held the
         table): written now, with when it began."""
@@ -104,11 +113,13 @@ class HoldJournal:
         began = datetime.fromtimestamp(self.began_at).astimezone().isoformat(timespec="milliseconds")
         self.began_seq = self._append("HoldBegan", {**self.began, "began": began, "recorded_late": True})
 
-    def _ended(self, snapshot: TableSnapshot) -> dict[str, Any]:
-        if snapshot.round_no == self.round_no:
-            cleared = f"resumed in {snapshot.step}"
-        else:
-            cleared = f"round {self.round_no} ended (now round {snapshot.round_no}, {snapshot.step})"
+    def _ended(self, snapshot: TableSnapshot | None, cleared: str = "") -> dict[str, Any]:
+        if snapshot is not None:  # else ``cleared`` says how the round ended
+            cleared = (
+                f"resumed in {snapshot.step}"
+                if snapshot.round_no == self.round_no
+                else f"round {self.round_no} ended (now round {snapshot.round_no}, {snapshot.step})"
+            )
         if self.acts:
             by = "supervisor: " + ", ".join(_act(a) for a in self.acts)
         elif not self.by_itself:

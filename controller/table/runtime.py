@@ -230,6 +230,8 @@ class TableRuntime:
         return driver is not None and bool(driver.link.refused(event))
 
     def _round_done(self, result: RoundResult) -> None:
+        if not self.replaying:  # a hold the round's end ends: ended among the round's own records
+            self.hold_journal.round_ended(result.number, result.settlement is None)
         if self.rounds is not None and not self.rounds.has(result.number):
             self.rounds.add(
                 result.number,
