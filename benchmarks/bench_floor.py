@@ -702,8 +702,8 @@ def print_cpu(real: dict[str, float], full: dict[str, float], floors: Floors, re
         f"{link_sum / bare_sum:9.1f}x  {link_sum / need_sum:13.1f}x  the CPU one record costs end to end"
     )
     print(
-        f"  of the required floor: signature checks {required.signatures:.0f} us, the stored messages "
-        f"{required.tell:.0f} us (clients) + {required.tell_server:.0f} us (nats-server) a record"
+        f"  of the required floor: signature checks {required.signatures:.1f} us, the stored messages "
+        f"{required.tell:.1f} us (clients) + {required.tell_server:.1f} us (nats-server) a record"
     )
     cores = os.cpu_count() or 1
     floor_rate = cores * 1e6 / bare_sum
