@@ -23,6 +23,7 @@ from controller.cli import (
     simulate,
     soak,
     status,
+    webserve,
     webtoken,
 )
 from controller.cli.args import Parser
@@ -46,8 +47,10 @@ _COMMANDS = (
     floor,
     floorweb,
     webtoken,
+    webserve,
 )
-"""``floorweb`` after ``floor``: it adds ``web`` under the ``floor`` command."""
+"""``floorweb`` after ``floor``: it adds ``web`` under the ``floor`` command; ``webserve`` after
+``webtoken``: it adds ``serve`` under ``web``."""
 
 
 def _version() -> str:
