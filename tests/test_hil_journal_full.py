@@ -248,7 +248,7 @@ def test_pai_gow_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytes
         status = t.count("ShoeStatus")
         t.deal(34)
         t.settled("ShoeStatus", status, 1)
-        while t.step == "setting":
+        while t.step in ("set_hands", "setting"):
             t.press("confirm")
         result = t.finish()
         assert result.settlement is not None and {"pai_gow", "bonus"} <= {
@@ -451,7 +451,7 @@ def test_pai_gow_dice_and_cards_during_a_full_disk(tmp_path: Path) -> None:
         status = t.count("ShoeStatus")
         t.deal(46)
         t.settled("ShoeStatus", status, 1)
-        while t.step == "setting":
+        while t.step in ("set_hands", "setting"):
             t.press("confirm")
         result = t.finish()
         assert result.settlement is not None

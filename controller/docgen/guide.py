@@ -112,6 +112,11 @@ def _pai_gow() -> list[Act]:
         press("confirm"),
         deal([str(c) for c in cards[:49]], what="deal seven hands of seven"),
         Act("the shoe counts the cards left", (ShoeStatus(device="shoe", stub_count=4, deck_size=53),)),
+        press(
+            "confirm",
+            what="the players set their hands and place them face down (the dealer's cards stay face down): "
+            "when all are set, `confirm`",
+        ),
         press("confirm", what="expose the dealer's hand and set it the house way shown (11.9): `confirm`"),
         press(
             "confirm",

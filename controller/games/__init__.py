@@ -12,6 +12,7 @@ from pathlib import Path
 
 from controller.games.record import RecordError, parse_record
 from controller.games.spec import SPECS, GameSpec, spec_for
+from controller.games.void import VOID_KEY, settle_void
 from controller.settlement import Settlement
 from controller.table_config import TableConfig, config_dir, default_table_path, load_table
 
@@ -53,7 +54,9 @@ def settle_record(data: object, table: TableConfig | None = None) -> Settlement:
     if game is None:
         raise RecordError([f"$.game: unknown game {str(name)[:60]!r} (known: {', '.join(sorted(GAMES))})"])
     unknown = [
-        f"$.{k}: unknown key (known: {', '.join(sorted(game.top_keys))})" for k in data if k not in game.top_keys
+        f"$.{k}: unknown key (known: {', '.join(sorted(game.top_keys | {VOID_KEY}))})"
+        for k in data
+        if k not in game.top_keys and k != VOID_KEY
     ]
     if unknown:
         raise RecordError(unknown)
@@ -73,6 +76,8 @@ def settle_record(data: object, table: TableConfig | None = None) -> Settlement:
                 "played under"
             ]
         )
+    if VOID_KEY in data:  # a round voided at the table: every wager returned, whatever it had dealt
+        return settle_void(data, table)
     return game.settle(game.read_round(data, table), table)
 
 

@@ -20,6 +20,9 @@ from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
 from controller.table.screen import Notice, seats_named
 
+_COUNT = {1: "one more", 2: "two"}
+"""A seat's or the dealer's final cards still needed, as the prompt says it."""
+
 __all__ = ["Phase", "TRANSITIONS", "Boston5Table"]
 
 
@@ -147,12 +150,22 @@ class Boston5Table(RoundTable):
 
     def prompt_final(self) -> None:
         """24.10(d): two cards to each seat with a second wager, clockwise from the dealer's left, then two
-        to the dealer: the seats named (nobody left: the dealer's hand is not dealt to)."""
-        playing = [str(s.number) for s in self.in_play()]
-        if not playing:
+        to the dealer: the seats named (nobody left: the dealer's hand is not dealt to). Once some of
+        those cards are placed (an early card the supervisor accepted, or the deal under way), the
+        prompt counts what each seat, and the dealer, still needs."""
+        in_play = self.in_play()
+        if not in_play:
             self.final_cards_complete()
             return
-        self.display.ask(f"deal the final two cards: {seats_named(playing)}, then the dealer")
+        needs = [(str(s.number), 5 - len(s.cards)) for s in in_play]
+        dealer = 5 - len(self.dealer)
+        if all(n == 2 for _, n in needs) and dealer == 2:
+            self.display.ask(f"deal the final two cards: {seats_named([seat for seat, _ in needs])}, then the dealer")
+            return
+        counted = [f"seat {seat} {_COUNT[n]}" for seat, n in needs if n > 0]
+        dealer_part = f"the dealer {_COUNT[dealer]}" if dealer > 0 else ""
+        parts = ", ".join(counted) + (f", then {dealer_part}" if counted and dealer_part else dealer_part)
+        self.display.ask(f"deal the final cards: {parts}")
 
     def notice_confirmed(self, notice: Notice) -> None:
         # A second wager withdrawn after "deal" (24.10(c)): once its collection is confirmed the final
@@ -272,6 +285,8 @@ class Boston5Table(RoundTable):
         self.dealt += 1
         if self.dealt == first + 2 * len(playing) + 2:
             self.final_cards_complete()
+        elif self.phase is P.FINAL_DEAL or (self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL):
+            self.prompt_final()  # what each seat still needs (a card accepted while held included)
 
     def on_SpotReport(self, e: Any) -> None:
         if self.wagers.bet_while_open(e):

@@ -169,6 +169,8 @@ class GameView(NamedTuple):
     """Pai gow: the seats in the order their hands are set."""
     set_seats: tuple[int, ...] = ()
     """Pai gow: the seats whose set is recorded (a foul included)."""
+    turned: tuple[int, ...] = ()
+    """Pai gow: the seats whose hands the dealer has turned face up, in order (11.9)."""
     option_index: int = 0
     """Pai gow: which legal set is shown (0: the house way)."""
     all_listed: bool = False
