@@ -98,6 +98,8 @@ def build(layout: int, source: Path, target: Path) -> int:
         db.execute("INSERT INTO meta VALUES ('created', ?)", (meta["created"],))
         if version >= 3:
             db.execute("INSERT INTO meta VALUES ('meta_hash', ?)", (meta["meta_hash"],))
+            if "game" in meta:  # the game its writer bound it to (issue 40 item 5), under meta_hash
+                db.execute("INSERT INTO meta VALUES ('game', ?)", (meta["game"],))
         db.executemany(
             "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
             src.execute("SELECT seq, at, kind, event, data, prev, hash FROM records ORDER BY seq"),
