@@ -1,5 +1,6 @@
-"""``tablectl journal verify|prune|backup``: check a journal's hash chain and meters; prune old
-rounds; copy a live journal safely and verify the copy.
+"""``tablectl journal verify|prune|backup|change-game``: check a journal's hash chain and meters;
+prune old rounds; copy a live journal safely and verify the copy; bind a journal to another game
+between rounds.
 
 Shared by ``recall``, ``meters`` and ``export``: which journal (``--journal PATH``, or the one a table
 config names with ``--config``), opened read-only for every command but ``prune``.
@@ -66,7 +67,13 @@ def open_journal_from_args(args: argparse.Namespace, command: str, write: bool =
             raise SystemExit(2)
         if write:
             return SqliteJournal(path, key, create=False), days
-        return SqliteJournal.open_readonly(path, key), days
+        journal = SqliteJournal.open_readonly(path, key)
+        try:
+            journal.read_as_of_now()  # a table may be writing it: one state of it is read, not a mix
+        except BaseException:
+            journal.close()
+            raise
+        return journal, days
     except JournalDamaged as exc:
         print(f"tablectl {command}: {exc}", file=sys.stderr)
         raise SystemExit(1) from exc
@@ -109,6 +116,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_journal_args(b)
     b.add_argument("--to", required=True, metavar="COPY", help="the copy to write (a new file; never replaced)")
     b.set_defaults(run=run_backup)
+    cg = actions.add_parser(
+        "change-game",
+        help="bind the journal to the game of another table config, between rounds (a GameChanged record)",
+        description="A journal belongs to one game: `run` and `bench` refuse a journal of another game. This binds "
+        "it to the game of --config, journaled with the reason, only between rounds and with no table writing it.",
+    )
+    cg.add_argument("--journal", required=True, help="the journal file")
+    cg.add_argument("--config", required=True, help="the table config of the new game (its journal key signs it)")
+    cg.add_argument("--reason", required=True, help="why the game changes (journaled)")
+    cg.set_defaults(run=run_change_game)
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -207,4 +224,26 @@ def run_backup(args: argparse.Namespace) -> int:
         f"{result.path}: a copy of {journal.path} up to record {result.last_seq}; verified: records "
         f"{report.first_seq}-{report.last_seq} chained, {report.rounds} rounds, meters agree"
     )
+    return 0
+
+
+def run_change_game(args: argparse.Namespace) -> int:
+    """0 when the journal is bound to the new game; 2 when refused (a round in play, another
+    writer, the game it already has, a config or journal that cannot be read), nothing written."""
+    from controller.journal import JournalError
+    from controller.table.journal_files import change_game
+    from controller.table_config import load_table
+    from controller.yamlfile import ConfigError
+
+    reason = " ".join(args.reason.split())[:500]
+    if not reason:
+        print("tablectl journal change-game: --reason: say why the game changes", file=sys.stderr)
+        return 2
+    try:
+        table = load_table(args.config)
+        before, first = change_game(table, Path(args.journal), reason)
+    except (ConfigError, JournalError, OSError) as exc:
+        print(f"tablectl journal change-game: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.journal}: the game is {table.game} from round {first} on (was {before or 'none yet'})")
     return 0

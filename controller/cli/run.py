@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
                 "\n".join(unapproved)
                 + "\nrefusing to run a table with an unapproved paytable (--allow-unapproved for a test floor)"
             )
-        journal = open_journal(table, RUN_JOURNAL_DIR, args.journal)
+        journal = open_journal(table, RUN_JOURNAL_DIR, args.journal, "tablectl run")
         runtime = TableRuntime(
             table,
             journal=journal,

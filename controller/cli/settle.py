@@ -56,8 +56,9 @@ def _read(name: str) -> bytes:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``tablectl settle``; 0 when settled, 2 when the record or config has problems."""
-    from controller.games import RecordError, settle_record
+    """Run ``tablectl settle``; 0 when settled, 2 when the record or config has problems (with
+    ``--check``, 1 when the re-settlement differs from what was paid)."""
+    from controller.games import RecordError, settle_json
     from controller.games.record import parse_record
     from controller.yamlfile import ConfigError
 
@@ -77,9 +78,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl settle: {name}: cannot read: {exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        data = parse_record(raw)
+        data = parse_record(raw) if args.check else None
         paid = _paid(data) if args.check else None
-        settlement = settle_record(data)
+        settlement = settle_json(raw)
     except (RecordError, ConfigError) as exc:
         problems = exc.problems
         for problem in problems:
@@ -148,9 +149,8 @@ def _settle_lines(stream: BinaryIO, name: str, check: bool = False) -> int:
     """Settle one record per line (each read as a whole record is, size and nesting bounded);
     each table config is loaded once. 2 if any line had problems; with ``check``, 1 if any round
     differs from what was paid (and none had problems)."""
-    from controller.games import GAMES, RecordError, resolve_table_path, settle_record
+    from controller.games import RecordError, settle_json
     from controller.games.record import MAX_RECORD_BYTES, parse_record
-    from controller.table_config import default_table_path, load_table
     from controller.yamlfile import ConfigError
 
     tables: dict[str, TableConfig] = {}
@@ -165,16 +165,9 @@ def _settle_lines(stream: BinaryIO, name: str, check: bool = False) -> int:
                 while (more := stream.readline(MAX_RECORD_BYTES)) and not more.endswith(b"\n"):
                     pass
                 raise RecordError([f"$: more than {MAX_RECORD_BYTES} bytes: a round record is at most that"])
-            data = parse_record(line)
+            data = parse_record(line) if check else None
             paid = _paid(data) if check else None
-            table = None
-            if isinstance(data, dict) and data.get("game") in GAMES:
-                raw = data.get("table")
-                path = str(resolve_table_path(raw) if isinstance(raw, str) else default_table_path(data["game"]))
-                if path not in tables:
-                    tables[path] = load_table(path)
-                table = tables[path]
-            out = settle_record(data, table).to_json()
+            out = settle_json(line, tables=tables).to_json()
             if check:
                 differ = _report(f"{name}: line {number}", data, paid, out) == 1 or differ
         except (RecordError, ConfigError) as exc:

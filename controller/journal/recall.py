@@ -116,6 +116,8 @@ def recall_json(r: RecalledRound, table_path: str | None = None) -> dict[str, An
         record["table"] = r.data["table"]
         if r.data.get("table_sha256"):
             record["table_sha256"] = r.data["table_sha256"]
+    if r.void:
+        record["void"] = True  # `tablectl settle` returns every wager of it
     record["recall"] = {
         "round": r.number,
         "started": r.started,
