@@ -64,7 +64,13 @@ def test_the_pit_view_unit_runs_a_floor_web_the_cli_accepts_with_no_secret_in_it
     assert service["User"] == "tablectl-pit" and service["UMask"] == "0077"
 
 
-UNITS = ("tablectl.service", "tablectl-prune.service", "tablectl-floor-ingest.service", "tablectl-floor-web.service")
+UNITS = (
+    "tablectl.service",
+    "tablectl-prune.service",
+    "tablectl-floor-ingest.service",
+    "tablectl-floor-web.service",
+    "tablectl-web.service",
+)
 FLOOR_CREDENTIALS = {
     "tablectl-floor-ingest.service": "/etc/tablectl/floor/ingest/",
     "tablectl-floor-web.service": "/etc/tablectl/floor/pit/",
@@ -87,7 +93,7 @@ def sysusers() -> dict[str, list[str]]:
 
 def test_the_sysusers_file_creates_each_units_user_with_a_group_of_its_own() -> None:
     users = sysusers()
-    assert set(users) == {"tablectl", "tablectl-ingest", "tablectl-pit"}
+    assert set(users) == {"tablectl", "tablectl-ingest", "tablectl-pit", "tablectl-web"}
     for name, (_, _, uid, _, _, shell) in users.items():
         # "-" with no ":GROUP": systemd-sysusers makes a group of the user's name
         assert uid == "-" and shell == "/usr/sbin/nologin", name
@@ -100,6 +106,31 @@ def test_the_sysusers_file_creates_each_units_user_with_a_group_of_its_own() -> 
     assert runs_as["tablectl.service"] == runs_as["tablectl-prune.service"] == "tablectl"
     assert runs_as["tablectl-floor-ingest.service"] == "tablectl-ingest"
     assert runs_as["tablectl-floor-web.service"] == "tablectl-pit"
+    assert runs_as["tablectl-web.service"] == "tablectl-web"
+
+
+def test_the_table_views_run_in_a_unit_of_their_own_reading_the_tables_socket() -> None:
+    """Issue 44 item 1: the controller offers its socket to the views' group; the views' unit,
+    under its own user, serves browsers from it with its token in its own 0700 folder."""
+    table = unit()["Service"]
+    table_args = build_parser().parse_args(shlex.split(table["ExecStart"])[1:])
+    assert table_args.web is None  # no browser reaches the controller's process
+    assert table_args.view_socket_group == "tablectl-web" and "tablectl-web" in table["SupplementaryGroups"].split()
+    assert table_args.view_socket.startswith(f"/run/{table['RuntimeDirectory']}/")
+    views = unit("tablectl-web.service")["Service"]
+    args = build_parser().parse_args(shlex.split(views["ExecStart"])[1:])
+    assert args.socket == table_args.view_socket and args.web_token_file.startswith("/etc/tablectl/web/")
+    folders = {fields[1]: fields for fields in _lines(DEPLOY / "tmpfiles.d" / "tablectl-web.conf")}
+    assert folders["/etc/tablectl/web"][2:5] == ["0700", "tablectl-web", "tablectl-web"]
+
+
+def test_every_unit_sets_its_descriptor_limit() -> None:
+    """Issue 44 item 2: no unit runs on the default 1,024 by accident; the views' limit is above
+    the connections they take (docs/web.md)."""
+    for name in UNITS:
+        assert int(unit(name)["Service"]["LimitNOFILE"]) >= 1024, name
+    assert int(unit("tablectl-web.service")["Service"]["LimitNOFILE"]) >= 4096
+    assert int(unit("tablectl-floor-web.service")["Service"]["LimitNOFILE"]) >= 4096
 
 
 def test_each_floor_unit_reads_its_credentials_from_its_own_folder_only_it_can_read() -> None:
@@ -168,10 +199,15 @@ def test_each_unit_is_hardened(name: str) -> None:
     assert set(families) <= {"AF_UNIX", "AF_INET", "AF_INET6"} and "AF_UNIX" in families, name
     limit = d["LimitNOFILE"]
     assert len(limit) == 1 and 1024 <= int(limit[0]) <= 65536, name
-    if name == "tablectl.service":  # the serial adapters and no other device; the dialout group kept
+    # the serial adapters and no other device; the dialout group kept (and the views' socket group)
+    if name == "tablectl.service":
         assert d["DevicePolicy"] == ["closed"]
         assert sorted(d["DeviceAllow"]) == ["char-ttyACM rw", "char-ttyUSB rw"]
-        assert "PrivateDevices" not in d and "PrivateUsers" not in d and d["SupplementaryGroups"] == ["dialout"]
+        assert (
+            "PrivateDevices" not in d
+            and "PrivateUsers" not in d
+            and d["SupplementaryGroups"] == ["dialout tablectl-web"]
+        )
     else:
         assert d["PrivateDevices"] == ["yes"] and d["PrivateUsers"] == ["yes"] and "DeviceAllow" not in d, name
     if name == "tablectl-prune.service":

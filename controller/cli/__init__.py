@@ -25,6 +25,7 @@ from controller.cli import (
     simulate,
     soak,
     status,
+    webserve,
     webtoken,
 )
 from controller.cli.args import Parser
@@ -50,8 +51,10 @@ _COMMANDS = (
     floor,
     floorweb,
     webtoken,
+    webserve,
 )
-"""``floorweb`` after ``floor``: it adds ``web`` under the ``floor`` command."""
+"""``floorweb`` after ``floor``: it adds ``web`` under the ``floor`` command; ``webserve`` after
+``webtoken``: it adds ``serve`` under ``web``."""
 
 
 def _version() -> str:

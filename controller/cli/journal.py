@@ -1,6 +1,6 @@
-"""``tablectl journal verify|prune|backup|change-game``: check a journal's hash chain and meters;
-prune old rounds; copy a live journal safely and verify the copy; bind a journal to another game
-between rounds.
+"""``tablectl journal verify|prune|change-game|backup``: check a journal's hash chain and meters;
+prune old rounds; bind a journal to another game between rounds; copy a live journal safely and
+verify the copy.
 
 Shared by ``recall``, ``meters`` and ``export``: which journal (``--journal PATH``, or the one a table
 config names with ``--config``), opened read-only for every command but ``prune``.
@@ -109,13 +109,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="also prune rounds the floor has not acknowledged; REASON is journaled (a PruneForced record)",
     )
     pr.set_defaults(run=run_prune)
-    b = actions.add_parser(
-        "backup",
-        help="copy the journal with SQLite's online backup (safe while the table runs), then verify the copy",
-    )
-    add_journal_args(b)
-    b.add_argument("--to", required=True, metavar="COPY", help="the copy to write (a new file; never replaced)")
-    b.set_defaults(run=run_backup)
     cg = actions.add_parser(
         "change-game",
         help="bind the journal to the game of another table config, between rounds (a GameChanged record)",
@@ -126,6 +119,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cg.add_argument("--config", required=True, help="the table config of the new game (its journal key signs it)")
     cg.add_argument("--reason", required=True, help="why the game changes (journaled)")
     cg.set_defaults(run=run_change_game)
+    b = actions.add_parser(
+        "backup",
+        help="copy the journal with SQLite's online backup (safe while the table runs), then verify the copy",
+    )
+    add_journal_args(b)
+    b.add_argument("--to", required=True, metavar="COPY", help="the copy to write (a new file; never replaced)")
+    b.set_defaults(run=run_backup)
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -194,6 +194,28 @@ def run_prune(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_change_game(args: argparse.Namespace) -> int:
+    """0 when the journal is bound to the new game; 2 when refused (a round in play, another
+    writer, the game it already has, a config or journal that cannot be read), nothing written."""
+    from controller.journal import JournalError
+    from controller.table.journal_files import change_game
+    from controller.table_config import load_table
+    from controller.yamlfile import ConfigError
+
+    reason = " ".join(args.reason.split())[:500]
+    if not reason:
+        print("tablectl journal change-game: --reason: say why the game changes", file=sys.stderr)
+        return 2
+    try:
+        table = load_table(args.config)
+        before, first = change_game(table, Path(args.journal), reason)
+    except (ConfigError, JournalError, OSError) as exc:
+        print(f"tablectl journal change-game: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.journal}: the game is {table.game} from round {first} on (was {before or 'none yet'})")
+    return 0
+
+
 def run_backup(args: argparse.Namespace) -> int:
     """0 when the copy is written and verifies, 1 when it was written but does not verify (each
     problem printed), 2 when it cannot be written."""
@@ -224,26 +246,4 @@ def run_backup(args: argparse.Namespace) -> int:
         f"{result.path}: a copy of {journal.path} up to record {result.last_seq}; verified: records "
         f"{report.first_seq}-{report.last_seq} chained, {report.rounds} rounds, meters agree"
     )
-    return 0
-
-
-def run_change_game(args: argparse.Namespace) -> int:
-    """0 when the journal is bound to the new game; 2 when refused (a round in play, another
-    writer, the game it already has, a config or journal that cannot be read), nothing written."""
-    from controller.journal import JournalError
-    from controller.table.journal_files import change_game
-    from controller.table_config import load_table
-    from controller.yamlfile import ConfigError
-
-    reason = " ".join(args.reason.split())[:500]
-    if not reason:
-        print("tablectl journal change-game: --reason: say why the game changes", file=sys.stderr)
-        return 2
-    try:
-        table = load_table(args.config)
-        before, first = change_game(table, Path(args.journal), reason)
-    except (ConfigError, JournalError, OSError) as exc:
-        print(f"tablectl journal change-game: {exc}", file=sys.stderr)
-        return 2
-    print(f"{args.journal}: the game is {table.game} from round {first} on (was {before or 'none yet'})")
     return 0

@@ -96,7 +96,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             stop_web = attach(runtime)
         except OSError as exc:
-            print(f"tablectl run: --web {args.web}: {exc}", file=sys.stderr)
+            print(
+                f"tablectl run: {'--web ' + args.web if args.web else '--view-socket ' + args.view_socket}: {exc}",
+                file=sys.stderr,
+            )
             return 2
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())

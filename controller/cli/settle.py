@@ -56,8 +56,7 @@ def _read(name: str) -> bytes:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``tablectl settle``; 0 when settled, 2 when the record or config has problems (with
-    ``--check``, 1 when the re-settlement differs from what was paid)."""
+    """Run ``tablectl settle``; 0 when settled, 2 when the record or config has problems."""
     from controller.games import RecordError, settle_json
     from controller.games.record import parse_record
     from controller.yamlfile import ConfigError
@@ -78,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl settle: {name}: cannot read: {exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        data = parse_record(raw) if args.check else None
+        data = parse_record(raw)
         paid = _paid(data) if args.check else None
         settlement = settle_json(raw)
     except (RecordError, ConfigError) as exc:
@@ -165,7 +164,7 @@ def _settle_lines(stream: BinaryIO, name: str, check: bool = False) -> int:
                 while (more := stream.readline(MAX_RECORD_BYTES)) and not more.endswith(b"\n"):
                     pass
                 raise RecordError([f"$: more than {MAX_RECORD_BYTES} bytes: a round record is at most that"])
-            data = parse_record(line) if check else None
+            data = parse_record(line)
             paid = _paid(data) if check else None
             out = settle_json(line, tables=tables).to_json()
             if check:
