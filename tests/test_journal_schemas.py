@@ -10,13 +10,15 @@ schema version without its step recorded here fails the test that the steps reac
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from controller.journal import SCHEMA_VERSION, SqliteJournal, verify_journal
+from controller.journal import SCHEMA_VERSION, verify_journal
+from controller.table.journal_files import open_journal
 from controller.table_config import config_dir, load_table
 from hil.bench import run_bench
 from tests.cli_helpers import cli
@@ -57,20 +59,31 @@ STEPS: list[tuple[int, str, tuple[str, ...]]] = [
 """Each step of the journal's schema in the order releases took them: (the version it belongs
 to, what it added, its statements as that release wrote them)."""
 
-LAYOUTS = list(range(1, len(STEPS) + 1))
-"""Each journal layout a release wrote: the first N steps."""
+LAYOUTS = list(range(1, len(STEPS) + 1)) + [-len(STEPS)]
+"""Each journal layout a release wrote: the first N steps; -N: all of them, written before the
+journal kept its game in its signed meta (version 3 as first released)."""
+
+
+def _meta_hash(meta: dict[str, str]) -> str:
+    """``meta_hash`` as docs/journal.md has it (no key): SHA-256 of ``meta\\n`` and the signed
+    values as canonical JSON (sorted keys, no spaces)."""
+    signed = {k: v for k, v in meta.items() if k not in ("head_seq", "head_hash", "meta_hash")}
+    return hashlib.sha256(("meta\n" + json.dumps(signed, sort_keys=True, separators=(",", ":"))).encode()).hexdigest()
 
 
 def _label(n: int) -> str:
-    version, what, _ = STEPS[n - 1]
-    return f"v{version}-{what.split(' ')[1]}"
+    version, what, _ = STEPS[abs(n) - 1]
+    return f"v{version}-{what.split(' ')[1]}" + ("-before-game-meta" if n < 0 else "")
+
+
+TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 
 
 @pytest.fixture(scope="module")
 def original(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("original") / "journal.db"
     summary = run_bench(
-        load_table(config_dir() / "bench" / "mississippi_stud.yaml"),
+        TABLE,
         seats=3,
         rounds=5,
         seed=4,
@@ -82,24 +95,27 @@ def original(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def build(layout: int, source: Path, target: Path) -> int:
-    """A journal of the first ``layout`` steps holding ``source``'s records (and its derived rows,
-    as far as the layout has them); its schema version."""
-    version = STEPS[layout - 1][0]
+    """A journal of the first ``layout`` steps (-N: the first N, before the game was kept in meta)
+    holding ``source``'s records (and its derived rows, as far as the layout has them); its schema
+    version."""
+    steps = abs(layout)
+    version = STEPS[steps - 1][0]
     src = sqlite3.connect(source)
     db = sqlite3.connect(target)
     try:
-        for _, _, statements in STEPS[:layout]:
+        for _, _, statements in STEPS[:steps]:
             for statement in statements:
                 db.execute(statement)
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         columns = {r[1] for r in db.execute("PRAGMA table_info(snapshots)")} if "snapshots" in tables else set()
         meta = dict(src.execute("SELECT key, value FROM meta"))
-        db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(version),))
-        db.execute("INSERT INTO meta VALUES ('created', ?)", (meta["created"],))
-        if version >= 3:
-            db.execute("INSERT INTO meta VALUES ('meta_hash', ?)", (meta["meta_hash"],))
-            if "game" in meta:  # the game its writer bound it to (issue 40 item 5), under meta_hash
-                db.execute("INSERT INTO meta VALUES ('game', ?)", (meta["game"],))
+        if layout == len(STEPS):  # this version's meta, the game it is bound to included, as signed
+            kept = {k: v for k, v in meta.items() if k not in ("head_seq", "head_hash")}
+        else:  # written before the game was kept in meta: the version, when it was made
+            kept = {"schema_version": str(version), "created": meta["created"]}
+            if version >= 3:
+                kept["meta_hash"] = _meta_hash(kept)
+        db.executemany("INSERT INTO meta VALUES (?, ?)", kept.items())
         db.executemany(
             "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
             src.execute("SELECT seq, at, kind, event, data, prev, hash FROM records ORDER BY seq"),
@@ -149,9 +165,9 @@ def test_a_journal_of_each_earlier_layout_opens_migrated_and_reads_as_written(
         assert code == 2 and "schema version 1: open it once with `tablectl run`" in err
     else:
         assert code == 0, err
-    journal = SqliteJournal(old, create=False)  # as `tablectl run` opens it after an upgrade
+    journal = open_journal(TABLE, tmp_path, old)  # as `tablectl run` opens it after an upgrade
     try:
-        assert journal.schema_version == SCHEMA_VERSION
+        assert journal.schema_version == SCHEMA_VERSION and journal.meta("game") == "mississippi_stud"
         assert verify_journal(journal).ok
     finally:
         journal.close()
@@ -168,7 +184,7 @@ def test_a_journal_of_each_earlier_layout_opens_migrated_and_reads_as_written(
     code, out, err = cli("settle", "--check", "--lines", str(lines))
     assert code == 0 and out.count("re-settled as paid") == 5, out + err
     # the chain goes on from it: a record more, and the journal still verifies, its head kept
-    journal = SqliteJournal(old, create=False)
+    journal = open_journal(TABLE, tmp_path, old)
     try:
         seq = journal.append("Note", {"text": "after the upgrade"})
         assert journal.meta("head_seq") == str(seq)
