@@ -28,8 +28,9 @@ from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
-from controller.games import RecordError, settle_record
+from controller.games import RecordError
 from controller.games.house_way import house_way
+from controller.games.pai_gow import PaiGowSeat, RoundSettler, read_round
 from controller.games.pai_gow_deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
 from controller.hands.paigow import HandSet, legal_sets
 from controller.settlement import Step
@@ -139,6 +140,8 @@ class PaiGowTable(RoundTable):
         the dealer's own set, and the seat before, are confirmed)."""
         self.markers: set[int] = set()  # seats with an envy marker (11.15(c))
         self.set_shown = ""
+        self.settler: RoundSettler | None = None
+        """This round's settlement, its shared part computed once, when the dealer's hand is set."""
 
     def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
         w = seat.wagers
@@ -259,7 +262,9 @@ class PaiGowTable(RoundTable):
         if not self.setting:
             self.setting = sorted((n for n in self.seats), reverse=True)  # counterclockwise from the dealer's right
             # 11.9, 11.15(d): the dealer's hand is exposed and set by the house way first
-            self.settle_now(self.steps_of(None, "dealer"))
+            self.settler = self.round_settler()
+            dealer = self.settler.dealer_step() if self.settler is not None else None
+            self.settle_now([dealer] if dealer is not None else [])
         if len(self.sets) == len(self.seats):
             self.sets_done()
             return
@@ -290,15 +295,26 @@ class PaiGowTable(RoundTable):
         if self.phase is P.SETTING and not self.options and not self.display.steps_pending():
             self.show_next_set()
 
-    def steps_of(self, seat: int | None, phase: str) -> list[Step]:
-        """The settlement's ``phase`` steps for ``seat`` (None: the dealer's) as the round stands
-        (seats not set yet count as set by the house way: the step of a seat already set, and the
-        dealer's, do not depend on them)."""
+    def round_settler(self) -> RoundSettler | None:
+        """The round's settlement as it stands once dealt (seats not set yet count as set by the
+        house way: neither the dealer's step nor a seat's depends on another seat's set), or
+        ``None`` when its record cannot be settled (held for it at the settlement, as any round)."""
         try:
-            procedure = settle_record(self.round_record(), self.table).procedure
+            return RoundSettler(read_round(self.round_record(), self.table), self.table)
         except RecordError:
-            return []  # held for it at the settlement, as any round that cannot be settled
-        return [step for step in procedure if step.phase == phase and step.seat == seat]
+            return None
+
+    def pai_gow_steps(self, n: int) -> list[Step]:
+        """Seat ``n``'s pai gow step, with the set the dealer recorded (read from the round's
+        settler: the shared part of the settlement is not computed again)."""
+        if self.settler is None:
+            return []
+        chosen = self.sets.get(n)
+        high, low = (chosen.high.cards, chosen.low.cards) if chosen is not None else (None, None)
+        seat = self.seats[n]
+        mine = PaiGowSeat(n, dict(seat.wagers), tuple(self.hands[n]), high, low, foul=chosen is None)
+        step = self.settler.pai_gow_step(mine)
+        return [step] if step is not None else []
 
     def settle_now(self, steps: list[Step]) -> None:
         """Show ``steps`` to do now, each confirmed before the round goes on (not shown again at the
@@ -424,12 +440,12 @@ class PaiGowTable(RoundTable):
                 )
             elif button == "confirm":
                 self.sets[n] = self.options[self.option_index]
-                self.settle_now(self.steps_of(n, "pai_gow"))  # 11.9: each hand settled as it is turned
+                self.settle_now(self.pai_gow_steps(n))  # 11.9: each hand settled as it is turned
                 self.show_next_set()
             elif button == "fold":
                 self.sets[n] = None
                 self.display.note(f"seat {n}: foul")
-                self.settle_now(self.steps_of(n, "pai_gow"))
+                self.settle_now(self.pai_gow_steps(n))
                 self.show_next_set()
 
     def on_ButtonChanged(self, e: Any) -> None:
