@@ -13,7 +13,11 @@ confirmed, its set shown house way first: ``next`` / ``previous`` move through t
 ``confirm`` records the one shown, ``fold`` marks the player's set a foul; its pai gow wager is
 settled at once (``confirm``). ``confirm`` then moves through the rest of the settlement
 (11.15(d)2, 3). The dealer's cards are face down until "setting", a seat's until it is turned
-(:mod:`.reveal`).
+(:mod:`.reveal`). Citation: 11.15(d) says "the dealer shall observe the procedures set forth in
+N.J.A.C. 13:69F-11.9"; 11.9's own text is not in the seeds (regulations digest 3.1: not found),
+so the order here (players set and place face down, then the dealer exposes and sets his, then
+turns and settles each hand counterclockwise from his right) is inferred from 11.15(d)1 and the
+analogue issue 40 cites, Indiana's 68 IAC 10-9-13.
 
 Envy markers (11.15(c)): the dealer puts one in front of every bonus wager of the envy minimum
 ($5.00) or more; the bet-spot sensors report it on the ``envy_marker`` spot (any amount: a
