@@ -730,7 +730,8 @@ def run_bench(
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     summary = BenchSummary()
     # as `tablectl run` opens it: signed with the config's journal.hmac_key_file (a key readable by others refused)
-    journal = open_journal(table, ".", journal_path) if journal_path is not None else None
+    # its writer lock held until the runtime closes it: another writer is refused, naming this one
+    journal = open_journal(table, ".", journal_path, "tablectl bench") if journal_path is not None else None
     played: list[RoundResult] = []
 
     def finished() -> int:
@@ -786,7 +787,7 @@ def run_bench(
     verifier = Verifier()
     try:
         if journal_path is not None:  # the journal was opened
-            journal = SqliteJournal(journal_path, journal_key(table))
+            journal = SqliteJournal.open_readonly(journal_path, journal_key(table))
             count = len(journal.round_seqs()) - before
             recalled = recall(journal, last=count) if count > 0 else []
             records = list(journal.records())

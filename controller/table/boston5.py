@@ -86,6 +86,7 @@ class Boston5Table(RoundTable):
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
     BET_SPOTS = ("ante", "first", "bonus")
+    WAGER_STEPS = ("betting", "second_wager")
     REQUIRED_SPOTS = ("ante", "first")
     CONFIRM_PHASES = ("settlement", "bonus_settlement")
     DEALING_STATES = ("first_deal", "final_deal")
@@ -249,6 +250,13 @@ class Boston5Table(RoundTable):
         final = self.phase is P.FINAL_DEAL and bool(self.in_play()) and not self.display.steps_pending()
         return self.phase is P.FIRST_DEAL or final
 
+    def deal_size(self) -> int:
+        # 24.8(c): three cards to each seat and the dealer; 24.10(d): two more to each seat with a
+        # second wager and to the dealer (none when every seat folded); 24.8(d): the stub then goes
+        # to the discard rack without exposing the cards
+        playing = self.in_play()
+        return 3 * len(self.seats) + 3 + (2 * len(playing) + 2 if playing else 0)
+
     def cards_seen(self) -> list[Card]:
         return super().cards_seen() + self.dealer
 
@@ -284,15 +292,16 @@ class Boston5Table(RoundTable):
         if self.wagers.bet_while_open(e):
             return
         seat = self.seats.get(e.seat)
+        step, now = self.wagers.open_step(e.seat, e.spot), self.wagers.step_now()  # held or not
         # 24.10(c): the second wager may be withdrawn "at any time prior to the deal of the final two
         # cards": until the first of them leaves the shoe.
-        withdrawal_open = self.phase is P.SECOND_WAGER or (self.phase is P.FINAL_DEAL and not self.final_cards_begun())
+        withdrawal_open = now is P.SECOND_WAGER or (now is P.FINAL_DEAL and not self.final_cards_begun())
         if withdrawal_open and seat and e.spot == "second" and e.cents == 0 and "second" in seat.wagers:
             seat.wagers.pop("second")
             self.display.note(f"seat {e.seat}: second wager withdrawn, folds")
             self.fold(seat)  # withdrawn before the final cards: a fold
             return
-        if self.phase is P.SECOND_WAGER and seat and e.spot == "second":
+        if step is P.SECOND_WAGER and seat and e.spot == "second":
             if seat.folded_at is None and e.cents == seat.wagers["first"]:
                 seat.wagers["second"] = e.cents
                 self.devices.lamp(e.seat, "second", "accepted")

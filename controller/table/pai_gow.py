@@ -32,10 +32,11 @@ from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
-from controller.games import RecordError
+from controller.games import RecordError, record_json
 from controller.games.house_way import house_way
 from controller.games.pai_gow import PaiGowSeat, RoundSettler, read_round
 from controller.games.pai_gow_deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
+from controller.games.record import parse_record
 from controller.hands.paigow import HandSet, legal_sets
 from controller.settlement import Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
@@ -304,7 +305,10 @@ class PaiGowTable(RoundTable):
         house way: neither the dealer's step nor a seat's depends on another seat's set), or
         ``None`` when its record cannot be settled (held for it at the settlement, as any round)."""
         try:
-            return RoundSettler(read_round(self.round_record(), self.table), self.table)
+            # the record as JSON, as `tablectl settle` reads it (controller.games.settle_json)
+            data = parse_record(record_json(self.round_record()))
+            assert isinstance(data, dict)
+            return RoundSettler(read_round(data, self.table), self.table)
         except RecordError:
             return None
 
@@ -372,6 +376,11 @@ class PaiGowTable(RoundTable):
     def dealing(self) -> bool:
         return self.phase is P.DEALING
 
+    def deal_size(self) -> int:
+        # 31.8, 31.10: seven cards to every position, the dealer's included (digest 3.4); the four
+        # left are counted, never dealt
+        return POSITIONS * HAND_SIZE
+
     def cards_seen(self) -> list[Card]:
         return [c for h in self.hands.values() for c in h]
 
@@ -403,7 +412,7 @@ class PaiGowTable(RoundTable):
             super().on_ShoeStatus(e)
 
     def on_SpotReport(self, e: Any) -> None:
-        if e.spot == "envy_marker" and self.wagers.betting_open():
+        if e.spot == "envy_marker" and self.wagers.betting_open(e.seat, e.spot):
             (self.markers.add if e.cents else self.markers.discard)(e.seat)
             return
         if not self.wagers.bet_while_open(e):

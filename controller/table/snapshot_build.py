@@ -307,6 +307,7 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
     seats = _seats(table, cache, shown)
     asked = table.hold_prompt() if held else display.prompt
     screen, recent, asked = _texts(table, cache, up, asked)
+    wager_step = table.wagers.open_step()
     hold = None
     if held:
         hold = HoldView(
@@ -382,6 +383,7 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
             display.texts_shown,  # texts_shown
             spot_levels,  # spot_levels
             table.machine_error,  # machine_error
+            wager_step._value_ if wager_step is not None else None,  # wager_step
         ),
     )
 

@@ -29,6 +29,7 @@ from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.simulate.clock import EPOCH, SimTimers
 from hil.simulate.faults import Fault
 from hil.simulate.invariants import Broken, LogWatch, check_deal_prompt, check_hidden, check_hold_way, hidden_cards
+from hil.simulate.model_check import VisibilityWatch
 from hil.wire import CHUNKINGS, Line, SimWire
 
 __all__ = ["World", "Stuck", "TICK"]
@@ -182,6 +183,8 @@ class World:
         self.last_move = 0.0
         self._last_where: tuple[int, str] = (0, "")
         self.watch = LogWatch()
+        self.seen = VisibilityWatch(table.path)
+        """The reference model's face-down cards, looked for in every outward payload (issue 41 item 3)."""
         self._corrected = ""
         """The screen the dealer last took chips back for (a correction shows until the next press)."""
         self.broken: Broken | None = None
@@ -273,8 +276,9 @@ class World:
         if where != self._last_where:
             self._last_where, self.last_move = where, self.now
         hidden = hidden_cards(s, self.runtime.latest.hands())
-        self.watch.hidden = hidden
         check_hidden(s, hidden)
+        self.seen.observe(s, self.runtime.latest.hands(), self.panel.display)
+        self.watch.hidden = hidden | self.seen.hidden
         if "deal_while_down" not in self.tolerate:
             check_deal_prompt(s, self.down)
         if self.watch.broken is not None:
@@ -338,6 +342,15 @@ class World:
             self.advance(TICK * 4)
         self.panel.key(False)
         self.advance(TICK * 4)
+
+    def stop_faults(self) -> None:
+        """No fault starts from now on; the effects of those under way end as scheduled: run on
+        until the last has (issue 41's liveness phase starts then)."""
+        inject = self.inject
+        self._agenda = [a for a in self._agenda if getattr(a[2], "func", None) != inject]
+        heapq.heapify(self._agenda)
+        if self._agenda:
+            self.advance(max(a[0] for a in self._agenda) - self.now + TICK)
 
     def settle_down(self) -> None:
         """The faults are over: every line back, the journal writable; run on until every device
