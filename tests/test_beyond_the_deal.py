@@ -91,15 +91,23 @@ def boston5(t: Table) -> Callable[[], None]:
     return t.confirm_all
 
 
-def pai_gow(setting: bool) -> Callable[[Table], Callable[[], None]]:
+def pai_gow(confirms: int) -> Callable[[Table], Callable[[], None]]:
+    """Dealt, then ``confirms`` presses: the stub counted (to set_hands), the hands set (to setting)."""
+
     def reach(t: Table) -> Callable[[], None]:
         t.spot(2, "pai_gow", 1000)
         t.spot(5, "pai_gow", 2500)
         t.press("no_more_bets", "confirm")
         t.deal(" ".join(PAI_GOW_SHOE[:49]))
-        if setting:
-            t.press("confirm")  # the dealer counted four left
-        return lambda: (t.press("confirm") if t.phase == "check_deal" else None, t.confirm_all())[-1]
+        for _ in range(confirms):
+            t.press("confirm")
+
+        def finish() -> None:
+            while t.phase in ("check_deal", "set_hands"):
+                t.press("confirm")
+            t.confirm_all()
+
+        return finish
 
     return reach
 
@@ -108,8 +116,9 @@ DEALT: list[tuple[str, str, Callable[[Table], Callable[[], None]]]] = [
     ("mississippi_stud", "third_street", mississippi(0)),
     ("mississippi_stud", "fifth_street", mississippi(2)),
     ("boston5", "settlement", boston5),
-    ("pai_gow", "check_deal", pai_gow(False)),
-    ("pai_gow", "setting", pai_gow(True)),
+    ("pai_gow", "check_deal", pai_gow(0)),
+    ("pai_gow", "set_hands", pai_gow(1)),
+    ("pai_gow", "setting", pai_gow(2)),
 ]
 
 

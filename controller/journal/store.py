@@ -779,8 +779,14 @@ def _migrate_1_to_2(journal: SqliteJournal) -> None:
 
 def _migrate_2_to_3(journal: SqliteJournal) -> None:
     """Bind the snapshots to the chain, set each round's index time to its record's (the meta
-    signature is written with the new version)."""
+    signature is written with the new version). A version-2 journal written before the ``head``
+    trigger was part of version 2 gets it, and the head it keeps."""
     with journal._txn():
+        if not journal.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'head'").fetchone():
+            journal.db.execute(next(s for s in _statements(_SCHEMA_V2) if s.startswith("CREATE TRIGGER head")))
+            last = journal.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+            if last is not None:
+                journal.db.execute("INSERT OR REPLACE INTO meta VALUES ('head_seq', ?), ('head_hash', ?)", last)
         for statement in _statements(_SCHEMA_V3):
             journal.db.execute(statement)
         journal.db.execute("UPDATE rounds SET at = (SELECT at FROM records WHERE records.seq = rounds.seq)")
