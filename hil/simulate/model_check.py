@@ -132,13 +132,19 @@ def _compare(number: int, exp: Expected, settlement: Mapping[str, Any]) -> None:
             raise Broken(
                 "model", f"round {number}: seat {n}: the table's net {got.get('net')}, the model's {exp.nets[n]}"
             )
-    order = [
-        int(step["seat"])
-        for step in settlement.get("procedure", [])
-        if step.get("seat") is not None and step.get("phase") in ("settle", "pai_gow")
-    ]
+    steps = [(str(step.get("phase")), step.get("seat")) for step in settlement.get("procedure", [])]
+    order = [int(seat) for phase, seat in steps if seat is not None and phase in ("settle", "pai_gow")]
     if order != exp.order:
         raise Broken("model", f"round {number}: hands settled in the order {order}, the rules say {exp.order}")
+    if exp.envy_order or any(phase == "envy" for phase, _ in steps):
+        envy = [int(seat) for phase, seat in steps if phase == "envy" and seat is not None]
+        if envy != exp.envy_order:
+            raise Broken(
+                "model", f"round {number}: the envy pass (11.15(d)3) settles {envy}, the rules say {exp.envy_order}"
+            )
+        phases = [phase for phase, _ in steps]
+        if "bonus_insurance" in phases and phases.index("envy") < len(phases) - phases[::-1].index("bonus_insurance"):
+            raise Broken("model", f"round {number}: an envy step before every bonus and insurance wager is settled")
 
 
 def _model_meters(
