@@ -27,7 +27,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
@@ -36,7 +36,8 @@ from controller.names import game_name, hand_name, wager_name, wager_order
 from controller.web.guard import SESSION_KEY, Session, Sessions, page_secret
 from controller.web.hold_chart import cumulative, hold_chart, outside_band
 from controller.web.pit_store import STALE_S, FloorReader, RoundHold, RoundLine, TableState
-from controller.web.table_app import static_files
+from controller.web.streams import StreamSlots
+from controller.web.table_app import MAX_STREAMS, SlotStream, static_files, stream_refusal
 
 __all__ = ["pit_app", "REFRESH_S", "overview_html", "recall_html", "CardView", "card_view"]
 
@@ -467,15 +468,30 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
             latest[0] = time.monotonic()
         return dict(latest[1])
 
+    slots = StreamSlots(MAX_STREAMS)
+    rendered: list[Any] = [None, ""]  # (version, the overview's body as JSON): rendered once per change
+
+    def overview_event(values: dict[str, Any]) -> str:
+        if rendered[0] != values["version"]:
+            rendered[1] = json.dumps(_render("overview.html", body_only=True, live=True, **values))
+            rendered[0] = values["version"]
+        return str(rendered[1])
+
     async def events(request: Request) -> Response:
         """The overview, live: its body as an ``overview`` event when it differs from what the
         page shows (``?shown=VERSION``; checked every :data:`REFRESH_S`), a ``beat`` otherwise;
-        the page swaps it in (no reload)."""
+        the page swaps it in (no reload). The body is rendered once per change for every stream."""
+        refused = stream_refusal(request.scope, slots)
+        if isinstance(refused, Response):
+            return refused
+        slot = refused
         shown = request.query_params.get("shown", "")[:64]
         session, sessions = request.scope.get(SESSION_KEY), request.scope.get("tablectl.sessions")
 
         def open_still() -> bool:
             """The stream ends with its session (a logout, its expiry), as the table view's does."""
+            if slot.ended:
+                return False
             return not isinstance(session, Session) or not isinstance(sessions, Sessions) or sessions.alive(session)
 
         async def stream() -> AsyncIterator[bytes]:
@@ -486,9 +502,8 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
                     values = await shared_values()
                     if values["version"] != shown:
                         shown = values["version"]
-                        body = _render("overview.html", body_only=True, live=True, **values)
-                        data = json.dumps({"html": body, "now": stamp})
-                        yield f"event: overview\ndata: {data}\n\n".encode()
+                        body = overview_event(values)
+                        yield f'event: overview\ndata: {{"html": {body}, "now": "{stamp}"}}\n\n'.encode()
                         await asyncio.sleep(refresh_s)
                         continue
                 except Exception:
@@ -496,8 +511,11 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
                 yield f"event: beat\ndata: {json.dumps({'now': stamp})}\n\n".encode()
                 await asyncio.sleep(refresh_s)
 
-        return StreamingResponse(
-            stream(), media_type="text/event-stream", headers={"cache-control": "no-store", "x-accel-buffering": "no"}
+        return SlotStream(
+            lambda: slots.give_back(slot),
+            stream(),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-store", "x-accel-buffering": "no"},
         )
 
     def known(table_id: str) -> bool:
