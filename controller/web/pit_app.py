@@ -527,10 +527,30 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
     def not_found(request: Request, what: str) -> Response:
         return page(request, "base.html", 404, title="not found", missing=what)
 
+    def table_now(table_id: str) -> dict[str, Any] | None:
+        """The table's state as the overview's row shows it (its hold and reason), with the round
+        under way (or the last one), or ``None`` when the store does not list it."""
+        try:
+            state = next((t for t in reader.tables(today(), now()) if t.table_id == table_id), None)
+        except Exception:
+            log.exception("pit view: the state of %s", table_id)
+            return {"state": "unreadable", "badge": "UNREADABLE", "detail": "", "unreadable": "its state"}
+        if state is None:
+            return None
+        row = table_row(state, None)
+        try:
+            last = int(state.last_round) if state.last_round is not None else None
+            row["in_play"] = bool(state.in_play)
+            row["round"] = (last or 0) + 1 if state.in_play else last
+        except (TypeError, ValueError) as exc:
+            row["unreadable"] = type(exc).__name__
+        return row
+
     def table(request: Request) -> Response:
         table_id = request.path_params["table_id"]
         if len(table_id) > MAX_ID or not known(table_id):
             return not_found(request, f"No table {table_id[:MAX_ID]!r} has reported to the floor.")
+        current = table_now(table_id)
         rounds = reader.rounds(table_id)
         recall = None
         problems: list[str] = []
@@ -549,6 +569,7 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
             "table.html",
             title=table_id,
             table_id=table_id,
+            now_row=current,
             chart=chart,
             rounds=[_round_line(r) for r in rounds],
             recall=recall,
