@@ -32,6 +32,19 @@ def test_the_same_seed_writes_the_same_journal_byte_for_byte(game: str) -> None:
     assert first.digest == second.digest and first.events == second.events
 
 
+def test_a_journal_outage_writes_the_same_journal_in_any_folder() -> None:
+    """The simulated I/O error names the journal by its file name: with a journal outage (in CI
+    since its finding was fixed) a seed's journal is the same byte for byte wherever it is written
+    (the refactor guard plays each side in its own temporary folders)."""
+    faults = [Fault(0.3, "journal_error", "panel", 1.0, 0)]
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        first = run_seed("pai_gow", 4, (), rounds=1, faults=faults, folder=Path(a))
+        second = run_seed("pai_gow", 4, (), rounds=1, faults=faults, folder=Path(b))
+        assert second.digest == first.digest
+        assert first.ok and "journal_error" in first.faults, f"{first.broken}: {first.detail}"
+        assert (Path(a) / "pai_gow-4.db").read_bytes() == (Path(b) / "pai_gow-4.db").read_bytes()
+
+
 def _never_connected_bug_put_back(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 32 item 5's bug put back: 'no more bets' taken with a device never connected."""
     from controller.table.links import LinkReconciler

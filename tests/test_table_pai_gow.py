@@ -334,3 +334,30 @@ def test_a_hold_while_the_players_set_their_hands_shows_nothing_and_resumes_ther
     assert t.m.phase is Phase.SET_HANDS and not _named(_views(t, caplog), every)
     t.press("confirm")
     assert t.m.phase is Phase.SETTING
+
+
+def test_the_shared_settlement_is_computed_once_a_round_for_the_steps_shown_as_hands_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 42 item 5: the steps shown as each hand is turned (the dealer's set, each seat's pai
+    gow wager) are read from one settlement a round, not the whole settlement computed again at
+    each (it was once for the dealer and once a seat); the round's own settlement is the second."""
+    from controller.games import pai_gow as rules
+
+    made = []
+    real = rules._round
+    monkeypatch.setattr(rules, "_round", lambda *a: made.append(1) or real(*a))
+    t = Table()
+    for seat in (1, 3, 4, 6):
+        t.spot(seat, "pai_gow", 1000)
+    t.press("no_more_bets", "confirm")
+    for i, c in enumerate(SHOE[:49], start=1):
+        t.feed(CardDealt(device="shoe", card=str(c), index=i, quality=100))
+    t.feed(ShoeStatus(device="shoe", stub_count=4, deck_size=53))
+    t.press("confirm")  # the players' hands set
+    t.press("confirm", "next", "confirm", "confirm", "fold", "confirm")  # dealer; seat 6 another set; seat 4 a foul
+    assert len(made) == 1 and t.m.phase is Phase.SETTING
+    _confirm_through(t)
+    result = t.m.rounds[-1]
+    assert len(made) == 2 and result.settlement is not None
+    assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()

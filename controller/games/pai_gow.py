@@ -62,7 +62,16 @@ from controller.settlement import (
 )
 from controller.table_config import TableConfig
 
-__all__ = ["SPEC", "PaiGowSeat", "PaiGowRound", "read_round", "settle", "round_record", "commission"]
+__all__ = [
+    "SPEC",
+    "PaiGowSeat",
+    "PaiGowRound",
+    "RoundSettler",
+    "read_round",
+    "settle",
+    "round_record",
+    "commission",
+]
 
 _SEAT_KEYS = {"wagers", "cards", "high", "low", "set", "foul"}
 _PAID_BY = {"bonus": ["bonus"], "envy": ["envy"], "insurance": ["insurance"]}
@@ -494,34 +503,67 @@ class _Steps:
         return (dealer, *self.pai_gow, *self.bonus_insurance, *self.envy, *self.premium_cards, *self.kept)
 
 
+class RoundSettler:
+    """One checked pai gow round's settlement, its shared part (the dealer's set by the house way,
+    every hand's bonus and envy status: what does not depend on any player's set) computed once.
+    :func:`settle` settles through it; the table keeps one a round and reads from it the steps it
+    shows as each hand is turned (the dealer's set, each seat's pai gow wager), each seat settled
+    with the set the dealer recorded for it."""
+
+    def __init__(self, rnd: PaiGowRound, table: TableConfig) -> None:
+        self.rnd, self.table = rnd, table
+        self.options = pai_gow_options(table)
+        self.shared: _Round | None = None if rnd.misdeal else _round(rnd, table, self.options)
+        """``None`` for a misdeal (every hand void: no dealer's set, no seat's step)."""
+
+    def dealer_step(self) -> Step | None:
+        """The dealer's hand exposed and set by the house way (11.9, 11.15(d))."""
+        if self.shared is None:
+            return None
+        dealer, rule = self.shared.dealer.set, self.shared.dealer.rule
+        return Step(
+            "dealer",
+            None,
+            (),
+            f"house way {hand_name(rule)}: high {format_cards(dealer.high.best)} / low {format_cards(dealer.low.best)}",
+        )
+
+    def pai_gow_step(self, seat: PaiGowSeat) -> Step | None:
+        """(d)1: ``seat``'s pai gow wager and its commission, settled with the set ``seat`` gives
+        (the step :func:`settle` shows for it: the other seats' sets do not change it)."""
+        if self.shared is None:
+            return None
+        steps = _Steps()
+        steps.add_seat(seat, _seat_settlement(seat, self.shared, self.table), self.shared)
+        return steps.pai_gow[0]
+
+    def settle(self) -> Settlement:
+        """The whole round settled."""
+        rnd, table, o = self.rnd, self.table, self.options
+        order = sorted(rnd.seats, key=lambda s: -s.seat)  # counterclockwise from the dealer's right
+        position = start_position(*rnd.start, o["count_direction"], table.seats)
+        start = {"method": rnd.start[0], "value": rnd.start[1], "first_hand": position_name(position)}
+        dealer_step = self.dealer_step()
+        if self.shared is None or dealer_step is None:
+            return _void(rnd, table, order, start)
+        r = self.shared
+        steps = _Steps()
+        settled: dict[int, SeatSettlement] = {}
+        for seat in order:
+            settled[seat.seat] = _seat_settlement(seat, r, table)
+            steps.add_seat(seat, settled[seat.seat], r)
+        return settlement_for(
+            "pai_gow",
+            table,
+            settled,
+            steps.procedure(dealer_step),
+            {"cards": format_cards(rnd.dealer), **r.dealer.to_json(), "start": start},
+        )
+
+
 def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
     """Settle a checked pai gow round under ``table``'s house way, paytables and options."""
-    o = pai_gow_options(table)
-    order = sorted(rnd.seats, key=lambda s: -s.seat)  # counterclockwise from the dealer's right
-    position = start_position(*rnd.start, o["count_direction"], table.seats)
-    start = {"method": rnd.start[0], "value": rnd.start[1], "first_hand": position_name(position)}
-    if rnd.misdeal:
-        return _void(rnd, table, order, start)
-    r = _round(rnd, table, o)
-    steps = _Steps()
-    settled: dict[int, SeatSettlement] = {}
-    for seat in order:
-        settled[seat.seat] = _seat_settlement(seat, r, table)
-        steps.add_seat(seat, settled[seat.seat], r)
-    dealer, rule = r.dealer.set, r.dealer.rule
-    dealer_step = Step(
-        "dealer",
-        None,
-        (),
-        f"house way {hand_name(rule)}: high {format_cards(dealer.high.best)} / low {format_cards(dealer.low.best)}",
-    )
-    return settlement_for(
-        "pai_gow",
-        table,
-        settled,
-        steps.procedure(dealer_step),
-        {"cards": format_cards(rnd.dealer), **r.dealer.to_json(), "start": start},
-    )
+    return RoundSettler(rnd, table).settle()
 
 
 def _void(rnd: PaiGowRound, table: TableConfig, order: list[PaiGowSeat], start: Mapping[str, object]) -> Settlement:

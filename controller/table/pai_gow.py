@@ -13,7 +13,11 @@ confirmed, its set shown house way first: ``next`` / ``previous`` move through t
 ``confirm`` records the one shown, ``fold`` marks the player's set a foul; its pai gow wager is
 settled at once (``confirm``). ``confirm`` then moves through the rest of the settlement
 (11.15(d)2, 3). The dealer's cards are face down until "setting", a seat's until it is turned
-(:mod:`.reveal`).
+(:mod:`.reveal`). Citation: 11.15(d) says "the dealer shall observe the procedures set forth in
+N.J.A.C. 13:69F-11.9"; 11.9's own text is not in the seeds (regulations digest 3.1: not found),
+so the order here (players set and place face down, then the dealer exposes and sets his, then
+turns and settles each hand counterclockwise from his right) is inferred from 11.15(d)1 and the
+analogue issue 40 cites, Indiana's 68 IAC 10-9-13.
 
 Envy markers (11.15(c)): the dealer puts one in front of every bonus wager of the envy minimum
 ($5.00) or more; the bet-spot sensors report it on the ``envy_marker`` spot (any amount: a
@@ -28,15 +32,16 @@ from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
-from controller.games import RecordError
+from controller.games import RecordError, record_json
 from controller.games.house_way import house_way
+from controller.games.pai_gow import PaiGowSeat, RoundSettler, read_round
 from controller.games.pai_gow_deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
+from controller.games.record import parse_record
 from controller.hands.paigow import HandSet, legal_sets
 from controller.settlement import Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
 from controller.table.screen import Notice
-from controller.table.settlement_walk import settle_table_record
 
 __all__ = ["Phase", "TRANSITIONS", "PaiGowTable"]
 
@@ -140,6 +145,8 @@ class PaiGowTable(RoundTable):
         the dealer's own set, and the seat before, are confirmed)."""
         self.markers: set[int] = set()  # seats with an envy marker (11.15(c))
         self.set_shown = ""
+        self.settler: RoundSettler | None = None
+        """This round's settlement, its shared part computed once, when the dealer's hand is set."""
 
     def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
         w = seat.wagers
@@ -260,7 +267,9 @@ class PaiGowTable(RoundTable):
         if not self.setting:
             self.setting = sorted((n for n in self.seats), reverse=True)  # counterclockwise from the dealer's right
             # 11.9, 11.15(d): the dealer's hand is exposed and set by the house way first
-            self.settle_now(self.steps_of(None, "dealer"))
+            self.settler = self.round_settler()
+            dealer = self.settler.dealer_step() if self.settler is not None else None
+            self.settle_now([dealer] if dealer is not None else [])
         if len(self.sets) == len(self.seats):
             self.sets_done()
             return
@@ -291,15 +300,29 @@ class PaiGowTable(RoundTable):
         if self.phase is P.SETTING and not self.options and not self.display.steps_pending():
             self.show_next_set()
 
-    def steps_of(self, seat: int | None, phase: str) -> list[Step]:
-        """The settlement's ``phase`` steps for ``seat`` (None: the dealer's) as the round stands
-        (seats not set yet count as set by the house way: the step of a seat already set, and the
-        dealer's, do not depend on them)."""
+    def round_settler(self) -> RoundSettler | None:
+        """The round's settlement as it stands once dealt (seats not set yet count as set by the
+        house way: neither the dealer's step nor a seat's depends on another seat's set), or
+        ``None`` when its record cannot be settled (held for it at the settlement, as any round)."""
         try:
-            procedure = settle_table_record(self.round_record(), self.table).procedure
+            # the record as JSON, as `tablectl settle` reads it (controller.games.settle_json)
+            data = parse_record(record_json(self.round_record()))
+            assert isinstance(data, dict)
+            return RoundSettler(read_round(data, self.table), self.table)
         except RecordError:
-            return []  # held for it at the settlement, as any round that cannot be settled
-        return [step for step in procedure if step.phase == phase and step.seat == seat]
+            return None
+
+    def pai_gow_steps(self, n: int) -> list[Step]:
+        """Seat ``n``'s pai gow step, with the set the dealer recorded (read from the round's
+        settler: the shared part of the settlement is not computed again)."""
+        if self.settler is None:
+            return []
+        chosen = self.sets.get(n)
+        high, low = (chosen.high.cards, chosen.low.cards) if chosen is not None else (None, None)
+        seat = self.seats[n]
+        mine = PaiGowSeat(n, dict(seat.wagers), tuple(self.hands[n]), high, low, foul=chosen is None)
+        step = self.settler.pai_gow_step(mine)
+        return [step] if step is not None else []
 
     def settle_now(self, steps: list[Step]) -> None:
         """Show ``steps`` to do now, each confirmed before the round goes on (not shown again at the
@@ -430,12 +453,12 @@ class PaiGowTable(RoundTable):
                 )
             elif button == "confirm":
                 self.sets[n] = self.options[self.option_index]
-                self.settle_now(self.steps_of(n, "pai_gow"))  # 11.9: each hand settled as it is turned
+                self.settle_now(self.pai_gow_steps(n))  # 11.9: each hand settled as it is turned
                 self.show_next_set()
             elif button == "fold":
                 self.sets[n] = None
                 self.display.note(f"seat {n}: foul")
-                self.settle_now(self.steps_of(n, "pai_gow"))
+                self.settle_now(self.pai_gow_steps(n))
                 self.show_next_set()
 
     def on_ButtonChanged(self, e: Any) -> None:

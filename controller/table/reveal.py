@@ -17,6 +17,8 @@ and it returns each card face up or ``None`` (face down: only that a card is the
   his own hand ("setting": the dealer's cards face up), then turns each player's hand
   counterclockwise from his right, one by one (11.9, 11.15(d) defers to it): a seat is face up
   from its turn (``turned``: the table turns a seat only once the step before it is confirmed).
+  11.9's NJ text is not in the seeds (11.15(d) defers to it): the order is inferred, see
+  :mod:`controller.table.pai_gow`.
   Hands at positions without a wager are collected unexposed (31.8).
 
 The stub is counted after a round ends: what that round turned stays face up while the stub is

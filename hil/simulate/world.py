@@ -96,7 +96,8 @@ class SimJournal(SqliteJournal):
         if trouble == "full":
             raise JournalFull(self.path, "disk full: 0 bytes free on /sim (simulated)")
         if trouble == "error":
-            raise JournalError(f"{self.path}: cannot write the journal: disk I/O error (simulated)")
+            # named by its file name alone: a seed's journal is the same byte for byte in any folder
+            raise JournalError(f"{self.path.name}: cannot write the journal: disk I/O error (simulated)")
 
     def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
         self._check()
