@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.args import description
+from controller.logs import add_log_arguments
 
 __all__ = ["register", "forwarder_for", "secret_in_url"]
 
@@ -44,6 +45,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     i.add_argument("--nats", action="append", required=True, metavar="URL", help="a NATS server (repeat for a cluster)")
     i.add_argument("--db", required=True, help="PostgreSQL URL")
     _ingest_options(i)
+    add_log_arguments(i)
     i.set_defaults(run=_ingest)
 
     r = floor.add_parser("report", help="rounds, handle, win, hold, voids, faults and supervisor actions")
@@ -116,6 +118,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--nats-port", type=int, default=4222, help="NATS port on 127.0.0.1 (0: any free port)")
     s.add_argument("--db-port", type=int, default=5432, help="PostgreSQL port on 127.0.0.1 (0: any free port)")
     _ingest_options(s, auth=False)
+    add_log_arguments(s)
     s.set_defaults(run=_serve)
 
     c = floor.add_parser("make-certs", help="a small CA and the brokers' TLS certificates (and client ones)")
@@ -276,13 +279,10 @@ def _fail(command: str, message: str) -> int:
     return 2
 
 
-def _setup_logging() -> None:
-    log = logging.getLogger("tablectl")
-    if not log.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        log.addHandler(handler)
-        log.setLevel(logging.INFO)
+def _setup_logging(args: argparse.Namespace) -> None:
+    from controller.logs import configure_logging
+
+    configure_logging(getattr(args, "log_level", "info"), getattr(args, "log_format", "text"))
 
 
 def _needs_floor_extra(command: str, exc: ImportError) -> int:
@@ -377,7 +377,7 @@ def _ingest(args: argparse.Namespace) -> int:
         config = _ingest_config(args, args.nats, args.db)
     except ValueError as exc:
         return _fail("ingest", str(exc))
-    _setup_logging()
+    _setup_logging(args)
     stop = _stop_on_signals()
     try:
         stats = asyncio.run(run_ingest(config, stop, metrics=_metrics(args)))
@@ -597,7 +597,7 @@ def _serve(args: argparse.Namespace) -> int:
         from controller.floor.servers import FloorServerError, LocalNats, LocalPostgres, free_port
     except ImportError as exc:
         return _needs_floor_extra("serve", exc)
-    _setup_logging()
+    _setup_logging(args)
     log = logging.getLogger("tablectl.floor")
     data = Path(args.data).resolve()
     auth = FloorAuth(data / "auth")
