@@ -6,6 +6,7 @@ stays open, and so does anything quarantined after the resolve."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -19,7 +20,7 @@ pytest.importorskip("psycopg")
 pytest.importorskip("cryptography")
 
 from controller.floor.chain import Verdict
-from controller.floor.signing import new_signing_key
+from controller.floor.signing import new_signing_key, read_signing_key, sign_record
 from tests.test_floor_hostile import body_of, forged, journal, rows, store
 from tests.test_floor_signed import register, seq_of, signed_messages
 
@@ -143,3 +144,50 @@ def test_a_key_rotations_records_close_once_resent_with_the_new_key(floor_db: An
     assert reconcile(floor_db, tmp_path / "j.db").returncode == 0
     assert pit_counts(floor_db) == (0, 0, 0)
     assert rows(db, "SELECT count(*) FROM floor_quarantine WHERE table_id = %s", TABLE) == [(quarantined,)]
+
+
+def test_the_stolen_signing_key_runbook_ends_with_the_floor_equal_to_the_journal(floor_db: Any, tmp_path: Path) -> None:
+    """docs/floor.md, "A stolen signing key", on the floor's side: the forger's record, signed with
+    the table's stolen key, is stored and the table's own quarantined; the key is rotated, the
+    table's records resent signed with the new one, resolve moves the forger's records to the
+    evidence and replays the table's; reconcile exits 0 and nothing alerts."""
+    db = floor_db.owner
+    old, new = tmp_path / "old.pem", tmp_path / "new.pem"
+    assert register(db, TABLE, new_signing_key(old))
+    new_signing_key(new)
+    j = journal(tmp_path / "j.db", 3)
+    j.close()
+    by_old = signed_messages(tmp_path / "j.db", TABLE, old)
+    by_new = signed_messages(tmp_path / "j.db", TABLE, new)
+    store(db, [m for m in by_old if seq_of(m) <= 5])
+    head = body_of([m for m in by_old if seq_of(m) <= 5][-1])
+    void = body_of(forged(TABLE, 6, "SupervisorAction", {"action": "void"}, head["hash"], cls="supervisor"))
+    void["sig"] = sign_record(read_signing_key(old), TABLE, 6, void["prev"], void["hash"], void["mac"])
+    _, outcome = store(db, [(f"floor.{TABLE}.supervisor", f"{TABLE}/6", json.dumps(void).encode())])
+    assert outcome.verdicts == [Verdict.STORED]  # the stolen key signs: the forgery is stored
+    _, outcome = store(db, [m for m in by_old if seq_of(m) > 5])
+    assert Verdict.STORED not in outcome.verdicts  # the table's own: a fork, then waiting
+    assert reconcile(floor_db, tmp_path / "j.db").returncode == 1
+
+    # 1-2: the NATS identity and the signing key rotated (the new public key registered).
+    rotate = cli(
+        *("add-table", TABLE, "--auth", str(tmp_path / "auth"), "--db", db),
+        *("--public-key", f"{new}.pub", "--rotate-signing-key"),
+    )
+    assert rotate.returncode == 0, rotate.stdout + rotate.stderr
+    # 3: resent from the held record, signed with the new key: kept aside again, now the table's.
+    _, outcome = store(db, [m for m in by_new if seq_of(m) >= 6])
+    assert Verdict.STORED not in outcome.verdicts
+    # 4-5: the fork is found (the forger's record no longer verifies) and resolved.
+    dry = cli("resolve", TABLE, "--db", db, "--dry-run")
+    assert dry.returncode == 0 and "fork at seq 6:" in dry.stdout, dry.stdout + dry.stderr
+    done = cli("resolve", TABLE, "--db", db)
+    assert done.returncode == 0 and "moved 1 stored records (seq 6 on)" in done.stdout, done.stdout + done.stderr
+    # 6: the floor equals the journal; nothing alerts; the forgery is evidence.
+    checked = reconcile(floor_db, tmp_path / "j.db")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    status = cli("status", "--db", floor_db.reader)
+    assert f"ALERT {TABLE}" not in status.stdout, status.stdout
+    assert pit_counts(floor_db) == (0, 0, 0)
+    removed = rows(db, "SELECT seq FROM floor_quarantine WHERE table_id = %s AND reason LIKE 'removed by%%'", TABLE)
+    assert removed == [(6,)]
