@@ -299,6 +299,7 @@ class TableRuntime:
         for driver in self.drivers.values():
             driver.start()
         self.engine.start()
+        self.heartbeat(True)
         self.notifier.ready(f"table {self.config.name} running")
         self.watchdog.start()
 
@@ -334,6 +335,12 @@ class TableRuntime:
         for role, (boot_id, last_event_no) in windows.items():
             self.drivers[role].link.set_window(boot_id, last_event_no)
 
+    def heartbeat(self, running: bool) -> None:
+        """Tell every device, in each POLL, whether the table runs (its engine takes events): a
+        device that misses it knows the table has stopped (docs/protocol.md, section 4.8)."""
+        for driver in self.drivers.values():
+            driver.link.running = running
+
     def alive(self) -> bool:
         """Whether the controller thread and every link thread are running and the controller is
         not stuck (it has handled something since the last look, or has nothing to handle)."""
@@ -350,6 +357,7 @@ class TableRuntime:
         """Stop the controller after the events already queued, then the drivers (idempotent)."""
         self.notifier.stopping()
         self.watchdog.stop()
+        self.heartbeat(False)
         self.engine.stop()
         for driver in self.drivers.values():
             driver.close()
