@@ -124,12 +124,14 @@ class SimDevice:
         self.next_event_no = 1
         self._last = None
         self._parts = []
+        self.heartbeat_at = None
 
     def forget(self) -> None:
         """Reset what the device itself holds to its power-up values (subclasses; lock held)."""
 
-    def heartbeat(self) -> None:
-        """A POLL carried the controller's heartbeat (subclasses; lock held)."""
+    def heartbeat(self, now: float) -> None:
+        """A POLL carried the controller's heartbeat at ``now`` (``clock``; lock held)."""
+        self.heartbeat_at = now
 
     # --- events -----------------------------------------------------------------------------
 
@@ -184,8 +186,7 @@ class SimDevice:
         if frame.type is MsgType.POLL and len(frame.payload) == 9:
             boot, number, running = struct.unpack(">IIB", frame.payload)
             if running:
-                self.heartbeat_at = self.clock()
-                self.heartbeat()
+                self.heartbeat(self.clock())
             self._acknowledge(boot, number)
             if self.pending:
                 boot, number, code, body, at = self.pending[0]

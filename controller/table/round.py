@@ -319,9 +319,11 @@ class RoundTable:
         name = type(event).__name__
         if name == "ButtonChanged" and not event.pressed and event.button != "supervisor_key":
             return  # a button let go: nothing changes, the screen stays
-        if name in ("ButtonChanged", "SpotReport") and self.links.rereading(event.device):
-            self.journal_outage_event(name, event)
-            return
+        if name in ("ButtonChanged", "SpotReport"):
+            when = self.links.rereading(event.device)
+            if when is not None:
+                self.journal_outage_event(name, event, when)
+                return
         if name == "SpotReport" and not self.wagers.on_board(event):
             self.display.show()
             return
@@ -340,15 +342,13 @@ class RoundTable:
                 self.intake.waiting_for_the_deal()
         self.display.show()
 
-    def journal_outage_event(self, name: str, event: Any) -> None:
+    def journal_outage_event(self, name: str, event: Any, when: str) -> None:
         """A press or a spot report from a device whose state is read again after a journal
-        outage: journaled, not acted on. The panel asks for the press again; the bet spots' state
-        read says what is on them."""
+        outage or a restart (``when``: while what): journaled, not acted on. The panel asks for
+        the press again; the bet spots' state read says what is on them."""
         self.display.new_event()
         if name == "ButtonChanged" and event.button != "supervisor_key":
-            self.display.note(
-                f"{event.button} pressed while the journal could not be written: not acted on, press again"
-            )
+            self.display.note(f"{event.button} pressed {when}: not acted on, press again")
         self.display.show()
 
     def journal_failed(self, reason: str) -> None:

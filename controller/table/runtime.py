@@ -317,7 +317,9 @@ class TableRuntime:
         self.publish()
         # Every device counts as never connected until its link is up and its state read: one that
         # cannot come up holds the table, with why (posted first: a replay sees it where it was).
-        self.engine.post(DevicesExpected(tuple(sorted(self.drivers))))
+        # A round recovered: what the devices did while the table was stopped is taken as after a
+        # journal outage (docs/protocol.md, section 4.8).
+        self.engine.post(DevicesExpected(tuple(sorted(self.drivers)), reread=recovered))
         if not recovered:
             # Queued before any device can report: chips already on a spot when the table opens
             # are bets of its first round, never late bets of a table not yet open.
