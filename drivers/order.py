@@ -13,8 +13,9 @@ reported within its ``hold_s`` (its ``link_down_s``: the time after which it is 
 anyway), so a silent link never holds the others for ever. An item whose time is unknown, or
 earlier than what was passed on already (a link that was down or silent, an event sent again
 after a journal outage), is passed on as soon as the items before it: it cannot be put back in
-the past. Each link's items keep their own order; items of the same time go in the order they
-were put.
+the past. The link's own reports (link up and down, command results, state answers) carry no
+time of their own: each goes as soon as what its link delivered before it. Each link's items
+keep their own order; items of the same time go in the order they were put.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ class _Link:
     heard: float = 0.0
     """When it last reported (or came up): it holds the others until ``hold_s`` after that."""
     last: float = float("-inf")
-    """The time of its newest item (its items keep their order)."""
+    """The time of its newest item (its items keep their order): nothing it delivers later goes
+    before it."""
     items: deque[tuple[float, int, DeviceEvent]] = field(default_factory=deque)
 
 

@@ -223,7 +223,8 @@ class OrderFeed(Protocol):
     happened at (None: unknown, taken at once), and how far the device has reported."""
 
     def put(self, item: DeviceEvent, when: float | None, now: float) -> None:
-        """``item`` happened at ``when`` (the runner's clock; ``now``: the time it is now)."""
+        """``item`` happened at ``when`` (the runner's clock; None: unknown, or the link's own
+        report: as soon as what the link delivered before it); ``now``: the time it is now."""
 
     def reported(self, until: float, now: float) -> None:
         """The device has delivered every event it made before ``until`` (the runner's clock)."""
@@ -400,15 +401,16 @@ class LinkProtocol:
         order, stamped with the time the event happened, or to ``emit``. It is acknowledged once
         journaled (:meth:`carry`)."""
         self.carry(item)
-        self._put(item, self._when, now=False)
+        self._put(item, self._when)
 
-    def _put(self, item: DeviceEvent, when: float | None = None, *, now: bool = True) -> None:
-        """Deliver ``item``: to the order when there is one (``when``: the time it happened; by
-        default, for the link's own events, now), else to ``emit``."""
+    def _put(self, item: DeviceEvent, when: float | None = None) -> None:
+        """Deliver ``item``: to the order when there is one (``when``: the time it happened; None
+        for the link's own reports, which go as soon as what the link delivered before them), else
+        to ``emit``."""
         if self.order is None:
             self._emit(item)
         else:
-            self.order.put(item, self._now if now and when is None else when, self._now)
+            self.order.put(item, when, self._now)
 
     def set_window(self, boot_id: int | None, last_event_no: int) -> None:
         """Start from event ``last_event_no`` of boot ``boot_id``, received and journaled (a
@@ -722,7 +724,7 @@ class LinkProtocol:
                     error=f"event {event_no} (code {code}): {exc}",
                 )
                 self.carry(fault)
-                self._put(fault, self._when, now=False)
+                self._put(fault, self._when)
             self._state_due(False)
             return True
         if reply.type is MsgType.ACK:

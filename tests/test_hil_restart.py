@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from deadlines import STATE_TIMEOUT_S
 from hil_table import shoe
 from test_hil_devices_visibility import table_config
@@ -103,9 +104,11 @@ def table(tmp_path: Path) -> Iterator[Table]:
         t.close()
 
 
-def test_a_card_dealt_before_the_press_while_the_controller_was_down_waits_for_the_supervisor(
-    tmp_path: Path,
-) -> None:
+@pytest.mark.parametrize("card_first", [True, False], ids=["card_then_press", "press_then_card"])
+def test_a_card_dealt_while_the_controller_was_down_waits_for_the_supervisor(tmp_path: Path, card_first: bool) -> None:
+    """The dealer went on while ``tablectl run`` was down: a card out of the shoe and "no more
+    bets", in either order. Neither is acted on as if the table had seen it: the press is asked
+    for again, and the card waits for the supervisor, who accepts it in dealing order."""
     with table(tmp_path) as t:
         t.start()
         wait(lambda: "place bets" in t.shown(), "the table to open on the panel")
@@ -114,11 +117,13 @@ def test_a_card_dealt_before_the_press_while_the_controller_was_down_waits_for_t
         wait(lambda: t.count("SpotReport") == 2 and t.snap().get("step") == "betting", "the antes journaled")
         t.kill()
         wait(lambda: t.shown().startswith(TABLE_STOPPED), "the panel to show that the table has stopped")
-        # the dealer goes on anyway: a card out of the shoe, then "no more bets"
+        # the dealer goes on anyway
         t.shoe.load(shoe("As Ad Kc Qd 7h 8h 2c"))
-        t.shoe.deal(1)
-        time.sleep(0.005)  # the press happens after the card, by the devices' clocks
-        t.panel.press("no_more_bets")
+        acts = [lambda: t.shoe.deal(1), lambda: t.panel.press("no_more_bets")]
+        first, second = acts if card_first else acts[::-1]
+        first()
+        time.sleep(0.005)  # the second a later millisecond by the devices' clocks
+        second()
         t.start()
         wait(
             lambda: t.count("CardDealt") == 1 and t.count("ButtonChanged", button="no_more_bets") == 2,
@@ -132,3 +137,7 @@ def test_a_card_dealt_before_the_press_while_the_controller_was_down_waits_for_t
         t.panel.press("no_more_bets")  # ... the dealer presses again: the card waits for the supervisor
         wait(lambda: (t.snap().get("hold") or {}).get("reason", "").startswith("1 card dealt while held"), "the hold")
         assert t.snap()["dealt"] == 0
+        t.panel.key(True)  # the supervisor accepts it: the first card of the deal
+        wait(lambda: bool(t.snap().get("key_on")), "the key on")
+        t.panel.press("confirm")
+        wait(lambda: t.snap().get("hold") is None and t.snap().get("dealt") == 1, "the card accepted in dealing order")

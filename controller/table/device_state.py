@@ -117,9 +117,10 @@ class DeviceLinks:
         self.pending: dict[str, str] = {}
         """The devices not back yet (never connected since start, or after a link-down), and why."""
         self.rereads: set[str] = set()
-        """The devices whose reports are not acted on until their state is read again after a
-        restart of the controller with a round open (what they report meanwhile was done while
-        the table was stopped)."""
+        """The devices whose state is read again after a restart of the controller with a round
+        open: until then, what they report that happened before ``stopped_until`` was done while
+        the table was stopped, and is not acted on."""
+        self.stopped_until = 0.0
 
     def expect(self, devices: tuple[str, ...]) -> None:
         """The controller started: each of ``devices`` is never connected until its link is up."""
@@ -147,16 +148,17 @@ class DeviceLinks:
         for device in devices:
             self.pending.setdefault(device, self.REREAD)
 
-    def restarted(self, devices: tuple[str, ...]) -> None:
-        """The controller started again with a round open: each of ``devices`` (never connected
-        since this start) is read again before its reports are acted on."""
-        self.rereads = set(devices)
+    def restarted(self, devices: tuple[str, ...], since: float) -> None:
+        """The controller started again at ``since`` with a round open: each of ``devices`` (never
+        connected since this start) is read again; until then, what it reports that happened
+        before ``since`` was done while the table was stopped."""
+        self.rereads, self.stopped_until = set(devices), since
 
-    def rereading(self, device: str) -> str | None:
-        """``device``'s state is to be read again after a journal outage or a restart (its events
-        meanwhile are journaled, not acted on: the state read says what they left): when they
-        were made, or None when it is not."""
-        if device in self.rereads:
+    def rereading(self, device: str, at: float) -> str | None:
+        """An event of ``device`` that happened at ``at`` was made while its state is to be read
+        again, after a journal outage or while the controller was stopped (journaled, not acted
+        on: the state read says what such events left): while what, or None when it was not."""
+        if device in self.rereads and at < self.stopped_until:
             return self.STOPPED
         return self.JOURNAL if self.pending.get(device) == self.REREAD else None
 

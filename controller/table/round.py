@@ -320,7 +320,7 @@ class RoundTable:
         if name == "ButtonChanged" and not event.pressed and event.button != "supervisor_key":
             return  # a button let go: nothing changes, the screen stays
         if name in ("ButtonChanged", "SpotReport"):
-            when = self.links.rereading(event.device)
+            when = self.links.rereading(event.device, event.at)
             if when is not None:
                 self.journal_outage_event(name, event, when)
                 return

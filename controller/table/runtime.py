@@ -126,6 +126,8 @@ class TableRuntime:
         """How many events the controller had handled at the last :meth:`alive`."""
         self.snapshot_file = SnapshotFile(snapshot_path(self.store.path)) if self.store is not None else None
         """Where the latest snapshot is written for ``tablectl status`` (a durable journal only)."""
+        self.wall: Callable[[], float] = time.time
+        """The wall clock the start is stamped with (a simulation sets its own)."""
         self.services: list[Service] = []
         """Things beside the controller that read the journal (e.g. the floor forwarder): each
         ``start()``-ed once the journal is recovered, ``stop()``-ed before it is closed."""
@@ -319,7 +321,8 @@ class TableRuntime:
         # cannot come up holds the table, with why (posted first: a replay sees it where it was).
         # A round recovered: what the devices did while the table was stopped is taken as after a
         # journal outage (docs/protocol.md, section 4.8).
-        self.engine.post(DevicesExpected(tuple(sorted(self.drivers)), reread=recovered))
+        since = self.wall() if recovered else 0.0
+        self.engine.post(DevicesExpected(tuple(sorted(self.drivers)), reread=recovered, since=since))
         if not recovered:
             # Queued before any device can report: chips already on a spot when the table opens
             # are bets of its first round, never late bets of a table not yet open.

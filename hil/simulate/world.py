@@ -164,7 +164,7 @@ class World:
             # each device's own clock: the simulated time from a start of its own (the controller
             # learns each offset from the device's answers), drawn apart from the world's choices
             start = random.Random(f"clock/{seed}/{role}").uniform(0.0, 1000.0)
-            sim.clock = functools.partial(self._device_clock, start)
+            sim.clock = functools.partial(self._device_clock, role, start)
         # replies mostly whole; a link now and then split, or a byte at a time (slow to simulate)
         # and now and then a request or a reply lost on the line (retries, repeats)
         self.lines = {
@@ -198,9 +198,11 @@ class World:
         """The simulated wall-clock time (seconds since 1970)."""
         return EPOCH + self.timers.now
 
-    def _device_clock(self, start: float) -> float:
-        """A device's clock: simulated seconds since ``start`` before the simulation began."""
-        return start + self.timers.now
+    def _device_clock(self, role: str, start: float) -> float:
+        """A device's clock: simulated seconds since ``start`` before the simulation began, as its
+        link has run to (each link runs on to the world's time in turn)."""
+        wire = getattr(self, "wires", {}).get(role)
+        return start + (wire.now if wire is not None else self.timers.now)
 
     @property
     def now(self) -> float:
@@ -219,6 +221,7 @@ class World:
         runtime.latest.share_hands = True
         runtime.devices.randbelow = self.rng.randrange
         runtime.observers.append(self._observe)
+        runtime.wall = self.wall
         runtime.snapshot_file = None  # `tablectl status`'s file: not read here, and each write costs a sync
         for role in ROLES:  # the protocol's own timing (the bench configs poll every few ms of real time)
             runtime.drivers[role].link.protocol.config = LINK
