@@ -6,8 +6,11 @@ Run ``python benchmarks/bench_floor.py [--tables 200] [--procs 4] [--outage 60]`
 bare-engines floor is measured (``benchmarks/floor_floors.py``: the same records through SQLite,
 nats-py and COPY the barest way, on a broker of its own without auth or TLS) and the
 required-work floor (the same plus only the mandated work: the journal's SHA-256 chain, TLS and
-nkey identities on the production broker, every message validated and its hash recomputed),
-then, on the authenticated broker and store:
+nkey identities on the production broker, every record signed at the table, every message
+validated and its hash recomputed, a signature verified per table per batch, the chain heads
+written, a ``stored`` message to each table per batch), then, on the authenticated broker and
+store, every table's records signed with its own registered key and the ingest storing only
+signed records of registered tables:
 
 1. realistic rate: every table deals one round a minute (``--round-s``): the template's records
    of one round spread evenly over the minute, in real time (no clock is compressed: 200 tables
@@ -73,12 +76,14 @@ from benchmarks.floor_floors import (
     proc_cpu,
 )
 from controller.floor.certs import make_certs
+from controller.floor.chain import register_table
 from controller.floor.connect import NatsAuth, create_stream
 from controller.floor.forwarder import Forwarder
 from controller.floor.identity import FloorAuth
 from controller.floor.ingest import IngestConfig
 from controller.floor.migrate import migrate
 from controller.floor.servers import LocalNats, LocalPostgres
+from controller.floor.signing import new_signing_key
 from controller.floor_config import FloorConfig
 from controller.journal import NewRecord, SqliteJournal
 from controller.journal.meters import meters_for_round
@@ -110,6 +115,8 @@ class Link:
     servers: tuple[str, ...]
     credentials: str
     ca: str
+    keys: Path
+    """The tables' Ed25519 signing keys, TABLE.pem each (every record is signed, as a table does)."""
 
 
 class SimTable:
@@ -118,7 +125,9 @@ class SimTable:
     def __init__(self, folder: Path, table_id: str, link: Link, sync: str) -> None:
         self.journal = SqliteJournal(folder / f"{table_id}.db")
         self.journal.db.execute(f"PRAGMA synchronous={sync}")
-        config = FloorConfig(table_id, link.servers, link.credentials, ca=link.ca)
+        config = FloorConfig(
+            table_id, link.servers, link.credentials, ca=link.ca, signing_key=str(link.keys / f"{table_id}.pem")
+        )
         self.forwarder = Forwarder(self.journal.path, config)
         self.i = 0
         self.round_no = 0
@@ -170,6 +179,7 @@ def table_process(
     sync: str,
     per_commit: int,
     profile: Path | None = None,
+    patience: float = 600.0,
 ) -> None:
     """The tables ``ids`` in one process: one writer thread, and one thread running every
     table's forwarder on one asyncio loop over one NATS connection (the forwarder's code as a
@@ -217,7 +227,7 @@ def table_process(
         if turn % 500 == 0:
             resent[slot] = sum(t.forwarder.status().resent for t in tables)
             acked[slot] = sum(t.forwarder.status().acked for t in tables)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + patience
     for t in tables:  # the backlog sent before stopping
         t.forwarder.wait_acked(t.journal.last_seq, max(0.0, deadline - time.monotonic()))
     for t in tables:
@@ -340,8 +350,26 @@ def setup_auth(base: Path, ids: list[str], procs: int) -> tuple[FloorAuth, Path,
     sims = [auth.add_simulator(f"sim-{p}", tuple(ids[p::procs])) for p in range(procs)]
     spec = RequiredLink("", 0, "", "", "", "")
     auth.add_simulator("required-publisher", (spec.table_id,), spec.prefix)
-    auth.add_ingest("required-ingest", spec.stream, spec.durable)
+    auth.add_ingest("required-ingest", spec.stream, spec.durable, prefix=spec.prefix)
     return auth, admin, ingest, sims
+
+
+def signing_keys(folder: Path, ids: list[str]) -> dict[str, str]:
+    """A signing key for each table (``folder/TABLE.pem``, 0600): the public keys by table."""
+    return {t: new_signing_key(folder / f"{t}.pem") for t in ids}
+
+
+def register(owner: str, public: dict[str, str]) -> None:
+    """Register each table with its public key (``tablectl floor add-table --db``): the ingest,
+    run with ``--require-registration --require-signed``, stores only records signed by it."""
+
+    async def go() -> None:
+        async with await psycopg.AsyncConnection.connect(owner) as conn:
+            async with conn.transaction():
+                for table, key in public.items():
+                    await register_table(conn, table, key)
+
+    asyncio.run(go())
 
 
 def required_link(auth: FloorAuth, broker: LocalNats, admin: Path) -> RequiredLink:
@@ -375,6 +403,13 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=5.0, help="seconds for connections before measuring")
     parser.add_argument(
         "--profile", type=Path, metavar="DIR", help="write cProfile stats of the ingest workers and forwarders to DIR"
+    )
+    parser.add_argument(
+        "--patience",
+        type=float,
+        default=600.0,
+        help="seconds to wait for a state at the end (the tables' backlog acknowledged, the store holding every "
+        "record, the ingest stopped) before the exactly-once check counts what is there",
     )
     parser.add_argument("--tiny", action="store_true", help="every phase in seconds: checks the bench runs")
     parser.add_argument(
@@ -452,6 +487,7 @@ def run(args: argparse.Namespace) -> bool:
                 conn.execute(f"TRUNCATE {table}")
             conn.execute("DELETE FROM floor_chain")
             conn.execute("DELETE FROM floor_table")
+        register(floor_db.owner, signing_keys(base / "keys", ids))
         logs = [base / f"ingest-{w}.log" for w in range(args.workers)]
         for n, log_path in enumerate(logs):
             with open(log_path, "wb") as out:
@@ -461,7 +497,7 @@ def run(args: argparse.Namespace) -> bool:
                         + (["-m", "cProfile", "-o", str(args.profile / f"ingest-{n}.prof")] if args.profile else [])
                         + ["-m", "controller", "floor", "ingest", "--nats", broker.url]
                         + ["--db", floor_db.ingest, "--creds", str(ingest_creds), "--ca", str(auth.ca)]
-                        + ["--batch", str(args.batch)],
+                        + ["--batch", str(args.batch), "--require-registration", "--require-signed"],
                         stdout=out,
                         stderr=subprocess.STDOUT,
                     )
@@ -470,7 +506,7 @@ def run(args: argparse.Namespace) -> bool:
         tables_dir.mkdir()
         ctx = mp.get_context("fork")
         for p in range(args.procs):
-            link = Link((broker.url,), str(sims[p]), str(auth.ca))
+            link = Link((broker.url,), str(sims[p]), str(auth.ca), base / "keys")
             proc = ctx.Process(
                 target=table_process,
                 args=(
@@ -488,6 +524,7 @@ def run(args: argparse.Namespace) -> bool:
                     args.sync,
                     args.per_commit,
                     args.profile,
+                    args.patience,
                 ),
             )
             proc.start()
@@ -514,7 +551,8 @@ def run(args: argparse.Namespace) -> bool:
         print(
             f"{args.tables} tables in {args.procs} processes, {args.workers} ingest workers (batch {args.batch}), "
             f"{len(records)} template records ({rounds} rounds), journals synchronous={args.sync}; "
-            "NATS with TLS and per-identity nkeys, PostgreSQL with SCRAM roles, chain checks on"
+            "NATS with TLS and per-identity nkeys, PostgreSQL with SCRAM roles, chain checks on, every record signed "
+            "(Ed25519, a key per table, registered; the ingest --require-registration --require-signed)"
         )
         # 1. realistic rate
         time.sleep(args.settle)  # forwarders connected, ingest consumer made
@@ -589,12 +627,12 @@ def run(args: argparse.Namespace) -> bool:
         # 4. exactly once, two ingest processes on one durable consumer
         phase.value = STOP
         for proc in procs:
-            proc.join(120)
-        wait_stored(db, total(), 120)
+            proc.join(args.patience)
+        wait_stored(db, total(), args.patience)
         for w in workers:
             w.send_signal(signal.SIGTERM)
         for w in workers:
-            w.wait(60)
+            w.wait(args.patience)
         exact, text = exactly_once(db, journal_heads(tables_dir, ids))
         said = [worker_stats(path) for path in logs]
         print(f"exactly once {'yes' if exact else 'NO'}: {text}")
@@ -646,9 +684,10 @@ def print_cpu(real: dict[str, float], full: dict[str, float], floors: Floors, re
     )
     what = {
         "writers": "SQLite WAL inserts, same rows, same commits | + SHA-256 chain",
-        "forwarders": "publish_async of the same messages | + message building, a TLS connection per table",
-        "nats-server": "the server's share of that publish + fetch/ack | + TLS, permissions",
-        "ingest": "fetch + ack + COPY client | + TLS, validation, hash of the content",
+        "forwarders": "publish_async of the same messages | + message building, signing, a TLS connection per table",
+        "nats-server": "the server's share of that publish + fetch/ack | + TLS, permissions, the stored messages",
+        "ingest": "fetch + ack + COPY client | + TLS, validation, hash of the content, a signature a table a "
+        "batch, the stored messages",
         "postgres": "COPY of the same rows into temporary tables, no upsert | into the real tables, chain heads",
     }
     for k in STAGES:
@@ -661,6 +700,10 @@ def print_cpu(real: dict[str, float], full: dict[str, float], floors: Floors, re
     print(
         f"  {'sum':<17} {sum(real.values()):9.0f}  {link_sum:10.0f}  {bare_sum:9.0f}  {need_sum:9.0f}  "
         f"{link_sum / bare_sum:9.1f}x  {link_sum / need_sum:13.1f}x  the CPU one record costs end to end"
+    )
+    print(
+        f"  of the required floor: signature checks {required.signatures:.1f} us, the stored messages "
+        f"{required.tell:.1f} us (clients) + {required.tell_server:.1f} us (nats-server) a record"
     )
     cores = os.cpu_count() or 1
     floor_rate = cores * 1e6 / bare_sum

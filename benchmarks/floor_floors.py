@@ -17,7 +17,13 @@ published over one TLS connection per table with nkey identities on the producti
 link's own, with its permissions), connections made before the measurement as a table keeps
 its own open; fetch and ack over TLS; every message validated
 (:func:`controller.floor.validate.check_message`, which also makes the rows) and its hash
-recomputed over its canonical content (``content_hash_ok``); and the rows COPYed into the
+recomputed over its canonical content (``content_hash_ok``); every record signed with the
+table's Ed25519 key as its messages are built (``sign_record``), and one signature verified per
+table per batch (``signature_ok``: each hash binds the one before it, so the signature on a
+table's last record of a batch vouches for the run; a table's run is ``per_commit`` records, as
+the simulated tables write them at full speed); after each batch, one ``stored`` message per
+table of the batch published to that table and read there (``Stored``, ``decode_to_table``: the
+acknowledgement traffic); and the rows COPYed into the
 store's real tables (indexed, logged: ``journal_event``, ``round`` and its children,
 ``floor_record``) with each table's chain head and ``floor_table`` row written per batch, by the
 store's own writer (:func:`controller.floor.chain._write`) without the chain's checks. What is
@@ -32,6 +38,7 @@ cores can carry, whatever else runs.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import sqlite3
 import time
@@ -42,10 +49,12 @@ from typing import Any
 
 import nats
 import psycopg
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nats.js.api import AckPolicy, ConsumerConfig, StorageType, StreamConfig
 
 from controller.floor.ingest import parse_batch
 from controller.floor.messages import Message, messages_for
+from controller.floor.signing import public_hex, sign_record
 from controller.floor.validate import check_message, content_hash_ok
 from controller.journal.outbox import Outbox
 from controller.journal.store import GENESIS, record_hash
@@ -141,6 +150,12 @@ class Required:
     store: float = 0.0
     """The rows COPYed into the store's real tables, the chain heads written (the client's CPU)."""
     store_server: float = 0.0
+    signatures: float = 0.0
+    """One signature verified per table per batch (included in ``checks``; shown on its own)."""
+    tell: float = 0.0
+    """The ``stored`` messages published after each batch, one per table, and read at the tables
+    (both clients' CPU)."""
+    tell_server: float = 0.0
 
     def stages(self, bare: Floors) -> dict[str, float]:
         """By stage, as ``bench_floor.py`` prints them (the store's when measured, else the bare COPY)."""
@@ -148,8 +163,8 @@ class Required:
         return {
             "writers": self.sqlite_chain,
             "forwarders": self.publish,
-            "nats-server": self.publish_server + self.fetch_server,
-            "ingest": self.fetch + self.checks + (self.store if stored else bare.copy),
+            "nats-server": self.publish_server + self.fetch_server + self.tell_server,
+            "ingest": self.fetch + self.checks + self.tell + (self.store if stored else bare.copy),
             "postgres": self.store_server if stored else bare.copy_server,
         }
 
@@ -360,8 +375,10 @@ async def _publish_per_table(
     prefix: str,
     options: dict[str, Any],
     server: Callable[[], float],
+    sign: Callable[[str, int, str, str, str], str] | None = None,
 ) -> tuple[float, float]:
-    """Build every record's messages (``messages_for``, as the forwarder does) and publish them over
+    """Build every record's messages (``messages_for``, as the forwarder does, each record signed
+    with ``sign``) and publish them over
     ``tables`` connections (one per table, made before the measurement), the template's records
     dealt out to them in turn; CPU microseconds per record of this process and of the server."""
     from controller.floor.forwarder import RECORD_HEADER
@@ -380,7 +397,7 @@ async def _publish_per_table(
         for i in range(n):
             record = raw[i % len(raw)]
             p = publishers[(i // len(raw)) % len(publishers)]
-            for m in messages_for(record, table_id, prefix, between):
+            for m in messages_for(record, table_id, prefix, between, 0, sign):
                 futures.append(await p.publish(m.subject, m.payload, {RECORD_HEADER: m.msg_id}))
             if len(futures) >= 4096:
                 await asyncio.gather(*futures)
@@ -414,7 +431,7 @@ def _store_writes(messages: list[tuple[str, str | None, bytes]], prefix: str) ->
             table = f"{r.table}-{k}"
             for name in ("events", "seats", "wagers", "cards", "meters", "rounds"):
                 getattr(w.rows, name).extend((table, *row[1:]) for row in getattr(r.rows, name))
-            w.records.append((table, r.seq, r.prev, r.hash, r.mac, True, r.body_sha256, r.cls))
+            w.records.append((table, r.seq, r.prev, r.hash, r.mac, True, r.body_sha256, r.cls, r.sig))
             if table in w.tables:
                 w.tables[r.table] = w.tables.pop(table)
             _seen(w, r)
@@ -441,14 +458,87 @@ def _store(db_url: str, writes: list[Any], server: Callable[[], float], n: int) 
     return asyncio.run(go())
 
 
-def _checks(messages: list[tuple[str, str | None, bytes]], prefix: str) -> Callable[[], None]:
-    """Validate every message and recompute its record's hash over its canonical content."""
+def _checks(
+    messages: list[tuple[str, str | None, bytes]], prefix: str, public_key: str | None = None, run_length: int = 50
+) -> Callable[[], None]:
+    """Validate every message and recompute its record's hash over its canonical content; with
+    ``public_key``, verify the signature of the last record of each run of ``run_length`` records
+    in a batch of 1,000 messages, and of each batch's last (one a table a batch)."""
+    from controller.floor.signing import signature_ok
+    from controller.floor.validate import FloorRecord
 
     def run() -> None:
-        for subject, msg_id, payload in messages:
-            content_hash_ok(check_message(subject, msg_id, payload, prefix), None)
+        for first in range(0, len(messages), 1000):
+            in_run = 0
+            last: FloorRecord | None = None
+            for subject, msg_id, payload in messages[first : first + 1000]:
+                r = check_message(subject, msg_id, payload, prefix)
+                content_hash_ok(r, None)
+                if public_key is None or not isinstance(r, FloorRecord) or r.cls == "meters":
+                    continue
+                last, in_run = r, in_run + 1
+                if in_run == run_length:
+                    _verify(public_key, r)
+                    in_run, last = 0, None
+            if public_key is not None and last is not None:
+                _verify(public_key, last)
+
+    def _verify(key: str, r: FloorRecord) -> None:
+        if not signature_ok(key, r.sig, r.table, r.seq, r.prev, r.hash, r.mac):
+            raise AssertionError(f"seq {r.seq}: the required floor's own signature does not verify")
 
     return run
+
+
+def _runs(messages: int, run_length: int) -> list[int]:
+    """The tables (runs of ``run_length`` records) in each batch of 1,000 of ``messages``."""
+    return [max(1, -(-min(1000, messages - first) // run_length)) for first in range(0, messages, 1000)]
+
+
+async def _tell(
+    url: str,
+    ingest: dict[str, Any],
+    table: dict[str, Any],
+    prefix: str,
+    table_id: str,
+    runs: list[int],
+    server: Callable[[], float],
+    n: int,
+) -> tuple[float, float]:
+    """After each batch, one ``stored`` message a table of the batch (``runs``) published by the
+    ingest's identity and read and checked by the table's; CPU microseconds per record of this
+    process (both sides) and of the server."""
+    from controller.floor.channel import Stored, decode_to_table, to_table_subject
+
+    sender = await nats.connect(url, **ingest)
+    receiver = await nats.connect(url, **table)
+    want = sum(runs)
+    got = 0
+    done = asyncio.Event()
+
+    async def take(msg: Any) -> None:
+        nonlocal got
+        decode_to_table(msg.subject, msg.data, prefix)
+        got += 1
+        if got >= want:
+            done.set()
+
+    try:
+        await receiver.subscribe(to_table_subject(prefix, table_id), cb=take)
+        await receiver.flush()
+        subject = to_table_subject(prefix, table_id, Stored.TYPE)
+        c0, s0 = time.process_time(), server()
+        seq = 0
+        for tables in runs:
+            for _ in range(tables):
+                seq += 1
+                await sender.publish(subject, Stored(table_id, seq, f"{seq:064x}", time.time()).payload())
+            await sender.flush()
+        await asyncio.wait_for(done.wait(), 60)
+        return (time.process_time() - c0) / n * 1e6, (server() - s0) / n * 1e6
+    finally:
+        await sender.close()
+        await receiver.close()
 
 
 def measure_required(
@@ -481,8 +571,12 @@ def measure_required(
         raw = outbox.after(0, 1_000_000)
     finally:
         outbox.close()
+    key = Ed25519PrivateKey.generate()
+    sign = functools.partial(sign_record, key)
     publish, publish_server = asyncio.run(
-        _publish_per_table(link.url, raw, n, tables, link.table_id, link.prefix, publisher, lambda: proc_cpu(link.pid))
+        _publish_per_table(
+            link.url, raw, n, tables, link.table_id, link.prefix, publisher, lambda: proc_cpu(link.pid), sign
+        )
     )
     fetched: list[tuple[str, str | None, bytes]] = []
     where = (f"{link.prefix}.>", link.stream, link.durable)
@@ -491,9 +585,28 @@ def measure_required(
         fetched.extend(asyncio.run(_fetch(link.url, int(n * per_record), 1000, ingest, where)))
 
     fetch_us, fetch_server = _cpu_us(fetch, lambda: proc_cpu(link.pid), n)
-    checks, _ = _cpu_us(_checks(fetched, link.prefix), float, n)
+    public = public_hex(key)
+    checks, _ = _cpu_us(_checks(fetched, link.prefix, public, per_commit), float, n)
+    unsigned, _ = _cpu_us(_checks(fetched, link.prefix), float, n)
+    runs = _runs(len(fetched), per_commit)
+    tell, tell_server = asyncio.run(
+        _tell(link.url, ingest, publisher, link.prefix, link.table_id, runs, lambda: proc_cpu(link.pid), n)
+    )
     stored = stored_server = 0.0
     if store is not None:
         writes = _store_writes(fetched, link.prefix)
         stored, stored_server = _store(store[0], writes, lambda: postgres_cpu(store[1]), n)
-    return Required(n, sqlite_chain, publish, publish_server, fetch_us, fetch_server, checks, stored, stored_server)
+    return Required(
+        n,
+        sqlite_chain,
+        publish,
+        publish_server,
+        fetch_us,
+        fetch_server,
+        checks,
+        stored,
+        stored_server,
+        max(0.0, checks - unsigned),
+        tell,
+        tell_server,
+    )

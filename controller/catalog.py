@@ -82,14 +82,18 @@ class Option:
 
 @dataclass(frozen=True, slots=True)
 class WagerMultiple:
-    """A wager the rules let a player make up to ``times`` another (``of``): the table maximum of
-    ``spot`` may not be below ``times`` the maximum of ``of`` (a player betting the most on ``of``
-    could not make the bet the rules allow)."""
+    """A wager the rules let a player make from ``least`` up to ``times`` another (``of``): the
+    table maximum of ``spot`` may not be below ``times`` the maximum of ``of``, nor its minimum
+    above ``least`` times the minimum of ``of`` (a player betting the most, or the least, on
+    ``of`` could not make a bet the rules allow, and the table could not settle it). With
+    ``times_option`` the multiple is that table setting's value, and exact (``least`` = ``times``)."""
 
     spot: str
     of: str
     times: int
     rule: str
+    least: int = 1
+    times_option: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +124,17 @@ CATALOG: dict[str, GameCatalog] = {
             (
                 Option("first_to_ante", "int", 2, "the first wager is exactly this many times the ante", maximum=100),
                 Option("first_second_pays", "odds", "1 to 1", "what winning first and second wagers pay (24.11)"),
+            ),
+            multiples=(
+                WagerMultiple(
+                    "first",
+                    "ante",
+                    2,
+                    "first_to_ante (the first wager is that many times the ante)",
+                    2,
+                    "first_to_ante",
+                ),
+                WagerMultiple("second", "ante", 2, "24.10(b) (the second wager equals the first)", 2, "first_to_ante"),
             ),
         ),
         GameCatalog(
@@ -222,6 +237,7 @@ CATALOG: dict[str, GameCatalog] = {
                 PaytableSpot("ante_bonus", Kind.THREE, True),
                 PaytableSpot("pair_plus", Kind.THREE, False, "pair_plus"),
             ),
+            multiples=(WagerMultiple("play", "ante", 1, "20.6 (the play wager equals the ante; inferred)", 1),),
         ),
     )
 }

@@ -412,7 +412,8 @@ def load_table(path: Path | str) -> TableConfig:
         floor=parse_floor(doc, data.get("floor"), problems),
     )
     problems.extend(_half_offered(doc, game, data))
-    problems.extend(_multiples_fit(doc, game, table.limits))
+    problems.extend(_multiples_fit(doc, game, table.limits, table.options))
+    problems.extend(_optional_minimums(doc, game, table))
     if "limits" in data and isinstance(data["limits"], dict):
         for spot in game.wager_spots:
             if spot not in table.limits and spot not in data["limits"] and table.offers(spot):
@@ -448,20 +449,72 @@ def _half_offered(doc: YamlDoc, game: GameCatalog, data: dict[str, Any]) -> list
     return problems
 
 
-def _multiples_fit(doc: YamlDoc, game: GameCatalog, limits: Mapping[str, Limit]) -> list[Problem]:
-    """A wager the rules let a player make up to a multiple of another (Mississippi Stud's street
-    bets: up to three times the ante) whose maximum is below that multiple of the other's maximum:
-    a player betting the most on the other could not make the bet the rules allow."""
+def _multiples_fit(
+    doc: YamlDoc, game: GameCatalog, limits: Mapping[str, Limit], options: Mapping[str, object]
+) -> list[Problem]:
+    """A wager the rules tie to a multiple of another (Mississippi Stud's street bets: 1x to 3x the
+    ante; Boston 5's first wager: ``first_to_ante`` times the ante, and the second equal to it;
+    Three Card Poker's play wager: the ante) whose limits do not hold every amount the rules allow:
+    its maximum below the most the rules allow at the other's maximum, or its minimum above the
+    least they allow at the other's minimum. The table would take such a bet and could not settle it."""
     problems: list[Problem] = []
     for m in game.multiples:
         spot, of = limits.get(m.spot), limits.get(m.of)
-        if spot is None or of is None or spot.max >= m.times * of.max:
+        if spot is None or of is None:
             continue
+        times, least = m.times, m.least
+        if m.times_option:
+            value = options.get(m.times_option)
+            if isinstance(value, bool) or not isinstance(value, int):
+                continue  # refused with its own problem
+            times = least = value
+        how = f"exactly {times}" if times == least else f"{least} to {times}"
+        if spot.max < times * of.max:
+            problems.append(
+                doc.problem(
+                    ("limits", m.spot, "max"),
+                    f"max {spot.max} is below {times} x the {m.of} max ({times * of.max}): {m.rule} lets a player "
+                    f"bet up to {times} times the {m.of}, a bet the table could not settle; raise it, or lower the {m.of} max",
+                )
+            )
+        if spot.min > least * of.min:
+            problems.append(
+                doc.problem(
+                    ("limits", m.spot, "min"),
+                    f"min {spot.min} is above {least} x the {m.of} min ({least * of.min}): {m.rule} makes the "
+                    f"{m.spot} wager {how} times the {m.of}, so a {m.of} of {of.min} takes a {m.spot} wager of "
+                    f"{least * of.min} the table could not settle; lower it to {least * of.min} or less, or raise "
+                    f"the {m.of} min",
+                )
+            )
+    return problems
+
+
+def _optional_minimums(doc: YamlDoc, game: GameCatalog, table: TableConfig) -> list[Problem]:
+    """Pai gow: a bonus wager the table limits allow below the table's ``bonus_minimum`` (settlement
+    refuses it, 11.15(b)), and an envy paytable no bonus wager within the limits can reach
+    (``envy_minimum``, 11.15(c))."""
+    if game.game != "pai_gow" or "bonus" not in table.limits:
+        return []
+    problems: list[Problem] = []
+    bonus = table.limits["bonus"]
+    least = table.options.get("bonus_minimum")
+    if isinstance(least, int) and not isinstance(least, bool) and bonus.min < least:
         problems.append(
             doc.problem(
-                ("limits", m.spot, "max"),
-                f"max {spot.max} is below {m.times} x the {m.of} max ({m.times * of.max}): {m.rule} lets a player "
-                f"bet up to {m.times} times the {m.of}; raise it, or lower the {m.of} max",
+                ("limits", "bonus", "min"),
+                f"min {bonus.min} is below the table's bonus_minimum ({least}): 11.15(b) and the bonus_minimum "
+                f"option make a bonus wager at least {least}, so a bonus of {bonus.min} would be taken that the "
+                f"table could not settle; raise it to {least}, or lower bonus_minimum",
+            )
+        )
+    envy = table.options.get("envy_minimum")
+    if "envy" in table.paytables and isinstance(envy, int) and not isinstance(envy, bool) and bonus.max < envy:
+        problems.append(
+            doc.problem(
+                ("limits", "bonus", "max"),
+                f"max {bonus.max} is below the envy minimum ({envy}): 11.15(c) gives an envy marker only to a bonus "
+                f"wager of {envy} or more, so the envy paytable could never be paid; raise it, or remove paytables.envy",
             )
         )
     return problems

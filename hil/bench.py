@@ -654,9 +654,19 @@ class PaiGowPlayer(Player):
         """The shoe counts the cards left, as it counts the stub (:meth:`Player.on_count_stub`)."""
         self.wait(lambda x: x.step != "check_deal", "the shoe's count of the cards left")
 
+    def on_set_hands(self, s: TableSnapshot) -> None:
+        """The players set their hands and place them face down; the dealer confirms all are set."""
+        self.press("confirm", lambda x: x.step != "set_hands")
+
     def on_setting(self, s: TableSnapshot) -> None:
         g = s.game_view
         done = len(g.set_seats)
+        if done not in range(len(g.setting_order)) or g.setting_order[done] not in g.turned:
+            step = s.step  # the next hand is turned once the step shown is confirmed (read first)
+            self.wait(
+                lambda x: bool(x.notices) or x.step != step or len(x.game_view.turned) > done, "the next hand turned"
+            )
+            return
         seat = g.setting_order[done]
         other = not self.par and self.rng(s, seat, "set").random() < 0.1
         if other and g.option_index == 0 and not g.all_listed:
@@ -724,7 +734,8 @@ def run_bench(
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     summary = BenchSummary()
     # as `tablectl run` opens it: signed with the config's journal.hmac_key_file (a key readable by others refused)
-    journal = open_journal(table, ".", journal_path) if journal_path is not None else None
+    # its writer lock held until the runtime closes it: another writer is refused, naming this one
+    journal = open_journal(table, ".", journal_path, "tablectl bench") if journal_path is not None else None
     played: list[RoundResult] = []
 
     def finished() -> int:
@@ -780,7 +791,7 @@ def run_bench(
     verifier = Verifier()
     try:
         if journal_path is not None:  # the journal was opened
-            journal = SqliteJournal(journal_path, journal_key(table))
+            journal = SqliteJournal.open_readonly(journal_path, journal_key(table))
             count = len(journal.round_seqs()) - before
             recalled = recall(journal, last=count) if count > 0 else []
             records = list(journal.records())

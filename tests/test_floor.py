@@ -730,7 +730,24 @@ def test_a_table_is_reingested_from_its_journal(folder: Path, floor_site: FloorS
         )
         assert result.returncode == 0, result.stdout + result.stderr
         assert f"resent records 1..{head} of ms-7" in result.stdout
+        assert f"the floor holds this journal's records up to record {head}" in result.stdout, result.stdout
         assert_all_stored_once(db.reader, "ms-7", journal)
+    finally:
+        ingest.stop()
+    # Resent into the first store, which holds every record already (issue 44: resend said "confirmed
+    # storing up to record 0" while the floor held them all): it says what the floor holds.
+    ingest = IngestThread(floor_link.ingest_config(first_db.ingest, ack_wait_s=5))
+    try:
+        again = subprocess.run(
+            [sys.executable, "-m", "controller", "floor", "resend", "--config", str(floor_link.yaml(folder, "ms-7"))]
+            + ["--journal", str(journal)],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert f"the floor holds this journal's records up to record {head}" in again.stdout, again.stdout
+        assert_all_stored_once(first_db.reader, "ms-7", journal)
     finally:
         ingest.stop()
     box = Outbox(journal)

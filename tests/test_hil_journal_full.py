@@ -88,6 +88,19 @@ def journaled(t: HilTable, kind: str) -> list[dict]:
     return [r.data for r in t.journal.records(t.first_seq) if r.kind == kind]
 
 
+def chips_before_the_press(t: HilTable, placed: dict[int, int]) -> dict[int, int]:
+    """Of the chips ``placed`` (seat: cents) during the last journal outage, those whose report
+    the journal has before the "no more bets" pressed during it: in the journal's order the press
+    closes betting for the chips after it (issue 40). The devices send their events again as
+    polling brings them, so either order can happen."""
+    records = list(t.journal.records(t.first_seq))
+    fault = max(i for i, r in enumerate(records) if r.kind == "JournalFault")
+    after = records[fault:]
+    press = next(i for i, r in enumerate(after) if r.kind == "ButtonChanged" and r.data.get("button") == "no_more_bets")
+    reported = {r.data["seat"] for r in after[:press] if r.kind == "SpotReport"}
+    return {seat: cents for seat, cents in placed.items() if seat in reported}
+
+
 def once_each(t: HilTable) -> None:
     """No device event journaled twice (device, event number)."""
     numbered = [
@@ -237,7 +250,7 @@ def test_pai_gow_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytes
         status = t.count("ShoeStatus")
         t.deal(34)
         t.settled("ShoeStatus", status, 1)
-        while t.step == "setting":
+        while t.step in ("set_hands", "setting"):
             t.press("confirm")
         result = t.finish()
         assert result.settlement is not None and {"pai_gow", "bonus"} <= {
@@ -360,9 +373,10 @@ def test_mississippi_bets_a_press_and_cards_on_every_device_during_a_full_disk(t
     """Antes placed, "no more bets" pressed and two cards dealt while the journal is full, on the
     three devices at once: each device sends its own events again once there is room, and the
     links' polling interleaves them (an ante may come after the press, a card before the ante).
-    The table reads every device again: the antes count as placed (betting was open when the
-    outage began), the press is journaled and not acted on (the dealer presses it again), and the
-    cards wait for the supervisor, who accepts them in dealing order once the deal begins."""
+    The table reads every device again: an ante journaled before the press counts as placed
+    (betting was open when the outage began), one journaled after it is a late bet (issue 40: the
+    journal's order), the press is journaled and not acted on (the dealer presses it again), and
+    the cards wait for the supervisor, who accepts them in dealing order once the deal begins."""
     t, path = open_table(MISSISSIPPI, tmp_path)
     with t:
         t.spot(1, "ante", 500)
@@ -383,7 +397,12 @@ def test_mississippi_bets_a_press_and_cards_on_every_device_during_a_full_disk(t
         t.settled("ButtonChanged", presses, 2)
         t.settled("CardDealt", cards, 2)
         wait(lambda: t.step == "betting" and not t.snap.links_pending, "every device read again")
-        assert t.snap.wagers() == {1: {"ante": 500}, 2: {"ante": 500}, 4: {"ante": 1000}}  # none refused as late
+        placed = {2: 500, 4: 1000}
+        counted = chips_before_the_press(t, placed)
+        assert t.snap.wagers() == {1: {"ante": 500}, **{n: {"ante": c} for n, c in counted.items()}}
+        late = [f"late bet: seat {n} ante {c / 100:.2f} not accepted" for n, c in placed.items() if n not in counted]
+        assert list(t.snap.late_notes) == late
+        seats = sorted(t.snap.wagers())
         assert "no_more_bets pressed while the journal could not be written: not acted on, press again" in t.texts
         assert [str(c) for c in t.hands().of(1)] == []  # the cards wait
         t.press("no_more_bets")  # pressed again: now the cards go to the supervisor
@@ -393,12 +412,16 @@ def test_mississippi_bets_a_press_and_cards_on_every_device_during_a_full_disk(t
         t.key()
         t.press("confirm")
         wait(lambda: t.step == "dealing", "the cards accepted")
-        t.deal(7)
+        t.deal(2 * len(seats) + 3 - 2)
         assert t.step == "third_street"
-        assert [[str(c) for c in t.hands().of(n)] for n in (1, 2, 4)] == [["As", "Ad"], ["4c", "5c"], ["Kh", "Kd"]]
+        order = "As Ad 4c 5c Kh Kd".split()
+        assert [[str(c) for c in t.hands().of(n)] for n in seats] == [
+            order[2 * k : 2 * k + 2] for k in range(len(seats))
+        ]
+        antes = {1: 500, **counted}
         for street in ("third", "fourth", "fifth"):
-            for seat, cents in ((1, 500), (2, 500), (4, 1000)):
-                t.spot(seat, street, cents)
+            for seat in seats:
+                t.spot(seat, street, antes[seat])
             t.press("reveal")
         result = t.finish()
         assert result.settlement is not None
@@ -409,7 +432,8 @@ def test_mississippi_bets_a_press_and_cards_on_every_device_during_a_full_disk(t
 def test_pai_gow_dice_and_cards_during_a_full_disk(tmp_path: Path) -> None:
     """Pai gow: a bet placed, "no more bets" and the dice pressed and cards dealt while the journal
     is full, on every device: the presses are not acted on (the dice entry starts again, never
-    left half done), the bet counts, the cards wait for the supervisor until the deal begins."""
+    left half done), the bet counts if the journal has it before the press (else it is late), the
+    cards wait for the supervisor until the deal begins."""
     t, path = open_table(PAI_GOW, tmp_path)
     with t:
         t.spot(2, "pai_gow", 1000)
@@ -427,7 +451,8 @@ def test_pai_gow_dice_and_cards_during_a_full_disk(tmp_path: Path) -> None:
         t.settled("ButtonChanged", presses, 2 * (DICE - 1))
         t.settled("CardDealt", cards, 3)
         wait(lambda: t.step == "betting" and not t.snap.links_pending, "every device read again")
-        assert t.snap.wagers() == {2: {"pai_gow": 1000}, 5: {"pai_gow": 2500}}
+        counted = chips_before_the_press(t, {5: 2500})  # after the press in the journal: a late bet
+        assert t.snap.wagers() == {2: {"pai_gow": 1000}, **{n: {"pai_gow": c} for n, c in counted.items()}}
         t.press("no_more_bets")
         assert t.step == "no_more_bets"  # the dice entered again, from the start
         t.press(*["next"] * (DICE - 3), "confirm")
@@ -439,9 +464,10 @@ def test_pai_gow_dice_and_cards_during_a_full_disk(tmp_path: Path) -> None:
         status = t.count("ShoeStatus")
         t.deal(46)
         t.settled("ShoeStatus", status, 1)
-        while t.step == "setting":
+        while t.step in ("set_hands", "setting"):
             t.press("confirm")
         result = t.finish()
-        assert result.settlement is not None and result.settlement.seat(5).wager("pai_gow") is not None
+        assert result.settlement is not None
+        assert any(s.seat == 5 for s in result.settlement.seats) is (5 in counted)
         once_each(t)
     assert [(i, c) for i, c, _ in cards_recalled(path)] == list(enumerate(deck_order[:49], start=1))

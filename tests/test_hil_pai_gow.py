@@ -48,19 +48,22 @@ def to_setting(
     before = t.count("ShoeStatus")
     t.deal(49)
     t.settled("ShoeStatus", before, 1)  # the controller asks the shoe for the cards left
+    if t.step == "set_hands":  # four remain: the players set their hands face down, the dealer confirms
+        t.press("confirm")
 
 
 def set_all_by_house_way(t: HilTable) -> None:
-    while t.step == "setting":
+    while t.step in ("set_hands", "setting"):
         t.press("confirm")
 
 
 def test_clean_round_sets_shown_house_way_first_and_cycled(t: HilTable) -> None:
     to_setting(t, {2: {"pai_gow": 1000, "bonus": 500}, 5: {"pai_gow": 2500}})
     assert t.step == "setting"
-    assert t.texts[-1].startswith("seat 5: high ") and t.texts[-1].endswith("(house way)")  # from the dealer's right
     assert t.snap.notices[0].title.startswith("dealer: house way")  # 11.9: the dealer's hand first
+    assert not t.snap.game_view.turned  # no player's hand before the dealer's set is confirmed
     t.press("confirm")  # the dealer's hand, exposed and set
+    assert t.texts[-1].startswith("seat 5: high ") and t.texts[-1].endswith("(house way)")  # from the dealer's right
     t.press("confirm")  # seat 5's set
     t.press("confirm")  # seat 5's pai gow wager, settled as it is turned
     house = next(text for text in reversed(t.texts) if text.startswith("seat 2: high "))
@@ -171,7 +174,7 @@ def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
     wait(lambda: t.step == "hold" and t.hold_reason == "link down: shoe", "the hold")
     t.shoe.deal(29)
     t.servers["shoe"].reconnect()
-    wait(lambda: t.step == "setting", "the round to resume")
+    wait(lambda: t.step == "set_hands", "the round to resume")
     set_all_by_house_way(t)
     t.settles_as_tablectl_settle(t.finish())
 

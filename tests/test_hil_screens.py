@@ -111,6 +111,7 @@ def test_pai_gow_round(tmp_path: Path) -> None:
         before = t.count("ShoeStatus")
         d.deal(49)
         t.settled("ShoeStatus", before, 1)
+        d.press("confirm")  # the players' hands set and face down (11.9)
         d.press("confirm")  # the dealer's hand, exposed and set first (11.9)
         d.press("next", "confirm")  # seat 5: another legal set
         d.press("confirm")  # seat 5's pai gow wager, settled as it is turned

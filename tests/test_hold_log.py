@@ -47,7 +47,7 @@ def test_a_jam_and_an_open_door_at_once_each_logged_and_the_clearing_too(caplog:
     )
     assert lines[1].startswith(f"hold: round 1 now held for: {JAMMED}; shoe door open (clears: by itself")
     assert lines[2].startswith(f"hold: round 1 now held for: {JAMMED} (clears: by itself")
-    assert lines[3] == f"hold cleared: round 1 resumes in dealing (was: {JAMMED})"
+    assert lines[3] == f"hold ended by itself: round 1 resumes in dealing (was: {JAMMED})"
     assert len(lines) == 4 and runtime.snapshot.hold is None
     assert not any("As" in line for line in lines)
 

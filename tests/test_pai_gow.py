@@ -244,6 +244,30 @@ def test_d2i_non_qualifying_collected_d2ii_qualifying_paid() -> None:
     ]
 
 
+def test_d2_the_line_announced_is_the_line_paid() -> None:
+    """Issue 40 item 8: A-A-joker with a straight is paid as three of a kind (3 to 1, more than the
+    straight's 2 to 1: the highest-paying line); the dealer announced `best hand straight`. What the
+    dealer is told and what is paid are one line, with the cards that make it."""
+    s = settle({"1": seat("As Ad JK Kc Qh Jd Ts", bonus=100)})
+    assert results(s, 1)["bonus"] == ("win", 300)
+    assert s.seat(1).wager("bonus").why.startswith("three of a kind:")
+    (step,) = [st.text for st in s.procedure if st.phase == "bonus_insurance"]
+    assert step == "seat 1: best hand three of a kind (As Ad JK Kc Qh): pay bonus 3.00; discard the cards"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_d2_a_paid_bonus_is_announced_as_the_line_it_is_paid_on(rng: random.Random) -> None:
+    cards = [c for c in deck(joker=True) if str(c) not in DEALER_NO_PAIR.split()]
+    rng.shuffle(cards)
+    s = settle({"1": seat(format_cards(cards[:7]), bonus=100)})
+    paid = s.seat(1).wager("bonus")
+    (step,) = [st.text for st in s.procedure if st.phase == "bonus_insurance"]
+    if paid.result is Result.WIN:
+        line = paid.why.split(":")[0].split(" (")[0]
+        assert step.startswith(f"seat 1: best hand {line} ("), (step, paid.why)
+
+
 def test_d2iii_premium_hand_announced_and_its_bonus_paid_with_the_envy_d3() -> None:
     s = settle({"1": seat("Qc Qd Qh Qs 8c 5d 2h", bonus=500), "2": seat("Kd Jc 9d 7c 3d 6c 2d", bonus=500)})
     phases = [(st.phase, st.seat, [a.spot for a in st.actions]) for st in s.procedure]

@@ -53,6 +53,7 @@ def test_the_bonus_minimum_cannot_go_below_one_dollar(tmp_path: Path) -> None:
 def test_a_higher_bonus_minimum_is_allowed(tmp_path: Path) -> None:
     path = copy_table(tmp_path, "pai_gow")
     edit(path, "bonus_minimum: 100", "bonus_minimum: 200")
+    edit(path, "bonus: {min: 100,", "bonus: {min: 200,")  # the table limit follows (issue 40 item 7)
     assert load_table(path).options["bonus_minimum"] == 200
 
 

@@ -32,6 +32,19 @@ def test_the_same_seed_writes_the_same_journal_byte_for_byte(game: str) -> None:
     assert first.digest == second.digest and first.events == second.events
 
 
+def test_a_journal_outage_writes_the_same_journal_in_any_folder() -> None:
+    """The simulated I/O error names the journal by its file name: with a journal outage (in CI
+    since its finding was fixed) a seed's journal is the same byte for byte wherever it is written
+    (the refactor guard plays each side in its own temporary folders)."""
+    faults = [Fault(0.3, "journal_error", "panel", 1.0, 0)]
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        first = run_seed("pai_gow", 4, (), rounds=1, faults=faults, folder=Path(a))
+        second = run_seed("pai_gow", 4, (), rounds=1, faults=faults, folder=Path(b))
+        assert second.digest == first.digest
+        assert first.ok and "journal_error" in first.faults, f"{first.broken}: {first.detail}"
+        assert (Path(a) / "pai_gow-4.db").read_bytes() == (Path(b) / "pai_gow-4.db").read_bytes()
+
+
 def _never_connected_bug_put_back(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 32 item 5's bug put back: 'no more bets' taken with a device never connected."""
     from controller.table.links import LinkReconciler
@@ -105,6 +118,22 @@ def test_found_boston5_a_seat_whose_chips_were_taken_back_does_not_block_no_more
     s = world.runtime.snapshot
     world.close()
     assert s.step == "no_more_bets" and s.wagers() == {2: {"ante": 500, "first": 1000}}
+
+
+def test_found_pai_gow_a_bonus_asking_for_its_envy_marker_gets_it_after_a_journal_outage() -> None:
+    """Found by `tablectl simulate --game pai_gow --seed 14 --rounds 2 --faults journal_error,reboot`:
+    a wager placed during the outage made the players' bets differ from theirs, and the dealer,
+    reading "correct: seat 1 bonus 5.00: place its envy marker", took the bonus wager away instead of
+    placing the marker (11.15(c)): the round stayed in betting."""
+    faults = [
+        Fault(0.3, "journal_error", "panel", 2.51, 3),
+        Fault(0.511, "journal_error", "bet_spots", 2.54, 2),
+        Fault(0.688, "reboot", "panel", 2.27, 3),
+        Fault(0.7, "reboot", "panel", 0.35, 2),
+    ]
+    result = run_seed("pai_gow", 14, (), rounds=2, faults=faults, resettle=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
+    assert "journal_error" not in OPEN_FINDINGS and "journal_error" in CI_KINDS
 
 
 CI_SEEDS = int(os.environ.get("TABLECTL_SIM_SEEDS", "40"))

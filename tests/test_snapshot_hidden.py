@@ -63,12 +63,13 @@ def may_show(s: TableSnapshot, deal: PlayerHands, last_settled: bool) -> set[str
             if seats[n].folded:
                 continue
             up |= set(hand) if settled else set(hand[:3]) if seats[n].exposed else set()
-    else:  # pai gow
+    else:  # pai gow: nothing while the players set their hands ("set_hands"); then the dealer's
+        # hand; each seat's once turned: after the dealer's set and the seat before are confirmed
         if step == "setting" or settled:
             up |= set(deal.dealer)
         turned = set(s.game_view.set_seats)
         order = s.game_view.setting_order
-        if step == "setting" and len(turned) < len(order):
+        if step == "setting" and len(turned) < len(order) and not any(n.blocking for n in s.notices):
             turned.add(order[len(turned)])
         up |= {c for n, hand in deal.hands if settled or n in turned for c in hand}
     return up

@@ -240,7 +240,7 @@ def test_a_withdrawal_whose_early_card_the_supervisor_accepts_names_only_the_sea
     assert t.m.display.prompt == "deal the final two cards: seats 1, 5, then the dealer"
     t.press("confirm")  # the supervisor accepts the card: seat 1's fourth
     assert t.m.phase is Phase.FINAL_DEAL
-    assert t.m.display.prompt == "deal the final two cards: seats 1, 5, then the dealer"
+    assert t.m.display.prompt == "deal the final cards: seat 1 one more, seat 5 two, then the dealer two"
     assert not any("seats 1, 3, 5" in line or "seat 3" in line for line in t.m.display.lines)
     t.deal("Ts 9s 9d 6c 6d")
     assert t.m.phase is Phase.SETTLEMENT
@@ -249,6 +249,39 @@ def test_a_withdrawal_whose_early_card_the_supervisor_accepts_names_only_the_sea
     finish(t)
     result = t.m.rounds[-1]
     assert result.settlement.seat(3).net == -1500
+    assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
+
+
+def test_after_an_early_final_card_is_accepted_the_prompt_counts_what_each_seat_still_needs() -> None:
+    """Issue 40 item 8 (Boston 5): a final card dealt before the final deal may begin (a withdrawal's
+    collection not yet confirmed) holds; the supervisor accepts it (seat 1's fourth, in dealing
+    order). The prompt then counts what each seat and the dealer still need, never "the final two
+    cards" for a seat that has one, and keeps counting as the cards come."""
+    t = Table()
+    t.bets(1, 3, 5)
+    t.deal("As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
+    for seat in (1, 3, 5):
+        t.spot(seat, "second", 1000)
+    t.press("deal")
+    t.spot(5, "second", 0)  # withdrawn: a fold, its collection to confirm first
+    t.deal("Js")  # early: it waits for the supervisor
+    assert t.m.phase is Phase.HOLD
+    t.press("supervisor_key")
+    while t.m.display.steps_pending():
+        t.press("confirm")
+    t.press("confirm")  # the supervisor accepts the card
+    assert t.m.phase is Phase.FINAL_DEAL and [str(c) for c in t.m.seats[1].cards][-1] == "Js"
+    assert t.m.display.prompt == "deal the final cards: seat 1 one more, seat 3 two, then the dealer two"
+    t.deal("Ts")
+    assert t.m.display.prompt == "deal the final cards: seat 3 two, then the dealer two"
+    t.deal("9s 9d 6c")
+    assert t.m.display.prompt == "deal the final cards: the dealer one more"
+    t.deal("6d")
+    assert t.m.phase is Phase.SETTLEMENT
+    assert [str(c) for c in t.m.seats[1].cards][-2:] == ["Js", "Ts"]
+    assert [str(c) for c in t.m.dealer][-2:] == ["6c", "6d"]
+    finish(t)
+    result = t.m.rounds[-1]
     assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
 
 

@@ -527,17 +527,20 @@ def outage(t: Table, retaken: int) -> None:
 
 def test_a_journal_outage_in_betting_reads_every_device_again() -> None:
     """Betting open when the journal fails; meanwhile an ante is placed, "no more bets" pressed
-    and a card dealt, and the devices send them again as polling brings them: the press first,
-    then the card, then the ante. The press is not acted on (the dealer presses it again), the
-    ante counts once the spots are read again, the card waits for the supervisor until the deal
-    begins, then goes to its place in dealing order."""
+    and a card dealt, and the devices send them again as polling brings them: the ante, then the
+    press, then the card. The press is not acted on (the dealer presses it again), the ante
+    (journaled before the press) counts once the spots are read again, the card waits for the
+    supervisor until the deal begins, then goes to its place in dealing order."""
     t = Table()
     betting(t)
     outage(t, 3)
-    t.press("no_more_bets")
-    assert "no_more_bets pressed while the journal could not be written: not acted on, press again" in t.m.display.notes
-    t.feed(CardDealt(device="shoe", card="As", index=1, quality=100))
     t.feed(SpotReport(device="bet_spots", seat=2, spot="ante", cents=500))  # until the state is read: not acted on
+    t.press("no_more_bets")
+    assert (
+        "no_more_bets pressed while the journal could not be written: not acted on, press again"
+        in t.m.display.state().notes
+    )
+    t.feed(CardDealt(device="shoe", card="As", index=1, quality=100))
     assert 2 not in t.m.seats and t.m.phase is Phase.HOLD
     t.feed(PanelState(device="panel", key_on=False, held=()))
     t.feed(ShoeState(device="shoe", status="ok", cards_out=1))

@@ -29,7 +29,9 @@ class Table(FedTable):
     def __init__(self) -> None:
         super().__init__(PaiGowTable, TABLE)
 
-    def to_setting(self, dice: int = 8, stub: int = 4) -> None:
+    def to_setting(self, dice: int = 8, stub: int = 4, set_hands: bool = True) -> None:
+        """To "setting" (with ``set_hands``: the players' hands set, the dealer confirms), or to
+        "set_hands"."""
         for seat, spots in ((2, {"pai_gow": 1000, "bonus": 500}), (5, {"pai_gow": 2500})):
             for spot, cents in spots.items():
                 self.feed(SpotReport(device="spots", seat=seat, spot=spot, cents=cents))
@@ -39,6 +41,9 @@ class Table(FedTable):
         for i, c in enumerate(SHOE[:49], start=1):
             self.feed(CardDealt(device="shoe", card=str(c), index=i, quality=100))
         self.feed(ShoeStatus(device="shoe", stub_count=stub, deck_size=53))
+        if set_hands and stub == 4:
+            assert self.m.phase is Phase.SET_HANDS
+            self.press("confirm")  # every player's hands set and face down
 
 
 def test_dice_total_gives_the_starting_position_and_the_deal_order() -> None:
@@ -69,10 +74,11 @@ def test_four_cards_must_remain_or_the_table_holds_for_a_misdeal() -> None:
 def test_sets_shown_house_way_first_cycled_confirmed_or_fouled_then_settled() -> None:
     t = Table()
     t.to_setting()
+    assert t.m.display.notices[0].title.startswith("dealer: house way") and not t.m.turned
+    t.press("confirm")  # the dealer's hand, exposed and set first (11.9)
     assert t.m.display.prompts[-1].startswith("seat 5: high") and t.m.display.prompts[-1].endswith(
         "(house way)"
     )  # from the dealer's right
-    t.press("confirm")  # the dealer's hand, exposed and set first (11.9)
     t.press("next")
     assert t.m.display.prompts[-1].endswith(f"(set 2 of {len(t.m.options)})")
     t.press("previous", "confirm")  # back to the house way, recorded
@@ -118,6 +124,8 @@ def test_the_dealer_sets_first_then_each_hand_is_turned_and_settled_counterclock
         t.feed(CardDealt(device="shoe", card=str(c), index=i, quality=100))
     before = len(t.m.display.prompts)
     t.feed(ShoeStatus(device="shoe", stub_count=4, deck_size=53))
+    assert t.m.phase is Phase.SET_HANDS, t.m.holds.reason
+    t.press("confirm")  # the players' hands are set and face down
     assert t.m.phase is Phase.SETTING, t.m.holds.reason
     shown = t.snapshot()
     assert shown.notices and shown.notices[0].title.startswith("dealer: house way")  # first, before any seat
@@ -245,3 +253,111 @@ def test_a_die_entered_again_and_confirm_before_the_third_die() -> None:
     t.press("seat_1", "seat_4", "seat_4", "seat_4", "confirm")  # a fourth face starts again: 4 + 4 + 4
     assert t.m.phase is Phase.DEALING and t.m.dice == 12
     assert t.m.round_record()["start"] == {"method": "dice", "value": 12}
+
+
+def _views(t: Table, caplog: pytest.LogCaptureFixture) -> str:
+    """Everything outside the table reads now: the snapshot (panel screen, recent texts, game
+    view, seats, dealer), its JSON (the snapshot file, /state), the page's payload, and the log."""
+    import json
+
+    from controller.web.view import table_view
+
+    s = t.snapshot()
+    return "\n".join(
+        (repr(s), json.dumps(s.to_json()), json.dumps(table_view(s, TABLE, {}, [])), caplog.text, *s.screen)
+    )
+
+
+def _named(text: str, cards: list[str]) -> set[str]:
+    return {c for c in cards if re.search(rf"(?<![A-Za-z0-9]){re.escape(c)}(?![A-Za-z0-9])", text)}
+
+
+def test_views_at_each_step_show_no_hand_before_it_is_turned(caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 40 item 6 (11.9, which 11.15(d) follows; 31.8): after the stub count the players set
+    their hands face down and the dealer confirms all are set; only then is the dealer's hand
+    exposed; each player's hand is face up only once turned, one by one, counterclockwise from the
+    dealer's right, each turned after the step before it is confirmed. At every step no view
+    (snapshot, its JSON, the page's payload, the log, the screen) names a card not yet face up."""
+    caplog.set_level("DEBUG")
+    t = Table()
+    t.to_setting(set_hands=False)
+    hands = {p: [str(c) for c in h] for p, h in t.m.hands.items()}
+    dealer, seat5, seat2 = hands[DEALER], hands[5], hands[2]
+    every = [c for h in hands.values() for c in h]
+
+    def face_up() -> set[str]:
+        return set(t.snapshot().face_up())
+
+    assert t.m.phase is Phase.SET_HANDS and t.snapshot().step == "set_hands"
+    assert "players: set your hands and place them face down" in " ".join(t.snapshot().screen)
+    assert face_up() == set() and not _named(_views(t, caplog), every)
+    t.press("next", "fold", "seat_3")  # nothing but confirm moves on while the players set
+    assert t.m.phase is Phase.SET_HANDS and not _named(_views(t, caplog), every)
+
+    t.press("confirm")  # all set: the dealer exposes his hand and sets it the house way
+    s = t.snapshot()
+    assert s.step == "setting" and s.notices[0].title.startswith("dealer: house way")
+    assert face_up() == set(dealer) and not s.game_view.turned
+    assert not _named(_views(t, caplog), seat5 + seat2)  # no player's hand before the dealer's set is confirmed
+
+    t.press("confirm")  # the dealer's set confirmed: seat 5 (the dealer's right) is turned
+    assert t.snapshot().game_view.turned == (5,) and face_up() == set(dealer + seat5)
+    assert not _named(_views(t, caplog), seat2)
+
+    t.press("confirm")  # seat 5's set recorded: its pai gow wager is settled before seat 2 is turned
+    s = t.snapshot()
+    assert s.notices and s.notices[0].title.startswith("seat 5: high") and s.game_view.turned == (5,)
+    assert not _named(_views(t, caplog), seat2)
+
+    t.press("confirm")  # seat 5 settled: seat 2 turned
+    assert t.snapshot().game_view.turned == (5, 2) and face_up() == set(dealer + seat5 + seat2)
+    empty = [c for p, h in hands.items() if p not in (DEALER, 2, 5) for c in h]
+    assert not _named(_views(t, caplog), empty)  # hands at positions without a wager: never (31.8)
+
+
+def test_a_hold_while_the_players_set_their_hands_shows_nothing_and_resumes_there(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The same with a hold entered while the players set their hands (a panel fault): nothing is
+    face up while held, and the round resumes in "set_hands"."""
+    from drivers.link import DeviceFault
+
+    t = Table()
+    t.to_setting(set_hands=False)
+    every = [str(c) for h in t.m.hands.values() for c in h]
+    t.feed(DeviceFault(device="panel", error="display failed", kind="command_failed", command="display"))
+    assert t.m.phase is Phase.HOLD and t.snapshot().held_from == "set_hands"
+    assert not t.snapshot().face_up() and not _named(_views(t, caplog), every)
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.press("clear_fault")
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=False))
+    assert t.m.phase is Phase.SET_HANDS and not _named(_views(t, caplog), every)
+    t.press("confirm")
+    assert t.m.phase is Phase.SETTING
+
+
+def test_the_shared_settlement_is_computed_once_a_round_for_the_steps_shown_as_hands_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 42 item 5: the steps shown as each hand is turned (the dealer's set, each seat's pai
+    gow wager) are read from one settlement a round, not the whole settlement computed again at
+    each (it was once for the dealer and once a seat); the round's own settlement is the second."""
+    from controller.games import pai_gow as rules
+
+    made = []
+    real = rules._round
+    monkeypatch.setattr(rules, "_round", lambda *a: made.append(1) or real(*a))
+    t = Table()
+    for seat in (1, 3, 4, 6):
+        t.spot(seat, "pai_gow", 1000)
+    t.press("no_more_bets", "confirm")
+    for i, c in enumerate(SHOE[:49], start=1):
+        t.feed(CardDealt(device="shoe", card=str(c), index=i, quality=100))
+    t.feed(ShoeStatus(device="shoe", stub_count=4, deck_size=53))
+    t.press("confirm")  # the players' hands set
+    t.press("confirm", "next", "confirm", "confirm", "fold", "confirm")  # dealer; seat 6 another set; seat 4 a foul
+    assert len(made) == 1 and t.m.phase is Phase.SETTING
+    _confirm_through(t)
+    result = t.m.rounds[-1]
+    assert len(made) == 2 and result.settlement is not None
+    assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()

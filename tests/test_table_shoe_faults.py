@@ -361,6 +361,12 @@ def test_a_journal_outage_reads_every_device_again_and_acts_on_no_press(game: st
     t.shoe_state("ok")
     t.feed(SpotsState(device="bet_spots", spots=tuple((s, spot, c) for (s, spot), c in t.m.board.levels.items())))
     assert t.phase == phase, t.m.holds.reason  # nothing pressed meanwhile was acted on
+    if phase == "betting":
+        # "no more bets" journaled meanwhile closed betting (a chip now is late) until the dealer's
+        # press is acted on: refused here (no wagers yet), betting is open again for corrections
+        assert not t.m.wagers.betting_open()
+        t.press("no_more_bets")
+        assert t.phase == "betting" and t.m.wagers.betting_open()
     for step in round_steps[steps:]:
         step()
         if t.m.rounds:

@@ -244,9 +244,12 @@ def test_pai_gow_round_through_the_page(session):
     p.press("confirm")
     p.wait_step("dealing")
     p.deal(49)  # seven hands of seven
-    p.wait_step("check_deal", "setting")
+    p.wait_step("check_deal", "set_hands")
     s.snap()
-    p.wait_step("setting")  # the shoe counted four cards left
+    p.wait_step("set_hands")  # the shoe counted four cards left: the players set their hands
+    s.snap()  # nothing face up (check_hidden): not the dealer's cards, not a seat's
+    p.press("confirm")  # every player's hands set and face down
+    p.wait_step("setting")
     s.snap()
     p.confirm_until("settlement", "betting")
     s.snap()

@@ -10,8 +10,10 @@ from typing import Any, NoReturn
 from controller.cli import (
     bench,
     diagram,
+    export,
     floor,
     floorweb,
+    holds,
     houseway,
     journal,
     meters,
@@ -23,6 +25,7 @@ from controller.cli import (
     simulate,
     soak,
     status,
+    webserve,
     webtoken,
 )
 from controller.cli.args import Parser
@@ -37,6 +40,8 @@ _COMMANDS = (
     status,
     recall,
     meters,
+    export,
+    holds,
     journal,
     diagram,
     rank,
@@ -46,8 +51,10 @@ _COMMANDS = (
     floor,
     floorweb,
     webtoken,
+    webserve,
 )
-"""``floorweb`` after ``floor``: it adds ``web`` under the ``floor`` command."""
+"""``floorweb`` after ``floor``: it adds ``web`` under the ``floor`` command; ``webserve`` after
+``webtoken``: it adds ``serve`` under ``web``."""
 
 
 def _version() -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.args import description
+from controller.logs import add_log_arguments
 
 __all__ = ["register", "forwarder_for", "secret_in_url"]
 
@@ -44,6 +45,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     i.add_argument("--nats", action="append", required=True, metavar="URL", help="a NATS server (repeat for a cluster)")
     i.add_argument("--db", required=True, help="PostgreSQL URL")
     _ingest_options(i)
+    add_log_arguments(i)
     i.set_defaults(run=_ingest)
 
     r = floor.add_parser("report", help="rounds, handle, win, hold, voids, faults and supervisor actions")
@@ -116,6 +118,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--nats-port", type=int, default=4222, help="NATS port on 127.0.0.1 (0: any free port)")
     s.add_argument("--db-port", type=int, default=5432, help="PostgreSQL port on 127.0.0.1 (0: any free port)")
     _ingest_options(s, auth=False)
+    add_log_arguments(s)
     s.set_defaults(run=_serve)
 
     c = floor.add_parser("make-certs", help="a small CA and the brokers' TLS certificates (and client ones)")
@@ -276,13 +279,10 @@ def _fail(command: str, message: str) -> int:
     return 2
 
 
-def _setup_logging() -> None:
-    log = logging.getLogger("tablectl")
-    if not log.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        log.addHandler(handler)
-        log.setLevel(logging.INFO)
+def _setup_logging(args: argparse.Namespace) -> None:
+    from controller.logs import configure_logging
+
+    configure_logging(getattr(args, "log_level", "info"), getattr(args, "log_format", "text"))
 
 
 def _needs_floor_extra(command: str, exc: ImportError) -> int:
@@ -377,7 +377,7 @@ def _ingest(args: argparse.Namespace) -> int:
         config = _ingest_config(args, args.nats, args.db)
     except ValueError as exc:
         return _fail("ingest", str(exc))
-    _setup_logging()
+    _setup_logging(args)
     stop = _stop_on_signals()
     try:
         stats = asyncio.run(run_ingest(config, stop, metrics=_metrics(args)))
@@ -468,6 +468,8 @@ def _status(args: argparse.Namespace) -> int:
                             "pending_not_draining": t.pending_stuck,
                             "forked": t.forked,
                             "latest_quarantine": latest[t.table_id][0].reason if latest.get(t.table_id) else None,
+                            "feed_held": t.feed_held,
+                            "settled": t.settled,
                         }
                         for t in tables
                     ],
@@ -487,12 +489,19 @@ def _status(args: argparse.Namespace) -> int:
             f"{ago(t.last_at) if t.last_at else '-':>8} {lag:>7} {t.quarantined:>8} {t.rejected:>8} {t.pending:>8}"
         )
     for t in tables:
+        if t.feed_held:
+            print(f"ALERT {t.table_id}: the table holds its floor feed: {t.feed_held}")
         if t.quarantined:
             print(f"ALERT {t.table_id}: {t.quarantined} records quarantined; latest: {latest[t.table_id][0].reason}")
         if t.rejected:
             print(f"ALERT {t.table_id}: {t.rejected} messages rejected")
         if t.forked:
             print(f"ALERT {t.table_id}: {t.forked} quarantined records are forks (a different record at a stored seq)")
+        if t.settled:
+            print(
+                f"closed {t.table_id}: {t.settled} quarantined records settled by tablectl floor resolve "
+                "(kept as evidence in floor_quarantine, floor_resolution says when and by whom)"
+            )
         if t.pending_stuck:
             oldest = f"{t.oldest_pending_at:%Y-%m-%d %H:%M:%S} UTC" if t.oldest_pending_at else "-"
             print(
@@ -526,7 +535,9 @@ def _reconcile(args: argparse.Namespace) -> int:
         with psycopg.connect(args.db, connect_timeout=10) as conn:  # one read transaction (the cursor is named)
             chain = conn.execute("SELECT anchor_seq FROM floor_chain WHERE table_id = %s", (args.table,)).fetchone()
             quarantined = conn.execute(
-                "SELECT count(*) FROM floor_quarantine_open WHERE table_id = %s", (args.table,)
+                "SELECT (SELECT count(*) FROM floor_quarantine_open WHERE table_id = %s), "
+                "(SELECT count(*) FROM floor_quarantine WHERE table_id = %s)",
+                (args.table, args.table),
             ).fetchone()
             with conn.cursor(name="floor_records") as cur:  # streamed: a year's records in bounded memory
                 cur.execute("SELECT seq, hash FROM floor_record WHERE table_id = %s ORDER BY seq", (args.table,))
@@ -552,6 +563,7 @@ def _reconcile(args: argparse.Namespace) -> int:
     if found.more:
         print(f"tablectl floor reconcile: {args.table}: and {found.more} more differences", file=sys.stderr)
     held = int(quarantined[0]) if quarantined else 0
+    closed = int(quarantined[1]) - held if quarantined else 0
     lost = int(missing[0]) if missing else 0
     if lost:
         print(
@@ -568,6 +580,7 @@ def _reconcile(args: argparse.Namespace) -> int:
     print(
         f"{args.table}: {found.compared} records agree, {len(found.differences) + found.more} differ, "
         f"{found.backlog - lost} in the journal not yet on the floor, {lost} missing, {held} quarantined"
+        + (f" ({closed} more closed by floor resolve: evidence, not alerting)" if closed else "")
     )
     return 0 if found.ok and not held and not lost else 1
 
@@ -584,7 +597,7 @@ def _serve(args: argparse.Namespace) -> int:
         from controller.floor.servers import FloorServerError, LocalNats, LocalPostgres, free_port
     except ImportError as exc:
         return _needs_floor_extra("serve", exc)
-    _setup_logging()
+    _setup_logging(args)
     log = logging.getLogger("tablectl.floor")
     data = Path(args.data).resolve()
     auth = FloorAuth(data / "auth")
@@ -795,6 +808,10 @@ def _resolve(args: argparse.Namespace) -> int:
     return 0
 
 
+RESEND_TOLD_S = 30.0
+"""How long ``floor resend`` waits, after the broker took every record, for the floor to say what it holds."""
+
+
 def _resend(args: argparse.Namespace) -> int:
     """Publish records ``--from``..head of a journal again. The live journal is copied first (the
     forwarder notes its position in the file it reads, and the table's own position must not
@@ -833,9 +850,12 @@ def _resend(args: argparse.Namespace) -> int:
             box.ack(args.from_seq - 1)
             head = box.head()
             box.close()
-            forwarder = Forwarder(copy, table.floor, heartbeat_s=None).start()  # a copy: not the table's heartbeat
+            # a copy: not the table's heartbeat; it publishes the table's records whatever the floor holds
+            forwarder = Forwarder(copy, table.floor, heartbeat_s=None, hold_feed=False).start()
             try:
                 done = forwarder.wait_acked(head, args.timeout)
+                if done:  # what the floor holds now: it tells the table after storing (or not) what came
+                    forwarder.wait_told(head, min(args.timeout, RESEND_TOLD_S))
             finally:
                 forwarder.stop()
             status = forwarder.status()
@@ -843,10 +863,28 @@ def _resend(args: argparse.Namespace) -> int:
         return _fail("resend", str(exc))
     if not done:
         return _fail("resend", f"acknowledged up to record {status.acked} of {head} ({status.error or 'no error'})")
-    print(
-        f"resent records {args.from_seq}..{head} of {table.floor.table_id} (the floor stores each once; it has "
-        f"confirmed storing up to record {status.stored})"
-    )
+    print(f"resent records {args.from_seq}..{head} of {table.floor.table_id} (the floor stores each once)")
+    told = forwarder.told
+    if told is None:
+        print(
+            f"the floor has not said what it holds within {min(args.timeout, RESEND_TOLD_S):g} s: "
+            "tablectl floor status on the floor shows it"
+        )
+        return 0
+    seq, digest, ours = told
+    if not ours:
+        print(
+            f"the floor holds record {seq} with hash {digest[:16]}..., not this journal's: a record the table "
+            'never wrote is stored; tablectl floor resolve (docs/floor.md, "A stolen signing key")'
+        )
+        return 1
+    if seq >= head:
+        print(f"the floor holds this journal's records up to record {seq}")
+    else:
+        print(
+            f"the floor holds this journal's records up to record {seq}, not {seq + 1}..{head} (yet): tablectl "
+            "floor status shows what it quarantined or waits for"
+        )
     return 0
 
 

@@ -1,6 +1,8 @@
-"""``tablectl journal verify|prune``: check a journal's hash chain and meters; prune old rounds.
+"""``tablectl journal verify|prune|change-game|backup``: check a journal's hash chain and meters;
+prune old rounds; bind a journal to another game between rounds; copy a live journal safely and
+verify the copy.
 
-Shared by ``recall`` and ``meters``: which journal (``--journal PATH``, or the one a table
+Shared by ``recall``, ``meters`` and ``export``: which journal (``--journal PATH``, or the one a table
 config names with ``--config``), opened read-only for every command but ``prune``.
 
 Exit status of the readers: 0 when what they show is verified, 1 when the journal is damaged or
@@ -65,7 +67,13 @@ def open_journal_from_args(args: argparse.Namespace, command: str, write: bool =
             raise SystemExit(2)
         if write:
             return SqliteJournal(path, key, create=False), days
-        return SqliteJournal.open_readonly(path, key), days
+        journal = SqliteJournal.open_readonly(path, key)
+        try:
+            journal.read_as_of_now()  # a table may be writing it: one state of it is read, not a mix
+        except BaseException:
+            journal.close()
+            raise
+        return journal, days
     except JournalDamaged as exc:
         print(f"tablectl {command}: {exc}", file=sys.stderr)
         raise SystemExit(1) from exc
@@ -75,9 +83,11 @@ def open_journal_from_args(args: argparse.Namespace, command: str, write: bool =
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``journal`` sub-command (``verify``, ``prune``) to the ``tablectl`` parser."""
+    """Add the ``journal`` sub-command (``verify``, ``prune``, ``backup``) to the ``tablectl`` parser."""
     p = sub.add_parser(
-        "journal", help="check a table's journal, or prune its old rounds", description=description(__doc__)
+        "journal",
+        help="check a table's journal, prune its old rounds, or back it up",
+        description=description(__doc__),
     )
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     v = actions.add_parser(
@@ -99,6 +109,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="also prune rounds the floor has not acknowledged; REASON is journaled (a PruneForced record)",
     )
     pr.set_defaults(run=run_prune)
+    cg = actions.add_parser(
+        "change-game",
+        help="bind the journal to the game of another table config, between rounds (a GameChanged record)",
+        description="A journal belongs to one game: `run` and `bench` refuse a journal of another game. This binds "
+        "it to the game of --config, journaled with the reason, only between rounds and with no table writing it.",
+    )
+    cg.add_argument("--journal", required=True, help="the journal file")
+    cg.add_argument("--config", required=True, help="the table config of the new game (its journal key signs it)")
+    cg.add_argument("--reason", required=True, help="why the game changes (journaled)")
+    cg.set_defaults(run=run_change_game)
+    b = actions.add_parser(
+        "backup",
+        help="copy the journal with SQLite's online backup (safe while the table runs), then verify the copy",
+    )
+    add_journal_args(b)
+    b.add_argument("--to", required=True, metavar="COPY", help="the copy to write (a new file; never replaced)")
+    b.set_defaults(run=run_backup)
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -164,4 +191,59 @@ def run_prune(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    return 0
+
+
+def run_change_game(args: argparse.Namespace) -> int:
+    """0 when the journal is bound to the new game; 2 when refused (a round in play, another
+    writer, the game it already has, a config or journal that cannot be read), nothing written."""
+    from controller.journal import JournalError
+    from controller.table.journal_files import change_game
+    from controller.table_config import load_table
+    from controller.yamlfile import ConfigError
+
+    reason = " ".join(args.reason.split())[:500]
+    if not reason:
+        print("tablectl journal change-game: --reason: say why the game changes", file=sys.stderr)
+        return 2
+    try:
+        table = load_table(args.config)
+        before, first = change_game(table, Path(args.journal), reason)
+    except (ConfigError, JournalError, OSError) as exc:
+        print(f"tablectl journal change-game: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.journal}: the game is {table.game} from round {first} on (was {before or 'none yet'})")
+    return 0
+
+
+def run_backup(args: argparse.Namespace) -> int:
+    """0 when the copy is written and verifies, 1 when it was written but does not verify (each
+    problem printed), 2 when it cannot be written."""
+    from controller.journal import JournalError
+    from controller.journal.backup import backup_journal
+
+    journal, _ = open_journal_from_args(args, "journal backup")
+    try:
+        result = backup_journal(journal, Path(args.to), journal.key)
+    except JournalError as exc:
+        print(f"tablectl journal backup: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        journal.close()
+    report = result.report
+    for note in report.notes:
+        print(f"tablectl journal backup: {result.path}: {note}", file=sys.stderr)
+    for problem in report.problems:
+        print(f"tablectl journal backup: {result.path}: {problem}", file=sys.stderr)
+    if not report.ok:
+        print(
+            f"tablectl journal backup: {result.path}: written, but the copy does not verify "
+            f"(run `tablectl journal verify` on {journal.path})",
+            file=sys.stderr,
+        )
+        return 1
+    print(
+        f"{result.path}: a copy of {journal.path} up to record {result.last_seq}; verified: records "
+        f"{report.first_seq}-{report.last_seq} chained, {report.rounds} rounds, meters agree"
+    )
     return 0

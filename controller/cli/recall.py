@@ -20,6 +20,7 @@ from controller.cli.when import TIME_FORMS, local_time, shown_time
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
+    from controller.journal.holds import HoldStory
 
 __all__ = ["register", "run"]
 
@@ -64,6 +65,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="TIME",
         help="the rounds in play at or before TIME (same forms as --at; default: to the last)",
     )
+    p.add_argument(
+        "--seat",
+        type=positive_int(99),
+        metavar="N",
+        help="only rounds in which seat N had a wager (with --last: the last N of those)",
+    )
     p.add_argument("--json", action="store_true", help="round records, one per line")
     p.add_argument("--table", help="the table config path written into each record (default: the one played under)")
     p.set_defaults(run=run)
@@ -102,10 +109,17 @@ def run(args: argparse.Namespace) -> int:
 def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
     """Check, then print, the rounds asked for; the exit status."""
     from controller.journal import JournalDamaged, verify_rounds
+    from controller.journal.holds import round_holds
     from controller.journal.recall import recall_json, recall_lines, recall_round
     from controller.names import wager_order
 
     chosen = _chosen(journal, args)
+    if args.seat is not None:
+        by_window = args.since is not None or args.until is not None
+        one = args.round is not None or args.at is not None
+        chosen = _at_seat(journal, chosen, args.seat, None if one else args.last if by_window else args.last or 10)
+        if by_window:
+            _heading(args, f"with a wager at seat {args.seat}: {len(chosen)} of those")
     problems: list[str] = []
     bad_from: int | None = None
     if chosen and not args.no_verify:
@@ -125,11 +139,11 @@ def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
             continue
         try:
             r = recall_round(journal, number, seq)
-            text = (
-                json.dumps(recall_json(r, args.table or args.config))
-                if args.json
-                else "\n".join(recall_lines(r, wager_order))
-            )
+            if args.json:
+                text = json.dumps(recall_json(r, args.table or args.config))
+            else:
+                holds = round_holds(journal, number, r.events, seq)
+                text = "\n".join(recall_lines(r, wager_order) + _hold_lines(holds))
         except (JournalDamaged, *_SHOW_ERRORS) as exc:
             print(f"tablectl recall: {journal.path}: round {number}: unreadable: {exc}", file=sys.stderr)
             status = 1
@@ -141,7 +155,8 @@ def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
             print()
     by_time = args.at is not None or args.since is not None or args.until is not None
     if not chosen and not args.json and not by_time:  # by time: the heading said so
-        print(f"{journal.path}: no finished rounds")
+        at_seat = f" with a wager at seat {args.seat}" if args.seat is not None else ""
+        print(f"{journal.path}: no finished rounds{at_seat}")
     return status
 
 
@@ -165,13 +180,32 @@ def _chosen(journal: SqliteJournal, args: argparse.Namespace) -> list[tuple[int,
         return found.chosen
     if args.since is not None or args.until is not None:
         chosen = rounds_between(journal, args.since, args.until)
-        if args.last:
+        if args.last and args.seat is None:
             chosen = chosen[-args.last :]
         since = shown_time(args.since) if args.since is not None else "the first round kept"
         until = shown_time(args.until) if args.until is not None else "the last"
         _heading(args, f"from {since} to {until}: {len(chosen)} round{'' if len(chosen) == 1 else 's'} in play")
         return chosen
+    if args.seat is not None and args.round is None:
+        return journal.round_seqs()  # the last N of those at the seat: chosen by _at_seat
     return choose(journal, last=args.last, round_no=args.round)
+
+
+def _at_seat(
+    journal: SqliteJournal, chosen: list[tuple[int, int]], seat: int, last: int | None
+) -> list[tuple[int, int]]:
+    """Of ``chosen``, the rounds in which ``seat`` had a wager (the last ``last`` of them, all when
+    ``None``), read newest first from their round records."""
+    from controller.journal.export import seat_played
+
+    found: list[tuple[int, int]] = []
+    for number, seq in reversed(chosen):
+        record = journal.record(seq)
+        if record is not None and isinstance(record.data, dict) and seat_played(record.data, seat):
+            found.append((number, seq))
+            if last is not None and len(found) >= last:
+                break
+    return found[::-1]
 
 
 def _heading(args: argparse.Namespace, text: str) -> None:
@@ -182,6 +216,16 @@ def _heading(args: argparse.Namespace, text: str) -> None:
     )
     if not args.json:
         print()
+
+
+def _hold_lines(holds: list[HoldStory]) -> list[str]:
+    """Each hold of the round told: held, what was tried, how and when it cleared."""
+    from controller.journal.holds import story_lines
+    from controller.journal.recall import describe_event
+
+    if not holds:
+        return []
+    return ["  holds:"] + [line for h in holds for line in story_lines(h, describe_event)]
 
 
 def _banner(number: int, problem: str) -> str:

@@ -1,13 +1,13 @@
 """``tablectl run --config FILE``: the real table, on the ports its config names.
 
 Runs until SIGTERM or SIGINT, then stops between events: the events already queued are handled
-and journaled, the drivers closed. Logs with stdlib logging, as text or JSON lines.
+and journaled, the drivers closed. Logs with stdlib logging, as text or JSON lines, in a form
+systemd's journal reads (:mod:`controller.logs`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import signal
 import sys
@@ -18,6 +18,7 @@ from controller.cli.args import description
 from controller.cli.floor import forwarder_for
 from controller.cli.journal import RUN_JOURNAL_DIR
 from controller.cli.webopts import add_web_arguments, web_attach
+from controller.logs import add_log_arguments, configure_logging
 
 if TYPE_CHECKING:
     from controller.table_config import TableConfig
@@ -25,27 +26,11 @@ if TYPE_CHECKING:
 __all__ = ["register", "run", "unapproved_paytables"]
 
 
-class _JsonFormatter(logging.Formatter):
-    """One JSON object per line; a record's ``device`` and ``counters`` extras become fields."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        line = {"at": record.created, "level": record.levelname, "logger": record.name, "message": record.getMessage()}
-        for key in ("device", "counters"):
-            if key in record.__dict__:
-                line[key] = record.__dict__[key]
-        return json.dumps(line)
-
-
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``run`` sub-command to the ``tablectl`` parser."""
     p = sub.add_parser("run", help="run the real table from a config", description=description(__doc__))
     p.add_argument("--config", required=True, help="the table config, e.g. config/mississippi_stud.yaml")
-    p.add_argument(
-        "--log-format",
-        choices=["text", "json"],
-        default="text",
-        help="text: a line for people; json: one JSON object a line (systemd's journal)",
-    )
+    add_log_arguments(p)
     p.add_argument(
         "--journal", help="the journal file (default: the config's journal.path, else /var/lib/tablectl/GAME.db)"
     )
@@ -75,15 +60,8 @@ def run(args: argparse.Namespace) -> int:
     from controller.yamlfile import ConfigError
     from drivers.registry import DriverNotAvailable
 
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(
-        _JsonFormatter()
-        if args.log_format == "json"
-        else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    )
+    configure_logging(args.log_level, args.log_format)
     log = logging.getLogger("tablectl")
-    log.addHandler(handler)
-    log.setLevel(logging.INFO)
     try:
         attach = web_attach(args, bench=False)
         table = load_table(args.config)
@@ -98,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
                 "\n".join(unapproved)
                 + "\nrefusing to run a table with an unapproved paytable (--allow-unapproved for a test floor)"
             )
-        journal = open_journal(table, RUN_JOURNAL_DIR, args.journal)
+        journal = open_journal(table, RUN_JOURNAL_DIR, args.journal, "tablectl run")
         runtime = TableRuntime(
             table,
             journal=journal,
@@ -118,7 +96,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             stop_web = attach(runtime)
         except OSError as exc:
-            print(f"tablectl run: --web {args.web}: {exc}", file=sys.stderr)
+            print(
+                f"tablectl run: {'--web ' + args.web if args.web else '--view-socket ' + args.view_socket}: {exc}",
+                file=sys.stderr,
+            )
             return 2
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())

@@ -4,6 +4,10 @@ The record format is docs/round-record.md. A record with any problem prints ever
 (by JSON path) on standard error and exits 2; nothing is partially settled. With ``--lines``
 the input is one record per line (what `tablectl recall --json` writes) and the output one
 settlement per line (``null`` for a line with problems, named on standard error by line).
+
+With ``--check`` the record must carry what was paid (``recall.settlement``, as ``tablectl
+recall --json`` writes it): the re-settlement is compared with it and each difference is named
+by its JSON path with both values; the exit status is 1 when any round differs.
 """
 
 from __future__ import annotations
@@ -32,6 +36,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="one record per line in (as `tablectl recall --json` writes), one settlement per line out",
     )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="compare the re-settlement with what was paid (the record's recall.settlement): name each "
+        "difference, exit 1 when any",
+    )
     p.set_defaults(run=run)
 
 
@@ -47,7 +57,7 @@ def _read(name: str) -> bytes:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl settle``; 0 when settled, 2 when the record or config has problems."""
-    from controller.games import RecordError, settle_record
+    from controller.games import RecordError, settle_json
     from controller.games.record import parse_record
     from controller.yamlfile import ConfigError
 
@@ -55,9 +65,9 @@ def run(args: argparse.Namespace) -> int:
     if args.lines:
         try:
             if args.record == "-":
-                return _settle_lines(sys.stdin.buffer, name)
+                return _settle_lines(sys.stdin.buffer, name, args.check)
             with open(args.record, "rb") as f:
-                return _settle_lines(f, name)
+                return _settle_lines(f, name, args.check)
         except OSError as exc:
             print(f"tablectl settle: {name}: cannot read: {exc.strerror or exc}", file=sys.stderr)
             return 2
@@ -68,27 +78,83 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         data = parse_record(raw)
-        settlement = settle_record(data)
+        paid = _paid(data) if args.check else None
+        settlement = settle_json(raw)
     except (RecordError, ConfigError) as exc:
         problems = exc.problems
         for problem in problems:
             print(f"tablectl settle: {name}: {problem}", file=sys.stderr)
         return 2
+    if args.check:
+        return _report(name, data, paid, settlement.to_json())
     json.dump(settlement.to_json(), sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0
 
 
-def _settle_lines(stream: BinaryIO, name: str) -> int:
+_VOID = object()
+"""What a void round paid: nothing (every wager was returned)."""
+
+
+def _paid(data: object) -> object:
+    """What the record says was paid (``recall.settlement``; :data:`_VOID` for a void round);
+    raises ``RecordError`` when it carries none."""
+    from controller.games import RecordError
+    from controller.settle_check import PAID_PATH
+
+    recall = data.get("recall") if isinstance(data, dict) else None
+    if not isinstance(recall, dict) or "settlement" not in recall:
+        raise RecordError(
+            [
+                f"{PAID_PATH}: missing: --check compares with what was paid, which a record from "
+                "`tablectl recall --json` carries"
+            ]
+        )
+    paid = recall["settlement"]
+    if paid is None:
+        return _VOID
+    if not isinstance(paid, dict):
+        raise RecordError([f"{PAID_PATH}: must be an object (or null for a void round)"])
+    return paid
+
+
+def _round_name(data: object, where: str) -> str:
+    recall = data.get("recall") if isinstance(data, dict) else None
+    number = recall.get("round") if isinstance(recall, dict) else None
+    return f"{where}: round {number}" if isinstance(number, int) and not isinstance(number, bool) else where
+
+
+def _report(where: str, data: object, paid: object, resettled: dict[str, Any]) -> int:
+    """Print how the re-settlement compares with what was paid; 1 when they differ."""
+    from controller.settle_check import MAX_SHOWN, differences
+
+    round_name = _round_name(data, where)
+    if paid is _VOID:
+        print(f"{round_name}: void: every wager was returned; nothing paid to compare")
+        return 0
+    found = differences(paid, resettled)
+    if not found:
+        print(f"{round_name}: re-settled as paid")
+        return 0
+    print(f"{round_name}: {len(found)} difference{'' if len(found) == 1 else 's'} from what was paid:")
+    for line in found[:MAX_SHOWN]:
+        print(f"  {line}")
+    if len(found) > MAX_SHOWN:
+        print(f"  ... and {len(found) - MAX_SHOWN} more")
+    return 1
+
+
+def _settle_lines(stream: BinaryIO, name: str, check: bool = False) -> int:
     """Settle one record per line (each read as a whole record is, size and nesting bounded);
-    each table config is loaded once. 2 if any line had problems."""
-    from controller.games import GAMES, RecordError, resolve_table_path, settle_record
+    each table config is loaded once. 2 if any line had problems; with ``check``, 1 if any round
+    differs from what was paid (and none had problems)."""
+    from controller.games import RecordError, settle_json
     from controller.games.record import MAX_RECORD_BYTES, parse_record
-    from controller.table_config import default_table_path, load_table
     from controller.yamlfile import ConfigError
 
     tables: dict[str, TableConfig] = {}
     status = 0
+    differ = False
     number = 0
     while line := stream.readline(MAX_RECORD_BYTES + 2):
         number += 1
@@ -99,18 +165,15 @@ def _settle_lines(stream: BinaryIO, name: str) -> int:
                     pass
                 raise RecordError([f"$: more than {MAX_RECORD_BYTES} bytes: a round record is at most that"])
             data = parse_record(line)
-            table = None
-            if isinstance(data, dict) and data.get("game") in GAMES:
-                raw = data.get("table")
-                path = str(resolve_table_path(raw) if isinstance(raw, str) else default_table_path(data["game"]))
-                if path not in tables:
-                    tables[path] = load_table(path)
-                table = tables[path]
-            out = settle_record(data, table).to_json()
+            paid = _paid(data) if check else None
+            out = settle_json(line, tables=tables).to_json()
+            if check:
+                differ = _report(f"{name}: line {number}", data, paid, out) == 1 or differ
         except (RecordError, ConfigError) as exc:
             for problem in exc.problems:
                 print(f"tablectl settle: {name}: line {number}: {problem}", file=sys.stderr)
             status = 2
-        sys.stdout.write(json.dumps(out) + "\n")
+        if not check:
+            sys.stdout.write(json.dumps(out) + "\n")
         sys.stdout.flush()
-    return status
+    return status or (1 if differ else 0)

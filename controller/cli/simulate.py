@@ -46,6 +46,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--workers", type=int, default=None, help="processes for --seeds (default: every core)")
     p.add_argument(
+        "--liveness",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after the seed's rounds, stop the faults: the open round and N more must finish within a bound and "
+        "every hold clear the way it names (default: 0, no liveness phase)",
+    )
+    p.add_argument(
         "--shrink",
         action="store_true",
         help="for a failing --seed: drop faults while it still fails and print the rest as a pytest case "
@@ -112,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         problems.append("--seeds must be at least 1")
     if args.seeds is not None and args.seed is not None:
         problems.append("give --seed or --seeds, not both")
+    if args.liveness < 0:
+        problems.append("--liveness must be 0 or more")
     if args.workers is not None and args.workers < 1:
         problems.append("--workers must be at least 1")
     if args.journal_dir is not None and not Path(args.journal_dir).is_dir():
@@ -129,14 +139,14 @@ def _one(args: argparse.Namespace, seed: int, kinds: tuple[str, ...]) -> int:
     from hil.simulate.run import pytest_case, replay_command, run_seed, shrink
 
     folder = Path(args.journal_dir) if args.journal_dir else None
-    res = run_seed(args.game, seed, kinds, args.rounds, folder=folder, resettle=True)
+    res = run_seed(args.game, seed, kinds, args.rounds, folder=folder, resettle=True, liveness=args.liveness)
     for line in seed_lines(res):
         print(line)
     if folder is not None:
         print(f"journal     {folder / f'{args.game}-{seed}.db'}")
     if res.ok:
         return 0
-    print(f"replay      {replay_command(args.game, seed, kinds, args.rounds)}")
+    print(f"replay      {replay_command(args.game, seed, kinds, args.rounds, liveness=args.liveness)}")
     if args.shrink:
         faults, last = shrink(args.game, seed, kinds, args.rounds, res.broken)
         print(f"shrunk to {len(faults)} fault(s), still broken: {last.broken}: {last.detail}")
@@ -152,13 +162,17 @@ def _many(args: argparse.Namespace, kinds: tuple[str, ...]) -> int:
 
     seeds = range(args.first, args.first + args.seeds)
     tqdm.monitor_interval = 0  # no monitor thread: the bar is updated from this thread only
+
+    def seen(res: SeedResult) -> None:
+        bar.update(1)
+        if not res.ok:  # each failure as it is found, with the kinds named one by one (issue 41)
+            replay = replay_command(args.game, res.seed, kinds, args.rounds, explicit=True, liveness=args.liveness)
+            bar.write(f"seed {res.seed}: {res.broken}: {res.detail}\n  replay: {replay} --shrink", file=sys.stdout)
+
     with tqdm(total=len(seeds), unit="seed", disable=True if args.quiet else None, file=sys.stderr) as bar:
-        summary = run_seeds(args.game, seeds, kinds, args.rounds, args.workers, progress=lambda r: bar.update(1))
+        summary = run_seeds(args.game, seeds, kinds, args.rounds, args.workers, progress=seen, liveness=args.liveness)
     for line in summary_lines(summary):
         print(line)
-    for res in summary.failed[:10]:
-        print(f"  seed {res.seed}: {res.broken}: {res.detail}")
-        print(f"    replay: {replay_command(args.game, res.seed, kinds, args.rounds)} --shrink")
-    if len(summary.failed) > 10:
-        print(f"  ... and {len(summary.failed) - 10} more")
+    if summary.failed:
+        print("  failed seeds: " + ", ".join(str(r.seed) for r in summary.failed))
     return 0 if not summary.failed and not summary.differ else 1

@@ -205,7 +205,8 @@ def floor_link(db: sqlite3.Connection, head_seq: int, now: float | None = None) 
     state, last error, the record the broker acknowledged, the record the floor store says it
     holds (``stored_seq``, and since when), the backlog (records the floor has not confirmed
     storing) and an alert when records the broker took have not been stored for
-    :data:`STORED_PATIENCE_S`; None when the table has never published."""
+    :data:`STORED_PATIENCE_S`, or when the feed is held (``held_seq``: the floor said it holds a
+    record there that this journal did not write); None when the table has never published."""
     if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'floor_outbox'").fetchone() is None:
         return None
     row = db.execute("SELECT acked_seq, state, error, at FROM floor_outbox WHERE name = 'floor'").fetchone()
@@ -222,10 +223,14 @@ def floor_link(db: sqlite3.Connection, head_seq: int, now: float | None = None) 
             f"{waiting} records the broker took (up to record {row[0]}) are not stored by the floor: it has "
             f"confirmed nothing new since {_time(since)} (tablectl floor status and floor reconcile on the floor)"
         )
+    held = db.execute("SELECT acked_seq, error FROM floor_outbox WHERE name = 'floor-held'").fetchone()
+    if held is not None:  # before any lag: the floor holds a record this table never wrote
+        alert = f"the floor feed is held on record {held[0]}: {held[1]}"
     return {
         "state": row[1],
         "error": row[2],
         "at": row[3],
+        "held_seq": held[0] if held is not None else None,
         "acked_seq": row[0],
         "stored_seq": stored_seq,
         "stored_at": stored_at,
@@ -314,7 +319,10 @@ def journal_check(path: Path, key: bytes | None = None) -> dict[str, Any]:
     except JournalError as exc:
         return {"ok": False, "problems": [str(exc)], "notes": []}
     try:
+        journal.read_as_of_now()  # the table writes it meanwhile: its head and chain read as one state
         report = verify_reader(journal)
+    except JournalError as exc:
+        return {"ok": False, "problems": [str(exc)], "notes": []}
     finally:
         journal.close()
     return {"ok": report.ok, "problems": report.problems, "notes": report.notes}

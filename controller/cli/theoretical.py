@@ -1,5 +1,6 @@
 """Theoretical win beside actual win per wager spot, for ``tablectl meters``: the par sheet's
-house edge times the handle, so a pit sees a table running hot or cold.
+house edge times the handle, and the hold (actual win over handle) beside the par edge, so a pit
+sees a table running hot or cold.
 
 Both figures come from the same rounds (those kept in the journal, or from ``--since``), and the
 par sheet is the one of the table config the rounds were played under (or ``--config``), with
@@ -65,6 +66,11 @@ def theoretical_rows(
     return rows, theo
 
 
+def _hold(actual: int, handle: int) -> str:
+    """The hold percentage: the actual win as a share of the handle (``—`` without a handle)."""
+    return f"{100 * actual / handle:.2f}%" if handle else "—"
+
+
 def theoretical_lines(
     rounds: Sequence[Mapping[str, Any]],
     config: str | None,
@@ -92,14 +98,19 @@ def theoretical_lines(
     assumption = f"par: {sheet.strategy}" if sheet is not None else problem
     lines = [
         f"theoretical beside actual win, {label} ({assumption}):",
-        f"  {'spot':<12} {'handle':>14} {'actual win':>14} {'theoretical':>14} {'par edge':>9}",
+        f"  {'spot':<12} {'handle':>14} {'actual win':>14} {'hold':>9} {'theoretical':>14} {'par edge':>9}",
     ]
     entries: list[list[Any]] = [["theoretical", "assumption", assumption], ["theoretical", "rounds", count]]
     for spot, handle, actual, win, edge in rows:
         shown = f"{win / 100:,.2f}" if win is not None else "—"
         edge_text = f"{100 * edge:.2f}%" if edge is not None else "—"
-        lines.append(f"  {spot:<12} {handle / 100:>14,.2f} {actual / 100:>14,.2f} {shown:>14} {edge_text:>9}")
+        lines.append(
+            f"  {spot:<12} {handle / 100:>14,.2f} {actual / 100:>14,.2f} {_hold(actual, handle):>9} "
+            f"{shown:>14} {edge_text:>9}"
+        )
         entries.append(["theoretical", f"won:{spot}", actual])
+        if handle:
+            entries.append(["theoretical", f"hold_bp:{spot}", round(10_000 * actual / handle)])
         if win is not None:
             entries.append(["theoretical", f"theoretical_win:{spot}", round(win)])
     paid_on = {line for lines_ in PAID_ON.values() for line in lines_}
@@ -107,11 +118,15 @@ def theoretical_lines(
     actual = sum(r[2] for r in rows)
     hold = f"{100 * theo.total / handle:.2f}%" if theo.total is not None and handle else "—"
     total = f"{theo.total / 100:,.2f}" if theo.total is not None else "—"
-    lines.append(f"  {'all':<12} {handle / 100:>14,.2f} {actual / 100:>14,.2f} {total:>14} {hold:>9}")
+    lines.append(
+        f"  {'all':<12} {handle / 100:>14,.2f} {actual / 100:>14,.2f} {_hold(actual, handle):>9} {total:>14} {hold:>9}"
+    )
     if theo.missing:
         lines.append(f"  no theoretical total: no par figure for {', '.join(theo.missing)}")
     entries.append(["theoretical", "won:all", actual])
     entries.append(["theoretical", "handle:all", handle])
+    if handle:
+        entries.append(["theoretical", "hold_bp:all", round(10_000 * actual / handle)])
     if theo.total is not None:
         entries.append(["theoretical", "theoretical_win:all", theo.total])
     return lines, entries

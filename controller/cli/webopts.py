@@ -56,7 +56,19 @@ def add_web_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--web",
         metavar="HOST:PORT",
-        help="serve the live table view there (e.g. 127.0.0.1:8080; any address but loopback needs --web-token)",
+        help="serve the live table view there (e.g. 127.0.0.1:8080; any address but loopback needs --web-token), "
+        "from a process of its own started by the table",
+    )
+    p.add_argument(
+        "--view-socket",
+        metavar="PATH",
+        help="offer the table's view and controls on this unix socket for `tablectl web serve` "
+        "(the views' own unit; with --web, the socket the child reads)",
+    )
+    p.add_argument(
+        "--view-socket-group",
+        metavar="GROUP",
+        help="the group (the views' user's) that may connect to --view-socket besides this user",
     )
     add_web_security_arguments(p)
 
@@ -105,6 +117,10 @@ def web_attach(args: argparse.Namespace, bench: bool) -> Callable[..., Callable[
             raise ValueError(
                 "--web-token, --web-token-file, --web-host, --web-proxy, --web-cert and --web-key need --web"
             )
+        if args.view_socket_group and not args.view_socket:
+            raise ValueError("--view-socket-group needs --view-socket")
+        if args.view_socket:
+            return _socket_only(args, bench)
         return None
     try:
         from controller.web.attach import serve_table
@@ -123,8 +139,43 @@ def web_attach(args: argparse.Namespace, bench: bool) -> Callable[..., Callable[
     def attach(runtime: Any, sims: Any = None, servers: Any = None) -> Callable[[], None]:
         sims = sims if bench else None
         return serve_table(
-            runtime, address, token, sims, servers, seed, hosts=hosts, cert=cert, key=key, proxies=proxies
+            runtime,
+            address,
+            token,
+            sims,
+            servers,
+            seed,
+            hosts=hosts,
+            cert=cert,
+            key=key,
+            proxies=proxies,
+            socket_path=args.view_socket,
+            group=args.view_socket_group,
         )[1]
+
+    return attach
+
+
+def _socket_only(args: argparse.Namespace, bench: bool) -> Callable[..., Callable[[], None]]:
+    """The table offered on ``--view-socket`` alone: its views run elsewhere (their own unit)."""
+    try:
+        from controller.web.attach import publish_table
+    except ImportError as exc:
+        from controller.install_hint import install_hint
+
+        raise ValueError(f"--view-socket needs the web extra ({exc}); install it: {install_hint('web')}") from None
+    if args.view_socket_group:
+        import grp
+
+        try:
+            grp.getgrnam(args.view_socket_group)
+        except KeyError:
+            raise ValueError(f"--view-socket-group {args.view_socket_group!r}: no such group") from None
+    seed = getattr(args, "seed", 1)
+
+    def attach(runtime: Any, sims: Any = None, servers: Any = None) -> Callable[[], None]:
+        sims = sims if bench else None
+        return publish_table(runtime, args.view_socket, sims, servers, seed, args.view_socket_group)
 
     return attach
 

@@ -45,8 +45,13 @@ TABLE_KEYS = {
     "the wager's limits or one of its paytables but not all of them is refused)",
     "paytables_dir": "the folder of paytable files, relative to the config file (default: `paytables/` beside it)",
     "limits": "`{min: CENTS, max: CENTS}` for every wager spot the table offers (required; a minimum below "
-    "the regulation's is refused; Mississippi Stud: a street's maximum below 3 x the ante's is refused, "
-    "35.10(a), (e), (g): a player may bet up to three times the ante)",
+    "the regulation's is refused; and limits under which a legal wager could not be settled are refused, with "
+    "file, line and paragraph: Mississippi Stud: a street's maximum below 3 x the ante's, or its minimum above "
+    "the ante's, 35.10(a), (e), (g): a street bet is 1x to 3x the ante; Boston 5: the first and second wagers' "
+    "limits must hold `first_to_ante` x every legal ante (24.10(b): the second equals the first); Three Card "
+    "Poker: the play wager's limits must hold every legal ante (20.6); pai gow: the bonus minimum may not be "
+    "below `bonus_minimum` (11.15(b)), and with an `envy` paytable the bonus maximum may not be below "
+    "`envy_minimum` (11.15(c)))",
     "payout_cap": "the aggregate payout per seat and round, in cents (absent: no cap)",
     "devices": "the table's three devices: `shoe`, `bet_spots` and `panel` (below)",
     "journal": "where the journal is kept and how it is signed (below)",

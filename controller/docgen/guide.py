@@ -112,6 +112,11 @@ def _pai_gow() -> list[Act]:
         press("confirm"),
         deal([str(c) for c in cards[:49]], what="deal seven hands of seven"),
         Act("the shoe counts the cards left", (ShoeStatus(device="shoe", stub_count=4, deck_size=53),)),
+        press(
+            "confirm",
+            what="the players set their hands and place them face down (the dealer's cards stay face down): "
+            "when all are set, `confirm`",
+        ),
         press("confirm", what="expose the dealer's hand and set it the house way shown (11.9): `confirm`"),
         press(
             "confirm",
@@ -219,16 +224,18 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 | `unreadable card: <position>` | the shoe reads the card again (with the key on), or the supervisor enters it, or voids |
 | `duplicate card: <position>` | as for an unreadable card |
 | `card N from the shoe dealt when none was expected` | supervisor: `confirm` places it in the dealing order (burned if it has no place), `void` is a misdeal (`clear_fault` is refused while it waits) |
+| `card N from the shoe dealt beyond the deal, unreadable: burned unexposed; ...` | a card after the deal is complete is no one's card (the stub's cards go to the discard rack unexposed: Boston 5 24.8(d)): it is burned and never entered; supervisor: `clear_fault` goes on, `void` is a misdeal |
 | `stub count N, expected M` | supervisor: `clear_fault`, then the dealer recounts and presses `confirm` |
 | `misdeal: N cards remain, not 4` (pai gow) | supervisor: `void` |
 | `journal: disk full: N bytes free on FILESYSTEM` (or another reason the journal cannot be written) | the table's disk needs room (operations); a card dealt, bet placed or button pressed meanwhile is kept by its device and sent again once there is room; then `journal written again: each device's state is read again` ends by itself once every device is read (cards dealt meanwhile then wait for the supervisor); or supervisor: `void` |
 | `journal: ... (N events not recorded or acted on)` | supervisor: `clear_fault`, or `void` |
 | `shoe card numbers jump from N to M: ...` | supervisor: `confirm` accepts the card, `void` declares a misdeal |
 | `shoe card numbers repeat: ...` (a second card under one number) or `... start over at 1 ...` (mid-round, no shuffle) | as for a jump: supervisor: `confirm` accepts the card, `void` declares a misdeal |
-| `cannot settle: <what>` (in words: `seat 1 violation at: ...`) | supervisor: `void` |
+| `cannot settle: <what>` (in words: `seat 1 violation at: ...`) | the round's record cannot be settled as `tablectl settle` settles it, so nothing is paid: supervisor: `clear_fault` settles it again (held again if it still cannot be), or `void` |
 
 While cards wait for the supervisor the hold's prompt says `confirm accepts the cards, or void`:
-`clear_fault` is refused then. Every hold, each new reason and its end is also a line in the log.
+`clear_fault` is refused then. Every hold, each new reason and its end is also a line in the log (a hold that ends by itself:
+`hold ended by itself: ...`; one the supervisor clears: `hold cleared: ...`).
 
 ### Two things at once
 
@@ -242,11 +249,13 @@ While cards wait for the supervisor the hold's prompt says `confirm accepts the 
 | Mississippi Stud: a fold and a communication violation in the same street | fold first: the fold collects the ante and the streets before, the violation the bonus left; violation first: it collects every wager and the fold changes nothing; the rest of the table settles normally |
 | Boston 5: a second wager withdrawn after `deal` and a card dealt before its collection is confirmed | the card waits for the supervisor; the dealer confirms the collection, the supervisor's `confirm` accepts the card, and the prompt names only the seats left |
 | a device down when a round ends | the next round opens held for it |
-| the journal cannot be written and events on several devices | an outage of every device at once: nothing is acted on or acknowledged; once there is room each device sends its events again and is read again; bets placed meanwhile count (betting was open) or are late bets; a button pressed meanwhile is not acted on (press it again: the screen says so); cards dealt meanwhile wait for the supervisor, who accepts them in dealing order once the deal begins |
+| the journal cannot be written and events on several devices | an outage of every device at once: nothing is acted on or acknowledged; once there is room each device sends its events again and is read again; bets placed meanwhile count (their step was open) or are late bets, in the journal's order: a `no more bets` journaled before a chip closes betting for it; a button pressed meanwhile is not acted on (press it again: the screen says so until it is pressed; until then betting stays closed for chips after it); cards dealt meanwhile wait for the supervisor, who accepts them in dealing order once the deal begins |
 
-A hold while betting is open locks nothing: chips placed or taken off during it are bets, as
-before it (a bet-spot device that comes back after a restart is read again, and what is on its
-spots counts as placed); only after `no more bets` is a change a late bet.
+A hold never changes what a wager is: a chip placed in the step that asks for it (betting, a
+second wager, a street bet) counts whatever hold began in that step (a link down, a jam, the door,
+the journal, a restart; a bet-spot device that comes back is read again, and what is on its spots
+counts as placed then), and a chip placed after the press that closes its step is a late bet
+whatever hold is on.
 
 ## Hidden cards
 

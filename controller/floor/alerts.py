@@ -125,6 +125,11 @@ class TableStatus:
     pending_stuck: int = 0
     """Records waiting for a gap longer than :data:`PENDING_PATIENCE_S`."""
     oldest_pending_at: datetime | None = None
+    feed_held: str | None = None
+    """The table's word (its latest heartbeat) that it holds its floor feed: the floor told it
+    it holds a record the table never wrote."""
+    settled: int = 0
+    """Quarantined records a ``tablectl floor resolve`` closed: kept as evidence, no longer alerting."""
 
 
 def floor_status(conn: psycopg.Connection[Any], patience_s: float = PENDING_PATIENCE_S) -> list[TableStatus]:
@@ -133,14 +138,17 @@ def floor_status(conn: psycopg.Connection[Any], patience_s: float = PENDING_PATI
     rows = conn.execute(
         """
         SELECT c.table_id, c.head_seq, t.last_at,
-               (SELECT r.stored_at FROM floor_record r WHERE r.table_id = c.table_id ORDER BY r.seq DESC LIMIT 1)
+               (SELECT r.stored_at FROM floor_record r WHERE r.table_id = c.table_id ORDER BY r.seq DESC LIMIT 1),
+               t.heartbeat->>'feed_held',
+               (SELECT count(*) FROM floor_quarantine q WHERE q.table_id = c.table_id)
+                 - (SELECT count(*) FROM floor_quarantine_open o WHERE o.table_id = c.table_id)
         FROM floor_chain c LEFT JOIN floor_table t USING (table_id)
         """
     ).fetchall()
     known = {row[0]: row for row in rows}
     out = []
     for table_id in sorted(set(known) | set(alerts)):
-        row = known.get(table_id, (table_id, None, None, None))
+        row = known.get(table_id, (table_id, None, None, None, None, 0))
         a = alerts.get(table_id)
         out.append(
             TableStatus(
@@ -154,6 +162,8 @@ def floor_status(conn: psycopg.Connection[Any], patience_s: float = PENDING_PATI
                 a.forked if a else 0,
                 a.pending_stuck if a else 0,
                 a.oldest_pending_at if a else None,
+                str(row[4])[:300] if row[4] else None,
+                int(row[5] or 0),
             )
         )
     return out

@@ -175,6 +175,9 @@ class Heartbeat:
     """The table's round number."""
     backlog: int
     """Journal records the floor has not confirmed storing yet."""
+    feed_held: str | None = None
+    """Why the table holds its floor feed (the floor said it holds a record the table did not
+    write), or None."""
 
     def payload(self) -> bytes:
         """The message's JSON."""
@@ -188,12 +191,14 @@ class Heartbeat:
                 "hold": self.hold,
                 "round": self.round,
                 "backlog": self.backlog,
+                **({"feed_held": self.feed_held} if self.feed_held is not None else {}),
             }
         )
 
     def status(self) -> dict[str, Any]:
         """What the floor keeps of it (``floor_table.heartbeat``)."""
-        return {"step": self.step, "hold": self.hold, "round": self.round, "backlog": self.backlog}
+        said = {"step": self.step, "hold": self.hold, "round": self.round, "backlog": self.backlog}
+        return {**said, "feed_held": self.feed_held} if self.feed_held is not None else said
 
 
 def decode_heartbeat(subject: str, payload: bytes, prefix: str) -> Heartbeat:
@@ -212,4 +217,5 @@ def decode_heartbeat(subject: str, payload: bytes, prefix: str) -> Heartbeat:
         _text(body, "hold", optional=True),
         _int(body, "round"),
         _int(body, "backlog"),
+        _text(body, "feed_held", optional=True),
     )

@@ -73,6 +73,9 @@ class LinkState(enum.Enum):
     STARTING = "starting"
     UP = "up"
     DOWN = "down"
+    HELD = "held"
+    """The floor said it holds a record this journal did not write: nothing is published until it
+    holds the journal's own record there again (:meth:`Forwarder._from_floor`)."""
     STOPPED = "stopped"
 
 
@@ -153,6 +156,7 @@ class Forwarder:
         max_backoff_s: float = 5.0,
         drain_on_stop_s: float = 0.0,
         heartbeat_s: float | None = 5.0,
+        hold_feed: bool = True,
     ) -> None:
         self.journal_path = Path(journal_path)
         self.link = link
@@ -164,9 +168,18 @@ class Forwarder:
         self.drain_on_stop_s = drain_on_stop_s
         self.heartbeat_s = heartbeat_s
         """Seconds between heartbeats (None: none, e.g. ``floor resend`` publishing a copy)."""
+        self.hold_feed = hold_feed
+        """Hold the feed when the floor says it holds a record the journal did not write (False:
+        ``floor resend``, which publishes the table's records to put such a record right)."""
+        self.told: tuple[int, str, bool] | None = None
+        """The floor's latest ``stored`` message in this run: (seq, hash, whether the journal's
+        record there has that hash)."""
         self._stored = 0
         """The last record the floor store said it holds (controller.floor.channel.Stored)."""
         self._stored_written = -1
+        self._held: tuple[int, str] | None = None
+        """The record the feed is held on and why (a ``stored`` message whose hash is not the
+        journal's: the floor holds a record the table never wrote), kept in the journal."""
         self._heard_floor = 0
         self._resent = 0
         self._sent_max = 0
@@ -244,6 +257,19 @@ class Forwarder:
             self._resent,
         )
 
+    def wait_told(self, seq: int, timeout: float) -> bool:
+        """Wait until the floor has said it holds the journal's record ``seq`` (or more), or has
+        said something else about it (a lower head, another record): True when it spoke."""
+        deadline = time.monotonic() + timeout
+        while self._stored < seq:
+            told = self.told
+            if told is not None and (told[0] >= seq or not told[2]):
+                return True
+            if time.monotonic() > deadline:
+                return self.told is not None
+            time.sleep(0.01)
+        return True
+
     def wait_acked(self, seq: int, timeout: float = 60.0) -> bool:
         """Wait until record ``seq`` is acknowledged (tests, benchmarks, a clean shutdown)."""
         deadline = time.monotonic() + timeout
@@ -277,6 +303,7 @@ class Forwarder:
         outbox = Outbox(self.journal_path)
         self._acked = outbox.acked()
         self._stored = self._stored_written = outbox.stored()[0]
+        self._held = outbox.feed_held()
         self._outbox = outbox
         self._write_state(outbox)  # starting: `tablectl status` shows the link even before it is up
         backoff = 0.1
@@ -384,6 +411,18 @@ class Forwarder:
             while not self._stopping.is_set():
                 if self.heartbeat_s is not None and time.monotonic() >= self._beat_due:
                     await self._beat(nc)
+                if self._held is not None:  # listening and beating only, until the floor holds ours again
+                    if self._state is not LinkState.HELD or self._error != self._held[1]:
+                        self._state, self._error = LinkState.HELD, self._held[1]
+                        self._write_state(outbox)
+                    while pending and pending[0][2].done():
+                        self._complete(pending.popleft(), outbox)
+                    self._flush_ack(outbox, force=True)  # what the floor holds of the table's own, up to the hold
+                    await self._sleep(self.idle_poll_s)
+                    continue
+                if self._state is LinkState.HELD:
+                    self._state, self._error = LinkState.UP, None
+                    self._write_state(outbox)
                 looked_at = time.monotonic()  # before the look: what it finds is all written before then
                 # Read only when the journal changed: with acknowledgements outstanding and nothing new,
                 # a read per acknowledgement was a query per message.
@@ -561,8 +600,41 @@ class Forwarder:
             log.warning("floor link %s: a floor message not read: %s", self.link.table_id, exc)
             return
         self._heard_floor += 1
-        if told.table == self.link.table_id and told.seq > self._stored:
+        if told.table != self.link.table_id or self._outbox is None:
+            return
+        outbox = self._outbox
+        mine = outbox.hash_of(told.seq) if told.seq else ""
+        self.told = (told.seq, told.hash, mine == told.hash)
+        if self._held is not None:
+            if told.seq >= self._held[0] and mine == told.hash:
+                log.warning(
+                    "floor link %s: the floor holds this journal's record %d: the feed held on record %d goes on",
+                    self.link.table_id,
+                    told.seq,
+                    self._held[0],
+                )
+                outbox.release_feed()
+                self._held = None
+                self._stored = max(self._stored, told.seq)
+            return
+        if told.seq <= self._stored:
+            return
+        if mine == told.hash:
             self._stored = told.seq
+            return
+        if not self.hold_feed:
+            return
+        if mine is None:
+            what = f"record {told.seq}, which this journal has not written (hash {told.hash[:16]}...)"
+        else:
+            what = f"record {told.seq} with hash {told.hash[:16]}..., not this journal's {mine[:16]}..."
+        reason = (
+            f"the floor says it holds {what}: a record the table never wrote is on the floor; the feed is held "
+            '(tablectl floor status and floor resolve on the floor; docs/floor.md, "A stolen signing key")'
+        )
+        log.error("floor link %s: %s", self.link.table_id, reason)
+        outbox.hold_feed(told.seq, reason)
+        self._held = outbox.feed_held()
 
     def heartbeat(self) -> Heartbeat:
         """The table's heartbeat now: step, hold and round from its snapshot file (none yet: no
@@ -577,7 +649,8 @@ class Forwarder:
         except (OSError, ValueError, KeyError, TypeError):  # no snapshot yet, or one being replaced
             pass
         head = max(self._head, self._acked)
-        return Heartbeat(self.link.table_id, time.time(), step, hold, round_no, max(0, head - self._stored))
+        held = self._held[1][:300] if self._held is not None else None
+        return Heartbeat(self.link.table_id, time.time(), step, hold, round_no, max(0, head - self._stored), held)
 
     async def _beat(self, nc: Any) -> None:
         assert self.heartbeat_s is not None

@@ -22,6 +22,14 @@ the signed one. Resolving, in one transaction under the table's lock (the ingest
 
 Records the table signed that the floor never kept (stored after the fork, so deleted here)
 come back with ``tablectl floor resend --from SEQ``; the report names SEQ.
+
+With no fork, resolve closes what the store already answers (migration 0013): each open
+quarantined record, in the order they were kept, that is either not the table's (not signed by
+its registered key) at a seq where the store holds the table's own record (a refused forgery),
+or a copy of the record stored at its seq (the same hash: a key rotation's records signed with
+the old key, stored once resent). The closed ones stay as evidence; a ``floor_resolution`` row
+without a fork (``settled``) says so. The first one the store does not answer (a record of the
+table's still to come: resend it) and every one after it stay open.
 """
 
 from __future__ import annotations
@@ -66,6 +74,12 @@ class ForkReport:
     head_after: int | None = None
     unsigned_from: int | None = None
     """With no fork found: the first quarantined record (not signed by the table: resend it signed)."""
+    refused: int = 0
+    """With no fork: quarantined records closed as not the table's (the store holds its own there)."""
+    copies: int = 0
+    """With no fork: quarantined records closed as copies of the stored record at their seq."""
+    left_open: int = 0
+    """With no fork: quarantined records still open (the store does not answer them yet)."""
     resend_from: int | None = None
     """A record the journal must send again from (stored after the fork but signed, so lost here)."""
     dry_run: bool = False
@@ -74,9 +88,21 @@ class ForkReport:
         """The report as ``tablectl floor resolve`` prints it."""
         out = [f"table {self.table}: stored chain head {self.head_before}"]
         if self.fork_seq is None:
-            out.append(
-                "no stored record is contradicted by a record the table signed: nothing to resolve, nothing changed"
-            )
+            out.append("no stored record is contradicted by a record the table signed: no fork")
+            closed = self.refused + self.copies
+            if closed:
+                out.append(
+                    f"{'would close' if self.dry_run else 'closed'} {closed} quarantined records (kept as evidence "
+                    f"in floor_quarantine): {self.refused} not the table's (not signed by its key; the store holds "
+                    f"the table's own signed record at their seq), {self.copies} copies of the record stored at "
+                    "their seq; floor status, reconcile and the pit no longer alert on them"
+                )
+            else:
+                out.append("nothing to resolve, nothing changed")
+            if self.left_open:
+                out.append(f"{self.left_open} quarantined records stay open: the store does not answer them yet")
+            if self.dry_run and closed:
+                out.append("dry run: nothing changed")
             if self.unsigned_from is not None:
                 out.append(
                     f"quarantined records from seq {self.unsigned_from} are not signed by the table: if they are its "
@@ -158,12 +184,7 @@ async def _resolve(conn: psycopg.AsyncConnection[Any], table: str, prefix: str, 
         fork_seq = _fork(stored, signed)
         if fork_seq is None:
             report.head_after = head
-            await cur.execute(
-                "SELECT min(seq) FROM floor_quarantine_open WHERE table_id = %s AND reason NOT LIKE 'removed by%%'",
-                (table,),
-            )
-            low = await cur.fetchone()
-            report.unsigned_from = int(low[0]) if low and low[0] is not None else None
+            await _settle(cur, table, prefix, public_key, report)
             return report
         fork = next(row for row in stored if row[0] == fork_seq)
         if signature_ok(public_key, fork[4], table, *fork[:4]):
@@ -219,6 +240,52 @@ async def _resolve(conn: psycopg.AsyncConnection[Any], table: str, prefix: str, 
             (table, fork_seq, head, report.head_after, report.removed, report.replayed, through[0] if through else 0),
         )
     return report
+
+
+async def _settle(cur: psycopg.AsyncCursor[Any], table: str, prefix: str, public_key: str, report: ForkReport) -> None:
+    """With no fork: close the table's open quarantined records the store answers, in id order up
+    to the first it does not (see the module's text), with a ``floor_resolution`` row."""
+    await cur.execute(
+        "SELECT q.id, q.seq, q.hash, q.subject, q.msg_id, q.payload, r.hash, r.prev, r.mac, r.sig "
+        "FROM floor_quarantine_open q LEFT JOIN floor_record r ON r.table_id = q.table_id AND r.seq = q.seq "
+        "WHERE q.table_id = %s ORDER BY q.id",
+        (table,),
+    )
+    rows = await cur.fetchall()
+    through = 0
+    for qid, seq, digest, subject, msg_id, payload, stored_hash, prev, mac, sig in rows:
+        if stored_hash is None:  # the store holds nothing at that seq: the table's record may still come
+            break
+        if stored_hash == digest:
+            report.copies += 1
+        elif not signature_ok(public_key, sig, table, int(seq), str(prev), str(stored_hash), str(mac)):
+            break  # neither side is known to be the table's: a fork for resolve once the table's is signed
+        else:
+            try:
+                rec: FloorRecord | None = check_message(subject, msg_id, bytes(payload), prefix)
+            except BadMessage:
+                rec = None
+            if rec is not None and signature_ok(public_key, rec.sig, table, rec.seq, rec.prev, rec.hash, rec.mac):
+                break  # the table's own record, yet not the stored one: not for this to close
+            report.refused += 1
+        through = int(qid)
+    still = [row for row in rows if int(row[0]) > through]
+    report.left_open = len(still)
+    unsigned = [int(row[1]) for row in still]
+    report.unsigned_from = min(unsigned) if unsigned else None
+    if through and not report.dry_run:
+        await cur.execute(
+            "INSERT INTO floor_resolution (table_id, fork_seq, head_before, head_after, removed, replayed, "
+            "quarantine_through, settled, note) VALUES (%s, NULL, %s, %s, 0, 0, %s, %s, %s)",
+            (
+                table,
+                report.head_before,
+                report.head_after,
+                through,
+                report.refused + report.copies,
+                f"closed without a fork: {report.refused} not the table's, {report.copies} copies of stored records",
+            ),
+        )
 
 
 def _fork(stored: list[tuple[Any, ...]], signed: list[FloorRecord]) -> int | None:

@@ -313,6 +313,17 @@ class LocalNats:
 
 OWNER, INGEST, READER = "floor_owner", "floor_ingest", "floor_reader"
 ROLES = (OWNER, INGEST, READER)
+
+AUDIT_LOG_PREFIX = "%m [%p] user=%u db=%d app=%a client=%h "
+"""Each server log line says when, which process, which role, database, application and client:
+the owner's statements (:data:`OWNER_AUDIT`) are the audit log of what it did."""
+
+OWNER_AUDIT = {"log_statement": "all"}
+"""The owner role's session settings, set by the superuser (:meth:`LocalPostgres.ensure_roles`):
+every statement the owner runs (migrations, ``add-table --db``, ``floor resolve``, and any DDL or
+DML by hand) is written to the server's log with the role's name. ``log_statement`` is a
+superuser's setting: the owner can neither switch it off in its session nor reset its role's
+default (docs/floor.md, "Database roles")."""
 """The floor store's roles: the owner runs the migrations, the ingest writes the floor tables, the
 reader (reports, the pit view) may only SELECT (grants: migrations/0009_roles.sql)."""
 
@@ -344,7 +355,7 @@ class LocalPostgres:
         tls: PostgresTls | None = None,
     ) -> None:
         self.data_dir = Path(data_dir).resolve()
-        self.settings = {"max_connections": "200", **(settings or {})}
+        self.settings = {"max_connections": "200", "log_line_prefix": AUDIT_LOG_PREFIX, **(settings or {})}
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.user = server_user()
@@ -516,7 +527,8 @@ class LocalPostgres:
 
     def ensure_roles(self) -> None:
         """Create the floor's roles when missing and set their passwords (sent hashed: SCRAM
-        verifiers made here, so no password is in a statement the server could log)."""
+        verifiers made here, so no password is in a statement the server could log); the owner's
+        statements are logged (:data:`OWNER_AUDIT`)."""
         import psycopg
         from psycopg import sql
 
@@ -528,6 +540,13 @@ class LocalPostgres:
                     conn.execute(
                         sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE").format(sql.Identifier(role))
                     )
+                if role == OWNER:  # its acts audited: every statement in the server's log
+                    for name, value in OWNER_AUDIT.items():
+                        conn.execute(
+                            sql.SQL("ALTER ROLE {} SET {} = {}").format(
+                                sql.Identifier(role), sql.Identifier(name), sql.Literal(value)
+                            )
+                        )
                 verifier = conn.pgconn.encrypt_password(passwords[role].encode(), role.encode(), b"scram-sha-256")
                 conn.execute(
                     sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(role), sql.Literal(verifier.decode()))

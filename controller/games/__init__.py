@@ -7,14 +7,26 @@ gathers them in its ``SPEC`` (:class:`controller.games.spec.GameSpec`).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from controller.games.record import RecordError
+from controller.games.record import RecordError, parse_record
 from controller.games.spec import SPECS, GameSpec, spec_for
+from controller.games.void import VOID_KEY, settle_void
 from controller.settlement import Settlement
 from controller.table_config import TableConfig, config_dir, default_table_path, load_table
 
-__all__ = ["Game", "GameSpec", "GAMES", "RecordError", "settle_record", "resolve_table_path", "spec_for"]
+__all__ = [
+    "Game",
+    "GameSpec",
+    "GAMES",
+    "RecordError",
+    "settle_record",
+    "settle_json",
+    "record_json",
+    "resolve_table_path",
+    "spec_for",
+]
 
 
 Game = GameSpec
@@ -42,7 +54,9 @@ def settle_record(data: object, table: TableConfig | None = None) -> Settlement:
     if game is None:
         raise RecordError([f"$.game: unknown game {str(name)[:60]!r} (known: {', '.join(sorted(GAMES))})"])
     unknown = [
-        f"$.{k}: unknown key (known: {', '.join(sorted(game.top_keys))})" for k in data if k not in game.top_keys
+        f"$.{k}: unknown key (known: {', '.join(sorted(game.top_keys | {VOID_KEY}))})"
+        for k in data
+        if k not in game.top_keys and k != VOID_KEY
     ]
     if unknown:
         raise RecordError(unknown)
@@ -62,4 +76,33 @@ def settle_record(data: object, table: TableConfig | None = None) -> Settlement:
                 "played under"
             ]
         )
+    if VOID_KEY in data:  # a round voided at the table: every wager returned, whatever it had dealt
+        return settle_void(data, table)
     return game.settle(game.read_round(data, table), table)
+
+
+def record_json(record: object) -> bytes:
+    """A round record as the JSON bytes it is written, recalled and re-settled as; a value JSON
+    cannot hold (NaN, infinity, an object that is not data) is a ``RecordError``."""
+    try:
+        return json.dumps(record, allow_nan=False).encode()
+    except (TypeError, ValueError) as exc:
+        raise RecordError([f"$: not a round record: {exc}"]) from None
+
+
+def settle_json(
+    raw: bytes, table: TableConfig | None = None, tables: dict[str, TableConfig] | None = None
+) -> Settlement:
+    """Settle one round record given as JSON bytes: the one settlement ``tablectl settle`` runs
+    and the table runs at each round's end (with ``record_json`` of its record), so that what
+    the table pays is what a re-settlement of its record pays. ``table``: the table config to
+    settle under (else the record's ``table``, loaded once into ``tables`` when given). Raises
+    ``RecordError`` (every problem by JSON path) or ``ConfigError``."""
+    data = parse_record(raw)
+    if table is None and tables is not None and isinstance(data, dict) and data.get("game") in GAMES:
+        raw_path = data.get("table")
+        path = str(resolve_table_path(raw_path) if isinstance(raw_path, str) else default_table_path(data["game"]))
+        if path not in tables:
+            tables[path] = load_table(path)
+        table = tables[path]
+    return settle_record(data, table)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any
 
 from controller.cards import Card, CardError, format_cards, parse_cards
@@ -43,7 +44,8 @@ from controller.games.house_way import Decision, HouseWay, house_way
 from controller.games.pai_gow_deal import StartError, misdeal_reasons, position_name, start_position
 from controller.games.record import Problems, read_seats, write_record
 from controller.games.spec import GameSpec
-from controller.hands import PAI_GOW, BonusValue, Category, classify_bonus, paying_line
+from controller.hands import PAI_GOW, BonusValue, Category, classify_bonus, evaluate_dealt, paying_line
+from controller.hands.categories import FIVE_CARD_ORDER
 from controller.hands.paigow import HandSet, is_pai_gow, make_set, set_dealt
 from controller.names import hand_name
 from controller.paytables import Paytable, PaytableRow
@@ -60,7 +62,16 @@ from controller.settlement import (
 )
 from controller.table_config import TableConfig
 
-__all__ = ["SPEC", "PaiGowSeat", "PaiGowRound", "read_round", "settle", "round_record", "commission"]
+__all__ = [
+    "SPEC",
+    "PaiGowSeat",
+    "PaiGowRound",
+    "RoundSettler",
+    "read_round",
+    "settle",
+    "round_record",
+    "commission",
+]
 
 _SEAT_KEYS = {"wagers", "cards", "high", "low", "set", "foul"}
 _PAID_BY = {"bonus": ["bonus"], "envy": ["envy"], "insurance": ["insurance"]}
@@ -250,6 +261,8 @@ class _Premium:
 
     value: BonusValue
     envy: int
+    line: Category | None = None
+    """The envy table's line that pays this hand (its highest-paying one), if any."""
 
 
 _ROWS: dict[int, tuple[Paytable, dict[Category, PaytableRow]]] = {}
@@ -271,7 +284,27 @@ def _paying_row(value: BonusValue, table: Paytable) -> PaytableRow | None:
 def _classify(cards: tuple[Card, ...], envy_table: Paytable | None) -> _Premium:
     value = classify_bonus(cards, PAI_GOW)
     row = _paying_row(value, envy_table) if envy_table is not None else None
-    return _Premium(value, (row.amount or 0) if row else 0)
+    return _Premium(value, (row.amount or 0) if row else 0, row.category if row else None)
+
+
+def _line_cards(value: BonusValue, line: Category) -> tuple[Card, ...]:
+    """The cards that make ``line`` in ``value``'s seven: its best cards when ``line`` is its
+    category, else the strongest five of that category (a line paid below the hand's category:
+    A-A-joker with a straight is paid as three of a kind, and its three aces are shown)."""
+    if line is value.category or line not in FIVE_CARD_ORDER:
+        return value.best
+    fives = [evaluate_dealt(five, PAI_GOW) for five in combinations(value.cards, 5)]
+    best = max((v for v in fives if v.category is line), key=lambda v: v.strength, default=None)
+    return best.best if best is not None else value.best
+
+
+def _announced(mine: _Premium, stake: int | None, bonus_table: Paytable | None) -> tuple[Category, tuple[Card, ...]]:
+    """The line the dealer announces for a hand rearranged in (d)2, and its cards: the one its
+    bonus wager is paid on; else (a premium hand) the one the envy is paid on; else its category.
+    What the dealer is told and what is paid are always the same line."""
+    row = _paying_row(mine.value, bonus_table) if stake is not None and bonus_table is not None else None
+    line = row.category if row is not None else mine.line if mine.line is not None else mine.value.category
+    return line, _line_cards(mine.value, line)
 
 
 def _pai_gow_wager(stake: int, player: HandSet, dealer: HandSet, fouled: bool, o: Mapping[str, Any]) -> WagerResult:
@@ -392,7 +425,7 @@ def _envy_result(seat: PaiGowSeat, r: _Round) -> WagerResult | None:
     total = sum(p.envy for _, p in others)
     if not total:
         return None
-    why = "envy: " + ", ".join(f"{who} {hand_name(p.value.category.value)}" for who, p in others)
+    why = "envy: " + ", ".join(f"{who} {hand_name((p.line or p.value.category).value)}" for who, p in others)
     return WagerResult("envy", 0, Result.WIN, total, why)
 
 
@@ -445,7 +478,8 @@ class _Steps:
         self.pai_gow.append(Step("pai_gow", seat.seat, actions_for([by_spot["pai_gow"]]), note, after))
         if "bonus" in w or "insurance" in w or bool(r.markers):  # (d)2: rearranged to the best hand
             now = [by_spot[k] for k in ("bonus", "insurance") if k in by_spot and not (k == "bonus" and is_premium)]
-            best = f"best hand {hand_name(mine.value.category.value)} ({format_cards(mine.value.best)})"
+            line, cards = _announced(mine, w.get("bonus"), r.bonus)
+            best = f"best hand {hand_name(line.value)} ({format_cards(cards)})"
             if is_premium:  # (d)2iii: announced, left face up (with its bonus wager) for (d)3
                 left = " with its bonus wager" if "bonus" in w else ""
                 then = f"premium hand: announce it, leave it face up{left}"
@@ -469,34 +503,67 @@ class _Steps:
         return (dealer, *self.pai_gow, *self.bonus_insurance, *self.envy, *self.premium_cards, *self.kept)
 
 
+class RoundSettler:
+    """One checked pai gow round's settlement, its shared part (the dealer's set by the house way,
+    every hand's bonus and envy status: what does not depend on any player's set) computed once.
+    :func:`settle` settles through it; the table keeps one a round and reads from it the steps it
+    shows as each hand is turned (the dealer's set, each seat's pai gow wager), each seat settled
+    with the set the dealer recorded for it."""
+
+    def __init__(self, rnd: PaiGowRound, table: TableConfig) -> None:
+        self.rnd, self.table = rnd, table
+        self.options = pai_gow_options(table)
+        self.shared: _Round | None = None if rnd.misdeal else _round(rnd, table, self.options)
+        """``None`` for a misdeal (every hand void: no dealer's set, no seat's step)."""
+
+    def dealer_step(self) -> Step | None:
+        """The dealer's hand exposed and set by the house way (11.9, 11.15(d))."""
+        if self.shared is None:
+            return None
+        dealer, rule = self.shared.dealer.set, self.shared.dealer.rule
+        return Step(
+            "dealer",
+            None,
+            (),
+            f"house way {hand_name(rule)}: high {format_cards(dealer.high.best)} / low {format_cards(dealer.low.best)}",
+        )
+
+    def pai_gow_step(self, seat: PaiGowSeat) -> Step | None:
+        """(d)1: ``seat``'s pai gow wager and its commission, settled with the set ``seat`` gives
+        (the step :func:`settle` shows for it: the other seats' sets do not change it)."""
+        if self.shared is None:
+            return None
+        steps = _Steps()
+        steps.add_seat(seat, _seat_settlement(seat, self.shared, self.table), self.shared)
+        return steps.pai_gow[0]
+
+    def settle(self) -> Settlement:
+        """The whole round settled."""
+        rnd, table, o = self.rnd, self.table, self.options
+        order = sorted(rnd.seats, key=lambda s: -s.seat)  # counterclockwise from the dealer's right
+        position = start_position(*rnd.start, o["count_direction"], table.seats)
+        start = {"method": rnd.start[0], "value": rnd.start[1], "first_hand": position_name(position)}
+        dealer_step = self.dealer_step()
+        if self.shared is None or dealer_step is None:
+            return _void(rnd, table, order, start)
+        r = self.shared
+        steps = _Steps()
+        settled: dict[int, SeatSettlement] = {}
+        for seat in order:
+            settled[seat.seat] = _seat_settlement(seat, r, table)
+            steps.add_seat(seat, settled[seat.seat], r)
+        return settlement_for(
+            "pai_gow",
+            table,
+            settled,
+            steps.procedure(dealer_step),
+            {"cards": format_cards(rnd.dealer), **r.dealer.to_json(), "start": start},
+        )
+
+
 def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
     """Settle a checked pai gow round under ``table``'s house way, paytables and options."""
-    o = pai_gow_options(table)
-    order = sorted(rnd.seats, key=lambda s: -s.seat)  # counterclockwise from the dealer's right
-    position = start_position(*rnd.start, o["count_direction"], table.seats)
-    start = {"method": rnd.start[0], "value": rnd.start[1], "first_hand": position_name(position)}
-    if rnd.misdeal:
-        return _void(rnd, table, order, start)
-    r = _round(rnd, table, o)
-    steps = _Steps()
-    settled: dict[int, SeatSettlement] = {}
-    for seat in order:
-        settled[seat.seat] = _seat_settlement(seat, r, table)
-        steps.add_seat(seat, settled[seat.seat], r)
-    dealer, rule = r.dealer.set, r.dealer.rule
-    dealer_step = Step(
-        "dealer",
-        None,
-        (),
-        f"house way {hand_name(rule)}: high {format_cards(dealer.high.best)} / low {format_cards(dealer.low.best)}",
-    )
-    return settlement_for(
-        "pai_gow",
-        table,
-        settled,
-        steps.procedure(dealer_step),
-        {"cards": format_cards(rnd.dealer), **r.dealer.to_json(), "start": start},
-    )
+    return RoundSettler(rnd, table).settle()
 
 
 def _void(rnd: PaiGowRound, table: TableConfig, order: list[PaiGowSeat], start: Mapping[str, object]) -> Settlement:

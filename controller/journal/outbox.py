@@ -97,6 +97,42 @@ class Outbox:
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot record what the floor stored: {exc}") from exc
 
+    @property
+    def held_name(self) -> str:
+        """The row saying the floor feed is held (``floor-held``): the floor said it holds a record
+        this journal did not write (its seq, and why, in words)."""
+        return f"{self.name}-held"
+
+    def hold_feed(self, seq: int, reason: str) -> None:
+        """Hold the floor feed on record ``seq`` (the first hold stays until :meth:`release_feed`)."""
+        try:
+            self.writer.execute(
+                "INSERT INTO floor_outbox (name, acked_seq, at, state, error) VALUES (?, ?, ?, 'held', ?) "
+                "ON CONFLICT (name) DO NOTHING",
+                (self.held_name, seq, time.time(), reason),
+            )
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot record the floor feed's hold: {exc}") from exc
+
+    def feed_held(self) -> tuple[int, str] | None:
+        """The record the floor feed is held on and why (None: not held)."""
+        row = self.writer.execute(
+            "SELECT acked_seq, error FROM floor_outbox WHERE name = ?", (self.held_name,)
+        ).fetchone()
+        return (int(row[0]), str(row[1])) if row else None
+
+    def release_feed(self) -> None:
+        """The floor holds this journal's own records again: the feed is no longer held."""
+        try:
+            self.writer.execute("DELETE FROM floor_outbox WHERE name = ?", (self.held_name,))
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot release the floor feed's hold: {exc}") from exc
+
+    def hash_of(self, seq: int) -> str | None:
+        """Record ``seq``'s hash in this journal (None: no such record)."""
+        row = self.reader.execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
+        return str(row[0]) if row else None
+
     def set_state(self, state: str, error: str | None) -> None:
         """Note the link's state (what ``tablectl status`` shows)."""
         try:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.journal.holds import stories
 from controller.journal.records import JournalRecord
 from controller.journal.store import JournalDamaged, SqliteJournal
 
@@ -26,6 +27,7 @@ __all__ = [
     "recall_json",
     "recall_lines",
     "zone_name",
+    "describe_event",
 ]
 
 
@@ -105,7 +107,8 @@ def recall_json(r: RecalledRound, table_path: str | None = None) -> dict[str, An
     """The round in the round record format (docs/round-record.md), with what recall adds under
     ``recall``: ``tablectl settle`` re-settles it as it is, from any folder. ``table``: the table
     config path written in (default: the absolute path the round was played under, with the
-    SHA-256 of that config and its paytables, which ``settle`` checks)."""
+    SHA-256 of that config and its paytables, which ``settle`` checks). ``recall.holds``: each
+    hold's story in the round (:mod:`controller.journal.holds`)."""
     record = dict(r.data["record"])
     if table_path:
         record["table"] = str(Path(table_path).resolve())
@@ -113,6 +116,8 @@ def recall_json(r: RecalledRound, table_path: str | None = None) -> dict[str, An
         record["table"] = r.data["table"]
         if r.data.get("table_sha256"):
             record["table_sha256"] = r.data["table_sha256"]
+    if r.void:
+        record["void"] = True  # `tablectl settle` returns every wager of it
     record["recall"] = {
         "round": r.number,
         "started": r.started,
@@ -123,6 +128,7 @@ def recall_json(r: RecalledRound, table_path: str | None = None) -> dict[str, An
         "faults": r.data.get("faults", 0),
         "settlement": r.data["settlement"],
         "events": [{"seq": e.seq, "at": e.at, "kind": e.kind, "data": e.data} for e in r.events],
+        "holds": [h.json() for h in stories(r.events)],
     }
     return record
 
@@ -161,6 +167,11 @@ def _describe(e: JournalRecord) -> str | None:
     if e.kind in ("ShoeStatus", "StartDrawn"):
         return f"{e.kind} " + ", ".join(f"{k} {v}" for k, v in d.items() if k not in ("at", "event_no", "device"))
     return None
+
+
+def describe_event(e: JournalRecord) -> str | None:
+    """A journal record as a line of a round's "inputs and faults" (None: not listed there)."""
+    return _describe(e)
 
 
 WagerOrder = Callable[[str, Sequence[str]], list[str]]

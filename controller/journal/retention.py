@@ -33,13 +33,18 @@ VERIFIED_SEQ, VERIFIED_HASH = "verified_seq", "verified_hash"
 def floor_acknowledged(journal: SqliteJournal) -> int | None:
     """The last record the floor store says it holds (the journal's ``floor_outbox`` row
     ``floor-stored``, controller/journal/outbox.py; 0 when it has said nothing: the broker's
-    acknowledgement alone is not enough), or None when the table does not publish to a floor (no
+    acknowledgement alone is not enough; never at or past a record the floor feed is held on, row
+    ``floor-held``: the floor holds another record there), or None when the table does not publish to a floor (no
     outbox)."""
     tables = {r[0] for r in journal.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "floor_outbox" not in tables:
         return None
     row = journal.db.execute("SELECT acked_seq FROM floor_outbox WHERE name = 'floor-stored'").fetchone()
-    return int(row[0]) if row and isinstance(row[0], int) else 0
+    stored = int(row[0]) if row and isinstance(row[0], int) else 0
+    held = journal.db.execute("SELECT acked_seq FROM floor_outbox WHERE name = 'floor-held'").fetchone()
+    if held and isinstance(held[0], int):  # the floor holds another record there: nothing from it on is stored
+        stored = min(stored, held[0] - 1)
+    return max(0, stored)
 
 
 def _round_record(journal: SqliteJournal, round_no: int, seq: int) -> JournalRecord:

@@ -35,10 +35,13 @@ import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from controller.journal import checkpoint
 from controller.journal.records import JournalRecord
+
+if TYPE_CHECKING:
+    from controller.journal.writer_lock import WriterLock
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -280,7 +283,7 @@ def _locked(method: Callable[Concatenate[SqliteJournal, _P], _R]) -> Callable[Co
     return wrapper
 
 
-def _private_folder(folder: Path) -> None:
+def private_folder(folder: Path) -> None:
     """Create ``folder`` (and missing parents) 0700 whatever the umask; an existing one is left."""
     missing = []
     for parent in (folder, *folder.parents):
@@ -334,6 +337,9 @@ class SqliteJournal:
     writing; :meth:`open_readonly` opens one for reading only."""
 
     readonly: bool = False
+    writer_lock: WriterLock | None = None
+    """The writer lock this journal was opened under (:mod:`controller.journal.writer_lock`),
+    let go by :meth:`close`."""
 
     def __init__(
         self,
@@ -351,7 +357,7 @@ class SqliteJournal:
         try:
             if self.path.exists() and self.path.stat().st_size:
                 _check_header(self.path)  # a folder: refused before SQLite sees it
-            _private_folder(self.path.parent)
+            private_folder(self.path.parent)
             if not self.path.exists():
                 _private_file(self.path)
             self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
@@ -433,6 +439,20 @@ class SqliteJournal:
         self.last_seq = row[0] if row and isinstance(row[0], int) else 0
         self.last_hash = row[1] if row and isinstance(row[1], str) else GENESIS
         return self
+
+    @_locked
+    def read_as_of_now(self) -> None:
+        """Read the journal as it is now until :meth:`close` (a read-only journal): one read
+        transaction, so that a reader checking the head, the chain and the meters of a journal a
+        table is writing sees one state of it, not records appended between two of its queries.
+        For a one-shot reader (a command): a reader that stays open would never see new records."""
+        if not self.readonly:
+            raise ValueError("read_as_of_now: only a journal opened read-only")
+        try:
+            self.db.execute("BEGIN")
+            self.db.execute("SELECT count(*) FROM meta").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise JournalDamaged(f"{self.path}: cannot read the journal: {exc}: the file is damaged") from exc
 
     # --- schema ---------------------------------------------------------------------------------
 
@@ -592,6 +612,43 @@ class SqliteJournal:
             raise
         return seqs
 
+    def rebind(
+        self, kind: str, data: dict[str, Any], meta: Mapping[str, str], snapshot: tuple[int, dict[str, Any]]
+    ) -> int:
+        """Record ``data`` of ``kind``, set ``meta`` values (signed again) and keep ``snapshot``
+        (round number, state) after that record, in one transaction: what a journal is bound to
+        changes with the record that says so (``tablectl journal change-game``)."""
+
+        def write() -> int:
+            seq = self._insert(kind, data, False)
+            for key, value in meta.items():
+                if key in UNSIGNED_META:
+                    raise ValueError(f"meta {key!r} is not set by hand")
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+            self._sign_meta()
+            round_no, state = snapshot
+            text = canonical(state)
+            self.db.execute(
+                "INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
+                (seq, round_no, text, snapshot_hash(self._pending[1], seq, round_no, text, self.key)),
+            )
+            return seq
+
+        return self._commit(write)
+
+    @_locked
+    def set_meta(self, values: Mapping[str, str]) -> None:
+        """Set signed ``meta`` values (e.g. the game the journal is bound to), signed again, in one transaction."""
+        if bad := [k for k in values if k in UNSIGNED_META]:
+            raise ValueError(f"meta {bad[0]!r} is not set by hand")
+        try:
+            with self._txn():
+                for key, value in values.items():
+                    self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+                self._sign_meta()
+        except (sqlite3.Error, OSError) as exc:
+            raise self._write_error(exc) from exc
+
     @_locked
     def snapshot(self, seq: int, round_no: int, state: dict[str, Any]) -> None:
         """Keep the table's state at a round's start, after record ``seq``, bound to that record's hash."""
@@ -661,10 +718,13 @@ class SqliteJournal:
         return {(scope, name): value for scope, name, value in self.db.execute("SELECT scope, name, value FROM meters")}
 
     def close(self) -> None:
+        """Close the file, then let the writer lock go (when one was taken)."""
         try:
             self.db.close()
         except sqlite3.Error:
             pass
+        if self.writer_lock is not None:
+            self.writer_lock.release()
 
 
 class _Transaction:
@@ -719,8 +779,14 @@ def _migrate_1_to_2(journal: SqliteJournal) -> None:
 
 def _migrate_2_to_3(journal: SqliteJournal) -> None:
     """Bind the snapshots to the chain, set each round's index time to its record's (the meta
-    signature is written with the new version)."""
+    signature is written with the new version). A version-2 journal written before the ``head``
+    trigger was part of version 2 gets it, and the head it keeps."""
     with journal._txn():
+        if not journal.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'head'").fetchone():
+            journal.db.execute(next(s for s in _statements(_SCHEMA_V2) if s.startswith("CREATE TRIGGER head")))
+            last = journal.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+            if last is not None:
+                journal.db.execute("INSERT OR REPLACE INTO meta VALUES ('head_seq', ?), ('head_hash', ?)", last)
         for statement in _statements(_SCHEMA_V3):
             journal.db.execute(statement)
         journal.db.execute("UPDATE rounds SET at = (SELECT at FROM records WHERE records.seq = rounds.seq)")

@@ -20,6 +20,9 @@ from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
 from controller.table.screen import Notice, seats_named
 
+_COUNT = {1: "one more", 2: "two"}
+"""A seat's or the dealer's final cards still needed, as the prompt says it."""
+
 __all__ = ["Phase", "TRANSITIONS", "Boston5Table"]
 
 
@@ -83,6 +86,7 @@ class Boston5Table(RoundTable):
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
     BET_SPOTS = ("ante", "first", "bonus")
+    WAGER_STEPS = ("betting", "second_wager")
     REQUIRED_SPOTS = ("ante", "first")
     CONFIRM_PHASES = ("settlement", "bonus_settlement")
     DEALING_STATES = ("first_deal", "final_deal")
@@ -146,12 +150,22 @@ class Boston5Table(RoundTable):
 
     def prompt_final(self) -> None:
         """24.10(d): two cards to each seat with a second wager, clockwise from the dealer's left, then two
-        to the dealer: the seats named (nobody left: the dealer's hand is not dealt to)."""
-        playing = [str(s.number) for s in self.in_play()]
-        if not playing:
+        to the dealer: the seats named (nobody left: the dealer's hand is not dealt to). Once some of
+        those cards are placed (an early card the supervisor accepted, or the deal under way), the
+        prompt counts what each seat, and the dealer, still needs."""
+        in_play = self.in_play()
+        if not in_play:
             self.final_cards_complete()
             return
-        self.display.ask(f"deal the final two cards: {seats_named(playing)}, then the dealer")
+        needs = [(str(s.number), 5 - len(s.cards)) for s in in_play]
+        dealer = 5 - len(self.dealer)
+        if all(n == 2 for _, n in needs) and dealer == 2:
+            self.display.ask(f"deal the final two cards: {seats_named([seat for seat, _ in needs])}, then the dealer")
+            return
+        counted = [f"seat {seat} {_COUNT[n]}" for seat, n in needs if n > 0]
+        dealer_part = f"the dealer {_COUNT[dealer]}" if dealer > 0 else ""
+        parts = ", ".join(counted) + (f", then {dealer_part}" if counted and dealer_part else dealer_part)
+        self.display.ask(f"deal the final cards: {parts}")
 
     def notice_confirmed(self, notice: Notice) -> None:
         # A second wager withdrawn after "deal" (24.10(c)): once its collection is confirmed the final
@@ -236,6 +250,13 @@ class Boston5Table(RoundTable):
         final = self.phase is P.FINAL_DEAL and bool(self.in_play()) and not self.display.steps_pending()
         return self.phase is P.FIRST_DEAL or final
 
+    def deal_size(self) -> int:
+        # 24.8(c): three cards to each seat and the dealer; 24.10(d): two more to each seat with a
+        # second wager and to the dealer (none when every seat folded); 24.8(d): the stub then goes
+        # to the discard rack without exposing the cards
+        playing = self.in_play()
+        return 3 * len(self.seats) + 3 + (2 * len(playing) + 2 if playing else 0)
+
     def cards_seen(self) -> list[Card]:
         return super().cards_seen() + self.dealer
 
@@ -264,20 +285,23 @@ class Boston5Table(RoundTable):
         self.dealt += 1
         if self.dealt == first + 2 * len(playing) + 2:
             self.final_cards_complete()
+        elif self.phase is P.FINAL_DEAL or (self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL):
+            self.prompt_final()  # what each seat still needs (a card accepted while held included)
 
     def on_SpotReport(self, e: Any) -> None:
         if self.wagers.bet_while_open(e):
             return
         seat = self.seats.get(e.seat)
+        step, now = self.wagers.open_step(e.seat, e.spot), self.wagers.step_now()  # held or not
         # 24.10(c): the second wager may be withdrawn "at any time prior to the deal of the final two
         # cards": until the first of them leaves the shoe.
-        withdrawal_open = self.phase is P.SECOND_WAGER or (self.phase is P.FINAL_DEAL and not self.final_cards_begun())
+        withdrawal_open = now is P.SECOND_WAGER or (now is P.FINAL_DEAL and not self.final_cards_begun())
         if withdrawal_open and seat and e.spot == "second" and e.cents == 0 and "second" in seat.wagers:
             seat.wagers.pop("second")
             self.display.note(f"seat {e.seat}: second wager withdrawn, folds")
             self.fold(seat)  # withdrawn before the final cards: a fold
             return
-        if self.phase is P.SECOND_WAGER and seat and e.spot == "second":
+        if step is P.SECOND_WAGER and seat and e.spot == "second":
             if seat.folded_at is None and e.cents == seat.wagers["first"]:
                 seat.wagers["second"] = e.cents
                 self.devices.lamp(e.seat, "second", "accepted")

@@ -127,8 +127,27 @@ class CardIntake:
         )
         return broken
 
+    def beyond_deal(self, placed: int) -> bool:
+        """Whether the card dealt after ``placed`` cards is beyond the round's deal (the game's
+        ``deal_size``): it is no one's card, and goes to the discard rack unexposed with the stub
+        (Boston 5 24.8(d); Mississippi Stud 35.9, digest 2.3 step 6; pai gow 31.8: four remain)."""
+        size = self.table.deal_size()
+        return size is not None and placed >= size
+
     def unreadable(self, e: Any) -> None:
-        """A ``CardUnreadable`` report: the table holds until it is read again or entered."""
+        """A ``CardUnreadable`` report: the table holds until it is read again or entered. A card
+        beyond the deal has no place to enter it in: it is burned, and the table holds for the
+        supervisor (clear fault goes on, void declares a misdeal), as for a readable one."""
+        t = self.table
+        if self.beyond_deal(t.dealt + len(self.ledger.waiting)):
+            broken = self.count_broken(e.index)
+            self.ledger.not_used(e.index, "??", f"{BURNED} (unreadable, beyond the deal)")
+            if broken is None:
+                t.holds.hold(
+                    f"card {e.index} from the shoe dealt beyond the deal, unreadable: burned unexposed; "
+                    "supervisor: clear fault goes on, void declares a misdeal"
+                )
+            return
         broken = self.count_broken(e.index)
         self.ledger.not_used(e.index, "??", UNREADABLE)
         self.misread_index = e.index
@@ -154,6 +173,16 @@ class CardIntake:
                 " read it again, enter it, or void"
             )
             return
+        self.to_game(index, dealt)
+
+    def to_game(self, index: int, dealt: Card) -> None:
+        """Give shoe card ``index`` to the game (``on_card``) in its place in the deal; a card
+        beyond the deal is never a seat's or a community card: it is burned."""
+        t = self.table
+        if self.beyond_deal(t.dealt):
+            self.ledger.not_used(index, str(dealt), BURNED)
+            t.display.note(f"shoe card {index}: no place in the deal, burned")
+            return
         self.card_index = index
         t.on_card(dealt, index)
 
@@ -163,8 +192,7 @@ class CardIntake:
         t = self.table
         self.misread_index, self.entry, self.entry_card = None, None, None
         t.holds.release()
-        self.card_index = index
-        t.on_card(dealt, index)
+        self.to_game(index, dealt)
         if self.ledger.waiting and t.phase is not t.common.hold:
             t.holds.hold(self.waiting_reason())
 

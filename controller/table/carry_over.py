@@ -32,6 +32,19 @@ class CarryOver:
             "shoe_faults": {"jammed": t.shoe_faults.jammed, "door_open": t.shoe_faults.door_open},
         }
 
+    @staticmethod
+    def opening(round_no: int) -> dict[str, Any]:
+        """The snapshot of a table that opens at ``round_no`` carrying nothing (no chips, no shoe
+        count, no fault, the key off): a journal's first round after a change of game."""
+        return {
+            "round_no": round_no,
+            "supervisor": False,
+            "spots": [],
+            "shoe_count": 0,
+            "rounds_dealt": 0,
+            "shoe_faults": {"jammed": False, "door_open": False},
+        }
+
     def restore(self, state: dict[str, Any]) -> None:
         """Start from a snapshot: the closed table opens again at the snapshot's round (the key
         counts as off: the panel must report it again after a restart)."""

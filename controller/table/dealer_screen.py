@@ -34,6 +34,9 @@ class DealerScreen:
         """What the dealer must do next (the screen's prompt)."""
         self.notes: list[str] = []
         """Details for the event being handled (shown until the next event)."""
+        self.until_pressed: dict[str, str] = {}
+        """Notes that stay on the screen until their button is pressed and acted on (a press not
+        acted on during a journal outage: press it again), by button."""
         self.notices: list[Notice] = []
         """What must be read before going on, oldest first: shown until confirmed."""
         self.page = 0
@@ -64,6 +67,16 @@ class DealerScreen:
         """Add a detail to the screen until the next event (an answer to what the dealer just did)."""
         self.notes.append(text)
         self.shown(text)
+
+    def note_until_pressed(self, button: str, text: str) -> None:
+        """Add a detail that stays on the screen until ``button`` is pressed and acted on (or the
+        round ends)."""
+        self.until_pressed[button] = text
+        self.shown(text)
+
+    def pressed(self, button: str) -> None:
+        """``button`` was pressed and is acted on: its note to press it again goes."""
+        self.until_pressed.pop(button, None)
 
     def notify(self, title: str, lines: tuple[str, ...] = (), blocking: bool = False) -> None:
         """Put something on the screen that stays until the dealer confirms it (paged when long).
@@ -120,7 +133,7 @@ class DealerScreen:
             t.holds.reason if held else "",
             notices[0] if notices else None,
             self.page if notices else self.detail_page,
-            tuple(self.notes),
+            (*self.notes, *(n for n in self.until_pressed.values() if n not in self.notes)),
         )
 
     @property

@@ -21,6 +21,8 @@ class HoldLog:
         self.reason: str | None = None
         """The reason of the hold on at the last snapshot seen (None: not held)."""
         self.round_no = 0
+        self.by_itself = False
+        """The hold on at the last snapshot seen ends by itself (its ``clears`` says so)."""
 
     def seen(self, snapshot: TableSnapshot) -> None:
         """``snapshot`` was published: log a hold begun, its reason changed, or its end."""
@@ -38,6 +40,10 @@ class HoldLog:
             )
         elif hold is not None:
             log.warning("hold: round %s now held for: %s (clears: %s)", snapshot.round_no, hold.reason, hold.clears)
+        elif snapshot.round_no == self.round_no and self.by_itself:
+            log.info(
+                "hold ended by itself: round %s resumes in %s (was: %s)", snapshot.round_no, snapshot.step, self.reason
+            )
         elif snapshot.round_no == self.round_no:
             log.info("hold cleared: round %s resumes in %s (was: %s)", snapshot.round_no, snapshot.step, self.reason)
         else:
@@ -49,3 +55,4 @@ class HoldLog:
                 self.reason,
             )
         self.reason, self.round_no = reason, snapshot.round_no
+        self.by_itself = hold is not None and hold.clears.startswith("by itself")

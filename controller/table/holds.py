@@ -109,6 +109,8 @@ def hold_clears(reason: str) -> str:
         named = devices[0] if len(devices) == 1 else f"{', '.join(devices[:-1])} and {devices[-1]}"
         links = "link comes" if len(devices) == 1 else "links come"
         return f"by itself when the {named} {links} up; or supervisor key on: void"
+    if reason.startswith("journal written again:"):
+        return "by itself when every device's state is read again; or supervisor key on: void"
     if reason.startswith("link down:"):
         return f"by itself when the {reason.split(':', 1)[1].strip()} link is back; or supervisor key on: void"
     if reason.startswith(("unreadable card", "duplicate card")):
@@ -254,13 +256,18 @@ class Holds:
         return self.kind.prompt
 
     def clears(self) -> str:
-        """What clears the hold on now, in words."""
-        return hold_clears(self.reason)
+        """What clears the hold on now, in words (a hold that ends by itself says so, whatever its
+        reason: the log, the page and the screen say the same way on)."""
+        words = hold_clears(self.reason)
+        if self.kind.ends_by_itself and not words.startswith("by itself"):
+            return "by itself when every device is back and read; or supervisor key on: void"
+        return words
 
     def release(self) -> None:
         """End the hold: the round goes on where it was held."""
         self.table.devices.panel_lamp("clear_fault", False)
         self.table.resume()
+        self.table.walk.settle_again()  # held because the record could not be settled: try again
 
     def void(self) -> None:
         """End the hold (or the round in play) by voiding the round."""

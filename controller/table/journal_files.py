@@ -7,10 +7,14 @@ import sqlite3
 from pathlib import Path
 
 from controller.journal import JournalError, SqliteJournal
+from controller.journal.game import GAME_CHANGED, GAME_META, bind_game, bound_game, next_round_no, round_in_play
 from controller.journal.keys import read_hmac_key
+from controller.journal.store import meta_hash
+from controller.journal.writer_lock import WriterLock
+from controller.table.carry_over import CarryOver
 from controller.table_config import TableConfig
 
-__all__ = ["open_journal", "journal_key", "journaled_event_windows"]
+__all__ = ["open_journal", "journal_path", "journal_key", "journaled_event_windows", "change_game"]
 
 
 def journal_key(table: TableConfig) -> bytes | None:
@@ -25,13 +29,80 @@ def journal_key(table: TableConfig) -> bytes | None:
         raise JournalError(f"{table.path}: journal.hmac_key_file: {exc}") from exc
 
 
-def open_journal(table: TableConfig, default_dir: Path | str, path: Path | str | None = None) -> SqliteJournal:
-    """The durable journal of ``table`` (``tablectl run`` and ``bench`` both open theirs here): at
-    ``path`` when given (``--journal``), else its ``journal.path``, else ``default_dir/<game>.db``;
-    signed with the key in ``journal.hmac_key_file`` when one is set, whichever the file."""
-    if path is None:
-        path = Path(table.journal.path) if table.journal.path else Path(default_dir) / f"{table.game}.db"
-    return SqliteJournal(path, journal_key(table))
+def journal_path(table: TableConfig, default_dir: Path | str, path: Path | str | None = None) -> Path:
+    """Where the journal of ``table`` is: ``path`` when given (``--journal``), else its
+    ``journal.path``, else ``default_dir/<game>.db``."""
+    if path is not None:
+        return Path(path)
+    return Path(table.journal.path) if table.journal.path else Path(default_dir) / f"{table.game}.db"
+
+
+def open_journal(
+    table: TableConfig, default_dir: Path | str, path: Path | str | None = None, command: str = "tablectl run"
+) -> SqliteJournal:
+    """The durable journal of ``table``, opened for writing by ``command`` (``tablectl run`` and
+    ``bench`` both open theirs here): at :func:`journal_path`; signed with the key in
+    ``journal.hmac_key_file`` when one is set, whichever the file. Its writer lock is taken first
+    and held until the journal is closed (another writer: :class:`~controller.journal.writer_lock.JournalLocked`,
+    nothing written); a journal of another game is refused
+    (:class:`~controller.journal.game.GameMismatch`), one of no game yet is bound to ``table``'s."""
+    where = journal_path(table, default_dir, path)
+    key = journal_key(table)  # a key it cannot use: refused before anything is made
+    lock = WriterLock.acquire(where, command)
+    try:
+        journal = SqliteJournal(where, key)
+    except BaseException:
+        lock.release(remove=True)
+        raise
+    try:
+        bind_game(journal, table.game, str(table.path))
+    except BaseException:
+        journal.close()
+        lock.release(remove=True)
+        raise
+    journal.writer_lock = lock
+    return journal
+
+
+def change_game(
+    table: TableConfig, path: Path | str, reason: str, command: str = "tablectl journal change-game"
+) -> tuple[str | None, int]:
+    """Bind the journal at ``path`` to ``table``'s game, for ``reason``: only between rounds, and
+    with no other process writing it. Journals a ``GameChanged`` record (from, to, the config, the
+    reason), sets the game in ``meta`` and keeps the new game's opening snapshot after it, in one
+    transaction, so the next start opens the new game's table at the next round number (no round
+    number is used twice). Returns (the game before, the number of the new game's first round).
+    Raises :class:`JournalError` (nothing written) when a round is in play, the journal is
+    missing or another process writes it."""
+    lock = WriterLock.acquire(Path(path), command)
+    try:
+        journal = SqliteJournal(path, journal_key(table), create=False)
+    except BaseException:
+        lock.release()
+        raise
+    journal.writer_lock = lock
+    try:
+        stored = journal.meta("meta_hash")
+        if stored is not None and stored != meta_hash(journal.meta_rows(), journal.key):
+            raise JournalError(
+                f"{journal.path}: its meta does not verify with the key of {table.path} (journal.hmac_key_file): "
+                "a journal keeps the key it was written with; give a config with that key"
+            )
+        before = bound_game(journal)
+        if before == table.game:
+            raise JournalError(f"{journal.path}: already a journal of {table.game}: nothing to change")
+        in_play = round_in_play(journal)
+        if in_play is not None:
+            raise JournalError(
+                f"{journal.path}: a round is in play ({in_play}): the game changes only between rounds "
+                "(finish or void the round at the table first)"
+            )
+        first = next_round_no(journal)
+        data = {"from": before, "to": table.game, "table": str(table.path), "reason": reason, "round": first}
+        journal.rebind(GAME_CHANGED, data, {GAME_META: table.game}, (first, CarryOver.opening(first)))
+        return before, first
+    finally:
+        journal.close()
 
 
 def journaled_event_windows(path: Path, devices: set[str]) -> dict[str, tuple[int, int]]:

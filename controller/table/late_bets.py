@@ -67,6 +67,9 @@ class LateBets:
             record(f"seat {seat} {spot} {cents / 100:.2f}")
             return
         s = t.seats.get(seat)
+        if t.walk.settlement is not None:  # the record is settled: what is paid is what it says
+            record(f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already settled", "late bet refused")
+            return
         if s is None or spot not in t.BET_SPOTS:
             record(f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt", "late bet refused")
             return

@@ -202,6 +202,7 @@ class LinkReconciler:
             report = SpotReport(device=e.device, at=e.at, seat=seat, spot=spot, cents=cents)
             if t.wagers.on_board(report):
                 t.on_SpotReport(report)
+        t.wagers.state_read()
 
     def panel_state(self, e: Any) -> None:
         """The panel's whole state after a link-up: its key switch replaces what the table believed;

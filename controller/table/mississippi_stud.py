@@ -102,6 +102,7 @@ class MississippiTable(RoundTable):
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
     BET_SPOTS = ("ante", "bonus")
+    WAGER_STEPS = ("betting", "third_street", "fourth_street", "fifth_street")
     REQUIRED_SPOTS = ("ante",)
     SPOT_NAMES = (*BET_SPOTS, *STREETS)
     cards_complete = Trigger()
@@ -219,6 +220,11 @@ class MississippiTable(RoundTable):
     def dealing(self) -> bool:
         return self.phase is P.DEALING
 
+    def deal_size(self) -> int:
+        # 35.9(d), (e): a 2-card stack to each wagering seat and the 3 community cards; then the rest
+        # of the cards go to the discard rack unexposed (35.9, digest 2.3 step 6)
+        return 2 * len(self.seats) + 3
+
     def cards_seen(self) -> list[Card]:
         return super().cards_seen() + self.community
 
@@ -237,7 +243,7 @@ class MississippiTable(RoundTable):
     def on_SpotReport(self, e: Any) -> None:
         if self.wagers.bet_while_open(e):
             return
-        street = self.current_street()
+        street = _STREET_OF.get(self.wagers.open_step(e.seat, e.spot))  # held or not
         seat = self.seats.get(e.seat)
         if street and seat and seat.folded_at is None and e.spot == street and street not in seat.acted:
             ante = seat.wagers["ante"]

@@ -5,12 +5,19 @@ die's face: three presses, a fourth starts again) or the total stepped with ``ne
 (it starts at 3), then ``confirm``: any total in at most four presses; or with ``start_method: rng`` a number 1-7 is drawn (31.11: counted from the
 dealer as 1 in the configured direction); the shoe
 then deals seven hands of seven (to every position, wagered or not) and reports its stub, which
-must be four (31.8); the dealer's hand is then exposed and set by the house way (11.9, which
-11.15(d) follows: ``confirm``), then each seat's hand is turned, counterclockwise from the
-dealer's right, its set shown house way first: ``next`` / ``previous`` move through the legal
-sets, ``confirm`` records the one shown, ``fold`` marks the player's set a foul; its pai gow
-wager is settled at once (``confirm``). ``confirm`` then moves through the rest of the
-settlement (11.15(d)2, 3).
+must be four (31.8); the players then set their hands and place them face down, and the dealer
+confirms when all are set (``confirm``, step "set_hands"); only then is the dealer's hand exposed
+and set by the house way (11.9, which 11.15(d) follows: ``confirm``, step "setting"), then each
+seat's hand is turned, counterclockwise from the dealer's right, once the step before it is
+confirmed, its set shown house way first: ``next`` / ``previous`` move through the legal sets,
+``confirm`` records the one shown, ``fold`` marks the player's set a foul; its pai gow wager is
+settled at once (``confirm``). ``confirm`` then moves through the rest of the settlement
+(11.15(d)2, 3). The dealer's cards are face down until "setting", a seat's until it is turned
+(:mod:`.reveal`). Citation: 11.15(d) says "the dealer shall observe the procedures set forth in
+N.J.A.C. 13:69F-11.9"; 11.9's own text is not in the seeds (regulations digest 3.1: not found),
+so the order here (players set and place face down, then the dealer exposes and sets his, then
+turns and settles each hand counterclockwise from his right) is inferred from 11.15(d)1 and the
+analogue issue 40 cites, Indiana's 68 IAC 10-9-13.
 
 Envy markers (11.15(c)): the dealer puts one in front of every bonus wager of the envy minimum
 ($5.00) or more; the bet-spot sensors report it on the ``envy_marker`` spot (any amount: a
@@ -25,13 +32,16 @@ from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
-from controller.games import RecordError, settle_record
+from controller.games import RecordError, record_json
 from controller.games.house_way import house_way
+from controller.games.pai_gow import PaiGowSeat, RoundSettler, read_round
 from controller.games.pai_gow_deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
+from controller.games.record import parse_record
 from controller.hands.paigow import HandSet, legal_sets
 from controller.settlement import Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
+from controller.table.screen import Notice
 
 __all__ = ["Phase", "TRANSITIONS", "PaiGowTable"]
 
@@ -48,6 +58,7 @@ class Phase(Enum):
     NO_MORE_BETS = "no_more_bets"
     DEALING = "dealing"
     CHECK_DEAL = "check_deal"
+    SET_HANDS = "set_hands"
     SETTING = "setting"
     SETTLEMENT = "settlement"
     ROUND_COMPLETE = "round_complete"
@@ -77,9 +88,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     {
         "trigger": "remaining_counted",
         "source": P.CHECK_DEAL,
-        "dest": P.SETTING,
+        "dest": P.SET_HANDS,
         "conditions": "four_remain",
-        "after": "show_next_set",
+        "after": "ask_players_set",
     },
     {
         "trigger": "remaining_counted",
@@ -88,7 +99,10 @@ TRANSITIONS: list[dict[str, Any]] = [
         "unless": "four_remain",
         "before": "misdeal",
     },
-    # 11.15(d)1: each seat's hand set (house way shown first), counterclockwise from the dealer's right.
+    # 11.9 (11.15(d) defers to it): each player sets both hands and places them face down; the
+    # dealer confirms all are set; then he exposes his own hand and sets it the house way.
+    {"trigger": "hands_set", "source": P.SET_HANDS, "dest": P.SETTING, "after": "show_next_set"},
+    # 11.15(d)1: each seat's hand turned (house way shown first), counterclockwise from the dealer's right.
     {"trigger": "sets_done", "source": P.SETTING, "dest": P.SETTLEMENT, "after": "settle_round"},
     *common_transitions(P, PLAYING),
 ]
@@ -111,6 +125,7 @@ class PaiGowTable(RoundTable):
     start_entered = Trigger()
     hands_dealt = Trigger()
     remaining_counted = Trigger()
+    hands_set = Trigger()
     sets_done = Trigger()
 
     def reset_game(self) -> None:
@@ -125,8 +140,13 @@ class PaiGowTable(RoundTable):
         self.option_index = 0
         self.all_listed = False
         self.sets: dict[int, HandSet | None] = {}  # None: a foul
+        self.turned: list[int] = []
+        """Seats whose hands the dealer has turned face up, in order (11.9: one by one, each once
+        the dealer's own set, and the seat before, are confirmed)."""
         self.markers: set[int] = set()  # seats with an envy marker (11.15(c))
         self.set_shown = ""
+        self.settler: RoundSettler | None = None
+        """This round's settlement, its shared part computed once, when the dealer's hand is set."""
 
     def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
         w = seat.wagers
@@ -237,6 +257,9 @@ class PaiGowTable(RoundTable):
         self.devices.request_stub_count()
         self.display.ask("count the cards left: 4 expected, then confirm")
 
+    def ask_players_set(self) -> None:
+        self.display.ask("players: set your hands and place them face down; confirm when all are set")
+
     def misdeal(self) -> None:
         self.holds.entered(f"misdeal: {self.remaining} cards remain, not {REMAINING} (supervisor: void)")
 
@@ -244,24 +267,62 @@ class PaiGowTable(RoundTable):
         if not self.setting:
             self.setting = sorted((n for n in self.seats), reverse=True)  # counterclockwise from the dealer's right
             # 11.9, 11.15(d): the dealer's hand is exposed and set by the house way first
-            self.settle_now(self.steps_of(None, "dealer"))
+            self.settler = self.round_settler()
+            dealer = self.settler.dealer_step() if self.settler is not None else None
+            self.settle_now([dealer] if dealer is not None else [])
         if len(self.sets) == len(self.seats):
             self.sets_done()
             return
+        self.options, self.set_shown = [], ""
+        if self.display.steps_pending():  # the next hand is turned once the step shown is confirmed
+            self.display.ask("confirm the step shown; then the next hand is turned")
+            return
+        self.turn_next()
+
+    def turn_next(self) -> None:
+        """Turn the next seat's hand (11.9) and show its set, the house way first."""
         n = self.setting[len(self.sets)]
+        if n not in self.turned:
+            self.turned.append(n)
         way = house_way(self.option("house_way", str)).set(self.hands[n], dict(self.table.options))
         self.options, self.option_index, self.all_listed = [way.set], 0, False
         self.show_option(n, "house way")
 
-    def steps_of(self, seat: int | None, phase: str) -> list[Step]:
-        """The settlement's ``phase`` steps for ``seat`` (None: the dealer's) as the round stands
-        (seats not set yet count as set by the house way: the step of a seat already set, and the
-        dealer's, do not depend on them)."""
+    def notice_confirmed(self, notice: Notice) -> None:
+        # The dealer's set, or the last hand's settlement, confirmed: the next hand is turned (while
+        # a hold from "setting" lasts too: the dealer reads it when the hold ends).
+        setting = self.phase is P.SETTING or (self.phase is P.HOLD and self.holds.held_from is P.SETTING)
+        if notice.blocking and setting and not self.options and not self.display.steps_pending():
+            if len(self.sets) < len(self.setting):
+                self.turn_next()
+
+    def resumed(self) -> None:
+        if self.phase is P.SETTING and not self.options and not self.display.steps_pending():
+            self.show_next_set()
+
+    def round_settler(self) -> RoundSettler | None:
+        """The round's settlement as it stands once dealt (seats not set yet count as set by the
+        house way: neither the dealer's step nor a seat's depends on another seat's set), or
+        ``None`` when its record cannot be settled (held for it at the settlement, as any round)."""
         try:
-            procedure = settle_record(self.round_record(), self.table).procedure
+            # the record as JSON, as `tablectl settle` reads it (controller.games.settle_json)
+            data = parse_record(record_json(self.round_record()))
+            assert isinstance(data, dict)
+            return RoundSettler(read_round(data, self.table), self.table)
         except RecordError:
-            return []  # held for it at the settlement, as any round that cannot be settled
-        return [step for step in procedure if step.phase == phase and step.seat == seat]
+            return None
+
+    def pai_gow_steps(self, n: int) -> list[Step]:
+        """Seat ``n``'s pai gow step, with the set the dealer recorded (read from the round's
+        settler: the shared part of the settlement is not computed again)."""
+        if self.settler is None:
+            return []
+        chosen = self.sets.get(n)
+        high, low = (chosen.high.cards, chosen.low.cards) if chosen is not None else (None, None)
+        seat = self.seats[n]
+        mine = PaiGowSeat(n, dict(seat.wagers), tuple(self.hands[n]), high, low, foul=chosen is None)
+        step = self.settler.pai_gow_step(mine)
+        return [step] if step is not None else []
 
     def settle_now(self, steps: list[Step]) -> None:
         """Show ``steps`` to do now, each confirmed before the round goes on (not shown again at the
@@ -315,6 +376,11 @@ class PaiGowTable(RoundTable):
     def dealing(self) -> bool:
         return self.phase is P.DEALING
 
+    def deal_size(self) -> int:
+        # 31.8, 31.10: seven cards to every position, the dealer's included (digest 3.4); the four
+        # left are counted, never dealt
+        return POSITIONS * HAND_SIZE
+
     def cards_seen(self) -> list[Card]:
         return [c for h in self.hands.values() for c in h]
 
@@ -346,7 +412,7 @@ class PaiGowTable(RoundTable):
             super().on_ShoeStatus(e)
 
     def on_SpotReport(self, e: Any) -> None:
-        if e.spot == "envy_marker" and self.wagers.betting_open():
+        if e.spot == "envy_marker" and self.wagers.betting_open(e.seat, e.spot):
             (self.markers.add if e.cents else self.markers.discard)(e.seat)
             return
         if not self.wagers.bet_while_open(e):
@@ -357,7 +423,7 @@ class PaiGowTable(RoundTable):
             return button in ("next", "previous", "confirm")
         if self.phase is P.SETTING:
             return button in ("next", "previous", "confirm", "fold")
-        return (button == "confirm" and self.phase is P.CHECK_DEAL) or super().dealer_button(button)
+        return (button == "confirm" and self.phase in (P.CHECK_DEAL, P.SET_HANDS)) or super().dealer_button(button)
 
     def on_game_button(self, button: str) -> None:
         if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "dice":
@@ -372,7 +438,9 @@ class PaiGowTable(RoundTable):
         elif self.phase is P.CHECK_DEAL and button == "confirm":
             self.remaining = REMAINING  # the dealer counted four by hand
             self.remaining_counted()
-        elif self.phase is P.SETTING and self.options and self.display.steps_pending():
+        elif self.phase is P.SET_HANDS and button == "confirm":
+            self.hands_set()  # every player's hands set and face down
+        elif self.phase is P.SETTING and (not self.options or self.display.steps_pending()):
             self.display.note("confirm the step shown first")  # the dealer's hand, or the last hand settled
         elif self.phase is P.SETTING and self.options:
             n = self.setting[len(self.sets)]
@@ -385,17 +453,17 @@ class PaiGowTable(RoundTable):
                 )
             elif button == "confirm":
                 self.sets[n] = self.options[self.option_index]
-                self.settle_now(self.steps_of(n, "pai_gow"))  # 11.9: each hand settled as it is turned
+                self.settle_now(self.pai_gow_steps(n))  # 11.9: each hand settled as it is turned
                 self.show_next_set()
             elif button == "fold":
                 self.sets[n] = None
                 self.display.note(f"seat {n}: foul")
-                self.settle_now(self.steps_of(n, "pai_gow"))
+                self.settle_now(self.pai_gow_steps(n))
                 self.show_next_set()
 
     def on_ButtonChanged(self, e: Any) -> None:
         # confirm means "dice entered", "four counted" or "this set" before it means "next settlement step"
-        if e.pressed and e.button == "confirm" and self.phase in (P.NO_MORE_BETS, P.CHECK_DEAL, P.SETTING):
+        if e.pressed and e.button == "confirm" and self.phase in (P.NO_MORE_BETS, P.CHECK_DEAL, P.SET_HANDS, P.SETTING):
             self.on_game_button("confirm")
             return
         super().on_ButtonChanged(e)

@@ -12,10 +12,14 @@ and it returns each card face up or ``None`` (face down: only that a card is the
   expose is face up from then (24.10(a)); at settlement the dealer reveals all five of his cards
   at once (24.10(e)), only when a player is still in play, and turns each hand in play (24.10(f)).
   A folded hand is collected unexposed (24.10(b)).
-- Pai gow: every hand is dealt face down (31.8); once the hands are set the dealer exposes and
-  sets his own hand, then turns each player's hand counterclockwise from his right (11.9, 11.15(d)):
-  the table shows a seat's set while the dealer records it, so a seat is face up from its turn
-  in "setting". Hands at positions without a wager are collected unexposed (31.8).
+- Pai gow: every hand is dealt face down (31.8); the players set their hands and place them face
+  down ("set_hands": nothing is face up); once the dealer confirms all are set he exposes and sets
+  his own hand ("setting": the dealer's cards face up), then turns each player's hand
+  counterclockwise from his right, one by one (11.9, 11.15(d) defers to it): a seat is face up
+  from its turn (``turned``: the table turns a seat only once the step before it is confirmed).
+  11.9's NJ text is not in the seeds (11.15(d) defers to it): the order is inferred, see
+  :mod:`controller.table.pai_gow`.
+  Hands at positions without a wager are collected unexposed (31.8).
 
 The stub is counted after a round ends: what that round turned stays face up while the stub is
 counted (and while a stub-count mismatch holds), but only when the round was settled: a void
@@ -91,8 +95,8 @@ def face_up(
     turned: Iterable[int] = (),
 ) -> Shown:
     """The cards face up in ``step`` (from :func:`reveal_step`) of ``game``. ``dealer``: the
-    dealer's cards (Mississippi Stud: the community cards); ``turned``: pai gow seats whose set
-    has been shown (the one being recorded in "setting" included)."""
+    dealer's cards (Mississippi Stud: the community cards); ``turned``: pai gow seats whose hands
+    the dealer has turned (the one being recorded in "setting" included)."""
     label = "community" if game == "mississippi_stud" else "dealer"
     if step in _NOTHING_SHOWN:
         return Shown((), (), label)

@@ -85,6 +85,8 @@ class RoundTable:
     CARD_STARTS_DEAL: ClassVar[bool] = True
     """The first card from the shoe after "no more bets" begins the deal (``deal_started``)."""
     BET_SPOTS: ClassVar[tuple[str, ...]] = ()
+    WAGER_STEPS: ClassVar[tuple[str, ...]] = ("betting",)
+    """The states whose step asks for wagers (:meth:`.wagers.Wagers.open_step`: held or not)."""
     CONFIRM_PHASES: ClassVar[tuple[str, ...]] = ("settlement",)
     """States whose prompt is a procedure step, done and then confirmed."""
     REQUIRED_SPOTS: ClassVar[tuple[str, ...]] = ()
@@ -248,6 +250,11 @@ class RoundTable:
         """Whether a card from the shoe is expected now (subclasses)."""
         return False
 
+    def deal_size(self) -> int | None:
+        """How many cards the round's deal takes, as the round stands (None: not known). A card
+        beyond it is never a seat's, the dealer's or a community card (subclasses)."""
+        return None
+
     def cards_seen(self) -> list[Card]:
         return [c for s in self.seats.values() for c in s.cards]
 
@@ -281,7 +288,8 @@ class RoundTable:
         self.seats, self.dealt = {}, 0
         self.reset_game()
         self.devices.lock_spots(False)
-        self.wagers.problems = []
+        self.wagers.start_round()
+        self.display.until_pressed = {}
         self.display.ask(f"round {self.round_no}: place bets; then no more bets")
         self.shoe_faults.round_opened()
         self.links.round_opened()
@@ -324,6 +332,8 @@ class RoundTable:
             if when is not None:
                 self.journal_outage_event(name, event, when)
                 return
+        if name == "ButtonChanged" and event.pressed:
+            self.display.pressed(event.button)
         if name == "SpotReport" and not self.wagers.on_board(event):
             self.display.show()
             return
@@ -347,8 +357,13 @@ class RoundTable:
         outage or a restart (``when``: while what): journaled, not acted on. The panel asks for
         the press again; the bet spots' state read says what is on them."""
         self.display.new_event()
-        if name == "ButtonChanged" and event.button != "supervisor_key":
-            self.display.note(f"{event.button} pressed {when}: not acted on, press again")
+        if name == "SpotReport":
+            self.wagers.report_not_acted_on(event.seat, event.spot)
+        elif event.button != "supervisor_key":
+            self.wagers.press_not_acted_on(event.button)
+            self.display.note_until_pressed(  # on the screen until the dealer presses it again
+                event.button, f"{event.button} pressed {when}: not acted on, press again"
+            )
         self.display.show()
 
     def journal_failed(self, reason: str) -> None:

@@ -7,7 +7,8 @@ end, and recovers the open round on a restart. Its collaborators each have a mod
 :mod:`.table_drivers` (the drivers from the config), :mod:`.journal_files` (the durable journal
 and the devices' event windows in it), :mod:`.round_records` (each round's record),
 :mod:`.snapshot_file` (the file ``tablectl status`` reads), :mod:`.link_log` (links down and
-back in the log), :mod:`.hold_log` (each hold and its end in the log) and :mod:`.watchdog`
+back in the log), :mod:`.hold_log` (each hold and its end in the log), :mod:`.hold_journal` (the
+same as journal records) and :mod:`.watchdog`
 (systemd's keep-alives, :mod:`.sdnotify`).
 """
 
@@ -27,6 +28,7 @@ from controller.table.devices import DriverDevices, RecordingDevices, resend_sta
 from controller.table.engine import Engine, JournalFault, failure_text
 from controller.table.events import DevicesExpected, EventDecodeError, OpenTable, decode_event
 from controller.table.game_tables import GAME_TABLES
+from controller.table.hold_journal import HoldJournal
 from controller.table.hold_log import HoldLog
 from controller.table.journal_files import journaled_event_windows
 from controller.table.latest import LatestSnapshot
@@ -118,6 +120,8 @@ class TableRuntime:
         self.table = GAME_TABLES[table.game](table, self.devices, self._round_done, self._audit)
         self.hold_log = HoldLog()
         """Each hold begun, its reason changed and its end, in the log."""
+        self.hold_journal = HoldJournal(self.journal)
+        """The same, as journal records (with how each cleared, by whom, how long it lasted)."""
         self.latest = LatestSnapshot()
         """The table's latest snapshot, published by the controller thread after each live event:
         what every reader on another thread (web view, bench players) reads, never the table."""
@@ -159,6 +163,8 @@ class TableRuntime:
         hands = build_hands(self.table, self._version) if self.latest.share_hands else None
         self.latest.publish(snapshot, hands)
         self.hold_log.seen(snapshot)
+        if not self.replaying:
+            self.hold_journal.seen(snapshot)
         if self.snapshot_file is not None:
             self.snapshot_file.update(snapshot)
         return snapshot
@@ -204,6 +210,8 @@ class TableRuntime:
             self.journal.append(kind, data)
         except JournalError as exc:
             log.error("journal: %s (%s not recorded; the event that caused it is)", exc, kind)
+            return
+        self.hold_journal.audited(kind, data)
 
     def _journal_failed(self, reason: str) -> None:
         self.table.journal_failed(reason)
@@ -224,6 +232,8 @@ class TableRuntime:
         return driver is not None and bool(driver.link.refused(event))
 
     def _round_done(self, result: RoundResult) -> None:
+        if not self.replaying:  # a hold the round's end ends: ended among the round's own records
+            self.hold_journal.round_ended(result.number, result.settlement is None)
         if self.rounds is not None and not self.rounds.has(result.number):
             self.rounds.add(
                 result.number,

@@ -1,7 +1,9 @@
 """The settlement shown step by step, and how a round ends.
 
-At the round's end its record is settled by the same code as ``tablectl settle``
-(:func:`controller.games.settle_record`); the dealer is walked through the procedure one step at
+At the round's end its record is settled by exactly the function ``tablectl settle`` runs
+(:func:`controller.games.settle_json`, on the record as JSON), and that record is the round's:
+what the table pays is what a re-settlement of the record pays. A record that cannot be settled
+holds the table; clearing the fault settles it again (a void returns every wager). The dealer is walked through the procedure one step at
 a time (``confirm`` after each), less the steps already done during the round (a fold's
 collection, confirmed when the seat folded). The round then completes (its result handed on,
 the lamps set for the next round); a void instead returns every wager.
@@ -9,17 +11,18 @@ the lamps set for the next round); a void instead returns every wager.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from controller.games import RecordError, settle_record
+from controller.games import RecordError, record_json, settle_json
 from controller.settlement import Settlement, Step
 from controller.table.card_ledger import MISDEAL
 from controller.table.round_data import RoundResult, Seat
 
 if TYPE_CHECKING:
     from controller.table.round import RoundTable
+    from controller.table_config import TableConfig
 
-__all__ = ["SettlementWalk", "KEEP_ROUNDS", "problem_words"]
+__all__ = ["SettlementWalk", "KEEP_ROUNDS", "problem_words", "settle_table_record"]
 
 KEEP_ROUNDS = 20
 """The recent rounds kept in memory (everything is in the journal)."""
@@ -41,6 +44,12 @@ def problem_words(problems: list[str]) -> str:
     return first + (f" (and {more} more)" if more > 0 else "")
 
 
+def settle_table_record(record: dict[str, Any], table: TableConfig) -> Settlement:
+    """Settle a table's round record as ``tablectl settle`` does (the same function, on the
+    record's JSON): raises ``RecordError`` when it cannot be settled."""
+    return settle_json(record_json(record), table)
+
+
 class SettlementWalk:
     """``table``'s settlement: the steps to show and the one shown now."""
 
@@ -52,9 +61,12 @@ class SettlementWalk:
         self.step_index = 0
         self.steps_done: set[str] = set()
         """The texts of settlement steps the dealer confirmed during the round (folds)."""
+        self.record: dict[str, Any] | None = None
+        """The round record :attr:`settlement` was settled from (the round's record)."""
 
     def start_round(self) -> None:
         self.settlement, self.steps, self.step_index, self.steps_done = None, (), 0, set()
+        self.record = None
 
     def steps_to_show(self, settlement: Settlement) -> tuple[Step, ...]:
         """The steps of ``settlement.procedure`` the dealer still has to do: less the steps already
@@ -70,17 +82,26 @@ class SettlementWalk:
             self.table.devices.lamp(seat.number, action.spot, "off")
         self.table.display.notify(step.text, blocking=True)
 
+    def settle_again(self) -> None:
+        """The hold for a record that could not be settled is cleared: settle it again (it holds
+        again if it still cannot be)."""
+        t = self.table
+        if t.phase is t.common.settlement and self.settlement is None:
+            self.settle()
+
     def more_steps(self) -> bool:
         return self.settlement is not None and self.step_index + 1 < len(self.steps)
 
     def settle(self) -> None:
         """Settle the round's record and show its first step (the winners' lamps lit)."""
         t = self.table
+        record = t.round_record()
         try:
-            self.settlement = settle_record(t.round_record(), t.table)
+            self.settlement = settle_table_record(record, t.table)
         except RecordError as exc:
             t.holds.hold(f"cannot settle: {problem_words(exc.problems)}")
             return
+        self.record = record
         self.steps = t.steps_to_show(self.settlement)
         self.step_index = 0
         for paid in self.settlement.seats:
@@ -104,7 +125,8 @@ class SettlementWalk:
         t = self.table
         t.stub.round_dealt()
         t.wagers.lamps_between_rounds()
-        result = RoundResult(t.round_no, t.round_record(), self.settlement, tuple(t.late.noted))
+        record = self.record if self.record is not None else t.round_record()
+        result = RoundResult(t.round_no, record, self.settlement, tuple(t.late.noted))
         self._keep(result)
         t.display.shown(f"round {t.round_no} complete")
         if t.on_round:

@@ -169,6 +169,8 @@ class GameView(NamedTuple):
     """Pai gow: the seats in the order their hands are set."""
     set_seats: tuple[int, ...] = ()
     """Pai gow: the seats whose set is recorded (a foul included)."""
+    turned: tuple[int, ...] = ()
+    """Pai gow: the seats whose hands the dealer has turned face up, in order (11.9)."""
     option_index: int = 0
     """Pai gow: which legal set is shown (0: the house way)."""
     all_listed: bool = False
@@ -240,6 +242,9 @@ class TableSnapshot(NamedTuple):
     spot_levels: tuple[tuple[tuple[int, str], int], ...]
     """What the bet-spot sensors last reported on each spot ((seat, spot), cents): the chips there."""
     machine_error: str | None = None
+    wager_step: str | None = None
+    """The step a chip placed now counts in (the table's one wager rule, held or not: betting, a
+    second wager, a street), or None: a chip now is a late bet."""
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -333,8 +338,7 @@ class TableSnapshot(NamedTuple):
             return f"seat {seat}: the table has seats 1-{self.seat_count}"
         if spots and spot not in spots:
             return f"{spot}: not a spot of {self.game}"
-        held_in_betting = self.hold is not None and self.hold.held_from == "betting"
-        if self.step != "betting" and not held_in_betting:  # a hold during betting locks nothing
+        if self.wager_step != "betting":  # a hold during betting locks nothing; a press journaled before closes it
             return f"betting is closed ({self.step}): a change is a late bet"
         return None
 

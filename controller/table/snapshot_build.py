@@ -155,7 +155,7 @@ def _shown(table: Any, cache: _Cache, game: str, step: str, held_from: str | Non
         table.round_no,
         table.dealt,
         tuple((n, s.folded_at, s.exposed) for n, s in table.seats.items()),
-        len(table.sets) if game == "pai_gow" else 0,
+        len(table.turned) if game == "pai_gow" else 0,
     )
     if key != cache.shown_key:
         cache.shown_key, cache.shown = key, _reveal(table, game, effective)
@@ -168,10 +168,7 @@ def _shown(table: Any, cache: _Cache, game: str, step: str, held_from: str | Non
 def _reveal(table: Any, game: str, effective: str) -> Shown:
     if game == "pai_gow":
         hands = table.hands
-        turned = set(table.sets)
-        order = table.setting
-        if effective == "setting" and len(turned) < len(order):
-            turned.add(order[len(turned)])
+        turned = table.turned  # 11.9: each seat face up once the dealer turns it
         from controller.games.pai_gow_deal import DEALER
 
         facts = [HandFacts(n, tuple([c.text for c in hands.get(n, ())])) for n in sorted(table.seats)]
@@ -267,6 +264,7 @@ def _game_view(table: Any, game: str) -> GameView:
             dice=table.dice,
             setting_order=tuple(table.setting),
             set_seats=tuple(table.sets),
+            turned=tuple(table.turned),
             option_index=table.option_index,
             all_listed=table.all_listed,
             remaining=table.remaining,
@@ -309,6 +307,7 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
     seats = _seats(table, cache, shown)
     asked = table.hold_prompt() if held else display.prompt
     screen, recent, asked = _texts(table, cache, up, asked)
+    wager_step = table.wagers.open_step()
     hold = None
     if held:
         hold = HoldView(
@@ -384,6 +383,7 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
             display.texts_shown,  # texts_shown
             spot_levels,  # spot_levels
             table.machine_error,  # machine_error
+            wager_step._value_ if wager_step is not None else None,  # wager_step
         ),
     )
 

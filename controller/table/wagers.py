@@ -1,10 +1,21 @@
 """The wagers on the table: built from the spot reports while betting is open, checked at "no
 more bets" (unknown spots, the table's limits, the game's own rules), locked, and the spot lamps
 that say so; between rounds each seat's main spot invites a bet again.
+
+The one rule of what a wager is (:meth:`Wagers.open_step`): a chip counts as a wager of the step
+that asks for it (betting, and each game's own wager steps: ``WAGER_STEPS``) when it is reported
+in that step, whatever hold began in the step (a link down, a jam or an open door, a journal
+outage, a restart): a hold never changes what a wager is. A chip reported after its step closed is
+late, whatever hold is on. Order is the journal's order: a "no more bets" journaled but not acted
+on (its panel's state is read again after a journal outage, and the dealer presses it again)
+closes betting for every chip journaled after it; a chip journaled before it still counts once the
+spots' state read says it is there. (A game's later step closes only once every seat has acted: a
+chip after that is a change to a decided spot, late by the game's own rule.)
 """
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from controller.table.round_data import Seat
@@ -22,6 +33,54 @@ class Wagers:
         self.table = table
         self.problems: list[str] = []
         """What the dealer must correct before the deal (shown while betting is open)."""
+        self.closed_by_press: Enum | None = None
+        """The wager step a press journaled but not acted on closed (None: none): until the dealer's
+        press is acted on, a chip journaled after it is late."""
+        self.unread: dict[tuple[int, str], bool] = {}
+        """The spots reported while the bet spots' state is read again (not acted on), each with
+        whether its last report was journaled after :attr:`closed_by_press`'s press."""
+
+    def start_round(self) -> None:
+        self.problems, self.closed_by_press, self.unread = [], None, {}
+
+    def step_now(self) -> Enum:
+        """The round's step now: the machine's phase, or while it holds the step it was held from."""
+        t = self.table
+        held_from = t.holds.held_from
+        return held_from if t.phase is t.common.hold and held_from is not None else t.phase
+
+    def open_step(self, seat: int | None = None, spot: str | None = None) -> Enum | None:
+        """The step whose wagers a chip reported now counts in (None: no step takes wagers now; a
+        chip is late): the step the round is in, held or not, when it is one of the game's
+        ``WAGER_STEPS`` and no press journaled before the chip closed it. With ``seat`` and
+        ``spot``: a chip on that spot journaled before the closing press (its report waited for
+        the spots' state read) still counts."""
+        step = self.step_now()
+        if step.value not in self.table.WAGER_STEPS:
+            return None
+        if step is self.closed_by_press and not (
+            seat is not None and spot is not None and self.unread.get((seat, spot)) is False
+        ):
+            return None
+        return step
+
+    def press_not_acted_on(self, button: str) -> None:
+        """A press journaled but not acted on (its device's state is read again after a journal
+        outage): in the journal's order, "no more bets" in betting closes betting for every chip
+        journaled after it (the dealer still presses it again for the table to lock the bets)."""
+        t = self.table
+        if button == "no_more_bets" and self.open_step() is t.common.betting:
+            if not t.links.device_links.never_connected():  # it would be refused: betting stays open
+                self.closed_by_press = t.common.betting
+
+    def report_not_acted_on(self, seat: int, spot: str) -> None:
+        """A spot report journaled while the bet spots' state is read again (not acted on: the
+        state read says what is on the spot): noted, before or after a closing press."""
+        self.unread[(seat, spot)] = self.closed_by_press is not None
+
+    def state_read(self) -> None:
+        """The bet spots' state was read and each change taken: the reports that waited are done."""
+        self.unread = {}
 
     def on_board(self, e: Any) -> bool:
         """Check a spot report against the table's seats and spots: a report for a spot the table
@@ -34,17 +93,16 @@ class Wagers:
             return False
         return True
 
-    def betting_open(self) -> bool:
-        """Betting is open: the table takes bets, or holds from taking them (a hold during betting,
-        for a link or anything else, does not lock the spots: the late-bet rule starts at the lock)."""
-        t = self.table
-        return t.phase is t.common.betting or (t.phase is t.common.hold and t.holds.held_from is t.common.betting)
+    def betting_open(self, seat: int | None = None, spot: str | None = None) -> bool:
+        """Betting is open (:meth:`open_step`): the table takes bets, or holds from taking them (a
+        hold during betting does not lock the spots: the late-bet rule starts at the lock)."""
+        return self.open_step(seat, spot) is self.table.common.betting
 
     def bet_while_open(self, e: Any) -> bool:
         """A spot report while betting is open (:meth:`betting_open`): builds the seat's wagers.
         True if handled."""
         t = self.table
-        if not self.betting_open():
+        if not self.betting_open(e.seat, e.spot):
             return False
         seat = t.seats.setdefault(e.seat, Seat(e.seat))
         if e.cents:
@@ -72,7 +130,7 @@ class Wagers:
     def valid(self) -> bool:
         """Every seat's wagers keep the rules, and there is one at least (else shown to correct)."""
         t = self.table
-        self.problems = []
+        self.problems, self.closed_by_press = [], None  # the dealer's press is acted on now
         for n, seat in sorted(t.seats.items()):
             if t.seat_checked(n, seat):
                 self.problems += self.seat_problems(n, seat)

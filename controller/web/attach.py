@@ -1,36 +1,52 @@
-"""Putting the table view on a running table: the feed (its publisher thread), the bench controls, the server."""
+"""Putting the table view on a running table, in a process of its own.
+
+The table's process keeps only the feed (its publisher thread) and the bench controls, offered on
+a local unix socket (:class:`~controller.web.viewsock.ViewSocket`, :func:`publish_table`). The
+views (every browser connection, the guard, the event streams) run in another process,
+``tablectl web serve`` (:func:`serve_views`): started by the table as its child with ``--web``
+(:func:`serve_table`), or by its own systemd unit under its own user
+(deploy/tablectl-web.service). Nothing a client does to the views can take a descriptor, a
+thread or CPU time from the controller: they are another process's (run at a lower priority).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import selectors
+import shutil
+import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from controller.web.controls import BenchControls
 from controller.web.feed import TableFeed
-from controller.web.server import WebAddress, WebServer
-from controller.web.table_app import MAX_STREAMS, table_app
+from controller.web.server import WebAddress
 from controller.web.view import SPOTS
+from controller.web.viewsock import ViewSocket
 
-__all__ = ["serve_table"]
+__all__ = ["serve_table", "publish_table", "serve_views", "VIEWS_NICE", "START_TIMEOUT_S"]
+
+VIEWS_NICE = 10
+"""How much lower the views' child process runs than the table (``nice``)."""
+START_TIMEOUT_S = 120.0
+"""How long the table waits for its views' child to listen."""
 
 
-def serve_table(
+def publish_table(
     runtime: Any,
-    address: WebAddress,
-    token: str | None = None,
+    path: str | Path,
     sims: Mapping[str, Any] | None = None,
     servers: Mapping[str, Any] | None = None,
     seed: int = 1,
-    announce: bool = True,
-    hosts: Iterable[str] = (),
-    cert: str | None = None,
-    key: str | None = None,
-    max_streams: int = MAX_STREAMS,
-    proxies: Iterable[str] = (),
-) -> tuple[str, Callable[[], None]]:
-    """Serve the view of ``runtime``'s table (with bench controls when ``sims`` are given);
-    call before the runtime starts. Returns the URL and the function that stops serving."""
+    group: str | None = None,
+) -> Callable[[], None]:
+    """Offer ``runtime``'s view (and the bench controls when ``sims`` are given) on the unix
+    socket ``path``; call before the runtime starts. Returns the function that stops it."""
     feed = TableFeed(runtime)
     controls = None
     if sims is not None:
@@ -44,15 +60,173 @@ def serve_table(
             round_no=lambda: runtime.snapshot.round_no,
         )
         runtime.observers.append(controls.handled)
-    app = table_app(feed, controls, max_streams=max_streams)
-    server = WebServer(app, address, token=token, hosts=hosts, cert=cert, key=key, proxies=proxies)
-    url = server.start()
+    sock = ViewSocket(feed, controls, path, group)
+    try:
+        sock.start()
+    except OSError:
+        feed.stop()
+        raise
 
     def stop() -> None:
-        server.stop()
+        sock.stop()
         feed.stop()
 
+    return stop
+
+
+def _views_command(
+    socket_path: str,
+    address: WebAddress,
+    hosts: Iterable[str],
+    cert: str | None,
+    key: str | None,
+    proxies: Iterable[str],
+) -> list[str]:
+    host = f"[{address.host}]" if ":" in address.host else address.host
+    cmd = [
+        sys.executable,
+        "-m",
+        "controller",
+        "web",
+        "serve",
+        "--socket",
+        socket_path,
+        "--web",
+        f"{host}:{address.port}",
+    ]
+    cmd += ["--with-table", "--print-url"]
+    for name in hosts:
+        cmd += ["--web-host", name]
+    for proxy in proxies:
+        cmd += ["--web-proxy", proxy]
+    if cert is not None and key is not None:
+        cmd += ["--web-cert", cert, "--web-key", key]
+    return cmd
+
+
+def _first_line(proc: subprocess.Popen[bytes], timeout: float) -> str:
+    """The child's first line on stdout ("" when it exited or said nothing in time)."""
+    assert proc.stdout is not None
+    buffer = b""
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        while b"\n" not in buffer and time.monotonic() < deadline:
+            if not sel.select(timeout=0.5):
+                continue
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            buffer += chunk
+    return buffer.partition(b"\n")[0].decode(errors="replace").strip()
+
+
+def serve_table(
+    runtime: Any,
+    address: WebAddress,
+    token: str | None = None,
+    sims: Mapping[str, Any] | None = None,
+    servers: Mapping[str, Any] | None = None,
+    seed: int = 1,
+    announce: bool = True,
+    hosts: Iterable[str] = (),
+    cert: str | None = None,
+    key: str | None = None,
+    proxies: Iterable[str] = (),
+    socket_path: str | None = None,
+    group: str | None = None,
+) -> tuple[str, Callable[[], None]]:
+    """Serve the view of ``runtime``'s table (with bench controls when ``sims`` are given) from a
+    child process, ``tablectl web serve``, reading the table over a unix socket (``socket_path``,
+    else one in a private temporary folder); call before the runtime starts. Returns the URL and
+    the function that stops serving. Raises ``OSError`` when the view cannot listen."""
+    folder = None
+    if socket_path is None:
+        folder = tempfile.mkdtemp(prefix="tablectl-view-")
+        socket_path = str(Path(folder) / "view.sock")
+    stop_socket = publish_table(runtime, socket_path, sims, servers, seed, group)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("TABLECTL_WEB_TOKEN", None)
+    if token is not None:
+        env["TABLECTL_WEB_TOKEN"] = token  # never on a command line (the process list shows it)
+    proc = subprocess.Popen(
+        _views_command(socket_path, address, hosts, cert, key, proxies),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        env=env,
+    )
+
+    def stop() -> None:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+        stop_socket()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    url = _first_line(proc, START_TIMEOUT_S)
+    if not url.startswith(("http://", "https://")):
+        stop()
+        raise OSError(f"the web view could not listen on {address.host}:{address.port} (see its message above)")
     if announce:
         shown = f"{url} (log in with the token)" if token else url
         print(f"web: table view on {shown}", file=sys.stderr, flush=True)
     return url, stop
+
+
+def serve_views(
+    socket_path: str,
+    address: WebAddress,
+    token: str | None = None,
+    hosts: Iterable[str] = (),
+    cert: str | None = None,
+    key: str | None = None,
+    proxies: Iterable[str] = (),
+    with_table: bool = False,
+    ready: Callable[[str], None] | None = None,
+    stopping: Any = None,
+) -> int:
+    """``tablectl web serve``: the table's views on ``address``, reading the table at
+    ``socket_path``; runs until ``stopping`` (a ``threading.Event``) is set or, ``with_table``,
+    the table closes the socket. ``ready`` is called with the URL once listening."""
+    from controller.web.remote import RemoteControls, RemoteTable
+    from controller.web.server import WebServer
+    from controller.web.table_app import table_app
+
+    if with_table:
+        os.nice(VIEWS_NICE)  # the table's own child yields the CPU to the table
+    table = RemoteTable(socket_path, once=with_table)
+    try:
+        while not table.ended.is_set():
+            with contextlib.suppress(Exception):
+                table.wait_hello(0.5)
+                break
+            if stopping is not None and stopping.is_set():
+                return 0
+        if table.bench is None:
+            print(
+                f"tablectl web serve: --socket {socket_path}: the table closed it before saying hello", file=sys.stderr
+            )
+            return 1
+        controls = RemoteControls(table) if table.bench else None
+        server = WebServer(
+            table_app(table, controls), address, token=token, hosts=hosts, cert=cert, key=key, proxies=proxies
+        )
+        url = server.start()
+        if ready is not None:
+            ready(url)
+        try:
+            while not table.ended.wait(0.5):
+                if stopping is not None and stopping.is_set():
+                    break
+        finally:
+            server.stop()
+    finally:
+        table.stop()
+    return 0

@@ -89,6 +89,8 @@ class TableState:
     """Messages naming this table the ingest rejected."""
     pending: int = 0
     """Records waiting for a gap in this table's chain to fill."""
+    feed_held: str | None = None
+    """The table holds its floor feed (its heartbeat says why: the floor holds a record it never wrote)."""
 
     @property
     def hold_percent(self) -> float | None:
@@ -316,6 +318,7 @@ class PgFloorReader:
         if beat_at is not None and (last_at is None or beat_at >= last_at):
             said = beat.get("hold")  # the table's own word on its hold, however long it holds
             hold = str(said)[:300] if said else None if beat else hold
+        feed_held = beat.get("feed_held")
         heard = max(t for t in (last_at, beat_at) if t is not None)
         return TableState(
             table_id=table_id,
@@ -325,6 +328,7 @@ class PgFloorReader:
             in_play=last is not None,  # bets, cards or buttons since the last finished round
             activity=_ACTIVITY.get(str(last[0]), "open for bets") if last else "open for bets",
             hold=hold,
+            feed_held=str(feed_held)[:300] if feed_held else None,
             faults_today=[_event_text(str(k), _mapping(d)) for k, d in in_rounds],
             rounds_today=sum(g.rounds for g in gs),
             handle_today=sum(g.handle for g in gs),

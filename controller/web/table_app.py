@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -30,6 +31,7 @@ from starlette.types import Receive, Scope, Send
 from controller.web.controls import FAULTS, BenchControls, ControlBusy, ControlError
 from controller.web.guard import SESSION_KEY, page_secret
 from controller.web.jsonbody import BadBody, parse_object
+from controller.web.remote import RemoteControls
 
 __all__ = ["table_app", "StreamHub", "page", "HEARTBEAT_S", "MAX_FRAMES_S", "MAX_STREAMS", "STATIC"]
 
@@ -92,6 +94,8 @@ class StreamHub:
                     if not self._refresh():
                         continue
                 except TimeoutError:
+                    if not getattr(self.feed, "live", True):
+                        continue  # the table is not connected: no heartbeat, the pages show it stale
                     beat = f"event: beat\ndata: {time.time():.3f}\n\n".encode()
                 tick, self._tick = self._tick, None
                 if tick is not None and not tick.done():
@@ -141,7 +145,7 @@ def static_files() -> Mount:
 
 def table_app(
     feed: Any,
-    controls: BenchControls | None = None,
+    controls: BenchControls | RemoteControls | None = None,
     max_streams: int = MAX_STREAMS,
     heartbeat_s: float = HEARTBEAT_S,
 ) -> Any:
@@ -211,19 +215,19 @@ def table_app(
             body = parse_object(await request.body())
         except BadBody as exc:
             return JSONResponse({"error": f"/api/{action}: {exc}"}, status_code=400)
+        bench_controls = controls
+        actions: dict[str, Callable[[], None]] = {
+            "spot": lambda: bench_controls.spot(body.get("seat"), body.get("spot"), body.get("cents")),
+            "press": lambda: bench_controls.press(body.get("button")),
+            "key": lambda: bench_controls.key(body.get("on")),
+            "deal": lambda: bench_controls.deal(body.get("count", 1)),
+            "fault": lambda: bench_controls.fault(body.get("kind"), body.get("seat", 1), body.get("spot")),
+        }
+        if action not in actions:
+            return JSONResponse({"error": f"/api/{action}: no such control"}, status_code=404)
         try:
-            if action == "spot":
-                controls.spot(body.get("seat"), body.get("spot"), body.get("cents"))
-            elif action == "press":
-                controls.press(body.get("button"))
-            elif action == "key":
-                controls.key(body.get("on"))
-            elif action == "deal":
-                controls.deal(body.get("count", 1))
-            elif action == "fault":
-                controls.fault(body.get("kind"), body.get("seat", 1), body.get("spot"))
-            else:
-                return JSONResponse({"error": f"/api/{action}: no such control"}, status_code=404)
+            # on a worker thread: a table's answer over its socket never holds the server's loop
+            await run_in_threadpool(actions[action])
         except ControlBusy as exc:
             return JSONResponse({"error": f"/api/{action}: {exc}", "busy": True}, status_code=429)
         except ControlError as exc:

@@ -27,6 +27,11 @@ INVARIANTS: dict[str, str] = {
     "chips": "every chip accounted for: each wager paid, collected or returned, once",
     "resettle": "every finished round re-settles to the same result in a separate process",
     "error": "nothing in the simulation raises",
+    "model": "every settled round agrees with the reference model: each card's destination, each wager's "
+    "result and amount, each seat's net, the order the hands are settled",
+    "money": "per seat and for the table, every cent wagered is paid, collected or returned",
+    "meters": "the journal's meters equal the reference model's",
+    "model_hidden": "no outward payload names a card the reference model says is face down",
 }
 """Every invariant by name, with what it says."""
 

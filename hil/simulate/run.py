@@ -18,6 +18,8 @@ from typing import Any
 from controller.table_config import TableConfig, config_dir, load_table
 from hil.simulate.faults import CI_KINDS, FAULT_KINDS, Fault, schedule
 from hil.simulate.invariants import Broken, check_chips, check_journal
+from hil.simulate.liveness import play_on
+from hil.simulate.model_check import check_rounds
 from hil.simulate.world import SimView, Stuck, World
 
 __all__ = ["SeedResult", "RunSummary", "run_seed", "run_seeds", "shrink", "replay_command", "pytest_case"]
@@ -67,11 +69,18 @@ def _scratch() -> str | None:
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
-def replay_command(game: str, seed: int, kinds: Sequence[str], rounds: int) -> str:
-    """The one command that replays seed ``seed`` exactly."""
+def replay_command(
+    game: str, seed: int, kinds: Sequence[str], rounds: int, explicit: bool = False, liveness: int = 0
+) -> str:
+    """The one command that replays seed ``seed`` exactly. ``explicit``: the fault kinds named one
+    by one, in order (``ci`` and ``all`` change meaning with the code); ``liveness``: the
+    liveness phase's rounds."""
     named = set(kinds)
-    text = "all" if named == set(FAULT_KINDS) else "ci" if named == set(CI_KINDS) else ",".join(kinds) or "none"
-    return f"tablectl simulate --game {game} --seed {seed} --rounds {rounds} --faults {text}"
+    text = ",".join(kinds) or "none"
+    if not explicit:
+        text = "all" if named == set(FAULT_KINDS) else "ci" if named == set(CI_KINDS) else text
+    more = f" --liveness {liveness}" if liveness else ""
+    return f"tablectl simulate --game {game} --seed {seed} --rounds {rounds} --faults {text}{more}"
 
 
 def run_seed(
@@ -83,11 +92,14 @@ def run_seed(
     folder: Path | None = None,
     resettle: bool = False,
     tolerate: frozenset[str] = frozenset(),
+    liveness: int = 0,
 ) -> SeedResult:
     """Play ``rounds`` rounds of ``game`` under seed ``seed`` with faults of ``kinds`` (or exactly
     ``faults``); the journal is written in ``folder`` (kept) or a temporary one. ``resettle``:
     re-settle each finished round in a separate process here (:func:`run_seeds` does it for
-    many seeds at once). ``tolerate``: invariants not checked (a known bug's, to check the rest)."""
+    many seeds at once). ``tolerate``: invariants not checked (a known bug's, to check the rest).
+    ``liveness``: then stop the faults and play that many more rounds within a bound
+    (:mod:`.liveness`)."""
     from controller.table.resettle import canonical
     from hil.bench import PLAYERS
 
@@ -121,10 +133,13 @@ def run_seed(
                     player.act()
                 except Stuck:
                     world.unstick()
+            if liveness:
+                play_on(world, player, liveness)
             world.settle_down()
             world.check_cards()
             world.close()
             check_journal(path)
+            check_rounds(path, table.path)  # against the reference model (issue 41)
             for r in world.played:
                 if r.settlement is not None:
                     check_chips(r.number, r.record, r.settlement, table.catalog.wager_spots)
@@ -229,9 +244,9 @@ class RunSummary:
     faults: dict[str, int] = field(default_factory=dict)
 
 
-def _job(args: tuple[str, int, tuple[str, ...], int]) -> SeedResult:
-    game, seed, kinds, rounds = args
-    return run_seed(game, seed, kinds, rounds)
+def _job(args: tuple[str, int, tuple[str, ...], int, int]) -> SeedResult:
+    game, seed, kinds, rounds, liveness = args
+    return run_seed(game, seed, kinds, rounds, liveness=liveness)
 
 
 def run_seeds(
@@ -242,14 +257,16 @@ def run_seeds(
     workers: int | None = None,
     progress: Callable[[SeedResult], object] | None = None,
     resettle: bool = True,
+    liveness: int = 0,
 ) -> RunSummary:
     """Run every seed of ``seeds`` on ``workers`` processes (default: every core); each finished
-    round re-settled in a separate process (``tablectl settle``) when ``resettle``."""
+    round re-settled in a separate process (``tablectl settle``) when ``resettle``; ``liveness``:
+    each seed's liveness phase (:func:`run_seed`)."""
     from controller.table.resettle import Verifier
 
     workers = workers or os.cpu_count() or 1
     summary = RunSummary(game, workers=workers)
-    jobs = [(game, seed, tuple(kinds), rounds) for seed in seeds]
+    jobs = [(game, seed, tuple(kinds), rounds, liveness) for seed in seeds]
     start = time.monotonic()
     pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
     verifier = Verifier() if resettle else None

@@ -29,6 +29,7 @@ from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.simulate.clock import EPOCH, SimTimers
 from hil.simulate.faults import Fault
 from hil.simulate.invariants import Broken, LogWatch, check_deal_prompt, check_hidden, check_hold_way, hidden_cards
+from hil.simulate.model_check import VisibilityWatch
 from hil.wire import CHUNKINGS, Line, SimWire
 
 __all__ = ["World", "Stuck", "TICK"]
@@ -95,7 +96,8 @@ class SimJournal(SqliteJournal):
         if trouble == "full":
             raise JournalFull(self.path, "disk full: 0 bytes free on /sim (simulated)")
         if trouble == "error":
-            raise JournalError(f"{self.path}: cannot write the journal: disk I/O error (simulated)")
+            # named by its file name alone: a seed's journal is the same byte for byte in any folder
+            raise JournalError(f"{self.path.name}: cannot write the journal: disk I/O error (simulated)")
 
     def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
         self._check()
@@ -185,6 +187,8 @@ class World:
         self.last_move = 0.0
         self._last_where: tuple[int, str] = (0, "")
         self.watch = LogWatch()
+        self.seen = VisibilityWatch(table.path)
+        """The reference model's face-down cards, looked for in every outward payload (issue 41 item 3)."""
         self._corrected = ""
         """The screen the dealer last took chips back for (a correction shows until the next press)."""
         self.broken: Broken | None = None
@@ -284,8 +288,9 @@ class World:
         if where != self._last_where:
             self._last_where, self.last_move = where, self.now
         hidden = hidden_cards(s, self.runtime.latest.hands())
-        self.watch.hidden = hidden
         check_hidden(s, hidden)
+        self.seen.observe(s, self.runtime.latest.hands(), self.panel.display)
+        self.watch.hidden = hidden | self.seen.hidden
         if "deal_while_down" not in self.tolerate:
             check_deal_prompt(s, self.down)
         if self.watch.broken is not None:
@@ -300,7 +305,8 @@ class World:
     def unstick(self) -> None:
         """A player's wait ran out: the dealer reads the screen instead of his own count (a fault
         may have dealt a card or moved a chip the player does not know of): a card when the screen
-        asks for cards, else ``no more bets`` in betting when it is taken."""
+        asks for cards, else in betting each correction shown (chips taken back, a pai gow envy
+        marker placed or taken away) or ``no more bets`` when it is taken."""
         s = self.runtime.snapshot
         if s.hold is not None:
             return
@@ -323,6 +329,13 @@ class World:
             seen, self._corrected = self._corrected, text  # (a correction shown stays until the next press:
             for wrong in re.finditer(r"correct: seat (\d+)(?: ([a-z_]+))?\b", "" if text == seen else text):
                 seat, spot = int(wrong.group(1)), wrong.group(2)
+                after = text[wrong.end() : wrong.end() + 60]
+                if re.match(r"[^:]*:\s+place\s+its\s+envy\s+marker", after):  # 11.15(c): the dealer puts
+                    self.spots.place(seat, "envy_marker", 1)  # the marker in front of the bonus wager
+                    taken = True
+                    continue
+                if spot == "envy" and re.match(r"\s+marker\b", after):  # a marker not wanted: taken away
+                    spot = "envy_marker"
                 for key in [k for k in self.spots.chips if k[0] == seat and spot in (None, k[1])]:
                     self.spots.place(key[0], key[1], 0)
                     taken = True
@@ -341,6 +354,15 @@ class World:
             self.advance(TICK * 4)
         self.panel.key(False)
         self.advance(TICK * 4)
+
+    def stop_faults(self) -> None:
+        """No fault starts from now on; the effects of those under way end as scheduled: run on
+        until the last has (issue 41's liveness phase starts then)."""
+        inject = self.inject
+        self._agenda = [a for a in self._agenda if getattr(a[2], "func", None) != inject]
+        heapq.heapify(self._agenda)
+        if self._agenda:
+            self.advance(max(a[0] for a in self._agenda) - self.now + TICK)
 
     def settle_down(self) -> None:
         """The faults are over: every line back, the journal writable; run on until every device

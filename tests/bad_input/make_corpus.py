@@ -301,6 +301,20 @@ def text_cases() -> None:
     )
     record("too-big", json.dumps(GOOD) + " " * (1024 * 1024), ["$:", "at most 1048576 bytes"])
     record("binary-stdin", bytes(range(128, 144)) + b"\x00\xff", ["<stdin>"], stdin=True)
+    case(
+        "record-check-nothing-paid",
+        ["settle", "--check", "{case}/records/check-nothing-paid.json"],
+        2,
+        ["check-nothing-paid.json", "$.recall.settlement: missing"],
+    )
+    write("records/check-nothing-paid.json", json.dumps(GOOD))
+    case(
+        "record-check-paid-not-object",
+        ["settle", "--check", "{case}/records/check-paid-not-object.json"],
+        2,
+        ["check-paid-not-object.json", "$.recall.settlement: must be an object"],
+    )
+    write("records/check-paid-not-object.json", json.dumps({**GOOD, "recall": {"settlement": [1]}}))
     case("record-missing-file", ["settle", "{tmp}/none.json"], 2, ["none.json", "cannot read", "No such file"])
     case("record-folder", ["settle", "{case}/records"], 2, ["records", "cannot read"])
 
@@ -359,10 +373,42 @@ def text_cases() -> None:
         ("run-config-missing", ["run", "--config", "{tmp}/none.yaml"], ["none.yaml", "cannot read"]),
         ("run-config-folder", ["run", "--config", "{case}/configs"], ["configs", "cannot read"]),
         ("run-log-format", ["run", "--config", "x.yaml", "--log-format", "xml"], ["--log-format"]),
+        ("run-log-level", ["run", "--config", "x.yaml", "--log-level", "loud"], ["--log-level", "'loud'"]),
+        ("ingest-log-level", ["floor", "ingest", "--nats", "n", "--db", "d", "--log-level", "9"], ["--log-level"]),
         ("rank-no-game", ["rank", "As Kd"], ["--game"]),
         ("rank-kind-unknown", ["rank", "--game", "boston5", "--kind", "nine", "As"], ["--kind"]),
         ("settle-no-record", ["settle"], ["ROUND.json"]),
         ("houseway-bad-cards", ["houseway", "As Kd"], ["As Kd"]),
+        ("recall-seat-zero", ["recall", "--journal", "x.db", "--seat", "0"], ["--seat", "0: must be from 1"]),
+        ("recall-seat-text", ["recall", "--journal", "x.db", "--seat", "three"], ["--seat", "'three'"]),
+        ("export-no-journal", ["export"], ["--journal PATH or --config FILE"]),
+        ("export-day-off-calendar", ["export", "--journal", "x.db", "--day", "2026-13-01"], ["--day", "2026-13-01"]),
+        ("export-day-text", ["export", "--journal", "x.db", "--day", "monday"], ["--day", "'monday'", "not a date"]),
+        ("export-since-garbage", ["export", "--journal", "x.db", "--since", "yesterday"], ["--since", "yesterday"]),
+        ("export-until-year", ["export", "--journal", "x.db", "--until", "99999-01-01"], ["--until"]),
+        (
+            "export-day-and-since",
+            ["export", "--journal", "x.db", "--day", "2026-12-01", "--since", "2026-12-01"],
+            ["--day", "not with --since"],
+        ),
+        (
+            "export-since-after-until",
+            ["export", "--journal", "x.db", "--since", "2026-12-03", "--until", "2026-12-01"],
+            ["--since", "--until", "no time between"],
+        ),
+        ("export-seat-zero", ["export", "--journal", "x.db", "--seat", "0"], ["--seat"]),
+        ("export-format-xml", ["export", "--journal", "x.db", "--format", "xml"], ["--format", "'xml'"]),
+        ("export-output-folder", ["export", "--journal", "x.db", "--output", "{case}"], ["--output", "a folder"]),
+        ("export-journal-missing", ["export", "--journal", "{tmp}/none.db"], ["none.db", "no journal there"]),
+        ("backup-no-to", ["journal", "backup", "--journal", "x.db"], ["--to"]),
+        ("holds-since-garbage", ["holds", "--journal", "x.db", "--since", "teatime"], ["--since", "teatime"]),
+        (
+            "holds-since-after-until",
+            ["holds", "--journal", "x.db", "--since", "2026-12-03T10:00", "--until", "2026-12-03T09:00"],
+            ["--since", "is after --until"],
+        ),
+        ("holds-journal-missing", ["holds", "--journal", "{tmp}/none.db"], ["none.db", "no journal there"]),
+        ("backup-no-journal", ["journal", "backup", "--to", "{tmp}/c.db"], ["--journal PATH or --config FILE"]),
     ]:
         case(f"args-{name}", argv, 2, expect)
 
@@ -478,6 +524,8 @@ def journal_cases() -> None:
         "recall-json": ["recall", "--json", "--journal"],
         "meters": ["meters", "--journal"],
         "verify": ["journal", "verify", "--journal"],
+        "export": ["export", "--journal"],
+        "holds": ["holds", "--since", "2000-01-01T00:00", "--journal"],
     }
     not_journals = {
         "empty.db": ["empty file"],
@@ -491,9 +539,9 @@ def journal_cases() -> None:
         for reader, argv in readers.items():
             case(f"journal-{name[:-3]}-{reader}", [*argv, "{tmp}/" + name], 2, [name, *expect], files=[[name, name]])
     changed = {
-        "tampered-ante.db": (["recall", "recall-json", "meters", "verify"], ["hash mismatch"]),
+        "tampered-ante.db": (["recall", "recall-json", "meters", "verify", "export"], ["hash mismatch"]),
         "tampered-event.db": (["recall", "meters", "verify"], [f"record {spot} (SpotReport)", "hash mismatch"]),
-        "record-removed.db": (["recall", "meters", "verify"], ["record 30: missing"]),
+        "record-removed.db": (["recall", "meters", "verify", "export", "holds"], ["record 30: missing"]),
         "last-record-removed.db": (["verify", "meters"], ["missing"]),
         "settled-record-removed.db": (["recall", "meters", "verify"], ["missing"]),
         "index-moved.db": (["recall", "meters", "verify"], ["round index: round 2"]),
@@ -505,7 +553,7 @@ def journal_cases() -> None:
         "schema-garbage.db": (["verify", "recall"], ["schema_version"]),
         "no-meta-hash.db": (["verify", "recall"], ["meta_hash is missing"]),
         "page-overwritten.db": (["verify", "recall", "meters"], []),
-        "truncated.db": (["verify", "recall", "meters"], []),
+        "truncated.db": (["verify", "recall", "meters", "export"], []),
         "header-only.db": (["verify", "recall", "meters"], []),
     }
     for name, (which, expect) in changed.items():
@@ -575,6 +623,20 @@ def journal_cases() -> None:
             [name, "not a"],
             files=[[name, name]],
         )
+    case(
+        "journal-backup-over-a-file",
+        ["journal", "backup", "--journal", "{tmp}/bench.db", "--to", "{tmp}/text.db"],
+        2,
+        ["text.db", "already exists"],
+        files=[["bench.db", "bench.db"], ["text.db", "text.db"]],
+    )
+    case(
+        "journal-backup-not-a-journal",
+        ["journal", "backup", "--journal", "{tmp}/text.db", "--to", "{tmp}/c.db"],
+        2,
+        ["text.db", "not a SQLite database"],
+        files=[["text.db", "text.db"]],
+    )
     case(
         "journal-prune-tampered",
         ["journal", "prune", "--journal", "{tmp}/tampered-ante.db", "--days", "1"],

@@ -1,0 +1,97 @@
+"""``tablectl holds``: the table's holds from its journal, for a shift: when each began, the step
+it was held in and why, what was tried, how it cleared, by whom, and how long it lasted.
+
+Holds are chosen by when they began, in the table's local time (``--since``, ``--until``: the
+forms of ``recall --at``). The records read are checked against the hash chain first, as
+``recall`` checks them, unless ``--no-verify`` (exit 1 when they do not verify).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+import time
+from datetime import date, datetime
+
+from controller.cli.args import description
+from controller.cli.journal import add_journal_args, open_journal_from_args
+from controller.cli.when import TIME_FORMS, local_time, shown_time
+
+__all__ = ["register", "run"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``holds`` sub-command to the ``tablectl`` parser."""
+    p = sub.add_parser(
+        "holds",
+        help="the table's holds in a shift: why, what was tried, how each cleared, by whom, how long",
+        description=description(__doc__, 2),
+    )
+    add_journal_args(p, verify_option=True)
+    p.add_argument(
+        "--since",
+        type=local_time(),
+        metavar="TIME",
+        help=f"holds begun at or after TIME: {TIME_FORMS} (default: today, from midnight)",
+    )
+    p.add_argument("--until", type=local_time(), metavar="TIME", help="holds begun at or before TIME (default: now)")
+    p.add_argument("--story", action="store_true", help="each hold's story: every change of reason and thing tried")
+    p.add_argument("--json", action="store_true", help="one JSON object per hold, one a line")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """0 when the holds shown verify, 1 when not (or the journal is damaged), 2 on bad input."""
+    from controller.journal import JournalDamaged, verify_reader
+    from controller.journal.holds import duration_text, holds_between, story_lines
+    from controller.journal.recall import describe_event
+
+    if args.since is None:  # a shift, not the year: the journal is read from here on
+        args.since = datetime.combine(date.today(), datetime.min.time()).timestamp()
+    if args.until is not None and args.since > args.until:
+        print(
+            f"tablectl holds: --since {shown_time(args.since)} is after --until {shown_time(args.until)}",
+            file=sys.stderr,
+        )
+        return 2
+    journal, _ = open_journal_from_args(args, "holds")
+    status = 0
+    try:
+        found, (first, last) = holds_between(journal, args.since, args.until)
+        if not args.no_verify and last >= first:
+            report = verify_reader(journal, [(first, last)])
+            for problem in report.problems:
+                print(f"tablectl holds: {journal.path}: {problem}", file=sys.stderr)
+            if report.problems:
+                print(f"tablectl holds: {journal.path}: not shown: the records do not verify", file=sys.stderr)
+                return 1
+    except JournalDamaged as exc:
+        print(f"tablectl holds: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.DatabaseError as exc:
+        print(f"tablectl holds: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
+        return 1
+    finally:
+        journal.close()
+    if args.json:
+        for story in found:
+            print(json.dumps(story.json()))
+        return status
+    since = shown_time(args.since)
+    until = shown_time(args.until) if args.until is not None else "now"
+    held = sum(s.duration or 0.0 for s in found)
+    print(f"holds from {since} to {until}: {len(found)}, held {duration_text(held) if found else '0 s'} in all")
+    for story in found:
+        began = story.began.data if story.began is not None else {}
+        ended = story.ended.data if story.ended is not None else None
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(story.at))
+        how = f"{ended.get('cleared', '?')}, {ended.get('by', '?')}" if ended is not None else "no end recorded"
+        print(
+            f"  {when} round {story.round}: {duration_text(story.duration, story.ended is not None)} in {began.get('step', '?')}: "
+            f"{began.get('reason', '(begin not recorded)')}; {how}; {len(story.tried)} events meanwhile"
+        )
+        if args.story:
+            print("\n".join(story_lines(story, describe_event, indent="      ")))
+    return status

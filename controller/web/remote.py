@@ -1,0 +1,249 @@
+"""The views' side of the table's socket (:mod:`controller.web.viewsock`): the table's view model
+and its bench controls, read and sent over the unix socket, for ``tablectl web serve``.
+
+:class:`RemoteTable` keeps one connection: a reader thread takes each ``view`` line as the
+latest view (the interface of :class:`~controller.web.feed.TableFeed`: ``current``,
+``subscribe``, ``unsubscribe``) and each ``reply`` to the command waiting for it; while the
+table is not connected, ``live`` is false (the event streams send no heartbeat, so the pages
+show themselves stale) and it connects again. :class:`RemoteControls` is the bench controls'
+interface, each call a command answered by the table (its 400 a :class:`ControlError`, its
+429 a :class:`ControlBusy`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import socket
+import threading
+import time
+from typing import Any
+
+from controller.web.controls import ControlBusy, ControlError
+
+__all__ = ["RemoteTable", "RemoteControls", "TableUnreachable", "MAX_WAITING_COMMANDS", "COMMAND_TIMEOUT_S"]
+
+log = logging.getLogger("tablectl.web")
+
+MAX_WAITING_COMMANDS = 16
+"""Commands sent and not answered yet; one more is refused as busy (429)."""
+COMMAND_TIMEOUT_S = 10.0
+"""How long a command waits for the table's answer."""
+MAX_VIEW_LINE = 4 * 1024 * 1024
+"""The longest line the table may send (a view model is far smaller)."""
+RECONNECT_S = 0.5
+
+
+class TableUnreachable(Exception):
+    """The table's socket is not connected (or did not say hello in time)."""
+
+
+class RemoteTable:
+    """One connection to the table's views' socket at ``path`` (see the module). ``once``: end
+    (``ended`` set) when the table closes the socket instead of connecting again (a view started
+    by the table as its child goes with it)."""
+
+    def __init__(self, path: str, once: bool = False) -> None:
+        self.path, self.once = path, once
+        self.bench: bool | None = None
+        self.faults: dict[str, str] = {}
+        self.live = False
+        self.ended = threading.Event()
+        self._hello = threading.Event()
+        self._lock = threading.Lock()
+        self._version = 0
+        self._json = "{}"
+        self._subscribers: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
+        self._sock: socket.socket | None = None
+        self._next_id = 0
+        self._waiting: dict[int, list[Any]] = {}
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="table-socket", daemon=True)
+        self._thread.start()
+
+    def wait_hello(self, timeout: float | None = None) -> None:
+        """Wait for the table's first hello (raises :class:`TableUnreachable` on ``timeout``)."""
+        if not self._hello.wait(timeout):
+            raise TableUnreachable(f"the table's socket {self.path} did not answer")
+
+    def _run(self) -> None:
+        warned = False
+        while not self._stopping.is_set():
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.connect(self.path)
+            except OSError as exc:
+                sock.close()
+                if not warned:
+                    log.warning("web: the table's socket %s: %s; trying again", self.path, exc.strerror)
+                    warned = True
+                if self.once and self._hello.is_set():
+                    break
+                self._stopping.wait(RECONNECT_S)
+                continue
+            warned = False
+            with self._lock:
+                self._sock = sock
+            try:
+                self._read(sock)
+            except OSError:
+                pass
+            finally:
+                self._lost(sock)
+            if self.once:
+                break
+            if not self._stopping.is_set():
+                log.warning("web: the table's socket %s closed; connecting again", self.path)
+                self._stopping.wait(RECONNECT_S)
+        self.ended.set()
+
+    def _lost(self, sock: socket.socket) -> None:
+        with self._lock:
+            self.live = False
+            self._sock = None
+            waiting, self._waiting = self._waiting, {}
+        sock.close()
+        for slot in waiting.values():
+            slot[1] = {"status": 503, "error": "the table's socket closed before it answered"}
+            slot[0].set()
+        self._wake_all()
+
+    def _read(self, sock: socket.socket) -> None:
+        stream = sock.makefile("rb")
+        while True:
+            line = stream.readline(MAX_VIEW_LINE + 1)
+            if not line:
+                return
+            if len(line) > MAX_VIEW_LINE:
+                log.warning("web: the table sent a line over %d bytes; connecting again", MAX_VIEW_LINE)
+                return
+            kind, _, rest = line.rstrip(b"\n").partition(b" ")
+            if kind == b"view":
+                _version, _, text = rest.partition(b" ")
+                with self._lock:
+                    self._version += 1  # ours, not the table's: a reconnection never goes back
+                    self._json = text.decode()
+                    self.live = True
+                self._wake_all()
+            elif kind == b"reply":
+                reply = json.loads(rest)
+                with self._lock:
+                    slot = self._waiting.pop(reply.get("id"), None)
+                if slot is not None:
+                    slot[1] = reply
+                    slot[0].set()
+            elif kind == b"hello":
+                hello = json.loads(rest)
+                self.bench, self.faults = bool(hello.get("bench")), dict(hello.get("faults") or {})
+                self._hello.set()
+
+    def _wake_all(self) -> None:
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for loop, event in subscribers:
+            try:
+                loop.call_soon_threadsafe(event.set)
+            except RuntimeError:  # the loop has closed
+                pass
+
+    # --- the feed's interface -------------------------------------------------------------------
+
+    def current(self) -> tuple[int, str]:
+        """The latest version number and view model (JSON text)."""
+        with self._lock:
+            return self._version, self._json
+
+    def subscribe(self) -> asyncio.Event:
+        """An event set whenever a new view comes (call from the server's loop)."""
+        event = asyncio.Event()
+        with self._lock:
+            self._subscribers.add((asyncio.get_running_loop(), event))
+        return event
+
+    def unsubscribe(self, event: asyncio.Event) -> None:
+        """Stop waking ``event``."""
+        with self._lock:
+            self._subscribers = {s for s in self._subscribers if s[1] is not event}
+
+    # --- commands -------------------------------------------------------------------------------
+
+    def command(self, action: str, body: dict[str, Any], timeout: float = COMMAND_TIMEOUT_S) -> dict[str, Any]:
+        """Send a command and wait for the table's reply (``status``, ``error``)."""
+        done = threading.Event()
+        slot: list[Any] = [done, None]
+        with self._lock:
+            sock = self._sock
+            if sock is None:
+                return {"status": 503, "error": "the table is not connected"}
+            if len(self._waiting) >= MAX_WAITING_COMMANDS:
+                return {"status": 429, "error": "commands are still waiting for the table; try again shortly"}
+            self._next_id += 1
+            ident = self._next_id
+            self._waiting[ident] = slot
+            line = json.dumps({"id": ident, "action": action, "body": body}, separators=(",", ":")) + "\n"
+            try:
+                sock.sendall(line.encode())
+            except OSError:
+                self._waiting.pop(ident, None)
+                return {"status": 503, "error": "the table's socket closed"}
+        if not done.wait(timeout):
+            with self._lock:
+                self._waiting.pop(ident, None)
+            return {"status": 503, "error": "the table did not answer in time"}
+        reply: dict[str, Any] = slot[1]
+        return reply
+
+    def stop(self) -> None:
+        """Close the connection and stop the reader (idempotent)."""
+        self._stopping.set()
+        with self._lock:
+            sock = self._sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._thread.join(timeout=10)
+
+
+class RemoteControls:
+    """The bench controls of :class:`~controller.web.controls.BenchControls`, carried out by the
+    table over its socket."""
+
+    def __init__(self, table: RemoteTable) -> None:
+        self.table = table
+
+    def _send(self, action: str, body: dict[str, Any]) -> None:
+        start = time.monotonic()
+        reply = self.table.command(action, body)
+        status = reply.get("status")
+        if status == 200:
+            return
+        error = str(reply.get("error", "refused"))
+        prefix = f"/api/{action}: "
+        error = error[len(prefix) :] if error.startswith(prefix) else error
+        if status in (429, 503):
+            raise ControlBusy(error)
+        log.debug("web: /api/%s refused by the table in %.3f s", action, time.monotonic() - start)
+        raise ControlError(error)
+
+    def spot(self, seat: Any, spot: Any, cents: Any) -> None:
+        """Set the chips on a seat's spot."""
+        self._send("spot", {"seat": seat, "spot": spot, "cents": cents})
+
+    def press(self, button: Any) -> None:
+        """Press and release a panel button."""
+        self._send("press", {"button": button})
+
+    def key(self, on: Any) -> None:
+        """Turn the supervisor key."""
+        self._send("key", {"on": on})
+
+    def deal(self, count: Any) -> None:
+        """Deal cards from the shoe."""
+        self._send("deal", {"count": count})
+
+    def fault(self, kind: Any, seat: Any = 1, spot: Any = None) -> None:
+        """Inject a device fault."""
+        self._send("fault", {"kind": kind, "seat": seat, "spot": spot})

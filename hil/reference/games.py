@@ -1,0 +1,410 @@
+"""The games as the seeds state them: where each card goes, when it may be seen, and what each
+wager wins or loses.
+
+Seats are numbered from the dealer's left (seat 1 farthest to his left): "starting with the player
+farthest to his or her left and continuing around the table in a clockwise manner" is ascending
+seat order, and "starting with the player farthest to his or her right and continuing
+counterclockwise" is descending (24.8(c), 24.10(d) and (f), 35.10(i)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from hil.reference.paytables import RefTable, Row, pays
+from hil.reference.poker import CATEGORIES, RANK_NAMES, Card, best_five, parse, three
+
+__all__ = ["WagerOutcome", "Expected", "SeatState", "deal_destinations", "expect_round", "visible_cards"]
+
+STREETS = ("third", "fourth", "fifth")
+"""Mississippi Stud's bet wagers, one per community card (35.10(a), (e), (g))."""
+
+
+@dataclass(frozen=True)
+class WagerOutcome:
+    """One wager's result: ``win``, ``lose`` or ``even`` (pushed or returned), and its net in cents."""
+
+    result: str
+    net: int
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class SeatState:
+    """What a seat did, as the model reads it: its wagers (spot: cents), whether and where it
+    folded, whether it exposed its three cards for the bonus (Boston 5), its set hands (pai gow)."""
+
+    wagers: Mapping[str, int]
+    folded_at: str | None = None
+    exposed: bool = False
+    high: str = ""
+    low: str = ""
+    violation: bool = False
+    """35.10(c): the player communicated about his hand: every wager forfeit."""
+
+
+@dataclass
+class Expected:
+    """What the model says of a round: each card's destination in deal order, each seat's
+    wagers' outcomes and net, the seats in the order their hands are settled, and the seats
+    whose pay the cap cut (their wagers are compared by the seat's net only)."""
+
+    destinations: list[str] = field(default_factory=list)
+    outcomes: dict[int, dict[str, WagerOutcome]] = field(default_factory=dict)
+    nets: dict[int, int] = field(default_factory=dict)
+    order: list[int] = field(default_factory=list)
+    capped: set[int] = field(default_factory=set)
+    settled: bool = True
+    """False when the model does not settle this game's wagers (pai gow's side wagers)."""
+    dealer_low: frozenset[str] | None = None
+    """Pai gow: the dealer's front (two-card) hand by the house way, where the model sets it."""
+
+
+def _rank_name(rank: int) -> str:
+    return RANK_NAMES[rank - 2] if rank >= 2 else "JK"
+
+
+def _odds(row: Row | None, stake: int, why: str) -> WagerOutcome:
+    if row is None:
+        return WagerOutcome("lose", -stake, why)
+    if row.push:
+        return WagerOutcome("even", 0, why)
+    return WagerOutcome("win", stake * row.num // row.den, why)
+
+
+def _pai_gow_start(table: RefTable, start: Mapping[str, Any]) -> int:
+    """The position that gets the first card: count counterclockwise from the dealer (1) through
+    every betting position (31.11): 0 is the dealer, else the seat number."""
+    seats = int(table.settings["seats"])
+    value = int(start.get("value", 1))
+    ring = [0, *range(seats, 0, -1)]  # the dealer, then the seats counterclockwise (from his right)
+    first: int = ring[(value - 1) % len(ring)]
+    return first
+
+
+def deal_destinations(
+    table: RefTable, count: int, seats: Mapping[int, SeatState], start: Mapping[str, Any] | None = None
+) -> list[str]:
+    """Where each of the first ``count`` cards of a round goes ("extra" beyond the round's cards)."""
+    game = table.game
+    playing = sorted(n for n, s in seats.items() if s.wagers)
+    out: list[str] = []
+    if game == "mississippi_stud":  # 35.9: two to each player from the dealer's left; then three community
+        for n in playing:
+            out += [f"seat {n}"] * 2
+        out += ["community"] * 3
+    elif game == "boston5":  # 24.8(c): three to each player, three to the dealer; 24.10(d): two more each
+        for n in playing:
+            out += [f"seat {n}"] * 3
+        out += ["dealer"] * 3
+        for n in playing:
+            s = seats[n]
+            if s.folded_at is None and s.wagers.get("second"):
+                out += [f"seat {n}"] * 2
+        out += ["dealer"] * 2
+    elif game == "pai_gow":  # 31.8: one at a time, clockwise, to every position and the dealer, seven each
+        first = _pai_gow_start(table, start or {})
+        n_seats = int(table.settings["seats"])
+        ring = [*range(1, n_seats + 1), 0]  # clockwise: from the dealer's left round to the dealer
+        clockwise = str(table.settings.get("deal_direction", "clockwise")) == "clockwise"
+        if not clockwise:
+            ring = list(reversed(ring))
+        i = ring.index(first)
+        order = ring[i:] + ring[:i]
+        names = ["dealer" if p == 0 else f"seat {p}" if p in playing else f"position {p} (no wager)" for p in order]
+        out = names * 7
+    else:
+        raise ValueError(f"the reference model has no game {game!r}")
+    return (out + ["extra"] * count)[:count]
+
+
+def visible_cards(
+    table: RefTable,
+    cards: Sequence[str],
+    seats: Mapping[int, SeatState],
+    start: Mapping[str, Any] | None = None,
+) -> set[str]:
+    """Which of a round's ``cards`` (dealt so far, in order) may be seen now, given the seats'
+    wagers and decisions so far. Every other card is face down: no outward payload names it."""
+    where = deal_destinations(table, len(cards), seats, start)
+    held: dict[str, list[str]] = {}
+    for card, to in zip(cards, where, strict=True):
+        held.setdefault(to, []).append(card)
+    game = table.game
+    playing = sorted(n for n, s in seats.items() if s.wagers)
+    seen: set[str] = set()
+    if game == "mississippi_stud":
+        community = held.get("community", [])
+        shown = 0
+        for street in STREETS:  # 35.10(d), (f), (h): a community card after every player decided
+            if shown < len(community) and all(
+                seats[n].folded_at is not None or seats[n].wagers.get(street) for n in playing
+            ):
+                shown += 1
+            else:
+                break
+        seen.update(community[:shown])
+        if shown == 3:  # 35.10(i): each remaining player's hand is evaluated and announced
+            for n in playing:
+                if seats[n].folded_at is None:
+                    seen.update(held.get(f"seat {n}", []))
+    elif game == "boston5":
+        showdown = len(held.get("dealer", [])) == 5  # 24.10(e): the dealer reveals after the final cards
+        if showdown:
+            seen.update(held["dealer"])
+        for n in playing:
+            own = held.get(f"seat {n}", [])
+            if seats[n].folded_at is not None:
+                continue  # 24.10(b): a folded hand is collected without exposing the cards
+            if showdown:
+                seen.update(own)
+            elif seats[n].exposed and seats[n].wagers.get("bonus"):
+                seen.update(own[:3])  # 24.10(a): exposed to qualify for the bonus
+    elif game == "pai_gow":
+        n_seats = int(table.settings["seats"])
+        if len(cards) >= 7 * (n_seats + 1):  # nothing is turned over before every hand has its seven
+            seen.update(held.get("dealer", []))
+            for n in playing:
+                seen.update(held.get(f"seat {n}", []))
+    return seen
+
+
+def _boston5(table: RefTable, hands: dict[str, list[Card]], seats: Mapping[int, SeatState], exp: Expected) -> None:
+    dealer = best_five(hands["dealer"])[0] if len(hands.get("dealer", [])) == 5 else None
+    odds = str(table.settings.get("first_second_pays", "1 to 1")).split(" to ")
+    num, den = int(odds[0]), int(odds[1])
+    for n in sorted(seats, reverse=True):
+        s, out = seats[n], exp.outcomes.setdefault(n, {})
+        own = hands.get(f"seat {n}", [])
+        if s.wagers.get("bonus"):  # 24.10(a): settled on the three cards, exposed, before the second wager
+            stake = s.wagers["bonus"]
+            if s.exposed and len(own) >= 3:
+                out["bonus"] = _odds(pays(table.paytables["bonus"], three(own[:3])), stake, "bonus")
+            else:
+                out["bonus"] = WagerOutcome("lose", -stake, "bonus not exposed")
+        if s.folded_at is not None:  # 24.10(b): ante and first wager forfeit
+            for spot in ("ante", "first", "second"):
+                if s.wagers.get(spot):
+                    out[spot] = WagerOutcome("lose", -s.wagers[spot], "folded")
+            continue
+        if dealer is None or len(own) != 5:
+            raise ValueError(f"seat {n}: {len(own)} cards, dealer {len(hands.get('dealer', []))}: not a hand")
+        exp.order.append(n)
+        mine = best_five(own)[0]
+        for spot in ("first", "second"):
+            stake = s.wagers.get(spot, 0)
+            if not stake:
+                continue
+            if mine > dealer:
+                out[spot] = WagerOutcome("win", stake * num // den, "player higher")
+            elif mine < dealer:
+                out[spot] = WagerOutcome("lose", -stake, "dealer higher")
+            else:
+                out[spot] = WagerOutcome("even", 0, "tie: push")
+        ante = s.wagers.get("ante", 0)
+        if ante:  # 24.10(f)1-3: the ante loses to a higher dealer, pushes a tie, is returned otherwise
+            bonus = pays(table.paytables.get("ante_bonus", ()), CATEGORIES[mine[0]])
+            if mine < dealer:
+                out["ante"] = WagerOutcome("lose", -ante, "dealer higher")
+            else:
+                out["ante"] = WagerOutcome("even", 0, "returned or pushed")
+            if bonus is not None:  # an ante bonus whatever the comparison (24.10(f)3)
+                out["ante_bonus"] = _odds(bonus, ante, "ante bonus")
+
+
+def _mississippi(table: RefTable, hands: dict[str, list[Card]], seats: Mapping[int, SeatState], exp: Expected) -> None:
+    community = hands.get("community", [])
+    for n in sorted(seats, reverse=True):
+        s, out = seats[n], exp.outcomes.setdefault(n, {})
+        if s.wagers.get("bonus"):  # on the community cards alone, in action after a fold (digest 2.5 item 7)
+            stake = s.wagers["bonus"]
+            if len(community) != 3:
+                raise ValueError(f"{len(community)} community cards")
+            out["bonus"] = _odds(pays(table.paytables["bonus"], three(community)), stake, "bonus")
+        spots = ["ante", *STREETS]
+        if s.violation:  # 35.10(c): a forfeiture of all wagers on that round
+            for spot, stake in s.wagers.items():
+                out[spot] = WagerOutcome("lose", -stake, "communication violation")
+            continue
+        if s.folded_at is not None:  # 35.10(a), (e), (g): the wagers so far forfeit
+            for spot in spots:
+                if s.wagers.get(spot):
+                    out[spot] = WagerOutcome("lose", -s.wagers[spot], f"folded at {s.folded_at}")
+            continue
+        own = hands.get(f"seat {n}", [])
+        if len(own) != 2 or len(community) != 3:
+            raise ValueError(f"seat {n}: {len(own)} cards and {len(community)} community: not a hand")
+        exp.order.append(n)
+        value, chosen = best_five(own + community)
+        category = CATEGORIES[value[0]]
+        pair = _rank_name(value[1][0]) if category == "one_pair" else ""
+        row = pays(table.paytables["main"], category, pair)
+        for spot in spots:
+            if s.wagers.get(spot):
+                out[spot] = _odds(row, s.wagers[spot], category)
+
+
+def _low(cards: list[Card]) -> tuple[int, tuple[int, ...]]:
+    """A two-card hand: a pair above no pair, then by rank (the joker an ace)."""
+    ranks = sorted((14 if r == 0 else r for r, _ in cards), reverse=True)
+    return (1 if ranks[0] == ranks[1] else 0, tuple(ranks))
+
+
+def _seven_straight_flush(cards: list[Card]) -> str:
+    """ "seven_card_straight_flush" (no joker), "seven_card_straight_flush_joker", or ""."""
+    natural = [c for c in cards if c[0] != 0]
+    if len(cards) != 7 or len({s for _, s in natural}) != 1 or len({r for r, _ in natural}) != len(natural):
+        return ""
+    for ranks in ({r for r, _ in natural}, {1 if r == 14 else r for r, _ in natural}):
+        if max(ranks) - min(ranks) <= 6:  # the joker (if any) fills the one gap or an end
+            return "seven_card_straight_flush" if len(natural) == 7 else "seven_card_straight_flush_joker"
+    return ""
+
+
+def bonus_hands(cards: list[Card]) -> set[str]:
+    """Every bonus line a seven-card hand makes (11.15(d)2: the joker completes a straight or a
+    flush, else counts as an ace): each five-card choice's hand, and the seven-card lines."""
+    made: set[str] = set()
+    for chosen in combinations(range(len(cards)), 5):
+        name = CATEGORIES[best_five([cards[i] for i in chosen])[0][0]]
+        made.add(name)
+        rest = [cards[i] for i in range(len(cards)) if i not in chosen]
+        if name == "royal_flush" and sorted(r for r, _ in rest) == [12, 13] and rest[0][1] == rest[1][1]:
+            made.add("royal_flush_royal_match")  # a royal flush high and a suited king-queen low
+    seven = _seven_straight_flush(cards)
+    if seven:
+        made.add(seven)
+    return made
+
+
+def _best_line(rows: tuple[Row, ...], made: set[str], stake: int) -> Row | None:
+    """The line of ``rows`` that pays most among the hands ``made`` (a hand is paid once)."""
+    lines = [r for r in rows if r.hand in made]
+    return max(lines, key=lambda r: (r.amount, stake * r.num // r.den), default=None)
+
+
+def _pai_gow_side(table: RefTable, hands: dict[str, list[Card]], seats: Mapping[int, SeatState], exp: Expected) -> None:
+    """11.15: the bonus wager, pai gow insurance and the envy bonus of each seat."""
+    made = {n: bonus_hands(hands[f"seat {n}"]) for n in seats if len(hands.get(f"seat {n}", [])) == 7}
+    envy_rows = table.paytables.get("envy", ())
+    envy_min = int(table.settings.get("envy_minimum", 500))
+    for n in sorted(seats, reverse=True):
+        s, out = seats[n], exp.outcomes.setdefault(n, {})
+        stake = s.wagers.get("bonus", 0)
+        if stake:
+            row = _best_line(table.paytables["bonus"], made.get(n, set()), stake)
+            out["bonus"] = _odds(row, stake, "bonus")
+        stake = s.wagers.get("insurance", 0)
+        if stake:  # a pai gow: no pair, straight or flush, the joker only an ace; paid by its top card
+            own = [(14, "*") if c[0] == 0 else c for c in hands.get(f"seat {n}", [])]
+            ranks = [r for r, _ in own]
+            values = {best_five(list(c))[0][0] for c in combinations(own, 5)}
+            row = None
+            if values == {0}:
+                row = pays(table.paytables["insurance"], "high_card", _rank_name(max(ranks)))
+            out["insurance"] = _odds(row, stake, "insurance")
+        if s.wagers.get("bonus", 0) >= envy_min and envy_rows:  # 11.15(c), (d)3i: each other premium hand
+            total = 0
+            for other, lines in made.items():
+                if other != n:
+                    line = _best_line(envy_rows, lines, 0)
+                    total += line.amount if line is not None else 0
+            if total:
+                out["envy"] = WagerOutcome("win", total, "envy")
+
+
+def foxwoods_low(cards: Sequence[str]) -> frozenset[str] | None:
+    """The front hand the Foxwoods house way sets from seven cards (house-ways.md), for the hands
+    it states plainly: no pair (the second and third highest cards in front) and one pair (the
+    pair in back, the two highest other cards in front), with no joker and no straight or flush
+    among the seven. ``None``: a hand the model does not set."""
+    if "JK" in cards or len(cards) != 7:
+        return None
+    parsed = [parse(c) for c in cards]
+    for choice in combinations(parsed, 5):
+        if CATEGORIES[best_five(list(choice))[0][0]] in ("straight", "flush", "straight_flush", "royal_flush"):
+            return None
+    counts: dict[int, int] = {}
+    for r, _ in parsed:
+        counts[r] = counts.get(r, 0) + 1
+    by_rank = sorted(zip(parsed, cards, strict=True), key=lambda pc: -pc[0][0])
+    if max(counts.values()) == 1:  # no pair
+        return frozenset(c for _, c in by_rank[1:3])
+    if sorted(counts.values()) == [1, 1, 1, 1, 1, 2]:  # one pair
+        others = [c for (r, _), c in by_rank if counts[r] == 1]
+        return frozenset(others[:2])
+    return None
+
+
+def _pai_gow(table: RefTable, record: Mapping[str, Any], seats: Mapping[int, SeatState], exp: Expected) -> None:
+    """The pai gow wager only, against the dealer's set hands as recorded (the house way and the
+    side wagers are not modelled): both hands higher wins less the commission, one higher is a
+    push, a copy goes to the dealer."""
+    dealer = dict(record.get("dealer_set") or {})
+    if not dealer.get("high") or not dealer.get("low"):
+        exp.settled = False
+        return
+    own = str(record.get("dealer_cards", "")).split()
+    if str(table.settings.get("house_way", "")) == "foxwoods" and own:
+        exp.dealer_low = foxwoods_low(own)
+        if exp.dealer_low is not None:  # the model's own setting, not the table's
+            dealer = {
+                "low": " ".join(sorted(exp.dealer_low)),
+                "high": " ".join(c for c in own if c not in exp.dealer_low),
+            }
+    d_high = best_five([parse(c) for c in str(dealer["high"]).split()], wheel_second=True)[0]
+    d_low = _low([parse(c) for c in str(dealer["low"]).split()])
+    percent = int(table.settings.get("commission_percent", 5))
+    rounding = str(table.settings.get("commission_rounding", "down"))
+    for n in sorted(seats, reverse=True):
+        s, out = seats[n], exp.outcomes.setdefault(n, {})
+        stake = s.wagers.get("pai_gow", 0)
+        if not stake or not s.high or not s.low:
+            continue
+        exp.order.append(n)
+        high = best_five([parse(c) for c in s.high.split()], wheel_second=True)[0]
+        low = _low([parse(c) for c in s.low.split()])
+        won = (high > d_high) + (low > d_low)
+        if won == 2:
+            raw = stake * percent
+            fee = raw // 100 if rounding == "down" else -(-raw // 100) if rounding == "up" else (raw + 50) // 100
+            out["pai_gow"] = WagerOutcome("win", stake - fee, "both hands higher")
+        elif won == 1:
+            out["pai_gow"] = WagerOutcome("even", 0, "one hand higher")
+        else:
+            out["pai_gow"] = WagerOutcome("lose", -stake, "no hand higher (copies to the dealer)")
+
+
+def expect_round(
+    table: RefTable,
+    cards: Sequence[str],
+    seats: Mapping[int, SeatState],
+    record: Mapping[str, Any] | None = None,
+) -> Expected:
+    """What the rules make of a round: ``cards`` the cards dealt in order, ``seats`` each seat's
+    wagers and decisions, ``record`` anything else the game needs (pai gow: ``start``, the
+    dealer's set hands ``dealer_set``)."""
+    record = record or {}
+    exp = Expected()
+    exp.destinations = deal_destinations(table, len(cards), seats, record.get("start"))
+    hands: dict[str, list[Card]] = {}
+    for card, to in zip(cards, exp.destinations, strict=True):
+        hands.setdefault(to, []).append(parse(card))
+    if table.game == "boston5":
+        _boston5(table, hands, seats, exp)
+    elif table.game == "mississippi_stud":
+        _mississippi(table, hands, seats, exp)
+    elif table.game == "pai_gow":
+        _pai_gow(table, record, seats, exp)
+        _pai_gow_side(table, hands, seats, exp)
+    for n, out in exp.outcomes.items():
+        won = sum(o.net for o in out.values() if o.net > 0)
+        lost = sum(o.net for o in out.values() if o.net < 0)
+        if table.cap is not None and won > table.cap:
+            exp.capped.add(n)
+            won = table.cap
+        exp.nets[n] = won + lost
+    return exp

@@ -1,0 +1,299 @@
+"""The simulation against the reference model (issue 41 items 1-4): every settled round of the
+journal compared with :mod:`hil.reference` (each card's destination, each wager's result and
+amount, each seat's net, the order the hands are settled), the money of the whole run (per seat
+and for the table: every cent wagered is paid, collected or returned), the journal's meters
+against the model's, and, after every event, the outward payloads against the cards the model
+says are face down (:class:`VisibilityWatch`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from hil.reference import Expected, RefTable, expect_round, load_ref_table, visible_cards
+from hil.reference.games import SeatState
+from hil.simulate.invariants import Broken
+
+__all__ = ["ref_table", "check_round", "check_rounds", "VisibilityWatch", "seat_states", "round_inputs"]
+
+_TABLES: dict[Path, RefTable] = {}
+
+_MISREAD = ("unreadable", "read as", "burned", "waiting for the supervisor", "misdeal")
+"""A read the table set aside (a card unreadable or read twice, a card out of turn burned or
+held for the supervisor) is not a card dealt to anyone: the model checks the others' places."""
+
+_CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs]|JK)(?![A-Za-z0-9])")
+
+
+def ref_table(path: Path | str) -> RefTable:
+    """The model's reading of the table at ``path`` (once per process)."""
+    path = Path(path)
+    if path not in _TABLES:
+        _TABLES[path] = load_ref_table(path)
+    return _TABLES[path]
+
+
+def seat_states(game: str, seats: Mapping[str, Mapping[str, Any]]) -> dict[int, SeatState]:
+    """The seats of a round record as the model's inputs (wagers and decisions)."""
+    out = {}
+    for n, s in seats.items():
+        folded = s.get("folded_at")
+        if game == "boston5" and s.get("folded"):
+            folded = "second"
+        out[int(n)] = SeatState(
+            dict(s.get("wagers", {})),
+            folded,
+            bool(s.get("exposed_bonus", False)),
+            str(s.get("high", "") or ""),
+            str(s.get("low", "") or ""),
+            bool(s.get("communication_violation", False)),
+        )
+    return out
+
+
+def round_inputs(data: Mapping[str, Any]) -> tuple[list[str], list[str], dict[str, Any]]:
+    """From a journaled round (``RoundSettled``): the cards dealt in order, the table's
+    destination of each, and what else the model reads (the start, the dealer's set hands)."""
+    dealt = [c for c in data.get("cards", []) if not str(c.get("to", "")).startswith(_MISREAD)]
+    extra: dict[str, Any] = {"start": (data.get("record") or {}).get("start") or {}}
+    dealer = (data.get("settlement") or {}).get("dealer") or {}
+    if "high" in dealer and "low" in dealer:
+        extra["dealer_set"] = {"high": dealer["high"], "low": dealer["low"]}
+        extra["dealer_cards"] = (data.get("record") or {}).get("dealer", "")
+    return [str(c["card"]) for c in dealt], [str(c["to"]) for c in dealt], extra
+
+
+def _result(text: str) -> str:
+    return "even" if text in ("push", "returned") else text
+
+
+def _compare(number: int, exp: Expected, settlement: Mapping[str, Any]) -> None:
+    if exp.dealer_low is not None:
+        low = frozenset(str((settlement.get("dealer") or {}).get("low", "")).split())
+        if low != exp.dealer_low:
+            raise Broken(
+                "model",
+                f"round {number}: the dealer's front hand set {' '.join(sorted(low))}, the house way sets "
+                f"{' '.join(sorted(exp.dealer_low))}",
+            )
+    seats = settlement.get("seats", {})
+    for n, out in exp.outcomes.items():
+        got = seats.get(str(n), {})
+        if n not in exp.capped:
+            wagers = got.get("wagers", {})
+            for spot, o in out.items():
+                w = wagers.get(spot)
+                if w is None:
+                    raise Broken(
+                        "model", f"round {number}: seat {n} {spot}: the model settles it ({o.why}), the table does not"
+                    )
+                if _result(str(w["result"])) != o.result or int(w["net"]) != o.net:
+                    raise Broken(
+                        "model",
+                        f"round {number}: seat {n} {spot}: the table {w['result']} {w['net']}, the model "
+                        f"{o.result} {o.net} ({o.why})",
+                    )
+            if exp.settled:
+                extra = sorted(set(wagers) - set(out) - {"commission"})
+                if extra:
+                    raise Broken("model", f"round {number}: seat {n}: the table settles {extra}, the model does not")
+        if exp.settled and int(got.get("net", 0)) != exp.nets[n]:
+            raise Broken(
+                "model", f"round {number}: seat {n}: the table's net {got.get('net')}, the model's {exp.nets[n]}"
+            )
+    order = [
+        int(step["seat"])
+        for step in settlement.get("procedure", [])
+        if step.get("seat") is not None and step.get("phase") in ("settle", "pai_gow")
+    ]
+    if order != exp.order:
+        raise Broken("model", f"round {number}: hands settled in the order {order}, the rules say {exp.order}")
+
+
+def _model_meters(
+    rounds: Iterable[tuple[Mapping[str, Any], Expected | None]],
+) -> dict[tuple[str, str], int]:
+    """The meters the model expects: rounds and voids, the stakes by spot, the cents paid and collected."""
+    out: dict[tuple[str, str], int] = defaultdict(int)
+    for record, exp in rounds:
+        out[("table", "rounds")] += 1
+        if exp is None:
+            out[("table", "voids")] += 1
+        for n, s in record.get("seats", {}).items():
+            scope = f"seat {n}"
+            out[(scope, "rounds")] += 1
+            for spot, cents in s.get("wagers", {}).items():
+                for where in (scope, "table"):
+                    out[(where, f"wagered:{spot}")] += int(cents)
+            if exp is None:
+                continue
+            for o in exp.outcomes.get(int(n), {}).values():
+                for where in (scope, "table"):
+                    if o.net > 0:
+                        out[(where, "paid")] += o.net
+                    elif o.net < 0:
+                        out[(where, "collected")] += -o.net
+    return dict(out)
+
+
+def check_round(table: RefTable, data: Mapping[str, Any]) -> Expected | None:
+    """One journaled round (``RoundSettled``'s data) against the model: each card's destination,
+    each wager's result and amount, each seat's net, the order of settlement. What the model
+    expects (``None`` for a void: every wager returned, the cards in no hand)."""
+    number, record, settlement = int(data["round"]), data["record"], data.get("settlement")
+    if settlement is None:
+        return None
+    seats = seat_states(table.game, record.get("seats", {}))
+    cards, where, extra = round_inputs(data)
+    try:
+        exp = expect_round(table, cards, seats, extra)
+    except ValueError as exc:
+        raise Broken("model", f"round {number}: the model cannot settle the round's cards: {exc}") from None
+    if where != exp.destinations:
+        first = next((i for i, (a, b) in enumerate(zip(where, exp.destinations, strict=False)) if a != b), None)
+        if first is None:
+            first = min(len(where), len(exp.destinations))
+        raise Broken(
+            "model",
+            f"round {number}: card {first + 1} of {len(where)} went to "
+            f"{where[first] if first < len(where) else 'nowhere'}, the rules send it to "
+            f"{exp.destinations[first] if first < len(exp.destinations) else 'nowhere'}",
+        )
+    _compare(number, exp, settlement)
+    return exp
+
+
+def check_rounds(path: Path, table_path: Path | str) -> int:
+    """Every round of the journal at ``path`` against the model of the table at ``table_path``,
+    then the run's money and meters; raises :class:`Broken` on the first difference. How many
+    rounds were compared."""
+    from controller.journal import SqliteJournal
+
+    table = ref_table(table_path)
+    journal = SqliteJournal.open_readonly(path)
+    try:
+        rounds = [r.data for r in journal.records() if r.kind == "RoundSettled"]
+        meters = journal.meters()
+    finally:
+        journal.close()
+    seen: list[tuple[Mapping[str, Any], Expected | None]] = []
+    money: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # wagered, paid, collected, returned
+    every_modelled = True
+    for data in rounds:
+        _money(int(data["round"]), data["record"], data.get("settlement"), money)
+        exp = check_round(table, data)
+        every_modelled &= exp is None or (exp.settled and not exp.capped)  # a cap's cut: the nets only
+        seen.append((data["record"], exp))
+    for scope, (wagered, paid, collected, returned) in sorted(money.items()):
+        if wagered != paid + collected + returned:
+            raise Broken(
+                "money",
+                f"{scope}: wagered {wagered} but paid {paid} + collected {collected} + returned {returned}",
+            )
+    want = _model_meters(seen)
+    kept = ("rounds", "voids", "paid", "collected")
+    for key in sorted(set(want) | {k for k in meters if k[1] in kept or k[1].startswith("wagered:")}):
+        if key[1] in ("paid", "collected") and not every_modelled:
+            continue
+        if meters.get(key, 0) != want.get(key, 0):
+            raise Broken(
+                "meters",
+                f"{key[0]} {key[1]}: the journal's meter {meters.get(key, 0)}, the model's {want.get(key, 0)}",
+            )
+    return len(seen)
+
+
+def _money(
+    number: int,
+    record: Mapping[str, Any],
+    settlement: Mapping[str, Any] | None,
+    money: dict[str, list[int]],
+) -> None:
+    """Adds round ``number``'s stakes to ``money``: each wagered, then paid (won), collected
+    (lost) or returned (pushed, returned, voided) as the table settled it."""
+    for n, s in record.get("seats", {}).items():
+        settled = ((settlement or {}).get("seats") or {}).get(str(n), {}).get("wagers", {})
+        for spot, cents in s.get("wagers", {}).items():
+            cents = int(cents)
+            verdict = "returned" if settlement is None else str(settled.get(spot, {}).get("result", "none"))
+            if settlement is not None and int(settled.get(spot, {}).get("stake", -1)) != cents:
+                raise Broken(
+                    "money", f"round {number}: seat {n} {spot}: {cents} wagered, settled as {settled.get(spot)}"
+                )
+            slot = {"win": 1, "lose": 2, "push": 3, "returned": 3}.get(verdict)
+            if slot is None:
+                raise Broken("money", f"round {number}: seat {n} {spot}: {cents} wagered, settled as {verdict!r}")
+            for scope in (f"seat {n}", "table"):
+                money[scope][0] += cents
+                money[scope][slot] += cents
+
+
+class VisibilityWatch:
+    """After every event: no outward payload names a card of the open round that the model says
+    is face down. The payloads: the snapshot's JSON (its ``game_view``, texts, notices, hold; the
+    status file ``tablectl status`` reads and the web's pages are this JSON), the panel's display
+    as the panel shows it, and (through :class:`~hil.simulate.invariants.LogWatch`) every log line."""
+
+    def __init__(self, table_path: Path | str) -> None:
+        self.table = ref_table(table_path)
+        self.hidden: frozenset[str] = frozenset()
+        self.scanned = 0
+        self._key: tuple[Any, ...] = ()
+        self._last: Any = None
+
+    def update(self, cards: list[str], seats: Mapping[int, SeatState], start: Mapping[str, Any] | None) -> None:
+        """The open round's cards dealt so far and its seats: which are face down now."""
+        try:
+            seen = visible_cards(self.table, cards, seats, start)
+        except ValueError:
+            seen = set()
+        self.hidden = frozenset(cards) - seen
+
+    def observe(self, snapshot: Any, hands: Any, panel: Mapping[int, str]) -> None:
+        """One event handled: the open round's face-down cards by the model (from the cards the
+        players' own view has dealt and the seats' wagers and decisions in ``snapshot``), then
+        every payload scanned for them."""
+        if hands is None or hands.round_no != snapshot.round_no:
+            self.hidden = frozenset()
+            return
+        dice = getattr(snapshot.game_view, "dice", None)
+        key = (len(hands.log), snapshot.seats, dice)
+        if key != self._key:  # the model's answer changes only with the cards, the seats or the start
+            self._key, self._last = key, None
+            cards = [str(c) for _, c, to in hands.log if not str(to).startswith(_MISREAD) and c != "??"]
+            seats = {
+                v.number: SeatState(dict(v.wagers), v.folded_at, bool(v.exposed), violation=bool(v.violation))
+                for v in snapshot.seats
+            }
+            self.update(cards, seats, {"value": dice} if dice is not None else None)
+        if not self.hidden or snapshot is self._last:
+            return
+        self._last = snapshot
+        self.scanned += 1
+        where = f"round {snapshot.round_no}, {snapshot.step}"
+        # every field of the snapshot, as its JSON (the status file, the web's pages and events) carries it
+        self.check(where, (("snapshot", repr(snapshot)), ("panel display", " | ".join(panel.values()))))
+
+    def check(self, where: str, payloads: Iterable[tuple[str, str]]) -> None:
+        """Each (name, text) of ``payloads``: no face-down card in it."""
+        if not self.hidden:
+            return
+        for name, text in payloads:
+            if self.hidden.isdisjoint(_CARD.findall(text)):
+                continue
+            for match in _CARD.finditer(text):
+                if match.group(1) in self.hidden:
+                    at = max(0, match.start() - 60)
+                    shown = text[at : match.end() + 20].replace(match.group(1), "<hidden>")
+                    raise Broken(
+                        "model_hidden", f"{where}: the {name} names a card the rules keep face down: {shown!r}"
+                    )
+
+
+def dumps(value: Any) -> str:
+    """A payload as the outside sees it (JSON)."""
+    return json.dumps(value, sort_keys=True, default=str)

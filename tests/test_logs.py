@@ -1,0 +1,132 @@
+"""Logs journald reads (issue 45 item 4): ISO 8601 times with the zone; under journald (its
+``$JOURNAL_STREAM`` naming standard error) each line starts with its syslog priority so
+``journalctl -p warning`` finds the warnings; JSON lines carry ``level`` and ``priority``;
+``--log-level`` drops what is less severe. The formatters in process, and ``tablectl run`` as a
+process on real ptys writing to a pipe that ``$JOURNAL_STREAM`` names."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from deadlines import STATE_TIMEOUT_S
+
+from controller.logs import configure_logging, priority, under_journald
+from hil.devices import BetSpotSim, PanelSim, ShoeSim
+from hil.serve import PtyServer
+from tests.test_hil_devices_visibility import Lines, table_config
+
+
+def _stream_of(path: Path) -> str:
+    st = os.stat(path)
+    return f"{st.st_dev}:{st.st_ino}"
+
+
+def _log_to(path: Path, form: str, level: str, environ: dict[str, str]) -> list[str]:
+    """Log a debug, an info, a warning (two lines), an error with a device; the lines written."""
+    with open(path, "w") as out:
+        handler = configure_logging(level, form, out, environ, name="tablectl.test_logs")
+        try:
+            log = logging.getLogger("tablectl.test_logs")
+            log.debug("debugging")
+            log.info("table running")
+            log.warning("link panel down\nsecond line")
+            log.error("journal full", extra={"device": "shoe"})
+        finally:
+            logging.getLogger("tablectl.test_logs").removeHandler(handler)
+    return path.read_text().splitlines()
+
+
+def test_text_lines_have_an_iso_time_with_the_zone_and_no_prefix_outside_journald(tmp_path: Path) -> None:
+    path = tmp_path / "log"
+    lines = _log_to(path, "text", "info", {})
+    assert len(lines) == 4  # info, the warning's two lines, the error; no debug
+    stamp, level, logger, *_ = lines[0].split(" ")
+    when = datetime.fromisoformat(stamp)
+    assert when.tzinfo is not None and "T" in stamp
+    assert (level, logger) == ("INFO", "tablectl.test_logs:")
+    assert lines[2] == "second line"
+    # $JOURNAL_STREAM inherited, but standard error sent elsewhere: no prefix
+    other = tmp_path / "other"
+    other.write_text("")
+    lines = _log_to(path, "text", "info", {"JOURNAL_STREAM": _stream_of(other)})
+    assert not any(line.startswith("<") for line in lines)
+
+
+def test_under_journald_each_line_starts_with_its_priority(tmp_path: Path) -> None:
+    path = tmp_path / "log"
+    path.write_text("")
+    environ = {"JOURNAL_STREAM": _stream_of(path)}
+    lines = _log_to(path, "text", "debug", environ)
+    assert [line[:3] for line in lines] == ["<7>", "<6>", "<4>", "<4>", "<3>"]
+    assert lines[3] == "<4>second line"  # a continuation line keeps its message's priority
+    datetime.fromisoformat(lines[1][3:].split(" ")[0])
+    lines = _log_to(path, "json", "warning", environ)
+    assert [line[:3] for line in lines] == ["<4>", "<3>"]
+    records = [json.loads(line[3:]) for line in lines]
+    assert [(r["level"], r["priority"]) for r in records] == [("WARNING", 4), ("ERROR", 3)]
+    assert records[1]["device"] == "shoe" and records[0]["message"] == "link panel down\nsecond line"
+    assert datetime.fromisoformat(records[0]["time"]).tzinfo is not None
+    assert abs(datetime.fromisoformat(records[0]["time"]).timestamp() - records[0]["at"]) < 0.001
+
+
+def test_priorities_and_what_is_journald() -> None:
+    assert [priority(n) for n in (10, 20, 30, 40, 50)] == [7, 6, 4, 3, 2]
+    for value in ("", "12", "a:b", "1:2:3"):
+        assert not under_journald(sys.stderr, {"JOURNAL_STREAM": value})
+
+
+def test_log_options_are_refused_when_bad() -> None:
+    from tests.cli_helpers import cli
+
+    code, _, err = cli("run", "--config", "x.yaml", "--log-level", "loud")
+    assert code == 2 and "--log-level" in err and "'loud'" in err
+
+
+def test_run_under_journald_prefixes_each_line_with_its_priority(tmp_path: Path) -> None:
+    sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
+    servers = {role: PtyServer(sim, link=tmp_path / f"tty-{role}") for role, sim in sims.items()}
+    urls = {role: server.start() for role, server in servers.items()}
+    config = table_config(tmp_path, urls)
+    read, write = os.pipe()
+    st = os.fstat(write)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", "run", "--config", str(config), "--allow-unapproved"]
+        + ["--log-format", "text", "--log-level", "info"],
+        stderr=write,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, "JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}"},
+        cwd=tmp_path,
+    )
+    os.close(write)
+    stream = os.fdopen(read, encoding="utf-8")
+    log = Lines(stream)
+    try:
+        up = log.wait(lambda line: "link panel up" in line, "the panel's link up")
+        assert up.startswith("<6>") and datetime.fromisoformat(up[3:].split(" ")[0]).tzinfo is not None
+        servers["panel"].disconnect()
+        down = log.wait(lambda line: "link panel down" in line, "the panel's link down")
+        assert down.startswith("<4>") and " WARNING " in down
+        proc.terminate()
+        log.wait_until(lambda lines: any("stopped after" in line for line in lines), "the last line")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=STATE_TIMEOUT_S)
+        for server in servers.values():
+            server.close()
+        log._thread.join(timeout=STATE_TIMEOUT_S)  # the process gone, the pipe's end read
+        stream.close()
+    assert all(line.startswith("<") for line in log.lines), [line for line in log.lines if not line.startswith("<")]
+
+
+@pytest.mark.parametrize("form", ["text", "json"])
+def test_log_level_warning_leaves_out_info(tmp_path: Path, form: str) -> None:
+    lines = _log_to(tmp_path / "log", form, "warning", {})
+    assert not any("table running" in line for line in lines)
+    assert any("journal full" in line for line in lines)

@@ -1,0 +1,95 @@
+"""The simulation against the reference model, the liveness phase and ``--seeds`` reporting
+(issue 41 items 2-4)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from cli_helpers import cli
+
+from hil.simulate.faults import CI_KINDS, FAULT_KINDS
+from hil.simulate.invariants import Broken
+from hil.simulate.liveness import HOLD_S, ROUND_BOUND_S, Liveness
+from hil.simulate.run import replay_command, run_seed
+
+GAMES = ("mississippi_stud", "boston5", "pai_gow")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_after_the_faults_stop_the_open_round_and_n_more_finish(game: str) -> None:
+    res = run_seed(game, 5, CI_KINDS, rounds=2, liveness=3)
+    assert res.ok, f"{res.broken}: {res.detail}"
+    assert res.rounds >= 5
+
+
+def _world(step: str, hold: Any = None) -> Any:
+    snapshot = SimpleNamespace(step=step, round_no=7, hold=hold)
+    return SimpleNamespace(runtime=SimpleNamespace(snapshot=snapshot), played=[], now=100.0)
+
+
+def test_liveness_breaks_when_rounds_do_not_finish_within_the_bound() -> None:
+    world = _world("third_street")
+    live = Liveness(world, 2)
+    assert live.target == 3  # the open round and two more
+    world.now += ROUND_BOUND_S * 3 - 1
+    live.check()
+    world.now += 2
+    with pytest.raises(Broken, match="liveness: 0 of 3 rounds finished .* \\(round 7 at third_street\\)"):
+        live.check()
+
+
+def test_liveness_breaks_when_a_hold_that_clears_by_itself_stays_on() -> None:
+    hold = SimpleNamespace(reason="link down: shoe", clears="the shoe back", by_itself=True)
+    world = _world("betting", hold)
+    live = Liveness(world, 1)
+    assert live.target == 1
+    live.check()
+    world.now += HOLD_S + 1
+    with pytest.raises(Broken, match="clears by itself \\(link down: shoe"):
+        live.check()
+    held = Liveness(_world("betting", SimpleNamespace(reason="void?", clears="key", by_itself=False)), 1)
+    held.world.now += HOLD_S + 1
+    held.check()  # a hold for the supervisor: only the round bound applies
+
+
+def test_the_replay_command_names_the_kinds_one_by_one_when_asked() -> None:
+    short = "all" if set(CI_KINDS) == set(FAULT_KINDS) else "ci"  # every kind runs in CI once none is open
+    assert replay_command("boston5", 3, CI_KINDS, 2).endswith(f"--faults {short}")
+    explicit = replay_command("boston5", 3, CI_KINDS, 2, explicit=True, liveness=4)
+    assert f"--faults {','.join(CI_KINDS)} --liveness 4" in explicit
+
+
+def test_seeds_prints_every_failure_as_found_with_an_explicit_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug put in (a community card turned a street early): every failing seed is printed, each
+    with the command that replays it naming its fault kinds, not ``ci``."""
+    from controller.table import snapshot_build
+
+    real = snapshot_build.face_up
+
+    def early(game: str, step: str, *args: Any, **kwargs: Any) -> Any:
+        return real(game, "fourth_street" if step == "third_street" else step, *args, **kwargs)
+
+    monkeypatch.setattr(snapshot_build, "face_up", early)
+    code, out, _ = cli(
+        "simulate",
+        "--game",
+        "mississippi_stud",
+        "--seeds",
+        "3",
+        "--rounds",
+        "1",
+        "--workers",
+        "1",
+        "--faults",
+        "ci",
+        "--quiet",
+    )
+    assert code == 1
+    for seed in (1, 2, 3):
+        assert f"seed {seed}: model_hidden: round 1, third_street" in out
+        assert f"--seed {seed} --rounds 1 --faults {','.join(CI_KINDS)} --shrink" in out
+    assert "--faults ci" not in out and "failed seeds: 1, 2, 3" in out
+    code, _, err = cli("simulate", "--seed", "1", "--liveness", "-1")
+    assert code == 2 and "--liveness must be 0 or more" in err
