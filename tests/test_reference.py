@@ -320,3 +320,33 @@ def test_the_comparison_catches_a_dealers_hand_not_set_the_house_way(tmp_path: P
     dealer["low"], dealer["high"] = " ".join(low), " ".join(high)
     with pytest.raises(Broken, match="the house way sets"):
         check_round(table, wrong)
+
+
+def test_the_comparison_catches_the_envy_pass_out_of_order(tmp_path: Path) -> None:
+    """11.15(d)3: after every bonus and insurance wager, from the dealer's right counterclockwise,
+    each seat with an envy marker or a bonus wager and a premium hand."""
+    from controller.journal import SqliteJournal
+    from hil.simulate.model_check import check_round, ref_table
+    from hil.simulate.run import run_seed
+
+    table = ref_table(BENCH / "pai_gow.yaml")
+    assert run_seed("pai_gow", 2, (), rounds=1, folder=tmp_path).ok
+    journal = SqliteJournal.open_readonly(tmp_path / "pai_gow-2.db")
+    try:
+        data = next(r.data for r in journal.records() if r.kind == "RoundSettled")
+    finally:
+        journal.close()
+    steps = data["settlement"]["procedure"]
+    envy = [i for i, step in enumerate(steps) if step["phase"] == "envy"]
+    assert len(envy) >= 2, "no round with two envy steps: pick another seed"
+    backwards = copy.deepcopy(data)
+    moved = backwards["settlement"]["procedure"]
+    moved[envy[0]], moved[envy[1]] = moved[envy[1]], moved[envy[0]]
+    with pytest.raises(Broken, match="the envy pass"):
+        check_round(table, backwards)
+    early = copy.deepcopy(data)
+    step = early["settlement"]["procedure"].pop(envy[0])
+    first_bonus = next(i for i, s in enumerate(early["settlement"]["procedure"]) if s["phase"] == "bonus_insurance")
+    early["settlement"]["procedure"].insert(first_bonus, step)
+    with pytest.raises(Broken, match="an envy step before every bonus"):
+        check_round(table, early)

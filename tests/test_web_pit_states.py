@@ -71,3 +71,113 @@ def test_the_chart_axis_is_fitted_to_the_hold_and_its_band() -> None:
     last = chart.last
     assert last.low is not None and last.high is not None
     assert min(ticks) <= last.low + 1.0 and last.high - 1.0 <= max(ticks)  # the band where it ends is in view
+
+
+@pytest.mark.parametrize(
+    ("hold", "in_play", "round_words"),
+    [
+        ("shoe jammed", True, "Round 8 in play"),  # held mid-round: the round it holds
+        ("shoe jammed", False, "Round 7 was the last"),  # held between rounds
+        (None, True, "Round 8 in play"),
+        (None, False, "Round 7 was the last"),
+    ],
+)
+def test_the_table_page_shows_its_hold_reason_and_round(hold: str | None, in_play: bool, round_words: str) -> None:
+    """Issue 44 item 7: a held table's detail page says HOLD, why and in which round, as the overview does."""
+    import http.client
+    import re
+    from typing import Any
+
+    from deadlines import STATE_TIMEOUT_S
+
+    from controller.web.pit_app import pit_app
+    from controller.web.server import WebAddress, WebServer
+
+    class Reader:
+        def tables(self, since: object, now_: object) -> list[Any]:
+            return [_state(table_id="t1", hold=hold, in_play=in_play, last_round=7)]
+
+        def rounds(self, table_id: str, limit: int = 20) -> list[Any]:
+            return []
+
+        def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None:
+            return None
+
+        def hold_series(self, table_id: str, limit: int = 500) -> list[Any]:
+            return []
+
+    server = WebServer(pit_app(Reader()), WebAddress("127.0.0.1", 0))
+    server.start()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=STATE_TIMEOUT_S)
+        conn.request("GET", "/tables/t1")
+        r = conn.getresponse()
+        body = r.read().decode()
+        conn.close()
+    finally:
+        server.stop()
+    assert r.status == 200, body
+    now = re.search(r'<section class="card-box" id="now".*?</section>', body, re.S)
+    assert now is not None, body
+    assert round_words in now.group(0)
+    if hold:
+        assert 'data-hold="yes"' in now.group(0) and "HOLD" in now.group(0) and hold in now.group(0)
+    else:
+        assert 'data-hold="no"' in now.group(0)
+
+
+def test_the_live_overview_is_rendered_once_per_change_for_every_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44 item 7: ten pit pages (or one client asking with ``?shown=`` again and again) cost
+    one rendering of the overview per change, not one per stream."""
+    import http.client
+    import socket
+    from typing import Any
+
+    from deadlines import STATE_TIMEOUT_S
+
+    from controller.web import pit_app as module
+    from controller.web.server import WebAddress, WebServer
+
+    rendered: list[str] = []
+    real = module._render
+
+    def counting(name: str, body_only: bool = False, **values: Any) -> str:
+        if body_only:
+            rendered.append(name)
+        return real(name, body_only, **values)
+
+    monkeypatch.setattr(module, "_render", counting)
+
+    class Reader:
+        def tables(self, since: object, now_: object) -> list[Any]:
+            return [_state(table_id="t1", hold="shoe jammed")]
+
+        def rounds(self, table_id: str, limit: int = 20) -> list[Any]:
+            return []
+
+        def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None:
+            return None
+
+        def hold_series(self, table_id: str, limit: int = 500) -> list[Any]:
+            return []
+
+    server = WebServer(module.pit_app(Reader(), refresh_s=3600.0), WebAddress("127.0.0.1", 0))
+    server.start()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=STATE_TIMEOUT_S)
+        conn.request("GET", "/", headers={"accept": "text/html"})
+        r = conn.getresponse()
+        r.read()
+        cookie = str(r.getheader("set-cookie")).split(";")[0]
+        conn.close()
+        for n in range(10):
+            with socket.create_connection(("127.0.0.1", server.port), timeout=STATE_TIMEOUT_S) as s:
+                s.sendall(f"GET /events?shown=x{n} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n\r\n".encode())
+                got = b""
+                while b"event: overview" not in got:
+                    chunk = s.recv(65536)
+                    assert chunk, got
+                    got += chunk
+    finally:
+        server.stop()
+    assert rendered == ["overview.html"]

@@ -23,8 +23,14 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 
 from web_helpers import WebClient, wait_for
 
-VIEWS_NOFILE = 64
-"""The views' descriptor limit in the test: small, so that a few hundred connections exhaust it."""
+from controller.web.server import FD_HEADROOM, MAX_WAITING
+
+VIEWS_NOFILE = 256
+"""The views' descriptor limit in the test: small, so that a few hundred connections use it up."""
+VIEWS_WAITING = (VIEWS_NOFILE - FD_HEADROOM) // 4
+"""The connections without a request head the views then take (controller.web.server.ClientBudget:
+a quarter of their connections, which leave the process a headroom of descriptors so that an
+accept never fails for want of one)."""
 
 
 def _rounds(journal: Path) -> int:
@@ -83,11 +89,12 @@ def test_the_views_descriptors_exhausted_leave_the_controller_dealing(tmp_path: 
         url = _views_url(tmp_path / "views.err", web)
         port = int(url.rstrip("/").rpartition(":")[2])
         wait_for(lambda: _rounds(journal) >= 1, "the table to settle a round")
-        table_fds = _fds(table.pid)
+        table_fds, web_fds = _fds(table.pid), _fds(web.pid)
+        assert VIEWS_WAITING < MAX_WAITING
         held: list[socket.socket] = []
         try:
             # many addresses open and hold connections until the views take no more
-            for n in range(VIEWS_NOFILE * 3):
+            for n in range(VIEWS_NOFILE * 2):
                 s = socket.socket()
                 s.settimeout(STATE_TIMEOUT_S)
                 s.bind((f"127.0.0.{2 + n % 8}", 0))
@@ -97,10 +104,11 @@ def test_the_views_descriptors_exhausted_leave_the_controller_dealing(tmp_path: 
                     s.close()
                     continue
                 held.append(s)
-            wait_for(lambda: _fds(web.pid) >= VIEWS_NOFILE - 8, "the views' descriptors to be used up")
+            # every place the views give to connections without a request is taken
+            wait_for(lambda: _fds(web.pid) >= web_fds + VIEWS_WAITING, "the views' descriptors to be used up")
             before = _rounds(journal)
             wait_for(lambda: _rounds(journal) >= before + 2, "the table to deal and settle two more rounds")
-            assert _fds(web.pid) >= VIEWS_NOFILE - 8  # still held while the rounds were played
+            assert _fds(web.pid) >= web_fds + VIEWS_WAITING  # still held while the rounds were played
             assert table.poll() is None and web.poll() is None
             assert _fds(table.pid) <= table_fds + 2  # nothing the clients did took a descriptor of the table's
         finally:

@@ -306,7 +306,9 @@ def test_link_loss_holds_the_table_and_the_page_says_what_clears_it(session):
     p.wait_step("hold")
     wait_for(lambda: p.view()["links"]["shoe"] == "down", "the shoe's link down on the page")
     banner = p.d.find_element(p.By.ID, "hold")
-    assert banner.is_displayed() and "link down: shoe" in banner.text and "link is back" in banner.text
+    # what clears it in the panel's own words (its prompt): one instruction, not two (issue 44 item 7)
+    assert banner.is_displayed() and "link down: shoe" in banner.text
+    assert f"Clears: {p.view()['hold']['clears']}" in banner.text and "wait for the device" in banner.text
     p.screenshot("table-hold.png")
     Select(p.d.find_element(p.By.ID, "fault-kind")).select_by_value("shoe_plug")
     p.click("#fault-go")

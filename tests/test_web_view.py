@@ -60,7 +60,7 @@ def test_a_duplicate_card_hold_names_no_face_down_card() -> None:
     v = view(t, MS)
     assert v["step"] == "hold" and v["hold"] is not None
     assert "As" not in json.dumps(v)  # whether or not the reason names the card, the view does not
-    assert "enter it" in v["hold"]["clears"]
+    assert "enters it" in v["hold"]["clears"]  # the panel's own words (its prompt)
 
 
 def test_boston5_dealer_stays_down_when_every_player_folds() -> None:
@@ -118,3 +118,33 @@ def test_a_void_on_a_stub_count_round_leaves_every_card_face_down_on_the_page() 
     text = json.dumps(v)
     for card in ("As", "Kd", "2c", "3d", "4h"):
         assert card not in text
+
+
+def test_a_pending_void_notice_and_a_hold_read_as_the_panel_does() -> None:
+    """Issue 44 item 7: after a void the panel asks the dealer to read and confirm its notice (the
+    wagers to return); the page said "Place your bets" in large type meanwhile. A hold's
+    instruction is the panel's prompt, not a second one in other words."""
+    from drivers.panel import ButtonChanged
+
+    t = FedTable(MississippiTable, MS)
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.spot(1, "ante", 500)
+    t.press("no_more_bets")
+    t.deal("As Kd")
+    t.press("void")
+    snapshot = t.snapshot()
+    assert snapshot.notices, "a void leaves a notice to confirm"
+    v = view(t, MS)
+    assert v["step_label"] != "Place your bets"
+    assert snapshot.notices[0].title in v["step_label"] and v["notice"]["title"] == snapshot.notices[0].title
+    while t.snapshot().notices:
+        t.press("confirm")
+    assert view(t, MS)["step_label"] == "Place your bets" and view(t, MS)["notice"] is None
+    # held: the page's instruction is the panel's prompt
+    t.spot(1, "ante", 500)
+    t.press("no_more_bets")
+    t.deal("As Kd")
+    t.feed(CardDealt(device="shoe", card="As", index=3, quality=100))
+    held = t.snapshot()
+    assert held.hold is not None
+    assert view(t, MS)["hold"]["clears"] == held.asked

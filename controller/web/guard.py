@@ -43,15 +43,17 @@ import hmac
 import ipaddress
 import json
 import logging
+import math
 import secrets
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from http.cookies import CookieError, SimpleCookie
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs
 
 __all__ = [
@@ -74,9 +76,55 @@ __all__ = [
     "MAX_OPENS",
     "ACTIVE_S",
     "LOGIN_FAILURES_TOTAL",
+    "CONNECTION",
+    "TOKEN_SET_KEY",
+    "QuietLog",
 ]
 
 log = logging.getLogger("tablectl.web")
+
+
+class _Provable(Protocol):
+    """What the guard needs of a connection: to mark it as carrying a session or the token."""
+
+    def prove(self) -> None:
+        """A request on this connection was let in with a session or the token."""
+
+
+class QuietLog:
+    """Warnings at most one line per kind every ``interval_s``: the lines held back meanwhile are
+    counted and their number said with the next one (a flood of refusals is a count in the log,
+    not a line each)."""
+
+    def __init__(
+        self, logger: logging.Logger, interval_s: float = 10.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.logger, self.interval_s, self.clock = logger, interval_s, clock
+        self._state: dict[str, tuple[float, int]] = {}
+        self._lock = threading.Lock()
+
+    def warning(self, kind: str, message: str, *args: object) -> bool:
+        """Log ``message`` unless a line of ``kind`` went out less than ``interval_s`` ago (then
+        count it); whether it was logged."""
+        with self._lock:
+            now = self.clock()
+            last, held = self._state.get(kind, (-math.inf, 0))
+            if now - last < self.interval_s:
+                self._state[kind] = (last, held + 1)
+                return False
+            self._state[kind] = (now, 0)
+            if len(self._state) > 1000:  # kinds are a few fixed names; never let them grow
+                self._state = {kind: (now, 0)}
+        if held:
+            message += " (and %d more like it in the last %.0f s)"
+            args = (*args, held, now - last)
+        self.logger.warning(message, *args)
+        return True
+
+
+CONNECTION: ContextVar[_Provable | None] = ContextVar("tablectl.connection", default=None)
+"""The connection the current request came on (set by the server's protocol): a request let in
+with a session or the token on a view that has one marks it proven (the server's reserve)."""
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -107,6 +155,8 @@ HSTS = b"max-age=31536000"
 """``Strict-Transport-Security`` under TLS (this host only: no ``includeSubDomains``)."""
 SESSION_KEY = "tablectl.session"
 """Where the guard puts the request's :class:`Session` in the ASGI scope."""
+TOKEN_SET_KEY = "tablectl.token_set"
+"""Where the guard says (in the ASGI scope) whether the view has a token."""
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
@@ -398,6 +448,8 @@ class Guard:
         self.app, self.policy = app, policy
         self.sessions = sessions if sessions is not None else Sessions()
         self.limiter = limiter if limiter is not None else LoginLimiter()
+        self.quiet = QuietLog(log)
+        """This view's warnings about clients, rate-limited."""
 
     # --- pieces ---------------------------------------------------------------------------------
 
@@ -528,7 +580,8 @@ class Guard:
 
         if changes:
             if not self._own_origin(scope, headers):
-                log.warning(
+                self.quiet.warning(
+                    "origin",
                     "web: refused %s %s from %s: Origin %r is not this view's",
                     method,
                     path,
@@ -577,7 +630,7 @@ class Guard:
                 if self.policy.token is None:
                     if not changes and path == "/":  # the page itself: it gets its secret once
                         if not self.sessions.may_open(client_key(client)):
-                            log.warning("web: %s opened too many sessions in the last minute", client)
+                            self.quiet.warning("opens", "web: %s opened too many sessions in the last minute", client)
                             await _refuse(
                                 send_secure,
                                 429,
@@ -598,7 +651,9 @@ class Guard:
                     # a wrong token in the header is a failed login like the form's: one limit, one log
                     key = client_key(client)
                     if self.limiter.blocked(key):
-                        log.warning("web: token refused for %s: too many failed logins in the last minute", client)
+                        self.quiet.warning(
+                            "blocked", "web: token refused for %s: too many failed logins in the last minute", client
+                        )
                         await _refuse(
                             send_secure,
                             429,
@@ -608,8 +663,11 @@ class Guard:
                         )
                         return
                     n = self.limiter.failed(key)
-                    log.warning(
-                        "web: failed login from %s (a token in Authorization; %d in the last minute)", client, n
+                    self.quiet.warning(
+                        "failed",
+                        "web: failed login from %s (a token in Authorization; %d in the last minute)",
+                        client,
+                        n,
                     )
                     await _refuse(send_secure, 401, "401: that is not this view's token", headers)
                     return
@@ -637,8 +695,13 @@ class Guard:
                     headers,
                 )
                 return
+        if self.policy.token is not None and (session is not None or self._bearer_ok(headers)):
+            conn = CONNECTION.get()
+            if conn is not None:
+                conn.prove()
         scope[SESSION_KEY] = session
         scope["tablectl.sessions"] = self.sessions
+        scope[TOKEN_SET_KEY] = self.policy.token is not None
 
         if new_cookie is None:
             await self.app(scope, replay, send_secure)
@@ -686,11 +749,13 @@ class Guard:
         if not hmac.compare_digest(offered.strip().encode(), token.encode()):
             key = client_key(client)
             if self.limiter.blocked(key):
-                log.warning("web: login refused for %s: too many failed logins in the last minute", client)
+                self.quiet.warning(
+                    "blocked", "web: login refused for %s: too many failed logins in the last minute", client
+                )
                 await self._login_page(send, 429, "Too many failed attempts: wait a minute.", [(b"retry-after", b"60")])
                 return
             n = self.limiter.failed(key)
-            log.warning("web: failed login from %s (%d in the last minute)", client, n)
+            self.quiet.warning("failed", "web: failed login from %s (%d in the last minute)", client, n)
             await self._login_page(send, 401, "That is not this view's token.")
             return
         try:

@@ -27,7 +27,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
@@ -36,7 +36,8 @@ from controller.names import game_name, hand_name, wager_name, wager_order
 from controller.web.guard import SESSION_KEY, Session, Sessions, page_secret
 from controller.web.hold_chart import cumulative, hold_chart, outside_band
 from controller.web.pit_store import STALE_S, FloorReader, RoundHold, RoundLine, TableState
-from controller.web.table_app import static_files
+from controller.web.streams import StreamSlots
+from controller.web.table_app import MAX_STREAMS, SlotStream, static_files, stream_refusal
 
 __all__ = ["pit_app", "REFRESH_S", "overview_html", "recall_html", "CardView", "card_view"]
 
@@ -467,15 +468,30 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
             latest[0] = time.monotonic()
         return dict(latest[1])
 
+    slots = StreamSlots(MAX_STREAMS)
+    rendered: list[Any] = [None, ""]  # (version, the overview's body as JSON): rendered once per change
+
+    def overview_event(values: dict[str, Any]) -> str:
+        if rendered[0] != values["version"]:
+            rendered[1] = json.dumps(_render("overview.html", body_only=True, live=True, **values))
+            rendered[0] = values["version"]
+        return str(rendered[1])
+
     async def events(request: Request) -> Response:
         """The overview, live: its body as an ``overview`` event when it differs from what the
         page shows (``?shown=VERSION``; checked every :data:`REFRESH_S`), a ``beat`` otherwise;
-        the page swaps it in (no reload)."""
+        the page swaps it in (no reload). The body is rendered once per change for every stream."""
+        refused = stream_refusal(request.scope, slots)
+        if isinstance(refused, Response):
+            return refused
+        slot = refused
         shown = request.query_params.get("shown", "")[:64]
         session, sessions = request.scope.get(SESSION_KEY), request.scope.get("tablectl.sessions")
 
         def open_still() -> bool:
             """The stream ends with its session (a logout, its expiry), as the table view's does."""
+            if slot.ended:
+                return False
             return not isinstance(session, Session) or not isinstance(sessions, Sessions) or sessions.alive(session)
 
         async def stream() -> AsyncIterator[bytes]:
@@ -486,9 +502,8 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
                     values = await shared_values()
                     if values["version"] != shown:
                         shown = values["version"]
-                        body = _render("overview.html", body_only=True, live=True, **values)
-                        data = json.dumps({"html": body, "now": stamp})
-                        yield f"event: overview\ndata: {data}\n\n".encode()
+                        body = overview_event(values)
+                        yield f'event: overview\ndata: {{"html": {body}, "now": "{stamp}"}}\n\n'.encode()
                         await asyncio.sleep(refresh_s)
                         continue
                 except Exception:
@@ -496,8 +511,11 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
                 yield f"event: beat\ndata: {json.dumps({'now': stamp})}\n\n".encode()
                 await asyncio.sleep(refresh_s)
 
-        return StreamingResponse(
-            stream(), media_type="text/event-stream", headers={"cache-control": "no-store", "x-accel-buffering": "no"}
+        return SlotStream(
+            lambda: slots.give_back(slot),
+            stream(),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-store", "x-accel-buffering": "no"},
         )
 
     def known(table_id: str) -> bool:
@@ -509,10 +527,30 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
     def not_found(request: Request, what: str) -> Response:
         return page(request, "base.html", 404, title="not found", missing=what)
 
+    def table_now(table_id: str) -> dict[str, Any] | None:
+        """The table's state as the overview's row shows it (its hold and reason), with the round
+        under way (or the last one), or ``None`` when the store does not list it."""
+        try:
+            state = next((t for t in reader.tables(today(), now()) if t.table_id == table_id), None)
+        except Exception:
+            log.exception("pit view: the state of %s", table_id)
+            return {"state": "unreadable", "badge": "UNREADABLE", "detail": "", "unreadable": "its state"}
+        if state is None:
+            return None
+        row = table_row(state, None)
+        try:
+            last = int(state.last_round) if state.last_round is not None else None
+            row["in_play"] = bool(state.in_play)
+            row["round"] = (last or 0) + 1 if state.in_play else last
+        except (TypeError, ValueError) as exc:
+            row["unreadable"] = type(exc).__name__
+        return row
+
     def table(request: Request) -> Response:
         table_id = request.path_params["table_id"]
         if len(table_id) > MAX_ID or not known(table_id):
             return not_found(request, f"No table {table_id[:MAX_ID]!r} has reported to the floor.")
+        current = table_now(table_id)
         rounds = reader.rounds(table_id)
         recall = None
         problems: list[str] = []
@@ -531,6 +569,7 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
             "table.html",
             title=table_id,
             table_id=table_id,
+            now_row=current,
             chart=chart,
             rounds=[_round_line(r) for r in rounds],
             recall=recall,

@@ -4,7 +4,7 @@ and its bench controls, read and sent over the unix socket, for ``tablectl web s
 :class:`RemoteTable` keeps one connection: a reader thread takes each ``view`` line as the
 latest view (the interface of :class:`~controller.web.feed.TableFeed`: ``current``,
 ``subscribe``, ``unsubscribe``) and each ``reply`` to the command waiting for it; while the
-table is not connected, ``live`` is false (the event streams send no heartbeat, so the pages
+table is not connected or silent, ``live`` is false (the event streams send no heartbeat, so the pages
 show themselves stale) and it connects again. :class:`RemoteControls` is the bench controls'
 interface, each call a command answered by the table (its 400 a :class:`ControlError`, its
 429 a :class:`ControlBusy`).
@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import socket
 import threading
 import time
@@ -33,6 +34,8 @@ COMMAND_TIMEOUT_S = 10.0
 MAX_VIEW_LINE = 4 * 1024 * 1024
 """The longest line the table may send (a view model is far smaller)."""
 RECONNECT_S = 0.5
+SILENT_S = 5.0
+"""A table not heard from for this long (it says ``beat`` every second) is not live: stopped or stuck."""
 
 
 class TableUnreachable(Exception):
@@ -48,7 +51,8 @@ class RemoteTable:
         self.path, self.once = path, once
         self.bench: bool | None = None
         self.faults: dict[str, str] = {}
-        self.live = False
+        self._connected = False
+        self._heard = -math.inf
         self.ended = threading.Event()
         self._hello = threading.Event()
         self._lock = threading.Lock()
@@ -100,7 +104,7 @@ class RemoteTable:
 
     def _lost(self, sock: socket.socket) -> None:
         with self._lock:
-            self.live = False
+            self._connected = False
             self._sock = None
             waiting, self._waiting = self._waiting, {}
         sock.close()
@@ -118,13 +122,14 @@ class RemoteTable:
             if len(line) > MAX_VIEW_LINE:
                 log.warning("web: the table sent a line over %d bytes; connecting again", MAX_VIEW_LINE)
                 return
+            self._heard = time.monotonic()
             kind, _, rest = line.rstrip(b"\n").partition(b" ")
             if kind == b"view":
                 _version, _, text = rest.partition(b" ")
                 with self._lock:
                     self._version += 1  # ours, not the table's: a reconnection never goes back
                     self._json = text.decode()
-                    self.live = True
+                    self._connected = True
                 self._wake_all()
             elif kind == b"reply":
                 reply = json.loads(rest)
@@ -148,6 +153,11 @@ class RemoteTable:
                 pass
 
     # --- the feed's interface -------------------------------------------------------------------
+
+    @property
+    def live(self) -> bool:
+        """Whether the table is connected and was heard within :data:`SILENT_S` (it beats every second)."""
+        return self._connected and time.monotonic() - self._heard < SILENT_S
 
     def current(self) -> tuple[int, str]:
         """The latest version number and view model (JSON text)."""

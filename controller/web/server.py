@@ -12,14 +12,17 @@ head within :data:`HEADER_TIMEOUT_S` is closed).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
+import logging
 import math
+import resource
 import socket
 import string
 import struct
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -27,7 +30,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from controller.web.guard import Guard, GuardPolicy, LoginLimiter, Sessions, client_key
+from controller.web.guard import CONNECTION, Guard, GuardPolicy, LoginLimiter, QuietLog, Sessions, client_key
 
 __all__ = [
     "WebAddress",
@@ -47,6 +50,8 @@ __all__ = [
     "MIN_TOKEN_BITS",
 ]
 
+log = logging.getLogger("tablectl.web")
+
 MIN_TOKEN_BITS = 128
 HEADER_TIMEOUT_S = 10.0
 """A connection must send a whole request head within this long of opening (or of its last answer)."""
@@ -61,6 +66,14 @@ MAX_CLIENT_CONNECTIONS = 64
 """Connections one client address (an IPv6 /64) may hold open at once; one more is closed as it opens."""
 MAX_CLIENT_HEAD_BYTES = 64 * 1024
 """Bytes of request heads not yet complete that one client address may hold, over all its connections."""
+MAX_WAITING = 256
+"""Connections in their TLS handshake or request head at once, all addresses together, shared
+fairly (:class:`ClientBudget`)."""
+MAX_RESERVE = 64
+"""Connections kept for requests with a session or the token (the operator, the pit boss):
+unproven connections never take these."""
+FD_HEADROOM = 64
+"""Descriptors a view's process keeps besides its client connections."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,37 +176,138 @@ class HeaderTimeoutH11(H11Protocol):
         super().connection_lost(exc)
 
 
+class Connection:
+    """One accepted connection as the budget sees it: its client key, the socket (to close it when
+    a fairer newcomer needs its place), whether it is *waiting* (in its TLS handshake or its
+    request head: from accept to a complete head, and again between keep-alive requests) and
+    whether it is *proven* (a request on it carried a session or the token, on a view with a token)."""
+
+    __slots__ = ("key", "sock", "waiting", "proven", "order")
+
+    def __init__(self, key: str, sock: socket.socket | None, order: int) -> None:
+        self.key, self.sock, self.order = key, sock, order
+        self.waiting, self.proven = True, False
+
+    def prove(self) -> None:
+        """A request on this connection carried a session or the token."""
+        self.proven = True
+
+    def evict(self) -> None:
+        """Close this connection to make room (its transport sees the end and closes)."""
+        sock, self.sock = self.sock, None
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+
 class ClientBudget:
-    """What each client address holds of one server before any request is handled: open
-    connections (at most ``connections``) and bytes of request heads not yet complete (at most
-    ``head_bytes``, over all its connections). Kept on the server's event loop (no lock); the
-    addresses in ``exempt`` (the proxies of ``--web-proxy``, which carry many clients) are not
-    counted."""
+    """What each client address holds of one server before any request is handled, and what all
+    of them hold together. Kept on the server's event loop (no lock); the addresses in ``exempt``
+    (the proxies of ``--web-proxy``, which carry many clients) are not held to a share.
+
+    - Each address: at most ``connections`` open and ``head_bytes`` of unfinished request heads.
+    - All addresses: at most ``total`` connections open (well below the process's descriptor
+      limit, :func:`descriptor_total`: an accept never fails for want of a descriptor), of which at
+      most ``total - reserve`` unproven (:class:`Connection`): the reserve is for the operator
+      and the pit boss, whose requests carry a session; and at most ``waiting`` connections in
+      their handshake or head at once (a proven connection idle between requests is not counted:
+      the operator's browser keeps a few open).
+    - When a global limit is reached, a newcomer whose address holds fewer such connections than
+      the address holding the most takes the place of that address's oldest one; otherwise the
+      newcomer is closed. So the limit is shared fairly: however many addresses push, each keeps
+      about its equal part, and an address that holds little always gets in."""
 
     def __init__(
         self,
         connections: int = MAX_CLIENT_CONNECTIONS,
         head_bytes: int = MAX_CLIENT_HEAD_BYTES,
         exempt: Iterable[str] = (),
+        total: int | None = None,
+        waiting: int | None = None,
+        reserve: int | None = None,
     ) -> None:
         self.connections, self.head_bytes = connections, head_bytes
         self.exempt = frozenset(exempt)
+        self.total = total if total is not None else descriptor_total()
+        self.waiting_cap = waiting if waiting is not None else max(8, min(MAX_WAITING, self.total // 4))
+        self.reserve = reserve if reserve is not None else max(2, min(MAX_RESERVE, self.total // 4))
         self.open: dict[str, int] = {}
         """Open connections by client key."""
         self.heads: dict[str, int] = {}
         """Bytes of unfinished request heads by client key."""
+        self.refused = 0
+        """Connections closed as they opened, or evicted, since the last :meth:`take_refused`."""
+        self.quiet = QuietLog(log)
+        """Its warnings (refusals, evictions, the server loop's errors), rate-limited."""
+        self._conns: dict[int, Connection] = {}
+        self._order = 0
 
-    def admit(self, key: str) -> bool:
-        """Count a new connection of ``key``; ``False`` (not counted) when it holds its share."""
-        if key in self.exempt:
+    # --- counting -------------------------------------------------------------------------------
+
+    def _count(self, pick: Callable[[Connection], bool]) -> tuple[int, dict[str, list[Connection]]]:
+        by_key: dict[str, list[Connection]] = {}
+        n = 0
+        for c in self._conns.values():
+            if pick(c) and c.sock is not None:
+                n += 1
+                by_key.setdefault(c.key, []).append(c)
+        return n, by_key
+
+    def _make_room(self, key: str, pick: Callable[[Connection], bool], cap: int) -> bool:
+        """Whether a newcomer of ``key`` fits under ``cap`` connections of the kind ``pick``
+        chooses, evicting the oldest of the heaviest address's when that is fairer."""
+        n, by_key = self._count(pick)
+        if n < cap:
             return True
-        if self.open.get(key, 0) >= self.connections:
+        heaviest = max(by_key, key=lambda k: len(by_key[k]), default=None)
+        if heaviest is None or len(by_key.get(key, ())) + 1 >= len(by_key[heaviest]):
             return False
-        self.open[key] = self.open.get(key, 0) + 1
+        min(by_key[heaviest], key=lambda c: c.order).evict()
+        self.refused += 1
+        self.quiet.warning(
+            "evicted", "web: a connection from %s closed to make room for %s (a fair share)", heaviest, key
+        )
         return True
 
-    def release(self, key: str, head_bytes: int) -> None:
+    def admit(self, key: str, sock: socket.socket | None = None) -> bool:
+        """Count a new connection of ``key``; ``False`` (not counted) when it holds its share, or
+        when the server is full and ``key`` holds no less than the address holding most."""
+        if key not in self.exempt:
+            if self.open.get(key, 0) >= self.connections:
+                return False
+            unproven = lambda c: not c.proven and c.key not in self.exempt  # noqa: E731
+            if not self._make_room(key, lambda c: c.key not in self.exempt, self.total):
+                return False
+            if not self._make_room(key, unproven, self.total - self.reserve):
+                return False
+            waiting = lambda c: c.waiting and not c.proven and c.key not in self.exempt  # noqa: E731
+            if not self._make_room(key, waiting, self.waiting_cap):
+                return False
+            self.open[key] = self.open.get(key, 0) + 1
+        if sock is not None:
+            self._order += 1
+            self._conns[sock.fileno()] = Connection(key, sock, self._order)
+        return True
+
+    def counts(self) -> dict[str, int]:
+        """Connections held now: ``open``, ``waiting`` (unproven, in their handshake or head),
+        ``unproven``, ``proven``."""
+        live = [c for c in self._conns.values() if c.sock is not None and c.key not in self.exempt]
+        return {
+            "open": len(live),
+            "waiting": sum(c.waiting and not c.proven for c in live),
+            "unproven": sum(not c.proven for c in live),
+            "proven": sum(c.proven for c in live),
+        }
+
+    def connection(self, fileno: int) -> Connection | None:
+        """The connection accepted on descriptor ``fileno``."""
+        return self._conns.get(fileno)
+
+    def release(self, key: str, head_bytes: int, fileno: int | None = None) -> None:
         """A connection of ``key`` closed, holding ``head_bytes`` of an unfinished head."""
+        if fileno is not None:
+            self._conns.pop(fileno, None)
         if key in self.exempt:
             return
         self.take_head(key, -head_bytes)
@@ -215,6 +329,21 @@ class ClientBudget:
             self.heads.pop(key, None)
         return held <= self.head_bytes
 
+    def take_refused(self) -> int:
+        """Connections refused or evicted since the last call (for a count in the log)."""
+        n, self.refused = self.refused, 0
+        return n
+
+
+def descriptor_total(headroom: int = FD_HEADROOM) -> int:
+    """Connections a server may hold: :data:`MAX_CONNECTIONS`, or fewer when the process's
+    descriptor limit leaves less than ``headroom`` descriptors besides (files, the table's socket,
+    the store's connections, the log)."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(8, min(MAX_CONNECTIONS, (soft - headroom) // 2 if soft < 2 * headroom else soft - headroom))
+
 
 class ClientLimitedH11(HeaderTimeoutH11):
     """:class:`HeaderTimeoutH11` holding each client address to its share of bytes of unfinished
@@ -226,6 +355,7 @@ class ClientLimitedH11(HeaderTimeoutH11):
     budget: ClientBudget = ClientBudget()
     _key = ""
     _head = 0
+    _conn: Connection | None = None
 
     @classmethod
     def with_budget(cls, budget: ClientBudget) -> type[ClientLimitedH11]:
@@ -235,6 +365,8 @@ class ClientLimitedH11(HeaderTimeoutH11):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peer = transport.get_extra_info("peername")
         self._key = client_key(str(peer[0])) if isinstance(peer, tuple) and peer else "?"
+        sock = transport.get_extra_info("socket")
+        self._conn = self.budget.connection(sock.fileno()) if sock is not None else None
         super().connection_made(transport)
 
     def data_received(self, data: bytes) -> None:
@@ -244,10 +376,19 @@ class ClientLimitedH11(HeaderTimeoutH11):
             if not self.budget.take_head(self._key, len(data)):
                 self.transport.abort()
                 return
+        # the request's task, made in here, inherits this: the guard marks the connection proven
+        CONNECTION.set(self._conn)
         super().data_received(data)
         if waiting and self.conn.their_state is not h11.IDLE:  # the head is complete
             self.budget.take_head(self._key, -self._head)
             self._head = 0
+            if self._conn is not None:
+                self._conn.waiting = False
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self._conn is not None:
+            self._conn.waiting = True  # waiting for the next head (keep-alive)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.budget.take_head(self._key, -self._head)
@@ -264,7 +405,7 @@ class _CountedSocket(socket.socket):
     def close(self) -> None:
         budget, self.budget = self.budget, None
         if budget is not None:
-            budget.release(self.key, 0)
+            budget.release(self.key, 0, self.fileno())
         super().close()
 
 
@@ -288,9 +429,13 @@ class BudgetedSocket(socket.socket):
             plain, address = super().accept()
             conn = _CountedSocket(self.family, self.type, self.proto, fileno=plain.detach())
             key = client_key(str(address[0])) if isinstance(address, tuple) and address else "?"
-            if self.budget.admit(key):
+            if self.budget.admit(key, conn):
                 conn.budget, conn.key = self.budget, key
                 return conn, address
+            self.budget.refused += 1
+            self.budget.quiet.warning(
+                "refused", "web: a connection from %s closed as it opened (its address or the view is full)", key
+            )
             conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # reset, no linger
             conn.close()
 
@@ -325,7 +470,9 @@ class WebServer:
         self.proxies = tuple(proxies)
         self.policy = GuardPolicy.for_address(address.host, hosts, token, self.tls)
         self.guard = Guard(app, self.policy, sessions, limiter)
-        self.budget = budget or ClientBudget(exempt=(client_key(p) for p in self.proxies))
+        self.budget = budget or ClientBudget(
+            exempt=(client_key(p) for p in self.proxies), total=min(max_connections, descriptor_total())
+        )
         config = uvicorn.Config(
             self.guard,
             host=address.host,
@@ -342,7 +489,9 @@ class WebServer:
             ssl_certfile=cert,
             ssl_keyfile=key,
             server_header=False,
-            limit_concurrency=max_connections,
+            # the budget's limits come first (fairly shared, a reserve for sessions): uvicorn's own
+            # cap, which answers 503 to whoever comes next, is only a last guard behind them
+            limit_concurrency=2 * max(self.budget.total, max_connections) + 16,
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self._serve, name="web", daemon=True)
@@ -363,7 +512,20 @@ class WebServer:
         return sock
 
     def _serve(self) -> None:
-        self.server.run(sockets=[self._listening] if self._listening is not None else None)
+        with asyncio.Runner(loop_factory=self.server.config.get_loop_factory()) as runner:
+            runner.run(self._main())
+
+    async def _main(self) -> None:
+        # what the loop reports (a failed accept, a connection's error) is counted, not a traceback each
+        quiet = self.budget.quiet
+
+        def loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            exc = context.get("exception")
+            what = f"{type(exc).__name__}: {exc}" if exc is not None else ""
+            quiet.warning("loop", "web: %s %s", context.get("message", "an error"), what)
+
+        asyncio.get_running_loop().set_exception_handler(loop_error)
+        await self.server.serve(sockets=[self._listening] if self._listening is not None else None)
 
     def start(self, timeout: float = 30.0) -> str:
         """Start listening; returns the base URL (with the real port when 0 was asked)."""

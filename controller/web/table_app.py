@@ -29,11 +29,22 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
 from controller.web.controls import FAULTS, BenchControls, ControlBusy, ControlError
-from controller.web.guard import SESSION_KEY, page_secret
+from controller.web.guard import SESSION_KEY, TOKEN_SET_KEY, client_key, page_secret
 from controller.web.jsonbody import BadBody, parse_object
 from controller.web.remote import RemoteControls
+from controller.web.streams import StreamSlot, StreamSlots
 
-__all__ = ["table_app", "StreamHub", "page", "HEARTBEAT_S", "MAX_FRAMES_S", "MAX_STREAMS", "STATIC"]
+__all__ = [
+    "table_app",
+    "StreamHub",
+    "SlotStream",
+    "stream_refusal",
+    "page",
+    "HEARTBEAT_S",
+    "MAX_FRAMES_S",
+    "MAX_STREAMS",
+    "STATIC",
+]
 
 STATIC = Path(__file__).parent / "static"
 HEARTBEAT_S = 1.0
@@ -114,7 +125,7 @@ class StreamHub:
         return await asyncio.shield(self._tick)  # a client leaving cancels only its own wait
 
 
-class _SlotStream(StreamingResponse):
+class SlotStream(StreamingResponse):
     """An event stream that gives its slot back when the response ends, however it ends: a client
     gone before the first byte means the body never starts, so the body's own ``finally`` never
     runs (the slot was lost, and 250 such clients left the table with no live view)."""
@@ -128,6 +139,31 @@ class _SlotStream(StreamingResponse):
             await super().__call__(scope, receive, send)
         finally:
             self._release()
+
+
+def stream_refusal(scope: Scope, slots: StreamSlots) -> StreamSlot | Response:
+    """A live stream's slot for this request, or the refusal: where the view has a token, a stream
+    needs a session (the token in a header reads, it does not watch: 403); where it has none, each
+    address holds its share (429) and a full view shares its streams fairly (503 to an address
+    already holding no less than any other)."""
+    token_set = bool(scope.get(TOKEN_SET_KEY))
+    if token_set and scope.get(SESSION_KEY) is None:
+        return JSONResponse({"error": "a live page needs a session: log in"}, status_code=403)
+    key = client_key((scope.get("client") or ("?", 0))[0])
+    if not token_set and slots.per_client is not None and slots.held(key) >= slots.per_client:
+        return JSONResponse(
+            {"error": f"this address already has {slots.per_client} live pages open; close one"},
+            status_code=429,
+            headers={"retry-after": "10"},
+        )
+    slot = slots.take(key, limit_client=not token_set)
+    if slot is None:
+        return JSONResponse(
+            {"error": f"this view already serves {slots.capacity} live pages; try again later"},
+            status_code=503,
+            headers={"retry-after": "10"},
+        )
+    return slot
 
 
 def page(name: str, **values: str) -> str:
@@ -153,7 +189,7 @@ def table_app(
     ``current()``, ``subscribe()``, ``unsubscribe()``)."""
     bench = "true" if controls is not None else "false"
     faults = json.dumps(FAULTS)
-    streams = 0
+    slots = StreamSlots(max_streams)
     hubs: dict[asyncio.AbstractEventLoop, StreamHub] = {}
 
     async def index(request: Request) -> Response:
@@ -165,20 +201,13 @@ def table_app(
         return Response(text, media_type="application/json", headers=_NO_STORE)
 
     async def events(request: Request) -> Response:
-        nonlocal streams
-        if streams >= max_streams:
-            return JSONResponse(
-                {"error": f"this table already serves {max_streams} live pages; try again later"},
-                status_code=503,
-                headers={"retry-after": "10"},
-            )
-        streams += 1
-        released = False
+        refused = stream_refusal(request.scope, slots)
+        if isinstance(refused, Response):
+            return refused
+        slot = refused
 
         def release() -> None:
-            nonlocal streams, released
-            if not released:
-                released, streams = True, streams - 1
+            slots.give_back(slot)
 
         session = request.scope.get(SESSION_KEY)
         sessions = request.scope.get("tablectl.sessions")
@@ -191,7 +220,7 @@ def table_app(
             sent = -1
             hub.clients += 1
             try:
-                while session is None or sessions is None or sessions.alive(session):
+                while not slot.ended and (session is None or sessions is None or sessions.alive(session)):
                     if hub.version != sent:  # only the latest view: one a slow client missed is gone
                         sent = hub.version
                         yield hub.frame
@@ -203,7 +232,7 @@ def table_app(
                 release()
                 hub.clients -= 1
 
-        return _SlotStream(
+        return SlotStream(
             release, stream(), media_type="text/event-stream", headers={**_NO_STORE, "x-accel-buffering": "no"}
         )
 

@@ -120,8 +120,10 @@ def table_view(
         )
     hold = None
     if s.hold is not None:
-        hold = {"reason": s.hold.reason, "clears": s.hold.clears, "from": s.hold.held_from}
+        # one instruction, the panel's: its prompt while held says what clears the hold
+        hold = {"reason": s.hold.reason, "clears": s.asked or s.hold.clears, "from": s.hold.held_from}
     held_from = s.held_from
+    notice = s.notices[0] if s.notices else None
     return {
         "table": {
             "name": config.name,
@@ -132,9 +134,16 @@ def table_view(
         },
         "round": s.round_no,
         "step": step,
+        # what the panel's prompt says: a notice to read and confirm (the wagers to return after a
+        # void) takes the step's place there, and here, until it is confirmed
         "step_label": (
-            f"Held: {step_label(held_from).lower()}" if step == "hold" and held_from is not None else step_label(step)
+            f"Read and confirm: {notice.title}"
+            if notice is not None and step != "hold"
+            else f"Held: {step_label(held_from).lower()}"
+            if step == "hold" and held_from is not None
+            else step_label(step)
         ),
+        "notice": {"title": notice.title, "lines": list(notice.lines)} if notice is not None else None,
         "hold": hold,
         "supervisor": s.key_on,
         "locked": s.locked,

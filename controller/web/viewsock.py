@@ -10,7 +10,7 @@ The protocol, one line each way (UTF-8, ``\\n`` ends a line):
 
 - this side sends ``hello {"bench": BOOL, "faults": {...}}`` once, then ``view VERSION JSON`` for
   each view model the feed publishes (the latest only: a peer that reads slowly misses the views
-  in between, never queues them), and ``reply {"id": N, "status": 200|400|429|404, ...}`` for each
+  in between, never queues them), ``beat`` after :data:`BEAT_S` without a view, and ``reply {"id": N, "status": 200|400|429|404, ...}`` for each
   command;
 - the peer sends commands ``{"id": N, "action": "spot|press|key|deal|fault", "body": {...}}``.
 
@@ -47,6 +47,8 @@ MAX_LINE = 16 * 1024
 """The longest command line a peer may send."""
 MAX_PEERS = 4
 """Views' processes served at once (one is usual; a restarting one overlaps its old self)."""
+BEAT_S = 1.0
+"""A quiet table says ``beat`` this often: the views tell a quiet table from a stopped one."""
 ACTIONS = ("spot", "press", "key", "deal", "fault")
 """The commands of the bench controls, by name."""
 _UCRED = struct.Struct("3i")
@@ -175,8 +177,11 @@ class ViewSocket:
                 if version != sent:
                     sent = version
                     await write(f"view {version} {text}\n".encode())
-                await wake.wait()
-                wake.clear()
+                try:
+                    await asyncio.wait_for(wake.wait(), BEAT_S)
+                    wake.clear()
+                except TimeoutError:
+                    await write(b"beat\n")  # the table is alive: a stopped one goes silent
 
         pusher = asyncio.get_running_loop().create_task(views())
         try:

@@ -59,6 +59,9 @@ class Expected:
     capped: set[int] = field(default_factory=set)
     settled: bool = True
     """False when the model does not settle this game's wagers (pai gow's side wagers)."""
+    envy_order: list[int] = field(default_factory=list)
+    """Pai gow: the seats settled in 11.15(d)3's last pass (an envy marker, or a bonus wager with a
+    premium hand), from the dealer's right counterclockwise."""
     dealer_low: frozenset[str] | None = None
     """Pai gow: the dealer's front (two-card) hand by the house way, where the model sets it."""
 
@@ -306,6 +309,9 @@ def _pai_gow_side(table: RefTable, hands: dict[str, list[Card]], seats: Mapping[
             if values == {0}:
                 row = pays(table.paytables["insurance"], "high_card", _rank_name(max(ranks)))
             out["insurance"] = _odds(row, stake, "insurance")
+        premium = _best_line(envy_rows, made.get(n, set()), 0) is not None
+        if (s.wagers.get("bonus", 0) >= envy_min and envy_rows) or (s.wagers.get("bonus") and premium):
+            exp.envy_order.append(n)  # 11.15(d)3: a marker to pay or collect, or a premium hand's bonus
         if s.wagers.get("bonus", 0) >= envy_min and envy_rows:  # 11.15(c), (d)3i: each other premium hand
             total = 0
             for other, lines in made.items():

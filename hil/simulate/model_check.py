@@ -22,6 +22,12 @@ __all__ = ["ref_table", "check_round", "check_rounds", "VisibilityWatch", "seat_
 
 _TABLES: dict[Path, RefTable] = {}
 
+_REREAD = ("unreadable", "read as")
+"""A read the table set aside until the card is read again or entered by the supervisor."""
+
+_WAITING = "waiting for the supervisor"
+"""A card dealt while held: placed where it came out once the supervisor accepts it."""
+
 _MISREAD = ("unreadable", "read as", "burned", "waiting for the supervisor", "misdeal")
 """A read the table set aside (a card unreadable or read twice, a card out of turn burned or
 held for the supervisor) is not a card dealt to anyone: the model checks the others' places."""
@@ -55,16 +61,37 @@ def seat_states(game: str, seats: Mapping[str, Mapping[str, Any]]) -> dict[int, 
     return out
 
 
+def in_deal_order(entries: Iterable[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """The cards of a round, (shoe number, card, the table's destination), in the order they came
+    out of the shoe: a read set aside is dropped; a card read again (or entered by the supervisor)
+    for one read as unreadable or as a card already dealt takes that read's place, and so does a
+    card dealt while held once the supervisor accepts it."""
+    out: list[tuple[int, str, str] | None] = []
+    places: dict[object, list[int]] = {}  # a read waiting for its card: the places it holds
+    for index, card, to in entries:
+        if str(to).startswith(_REREAD) or str(to).startswith(_WAITING):
+            key: object = index if str(to).startswith(_REREAD) else (index, card)
+            places.setdefault(key, []).append(len(out))
+            out.append(None)
+        elif str(to).startswith(_MISREAD) or card == "??":
+            continue
+        elif places.get((index, card)) or places.get(index):
+            out[(places.get((index, card)) or places[index]).pop(0)] = (index, card, to)
+        else:
+            out.append((index, card, to))
+    return [e for e in out if e is not None]
+
+
 def round_inputs(data: Mapping[str, Any]) -> tuple[list[str], list[str], dict[str, Any]]:
     """From a journaled round (``RoundSettled``): the cards dealt in order, the table's
     destination of each, and what else the model reads (the start, the dealer's set hands)."""
-    dealt = [c for c in data.get("cards", []) if not str(c.get("to", "")).startswith(_MISREAD)]
+    dealt = in_deal_order((int(c["index"]), str(c["card"]), str(c["to"])) for c in data.get("cards", []))
     extra: dict[str, Any] = {"start": (data.get("record") or {}).get("start") or {}}
     dealer = (data.get("settlement") or {}).get("dealer") or {}
     if "high" in dealer and "low" in dealer:
         extra["dealer_set"] = {"high": dealer["high"], "low": dealer["low"]}
         extra["dealer_cards"] = (data.get("record") or {}).get("dealer", "")
-    return [str(c["card"]) for c in dealt], [str(c["to"]) for c in dealt], extra
+    return [c for _, c, _ in dealt], [to for _, _, to in dealt], extra
 
 
 def _result(text: str) -> str:
@@ -105,13 +132,19 @@ def _compare(number: int, exp: Expected, settlement: Mapping[str, Any]) -> None:
             raise Broken(
                 "model", f"round {number}: seat {n}: the table's net {got.get('net')}, the model's {exp.nets[n]}"
             )
-    order = [
-        int(step["seat"])
-        for step in settlement.get("procedure", [])
-        if step.get("seat") is not None and step.get("phase") in ("settle", "pai_gow")
-    ]
+    steps = [(str(step.get("phase")), step.get("seat")) for step in settlement.get("procedure", [])]
+    order = [int(seat) for phase, seat in steps if seat is not None and phase in ("settle", "pai_gow")]
     if order != exp.order:
         raise Broken("model", f"round {number}: hands settled in the order {order}, the rules say {exp.order}")
+    if exp.envy_order or any(phase == "envy" for phase, _ in steps):
+        envy = [int(seat) for phase, seat in steps if phase == "envy" and seat is not None]
+        if envy != exp.envy_order:
+            raise Broken(
+                "model", f"round {number}: the envy pass (11.15(d)3) settles {envy}, the rules say {exp.envy_order}"
+            )
+        phases = [phase for phase, _ in steps]
+        if "bonus_insurance" in phases and phases.index("envy") < len(phases) - phases[::-1].index("bonus_insurance"):
+            raise Broken("model", f"round {number}: an envy step before every bonus and insurance wager is settled")
 
 
 def _model_meters(
@@ -264,7 +297,7 @@ class VisibilityWatch:
         key = (len(hands.log), snapshot.seats, dice)
         if key != self._key:  # the model's answer changes only with the cards, the seats or the start
             self._key, self._last = key, None
-            cards = [str(c) for _, c, to in hands.log if not str(to).startswith(_MISREAD) and c != "??"]
+            cards = [c for _, c, _ in in_deal_order((int(i), str(c), str(to)) for i, c, to in hands.log)]
             seats = {
                 v.number: SeatState(dict(v.wagers), v.folded_at, bool(v.exposed), violation=bool(v.violation))
                 for v in snapshot.seats

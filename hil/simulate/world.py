@@ -287,9 +287,10 @@ class World:
         where = (s.round_no, s.step)
         if where != self._last_where:
             self._last_where, self.last_move = where, self.now
-        hidden = hidden_cards(s, self.runtime.latest.hands())
+        hands = self.runtime.latest.hands()
+        hidden = hidden_cards(s, hands)
         check_hidden(s, hidden)
-        self.seen.observe(s, self.runtime.latest.hands(), self.panel.display)
+        self.seen.observe(s, hands, self.panel.display)
         self.watch.hidden = hidden | self.seen.hidden
         if "deal_while_down" not in self.tolerate:
             check_deal_prompt(s, self.down)
