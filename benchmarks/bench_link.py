@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from drivers.framing import Frame, MsgType, decode_frame, encode
 from drivers.link import CommandResult, LinkConfig, LinkUp
 from drivers.panel import ButtonChanged, PanelDriver
+from drivers.protocol import _Request
 from hil.devices import PanelSim
 from hil.faults import Faults
 from hil.serve import SerialServer
@@ -235,18 +236,21 @@ def driver_processing(n: int, checks: bool = True) -> tuple[list[float], list[fl
     decoder = Decoder(stats=link.stats)
     boot = 0x1234ABCD
     wires = [
-        encode(Frame(3, 0, 1, MsgType.EVENT, struct.pack(">IIIB", boot, boot, i, 0x40) + bytes((1 + i % 18, 1))))
+        encode(
+            Frame(3, 0, 1, MsgType.EVENT, struct.pack(">IIIIIB", boot, i, boot, i, i, 0x40) + bytes((1 + i % 18, 1)))
+        )
         for i in range(1, n + 1)
     ]
+    poll = _Request(MsgType.POLL, 1, b"", float("inf"))  # the request each EVENT answers
     wall, cpu = [], []
     for wire in wires:
         start, start_cpu = time.perf_counter(), time.thread_time()
         for frame in decoder.feed(wire):
             if checks:
-                link.protocol._handle(frame, None)
+                link.protocol._handle(frame, poll)
             else:
                 p = frame.payload
-                driver._on_event(struct.unpack_from(">I", p, 8)[0], p[12], bytes(p[13:]), time.time())
+                driver._on_event(struct.unpack_from(">I", p, 12)[0], p[20], bytes(p[21:]), time.time())
         if checks:
             link.protocol.log_counters(time.monotonic())
         cpu.append(time.thread_time() - start_cpu)
@@ -259,10 +263,10 @@ def driver_processing(n: int, checks: bool = True) -> tuple[list[float], list[fl
 def wire_times() -> None:
     bits = 10 / 115200 * 1000  # ms per byte, 8N1
     rows = {
-        "POLL": encode(Frame(3, 1, 0, MsgType.POLL, bytes(8))),
-        "EVENT (button)": encode(Frame(3, 0, 1, MsgType.EVENT, bytes(13) + bytes(2))),
-        "EVENT (card dealt)": encode(Frame(1, 0, 1, MsgType.EVENT, bytes(13) + bytes(4))),
-        "ACK": encode(Frame(3, 0, 1, MsgType.ACK, bytes(4))),
+        "POLL": encode(Frame(3, 1, 0, MsgType.POLL, bytes(9))),
+        "EVENT (button)": encode(Frame(3, 0, 1, MsgType.EVENT, bytes(21) + bytes(2))),
+        "EVENT (card dealt)": encode(Frame(1, 0, 1, MsgType.EVENT, bytes(21) + bytes(4))),
+        "ACK": encode(Frame(3, 0, 1, MsgType.ACK, bytes(8))),
         "CMD (beep)": encode(Frame(3, 1, 0, MsgType.CMD, bytes(3))),
         "RESP": encode(Frame(3, 0, 1, MsgType.RESP, bytes(6))),
         "STATE_REQ": encode(Frame(3, 1, 0, MsgType.STATE_REQ, bytes(1))),

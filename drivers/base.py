@@ -124,9 +124,9 @@ class Driver:
         return None
 
     def _deliver(self, item: DeviceEvent) -> None:
-        """Queue what the event received last became; the link acknowledges it once it is journaled."""
-        self.link.carry(item)
-        self.events.put(item)
+        """Queue what the event received last became, stamped with the time it happened; the link
+        acknowledges it once it is journaled."""
+        self.link.deliver(item)
 
     def _convert(self, cls: type[DeviceEvent], values: dict[str, Any]) -> dict[str, Any]:
         """Turn wire values into the event's fields (subclasses map ids to names)."""

@@ -13,6 +13,8 @@ byte it throws away (``garbage_bytes``) and why (CRC, unknown type, other malfor
 
 Version 2 widened ``seq`` and ``ack`` from 8 to 32 bits, so that a late reply can no longer pass
 for the answer to a newer request once the sequence number wraps (docs/protocol.md, section 4).
+Version 3 added the device's clock to the answers to a POLL and the time each event happened,
+and the controller's heartbeat to the POLL (docs/protocol.md, sections 3, 4.8 and 5.1).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ __all__ = [
     "decode_frame",
 ]
 
-VERSION = 2
+VERSION = 3
 MAX_PAYLOAD = 240
 _HEADER = 12
 _CRC = 2
@@ -54,11 +56,12 @@ class MsgType(IntEnum):
     """What a frame is (docs/protocol.md, "Message types")."""
 
     POLL = 1
-    """Controller -> device: send your oldest unacknowledged event. Payload: last event number received (u32)."""
+    """Controller -> device: send your oldest unacknowledged event. Payload: the last event
+    journaled (boot id u32, event number u32), the heartbeat (u8)."""
     EVENT = 2
-    """Device -> controller: one event (event number, code, body)."""
+    """Device -> controller: one event (boot id, clock, event boot, event number, stamp, code, body)."""
     ACK = 3
-    """Device -> controller: nothing to report. Payload: boot id (u32)."""
+    """Device -> controller: nothing to report. Payload: boot id (u32), clock (u32 ms)."""
     CMD = 4
     """Controller -> device: a command (code, body)."""
     RESP = 5

@@ -235,6 +235,22 @@ class Link:
         with self._lock:
             self.protocol.set_window(boot_id, last_event_no)
 
+    def deliver(self, item: DeviceEvent) -> None:
+        """Queue what the event received last became (the link thread, from ``on_event``):
+        :meth:`LinkProtocol.deliver`."""
+        with self._lock:
+            self.protocol.deliver(item)
+
+    @property
+    def running(self) -> bool:
+        """The heartbeat each POLL carries: the table is running (docs/protocol.md, section 4.8)."""
+        return self.protocol.running
+
+    @running.setter
+    def running(self, value: bool) -> None:
+        with self._lock:
+            self.protocol.running = value
+
     def carry(self, item: object) -> None:
         """``item``, about to be queued, carries the event received last (the link thread)."""
         with self._lock:

@@ -25,7 +25,9 @@ import struct
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
+from typing import Protocol
 
+from drivers.clock import DeviceClock
 from drivers.framing import Decoder, DecoderStats, Frame, MsgType, encode
 from drivers.messages import DeviceEvent
 
@@ -44,6 +46,7 @@ __all__ = [
     "Action",
     "StateReader",
     "Watch",
+    "OrderFeed",
     "STATE_WATCH_S",
     "STATUS_OK",
     "STATUS_UNKNOWN",
@@ -66,6 +69,9 @@ _STATUS_TEXT = {
     STATUS_NAK: "refused (NAK)",
     STATUS_NO_ANSWER: "no answer",
 }
+
+_EVENT_HEAD = 21
+"""An EVENT's payload before the body: boot id, clock, event boot, event number, stamp, code."""
 
 _STATE_TRIES = 3
 """Bad state answers in a row before the link stops asking until the next link-up."""
@@ -211,6 +217,19 @@ class CommandResult(DeviceEvent):
         return self.status == 0
 
 
+class OrderFeed(Protocol):
+    """Where a link puts what it delivers when events of several links are taken in the order
+    they happened (:class:`drivers.order.EventOrder`): each item with the controller's time it
+    happened at (None: unknown, taken at once), and how far the device has reported."""
+
+    def put(self, item: DeviceEvent, when: float | None, now: float) -> None:
+        """``item`` happened at ``when`` (the runner's clock; None: unknown, or the link's own
+        report: as soon as what the link delivered before it); ``now``: the time it is now."""
+
+    def reported(self, until: float, now: float) -> None:
+        """The device has delivered every event it made before ``until`` (the runner's clock)."""
+
+
 @dataclass(slots=True)
 class _Command:
     name: str
@@ -259,6 +278,8 @@ class _Request:
     deadline: float
     command: _Command | None = None
     attempt: int = 0
+    sent: float = 0.0
+    """When it was first sent (its answer was made after that, whichever try it answers)."""
 
 
 @dataclass(slots=True)
@@ -341,6 +362,17 @@ class LinkProtocol:
         self._poll_now = False
         self._polled = (0, 0)
         """What the last POLL acknowledged."""
+        self.running = False
+        """The heartbeat each POLL carries: the table is running (its controller takes and
+        journals events). The runtime sets it while its engine runs; a device that hears none for
+        ``link_down_s`` knows the table has stopped (docs/protocol.md, section 4.8)."""
+        self.order: OrderFeed | None = None
+        """Where everything delivered goes with the time it happened, when the links' events are
+        taken in that order (None: straight to ``emit`` and ``on_event``'s driver)."""
+        self._clock: tuple[int, DeviceClock] | None = None
+        """The device's clock (the boot it belongs to, and what was learned of it)."""
+        self._when: float | None = None
+        """The time (the runner's clock) the event being delivered happened (None: unknown)."""
 
     # --- what the table and the driver call -------------------------------------------------------
 
@@ -363,6 +395,22 @@ class LinkProtocol:
         device sent meanwhile was neither acknowledged nor acted on)."""
         if self._on_state is not None:
             self._state_wanted, self._state = True, None
+
+    def deliver(self, item: DeviceEvent) -> None:
+        """Deliver what the event received last became (the driver, from ``on_event``): to the
+        order, stamped with the time the event happened, or to ``emit``. It is acknowledged once
+        journaled (:meth:`carry`)."""
+        self.carry(item)
+        self._put(item, self._when)
+
+    def _put(self, item: DeviceEvent, when: float | None = None) -> None:
+        """Deliver ``item``: to the order when there is one (``when``: the time it happened; None
+        for the link's own reports, which go as soon as what the link delivered before them), else
+        to ``emit``."""
+        if self.order is None:
+            self._emit(item)
+        else:
+            self.order.put(item, when, self._now)
 
     def set_window(self, boot_id: int | None, last_event_no: int) -> None:
         """Start from event ``last_event_no`` of boot ``boot_id``, received and journaled (a
@@ -485,7 +533,7 @@ class LinkProtocol:
             self._out = None
             if out.kind is MsgType.STATE_REQ:
                 self._state_reply(frame)
-            elif self._handle(frame, out.command) and not self._awaiting():
+            elif self._handle(frame, out) and not self._awaiting():
                 self._next_poll = 0.0  # the device may hold more events: drain them without waiting
 
     def port_failed(self, reason: str, at: float | None = None) -> None:
@@ -516,7 +564,7 @@ class LinkProtocol:
         if at is not None:
             self._at = at
         self.stats.faults += 1
-        self._emit(
+        self._put(
             DeviceFault(device=self.name, at=self._at, kind="link", error=f"link thread: {type(exc).__name__}: {exc}")
         )
         self.port_failed(f"link thread failed: {exc}")
@@ -552,7 +600,7 @@ class LinkProtocol:
     def _request(self, kind: MsgType, payload: bytes, now: float, command: _Command | None = None) -> Send:
         self._seq = (self._seq + 1) & 0xFFFFFFFF
         wire = encode(Frame(self.address, self._seq, 0, kind, payload))
-        self._out = _Request(kind, self._seq, wire, self._deadline(now), command)
+        self._out = _Request(kind, self._seq, wire, self._deadline(now), command, sent=now)
         return Send(wire)
 
     def _next(self, now: float) -> Action:
@@ -574,7 +622,7 @@ class LinkProtocol:
             return Wait(until)
         self._next_poll = now + self.config.poll_interval_s
         self._polled = self._ack_window()
-        return self._request(MsgType.POLL, struct.pack(">II", *self._polled), now)
+        return self._request(MsgType.POLL, struct.pack(">IIB", *self._polled, self.running), now)
 
     def _next_command(self, now: float) -> _Command | None:
         if self._held is not None:
@@ -618,7 +666,7 @@ class LinkProtocol:
             self.stats.link_downs += 1
             self._state, self._state_wanted = None, False
             self._watch_due, self._watch_read = None, False  # the state is read at the link-up anyway
-            self._emit(LinkDown(device=self.name, at=self._at, reason=reason))
+            self._put(LinkDown(device=self.name, at=self._at, reason=reason))
 
     def _seen_boot(self, boot_id: int) -> None:
         """A good reply from the device running as ``boot_id``: link up, or a reboot seen."""
@@ -628,37 +676,44 @@ class LinkProtocol:
             self._not_connected_reason = None  # a later failure is a new outage: reported again
             self._state_wanted, self._state, self._watch_read = True, None, False
             rebooted = self._boot_id is not None and boot_id != self._boot_id
-            self._emit(LinkUp(device=self.name, at=self._at, boot_id=boot_id, rebooted=rebooted))
+            self._put(LinkUp(device=self.name, at=self._at, boot_id=boot_id, rebooted=rebooted))
         elif boot_id != self._boot_id:
             self._state_wanted, self._state, self._watch_read = True, None, False
-            self._emit(LinkUp(device=self.name, at=self._at, boot_id=boot_id, rebooted=True))
+            self._put(LinkUp(device=self.name, at=self._at, boot_id=boot_id, rebooted=True))
         self._boot_id = boot_id
 
     def _fault(self, kind: str, error: str, event_no: int = 0, command: str = "") -> None:
-        self._emit(
+        self._put(
             DeviceFault(device=self.name, at=self._at, event_no=event_no, kind=kind, error=error, command=command)
         )
 
-    def _handle(self, reply: Frame, command: _Command | None) -> bool:
-        """Act on a reply; True when it carried an event."""
-        now = self._at
+    def _handle(self, reply: Frame, out: _Request) -> bool:
+        """Act on a reply to ``out``; True when it carried an event."""
+        command = out.command
         p = reply.payload
         if len(p) < 4:
             self.stats.faults += 1
             self._fault("link", f"reply seq {reply.ack}: {reply.type.name} too short ({len(p)} bytes)")
             return False
-        self._seen_boot(struct.unpack_from(">I", p)[0])
+        boot = struct.unpack_from(">I", p)[0]
+        self._seen_boot(boot)
         if reply.type is MsgType.EVENT:
-            if len(p) < 13:
+            if len(p) < _EVENT_HEAD:
                 self.stats.faults += 1
                 self._fault("bad_event", f"reply seq {reply.ack}: EVENT too short ({len(p)} bytes)")
                 return False
-            event_boot, event_no, code = struct.unpack_from(">IIB", p, 4)
+            clock, event_boot, event_no, stamp, code = struct.unpack_from(">IIIIB", p, 4)
+            reported = self._read_clock(boot, clock, out)
+            # an event of an earlier boot (kept across a power cycle) is older than anything now
+            self._when = min(reported.to_controller(stamp), self._now) if event_boot == boot else None
+            if self._when is not None and self.order is not None:
+                self.order.reported(self._when, self._now)  # its oldest event not yet journaled
             if not self._accept(event_boot, event_no):
                 return True
             self.stats.events += 1
+            at = self._at if self._when is None else self._at - (self._now - self._when)
             try:
-                self._on_event(event_no, code, bytes(p[13:]), now)
+                self._on_event(event_no, code, bytes(p[_EVENT_HEAD:]), at)
             except Exception as exc:
                 self.stats.faults += 1
                 fault = DeviceFault(
@@ -669,10 +724,18 @@ class LinkProtocol:
                     error=f"event {event_no} (code {code}): {exc}",
                 )
                 self.carry(fault)
-                self._emit(fault)
+                self._put(fault, self._when)
             self._state_due(False)
             return True
         if reply.type is MsgType.ACK:
+            if len(p) < 8:
+                self.stats.faults += 1
+                self._fault("link", f"reply seq {reply.ack}: ACK too short ({len(p)} bytes): no clock")
+                return False
+            raw = struct.unpack_from(">I", p, 4)[0]
+            until = min(self._read_clock(boot, raw, out).to_controller(raw), self._now)
+            if self.order is not None:
+                self.order.reported(until, self._now)  # nothing left to send: everything before now
             self._state_due(True)
         elif reply.type is MsgType.RESP and len(p) >= 6:
             assert command is not None
@@ -686,7 +749,7 @@ class LinkProtocol:
                     self._held = command
                     return False
             if status == STATUS_OK:
-                self._emit(CommandResult(device=self.name, at=self._at, command=command.name, status=status))
+                self._put(CommandResult(device=self.name, at=self._at, command=command.name, status=status))
             else:
                 self._command_failed(command, status)
         elif reply.type is MsgType.NAK:
@@ -697,10 +760,19 @@ class LinkProtocol:
                 self._fault("nak", f"device refused the poll (seq {reply.ack})")
         return False
 
+    def _read_clock(self, boot: int, raw: int, out: _Request) -> DeviceClock:
+        """The device (boot ``boot``) read its clock as ``raw`` answering ``out``: learn from it
+        (a new boot's clock starts anew)."""
+        if self._clock is None or self._clock[0] != boot:
+            self._clock = (boot, DeviceClock())
+        clock = self._clock[1]
+        clock.reading(raw, out.sent, self._now)
+        return clock
+
     def _command_failed(self, command: _Command, status: int) -> None:
         self.stats.commands_failed += 1
         tries = f" after {command.busy_tries + 1} tries" if status == STATUS_BUSY else ""
-        self._emit(CommandResult(device=self.name, at=self._at, command=command.name, status=status))
+        self._put(CommandResult(device=self.name, at=self._at, command=command.name, status=status))
         self._fault(
             "command_failed",
             f"command {command.name} failed: {_STATUS_TEXT.get(status, f'status {status}')}{tries}",
@@ -827,4 +899,4 @@ class LinkProtocol:
         boot, newest, state = self._state
         if drained or newest == 0 or (self.window_boot == boot and self.last_event_no >= newest):
             self._state = None
-            self._emit(state)
+            self._put(state)

@@ -377,6 +377,10 @@ class Player:
             for spot, cents in spots.items():
                 if have.get(seat, {}).get(spot) != cents:
                     self.spots.place(seat, spot, cents)
+        for seat, spots in have.items():  # chips the table counts that no player wants (a voided
+            for spot in spots:  # round's, say, never taken back) are taken off: it waits for exactly these
+                if spot not in wanted.get(seat, {}):
+                    self.spots.place(seat, spot, 0)
         if self.in_order:  # the reports are handled before the press: one wait shows both
             self.before_no_more_bets(wanted)
             self.panel.press("no_more_bets")

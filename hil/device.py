@@ -17,6 +17,8 @@ import random
 import secrets
 import struct
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -28,8 +30,13 @@ __all__ = ["SimDevice", "new_boot_id", "STATUS_OK", "STATUS_UNKNOWN", "STATUS_BA
 
 STATUS_OK, STATUS_UNKNOWN, STATUS_BAD_BODY, STATUS_BUSY = 0, 1, 2, 3
 
-Pending = tuple[int, int, int, bytes]
-"""An unacknowledged event: (the boot that made it, its number in that boot, code, body)."""
+Pending = tuple[int, int, int, bytes, int]
+"""An unacknowledged event: (the boot that made it, its number in that boot, code, body, the
+device's clock when it was made)."""
+
+HEARTBEAT_S = 1.0
+"""How long a device goes without a POLL carrying the controller's heartbeat before it knows the
+table has stopped (docs/protocol.md, section 4.8: the controller's ``link_down_s``)."""
 
 
 def new_boot_id(previous: int | None = None, rng: random.Random | None = None) -> int:
@@ -49,6 +56,10 @@ class SimDevice:
     rng: random.Random | None = None
     """Where boot ids are drawn from (None: the system's random source); set before a power-up."""
 
+    clock: Callable[[], float] = staticmethod(time.monotonic)
+    """The device's own clock (seconds; a simulation sets its own): events are stamped with it,
+    in milliseconds modulo 2^32, and each answer to a POLL says it (docs/protocol.md, section 5.1)."""
+
     def __init__(self, address: int = 1, state_file: Path | str | None = None) -> None:
         self.address = address
         self.state_file = Path(state_file) if state_file else None
@@ -66,6 +77,8 @@ class SimDevice:
         self._last: tuple[int, bytes] | None = None  # (seq, reply) for resending on a retry
         self._parts: list[bytes] = []  # the state answer being read, taken when part 0 was asked
         self._parts_newest = 0
+        self.heartbeat_at: float | None = None
+        """When (``clock``) a POLL last carried the controller's heartbeat (None: never)."""
         if self.state_file and self.state_file.exists():
             self._load()
         self._save()
@@ -75,13 +88,15 @@ class SimDevice:
     def _load(self) -> None:
         assert self.state_file is not None
         data = json.loads(self.state_file.read_text())
-        self.pending = [(b, n, c, bytes.fromhex(body)) for b, n, c, body in data["pending"]]
+        self.pending = [
+            (b, n, c, bytes.fromhex(body), int(rest[0]) if rest else 0) for b, n, c, body, *rest in data["pending"]
+        ]
 
     def _save(self) -> None:
         if self.state_file is None:
             return
         tmp = self.state_file.with_suffix(".tmp")
-        data = {"boot_id": self.boot_id, "pending": [[b, n, c, body.hex()] for b, n, c, body in self.pending]}
+        data = {"boot_id": self.boot_id, "pending": [[b, n, c, body.hex(), at] for b, n, c, body, at in self.pending]}
         tmp.write_text(json.dumps(data))
         os.replace(tmp, self.state_file)
 
@@ -109,9 +124,14 @@ class SimDevice:
         self.next_event_no = 1
         self._last = None
         self._parts = []
+        self.heartbeat_at = None
 
     def forget(self) -> None:
         """Reset what the device itself holds to its power-up values (subclasses; lock held)."""
+
+    def heartbeat(self, now: float) -> None:
+        """A POLL carried the controller's heartbeat at ``now`` (``clock``; lock held)."""
+        self.heartbeat_at = now
 
     # --- events -----------------------------------------------------------------------------
 
@@ -128,10 +148,18 @@ class SimDevice:
         with self.lock:
             return self._queue(code, body)
 
+    def ticks(self) -> int:
+        """The device's clock now, as sent: milliseconds modulo 2^32."""
+        return int(self.clock() * 1000) % (1 << 32)
+
+    def table_stopped(self) -> bool:
+        """The controller's heartbeat has not been heard for :data:`HEARTBEAT_S` (or ever)."""
+        return self.heartbeat_at is None or self.clock() - self.heartbeat_at > HEARTBEAT_S
+
     def _queue(self, code: int, body: bytes) -> int:
         number = self.next_event_no
         self.next_event_no += 1
-        self.pending.append((self.boot_id, number, code, body))
+        self.pending.append((self.boot_id, number, code, body, self.ticks()))
         self._save()
         return number
 
@@ -155,12 +183,15 @@ class SimDevice:
         return wire
 
     def _answer(self, frame: Frame) -> tuple[MsgType, bytes]:
-        if frame.type is MsgType.POLL and len(frame.payload) == 8:
-            self._acknowledge(*struct.unpack(">II", frame.payload))
+        if frame.type is MsgType.POLL and len(frame.payload) == 9:
+            boot, number, running = struct.unpack(">IIB", frame.payload)
+            if running:
+                self.heartbeat(self.clock())
+            self._acknowledge(boot, number)
             if self.pending:
-                boot, number, code, body = self.pending[0]
-                return MsgType.EVENT, struct.pack(">IIB", boot, number, code) + body
-            return MsgType.ACK, b""
+                boot, number, code, body, at = self.pending[0]
+                return MsgType.EVENT, struct.pack(">IIIIB", self.ticks(), boot, number, at, code) + body
+            return MsgType.ACK, struct.pack(">I", self.ticks())
         if frame.type is MsgType.CMD and frame.payload and not self.nak_commands:
             code = frame.payload[0]
             return MsgType.RESP, bytes((self._command(code, frame.payload[1:]), code))

@@ -27,9 +27,9 @@ from drivers.shoe import (
     ShuffleStarted,
 )
 from drivers.state import SHOE_STATUSES
-from hil.device import STATUS_BAD_BODY, STATUS_OK, SimDevice
+from hil.device import HEARTBEAT_S, STATUS_BAD_BODY, STATUS_OK, SimDevice
 
-__all__ = ["ShoeSim", "BetSpotSim", "PanelSim", "SIMULATORS", "card_code"]
+__all__ = ["ShoeSim", "BetSpotSim", "PanelSim", "SIMULATORS", "card_code", "TABLE_STOPPED"]
 
 _RANKS, _SUITS = "23456789TJQKA", "cdhs"
 
@@ -192,10 +192,15 @@ class BetSpotSim(SimDevice):
         return STATUS_OK
 
 
+TABLE_STOPPED = "table stopped"
+"""What the panel shows once it has missed the controller's heartbeat (docs/protocol.md, 4.8)."""
+
+
 class PanelSim(SimDevice):
     """The dealer's panel: button presses and the key switch; the display (``lines`` x ``columns``)
-    and lamps as commanded. ``screen`` is what the display shows now; ``screens`` every screen
-    shown, with the time (``time.time()``) it appeared."""
+    and lamps as commanded. ``screen`` is what the display shows now: ``table stopped`` once the
+    controller's heartbeat has been missed for a second, until the controller sends a screen
+    again; ``screens`` every screen sent, with the time (``time.time()``) it appeared."""
 
     driver = PanelDriver
 
@@ -210,12 +215,39 @@ class PanelSim(SimDevice):
         self.key_on = False
         self.held: set[str] = set()
         self.screens: deque[tuple[float, tuple[str, ...]]] = deque(maxlen=10_000)
+        self.stopped = False
+        """The heartbeat was missed and no screen has come since (``table stopped`` shows)."""
+        self._sent_at: float | None = None
+        """When (``clock``) the controller last sent a screen or a line."""
 
     @property
     def screen(self) -> tuple[str, ...]:
-        """The display now, one text per line (blank lines ``""``)."""
+        """What the display shows now, one text per line (blank lines ``""``)."""
         with self.lock:
+            if self._table_stopped():
+                return (TABLE_STOPPED,) + ("",) * (self.lines - 1)
             return self._screen()
+
+    def _table_stopped(self) -> bool:
+        """The heartbeat, once heard, has been missed for :data:`~hil.device.HEARTBEAT_S`, and no
+        screen has come since it was missed."""
+        if self.heartbeat_at is None:
+            return False  # never heard since power-up: nothing to stop
+        return self.stopped or self.clock() - self.heartbeat_at > HEARTBEAT_S
+
+    def heartbeat(self, now: float) -> None:
+        last = self.heartbeat_at
+        if (
+            last is not None
+            and now - last > HEARTBEAT_S
+            and (self._sent_at is None or self._sent_at <= last + HEARTBEAT_S)
+        ):
+            self.stopped = True  # it was missed, and the screen shown dates from before
+        super().heartbeat(now)
+
+    def _sent(self) -> None:
+        """The controller sent a screen (or a line): it shows instead of ``table stopped``."""
+        self.stopped, self._sent_at = False, self.clock()
 
     def _screen(self) -> tuple[str, ...]:
         return tuple(self.display.get(n, "") for n in range(1, self.lines + 1))
@@ -253,12 +285,14 @@ class PanelSim(SimDevice):
             if not 1 <= values["line"] <= self.lines or len(values["text"]) > self.columns:
                 return STATUS_BAD_BODY  # protocol.md section 9: nothing changes
             self.display[values["line"]] = values["text"]
+            self._sent()
             self.screens.append((time.time(), self._screen()))
         elif name == "screen":
             lines = values["lines"]
             if len(lines) > self.lines or any(len(text) > self.columns for text in lines):
                 return STATUS_BAD_BODY
             self.display = {n: text for n, text in enumerate(lines, 1)}
+            self._sent()
             self.screens.append((time.time(), self._screen()))
         elif name == "lamp":
             self.lamps[values["button"]] = values["on"]

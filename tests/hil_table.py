@@ -19,6 +19,7 @@ from controller.table.base import RoundResult
 from controller.table.runtime import TableRuntime
 from controller.table.snapshot import PlayerHands, TableSnapshot
 from controller.table_config import TableConfig
+from drivers.link import LinkConfig
 from drivers.messages import BUTTONS
 from drivers.panel import ButtonChanged
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
@@ -55,11 +56,13 @@ class HilTable:
         chips: dict[tuple[int, str], int] | None = None,
         display: tuple[int, int] = (4, 40),
         shoe_sim: ShoeSim | None = None,
+        link_base: LinkConfig | None = None,
     ) -> None:
         """``chips``: what is on the bet spots already (a controller restarted mid-round: the chips
         stay where they are, and the spots' state read at link-up says so); ``display``: the panel's
         lines and columns; ``shoe_sim``: the shoe of an earlier run (it kept running while the
-        controller was stopped: its count and its jam or door are what its state says)."""
+        controller was stopped: its count and its jam or door are what its state says);
+        ``link_base``: the links' timing (the runtime's default when None)."""
         self.table = table
         self.tmp_path = tmp_path
         tmp_path.mkdir(parents=True, exist_ok=True)
@@ -75,7 +78,7 @@ class HilTable:
         self.texts: list[str] = []
         """Every text shown to the dealer in this run (after a recovery: from the last few replayed)."""
         self._texts_seen = 0
-        self.runtime = TableRuntime(table, urls, journal, on_round=self.results.append)
+        self.runtime = TableRuntime(table, urls, journal, on_round=self.results.append, link_base=link_base)
         self.runtime.latest.share_hands = True
         self.runtime.observers.append(self._collect_texts)
         self.journal = self.runtime.engine.journal

@@ -162,16 +162,37 @@ def test_a_sample_of_mutated_frames_is_never_accepted() -> None:
             assert frame is None or wire in valid, wire.hex()
 
 
-POLL_WIRE = "03 02 01 01 01 02 05 01 01 01 03 01 08 01 01 01 01 01 01 01 03 30 35 00"
-EVENT_WIRE = "03 02 01 01 01 01 01 01 01 04 05 02 11 01 01 02 01 01 01 02 01 01 01 04 01 01 33 05 01 64 20 42 00"
+POLL_WIRE = "03 03 01 01 01 02 05 01 01 01 03 01 09 01 01 01 01 01 01 01 04 01 a9 c1 00"
+EVENT_WIRE = (
+    "03 03 01 01 01 01 01 01 01 04 05 02 19 01 01 02 01 01 03 03 e8 01 01 02 01 01 01 02 01 01 05 03 de 01 33 05 01 64"
+    " 18 a4 00"
+)
+ACK_WIRE = "03 03 01 01 01 01 01 01 01 04 06 03 08 01 01 02 01 01 05 04 10 6b 12 00"
 
 
 def test_known_answer_vectors_of_the_protocol_document() -> None:
     import struct
 
-    poll = encode(Frame(1, 5, 0, MsgType.POLL, struct.pack(">II", 0, 0)))
-    event = encode(Frame(1, 0, 5, MsgType.EVENT, struct.pack(">IIIB", 1, 1, 1, 1) + bytes((51, 0, 1, 100))))
+    from hil.devices import ShoeSim
+
+    poll = encode(Frame(1, 5, 0, MsgType.POLL, struct.pack(">IIB", 0, 0, 1)))
+    event = encode(
+        Frame(1, 0, 5, MsgType.EVENT, struct.pack(">IIIIIB", 1, 1000, 1, 1, 990, 1) + bytes((51, 0, 1, 100)))
+    )
+    ack = encode(Frame(1, 0, 6, MsgType.ACK, struct.pack(">II", 1, 1040)))
     assert poll.hex(" ") == POLL_WIRE
     assert event.hex(" ") == EVENT_WIRE
+    assert ack.hex(" ") == ACK_WIRE
+    # the reference shoe answers so: the card left it at 990 ms, it answers at 1000, then at 1040
+    now = [0.990]
+    shoe = ShoeSim(["As"])
+    shoe.boot_id, shoe.clock = 1, lambda: now[0]
+    shoe.deal(1)
+    now[0] = 1.0
+    (asked,) = Decoder().feed(poll)
+    assert shoe.reply_to(asked) == event
+    now[0] = 1.04
+    (again,) = Decoder().feed(encode(Frame(1, 6, 0, MsgType.POLL, struct.pack(">IIB", 1, 1, 1))))
+    assert shoe.reply_to(again) == ack
     doc = (__import__("pathlib").Path(__file__).parent.parent / "docs" / "protocol.md").read_text()
-    assert poll.hex(" ") in doc and event.hex(" ") in doc
+    assert poll.hex(" ") in doc and event.hex(" ") in doc and ack.hex(" ") in doc

@@ -19,6 +19,8 @@ from controller.journal import JournalFull, SqliteJournal, verify_journal
 from controller.journal.recall import recall
 from controller.table.runtime import TableRuntime
 from controller.table_config import TableConfig, config_dir, load_table
+from drivers.messages import BUTTONS
+from drivers.panel import ButtonChanged
 
 BENCH = config_dir() / "bench"
 MISSISSIPPI = load_table(BENCH / "mississippi_stud.yaml")
@@ -277,7 +279,7 @@ def test_the_shoe_sends_again_every_card_not_journaled_and_none_is_taken_twice(t
         link = t.runtime.drivers["shoe"].link
         sent = link.stats.frames_ok
         wait(lambda: link.stats.frames_ok > sent + 10, "polls answered meanwhile")  # asked again and again
-        held = [number for _, number, _, _ in t.shoe.pending]
+        held = [number for _, number, *_ in t.shoe.pending]
         assert len(held) == 2 and held[1] == held[0] + 1  # nothing acknowledged
         assert t.count("CardDealt") == 1 and link.ack_no == held[0] - 1
         free(t)
@@ -322,7 +324,9 @@ def test_a_jump_in_the_shoes_card_numbers_holds_and_the_card_waits(tmp_path: Pat
 
 def test_a_controller_stopped_while_the_journal_is_full_loses_no_card(tmp_path: Path) -> None:
     """The controller stops (a restart, a power cut's SIGKILL) while cards it could not journal
-    wait on the shoe: started again, on a journal with room, it is sent them and takes each once."""
+    wait on the shoe: started again, on a journal with room, it is sent them and takes each once.
+    A restart recovers as a journal outage does (issue 40 item 3): the cards the shoe sends before
+    its state is read again wait for the supervisor, who accepts them in dealing order."""
     t, path = open_table(MISSISSIPPI, tmp_path)
     with t:
         t.spot(1, "ante", 500)
@@ -343,6 +347,15 @@ def test_a_controller_stopped_while_the_journal_is_full_loses_no_card(tmp_path: 
         second.start()
         try:
             wait(lambda: not t.shoe.pending and second.engine.queue.empty(), "the shoe's cards taken")
+            wait(
+                lambda: second.snapshot.hold is not None and second.snapshot.hold.reason.startswith("2 cards dealt"),
+                "the two cards to wait for the supervisor",
+            )
+            assert second.snapshot.dealt == 2  # not taken before the supervisor accepts them
+            t.panel.emit(ButtonChanged, button=BUTTONS.index("supervisor_key") + 1, pressed=True)
+            wait(lambda: second.snapshot.key_on, "the key on")
+            t.panel.press("confirm")  # accepted in dealing order
+            wait(lambda: second.snapshot.hold is None and second.snapshot.dealt == 4, "the cards accepted")
             t.shoe.deal(3)
             wait(lambda: second.snapshot.step == "third_street", "the deal to end")
             hands = second.latest.hands()

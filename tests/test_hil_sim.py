@@ -80,7 +80,7 @@ def test_scenario_runs_against_simulators(tmp_path: Path) -> None:
     )
     sims = {"shoe": ShoeSim(["As", "Kd"]), "spots": BetSpotSim(), "panel": PanelSim()}
     load_scenario(path, {"shoe": "shoe", "spots": "bet_spots", "panel": "panel"}).run(sims)
-    assert [code for _, _, code, _ in sims["shoe"].pending] == [CardDealt.spec.code, CardDealt.spec.code, 0x07]
+    assert [code for _, _, code, *_ in sims["shoe"].pending] == [CardDealt.spec.code, CardDealt.spec.code, 0x07]
     assert len(sims["spots"].pending) == 1 and len(sims["panel"].pending) == 2
 
 

@@ -176,10 +176,10 @@ def test_a_stale_reply_is_counted_and_dropped() -> None:
     protocol.opened(0.0, 100)
     sent = protocol.step(0.0)
     assert isinstance(sent, Send)
-    late = encode(Frame(3, 0, 77, MsgType.ACK, struct.pack(">I", 5)))
+    late = encode(Frame(3, 0, 77, MsgType.ACK, struct.pack(">II", 5, 0)))
     protocol.receive(late, 0.01, 0.01)
     assert protocol.stats.stale == 1 and protocol.waiting_reply
-    good = encode(Frame(3, 0, 101, MsgType.ACK, struct.pack(">I", 5)))
+    good = encode(Frame(3, 0, 101, MsgType.ACK, struct.pack(">II", 5, 0)))
     for i in range(len(good)):
         protocol.receive(good[i : i + 1], 0.02, 0.02)
     assert not protocol.waiting_reply and protocol.up and protocol.boot_id == 5

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from drivers.bet_spots import BetSpotDriver
-from drivers.framing import MAX_PAYLOAD, Decoder, Frame, MsgType, cobs_encode, crc16, encode
+from drivers.framing import MAX_PAYLOAD, VERSION, Decoder, Frame, MsgType, cobs_encode, crc16, encode
 from drivers.link import LinkConfig
 from drivers.messages import BodyError, encode_body
 from drivers.panel import PanelDriver
@@ -116,7 +116,7 @@ def test_a_state_body_without_a_list_has_no_count_byte() -> None:
 
 
 def test_an_unknown_type_is_never_answered_and_a_non_request_is_naked() -> None:
-    body = struct.pack(">BBIIBB", 2, 1, 7, 0, 9, 0)  # type 9: not in section 3
+    body = struct.pack(">BBIIBB", VERSION, 1, 7, 0, 9, 0)  # type 9: not in section 3
     wire = cobs_encode(body + crc16(body).to_bytes(2, "big")) + b"\x00"
     decoder = Decoder()
     assert decoder.feed(wire) == [] and decoder.stats.unknown_types == 1  # the device never sees it
@@ -130,13 +130,13 @@ def test_an_acknowledgement_of_an_event_no_longer_held_deletes_nothing() -> None
     shoe.deal(3)
 
     def poll(seq: int, boot: int, last: int) -> Frame:
-        reply = shoe.reply_to(Frame(1, seq, 0, MsgType.POLL, struct.pack(">II", boot, last)))
+        reply = shoe.reply_to(Frame(1, seq, 0, MsgType.POLL, struct.pack(">IIB", boot, last, 1)))
         assert reply is not None
         return one_frame(reply)
 
     def event_no(frame: Frame) -> int:
         assert frame.type is MsgType.EVENT
-        return int(struct.unpack_from(">I", frame.payload, 8)[0])
+        return int(struct.unpack_from(">I", frame.payload, 12)[0])  # after boot_id, clock, event_boot
 
     assert event_no(poll(1, 1, 2)) == 3  # events 1 and 2 deleted
     assert event_no(poll(2, 1, 2)) == 3  # 2 again (its reply lost): nothing to delete, the same answer

@@ -110,9 +110,17 @@ class DeviceLinks:
     """The journal could not be written: every device counts as out meanwhile (what it sent was
     neither acknowledged nor acted on); its events are taken again, then its state is read."""
 
+    STOPPED = "while the controller was stopped"
+    JOURNAL = "while the journal could not be written"
+
     def __init__(self) -> None:
         self.pending: dict[str, str] = {}
         """The devices not back yet (never connected since start, or after a link-down), and why."""
+        self.rereads: set[str] = set()
+        """The devices whose state is read again after a restart of the controller with a round
+        open: until then, what they report that happened before ``stopped_until`` was done while
+        the table was stopped, and is not acted on."""
+        self.stopped_until = 0.0
 
     def expect(self, devices: tuple[str, ...]) -> None:
         """The controller started: each of ``devices`` is never connected until its link is up."""
@@ -140,10 +148,19 @@ class DeviceLinks:
         for device in devices:
             self.pending.setdefault(device, self.REREAD)
 
-    def rereading(self, device: str) -> bool:
-        """``device``'s state is to be read again after a journal outage (its events meanwhile are
-        journaled, not acted on: the state read says what they left)."""
-        return self.pending.get(device) == self.REREAD
+    def restarted(self, devices: tuple[str, ...], since: float) -> None:
+        """The controller started again at ``since`` with a round open: each of ``devices`` (never
+        connected since this start) is read again; until then, what it reports that happened
+        before ``since`` was done while the table was stopped."""
+        self.rereads, self.stopped_until = set(devices), since
+
+    def rereading(self, device: str, at: float) -> str | None:
+        """An event of ``device`` that happened at ``at`` was made while its state is to be read
+        again, after a journal outage or while the controller was stopped (journaled, not acted
+        on: the state read says what such events left): while what, or None when it was not."""
+        if device in self.rereads and at < self.stopped_until:
+            return self.STOPPED
+        return self.JOURNAL if self.pending.get(device) == self.REREAD else None
 
     def up(self, device: str) -> None:
         """The link is up: the device is back once its state is read (only after a link-down)."""
@@ -154,6 +171,8 @@ class DeviceLinks:
         """The device's whole state arrived: it is back unless its link went down again since."""
         if self.pending.get(device) in (self.UNREAD, self.REREAD):
             del self.pending[device]
+        if device not in self.pending:
+            self.rereads.discard(device)
 
     def why_not_back(self) -> str | None:
         """The devices not back, as text, or None when every device is back."""

@@ -27,9 +27,15 @@ class DevicesExpected:
     """The devices this run of the controller talks to (posted at every start, before anything
     else): each counts as never connected until its link comes up and its state is read. One
     whose link reports that it cannot come up holds the table (a round in play, or the next one
-    to open), and "no more bets" is not taken while one has not connected."""
+    to open), and "no more bets" is not taken while one has not connected. ``reread``: the
+    controller started again with a round recovered from its journal: what a device reports
+    before its state is read again that happened before ``since`` (the controller's wall clock
+    when it started) was done while the table was stopped, and is taken as after a journal
+    outage (presses asked again, cards waiting for the supervisor)."""
 
     devices: tuple[str, ...]
+    reread: bool = False
+    since: float = 0.0
 
 
 class EventDecodeError(ValueError):

@@ -66,14 +66,37 @@ class LinkReconciler:
         if t.holds.on:
             t.holds.held_links |= set(DEVICES)
 
-    def rereading(self, device: str) -> bool:
-        """``device``'s events are not acted on until its state is read again (a journal outage)."""
-        return bool(self.device_links.pending) and self.device_links.rereading(device)
+    def restarted(self, since: float) -> None:
+        """The controller started again with a round open (``DevicesExpected`` with ``reread``):
+        a restart is an outage of every device at once, as a journal outage is (:meth:`journal_outage`).
+        While the table was stopped the dealer may have gone on from the last screen: each device
+        is read again, and until then a press it reports that happened before ``since`` (the
+        start) is not acted on (the dealer presses it again); a card waits for the supervisor in
+        dealing order. A round in play holds for the
+        devices (a link hold: it ends by itself once every one is back); a hold recovered from
+        the journal stays as it was."""
+        t = self.table
+        self.device_links.restarted(DEVICES, since)
+        if t.holds.on or t.phase not in t.PLAYING:
+            return
+        t.holds.hold("controller started again: each device's state is read again", HoldKind.LINK)
+        if t.holds.on:
+            t.holds.held_links |= set(DEVICES)
+
+    def rereading(self, device: str, at: float) -> str | None:
+        """An event of ``device`` that happened at ``at`` is not acted on: made while the journal
+        could not be written or while the controller was stopped, before the device's state is
+        read again (returned: while what), or None."""
+        links = self.device_links
+        return links.rereading(device, at) if links.pending or links.rereads else None
 
     def expected(self, e: Any) -> None:
         """A ``DevicesExpected`` (every start): each device counts as never connected until its
-        link is up and its state read."""
+        link is up and its state read; after a restart with a round open each is read again
+        before its reports are acted on (:meth:`restarted`)."""
         self.device_links.expect(tuple(e.devices))
+        if getattr(e, "reread", False):
+            self.restarted(float(getattr(e, "since", 0.0)))
 
     def cannot_connect(self, e: Any) -> None:
         """A ``DeviceFault`` saying a link cannot come up (the port would not open, or the device

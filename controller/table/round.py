@@ -327,9 +327,11 @@ class RoundTable:
         name = type(event).__name__
         if name == "ButtonChanged" and not event.pressed and event.button != "supervisor_key":
             return  # a button let go: nothing changes, the screen stays
-        if name in ("ButtonChanged", "SpotReport") and self.links.rereading(event.device):
-            self.journal_outage_event(name, event)
-            return
+        if name in ("ButtonChanged", "SpotReport"):
+            when = self.links.rereading(event.device, event.at)
+            if when is not None:
+                self.journal_outage_event(name, event, when)
+                return
         if name == "ButtonChanged" and event.pressed:
             self.display.pressed(event.button)
         if name == "SpotReport" and not self.wagers.on_board(event):
@@ -350,18 +352,17 @@ class RoundTable:
                 self.intake.waiting_for_the_deal()
         self.display.show()
 
-    def journal_outage_event(self, name: str, event: Any) -> None:
+    def journal_outage_event(self, name: str, event: Any, when: str) -> None:
         """A press or a spot report from a device whose state is read again after a journal
-        outage: journaled, not acted on. The panel asks for the press again; the bet spots' state
-        read says what is on them."""
+        outage or a restart (``when``: while what): journaled, not acted on. The panel asks for
+        the press again; the bet spots' state read says what is on them."""
         self.display.new_event()
         if name == "SpotReport":
             self.wagers.report_not_acted_on(event.seat, event.spot)
         elif event.button != "supervisor_key":
             self.wagers.press_not_acted_on(event.button)
             self.display.note_until_pressed(  # on the screen until the dealer presses it again
-                event.button,
-                f"{event.button} pressed while the journal could not be written: not acted on, press again",
+                event.button, f"{event.button} pressed {when}: not acted on, press again"
             )
         self.display.show()
 

@@ -130,6 +130,8 @@ class TableRuntime:
         """How many events the controller had handled at the last :meth:`alive`."""
         self.snapshot_file = SnapshotFile(snapshot_path(self.store.path)) if self.store is not None else None
         """Where the latest snapshot is written for ``tablectl status`` (a durable journal only)."""
+        self.wall: Callable[[], float] = time.time
+        """The wall clock the start is stamped with (a simulation sets its own)."""
         self.services: list[Service] = []
         """Things beside the controller that read the journal (e.g. the floor forwarder): each
         ``start()``-ed once the journal is recovered, ``stop()``-ed before it is closed."""
@@ -309,6 +311,7 @@ class TableRuntime:
         for driver in self.drivers.values():
             driver.start()
         self.engine.start()
+        self.heartbeat(True)
         self.notifier.ready(f"table {self.config.name} running")
         self.watchdog.start()
 
@@ -326,7 +329,10 @@ class TableRuntime:
         self.publish()
         # Every device counts as never connected until its link is up and its state read: one that
         # cannot come up holds the table, with why (posted first: a replay sees it where it was).
-        self.engine.post(DevicesExpected(tuple(sorted(self.drivers))))
+        # A round recovered: what the devices did while the table was stopped is taken as after a
+        # journal outage (docs/protocol.md, section 4.8).
+        since = self.wall() if recovered else 0.0
+        self.engine.post(DevicesExpected(tuple(sorted(self.drivers)), reread=recovered, since=since))
         if not recovered:
             # Queued before any device can report: chips already on a spot when the table opens
             # are bets of its first round, never late bets of a table not yet open.
@@ -344,6 +350,12 @@ class TableRuntime:
         for role, (boot_id, last_event_no) in windows.items():
             self.drivers[role].link.set_window(boot_id, last_event_no)
 
+    def heartbeat(self, running: bool) -> None:
+        """Tell every device, in each POLL, whether the table runs (its engine takes events): a
+        device that misses it knows the table has stopped (docs/protocol.md, section 4.8)."""
+        for driver in self.drivers.values():
+            driver.link.running = running
+
     def alive(self) -> bool:
         """Whether the controller thread and every link thread are running and the controller is
         not stuck (it has handled something since the last look, or has nothing to handle)."""
@@ -360,6 +372,7 @@ class TableRuntime:
         """Stop the controller after the events already queued, then the drivers (idempotent)."""
         self.notifier.stopping()
         self.watchdog.stop()
+        self.heartbeat(False)
         self.engine.stop()
         for driver in self.drivers.values():
             driver.close()

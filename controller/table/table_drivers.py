@@ -1,5 +1,6 @@
 """The drivers of a table's devices, made from its config's ``devices:`` section: each on its
-port, with its baud rate and poll interval, acknowledging nothing before it is journaled."""
+port, with its baud rate and poll interval, acknowledging nothing before it is journaled, their
+events taken in the order they happened (:class:`drivers.order.EventOrder`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import replace
 from controller.table_config import TableConfig
 from drivers.base import Driver, EventSink
 from drivers.link import LinkConfig
+from drivers.order import EventOrder
 from drivers.registry import driver_class
 
 __all__ = ["ROLES", "check_roles", "open_drivers"]
@@ -32,8 +34,10 @@ def open_drivers(
 ) -> dict[str, Driver]:
     """A driver for each of ``table``'s devices by role, putting its events on ``events`` (not
     started): ``urls`` overrides device ports, ``link_base`` the links' timing (each device's baud
-    rate and poll interval still its config's). A simulator's ``sim://`` URL is refused."""
+    rate and poll interval still its config's). A simulator's ``sim://`` URL is refused. Every
+    device's events reach ``events`` in the order they happened (docs/protocol.md, section 5.1)."""
     drivers: dict[str, Driver] = {}
+    order = EventOrder(events.put)
     for role, device in table.devices.items():
         url = (urls or {}).get(role, device.url)
         if url.startswith("sim://"):
@@ -43,4 +47,5 @@ def open_drivers(
         config = replace(link_base or LinkConfig(), baudrate=device.baudrate, poll_interval_s=device.poll_interval_s)
         drivers[role] = driver_class(device.driver)(role, url, events, address=device.address, config=config)
         drivers[role].link.ack_when_journaled = True  # nothing acknowledged before it is journaled
+        drivers[role].link.protocol.order = order.feed(role, config.link_down_s)
     return drivers

@@ -73,7 +73,7 @@ class CountingShoe(ShoeSim):
 
     def restart(self) -> None:
         with self.lock:
-            lost = {(b, n) for b, n, _, _ in self.pending}
+            lost = {(b, n) for b, n, *_ in self.pending}
         # lost, unless the controller had it already (received, not yet journaled and acknowledged)
         self.maybe_lost += [(i, c) for b, n, i, c in self.reports if (b, n) in lost]
         self.reports = [r for r in self.reports if (r[0], r[1]) not in lost]
@@ -160,9 +160,13 @@ class World:
         shoe, spots, panel = CountingShoe(), BetSpotSim(address=2), PanelSim(address=3)
         self.shoe, self.spots, self.panel = shoe, spots, panel
         self.sims: dict[str, SimDevice] = {"shoe": shoe, "bet_spots": spots, "panel": panel}
-        for sim in self.sims.values():
+        for role, sim in self.sims.items():
             sim.rng = self.rng
             sim.boot_id = new_boot_id(rng=self.rng)
+            # each device's own clock: the simulated time from a start of its own (the controller
+            # learns each offset from the device's answers), drawn apart from the world's choices
+            start = random.Random(f"clock/{seed}/{role}").uniform(0.0, 1000.0)
+            sim.clock = functools.partial(self._device_clock, role, start)
         # replies mostly whole; a link now and then split, or a byte at a time (slow to simulate)
         # and now and then a request or a reply lost on the line (retries, repeats)
         self.lines = {
@@ -198,6 +202,12 @@ class World:
         """The simulated wall-clock time (seconds since 1970)."""
         return EPOCH + self.timers.now
 
+    def _device_clock(self, role: str, start: float) -> float:
+        """A device's clock: simulated seconds since ``start`` before the simulation began, as its
+        link has run to (each link runs on to the world's time in turn)."""
+        wire = getattr(self, "wires", {}).get(role)
+        return start + (wire.now if wire is not None else self.timers.now)
+
     @property
     def now(self) -> float:
         """Simulated seconds since the start."""
@@ -215,6 +225,7 @@ class World:
         runtime.latest.share_hands = True
         runtime.devices.randbelow = self.rng.randrange
         runtime.observers.append(self._observe)
+        runtime.wall = self.wall
         runtime.snapshot_file = None  # `tablectl status`'s file: not read here, and each write costs a sync
         for role in ROLES:  # the protocol's own timing (the bench configs poll every few ms of real time)
             runtime.drivers[role].link.protocol.config = LINK
@@ -228,6 +239,7 @@ class World:
         self.runtime = runtime
         self.down = set(ROLES)
         runtime.prepare()
+        runtime.heartbeat(True)
         self._drain()
 
     def close(self) -> None:
@@ -389,7 +401,7 @@ class World:
         if hands is not None and hands.round_no == self.runtime.snapshot.round_no:
             rounds.append([{"index": i, "card": c, "to": to} for i, c, to in hands.log])
         with self.shoe.lock:
-            waiting = {(b, n) for b, n, _, _ in self.shoe.pending}
+            waiting = {(b, n) for b, n, *_ in self.shoe.pending}
         made = [(i, c) for b, n, i, c in self.shoe.reports if (b, n) not in waiting]
         lost = Counter(made) - Counter(journaled)
         extra = Counter(journaled) - Counter(made) - Counter(self.shoe.maybe_lost)
