@@ -187,6 +187,20 @@ def test_found_a_misread_card_hold_does_not_say_deal_while_the_shoe_is_down(tmp_
     assert any("wait for the device" in line for line in s.screen), s.screen
 
 
+def test_found_a_press_again_note_does_not_say_deal_while_a_device_is_down() -> None:
+    """Found by `tablectl simulate --game boston5 --seed 77 --rounds 6 --faults ci` (and seeds 32,
+    90: a restart's "pressed while the controller was stopped"): "deal" pressed during a journal
+    outage is not acted on, and its note "deal pressed ...: not acted on, press again" stayed on the
+    screen while the bet spots' link was down (invariant deal_while_down). The note now waits until
+    every device's link is up."""
+    faults = [
+        Fault(0.3, "journal_error", "bet_spots", 1.43, 2),
+        Fault(0.645, "link_down", "bet_spots", 2.72, 3),
+    ]
+    result = run_seed("boston5", 77, (), rounds=6, faults=faults, resettle=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_after_a_crash_the_table_resumes_the_same_round_from_its_journal(game: str) -> None:
     """Crashes at random records, each recovered from the journal: the same round at the same
