@@ -201,6 +201,25 @@ def test_found_a_press_again_note_does_not_say_deal_while_a_device_is_down() -> 
     assert result.ok, f"{result.broken}: {result.detail}"
 
 
+def test_found_a_hold_for_an_unreadable_card_after_the_deal_does_not_say_deal_while_a_device_is_down() -> None:
+    """Found by `tablectl simulate --game pai_gow --seed 123 --rounds 6 --faults ci` (shrunk on the
+    revision that found it; the seed's own faults no longer meet there): a card read as unreadable
+    after the last card of the round holds the table, and the hold's reason said "card N from the
+    shoe dealt beyond the deal, ..." on the screen while the bet spots' link was down (invariant
+    deal_while_down: a word the dealer reads as "deal"). The reason now says "after the round's last
+    card"."""
+    faults = [
+        Fault(0.325, "wrong_press", "shoe", 1.05, 1),
+        Fault(0.881, "panel_outage", "panel", 2.76, 2),
+        Fault(1.021, "link_down", "bet_spots", 2.86, 3),
+        Fault(2.157, "journal_error", "shoe", 1.81, 3),
+        Fault(2.175, "unreadable_card", "bet_spots", 2.51, 3),
+        Fault(2.354, "disk_full", "panel", 1.16, 1),
+    ]
+    result = run_seed("pai_gow", 123, (), rounds=6, faults=faults, resettle=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_after_a_crash_the_table_resumes_the_same_round_from_its_journal(game: str) -> None:
     """Crashes at random records, each recovered from the journal: the same round at the same
