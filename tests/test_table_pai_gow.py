@@ -65,10 +65,34 @@ def test_dice_total_gives_the_starting_position_and_the_deal_order() -> None:
 def test_four_cards_must_remain_or_the_table_holds_for_a_misdeal() -> None:
     t = Table()
     t.to_setting(stub=5)
-    assert t.m.phase is Phase.HOLD and "misdeal: 5 cards remain, not 4" in t.m.holds.reason
+    assert t.m.phase is Phase.HOLD and "misdeal check: 5 cards remain, not 4" in t.m.holds.reason
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("void")
     assert t.m.phase is Phase.BETTING and t.m.rounds[-1].settlement is None
+
+
+def test_a_stub_of_other_than_four_with_every_hand_of_seven_is_not_a_misdeal() -> None:
+    """Digest 3.4 item 5 (31.14): a stub of other than four makes the dealer check the hands; only a
+    hand of more or fewer than seven voids them. Each has seven: the supervisor's clear fault says
+    so and the round goes on to the players' setting, and it settles as `tablectl settle` does."""
+    t = Table()
+    t.to_setting(stub=3)
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith("misdeal check: 3 cards remain, not 4")
+    assert "clear fault when each has seven cards" in t.m.holds.clears()
+    t.press("clear_fault")  # the key off: refused
+    assert t.m.phase is Phase.HOLD
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.press("clear_fault")
+    assert t.m.phase is Phase.SET_HANDS
+    assert any("3 cards remain, not 4; every hand has seven" in text for text in t.m.display.prompts)
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=False))
+    t.press("confirm")  # every player's hands set and face down
+    assert t.m.phase is Phase.SETTING
+    _confirm_through(t)
+    result = t.m.rounds[-1]
+    assert result.record["remaining"] == 3 and result.settlement is not None
+    assert result.settlement.seat(5).wager("pai_gow").result.value != "returned"  # settled, not void
+    assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
 
 
 def test_sets_shown_house_way_first_cycled_confirmed_or_fouled_then_settled() -> None:
