@@ -334,8 +334,10 @@ class PaiGowTable(RoundTable):
                 self.turn_next()
 
     def resumed(self) -> None:
-        if self.phase is P.CHECK_DEAL and self.hands_checked:
-            self.remaining_counted()  # the supervisor found every hand of seven: the round goes on
+        if self.phase is P.CHECK_DEAL and self.remaining is not None:
+            # the supervisor found every hand of seven: the round goes on; a hold for the devices
+            # (a journal outage) took the check's place and ended by itself: the check again
+            self.remaining_counted()
             return
         if self.phase is P.SETTING and not self.options and not self.display.steps_pending():
             self.show_next_set()
