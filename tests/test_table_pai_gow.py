@@ -97,14 +97,14 @@ def test_a_stub_of_other_than_four_with_every_hand_of_seven_is_not_a_misdeal() -
     assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
 
 
-def test_the_hands_check_comes_back_after_a_journal_outage_took_its_place() -> None:
-    """A journal outage during the hands check (the stub not four) makes the hold one for the
-    devices, which ends by itself once each is read: the check is asked again, not forgotten."""
+def test_the_hands_check_stays_across_a_journal_outage() -> None:
+    """A journal outage during the hands check (the stub not four): each device is read again,
+    and the check stays the supervisor's hold (it never ends by itself, nor is it forgotten)."""
     t = Table()
     t.to_setting(stub=3)
     t.m.journal_failed("disk full: 0 bytes free on /")
     t.feed(JournalFault("disk full: 0 bytes free on /", 0, 1))
-    assert t.m.holds.reason.startswith("journal written again")
+    assert t.m.holds.reason.startswith("misdeal check: 3 cards remain, not 4")
     t.feed(PanelState(device="panel", key_on=False, held=()))
     t.feed(ShoeState(device="shoe", status="ok", cards_out=49))
     spots = ((2, "pai_gow", 1000), (2, "bonus", 500), (2, "envy_marker", 1), (5, "pai_gow", 2500))

@@ -59,12 +59,15 @@ class HoldKind(Enum):
     def replaces(self, held: HoldKind) -> bool:
         """Whether a reason of this kind replaces ``held``'s on a table already held: a table
         fault always does (the supervisor decides on it), a fresher word on the journal replaces
-        a journal reason; the shoe's fault replaces a link's or its own (a link is followed apart,
+        a journal reason or one of a hold that ends by itself (events were lost: the supervisor
+        must see it); the shoe's fault replaces a link's or its own (a link is followed apart,
         and the dealer must see the jam); a link or a command never does (their devices are
         followed apart)."""
         if self is HoldKind.SHOE:
             return held in (HoldKind.LINK, HoldKind.SHOE)
-        return self is HoldKind.TABLE or (self is HoldKind.JOURNAL_REFUSED and held.journal)
+        if self is HoldKind.JOURNAL_REFUSED:
+            return held.journal or held.ends_by_itself
+        return self is HoldKind.TABLE
 
     def noted(self, held: HoldKind) -> bool:
         """Whether a reason of this kind is shown as a note on a table already held for ``held``
@@ -83,6 +86,12 @@ class HoldKind(Enum):
     def ends_by_itself(self) -> bool:
         """A hold of this kind ends without anyone: once every device is back, or the shoe reports ok."""
         return self in (HoldKind.LINK, HoldKind.SHOE)
+
+    @property
+    def supervisor_only(self) -> bool:
+        """Only the supervisor clears a hold of this kind (by the way its reason names): it never
+        ends by itself, nor when the journal takes records again."""
+        return not self.ends_by_itself and self is not HoldKind.JOURNAL
 
     @property
     def who(self) -> str:
@@ -219,11 +228,13 @@ class Holds:
         """A ``JournalFault``: the journal takes records again. The outage was one of every device
         at once (:meth:`.links.LinkReconciler.journal_outage`): each is read again, and the hold
         is a link hold until every one is back. With events lost (``e.refused``) the supervisor
-        must see it."""
-        self.table.links.journal_outage()
+        must see it (held for it first: the outage's re-read does not make it a hold that ends by
+        itself)."""
         if e.refused:
             self.hold(f"journal: {e.reason} ({e.refused} events not recorded or acted on)", HoldKind.JOURNAL_REFUSED)
+            self.table.links.journal_outage()
             return
+        self.table.links.journal_outage()
         retaken = getattr(e, "retaken", 0)
         self.table.display.note(f"journal written again: {retaken} events taken again")
         if self.on and self.kind is HoldKind.JOURNAL and self.why_not_clear() is None:

@@ -52,13 +52,19 @@ class LinkReconciler:
         is journaled and not acted on (the dealer presses it again), a bet-spot report waits for
         the state (what is on the spots then counts as placed while betting is open, or as a late
         bet), and a card dealt waits for the supervisor in dealing order. A round in play holds
-        for the devices (a link hold: it ends by itself once every one is back)."""
+        for the devices (a link hold: it ends by itself once every one is back). A hold only the
+        supervisor clears stays that hold (authority never outlives its evidence): the devices
+        are read again all the same, and then it still needs the supervisor's way."""
         t = self.table
         held_from = t.holds.held_from if t.holds.on else t.phase
         self.device_links.journal_outage(DEVICES)
         if held_from not in t.PLAYING:
             return
         reason = "journal written again: each device's state is read again"
+        if t.holds.on and t.holds.kind.supervisor_only:
+            t.holds.held_links |= set(DEVICES)
+            t.display.note(reason)
+            return
         if t.holds.on:
             t.holds.reason, t.holds.kind = reason, HoldKind.LINK
         else:
