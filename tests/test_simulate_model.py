@@ -119,3 +119,26 @@ def test_a_card_read_again_takes_the_place_of_its_misread_in_the_deal_order() ->
         (1, "Ts", "burned: no place in the deal"),
     ]
     assert in_deal_order(held) == [(1, "Jc", "seat 2"), (2, "7c", "seat 2")]
+
+
+def test_the_envy_pass_counts_a_premium_hands_bonus_as_the_marker_is() -> None:
+    """Found by pai gow seeds 78 and 87 (`--rounds 6`, every CI kind): 11.15(d)3 settles, from
+    the dealer's right, each seat with an envy marker or with a bonus wager and a premium hand.
+    The table's procedure names the second a "premium" step; the check took only "envy" steps
+    and said the table had left a seat out (the table was right)."""
+    from hil.reference.games import Expected
+    from hil.simulate.model_check import _compare
+
+    def step(phase: str, seat: int) -> dict[str, Any]:
+        return {"phase": phase, "seat": seat}
+
+    exp = Expected(order=[5, 4], envy_order=[5, 4, 3])
+    turned = [step("pai_gow", 5), step("pai_gow", 4)]
+    side = [step("bonus_insurance", 5), step("bonus_insurance", 4), step("bonus_insurance", 3)]
+    # seat 5: a premium hand with a bonus under the envy minimum; seat 4: a marker; seat 3: both
+    last = [step("premium", 5), step("envy", 4), step("envy", 3), step("premium", 3)]
+    _compare(6, exp, {"seats": {}, "procedure": [*turned, *side, *last]})
+    with pytest.raises(Broken, match=r"the envy pass \(11.15\(d\)3\) settles \[4, 3\], the rules say \[5, 4, 3\]"):
+        _compare(6, exp, {"seats": {}, "procedure": [*turned, *side, *last[1:]]})
+    with pytest.raises(Broken, match="an envy step before every bonus"):
+        _compare(6, exp, {"seats": {}, "procedure": [*turned, side[0], *last, *side[1:]]})

@@ -136,14 +136,19 @@ def _compare(number: int, exp: Expected, settlement: Mapping[str, Any]) -> None:
     order = [int(seat) for phase, seat in steps if seat is not None and phase in ("settle", "pai_gow")]
     if order != exp.order:
         raise Broken("model", f"round {number}: hands settled in the order {order}, the rules say {exp.order}")
-    if exp.envy_order or any(phase == "envy" for phase, _ in steps):
-        envy = [int(seat) for phase, seat in steps if phase == "envy" and seat is not None]
+    last_pass = ("envy", "premium")  # 11.15(d)3: i. an envy marker, ii. a premium hand's bonus wager
+    if exp.envy_order or any(phase in last_pass for phase, _ in steps):
+        envy: list[int] = []
+        for phase, seat in steps:  # a seat with both is settled with once: (d)3i then (d)3ii
+            if phase in last_pass and seat is not None and envy[-1:] != [int(seat)]:
+                envy.append(int(seat))
         if envy != exp.envy_order:
             raise Broken(
                 "model", f"round {number}: the envy pass (11.15(d)3) settles {envy}, the rules say {exp.envy_order}"
             )
         phases = [phase for phase, _ in steps]
-        if "bonus_insurance" in phases and phases.index("envy") < len(phases) - phases[::-1].index("bonus_insurance"):
+        first = min(i for i, phase in enumerate(phases) if phase in last_pass)
+        if "bonus_insurance" in phases and first < len(phases) - phases[::-1].index("bonus_insurance"):
             raise Broken("model", f"round {number}: an envy step before every bonus and insurance wager is settled")
 
 
