@@ -325,3 +325,36 @@ def test_the_last_seat_withdrawing_while_a_card_waits_settles_once_the_card_is_a
     result = t.m.rounds[-1]
     assert result.settlement is not None and result.settlement.seat(1).net == -1500
     assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
+
+
+def test_an_unreadable_card_before_the_deal_is_burned_and_never_entered_as_a_seats() -> None:
+    """Found by the reference model (Boston 5 seed 72 of six rounds, every CI fault kind): an
+    unreadable card out of the shoe while betting was open held as "seat 4 card 1" to enter; a seat
+    joined meanwhile, and the card the supervisor entered made the table raise (IndexError), end
+    the hold and go on betting, the card's place left in the round's record. A card before the deal
+    has no place in it: unreadable, it is burned and the supervisor goes on or voids."""
+    from drivers.panel import ButtonChanged
+    from drivers.shoe import CardUnreadable
+
+    t = Table()
+    for s in (4, 5, 6):
+        t.spot(s, "ante", 500)
+        t.spot(s, "first", 1000)
+    t.feed(CardUnreadable(device="shoe", index=7))
+    assert t.m.phase is Phase.HOLD
+    assert t.m.holds.reason.startswith(
+        "card 7 from the shoe before the round's first card, unreadable: burned unexposed"
+    )
+    assert t.m.holds.clears() == "supervisor key on: clear fault, or void"
+    t.spot(2, "ante", 500)  # a seat joins while held
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.press("next", "confirm")  # no card to enter
+    assert t.m.phase is Phase.HOLD and t.m.machine_error is None
+    t.press("clear_fault")
+    assert t.m.phase is Phase.BETTING and t.m.machine_error is None
+    t.spot(2, "first", 1000)
+    t.press("no_more_bets")
+    t.shoe_index = 7  # the shoe's count goes on from the burned card
+    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h 8s 8d 8c Jh Jd Jc")
+    assert [str(c) for c in t.m.seats[2].cards] == ["As", "Ks", "Qs"]
+    assert t.m.card_log[0]["to"].startswith("burned")

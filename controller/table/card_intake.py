@@ -137,7 +137,9 @@ class CardIntake:
     def unreadable(self, e: Any) -> None:
         """A ``CardUnreadable`` report: the table holds until it is read again or entered. A card
         beyond the deal has no place to enter it in: it is burned, and the table holds for the
-        supervisor (clear fault goes on, void declares a misdeal), as for a readable one."""
+        supervisor (clear fault goes on, void declares a misdeal), as for a readable one. So is
+        one that left the shoe before the deal (betting open): the seats may still change, so it
+        has no place in the deal to enter it in."""
         t = self.table
         if self.beyond_deal(t.dealt + len(self.ledger.waiting)):
             broken = self.count_broken(e.index)
@@ -145,6 +147,15 @@ class CardIntake:
             if broken is None:
                 t.holds.hold(
                     f"card {e.index} from the shoe after the round's last card, unreadable: burned unexposed; "
+                    "supervisor: clear fault goes on, void declares a misdeal"
+                )
+            return
+        if not t.dealt and not self.deal_expected():  # the seats may still change: no place to enter it in
+            broken = self.count_broken(e.index)
+            self.ledger.not_used(e.index, "??", f"{BURNED} (unreadable, dealt when none was expected)")
+            if broken is None:
+                t.holds.hold(
+                    f"card {e.index} from the shoe before the round's first card, unreadable: burned unexposed; "
                     "supervisor: clear fault goes on, void declares a misdeal"
                 )
             return
