@@ -580,3 +580,29 @@ def test_a_journal_outage_at_a_street_takes_bets_from_the_state_and_no_press() -
     t.spot(4, "third", 1000)
     t.press("reveal")
     assert t.m.phase is Phase.FOURTH_STREET
+
+
+def test_cards_waiting_before_a_misread_card_take_their_places_before_it_is_entered() -> None:
+    """Found by the reference model (Mississippi Stud seed 146 of six rounds, every CI fault
+    kind): the first community card waited for the supervisor (its count started over), the next
+    came out unreadable. The supervisor entered the unreadable card first and the table made it
+    community card 1, the waiting card community card 2: at fourth street the table showed the card
+    that came out second. Cards that came out before the misread one are accepted first (confirm),
+    then the misread one is entered in its own place."""
+    from drivers.shoe import CardUnreadable
+
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    t.cards("As Ad Kc Kd")  # the seats' cards
+    t.feed(CardDealt(device="shoe", card="7h", index=1, quality=100))  # the count starts over: it waits
+    t.feed(CardUnreadable(device="shoe", index=6))  # the count jumps: it waits to be entered
+    assert t.m.phase is Phase.HOLD and t.m.ledger.waiting
+    t.key()
+    t.press("next", "confirm")  # the card that came out first takes its place first
+    assert [str(c) for c in t.m.community] == ["7h"]
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith("unreadable card: community card 2 (shoe card 6)")
+    t.press("next", "confirm")  # then the misread one is entered in its own place
+    assert len(t.m.community) == 2 and str(t.m.community[0]) == "7h"
+    t.feed(CardDealt(device="shoe", card="9s", index=7, quality=100))
+    assert t.m.phase is Phase.THIRD_STREET and [str(c) for c in t.m.community][::2] == ["7h", "9s"]

@@ -247,6 +247,7 @@ While cards wait for the supervisor the hold's prompt says `confirm accepts the 
 | a device down and cards dealt meanwhile | the shoe's link alone: its cards are its reports delivered late, placed in order when it is back; any other device: the cards wait for the supervisor (`confirm` / `void`) once every device is back |
 | a card, count or settlement fault over a link or shoe hold | the card's reason replaces the other; the supervisor decides it once every device is back |
 | a shoe card number that jumps, repeats or starts over while held for a misread card | the count's hold replaces it: `confirm` accepts the cards in dealing order, `void` declares a misdeal |
+| a misread card while cards that came out of the shoe before it wait for the supervisor | `confirm` accepts those first, in their places; the table then holds for the misread card, to be read again or entered in its own place |
 | Mississippi Stud: a fold and a communication violation in the same street | fold first: the fold collects the ante and the streets before, the violation the bonus left; violation first: it collects every wager and the fold changes nothing; the rest of the table settles normally |
 | Boston 5: a second wager withdrawn after `deal` and a card dealt before its collection is confirmed | the card waits for the supervisor; the dealer confirms the collection, the supervisor's `confirm` accepts the card, and the prompt names only the seats left |
 | a device down when a round ends | the next round opens held for it |

@@ -27,6 +27,8 @@ class CardIntake:
         self.ledger = table.ledger
         self.misread_index: int | None = None
         """The index of the card to read again or enter (an unreadable or duplicate card)."""
+        self.misread_at = 0
+        """The misread card's entry in the ledger (cards that wait before it came out first)."""
         self.entry: int | None = None
         self.entry_card: Card | None = None
         """The card the supervisor is choosing for the misread one (face down: named by deck number)."""
@@ -69,7 +71,7 @@ class CardIntake:
             # The card is face down: the display names it by its deck number only (docs/dealer-guide.md).
             place = self.table.card_place(self.table.dealt)
             return f"{place}: deck no. {self.entry_card.index + 1}? next / previous, confirm"
-        if self.misread_index is not None:
+        if self.misread_index is not None and not self.waiting_before_misread():
             gone = self.table.links.device_links.why_not_back()
             if gone is not None:  # no card can be read again while a device is not back
                 return f"wait for the device ({gone}); or key: next enters it, void"
@@ -84,6 +86,7 @@ class CardIntake:
         try:
             dealt = card(e.card)
         except CardError:
+            self.misread_at = len(self.ledger.entries)
             self.ledger.not_used(e.index, str(e.card), UNREADABLE)
             self.misread_index = e.index
             t.holds.hold(f"unreadable card report {e.card!r} (index {e.index}): read it again, enter it, or void")
@@ -160,6 +163,7 @@ class CardIntake:
                 )
             return
         broken = self.count_broken(e.index)
+        self.misread_at = len(self.ledger.entries)
         self.ledger.not_used(e.index, "??", UNREADABLE)
         self.misread_index = e.index
         if broken is not None:
@@ -177,6 +181,7 @@ class CardIntake:
         if t.phase is t.common.no_more_bets:
             t.deal_started()
         elif dealt in t.cards_seen():
+            self.misread_at = len(self.ledger.entries)
             self.ledger.not_used(index, str(dealt), DUPLICATE)
             self.misread_index = index
             t.holds.hold(
@@ -225,7 +230,13 @@ class CardIntake:
     # --- the supervisor's actions and their conditions ----------------------------------------
 
     def card_to_enter(self) -> bool:
-        return self.misread_index is not None
+        """A misread card to enter now (cards that wait before it are accepted first)."""
+        return self.misread_index is not None and not self.waiting_before_misread()
+
+    def waiting_before_misread(self) -> bool:
+        """A misread card waits, and cards that came out of the shoe before it wait for the
+        supervisor: they are placed first (confirm accepts them), then it is entered in its place."""
+        return self.misread_index is not None and self.ledger.waiting_before(self.misread_at)
 
     def cards_waiting(self) -> bool:
         return bool(self.ledger.waiting)
@@ -236,12 +247,16 @@ class CardIntake:
 
     def why_not_accept(self) -> str | None:
         """Why the waiting cards cannot be placed now: a misread card before them comes first."""
-        if self.misread_index is not None:
+        if self.misread_index is not None and not self.waiting_before_misread():
             return f"card {self.misread_index} must be read again or entered first"
         return self.table.links.why_not_resume()
 
     def accept_read_again(self, button: str, record: Record, dealt: Card, index: int) -> None:
-        """Supervisor action: the misread card read again by the shoe."""
+        """Supervisor action: the misread card read again by the shoe (not while cards that came
+        out before it wait: they take their places first)."""
+        if self.waiting_before_misread():
+            self.table.display.note(f"shoe card {index} read again: accept the cards dealt before it first")
+            return
         if dealt in self.table.cards_seen():
             self.table.display.note(f"shoe card {index} read again as a card already dealt: not accepted")
             return
@@ -272,10 +287,16 @@ class CardIntake:
     def accept_waiting_cards(self, button: str, record: Record) -> None:
         """Supervisor action: the cards that left the shoe while held go to their places in the
         dealing order (a card with no place in the deal is burned)."""
-        cards = self.ledger.take_waiting()
+        t = self.table
+        misread = self.misread_index is not None
+        cards = self.ledger.take_waiting(self.misread_at if misread else None)
         record(f"shoe cards {', '.join(str(i) for i, _ in cards)} dealt while held, accepted in dealing order")
-        self.table.holds.release()
+        t.holds.release()
         self.place_waiting(cards)
+        if misread and t.phase is not t.common.hold:  # the misread card that came out after them
+            t.holds.hold(
+                f"unreadable card: {t.card_place(t.dealt)} (shoe card {self.misread_index}): read it again, or void"
+            )
 
     def declare_misdeal(self, button: str, record: Record) -> None:
         """Supervisor action: the cards dealt while held make a misdeal: the round is void."""

@@ -76,12 +76,20 @@ class CardLedger:
         self._waiting_at.append(self._add(index, str(dealt), f"{WAITING} ({why})"))
         self.waiting.append((index, dealt))
 
-    def take_waiting(self) -> list[tuple[int, Card]]:
-        """The waiting cards, in dealt order, for the supervisor to place: their entries are
-        replaced in place by where they go (the ``placed`` or ``wait`` calls that follow)."""
-        self._replacing = {index: position for (index, _), position in zip(self.waiting, self._waiting_at, strict=True)}
-        cards, self.waiting, self._waiting_at = self.waiting, [], []
-        return cards
+    def waiting_before(self, position: int) -> bool:
+        """Whether a card that waits came out of the shoe before the entry at ``position``."""
+        return any(at < position for at in self._waiting_at)
+
+    def take_waiting(self, before: int | None = None) -> list[tuple[int, Card]]:
+        """The waiting cards (those before the entry at ``before``, when given), in dealt order,
+        for the supervisor to place: their entries are replaced in place by where they go (the
+        ``placed`` or ``wait`` calls that follow); the others go on waiting."""
+        pairs = list(zip(self.waiting, self._waiting_at, strict=True))
+        taken = [(c, at) for c, at in pairs if before is None or at < before]
+        kept = [(c, at) for c, at in pairs if before is not None and at >= before]
+        self._replacing = {index: position for (index, _), position in taken}
+        self.waiting, self._waiting_at = [c for c, _ in kept], [at for _, at in kept]
+        return [c for c, _ in taken]
 
     def settle_waiting(self, to: str) -> list[tuple[int, Card]]:
         """Every waiting card goes ``to`` (a misdeal, burned); returns them."""
