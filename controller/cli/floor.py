@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from controller.cli.args import description
+from controller.cli.args import description, positive_int
 from controller.logs import add_log_arguments
 
 __all__ = ["register", "forwarder_for", "secret_in_url"]
@@ -232,6 +232,13 @@ def _ingest_options(p: argparse.ArgumentParser, auth: bool = True) -> None:
     )
     p.add_argument("--metrics-addr", default="127.0.0.1", help="address for --metrics-port (default 127.0.0.1)")
     p.add_argument(
+        "--max-reject-rows",
+        type=positive_int(10**9),
+        default=10_000,
+        help="rejected messages kept per table in ingest_reject (default 10000); past that they are only counted "
+        "(ingest_reject_tally), so one table's flood cannot fill the store",
+    )
+    p.add_argument(
         "--require-registration",
         action="store_true",
         help="store only tables registered beforehand by tablectl floor add-table --db (default: off, a table's "
@@ -361,6 +368,7 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any
         journal_keys=_journal_keys(getattr(args, "journal_keys", None)),
         require_registration=getattr(args, "require_registration", False),
         require_signed=getattr(args, "require_signed", False),
+        max_reject_rows=getattr(args, "max_reject_rows", 10_000),
     )
 
 
