@@ -8,6 +8,7 @@ against the evidence; each still does its own job."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -140,3 +141,56 @@ def test_the_owner_alone_removes_a_stored_record(stocked_db: Any) -> None:
     with psycopg.connect(stocked_db.owner) as conn:
         conn.execute("DELETE FROM card")
         conn.rollback()
+
+
+def test_a_database_the_owner_migrated_is_handed_to_the_migrator(floor_site: Any) -> None:
+    """A floor database made before these roles (migrated by the owner, no guard): the
+    superuser's set-up (``floor serve`` at every start) moves its schema to the migrator and
+    guards it; the migrator then migrates on and still cannot rewrite a stored round."""
+    from psycopg import sql
+
+    from controller.floor.migrate import migrations
+
+    postgres = floor_site.postgres
+    name = f"floor_old_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(postgres.url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {} OWNER floor_owner").format(sql.Identifier(name)))
+        for role in ("floor_ingest", "floor_reader", "floor_migrator", "floor_registrar"):
+            conn.execute(
+                sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(name), sql.Identifier(role))
+            )
+    db = postgres.database(name)
+    before = [m for m in migrations() if m.version < 14]
+    with psycopg.connect(db.owner, autocommit=True) as conn:  # what an older tablectl did, as the owner
+        conn.execute(
+            "CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, "
+            "applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        for m in before:
+            with conn.transaction():
+                conn.execute(m.sql.encode())
+                conn.execute("INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", (m.version, m.name))
+        conn.execute(test_floor_roles.WRITES[0])  # a stored round and record to try to rewrite
+        conn.execute(
+            "INSERT INTO floor_record (table_id, seq, prev, hash, mac, verified, body_sha256, class) "
+            "VALUES ('x', 99, 'p', 'h', 'm', true, 's', 'round')"
+        )
+    postgres.guard(name)
+    postgres.guard(name)  # idempotent
+    assert [m.version for m in migrate(db.migrator)] == [m.version for m in migrations() if m.version >= 14]
+    with psycopg.connect(db.reader) as conn:
+        owners = conn.execute(
+            "SELECT DISTINCT pg_get_userbyid(relowner) FROM pg_class WHERE relnamespace = 'public'::regnamespace"
+        ).fetchall()
+    assert owners == [("floor_migrator",)]
+    rewrites = (
+        "UPDATE round SET win = win + 100",
+        "DELETE FROM round",
+        "UPDATE floor_record SET hash = repeat('f', 64)",
+        "DELETE FROM floor_record",
+        "TRUNCATE card",
+        "TRUNCATE journal_event",
+    )
+    for url in (db.migrator, db.registrar):
+        assert refused(url, rewrites) == []
+        assert refused(url, GUARD_OFF) == []

@@ -154,6 +154,9 @@ BEGIN
     FOR r IN SELECT c.relname, c.relkind FROM pg_class c
              WHERE c.relnamespace = 'public'::regnamespace AND c.relowner = 'floor_owner'::regrole
                AND c.relkind IN ('r', 'p', 'v', 'S')
+               -- a table's own sequences (serial columns) move with it
+               AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+                               AND d.deptype IN ('a', 'i') AND d.refclassid = 'pg_class'::regclass)
     LOOP
         EXECUTE format('ALTER %s public.%I OWNER TO floor_migrator',
                        CASE r.relkind WHEN 'v' THEN 'VIEW' WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, r.relname);
