@@ -82,6 +82,10 @@ class Reject:
     table: str | None = None
 
 
+MAX_REJECT_ROWS = 10_000
+"""Rejected messages kept per table by default (:attr:`ChainPolicy.max_reject_rows`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ChainPolicy:
     """The rules a deployment chooses."""
@@ -100,7 +104,7 @@ class ChainPolicy:
     """Records of tables the floor does not know that may wait, all together (past that: quarantined)."""
     max_ahead: int = 1_000_000
     prefix: str = "floor"
-    max_reject_rows: int = 10_000
+    max_reject_rows: int = MAX_REJECT_ROWS
     """Rejected messages kept in ``ingest_reject`` per table (the subject's; messages naming none
     count as one more): past that a reject is only counted (``ingest_reject_tally.dropped``), so
     one table's flood of bad messages cannot fill the store (docs/floor.md, "One table, one feed")."""
@@ -534,7 +538,7 @@ async def _meters(cur: psycopg.AsyncCursor[Any], table: str, seq: int) -> tuple[
     return tuple(sorted((str(s), str(n), int(v)) for s, n, v in await cur.fetchall()))
 
 
-async def _write(cur: psycopg.AsyncCursor[Any], w: _Writes, max_reject_rows: int) -> int:
+async def _write(cur: psycopg.AsyncCursor[Any], w: _Writes, max_reject_rows: int = MAX_REJECT_ROWS) -> int:
     """Write what the batch decided; the number of rejects counted but not kept."""
     for name, (target, cols) in _COPIED.items():
         rows: list[tuple[Any, ...]] = (
