@@ -1,0 +1,189 @@
+"""What an idle table costs: CPU and wake-ups of ``tablectl bench --manual`` with no round in play.
+
+Run ``python benchmarks/bench_idle.py [--seconds N] [--settle S] [--source DIR]``. For each way of
+running (``bench --manual --view-socket PATH``, and ``bench --manual --web 127.0.0.1:PORT`` with
+the view's own process) it starts the bench table (the simulated devices on ptys in the bench's process, the
+real controller on them), lets it settle ``S`` seconds (default 5: the links up, the table open),
+then measures ``N`` seconds (default 20) of doing nothing:
+
+- the CPU time (user + system) of the controller's process, and of its whole process tree (the
+  web view's process too), as a percentage of one core, beside the target of 1%;
+- the context switches of all their threads (``voluntary_ctxt_switches`` and
+  ``nonvoluntary_ctxt_switches`` in ``/proc/PID/task/TID/status``) per second: each voluntary
+  one is a thread going to sleep, so this is how often threads wake;
+- the busiest thread's switches per second.
+
+Without ``--web`` the table offers its view on ``--view-socket`` (as under ``tablectl web serve``,
+the views' own unit) and nothing connects: the controller alone.
+
+``--source DIR`` runs the ``controller`` of another checkout (its ``PYTHONPATH``), to set the
+figures before a change beside those after it in one run.
+
+Linux only (``/proc``). Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET_PERCENT = 1.0
+"""An idle table uses at most 1% of one core (issue 45, item 7)."""
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """What the processes had used at one moment."""
+
+    at: float
+    controller_cpu_s: float
+    tree_cpu_s: float
+    switches: int
+    per_thread: dict[tuple[int, int], int]
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (every thread, living or gone)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime (fields 14 and 15)
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def _tree(pid: int) -> list[int]:
+    """``pid`` and every process under it."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            todo += _children(p)
+        except OSError:
+            continue
+    return out
+
+
+def _switches(pid: int) -> dict[tuple[int, int], int]:
+    """Context switches (voluntary + not) of each thread of ``pid``, by (pid, tid)."""
+    out: dict[tuple[int, int], int] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            lines = (task / "status").read_text().splitlines()
+        except OSError:
+            continue
+        total = sum(int(line.split()[1]) for line in lines if line.split(":")[0].endswith("ctxt_switches"))
+        out[(pid, int(task.name))] = total
+    return out
+
+
+def _sample(pid: int) -> Sample:
+    tree = _tree(pid)
+    per_thread: dict[tuple[int, int], int] = {}
+    cpu = 0.0
+    for p in tree:
+        try:
+            cpu += _cpu_s(p)
+            per_thread.update(_switches(p))
+        except OSError:
+            continue
+    return Sample(time.monotonic(), _cpu_s(pid), cpu, sum(per_thread.values()), per_thread)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def measure(web: bool, seconds: float, settle: float, source: Path | None) -> dict[str, float]:
+    """Start an idle ``bench --manual`` table (``web``: with its view), measure ``seconds``."""
+    env = dict(os.environ)
+    if source is not None:
+        env["PYTHONPATH"] = str(source)
+    with tempfile.TemporaryDirectory(prefix="bench-idle-") as tmp:
+        argv = [sys.executable, "-m", "controller", "bench", "--manual", "--quiet", "--rounds", "1"]
+        argv += ["--journal", str(Path(tmp) / "idle.db")]
+        if web:
+            argv += ["--web", f"127.0.0.1:{_free_port()}"]
+        else:  # --manual needs something to drive it: the view's socket, with no web process on it
+            argv += ["--view-socket", str(Path(tmp) / "view.sock")]
+        proc = subprocess.Popen(
+            argv,
+            cwd=source or ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            time.sleep(settle)  # the links come up, the table opens (a benchmark may sleep)
+            if proc.poll() is not None:
+                raise SystemExit(f"bench_idle: the bench exited early ({proc.returncode}): {' '.join(argv)}")
+            first = _sample(proc.pid)
+            time.sleep(seconds)
+            last = _sample(proc.pid)
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    span = last.at - first.at
+    busiest = max(
+        (n - first.per_thread.get(key, 0) for key, n in last.per_thread.items()),
+        default=0,
+    )
+    return {
+        "controller": 100 * (last.controller_cpu_s - first.controller_cpu_s) / span,
+        "tree": 100 * (last.tree_cpu_s - first.tree_cpu_s) / span,
+        "switches": (last.switches - first.switches) / span,
+        "busiest": busiest / span,
+        "threads": len(last.per_thread),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--seconds", type=float, default=20.0, help="seconds measured (default 20)")
+    parser.add_argument("--settle", type=float, default=5.0, help="seconds to let the table open first (default 5)")
+    parser.add_argument("--source", type=Path, help="run the controller of this checkout instead")
+    args = parser.parse_args()
+    print(f"idle `tablectl bench --manual`, {args.seconds:g} s measured after {args.settle:g} s to settle")
+    print()
+    print(
+        "| table | controller, % of a core | process tree, % of a core | target | switches/s (all threads) | busiest thread, switches/s | threads |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for web in (False, True):
+        r = measure(web, args.seconds, args.settle, args.source)
+        name = "bench --manual --web" if web else "bench --manual --view-socket"
+        verdict = "met" if r["tree"] <= TARGET_PERCENT else "NOT met"
+        print(
+            f"| {name} | {r['controller']:.2f}% | {r['tree']:.2f}% | <= {TARGET_PERCENT:g}% ({verdict}) "
+            f"| {r['switches']:.0f} | {r['busiest']:.0f} | {r['threads']:.0f} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
