@@ -114,40 +114,79 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def measure(web: bool, seconds: float, settle: float, source: Path | None) -> dict[str, float]:
-    """Start an idle ``bench --manual`` table (``web``: with its view), measure ``seconds``."""
+def _table_config(folder: Path, urls: dict[str, str], source: Path) -> Path:
+    """config/mississippi_stud.yaml (50 ms polls, as shipped) with its devices on ``urls`` and its
+    journal in ``folder``."""
+    text = (source / "config" / "mississippi_stud.yaml").read_text()
+    head = text[: text.index("devices:")]
+    devices = "devices:\n" + "".join(
+        f"  {role}: {{driver: {role}, url: {url}, poll_interval_s: 0.05, address: {n}}}\n"
+        for n, (role, url) in enumerate(urls.items(), 1)
+    )
+    path = folder / "table.yaml"
+    journal = f"journal: {{path: {folder / 'table.db'}}}\n"
+    path.write_text(head + f"paytables_dir: {source / 'config' / 'paytables'}\n" + devices + journal)
+    return path
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def measure(mode: str, seconds: float, settle: float, source: Path | None) -> dict[str, float]:
+    """Start an idle table (``mode``: ``bench``, ``bench-web`` or ``run``), measure ``seconds``."""
     env = dict(os.environ)
     if source is not None:
         env["PYTHONPATH"] = str(source)
+    where = source or ROOT
+    sims: list[subprocess.Popen[bytes]] = []
     with tempfile.TemporaryDirectory(prefix="bench-idle-") as tmp:
-        argv = [sys.executable, "-m", "controller", "bench", "--manual", "--quiet", "--rounds", "1"]
-        argv += ["--journal", str(Path(tmp) / "idle.db")]
-        if web:
-            argv += ["--web", f"127.0.0.1:{_free_port()}"]
-        else:  # --manual needs something to drive it: the view's socket, with no web process on it
-            argv += ["--view-socket", str(Path(tmp) / "view.sock")]
+        folder = Path(tmp)
+        argv = [sys.executable, "-m", "controller"]
+        if mode == "run":  # the simulators in processes of their own, as devices are boxes of their own
+            urls: dict[str, str] = {}
+            for role in ("shoe", "bet_spots", "panel"):
+                link = folder / f"tty-{role}"
+                sims.append(
+                    subprocess.Popen(
+                        [sys.executable, "-m", "hil.sim", role, "--link", str(link)],
+                        cwd=where,
+                        env=env,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL,
+                    )
+                )
+                assert sims[-1].stdout is not None
+                sims[-1].stdout.readline()  # serving
+                urls[role] = str(link)
+            argv += ["run", "--config", str(_table_config(folder, urls, where)), "--allow-unapproved"]
+        else:
+            argv += ["bench", "--manual", "--quiet", "--rounds", "1", "--journal", str(folder / "idle.db")]
+            if mode == "bench-web":
+                argv += ["--web", f"127.0.0.1:{_free_port()}"]
+            else:  # --manual needs something to drive it: the view's socket, with no web process on it
+                argv += ["--view-socket", str(folder / "view.sock")]
         proc = subprocess.Popen(
-            argv,
-            cwd=source or ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
+            argv, cwd=where, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )
         try:
             time.sleep(settle)  # the links come up, the table opens (a benchmark may sleep)
             if proc.poll() is not None:
-                raise SystemExit(f"bench_idle: the bench exited early ({proc.returncode}): {' '.join(argv)}")
+                raise SystemExit(f"bench_idle: the table exited early ({proc.returncode}): {' '.join(argv)}")
             first = _sample(proc.pid)
+            sims_first = sum(_cpu_s(s.pid) for s in sims)
             time.sleep(seconds)
             last = _sample(proc.pid)
+            sims_last = sum(_cpu_s(s.pid) for s in sims)
         finally:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            _stop(proc)
+            for sim in sims:
+                _stop(sim)
     span = last.at - first.at
     busiest = max(
         (n - first.per_thread.get(key, 0) for key, n in last.per_thread.items()),
@@ -156,10 +195,18 @@ def measure(web: bool, seconds: float, settle: float, source: Path | None) -> di
     return {
         "controller": 100 * (last.controller_cpu_s - first.controller_cpu_s) / span,
         "tree": 100 * (last.tree_cpu_s - first.tree_cpu_s) / span,
+        "sims": 100 * (sims_last - sims_first) / span,
         "switches": (last.switches - first.switches) / span,
         "busiest": busiest / span,
         "threads": len(last.per_thread),
     }
+
+
+MODES = {
+    "run": "`tablectl run` (shipped config, 50 ms polls; simulators in processes of their own)",
+    "bench": "`tablectl bench --manual --view-socket` (simulators in the process)",
+    "bench-web": "`tablectl bench --manual --web` (simulators in the process, the view's process)",
+}
 
 
 def main() -> int:
@@ -171,15 +218,16 @@ def main() -> int:
     print(f"idle `tablectl bench --manual`, {args.seconds:g} s measured after {args.settle:g} s to settle")
     print()
     print(
-        "| table | controller, % of a core | process tree, % of a core | target | switches/s (all threads) | busiest thread, switches/s | threads |"
+        "| table | controller process, % of a core | its process tree | target | simulators' processes "
+        "| switches/s (all threads) | busiest thread, switches/s | threads |"
     )
-    print("|---|---|---|---|---|---|---|")
-    for web in (False, True):
-        r = measure(web, args.seconds, args.settle, args.source)
-        name = "bench --manual --web" if web else "bench --manual --view-socket"
+    print("|---|---|---|---|---|---|---|---|")
+    for mode, name in MODES.items():
+        r = measure(mode, args.seconds, args.settle, args.source)
         verdict = "met" if r["tree"] <= TARGET_PERCENT else "NOT met"
+        sims = f"{r['sims']:.2f}%" if mode == "run" else "(in the process)"
         print(
-            f"| {name} | {r['controller']:.2f}% | {r['tree']:.2f}% | <= {TARGET_PERCENT:g}% ({verdict}) "
+            f"| {name} | {r['controller']:.2f}% | {r['tree']:.2f}% | <= {TARGET_PERCENT:g}% ({verdict}) | {sims} "
             f"| {r['switches']:.0f} | {r['busiest']:.0f} | {r['threads']:.0f} |"
         )
     return 0
