@@ -1,23 +1,26 @@
-"""What an idle table costs: CPU and wake-ups of ``tablectl bench --manual`` with no round in play.
+"""What an idle table costs: CPU and wake-ups of a table with no round in play.
 
-Run ``python benchmarks/bench_idle.py [--seconds N] [--settle S] [--source DIR]``. For each way of
-running (``bench --manual --view-socket PATH``, and ``bench --manual --web 127.0.0.1:PORT`` with
-the view's own process) it starts the bench table (the simulated devices on ptys in the bench's process, the
-real controller on them), lets it settle ``S`` seconds (default 5: the links up, the table open),
-then measures ``N`` seconds (default 20) of doing nothing:
+Run ``python benchmarks/bench_idle.py [--seconds N] [--settle S] [--source DIR]``. It starts, one
+after the other, three idle tables, lets each settle ``S`` seconds (default 5: the links up, the
+table open), then measures ``N`` seconds (default 20) of doing nothing:
 
-- the CPU time (user + system) of the controller's process, and of its whole process tree (the
-  web view's process too), as a percentage of one core, beside the target of 1%;
-- the context switches of all their threads (``voluntary_ctxt_switches`` and
-  ``nonvoluntary_ctxt_switches`` in ``/proc/PID/task/TID/status``) per second: each voluntary
-  one is a thread going to sleep, so this is how often threads wake;
-- the busiest thread's switches per second.
+- ``tablectl run`` with the shipped config/mississippi_stud.yaml (its devices polled every 50 ms,
+  as docs/protocol.md says) on three simulators, each in a process of its own
+  (``python -m hil.sim KIND --link PATH``), as a real table's devices are boxes of their own: the
+  controller's process alone is what the table's computer spends;
+- ``tablectl bench --manual --view-socket PATH``: the bench's simulators are threads of the
+  controller's process (nothing connects to the view's socket);
+- ``tablectl bench --manual --web 127.0.0.1:PORT``: the same with the view's own process.
 
-Without ``--web`` the table offers its view on ``--view-socket`` (as under ``tablectl web serve``,
-the views' own unit) and nothing connects: the controller alone.
+For each: the CPU time (user + system) of the controller's process, and of its whole process tree
+(the web view's process too), as a percentage of one core, beside the target of 1%; the
+simulators' processes apart (``run``); the context switches of all the tree's threads
+(``voluntary_ctxt_switches`` + ``nonvoluntary_ctxt_switches`` in ``/proc/PID/task/TID/status``)
+per second, each voluntary one a thread going to sleep, so about how often threads wake; and the
+busiest thread's.
 
 ``--source DIR`` runs the ``controller`` of another checkout (its ``PYTHONPATH``), to set the
-figures before a change beside those after it in one run.
+figures before a change beside those after it.
 
 Linux only (``/proc``). Prints figures; asserts nothing.
 """
@@ -215,7 +218,7 @@ def main() -> int:
     parser.add_argument("--settle", type=float, default=5.0, help="seconds to let the table open first (default 5)")
     parser.add_argument("--source", type=Path, help="run the controller of this checkout instead")
     args = parser.parse_args()
-    print(f"idle `tablectl bench --manual`, {args.seconds:g} s measured after {args.settle:g} s to settle")
+    print(f"idle tables, {args.seconds:g} s measured after {args.settle:g} s to settle")
     print()
     print(
         "| table | controller process, % of a core | its process tree | target | simulators' processes "
