@@ -240,13 +240,12 @@ MUTANTS: tuple[Mutant, ...] = (
         PG,
     ),
     Mutant(
-        "round_settled_twice",
-        "controller/table/settlement_walk.py",
-        '        t.display.shown(f"round {t.round_no} complete")\n',
-        '        t.display.shown(f"round {t.round_no} complete")\n'
-        "        if t.on_round:\n"
-        "            t.on_round(result)\n",
-        "a completed round handed on (journaled, metered) twice",
+        "b5_bonus_paid_twice",
+        "controller/table/boston5.py",
+        "done = {step.text for step in self.bonus_steps}",
+        "done: set[str] = set()",
+        "double settlement: Boston 5's bonus, settled right after the exposure, asked again at the settlement",
+        B5,
     ),
     Mutant(
         "fold_collected_twice",
