@@ -195,6 +195,8 @@ class World:
         self.last_move = 0.0
         self._last_where: tuple[int, str] = (0, "")
         self._held: tuple[int, str | None] | None = None
+        self._asked: dict[int, set[str]] = {}
+        """Each round's steps the dealer was asked to settle before its settlement (Boston 5's bonus)."""
         """The round and step the table held from, while it holds."""
         self.watch = LogWatch()
         self.seen = VisibilityWatch(table.path)
@@ -304,7 +306,9 @@ class World:
         self.watch.hidden = hidden | self.seen.hidden
         if "deal_while_down" not in self.tolerate:
             check_deal_prompt(s, self.down)
-        check_settled_once(s)
+        if s.step == "bonus_settlement":
+            self._asked.setdefault(s.round_no, set()).add(s.asked)
+        check_settled_once(s, self._asked.get(s.round_no, ()))
         self._check_resume(s)
         if self.watch.broken is not None:
             self.broken = self.watch.broken
