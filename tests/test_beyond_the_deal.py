@@ -178,7 +178,7 @@ def test_an_unreadable_card_beyond_the_deal_cannot_be_entered_as_a_card() -> Non
     t = Table("mississippi_stud")
     mississippi(0)(t)
     t.unreadable()
-    assert t.m.holds.reason.startswith("card 8 from the shoe dealt beyond the deal, unreadable: burned")
+    assert t.m.holds.reason.startswith("card 8 from the shoe after the round's last card, unreadable: burned")
     t.key()
     t.press("next", "confirm")
     assert t.phase == "hold" and len(t.m.community) == 3

@@ -156,8 +156,8 @@ def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
 
 def test_a_misdeal_when_four_cards_do_not_remain(t: HilTable) -> None:
     to_setting(t, {2: {"pai_gow": 1000}}, size=52)  # a card short: three remain
-    assert t.step == "hold" and t.hold_reason.startswith("misdeal: 3 cards remain, not 4")
-    assert t.screen()[0].startswith("R1 HOLD") and "why: misdeal" in t.screen_text()
+    assert t.step == "hold" and t.hold_reason.startswith("misdeal check: 3 cards remain, not 4")
+    assert t.screen()[0].startswith("R1 HOLD") and "why: misdeal check" in t.screen_text()
     t.key()
     t.press("void")
     assert t.results[-1].settlement is None and "void: seat 2: return pai_gow 10.00" in t.texts

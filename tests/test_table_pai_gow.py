@@ -12,11 +12,13 @@ from table_helpers import FedTable
 from controller.cards import deck
 from controller.games import settle_record
 from controller.games.pai_gow_deal import DEALER, deal
+from controller.table.engine import JournalFault
 from controller.table.pai_gow import PaiGowTable, Phase
 from controller.table_config import config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
+from drivers.state import PanelState, ShoeState, SpotsState
 
 TABLE = load_table(config_dir() / "bench" / "pai_gow.yaml")
 SHOE = list(deck(joker=True))
@@ -65,10 +67,49 @@ def test_dice_total_gives_the_starting_position_and_the_deal_order() -> None:
 def test_four_cards_must_remain_or_the_table_holds_for_a_misdeal() -> None:
     t = Table()
     t.to_setting(stub=5)
-    assert t.m.phase is Phase.HOLD and "misdeal: 5 cards remain, not 4" in t.m.holds.reason
+    assert t.m.phase is Phase.HOLD and "misdeal check: 5 cards remain, not 4" in t.m.holds.reason
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("void")
     assert t.m.phase is Phase.BETTING and t.m.rounds[-1].settlement is None
+
+
+def test_a_stub_of_other_than_four_with_every_hand_of_seven_is_not_a_misdeal() -> None:
+    """Digest 3.4 item 5 (31.14): a stub of other than four makes the dealer check the hands; only a
+    hand of more or fewer than seven voids them. Each has seven: the supervisor's clear fault says
+    so and the round goes on to the players' setting, and it settles as `tablectl settle` does."""
+    t = Table()
+    t.to_setting(stub=3)
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith("misdeal check: 3 cards remain, not 4")
+    assert "clear fault when each has seven cards" in t.m.holds.clears()
+    t.press("clear_fault")  # the key off: refused
+    assert t.m.phase is Phase.HOLD
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.press("clear_fault")
+    assert t.m.phase is Phase.SET_HANDS
+    assert any("3 cards remain, not 4; every hand has seven" in text for text in t.m.display.prompts)
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=False))
+    t.press("confirm")  # every player's hands set and face down
+    assert t.m.phase is Phase.SETTING
+    _confirm_through(t)
+    result = t.m.rounds[-1]
+    assert result.record["remaining"] == 3 and result.settlement is not None
+    assert result.settlement.seat(5).wager("pai_gow").result.value != "returned"  # settled, not void
+    assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
+
+
+def test_the_hands_check_comes_back_after_a_journal_outage_took_its_place() -> None:
+    """A journal outage during the hands check (the stub not four) makes the hold one for the
+    devices, which ends by itself once each is read: the check is asked again, not forgotten."""
+    t = Table()
+    t.to_setting(stub=3)
+    t.m.journal_failed("disk full: 0 bytes free on /")
+    t.feed(JournalFault("disk full: 0 bytes free on /", 0, 1))
+    assert t.m.holds.reason.startswith("journal written again")
+    t.feed(PanelState(device="panel", key_on=False, held=()))
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=49))
+    spots = ((2, "pai_gow", 1000), (2, "bonus", 500), (2, "envy_marker", 1), (5, "pai_gow", 2500))
+    t.feed(SpotsState(device="bet_spots", spots=spots))
+    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith("misdeal check: 3 cards remain, not 4")
 
 
 def test_sets_shown_house_way_first_cycled_confirmed_or_fouled_then_settled() -> None:

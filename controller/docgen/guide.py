@@ -224,9 +224,9 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 | `unreadable card: <position>` | the shoe reads the card again (with the key on), or the supervisor enters it, or voids |
 | `duplicate card: <position>` | as for an unreadable card |
 | `card N from the shoe dealt when none was expected` | supervisor: `confirm` places it in the dealing order (burned if it has no place), `void` is a misdeal (`clear_fault` is refused while it waits) |
-| `card N from the shoe dealt beyond the deal, unreadable: burned unexposed; ...` | a card after the deal is complete is no one's card (the stub's cards go to the discard rack unexposed: Boston 5 24.8(d)): it is burned and never entered; supervisor: `clear_fault` goes on, `void` is a misdeal |
+| `card N from the shoe after the round's last card, unreadable: burned unexposed; ...` | a card after the deal is complete is no one's card (the stub's cards go to the discard rack unexposed: Boston 5 24.8(d)): it is burned and never entered; supervisor: `clear_fault` goes on, `void` is a misdeal |
 | `stub count N, expected M` | supervisor: `clear_fault`, then the dealer recounts and presses `confirm` |
-| `misdeal: N cards remain, not 4` (pai gow) | supervisor: `void` |
+| `misdeal check: N cards remain, not 4: does every hand have seven?` (pai gow) | the dealer counts each hand (31.14): supervisor: `clear_fault` when every hand has seven cards (the round goes on: not a misdeal), `void` when one has more or fewer (a misdeal) |
 | `journal: disk full: N bytes free on FILESYSTEM` (or another reason the journal cannot be written) | the table's disk needs room (operations); a card dealt, bet placed or button pressed meanwhile is kept by its device and sent again once there is room; then `journal written again: each device's state is read again` ends by itself once every device is read (cards dealt meanwhile then wait for the supervisor); or supervisor: `void` |
 | `journal: ... (N events not recorded or acted on)` | supervisor: `clear_fault`, or `void` |
 | `shoe card numbers jump from N to M: ...` | supervisor: `confirm` accepts the card, `void` declares a misdeal |

@@ -422,7 +422,7 @@ def _meters(data: Mapping[str, Any]) -> tuple[tuple[str, str, int], ...]:
     return tuple(sorted(out))
 
 
-_RECORD_ONLY = ("recall", "table", "table_sha256")
+_RECORD_ONLY = ("recall", "table", "table_sha256", "void")
 """What ``tablectl recall --json`` adds to a round record (controller/journal/recall.py)."""
 
 
@@ -449,6 +449,8 @@ def _round_rows(rows: Rows, table: str, seq: int, data: dict[str, Any], raw: dic
         raise BadMessage("$.data.recall: void and settlement disagree")
     if not void and not cards:
         raise BadMessage("$.data.recall.cards: a settled round with no cards")
+    if data.get("void", False) is not void:  # recall --json marks a voided record for `tablectl settle`
+        raise BadMessage(f"$.data.void: {_shown(data.get('void'))}, the recall says void is {void}")
     # The recall must be the round record the journal hashed (raw): same seats, cards, settlement.
     if _int(raw, "round", "$.content", 1) != number:
         raise BadMessage(f"$.data.recall.round: {number}, the round record says {raw.get('round')!r}")

@@ -28,7 +28,9 @@ The order of settlement follows 11.15(d) step by step:
    step of 11.15 says when they go) the cards of a hand without a bonus or insurance wager that
    another seat's insurance kept on the layout.
 
-A misdeal (digest 3.4, 31.14) voids every hand and returns every wager.
+A misdeal (digest 3.4, 31.14: a hand of more or fewer than seven cards, or a card dealt twice)
+voids every hand and returns every wager; a stub of other than four is not one by itself (the
+dealer checks the hands: digest 3.4 item 5).
 """
 
 from __future__ import annotations
@@ -198,7 +200,7 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
     hands.update({f"seat {n} (no wager)": c for n, c in empty.items()})
     if dealer is not None:
         hands["dealer"] = dealer
-    misdeal = tuple(misdeal_reasons(hands, remaining)) if not problems.items else ()
+    misdeal = tuple(misdeal_reasons(hands)) if not problems.items else ()
     seats = []
     for rec, cards in raw_seats:
         w, path = rec.wagers, rec.path

@@ -102,8 +102,10 @@ def deal(
     return Deal({p: tuple(h) for p, h in hands.items()}, tuple(shoe[dealt:]))
 
 
-def misdeal_reasons(hands: Mapping[str, Sequence[Card]], remaining: int) -> list[str]:
-    """Why a deal is a misdeal (nothing when it is good): ``hands`` by a name for each position."""
+def misdeal_reasons(hands: Mapping[str, Sequence[Card]]) -> list[str]:
+    """Why a deal is a misdeal (nothing when it is good): ``hands`` by a name for each position.
+    A stub of other than four is not one by itself: the dealer then checks the hands, and only a
+    hand of more or fewer than seven voids them (digest 3.4 item 5, 31.14)."""
     reasons = []
     for name, cards in hands.items():
         if len(cards) != HAND_SIZE:
@@ -115,6 +117,4 @@ def misdeal_reasons(hands: Mapping[str, Sequence[Card]], remaining: int) -> list
                 reasons.append(f"{c} dealt to {seen[c.index]} and to {name}")
             else:
                 seen[c.index] = name
-    if remaining != REMAINING:
-        reasons.append(f"{remaining} cards remain after the deal, not {REMAINING}")
     return reasons

@@ -144,7 +144,7 @@ class CardIntake:
             self.ledger.not_used(e.index, "??", f"{BURNED} (unreadable, beyond the deal)")
             if broken is None:
                 t.holds.hold(
-                    f"card {e.index} from the shoe dealt beyond the deal, unreadable: burned unexposed; "
+                    f"card {e.index} from the shoe after the round's last card, unreadable: burned unexposed; "
                     "supervisor: clear fault goes on, void declares a misdeal"
                 )
             return

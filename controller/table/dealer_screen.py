@@ -125,6 +125,11 @@ class DealerScreen:
             if missing:
                 prompt = f"wait: {', '.join(missing)} not connected yet"
         notices = self.notices
+        again: tuple[str, ...] = ()
+        if self.until_pressed and not t.links.device_links.out():
+            # a press to make again, shown once every device's link is up (until then the table
+            # holds and would not act on it: the screen never says to deal with a device down)
+            again = tuple(n for n in self.until_pressed.values() if n not in self.notes)
         return ScreenState(  # by position: made after every event, and keywords cost a named tuple more
             t.round_no,
             step,
@@ -133,7 +138,7 @@ class DealerScreen:
             t.holds.reason if held else "",
             notices[0] if notices else None,
             self.page if notices else self.detail_page,
-            (*self.notes, *(n for n in self.until_pressed.values() if n not in self.notes)),
+            (*self.notes, *again),
         )
 
     @property

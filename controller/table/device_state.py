@@ -174,6 +174,10 @@ class DeviceLinks:
         if device not in self.pending:
             self.rereads.discard(device)
 
+    def out(self) -> list[str]:
+        """The devices whose link is down or has never come up since start, in name order."""
+        return sorted(d for d, why in self.pending.items() if why == self.DOWN or why.startswith(self.NEVER))
+
     def why_not_back(self) -> str | None:
         """The devices not back, as text, or None when every device is back."""
         if not self.pending:

@@ -117,6 +117,8 @@ def hold_clears(reason: str) -> str:
         return "supervisor key on: read the card again, or enter it (next / previous, confirm); or void"
     if reason.startswith(("shoe jammed", "shoe door open")):
         return "by itself when the shoe reports ok (jam cleared, door closed); or supervisor key on: void"
+    if reason.startswith("misdeal check"):  # pai gow: the stub is not four (31.14)
+        return "the dealer checks each hand: supervisor key on: clear fault when each has seven cards, void when not"
     if reason.startswith("misdeal"):
         return "supervisor key on: void"
     if reason.startswith("journal:") and "not recorded or acted on" not in reason:

@@ -5,7 +5,9 @@ die's face: three presses, a fourth starts again) or the total stepped with ``ne
 (it starts at 3), then ``confirm``: any total in at most four presses; or with ``start_method: rng`` a number 1-7 is drawn (31.11: counted from the
 dealer as 1 in the configured direction); the shoe
 then deals seven hands of seven (to every position, wagered or not) and reports its stub, which
-must be four (31.8); the players then set their hands and place them face down, and the dealer
+must be four (31.8; otherwise the dealer checks that every hand has seven cards and the table
+holds for the supervisor: ``clear_fault`` when each has, the round goes on; ``void`` when one has
+not, a misdeal: digest 3.4 item 5, 31.14); the players then set their hands and place them face down, and the dealer
 confirms when all are set (``confirm``, step "set_hands"); only then is the dealer's hand exposed
 and set by the house way (11.9, which 11.15(d) follows: ``confirm``, step "setting"), then each
 seat's hand is turned, counterclockwise from the dealer's right, once the step before it is
@@ -42,6 +44,8 @@ from controller.settlement import Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
 from controller.table.screen import Notice
+from controller.table.supervisor import SUPERVISOR_ACTIONS, Record
+from controller.table.supervisor import Action as SupervisorAction
 
 __all__ = ["Phase", "TRANSITIONS", "PaiGowTable"]
 
@@ -84,7 +88,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "start_entered", "source": P.NO_MORE_BETS, "dest": P.DEALING, "after": "prompt_deal"},
     # 31.8: seven cards to every position, dealer included, wagered or not.
     {"trigger": "hands_dealt", "source": P.DEALING, "dest": P.CHECK_DEAL, "after": "ask_remaining"},
-    # 31.8: exactly four cards must remain; otherwise a misdeal (31.14) for the supervisor.
+    # 31.8: exactly four cards must remain; otherwise the dealer checks the hands (31.14): the
+    # supervisor's clear fault when each has seven (the round goes on), void when one has not.
     {
         "trigger": "remaining_counted",
         "source": P.CHECK_DEAL,
@@ -110,11 +115,28 @@ TRANSITIONS: list[dict[str, Any]] = [
 
 POSITIONS = 7
 
+CHECK = "misdeal check"
+"""The start of the hold's reason when the stub is not four (digest 3.4 item 5, 31.14)."""
+
 
 class PaiGowTable(RoundTable):
     """The model of the pai gow machine."""
 
     Phase = Phase
+    SUPERVISOR_ACTIONS = (
+        # Digest 3.4 item 5 (31.14): the stub is not four; the dealer checked the hands and each
+        # has seven: not a misdeal, the round goes on (void when one has not: the misdeal).
+        SupervisorAction(
+            "hands of seven",
+            ("clear_fault",),
+            ("hold",),
+            "hands_of_seven",
+            "every hand has seven cards",
+            when="checking_hands",
+            allowed="links.why_not_resume",
+        ),
+        *SUPERVISOR_ACTIONS,
+    )
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
     BET_SPOTS = ("pai_gow", "bonus", "insurance")
@@ -135,6 +157,8 @@ class PaiGowTable(RoundTable):
         self.order: list[int] = []
         self.hands: dict[int, list[Card]] = {}
         self.remaining: int | None = None
+        self.hands_checked = False
+        """The stub was not four and the supervisor said every hand has seven cards (31.14)."""
         self.setting: list[int] = []
         self.options: list[HandSet] = []
         self.option_index = 0
@@ -181,7 +205,20 @@ class PaiGowTable(RoundTable):
             self.devices.draw_start()
 
     def four_remain(self) -> bool:
-        return self.remaining == REMAINING
+        """Four cards remain, or the hands were checked and each has seven (digest 3.4 item 5)."""
+        return self.remaining == REMAINING or self.hands_checked
+
+    def checking_hands(self) -> bool:
+        """Held because the stub is not four: the dealer checks each hand for seven cards."""
+        return self.holds.on and self.holds.held_from is P.CHECK_DEAL and self.holds.reason.startswith(CHECK)
+
+    def hands_of_seven(self, button: str, record: Record) -> None:
+        """Supervisor action: every hand has seven cards although the stub is not four: not a
+        misdeal (digest 3.4 item 5, 31.14: only a hand of more or fewer than seven voids them);
+        the round goes on to the players' setting."""
+        record(f"round {self.round_no}: {self.remaining} cards remain, not {REMAINING}; every hand has seven: goes on")
+        self.hands_checked = True
+        self.holds.release()
 
     def lock_bets_and_ask_dice(self) -> None:
         self.wagers.lock()
@@ -261,7 +298,7 @@ class PaiGowTable(RoundTable):
         self.display.ask("players: set your hands and place them face down; confirm when all are set")
 
     def misdeal(self) -> None:
-        self.holds.entered(f"misdeal: {self.remaining} cards remain, not {REMAINING} (supervisor: void)")
+        self.holds.entered(f"{CHECK}: {self.remaining} cards remain, not {REMAINING}: does every hand have seven?")
 
     def show_next_set(self) -> None:
         if not self.setting:
@@ -297,6 +334,11 @@ class PaiGowTable(RoundTable):
                 self.turn_next()
 
     def resumed(self) -> None:
+        if self.phase is P.CHECK_DEAL and self.remaining is not None:
+            # the supervisor found every hand of seven: the round goes on; a hold for the devices
+            # (a journal outage) took the check's place and ended by itself: the check again
+            self.remaining_counted()
+            return
         if self.phase is P.SETTING and not self.options and not self.display.steps_pending():
             self.show_next_set()
 
