@@ -350,3 +350,14 @@ def test_the_comparison_catches_the_envy_pass_out_of_order(tmp_path: Path) -> No
     early["settlement"]["procedure"].insert(first_bonus, step)
     with pytest.raises(Broken, match="an envy step before every bonus"):
         check_round(table, early)
+
+
+def test_pai_gow_hands_stay_face_down_until_every_player_has_set_his() -> None:
+    """31.8, 11.9: the players set their hands face down; only then does the dealer turn his own
+    over (the mutant that showed the dealer's hand while the players set theirs went unseen)."""
+    pg = load_ref_table(BENCH / "pai_gow.yaml")
+    seats = {2: SeatState({"pai_gow": 1000})}
+    cards = [f"{r}{s}" for s in "cdhs" for r in "23456789TJQKA"][:49]
+    start = {"method": "dice", "value": 8}
+    assert visible_cards(pg, cards, seats, start, hands_set=False) == set()
+    assert len(visible_cards(pg, cards, seats, start, hands_set=True)) == 14  # the dealer's and seat 2's

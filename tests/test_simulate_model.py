@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -142,3 +143,48 @@ def test_the_envy_pass_counts_a_premium_hands_bonus_as_the_marker_is() -> None:
         _compare(6, exp, {"seats": {}, "procedure": [*turned, *side, *last[1:]]})
     with pytest.raises(Broken, match="an envy step before every bonus"):
         _compare(6, exp, {"seats": {}, "procedure": [*turned, side[0], *last, *side[1:]]})
+
+
+def _snapshot(**fields: Any) -> Any:
+    base = {"game": "boston5", "round_no": 4, "step": "settlement", "asked": "", "settlement_step": 0, "steps_left": 0}
+    return SimpleNamespace(**{**base, **fields})
+
+
+def test_what_was_settled_during_the_round_is_not_asked_again_at_its_settlement() -> None:
+    """A fold's collection (24.10(b), 35.10(a)) and Boston 5's bonus (24.10(a)) are settled when
+    they happen; the settlement asking them again is a wager collected or paid twice (the mutants
+    fold_collected_twice and b5_bonus_paid_twice went unseen before this check)."""
+    from hil.simulate.invariants import check_settled_once
+
+    check_settled_once(_snapshot(asked="seat 3: Ace high: pay first 10.00, second 10.00; ante bonus 5.00"))
+    check_settled_once(_snapshot(step="third_street", asked="seat 2: folds at third street: collect ante 5.00"))
+    with pytest.raises(Broken, match="a fold collected when it folded"):
+        check_settled_once(_snapshot(asked="seat 2: folds at third street: collect ante 5.00"))
+    bonus = "seat 1: three-card hand not exposed (24.10(a)): collect bonus 5.00"
+    with pytest.raises(Broken, match="a step the dealer was asked before the settlement"):
+        check_settled_once(_snapshot(asked=bonus, steps_left=2), {bonus})
+    check_settled_once(_snapshot(asked=bonus, steps_left=2))  # not asked before (a late bonus accepted)
+    check_settled_once(_snapshot(asked=bonus), {bonus})  # the open finding: the sole step left shown again
+
+
+def test_a_held_round_never_resumes_with_a_link_down(tmp_path: Path) -> None:
+    """The mutants hold_cleared_while_down and hold_released_one_device_back resumed play with a
+    device still down, and nothing said so."""
+    from hil.simulate.run import bench_table
+    from hil.simulate.world import World
+
+    world = World(bench_table("boston5"), 1, [], tmp_path / "j.db")
+    try:
+        held = _snapshot(step="hold", held_from="betting")
+        resumed = _snapshot(step="betting", held_from=None)
+        world.down = set()
+        world._check_resume(held)
+        world._check_resume(resumed)  # every device up: fine
+        world.down = {"shoe"}
+        world._check_resume(held)
+        with pytest.raises(Broken, match="play resumes in betting while shoe is down"):
+            world._check_resume(resumed)
+        world._check_resume(held)
+        world._check_resume(_snapshot(round_no=5, step="betting", held_from=None))  # a void: the next round
+    finally:
+        world.close()

@@ -129,9 +129,12 @@ def visible_cards(
     cards: Sequence[str],
     seats: Mapping[int, SeatState],
     start: Mapping[str, Any] | None = None,
+    hands_set: bool = True,
 ) -> set[str]:
     """Which of a round's ``cards`` (dealt so far, in order) may be seen now, given the seats'
-    wagers and decisions so far. Every other card is face down: no outward payload names it."""
+    wagers and decisions so far. Every other card is face down: no outward payload names it.
+    ``hands_set`` (pai gow): every player has set his hands face down and the dealer has
+    confirmed it; before, not even the dealer's hand is turned over (31.8, 11.9)."""
     where = deal_destinations(table, len(cards), seats, start)
     held: dict[str, list[str]] = {}
     for card, to in zip(cards, where, strict=True):
@@ -168,7 +171,8 @@ def visible_cards(
                 seen.update(own[:3])  # 24.10(a): exposed to qualify for the bonus
     elif game == "pai_gow":
         n_seats = int(table.settings["seats"])
-        if len(cards) >= 7 * (n_seats + 1):  # nothing is turned over before every hand has its seven
+        # nothing is turned over before every hand has its seven and the players have set theirs
+        if hands_set and len(cards) >= 7 * (n_seats + 1):
             seen.update(held.get("dealer", []))
             for n in playing:
                 seen.update(held.get(f"seat {n}", []))

@@ -283,10 +283,13 @@ class VisibilityWatch:
         self._key: tuple[Any, ...] = ()
         self._last: Any = None
 
-    def update(self, cards: list[str], seats: Mapping[int, SeatState], start: Mapping[str, Any] | None) -> None:
-        """The open round's cards dealt so far and its seats: which are face down now."""
+    def update(
+        self, cards: list[str], seats: Mapping[int, SeatState], start: Mapping[str, Any] | None, hands_set: bool = True
+    ) -> None:
+        """The open round's cards dealt so far and its seats (pai gow: whether the players' hands
+        are set): which are face down now."""
         try:
-            seen = visible_cards(self.table, cards, seats, start)
+            seen = visible_cards(self.table, cards, seats, start, hands_set)
         except ValueError:
             seen = set()
         self.hidden = frozenset(cards) - seen
@@ -299,7 +302,9 @@ class VisibilityWatch:
             self.hidden = frozenset()
             return
         dice = getattr(snapshot.game_view, "dice", None)
-        key = (len(hands.log), snapshot.seats, dice)
+        step = snapshot.hold.held_from if snapshot.step == "hold" and snapshot.hold is not None else snapshot.step
+        hands_set = step in _HANDS_SET
+        key = (len(hands.log), snapshot.seats, dice, hands_set)
         if key != self._key:  # the model's answer changes only with the cards, the seats or the start
             self._key, self._last = key, None
             cards = [c for _, c, _ in in_deal_order((int(i), str(c), str(to)) for i, c, to in hands.log)]
@@ -307,7 +312,7 @@ class VisibilityWatch:
                 v.number: SeatState(dict(v.wagers), v.folded_at, bool(v.exposed), violation=bool(v.violation))
                 for v in snapshot.seats
             }
-            self.update(cards, seats, {"value": dice} if dice is not None else None)
+            self.update(cards, seats, {"value": dice} if dice is not None else None, hands_set)
         if not self.hidden or snapshot is self._last:
             return
         self._last = snapshot
@@ -330,6 +335,11 @@ class VisibilityWatch:
                     raise Broken(
                         "model_hidden", f"{where}: the {name} names a card the rules keep face down: {shown!r}"
                     )
+
+
+_HANDS_SET = frozenset({"setting", "settlement", "round_complete", "count_stub"})
+"""Pai gow: the steps after the dealer confirmed every player's hands set (the table's step is
+the clock here: when the confirm was taken; what may be seen then is the model's)."""
 
 
 def dumps(value: Any) -> str:

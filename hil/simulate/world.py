@@ -28,7 +28,15 @@ from hil.device import SimDevice, new_boot_id
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.simulate.clock import EPOCH, SimTimers
 from hil.simulate.faults import Fault
-from hil.simulate.invariants import Broken, LogWatch, check_deal_prompt, check_hidden, check_hold_way, hidden_cards
+from hil.simulate.invariants import (
+    Broken,
+    LogWatch,
+    check_deal_prompt,
+    check_hidden,
+    check_hold_way,
+    check_settled_once,
+    hidden_cards,
+)
 from hil.simulate.model_check import VisibilityWatch
 from hil.wire import CHUNKINGS, Line, SimWire
 
@@ -186,6 +194,10 @@ class World:
         """The devices the table has not seen up (never connected, or a LinkDown since)."""
         self.last_move = 0.0
         self._last_where: tuple[int, str] = (0, "")
+        self._held: tuple[int, str | None] | None = None
+        self._asked: dict[int, set[str]] = {}
+        """Each round's steps the dealer was asked to settle before its settlement (Boston 5's bonus)."""
+        """The round and step the table held from, while it holds."""
         self.watch = LogWatch()
         self.seen = VisibilityWatch(table.path)
         """The reference model's face-down cards, looked for in every outward payload (issue 41 item 3)."""
@@ -294,8 +306,22 @@ class World:
         self.watch.hidden = hidden | self.seen.hidden
         if "deal_while_down" not in self.tolerate:
             check_deal_prompt(s, self.down)
+        if s.step == "bonus_settlement":
+            self._asked.setdefault(s.round_no, set()).add(s.asked)
+        check_settled_once(s, self._asked.get(s.round_no, ()))
+        self._check_resume(s)
         if self.watch.broken is not None:
             self.broken = self.watch.broken
+
+    def _check_resume(self, s: TableSnapshot) -> None:
+        """A held round resumes only once every device is back (a link hold ends by itself then;
+        the supervisor's clear fault is refused until then): never with a link down."""
+        held, self._held = self._held, (s.round_no, s.held_from) if s.step == "hold" else None
+        if held is not None and (s.round_no, s.step) == held and self.down:
+            raise Broken(
+                "resume_while_down",
+                f"round {s.round_no}: play resumes in {s.step} while {', '.join(sorted(self.down))} is down",
+            )
 
     def wait_links(self, limit: float = 5.0) -> None:
         """Run on until the table has seen every device up (at most ``limit`` simulated seconds)."""
