@@ -800,6 +800,13 @@ class LinkProtocol:
         elif event_boot in self._left_boots:
             self.stats.duplicates += 1  # an event of a boot already left behind: received before
             return False
+        elif self.window_boot is not None and self.window_boot == self._boot_id:
+            # An event of another boot than the one the device runs now is one it kept across a
+            # power cycle: older than anything of the boot it runs, whose events come after it.
+            # The window was that boot's (given from the journal, which names a device's boot by
+            # its last link-up): it is not left behind, and its numbering starts from the start.
+            self.window_boot, self.last_event_no = event_boot, event_no
+            return True
         else:
             if self.window_boot is not None:
                 self._left_boots.append(self.window_boot)
