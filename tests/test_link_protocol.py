@@ -216,3 +216,44 @@ def test_events_kept_across_a_reboot_then_the_new_boots_all_arrive_after_a_contr
     assert [body for _, _, body in sink.events] == sent
     assert [no for no, _, _ in sink.events] == [1, 2, 3, 1, 2]
     assert not sim.pending
+
+
+def test_a_window_restored_between_kept_events_and_the_new_boots_acknowledges_only_what_was_journaled() -> None:
+    """The journal names the boot of the events after a link-up by the ``LinkUp`` and, where the
+    device sends events of another boot (kept across a reboot, then its new boot's), by an
+    ``EventsOfBoot`` before them. A controller that stops after journaling some of the kept events
+    restarts with the kept boot's window: with the link-up's boot and the kept event's number
+    instead, its first POLL acknowledged the new boot's events up to that number (the new boot
+    had made that many), and the device deleted them and the kept events left, never journaled."""
+    sink = Sink()
+    protocol, sim, wire = panel_link(sink, random.Random(7), Line())
+    protocol.ack_when_journaled, sink.protocol = True, protocol
+    wire.run(0.5)  # up under the first boot
+    sent = [press_body(i) for i in range(8)]
+    for body in sent[:3]:
+        sim.emit_raw(ButtonChanged.spec.code, body)  # type: ignore[union-attr]
+    sim.reboot()
+    for body in sent[3:]:
+        sim.emit_raw(ButtonChanged.spec.code, body)  # type: ignore[union-attr]
+    old_boot, new_boot = sim.pending[0][0], sim.boot_id
+    t, records = 0.5, []
+    while len(sink.events) < 2:  # the controller journals two of the kept events, then stops
+        t += 0.01
+        wire.run(t)
+        if sink.events and sink.events[-1] not in records:
+            records.append(sink.events[-1])
+            sink.journal()
+    kinds = [(type(e).__name__, getattr(e, "boot_id", None)) for e in sink.emitted]
+    assert ("LinkUp", new_boot) in kinds and kinds[-1] == ("EventsOfBoot", old_boot)
+    # what the journal says: the boot of the last LinkUp or EventsOfBoot, the last event after it
+    again = Sink()
+    restarted, _, _ = panel_link(again, random.Random(8), Line())
+    restarted.ack_when_journaled, again.protocol = True, restarted
+    restarted.set_window(old_boot, 2)
+    wire = SimWire(restarted, sim, random.Random(9), Line(), now=t)
+    for _ in range(40):
+        t += 0.1
+        wire.run(t)
+        again.journal()
+    assert [body for _, _, body in sink.events[:2] + again.events] == sent
+    assert not sim.pending
