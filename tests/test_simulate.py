@@ -288,6 +288,19 @@ def test_found_a_panel_rebooted_just_before_a_controller_crash_has_its_new_press
     assert result.ok, f"{result.broken}: {result.detail}"
 
 
+def test_found_a_card_unread_before_a_shuffle_is_not_the_place_of_a_card_after_it() -> None:
+    """Found by `tablectl simulate --game boston5 --seed 150 --rounds 6 --faults <every ci kind>`
+    once its stall above was fixed (and Mississippi Stud seed 150): invariant model_hidden, the
+    reference model's deal order wrong (`tests/test_simulate_model.py` has it alone)."""
+    faults = [
+        Fault(0.3, "journal_error", "shoe", 0.51, 1),
+        Fault(0.548, "wrong_press", "bet_spots", 1.71, 3),
+        Fault(1.836, "unreadable_card", "panel", 0.55, 2),
+    ]
+    result = run_seed("boston5", 150, (), rounds=6, faults=faults, resettle=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_after_a_crash_the_table_resumes_the_same_round_from_its_journal(game: str) -> None:
     """Crashes at random records, each recovered from the journal: the same round at the same

@@ -119,3 +119,20 @@ def test_a_card_read_again_takes_the_place_of_its_misread_in_the_deal_order() ->
         (1, "Ts", "burned: no place in the deal"),
     ]
     assert in_deal_order(held) == [(1, "Jc", "seat 2"), (2, "7c", "seat 2")]
+
+
+def test_a_card_unread_before_the_shoe_count_starts_over_holds_no_place_of_the_new_count() -> None:
+    """Found by Boston 5 and Mississippi Stud seed 150 (`--rounds 6`, every CI kind; shrunk: a
+    journal outage, a wrong press, a card left unread): a card left the shoe unread as number 14
+    of the last round's count, reported in the next round before the shoe's count started over;
+    the round's 14th card of the new count took its place in the model's deal order (dealt first,
+    to the wrong seat), and the model called the seat's cards shown at the showdown face down."""
+    from hil.simulate.model_check import in_deal_order
+
+    log = [
+        (14, "??", "unreadable: read again or entered by the supervisor"),
+        (1, "Qs", "seat 2"),
+        (2, "6d", "dealer"),
+        (14, "5c", "seat 6"),
+    ]
+    assert in_deal_order(log) == [(1, "Qs", "seat 2"), (2, "6d", "dealer"), (14, "5c", "seat 6")]
