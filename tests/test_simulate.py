@@ -288,6 +288,30 @@ def test_found_a_panel_rebooted_just_before_a_controller_crash_has_its_new_press
     assert result.ok, f"{result.broken}: {result.detail}"
 
 
+def test_found_a_rebooted_device_restored_after_a_crash_stalls_no_other_game() -> None:
+    """The same loss as Boston 5 seed 150's above (a device's presses or cards of its new boot
+    dropped after a reboot with kept events and a controller crash), found stalled by
+    `tablectl simulate --game mississippi_stud --seed 150 --rounds 6 --faults <every ci kind>` (an
+    unreadable-card hold waiting for the panel) and `--game pai_gow --seed 85` (held "journal
+    written again" in dealing), each shrunk on the revision that found it (stuck there)."""
+    mississippi = [
+        Fault(0.3, "journal_error", "shoe", 0.51, 1),
+        Fault(0.548, "wrong_press", "bet_spots", 1.71, 3),
+        Fault(1.878, "reboot", "panel", 2.49, 2),
+        Fault(1.993, "panel_outage", "panel", 3.63, 1),
+        Fault(2.256, "crash", "panel", 2.77, 2),
+    ]
+    result = run_seed("mississippi_stud", 150, (), rounds=6, faults=mississippi, resettle=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
+    pai_gow = [
+        Fault(0.0, "never_connected", "shoe", 0.84, 3),
+        Fault(1.157, "reboot", "shoe", 2.72, 1),
+        Fault(2.13, "crash", "panel", 1.97, 3),
+    ]
+    result = run_seed("pai_gow", 85, (), rounds=6, faults=pai_gow, resettle=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
+
+
 def test_found_a_card_unread_before_a_shuffle_is_not_the_place_of_a_card_after_it() -> None:
     """Found by `tablectl simulate --game boston5 --seed 150 --rounds 6 --faults <every ci kind>`
     once its stall above was fixed (and Mississippi Stud seed 150): invariant model_hidden, the
