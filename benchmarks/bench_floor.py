@@ -451,7 +451,7 @@ def run(args: argparse.Namespace) -> bool:
         bare.start()
         postgres.start()
         floor_db = postgres.create_database("floor")
-        migrate(floor_db.owner)
+        migrate(floor_db.migrator)
         db = postgres.url_for("postgres", "floor")  # the bench's own look at the store
         config = IngestConfig((broker.url,), floor_db.ingest)
         asyncio.run(create_stream((broker.url,), NatsAuth(str(admin), str(auth.ca)), config))
@@ -487,7 +487,7 @@ def run(args: argparse.Namespace) -> bool:
                 conn.execute(f"TRUNCATE {table}")
             conn.execute("DELETE FROM floor_chain")
             conn.execute("DELETE FROM floor_table")
-        register(floor_db.owner, signing_keys(base / "keys", ids))
+        register(floor_db.registrar, signing_keys(base / "keys", ids))
         logs = [base / f"ingest-{w}.log" for w in range(args.workers)]
         for n, log_path in enumerate(logs):
             with open(log_path, "wb") as out:

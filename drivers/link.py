@@ -31,6 +31,9 @@ the link is down: the port is closed and reopened with exponential backoff from
 link (:class:`LinkStats`), and a log line names the device and the counts when they change (at
 most one every ``log_interval_s``). Everything runs in one thread per link; an exception in it is
 reported as a :class:`DeviceFault` and the supervisor starts it again, so it never dies silently.
+Between requests the thread sleeps until the next deadline the protocol names (the next poll, a
+busy command's pause) or until a command is queued; waiting for a reply it sleeps on the port's
+descriptor until the reply's first byte or its deadline: an idle link wakes once per poll.
 """
 
 from __future__ import annotations
@@ -309,20 +312,22 @@ class Link:
             self.protocol.opened(self.clock(), secrets.randbits(32), self.wall())
         while not self._stop.is_set():
             self.protocol.log_counters(self.clock())
+            self._wake.clear()  # before the step: a command queued after it is seen by the wait below
             with self._lock:
                 action = self.protocol.step(self.clock(), self.wall())
+                waiting_reply = self.protocol.waiting_reply
             if isinstance(action, Close):
                 return
             if isinstance(action, Send):
                 transport.write(action.data)
                 continue
-            if self.protocol.waiting_reply:
-                data = transport.read()  # waits up to the read timeout for the first byte
+            wait = action.until - self.clock()
+            if waiting_reply:
+                # asleep on the port until the reply's first byte or its deadline, never a short poll
+                data = transport.read(wait)
                 if data:
                     with self._lock:
                         self.protocol.receive(data, self.clock(), self.wall())
                 continue
-            wait = action.until - self.clock()
             if wait > 0:
-                self._wake.wait(min(wait, self.config.poll_interval_s))
-                self._wake.clear()
+                self._wake.wait(min(wait, self.config.poll_interval_s))  # the next deadline, or a command

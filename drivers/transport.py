@@ -1,4 +1,4 @@
-"""Transport: bytes in and out of one port, through ``serial.serial_for_url`` only.
+"""Transport: bytes in and out of one port, opened through ``serial.serial_for_url`` only.
 
 So a port is a device path (``/dev/serial/by-id/...``, a pty path), ``socket://127.0.0.1:PORT``
 or ``loop://`` with no code change. pyserial's errors become :class:`TransportError`, naming
@@ -9,12 +9,20 @@ port), so a second controller, a second ``tablectl run`` or a terminal program t
 cannot share the port: the second opener gets :class:`PortOpenError` ``port X is in use by
 another process``. The lock is advisory: a program that opens the port without ``flock`` (``cat``,
 ``echo >``) is not kept out. URLs (``socket://``, ``loop://``) are not locked.
+
+Reading waits on the port's file descriptor (``selectors``: epoll on Linux) until the first byte
+arrives or the caller's deadline passes, so an idle link sleeps in the kernel instead of waking
+every few milliseconds, then takes what is there with one ``read`` of the descriptor (pyserial
+keeps no buffer of its own on a tty or a socket; its ``read`` would ask the kernel three times
+more); a port without a descriptor (``loop://``) falls back to pyserial's own timed read.
 """
 
 from __future__ import annotations
 
 import errno
+import io
 import os
+import selectors
 
 import serial
 
@@ -57,17 +65,33 @@ def open_reason(exc: BaseException, url: str) -> str:
     return text or type(exc).__name__
 
 
+_READ_SIZE = 4096
+"""The most bytes one read takes (a frame is at most a few hundred)."""
+
+
 def _is_device_path(url: str) -> bool:
     return "://" not in url
 
 
+def _descriptor(port: serial.SerialBase) -> int | None:
+    """The port's file descriptor, or None when it has none (``loop://``)."""
+    try:
+        fd = port.fileno()
+    except (AttributeError, io.UnsupportedOperation, serial.SerialException, OSError):
+        return None
+    return fd if isinstance(fd, int) and fd >= 0 else None
+
+
 class Transport:
-    """An open port. ``read(timeout_s)`` returns what arrived within the timeout (maybe nothing)."""
+    """An open port. ``read(timeout_s)`` returns what arrived within the timeout (maybe nothing),
+    sleeping on the port's descriptor meanwhile."""
 
     def __init__(
         self, url: str, baudrate: int = 115200, read_timeout_s: float = 0.005, write_timeout_s: float = 1.0
     ) -> None:
         self.url = url
+        self._fd: int | None = None
+        self._selector: selectors.BaseSelector | None = None
         try:
             if _is_device_path(url):
                 self._port = serial.serial_for_url(
@@ -79,13 +103,37 @@ class Transport:
                 )
         except (serial.SerialException, OSError, ValueError) as exc:
             raise PortOpenError(url, open_reason(exc, url)) from exc
+        self._fd = fd = _descriptor(self._port)
+        if fd is not None:
+            self._selector = selectors.DefaultSelector()
+            self._selector.register(fd, selectors.EVENT_READ)
 
-    def read(self) -> bytes:
-        """Whatever bytes have arrived, waiting at most the read timeout for the first."""
+    @property
+    def waits_on_descriptor(self) -> bool:
+        """Reads sleep on the port's file descriptor (every port but ``loop://``)."""
+        return self._selector is not None
+
+    def read(self, timeout_s: float | None = None) -> bytes:
+        """Whatever bytes have arrived, waiting at most ``timeout_s`` for the first (None: the
+        read timeout given when the port was opened) asleep on the port's descriptor."""
         try:
+            if self._fd is not None and self._selector is not None:
+                if not self._selector.select(self._port.timeout if timeout_s is None else max(0.0, timeout_s)):
+                    return b""
+                # readable: the bytes there, in one system call (pyserial keeps no buffer of its own
+                # on a tty or a socket, so nothing is skipped); none means the other end is gone
+                try:
+                    data = os.read(self._fd, _READ_SIZE)
+                except BlockingIOError:  # readable, then taken (a spurious wake-up): nothing yet
+                    return b""
+                if not data:
+                    raise TransportError(f"{self.url}: read failed: the port reports data but returned none")
+                return data
             waiting = self._port.in_waiting
             return self._port.read(waiting or 1)
         except (serial.SerialException, OSError) as exc:
+            if isinstance(exc, TransportError):
+                raise
             raise TransportError(f"{self.url}: read failed: {exc}") from exc
 
     def write(self, data: bytes) -> None:
@@ -104,6 +152,10 @@ class Transport:
 
     def close(self) -> None:
         """Close the port (idempotent)."""
+        if self._selector is not None:
+            self._selector.close()
+            self._selector = None
+        self._fd = None
         try:
             self._port.close()
         except (serial.SerialException, OSError):  # pragma: no cover - closing a dead port

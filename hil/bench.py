@@ -18,7 +18,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import FrameType
 from typing import Any, TypedDict
@@ -84,6 +84,26 @@ not have). So silence means down only after 30 s, a command is sent again until 
 than failing after three tries, and a write may take as long (pyserial fails a write its thread
 finished late, even one whose bytes all went out). A pulled pty is still down at once (a read error, not a silence);
 a lost or damaged reply is still sent again after ``response_timeout_s``, as at a real table."""
+
+
+MANUAL_POLL_S = LinkConfig().poll_interval_s
+"""The shortest poll interval at a ``--manual`` bench: the protocol's default (docs/protocol.md,
+section 4.1). The bench configs poll every 2 ms so that simulated players, acting as fast as the
+machine allows, are not slowed by the event order's wait for every device's report; a page
+played by hand gains nothing from it, and an idle table polling every 2 ms costs a fifth of a core."""
+
+MANUAL_CHECK_S = 0.5
+"""How often a ``--manual`` bench with no round finishing looks for a stop signal (a handler
+cannot safely wake a wait, so the wait has a bound; twice a second costs nothing)."""
+
+
+def manual_paced(table: TableConfig) -> TableConfig:
+    """``table`` with each device polled at least every :data:`MANUAL_POLL_S` (``--manual``)."""
+    devices = {
+        role: replace(device, poll_interval_s=max(device.poll_interval_s, MANUAL_POLL_S))
+        for role, device in table.devices.items()
+    }
+    return replace(table, devices=devices)
 
 
 class BenchFailure(Exception):
@@ -747,7 +767,15 @@ def run_bench(
             for i, (role, sim) in enumerate(sims.items())
         }
         urls = {role: server.start() for role, server in servers.items()}
-        runtime = TableRuntime(table, urls, journal, on_round=played.append, link_base=BENCH_LINK)
+        round_done = threading.Event()  # a round finished: a --manual bench looks at the count again
+
+        def on_round(result: RoundResult) -> None:
+            played.append(result)
+            round_done.set()
+
+        runtime = TableRuntime(
+            manual_paced(table) if manual else table, urls, journal, on_round=on_round, link_base=BENCH_LINK
+        )
         runtime.services.extend(services)
         runtime.latest.share_hands = not manual  # the simulated players look at their own cards
         holds = _HoldCount()
@@ -770,7 +798,7 @@ def run_bench(
                     detach = attach(runtime, sims, servers)
                 runtime.start(after_recovery=player.restore_shoe)  # a journal it cannot recover: raised
                 try:
-                    _play(view, player, finished, target, bar, manual, stop)
+                    _play(view, player, finished, target, bar, manual, stop, round_done)
                 except BenchStopped:
                     pass  # stop.received names the signal
                 except KeyboardInterrupt:
@@ -832,12 +860,16 @@ def _play(
     bar: Any,
     manual: bool,
     stop: StopSignals | None,
+    round_done: threading.Event,
 ) -> None:
-    """Play until the journal holds ``target`` finished rounds (or, ``manual``, until a stop)."""
+    """Play until the journal holds ``target`` finished rounds (or, ``manual``, until a stop).
+    ``manual``: the page's controls drive the simulators; this thread sleeps until a round
+    finishes (``round_done``) or, at most :data:`MANUAL_CHECK_S`, to look for a stop."""
     view.wait(lambda x: x.step != "closed", "the table to open", Player.WAIT_S)
     while finished() < target:
         if manual:
-            time.sleep(0.1)  # the page's controls drive the simulators
+            round_done.wait(MANUAL_CHECK_S)
+            round_done.clear()
             if stop is not None and stop.received is not None:
                 return
             continue

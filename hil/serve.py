@@ -3,6 +3,8 @@
 The controller opens the pty's slave path (or a stable symlink to it) like any tty, or
 ``socket://127.0.0.1:PORT``. ``disconnect()`` closes the port under the controller (it sees an
 error, as when a cable is pulled); ``reconnect()`` opens a new pty and points the symlink at it.
+Each server's thread sleeps on its descriptors (the port and a wake-up pipe that stopping writes
+to), never on a short timeout: an idle simulator costs nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +28,15 @@ if TYPE_CHECKING:
 __all__ = ["PtyServer", "SocketServer", "SerialServer"]
 
 
+def _fileno(port: serial.Serial) -> int | None:
+    """The port's descriptor to sleep on (None: a URL without one, read with pyserial's timeout)."""
+    try:
+        fd = port.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    return fd if isinstance(fd, int) and fd >= 0 else None
+
+
 class _Server:
     def __init__(self, device: SimDevice, faults: Faults | None) -> None:
         self.device = device
@@ -33,6 +44,8 @@ class _Server:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.decoder = Decoder()
+        self._wake_r, self._wake_w = os.pipe()  # written on stopping: wakes the thread's select
+        os.set_blocking(self._wake_w, False)
 
     def _serve_bytes(self, data: bytes, write: Callable[[bytes], object]) -> None:
         for frame in self.decoder.feed(data):
@@ -47,13 +60,42 @@ class _Server:
                 self.faults.remember(frame, reply)
                 self.faults.send(write, reply)
 
+    def _readable(self, fd: int) -> bool:
+        """Sleep until ``fd`` is readable (True) or the server is stopping (False)."""
+        ready, _, _ = select.select([fd, self._wake_r], [], [])
+        return fd in ready and not self._stop.is_set()
+
+    def _drain_wake(self) -> None:
+        os.set_blocking(self._wake_r, False)
+        try:
+            while os.read(self._wake_r, 4096):
+                pass
+        except BlockingIOError:
+            pass
+
+    def _close_wake(self) -> None:
+        for fd in (self._wake_r, self._wake_w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._wake_r = self._wake_w = -1
+
     def _start_thread(self, target: Callable[[], None]) -> None:
         self._stop.clear()
+        if self._wake_r < 0:  # closed, then started again
+            self._wake_r, self._wake_w = os.pipe()
+            os.set_blocking(self._wake_w, False)
+        self._drain_wake()
         self._thread = threading.Thread(target=target, name=f"sim-{type(self.device).__name__}", daemon=True)
         self._thread.start()
 
     def _join(self) -> None:
         self._stop.set()
+        try:
+            os.write(self._wake_w, b"x")
+        except OSError:  # already full or closed: the thread is awake or gone
+            pass
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
@@ -89,8 +131,7 @@ class PtyServer(_Server):
             os.write(master, data)
 
         while not self._stop.is_set():
-            ready, _, _ = select.select([master], [], [], 0.02)
-            if not ready:
+            if not self._readable(master):
                 continue
             try:
                 data = os.read(master, 4096)
@@ -125,6 +166,7 @@ class PtyServer(_Server):
     def close(self) -> None:
         """Stop serving and close everything (idempotent)."""
         self.disconnect()
+        self._close_wake()
         if self.link is not None and self.link.is_symlink():
             self.link.unlink()
 
@@ -142,7 +184,6 @@ class SocketServer(_Server):
     def __init__(self, device: SimDevice, faults: Faults | None = None) -> None:
         super().__init__(device, faults)
         self._listener = socket.create_server(("127.0.0.1", 0))
-        self._listener.settimeout(0.05)
         self.port = self._listener.getsockname()[1]
         self._conn: socket.socket | None = None
 
@@ -157,19 +198,18 @@ class SocketServer(_Server):
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
+                if not self._readable(self._listener.fileno()):
+                    continue
                 conn, _ = self._listener.accept()
-            except TimeoutError:
-                continue
             except OSError:
                 return
             self._conn = conn
-            conn.settimeout(0.02)
             with conn:
                 while not self._stop.is_set():
                     try:
+                        if not self._readable(conn.fileno()):
+                            continue
                         data = conn.recv(4096)
-                    except TimeoutError:
-                        continue
                     except OSError:
                         break
                     if not data:
@@ -183,6 +223,7 @@ class SocketServer(_Server):
     def close(self) -> None:
         self._join()
         self._listener.close()
+        self._close_wake()
 
     def __enter__(self) -> SocketServer:
         self.start()
@@ -211,8 +252,11 @@ class SerialServer(_Server):
     def _run(self) -> None:
         port = self._port
         assert port is not None, "start() opens the port before the thread runs"
+        fd = _fileno(port)
         while not self._stop.is_set():
             try:
+                if fd is not None and not port.in_waiting and not self._readable(fd):
+                    continue
                 data = port.read(port.in_waiting or 1)
                 if data:
                     self._serve_bytes(data, port.write)
@@ -224,6 +268,7 @@ class SerialServer(_Server):
         if self._port is not None:
             self._port.close()
             self._port = None
+        self._close_wake()
 
     def __enter__(self) -> SerialServer:
         self.start()

@@ -161,8 +161,8 @@ class FloorSite:
 
         postgres = postgres or self.postgres
         db = postgres.create_database(f"floor_{next(_COUNT)}")
-        assert [m.version for m in migrate(db.owner)] == [m.version for m in migrations()]
-        assert migrate(db.owner) == []  # twice: nothing to do
+        assert [m.version for m in migrate(db.migrator)] == [m.version for m in migrations()]
+        assert migrate(db.migrator) == []  # twice: nothing to do
         return db
 
 

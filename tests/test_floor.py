@@ -656,7 +656,14 @@ def test_floor_serve_runs_a_single_machine_floor(folder: Path) -> None:
         auth_dir = Path(serve.stdout.readline().split()[-1])
         assert nats_url.startswith("tls://127.0.0.1:") and db_url.startswith("postgresql://floor_reader@127.0.0.1:")
         passwords = LocalPostgres(data / "postgres").passwords()
-        assert set(passwords) == {"postgres", "floor_owner", "floor_ingest", "floor_reader"}
+        assert set(passwords) == {
+            "postgres",
+            "floor_owner",
+            "floor_ingest",
+            "floor_reader",
+            "floor_migrator",
+            "floor_registrar",
+        }
         for pid in [serve.pid, *_children(serve.pid)]:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
             assert not any(pw in cmdline for pw in passwords.values()), cmdline

@@ -336,9 +336,9 @@ def test_the_reader_only_reads_and_the_ingest_only_writes_rows(floor_db: FloorDa
 
 
 def test_a_table_a_later_migration_makes_is_granted_too(floor_db: FloorDatabase) -> None:
-    """ALTER DEFAULT PRIVILEGES: a floor table the owner makes after 0009 is writable by the
+    """ALTER DEFAULT PRIVILEGES: a floor table the migrator makes after 0009 is writable by the
     ingest and readable by the reader without a new grant."""
-    with psycopg.connect(floor_db.owner, autocommit=True) as conn:
+    with psycopg.connect(floor_db.migrator, autocommit=True) as conn:
         conn.execute("CREATE TABLE later_table (id bigserial PRIMARY KEY, note text)")
     with psycopg.connect(floor_db.ingest, autocommit=True) as conn:
         conn.execute("INSERT INTO later_table (note) VALUES ('x')")
@@ -354,7 +354,7 @@ def test_the_passwords_are_in_a_0600_file_and_only_scram_is_stored(floor_site: F
     with psycopg.connect(postgres.url, autocommit=True) as conn:
         stored = dict(conn.execute("SELECT rolname, rolpassword FROM pg_authid WHERE rolname LIKE 'floor_%'"))
         hba = conn.execute("SELECT DISTINCT auth_method FROM pg_hba_file_rules").fetchall()
-    assert set(stored) == {"floor_owner", "floor_ingest", "floor_reader"}
+    assert set(stored) == {"floor_owner", "floor_ingest", "floor_reader", "floor_migrator", "floor_registrar"}
     assert all(v.startswith("SCRAM-SHA-256$") for v in stored.values())
     assert hba == [("scram-sha-256",)]
 

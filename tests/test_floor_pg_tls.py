@@ -66,7 +66,7 @@ def test_every_role_connects_over_verified_tls_and_nothing_else_gets_in(tls_post
     db = tls_postgres.create_database("floor_tls_1")
     for url in (db.owner, db.ingest, db.reader):
         assert "sslmode=verify-full" in url and "sslrootcert=" in url
-    assert [m.version for m in migrate(db.owner)] == [m.version for m in migrations()]
+    assert [m.version for m in migrate(db.migrator)] == [m.version for m in migrations()]
     assert all(_ssl_in_use(url) for url in (db.owner, db.ingest, db.reader))
     plain = db.reader.split("&sslmode=")[0] + "&sslmode=disable"
     with pytest.raises(psycopg.OperationalError, match="no encryption"):

@@ -207,7 +207,7 @@ def test_add_table_registers_the_table_and_its_key_so_require_registration_store
     assert_real_records_stored(db, "ms-01", tmp_path / "j.db")
 
 
-def test_a_fork_is_resolved_and_the_floor_ends_equal_to_the_journal(db: str, tmp_path: Path) -> None:
+def test_a_fork_is_resolved_and_the_floor_ends_equal_to_the_journal(db: str, floor_db: Any, tmp_path: Path) -> None:
     """The issue's attack on a table that had no key yet: its first records stored unsigned (its
     own), the forger's void and a record after it stored, the table's real records quarantined
     as a fork or waiting. The runbook: the table gets a key, which is registered; its records
@@ -252,6 +252,12 @@ def test_a_fork_is_resolved_and_the_floor_ends_equal_to_the_journal(db: str, tmp
     assert "would move 2 stored records" in dry.stdout and "chain head would be 15" in dry.stdout, dry.stdout
     assert rows(db, "SELECT head_seq FROM floor_chain WHERE table_id = 'ms-01'") == [(7,)]
 
+    # the registrar may look, not remove a stored record: refused, nothing changed (issue 44 item 4)
+    by_registrar = cli("resolve", "ms-01", "--db", floor_db.registrar)
+    assert by_registrar.returncode != 0 and "removing a fork's stored records the owner's" in by_registrar.stderr
+    assert "Traceback" not in by_registrar.stderr
+    assert rows(db, "SELECT head_seq FROM floor_chain WHERE table_id = 'ms-01'") == [(7,)]
+    assert rows(db, "SELECT count(*) FROM floor_quarantine WHERE table_id = 'ms-01'")[0][0] == before
     done = cli("resolve", "ms-01", "--db", db)
     assert done.returncode == 0, done.stderr
     assert "fork at seq 6:" in done.stdout and "moved 2 stored records (seq 6 on)" in done.stdout, done.stdout

@@ -54,7 +54,7 @@ def store() -> Iterator[Any]:
         pytest.skip(f"no PostgreSQL to run: {exc}")
     try:
         db = postgres.create_database("pit_iso")
-        migrate(db.owner)
+        migrate(db.migrator)
         yield db
     finally:
         postgres.stop()

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from controller.cli.args import description
+from controller.cli.args import description, positive_int
 from controller.logs import add_log_arguments
 
 __all__ = ["register", "forwarder_for", "secret_in_url"]
@@ -37,8 +37,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     floor = p.add_subparsers(dest="floor_command", required=True, metavar="SUBCOMMAND")
 
-    m = floor.add_parser("migrate", help="bring the floor store's schema up to date (as the owner role)")
-    m.add_argument("--db", required=True, help="PostgreSQL URL, e.g. postgresql://floor_owner@127.0.0.1/floor")
+    m = floor.add_parser("migrate", help="bring the floor store's schema up to date (as the migrator role)")
+    m.add_argument("--db", required=True, help="PostgreSQL URL, e.g. postgresql://floor_migrator@127.0.0.1/floor")
     m.set_defaults(run=_migrate)
 
     i = floor.add_parser("ingest", help="write every table's messages into the floor store, until stopped")
@@ -149,7 +149,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     t.add_argument(
         "--db",
-        help="PostgreSQL URL (the owner role): register the table and its public key in the floor store "
+        help="PostgreSQL URL (the registrar role, floor_registrar): register the table and its public key in the floor store "
         "(default: not registered; the ingest's --require-registration then refuses the table)",
     )
     t.add_argument(
@@ -177,7 +177,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="repair a fork: keep the table-signed records, move the others to the evidence, store the real ones",
     )
     rs.add_argument("table", metavar="TABLE", help="the table id")
-    rs.add_argument("--db", required=True, help="PostgreSQL URL (the owner role)")
+    rs.add_argument(
+        "--db",
+        required=True,
+        help="PostgreSQL URL (the registrar role, floor_registrar; removing a fork's stored records: the owner role)",
+    )
     rs.add_argument("--prefix", default="floor", help="subject prefix (default floor)")
     rs.add_argument("--dry-run", action="store_true", help="show the fork and what would be done; change nothing")
     rs.set_defaults(run=_resolve)
@@ -227,6 +231,13 @@ def _ingest_options(p: argparse.ArgumentParser, auth: bool = True) -> None:
         help="serve Prometheus metrics on http://127.0.0.1:PORT/metrics (records stored, lag, rejects, quarantine)",
     )
     p.add_argument("--metrics-addr", default="127.0.0.1", help="address for --metrics-port (default 127.0.0.1)")
+    p.add_argument(
+        "--max-reject-rows",
+        type=positive_int(10**9),
+        default=10_000,
+        help="rejected messages kept per table in ingest_reject (default 10000); past that they are only counted "
+        "(ingest_reject_tally), so one table's flood cannot fill the store",
+    )
     p.add_argument(
         "--require-registration",
         action="store_true",
@@ -357,6 +368,7 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any
         journal_keys=_journal_keys(getattr(args, "journal_keys", None)),
         require_registration=getattr(args, "require_registration", False),
         require_signed=getattr(args, "require_signed", False),
+        max_reject_rows=getattr(args, "max_reject_rows", 10_000),
     )
 
 
@@ -616,7 +628,9 @@ def _serve(args: argparse.Namespace) -> int:
         db = postgres.database("floor")
         if not postgres.has_database("floor"):
             db = postgres.create_database("floor")
-        migrate(db.owner)
+        else:
+            postgres.guard("floor")  # idempotent: a database made by an older tablectl gets it too
+        migrate(db.migrator)
         config = _ingest_config(args, [nats_server.url], db.ingest)
         config = dataclasses.replace(config, credentials=str(ingest_creds), ca=str(auth.ca))
         asyncio.run(create_stream([nats_server.url], NatsAuth(str(admin_creds), str(auth.ca)), config))
@@ -626,7 +640,7 @@ def _serve(args: argparse.Namespace) -> int:
             "(its NATS identity, its signing key and its registration), then nats-server --signal reload=%s",
             auth.folder,
             args.prefix,
-            db.owner,
+            db.registrar,
             nats_server.pid_file,
         )
         print(f"nats {nats_server.url}\ndb {db.reader}\nauth {auth.folder}", flush=True)
@@ -747,7 +761,7 @@ def _add_table(args: argparse.Namespace) -> int:
             return _fail("add-table", str(exc))
         print(f"registered  {args.name} in the floor store ({registered})")
     else:
-        print("not registered: run again with --db (the owner role) to register the table and its public key")
+        print("not registered: run again with --db (the registrar role) to register the table and its public key")
     print("reload the brokers: nats-server --signal reload=PIDFILE (or systemctl reload nats-server)")
     return 0
 

@@ -82,6 +82,10 @@ class Reject:
     table: str | None = None
 
 
+MAX_REJECT_ROWS = 10_000
+"""Rejected messages kept per table by default (:attr:`ChainPolicy.max_reject_rows`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ChainPolicy:
     """The rules a deployment chooses."""
@@ -100,6 +104,10 @@ class ChainPolicy:
     """Records of tables the floor does not know that may wait, all together (past that: quarantined)."""
     max_ahead: int = 1_000_000
     prefix: str = "floor"
+    max_reject_rows: int = MAX_REJECT_ROWS
+    """Rejected messages kept in ``ingest_reject`` per table (the subject's; messages naming none
+    count as one more): past that a reject is only counted (``ingest_reject_tally.dropped``), so
+    one table's flood of bad messages cannot fill the store (docs/floor.md, "One table, one feed")."""
 
 
 @dataclass
@@ -113,6 +121,8 @@ class Outcome:
     """Pending records stored now that their gap filled."""
     quarantined: list[tuple[str, int, str, str]] = field(default_factory=list)
     """(table, seq, subject, reason) of every record quarantined, pending ones included."""
+    rejects_not_kept: int = 0
+    """Rejects past their table's :attr:`ChainPolicy.max_reject_rows`: counted, not kept."""
 
     def count(self, verdict: Verdict) -> int:
         """How many of the batch's messages got ``verdict``."""
@@ -306,7 +316,7 @@ async def store_messages(
                     )
                 if row is None:
                     stray += len(w.pending) - before
-            await _write(cur, w)
+            out.rejects_not_kept = await _write(cur, w, policy.max_reject_rows)
     return out
 
 
@@ -528,7 +538,8 @@ async def _meters(cur: psycopg.AsyncCursor[Any], table: str, seq: int) -> tuple[
     return tuple(sorted((str(s), str(n), int(v)) for s, n, v in await cur.fetchall()))
 
 
-async def _write(cur: psycopg.AsyncCursor[Any], w: _Writes) -> None:
+async def _write(cur: psycopg.AsyncCursor[Any], w: _Writes, max_reject_rows: int = MAX_REJECT_ROWS) -> int:
+    """Write what the batch decided; the number of rejects counted but not kept."""
     for name, (target, cols) in _COPIED.items():
         rows: list[tuple[Any, ...]] = (
             w.records if name == "records" else w.pending if name == "pending" else getattr(w.rows, name)
@@ -544,11 +555,39 @@ async def _write(cur: psycopg.AsyncCursor[Any], w: _Writes) -> None:
                     await copy.write_row(row)
     if w.rows.rounds:
         await cur.executemany(_SQL["rounds"], w.rows.rounds)
-    for name in ("chains", "quarantine", "rejects"):
+    for name in ("chains", "quarantine"):
         rows = getattr(w, name)
         if rows:
             await cur.executemany(_SQL[name], rows)
+    not_kept = await _write_rejects(cur, w.rejects, max_reject_rows) if w.rejects else 0
     if w.resolved:
         await cur.execute("DELETE FROM floor_pending WHERE id = ANY(%s)", (w.resolved,))
     if w.tables:
         await cur.executemany(_SQL["tables"], [(t, *v) for t, v in sorted(w.tables.items())])
+    return not_kept
+
+
+async def _write_rejects(cur: psycopg.AsyncCursor[Any], rejects: list[tuple[Any, ...]], cap: int) -> int:
+    """Keep each table's rejects up to ``cap`` rows in all (``ingest_reject_tally`` counts them,
+    under a row lock, in table order); count the rest. The number counted and not kept."""
+    groups: dict[str, list[tuple[Any, ...]]] = {}
+    for row in rejects:
+        groups.setdefault(row[4] or "", []).append(row)
+    not_kept = 0
+    for key in sorted(groups):
+        rows = groups[key]
+        await cur.execute("INSERT INTO ingest_reject_tally (table_key) VALUES (%s) ON CONFLICT DO NOTHING", (key,))
+        await cur.execute("SELECT kept FROM ingest_reject_tally WHERE table_key = %s FOR UPDATE", (key,))
+        found = await cur.fetchone()
+        kept = int(found[0]) if found else 0
+        keep = rows[: max(0, cap - kept)]
+        if keep:
+            await cur.executemany(_SQL["rejects"], keep)
+        dropped = len(rows) - len(keep)
+        not_kept += dropped
+        await cur.execute(
+            "UPDATE ingest_reject_tally SET kept = kept + %s, dropped = dropped + %s, "
+            "last_dropped_at = CASE WHEN %s > 0 THEN clock_timestamp() ELSE last_dropped_at END WHERE table_key = %s",
+            (len(keep), dropped, dropped, key),
+        )
+    return not_kept

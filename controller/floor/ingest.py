@@ -31,7 +31,7 @@ from controller.floor.channel import heartbeat_subject
 from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import TABLE_ID
 from controller.floor.tell import Beats, store_heartbeats, stored_heads, tell_stored
-from controller.floor.validate import BadMessage, FloorRecord, Rows, check_message, excerpt
+from controller.floor.validate import MAX_MESSAGE_BYTES, BadMessage, FloorRecord, Rows, check_message, excerpt
 
 __all__ = [
     "IngestConfig",
@@ -82,6 +82,9 @@ class IngestConfig:
     """Store only records signed by their table's registered public key (docs/floor.md, "Signed records")."""
     max_pending: int = 10_000
     """Records of one table that may wait for a gap to fill (past that: delivered again later)."""
+    max_reject_rows: int = 10_000
+    """Rejected messages kept per table in ``ingest_reject``; past that only counted
+    (``ingest_reject_tally``: docs/floor.md, "One table, one feed")."""
     fetch_wait_s: float = 0.1
     """How long one pull waits for messages when none is ready. nats-py's ``fetch`` returns at once
     what is ready, but when nothing is it waits this long, or until the batch is full, before
@@ -309,6 +312,7 @@ async def ensure_stream(js: Any, config: IngestConfig) -> bool:
             duplicate_window=120.0,
             max_age=config.stream_max_age_days * 86400,
             max_bytes=config.stream_max_bytes if config.stream_max_bytes > 0 else None,
+            max_msg_size=MAX_MESSAGE_BYTES,  # a larger one is refused at the broker, never stored
         )
     )
     return True
@@ -330,13 +334,21 @@ async def _one_by_one(db: psycopg.AsyncConnection[Any], batch: Batch, policy: Ch
         total.reasons += one.reasons
         total.released += one.released
         total.quarantined += one.quarantined
+        total.rejects_not_kept += one.rejects_not_kept
     return total
 
 
 def _log(batch: Batch, outcome: Outcome) -> None:
+    lines = outcome.verdicts.count(Verdict.REJECTED) - outcome.rejects_not_kept  # a line per reject kept
     for item, verdict, reason in zip(batch.items, outcome.verdicts, outcome.reasons, strict=True):
-        if verdict is Verdict.REJECTED:
+        if verdict is Verdict.REJECTED and lines > 0:
+            lines -= 1
             log.warning("rejected %s (%s): %s; %s", item.subject[:200], item.msg_id, reason, excerpt(item.payload, 160))
+    if outcome.rejects_not_kept:
+        log.warning(
+            "%d more rejected messages counted, not kept (their tables' --max-reject-rows reached: ingest_reject_tally)",
+            outcome.rejects_not_kept,
+        )
     for table, seq, subject, reason in outcome.quarantined:
         log.warning("quarantined %s seq %d (%s): %s", table, seq, subject[:200], reason)
 
@@ -369,6 +381,7 @@ async def run_ingest(
         require_signed=config.require_signed,
         max_pending=config.max_pending,
         prefix=config.subject_prefix,
+        max_reject_rows=config.max_reject_rows,
     )
     options: dict[str, Any] = {
         "servers": list(config.servers),

@@ -142,7 +142,8 @@ class _DryRun(Exception):
 
 
 async def resolve_fork(url: str, table: str, prefix: str = "floor", dry_run: bool = False) -> ForkReport:
-    """Resolve ``table``'s fork in the store at ``url`` (the owner role); see the module's text."""
+    """Resolve ``table``'s fork in the store at ``url`` (the registrar role closes a quarantine; a
+    fork's removal needs the owner role); see the module's text."""
     try:
         async with await psycopg.AsyncConnection.connect(url, connect_timeout=10) as conn:
             report: ForkReport | None = None
@@ -155,6 +156,12 @@ async def resolve_fork(url: str, table: str, prefix: str = "floor", dry_run: boo
                 pass
             assert report is not None
             return report
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise ResolveError(
+            f"{url}: {str(exc).strip().splitlines()[0]}; closing a quarantine is the registrar's (floor_registrar), "
+            "removing a fork's stored records the owner's (floor_owner, in its audit log): run it again as that role "
+            '(docs/floor.md, "Database roles"); nothing was changed'
+        ) from exc
     except psycopg.Error as exc:
         raise ResolveError(f"{url}: {str(exc).strip().splitlines()[0]}") from exc
 

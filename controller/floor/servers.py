@@ -312,7 +312,12 @@ class LocalNats:
 
 
 OWNER, INGEST, READER = "floor_owner", "floor_ingest", "floor_reader"
-ROLES = (OWNER, INGEST, READER)
+MIGRATOR, REGISTRAR = "floor_migrator", "floor_registrar"
+ROLES = (OWNER, INGEST, READER, MIGRATOR, REGISTRAR)
+GUARD_SQL = Path(__file__).with_name("guard.sql")
+"""The superuser's set-up of each floor database (:meth:`LocalPostgres.guard`): the migrator owns
+the schema, the stored records refuse UPDATE and DELETE but the owner's, and no DDL but the
+owner's may switch that off (docs/floor.md, "Database roles")."""
 
 AUDIT_LOG_PREFIX = "%m [%p] user=%u db=%d app=%a client=%h "
 """Each server log line says when, which process, which role, database, application and client:
@@ -320,12 +325,14 @@ the owner's statements (:data:`OWNER_AUDIT`) are the audit log of what it did.""
 
 OWNER_AUDIT = {"log_statement": "all"}
 """The owner role's session settings, set by the superuser (:meth:`LocalPostgres.ensure_roles`):
-every statement the owner runs (migrations, ``add-table --db``, ``floor resolve``, and any DDL or
+every statement the owner runs (removing a fork's records with ``floor resolve``, and any DDL or
 DML by hand) is written to the server's log with the role's name. ``log_statement`` is a
 superuser's setting: the owner can neither switch it off in its session nor reset its role's
 default (docs/floor.md, "Database roles")."""
-"""The floor store's roles: the owner runs the migrations, the ingest writes the floor tables, the
-reader (reports, the pit view) may only SELECT (grants: migrations/0009_roles.sql)."""
+"""The floor store's roles: the migrator runs the migrations, the registrar registers tables and
+resolves quarantines, the ingest writes the floor tables, the reader (reports, the pit view) may
+only SELECT (grants: migrations 0009, 0012, 0014); the owner owns the database and is used only
+for what must be the owner's (removing a fork's records), its statements logged."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,6 +343,8 @@ class FloorDatabase:
     owner: str
     ingest: str
     reader: str
+    migrator: str
+    registrar: str
 
 
 class LocalPostgres:
@@ -533,6 +542,10 @@ class LocalPostgres:
         from psycopg import sql
 
         passwords = self.passwords()
+        missing = {role: secrets.token_urlsafe(24) for role in ROLES if role not in passwords}
+        if missing:  # a data folder made before these roles existed
+            passwords.update(missing)
+            write_secret(self.passfile, "".join(f"*:*:*:{r}:{p}\n" for r, p in passwords.items()).encode())
         with psycopg.connect(self.url, autocommit=True) as conn:
             for role in ROLES:
                 exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone()
@@ -562,12 +575,28 @@ class LocalPostgres:
             conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(db, sql.Identifier(OWNER)))
             conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(db))
             conn.execute(sql.SQL("GRANT CONNECT, TEMPORARY ON DATABASE {} TO {}").format(db, sql.Identifier(INGEST)))
-            conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(db, sql.Identifier(READER)))
+            for role in (READER, MIGRATOR, REGISTRAR):
+                conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(db, sql.Identifier(role)))
+        self.guard(name)
         return self.database(name)
+
+    def guard(self, name: str) -> None:
+        """Set up database ``name``'s guard as the superuser (:data:`GUARD_SQL`; idempotent)."""
+        import psycopg
+
+        with psycopg.connect(self.url_for("postgres", name), autocommit=True) as conn, conn.transaction():
+            conn.execute(GUARD_SQL.read_bytes())
 
     def database(self, name: str) -> FloorDatabase:
         """The URLs of database ``name`` for each role."""
-        return FloorDatabase(name, self.url_for(OWNER, name), self.url_for(INGEST, name), self.url_for(READER, name))
+        return FloorDatabase(
+            name,
+            self.url_for(OWNER, name),
+            self.url_for(INGEST, name),
+            self.url_for(READER, name),
+            self.url_for(MIGRATOR, name),
+            self.url_for(REGISTRAR, name),
+        )
 
     def has_database(self, name: str) -> bool:
         import psycopg
