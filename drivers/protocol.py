@@ -37,6 +37,7 @@ __all__ = [
     "LinkStats",
     "LinkUp",
     "LinkDown",
+    "EventsOfBoot",
     "DeviceFault",
     "CommandResult",
     "LinkProtocol",
@@ -177,6 +178,16 @@ class LinkUp(DeviceEvent):
 
     boot_id: int
     rebooted: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class EventsOfBoot(DeviceEvent):
+    """The device's events delivered next are of boot ``boot_id``, not of the boot its last
+    ``LinkUp`` names: events it kept across a power cycle, then its new boot's after them. Journaled
+    like every link report, so that a controller started again takes its event window's boot from
+    the last of these or of the ``LinkUp`` s (docs/protocol.md, section 5)."""
+
+    boot_id: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -329,6 +340,9 @@ class LinkProtocol:
         self.window_boot: int | None = boot_id
         """The boot whose event numbering ``last_event_no`` counts (None: not known yet)."""
         self._left_boots: deque[int] = deque(maxlen=16)
+        self._named_boot: int | None = boot_id
+        """The boot the journal takes the events delivered next to be of: the last ``LinkUp``'s, or
+        the last :class:`EventsOfBoot`'s (the window's when given from the journal)."""
         self.stats = LinkCounters()
         self.up = False
         self._boot_id: int | None = None
@@ -417,6 +431,7 @@ class LinkProtocol:
         controller started again, from its journal)."""
         self.window_boot, self.last_event_no = boot_id, last_event_no
         self.ack_boot, self.ack_no = boot_id, last_event_no
+        self._named_boot = boot_id
 
     def carry(self, item: object) -> None:
         """``item``, about to be queued, carries the event received last."""
@@ -677,9 +692,11 @@ class LinkProtocol:
             self._state_wanted, self._state, self._watch_read = True, None, False
             rebooted = self._boot_id is not None and boot_id != self._boot_id
             self._put(LinkUp(device=self.name, at=self._at, boot_id=boot_id, rebooted=rebooted))
+            self._named_boot = boot_id
         elif boot_id != self._boot_id:
             self._state_wanted, self._state, self._watch_read = True, None, False
             self._put(LinkUp(device=self.name, at=self._at, boot_id=boot_id, rebooted=True))
+            self._named_boot = boot_id
         self._boot_id = boot_id
 
     def _fault(self, kind: str, error: str, event_no: int = 0, command: str = "") -> None:
@@ -710,6 +727,9 @@ class LinkProtocol:
                 self.order.reported(self._when, self._now)  # its oldest event not yet journaled
             if not self._accept(event_boot, event_no):
                 return True
+            if event_boot != self._named_boot:  # journaled before the event: its window's boot
+                self._named_boot = event_boot
+                self._put(EventsOfBoot(device=self.name, at=self._at, boot_id=event_boot))
             self.stats.events += 1
             at = self._at if self._when is None else self._at - (self._now - self._when)
             try:
@@ -800,6 +820,13 @@ class LinkProtocol:
         elif event_boot in self._left_boots:
             self.stats.duplicates += 1  # an event of a boot already left behind: received before
             return False
+        elif self.window_boot is not None and self.window_boot == self._boot_id:
+            # An event of another boot than the one the device runs now is one it kept across a
+            # power cycle: older than anything of the boot it runs, whose events come after it.
+            # The window was that boot's (given from the journal, which names a device's boot by
+            # its last link-up): it is not left behind, and its numbering starts from the start.
+            self.window_boot, self.last_event_no = event_boot, event_no
+            return True
         else:
             if self.window_boot is not None:
                 self._left_boots.append(self.window_boot)

@@ -188,3 +188,20 @@ def test_a_held_round_never_resumes_with_a_link_down(tmp_path: Path) -> None:
         world._check_resume(_snapshot(round_no=5, step="betting", held_from=None))  # a void: the next round
     finally:
         world.close()
+
+
+def test_a_card_unread_before_the_shoe_count_starts_over_holds_no_place_of_the_new_count() -> None:
+    """Found by Boston 5 and Mississippi Stud seed 150 (`--rounds 6`, every CI kind; shrunk: a
+    journal outage, a wrong press, a card left unread): a card left the shoe unread as number 14
+    of the last round's count, reported in the next round before the shoe's count started over;
+    the round's 14th card of the new count took its place in the model's deal order (dealt first,
+    to the wrong seat), and the model called the seat's cards shown at the showdown face down."""
+    from hil.simulate.model_check import in_deal_order
+
+    log = [
+        (14, "??", "unreadable: read again or entered by the supervisor"),
+        (1, "Qs", "seat 2"),
+        (2, "6d", "dealer"),
+        (14, "5c", "seat 6"),
+    ]
+    assert in_deal_order(log) == [(1, "Qs", "seat 2"), (2, "6d", "dealer"), (14, "5c", "seat 6")]

@@ -107,9 +107,11 @@ def change_game(
 
 def journaled_event_windows(path: Path, devices: set[str]) -> dict[str, tuple[int, int]]:
     """Each device's event window as the journal at ``path`` left it: the boot id of its last
-    ``LinkUp`` and the number of the last event it sent after that (0 if none), so that a
-    controller started again acknowledges what it already journaled and takes nothing twice.
-    Read newest first, read-only, stopping once every device's last link-up is found."""
+    ``LinkUp`` or ``EventsOfBoot`` (the events after it are of that boot: a device that rebooted
+    sends the events it kept of its earlier boot first) and the number of the last event it sent
+    after that (0 if none), so that a controller started again acknowledges what it already
+    journaled and takes nothing twice. Read newest first, read-only, stopping once every device's
+    last such record is found."""
     windows: dict[str, tuple[int, int]] = {}
     newest: dict[str, int] = {}
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
@@ -117,12 +119,12 @@ def journaled_event_windows(path: Path, devices: set[str]) -> dict[str, tuple[in
         rows = db.execute(
             "SELECT kind, json_extract(data, '$.device'), json_extract(data, '$.event_no'), "
             "json_extract(data, '$.boot_id') FROM records WHERE event = 1 "
-            "AND (kind = 'LinkUp' OR json_extract(data, '$.event_no') > 0) ORDER BY seq DESC"
+            "AND (kind IN ('LinkUp', 'EventsOfBoot') OR json_extract(data, '$.event_no') > 0) ORDER BY seq DESC"
         )
         for kind, device, event_no, boot_id in rows:
             if device not in devices or device in windows:
                 continue
-            if kind == "LinkUp":
+            if kind in ("LinkUp", "EventsOfBoot"):
                 windows[device] = (int(boot_id), newest.get(device, 0))
                 if len(windows) == len(devices):
                     break

@@ -65,10 +65,16 @@ def in_deal_order(entries: Iterable[tuple[int, str, str]]) -> list[tuple[int, st
     """The cards of a round, (shoe number, card, the table's destination), in the order they came
     out of the shoe: a read set aside is dropped; a card read again (or entered by the supervisor)
     for one read as unreadable or as a card already dealt takes that read's place, and so does a
-    card dealt while held once the supervisor accepts it."""
+    card dealt while held once the supervisor accepts it. A shoe whose count starts over (a card
+    numbered 1 after others, none waiting under 1: a shuffle) numbers its cards anew: a read set
+    aside before it is no longer the place of a card after it that has the same number."""
     out: list[tuple[int, str, str] | None] = []
     places: dict[object, list[int]] = {}  # a read waiting for its card: the places it holds
+    last = 0
     for index, card, to in entries:
+        if index == 1 and last > 1 and not places.get(1) and not places.get((1, card)):
+            places = {}  # the count started over: what waited before holds no place of the new count
+        last = index
         if str(to).startswith(_REREAD) or str(to).startswith(_WAITING):
             key: object = index if str(to).startswith(_REREAD) else (index, card)
             places.setdefault(key, []).append(len(out))
