@@ -36,6 +36,7 @@ ALLOWED: dict[str, str] = {
     "tests/test_wager_steps.py": "tests of the one wager rule in every game's wager steps, held or not (controller/table/wagers.py)",
     "tests/test_beyond_the_deal.py": "tests of the machines' card intake and settlement walk (controller/table/card_intake.py, settlement_walk.py)",
     "tests/test_press_again.py": "tests of the dealer's screen notes and the hold's way on (controller/table/dealer_screen.py, holds.py)",
+    "tests/test_supervisor_hold_outage.py": "tests that a supervisor-only hold stays one across a journal outage (controller/table/links.py, holds.py)",
     "tests/test_snapshot_only.py": "this check (its own sample of a reach, in a string)",
 }
 """Modules outside controller/table allowed to read a table's internals, and why."""
