@@ -295,3 +295,47 @@ def test_a_boston5_second_wager_withdrawn_while_held_before_the_final_cards_is_a
     t.spot(5, "second", 0)
     seat = t.m.seats[5]
     assert seat.folded_at == "second" and "second" not in seat.wagers and t.m.late.noted == []
+
+
+def boston_second_after_a_round_left_on_the_spots(t: Table) -> None:
+    """Round 1 is played to its end with the chips left on the spots (the board still reads them);
+    round 2 reaches the second-wager step with seat 2's last second chip still on its spot."""
+    boston_second(t)
+    boston_close(t)
+    t.deal("Js Ts 6h 6c 8c 9s")
+    while t.phase == "settlement":
+        t.press("confirm")
+    assert t.phase == "betting" and t.m.board.levels[(2, "second")] == 1000  # the chip left from round 1
+    boston_second(t)
+    assert t.phase == "second_wager" and "second" not in t.m.seats[2].wagers
+
+
+@pytest.mark.parametrize("hold", list(HOLDS))
+def test_a_second_wager_on_a_chip_left_from_the_last_round_counts_whatever_hold_began_in_its_step(hold: str) -> None:
+    """Issue 40 item 1 (Boston 5, real processes): the chip on seat 2's second spot since round 1
+    is placed again as round 2's second wager while held. With a journal outage its report waits
+    for the spots' state read, which reads the same amount the board last had: the report still
+    stands for a chip placed in the step, and counts (the deal was refused "waiting for seat 2")."""
+    t = Table("boston5")
+    boston_second_after_a_round_left_on_the_spots(t)
+    held(t, hold, "second_wager")
+    place(t, hold, (2, "second", 1000))
+    assert t.wager(2, "second") == 1000, (t.m.late.noted, t.m.display.notes[-3:])
+    assert t.m.late.noted == []
+    assert t.held_from() == (None if HOLDS[hold] is None else "second_wager")
+
+
+@pytest.mark.parametrize("hold", list(HOLDS))
+def test_a_chip_left_from_the_last_round_placed_again_after_its_step_closed_is_late_whatever_hold_is_on(
+    hold: str,
+) -> None:
+    """The same chip placed again by a seat that folded, after the deal was pressed: late, never
+    dropped unnoted because the spots' state read finds the amount the board last had."""
+    t = Table("boston5")
+    boston_second_after_a_round_left_on_the_spots(t)
+    t.spot(5, "second", 1000)
+    t.press("seat_2", "fold", "deal", "confirm", "deal")  # the fold's collection confirmed, then the deal
+    held(t, hold, "final_deal")
+    place(t, hold, (2, "second", 1000))
+    assert t.wager(2, "second") is None and t.m.seats[2].folded_at == "second"
+    assert t.m.late.noted == ["late bet: seat 2 second 10.00 not accepted"]

@@ -256,8 +256,8 @@ While cards wait for the supervisor the hold's prompt says `confirm accepts the 
 A hold never changes what a wager is: a chip placed in the step that asks for it (betting, a
 second wager, a street bet) counts whatever hold began in that step (a link down, a jam, the door,
 the journal, a restart; a bet-spot device that comes back is read again, and what is on its spots
-counts as placed then), and a chip placed after the press that closes its step is a late bet
-whatever hold is on.
+counts as placed then, a chip left on a spot from the last round and placed again included), and a
+chip placed after the press that closes its step is a late bet whatever hold is on.
 
 ## Hidden cards
 

@@ -47,18 +47,22 @@ class BetBoard:
         else:
             levels.pop((seat, spot), None)
 
-    def changes(self, occupied: Iterable[SpotChange]) -> list[SpotChange]:
+    def changes(self, occupied: Iterable[SpotChange], reported: Iterable[tuple[int, str]] = ()) -> list[SpotChange]:
         """What differs between the board and ``occupied`` (every occupied spot, as the sensors
         read it now): the reports that stand for it, in seat and spot order; spots the board
         had that are empty now come as 0. Spots the table does not have are included when their
-        amount changed since last refused (the caller refuses them again)."""
+        amount changed since last refused (the caller refuses them again). A spot in
+        ``reported`` (reported since the board last noted it: the report waited for this read)
+        is included when occupied, even at the amount the board last had: a chip left on the
+        spot from an earlier step or round and placed again is still the report that was made."""
         now = {(seat, spot): cents for seat, spot, cents in occupied if cents}
         before = {**self.refused, **self.levels}
+        again = {key for key in reported if key in now}
         keys = sorted(set(now) | set(before), key=lambda k: (k[0], self._order(k[1])))
         return [
             (seat, spot, now.get((seat, spot), 0))
             for seat, spot in keys
-            if now.get((seat, spot), 0) != before.get((seat, spot), 0)
+            if now.get((seat, spot), 0) != before.get((seat, spot), 0) or (seat, spot) in again
         ]
 
     def _order(self, spot: str) -> tuple[int, str]:

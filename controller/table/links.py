@@ -200,9 +200,11 @@ class LinkReconciler:
 
     def spots_state(self, e: Any) -> None:
         """The bet spots' whole state after a link-up: each spot that changed while the link was
-        down counts as the report it stands for (late and removed-bet rules apply)."""
+        down counts as the report it stands for (late and removed-bet rules apply); a spot reported
+        while its report waited for this read counts as that report even at the amount the board
+        last had (a chip left from an earlier round placed again)."""
         t = self.table
-        changes = t.board.changes(e.spots)
+        changes = t.board.changes(e.spots, reported=t.wagers.unread)
         self.device_back(e.device)
         for seat, spot, cents in changes:
             report = SpotReport(device=e.device, at=e.at, seat=seat, spot=spot, cents=cents)
