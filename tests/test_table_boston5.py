@@ -358,3 +358,21 @@ def test_an_unreadable_card_before_the_deal_is_burned_and_never_entered_as_a_sea
     t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h 8s 8d 8c Jh Jd Jc")
     assert [str(c) for c in t.m.seats[2].cards] == ["As", "Ks", "Qs"]
     assert t.m.card_log[0]["to"].startswith("burned")
+
+
+def test_when_every_step_was_done_in_the_round_the_settlement_asks_nothing_again() -> None:
+    """Found by the simulation's settled_twice check (Boston 5 CI seeds 17, 34, 52, ...): every seat
+    folded after the bonus was settled at the exposure (24.10(a), (b)), so no step was left; the
+    table showed the last bonus step again, a wager collected twice, instead of nothing left."""
+    t = Table()
+    t.bets(2, 4, bonus=(4,))
+    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
+    t.press("next")  # seat 4 does not expose: its bonus is collected now
+    bonus = t.m.display.prompts[-1]
+    assert "collect bonus" in bonus
+    t.press("confirm")
+    t.press("seat_2", "fold", "confirm", "seat_4", "fold", "confirm", "deal")
+    assert t.m.phase is Phase.SETTLEMENT
+    assert t.m.display.prompts.count(bonus) == 1 and t.m.display.prompt != bonus
+    finish(t)
+    assert t.m.display.prompts.count(bonus) == 1

@@ -142,8 +142,8 @@ class Boston5Table(RoundTable):
 
     def steps_to_show(self, settlement: Settlement) -> tuple[Step, ...]:
         done = {step.text for step in self.bonus_steps}  # a bonus cut later by the table's cap is shown again
-        steps = super().steps_to_show(settlement)
-        return tuple(step for step in steps if not (step.phase == "bonus" and step.text in done)) or steps[-1:]
+        left = tuple(s for s in super().steps_to_show(settlement) if not (s.phase == "bonus" and s.text in done))
+        return left or (Step("done", None, (), "nothing left to settle"),)
 
     def prompt_second(self) -> None:
         self.display.ask("second wager equal to the first, or seat, fold; then deal")

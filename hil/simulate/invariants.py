@@ -113,9 +113,7 @@ def check_settled_once(snapshot: TableSnapshot, asked_before: Collection[str] = 
     asked = snapshot.asked
     if _FOLD_STEP.search(asked):
         again = "a fold collected when it folded"
-    elif asked in asked_before and (snapshot.settlement_step or snapshot.steps_left):
-        # the step alone is an open finding (docs/simulate.md): with every other step done, the
-        # table shows the last bonus step again instead of "nothing left to settle"
+    elif asked in asked_before:
         again = "a step the dealer was asked before the settlement"
     else:
         return
