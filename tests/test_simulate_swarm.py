@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import cli
 
-from controller.table.late_bets import LateBets
+from controller.table._late_bets import LateBets
 from hil.simulate.faults import CI_KINDS, Fault, schedule
 from hil.simulate.run import replay_command, run_seed, run_seeds
 from hil.simulate.swarm import EDGES, STEPS, SWARM_FINDINGS, SWARM_ROUNDS, Coverage, Reached, swarm_schedule
@@ -114,8 +114,8 @@ def _late_bet_taken(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def taken(self: LateBets, seat: int, spot: str, cents: int) -> None:
         late_bet(self, seat, spot, cents)
-        if cents and seat in self.table.seats:
-            self.table.seats[seat].wagers[spot] = cents
+        if cents and seat in self._state.seats:
+            self._state.seats[seat].wagers[spot] = cents
 
     monkeypatch.setattr(LateBets, "late_bet", taken)
 
