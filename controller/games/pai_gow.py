@@ -372,6 +372,35 @@ def _round(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round
     )
 
 
+_LAST_ROUND: tuple[object, _Round | None] = (None, None)
+"""The last round's shared part, by everything :func:`_round` reads (one entry: the table reads
+its round's shared part when the dealer's hand is set and again at the settlement, with only the
+players' sets changed between, which it does not read)."""
+
+
+def _round_once(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round:
+    """:func:`_round`, made again only when something it reads differs from the last round's:
+    the options, the three paytables, the dealer's cards and set, and each seat's cards, bonus
+    stake and insurance (the cards are the deck's own objects: compared by identity first)."""
+    global _LAST_ROUND
+    p = table.paytables
+    key = (
+        tuple(o.items()),
+        p.get("bonus"),
+        p.get("envy"),
+        p.get("insurance"),
+        rnd.dealer,
+        rnd.dealer_set,
+        tuple([(s.seat, s.cards, s.wagers.get("bonus", 0), "insurance" in s.wagers) for s in rnd.seats]),
+    )
+    last_key, last = _LAST_ROUND  # one read: another thread's round replaces both at once
+    if last is not None and last_key == key:
+        return last
+    shared = _round(rnd, table, o)
+    _LAST_ROUND = (key, shared)
+    return shared
+
+
 def _seat_set(seat: PaiGowSeat, r: _Round, hands: dict[str, Mapping[str, str]]) -> tuple[HandSet, bool]:
     """The set a seat's pai gow wager plays, and whether it is a foul that forfeits (a foul is
     set again by the house way under ``foul_policy: reset_by_house_way``, noted in ``hands``)."""
@@ -515,7 +544,7 @@ class RoundSettler:
     def __init__(self, rnd: PaiGowRound, table: TableConfig) -> None:
         self.rnd, self.table = rnd, table
         self.options = pai_gow_options(table)
-        self.shared: _Round | None = None if rnd.misdeal else _round(rnd, table, self.options)
+        self.shared: _Round | None = None if rnd.misdeal else _round_once(rnd, table, self.options)
         """``None`` for a misdeal (every hand void: no dealer's set, no seat's step)."""
 
     def dealer_step(self) -> Step | None:
