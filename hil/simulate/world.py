@@ -244,7 +244,12 @@ class World:
             runtime.drivers[role].link.wall = self.wall
         self.wires = {
             role: SimWire(
-                runtime.drivers[role].link.protocol, self.sims[role], self.rng, self.lines[role], now=self.now
+                runtime.drivers[role].link.protocol,
+                self.sims[role],
+                self.rng,
+                self.lines[role],
+                now=self.now,
+                deliver=runtime.drivers[role].link.dispatch,
             )
             for role in ROLES
         }
