@@ -419,7 +419,7 @@ def test_every_hand_goes_to_the_discard_rack_once_and_every_text_is_in_plain_wor
 
 def test_the_shared_part_kept_from_the_last_round_is_reused_only_when_nothing_it_reads_differs() -> None:
     """Issue 42 item 5: the round's shared part (the dealer's house way, every hand's bonus and envy
-    status) is kept from the last round settled (the table settles its round when the dealer's hand
+    status) and each seat settled with it are kept from the last round settled (the table settles its round when the dealer's hand
     is set and again at the end); a round that differs in anything it reads is settled from scratch:
     each variation settles as it does with nothing kept, and so does the first round after it."""
     from controller.games import pai_gow as rules
@@ -454,6 +454,13 @@ def test_the_shared_part_kept_from_the_last_round_is_reused_only_when_nothing_it
         (seats, dealer, replace(TABLE, paytables=doubled("bonus"))),
         (seats, dealer, replace(TABLE, paytables=doubled("envy"))),
         (seats, dealer, replace(TABLE, paytables=doubled("insurance"))),
+        ({"1": seat(quads, pai_gow=2000, bonus=100), "3": seats["3"]}, dealer, TABLE),  # another stake
+        (
+            {"1": {"wagers": {"pai_gow": 1000, "bonus": 100}, "cards": quads, "foul": True}, "3": seats["3"]},
+            dealer,
+            TABLE,
+        ),
+        (seats, dealer, replace(TABLE, payout_cap=1500)),  # a cap that bites
     ]
 
     def alone(seats: dict, dealer: object, table: object) -> dict:

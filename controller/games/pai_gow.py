@@ -494,6 +494,30 @@ def _seat_settlement(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSet
     return SeatSettlement(seat.seat, tuple(wagers), hands, caps)
 
 
+_LAST_SEATS: tuple[_Round | None, dict[object, SeatSettlement]] = (None, {})
+"""The seats settled with the last shared part, by everything :func:`_seat_settlement` reads
+besides it (the table shows each seat's pai gow step as its hand is turned, and settles the
+round at its end: each seat once)."""
+
+
+def _seat_once(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlement:
+    """:func:`_seat_settlement`, made again only for a seat, a shared part (the same object: kept
+    by :func:`_round_once`) or a payout cap it was not made for (the paytables whose caps apply
+    are the shared part's own)."""
+    global _LAST_SEATS
+    shared, seats = _LAST_SEATS  # one read: another thread's round replaces both at once
+    if shared is not r:
+        seats = {}
+        _LAST_SEATS = (r, seats)
+    key = (seat.seat, tuple(seat.wagers.items()), seat.cards, seat.high, seat.low, seat.foul, table.payout_cap)
+    settled = seats.get(key)
+    if settled is None:
+        if len(seats) > 64:
+            seats.clear()
+        settled = seats[key] = _seat_settlement(seat, r, table)
+    return settled
+
+
 @dataclass(frozen=True, slots=True)
 class _Steps:
     """The dealer's steps of 11.15(d), each list in the order the seats are settled."""
@@ -578,7 +602,7 @@ class RoundSettler:
         if self.shared is None:
             return None
         steps = _Steps()
-        steps.add_seat(seat, _seat_settlement(seat, self.shared, self.table), self.shared)
+        steps.add_seat(seat, _seat_once(seat, self.shared, self.table), self.shared)
         return steps.pai_gow[0]
 
     def settle(self) -> Settlement:
@@ -594,7 +618,7 @@ class RoundSettler:
         steps = _Steps()
         settled: dict[int, SeatSettlement] = {}
         for seat in order:
-            settled[seat.seat] = _seat_settlement(seat, r, table)
+            settled[seat.seat] = _seat_once(seat, r, table)
             steps.add_seat(seat, settled[seat.seat], r)
         return settlement_for(
             "pai_gow",
