@@ -205,7 +205,7 @@ class CardIntake:
             return
         if self._state.phase is self._shape.common.no_more_bets:
             self._deal_started()
-        elif dealt in self._cards_seen():
+        elif dealt.index in {c.index for c in self._cards_seen()}:  # a card is its index (no __eq__ per card)
             self.misread_at = len(self.ledger.entries)
             self.ledger.not_used(index, str(dealt), DUPLICATE)
             self.misread_index = index
