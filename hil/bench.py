@@ -819,6 +819,32 @@ def run_bench(
                 for server in servers.values():
                     server.close()
                 bar.close()
+    records = _tally(summary, table, journal_path, before, played, runtime)
+    summary.rounds = summary.tally.rounds
+    summary.handle, summary.house_net = summary.tally.handle, summary.tally.house
+    summary.spots = table.catalog.wager_spots
+    kinds = [r.kind for r in records]
+    summary.faults = kinds.count("DeviceFault")
+    summary.link_downs = kinds.count("LinkDown")
+    summary.holds = holds.count
+    summary.latencies = list(runtime.latencies)
+    if manual:  # the page decides how many rounds are played: Ctrl-C is its end, not a failure
+        summary.wanted, summary.manual = min(summary.wanted, summary.rounds), True
+    elif stop is not None and stop.received is not None:
+        summary.stopped = stop.received
+    return summary
+
+
+def _tally(
+    summary: BenchSummary,
+    table: TableConfig,
+    journal_path: Path | str | None,
+    before: int,
+    played: list[RoundResult],
+    runtime: TableRuntime,
+) -> list[Any]:
+    """Tally the rounds the run finished into ``summary`` and re-settle each in a separate process
+    (from the journal when there is one, else as played); returns the journal's records."""
     verifier = Verifier()
     try:
         if journal_path is not None:  # the journal was opened
@@ -840,19 +866,7 @@ def run_bench(
             records = list(runtime.engine.journal.records())
     finally:
         summary.verified, summary.differ = verifier.close()
-    summary.rounds = summary.tally.rounds
-    summary.handle, summary.house_net = summary.tally.handle, summary.tally.house
-    summary.spots = table.catalog.wager_spots
-    kinds = [r.kind for r in records]
-    summary.faults = kinds.count("DeviceFault")
-    summary.link_downs = kinds.count("LinkDown")
-    summary.holds = holds.count
-    summary.latencies = list(runtime.latencies)
-    if manual:  # the page decides how many rounds are played: Ctrl-C is its end, not a failure
-        summary.wanted, summary.manual = min(summary.wanted, summary.rounds), True
-    elif stop is not None and stop.received is not None:
-        summary.stopped = stop.received
-    return summary
+    return records
 
 
 def _play(
