@@ -28,10 +28,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
+from controller.web._jsonbody import BadBody, parse_object
+from controller.web._remote import RemoteControls
 from controller.web.controls import FAULTS, BenchControls, ControlBusy, ControlError
 from controller.web.guard import SESSION_KEY, TOKEN_SET_KEY, client_key, page_secret
-from controller.web.jsonbody import BadBody, parse_object
-from controller.web.remote import RemoteControls
 from controller.web.streams import StreamSlot, StreamSlots
 
 __all__ = [
@@ -59,7 +59,7 @@ _NO_STORE = {"cache-control": "no-store"}
 
 
 class ViewFeed(Protocol):
-    """What the view reads of a table's feed (controller.web.feed.TableFeed, controller.web.remote.RemoteTable)."""
+    """What the view reads of a table's feed (controller.web.feed.TableFeed, controller.web._remote.RemoteTable)."""
 
     def current(self) -> tuple[int, str]:
         """The latest version number and view model (JSON text)."""

@@ -1,4 +1,4 @@
-"""The views' side of the table's socket (:mod:`controller.web.viewsock`): the table's view model
+"""The views' side of the table's socket (:mod:`controller.web._viewsock`): the table's view model
 and its bench controls, read and sent over the unix socket, for ``tablectl web serve``.
 
 :class:`RemoteTable` keeps one connection: a reader thread takes each ``view`` line as the
