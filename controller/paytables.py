@@ -24,7 +24,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.catalog import CATALOG, GameCatalog, PaytableSpot
+from controller.catalog import GameCatalog, PaytableSpot
+from controller.game.registry import GAMES, definition
+from controller.game.registry import names as game_names
 from controller.hands import Category, HandValue, Kind
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, unpack
 from controller.money import MAX_CENTS, PUSH, Odds, OddsError, parse_odds
@@ -242,10 +244,10 @@ def _table_keys(doc: YamlDoc, path: KeyPath, raw: Mapping[str, object], problems
 def _table_game(doc: YamlDoc, path: KeyPath, raw: Mapping[str, object], problems: list[Problem]) -> GameCatalog | None:
     """The game a paytable names, when it is known."""
     game_name = raw.get("game")
-    game = CATALOG.get(game_name) if isinstance(game_name, str) else None
+    game = definition(game_name).catalog if isinstance(game_name, str) and game_name in GAMES else None
     if "game" in raw and game is None:
         problems.append(
-            doc.problem(path + ("game",), f"unknown game {raw['game']!r} (known: {', '.join(sorted(CATALOG))})")
+            doc.problem(path + ("game",), f"unknown game {raw['game']!r} (known: {', '.join(game_names())})")
         )
     return game
 
