@@ -109,6 +109,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=0,
         help="keep at most this many GiB per broker (default 0: no byte limit, the age only)",
     )
+    cs.add_argument(
+        "--table-share",
+        type=int,
+        default=1000,
+        help="messages one table may have waiting on each of its subjects; past it the broker refuses its next "
+        "ones, which wait in its journal (default 1000)",
+    )
     cs.set_defaults(run=_create_stream)
 
     s = floor.add_parser(
@@ -214,6 +221,12 @@ def _ingest_options(p: argparse.ArgumentParser, auth: bool = True) -> None:
         type=int,
         default=0,
         help="when creating the stream: keep at most this many GiB per broker (default 0: no byte limit, the age only)",
+    )
+    p.add_argument(
+        "--table-share",
+        type=int,
+        default=1000,
+        help="when creating the stream: messages one table may have waiting on each of its subjects (default 1000)",
     )
     if auth:
         p.add_argument("--creds", help="the ingest's NATS credentials file (tablectl floor init-auth)")
@@ -361,6 +374,7 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any
         replicas=args.replicas,
         stream_max_age_days=args.stream_max_age_days,
         stream_max_bytes=args.stream_max_gib * 2**30 if args.stream_max_gib > 0 else -1,
+        stream_max_per_subject=args.table_share,
         credentials=getattr(args, "creds", None),
         ca=getattr(args, "ca", None),
         cert=getattr(args, "cert", None),
@@ -381,8 +395,10 @@ def _ingest(args: argparse.Namespace) -> int:
         return _needs_floor_extra("ingest", exc)
     if args.batch < 1:
         return _fail("ingest", "--batch must be at least 1")
-    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 0):
-        return _fail("ingest", "--stream-max-age-days must be at least 30 and --stream-max-gib 0 or more")
+    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 0 and args.table_share >= 1):
+        return _fail(
+            "ingest", "--stream-max-age-days must be at least 30, --stream-max-gib 0 or more, --table-share 1 or more"
+        )
     if why := secret_in_url(args.db):
         return _fail("ingest", why)
     try:
@@ -481,6 +497,7 @@ def _status(args: argparse.Namespace) -> int:
                             "forked": t.forked,
                             "latest_quarantine": latest[t.table_id][0].reason if latest.get(t.table_id) else None,
                             "feed_held": t.feed_held,
+                            "throttled": t.throttled,
                             "settled": t.settled,
                         }
                         for t in tables
@@ -503,6 +520,8 @@ def _status(args: argparse.Namespace) -> int:
     for t in tables:
         if t.feed_held:
             print(f"ALERT {t.table_id}: the table holds its floor feed: {t.feed_held}")
+        if t.throttled:
+            print(f"ALERT {t.table_id}: over its share of the stream: {t.throttled}")
         if t.quarantined:
             print(f"ALERT {t.table_id}: {t.quarantined} records quarantined; latest: {latest[t.table_id][0].reason}")
         if t.rejected:
@@ -666,8 +685,11 @@ def _create_stream(args: argparse.Namespace) -> int:
         from controller.floor.ingest import IngestConfig
     except ImportError as exc:
         return _needs_floor_extra("create-stream", exc)
-    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 0):
-        return _fail("create-stream", "--stream-max-age-days must be at least 30 and --stream-max-gib 0 or more")
+    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 0 and args.table_share >= 1):
+        return _fail(
+            "create-stream",
+            "--stream-max-age-days must be at least 30, --stream-max-gib 0 or more, --table-share 1 or more",
+        )
     config = IngestConfig(
         tuple(args.nats),
         "",
@@ -676,6 +698,7 @@ def _create_stream(args: argparse.Namespace) -> int:
         replicas=args.replicas,
         stream_max_age_days=args.stream_max_age_days,
         stream_max_bytes=args.stream_max_gib * 2**30 if args.stream_max_gib > 0 else -1,
+        stream_max_per_subject=args.table_share,
     )
     try:
         made = asyncio.run(create_stream(args.nats, NatsAuth(args.creds, args.ca, args.cert, args.key), config))
@@ -684,7 +707,8 @@ def _create_stream(args: argparse.Namespace) -> int:
     if made:
         print(
             f"made the stream {args.stream}: subjects {args.prefix}.>, {args.replicas} replicas, "
-            f"messages kept {args.stream_max_age_days:g} days"
+            f"messages kept {args.stream_max_age_days:g} days, a work queue with {args.table_share} messages "
+            "waiting per table and subject"
         )
     else:
         print(f"the stream {args.stream} is there already (its limits unchanged: nats stream edit changes them)")
