@@ -8,16 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from controller.catalog import CATALOG
+from controller.game.registry import GAMES, definition
 
 __all__ = ["game_name", "hand_name", "wager_name", "wager_order"]
 
-GAMES = {
-    "boston5": "Boston 5",
-    "mississippi_stud": "Mississippi Stud",
-    "pai_gow": "Pai Gow Poker",
-    "three_card_poker": "Three Card Poker",
-}
 HOUSE_WAYS = {"foxwoods": "Foxwoods", "ballys_ac": "Bally's AC"}
 WAGERS = {"pai_gow": "pai gow", "envy_marker": "envy marker", "pair_plus": "pair plus", "ante_bonus": "ante bonus"}
 
@@ -27,9 +21,9 @@ def _words(code: str) -> str:
 
 
 def game_name(code: object) -> str:
-    """``boston5`` gives ``Boston 5``; an unknown code its words."""
+    """``boston5`` gives ``Boston 5`` (the game's definition's title); an unknown code its words."""
     text = str(code) if code is not None else "?"
-    return GAMES.get(text, _words(text))
+    return definition(text).title if text in GAMES else _words(text)
 
 
 def hand_name(code: object) -> str:
@@ -50,7 +44,6 @@ def wager_name(code: object) -> str:
 
 def wager_order(game: object, spots: Iterable[str]) -> list[str]:
     """``spots`` in the game's layout order (its catalog's wager spots), others after, by name."""
-    catalog = CATALOG.get(str(game))
-    order = list(catalog.wager_spots) if catalog is not None else []
+    order = list(definition(str(game)).catalog.wager_spots) if str(game) in GAMES else []
     known = [s for s in order if s in spots]
     return known + sorted(s for s in spots if s not in order)

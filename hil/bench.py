@@ -26,6 +26,8 @@ from typing import Any, TypedDict
 from tqdm import tqdm
 
 from controller.cards import Card, card, deck
+from controller.game.definition import GameDefinition
+from controller.game.registry import ByGame
 from controller.game_options import boston5_options, pai_gow_options
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_json
@@ -707,12 +709,13 @@ class _HoldCount:
         self.last = step
 
 
-PLAYERS: dict[str, type[Player]] = {
-    "mississippi_stud": MississippiPlayer,
-    "boston5": Boston5Player,
-    "pai_gow": PaiGowPlayer,
-}
-"""Simulated players and dealer for each game the bench runs."""
+def _player(game: GameDefinition) -> type[Player] | None:
+    player: type[Player] | None = game.player() if game.at_table else None
+    return player
+
+
+PLAYERS: ByGame[type[Player]] = ByGame(_player)
+"""Simulated players and dealer for each game the bench runs (each game's definition names its class)."""
 
 
 def run_bench(
@@ -816,6 +819,32 @@ def run_bench(
                 for server in servers.values():
                     server.close()
                 bar.close()
+    records = _tally(summary, table, journal_path, before, played, runtime)
+    summary.rounds = summary.tally.rounds
+    summary.handle, summary.house_net = summary.tally.handle, summary.tally.house
+    summary.spots = table.catalog.wager_spots
+    kinds = [r.kind for r in records]
+    summary.faults = kinds.count("DeviceFault")
+    summary.link_downs = kinds.count("LinkDown")
+    summary.holds = holds.count
+    summary.latencies = list(runtime.latencies)
+    if manual:  # the page decides how many rounds are played: Ctrl-C is its end, not a failure
+        summary.wanted, summary.manual = min(summary.wanted, summary.rounds), True
+    elif stop is not None and stop.received is not None:
+        summary.stopped = stop.received
+    return summary
+
+
+def _tally(
+    summary: BenchSummary,
+    table: TableConfig,
+    journal_path: Path | str | None,
+    before: int,
+    played: list[RoundResult],
+    runtime: TableRuntime,
+) -> list[Any]:
+    """Tally the rounds the run finished into ``summary`` and re-settle each in a separate process
+    (from the journal when there is one, else as played); returns the journal's records."""
     verifier = Verifier()
     try:
         if journal_path is not None:  # the journal was opened
@@ -837,19 +866,7 @@ def run_bench(
             records = list(runtime.engine.journal.records())
     finally:
         summary.verified, summary.differ = verifier.close()
-    summary.rounds = summary.tally.rounds
-    summary.handle, summary.house_net = summary.tally.handle, summary.tally.house
-    summary.spots = table.catalog.wager_spots
-    kinds = [r.kind for r in records]
-    summary.faults = kinds.count("DeviceFault")
-    summary.link_downs = kinds.count("LinkDown")
-    summary.holds = holds.count
-    summary.latencies = list(runtime.latencies)
-    if manual:  # the page decides how many rounds are played: Ctrl-C is its end, not a failure
-        summary.wanted, summary.manual = min(summary.wanted, summary.rounds), True
-    elif stop is not None and stop.received is not None:
-        summary.stopped = stop.received
-    return summary
+    return records
 
 
 def _play(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -120,70 +121,168 @@ def test_found_boston5_a_seat_whose_chips_were_taken_back_does_not_block_no_more
     assert s.step == "no_more_bets" and s.wagers() == {2: {"ante": 500, "first": 1000}}
 
 
-def test_found_pai_gow_a_bonus_asking_for_its_envy_marker_gets_it_after_a_journal_outage() -> None:
-    """Found by `tablectl simulate --game pai_gow --seed 14 --rounds 2 --faults journal_error,reboot`:
-    a wager placed during the outage made the players' bets differ from theirs, and the dealer,
-    reading "correct: seat 1 bonus 5.00: place its envy marker", took the bonus wager away instead of
-    placing the marker (11.15(c)): the round stayed in betting."""
-    faults = [
-        Fault(0.3, "journal_error", "panel", 2.51, 3),
-        Fault(0.511, "journal_error", "bet_spots", 2.54, 2),
-        Fault(0.688, "reboot", "panel", 2.27, 3),
-        Fault(0.7, "reboot", "panel", 0.35, 2),
-    ]
-    result = run_seed("pai_gow", 14, (), rounds=2, faults=faults, resettle=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-    assert "journal_error" not in OPEN_FINDINGS and "journal_error" in CI_KINDS
+@dataclass(frozen=True)
+class Shrunk:
+    """A failing seed the simulation found, shrunk to the faults that broke it on the revision that
+    found it: ``found`` is the command and the invariant, ``why`` the bug and its fix."""
+
+    game: str
+    seed: int
+    rounds: int
+    faults: tuple[Fault, ...]
+    found: str
+    why: str
 
 
-@pytest.mark.parametrize(
-    ("seed", "rounds", "faults"),
-    [
-        (  # a chip a wrong press put on a spot, then "seat_3" pressed during a journal outage
-            176,
-            6,
-            [
-                Fault(0.0, "never_connected", "shoe", 2.29, 3),
-                Fault(1.153, "wrong_press", "bet_spots", 2.8, 1),
-                Fault(1.281, "journal_error", "shoe", 1.74, 2),
-            ],
+SHRUNK: tuple[Shrunk, ...] = (
+    Shrunk(
+        "pai_gow",
+        14,
+        2,
+        (
+            Fault(0.3, "journal_error", "panel", 2.51, 3),
+            Fault(0.511, "journal_error", "bet_spots", 2.54, 2),
+            Fault(0.688, "reboot", "panel", 2.27, 3),
+            Fault(0.7, "reboot", "panel", 0.35, 2),
         ),
-        (137, 2, [Fault(0.3, "journal_error", "bet_spots", 2.1, 2)]),  # a voided round's chips left on
-    ],
+        "--game pai_gow --seed 14 --rounds 2 --faults journal_error,reboot: stuck in betting",
+        "a wager placed during the outage made the players' bets differ from theirs, and the dealer, reading "
+        '"correct: seat 1 bonus 5.00: place its envy marker", took the bonus wager away instead of placing the '
+        "marker (11.15(c)); the dealer (World.unstick) now places a marker asked for",
+    ),
+    Shrunk(
+        "pai_gow",
+        176,
+        6,
+        (
+            Fault(0.0, "never_connected", "shoe", 2.29, 3),
+            Fault(1.153, "wrong_press", "bet_spots", 2.8, 1),
+            Fault(1.281, "journal_error", "shoe", 1.74, 2),
+        ),
+        "--game pai_gow --seed 176 --rounds 6 --faults ci: stuck in betting",
+        "a chip a wrong press put on a spot, then seat_3 pressed during a journal outage: the table counted chips "
+        "no player wanted and the players waited for the table's wagers to be exactly theirs; the players now take "
+        "such chips off (Player.on_betting in hil/bench.py; this case fails without it)",
+    ),
+    Shrunk(
+        "pai_gow",
+        137,
+        2,
+        (Fault(0.3, "journal_error", "bet_spots", 2.1, 2),),
+        "--game pai_gow --seed 137 --rounds 2 --faults ci: stuck in betting",
+        "a voided round's chips left on, counted by the table and wanted by no player (as seed 176)",
+    ),
+    Shrunk(
+        "mississippi_stud",
+        195,
+        6,
+        (
+            Fault(0.396, "reboot", "bet_spots", 2.96, 1),
+            Fault(0.556, "journal_error", "shoe", 0.29, 3),
+            Fault(1.455, "duplicate_card", "shoe", 1.91, 1),
+            Fault(1.756, "unreadable_card", "panel", 0.89, 3),
+        ),
+        "--game mississippi_stud --seed 195 --rounds 6 --faults ci (shrunk on ae2bace): error in _third_street",
+        "after a bet-spots reboot and a journal outage, seats 2 and 5's antes were counted once the first card was "
+        "at seat 6 and the deal went by the new seat order (35.9(d)); the round now holds in betting until every "
+        "device is read again and a chip counts only in the step it was placed in",
+    ),
+    Shrunk(
+        "boston5",
+        77,
+        6,
+        (
+            Fault(0.3, "journal_error", "bet_spots", 1.43, 2),
+            Fault(0.645, "link_down", "bet_spots", 2.72, 3),
+        ),
+        "--game boston5 --seed 77 --rounds 6 --faults ci (and seeds 32, 90): deal_while_down",
+        "deal pressed during a journal outage is not acted on, and its press-again note stayed on the screen while "
+        "the bet spots' link was down; the note now waits until every device's link is up",
+    ),
+    Shrunk(
+        "pai_gow",
+        123,
+        6,
+        (
+            Fault(0.325, "wrong_press", "shoe", 1.05, 1),
+            Fault(0.881, "panel_outage", "panel", 2.76, 2),
+            Fault(1.021, "link_down", "bet_spots", 2.86, 3),
+            Fault(2.157, "journal_error", "shoe", 1.81, 3),
+            Fault(2.175, "unreadable_card", "bet_spots", 2.51, 3),
+            Fault(2.354, "disk_full", "panel", 1.16, 1),
+        ),
+        "--game pai_gow --seed 123 --rounds 6 --faults ci: deal_while_down",
+        "a card unreadable after the round's last card held the table with a reason saying 'dealt beyond the deal' "
+        "while the bet spots' link was down; it now says 'after the round's last card'",
+    ),
+    Shrunk(
+        "boston5",
+        150,
+        6,
+        (
+            Fault(0.3, "journal_error", "shoe", 0.51, 1),
+            Fault(0.548, "wrong_press", "bet_spots", 1.71, 3),
+            Fault(1.878, "reboot", "panel", 2.49, 2),
+            Fault(1.885, "crash", "panel", 0.68, 1),
+        ),
+        "--game boston5 --seed 150 --rounds 6 --faults <every ci kind>: stuck in betting",
+        "the panel rebooted with presses it kept, the controller crashed and restored the panel's window from its "
+        "journal, took the kept presses and left the new boot behind; the boot a device runs now is never left "
+        "behind (drivers/protocol.py; tests/test_link_protocol.py has the link alone)",
+    ),
+    Shrunk(
+        "mississippi_stud",
+        150,
+        6,
+        (
+            Fault(0.3, "journal_error", "shoe", 0.51, 1),
+            Fault(0.548, "wrong_press", "bet_spots", 1.71, 3),
+            Fault(1.878, "reboot", "panel", 2.49, 2),
+            Fault(1.993, "panel_outage", "panel", 3.63, 1),
+            Fault(2.256, "crash", "panel", 2.77, 2),
+        ),
+        "--game mississippi_stud --seed 150 --rounds 6 --faults <every ci kind>: stuck",
+        "Boston 5 seed 150's loss (a device's new boot left behind after a reboot and a crash), here an "
+        "unreadable-card hold waiting for the panel",
+    ),
+    Shrunk(
+        "pai_gow",
+        85,
+        6,
+        (
+            Fault(0.0, "never_connected", "shoe", 0.84, 3),
+            Fault(1.157, "reboot", "shoe", 2.72, 1),
+            Fault(2.13, "crash", "panel", 1.97, 3),
+        ),
+        "--game pai_gow --seed 85 --rounds 6 --faults <every ci kind>: stuck",
+        "Boston 5 seed 150's loss, here held 'journal written again' in dealing",
+    ),
+    Shrunk(
+        "boston5",
+        150,
+        6,
+        (
+            Fault(0.3, "journal_error", "shoe", 0.51, 1),
+            Fault(0.548, "wrong_press", "bet_spots", 1.71, 3),
+            Fault(1.836, "unreadable_card", "panel", 0.55, 2),
+        ),
+        "--game boston5 --seed 150 --rounds 6 --faults <every ci kind>, its stall fixed: model_hidden",
+        "the reference model's deal order was wrong after a card unread before a shuffle "
+        "(tests/test_simulate_model.py has it alone)",
+    ),
 )
-def test_found_pai_gow_players_take_off_chips_nobody_wants_and_betting_ends(
-    seed: int, rounds: int, faults: list[Fault]
-) -> None:
-    """Found by `tablectl simulate --game pai_gow --rounds 2 --faults ci` seed 137 and by seed 176
-    of six rounds (shrunk on the revision that found them): stuck in betting, the screen
-    at "correct: seat N bonus: place its envy marker" or a press to make again. The table counted
-    chips no player wanted (a voided round's, never taken back; one a fault placed); the players
-    waited for the table's wagers to be exactly theirs before the dealer placed the envy markers
-    and pressed "no more bets", so neither ever came, and the dealer's reading of the screen placed
-    a marker for one seat a correction named at a time. The players now take such chips off
-    (`Player.on_betting` in hil/bench.py); seed 176's case fails without it."""
-    result = run_seed("pai_gow", seed, (), rounds=rounds, faults=faults, resettle=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
+"""Each failure the simulation found, as its shrunk scenario (docs/simulate.md, "What it found")."""
 
 
-def test_found_mississippi_seats_counted_after_the_first_card_never_shift_the_deal() -> None:
-    """Found by `tablectl simulate --game mississippi_stud --seed 195 --rounds 6 --faults ci` (shrunk
-    on the revision that found it, ae2bace): the simulated player's `_third_street` raised
-    IndexError on a one-card hand. The table was wrong: after a bet-spots reboot and a journal
-    outage, seats 2 and 5's antes were counted once the first card (entered by the supervisor) was
-    already at seat 6, the only seat then; the next cards went by the new seat order (35.9(d): two
-    to each seat), seat 6 got three and seat 2 one, and third street opened. On main now the round
-    holds in betting until every device is read again and a chip counts only in the step it was
-    placed in (a late bet cannot enter a round already dealt), so the seats are fixed before the
-    first card; this keeps the case."""
-    faults = [
-        Fault(0.396, "reboot", "bet_spots", 2.96, 1),
-        Fault(0.556, "journal_error", "shoe", 0.29, 3),
-        Fault(1.455, "duplicate_card", "shoe", 1.91, 1),
-        Fault(1.756, "unreadable_card", "panel", 0.89, 3),
-    ]
-    result = run_seed("mississippi_stud", 195, (), rounds=6, faults=faults, resettle=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
+@pytest.mark.parametrize("case", SHRUNK, ids=lambda c: f"{c.game}-{c.seed}-{len(c.faults)}")
+def test_each_shrunk_finding_keeps_every_invariant(case: Shrunk) -> None:
+    """Each shrunk scenario (``case.found``, ``case.why``) now keeps every invariant."""
+    result = run_seed(case.game, case.seed, (), rounds=case.rounds, faults=list(case.faults), resettle=True)
+    assert result.ok, f"{case.found}: {result.broken}: {result.detail}"
+
+
+def test_journal_error_runs_in_ci_since_its_finding_was_fixed() -> None:
+    assert "journal_error" not in OPEN_FINDINGS and "journal_error" in CI_KINDS
 
 
 CI_SEEDS = int(os.environ.get("TABLECTL_SIM_SEEDS", "40"))
@@ -235,94 +334,6 @@ def test_found_a_misread_card_hold_does_not_say_deal_while_the_shoe_is_down(tmp_
     world.close()
     assert "deal" not in " ".join(s.screen[1:]), s.screen
     assert any("wait for the device" in line for line in s.screen), s.screen
-
-
-def test_found_a_press_again_note_does_not_say_deal_while_a_device_is_down() -> None:
-    """Found by `tablectl simulate --game boston5 --seed 77 --rounds 6 --faults ci` (and seeds 32,
-    90: a restart's "pressed while the controller was stopped"): "deal" pressed during a journal
-    outage is not acted on, and its note "deal pressed ...: not acted on, press again" stayed on the
-    screen while the bet spots' link was down (invariant deal_while_down). The note now waits until
-    every device's link is up."""
-    faults = [
-        Fault(0.3, "journal_error", "bet_spots", 1.43, 2),
-        Fault(0.645, "link_down", "bet_spots", 2.72, 3),
-    ]
-    result = run_seed("boston5", 77, (), rounds=6, faults=faults, resettle=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-
-
-def test_found_a_hold_for_an_unreadable_card_after_the_deal_does_not_say_deal_while_a_device_is_down() -> None:
-    """Found by `tablectl simulate --game pai_gow --seed 123 --rounds 6 --faults ci` (shrunk on the
-    revision that found it; the seed's own faults no longer meet there): a card read as unreadable
-    after the last card of the round holds the table, and the hold's reason said "card N from the
-    shoe dealt beyond the deal, ..." on the screen while the bet spots' link was down (invariant
-    deal_while_down: a word the dealer reads as "deal"). The reason now says "after the round's last
-    card"."""
-    faults = [
-        Fault(0.325, "wrong_press", "shoe", 1.05, 1),
-        Fault(0.881, "panel_outage", "panel", 2.76, 2),
-        Fault(1.021, "link_down", "bet_spots", 2.86, 3),
-        Fault(2.157, "journal_error", "shoe", 1.81, 3),
-        Fault(2.175, "unreadable_card", "bet_spots", 2.51, 3),
-        Fault(2.354, "disk_full", "panel", 1.16, 1),
-    ]
-    result = run_seed("pai_gow", 123, (), rounds=6, faults=faults, resettle=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-
-
-def test_found_a_panel_rebooted_just_before_a_controller_crash_has_its_new_presses_taken() -> None:
-    """Found by `tablectl simulate --game boston5 --seed 150 --rounds 6 --faults <every ci kind>`
-    (stuck in betting): the panel rebooted with presses it kept, the controller crashed and started
-    again with the panel's window as its journal named it (the boot of its last link-up, the
-    number of the last press after it, which was the old boot's), took the kept presses and then
-    left the new boot behind: every press after the reboot was dropped as received before, and
-    "no more bets" never reached the table. The boot a device runs now is never left behind
-    (`drivers/protocol.py`; `tests/test_link_protocol.py` has the link alone)."""
-    faults = [
-        Fault(0.3, "journal_error", "shoe", 0.51, 1),
-        Fault(0.548, "wrong_press", "bet_spots", 1.71, 3),
-        Fault(1.878, "reboot", "panel", 2.49, 2),
-        Fault(1.885, "crash", "panel", 0.68, 1),
-    ]
-    result = run_seed("boston5", 150, (), rounds=6, faults=faults, resettle=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-
-
-def test_found_a_rebooted_device_restored_after_a_crash_stalls_no_other_game() -> None:
-    """The same loss as Boston 5 seed 150's above (a device's presses or cards of its new boot
-    dropped after a reboot with kept events and a controller crash), found stalled by
-    `tablectl simulate --game mississippi_stud --seed 150 --rounds 6 --faults <every ci kind>` (an
-    unreadable-card hold waiting for the panel) and `--game pai_gow --seed 85` (held "journal
-    written again" in dealing), each shrunk on the revision that found it (stuck there)."""
-    mississippi = [
-        Fault(0.3, "journal_error", "shoe", 0.51, 1),
-        Fault(0.548, "wrong_press", "bet_spots", 1.71, 3),
-        Fault(1.878, "reboot", "panel", 2.49, 2),
-        Fault(1.993, "panel_outage", "panel", 3.63, 1),
-        Fault(2.256, "crash", "panel", 2.77, 2),
-    ]
-    result = run_seed("mississippi_stud", 150, (), rounds=6, faults=mississippi, resettle=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-    pai_gow = [
-        Fault(0.0, "never_connected", "shoe", 0.84, 3),
-        Fault(1.157, "reboot", "shoe", 2.72, 1),
-        Fault(2.13, "crash", "panel", 1.97, 3),
-    ]
-    result = run_seed("pai_gow", 85, (), rounds=6, faults=pai_gow, resettle=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-
-
-def test_found_a_card_unread_before_a_shuffle_is_not_the_place_of_a_card_after_it() -> None:
-    """Found by `tablectl simulate --game boston5 --seed 150 --rounds 6 --faults <every ci kind>`
-    once its stall above was fixed (and Mississippi Stud seed 150): invariant model_hidden, the
-    reference model's deal order wrong (`tests/test_simulate_model.py` has it alone)."""
-    faults = [
-        Fault(0.3, "journal_error", "shoe", 0.51, 1),
-        Fault(0.548, "wrong_press", "bet_spots", 1.71, 3),
-        Fault(1.836, "unreadable_card", "panel", 0.55, 2),
-    ]
-    result = run_seed("boston5", 150, (), rounds=6, faults=faults, resettle=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
 
 
 @pytest.mark.parametrize("game", GAMES)

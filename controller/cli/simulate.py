@@ -12,6 +12,7 @@ from controller.cli.choices import GAMES
 
 if TYPE_CHECKING:
     from hil.simulate.run import RunSummary, SeedResult
+    from hil.simulate.swarm import Coverage
 
 __all__ = ["register", "run", "summary_lines"]
 
@@ -37,12 +38,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="run N seeds from --first on every core (default: none, one seed)",
     )
     p.add_argument("--first", type=int, default=1, help="the first seed of --seeds (default: 1)")
-    p.add_argument("--rounds", type=int, default=2, help="rounds each seed plays (default: 2)")
+    p.add_argument("--rounds", type=int, default=None, help="rounds each seed plays (default: 2, with --swarm 10)")
     p.add_argument(
         "--faults",
         default="all",
         help="the fault kinds to inject, comma-separated, or all, ci (all but the kinds of known and open bugs) or "
         "none; --list-faults names them (default: all)",
+    )
+    p.add_argument(
+        "--swarm",
+        action="store_true",
+        help="swarm faults: per seed a random subset of the kinds and a random density, each fault placed at a step "
+        "of a round (entered, left or held from) instead of at a time; prints which (step, fault kind) pairs the run "
+        "reached (default: off, faults at random times of the first rounds)",
+    )
+    p.add_argument(
+        "--coverage-json",
+        default=None,
+        metavar="PATH",
+        help="write the (step, fault kind) pairs reached and not reached to PATH as JSON (default: none)",
     )
     p.add_argument("--workers", type=int, default=None, help="processes for --seeds (default: every core)")
     p.add_argument(
@@ -114,8 +128,14 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         problems.append(f"--faults: {exc}")
         kinds = ()
+    if args.rounds is None:
+        from hil.simulate.swarm import SWARM_ROUNDS
+
+        args.rounds = SWARM_ROUNDS if args.swarm else 2
     if args.rounds < 1:
         problems.append("--rounds must be at least 1")
+    if args.coverage_json is not None and not Path(args.coverage_json).resolve().parent.is_dir():
+        problems.append(f"--coverage-json {args.coverage_json}: its folder does not exist")
     if args.seeds is not None and args.seeds < 1:
         problems.append("--seeds must be at least 1")
     if args.seeds is not None and args.seed is not None:
@@ -139,16 +159,21 @@ def _one(args: argparse.Namespace, seed: int, kinds: tuple[str, ...]) -> int:
     from hil.simulate.run import pytest_case, replay_command, run_seed, shrink
 
     folder = Path(args.journal_dir) if args.journal_dir else None
-    res = run_seed(args.game, seed, kinds, args.rounds, folder=folder, resettle=True, liveness=args.liveness)
+    res = run_seed(
+        args.game, seed, kinds, args.rounds, folder=folder, resettle=True, liveness=args.liveness, swarm=args.swarm
+    )
     for line in seed_lines(res):
         print(line)
+    if args.swarm or args.coverage_json:
+        _coverage(args, kinds, [res])
     if folder is not None:
         print(f"journal     {folder / f'{args.game}-{seed}.db'}")
     if res.ok:
         return 0
-    print(f"replay      {replay_command(args.game, seed, kinds, args.rounds, liveness=args.liveness)}")
+    replay = replay_command(args.game, seed, kinds, args.rounds, liveness=args.liveness, swarm=args.swarm)
+    print(f"replay      {replay}")
     if args.shrink:
-        faults, last = shrink(args.game, seed, kinds, args.rounds, res.broken)
+        faults, last = shrink(args.game, seed, kinds, args.rounds, res.broken, swarm=args.swarm)
         print(f"shrunk to {len(faults)} fault(s), still broken: {last.broken}: {last.detail}")
         print()
         print(pytest_case(args.game, seed, args.rounds, faults, last))
@@ -166,13 +191,37 @@ def _many(args: argparse.Namespace, kinds: tuple[str, ...]) -> int:
     def seen(res: SeedResult) -> None:
         bar.update(1)
         if not res.ok:  # each failure as it is found, with the kinds named one by one (issue 41)
-            replay = replay_command(args.game, res.seed, kinds, args.rounds, explicit=True, liveness=args.liveness)
+            replay = replay_command(
+                args.game, res.seed, kinds, args.rounds, explicit=True, liveness=args.liveness, swarm=args.swarm
+            )
             bar.write(f"seed {res.seed}: {res.broken}: {res.detail}\n  replay: {replay} --shrink", file=sys.stdout)
 
     with tqdm(total=len(seeds), unit="seed", disable=True if args.quiet else None, file=sys.stderr) as bar:
-        summary = run_seeds(args.game, seeds, kinds, args.rounds, args.workers, progress=seen, liveness=args.liveness)
+        summary = run_seeds(
+            args.game, seeds, kinds, args.rounds, args.workers, progress=seen, liveness=args.liveness, swarm=args.swarm
+        )
     for line in summary_lines(summary):
         print(line)
+    if args.swarm or args.coverage_json:
+        _write_coverage(args, summary.coverage)
     if summary.failed:
         print("  failed seeds: " + ", ".join(str(r.seed) for r in summary.failed))
     return 0 if not summary.failed and not summary.differ else 1
+
+
+def _coverage(args: argparse.Namespace, kinds: tuple[str, ...], results: list[SeedResult]) -> None:
+    from hil.simulate.swarm import Coverage
+
+    coverage = Coverage(args.game, kinds)
+    for res in results:
+        coverage.add(res.reached)
+    _write_coverage(args, coverage)
+
+
+def _write_coverage(args: argparse.Namespace, coverage: Coverage) -> None:
+    """Print the coverage report; with ``--coverage-json``, write it there too."""
+    for line in coverage.lines():
+        print(line)
+    if args.coverage_json:
+        Path(args.coverage_json).write_text(coverage.dumps() + "\n", encoding="utf-8")
+        print(f"coverage    written to {args.coverage_json}")

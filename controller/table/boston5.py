@@ -14,11 +14,13 @@ from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
+from controller.game.boston5 import DEFINITION
 from controller.games.boston5 import Boston5Seat, bonus_procedure
 from controller.settlement import DISCARD_UNEXPOSED, Action, Settlement, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
 from controller.table.screen import Notice, seats_named
+from drivers.bet_spots import SpotReport
 
 _COUNT = {1: "one more", 2: "two"}
 """A seat's or the dealer's final cards still needed, as the prompt says it."""
@@ -85,12 +87,13 @@ class Boston5Table(RoundTable):
     Phase = Phase
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
-    BET_SPOTS = ("ante", "first", "bonus")
+    BET_SPOTS = DEFINITION.bet_spots
     WAGER_STEPS = ("betting", "second_wager")
-    REQUIRED_SPOTS = ("ante", "first")
+    REQUIRED_SPOTS = DEFINITION.required_spots
     CONFIRM_PHASES = ("settlement", "bonus_settlement")
     DEALING_STATES = ("first_deal", "final_deal")
-    SPOT_NAMES = (*BET_SPOTS, "second")
+    SPOT_NAMES = DEFINITION.spot_names
+    DECK = DEFINITION.deck
     first_cards_complete = Trigger()
     bonus_done = Trigger()
     bonus_settled = Trigger()
@@ -288,7 +291,7 @@ class Boston5Table(RoundTable):
         elif self.phase is P.FINAL_DEAL or (self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL):
             self.prompt_final()  # what each seat still needs (a card accepted while held included)
 
-    def on_SpotReport(self, e: Any) -> None:
+    def on_SpotReport(self, e: SpotReport) -> None:
         if self.wagers.bet_while_open(e):
             return
         seat = self.seats.get(e.seat)

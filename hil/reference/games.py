@@ -139,43 +139,53 @@ def visible_cards(
     held: dict[str, list[str]] = {}
     for card, to in zip(cards, where, strict=True):
         held.setdefault(to, []).append(card)
-    game = table.game
     playing = sorted(n for n, s in seats.items() if s.wagers)
-    seen: set[str] = set()
-    if game == "mississippi_stud":
-        community = held.get("community", [])
-        shown = 0
-        for street in STREETS:  # 35.10(d), (f), (h): a community card after every player decided
-            if shown < len(community) and all(
-                seats[n].folded_at is not None or seats[n].wagers.get(street) for n in playing
-            ):
-                shown += 1
-            else:
-                break
-        seen.update(community[:shown])
-        if shown == 3:  # 35.10(i): each remaining player's hand is evaluated and announced
-            for n in playing:
-                if seats[n].folded_at is None:
-                    seen.update(held.get(f"seat {n}", []))
-    elif game == "boston5":
-        showdown = len(held.get("dealer", [])) == 5  # 24.10(e): the dealer reveals after the final cards
-        if showdown:
-            seen.update(held["dealer"])
-        for n in playing:
-            own = held.get(f"seat {n}", [])
-            if seats[n].folded_at is not None:
-                continue  # 24.10(b): a folded hand is collected without exposing the cards
-            if showdown:
-                seen.update(own)
-            elif seats[n].exposed and seats[n].wagers.get("bonus"):
-                seen.update(own[:3])  # 24.10(a): exposed to qualify for the bonus
-    elif game == "pai_gow":
+    if table.game == "mississippi_stud":
+        return _visible_mississippi(held, seats, playing)
+    if table.game == "boston5":
+        return _visible_boston5(held, seats, playing)
+    if table.game == "pai_gow":
         n_seats = int(table.settings["seats"])
         # nothing is turned over before every hand has its seven and the players have set theirs
         if hands_set and len(cards) >= 7 * (n_seats + 1):
-            seen.update(held.get("dealer", []))
-            for n in playing:
+            return {c for to in ["dealer", *(f"seat {n}" for n in playing)] for c in held.get(to, [])}
+    return set()
+
+
+def _visible_mississippi(held: Mapping[str, list[str]], seats: Mapping[int, SeatState], playing: list[int]) -> set[str]:
+    """Mississippi Stud's cards face up: the community cards as the streets are decided, the hands at the end."""
+    seen: set[str] = set()
+    community = held.get("community", [])
+    shown = 0
+    for street in STREETS:  # 35.10(d), (f), (h): a community card after every player decided
+        if shown < len(community) and all(
+            seats[n].folded_at is not None or seats[n].wagers.get(street) for n in playing
+        ):
+            shown += 1
+        else:
+            break
+    seen.update(community[:shown])
+    if shown == 3:  # 35.10(i): each remaining player's hand is evaluated and announced
+        for n in playing:
+            if seats[n].folded_at is None:
                 seen.update(held.get(f"seat {n}", []))
+    return seen
+
+
+def _visible_boston5(held: Mapping[str, list[str]], seats: Mapping[int, SeatState], playing: list[int]) -> set[str]:
+    """Boston 5's cards face up: an exposed bonus hand's three, every hand not folded at the showdown."""
+    seen: set[str] = set()
+    showdown = len(held.get("dealer", [])) == 5  # 24.10(e): the dealer reveals after the final cards
+    if showdown:
+        seen.update(held["dealer"])
+    for n in playing:
+        own = held.get(f"seat {n}", [])
+        if seats[n].folded_at is not None:
+            continue  # 24.10(b): a folded hand is collected without exposing the cards
+        if showdown:
+            seen.update(own)
+        elif seats[n].exposed and seats[n].wagers.get("bonus"):
+            seen.update(own[:3])  # 24.10(a): exposed to qualify for the bonus
     return seen
 
 

@@ -65,10 +65,16 @@ class Fault:
     device: str = ""
     duration: float = 0.0
     value: int = 0
+    step: str = ""
+    """A swarm fault's step (:mod:`.swarm`): ``at`` is then seconds after the table reaches it
+    (``edge``: enters it, leaves it, or holds from it) in the seed's ``round_no``-th round."""
+    edge: str = ""
+    round_no: int = 0
 
     def code(self) -> str:
         """The fault as Python source (for a shrunk scenario written as a test)."""
-        return f"Fault({self.at!r}, {self.kind!r}, {self.device!r}, {self.duration!r}, {self.value!r})"
+        where = f", step={self.step!r}, edge={self.edge!r}, round_no={self.round_no!r}" if self.step else ""
+        return f"Fault({self.at!r}, {self.kind!r}, {self.device!r}, {self.duration!r}, {self.value!r}{where})"
 
 
 def parse_kinds(text: str) -> tuple[str, ...]:

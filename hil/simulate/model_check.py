@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hil.reference import Expected, RefTable, expect_round, load_ref_table, visible_cards
-from hil.reference.games import SeatState
+from hil.reference.games import SeatState, WagerOutcome
 from hil.simulate.invariants import Broken
 
 __all__ = ["ref_table", "check_round", "check_rounds", "VisibilityWatch", "seat_states", "round_inputs"]
@@ -117,23 +117,7 @@ def _compare(number: int, exp: Expected, settlement: Mapping[str, Any]) -> None:
     for n, out in exp.outcomes.items():
         got = seats.get(str(n), {})
         if n not in exp.capped:
-            wagers = got.get("wagers", {})
-            for spot, o in out.items():
-                w = wagers.get(spot)
-                if w is None:
-                    raise Broken(
-                        "model", f"round {number}: seat {n} {spot}: the model settles it ({o.why}), the table does not"
-                    )
-                if _result(str(w["result"])) != o.result or int(w["net"]) != o.net:
-                    raise Broken(
-                        "model",
-                        f"round {number}: seat {n} {spot}: the table {w['result']} {w['net']}, the model "
-                        f"{o.result} {o.net} ({o.why})",
-                    )
-            if exp.settled:
-                extra = sorted(set(wagers) - set(out) - {"commission"})
-                if extra:
-                    raise Broken("model", f"round {number}: seat {n}: the table settles {extra}, the model does not")
+            _compare_wagers(number, n, exp, out, got.get("wagers", {}))
         if exp.settled and int(got.get("net", 0)) != exp.nets[n]:
             raise Broken(
                 "model", f"round {number}: seat {n}: the table's net {got.get('net')}, the model's {exp.nets[n]}"
@@ -142,20 +126,48 @@ def _compare(number: int, exp: Expected, settlement: Mapping[str, Any]) -> None:
     order = [int(seat) for phase, seat in steps if seat is not None and phase in ("settle", "pai_gow")]
     if order != exp.order:
         raise Broken("model", f"round {number}: hands settled in the order {order}, the rules say {exp.order}")
-    last_pass = ("envy", "premium")  # 11.15(d)3: i. an envy marker, ii. a premium hand's bonus wager
-    if exp.envy_order or any(phase in last_pass for phase, _ in steps):
-        envy: list[int] = []
-        for phase, seat in steps:  # a seat with both is settled with once: (d)3i then (d)3ii
-            if phase in last_pass and seat is not None and envy[-1:] != [int(seat)]:
-                envy.append(int(seat))
-        if envy != exp.envy_order:
+    _compare_envy_pass(number, exp, steps)
+
+
+def _compare_wagers(
+    number: int, n: int, exp: Expected, out: Mapping[str, WagerOutcome], wagers: Mapping[str, Any]
+) -> None:
+    """Seat ``n``'s wagers as the table settled them (``wagers``) against the model's (``out``)."""
+    for spot, o in out.items():
+        w = wagers.get(spot)
+        if w is None:
             raise Broken(
-                "model", f"round {number}: the envy pass (11.15(d)3) settles {envy}, the rules say {exp.envy_order}"
+                "model", f"round {number}: seat {n} {spot}: the model settles it ({o.why}), the table does not"
             )
-        phases = [phase for phase, _ in steps]
-        first = min(i for i, phase in enumerate(phases) if phase in last_pass)
-        if "bonus_insurance" in phases and first < len(phases) - phases[::-1].index("bonus_insurance"):
-            raise Broken("model", f"round {number}: an envy step before every bonus and insurance wager is settled")
+        if _result(str(w["result"])) != o.result or int(w["net"]) != o.net:
+            raise Broken(
+                "model",
+                f"round {number}: seat {n} {spot}: the table {w['result']} {w['net']}, the model "
+                f"{o.result} {o.net} ({o.why})",
+            )
+    if exp.settled:
+        extra = sorted(set(wagers) - set(out) - {"commission"})
+        if extra:
+            raise Broken("model", f"round {number}: seat {n}: the table settles {extra}, the model does not")
+
+
+def _compare_envy_pass(number: int, exp: Expected, steps: list[tuple[str, Any]]) -> None:
+    """Pai gow's envy pass (11.15(d)3): its seats' order, and after every bonus and insurance wager."""
+    last_pass = ("envy", "premium")  # 11.15(d)3: i. an envy marker, ii. a premium hand's bonus wager
+    if not exp.envy_order and not any(phase in last_pass for phase, _ in steps):
+        return
+    envy: list[int] = []
+    for phase, seat in steps:  # a seat with both is settled with once: (d)3i then (d)3ii
+        if phase in last_pass and seat is not None and envy[-1:] != [int(seat)]:
+            envy.append(int(seat))
+    if envy != exp.envy_order:
+        raise Broken(
+            "model", f"round {number}: the envy pass (11.15(d)3) settles {envy}, the rules say {exp.envy_order}"
+        )
+    phases = [phase for phase, _ in steps]
+    first = min(i for i, phase in enumerate(phases) if phase in last_pass)
+    if "bonus_insurance" in phases and first < len(phases) - phases[::-1].index("bonus_insurance"):
+        raise Broken("model", f"round {number}: an envy step before every bonus and insurance wager is settled")
 
 
 def _model_meters(

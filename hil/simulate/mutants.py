@@ -32,6 +32,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from hil.simulate.swarm import SWARM_ROUNDS
+
 __all__ = [
     "Mutant",
     "MutantError",
@@ -181,25 +183,25 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- visibility -----------------------------------------------------------------------------------
     Mutant(
         "ms_community_a_street_early",
-        "controller/table/reveal.py",
-        'shown = {"fourth_street": 1, "fifth_street": 2}',
-        'shown = {"third_street": 1, "fourth_street": 2, "fifth_street": 3}',
+        "controller/game/mississippi_stud/__init__.py",
+        'Reveal(Holder.COMMUNITY, frozenset({"fourth_street"}), 1,',
+        'Reveal(Holder.COMMUNITY, frozenset({"third_street", "fourth_street"}), 1,',
         "Mississippi Stud: each community card turned a street early (35.10(d), (f))",
         MS,
     ),
     Mutant(
         "b5_bonus_hand_shown",
-        "controller/table/reveal.py",
-        "(3 if h.exposed else 0)",
-        "3",
+        "controller/game/boston5/__init__.py",
+        'Reveal(Holder.SEAT, None, 3, "24.10(a): a bonus hand the player exposed", When.EXPOSED),',
+        'Reveal(Holder.SEAT, None, 3, "24.10(a): a bonus hand the player exposed"),',
         "Boston 5: a player's three cards shown before settlement whether or not he exposed them (24.10(a))",
         B5,
     ),
     Mutant(
         "pg_dealer_shown_while_setting",
-        "controller/table/reveal.py",
-        'len(dealer) if step == "setting" or settled else 0',
-        'len(dealer) if step in ("set_hands", "setting") or settled else 0',
+        "controller/game/pai_gow/__init__.py",
+        'Reveal(Holder.DEALER, frozenset({"setting"}) | SETTLED_STEPS,',
+        'Reveal(Holder.DEALER, frozenset({"set_hands", "setting"}) | SETTLED_STEPS,',
         "pai gow: the dealer's hand face up while the players still set theirs (31.8, 11.9)",
         PG,
     ),
@@ -216,8 +218,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "controller/table/late_bets.py",
         "        self.pending.append((seat, spot, cents))\n",
         "        self.pending.append((seat, spot, cents))\n"
-        "        if cents and seat in self.table.seats:\n"
-        "            self.table.seats[seat].wagers[spot] = cents\n",
+        "        if cents and seat in self._state.seats:\n"
+        "            self._state.seats[seat].wagers[spot] = cents\n",
         "a late bet enters the round's wagers at once, without the supervisor's acceptance",
     ),
     # --- meters, double settlement -----------------------------------------------------------------------
@@ -259,8 +261,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "hold_forgotten_next_round",
         "controller/table/links.py",
-        '        if down:\n            self.table.holds.hold(f"link down: {down[0]}", HoldKind.LINK)',
-        '        if down and not down:\n            self.table.holds.hold(f"link down: {down[0]}", HoldKind.LINK)',
+        '        if down:\n            self._holds.hold(f"link down: {down[0]}", HoldKind.LINK)',
+        '        if down and not down:\n            self._holds.hold(f"link down: {down[0]}", HoldKind.LINK)',
         "a link still down when a round opens does not hold the new round",
     ),
     Mutant(
@@ -272,9 +274,9 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "hold_cleared_while_down",
-        "controller/table/holds.py",
-        "        return self.table.links.why_not_resume()",
-        "        return None",
+        "controller/table/links.py",
+        "            return self._intake.waiting_reason()\n        return self.why_not_resume()",
+        "            return self._intake.waiting_reason()\n        return None",
         "the supervisor's clear fault resumes play while a device is still down or the shoe jammed",
     ),
     # --- recovery after a crash --------------------------------------------------------------------------
@@ -288,8 +290,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "recover_round_number",
         "controller/table/carry_over.py",
-        't.round_no = int(state["round_no"]) - 1',
-        't.round_no = int(state["round_no"])',
+        'self._state.round_no = int(state["round_no"]) - 1',
+        'self._state.round_no = int(state["round_no"])',
         "recovery after a crash reopens the table one round number on (the open round's number skipped)",
     ),
 )
@@ -313,21 +315,26 @@ EXPECTED_SURVIVORS: dict[str, str] = {
 """Mutants the CI simulation does not catch, each with why (kept in step with docs/simulate.md)."""
 
 # Played inside the copy (its own code only): one JSON line a seed, stops at the first broken one.
+# The CI's seeds of two rounds, then its swarm seeds of ten (less the open swarm findings).
 _PLAYER = """
 import json, sys
 import controller
 from hil.simulate.faults import CI_KINDS
 from hil.simulate.run import run_seed
+from hil.simulate.swarm import SWARM_FINDINGS, SWARM_ROUNDS
 tree = sys.argv[1]
 if not controller.__file__.startswith(tree):
     sys.exit(f"the copy's code is not the one imported: {controller.__file__}")
-seeds = int(sys.argv[2])
-for game in sys.argv[3].split(","):
-    for seed in range(1, seeds + 1):
-        res = run_seed(game, seed, CI_KINDS, rounds=2)
-        print(json.dumps({"game": game, "seed": seed, "broken": res.broken, "detail": res.detail}), flush=True)
-        if res.broken:
-            sys.exit(0)
+seeds, swarm_seeds = int(sys.argv[2]), int(sys.argv[4])
+plays = [(game, seed, False) for game in sys.argv[3].split(",") for seed in range(1, seeds + 1)]
+plays += [(game, seed, True) for game in sys.argv[3].split(",") for seed in range(1, swarm_seeds + 1)
+          if (game, seed) not in SWARM_FINDINGS]
+for game, seed, swarm in plays:
+    res = run_seed(game, seed, CI_KINDS, rounds=SWARM_ROUNDS if swarm else 2, swarm=swarm)
+    print(json.dumps({"game": game, "seed": seed, "swarm": swarm, "broken": res.broken, "detail": res.detail}),
+          flush=True)
+    if res.broken:
+        sys.exit(0)
 """
 
 
@@ -343,6 +350,8 @@ class Outcome:
     detail: str = ""
     seeds_played: int = 0
     seconds: float = 0.0
+    swarm: bool = False
+    """Whether the seed that broke it was a swarm seed (``--swarm``)."""
 
     @property
     def caught(self) -> bool:
@@ -392,13 +401,14 @@ def revert(tree: Path, m: Mutant, before: str) -> None:
         cache.unlink()
 
 
-def run_mutant(tree: Path, m: Mutant, seeds: int, timeout_s: float = 900.0) -> Outcome:
-    """Apply ``m`` to ``tree``, play its games' first ``seeds`` CI seeds there, revert it."""
+def run_mutant(tree: Path, m: Mutant, seeds: int, timeout_s: float = 900.0, swarm_seeds: int = 0) -> Outcome:
+    """Apply ``m`` to ``tree``, play its games' first ``seeds`` CI seeds there, then its first
+    ``swarm_seeds`` swarm seeds (ten rounds each), revert it."""
     before = apply(tree, m)
     start = time.monotonic()
     try:
         proc = subprocess.run(
-            [sys.executable, "-c", _PLAYER, str(tree), str(seeds), ",".join(m.games)],
+            [sys.executable, "-c", _PLAYER, str(tree), str(seeds), ",".join(m.games), str(swarm_seeds)],
             cwd=tree,
             env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
             capture_output=True,
@@ -418,7 +428,7 @@ def run_mutant(tree: Path, m: Mutant, seeds: int, timeout_s: float = 900.0) -> O
     broken = [x for x in lines if x["broken"]]
     if broken:
         b = broken[0]
-        return Outcome(m, b["broken"], b["game"], int(b["seed"]), b["detail"], len(lines), seconds)
+        return Outcome(m, b["broken"], b["game"], int(b["seed"]), b["detail"], len(lines), seconds, bool(b["swarm"]))
     return Outcome(m, seeds_played=len(lines), seconds=seconds)
 
 
@@ -426,7 +436,7 @@ def _table(outcomes: Sequence[Outcome]) -> list[str]:
     rows = ["| mutant | bug | caught by | where |", "|---|---|---|---|"]
     for o in outcomes:
         if o.caught:
-            where = f"{o.game} seed {o.seed}" if o.seed else ""
+            where = f"{o.game} {'swarm ' if o.swarm else ''}seed {o.seed}" if o.seed else ""
             rows.append(f"| `{o.mutant.name}` | {o.mutant.bug} | `{o.invariant}` | {where} |")
         else:
             why = EXPECTED_SURVIVORS.get(o.mutant.name, "not expected: a gap to look into")
@@ -438,6 +448,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The command line: exit 0 when the score reaches ``--target`` with only expected survivors."""
     parser = argparse.ArgumentParser(prog="python -m hil.simulate.mutants", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=40, help="CI seeds a game, from 1 (default: 40, as CI)")
+    parser.add_argument(
+        "--swarm-seeds",
+        type=int,
+        default=10,
+        help="CI swarm seeds a game (ten rounds each, --swarm), played after --seeds (default: 10, as CI)",
+    )
     parser.add_argument("--only", default="", help="mutants to run, comma-separated (default: all)")
     parser.add_argument("--workers", type=int, default=1, help="mutants played at once, each in its own copy (max 2)")
     parser.add_argument("--target", type=float, default=90.0, help="the percentage to reach (default: 90)")
@@ -448,8 +464,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for m in MUTANTS:
             print(f"{m.name:32} {m.path}: {m.bug}")
         return 0
-    if args.seeds < 1 or not 1 <= args.workers <= 2:
-        parser.error("--seeds must be at least 1 and --workers 1 or 2 (the machine is shared)")
+    if args.seeds < 1 or args.swarm_seeds < 0 or not 1 <= args.workers <= 2:
+        parser.error("--seeds must be at least 1, --swarm-seeds 0 or more and --workers 1 or 2 (the machine is shared)")
     by_name = {m.name: m for m in MUTANTS}
     wanted = [n.strip() for n in args.only.split(",") if n.strip()]
     unknown = [n for n in wanted if n not in by_name]
@@ -473,14 +489,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         def one(m: Mutant, report: Callable[[Outcome], None] = lambda o: None) -> Outcome:
             tree = free.pop()
             try:
-                outcome = run_mutant(tree, m, args.seeds)
+                outcome = run_mutant(tree, m, args.seeds, swarm_seeds=args.swarm_seeds)
             finally:
                 free.append(tree)
             report(outcome)
             return outcome
 
         def tell(o: Outcome) -> None:
-            said = f"caught by {o.invariant} ({o.game} seed {o.seed})" if o.caught else "NOT caught"
+            said = (
+                f"caught by {o.invariant} ({o.game} {'swarm ' if o.swarm else ''}seed {o.seed})"
+                if o.caught
+                else "NOT caught"
+            )
             print(f"{o.mutant.name}: {said} [{o.seconds:.0f} s]", flush=True)
 
         with ThreadPoolExecutor(args.workers) as pool:
@@ -492,7 +512,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print(
         f"mutation score: {caught} of {len(outcomes)} caught ({score:.0f}%), "
-        f"{args.seeds} CI seeds a game (--faults ci, 2 rounds), {time.strftime('%Y-%m-%d', time.gmtime())}"
+        f"{args.seeds} CI seeds a game (--faults ci, 2 rounds) and {args.swarm_seeds} swarm seeds (--swarm, "
+        f"{SWARM_ROUNDS} rounds), {time.strftime('%Y-%m-%d', time.gmtime())}"
     )
     unexpected = [o.mutant.name for o in outcomes if not o.caught and o.mutant.name not in EXPECTED_SURVIVORS]
     if unexpected:

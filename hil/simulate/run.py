@@ -20,6 +20,7 @@ from hil.simulate.faults import CI_KINDS, FAULT_KINDS, Fault, schedule
 from hil.simulate.invariants import Broken, check_chips, check_journal
 from hil.simulate.liveness import play_on
 from hil.simulate.model_check import check_rounds
+from hil.simulate.swarm import Coverage, Reached, swarm_schedule
 from hil.simulate.world import SimView, Stuck, World
 
 __all__ = ["SeedResult", "RunSummary", "run_seed", "run_seeds", "shrink", "replay_command", "pytest_case"]
@@ -46,6 +47,8 @@ class SeedResult:
     digest: str = ""
     crashes: int = 0
     resettle: list[tuple[int, dict[str, Any], str]] = field(default_factory=list)
+    reached: list[Reached] = field(default_factory=list)
+    """Each fault injected, with the step the table was at (the swarm's coverage)."""
 
     @property
     def ok(self) -> bool:
@@ -70,16 +73,22 @@ def _scratch() -> str | None:
 
 
 def replay_command(
-    game: str, seed: int, kinds: Sequence[str], rounds: int, explicit: bool = False, liveness: int = 0
+    game: str,
+    seed: int,
+    kinds: Sequence[str],
+    rounds: int,
+    explicit: bool = False,
+    liveness: int = 0,
+    swarm: bool = False,
 ) -> str:
     """The one command that replays seed ``seed`` exactly. ``explicit``: the fault kinds named one
     by one, in order (``ci`` and ``all`` change meaning with the code); ``liveness``: the
-    liveness phase's rounds."""
+    liveness phase's rounds; ``swarm``: the swarm's schedule (:mod:`.swarm`)."""
     named = set(kinds)
     text = ",".join(kinds) or "none"
     if not explicit:
         text = "all" if named == set(FAULT_KINDS) else "ci" if named == set(CI_KINDS) else text
-    more = f" --liveness {liveness}" if liveness else ""
+    more = (f" --liveness {liveness}" if liveness else "") + (" --swarm" if swarm else "")
     return f"tablectl simulate --game {game} --seed {seed} --rounds {rounds} --faults {text}{more}"
 
 
@@ -93,20 +102,21 @@ def run_seed(
     resettle: bool = False,
     tolerate: frozenset[str] = frozenset(),
     liveness: int = 0,
+    swarm: bool = False,
 ) -> SeedResult:
     """Play ``rounds`` rounds of ``game`` under seed ``seed`` with faults of ``kinds`` (or exactly
     ``faults``); the journal is written in ``folder`` (kept) or a temporary one. ``resettle``:
     re-settle each finished round in a separate process here (:func:`run_seeds` does it for
     many seeds at once). ``tolerate``: invariants not checked (a known bug's, to check the rest).
     ``liveness``: then stop the faults and play that many more rounds within a bound
-    (:mod:`.liveness`)."""
+    (:mod:`.liveness`). ``swarm``: the faults drawn by :func:`.swarm.swarm_schedule` (placed at the
+    round's steps) instead of :func:`.faults.schedule`."""
     from controller.table.resettle import canonical
-    from hil.bench import PLAYERS
 
     start = time.process_time()
     table = bench_table(game)
     if faults is None:
-        faults = schedule(seed, tuple(kinds), rounds)
+        faults = swarm_schedule(seed, game, tuple(kinds), rounds) if swarm else schedule(seed, tuple(kinds), rounds)
     result = SeedResult(game, seed)
     logger = logging.getLogger("tablectl")
     old = (logger.level, logger.propagate)
@@ -120,23 +130,7 @@ def run_seed(
         try:
             world = World(table, seed, faults, path, tolerate)
             logger.addHandler(world.watch)
-            view = SimView(world)
-            sims = {"shoe": world.shoe, "bet_spots": world.spots, "panel": world.panel}
-            player = PLAYERS[game](view, sims, table, SEATS, seed, strategy="random")
-            try:
-                view.wait(lambda x: x.step != "closed", "the table to open")
-            except Stuck:
-                pass
-            world.wait_links()  # the dealer starts once the devices answer (or a while has passed)
-            while len(world.played) < rounds:
-                try:
-                    player.act()
-                except Stuck:
-                    world.unstick()
-            if liveness:
-                play_on(world, player, liveness)
-            world.settle_down()
-            world.check_cards()
+            _play(world, game, seed, rounds, liveness)
             world.close()
             check_journal(path)
             check_rounds(path, table.path)  # against the reference model (issue 41)
@@ -148,22 +142,13 @@ def run_seed(
         except Broken as exc:
             result.broken, result.detail = exc.name, exc.detail
         except Exception as exc:
-            where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ is not None else []
-            at = f" at {Path(where[0].filename).name}:{where[0].lineno} in {where[0].name}" if where else ""
-            result.broken, result.detail = "error", f"{type(exc).__name__}{at}"
+            result.broken, result.detail = "error", _error_detail(exc)
         finally:
             logger.setLevel(old[0])
             logger.propagate = old[1]
             if world is not None:
                 logger.removeHandler(world.watch)
-                if result.broken:
-                    try:
-                        world.close()
-                    except Exception:
-                        pass
-                result.rounds, result.events = len(world.played), world.events
-                result.sim_seconds, result.crashes = world.now, world.crashes
-                result.faults = list(world.faults_done)
+                _world_done(world, result)
             if path.exists():
                 result.digest = hashlib.sha256(path.read_bytes()).hexdigest()
     result.cpu_seconds = time.process_time() - start
@@ -172,6 +157,50 @@ def run_seed(
         if differ:
             result.broken, result.detail = "resettle", differ
     return result
+
+
+def _play(world: World, game: str, seed: int, rounds: int, liveness: int) -> None:
+    """The bench's players and dealer play ``rounds`` rounds at ``world`` (then the liveness phase's
+    ``liveness``); then the faults end and the devices deliver what they hold; the cards are checked."""
+    from hil.bench import PLAYERS
+
+    view = SimView(world)
+    sims = {"shoe": world.shoe, "bet_spots": world.spots, "panel": world.panel}
+    player = PLAYERS[game](view, sims, world.table, SEATS, seed, strategy="random")
+    try:
+        view.wait(lambda x: x.step != "closed", "the table to open")
+    except Stuck:
+        pass
+    world.wait_links()  # the dealer starts once the devices answer (or a while has passed)
+    while len(world.played) < rounds:
+        try:
+            player.act()
+        except Stuck:
+            world.unstick()
+    if liveness:
+        play_on(world, player, liveness)
+    world.settle_down()
+    world.check_cards()
+
+
+def _error_detail(exc: Exception) -> str:
+    """An unexpected error in words: its kind and where it was raised (never its text: it may name a card)."""
+    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ is not None else []
+    at = f" at {Path(where[0].filename).name}:{where[0].lineno} in {where[0].name}" if where else ""
+    return f"{type(exc).__name__}{at}"
+
+
+def _world_done(world: World, result: SeedResult) -> None:
+    """What ``world`` did, into ``result`` (closed first when the seed broke)."""
+    if result.broken:
+        try:
+            world.close()
+        except Exception:
+            pass
+    result.rounds, result.events = len(world.played), world.events
+    result.sim_seconds, result.crashes = world.now, world.crashes
+    result.faults = list(world.faults_done)
+    result.reached = list(world.reached)
 
 
 def _resettle(rounds: list[tuple[int, dict[str, Any], str]]) -> str:
@@ -189,11 +218,12 @@ def _resettle(rounds: list[tuple[int, dict[str, Any], str]]) -> str:
 
 
 def shrink(
-    game: str, seed: int, kinds: Sequence[str], rounds: int, broken: str, budget: int = 200
+    game: str, seed: int, kinds: Sequence[str], rounds: int, broken: str, budget: int = 200, swarm: bool = False
 ) -> tuple[list[Fault], SeedResult]:
     """The fewest of seed ``seed``'s faults that still break invariant ``broken`` (greedy: drop
-    each fault in turn while the seed still breaks it), and the result of that scenario."""
-    faults = schedule(seed, tuple(kinds), rounds)
+    each fault in turn while the seed still breaks it), and the result of that scenario
+    (``swarm``: of the swarm's schedule)."""
+    faults = swarm_schedule(seed, game, tuple(kinds), rounds) if swarm else schedule(seed, tuple(kinds), rounds)
     check = broken == "resettle"
     last = run_seed(game, seed, kinds, rounds, faults, resettle=check)
     changed = True
@@ -242,11 +272,13 @@ class RunSummary:
     differ: list[tuple[int, int]] = field(default_factory=list)
     """(seed, round) of each re-settled round that differs."""
     faults: dict[str, int] = field(default_factory=dict)
+    coverage: Coverage = field(default_factory=lambda: Coverage("", ()))
+    """Which (step, fault kind) pairs the seeds reached (:mod:`.swarm`)."""
 
 
-def _job(args: tuple[str, int, tuple[str, ...], int, int]) -> SeedResult:
-    game, seed, kinds, rounds, liveness = args
-    return run_seed(game, seed, kinds, rounds, liveness=liveness)
+def _job(args: tuple[str, int, tuple[str, ...], int, int, bool]) -> SeedResult:
+    game, seed, kinds, rounds, liveness, swarm = args
+    return run_seed(game, seed, kinds, rounds, liveness=liveness, swarm=swarm)
 
 
 def run_seeds(
@@ -258,15 +290,16 @@ def run_seeds(
     progress: Callable[[SeedResult], object] | None = None,
     resettle: bool = True,
     liveness: int = 0,
+    swarm: bool = False,
 ) -> RunSummary:
     """Run every seed of ``seeds`` on ``workers`` processes (default: every core); each finished
     round re-settled in a separate process (``tablectl settle``) when ``resettle``; ``liveness``:
-    each seed's liveness phase (:func:`run_seed`)."""
+    each seed's liveness phase, ``swarm``: the swarm's schedule (:func:`run_seed`)."""
     from controller.table.resettle import Verifier
 
     workers = workers or os.cpu_count() or 1
-    summary = RunSummary(game, workers=workers)
-    jobs = [(game, seed, tuple(kinds), rounds, liveness) for seed in seeds]
+    summary = RunSummary(game, workers=workers, coverage=Coverage(game, tuple(kinds)))
+    jobs = [(game, seed, tuple(kinds), rounds, liveness, swarm) for seed in seeds]
     start = time.monotonic()
     pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
     verifier = Verifier() if resettle else None
@@ -282,6 +315,7 @@ def run_seeds(
             summary.sim_seconds += res.sim_seconds
             for kind in res.faults:
                 summary.faults[kind] = summary.faults.get(kind, 0) + 1
+            summary.coverage.add(res.reached)
             if not res.ok:
                 summary.failed.append(res)
             if verifier is not None:

@@ -38,6 +38,7 @@ from hil.simulate.invariants import (
     hidden_cards,
 )
 from hil.simulate.model_check import VisibilityWatch
+from hil.simulate.swarm import Reached
 from hil.wire import CHUNKINGS, Line, SimWire
 
 __all__ = ["World", "Stuck", "TICK"]
@@ -185,8 +186,21 @@ class World:
         self.trouble: str | None = None
         self._agenda: list[tuple[float, int, Callable[[], None]]] = []
         self._n = 0
+        self._triggers: dict[tuple[int, str, str], list[Fault]] = {}
+        """Swarm faults not started yet, by (round of the seed, step, edge) (:mod:`.swarm`)."""
         for fault in faults:
-            self._at(fault.at, functools.partial(self.inject, fault))
+            if fault.step:
+                self._triggers.setdefault((fault.round_no, fault.step, fault.edge), []).append(fault)
+            else:
+                self._at(fault.at, functools.partial(self.inject, fault))
+        self._rounds_seen: list[int] = []
+        self._was: tuple[int, str, str | None] = (0, "", None)
+        """The round, step and step held from at the last event (for the swarm's edges)."""
+        self.reached: list[Reached] = []
+        """Each fault injected: its kind and the step the table was at, held or not (coverage)."""
+        self._late: dict[tuple[int, int, str], tuple[int | None, int]] = {}
+        """Late bets a fault placed outside any wager step and not yet seen by the supervisor:
+        (round, seat, spot) -> (the wager before, the chips placed) (invariant ``late_bet``)."""
         self.crash_due = False
         self.crashes = 0
         self.faults_done: list[str] = []
@@ -244,7 +258,12 @@ class World:
             runtime.drivers[role].link.wall = self.wall
         self.wires = {
             role: SimWire(
-                runtime.drivers[role].link.protocol, self.sims[role], self.rng, self.lines[role], now=self.now
+                runtime.drivers[role].link.protocol,
+                self.sims[role],
+                self.rng,
+                self.lines[role],
+                now=self.now,
+                deliver=runtime.drivers[role].link.dispatch,
             )
             for role in ROLES
         }
@@ -310,6 +329,10 @@ class World:
             self._asked.setdefault(s.round_no, set()).add(s.asked)
         check_settled_once(s, self._asked.get(s.round_no, ()))
         self._check_resume(s)
+        if self._late:
+            self._check_late_bets(s)
+        if self._triggers:
+            self._start_swarm(s)
         if self.watch.broken is not None:
             self.broken = self.watch.broken
 
@@ -322,6 +345,49 @@ class World:
                 "resume_while_down",
                 f"round {s.round_no}: play resumes in {s.step} while {', '.join(sorted(self.down))} is down",
             )
+
+    def _check_late_bets(self, s: TableSnapshot) -> None:
+        """A late bet (chips placed on a locked spot) enters the round's wagers only once the
+        supervisor accepts it: never by itself (the world knows what it placed, and when the
+        supervisor pressed a button). With the key on, any press may be his acceptance (a dealer's
+        ``next`` is one then): what was placed before is no longer followed."""
+        if s.key_on:
+            self._late.clear()
+            return
+        for key, (before, cents) in list(self._late.items()):
+            number, seat, spot = key
+            if number != s.round_no or s.wager_step is not None:  # a new round, or a step taking wagers
+                del self._late[key]
+                continue
+            now = s.wagers().get(seat, {}).get(spot)
+            if now == cents and now != before:
+                raise Broken(
+                    "late_bet",
+                    f"round {number}: seat {seat} {spot} {cents / 100:.2f}, placed late in {s.held_from or s.step}, "
+                    "counted as a wager without the supervisor's acceptance",
+                )
+
+    def _start_swarm(self, s: TableSnapshot) -> None:
+        """Start the swarm faults placed at the step the table just entered, left or held from."""
+        held_from = s.held_from if s.step == "hold" else None
+        was_round, was_step, was_held = self._was
+        if s.step == "closed":  # before the first round opens: no round of the seed yet
+            return
+        self._was = (s.round_no, s.step, held_from)
+        if s.round_no not in self._rounds_seen:
+            self._rounds_seen.append(s.round_no)
+        n = self._rounds_seen.index(s.round_no) + 1
+        edges = []
+        if (s.round_no, s.step) != (was_round, was_step):
+            if was_step and was_step != "hold" and (held_from != was_step or was_round != s.round_no):
+                edges.append((self._rounds_seen.index(was_round) + 1, was_step, "leave"))
+            if s.step != "hold":
+                edges.append((n, s.step, "enter"))
+        if held_from is not None and was_held != held_from:
+            edges.append((n, held_from, "held"))
+        for edge in edges:
+            for fault in self._triggers.pop(edge, ()):
+                self._at(self.now + fault.at, functools.partial(self.inject, fault))
 
     def wait_links(self, limit: float = 5.0) -> None:
         """Run on until the table has seen every device up (at most ``limit`` simulated seconds)."""
@@ -386,6 +452,7 @@ class World:
         """No fault starts from now on; the effects of those under way end as scheduled: run on
         until the last has (issue 41's liveness phase starts then)."""
         inject = self.inject
+        self._triggers.clear()
         self._agenda = [a for a in self._agenda if getattr(a[2], "func", None) != inject]
         heapq.heapify(self._agenda)
         if self._agenda:
@@ -395,6 +462,7 @@ class World:
         """The faults are over: every line back, the journal writable; run on until every device
         has delivered what it holds (or a while has passed)."""
         self._agenda.clear()
+        self._triggers.clear()
         self.trouble = None
         for line in self.lines.values():
             line.connected = True
@@ -521,6 +589,7 @@ class World:
         ways = [o for o in options if o.action not in ("void", "misdeal")]
         pick = ways if ways and rng.random() < 0.9 else options
         if pick:
+            self._late.clear()  # the supervisor may accept a late bet now
             self.panel.press(rng.choice(pick).button)
         version = s.version
         self._wait(lambda x: x.version != version, 5.0)
@@ -538,57 +607,75 @@ class World:
 
     def inject(self, fault: Fault) -> None:
         """Do ``fault`` now (and schedule its end)."""
-        kind, dev = fault.kind, fault.device
+        self.faults_done.append(fault.kind)
         s = self.runtime.snapshot
-        rng = random.Random(f"fault/{self.seed}/{fault.at}/{kind}")
-        self.faults_done.append(kind)
-        end = self.now + fault.duration
-        if kind in ("link_down", "panel_outage", "never_connected"):
-            line = self.lines[dev]
-            line.connected = False
-            self._at(end, lambda: setattr(line, "connected", True))
-        elif kind == "restart":
-            self.sims[dev].restart()
-        elif kind == "reboot":
-            self.sims[dev].reboot()
-        elif kind in ("journal_error", "disk_full"):
-            self.trouble = "error" if kind == "journal_error" else "full"
-            self._at(end, lambda: setattr(self, "trouble", None))
-            self._at(self.now + min(0.05, fault.duration / 2), functools.partial(self._burst, rng))
-        elif kind == "crash":
-            self.crash_due = True
-        elif kind == "jam":
-            self.shoe.jam(True)
-            self._at(end, lambda: self.shoe.jam(False))
-        elif kind == "door":
-            self.shoe.door(True)
-            self._at(end, lambda: self.shoe.door(False))
-        elif kind == "count_jump":
+        held = s.step == "hold"
+        self.reached.append(Reached(fault.kind, (s.held_from or s.step) if held else s.step, held))
+        _INJECT[fault.kind](self, fault, self.now + fault.duration)
+
+    def _fault_rng(self, fault: Fault) -> random.Random:
+        return random.Random(f"fault/{self.seed}/{fault.at}/{fault.kind}")
+
+    def _line_down(self, fault: Fault, end: float) -> None:
+        line = self.lines[fault.device]
+        line.connected = False
+        self._at(end, lambda: setattr(line, "connected", True))
+
+    def _journal_trouble(self, fault: Fault, end: float) -> None:
+        self.trouble = "error" if fault.kind == "journal_error" else "full"
+        self._at(end, lambda: setattr(self, "trouble", None))
+        self._at(self.now + min(0.05, fault.duration / 2), functools.partial(self._burst, self._fault_rng(fault)))
+
+    def _crash_soon(self, fault: Fault, end: float) -> None:
+        self.crash_due = True
+
+    def _jam(self, fault: Fault, end: float) -> None:
+        self.shoe.jam(True)
+        self._at(end, lambda: self.shoe.jam(False))
+
+    def _door(self, fault: Fault, end: float) -> None:
+        self.shoe.door(True)
+        self._at(end, lambda: self.shoe.door(False))
+
+    def _count(self, fault: Fault, end: float) -> None:
+        if fault.kind == "count_jump":
             self.shoe.count += fault.value
-        elif kind == "count_repeat":
+        elif fault.kind == "count_repeat":
             self.shoe.count = max(0, self.shoe.count - 1)
-        elif kind == "count_restart":
+        else:  # count_restart
             self.shoe.count = 0
-        elif kind == "duplicate_card":
+
+    def _misread(self, fault: Fault, end: float) -> None:
+        if fault.kind == "duplicate_card":
             self.shoe.duplicate()
-        elif kind == "unreadable_card":
-            if self.shoe.position < len(self.shoe.cards):
-                self.shoe.unreadable()
-        elif kind == "late_bet":
-            if not s.can_bet(1, "x"):
-                spots = self.table.catalog.wager_spots
-                seat = rng.randint(1, self.table.seats)
-                self.spots.place(seat, rng.choice(spots), rng.choice([100, 500, 1000]))
-        elif kind == "key":
-            self.panel.key(True)
-            self._at(end, self._key_press)
-        elif kind == "wrong_press":
-            wrong = [b for b in BUTTONS if b != "supervisor_key" and not s.can_press(b)]
-            if wrong:
-                self.panel.press(rng.choice(wrong))
-        elif kind == "early_card":
-            if s.step in ("betting", "no_more_bets", "settlement", "round_complete") and self.shoe.stub_count:
-                self.shoe.deal(1)
+        elif self.shoe.position < len(self.shoe.cards):  # unreadable_card
+            self.shoe.unreadable()
+
+    def _late_bet(self, fault: Fault, end: float) -> None:
+        s = self.runtime.snapshot
+        if not s.can_bet(1, "x"):
+            rng = self._fault_rng(fault)
+            spots = self.table.catalog.wager_spots
+            seat = rng.randint(1, self.table.seats)
+            spot, cents = rng.choice(spots), rng.choice([100, 500, 1000])
+            self.spots.place(seat, spot, cents)
+            if s.wager_step is None and s.step not in ("closed", "round_complete"):  # locked: a late bet
+                self._late[(s.round_no, seat, spot)] = (s.wagers().get(seat, {}).get(spot), cents)
+
+    def _key(self, fault: Fault, end: float) -> None:
+        self.panel.key(True)
+        self._at(end, self._key_press)
+
+    def _wrong_press(self, fault: Fault, end: float) -> None:
+        s = self.runtime.snapshot
+        wrong = [b for b in BUTTONS if b != "supervisor_key" and not s.can_press(b)]
+        if wrong:
+            self.panel.press(self._fault_rng(fault).choice(wrong))
+
+    def _early_card(self, fault: Fault, end: float) -> None:
+        step = self.runtime.snapshot.step
+        if step in ("betting", "no_more_bets", "settlement", "round_complete") and self.shoe.stub_count:
+            self.shoe.deal(1)
 
     def _burst(self, rng: random.Random) -> None:
         """Events on every device at once (during a journal outage): a dealer button the table
@@ -610,5 +697,30 @@ class World:
         rng = random.Random(f"key/{self.seed}/{s.version}")
         options = [o for o in s.supervisor_options if o.refused is None and o.action not in ("void", "misdeal")]
         if options and s.key_on:
+            self._late.clear()  # the supervisor may accept a late bet now
             self.panel.press(rng.choice(options).button)
         self._at(self.now + 0.3, lambda: self.panel.key(False))
+
+
+_INJECT: dict[str, Callable[[World, Fault, float], None]] = {
+    "link_down": World._line_down,
+    "panel_outage": World._line_down,
+    "never_connected": World._line_down,
+    "restart": lambda w, f, end: w.sims[f.device].restart(),
+    "reboot": lambda w, f, end: w.sims[f.device].reboot(),
+    "journal_error": World._journal_trouble,
+    "disk_full": World._journal_trouble,
+    "crash": World._crash_soon,
+    "jam": World._jam,
+    "door": World._door,
+    "count_jump": World._count,
+    "count_repeat": World._count,
+    "count_restart": World._count,
+    "duplicate_card": World._misread,
+    "unreadable_card": World._misread,
+    "late_bet": World._late_bet,
+    "key": World._key,
+    "wrong_press": World._wrong_press,
+    "early_card": World._early_card,
+}
+"""What each fault kind does (:meth:`World.inject`), given the fault and when its effect ends."""

@@ -1,0 +1,109 @@
+"""What a simulated round costs (issue 41 item 6): CPU per round of ``tablectl simulate``, and where it goes.
+
+Run ``python benchmarks/bench_simulate.py [--game G] [--seeds N] [--rounds R] [--swarm] [--profile]``.
+It plays seeds 1..N of each game (every ``ci`` fault kind, the default schedule or ``--swarm``'s) in
+this one process, as ``run_seeds(..., workers=1, resettle=False)`` would, and prints for each game
+the CPU seconds (``time.process_time``: user + system of this process), the rounds, events and
+simulated seconds, the CPU a round and an event, beside the target of 5 ms a round, and what a
+million rounds would take at that rate (an extrapolation: say so when quoting it).
+
+``--profile`` runs the same under cProfile and sums each function's own time by where its code
+lives: ``hil/simulate`` (the simulation: the world, its checks, the reference model), ``hil``
+(the simulators, the wire, the bench's players), ``controller`` (the table), ``drivers`` (the link
+protocol, framing), SQLite (the journal's statements) and the rest of the standard library: the
+part a change to ``hil/simulate`` can cut, and the part that is the table's own.
+
+Prints figures; asserts nothing. Needs nothing but the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from hil.simulate.faults import CI_KINDS
+from hil.simulate.run import run_seed
+
+GAMES = ("mississippi_stud", "boston5", "pai_gow")
+TARGET_MS = 5.0
+"""CPU a simulated round may cost (issue 41 item 6)."""
+
+
+def play(game: str, seeds: int, rounds: int, swarm: bool) -> tuple[float, int, int, float, int]:
+    """CPU seconds, rounds, events, simulated seconds and failing seeds of seeds 1..``seeds``."""
+    cpu, played, events, simulated, failed = 0.0, 0, 0, 0.0, 0
+    for seed in range(1, seeds + 1):
+        start = time.process_time()
+        res = run_seed(game, seed, CI_KINDS, rounds=rounds, swarm=swarm)
+        cpu += time.process_time() - start
+        played, events, simulated = played + res.rounds, events + res.events, simulated + res.sim_seconds
+        failed += not res.ok
+    return cpu, played, events, simulated, failed
+
+
+def _where(filename: str) -> str:
+    path = filename.replace("\\", "/")
+    for part, name in (("/hil/simulate/", "hil/simulate"), ("/hil/", "hil (simulators, wire, players)")):
+        if part in path:
+            return name
+    if "/controller/" in path:
+        return "controller (the table)"
+    if "/drivers/" in path:
+        return "drivers (link protocol, framing)"
+    if "sqlite3" in path:
+        return "SQLite"
+    return "standard library and the rest"
+
+
+def profile(game: str, seeds: int, rounds: int, swarm: bool) -> None:
+    """Each function's own time, summed by where its code lives."""
+    prof = cProfile.Profile()
+    prof.enable()
+    play(game, seeds, rounds, swarm)
+    prof.disable()
+    stats = pstats.Stats(prof)
+    by: dict[str, float] = defaultdict(float)
+    for name, fp in stats.get_stats_profile().func_profiles.items():
+        where = "SQLite" if "sqlite3" in name and fp.file_name == "~" else _where(fp.file_name)
+        by[where] += fp.tottime
+    total = sum(by.values()) or 1.0
+    print(f"  profile of {game} ({seeds} seeds, under cProfile: {total:.2f} s):")
+    for where, own in sorted(by.items(), key=lambda kv: -kv[1]):
+        print(f"    {where:36} {own:7.2f} s  {100 * own / total:5.1f}%")
+    stats.sort_stats("tottime").print_stats(12)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", choices=GAMES, action="append", help="a game (default: all three)")
+    parser.add_argument("--seeds", type=int, default=20, help="seeds a game (default: 20)")
+    parser.add_argument("--rounds", type=int, default=None, help="rounds a seed (default: 2, with --swarm 10)")
+    parser.add_argument("--swarm", action="store_true", help="the swarm's schedule (tablectl simulate --swarm)")
+    parser.add_argument("--profile", action="store_true", help="where the CPU goes (cProfile), by package")
+    args = parser.parse_args()
+    rounds = args.rounds or (10 if args.swarm else 2)
+    schedule = "--swarm" if args.swarm else "the default schedule"
+    print(f"{args.seeds} seeds a game of {rounds} rounds, every ci kind, {schedule}; target {TARGET_MS:.0f} ms a round")
+    print("| game | CPU s | rounds | events | simulated s | ms a round | ms an event | 1,000,000 rounds | failed |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for game in args.game or GAMES:
+        cpu, played, events, simulated, failed = play(game, args.seeds, rounds, args.swarm)
+        per_round = 1000 * cpu / max(1, played)
+        million_h = per_round * 1_000_000 / 1000 / 3600
+        print(
+            f"| {game} | {cpu:.2f} | {played} | {events:,} | {simulated:,.0f} | {per_round:.1f} | "
+            f"{1000 * cpu / max(1, events):.3f} | {million_h:.1f} CPU h (extrapolated) | {failed} |"
+        )
+        if args.profile:
+            profile(game, min(args.seeds, 10), rounds, args.swarm)
+
+
+if __name__ == "__main__":
+    main()
