@@ -231,3 +231,14 @@ def test_a_throttled_table_says_so_in_its_heartbeat_and_floor_status(floor_site:
     with psycopg.connect(db.reader) as conn:
         status = {t.table_id: t for t in floor_status(conn)}
     assert status["fl-d"].throttled == why and status["fl-e"].throttled is None
+    # the pit lists it with the table's alerts
+    from datetime import UTC, datetime, timedelta
+
+    from controller.web.pit_app import _alerts
+    from controller.web.pit_store import PgFloorReader
+
+    now = datetime.now(UTC)
+    tables = {t.table_id: t for t in PgFloorReader(db.reader).tables(now - timedelta(days=1), now)}
+    assert tables["fl-d"].throttled == why and tables["fl-e"].throttled is None
+    assert f"over its share of the floor stream: {why}" in _alerts(tables["fl-d"])
+    assert not any("share" in a for a in _alerts(tables["fl-e"]))
