@@ -452,6 +452,34 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _alert_lines(t: Any, latest: Any, pending_alert_after: float) -> list[str]:
+    """``floor status``'s ALERT (and closed) lines for one table (``TableStatus``)."""
+    out = []
+    if t.feed_held:
+        out.append(f"ALERT {t.table_id}: the table holds its floor feed: {t.feed_held}")
+    if t.throttled:
+        out.append(f"ALERT {t.table_id}: over its share of the stream: {t.throttled}")
+    if t.quarantined:
+        out.append(f"ALERT {t.table_id}: {t.quarantined} records quarantined; latest: {latest[t.table_id][0].reason}")
+    if t.rejected:
+        out.append(f"ALERT {t.table_id}: {t.rejected} messages rejected")
+    if t.forked:
+        out.append(f"ALERT {t.table_id}: {t.forked} quarantined records are forks (a different record at a stored seq)")
+    if t.settled:
+        out.append(
+            f"closed {t.table_id}: {t.settled} quarantined records settled by tablectl floor resolve "
+            "(kept as evidence in floor_quarantine, floor_resolution says when and by whom)"
+        )
+    if t.pending_stuck:
+        oldest = f"{t.oldest_pending_at:%Y-%m-%d %H:%M:%S} UTC" if t.oldest_pending_at else "-"
+        out.append(
+            f"ALERT {t.table_id}: {t.pending_stuck} records waiting for a gap for more than "
+            f"{pending_alert_after:g} s (oldest since {oldest}): records before them are missing; "
+            "tablectl floor reconcile with the table's journal names them"
+        )
+    return out
+
+
 def _status(args: argparse.Namespace) -> int:
     if why := secret_in_url(args.db):
         return _fail("status", why)
@@ -518,28 +546,8 @@ def _status(args: argparse.Namespace) -> int:
             f"{ago(t.last_at) if t.last_at else '-':>8} {lag:>7} {t.quarantined:>8} {t.rejected:>8} {t.pending:>8}"
         )
     for t in tables:
-        if t.feed_held:
-            print(f"ALERT {t.table_id}: the table holds its floor feed: {t.feed_held}")
-        if t.throttled:
-            print(f"ALERT {t.table_id}: over its share of the stream: {t.throttled}")
-        if t.quarantined:
-            print(f"ALERT {t.table_id}: {t.quarantined} records quarantined; latest: {latest[t.table_id][0].reason}")
-        if t.rejected:
-            print(f"ALERT {t.table_id}: {t.rejected} messages rejected")
-        if t.forked:
-            print(f"ALERT {t.table_id}: {t.forked} quarantined records are forks (a different record at a stored seq)")
-        if t.settled:
-            print(
-                f"closed {t.table_id}: {t.settled} quarantined records settled by tablectl floor resolve "
-                "(kept as evidence in floor_quarantine, floor_resolution says when and by whom)"
-            )
-        if t.pending_stuck:
-            oldest = f"{t.oldest_pending_at:%Y-%m-%d %H:%M:%S} UTC" if t.oldest_pending_at else "-"
-            print(
-                f"ALERT {t.table_id}: {t.pending_stuck} records waiting for a gap for more than "
-                f"{args.pending_alert_after:g} s (oldest since {oldest}): records before them are missing; "
-                "tablectl floor reconcile with the table's journal names them"
-            )
+        for line in _alert_lines(t, latest, args.pending_alert_after):
+            print(line)
     return 0
 
 
