@@ -166,6 +166,8 @@ def table_row(t: TableState, today: list[RoundHold] | None) -> dict[str, Any]:
 def _alerts(t: TableState) -> list[str]:
     """What the ingest kept aside for the table, in words (controller.floor.alerts)."""
     out = [f"floor feed held: {t.feed_held}"] if isinstance(t.feed_held, str) and t.feed_held else []
+    if isinstance(t.throttled, str) and t.throttled:
+        out.append(f"over its share of the floor stream: {t.throttled}")
     for n, what in ((t.quarantined, "quarantined"), (t.rejected, "rejected"), (t.pending, "pending")):
         if isinstance(n, int) and n > 0:
             out.append(f"{n} {what}")
