@@ -35,10 +35,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from drivers._exchange import Request
 from drivers.framing import Frame, MsgType, decode_frame, encode
 from drivers.link import CommandResult, LinkConfig, LinkUp
 from drivers.panel import ButtonChanged, PanelDriver
-from drivers.protocol import _Request
 from hil.devices import PanelSim
 from hil.faults import Faults
 from hil.serve import SerialServer
@@ -233,7 +233,7 @@ def driver_processing(n: int, checks: bool = True) -> tuple[list[float], list[fl
     q: queue.Queue = queue.Queue()
     driver = PanelDriver("panel", "loop://", q, address=3)
     link = driver.link
-    decoder = Decoder(stats=link.stats)
+    decoder = Decoder(stats=link.stats.decoder)
     boot = 0x1234ABCD
     wires = [
         encode(
@@ -241,16 +241,17 @@ def driver_processing(n: int, checks: bool = True) -> tuple[list[float], list[fl
         )
         for i in range(1, n + 1)
     ]
-    poll = _Request(MsgType.POLL, 1, b"", float("inf"))  # the request each EVENT answers
+    poll = Request(MsgType.POLL, 1, b"", float("inf"))  # the request each EVENT answers
     wall, cpu = [], []
     for wire in wires:
         start, start_cpu = time.perf_counter(), time.thread_time()
         for frame in decoder.feed(wire):
             if checks:
                 link.protocol._handle(frame, poll)
+                link.dispatch(link.protocol._out.take())
             else:
                 p = frame.payload
-                driver._on_event(struct.unpack_from(">I", p, 12)[0], p[20], bytes(p[21:]), time.time())
+                q.put(driver._read_event(struct.unpack_from(">I", p, 12)[0], p[20], bytes(p[21:]), time.time()))
         if checks:
             link.protocol.log_counters(time.monotonic())
         cpu.append(time.thread_time() - start_cpu)

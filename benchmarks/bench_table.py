@@ -2,8 +2,8 @@
 
 Run ``python benchmarks/bench_table.py [--rounds N]``. Measured in one run:
 
-* rounds per CPU second in process (CPU time, since the machine is shared): a 6-seat Mississippi Stud table and a 7-position pai gow table (6 seats
-  and the dealer) driven event by event through the engine, the devices replaced by in-memory
+* rounds per CPU second in process (CPU time, since the machine is shared): a 6-seat Mississippi
+  Stud table, a 6-seat Boston 5 table and a 7-position pai gow table (6 seats and the dealer) driven event by event through the engine, the devices replaced by in-memory
   fakes at the device interface (``RecordingDevices``); beside a bare ``transitions`` machine
   firing as many triggers per round as ours fired (counted with ``prepare_event``), and beside
   the mandated floor: that bare machine plus ``settle_record`` alone (what ``tablectl settle``
@@ -38,6 +38,7 @@ from transitions import Machine
 
 from controller.cards import deck
 from controller.games import settle_record
+from controller.table.boston5 import Boston5Table
 from controller.table.devices import RecordingDevices
 from controller.table.engine import Engine
 from controller.table.mississippi_stud import MississippiTable
@@ -63,6 +64,29 @@ def mississippi_events(rng: random.Random) -> list[Any]:
         ev += [SpotReport(device="spots", seat=s, spot=street, cents=500) for s in range(1, 7)]
         ev.append(press("reveal"))
     ev += [press("confirm")] * 8  # dealer's community step + 6 seats + spare presses are ignored
+    return ev
+
+
+def boston5_events(rng: random.Random) -> list[Any]:
+    """One 6-seat Boston 5 round: every seat ante and first wager, three with a bonus (one of them
+    exposed), five second wagers and one fold."""
+    cards = list(deck())
+    rng.shuffle(cards)
+    ev: list[Any] = []
+    for s in range(1, 7):
+        ev += [SpotReport(device="spots", seat=s, spot="ante", cents=500)]
+        ev += [SpotReport(device="spots", seat=s, spot="first", cents=1000)]
+        if s % 2:
+            ev += [SpotReport(device="spots", seat=s, spot="bonus", cents=500)]
+    ev.append(press("no_more_bets"))
+    ev += [CardDealt(device="shoe", card=str(c), index=i, quality=100) for i, c in enumerate(cards[:21], start=1)]
+    ev += [press("seat_1"), press("next")]  # seat 1 exposes its bonus hand
+    ev += [press("confirm")] * 3  # the bonus steps (spare presses are ignored)
+    ev += [press("seat_6"), press("fold"), press("confirm")]  # seat 6 folds; its collection confirmed
+    ev += [SpotReport(device="spots", seat=s, spot="second", cents=1000) for s in range(1, 6)]
+    ev.append(press("deal"))
+    ev += [CardDealt(device="shoe", card=str(c), index=i, quality=100) for i, c in enumerate(cards[21:33], start=22)]
+    ev += [press("confirm")] * 8  # the settlement steps (spare presses are ignored)
     return ev
 
 
@@ -215,11 +239,12 @@ def main() -> None:
     print(
         f"{'in process (rounds per CPU second)':<36} {'rounds/s':>10} {'events/round':>13} {'triggers/round':>15}   controller-added per event"
     )
-    for name, cls, make in (
-        ("Mississippi Stud, 6 seats", MississippiTable, mississippi_events),
-        ("pai gow, 7 positions", PaiGowTable, pai_gow_events),
+    for name, cls, make, game in (
+        ("Mississippi Stud, 6 seats", MississippiTable, mississippi_events, "mississippi_stud"),
+        ("Boston 5, 6 seats", Boston5Table, boston5_events, "boston5"),
+        ("pai gow, 7 positions", PaiGowTable, pai_gow_events, "pai_gow"),
     ):
-        path = bench / ("mississippi_stud.yaml" if cls is MississippiTable else "pai_gow.yaml")
+        path = bench / f"{game}.yaml"
         rate, per_event, n_events, n_triggers, settle_s = in_process(cls, path, make, args.rounds)
         bare = bare_transitions(n_triggers, args.rounds)
         floor = 1 / (1 / bare + settle_s)
@@ -238,7 +263,6 @@ def main() -> None:
             f"{'  snapshot after each event':<36} {'':>10} {'':>13} {'':>15}   "
             f"(CPU {snap_us:.1f} us per event beside {event_us:.1f} us handling it: {snap_us / event_us:.2f}x)"
         )
-        game = "mississippi_stud" if cls is MississippiTable else "pai_gow"
         cpu_ms = soak_cpu_per_round(bench / f"{game}.yaml", min(args.rounds, 1000))
         print(
             f"{'  soak path, one process (+ players)':<36} {1000 / cpu_ms:>10,.0f} {'':>13} {'':>15}   "

@@ -1,26 +1,16 @@
-"""What each game's wagers and paytables are: the data the config loader and settlement share.
+"""What a game's wagers and paytables are made of: the data the config loader and settlement share.
 
-Boston 5 stud (N.J.A.C. 13:69F-24): ``ante``, ``first`` (a multiple of the ante), ``second``
-(equal to ``first``, or the player folds), optional ``bonus`` (three-card bonus). Paytables:
-``bonus`` (three-card hands, 24.11(d)) and ``ante_bonus`` (five-card hands, 24.11(c)).
-
-Mississippi Stud (13:69F-35): ``ante``, the street bets ``third``, ``fourth``, ``fifth``
-(each 1x, 2x or 3x the ante, 35.1), optional ``bonus`` (three-card bonus on the community
-cards). Paytables: ``main`` (the final five-card hand pays every live ante and street bet,
-35.11) and ``bonus`` (three-card hands).
-
-Three Card Poker (13:69F-20): ``ante``, ``play`` (exactly the ante, or the player folds) and
-optional ``pair_plus``. Paytables: ``ante_bonus`` (straight or better on the ante, paid whatever
-the dealer holds) and ``pair_plus`` (pair or better). The play wager's even money and the
-dealer's queen-high qualifier are the regulation's, not settings
-(:mod:`controller.games.three_card_poker`).
+Each game's own entry (its wager spots, paytable spots and settings) is in its package,
+``controller.game.<name>.catalog``, and on its definition; :data:`CATALOG` reads them by name.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from controller.hands import BOSTON5, MISSISSIPPI_STUD, PAI_GOW, THREE_CARD_POKER, Category, HandRules, Kind
+from controller.game.registry import ByGame
+from controller.hands import Category, HandRules, Kind
 from controller.money import MAX_CENTS
 
 __all__ = [
@@ -113,144 +103,18 @@ class GameCatalog:
         return next((p for p in self.paytable_spots if p.name == name), None)
 
 
-CATALOG: dict[str, GameCatalog] = {
-    c.game: c
-    for c in (
-        GameCatalog(
-            "boston5",
-            BOSTON5,
-            ("ante", "first", "second", "bonus"),
-            (PaytableSpot("bonus", Kind.THREE, False, "bonus"), PaytableSpot("ante_bonus", Kind.FIVE, True)),
-            (
-                Option("first_to_ante", "int", 2, "the first wager is exactly this many times the ante", maximum=100),
-                Option("first_second_pays", "odds", "1 to 1", "what winning first and second wagers pay (24.11)"),
-            ),
-            multiples=(
-                WagerMultiple(
-                    "first",
-                    "ante",
-                    2,
-                    "first_to_ante (the first wager is that many times the ante)",
-                    2,
-                    "first_to_ante",
-                ),
-                WagerMultiple("second", "ante", 2, "24.10(b) (the second wager equals the first)", 2, "first_to_ante"),
-            ),
-        ),
-        GameCatalog(
-            "mississippi_stud",
-            MISSISSIPPI_STUD,
-            ("ante", "third", "fourth", "fifth", "bonus"),
-            (
-                PaytableSpot(
-                    "main",
-                    Kind.FIVE,
-                    True,
-                    required_rows=(RequiredRow(Category.ONE_PAIR, frozenset(range(6, 11)), True, "35.10(i)2"),),
-                ),
-                PaytableSpot("bonus", Kind.THREE, False, "bonus"),
-            ),
-            multiples=tuple(
-                WagerMultiple(street, "ante", 3, rule)
-                for street, rule in (("third", "35.10(a)"), ("fourth", "35.10(e)"), ("fifth", "35.10(g)"))
-            ),
-        ),
-        GameCatalog(
-            "pai_gow",
-            PAI_GOW,
-            ("pai_gow", "bonus", "insurance"),
-            (
-                PaytableSpot("bonus", Kind.BONUS, False, "bonus"),
-                PaytableSpot("envy", Kind.BONUS, False, "bonus", amounts=True),
-                PaytableSpot("insurance", Kind.SEVEN, False, "insurance", categories=(Category.HIGH_CARD,)),
-            ),
-            (
-                Option("house_way", "choice", "foxwoods", "how the dealer's hand is set", ("foxwoods", "ballys_ac")),
-                Option("house_way_deuces_exception", "bool", False, "full house with twos and A-K kept together"),
-                Option(
-                    "foul_policy",
-                    "choice",
-                    "forfeit",
-                    "what a fouled player hand does",
-                    ("forfeit", "reset_by_house_way"),
-                ),
-                Option(
-                    "commission_percent",
-                    "int",
-                    5,
-                    "commission on winning pai gow wagers, percent",
-                    minimum=0,
-                    maximum=100,
-                ),
-                Option(
-                    "commission_rounding",
-                    "choice",
-                    "down",
-                    "rounding of the commission to the cent",
-                    ("down", "up", "nearest"),
-                ),
-                Option(
-                    "bonus_minimum",
-                    "int",
-                    100,
-                    "the least bonus wager, cents (11.15(b): no less than $1.00; a table may ask more)",
-                    minimum=100,
-                ),
-                Option(
-                    "envy_minimum",
-                    "int",
-                    500,
-                    "the least bonus wager that gets an envy marker, cents",
-                    minimum=500,
-                    fixed="11.15(c): every bonus wager of $5.00 or more gets an envy marker",
-                ),
-                Option("envy_includes_dealer", "bool", False, "whether the dealer's premium hand pays envy"),
-                Option("start_method", "choice", "dice", "how the starting position is drawn (31.11)", ("dice", "rng")),
-                Option(
-                    "count_direction",
-                    "choice",
-                    "counterclockwise",
-                    "how positions are counted from the dealer (31.11)",
-                    ("counterclockwise", "clockwise"),
-                ),
-                Option(
-                    "deal_direction",
-                    "choice",
-                    "clockwise",
-                    "the direction cards go round (31.8; some pai gow pages say counterclockwise)",
-                    ("clockwise", "counterclockwise"),
-                ),
-                Option(
-                    "deal_method",
-                    "choice",
-                    "one_at_a_time",
-                    "cards one at a time (31.8) or 7-card stacks (31.10)",
-                    ("one_at_a_time", "stacks"),
-                ),
-            ),
-        ),
-        GameCatalog(
-            "three_card_poker",
-            THREE_CARD_POKER,
-            ("ante", "play", "pair_plus"),
-            (
-                PaytableSpot("ante_bonus", Kind.THREE, True),
-                PaytableSpot("pair_plus", Kind.THREE, False, "pair_plus"),
-            ),
-            multiples=(WagerMultiple("play", "ante", 1, "20.6 (the play wager equals the ante; inferred)", 1),),
-        ),
-    )
-}
-"""Every game tablectl runs, by name."""
+CATALOG: ByGame[GameCatalog] = ByGame(lambda game: game.catalog)
+"""Every game's catalog, by name: read from its definition (:mod:`controller.game.registry`);
+a lookup imports that game only."""
 
 
 def catalog_for(game: str) -> GameCatalog:
     """The catalog entry of ``game``; raises ``KeyError`` naming the known games."""
-    try:
-        return CATALOG[game]
-    except KeyError:
-        raise KeyError(f"unknown game '{game}' (known: {', '.join(sorted(CATALOG))})") from None
+    from controller.game.registry import definition
+
+    return definition(game).catalog
 
 
-REGULATION_MINIMUMS: dict[str, dict[str, tuple[int, str]]] = {"pai_gow": {"bonus": (100, "11.15(b)")}}
-"""Wager minimums the regulation fixes, cents, by game and spot: a table minimum may be higher, never lower."""
+REGULATION_MINIMUMS: ByGame[Mapping[str, tuple[int, str]]] = ByGame(lambda game: game.regulation_minimums or None)
+"""Wager minimums the regulation fixes, cents, by game and spot: a table minimum may be higher, never
+lower (each game's definition's ``regulation_minimums``)."""

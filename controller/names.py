@@ -9,15 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from controller.catalog import CATALOG
+from controller.game.registry import GAMES, definition
 
 __all__ = ["game_name", "hand_name", "wager_name", "wager_order"]
 
-GAMES = {
-    "boston5": "Boston 5",
-    "mississippi_stud": "Mississippi Stud",
-    "pai_gow": "Pai Gow Poker",
-    "three_card_poker": "Three Card Poker",
-}
 HOUSE_WAYS = {"foxwoods": "Foxwoods", "ballys_ac": "Bally's AC"}
 WAGERS = {"pai_gow": "pai gow", "envy_marker": "envy marker", "pair_plus": "pair plus", "ante_bonus": "ante bonus"}
 
@@ -27,9 +22,9 @@ def _words(code: str) -> str:
 
 
 def game_name(code: object) -> str:
-    """``boston5`` gives ``Boston 5``; an unknown code its words."""
+    """``boston5`` gives ``Boston 5`` (the game's definition's title); an unknown code its words."""
     text = str(code) if code is not None else "?"
-    return GAMES.get(text, _words(text))
+    return definition(text).title if text in GAMES else _words(text)
 
 
 def hand_name(code: object) -> str:

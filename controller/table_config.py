@@ -491,10 +491,10 @@ def _multiples_fit(
 
 
 def _optional_minimums(doc: YamlDoc, game: GameCatalog, table: TableConfig) -> list[Problem]:
-    """Pai gow: a bonus wager the table limits allow below the table's ``bonus_minimum`` (settlement
-    refuses it, 11.15(b)), and an envy paytable no bonus wager within the limits can reach
-    (``envy_minimum``, 11.15(c))."""
-    if game.game != "pai_gow" or "bonus" not in table.limits:
+    """A game with a ``bonus_minimum`` or ``envy_minimum`` setting (pai gow): a bonus wager the table
+    limits allow below the table's ``bonus_minimum`` (settlement refuses it, 11.15(b)), and an envy
+    paytable no bonus wager within the limits can reach (``envy_minimum``, 11.15(c))."""
+    if "bonus" not in table.limits or not {"bonus_minimum", "envy_minimum"} & {o.name for o in game.options}:
         return []
     problems: list[Problem] = []
     bonus = table.limits["bonus"]

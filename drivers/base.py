@@ -55,7 +55,7 @@ class Driver:
             url,
             address,
             events.put,
-            self._on_event,
+            self._read_event,
             config,
             last_event_no,
             boot_id=boot_id,
@@ -94,39 +94,30 @@ class Driver:
         spec = self.COMMANDS[name]
         self.link.send_command(name, spec.code, encode_body(spec, values))
 
-    def _on_event(self, event_no: int, code: int, body: bytes, at: float) -> None:
+    def _read_event(self, event_no: int, code: int, body: bytes, at: float) -> DeviceEvent:
+        """What the device's event ``event_no`` (``code``, ``body``, made at ``at``) is: its typed
+        event, or a ``bad_event`` fault for a code or body this driver does not know (raises
+        :class:`BodyError` for a value its :meth:`_convert` finds out of range). The link delivers
+        it, stamped with the time it happened, and acknowledges it once it is journaled."""
         cls = self.EVENTS.get(code)
         if cls is None or cls.spec is None:
-            self._deliver(
-                DeviceFault(
-                    device=self.name,
-                    event_no=event_no,
-                    kind="bad_event",
-                    error=f"event {event_no}: unknown event code {code}",
-                )
+            return DeviceFault(
+                device=self.name,
+                event_no=event_no,
+                kind="bad_event",
+                error=f"event {event_no}: unknown event code {code}",
             )
-            return
         try:
             values = decode_body(cls.spec, body)
         except BodyError as exc:
-            self._deliver(
-                DeviceFault(device=self.name, event_no=event_no, kind="bad_event", error=f"event {event_no}: {exc}")
-            )
-            return
-        event = cls(device=self.name, at=at, event_no=event_no, **self._convert(cls, values))
-        self._deliver(event)
-        self.link.watch_event(event)
+            return DeviceFault(device=self.name, event_no=event_no, kind="bad_event", error=f"event {event_no}: {exc}")
+        return cls(device=self.name, at=at, event_no=event_no, **self._convert(cls, values))
 
     def _watch(self, event: DeviceEvent) -> object:
         """What of ``event`` (an event, or the state snapshot) makes the device's state worth
         reading again until it changes, as the link does every ``STATE_WATCH_S``; None: nothing
         (subclasses: the shoe's jam and open door, which no event says the end of)."""
         return None
-
-    def _deliver(self, item: DeviceEvent) -> None:
-        """Queue what the event received last became, stamped with the time it happened; the link
-        acknowledges it once it is journaled."""
-        self.link.deliver(item)
 
     def _convert(self, cls: type[DeviceEvent], values: dict[str, Any]) -> dict[str, Any]:
         """Turn wire values into the event's fields (subclasses map ids to names)."""

@@ -27,10 +27,13 @@ is worth following (the shoe jammed or its door open: no event says when that en
 reads the state again every :data:`STATE_WATCH_S` and puts it on the queue when what is watched
 changed. After ``link_down_s`` without a good reply
 the link is down: the port is closed and reopened with exponential backoff from
-``reconnect_min_s`` to ``reconnect_max_s``. Counters of everything that went wrong are kept per
+``reconnect_min_s`` to ``reconnect_max_s`` (:class:`~drivers.backoff.Backoff`, the policy the
+simulation's runner shares). Counters of everything that went wrong are kept per
 link (:class:`LinkStats`), and a log line names the device and the counts when they change (at
-most one every ``log_interval_s``). Everything runs in one thread per link; an exception in it is
-reported as a :class:`DeviceFault` and the supervisor starts it again, so it never dies silently.
+most one every ``log_interval_s``). Everything runs in one thread per link, which delivers what
+the protocol returns (:class:`~drivers.delivery.Delivery`) right after each call; an exception in
+it is reported as a :class:`DeviceFault` and the supervisor starts it again, so it never dies
+silently.
 Between requests the thread sleeps until the next deadline the protocol names (the next poll, a
 busy command's pause) or until a command is queued; waiting for a reply it sleeps on the port's
 descriptor until the reply's first byte or its deadline: an idle link wakes once per poll.
@@ -44,8 +47,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from drivers.messages import DeviceEvent
-from drivers.protocol import (
+from drivers.delivery import Delivery
+from drivers.link_events import (
     COUNTERS,
     PROBLEM_COUNTERS,
     STATE_WATCH_S,
@@ -58,16 +61,20 @@ from drivers.protocol import (
     Close,
     CommandResult,
     DeviceFault,
+    EventReader,
     LinkConfig,
     LinkCounters,
     LinkDown,
-    LinkProtocol,
     LinkStats,
     LinkUp,
+    OrderFeed,
+    Output,
     Send,
     StateReader,
     Watch,
 )
+from drivers.messages import DeviceEvent
+from drivers.protocol import LinkProtocol
 from drivers.transport import PortOpenError, Transport, TransportError
 
 __all__ = [
@@ -97,8 +104,9 @@ class Link:
     """The supervised link to one device at ``address`` on ``url``: the protocol (``protocol``)
     run over the port in a thread of its own.
 
-    ``on_event(event_no, code, body, at)`` is called for each new event (in the link thread);
-    link events, command results and the state snapshot (made by ``on_state``) go to ``emit``.
+    ``read_event(event_no, code, body, at)`` reads each new event (in the link thread) into what
+    goes to ``emit``, as do link events, command results and the state snapshot (made by
+    ``on_state``); to the ``order`` instead when one is set.
     ``boot_id`` and ``last_event_no`` give the last event already received, if known.
     """
 
@@ -108,7 +116,7 @@ class Link:
         url: str,
         address: int,
         emit: Callable[[DeviceEvent], None],
-        on_event: Callable[[int, int, bytes, float], None],
+        read_event: EventReader,
         config: LinkConfig = LinkConfig(),  # noqa: B008 (frozen, shared safely)
         last_event_no: int = 0,
         *,
@@ -118,18 +126,10 @@ class Link:
     ) -> None:
         self.name, self.url, self.address, self.config = name, url, address, config
         self.protocol = LinkProtocol(
-            name,
-            address,
-            emit,
-            on_event,
-            config,
-            last_event_no,
-            boot_id=boot_id,
-            on_state=on_state,
-            watch=watch,
-            url=url,
+            name, address, config, last_event_no, boot_id=boot_id, on_state=on_state, watch=watch, url=url
         )
         """The link's rules, fed by this runner under ``_lock``."""
+        self._delivery = Delivery(self.protocol, emit, read_event)
         self._lock = threading.RLock()
         """Held while the protocol is fed or asked (the link thread) or told of the journal (the controller's)."""
         self._stop = threading.Event()
@@ -219,11 +219,6 @@ class Link:
             self.protocol.send_command(name, code, body)
         self._wake.set()
 
-    def watch_event(self, event: DeviceEvent) -> None:
-        """``event`` (just received, the link thread) may start a watch (:meth:`LinkProtocol.watch_event`)."""
-        with self._lock:
-            self.protocol.watch_event(event)
-
     def read_state_again(self) -> None:
         """Read the device's whole state again (any thread): its snapshot is put on the queue once
         every event older than it has arrived, as after a link-up (the controller after a journal
@@ -238,11 +233,20 @@ class Link:
         with self._lock:
             self.protocol.set_window(boot_id, last_event_no)
 
-    def deliver(self, item: DeviceEvent) -> None:
-        """Queue what the event received last became (the link thread, from ``on_event``):
-        :meth:`LinkProtocol.deliver`."""
-        with self._lock:
-            self.protocol.deliver(item)
+    @property
+    def order(self) -> OrderFeed | None:
+        """Where everything delivered goes with the time it happened, when the links' events are
+        taken in that order (None: straight to ``emit``); set before :meth:`start`."""
+        return self._delivery.order
+
+    @order.setter
+    def order(self, feed: OrderFeed | None) -> None:
+        self._delivery.order = feed
+
+    def dispatch(self, outputs: list[Output]) -> None:
+        """Deliver what the protocol returned (a runner of its own, such as the simulation's
+        :class:`~hil.wire.SimWire`, that feeds :attr:`protocol` in this link's place)."""
+        self._delivery(outputs)
 
     @property
     def running(self) -> bool:
@@ -253,11 +257,6 @@ class Link:
     def running(self, value: bool) -> None:
         with self._lock:
             self.protocol.running = value
-
-    def carry(self, item: object) -> None:
-        """``item``, about to be queued, carries the event received last (the link thread)."""
-        with self._lock:
-            self.protocol.carry(item)
 
     def journaled(self, item: object) -> None:
         """The table journaled ``item``: when it carries the event received last, that event is
@@ -276,27 +275,30 @@ class Link:
     # --- the thread -------------------------------------------------------------------------------
 
     def _supervise(self) -> None:
-        delay = self.config.reconnect_min_s
+        backoff = self.config.reconnect
+        delay = backoff.first_s
         while not self._stop.is_set():
             try:
                 self._run()
-                delay = self.config.reconnect_min_s
+                delay = backoff.first_s
             except PortOpenError as exc:
                 with self._lock:
-                    self.protocol.not_connected("open_failed", exc.reason, self.wall())
-                    self.protocol.port_failed(str(exc), self.wall())
+                    self._delivery(self.protocol.not_connected("open_failed", exc.reason, self.wall()))
+                    self._delivery(self.protocol.port_failed(str(exc), self.wall()))
             except TransportError as exc:
                 with self._lock:
-                    self.protocol.port_failed(str(exc), self.wall())
-            except Exception as exc:
+                    self._delivery(self.protocol.port_failed(str(exc), self.wall()))
+            except Exception as exc:  # last resort: the link thread never dies silently
+                # Whatever else a driver's reader or a sink raises (a bug) is reported as a fault and
+                # the link starts over: one bad message must not stop the device's link for good.
                 with self._lock:
-                    self.protocol.thread_failed(exc, self.wall())
+                    self._delivery(self.protocol.thread_failed(exc, self.wall()))
             self._close_port()
             self.protocol.log_counters(self.clock())
             if self._stop.wait(delay):
                 break
-            delay = min(max(delay * 2, self.config.reconnect_min_s), self.config.reconnect_max_s)
-            self.protocol.stats.reconnects += 1
+            delay = backoff.after(delay)
+            self.protocol.stats.add("reconnects")
 
     def _close_port(self) -> None:
         if self._transport is not None:
@@ -309,12 +311,13 @@ class Link:
         )
         transport.discard_input()  # nothing from before this opening can answer a new request
         with self._lock:
-            self.protocol.opened(self.clock(), secrets.randbits(32), self.wall())
+            self._delivery(self.protocol.opened(self.clock(), secrets.randbits(32), self.wall()))
         while not self._stop.is_set():
             self.protocol.log_counters(self.clock())
             self._wake.clear()  # before the step: a command queued after it is seen by the wait below
             with self._lock:
-                action = self.protocol.step(self.clock(), self.wall())
+                action, outputs = self.protocol.step(self.clock(), self.wall())
+                self._delivery(outputs)
                 waiting_reply = self.protocol.waiting_reply
             if isinstance(action, Close):
                 return
@@ -327,7 +330,7 @@ class Link:
                 data = transport.read(wait)
                 if data:
                     with self._lock:
-                        self.protocol.receive(data, self.clock(), self.wall())
+                        self._delivery(self.protocol.receive(data, self.clock(), self.wall()))
                 continue
             if wait > 0:
                 self._wake.wait(min(wait, self.config.poll_interval_s))  # the next deadline, or a command

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from drivers.base import Driver
-from drivers.messages import BUTTONS, DeviceEvent, MessageSpec
+from drivers.messages import BUTTONS, BodyError, DeviceEvent, MessageSpec
 from drivers.state import DeviceState, PanelState
 
 __all__ = ["ButtonChanged", "PanelDriver"]
@@ -57,7 +57,7 @@ class PanelDriver(Driver):
         held = []
         for button in values["held"]:
             if not 1 <= button <= len(BUTTONS):
-                raise ValueError(f"unknown button id {button}")
+                raise BodyError(f"unknown button id {button}")
             held.append(BUTTONS[button - 1])
         return PanelState(
             device=self.name,
@@ -72,6 +72,6 @@ class PanelDriver(Driver):
     def _convert(self, cls: type[DeviceEvent], values: dict[str, Any]) -> dict[str, Any]:
         button = values["button"]
         if not 1 <= button <= len(BUTTONS):
-            raise ValueError(f"unknown button id {button}")
+            raise BodyError(f"unknown button id {button}")
         values["button"] = BUTTONS[button - 1]
         return values

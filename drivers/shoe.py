@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from drivers.base import Driver
-from drivers.messages import DeviceEvent, MessageSpec, card_text
+from drivers.messages import BodyError, DeviceEvent, MessageSpec, card_text
 from drivers.state import SHOE_STATUSES, DeviceState, ShoeState
 
 __all__ = [
@@ -149,7 +149,7 @@ class ShoeDriver(Driver):
     def _state_event(self, values: dict[str, Any], at: float) -> DeviceState:
         status = values["status"]
         if status >= len(SHOE_STATUSES):
-            raise ValueError(f"unknown shoe status {status}")
+            raise BodyError(f"unknown shoe status {status}")
         values["status"] = SHOE_STATUSES[status]
         return ShoeState(device=self.name, at=at, boot_id=self.link.boot_id or 0, **values)
 

@@ -26,6 +26,8 @@ from typing import Any, TypedDict
 from tqdm import tqdm
 
 from controller.cards import Card, card, deck
+from controller.game.definition import GameDefinition
+from controller.game.registry import ByGame
 from controller.game_options import boston5_options, pai_gow_options
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_json
@@ -707,12 +709,13 @@ class _HoldCount:
         self.last = step
 
 
-PLAYERS: dict[str, type[Player]] = {
-    "mississippi_stud": MississippiPlayer,
-    "boston5": Boston5Player,
-    "pai_gow": PaiGowPlayer,
-}
-"""Simulated players and dealer for each game the bench runs."""
+def _player(game: GameDefinition) -> type[Player] | None:
+    player: type[Player] | None = game.player() if game.at_table else None
+    return player
+
+
+PLAYERS: ByGame[type[Player]] = ByGame(_player)
+"""Simulated players and dealer for each game the bench runs (each game's definition names its class)."""
 
 
 def run_bench(

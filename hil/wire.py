@@ -11,10 +11,11 @@ down), as a seeded random source decides. Used by the protocol's property tests 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from drivers.framing import Decoder
-from drivers.protocol import Close, LinkProtocol, Send
+from drivers.protocol import Close, LinkProtocol, Output, Send
 from hil.device import SimDevice
 
 __all__ = ["Line", "SimWire", "CHUNKINGS"]
@@ -40,7 +41,9 @@ class Line:
 
 @dataclass
 class SimWire:
-    """``protocol`` talking to ``device`` over ``line``; ``rng`` decides losses and cuts."""
+    """``protocol`` talking to ``device`` over ``line``; ``rng`` decides losses and cuts; what the
+    protocol returns goes to ``deliver`` (a :class:`~drivers.delivery.Delivery`, or the link's
+    :meth:`~drivers.link.Link.dispatch`) as soon as it returns it."""
 
     protocol: LinkProtocol
     device: SimDevice
@@ -52,6 +55,7 @@ class SimWire:
     reopen_at: float = 0.0
     _backoff: float = 0.0
     _decoder: Decoder = field(default_factory=Decoder)
+    deliver: Callable[[list[Output]], None] = field(kw_only=True)
 
     def run(self, until: float, wall: float = 0.0, *, budget: int = 1000) -> None:
         """Run the exchange up to ``until`` (``wall``: added to the time to stamp events with); at
@@ -64,15 +68,16 @@ class SimWire:
                     self.now = until
                     return
                 self.now = max(self.now, self.reopen_at)
-                self.protocol.opened(self.now, self.rng.getrandbits(32), wall + self.now)
+                self.deliver(self.protocol.opened(self.now, self.rng.getrandbits(32), wall + self.now))
                 self._decoder = Decoder()
                 self.opened = True
-            action = self.protocol.step(self.now, wall + self.now)
+            action, outputs = self.protocol.step(self.now, wall + self.now)
+            self.deliver(outputs)
             if isinstance(action, Close):
                 self.opened = False
-                self._backoff = min(max(self._backoff * 2, config.reconnect_min_s), config.reconnect_max_s)
+                self._backoff = config.reconnect.after(self._backoff)
                 self.reopen_at = self.now + self._backoff
-                self.protocol.stats.reconnects += 1
+                self.protocol.stats.add("reconnects")
                 continue
             if isinstance(action, Send):
                 self._exchange(action.data, wall)
@@ -96,7 +101,7 @@ class SimWire:
         self._backoff = 0.0
         for wire in replies:
             for chunk in self._cut(wire):
-                self.protocol.receive(chunk, self.now, wall + self.now)
+                self.deliver(self.protocol.receive(chunk, self.now, wall + self.now))
 
     def _cut(self, wire: bytes) -> list[bytes]:
         how = self.line.chunking

@@ -41,8 +41,8 @@ class Table:
             driver = drivers[role](role, "loop://", self, address=sim.address)
             protocol = driver.link.protocol
             if ordered:
-                protocol.order = self.order.feed(role, LINK.link_down_s)
-            wire = self.wires[role] = SimWire(protocol, sim, rng)
+                driver.link.order = self.order.feed(role, LINK.link_down_s)
+            wire = self.wires[role] = SimWire(protocol, sim, rng, deliver=driver.link.dispatch)
             sim.clock = functools.partial(lambda w, offset: w.now + offset, wire, offsets[role])
             driver.close()  # never started: its protocol is run by the wire
 

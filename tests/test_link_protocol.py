@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from drivers.delivery import Delivery
 from drivers.framing import Frame, MsgType, encode
 from drivers.messages import BUTTONS, DeviceEvent
 from drivers.panel import ButtonChanged, PanelDriver
@@ -32,28 +33,37 @@ from hil.wire import CHUNKINGS, Line, SimWire
 CONFIG = LinkConfig()
 
 
+class _Raw(DeviceEvent):
+    """A device event as the sink's reader leaves it (not emitted with the link's reports)."""
+
+
 class Sink:
     """What the protocol delivers: device events by number, everything else in order."""
 
     def __init__(self) -> None:
         self.events: list[tuple[int, int, bytes]] = []
+        self.items: list[DeviceEvent] = []
         self.emitted: list[DeviceEvent] = []
         self.protocol: LinkProtocol | None = None
         """Set when events are acknowledged only once journaled (:meth:`journal`)."""
 
-    def on_event(self, event_no: int, code: int, body: bytes, at: float) -> None:
-        item = (event_no, code, body)
-        self.events.append(item)
-        if self.protocol is not None:
-            self.protocol.carry(item)
+    def read_event(self, event_no: int, code: int, body: bytes, at: float) -> DeviceEvent:
+        self.events.append((event_no, code, body))
+        self.items.append(_Raw(device="panel", at=at, event_no=event_no))
+        return self.items[-1]
 
     def journal(self) -> None:
         """The table journaled the event received last (late: the device sent it again meanwhile)."""
-        if self.protocol is not None and self.events:
-            self.protocol.journaled(self.events[-1])
+        if self.protocol is not None and self.items:
+            self.protocol.journaled(self.items[-1])
 
     def emit(self, event: DeviceEvent) -> None:
-        self.emitted.append(event)
+        if not isinstance(event, _Raw):
+            self.emitted.append(event)
+
+    def delivery(self, protocol: LinkProtocol) -> Delivery:
+        """What delivers ``protocol``'s outputs here."""
+        return Delivery(protocol, self.emit, self.read_event)
 
 
 def panel_link(sink: Sink, rng: random.Random, line: Line) -> tuple[LinkProtocol, PanelSim, SimWire]:
@@ -64,8 +74,8 @@ def panel_link(sink: Sink, rng: random.Random, line: Line) -> tuple[LinkProtocol
     def on_state(bodies: list[bytes], at: float) -> DeviceEvent:
         return PanelState(device="panel", at=at, boot_id=0, key_on=bool(bodies[0][0]), lines=4, columns=40)
 
-    protocol = LinkProtocol("panel", 3, sink.emit, sink.on_event, CONFIG, on_state=on_state)
-    return protocol, sim, SimWire(protocol, sim, rng, line)
+    protocol = LinkProtocol("panel", 3, CONFIG, on_state=on_state)
+    return protocol, sim, SimWire(protocol, sim, rng, line, deliver=sink.delivery(protocol))
 
 
 def press_body(i: int) -> bytes:
@@ -149,20 +159,21 @@ def test_the_protocol_asks_for_the_state_first_then_polls_and_goes_down_after_th
     protocol = LinkProtocol(
         "panel",
         3,
-        sink.emit,
-        sink.on_event,
         CONFIG,
         on_state=lambda b, at: PanelState(device="panel", at=at, boot_id=0, key_on=False, lines=4, columns=40),
     )
-    protocol.opened(0.0, 41)
-    first = protocol.step(0.0)
+    deliver = sink.delivery(protocol)
+    deliver(protocol.opened(0.0, 41))
+    first, outputs = protocol.step(0.0)
     assert isinstance(first, Send) and first.data == encode(Frame(3, 42, 0, MsgType.STATE_REQ, b"\x00"))
-    assert protocol.step(0.05) == Wait(CONFIG.response_timeout_s)
+    assert not outputs
+    assert protocol.step(0.05) == (Wait(CONFIG.response_timeout_s), [])
     sends = 1
     t = 0.0
     while True:  # nothing ever answers
         t += 0.01
-        action = protocol.step(t)
+        action, outputs = protocol.step(t)
+        deliver(outputs)
         if isinstance(action, Close):
             break
         sends += isinstance(action, Send)
@@ -172,10 +183,9 @@ def test_the_protocol_asks_for_the_state_first_then_polls_and_goes_down_after_th
 
 
 def test_a_stale_reply_is_counted_and_dropped() -> None:
-    sink = Sink()
-    protocol = LinkProtocol("panel", 3, sink.emit, sink.on_event, CONFIG)
+    protocol = LinkProtocol("panel", 3, CONFIG)
     protocol.opened(0.0, 100)
-    sent = protocol.step(0.0)
+    sent, _ = protocol.step(0.0)
     assert isinstance(sent, Send)
     late = encode(Frame(3, 0, 77, MsgType.ACK, struct.pack(">II", 5, 0)))
     protocol.receive(late, 0.01, 0.01)
@@ -250,7 +260,7 @@ def test_a_window_restored_between_kept_events_and_the_new_boots_acknowledges_on
     restarted, _, _ = panel_link(again, random.Random(8), Line())
     restarted.ack_when_journaled, again.protocol = True, restarted
     restarted.set_window(old_boot, 2)
-    wire = SimWire(restarted, sim, random.Random(9), Line(), now=t)
+    wire = SimWire(restarted, sim, random.Random(9), Line(), now=t, deliver=again.delivery(restarted))
     for _ in range(40):
         t += 0.1
         wire.run(t)

@@ -5,14 +5,18 @@ simulators, which ``tablectl --help`` and ``tablectl rank`` must not wait for.
 
 from __future__ import annotations
 
+from controller.game.registry import names
+
 __all__ = ["GAMES", "RULES_GAMES", "HAND_KINDS", "HOUSE_WAYS", "FAULT_PROFILES", "STRATEGIES", "KEEP_LAST"]
 
 GAMES = ("boston5", "mississippi_stud", "pai_gow")
-"""The games the table runs (``hil.bench.PLAYERS``, ``controller.docgen.diagram.MACHINES``), sorted."""
-RULES_GAMES = ("boston5", "mississippi_stud", "pai_gow", "three_card_poker")
-"""The games of the rules layer (``controller.games.spec.SPECS``, ``controller.catalog.CATALOG``,
-``controller.hands.RULES``), sorted: ``rank``, ``settle`` and ``par`` take them; a game the table
-does not run yet (Three Card Poker) is here and not in :data:`GAMES`."""
+"""The games the table runs (those whose definition has a table side:
+``controller.game.registry.table_names()``), sorted: the one light list a game dealt at a table
+adds its name to (knowing it from the definitions would import every game)."""
+RULES_GAMES = names()
+"""Every game (``controller.game.registry.GAMES``: naming them imports none), sorted: ``rank``,
+``settle`` and ``par`` take them; a game the table does not run yet (Three Card Poker) is here
+and not in :data:`GAMES`."""
 HAND_KINDS = ("five", "seven", "three", "low", "bonus")
 """``controller.hands.Kind`` values, in their order."""
 HOUSE_WAYS = ("ballys_ac", "foxwoods")

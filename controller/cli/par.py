@@ -8,7 +8,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from controller.cli.choices import RULES_GAMES
@@ -86,31 +86,11 @@ def sheet_lines(sheet: ParSheet, table: TableConfig) -> list[str]:
 
 
 def _strategy_rows(game: str, table: TableConfig) -> tuple[str, Iterable[dict[str, object]]]:
-    from controller.game_options import boston5_options
-    from controller.par.service import boston5_par_for
-    from controller.par.strategy import mississippi_tables
-    from controller.par.strategy_data import boston5_rows, mississippi_rows
+    from controller.game.definition import load
+    from controller.game.registry import definition
 
-    if game == "mississippi_stud":
-        head = (
-            "Mississippi Stud optimal strategy: street, cards known (player's two and the community cards shown), "
-            "street bets so far (antes), bet (0 = fold, else times the ante); one row per suit pattern"
-        )
-        return head, mississippi_rows(mississippi_tables(table.paytables["main"]))
-    if game == "boston5":
-        par = boston5_par_for(table)
-        k = float(boston5_options(table)["first_to_ante"])
-        head = (
-            "Boston 5 second wager after three cards (one row per suit pattern); values per ante; "
-            "expose the bonus hand exactly when it pays"
-        )
-        return head, boston5_rows(par.raise_, par.ev_play, -(1 + k))
-    if game == "three_card_poker":
-        from controller.par.three_card_poker import STRATEGY, strategy_rows
-
-        return f"Three Card Poker ante and play: {STRATEGY}", strategy_rows()
-    way = str(table.options["house_way"])
-    return f"pai gow: every hand set by the {way} house way (tablectl houseway)", iter(())
+    rows: Callable[[TableConfig], tuple[str, Iterable[dict[str, object]]]] = load(definition(game).strategy)
+    return rows(table)
 
 
 def run(args: argparse.Namespace) -> int:

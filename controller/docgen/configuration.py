@@ -16,6 +16,7 @@ from pathlib import Path
 
 from controller import floor_config, paytables, table_config
 from controller.catalog import CATALOG, Option
+from controller.game.registry import table_names
 
 __all__ = ["DocError", "render", "main"]
 
@@ -36,8 +37,14 @@ class Section:
     meaning: Mapping[str, str]
 
 
+def _games() -> str:
+    """The games a table config may name (dealt at a table), as the page lists them."""
+    *most, last = (f"`{name}`" for name in sorted(table_names()))
+    return f"{', '.join(most)} or {last}" if most else last
+
+
 TABLE_KEYS = {
-    "game": "the game: `boston5`, `mississippi_stud` or `pai_gow` (required)",
+    "game": f"the game: {_games()} (required)",
     "name": "the table's name, as the dealer, the recall and the pit view show it",
     "seats": "the number of betting positions, seat 1 farthest to the dealer's left (required)",
     "paytables": "for each paytable spot of the game, the name of a paytable in `paytables_dir` (required "
@@ -189,13 +196,14 @@ def render() -> str:
         "bonus table (`b5_ante_bonus_example`) and the pai gow insurance table (`pg_insurance_example`) are",
         "named examples, since the NJ tables are not in our material. The rule constants (the bonus",
         "minimum of 11.15(b), the envy minimum of 11.15(c), Mississippi Stud's 6s-10s push of 35.10(i)2)",
-        "are in `controller/catalog.py`; a table may be stricter only where the regulation allows it.",
+        "are in each game's definition (`controller/game/<name>/`); a table may be stricter only where the",
+        "regulation allows it.",
     ]
     for s in sections:
         out += ["", f"## {s.title}", "", "| key | meaning |", "|---|---|"]
         out += [f"| `{k}` | {s.meaning[k]} |" for k in sorted(s.keys, key=list(s.meaning).index)]
     out += ["", "## Game settings (top level, per game)", ""]
-    for game, catalog in CATALOG.items():
+    for game, catalog in sorted(CATALOG.items()):
         out += [
             f"### `{game}`",
             "",

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from transitions.extensions import GraphMachine
 
-from controller.table import boston5, mississippi_stud, pai_gow
+from controller.game.registry import definition
+from controller.table.game_tables import GAME_TABLES
 
 __all__ = ["MACHINES", "diagram"]
 
-MACHINES: dict[str, Any] = {"mississippi_stud": mississippi_stud, "boston5": boston5, "pai_gow": pai_gow}
-"""Games with a round machine: the module holding its ``Phase`` states and ``TRANSITIONS``."""
+MACHINES = GAME_TABLES
+"""Games with a round machine (each game's definition names it, its ``Phase`` states and ``TRANSITIONS``)."""
 
 
 class _Model:
@@ -20,12 +19,13 @@ class _Model:
 
 def diagram(game: str) -> str:
     """The Mermaid state diagram of ``game``'s round machine."""
-    module = MACHINES[game]
+    game_def = definition(game)
+    phases = game_def.phases()
     machine = GraphMachine(
         model=_Model(),
-        states=module.Phase,
-        transitions=module.TRANSITIONS,
-        initial=module.Phase.CLOSED,
+        states=phases,
+        transitions=game_def.machine().TRANSITIONS,
+        initial=phases.CLOSED,
         auto_transitions=False,
         graph_engine="mermaid",
         title=f"{game} round",

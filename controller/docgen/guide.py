@@ -7,23 +7,22 @@ file is what the machines give today.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from controller.cards import deck
-from controller.table.boston5 import Boston5Table
+from controller.game.registry import definition, table_names
 from controller.table.devices import RecordingDevices
 from controller.table.events import OpenTable
 from controller.table.game_tables import GAME_TABLES
 from controller.table.mississippi_stud import MississippiTable
-from controller.table.pai_gow import PaiGowTable
 from controller.table_config import TableConfig, config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
 
-__all__ = ["dealer_guide"]
+__all__ = ["dealer_guide", "mississippi_round", "boston5_round", "pai_gow_round"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +52,8 @@ def deal(cards: Sequence[str], first: int = 1, what: str = "") -> Act:
     return Act(what or f"deal {len(cards)} cards from the shoe", events)
 
 
-def _mississippi() -> list[Act]:
+def mississippi_round() -> list[Act]:
+    """Mississippi Stud's scripted round (named by its definition)."""
     return [
         spot(1, "ante", 500),
         spot(1, "bonus", 100),
@@ -71,7 +71,8 @@ def _mississippi() -> list[Act]:
     ]
 
 
-def _boston5() -> list[Act]:
+def boston5_round() -> list[Act]:
+    """Boston 5's scripted round (named by its definition)."""
     return [
         spot(1, "ante", 500),
         spot(1, "first", 1000),
@@ -94,7 +95,8 @@ def _boston5() -> list[Act]:
     ]
 
 
-def _pai_gow() -> list[Act]:
+def pai_gow_round() -> list[Act]:
+    """Pai gow's scripted round (named by its definition)."""
     cards = list(deck(joker=True))
     random.Random(3).shuffle(cards)
     return [
@@ -129,20 +131,14 @@ def _pai_gow() -> list[Act]:
     ]
 
 
-SCRIPTS: dict[str, tuple[type, Callable[[], list[Act]], str]] = {
-    "mississippi_stud": (MississippiTable, _mississippi, "Mississippi Stud (13:69F-35)"),
-    "boston5": (Boston5Table, _boston5, "Boston 5 stud poker (13:69F-24)"),
-    "pai_gow": (PaiGowTable, _pai_gow, "Pai gow poker (11.15)"),
-}
-
-
 def _boxed(lines: Sequence[str], width: int) -> list[str]:
     edge = "+" + "-" * width + "+"
     return ["```", edge, *(f"|{line.ljust(width)}|" for line in lines), edge, "```"]
 
 
 def _round(game: str, table: TableConfig) -> list[str]:
-    cls, script, title = SCRIPTS[game]
+    game_def = definition(game)
+    cls, script, title = game_def.machine(), game_def.guide(), game_def.guide_title
     m = cls(table, RecordingDevices())
     m.handle(OpenTable())
     out = [
@@ -318,7 +314,7 @@ def dealer_guide() -> str:
         "",
         _BUTTONS,
     ]
-    for game in SCRIPTS:
+    for game in table_names():  # each game's scripted round, named by its definition
         out += _round(game, tables[game])
     out += [_SUPERVISOR, *_deck_table(), *_entry_example(tables["mississippi_stud"])]
     return "\n".join(out).rstrip() + "\n"

@@ -2,7 +2,8 @@
 
 Each game module offers ``read_round(data, table)`` (check a record, raise ``RecordError``),
 ``settle(round, table)`` (pure settlement) and ``round_record(round)`` (the record again), and
-gathers them in its ``SPEC`` (:class:`controller.games.spec.GameSpec`).
+gathers them in its ``SPEC`` (:class:`controller.games.spec.GameSpec`), which the game's
+definition holds (``controller.game.<name>``).
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ __all__ = [
 Game = GameSpec
 """The old name of a game's record reader, settlement and writer: its :class:`GameSpec`."""
 
-GAMES: dict[str, GameSpec] = {name: spec_for(name) for name in SPECS}
-"""Every game's spec, by name (controller.games.spec.SPECS)."""
+GAMES = SPECS
+"""Every game's spec, by name (:data:`controller.games.spec.SPECS`: a lookup imports that game only)."""
 
 
 def resolve_table_path(text: str) -> Path:

@@ -100,9 +100,13 @@ def parse_record(raw: bytes) -> object:
         raise RecordError(
             [f"$: {_where(raw, exc.start)}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})"]
         ) from None
-    deepest, at = _depth(raw)
-    if deepest > MAX_RECORD_DEPTH:
-        raise RecordError([f"$: {_where(raw, at)}: nested deeper than {MAX_RECORD_DEPTH} levels: not a round record"])
+    # no deeper than its count of opening brackets: the byte walk only when that could be too deep
+    if raw.count(b"[") + raw.count(b"{") > MAX_RECORD_DEPTH:
+        deepest, at = _depth(raw)
+        if deepest > MAX_RECORD_DEPTH:
+            raise RecordError(
+                [f"$: {_where(raw, at)}: nested deeper than {MAX_RECORD_DEPTH} levels: not a round record"]
+            )
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:

@@ -1,23 +1,20 @@
 """One :class:`GameSpec` per game: what the rules layer knows of a game, in one place.
 
-Each game's own module defines its ``SPEC``; :data:`SPECS` names it by game as
-``"module:attribute"`` and :func:`spec_for` imports it on first use (as python-can's
-``BACKENDS`` does), so naming a game costs nothing until it is used.
-
-The table side (``controller/table``: machine class, ``face_up`` and ``game_view``, the bench
-player, the page's spots, the dealer guide's scripted round) is not on the spec yet: those
-registries (``GAME_TABLES``, ``MACHINES``, ``SCRIPTS``, ``PLAYERS``, ``SPOTS``, the ``if game ==``
-of ``snapshot_build.py`` and ``reveal.py``) are for the session that changes ``controller/table``.
+Each game's rules module defines its ``SPEC``; the game's definition
+(:class:`controller.game.definition.GameDefinition`, in ``controller.game.<name>``) holds it,
+and :func:`spec_for` reads it from there (:mod:`controller.game.registry` imports the game on
+first use, as python-can's ``BACKENDS`` does), so naming a game costs nothing until it is used.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from controller.catalog import CATALOG, GameCatalog, Option
+from controller.game.definition import load
+from controller.game.registry import ByGame, definition, names
 from controller.hands import HandRules
 from controller.names import game_name
 
@@ -71,35 +68,20 @@ class GameSpec:
 
     def par_sheet(self, table: TableConfig) -> ParSheet:
         """The par sheet of ``table`` (the par function imported on first use)."""
-        build: Callable[[TableConfig], ParSheet] = _load(self.par)
+        build: Callable[[TableConfig], ParSheet] = load(self.par)
         return build(table)
 
 
-SPECS: dict[str, str] = {
-    "boston5": "controller.games.boston5:SPEC",
-    "mississippi_stud": "controller.games.mississippi_stud:SPEC",
-    "pai_gow": "controller.games.pai_gow:SPEC",
-    "three_card_poker": "controller.games.three_card_poker:SPEC",
-}
-"""Every game, by name: where its spec lives, imported on first use."""
-
-
-def _load(where: str) -> Any:
-    module, _, attribute = where.partition(":")
-    return getattr(import_module(module), attribute)
+SPECS: ByGame[GameSpec] = ByGame(lambda game: game.spec)
+"""Every game's spec, by name: read from its definition (:mod:`controller.game.registry`), a
+lookup imports that game only."""
 
 
 def known_games() -> tuple[str, ...]:
     """The names of the games, sorted."""
-    return tuple(sorted(SPECS))
+    return names()
 
 
 def spec_for(game: str) -> GameSpec:
     """The spec of ``game``; raises ``KeyError`` naming the known games."""
-    where = SPECS.get(game)
-    if where is None:
-        raise KeyError(f"unknown game '{game}' (known: {', '.join(known_games())})")
-    spec = _load(where)
-    if not isinstance(spec, GameSpec) or spec.name != game:
-        raise TypeError(f"{where} is not the GameSpec of {game}")
-    return spec
+    return definition(game).spec

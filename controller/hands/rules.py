@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from controller.game.registry import ByGame, definition
 from controller.hands.categories import Category
 
 __all__ = ["Wheel", "HandRules", "BOSTON5", "MISSISSIPPI_STUD", "PAI_GOW", "THREE_CARD_POKER", "RULES", "rules_for"]
@@ -72,13 +73,11 @@ THREE_CARD_POKER = HandRules("three_card_poker", Wheel.LOWEST, False, THREE_CARD
 """Three Card Poker (N.J.A.C. 13:69F-20, rank of hands): straight flush > three of a kind >
 straight > flush > pair > high card; A-2-3 the lowest straight, Q-K-A the highest."""
 
-RULES: dict[str, HandRules] = {r.game: r for r in (BOSTON5, MISSISSIPPI_STUD, PAI_GOW, THREE_CARD_POKER)}
-"""The games by name, as written in config and on the command line."""
+RULES: ByGame[HandRules] = ByGame(lambda game: game.rules)
+"""Each game's ranking rules by name, as written in config and on the command line: read from its
+definition (:mod:`controller.game.registry`)."""
 
 
 def rules_for(game: str) -> HandRules:
     """The ranking rules of ``game``; raises ``KeyError`` naming the known games."""
-    try:
-        return RULES[game]
-    except KeyError:
-        raise KeyError(f"unknown game '{game}' (known: {', '.join(sorted(RULES))})") from None
+    return definition(game).rules

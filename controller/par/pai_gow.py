@@ -11,8 +11,8 @@ set alone, everything else on the ranks, so the settlement's own classifier
 counted as many times as the class has hands: ``4 * prod C(3, k_r - 1) * prod C(3, k_r)`` for
 a suit holding exactly the ranks S (the products over the ranks in and out of S), and the rest
 of ``prod C(4, k_r)`` for no such suit. The royal match (a suited king and queen beside a royal)
-splits its class: one pair of suits in three is suited. Pure, no I/O (the counts are kept by
-controller.par.service).
+splits its class: one pair of suits in three is suited. The counts are computed once,
+then kept (controller.par._kept).
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from controller.game_options import pai_gow_options
 from controller.hands import PAI_GOW, classify_bonus, paying_line
 from controller.hands.categories import Category
 from controller.hands.paigow import is_pai_gow
+from controller.par._kept import SOLVER_VERSIONS, kept
+from controller.par.cache import Progress
 from controller.par.lines import line_name, row_value
 from controller.par.pai_gow_data import MAIN_COUNTS, MAIN_SOURCE
 from controller.par.pai_gow_main import main_edge
@@ -42,6 +44,8 @@ __all__ = [
     "insurance_counts",
     "class_counts",
     "CLASSES",
+    "pai_gow_classes",
+    "pg_payload",
     "bonus_par",
     "insurance_par",
     "envy_per_hand",
@@ -150,18 +154,47 @@ def class_counts(progress: Any = None) -> tuple[dict[tuple[Category, ...], int],
     return bonus, insurance
 
 
+def pg_payload(counts: tuple[Mapping[Any, int], Mapping[int, int]]) -> dict[str, Any]:
+    """:func:`class_counts`'s result as a payload to keep."""
+    bonus, insurance = counts
+    return {
+        "bonus": sorted([[c.value for c in k], int(n)] for k, n in bonus.items()),
+        "insurance": sorted([int(k), int(n)] for k, n in insurance.items()),
+    }
+
+
+def _pg_from_payload(p: Mapping[str, Any]) -> tuple[dict[Any, int], dict[int, int]]:
+    bonus = {tuple(Category(c) for c in k): int(n) for k, n in p["bonus"]}
+    return bonus, {int(k): int(n) for k, n in p["insurance"]}
+
+
+def pai_gow_classes() -> tuple[dict[Any, int], dict[int, int]]:
+    """Pai gow's hand counts over the 154,143,080 hands: by the set of bonus lines a hand
+    qualifies for, and the pai gows by top card (:func:`class_counts`, computed once, then kept)."""
+
+    def compute(bar: Progress | None) -> dict[str, Any]:
+        return pg_payload(class_counts(bar))
+
+    result: tuple[dict[Any, int], dict[int, int]] = kept(
+        "pai_gow_classes",
+        {"version": SOLVER_VERSIONS["pai_gow_classes"]},
+        _pg_from_payload,
+        compute,
+        "pai gow hand classes",
+        CLASSES,
+        "class",
+    )
+    return result
+
+
 def bonus_counts() -> dict[tuple[Category, ...], int]:
     """How many hands qualify for each set of bonus lines (``BonusValue.qualifies``): computed
-    once, then kept (controller.par.service)."""
-    from controller.par.service import pai_gow_classes
-
+    once, then kept (controller.par._kept)."""
     return dict(pai_gow_classes()[0])
 
 
 def insurance_counts() -> dict[int, int]:
     """How many hands are a pai gow (the joker only an ace), by the rank (2-14) of the top card."""
-    from controller.par.service import pai_gow_classes
-
     return dict(pai_gow_classes()[1])
 
 

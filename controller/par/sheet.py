@@ -7,7 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Line", "SpotPar", "ParSheet", "spot_from_json", "sheet_from_json"]
+__all__ = ["ParError", "Line", "SpotPar", "ParSheet", "spot_from_json", "sheet_from_json"]
+
+
+class ParError(ValueError):
+    """A par sheet cannot be made as asked (an unknown game or paytable)."""
 
 
 def _number(x: float) -> float | None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from controller.games.spec import SPECS, known_games, spec_for
+from controller.games.spec import SPECS, known_games
 from controller.hands import BOSTON5, MISSISSIPPI_STUD
-from controller.par.sheet import ParSheet, SpotPar
+from controller.par.sheet import ParError, ParSheet, SpotPar
 from controller.par.three_card import three_card_par
 from controller.paytables import Paytable, load_paytables
 from controller.table_config import TableConfig
@@ -15,17 +15,12 @@ from controller.table_config import TableConfig
 __all__ = [
     "ParError",
     "par_sheet",
-    "build_sheet",
     "with_paytable",
     "spot_from_moments",
     "mississippi_sheet",
     "boston5_sheet",
     "pai_gow_sheet",
 ]
-
-
-class ParError(ValueError):
-    """A par sheet cannot be made as asked (an unknown game or paytable)."""
 
 
 def with_paytable(table: TableConfig, name: str) -> TableConfig:
@@ -55,7 +50,7 @@ def spot_from_moments(
 
 def mississippi_sheet(table: TableConfig) -> ParSheet:
     """The par sheet of a mississippi table."""
-    from controller.par.service import mississippi_par
+    from controller.par._solved import mississippi_par
 
     par = mississippi_par(table.paytables["main"])
     spots = {
@@ -87,7 +82,7 @@ def mississippi_sheet(table: TableConfig) -> ParSheet:
 
 def boston5_sheet(table: TableConfig) -> ParSheet:
     """The par sheet of a boston5 table."""
-    from controller.par.service import boston5_par_for
+    from controller.par._solved import boston5_par_for
 
     par = boston5_par_for(table)
     m = par.spot_moments
@@ -119,16 +114,6 @@ def pai_gow_sheet(table: TableConfig) -> ParSheet:
     from controller.par.pai_gow import pai_gow_sheet
 
     return pai_gow_sheet(table)
-
-
-def build_sheet(table: TableConfig) -> ParSheet:
-    """Make ``table``'s par sheet from the par service's results (controller.par.service keeps
-    both; ask :func:`par_sheet` or ``service.sheet_for``, not this)."""
-    try:
-        spec = spec_for(table.game)
-    except KeyError:
-        raise ParError(f"unknown game {table.game!r} (known: {', '.join(known_games())})") from None
-    return spec.par_sheet(table)
 
 
 def par_sheet(game: str, table: TableConfig, *, paytable: str | None = None) -> ParSheet:

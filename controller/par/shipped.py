@@ -50,7 +50,8 @@ class Shipped:
 
 def shipped_results() -> Iterator[Shipped]:
     """Every result shipped for the shipped paytables and configs."""
-    from controller.par import service
+    from controller.par import _solved
+    from controller.par._kept import SOLVER_VERSIONS
 
     paytables = load_paytables(config_dir() / "paytables")
     for p in sorted(paytables.values(), key=lambda p: p.name):
@@ -59,14 +60,14 @@ def shipped_results() -> Iterator[Shipped]:
             def ms(p: Any = p) -> Any:
                 from controller.par.mississippi import solve
 
-                return service._ms_payload(solve(p))
+                return _solved.ms_payload(solve(p))
 
-            yield Shipped("mississippi", service.mississippi_inputs(p), ms, f"Mississippi Stud {p.name}")
+            yield Shipped("mississippi", _solved.mississippi_inputs(p), ms, f"Mississippi Stud {p.name}")
     wagers = set()
     for path in sorted([*config_dir().glob("*.yaml"), *(config_dir() / "bench").glob("*.yaml")]):
         table = load_table(path)
         if table.game == "boston5":
-            _, k, pays = service._b5_args(table)
+            _, k, pays = _solved.b5_args(table)
             wagers.add((k, pays))
     for p in sorted(paytables.values(), key=lambda p: p.name):
         if p.game == "boston5" and p.spot == "ante_bonus":
@@ -75,11 +76,12 @@ def shipped_results() -> Iterator[Shipped]:
                 def b5(p: Any = p, k: int = k, pays: float = pays) -> Any:
                     from controller.par.boston5 import solve
 
-                    return service._b5_payload(solve(p, k, pays))
+                    return _solved.b5_payload(solve(p, k, pays))
 
-                yield Shipped("boston5", service.boston5_inputs(p, k, pays), b5, f"Boston 5 {p.name}, {k}x, {pays:g}")
+                yield Shipped("boston5", _solved.boston5_inputs(p, k, pays), b5, f"Boston 5 {p.name}, {k}x, {pays:g}")
 
     from controller.hands import BOSTON5, MISSISSIPPI_STUD
+    from controller.par.three_card import three_card_inputs
 
     for rules in (BOSTON5, MISSISSIPPI_STUD):
 
@@ -88,14 +90,14 @@ def shipped_results() -> Iterator[Shipped]:
 
             return sorted([c.value, r, n] for (c, r), n in count_three_card(rules).items())
 
-        yield Shipped("three_card_counts", service.three_card_inputs(rules), three, f"three-card counts, {rules.game}")
+        yield Shipped("three_card_counts", three_card_inputs(rules), three, f"three-card counts, {rules.game}")
 
     def pg() -> Any:
-        from controller.par.pai_gow import class_counts
+        from controller.par.pai_gow import class_counts, pg_payload
 
-        return service._pg_payload(class_counts())
+        return pg_payload(class_counts())
 
-    yield Shipped("pai_gow_classes", {"version": service.SOLVER_VERSIONS["pai_gow_classes"]}, pg, "pai gow classes")
+    yield Shipped("pai_gow_classes", {"version": SOLVER_VERSIONS["pai_gow_classes"]}, pg, "pai gow classes")
 
 
 def payloads_agree(a: Any, b: Any) -> bool:

@@ -2,7 +2,7 @@
 
 * :func:`mississippi_decision`: the optimal fold / 1x / 3x (controller.par.mississippi), looked
   up in tables the par service keeps (shipped for the shipped paytables, else computed once and
-  kept in the user's cache folder: controller.par.service).
+  kept in the user's cache folder: controller.par._solved).
 * :func:`boston5_raise`: the optimal second wager or fold after three cards (controller.par.boston5).
 * :func:`boston5_expose`: expose the three-card bonus hand when it pays (exposing a hand that
   does not pay changes nothing; a paying hand not exposed loses, 24.10(a)).
@@ -43,7 +43,7 @@ def mississippi_tables(paytable: Paytable | None = None) -> dict[str, Any]:
     table = paytable or _default_table("mississippi_stud").paytables["main"]
     found = _BY_TABLE.get(id(table))
     if found is None or found[0] is not table:
-        from controller.par.service import mississippi_par
+        from controller.par._solved import mississippi_par
 
         st = mississippi_par(table).strategy
         found = _BY_TABLE[id(table)] = (table, {"third": st.third, "fourth": st.fourth, "fifth": st.fifth})
@@ -110,7 +110,7 @@ def boston5_raise(three_cards: Sequence[Card], *, table: TableConfig | None = No
     config = table or _default_table("boston5")
     found = _B5_BY_TABLE.get(id(config))
     if found is None or found[0] is not config:
-        from controller.par.service import boston5_par_for
+        from controller.par._solved import boston5_par_for
 
         found = _B5_BY_TABLE[id(config)] = (config, boston5_par_for(config).raise_.tolist())
     return bool(found[1][set_index(three_cards)])

@@ -4,26 +4,46 @@ bonus on the community cards, Boston 5's on the player's first three cards)."""
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Any
 
 from controller.cards import ALL_CARDS
 from controller.hands import HandRules, evaluate_three
 from controller.hands.categories import Category, unpack
+from controller.par._kept import SOLVER_VERSIONS, kept
+from controller.par.cache import Progress
 from controller.par.lines import line_name, row_value
 from controller.par.sheet import SpotPar
 from controller.paytables import Paytable
 
-__all__ = ["three_card_counts", "count_three_card", "three_card_par", "HANDS"]
+__all__ = ["three_card_inputs", "three_card_counts", "count_three_card", "three_card_par", "HANDS"]
 
 HANDS = 22_100
 """C(52, 3): every three-card hand."""
 
 
+def three_card_inputs(rules: HandRules) -> dict[str, Any]:
+    """What the three-card hand counts depend on: the game's three-card ranking (its order)."""
+    order = [c.value for c in rules.three_card] if rules.three_card else None
+    return {"version": SOLVER_VERSIONS["three_card_counts"], "wheel": rules.wheel.value, "three_card": order}
+
+
 def three_card_counts(rules: HandRules) -> dict[tuple[Category, int], int]:
     """How many of the 22,100 hands fall in each (category, naming rank 2-14) under ``rules``
-    (kept by the par service: controller.par.service.three_card_counts)."""
-    from controller.par import service
+    (:func:`count_three_card`: a second of CPU, so it is kept too: controller.par._kept)."""
 
-    return service.three_card_counts(rules)
+    def compute(bar: Progress | None) -> list[list[Any]]:
+        counts = count_three_card(rules)
+        if bar is not None:
+            bar.update(1)
+        return sorted([c.value, r, n] for (c, r), n in counts.items())
+
+    def build(payload: list[list[Any]]) -> dict[tuple[Category, int], int]:
+        return {(Category(c), int(r)): int(n) for c, r, n in payload}
+
+    result: dict[tuple[Category, int], int] = kept(
+        "three_card_counts", three_card_inputs(rules), build, compute, "three-card hand counts", 1, "step"
+    )
+    return result
 
 
 def count_three_card(rules: HandRules) -> dict[tuple[Category, int], int]:

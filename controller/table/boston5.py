@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
+from controller.game.boston5 import DEFINITION
 from controller.games.boston5 import Boston5Seat, bonus_procedure
 from controller.settlement import DISCARD_UNEXPOSED, Action, Settlement, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
@@ -85,12 +86,13 @@ class Boston5Table(RoundTable):
     Phase = Phase
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
-    BET_SPOTS = ("ante", "first", "bonus")
+    BET_SPOTS = DEFINITION.bet_spots
     WAGER_STEPS = ("betting", "second_wager")
-    REQUIRED_SPOTS = ("ante", "first")
+    REQUIRED_SPOTS = DEFINITION.required_spots
     CONFIRM_PHASES = ("settlement", "bonus_settlement")
     DEALING_STATES = ("first_deal", "final_deal")
-    SPOT_NAMES = (*BET_SPOTS, "second")
+    SPOT_NAMES = DEFINITION.spot_names
+    DECK = DEFINITION.deck
     first_cards_complete = Trigger()
     bonus_done = Trigger()
     bonus_settled = Trigger()

@@ -21,6 +21,7 @@ from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
+from controller.game.mississippi_stud import DEFINITION
 from controller.settlement import DISCARD, Action, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundResult, RoundTable, Seat
@@ -101,10 +102,11 @@ class MississippiTable(RoundTable):
     Phase = Phase
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
-    BET_SPOTS = ("ante", "bonus")
+    BET_SPOTS = DEFINITION.bet_spots
     WAGER_STEPS = ("betting", "third_street", "fourth_street", "fifth_street")
-    REQUIRED_SPOTS = ("ante",)
-    SPOT_NAMES = (*BET_SPOTS, *STREETS)
+    REQUIRED_SPOTS = DEFINITION.required_spots
+    SPOT_NAMES = DEFINITION.spot_names
+    DECK = DEFINITION.deck
     cards_complete = Trigger()
     reveal = Trigger()
     SUPERVISOR_ACTIONS = (

@@ -34,6 +34,7 @@ from enum import Enum
 from typing import Any
 
 from controller.cards import Card, format_cards
+from controller.game.pai_gow import DEFINITION
 from controller.games import RecordError, record_json
 from controller.games.house_way import house_way
 from controller.games.pai_gow import PaiGowSeat, RoundSettler, read_round
@@ -139,10 +140,10 @@ class PaiGowTable(RoundTable):
     )
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
-    BET_SPOTS = ("pai_gow", "bonus", "insurance")
-    REQUIRED_SPOTS = ("pai_gow",)
-    SPOT_NAMES = (*BET_SPOTS, "envy_marker")
-    DECK = 53
+    BET_SPOTS = DEFINITION.bet_spots
+    REQUIRED_SPOTS = DEFINITION.required_spots
+    SPOT_NAMES = DEFINITION.spot_names
+    DECK = DEFINITION.deck
     CARD_STARTS_DEAL = False  # the dice total comes first
     start_entered = Trigger()
     hands_dealt = Trigger()

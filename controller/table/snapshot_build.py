@@ -11,7 +11,10 @@ import weakref
 from collections.abc import Iterable
 from typing import Any
 
-from controller.table.reveal import HandFacts, Shown, card_tokens, face_up, mask_cards, reveal_step
+from controller.game.definition import DealPlan, GameDefinition
+from controller.game.hooks import TableHooks
+from controller.game.registry import definition
+from controller.table.reveal import NOTHING_SHOWN, HandFacts, Shown, card_tokens, face_up, mask_cards, reveal_step
 from controller.table.snapshot import (
     RECENT,
     SUPERVISOR_BUTTONS,
@@ -141,44 +144,35 @@ def _last_round(table: Any, cache: _Cache) -> LastRound | None:
     return last
 
 
-def _shown(table: Any, cache: _Cache, game: str, step: str, held_from: str | None) -> Shown:
+def _shown(table: Any, cache: _Cache, game: GameDefinition, step: str, held_from: str | None) -> Shown:
     rounds = table.rounds
     settled = bool(rounds) and rounds[-1].number == table.round_no and rounds[-1].settlement is not None
     effective = reveal_step(step, held_from, settled)
-    if effective in ("closed", "betting", "no_more_bets", "void"):
+    if effective in NOTHING_SHOWN:
         if cache.shown_key != effective:
-            cache.shown_key, cache.shown, cache.face = effective, face_up(game, effective, ()), frozenset()
+            cache.shown_key, cache.shown, cache.face = effective, face_up(game.deal, effective, ()), frozenset()
         return cache.shown
+    hooks: TableHooks = game.hooks()
     # what is face up changes only with the step, the cards placed and the seats' folds and exposes
     key = (
         effective,
         table.round_no,
         table.dealt,
         tuple((n, s.folded_at, s.exposed) for n, s in table.seats.items()),
-        len(table.turned) if game == "pai_gow" else 0,
+        len(hooks.turned(table)),
     )
     if key != cache.shown_key:
-        cache.shown_key, cache.shown = key, _reveal(table, game, effective)
+        cache.shown_key, cache.shown = key, _reveal(table, game.deal, hooks, effective)
         face = cache.shown.face_up()
         if face != cache.face:  # kept while equal: the masked texts are cached by this set's identity
             cache.face = face
     return cache.shown
 
 
-def _reveal(table: Any, game: str, effective: str) -> Shown:
-    if game == "pai_gow":
-        hands = table.hands
-        turned = table.turned  # 11.9: each seat face up once the dealer turns it
-        from controller.games.pai_gow_deal import DEALER
-
-        facts = [HandFacts(n, tuple([c.text for c in hands.get(n, ())])) for n in sorted(table.seats)]
-        return face_up(game, effective, facts, tuple([c.text for c in hands.get(DEALER, ())]), turned)
-    facts = [
-        HandFacts(n, tuple([c.text for c in s.cards]), s.folded_at is not None, s.exposed)
-        for n, s in sorted(table.seats.items())
-    ]
-    dealer = table.community if game == "mississippi_stud" else table.dealer
-    return face_up(game, effective, facts, tuple([c.text for c in dealer]))
+def _reveal(table: Any, plan: DealPlan, hooks: TableHooks, effective: str) -> Shown:
+    seats, dealer = hooks.holdings(table)
+    facts = [HandFacts(n, tuple([c.text for c in cards]), folded, exposed) for n, cards, folded, exposed in seats]
+    return face_up(plan, effective, facts, tuple([c.text for c in dealer]), hooks.turned(table))
 
 
 def _texts(table: Any, cache: _Cache, up: frozenset[str], asked: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
@@ -241,38 +235,6 @@ def _notices(table: Any, cache: _Cache, up: frozenset[str]) -> tuple[NoticeView,
     return cache.notices[1]
 
 
-_STREET_VIEWS: dict[str | None, GameView] = {}
-_BONUS_VIEWS: dict[int, GameView] = {}
-
-
-def _game_view(table: Any, game: str) -> GameView:
-    # Mississippi Stud's and Boston 5's views are one value each: made once per value
-    if game == "mississippi_stud":
-        street = table.current_street()
-        view = _STREET_VIEWS.get(street)
-        if view is None:
-            view = _STREET_VIEWS[street] = GameView(street=street)
-        return view
-    if game == "boston5":
-        step = table.bonus_index
-        view = _BONUS_VIEWS.get(step)
-        if view is None:
-            view = _BONUS_VIEWS[step] = GameView(bonus_step=step)
-        return view
-    if game == "pai_gow":
-        return GameView(
-            dice=table.dice,
-            setting_order=tuple(table.setting),
-            set_seats=tuple(table.sets),
-            turned=tuple(table.turned),
-            option_index=table.option_index,
-            all_listed=table.all_listed,
-            remaining=table.remaining,
-            markers=tuple(sorted(table.markers)),
-        )
-    return GameView()
-
-
 _VOID_ONLY = (SupervisorOption("void", "void"),)
 """The supervisor's options while a round is played with nothing pending (most events)."""
 
@@ -296,7 +258,7 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
     internals for anyone outside the table package."""
     cache = _cache(table)
     config = table.table
-    game = config.game
+    game = definition(config.game)
     phase = table.phase
     step: str = phase._value_
     held = step == "hold"
@@ -348,7 +310,7 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
         TableSnapshot,
         (
             version,  # version
-            game,  # game
+            config.game,  # game
             config.name,  # table
             config.seats,  # seat_count
             table.DECK,  # deck_size
@@ -359,7 +321,7 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
             shown.dealer,  # dealer
             shown.dealer_label,  # dealer_label
             table.dealt,  # dealt
-            _game_view(table, game) if step != "closed" else GameView(),  # game_view
+            game.hooks().game_view(table, GameView) if step != "closed" else GameView(),  # game_view
             hold,  # hold
             bool(table.supervisor.key_on),  # key_on
             _options(table, step),  # supervisor_options
@@ -391,16 +353,10 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
 def build_hands(table: Any, version: int = 0) -> PlayerHands:
     """Every card of the round where it went (the bench's simulated players look at their own
     hands; the HIL tests check the deal): call on the thread that runs ``table``."""
-    game = table.table.game
-    if game == "pai_gow":
-        from controller.games.pai_gow_deal import DEALER
-
-        hands = getattr(table, "hands", {})  # none before the first round
-        seats = tuple((n, tuple(str(c) for c in hands.get(n, ()))) for n in sorted(table.seats))
-        dealer = tuple(str(c) for c in hands.get(DEALER, ()))
-    else:
-        seats = tuple((n, tuple(str(c) for c in s.cards)) for n, s in sorted(table.seats.items()))
-        dealer = tuple(str(c) for c in getattr(table, "community" if game == "mississippi_stud" else "dealer", ()))
+    hooks: TableHooks = definition(table.table.game).hooks()
+    held, shared = hooks.holdings(table)
+    seats = tuple((n, tuple(str(c) for c in cards)) for n, cards, _, _ in held)
+    dealer = tuple(str(c) for c in shared)
     log = tuple((e.index, str(e.card), str(e.to)) for e in table.ledger.entries)
     entry_card = table.intake.entry_card
     entry = str(entry_card) if entry_card is not None else None

@@ -47,5 +47,5 @@ def open_drivers(
         config = replace(link_base or LinkConfig(), baudrate=device.baudrate, poll_interval_s=device.poll_interval_s)
         drivers[role] = driver_class(device.driver)(role, url, events, address=device.address, config=config)
         drivers[role].link.ack_when_journaled = True  # nothing acknowledged before it is journaled
-        drivers[role].link.protocol.order = order.feed(role, config.link_down_s)
+        drivers[role].link.order = order.feed(role, config.link_down_s)
     return drivers

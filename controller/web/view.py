@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from controller.game.registry import ByGame
 from controller.names import game_name
 from controller.table.reveal import HIDDEN, mask_cards
 from controller.table.snapshot import LastRound, TableSnapshot, hold_clears
@@ -31,12 +32,9 @@ __all__ = [
     "HIDDEN",
 ]
 
-SPOTS: dict[str, tuple[str, ...]] = {
-    "mississippi_stud": ("ante", "third", "fourth", "fifth", "bonus"),
-    "boston5": ("ante", "first", "second", "bonus"),
-    "pai_gow": ("pai_gow", "bonus", "insurance", "envy_marker"),
-}
-"""The bet spots of each seat, in the order the layout shows them."""
+SPOTS: ByGame[tuple[str, ...]] = ByGame(lambda game: game.page_spots if game.at_table else None)
+"""The bet spots of each seat, in the order the layout shows them, for each game dealt at a table
+(each game's definition's ``page_spots``)."""
 
 _LABELS = {
     "closed": "Table closed",

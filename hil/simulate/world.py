@@ -34,6 +34,7 @@ from hil.simulate.invariants import (
     check_deal_prompt,
     check_hidden,
     check_hold_way,
+    check_open_held,
     check_settled_once,
     hidden_cards,
 )
@@ -206,6 +207,8 @@ class World:
         self.faults_done: list[str] = []
         self.down: set[str] = set(ROLES)
         """The devices the table has not seen up (never connected, or a LinkDown since)."""
+        self.ever_up: set[str] = set()
+        """The devices the table has seen up once."""
         self.last_move = 0.0
         self._last_where: tuple[int, str] = (0, "")
         self._held: tuple[int, str | None] | None = None
@@ -258,7 +261,12 @@ class World:
             runtime.drivers[role].link.wall = self.wall
         self.wires = {
             role: SimWire(
-                runtime.drivers[role].link.protocol, self.sims[role], self.rng, self.lines[role], now=self.now
+                runtime.drivers[role].link.protocol,
+                self.sims[role],
+                self.rng,
+                self.lines[role],
+                now=self.now,
+                deliver=runtime.drivers[role].link.dispatch,
             )
             for role in ROLES
         }
@@ -307,11 +315,15 @@ class World:
         self.events += 1
         if isinstance(event, LinkUp):
             self.down.discard(event.device)
+            self.ever_up.add(event.device)
         elif isinstance(event, LinkDown):
             self.down.add(event.device)
         s = self.runtime.latest.get()
         where = (s.round_no, s.step)
         if where != self._last_where:
+            opened = s.round_no != self._last_where[0] and self._last_where[1] not in ("", "closed")
+            if opened and "open_while_down" not in self.tolerate:
+                check_open_held(s, self.down & self.ever_up)
             self._last_where, self.last_move = where, self.now
         hands = self.runtime.latest.hands()
         hidden = hidden_cards(s, hands)
@@ -672,6 +684,19 @@ class World:
         if step in ("betting", "no_more_bets", "settlement", "round_complete") and self.shoe.stub_count:
             self.shoe.deal(1)
 
+    def _void_later(self) -> None:
+        """The ``void`` fault's end: the supervisor turns the key, voids the round if the table lets
+        him a moment later, and turns the key off (all on the world's agenda: no wait inside it)."""
+        self.panel.key(True)
+
+        def void() -> None:
+            if self.runtime.snapshot.can_void():
+                self._late.clear()
+                self.panel.press("void")
+            self._at(self.now + 0.2, lambda: self.panel.key(False))
+
+        self._at(self.now + 0.2, void)
+
     def _burst(self, rng: random.Random) -> None:
         """Events on every device at once (during a journal outage): a dealer button the table
         takes now, a bet where betting is open, a card out of the shoe."""
@@ -717,5 +742,6 @@ _INJECT: dict[str, Callable[[World, Fault, float], None]] = {
     "key": World._key,
     "wrong_press": World._wrong_press,
     "early_card": World._early_card,
+    "void": lambda w, f, end: w._at(end, w._void_later),
 }
 """What each fault kind does (:meth:`World.inject`), given the fault and when its effect ends."""

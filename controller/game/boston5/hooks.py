@@ -1,0 +1,26 @@
+"""How the snapshot reads a running Boston 5 table: the seats and the dealer hold their cards;
+the bonus settlement step being done is the game's view."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from controller.game.hooks import TableHooks, no_turns, seat_holdings
+
+__all__ = ["HOOKS"]
+
+_VIEWS: dict[int, Any] = {}
+"""One view per bonus step (a view is a value: made once per step)."""
+
+
+def _game_view(table: Any, make: Callable[..., Any]) -> Any:
+    step = table.bonus_index
+    view = _VIEWS.get(step)
+    if view is None:
+        view = _VIEWS[step] = make(bonus_step=step)
+    return view
+
+
+HOOKS = TableHooks(seat_holdings("dealer"), no_turns, _game_view)
+"""Boston 5's table hooks."""

@@ -1,0 +1,26 @@
+"""How the snapshot reads a running Mississippi Stud table: the seats hold their cards, the
+community cards are the table's ``community``; the street being bet is the game's view."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from controller.game.hooks import TableHooks, no_turns, seat_holdings
+
+__all__ = ["HOOKS"]
+
+_VIEWS: dict[str | None, Any] = {}
+"""One view per street (a view is a value: made once per street)."""
+
+
+def _game_view(table: Any, make: Callable[..., Any]) -> Any:
+    street = table.current_street()
+    view = _VIEWS.get(street)
+    if view is None:
+        view = _VIEWS[street] = make(street=street)
+    return view
+
+
+HOOKS = TableHooks(seat_holdings("community"), no_turns, _game_view)
+"""Mississippi Stud's table hooks."""

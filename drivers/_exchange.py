@@ -1,0 +1,129 @@
+"""The requests of one link and their sequence numbers (private to :mod:`drivers.protocol`;
+docs/protocol.md, section 4): the request outstanding with its retries, the commands queued
+and the one held after ``busy``, and when to poll next."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from drivers.framing import Frame, MsgType, encode
+from drivers.link_events import LinkConfig, Send
+
+__all__ = ["Command", "Request", "Exchange", "ANSWERS"]
+
+ANSWERS = {
+    MsgType.POLL: (MsgType.EVENT, MsgType.ACK, MsgType.NAK),
+    MsgType.CMD: (MsgType.RESP, MsgType.NAK),
+    MsgType.STATE_REQ: (MsgType.STATE, MsgType.NAK),
+}
+"""The reply types that answer each request type."""
+
+
+@dataclass(slots=True)
+class Command:
+    """A command for the device: its name, code and body, and its tries after ``busy``."""
+
+    name: str
+    code: int
+    body: bytes
+    busy_tries: int = 0
+    due: float = 0.0
+
+
+@dataclass(slots=True)
+class Request:
+    """The request outstanding: what it is, its wire bytes, tries so far and when its wait ends."""
+
+    kind: MsgType
+    seq: int
+    wire: bytes
+    deadline: float
+    command: Command | None = None
+    attempt: int = 0
+    sent: float = 0.0
+    """When it was first sent (its answer was made after that, whichever try it answers)."""
+
+    def answered_by(self, frame: Frame) -> bool:
+        """Whether ``frame`` answers this request: it echoes its number, is of a type that answers
+        it, and (a RESP) names its command's code."""
+        if frame.ack != self.seq or frame.type not in ANSWERS[self.kind]:
+            return False
+        return not (
+            frame.type is MsgType.RESP
+            and self.command is not None
+            and frame.payload[5:6] != bytes((self.command.code,))
+        )
+
+
+class Exchange:
+    """The controller's requests to the device at ``address``, one outstanding at a time."""
+
+    __slots__ = ("config", "out", "last_good", "next_poll", "poll_now", "_address", "_seq", "_commands", "_held")
+
+    def __init__(self, address: int, config: LinkConfig) -> None:
+        self._address = address
+        self.config = config
+        self.out: Request | None = None
+        """The request whose reply is awaited."""
+        self.last_good = 0.0
+        """When the device last answered well (the runner's clock)."""
+        self.next_poll = 0.0
+        self.poll_now = False
+        """The event in flight was journaled: ask for the next at once."""
+        self._seq = 0
+        self._commands: deque[Command] = deque()
+        self._held: Command | None = None  # a command waiting to be sent again after `busy`
+
+    def opened(self, now: float, seq: int) -> None:
+        """The port was (re)opened at ``now``; sequence numbers start after ``seq``."""
+        self._seq = seq & 0xFFFFFFFF
+        self.last_good = now
+        self.out = None
+        self.next_poll = 0.0
+
+    def queue(self, command: Command) -> None:
+        """Send ``command`` after those queued before it."""
+        self._commands.append(command)
+
+    def hold(self, command: Command, due: float) -> None:
+        """Send ``command`` again at ``due`` (it was answered busy); later commands wait behind it."""
+        command.due = due
+        self._held = command
+
+    def deadline(self, now: float) -> float:
+        """When the reply to a request sent at ``now`` is late."""
+        return min(now + self.config.response_timeout_s, self.last_good + self.config.link_down_s)
+
+    def request(self, kind: MsgType, payload: bytes, now: float, command: Command | None = None) -> Send:
+        """Send a request of ``kind`` now, under the next sequence number."""
+        self._seq = (self._seq + 1) & 0xFFFFFFFF
+        wire = encode(Frame(self._address, self._seq, 0, kind, payload))
+        self.out = Request(kind, self._seq, wire, self.deadline(now), command, sent=now)
+        return Send(wire)
+
+    def retry(self, now: float) -> Send | None:
+        """The outstanding request again (same number), when the device was heard from lately
+        and tries are left; else None."""
+        out = self.out
+        assert out is not None
+        if now - self.last_good <= self.config.link_down_s and out.attempt < self.config.retries:
+            out.attempt += 1
+            out.deadline = self.deadline(now)
+            return Send(out.wire)
+        return None
+
+    def next_command(self, now: float) -> Command | None:
+        """The command to send now, if any (one held after ``busy`` first, when its pause is over)."""
+        if self._held is not None:
+            if now >= self._held.due:
+                command, self._held = self._held, None
+                return command
+            return None  # later commands wait behind it, so their order is kept
+        return self._commands.popleft() if self._commands else None
+
+    def poll_due(self) -> float:
+        """When to poll next (or to send the command held after ``busy``)."""
+        if self._held is not None:
+            return min(self.next_poll, self._held.due)
+        return self.next_poll
