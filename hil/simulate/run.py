@@ -21,7 +21,7 @@ from hil.simulate.invariants import Broken, check_chips, check_journal
 from hil.simulate.liveness import play_on
 from hil.simulate.model_check import check_rounds
 from hil.simulate.swarm import Coverage, Reached, swarm_schedule
-from hil.simulate.world import SimView, Stuck, World
+from hil.simulate.world import SWARM_WAIT_S, WAIT_S, SimView, Stuck, World
 
 __all__ = ["SeedResult", "RunSummary", "run_seed", "run_seeds", "shrink", "replay_command", "pytest_case"]
 
@@ -128,7 +128,7 @@ def run_seed(
         logger.setLevel(logging.INFO)
         logger.propagate = False
         try:
-            world = World(table, seed, faults, path, tolerate)
+            world = World(table, seed, faults, path, tolerate, wait_s=SWARM_WAIT_S if swarm else WAIT_S)
             logger.addHandler(world.watch)
             _play(world, game, seed, rounds, liveness)
             world.close()

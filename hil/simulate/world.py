@@ -42,13 +42,19 @@ from hil.simulate.model_check import VisibilityWatch
 from hil.simulate.swarm import Reached
 from hil.wire import CHUNKINGS, Line, SimWire
 
-__all__ = ["World", "Stuck", "TICK"]
+__all__ = ["World", "Stuck", "TICK", "WAIT_S", "SWARM_WAIT_S"]
 
 TICK = 0.025
 """The simulated clock's step (seconds): half the links' poll interval."""
 
 WAIT_S = 30.0
 """How long (simulated) a player waits for the table to show the effect of an action."""
+
+SWARM_WAIT_S = 3.0
+"""The same under ``--swarm`` (time compression, issue 41 item 6): a wait that runs out is a fault
+the player does not know of (a card dealt or a chip moved by it), after which the dealer reads the
+screen; most of a swarm seed's simulated time was such waits, each link polled through them (80%
+of Boston 5's, 10 seeds). Longer than a link's time to be declared down and come back."""
 
 STUCK_S = 240.0
 """Simulated seconds without the table moving on (a new step or round) before it counts as stuck."""
@@ -141,7 +147,7 @@ class SimView:
 
     def wait(self, cond: Callable[[TableSnapshot], bool], what: str, timeout: float = 60.0) -> TableSnapshot:
         world = self.world
-        end = world.now + min(timeout, WAIT_S)
+        end = world.now + min(timeout, world.wait_s)
         while True:
             s = self.get()
             if cond(s):
@@ -160,9 +166,17 @@ class World:
     """The table of ``table`` for one seed, its journal at ``path``, the faults of ``faults``."""
 
     def __init__(
-        self, table: TableConfig, seed: int, faults: list[Fault], path: Path, tolerate: frozenset[str] = frozenset()
+        self,
+        table: TableConfig,
+        seed: int,
+        faults: list[Fault],
+        path: Path,
+        tolerate: frozenset[str] = frozenset(),
+        wait_s: float = WAIT_S,
     ) -> None:
         self.table, self.seed, self.path = table, seed, path
+        self.wait_s = wait_s
+        """How long a player waits for the effect of an action (:data:`WAIT_S`, or :data:`SWARM_WAIT_S`)."""
         self.tolerate = tolerate
         """Invariants not checked (a known bug's, so that a run can go past it to check the rest)."""
         self.rng = random.Random(f"world/{seed}")
