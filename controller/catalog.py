@@ -1,15 +1,13 @@
 """What a game's wagers and paytables are made of: the data the config loader and settlement share.
 
 Each game's own entry (its wager spots, paytable spots and settings) is in its package,
-``controller.game.<name>.catalog``, and on its definition; :data:`CATALOG` reads them by name.
+``controller.game.<name>.catalog``, and on its definition (``controller.game.registry.definition(name).catalog``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-from controller.game.registry import ByGame
 from controller.hands import Category, HandRules, Kind
 from controller.money import MAX_CENTS
 
@@ -19,9 +17,6 @@ __all__ = [
     "Option",
     "WagerMultiple",
     "GameCatalog",
-    "CATALOG",
-    "catalog_for",
-    "REGULATION_MINIMUMS",
 ]
 
 
@@ -101,20 +96,3 @@ class GameCatalog:
     def paytable_spot(self, name: str) -> PaytableSpot | None:
         """The paytable spot called ``name``, if the game has one."""
         return next((p for p in self.paytable_spots if p.name == name), None)
-
-
-CATALOG: ByGame[GameCatalog] = ByGame(lambda game: game.catalog)
-"""Every game's catalog, by name: read from its definition (:mod:`controller.game.registry`);
-a lookup imports that game only."""
-
-
-def catalog_for(game: str) -> GameCatalog:
-    """The catalog entry of ``game``; raises ``KeyError`` naming the known games."""
-    from controller.game.registry import definition
-
-    return definition(game).catalog
-
-
-REGULATION_MINIMUMS: ByGame[Mapping[str, tuple[int, str]]] = ByGame(lambda game: game.regulation_minimums or None)
-"""Wager minimums the regulation fixes, cents, by game and spot: a table minimum may be higher, never
-lower (each game's definition's ``regulation_minimums``)."""

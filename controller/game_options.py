@@ -1,7 +1,7 @@
 """Each game's table settings (a table config's options), typed for the code that reads them.
 
 The config loader checks every option against the game's catalog entry
-(:data:`controller.catalog.CATALOG`: ``int``, ``bool``, a ``choice`` or ``odds``) and fills in each
+(its definition's ``catalog``, ``controller.game.<name>``: ``int``, ``bool``, a ``choice`` or ``odds``) and fills in each
 default, so a loaded table's options have these types by construction;
 ``tests/test_game_options.py`` checks that each typed dict names its game's options with the
 catalog's types and choices.

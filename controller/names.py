@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from controller.catalog import CATALOG
 from controller.game.registry import GAMES, definition
 
 __all__ = ["game_name", "hand_name", "wager_name", "wager_order"]
@@ -45,7 +44,6 @@ def wager_name(code: object) -> str:
 
 def wager_order(game: object, spots: Iterable[str]) -> list[str]:
     """``spots`` in the game's layout order (its catalog's wager spots), others after, by name."""
-    catalog = CATALOG.get(str(game))
-    order = list(catalog.wager_spots) if catalog is not None else []
+    order = list(definition(str(game)).catalog.wager_spots) if str(game) in GAMES else []
     known = [s for s in order if s in spots]
     return known + sorted(s for s in spots if s not in order)

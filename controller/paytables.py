@@ -24,7 +24,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.catalog import CATALOG, GameCatalog, PaytableSpot
+from controller.catalog import GameCatalog, PaytableSpot
+from controller.game.registry import GAMES, definition
+from controller.game.registry import names as game_names
 from controller.hands import Category, HandValue, Kind
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, unpack
 from controller.money import MAX_CENTS, PUSH, Odds, OddsError, parse_odds
@@ -206,10 +208,10 @@ def _read_table(doc: YamlDoc, path: KeyPath, raw: object, problems: list[Problem
     if "name" in raw and (not isinstance(name, str) or not name):
         problems.append(doc.problem(path + ("name",), "name must be a non-empty string"))
     game_name = raw.get("game")
-    game = CATALOG.get(game_name) if isinstance(game_name, str) else None
+    game = definition(game_name).catalog if isinstance(game_name, str) and game_name in GAMES else None
     if "game" in raw and game is None:
         problems.append(
-            doc.problem(path + ("game",), f"unknown game {raw['game']!r} (known: {', '.join(sorted(CATALOG))})")
+            doc.problem(path + ("game",), f"unknown game {raw['game']!r} (known: {', '.join(game_names())})")
         )
     spot_name = raw.get("spot")
     spot = game.paytable_spot(spot_name) if game and isinstance(spot_name, str) else None

@@ -15,8 +15,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from controller.catalog import CATALOG, REGULATION_MINIMUMS, GameCatalog
+from controller.catalog import GameCatalog
 from controller.floor_config import FloorConfig, parse_floor
+from controller.game.registry import GAMES, definition, names
 from controller.money import MAX_CENTS, OddsError, parse_odds
 from controller.paytables import Paytable, load_paytables
 from controller.yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yaml
@@ -125,7 +126,7 @@ class TableConfig:
     @property
     def catalog(self) -> GameCatalog:
         """The game's wager and paytable spots."""
-        return CATALOG[self.game]
+        return definition(self.game).catalog
 
     def offers(self, wager_spot: str) -> bool:
         """Whether this table takes ``wager_spot`` (an optional wager needs its paytable)."""
@@ -193,7 +194,7 @@ def _limits(doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Problem
             continue
         lo = _cents(doc, path + ("min",), value["min"], problems)
         hi = _cents(doc, path + ("max",), value["max"], problems)
-        floor = REGULATION_MINIMUMS.get(game.game, {}).get(spot)
+        floor = definition(game.game).regulation_minimums.get(spot)
         if lo is not None and floor is not None and lo < floor[0]:
             problems.append(
                 doc.problem(path + ("min",), f"{lo} is below the regulation's minimum {floor[0]} ({floor[1]})")
@@ -377,12 +378,10 @@ def load_table(path: Path | str) -> TableConfig:
         raise ConfigError([doc.problem((), "a table config must be a mapping")])
     problems: list[Problem] = []
     name = data.get("game")
-    game = CATALOG.get(name) if isinstance(name, str) else None
+    game = definition(name).catalog if isinstance(name, str) and name in GAMES else None
     if game is None:
         problems.append(
-            doc.problem(
-                ("game",), f"unknown or missing game {data.get('game')!r} (known: {', '.join(sorted(CATALOG))})"
-            )
+            doc.problem(("game",), f"unknown or missing game {data.get('game')!r} (known: {', '.join(names())})")
         )
         raise ConfigError(problems)
     known_keys = _KEYS | {o.name for o in game.options}

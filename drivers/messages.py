@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -59,6 +60,38 @@ class MessageSpec:
     fields: tuple[Field, ...] = ()
 
 
+def _text(where: str, value: object) -> bytes:
+    raw = str(value).encode("utf-8")
+    if len(raw) > 255:
+        raise BodyError(f"{where}: text over 255 bytes")
+    return bytes((len(raw),)) + raw
+
+
+def _spots(where: str, value: Any) -> bytes:
+    out = bytes((len(value),))
+    for seat, spot, cents in value:
+        raw = str(spot).encode("utf-8")
+        out += struct.pack(">BB", seat, len(raw)) + raw + struct.pack(">I", cents)
+    return out
+
+
+_Encoder = Callable[[str, Any], bytes]
+
+_ENCODERS: dict[str, _Encoder] = {
+    "u8": lambda where, v: struct.pack(">B", int(v)),
+    "card": lambda where, v: struct.pack(">B", int(v)),
+    "bool": lambda where, v: struct.pack(">B", int(v)),
+    "u16": lambda where, v: struct.pack(">H", v),
+    "u32": lambda where, v: struct.pack(">I", v),
+    "str": _text,
+    "cards": lambda where, v: bytes((len(v),)) + bytes(v),
+    "u8s": lambda where, v: bytes((len(v),)) + bytes(v),
+    "strs": lambda where, v: bytes((len(v),)) + b"".join(_text(where, text) for text in v),
+    "spots": _spots,
+}
+"""Each field kind's encoder: ``(where, value)`` to bytes (``where`` names the field in errors)."""
+
+
 def encode_body(spec: MessageSpec, values: dict[str, Any]) -> bytes:
     """The body bytes of ``spec`` with ``values``; raises :class:`BodyError` on a bad value."""
     out = bytearray()
@@ -66,39 +99,88 @@ def encode_body(spec: MessageSpec, values: dict[str, Any]) -> bytes:
         if name not in values:
             raise BodyError(f"{spec.name}: missing {name}")
         v = values[name]
+        encoder = _ENCODERS.get(kind)
+        if encoder is None:  # pragma: no cover - catalog error
+            raise BodyError(f"unknown field kind {kind}")
         try:
-            if kind in ("u8", "card", "bool"):
-                out += struct.pack(">B", int(v))
-            elif kind == "u16":
-                out += struct.pack(">H", v)
-            elif kind == "u32":
-                out += struct.pack(">I", v)
-            elif kind == "str":
-                raw = str(v).encode("utf-8")
-                if len(raw) > 255:
-                    raise BodyError(f"{spec.name}.{name}: text over 255 bytes")
-                out += bytes((len(raw),)) + raw
-            elif kind in ("cards", "u8s"):
-                out += bytes((len(v),)) + bytes(v)
-            elif kind == "strs":
-                out += bytes((len(v),))
-                for text in v:
-                    raw = str(text).encode("utf-8")
-                    if len(raw) > 255:
-                        raise BodyError(f"{spec.name}.{name}: text over 255 bytes")
-                    out += bytes((len(raw),)) + raw
-            elif kind == "spots":
-                out += bytes((len(v),))
-                for seat, spot, cents in v:
-                    raw = str(spot).encode("utf-8")
-                    out += struct.pack(">BB", seat, len(raw)) + raw + struct.pack(">I", cents)
-            else:  # pragma: no cover - catalog error
-                raise BodyError(f"unknown field kind {kind}")
+            out += encoder(f"{spec.name}.{name}", v)
+        except BodyError:
+            raise
         except (struct.error, ValueError, TypeError) as exc:
-            if isinstance(exc, BodyError):
-                raise
             raise BodyError(f"{spec.name}.{name}: {v!r} does not fit {kind}") from exc
     return bytes(out)
+
+
+def _cut(where: str, data: bytes, i: int, n: int, what: str) -> bytes:
+    """The ``n`` bytes of ``data`` from ``i``, all there (else ``what`` is cut short)."""
+    raw = data[i : i + n]
+    if len(raw) != n:
+        raise BodyError(f"{where}: {what} cut short")
+    return raw
+
+
+def _u8(where: str, data: bytes, i: int) -> tuple[Any, int]:
+    return data[i], i + 1
+
+
+def _bool(where: str, data: bytes, i: int) -> tuple[Any, int]:
+    if data[i] > 1:
+        raise BodyError(f"{where}: {data[i]} is not 0 or 1")
+    return bool(data[i]), i + 1
+
+
+def _u16(where: str, data: bytes, i: int) -> tuple[Any, int]:
+    return struct.unpack_from(">H", data, i)[0], i + 2
+
+
+def _u32(where: str, data: bytes, i: int) -> tuple[Any, int]:
+    return struct.unpack_from(">I", data, i)[0], i + 4
+
+
+def _str(where: str, data: bytes, i: int) -> tuple[Any, int]:
+    n = data[i]
+    return _cut(where, data, i + 1, n, "text").decode("utf-8"), i + 1 + n
+
+
+def _list(where: str, data: bytes, i: int) -> tuple[Any, int]:
+    n = data[i]
+    return tuple(_cut(where, data, i + 1, n, "list")), i + 1 + n
+
+
+def _strs(where: str, data: bytes, i: int) -> tuple[Any, int]:
+    n, i = data[i], i + 1
+    texts = []
+    for _ in range(n):
+        text, i = _str(where, data, i)
+        texts.append(text)
+    return tuple(texts), i
+
+
+def _spots_of(where: str, data: bytes, i: int) -> tuple[Any, int]:
+    n, i = data[i], i + 1
+    spots = []
+    for _ in range(n):
+        seat, size = data[i], data[i + 1]
+        raw = _cut(where, data, i + 2, size, "spot name")
+        cents = struct.unpack_from(">I", data, i + 2 + size)[0]
+        spots.append((seat, raw.decode("utf-8"), cents))
+        i += 6 + size
+    return tuple(spots), i
+
+
+_DECODERS: dict[str, Callable[[str, bytes, int], tuple[Any, int]]] = {
+    "u8": _u8,
+    "card": _u8,
+    "bool": _bool,
+    "u16": _u16,
+    "u32": _u32,
+    "str": _str,
+    "cards": _list,
+    "u8s": _list,
+    "strs": _strs,
+    "spots": _spots_of,
+}
+"""Each field kind's decoder: ``(where, data, offset)`` to its value and the offset after it."""
 
 
 def decode_body(spec: MessageSpec, data: bytes) -> dict[str, Any]:
@@ -107,57 +189,9 @@ def decode_body(spec: MessageSpec, data: bytes) -> dict[str, Any]:
     i = 0
     try:
         for name, kind in spec.fields:
-            if kind in ("u8", "card"):
-                values[name] = data[i]
-                i += 1
-            elif kind == "bool":
-                if data[i] > 1:
-                    raise BodyError(f"{spec.name}.{name}: {data[i]} is not 0 or 1")
-                values[name] = bool(data[i])
-                i += 1
-            elif kind == "u16":
-                values[name] = struct.unpack_from(">H", data, i)[0]
-                i += 2
-            elif kind == "u32":
-                values[name] = struct.unpack_from(">I", data, i)[0]
-                i += 4
-            elif kind == "str":
-                n = data[i]
-                raw = data[i + 1 : i + 1 + n]
-                if len(raw) != n:
-                    raise BodyError(f"{spec.name}.{name}: text cut short")
-                values[name] = raw.decode("utf-8")
-                i += 1 + n
-            elif kind in ("cards", "u8s"):
-                n = data[i]
-                raw = data[i + 1 : i + 1 + n]
-                if len(raw) != n:
-                    raise BodyError(f"{spec.name}.{name}: list cut short")
-                values[name] = tuple(raw)
-                i += 1 + n
-            elif kind == "strs":
-                n, i = data[i], i + 1
-                texts = []
-                for _ in range(n):
-                    size = data[i]
-                    raw = data[i + 1 : i + 1 + size]
-                    if len(raw) != size:
-                        raise BodyError(f"{spec.name}.{name}: text cut short")
-                    texts.append(raw.decode("utf-8"))
-                    i += 1 + size
-                values[name] = tuple(texts)
-            elif kind == "spots":
-                n, i = data[i], i + 1
-                spots = []
-                for _ in range(n):
-                    seat, size = data[i], data[i + 1]
-                    raw = data[i + 2 : i + 2 + size]
-                    if len(raw) != size:
-                        raise BodyError(f"{spec.name}.{name}: spot name cut short")
-                    cents = struct.unpack_from(">I", data, i + 2 + size)[0]
-                    spots.append((seat, raw.decode("utf-8"), cents))
-                    i += 6 + size
-                values[name] = tuple(spots)
+            decoder = _DECODERS.get(kind)
+            if decoder is not None:
+                values[name], i = decoder(f"{spec.name}.{name}", data, i)
     except (IndexError, struct.error, UnicodeDecodeError) as exc:
         raise BodyError(f"{spec.name}: body of {len(data)} bytes is too short or malformed") from exc
     if i != len(data):

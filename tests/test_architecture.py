@@ -1,11 +1,18 @@
-"""benchmarks/architecture.py (issue 42 item 7's measures) runs on this checkout and prints each
-measure; it asserts nothing about the figures, which docs/architecture.md records."""
+"""The architecture's measures and rules (issue 42): benchmarks/architecture.py (item 7's measures)
+runs on this checkout and prints each measure (it asserts nothing about the figures, which
+docs/architecture.md records); and the table's shape (item 2): no collaborator holds the round,
+nothing is dispatched by a dotted string, and the table's modules import one another in no circle,
+not even under ``TYPE_CHECKING`` or inside a function."""
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,3 +48,176 @@ def test_refuses_a_folder_without_the_packages(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "has no controller/ folder" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# --- the table's shape (issue 42 item 2) ---------------------------------------------------------
+TABLE = ("controller", "table")
+"""The table package, whose modules are checked here."""
+
+ROUND = "RoundTable"
+"""The round: its own module, the game modules that subclass it and the runtime that owns one
+say ``self.table`` of something they own; no other module of the table may."""
+
+
+def table_modules(root: Path = ROOT) -> dict[str, Path]:
+    """Every module of the table package, by its dotted name."""
+    folder = root.joinpath(*TABLE)
+    out = {}
+    for path in sorted(folder.rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def every_import(path: Path) -> set[str]:
+    """Every module ``path`` imports (absolute names), wherever the import is: at the top, inside
+    a function, under ``if TYPE_CHECKING``."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return names
+
+
+def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for imported in every_import(path):
+            while imported not in modules and "." in imported:  # `from a.b import c`: the module a.b
+                imported = imported.rsplit(".", 1)[0]
+            if imported in modules and imported != name and not name.startswith(imported + "."):
+                targets.add(imported)
+        graph[name] = targets
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One circle of ``graph`` (its nodes, the first repeated at the end), or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt) :] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def owns_a_table(tree: ast.Module) -> bool:
+    """The module is the round's, a game's round (a subclass of it) or the runtime's (it makes its
+    ``self.table``): there ``self.table`` is something the object owns, not a hub reached through."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and (
+            node.name == ROUND or any(isinstance(b, ast.Name) and b.id == ROUND for b in node.bases)
+        ):
+            return True
+        if (
+            isinstance(node, ast.Assign)
+            and any(
+                isinstance(t, ast.Attribute)
+                and t.attr == "table"
+                and isinstance(t.value, ast.Name)
+                and t.value.id == "self"
+                for t in node.targets
+            )
+            and isinstance(node.value, ast.Call)
+        ):
+            return True  # self.table = SomeTable(...): made here
+    return False
+
+
+def hub_reaches(modules: dict[str, Path]) -> list[str]:
+    """``self.table`` in a module that does not own the table it names (a collaborator reaching
+    back through the round), one line each."""
+    out = []
+    for name, path in modules.items():
+        text = path.read_text(encoding="utf-8")
+        if owns_a_table(ast.parse(text)):
+            continue
+        out += [f"{name}:{n}: {line.strip()}" for n, line in enumerate(text.splitlines(), 1) if "self.table" in line]
+    return out
+
+
+DOTTED = re.compile(r"\battrgetter\b|\bvia\(|\bROUTES\b|getattr\(self, f\"on_")
+"""Dispatch by a name looked up at run time: ``attrgetter``, ``via("walk.settle")``, a routes table of
+dotted strings, ``on_<kind>`` found by the event's class name."""
+
+
+def dotted_dispatch(modules: dict[str, Path]) -> list[str]:
+    out = []
+    for name, path in modules.items():
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if DOTTED.search(line):
+                out.append(f"{name}:{n}: {line.strip()}")
+    return out
+
+
+def test_the_tables_modules_import_each_other_in_no_circle_type_checking_included() -> None:
+    found = find_cycle(import_graph(table_modules()))
+    assert found is None, "import circle: " + " -> ".join(found or [])
+
+
+def test_no_collaborator_reaches_back_through_the_round() -> None:
+    reaches = hub_reaches(table_modules())
+    assert not reaches, "a collaborator holds the round (give it what it uses instead):\n" + "\n".join(reaches)
+
+
+def test_nothing_in_the_table_is_dispatched_by_a_dotted_string() -> None:
+    found = dotted_dispatch(table_modules())
+    assert not found, "dispatch by a name (use a typed table of bound methods):\n" + "\n".join(found)
+
+
+# --- the checks catch what they name ---------------------------------------------------------------
+
+
+def _package(tmp_path: Path, files: dict[str, str]) -> dict[str, Path]:
+    folder = tmp_path.joinpath(*TABLE)
+    folder.mkdir(parents=True)
+    for name, text in {"__init__": "", **files}.items():
+        (folder / f"{name}.py").write_text(text, encoding="utf-8")
+    return table_modules(tmp_path)
+
+
+@pytest.mark.parametrize("guarded", [False, True])
+def test_the_circle_check_sees_an_import_under_type_checking(tmp_path: Path, guarded: bool) -> None:
+    back = "from controller.table.round import RoundTable\n"
+    if guarded:
+        back = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    " + back
+    modules = _package(tmp_path, {"round": "from controller.table.holds import Holds\n", "holds": back})
+    assert find_cycle(import_graph(modules)) == [
+        "controller.table.holds",
+        "controller.table.round",
+        "controller.table.holds",
+    ]
+
+
+def test_the_reach_check_sees_a_collaborator_holding_the_round(tmp_path: Path) -> None:
+    holds = "class Holds:\n    def __init__(self, table):\n        self.table = table\n    def on(self):\n        return self.table.phase\n"
+    game = "class Game(RoundTable):\n    def f(self):\n        return self.table.options\n"
+    runtime = "class R:\n    def __init__(self):\n        self.table = make()\n    def f(self):\n        return self.table.phase\n"
+    modules = _package(tmp_path, {"holds": holds, "game": game, "runtime": runtime})
+    assert [r.split(":")[0] for r in hub_reaches(modules)] == ["controller.table.holds"] * 2
+
+
+def test_the_dispatch_check_sees_attrgetter_and_via(tmp_path: Path) -> None:
+    modules = _package(
+        tmp_path, {"round": 'from operator import attrgetter\nmore_steps = via("walk.more_steps")\nROUTES = {}\n'}
+    )
+    assert len(dotted_dispatch(modules)) == 3

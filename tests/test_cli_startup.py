@@ -63,18 +63,18 @@ def test_ranking_a_hand_loads_neither_numpy_nor_the_par_solver() -> None:
 
 
 def test_the_written_out_choices_are_the_registries() -> None:
-    from controller.catalog import CATALOG
     from controller.docgen.diagram import MACHINES
+    from controller.game.registry import names
     from controller.games import GAMES
     from controller.games.house_way import HOUSE_WAYS
     from controller.games.spec import SPECS
-    from controller.hands import RULES, Kind
+    from controller.hands import Kind
     from controller.journal.retention import KEEP_LAST
     from hil.bench import FAULT_PROFILES, PLAYERS, STRATEGIES
 
     for games in (PLAYERS, MACHINES):
         assert choices.GAMES == tuple(sorted(games))
-    for games in (CATALOG, RULES, GAMES, SPECS):
+    for games in (names(), GAMES, SPECS):
         assert choices.RULES_GAMES == tuple(sorted(games))
     assert set(choices.GAMES) <= set(choices.RULES_GAMES)
     assert choices.HAND_KINDS == tuple(k.value for k in Kind)

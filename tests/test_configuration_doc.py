@@ -7,6 +7,7 @@ import pytest
 
 from controller import table_config
 from controller.docgen import configuration
+from controller.game.registry import definition, names
 
 
 def test_the_page_is_up_to_date() -> None:
@@ -29,6 +30,6 @@ def test_a_description_of_a_key_the_validator_refuses_fails(monkeypatch: pytest.
 
 def test_every_game_setting_is_on_the_page() -> None:
     text = configuration.render()
-    for catalog in configuration.CATALOG.values():
+    for catalog in (definition(name).catalog for name in names()):
         for option in catalog.options:
             assert f"| `{option.name}` |" in text

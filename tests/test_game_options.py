@@ -8,7 +8,7 @@ from typing import Literal, get_args, get_origin, get_type_hints
 
 import pytest
 
-from controller.catalog import CATALOG
+from controller.game.registry import definition, names
 from controller.game_options import Boston5Options, PaiGowOptions, boston5_options, pai_gow_options
 from controller.money import Odds
 from controller.table_config import default_table_path, load_table
@@ -19,9 +19,9 @@ LOADED_TYPES = {"int": int, "bool": bool, "odds": Odds}
 """What the config loader makes of an option of each catalog type (a choice is one of its names)."""
 
 
-@pytest.mark.parametrize("game", sorted(CATALOG))
+@pytest.mark.parametrize("game", names())
 def test_each_game_with_options_has_a_typed_view_of_them(game: str) -> None:
-    options = CATALOG[game].options
+    options = definition(game).catalog.options
     assert (game in VIEWS) == bool(options)
     if not options:
         return

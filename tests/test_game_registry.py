@@ -173,3 +173,10 @@ def test_the_switch_check_sees_each_form() -> None:
     code = 'if game == "boston5": pass\nx = "pai_gow" != g\ny = g in ("boston5", "z")\nz = g == "other"\n'
     assert _name_switches(ast.parse(code), games) == [1, 2, 3]
     assert _name_switches(ast.parse('match g:\n    case "pai_gow":\n        pass\n'), games) == [2]
+
+
+def test_the_command_lines_light_lists_are_the_registrys() -> None:
+    from controller.cli import choices
+
+    assert choices.RULES_GAMES == names()
+    assert choices.GAMES == tuple(sorted(table_names()))

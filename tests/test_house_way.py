@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cards import parse_cards
-from controller.catalog import CATALOG
+from controller.game.registry import definition
 from controller.games.house_way import HOUSE_WAYS, set_by_house_way
 from controller.hands import Category
 
@@ -97,7 +97,7 @@ def test_the_joker_completes_a_straight_for_the_house_way() -> None:
 
 
 def test_catalog_lists_exactly_the_house_ways() -> None:
-    option = next(o for o in CATALOG["pai_gow"].options if o.name == "house_way")
+    option = next(o for o in definition("pai_gow").catalog.options if o.name == "house_way")
     assert set(option.choices) == set(HOUSE_WAYS)
 
 

@@ -169,11 +169,11 @@ def test_pruning_keeps_the_last_ten_rounds_and_a_verifiable_chain(tmp_path: Path
 def test_recall_and_meters_list_wagers_in_the_games_order(journals: dict[str, Path]) -> None:
     """Issue 31: recall and meters listed wagers by name (``ante, bonus, fifth, fourth, third``);
     a person reads them in the layout's order (``ante, third, fourth, fifth, bonus``)."""
-    from controller.catalog import CATALOG
+    from controller.game.registry import definition
 
     not_by_name = 0
     for game, path in journals.items():
-        layout = CATALOG[game].wager_spots
+        layout = definition(game).catalog.wager_spots
         code, out, err = cli("recall", "--journal", str(path), "--last", "20")
         assert code == 0, err
         seat_lines = [line for line in out.splitlines() if line.startswith("  seat ")]

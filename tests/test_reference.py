@@ -272,16 +272,17 @@ def test_a_community_card_shown_a_street_early_is_found_in_the_snapshots_json(mo
     """Issue 41: a Mississippi community card turned a street early was caught by no check (the
     table's own hidden-card check takes "hidden" from the same reveal rules). The model's rules
     find it in the snapshot's JSON; without the bug the same seed keeps the invariant."""
+    from controller.game.registry import definition
     from controller.table import snapshot_build
     from hil.simulate.run import run_seed
 
     assert run_seed("mississippi_stud", 4, (), rounds=1).ok
-    real = snapshot_build.face_up
+    real, plan = snapshot_build.face_up, definition("mississippi_stud").deal
 
-    def early(game: str, step: str, *args: Any, **kwargs: Any) -> Any:
-        if game == "mississippi_stud" and step == "third_street":
+    def early(dealt: Any, step: str, *args: Any, **kwargs: Any) -> Any:
+        if dealt is plan and step == "third_street":
             step = "fourth_street"
-        return real(game, step, *args, **kwargs)
+        return real(dealt, step, *args, **kwargs)
 
     monkeypatch.setattr(snapshot_build, "face_up", early)
     found = run_seed("mississippi_stud", 4, (), rounds=1)

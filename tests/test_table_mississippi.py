@@ -557,20 +557,23 @@ def test_a_handler_failure_logs_the_events_kind_and_number_never_its_card(caplog
 def test_a_round_that_cannot_settle_holds_with_its_problem_in_words(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 32: the hold's reason names the record's problem in words (``seat 1 violation at``),
     never a record path (``$.seats.1.violation_at``); with a second problem, how many more."""
+    record, broken = MississippiTable.round_record, [False]
+
+    def round_record(table: MississippiTable) -> dict:
+        r = record(table)
+        if broken[0]:
+            r["seats"]["1"]["violation_at"] = "third"  # without a violation, and no fold either
+            r["seats"]["4"]["folded_at"] = "sixth"
+        return r
+
+    # the game's hook, as the table's parts are given it when the table is made
+    monkeypatch.setattr(MississippiTable, "round_record", round_record)
     t = Table()
     for seat in (1, 4):
         t.spot(seat, "ante", 500)
     t.press("no_more_bets")
     t.deal("As Ad Kc Kd 7h 8h 8c")
-    record = t.m.round_record
-
-    def broken() -> dict:
-        r = record()
-        r["seats"]["1"]["violation_at"] = "third"  # without a violation, and no fold either
-        r["seats"]["4"]["folded_at"] = "sixth"
-        return r
-
-    monkeypatch.setattr(t.m, "round_record", broken)
+    broken[0] = True
     _finish(t, "third")
     assert t.m.phase is Phase.HOLD
     reason = t.m.holds.reason

@@ -8,6 +8,7 @@ harming no other, a table's page 404 when unknown. Screenshots: table-denied.png
 from __future__ import annotations
 
 import contextlib
+import functools
 import http.client
 import json
 import re
@@ -53,6 +54,17 @@ def _tab_to(driver: Any, css: str, limit: int = 80) -> Any:
     raise AssertionError(f"Tab never reached {css}")
 
 
+def _gone(element: Any) -> bool:
+    """Whether ``element`` belongs to a page the browser has left."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    try:
+        element.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    return False
+
+
 def _focus_drawn(driver: Any) -> bool:
     style = driver.execute_script(
         "const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth]"
@@ -75,7 +87,10 @@ def test_the_table_page_isolated_from_other_clients_and_ports(tmp_path: Path, dr
         for n in range(6):
             wait_for(lambda: driver.current_url.endswith("/login"), "the login page")
             driver.find_element("id", "token").send_keys(f"wrong-{n}")
+            before = driver.find_element("id", "login-error")
             driver.find_element("id", "login-go").click()
+            # the form posts and a new page comes back: read the refusal from the new page, not the old
+            wait_for(functools.partial(_gone, before), "the login page served again")
             wait_for(
                 lambda: (
                     "token" in driver.find_element("id", "login-error").text

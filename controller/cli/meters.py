@@ -60,14 +60,14 @@ def _last_round(journal: SqliteJournal) -> list[Any]:
 
 def _layout(rounds: list[Any]) -> tuple[str, ...]:
     """The wager spots of the game the last of ``rounds`` was played, in its layout order."""
-    from controller.catalog import CATALOG
+    from controller.game.registry import GAMES, definition
 
     for data in reversed(rounds):
         record = data.get("record") if isinstance(data, dict) else None
         game = data.get("game") if isinstance(data, dict) else None
         game = game or (record.get("game") if isinstance(record, dict) else None)
-        if isinstance(game, str) and game in CATALOG:
-            return CATALOG[game].wager_spots
+        if isinstance(game, str) and game in GAMES:
+            return definition(game).catalog.wager_spots
     return ()
 
 

@@ -91,9 +91,10 @@ def rank_lines(hands: Iterable[tuple[str, str]], game: str, kind: Kind | None, o
     Returns the number of hands that could not be ranked.
     """
     from controller.cards import CardError, parse_cards
-    from controller.hands import HandError, rank_hand, rules_for
+    from controller.game.registry import definition
+    from controller.hands import HandError, rank_hand
 
-    rules = rules_for(game)
+    rules = definition(game).rules
     bad = 0
     dumps = json.dumps
     write = out.write

@@ -116,11 +116,13 @@ def summary_lines(s: RunSummary) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl simulate``; 0 when every invariant held in every seed."""
-    from hil.simulate.faults import FAULT_KINDS, parse_kinds
+    from hil.simulate.faults import FAULT_KINDS, SWARM_KINDS, parse_kinds
 
     if args.list_faults:
         for kind, what in FAULT_KINDS.items():
             print(f"{kind:16} {what}")
+        for kind, what in SWARM_KINDS.items():
+            print(f"{kind:16} {what} (drawn by --swarm only; not in all or ci)")
         return 0
     problems = []
     try:

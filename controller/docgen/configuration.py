@@ -15,8 +15,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from controller import floor_config, paytables, table_config
-from controller.catalog import CATALOG, Option
-from controller.game.registry import table_names
+from controller.catalog import Option
+from controller.game.registry import definition, names, table_names
 
 __all__ = ["DocError", "render", "main"]
 
@@ -203,7 +203,7 @@ def render() -> str:
         out += ["", f"## {s.title}", "", "| key | meaning |", "|---|---|"]
         out += [f"| `{k}` | {s.meaning[k]} |" for k in sorted(s.keys, key=list(s.meaning).index)]
     out += ["", "## Game settings (top level, per game)", ""]
-    for game, catalog in sorted(CATALOG.items()):
+    for game, catalog in ((name, definition(name).catalog) for name in names()):
         out += [
             f"### `{game}`",
             "",

@@ -18,15 +18,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from controller.catalog import GameCatalog
 from controller.hands import HandRules
-
-if TYPE_CHECKING:
-    from controller.games.spec import GameSpec
-    from controller.settlement import Settlement
-    from controller.table_config import TableConfig
 
 __all__ = [
     "Holder",
@@ -37,6 +32,8 @@ __all__ = [
     "DealPlan",
     "Shown",
     "Step",
+    "RecordRules",
+    "TableNames",
     "GameDefinition",
     "SETTLED_STEPS",
     "NOTHING_SHOWN",
@@ -204,6 +201,28 @@ class Step:
     cite: str
 
 
+class RecordRules(Protocol):
+    """What the rules layer gives of a game (its ``controller.games.spec.GameSpec``): the round
+    record's reader and settlement, and where its par sheet is made. A protocol, so that this
+    module imports nothing above the rules' vocabulary (the registry imports it)."""
+
+    @property
+    def name(self) -> str:
+        """The game's name."""
+
+    @property
+    def read_round(self) -> Callable[..., Any]:
+        """``(data, table) -> round``: check a round record (raise ``RecordError``)."""
+
+    @property
+    def settle(self) -> Callable[..., Any]:
+        """``(round, table) -> Settlement``: the pure settlement of a round."""
+
+    @property
+    def par(self) -> str:
+        """``"module:function"`` giving a table's par sheet."""
+
+
 @dataclass(frozen=True, slots=True)
 class TableNames:
     """Where a game's table-side parts live (``"module:attribute"``, imported on first use)."""
@@ -232,8 +251,8 @@ class GameDefinition:
     regulation: str
     """The rule it is dealt under (``N.J.A.C. 13:69F-24``)."""
     catalog: GameCatalog
-    spec: GameSpec
-    """The rules layer: the round record's reader, settlement and writer, and the par sheet."""
+    spec: RecordRules
+    """The rules layer (its ``GameSpec``): the round record's reader, settlement and writer, and the par sheet."""
     deal: DealPlan
     deck: int
     """Cards in the deck (pai gow: 53 with the joker)."""
@@ -262,14 +281,19 @@ class GameDefinition:
         return self.catalog.rules
 
     @property
-    def read_round(self) -> Callable[[Mapping[str, Any], TableConfig], Any]:
+    def read_round(self) -> Callable[..., Any]:
         """Check a round record (raise ``RecordError``) and give the round to settle."""
         return self.spec.read_round
 
     @property
-    def settle(self) -> Callable[[Any, TableConfig], Settlement]:
+    def settle(self) -> Callable[..., Any]:
         """The pure settlement of a round."""
         return self.spec.settle
+
+    @property
+    def par(self) -> str:
+        """``"module:function"`` giving a table's par sheet (the rules layer's, imported on use)."""
+        return self.spec.par
 
     @property
     def at_table(self) -> bool:

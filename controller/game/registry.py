@@ -5,7 +5,7 @@ for one imports that game only. Adding a game is one package and one line here."
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from controller.game.definition import GameDefinition
@@ -84,8 +84,3 @@ class ByGame(Mapping[str, T]):
 
     def __repr__(self) -> str:
         return f"ByGame({list(self)})"
-
-    def get_any(self, name: Any, default: T | None = None) -> T | None:
-        """``get`` for a name of any type (a value read from a file)."""
-        value = self._get(name)
-        return default if value is None else value

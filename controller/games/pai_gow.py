@@ -41,7 +41,7 @@ from itertools import combinations
 from typing import Any
 
 from controller.cards import Card, CardError, format_cards, parse_cards
-from controller.game_options import pai_gow_options
+from controller.game_options import PaiGowOptions, pai_gow_options
 from controller.games.house_way import Decision, HouseWay, house_way
 from controller.games.pai_gow_deal import StartError, misdeal_reasons, position_name, start_position
 from controller.games.record import Problems, read_seats, write_record
@@ -152,11 +152,8 @@ def _player_set(
     return high, low
 
 
-def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
-    """Check a round record; raises ``RecordError`` listing all problems. A bad deal is not a
-    problem of the record but a misdeal, recorded in the round."""
-    problems = Problems()
-    o = pai_gow_options(table)
+def _start(problems: Problems, data: Mapping[str, Any], o: PaiGowOptions, table: TableConfig) -> tuple[str, int]:
+    """The record's starting position (31.11): its method and value."""
     start = data.get("start")
     method, value = o["start_method"], 0
     if not isinstance(start, dict) or set(start) != {"method", "value"}:
@@ -167,6 +164,35 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
             start_position(method, value, o["count_direction"], table.seats)
         except StartError as exc:
             problems.add("$.start", str(exc))
+    return method, value
+
+
+def _empty(
+    problems: Problems, data: Mapping[str, Any], table: TableConfig, seated: set[int]
+) -> dict[int, tuple[Card, ...]]:
+    """The cards dealt to the positions without a wager (31.8: every position is dealt)."""
+    empty: dict[int, tuple[Card, ...]] = {}
+    raw_empty = data.get("empty", {})
+    if not isinstance(raw_empty, dict):
+        problems.add("$.empty", "must map seat numbers without a wager to the cards dealt there")
+        raw_empty = {}
+    for key, text in raw_empty.items():
+        number = int(key) if str(key).isdigit() else 0
+        if not 1 <= number <= table.seats or number in seated:
+            problems.add(f"$.empty.{key}", "must be a seat of this table with no wager")
+            continue
+        cards = _hand(problems, f"$.empty.{key}", text)
+        if cards is not None:
+            empty[number] = cards
+    return empty
+
+
+def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
+    """Check a round record; raises ``RecordError`` listing all problems. A bad deal is not a
+    problem of the record but a misdeal, recorded in the round."""
+    problems = Problems()
+    o = pai_gow_options(table)
+    method, value = _start(problems, data, o, table)
     remaining = data.get("remaining", 4)
     if isinstance(remaining, bool) or not isinstance(remaining, int) or remaining < 0:
         problems.add("$.remaining", f"the count of cards left after the deal, got {remaining!r}")
@@ -182,20 +208,7 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
         dealer = _hand(problems, "$.dealer.cards", raw_dealer.get("cards"))
     else:
         dealer = _hand(problems, "$.dealer", raw_dealer)
-    empty: dict[int, tuple[Card, ...]] = {}
-    raw_empty = data.get("empty", {})
-    if not isinstance(raw_empty, dict):
-        problems.add("$.empty", "must map seat numbers without a wager to the cards dealt there")
-        raw_empty = {}
-    seated = {rec.seat for rec, _ in raw_seats}
-    for key, text in raw_empty.items():
-        number = int(key) if str(key).isdigit() else 0
-        if not 1 <= number <= table.seats or number in seated:
-            problems.add(f"$.empty.{key}", "must be a seat of this table with no wager")
-            continue
-        cards = _hand(problems, f"$.empty.{key}", text)
-        if cards is not None:
-            empty[number] = cards
+    empty = _empty(problems, data, table, {rec.seat for rec, _ in raw_seats})
     hands = {f"seat {rec.seat}": cards for rec, cards in raw_seats if cards is not None}
     hands.update({f"seat {n} (no wager)": c for n, c in empty.items()})
     if dealer is not None:

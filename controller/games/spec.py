@@ -12,13 +12,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from controller.catalog import CATALOG, GameCatalog, Option
+from controller.catalog import GameCatalog, Option
 from controller.game.definition import load
 from controller.game.registry import ByGame, definition, names
 from controller.hands import HandRules
 from controller.names import game_name
 
 if TYPE_CHECKING:
+    from controller.game.definition import GameDefinition
     from controller.par.sheet import ParSheet
     from controller.settlement import Settlement
     from controller.table_config import TableConfig
@@ -54,7 +55,7 @@ class GameSpec:
     @property
     def catalog(self) -> GameCatalog:
         """The game's wager spots, paytable spots and settings."""
-        return CATALOG[self.name]
+        return definition(self.name).catalog
 
     @property
     def rules(self) -> HandRules:
@@ -72,7 +73,14 @@ class GameSpec:
         return build(table)
 
 
-SPECS: ByGame[GameSpec] = ByGame(lambda game: game.spec)
+def _spec(game: GameDefinition) -> GameSpec:
+    spec = game.spec
+    if not isinstance(spec, GameSpec):
+        raise TypeError(f"the definition of {game.name} holds no GameSpec")
+    return spec
+
+
+SPECS: ByGame[GameSpec] = ByGame(_spec)
 """Every game's spec, by name: read from its definition (:mod:`controller.game.registry`), a
 lookup imports that game only."""
 
@@ -84,4 +92,4 @@ def known_games() -> tuple[str, ...]:
 
 def spec_for(game: str) -> GameSpec:
     """The spec of ``game``; raises ``KeyError`` naming the known games."""
-    return definition(game).spec
+    return _spec(definition(game))

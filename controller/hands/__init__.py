@@ -17,11 +17,9 @@ from controller.hands.rules import (
     BOSTON5,
     MISSISSIPPI_STUD,
     PAI_GOW,
-    RULES,
     THREE_CARD_POKER,
     HandRules,
     Wheel,
-    rules_for,
 )
 from controller.hands.value import (
     HandError,
@@ -45,8 +43,6 @@ __all__ = [
     "MISSISSIPPI_STUD",
     "PAI_GOW",
     "THREE_CARD_POKER",
-    "RULES",
-    "rules_for",
     "rank_hand",
     "kind_for_size",
     "evaluate_five",

@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from controller.game.registry import ByGame, definition
 from controller.hands.categories import Category
 
-__all__ = ["Wheel", "HandRules", "BOSTON5", "MISSISSIPPI_STUD", "PAI_GOW", "THREE_CARD_POKER", "RULES", "rules_for"]
+__all__ = ["Wheel", "HandRules", "BOSTON5", "MISSISSIPPI_STUD", "PAI_GOW", "THREE_CARD_POKER"]
 
 
 class Wheel(Enum):
@@ -72,12 +71,3 @@ PAI_GOW = HandRules("pai_gow", Wheel.SECOND_HIGHEST, True, None, True, True)
 THREE_CARD_POKER = HandRules("three_card_poker", Wheel.LOWEST, False, THREE_CARD_BOSTON5, False, False)
 """Three Card Poker (N.J.A.C. 13:69F-20, rank of hands): straight flush > three of a kind >
 straight > flush > pair > high card; A-2-3 the lowest straight, Q-K-A the highest."""
-
-RULES: ByGame[HandRules] = ByGame(lambda game: game.rules)
-"""Each game's ranking rules by name, as written in config and on the command line: read from its
-definition (:mod:`controller.game.registry`)."""
-
-
-def rules_for(game: str) -> HandRules:
-    """The ranking rules of ``game``; raises ``KeyError`` naming the known games."""
-    return definition(game).rules

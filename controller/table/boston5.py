@@ -20,6 +20,7 @@ from controller.settlement import DISCARD_UNEXPOSED, Action, Settlement, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
 from controller.table.screen import Notice, seats_named
+from drivers.bet_spots import SpotReport
 
 _COUNT = {1: "one more", 2: "two"}
 """A seat's or the dealer's final cards still needed, as the prompt says it."""
@@ -290,7 +291,7 @@ class Boston5Table(RoundTable):
         elif self.phase is P.FINAL_DEAL or (self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL):
             self.prompt_final()  # what each seat still needs (a card accepted while held included)
 
-    def on_SpotReport(self, e: Any) -> None:
+    def on_SpotReport(self, e: SpotReport) -> None:
         if self.wagers.bet_while_open(e):
             return
         seat = self.seats.get(e.seat)

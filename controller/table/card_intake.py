@@ -7,24 +7,55 @@ card ledger (:mod:`.card_ledger`), which is the round record's ``cards``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from controller.cards import Card, CardError, card, deck
-from controller.table.card_ledger import BURNED, DUPLICATE, UNREADABLE
+from controller.table.card_ledger import BURNED, DUPLICATE, UNREADABLE, CardLedger
+from controller.table.dealer_screen import DealerScreen
+from controller.table.device_state import DeviceLinks
+from controller.table.holds import Holds, cards_wait_reason
+from controller.table.round_state import Fire, GameShape, RoundState
+from controller.table.shoe_faults import ShoeFaults
 from controller.table.supervisor import Record
-
-if TYPE_CHECKING:
-    from controller.table.round import RoundTable
+from drivers.shoe import CardDealt, CardUnreadable
 
 __all__ = ["CardIntake"]
 
 
 class CardIntake:
-    """The cards ``table`` takes from its shoe this round."""
+    """The cards the round takes from its shoe, into ``ledger``.
 
-    def __init__(self, table: RoundTable) -> None:
-        self.table = table
-        self.ledger = table.ledger
+    The game's hooks it calls: ``on_card`` (a card to its place), ``card_place`` (where the card
+    dealt after so many goes, in the dealer's words), ``dealing`` (a card is expected now),
+    ``deal_size`` (the round's deal, when known), ``cards_seen`` (the cards dealt to places) and
+    ``hold_prompt`` (the screen's prompt while held); ``deal_started`` fires the machine's trigger;
+    ``read_again`` asks the supervisor's "card read again" action for a misread card read again.
+    """
+
+    def __init__(
+        self,
+        state: RoundState,
+        shape: GameShape,
+        ledger: CardLedger,
+        holds: Holds,
+        shoe_faults: ShoeFaults,
+        device_links: DeviceLinks,
+        display: DealerScreen,
+        deal_started: Fire,
+        read_again: Callable[[Card, int], object],
+        on_card: Callable[[Card, int], None],
+        card_place: Callable[[int], str],
+        dealing: Callable[[], bool],
+        deal_size: Callable[[], int | None],
+        cards_seen: Callable[[], list[Card]],
+        hold_prompt: Callable[[], str],
+    ) -> None:
+        self._state, self._shape, self._holds, self._shoe_faults = state, shape, holds, shoe_faults
+        self._device_links = device_links
+        self._display, self._deal_started, self._read_again = display, deal_started, read_again
+        self._on_card, self._card_place, self._dealing = on_card, card_place, dealing
+        self._deal_size, self._cards_seen, self._hold_prompt = deal_size, cards_seen, hold_prompt
+        self.ledger = ledger
         self.misread_index: int | None = None
         """The index of the card to read again or enter (an unreadable or duplicate card)."""
         self.misread_at = 0
@@ -44,35 +75,33 @@ class CardIntake:
 
     def expected(self, index: int) -> bool:
         """A card is expected now: while dealing (or the first card after "no more bets")."""
-        t = self.table
-        if t.CARD_STARTS_DEAL and t.phase is t.common.no_more_bets:
+        if self._shape.card_starts_deal and self._state.phase is self._shape.common.no_more_bets:
             return True
-        return t.dealing()
+        return self._dealing()
 
     def deal_expected(self) -> bool:
         """A card is expected now, or would be once the hold ends (the state held from)."""
-        t = self.table
-        phase = t.holds.held_from if t.phase is t.common.hold else t.phase
+        shape, state = self._shape, self._state
+        phase = state.held_from if state.phase is shape.common.hold else state.phase
         if phase is None:
             return False
-        return (t.CARD_STARTS_DEAL and phase is t.common.no_more_bets) or phase.value in t.DEALING_STATES
+        return (shape.card_starts_deal and phase is shape.common.no_more_bets) or phase.value in shape.dealing_states
 
     def waiting_for_the_deal(self) -> None:
         """After an event: cards that wait while none was expected (they left the shoe during a
         journal outage, before the presses that start the deal were acted on) go to the
         supervisor once the deal is expected."""
-        t = self.table
-        if self.ledger.waiting and t.phase in t.PLAYING and self.deal_expected():
-            t.holds.hold(self.waiting_reason())
+        if self.ledger.waiting and self._state.phase in self._shape.playing and self.deal_expected():
+            self._holds.hold(self.waiting_reason())
 
     def hold_prompt(self) -> str | None:
         """What clears a hold for a misread card (None: not held for one)."""
         if self.entry_card is not None:
             # The card is face down: the display names it by its deck number only (docs/dealer-guide.md).
-            place = self.table.card_place(self.table.dealt)
+            place = self._card_place(self._state.dealt)
             return f"{place}: deck no. {self.entry_card.index + 1}? next / previous, confirm"
         if self.misread_index is not None and not self.waiting_before_misread():
-            gone = self.table.links.device_links.why_not_back()
+            gone = self._device_links.why_not_back()
             if gone is not None:  # no card can be read again while a device is not back
                 return f"wait for the device ({gone}); or key: next enters it, void"
             return "deal it again to re-read; or key: next enters it, void"
@@ -80,27 +109,26 @@ class CardIntake:
 
     # --- reports from the shoe ------------------------------------------------------------------
 
-    def dealt(self, e: Any) -> None:
+    def dealt(self, e: CardDealt) -> None:
         """A ``CardDealt`` report."""
-        t = self.table
         try:
             dealt = card(e.card)
         except CardError:
             self.misread_at = len(self.ledger.entries)
             self.ledger.not_used(e.index, str(e.card), UNREADABLE)
             self.misread_index = e.index
-            t.holds.hold(f"unreadable card report {e.card!r} (index {e.index}): read it again, enter it, or void")
+            self._holds.hold(f"unreadable card report {e.card!r} (index {e.index}): read it again, enter it, or void")
             return
         broken = self.count_broken(e.index)
         if broken is not None:
             self.ledger.wait(e.index, dealt, f"dealt after a {broken} in the shoe's card numbers")
             return
-        if t.phase is t.common.hold:
+        if self._state.phase is self._shape.common.hold:
             if self.misread_index == e.index:  # the misread card read again
-                t.supervisor.attempt("card read again", dealt=dealt, index=e.index)
+                self._read_again(dealt, e.index)
             else:  # left the shoe while held: kept, and waits for the supervisor
                 self.ledger.wait(e.index, dealt, "dealt while held")
-                t.display.note(f"card {e.index} dealt while held: it waits for the supervisor")
+                self._display.note(f"card {e.index} dealt while held: it waits for the supervisor")
             return
         self.take(e.index, dealt)
 
@@ -125,39 +153,37 @@ class CardIntake:
             broken, what = "restart", f"start over at 1 after {last} in the middle of the round, with no shuffle"
         else:
             broken, what = "repeat", f"repeat: card {index} reported again after {last}"
-        self.table.holds.hold(
-            f"shoe card numbers {what}: supervisor: confirm accepts the cards, void declares a misdeal"
-        )
+        self._holds.hold(f"shoe card numbers {what}: supervisor: confirm accepts the cards, void declares a misdeal")
         return broken
 
     def beyond_deal(self, placed: int) -> bool:
         """Whether the card dealt after ``placed`` cards is beyond the round's deal (the game's
         ``deal_size``): it is no one's card, and goes to the discard rack unexposed with the stub
         (Boston 5 24.8(d); Mississippi Stud 35.9, digest 2.3 step 6; pai gow 31.8: four remain)."""
-        size = self.table.deal_size()
+        size = self._deal_size()
         return size is not None and placed >= size
 
-    def unreadable(self, e: Any) -> None:
+    def unreadable(self, e: CardUnreadable) -> None:
         """A ``CardUnreadable`` report: the table holds until it is read again or entered. A card
         beyond the deal has no place to enter it in: it is burned, and the table holds for the
         supervisor (clear fault goes on, void declares a misdeal), as for a readable one. So is
         one that left the shoe before the deal (betting open): the seats may still change, so it
         has no place in the deal to enter it in."""
-        t = self.table
-        if self.beyond_deal(t.dealt + len(self.ledger.waiting)):
+        dealt = self._state.dealt
+        if self.beyond_deal(dealt + len(self.ledger.waiting)):
             broken = self.count_broken(e.index)
             self.ledger.not_used(e.index, "??", f"{BURNED} (unreadable, beyond the deal)")
             if broken is None:
-                t.holds.hold(
+                self._holds.hold(
                     f"card {e.index} from the shoe after the round's last card, unreadable: burned unexposed; "
                     "supervisor: clear fault goes on, void declares a misdeal"
                 )
             return
-        if not t.dealt and not self.deal_expected():  # the seats may still change: no place to enter it in
+        if not dealt and not self.deal_expected():  # the seats may still change: no place to enter it in
             broken = self.count_broken(e.index)
             self.ledger.not_used(e.index, "??", f"{BURNED} (unreadable, dealt when none was expected)")
             if broken is None:
-                t.holds.hold(
+                self._holds.hold(
                     f"card {e.index} from the shoe before the round's first card, unreadable: burned unexposed; "
                     "supervisor: clear fault goes on, void declares a misdeal"
                 )
@@ -168,24 +194,23 @@ class CardIntake:
         self.misread_index = e.index
         if broken is not None:
             return
-        place = self.table.card_place(self.table.dealt)
-        self.table.holds.hold(f"unreadable card: {place} (shoe card {e.index}): read it again, or void")
+        place = self._card_place(self._state.dealt)
+        self._holds.hold(f"unreadable card: {place} (shoe card {e.index}): read it again, or void")
 
     def take(self, index: int, dealt: Card) -> None:
         """A card from the shoe while the round is played: placed by the game, or held for."""
-        t = self.table
         if not self.expected(index):
             self.ledger.wait(index, dealt, "dealt when none was expected")
-            t.holds.hold(f"card {index} from the shoe dealt when none was expected")
+            self._holds.hold(f"card {index} from the shoe dealt when none was expected")
             return
-        if t.phase is t.common.no_more_bets:
-            t.deal_started()
-        elif dealt in t.cards_seen():
+        if self._state.phase is self._shape.common.no_more_bets:
+            self._deal_started()
+        elif dealt in self._cards_seen():
             self.misread_at = len(self.ledger.entries)
             self.ledger.not_used(index, str(dealt), DUPLICATE)
             self.misread_index = index
-            t.holds.hold(
-                f"duplicate card: {t.card_place(t.dealt)} (shoe card {index}) read as one already dealt:"
+            self._holds.hold(
+                f"duplicate card: {self._card_place(self._state.dealt)} (shoe card {index}) read as one already dealt:"
                 " read it again, enter it, or void"
             )
             return
@@ -194,36 +219,33 @@ class CardIntake:
     def to_game(self, index: int, dealt: Card) -> None:
         """Give shoe card ``index`` to the game (``on_card``) in its place in the deal; a card
         beyond the deal is never a seat's or a community card: it is burned."""
-        t = self.table
-        if self.beyond_deal(t.dealt):
+        if self.beyond_deal(self._state.dealt):
             self.ledger.not_used(index, str(dealt), BURNED)
-            t.display.note(f"shoe card {index}: no place in the deal, burned")
+            self._display.note(f"shoe card {index}: no place in the deal, burned")
             return
         self.card_index = index
-        t.on_card(dealt, index)
+        self._on_card(dealt, index)
 
     def place_corrected(self, dealt: Card, index: int) -> None:
         """Deal the corrected misread card, then the cards that waited behind it (the supervisor
         decides on those: the table holds again for them)."""
-        t = self.table
         self.misread_index, self.entry, self.entry_card = None, None, None
-        t.holds.release()
+        self._holds.release()
         self.to_game(index, dealt)
-        if self.ledger.waiting and t.phase is not t.common.hold:
-            t.holds.hold(self.waiting_reason())
+        if self.ledger.waiting and self._state.phase is not self._shape.common.hold:
+            self._holds.hold(self.waiting_reason())
 
     def place_waiting(self, cards: list[tuple[int, Card]]) -> None:
         """Place cards that waited, in dealt order (a card with no place in the deal is burned);
         when one holds the table again, the rest wait again."""
-        t = self.table
         for n, (index, dealt) in enumerate(cards):
-            if t.phase is t.common.hold:  # a card held the table again
+            if self._state.phase is self._shape.common.hold:  # a card held the table again
                 for later, later_card in cards[n:]:
                     self.ledger.wait(later, later_card, "dealt while held")
                 return
             if not self.expected(index):
                 self.ledger.not_used(index, str(dealt), BURNED)
-                t.display.note(f"shoe card {index}: no place in the deal, burned")
+                self._display.note(f"shoe card {index}: no place in the deal, burned")
                 continue
             self.take(index, dealt)
 
@@ -242,23 +264,22 @@ class CardIntake:
         return bool(self.ledger.waiting)
 
     def waiting_reason(self) -> str:
-        n = len(self.ledger.waiting)
-        return f"{n} card{'s' if n > 1 else ''} dealt while held: supervisor: confirm accepts, void declares a misdeal"
+        return cards_wait_reason(len(self.ledger.waiting))
 
     def why_not_accept(self) -> str | None:
         """Why the waiting cards cannot be placed now: a misread card before them comes first."""
         if self.misread_index is not None and not self.waiting_before_misread():
             return f"card {self.misread_index} must be read again or entered first"
-        return self.table.links.why_not_resume()
+        return self._shoe_faults.why_not_resume()
 
     def accept_read_again(self, button: str, record: Record, dealt: Card, index: int) -> None:
         """Supervisor action: the misread card read again by the shoe (not while cards that came
         out before it wait: they take their places first)."""
         if self.waiting_before_misread():
-            self.table.display.note(f"shoe card {index} read again: accept the cards dealt before it first")
+            self._display.note(f"shoe card {index} read again: accept the cards dealt before it first")
             return
-        if dealt in self.table.cards_seen():
-            self.table.display.note(f"shoe card {index} read again as a card already dealt: not accepted")
+        if dealt in self._cards_seen():
+            self._display.note(f"shoe card {index} read again as a card already dealt: not accepted")
             return
         record(f"shoe card {index} read again")
         self.place_corrected(dealt, index)
@@ -266,40 +287,38 @@ class CardIntake:
     def enter_card(self, button: str, record: Record) -> None:
         """Supervisor action: enter the card the shoe misread: ``next`` / ``previous`` move through
         the cards not yet dealt this round, ``confirm`` deals the one shown."""
-        t = self.table
         if button in ("next", "previous"):
-            seen = set(t.cards_seen()) | {c for _, c in self.ledger.waiting}  # out of the shoe too
-            choices = [c for c in deck(joker=t.DECK == 53) if c not in seen]
+            seen = set(self._cards_seen()) | {c for _, c in self.ledger.waiting}  # out of the shoe too
+            choices = [c for c in deck(joker=self._shape.deck == 53) if c not in seen]
             step = 1 if button == "next" else -1
             self.entry = (
                 (self.entry + step) % len(choices) if self.entry is not None else (0 if step == 1 else len(choices) - 1)
             )
             self.entry_card = choices[self.entry]
-            t.display.shown(t.hold_prompt())
+            self._display.shown(self._hold_prompt())
             return
         if self.entry_card is None:
             return
         dealt, index = self.entry_card, self.misread_index
         assert index is not None
-        record(f"{t.card_place(t.dealt)} (shoe card {index}) entered")
+        record(f"{self._card_place(self._state.dealt)} (shoe card {index}) entered")
         self.place_corrected(dealt, index)
 
     def accept_waiting_cards(self, button: str, record: Record) -> None:
         """Supervisor action: the cards that left the shoe while held go to their places in the
         dealing order (a card with no place in the deal is burned)."""
-        t = self.table
         misread = self.misread_index is not None
         cards = self.ledger.take_waiting(self.misread_at if misread else None)
         record(f"shoe cards {', '.join(str(i) for i, _ in cards)} dealt while held, accepted in dealing order")
-        t.holds.release()
+        self._holds.release()
         self.place_waiting(cards)
-        if misread and t.phase is not t.common.hold:  # the misread card that came out after them
-            t.holds.hold(
-                f"unreadable card: {t.card_place(t.dealt)} (shoe card {self.misread_index}): read it again, or void"
+        if misread and self._state.phase is not self._shape.common.hold:  # the misread card that came out after them
+            self._holds.hold(
+                f"unreadable card: {self._card_place(self._state.dealt)} (shoe card {self.misread_index}): read it again, or void"
             )
 
     def declare_misdeal(self, button: str, record: Record) -> None:
         """Supervisor action: the cards dealt while held make a misdeal: the round is void."""
         cards = ", ".join(str(i) for i, _ in self.ledger.waiting)
-        record(f"round {self.table.round_no}: shoe cards {cards} dealt while held: misdeal, all wagers returned")
-        self.table.holds.void()
+        record(f"round {self._state.round_no}: shoe cards {cards} dealt while held: misdeal, all wagers returned")
+        self._holds.void()

@@ -4,32 +4,47 @@ shoe's count and its jam or open door, the rounds since the stub was counted), a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from controller.table.stub_count import STUB_EVERY
-
-if TYPE_CHECKING:
-    from controller.table.round import RoundTable
+from controller.table.bet_board import BetBoard
+from controller.table.card_ledger import CardLedger
+from controller.table.dealer_screen import DealerScreen
+from controller.table.round_state import Fire, RoundState
+from controller.table.shoe_faults import ShoeFaults
+from controller.table.stub_count import STUB_EVERY, StubCount
+from controller.table.supervisor import SupervisorKey
 
 __all__ = ["CarryOver"]
 
 
 class CarryOver:
-    """``table``'s state between rounds, as a snapshot and back."""
+    """The table's state between rounds, as a snapshot and back: read from its parts, and the
+    table opened again from it (``open_table`` fires the machine's trigger)."""
 
-    def __init__(self, table: RoundTable) -> None:
-        self.table = table
+    def __init__(
+        self,
+        state: RoundState,
+        key: SupervisorKey,
+        board: BetBoard,
+        ledger: CardLedger,
+        stub: StubCount,
+        shoe_faults: ShoeFaults,
+        display: DealerScreen,
+        open_table: Fire,
+    ) -> None:
+        self._state, self._key, self._board, self._ledger = state, key, board, ledger
+        self._stub, self._shoe_faults, self._display, self._open_table = stub, shoe_faults, display, open_table
 
     def snapshot(self) -> dict[str, Any]:
         """What the table carries from one round to the next (taken as a round starts)."""
-        t = self.table
+        faults = self._shoe_faults
         return {
-            "round_no": t.round_no,
-            "supervisor": t.supervisor.key_on,
-            "spots": [[seat, spot, cents] for (seat, spot), cents in sorted(t.board.levels.items())],
-            "shoe_count": t.ledger.shoe_count,
-            "rounds_dealt": t.stub.rounds_dealt,
-            "shoe_faults": {"jammed": t.shoe_faults.jammed, "door_open": t.shoe_faults.door_open},
+            "round_no": self._state.round_no,
+            "supervisor": self._key.on,
+            "spots": [[seat, spot, cents] for (seat, spot), cents in sorted(self._board.levels.items())],
+            "shoe_count": self._ledger.shoe_count,
+            "rounds_dealt": self._stub.rounds_dealt,
+            "shoe_faults": {"jammed": faults.jammed, "door_open": faults.door_open},
         }
 
     @staticmethod
@@ -48,14 +63,14 @@ class CarryOver:
     def restore(self, state: dict[str, Any]) -> None:
         """Start from a snapshot: the closed table opens again at the snapshot's round (the key
         counts as off: the panel must report it again after a restart)."""
-        t = self.table
-        t.round_no = int(state["round_no"]) - 1
+        self._state.round_no = int(state["round_no"]) - 1
         for seat, spot, cents in state.get("spots", []):
-            t.board.report(seat, spot, cents)
-        t.ledger.shoe_count = int(state.get("shoe_count", 0))
+            self._board.report(seat, spot, cents)
+        self._ledger.shoe_count = int(state.get("shoe_count", 0))
         # older snapshots: the rounds since the last count follow from the round number
-        t.stub.rounds_dealt = int(state.get("rounds_dealt", (int(state["round_no"]) - 1) % STUB_EVERY))
+        self._stub.rounds_dealt = int(state.get("rounds_dealt", (int(state["round_no"]) - 1) % STUB_EVERY))
         faults = state.get("shoe_faults", {})  # older snapshots: none known (the shoe's state read says)
-        t.shoe_faults.jammed, t.shoe_faults.door_open = bool(faults.get("jammed")), bool(faults.get("door_open"))
-        t.open_table()
-        t.display.show()
+        shoe = self._shoe_faults
+        shoe.jammed, shoe.door_open = bool(faults.get("jammed")), bool(faults.get("door_open"))
+        self._open_table()
+        self._display.show()

@@ -7,12 +7,11 @@ The screen itself is a pure function of the table's :class:`~controller.table.sc
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
+from controller.table.device_state import DeviceLinks, ShownState
+from controller.table.round_state import GameShape, RoundState
 from controller.table.screen import DisplaySize, Notice, ScreenState, fits, page_count, render
-
-if TYPE_CHECKING:
-    from controller.table.round import RoundTable
 
 __all__ = ["DealerScreen", "KEEP_PROMPTS"]
 
@@ -22,10 +21,28 @@ dealer and the tests look at)."""
 
 
 class DealerScreen:
-    """``table``'s screen: what it asks, notes and notifies, and the lines last sent."""
+    """The dealer's screen: what it asks, notes and notifies, and the lines last sent (to
+    ``shown``, the panel's state kept for its link-ups).
 
-    def __init__(self, table: RoundTable, size: DisplaySize) -> None:
-        self.table = table
+    It reads the round's ``state`` and ``device_links``; the game's hooks: ``hold_prompt`` (the
+    prompt while held), ``screen_details`` (the details of the state now), ``uses_next_previous``
+    (whether next / previous mean something now, rather than paging) and ``notice_confirmed``."""
+
+    def __init__(
+        self,
+        state: RoundState,
+        shape: GameShape,
+        device_links: DeviceLinks,
+        shown: ShownState,
+        size: DisplaySize,
+        hold_prompt: Callable[[], str],
+        screen_details: Callable[[], list[str]],
+        uses_next_previous: Callable[[], bool],
+        notice_confirmed: Callable[[Notice], None],
+    ) -> None:
+        self._state, self._shape, self._device_links, self._shown = state, shape, device_links, shown
+        self._hold_prompt, self._screen_details = hold_prompt, screen_details
+        self._uses_next_previous, self._notice_confirmed = uses_next_previous, notice_confirmed
         self.prompts: list[str] = []
         """Every text the dealer was shown (prompts, notes, notices), the recent ones kept."""
         self.texts_shown = 0
@@ -105,37 +122,37 @@ class DealerScreen:
 
     def state(self) -> ScreenState:
         """What the screen shows now (a pure function of this is the screen: :mod:`.screen`)."""
-        t = self.table
-        phase, held_from = t.phase, t.holds.held_from
-        held = phase is t.common.hold
+        state, shape, links = self._state, self._shape, self._device_links
+        phase, held_from = state.phase, state.held_from
+        held = phase is shape.common.hold
         # ``_value_`` is the plain attribute behind ``.value`` (a descriptor, slow on every event)
         step = phase._value_ if not held or held_from is None else held_from._value_
         if held:
-            prompt = t.hold_prompt()
-        elif phase._value_ in t.CONFIRM_PHASES:
+            prompt = self._hold_prompt()
+        elif phase._value_ in shape.confirm_phases:
             prompt = f"{self.prompt}; confirm"
             if not fits(prompt, self.size.lines - 2, self.size.columns):  # the end goes below: say it first
                 prompt = f"confirm when done: {self.prompt}"
         else:
             prompt = self.prompt
-        if not held and t.links.device_links.pending and phase is not t.common.betting and phase in t.PLAYING:
+        if not held and links.pending and phase is not shape.common.betting and phase in shape.playing:
             # a round recovered after a restart: no device has connected yet, and none is down (that
             # would hold), so the dealer waits for them rather than being told to deal
-            missing = t.links.device_links.never_connected()
+            missing = links.never_connected()
             if missing:
                 prompt = f"wait: {', '.join(missing)} not connected yet"
         notices = self.notices
         again: tuple[str, ...] = ()
-        if self.until_pressed and not t.links.device_links.out():
+        if self.until_pressed and not links.out():
             # a press to make again, shown once every device's link is up (until then the table
             # holds and would not act on it: the screen never says to deal with a device down)
             again = tuple(n for n in self.until_pressed.values() if n not in self.notes)
         return ScreenState(  # by position: made after every event, and keywords cost a named tuple more
-            t.round_no,
+            state.round_no,
             step,
             prompt,
-            tuple(t.screen_details()),
-            t.holds.reason if held else "",
+            tuple(self._screen_details()),
+            state.hold_reason if held else "",
             notices[0] if notices else None,
             self.page if notices else self.detail_page,
             (*self.notes, *again),
@@ -153,7 +170,7 @@ class DealerScreen:
         devices have no screen of their own (``shows_screen`` false: the soak's), the screen is
         made only when :attr:`lines` is read; what it shows is a function of the table's state
         alone, so it is the screen this event would have sent."""
-        if getattr(self.table.shown.target, "shows_screen", True):
+        if getattr(self._shown.target, "shows_screen", True):
             self._send()
         else:
             self._stale = True
@@ -166,7 +183,7 @@ class DealerScreen:
         lines = self._rendered[1]
         if lines != self._lines:
             self._lines = lines
-            self.table.devices.screen(lines)
+            self._shown.screen(lines)
 
     def button(self, button: str) -> bool:
         """``next`` / ``previous`` page a notice, ``confirm`` goes to its next page or, on the last,
@@ -177,7 +194,7 @@ class DealerScreen:
             return False
         pages = page_count(self.state(), self.size)
         if not self.notices:  # details longer than the screen: next / previous page them when free
-            if pages == 1 or self.table.uses_next_previous():
+            if pages == 1 or self._uses_next_previous():
                 return False
             step = 1 if button == "next" else -1
             self.detail_page = (self.detail_page + step) % pages
@@ -190,5 +207,5 @@ class DealerScreen:
             done = self.notices.pop(0)
             self.page = 0
             self.shown(f"confirmed: {done.title}")
-            self.table.notice_confirmed(done)
+            self._notice_confirmed(done)
         return True

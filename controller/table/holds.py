@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from controller.table.card_ledger import CardLedger
+from controller.table.dealer_screen import DealerScreen
+from controller.table.device_state import DeviceLinks
+from controller.table.round_state import DeviceCommands, Fire, GameShape, RoundState
 from controller.table.supervisor import Record
+from drivers.protocol import DeviceFault
 
-if TYPE_CHECKING:
-    from controller.table.round import RoundTable
-
-__all__ = ["HoldKind", "Holds", "ROUND_COMMANDS", "hold_clears"]
+__all__ = ["HoldKind", "Holds", "ROUND_COMMANDS", "NOT_CONNECTED", "hold_clears", "cards_wait_reason"]
 
 log = logging.getLogger("tablectl.table")
 
@@ -110,6 +113,11 @@ class HoldKind(Enum):
         return "supervisor: key, then clear fault or void"
 
 
+def cards_wait_reason(waiting: int) -> str:
+    """The hold's reason while ``waiting`` cards that left the shoe wait for the supervisor."""
+    return f"{waiting} card{'s' if waiting > 1 else ''} dealt while held: supervisor: confirm accepts, void declares a misdeal"
+
+
 def hold_clears(reason: str) -> str:
     """What clears a hold with ``reason`` (as this module and its callers word reasons), in words
     (the page and the pit show it)."""
@@ -146,48 +154,84 @@ def hold_clears(reason: str) -> str:
 
 
 class Holds:
-    """The hold on ``table`` now: why, the state it was held from, the devices lost meanwhile."""
+    """The hold on the round now: why, the state it was held from, the devices lost meanwhile.
 
-    def __init__(self, table: RoundTable) -> None:
-        self.table = table
-        self.reason = ""
-        """Why the table holds (the last hold's reason; shown only while held)."""
+    It reads and writes the round's ``state`` (its phase; the hold's reason and the state held
+    from are kept there for the screen and the game to read), fires the machine's ``hold``,
+    ``resume`` and ``void`` triggers, and calls ``after_release`` once a hold ended (a record
+    that could not be settled is settled again: :meth:`.settlement_walk.SettlementWalk.settle_again`).
+    """
+
+    def __init__(
+        self,
+        state: RoundState,
+        shape: GameShape,
+        commands: DeviceCommands,
+        display: DealerScreen,
+        ledger: CardLedger,
+        device_links: DeviceLinks,
+        hold: Fire,
+        resume: Fire,
+        void: Fire,
+        after_release: Callable[[], None],
+    ) -> None:
+        self._state, self._shape, self._commands, self._display = state, shape, commands, display
+        self._ledger, self._device_links = ledger, device_links
+        self._hold, self._resume, self._void, self._after_release = hold, resume, void, after_release
         self.kind = HoldKind.TABLE
-        self.held_from: Enum | None = None
         self.held_links: set[str] = set()
         """The devices whose link went down during the hold on now."""
         self.failed_devices: set[str] = set()
         """Devices a command the round depends on finally failed for (sent their state at clear fault)."""
+        self.machine_error: str | None = None
+        """The kind of the last error a machine callback raised (None: none since start)."""
+
+    @property
+    def reason(self) -> str:
+        """Why the table holds (the last hold's reason; shown only while held)."""
+        return self._state.hold_reason
+
+    @reason.setter
+    def reason(self, reason: str) -> None:
+        self._state.hold_reason = reason
+
+    @property
+    def held_from(self) -> Enum | None:
+        """The state the last hold was entered from."""
+        return self._state.held_from
+
+    @held_from.setter
+    def held_from(self, phase: Enum | None) -> None:
+        self._state.held_from = phase
 
     @property
     def on(self) -> bool:
-        return self.table.phase is self.table.common.hold
+        return self._state.phase is self._shape.common.hold
 
     def hold(self, reason: str, kind: HoldKind = HoldKind.TABLE) -> None:
         """Hold the round for ``reason`` (in play); on a table already held, the reason replaces
         the one shown or is noted, as its ``kind`` says."""
-        t = self.table
-        if t.phase in t.PLAYING:
+        phase = self._state.phase
+        if phase in self._shape.playing:
             self.reason, self.kind = reason, kind
-            t.hold()
-        elif t.phase is t.common.hold:
+            self._hold()
+        elif phase is self._shape.common.hold:
             held = self.kind
             if kind.replaces(held):
                 self.reason, self.kind = reason, kind
             if kind.noted(held):
-                t.display.note(reason)
+                self._display.note(reason)
 
     def entered(self, reason: str | None = None) -> None:
         """The machine goes to ``hold`` (its ``before`` callback): remember where to resume."""
-        t = self.table
         if reason is not None:
             self.reason, self.kind = reason, HoldKind.TABLE
-        self.held_from = t.phase
+        self.held_from = self._state.phase
         self.held_links = set()
-        t.devices.panel_lamp("clear_fault", True)
-        t.display.shown(f"HOLD: {self.reason}")
+        self._commands.panel_lamp("clear_fault", True)
+        self._display.shown(f"HOLD: {self.reason}")
 
-    def machine_error(self, *_trigger_args: Any, **_trigger_kwargs: Any) -> None:
+    def machine_error_raised(self, *_trigger_args: Any, **_trigger_kwargs: Any) -> None:
         """A callback of the machine raised (its ``on_exception``): the error names the hold's
         reason (the state stays as it is).
 
@@ -198,7 +242,7 @@ class Holds:
         error = sys.exc_info()[1]
         kind = type(error).__name__ if error is not None else "unknown error"
         log.error("table machine error: %s", kind)
-        self.table.machine_error = kind
+        self.machine_error = kind
         self.reason, self.kind = f"controller error: {kind}", HoldKind.TABLE
 
     def journal_failed(self, reason: str) -> None:
@@ -211,34 +255,16 @@ class Holds:
         if self.on:
             self.held_links.add(device)
 
-    def device_fault(self, e: Any) -> None:
-        """A ``DeviceFault`` from a driver (journaled already). A command the round depends on
-        (the display, the spot lock and lamps) that finally failed holds the table: the dealer and
-        the players would go on from a screen or lamps that are wrong."""
-        if getattr(e, "kind", "") in NOT_CONNECTED:
-            self.table.links.cannot_connect(e)
-            return
+    def command_failed(self, e: DeviceFault) -> None:
+        """A ``DeviceFault`` from a driver (journaled already) other than a link that cannot come
+        up (:meth:`.links.LinkReconciler.device_fault`). A command the round depends on (the
+        display, the spot lock and lamps) that finally failed holds the table: the dealer and the
+        players would go on from a screen or lamps that are wrong."""
         if getattr(e, "kind", "") != "command_failed" or getattr(e, "command", "") not in ROUND_COMMANDS:
             return
         self.failed_devices.add(e.device)
-        if self.table.phase in self.table.PLAYING:
+        if self._state.phase in self._shape.playing:
             self.hold(f"{e.device}: {e.error}", HoldKind.COMMAND)
-
-    def journal_refused(self, e: Any) -> None:
-        """A ``JournalFault``: the journal takes records again. The outage was one of every device
-        at once (:meth:`.links.LinkReconciler.journal_outage`): each is read again, and the hold
-        is a link hold until every one is back. With events lost (``e.refused``) the supervisor
-        must see it (held for it first: the outage's re-read does not make it a hold that ends by
-        itself)."""
-        if e.refused:
-            self.hold(f"journal: {e.reason} ({e.refused} events not recorded or acted on)", HoldKind.JOURNAL_REFUSED)
-            self.table.links.journal_outage()
-            return
-        self.table.links.journal_outage()
-        retaken = getattr(e, "retaken", 0)
-        self.table.display.note(f"journal written again: {retaken} events taken again")
-        if self.on and self.kind is HoldKind.JOURNAL and self.why_not_clear() is None:
-            self.release()
 
     def ends_by_itself(self) -> bool:
         """Held for lost links only: the hold ends once every device is back."""
@@ -248,23 +274,22 @@ class Holds:
         """The shoe reports ok again: a hold for its jam or door ends, as a link hold does once
         every device is back: a link still down keeps it (a link hold now), cards that left the
         shoe meanwhile go to the supervisor (confirm accepts them, void is a misdeal)."""
-        t = self.table
         if not (self.on and self.kind is HoldKind.SHOE):
             return
-        gone = sorted(t.links.device_links.pending)
+        gone = sorted(self._device_links.pending)
         if gone:
             self.reason, self.kind = f"link down: {gone[0]}", HoldKind.LINK
             return
-        if t.ledger.waiting:
-            self.hold(t.intake.waiting_reason())
+        if self._ledger.waiting:
+            self.hold(cards_wait_reason(len(self._ledger.waiting)))
             return
-        t.display.note("shoe ok: resume")
+        self._display.note("shoe ok: resume")
         self.release()
 
     def prompt(self) -> str:
         """What clears the hold on now, and who (the screen's prompt): while cards that left the
         shoe wait for the supervisor, clear fault is refused and confirm accepts them."""
-        if self.table.ledger.waiting and not self.kind.ends_by_itself and self.kind is not HoldKind.JOURNAL:
+        if self._ledger.waiting and not self.kind.ends_by_itself and self.kind is not HoldKind.JOURNAL:
             return CARDS_WAIT_PROMPT
         return self.kind.prompt
 
@@ -278,30 +303,25 @@ class Holds:
 
     def release(self) -> None:
         """End the hold: the round goes on where it was held."""
-        self.table.devices.panel_lamp("clear_fault", False)
-        self.table.resume()
-        self.table.walk.settle_again()  # held because the record could not be settled: try again
+        self._commands.panel_lamp("clear_fault", False)
+        self._resume()
+        self._after_release()  # held because the record could not be settled: try again
 
     def void(self) -> None:
         """End the hold (or the round in play) by voiding the round."""
-        self.table.devices.panel_lamp("clear_fault", False)
-        self.table.void()
+        self._commands.panel_lamp("clear_fault", False)
+        self._void()
 
     def void_by_supervisor(self, button: str, record: Record) -> None:
         """Supervisor action: void the round, every wager returned."""
-        record(f"round {self.table.round_no} voided from {self.table.phase.value}: all wagers returned")
+        record(f"round {self._state.round_no} voided from {self._state.phase.value}: all wagers returned")
         self.void()
-
-    def why_not_clear(self) -> str | None:
-        if self.table.ledger.waiting:
-            return self.table.intake.waiting_reason()
-        return self.table.links.why_not_resume()
 
     def clear_fault(self, button: str, record: Record) -> None:
         """Supervisor action: clear the fault and resume where the round was held (a device whose
         command failed is sent its whole state again first)."""
         record(self.reason)
         for device in sorted(self.failed_devices):
-            self.table.devices.resend(device)
+            self._commands.resend(device)
         self.failed_devices = set()
         self.release()

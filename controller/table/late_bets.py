@@ -5,22 +5,34 @@ oldest first. An accepted change must still keep the seat's wagers within the ro
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
+from controller.table.dealer_screen import DealerScreen
 from controller.table.round_data import Seat
-from controller.table.supervisor import Record
-
-if TYPE_CHECKING:
-    from controller.table.round import RoundTable
+from controller.table.round_state import DeviceCommands, GameShape, RoundState
+from controller.table.supervisor import Record, SupervisorKey
 
 __all__ = ["LateBets"]
 
 
 class LateBets:
-    """The late-bet changes of ``table``'s round: every one noted, the pending ones in order."""
+    """The late-bet changes of the round: every one noted, the pending ones in order.
 
-    def __init__(self, table: RoundTable) -> None:
-        self.table = table
+    ``settled``: whether the round's record is settled already; ``seat_problems``: what is wrong
+    with a seat's wagers (:meth:`.wagers.Wagers.seat_problems`)."""
+
+    def __init__(
+        self,
+        state: RoundState,
+        shape: GameShape,
+        commands: DeviceCommands,
+        display: DealerScreen,
+        key: SupervisorKey,
+        settled: Callable[[], bool],
+        seat_problems: Callable[[int, Seat], list[str]],
+    ) -> None:
+        self._state, self._shape, self._commands, self._display = state, shape, commands, display
+        self._key, self._settled, self._seat_problems = key, settled, seat_problems
         self.pending: list[tuple[int, str, int]] = []
         """``(seat, spot, cents)`` changes not accepted yet, oldest first."""
         self.noted: list[str] = []
@@ -36,8 +48,8 @@ class LateBets:
         note = f"{kind} bet: seat {seat} {spot} {cents / 100:.2f} not accepted"
         self.noted.append(note)
         self.pending.append((seat, spot, cents))
-        self.table.devices.lamp(seat, spot, "flash_removed" if kind == "removed" else "flash_late")
-        self.table.display.shown(note)  # on the screen while it is pending (details)
+        self._commands.lamp(seat, spot, "flash_removed" if kind == "removed" else "flash_late")
+        self._display.shown(note)  # on the screen while it is pending (details)
 
     def details(self) -> list[str]:
         """The screen's lines for the pending changes."""
@@ -45,7 +57,7 @@ class LateBets:
         for seat, spot, cents in self.pending:
             kind = "removed" if cents == 0 else "late"
             out.append(f"{kind} bet: seat {seat} {spot} {cents / 100:.2f} not accepted")
-        if self.pending and self.table.supervisor.key_on:
+        if self.pending and self._key.on:
             out.append("supervisor: next accepts the first, previous refuses it")
         return out
 
@@ -61,16 +73,15 @@ class LateBets:
         self.resolve(False, record)
 
     def resolve(self, accept: bool, record: Record) -> None:
-        t = self.table
         seat, spot, cents = self.pending.pop(0)
         if not accept:
             record(f"seat {seat} {spot} {cents / 100:.2f}")
             return
-        s = t.seats.get(seat)
-        if t.walk.settlement is not None:  # the record is settled: what is paid is what it says
+        s = self._state.seats.get(seat)
+        if self._settled():  # the record is settled: what is paid is what it says
             record(f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already settled", "late bet refused")
             return
-        if s is None or spot not in t.BET_SPOTS:
+        if s is None or spot not in self._shape.bet_spots:
             record(f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt", "late bet refused")
             return
         trial = Seat(seat, dict(s.wagers))
@@ -78,8 +89,8 @@ class LateBets:
             trial.wagers[spot] = cents
         else:
             trial.wagers.pop(spot, None)
-        broken = t.wagers.seat_problems(seat, trial) + [
-            f"the {r} wager stays with a dealt hand" for r in t.REQUIRED_SPOTS if r not in trial.wagers
+        broken = self._seat_problems(seat, trial) + [
+            f"the {r} wager stays with a dealt hand" for r in self._shape.required_spots if r not in trial.wagers
         ]
         if broken:  # e.g. a main wager taken off a dealt hand: the seat's wagers would break the rules
             record(
@@ -88,5 +99,5 @@ class LateBets:
             )
             return
         s.wagers = trial.wagers
-        t.devices.lamp(seat, spot, "accepted" if cents else "off")
+        self._commands.lamp(seat, spot, "accepted" if cents else "off")
         record(f"seat {seat} {spot} now {cents / 100:.2f}")

@@ -12,15 +12,24 @@ wait for the supervisor.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
+from controller.table.bet_board import BetBoard
+from controller.table.card_intake import CardIntake
+from controller.table.card_ledger import CardLedger
+from controller.table.dealer_screen import DealerScreen
 from controller.table.device_state import BET_SPOTS, PANEL, SHOE, DeviceLinks
-from controller.table.holds import HoldKind
+from controller.table.engine import JournalFault
+from controller.table.events import DevicesExpected
+from controller.table.holds import NOT_CONNECTED, HoldKind, Holds
+from controller.table.round_state import DeviceCommands, GameShape, RoundState
 from controller.table.screen import DisplaySize
+from controller.table.shoe_faults import ShoeFaults
+from controller.table.supervisor import SupervisorKey
+from controller.table.wagers import FaultReport, Wagers
 from drivers.bet_spots import SpotReport
-
-if TYPE_CHECKING:
-    from controller.table.round import RoundTable
+from drivers.protocol import DeviceFault, LinkDown, LinkUp
+from drivers.state import PanelState, ShoeState, SpotsState
 
 __all__ = ["LinkReconciler"]
 
@@ -31,17 +40,68 @@ DEVICES = (BET_SPOTS, PANEL, SHOE)
 
 
 class LinkReconciler:
-    """``table``'s device links, and what is done when each goes down and comes back."""
+    """The table's device links (``device_links``), and what is done when each goes down and
+    comes back. ``on_spot_report`` is the game's for a checked spot report (a change the bet
+    spots' state read stands for); ``device_fault`` journals and shows a report refused."""
 
-    def __init__(self, table: RoundTable) -> None:
-        self.table = table
-        self.device_links = DeviceLinks()
+    def __init__(
+        self,
+        state: RoundState,
+        shape: GameShape,
+        device_links: DeviceLinks,
+        holds: Holds,
+        shoe_faults: ShoeFaults,
+        key: SupervisorKey,
+        commands: DeviceCommands,
+        display: DealerScreen,
+        ledger: CardLedger,
+        intake: CardIntake,
+        board: BetBoard,
+        wagers: Wagers,
+        on_spot_report: Callable[[SpotReport], None],
+        device_fault: FaultReport,
+    ) -> None:
+        self._state, self._shape, self._holds, self._shoe_faults = state, shape, holds, shoe_faults
+        self._key, self._commands, self._display, self._ledger = key, commands, display, ledger
+        self._intake, self._board, self._wagers = intake, board, wagers
+        self._on_spot_report, self._device_fault = on_spot_report, device_fault
+        self.device_links = device_links
 
     def why_not_resume(self) -> str | None:
         """Why play cannot resume now: a device not back yet, or the shoe jammed or its door open
         (the supervisor may still void)."""
-        gone = self.device_links.why_not_back()
-        return f"a device is not back: {gone}" if gone else self.table.shoe_faults.why_not_resume()
+        return self._shoe_faults.why_not_resume()
+
+    def why_not_clear(self) -> str | None:
+        """Why the supervisor's clear fault cannot resume play now: cards that wait for the
+        supervisor (confirm accepts them), a device not back, or the shoe's fault."""
+        if self._ledger.waiting:
+            return self._intake.waiting_reason()
+        return self.why_not_resume()
+
+    def device_fault(self, e: DeviceFault) -> None:
+        """A ``DeviceFault`` from a driver (journaled already): a link that cannot come up
+        (:meth:`cannot_connect`), or a command that failed (:meth:`.holds.Holds.command_failed`)."""
+        if getattr(e, "kind", "") in NOT_CONNECTED:
+            self.cannot_connect(e)
+            return
+        self._holds.command_failed(e)
+
+    def journal_refused(self, e: JournalFault) -> None:
+        """A ``JournalFault``: the journal takes records again. The outage was one of every device
+        at once (:meth:`journal_outage`): each is read again, and the hold is a link hold until
+        every one is back. With events lost (``e.refused``) the supervisor must see it (held for
+        it first: the outage's re-read does not make it a hold that ends by itself)."""
+        holds = self._holds
+        if e.refused:
+            holds.hold(f"journal: {e.reason} ({e.refused} events not recorded or acted on)", HoldKind.JOURNAL_REFUSED)
+            self.journal_outage()
+            return
+        self.journal_outage()
+        retaken = getattr(e, "retaken", 0)
+        self._display.note(f"journal written again: {retaken} events taken again")
+        if holds.on and holds.kind is HoldKind.JOURNAL and self.why_not_clear() is None:
+            holds.release()
 
     def journal_outage(self) -> None:
         """The journal takes records again after an outage (a ``JournalFault``): an outage of
@@ -55,22 +115,22 @@ class LinkReconciler:
         for the devices (a link hold: it ends by itself once every one is back). A hold only the
         supervisor clears stays that hold (authority never outlives its evidence): the devices
         are read again all the same, and then it still needs the supervisor's way."""
-        t = self.table
-        held_from = t.holds.held_from if t.holds.on else t.phase
+        holds = self._holds
+        held_from = holds.held_from if holds.on else self._state.phase
         self.device_links.journal_outage(DEVICES)
-        if held_from not in t.PLAYING:
+        if held_from not in self._shape.playing:
             return
         reason = "journal written again: each device's state is read again"
-        if t.holds.on and t.holds.kind.supervisor_only:
-            t.holds.held_links |= set(DEVICES)
-            t.display.note(reason)
+        if holds.on and holds.kind.supervisor_only:
+            holds.held_links |= set(DEVICES)
+            self._display.note(reason)
             return
-        if t.holds.on:
-            t.holds.reason, t.holds.kind = reason, HoldKind.LINK
+        if holds.on:
+            holds.reason, holds.kind = reason, HoldKind.LINK
         else:
-            t.holds.hold(reason, HoldKind.LINK)
-        if t.holds.on:
-            t.holds.held_links |= set(DEVICES)
+            holds.hold(reason, HoldKind.LINK)
+        if holds.on:
+            holds.held_links |= set(DEVICES)
 
     def restarted(self, since: float) -> None:
         """The controller started again with a round open (``DevicesExpected`` with ``reread``):
@@ -81,13 +141,13 @@ class LinkReconciler:
         dealing order. A round in play holds for the
         devices (a link hold: it ends by itself once every one is back); a hold recovered from
         the journal stays as it was."""
-        t = self.table
+        holds = self._holds
         self.device_links.restarted(DEVICES, since)
-        if t.holds.on or t.phase not in t.PLAYING:
+        if holds.on or self._state.phase not in self._shape.playing:
             return
-        t.holds.hold("controller started again: each device's state is read again", HoldKind.LINK)
-        if t.holds.on:
-            t.holds.held_links |= set(DEVICES)
+        holds.hold("controller started again: each device's state is read again", HoldKind.LINK)
+        if holds.on:
+            holds.held_links |= set(DEVICES)
 
     def rereading(self, device: str, at: float) -> str | None:
         """An event of ``device`` that happened at ``at`` is not acted on: made while the journal
@@ -96,7 +156,7 @@ class LinkReconciler:
         links = self.device_links
         return links.rereading(device, at) if links.pending or links.rereads else None
 
-    def expected(self, e: Any) -> None:
+    def expected(self, e: DevicesExpected) -> None:
         """A ``DevicesExpected`` (every start): each device counts as never connected until its
         link is up and its state read; after a restart with a round open each is read again
         before its reports are acted on (:meth:`restarted`)."""
@@ -104,7 +164,7 @@ class LinkReconciler:
         if getattr(e, "reread", False):
             self.restarted(float(getattr(e, "since", 0.0)))
 
-    def cannot_connect(self, e: Any) -> None:
+    def cannot_connect(self, e: DeviceFault) -> None:
         """A ``DeviceFault`` saying a link cannot come up (the port would not open, or the device
         does not answer): a device never connected since start holds the table, with the reason."""
         why = str(e.error).split(" (tried again", 1)[0]
@@ -127,7 +187,7 @@ class LinkReconciler:
         reason = self.never_connected_reason()
         if reason is None:
             return
-        holds = self.table.holds
+        holds = self._holds
         holds.hold(reason, HoldKind.LINK)
         if holds.on and holds.kind is HoldKind.LINK:
             holds.reason = reason if holds.reason.startswith(self.device_links.NEVER) else holds.reason
@@ -136,7 +196,7 @@ class LinkReconciler:
     def still_missing(self) -> None:
         """A device came back while the table holds for devices never connected and others are
         still missing: the reason names those left."""
-        holds = self.table.holds
+        holds = self._holds
         if holds.kind is HoldKind.LINK and holds.reason.startswith(self.device_links.NEVER):
             reason = self.never_connected_reason()
             down = sorted(d for d, why in self.device_links.pending.items() if why == self.device_links.DOWN)
@@ -155,86 +215,98 @@ class LinkReconciler:
         links = self.device_links
         down = sorted(d for d, why in links.pending.items() if why == links.DOWN)
         if down:
-            self.table.holds.hold(f"link down: {down[0]}", HoldKind.LINK)
-            if self.table.holds.on:
-                self.table.holds.held_links |= set(down)
+            self._holds.hold(f"link down: {down[0]}", HoldKind.LINK)
+            if self._holds.on:
+                self._holds.held_links |= set(down)
         elif any(links.pending[d] != links.NEVER for d in links.never_connected()):
             self.hold_never_connected()
 
-    def down(self, e: Any) -> None:
+    def down(self, e: LinkDown) -> None:
         """A ``LinkDown``: the round holds; the panel's takes the key away."""
         self.device_links.down(e.device)
         if e.device == PANEL:
-            self.table.supervisor.key_lost()  # authority never outlives its evidence
-        self.table.holds.link_lost(e.device)
+            self._key.lost()  # authority never outlives its evidence
+        self._holds.link_lost(e.device)
 
-    def up(self, e: Any) -> None:
+    def up(self, e: LinkUp) -> None:
         """A ``LinkUp``: the device is sent its whole current state, never an old prompt."""
         self.device_links.up(e.device)
-        self.table.devices.resend(e.device)
+        self._commands.resend(e.device)
 
     def device_back(self, device: str) -> None:
         """``device``'s whole state was read after its link came up: a hold for lost links ends
         once every device is back (unless cards wait for the supervisor)."""
-        t = self.table
+        holds, ledger, intake = self._holds, self._ledger, self._intake
         self.device_links.state_read(device)
-        if not t.holds.ends_by_itself():
+        if not holds.ends_by_itself():
             return
         if self.device_links.why_not_back() is not None:
             self.still_missing()
             return
-        if t.ledger.waiting and not t.holds.held_links <= {SHOE}:
-            if t.intake.deal_expected():
-                t.holds.hold(t.intake.waiting_reason())
+        if ledger.waiting and not holds.held_links <= {SHOE}:
+            if intake.deal_expected():
+                holds.hold(intake.waiting_reason())
                 return
             # no card expected yet (presses not acted on, e.g. "no more bets"): the dealer goes
             # on; the cards wait for the supervisor once the deal is expected
-            t.display.note(f"{len(t.ledger.waiting)} cards wait for the supervisor once the deal begins")
-            t.holds.release()
+            self._display.note(f"{len(ledger.waiting)} cards wait for the supervisor once the deal begins")
+            holds.release()
             return
-        t.display.note(f"{device} back: resume")
-        t.holds.release()
+        self._display.note(f"{device} back: resume")
+        holds.release()
         # Held for the shoe's link alone: the cards that waited are its reports delivered late, in
         # order and none missing (its count agreed), so they go to their places as dealt.
-        t.intake.place_waiting(t.ledger.take_waiting())
+        intake.place_waiting(ledger.take_waiting())
 
-    def spots_state(self, e: Any) -> None:
+    def spots_state(self, e: SpotsState) -> None:
         """The bet spots' whole state after a link-up: each spot that changed while the link was
         down counts as the report it stands for (late and removed-bet rules apply); a spot reported
         while its report waited for this read counts as that report even at the amount the board
         last had (a chip left from an earlier round placed again)."""
-        t = self.table
-        changes = t.board.changes(e.spots, reported=t.wagers.unread)
+        wagers = self._wagers
+        changes = self._board.changes(e.spots, reported=wagers.unread)
         self.device_back(e.device)
         for seat, spot, cents in changes:
             report = SpotReport(device=e.device, at=e.at, seat=seat, spot=spot, cents=cents)
-            if t.wagers.on_board(report):
-                t.on_SpotReport(report)
-        t.wagers.state_read()
+            if wagers.on_board(report):
+                self._on_spot_report(report)
+        wagers.state_read()
 
-    def panel_state(self, e: Any) -> None:
+    def panel_state(self, e: PanelState) -> None:
         """The panel's whole state after a link-up: its key switch replaces what the table believed;
         its display size, when it reports one, replaces the config's."""
-        t = self.table
-        t.supervisor.key_reported(e.key_on)
+        display = self._display
+        self._key.reported(e.key_on)
         lines, columns = getattr(e, "lines", 0), getattr(e, "columns", 0)
         if lines and columns:
-            size = t.display.size
+            size = display.size
             try:
                 size = DisplaySize(lines, columns)
             except ValueError as exc:
                 log.warning("panel %s: %s: keeping %s x %s", e.device, exc, size.lines, size.columns)
-            t.display.resize(size)  # send the whole screen again, fitted to the panel
+            display.resize(size)  # send the whole screen again, fitted to the panel
         self.device_back(e.device)
 
-    def shoe_state(self, e: Any) -> None:
+    def shoe_state_read(self, e: ShoeState) -> None:
+        """The shoe's whole state (a ``ShoeState``: after a link-up, and while it is jammed or its
+        door open): its status says whether it is jammed or its door open now
+        (:meth:`.shoe_faults.ShoeFaults.status`); the rest is reconciled here (:meth:`shoe_state`).
+        A fault holds before the link's part, so a link hold does not end in between."""
+        faults = self._shoe_faults
+        if faults.status(e.status):
+            faults.hold()
+            self.shoe_state(e)
+        else:
+            self.shoe_state(e)
+            faults.cleared()
+
+    def shoe_state(self, e: ShoeState) -> None:
         """The shoe's whole state after a link-up: its count of cards out must match the cards it
         reported (a difference is a fault: the table holds)."""
-        t = self.table
-        difference = t.ledger.count_differs(e.cards_out)
+        difference = self._ledger.count_differs(e.cards_out)
         if difference is None:
             self.device_back(e.device)
             return
         self.device_links.state_read(e.device)
-        t.device_fault(e.device, difference, cards_out=e.cards_out)
-        t.holds.hold(f"shoe: {difference}")
+        self._device_fault(e.device, difference, cards_out=e.cards_out)
+        self._holds.hold(f"shoe: {difference}")

@@ -26,8 +26,9 @@ from controller.settlement import DISCARD, Action, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundResult, RoundTable, Seat
 from controller.table.screen import seats_named
-from controller.table.supervisor import SUPERVISOR_ACTIONS, Record
 from controller.table.supervisor import Action as SupervisorAction
+from controller.table.supervisor import Record
+from drivers.bet_spots import SpotReport
 
 __all__ = ["Phase", "TRANSITIONS", "MississippiTable", "RoundResult", "Seat"]
 
@@ -109,17 +110,19 @@ class MississippiTable(RoundTable):
     DECK = DEFINITION.deck
     cards_complete = Trigger()
     reveal = Trigger()
-    SUPERVISOR_ACTIONS = (
-        *SUPERVISOR_ACTIONS,
-        # 35.10(c): seat_N, then settle with the key on, before the third community card is revealed.
-        SupervisorAction(
-            "communication violation",
-            ("settle",),
-            ("third_street", "fourth_street", "fifth_street"),
-            "communication_violation",
-            "communication violation",
-        ),
-    )
+
+    def supervisor_actions(self) -> tuple[SupervisorAction, ...]:
+        return (
+            *super().supervisor_actions(),
+            # 35.10(c): seat_N, then settle with the key on, before the third community card is revealed.
+            SupervisorAction(
+                "communication violation",
+                ("settle",),
+                ("third_street", "fourth_street", "fifth_street"),
+                self.communication_violation,
+                "communication violation",
+            ),
+        )
 
     def reset_game(self) -> None:
         self.community: list[Card] = []
@@ -242,7 +245,7 @@ class MississippiTable(RoundTable):
         if self.dealt == 2 * len(order) + 3:
             self.cards_complete()
 
-    def on_SpotReport(self, e: Any) -> None:
+    def on_SpotReport(self, e: SpotReport) -> None:
         if self.wagers.bet_while_open(e):
             return
         street = _STREET_OF.get(self.wagers.open_step(e.seat, e.spot))  # held or not

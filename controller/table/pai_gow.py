@@ -42,11 +42,15 @@ from controller.games.pai_gow_deal import DEALER, HAND_SIZE, REMAINING, dealing_
 from controller.games.record import parse_record
 from controller.hands.paigow import HandSet, legal_sets
 from controller.settlement import Step
+from controller.table.engine import StartDrawn
 from controller.table.phases import Trigger, common_transitions, in_play_states
-from controller.table.round import RoundTable, Seat
+from controller.table.round import Handler, RoundTable, Seat
 from controller.table.screen import Notice
-from controller.table.supervisor import SUPERVISOR_ACTIONS, Record
 from controller.table.supervisor import Action as SupervisorAction
+from controller.table.supervisor import Record
+from drivers.bet_spots import SpotReport
+from drivers.panel import ButtonChanged
+from drivers.shoe import ShoeStatus
 
 __all__ = ["Phase", "TRANSITIONS", "PaiGowTable"]
 
@@ -124,20 +128,6 @@ class PaiGowTable(RoundTable):
     """The model of the pai gow machine."""
 
     Phase = Phase
-    SUPERVISOR_ACTIONS = (
-        # Digest 3.4 item 5 (31.14): the stub is not four; the dealer checked the hands and each
-        # has seven: not a misdeal, the round goes on (void when one has not: the misdeal).
-        SupervisorAction(
-            "hands of seven",
-            ("clear_fault",),
-            ("hold",),
-            "hands_of_seven",
-            "every hand has seven cards",
-            when="checking_hands",
-            allowed="links.why_not_resume",
-        ),
-        *SUPERVISOR_ACTIONS,
-    )
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
     BET_SPOTS = DEFINITION.bet_spots
@@ -150,6 +140,25 @@ class PaiGowTable(RoundTable):
     remaining_counted = Trigger()
     hands_set = Trigger()
     sets_done = Trigger()
+
+    def supervisor_actions(self) -> tuple[SupervisorAction, ...]:
+        return (
+            # Digest 3.4 item 5 (31.14): the stub is not four; the dealer checked the hands and each
+            # has seven: not a misdeal, the round goes on (void when one has not: the misdeal).
+            SupervisorAction(
+                "hands of seven",
+                ("clear_fault",),
+                ("hold",),
+                self.hands_of_seven,
+                "every hand has seven cards",
+                when=self.checking_hands,
+                allowed=self.links.why_not_resume,
+            ),
+            *super().supervisor_actions(),
+        )
+
+    def routes(self) -> dict[type, Handler]:
+        return {**super().routes(), StartDrawn: self.on_StartDrawn}
 
     def reset_game(self) -> None:
         self.dice = 3
@@ -274,7 +283,7 @@ class PaiGowTable(RoundTable):
         )
         return f"{who} card {nth + 1}"
 
-    def on_StartDrawn(self, e: Any) -> None:
+    def on_StartDrawn(self, e: StartDrawn) -> None:
         if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "rng":
             self.dice = e.value
             self.display.shown(f"starting number {e.value}")
@@ -447,14 +456,14 @@ class PaiGowTable(RoundTable):
         if self.dealt == POSITIONS * HAND_SIZE:
             self.hands_dealt()
 
-    def on_ShoeStatus(self, e: Any) -> None:
+    def on_ShoeStatus(self, e: ShoeStatus) -> None:
         if self.phase is P.CHECK_DEAL:
             self.remaining = e.stub_count
             self.remaining_counted()
         else:
             super().on_ShoeStatus(e)
 
-    def on_SpotReport(self, e: Any) -> None:
+    def on_SpotReport(self, e: SpotReport) -> None:
         if e.spot == "envy_marker" and self.wagers.betting_open(e.seat, e.spot):
             (self.markers.add if e.cents else self.markers.discard)(e.seat)
             return
@@ -504,7 +513,7 @@ class PaiGowTable(RoundTable):
                 self.settle_now(self.pai_gow_steps(n))
                 self.show_next_set()
 
-    def on_ButtonChanged(self, e: Any) -> None:
+    def on_ButtonChanged(self, e: ButtonChanged) -> None:
         # confirm means "dice entered", "four counted" or "this set" before it means "next settlement step"
         if e.pressed and e.button == "confirm" and self.phase in (P.NO_MORE_BETS, P.CHECK_DEAL, P.SET_HANDS, P.SETTING):
             self.on_game_button("confirm")

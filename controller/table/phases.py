@@ -16,10 +16,9 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from enum import Enum
-from operator import attrgetter
 from typing import Any
 
-__all__ = ["BEFORE", "AFTER", "CommonPhases", "Trigger", "via", "in_play_states", "common_transitions"]
+__all__ = ["BEFORE", "AFTER", "CommonPhases", "Trigger", "in_play_states", "common_transitions"]
 
 BEFORE = ("closed", "betting", "no_more_bets")
 """The common states before a game's own steps, in order."""
@@ -80,27 +79,6 @@ class _OverrideNotice(logging.Filter):
 
 
 logging.getLogger("transitions.core").addFilter(_OverrideNotice())
-
-
-class _Via:
-    """A read-only attribute of the model that is a collaborator's (see :func:`via`)."""
-
-    __slots__ = ("get",)
-
-    def __init__(self, path: str) -> None:
-        self.get = attrgetter(path)
-
-    def __get__(self, model: object, owner: type | None = None) -> Any:
-        return self if model is None else self.get(model)
-
-    def __set__(self, model: object, value: object) -> None:
-        raise AttributeError("read-only: set it on the collaborator")
-
-
-def via(path: str) -> Any:
-    """The model's attribute ``path`` (``"walk.next_step"``): a machine callback or condition
-    named in the transitions, or a value read from outside, that a collaborator holds."""
-    return _Via(path)
 
 
 def in_play_states(phase: Iterable[Enum]) -> list[Enum]:

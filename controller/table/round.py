@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import Enum
-from operator import attrgetter
 from typing import Any, ClassVar, TypeVar
 
 from transitions import Machine
@@ -27,43 +26,38 @@ from controller.table.card_intake import CardIntake
 from controller.table.card_ledger import CardLedger
 from controller.table.carry_over import CarryOver
 from controller.table.dealer_screen import DealerScreen
-from controller.table.device_state import ShownState
+from controller.table.device_state import DeviceLinks, ShownState
 from controller.table.devices import TableDevices
+from controller.table.engine import JournalFault
+from controller.table.events import DevicesExpected, OpenTable
 from controller.table.holds import Holds
 from controller.table.late_bets import LateBets
 from controller.table.links import LinkReconciler
-from controller.table.phases import CommonPhases, Trigger, via
+from controller.table.phases import CommonPhases, Trigger
 from controller.table.round_data import RoundResult, Seat
+from controller.table.round_state import Audit, GameShape, RoundState
 from controller.table.screen import DisplaySize, Notice
 from controller.table.settlement_walk import SettlementWalk
 from controller.table.shoe_faults import ShoeFaults
 from controller.table.stub_count import StubCount
-from controller.table.supervisor import SUPERVISOR_ACTIONS, Action, Supervisor
+from controller.table.supervisor import IN_PLAY, Action, Supervisor, SupervisorKey
 from controller.table.wagers import Wagers
 from controller.table_config import TableConfig
+from drivers.bet_spots import SpotReport
+from drivers.panel import ButtonChanged
+from drivers.protocol import DeviceFault, LinkDown, LinkUp
+from drivers.shoe import CardDealt, CardUnreadable, DoorChanged, Jam, ShoeStatus
+from drivers.state import PanelState, ShoeState, SpotsState
 
-__all__ = ["RoundTable", "Seat", "RoundResult"]
+__all__ = ["RoundTable", "Seat", "RoundResult", "Handler"]
 
 T = TypeVar("T")
 
 KEEP_ROUNDS = 20
 """The recent rounds kept in memory (everything is in the journal)."""
 
-ROUTES: dict[str, str] = {
-    "JournalFault": "holds.journal_refused",
-    "DeviceFault": "holds.device_fault",
-    "CardDealt": "intake.dealt",
-    "CardUnreadable": "intake.unreadable",
-    "DevicesExpected": "links.expected",
-    "LinkDown": "links.down",
-    "LinkUp": "links.up",
-    "SpotsState": "links.spots_state",
-    "PanelState": "links.panel_state",
-    "ShoeState": "shoe_faults.state",
-    "Jam": "shoe_faults.jam",
-    "DoorChanged": "shoe_faults.door",
-}
-"""The collaborator that takes each kind of event (unless the table has its own ``on_<kind>``)."""
+Handler = Callable[[Any], None]
+"""What takes one kind of event (typed by the kind it is registered for in :meth:`RoundTable.routes`)."""
 
 
 class RoundTable:
@@ -93,13 +87,6 @@ class RoundTable:
     """The wagers every seat in a round has (the game's main wagers)."""
     SPOT_NAMES: ClassVar[tuple[str, ...]] = ()
     """Every spot the bet-spot sensors have at each seat (default: ``BET_SPOTS``)."""
-    SUPERVISOR_ACTIONS: ClassVar[tuple[Action, ...]] = SUPERVISOR_ACTIONS
-    machine_error: str | None = None
-    """The kind of the last error a machine callback raised (None: none since start): a soak or
-    a test treats it as a failed table, where a dealer's table holds."""
-    phase: Enum
-    """The machine's state (a member of ``Phase``), kept here by ``transitions``."""
-
     # The triggers every game's machine has (``transitions`` binds them: model_override).
     open_table = Trigger()
     no_more_bets = Trigger()
@@ -121,54 +108,282 @@ class RoundTable:
         table: TableConfig,
         devices: TableDevices,
         on_round: Callable[[RoundResult], None] | None = None,
-        audit: Callable[[str, dict[str, Any]], Any] | None = None,
+        audit: Audit | None = None,
     ) -> None:
         self.table = table
+        self.state = RoundState(self.common.closed)
+        """The round as it stands, shared by reference with the collaborators that read it."""
+        self.shape = GameShape(
+            common=self.common,
+            playing=tuple(self.PLAYING),
+            deck=self.DECK,
+            bet_spots=self.BET_SPOTS,
+            wager_steps=self.WAGER_STEPS,
+            required_spots=self.REQUIRED_SPOTS,
+            confirm_phases=self.CONFIRM_PHASES,
+            dealing_states=self.DEALING_STATES,
+            card_starts_deal=self.CARD_STARTS_DEAL,
+            seats=table.seats,
+        )
         self.shown = ShownState(devices)
         """Every command goes through it: what each device is given again on every link-up."""
         self.ledger = CardLedger()
         self.board = BetBoard(table.seats, self.SPOT_NAMES or self.BET_SPOTS)
         self.on_round = on_round
-        self.audit = audit or (lambda kind, data: None)
+        self.audit: Audit = audit or (lambda kind, data: None)
         """Where supervisor actions, refused attempts and refused reports are journaled."""
-        self.wagers = Wagers(self)
-        self.display = DealerScreen(self, DisplaySize(table.display.lines, table.display.columns))
-        self.holds = Holds(self)
-        self.intake = CardIntake(self)
-        self.late = LateBets(self)
-        self.links = LinkReconciler(self)
-        self.shoe_faults = ShoeFaults(self)
-        self.walk = SettlementWalk(self)
-        self.stub = StubCount(self)
-        self.carry = CarryOver(self)
-        self.seats: dict[int, Seat] = {}
-        self.dealt = 0
-        self.round_no = 0
         self.rounds: list[RoundResult] = []
         self.selected_seat: int | None = None
         self.round_started = False
         """Set when a round starts (the runtime snapshots the table then and clears it)."""
-        self._handlers: dict[str, Callable[[Any], Any] | None] = {}
-        """The handler of each kind of event, found on first use (looked up on every event)."""
-        for phase in self.PLAYING:
-            setattr(self, f"held_in_{phase.value}", (lambda p: lambda: self.holds.held_from is p)(phase))
+        state = self.state
+        for phase in self.PLAYING:  # the resume transitions' conditions (named by ``common_transitions``)
+            setattr(self, f"held_in_{phase.value}", (lambda p: lambda: state.held_from is p)(phase))
         self.machine = Machine(
             model=self,
             states=self.Phase,
             transitions=self.TRANSITIONS,
             initial=self.common.closed,
             auto_transitions=False,
-            model_attribute="phase",  # read on every event: a plain attribute, not a property over ``state``
+            model_attribute="phase",
             model_override=True,  # only the declared triggers are bound: their calls type-check
             queued=True,
             on_exception="on_machine_error",
             ignore_invalid_triggers=True,
         )
-        actions, playing = self.SUPERVISOR_ACTIONS, [p.value for p in self.PLAYING]
-        # ``audit`` looked up on each use: a test (or the runtime) may set it after the table is made
-        self.supervisor = Supervisor(
-            self, actions, playing, lambda kind, data: self.audit(kind, data), self.display.note
+        self._build_parts(table)
+        self._routes = self.routes()
+        """The handler of each kind of event (a kind not in it changes nothing: command results)."""
+
+    def _build_parts(self, table: TableConfig) -> None:
+        """The collaborators, each given only what it uses (the machine's triggers are bound now)."""
+        state, shape, shown, ledger, board = self.state, self.shape, self.shown, self.ledger, self.board
+        device_links = DeviceLinks()
+        self.key = SupervisorKey()
+        # made below: what a hold's end, a late bet and a card read again ask of them
+        walk: SettlementWalk
+        supervisor: Supervisor
+
+        def settle_again() -> None:
+            walk.settle_again()
+
+        def settled() -> bool:
+            return walk.settlement is not None
+
+        def read_again(dealt: Card, index: int) -> None:
+            supervisor.attempt("card read again", dealt=dealt, index=index)
+
+        self.display = DealerScreen(
+            state,
+            shape,
+            device_links,
+            shown,
+            DisplaySize(table.display.lines, table.display.columns),
+            self.hold_prompt,
+            self.screen_details,
+            self.uses_next_previous,
+            self.notice_confirmed,
         )
+        display = self.display
+        self.holds = Holds(
+            state, shape, shown, display, ledger, device_links, self.hold, self.resume, self.void, settle_again
+        )
+        self.stub = StubCount(state, shape, shown, display, self.stub_counted, self.holds.entered)
+        self.shoe_faults = ShoeFaults(self.holds, device_links)
+        self.wagers = Wagers(
+            state,
+            shape,
+            board,
+            device_links,
+            shown,
+            display,
+            table.limits,
+            self.device_fault,
+            self.extra_wager_problems,
+            self.seat_checked,
+        )
+        self.late = LateBets(state, shape, shown, display, self.key, settled, self.wagers.seat_problems)
+        self.intake = CardIntake(
+            state,
+            shape,
+            ledger,
+            self.holds,
+            self.shoe_faults,
+            device_links,
+            display,
+            self.deal_started,
+            read_again,
+            self.on_card,
+            self.card_place,
+            self.dealing,
+            self.deal_size,
+            self.cards_seen,
+            self.hold_prompt,
+        )
+        self.links = LinkReconciler(
+            state,
+            shape,
+            device_links,
+            self.holds,
+            self.shoe_faults,
+            self.key,
+            shown,
+            display,
+            ledger,
+            self.intake,
+            board,
+            self.wagers,
+            self.on_SpotReport,
+            self.device_fault,
+        )
+        walk = SettlementWalk(
+            state,
+            shape,
+            table,
+            shown,
+            display,
+            self.holds,
+            ledger,
+            self.stub,
+            self.wagers,
+            self.late,
+            self.rounds,
+            self.round_record,
+            self.steps_to_show,
+            self._round_done,
+            self.next_round,
+        )
+        self.walk = walk
+        self.carry = CarryOver(state, self.key, board, ledger, self.stub, self.shoe_faults, display, self.open_table)
+        # ``audit`` looked up on each use: a test (or the runtime) may set it after the table is made
+        supervisor = Supervisor(
+            state,
+            self.key,
+            self.supervisor_actions(),
+            [p.value for p in self.PLAYING],
+            lambda kind, data: self.audit(kind, data),
+            display.note,
+            self.dealer_button,
+        )
+        self.supervisor = supervisor
+
+    def _round_done(self, result: RoundResult) -> None:
+        if self.on_round:
+            self.on_round(result)
+
+    def supervisor_actions(self) -> tuple[Action, ...]:
+        """Every supervisor action, first match first (an empty ``states`` means any state); a game
+        adds its own."""
+        intake, holds, late, links = self.intake, self.holds, self.late, self.links
+        return (
+            # Cards that left the shoe while the table was held: accept them in their place, or a misdeal (void).
+            Action("misdeal", ("void",), ("hold",), intake.declare_misdeal, "misdeal", when=intake.cards_waiting),
+            # A misread card: the supervisor enters it (next / previous choose, confirm deals it) or the shoe
+            # reads it again.
+            Action(
+                "enter card",
+                ("next", "previous", "confirm"),
+                ("hold",),
+                intake.enter_card,
+                "card corrected",
+                when=intake.card_to_enter,
+                allowed=links.why_not_resume,
+            ),
+            Action(
+                "accept cards",
+                ("confirm",),
+                ("hold",),
+                intake.accept_waiting_cards,
+                "cards accepted",
+                when=intake.cards_waiting,
+                allowed=intake.why_not_accept,
+            ),
+            Action(
+                "card read again",
+                (),
+                ("hold",),
+                intake.accept_read_again,
+                "card corrected",
+                allowed=links.why_not_resume,
+            ),
+            Action("void", ("void",), (IN_PLAY, "hold"), holds.void_by_supervisor, "void"),
+            Action(
+                "clear fault",
+                ("clear_fault",),
+                ("hold",),
+                holds.clear_fault,
+                "fault cleared",
+                allowed=links.why_not_clear,
+            ),
+            # Late-bet changes after "no more bets": next accepts the oldest, previous refuses it.
+            Action("accept late bet", ("next",), (), late.accept_late_bet, "late bet accepted", when=late.late_pending),
+            Action(
+                "refuse late bet", ("previous",), (), late.refuse_late_bet, "late bet refused", when=late.late_pending
+            ),
+        )
+
+    def routes(self) -> dict[type, Handler]:
+        """The handler of each kind of event (a game adds its own kinds)."""
+        intake, links, faults = self.intake, self.links, self.shoe_faults
+        return {
+            OpenTable: self.on_OpenTable,
+            ButtonChanged: self.on_ButtonChanged,
+            SpotReport: self.on_SpotReport,
+            ShoeStatus: self.on_ShoeStatus,
+            JournalFault: links.journal_refused,
+            DeviceFault: links.device_fault,
+            CardDealt: intake.dealt,
+            CardUnreadable: intake.unreadable,
+            DevicesExpected: links.expected,
+            LinkDown: links.down,
+            LinkUp: links.up,
+            SpotsState: links.spots_state,
+            PanelState: links.panel_state,
+            ShoeState: links.shoe_state_read,
+            Jam: faults.jam,
+            DoorChanged: faults.door,
+        }
+
+    # --- the round's state (kept in :attr:`state`, shared with the collaborators) -----------------
+
+    @property
+    def phase(self) -> Enum:
+        """The machine's state (a member of ``Phase``), kept by ``transitions``."""
+        return self.state.phase
+
+    @phase.setter
+    def phase(self, phase: Enum) -> None:
+        self.state.phase = phase
+
+    @property
+    def seats(self) -> dict[int, Seat]:
+        return self.state.seats
+
+    @seats.setter
+    def seats(self, seats: dict[int, Seat]) -> None:
+        self.state.seats = seats
+
+    @property
+    def dealt(self) -> int:
+        return self.state.dealt
+
+    @dealt.setter
+    def dealt(self, dealt: int) -> None:
+        self.state.dealt = dealt
+
+    @property
+    def round_no(self) -> int:
+        return self.state.round_no
+
+    @round_no.setter
+    def round_no(self, round_no: int) -> None:
+        self.state.round_no = round_no
+
+    @property
+    def machine_error(self) -> str | None:
+        """The kind of the last error a machine callback raised (None: none since start): a soak or
+        a test treats it as a failed table, where a dealer's table holds."""
+        return self.holds.machine_error
 
     @property
     def devices(self) -> ShownState:
@@ -269,7 +484,7 @@ class RoundTable:
     def on_game_button(self, button: str) -> None:
         """Any other button (subclasses)."""
 
-    def on_SpotReport(self, e: Any) -> None:
+    def on_SpotReport(self, e: SpotReport) -> None:
         """A checked spot report (the games: wagers, street bets, late bets)."""
 
     # --- the machine's conditions and callbacks (named in the transitions) ---------------------
@@ -295,23 +510,52 @@ class RoundTable:
         self.links.round_opened()
 
     # The machine's conditions and callbacks named in the transitions, done by the collaborators.
-    more_steps = via("walk.more_steps")
-    stub_due = via("stub.due")
-    stub_matches = via("stub.matches")
-    lock_bets = via("wagers.lock")
-    settle_round = via("walk.settle")
-    next_step = via("walk.next_step")
-    complete_round = via("walk.complete_round")
-    void_round = via("walk.void_round")
-    ask_stub_count = via("stub.ask")
-    stub_mismatch = via("stub.mismatch")
-    remember_phase = via("holds.entered")
-    on_machine_error = via("holds.machine_error")
+
+    def more_steps(self) -> bool:
+        return self.walk.more_steps()
+
+    def stub_due(self) -> bool:
+        return self.stub.due()
+
+    def stub_matches(self) -> bool:
+        return self.stub.matches()
+
+    def lock_bets(self) -> None:
+        self.wagers.lock()
+
+    def settle_round(self) -> None:
+        self.walk.settle()
+
+    def next_step(self) -> None:
+        self.walk.next_step()
+
+    def complete_round(self) -> None:
+        self.walk.complete_round()
+
+    def void_round(self) -> None:
+        self.walk.void_round()
+
+    def ask_stub_count(self) -> None:
+        self.stub.ask()
+
+    def stub_mismatch(self) -> None:
+        self.stub.mismatch()
+
+    def remember_phase(self) -> None:
+        self.holds.entered()
+
+    def on_machine_error(self, *trigger_args: Any, **trigger_kwargs: Any) -> None:
+        self.holds.machine_error_raised(*trigger_args, **trigger_kwargs)
 
     # --- from one round to the next, and across a restart ----------------------------------------
 
-    snapshot_state = via("carry.snapshot")
-    restore = via("carry.restore")
+    def snapshot_state(self) -> dict[str, Any]:
+        """What the table carries from one round to the next (:meth:`.carry_over.CarryOver.snapshot`)."""
+        return self.carry.snapshot()
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Start from a snapshot (:meth:`.carry_over.CarryOver.restore`)."""
+        self.carry.restore(state)
 
     def resend_requests(self) -> None:
         """After a restart: the key counts as off until the panel reports it (the replayed key
@@ -322,28 +566,23 @@ class RoundTable:
 
     # --- events ---------------------------------------------------------------------------------
 
-    def handle(self, event: Any) -> None:
+    def handle(self, event: object) -> None:
         """Act on one event from the queue (the controller thread only)."""
-        name = type(event).__name__
-        if name == "ButtonChanged" and not event.pressed and event.button != "supervisor_key":
+        press = event if isinstance(event, ButtonChanged) else None
+        if press is not None and not press.pressed and press.button != "supervisor_key":
             return  # a button let go: nothing changes, the screen stays
-        if name in ("ButtonChanged", "SpotReport"):
+        if isinstance(event, (ButtonChanged, SpotReport)):
             when = self.links.rereading(event.device, event.at)
             if when is not None:
-                self.journal_outage_event(name, event, when)
+                self.journal_outage_event(event, when)
                 return
-        if name == "ButtonChanged" and event.pressed:
-            self.display.pressed(event.button)
-        if name == "SpotReport" and not self.wagers.on_board(event):
+        if press is not None and press.pressed:
+            self.display.pressed(press.button)
+        if isinstance(event, SpotReport) and not self.wagers.on_board(event):
             self.display.show()
             return
-        try:
-            handler = self._handlers[name]
-        except KeyError:
-            route = ROUTES.get(name)
-            handler = getattr(self, f"on_{name}", None) or (attrgetter(route)(self) if route else None)
-            self._handlers[name] = handler
-        if name == "ButtonChanged" and event.pressed and self.display.button(event.button):
+        handler = self._routes.get(type(event))
+        if press is not None and press.pressed and self.display.button(press.button):
             pass  # read first: a notice takes confirm, next and previous; long details page
         elif handler is not None:  # events the table does not act on (command results) change nothing
             self.display.new_event()
@@ -352,12 +591,12 @@ class RoundTable:
                 self.intake.waiting_for_the_deal()
         self.display.show()
 
-    def journal_outage_event(self, name: str, event: Any, when: str) -> None:
+    def journal_outage_event(self, event: ButtonChanged | SpotReport, when: str) -> None:
         """A press or a spot report from a device whose state is read again after a journal
         outage or a restart (``when``: while what): journaled, not acted on. The panel asks for
         the press again; the bet spots' state read says what is on them."""
         self.display.new_event()
-        if name == "SpotReport":
+        if isinstance(event, SpotReport):
             self.wagers.report_not_acted_on(event.seat, event.spot)
         elif event.button != "supervisor_key":
             self.wagers.press_not_acted_on(event.button)
@@ -372,10 +611,10 @@ class RoundTable:
         self.holds.journal_failed(reason)
         self.display.show()
 
-    def on_OpenTable(self, e: Any) -> None:
+    def on_OpenTable(self, e: OpenTable) -> None:
         self.open_table()
 
-    def on_ButtonChanged(self, e: Any) -> None:
+    def on_ButtonChanged(self, e: ButtonChanged) -> None:
         if e.button == "supervisor_key":
             self.supervisor.key_reported(e.pressed)
             return
@@ -395,7 +634,7 @@ class RoundTable:
         else:
             self.on_game_button(b)
 
-    def on_ShoeStatus(self, e: Any) -> None:
+    def on_ShoeStatus(self, e: ShoeStatus) -> None:
         self.stub.counted_by_shoe(e.stub_count)
 
     def device_fault(self, device: str, error: str, **detail: Any) -> None:

@@ -11,16 +11,20 @@ the lamps set for the next round); a void instead returns every wager.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from controller.games import RecordError, record_json, settle_json
 from controller.settlement import Settlement, Step
-from controller.table.card_ledger import MISDEAL
+from controller.table.card_ledger import MISDEAL, CardLedger
+from controller.table.dealer_screen import DealerScreen
+from controller.table.holds import Holds
+from controller.table.late_bets import LateBets
 from controller.table.round_data import RoundResult, Seat
-
-if TYPE_CHECKING:
-    from controller.table.round import RoundTable
-    from controller.table_config import TableConfig
+from controller.table.round_state import DeviceCommands, Fire, GameShape, RoundState
+from controller.table.stub_count import StubCount
+from controller.table.wagers import Wagers
+from controller.table_config import TableConfig
 
 __all__ = ["SettlementWalk", "KEEP_ROUNDS", "problem_words", "settle_table_record"]
 
@@ -51,10 +55,34 @@ def settle_table_record(record: dict[str, Any], table: TableConfig) -> Settlemen
 
 
 class SettlementWalk:
-    """``table``'s settlement: the steps to show and the one shown now."""
+    """The round's settlement: the steps to show and the one shown now.
 
-    def __init__(self, table: RoundTable) -> None:
-        self.table = table
+    The game's hooks it calls: ``round_record`` (the round's record) and ``steps_to_show`` (the
+    steps the dealer still has to do); each round ended is kept in ``rounds`` and handed to
+    ``on_round``; ``next_round`` fires the machine's trigger."""
+
+    def __init__(
+        self,
+        state: RoundState,
+        shape: GameShape,
+        table: TableConfig,
+        commands: DeviceCommands,
+        display: DealerScreen,
+        holds: Holds,
+        ledger: CardLedger,
+        stub: StubCount,
+        wagers: Wagers,
+        late: LateBets,
+        rounds: list[RoundResult],
+        round_record: Callable[[], dict[str, Any]],
+        steps_to_show: Callable[[Settlement], tuple[Step, ...]],
+        on_round: Callable[[RoundResult], None],
+        next_round: Fire,
+    ) -> None:
+        self._state, self._shape, self._table, self._commands, self._display = state, shape, table, commands, display
+        self._holds, self._ledger, self._stub, self._wagers, self._late = holds, ledger, stub, wagers, late
+        self._rounds, self._round_record, self._steps_to_show = rounds, round_record, steps_to_show
+        self._on_round, self._next_round = on_round, next_round
         self.settlement: Settlement | None = None
         self.steps: tuple[Step, ...] = ()
         """The settlement steps the dealer is walked through (the procedure, less any shown earlier)."""
@@ -79,14 +107,13 @@ class SettlementWalk:
         dealer confirms the collection before the next card or reveal."""
         self.steps_done.add(step.text)
         for action in step.actions:
-            self.table.devices.lamp(seat.number, action.spot, "off")
-        self.table.display.notify(step.text, blocking=True)
+            self._commands.lamp(seat.number, action.spot, "off")
+        self._display.notify(step.text, blocking=True)
 
     def settle_again(self) -> None:
         """The hold for a record that could not be settled is cleared: settle it again (it holds
         again if it still cannot be)."""
-        t = self.table
-        if t.phase is t.common.settlement and self.settlement is None:
+        if self._state.phase is self._shape.common.settlement and self.settlement is None:
             self.settle()
 
     def more_steps(self) -> bool:
@@ -94,21 +121,21 @@ class SettlementWalk:
 
     def settle(self) -> None:
         """Settle the round's record and show its first step (the winners' lamps lit)."""
-        t = self.table
-        record = t.round_record()
+        record = self._round_record()
         try:
-            self.settlement = settle_table_record(record, t.table)
+            self.settlement = settle_table_record(record, self._table)
         except RecordError as exc:
-            t.holds.hold(f"cannot settle: {problem_words(exc.problems)}")
+            self._holds.hold(f"cannot settle: {problem_words(exc.problems)}")
             return
         self.record = record
-        self.steps = t.steps_to_show(self.settlement)
+        self.steps = self._steps_to_show(self.settlement)
         self.step_index = 0
+        seats = self._state.seats
         for paid in self.settlement.seats:
-            seat = t.seats.get(paid.seat)
+            seat = seats.get(paid.seat)
             for w in paid.wagers:
                 if w.result.value == "win" and seat is not None and w.spot in seat.wagers:
-                    t.devices.lamp(paid.seat, w.spot, "winner")
+                    self._commands.lamp(paid.seat, w.spot, "winner")
         self.ask_step()
 
     def next_step(self) -> None:
@@ -118,43 +145,41 @@ class SettlementWalk:
 
     def ask_step(self) -> None:
         """The settlement step to do now, then confirm."""
-        self.table.display.ask(self.steps[self.step_index].text)
+        self._display.ask(self.steps[self.step_index].text)
 
     def complete_round(self) -> None:
         """The last step confirmed: the round's result is handed on, the next round begins."""
-        t = self.table
-        t.stub.round_dealt()
-        t.wagers.lamps_between_rounds()
-        record = self.record if self.record is not None else t.round_record()
-        result = RoundResult(t.round_no, record, self.settlement, tuple(t.late.noted))
+        round_no = self._state.round_no
+        self._stub.round_dealt()
+        self._wagers.lamps_between_rounds()
+        record = self.record if self.record is not None else self._round_record()
+        result = RoundResult(round_no, record, self.settlement, tuple(self._late.noted))
         self._keep(result)
-        t.display.shown(f"round {t.round_no} complete")
-        if t.on_round:
-            t.on_round(result)
-        t.next_round()
+        self._display.shown(f"round {round_no} complete")
+        self._on_round(result)
+        self._next_round()
 
     def void_round(self) -> None:
         """The round is void: cards waiting are a misdeal, every wager is returned."""
-        t = self.table
-        t.ledger.settle_waiting(MISDEAL)
-        if t.dealt:
-            t.stub.round_dealt()  # cards left the shoe: a round dealt, voided or not
-        t.display.drop_steps()  # no fold is collected: every wager returns
-        t.wagers.lamps_between_rounds()
-        result = RoundResult(t.round_no, t.round_record(), None, tuple(t.late.noted))
+        state = self._state
+        self._ledger.settle_waiting(MISDEAL)
+        if state.dealt:
+            self._stub.round_dealt()  # cards left the shoe: a round dealt, voided or not
+        self._display.drop_steps()  # no fold is collected: every wager returns
+        self._wagers.lamps_between_rounds()
+        result = RoundResult(state.round_no, self._round_record(), None, tuple(self._late.noted))
         self._keep(result)
         returns = tuple(
             f"void: seat {n}: return {spot} {cents / 100:.2f}"
-            for n, seat in sorted(t.seats.items())
+            for n, seat in sorted(state.seats.items())
             for spot, cents in seat.wagers.items()
         )
-        t.display.notify(f"round {t.round_no} void: return all", returns)
-        if t.on_round:
-            t.on_round(result)
-        t.next_round()
+        self._display.notify(f"round {state.round_no} void: return all", returns)
+        self._on_round(result)
+        self._next_round()
 
     def _keep(self, result: RoundResult) -> None:
-        rounds = self.table.rounds
+        rounds = self._rounds
         rounds.append(result)
         if len(rounds) > 2 * KEEP_ROUNDS:
             del rounds[:-KEEP_ROUNDS]

@@ -12,12 +12,9 @@ on them). A fault reported between rounds holds the next round as it opens.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from controller.table.holds import HoldKind
-
-if TYPE_CHECKING:
-    from controller.table.round import RoundTable
+from controller.table.device_state import DeviceLinks
+from controller.table.holds import HoldKind, Holds
+from drivers.shoe import DoorChanged, Jam
 
 __all__ = ["ShoeFaults", "JAMMED", "DOOR_OPEN"]
 
@@ -26,10 +23,11 @@ DOOR_OPEN = "shoe door open"
 
 
 class ShoeFaults:
-    """Whether ``table``'s shoe is jammed or its door open now, and the hold that follows."""
+    """Whether the shoe is jammed or its door open now, and the hold that follows (``holds``);
+    with ``device_links``, whether play may resume."""
 
-    def __init__(self, table: RoundTable) -> None:
-        self.table = table
+    def __init__(self, holds: Holds, device_links: DeviceLinks) -> None:
+        self._holds, self._device_links = holds, device_links
         self.jammed = False
         self.door_open = False
 
@@ -39,17 +37,19 @@ class ShoeFaults:
         return "; ".join(faults) or None
 
     def why_not_resume(self) -> str | None:
-        """Why play cannot resume because of the shoe (None: it is ok)."""
-        return self.reason()
+        """Why play cannot resume now: a device not back yet, or the shoe jammed or its door open
+        (the supervisor may still void)."""
+        gone = self._device_links.why_not_back()
+        return f"a device is not back: {gone}" if gone else self.reason()
 
     # --- reports from the shoe ------------------------------------------------------------------
 
-    def jam(self, e: Any) -> None:
+    def jam(self, e: Jam) -> None:
         """A ``Jam`` event."""
         self.jammed = True
         self.hold()
 
-    def door(self, e: Any) -> None:
+    def door(self, e: DoorChanged) -> None:
         """A ``DoorChanged`` event: open holds, closed may end the hold."""
         self.door_open = bool(e.open)
         if self.door_open:
@@ -57,22 +57,18 @@ class ShoeFaults:
         else:
             self.cleared()
 
-    def state(self, e: Any) -> None:
-        """The shoe's whole state (``ShoeState``): its status says whether it is jammed or its
-        door open now; the rest of it is the link's to reconcile (:mod:`.links`). A fault holds
-        before the link's part, so a link hold does not end in between."""
-        if e.status == "jam":
+    def status(self, status: str) -> bool:
+        """The status of the shoe's whole state (``ShoeState``) says whether it is jammed or its
+        door open now; the rest of that state is the link's to reconcile
+        (:meth:`.links.LinkReconciler.shoe_state_read`: a fault holds before the link's part, so
+        a link hold does not end in between). True when a fault is on now."""
+        if status == "jam":
             self.jammed = True
-        elif e.status == "door_open":
+        elif status == "door_open":
             self.door_open = True
         else:  # ok, shuffling or empty: neither jammed nor open
             self.jammed = self.door_open = False
-        if self.reason() is not None:
-            self.hold()
-            self.table.links.shoe_state(e)
-        else:
-            self.table.links.shoe_state(e)
-            self.cleared()
+        return self.reason() is not None
 
     # --- the hold ---------------------------------------------------------------------------------
 
@@ -80,14 +76,14 @@ class ShoeFaults:
         """Hold for the shoe's faults (a round in play; on a table already held, as the hold rule says)."""
         reason = self.reason()
         if reason is not None:
-            self.table.holds.hold(reason, HoldKind.SHOE)
+            self._holds.hold(reason, HoldKind.SHOE)
 
     def cleared(self) -> None:
         """The shoe reported one of its faults gone: the hold ends once none is left."""
         if self.reason() is not None:
             self.hold()  # the other fault stays: its reason alone
             return
-        self.table.holds.shoe_ok()
+        self._holds.shoe_ok()
 
     def round_opened(self) -> None:
         """A round opened: a fault reported between rounds holds it."""

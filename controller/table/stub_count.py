@@ -5,10 +5,10 @@ A count that differs holds the table.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
-if TYPE_CHECKING:
-    from controller.table.round import RoundTable
+from controller.table.dealer_screen import DealerScreen
+from controller.table.round_state import DeviceCommands, Fire, GameShape, RoundState
 
 __all__ = ["STUB_EVERY", "StubCount"]
 
@@ -17,10 +17,21 @@ STUB_EVERY = 5
 
 
 class StubCount:
-    """``table``'s stub count: the rounds dealt since the last one, and the count asked for."""
+    """The round's stub count: the rounds dealt since the last one, and the count asked for.
+    ``counted`` fires the machine's ``stub_counted``; ``mismatch_hold`` enters the hold for a
+    count that differs (:meth:`.holds.Holds.entered`)."""
 
-    def __init__(self, table: RoundTable) -> None:
-        self.table = table
+    def __init__(
+        self,
+        state: RoundState,
+        shape: GameShape,
+        commands: DeviceCommands,
+        display: DealerScreen,
+        counted: Fire,
+        mismatch_hold: Callable[[str], None],
+    ) -> None:
+        self._state, self._shape, self._commands, self._display = state, shape, commands, display
+        self._stub_counted, self._mismatch_hold = counted, mismatch_hold
         self.expected = 0
         self.counted: int | None = None
         self.rounds_dealt = 0
@@ -39,31 +50,29 @@ class StubCount:
 
     def ask(self) -> None:
         """Ask the shoe and the dealer to count the stub."""
-        t = self.table
         self.rounds_dealt = 0
-        self.expected = t.DECK - t.dealt
+        self.expected = self._shape.deck - self._state.dealt
         self.counted = None
-        t.devices.request_stub_count()
-        t.display.ask(f"count the stub: {self.expected} cards expected, then confirm")
+        self._commands.request_stub_count()
+        self._display.ask(f"count the stub: {self.expected} cards expected, then confirm")
 
     def mismatch(self) -> None:
         """The count differs (the machine's ``before`` callback on its way to ``hold``)."""
-        self.table.holds.entered(f"stub count {self.counted}, expected {self.expected}")
+        self._mismatch_hold(f"stub count {self.counted}, expected {self.expected}")
 
     def counted_by_shoe(self, stub_count: int) -> None:
         """The shoe's answer (a ``ShoeStatus``)."""
-        t = self.table
-        t.devices.stub_count_answered()
-        if t.phase is t.common.count_stub:
+        self._commands.stub_count_answered()
+        if self._state.phase is self._shape.common.count_stub:
             self.counted = stub_count
             if self.matches():  # read, not flashed past: it stays until confirmed
-                t.display.notify(f"stub counted by the shoe: {stub_count} cards, as expected")
-            t.stub_counted()
+                self._display.notify(f"stub counted by the shoe: {stub_count} cards, as expected")
+            self._stub_counted()
 
     def counted_by_dealer(self) -> None:
         """``confirm`` while counting: the dealer counted by hand and it agrees."""
         self.counted = self.expected
-        self.table.stub_counted()
+        self._stub_counted()
 
     def restore(self, rounds_dealt: int) -> None:
         self.rounds_dealt = rounds_dealt

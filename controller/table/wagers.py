@@ -15,22 +15,50 @@ chip after that is a change to a decided spot, late by the game's own rule.)
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from controller.table.bet_board import BetBoard
+from controller.table.dealer_screen import DealerScreen
+from controller.table.device_state import DeviceLinks
 from controller.table.round_data import Seat
+from controller.table.round_state import DeviceCommands, GameShape, RoundState
+from controller.table_config import Limit
+from drivers.bet_spots import SpotReport
 
-if TYPE_CHECKING:
-    from controller.table.round import RoundTable
+__all__ = ["Wagers", "FaultReport"]
 
-__all__ = ["Wagers"]
+
+class FaultReport(Protocol):
+    """``report(device, error, **detail)``: a device report the table refuses, journaled and shown."""
+
+    def __call__(self, device: str, error: str, **detail: Any) -> None: ...
 
 
 class Wagers:
-    """``table``'s seats' wagers, and what is wrong with them."""
+    """The round's seats' wagers, and what is wrong with them.
 
-    def __init__(self, table: RoundTable) -> None:
-        self.table = table
+    ``limits``: the table's limits by spot; the game's hooks: ``extra_wager_problems`` (its own
+    rules for a seat's wagers) and ``seat_checked`` (whether a seat's wagers are checked);
+    ``device_fault`` journals and shows a report refused."""
+
+    def __init__(
+        self,
+        state: RoundState,
+        shape: GameShape,
+        board: BetBoard,
+        device_links: DeviceLinks,
+        commands: DeviceCommands,
+        display: DealerScreen,
+        limits: Mapping[str, Limit],
+        device_fault: FaultReport,
+        extra_wager_problems: Callable[[int, Seat], list[str]],
+        seat_checked: Callable[[int, Seat], bool],
+    ) -> None:
+        self._state, self._shape, self._board, self._device_links = state, shape, board, device_links
+        self._commands, self._display, self._limits, self._device_fault = commands, display, limits, device_fault
+        self._extra_wager_problems, self._seat_checked = extra_wager_problems, seat_checked
         self.problems: list[str] = []
         """What the dealer must correct before the deal (shown while betting is open)."""
         self.closed_by_press: Enum | None = None
@@ -45,9 +73,9 @@ class Wagers:
 
     def step_now(self) -> Enum:
         """The round's step now: the machine's phase, or while it holds the step it was held from."""
-        t = self.table
-        held_from = t.holds.held_from
-        return held_from if t.phase is t.common.hold and held_from is not None else t.phase
+        state = self._state
+        held_from = state.held_from
+        return held_from if state.phase is self._shape.common.hold and held_from is not None else state.phase
 
     def open_step(self, seat: int | None = None, spot: str | None = None) -> Enum | None:
         """The step whose wagers a chip reported now counts in (None: no step takes wagers now; a
@@ -56,7 +84,7 @@ class Wagers:
         ``spot``: a chip on that spot journaled before the closing press (its report waited for
         the spots' state read) still counts."""
         step = self.step_now()
-        if step.value not in self.table.WAGER_STEPS:
+        if step.value not in self._shape.wager_steps:
             return None
         if step is self.closed_by_press and not (
             seat is not None and spot is not None and self.unread.get((seat, spot)) is False
@@ -68,10 +96,10 @@ class Wagers:
         """A press journaled but not acted on (its device's state is read again after a journal
         outage): in the journal's order, "no more bets" in betting closes betting for every chip
         journaled after it (the dealer still presses it again for the table to lock the bets)."""
-        t = self.table
-        if button == "no_more_bets" and self.open_step() is t.common.betting:
-            if not t.links.device_links.never_connected():  # it would be refused: betting stays open
-                self.closed_by_press = t.common.betting
+        betting = self._shape.common.betting
+        if button == "no_more_bets" and self.open_step() is betting:
+            if not self._device_links.never_connected():  # it would be refused: betting stays open
+                self.closed_by_press = betting
 
     def report_not_acted_on(self, seat: int, spot: str) -> None:
         """A spot report journaled while the bet spots' state is read again (not acted on: the
@@ -82,89 +110,86 @@ class Wagers:
         """The bet spots' state was read and each change taken: the reports that waited are done."""
         self.unread = {}
 
-    def on_board(self, e: Any) -> bool:
+    def on_board(self, e: SpotReport) -> bool:
         """Check a spot report against the table's seats and spots: a report for a spot the table
         does not have is refused here (a device fault) and never enters a round."""
-        board = self.table.board
+        board = self._board
         problem = board.problem(e.seat, e.spot)
         board.report(e.seat, e.spot, e.cents)
         if problem is not None:
-            self.table.device_fault(e.device, f"report refused: {problem}", seat=e.seat, spot=e.spot, cents=e.cents)
+            self._device_fault(e.device, f"report refused: {problem}", seat=e.seat, spot=e.spot, cents=e.cents)
             return False
         return True
 
     def betting_open(self, seat: int | None = None, spot: str | None = None) -> bool:
         """Betting is open (:meth:`open_step`): the table takes bets, or holds from taking them (a
         hold during betting does not lock the spots: the late-bet rule starts at the lock)."""
-        return self.open_step(seat, spot) is self.table.common.betting
+        return self.open_step(seat, spot) is self._shape.common.betting
 
-    def bet_while_open(self, e: Any) -> bool:
+    def bet_while_open(self, e: SpotReport) -> bool:
         """A spot report while betting is open (:meth:`betting_open`): builds the seat's wagers.
         True if handled."""
-        t = self.table
         if not self.betting_open(e.seat, e.spot):
             return False
-        seat = t.seats.setdefault(e.seat, Seat(e.seat))
+        seat = self._state.seats.setdefault(e.seat, Seat(e.seat))
         if e.cents:
             seat.wagers[e.spot] = e.cents
-            t.devices.lamp(e.seat, e.spot, "open")
+            self._commands.lamp(e.seat, e.spot, "open")
         elif seat.wagers.pop(e.spot, None) is not None:
-            t.devices.lamp(e.seat, e.spot, "off")  # the spot emptied
+            self._commands.lamp(e.seat, e.spot, "off")  # the spot emptied
         return True
 
     def seat_problems(self, n: int, seat: Seat) -> list[str]:
         """What is wrong with seat ``n``'s wagers before the deal: unknown spots, table limits,
         the game's own rules."""
-        t = self.table
         problems = []
         for spot, cents in seat.wagers.items():
-            limit = t.table.limits.get(spot)
-            if spot not in t.BET_SPOTS:
+            limit = self._limits.get(spot)
+            if spot not in self._shape.bet_spots:
                 problems.append(f"seat {n} {spot}: not a wager before the deal")
             elif limit and not limit.min <= cents <= limit.max:
                 problems.append(
                     f"seat {n} {spot}: {cents / 100:.2f} is outside {limit.min / 100:.2f}-{limit.max / 100:.2f}"
                 )
-        return problems + t.extra_wager_problems(n, seat)
+        return problems + self._extra_wager_problems(n, seat)
 
     def valid(self) -> bool:
         """Every seat's wagers keep the rules, and there is one at least (else shown to correct)."""
-        t = self.table
+        seats = self._state.seats
         self.problems, self.closed_by_press = [], None  # the dealer's press is acted on now
-        for n, seat in sorted(t.seats.items()):
-            if t.seat_checked(n, seat):
+        for n, seat in sorted(seats.items()):
+            if self._seat_checked(n, seat):
                 self.problems += self.seat_problems(n, seat)
-        if not any(seat.wagers for seat in t.seats.values()):
+        if not any(seat.wagers for seat in seats.values()):
             self.problems.append("no wagers on the table")
         for problem in self.problems:
-            t.display.shown(f"correct: {problem}")
+            self._display.shown(f"correct: {problem}")
         return not self.problems
 
     def details(self) -> list[str]:
         """The screen's lines while betting is open: what to correct."""
-        t = self.table
-        if self.problems and t.phase is t.common.betting:
+        if self.problems and self._state.phase is self._shape.common.betting:
             return [f"correct: {p}" for p in self.problems]
         return []
 
     def lock(self) -> None:
         """No more bets: the seats with wagers are the round's, the spots locked and lit."""
-        t = self.table
-        t.seats = {n: s for n, s in t.seats.items() if s.wagers}
-        t.devices.lock_spots(True)
-        for n, seat in sorted(t.seats.items()):
+        state, commands = self._state, self._commands
+        state.seats = {n: s for n, s in state.seats.items() if s.wagers}
+        commands.lock_spots(True)
+        for n, seat in sorted(state.seats.items()):
             for spot in seat.wagers:
-                t.devices.lamp(n, spot, "accepted")
-        t.display.ask("no more bets: deal the cards")
+                commands.lamp(n, spot, "accepted")
+        self._display.ask("no more bets: deal the cards")
 
     def lamps_between_rounds(self) -> None:
         """The round is over: its spots' lamps off, then every seat's main spot inviting a bet."""
-        t = self.table
-        main = t.REQUIRED_SPOTS[:1]
-        for n, seat in sorted(t.seats.items()):
+        commands = self._commands
+        main = self._shape.required_spots[:1]
+        for n, seat in sorted(self._state.seats.items()):
             for spot in seat.wagers:
                 if spot not in main:
-                    t.devices.lamp(n, spot, "off")
-        for n in range(1, t.table.seats + 1):
+                    commands.lamp(n, spot, "off")
+        for n in range(1, self._shape.seats + 1):
             for spot in main:
-                t.devices.lamp(n, spot, "attract")
+                commands.lamp(n, spot, "attract")

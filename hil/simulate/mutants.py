@@ -218,8 +218,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "controller/table/late_bets.py",
         "        self.pending.append((seat, spot, cents))\n",
         "        self.pending.append((seat, spot, cents))\n"
-        "        if cents and seat in self.table.seats:\n"
-        "            self.table.seats[seat].wagers[spot] = cents\n",
+        "        if cents and seat in self._state.seats:\n"
+        "            self._state.seats[seat].wagers[spot] = cents\n",
         "a late bet enters the round's wagers at once, without the supervisor's acceptance",
     ),
     # --- meters, double settlement -----------------------------------------------------------------------
@@ -261,8 +261,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "hold_forgotten_next_round",
         "controller/table/links.py",
-        '        if down:\n            self.table.holds.hold(f"link down: {down[0]}", HoldKind.LINK)',
-        '        if down and not down:\n            self.table.holds.hold(f"link down: {down[0]}", HoldKind.LINK)',
+        '        if down:\n            self._holds.hold(f"link down: {down[0]}", HoldKind.LINK)',
+        '        if down and not down:\n            self._holds.hold(f"link down: {down[0]}", HoldKind.LINK)',
         "a link still down when a round opens does not hold the new round",
     ),
     Mutant(
@@ -274,9 +274,9 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "hold_cleared_while_down",
-        "controller/table/holds.py",
-        "        return self.table.links.why_not_resume()",
-        "        return None",
+        "controller/table/links.py",
+        "            return self._intake.waiting_reason()\n        return self.why_not_resume()",
+        "            return self._intake.waiting_reason()\n        return None",
         "the supervisor's clear fault resumes play while a device is still down or the shoe jammed",
     ),
     # --- recovery after a crash --------------------------------------------------------------------------
@@ -290,8 +290,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "recover_round_number",
         "controller/table/carry_over.py",
-        't.round_no = int(state["round_no"]) - 1',
-        't.round_no = int(state["round_no"])',
+        'self._state.round_no = int(state["round_no"]) - 1',
+        'self._state.round_no = int(state["round_no"])',
         "recovery after a crash reopens the table one round number on (the open round's number skipped)",
     ),
 )
