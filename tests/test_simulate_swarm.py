@@ -8,6 +8,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_helpers import cli
@@ -233,3 +234,24 @@ def test_open_finding_boston5_a_card_after_a_crash_at_the_second_wager_breaks_th
     ]
     result = run_seed("boston5", 33, (), rounds=10, faults=faults)
     assert result.ok, f"{result.broken}: {result.detail}"
+
+
+def test_a_swarm_seed_shrinks_and_replays_as_the_swarm_plays_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A swarm seed's shrunk case is played with the swarm's waits (``swarm=True``), as found."""
+    from hil.simulate import run as run_module
+    from hil.simulate.world import SWARM_WAIT_S, WAIT_S, World
+
+    waits: list[float] = []
+    init = World.__init__
+
+    def seen(self: World, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        waits.append(self.wait_s)
+
+    monkeypatch.setattr(World, "__init__", seen)
+    fault = Fault(0.0, "wrong_press", "panel", 0.5, 1, step="betting", edge="enter", round_no=1)
+    monkeypatch.setattr(run_module, "swarm_schedule", lambda *a: [fault])
+    faults, last = run_module.shrink("boston5", 1, ("wrong_press",), 1, "", budget=0, swarm=True)
+    assert waits and set(waits) == {SWARM_WAIT_S} and SWARM_WAIT_S < WAIT_S
+    case = run_module.pytest_case("boston5", 1, 1, faults, last, swarm=True)
+    assert "resettle=True, swarm=True)" in case and "step='betting'" in case

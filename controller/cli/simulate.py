@@ -178,7 +178,7 @@ def _one(args: argparse.Namespace, seed: int, kinds: tuple[str, ...]) -> int:
         faults, last = shrink(args.game, seed, kinds, args.rounds, res.broken, swarm=args.swarm)
         print(f"shrunk to {len(faults)} fault(s), still broken: {last.broken}: {last.detail}")
         print()
-        print(pytest_case(args.game, seed, args.rounds, faults, last))
+        print(pytest_case(args.game, seed, args.rounds, faults, last, swarm=args.swarm))
     return 1
 
 
