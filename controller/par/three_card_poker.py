@@ -61,6 +61,13 @@ class AntePlay:
     weakest_played: HandValue
     bonus_lines: tuple[tuple[str, int, int], ...]
     """Each ante bonus line: (name, deals played with it, what it returns over them, in antes)."""
+    play_total: int = 0
+    """The play wager's own share of ``total`` (in 1/``scale`` antes): even money when the dealer
+    qualifies and the player wins, lost when the dealer wins, back otherwise."""
+    play_square: int = 0
+    """The sum of squares of the play wager's own result (1/``scale`` squared)."""
+    ante_square: int = 0
+    """The sum of squares of the ante's own result, ante bonus included (1/``scale`` squared)."""
 
     @property
     def edge_per_ante(self) -> float:
@@ -163,7 +170,7 @@ def ante_play(ante_bonus: Paytable, qualifier: HandValue) -> AntePlay:
     returns more than the folded ante."""
     d = _dealers(qualifier)
     scale = _common_denominator(ante_bonus)
-    total = square = plays = ties = 0
+    total = square = plays = ties = play_total = play_square = ante_square = 0
     weakest: HandValue | None = None
     bonus: dict[str, list[int]] = {}
     for hand, r, value in zip(d.hands, d.rank_of, d.values, strict=True):
@@ -177,6 +184,10 @@ def ante_play(ante_bonus: Paytable, qualifier: HandValue) -> AntePlay:
             ties += v.equal
             total += play
             square += sum(x * x * n for x, n in outcomes)
+            play_total += scale * (v.lower - v.higher)
+            play_square += scale * scale * (v.lower + v.higher)
+            ante = ((scale + b, v.not_qualifying + v.lower), (b, v.equal), (b - scale, v.higher))
+            ante_square += sum(x * x * n for x, n in ante)
             if weakest is None or value.strength < weakest.strength:
                 weakest = value
             row = ante_bonus.row_for(value)
@@ -187,9 +198,11 @@ def ante_play(ante_bonus: Paytable, qualifier: HandValue) -> AntePlay:
         else:
             total += -scale * DEALER_HANDS
             square += scale * scale * DEALER_HANDS
+            ante_square += scale * scale * DEALER_HANDS
     assert weakest is not None
     lines = tuple((name, n, x) for name, (n, x) in bonus.items())
-    return AntePlay(total, square, scale, plays, ties, HANDS * DEALER_HANDS, weakest, lines)
+    deals = HANDS * DEALER_HANDS
+    return AntePlay(total, square, scale, plays, ties, deals, weakest, lines, play_total, play_square, ante_square)
 
 
 def _common_denominator(table: Paytable) -> int:
@@ -202,19 +215,31 @@ def three_card_poker_sheet(ante_bonus: Paytable, pair_plus: Paytable | None, qua
     unit of ante) and, when offered, ``pair_plus``."""
     ap = ante_play(ante_bonus, qualifier)
     deals = ap.deals
-    mean = ap.total / (ap.scale * deals)
+    ante_mean = (ap.total - ap.play_total) / (ap.scale * deals)
+    play_mean = ap.play_total / (ap.scale * ap.plays)
     lines = tuple((name, n / deals, v / (ap.scale * deals)) for name, n, v in ap.bonus_lines)
     spots = {
         "ante": SpotPar(
             "ante",
-            ap.edge_per_ante,
-            ap.square / (ap.scale * ap.scale * deals) - mean * mean,
+            -ante_mean,
+            ap.ante_square / (ap.scale * ap.scale * deals) - ante_mean * ante_mean,
             lines,
             True,
             None,
-            "ante and play together, per unit of ante, with the ante bonus",
+            f"the ante alone, per unit of ante, folds and the ante bonus included; with the play: "
+            f"{ap.edge_per_ante:.4%} per ante (the main game line above)",
         ),
-        "play": SpotPar("play", 0.0, 0.0, (), True, None, "counted in the ante's figure (per unit of ante)"),
+        "play": SpotPar(
+            "play",
+            -play_mean,
+            ap.play_square / (ap.scale * ap.scale * ap.plays) - play_mean * play_mean,
+            (),
+            True,
+            None,
+            f"per unit of play wagered ({ap.plays / deals:.4%} of hands play): even money when the dealer "
+            f"qualifies and the player's hand is higher, lost when lower, back otherwise; its share of the "
+            f"main game: {-ap.play_total / (ap.scale * deals):.4%} of the ante",
+        ),
     }
     if pair_plus is not None:
         spots["pair_plus"] = three_card_par("pair_plus", pair_plus, THREE_CARD_POKER)
