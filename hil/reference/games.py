@@ -108,6 +108,10 @@ def deal_destinations(
             if s.folded_at is None and s.wagers.get("second"):
                 out += [f"seat {n}"] * 2
         out += ["dealer"] * 2
+    elif game == "three_card_poker":  # published rule sheets: three to each player, three to the dealer
+        for n in playing:
+            out += [f"seat {n}"] * 3
+        out += ["dealer"] * 3
     elif game == "pai_gow":  # 31.8: one at a time, clockwise, to every position and the dealer, seven each
         first = _pai_gow_start(table, start or {})
         n_seats = int(table.settings["seats"])
@@ -144,6 +148,8 @@ def visible_cards(
         return _visible_mississippi(held, seats, playing)
     if table.game == "boston5":
         return _visible_boston5(held, seats, playing)
+    if table.game == "three_card_poker":
+        return _visible_three_card(held, seats, playing)
     if table.game == "pai_gow":
         n_seats = int(table.settings["seats"])
         # nothing is turned over before every hand has its seven and the players have set theirs
@@ -187,6 +193,86 @@ def _visible_boston5(held: Mapping[str, list[str]], seats: Mapping[int, SeatStat
         elif seats[n].exposed and seats[n].wagers.get("bonus"):
             seen.update(own[:3])  # 24.10(a): exposed to qualify for the bonus
     return seen
+
+
+def _visible_three_card(held: Mapping[str, list[str]], seats: Mapping[int, SeatState], playing: list[int]) -> set[str]:
+    """Three Card Poker's cards face up: nothing until every player played or folded; then the
+    dealer's three and each hand still in play (a folded hand is collected face down)."""
+    dealer = held.get("dealer", [])
+    decided = all(
+        seats[n].folded_at is not None or seats[n].wagers.get("play") for n in playing if seats[n].wagers.get("ante")
+    )
+    if len(dealer) != 3 or not decided:
+        return set()
+    seen = set(dealer)
+    for n in playing:
+        if seats[n].folded_at is None:
+            seen.update(held.get(f"seat {n}", []))
+    return seen
+
+
+def _three_card_value(cards: list[Card]) -> tuple[int, tuple[int, ...]]:
+    """A Three Card Poker hand, comparable: straight flush, three of a kind, straight, flush,
+    pair, high card (published rule sheets); A-2-3 the lowest straight, K-A-2 no straight."""
+    ranks = sorted((r for r, _ in cards), reverse=True)
+    flush = len({s for _, s in cards}) == 1
+    wheel = ranks == [14, 3, 2]
+    straight = len(set(ranks)) == 3 and (ranks[0] - ranks[2] == 2 or wheel)
+    top = (3, 2, 1) if wheel else tuple(ranks)
+    if straight and flush:
+        return (5, top)
+    if len(set(ranks)) == 1:
+        return (4, top)
+    if straight:
+        return (3, top)
+    if flush:
+        return (2, top)
+    if len(set(ranks)) == 2:
+        pair = ranks[1]
+        kicker = ranks[0] if ranks[0] != pair else ranks[2]
+        return (1, (pair, kicker))
+    return (0, top)
+
+
+_THREE_CARD_NAMES = ("high_card", "one_pair", "flush", "straight", "three_of_a_kind", "straight_flush")
+
+
+def _three_card_poker(
+    table: RefTable, hands: dict[str, list[Card]], seats: Mapping[int, SeatState], exp: Expected
+) -> None:
+    """Ante and play against the dealer qualifying on queen high (the play pushes when he does
+    not), the ante bonus on a straight or better whatever the dealer holds, pair plus on a pair
+    or better; a fold forfeits the ante and the pair plus. Settled from the dealer's right."""
+    dealer = _three_card_value(hands["dealer"]) if len(hands.get("dealer", [])) == 3 else None
+    qualifies = dealer is not None and dealer >= (0, (12, 3, 2))  # queen high or better
+    for n in sorted(seats, reverse=True):
+        s, out = seats[n], exp.outcomes.setdefault(n, {})
+        if s.folded_at is not None:
+            for spot, stake in s.wagers.items():
+                out[spot] = WagerOutcome("lose", -stake, "folded")
+            continue
+        own = hands.get(f"seat {n}", [])
+        if len(own) != 3 or dealer is None:
+            raise ValueError(f"seat {n}: {len(own)} cards against the dealer's: not a hand")
+        exp.order.append(n)
+        mine = _three_card_value(own)
+        name = _THREE_CARD_NAMES[mine[0]]
+        if s.wagers.get("pair_plus"):
+            out["pair_plus"] = _odds(pays(table.paytables["pair_plus"], name), s.wagers["pair_plus"], "pair plus")
+        ante = s.wagers.get("ante")
+        if not ante:
+            continue
+        if not qualifies:
+            out["ante"], out["play"] = WagerOutcome("win", ante, "dealer does not qualify"), WagerOutcome("even", 0, "")
+        elif mine > dealer:
+            out["ante"], out["play"] = WagerOutcome("win", ante, "higher"), WagerOutcome("win", ante, "higher")
+        elif mine == dealer:
+            out["ante"], out["play"] = WagerOutcome("even", 0, "tie"), WagerOutcome("even", 0, "tie")
+        else:
+            out["ante"], out["play"] = WagerOutcome("lose", -ante, "lower"), WagerOutcome("lose", -ante, "lower")
+        bonus = pays(table.paytables["ante_bonus"], name)
+        if bonus is not None:  # whatever the dealer holds
+            out["ante_bonus"] = _odds(bonus, ante, "ante bonus")
 
 
 def _boston5(table: RefTable, hands: dict[str, list[Card]], seats: Mapping[int, SeatState], exp: Expected) -> None:
@@ -417,6 +503,8 @@ def expect_round(
         _boston5(table, hands, seats, exp)
     elif table.game == "mississippi_stud":
         _mississippi(table, hands, seats, exp)
+    elif table.game == "three_card_poker":
+        _three_card_poker(table, hands, seats, exp)
     elif table.game == "pai_gow":
         _pai_gow(table, record, seats, exp)
         _pai_gow_side(table, hands, seats, exp)
