@@ -4,9 +4,9 @@ and its exact par.
 
 Source (the N.J.A.C. 13:69F-20 text was not found: inferred from published rule sheets): the
 wager pays on the best five-card poker hand made of the player's and the dealer's six cards,
-three of a kind or better, whatever the dealer holds and whether the player plays or folds
-(table-games-online.com "Three Card Poker rules"; Two Kings casino and Lady Luck Nemacolin
-house rule pages). The par counts every one of the C(52, 6) = 20,358,520 six-card sets, by
+three of a kind or better, whatever the dealer holds (table-games-online.com "Three Card Poker
+rules"; Two Kings casino and Lady Luck Nemacolin house rule pages). Whether a folded hand's
+6 Card Bonus is still settled is not stated in those sources: the table decides it (to do). The par counts every one of the C(52, 6) = 20,358,520 six-card sets, by
 rank multiset and suit assignment (no sampling)."""
 
 from __future__ import annotations
