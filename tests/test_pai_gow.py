@@ -415,3 +415,62 @@ def test_every_hand_goes_to_the_discard_rack_once_and_every_text_is_in_plain_wor
         assert len(discards) == 1, (n, [st.text for st in s.procedure if st.seat == int(n)])
     words = [st.text for st in s.procedure] + [w.why for x in s.seats for w in x.wagers]
     assert not [t for t in words if "_" in t.replace("pai gow", "")], "a code name in a text a person reads"
+
+
+def test_the_shared_part_kept_from_the_last_round_is_reused_only_when_nothing_it_reads_differs() -> None:
+    """Issue 42 item 5: the round's shared part (the dealer's house way, every hand's bonus and envy
+    status) and each seat settled with it are kept from the last round settled (the table settles its round when the dealer's hand
+    is set and again at the end); a round that differs in anything it reads is settled from scratch:
+    each variation settles as it does with nothing kept, and so does the first round after it."""
+    from controller.games import pai_gow as rules
+
+    def doubled(name: str) -> dict:
+        table = TABLE.paytables[name]
+        rows = tuple(
+            replace(r, amount=2 * r.amount)
+            if r.amount
+            else replace(r, odds=replace(r.odds, numerator=2 * r.odds.numerator))
+            for r in table.rows
+        )
+        return {**TABLE.paytables, name: replace(table, rows=rows)}
+
+    quads, other = "Qc Qd Qh Qs 8c 5d 2h", "Kd Jc 8d 7c 3d 6c 2d"  # four of a kind; a pai gow, king high
+    dealer = "9c 9d 9h 9s 5c 4c 2s"
+    seats = {"1": seat(quads, bonus=100), "3": seat(other, bonus=500, insurance=100)}
+    first = (seats, dealer, TABLE)
+    variations = [
+        first,  # the same round (reused)
+        ({"1": seats["1"], "3": seat(other, bonus=400, insurance=100)}, dealer, TABLE),  # no marker now
+        ({"1": seat(quads), "3": seat(other, insurance=100)}, dealer, TABLE),  # insurance only
+        ({"1": seat(quads), "3": seat(other)}, dealer, TABLE),  # and without it
+        ({"1": seats["1"], "3": seat(other, bonus=500)}, dealer, TABLE),  # a marker, no insurance
+        ({"1": seat(other, bonus=100), "3": seat(quads, bonus=500, insurance=100)}, dealer, TABLE),  # cards swapped
+        ({"2": seats["1"], "3": seats["3"]}, dealer, TABLE),  # another seat
+        ({"1": seat(quads, bonus=100, high="Qc Qd Qh Qs 8c", low="5d 2h"), "3": seats["3"]}, dealer, TABLE),  # a set
+        (seats, "9c 9d 9h 9s 5c 4c 3s", TABLE),  # another dealer's hand
+        (seats, {"cards": dealer, "high": "9c 9d 9h 9s 5c", "low": "4c 2s"}, TABLE),  # the dealer's set given
+        (seats, dealer, replace(TABLE, options={**TABLE.options, "envy_includes_dealer": True})),
+        (seats, dealer, replace(TABLE, options={**TABLE.options, "house_way": "ballys_ac"})),
+        (seats, dealer, replace(TABLE, paytables=doubled("bonus"))),
+        (seats, dealer, replace(TABLE, paytables=doubled("envy"))),
+        (seats, dealer, replace(TABLE, paytables=doubled("insurance"))),
+        ({"1": seat(quads, pai_gow=2000, bonus=100), "3": seats["3"]}, dealer, TABLE),  # another stake
+        (
+            {"1": {"wagers": {"pai_gow": 1000, "bonus": 100}, "cards": quads, "foul": True}, "3": seats["3"]},
+            dealer,
+            TABLE,
+        ),
+        (seats, dealer, replace(TABLE, payout_cap=1500)),  # a cap that bites
+    ]
+
+    def alone(seats: dict, dealer: object, table: object) -> dict:
+        rules._LAST_ROUND = (None, None)  # nothing kept
+        out = settle(seats, dealer=dealer, table=table).to_json()
+        assert "misdeal" not in str(out)
+        return out
+
+    expected = [alone(*round_) for round_ in variations]
+    for i in range(1, len(variations)):  # each after the first round and the one before it, and before both
+        for j in (0, i, i - 1, i, 0):
+            seats_, dealer_, table = variations[j]
+            assert settle(seats_, dealer=dealer_, table=table).to_json() == expected[j], (i, j)

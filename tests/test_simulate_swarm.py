@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from cli_helpers import cli
 
-from controller.table.late_bets import LateBets
+from controller.table._late_bets import LateBets
 from hil.simulate.faults import CI_KINDS, Fault, schedule
 from hil.simulate.run import replay_command, run_seed, run_seeds
 from hil.simulate.swarm import (

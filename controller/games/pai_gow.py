@@ -385,6 +385,35 @@ def _round(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round
     )
 
 
+_LAST_ROUND: tuple[object, _Round | None] = (None, None)
+"""The last round's shared part, by everything :func:`_round` reads (one entry: the table reads
+its round's shared part when the dealer's hand is set and again at the settlement, with only the
+players' sets changed between, which it does not read)."""
+
+
+def _round_once(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round:
+    """:func:`_round`, made again only when something it reads differs from the last round's:
+    the options, the three paytables, the dealer's cards and set, and each seat's cards, bonus
+    stake and insurance (the cards are the deck's own objects: compared by identity first)."""
+    global _LAST_ROUND
+    p = table.paytables
+    key = (
+        tuple(o.items()),
+        p.get("bonus"),
+        p.get("envy"),
+        p.get("insurance"),
+        rnd.dealer,
+        rnd.dealer_set,
+        tuple([(s.seat, s.cards, s.wagers.get("bonus", 0), "insurance" in s.wagers) for s in rnd.seats]),
+    )
+    last_key, last = _LAST_ROUND  # one read: another thread's round replaces both at once
+    if last is not None and last_key == key:
+        return last
+    shared = _round(rnd, table, o)
+    _LAST_ROUND = (key, shared)
+    return shared
+
+
 def _seat_set(seat: PaiGowSeat, r: _Round, hands: dict[str, Mapping[str, str]]) -> tuple[HandSet, bool]:
     """The set a seat's pai gow wager plays, and whether it is a foul that forfeits (a foul is
     set again by the house way under ``foul_policy: reset_by_house_way``, noted in ``hands``)."""
@@ -465,6 +494,30 @@ def _seat_settlement(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSet
     return SeatSettlement(seat.seat, tuple(wagers), hands, caps)
 
 
+_LAST_SEATS: tuple[_Round | None, dict[object, SeatSettlement]] = (None, {})
+"""The seats settled with the last shared part, by everything :func:`_seat_settlement` reads
+besides it (the table shows each seat's pai gow step as its hand is turned, and settles the
+round at its end: each seat once)."""
+
+
+def _seat_once(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlement:
+    """:func:`_seat_settlement`, made again only for a seat, a shared part (the same object: kept
+    by :func:`_round_once`) or a payout cap it was not made for (the paytables whose caps apply
+    are the shared part's own)."""
+    global _LAST_SEATS
+    shared, seats = _LAST_SEATS  # one read: another thread's round replaces both at once
+    if shared is not r:
+        seats = {}
+        _LAST_SEATS = (r, seats)
+    key = (seat.seat, tuple(seat.wagers.items()), seat.cards, seat.high, seat.low, seat.foul, table.payout_cap)
+    settled = seats.get(key)
+    if settled is None:
+        if len(seats) > 64:
+            seats.clear()
+        settled = seats[key] = _seat_settlement(seat, r, table)
+    return settled
+
+
 @dataclass(frozen=True, slots=True)
 class _Steps:
     """The dealer's steps of 11.15(d), each list in the order the seats are settled."""
@@ -528,7 +581,7 @@ class RoundSettler:
     def __init__(self, rnd: PaiGowRound, table: TableConfig) -> None:
         self.rnd, self.table = rnd, table
         self.options = pai_gow_options(table)
-        self.shared: _Round | None = None if rnd.misdeal else _round(rnd, table, self.options)
+        self.shared: _Round | None = None if rnd.misdeal else _round_once(rnd, table, self.options)
         """``None`` for a misdeal (every hand void: no dealer's set, no seat's step)."""
 
     def dealer_step(self) -> Step | None:
@@ -549,7 +602,7 @@ class RoundSettler:
         if self.shared is None:
             return None
         steps = _Steps()
-        steps.add_seat(seat, _seat_settlement(seat, self.shared, self.table), self.shared)
+        steps.add_seat(seat, _seat_once(seat, self.shared, self.table), self.shared)
         return steps.pai_gow[0]
 
     def settle(self) -> Settlement:
@@ -565,7 +618,7 @@ class RoundSettler:
         steps = _Steps()
         settled: dict[int, SeatSettlement] = {}
         for seat in order:
-            settled[seat.seat] = _seat_settlement(seat, r, table)
+            settled[seat.seat] = _seat_once(seat, r, table)
             steps.add_seat(seat, settled[seat.seat], r)
         return settlement_for(
             "pai_gow",

@@ -215,7 +215,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "late_bet_taken",
-        "controller/table/late_bets.py",
+        "controller/table/_late_bets.py",
         "        self.pending.append((seat, spot, cents))\n",
         "        self.pending.append((seat, spot, cents))\n"
         "        if cents and seat in self._state.seats:\n"
@@ -251,7 +251,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "fold_collected_twice",
-        "controller/table/settlement_walk.py",
+        "controller/table/_settlement_walk.py",
         "steps = tuple(s for s in settlement.procedure if s.text not in self.steps_done)",
         "steps = tuple(settlement.procedure)",
         "a fold's wagers, collected when the seat folded, asked to be collected again at settlement",
@@ -260,21 +260,21 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- holds ------------------------------------------------------------------------------------------
     Mutant(
         "hold_forgotten_next_round",
-        "controller/table/links.py",
+        "controller/table/_links.py",
         '        if down:\n            self._holds.hold(f"link down: {down[0]}", HoldKind.LINK)',
         '        if down and not down:\n            self._holds.hold(f"link down: {down[0]}", HoldKind.LINK)',
         "a link still down when a round opens does not hold the new round",
     ),
     Mutant(
         "hold_released_one_device_back",
-        "controller/table/links.py",
+        "controller/table/_links.py",
         "        if self.device_links.why_not_back() is not None:\n            self.still_missing()",
         "        if False:\n            self.still_missing()",
         "a link hold ends when one device is back though another is still down",
     ),
     Mutant(
         "hold_cleared_while_down",
-        "controller/table/links.py",
+        "controller/table/_links.py",
         "            return self._intake.waiting_reason()\n        return self.why_not_resume()",
         "            return self._intake.waiting_reason()\n        return None",
         "the supervisor's clear fault resumes play while a device is still down or the shoe jammed",
@@ -289,7 +289,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "recover_round_number",
-        "controller/table/carry_over.py",
+        "controller/table/_carry_over.py",
         'self._state.round_no = int(state["round_no"]) - 1',
         'self._state.round_no = int(state["round_no"])',
         "recovery after a crash reopens the table one round number on (the open round's number skipped)",

@@ -17,7 +17,7 @@ from controller.journal import JournalError, SqliteJournal
 from controller.journal.store import JournalFull
 from controller.table.card_ledger import DUPLICATE, UNREADABLE
 from controller.table.round_data import RoundResult
-from controller.table.runtime import TableRuntime
+from controller.table.runtime import RuntimePorts, TableRuntime
 from controller.table.snapshot import TableSnapshot
 from controller.table.table_drivers import ROLES
 from controller.table_config import TableConfig
@@ -264,16 +264,18 @@ class World:
         journal = SimJournal(self.path, clock=self.wall)
         journal.trouble = lambda: self.trouble
         urls = {role: "loop://" for role in ROLES}
-        runtime = TableRuntime(self.table, urls, journal, on_round=self.played.append, link_base=LinkConfig())
-        runtime.engine.start_timer = self.timers.start
-        runtime.latest.share_hands = True
-        runtime.devices.randbelow = self.rng.randrange
+        ports = RuntimePorts(
+            wall=self.wall,
+            start_timer=self.timers.start,
+            randbelow=self.rng.randrange,
+            link_protocol=LINK,  # the protocol's own timing (the bench configs poll every few ms of real time)
+            share_hands=True,
+            status_file=False,  # `tablectl status`'s file: not read here, and each write costs a sync
+        )
+        runtime = TableRuntime(
+            self.table, urls, journal, on_round=self.played.append, link_base=LinkConfig(), ports=ports
+        )
         runtime.observers.append(self._observe)
-        runtime.wall = self.wall
-        runtime.snapshot_file = None  # `tablectl status`'s file: not read here, and each write costs a sync
-        for role in ROLES:  # the protocol's own timing (the bench configs poll every few ms of real time)
-            runtime.drivers[role].link.protocol.config = LINK
-            runtime.drivers[role].link.wall = self.wall
         self.wires = {
             role: SimWire(
                 runtime.drivers[role].link.protocol,

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from controller.cards import Card, CardError, card, deck
+from controller.table._dealer_screen import DealerScreen
+from controller.table._holds import Holds, cards_wait_reason
+from controller.table._round_state import Fire, GameShape, RoundState
+from controller.table._shoe_faults import ShoeFaults
+from controller.table._supervisor import Record
 from controller.table.card_ledger import BURNED, DUPLICATE, UNREADABLE, CardLedger
-from controller.table.dealer_screen import DealerScreen
 from controller.table.device_state import DeviceLinks
-from controller.table.holds import Holds, cards_wait_reason
-from controller.table.round_state import Fire, GameShape, RoundState
-from controller.table.shoe_faults import ShoeFaults
-from controller.table.supervisor import Record
 from drivers.shoe import CardDealt, CardUnreadable
 
 __all__ = ["CardIntake"]
@@ -205,7 +205,7 @@ class CardIntake:
             return
         if self._state.phase is self._shape.common.no_more_bets:
             self._deal_started()
-        elif dealt in self._cards_seen():
+        elif dealt.index in {c.index for c in self._cards_seen()}:  # a card is its index (no __eq__ per card)
             self.misread_at = len(self.ledger.entries)
             self.ledger.not_used(index, str(dealt), DUPLICATE)
             self.misread_index = index
