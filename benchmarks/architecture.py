@@ -355,7 +355,7 @@ def report(root: Path, detail: bool) -> list[str]:
             lines[-1] += ", ..."
 
     dispatch = dotted_dispatch(known)
-    parts = ", ".join(f"{k} {v}" for k, v in sorted(dispatch.items())) or "-"
+    parts = ", ".join(f"{k} {v}" for k, v in sorted(dispatch.items()) if v) or "-"
     lines.append(f"dotted dispatch: {sum(dispatch.values())} ({parts})")
 
     total, events = any_counts(known)

@@ -58,7 +58,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +84,7 @@ from controller.floor.ingest import IngestConfig
 from controller.floor.migrate import migrate
 from controller.floor.servers import LocalNats, LocalPostgres
 from controller.floor.signing import new_signing_key
+from controller.floor.stream import STREAM_MAX_PER_SUBJECT
 from controller.floor_config import FloorConfig
 from controller.journal import NewRecord, SqliteJournal
 from controller.journal.meters import meters_for_round
@@ -400,6 +401,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="ingest processes on the one durable consumer")
     parser.add_argument("--batch", type=int, default=1000, help="the ingest's messages per transaction")
     parser.add_argument("--floors", type=int, default=20_000, help="records for the floor measurements")
+    parser.add_argument(
+        "--table-share",
+        type=int,
+        default=STREAM_MAX_PER_SUBJECT,
+        help="messages one table may have waiting in the stream on each subject (the broker refuses past it; "
+        f"default {STREAM_MAX_PER_SUBJECT}, production's)",
+    )
     parser.add_argument("--settle", type=float, default=5.0, help="seconds for connections before measuring")
     parser.add_argument(
         "--profile", type=Path, metavar="DIR", help="write cProfile stats of the ingest workers and forwarders to DIR"
@@ -427,6 +435,221 @@ def main() -> None:
     sys.exit(0 if ok else 1)
 
 
+@dataclass
+class _Run:
+    """One run's servers, processes and shared counters (:func:`run`)."""
+
+    args: argparse.Namespace
+    broker: LocalNats
+    postgres: LocalPostgres
+    phase: Any
+    written: Any
+    resent: Any
+    acked: Any
+    writer_cpu: Any
+    db: str = ""
+    workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    procs: list[Any] = field(default_factory=list)
+
+    def total(self) -> int:
+        """Records the tables have written so far."""
+        return int(sum(self.written[:]))
+
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds each stage has spent so far."""
+        assert self.broker.proc is not None and self.postgres.proc is not None
+        tables = sum(proc_cpu(p.pid) for p in self.procs)
+        writers = float(sum(self.writer_cpu[:]))
+        return {
+            "writers": writers,
+            "forwarders": tables - writers,
+            "nats-server": proc_cpu(self.broker.proc.pid),
+            "ingest": sum(proc_cpu(w.pid) for w in self.workers),
+            "postgres": postgres_cpu(self.postgres.proc.pid),
+        }
+
+    def start_workers(self, floor_db: Any, ingest_creds: Path, ca: Path, logs: list[Path]) -> None:
+        """The ``tablectl floor ingest`` processes on the one durable consumer."""
+        args = self.args
+        for n, log_path in enumerate(logs):
+            profile = ["-m", "cProfile", "-o", str(args.profile / f"ingest-{n}.prof")] if args.profile else []
+            with open(log_path, "wb") as out:
+                self.workers.append(
+                    subprocess.Popen(
+                        [sys.executable, *profile]
+                        + ["-m", "controller", "floor", "ingest", "--nats", self.broker.url]
+                        + ["--db", floor_db.ingest, "--creds", str(ingest_creds), "--ca", str(ca)]
+                        + ["--batch", str(args.batch), "--require-registration", "--require-signed"],
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                    )
+                )
+
+    def start_tables(self, base: Path, ids: list[str], sims: list[Path], ca: Path, records: Any, rate: float) -> Path:
+        """The table processes, each a share of the tables; returns their journals' folder."""
+        args = self.args
+        tables_dir = base / "tables"
+        tables_dir.mkdir()
+        ctx = mp.get_context("fork")
+        for p in range(args.procs):
+            link = Link((self.broker.url,), str(sims[p]), str(ca), base / "keys")
+            proc = ctx.Process(
+                target=table_process,
+                args=(
+                    tables_dir,
+                    ids[p :: args.procs],
+                    link,
+                    records,
+                    rate,
+                    self.phase,
+                    self.written,
+                    self.writer_cpu,
+                    self.resent,
+                    self.acked,
+                    p,
+                    args.sync,
+                    args.per_commit,
+                    args.profile,
+                    args.patience,
+                ),
+            )
+            proc.start()
+            self.procs.append(proc)
+        return tables_dir
+
+    def realistic(self, rate: float) -> dict[str, float]:
+        """Phase 1: every table at a round a minute; prints the delays; the CPU per record."""
+        args = self.args
+        time.sleep(args.settle)  # forwarders connected, ingest consumer made
+        t0, c0, w0 = time.time(), self.cpu(), self.total()
+        time.sleep(args.realistic)
+        t1 = time.time()
+        wait_stored(self.db, self.total(), 120)
+        real_cpu = _per_record(c0, self.cpu(), self.total() - w0)
+        d = delays(self.db, t0, t1)
+        rate_real = len(d) / (t1 - t0) if d else 0.0
+        p50 = statistics.median(d) if d else float("nan")
+        p99 = d[int(0.99 * (len(d) - 1))] if d else float("nan")
+        print(
+            f"realistic   {args.tables} tables, a round each every {args.round_s:.0f} s ({rate * args.tables:,.0f} "
+            f"records/s): {rate_real:,.0f} event records/s stored; journal commit -> PostgreSQL commit "
+            f"p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms over {len(d):,} records (target p99 < 250 ms); "
+            f"load {load()}"
+        )
+        return real_cpu
+
+    def full_speed(self) -> tuple[dict[str, float], float]:
+        """Phase 2: write for --full seconds, then stop writing until the store has it all; the CPU
+        per record and the records/s end to end."""
+        args = self.args
+        before_written, before_stored, c0, r0 = self.total(), stored(self.db), self.cpu(), sum(self.resent[:])
+        self.phase.value = FULL
+        start = time.monotonic()
+        time.sleep(args.full)
+        self.phase.value = IDLE
+        time.sleep(0.2)  # the writers see it
+        full_written = self.total() - before_written
+        elapsed = time.monotonic() - start
+        target = before_stored + full_written
+        deadline = time.monotonic() + 600
+        while sum(self.acked[:]) < self.total() and time.monotonic() < deadline:
+            time.sleep(0.1)  # every record in the broker: the tables' share is done
+        c_tables = self.cpu()
+        waited = wait_stored(self.db, target, max(0.0, deadline - time.monotonic()))
+        c1 = self.cpu()
+        # The tables' stages until the broker has every record (after that they only poll their idle
+        # journals while the ingest catches up), the floor's own until the store has every record.
+        c1_tables = {**c1, **{k: c_tables[k] for k in ("writers", "forwarders")}}
+        full_cpu = _per_record(c0, c1_tables, full_written)
+        wall = elapsed + (waited if waited is not None else float("nan"))
+        e2e = full_written / wall
+        used = sum(c1[k] - c0[k] for k in STAGES) / wall
+        print(
+            f"full speed  {full_written / elapsed:,.0f} records/s written to the journals ({args.per_commit} per "
+            f"commit); {e2e:,.0f} records/s end to end into PostgreSQL, the link using {used:.2f} of "
+            f"{os.cpu_count()} cores; load {load()}"
+        )
+        print(
+            f"            records sent again after an acknowledgement timed out (the floor store keeps each "
+            f"once): {sum(self.resent[:]) - r0:,} at full speed, {r0:,} before"
+        )
+        return full_cpu, e2e
+
+    def outage(self) -> None:
+        """Phase 3: the broker SIGKILLed for --outage seconds at the realistic rate; the drain time."""
+        args = self.args
+        self.phase.value = REALISTIC
+        wait_stored(self.db, self.total(), 600)
+        self.broker.kill(signal.SIGKILL)
+        down_at = self.total()
+        time.sleep(args.outage)
+        backlog = self.total() - down_at
+        self.broker.start()
+        phase_target = self.total()
+        drained = wait_stored(self.db, phase_target, 600)
+        drain_text = f"{drained:.1f} s" if drained is not None else "not within 600 s"
+        print(
+            f"outage      {args.outage:.0f} s broker outage (SIGKILL), {backlog:,} records of backlog: drained "
+            f"{drain_text} after the restart (target < 120 s)"
+        )
+        if drained:
+            print(
+                f"draining    {(phase_target - down_at) / drained:,.0f} records/s end to end "
+                "(journals -> NATS -> PostgreSQL)"
+            )
+
+    def exactly_once(self, tables_dir: Path, ids: list[str], logs: list[Path]) -> bool:
+        """Phase 4: every table's journal against the store, and what each ingest process stored."""
+        args = self.args
+        self.phase.value = STOP
+        for proc in self.procs:
+            proc.join(args.patience)
+        wait_stored(self.db, self.total(), args.patience)
+        for w in self.workers:
+            w.send_signal(signal.SIGTERM)
+        for w in self.workers:
+            w.wait(args.patience)
+        exact, text = exactly_once(self.db, journal_heads(tables_dir, ids))
+        said = [worker_stats(path) for path in logs]
+        print(f"exactly once {'yes' if exact else 'NO'}: {text}")
+        for n, line in enumerate(said):
+            print(f"  ingest {n + 1}: {line}")
+        share = [stored_by(line) for line in said]
+        print(
+            f"  the {args.workers} ingest processes stored {' + '.join(f'{x:,}' for x in share)} = {sum(share):,} "
+            f"records; load average at the end: {load()}"
+        )
+        return exact
+
+    def stop(self) -> None:
+        """Every process of the run stopped."""
+        self.phase.value = STOP
+        for proc in self.procs:
+            proc.join(60)
+        for w in self.workers:
+            if w.poll() is None:
+                w.send_signal(signal.SIGTERM)
+        for w in self.workers:
+            try:
+                w.wait(30)
+            except subprocess.TimeoutExpired:
+                w.kill()
+
+
+def _per_record(before: dict[str, float], after: dict[str, float], n: int) -> dict[str, float]:
+    """CPU microseconds a record, by stage, between two looks."""
+    return {k: (after[k] - before[k]) / max(n, 1) * 1e6 for k in STAGES}
+
+
+def _clear_required_rows(owner: str) -> None:
+    """The required floor's rows out of the way, before the link's run."""
+    with psycopg.connect(owner, autocommit=True) as conn:
+        for table in ("journal_event", "round_seat", "wager", "card", "meter", "round", "floor_record"):
+            conn.execute(f"TRUNCATE {table}")
+        conn.execute("DELETE FROM floor_chain")
+        conn.execute("DELETE FROM floor_table")
+
+
 def run(args: argparse.Namespace) -> bool:
     """One run of every phase; False when the store does not hold every record exactly once."""
     base = Path(tempfile.mkdtemp(prefix="bench-floor-"))
@@ -436,14 +659,8 @@ def run(args: argparse.Namespace) -> bool:
     broker = LocalNats(base / "nats", auth=auth)
     bare = LocalNats(base / "nats-bare")  # the floor's: the bare engine, no auth, no TLS
     postgres = LocalPostgres(base / "postgres", settings={"track_commit_timestamp": "on"})
-    workers: list[subprocess.Popen[bytes]] = []
-    procs: list[Any] = []
-    phase = mp.Value("i", REALISTIC)
-    written = mp.Array("q", args.procs)
-    resent = mp.Array("q", args.procs)
-    acked = mp.Array("q", args.procs)
-    writer_cpu = mp.Array("d", args.procs)
-    exact = False
+    arrays = (mp.Array("q", args.procs), mp.Array("q", args.procs), mp.Array("q", args.procs))
+    bench = _Run(args, broker, postgres, mp.Value("i", REALISTIC), *arrays, mp.Array("d", args.procs))
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
     try:
@@ -452,8 +669,8 @@ def run(args: argparse.Namespace) -> bool:
         postgres.start()
         floor_db = postgres.create_database("floor")
         migrate(floor_db.migrator)
-        db = postgres.url_for("postgres", "floor")  # the bench's own look at the store
-        config = IngestConfig((broker.url,), floor_db.ingest)
+        bench.db = postgres.url_for("postgres", "floor")  # the bench's own look at the store
+        config = IngestConfig((broker.url,), floor_db.ingest, stream_max_per_subject=args.table_share)
         asyncio.run(create_stream((broker.url,), NatsAuth(str(admin), str(auth.ca)), config))
         records = template(base)
         rounds = sum(1 for kind, _, _ in records if kind == "RoundSettled")
@@ -465,7 +682,7 @@ def run(args: argparse.Namespace) -> bool:
             base / "template.db",
             bare.url,
             bare.proc.pid,
-            db,
+            bench.db,
             postgres.proc.pid,
             n=args.floors,
             per_commit=args.per_commit,
@@ -482,180 +699,25 @@ def run(args: argparse.Namespace) -> bool:
             tables=args.tables,
             store=(floor_db.ingest, postgres.proc.pid),
         )
-        with psycopg.connect(floor_db.owner, autocommit=True) as conn:  # the required floor's rows out of the way
-            for table in ("journal_event", "round_seat", "wager", "card", "meter", "round", "floor_record"):
-                conn.execute(f"TRUNCATE {table}")
-            conn.execute("DELETE FROM floor_chain")
-            conn.execute("DELETE FROM floor_table")
+        _clear_required_rows(floor_db.owner)
         register(floor_db.registrar, signing_keys(base / "keys", ids))
         logs = [base / f"ingest-{w}.log" for w in range(args.workers)]
-        for n, log_path in enumerate(logs):
-            with open(log_path, "wb") as out:
-                workers.append(
-                    subprocess.Popen(
-                        [sys.executable]
-                        + (["-m", "cProfile", "-o", str(args.profile / f"ingest-{n}.prof")] if args.profile else [])
-                        + ["-m", "controller", "floor", "ingest", "--nats", broker.url]
-                        + ["--db", floor_db.ingest, "--creds", str(ingest_creds), "--ca", str(auth.ca)]
-                        + ["--batch", str(args.batch), "--require-registration", "--require-signed"],
-                        stdout=out,
-                        stderr=subprocess.STDOUT,
-                    )
-                )
-        tables_dir = base / "tables"
-        tables_dir.mkdir()
-        ctx = mp.get_context("fork")
-        for p in range(args.procs):
-            link = Link((broker.url,), str(sims[p]), str(auth.ca), base / "keys")
-            proc = ctx.Process(
-                target=table_process,
-                args=(
-                    tables_dir,
-                    ids[p :: args.procs],
-                    link,
-                    records,
-                    rate,
-                    phase,
-                    written,
-                    writer_cpu,
-                    resent,
-                    acked,
-                    p,
-                    args.sync,
-                    args.per_commit,
-                    args.profile,
-                    args.patience,
-                ),
-            )
-            proc.start()
-            procs.append(proc)
-
-        def total() -> int:
-            return int(sum(written[:]))
-
-        def cpu() -> dict[str, float]:
-            assert broker.proc is not None and postgres.proc is not None
-            tables = sum(proc_cpu(p.pid) for p in procs)
-            writers = float(sum(writer_cpu[:]))
-            return {
-                "writers": writers,
-                "forwarders": tables - writers,
-                "nats-server": proc_cpu(broker.proc.pid),
-                "ingest": sum(proc_cpu(w.pid) for w in workers),
-                "postgres": postgres_cpu(postgres.proc.pid),
-            }
-
-        def per_record(before: dict[str, float], after: dict[str, float], n: int) -> dict[str, float]:
-            return {k: (after[k] - before[k]) / max(n, 1) * 1e6 for k in STAGES}
-
+        bench.start_workers(floor_db, ingest_creds, auth.ca, logs)
+        tables_dir = bench.start_tables(base, ids, sims, auth.ca, records, rate)
         print(
             f"{args.tables} tables in {args.procs} processes, {args.workers} ingest workers (batch {args.batch}), "
             f"{len(records)} template records ({rounds} rounds), journals synchronous={args.sync}; "
             "NATS with TLS and per-identity nkeys, PostgreSQL with SCRAM roles, chain checks on, every record signed "
-            "(Ed25519, a key per table, registered; the ingest --require-registration --require-signed)"
+            "(Ed25519, a key per table, registered; the ingest --require-registration --require-signed); "
+            f"a table's share of the stream {args.table_share} messages a subject"
         )
-        # 1. realistic rate
-        time.sleep(args.settle)  # forwarders connected, ingest consumer made
-        t0, c0, w0 = time.time(), cpu(), total()
-        time.sleep(args.realistic)
-        t1 = time.time()
-        wait_stored(db, total(), 120)
-        real_cpu = per_record(c0, cpu(), total() - w0)
-        d = delays(db, t0, t1)
-        rate_real = len(d) / (t1 - t0) if d else 0.0
-        p50 = statistics.median(d) if d else float("nan")
-        p99 = d[int(0.99 * (len(d) - 1))] if d else float("nan")
-        print(
-            f"realistic   {args.tables} tables, a round each every {args.round_s:.0f} s ({rate * args.tables:,.0f} "
-            f"records/s): {rate_real:,.0f} event records/s stored; journal commit -> PostgreSQL commit "
-            f"p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms over {len(d):,} records (target p99 < 250 ms); "
-            f"load {load()}"
-        )
-        # 2. full speed: write for --full seconds, then stop writing until the store has it all
-        before_written, before_stored, c0, r0 = total(), stored(db), cpu(), sum(resent[:])
-        phase.value = FULL
-        start = time.monotonic()
-        time.sleep(args.full)
-        phase.value = IDLE
-        time.sleep(0.2)  # the writers see it
-        full_written = total() - before_written
-        elapsed = time.monotonic() - start
-        target = before_stored + full_written
-        deadline = time.monotonic() + 600
-        while sum(acked[:]) < total() and time.monotonic() < deadline:
-            time.sleep(0.1)  # every record in the broker: the tables' share is done
-        c_tables = cpu()
-        waited = wait_stored(db, target, max(0.0, deadline - time.monotonic()))
-        c1 = cpu()
-        # The tables' stages until the broker has every record (after that they only poll their idle
-        # journals while the ingest catches up), the floor's own until the store has every record.
-        c1_tables = {**c1, **{k: c_tables[k] for k in ("writers", "forwarders")}}
-        full_cpu = per_record(c0, c1_tables, full_written)
-        wall = elapsed + (waited if waited is not None else float("nan"))
-        e2e = full_written / wall
-        used = sum(c1[k] - c0[k] for k in STAGES) / wall
-        print(
-            f"full speed  {full_written / elapsed:,.0f} records/s written to the journals ({args.per_commit} per "
-            f"commit); {e2e:,.0f} records/s end to end into PostgreSQL, the link using {used:.2f} of "
-            f"{os.cpu_count()} cores; load {load()}"
-        )
-        print(
-            f"            records sent again after an acknowledgement timed out (the floor store keeps each "
-            f"once): {sum(resent[:]) - r0:,} at full speed, {r0:,} before"
-        )
+        real_cpu = bench.realistic(rate)
+        full_cpu, e2e = bench.full_speed()
         print_cpu(real_cpu, full_cpu, floors, required, e2e)
-        # 3. broker outage
-        phase.value = REALISTIC
-        wait_stored(db, total(), 600)
-        broker.kill(signal.SIGKILL)
-        down_at = total()
-        time.sleep(args.outage)
-        backlog = total() - down_at
-        broker.start()
-        phase_target = total()
-        drained = wait_stored(db, phase_target, 600)
-        drain_text = f"{drained:.1f} s" if drained is not None else "not within 600 s"
-        print(
-            f"outage      {args.outage:.0f} s broker outage (SIGKILL), {backlog:,} records of backlog: drained "
-            f"{drain_text} after the restart (target < 120 s)"
-        )
-        if drained:
-            print(
-                f"draining    {(phase_target - down_at) / drained:,.0f} records/s end to end "
-                "(journals -> NATS -> PostgreSQL)"
-            )
-        # 4. exactly once, two ingest processes on one durable consumer
-        phase.value = STOP
-        for proc in procs:
-            proc.join(args.patience)
-        wait_stored(db, total(), args.patience)
-        for w in workers:
-            w.send_signal(signal.SIGTERM)
-        for w in workers:
-            w.wait(args.patience)
-        exact, text = exactly_once(db, journal_heads(tables_dir, ids))
-        said = [worker_stats(path) for path in logs]
-        print(f"exactly once {'yes' if exact else 'NO'}: {text}")
-        for n, line in enumerate(said):
-            print(f"  ingest {n + 1}: {line}")
-        share = [stored_by(line) for line in said]
-        print(
-            f"  the {args.workers} ingest processes stored {' + '.join(f'{x:,}' for x in share)} = {sum(share):,} "
-            f"records; load average at the end: {load()}"
-        )
-        return exact
+        bench.outage()
+        return bench.exactly_once(tables_dir, ids, logs)
     finally:
-        phase.value = STOP
-        for proc in procs:
-            proc.join(60)
-        for w in workers:
-            if w.poll() is None:
-                w.send_signal(signal.SIGTERM)
-        for w in workers:
-            try:
-                w.wait(30)
-            except subprocess.TimeoutExpired:
-                w.kill()
+        bench.stop()
         broker.kill()
         bare.kill()
         postgres.stop()

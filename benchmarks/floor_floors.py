@@ -562,7 +562,11 @@ def measure_required(
     rows, messages = template_messages(template_journal, link.table_id, link.prefix)
     per_record = len(messages) / len(rows)
     sqlite_chain, _ = _cpu_us(lambda: _sqlite(folder / "required.db", rows, n, per_commit, sync, chain=True), float, n)
-    stream = IngestConfig((link.url,), "", subject_prefix=link.prefix, stream=link.stream)
+    # published in full before it is pulled back: the stream holds all of it (a table's share of a
+    # production stream is far smaller: the tables wait for the ingest instead)
+    stream = IngestConfig(
+        (link.url,), "", subject_prefix=link.prefix, stream=link.stream, stream_max_per_subject=10 * n + 10_000
+    )
     asyncio.run(create_stream((link.url,), NatsAuth(link.admin, link.ca), stream))
     publisher = nats_auth_options(NatsAuth(link.publisher, link.ca))
     ingest = nats_auth_options(NatsAuth(link.ingest, link.ca))

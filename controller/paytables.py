@@ -142,14 +142,8 @@ def _rank_set(doc: YamlDoc, path: KeyPath, raw: object, problems: list[Problem])
     return frozenset(ranks)
 
 
-def _read_row(
-    doc: YamlDoc, path: KeyPath, raw: object, allowed: tuple[Category, ...], spot: PaytableSpot, problems: list[Problem]
-) -> PaytableRow | None:
-    pay_key = "amount" if spot.amounts else "pays"
-    if not isinstance(raw, dict):
-        problems.append(doc.problem(path, f"a row must be a mapping with 'hand' and '{pay_key}'"))
-        return None
-    before = len(problems)
+def _row_keys(doc: YamlDoc, path: KeyPath, raw: Mapping[str, object], pay_key: str, problems: list[Problem]) -> None:
+    """Unknown and missing keys of a row."""
     for key in raw:
         if key not in ("hand", pay_key, "ranks"):
             problems.append(
@@ -158,18 +152,32 @@ def _read_row(
     for key in ("hand", pay_key):
         if key not in raw:
             problems.append(doc.problem(path, f"missing '{key}'"))
+
+
+def _row_category(
+    doc: YamlDoc, path: KeyPath, raw: Mapping[str, object], allowed: tuple[Category, ...], problems: list[Problem]
+) -> Category | None:
+    """A row's hand category, when it names one this paytable may have."""
+    if "hand" not in raw:
+        return None
     category = None
-    if "hand" in raw:
-        try:
-            category = Category(raw["hand"])
-        except ValueError:
-            pass
-        if category not in allowed:
-            names = ", ".join(c.value for c in allowed)
-            problems.append(
-                doc.problem(path + ("hand",), f"unknown category {raw['hand']!r} for this paytable (known: {names})")
-            )
-            category = None
+    try:
+        category = Category(raw["hand"])
+    except ValueError:
+        pass
+    if category not in allowed:
+        names = ", ".join(c.value for c in allowed)
+        problems.append(
+            doc.problem(path + ("hand",), f"unknown category {raw['hand']!r} for this paytable (known: {names})")
+        )
+        return None
+    return category
+
+
+def _row_pay(
+    doc: YamlDoc, path: KeyPath, raw: Mapping[str, object], spot: PaytableSpot, problems: list[Problem]
+) -> tuple[Odds, int | None]:
+    """A row's odds (``pays``) or fixed amount in cents (``amount``, on a spot that pays amounts)."""
     odds, amount = PUSH, None
     if spot.amounts and "amount" in raw:
         amount = raw["amount"]
@@ -182,21 +190,45 @@ def _read_row(
             odds = parse_odds(raw["pays"])
         except OddsError as exc:
             problems.append(doc.problem(path + ("pays",), str(exc)))
-    ranks = None
-    if "ranks" in raw:
-        ranks = _rank_set(doc, path + ("ranks",), raw["ranks"], problems)
-        if category is not None and (category not in _RANK_CONDITION_CATEGORIES or spot.kind is Kind.BONUS):
-            problems.append(doc.problem(path + ("ranks",), f"ranks cannot narrow {category.value} here"))
+    return odds, amount if isinstance(amount, int) else None  # not whole cents: a problem, no row
+
+
+def _row_ranks(
+    doc: YamlDoc,
+    path: KeyPath,
+    raw: Mapping[str, object],
+    category: Category | None,
+    spot: PaytableSpot,
+    problems: list[Problem],
+) -> frozenset[int] | None:
+    """A row's rank condition, where its category may be narrowed by rank."""
+    if "ranks" not in raw:
+        return None
+    ranks = _rank_set(doc, path + ("ranks",), raw["ranks"], problems)
+    if category is not None and (category not in _RANK_CONDITION_CATEGORIES or spot.kind is Kind.BONUS):
+        problems.append(doc.problem(path + ("ranks",), f"ranks cannot narrow {category.value} here"))
+    return ranks
+
+
+def _read_row(
+    doc: YamlDoc, path: KeyPath, raw: object, allowed: tuple[Category, ...], spot: PaytableSpot, problems: list[Problem]
+) -> PaytableRow | None:
+    pay_key = "amount" if spot.amounts else "pays"
+    if not isinstance(raw, dict):
+        problems.append(doc.problem(path, f"a row must be a mapping with 'hand' and '{pay_key}'"))
+        return None
+    before = len(problems)
+    _row_keys(doc, path, raw, pay_key, problems)
+    category = _row_category(doc, path, raw, allowed, problems)
+    odds, amount = _row_pay(doc, path, raw, spot, problems)
+    ranks = _row_ranks(doc, path, raw, category, spot, problems)
     if len(problems) > before or category is None:
         return None
     return PaytableRow(category, ranks, odds, doc.line(path), amount)
 
 
-def _read_table(doc: YamlDoc, path: KeyPath, raw: object, problems: list[Problem]) -> Paytable | None:
-    if not isinstance(raw, dict):
-        problems.append(doc.problem(path, "a paytable must be a mapping"))
-        return None
-    before = len(problems)
+def _table_keys(doc: YamlDoc, path: KeyPath, raw: Mapping[str, object], problems: list[Problem]) -> None:
+    """Unknown and missing keys of a paytable, and the simple ones' types (name, approved)."""
     known = PAYTABLE_KEYS
     for key in raw:
         if key not in known:
@@ -207,12 +239,23 @@ def _read_table(doc: YamlDoc, path: KeyPath, raw: object, problems: list[Problem
     name = raw.get("name")
     if "name" in raw and (not isinstance(name, str) or not name):
         problems.append(doc.problem(path + ("name",), "name must be a non-empty string"))
+
+
+def _table_game(doc: YamlDoc, path: KeyPath, raw: Mapping[str, object], problems: list[Problem]) -> GameCatalog | None:
+    """The game a paytable names, when it is known."""
     game_name = raw.get("game")
     game = definition(game_name).catalog if isinstance(game_name, str) and game_name in GAMES else None
     if "game" in raw and game is None:
         problems.append(
             doc.problem(path + ("game",), f"unknown game {raw['game']!r} (known: {', '.join(game_names())})")
         )
+    return game
+
+
+def _table_spot(
+    doc: YamlDoc, path: KeyPath, raw: Mapping[str, object], game: GameCatalog | None, problems: list[Problem]
+) -> PaytableSpot | None:
+    """The paytable spot of ``game`` a paytable names, when it has it."""
     spot_name = raw.get("spot")
     spot = game.paytable_spot(spot_name) if game and isinstance(spot_name, str) else None
     if game and "spot" in raw and spot is None:
@@ -220,6 +263,11 @@ def _read_table(doc: YamlDoc, path: KeyPath, raw: object, problems: list[Problem
         problems.append(
             doc.problem(path + ("spot",), f"unknown paytable spot {raw['spot']!r} for {game.game} (known: {names})")
         )
+    return spot
+
+
+def _table_cap(doc: YamlDoc, path: KeyPath, raw: Mapping[str, object], problems: list[Problem]) -> int | None:
+    """A paytable's ``approved`` flag checked, and its cap (cents, or ``None``)."""
     if "approved" in raw and not isinstance(raw["approved"], bool):
         problems.append(doc.problem(path + ("approved",), "approved must be true or false"))
     cap = raw.get("cap")
@@ -227,48 +275,84 @@ def _read_table(doc: YamlDoc, path: KeyPath, raw: object, problems: list[Problem
         problems.append(
             doc.problem(path + ("cap",), f"cap must be a whole number of cents, 1 to {MAX_CENTS}, got {str(cap)[:40]}")
         )
+    return cap if isinstance(cap, int) else None  # not whole cents: a problem, no paytable
+
+
+def _duplicate_rows(
+    doc: YamlDoc, path: KeyPath, row: PaytableRow, rows: list[PaytableRow], problems: list[Problem]
+) -> None:
+    """A problem for each earlier row that pays the same hand as ``row`` (row ``path``)."""
+    for other in rows:
+        if other.category is row.category and (other.ranks is None or row.ranks is None or other.ranks & row.ranks):
+            problems.append(doc.problem(path, f"duplicate row for {row.category.value} (first at line {other.line})"))
+
+
+def _required_rows(
+    doc: YamlDoc, path: KeyPath, spot: PaytableSpot, rows: list[PaytableRow], problems: list[Problem]
+) -> None:
+    """A problem for each row the regulation requires of ``spot`` that ``rows`` lack."""
+    for required in spot.required_rows:
+        missing = sorted(
+            rank
+            for rank in required.ranks
+            if not any(
+                r.category is required.category
+                and (r.ranks is None or rank in r.ranks)
+                and r.odds.push == required.push
+                for r in rows
+            )
+        )
+        if missing:
+            names = ", ".join("T" if r == 10 else "JQKA"[r - 11] if r > 10 else str(r) for r in missing)
+            what = "push" if required.push else "a payout"
+            problems.append(
+                doc.problem(
+                    path + ("rows",),
+                    f"missing the row {required.category.value} [{names}] pays {what}: required by {required.rule}",
+                )
+            )
+
+
+def _table_rows(
+    doc: YamlDoc,
+    path: KeyPath,
+    raw: Mapping[str, object],
+    game: GameCatalog | None,
+    spot: PaytableSpot | None,
+    before: int,
+    problems: list[Problem],
+) -> list[PaytableRow]:
+    """A paytable's rows (``before``: the problems found before the paytable was read)."""
     rows: list[PaytableRow] = []
     raw_rows = raw.get("rows")
     if "rows" in raw and (not isinstance(raw_rows, list) or not raw_rows):
         problems.append(doc.problem(path + ("rows",), "rows must be a non-empty list"))
-    elif spot is not None and game is not None and isinstance(raw_rows, list):
-        allowed = _allowed_categories(game, spot)
-        for i, raw_row in enumerate(raw_rows):
-            row = _read_row(doc, path + ("rows", i), raw_row, allowed, spot, problems)
-            if row is not None:
-                for other in rows:
-                    if other.category is row.category and (
-                        other.ranks is None or row.ranks is None or other.ranks & row.ranks
-                    ):
-                        problems.append(
-                            doc.problem(
-                                path + ("rows", i),
-                                f"duplicate row for {row.category.value} (first at line {other.line})",
-                            )
-                        )
-                rows.append(row)
-        if not any(r.amount or not r.odds.push for r in rows) and len(problems) == before:
-            problems.append(doc.problem(path + ("rows",), "no row pays anything"))
-        for required in spot.required_rows:
-            missing = sorted(
-                rank
-                for rank in required.ranks
-                if not any(
-                    r.category is required.category
-                    and (r.ranks is None or rank in r.ranks)
-                    and r.odds.push == required.push
-                    for r in rows
-                )
-            )
-            if missing:
-                names = ", ".join("T" if r == 10 else "JQKA"[r - 11] if r > 10 else str(r) for r in missing)
-                what = "push" if required.push else "a payout"
-                problems.append(
-                    doc.problem(
-                        path + ("rows",),
-                        f"missing the row {required.category.value} [{names}] pays {what}: required by {required.rule}",
-                    )
-                )
+        return rows
+    if spot is None or game is None or not isinstance(raw_rows, list):
+        return rows
+    allowed = _allowed_categories(game, spot)
+    for i, raw_row in enumerate(raw_rows):
+        row = _read_row(doc, path + ("rows", i), raw_row, allowed, spot, problems)
+        if row is not None:
+            _duplicate_rows(doc, path + ("rows", i), row, rows, problems)
+            rows.append(row)
+    if not any(r.amount or not r.odds.push for r in rows) and len(problems) == before:
+        problems.append(doc.problem(path + ("rows",), "no row pays anything"))
+    _required_rows(doc, path, spot, rows, problems)
+    return rows
+
+
+def _read_table(doc: YamlDoc, path: KeyPath, raw: object, problems: list[Problem]) -> Paytable | None:
+    if not isinstance(raw, dict):
+        problems.append(doc.problem(path, "a paytable must be a mapping"))
+        return None
+    before = len(problems)
+    _table_keys(doc, path, raw, problems)
+    name = raw.get("name")
+    game = _table_game(doc, path, raw, problems)
+    spot = _table_spot(doc, path, raw, game, problems)
+    cap = _table_cap(doc, path, raw, problems)
+    rows = _table_rows(doc, path, raw, game, spot, before, problems)
     if len(problems) > before or game is None or spot is None or not isinstance(name, str):
         return None
     return Paytable(

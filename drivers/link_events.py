@@ -153,6 +153,7 @@ COUNTERS: tuple[str, ...] = tuple(f.name for f in fields(LinkStats) if f.name no
 
 _DECODER_COUNTERS = frozenset(f.name for f in fields(DecoderStats))
 _LINK_COUNTERS = frozenset(COUNTERS) - _DECODER_COUNTERS
+_ZERO = dict.fromkeys(COUNTERS, 0)
 
 PROBLEM_COUNTERS: tuple[str, ...] = tuple(c for c in COUNTERS if c not in ("frames_ok", "events"))
 """The counters whose change is logged (the rest count normal traffic)."""
@@ -186,7 +187,7 @@ class LinkCounters:
 
     def as_dict(self) -> dict[str, int]:
         """Every counter by name, in :data:`COUNTERS` order."""
-        return {name: getattr(self, name) for name in COUNTERS}
+        return {**_ZERO, **vars(self.decoder), **self._own}
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -35,7 +35,7 @@ from controller.table.base import RoundResult
 from controller.table.journal_files import journal_key, open_journal
 from controller.table.latest import LatestSnapshot, SnapshotSource, SnapshotTimeout
 from controller.table.resettle import Verifier, canonical
-from controller.table.runtime import TableRuntime
+from controller.table.runtime import RuntimePorts, TableRuntime
 from controller.table.snapshot import PlayerHands, TableSnapshot
 from controller.table_config import TableConfig
 from drivers.link import LinkConfig
@@ -777,10 +777,14 @@ def run_bench(
             round_done.set()
 
         runtime = TableRuntime(
-            manual_paced(table) if manual else table, urls, journal, on_round=on_round, link_base=BENCH_LINK
+            manual_paced(table) if manual else table,
+            urls,
+            journal,
+            on_round=on_round,
+            link_base=BENCH_LINK,
+            ports=RuntimePorts(share_hands=not manual),  # the simulated players look at their own cards
         )
         runtime.services.extend(services)
-        runtime.latest.share_hands = not manual  # the simulated players look at their own cards
         holds = _HoldCount()
 
         runtime.observers.append(lambda event: holds.saw(runtime.snapshot.step))

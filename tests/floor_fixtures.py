@@ -102,12 +102,15 @@ class FloorLink:
             self.durable,
         ]
 
-    def create_stream(self, servers: tuple[str, ...] | None = None, replicas: int = 1) -> None:
-        """The link's stream, made by the setup identity (an ingest may not)."""
+    def create_stream(self, servers: tuple[str, ...] | None = None, replicas: int = 1, table_share: int = 0) -> None:
+        """The link's stream, made by the setup identity (an ingest may not); ``table_share``: the
+        messages one table may have waiting per subject (0: the default)."""
         from controller.floor.connect import create_stream
 
         servers = servers or self.servers
         config = replace(self.ingest_config("unused", servers), replicas=replicas)
+        if table_share:
+            config = replace(config, stream_max_per_subject=table_share)
         asyncio.run(create_stream(servers, self.admin, config))
 
     def yaml(self, folder: Path, table_id: str, game: str = "mississippi_stud", servers: tuple[str, ...] = ()) -> Path:

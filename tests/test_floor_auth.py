@@ -66,7 +66,9 @@ async def connect(link: FloorLink, auth: NatsAuth, errors: Errors | None = None,
 async def stream_count(link: FloorLink) -> int:
     nc = await connect(link, link.admin)
     try:
-        return int((await nc.jetstream().stream_info(link.stream)).state.messages)
+        return int(
+            (await nc.jetstream().stream_info(link.stream)).state.last_seq
+        )  # every message it took (a work queue)
     finally:
         await nc.close()
 
@@ -198,7 +200,8 @@ def test_add_table_writes_a_0600_credential_and_its_permission_entry(floor_site:
     entry = (folder / "nats" / "users" / "ms-09.conf").read_text()
     # The broker holds the public key only: no nkey seed (a quoted string starting "SU"), whatever
     # letters the random public key happens to hold.
-    assert '"floor.ms-09.>"' in entry and not re.search(r'"SU[A-Z2-7]+"', entry)
+    assert '"floor.ms-09.event"' in entry and not re.search(r'"SU[A-Z2-7]+"', entry)
+    assert '"floor.ms-09.>"' not in entry  # its five record subjects only: one share of the stream each
     assert entry in (folder / "nats" / "authorization.conf").read_text()
     bad = subprocess.run(
         [sys.executable, "-m", "controller", "floor", "add-table", "ms 09", "--auth", str(folder)],

@@ -48,7 +48,7 @@ def test_a_journal_outage_writes_the_same_journal_in_any_folder() -> None:
 
 def _never_connected_bug_put_back(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 32 item 5's bug put back: 'no more bets' taken with a device never connected."""
-    from controller.table.links import LinkReconciler
+    from controller.table._links import LinkReconciler
 
     monkeypatch.setattr(LinkReconciler, "expected", lambda self, e: None)
 

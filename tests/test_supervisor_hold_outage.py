@@ -10,8 +10,8 @@ import pytest
 from test_table_outages import Table, betting
 
 from controller.table.engine import JournalFault
-from controller.table.holds import HoldKind
 from controller.table.mississippi_stud import Phase
+from controller.table.round import HoldKind
 from drivers.link import DeviceFault
 from drivers.shoe import CardUnreadable
 from drivers.state import PanelState, ShoeState, SpotsState

@@ -11,8 +11,8 @@ from controller.cards import card
 from controller.table.boston5 import Boston5Table
 from controller.table.engine import JournalFault
 from controller.table.events import DevicesExpected
-from controller.table.holds import HoldKind
 from controller.table.mississippi_stud import MississippiTable, Phase
+from controller.table.round import HoldKind
 from controller.table_config import config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.link import DeviceFault, LinkDown, LinkUp

@@ -15,9 +15,9 @@ from controller.cards import deck
 from controller.table.boston5 import Boston5Table
 from controller.table.devices import RecordingDevices
 from controller.table.events import OpenTable
-from controller.table.holds import HoldKind
 from controller.table.mississippi_stud import MississippiTable
 from controller.table.pai_gow import PaiGowTable
+from controller.table.round import HoldKind
 from controller.table_config import config_dir, load_table
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged

@@ -7,8 +7,8 @@ import pytest
 
 from controller.table.devices import RecordingDevices
 from controller.table.game_tables import GAME_TABLES
-from controller.table.holds import HoldKind
 from controller.table.phases import Trigger
+from controller.table.round import HoldKind
 from controller.table_config import config_dir, load_table
 
 NOT_IN_MACHINE = {("pai_gow", "deal_started")}

@@ -29,6 +29,43 @@ from tests.web_helpers import (
 SETTLED = ("settlement", "round_complete")
 
 
+def _mississippi_allowed(step: str, by: dict[str, list[str]], seats: dict[str, Any]) -> set[str]:
+    """Mississippi Stud: the community cards turned by ``step``; at the settlement each hand not folded."""
+    n = {"fourth_street": 1, "fifth_street": 2}.get(step, 3 if step in SETTLED else 0)
+    out = set(by.get("community", [])[:n])
+    if step in SETTLED:
+        for s, seat in seats.items():
+            if seat["folded_at"] is None:
+                out |= set(by[f"seat {s}"])
+    return out
+
+
+def _boston5_allowed(step: str, by: dict[str, list[str]], seats: dict[str, Any]) -> set[str]:
+    """Boston 5: each exposed bonus hand from the bonus on; at the settlement every hand played and the dealer's."""
+    out: set[str] = set()
+    if step in ("bonus", "bonus_settlement", "second_wager", "final_deal", *SETTLED):
+        for s, seat in seats.items():
+            if seat["exposed_bonus"] and not seat["folded"]:
+                out |= set(by[f"seat {s}"][:3])
+    if step in SETTLED:
+        playing = [s for s, seat in seats.items() if not seat["folded"]]
+        for s in playing:
+            out |= set(by[f"seat {s}"])
+        if playing:
+            out |= set(by["dealer"])
+    return out
+
+
+def _pai_gow_allowed(step: str, by: dict[str, list[str]], seats: dict[str, Any]) -> set[str]:
+    """Pai gow: every hand from the setting on."""
+    out: set[str] = set()
+    if step in ("setting", *SETTLED):
+        out |= set(by["dealer"])
+        for s in seats:
+            out |= set(by[f"seat {s}"])
+    return out
+
+
 def allowed(game: str, step: str, data: dict[str, Any]) -> set[str]:
     """The cards of the journaled round ``data`` that the rules have turned face up by ``step``
     (written from the regulations, independently of the view code)."""
@@ -36,31 +73,13 @@ def allowed(game: str, step: str, data: dict[str, Any]) -> set[str]:
     for entry in data["cards"]:
         by.setdefault(entry["to"], []).append(entry["card"])
     seats = data["record"]["seats"]
-    out: set[str] = set()
     if game == "mississippi_stud":
-        n = {"fourth_street": 1, "fifth_street": 2}.get(step, 3 if step in SETTLED else 0)
-        out |= set(by.get("community", [])[:n])
-        if step in SETTLED:
-            for s, seat in seats.items():
-                if seat["folded_at"] is None:
-                    out |= set(by[f"seat {s}"])
-    elif game == "boston5":
-        if step in ("bonus", "bonus_settlement", "second_wager", "final_deal", *SETTLED):
-            for s, seat in seats.items():
-                if seat["exposed_bonus"] and not seat["folded"]:
-                    out |= set(by[f"seat {s}"][:3])
-        if step in SETTLED:
-            playing = [s for s, seat in seats.items() if not seat["folded"]]
-            for s in playing:
-                out |= set(by[f"seat {s}"])
-            if playing:
-                out |= set(by["dealer"])
-    elif game == "pai_gow":
-        if step in ("setting", *SETTLED):
-            out |= set(by["dealer"])
-            for s in seats:
-                out |= set(by[f"seat {s}"])
-    return out
+        return _mississippi_allowed(step, by, seats)
+    if game == "boston5":
+        return _boston5_allowed(step, by, seats)
+    if game == "pai_gow":
+        return _pai_gow_allowed(step, by, seats)
+    return set()
 
 
 def check_hidden(game: str, data: dict[str, Any], snapshots: list[tuple[str, int, set[str], str]]) -> None:

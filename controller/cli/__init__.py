@@ -1,4 +1,5 @@
-"""The ``tablectl`` command line: one sub-command per module in this package."""
+"""The ``tablectl`` command line: one sub-command per module in this package (private where nothing
+outside the package uses it: ``_run``, ``_bench``, ...)."""
 
 from __future__ import annotations
 
@@ -8,24 +9,24 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from controller.cli import (
-    bench,
-    diagram,
-    export,
+    _bench,
+    _diagram,
+    _export,
+    _floorweb,
+    _holds,
+    _houseway,
+    _journal,
+    _meters,
+    _par,
+    _recall,
+    _run,
+    _settle,
+    _simulate,
+    _webserve,
     floor,
-    floorweb,
-    holds,
-    houseway,
-    journal,
-    meters,
-    par,
     rank,
-    recall,
-    run,
-    settle,
-    simulate,
     soak,
     status,
-    webserve,
     webtoken,
 )
 from controller.cli.args import Parser
@@ -33,25 +34,25 @@ from controller.cli.args import Parser
 __all__ = ["main", "build_parser"]
 
 _COMMANDS = (
-    bench,
+    _bench,
     soak,
-    simulate,
-    run,
+    _simulate,
+    _run,
     status,
-    recall,
-    meters,
-    export,
-    holds,
-    journal,
-    diagram,
+    _recall,
+    _meters,
+    _export,
+    _holds,
+    _journal,
+    _diagram,
     rank,
-    settle,
-    houseway,
-    par,
+    _settle,
+    _houseway,
+    _par,
     floor,
-    floorweb,
+    _floorweb,
     webtoken,
-    webserve,
+    _webserve,
 )
 """``floorweb`` after ``floor``: it adds ``web`` under the ``floor`` command; ``webserve`` after
 ``webtoken``: it adds ``serve`` under ``web``."""

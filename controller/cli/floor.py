@@ -109,6 +109,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=0,
         help="keep at most this many GiB per broker (default 0: no byte limit, the age only)",
     )
+    cs.add_argument(
+        "--table-share",
+        type=int,
+        default=1000,
+        help="messages one table may have waiting on each of its subjects; past it the broker refuses its next "
+        "ones, which wait in its journal (default 1000)",
+    )
     cs.set_defaults(run=_create_stream)
 
     s = floor.add_parser(
@@ -214,6 +221,12 @@ def _ingest_options(p: argparse.ArgumentParser, auth: bool = True) -> None:
         type=int,
         default=0,
         help="when creating the stream: keep at most this many GiB per broker (default 0: no byte limit, the age only)",
+    )
+    p.add_argument(
+        "--table-share",
+        type=int,
+        default=1000,
+        help="when creating the stream: messages one table may have waiting on each of its subjects (default 1000)",
     )
     if auth:
         p.add_argument("--creds", help="the ingest's NATS credentials file (tablectl floor init-auth)")
@@ -361,6 +374,7 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any
         replicas=args.replicas,
         stream_max_age_days=args.stream_max_age_days,
         stream_max_bytes=args.stream_max_gib * 2**30 if args.stream_max_gib > 0 else -1,
+        stream_max_per_subject=args.table_share,
         credentials=getattr(args, "creds", None),
         ca=getattr(args, "ca", None),
         cert=getattr(args, "cert", None),
@@ -381,8 +395,10 @@ def _ingest(args: argparse.Namespace) -> int:
         return _needs_floor_extra("ingest", exc)
     if args.batch < 1:
         return _fail("ingest", "--batch must be at least 1")
-    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 0):
-        return _fail("ingest", "--stream-max-age-days must be at least 30 and --stream-max-gib 0 or more")
+    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 0 and args.table_share >= 1):
+        return _fail(
+            "ingest", "--stream-max-age-days must be at least 30, --stream-max-gib 0 or more, --table-share 1 or more"
+        )
     if why := secret_in_url(args.db):
         return _fail("ingest", why)
     try:
@@ -436,6 +452,34 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _alert_lines(t: Any, latest: Any, pending_alert_after: float) -> list[str]:
+    """``floor status``'s ALERT (and closed) lines for one table (``TableStatus``)."""
+    out = []
+    if t.feed_held:
+        out.append(f"ALERT {t.table_id}: the table holds its floor feed: {t.feed_held}")
+    if t.throttled:
+        out.append(f"ALERT {t.table_id}: over its share of the stream: {t.throttled}")
+    if t.quarantined:
+        out.append(f"ALERT {t.table_id}: {t.quarantined} records quarantined; latest: {latest[t.table_id][0].reason}")
+    if t.rejected:
+        out.append(f"ALERT {t.table_id}: {t.rejected} messages rejected")
+    if t.forked:
+        out.append(f"ALERT {t.table_id}: {t.forked} quarantined records are forks (a different record at a stored seq)")
+    if t.settled:
+        out.append(
+            f"closed {t.table_id}: {t.settled} quarantined records settled by tablectl floor resolve "
+            "(kept as evidence in floor_quarantine, floor_resolution says when and by whom)"
+        )
+    if t.pending_stuck:
+        oldest = f"{t.oldest_pending_at:%Y-%m-%d %H:%M:%S} UTC" if t.oldest_pending_at else "-"
+        out.append(
+            f"ALERT {t.table_id}: {t.pending_stuck} records waiting for a gap for more than "
+            f"{pending_alert_after:g} s (oldest since {oldest}): records before them are missing; "
+            "tablectl floor reconcile with the table's journal names them"
+        )
+    return out
+
+
 def _status(args: argparse.Namespace) -> int:
     if why := secret_in_url(args.db):
         return _fail("status", why)
@@ -481,6 +525,7 @@ def _status(args: argparse.Namespace) -> int:
                             "forked": t.forked,
                             "latest_quarantine": latest[t.table_id][0].reason if latest.get(t.table_id) else None,
                             "feed_held": t.feed_held,
+                            "throttled": t.throttled,
                             "settled": t.settled,
                         }
                         for t in tables
@@ -501,26 +546,8 @@ def _status(args: argparse.Namespace) -> int:
             f"{ago(t.last_at) if t.last_at else '-':>8} {lag:>7} {t.quarantined:>8} {t.rejected:>8} {t.pending:>8}"
         )
     for t in tables:
-        if t.feed_held:
-            print(f"ALERT {t.table_id}: the table holds its floor feed: {t.feed_held}")
-        if t.quarantined:
-            print(f"ALERT {t.table_id}: {t.quarantined} records quarantined; latest: {latest[t.table_id][0].reason}")
-        if t.rejected:
-            print(f"ALERT {t.table_id}: {t.rejected} messages rejected")
-        if t.forked:
-            print(f"ALERT {t.table_id}: {t.forked} quarantined records are forks (a different record at a stored seq)")
-        if t.settled:
-            print(
-                f"closed {t.table_id}: {t.settled} quarantined records settled by tablectl floor resolve "
-                "(kept as evidence in floor_quarantine, floor_resolution says when and by whom)"
-            )
-        if t.pending_stuck:
-            oldest = f"{t.oldest_pending_at:%Y-%m-%d %H:%M:%S} UTC" if t.oldest_pending_at else "-"
-            print(
-                f"ALERT {t.table_id}: {t.pending_stuck} records waiting for a gap for more than "
-                f"{args.pending_alert_after:g} s (oldest since {oldest}): records before them are missing; "
-                "tablectl floor reconcile with the table's journal names them"
-            )
+        for line in _alert_lines(t, latest, args.pending_alert_after):
+            print(line)
     return 0
 
 
@@ -666,8 +693,11 @@ def _create_stream(args: argparse.Namespace) -> int:
         from controller.floor.ingest import IngestConfig
     except ImportError as exc:
         return _needs_floor_extra("create-stream", exc)
-    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 0):
-        return _fail("create-stream", "--stream-max-age-days must be at least 30 and --stream-max-gib 0 or more")
+    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 0 and args.table_share >= 1):
+        return _fail(
+            "create-stream",
+            "--stream-max-age-days must be at least 30, --stream-max-gib 0 or more, --table-share 1 or more",
+        )
     config = IngestConfig(
         tuple(args.nats),
         "",
@@ -676,6 +706,7 @@ def _create_stream(args: argparse.Namespace) -> int:
         replicas=args.replicas,
         stream_max_age_days=args.stream_max_age_days,
         stream_max_bytes=args.stream_max_gib * 2**30 if args.stream_max_gib > 0 else -1,
+        stream_max_per_subject=args.table_share,
     )
     try:
         made = asyncio.run(create_stream(args.nats, NatsAuth(args.creds, args.ca, args.cert, args.key), config))
@@ -684,7 +715,8 @@ def _create_stream(args: argparse.Namespace) -> int:
     if made:
         print(
             f"made the stream {args.stream}: subjects {args.prefix}.>, {args.replicas} replicas, "
-            f"messages kept {args.stream_max_age_days:g} days"
+            f"messages kept {args.stream_max_age_days:g} days, a work queue with {args.table_share} messages "
+            "waiting per table and subject"
         )
     else:
         print(f"the stream {args.stream} is there already (its limits unchanged: nats stream edit changes them)")

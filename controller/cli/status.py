@@ -23,8 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from controller.cli._journal import RUN_JOURNAL_DIR
 from controller.cli.args import description
-from controller.cli.journal import RUN_JOURNAL_DIR
 
 __all__ = ["register", "run", "link_status", "table_status"]
 

@@ -12,9 +12,12 @@ import ipaddress
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["add_web_arguments", "add_web_security_arguments", "web_token", "web_proxies", "web_attach"]
+if TYPE_CHECKING:
+    from controller.web.server import WebAddress
+
+__all__ = ["add_web_arguments", "add_web_security_arguments", "web_token", "web_proxies", "web_listening", "web_attach"]
 
 
 def add_web_security_arguments(p: argparse.ArgumentParser) -> None:
@@ -100,6 +103,17 @@ def web_proxies(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(out)
 
 
+def web_listening(args: argparse.Namespace) -> tuple[str | None, WebAddress, tuple[str, ...]]:
+    """The token, the address (``--web``) and the proxies of a view, checked with its TLS files;
+    raises ``ValueError`` naming what is wrong (``ImportError`` without the web extra)."""
+    from controller.web.server import parse_address
+
+    token = web_token(args)
+    address = parse_address(args.web, token)
+    _check_tls(args)
+    return token, address, web_proxies(args)
+
+
 def _check_tls(args: argparse.Namespace) -> None:
     if bool(args.web_cert) != bool(args.web_key):
         raise ValueError("--web-cert and --web-key go together")
@@ -124,17 +138,13 @@ def web_attach(args: argparse.Namespace, bench: bool) -> Callable[..., Callable[
         return None
     try:
         from controller.web.attach import serve_table
-        from controller.web.server import parse_address
     except ImportError as exc:
         from controller.install_hint import install_hint
 
         raise ValueError(f"--web needs the web extra ({exc}); install it: {install_hint('web')}") from None
-    token = web_token(args)
-    address = parse_address(args.web, token)
-    _check_tls(args)
+    token, address, proxies = web_listening(args)
     seed = getattr(args, "seed", 1)
     hosts, cert, key = tuple(args.web_host), args.web_cert, args.web_key
-    proxies = web_proxies(args)
 
     def attach(runtime: Any, sims: Any = None, servers: Any = None) -> Callable[[], None]:
         sims = sims if bench else None
@@ -178,8 +188,3 @@ def _socket_only(args: argparse.Namespace, bench: bool) -> Callable[..., Callabl
         return publish_table(runtime, args.view_socket, sims, servers, seed, args.view_socket_group)
 
     return attach
-
-
-def check_tls(args: argparse.Namespace) -> None:
-    """``--web-cert`` and ``--web-key`` given together, both files; raises ``ValueError``."""
-    _check_tls(args)

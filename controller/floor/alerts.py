@@ -130,6 +130,9 @@ class TableStatus:
     it holds a record the table never wrote."""
     settled: int = 0
     """Quarantined records a ``tablectl floor resolve`` closed: kept as evidence, no longer alerting."""
+    throttled: str | None = None
+    """The table's word (its latest heartbeat) that the broker refuses its records: its share of
+    the stream is full (it floods the floor, or the floor is away: docs/floor.md, "One table, one feed")."""
 
 
 def floor_status(conn: psycopg.Connection[Any], patience_s: float = PENDING_PATIENCE_S) -> list[TableStatus]:
@@ -141,14 +144,15 @@ def floor_status(conn: psycopg.Connection[Any], patience_s: float = PENDING_PATI
                (SELECT r.stored_at FROM floor_record r WHERE r.table_id = c.table_id ORDER BY r.seq DESC LIMIT 1),
                t.heartbeat->>'feed_held',
                (SELECT count(*) FROM floor_quarantine q WHERE q.table_id = c.table_id)
-                 - (SELECT count(*) FROM floor_quarantine_open o WHERE o.table_id = c.table_id)
+                 - (SELECT count(*) FROM floor_quarantine_open o WHERE o.table_id = c.table_id),
+               t.heartbeat->>'throttled'
         FROM floor_chain c LEFT JOIN floor_table t USING (table_id)
         """
     ).fetchall()
     known = {row[0]: row for row in rows}
     out = []
     for table_id in sorted(set(known) | set(alerts)):
-        row = known.get(table_id, (table_id, None, None, None, None, 0))
+        row = known.get(table_id, (table_id, None, None, None, None, 0, None))
         a = alerts.get(table_id)
         out.append(
             TableStatus(
@@ -164,6 +168,7 @@ def floor_status(conn: psycopg.Connection[Any], patience_s: float = PENDING_PATI
                 a.oldest_pending_at if a else None,
                 str(row[4])[:300] if row[4] else None,
                 int(row[5] or 0),
+                str(row[6])[:300] if row[6] else None,
             )
         )
     return out

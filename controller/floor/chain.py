@@ -360,41 +360,87 @@ async def _table(
     unknown table waiting there (at most ``max_stray`` of them together: past that a record of
     an unknown table that does not start its chain is quarantined, so made-up table ids cannot
     fill the store)."""
-    registered = row is not None
-    unvouched = False
-    """Records stored since the last one whose own signature was checked (content-verified ones:
-    each hash binds its prev, so the table's signature on a later record vouches for them all)."""
-    last: FloorRecord | None = None
-    head: int | None = row[1] if row else None
-    head_hash: str | None = row[2] if row else None
-    public_key: str | None = row[3] if row else None
-    start_head = head
-    anchor: tuple[int, str] | None = None
-    if pending_count and (head is None or min(c.rec.seq for c in cands) <= head + 1):
-        await cur.execute(
+    run = _TableRun(cur, table, policy, w, out, row, pending_count, stray, verify_all)
+    await run.load_pending(cands)
+    await run.load_stored(cands)
+    for c in sorted(cands, key=lambda c: (c.rec.seq, c.rec.cls == "meters", c.pending_id is None)):
+        r = c.rec
+        if r.cls == "meters":
+            await run.meters(c)
+        elif run.head is not None and r.seq <= run.head:
+            await run.known(c)
+        elif (run.head is None and r.anchor is not None) or (run.head is not None and r.seq == run.head + 1):
+            run.next(c)
+        else:
+            await run.ahead(c)
+    run.finish()
+
+
+class _TableRun:
+    """One table's records in one batch, in seq order: the chain's head as it moves, and what
+    each record became (:func:`_table`)."""
+
+    def __init__(
+        self,
+        cur: psycopg.AsyncCursor[Any],
+        table: str,
+        policy: ChainPolicy,
+        w: _Writes,
+        out: Outcome,
+        row: tuple[Any, ...] | None,
+        pending_count: int,
+        stray: int,
+        verify_all: bool,
+    ) -> None:
+        self.cur, self.table, self.policy, self.w, self.out = cur, table, policy, w, out
+        self.registered = row is not None
+        self.head: int | None = row[1] if row else None
+        self.head_hash: str | None = row[2] if row else None
+        self.public_key: str | None = row[3] if row else None
+        self.start_head = self.head
+        self.pending_count, self.stray, self.verify_all = pending_count, stray, verify_all
+        self.key = policy.keys.get(table)
+        self.unvouched = False
+        """Records stored since the last one whose own signature was checked (content-verified ones:
+        each hash binds its prev, so the table's signature on a later record vouches for them all)."""
+        self.last: FloorRecord | None = None
+        self.anchor: tuple[int, str] | None = None
+        self.stored: dict[int, _Stored] = {}
+
+    async def load_pending(self, cands: list[_Cand]) -> None:
+        """Add the table's records waiting in ``floor_pending`` when this batch may fill their gap."""
+        head, table = self.head, self.table
+        if not self.pending_count or (head is not None and min(c.rec.seq for c in cands) > head + 1):
+            return
+        await self.cur.execute(
             "SELECT id, subject, msg_id, payload FROM floor_pending WHERE table_id = %s ORDER BY seq, id LIMIT %s",
-            (table, policy.max_pending),
+            (table, self.policy.max_pending),
         )
-        for pid, subject, msg_id, payload in await cur.fetchall():
+        for pid, subject, msg_id, payload in await self.cur.fetchall():
             try:
-                rec = check_message(subject, msg_id, bytes(payload), policy.prefix)
+                rec = check_message(subject, msg_id, bytes(payload), self.policy.prefix)
             except BadMessage as exc:  # cannot happen for a row this ingest wrote; kept aside if it does
-                w.quarantine.append(
+                self.w.quarantine.append(
                     (table, 0, subject, msg_id, f"pending record unreadable: {exc.reason}", "", "", payload)
                 )
-                w.resolved.append(pid)
+                self.w.resolved.append(pid)
                 continue
             cands.append(_Cand(rec, None, pid))
-    stored: dict[int, _Stored] = {}
-    low = sorted({c.rec.seq for c in cands if head is not None and c.rec.seq <= head})
-    if low:
-        await cur.execute(
-            "SELECT seq, hash, body_sha256, class FROM floor_record WHERE table_id = %s AND seq = ANY(%s)", (table, low)
-        )
-        for seq, h, body, cls in await cur.fetchall():
-            stored[int(seq)] = _Stored(h, body, cls, None)
 
-    def verdict(c: _Cand, v: Verdict, reason: str | None = None) -> None:
+    async def load_stored(self, cands: list[_Cand]) -> None:
+        """The stored records at the seqs of ``cands`` at or below the head."""
+        low = sorted({c.rec.seq for c in cands if self.head is not None and c.rec.seq <= self.head})
+        if not low:
+            return
+        await self.cur.execute(
+            "SELECT seq, hash, body_sha256, class FROM floor_record WHERE table_id = %s AND seq = ANY(%s)",
+            (self.table, low),
+        )
+        for seq, h, body, cls in await self.cur.fetchall():
+            self.stored[int(seq)] = _Stored(h, body, cls, None)
+
+    def verdict(self, c: _Cand, v: Verdict, reason: str | None = None) -> None:
+        out, w = self.out, self.w
         if c.pos is not None:
             out.verdicts[c.pos], out.reasons[c.pos] = v, reason
         elif v is Verdict.STORED:
@@ -407,88 +453,120 @@ async def _table(
             w.quarantine.append((r.table, r.seq, r.subject, r.msg_id, reason, r.prev, r.hash, r.payload))
             out.quarantined.append((r.table, r.seq, r.subject, reason))
 
-    key = policy.keys.get(table)
-    for c in sorted(cands, key=lambda c: (c.rec.seq, c.rec.cls == "meters", c.pending_id is None)):
+    async def hold(self, c: _Cand) -> None:
+        """``c`` waits for its gap (or goes back to the stream)."""
+        before = len(self.w.pending)
+        await _hold(c, self.head, self.policy, self.w, self.verdict, self.pending_count)
+        self.pending_count += len(self.w.pending) - before
+
+    async def meters(self, c: _Cand) -> None:
+        """A ``.meters`` message: checked against the stored round (it adds nothing)."""
         r = c.rec
-        if r.cls == "meters":
-            if head is None or r.seq > head:
-                before = len(w.pending)
-                await _hold(c, head, policy, w, verdict, pending_count)
-                pending_count += len(w.pending) - before
-                continue
-            s = stored.get(r.seq) or await _fetch(cur, table, r.seq)
-            if s is None or s.cls != "round":
-                verdict(c, Verdict.QUARANTINED, f"meters for seq {r.seq}, which is not a stored round")
-            elif s.hash != r.hash:
-                verdict(c, Verdict.QUARANTINED, f"meters for a different record than the round stored at seq {r.seq}")
+        if self.head is None or r.seq > self.head:
+            await self.hold(c)
+            return
+        s = self.stored.get(r.seq) or await _fetch(self.cur, self.table, r.seq)
+        if s is None or s.cls != "round":
+            self.verdict(c, Verdict.QUARANTINED, f"meters for seq {r.seq}, which is not a stored round")
+        elif s.hash != r.hash:
+            self.verdict(c, Verdict.QUARANTINED, f"meters for a different record than the round stored at seq {r.seq}")
+        else:
+            meters = s.meters if s.meters is not None else await _meters(self.cur, self.table, r.seq)
+            if meters == r.meters:
+                self.verdict(c, Verdict.DUPLICATE)
             else:
-                meters = s.meters if s.meters is not None else await _meters(cur, table, r.seq)
-                if meters == r.meters:
-                    verdict(c, Verdict.DUPLICATE)
-                else:
-                    verdict(c, Verdict.QUARANTINED, f"meters differ from the round stored at seq {r.seq}")
-            continue
-        if head is not None and r.seq <= head:
-            s = stored.get(r.seq) or await _fetch(cur, table, r.seq)
-            if s is None:
-                verdict(c, Verdict.QUARANTINED, f"seq {r.seq}: the floor holds no chained record there to compare")
-            elif s.hash == r.hash and s.body == r.body_sha256:
-                verdict(c, Verdict.DUPLICATE)
-            elif s.hash == r.hash:
-                verdict(c, Verdict.QUARANTINED, f"seq {r.seq}: the stored record's hash with a different message")
-            else:
-                verdict(c, Verdict.QUARANTINED, f"seq {r.seq}: a different record is stored there (fork)")
-            continue
-        first = head is None and r.anchor is not None
-        if first or (head is not None and r.seq == head + 1):
-            reason = None
-            if first and not registered and policy.require_registration:
-                reason = f"table {table} is not registered (tablectl floor add-table)"
-            elif first and r.anchor == 0 and r.prev != GENESIS:
-                reason = f"seq {r.seq}: a journal's first record follows the all-zero hash, not {r.prev[:16]}"
-            elif head is not None and head_hash is not None and r.prev != head_hash:
-                reason = f"seq {r.seq} does not chain: its prev {r.prev[:16]} is not stored seq {head}'s hash {head_hash[:16]}"
-            elif key is not None and r.mac != "hmac-sha256":
-                reason = f"seq {r.seq}: not signed with the table's journal key"
-            elif public_key is None and policy.require_signed:
-                reason = f"table {table} has no public key registered (tablectl floor add-table --db --public-key)"
-            verified = content_hash_ok(r, key) if reason is None else None
-            if verified is False:
-                reason = f"seq {r.seq}: the hash is not the {r.mac} of the record's content"
-            if reason is None and public_key is not None:
-                if verify_all or verified is not True:  # its prev is not bound to its hash: its own signature
-                    reason = _signature_problem(public_key, r)
-                    unvouched = unvouched and reason is not None
-                else:  # vouched for by the next record the table signed (checked by the run's end)
-                    unvouched = True
-            if reason is not None:
-                verdict(c, Verdict.QUARANTINED, reason)
-                continue
-            last = r
-            if first:
-                anchor = (r.seq - 1, r.prev)
-            w.rows.extend(r.rows)
-            w.records.append((r.table, r.seq, r.prev, r.hash, r.mac, verified, r.body_sha256, r.cls, r.sig))
-            _seen(w, r)
-            stored[r.seq] = _Stored(r.hash, r.body_sha256, r.cls, r.meters if r.cls == "round" else None)
-            head, head_hash = r.seq, r.hash
-            verdict(c, Verdict.STORED)
-            continue
+                self.verdict(c, Verdict.QUARANTINED, f"meters differ from the round stored at seq {r.seq}")
+
+    async def known(self, c: _Cand) -> None:
+        """A record at or below the head: the very one stored (a duplicate) or not (quarantined)."""
+        r = c.rec
+        s = self.stored.get(r.seq) or await _fetch(self.cur, self.table, r.seq)
+        if s is None:
+            self.verdict(c, Verdict.QUARANTINED, f"seq {r.seq}: the floor holds no chained record there to compare")
+        elif s.hash == r.hash and s.body == r.body_sha256:
+            self.verdict(c, Verdict.DUPLICATE)
+        elif s.hash == r.hash:
+            self.verdict(c, Verdict.QUARANTINED, f"seq {r.seq}: the stored record's hash with a different message")
+        else:
+            self.verdict(c, Verdict.QUARANTINED, f"seq {r.seq}: a different record is stored there (fork)")
+
+    def _chain_problem(self, r: FloorRecord, first: bool) -> str | None:
+        """Why ``r``, the next record (or the first of an empty chain), may not be stored by the
+        chain's and the deployment's rules, before its hash and signature are looked at."""
+        head, head_hash, table = self.head, self.head_hash, self.table
+        if first and not self.registered and self.policy.require_registration:
+            return f"table {table} is not registered (tablectl floor add-table)"
+        if first and r.anchor == 0 and r.prev != GENESIS:
+            return f"seq {r.seq}: a journal's first record follows the all-zero hash, not {r.prev[:16]}"
+        if head is not None and head_hash is not None and r.prev != head_hash:
+            return (
+                f"seq {r.seq} does not chain: its prev {r.prev[:16]} is not stored seq {head}'s hash {head_hash[:16]}"
+            )
+        if self.key is not None and r.mac != "hmac-sha256":
+            return f"seq {r.seq}: not signed with the table's journal key"
+        if self.public_key is None and self.policy.require_signed:
+            return f"table {table} has no public key registered (tablectl floor add-table --db --public-key)"
+        return None
+
+    def next(self, c: _Cand) -> None:
+        """The record after the head (or one starting the chain): stored, or quarantined saying why."""
+        r = c.rec
+        first = self.head is None and r.anchor is not None
+        reason = self._chain_problem(r, first)
+        verified = content_hash_ok(r, self.key) if reason is None else None
+        if verified is False:
+            reason = f"seq {r.seq}: the hash is not the {r.mac} of the record's content"
+        if reason is None and self.public_key is not None:
+            if self.verify_all or verified is not True:  # its prev is not bound to its hash: its own signature
+                reason = _signature_problem(self.public_key, r)
+                self.unvouched = self.unvouched and reason is not None
+            else:  # vouched for by the next record the table signed (checked by the run's end)
+                self.unvouched = True
+        if reason is not None:
+            self.verdict(c, Verdict.QUARANTINED, reason)
+            return
+        self.last = r
+        if first:
+            self.anchor = (r.seq - 1, r.prev)
+        w = self.w
+        w.rows.extend(r.rows)
+        w.records.append((r.table, r.seq, r.prev, r.hash, r.mac, verified, r.body_sha256, r.cls, r.sig))
+        _seen(w, r)
+        self.stored[r.seq] = _Stored(r.hash, r.body_sha256, r.cls, r.meters if r.cls == "round" else None)
+        self.head, self.head_hash = r.seq, r.hash
+        self.verdict(c, Verdict.STORED)
+
+    async def ahead(self, c: _Cand) -> None:
+        """A record past the head's next: it waits for the gap, unless too far ahead or one of too
+        many records of unknown tables (quarantined)."""
+        r, policy, head = c.rec, self.policy, self.head
         if head is not None and r.seq - head > policy.max_ahead:
-            verdict(c, Verdict.QUARANTINED, f"seq {r.seq} is more than {policy.max_ahead} ahead of stored seq {head}")
-            continue
-        if not registered and c.pending_id is None and stray >= policy.max_stray and pending_count < policy.max_pending:
-            verdict(c, Verdict.QUARANTINED, f"table {table} is unknown and {stray} records of unknown tables wait")
-            continue
-        if not registered and c.pending_id is None:
-            stray += 1
-        before = len(w.pending)
-        await _hold(c, head, policy, w, verdict, pending_count)
-        pending_count += len(w.pending) - before
-    if unvouched and last is not None and _signature_problem(public_key or "", last) is not None:
-        raise _Recheck  # a record the table did not sign ends the run: each record's own signature decides
-    if head != start_head:
-        w.chains.append((table, head, head_hash, *(anchor or (None, None))))
+            self.verdict(
+                c, Verdict.QUARANTINED, f"seq {r.seq} is more than {policy.max_ahead} ahead of stored seq {head}"
+            )
+            return
+        if not self.registered and c.pending_id is None:
+            if self.stray >= policy.max_stray and self.pending_count < policy.max_pending:
+                self.verdict(
+                    c,
+                    Verdict.QUARANTINED,
+                    f"table {self.table} is unknown and {self.stray} records of unknown tables wait",
+                )
+                return
+            self.stray += 1
+        await self.hold(c)
+
+    def finish(self) -> None:
+        """The run's end: its last stored record must be signed by the table when anything stored
+        relied on it (else :class:`_Recheck`); the chain's new head is written."""
+        if (
+            self.unvouched
+            and self.last is not None
+            and _signature_problem(self.public_key or "", self.last) is not None
+        ):
+            raise _Recheck  # a record the table did not sign ends the run: each record's own signature decides
+        if self.head != self.start_head:
+            self.w.chains.append((self.table, self.head, self.head_hash, *(self.anchor or (None, None))))
 
 
 class _Recheck(Exception):

@@ -178,6 +178,9 @@ class Heartbeat:
     feed_held: str | None = None
     """Why the table holds its floor feed (the floor said it holds a record the table did not
     write), or None."""
+    throttled: str | None = None
+    """Why the broker refuses the table's records (its share of the stream is full: it sends more
+    than the floor takes), or None."""
 
     def payload(self) -> bytes:
         """The message's JSON."""
@@ -192,13 +195,18 @@ class Heartbeat:
                 "round": self.round,
                 "backlog": self.backlog,
                 **({"feed_held": self.feed_held} if self.feed_held is not None else {}),
+                **({"throttled": self.throttled} if self.throttled is not None else {}),
             }
         )
 
     def status(self) -> dict[str, Any]:
         """What the floor keeps of it (``floor_table.heartbeat``)."""
-        said = {"step": self.step, "hold": self.hold, "round": self.round, "backlog": self.backlog}
-        return {**said, "feed_held": self.feed_held} if self.feed_held is not None else said
+        said: dict[str, Any] = {"step": self.step, "hold": self.hold, "round": self.round, "backlog": self.backlog}
+        if self.feed_held is not None:
+            said["feed_held"] = self.feed_held
+        if self.throttled is not None:
+            said["throttled"] = self.throttled
+        return said
 
 
 def decode_heartbeat(subject: str, payload: bytes, prefix: str) -> Heartbeat:
@@ -218,4 +226,5 @@ def decode_heartbeat(subject: str, payload: bytes, prefix: str) -> Heartbeat:
         _int(body, "round"),
         _int(body, "backlog"),
         _text(body, "feed_held", optional=True),
+        _text(body, "throttled", optional=True),
     )

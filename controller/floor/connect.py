@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.floor.identity import inbox_prefix, public_key
+from controller.floor.stream import StreamSettings, ensure_stream
 
 __all__ = ["NatsAuth", "create_stream", "nats_auth_options", "tls_context"]
 
@@ -76,15 +77,13 @@ def nats_auth_options(auth: NatsAuth) -> dict[str, Any]:
     return options
 
 
-async def create_stream(servers: Sequence[str], admin: NatsAuth, config: Any) -> bool:
-    """Create the floor stream of ``config`` (an ``IngestConfig``) when missing, as the setup
+async def create_stream(servers: Sequence[str], admin: NatsAuth, config: StreamSettings) -> bool:
+    """Create the floor stream of ``config`` (an ``IngestConfig``: controller.floor.stream) when missing, as the setup
     identity ``admin`` (an ingest may not create it); True when it made it, False when it was
     there. Raises ``ValueError`` saying why it could not: the brokers unreachable, or the
     identity refused (the broker's permissions violation, not only a timeout)."""
     import nats
     import nats.errors
-
-    from controller.floor.ingest import ensure_stream
 
     refused: list[str] = []
 

@@ -62,6 +62,11 @@ second each was 4,000 journal transactions a second for benchmarks/bench_floor.p
 broker drops those as duplicates."""
 
 
+REFUSED_WAIT_S = 0.05
+"""After the broker refuses a record (the table's share of the stream is full) the forwarder waits
+this long before trying again, doubling up to ``max_backoff_s`` while it is refused."""
+
+
 RECORD_HEADER = "Tablectl-Record"
 """The header naming a message's record (``<table>/<seq>``, for the floor's logs and evidence): not
 ``Nats-Msg-Id``, which the broker would de-duplicate on across every table of the stream."""
@@ -73,6 +78,10 @@ class LinkState(enum.Enum):
     STARTING = "starting"
     UP = "up"
     DOWN = "down"
+    THROTTLED = "throttled"
+    """The broker refuses the table's records: its share of the floor stream is full (the table
+    sends faster than the floor takes, or the floor is away); they wait in the journal and are
+    sent again (:meth:`Forwarder._throttled`)."""
     HELD = "held"
     """The floor said it holds a record this journal did not write: nothing is published until it
     holds the journal's own record there again (:meth:`Forwarder._from_floor`)."""
@@ -93,6 +102,8 @@ class LinkStatus:
     """The last record the floor store says it holds."""
     resent: int = 0
     """Records published again (after a failed or late acknowledgement, a reconnection)."""
+    refused: int = 0
+    """Times the broker refused a record because the table's share of the stream was full."""
 
     @property
     def backlog(self) -> int:
@@ -107,6 +118,20 @@ class LinkStatus:
 
 class _Resend(Exception):
     """A publish failed: go back to the last acknowledged record."""
+
+
+class _Refused(_Resend):
+    """The broker refused a record: the table's share of the stream (or the stream) is full."""
+
+
+FULL_CODE = 10077
+"""JetStream's error code for a message the stream refuses to store (its description says which
+limit: ``maximum messages per subject exceeded``, ``maximum bytes exceeded``, ...)."""
+
+
+def _full(exc: BaseException) -> bool:
+    """Whether ``exc`` is the broker refusing a message because a limit of the stream is reached."""
+    return getattr(exc, "err_code", None) == FULL_CODE and "exceeded" in str(getattr(exc, "description", ""))
 
 
 class RecentRecords:
@@ -140,6 +165,28 @@ class RecentRecords:
         """Drop the records up to ``seq`` (a round published: the next one starts after it)."""
         for kept in list(itertools.takewhile(lambda s: s <= seq, self._records)):
             del self._records[kept]
+
+
+_Pending = tuple[int, bool, "asyncio.Future[Any]"]
+"""A message published and not yet settled: its record's seq, whether it is the last message of
+that record, and the future of its acknowledgement."""
+
+
+class _Run:
+    """What one publishing run (one connection, from the last acknowledged record) keeps."""
+
+    def __init__(self, js: Publisher, sent: int, anchor_seq: int, linked: str | None, outbox: Outbox) -> None:
+        self.js = js
+        self.sent = sent
+        """The last record published in this run."""
+        self.anchor_seq = anchor_seq
+        self.linked = linked
+        """The hash the next record must follow (None: not known)."""
+        self.recent = RecentRecords(outbox.between)
+        self.pending: deque[_Pending] = deque()
+        self.poll = 0.005
+        self.more = True
+        """The last read filled its batch: read again without waiting for the journal to change."""
 
 
 class Forwarder:
@@ -182,6 +229,10 @@ class Forwarder:
         journal's: the floor holds a record the table never wrote), kept in the journal."""
         self._heard_floor = 0
         self._resent = 0
+        self._refused_count = 0
+        self._probing = False
+        """After a refusal: one message at a time until the broker takes one again."""
+        self._refused_wait = REFUSED_WAIT_S
         self._sent_max = 0
         """The highest record published in this run (one at or below it is published again)."""
         """Messages the floor sent this table in this run."""
@@ -255,6 +306,7 @@ class Forwarder:
             self._error,
             self._stored,
             self._resent,
+            self._refused_count,
         )
 
     def wait_told(self, seq: int, timeout: float) -> bool:
@@ -314,6 +366,11 @@ class Forwarder:
                     if nc is None or (nc.is_closed and shared is None):
                         nc = await self.connect()
                     await self._publish(nc, outbox)
+                except _Refused as exc:
+                    self._throttled(outbox, exc)
+                    await self._sleep(self._refused_wait)  # the floor takes what waits meanwhile
+                    self._refused_wait = min(self._refused_wait * 2, self.max_backoff_s)
+                    continue
                 except (TimeoutError, _Resend, OSError, nats.errors.Error, JournalError, sqlite3.Error) as exc:
                     self._set_down(outbox, exc)
                     if nc is not None and nc.is_closed and shared is None:  # else it is reconnecting by itself
@@ -388,6 +445,19 @@ class Forwarder:
         outbox.ack(self._acked)
         self._write_state(outbox)
 
+    def _throttled(self, outbox: Outbox, exc: _Refused) -> None:
+        """The broker refused a record (the table's share of the stream is full): the link stays
+        up, the record and those after it wait in the journal, and the forwarder tries again one
+        message at a time (after a backoff) until the broker takes one."""
+        self._refused_count += 1
+        self._probing = True
+        error = f"the broker refuses this table's records: {exc}; they wait in the journal and are sent again"
+        if self._state is not LinkState.THROTTLED:
+            log.warning("floor link %s: %s", self.link.table_id, error)
+        self._state, self._error = LinkState.THROTTLED, error
+        outbox.ack(self._acked)
+        self._write_state(outbox)
+
     def _write_state(self, outbox: Outbox) -> None:
         try:
             outbox.set_state(self._state.value, self._error)
@@ -400,25 +470,13 @@ class Forwarder:
         js = self._jetstream(nc)
         await self._listen(nc)
         self._beat_due = 0.0  # a heartbeat at once on each (re)connection: the floor answers with what it stored
-        pending: deque[tuple[int, bool, asyncio.Future[Any]]] = deque()  # (seq, last of its seq, ack)
-        sent = self._acked
-        link = self.link
-        anchor_seq = outbox.anchor_seq()
-        linked = self._check_journal(outbox, sent)
-        recent = RecentRecords(outbox.between)
+        run = _Run(js, self._acked, outbox.anchor_seq(), self._check_journal(outbox, self._acked), outbox)
         try:
-            poll, more = 0.005, True
             while not self._stopping.is_set():
                 if self.heartbeat_s is not None and time.monotonic() >= self._beat_due:
                     await self._beat(nc)
                 if self._held is not None:  # listening and beating only, until the floor holds ours again
-                    if self._state is not LinkState.HELD or self._error != self._held[1]:
-                        self._state, self._error = LinkState.HELD, self._held[1]
-                        self._write_state(outbox)
-                    while pending and pending[0][2].done():
-                        self._complete(pending.popleft(), outbox)
-                    self._flush_ack(outbox, force=True)  # what the floor holds of the table's own, up to the hold
-                    await self._sleep(self.idle_poll_s)
+                    await self._while_held(run.pending, outbox)
                     continue
                 if self._state is LinkState.HELD:
                     self._state, self._error = LinkState.UP, None
@@ -426,63 +484,91 @@ class Forwarder:
                 looked_at = time.monotonic()  # before the look: what it finds is all written before then
                 # Read only when the journal changed: with acknowledgements outstanding and nothing new,
                 # a read per acknowledgement was a query per message.
-                records = outbox.after(sent, self.batch) if more or outbox.changed() else []
-                recent.add(records)
-                more = len(records) == self.batch
-                self._head = max(self._head, records[-1].seq if records else sent)
-                if not records:
-                    while pending and pending[0][2].done():
-                        self._complete(pending.popleft(), outbox)
-                    if not pending:
-                        if self._state is not LinkState.UP:
-                            self._state, self._error, self._ever_up = LinkState.UP, None, True
-                            self._write_state(outbox)
-                        self._flush_ack(outbox, force=True)  # caught up: the journal says so at once
-                        # The look's time, not now: writing the acknowledgement above may have waited
-                        # for the controller's commits, and those records are not sent yet.
-                        self._caught_up_at = looked_at
-                        await asyncio.sleep(poll)
-                        poll = min(poll * 1.5, self.idle_poll_s)  # idle: look less often, up to idle_poll_s
-                    else:
-                        await self._complete_oldest(pending, outbox)
-                    continue
-                poll = 0.005
-                for record in records:
-                    if linked is not None and record.prev != linked:  # each record follows the one sent before
-                        raise JournalError(
-                            f"{self.journal_path}: record {record.seq} does not follow record {record.seq - 1}: "
-                            "the journal was changed; not published"
-                        )
-                    linked = record.hash
-                    messages: list[Message] = messages_for(
-                        record, link.table_id, link.subject_prefix, recent.between, anchor_seq, self._sign
-                    )
-                    if len(messages) > 1:  # a round: the records before it are no round's any more
-                        recent.forget_through(record.seq)
-                    for i, m in enumerate(messages):
-                        while len(pending) >= self.window:
-                            await self._complete_oldest(pending, outbox)
-                        future = await js.publish(m.subject, m.payload, {RECORD_HEADER: m.msg_id})
-                        pending.append((m.seq, i == len(messages) - 1, future))
-                    sent = record.seq
-                    if sent <= self._sent_max:
-                        self._resent += 1
-                    self._sent_max = max(self._sent_max, sent)
-                    while pending and pending[0][2].done():
-                        self._complete(pending.popleft(), outbox)
-            while pending and not self._stopping.is_set():
-                await self._complete_oldest(pending, outbox)
-            if self._stopping.is_set() and pending:  # a clean stop: a short wait for what is in flight
-                try:
-                    while pending:
-                        await self._complete_oldest(pending, outbox, timeout=2.0)
-                except _Resend:
-                    pass
+                records = outbox.after(run.sent, self.batch) if run.more or outbox.changed() else []
+                run.recent.add(records)
+                run.more = len(records) == self.batch
+                self._head = max(self._head, records[-1].seq if records else run.sent)
+                if records:
+                    run.poll = 0.005
+                    await self._send(records, run, outbox)
+                else:
+                    await self._nothing_new(run, outbox, looked_at)
+            await self._finish(run.pending, outbox)
         finally:
-            for _, _, future in pending:
+            for _, _, future in run.pending:
                 future.cancel()
             js.forget()
             self._flush_ack(outbox, force=True)
+
+    def _complete_done(self, pending: deque[_Pending], outbox: Outbox) -> None:
+        """Take the acknowledgements that have come, oldest first, up to the first still awaited."""
+        while pending and pending[0][2].done():
+            self._complete(pending.popleft(), outbox)
+
+    async def _while_held(self, pending: deque[_Pending], outbox: Outbox) -> None:
+        """One look while the feed is held: the state says so, what was in flight is taken."""
+        assert self._held is not None
+        if self._state is not LinkState.HELD or self._error != self._held[1]:
+            self._state, self._error = LinkState.HELD, self._held[1]
+            self._write_state(outbox)
+        self._complete_done(pending, outbox)
+        self._flush_ack(outbox, force=True)  # what the floor holds of the table's own, up to the hold
+        await self._sleep(self.idle_poll_s)
+
+    async def _nothing_new(self, run: _Run, outbox: Outbox, looked_at: float) -> None:
+        """Nothing new in the journal: wait for the oldest acknowledgement, or, caught up, say so and
+        look again a little later each time (up to ``idle_poll_s``)."""
+        self._complete_done(run.pending, outbox)
+        if run.pending:
+            await self._complete_oldest(run.pending, outbox)
+            return
+        if self._state is not LinkState.UP:
+            self._state, self._error, self._ever_up = LinkState.UP, None, True
+            self._write_state(outbox)
+        self._flush_ack(outbox, force=True)  # caught up: the journal says so at once
+        # The look's time, not now: writing the acknowledgement above may have waited
+        # for the controller's commits, and those records are not sent yet.
+        self._caught_up_at = looked_at
+        await asyncio.sleep(run.poll)
+        run.poll = min(run.poll * 1.5, self.idle_poll_s)  # idle: look less often, up to idle_poll_s
+
+    async def _send(self, records: list[RawRecord], run: _Run, outbox: Outbox) -> None:
+        """Publish ``records`` in order, each after the one before it in the chain, with at most
+        ``window`` acknowledgements outstanding (one while the broker has just refused one)."""
+        link = self.link
+        for record in records:
+            if run.linked is not None and record.prev != run.linked:  # each record follows the one sent before
+                raise JournalError(
+                    f"{self.journal_path}: record {record.seq} does not follow record {record.seq - 1}: "
+                    "the journal was changed; not published"
+                )
+            run.linked = record.hash
+            messages: list[Message] = messages_for(
+                record, link.table_id, link.subject_prefix, run.recent.between, run.anchor_seq, self._sign
+            )
+            if len(messages) > 1:  # a round: the records before it are no round's any more
+                run.recent.forget_through(record.seq)
+            for i, m in enumerate(messages):
+                while len(run.pending) >= (1 if self._probing else self.window):
+                    await self._complete_oldest(run.pending, outbox)
+                future = await run.js.publish(m.subject, m.payload, {RECORD_HEADER: m.msg_id})
+                run.pending.append((m.seq, i == len(messages) - 1, future))
+            run.sent = record.seq
+            if run.sent <= self._sent_max:
+                self._resent += 1
+            self._sent_max = max(self._sent_max, run.sent)
+            self._complete_done(run.pending, outbox)
+
+    async def _finish(self, pending: deque[_Pending], outbox: Outbox) -> None:
+        """Stopping: a short wait for what is in flight (what is not acknowledged stays in the journal)."""
+        while pending and not self._stopping.is_set():
+            await self._complete_oldest(pending, outbox)
+        if self._stopping.is_set() and pending:  # a clean stop: a short wait for what is in flight
+            try:
+                while pending:
+                    await self._complete_oldest(pending, outbox, timeout=2.0)
+            except _Resend:
+                pass
 
     def _check_journal(self, outbox: Outbox, sent: int) -> str | None:
         """Before publishing the backlog: what can be checked cheaply (``verify_reader``: meta, the
@@ -511,9 +597,7 @@ class Forwarder:
             self._js = (nc, Publisher(nc))
         return self._js[1]
 
-    async def _complete_oldest(
-        self, pending: deque[tuple[int, bool, asyncio.Future[Any]]], outbox: Outbox, timeout: float | None = None
-    ) -> None:
+    async def _complete_oldest(self, pending: deque[_Pending], outbox: Outbox, timeout: float | None = None) -> None:
         """Wait for the oldest outstanding acknowledgement. Past ``ack_timeout_s`` without it the
         link resends from the last acknowledged record, unless the broker is only slow: the
         connection has received something meanwhile (acknowledgements queue behind a busy
@@ -540,6 +624,8 @@ class Forwarder:
                     raise _Resend(f"no publish acknowledgement within {waited:.0f} s") from exc
                 seen = now
             except Exception as exc:
+                if _full(exc):
+                    raise _Refused(str(getattr(exc, "description", exc))) from exc
                 raise _Resend(str(exc)) from exc
         pending.popleft()
         self._complete(entry, outbox)
@@ -550,14 +636,22 @@ class Forwarder:
         value = stats.get("in_msgs") if isinstance(stats, dict) else None
         return value if isinstance(value, int) else None
 
-    def _complete(self, entry: tuple[int, bool, asyncio.Future[Any]], outbox: Outbox) -> None:
+    def _complete(self, entry: _Pending, outbox: Outbox) -> None:
         seq, last, future = entry
         if future.cancelled():
             raise _Resend("publish cancelled")
         exc = future.exception()
         if exc is not None:
+            if _full(exc):
+                raise _Refused(str(getattr(exc, "description", exc))) from exc
             raise _Resend(f"{type(exc).__name__}: {exc}") from exc
         self._published += 1
+        self._ever_up = True  # the broker took a record: the link is up, whatever it said of others
+        if self._probing:  # the broker takes this table's records again
+            self._probing, self._refused_wait = False, REFUSED_WAIT_S
+            if self._state is LinkState.THROTTLED and self._outbox is not None:
+                self._state, self._error = LinkState.UP, None
+                self._write_state(self._outbox)
         if getattr(future.result(), "duplicate", False):
             self._duplicates += 1
             if seq > self._stored:  # not ours to trust: another identity may have used the id
@@ -650,7 +744,13 @@ class Forwarder:
             pass
         head = max(self._head, self._acked)
         held = self._held[1][:300] if self._held is not None else None
-        return Heartbeat(self.link.table_id, time.time(), step, hold, round_no, max(0, head - self._stored), held)
+        throttled = (
+            f"the broker refuses its records: its share of the floor stream is full ({self._refused_count} refusals)"
+            if self._state is LinkState.THROTTLED
+            else None
+        )
+        backlog = max(0, head - self._stored)
+        return Heartbeat(self.link.table_id, time.time(), step, hold, round_no, backlog, held, throttled)
 
     async def _beat(self, nc: Any) -> None:
         assert self.heartbeat_s is not None

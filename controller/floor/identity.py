@@ -7,7 +7,8 @@ broker knows only the public key, in a permission entry. The entries live as one
 broker's configuration includes; after a change the broker reloads it (``nats-server --signal
 reload`` or SIGHUP) without dropping connections.
 
-- a table may publish only ``<prefix>.<table>.>`` and subscribe only to its own inbox (where the
+- a table may publish only its five record subjects ``<prefix>.<table>.{round,meters,fault,supervisor,event}``
+  (each its own share of the stream) and its heartbeat, and subscribe only to its own inbox (where the
   publish acknowledgements come back);
 - an ingest may publish only the JetStream API requests of its own stream and durable consumer
   (information, creating the consumer, pulling, acknowledging) and subscribe only to its inbox:
@@ -30,6 +31,7 @@ from pathlib import Path
 import nkeys
 
 from controller.floor.channel import heartbeat_subject, to_table_subject
+from controller.floor.messages import RECORD_SUBJECTS
 
 __all__ = [
     "ADMIN",
@@ -110,6 +112,12 @@ class Identity:
         )
 
 
+def record_subjects(prefix: str, table: str) -> tuple[str, ...]:
+    """The subjects table ``table`` publishes its records on, and no other: each has its own share
+    of the stream (controller.floor.stream), so a table may not spread a flood over more."""
+    return tuple(f"{prefix}.{table}.{kind}" for kind in RECORD_SUBJECTS)
+
+
 def table_identity(name: str, public: str, prefix: str) -> Identity:
     """A table: publishes its own records and heartbeat only; reads its inbox and what the floor
     tells it (controller.floor.channel), nothing of another table."""
@@ -117,7 +125,7 @@ def table_identity(name: str, public: str, prefix: str) -> Identity:
         name,
         Role.TABLE,
         public,
-        (f"{prefix}.{name}.>", heartbeat_subject(prefix, name)),
+        (*record_subjects(prefix, name), heartbeat_subject(prefix, name)),
         (f"{inbox_prefix(public)}.>", to_table_subject(prefix, name)),
     )
 
@@ -214,7 +222,7 @@ class FloorAuth:
             name,
             Role.TABLE,
             public,
-            tuple(s for t in tables for s in (f"{prefix}.{t}.>", heartbeat_subject(prefix, t))),
+            tuple(s for t in tables for s in (*record_subjects(prefix, t), heartbeat_subject(prefix, t))),
             (f"{inbox_prefix(public)}.>", *(to_table_subject(prefix, t) for t in tables)),
         )
         return self._write(identity)

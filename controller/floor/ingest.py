@@ -24,14 +24,15 @@ import nats
 import nats.errors
 import nats.js.errors
 import psycopg
-from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from controller.floor.chain import ChainPolicy, Outcome, Reject, Verdict, store_messages
 from controller.floor.channel import heartbeat_subject
 from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import TABLE_ID
+from controller.floor.stream import STREAM_MAX_PER_SUBJECT, ensure_stream, missing_limits, tables_queued
 from controller.floor.tell import Beats, store_heartbeats, stored_heads, tell_stored
-from controller.floor.validate import MAX_MESSAGE_BYTES, BadMessage, FloorRecord, Rows, check_message, excerpt
+from controller.floor.validate import BadMessage, FloorRecord, Rows, check_message, excerpt
 
 __all__ = [
     "IngestConfig",
@@ -66,8 +67,12 @@ class IngestConfig:
     """The stream keeps messages this long (its ``max_age``): well past the 30 days a table's
     journal may wait for a floor that is down, and the tables keep their own journals anyway."""
     stream_max_bytes: int = -1
-    """At most this much is kept on each broker (its ``max_bytes``; the oldest goes first; -1: no
-    byte limit, only the age: JetStream refuses a limit larger than the storage it has)."""
+    """At most this much is kept on each broker (its ``max_bytes``; past it the broker refuses new
+    messages, which wait in the tables' journals; -1: no byte limit, only the age: JetStream refuses
+    a limit larger than the storage it has)."""
+    stream_max_per_subject: int = STREAM_MAX_PER_SUBJECT
+    """A table's share of the stream: messages waiting on one of its subjects, past which the broker
+    refuses its next ones there (controller.floor.stream; docs/floor.md, "One table, one feed")."""
     credentials: str | None = None
     """The ingest's NATS credentials (an nkey seed or a ``.creds`` file: controller.floor.connect)."""
     ca: str | None = None
@@ -169,6 +174,9 @@ TELL_EVERY_S = 0.5
 """The tables whose records a batch stored are told what the floor holds at most this often (one
 query for all of them), not after every batch."""
 
+SHARES_EVERY_S = 5.0
+"""How often the ingest looks at each table's share of the stream (:class:`_Shares`)."""
+
 
 def _record_id(headers: Mapping[str, str] | None) -> str | None:
     """The record a message names (``Tablectl-Record``; ``Nats-Msg-Id`` from a forwarder before it)."""
@@ -219,9 +227,16 @@ async def _wait_for_stream(js: Any, config: IngestConfig, broker: _Broker, stop:
     missing = f"the floor stream {config.stream} does not exist"
     while not stop.is_set():
         try:
-            await js.stream_info(config.stream)
+            info = await js.stream_info(config.stream)
             if broker.said:
                 log.info("the floor stream %s is there: ingesting", config.stream)
+            lacks = missing_limits(info.config)
+            if lacks:
+                broker.once(
+                    logging.WARNING,
+                    f"the floor stream {config.stream} was made without the tables' shares ({lacks}): one "
+                    'table\'s flood delays every other table; make it again (docs/floor.md, "One table, one feed")',
+                )
             return True
         except nats.js.errors.NotFoundError:
             if broker.said:  # it tried and was refused: wait for the setup identity to make it
@@ -296,28 +311,6 @@ async def write_batch(conn: psycopg.AsyncConnection[Any], batch: Batch, policy: 
     return await store_messages(conn, batch.items, policy or ChainPolicy())
 
 
-async def ensure_stream(js: Any, config: IngestConfig) -> bool:
-    """Create the floor stream when it is missing; True when it made it."""
-    try:
-        await js.stream_info(config.stream)
-        return False
-    except nats.js.errors.NotFoundError:
-        pass
-    await js.add_stream(
-        StreamConfig(
-            name=config.stream,
-            subjects=[f"{config.subject_prefix}.>"],
-            storage=StorageType.FILE,
-            num_replicas=config.replicas,
-            duplicate_window=120.0,
-            max_age=config.stream_max_age_days * 86400,
-            max_bytes=config.stream_max_bytes if config.stream_max_bytes > 0 else None,
-            max_msg_size=MAX_MESSAGE_BYTES,  # a larger one is refused at the broker, never stored
-        )
-    )
-    return True
-
-
 async def _one_by_one(db: psycopg.AsyncConnection[Any], batch: Batch, policy: ChainPolicy) -> Outcome:
     """Each message in its own transaction; one the store refuses is kept in ``ingest_reject``."""
     total = Outcome()
@@ -367,22 +360,174 @@ async def _settle(m: Any, verdict: Verdict) -> None:
         log.warning("could not settle %s: %s", m.subject, exc)
 
 
-async def run_ingest(
-    config: IngestConfig,
-    stop: threading.Event,
-    stats: IngestStats | None = None,
-    metrics: IngestMetrics | None = None,
-) -> IngestStats:
-    """Ingest until ``stop`` is set; returns what was done (and counts it in ``metrics``)."""
-    stats = stats or IngestStats()
-    policy = ChainPolicy(
-        keys=dict(config.journal_keys),
-        require_registration=config.require_registration,
-        require_signed=config.require_signed,
-        max_pending=config.max_pending,
-        prefix=config.subject_prefix,
-        max_reject_rows=config.max_reject_rows,
-    )
+class _Shares:
+    """Each table's share of the stream as the broker holds it (controller.floor.stream): looked up
+    every :data:`SHARES_EVERY_S`, a table at its limit said once in the log and named in the
+    metrics until it is under it again."""
+
+    def __init__(self, config: IngestConfig, metrics: IngestMetrics | None) -> None:
+        self.config = config
+        self.metrics = metrics
+        self.full: set[str] = set()
+        """The tables with a subject at its limit: the broker refuses their next records there."""
+        self.queued: dict[str, int] = {}
+        self.seen = 0.0
+
+    def due(self) -> bool:
+        return time.monotonic() - self.seen >= SHARES_EVERY_S
+
+    async def look(self, js: Any) -> None:
+        """Read the stream's per-subject counts and update :attr:`full`, :attr:`queued`."""
+        self.seen = time.monotonic()
+        try:
+            info = await js.stream_info(self.config.stream, subjects_filter=f"{self.config.subject_prefix}.>")
+        except (TimeoutError, nats.errors.Error):
+            return
+        shares = tables_queued(info.state.subjects, self.config.subject_prefix)
+        limit = info.config.max_msgs_per_subject or 0
+        full = {t for t, (_, fullest) in shares.items() if limit > 0 and fullest >= limit}
+        for table in sorted(full - self.full):
+            log.warning(
+                "table %s fills its share of the stream (%d messages waiting on one subject): the broker refuses "
+                "its next records, which wait in its journal; the other tables are not held up",
+                table,
+                limit,
+            )
+        for table in sorted(self.full - full):
+            log.warning("table %s is back within its share of the stream", table)
+        if self.metrics is not None:
+            for table in set(self.queued) | set(shares):
+                self.metrics.table_queued.labels(table).set(shares.get(table, (0, 0))[0])
+                self.metrics.table_full.labels(table).set(1 if table in full else 0)
+        self.full, self.queued = full, {t: q for t, (q, _) in shares.items()}
+
+
+class _Loop:
+    """One ingest's state between batches: its database connection, the heartbeats waiting, the
+    tables to tell what is stored, and when it last looked at the stream."""
+
+    def __init__(
+        self, config: IngestConfig, nc: Any, stats: IngestStats, metrics: IngestMetrics | None, broker: _Broker
+    ) -> None:
+        self.config = config
+        self.nc = nc
+        self.js = nc.jetstream(timeout=10)
+        self.stats = stats
+        self.metrics = metrics
+        self.broker = broker
+        self.policy = ChainPolicy(
+            keys=dict(config.journal_keys),
+            require_registration=config.require_registration,
+            require_signed=config.require_signed,
+            max_pending=config.max_pending,
+            prefix=config.subject_prefix,
+            max_reject_rows=config.max_reject_rows,
+        )
+        self.db: psycopg.AsyncConnection[Any] | None = None
+        self.beats = Beats(config.subject_prefix)
+        self.shares = _Shares(config, metrics)
+        self.to_tell: set[str] = set()
+        self.told_at = self.beats_seen = self.db_tried = self.backlog_seen = 0.0
+
+    async def between_batches(self) -> None:
+        """Tell the tables what is stored (at most every :data:`TELL_EVERY_S`), store the heartbeats
+        waiting (every second), and look at the tables' shares of the stream."""
+        prefix = self.config.subject_prefix
+        if self.to_tell and time.monotonic() - self.told_at >= TELL_EVERY_S:
+            self.told_at = time.monotonic()
+            await _tell(self.nc, self.db, prefix, self.to_tell)
+            self.to_tell = set()
+        if time.monotonic() - self.beats_seen >= 1.0 and self.beats.waiting:
+            self.beats_seen = time.monotonic()
+            if (self.db is None or self.db.closed) and time.monotonic() - self.db_tried >= 5.0:
+                self.db_tried = time.monotonic()  # an idle floor has no batch to connect
+                try:
+                    self.db = await psycopg.AsyncConnection.connect(self.config.db_url, connect_timeout=5)
+                except psycopg.OperationalError:
+                    self.db = None  # the batch loop says why, and keeps its batch
+            await _heartbeats(self.nc, self.db, self.beats, prefix)
+        if self.shares.due():
+            await self.shares.look(self.js)
+
+    async def write(self, batch: Batch, msgs: list[Any], stop: threading.Event) -> Outcome | None:
+        """Store ``batch`` (the messages ``msgs``), keeping it while the database is away; None when
+        stopped first (nothing acknowledged: delivered again)."""
+        last_progress, backoff = time.monotonic(), 0.2
+        while True:
+            try:
+                if self.db is None or self.db.closed:
+                    self.db = await psycopg.AsyncConnection.connect(self.config.db_url, connect_timeout=5)
+                return await write_batch(self.db, batch, self.policy)
+            except psycopg.OperationalError as exc:
+                self.stats.db_retries += 1
+                if self.metrics is not None:
+                    self.metrics.db_retries.inc()
+                log.warning("floor database: %s; keeping the batch", str(exc).strip().splitlines()[0])
+                if self.db is not None:
+                    await self.db.close()
+                    self.db = None
+                if stop.is_set():
+                    return None
+                if time.monotonic() - last_progress > self.config.ack_wait_s / 3:
+                    for m in msgs:  # still ours: JetStream must not hand them to another worker yet
+                        await m.in_progress()
+                    last_progress = time.monotonic()
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+            except psycopg.Error:  # a message the store refuses: each alone, the refused ones kept aside
+                assert self.db is not None
+                return await _one_by_one(self.db, batch, self.policy)
+
+    async def settle(self, batch: Batch, msgs: list[Any], outcome: Outcome, sub: Any) -> None:
+        """Log, acknowledge and count a written batch."""
+        _log(batch, outcome)
+        for m, verdict in zip(msgs, outcome.verdicts, strict=True):
+            await _settle(m, verdict)
+        self.to_tell.update(r.table for r in batch.records)  # told at most every TELL_EVERY_S, not per batch
+        self.stats.batches += 1
+        self.stats.messages += len(msgs)
+        self.stats.add(outcome)
+        if self.metrics is not None:
+            self.metrics.observe(batch.items, outcome)
+            if time.monotonic() - self.backlog_seen > 5.0:
+                self.backlog_seen = time.monotonic()
+                try:
+                    self.metrics.backlog.set((await sub.consumer_info()).num_pending or 0)
+                except (TimeoutError, nats.errors.Error):
+                    pass
+
+    async def step(self, sub: Any, stop: threading.Event) -> bool:
+        """One turn: the work between batches, then a batch pulled, written and acknowledged.
+        False when stopped in the middle of a batch."""
+        await self.between_batches()
+        try:
+            msgs = await sub.fetch(self.config.batch, timeout=self.config.fetch_wait_s)
+        except (TimeoutError, nats.errors.TimeoutError):
+            return True
+        except nats.errors.Error as exc:  # the broker is away: the client reconnects by itself
+            log.warning("fetch: %s", exc)
+            await asyncio.sleep(0.5)
+            return True
+        prefix = self.config.subject_prefix
+        batch = parse_batch(((m.subject, _record_id(m.headers), m.data) for m in msgs), prefix)
+        outcome = await self.write(batch, msgs, stop)
+        if outcome is None:
+            return False
+        await self.settle(batch, msgs, outcome, sub)
+        return True
+
+    async def close(self) -> None:
+        self.broker.closing = True
+        try:
+            await asyncio.wait_for(self.nc.close(), 5)
+        except Exception:  # already gone
+            pass
+        if self.db is not None:
+            await self.db.close()
+
+
+async def _connect(config: IngestConfig, broker: _Broker, stop: threading.Event) -> Any:
+    """The ingest's NATS connection, retried with backoff until it is made (None: stopped first)."""
     options: dict[str, Any] = {
         "servers": list(config.servers),
         "allow_reconnect": True,
@@ -392,130 +537,71 @@ async def run_ingest(
         "name": "tablectl-floor-ingest",
     }
     options.update(nats_auth_options(NatsAuth(config.credentials, config.ca, config.cert, config.key)))
-
-    broker = _Broker()
     backoff = 0.2
     while True:
         try:
-            nc = await nats.connect(
+            return await nats.connect(
                 **options,
                 error_cb=broker.error,
                 disconnected_cb=broker.disconnected,
                 reconnected_cb=broker.reconnected,
             )
-            break
         except (TimeoutError, OSError, nats.errors.Error) as exc:
             if stop.is_set():
-                return stats
+                return None
             log.warning("NATS unreachable (%s); retrying in %.1f s", exc, backoff)
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, 5.0)
-    js = nc.jetstream(timeout=10)
-    db: psycopg.AsyncConnection[Any] | None = None
-    beats = Beats(config.subject_prefix)
+
+
+async def _consumer(js: Any, config: IngestConfig, broker: _Broker, stop: threading.Event) -> Any:
+    """The durable consumer's pull subscription once the stream is there (None: stopped first)."""
+    while True:
+        try:
+            if not await _wait_for_stream(js, config, broker, stop):
+                return None
+            return await js.pull_subscribe(
+                f"{config.subject_prefix}.>",
+                durable=config.durable,
+                stream=config.stream,
+                config=ConsumerConfig(
+                    ack_policy=AckPolicy.EXPLICIT,
+                    deliver_policy=DeliverPolicy.ALL,
+                    ack_wait=config.ack_wait_s,
+                    max_ack_pending=20_000,
+                    max_deliver=-1,
+                ),
+            )
+        except (TimeoutError, nats.errors.Error) as exc:
+            if stop.is_set():
+                return None
+            broker.once(
+                logging.ERROR,
+                f"cannot open the durable consumer {config.durable} on {config.stream} "
+                f"({broker.refused or exc}); retrying",
+            )
+            await asyncio.sleep(1.0)
+
+
+async def run_ingest(
+    config: IngestConfig,
+    stop: threading.Event,
+    stats: IngestStats | None = None,
+    metrics: IngestMetrics | None = None,
+) -> IngestStats:
+    """Ingest until ``stop`` is set; returns what was done (and counts it in ``metrics``)."""
+    stats = stats or IngestStats()
+    broker = _Broker()
+    nc = await _connect(config, broker, stop)
+    if nc is None:
+        return stats
+    loop = _Loop(config, nc, stats, metrics, broker)
     try:
-        await nc.subscribe(heartbeat_subject(config.subject_prefix, "*"), queue=config.durable, cb=beats.take)
-        while True:
-            try:
-                if not await _wait_for_stream(js, config, broker, stop):
-                    return stats
-                sub = await js.pull_subscribe(
-                    f"{config.subject_prefix}.>",
-                    durable=config.durable,
-                    stream=config.stream,
-                    config=ConsumerConfig(
-                        ack_policy=AckPolicy.EXPLICIT,
-                        deliver_policy=DeliverPolicy.ALL,
-                        ack_wait=config.ack_wait_s,
-                        max_ack_pending=20_000,
-                        max_deliver=-1,
-                    ),
-                )
+        await nc.subscribe(heartbeat_subject(config.subject_prefix, "*"), queue=config.durable, cb=loop.beats.take)
+        sub = await _consumer(loop.js, config, broker, stop)
+        while sub is not None and not stop.is_set():
+            if not await loop.step(sub, stop):
                 break
-            except (TimeoutError, nats.errors.Error) as exc:
-                if stop.is_set():
-                    return stats
-                broker.once(
-                    logging.ERROR,
-                    f"cannot open the durable consumer {config.durable} on {config.stream} "
-                    f"({broker.refused or exc}); retrying",
-                )
-                await asyncio.sleep(1.0)
-        backlog_seen = beats_seen = db_tried = told_at = 0.0
-        to_tell: set[str] = set()
-        while not stop.is_set():
-            if to_tell and time.monotonic() - told_at >= TELL_EVERY_S:
-                told_at = time.monotonic()
-                await _tell(nc, db, config.subject_prefix, to_tell)
-                to_tell = set()
-            if time.monotonic() - beats_seen >= 1.0 and beats.waiting:
-                beats_seen = time.monotonic()
-                if (
-                    db is None or db.closed
-                ) and time.monotonic() - db_tried >= 5.0:  # an idle floor has no batch to connect
-                    db_tried = time.monotonic()
-                    try:
-                        db = await psycopg.AsyncConnection.connect(config.db_url, connect_timeout=5)
-                    except psycopg.OperationalError:
-                        db = None  # the batch loop below says why, and keeps its batch
-                await _heartbeats(nc, db, beats, config.subject_prefix)
-            try:
-                msgs = await sub.fetch(config.batch, timeout=config.fetch_wait_s)
-            except (TimeoutError, nats.errors.TimeoutError):
-                continue
-            except nats.errors.Error as exc:  # the broker is away: the client reconnects by itself
-                log.warning("fetch: %s", exc)
-                await asyncio.sleep(0.5)
-                continue
-            batch = parse_batch(((m.subject, _record_id(m.headers), m.data) for m in msgs), config.subject_prefix)
-            last_progress, backoff = time.monotonic(), 0.2
-            while True:
-                try:
-                    if db is None or db.closed:
-                        db = await psycopg.AsyncConnection.connect(config.db_url, connect_timeout=5)
-                    outcome = await write_batch(db, batch, policy)
-                    break
-                except psycopg.OperationalError as exc:
-                    stats.db_retries += 1
-                    if metrics is not None:
-                        metrics.db_retries.inc()
-                    log.warning("floor database: %s; keeping the batch", str(exc).strip().splitlines()[0])
-                    if db is not None:
-                        await db.close()
-                        db = None
-                    if stop.is_set():
-                        return stats  # not acknowledged: delivered again
-                    if time.monotonic() - last_progress > config.ack_wait_s / 3:
-                        for m in msgs:  # still ours: JetStream must not hand them to another worker yet
-                            await m.in_progress()
-                        last_progress = time.monotonic()
-                    await asyncio.sleep(backoff)
-                    backoff = min(backoff * 2, 5.0)
-                except psycopg.Error:  # a message the store refuses: each alone, the refused ones kept aside
-                    assert db is not None
-                    outcome = await _one_by_one(db, batch, policy)
-                    break
-            _log(batch, outcome)
-            for m, verdict in zip(msgs, outcome.verdicts, strict=True):
-                await _settle(m, verdict)
-            to_tell.update(r.table for r in batch.records)  # told at most every TELL_EVERY_S, not per batch
-            stats.batches += 1
-            stats.messages += len(msgs)
-            stats.add(outcome)
-            if metrics is not None:
-                metrics.observe(batch.items, outcome)
-                if time.monotonic() - backlog_seen > 5.0:
-                    backlog_seen = time.monotonic()
-                    try:
-                        metrics.backlog.set((await sub.consumer_info()).num_pending or 0)
-                    except (TimeoutError, nats.errors.Error):
-                        pass
         return stats
     finally:
-        broker.closing = True
-        try:
-            await asyncio.wait_for(nc.close(), 5)
-        except Exception:  # already gone
-            pass
-        if db is not None:
-            await db.close()
+        await loop.close()

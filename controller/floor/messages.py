@@ -30,6 +30,7 @@ from controller.journal.store import record_hash
 __all__ = [
     "FORMAT_VERSION",
     "FAULT_KINDS",
+    "RECORD_SUBJECTS",
     "Message",
     "TABLE_ID",
     "record_class",
@@ -50,6 +51,9 @@ FAULT_KINDS = frozenset(
     {"LinkDown", "LinkUp", "DeviceFault", "CardUnreadable", "JournalFault", "Jam", "DoorChanged", "ControllerError"}
 )
 """Journal kinds published on ``.fault``."""
+
+RECORD_SUBJECTS = ("round", "meters", "fault", "supervisor", "event")
+"""The last token of every subject a table publishes its records on (``<prefix>.<table>.<this>``)."""
 
 
 @dataclass(frozen=True, slots=True)

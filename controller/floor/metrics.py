@@ -49,6 +49,18 @@ class IngestMetrics:
         self.backlog = Gauge(
             "tablectl_floor_consumer_pending", "Messages the stream holds not yet delivered to the ingest", registry=r
         )
+        self.table_queued = Gauge(
+            "tablectl_floor_table_queued",
+            "Messages a table has waiting in the stream (looked up every 5 s)",
+            ["table"],
+            registry=r,
+        )
+        self.table_full = Gauge(
+            "tablectl_floor_table_full",
+            "1 while a table fills its share of the stream: the broker refuses its next records",
+            ["table"],
+            registry=r,
+        )
         self.batches = Counter("tablectl_floor_batches", "Batches written", registry=r)
         self.db_retries = Counter(
             "tablectl_floor_db_retries", "Batches kept while the floor database was away", registry=r

@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -306,6 +306,36 @@ def _check(subject: str, msg_id: str | None, payload: bytes, prefix: str) -> Flo
     if len(payload) > MAX_MESSAGE_BYTES:
         raise BadMessage(f"message of {len(payload)} bytes (at most {MAX_MESSAGE_BYTES})")
     table, cls = parse_subject(subject, prefix)
+    m = _message_object(payload)
+    seq, at, kind, sig, anchor = _header(m, table)
+    rows = Rows()
+    content, extra = _contents(m, cls, kind, table, seq, at, rows)
+    body = {k: v for k, v in m.items() if k != "anchor"} if anchor is not None else m
+    digest = hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return FloorRecord(
+        subject,
+        msg_id,
+        payload,
+        table,
+        cls,
+        seq,
+        at,
+        kind,
+        m["event"],
+        m["prev"],
+        m["hash"],
+        m["mac"],
+        anchor,
+        content,
+        digest,
+        rows,
+        sig=sig,
+        **extra,
+    )
+
+
+def _message_object(payload: bytes) -> dict[str, Any]:
+    """The message's JSON object, with only the known fields and every required one."""
     try:
         m = orjson.loads(payload)
     except orjson.JSONDecodeError as exc:
@@ -320,6 +350,11 @@ def _check(subject: str, msg_id: str | None, payload: bytes, prefix: str) -> Flo
     missing = [k for k in _REQUIRED if k not in m]
     if missing:
         raise BadMessage(f"$: no {missing[0]!r}")
+    return m
+
+
+def _header(m: dict[str, Any], table: str) -> tuple[int, float, str, str | None, int | None]:
+    """The record's place and kind, checked: seq, at, kind, signature, anchor."""
     if m["v"] != FORMAT_VERSION or isinstance(m["v"], bool):
         raise BadMessage(f"$.v: format version {_shown(m['v'])}, this ingest reads {FORMAT_VERSION}")
     body_table = m["table"]
@@ -346,8 +381,15 @@ def _check(subject: str, msg_id: str | None, payload: bytes, prefix: str) -> Flo
         anchor = _int(m, "anchor", "$", 0)
         if anchor != seq - 1:
             raise BadMessage(f"$.anchor: {anchor} is not the record before seq {seq}")
+    return seq, at, kind, sig, anchor
+
+
+def _contents(
+    m: dict[str, Any], cls: str, kind: str, table: str, seq: int, at: float, rows: Rows
+) -> tuple[str | None, dict[str, Any]]:
+    """The record's content as the journal hashed it (None: not in the message) and what its
+    class adds to the record, its rows added to ``rows``."""
     data = _dict(m, "data", "$")
-    rows = Rows()
     content: str | None = None
     extra: dict[str, Any] = {}
     if cls == "round":
@@ -371,28 +413,7 @@ def _check(subject: str, msg_id: str | None, payload: bytes, prefix: str) -> Flo
             hidden = kind == "CardDealt" and data.get("hidden") is True and data.get("card") is None
             content = None if hidden else text
             rows.events.append((table, seq, at, at, kind, cls, text))  # jsonb: the same value as any other spelling
-    body = {k: v for k, v in m.items() if k != "anchor"} if anchor is not None else m
-    digest = hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    return FloorRecord(
-        subject,
-        msg_id,
-        payload,
-        table,
-        cls,
-        seq,
-        at,
-        kind,
-        m["event"],
-        m["prev"],
-        m["hash"],
-        m["mac"],
-        anchor,
-        content,
-        digest,
-        rows,
-        sig=sig,
-        **extra,
-    )
+    return content, extra
 
 
 def content_hash_ok(record: FloorRecord, key: bytes | None) -> bool | None:
@@ -426,8 +447,27 @@ _RECORD_ONLY = ("recall", "table", "table_sha256", "void")
 """What ``tablectl recall --json`` adds to a round record (controller/journal/recall.py)."""
 
 
-def _round_rows(rows: Rows, table: str, seq: int, data: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
-    """A round's rows, after checking its recall against the journaled round record (``raw``)."""
+class _Recall(NamedTuple):
+    """A round message's recall, checked against the journaled round record."""
+
+    number: int
+    started: float
+    ended: float
+    void: bool
+    game: str | None
+    config: str | None
+    seats: dict[str, Any]
+    cards: list[Any]
+    late_bets: list[Any]
+    faults: int
+    events: list[Any]
+    settlement: dict[str, Any] | None
+    record: dict[str, Any]
+
+
+def _checked_recall(data: dict[str, Any], raw: dict[str, Any]) -> _Recall:
+    """The round's recall, which must be the round record the journal hashed (``raw``): same
+    seats, cards, settlement."""
     recall = _dict(data, "recall", "$.data")
     number = _int(recall, "round", "$.data.recall", 1)
     started = _time(recall, "started", "$.data.recall")
@@ -466,32 +506,44 @@ def _round_rows(rows: Rows, table: str, seq: int, data: dict[str, Any], raw: dic
     for path, got, journaled in checks:
         if got != journaled:
             raise BadMessage(f"{path}: differs from the journaled round record ($.content)")
+    return _Recall(
+        number, started, ended, void, game, config, seats, cards, late_bets, faults, events, settlement, record
+    )
+
+
+def _settled_seat(settled_seats: dict[str, Any], key: str) -> dict[str, Any]:
+    """Seat ``key``'s settlement, checked (its net, each wager's result, net and commission)."""
+    if key not in settled_seats or not isinstance(settled_seats[key], dict):
+        raise BadMessage(f"$.data.recall.settlement.seats: no seat {key[:20]}")
+    settled: dict[str, Any] = settled_seats[key]
+    spath = f"$.data.recall.settlement.seats.{key[:20]}"
+    _int(settled, "net", spath, -MAX_INT)
+    for spot, got in _dict(settled, "wagers", spath).items():
+        wpath = f"{spath}.wagers.{spot[:40]}"
+        if not isinstance(got, dict):
+            raise BadMessage(f"{wpath}: an object is needed")
+        _str(got, "result", wpath, limit=64)
+        _int(got, "net", wpath, -MAX_INT)
+        if "commission" in got:
+            _int(got, "commission", wpath)
+    return settled
+
+
+def _seat_rows(rows: Rows, table: str, seq: int, number: int, r: _Recall) -> int:
+    """Each seat's and wager's rows; the round's handle (cents wagered)."""
     handle = 0
+    settlement = r.settlement
     settled_seats = _dict(settlement, "seats", "$.data.recall.settlement") if settlement else {}
     if settlement is not None:
         _int(settlement, "house_net", "$.data.recall.settlement", -MAX_INT)
-    for key, entry in seats.items():
+    for key, entry in r.seats.items():
         path = f"$.data.seats.{key[:20]}"
         seat = _seat(key, path)
         if not isinstance(entry, dict):
             raise BadMessage(f"{path}: an object is needed")
         wagers = _dict(entry, "wagers", path)
         seat_cards = _str(entry, "cards", path, optional=True, limit=256) or ""
-        settled: dict[str, Any] | None = None
-        if settlement is not None:
-            if key not in settled_seats or not isinstance(settled_seats[key], dict):
-                raise BadMessage(f"$.data.recall.settlement.seats: no seat {key[:20]}")
-            settled = settled_seats[key]
-            spath = f"$.data.recall.settlement.seats.{key[:20]}"
-            _int(settled, "net", spath, -MAX_INT)
-            for spot, got in _dict(settled, "wagers", spath).items():
-                wpath = f"{spath}.wagers.{spot[:40]}"
-                if not isinstance(got, dict):
-                    raise BadMessage(f"{wpath}: an object is needed")
-                _str(got, "result", wpath, limit=64)
-                _int(got, "net", wpath, -MAX_INT)
-                if "commission" in got:
-                    _int(got, "commission", wpath)
+        settled = _settled_seat(settled_seats, key) if settlement is not None else None
         wagered = 0
         for spot, cents in wagers.items():
             if isinstance(cents, bool) or not isinstance(cents, int) or not 0 <= cents <= 2**40:
@@ -515,6 +567,11 @@ def _round_rows(rows: Rows, table: str, seq: int, data: dict[str, Any], raw: dic
             )
         handle += wagered
         rows.seats.append((table, seq, number, seat, seat_cards, wagered, settled["net"] if settled else None))
+    return handle
+
+
+def _card_rows(rows: Rows, table: str, seq: int, number: int, cards: list[Any]) -> None:
+    """Each dealt card's row."""
     for i, card in enumerate(cards):
         path = f"$.data.recall.cards[{i}]"
         if not isinstance(card, dict):
@@ -529,6 +586,16 @@ def _round_rows(rows: Rows, table: str, seq: int, data: dict[str, Any], raw: dic
                 _str(card, "to", path, limit=64),
             )
         )
+
+
+def _round_rows(rows: Rows, table: str, seq: int, data: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+    """A round's rows, after checking its recall against the journaled round record (``raw``)."""
+    r = _checked_recall(data, raw)
+    number, void, game, config, settlement = r.number, r.void, r.game, r.config, r.settlement
+    seats, cards, late_bets, faults, events, record = r.seats, r.cards, r.late_bets, r.faults, r.events, r.record
+    started, ended = r.started, r.ended
+    handle = _seat_rows(rows, table, seq, number, r)
+    _card_rows(rows, table, seq, number, cards)
     first_seq = seq
     if events:
         if not isinstance(events[0], dict):

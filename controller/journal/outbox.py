@@ -62,16 +62,25 @@ class Outbox:
         row = self.writer.execute("SELECT acked_seq FROM floor_outbox WHERE name = ?", (self.name,)).fetchone()
         return int(row[0]) if row else 0
 
-    def ack(self, seq: int) -> None:
-        """Every record up to ``seq`` is acknowledged (never moves back)."""
+    def _move(self, name: str, seq: int, update: str, what: str) -> None:
+        """Row ``name`` set to ``seq`` and now, or updated by ``update`` (its ``SET ...`` clause)."""
         try:
             self.writer.execute(
                 "INSERT INTO floor_outbox (name, acked_seq, at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE "
-                "SET acked_seq = max(acked_seq, excluded.acked_seq), at = excluded.at",
-                (self.name, seq, time.time()),
+                + update,
+                (name, seq, time.time()),
             )
         except sqlite3.Error as exc:
-            raise JournalError(f"{self.path}: cannot record the floor acknowledgement: {exc}") from exc
+            raise JournalError(f"{self.path}: cannot record {what}: {exc}") from exc
+
+    def ack(self, seq: int) -> None:
+        """Every record up to ``seq`` is acknowledged (never moves back)."""
+        self._move(
+            self.name,
+            seq,
+            "SET acked_seq = max(acked_seq, excluded.acked_seq), at = excluded.at",
+            "the floor acknowledgement",
+        )
 
     @property
     def stored_name(self) -> str:
@@ -88,14 +97,12 @@ class Outbox:
 
     def confirm(self, seq: int) -> None:
         """The floor store holds every record up to ``seq`` (never moves back; the time is when it moved)."""
-        try:
-            self.writer.execute(
-                "INSERT INTO floor_outbox (name, acked_seq, at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE "
-                "SET acked_seq = excluded.acked_seq, at = excluded.at WHERE excluded.acked_seq > acked_seq",
-                (self.stored_name, seq, time.time()),
-            )
-        except sqlite3.Error as exc:
-            raise JournalError(f"{self.path}: cannot record what the floor stored: {exc}") from exc
+        self._move(
+            self.stored_name,
+            seq,
+            "SET acked_seq = excluded.acked_seq, at = excluded.at WHERE excluded.acked_seq > acked_seq",
+            "what the floor stored",
+        )
 
     @property
     def held_name(self) -> str:

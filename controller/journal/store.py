@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from controller.journal import checkpoint
+from controller.journal._files import DIR_MODE, FILE_MODE, JournalError, private_folder
 from controller.journal.records import JournalRecord
 
 if TYPE_CHECKING:
@@ -69,11 +70,6 @@ index time equal to its record's, and signs ``meta`` (``meta_hash``)."""
 
 GENESIS = "0" * 64
 """The "previous hash" of the first record."""
-
-FILE_MODE = 0o600
-"""Journal files: read and written by their owner only (they hold every wager and card)."""
-DIR_MODE = 0o700
-"""A folder the journal creates for itself."""
 
 
 UNSIGNED_META = ("head_seq", "head_hash", "meta_hash")
@@ -156,10 +152,6 @@ def _statements(script: str) -> list[str]:
             out.append(buf.strip())
             buf = ""
     return out
-
-
-class JournalError(Exception):
-    """The journal cannot be opened, read or written (the message names the file and why)."""
 
 
 class JournalFull(JournalError):
@@ -281,18 +273,6 @@ def _locked(method: Callable[Concatenate[SqliteJournal, _P], _R]) -> Callable[Co
             return method(journal, *args, **kwargs)
 
     return wrapper
-
-
-def private_folder(folder: Path) -> None:
-    """Create ``folder`` (and missing parents) 0700 whatever the umask; an existing one is left."""
-    missing = []
-    for parent in (folder, *folder.parents):
-        if parent.exists():
-            break
-        missing.append(parent)
-    folder.mkdir(parents=True, exist_ok=True)
-    for created in missing:
-        os.chmod(created, DIR_MODE)
 
 
 def _private_file(path: Path) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from controller.journal.store import FILE_MODE, JournalError, private_folder
+from controller.journal._files import FILE_MODE, JournalError, private_folder
 
 __all__ = ["JournalLocked", "Holder", "WriterLock", "lock_path", "holder"]
 

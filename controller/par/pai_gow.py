@@ -154,7 +154,7 @@ def class_counts(progress: Any = None) -> tuple[dict[tuple[Category, ...], int],
     return bonus, insurance
 
 
-def pg_payload(counts: tuple[Mapping[Any, int], Mapping[int, int]]) -> dict[str, Any]:
+def pg_payload(counts: tuple[Mapping[tuple[Category, ...], int], Mapping[int, int]]) -> dict[str, Any]:
     """:func:`class_counts`'s result as a payload to keep."""
     bonus, insurance = counts
     return {
@@ -163,19 +163,19 @@ def pg_payload(counts: tuple[Mapping[Any, int], Mapping[int, int]]) -> dict[str,
     }
 
 
-def _pg_from_payload(p: Mapping[str, Any]) -> tuple[dict[Any, int], dict[int, int]]:
+def _pg_from_payload(p: Mapping[str, Any]) -> tuple[dict[tuple[Category, ...], int], dict[int, int]]:
     bonus = {tuple(Category(c) for c in k): int(n) for k, n in p["bonus"]}
     return bonus, {int(k): int(n) for k, n in p["insurance"]}
 
 
-def pai_gow_classes() -> tuple[dict[Any, int], dict[int, int]]:
+def pai_gow_classes() -> tuple[dict[tuple[Category, ...], int], dict[int, int]]:
     """Pai gow's hand counts over the 154,143,080 hands: by the set of bonus lines a hand
     qualifies for, and the pai gows by top card (:func:`class_counts`, computed once, then kept)."""
 
     def compute(bar: Progress | None) -> dict[str, Any]:
         return pg_payload(class_counts(bar))
 
-    result: tuple[dict[Any, int], dict[int, int]] = kept(
+    result: tuple[dict[tuple[Category, ...], int], dict[int, int]] = kept(
         "pai_gow_classes",
         {"version": SOLVER_VERSIONS["pai_gow_classes"]},
         _pg_from_payload,

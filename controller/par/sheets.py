@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
 from controller.games.spec import SPECS, known_games
 from controller.hands import BOSTON5, MISSISSIPPI_STUD
@@ -48,6 +49,46 @@ def spot_from_moments(
     return SpotPar(spot, edge, variance, lines, True, None, note)
 
 
+class _Solved(Protocol):
+    """What a sheet reads of a game solved exactly (``MississippiPar``, ``Boston5Par``)."""
+
+    @property
+    def ev_per_ante(self) -> float: ...
+
+    @property
+    def average_total_wager(self) -> float: ...
+
+
+def _solved_sheet(
+    table: TableConfig,
+    par: _Solved,
+    spots: dict[str, SpotPar],
+    *,
+    push_rate: float,
+    fold_rates: dict[str, float],
+    strategy: str,
+    tables: dict[str, tuple[tuple[str, float], ...]],
+    notes: tuple[str, ...] = (),
+) -> ParSheet:
+    """The par sheet of a game solved exactly (``par``: its ``ev_per_ante`` and
+    ``average_total_wager``), its fold rate the sum of ``fold_rates``."""
+    return ParSheet(
+        game=table.game,
+        spots=spots,
+        edge_per_ante=-par.ev_per_ante,
+        edge_per_action=-par.ev_per_ante / par.average_total_wager,
+        average_total_wager=par.average_total_wager,
+        push_rate=push_rate,
+        fold_rate=sum(fold_rates.values()),
+        strategy=strategy,
+        exact=True,
+        fold_rates=fold_rates,
+        paytables={k: v.name for k, v in table.paytables.items()},
+        tables=tables,
+        notes=notes,
+    )
+
+
 def mississippi_sheet(table: TableConfig) -> ParSheet:
     """The par sheet of a mississippi table."""
     from controller.par._solved import mississippi_par
@@ -58,20 +99,14 @@ def mississippi_sheet(table: TableConfig) -> ParSheet:
     }
     if "bonus" in table.paytables:
         spots["bonus"] = three_card_par("bonus", table.paytables["bonus"], MISSISSIPPI_STUD)
-    folds = sum(par.fold_rates.values())
-    return ParSheet(
-        game=table.game,
-        spots=spots,
-        edge_per_ante=-par.ev_per_ante,
-        edge_per_action=-par.ev_per_ante / par.average_total_wager,
-        average_total_wager=par.average_total_wager,
+    return _solved_sheet(
+        table,
+        par,
+        spots,
         push_rate=par.push_rate,
-        fold_rate=folds,
+        fold_rates=dict(par.fold_rates),
         strategy="optimal: fold, 1x or 3x at each street by exact backward induction over every deal "
         "(ties to the larger wager); the bonus does not change play",
-        exact=True,
-        fold_rates=dict(par.fold_rates),
-        paytables={k: v.name for k, v in table.paytables.items()},
         tables={
             "main_lines": tuple((n, p) for n, p, _ in par.lines),
             "main_contributions": tuple((n, c) for n, _, c in par.lines),
@@ -92,19 +127,14 @@ def boston5_sheet(table: TableConfig) -> ParSheet:
     )
     if "bonus" in table.paytables:
         spots["bonus"] = three_card_par("bonus", table.paytables["bonus"], BOSTON5, exposed_only_paying=True)
-    return ParSheet(
-        game=table.game,
-        spots=spots,
-        edge_per_ante=-par.ev_per_ante,
-        edge_per_action=-par.ev_per_ante / par.average_total_wager,
-        average_total_wager=par.average_total_wager,
+    return _solved_sheet(
+        table,
+        par,
+        spots,
         push_rate=par.tie,
-        fold_rate=par.fold_rate,
+        fold_rates={"second": par.fold_rate},
         strategy="best second wager or fold after three cards, exact, against the dealer's five unseen cards "
         "(one player's view; ties play); every paying bonus hand exposed",
-        exact=True,
-        fold_rates={"second": par.fold_rate},
-        paytables={k: v.name for k, v in table.paytables.items()},
         tables={"main_outcomes": (("win", par.win), ("tie", par.tie), ("lose", par.lose), ("fold", par.fold_rate))},
     )
 

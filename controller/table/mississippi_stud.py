@@ -24,10 +24,8 @@ from controller.cards import Card, format_cards
 from controller.game.mississippi_stud import DEFINITION
 from controller.settlement import DISCARD, Action, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
-from controller.table.round import RoundResult, RoundTable, Seat
+from controller.table.round import Record, RoundResult, RoundTable, Seat, SupervisorAction
 from controller.table.screen import seats_named
-from controller.table.supervisor import Action as SupervisorAction
-from controller.table.supervisor import Record
 from drivers.bet_spots import SpotReport
 
 __all__ = ["Phase", "TRANSITIONS", "MississippiTable", "RoundResult", "Seat"]

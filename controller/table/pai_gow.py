@@ -44,10 +44,8 @@ from controller.hands.paigow import HandSet, legal_sets
 from controller.settlement import Step
 from controller.table.engine import StartDrawn
 from controller.table.phases import Trigger, common_transitions, in_play_states
-from controller.table.round import Handler, RoundTable, Seat
+from controller.table.round import Handler, Record, RoundTable, Seat, SupervisorAction
 from controller.table.screen import Notice
-from controller.table.supervisor import Action as SupervisorAction
-from controller.table.supervisor import Record
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import ShoeStatus
@@ -211,7 +209,7 @@ class PaiGowTable(RoundTable):
         super().resend_requests()
         if self.phase is P.CHECK_DEAL:
             self.devices.request_stub_count()
-        elif self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "rng":
+        elif self.phase is P.NO_MORE_BETS and self.config.options["start_method"] == "rng":
             self.devices.draw_start()
 
     def four_remain(self) -> bool:
@@ -232,7 +230,7 @@ class PaiGowTable(RoundTable):
 
     def lock_bets_and_ask_dice(self) -> None:
         self.wagers.lock()
-        if self.table.options["start_method"] == "rng":
+        if self.config.options["start_method"] == "rng":
             self.display.ask("drawing the starting number: wait")
             self.devices.draw_start()
         else:
@@ -249,7 +247,7 @@ class PaiGowTable(RoundTable):
 
     def on_seat_button(self, seat: int) -> None:
         """A die's face (seat buttons 1-6) while the dice are entered."""
-        if self.phase is not P.NO_MORE_BETS or self.table.options["start_method"] != "dice":
+        if self.phase is not P.NO_MORE_BETS or self.config.options["start_method"] != "dice":
             return
         self.selected_seat = None  # a die's face, not a seat
         if not 1 <= seat <= 6:
@@ -274,7 +272,7 @@ class PaiGowTable(RoundTable):
     def card_place(self, placed: int) -> str:
         if not self.order:
             return f"card {placed + 1}"
-        if self.table.options["deal_method"] == "stacks":
+        if self.config.options["deal_method"] == "stacks":
             position, nth = self.order[placed // HAND_SIZE], placed % HAND_SIZE
         else:
             position, nth = self.order[placed % POSITIONS], placed // POSITIONS
@@ -284,14 +282,14 @@ class PaiGowTable(RoundTable):
         return f"{who} card {nth + 1}"
 
     def on_StartDrawn(self, e: StartDrawn) -> None:
-        if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "rng":
+        if self.phase is P.NO_MORE_BETS and self.config.options["start_method"] == "rng":
             self.dice = e.value
             self.display.shown(f"starting number {e.value}")
             self.start_entered()
 
     def prompt_deal(self) -> None:
-        o = self.table.options
-        seats = self.table.seats
+        o = self.config.options
+        seats = self.config.seats
         first = start_position(self.option("start_method", str), self.dice, self.option("count_direction", str), seats)
         self.order = dealing_order(first, self.option("deal_direction", str), seats)
         self.hands = {p: [] for p in self.order}
@@ -331,7 +329,7 @@ class PaiGowTable(RoundTable):
         n = self.setting[len(self.sets)]
         if n not in self.turned:
             self.turned.append(n)
-        way = house_way(self.option("house_way", str)).set(self.hands[n], dict(self.table.options))
+        way = house_way(self.option("house_way", str)).set(self.hands[n], dict(self.config.options))
         self.options, self.option_index, self.all_listed = [way.set], 0, False
         self.show_option(n, "house way")
 
@@ -360,7 +358,7 @@ class PaiGowTable(RoundTable):
             # the record as JSON, as `tablectl settle` reads it (controller.games.settle_json)
             data = parse_record(record_json(self.round_record()))
             assert isinstance(data, dict)
-            return RoundSettler(read_round(data, self.table), self.table)
+            return RoundSettler(read_round(data, self.config), self.config)
         except RecordError:
             return None
 
@@ -414,7 +412,7 @@ class PaiGowTable(RoundTable):
         empty = {str(p): format_cards(c) for p, c in sorted(self.hands.items()) if p != DEALER and p not in self.seats}
         record: dict[str, Any] = {
             "game": "pai_gow",
-            "start": {"method": self.table.options["start_method"], "value": self.dice},
+            "start": {"method": self.config.options["start_method"], "value": self.dice},
             "remaining": self.remaining if self.remaining is not None else REMAINING,
             "seats": seats,
             "dealer": format_cards(self.hands.get(DEALER, [])),
@@ -437,7 +435,7 @@ class PaiGowTable(RoundTable):
         return [c for h in self.hands.values() for c in h]
 
     def on_card(self, dealt: Card, index: int) -> None:
-        if self.table.options["deal_method"] == "stacks":
+        if self.config.options["deal_method"] == "stacks":
             position = self.order[self.dealt // HAND_SIZE]
         else:
             position = self.order[self.dealt % POSITIONS]
@@ -471,14 +469,14 @@ class PaiGowTable(RoundTable):
             self.late.late_bet(e.seat, e.spot, e.cents)
 
     def dealer_button(self, button: str) -> bool:
-        if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "dice":
+        if self.phase is P.NO_MORE_BETS and self.config.options["start_method"] == "dice":
             return button in ("next", "previous", "confirm")
         if self.phase is P.SETTING:
             return button in ("next", "previous", "confirm", "fold")
         return (button == "confirm" and self.phase in (P.CHECK_DEAL, P.SET_HANDS)) or super().dealer_button(button)
 
     def on_game_button(self, button: str) -> None:
-        if self.phase is P.NO_MORE_BETS and self.table.options["start_method"] == "dice":
+        if self.phase is P.NO_MORE_BETS and self.config.options["start_method"] == "dice":
             if button in ("next", "previous"):
                 self.faces = []
                 self.dice = min(18, self.dice + 1) if button == "next" else max(3, self.dice - 1)

@@ -1,11 +1,11 @@
 """The model of a game's round machine: it takes each event and hands it to the collaborator
 whose concern it is, and keeps the round's seats and cards dealt.
 
-The collaborators, one concern each: the one hold rule (:mod:`.holds`), cards from the shoe
-(:mod:`.card_intake`, over the :mod:`.card_ledger`), late bets (:mod:`.late_bets`), link
-reconciliation (:mod:`.links`), the shoe's jam and door (:mod:`.shoe_faults`), the settlement
-walk (:mod:`.settlement_walk`), the stub count (:mod:`.stub_count`), the dealer's screen
-(:mod:`.dealer_screen`), the supervisor's actions and key (:mod:`.supervisor`), the spots checked
+The collaborators, one concern each: the one hold rule (:mod:`._holds`), cards from the shoe
+(:mod:`._card_intake`, over the :mod:`.card_ledger`), late bets (:mod:`._late_bets`), link
+reconciliation (:mod:`._links`), the shoe's jam and door (:mod:`._shoe_faults`), the settlement
+walk (:mod:`._settlement_walk`), the stub count (:mod:`._stub_count`), the dealer's screen
+(:mod:`._dealer_screen`), the supervisor's actions and key (:mod:`._supervisor`), the spots checked
 against the table (:mod:`.bet_board`) and the state each device is given again on every link-up
 (:mod:`.device_state`). The common states and
 transitions are in :mod:`.phases`; a game module subclasses :class:`RoundTable` for its steps.
@@ -21,27 +21,27 @@ from transitions import Machine
 
 from controller.cards import Card
 from controller.settlement import Settlement, Step
+from controller.table._card_intake import CardIntake
+from controller.table._carry_over import CarryOver
+from controller.table._dealer_screen import DealerScreen
+from controller.table._holds import HoldKind, Holds
+from controller.table._late_bets import LateBets
+from controller.table._links import LinkReconciler
+from controller.table._round_state import Audit, GameShape, RoundState
+from controller.table._settlement_walk import SettlementWalk
+from controller.table._shoe_faults import ShoeFaults
+from controller.table._stub_count import StubCount
+from controller.table._supervisor import IN_PLAY, Action, Record, Supervisor, SupervisorKey
+from controller.table._wagers import Wagers
 from controller.table.bet_board import BetBoard
-from controller.table.card_intake import CardIntake
 from controller.table.card_ledger import CardLedger
-from controller.table.carry_over import CarryOver
-from controller.table.dealer_screen import DealerScreen
 from controller.table.device_state import DeviceLinks, ShownState
 from controller.table.devices import TableDevices
 from controller.table.engine import JournalFault
 from controller.table.events import DevicesExpected, OpenTable
-from controller.table.holds import Holds
-from controller.table.late_bets import LateBets
-from controller.table.links import LinkReconciler
 from controller.table.phases import CommonPhases, Trigger
 from controller.table.round_data import RoundResult, Seat
-from controller.table.round_state import Audit, GameShape, RoundState
 from controller.table.screen import DisplaySize, Notice
-from controller.table.settlement_walk import SettlementWalk
-from controller.table.shoe_faults import ShoeFaults
-from controller.table.stub_count import StubCount
-from controller.table.supervisor import IN_PLAY, Action, Supervisor, SupervisorKey
-from controller.table.wagers import Wagers
 from controller.table_config import TableConfig
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
@@ -49,7 +49,10 @@ from drivers.protocol import DeviceFault, LinkDown, LinkUp
 from drivers.shoe import CardDealt, CardUnreadable, DoorChanged, Jam, ShoeStatus
 from drivers.state import PanelState, ShoeState, SpotsState
 
-__all__ = ["RoundTable", "Seat", "RoundResult", "Handler"]
+__all__ = ["RoundTable", "Seat", "RoundResult", "Handler", "HoldKind", "SupervisorAction", "Record", "IN_PLAY"]
+
+SupervisorAction = Action
+"""A row of the supervisor's action table (a game adds its own: :meth:`RoundTable.supervisor_actions`)."""
 
 T = TypeVar("T")
 
@@ -80,7 +83,7 @@ class RoundTable:
     """The first card from the shoe after "no more bets" begins the deal (``deal_started``)."""
     BET_SPOTS: ClassVar[tuple[str, ...]] = ()
     WAGER_STEPS: ClassVar[tuple[str, ...]] = ("betting",)
-    """The states whose step asks for wagers (:meth:`.wagers.Wagers.open_step`: held or not)."""
+    """The states whose step asks for wagers (:meth:`._wagers.Wagers.open_step`: held or not)."""
     CONFIRM_PHASES: ClassVar[tuple[str, ...]] = ("settlement",)
     """States whose prompt is a procedure step, done and then confirmed."""
     REQUIRED_SPOTS: ClassVar[tuple[str, ...]] = ()
@@ -110,7 +113,8 @@ class RoundTable:
         on_round: Callable[[RoundResult], None] | None = None,
         audit: Audit | None = None,
     ) -> None:
-        self.table = table
+        self.config = table
+        """The table's configuration (its game options, limits, seats, paytables)."""
         self.state = RoundState(self.common.closed)
         """The round as it stands, shared by reference with the collaborators that read it."""
         self.shape = GameShape(
@@ -386,6 +390,15 @@ class RoundTable:
         return self.holds.machine_error
 
     @property
+    def table(self) -> TableConfig:
+        """The table's configuration (:attr:`config`)."""
+        return self.config
+
+    @table.setter
+    def table(self, table: TableConfig) -> None:
+        self.config = table
+
+    @property
     def devices(self) -> ShownState:
         """The table's devices (through :class:`ShownState`); setting it changes where commands go."""
         return self.shown
@@ -417,7 +430,7 @@ class RoundTable:
 
     def option(self, name: str, kind: type[T]) -> T:
         """The game option ``name`` of the table config (checked when it was loaded), as a ``kind``."""
-        value = self.table.options[name]
+        value = self.config.options[name]
         if not isinstance(value, kind):
             raise TypeError(f"option {name}: {value!r} is not a {kind.__name__}")
         return value
@@ -550,11 +563,11 @@ class RoundTable:
     # --- from one round to the next, and across a restart ----------------------------------------
 
     def snapshot_state(self) -> dict[str, Any]:
-        """What the table carries from one round to the next (:meth:`.carry_over.CarryOver.snapshot`)."""
+        """What the table carries from one round to the next (:meth:`._carry_over.CarryOver.snapshot`)."""
         return self.carry.snapshot()
 
     def restore(self, state: dict[str, Any]) -> None:
-        """Start from a snapshot (:meth:`.carry_over.CarryOver.restore`)."""
+        """Start from a snapshot (:meth:`._carry_over.CarryOver.restore`)."""
         self.carry.restore(state)
 
     def resend_requests(self) -> None:

@@ -19,13 +19,14 @@ import sqlite3
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from controller.journal import JournalError, SqliteJournal, check_tail
 from controller.journal.records import Journal
 from controller.table.devices import DriverDevices, RecordingDevices, resend_state
-from controller.table.engine import Engine, JournalFault, failure_text
+from controller.table.engine import Engine, JournalFault, TimerStart, failure_text, thread_timer
 from controller.table.events import DevicesExpected, EventDecodeError, OpenTable, decode_event
 from controller.table.game_tables import GAME_TABLES
 from controller.table.hold_journal import HoldJournal
@@ -33,6 +34,7 @@ from controller.table.hold_log import HoldLog
 from controller.table.journal_files import journaled_event_windows
 from controller.table.latest import LatestSnapshot
 from controller.table.link_log import log_link_event
+from controller.table.round import RoundTable
 from controller.table.round_data import RoundResult
 from controller.table.round_records import RoundRecords, round_record
 from controller.table.sdnotify import SystemdNotifier
@@ -46,7 +48,7 @@ from drivers.link import LinkConfig, LinkStats
 
 log = logging.getLogger("tablectl.runtime")
 
-__all__ = ["TableRuntime", "Service"]
+__all__ = ["TableRuntime", "RuntimePorts", "Service"]
 
 _FAULTS = ("DeviceFault", "LinkDown", "CardUnreadable", "JournalFault")
 """Event kinds counted as faults in the round's meters."""
@@ -64,9 +66,30 @@ class Service(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class RuntimePorts:
+    """What a runtime runs on, given to it when it is made (a simulation or a bench passes its own
+    rather than patching the runtime afterwards); the defaults are a dealer's table."""
+
+    wall: Callable[[], float] = time.time
+    """The wall clock: the start is stamped with it, and each link's events."""
+    start_timer: TimerStart = thread_timer
+    """Starts the engine's timers (a simulation runs them on its own clock)."""
+    randbelow: Callable[[int], int] | None = None
+    """The random source of a drawn starting number (None: the operating system's)."""
+    link_protocol: LinkConfig | None = None
+    """Each link's protocol timing, whole (None: ``link_base`` with each device's baud rate and
+    poll interval)."""
+    share_hands: bool = False
+    """Publish the players' hands beside the snapshot (simulated players look at their own cards)."""
+    status_file: bool = True
+    """Keep the file ``tablectl status`` reads beside a durable journal (each write costs a sync)."""
+
+
 class TableRuntime:
     """Drivers, engine and table machine for one table config; ``urls`` overrides device ports;
-    ``link_base`` the links' timing (each device's baud rate and poll interval still its config's).
+    ``link_base`` the links' timing (each device's baud rate and poll interval still its config's);
+    ``ports`` the clock, timers, random source and links' timing it runs on (:class:`RuntimePorts`).
 
     With a durable ``journal`` (:class:`~controller.journal.SqliteJournal`) the runtime also
     snapshots the table at each round's start, writes each finished round with its meters, and
@@ -81,7 +104,9 @@ class TableRuntime:
         on_round: Callable[[RoundResult], None] | None = None,
         notifier: SystemdNotifier | None = None,
         link_base: LinkConfig | None = None,
+        ports: RuntimePorts | None = None,
     ) -> None:
+        ports = ports or RuntimePorts()
         if table.game not in GAME_TABLES:
             raise ValueError(
                 f"{table.path}: the {table.game} table is not available yet (available: {', '.join(GAME_TABLES)})"
@@ -107,6 +132,7 @@ class TableRuntime:
             on_journal_error=self._journal_failed,
             on_recorded=self._journaled,
             on_refused=self._not_journaled,
+            start_timer=ports.start_timer,
         )
         self.journal = self.engine.journal
         self.store: SqliteJournal | None = self.journal if isinstance(self.journal, SqliteJournal) else None
@@ -114,27 +140,45 @@ class TableRuntime:
         self.rounds = RoundRecords(self.store) if self.store is not None else None
         """Each finished round's record, with a durable journal."""
         self.drivers = open_drivers(table, self.engine.queue, urls, link_base)
+        for driver in self.drivers.values():
+            if ports.link_protocol is not None:
+                driver.link.protocol.config = ports.link_protocol
+            driver.link.wall = ports.wall
         self.devices = DriverDevices(
             self.drivers["panel"], self.drivers["bet_spots"], self.drivers["shoe"], self.engine.post
         )
-        self.table = GAME_TABLES[table.game](table, self.devices, self._round_done, self._audit)
+        self.devices.randbelow = ports.randbelow
+        self.round: RoundTable = GAME_TABLES[table.game](table, self.devices, self._round_done, self._audit)
+        """The game's round machine (read by the runtime only: everything else reads its snapshot)."""
         self.hold_log = HoldLog()
         """Each hold begun, its reason changed and its end, in the log."""
         self.hold_journal = HoldJournal(self.journal)
         """The same, as journal records (with how each cleared, by whom, how long it lasted)."""
         self.latest = LatestSnapshot()
+        self.latest.share_hands = ports.share_hands
         """The table's latest snapshot, published by the controller thread after each live event:
         what every reader on another thread (web view, bench players) reads, never the table."""
         self._version = 0
         self._last_processed = -1
         """How many events the controller had handled at the last :meth:`alive`."""
-        self.snapshot_file = SnapshotFile(snapshot_path(self.store.path)) if self.store is not None else None
+        self.snapshot_file = (
+            SnapshotFile(snapshot_path(self.store.path)) if self.store is not None and ports.status_file else None
+        )
         """Where the latest snapshot is written for ``tablectl status`` (a durable journal only)."""
-        self.wall: Callable[[], float] = time.time
-        """The wall clock the start is stamped with (a simulation sets its own)."""
+        self.wall = ports.wall
+        """The wall clock the start is stamped with."""
         self.services: list[Service] = []
         """Things beside the controller that read the journal (e.g. the floor forwarder): each
         ``start()``-ed once the journal is recovered, ``stop()``-ed before it is closed."""
+
+    @property
+    def table(self) -> RoundTable:
+        """The game's round machine (:attr:`round`)."""
+        return self.round
+
+    @table.setter
+    def table(self, round_table: RoundTable) -> None:
+        self.round = round_table
 
     # --- the controller thread --------------------------------------------------------------------
 
@@ -159,8 +203,8 @@ class TableRuntime:
         """Build the table's snapshot and publish it (the controller thread, or before it starts);
         the snapshot file is written again when what ``tablectl status`` shows changed."""
         self._version += 1
-        snapshot = build_snapshot(self.table, self._version)
-        hands = build_hands(self.table, self._version) if self.latest.share_hands else None
+        snapshot = build_snapshot(self.round, self._version)
+        hands = build_hands(self.round, self._version) if self.latest.share_hands else None
         self.latest.publish(snapshot, hands)
         self.hold_log.seen(snapshot)
         if not self.replaying:
@@ -184,19 +228,19 @@ class TableRuntime:
             self.latencies.append(time.time() - at)
         if type(event).__name__ in _FAULTS:
             self.round_faults += 1
-        self.table.handle(event)
+        self.round.handle(event)
         if isinstance(event, JournalFault) and not self.replaying:
-            # an outage of every device at once: each is read again (controller.table.links)
+            # an outage of every device at once: each is read again (controller.table._links)
             for driver in self.drivers.values():
                 driver.link.read_state_again()
-        if self.table.round_started:
-            self.table.round_started = False
+        if self.round.round_started:
+            self.round.round_started = False
             self.round_first_seq, self.round_faults = seq + 1, 0
             if self.store is not None:
                 try:
-                    self.store.snapshot(seq, self.table.round_no, self.table.snapshot_state())
+                    self.store.snapshot(seq, self.round.round_no, self.round.snapshot_state())
                 except JournalError as exc:
-                    log.warning("journal: %s: round %s's start snapshot not kept", exc, self.table.round_no)
+                    log.warning("journal: %s: round %s's start snapshot not kept", exc, self.round.round_no)
 
     def post_link_stats(self) -> None:
         """Journal every link's state and counters now (``LinkStats`` events)."""
@@ -214,7 +258,7 @@ class TableRuntime:
         self.hold_journal.audited(kind, data)
 
     def _journal_failed(self, reason: str) -> None:
-        self.table.journal_failed(reason)
+        self.round.journal_failed(reason)
         self.publish()  # the hold is seen at once (no event was handled to publish it)
 
     def _journaled(self, event: object) -> None:
@@ -241,7 +285,7 @@ class TableRuntime:
                     self.config,
                     result,
                     faults=self.round_faults,
-                    cards=list(self.table.card_log),
+                    cards=list(self.round.card_log),
                     first_seq=self.round_first_seq,
                     last_seq=self.engine.current_seq,
                 ),
@@ -271,12 +315,12 @@ class TableRuntime:
         if snapshot is None and not events:
             return False
         recording = RecordingDevices()
-        self.table.devices = recording
+        self.round.devices = recording
         self.replaying = True
         try:
             if snapshot is not None:
-                self.table.restore(snapshot.state)
-                self.table.round_started = False
+                self.round.restore(snapshot.state)
+                self.round.round_started = False
                 self.round_first_seq = snapshot.seq + 1
             for record in events:
                 try:
@@ -287,16 +331,16 @@ class TableRuntime:
                 self._dispatch(event, record.seq)
         finally:
             self.replaying = False
-            self.table.devices = self.devices
+            self.round.devices = self.devices
         self.recovered = len(events)
         self.engine.processed = 0
         resend_state(recording.commands, self.devices)
-        self.table.resend_requests()
+        self.round.resend_requests()
         self.publish()  # readers (the bench's players restoring their simulators) see the recovered round
         log.info(
             "recovered round %s in %s from %d events after record %d",
-            self.table.round_no,
-            self.table.phase.value,
+            self.round.round_no,
+            self.round.phase.value,
             len(events),
             after,
         )

@@ -22,7 +22,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from controller.table.holds import hold_clears
+from controller.table._holds import hold_clears
 
 __all__ = [
     "SeatView",

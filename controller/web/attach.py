@@ -1,7 +1,7 @@
 """Putting the table view on a running table, in a process of its own.
 
 The table's process keeps only the feed (its publisher thread) and the bench controls, offered on
-a local unix socket (:class:`~controller.web.viewsock.ViewSocket`, :func:`publish_table`). The
+a local unix socket (:class:`~controller.web._viewsock.ViewSocket`, :func:`publish_table`). The
 views (every browser connection, the guard, the event streams) run in another process,
 ``tablectl web serve`` (:func:`serve_views`): started by the table as its child with ``--web``
 (:func:`serve_table`), or by its own systemd unit under its own user
@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from controller.web._viewsock import ViewSocket
 from controller.web.controls import BenchControls
 from controller.web.feed import TableFeed
 from controller.web.server import WebAddress
 from controller.web.view import SPOTS
-from controller.web.viewsock import ViewSocket
 
 __all__ = ["serve_table", "publish_table", "serve_views", "VIEWS_NICE", "START_TIMEOUT_S"]
 
@@ -195,7 +195,7 @@ def serve_views(
     """``tablectl web serve``: the table's views on ``address``, reading the table at
     ``socket_path``; runs until ``stopping`` (a ``threading.Event``) is set or, ``with_table``,
     the table closes the socket. ``ready`` is called with the URL once listening."""
-    from controller.web.remote import RemoteControls, RemoteTable
+    from controller.web._remote import RemoteControls, RemoteTable
     from controller.web.server import WebServer
     from controller.web.table_app import table_app
 

@@ -15,7 +15,6 @@ itself), builds the view model and its JSON once, and wakes each web server loop
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import threading
@@ -23,6 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from controller.web._published import PublishedView
 from controller.web.view import table_view
 
 __all__ = ["TableFeed", "PublishPace", "fault_text", "PUBLISH_HZ", "PUBLISH_INTERVAL_S"]
@@ -80,7 +80,7 @@ class PublishPace:
         self._last = self.clock()
 
 
-class TableFeed:
+class TableFeed(PublishedView):
     """The table's view model, kept current by a publisher thread, with a version number and
     async subscribers (one wake per web server loop, however many clients it serves).
 
@@ -100,10 +100,8 @@ class TableFeed:
         self.pace = PublishPace(interval_s, clock)
         self.published = 0
         """Views built so far (the first, at attach, included)."""
+        super().__init__()
         self._lock = threading.Lock()
-        self._version = 0
-        self._json = "{}"
-        self._subscribers: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
         self._changed = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -170,32 +168,12 @@ class TableFeed:
         view = table_view(self.runtime.snapshot, self.runtime.config, self.links, self.faults)
         self.pace.published()
         with self._lock:
-            self._version += 1
             self.published += 1
-            view["version"] = self._version
-            self._json = json.dumps(view, separators=(",", ":"))
-            subscribers = list(self._subscribers)
-        for loop, event in subscribers:
-            try:
-                loop.call_soon_threadsafe(event.set)
-            except RuntimeError:  # the loop has closed
-                pass
 
-    # --- the web server -------------------------------------------------------------------------
+        def text(version: int) -> str:
+            view["version"] = version
+            return json.dumps(view, separators=(",", ":"))
 
-    def current(self) -> tuple[int, str]:
-        """The latest version number and view model (JSON text)."""
-        with self._lock:
-            return self._version, self._json
+        self._put(text)
 
-    def subscribe(self) -> asyncio.Event:
-        """An event set whenever a new view is published (call from the server's loop)."""
-        event = asyncio.Event()
-        with self._lock:
-            self._subscribers.add((asyncio.get_running_loop(), event))
-        return event
-
-    def unsubscribe(self, event: asyncio.Event) -> None:
-        """Stop waking ``event``."""
-        with self._lock:
-            self._subscribers = {s for s in self._subscribers if s[1] is not event}
+    # --- the web server: current(), subscribe() and unsubscribe() (PublishedView) ---------------

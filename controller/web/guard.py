@@ -435,6 +435,49 @@ class _TooLarge(Exception):
     pass
 
 
+def _secure_sender(send: Send, tls: bool) -> Send:
+    """``send`` with the security headers added to the response's start (and HSTS under TLS)."""
+
+    async def send_secure(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers", []))
+            names = {k.lower() for k, _ in headers}
+            headers += [h for h in SECURITY_HEADERS if h[0] not in names]
+            if b"cache-control" not in names:
+                headers.append((b"cache-control", b"no-store"))
+            if tls:
+                headers.append((b"strict-transport-security", HSTS))
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return send_secure
+
+
+def _cookie_sender(send: Send, cookie: tuple[bytes, bytes]) -> Send:
+    """``send`` with ``cookie`` (a new session's) set by the response."""
+
+    async def send_cookie(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), cookie]}
+        await send(message)
+
+    return send_cookie
+
+
+def _replayer(body: bytes, receive: Receive) -> Receive:
+    """``receive`` for the app behind the guard: the body the guard read, then what follows."""
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
 class Guard:
     """ASGI middleware: see the module docstring."""
 
@@ -529,20 +572,7 @@ class Guard:
             await send({"type": "websocket.close", "code": 1008})
             return
 
-        tls = self._tls(scope)
-
-        async def send_secure(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                names = {k.lower() for k, _ in headers}
-                headers += [h for h in SECURITY_HEADERS if h[0] not in names]
-                if b"cache-control" not in names:
-                    headers.append((b"cache-control", b"no-store"))
-                if tls:
-                    headers.append((b"strict-transport-security", HSTS))
-                message = {**message, "headers": headers}
-            await send(message)
-
+        send_secure = _secure_sender(send, self._tls(scope))
         headers = _headers(scope)
         host = host_name(headers.get("host", ""))
         if host not in self.policy.hosts:
@@ -550,151 +580,31 @@ class Guard:
             return
 
         method = scope.get("method", "GET")
-        try:
-            body = await self._read_body(receive, headers.get("content-length"))
-        except _TooLarge:
-            await _plain(send_secure, 413, f"413: a request body may be at most {self.policy.max_body} bytes")
+        body = await self._body_or_refusal(receive, headers, send_secure)
+        if body is None:
             return
-        except ValueError as exc:
-            await _plain(send_secure, 400, f"400: {exc}")
-            return
-        except TimeoutError:
-            await _plain(send_secure, 408, "408: the request's body did not arrive in time")
-            return
-        except ConnectionError:
-            return
-
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
+        replay = _replayer(body, receive)
 
         path = scope.get("path", "/")
         client = (scope.get("client") or ("?", 0))[0]
         session = self._session_of(scope, headers)
         changes = method not in _READ_METHODS
 
-        if changes:
-            if not self._own_origin(scope, headers):
-                self.quiet.warning(
-                    "origin",
-                    "web: refused %s %s from %s: Origin %r is not this view's",
-                    method,
-                    path,
-                    client,
-                    headers.get("origin"),
-                )
-                await _refuse(send_secure, 403, "403: a change must come from this view's own page (Origin)", headers)
-                return
-            kind = headers.get("content-type", "").split(";")[0].strip().lower()
-            wanted = "application/x-www-form-urlencoded" if path == "/login" else "application/json"
-            if kind != wanted:
-                await _plain(
-                    send_secure,
-                    415 if path != "/login" else 403,
-                    f"{415 if path != '/login' else 403}: the body must be {wanted}",
-                )
-                return
-
+        if changes and not await self._change_allowed(scope, headers, method, path, client, send_secure):
+            return
         if path == "/login":
             await self._login(scope, send_secure, method, body, session, client, headers)
             return
         if path == "/logout" and changes:
-            # the session ends only with its secret (no one else can end it); the browser's
-            # cookie is cleared either way, so a page that lost its secret can start afresh
-            if session is not None and self._csrf_ok(headers, session):
-                self.sessions.close(session.id)
-            clear = f"{self._cookie_name(scope)}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
-            if tls:
-                clear += "; Secure"
-            await send_secure(
-                {
-                    "type": "http.response.start",
-                    "status": 303,
-                    "headers": [
-                        (b"location", b"/login" if self.policy.token else b"/"),
-                        (b"set-cookie", clear.encode("latin-1")),
-                    ],
-                }
-            )
-            await send_secure({"type": "http.response.body", "body": b""})
+            await self._logout(scope, headers, session, send_secure)
             return
 
         new_cookie: tuple[bytes, bytes] | None = None
         if not path.startswith(STATIC_PREFIX) and path not in _OPEN_PATHS:
-            if session is None:
-                if self.policy.token is None:
-                    if not changes and path == "/":  # the page itself: it gets its secret once
-                        if not self.sessions.may_open(client_key(client)):
-                            self.quiet.warning("opens", "web: %s opened too many sessions in the last minute", client)
-                            await _refuse(
-                                send_secure,
-                                429,
-                                "429: this address opened too many sessions in the last minute; wait a minute",
-                                headers,
-                                [(b"retry-after", b"60")],
-                            )
-                            return
-                        try:
-                            session = self.sessions.open(headers.get("host", ""))
-                        except SessionsFull:
-                            await _refuse(send_secure, 503, _FULL, headers, [(b"retry-after", b"60")])
-                            return
-                        new_cookie = self._set_cookie(scope, session)
-                elif not changes and self._bearer_ok(headers):
-                    pass  # a script reading with the token in a header
-                elif headers.get("authorization", "").lower().startswith("bearer ") and not self._bearer_ok(headers):
-                    # a wrong token in the header is a failed login like the form's: one limit, one log
-                    key = client_key(client)
-                    if self.limiter.blocked(key):
-                        self.quiet.warning(
-                            "blocked", "web: token refused for %s: too many failed logins in the last minute", client
-                        )
-                        await _refuse(
-                            send_secure,
-                            429,
-                            "429: too many failed logins from this address in the last minute; wait a minute",
-                            headers,
-                            [(b"retry-after", b"60")],
-                        )
-                        return
-                    n = self.limiter.failed(key)
-                    self.quiet.warning(
-                        "failed",
-                        "web: failed login from %s (a token in Authorization; %d in the last minute)",
-                        client,
-                        n,
-                    )
-                    await _refuse(send_secure, 401, "401: that is not this view's token", headers)
-                    return
-                elif not changes and "text/html" in headers.get("accept", ""):
-                    await send_secure(
-                        {"type": "http.response.start", "status": 303, "headers": [(b"location", b"/login")]}
-                    )
-                    await send_secure({"type": "http.response.body", "body": b""})
-                    return
-                else:
-                    await _refuse(
-                        send_secure,
-                        401,
-                        "401: no session: it is not logged in, or its session has ended (logged out, "
-                        "expired after 12 hours, or the view restarted); log in again",
-                        headers,
-                    )
-                    return
-            if changes and (session is None or not self._csrf_ok(headers, session)):
-                await _refuse(
-                    send_secure,
-                    403,
-                    "403: this change lacks this session's key: it was not made by the page that "
-                    "opened the session (reload the page, or log in again)",
-                    headers,
-                )
+            admitted = await self._admit(scope, headers, session, changes, path, client, send_secure)
+            if admitted is None:
                 return
+            session, new_cookie = admitted
         if self.policy.token is not None and (session is not None or self._bearer_ok(headers)):
             conn = CONNECTION.get()
             if conn is not None:
@@ -706,14 +616,167 @@ class Guard:
         if new_cookie is None:
             await self.app(scope, replay, send_secure)
             return
-        cookie = new_cookie
+        await self.app(scope, replay, _cookie_sender(send_secure, new_cookie))
 
-        async def send_cookie(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), cookie]}
-            await send_secure(message)
+    async def _body_or_refusal(self, receive: Receive, headers: dict[str, str], send: Send) -> bytes | None:
+        """The request's body, or ``None`` when it was refused (413, 400, 408) or the client left."""
+        try:
+            return await self._read_body(receive, headers.get("content-length"))
+        except _TooLarge:
+            await _plain(send, 413, f"413: a request body may be at most {self.policy.max_body} bytes")
+        except ValueError as exc:
+            await _plain(send, 400, f"400: {exc}")
+        except TimeoutError:
+            await _plain(send, 408, "408: the request's body did not arrive in time")
+        except ConnectionError:
+            pass
+        return None
 
-        await self.app(scope, replay, send_cookie)
+    async def _change_allowed(
+        self, scope: Scope, headers: dict[str, str], method: str, path: str, client: str, send: Send
+    ) -> bool:
+        """Whether a change (not GET or HEAD) comes from this view's page with the body it must
+        have; else it is refused (403, 415) and ``False``."""
+        if not self._own_origin(scope, headers):
+            self.quiet.warning(
+                "origin",
+                "web: refused %s %s from %s: Origin %r is not this view's",
+                method,
+                path,
+                client,
+                headers.get("origin"),
+            )
+            await _refuse(send, 403, "403: a change must come from this view's own page (Origin)", headers)
+            return False
+        kind = headers.get("content-type", "").split(";")[0].strip().lower()
+        wanted = "application/x-www-form-urlencoded" if path == "/login" else "application/json"
+        if kind != wanted:
+            await _plain(
+                send,
+                415 if path != "/login" else 403,
+                f"{415 if path != '/login' else 403}: the body must be {wanted}",
+            )
+            return False
+        return True
+
+    async def _logout(self, scope: Scope, headers: dict[str, str], session: Session | None, send: Send) -> None:
+        # the session ends only with its secret (no one else can end it); the browser's
+        # cookie is cleared either way, so a page that lost its secret can start afresh
+        if session is not None and self._csrf_ok(headers, session):
+            self.sessions.close(session.id)
+        clear = f"{self._cookie_name(scope)}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
+        if self._tls(scope):
+            clear += "; Secure"
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 303,
+                "headers": [
+                    (b"location", b"/login" if self.policy.token else b"/"),
+                    (b"set-cookie", clear.encode("latin-1")),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": b""})
+
+    async def _admit(
+        self,
+        scope: Scope,
+        headers: dict[str, str],
+        session: Session | None,
+        changes: bool,
+        path: str,
+        client: str,
+        send: Send,
+    ) -> tuple[Session | None, tuple[bytes, bytes] | None] | None:
+        """A request for a guarded path let in: its session (one opened for the page itself when
+        no token is set, with its cookie to set), or ``None`` when it was refused."""
+        new_cookie: tuple[bytes, bytes] | None = None
+        if session is None:
+            if self.policy.token is None:
+                if not changes and path == "/":  # the page itself: it gets its secret once
+                    opened = await self._open_session(scope, headers, client, send)
+                    if opened is None:
+                        return None
+                    session, new_cookie = opened
+            elif not changes and self._bearer_ok(headers):
+                pass  # a script reading with the token in a header
+            else:
+                await self._no_session(headers, changes, client, send)
+                return None
+        if changes and (session is None or not self._csrf_ok(headers, session)):
+            await _refuse(
+                send,
+                403,
+                "403: this change lacks this session's key: it was not made by the page that "
+                "opened the session (reload the page, or log in again)",
+                headers,
+            )
+            return None
+        return session, new_cookie
+
+    async def _open_session(
+        self, scope: Scope, headers: dict[str, str], client: str, send: Send
+    ) -> tuple[Session, tuple[bytes, bytes]] | None:
+        """A new session for the page (no token set) and its cookie, or ``None`` when this address
+        opened too many (429) or the view holds as many as it can (503)."""
+        if not self.sessions.may_open(client_key(client)):
+            self.quiet.warning("opens", "web: %s opened too many sessions in the last minute", client)
+            await _refuse(
+                send,
+                429,
+                "429: this address opened too many sessions in the last minute; wait a minute",
+                headers,
+                [(b"retry-after", b"60")],
+            )
+            return None
+        try:
+            session = self.sessions.open(headers.get("host", ""))
+        except SessionsFull:
+            await _refuse(send, 503, _FULL, headers, [(b"retry-after", b"60")])
+            return None
+        return session, self._set_cookie(scope, session)
+
+    async def _no_session(self, headers: dict[str, str], changes: bool, client: str, send: Send) -> None:
+        """The answer to a request without a session when a token is set: a wrong token in the
+        header is a failed login, a page is sent to log in, anything else is 401."""
+        if headers.get("authorization", "").lower().startswith("bearer ") and not self._bearer_ok(headers):
+            await self._wrong_token(headers, client, send)
+        elif not changes and "text/html" in headers.get("accept", ""):
+            await send({"type": "http.response.start", "status": 303, "headers": [(b"location", b"/login")]})
+            await send({"type": "http.response.body", "body": b""})
+        else:
+            await _refuse(
+                send,
+                401,
+                "401: no session: it is not logged in, or its session has ended (logged out, "
+                "expired after 12 hours, or the view restarted); log in again",
+                headers,
+            )
+
+    async def _wrong_token(self, headers: dict[str, str], client: str, send: Send) -> None:
+        # a wrong token in the header is a failed login like the form's: one limit, one log
+        key = client_key(client)
+        if self.limiter.blocked(key):
+            self.quiet.warning(
+                "blocked", "web: token refused for %s: too many failed logins in the last minute", client
+            )
+            await _refuse(
+                send,
+                429,
+                "429: too many failed logins from this address in the last minute; wait a minute",
+                headers,
+                [(b"retry-after", b"60")],
+            )
+            return
+        n = self.limiter.failed(key)
+        self.quiet.warning(
+            "failed",
+            "web: failed login from %s (a token in Authorization; %d in the last minute)",
+            client,
+            n,
+        )
+        await _refuse(send, 401, "401: that is not this view's token", headers)
 
     def _csrf_ok(self, headers: dict[str, str], session: Session) -> bool:
         offered = headers.get("x-csrf-token", "")

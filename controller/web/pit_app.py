@@ -166,6 +166,8 @@ def table_row(t: TableState, today: list[RoundHold] | None) -> dict[str, Any]:
 def _alerts(t: TableState) -> list[str]:
     """What the ingest kept aside for the table, in words (controller.floor.alerts)."""
     out = [f"floor feed held: {t.feed_held}"] if isinstance(t.feed_held, str) and t.feed_held else []
+    if isinstance(t.throttled, str) and t.throttled:
+        out.append(f"over its share of the floor stream: {t.throttled}")
     for n, what in ((t.quarantined, "quarantined"), (t.rejected, "rejected"), (t.pending, "pending")):
         if isinstance(n, int) and n > 0:
             out.append(f"{n} {what}")
@@ -404,22 +406,29 @@ def round_number(text: str) -> int | None:
     return n if 1 <= n <= MAX_ROUND else None
 
 
-def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, refresh_s: float = REFRESH_S) -> Any:
-    """The ASGI app of the pit view on ``reader`` (the server puts the guard in front)."""
-    now = clock or (lambda: datetime.now(UTC))
+class _PitView:
+    """The pit view's pages, data and live stream on one reader (:func:`pit_app` routes to them)."""
 
-    def today() -> datetime:
-        return now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+    def __init__(self, reader: FloorReader, now: Callable[[], datetime], refresh_s: float) -> None:
+        self.reader = reader
+        self.now = now
+        self.refresh_s = refresh_s
+        self.latest: list[Any] = [-math.inf, None]  # (when, values): one read of the store for all streams
+        self.slots = StreamSlots(MAX_STREAMS)
+        self.rendered: list[Any] = [None, ""]  # (version, the overview's body as JSON): rendered once per change
 
-    def page(request: Request, name: str, status: int = 200, **values: Any) -> Response:
+    def today(self) -> datetime:
+        return self.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+
+    def page(self, request: Request, name: str, status: int = 200, **values: Any) -> Response:
         values.setdefault("unreadable", "")
-        values["now"] = now().astimezone().strftime("%H:%M:%S")
+        values["now"] = self.now().astimezone().strftime("%H:%M:%S")
         values["secret"] = page_secret(request.scope)  # the session's first page only
         return TEMPLATES.TemplateResponse(
             request, name, values, status_code=status, headers={"cache-control": "no-store"}
         )
 
-    def guarded(handler: Callable[[Request], Response]) -> Callable[[Request], Any]:
+    def guarded(self, handler: Callable[[Request], Response]) -> Callable[[Request], Any]:
         """A page whose data cannot be read says so (200 with the reason), never a 500."""
 
         async def run(request: Request) -> Response:
@@ -429,21 +438,21 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
                 log.exception("pit view: %s could not be drawn", request.url.path)
                 if request.url.path.startswith("/api/"):
                     return JSONResponse({"unreadable": type(exc).__name__})
-                return page(request, "base.html", 200, title="unreadable", unreadable=type(exc).__name__)
+                return self.page(request, "base.html", 200, title="unreadable", unreadable=type(exc).__name__)
 
         return run
 
-    def series(table_id: str) -> list[RoundHold]:
-        hold_series = getattr(reader, "hold_series", None)
+    def series(self, table_id: str) -> list[RoundHold]:
+        hold_series = getattr(self.reader, "hold_series", None)
         return list(hold_series(table_id)) if hold_series is not None else []
 
-    def overview_values() -> dict[str, Any]:
-        tables = reader.tables(today(), now())
-        since = today()
+    def overview_values(self) -> dict[str, Any]:
+        tables = self.reader.tables(self.today(), self.now())
+        since = self.today()
         rows = []
         for t in tables:
             try:
-                today_rounds = [r for r in series(t.table_id) if r.ended_at >= since]
+                today_rounds = [r for r in self.series(t.table_id) if r.ended_at >= since]
             except Exception:
                 log.exception("pit view: the hold series of %s", t.table_id)
                 today_rounds = []
@@ -455,32 +464,30 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
         text = json.dumps(values, sort_keys=True, default=str)
         return {**values, "version": hashlib.sha256(text.encode()).hexdigest()[:16]}
 
-    def overview(request: Request) -> Response:
-        return page(request, "overview.html", title="the floor", live=True, **overview_values())
+    def overview(self, request: Request) -> Response:
+        return self.page(request, "overview.html", title="the floor", live=True, **self.overview_values())
 
-    latest: list[Any] = [-math.inf, None]  # (when, values): one read of the store for all streams
-
-    async def shared_values() -> dict[str, Any]:
+    async def shared_values(self) -> dict[str, Any]:
         """The overview's values, read at most once per half :data:`REFRESH_S` for every open
         stream together (ten pit pages cost the store what one does)."""
-        if time.monotonic() - latest[0] >= refresh_s / 2:
-            latest[1] = await asyncio.to_thread(overview_values)
+        latest = self.latest
+        if time.monotonic() - latest[0] >= self.refresh_s / 2:
+            latest[1] = await asyncio.to_thread(self.overview_values)
             latest[0] = time.monotonic()
         return dict(latest[1])
 
-    slots = StreamSlots(MAX_STREAMS)
-    rendered: list[Any] = [None, ""]  # (version, the overview's body as JSON): rendered once per change
-
-    def overview_event(values: dict[str, Any]) -> str:
+    def overview_event(self, values: dict[str, Any]) -> str:
+        rendered = self.rendered
         if rendered[0] != values["version"]:
             rendered[1] = json.dumps(_render("overview.html", body_only=True, live=True, **values))
             rendered[0] = values["version"]
         return str(rendered[1])
 
-    async def events(request: Request) -> Response:
+    async def events(self, request: Request) -> Response:
         """The overview, live: its body as an ``overview`` event when it differs from what the
         page shows (``?shown=VERSION``; checked every :data:`REFRESH_S`), a ``beat`` otherwise;
         the page swaps it in (no reload). The body is rendered once per change for every stream."""
+        slots = self.slots
         refused = stream_refusal(request.scope, slots)
         if isinstance(refused, Response):
             return refused
@@ -494,44 +501,44 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
                 return False
             return not isinstance(session, Session) or not isinstance(sessions, Sessions) or sessions.alive(session)
 
-        async def stream() -> AsyncIterator[bytes]:
-            nonlocal shown
-            while open_still():
-                stamp = now().astimezone().strftime("%H:%M:%S")
-                try:
-                    values = await shared_values()
-                    if values["version"] != shown:
-                        shown = values["version"]
-                        body = overview_event(values)
-                        yield f'event: overview\ndata: {{"html": {body}, "now": "{stamp}"}}\n\n'.encode()
-                        await asyncio.sleep(refresh_s)
-                        continue
-                except Exception:
-                    log.exception("pit view: the live overview")
-                yield f"event: beat\ndata: {json.dumps({'now': stamp})}\n\n".encode()
-                await asyncio.sleep(refresh_s)
-
         return SlotStream(
             lambda: slots.give_back(slot),
-            stream(),
+            self._stream(shown, open_still),
             media_type="text/event-stream",
             headers={"cache-control": "no-store", "x-accel-buffering": "no"},
         )
 
-    def known(table_id: str) -> bool:
-        has_table = getattr(reader, "has_table", None)
+    async def _stream(self, shown: str, open_still: Callable[[], bool]) -> AsyncIterator[bytes]:
+        """The live overview's events while ``open_still()``, from what the page shows (``shown``)."""
+        while open_still():
+            stamp = self.now().astimezone().strftime("%H:%M:%S")
+            try:
+                values = await self.shared_values()
+                if values["version"] != shown:
+                    shown = values["version"]
+                    body = self.overview_event(values)
+                    yield f'event: overview\ndata: {{"html": {body}, "now": "{stamp}"}}\n\n'.encode()
+                    await asyncio.sleep(self.refresh_s)
+                    continue
+            except Exception:
+                log.exception("pit view: the live overview")
+            yield f"event: beat\ndata: {json.dumps({'now': stamp})}\n\n".encode()
+            await asyncio.sleep(self.refresh_s)
+
+    def known(self, table_id: str) -> bool:
+        has_table = getattr(self.reader, "has_table", None)
         if has_table is not None:
             return bool(has_table(table_id))
-        return any(t.table_id == table_id for t in reader.tables(today(), now()))
+        return any(t.table_id == table_id for t in self.reader.tables(self.today(), self.now()))
 
-    def not_found(request: Request, what: str) -> Response:
-        return page(request, "base.html", 404, title="not found", missing=what)
+    def not_found(self, request: Request, what: str) -> Response:
+        return self.page(request, "base.html", 404, title="not found", missing=what)
 
-    def table_now(table_id: str) -> dict[str, Any] | None:
+    def table_now(self, table_id: str) -> dict[str, Any] | None:
         """The table's state as the overview's row shows it (its hold and reason), with the round
         under way (or the last one), or ``None`` when the store does not list it."""
         try:
-            state = next((t for t in reader.tables(today(), now()) if t.table_id == table_id), None)
+            state = next((t for t in self.reader.tables(self.today(), self.now()) if t.table_id == table_id), None)
         except Exception:
             log.exception("pit view: the state of %s", table_id)
             return {"state": "unreadable", "badge": "UNREADABLE", "detail": "", "unreadable": "its state"}
@@ -546,25 +553,25 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
             row["unreadable"] = type(exc).__name__
         return row
 
-    def table(request: Request) -> Response:
+    def table(self, request: Request) -> Response:
         table_id = request.path_params["table_id"]
-        if len(table_id) > MAX_ID or not known(table_id):
-            return not_found(request, f"No table {table_id[:MAX_ID]!r} has reported to the floor.")
-        current = table_now(table_id)
-        rounds = reader.rounds(table_id)
+        if len(table_id) > MAX_ID or not self.known(table_id):
+            return self.not_found(request, f"No table {table_id[:MAX_ID]!r} has reported to the floor.")
+        current = self.table_now(table_id)
+        rounds = self.reader.rounds(table_id)
         recall = None
         problems: list[str] = []
         if rounds:
-            record = reader.recall(table_id, rounds[0].round_no)
+            record = self.reader.recall(table_id, rounds[0].round_no)
             if record is not None:
                 recall, problems = recall_view(table_id, record)
         try:
-            chart = hold_chart(series(table_id))
+            chart = hold_chart(self.series(table_id))
         except Exception:
             log.exception("pit view: the hold chart of %s", table_id)
             chart = None
             problems.append("the hold chart")
-        return page(
+        return self.page(
             request,
             "table.html",
             title=table_id,
@@ -576,15 +583,17 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
             unreadable=", ".join(problems),
         )
 
-    def one_round(request: Request) -> Response:
+    def one_round(self, request: Request) -> Response:
         table_id, number = request.path_params["table_id"], round_number(request.path_params["round_no"])
         if number is None or len(table_id) > MAX_ID:
-            return not_found(request, "There is no such round: a round number is a whole number from 1.")
-        record = reader.recall(table_id, number)
+            return self.not_found(request, "There is no such round: a round number is a whole number from 1.")
+        record = self.reader.recall(table_id, number)
         if record is None:
-            return page(request, "round.html", 404, title=table_id, table_id=table_id, round_no=number, recall=None)
+            return self.page(
+                request, "round.html", 404, title=table_id, table_id=table_id, round_no=number, recall=None
+            )
         recall, problems = recall_view(table_id, record)
-        return page(
+        return self.page(
             request,
             "round.html",
             title=f"{table_id} round {number}",
@@ -594,43 +603,47 @@ def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, re
             unreadable=", ".join(problems),
         )
 
-    def search(request: Request) -> Response:
+    def search(self, request: Request) -> Response:
         """A round found by table and time: the one in play then, with the one before and after."""
-        return round_search(request, reader, now, page)
+        return round_search(request, self.reader, self.now, self.page)
 
-    def api_tables(request: Request) -> Response:
+    def api_tables(self, request: Request) -> Response:
         return JSONResponse(
             [
                 {**asdict(t), "last_at": t.last_at.isoformat(), "hold_percent": t.hold_percent}
-                for t in reader.tables(today(), now())
+                for t in self.reader.tables(self.today(), self.now())
             ]
         )
 
-    def api_rounds(request: Request) -> Response:
-        if len(request.path_params["table_id"]) > MAX_ID or not known(request.path_params["table_id"]):
+    def api_rounds(self, request: Request) -> Response:
+        if len(request.path_params["table_id"]) > MAX_ID or not self.known(request.path_params["table_id"]):
             return JSONResponse({"error": "no such table"}, 404)
-        rounds = reader.rounds(request.path_params["table_id"])
+        rounds = self.reader.rounds(request.path_params["table_id"])
         return JSONResponse(
             [{**asdict(r), "started_at": r.started_at.isoformat(), "ended_at": r.ended_at.isoformat()} for r in rounds]
         )
 
-    def api_round(request: Request) -> Response:
+    def api_round(self, request: Request) -> Response:
         number = round_number(request.path_params["round_no"])
         if number is None:
             return JSONResponse({"error": "no such round"}, 404)
-        record = reader.recall(request.path_params["table_id"], number)
+        record = self.reader.recall(request.path_params["table_id"], number)
         return JSONResponse(record) if record is not None else JSONResponse({"error": "no such round"}, 404)
 
+
+def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, refresh_s: float = REFRESH_S) -> Any:
+    """The ASGI app of the pit view on ``reader`` (the server puts the guard in front)."""
+    view = _PitView(reader, clock or (lambda: datetime.now(UTC)), refresh_s)
     return Starlette(
         routes=[
-            Route("/", guarded(overview)),
-            Route("/tables/{table_id}", guarded(table)),
-            Route("/tables/{table_id}/rounds/{round_no}", guarded(one_round)),
-            Route("/search", guarded(search)),
-            Route("/api/tables", guarded(api_tables)),
-            Route("/api/tables/{table_id}/rounds", guarded(api_rounds)),
-            Route("/api/tables/{table_id}/rounds/{round_no}", guarded(api_round)),
-            Route("/events", events),
+            Route("/", view.guarded(view.overview)),
+            Route("/tables/{table_id}", view.guarded(view.table)),
+            Route("/tables/{table_id}/rounds/{round_no}", view.guarded(view.one_round)),
+            Route("/search", view.guarded(view.search)),
+            Route("/api/tables", view.guarded(view.api_tables)),
+            Route("/api/tables/{table_id}/rounds", view.guarded(view.api_rounds)),
+            Route("/api/tables/{table_id}/rounds/{round_no}", view.guarded(view.api_round)),
+            Route("/events", view.events),
             static_files(),
         ]
     )

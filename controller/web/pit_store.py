@@ -91,6 +91,8 @@ class TableState:
     """Records waiting for a gap in this table's chain to fill."""
     feed_held: str | None = None
     """The table holds its floor feed (its heartbeat says why: the floor holds a record it never wrote)."""
+    throttled: str | None = None
+    """The broker refuses the table's records: its share of the floor stream is full (its heartbeat)."""
 
     @property
     def hold_percent(self) -> float | None:
@@ -329,6 +331,7 @@ class PgFloorReader:
             activity=_ACTIVITY.get(str(last[0]), "open for bets") if last else "open for bets",
             hold=hold,
             feed_held=str(feed_held)[:300] if feed_held else None,
+            throttled=str(beat["throttled"])[:300] if beat.get("throttled") else None,
             faults_today=[_event_text(str(k), _mapping(d)) for k, d in in_rounds],
             rounds_today=sum(g.rounds for g in gs),
             handle_today=sum(g.handle for g in gs),

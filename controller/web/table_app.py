@@ -18,7 +18,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -28,10 +28,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
+from controller.web._jsonbody import BadBody, parse_object
+from controller.web._remote import RemoteControls
 from controller.web.controls import FAULTS, BenchControls, ControlBusy, ControlError
 from controller.web.guard import SESSION_KEY, TOKEN_SET_KEY, client_key, page_secret
-from controller.web.jsonbody import BadBody, parse_object
-from controller.web.remote import RemoteControls
 from controller.web.streams import StreamSlot, StreamSlots
 
 __all__ = [
@@ -58,6 +58,22 @@ that the fan-out's share of the controller's process stays small (docs/benchmark
 _NO_STORE = {"cache-control": "no-store"}
 
 
+class ViewFeed(Protocol):
+    """What the view reads of a table's feed (controller.web.feed.TableFeed, controller.web._remote.RemoteTable)."""
+
+    def current(self) -> tuple[int, str]:
+        """The latest version number and view model (JSON text)."""
+        ...
+
+    def subscribe(self) -> asyncio.Event:
+        """An event set whenever a new view is out (call from the server's loop)."""
+        ...
+
+    def unsubscribe(self, event: asyncio.Event) -> None:
+        """Stop waking ``event``."""
+        ...
+
+
 class StreamHub:
     """The event stream of one table on one server loop, shared by all its clients: one wake from
     the feed per view, the view's frame encoded once, a heartbeat after :data:`HEARTBEAT_S`
@@ -66,7 +82,7 @@ class StreamHub:
     view when it can take one, never a backlog, and nothing it does reaches the feed or the
     controller."""
 
-    def __init__(self, feed: Any, heartbeat_s: float = HEARTBEAT_S, max_frames_s: float = MAX_FRAMES_S) -> None:
+    def __init__(self, feed: ViewFeed, heartbeat_s: float = HEARTBEAT_S, max_frames_s: float = MAX_FRAMES_S) -> None:
         self.feed = feed
         self.heartbeat_s = heartbeat_s
         self.max_frames_s = max_frames_s
@@ -179,28 +195,30 @@ def static_files() -> Mount:
     return Mount("/static", app=StaticFiles(directory=STATIC), name="static")
 
 
-def table_app(
-    feed: Any,
-    controls: BenchControls | RemoteControls | None = None,
-    max_streams: int = MAX_STREAMS,
-    heartbeat_s: float = HEARTBEAT_S,
-) -> Any:
-    """The ASGI app of one table's view on ``feed`` (a :class:`~controller.web.feed.TableFeed`:
-    ``current()``, ``subscribe()``, ``unsubscribe()``)."""
-    bench = "true" if controls is not None else "false"
-    faults = json.dumps(FAULTS)
-    slots = StreamSlots(max_streams)
-    hubs: dict[asyncio.AbstractEventLoop, StreamHub] = {}
+class _TableView:
+    """One table's view: its page, its state, its live stream and (on a bench) its controls."""
 
-    async def index(request: Request) -> Response:
+    def __init__(
+        self, feed: ViewFeed, controls: BenchControls | RemoteControls | None, max_streams: int, heartbeat_s: float
+    ):
+        self.feed = feed
+        self.controls = controls
+        self.heartbeat_s = heartbeat_s
+        self.bench = "true" if controls is not None else "false"
+        self.faults = json.dumps(FAULTS)
+        self.slots = StreamSlots(max_streams)
+        self.hubs: dict[asyncio.AbstractEventLoop, StreamHub] = {}
+
+    async def index(self, request: Request) -> Response:
         csrf = page_secret(request.scope)  # the session's first page only
-        return HTMLResponse(page("table", bench=bench, faults=faults, csrf=csrf), headers=_NO_STORE)
+        return HTMLResponse(page("table", bench=self.bench, faults=self.faults, csrf=csrf), headers=_NO_STORE)
 
-    async def state(request: Request) -> Response:
-        _, text = feed.current()
+    async def state(self, request: Request) -> Response:
+        _, text = self.feed.current()
         return Response(text, media_type="application/json", headers=_NO_STORE)
 
-    async def events(request: Request) -> Response:
+    async def events(self, request: Request) -> Response:
+        slots = self.slots
         refused = stream_refusal(request.scope, slots)
         if isinstance(refused, Response):
             return refused
@@ -212,39 +230,28 @@ def table_app(
         session = request.scope.get(SESSION_KEY)
         sessions = request.scope.get("tablectl.sessions")
 
-        hub = hubs.get(asyncio.get_running_loop())
+        def open_still() -> bool:
+            return not slot.ended and (session is None or sessions is None or sessions.alive(session))
+
+        hub = self.hubs.get(asyncio.get_running_loop())
         if hub is None:
-            hub = hubs[asyncio.get_running_loop()] = StreamHub(feed, heartbeat_s)
-
-        async def stream() -> AsyncIterator[bytes]:
-            sent = -1
-            hub.clients += 1
-            try:
-                while not slot.ended and (session is None or sessions is None or sessions.alive(session)):
-                    if hub.version != sent:  # only the latest view: one a slow client missed is gone
-                        sent = hub.version
-                        yield hub.frame
-                        continue
-                    beat = await hub.next()
-                    if beat is not None and hub.version == sent:
-                        yield beat
-            finally:
-                release()
-                hub.clients -= 1
-
+            hub = self.hubs[asyncio.get_running_loop()] = StreamHub(self.feed, self.heartbeat_s)
         return SlotStream(
-            release, stream(), media_type="text/event-stream", headers={**_NO_STORE, "x-accel-buffering": "no"}
+            release,
+            _stream(hub, open_still, release),
+            media_type="text/event-stream",
+            headers={**_NO_STORE, "x-accel-buffering": "no"},
         )
 
-    async def control(request: Request) -> Response:
-        if controls is None:
+    async def control(self, request: Request) -> Response:
+        if self.controls is None:
             return JSONResponse({"error": "this is a real table: the page only shows it"}, status_code=404)
         action = request.path_params["action"]
         try:
             body = parse_object(await request.body())
         except BadBody as exc:
             return JSONResponse({"error": f"/api/{action}: {exc}"}, status_code=400)
-        bench_controls = controls
+        bench_controls = self.controls
         actions: dict[str, Callable[[], None]] = {
             "spot": lambda: bench_controls.spot(body.get("seat"), body.get("spot"), body.get("cents")),
             "press": lambda: bench_controls.press(body.get("button")),
@@ -263,12 +270,40 @@ def table_app(
             return JSONResponse({"error": f"/api/{action}: {exc}"}, status_code=400)
         return JSONResponse({"ok": True})
 
+
+async def _stream(hub: StreamHub, open_still: Callable[[], bool], release: Callable[[], None]) -> AsyncIterator[bytes]:
+    """A live page's events from ``hub`` while ``open_still()``: each new view, else the beats."""
+    sent = -1
+    hub.clients += 1
+    try:
+        while open_still():
+            if hub.version != sent:  # only the latest view: one a slow client missed is gone
+                sent = hub.version
+                yield hub.frame
+                continue
+            beat = await hub.next()
+            if beat is not None and hub.version == sent:
+                yield beat
+    finally:
+        release()
+        hub.clients -= 1
+
+
+def table_app(
+    feed: ViewFeed,
+    controls: BenchControls | RemoteControls | None = None,
+    max_streams: int = MAX_STREAMS,
+    heartbeat_s: float = HEARTBEAT_S,
+) -> Any:
+    """The ASGI app of one table's view on ``feed`` (a :class:`~controller.web.feed.TableFeed`:
+    ``current()``, ``subscribe()``, ``unsubscribe()``)."""
+    view = _TableView(feed, controls, max_streams, heartbeat_s)
     return Starlette(
         routes=[
-            Route("/", index),
-            Route("/state", state),
-            Route("/events", events),
-            Route("/api/{action}", control, methods=["POST"]),
+            Route("/", view.index),
+            Route("/state", view.state),
+            Route("/events", view.events),
+            Route("/api/{action}", view.control, methods=["POST"]),
             static_files(),
         ]
     )

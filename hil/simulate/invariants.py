@@ -239,3 +239,13 @@ def check_chips(number: int, record: dict[str, Any], settlement: Any, spots: tup
                 f"round {number}: seat {seat.seat}: the procedure pays less collects {moved.get(seat.seat, 0)}, "
                 f"the seat's net is {seat.net}",
             )
+
+
+def check_open_held(s: TableSnapshot, down: set[str]) -> None:
+    """A round opens held while a device that was up has its link down (the table's own
+    ``LinkDown`` without a ``LinkUp`` after it): play never opens without a device it needs."""
+    if down and s.step != "hold":
+        raise Broken(
+            "open_while_down",
+            f"round {s.round_no} opens in {s.step}, not held, while {', '.join(sorted(down))} is down",
+        )

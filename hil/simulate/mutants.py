@@ -215,7 +215,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "late_bet_taken",
-        "controller/table/late_bets.py",
+        "controller/table/_late_bets.py",
         "        self.pending.append((seat, spot, cents))\n",
         "        self.pending.append((seat, spot, cents))\n"
         "        if cents and seat in self._state.seats:\n"
@@ -251,7 +251,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "fold_collected_twice",
-        "controller/table/settlement_walk.py",
+        "controller/table/_settlement_walk.py",
         "steps = tuple(s for s in settlement.procedure if s.text not in self.steps_done)",
         "steps = tuple(settlement.procedure)",
         "a fold's wagers, collected when the seat folded, asked to be collected again at settlement",
@@ -260,21 +260,21 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- holds ------------------------------------------------------------------------------------------
     Mutant(
         "hold_forgotten_next_round",
-        "controller/table/links.py",
+        "controller/table/_links.py",
         '        if down:\n            self._holds.hold(f"link down: {down[0]}", HoldKind.LINK)',
         '        if down and not down:\n            self._holds.hold(f"link down: {down[0]}", HoldKind.LINK)',
         "a link still down when a round opens does not hold the new round",
     ),
     Mutant(
         "hold_released_one_device_back",
-        "controller/table/links.py",
+        "controller/table/_links.py",
         "        if self.device_links.why_not_back() is not None:\n            self.still_missing()",
         "        if False:\n            self.still_missing()",
         "a link hold ends when one device is back though another is still down",
     ),
     Mutant(
         "hold_cleared_while_down",
-        "controller/table/links.py",
+        "controller/table/_links.py",
         "            return self._intake.waiting_reason()\n        return self.why_not_resume()",
         "            return self._intake.waiting_reason()\n        return None",
         "the supervisor's clear fault resumes play while a device is still down or the shoe jammed",
@@ -289,7 +289,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "recover_round_number",
-        "controller/table/carry_over.py",
+        "controller/table/_carry_over.py",
         'self._state.round_no = int(state["round_no"]) - 1',
         'self._state.round_no = int(state["round_no"])',
         "recovery after a crash reopens the table one round number on (the open round's number skipped)",
@@ -302,15 +302,6 @@ EXPECTED_SURVIVORS: dict[str, str] = {
     "paytable) that loses to the dealer; boston5 seed 59 has one",
     "pg_copy_to_player": "rare at 40 seeds: needs a player's high hand identical in rank to the dealer's; "
     "pai_gow seed 176 has one",
-    "engine_act_unjournaled": "rare at 40 seeds: needs an event refused by the journal that changes what "
-    "the table shows; boston5 seed 49 (model_hidden)",
-    "late_bet_taken": "a gap, not closed: the model takes each round's wagers from its record, and nothing "
-    "outside the table says which chips count (it needs the wagers rebuilt from the journaled spot reports, "
-    "the close of betting and the supervisor's acceptances); only a side effect catches it, at "
-    "mississippi_stud seed 179 (settled_twice)",
-    "hold_forgotten_next_round": "not reached: needs a link to go down while the round is not in play "
-    "(settlement) and stay down until the deal is asked; the CI schedule's faults are hardly ever there "
-    "(issue 41 item 5's step-relative fault times would put them there)",
 }
 """Mutants the CI simulation does not catch, each with why (kept in step with docs/simulate.md)."""
 
@@ -321,7 +312,7 @@ import json, sys
 import controller
 from hil.simulate.faults import CI_KINDS
 from hil.simulate.run import run_seed
-from hil.simulate.swarm import SWARM_FINDINGS, SWARM_ROUNDS
+from hil.simulate.swarm import SCENARIOS, SWARM_FINDINGS, SWARM_ROUNDS
 tree = sys.argv[1]
 if not controller.__file__.startswith(tree):
     sys.exit(f"the copy's code is not the one imported: {controller.__file__}")
@@ -335,6 +326,13 @@ for game, seed, swarm in plays:
           flush=True)
     if res.broken:
         sys.exit(0)
+for game, seed, rounds, faults in SCENARIOS if swarm_seeds else ():
+    if game in sys.argv[3].split(","):
+        res = run_seed(game, seed, (), rounds=rounds, faults=list(faults))
+        print(json.dumps({"game": game, "seed": seed, "swarm": "scenario", "broken": res.broken,
+                          "detail": res.detail}), flush=True)
+        if res.broken:
+            sys.exit(0)
 """
 
 
@@ -350,8 +348,9 @@ class Outcome:
     detail: str = ""
     seeds_played: int = 0
     seconds: float = 0.0
-    swarm: bool = False
-    """Whether the seed that broke it was a swarm seed (``--swarm``)."""
+    swarm: bool | str = False
+    """Whether the seed that broke it was a swarm seed (``--swarm``), or ``"scenario"``: one of
+    :data:`.swarm.SCENARIOS`."""
 
     @property
     def caught(self) -> bool:
@@ -428,15 +427,19 @@ def run_mutant(tree: Path, m: Mutant, seeds: int, timeout_s: float = 900.0, swar
     broken = [x for x in lines if x["broken"]]
     if broken:
         b = broken[0]
-        return Outcome(m, b["broken"], b["game"], int(b["seed"]), b["detail"], len(lines), seconds, bool(b["swarm"]))
+        return Outcome(m, b["broken"], b["game"], int(b["seed"]), b["detail"], len(lines), seconds, b["swarm"])
     return Outcome(m, seeds_played=len(lines), seconds=seconds)
+
+
+def _kind(o: Outcome) -> str:
+    return "targeted scenario, " if o.swarm == "scenario" else "swarm " if o.swarm else ""
 
 
 def _table(outcomes: Sequence[Outcome]) -> list[str]:
     rows = ["| mutant | bug | caught by | where |", "|---|---|---|---|"]
     for o in outcomes:
         if o.caught:
-            where = f"{o.game} {'swarm ' if o.swarm else ''}seed {o.seed}" if o.seed else ""
+            where = f"{o.game} {_kind(o)}seed {o.seed}" if o.seed else ""
             rows.append(f"| `{o.mutant.name}` | {o.mutant.bug} | `{o.invariant}` | {where} |")
         else:
             why = EXPECTED_SURVIVORS.get(o.mutant.name, "not expected: a gap to look into")

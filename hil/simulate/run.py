@@ -21,7 +21,7 @@ from hil.simulate.invariants import Broken, check_chips, check_journal
 from hil.simulate.liveness import play_on
 from hil.simulate.model_check import check_rounds
 from hil.simulate.swarm import Coverage, Reached, swarm_schedule
-from hil.simulate.world import SimView, Stuck, World
+from hil.simulate.world import SWARM_WAIT_S, WAIT_S, SimView, Stuck, World
 
 __all__ = ["SeedResult", "RunSummary", "run_seed", "run_seeds", "shrink", "replay_command", "pytest_case"]
 
@@ -110,7 +110,8 @@ def run_seed(
     many seeds at once). ``tolerate``: invariants not checked (a known bug's, to check the rest).
     ``liveness``: then stop the faults and play that many more rounds within a bound
     (:mod:`.liveness`). ``swarm``: the faults drawn by :func:`.swarm.swarm_schedule` (placed at the
-    round's steps) instead of :func:`.faults.schedule`."""
+    round's steps) instead of :func:`.faults.schedule` (``faults`` given: those), and the players'
+    waits the swarm's (:data:`.world.SWARM_WAIT_S`)."""
     from controller.table.resettle import canonical
 
     start = time.process_time()
@@ -128,7 +129,7 @@ def run_seed(
         logger.setLevel(logging.INFO)
         logger.propagate = False
         try:
-            world = World(table, seed, faults, path, tolerate)
+            world = World(table, seed, faults, path, tolerate, wait_s=SWARM_WAIT_S if swarm else WAIT_S)
             logger.addHandler(world.watch)
             _play(world, game, seed, rounds, liveness)
             world.close()
@@ -225,7 +226,7 @@ def shrink(
     (``swarm``: of the swarm's schedule)."""
     faults = swarm_schedule(seed, game, tuple(kinds), rounds) if swarm else schedule(seed, tuple(kinds), rounds)
     check = broken == "resettle"
-    last = run_seed(game, seed, kinds, rounds, faults, resettle=check)
+    last = run_seed(game, seed, kinds, rounds, faults, resettle=check, swarm=swarm)
     changed = True
     while changed and budget > 0:
         changed = False
@@ -234,22 +235,24 @@ def shrink(
                 break
             budget -= 1
             trial = faults[:i] + faults[i + 1 :]
-            res = run_seed(game, seed, kinds, rounds, trial, resettle=check)
+            res = run_seed(game, seed, kinds, rounds, trial, resettle=check, swarm=swarm)
             if res.broken == broken:
                 faults, last, changed = trial, res, True
                 break
     return faults, last
 
 
-def pytest_case(game: str, seed: int, rounds: int, faults: list[Fault], result: SeedResult) -> str:
-    """A shrunk scenario written as a pytest case."""
+def pytest_case(game: str, seed: int, rounds: int, faults: list[Fault], result: SeedResult, swarm: bool = False) -> str:
+    """A shrunk scenario written as a pytest case (``swarm``: played as ``--swarm`` plays it, its
+    players' waits the swarm's)."""
     listed = "".join(f"        {f.code()},\n" for f in faults)
+    how = ", swarm=True" if swarm else ""
     return (
         f"def test_simulation_{game}_seed_{seed}() -> None:\n"
         f'    """Found by `{replay_command(game, seed, sorted({f.kind for f in faults}), rounds)}`: '
         f'{result.broken}."""\n'
         f"    faults = [\n{listed}    ]\n"
-        f"    result = run_seed({game!r}, {seed}, (), rounds={rounds}, faults=faults, resettle=True)\n"
+        f"    result = run_seed({game!r}, {seed}, (), rounds={rounds}, faults=faults, resettle=True{how})\n"
         f'    assert result.ok, f"{{result.broken}}: {{result.detail}}"\n'
     )
 

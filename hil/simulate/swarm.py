@@ -22,9 +22,19 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from hil.simulate.faults import Fault
+from hil.simulate.faults import SWARM_KINDS, Fault
 
-__all__ = ["STEPS", "EDGES", "SWARM_ROUNDS", "SWARM_FINDINGS", "Reached", "Coverage", "swarm_schedule", "triggers"]
+__all__ = [
+    "STEPS",
+    "EDGES",
+    "SWARM_ROUNDS",
+    "SWARM_FINDINGS",
+    "SCENARIOS",
+    "Reached",
+    "Coverage",
+    "swarm_schedule",
+    "triggers",
+]
 
 STEPS: dict[str, tuple[str, ...]] = {
     "mississippi_stud": (
@@ -72,13 +82,7 @@ wagers or its cards), or as the table holds from it."""
 SWARM_ROUNDS = 10
 """Rounds a swarm seed plays unless told (issue 41 item 5: ten or more)."""
 
-SWARM_FINDINGS: dict[tuple[str, int], str] = {
-    ("boston5", 5): "open finding (2026-12-06): `model`, round 5: card 13 of 20 went to the dealer, the rules "
-    "send it to seat 1 (`tablectl simulate --game boston5 --seed 5 --swarm --faults ci`); the table or the "
-    "model's deal order after the swarm's faults, not diagnosed yet",
-    ("pai_gow", 9): "open finding (2026-12-06): `model_hidden`, round 2, setting: a dealer's card the model keeps "
-    "face down is shown (`tablectl simulate --game pai_gow --seed 9 --swarm --faults ci`); not diagnosed yet",
-}
+SWARM_FINDINGS: dict[tuple[str, int], str] = {}
 """Swarm seeds of the CI run that break an invariant for a reason not yet fixed, each with what
 it found: left out of the CI swarm test and the mutation score until fixed (docs/simulate.md)."""
 
@@ -92,13 +96,14 @@ def triggers(game: str) -> list[tuple[str, str]]:
 
 def swarm_schedule(seed: int, game: str, kinds: Sequence[str], rounds: int) -> list[Fault]:
     """Seed ``seed``'s swarm faults for ``game`` (the game is part of the schedule's seed): a random
-    non-empty subset of ``kinds``, a random density (0.5 to 4 faults a round), each fault at a
+    non-empty subset of ``kinds`` and :data:`.faults.SWARM_KINDS`, a random density (0.5 to 4 faults a round), each fault at a
     random (round, step, edge) plus 0 to 0.25 simulated seconds. ``never_connected`` stays a fault
     of the start."""
     if not kinds:
         return []
     rng = random.Random(f"swarm/{game}/{seed}")
-    subset = [k for k in kinds if rng.random() < 0.5] or [rng.choice(list(kinds))]
+    drawn = [*kinds, *(k for k in SWARM_KINDS if k not in kinds)]  # the supervisor's void too
+    subset = [k for k in drawn if rng.random() < 0.5] or [rng.choice(drawn)]
     density = rng.uniform(0.5, 4.0)
     count = max(1, round(density * rounds))
     places = triggers(game)
@@ -118,6 +123,19 @@ def swarm_schedule(seed: int, game: str, kinds: Sequence[str], rounds: int) -> l
         else:
             faults.append(Fault(delay, kind, device, duration, value, step=step, edge=edge, round_no=n))
     return sorted(faults, key=lambda f: (f.round_no, f.step, f.edge, f.at, f.kind, f.device))
+
+
+SCENARIOS: tuple[tuple[str, int, int, tuple[Fault, ...]], ...] = tuple(
+    (game, 1, 3, (
+        Fault(0.0, "link_down", "bet_spots", 3.0, 1, step=step, edge="enter", round_no=1),
+        Fault(0.1, "void", "panel", 1.5, 1, step=step, edge="enter", round_no=1),
+    ))
+    for game, step in (("mississippi_stud", "third_street"), ("boston5", "second_wager"), ("pai_gow", "set_hands"))
+)  # fmt: skip
+"""Targeted scenarios the CI run plays beside its seeds, (game, seed, rounds, faults): the bet
+spots' line pulled as a wager step starts, the supervisor voiding while their link is down, so
+that the next round opens with a device down (it must hold: invariant ``open_while_down``; the
+mutation score's ``hold_forgotten_next_round``, which no seed of the default schedule reached)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from controller.journal import JournalError, SqliteJournal
 from controller.journal.store import JournalFull
 from controller.table.card_ledger import DUPLICATE, UNREADABLE
 from controller.table.round_data import RoundResult
-from controller.table.runtime import TableRuntime
+from controller.table.runtime import RuntimePorts, TableRuntime
 from controller.table.snapshot import TableSnapshot
 from controller.table.table_drivers import ROLES
 from controller.table_config import TableConfig
@@ -34,6 +34,7 @@ from hil.simulate.invariants import (
     check_deal_prompt,
     check_hidden,
     check_hold_way,
+    check_open_held,
     check_settled_once,
     hidden_cards,
 )
@@ -41,13 +42,19 @@ from hil.simulate.model_check import VisibilityWatch
 from hil.simulate.swarm import Reached
 from hil.wire import CHUNKINGS, Line, SimWire
 
-__all__ = ["World", "Stuck", "TICK"]
+__all__ = ["World", "Stuck", "TICK", "WAIT_S", "SWARM_WAIT_S"]
 
 TICK = 0.025
 """The simulated clock's step (seconds): half the links' poll interval."""
 
 WAIT_S = 30.0
 """How long (simulated) a player waits for the table to show the effect of an action."""
+
+SWARM_WAIT_S = 3.0
+"""The same under ``--swarm`` (time compression, issue 41 item 6): a wait that runs out is a fault
+the player does not know of (a card dealt or a chip moved by it), after which the dealer reads the
+screen; most of a swarm seed's simulated time was such waits, each link polled through them (80%
+of Boston 5's, 10 seeds). Longer than a link's time to be declared down and come back."""
 
 STUCK_S = 240.0
 """Simulated seconds without the table moving on (a new step or round) before it counts as stuck."""
@@ -140,7 +147,7 @@ class SimView:
 
     def wait(self, cond: Callable[[TableSnapshot], bool], what: str, timeout: float = 60.0) -> TableSnapshot:
         world = self.world
-        end = world.now + min(timeout, WAIT_S)
+        end = world.now + min(timeout, world.wait_s)
         while True:
             s = self.get()
             if cond(s):
@@ -159,9 +166,17 @@ class World:
     """The table of ``table`` for one seed, its journal at ``path``, the faults of ``faults``."""
 
     def __init__(
-        self, table: TableConfig, seed: int, faults: list[Fault], path: Path, tolerate: frozenset[str] = frozenset()
+        self,
+        table: TableConfig,
+        seed: int,
+        faults: list[Fault],
+        path: Path,
+        tolerate: frozenset[str] = frozenset(),
+        wait_s: float = WAIT_S,
     ) -> None:
         self.table, self.seed, self.path = table, seed, path
+        self.wait_s = wait_s
+        """How long a player waits for the effect of an action (:data:`WAIT_S`, or :data:`SWARM_WAIT_S`)."""
         self.tolerate = tolerate
         """Invariants not checked (a known bug's, so that a run can go past it to check the rest)."""
         self.rng = random.Random(f"world/{seed}")
@@ -206,6 +221,8 @@ class World:
         self.faults_done: list[str] = []
         self.down: set[str] = set(ROLES)
         """The devices the table has not seen up (never connected, or a LinkDown since)."""
+        self.ever_up: set[str] = set()
+        """The devices the table has seen up once."""
         self.last_move = 0.0
         self._last_where: tuple[int, str] = (0, "")
         self._held: tuple[int, str | None] | None = None
@@ -246,16 +263,18 @@ class World:
         journal = SimJournal(self.path, clock=self.wall)
         journal.trouble = lambda: self.trouble
         urls = {role: "loop://" for role in ROLES}
-        runtime = TableRuntime(self.table, urls, journal, on_round=self.played.append, link_base=LinkConfig())
-        runtime.engine.start_timer = self.timers.start
-        runtime.latest.share_hands = True
-        runtime.devices.randbelow = self.rng.randrange
+        ports = RuntimePorts(
+            wall=self.wall,
+            start_timer=self.timers.start,
+            randbelow=self.rng.randrange,
+            link_protocol=LINK,  # the protocol's own timing (the bench configs poll every few ms of real time)
+            share_hands=True,
+            status_file=False,  # `tablectl status`'s file: not read here, and each write costs a sync
+        )
+        runtime = TableRuntime(
+            self.table, urls, journal, on_round=self.played.append, link_base=LinkConfig(), ports=ports
+        )
         runtime.observers.append(self._observe)
-        runtime.wall = self.wall
-        runtime.snapshot_file = None  # `tablectl status`'s file: not read here, and each write costs a sync
-        for role in ROLES:  # the protocol's own timing (the bench configs poll every few ms of real time)
-            runtime.drivers[role].link.protocol.config = LINK
-            runtime.drivers[role].link.wall = self.wall
         self.wires = {
             role: SimWire(
                 runtime.drivers[role].link.protocol,
@@ -312,11 +331,15 @@ class World:
         self.events += 1
         if isinstance(event, LinkUp):
             self.down.discard(event.device)
+            self.ever_up.add(event.device)
         elif isinstance(event, LinkDown):
             self.down.add(event.device)
         s = self.runtime.latest.get()
         where = (s.round_no, s.step)
         if where != self._last_where:
+            opened = s.round_no != self._last_where[0] and self._last_where[1] not in ("", "closed")
+            if opened and "open_while_down" not in self.tolerate:
+                check_open_held(s, self.down & self.ever_up)
             self._last_where, self.last_move = where, self.now
         hands = self.runtime.latest.hands()
         hidden = hidden_cards(s, hands)
@@ -677,6 +700,19 @@ class World:
         if step in ("betting", "no_more_bets", "settlement", "round_complete") and self.shoe.stub_count:
             self.shoe.deal(1)
 
+    def _void_later(self) -> None:
+        """The ``void`` fault's end: the supervisor turns the key, voids the round if the table lets
+        him a moment later, and turns the key off (all on the world's agenda: no wait inside it)."""
+        self.panel.key(True)
+
+        def void() -> None:
+            if self.runtime.snapshot.can_void():
+                self._late.clear()
+                self.panel.press("void")
+            self._at(self.now + 0.2, lambda: self.panel.key(False))
+
+        self._at(self.now + 0.2, void)
+
     def _burst(self, rng: random.Random) -> None:
         """Events on every device at once (during a journal outage): a dealer button the table
         takes now, a bet where betting is open, a card out of the shoe."""
@@ -722,5 +758,6 @@ _INJECT: dict[str, Callable[[World, Fault, float], None]] = {
     "key": World._key,
     "wrong_press": World._wrong_press,
     "early_card": World._early_card,
+    "void": lambda w, f, end: w._at(end, w._void_later),
 }
 """What each fault kind does (:meth:`World.inject`), given the fault and when its effect ends."""

@@ -16,14 +16,14 @@ from typing import Any
 
 from controller.games import RecordError, record_json, settle_json
 from controller.settlement import Settlement, Step
+from controller.table._dealer_screen import DealerScreen
+from controller.table._holds import Holds
+from controller.table._late_bets import LateBets
+from controller.table._round_state import DeviceCommands, Fire, GameShape, RoundState
+from controller.table._stub_count import StubCount
+from controller.table._wagers import Wagers
 from controller.table.card_ledger import MISDEAL, CardLedger
-from controller.table.dealer_screen import DealerScreen
-from controller.table.holds import Holds
-from controller.table.late_bets import LateBets
 from controller.table.round_data import RoundResult, Seat
-from controller.table.round_state import DeviceCommands, Fire, GameShape, RoundState
-from controller.table.stub_count import StubCount
-from controller.table.wagers import Wagers
 from controller.table_config import TableConfig
 
 __all__ = ["SettlementWalk", "KEEP_ROUNDS", "problem_words", "settle_table_record"]

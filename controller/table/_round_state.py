@@ -35,9 +35,9 @@ class RoundState:
     seats: dict[int, Seat] = field(default_factory=dict)
     """The round's seats (the wagering seats, once the bets are locked)."""
     held_from: Enum | None = None
-    """The state the last hold was entered from (:mod:`.holds` writes it)."""
+    """The state the last hold was entered from (:mod:`._holds` writes it)."""
     hold_reason: str = ""
-    """Why the table holds (the last hold's reason; shown only while held: :mod:`.holds`)."""
+    """Why the table holds (the last hold's reason; shown only while held: :mod:`._holds`)."""
 
 
 @dataclass(frozen=True, slots=True)

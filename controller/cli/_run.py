@@ -14,9 +14,9 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from controller.cli._journal import RUN_JOURNAL_DIR
 from controller.cli.args import description
 from controller.cli.floor import forwarder_for
-from controller.cli.journal import RUN_JOURNAL_DIR
 from controller.cli.webopts import add_web_arguments, web_attach
 from controller.logs import add_log_arguments, configure_logging
 

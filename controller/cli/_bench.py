@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from controller.cli._journal import BENCH_JOURNAL_DIR
 from controller.cli.args import bounded_int, positive_int
 from controller.cli.choices import FAULT_PROFILES, GAMES, STRATEGIES
 from controller.cli.floor import forwarder_for
-from controller.cli.journal import BENCH_JOURNAL_DIR
 from controller.cli.webopts import add_web_arguments, web_attach
 
 __all__ = ["register", "run"]

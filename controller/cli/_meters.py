@@ -14,7 +14,7 @@ import sys
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from controller.cli.journal import add_journal_args, open_journal_from_args
+from controller.cli._journal import add_journal_args, open_journal_from_args
 from controller.local_time import NotATime, parse_local_time
 
 if TYPE_CHECKING:

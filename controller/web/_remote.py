@@ -1,4 +1,4 @@
-"""The views' side of the table's socket (:mod:`controller.web.viewsock`): the table's view model
+"""The views' side of the table's socket (:mod:`controller.web._viewsock`): the table's view model
 and its bench controls, read and sent over the unix socket, for ``tablectl web serve``.
 
 :class:`RemoteTable` keeps one connection: a reader thread takes each ``view`` line as the
@@ -12,7 +12,6 @@ interface, each call a command answered by the table (its 400 a :class:`ControlE
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import math
@@ -21,6 +20,7 @@ import threading
 import time
 from typing import Any
 
+from controller.web._published import PublishedView
 from controller.web.controls import ControlBusy, ControlError
 
 __all__ = ["RemoteTable", "RemoteControls", "TableUnreachable", "MAX_WAITING_COMMANDS", "COMMAND_TIMEOUT_S"]
@@ -42,7 +42,7 @@ class TableUnreachable(Exception):
     """The table's socket is not connected (or did not say hello in time)."""
 
 
-class RemoteTable:
+class RemoteTable(PublishedView):
     """One connection to the table's views' socket at ``path`` (see the module). ``once``: end
     (``ended`` set) when the table closes the socket instead of connecting again (a view started
     by the table as its child goes with it)."""
@@ -55,10 +55,8 @@ class RemoteTable:
         self._heard = -math.inf
         self.ended = threading.Event()
         self._hello = threading.Event()
+        super().__init__()
         self._lock = threading.Lock()
-        self._version = 0
-        self._json = "{}"
-        self._subscribers: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
         self._sock: socket.socket | None = None
         self._next_id = 0
         self._waiting: dict[int, list[Any]] = {}
@@ -126,11 +124,10 @@ class RemoteTable:
             kind, _, rest = line.rstrip(b"\n").partition(b" ")
             if kind == b"view":
                 _version, _, text = rest.partition(b" ")
+                decoded = text.decode()
                 with self._lock:
-                    self._version += 1  # ours, not the table's: a reconnection never goes back
-                    self._json = text.decode()
                     self._connected = True
-                self._wake_all()
+                self._put(decoded)  # numbered by us, not the table: a reconnection never goes back
             elif kind == b"reply":
                 reply = json.loads(rest)
                 with self._lock:
@@ -143,38 +140,12 @@ class RemoteTable:
                 self.bench, self.faults = bool(hello.get("bench")), dict(hello.get("faults") or {})
                 self._hello.set()
 
-    def _wake_all(self) -> None:
-        with self._lock:
-            subscribers = list(self._subscribers)
-        for loop, event in subscribers:
-            try:
-                loop.call_soon_threadsafe(event.set)
-            except RuntimeError:  # the loop has closed
-                pass
-
     # --- the feed's interface -------------------------------------------------------------------
 
     @property
     def live(self) -> bool:
         """Whether the table is connected and was heard within :data:`SILENT_S` (it beats every second)."""
         return self._connected and time.monotonic() - self._heard < SILENT_S
-
-    def current(self) -> tuple[int, str]:
-        """The latest version number and view model (JSON text)."""
-        with self._lock:
-            return self._version, self._json
-
-    def subscribe(self) -> asyncio.Event:
-        """An event set whenever a new view comes (call from the server's loop)."""
-        event = asyncio.Event()
-        with self._lock:
-            self._subscribers.add((asyncio.get_running_loop(), event))
-        return event
-
-    def unsubscribe(self, event: asyncio.Event) -> None:
-        """Stop waking ``event``."""
-        with self._lock:
-            self._subscribers = {s for s in self._subscribers if s[1] is not event}
 
     # --- commands -------------------------------------------------------------------------------
 

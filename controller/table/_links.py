@@ -14,19 +14,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from controller.table._card_intake import CardIntake
+from controller.table._dealer_screen import DealerScreen
+from controller.table._holds import NOT_CONNECTED, HoldKind, Holds
+from controller.table._round_state import DeviceCommands, GameShape, RoundState
+from controller.table._shoe_faults import ShoeFaults
+from controller.table._supervisor import SupervisorKey
+from controller.table._wagers import FaultReport, Wagers
 from controller.table.bet_board import BetBoard
-from controller.table.card_intake import CardIntake
 from controller.table.card_ledger import CardLedger
-from controller.table.dealer_screen import DealerScreen
 from controller.table.device_state import BET_SPOTS, PANEL, SHOE, DeviceLinks
 from controller.table.engine import JournalFault
 from controller.table.events import DevicesExpected
-from controller.table.holds import NOT_CONNECTED, HoldKind, Holds
-from controller.table.round_state import DeviceCommands, GameShape, RoundState
 from controller.table.screen import DisplaySize
-from controller.table.shoe_faults import ShoeFaults
-from controller.table.supervisor import SupervisorKey
-from controller.table.wagers import FaultReport, Wagers
 from drivers.bet_spots import SpotReport
 from drivers.protocol import DeviceFault, LinkDown, LinkUp
 from drivers.state import PanelState, ShoeState, SpotsState
@@ -81,7 +81,7 @@ class LinkReconciler:
 
     def device_fault(self, e: DeviceFault) -> None:
         """A ``DeviceFault`` from a driver (journaled already): a link that cannot come up
-        (:meth:`cannot_connect`), or a command that failed (:meth:`.holds.Holds.command_failed`)."""
+        (:meth:`cannot_connect`), or a command that failed (:meth:`._holds.Holds.command_failed`)."""
         if getattr(e, "kind", "") in NOT_CONNECTED:
             self.cannot_connect(e)
             return
@@ -290,7 +290,7 @@ class LinkReconciler:
     def shoe_state_read(self, e: ShoeState) -> None:
         """The shoe's whole state (a ``ShoeState``: after a link-up, and while it is jammed or its
         door open): its status says whether it is jammed or its door open now
-        (:meth:`.shoe_faults.ShoeFaults.status`); the rest is reconciled here (:meth:`shoe_state`).
+        (:meth:`._shoe_faults.ShoeFaults.status`); the rest is reconciled here (:meth:`shoe_state`).
         A fault holds before the link's part, so a link hold does not end in between."""
         faults = self._shoe_faults
         if faults.status(e.status):

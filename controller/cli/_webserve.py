@@ -15,7 +15,7 @@ import sys
 import threading
 
 from controller.cli.args import description
-from controller.cli.webopts import add_web_security_arguments, check_tls, web_proxies, web_token
+from controller.cli.webopts import add_web_security_arguments, web_listening
 
 __all__ = ["register", "run"]
 
@@ -48,17 +48,13 @@ def run(args: argparse.Namespace) -> int:
     """Serve the views until SIGTERM or SIGINT (or, ``--with-table``, until the table ends)."""
     try:
         from controller.web.attach import serve_views
-        from controller.web.server import parse_address
     except ImportError as exc:
         from controller.install_hint import install_hint
 
         print(f"tablectl web serve: needs the web extra ({exc}); install it: {install_hint('web')}", file=sys.stderr)
         return 2
     try:
-        token = web_token(args)
-        address = parse_address(args.web, token)
-        check_tls(args)
-        proxies = web_proxies(args)
+        token, address, proxies = web_listening(args)
     except ValueError as exc:
         print(f"tablectl web serve: {exc}", file=sys.stderr)
         return 2

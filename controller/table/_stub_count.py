@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from controller.table.dealer_screen import DealerScreen
-from controller.table.round_state import DeviceCommands, Fire, GameShape, RoundState
+from controller.table._dealer_screen import DealerScreen
+from controller.table._round_state import DeviceCommands, Fire, GameShape, RoundState
 
 __all__ = ["STUB_EVERY", "StubCount"]
 
@@ -19,7 +19,7 @@ STUB_EVERY = 5
 class StubCount:
     """The round's stub count: the rounds dealt since the last one, and the count asked for.
     ``counted`` fires the machine's ``stub_counted``; ``mismatch_hold`` enters the hold for a
-    count that differs (:meth:`.holds.Holds.entered`)."""
+    count that differs (:meth:`._holds.Holds.entered`)."""
 
     def __init__(
         self,

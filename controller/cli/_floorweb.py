@@ -10,7 +10,7 @@ import sys
 import threading
 
 from controller.cli.args import description
-from controller.cli.webopts import add_web_security_arguments, check_tls, web_proxies, web_token
+from controller.cli.webopts import add_web_security_arguments, web_listening
 
 __all__ = ["register", "run"]
 
@@ -42,12 +42,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         from controller.web.pit_app import pit_app
         from controller.web.pit_store import PgFloorReader
-        from controller.web.server import WebServer, parse_address
+        from controller.web.server import WebServer
 
-        token = web_token(args)
-        address = parse_address(args.web, token)
-        check_tls(args)
-        proxies = web_proxies(args)
+        token, address, proxies = web_listening(args)
     except ImportError as exc:
         from controller.install_hint import install_hint
 

@@ -5,15 +5,15 @@ The shoe says so by its events (``Jam``; ``DoorChanged`` open or closed) and by 
 whole state (``ShoeState``: read after every link-up, so also after a controller restart, and
 again by the shoe's driver while the shoe is jammed or its door open: the protocol has no event for
 a jam cleared). A card that leaves the shoe meanwhile waits for the supervisor, like any card
-dealt while held (:mod:`.card_intake`). When the shoe reports ok the hold ends by itself, unless
+dealt while held (:mod:`._card_intake`). When the shoe reports ok the hold ends by itself, unless
 a link is still down (then it is a link hold again) or cards waited (then the supervisor decides
 on them). A fault reported between rounds holds the next round as it opens.
 """
 
 from __future__ import annotations
 
+from controller.table._holds import HoldKind, Holds
 from controller.table.device_state import DeviceLinks
-from controller.table.holds import HoldKind, Holds
 from drivers.shoe import DoorChanged, Jam
 
 __all__ = ["ShoeFaults", "JAMMED", "DOOR_OPEN"]
@@ -60,7 +60,7 @@ class ShoeFaults:
     def status(self, status: str) -> bool:
         """The status of the shoe's whole state (``ShoeState``) says whether it is jammed or its
         door open now; the rest of that state is the link's to reconcile
-        (:meth:`.links.LinkReconciler.shoe_state_read`: a fault holds before the link's part, so
+        (:meth:`._links.LinkReconciler.shoe_state_read`: a fault holds before the link's part, so
         a link hold does not end in between). True when a fault is on now."""
         if status == "jam":
             self.jammed = True

@@ -18,11 +18,11 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
+from controller.table._dealer_screen import DealerScreen
+from controller.table._round_state import DeviceCommands, Fire, GameShape, RoundState
+from controller.table._supervisor import Record
 from controller.table.card_ledger import CardLedger
-from controller.table.dealer_screen import DealerScreen
 from controller.table.device_state import DeviceLinks
-from controller.table.round_state import DeviceCommands, Fire, GameShape, RoundState
-from controller.table.supervisor import Record
 from drivers.protocol import DeviceFault
 
 __all__ = ["HoldKind", "Holds", "ROUND_COMMANDS", "NOT_CONNECTED", "hold_clears", "cards_wait_reason"]
@@ -53,7 +53,7 @@ class HoldKind(Enum):
     JOURNAL_REFUSED = "journal refused"
     """The journal takes records again, but events were lost meanwhile (how many)."""
     SHOE = "shoe"
-    """The shoe is jammed or its door open (:mod:`.shoe_faults`): the hold ends by itself once the
+    """The shoe is jammed or its door open (:mod:`._shoe_faults`): the hold ends by itself once the
     shoe reports ok (cards dealt meanwhile wait for the supervisor)."""
     TABLE = "table"
     """Anything else the supervisor must see: a card, the shoe's count, the stub, a misdeal, the
@@ -159,7 +159,7 @@ class Holds:
     It reads and writes the round's ``state`` (its phase; the hold's reason and the state held
     from are kept there for the screen and the game to read), fires the machine's ``hold``,
     ``resume`` and ``void`` triggers, and calls ``after_release`` once a hold ended (a record
-    that could not be settled is settled again: :meth:`.settlement_walk.SettlementWalk.settle_again`).
+    that could not be settled is settled again: :meth:`._settlement_walk.SettlementWalk.settle_again`).
     """
 
     def __init__(
@@ -257,7 +257,7 @@ class Holds:
 
     def command_failed(self, e: DeviceFault) -> None:
         """A ``DeviceFault`` from a driver (journaled already) other than a link that cannot come
-        up (:meth:`.links.LinkReconciler.device_fault`). A command the round depends on (the
+        up (:meth:`._links.LinkReconciler.device_fault`). A command the round depends on (the
         display, the spot lock and lamps) that finally failed holds the table: the dealer and the
         players would go on from a screen or lamps that are wrong."""
         if getattr(e, "kind", "") != "command_failed" or getattr(e, "command", "") not in ROUND_COMMANDS:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from controller.table.dealer_screen import DealerScreen
+from controller.table._dealer_screen import DealerScreen
+from controller.table._round_state import DeviceCommands, GameShape, RoundState
+from controller.table._supervisor import Record, SupervisorKey
 from controller.table.round_data import Seat
-from controller.table.round_state import DeviceCommands, GameShape, RoundState
-from controller.table.supervisor import Record, SupervisorKey
 
 __all__ = ["LateBets"]
 
@@ -19,7 +19,7 @@ class LateBets:
     """The late-bet changes of the round: every one noted, the pending ones in order.
 
     ``settled``: whether the round's record is settled already; ``seat_problems``: what is wrong
-    with a seat's wagers (:meth:`.wagers.Wagers.seat_problems`)."""
+    with a seat's wagers (:meth:`._wagers.Wagers.seat_problems`)."""
 
     def __init__(
         self,

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from controller.table.round_state import Audit, RoundState
+from controller.table._round_state import Audit, RoundState
 
 __all__ = ["Action", "IN_PLAY", "Supervisor", "SupervisorKey", "Record"]
 

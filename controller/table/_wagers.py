@@ -19,11 +19,11 @@ from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any, Protocol
 
+from controller.table._dealer_screen import DealerScreen
+from controller.table._round_state import DeviceCommands, GameShape, RoundState
 from controller.table.bet_board import BetBoard
-from controller.table.dealer_screen import DealerScreen
 from controller.table.device_state import DeviceLinks
 from controller.table.round_data import Seat
-from controller.table.round_state import DeviceCommands, GameShape, RoundState
 from controller.table_config import Limit
 from drivers.bet_spots import SpotReport
 

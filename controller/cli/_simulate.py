@@ -116,11 +116,13 @@ def summary_lines(s: RunSummary) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl simulate``; 0 when every invariant held in every seed."""
-    from hil.simulate.faults import FAULT_KINDS, parse_kinds
+    from hil.simulate.faults import FAULT_KINDS, SWARM_KINDS, parse_kinds
 
     if args.list_faults:
         for kind, what in FAULT_KINDS.items():
             print(f"{kind:16} {what}")
+        for kind, what in SWARM_KINDS.items():
+            print(f"{kind:16} {what} (drawn by --swarm only; not in all or ci)")
         return 0
     problems = []
     try:
@@ -176,7 +178,7 @@ def _one(args: argparse.Namespace, seed: int, kinds: tuple[str, ...]) -> int:
         faults, last = shrink(args.game, seed, kinds, args.rounds, res.broken, swarm=args.swarm)
         print(f"shrunk to {len(faults)} fault(s), still broken: {last.broken}: {last.detail}")
         print()
-        print(pytest_case(args.game, seed, args.rounds, faults, last))
+        print(pytest_case(args.game, seed, args.rounds, faults, last, swarm=args.swarm))
     return 1
 
 
