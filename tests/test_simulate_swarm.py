@@ -164,7 +164,7 @@ def test_a_round_opened_while_a_device_is_down_holds_and_the_bug_is_found(monkey
     """Invariant ``open_while_down`` on each targeted scenario (the supervisor voids while the bet
     spots' link is down, so the next round opens with it down): the table holds the new round;
     with the hold forgotten (the mutation score's ``hold_forgotten_next_round``) it is found."""
-    from controller.table.links import LinkReconciler
+    from controller.table._links import LinkReconciler
 
     for game, seed, rounds, faults in SCENARIOS:
         res = run_seed(game, seed, (), rounds=rounds, faults=list(faults))
