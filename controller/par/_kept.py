@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from controller.par.cache import Progress, cached, content_key, read_entry
@@ -22,7 +22,7 @@ SOLVER_VERSIONS = {"mississippi": 1, "boston5": 1, "pai_gow_classes": 1, "three_
 (tests/test_par_data.py fails on shipped data that no longer equals the solver's output)."""
 
 
-def paytable_content(table: Paytable) -> dict[str, Any]:
+def paytable_content(table: Paytable) -> dict[str, object]:
     """What a paytable pays, as canonical content: game, spot, kind and every row (category,
     ranks, odds, fixed amount), in order. Its name, source, approval, file and cap are left out:
     no par figure depends on them (the cap is not in the par math)."""
@@ -50,7 +50,7 @@ LOCK = threading.RLock()
 
 def kept(
     kind: str,
-    inputs: dict[str, Any],
+    inputs: Mapping[str, object],
     build: Callable[[Any], Any],
     compute: Callable[[Progress | None], Any],
     what: str,
@@ -72,7 +72,7 @@ def kept(
         return found
 
 
-def is_kept(kind: str, inputs: dict[str, Any]) -> bool:
+def is_kept(kind: str, inputs: Mapping[str, object]) -> bool:
     """Whether the result for ``kind`` and ``inputs`` is at hand (in this process, shipped or cached)."""
     memo_key = (kind, json.dumps(inputs, sort_keys=True))
     return memo_key in _MEMO or read_entry(kind, content_key(kind, inputs)) is not None

@@ -44,7 +44,7 @@ def moments_of(raw: Mapping[str, Any]) -> dict[str, tuple[float, float, float, f
 # --- Mississippi Stud ------------------------------------------------------------------------
 
 
-def mississippi_inputs(main: Paytable) -> dict[str, Any]:
+def mississippi_inputs(main: Paytable) -> dict[str, object]:
     """What Mississippi Stud's strategy and par depend on."""
     return {"version": SOLVER_VERSIONS["mississippi"], "main": paytable_content(main)}
 
@@ -111,7 +111,7 @@ def mississippi_par(main: Paytable) -> Any:
 # --- Boston 5 --------------------------------------------------------------------------------
 
 
-def boston5_inputs(ante_bonus: Paytable, first_to_ante: int, pays: float) -> dict[str, Any]:
+def boston5_inputs(ante_bonus: Paytable, first_to_ante: int, pays: float) -> dict[str, object]:
     """What Boston 5's strategy and par depend on."""
     return {
         "version": SOLVER_VERSIONS["boston5"],
@@ -196,17 +196,17 @@ def boston5_par_for(table: TableConfig) -> Any:
 # --- what each game's sheet needs ------------------------------------------------------------
 
 
-def mississippi_needs(table: TableConfig) -> list[tuple[str, dict[str, Any]]]:
+def mississippi_needs(table: TableConfig) -> list[tuple[str, dict[str, object]]]:
     """The costly results a Mississippi Stud table's sheet needs: its strategy and par."""
     return [("mississippi", mississippi_inputs(table.paytables["main"]))]
 
 
-def boston5_needs(table: TableConfig) -> list[tuple[str, dict[str, Any]]]:
+def boston5_needs(table: TableConfig) -> list[tuple[str, dict[str, object]]]:
     """The costly results a Boston 5 table's sheet needs: its strategy and par."""
     return [("boston5", boston5_inputs(*b5_args(table)))]
 
 
-def pai_gow_needs(table: TableConfig) -> list[tuple[str, dict[str, Any]]]:
+def pai_gow_needs(table: TableConfig) -> list[tuple[str, dict[str, object]]]:
     """The costly results a pai gow table's sheet needs: the hand classes, for a side wager."""
     if {"bonus", "envy", "insurance"} & set(table.paytables):
         return [("pai_gow_classes", {"version": SOLVER_VERSIONS["pai_gow_classes"]})]

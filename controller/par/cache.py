@@ -76,12 +76,12 @@ def cache_dir() -> Path | None:
     return Path(base) / "tablectl" / "par"
 
 
-def canonical(value: Any) -> str:
+def canonical(value: object) -> str:
     """``value`` as canonical JSON (sorted keys, no spaces): what hashes are taken of."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
-def content_key(kind: str, inputs: Any) -> str:
+def content_key(kind: str, inputs: object) -> str:
     """The key of a result of ``kind`` computed from ``inputs`` (JSON-able, canonical content)."""
     return hashlib.sha256(canonical({"kind": kind, "inputs": inputs}).encode()).hexdigest()[:32]
 
@@ -91,11 +91,11 @@ def file_name(kind: str, key: str) -> str:
     return f"{kind}-{key}.json.gz"
 
 
-def _digest(kind: str, key: str, payload: Any) -> str:
+def _digest(kind: str, key: str, payload: object) -> str:
     return hashlib.sha256(canonical({"kind": kind, "key": key, "payload": payload}).encode()).hexdigest()
 
 
-def encode_entry(kind: str, key: str, inputs: Any, payload: Any) -> bytes:
+def encode_entry(kind: str, key: str, inputs: object, payload: object) -> bytes:
     """A result as file bytes (gzip with no time stamp: the same result gives the same bytes)."""
     entry = {
         "format": FORMAT,
@@ -199,7 +199,7 @@ def progress_bar(what: str, total: int, unit: str) -> Iterator[Progress]:
 
 def cached(
     kind: str,
-    inputs: Any,
+    inputs: object,
     compute: Callable[[Progress | None], Any],
     *,
     what: str,

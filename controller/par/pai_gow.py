@@ -138,7 +138,7 @@ CLASSES = 292_259
 """How many classes :func:`hand_classes` yields (the steps of :func:`class_counts`'s progress)."""
 
 
-def class_counts(progress: Any = None) -> tuple[dict[tuple[Category, ...], int], dict[int, int]]:
+def class_counts(progress: Progress | None = None) -> tuple[dict[tuple[Category, ...], int], dict[int, int]]:
     """How many hands qualify for each set of bonus lines, and how many are a pai gow by top
     card, counted over the classes (``progress`` is told of every thousand classes)."""
     bonus: dict[tuple[Category, ...], int] = {}

@@ -196,7 +196,7 @@ def _all_kept(table: TableConfig) -> bool:
     from controller.games.spec import spec_for
 
     where = spec_for(table.game).par_needs
-    needs: list[tuple[str, dict[str, Any]]] = _load(where)(table) if where else []
+    needs: list[tuple[str, dict[str, object]]] = _load(where)(table) if where else []
     return all(_kept.is_kept(kind, inputs) for kind, inputs in needs)
 
 

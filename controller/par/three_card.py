@@ -21,7 +21,7 @@ HANDS = 22_100
 """C(52, 3): every three-card hand."""
 
 
-def three_card_inputs(rules: HandRules) -> dict[str, Any]:
+def three_card_inputs(rules: HandRules) -> dict[str, object]:
     """What the three-card hand counts depend on: the game's three-card ranking (its order)."""
     order = [c.value for c in rules.three_card] if rules.three_card else None
     return {"version": SOLVER_VERSIONS["three_card_counts"], "wheel": rules.wheel.value, "three_card": order}
