@@ -149,7 +149,7 @@ class RemoteTable(PublishedView):
 
     # --- commands -------------------------------------------------------------------------------
 
-    def command(self, action: str, body: dict[str, Any], timeout: float = COMMAND_TIMEOUT_S) -> dict[str, Any]:
+    def command(self, action: str, body: dict[str, object], timeout: float = COMMAND_TIMEOUT_S) -> dict[str, Any]:
         """Send a command and wait for the table's reply (``status``, ``error``)."""
         done = threading.Event()
         slot: list[Any] = [done, None]
@@ -195,7 +195,7 @@ class RemoteControls:
     def __init__(self, table: RemoteTable) -> None:
         self.table = table
 
-    def _send(self, action: str, body: dict[str, Any]) -> None:
+    def _send(self, action: str, body: dict[str, object]) -> None:
         start = time.monotonic()
         reply = self.table.command(action, body)
         status = reply.get("status")
@@ -209,22 +209,22 @@ class RemoteControls:
         log.debug("web: /api/%s refused by the table in %.3f s", action, time.monotonic() - start)
         raise ControlError(error)
 
-    def spot(self, seat: Any, spot: Any, cents: Any) -> None:
+    def spot(self, seat: object, spot: object, cents: object) -> None:
         """Set the chips on a seat's spot."""
         self._send("spot", {"seat": seat, "spot": spot, "cents": cents})
 
-    def press(self, button: Any) -> None:
+    def press(self, button: object) -> None:
         """Press and release a panel button."""
         self._send("press", {"button": button})
 
-    def key(self, on: Any) -> None:
+    def key(self, on: object) -> None:
         """Turn the supervisor key."""
         self._send("key", {"on": on})
 
-    def deal(self, count: Any) -> None:
+    def deal(self, count: object) -> None:
         """Deal cards from the shoe."""
         self._send("deal", {"count": count})
 
-    def fault(self, kind: Any, seat: Any = 1, spot: Any = None) -> None:
+    def fault(self, kind: object, seat: object = 1, spot: object = None) -> None:
         """Inject a device fault."""
         self._send("fault", {"kind": kind, "seat": seat, "spot": spot})

@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -190,7 +191,7 @@ def serve_views(
     proxies: Iterable[str] = (),
     with_table: bool = False,
     ready: Callable[[str], None] | None = None,
-    stopping: Any = None,
+    stopping: threading.Event | None = None,
 ) -> int:
     """``tablectl web serve``: the table's views on ``address``, reading the table at
     ``socket_path``; runs until ``stopping`` (a ``threading.Event``) is set or, ``with_table``,

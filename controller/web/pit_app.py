@@ -19,7 +19,7 @@ import logging
 import math
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -327,7 +327,7 @@ def recall_html(table_id: str, record: Mapping[str, Any]) -> str:
 # --- the app --------------------------------------------------------------------------------------
 
 
-def _render(name: str, body_only: bool = False, **values: Any) -> str:
+def _render(name: str, body_only: bool = False, **values: object) -> str:
     template = TEMPLATES.get_template(name)
     if body_only:
         return "".join(template.blocks["body"](template.new_context(values)))
@@ -420,7 +420,7 @@ class _PitView:
     def today(self) -> datetime:
         return self.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
 
-    def page(self, request: Request, name: str, status: int = 200, **values: Any) -> Response:
+    def page(self, request: Request, name: str, status: int = 200, **values: object) -> Response:
         values.setdefault("unreadable", "")
         values["now"] = self.now().astimezone().strftime("%H:%M:%S")
         values["secret"] = page_secret(request.scope)  # the session's first page only
@@ -428,7 +428,7 @@ class _PitView:
             request, name, values, status_code=status, headers={"cache-control": "no-store"}
         )
 
-    def guarded(self, handler: Callable[[Request], Response]) -> Callable[[Request], Any]:
+    def guarded(self, handler: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
         """A page whose data cannot be read says so (200 with the reason), never a 500."""
 
         async def run(request: Request) -> Response:
