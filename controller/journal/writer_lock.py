@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -97,7 +98,7 @@ class WriterLock:
         """This process made the lock file (there was none)."""
 
     @classmethod
-    def acquire(cls, journal: Path | str, command: str, clock: Any = time.time) -> WriterLock:
+    def acquire(cls, journal: Path | str, command: str, clock: Callable[[], float] = time.time) -> WriterLock:
         """Take the writer lock of ``journal`` for ``command`` (what the holder is named as), before
         anything of the journal is created or written; raises :class:`JournalLocked` naming the
         holder when another process has it, :class:`JournalError` when the lock file cannot be made."""
