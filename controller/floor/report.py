@@ -21,6 +21,7 @@ from controller.par.service import theoretical_win
 
 if TYPE_CHECKING:
     import psycopg
+    from psycopg.rows import TupleRow
 
 __all__ = [
     "ReportLine",
@@ -195,7 +196,7 @@ def sheet_for_config(game: str, config: str | None) -> Any:
 
 
 def floor_report(
-    conn: psycopg.Connection[Any],
+    conn: psycopg.Connection[TupleRow],
     since: datetime | None = None,
     tables: list[str] | None = None,
     sheets: SheetSource = sheet_for_config,

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 import psycopg
+from psycopg.rows import TupleRow
 
 from controller.floor.channel import ChannelError, Heartbeat, Stored, decode_heartbeat, to_table_subject
 
@@ -54,7 +55,7 @@ class Beats:
         return beats
 
 
-async def store_heartbeats(db: psycopg.AsyncConnection[Any], beats: list[Heartbeat]) -> None:
+async def store_heartbeats(db: psycopg.AsyncConnection[TupleRow], beats: list[Heartbeat]) -> None:
     """Write each table's latest heartbeat (``floor_table.heartbeat_at``, the floor's clock, and
     ``heartbeat``), making the table's row when it has none (no record stored yet: ``last_seq``
     0, its first and last times the heartbeat's arrival)."""
@@ -69,7 +70,7 @@ async def store_heartbeats(db: psycopg.AsyncConnection[Any], beats: list[Heartbe
         )
 
 
-async def stored_heads(db: psycopg.AsyncConnection[Any], tables: Iterable[str]) -> list[Stored]:
+async def stored_heads(db: psycopg.AsyncConnection[TupleRow], tables: Iterable[str]) -> list[Stored]:
     """What the store holds of each of ``tables`` (the head of its chain; a table the store does
     not know: nothing)."""
     wanted = sorted(set(tables))
