@@ -208,7 +208,7 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 """``json.dumps`` with these settings, made once: ``dumps`` makes an encoder on every call."""
 
 
-def canonical(data: Mapping[str, Any]) -> str:
+def canonical(data: object) -> str:
     """The JSON text a record's data is stored and hashed as."""
     return _CANONICAL.encode(data)
 
