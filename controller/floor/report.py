@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     import psycopg
     from psycopg.rows import TupleRow
 
+    from controller.par.sheet import ParSheet
+
 __all__ = [
     "ReportLine",
     "Report",
@@ -117,7 +119,7 @@ def groups_from_rows(round_rows: Iterable[Iterable[Any]], wager_rows: Iterable[I
     ]
 
 
-SheetSource = Callable[[str, str | None], Any]
+SheetSource = Callable[[str, str | None], "ParSheet | None"]
 """(game, table config path) -> the par sheet, or None when there is none here."""
 
 
