@@ -30,7 +30,12 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from controller.par.combos import Array
 
 __all__ = [
     "FORMAT",
@@ -229,7 +234,7 @@ def cached(
     return payload
 
 
-def pack_array(array: Any) -> dict[str, Any]:
+def pack_array(array: npt.ArrayLike) -> dict[str, object]:
     """A numpy array as JSON: dtype, shape, and its bytes (little-endian) in base64."""
     import numpy as np
 
@@ -238,7 +243,7 @@ def pack_array(array: Any) -> dict[str, Any]:
     return {"dtype": a.dtype.str, "shape": list(a.shape), "data": base64.b64encode(a.tobytes()).decode()}
 
 
-def unpack_array(packed: Mapping[str, Any]) -> Any:
+def unpack_array(packed: Mapping[str, Any]) -> Array:
     """The numpy array :func:`pack_array` wrote; :class:`CacheError` when it does not add up."""
     import numpy as np
 
