@@ -21,6 +21,7 @@ from importlib import import_module
 from typing import Any, Protocol
 
 from controller.catalog import GameCatalog
+from controller.game.hooks import TableHooks
 from controller.hands import HandRules
 
 __all__ = [
@@ -211,7 +212,7 @@ class RecordRules(Protocol):
         """The game's name."""
 
     @property
-    def read_round(self) -> Callable[..., Any]:
+    def read_round(self) -> Callable[..., object]:
         """``(data, table) -> round``: check a round record (raise ``RecordError``)."""
 
     @property
@@ -281,7 +282,7 @@ class GameDefinition:
         return self.catalog.rules
 
     @property
-    def read_round(self) -> Callable[..., Any]:
+    def read_round(self) -> Callable[..., object]:
         """Check a round record (raise ``RecordError``) and give the round to settle."""
         return self.spec.read_round
 
@@ -313,9 +314,12 @@ class GameDefinition:
         """The round machine's ``Phase`` enum (imported now)."""
         return load(self._table().phases)
 
-    def hooks(self) -> Any:
+    def hooks(self) -> TableHooks:
         """The table-reading hooks (imported now)."""
-        return load(self._table().hooks)
+        hooks = load(self._table().hooks)
+        if not isinstance(hooks, TableHooks):
+            raise TypeError(f"{self._table().hooks} is not a TableHooks")
+        return hooks
 
     def player(self) -> Any:
         """The bench's (and the simulation's) simulated players class (imported now)."""

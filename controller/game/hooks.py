@@ -13,9 +13,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from controller.cards import Card
+
 __all__ = ["Holding", "TableHooks", "seat_holdings", "no_turns", "plain_view"]
 
-Holding = tuple[Sequence[tuple[int, Sequence[Any], bool, bool]], Sequence[Any]]
+Holding = tuple[Sequence[tuple[int, Sequence[Card], bool, bool]], Sequence[Card]]
 """Each seat's number, cards, whether it folded and whether it exposed its hand, in seat order;
 and the dealer's (or the community) cards."""
 
