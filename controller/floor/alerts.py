@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import psycopg
 from psycopg.rows import TupleRow
@@ -206,11 +205,11 @@ class TableHeartbeat:
         return self.heartbeat_at is None or (now - self.heartbeat_at).total_seconds() > SILENT_AFTER_S
 
 
-def _text_or_none(value: Any) -> str | None:
+def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _int_or_none(value: Any) -> int | None:
+def _int_or_none(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
