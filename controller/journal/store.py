@@ -494,7 +494,7 @@ class SqliteJournal:
 
     # --- writing --------------------------------------------------------------------------------
 
-    def _insert(self, kind: str, data: Mapping[str, Any], event: bool) -> int:
+    def _insert(self, kind: str, data: Mapping[str, object], event: bool) -> int:
         seq, at, text = self.last_seq + 1, self.clock(), canonical(data)
         digest = record_hash(self.last_hash, seq, at, kind, event, text, self.key)
         self.db.execute(
