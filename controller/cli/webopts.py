@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from controller.table.runtime import TableRuntime
     from controller.web.server import WebAddress
 
 __all__ = ["add_web_arguments", "add_web_security_arguments", "web_token", "web_proxies", "web_listening", "web_attach"]
@@ -147,7 +148,7 @@ def web_attach(args: argparse.Namespace, bench: bool) -> Callable[..., Callable[
     hosts, cert, key = tuple(args.web_host), args.web_cert, args.web_key
 
     def attach(
-        runtime: object, sims: Mapping[str, object] | None = None, servers: Mapping[str, object] | None = None
+        runtime: TableRuntime, sims: Mapping[str, object] | None = None, servers: Mapping[str, object] | None = None
     ) -> Callable[[], None]:
         sims = sims if bench else None
         return serve_table(
@@ -186,7 +187,7 @@ def _socket_only(args: argparse.Namespace, bench: bool) -> Callable[..., Callabl
     seed = getattr(args, "seed", 1)
 
     def attach(
-        runtime: object, sims: Mapping[str, object] | None = None, servers: Mapping[str, object] | None = None
+        runtime: TableRuntime, sims: Mapping[str, object] | None = None, servers: Mapping[str, object] | None = None
     ) -> Callable[[], None]:
         sims = sims if bench else None
         return publish_table(runtime, args.view_socket, sims, servers, seed, args.view_socket_group)

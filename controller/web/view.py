@@ -92,7 +92,7 @@ def table_view(
     snapshot: TableSnapshot,
     config: TableConfig,
     links: Mapping[str, str],
-    faults: Iterable[Mapping[str, Any]],
+    faults: Iterable[Mapping[str, object]],
 ) -> dict[str, Any]:
     """The whole page's data for the table in ``snapshot``.
 
