@@ -8,7 +8,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from controller.par.cache import Progress, cached, content_key, read_entry
 from controller.paytables import Paytable
@@ -16,6 +16,11 @@ from controller.paytables import Paytable
 __all__ = ["SOLVER_VERSIONS", "LOCK", "paytable_content", "kept", "is_kept", "forget"]
 
 log = logging.getLogger("controller.par")
+
+P = TypeVar("P")
+"""A kept result's payload (its JSON shape)."""
+T = TypeVar("T")
+"""A kept result as read back from its payload."""
 
 SOLVER_VERSIONS = {"mississippi": 1, "boston5": 1, "pai_gow_classes": 1, "three_card_counts": 1}
 """Bump a solver's version when it changes what it computes: its kept results are then not used
@@ -51,12 +56,12 @@ LOCK = threading.RLock()
 def kept(
     kind: str,
     inputs: Mapping[str, object],
-    build: Callable[[Any], Any],
-    compute: Callable[[Progress | None], Any],
+    build: Callable[[P], T],
+    compute: Callable[[Progress | None], P],
     what: str,
     steps: int,
     unit: str,
-) -> Any:
+) -> T:
     """The result for ``kind`` and ``inputs``: from the process, else kept, else computed."""
     memo_key = (kind, json.dumps(inputs, sort_keys=True))
     with LOCK:  # one thread computes; the others wait for it rather than computing again

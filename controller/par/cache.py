@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -234,7 +234,15 @@ def cached(
     return payload
 
 
-def pack_array(array: npt.ArrayLike) -> dict[str, object]:
+class PackedArray(TypedDict):
+    """A numpy array as JSON (:func:`pack_array`)."""
+
+    dtype: str
+    shape: list[int]
+    data: str
+
+
+def pack_array(array: npt.ArrayLike | None) -> PackedArray:
     """A numpy array as JSON: dtype, shape, and its bytes (little-endian) in base64."""
     import numpy as np
 

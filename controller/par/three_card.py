@@ -4,7 +4,6 @@ bonus on the community cards, Boston 5's on the player's first three cards)."""
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any
 
 from controller.cards import ALL_CARDS
 from controller.hands import HandRules, evaluate_three
@@ -31,13 +30,13 @@ def three_card_counts(rules: HandRules) -> dict[tuple[Category, int], int]:
     """How many of the 22,100 hands fall in each (category, naming rank 2-14) under ``rules``
     (:func:`count_three_card`: a second of CPU, so it is kept too: controller.par._kept)."""
 
-    def compute(bar: Progress | None) -> list[list[Any]]:
+    def compute(bar: Progress | None) -> list[list[str | int]]:
         counts = count_three_card(rules)
         if bar is not None:
             bar.update(1)
         return sorted([c.value, r, n] for (c, r), n in counts.items())
 
-    def build(payload: list[list[Any]]) -> dict[tuple[Category, int], int]:
+    def build(payload: list[list[str | int]]) -> dict[tuple[Category, int], int]:
         return {(Category(c), int(r)): int(n) for c, r, n in payload}
 
     result: dict[tuple[Category, int], int] = kept(
