@@ -18,11 +18,14 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
 from importlib import import_module
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.catalog import GameCatalog
 from controller.game.hooks import TableHooks
 from controller.hands import HandRules
+
+if TYPE_CHECKING:
+    from controller.settlement import Settlement
 
 __all__ = [
     "Holder",
@@ -216,7 +219,7 @@ class RecordRules(Protocol):
         """``(data, table) -> round``: check a round record (raise ``RecordError``)."""
 
     @property
-    def settle(self) -> Callable[..., Any]:
+    def settle(self) -> Callable[..., Settlement]:
         """``(round, table) -> Settlement``: the pure settlement of a round."""
 
     @property
@@ -287,7 +290,7 @@ class GameDefinition:
         return self.spec.read_round
 
     @property
-    def settle(self) -> Callable[..., Any]:
+    def settle(self) -> Callable[..., Settlement]:
         """The pure settlement of a round."""
         return self.spec.settle
 
