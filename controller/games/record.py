@@ -155,7 +155,7 @@ class Problems:
                 self.cards_seen[c.index] = path
         return cards if ok else None
 
-    def flag(self, path: str, raw: Mapping[str, Any], key: str) -> bool:
+    def flag(self, path: str, raw: Mapping[str, object], key: str) -> bool:
         """A true/false field of ``raw`` (false when absent)."""
         value = raw.get(key, False)
         if not isinstance(value, bool):
@@ -174,7 +174,7 @@ class SeatRecord:
     wagers: Mapping[str, int]
 
 
-def read_seats(data: Mapping[str, Any], table: TableConfig, problems: Problems, keys: set[str]) -> list[SeatRecord]:
+def read_seats(data: Mapping[str, object], table: TableConfig, problems: Problems, keys: set[str]) -> list[SeatRecord]:
     """The seats of a record, sorted by seat number, with wagers checked against the table."""
     raw_seats = data.get("seats")
     if not isinstance(raw_seats, dict):
