@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from controller.journal._files import FILE_MODE, JournalError, private_folder
 
@@ -50,7 +49,9 @@ class Holder:
 
 def _read_holder(text: str) -> Holder | None:
     try:
-        data: Any = json.loads(text)
+        data: object = json.loads(text)
+        if not isinstance(data, dict):
+            return None
         return Holder(int(data["pid"]), str(data["command"])[:200], float(data["since"]))
     except (ValueError, TypeError, KeyError):
         return None
