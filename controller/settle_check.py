@@ -5,7 +5,6 @@ writes it), every difference named by its JSON path with both values."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 __all__ = ["PAID_PATH", "MAX_SHOWN", "differences"]
 
@@ -15,12 +14,12 @@ MAX_SHOWN = 200
 """At most this many differences are named for one round (then how many more there are)."""
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     text = json.dumps(value, sort_keys=True)
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def differences(paid: Any, resettled: Any, path: str = PAID_PATH) -> list[str]:
+def differences(paid: object, resettled: object, path: str = PAID_PATH) -> list[str]:
     """Each place where ``resettled`` differs from ``paid`` (JSON values), by JSON path:
     ``$.recall.settlement.seats.4.wagers.ante.net: paid 2500, re-settled 5000``."""
     found: list[str] = []
@@ -28,7 +27,7 @@ def differences(paid: Any, resettled: Any, path: str = PAID_PATH) -> list[str]:
     return found
 
 
-def _walk(paid: Any, resettled: Any, path: str, found: list[str]) -> None:
+def _walk(paid: object, resettled: object, path: str, found: list[str]) -> None:
     if isinstance(paid, dict) and isinstance(resettled, dict):
         for key in sorted(paid.keys() | resettled.keys(), key=str):
             where = f"{path}.{key}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
+from typing import Protocol
 
 from controller.cards import format_cards
 from controller.hands import HandValue
@@ -293,9 +293,24 @@ class Settlement:
         }
 
 
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class TableFacts(Protocol):
+    """What a settlement reads of its table (a ``TableConfig``): its file and its paytables' names."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def paytables(self) -> Mapping[str, _Named]: ...
+
+
 def settlement_for(
     game: str,
-    table: Any,
+    table: TableFacts,
     seats: Mapping[int, SeatSettlement],
     procedure: Iterable[Step],
     dealer: Mapping[str, object],

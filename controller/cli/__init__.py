@@ -75,7 +75,11 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, **kwargs)
 
     def __call__(
-        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: Any = None
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
     ) -> NoReturn:
         print(f"{parser.prog} {_version()}")
         parser.exit()

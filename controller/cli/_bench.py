@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from controller.cli._journal import BENCH_JOURNAL_DIR
 from controller.cli.args import bounded_int, positive_int
@@ -13,10 +13,13 @@ from controller.cli.choices import FAULT_PROFILES, GAMES, STRATEGIES
 from controller.cli.floor import forwarder_for
 from controller.cli.webopts import add_web_arguments, web_attach
 
+if TYPE_CHECKING:
+    from controller.floor.forwarder import LinkStatus
+
 __all__ = ["register", "run"]
 
 
-def floor_line(table_id: str, link: Any, journal: Path | str) -> str:
+def floor_line(table_id: str, link: LinkStatus, journal: Path | str) -> str:
     """The floor link's truth for the summary: never connected (and why), or its state; the
     backlog counted from the journal (not from what the forwarder saw); the last error."""
     from controller.journal.outbox import Outbox

@@ -58,7 +58,7 @@ def _last_round(journal: SqliteJournal) -> list[Any]:
     return [record.data] if record is not None else []
 
 
-def _layout(rounds: list[Any]) -> tuple[str, ...]:
+def _layout(rounds: list[object]) -> tuple[str, ...]:
     """The wager spots of the game the last of ``rounds`` was played, in its layout order."""
     from controller.game.registry import GAMES, definition
 

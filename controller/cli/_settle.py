@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
     from controller.table_config import TableConfig
@@ -124,7 +124,7 @@ def _round_name(data: object, where: str) -> str:
     return f"{where}: round {number}" if isinstance(number, int) and not isinstance(number, bool) else where
 
 
-def _report(where: str, data: object, paid: object, resettled: dict[str, Any]) -> int:
+def _report(where: str, data: object, paid: object, resettled: object) -> int:
     """Print how the re-settlement compares with what was paid; 1 when they differ."""
     from controller.settle_check import MAX_SHOWN, differences
 
@@ -158,7 +158,7 @@ def _settle_lines(stream: BinaryIO, name: str, check: bool = False) -> int:
     number = 0
     while line := stream.readline(MAX_RECORD_BYTES + 2):
         number += 1
-        out: Any = None
+        out: object = None
         try:
             if len(line) > MAX_RECORD_BYTES + 1:  # too long: the rest of the line is skipped unread
                 while (more := stream.readline(MAX_RECORD_BYTES)) and not more.endswith(b"\n"):

@@ -20,10 +20,19 @@ import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from controller.cli.args import description, positive_int
 from controller.logs import add_log_arguments
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from controller.floor.alerts import QuarantinedRecord, TableStatus
+    from controller.floor.forwarder import Forwarder
+    from controller.floor.ingest import IngestConfig
+    from controller.floor.metrics import IngestMetrics
+    from controller.table_config import TableConfig
 
 __all__ = ["register", "forwarder_for", "secret_in_url"]
 
@@ -265,7 +274,7 @@ def _ingest_options(p: argparse.ArgumentParser, auth: bool = True) -> None:
     )
 
 
-def _metrics(args: argparse.Namespace) -> Any:
+def _metrics(args: argparse.Namespace) -> IngestMetrics | None:
     """The ingest's metrics, served when ``--metrics-port`` is given (else None)."""
     if args.metrics_port is None:
         return None
@@ -360,7 +369,7 @@ def _stop_on_signals() -> threading.Event:
     return stop
 
 
-def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Any:
+def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> IngestConfig:
     from controller.floor.ingest import IngestConfig
 
     return IngestConfig(
@@ -452,7 +461,9 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _alert_lines(t: Any, latest: Any, pending_alert_after: float) -> list[str]:
+def _alert_lines(
+    t: TableStatus, latest: Mapping[str, Sequence[QuarantinedRecord]], pending_alert_after: float
+) -> list[str]:
     """``floor status``'s ALERT (and closed) lines for one table (``TableStatus``)."""
     out = []
     if t.feed_held:
@@ -934,7 +945,7 @@ def _resend(args: argparse.Namespace) -> int:
     return 0
 
 
-def forwarder_for(table: Any, journal_path: Path | str, drain_on_stop_s: float = 5.0) -> Any:
+def forwarder_for(table: TableConfig, journal_path: Path | str, drain_on_stop_s: float = 5.0) -> Forwarder | None:
     """The floor forwarder of ``table`` (its ``floor:`` config) on ``journal_path``, not started;
     None when the table has no floor link. Raises ValueError when the floor extra is missing."""
     if table.floor is None:

@@ -76,7 +76,7 @@ def theoretical_lines(
     config: str | None,
     sums: SpotSums | None = None,
     label: str = "",
-) -> tuple[list[str], list[list[Any]]]:
+) -> tuple[list[str], list[list[object]]]:
     """Text lines and JSON entries (``["theoretical", NAME, VALUE]``) of theoretical beside
     actual win per spot over ``rounds`` (``RoundSettled`` data), and for the table (``all``: the
     figure the floor report shows for the same rounds). With ``sums`` the figures are those sums'
@@ -100,7 +100,7 @@ def theoretical_lines(
         f"theoretical beside actual win, {label} ({assumption}):",
         f"  {'spot':<12} {'handle':>14} {'actual win':>14} {'hold':>9} {'theoretical':>14} {'par edge':>9}",
     ]
-    entries: list[list[Any]] = [["theoretical", "assumption", assumption], ["theoretical", "rounds", count]]
+    entries: list[list[object]] = [["theoretical", "assumption", assumption], ["theoretical", "rounds", count]]
     for spot, handle, actual, win, edge in rows:
         shown = f"{win / 100:,.2f}" if win is not None else "—"
         edge_text = f"{100 * edge:.2f}%" if edge is not None else "—"

@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from controller.table.runtime import TableRuntime
     from controller.web.server import WebAddress
 
 __all__ = ["add_web_arguments", "add_web_security_arguments", "web_token", "web_proxies", "web_listening", "web_attach"]
@@ -146,7 +147,9 @@ def web_attach(args: argparse.Namespace, bench: bool) -> Callable[..., Callable[
     seed = getattr(args, "seed", 1)
     hosts, cert, key = tuple(args.web_host), args.web_cert, args.web_key
 
-    def attach(runtime: Any, sims: Any = None, servers: Any = None) -> Callable[[], None]:
+    def attach(
+        runtime: TableRuntime, sims: Mapping[str, object] | None = None, servers: Mapping[str, object] | None = None
+    ) -> Callable[[], None]:
         sims = sims if bench else None
         return serve_table(
             runtime,
@@ -183,7 +186,9 @@ def _socket_only(args: argparse.Namespace, bench: bool) -> Callable[..., Callabl
             raise ValueError(f"--view-socket-group {args.view_socket_group!r}: no such group") from None
     seed = getattr(args, "seed", 1)
 
-    def attach(runtime: Any, sims: Any = None, servers: Any = None) -> Callable[[], None]:
+    def attach(
+        runtime: TableRuntime, sims: Mapping[str, object] | None = None, servers: Mapping[str, object] | None = None
+    ) -> Callable[[], None]:
         sims = sims if bench else None
         return publish_table(runtime, args.view_socket, sims, servers, seed, args.view_socket_group)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from controller.cards import deck
 from controller.game.registry import definition, table_names
@@ -30,7 +29,7 @@ class Act:
     """One thing done at the table: by a player (bets, shown as text) or the dealer (a screen first)."""
 
     what: str
-    events: tuple[Any, ...]
+    events: tuple[object, ...]
     dealer: bool = True
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import psycopg
+from psycopg.rows import TupleRow
 
 __all__ = [
     "PENDING_PATIENCE_S",
@@ -70,7 +70,7 @@ class QuarantinedRecord:
     stored_at: datetime
 
 
-def floor_alerts(conn: psycopg.Connection[Any], patience_s: float = PENDING_PATIENCE_S) -> list[TableAlerts]:
+def floor_alerts(conn: psycopg.Connection[TupleRow], patience_s: float = PENDING_PATIENCE_S) -> list[TableAlerts]:
     """Every table with something quarantined, rejected or pending, by id (for ``tablectl floor
     status`` and the pit view's alerts); pending records older than ``patience_s`` are not
     draining. Rejected messages whose subject names no table id are
@@ -97,7 +97,9 @@ def floor_alerts(conn: psycopg.Connection[Any], patience_s: float = PENDING_PATI
     return [TableAlerts(*row) for row in rows]
 
 
-def quarantined(conn: psycopg.Connection[Any], table_id: str | None = None, limit: int = 50) -> list[QuarantinedRecord]:
+def quarantined(
+    conn: psycopg.Connection[TupleRow], table_id: str | None = None, limit: int = 50
+) -> list[QuarantinedRecord]:
     """The latest ``limit`` quarantined records (of ``table_id``, or of every table), newest first."""
     rows = conn.execute(
         "SELECT table_id, seq, subject, reason, stored_at FROM floor_quarantine "
@@ -135,7 +137,7 @@ class TableStatus:
     the stream is full (it floods the floor, or the floor is away: docs/floor.md, "One table, one feed")."""
 
 
-def floor_status(conn: psycopg.Connection[Any], patience_s: float = PENDING_PATIENCE_S) -> list[TableStatus]:
+def floor_status(conn: psycopg.Connection[TupleRow], patience_s: float = PENDING_PATIENCE_S) -> list[TableStatus]:
     """Every table the floor knows or has alerts for, by id."""
     alerts = {a.table_id: a for a in floor_alerts(conn, patience_s)}
     rows = conn.execute(
@@ -174,7 +176,7 @@ def floor_status(conn: psycopg.Connection[Any], patience_s: float = PENDING_PATI
     return out
 
 
-def last_ingest_write(conn: psycopg.Connection[Any]) -> datetime | None:
+def last_ingest_write(conn: psycopg.Connection[TupleRow]) -> datetime | None:
     """When an ingest last wrote anything (a record, a reject, a quarantined or pending record)."""
     row = conn.execute(
         """
@@ -203,15 +205,15 @@ class TableHeartbeat:
         return self.heartbeat_at is None or (now - self.heartbeat_at).total_seconds() > SILENT_AFTER_S
 
 
-def _text_or_none(value: Any) -> str | None:
+def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _int_or_none(value: Any) -> int | None:
+def _int_or_none(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def table_heartbeats(conn: psycopg.Connection[Any]) -> list[TableHeartbeat]:
+def table_heartbeats(conn: psycopg.Connection[TupleRow]) -> list[TableHeartbeat]:
     """Every table's latest heartbeat, by id (tables that never beat: no time, no state)."""
     rows = conn.execute("SELECT table_id, heartbeat_at, heartbeat FROM floor_table ORDER BY table_id").fetchall()
     out = []

@@ -37,6 +37,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
+from psycopg.rows import TupleRow
 
 from controller.floor.signing import signature_ok
 from controller.floor.validate import BadMessage, FloorRecord, Rows, check_message, content_hash_ok, excerpt
@@ -147,16 +148,16 @@ class _Stored:
 @dataclass
 class _Writes:
     rows: Rows = field(default_factory=Rows)
-    records: list[tuple[Any, ...]] = field(default_factory=list)
+    records: list[tuple[object, ...]] = field(default_factory=list)
     tables: dict[str, list[Any]] = field(default_factory=dict)
-    chains: list[tuple[Any, ...]] = field(default_factory=list)
-    quarantine: list[tuple[Any, ...]] = field(default_factory=list)
-    pending: list[tuple[Any, ...]] = field(default_factory=list)
+    chains: list[tuple[object, ...]] = field(default_factory=list)
+    quarantine: list[tuple[object, ...]] = field(default_factory=list)
+    pending: list[tuple[object, ...]] = field(default_factory=list)
     resolved: list[int] = field(default_factory=list)
     rejects: list[tuple[Any, ...]] = field(default_factory=list)
 
 
-async def register_table(conn: psycopg.AsyncConnection[Any], table_id: str, public_key: str | None = None) -> bool:
+async def register_table(conn: psycopg.AsyncConnection[TupleRow], table_id: str, public_key: str | None = None) -> bool:
     """Register ``table_id`` (``tablectl floor add-table --db``): its first record is then stored
     even with :attr:`ChainPolicy.require_registration`; with ``public_key`` (64 hex digits) every
     record of the table must carry its signature from then on. False when it was already known
@@ -183,7 +184,7 @@ async def register_table(conn: psycopg.AsyncConnection[Any], table_id: str, publ
         return new
 
 
-async def replace_public_key(conn: psycopg.AsyncConnection[Any], table_id: str, public_key: str) -> None:
+async def replace_public_key(conn: psycopg.AsyncConnection[TupleRow], table_id: str, public_key: str) -> None:
     """Set table ``table_id``'s public key to ``public_key`` (a new key; the table's records are
     checked against it from the next one stored on)."""
     async with conn.cursor() as cur:
@@ -254,7 +255,7 @@ def _seen(w: _Writes, r: FloorRecord) -> None:
 
 
 async def store_messages(
-    conn: psycopg.AsyncConnection[Any], items: Sequence[FloorRecord | Reject], policy: ChainPolicy
+    conn: psycopg.AsyncConnection[TupleRow], items: Sequence[FloorRecord | Reject], policy: ChainPolicy
 ) -> Outcome:
     """Store ``items`` (checked records and rejects) in one transaction; the verdict of each."""
     out = Outcome([Verdict.REJECTED] * len(items), [None] * len(items))
@@ -279,7 +280,7 @@ async def store_messages(
     async with conn.transaction():
         async with conn.cursor() as cur:
             tables = sorted(by_table)  # one lock order: no deadlocks between workers
-            chains: dict[str, tuple[Any, ...]] = {}
+            chains: dict[str, tuple[object, ...]] = {}
             waiting: dict[str, int] = {}
             if tables:
                 # The array's order is the scan's: each lock is taken in table order, in one round trip.
@@ -344,7 +345,7 @@ def _undo(w: _Writes, out: Outcome, table: str, mark: tuple[dict[str, int], list
 
 
 async def _table(
-    cur: psycopg.AsyncCursor[Any],
+    cur: psycopg.AsyncCursor[TupleRow],
     table: str,
     cands: list[_Cand],
     policy: ChainPolicy,
@@ -382,7 +383,7 @@ class _TableRun:
 
     def __init__(
         self,
-        cur: psycopg.AsyncCursor[Any],
+        cur: psycopg.AsyncCursor[TupleRow],
         table: str,
         policy: ChainPolicy,
         w: _Writes,
@@ -603,7 +604,7 @@ async def _hold(
     )
 
 
-async def _fetch(cur: psycopg.AsyncCursor[Any], table: str, seq: int) -> _Stored | None:
+async def _fetch(cur: psycopg.AsyncCursor[TupleRow], table: str, seq: int) -> _Stored | None:
     await cur.execute(
         "SELECT hash, body_sha256, class FROM floor_record WHERE table_id = %s AND seq = %s", (table, seq)
     )
@@ -611,12 +612,12 @@ async def _fetch(cur: psycopg.AsyncCursor[Any], table: str, seq: int) -> _Stored
     return _Stored(row[0], row[1], row[2], None) if row else None
 
 
-async def _meters(cur: psycopg.AsyncCursor[Any], table: str, seq: int) -> tuple[tuple[str, str, int], ...]:
+async def _meters(cur: psycopg.AsyncCursor[TupleRow], table: str, seq: int) -> tuple[tuple[str, str, int], ...]:
     await cur.execute("SELECT scope, name, value FROM meter WHERE table_id = %s AND seq = %s", (table, seq))
     return tuple(sorted((str(s), str(n), int(v)) for s, n, v in await cur.fetchall()))
 
 
-async def _write(cur: psycopg.AsyncCursor[Any], w: _Writes, max_reject_rows: int = MAX_REJECT_ROWS) -> int:
+async def _write(cur: psycopg.AsyncCursor[TupleRow], w: _Writes, max_reject_rows: int = MAX_REJECT_ROWS) -> int:
     """Write what the batch decided; the number of rejects counted but not kept."""
     for name, (target, cols) in _COPIED.items():
         rows: list[tuple[Any, ...]] = (
@@ -645,7 +646,7 @@ async def _write(cur: psycopg.AsyncCursor[Any], w: _Writes, max_reject_rows: int
     return not_kept
 
 
-async def _write_rejects(cur: psycopg.AsyncCursor[Any], rejects: list[tuple[Any, ...]], cap: int) -> int:
+async def _write_rejects(cur: psycopg.AsyncCursor[TupleRow], rejects: list[tuple[Any, ...]], cap: int) -> int:
     """Keep each table's rejects up to ``cap`` rows in all (``ingest_reject_tally`` counts them,
     under a row lock, in table order); count the rest. The number counted and not kept."""
     groups: dict[str, list[tuple[Any, ...]]] = {}

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,14 +78,14 @@ def _object(payload: bytes) -> dict[str, Any]:
     return body
 
 
-def _int(body: dict[str, Any], key: str, low: int = 0) -> int:
+def _int(body: Mapping[str, object], key: str, low: int = 0) -> int:
     value = body.get(key)
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= 2**53:
         raise ChannelError(f"$.{key}: not a whole number from {low} to 2^53: {value!r:.60}")
     return value
 
 
-def _time(body: dict[str, Any], key: str) -> float:
+def _time(body: Mapping[str, object], key: str) -> float:
     value = body.get(key)
     if (
         not isinstance(value, int | float)
@@ -96,7 +97,7 @@ def _time(body: dict[str, Any], key: str) -> float:
     return float(value)
 
 
-def _text(body: dict[str, Any], key: str, optional: bool = False) -> str | None:
+def _text(body: Mapping[str, object], key: str, optional: bool = False) -> str | None:
     value = body.get(key)
     if value is None and optional:
         return None
@@ -105,7 +106,7 @@ def _text(body: dict[str, Any], key: str, optional: bool = False) -> str | None:
     return value
 
 
-def _table(body: dict[str, Any], subject_table: str) -> str:
+def _table(body: Mapping[str, object], subject_table: str) -> str:
     table = body.get("table")
     if table != subject_table:
         raise ChannelError(f"$.table: {table!r:.60} is not the subject's table {subject_table!r}")

@@ -30,7 +30,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import nats
 import nats.errors
@@ -44,6 +44,10 @@ from controller.floor.signing import SigningKeyError, read_signing_key, sign_rec
 from controller.floor_config import FloorConfig
 from controller.journal.outbox import Outbox, RawRecord
 from controller.journal.store import JournalError
+
+if TYPE_CHECKING:
+    from nats.aio.client import Client
+    from nats.aio.msg import Msg
 
 __all__ = ["Forwarder", "LinkState", "LinkStatus", "RecentRecords"]
 
@@ -237,7 +241,7 @@ class Forwarder:
         """The highest record published in this run (one at or below it is published again)."""
         """Messages the floor sent this table in this run."""
         self._beat_due = 0.0
-        self._listening: Any = None
+        self._listening: Client | None = None
         """The connection whose floor-to-table subscription is open."""
         self.snapshot_path = self.journal_path.with_name(f"{self.journal_path.stem}.snapshot.json")
         """The table's snapshot beside its journal (the heartbeat's step, hold and round)."""
@@ -340,7 +344,7 @@ class Forwarder:
             log.exception("floor forwarder %s stopped", self.link.table_id)
             self._state, self._error = LinkState.STOPPED, repr(exc)
 
-    async def run(self, connection: Any) -> None:
+    async def run(self, connection: Client) -> None:
         """Forward on the caller's asyncio loop over ``connection`` (a nats-py client the caller
         owns, which may carry other forwarders too) until :meth:`ask_stop`; instead of
         :meth:`start`. A simulator of many tables in one process uses it (benchmarks/bench_floor.py);
@@ -351,7 +355,7 @@ class Forwarder:
         """Ask a forwarder started with :meth:`run` to stop (the coroutine then returns)."""
         self._stopping.set()
 
-    async def _main(self, shared: Any = None) -> None:
+    async def _main(self, shared: Client | None = None) -> None:
         outbox = Outbox(self.journal_path)
         self._acked = outbox.acked()
         self._stored = self._stored_written = outbox.stored()[0]
@@ -359,7 +363,7 @@ class Forwarder:
         self._outbox = outbox
         self._write_state(outbox)  # starting: `tablectl status` shows the link even before it is up
         backoff = 0.1
-        nc: Any = shared
+        nc: Client | None = shared
         try:
             while not self._stopping.is_set():
                 try:
@@ -390,7 +394,7 @@ class Forwarder:
             if nc is not None and shared is None:
                 await self._close(nc)
 
-    async def connect(self) -> Any:
+    async def connect(self) -> Client:
         """A nats-py connection as the forwarder makes its own: to the link's servers, reconnecting
         forever (for :meth:`run`)."""
         options: dict[str, Any] = {
@@ -423,7 +427,7 @@ class Forwarder:
         pass
 
     @staticmethod
-    async def _close(nc: Any) -> None:
+    async def _close(nc: Client) -> None:
         try:
             await asyncio.wait_for(nc.close(), 2)
         except Exception:  # closing a broken connection: nothing left to do
@@ -464,7 +468,7 @@ class Forwarder:
         except Exception:  # the state is informative; the acknowledged position is what matters
             pass
 
-    async def _publish(self, nc: Any, outbox: Outbox) -> None:
+    async def _publish(self, nc: Client, outbox: Outbox) -> None:
         """Publish from the last acknowledged record until stopped; raises :class:`_Resend` on a
         failed or late acknowledgement."""
         js = self._jetstream(nc)
@@ -590,7 +594,7 @@ class Forwarder:
             raise JournalError(f"{self.journal_path}: does not verify, not published: {report.problems[0]}")
         return str(row[0]) if row else None
 
-    def _jetstream(self, nc: Any) -> Publisher:
+    def _jetstream(self, nc: Client) -> Publisher:
         """The publisher of connection ``nc``, made once: each subscribes an inbox of its own for
         the publish acknowledgements, so one per resend would pile them up."""
         if self._js is None or self._js[0] is not nc:
@@ -680,14 +684,14 @@ class Forwarder:
 
     # --- the floor-to-table channel and the heartbeat ------------------------------------------------
 
-    async def _listen(self, nc: Any) -> None:
+    async def _listen(self, nc: Client) -> None:
         """Subscribe (once per connection) to what the floor tells this table."""
         if self._listening is nc:
             return
         await nc.subscribe(to_table_subject(self.link.subject_prefix, self.link.table_id), cb=self._from_floor)
         self._listening = nc
 
-    async def _from_floor(self, msg: Any) -> None:
+    async def _from_floor(self, msg: Msg) -> None:
         try:
             told = decode_to_table(msg.subject, msg.data, self.link.subject_prefix)
         except ChannelError as exc:
@@ -752,7 +756,7 @@ class Forwarder:
         backlog = max(0, head - self._stored)
         return Heartbeat(self.link.table_id, time.time(), step, hold, round_no, backlog, held, throttled)
 
-    async def _beat(self, nc: Any) -> None:
+    async def _beat(self, nc: Client) -> None:
         assert self.heartbeat_s is not None
         self._beat_due = time.monotonic() + self.heartbeat_s
         await nc.publish(heartbeat_subject(self.link.subject_prefix, self.link.table_id), self.heartbeat().payload())

@@ -25,6 +25,7 @@ import nats.errors
 import nats.js.errors
 import psycopg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from psycopg.rows import TupleRow
 
 from controller.floor.chain import ChainPolicy, Outcome, Reject, Verdict, store_messages
 from controller.floor.channel import heartbeat_subject
@@ -46,6 +47,10 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from nats.aio.client import Client
+    from nats.aio.msg import Msg
+    from nats.js import JetStreamContext
+
     from controller.floor.metrics import IngestMetrics
 
 log = logging.getLogger("tablectl.floor.ingest")
@@ -146,27 +151,27 @@ class Batch:
         return rows
 
     @property
-    def events(self) -> list[tuple[Any, ...]]:
+    def events(self) -> list[tuple[object, ...]]:
         return self.rows().events
 
     @property
-    def rounds(self) -> list[tuple[Any, ...]]:
+    def rounds(self) -> list[tuple[object, ...]]:
         return self.rows().rounds
 
     @property
-    def seats(self) -> list[tuple[Any, ...]]:
+    def seats(self) -> list[tuple[object, ...]]:
         return self.rows().seats
 
     @property
-    def wagers(self) -> list[tuple[Any, ...]]:
+    def wagers(self) -> list[tuple[object, ...]]:
         return self.rows().wagers
 
     @property
-    def cards(self) -> list[tuple[Any, ...]]:
+    def cards(self) -> list[tuple[object, ...]]:
         return self.rows().cards
 
     @property
-    def meters(self) -> list[tuple[Any, ...]]:
+    def meters(self) -> list[tuple[object, ...]]:
         return self.rows().meters
 
 
@@ -220,7 +225,7 @@ class _Broker:
             log.log(level, "%s", text)
 
 
-async def _wait_for_stream(js: Any, config: IngestConfig, broker: _Broker, stop: threading.Event) -> bool:
+async def _wait_for_stream(js: JetStreamContext, config: IngestConfig, broker: _Broker, stop: threading.Event) -> bool:
     """Until the stream is there (made here when this identity may: an open broker); says once,
     clearly, why not (missing and not allowed to make it, or the identity refused). False when
     stopped first."""
@@ -267,7 +272,7 @@ async def _wait_for_stream(js: Any, config: IngestConfig, broker: _Broker, stop:
     return False
 
 
-async def _tell(nc: Any, db: psycopg.AsyncConnection[Any] | None, prefix: str, tables: set[str]) -> None:
+async def _tell(nc: Client, db: psycopg.AsyncConnection[TupleRow] | None, prefix: str, tables: set[str]) -> None:
     """Tell ``tables`` what the store holds of each; a failure is logged (the next batch or heartbeat tells again)."""
     if not tables or db is None or db.closed:
         return
@@ -277,7 +282,7 @@ async def _tell(nc: Any, db: psycopg.AsyncConnection[Any] | None, prefix: str, t
         log.warning("could not tell %d tables what is stored: %s", len(tables), str(exc).strip()[:200])
 
 
-async def _heartbeats(nc: Any, db: psycopg.AsyncConnection[Any] | None, beats: Beats, prefix: str) -> None:
+async def _heartbeats(nc: Client, db: psycopg.AsyncConnection[TupleRow] | None, beats: Beats, prefix: str) -> None:
     """Write the heartbeats waiting and answer each table with what the store holds of it."""
     waiting = beats.drain()
     if not waiting or db is None or db.closed:
@@ -306,12 +311,14 @@ def parse_batch(messages: Iterable[tuple[str, str | None, bytes]], prefix: str =
     return Batch([check_one(subject, msg_id, payload, prefix) for subject, msg_id, payload in messages])
 
 
-async def write_batch(conn: psycopg.AsyncConnection[Any], batch: Batch, policy: ChainPolicy | None = None) -> Outcome:
+async def write_batch(
+    conn: psycopg.AsyncConnection[TupleRow], batch: Batch, policy: ChainPolicy | None = None
+) -> Outcome:
     """Store ``batch`` in one transaction by the chain's rules (:mod:`controller.floor.chain`)."""
     return await store_messages(conn, batch.items, policy or ChainPolicy())
 
 
-async def _one_by_one(db: psycopg.AsyncConnection[Any], batch: Batch, policy: ChainPolicy) -> Outcome:
+async def _one_by_one(db: psycopg.AsyncConnection[TupleRow], batch: Batch, policy: ChainPolicy) -> Outcome:
     """Each message in its own transaction; one the store refuses is kept in ``ingest_reject``."""
     total = Outcome()
     for item in batch.items:
@@ -346,7 +353,7 @@ def _log(batch: Batch, outcome: Outcome) -> None:
         log.warning("quarantined %s seq %d (%s): %s", table, seq, subject[:200], reason)
 
 
-async def _settle(m: Any, verdict: Verdict) -> None:
+async def _settle(m: Msg, verdict: Verdict) -> None:
     """Tell JetStream what became of a message: a reject is terminated (never delivered again), a
     deferred one handed back for later, every other acknowledged (its fate is in the store)."""
     try:
@@ -376,7 +383,7 @@ class _Shares:
     def due(self) -> bool:
         return time.monotonic() - self.seen >= SHARES_EVERY_S
 
-    async def look(self, js: Any) -> None:
+    async def look(self, js: JetStreamContext) -> None:
         """Read the stream's per-subject counts and update :attr:`full`, :attr:`queued`."""
         self.seen = time.monotonic()
         try:
@@ -407,7 +414,7 @@ class _Loop:
     tables to tell what is stored, and when it last looked at the stream."""
 
     def __init__(
-        self, config: IngestConfig, nc: Any, stats: IngestStats, metrics: IngestMetrics | None, broker: _Broker
+        self, config: IngestConfig, nc: Client, stats: IngestStats, metrics: IngestMetrics | None, broker: _Broker
     ) -> None:
         self.config = config
         self.nc = nc
@@ -423,7 +430,7 @@ class _Loop:
             prefix=config.subject_prefix,
             max_reject_rows=config.max_reject_rows,
         )
-        self.db: psycopg.AsyncConnection[Any] | None = None
+        self.db: psycopg.AsyncConnection[TupleRow] | None = None
         self.beats = Beats(config.subject_prefix)
         self.shares = _Shares(config, metrics)
         self.to_tell: set[str] = set()
@@ -449,7 +456,7 @@ class _Loop:
         if self.shares.due():
             await self.shares.look(self.js)
 
-    async def write(self, batch: Batch, msgs: list[Any], stop: threading.Event) -> Outcome | None:
+    async def write(self, batch: Batch, msgs: list[Msg], stop: threading.Event) -> Outcome | None:
         """Store ``batch`` (the messages ``msgs``), keeping it while the database is away; None when
         stopped first (nothing acknowledged: delivered again)."""
         last_progress, backoff = time.monotonic(), 0.2
@@ -478,7 +485,9 @@ class _Loop:
                 assert self.db is not None
                 return await _one_by_one(self.db, batch, self.policy)
 
-    async def settle(self, batch: Batch, msgs: list[Any], outcome: Outcome, sub: Any) -> None:
+    async def settle(
+        self, batch: Batch, msgs: list[Msg], outcome: Outcome, sub: JetStreamContext.PullSubscription
+    ) -> None:
         """Log, acknowledge and count a written batch."""
         _log(batch, outcome)
         for m, verdict in zip(msgs, outcome.verdicts, strict=True):
@@ -496,7 +505,7 @@ class _Loop:
                 except (TimeoutError, nats.errors.Error):
                     pass
 
-    async def step(self, sub: Any, stop: threading.Event) -> bool:
+    async def step(self, sub: JetStreamContext.PullSubscription, stop: threading.Event) -> bool:
         """One turn: the work between batches, then a batch pulled, written and acknowledged.
         False when stopped in the middle of a batch."""
         await self.between_batches()
@@ -526,7 +535,7 @@ class _Loop:
             await self.db.close()
 
 
-async def _connect(config: IngestConfig, broker: _Broker, stop: threading.Event) -> Any:
+async def _connect(config: IngestConfig, broker: _Broker, stop: threading.Event) -> Client | None:
     """The ingest's NATS connection, retried with backoff until it is made (None: stopped first)."""
     options: dict[str, Any] = {
         "servers": list(config.servers),
@@ -554,7 +563,9 @@ async def _connect(config: IngestConfig, broker: _Broker, stop: threading.Event)
             backoff = min(backoff * 2, 5.0)
 
 
-async def _consumer(js: Any, config: IngestConfig, broker: _Broker, stop: threading.Event) -> Any:
+async def _consumer(
+    js: JetStreamContext, config: IngestConfig, broker: _Broker, stop: threading.Event
+) -> JetStreamContext.PullSubscription | None:
     """The durable consumer's pull subscription once the stream is there (None: stopped first)."""
     while True:
         try:

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import orjson
 
@@ -82,7 +81,7 @@ def subject_for(prefix: str, table_id: str, kind: str) -> str:
     return f"{prefix}.{table_id}.{kind}"
 
 
-def hide_cards(data: dict[str, Any]) -> dict[str, Any]:
+def hide_cards(data: Mapping[str, object]) -> dict[str, object]:
     """A dealt card's data with the card left out (``"card": null, "hidden": true``)."""
     return {**data, "card": None, "hidden": True}
 

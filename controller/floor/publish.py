@@ -15,11 +15,15 @@ from __future__ import annotations
 import asyncio
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import nats.errors
 import nats.js.errors
 import orjson
+
+if TYPE_CHECKING:
+    from nats.aio.client import Client
+    from nats.aio.msg import Msg
 
 __all__ = ["Ack", "Publisher"]
 
@@ -40,7 +44,7 @@ class Ack:
 class Publisher:
     """Publishes on connection ``nc`` (a nats-py client), each message's acknowledgement a future."""
 
-    def __init__(self, nc: Any) -> None:
+    def __init__(self, nc: Client) -> None:
         self.nc = nc
         self._prefix = ""
         self._futures: dict[str, asyncio.Future[Ack]] = {}
@@ -71,7 +75,7 @@ class Publisher:
         """Messages published and not acknowledged yet."""
         return len(self._futures)
 
-    async def _reply(self, msg: Any) -> None:
+    async def _reply(self, msg: Msg) -> None:
         future = self._futures.pop(msg.subject[len(self._prefix) :], None)
         if future is None or future.done():
             return

@@ -21,6 +21,9 @@ from controller.par.service import theoretical_win
 
 if TYPE_CHECKING:
     import psycopg
+    from psycopg.rows import TupleRow
+
+    from controller.par.sheet import ParSheet
 
 __all__ = [
     "ReportLine",
@@ -116,7 +119,7 @@ def groups_from_rows(round_rows: Iterable[Iterable[Any]], wager_rows: Iterable[I
     ]
 
 
-SheetSource = Callable[[str, str | None], Any]
+SheetSource = Callable[[str, str | None], "ParSheet | None"]
 """(game, table config path) -> the par sheet, or None when there is none here."""
 
 
@@ -176,7 +179,7 @@ def report_from_rows(
     return Report(since, lines, floor, note)
 
 
-def sheet_for_config(game: str, config: str | None) -> Any:
+def sheet_for_config(game: str, config: str | None) -> ParSheet | None:
     """The par sheet of the table config at ``config`` (the path the table recorded), from the
     par service (computed once, with a progress bar, when not kept); ``None`` when the config is
     not on this machine or has no par figures (no figure rather than a wrong one)."""
@@ -195,7 +198,7 @@ def sheet_for_config(game: str, config: str | None) -> Any:
 
 
 def floor_report(
-    conn: psycopg.Connection[Any],
+    conn: psycopg.Connection[TupleRow],
     since: datetime | None = None,
     tables: list[str] | None = None,
     sheets: SheetSource = sheet_for_config,
@@ -228,9 +231,9 @@ def floor_report(
 
 def _memo(sheets: SheetSource) -> SheetSource:
     """``sheets`` asked once per (game, config) in a report."""
-    found: dict[tuple[str, str | None], Any] = {}
+    found: dict[tuple[str, str | None], ParSheet | None] = {}
 
-    def get(game: str, config: str | None) -> Any:
+    def get(game: str, config: str | None) -> ParSheet | None:
         if (game, config) not in found:
             found[(game, config)] = sheets(game, config)
         return found[(game, config)]

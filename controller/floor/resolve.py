@@ -39,6 +39,7 @@ from typing import Any
 
 import orjson
 import psycopg
+from psycopg.rows import TupleRow
 
 from controller.floor.chain import ChainPolicy, Verdict, store_messages
 from controller.floor.signing import signature_ok
@@ -166,7 +167,7 @@ async def resolve_fork(url: str, table: str, prefix: str = "floor", dry_run: boo
         raise ResolveError(f"{url}: {str(exc).strip().splitlines()[0]}") from exc
 
 
-async def _resolve(conn: psycopg.AsyncConnection[Any], table: str, prefix: str, dry_run: bool) -> ForkReport:
+async def _resolve(conn: psycopg.AsyncConnection[TupleRow], table: str, prefix: str, dry_run: bool) -> ForkReport:
     async with conn.cursor() as cur:
         await cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (table,))
         await cur.execute(
@@ -249,7 +250,9 @@ async def _resolve(conn: psycopg.AsyncConnection[Any], table: str, prefix: str, 
     return report
 
 
-async def _settle(cur: psycopg.AsyncCursor[Any], table: str, prefix: str, public_key: str, report: ForkReport) -> None:
+async def _settle(
+    cur: psycopg.AsyncCursor[TupleRow], table: str, prefix: str, public_key: str, report: ForkReport
+) -> None:
     """With no fork: close the table's open quarantined records the store answers, in id order up
     to the first it does not (see the module's text), with a ``floor_resolution`` row."""
     await cur.execute(
@@ -320,7 +323,7 @@ def _fork(stored: list[tuple[Any, ...]], signed: list[FloorRecord]) -> int | Non
 
 
 async def _signed_quarantine(
-    cur: psycopg.AsyncCursor[Any], table: str, fork_seq: int, prefix: str, public_key: str
+    cur: psycopg.AsyncCursor[TupleRow], table: str, fork_seq: int, prefix: str, public_key: str
 ) -> list[FloorRecord]:
     """The quarantined records of ``table`` from ``fork_seq`` on that the table signed, each
     message once, in seq order."""
@@ -344,7 +347,7 @@ async def _signed_quarantine(
     return out
 
 
-async def _to_evidence(cur: psycopg.AsyncCursor[Any], table: str, fork_seq: int, prefix: str) -> None:
+async def _to_evidence(cur: psycopg.AsyncCursor[TupleRow], table: str, fork_seq: int, prefix: str) -> None:
     """Copy each stored record from ``fork_seq`` on (its floor_record row and its event or round
     rows, as JSON) into ``floor_quarantine`` with the reason."""
     await cur.execute(
@@ -378,7 +381,7 @@ async def _to_evidence(cur: psycopg.AsyncCursor[Any], table: str, fork_seq: int,
     )
 
 
-async def _bookkeeping(cur: psycopg.AsyncCursor[Any], table: str) -> None:
+async def _bookkeeping(cur: psycopg.AsyncCursor[TupleRow], table: str) -> None:
     """floor_table's last record and round as the store now holds them (the removed ones gone)."""
     await cur.execute(
         """

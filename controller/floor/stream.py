@@ -13,13 +13,16 @@ most five times that many messages ahead of any other table's, however much it s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import nats.js.errors
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 
 from controller.floor.messages import TABLE_ID
 from controller.floor.validate import MAX_MESSAGE_BYTES
+
+if TYPE_CHECKING:
+    from nats.js import JetStreamContext
 
 __all__ = [
     "STREAM_MAX_PER_SUBJECT",
@@ -77,7 +80,7 @@ def stream_config(settings: StreamSettings) -> StreamConfig:
     )
 
 
-async def ensure_stream(js: Any, settings: StreamSettings) -> bool:
+async def ensure_stream(js: JetStreamContext, settings: StreamSettings) -> bool:
     """Create the floor stream on JetStream context ``js`` when it is missing; True when it made it."""
     try:
         await js.stream_info(settings.stream)
@@ -88,7 +91,7 @@ async def ensure_stream(js: Any, settings: StreamSettings) -> bool:
     return True
 
 
-def missing_limits(config: Any) -> str | None:
+def missing_limits(config: StreamConfig) -> str | None:
     """What an existing stream's configuration (nats-py ``StreamConfig``) lacks of the tables'
     shares, in words, or None when it has them (a stream made before them keeps its settings:
     JetStream cannot turn a stream into a work queue)."""
@@ -103,7 +106,7 @@ def missing_limits(config: Any) -> str | None:
     return "; ".join(lacks) or None
 
 
-def _value(setting: Any) -> str:
+def _value(setting: object) -> str:
     """An enum setting's value (nats-py gives the enum, or the broker's string)."""
     return str(getattr(setting, "value", setting))
 

@@ -13,12 +13,17 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import orjson
 import psycopg
+from psycopg.rows import TupleRow
 
 from controller.floor.channel import ChannelError, Heartbeat, Stored, decode_heartbeat, to_table_subject
+
+if TYPE_CHECKING:
+    from nats.aio.client import Client
+    from nats.aio.msg import Msg
 
 __all__ = ["Beats", "stored_heads", "store_heartbeats", "tell_stored"]
 
@@ -33,7 +38,7 @@ class Beats:
         self._latest: dict[str, Heartbeat] = {}
         self.refused = 0
 
-    async def take(self, msg: Any) -> None:
+    async def take(self, msg: Msg) -> None:
         """The subscription's callback: keep a heartbeat that reads, log one that does not."""
         try:
             beat = decode_heartbeat(msg.subject, msg.data, self.prefix)
@@ -54,7 +59,7 @@ class Beats:
         return beats
 
 
-async def store_heartbeats(db: psycopg.AsyncConnection[Any], beats: list[Heartbeat]) -> None:
+async def store_heartbeats(db: psycopg.AsyncConnection[TupleRow], beats: list[Heartbeat]) -> None:
     """Write each table's latest heartbeat (``floor_table.heartbeat_at``, the floor's clock, and
     ``heartbeat``), making the table's row when it has none (no record stored yet: ``last_seq``
     0, its first and last times the heartbeat's arrival)."""
@@ -69,7 +74,7 @@ async def store_heartbeats(db: psycopg.AsyncConnection[Any], beats: list[Heartbe
         )
 
 
-async def stored_heads(db: psycopg.AsyncConnection[Any], tables: Iterable[str]) -> list[Stored]:
+async def stored_heads(db: psycopg.AsyncConnection[TupleRow], tables: Iterable[str]) -> list[Stored]:
     """What the store holds of each of ``tables`` (the head of its chain; a table the store does
     not know: nothing)."""
     wanted = sorted(set(tables))
@@ -87,7 +92,7 @@ async def stored_heads(db: psycopg.AsyncConnection[Any], tables: Iterable[str]) 
     return out
 
 
-async def tell_stored(nc: Any, prefix: str, heads: list[Stored]) -> None:
+async def tell_stored(nc: Client, prefix: str, heads: list[Stored]) -> None:
     """Publish each :class:`Stored` on its table's floor-to-table subject (plain NATS: a table
     away hears it with its next heartbeat's answer)."""
     for head in heads:

@@ -83,12 +83,12 @@ class BadMessage(ValueError):
 class Rows:
     """The floor store rows one record (or a batch of records) adds."""
 
-    events: list[tuple[Any, ...]] = field(default_factory=list)
-    rounds: list[tuple[Any, ...]] = field(default_factory=list)
-    seats: list[tuple[Any, ...]] = field(default_factory=list)
-    wagers: list[tuple[Any, ...]] = field(default_factory=list)
-    cards: list[tuple[Any, ...]] = field(default_factory=list)
-    meters: list[tuple[Any, ...]] = field(default_factory=list)
+    events: list[tuple[object, ...]] = field(default_factory=list)
+    rounds: list[tuple[object, ...]] = field(default_factory=list)
+    seats: list[tuple[object, ...]] = field(default_factory=list)
+    wagers: list[tuple[object, ...]] = field(default_factory=list)
+    cards: list[tuple[object, ...]] = field(default_factory=list)
+    meters: list[tuple[object, ...]] = field(default_factory=list)
 
     def extend(self, other: Rows) -> None:
         """Add ``other``'s rows to these."""
@@ -150,7 +150,7 @@ def parse_subject(subject: str, prefix: str) -> tuple[str, str]:
     return table, cls
 
 
-def _plain(value: Any) -> bool:
+def _plain(value: object) -> bool:
     """True when :func:`_walk` finds nothing wrong with ``value`` (nesting, counts, string lengths,
     numbers), found level by level without the JSON paths: :func:`_walk` builds a path for every
     value, a fifth of the ingest's CPU; it runs only when this says no, to name what and where.
@@ -191,7 +191,7 @@ _TINY_FLOAT = re.compile(rb"[0-9]e-|0\.0000")
 orjson's ``0.00001``, ``1e-07`` its ``1e-7``); a string that looks like it only costs the slow way."""
 
 
-def canonical_parsed(value: Any) -> str:
+def canonical_parsed(value: object) -> str:
     """:func:`controller.journal.store.canonical` of a value ``orjson.loads`` made (dicts, lists,
     strings, integers, floats, booleans, None), the same text in a third of the time: orjson with
     sorted keys writes what ``json.dumps`` does for those (tests/test_floor_validate_fast.py),
@@ -205,9 +205,9 @@ def canonical_parsed(value: Any) -> str:
     return text.decode()
 
 
-def _walk(value: Any) -> None:
+def _walk(value: object) -> None:
     """Nesting, counts, string lengths and numbers of the whole message."""
-    stack: list[tuple[Any, str, int]] = [(value, "$", 1)]
+    stack: list[tuple[object, str, int]] = [(value, "$", 1)]
     count = 0
     while stack:
         v, path, depth = stack.pop()
@@ -236,7 +236,7 @@ def _walk(value: Any) -> None:
                 raise BadMessage(f"{path}: number out of range ({v!r})")
 
 
-def _int(d: Mapping[str, Any], key: str, path: str, low: int = 0, high: int = MAX_INT) -> int:
+def _int(d: Mapping[str, object], key: str, path: str, low: int = 0, high: int = MAX_INT) -> int:
     v = d.get(key)
     if isinstance(v, bool) or not isinstance(v, int):
         raise BadMessage(f"{path}.{key}: an integer is needed, not {_shown(v)}")
@@ -245,7 +245,7 @@ def _int(d: Mapping[str, Any], key: str, path: str, low: int = 0, high: int = MA
     return v
 
 
-def _time(d: Mapping[str, Any], key: str, path: str) -> float:
+def _time(d: Mapping[str, object], key: str, path: str) -> float:
     v = d.get(key)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise BadMessage(f"{path}.{key}: a time (seconds since 1970) is needed, not {_shown(v)}")
@@ -254,7 +254,7 @@ def _time(d: Mapping[str, Any], key: str, path: str) -> float:
     return float(v)
 
 
-def _str(d: Mapping[str, Any], key: str, path: str, optional: bool = False, limit: int = 256) -> str | None:
+def _str(d: Mapping[str, object], key: str, path: str, optional: bool = False, limit: int = 256) -> str | None:
     v = d.get(key)
     if v is None and optional:
         return None
@@ -265,21 +265,21 @@ def _str(d: Mapping[str, Any], key: str, path: str, optional: bool = False, limi
     return v
 
 
-def _dict(d: Mapping[str, Any], key: str, path: str) -> dict[str, Any]:
+def _dict(d: Mapping[str, object], key: str, path: str) -> dict[str, Any]:
     v = d.get(key)
     if not isinstance(v, dict):
         raise BadMessage(f"{path}.{key}: an object is needed, not {_shown(v)}")
     return v
 
 
-def _list(d: Mapping[str, Any], key: str, path: str) -> list[Any]:
+def _list(d: Mapping[str, object], key: str, path: str) -> list[Any]:
     v = d.get(key)
     if not isinstance(v, list):
         raise BadMessage(f"{path}.{key}: an array is needed, not {_shown(v)}")
     return v
 
 
-def _shown(v: Any) -> str:
+def _shown(v: object) -> str:
     if v is None:
         return "nothing"
     text = repr(v)
@@ -385,7 +385,7 @@ def _header(m: dict[str, Any], table: str) -> tuple[int, float, str, str | None,
 
 
 def _contents(
-    m: dict[str, Any], cls: str, kind: str, table: str, seq: int, at: float, rows: Rows
+    m: Mapping[str, object], cls: str, kind: str, table: str, seq: int, at: float, rows: Rows
 ) -> tuple[str | None, dict[str, Any]]:
     """The record's content as the journal hashed it (None: not in the message) and what its
     class adds to the record, its rows added to ``rows``."""
@@ -427,7 +427,7 @@ def content_hash_ok(record: FloorRecord, key: bytes | None) -> bool | None:
     )
 
 
-def _meters(data: Mapping[str, Any]) -> tuple[tuple[str, str, int], ...]:
+def _meters(data: Mapping[str, object]) -> tuple[tuple[str, str, int], ...]:
     entries = _list(data, "meters", "$.data")
     out = []
     for i, entry in enumerate(entries):

@@ -18,10 +18,14 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
 from importlib import import_module
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.catalog import GameCatalog
+from controller.game.hooks import TableHooks
 from controller.hands import HandRules
+
+if TYPE_CHECKING:
+    from controller.settlement import Settlement
 
 __all__ = [
     "Holder",
@@ -211,11 +215,11 @@ class RecordRules(Protocol):
         """The game's name."""
 
     @property
-    def read_round(self) -> Callable[..., Any]:
+    def read_round(self) -> Callable[..., object]:
         """``(data, table) -> round``: check a round record (raise ``RecordError``)."""
 
     @property
-    def settle(self) -> Callable[..., Any]:
+    def settle(self) -> Callable[..., Settlement]:
         """``(round, table) -> Settlement``: the pure settlement of a round."""
 
     @property
@@ -281,12 +285,12 @@ class GameDefinition:
         return self.catalog.rules
 
     @property
-    def read_round(self) -> Callable[..., Any]:
+    def read_round(self) -> Callable[..., object]:
         """Check a round record (raise ``RecordError``) and give the round to settle."""
         return self.spec.read_round
 
     @property
-    def settle(self) -> Callable[..., Any]:
+    def settle(self) -> Callable[..., Settlement]:
         """The pure settlement of a round."""
         return self.spec.settle
 
@@ -313,9 +317,12 @@ class GameDefinition:
         """The round machine's ``Phase`` enum (imported now)."""
         return load(self._table().phases)
 
-    def hooks(self) -> Any:
+    def hooks(self) -> TableHooks:
         """The table-reading hooks (imported now)."""
-        return load(self._table().hooks)
+        hooks = load(self._table().hooks)
+        if not isinstance(hooks, TableHooks):
+            raise TypeError(f"{self._table().hooks} is not a TableHooks")
+        return hooks
 
     def player(self) -> Any:
         """The bench's (and the simulation's) simulated players class (imported now)."""

@@ -13,9 +13,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from controller.cards import Card
+
 __all__ = ["Holding", "TableHooks", "seat_holdings", "no_turns", "plain_view"]
 
-Holding = tuple[Sequence[tuple[int, Sequence[Any], bool, bool]], Sequence[Any]]
+Holding = tuple[Sequence[tuple[int, Sequence[Card], bool, bool]], Sequence[Card]]
 """Each seat's number, cards, whether it folded and whether it exposed its hand, in seat order;
 and the dealer's (or the community) cards."""
 
@@ -28,7 +30,7 @@ class TableHooks:
     """The round's cards where they went (see :data:`Holding`)."""
     turned: Callable[[Any], Sequence[int]]
     """The seats whose hands the dealer has turned, in order (empty: the game turns none one by one)."""
-    game_view: Callable[[Any, Callable[..., Any]], Any]
+    game_view: Callable[[Any, Callable[..., object]], object]
     """The game's own decisions so far, made with the view constructor given."""
 
 
@@ -43,11 +45,11 @@ def seat_holdings(shared: str) -> Callable[[Any], Holding]:
     return holdings
 
 
-def no_turns(table: Any) -> Sequence[int]:
+def no_turns(table: object) -> Sequence[int]:
     """A game whose hands are not turned seat by seat."""
     return ()
 
 
-def plain_view(table: Any, make: Callable[..., Any]) -> Any:
+def plain_view(table: object, make: Callable[..., object]) -> object:
     """A game with no decisions of its own to show."""
     return make()

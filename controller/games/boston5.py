@@ -61,7 +61,7 @@ class Boston5Seat:
     exposed_bonus: bool
     folded: bool
 
-    def to_record(self) -> dict[str, Any]:
+    def to_record(self) -> dict[str, object]:
         """This seat as written in a round record."""
         return {
             "wagers": dict(self.wagers),

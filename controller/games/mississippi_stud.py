@@ -72,7 +72,7 @@ class MississippiSeat:
     communication_violation: bool
     violation_at: str | None = None
 
-    def to_record(self) -> dict[str, Any]:
+    def to_record(self) -> dict[str, object]:
         """This seat as written in a round record."""
         return {
             "wagers": dict(self.wagers),
@@ -152,7 +152,7 @@ def _violation_at(
     return None
 
 
-def round_record(rnd: MississippiRound, table: str | None = None) -> dict[str, Any]:
+def round_record(rnd: MississippiRound, table: str | None = None) -> dict[str, object]:
     """The round record (docs/round-record.md) of ``rnd``; ``read_round`` reads it back."""
     return write_record("mississippi_stud", table, rnd.seats, community=format_cards(rnd.community))
 

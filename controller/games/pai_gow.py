@@ -91,9 +91,9 @@ class PaiGowSeat:
     foul: bool = False
     """The dealer found the player's set a foul (the table marks it; the set itself is not kept)."""
 
-    def to_record(self) -> dict[str, Any]:
+    def to_record(self) -> dict[str, object]:
         """This seat as written in a round record."""
-        out: dict[str, Any] = {"wagers": dict(self.wagers), "cards": format_cards(self.cards)}
+        out: dict[str, object] = {"wagers": dict(self.wagers), "cards": format_cards(self.cards)}
         if self.foul:
             out["foul"] = True
         elif self.high is None or self.low is None:
@@ -245,12 +245,13 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
     return PaiGowRound(tuple(seats), dealer, dealer_set, (method, value), remaining, empty, misdeal)
 
 
-def round_record(rnd: PaiGowRound, table: str | None = None) -> dict[str, Any]:
+def round_record(rnd: PaiGowRound, table: str | None = None) -> dict[str, object]:
     """The round record (docs/round-record.md) of ``rnd``; ``read_round`` reads it back."""
-    dealer: Any = format_cards(rnd.dealer)
+    dealt = format_cards(rnd.dealer)
+    dealer: str | dict[str, str] = dealt
     if rnd.dealer_set:
-        dealer = {"cards": dealer, "high": format_cards(rnd.dealer_set[0]), "low": format_cards(rnd.dealer_set[1])}
-    extra: dict[str, Any] = {
+        dealer = {"cards": dealt, "high": format_cards(rnd.dealer_set[0]), "low": format_cards(rnd.dealer_set[1])}
+    extra: dict[str, object] = {
         "start": {"method": rnd.start[0], "value": rnd.start[1]},
         "remaining": rnd.remaining,
         "dealer": dealer,

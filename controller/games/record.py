@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NoReturn, Protocol
 
 from controller.cards import Card, CardError, parse_cards
 from controller.table_config import TableConfig
@@ -75,8 +75,8 @@ def _depth(raw: bytes) -> tuple[int, int]:
     return deepest, at
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    out: dict[str, object] = {}
     for key, value in pairs:
         if key in out:
             raise ValueError(f"duplicate key {key[:60]!r} in one object")
@@ -84,7 +84,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
@@ -155,7 +155,7 @@ class Problems:
                 self.cards_seen[c.index] = path
         return cards if ok else None
 
-    def flag(self, path: str, raw: Mapping[str, Any], key: str) -> bool:
+    def flag(self, path: str, raw: Mapping[str, object], key: str) -> bool:
         """A true/false field of ``raw`` (false when absent)."""
         value = raw.get(key, False)
         if not isinstance(value, bool):
@@ -174,7 +174,7 @@ class SeatRecord:
     wagers: Mapping[str, int]
 
 
-def read_seats(data: Mapping[str, Any], table: TableConfig, problems: Problems, keys: set[str]) -> list[SeatRecord]:
+def read_seats(data: Mapping[str, object], table: TableConfig, problems: Problems, keys: set[str]) -> list[SeatRecord]:
     """The seats of a record, sorted by seat number, with wagers checked against the table."""
     raw_seats = data.get("seats")
     if not isinstance(raw_seats, dict):
@@ -254,10 +254,19 @@ def read_wagers(path: str, raw: object, table: TableConfig, problems: Problems) 
     return wagers
 
 
-def write_record(game: str, table: str | None, seats: Iterable[Any], **rest: Any) -> dict[str, Any]:
+class RecordedSeat(Protocol):
+    """What a round record takes of a seat: its number and how it is written."""
+
+    @property
+    def seat(self) -> int: ...
+
+    def to_record(self) -> dict[str, object]: ...
+
+
+def write_record(game: str, table: str | None, seats: Iterable[RecordedSeat], **rest: object) -> dict[str, object]:
     """A round record: ``game``, the optional ``table``, each seat's ``to_record()`` by seat
     number, then the game's own fields (``rest``, cards already as text)."""
-    record: dict[str, Any] = {"game": game}
+    record: dict[str, object] = {"game": game}
     if table:
         record["table"] = table
     record["seats"] = {str(s.seat): s.to_record() for s in seats}

@@ -36,7 +36,7 @@ class GameSpec:
     name: str
     read_round: Callable[[Mapping[str, Any], TableConfig], Any]
     settle: Callable[[Any, TableConfig], Settlement]
-    round_record: Callable[..., dict[str, Any]]
+    round_record: Callable[..., dict[str, object]]
     top_keys: frozenset[str]
     """The round record's keys; ``recall`` (what ``tablectl recall --json`` adds) is not read for settling."""
     par: str

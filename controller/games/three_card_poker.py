@@ -84,7 +84,7 @@ class ThreeCardSeat:
         """The player put up an ante and no play wager."""
         return "ante" in self.wagers and "play" not in self.wagers
 
-    def to_record(self) -> dict[str, Any]:
+    def to_record(self) -> dict[str, object]:
         """This seat as written in a round record."""
         return {"wagers": dict(self.wagers), "cards": format_cards(self.cards)}
 
@@ -123,7 +123,7 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> ThreeCardRound:
     return ThreeCardRound(tuple(seats), dealer)
 
 
-def round_record(rnd: ThreeCardRound, table: str | None = None) -> dict[str, Any]:
+def round_record(rnd: ThreeCardRound, table: str | None = None) -> dict[str, object]:
     """The round record (docs/round-record.md) of ``rnd``; ``read_round`` reads it back."""
     return write_record("three_card_poker", table, rnd.seats, dealer=format_cards(rnd.dealer))
 

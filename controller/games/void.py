@@ -9,7 +9,7 @@ each one, in seat order. The cards and the rest of the seat are the record's, no
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from controller.settlement import Result, SeatSettlement, Settlement, Step, WagerResult, actions_for, settlement_for
 from controller.table_config import TableConfig
@@ -22,7 +22,7 @@ VOID_KEY = "void"
 _WHY = "void: every wager returned"
 
 
-def settle_void(data: dict[str, Any], table: TableConfig) -> Settlement:
+def settle_void(data: Mapping[str, object], table: TableConfig) -> Settlement:
     """The settlement of the voided round ``data`` at ``table``: every wager returned. Raises
     :class:`~controller.games.record.RecordError` listing every problem (by JSON path)."""
     from controller.games.record import Problems

@@ -14,6 +14,7 @@ numpy is a dependency of tablectl; the ``batch`` extra names it again for instal
 from __future__ import annotations
 
 from functools import cache
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from controller.hands.fast import (
@@ -39,7 +40,7 @@ class BatchUnavailable(ImportError):
     """numpy is not installed; the batch path needs the ``batch`` extra."""
 
 
-def _numpy() -> Any:
+def _numpy() -> ModuleType:
     try:
         import numpy
     except ImportError as exc:  # pragma: no cover - exercised only without numpy
@@ -50,7 +51,7 @@ def _numpy() -> Any:
 
 
 @cache
-def _tables(wheel: Wheel) -> tuple[Any, ...]:
+def _tables(wheel: Wheel) -> tuple[ndarray, ...]:
     np = _numpy()
     ev = evaluator_for(wheel)
     codes = [card_code(i) for i in range(52)]
@@ -65,7 +66,7 @@ def _tables(wheel: Wheel) -> tuple[Any, ...]:
 
 
 @cache
-def _joker_tables(wheel: Wheel) -> tuple[Any, ...]:
+def _joker_tables(wheel: Wheel) -> tuple[ndarray, ...]:
     np = _numpy()
     rank_table, flush_table = evaluator_for(wheel).complete_joker_tables()
     keys = np.array(sorted(rank_table), dtype=np.int64)

@@ -59,7 +59,7 @@ class SpotSums:
             for spot, w in settlement["seats"][seat]["wagers"].items():
                 self.won[spot] = self.won.get(spot, 0) - int(w["net"])
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "from_round": self.from_round,
             "rounds": self.rounds,

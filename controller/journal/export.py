@@ -54,7 +54,7 @@ class WagerRow:
             self.time(),
         ]
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> dict[str, object]:
         """The row as a JSON line has it: money in cents (``amount_cents``, ``paid_cents``)."""
         return {
             "table": self.table,

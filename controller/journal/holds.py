@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from controller.journal.records import JournalRecord
 from controller.journal.store import SqliteJournal
@@ -70,7 +69,7 @@ class HoldStory:
             return float(stated)
         return self.ended.at - self.began.at if self.began is not None else None
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> dict[str, object]:
         """The story as ``recall --json`` and ``holds --json`` write it."""
         began, ended = self.began, self.ended
         return {

@@ -103,7 +103,7 @@ def _belongs(record: JournalRecord, number: int) -> bool:
     return not isinstance(other, int) or other == number
 
 
-def recall_json(r: RecalledRound, table_path: str | None = None) -> dict[str, Any]:
+def recall_json(r: RecalledRound, table_path: str | None = None) -> dict[str, object]:
     """The round in the round record format (docs/round-record.md), with what recall adds under
     ``recall``: ``tablectl settle`` re-settles it as it is, from any folder. ``table``: the table
     config path written in (default: the absolute path the round was played under, with the

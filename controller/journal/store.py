@@ -208,7 +208,7 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 """``json.dumps`` with these settings, made once: ``dumps`` makes an encoder on every call."""
 
 
-def canonical(data: Mapping[str, Any]) -> str:
+def canonical(data: object) -> str:
     """The JSON text a record's data is stored and hashed as."""
     return _CANONICAL.encode(data)
 
@@ -494,7 +494,7 @@ class SqliteJournal:
 
     # --- writing --------------------------------------------------------------------------------
 
-    def _insert(self, kind: str, data: Mapping[str, Any], event: bool) -> int:
+    def _insert(self, kind: str, data: Mapping[str, object], event: bool) -> int:
         seq, at, text = self.last_seq + 1, self.clock(), canonical(data)
         digest = record_hash(self.last_hash, seq, at, kind, event, text, self.key)
         self.db.execute(

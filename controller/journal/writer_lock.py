@@ -17,10 +17,10 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from controller.journal._files import FILE_MODE, JournalError, private_folder
 
@@ -49,7 +49,9 @@ class Holder:
 
 def _read_holder(text: str) -> Holder | None:
     try:
-        data: Any = json.loads(text)
+        data: object = json.loads(text)
+        if not isinstance(data, dict):
+            return None
         return Holder(int(data["pid"]), str(data["command"])[:200], float(data["since"]))
     except (ValueError, TypeError, KeyError):
         return None
@@ -97,7 +99,7 @@ class WriterLock:
         """This process made the lock file (there was none)."""
 
     @classmethod
-    def acquire(cls, journal: Path | str, command: str, clock: Any = time.time) -> WriterLock:
+    def acquire(cls, journal: Path | str, command: str, clock: Callable[[], float] = time.time) -> WriterLock:
         """Take the writer lock of ``journal`` for ``command`` (what the holder is named as), before
         anything of the journal is created or written; raises :class:`JournalLocked` naming the
         holder when another process has it, :class:`JournalError` when the lock file cannot be made."""

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from controller.par.cache import Progress, cached, content_key, read_entry
 from controller.paytables import Paytable
@@ -17,12 +17,17 @@ __all__ = ["SOLVER_VERSIONS", "LOCK", "paytable_content", "kept", "is_kept", "fo
 
 log = logging.getLogger("controller.par")
 
+P = TypeVar("P")
+"""A kept result's payload (its JSON shape)."""
+T = TypeVar("T")
+"""A kept result as read back from its payload."""
+
 SOLVER_VERSIONS = {"mississippi": 1, "boston5": 1, "pai_gow_classes": 1, "three_card_counts": 1}
 """Bump a solver's version when it changes what it computes: its kept results are then not used
 (tests/test_par_data.py fails on shipped data that no longer equals the solver's output)."""
 
 
-def paytable_content(table: Paytable) -> dict[str, Any]:
+def paytable_content(table: Paytable) -> dict[str, object]:
     """What a paytable pays, as canonical content: game, spot, kind and every row (category,
     ranks, odds, fixed amount), in order. Its name, source, approval, file and cap are left out:
     no par figure depends on them (the cap is not in the par math)."""
@@ -50,13 +55,13 @@ LOCK = threading.RLock()
 
 def kept(
     kind: str,
-    inputs: dict[str, Any],
-    build: Callable[[Any], Any],
-    compute: Callable[[Progress | None], Any],
+    inputs: Mapping[str, object],
+    build: Callable[[P], T],
+    compute: Callable[[Progress | None], P],
     what: str,
     steps: int,
     unit: str,
-) -> Any:
+) -> T:
     """The result for ``kind`` and ``inputs``: from the process, else kept, else computed."""
     memo_key = (kind, json.dumps(inputs, sort_keys=True))
     with LOCK:  # one thread computes; the others wait for it rather than computing again
@@ -72,7 +77,7 @@ def kept(
         return found
 
 
-def is_kept(kind: str, inputs: dict[str, Any]) -> bool:
+def is_kept(kind: str, inputs: Mapping[str, object]) -> bool:
     """Whether the result for ``kind`` and ``inputs`` is at hand (in this process, shipped or cached)."""
     memo_key = (kind, json.dumps(inputs, sort_keys=True))
     return memo_key in _MEMO or read_entry(kind, content_key(kind, inputs)) is not None

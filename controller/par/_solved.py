@@ -4,13 +4,18 @@ solvers (numpy) are imported only when a result is computed or read."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypedDict
 
 from controller.par._kept import SOLVER_VERSIONS, kept, paytable_content
 from controller.par.cache import Progress, pack_array, unpack_array
 from controller.paytables import Paytable
 from controller.table_config import TableConfig
+
+if TYPE_CHECKING:
+    from controller.par.boston5 import Boston5Par
+    from controller.par.cache import PackedArray
+    from controller.par.mississippi import MississippiPar
 
 __all__ = [
     "mississippi_inputs",
@@ -27,12 +32,44 @@ __all__ = [
 ]
 
 
-def lines_of(raw: Iterable[Any]) -> tuple[tuple[str, float, float], ...]:
+class _MsArrays(TypedDict):
+    third: PackedArray
+    fourth: PackedArray
+    fifth: PackedArray
+    third_value: PackedArray
+
+
+class MsPayload(TypedDict):
+    """Mississippi Stud's kept strategy and par (:func:`ms_payload`)."""
+
+    arrays: _MsArrays
+    ev_per_ante: float
+    average_total_wager: float
+    fold_rates: dict[str, float]
+    push_rate: float
+    lines: list[list[str | float]]
+    spot_moments: dict[str, list[float]]
+    spot_lines: dict[str, list[list[str | float]]]
+
+
+_B5Arrays = TypedDict("_B5Arrays", {"raise": "PackedArray", "ev_play": "PackedArray"})
+
+
+class B5Payload(TypedDict):
+    """Boston 5's kept strategy and par (:func:`b5_payload`)."""
+
+    arrays: _B5Arrays
+    figures: dict[str, float]
+    spot_moments: dict[str, list[float]]
+    bonus_lines: list[list[str | float]]
+
+
+def lines_of(raw: Iterable[Sequence[str | float]]) -> tuple[tuple[str, float, float], ...]:
     """Payout lines read back from a payload: (name, probability, contribution)."""
     return tuple((str(n), float(p), float(c)) for n, p, c in raw)
 
 
-def moments_of(raw: Mapping[str, Any]) -> dict[str, tuple[float, float, float, float, float]]:
+def moments_of(raw: Mapping[str, Iterable[float]]) -> dict[str, tuple[float, float, float, float, float]]:
     """Per spot moments read back from a payload."""
     out = {}
     for k, v in raw.items():
@@ -44,12 +81,12 @@ def moments_of(raw: Mapping[str, Any]) -> dict[str, tuple[float, float, float, f
 # --- Mississippi Stud ------------------------------------------------------------------------
 
 
-def mississippi_inputs(main: Paytable) -> dict[str, Any]:
+def mississippi_inputs(main: Paytable) -> dict[str, object]:
     """What Mississippi Stud's strategy and par depend on."""
     return {"version": SOLVER_VERSIONS["mississippi"], "main": paytable_content(main)}
 
 
-def ms_payload(par: Any) -> dict[str, Any]:
+def ms_payload(par: MississippiPar) -> MsPayload:
     """A ``MississippiPar`` as a payload to keep."""
     st = par.strategy
     return {
@@ -69,7 +106,7 @@ def ms_payload(par: Any) -> dict[str, Any]:
     }
 
 
-def _ms_from_payload(p: Mapping[str, Any]) -> Any:
+def _ms_from_payload(p: MsPayload) -> MississippiPar:
     from controller.par.mississippi import MississippiPar, MississippiStrategy
 
     a = p["arrays"]
@@ -87,10 +124,10 @@ def _ms_from_payload(p: Mapping[str, Any]) -> Any:
     )
 
 
-def mississippi_par(main: Paytable) -> Any:
+def mississippi_par(main: Paytable) -> MississippiPar:
     """Mississippi Stud's optimal strategy and exact par (``MississippiPar``) for the main paytable."""
 
-    def compute(bar: Progress | None) -> dict[str, Any]:
+    def compute(bar: Progress | None) -> MsPayload:
         from controller.par.mississippi import solve
 
         return ms_payload(solve(main, bar))
@@ -111,7 +148,7 @@ def mississippi_par(main: Paytable) -> Any:
 # --- Boston 5 --------------------------------------------------------------------------------
 
 
-def boston5_inputs(ante_bonus: Paytable, first_to_ante: int, pays: float) -> dict[str, Any]:
+def boston5_inputs(ante_bonus: Paytable, first_to_ante: int, pays: float) -> dict[str, object]:
     """What Boston 5's strategy and par depend on."""
     return {
         "version": SOLVER_VERSIONS["boston5"],
@@ -121,7 +158,7 @@ def boston5_inputs(ante_bonus: Paytable, first_to_ante: int, pays: float) -> dic
     }
 
 
-def b5_payload(par: Any) -> dict[str, Any]:
+def b5_payload(par: Boston5Par) -> B5Payload:
     """A ``Boston5Par`` as a payload to keep."""
     return {
         "arrays": {"raise": pack_array(par.raise_), "ev_play": pack_array(par.ev_play)},
@@ -133,7 +170,7 @@ def b5_payload(par: Any) -> dict[str, Any]:
     }
 
 
-def _b5_from_payload(p: Mapping[str, Any]) -> Any:
+def _b5_from_payload(p: B5Payload) -> Boston5Par:
     from controller.par.boston5 import Boston5Par
 
     f = {k: float(v) for k, v in p["figures"].items()}
@@ -151,10 +188,10 @@ def _b5_from_payload(p: Mapping[str, Any]) -> Any:
     )
 
 
-def boston5_par(ante_bonus: Paytable, first_to_ante: int, pays: float) -> Any:
+def boston5_par(ante_bonus: Paytable, first_to_ante: int, pays: float) -> Boston5Par:
     """Boston 5's best second-wager decisions and exact par (``Boston5Par``)."""
 
-    def compute(bar: Progress | None) -> dict[str, Any]:
+    def compute(bar: Progress | None) -> B5Payload:
         from controller.par.boston5 import solve
 
         return b5_payload(solve(ante_bonus, first_to_ante, pays, bar))
@@ -188,7 +225,7 @@ def b5_args(table: TableConfig) -> tuple[Paytable, int, float]:
     return table.paytables["ante_bonus"], k, _odds_value(table.options["first_second_pays"])
 
 
-def boston5_par_for(table: TableConfig) -> Any:
+def boston5_par_for(table: TableConfig) -> Boston5Par:
     """:func:`boston5_par` for a Boston 5 table's ante bonus paytable and wagers."""
     return boston5_par(*b5_args(table))
 
@@ -196,17 +233,17 @@ def boston5_par_for(table: TableConfig) -> Any:
 # --- what each game's sheet needs ------------------------------------------------------------
 
 
-def mississippi_needs(table: TableConfig) -> list[tuple[str, dict[str, Any]]]:
+def mississippi_needs(table: TableConfig) -> list[tuple[str, dict[str, object]]]:
     """The costly results a Mississippi Stud table's sheet needs: its strategy and par."""
     return [("mississippi", mississippi_inputs(table.paytables["main"]))]
 
 
-def boston5_needs(table: TableConfig) -> list[tuple[str, dict[str, Any]]]:
+def boston5_needs(table: TableConfig) -> list[tuple[str, dict[str, object]]]:
     """The costly results a Boston 5 table's sheet needs: its strategy and par."""
     return [("boston5", boston5_inputs(*b5_args(table)))]
 
 
-def pai_gow_needs(table: TableConfig) -> list[tuple[str, dict[str, Any]]]:
+def pai_gow_needs(table: TableConfig) -> list[tuple[str, dict[str, object]]]:
     """The costly results a pai gow table's sheet needs: the hand classes, for a side wager."""
     if {"bonus", "envy", "insurance"} & set(table.paytables):
         return [("pai_gow_classes", {"version": SOLVER_VERSIONS["pai_gow_classes"]})]

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import comb
-from typing import Any
 
 import numpy as np
 
 from controller.hands.batch import strengths
 from controller.hands.fast import evaluator_for
 from controller.hands.rules import Wheel
-from controller.par.combos import colex_index, combinations_array
+from controller.par.cache import Progress
+from controller.par.combos import Array, colex_index, combinations_array
 from controller.par.lines import LOSE, five_card_lines, line_name
 from controller.paytables import Paytable
 
@@ -42,9 +42,9 @@ _BIN4 = np.array([[comb(n, k) for k in range(5)] for n in range(5)], dtype=np.fl
 class Boston5Par:
     """The exact figures for one ante bonus paytable and wager sizes."""
 
-    raise_: Any
+    raise_: Array
     """Per three-card set (colex index): 1 to make the second wager, 0 to fold."""
-    ev_play: Any
+    ev_play: Array
     """Per three-card set: the expected result of playing, per ante (folding is ``-(1 + k)``)."""
     ev_per_ante: float
     average_total_wager: float
@@ -60,10 +60,10 @@ class Boston5Par:
 _CHUNK = 400
 SOLVE_STEPS = 6175 // _CHUNK + 1 + 2 + 1
 """How many steps :func:`solve` reports to its ``progress`` (most of them counting dealer hands)."""
-_DEALER: list[tuple[Any, Any, Any]] = []
+_DEALER: list[tuple[Array, Array, Array]] = []
 
 
-def dealer_counts(progress: Any = None) -> tuple[Any, Any, Any]:
+def dealer_counts(progress: Progress | None = None) -> tuple[Array, Array, Array]:
     """For every five-card set (colex order): its strength and the number of the dealer's
     five-card hands from the other 47 cards below it and equal to it (computed once per process;
     ``progress`` is told of each step)."""
@@ -74,7 +74,7 @@ def dealer_counts(progress: Any = None) -> tuple[Any, Any, Any]:
     return _DEALER[0]
 
 
-def _dealer_counts(progress: Any) -> tuple[Any, Any, Any]:
+def _dealer_counts(progress: Progress | None) -> tuple[Array, Array, Array]:
     def step() -> None:
         if progress is not None:
             progress.update(1)
@@ -138,7 +138,7 @@ def _dealer_counts(progress: Any) -> tuple[Any, Any, Any]:
     return strength, win, tie
 
 
-def _three_subsets(hands: Any) -> Any:
+def _three_subsets(hands: Array) -> Array:
     cols = [colex_index(hands[:, list(c)]) for c in _PICK3]
     return np.stack(cols, axis=1)
 
@@ -146,7 +146,7 @@ def _three_subsets(hands: Any) -> Any:
 _PICK3 = [(a, b, c) for a in range(5) for b in range(a + 1, 5) for c in range(b + 1, 5)]
 
 
-def solve(ante_bonus: Paytable, first_to_ante: int, pays: float, progress: Any = None) -> Boston5Par:
+def solve(ante_bonus: Paytable, first_to_ante: int, pays: float, progress: Progress | None = None) -> Boston5Par:
     """The best second-wager decisions and the exact par for an ante bonus table, the first
     wager's multiple of the ante ``first_to_ante`` and the first and second wagers' odds ``pays``
     (``progress`` is told of each of the :data:`SOLVE_STEPS` steps)."""

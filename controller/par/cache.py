@@ -30,7 +30,12 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from controller.par.combos import Array
 
 __all__ = [
     "FORMAT",
@@ -76,12 +81,12 @@ def cache_dir() -> Path | None:
     return Path(base) / "tablectl" / "par"
 
 
-def canonical(value: Any) -> str:
+def canonical(value: object) -> str:
     """``value`` as canonical JSON (sorted keys, no spaces): what hashes are taken of."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
-def content_key(kind: str, inputs: Any) -> str:
+def content_key(kind: str, inputs: object) -> str:
     """The key of a result of ``kind`` computed from ``inputs`` (JSON-able, canonical content)."""
     return hashlib.sha256(canonical({"kind": kind, "inputs": inputs}).encode()).hexdigest()[:32]
 
@@ -91,11 +96,11 @@ def file_name(kind: str, key: str) -> str:
     return f"{kind}-{key}.json.gz"
 
 
-def _digest(kind: str, key: str, payload: Any) -> str:
+def _digest(kind: str, key: str, payload: object) -> str:
     return hashlib.sha256(canonical({"kind": kind, "key": key, "payload": payload}).encode()).hexdigest()
 
 
-def encode_entry(kind: str, key: str, inputs: Any, payload: Any) -> bytes:
+def encode_entry(kind: str, key: str, inputs: object, payload: object) -> bytes:
     """A result as file bytes (gzip with no time stamp: the same result gives the same bytes)."""
     entry = {
         "format": FORMAT,
@@ -199,7 +204,7 @@ def progress_bar(what: str, total: int, unit: str) -> Iterator[Progress]:
 
 def cached(
     kind: str,
-    inputs: Any,
+    inputs: object,
     compute: Callable[[Progress | None], Any],
     *,
     what: str,
@@ -229,7 +234,15 @@ def cached(
     return payload
 
 
-def pack_array(array: Any) -> dict[str, Any]:
+class PackedArray(TypedDict):
+    """A numpy array as JSON (:func:`pack_array`)."""
+
+    dtype: str
+    shape: list[int]
+    data: str
+
+
+def pack_array(array: npt.ArrayLike | None) -> PackedArray:
     """A numpy array as JSON: dtype, shape, and its bytes (little-endian) in base64."""
     import numpy as np
 
@@ -238,7 +251,7 @@ def pack_array(array: Any) -> dict[str, Any]:
     return {"dtype": a.dtype.str, "shape": list(a.shape), "data": base64.b64encode(a.tobytes()).decode()}
 
 
-def unpack_array(packed: Mapping[str, Any]) -> Any:
+def unpack_array(packed: Mapping[str, Any]) -> Array:
     """The numpy array :func:`pack_array` wrote; :class:`CacheError` when it does not add up."""
     import numpy as np
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from controller.hands.categories import FIVE_CARD_ORDER, unpack
+from controller.par.combos import Array
 from controller.paytables import Paytable, PaytableRow
 
 __all__ = ["LOSE", "line_name", "row_value", "common_denominator", "five_card_lines"]
@@ -33,7 +33,7 @@ def common_denominator(table: Paytable) -> int:
     return math.lcm(*(r.odds.denominator for r in table.rows))
 
 
-def five_card_lines(table: Paytable, strengths: Any, scale: int = 0) -> tuple[Any, Any]:
+def five_card_lines(table: Paytable, strengths: Array, scale: int = 0) -> tuple[Array, Array]:
     """For an array of five-card strengths: the paytable line id of each (an index into
     ``table.rows``, or :data:`LOSE`) and what it pays per unit (-1 when it loses); with
     ``scale`` (a multiple of :func:`common_denominator`), what it pays times ``scale``, exactly."""

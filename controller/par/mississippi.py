@@ -22,14 +22,15 @@ reached.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 
 from controller.hands.batch import strengths
 from controller.hands.rules import Wheel
-from controller.par.combos import colex_index, combinations_array
+from controller.par.cache import Progress
+from controller.par.combos import Array, colex_index, combinations_array
 from controller.par.lines import LOSE, common_denominator, five_card_lines, line_name
 from controller.paytables import Paytable
 
@@ -49,9 +50,9 @@ class MississippiStrategy:
     2, 4 or 6 units.
     """
 
-    third: Any
-    fourth: Any
-    fifth: Any
+    third: Array
+    fourth: Array
+    fifth: Array
 
 
 @dataclass(frozen=True)
@@ -68,18 +69,18 @@ class MississippiPar:
     spot_moments: dict[str, tuple[float, float, float, float, float]]
     """Per spot: E[net], E[wagered], E[net^2], E[net*wagered], E[wagered^2], in ante units."""
     spot_lines: dict[str, tuple[tuple[str, float, float], ...]]
-    third_value: Any = None
+    third_value: Array | None = None
     """Per two-card set (colex index): the expected result per ante of the best play from there."""
 
 
-def _choose(fold: Any, bet1: Any, bet3: Any) -> tuple[Any, Any]:
+def _choose(fold: Array, bet1: Array, bet3: Array) -> tuple[Array, Array]:
     """The best of fold / 1x / 3x values, ties to the larger wager: (value, decision 0|1|3)."""
     value = np.maximum(fold, np.maximum(bet1, bet3))
     decision = np.where(bet3 >= value, 3, np.where(bet1 >= value, 1, 0)).astype(np.int8)
     return value, decision
 
 
-def _subset_indices(rows: Any) -> Any:
+def _subset_indices(rows: Array) -> Array:
     """For each row of k ascending cards, the colex index of each (k-1)-subset (column j drops card j)."""
     k = rows.shape[1]
     return np.stack([colex_index(np.delete(rows, j, axis=1)) for j in range(k)], axis=1).astype(np.int32)
@@ -89,7 +90,7 @@ SOLVE_STEPS = 11
 """How many steps :func:`solve` reports to its ``progress``."""
 
 
-def solve(table: Paytable, progress: Any = None) -> MississippiPar:
+def solve(table: Paytable, progress: Progress | None = None) -> MississippiPar:
     """The optimal strategy and the exact par of the main paytable ``table``; ``progress``
     (a tqdm bar, say) is told of each of the :data:`SOLVE_STEPS` steps as it is done."""
 
@@ -143,7 +144,7 @@ class _Moments:
     def __init__(self) -> None:
         self.sums = np.zeros(5)
 
-    def add(self, weight: Any, net: Any, wager: float) -> None:
+    def add(self, weight: Array, net: Array | float, wager: float) -> None:
         w = float(np.sum(weight))
         wn = float(np.sum(weight * net))
         wnn = float(np.sum(weight * net * net))
@@ -159,12 +160,12 @@ def _forward(
     table: Paytable,
     st: MississippiStrategy,
     ev: float,
-    sub5: Any,
-    sub4: Any,
-    sub3: Any,
-    line5: Any,
-    pay5: Any,
-    step: Any = lambda: None,
+    sub5: Array,
+    sub4: Array,
+    sub3: Array,
+    line5: Array,
+    pay5: Array,
+    step: Callable[[], None] = lambda: None,
 ) -> MississippiPar:
     spots = ("ante", *STREET_SPOTS)
     moments = {s: _Moments() for s in spots}
@@ -174,7 +175,7 @@ def _forward(
     line_ret = {s: np.zeros(n_lines) for s in (*spots, "all")}
     total_wager = 0.0
 
-    def fold(street: str, weight: Any, bets: dict[str, int]) -> None:
+    def fold(street: str, weight: Array, bets: dict[str, int]) -> None:
         nonlocal total_wager
         w = float(np.sum(weight))
         folds[street] += w
@@ -188,7 +189,7 @@ def _forward(
     w3 = {}
     for b3 in _BETS:
         w3[b3] = sum((st.third[sub3[:, j]] == b3) * w2[sub3[:, j]] for j in range(3)) / 50
-    w4: dict[tuple[int, int], Any] = {}
+    w4: dict[tuple[int, int], Array] = {}
     for k, b3 in enumerate(_BETS):
         d = st.fourth[k]
         fold("fourth", w3[b3][d == 0], {"ante": 1, "third": b3})
@@ -229,6 +230,6 @@ def _forward(
     )
 
 
-def _by_line(line: Any, weight: Any, n: int) -> Any:
+def _by_line(line: Array, weight: Array, n: int) -> Array:
     """Weights summed by paytable line (the LOSE line last)."""
     return np.bincount(np.where(line == LOSE, n - 1, line), weights=weight, minlength=n)

@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterator, Mapping
 from itertools import combinations
 from math import comb, prod
-from typing import Any
+from typing import Any, TypedDict
 
 from controller.cards import ALL_CARDS, JOKER, Card
 from controller.game_options import pai_gow_options
@@ -138,7 +138,7 @@ CLASSES = 292_259
 """How many classes :func:`hand_classes` yields (the steps of :func:`class_counts`'s progress)."""
 
 
-def class_counts(progress: Any = None) -> tuple[dict[tuple[Category, ...], int], dict[int, int]]:
+def class_counts(progress: Progress | None = None) -> tuple[dict[tuple[Category, ...], int], dict[int, int]]:
     """How many hands qualify for each set of bonus lines, and how many are a pai gow by top
     card, counted over the classes (``progress`` is told of every thousand classes)."""
     bonus: dict[tuple[Category, ...], int] = {}
@@ -154,7 +154,14 @@ def class_counts(progress: Any = None) -> tuple[dict[tuple[Category, ...], int],
     return bonus, insurance
 
 
-def pg_payload(counts: tuple[Mapping[tuple[Category, ...], int], Mapping[int, int]]) -> dict[str, Any]:
+class PgPayload(TypedDict):
+    """Pai gow's kept class counts: ``[[category, ...], count]`` and ``[top card, count]`` rows."""
+
+    bonus: list[list[Any]]
+    insurance: list[list[int]]
+
+
+def pg_payload(counts: tuple[Mapping[tuple[Category, ...], int], Mapping[int, int]]) -> PgPayload:
     """:func:`class_counts`'s result as a payload to keep."""
     bonus, insurance = counts
     return {
@@ -163,7 +170,7 @@ def pg_payload(counts: tuple[Mapping[tuple[Category, ...], int], Mapping[int, in
     }
 
 
-def _pg_from_payload(p: Mapping[str, Any]) -> tuple[dict[tuple[Category, ...], int], dict[int, int]]:
+def _pg_from_payload(p: PgPayload) -> tuple[dict[tuple[Category, ...], int], dict[int, int]]:
     bonus = {tuple(Category(c) for c in k): int(n) for k, n in p["bonus"]}
     return bonus, {int(k): int(n) for k, n in p["insurance"]}
 
@@ -172,7 +179,7 @@ def pai_gow_classes() -> tuple[dict[tuple[Category, ...], int], dict[int, int]]:
     """Pai gow's hand counts over the 154,143,080 hands: by the set of bonus lines a hand
     qualifies for, and the pai gows by top card (:func:`class_counts`, computed once, then kept)."""
 
-    def compute(bar: Progress | None) -> dict[str, Any]:
+    def compute(bar: Progress | None) -> PgPayload:
         return pg_payload(class_counts(bar))
 
     result: tuple[dict[tuple[Category, ...], int], dict[int, int]] = kept(

@@ -25,7 +25,7 @@ import sys
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from controller.par import _kept, _solved
 from controller.par._kept import LOCK as _LOCK
@@ -196,7 +196,7 @@ def _all_kept(table: TableConfig) -> bool:
     from controller.games.spec import spec_for
 
     where = spec_for(table.game).par_needs
-    needs: list[tuple[str, dict[str, Any]]] = _load(where)(table) if where else []
+    needs: list[tuple[str, dict[str, object]]] = _load(where)(table) if where else []
     return all(_kept.is_kept(kind, inputs) for kind, inputs in needs)
 
 
@@ -227,6 +227,18 @@ def forget() -> None:
 # --- theoretical win -------------------------------------------------------------------------
 
 
+class _Edge(Protocol):
+    @property
+    def edge_per_unit(self) -> float: ...
+
+
+class _SheetEdges(Protocol):
+    """What the theoretical win reads of a par sheet (a ``ParSheet``): each spot's edge."""
+
+    @property
+    def spots(self) -> Mapping[str, _Edge]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Theoretical:
     """The theoretical win of some wagers: per spot the handle (a payout line paid on another
@@ -240,7 +252,7 @@ class Theoretical:
     """Spots with a handle and no par figure."""
 
 
-def theoretical_win(sheet: ParSheet | Any | None, game: str, wagered: Mapping[str, int]) -> Theoretical:
+def theoretical_win(sheet: _SheetEdges | None, game: str, wagered: Mapping[str, int]) -> Theoretical:
     """The one rule: for each wager spot, the par sheet's house edge per unit times the cents
     wagered on it in the rounds that were settled (void rounds, whose wagers were returned, are
     not in ``wagered``); each payout line of :data:`PAID_ON` (Boston 5's ante bonus) with its

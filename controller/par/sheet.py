@@ -65,7 +65,7 @@ class SpotPar:
             sd = math.hypot(sd, (self.interval95[1] - self.interval95[0]) / (2 * 1.96))
         return (self.edge_per_unit - 1.96 * sd, self.edge_per_unit + 1.96 * sd)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The JSON form printed by ``tablectl par --json``."""
         return {
             "spot": self.spot,
@@ -104,7 +104,7 @@ class ParSheet:
     """Further figures by name, such as the envy bonus by the number of other players."""
     notes: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The JSON form printed by ``tablectl par --json``."""
         return {
             "game": self.game,

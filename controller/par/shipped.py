@@ -15,14 +15,18 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from controller.par.cache import content_key, decode_entry, encode_entry, file_name, unpack_array
 from controller.paytables import load_paytables
 from controller.table_config import config_dir, load_table
+
+if TYPE_CHECKING:
+    from controller.hands import HandRules
+    from controller.paytables import Paytable
 
 __all__ = ["Shipped", "DATA", "shipped_results", "payloads_agree", "main"]
 
@@ -35,8 +39,8 @@ class Shipped:
     """One shipped result: its kind, the inputs it is computed from, and how to compute it."""
 
     kind: str
-    inputs: dict[str, Any]
-    compute: Callable[[], Any]
+    inputs: dict[str, object]
+    compute: Callable[[], object]
     what: str
 
     @property
@@ -57,7 +61,7 @@ def shipped_results() -> Iterator[Shipped]:
     for p in sorted(paytables.values(), key=lambda p: p.name):
         if p.game == "mississippi_stud" and p.spot == "main":
 
-            def ms(p: Any = p) -> Any:
+            def ms(p: Paytable = p) -> object:
                 from controller.par.mississippi import solve
 
                 return _solved.ms_payload(solve(p))
@@ -73,7 +77,7 @@ def shipped_results() -> Iterator[Shipped]:
         if p.game == "boston5" and p.spot == "ante_bonus":
             for k, pays in sorted(wagers):
 
-                def b5(p: Any = p, k: int = k, pays: float = pays) -> Any:
+                def b5(p: Paytable = p, k: int = k, pays: float = pays) -> object:
                     from controller.par.boston5 import solve
 
                     return _solved.b5_payload(solve(p, k, pays))
@@ -85,14 +89,14 @@ def shipped_results() -> Iterator[Shipped]:
 
     for rules in (BOSTON5, MISSISSIPPI_STUD):
 
-        def three(rules: Any = rules) -> Any:
+        def three(rules: HandRules = rules) -> object:
             from controller.par.three_card import count_three_card
 
             return sorted([c.value, r, n] for (c, r), n in count_three_card(rules).items())
 
         yield Shipped("three_card_counts", three_card_inputs(rules), three, f"three-card counts, {rules.game}")
 
-    def pg() -> Any:
+    def pg() -> object:
         from controller.par.pai_gow import class_counts, pg_payload
 
         return pg_payload(class_counts())
@@ -100,7 +104,7 @@ def shipped_results() -> Iterator[Shipped]:
     yield Shipped("pai_gow_classes", {"version": SOLVER_VERSIONS["pai_gow_classes"]}, pg, "pai gow classes")
 
 
-def payloads_agree(a: Any, b: Any) -> bool:
+def payloads_agree(a: object, b: object) -> bool:
     """Whether two payloads are the same result: decisions and counts exactly, figures to 1e-9
     relative (a float sum may round differently on another CPU's vector unit)."""
     if isinstance(a, dict) and isinstance(b, dict):
@@ -120,7 +124,7 @@ def payloads_agree(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _arrays_agree(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def _arrays_agree(a: Mapping[str, object], b: Mapping[str, object]) -> bool:
     import numpy as np
 
     x, y = unpack_array(a), unpack_array(b)

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
 
 from controller.cards import Card
 from controller.hands import BOSTON5, evaluate_three
-from controller.par.combos import BINOM
+from controller.par.combos import BINOM, Array
 from controller.paytables import Paytable
 from controller.table_config import TableConfig, default_table_path, load_table
 
@@ -38,7 +37,7 @@ def _default_table(game: str) -> TableConfig:
     return load_table(default_table_path(game))
 
 
-def mississippi_tables(paytable: Paytable | None = None) -> dict[str, Any]:
+def mississippi_tables(paytable: Paytable | None = None) -> dict[str, Array]:
     """The optimal decision tables for ``paytable`` (default: the shipped table's main paytable)."""
     table = paytable or _default_table("mississippi_stud").paytables["main"]
     found = _BY_TABLE.get(id(table))
@@ -50,7 +49,7 @@ def mississippi_tables(paytable: Paytable | None = None) -> dict[str, Any]:
     return found[1]
 
 
-_BY_TABLE: dict[int, tuple[Paytable, dict[str, Any]]] = {}
+_BY_TABLE: dict[int, tuple[Paytable, dict[str, Array]]] = {}
 """The par service's tables by paytable object: a player asks several times a round, and the
 content key costs more than the look-up (the service keeps the tables themselves, by content)."""
 

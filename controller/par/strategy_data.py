@@ -3,21 +3,20 @@ hands that play alike (the same ranks, suits relabelled: any relabelling plays t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from itertools import permutations
-from typing import Any
 
 import numpy as np
 
 from controller.cards import ALL_CARDS, format_cards
-from controller.par.combos import colex_index, combinations_array
+from controller.par.combos import Array, colex_index, combinations_array
 
 __all__ = ["canonical_classes", "mississippi_rows", "boston5_rows"]
 
 _PERMS = np.array(list(permutations(range(4))), dtype=np.int64)
 
 
-def canonical_classes(k: int) -> tuple[Any, Any]:
+def canonical_classes(k: int) -> tuple[Array, Array]:
     """For the k-card sets (colex order): the colex index of each set's class representative
     (the least index over the 24 relabellings of suits), and the representatives, ascending."""
     sets = combinations_array(52, k).astype(np.int64)
@@ -36,7 +35,7 @@ def _text(k: int, index: int) -> str:
     return format_cards(sorted((ALL_CARDS[int(c)] for c in cards), key=lambda c: (-(c.index % 13), c.index)))
 
 
-def mississippi_rows(tables: dict[str, Any]) -> Iterator[dict[str, object]]:
+def mississippi_rows(tables: Mapping[str, Array]) -> Iterator[dict[str, object]]:
     """The optimal Mississippi Stud strategy, street by street: the cards known (the player's two,
     then the community cards shown, as one set), the street bets already made, and the bet (0 = fold)."""
     _, reps2 = canonical_classes(2)
@@ -52,7 +51,7 @@ def mississippi_rows(tables: dict[str, Any]) -> Iterator[dict[str, object]]:
             yield {"street": "fifth", "cards": _text(4, i), "bets_so_far": so_far, "bet": int(tables["fifth"][j, i])}
 
 
-def boston5_rows(raise_: Any, ev_play: Any, fold_value: float) -> Iterator[dict[str, object]]:
+def boston5_rows(raise_: Array, ev_play: Array, fold_value: float) -> Iterator[dict[str, object]]:
     """The Boston 5 second-wager decision per class of three-card hands, with its values per ante."""
     _, reps3 = canonical_classes(3)
     for i in reps3.tolist():

@@ -4,7 +4,6 @@ bonus on the community cards, Boston 5's on the player's first three cards)."""
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any
 
 from controller.cards import ALL_CARDS
 from controller.hands import HandRules, evaluate_three
@@ -21,7 +20,7 @@ HANDS = 22_100
 """C(52, 3): every three-card hand."""
 
 
-def three_card_inputs(rules: HandRules) -> dict[str, Any]:
+def three_card_inputs(rules: HandRules) -> dict[str, object]:
     """What the three-card hand counts depend on: the game's three-card ranking (its order)."""
     order = [c.value for c in rules.three_card] if rules.three_card else None
     return {"version": SOLVER_VERSIONS["three_card_counts"], "wheel": rules.wheel.value, "three_card": order}
@@ -31,13 +30,13 @@ def three_card_counts(rules: HandRules) -> dict[tuple[Category, int], int]:
     """How many of the 22,100 hands fall in each (category, naming rank 2-14) under ``rules``
     (:func:`count_three_card`: a second of CPU, so it is kept too: controller.par._kept)."""
 
-    def compute(bar: Progress | None) -> list[list[Any]]:
+    def compute(bar: Progress | None) -> list[list[str | int]]:
         counts = count_three_card(rules)
         if bar is not None:
             bar.update(1)
         return sorted([c.value, r, n] for (c, r), n in counts.items())
 
-    def build(payload: list[list[Any]]) -> dict[tuple[Category, int], int]:
+    def build(payload: list[list[str | int]]) -> dict[tuple[Category, int], int]:
         return {(Category(c), int(r)): int(n) for c, r, n in payload}
 
     result: dict[tuple[Category, int], int] = kept(

@@ -16,7 +16,6 @@ import logging
 import sys
 from collections.abc import Callable
 from enum import Enum
-from typing import Any
 
 from controller.table._dealer_screen import DealerScreen
 from controller.table._round_state import DeviceCommands, Fire, GameShape, RoundState
@@ -231,7 +230,7 @@ class Holds:
         self._commands.panel_lamp("clear_fault", True)
         self._display.shown(f"HOLD: {self.reason}")
 
-    def machine_error_raised(self, *_trigger_args: Any, **_trigger_kwargs: Any) -> None:
+    def machine_error_raised(self, *_trigger_args: object, **_trigger_kwargs: object) -> None:
         """A callback of the machine raised (its ``on_exception``): the error names the hold's
         reason (the state stays as it is).
 

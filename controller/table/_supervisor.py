@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from controller.table._round_state import Audit, RoundState
 
@@ -137,7 +136,7 @@ class Supervisor:
         self.attempt(action.name, button)
         return True
 
-    def attempt(self, name: str, button: str = "", **args: Any) -> bool:
+    def attempt(self, name: str, button: str = "", **args: object) -> bool:
         """Do action ``name`` if it is allowed now (key on, state, the round's own check);
         otherwise refuse it, journaled. True when it was done."""
         action = self._by_name[name]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from enum import Enum
-from typing import Any, Protocol
+from typing import Protocol
 
 from controller.table._dealer_screen import DealerScreen
 from controller.table._round_state import DeviceCommands, GameShape, RoundState
@@ -33,7 +33,7 @@ __all__ = ["Wagers", "FaultReport"]
 class FaultReport(Protocol):
     """``report(device, error, **detail)``: a device report the table refuses, journaled and shown."""
 
-    def __call__(self, device: str, error: str, **detail: Any) -> None: ...
+    def __call__(self, device: str, error: str, **detail: object) -> None: ...
 
 
 class Wagers:

@@ -49,7 +49,7 @@ class Phase(Enum):
 P = Phase
 PLAYING = in_play_states(P)
 
-TRANSITIONS: list[dict[str, Any]] = [
+TRANSITIONS: list[dict[str, object]] = [
     # 24.8(b)4: "no more bets"; ante and first wager (first = 2 x ante), an optional bonus with them.
     {
         "trigger": "no_more_bets",

@@ -4,7 +4,7 @@ round can be replayed from the journal into a fresh machine."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from collections.abc import Mapping
 
 import drivers.bet_spots
 import drivers.link
@@ -58,7 +58,7 @@ EVENT_KINDS: dict[str, type] = {
 """Every event class the controller takes, by the kind it is journaled as."""
 
 
-def decode_event(kind: str, data: dict[str, Any]) -> object:
+def decode_event(kind: str, data: Mapping[str, object]) -> object:
     """The event journaled as ``kind`` with ``data``."""
     cls = EVENT_KINDS.get(kind)
     if cls is None:

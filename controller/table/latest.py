@@ -11,10 +11,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from controller.table.snapshot import PlayerHands, TableSnapshot
 from controller.table.snapshot_build import build_hands, build_snapshot
+
+if TYPE_CHECKING:
+    from controller.table.round import RoundTable
 
 __all__ = ["LatestSnapshot", "OnDemandSnapshot", "SnapshotSource", "SnapshotTimeout"]
 
@@ -87,7 +90,7 @@ class OnDemandSnapshot:
     """Snapshots of a table run on the reader's own thread (the soak: the players step the engine
     themselves), built only when read and only once per event handled (``version()`` counts them)."""
 
-    def __init__(self, table: Any, version: Callable[[], int]) -> None:
+    def __init__(self, table: RoundTable, version: Callable[[], int]) -> None:
         self._table = table
         self._version = version
         self._snapshot: TableSnapshot | None = None

@@ -51,10 +51,10 @@ class Phase(Enum):
 
 
 P = Phase
-_STREET_OF: dict[Any, str] = {P.THIRD_STREET: "third", P.FOURTH_STREET: "fourth", P.FIFTH_STREET: "fifth"}
+_STREET_OF: dict[object, str] = {P.THIRD_STREET: "third", P.FOURTH_STREET: "fourth", P.FIFTH_STREET: "fifth"}
 PLAYING = in_play_states(P)
 
-TRANSITIONS: list[dict[str, Any]] = [
+TRANSITIONS: list[dict[str, object]] = [
     # 35.9(c): "no more bets" before any card; wagers that break the rules must be put right first.
     {
         "trigger": "no_more_bets",

@@ -77,7 +77,7 @@ class Phase(Enum):
 P = Phase
 PLAYING = in_play_states(P)
 
-TRANSITIONS: list[dict[str, Any]] = [
+TRANSITIONS: list[dict[str, object]] = [
     # 31.8(b)/31.10: "no more bets"; the optional wagers go with a pai gow wager (11.15(b)).
     # Bets locked, the dealer enters the dice total (or a random number is drawn) before any card.
     {

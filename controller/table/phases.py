@@ -16,7 +16,6 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from enum import Enum
-from typing import Any
 
 __all__ = ["BEFORE", "AFTER", "CommonPhases", "Trigger", "in_play_states", "common_transitions"]
 
@@ -86,7 +85,7 @@ def in_play_states(phase: Iterable[Enum]) -> list[Enum]:
     return [p for p in phase if p.value not in _OUT_OF_PLAY]
 
 
-def common_transitions(phase: type[Enum], playing: list[Enum]) -> list[dict[str, Any]]:
+def common_transitions(phase: type[Enum], playing: list[Enum]) -> list[dict[str, object]]:
     """The transitions every game has, for its ``Phase`` enum and its in-play states."""
     P = CommonPhases.of(phase)
     return [

@@ -74,7 +74,7 @@ class RoundTable:
     Phase: ClassVar[type[Enum]]
     common: ClassVar[CommonPhases]
     """The game's members of the common states (``self.phase is self.common.hold``)."""
-    TRANSITIONS: ClassVar[list[dict[str, Any]]]
+    TRANSITIONS: ClassVar[list[dict[str, object]]]
     PLAYING: ClassVar[list[Enum]]
     DECK: ClassVar[int] = 52
     DEALING_STATES: ClassVar[tuple[str, ...]] = ("dealing",)
@@ -557,7 +557,7 @@ class RoundTable:
     def remember_phase(self) -> None:
         self.holds.entered()
 
-    def on_machine_error(self, *trigger_args: Any, **trigger_kwargs: Any) -> None:
+    def on_machine_error(self, *trigger_args: object, **trigger_kwargs: object) -> None:
         self.holds.machine_error_raised(*trigger_args, **trigger_kwargs)
 
     # --- from one round to the next, and across a restart ----------------------------------------
@@ -650,7 +650,7 @@ class RoundTable:
     def on_ShoeStatus(self, e: ShoeStatus) -> None:
         self.stub.counted_by_shoe(e.stub_count)
 
-    def device_fault(self, device: str, error: str, **detail: Any) -> None:
+    def device_fault(self, device: str, error: str, **detail: object) -> None:
         """A device report the table refuses: journaled as a ``DeviceFault`` record naming the
         device (and seat and spot), and shown."""
         self.audit("DeviceFault", {"device": device, **detail, "error": error})

@@ -285,7 +285,7 @@ class TableSnapshot(NamedTuple):
         up.update(c for c in self.dealer if c is not None)
         return frozenset(up)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The snapshot as JSON-ready data (what ``tablectl status`` reads from the table's file)."""
         out = _plain(self)
         assert isinstance(out, dict)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.game.definition import DealPlan, GameDefinition
 from controller.game.hooks import TableHooks
@@ -30,6 +30,9 @@ from controller.table.snapshot import (
     TableSnapshot,
     WagerNet,
 )
+
+if TYPE_CHECKING:
+    from controller.table.round import RoundTable
 
 __all__ = ["build_snapshot", "build_hands"]
 
@@ -71,9 +74,13 @@ class _Cache:
         """By machine state: the dealer's buttons among the supervisor's, and whether it is a confirm step."""
         self.tokens: dict[str, tuple[str, ...]] = {}
         """The cards each line of text names, whatever is face up (most name none)."""
-        self.lamps: tuple[object, tuple[Any, ...], tuple[Any, ...]] = (None, (), ())
+        self.lamps: tuple[object, tuple[tuple[tuple[int, str], str], ...], tuple[tuple[str, bool], ...]] = (
+            None,
+            (),
+            (),
+        )
         """The spot and panel lamps, by the count of lamp commands they were read at."""
-        self.levels: tuple[object, tuple[Any, ...]] = (None, ())
+        self.levels: tuple[object, tuple[tuple[tuple[int, str], int], ...]] = (None, ())
         """The bet spots' levels, by the count of reports they were read at."""
 
     def mask(self, text: str, up: frozenset[str]) -> str:
@@ -107,18 +114,18 @@ class _Cache:
 _new_snapshot = tuple.__new__
 """Makes a :class:`TableSnapshot` from its values in the fields' order."""
 
-_CACHES: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
+_CACHES: weakref.WeakKeyDictionary[RoundTable, _Cache] = weakref.WeakKeyDictionary()
 """Each table's cache, gone with the table."""
 
 
-def _cache(table: Any) -> _Cache:
+def _cache(table: RoundTable) -> _Cache:
     cache = _CACHES.get(table)
     if cache is None:
         cache = _CACHES[table] = _Cache()
     return cache
 
 
-def _last_round(table: Any, cache: _Cache) -> LastRound | None:
+def _last_round(table: RoundTable, cache: _Cache) -> LastRound | None:
     rounds = table.rounds
     if not rounds:
         return None
@@ -144,7 +151,7 @@ def _last_round(table: Any, cache: _Cache) -> LastRound | None:
     return last
 
 
-def _shown(table: Any, cache: _Cache, game: GameDefinition, step: str, held_from: str | None) -> Shown:
+def _shown(table: RoundTable, cache: _Cache, game: GameDefinition, step: str, held_from: str | None) -> Shown:
     rounds = table.rounds
     settled = bool(rounds) and rounds[-1].number == table.round_no and rounds[-1].settlement is not None
     effective = reveal_step(step, held_from, settled)
@@ -169,13 +176,15 @@ def _shown(table: Any, cache: _Cache, game: GameDefinition, step: str, held_from
     return cache.shown
 
 
-def _reveal(table: Any, plan: DealPlan, hooks: TableHooks, effective: str) -> Shown:
+def _reveal(table: RoundTable, plan: DealPlan, hooks: TableHooks, effective: str) -> Shown:
     seats, dealer = hooks.holdings(table)
     facts = [HandFacts(n, tuple([c.text for c in cards]), folded, exposed) for n, cards, folded, exposed in seats]
     return face_up(plan, effective, facts, tuple([c.text for c in dealer]), hooks.turned(table))
 
 
-def _texts(table: Any, cache: _Cache, up: frozenset[str], asked: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+def _texts(
+    table: RoundTable, cache: _Cache, up: frozenset[str], asked: str
+) -> tuple[tuple[str, ...], tuple[str, ...], str]:
     display = table.display
     screen = display.lines
     shown = display.texts_shown
@@ -200,7 +209,7 @@ def _texts(table: Any, cache: _Cache, up: frozenset[str], asked: str) -> tuple[t
     return cache.texts
 
 
-def _seats(table: Any, cache: _Cache, shown: Shown) -> tuple[SeatView, ...]:
+def _seats(table: RoundTable, cache: _Cache, shown: Shown) -> tuple[SeatView, ...]:
     cards_of = dict(shown.seats)
     markers = getattr(table, "markers", ())
     views = cache.seats
@@ -220,7 +229,7 @@ def _seats(table: Any, cache: _Cache, shown: Shown) -> tuple[SeatView, ...]:
     return tuple(out)
 
 
-def _notices(table: Any, cache: _Cache, up: frozenset[str]) -> tuple[NoticeView, ...]:
+def _notices(table: RoundTable, cache: _Cache, up: frozenset[str]) -> tuple[NoticeView, ...]:
     notices = table.display.notices
     if not notices:
         return ()
@@ -239,7 +248,7 @@ _VOID_ONLY = (SupervisorOption("void", "void"),)
 """The supervisor's options while a round is played with nothing pending (most events)."""
 
 
-def _options(table: Any, step: str) -> tuple[SupervisorOption, ...]:
+def _options(table: RoundTable, step: str) -> tuple[SupervisorOption, ...]:
     supervisor = table.supervisor
     if step != "hold" and not table.late.pending:
         return _VOID_ONLY if step in supervisor.in_play else ()
@@ -252,7 +261,7 @@ def _options(table: Any, step: str) -> tuple[SupervisorOption, ...]:
     return tuple(out)
 
 
-def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
+def build_snapshot(table: RoundTable, version: int = 0) -> TableSnapshot:
     """The snapshot of ``table`` (a :class:`~controller.table.round.RoundTable`) now: call on the
     thread that runs it (the engine's), after an event. The only function that reads a table's
     internals for anyone outside the table package."""
@@ -350,7 +359,7 @@ def build_snapshot(table: Any, version: int = 0) -> TableSnapshot:
     )
 
 
-def build_hands(table: Any, version: int = 0) -> PlayerHands:
+def build_hands(table: RoundTable, version: int = 0) -> PlayerHands:
     """Every card of the round where it went (the bench's simulated players look at their own
     hands; the HIL tests check the deal): call on the thread that runs ``table``."""
     hooks: TableHooks = definition(table.table.game).hooks()

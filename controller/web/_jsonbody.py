@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 __all__ = ["BadBody", "parse_object", "MAX_DEPTH", "MAX_NUMBER_DIGITS"]
 
@@ -47,7 +48,7 @@ def _depth(text: str) -> int:
     return deepest
 
 
-def _number(kind: type[int] | type[float]) -> Any:
+def _number(kind: type[int] | type[float]) -> Callable[[str], int | float]:
     def parse(text: str) -> int | float:
         if len(text) > MAX_NUMBER_DIGITS:
             raise BadBody(f"a number of {len(text)} characters (at most {MAX_NUMBER_DIGITS})")
@@ -59,7 +60,7 @@ def _number(kind: type[int] | type[float]) -> Any:
     return parse
 
 
-def _constant(text: str) -> Any:
+def _constant(text: str) -> NoReturn:
     raise BadBody(f"{text} is not a JSON number")
 
 

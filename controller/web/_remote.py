@@ -18,6 +18,7 @@ import math
 import socket
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from controller.web._published import PublishedView
@@ -42,6 +43,14 @@ class TableUnreachable(Exception):
     """The table's socket is not connected (or did not say hello in time)."""
 
 
+@dataclass(slots=True)
+class _Slot:
+    """A command waiting for the table's reply: set ``done`` once ``reply`` is there."""
+
+    done: threading.Event
+    reply: dict[str, Any] = field(default_factory=dict)
+
+
 class RemoteTable(PublishedView):
     """One connection to the table's views' socket at ``path`` (see the module). ``once``: end
     (``ended`` set) when the table closes the socket instead of connecting again (a view started
@@ -59,7 +68,7 @@ class RemoteTable(PublishedView):
         self._lock = threading.Lock()
         self._sock: socket.socket | None = None
         self._next_id = 0
-        self._waiting: dict[int, list[Any]] = {}
+        self._waiting: dict[int, _Slot] = {}
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="table-socket", daemon=True)
         self._thread.start()
@@ -107,8 +116,8 @@ class RemoteTable(PublishedView):
             waiting, self._waiting = self._waiting, {}
         sock.close()
         for slot in waiting.values():
-            slot[1] = {"status": 503, "error": "the table's socket closed before it answered"}
-            slot[0].set()
+            slot.reply = {"status": 503, "error": "the table's socket closed before it answered"}
+            slot.done.set()
         self._wake_all()
 
     def _read(self, sock: socket.socket) -> None:
@@ -133,8 +142,8 @@ class RemoteTable(PublishedView):
                 with self._lock:
                     slot = self._waiting.pop(reply.get("id"), None)
                 if slot is not None:
-                    slot[1] = reply
-                    slot[0].set()
+                    slot.reply = reply
+                    slot.done.set()
             elif kind == b"hello":
                 hello = json.loads(rest)
                 self.bench, self.faults = bool(hello.get("bench")), dict(hello.get("faults") or {})
@@ -149,10 +158,10 @@ class RemoteTable(PublishedView):
 
     # --- commands -------------------------------------------------------------------------------
 
-    def command(self, action: str, body: dict[str, Any], timeout: float = COMMAND_TIMEOUT_S) -> dict[str, Any]:
+    def command(self, action: str, body: dict[str, object], timeout: float = COMMAND_TIMEOUT_S) -> dict[str, Any]:
         """Send a command and wait for the table's reply (``status``, ``error``)."""
         done = threading.Event()
-        slot: list[Any] = [done, None]
+        slot = _Slot(done)
         with self._lock:
             sock = self._sock
             if sock is None:
@@ -172,8 +181,7 @@ class RemoteTable(PublishedView):
             with self._lock:
                 self._waiting.pop(ident, None)
             return {"status": 503, "error": "the table did not answer in time"}
-        reply: dict[str, Any] = slot[1]
-        return reply
+        return slot.reply
 
     def stop(self) -> None:
         """Close the connection and stop the reader (idempotent)."""
@@ -195,7 +203,7 @@ class RemoteControls:
     def __init__(self, table: RemoteTable) -> None:
         self.table = table
 
-    def _send(self, action: str, body: dict[str, Any]) -> None:
+    def _send(self, action: str, body: dict[str, object]) -> None:
         start = time.monotonic()
         reply = self.table.command(action, body)
         status = reply.get("status")
@@ -209,22 +217,22 @@ class RemoteControls:
         log.debug("web: /api/%s refused by the table in %.3f s", action, time.monotonic() - start)
         raise ControlError(error)
 
-    def spot(self, seat: Any, spot: Any, cents: Any) -> None:
+    def spot(self, seat: object, spot: object, cents: object) -> None:
         """Set the chips on a seat's spot."""
         self._send("spot", {"seat": seat, "spot": spot, "cents": cents})
 
-    def press(self, button: Any) -> None:
+    def press(self, button: object) -> None:
         """Press and release a panel button."""
         self._send("press", {"button": button})
 
-    def key(self, on: Any) -> None:
+    def key(self, on: object) -> None:
         """Turn the supervisor key."""
         self._send("key", {"on": on})
 
-    def deal(self, count: Any) -> None:
+    def deal(self, count: object) -> None:
         """Deal cards from the shoe."""
         self._send("deal", {"count": count})
 
-    def fault(self, kind: Any, seat: Any = 1, spot: Any = None) -> None:
+    def fault(self, kind: object, seat: object = 1, spot: object = None) -> None:
         """Inject a device fault."""
         self._send("fault", {"kind": kind, "seat": seat, "spot": spot})

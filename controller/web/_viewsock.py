@@ -34,7 +34,6 @@ import socket
 import struct
 import threading
 from pathlib import Path
-from typing import Any
 
 from controller.web.controls import FAULTS, BenchControls, ControlBusy, ControlError
 from controller.web.feed import TableFeed
@@ -63,7 +62,7 @@ def peer_allowed(sock: socket.socket, uid: int, gid: int | None) -> bool:
     return peer_uid == uid or peer_uid == 0 or (gid is not None and peer_gid == gid)
 
 
-def run_command(controls: BenchControls | None, line: bytes) -> dict[str, Any]:
+def run_command(controls: BenchControls | None, line: bytes) -> dict[str, object]:
     """Carry out one command line; the reply (``id`` and ``status``, ``error`` naming what is wrong)."""
     try:
         command = json.loads(line)

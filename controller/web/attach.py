@@ -18,16 +18,20 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.web._viewsock import ViewSocket
 from controller.web.controls import BenchControls
 from controller.web.feed import TableFeed
 from controller.web.server import WebAddress
 from controller.web.view import SPOTS
+
+if TYPE_CHECKING:
+    from controller.table.runtime import TableRuntime
 
 __all__ = ["serve_table", "publish_table", "serve_views", "VIEWS_NICE", "START_TIMEOUT_S"]
 
@@ -38,7 +42,7 @@ START_TIMEOUT_S = 120.0
 
 
 def publish_table(
-    runtime: Any,
+    runtime: TableRuntime,
     path: str | Path,
     sims: Mapping[str, Any] | None = None,
     servers: Mapping[str, Any] | None = None,
@@ -122,7 +126,7 @@ def _first_line(proc: subprocess.Popen[bytes], timeout: float) -> str:
 
 
 def serve_table(
-    runtime: Any,
+    runtime: TableRuntime,
     address: WebAddress,
     token: str | None = None,
     sims: Mapping[str, Any] | None = None,
@@ -190,7 +194,7 @@ def serve_views(
     proxies: Iterable[str] = (),
     with_table: bool = False,
     ready: Callable[[str], None] | None = None,
-    stopping: Any = None,
+    stopping: threading.Event | None = None,
 ) -> int:
     """``tablectl web serve``: the table's views on ``address``, reading the table at
     ``socket_path``; runs until ``stopping`` (a ``threading.Event``) is set or, ``with_table``,

@@ -75,12 +75,12 @@ class BenchControls:
         self._waiting: deque[float] = deque()
         """When each press not yet handled by the controller was sent."""
 
-    def _seat(self, value: Any, field: str = "seat") -> int:
+    def _seat(self, value: object, field: str = "seat") -> int:
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= self.seats:
             raise ControlError(f"{field}: {value!r} is not a seat 1-{self.seats}")
         return value
 
-    def spot(self, seat: Any, spot: Any, cents: Any) -> None:
+    def spot(self, seat: object, spot: object, cents: object) -> None:
         """The chips on ``seat``'s ``spot`` are now worth ``cents`` (0: taken off)."""
         n = self._seat(seat)
         if spot not in self.spots:
@@ -89,7 +89,7 @@ class BenchControls:
             raise ControlError(f"cents: {cents!r} is not a whole number of cents 0-{MAX_CENTS}")
         self.sims["bet_spots"].place(n, spot, cents)
 
-    def press(self, button: Any) -> None:
+    def press(self, button: object) -> None:
         """Press and release a panel button, unless :data:`MAX_WAITING_PRESSES` presses are
         still waiting for the controller (then :class:`ControlBusy`)."""
         if button not in BUTTONS or button == "supervisor_key":
@@ -116,7 +116,7 @@ class BenchControls:
         with self._lock:
             return len(self._waiting)
 
-    def key(self, on: Any) -> None:
+    def key(self, on: object) -> None:
         """Turn the supervisor key on or off."""
         if not isinstance(on, bool):
             raise ControlError(f"on: {on!r} is not true or false")
@@ -132,14 +132,14 @@ class BenchControls:
             self.loaded_round = current
         return shoe
 
-    def deal(self, count: Any) -> None:
+    def deal(self, count: object) -> None:
         """Deal ``count`` cards (1-7) from this round's shoe."""
         if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 7:
             raise ControlError(f"count: {count!r} is not 1-7")
         with self._lock:
             self._shoe_for_round().deal(count)
 
-    def fault(self, kind: Any, seat: Any = 1, spot: Any = None) -> None:
+    def fault(self, kind: object, seat: object = 1, spot: object = None) -> None:
         """Inject the device fault ``kind`` (one of :data:`FAULTS`)."""
         if kind not in FAULTS:
             raise ControlError(f"kind: {kind!r} is not one of {', '.join(FAULTS)}")

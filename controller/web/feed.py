@@ -20,10 +20,16 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from controller.web._published import PublishedView
 from controller.web.view import table_view
+from drivers.bet_spots import SpotFault
+from drivers.link_events import DeviceFault, LinkDown
+from drivers.shoe import CardUnreadable, DoorChanged, Jam, SelfTest, ShoeEmpty
+
+if TYPE_CHECKING:
+    from controller.table.runtime import TableRuntime
 
 __all__ = ["TableFeed", "PublishPace", "fault_text", "PUBLISH_HZ", "PUBLISH_INTERVAL_S"]
 
@@ -38,25 +44,23 @@ PUBLISH_INTERVAL_S = 1.0 / PUBLISH_HZ
 
 def fault_text(event: object) -> str | None:
     """A device fault in words, or ``None`` when ``event`` is not one."""
-    kind = type(event).__name__
-    e: Any = event
-    if kind == "DeviceFault":
-        return f"fault: {e.error}"
-    if kind == "Jam":
+    if isinstance(event, DeviceFault):
+        return f"fault: {event.error}"
+    if isinstance(event, Jam):
         return "shoe jammed"
-    if kind == "DoorChanged":
-        return "shoe door open" if e.open else None
-    if kind == "SpotFault":
-        what = {1: "no reading", 2: "unreadable chip", 3: "covered"}.get(e.code, f"code {e.code}")
-        return f"seat {e.seat} {e.spot}: sensor fault ({what})"
-    if kind == "CardUnreadable":
-        return f"card {e.index} unreadable"
-    if kind == "ShoeEmpty":
+    if isinstance(event, DoorChanged):
+        return "shoe door open" if event.open else None
+    if isinstance(event, SpotFault):
+        what = {1: "no reading", 2: "unreadable chip", 3: "covered"}.get(event.code, f"code {event.code}")
+        return f"seat {event.seat} {event.spot}: sensor fault ({what})"
+    if isinstance(event, CardUnreadable):
+        return f"card {event.index} unreadable"
+    if isinstance(event, ShoeEmpty):
         return "shoe empty"
-    if kind == "SelfTest" and not e.ok:
+    if isinstance(event, SelfTest) and not event.ok:
         return "self test failed"
-    if kind == "LinkDown":
-        reason = str(e.reason)
+    if isinstance(event, LinkDown):
+        reason = str(event.reason)
         return f"link down ({reason[:57]}...)" if len(reason) > 60 else f"link down ({reason})"
     return None
 
@@ -89,14 +93,14 @@ class TableFeed(PublishedView):
 
     def __init__(
         self,
-        runtime: Any,
+        runtime: TableRuntime,
         interval_s: float = PUBLISH_INTERVAL_S,
         clock: Callable[[], float] = time.monotonic,
         start: bool = True,
     ) -> None:
         self.runtime = runtime
         self.links: dict[str, str] = {role: "connecting" for role in runtime.drivers}
-        self.faults: tuple[dict[str, Any], ...] = ()
+        self.faults: tuple[dict[str, object], ...] = ()
         self.pace = PublishPace(interval_s, clock)
         self.published = 0
         """Views built so far (the first, at attach, included)."""

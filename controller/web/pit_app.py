@@ -19,7 +19,7 @@ import logging
 import math
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -228,7 +228,7 @@ def _hands(result: Mapping[str, Any]) -> str:
     return "; ".join(out)
 
 
-def _seat_view(game: object, n: str, seat: Mapping[str, Any], result: Mapping[str, Any]) -> dict[str, Any]:
+def _seat_view(game: object, n: str, seat: Mapping[str, Any], result: Mapping[str, Any]) -> dict[str, object]:
     wagers = seat.get("wagers") or {}
     results = result.get("wagers") or {}
     return {
@@ -258,7 +258,7 @@ def _event_text(kind: str, data: Mapping[str, Any]) -> str | None:
     return None
 
 
-def recall_view(table_id: str, record: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def recall_view(table_id: str, record: Mapping[str, Any]) -> tuple[dict[str, object], list[str]]:
     """The recall page's data and what of it was unreadable (each part read on its own)."""
     problems: list[str] = []
     r = record.get("recall") if isinstance(record.get("recall"), Mapping) else {}
@@ -327,14 +327,14 @@ def recall_html(table_id: str, record: Mapping[str, Any]) -> str:
 # --- the app --------------------------------------------------------------------------------------
 
 
-def _render(name: str, body_only: bool = False, **values: Any) -> str:
+def _render(name: str, body_only: bool = False, **values: object) -> str:
     template = TEMPLATES.get_template(name)
     if body_only:
         return "".join(template.blocks["body"](template.new_context(values)))
     return template.render(**values)
 
 
-def _round_line(r: RoundLine) -> dict[str, Any]:
+def _round_line(r: RoundLine) -> dict[str, object]:
     try:
         ended = r.ended_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
     except (AttributeError, ValueError, OverflowError, OSError):
@@ -369,7 +369,7 @@ def round_search(
     table_id = request.query_params.get("table", "").strip()
     at_text = request.query_params.get("at", "").strip()
     local = now().astimezone()
-    values: dict[str, Any] = {"title": "find a round", "table_id": table_id[:64], "at_text": at_text[:64]}
+    values: dict[str, object] = {"title": "find a round", "table_id": table_id[:64], "at_text": at_text[:64]}
     values.update(zone=local.strftime("%Z %z"), searched=False, problem="")
     if not table_id and not at_text:
         return page(request, "search.html", **values)
@@ -420,7 +420,7 @@ class _PitView:
     def today(self) -> datetime:
         return self.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
 
-    def page(self, request: Request, name: str, status: int = 200, **values: Any) -> Response:
+    def page(self, request: Request, name: str, status: int = 200, **values: object) -> Response:
         values.setdefault("unreadable", "")
         values["now"] = self.now().astimezone().strftime("%H:%M:%S")
         values["secret"] = page_secret(request.scope)  # the session's first page only
@@ -428,7 +428,7 @@ class _PitView:
             request, name, values, status_code=status, headers={"cache-control": "no-store"}
         )
 
-    def guarded(self, handler: Callable[[Request], Response]) -> Callable[[Request], Any]:
+    def guarded(self, handler: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
         """A page whose data cannot be read says so (200 with the reason), never a 500."""
 
         async def run(request: Request) -> Response:
@@ -476,7 +476,7 @@ class _PitView:
             latest[0] = time.monotonic()
         return dict(latest[1])
 
-    def overview_event(self, values: dict[str, Any]) -> str:
+    def overview_event(self, values: Mapping[str, object]) -> str:
         rendered = self.rendered
         if rendered[0] != values["version"]:
             rendered[1] = json.dumps(_render("overview.html", body_only=True, live=True, **values))
@@ -631,7 +631,9 @@ class _PitView:
         return JSONResponse(record) if record is not None else JSONResponse({"error": "no such round"}, 404)
 
 
-def pit_app(reader: FloorReader, clock: Callable[[], datetime] | None = None, refresh_s: float = REFRESH_S) -> Any:
+def pit_app(
+    reader: FloorReader, clock: Callable[[], datetime] | None = None, refresh_s: float = REFRESH_S
+) -> Starlette:
     """The ASGI app of the pit view on ``reader`` (the server puts the guard in front)."""
     view = _PitView(reader, clock or (lambda: datetime.now(UTC)), refresh_s)
     return Starlette(

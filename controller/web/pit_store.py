@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.floor.report import (
     ROUNDS_SQL,
@@ -30,6 +30,10 @@ from controller.floor.report import (
     groups_from_rows,
 )
 from controller.install_hint import install_hint
+
+if TYPE_CHECKING:
+    from controller.par.sheet import ParSheet
+    from controller.table_config import TableConfig
 
 __all__ = [
     "TableState",
@@ -414,7 +418,7 @@ def around(before: RoundLine | None, after: list[RoundLine], at: datetime) -> tu
     return shown + after[:1], None
 
 
-def round_holds(rows: list[tuple[Any, ...]], sheets: Callable[[str, str], Any]) -> list[RoundHold]:
+def round_holds(rows: list[tuple[Any, ...]], sheets: Callable[[str, str], ParSheet | None]) -> list[RoundHold]:
     """:class:`RoundHold` per round from rows ``(seq, round_no, ended_at, void, handle, win, game,
     config, spot, sum of cents, sum of cents squared)`` in round order; ``sheets(game, config)``
     gives a par sheet or ``None`` (not ready)."""
@@ -477,10 +481,10 @@ class PitSheets:
     figure is shown as not available until it is ready."""
 
     def __init__(self) -> None:
-        self._tables: dict[str, Any] = {}
+        self._tables: dict[str, TableConfig | None] = {}
         self._lock = threading.Lock()
 
-    def __call__(self, game: str, config: str | None) -> Any:
+    def __call__(self, game: str, config: str | None) -> ParSheet | None:
         if not config:
             return None
         from controller.par import service
@@ -493,7 +497,7 @@ class PitSheets:
         except (ValueError, KeyError, TypeError):
             return None
 
-    def _table(self, config: str) -> Any:
+    def _table(self, config: str) -> TableConfig | None:
         with self._lock:
             if config not in self._tables:
                 from controller.games import resolve_table_path

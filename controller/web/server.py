@@ -423,7 +423,7 @@ class BudgetedSocket(socket.socket):
         """This socket class with a budget of its own (one per server)."""
         return type("BudgetedSocket", (cls,), {"budget": budget})
 
-    def accept(self) -> tuple[socket.socket, Any]:
+    def accept(self) -> tuple[socket.socket, object]:
         """The next connection within its client's share (raises ``BlockingIOError`` when none waits)."""
         while True:
             plain, address = super().accept()

@@ -294,7 +294,7 @@ def table_app(
     controls: BenchControls | RemoteControls | None = None,
     max_streams: int = MAX_STREAMS,
     heartbeat_s: float = HEARTBEAT_S,
-) -> Any:
+) -> Starlette:
     """The ASGI app of one table's view on ``feed`` (a :class:`~controller.web.feed.TableFeed`:
     ``current()``, ``subscribe()``, ``unsubscribe()``)."""
     view = _TableView(feed, controls, max_streams, heartbeat_s)

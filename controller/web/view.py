@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.game.registry import ByGame
 from controller.names import game_name
 from controller.table.reveal import HIDDEN, mask_cards
 from controller.table.snapshot import LastRound, TableSnapshot, hold_clears
+
+if TYPE_CHECKING:
+    from controller.table_config import TableConfig
 
 __all__ = [
     "SPOTS",
@@ -65,7 +68,7 @@ def step_label(step: str) -> str:
     return _LABELS.get(step, step.replace("_", " ").capitalize())
 
 
-def _settlement(last: LastRound | None) -> dict[str, Any] | None:
+def _settlement(last: LastRound | None) -> dict[str, object] | None:
     """The last finished round: each seat's net and wagers' results (never its cards)."""
     if last is None:
         return None
@@ -87,9 +90,9 @@ def _settlement(last: LastRound | None) -> dict[str, Any] | None:
 
 def table_view(
     snapshot: TableSnapshot,
-    config: Any,
+    config: TableConfig,
     links: Mapping[str, str],
-    faults: Iterable[Mapping[str, Any]],
+    faults: Iterable[Mapping[str, object]],
 ) -> dict[str, Any]:
     """The whole page's data for the table in ``snapshot``.
 

@@ -222,7 +222,8 @@ class World:
         self.down: set[str] = set(ROLES)
         """The devices the table has not seen up (never connected, or a LinkDown since)."""
         self.ever_up: set[str] = set()
-        """The devices the table has seen up once."""
+        """The devices the table has seen up since it (last) started: one not connected again
+        since a restart is one never connected, which refuses "no more bets" instead of holding."""
         self.last_move = 0.0
         self._last_where: tuple[int, str] = (0, "")
         self._held: tuple[int, str | None] | None = None
@@ -288,6 +289,7 @@ class World:
         }
         self.runtime = runtime
         self.down = set(ROLES)
+        self.ever_up = set()  # since this start: a device not connected again yet holds nothing by itself
         runtime.prepare()
         runtime.heartbeat(True)
         self._drain()

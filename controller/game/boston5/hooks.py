@@ -10,11 +10,11 @@ from controller.game.hooks import TableHooks, no_turns, seat_holdings
 
 __all__ = ["HOOKS"]
 
-_VIEWS: dict[int, Any] = {}
+_VIEWS: dict[int, object] = {}
 """One view per bonus step (a view is a value: made once per step)."""
 
 
-def _game_view(table: Any, make: Callable[..., Any]) -> Any:
+def _game_view(table: Any, make: Callable[..., object]) -> object:
     step = table.bonus_index
     view = _VIEWS.get(step)
     if view is None:

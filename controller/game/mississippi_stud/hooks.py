@@ -10,11 +10,11 @@ from controller.game.hooks import TableHooks, no_turns, seat_holdings
 
 __all__ = ["HOOKS"]
 
-_VIEWS: dict[str | None, Any] = {}
+_VIEWS: dict[str | None, object] = {}
 """One view per street (a view is a value: made once per street)."""
 
 
-def _game_view(table: Any, make: Callable[..., Any]) -> Any:
+def _game_view(table: Any, make: Callable[..., object]) -> object:
     street = table.current_street()
     view = _VIEWS.get(street)
     if view is None:

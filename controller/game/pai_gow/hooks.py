@@ -24,7 +24,7 @@ def _turned(table: Any) -> Sequence[int]:
     return turned
 
 
-def _game_view(table: Any, make: Callable[..., Any]) -> Any:
+def _game_view(table: Any, make: Callable[..., object]) -> object:
     return make(
         dice=table.dice,
         setting_order=tuple(table.setting),
