@@ -116,7 +116,7 @@ def summary_lines(s: RunSummary) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl simulate``; 0 when every invariant held in every seed."""
-    from hil.simulate.faults import FAULT_KINDS, SWARM_KINDS, parse_kinds
+    from hil.simulate.faults import FAULT_KINDS, SWARM_KINDS
 
     if args.list_faults:
         for kind, what in FAULT_KINDS.items():
@@ -124,6 +124,21 @@ def run(args: argparse.Namespace) -> int:
         for kind, what in SWARM_KINDS.items():
             print(f"{kind:16} {what} (drawn by --swarm only; not in all or ci)")
         return 0
+    problems, kinds = _checked(args)
+    if problems:
+        for p in problems:
+            print(f"tablectl simulate: {p}", file=sys.stderr)
+        return 2
+    if args.seeds is None:
+        return _one(args, args.seed if args.seed is not None else args.first, kinds)
+    return _many(args, kinds)
+
+
+def _checked(args: argparse.Namespace) -> tuple[list[str], tuple[str, ...]]:
+    """What is wrong with the arguments (nothing: an empty list), and the fault kinds asked for.
+    Sets the default number of rounds (a swarm plays more)."""
+    from hil.simulate.faults import parse_kinds
+
     problems = []
     try:
         kinds = parse_kinds(args.faults)
@@ -148,13 +163,7 @@ def run(args: argparse.Namespace) -> int:
         problems.append("--workers must be at least 1")
     if args.journal_dir is not None and not Path(args.journal_dir).is_dir():
         problems.append(f"--journal-dir {args.journal_dir}: not a folder")
-    if problems:
-        for p in problems:
-            print(f"tablectl simulate: {p}", file=sys.stderr)
-        return 2
-    if args.seeds is None:
-        return _one(args, args.seed if args.seed is not None else args.first, kinds)
-    return _many(args, kinds)
+    return problems, kinds
 
 
 def _one(args: argparse.Namespace, seed: int, kinds: tuple[str, ...]) -> int:
