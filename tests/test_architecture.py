@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_layers import find_cycle
+
 ROOT = Path(__file__).resolve().parent.parent
 
 MEASURES = (
@@ -91,29 +93,6 @@ def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
                 targets.add(imported)
         graph[name] = targets
     return graph
-
-
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One circle of ``graph`` (its nodes, the first repeated at the end), or None."""
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        stack.append(node)
-        for nxt in sorted(graph.get(node, ())):
-            if state.get(nxt) == 1:
-                return stack[stack.index(nxt) :] + [nxt]
-            if nxt not in state and (found := visit(nxt)):
-                return found
-        stack.pop()
-        state[node] = 2
-        return None
-
-    for node in sorted(graph):
-        if node not in state and (found := visit(node)):
-            return found
-    return None
 
 
 def hub_reaches(modules: dict[str, Path]) -> list[str]:

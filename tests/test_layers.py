@@ -96,7 +96,8 @@ def test_every_layer_imports_only_what_it_may() -> None:
     assert not bad, "\n".join(bad)
 
 
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One circle of ``graph`` (its nodes, the first repeated at the end), or None."""
     state: dict[str, int] = {}
     stack: list[str] = []
 
@@ -120,7 +121,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_the_layers_form_no_cycle() -> None:
     graph = {layer: set(allowed) for layer, allowed in MAY_IMPORT.items()}
-    assert _cycle(graph) is None
+    assert find_cycle(graph) is None
 
 
 def test_no_module_imports_itself_round_a_circle_when_loading() -> None:
@@ -138,7 +139,7 @@ def test_no_module_imports_itself_round_a_circle_when_loading() -> None:
     # A package's __init__ importing its own modules is no cycle of concern.
     for name in graph:
         graph[name] = {t for t in graph[name] if not name.startswith(t + ".")}
-    assert (found := _cycle(graph)) is None, " -> ".join(found or [])
+    assert (found := find_cycle(graph)) is None, " -> ".join(found or [])
 
 
 @pytest.mark.parametrize(
