@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import threading
 
 from controller.cli.args import description
 from controller.cli.webopts import add_web_security_arguments, web_listening
+from controller.wakeup import Wakeup
 
 __all__ = ["register", "run"]
 
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tablectl web serve: {exc}", file=sys.stderr)
         return 2
-    done = threading.Event()
+    done = Wakeup()  # set by a handler: the serving thread sleeps on it with no timeout
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     signal.signal(signal.SIGINT, lambda *_: done.set())
 
