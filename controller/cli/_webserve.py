@@ -15,6 +15,7 @@ import sys
 
 from controller.cli.args import description
 from controller.cli.webopts import add_web_security_arguments, web_listening
+from controller.logs import add_log_arguments, configure_logging
 from controller.wakeup import Wakeup
 
 __all__ = ["register", "run"]
@@ -41,11 +42,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--print-url", action="store_true", help="print the URL alone on stdout once listening (for the table)"
     )
     add_web_security_arguments(p)
+    add_log_arguments(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve the views until SIGTERM or SIGINT (or, ``--with-table``, until the table ends)."""
+    configure_logging(args.log_level, args.log_format)
     try:
         from controller.web.attach import serve_views
     except ImportError as exc:

@@ -511,6 +511,7 @@ class WebServer:
             host=address.host,
             port=address.port,
             log_level="warning",
+            log_config=None,  # its records go to tablectl's handler (controller/logs.py), not uvicorn's own
             lifespan="off",
             access_log=False,
             http=ClientLimitedH11.with_budget(self.budget),
