@@ -302,3 +302,37 @@ def test_the_floors_libraries_load_under_memory_deny_write_execute(tmp_path: Pat
     )
     result = _under_mdwe(tmp_path, "floor_imports")
     assert result.returncode == 0 and "libpq " in result.stdout, result.stdout[-2000:] + result.stderr[-2000:]
+
+
+SYSTEM_UNITS = next((p for p in (Path("/usr/lib/systemd/system"), Path("/lib/systemd/system")) if p.is_dir()), None)
+"""The host's own units (``sysinit.target`` and the rest), which a scratch root needs beside ours."""
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+@pytest.mark.skipif(SYSTEM_UNITS is None, reason="no systemd units on this host to build a scratch root from")
+def test_systemd_analyze_verify_passes_on_every_unit_in_a_scratch_root(tmp_path: Path) -> None:
+    """``systemd-analyze verify --root``: the units as installed (docs/operations.md) beside the
+    host's own, the command they run present; no error and no warning (an unknown key or a value
+    systemd cannot read is only a warning, which it ignores: a setting silently lost)."""
+    assert SYSTEM_UNITS is not None
+    units = tmp_path / "etc" / "systemd" / "system"
+    units.mkdir(parents=True)
+    shutil.copytree(SYSTEM_UNITS, tmp_path / "usr" / "lib" / "systemd" / "system", symlinks=True)
+    names = [*UNITS, "tablectl-prune.timer"]
+    for name in names:
+        shutil.copy(DEPLOY / name, units / name)
+        command = shlex.split(directives(name).get("ExecStart", ["/opt/tablectl/.venv/bin/tablectl"])[0])[0]
+        binary = tmp_path / command.lstrip("/")
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        binary.write_text("#!/bin/sh\n")
+        binary.chmod(0o755)
+    result = subprocess.run(
+        ["systemd-analyze", "verify", "--man=no", f"--root={tmp_path}", *names],
+        cwd=units,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0 and not result.stdout.strip() and not result.stderr.strip(), (
+        result.stdout + result.stderr
+    )
