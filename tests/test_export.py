@@ -64,7 +64,7 @@ def test_export_has_a_row_per_wager_adding_up_to_what_each_round_paid(journals: 
     code, out, err = cli("export", "--journal", str(path), "--day", _day(rounds[0][1]))
     assert code == 0, err
     rows = list(csv.reader(io.StringIO(out)))
-    assert rows[0] == ["table", "round", "seat", "wager", "amount", "result", "paid", "time"]
+    assert rows[0] == ["table", "round", "seat", "wager", "amount", "result", "paid", "time", "dealer", "supervisor"]
     body = [dict(zip(rows[0], r, strict=True)) for r in rows[1:]]
     same_day = [r for r in rounds if _day(r[1]) == _day(rounds[0][1])]
     assert {int(r["round"]) for r in body} == {n for n, _, _ in same_day}
@@ -107,7 +107,18 @@ def test_export_has_a_row_per_wager_adding_up_to_what_each_round_paid(journals: 
     assert sum(line["paid_cents"] for line in lines) == -sum(
         d["settlement"]["house_net"] for _, _, d in rounds if d["settlement"] is not None
     )
-    assert set(lines[0]) == {"table", "round", "seat", "wager", "amount_cents", "result", "paid_cents", "time"}
+    assert set(lines[0]) == {
+        "table",
+        "round",
+        "seat",
+        "wager",
+        "amount_cents",
+        "result",
+        "paid_cents",
+        "time",
+        "dealer",
+        "supervisor",
+    }
 
 
 def test_export_chooses_rounds_by_the_day_they_were_settled(journals: dict[str, Path], tmp_path: Path) -> None:
