@@ -222,6 +222,9 @@ def run_backup(args: argparse.Namespace) -> int:
     from controller.journal import JournalError
     from controller.journal.backup import backup_journal
 
+    if not args.to.strip():
+        print("tablectl journal backup: --to: empty: name the copy's file", file=sys.stderr)
+        return 2
     journal, _ = open_journal_from_args(args, "journal backup")
     try:
         result = backup_journal(journal, Path(args.to), journal.key)

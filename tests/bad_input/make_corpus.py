@@ -401,6 +401,29 @@ def text_cases() -> None:
         ("export-output-folder", ["export", "--journal", "x.db", "--output", "{case}"], ["--output", "a folder"]),
         ("export-journal-missing", ["export", "--journal", "{tmp}/none.db"], ["none.db", "no journal there"]),
         ("backup-no-to", ["journal", "backup", "--journal", "x.db"], ["--to"]),
+        ("backup-to-empty", ["journal", "backup", "--journal", "x.db", "--to", ""], ["--to", "empty"]),
+        (
+            "export-day-end-of-calendar",
+            ["export", "--journal", "x.db", "--day", "9999-12-31"],
+            ["--day", "9999-12-31", "out of range"],
+        ),
+        ("export-zone-unknown", ["export", "--journal", "x.db", "--zone", "Mars/Base"], ["--zone", "'Mars/Base'"]),
+        (
+            "export-zone-path",
+            ["export", "--journal", "x.db", "--zone", "/etc/localtime"],
+            ["--zone", "no such time zone"],
+        ),
+        ("export-output-empty", ["export", "--journal", "x.db", "--output", ""], ["--output", "empty"]),
+        (
+            "export-output-no-folder",
+            ["export", "--journal", "x.db", "--output", "{tmp}/none/day.csv"],
+            ["--output", "no such folder"],
+        ),
+        (
+            "export-output-name-too-long",
+            ["export", "--journal", "x.db", "--output", "x" * 300],
+            ["--output", "too long"],
+        ),
         ("holds-since-garbage", ["holds", "--journal", "x.db", "--since", "teatime"], ["--since", "teatime"]),
         (
             "holds-since-after-until",
@@ -629,6 +652,27 @@ def journal_cases() -> None:
         2,
         ["text.db", "already exists"],
         files=[["bench.db", "bench.db"], ["text.db", "text.db"]],
+    )
+    case(
+        "journal-backup-to-a-folder",
+        ["journal", "backup", "--journal", "{tmp}/bench.db", "--to", "{tmp}"],
+        2,
+        ["a folder: name a new file in it"],
+        files=[["bench.db", "bench.db"]],
+    )
+    case(
+        "journal-backup-name-too-long",
+        ["journal", "backup", "--journal", "{tmp}/bench.db", "--to", "{tmp}/" + "x" * 300 + ".db"],
+        2,
+        ["xxxx", "too long"],
+        files=[["bench.db", "bench.db"]],
+    )
+    case(
+        "journal-backup-no-folder",
+        ["journal", "backup", "--journal", "{tmp}/bench.db", "--to", "{tmp}/none/copy.db"],
+        2,
+        ["none: no such folder"],
+        files=[["bench.db", "bench.db"]],
     )
     case(
         "journal-backup-not-a-journal",
