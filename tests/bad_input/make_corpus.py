@@ -549,6 +549,7 @@ def journal_cases() -> None:
         "verify": ["journal", "verify", "--journal"],
         "export": ["export", "--journal"],
         "holds": ["holds", "--since", "2000-01-01T00:00", "--journal"],
+        "backup": ["journal", "backup", "--to", "{tmp}/copy.db", "--journal"],
     }
     not_journals = {
         "empty.db": ["empty file"],
@@ -623,13 +624,14 @@ def journal_cases() -> None:
         2,
         ["journals", "a folder, not a tablectl journal"],
     )
-    # The writers refuse a file that is not a journal too, and leave it as it was.
-    for name in ("text.db", "unrelated.db", "only-meta.db"):
+    # The writers refuse a file that is not a journal too, and leave it as it was; a journal of a
+    # newer schema too (no downgrade: an older tablectl refuses what a newer one migrated).
+    for name in ("text.db", "unrelated.db", "only-meta.db", "schema-newer.db"):
         case(
             f"journal-{name[:-3]}-bench-writer",
             ["bench", "--rounds", "1", "--quiet", "--journal", "{tmp}/" + name],
             2,
-            [name, "not a"],
+            [name, "is newer" if name == "schema-newer.db" else "not a"],
             files=[[name, name]],
         )
         case(
@@ -643,7 +645,7 @@ def journal_cases() -> None:
                 "--allow-unapproved",
             ],
             2,
-            [name, "not a"],
+            [name, "is newer" if name == "schema-newer.db" else "not a"],
             files=[[name, name]],
         )
     case(
