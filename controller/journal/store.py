@@ -692,6 +692,13 @@ class SqliteJournal:
         return [(r, s) for r, s in self.db.execute("SELECT round_no, seq FROM rounds ORDER BY round_no")]
 
     @_locked
+    def last_round(self) -> tuple[int, int] | None:
+        """(round number, seq of its ``RoundSettled`` record) of the last finished round kept, or
+        None: one row of the index, however long the journal."""
+        row = self.db.execute("SELECT round_no, seq FROM rounds ORDER BY round_no DESC LIMIT 1").fetchone()
+        return (int(row[0]), int(row[1])) if row else None
+
+    @_locked
     def round_count(self) -> int:
         """How many finished rounds the journal keeps."""
         return int(self.db.execute("SELECT count(*) FROM rounds").fetchone()[0])
