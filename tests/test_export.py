@@ -215,6 +215,27 @@ def test_settle_check_names_each_difference_from_what_was_paid(journals: dict[st
     lines.write_text("\n".join([*records[:-1], json.dumps(record)]) + "\n")
     code, out, err = cli("settle", "--check", "--lines", str(lines))
     assert code == 1 and out.count("re-settled as paid") == len(records) - 1
+    # the words that explain a result are not what was paid: named apart, exit 0
+    worded = json.loads(records[0])
+    seats = worded["recall"]["settlement"]["seats"]
+    seat0 = next(iter(seats))
+    spot0 = next(iter(seats[seat0]["wagers"]))
+    seats[seat0]["wagers"][spot0]["why"] = "in other words"
+    one.write_text(json.dumps(worded))
+    code, out, err = cli("settle", "--check", str(one))
+    assert code == 0, out + err
+    assert "re-settled as paid" in out and "1 difference in wording only (not in what was paid)" in out
+    assert f'$.recall.settlement.seats.{seat0}.wagers.{spot0}.why: paid "in other words", re-settled ' in out
+    # the same config read from another folder (a compliance tester's copy): re-settled as paid
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(config_dir(), elsewhere)
+    code, out, err = cli(
+        "recall", "--journal", str(journals["pai_gow"]), "--json", "--table", str(elsewhere / "bench" / "pai_gow.yaml")
+    )
+    assert code == 0, err
+    lines.write_text(out)
+    code, out, err = cli("settle", "--check", "--lines", str(lines))
+    assert code == 0 and out.count("re-settled as paid") == len(records), out + err
     # a void round paid nothing: nothing to compare
     record["recall"]["settlement"] = None
     one.write_text(json.dumps(record))
