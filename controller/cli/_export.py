@@ -18,6 +18,7 @@ import json
 import os
 import sqlite3
 import sys
+from collections.abc import Iterable, Iterator
 from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -83,23 +84,22 @@ def run(args: argparse.Namespace) -> int:
         return 2
     journal, _ = open_journal_from_args(args, "export")
     try:
-        rows, status = _rows(journal, args, chosen)
+        rounds = _Rounds(journal, args, chosen)  # checked first: the rows are then written as they are read
+        _write(rounds.rows(), args.format, target, chosen.zone)
+        return rounds.status
     except JournalDamaged as exc:
         print(f"tablectl export: {exc}", file=sys.stderr)
         return 1
     except sqlite3.DatabaseError as exc:
         print(f"tablectl export: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
         return 1
-    finally:
-        journal.close()
-    try:
-        _write(rows, args.format, target, chosen.zone)
     except BrokenPipeError:
         raise
     except OSError as exc:
         print(f"tablectl export: --output {args.output}: cannot write: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    return status
+    finally:
+        journal.close()
 
 
 def _target(output: str | None) -> Path | None:
@@ -119,43 +119,53 @@ def _target(output: str | None) -> Path | None:
     return target
 
 
-def _rows(journal: SqliteJournal, args: argparse.Namespace, when: Window) -> tuple[list[WagerRow], int]:
-    """The rows of the verified rounds settled in ``when``, and the exit status."""
-    from controller.journal import verify_rounds
-    from controller.journal.export import seat_played, settled_between, wager_rows
-    from controller.journal.people import round_people
-    from controller.names import wager_order
+class _Rounds:
+    """The rounds settled in a window, checked against the hash chain as they are chosen (each
+    problem named on standard error), then read one by one as rows: a year's export is never held
+    in memory whole. ``status``: 1 once a round was left out or unreadable."""
 
-    chosen = settled_between(journal, when.since, when.until)
-    bad_from: int | None = None
-    status = 0
-    if chosen and not args.no_verify:
-        report = verify_rounds(journal, chosen)
-        bad_from = report.bad_from
-        for problem in report.problems:
-            print(f"tablectl export: {journal.path}: {problem}", file=sys.stderr)
-        status = 1 if report.problems else 0
-    names = _TableNames(args.table or _config_name(args.config))
-    rows: list[WagerRow] = []
-    for number, seq in chosen:
-        if bad_from is not None and seq >= bad_from:
-            print(
-                f"tablectl export: {journal.path}: round {number}: left out: its records do not verify", file=sys.stderr
-            )
-            continue
-        record = journal.record(seq)
-        try:
-            if record is None or not isinstance(record.data, dict):
-                raise ValueError(f"record {seq} is not readable")
-            data = record.data
-            if args.seat is not None and not seat_played(data, args.seat):
+    def __init__(self, journal: SqliteJournal, args: argparse.Namespace, when: Window) -> None:
+        from controller.journal import verify_rounds
+        from controller.journal.export import settled_between
+
+        self.journal, self.seat = journal, args.seat
+        self.chosen = settled_between(journal, when.since, when.until)
+        self.bad_from: int | None = None
+        self.status = 0
+        if self.chosen and not args.no_verify:
+            report = verify_rounds(journal, self.chosen)
+            self.bad_from = report.bad_from
+            for problem in report.problems:
+                print(f"tablectl export: {journal.path}: {problem}", file=sys.stderr)
+            self.status = 1 if report.problems else 0
+        self.names = _TableNames(args.table or _config_name(args.config))
+
+    def rows(self) -> Iterator[WagerRow]:
+        """The rows of each verified round, oldest first."""
+        from controller.journal.export import seat_played, wager_rows
+        from controller.journal.people import round_people
+        from controller.names import wager_order
+
+        where = self.journal.path
+        for number, seq in self.chosen:
+            if self.bad_from is not None and seq >= self.bad_from:
+                print(f"tablectl export: {where}: round {number}: left out: its records do not verify", file=sys.stderr)
                 continue
-            people = round_people(journal, number, seq, data)
-            rows += list(wager_rows(names(data), number, data, record.at, wager_order, args.seat, people))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # only with --no-verify
-            print(f"tablectl export: {journal.path}: round {number}: unreadable: {exc!r}", file=sys.stderr)
-            status = 1
-    return rows, status
+            record = self.journal.record(seq)
+            try:
+                if record is None or not isinstance(record.data, dict):
+                    raise ValueError(f"record {seq} is not readable")
+                data = record.data
+                if self.seat is not None and not seat_played(data, self.seat):
+                    continue
+                people = round_people(self.journal, number, seq, data)
+                # whole before the first is written: an unreadable round leaves no half of itself
+                rows = list(wager_rows(self.names(data), number, data, record.at, wager_order, self.seat, people))
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:  # only with --no-verify
+                print(f"tablectl export: {where}: round {number}: unreadable: {exc!r}", file=sys.stderr)
+                self.status = 1
+                continue
+            yield from rows
 
 
 def _config_name(config: str | None) -> str | None:
@@ -194,7 +204,7 @@ class _TableNames:
             return Path(path).stem
 
 
-def _write(rows: list[WagerRow], form: str, target: Path | None, zone: tzinfo | None) -> None:
+def _write(rows: Iterable[WagerRow], form: str, target: Path | None, zone: tzinfo | None) -> None:
     """The rows as CSV or JSON lines to ``target`` (written whole beside it, then moved into place),
     or to standard output; times in ``zone``."""
     if target is None:
@@ -211,7 +221,7 @@ def _write(rows: list[WagerRow], form: str, target: Path | None, zone: tzinfo | 
         partial.unlink(missing_ok=True)
 
 
-def _emit(rows: list[WagerRow], form: str, out: TextIO, zone: tzinfo | None) -> None:
+def _emit(rows: Iterable[WagerRow], form: str, out: TextIO, zone: tzinfo | None) -> None:
     from controller.journal.export import COLUMNS
 
     if form == "jsonl":
