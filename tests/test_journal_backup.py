@@ -187,3 +187,37 @@ def test_the_restore_drill_the_table_goes_on_from_the_copy(bench_journal: Path, 
     assert summary.mismatches == 0
     code, out, err = cli("journal", "verify", "--journal", str(live))
     assert code == 0 and "6 rounds, meters agree" in out, err
+
+
+def test_a_keyed_journal_is_backed_up_and_its_copy_verified_with_the_key(tmp_path: Path) -> None:
+    key = tmp_path / "table.key"
+    key.write_text("a key of the bench's own\n")
+    key.chmod(0o600)
+    config = tmp_path / "table.yaml"
+    bench = BENCH.read_text().replace(
+        "paytables_dir: ../paytables", f"paytables_dir: {BENCH.parent.parent / 'paytables'}"
+    )
+    config.write_text(bench + f"journal: {{hmac_key_file: {key}}}\n")
+    live = tmp_path / "live.db"
+    summary = run_bench(load_table(config), seats=2, rounds=2, seed=3, progress=False, journal_path=live)
+    assert summary.rounds == 2
+    copy = tmp_path / "copy.db"
+    code, out, err = cli("journal", "backup", "--config", str(config), "--journal", str(live), "--to", str(copy))
+    assert code == 0 and not err and "2 rounds, meters agree" in out, err
+    assert cli("journal", "verify", "--config", str(config), "--journal", str(copy))[0] == 0  # the key checks the copy
+    assert key.read_bytes() not in copy.read_bytes()  # the key is not in the copy
+    # without the key: a copy still, and said to be checked only as far as a reader without it can
+    code, out, err = cli("journal", "backup", "--journal", str(live), "--to", str(tmp_path / "unkeyed.db"))
+    assert code == 0 and "signed with a key" in err, err
+    assert "checked without the journal's key: the chain's links and the head only" in out
+    assert cli("journal", "verify", "--config", str(config), "--journal", str(tmp_path / "unkeyed.db"))[0] == 0
+    # with another key: the copy is kept, and said not to verify with that key
+    other = tmp_path / "other.key"
+    other.write_text("not the table's key\n")
+    other.chmod(0o600)
+    wrong = tmp_path / "wrong.yaml"
+    wrong.write_text(bench + f"journal: {{hmac_key_file: {other}}}\n")
+    code, out, err = cli(
+        "journal", "backup", "--config", str(wrong), "--journal", str(live), "--to", str(tmp_path / "w.db")
+    )
+    assert code == 1 and "HMAC key is wrong" in err and "the copy does not verify" in err

@@ -6,7 +6,8 @@ journal as it was at one commit. The copy is written beside its final name (``.N
 mode 0600), turned into a single file (rollback journal mode: no ``-wal`` to carry along), synced,
 and linked into place (never over a file, not even one made meanwhile); it is then opened read-only and verified as ``tablectl journal verify``
 does (chain, round index, meters), and its last record is checked against the same record of the
-journal it came from.
+journal it came from. A journal signed with a key the backup was not given is checked as far as
+a reader without the key can (the chain's links and the head), and the result says so.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.journal.store import FILE_MODE, JournalError, SqliteJournal
-from controller.journal.verify import VerifyReport, verify_journal
+from controller.journal.verify import VerifyReport, verify_journal, verify_reader
 
 __all__ = ["BackupResult", "backup_journal"]
 
@@ -31,6 +32,9 @@ class BackupResult:
     path: Path
     last_seq: int
     report: VerifyReport
+    whole: bool = True
+    """Verified whole; False: the journal is signed with a key the backup was not given, and only
+    what a reader without it checks was checked (``report.notes`` says so)."""
 
 
 def _sync_folder(folder: Path) -> None:
@@ -112,8 +116,13 @@ def backup_journal(source: SqliteJournal, target: Path, hmac_key: bytes | None =
     except OSError as exc:  # the folder refuses even the partial copy
         raise JournalError(f"{target}: cannot write the backup: {exc.strerror or exc}") from exc
     copied = SqliteJournal.open_readonly(target, hmac_key)
+    whole = True
     try:
-        report = verify_journal(copied)
+        report = verify_reader(copied) if hmac_key is None else VerifyReport()
+        if report.notes:  # signed with a key not given: checked as a reader without it checks
+            whole = False
+        else:
+            report = verify_journal(copied)
         last = copied.last_seq
         mine = copied.db.execute("SELECT hash FROM records WHERE seq = ?", (last,)).fetchone()
     finally:
@@ -122,4 +131,4 @@ def backup_journal(source: SqliteJournal, target: Path, hmac_key: bytes | None =
         theirs = source.db.execute("SELECT hash FROM records WHERE seq = ?", (last,)).fetchone()
     if last and theirs is not None and mine != theirs:
         report.bad(last, f"record {last}: not the same as record {last} of {source.path}: not a copy of it")
-    return BackupResult(target, last, report)
+    return BackupResult(target, last, report, whole)
