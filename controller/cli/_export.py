@@ -1,7 +1,7 @@
-"""``tablectl export``: a day or a range of a table's journal as a flat file for the regulator,
-one row per wager: table, round, seat, wager, amount, result, paid, time, and who (the round's
-dealer and its supervisor acts with the person who authorized each, as far as the journal knows
-it) (CSV, or JSON lines).
+"""``tablectl export``: a day or a range of a table's journal as a flat file for the regulator
+(CSV, or JSON lines), one row per wager: table, round, seat, wager, amount, result, paid, time,
+and who as far as the journal knows it: the round's dealer, and its supervisor acts with the
+person who authorized each.
 
 Rounds are chosen by when they were settled, in the table's time zone (the computer's own, or
 ``--zone``): ``--day 2026-12-04``, or ``--since``/``--until`` (a date alone: ``--since`` from its

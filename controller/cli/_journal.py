@@ -122,6 +122,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     b = actions.add_parser(
         "backup",
         help="copy the journal with SQLite's online backup (safe while the table runs), then verify the copy",
+        description="Copy the journal with SQLite's online backup, safe while the table writes it: every page from "
+        "one read transaction, one self-contained file of mode 0600, never over an existing file; then the copy is "
+        "verified as `journal verify` does (with the key of --config). Exit 0: a verified copy; 1: written, but it "
+        "does not verify (each problem named); 2: nothing written (why named).",
     )
     add_journal_args(b)
     b.add_argument("--to", required=True, metavar="COPY", help="the copy to write (a new file; never replaced)")
