@@ -83,6 +83,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl export: {exc}", file=sys.stderr)
         return 2
     journal, _ = open_journal_from_args(args, "export")
+    if target is not None and _is_the_journals(target, journal.path):
+        journal.close()
+        print(f"tablectl export: --output {args.output}: the journal's own file: name another file", file=sys.stderr)
+        return 2
     try:
         rounds = _Rounds(journal, args, chosen)  # checked first: the rows are then written as they are read
         _write(rounds.rows(), args.format, target, chosen.zone)
@@ -100,6 +104,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     finally:
         journal.close()
+
+
+def _is_the_journals(target: Path, journal: Path) -> bool:
+    """Whether ``target`` is the journal or a file SQLite or its writer keeps beside it."""
+    mine = journal.resolve()
+    files = {mine, *(mine.with_name(mine.name + end) for end in ("-wal", "-shm", "-journal", ".lock"))}
+    return target.resolve() in files
 
 
 def _target(output: str | None) -> Path | None:

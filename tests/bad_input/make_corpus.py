@@ -655,6 +655,14 @@ def journal_cases() -> None:
         ["text.db", "already exists"],
         files=[["bench.db", "bench.db"], ["text.db", "text.db"]],
     )
+    for name in ("bench.db", "bench.db-wal"):
+        case(
+            f"journal-export-over-{name.replace('.', '-')}",
+            ["export", "--journal", "{tmp}/bench.db", "--output", "{tmp}/" + name],
+            2,
+            ["--output", name, "the journal's own file"],
+            files=[["bench.db", "bench.db"]],
+        )
     case(
         "journal-backup-to-a-folder",
         ["journal", "backup", "--journal", "{tmp}/bench.db", "--to", "{tmp}"],
