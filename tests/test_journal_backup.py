@@ -154,6 +154,9 @@ def test_a_backup_never_replaces_a_file_and_names_what_is_wrong(bench_journal: P
     assert code == 2 and "none.db: no journal there" in err
     code, _, err = cli("journal", "backup", "--journal", str(bench_journal))
     assert code == 2 and "--to" in err
+    beside = Path(f"{bench_journal}-wal")  # no table writes it: no WAL file there
+    code, _, err = cli("journal", "backup", "--journal", str(bench_journal), "--to", str(beside))
+    assert code == 2 and "the journal's own file" in err and not beside.exists()
     code, _, err = cli("journal", "backup", "--journal", str(bench_journal), "--to", str(tmp_path))
     assert code == 2 and f"{tmp_path}: a folder: name a new file in it" in err
     code, _, err = cli("journal", "backup", "--journal", str(bench_journal), "--to", str(tmp_path / ("x" * 300)))

@@ -54,8 +54,10 @@ def _check_target(source: SqliteJournal, target: Path) -> None:
             raise JournalError(f"{target}: already exists: a backup never replaces a file (name a new one)")
         if not target.parent.is_dir():
             raise JournalError(f"{target.parent}: no such folder")
-        if target.resolve() == source.path.resolve():
-            raise JournalError(f"{target}: the journal itself: name another file")
+        mine = source.path.resolve()
+        beside = {mine, *(mine.with_name(mine.name + end) for end in ("-wal", "-shm", "-journal", ".lock"))}
+        if target.resolve() in beside:
+            raise JournalError(f"{target}: the journal's own file: name another file")
     except OSError as exc:
         raise JournalError(f"{str(target)[:120]}: {exc.strerror or exc}") from None
 
