@@ -11,6 +11,7 @@ moves), as in tests/test_holds.py."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -401,3 +402,39 @@ def test_holds_refuses_a_bad_shift_with_a_clear_error_and_exit_2(tmp_path: Path,
     runtime.journal.close()  # type: ignore[attr-defined]
     code, out, err = cli("holds", "--journal", str(tmp_path / "j.db"), *args)
     assert code == 2 and named in err and "Traceback" not in err and out == ""
+
+
+@pytest.mark.parametrize(("zone", "listed"), [("EST+5", 1), ("JST-9", 0)])
+def test_holds_lists_a_shift_in_the_tables_time_zone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, zone: str, listed: int
+) -> None:
+    """A hold at 08:00 UTC began at 03:00 on a table in New York, at 17:00 on one in Tokyo: the
+    shift from 02:00 to 04:00 local has it in New York only."""
+    clock = Clock()  # 2027-01-15 08:00:00 UTC
+    runtime = table(tmp_path / "j.db", clock)
+    play(runtime, clock, (Jam(device="shoe"), ShoeState(device="shoe", status="ok", cards_out=1)))
+    runtime.journal.close()  # type: ignore[attr-defined]
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        code, out, err = cli(
+            "holds",
+            "--journal",
+            str(tmp_path / "j.db"),
+            "--no-verify",
+            "--since",
+            "2027-01-15T02:00",
+            "--until",
+            "2027-01-15T04:00",
+        )
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("holds from 2027-01-15 02:00:00") and f": {listed}, held " in lines[0]
+    if listed:
+        assert lines[1].startswith("  2027-01-15 03:00:01 round 1: 1.0 s in dealing: shoe jammed: clear the jam; ")
+        assert lines[1].endswith(
+            "resumed in dealing, by itself: the shoe reports ok (jam cleared, door closed); 0 events meanwhile"
+        )
