@@ -399,7 +399,9 @@ def main() -> None:
     )
     parser.add_argument("--outage", type=float, default=60.0, help="seconds the broker is down")
     parser.add_argument("--workers", type=int, default=2, help="ingest processes on the one durable consumer")
-    parser.add_argument("--batch", type=int, default=1000, help="the ingest's messages per transaction")
+    parser.add_argument(
+        "--batch", type=int, default=5000, help="the ingest's messages per transaction (a pull is bounded by bytes too)"
+    )
     parser.add_argument("--floors", type=int, default=20_000, help="records for the floor measurements")
     parser.add_argument(
         "--table-share",

@@ -41,7 +41,7 @@ def forwarder(tmp_path: Path, nc: Connection) -> Forwarder:
     return f
 
 
-Pending = deque[tuple[int, bool, asyncio.Future[Any]]]
+Pending = deque[tuple[int, bool, asyncio.Future[Any], str]]
 
 
 def test_a_busy_broker_that_still_answers_is_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -51,7 +51,7 @@ def test_a_busy_broker_that_still_answers_is_waited_for(tmp_path: Path, monkeypa
 
     async def go() -> None:
         oldest: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        pending: Pending = deque([(1, False, oldest)])
+        pending: Pending = deque([(1, False, oldest, "t/1")])
 
         async def busy_broker() -> None:  # others' acknowledgements keep coming, ours after 3 timeouts' worth
             for _ in range(30):
@@ -71,7 +71,7 @@ def test_a_silent_broker_means_resend(tmp_path: Path) -> None:
     f = forwarder(tmp_path, Connection())
 
     async def go() -> None:
-        pending: Pending = deque([(1, False, asyncio.get_running_loop().create_future())])
+        pending: Pending = deque([(1, False, asyncio.get_running_loop().create_future(), "t/1")])
         with pytest.raises(_Resend, match="no publish acknowledgement"):
             await f._complete_oldest(pending, NO_OUTBOX)
 
@@ -89,7 +89,7 @@ def test_a_lost_acknowledgement_means_resend_even_while_the_broker_answers(
         loop = asyncio.get_running_loop()
         later: asyncio.Future[Any] = loop.create_future()
         later.set_result(Ack())  # a later message acknowledged, the oldest never: it was lost
-        pending: Pending = deque([(1, False, loop.create_future()), (2, False, later)])
+        pending: Pending = deque([(1, False, loop.create_future(), "t/1"), (2, False, later, "t/2")])
 
         async def answering() -> None:
             while True:
@@ -111,7 +111,7 @@ def test_patience_has_an_end(tmp_path: Path) -> None:
     f = forwarder(tmp_path, nc)
 
     async def go() -> None:
-        pending: Pending = deque([(1, False, asyncio.get_running_loop().create_future())])
+        pending: Pending = deque([(1, False, asyncio.get_running_loop().create_future(), "t/1")])
 
         async def answering() -> None:
             while True:

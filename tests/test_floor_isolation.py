@@ -220,7 +220,7 @@ def test_a_duplicate_answer_for_a_record_the_floor_has_not_stored_is_sent_again(
     async def complete(seq: int, duplicate: bool) -> None:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         future.set_result(Ack("FLOOR", 1, duplicate))
-        forwarder._complete((seq, True, future), outbox)
+        forwarder._complete((seq, True, future, f"iso-e/{seq}"), outbox)
 
     try:
         asyncio.run(complete(1, False))

@@ -11,6 +11,7 @@ from controller.cli._journal import BENCH_JOURNAL_DIR
 from controller.cli.args import bounded_int, positive_int
 from controller.cli.choices import FAULT_PROFILES, GAMES, STRATEGIES
 from controller.cli.floor import forwarder_for
+from controller.cli.status import CONNECTED_STATES
 from controller.cli.webopts import add_web_arguments, web_attach
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def floor_line(table_id: str, link: LinkStatus, journal: Path | str) -> str:
     finally:
         outbox.close()
     error = f", last error: {link.error}" if link.error else ""
-    if not link.acked and not link.published:
+    if not link.acked and not link.published and link.state.value not in CONNECTED_STATES:
         return f"floor       {table_id}: never connected{error}; backlog {backlog} records (counted from the journal)"
     stored = f", stored by the floor up to record {link.stored}" if getattr(link, "stored", 0) else ""
     return (

@@ -19,6 +19,7 @@ import json
 import sqlite3
 import sys
 import time
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from typing import Any
 from controller.cli._journal import RUN_JOURNAL_DIR
 from controller.cli.args import description
 
-__all__ = ["register", "run", "link_status", "table_status"]
+__all__ = ["register", "run", "link_status", "table_status", "floor_connected"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -239,6 +240,18 @@ def floor_link(db: sqlite3.Connection, head_seq: int, now: float | None = None) 
     }
 
 
+CONNECTED_STATES = frozenset({"up", "throttled", "held"})
+"""The floor link states only a connection can have: the broker answered (took records, or
+refused them for the table's share), or the floor spoke (a held feed)."""
+
+
+def floor_connected(floor: Mapping[str, Any]) -> bool:
+    """Whether the floor link (:func:`floor_link`) has ever been connected: a record acknowledged
+    or stored, or a state only a connection gives (a table throttled before the broker took any
+    of its records is connected, not "never connected")."""
+    return bool(floor["acked_seq"] or floor["stored_seq"]) or floor["state"] in CONNECTED_STATES
+
+
 def _time(at: float | None) -> str:
     return datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M:%S") if at is not None else "-"
 
@@ -291,7 +304,7 @@ def _text(status: dict[str, Any]) -> list[str]:
     floor = status.get("floor")
     if floor is not None:
         why = f": {floor['error']}" if floor["error"] else ""
-        if not floor["acked_seq"] and floor["state"] != "up":
+        if not floor_connected(floor):
             out.append(
                 f"floor: never connected{why} (noted {_time(floor['at'])}); backlog {floor['backlog']} "
                 "records (counted from the journal)"

@@ -5,8 +5,9 @@ It reads the journal read-only after the last acknowledged record (kept in the j
 :class:`controller.journal.outbox.Outbox`), publishes in journal order with at most ``window``
 publish acknowledgements outstanding, and records each acknowledged position as
 acknowledgements arrive in order. On any failure it backs off (0.1 s doubling to 5 s),
-reconnects if the connection is gone, and resends from the last acknowledged record; the floor
-store keeps each record once. No message carries a broker de-duplication id (``Nats-Msg-Id``):
+reconnects if the connection is gone, and resends from the last acknowledged record, skipping
+the messages the broker took after the one that failed (a refusal of a full share, a lost
+acknowledgement: their acknowledgements came); the floor store keeps each record once. No message carries a broker de-duplication id (``Nats-Msg-Id``):
 the broker's duplicate window is one per stream, so an id one table chose could drop another
 table's record; a ``duplicate`` answer is therefore never taken as success (the record is sent
 again). The floor tells the table what it has stored (:class:`controller.floor.channel.Stored`,
@@ -171,9 +172,9 @@ class RecentRecords:
             del self._records[kept]
 
 
-_Pending = tuple[int, bool, "asyncio.Future[Any]"]
+_Pending = tuple[int, bool, "asyncio.Future[Any]", str]
 """A message published and not yet settled: its record's seq, whether it is the last message of
-that record, and the future of its acknowledgement."""
+that record, the future of its acknowledgement, and its message id (``<table>/<seq>[/meters]``)."""
 
 
 class _Run:
@@ -239,6 +240,12 @@ class Forwarder:
         self._refused_wait = REFUSED_WAIT_S
         self._sent_max = 0
         """The highest record published in this run (one at or below it is published again)."""
+        self._taken: dict[str, tuple[int, Any]] = {}
+        """Messages the broker took past the acknowledged position in an earlier run, which ended on
+        a refusal or a failed acknowledgement of a message before them (by message id: their
+        record's seq and the broker's acknowledgement). The next run resends from the acknowledged
+        position but skips these: without it every message the broker took behind a refused one
+        (up to ``window``) was stored twice in the stream, and settled as a duplicate by the floor."""
         """Messages the floor sent this table in this run."""
         self._beat_due = 0.0
         self._listening: Client | None = None
@@ -475,6 +482,7 @@ class Forwarder:
         await self._listen(nc)
         self._beat_due = 0.0  # a heartbeat at once on each (re)connection: the floor answers with what it stored
         run = _Run(js, self._acked, outbox.anchor_seq(), self._check_journal(outbox, self._acked), outbox)
+        self._taken = {k: v for k, v in self._taken.items() if v[0] > self._acked}
         try:
             while not self._stopping.is_set():
                 if self.heartbeat_s is not None and time.monotonic() >= self._beat_due:
@@ -498,11 +506,30 @@ class Forwarder:
                 else:
                     await self._nothing_new(run, outbox, looked_at)
             await self._finish(run.pending, outbox)
+        except _Refused:
+            await self._settle_in_flight(run.pending)
+            raise
         finally:
-            for _, _, future in run.pending:
+            self._keep_taken(run.pending)
+            for _, _, future, _ in run.pending:
                 future.cancel()
             js.forget()
             self._flush_ack(outbox, force=True)
+
+    async def _settle_in_flight(self, pending: deque[_Pending]) -> None:
+        """The broker refused a message: wait (up to ``ack_timeout_s``) for its answers to those
+        published after it, so that the ones it took are known (:attr:`_taken`) and not sent again."""
+        waiting = [future for _, _, future, _ in pending if not future.done()]
+        if waiting:
+            await asyncio.wait(waiting, timeout=self.ack_timeout_s)
+
+    def _keep_taken(self, pending: deque[_Pending]) -> None:
+        """Note the messages of a run that ends whose acknowledgement came (not a ``duplicate``)
+        but was not taken in order, behind one that failed: the next run skips them."""
+        for seq, _, future, msg_id in pending:
+            if future.done() and not future.cancelled() and future.exception() is None:
+                if not getattr(future.result(), "duplicate", False):
+                    self._taken[msg_id] = (seq, future.result())
 
     def _complete_done(self, pending: deque[_Pending], outbox: Outbox) -> None:
         """Take the acknowledgements that have come, oldest first, up to the first still awaited."""
@@ -552,13 +579,20 @@ class Forwarder:
             )
             if len(messages) > 1:  # a round: the records before it are no round's any more
                 run.recent.forget_through(record.seq)
+            published = False
             for i, m in enumerate(messages):
                 while len(run.pending) >= (1 if self._probing else self.window):
                     await self._complete_oldest(run.pending, outbox)
-                future = await run.js.publish(m.subject, m.payload, {RECORD_HEADER: m.msg_id})
-                run.pending.append((m.seq, i == len(messages) - 1, future))
+                taken = self._taken.pop(m.msg_id, None)
+                if taken is None:
+                    future = await run.js.publish(m.subject, m.payload, {RECORD_HEADER: m.msg_id})
+                    published = True
+                else:  # the broker took it in an earlier run: its acknowledgement stands, nothing is sent
+                    future = asyncio.get_running_loop().create_future()
+                    future.set_result(taken[1])
+                run.pending.append((m.seq, i == len(messages) - 1, future, m.msg_id))
             run.sent = record.seq
-            if run.sent <= self._sent_max:
+            if run.sent <= self._sent_max and published:
                 self._resent += 1
             self._sent_max = max(self._sent_max, run.sent)
             self._complete_done(run.pending, outbox)
@@ -622,7 +656,7 @@ class Forwarder:
                 if entry[2].done():
                     break
                 now = self._received()
-                lost = any(f.done() for _, _, f in itertools.islice(pending, 1, None))
+                lost = any(f.done() for _, _, f, _ in itertools.islice(pending, 1, None))
                 waited = time.monotonic() - started
                 if timeout is not None or lost or now == seen or waited + limit > limit * ACK_PATIENCE:
                     raise _Resend(f"no publish acknowledgement within {waited:.0f} s") from exc
@@ -641,7 +675,7 @@ class Forwarder:
         return value if isinstance(value, int) else None
 
     def _complete(self, entry: _Pending, outbox: Outbox) -> None:
-        seq, last, future = entry
+        seq, last, future, _ = entry
         if future.cancelled():
             raise _Resend("publish cancelled")
         exc = future.exception()

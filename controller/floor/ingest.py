@@ -31,6 +31,7 @@ from controller.floor.chain import ChainPolicy, Outcome, Reject, Verdict, store_
 from controller.floor.channel import heartbeat_subject
 from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import TABLE_ID
+from controller.floor.pull import Puller
 from controller.floor.stream import STREAM_MAX_PER_SUBJECT, ensure_stream, missing_limits, tables_queued
 from controller.floor.tell import Beats, store_heartbeats, stored_heads, tell_stored
 from controller.floor.validate import BadMessage, FloorRecord, Rows, check_message, excerpt
@@ -95,6 +96,9 @@ class IngestConfig:
     max_reject_rows: int = 10_000
     """Rejected messages kept per table in ``ingest_reject``; past that only counted
     (``ingest_reject_tally``: docs/floor.md, "One table, one feed")."""
+    pull_max_bytes: int = 8 * 1024 * 1024
+    """At most about this many bytes a batch (the pull's ``max_bytes``: controller.floor.pull), so a
+    batch long in messages stays small in memory whatever the messages' sizes."""
     fetch_wait_s: float = 0.1
     """How long one pull waits for messages when none is ready. nats-py's ``fetch`` returns at once
     what is ready, but when nothing is it waits this long, or until the batch is full, before
@@ -434,6 +438,7 @@ class _Loop:
         self.beats = Beats(config.subject_prefix)
         self.shares = _Shares(config, metrics)
         self.to_tell: set[str] = set()
+        self.puller = Puller(nc, config.stream, config.durable)
         self.told_at = self.beats_seen = self.db_tried = self.backlog_seen = 0.0
 
     async def between_batches(self) -> None:
@@ -509,13 +514,14 @@ class _Loop:
         """One turn: the work between batches, then a batch pulled, written and acknowledged.
         False when stopped in the middle of a batch."""
         await self.between_batches()
+        config = self.config
         try:
-            msgs = await sub.fetch(self.config.batch, timeout=self.config.fetch_wait_s)
-        except (TimeoutError, nats.errors.TimeoutError):
-            return True
+            msgs = await self.puller.pull(config.batch, config.pull_max_bytes, config.fetch_wait_s)
         except nats.errors.Error as exc:  # the broker is away: the client reconnects by itself
             log.warning("fetch: %s", exc)
             await asyncio.sleep(0.5)
+            return True
+        if not msgs:
             return True
         prefix = self.config.subject_prefix
         batch = parse_batch(((m.subject, _record_id(m.headers), m.data) for m in msgs), prefix)

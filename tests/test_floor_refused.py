@@ -1,0 +1,165 @@
+"""A table the broker refuses (its share of the stream full: docs/floor.md, "One table, one
+feed"), on the session's servers set up as in production (tests/floor_fixtures.py): what the
+broker took behind a refused record is not sent again, and a table refused before the broker
+took any of its records is connected and throttled, not "never connected".
+
+The share is filled beforehand with the table's own identity and no ingest runs, so what the
+stream holds is exactly what the forwarder sent; each test waits for states, never for a time."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("nats")
+
+import nats
+
+from controller.floor.connect import nats_auth_options
+from controller.floor.forwarder import Forwarder, LinkState
+from controller.journal import NewRecord, SqliteJournal
+from tests.deadlines import STATE_TIMEOUT_S
+from tests.floor_fixtures import FloorLink, FloorSite
+
+SHARE = 30
+"""Messages a table may have waiting on each of its subjects in these tests."""
+SPOT = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
+DOWN = {"device": "shoe", "reason": "serial port closed"}
+
+
+def wait_for(cond: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + STATE_TIMEOUT_S
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def folder(floor_site: FloorSite, request: pytest.FixtureRequest) -> Iterator[Path]:
+    path = floor_site.base / request.node.name
+    path.mkdir()
+    path.chmod(0o711)
+    yield path
+
+
+def journal_of(path: Path, records: list[NewRecord]) -> Path:
+    journal = SqliteJournal(path)
+    journal.append_batch(records)
+    journal.close()
+    return path
+
+
+async def _js(link: FloorLink, creds: Path | None) -> Any:
+    return await nats.connect(
+        servers=list(link.servers), connect_timeout=5, allow_reconnect=False, **nats_auth_options(link.auth(creds))
+    )
+
+
+def fill_share(link: FloorLink, creds: str, table: str, subject: str) -> None:
+    """The table's share of ``subject`` filled with its own identity (nothing ingests it)."""
+
+    async def go() -> None:
+        nc = await _js(link, Path(creds))
+        try:
+            js = nc.jetstream(timeout=10)
+            for i in range(SHARE):
+                await js.publish(f"{link.prefix}.{table}.{subject}", b'{"filler": %d}' % i)
+        finally:
+            await nc.close()
+
+    asyncio.run(go())
+
+
+def held(link: FloorLink, table: str) -> dict[str, int]:
+    """Messages the stream holds on each of ``table``'s subjects (by its last token)."""
+
+    async def go() -> dict[str, int]:
+        nc = await _js(link, link.site.admin_creds)
+        try:
+            info = await nc.jetstream(timeout=10).stream_info(link.stream, subjects_filter=f"{link.prefix}.{table}.>")
+        finally:
+            await nc.close()
+        return {s.rsplit(".", 1)[1]: int(n) for s, n in (info.state.subjects or {}).items()}
+
+    return asyncio.run(go())
+
+
+def empty(link: FloorLink, table: str, subject: str) -> None:
+    """The filler taken away (as an ingest settling it would): the share has room again."""
+
+    async def go() -> None:
+        nc = await _js(link, link.site.admin_creds)
+        try:
+            await nc.jetstream(timeout=10).purge_stream(link.stream, subject=f"{link.prefix}.{table}.{subject}")
+        finally:
+            await nc.close()
+
+    asyncio.run(go())
+
+
+def test_what_the_broker_took_behind_a_refused_record_is_not_sent_again(floor_site: FloorSite, folder: Path) -> None:
+    """Record 1 (an event) is refused, its subject full; records 2-13 (faults, another subject)
+    are taken behind it. When the share has room again, record 1 is sent and 2-13 are not sent
+    again: the stream holds each record once. Before, the forwarder resent from its acknowledged
+    position everything after the refused record (up to its window of 256), each one a duplicate
+    the floor settled."""
+    link = floor_site.link()
+    link.create_stream(table_share=SHARE)
+    config = link.floor_config("fr-a")
+    fill_share(link, config.credentials, "fr-a", "event")
+    faults = 12  # twice as many still fit in the share: the bug shows as doubles, not as a refusal
+    path = journal_of(
+        folder / "a.db", [NewRecord("SpotReport", SPOT, event=True)] + [NewRecord("LinkDown", DOWN)] * faults
+    )
+    forwarder = Forwarder(path, config, max_backoff_s=0.2, heartbeat_s=None).start()
+    try:
+        wait_for(lambda: forwarder.status().refused >= 2, "record 1 refused, and refused again when tried alone")
+        assert forwarder.status().state is LinkState.THROTTLED and forwarder.status().acked == 0
+        empty(link, "fr-a", "event")
+        wait_for(lambda: forwarder.status().acked == 1 + faults, "every record acknowledged")
+        assert held(link, "fr-a") == {"event": 1, "fault": faults}
+        assert forwarder.status().state is LinkState.UP
+    finally:
+        forwarder.stop()
+
+
+def test_a_table_throttled_before_any_acknowledgement_is_connected_not_never_connected(
+    floor_site: FloorSite, folder: Path
+) -> None:
+    """The broker refuses the table's very first record: ``tablectl status`` and the bench's
+    summary say the link is throttled (and why), not that it never connected."""
+    from controller.cli._bench import floor_line
+
+    link = floor_site.link()
+    link.create_stream(table_share=SHARE)
+    config = link.floor_config("fr-b")
+    fill_share(link, config.credentials, "fr-b", "event")
+    path = journal_of(folder / "b.db", [NewRecord("SpotReport", SPOT, event=True)] * 3)
+    forwarder = Forwarder(path, config, max_backoff_s=0.2, heartbeat_s=None).start()
+    try:
+        wait_for(lambda: forwarder.status().state is LinkState.THROTTLED, "the link throttled")
+        link_status = forwarder.status()
+        assert link_status.acked == 0 and link_status.published == 0
+        line = floor_line("fr-b", link_status, path)
+        assert "never connected" not in line and "fr-b: throttled" in line, line
+        assert "maximum messages per subject exceeded" in line, line
+        status = subprocess.run(
+            [sys.executable, "-m", "controller", "status", "--journal", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=STATE_TIMEOUT_S,
+        )
+        assert "never connected" not in status.stdout, status.stdout
+        (floor,) = [ln for ln in status.stdout.splitlines() if ln.startswith("floor: link")]
+        assert floor.startswith("floor: link throttled") and "maximum messages per subject exceeded" in floor, floor
+        assert "backlog 3 records" in floor, floor
+    finally:
+        forwarder.stop()
