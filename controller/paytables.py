@@ -105,11 +105,13 @@ class Paytable:
     def row_for_rank(self, category: Category, rank: int) -> PaytableRow | None:
         """The line for ``category`` whose rank condition (if any) holds for ``rank`` (2-14)."""
         key = (category, rank)
-        if key not in self._found:
-            self._found[key] = next(
+        try:  # one lookup when found (a category's hash is the enum's, in Python)
+            return self._found[key]
+        except KeyError:
+            found = self._found[key] = next(
                 (r for r in self.rows if r.category is category and (r.ranks is None or rank in r.ranks)), None
             )
-        return self._found[key]
+            return found
 
     def by_category(self) -> dict[Category, PaytableRow]:
         """Rows by category (for tables without rank conditions, such as seven-card bonus tables)."""

@@ -24,9 +24,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from controller.cards import Card, format_cards
+from controller.cards import ALL_CARDS, Card, format_cards
 from controller.hands import Category, HandError
-from controller.hands.paigow import HandSet, legal_sets, make_set
+from controller.hands.paigow import HandSet, legal_sets, set_dealt
 
 __all__ = ["Decision", "HouseWay", "HOUSE_WAYS", "house_way", "set_by_house_way"]
 
@@ -46,6 +46,16 @@ class Decision:
         return {**self.set.to_json(), "rule": self.rule, "text": self.text}
 
 
+_RANK: tuple[int, ...] = tuple(ACE if c.rank is None else int(c.rank) for c in ALL_CARDS)
+"""Each card's rank as the rules see it (the joker with the aces), by the card's index."""
+_ORDER: tuple[tuple[int, bool, int], ...] = tuple((-_RANK[c.index], c.is_joker, -(c.index // 13)) for c in ALL_CARDS)
+"""Each card's place in a hand's order (:attr:`Hand.cards`), by the card's index."""
+
+
+_STRAIGHT_WINDOWS: tuple[int, ...] = (0b1_0000_0000_1111, *(0b11111 << low for low in range(9)))
+"""The five ranks of each straight as rank bits (2 is bit 0): A-2-3-4-5 (the ace low), then 2-6 to 10-A."""
+
+
 class Hand:
     """The seven cards as the rules see them: rank groups (the joker with the aces) and every legal set."""
 
@@ -54,17 +64,20 @@ class Hand:
             raise HandError(f"a pai gow hand is 7 distinct cards, got {format_cards(cards)!r}")
         self.options = options
         # Highest rank first; among equal ranks real cards before the joker, then by suit.
-        self.cards = tuple(sorted(cards, key=lambda c: (-self.rank(c), c.is_joker, -(c.index // 13))))
+        self.cards = tuple(sorted(cards, key=lambda c: _ORDER[c.index]))
         groups: dict[int, list[Card]] = {}
         for c in self.cards:
-            groups.setdefault(self.rank(c), []).append(c)
+            groups.setdefault(_RANK[c.index], []).append(c)
         self.groups = groups
-        self.by_count = {n: sorted((r for r, cs in groups.items() if len(cs) == n), reverse=True) for n in range(1, 6)}
+        by_count: dict[int, list[int]] = {n: [] for n in range(1, 6)}
+        for r, cs in groups.items():  # the ranks come highest first (the cards' order)
+            by_count[len(cs)].append(r)
+        self.by_count = by_count
         self._sets: list[HandSet] | None = None
 
     @staticmethod
     def rank(c: Card) -> int:
-        return ACE if c.rank is None else int(c.rank)
+        return _RANK[c.index]
 
     def count(self, rank: int) -> int:
         return len(self.groups.get(rank, ()))
@@ -88,32 +101,39 @@ class Hand:
     def best_two(self, cards: Sequence[Card]) -> list[Card]:
         """The best two-card low hand among ``cards``."""
         pool = list(cards)
-        best = max(combinations(pool, 2), key=lambda two: (make_low_key(two), [-pool.index(c) for c in two]))
-        return list(best)
+        # ties go to the earlier cards (positions compared, not the cards: no ``__eq__`` per card)
+        i, j = max(
+            combinations(range(len(pool)), 2),
+            key=lambda ij: (make_low_key((pool[ij[0]], pool[ij[1]])), [-ij[0], -ij[1]]),
+        )
+        return [pool[i], pool[j]]
 
     def front(self, low: Sequence[Card], rule: str, text: str) -> Decision:
         """The decision that puts ``low`` in the low hand and the rest in the high hand."""
-        high = [c for c in self.cards if c not in low]
-        return Decision(make_set(high, low), rule, text)
+        placed = {c.index for c in low}  # a card is its index
+        high = [c for c in self.cards if c.index not in placed]
+        return Decision(set_dealt(high, low), rule, text)  # seven distinct cards: checked when the hand was made
 
     def others(self, *exclude: Sequence[Card]) -> list[Card]:
-        used = [c for group in exclude for c in group]
-        return [c for c in self.cards if c not in used]
+        used = {c.index for group in exclude for c in group}
+        return [c for c in self.cards if c.index not in used]
 
     def may_hold_straight_or_flush(self) -> bool:
         """Whether any five of the seven cards could be a straight or a flush (a quick test
         that spares most hands the enumeration of every set)."""
-        jokers = sum(1 for c in self.cards if c.is_joker)
-        real = [c for c in self.cards if not c.is_joker]
+        jokers = 0
         per_suit = [0, 0, 0, 0]
-        for c in real:
-            per_suit[c.index // 13] += 1
+        ranks = 0  # one bit per rank, 2 (bit 0) to the ace (bit 12)
+        for c in self.cards:
+            suit, rank = divmod(c.index, 13)
+            if suit == 4:  # the joker (index 52)
+                jokers += 1
+            else:
+                per_suit[suit] += 1
+                ranks |= 1 << rank
         if max(per_suit) + jokers >= 5:
             return True
-        ranks = {int(c.rank) for c in real if c.rank is not None}
-        if ACE in ranks:
-            ranks.add(1)
-        return any(len(ranks & set(range(low, low + 5))) + jokers >= 5 for low in range(1, 11))
+        return any((ranks & window).bit_count() + jokers >= 5 for window in _STRAIGHT_WINDOWS)
 
     def legal_sets(self) -> list[HandSet]:
         if self._sets is None:

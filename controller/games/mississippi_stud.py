@@ -175,8 +175,9 @@ def _kept(key: tuple[object, ...], owner: object, make: Callable[[], list[WagerR
     results = tuple(make())
     if len(_KEPT) >= 4096:
         _KEPT.clear()
-    _KEPT[key] = (owner, (results, actions_for(results)))
-    return results, actions_for(results)
+    kept = (results, actions_for(results))
+    _KEPT[key] = (owner, kept)
+    return kept
 
 
 def _main(seat: MississippiSeat, community: tuple[Card, ...], table: TableConfig) -> tuple[_Results, dict[str, str]]:
@@ -184,25 +185,32 @@ def _main(seat: MississippiSeat, community: tuple[Card, ...], table: TableConfig
     w = seat.wagers
     hand = evaluate_dealt(seat.cards + community, MISSISSIPPI_STUD)
     row = table.paytables["main"].row_for(hand)
-    stakes = tuple(w[s] for s in _SPOTS)
+    stakes = tuple([w[s] for s in _SPOTS])
+    # each reason is made only when its results are (a line's text is the same every time)
     if row is None:
-        why = f"{hand_name(hand.category.value)} does not pay (35.10(i)1)"
-        results = _kept(
-            ("lose", why, stakes), None, lambda: [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in _SPOTS]
-        )
+        name = hand.category._value_
+
+        def lose() -> list[WagerResult]:
+            why = f"{hand_name(name)} does not pay (35.10(i)1)"
+            return [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in _SPOTS]
+
+        results = _kept(("lose", name, stakes), None, lose)
     elif row.odds.push:
-        why = f"{row.describe()} (35.10(i)2)"
-        results = _kept(
-            ("push", id(row), stakes), row, lambda: [WagerResult(s, w[s], Result.PUSH, 0, why) for s in _SPOTS]
-        )
+        line = row
+
+        def push() -> list[WagerResult]:
+            why = f"{line.describe()} (35.10(i)2)"
+            return [WagerResult(s, w[s], Result.PUSH, 0, why) for s in _SPOTS]
+
+        results = _kept(("push", id(row), stakes), row, push)
     else:
-        why = f"{row.describe()} (35.10(i)3, 35.11)"
-        odds = row.odds
-        results = _kept(
-            ("win", id(row), stakes),
-            row,
-            lambda: [WagerResult(s, w[s], Result.WIN, odds.payout(w[s]), why) for s in _SPOTS],
-        )
+        line, odds = row, row.odds
+
+        def win() -> list[WagerResult]:
+            why = f"{line.describe()} (35.10(i)3, 35.11)"
+            return [WagerResult(s, w[s], Result.WIN, odds.payout(w[s]), why) for s in _SPOTS]
+
+        results = _kept(("win", id(row), stakes), row, win)
     return results, hand_summary(hand)
 
 

@@ -76,11 +76,13 @@ def _depth(raw: bytes) -> tuple[int, int]:
 
 
 def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key[:60]!r} in one object")
-        out[key] = value
+    out = dict(pairs)  # at once; only a record with a key twice is walked, for the first repeated one
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key[:60]!r} in one object")
+            seen.add(key)
     return out
 
 

@@ -28,7 +28,7 @@ from typing import TypeVar
 
 from controller.cards import Card
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, Category
-from controller.hands.fast import _CODES, JOKER_INDEX, evaluator_for
+from controller.hands.fast import _CODES, FOUR_SUIT, JOKER_INDEX, SUIT_SHIFT, evaluator_for
 from controller.hands.rules import HandRules
 from controller.hands.value import HandError, evaluate_best, hand_json
 
@@ -71,6 +71,12 @@ def _consecutive_seven(ranks: set[int]) -> bool:
 
 
 def _seven_card_categories(cards: Sequence[Card]) -> list[Category]:
+    real_total = 0
+    for c in cards:
+        if c.index != JOKER_INDEX:
+            real_total += _CODES[c.index]
+    if FOUR_SUIT[(real_total >> SUIT_SHIFT) & 0xFFFF] < 0:  # each category needs four or more of a suit
+        return []
     real = [c for c in cards if not c.is_joker]
     has_joker = len(real) < len(cards)
     suits = [c.index // 13 for c in real]
@@ -110,14 +116,7 @@ def _five_card_bits(cards: Sequence[Card], rules: HandRules) -> int:
     bits = 0
     indices = [c.index for c in cards]
     if JOKER_INDEX not in indices:  # each five is the seven's summed codes less two cards
-        codes = [_CODES[i] for i in indices]
-        total = sum(codes)
-        of_sum = evaluator.strength_of_sum
-        for i in range(len(codes)):
-            rest = total - codes[i]
-            for j in range(i + 1, len(codes)):
-                bits |= 1 << (of_sum(rest - codes[j]) >> 20)
-        return bits
+        return evaluator.fives_category_bits([_CODES[i] for i in indices])
     for five in combinations(indices, 5):
         if JOKER_INDEX in five:
             bits |= evaluator.joker_categories([i for i in five if i != JOKER_INDEX])

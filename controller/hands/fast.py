@@ -209,6 +209,24 @@ class Evaluator:
             return self._flush[(total >> (MASK_SHIFT + 13 * suit)) & 0x1FFF]
         return self._nonflush[total & RANK_BITS]
 
+    def fives_category_bits(self, codes: Sequence[int]) -> int:
+        """The five-card categories some five of seven real cards (their codes) form exactly,
+        one bit per category number: each five is the seven's summed codes less two cards
+        (:meth:`strength_of_sum` inline: 21 look-ups a hand)."""
+        flush_suit, flush, nonflush = FLUSH_SUIT, self._flush, self._nonflush
+        total = sum(codes)
+        bits = 0
+        for i, code in enumerate(codes):
+            rest = total - code
+            for other in codes[i + 1 :]:
+                five = rest - other
+                suit = flush_suit[(five >> SUIT_SHIFT) & 0xFFFF]
+                if suit >= 0:
+                    bits |= 1 << (flush[(five >> (MASK_SHIFT + 13 * suit)) & 0x1FFF] >> 20)
+                else:
+                    bits |= 1 << (nonflush[five & RANK_BITS] >> 20)
+        return bits
+
     def strength(self, indices: Sequence[int]) -> int:
         """The strength of the best five of ``indices`` (5-7 distinct cards, joker allowed)."""
         if JOKER_INDEX in indices:

@@ -137,7 +137,8 @@ def _pick_best(
 ) -> tuple[Card, ...]:
     """The five cards that make ``category`` with ``fields``, chosen independently of card order."""
     joker = [c for c in cards if c.index == JOKER_INDEX]
-    pool = sorted((c for c in cards if c.index != JOKER_INDEX), key=_high_first)
+    # by :func:`_high_first`, read from its table (each card's key is its own: no two tie)
+    pool = [c for _, c in sorted([(_HIGH_FIRST[c.index], c) for c in cards if c.index != JOKER_INDEX])]
     if category in _FLUSH_CATEGORIES:
         per_suit = [0, 0, 0, 0]
         for c in pool:
@@ -272,6 +273,10 @@ def _high_first(c: Card) -> int:
     (one integer, rank then suit: sorting by it is faster than by a tuple)."""
     suit, rank = divmod(c.index, 13)
     return -(rank * 8 + suit)
+
+
+_HIGH_FIRST: tuple[int, ...] = tuple(-((i % 13) * 8 + i // 13) for i in range(52))
+""":func:`_high_first` of each real card, by its index."""
 
 
 def _take(cards: Sequence[Card], ranks: Sequence[int]) -> tuple[Card, ...]:

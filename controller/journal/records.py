@@ -45,15 +45,17 @@ class MemoryJournal:
     """A journal kept in a list (tests and in-process benchmarks)."""
 
     def __init__(self) -> None:
-        self._records: list[JournalRecord] = []
+        self._records: list[tuple[int, float, str, dict[str, Any], bool]] = []
+        """Each record's fields (made a :class:`JournalRecord` when read: most are never read)."""
 
     def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
-        seq = len(self._records) + 1
-        self._records.append(JournalRecord(seq, time.time(), kind, data, event))
+        records = self._records
+        seq = len(records) + 1
+        records.append((seq, time.time(), kind, data, event))
         return seq
 
     def records(self, after: int = 0) -> Iterator[JournalRecord]:
-        return iter(self._records[after:])
+        return (JournalRecord(*fields) for fields in self._records[after:])
 
 
 def event_record(event: object) -> tuple[str, dict[str, Any]]:

@@ -65,6 +65,9 @@ class CardIntake:
         """The card the supervisor is choosing for the misread one (face down: named by deck number)."""
         self.card_index = 0
         """The shoe index of the card being placed (the ledger's entry for ``placed``)."""
+        self._seen: tuple[int, int, set[int]] = (-1, -1, set())
+        """The indices of ``cards_seen`` as of a round number and a count of cards dealt (each
+        card the game places adds itself and one to the count: the set grows with it)."""
 
     def start_round(self) -> None:
         self.misread_index, self.entry, self.entry_card = None, None, None
@@ -205,7 +208,7 @@ class CardIntake:
             return
         if self._state.phase is self._shape.common.no_more_bets:
             self._deal_started()
-        elif dealt.index in {c.index for c in self._cards_seen()}:  # a card is its index (no __eq__ per card)
+        elif dealt.index in self.seen_indices():  # a card is its index (no __eq__ per card)
             self.misread_at = len(self.ledger.entries)
             self.ledger.not_used(index, str(dealt), DUPLICATE)
             self.misread_index = index
@@ -224,7 +227,23 @@ class CardIntake:
             self._display.note(f"shoe card {index}: no place in the deal, burned")
             return
         self.card_index = index
+        state = self._state
+        round_no, before, seen = self._seen
         self._on_card(dealt, index)
+        if round_no == state.round_no and before == state.dealt - 1:  # the game placed it: one more seen
+            seen.add(dealt.index)
+            self._seen = (round_no, state.dealt, seen)
+
+    def seen_indices(self) -> set[int]:
+        """The deck indices of the cards dealt to places this round (the game's ``cards_seen``),
+        read again from the game only when the round or its count of cards dealt moved otherwise
+        than by a card placed here (each card would make the check grow with the deal)."""
+        state = self._state
+        round_no, dealt, seen = self._seen
+        if round_no != state.round_no or dealt != state.dealt:
+            seen = {c.index for c in self._cards_seen()}
+            self._seen = (state.round_no, state.dealt, seen)
+        return seen
 
     def place_corrected(self, dealt: Card, index: int) -> None:
         """Deal the corrected misread card, then the cards that waited behind it (the supervisor

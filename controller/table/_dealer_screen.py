@@ -15,6 +15,9 @@ from controller.table.screen import DisplaySize, Notice, ScreenState, fits, page
 
 __all__ = ["DealerScreen", "KEEP_PROMPTS"]
 
+_new_screen_state = tuple.__new__
+"""Makes a :class:`ScreenState` from its values in the fields' order."""
+
 KEEP_PROMPTS = 500
 """The recent texts kept in memory (everything is in the journal: memory holds only what the
 dealer and the tests look at)."""
@@ -67,6 +70,8 @@ class DealerScreen:
         """The screen may have changed since it was last made (devices without a screen of their
         own: it is made when read, see :attr:`lines`)."""
         self._rendered: tuple[tuple[ScreenState, DisplaySize] | None, tuple[str, ...]] = (None, ())
+        self._confirm: tuple[str | None, DisplaySize | None, str] = (None, None, "")
+        """The last prompt of a confirm step, the display's size it was made for, and what it made."""
 
     def shown(self, text: str) -> None:
         """Keep ``text`` among the texts shown (it is on the screen through a prompt, note or detail)."""
@@ -130,9 +135,7 @@ class DealerScreen:
         if held:
             prompt = self._hold_prompt()
         elif phase._value_ in shape.confirm_phases:
-            prompt = f"{self.prompt}; confirm"
-            if not fits(prompt, self.size.lines - 2, self.size.columns):  # the end goes below: say it first
-                prompt = f"confirm when done: {self.prompt}"
+            prompt = self._confirm_prompt()
         else:
             prompt = self.prompt
         if not held and links.pending and phase is not shape.common.betting and phase in shape.playing:
@@ -147,16 +150,31 @@ class DealerScreen:
             # a press to make again, shown once every device's link is up (until then the table
             # holds and would not act on it: the screen never says to deal with a device down)
             again = tuple(n for n in self.until_pressed.values() if n not in self.notes)
-        return ScreenState(  # by position: made after every event, and keywords cost a named tuple more
-            state.round_no,
-            step,
-            prompt,
-            tuple(self._screen_details()),
-            state.hold_reason if held else "",
-            notices[0] if notices else None,
-            self.page if notices else self.detail_page,
-            (*self.notes, *again),
+        return _new_screen_state(  # in the fields' order: made after every event (no named tuple ``__new__``)
+            ScreenState,
+            (
+                state.round_no,
+                step,
+                prompt,
+                tuple(self._screen_details()),
+                state.hold_reason if held else "",
+                notices[0] if notices else None,
+                self.page if notices else self.detail_page,
+                (*self.notes, *again),
+            ),
         )
+
+    def _confirm_prompt(self) -> str:
+        """The prompt of a step done and then confirmed (made again only when the prompt or the
+        display's size changed: every event of a settlement step shows the same)."""
+        asked, size, made = self._confirm
+        if asked is not self.prompt or size is not self.size:
+            asked, size = self.prompt, self.size
+            made = f"{asked}; confirm"
+            if not fits(made, size.lines - 2, size.columns):  # the end goes below: say it first
+                made = f"confirm when done: {asked}"
+            self._confirm = (asked, size, made)
+        return made
 
     @property
     def lines(self) -> tuple[str, ...]:

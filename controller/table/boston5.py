@@ -250,15 +250,19 @@ class Boston5Table(RoundTable):
     def dealing(self) -> bool:
         # A fold's collection (a withdrawal after "deal") is confirmed before the next card: a card
         # before it waits for the supervisor, as any card dealt when none was expected.
-        final = self.phase is P.FINAL_DEAL and bool(self.in_play()) and not self.display.steps_pending()
-        return self.phase is P.FIRST_DEAL or final
+        phase = self.state.phase
+        if phase is P.FIRST_DEAL:
+            return True
+        playing = any(s.folded_at is None for s in self.state.seats.values())  # ``in_play`` without its sort
+        return phase is P.FINAL_DEAL and playing and not self.display.steps_pending()
 
     def deal_size(self) -> int:
         # 24.8(c): three cards to each seat and the dealer; 24.10(d): two more to each seat with a
         # second wager and to the dealer (none when every seat folded); 24.8(d): the stub then goes
         # to the discard rack without exposing the cards
-        playing = self.in_play()
-        return 3 * len(self.seats) + 3 + (2 * len(playing) + 2 if playing else 0)
+        seats = self.state.seats
+        playing = sum(1 for s in seats.values() if s.folded_at is None)  # ``in_play``'s count, without its sort
+        return 3 * len(seats) + 3 + (2 * playing + 2 if playing else 0)
 
     def cards_seen(self) -> list[Card]:
         return super().cards_seen() + self.dealer

@@ -52,6 +52,7 @@ class Phase(Enum):
 
 P = Phase
 _STREET_OF: dict[object, str] = {P.THIRD_STREET: "third", P.FOURTH_STREET: "fourth", P.FIFTH_STREET: "fifth"}
+_STREET_OF_STEP = {"third_street": "third", "fourth_street": "fourth", "fifth_street": "fifth"}
 PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, object]] = [
@@ -139,9 +140,13 @@ class MississippiTable(RoundTable):
 
     def revealed(self) -> int:
         """How many community cards are face up (35.10(d), (f), (h))."""
-        phase = self.holds.held_from if self.phase is P.HOLD else self.phase
-        if phase in (P.FOURTH_STREET, P.FIFTH_STREET):
-            return 1 if phase is P.FOURTH_STREET else 2
+        phase: Enum | None = self.state.phase
+        if phase is P.HOLD:
+            phase = self.holds.held_from
+        if phase is P.FOURTH_STREET:
+            return 1
+        if phase is P.FIFTH_STREET:
+            return 2
         return 3 if phase is P.SETTLEMENT else 0
 
     def prompt_street(self) -> None:
@@ -159,9 +164,9 @@ class MississippiTable(RoundTable):
         shown = self.revealed()
         if shown:
             out.append(f"community: {format_cards(self.community[:shown])}")
-        street = _STREET_OF.get(self.phase)
+        street = _STREET_OF_STEP.get(self.state.phase._value_)  # a step's name: no enum hash (in Python)
         if street:
-            waiting = [str(s.number) for s in self.in_play() if street not in s.acted]
+            waiting = [str(n) for n, s in sorted(self.seats.items()) if s.folded_at is None and street not in s.acted]
             if waiting:
                 out.append(f"waiting: {seats_named(waiting)}")
         return out
@@ -232,15 +237,17 @@ class MississippiTable(RoundTable):
         return super().cards_seen() + self.community
 
     def on_card(self, dealt: Card, index: int) -> None:
-        order = sorted(self.seats)
-        if self.dealt < 2 * len(order):
-            self.seats[order[self.dealt // 2]].cards.append(dealt)  # 35.9(d): 2-card stacks clockwise
-            self.intake.placed(dealt, f"seat {order[self.dealt // 2]}")
+        state = self.state  # the round's state itself: ``dealt`` and ``seats`` are its properties
+        seats, placed = state.seats, state.dealt
+        if placed < 2 * len(seats):
+            number = sorted(seats)[placed // 2]
+            seats[number].cards.append(dealt)  # 35.9(d): 2-card stacks clockwise
+            self.intake.placed(dealt, f"seat {number}")
         else:
             self.community.append(dealt)  # 35.9(e): then the three community cards
             self.intake.placed(dealt, "community")
-        self.dealt += 1
-        if self.dealt == 2 * len(order) + 3:
+        state.dealt = placed = placed + 1
+        if placed == 2 * len(seats) + 3:
             self.cards_complete()
 
     def on_SpotReport(self, e: SpotReport) -> None:

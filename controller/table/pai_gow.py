@@ -435,23 +435,25 @@ class PaiGowTable(RoundTable):
         return [c for h in self.hands.values() for c in h]
 
     def on_card(self, dealt: Card, index: int) -> None:
+        state = self.state  # the round's state itself: ``dealt`` and ``seats`` are its properties
         if self.config.options["deal_method"] == "stacks":
-            position = self.order[self.dealt // HAND_SIZE]
+            position = self.order[state.dealt // HAND_SIZE]
         else:
-            position = self.order[self.dealt % POSITIONS]
+            position = self.order[state.dealt % POSITIONS]
         self.hands[position].append(dealt)
+        seats = state.seats
         self.intake.placed(
             dealt,
             "dealer"
             if position == DEALER
             else f"seat {position}"
-            if position in self.seats
+            if position in seats
             else f"position {position} (no wager)",
         )
-        self.dealt += 1
-        if position in self.seats:
-            self.seats[position].cards = self.hands[position]
-        if self.dealt == POSITIONS * HAND_SIZE:
+        state.dealt += 1
+        if position in seats:
+            seats[position].cards = self.hands[position]
+        if state.dealt == POSITIONS * HAND_SIZE:
             self.hands_dealt()
 
     def on_ShoeStatus(self, e: ShoeStatus) -> None:

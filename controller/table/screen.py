@@ -70,18 +70,15 @@ def _wrap(text: str, width: int) -> tuple[str, ...]:
     if len(text) <= width:
         return (text,)
     lines: list[str] = []
-    line = ""
-    for word in text.split(" "):
-        if len(word) > width:
+    rest = text
+    while len(rest) > width:
+        # greedy: the longest run of whole words that fits ends at the last space within width + 1
+        cut = rest.rfind(" ", 0, width + 1)
+        if cut <= 0:  # a word wider than the display
             return _wrap_long(text, width)
-        if not line:
-            line = word
-        elif len(line) + 1 + len(word) <= width:
-            line = f"{line} {word}"
-        else:
-            lines.append(line)
-            line = word
-    lines.append(line)
+        lines.append(rest[:cut])
+        rest = rest[cut + 1 :]
+    lines.append(rest)
     return tuple(lines)
 
 
