@@ -222,12 +222,13 @@ def test_the_swarm_only_kind_is_never_in_the_default_schedule_and_is_listed() ->
     assert code == 0 and "void " in out and "--swarm only" in out
 
 
-@pytest.mark.xfail(strict=True, reason="open finding: IndexError in Boston5Table.on_card after a crash")
-def test_open_finding_boston5_a_card_after_a_crash_at_the_second_wager_breaks_the_table() -> None:
+def test_boston5_a_card_left_unread_between_two_rounds_entered_as_the_first_card() -> None:
     """Found by `tablectl simulate --game boston5 --seed 33 --swarm --faults ci` (shrunk to two
-    faults): `error`, IndexError in `controller/table/boston5.py` `on_card` (the final deal's
-    `playing[k // 2]`): a card left unread after round 8's final deal, then the controller crashes
-    as round 9's second wager starts. The table's, not the simulation's; not fixed here."""
+    faults): `error`, IndexError in `controller/table/boston5.py` `on_card`. A card left the shoe
+    unread after round 8's final deal and was reported once round 9 had "no more bets"; the
+    supervisor entered it as seat 1's first card, but the deal had not started (only a card taken
+    from the shoe started it), so the game took it as a final card. Fixed in
+    `controller/table/_card_intake.py` (issue 41 item 1; each state: tests/test_table_shoe_faults.py)."""
     faults = [
         Fault(0.195, "unreadable_card", "shoe", 1.32, 3, step="final_deal", edge="leave", round_no=8),
         Fault(0.247, "crash", "shoe", 1.0, 3, step="second_wager", edge="enter", round_no=9),

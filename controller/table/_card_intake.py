@@ -167,8 +167,9 @@ class CardIntake:
         """A ``CardUnreadable`` report: the table holds until it is read again or entered. A card
         beyond the deal has no place to enter it in: it is burned, and the table holds for the
         supervisor (clear fault goes on, void declares a misdeal), as for a readable one. So is
-        one that left the shoe before the deal (betting open): the seats may still change, so it
-        has no place in the deal to enter it in."""
+        one that left the shoe when no card is expected, before the deal (betting open) or between
+        its parts (a wager step): the seats, or who plays on, may still change, so it has no place
+        in the deal to enter it in. A misread card entered as the deal's first starts the deal."""
         dealt = self._state.dealt
         if self.beyond_deal(dealt + len(self.ledger.waiting)):
             broken = self.count_broken(e.index)
@@ -179,12 +180,13 @@ class CardIntake:
                     "supervisor: clear fault goes on, void declares a misdeal"
                 )
             return
-        if not dealt and not self.deal_expected():  # the seats may still change: no place to enter it in
+        if not self.deal_expected():  # the seats (or who plays on) may still change: no place to enter it in
             broken = self.count_broken(e.index)
             self.ledger.not_used(e.index, "??", f"{BURNED} (unreadable, dealt when none was expected)")
             if broken is None:
+                when = "before the round's first card" if not dealt else "when none was expected"
                 self._holds.hold(
-                    f"card {e.index} from the shoe before the round's first card, unreadable: burned unexposed; "
+                    f"card {e.index} from the shoe {when}, unreadable: burned unexposed; "
                     "supervisor: clear fault goes on, void declares a misdeal"
                 )
             return
@@ -223,6 +225,8 @@ class CardIntake:
             self.ledger.not_used(index, str(dealt), BURNED)
             self._display.note(f"shoe card {index}: no place in the deal, burned")
             return
+        if self._shape.card_starts_deal and self._state.phase is self._shape.common.no_more_bets:
+            self._deal_started()  # a misread first card entered or read again: the deal starts with it
         self.card_index = index
         self._on_card(dealt, index)
 
