@@ -114,8 +114,7 @@ class CardIntake:
         try:
             dealt = card(e.card)
         except CardError:
-            self.misread_at = len(self.ledger.entries)
-            self.ledger.not_used(e.index, str(e.card), UNREADABLE)
+            self.misread_at = self.ledger.not_used(e.index, str(e.card), UNREADABLE)
             self.misread_index = e.index
             self._holds.hold(f"unreadable card report {e.card!r} (index {e.index}): read it again, enter it, or void")
             return
@@ -191,8 +190,7 @@ class CardIntake:
                 )
             return
         broken = self.count_broken(e.index)
-        self.misread_at = len(self.ledger.entries)
-        self.ledger.not_used(e.index, "??", UNREADABLE)
+        self.misread_at = self.ledger.not_used(e.index, "??", UNREADABLE)
         self.misread_index = e.index
         if broken is not None:
             return
@@ -208,8 +206,8 @@ class CardIntake:
         if self._state.phase is self._shape.common.no_more_bets:
             self._deal_started()
         elif dealt.index in {c.index for c in self._cards_seen()}:  # a card is its index (no __eq__ per card)
-            self.misread_at = len(self.ledger.entries)
-            self.ledger.not_used(index, str(dealt), DUPLICATE)
+            # its entry: the place it came out of the shoe (a waiting card placed now keeps its own)
+            self.misread_at = self.ledger.not_used(index, str(dealt), DUPLICATE)
             self.misread_index = index
             self._holds.hold(
                 f"duplicate card: {self._card_place(self._state.dealt)} (shoe card {index}) read as one already dealt:"
