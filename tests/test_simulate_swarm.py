@@ -16,6 +16,7 @@ from cli_helpers import cli
 from controller.table._late_bets import LateBets
 from hil.simulate.faults import CI_KINDS, Fault, schedule
 from hil.simulate.run import replay_command, run_seed, run_seeds
+from hil.simulate.stack import STACKED, Stack
 from hil.simulate.swarm import (
     EDGES,
     SCENARIOS,
@@ -259,3 +260,31 @@ def test_a_swarm_seed_shrinks_and_replays_as_the_swarm_plays_it(monkeypatch: pyt
     assert waits and set(waits) == {SWARM_WAIT_S} and SWARM_WAIT_S < WAIT_S
     case = run_module.pytest_case("boston5", 1, 1, faults, last, swarm=True)
     assert "resettle=True, swarm=True)" in case and "step='betting'" in case
+
+
+@pytest.mark.parametrize(("game", "seed", "rounds", "stack"), STACKED, ids=[s[0] for s in STACKED])
+def test_a_stacked_shoe_deals_its_hands_and_keeps_every_invariant(
+    game: str, seed: int, rounds: int, stack: Stack, tmp_path: Path
+) -> None:
+    """Issue 41 item 5: a stacked scenario deals its round's hands to the first seat with a wager
+    and to the dealer, wherever the deal order puts their cards (the model's order), the rest as
+    the seed shuffles; the round is played and settled as any (the mutation score plays these so
+    that a settlement rule on a rare hand is reached: b5_ante_bonus_only_on_win, pg_copy_to_player)."""
+    from controller.journal import SqliteJournal
+    from controller.journal.recall import recall
+
+    res = run_seed(game, seed, (), rounds=rounds, faults=[], folder=tmp_path, stack=stack)
+    assert res.ok, f"{res.broken}: {res.detail}"
+    journal = SqliteJournal(tmp_path / f"{game}-{seed}.db", create=False)
+    try:
+        (played,) = recall(journal, round_no=stack.round_no)
+    finally:
+        journal.close()
+    record = played.data["record"]
+    seats = record["seats"]
+    first = min(seats, key=int)
+    assert seats[first]["cards"].split() == list(stack.seat) and record["dealer"].split() == list(stack.dealer)
+    assert played.data["settlement"] is not None
+    (tmp_path / "plain").mkdir()
+    unstacked = run_seed(game, seed, (), rounds=rounds, faults=[], folder=tmp_path / "plain")
+    assert unstacked.ok and unstacked.digest != res.digest  # without the stack: the seed's own shuffle
