@@ -288,3 +288,20 @@ def test_a_stacked_shoe_deals_its_hands_and_keeps_every_invariant(
     (tmp_path / "plain").mkdir()
     unstacked = run_seed(game, seed, (), rounds=rounds, faults=[], folder=tmp_path / "plain")
     assert unstacked.ok and unstacked.digest != res.digest  # without the stack: the seed's own shuffle
+
+
+def test_pai_gow_seed_46_a_card_of_the_last_shoe_then_its_twin_read_as_dealt() -> None:
+    """Found by `tablectl simulate --game pai_gow --seed 46 --swarm --faults ci` (shrunk on the
+    revision before issue 41 item 2's fix): `model_hidden`, round 6, setting: the dealer's hand
+    shown held a card the rules deal to an empty position, never turned up. As pai gow seed 9:
+    a card of the last round's shoe dealt during a disk-full outage, the new shoe's twin read as a
+    card already dealt as the supervisor accepted the waiting cards, the cards after it placed
+    before it (issue 41 items 2 and 4)."""
+    faults = [
+        Fault(0.0, "never_connected", "shoe", 2.74, 1),
+        Fault(0.126, "disk_full", "shoe", 2.71, 3, step="set_hands", edge="leave", round_no=3),
+        Fault(0.183, "disk_full", "panel", 0.23, 2, step="count_stub", edge="leave", round_no=5),
+        Fault(0.031, "restart", "bet_spots", 1.2, 2, step="settlement", edge="leave", round_no=5),
+    ]
+    result = run_seed("pai_gow", 46, (), rounds=10, faults=faults, swarm=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
