@@ -305,3 +305,27 @@ def test_pai_gow_seed_46_a_card_of_the_last_shoe_then_its_twin_read_as_dealt() -
     ]
     result = run_seed("pai_gow", 46, (), rounds=10, faults=faults, swarm=True)
     assert result.ok, f"{result.broken}: {result.detail}"
+
+
+def test_mississippi_stud_seed_13_a_community_card_placed_a_place_off() -> None:
+    """Found by `tablectl simulate --game mississippi_stud --seed 13 --swarm --faults ci` (shrunk
+    on the revision before issue 41 item 2's fix): `model_hidden`, round 6, fifth street: a
+    community card shown that the model keeps face down. A waiting card read as one already dealt
+    was entered in the round's last place, the cards out after it each one place off (items 2
+    and 4)."""
+    faults = [
+        Fault(0.0, "never_connected", "bet_spots", 1.45, 1),
+        Fault(0.153, "late_bet", "panel", 1.94, 3, step="third_street", edge="leave", round_no=1),
+        Fault(0.136, "late_bet", "shoe", 1.06, 2, step="dealing", edge="enter", round_no=2),
+        Fault(0.14, "disk_full", "bet_spots", 2.78, 1, step="fourth_street", edge="enter", round_no=2),
+        Fault(0.088, "void", "panel", 1.64, 3, step="no_more_bets", edge="leave", round_no=3),
+        Fault(0.214, "panel_outage", "panel", 2.1, 3, step="no_more_bets", edge="leave", round_no=3),
+        Fault(0.195, "void", "shoe", 2.09, 2, step="betting", edge="leave", round_no=4),
+        Fault(0.209, "duplicate_card", "panel", 1.74, 3, step="fifth_street", edge="enter", round_no=4),
+        Fault(0.119, "void", "panel", 0.39, 3, step="betting", edge="enter", round_no=5),
+        Fault(0.032, "disk_full", "panel", 2.47, 1, step="count_stub", edge="leave", round_no=5),
+        Fault(0.172, "door", "shoe", 1.82, 3, step="no_more_bets", edge="held", round_no=5),
+        Fault(0.22, "journal_error", "bet_spots", 1.63, 3, step="third_street", edge="enter", round_no=5),
+    ]
+    result = run_seed("mississippi_stud", 13, (), rounds=10, faults=faults, swarm=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
