@@ -329,3 +329,37 @@ def test_mississippi_stud_seed_13_a_community_card_placed_a_place_off() -> None:
     ]
     result = run_seed("mississippi_stud", 13, (), rounds=10, faults=faults, swarm=True)
     assert result.ok, f"{result.broken}: {result.detail}"
+
+
+def test_pai_gow_seed_13_a_duplicate_read_among_waiting_cards() -> None:
+    """Found by `tablectl simulate --game pai_gow --seed 13 --swarm --faults ci` (shrunk on the
+    revision before issue 41 item 2's fix): `model_hidden`, round 9, setting: a card shown in
+    the dealer's hand that the model keeps face down.
+    A waiting card read as one already dealt was entered in the round's last place, the cards out
+    after it each one place off (items 2 and 4)."""
+    faults = [
+        Fault(0.152, "key", "shoe", 2.04, 1, step="betting", edge="enter", round_no=2),
+        Fault(0.14, "key", "shoe", 0.86, 3, step="no_more_bets", edge="leave", round_no=2),
+        Fault(0.043, "unreadable_card", "panel", 0.4, 3, step="no_more_bets", edge="enter", round_no=6),
+        Fault(0.249, "link_down", "shoe", 2.83, 2, step="no_more_bets", edge="leave", round_no=6),
+        Fault(0.109, "reboot", "shoe", 2.69, 2, step="check_deal", edge="leave", round_no=7),
+        Fault(0.242, "journal_error", "bet_spots", 2.88, 2, step="settlement", edge="leave", round_no=8),
+    ]
+    result = run_seed("pai_gow", 13, (), rounds=10, faults=faults, swarm=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
+
+
+def test_pai_gow_seed_41_a_duplicate_read_among_waiting_cards() -> None:
+    """Found by `tablectl simulate --game pai_gow --seed 41 --swarm --faults ci` (shrunk on the
+    revision before issue 41 item 2's fix): `model_hidden`, round 8, setting: a card shown in
+    a seat's hand that the model keeps face down.
+    A waiting card read as one already dealt was entered in the round's last place, the cards out
+    after it each one place off (items 2 and 4)."""
+    faults = [
+        Fault(0.134, "jam", "shoe", 1.93, 3, step="betting", edge="leave", round_no=2),
+        Fault(0.032, "disk_full", "panel", 1.73, 2, step="no_more_bets", edge="held", round_no=2),
+        Fault(0.127, "unreadable_card", "shoe", 1.06, 3, step="count_stub", edge="leave", round_no=6),
+        Fault(0.09, "disk_full", "shoe", 2.35, 3, step="betting", edge="leave", round_no=8),
+    ]
+    result = run_seed("pai_gow", 41, (), rounds=10, faults=faults, swarm=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
