@@ -352,6 +352,10 @@ class Player:
     """How long a player waits for the table to show the effect of an action (generous: a
     loaded machine is slow, never wrong)."""
 
+    arrange: Callable[[ShoeSim, TableSnapshot, int], None] | None = None
+    """Set by the simulation for a stacked shoe: puts chosen cards where the next ones are dealt
+    to (``shoe``, the snapshot, the total the deal goes to), before the dealer deals them."""
+
     def __init__(
         self,
         view: SnapshotSource,
@@ -455,6 +459,8 @@ class Player:
         if self.loaded != s.round_no or self.shoe.dealt < s.dealt:  # a new round
             self.load_shoe(s)
         if total > self.shoe.dealt:  # cards already out of the shoe (a link down) arrive by themselves
+            if self.arrange is not None:
+                self.arrange(self.shoe, s, total)
             self.shoe.deal(total - self.shoe.dealt)
         self.wait(lambda x: x.dealt >= total or x.step == "hold", "the cards")
 

@@ -369,3 +369,28 @@ def test_every_chip_is_accounted_for_or_the_round_is_named() -> None:
     short = SimpleNamespace(seats=(SimpleNamespace(seat=2, wagers=(ante, first), net=500),), procedure=())
     with pytest.raises(Broken, match="seat 2: the procedure pays less collects 0, the seat's net is 500"):
         check_chips(1, record, short, ("ante", "first"))
+
+
+def test_a_log_line_of_another_thread_is_not_the_simulated_tables() -> None:
+    """Issue 41 item 6: the simulated table runs in one thread; a line another thread of the same
+    process logs (a test's table or server left running, on a loaded machine) names cards of no
+    round of the seed and is not checked; the table's own lines are."""
+    import logging
+    import threading
+
+    from hil.simulate.invariants import LogWatch
+
+    watch = LogWatch()
+    watch.hidden = frozenset({"Ks"})
+    logger = logging.getLogger("tablectl.test_logwatch")
+    logger.addHandler(watch)
+    logger.propagate = False
+    try:
+        other = threading.Thread(target=lambda: logger.warning("another table: seat 2 holds Ks"))
+        other.start()
+        other.join()
+        assert watch.broken is None and watch.lines == 0
+        logger.warning("seat 2 holds Ks")
+        assert watch.broken is not None and watch.broken.name == "hidden_card"
+    finally:
+        logger.removeHandler(watch)

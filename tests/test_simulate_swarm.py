@@ -16,6 +16,7 @@ from cli_helpers import cli
 from controller.table._late_bets import LateBets
 from hil.simulate.faults import CI_KINDS, Fault, schedule
 from hil.simulate.run import replay_command, run_seed, run_seeds
+from hil.simulate.stack import STACKED, Stack
 from hil.simulate.swarm import (
     EDGES,
     SCENARIOS,
@@ -177,12 +178,14 @@ def test_a_round_opened_while_a_device_is_down_holds_and_the_bug_is_found(monkey
         assert "not held, while bet_spots is down" in res.detail
 
 
-@pytest.mark.xfail(strict=True, reason="open finding: the table and the model place a card differently")
-def test_open_finding_boston5_a_duplicate_read_after_a_count_restart_and_crashes() -> None:
+def test_boston5_a_duplicate_read_after_a_count_restart_and_crashes() -> None:
     """Found by `tablectl simulate --game boston5 --seed 5 --swarm --faults ci` (swarm schedule of
     the first sim commit; shrunk): `model`, round 5: card 13 of 20 went to the dealer, the rules
-    send it to seat 1. Not diagnosed yet (the table or the model's deal order); strict: passing
-    means it was fixed, and this becomes a plain case."""
+    send it to seat 1. The shoe's count started over as the final deal began: its cards waited,
+    and the first, read as the dealer's 7h again, was taken as a card already dealt once the
+    supervisor accepted them; the cards after it were placed first and the card he entered went
+    to the dealer's last place. Issue 41 items 2 and 3: the cards after it now wait until it is
+    entered, in its own place (seat 1's fourth card), as the model has it."""
     faults = [
         Fault(0.222, "crash", "shoe", 0.56, 1, step="no_more_bets", edge="enter", round_no=1),
         Fault(0.107, "panel_outage", "panel", 3.1, 2, step="settlement", edge="enter", round_no=2),
@@ -195,16 +198,17 @@ def test_open_finding_boston5_a_duplicate_read_after_a_count_restart_and_crashes
     assert result.ok, f"{result.broken}: {result.detail}"
 
 
-@pytest.mark.xfail(strict=True, reason="open finding: the table and the model place a re-read card differently")
-def test_open_finding_pai_gow_a_card_read_again_after_a_journal_outage_at_no_more_bets() -> None:
+def test_pai_gow_a_card_read_again_after_a_journal_outage_at_no_more_bets() -> None:
     """Found by `tablectl simulate --game pai_gow --seed 9 --swarm --faults ci` (swarm schedule of
     the first sim commit; shrunk to one fault): `model_hidden`, round 2, setting. The journal
     outage's burst deals a card from the last round's shoe (number 50) as the new round's first;
-    the new shoe's sixth card is then read as a card already dealt (the same Jh) and read again
-    later. The table gives the sixth place to the next card out and the card read again the
-    last place; the model (`in_deal_order`) gives the card read again the sixth place, so from
-    there every card's seat differs and the dealer's hand shown in setting holds a card the model
-    puts at an empty position. Which is right is not decided yet (31.8; docs/simulate.md)."""
+    the new shoe's cards wait for the supervisor (their count repeats), and the sixth, the same
+    Jh, is read as a card already dealt as the supervisor accepts them. The table counted that
+    read as the ledger's last entry though it kept its own place, so the next confirm placed the
+    cards that came out after it first and the card entered took the round's last place; the
+    model gives it the sixth place (31.8). The model was right: the cards after it now wait until
+    it is entered (`controller/table/_card_intake.py`, issue 41 item 2; every dealing state:
+    tests/test_table_shoe_faults.py)."""
     faults = [Fault(0.019, "journal_error", "bet_spots", 1.78, 1, step="no_more_bets", edge="enter", round_no=2)]
     result = run_seed("pai_gow", 9, (), rounds=10, faults=faults)
     assert result.ok, f"{result.broken}: {result.detail}"
@@ -222,12 +226,13 @@ def test_the_swarm_only_kind_is_never_in_the_default_schedule_and_is_listed() ->
     assert code == 0 and "void " in out and "--swarm only" in out
 
 
-@pytest.mark.xfail(strict=True, reason="open finding: IndexError in Boston5Table.on_card after a crash")
-def test_open_finding_boston5_a_card_after_a_crash_at_the_second_wager_breaks_the_table() -> None:
+def test_boston5_a_card_left_unread_between_two_rounds_entered_as_the_first_card() -> None:
     """Found by `tablectl simulate --game boston5 --seed 33 --swarm --faults ci` (shrunk to two
-    faults): `error`, IndexError in `controller/table/boston5.py` `on_card` (the final deal's
-    `playing[k // 2]`): a card left unread after round 8's final deal, then the controller crashes
-    as round 9's second wager starts. The table's, not the simulation's; not fixed here."""
+    faults): `error`, IndexError in `controller/table/boston5.py` `on_card`. A card left the shoe
+    unread after round 8's final deal and was reported once round 9 had "no more bets"; the
+    supervisor entered it as seat 1's first card, but the deal had not started (only a card taken
+    from the shoe started it), so the game took it as a final card. Fixed in
+    `controller/table/_card_intake.py` (issue 41 item 1; each state: tests/test_table_shoe_faults.py)."""
     faults = [
         Fault(0.195, "unreadable_card", "shoe", 1.32, 3, step="final_deal", edge="leave", round_no=8),
         Fault(0.247, "crash", "shoe", 1.0, 3, step="second_wager", edge="enter", round_no=9),
@@ -255,3 +260,106 @@ def test_a_swarm_seed_shrinks_and_replays_as_the_swarm_plays_it(monkeypatch: pyt
     assert waits and set(waits) == {SWARM_WAIT_S} and SWARM_WAIT_S < WAIT_S
     case = run_module.pytest_case("boston5", 1, 1, faults, last, swarm=True)
     assert "resettle=True, swarm=True)" in case and "step='betting'" in case
+
+
+@pytest.mark.parametrize(("game", "seed", "rounds", "stack"), STACKED, ids=[s[0] for s in STACKED])
+def test_a_stacked_shoe_deals_its_hands_and_keeps_every_invariant(
+    game: str, seed: int, rounds: int, stack: Stack, tmp_path: Path
+) -> None:
+    """Issue 41 item 5: a stacked scenario deals its round's hands to the first seat with a wager
+    and to the dealer, wherever the deal order puts their cards (the model's order), the rest as
+    the seed shuffles; the round is played and settled as any (the mutation score plays these so
+    that a settlement rule on a rare hand is reached: b5_ante_bonus_only_on_win, pg_copy_to_player)."""
+    from controller.journal import SqliteJournal
+    from controller.journal.recall import recall
+
+    res = run_seed(game, seed, (), rounds=rounds, faults=[], folder=tmp_path, stack=stack)
+    assert res.ok, f"{res.broken}: {res.detail}"
+    journal = SqliteJournal(tmp_path / f"{game}-{seed}.db", create=False)
+    try:
+        (played,) = recall(journal, round_no=stack.round_no)
+    finally:
+        journal.close()
+    record = played.data["record"]
+    seats = record["seats"]
+    first = min(seats, key=int)
+    assert seats[first]["cards"].split() == list(stack.seat) and record["dealer"].split() == list(stack.dealer)
+    assert played.data["settlement"] is not None
+    (tmp_path / "plain").mkdir()
+    unstacked = run_seed(game, seed, (), rounds=rounds, faults=[], folder=tmp_path / "plain")
+    assert unstacked.ok and unstacked.digest != res.digest  # without the stack: the seed's own shuffle
+
+
+def test_pai_gow_seed_46_a_card_of_the_last_shoe_then_its_twin_read_as_dealt() -> None:
+    """Found by `tablectl simulate --game pai_gow --seed 46 --swarm --faults ci` (shrunk on the
+    revision before issue 41 item 2's fix): `model_hidden`, round 6, setting: the dealer's hand
+    shown held a card the rules deal to an empty position, never turned up. As pai gow seed 9:
+    a card of the last round's shoe dealt during a disk-full outage, the new shoe's twin read as a
+    card already dealt as the supervisor accepted the waiting cards, the cards after it placed
+    before it (issue 41 items 2 and 4)."""
+    faults = [
+        Fault(0.0, "never_connected", "shoe", 2.74, 1),
+        Fault(0.126, "disk_full", "shoe", 2.71, 3, step="set_hands", edge="leave", round_no=3),
+        Fault(0.183, "disk_full", "panel", 0.23, 2, step="count_stub", edge="leave", round_no=5),
+        Fault(0.031, "restart", "bet_spots", 1.2, 2, step="settlement", edge="leave", round_no=5),
+    ]
+    result = run_seed("pai_gow", 46, (), rounds=10, faults=faults, swarm=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
+
+
+def test_mississippi_stud_seed_13_a_community_card_placed_a_place_off() -> None:
+    """Found by `tablectl simulate --game mississippi_stud --seed 13 --swarm --faults ci` (shrunk
+    on the revision before issue 41 item 2's fix): `model_hidden`, round 6, fifth street: a
+    community card shown that the model keeps face down. A waiting card read as one already dealt
+    was entered in the round's last place, the cards out after it each one place off (items 2
+    and 4)."""
+    faults = [
+        Fault(0.0, "never_connected", "bet_spots", 1.45, 1),
+        Fault(0.153, "late_bet", "panel", 1.94, 3, step="third_street", edge="leave", round_no=1),
+        Fault(0.136, "late_bet", "shoe", 1.06, 2, step="dealing", edge="enter", round_no=2),
+        Fault(0.14, "disk_full", "bet_spots", 2.78, 1, step="fourth_street", edge="enter", round_no=2),
+        Fault(0.088, "void", "panel", 1.64, 3, step="no_more_bets", edge="leave", round_no=3),
+        Fault(0.214, "panel_outage", "panel", 2.1, 3, step="no_more_bets", edge="leave", round_no=3),
+        Fault(0.195, "void", "shoe", 2.09, 2, step="betting", edge="leave", round_no=4),
+        Fault(0.209, "duplicate_card", "panel", 1.74, 3, step="fifth_street", edge="enter", round_no=4),
+        Fault(0.119, "void", "panel", 0.39, 3, step="betting", edge="enter", round_no=5),
+        Fault(0.032, "disk_full", "panel", 2.47, 1, step="count_stub", edge="leave", round_no=5),
+        Fault(0.172, "door", "shoe", 1.82, 3, step="no_more_bets", edge="held", round_no=5),
+        Fault(0.22, "journal_error", "bet_spots", 1.63, 3, step="third_street", edge="enter", round_no=5),
+    ]
+    result = run_seed("mississippi_stud", 13, (), rounds=10, faults=faults, swarm=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
+
+
+def test_pai_gow_seed_13_a_duplicate_read_among_waiting_cards() -> None:
+    """Found by `tablectl simulate --game pai_gow --seed 13 --swarm --faults ci` (shrunk on the
+    revision before issue 41 item 2's fix): `model_hidden`, round 9, setting: a card shown in
+    the dealer's hand that the model keeps face down.
+    A waiting card read as one already dealt was entered in the round's last place, the cards out
+    after it each one place off (items 2 and 4)."""
+    faults = [
+        Fault(0.152, "key", "shoe", 2.04, 1, step="betting", edge="enter", round_no=2),
+        Fault(0.14, "key", "shoe", 0.86, 3, step="no_more_bets", edge="leave", round_no=2),
+        Fault(0.043, "unreadable_card", "panel", 0.4, 3, step="no_more_bets", edge="enter", round_no=6),
+        Fault(0.249, "link_down", "shoe", 2.83, 2, step="no_more_bets", edge="leave", round_no=6),
+        Fault(0.109, "reboot", "shoe", 2.69, 2, step="check_deal", edge="leave", round_no=7),
+        Fault(0.242, "journal_error", "bet_spots", 2.88, 2, step="settlement", edge="leave", round_no=8),
+    ]
+    result = run_seed("pai_gow", 13, (), rounds=10, faults=faults, swarm=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
+
+
+def test_pai_gow_seed_41_a_duplicate_read_among_waiting_cards() -> None:
+    """Found by `tablectl simulate --game pai_gow --seed 41 --swarm --faults ci` (shrunk on the
+    revision before issue 41 item 2's fix): `model_hidden`, round 8, setting: a card shown in
+    a seat's hand that the model keeps face down.
+    A waiting card read as one already dealt was entered in the round's last place, the cards out
+    after it each one place off (items 2 and 4)."""
+    faults = [
+        Fault(0.134, "jam", "shoe", 1.93, 3, step="betting", edge="leave", round_no=2),
+        Fault(0.032, "disk_full", "panel", 1.73, 2, step="no_more_bets", edge="held", round_no=2),
+        Fault(0.127, "unreadable_card", "shoe", 1.06, 3, step="count_stub", edge="leave", round_no=6),
+        Fault(0.09, "disk_full", "shoe", 2.35, 3, step="betting", edge="leave", round_no=8),
+    ]
+    result = run_seed("pai_gow", 41, (), rounds=10, faults=faults, swarm=True)
+    assert result.ok, f"{result.broken}: {result.detail}"

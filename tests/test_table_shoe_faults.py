@@ -21,7 +21,7 @@ from controller.table.round import HoldKind
 from controller.table_config import config_dir, load_table
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged
-from drivers.shoe import CardDealt, DoorChanged, Jam, ShoeStatus
+from drivers.shoe import CardDealt, CardUnreadable, DoorChanged, Jam, ShoeStatus
 from drivers.state import PanelState, ShoeState, SpotsState
 
 JAMMED = "shoe jammed: clear the jam"
@@ -186,6 +186,75 @@ def test_a_card_dealt_while_jammed_waits_for_the_supervisor(game: str, phase: st
     t.key()
     t.press("void")
     assert t.records("SupervisorAction")[-1]["action"] == "misdeal" and t.m.rounds[-1].settlement is None
+
+
+@pytest.mark.parametrize("held", [False, True], ids=["free", "held"])
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_an_unreadable_card_in_every_state_is_entered_in_its_place_or_burned(
+    game: str, phase: str, steps: int, held: bool
+) -> None:
+    """Issue 41 item 1 (Boston 5 swarm seed 33: a card left unread after a round's last card,
+    reported once the next round had "no more bets"): the supervisor entered it as seat 1's first
+    card and the table raised (IndexError in ``on_card``: the deal never started, so the card was
+    taken as a final card). In every state, the shoe jammed at the same time or not: a card the
+    deal expects now is entered in its place (the first one starts the deal); any other is burned
+    unexposed, never a seat's, the dealer's or a community card, and the supervisor goes on."""
+    t = at(game, steps)
+    if held:
+        t.feed(Jam(device="shoe"))
+    dealt = t.m.dealt
+    expected = t.m.intake.deal_expected()
+    t.index += 1
+    t.feed(CardUnreadable(device="shoe", index=t.index))
+    assert t.phase == "hold"
+    t.key()
+    if held:
+        t.shoe_state("ok")
+    t.press("next", "confirm")  # enters the card shown, when one is to be entered
+    if t.phase == "hold":
+        t.press("clear_fault")
+    assert t.m.machine_error is None
+    entry = t.m.card_log[-1]
+    assert entry["index"] == t.index
+    if expected:
+        assert t.m.dealt == dealt + 1 and entry["to"] in ("seat 1", "seat 2", "dealer")
+        assert t.phase in t.m.DEALING_STATES
+    else:
+        assert t.m.dealt == dealt and str(entry["to"]).startswith("burned") and t.phase == phase
+
+
+DEALING = [(g, p, n) for g, p, n in STATES if at(g, n).m.intake.deal_expected()]
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), DEALING, ids=[f"{g}-{p}" for g, p, _ in DEALING])
+def test_a_waiting_card_read_as_one_already_dealt_is_entered_in_its_own_place(
+    game: str, phase: str, steps: int
+) -> None:
+    """Issue 41 item 2 (pai gow swarm seeds 9, 13, 41 and 46, Mississippi Stud swarm seed 13:
+    `model_hidden`): cards that left the shoe while it was jammed wait; the supervisor accepts them,
+    and one of them is read as a card already dealt. Its entry kept its place in the ledger, but
+    the table counted it as the ledger's last, so every card that came out after it was taken as
+    coming out before it: the next confirm placed them first and the card entered went to the
+    round's last place, each card after it one seat off. The model gives the card entered the
+    place it came out in (31.8, 24.8(c), 35.9): the cards after it wait until it is entered."""
+    t = at(game, steps)
+    first, later = (PAI_GOW_SHOE[50], PAI_GOW_SHOE[51]) if game == "pai_gow" else ("3d", "4s")
+    dealt = t.m.dealt
+    t.feed(Jam(device="shoe"))
+    t.cards([first, first, later])  # the second read as the first again (a card already dealt)
+    t.shoe_state("ok")
+    t.key()
+    t.press("confirm")  # the waiting cards accepted: the first placed, the second to read again or enter
+    assert t.m.dealt == dealt + 1 and t.m.intake.misread_index == t.index - 1
+    t.press("confirm")  # nothing before it waits: the card after it is not placed before it
+    assert t.m.dealt == dealt + 1 and t.m.ledger.waiting == [(t.index, t.m.ledger.waiting[0][1])]
+    t.press("next", "confirm")  # the supervisor enters the misread card: in its own place
+    assert t.m.dealt == dealt + 2
+    t.press("confirm")  # then the card after it
+    assert t.m.dealt == dealt + 3 and t.m.machine_error is None
+    log = [e for e in t.m.card_log if int(e["index"]) > t.index - 3]  # in the order reported
+    assert [e["index"] for e in log] == [t.index - 2, t.index - 1, t.index, t.index - 1]
+    assert str(log[1]["to"]).startswith("read as a card already dealt") and log[2]["card"] == later
 
 
 @pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)

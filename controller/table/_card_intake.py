@@ -117,8 +117,7 @@ class CardIntake:
         try:
             dealt = card(e.card)
         except CardError:
-            self.misread_at = len(self.ledger.entries)
-            self.ledger.not_used(e.index, str(e.card), UNREADABLE)
+            self.misread_at = self.ledger.not_used(e.index, str(e.card), UNREADABLE)
             self.misread_index = e.index
             self._holds.hold(f"unreadable card report {e.card!r} (index {e.index}): read it again, enter it, or void")
             return
@@ -170,8 +169,9 @@ class CardIntake:
         """A ``CardUnreadable`` report: the table holds until it is read again or entered. A card
         beyond the deal has no place to enter it in: it is burned, and the table holds for the
         supervisor (clear fault goes on, void declares a misdeal), as for a readable one. So is
-        one that left the shoe before the deal (betting open): the seats may still change, so it
-        has no place in the deal to enter it in."""
+        one that left the shoe when no card is expected, before the deal (betting open) or between
+        its parts (a wager step): the seats, or who plays on, may still change, so it has no place
+        in the deal to enter it in. A misread card entered as the deal's first starts the deal."""
         dealt = self._state.dealt
         if self.beyond_deal(dealt + len(self.ledger.waiting)):
             broken = self.count_broken(e.index)
@@ -182,18 +182,18 @@ class CardIntake:
                     "supervisor: clear fault goes on, void declares a misdeal"
                 )
             return
-        if not dealt and not self.deal_expected():  # the seats may still change: no place to enter it in
+        if not self.deal_expected():  # the seats (or who plays on) may still change: no place to enter it in
             broken = self.count_broken(e.index)
             self.ledger.not_used(e.index, "??", f"{BURNED} (unreadable, dealt when none was expected)")
             if broken is None:
+                when = "before the round's first card" if not dealt else "when none was expected"
                 self._holds.hold(
-                    f"card {e.index} from the shoe before the round's first card, unreadable: burned unexposed; "
+                    f"card {e.index} from the shoe {when}, unreadable: burned unexposed; "
                     "supervisor: clear fault goes on, void declares a misdeal"
                 )
             return
         broken = self.count_broken(e.index)
-        self.misread_at = len(self.ledger.entries)
-        self.ledger.not_used(e.index, "??", UNREADABLE)
+        self.misread_at = self.ledger.not_used(e.index, "??", UNREADABLE)
         self.misread_index = e.index
         if broken is not None:
             return
@@ -209,8 +209,8 @@ class CardIntake:
         if self._state.phase is self._shape.common.no_more_bets:
             self._deal_started()
         elif dealt.index in self.seen_indices():  # a card is its index (no __eq__ per card)
-            self.misread_at = len(self.ledger.entries)
-            self.ledger.not_used(index, str(dealt), DUPLICATE)
+            # its entry: the place it came out of the shoe (a waiting card placed now keeps its own)
+            self.misread_at = self.ledger.not_used(index, str(dealt), DUPLICATE)
             self.misread_index = index
             self._holds.hold(
                 f"duplicate card: {self._card_place(self._state.dealt)} (shoe card {index}) read as one already dealt:"
@@ -226,6 +226,8 @@ class CardIntake:
             self.ledger.not_used(index, str(dealt), BURNED)
             self._display.note(f"shoe card {index}: no place in the deal, burned")
             return
+        if self._shape.card_starts_deal and self._state.phase is self._shape.common.no_more_bets:
+            self._deal_started()  # a misread first card entered or read again: the deal starts with it
         self.card_index = index
         state = self._state
         round_no, before, seen = self._seen

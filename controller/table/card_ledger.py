@@ -67,9 +67,10 @@ class CardLedger:
         """A card placed in the deal (``to``: "seat 3", "dealer", "community" ...)."""
         self._add(index, str(dealt), to)
 
-    def not_used(self, index: int, card: str, why: str) -> None:
-        """A report that is not a card of the deal (unreadable, a duplicate read)."""
-        self._add(index, card, why)
+    def not_used(self, index: int, card: str, why: str) -> int:
+        """A report that is not a card of the deal (unreadable, a duplicate read); returns its
+        entry's position (a waiting card being placed keeps its own, in dealt order)."""
+        return self._add(index, card, why)
 
     def wait(self, index: int, dealt: Card, why: str) -> None:
         """A card the table cannot place now: it waits for the supervisor."""

@@ -20,6 +20,7 @@ from hil.simulate.faults import CI_KINDS, FAULT_KINDS, Fault, schedule
 from hil.simulate.invariants import Broken, check_chips, check_journal
 from hil.simulate.liveness import play_on
 from hil.simulate.model_check import check_rounds
+from hil.simulate.stack import Stack, Stacker
 from hil.simulate.swarm import Coverage, Reached, swarm_schedule
 from hil.simulate.world import SWARM_WAIT_S, WAIT_S, SimView, Stuck, World
 
@@ -103,6 +104,7 @@ def run_seed(
     tolerate: frozenset[str] = frozenset(),
     liveness: int = 0,
     swarm: bool = False,
+    stack: Stack | None = None,
 ) -> SeedResult:
     """Play ``rounds`` rounds of ``game`` under seed ``seed`` with faults of ``kinds`` (or exactly
     ``faults``); the journal is written in ``folder`` (kept) or a temporary one. ``resettle``:
@@ -111,7 +113,8 @@ def run_seed(
     ``liveness``: then stop the faults and play that many more rounds within a bound
     (:mod:`.liveness`). ``swarm``: the faults drawn by :func:`.swarm.swarm_schedule` (placed at the
     round's steps) instead of :func:`.faults.schedule` (``faults`` given: those), and the players'
-    waits the swarm's (:data:`.world.SWARM_WAIT_S`)."""
+    waits the swarm's (:data:`.world.SWARM_WAIT_S`). ``stack``: a stacked shoe for one round
+    (:mod:`.stack`)."""
     from controller.table.resettle import canonical
 
     start = time.process_time()
@@ -131,7 +134,7 @@ def run_seed(
         try:
             world = World(table, seed, faults, path, tolerate, wait_s=SWARM_WAIT_S if swarm else WAIT_S)
             logger.addHandler(world.watch)
-            _play(world, game, seed, rounds, liveness)
+            _play(world, game, seed, rounds, liveness, stack)
             world.close()
             check_journal(path)
             check_rounds(path, table.path)  # against the reference model (issue 41)
@@ -160,7 +163,7 @@ def run_seed(
     return result
 
 
-def _play(world: World, game: str, seed: int, rounds: int, liveness: int) -> None:
+def _play(world: World, game: str, seed: int, rounds: int, liveness: int, stack: Stack | None = None) -> None:
     """The bench's players and dealer play ``rounds`` rounds at ``world`` (then the liveness phase's
     ``liveness``); then the faults end and the devices deliver what they hold; the cards are checked."""
     from hil.bench import PLAYERS
@@ -168,6 +171,8 @@ def _play(world: World, game: str, seed: int, rounds: int, liveness: int) -> Non
     view = SimView(world)
     sims = {"shoe": world.shoe, "bet_spots": world.spots, "panel": world.panel}
     player = PLAYERS[game](view, sims, world.table, SEATS, seed, strategy="random")
+    if stack is not None:
+        player.arrange = Stacker(stack, world.table.path)
     try:
         view.wait(lambda x: x.step != "closed", "the table to open")
     except Stuck:
