@@ -20,6 +20,11 @@ RULES = "rules"
 LAYERS = ("table", "journal", "floor", "web", "cli", "docgen")
 """The sub-packages of ``controller`` that are layers of their own (``controller.<name>``)."""
 
+GAME_PARTS = {"table": "controller.table", "guide": "controller.docgen"}
+"""A game's package (``controller.game.<name>``) may hold its parts in other layers, each in the
+module of this name: its round machine (the table layer) and its dealer guide round (docgen).
+The game's definition names them lazily (``"module:attribute"``): the rules never import them."""
+
 MAY_IMPORT: dict[str, set[str]] = {
     RULES: set(),
     "drivers": set(),
@@ -51,6 +56,8 @@ def layer_of(module: str) -> str:
     parts = module.split(".")
     if parts[0] != "controller":
         return parts[0]
+    if len(parts) > 3 and parts[1] == "game" and parts[3] in GAME_PARTS:
+        return GAME_PARTS[parts[3]]
     if len(parts) > 1 and parts[1] in LAYERS:
         return f"controller.{parts[1]}"
     if len(parts) > 1 and parts[1] == "__main__":
@@ -148,6 +155,10 @@ def test_no_module_imports_itself_round_a_circle_when_loading() -> None:
         ("controller.cards", RULES),
         ("controller.par.sheets", RULES),
         ("controller.table.round", "controller.table"),
+        ("controller.game.some_game", RULES),
+        ("controller.game.some_game.hooks", RULES),
+        ("controller.game.some_game.table", "controller.table"),
+        ("controller.game.some_game.guide", "controller.docgen"),
         ("controller.__main__", "controller.cli"),
         ("hil.bench", "hil"),
         ("drivers.link", "drivers"),

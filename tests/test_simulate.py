@@ -15,11 +15,13 @@ from pathlib import Path
 import pytest
 from cli_helpers import cli
 
+from controller.game.registry import table_names
 from hil.simulate.faults import CI_KINDS, FAULT_KINDS, KNOWN_BUG_KINDS, OPEN_FINDINGS, Fault, parse_kinds, schedule
 from hil.simulate.run import bench_table, pytest_case, replay_command, run_seed, run_seeds, shrink
 from hil.simulate.world import World
 
-GAMES = ("mississippi_stud", "boston5", "pai_gow")
+GAMES = table_names()
+"""Every game dealt at a table (the registry's order)."""
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
+from controller.game.registry import table_names
 from controller.table.engine import Engine
 from controller.table.events import OpenTable
 from controller.table.game_tables import GAME_TABLES
@@ -35,13 +36,14 @@ from drivers.shoe import CardDealt
 from hil.bench import PLAYERS
 from hil.soak import _CountingJournal, _Devices, _Link, _Panel, _Shoe, _Spots
 
-GAMES = ("mississippi_stud", "boston5", "pai_gow")
+GAMES = table_names()
 CONFIGS = {g: load_table(config_dir() / "bench" / f"{g}.yaml") for g in GAMES}
 _TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs]|JK)(?![A-Za-z0-9])")
 
 
 def may_show(s: TableSnapshot, deal: PlayerHands, last_settled: bool) -> set[str]:
-    """The cards that may be face up in ``s``, by the rules (24.8-24.10, 35.9-35.10, 31.8, 11.9)."""
+    """The cards that may be face up in ``s``, by the rules (24.8-24.10, 35.9-35.10, 31.8, 11.9; Three
+    Card Poker: inferred from published rule sheets)."""
     step = s.held_from if s.step == "hold" and s.held_from is not None else s.step
     if step == "count_stub":  # the round that ended: what it turned, only if it was settled
         step = "settlement" if last_settled else "void"
@@ -55,6 +57,13 @@ def may_show(s: TableSnapshot, deal: PlayerHands, last_settled: bool) -> set[str
         up |= set(deal.dealer[:shown])
         if settled:
             up |= {c for n, hand in deal.hands if not seats[n].folded for c in hand}
+    elif s.game == "three_card_poker":  # published rule sheets: nothing before every seat decided;
+        # then the dealer's hand (some hand in action) and each hand in action, never a folded one
+        in_play = [n for n, _ in deal.hands if not seats[n].folded]
+        if settled and in_play:
+            up |= set(deal.dealer)
+        if settled:
+            up |= {c for n, hand in deal.hands if n in in_play for c in hand}
     elif s.game == "boston5":
         in_play = [n for n, _ in deal.hands if not seats[n].folded]
         if settled and in_play:

@@ -9,14 +9,14 @@ from controller.game.registry import names
 
 __all__ = ["GAMES", "RULES_GAMES", "HAND_KINDS", "HOUSE_WAYS", "FAULT_PROFILES", "STRATEGIES", "KEEP_LAST"]
 
-GAMES = ("boston5", "mississippi_stud", "pai_gow")
+GAMES = ("boston5", "mississippi_stud", "pai_gow", "three_card_poker")
 """The games the table runs (those whose definition has a table side:
 ``controller.game.registry.table_names()``), sorted: the one light list a game dealt at a table
 adds its name to (knowing it from the definitions would import every game)."""
 RULES_GAMES = names()
 """Every game (``controller.game.registry.GAMES``: naming them imports none), sorted: ``rank``,
-``settle`` and ``par`` take them; a game the table does not run yet (Three Card Poker) is here
-and not in :data:`GAMES`."""
+``settle`` and ``par`` take them; a game the table does not run yet would be here and not in
+:data:`GAMES`."""
 HAND_KINDS = ("five", "seven", "three", "low", "bonus")
 """``controller.hands.Kind`` values, in their order."""
 HOUSE_WAYS = ("ballys_ac", "foxwoods")

@@ -276,6 +276,9 @@ class GameDefinition:
     higher, never lower."""
     strategy: str = ""
     """``"module:function"`` giving ``(head, rows)`` of ``tablectl par --strategy`` for a table."""
+    paid_on: Mapping[str, str] = field(default_factory=dict)
+    """Payout lines that are not wagers of their own, by the wager they are paid on (an ante bonus
+    paid on the ante): their handle is that wager's, as the par sheet's edge is per unit of it."""
     table: TableNames | None = None
     """The table side; ``None``: the game is not dealt at a table yet (the rules layer only)."""
 

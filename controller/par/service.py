@@ -27,6 +27,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from controller.game.definition import GameDefinition
+from controller.game.registry import ByGame
 from controller.par import _kept, _solved
 from controller.par._kept import LOCK as _LOCK
 from controller.par._kept import SOLVER_VERSIONS, paytable_content
@@ -73,10 +75,15 @@ _b5_args = b5_args
 _b5_from_payload = _solved._b5_from_payload
 _MEMO = _kept._MEMO
 
-PAID_ON: dict[str, dict[str, str]] = {"boston5": {"ante_bonus": "ante"}}
+
+def _paid_on(game: GameDefinition) -> Mapping[str, str] | None:
+    return game.paid_on or None
+
+
+PAID_ON: ByGame[Mapping[str, str]] = ByGame(_paid_on)
 """Per game, payout lines that are not wagers of their own, by the wager they are paid on (Boston
 5's ante bonus is paid on the ante): their handle is that wager's, as the par sheet's edge is per
-unit of it."""
+unit of it (each game's definition says its own: ``paid_on``)."""
 
 
 # --- par sheets ------------------------------------------------------------------------------

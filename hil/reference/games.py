@@ -242,16 +242,23 @@ def _three_card_poker(
 ) -> None:
     """Ante and play against the dealer qualifying on queen high (the play pushes when he does
     not), the ante bonus on a straight or better whatever the dealer holds, pair plus on a pair
-    or better; a fold forfeits the ante and the pair plus. Settled from the dealer's right."""
+    or better, the 6 Card Bonus on the best five of the player's three cards and the dealer's
+    three (three of a kind or better, whatever the dealer holds, the hand played or folded); a fold
+    (an ante without a play wager) forfeits the ante and the pair plus. Settled from the dealer's
+    right."""
     dealer = _three_card_value(hands["dealer"]) if len(hands.get("dealer", [])) == 3 else None
     qualifies = dealer is not None and dealer >= (0, (12, 3, 2))  # queen high or better
     for n in sorted(seats, reverse=True):
         s, out = seats[n], exp.outcomes.setdefault(n, {})
-        if s.folded_at is not None:
-            for spot, stake in s.wagers.items():
-                out[spot] = WagerOutcome("lose", -stake, "folded")
-            continue
         own = hands.get(f"seat {n}", [])
+        if s.wagers.get("six_card_bonus") and len(own) == 3 and len(hands.get("dealer", [])) == 3:
+            six = CATEGORIES[best_five(own + hands["dealer"])[0][0]]
+            out["six_card_bonus"] = _odds(pays(table.paytables["six_card_bonus"], six), s.wagers["six_card_bonus"], six)
+        if s.folded_at is not None or (s.wagers.get("ante") and not s.wagers.get("play")):
+            for spot, stake in s.wagers.items():
+                if spot != "six_card_bonus":
+                    out[spot] = WagerOutcome("lose", -stake, "folded")
+            continue
         if len(own) != 3 or dealer is None:
             raise ValueError(f"seat {n}: {len(own)} cards against the dealer's: not a hand")
         exp.order.append(n)

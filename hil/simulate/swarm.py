@@ -22,6 +22,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from controller.game.definition import GameDefinition
+from controller.game.registry import ByGame
 from hil.simulate.faults import SWARM_KINDS, Fault
 
 __all__ = [
@@ -36,39 +38,16 @@ __all__ = [
     "triggers",
 ]
 
-STEPS: dict[str, tuple[str, ...]] = {
-    "mississippi_stud": (
-        "betting",
-        "no_more_bets",
-        "dealing",
-        "third_street",
-        "fourth_street",
-        "fifth_street",
-        "settlement",
-        "count_stub",
-    ),
-    "boston5": (
-        "betting",
-        "no_more_bets",
-        "first_deal",
-        "bonus",
-        "bonus_settlement",
-        "second_wager",
-        "final_deal",
-        "settlement",
-        "count_stub",
-    ),
-    "pai_gow": (
-        "betting",
-        "no_more_bets",
-        "dealing",
-        "check_deal",
-        "set_hands",
-        "setting",
-        "settlement",
-        "count_stub",
-    ),
-}
+_NOT_PLACED = frozenset({"closed", "round_complete", "hold", "void"})
+
+
+def _steps(game: GameDefinition) -> tuple[str, ...] | None:
+    if not game.at_table:
+        return None
+    return tuple(p.value for p in game.phases() if p.value not in _NOT_PLACED)
+
+
+STEPS: ByGame[tuple[str, ...]] = ByGame(_steps)
 """Each game's steps of a round a swarm fault is placed at: the round machines' states but
 closed, hold, void and round_complete (a hold is reached by the edge ``held``, a void is a way the
 supervisor takes, and round_complete is passed within the event that ends settlement, never

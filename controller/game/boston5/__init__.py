@@ -73,6 +73,7 @@ DEFINITION = GameDefinition(
         Step("count_stub", "24.8(e): the stub counted every fifth round"),
     ),
     strategy="controller.game.boston5.strategy:strategy_rows",
+    paid_on={"ante_bonus": "ante"},  # 24.11(c): the ante bonus is paid on the ante
     table=TableNames(
         machine="controller.table.boston5:Boston5Table",
         phases="controller.table.boston5:Phase",

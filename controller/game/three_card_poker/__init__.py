@@ -1,6 +1,8 @@
 """Three Card Poker (N.J.A.C. 13:69F-20; its text was not found: the steps below are inferred
-from published rule sheets): everything the game is, in :data:`DEFINITION`. The rules layer
-only so far: the game is not dealt at a table yet (``table`` is ``None``)."""
+from published rule sheets, each named where it is cited): everything the game is, in
+:data:`DEFINITION`, with the 6 Card Bonus beside it (:mod:`.rules`). Its parts in other layers live
+in this package too, each in the module its layer names: the round machine (:mod:`.table`), the
+dealer guide's round (:mod:`.guide`); the bench's players are ``hil/three_card_player.py``."""
 
 from __future__ import annotations
 
@@ -13,15 +15,18 @@ from controller.game.definition import (
     Holder,
     Reveal,
     Step,
+    TableNames,
     When,
 )
-from controller.game.three_card_poker.catalog import CATALOG
-from controller.games.three_card_poker import SPEC
+from controller.game.three_card_poker.rules import CATALOG, SIX_CARD, SPEC
 
 __all__ = ["DEFINITION"]
 
-_INFERRED = "13:69F-20 (text not found: inferred from published rule sheets)"
-_BET_SPOTS = ("ante", "pair_plus")
+_SHEETS = (
+    'the published rule sheets: Wizard of Odds "Three Card Poker", table-games-online.com "Three Card Poker rules"'
+)
+_INFERRED = f"13:69F-20 (text not found: inferred from {_SHEETS})"
+_BET_SPOTS = ("ante", "pair_plus", SIX_CARD)
 
 DEFINITION = GameDefinition(
     name="three_card_poker",
@@ -51,14 +56,33 @@ DEFINITION = GameDefinition(
     bet_spots=_BET_SPOTS,
     required_spots=("ante",),
     spot_names=(*_BET_SPOTS, "play"),
-    page_spots=("ante", "play", "pair_plus"),
+    page_spots=("ante", "play", "pair_plus", SIX_CARD),
     guide_title="Three Card Poker (13:69F-20)",
     steps=(
-        Step("betting", f'{_INFERRED}: ante, optional pair plus; "no more bets"'),
-        Step("dealing", f"{_INFERRED}: three cards to each seat and to the dealer, face down"),
-        Step("play", "20.6 (inferred): a play wager equal to the ante, or fold"),
-        Step("settlement", "20.10(b)-(e), 20.11 (inferred): the dealer's hand exposed, then each hand settled"),
+        Step("betting", f'{_INFERRED}: ante, optional pair plus and 6 Card Bonus; "no more bets" before any card'),
+        Step("dealing", f"{_INFERRED}: three cards to each seat clockwise, then three to the dealer, face down"),
+        Step(
+            "play",
+            f"20.6, 20.10(b), (c) (inferred from {_SHEETS}): each seat with an ante places a play wager equal "
+            "to the ante, or folds (its ante and pair plus collected at once, its cards unexposed; with a "
+            "6 Card Bonus the cards are kept face down for it)",
+        ),
+        Step(
+            "settlement",
+            f"20.10(d), (e), 20.11 (inferred from {_SHEETS}): the dealer's hand exposed (queen high "
+            "qualifies); from the dealer's right each hand's ante and play, ante bonus, pair plus and "
+            "6 Card Bonus, and a folded hand's 6 Card Bonus, each whatever the dealer holds",
+        ),
+        Step("count_stub", f"{_INFERRED}: the stub counted every fifth round, as at every table"),
     ),
     strategy="controller.game.three_card_poker.strategy:strategy_rows",
+    paid_on={"ante_bonus": "ante"},  # 20.11(b) (inferred): the ante bonus is paid on the ante
+    table=TableNames(
+        machine="controller.game.three_card_poker.table:ThreeCardTable",
+        phases="controller.game.three_card_poker.table:Phase",
+        hooks="controller.game.three_card_poker.hooks:HOOKS",
+        player="hil.three_card_player:ThreeCardPlayer",
+        guide="controller.game.three_card_poker.guide:three_card_poker_round",
+    ),
 )
-"""Three Card Poker (not dealt at a table yet)."""
+"""Three Card Poker."""

@@ -5,9 +5,11 @@ and its exact par.
 Source (the N.J.A.C. 13:69F-20 text was not found: inferred from published rule sheets): the
 wager pays on the best five-card poker hand made of the player's and the dealer's six cards,
 three of a kind or better, whatever the dealer holds (table-games-online.com "Three Card Poker
-rules"; Two Kings casino and Lady Luck Nemacolin house rule pages). Whether a folded hand's
-6 Card Bonus is still settled is not stated in those sources: the table decides it (to do). The par counts every one of the C(52, 6) = 20,358,520 six-card sets, by
-rank multiset and suit assignment (no sampling)."""
+rules"; Two Kings casino and Lady Luck Nemacolin house rule pages). It is a bet of its own: a
+folded hand's 6 Card Bonus is still settled (table-games-online.com names three independent bets
+and forfeits only the pair plus on a fold; the table keeps the folded cards face down for it:
+:mod:`.rules`). The par counts every one of the C(52, 6) = 20,358,520 six-card sets, by rank
+multiset and suit assignment (no sampling)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,184 @@
+"""Three Card Poker with the 6 Card Bonus: the catalog and the rules layer's settlement a table
+deals (its :class:`~controller.games.spec.GameSpec`).
+
+The ante, play and pair plus wagers are settled by :mod:`controller.games.three_card_poker`
+(N.J.A.C. 13:69F-20, inferred from published rule sheets); this module adds the 6 Card Bonus beside
+them, settled in the same step of the same seat:
+
+* a wager spot ``six_card_bonus`` and a paytable spot of the same name (five-card hands: the
+  table's paytable, ``config/paytables/``, is configuration, never code);
+* the wager needs an ante (it is placed with the ante before the deal);
+* the best five-card hand of the player's three cards and the dealer's three pays as the table's
+  paytable says, whatever the dealer holds (:data:`SOURCE`);
+* it is a wager of its own, independent of the ante and the pair plus: a hand that folds loses its
+  ante and pair plus (collected when it folds, 20.10(b), (c)) and keeps its 6 Card Bonus, its
+  cards kept face down until the bonus is settled in its turn from the dealer's right
+  (table-games-online.com: "three independent bets ... if the player folds, the Pair Plus bet is
+  forfeited", nothing forfeits the 6 Card Bonus; its published edge, 10.23% for
+  1000-200-50-25-20-10-5, is the edge of a bonus settled on every hand).
+
+The independent ranking of :mod:`.six_card` (its own best-five code) checks this one in the tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from controller.cards import Card
+from controller.catalog import PaytableSpot
+from controller.game.three_card_poker.catalog import CATALOG as MAIN_CATALOG
+from controller.game.three_card_poker.six_card import SOURCE
+from controller.games import three_card_poker as main
+from controller.games.record import RecordError
+from controller.games.spec import GameSpec
+from controller.hands import THREE_CARD_POKER, HandValue, Kind, evaluate_best, evaluate_three
+from controller.names import hand_name
+from controller.settlement import (
+    DISCARD,
+    DISCARD_UNEXPOSED,
+    Action,
+    CapReport,
+    Result,
+    SeatSettlement,
+    Settlement,
+    Step,
+    WagerResult,
+    actions_for,
+    apply_caps,
+    hand_summary,
+    settlement_for,
+)
+from controller.table_config import TableConfig
+
+__all__ = ["CATALOG", "SPEC", "SIX_CARD", "six_card_hand", "fold_step", "read_round", "settle"]
+
+SIX_CARD = "six_card_bonus"
+"""The 6 Card Bonus's wager spot and paytable spot."""
+
+CATALOG = replace(
+    MAIN_CATALOG,
+    wager_spots=(*MAIN_CATALOG.wager_spots, SIX_CARD),
+    paytable_spots=(*MAIN_CATALOG.paytable_spots, PaytableSpot(SIX_CARD, Kind.FIVE, False, SIX_CARD)),
+)
+"""Three Card Poker's catalog with the 6 Card Bonus beside its wagers."""
+
+_PAID_BY = {"ante_bonus": ["ante_bonus"], "pair_plus": ["pair_plus"], SIX_CARD: [SIX_CARD]}
+_FOLD_WHY = "folded: ante and pair plus forfeit (20.10(b), (c), inferred)"
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    """A wager a paytable pays, the hand it reads and the rule it follows."""
+
+    spot: str
+    value: HandValue
+    rule: str
+
+
+def six_card_hand(player: tuple[Card, ...], dealer: tuple[Card, ...]) -> HandValue:
+    """The best five-card hand of the player's three cards and the dealer's three."""
+    return evaluate_best((*player, *dealer), THREE_CARD_POKER)
+
+
+def fold_step(seat: int, wagers: Mapping[str, int]) -> Step:
+    """A folded hand's collection, done when it folds: its ante and pair plus; its cards go to the
+    discard rack unexposed, or, with a 6 Card Bonus still in action, stay face down for it."""
+    collect = tuple(Action("collect", spot, cents) for spot, cents in wagers.items() if spot != SIX_CARD)
+    if SIX_CARD in wagers:
+        return Step("fold", seat, collect, "folds; the 6 Card Bonus stays: keep the cards face down")
+    return Step("fold", seat, collect, "folds", DISCARD_UNEXPOSED)
+
+
+def read_round(data: Mapping[str, Any], table: TableConfig) -> main.ThreeCardRound:
+    """:func:`controller.games.three_card_poker.read_round`, and a 6 Card Bonus needs an ante."""
+    rnd = main.read_round(data, table)
+    missing = [s.seat for s in rnd.seats if SIX_CARD in s.wagers and "ante" not in s.wagers]
+    if missing:
+        raise RecordError([f"$.seats.{n}.wagers.{SIX_CARD}: a 6 Card Bonus needs an ante ({SOURCE})" for n in missing])
+    return rnd
+
+
+def _paid(table: TableConfig, line: _Rule, stake: int) -> WagerResult:
+    row = table.paytables[line.spot].row_for(line.value)
+    if row is None or row.odds.push:
+        why = f"{hand_name(line.value.category.value)} does not pay ({line.rule})"
+        return WagerResult(line.spot, stake, Result.LOSE, -stake, why)
+    why = f"{row.describe()}, whatever the dealer holds ({line.rule})"
+    return WagerResult(line.spot, stake, Result.WIN, row.odds.payout(stake), why)
+
+
+def _played(
+    seat: main.ThreeCardSeat, dealer: tuple[Card, ...], table: TableConfig
+) -> tuple[list[WagerResult], tuple[CapReport, ...]]:
+    """Every wager of a hand in action: the main game's (settled by the main game's rules under
+    each paytable's own cap; the table's cap applies to the whole seat afterwards), then the
+    6 Card Bonus."""
+    alone = main.ThreeCardRound((_without_six(seat),), dealer)
+    paid = main.settle(alone, replace(table, payout_cap=None)).seats[0]
+    out = list(paid.wagers)
+    if SIX_CARD in seat.wagers:
+        out.append(_six(seat, dealer, table))
+    return out, paid.caps
+
+
+def _six(seat: main.ThreeCardSeat, dealer: tuple[Card, ...], table: TableConfig) -> WagerResult:
+    """The 6 Card Bonus of a seat (played or folded), whatever the dealer holds."""
+    return _paid(table, _Rule(SIX_CARD, six_card_hand(seat.cards, dealer), SOURCE), seat.wagers[SIX_CARD])
+
+
+def _without_six(seat: main.ThreeCardSeat) -> main.ThreeCardSeat:
+    return main.ThreeCardSeat(seat.seat, {k: v for k, v in seat.wagers.items() if k != SIX_CARD}, seat.cards)
+
+
+def settle(rnd: main.ThreeCardRound, table: TableConfig) -> Settlement:
+    """Settle a checked round: folded hands' antes and pair plus collected first (when they
+    folded); the dealer's hand exposed; then from the dealer's right each hand in action, its ante
+    and play, ante bonus, pair plus and 6 Card Bonus in one step, and each folded hand's 6 Card
+    Bonus in its turn (published rule sheets; 20.10, 20.11 inferred)."""
+    dealer = evaluate_three(rnd.dealer, THREE_CARD_POKER)
+    settled: dict[int, SeatSettlement] = {}
+    fold_steps: list[Step] = []
+    main_steps: list[Step] = []
+    for seat in sorted(rnd.seats, key=lambda s: -s.seat):  # counterclockwise from the dealer's right
+        hands: dict[str, dict[str, str]] = {}
+        earlier: tuple[CapReport, ...] = ()
+        if seat.folded:
+            wagers = [WagerResult(s, n, Result.LOSE, -n, _FOLD_WHY) for s, n in seat.wagers.items() if s != SIX_CARD]
+            if SIX_CARD in seat.wagers:
+                wagers.append(_six(seat, rnd.dealer, table))
+        else:
+            wagers, earlier = _played(seat, rnd.dealer, table)
+            hands["player"] = hand_summary(evaluate_three(seat.cards, THREE_CARD_POKER))
+        if SIX_CARD in seat.wagers:
+            hands[SIX_CARD] = hand_summary(six_card_hand(seat.cards, rnd.dealer))
+        wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
+        settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, (*earlier, *caps))
+        if seat.folded:
+            fold_steps.append(fold_step(seat.seat, seat.wagers))
+            six = [w for w in wagers if w.spot == SIX_CARD]
+            if six:
+                # the folded hand is turned for the bonus but never named: it stays face down on every view
+                note = f"6 Card Bonus, the hand folded: {hand_name(hands[SIX_CARD]['category'])}"
+                main_steps.append(Step(SIX_CARD, seat.seat, actions_for(six), note, DISCARD))
+        else:
+            note = f"{hand_name(hands['player']['category'])} ({hands['player']['best']})"
+            main_steps.append(Step("settle", seat.seat, actions_for(wagers), note, DISCARD))
+    qualifies = main.qualifies(dealer)
+    word = "qualifies" if qualifies else "does not qualify"
+    shown = " ".join(str(c) for c in rnd.dealer)
+    reveal = Step("dealer", None, (), f"reveals {shown}: {word} (queen high or better, 20.10(d))")
+    summary = {"cards": shown, **hand_summary(dealer), "qualifies": "yes" if qualifies else "no"}
+    return settlement_for("three_card_poker", table, settled, (*fold_steps, reveal, *main_steps), summary)
+
+
+SPEC = GameSpec(
+    name="three_card_poker",
+    read_round=read_round,
+    settle=settle,
+    round_record=main.round_record,
+    top_keys=main.TOP_KEYS,
+    par="controller.game.three_card_poker.par:table_sheet",
+)
+"""Three Card Poker's spec with the 6 Card Bonus (the game's definition holds it)."""
