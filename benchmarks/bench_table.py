@@ -37,12 +37,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from transitions import Machine
 
 from controller.cards import deck
-from controller.games import settle_record
-from controller.table.boston5 import Boston5Table
+from controller.game.boston5._machine import Boston5Table
+from controller.game.mississippi_stud._machine import MississippiTable
+from controller.game.pai_gow._machine import PaiGowTable
+from controller.game.record import settle_record
 from controller.table.devices import RecordingDevices
 from controller.table.engine import Engine
-from controller.table.mississippi_stud import MississippiTable
-from controller.table.pai_gow import PaiGowTable
 from controller.table_config import config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged

@@ -1,6 +1,6 @@
 """What a settled round looks like: every wager's result, each seat's net, the dealer's steps.
 
-Game modules (``controller.games.*``) produce a :class:`Settlement`; the state machine, game
+Game modules (``controller.game.*``) produce a :class:`Settlement`; the state machine, game
 recall and ``tablectl settle`` all read it. Money is integer cents. ``net`` is what the
 player gains: positive when paid, the negated stake when collected, zero otherwise.
 """

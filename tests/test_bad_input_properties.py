@@ -15,8 +15,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.games import RecordError, settle_record
-from controller.games.record import parse_record
+from controller.game.record import RecordError, parse_record, settle_record
 from controller.settlement import Settlement
 from controller.table_config import TableConfig, default_table_path, load_table
 from controller.yamlfile import ConfigError, YamlDoc, load_yaml

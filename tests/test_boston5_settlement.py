@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from controller.games import RecordError, settle_record
+from controller.game.record import RecordError, settle_record
 from controller.table_config import default_table_path, load_table
 
 TABLE = load_table(default_table_path("boston5"))

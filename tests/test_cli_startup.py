@@ -64,10 +64,10 @@ def test_ranking_a_hand_loads_neither_numpy_nor_the_par_solver() -> None:
 
 def test_the_written_out_choices_are_the_registries() -> None:
     from controller.docgen.diagram import MACHINES
+    from controller.game.pai_gow._house_way import HOUSE_WAYS
+    from controller.game.record import SPECS
+    from controller.game.record._settle import GAMES
     from controller.game.registry import names
-    from controller.games import GAMES
-    from controller.games.house_way import HOUSE_WAYS
-    from controller.games.spec import SPECS
     from controller.hands import Kind
     from controller.journal.retention import KEEP_LAST
     from hil.bench import FAULT_PROFILES, PLAYERS, STRATEGIES

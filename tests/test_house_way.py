@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cards import parse_cards
+from controller.game.pai_gow._house_way import HOUSE_WAYS, set_by_house_way
 from controller.game.registry import definition
-from controller.games.house_way import HOUSE_WAYS, set_by_house_way
 from controller.hands import Category
 
 FOXWOODS = [
@@ -175,7 +175,7 @@ def test_quick_straight_or_flush_test_never_misses_one(cards: list) -> None:
     # straight or flush (checked by ranking every five).
     from itertools import combinations
 
-    from controller.games.house_way import Hand
+    from controller.game.pai_gow._house_way import Hand
     from controller.hands.rules import PAI_GOW
     from controller.hands.value import evaluate_five
 

@@ -47,10 +47,18 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+MACHINE = "_machine"
+"""A game's round machine (``controller/game/<name>/_machine.py``): the game's part the table runs,
+kept in its game's package but of the table's layer (the game's rules never import it; the
+definition names it lazily)."""
+
+
 def layer_of(module: str) -> str:
     parts = module.split(".")
     if parts[0] != "controller":
         return parts[0]
+    if parts[1:2] == ["game"] and len(parts) == 4 and parts[3] == MACHINE:
+        return "controller.table"
     if len(parts) > 1 and parts[1] in LAYERS:
         return f"controller.{parts[1]}"
     if len(parts) > 1 and parts[1] == "__main__":
@@ -148,6 +156,9 @@ def test_no_module_imports_itself_round_a_circle_when_loading() -> None:
         ("controller.cards", RULES),
         ("controller.par.sheets", RULES),
         ("controller.table.round", "controller.table"),
+        ("controller.game.pai_gow._machine", "controller.table"),
+        ("controller.game.pai_gow._rules", RULES),
+        ("controller.game.pai_gow", RULES),
         ("controller.__main__", "controller.cli"),
         ("hil.bench", "hil"),
         ("drivers.link", "drivers"),

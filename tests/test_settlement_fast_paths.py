@@ -11,7 +11,7 @@ from itertools import combinations
 import pytest
 
 from controller.cards import deck, parse_cards
-from controller.games import settle_record
+from controller.game.record import settle_record
 from controller.hands import MISSISSIPPI_STUD, PAI_GOW, Category
 from controller.hands.categories import FIVE_CARD_ORDER, unpack
 from controller.hands.rules import HandRules

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cards import deck, format_cards
-from controller.games import GAMES, settle_record
+from controller.game.record import settle_record
+from controller.game.record._settle import GAMES
 from controller.settlement import Result
 from controller.table_config import default_table_path, load_table
 

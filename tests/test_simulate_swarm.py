@@ -225,7 +225,7 @@ def test_the_swarm_only_kind_is_never_in_the_default_schedule_and_is_listed() ->
 @pytest.mark.xfail(strict=True, reason="open finding: IndexError in Boston5Table.on_card after a crash")
 def test_open_finding_boston5_a_card_after_a_crash_at_the_second_wager_breaks_the_table() -> None:
     """Found by `tablectl simulate --game boston5 --seed 33 --swarm --faults ci` (shrunk to two
-    faults): `error`, IndexError in `controller/table/boston5.py` `on_card` (the final deal's
+    faults): `error`, IndexError in `controller/game/boston5/_machine.py` `on_card` (the final deal's
     `playing[k // 2]`): a card left unread after round 8's final deal, then the controller crashes
     as round 9's second wager starts. The table's, not the simulation's; not fixed here."""
     faults = [

@@ -4,7 +4,7 @@ and back), settlement."""
 
 from __future__ import annotations
 
-from controller.table.mississippi_stud import MississippiTable
+from controller.game.mississippi_stud._machine import MississippiTable
 from controller.table_config import config_dir, load_table
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged, PanelState

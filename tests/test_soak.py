@@ -107,7 +107,7 @@ def test_soak_command_prints_the_summary(capsys, monkeypatch):
 
 
 def test_a_table_that_fails_is_named_with_what_reproduces_it(capsys, monkeypatch):
-    from controller.table.mississippi_stud import MississippiTable
+    from controller.game.mississippi_stud._machine import MississippiTable
 
     def broken(self, *args):  # type: ignore[no-untyped-def]
         raise ValueError("broken on purpose")

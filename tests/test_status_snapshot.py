@@ -11,9 +11,9 @@ import pytest
 
 from controller.cli import main as tablectl
 from controller.cli.status import link_status, table_status
+from controller.game.mississippi_stud._machine import MississippiTable
 from controller.journal import SqliteJournal
 from controller.table.events import OpenTable
-from controller.table.mississippi_stud import MississippiTable
 from controller.table.snapshot_file import snapshot_path, write_snapshot_file
 from controller.table_config import config_dir, load_table
 from drivers.link import LinkDown

@@ -140,9 +140,9 @@ def test_a_shared_button_keeps_its_dealer_meaning_without_the_key() -> None:
 
 
 def test_the_game_tables_actions_are_bound_methods_and_each_needs_the_key() -> None:
-    from controller.table.boston5 import Boston5Table
-    from controller.table.mississippi_stud import MississippiTable
-    from controller.table.pai_gow import PaiGowTable
+    from controller.game.boston5._machine import Boston5Table
+    from controller.game.mississippi_stud._machine import MississippiTable
+    from controller.game.pai_gow._machine import PaiGowTable
     from controller.table_config import config_dir, load_table
 
     for cls, game in ((MississippiTable, "mississippi_stud"), (Boston5Table, "boston5"), (PaiGowTable, "pai_gow")):

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from controller.cards import ALL_CARDS, Card, format_cards, parse_cards
-from controller.games import GAMES, RecordError, settle_record
-from controller.games.spec import SPECS, spec_for
-from controller.games.three_card_poker import QUALIFIER, qualifies
+from controller.game.record import SPECS, RecordError, settle_record, spec_for
+from controller.game.record._settle import GAMES
+from controller.game.three_card_poker import QUALIFIER
+from controller.game.three_card_poker._rules import qualifies
 from controller.hands import THREE_CARD_POKER, Category, evaluate_three, rank_hand
 from controller.names import game_name, wager_name
 from controller.paytables import load_paytables, read_paytables

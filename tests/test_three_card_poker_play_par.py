@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.games.three_card_poker import QUALIFIER
+from controller.game.three_card_poker import QUALIFIER
 from controller.par.three_card_poker import table_sheet
 from controller.table_config import default_table_path, load_table
 

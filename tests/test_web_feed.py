@@ -24,8 +24,8 @@ from hil_table import HilTable, wait
 from table_helpers import FedTable
 from test_hil_mississippi import play_round
 
+from controller.game.mississippi_stud._machine import MississippiTable
 from controller.table.latest import LatestSnapshot
-from controller.table.mississippi_stud import MississippiTable
 from controller.table.snapshot import TableSnapshot
 from controller.table.snapshot_build import build_snapshot
 from controller.table_config import config_dir, load_table

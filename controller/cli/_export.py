@@ -208,7 +208,7 @@ class _TableNames:
 
     @staticmethod
     def _load(path: str) -> str:
-        from controller.games import resolve_table_path
+        from controller.game.record import resolve_table_path
         from controller.table_config import load_table
         from controller.yamlfile import ConfigError
 

@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl houseway``; 0 when set, 2 for a bad hand."""
     from controller.cards import CardError, format_cards, parse_cards
-    from controller.games.house_way import house_way
+    from controller.game.pai_gow import house_way
     from controller.hands import HandError
 
     try:

@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _read(name: str) -> bytes:
     """At most one byte more than a record may have, from the file or standard input."""
-    from controller.games.record import MAX_RECORD_BYTES
+    from controller.game.record import MAX_RECORD_BYTES
 
     if name == "-":
         return sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
@@ -57,8 +57,7 @@ def _read(name: str) -> bytes:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl settle``; 0 when settled, 2 when the record or config has problems."""
-    from controller.games import RecordError, settle_json
-    from controller.games.record import parse_record
+    from controller.game.record import RecordError, parse_record, settle_json
     from controller.yamlfile import ConfigError
 
     name = "<stdin>" if args.record == "-" else args.record
@@ -99,7 +98,7 @@ _VOID = object()
 def _paid(data: object) -> object:
     """What the record says was paid (``recall.settlement``; :data:`_VOID` for a void round);
     raises ``RecordError`` when it carries none."""
-    from controller.games import RecordError
+    from controller.game.record import RecordError
     from controller.settle_check import PAID_PATH
 
     recall = data.get("recall") if isinstance(data, dict) else None
@@ -148,8 +147,7 @@ def _settle_lines(stream: BinaryIO, name: str, check: bool = False) -> int:
     """Settle one record per line (each read as a whole record is, size and nesting bounded);
     each table config is loaded once. 2 if any line had problems; with ``check``, 1 if any round
     differs from what was paid (and none had problems)."""
-    from controller.games import RecordError, settle_json
-    from controller.games.record import MAX_RECORD_BYTES, parse_record
+    from controller.game.record import MAX_RECORD_BYTES, RecordError, parse_record, settle_json
     from controller.yamlfile import ConfigError
 
     tables: dict[str, TableConfig] = {}

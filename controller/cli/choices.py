@@ -20,7 +20,7 @@ and not in :data:`GAMES`."""
 HAND_KINDS = ("five", "seven", "three", "low", "bonus")
 """``controller.hands.Kind`` values, in their order."""
 HOUSE_WAYS = ("ballys_ac", "foxwoods")
-"""``controller.games.house_way.HOUSE_WAYS``, sorted."""
+"""``controller.game.pai_gow._house_way.HOUSE_WAYS``, sorted."""
 FAULT_PROFILES = ("noisy", "none")
 """``hil.bench.FAULT_PROFILES``, sorted."""
 STRATEGIES = ("par", "random")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from controller.games import resolve_table_path
+from controller.game.record import resolve_table_path
 from controller.journal.checkpoint import SpotSums, spot_sums
 from controller.par.service import PAID_ON, Theoretical, theoretical_win
 from controller.table_config import TableConfig, load_table

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controller.cards import deck
+from controller.game.mississippi_stud._machine import MississippiTable
 from controller.game.registry import definition, table_names
 from controller.table.devices import RecordingDevices
 from controller.table.events import OpenTable
 from controller.table.game_tables import GAME_TABLES
-from controller.table.mississippi_stud import MississippiTable
 from controller.table_config import TableConfig, config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged

@@ -4,7 +4,7 @@ A definition owns the game's name and title, its wager spots and settings (its
 :class:`~controller.catalog.GameCatalog`), its hand rules, the deal as data (:class:`DealPlan`:
 who gets which card, face down, and the step from which each is face up, as pokerkit's streets
 describe a deal), the deck, the round's steps with the rules they follow, the rules layer's
-record reader and settlement (:class:`~controller.games.spec.GameSpec`), and the names of what
+record reader and settlement (:class:`~controller.game.record._spec.GameSpec`), and the names of what
 lives in other layers: the table machine, the bench player, the simulation's player, the dealer
 guide's scripted round, the par strategy rows and the few table-reading hooks
 (``"module:attribute"``, imported on first use, as python-can's ``BACKENDS``): naming them costs
@@ -206,7 +206,7 @@ class Step:
 
 
 class RecordRules(Protocol):
-    """What the rules layer gives of a game (its ``controller.games.spec.GameSpec``): the round
+    """What the rules layer gives of a game (its ``controller.game.record._spec.GameSpec``): the round
     record's reader and settlement, and where its par sheet is made. A protocol, so that this
     module imports nothing above the rules' vocabulary (the registry imports it)."""
 

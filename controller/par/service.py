@@ -86,7 +86,7 @@ def sheet_key(table: TableConfig) -> str:
     """What ``table``'s par sheet depends on, as canonical JSON: the game, every paytable's
     content, the options the game's par reads, the seats (the envy bonus counts the others), and
     for pai gow the stored simulation of its house way (controller.par.pai_gow_data)."""
-    from controller.games.spec import spec_for
+    from controller.game.record import spec_for
 
     options = {k: str(table.options.get(k)) for k in spec_for(table.game).par_options}
     stored = None
@@ -112,7 +112,7 @@ _SHEETS: dict[str, ParSheet] = {}
 def _build_sheet(table: TableConfig) -> ParSheet:
     """Make ``table``'s par sheet from the kept results (by its game's par function:
     controller.par.sheets); ask :func:`sheet_for`, which keeps it, not this."""
-    from controller.games.spec import known_games, spec_for
+    from controller.game.record import known_games, spec_for
 
     try:
         spec = spec_for(table.game)
@@ -193,7 +193,7 @@ def _load(where: str) -> Any:
 
 def _all_kept(table: TableConfig) -> bool:
     """Whether every costly result ``table``'s sheet needs is kept (shipped or cached)."""
-    from controller.games.spec import spec_for
+    from controller.game.record import spec_for
 
     where = spec_for(table.game).par_needs
     needs: list[tuple[str, dict[str, object]]] = _load(where)(table) if where else []

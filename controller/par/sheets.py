@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from controller.games.spec import SPECS, known_games
+from controller.game.record import SPECS, known_games
 from controller.hands import BOSTON5, MISSISSIPPI_STUD
 from controller.par.sheet import ParError, ParSheet, SpotPar
 from controller.par.three_card import three_card_par

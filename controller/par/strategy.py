@@ -6,7 +6,7 @@
 * :func:`boston5_raise`: the optimal second wager or fold after three cards (controller.par.boston5).
 * :func:`boston5_expose`: expose the three-card bonus hand when it pays (exposing a hand that
   does not pay changes nothing; a paying hand not exposed loses, 24.10(a)).
-* Pai gow players set their hands by the house way (controller.games.house_way).
+* Pai gow players set their hands by the house way (controller.game.pai_gow._house_way).
 """
 
 from __future__ import annotations

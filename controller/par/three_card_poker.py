@@ -260,7 +260,7 @@ def three_card_poker_sheet(ante_bonus: Paytable, pair_plus: Paytable | None, qua
 
 def table_sheet(table: TableConfig) -> ParSheet:
     """The par sheet of a Three Card Poker table (its :class:`GameSpec`'s ``par``)."""
-    from controller.games.three_card_poker import QUALIFIER
+    from controller.game.three_card_poker import QUALIFIER
 
     return three_card_poker_sheet(table.paytables["ante_bonus"], table.paytables.get("pair_plus"), QUALIFIER)
 

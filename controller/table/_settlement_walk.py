@@ -1,7 +1,7 @@
 """The settlement shown step by step, and how a round ends.
 
 At the round's end its record is settled by exactly the function ``tablectl settle`` runs
-(:func:`controller.games.settle_json`, on the record as JSON), and that record is the round's:
+(:func:`controller.game.record._settle.settle_json`, on the record as JSON), and that record is the round's:
 what the table pays is what a re-settlement of the record pays. A record that cannot be settled
 holds the table; clearing the fault settles it again (a void returns every wager). The dealer is walked through the procedure one step at
 a time (``confirm`` after each), less the steps already done during the round (a fold's
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from controller.games import RecordError, record_json, settle_json
+from controller.game.record import RecordError, record_json, settle_json
 from controller.settlement import Settlement, Step
 from controller.table._dealer_screen import DealerScreen
 from controller.table._holds import Holds

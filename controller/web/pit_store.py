@@ -500,7 +500,7 @@ class PitSheets:
     def _table(self, config: str) -> TableConfig | None:
         with self._lock:
             if config not in self._tables:
-                from controller.games import resolve_table_path
+                from controller.game.record import resolve_table_path
                 from controller.table_config import load_table
                 from controller.yamlfile import ConfigError
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from controller.game.boston5._rules import SPEC
 from controller.game.boston5.catalog import CATALOG
 from controller.game.definition import (
     SETTLED_STEPS,
@@ -15,7 +16,6 @@ from controller.game.definition import (
     TableNames,
     When,
 )
-from controller.games.boston5 import SPEC
 
 __all__ = ["DEFINITION"]
 
@@ -74,8 +74,8 @@ DEFINITION = GameDefinition(
     ),
     strategy="controller.game.boston5.strategy:strategy_rows",
     table=TableNames(
-        machine="controller.table.boston5:Boston5Table",
-        phases="controller.table.boston5:Phase",
+        machine="controller.game.boston5._machine:Boston5Table",
+        phases="controller.game.boston5._machine:Phase",
         hooks="controller.game.boston5.hooks:HOOKS",
         player="hil.bench:Boston5Player",
         guide="controller.docgen.guide:boston5_round",

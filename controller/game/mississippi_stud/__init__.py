@@ -13,8 +13,8 @@ from controller.game.definition import (
     Step,
     TableNames,
 )
+from controller.game.mississippi_stud._rules import SPEC, STREETS
 from controller.game.mississippi_stud.catalog import CATALOG
-from controller.games.mississippi_stud import SPEC, STREETS
 
 __all__ = ["DEFINITION"]
 
@@ -63,8 +63,8 @@ DEFINITION = GameDefinition(
     ),
     strategy="controller.game.mississippi_stud.strategy:strategy_rows",
     table=TableNames(
-        machine="controller.table.mississippi_stud:MississippiTable",
-        phases="controller.table.mississippi_stud:Phase",
+        machine="controller.game.mississippi_stud._machine:MississippiTable",
+        phases="controller.game.mississippi_stud._machine:Phase",
         hooks="controller.game.mississippi_stud.hooks:HOOKS",
         player="hil.bench:MississippiPlayer",
         guide="controller.docgen.guide:mississippi_round",

@@ -1,5 +1,5 @@
 """How the snapshot reads a running pai gow table: every position's seven cards are in the
-table's ``hands`` by position (the dealer's at :data:`~controller.games.pai_gow_deal.DEALER`),
+table's ``hands`` by position (the dealer's at :data:`~controller.game.pai_gow._deal.DEALER`),
 the seats the dealer has turned in ``turned`` (11.9); the dice, the setting order and the sets
 are the game's view."""
 
@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from controller.game.hooks import Holding, TableHooks
-from controller.games.pai_gow_deal import DEALER
+from controller.game.pai_gow._deal import DEALER
 
 __all__ = ["HOOKS"]
 

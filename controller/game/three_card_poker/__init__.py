@@ -15,10 +15,10 @@ from controller.game.definition import (
     Step,
     When,
 )
+from controller.game.three_card_poker._rules import QUALIFIER, SPEC
 from controller.game.three_card_poker.catalog import CATALOG
-from controller.games.three_card_poker import SPEC
 
-__all__ = ["DEFINITION"]
+__all__ = ["DEFINITION", "QUALIFIER"]
 
 _INFERRED = "13:69F-20 (text not found: inferred from published rule sheets)"
 _BET_SPOTS = ("ante", "pair_plus")

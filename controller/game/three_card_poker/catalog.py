@@ -2,7 +2,7 @@
 (exactly the ante, or the player folds) and optional ``pair_plus``. Paytables: ``ante_bonus``
 (straight or better on the ante, paid whatever the dealer holds) and ``pair_plus`` (pair or
 better). The play wager's even money and the dealer's queen-high qualifier are the
-regulation's, not settings (:mod:`controller.games.three_card_poker`)."""
+regulation's, not settings (:mod:`controller.game.three_card_poker._rules`)."""
 
 from __future__ import annotations
 

@@ -35,11 +35,10 @@ from typing import Any
 
 from controller.cards import Card, format_cards
 from controller.game.pai_gow import DEFINITION
-from controller.games import RecordError, record_json
-from controller.games.house_way import house_way
-from controller.games.pai_gow import PaiGowSeat, RoundSettler, read_round
-from controller.games.pai_gow_deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
-from controller.games.record import parse_record
+from controller.game.pai_gow._deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
+from controller.game.pai_gow._house_way import house_way
+from controller.game.pai_gow._rules import PaiGowSeat, RoundSettler, read_round
+from controller.game.record import RecordError, parse_record, record_json
 from controller.hands.paigow import HandSet, legal_sets
 from controller.settlement import Step
 from controller.table.engine import StartDrawn
@@ -355,7 +354,7 @@ class PaiGowTable(RoundTable):
         house way: neither the dealer's step nor a seat's depends on another seat's set), or
         ``None`` when its record cannot be settled (held for it at the settlement, as any round)."""
         try:
-            # the record as JSON, as `tablectl settle` reads it (controller.games.settle_json)
+            # the record as JSON, as `tablectl settle` reads it (controller.game.record._settle.settle_json)
             data = parse_record(record_json(self.round_record()))
             assert isinstance(data, dict)
             return RoundSettler(read_round(data, self.config), self.config)

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.cards import Card, format_cards, parse_cards
-from controller.games.record import Problems, read_seats, write_record
-from controller.games.spec import GameSpec
+from controller.game.record import GameSpec, Problems, read_seats, write_record
 from controller.hands import THREE_CARD_POKER, HandValue, evaluate_three
 from controller.names import hand_name
 from controller.settlement import (
@@ -209,4 +208,4 @@ SPEC = GameSpec(
     top_keys=TOP_KEYS,
     par="controller.par.three_card_poker:table_sheet",
 )
-"""Three Card Poker's :class:`GameSpec` (registered in :data:`controller.games.spec.SPECS`)."""
+"""Three Card Poker's :class:`GameSpec` (registered in :data:`controller.game.record._spec.SPECS`)."""

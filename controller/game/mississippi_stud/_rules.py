@@ -31,8 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.cards import Card, format_cards
-from controller.games.record import Problems, read_seats, write_record
-from controller.games.spec import GameSpec
+from controller.game.record import GameSpec, Problems, read_seats, write_record
 from controller.hands import MISSISSIPPI_STUD, evaluate_dealt, evaluate_three
 from controller.names import hand_name
 from controller.settlement import (
@@ -329,4 +328,4 @@ SPEC = GameSpec(
     par="controller.par.sheets:mississippi_sheet",
     par_needs="controller.par.service:mississippi_needs",
 )
-"""mississippi_stud's :class:`GameSpec` (registered in :data:`controller.games.spec.SPECS`)."""
+"""mississippi_stud's :class:`GameSpec` (registered in :data:`controller.game.record._spec.SPECS`)."""

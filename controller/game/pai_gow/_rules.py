@@ -41,11 +41,10 @@ from itertools import combinations
 from typing import Any
 
 from controller.cards import Card, CardError, format_cards, parse_cards
+from controller.game.pai_gow._deal import StartError, misdeal_reasons, position_name, start_position
+from controller.game.pai_gow._house_way import Decision, HouseWay, house_way
+from controller.game.record import GameSpec, Problems, read_seats, write_record
 from controller.game_options import PaiGowOptions, pai_gow_options
-from controller.games.house_way import Decision, HouseWay, house_way
-from controller.games.pai_gow_deal import StartError, misdeal_reasons, position_name, start_position
-from controller.games.record import Problems, read_seats, write_record
-from controller.games.spec import GameSpec
 from controller.hands import PAI_GOW, BonusValue, Category, classify_bonus, evaluate_dealt, paying_line
 from controller.hands.categories import FIVE_CARD_ORDER
 from controller.hands.paigow import HandSet, is_pai_gow, make_set, set_dealt
@@ -668,4 +667,4 @@ SPEC = GameSpec(
         "envy_includes_dealer",
     ),
 )
-"""pai_gow's :class:`GameSpec` (registered in :data:`controller.games.spec.SPECS`)."""
+"""pai_gow's :class:`GameSpec` (registered in :data:`controller.game.record._spec.SPECS`)."""

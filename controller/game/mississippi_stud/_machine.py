@@ -4,7 +4,7 @@ The states and transitions are the data tables below, each step with its seed se
 every game shares is in :mod:`controller.table.phases` and :mod:`controller.table.round`. The
 model turns device events into triggers: wagers from the bet-spot reports, cards from the shoe
 in the order 35.9 deals them, each street's decisions, and at the end the settlement from
-``controller.games`` (the same code as ``tablectl settle``), shown to the dealer step by step.
+``controller.game.record._settle`` (the same code as ``tablectl settle``), shown to the dealer step by step.
 
 Buttons: ``no_more_bets``; a street bet is a bet-spot report on that street's spot, a fold is
 ``seat_N`` then ``fold``; ``reveal`` turns the next community card once every seat has acted;

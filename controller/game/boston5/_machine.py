@@ -15,7 +15,7 @@ from typing import Any
 
 from controller.cards import Card, format_cards
 from controller.game.boston5 import DEFINITION
-from controller.games.boston5 import Boston5Seat, bonus_procedure
+from controller.game.boston5._rules import Boston5Seat, bonus_procedure
 from controller.settlement import DISCARD_UNEXPOSED, Action, Settlement, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat

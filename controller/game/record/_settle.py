@@ -2,7 +2,7 @@
 
 Each game module offers ``read_round(data, table)`` (check a record, raise ``RecordError``),
 ``settle(round, table)`` (pure settlement) and ``round_record(round)`` (the record again), and
-gathers them in its ``SPEC`` (:class:`controller.games.spec.GameSpec`), which the game's
+gathers them in its ``SPEC`` (:class:`controller.game.record._spec.GameSpec`), which the game's
 definition holds (``controller.game.<name>``).
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from controller.games.record import RecordError, parse_record
-from controller.games.spec import SPECS, GameSpec, spec_for
-from controller.games.void import VOID_KEY, settle_void
+from controller.game.record._read import RecordError, parse_record
+from controller.game.record._spec import SPECS, GameSpec, spec_for
+from controller.game.record._void import VOID_KEY, settle_void
 from controller.settlement import Settlement
 from controller.table_config import TableConfig, config_dir, default_table_path, load_table
 
@@ -34,7 +34,7 @@ Game = GameSpec
 """The old name of a game's record reader, settlement and writer: its :class:`GameSpec`."""
 
 GAMES = SPECS
-"""Every game's spec, by name (:data:`controller.games.spec.SPECS`: a lookup imports that game only)."""
+"""Every game's spec, by name (:data:`controller.game.record._spec.SPECS`: a lookup imports that game only)."""
 
 
 def resolve_table_path(text: str) -> Path:

@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.cards import Card, format_cards
+from controller.game.record import GameSpec, Problems, read_seats, write_record
 from controller.game_options import boston5_options
-from controller.games.record import Problems, read_seats, write_record
-from controller.games.spec import GameSpec
 from controller.hands import BOSTON5, evaluate_five, evaluate_three
 from controller.names import hand_name
 from controller.settlement import (
@@ -238,4 +237,4 @@ SPEC = GameSpec(
     par_needs="controller.par.service:boston5_needs",
     par_options=("first_to_ante", "first_second_pays"),
 )
-"""boston5's :class:`GameSpec` (registered in :data:`controller.games.spec.SPECS`)."""
+"""boston5's :class:`GameSpec` (registered in :data:`controller.game.record._spec.SPECS`)."""

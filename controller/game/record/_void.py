@@ -24,8 +24,8 @@ _WHY = "void: every wager returned"
 
 def settle_void(data: Mapping[str, object], table: TableConfig) -> Settlement:
     """The settlement of the voided round ``data`` at ``table``: every wager returned. Raises
-    :class:`~controller.games.record.RecordError` listing every problem (by JSON path)."""
-    from controller.games.record import Problems
+    :class:`~controller.game.record._read.RecordError` listing every problem (by JSON path)."""
+    from controller.game.record._read import Problems
 
     problems = Problems()
     if data.get(VOID_KEY) is not True:
