@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from table_helpers import FedTable
 
-from controller.cards import deck
+from controller.configuration import config_dir, load_table
 from controller.game.boston5._machine import Boston5Table
 from controller.game.mississippi_stud._machine import MississippiTable
 from controller.game.pai_gow._machine import PaiGowTable
 from controller.game.record import record_json, settle_json
 from controller.table.card_ledger import BURNED
-from controller.table_config import config_dir, load_table
+from controller.vocab import deck
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardUnreadable
 

@@ -237,7 +237,7 @@ def test_a_duplicate_answer_for_a_record_the_floor_has_not_stored_is_sent_again(
 
 
 def _config() -> Any:
-    from controller.floor_config import FloorConfig
+    from controller.configuration import FloorConfig
 
     return FloorConfig("iso-e", ("tls://127.0.0.1:1",))
 

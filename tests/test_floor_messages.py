@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from controller.configuration import ConfigError, load_table
 from controller.journal import SqliteJournal, verify_journal
 from controller.journal.meters import meters_for_round
 from controller.journal.outbox import Outbox
-from controller.table_config import load_table
-from controller.yamlfile import ConfigError
 
 pytest.importorskip("nats")
 pytest.importorskip("psycopg")

@@ -8,10 +8,10 @@ from conftest import hands_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import parse_cards
 from controller.game.pai_gow._house_way import HOUSE_WAYS, set_by_house_way
 from controller.game.registry import definition
 from controller.hands import Category
+from controller.vocab import parse_cards
 
 FOXWOODS = [
     # (cards, expected low hand, rule)

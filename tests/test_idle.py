@@ -20,7 +20,7 @@ import pytest
 from deadlines import STATE_TIMEOUT_S
 from hil_helpers import of, wait_for
 
-from controller.table_config import config_dir, load_table
+from controller.configuration import config_dir, load_table
 from drivers import link as link_module
 from drivers.link import LinkConfig, LinkUp
 from drivers.panel import PanelDriver

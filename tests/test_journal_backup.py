@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal, verify_journal
-from controller.table_config import config_dir, load_table
 from hil.bench import run_bench
 from tests.cli_helpers import cli
 

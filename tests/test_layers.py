@@ -153,7 +153,7 @@ def test_no_module_imports_itself_round_a_circle_when_loading() -> None:
 @pytest.mark.parametrize(
     ("module", "layer"),
     [
-        ("controller.cards", RULES),
+        ("controller.vocab._cards", RULES),
         ("controller.par.sheets", RULES),
         ("controller.table.round", "controller.table"),
         ("controller.game.pai_gow._machine", "controller.table"),
@@ -171,5 +171,5 @@ def test_modules_are_placed_in_their_layers(module: str, layer: str) -> None:
 def test_the_check_catches_a_rule_importing_a_driver(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("from drivers.shoe import CardDealt\n")
-    assert "drivers" not in MAY_IMPORT[layer_of("controller.cards")]
+    assert "drivers" not in MAY_IMPORT[layer_of("controller.vocab._cards")]
     assert {layer_of(n) for n in imports(bad)} == {"drivers"}

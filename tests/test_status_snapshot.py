@@ -11,11 +11,11 @@ import pytest
 
 from controller.cli import main as tablectl
 from controller.cli.status import link_status, table_status
+from controller.configuration import config_dir, load_table
 from controller.game.mississippi_stud._machine import MississippiTable
 from controller.journal import SqliteJournal
 from controller.table.events import OpenTable
 from controller.table.snapshot_file import snapshot_path, write_snapshot_file
-from controller.table_config import config_dir, load_table
 from drivers.link import LinkDown
 from tests.table_helpers import FedTable
 

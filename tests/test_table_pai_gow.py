@@ -9,12 +9,12 @@ import re
 import pytest
 from table_helpers import FedTable
 
-from controller.cards import deck
+from controller.configuration import config_dir, load_table
 from controller.game.pai_gow._deal import DEALER, deal
 from controller.game.pai_gow._machine import PaiGowTable, Phase
 from controller.game.record import settle_record
 from controller.table.engine import JournalFault
-from controller.table_config import config_dir, load_table
+from controller.vocab import deck
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus

@@ -13,16 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from controller.cards import ALL_CARDS, Card, format_cards, parse_cards
+from controller.configuration import ConfigError, default_table_path, load_paytables, load_table
+from controller.configuration._paytables import read_paytables
+from controller.game import game_name, wager_name
 from controller.game.record import SPECS, RecordError, settle_record, spec_for
 from controller.game.record._settle import GAMES
 from controller.game.three_card_poker import QUALIFIER
 from controller.game.three_card_poker._rules import qualifies
 from controller.hands import THREE_CARD_POKER, Category, evaluate_three, rank_hand
-from controller.names import game_name, wager_name
-from controller.paytables import load_paytables, read_paytables
-from controller.table_config import default_table_path, load_table
-from controller.yamlfile import ConfigError
+from controller.vocab import ALL_CARDS, Card, format_cards, parse_cards
 
 TABLE = load_table(default_table_path("three_card_poker"))
 

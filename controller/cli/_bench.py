@@ -90,9 +90,8 @@ def run(args: argparse.Namespace) -> int:
     """Run ``tablectl bench``; 0 when every round wanted was played and settled as `tablectl settle`
     settles its record; 1 on a failure (the summary is printed all the same, its reason in one
     line on stderr); 130 or 143 when SIGINT or SIGTERM stopped it (the summary too)."""
+    from controller.configuration import ConfigError, config_dir, load_table
     from controller.journal import JournalError
-    from controller.table_config import config_dir, load_table
-    from controller.yamlfile import ConfigError
     from hil.bench import StopSignals, run_bench
     from hil.hold_summary import par_for
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from controller.cli._journal import add_journal_args, open_journal_from_args
 from controller.cli.args import description, positive_int
-from controller.local_time import TIME_FORMS, NotATime, parse_local_time, shown_time
+from controller.host import TIME_FORMS, NotATime, parse_local_time, shown_time
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
@@ -149,9 +149,9 @@ def _rows(
     journal: SqliteJournal, args: argparse.Namespace, since: float | None, until: float | None
 ) -> tuple[list[WagerRow], int]:
     """The rows of the verified rounds settled from ``since`` to ``until``, and the exit status."""
+    from controller.game import wager_order
     from controller.journal import verify_rounds
     from controller.journal.export import seat_played, settled_between, wager_rows
-    from controller.names import wager_order
 
     chosen = settled_between(journal, since, until)
     bad_from: int | None = None
@@ -185,7 +185,7 @@ def _rows(
 
 
 def _config_name(config: str | None) -> str | None:
-    from controller.table_config import load_table
+    from controller.configuration import load_table
 
     return load_table(config).name if config else None  # already loaded once: it loads
 
@@ -208,9 +208,8 @@ class _TableNames:
 
     @staticmethod
     def _load(path: str) -> str:
+        from controller.configuration import ConfigError, load_table
         from controller.game.record import resolve_table_path
-        from controller.table_config import load_table
-        from controller.yamlfile import ConfigError
 
         if not path:
             return ""

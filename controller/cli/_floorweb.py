@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
         token, address, proxies = web_listening(args)
     except ImportError as exc:
-        from controller.install_hint import install_hint
+        from controller.host import install_hint
 
         print(
             f"tablectl floor web: needs the web and floor extras ({exc}); install them: {install_hint('web,floor')}",

@@ -15,7 +15,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from controller.cli._journal import add_journal_args, open_journal_from_args
-from controller.local_time import NotATime, parse_local_time
+from controller.host import NotATime, parse_local_time
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal

@@ -108,10 +108,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
     """Check, then print, the rounds asked for; the exit status."""
+    from controller.game import wager_order
     from controller.journal import JournalDamaged, verify_rounds
     from controller.journal.holds import round_holds
     from controller.journal.recall import recall_json, recall_lines, recall_round
-    from controller.names import wager_order
 
     chosen = _chosen(journal, args)
     if args.seat is not None:

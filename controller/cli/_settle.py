@@ -18,7 +18,7 @@ import sys
 from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
-    from controller.table_config import TableConfig
+    from controller.configuration import TableConfig
 
 __all__ = ["register", "run"]
 
@@ -57,8 +57,8 @@ def _read(name: str) -> bytes:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl settle``; 0 when settled, 2 when the record or config has problems."""
+    from controller.configuration import ConfigError
     from controller.game.record import RecordError, parse_record, settle_json
-    from controller.yamlfile import ConfigError
 
     name = "<stdin>" if args.record == "-" else args.record
     if args.lines:
@@ -98,8 +98,7 @@ _VOID = object()
 def _paid(data: object) -> object:
     """What the record says was paid (``recall.settlement``; :data:`_VOID` for a void round);
     raises ``RecordError`` when it carries none."""
-    from controller.game.record import RecordError
-    from controller.settle_check import PAID_PATH
+    from controller.game.record import PAID_PATH, RecordError
 
     recall = data.get("recall") if isinstance(data, dict) else None
     if not isinstance(recall, dict) or "settlement" not in recall:
@@ -125,7 +124,7 @@ def _round_name(data: object, where: str) -> str:
 
 def _report(where: str, data: object, paid: object, resettled: object) -> int:
     """Print how the re-settlement compares with what was paid; 1 when they differ."""
-    from controller.settle_check import MAX_SHOWN, differences
+    from controller.game.record import MAX_SHOWN, differences
 
     round_name = _round_name(data, where)
     if paid is _VOID:
@@ -147,8 +146,8 @@ def _settle_lines(stream: BinaryIO, name: str, check: bool = False) -> int:
     """Settle one record per line (each read as a whole record is, size and nesting bounded);
     each table config is loaded once. 2 if any line had problems; with ``check``, 1 if any round
     differs from what was paid (and none had problems)."""
+    from controller.configuration import ConfigError
     from controller.game.record import MAX_RECORD_BYTES, RecordError, parse_record, settle_json
-    from controller.yamlfile import ConfigError
 
     tables: dict[str, TableConfig] = {}
     status = 0

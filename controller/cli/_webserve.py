@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from controller.web.attach import serve_views
     except ImportError as exc:
-        from controller.install_hint import install_hint
+        from controller.host import install_hint
 
         print(f"tablectl web serve: needs the web extra ({exc}); install it: {install_hint('web')}", file=sys.stderr)
         return 2

@@ -23,16 +23,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from controller.cli.args import description, positive_int
-from controller.logs import add_log_arguments
+from controller.host import add_log_arguments
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from controller.configuration import TableConfig
     from controller.floor.alerts import QuarantinedRecord, TableStatus
     from controller.floor.forwarder import Forwarder
     from controller.floor.ingest import IngestConfig
     from controller.floor.metrics import IngestMetrics
-    from controller.table_config import TableConfig
 
 __all__ = ["register", "forwarder_for", "secret_in_url"]
 
@@ -313,13 +313,13 @@ def _fail(command: str, message: str) -> int:
 
 
 def _setup_logging(args: argparse.Namespace) -> None:
-    from controller.logs import configure_logging
+    from controller.host import configure_logging
 
     configure_logging(getattr(args, "log_level", "info"), getattr(args, "log_format", "text"))
 
 
 def _needs_floor_extra(command: str, exc: ImportError) -> int:
-    from controller.install_hint import install_hint
+    from controller.host import install_hint
 
     return _fail(command, f"{exc.name or exc}: not installed; install the floor extra: {install_hint('floor')}")
 
@@ -876,8 +876,7 @@ def _resend(args: argparse.Namespace) -> int:
     import sqlite3
     import tempfile
 
-    from controller.table_config import load_table
-    from controller.yamlfile import ConfigError
+    from controller.configuration import ConfigError, load_table
 
     try:
         from controller.floor.forwarder import Forwarder
@@ -953,7 +952,7 @@ def forwarder_for(table: TableConfig, journal_path: Path | str, drain_on_stop_s:
     try:
         from controller.floor.forwarder import Forwarder
     except ImportError as exc:
-        from controller.install_hint import install_hint
+        from controller.host import install_hint
 
         raise ValueError(
             f"{table.path}: floor: {exc.name or exc} is not installed; install the floor extra: {install_hint('floor')}"

@@ -90,9 +90,9 @@ def rank_lines(hands: Iterable[tuple[str, str]], game: str, kind: Kind | None, o
 
     Returns the number of hands that could not be ranked.
     """
-    from controller.cards import CardError, parse_cards
     from controller.game.registry import definition
     from controller.hands import HandError, rank_hand
+    from controller.vocab import CardError, parse_cards
 
     rules = definition(game).rules
     bad = 0

@@ -102,8 +102,7 @@ def run(args: argparse.Namespace) -> int:
     or the players played another strategy than the sheet's)."""
     from tqdm import tqdm
 
-    from controller.table_config import config_dir, load_table
-    from controller.yamlfile import ConfigError
+    from controller.configuration import ConfigError, config_dir, load_table
     from hil.hold_summary import combined, par_for
     from hil.progress import logging_above
     from hil.soak import SoakError, players_take_strategy, run_soak

@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _journal_path(args: argparse.Namespace) -> Path:
     if args.journal:
         return Path(args.journal)
-    from controller.table_config import load_table
+    from controller.configuration import load_table
 
     table = load_table(args.config)
     return Path(table.journal.path) if table.journal.path else RUN_JOURNAL_DIR / f"{table.game}.db"
@@ -332,8 +332,8 @@ def _key(args: argparse.Namespace) -> bytes | None:
     """The journal's HMAC key when ``--config`` names a key file this user can read."""
     if not args.config:
         return None
+    from controller.configuration import load_table
     from controller.journal import JournalError, read_hmac_key
-    from controller.table_config import load_table
 
     table = load_table(args.config)
     if not table.journal.hmac_key_file:
@@ -347,7 +347,7 @@ def _key(args: argparse.Namespace) -> bytes | None:
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl status``: 0, or 1 when the journal's cheap check finds a problem (the status
     is shown all the same, under a warning), 2 when it cannot be read."""
-    from controller.yamlfile import ConfigError
+    from controller.configuration import ConfigError
 
     try:
         path = _journal_path(args)

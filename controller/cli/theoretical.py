@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from controller.configuration import ConfigError, TableConfig, load_table
 from controller.game.record import resolve_table_path
 from controller.journal.checkpoint import SpotSums, spot_sums
 from controller.par.service import PAID_ON, Theoretical, theoretical_win
-from controller.table_config import TableConfig, load_table
-from controller.yamlfile import ConfigError
 from hil.hold_summary import ParSheetLike, par_for
 
 __all__ = ["theoretical_rows", "theoretical_lines", "table_for"]

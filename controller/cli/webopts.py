@@ -140,7 +140,7 @@ def web_attach(args: argparse.Namespace, bench: bool) -> Callable[..., Callable[
     try:
         from controller.web.attach import serve_table
     except ImportError as exc:
-        from controller.install_hint import install_hint
+        from controller.host import install_hint
 
         raise ValueError(f"--web needs the web extra ({exc}); install it: {install_hint('web')}") from None
     token, address, proxies = web_listening(args)
@@ -174,7 +174,7 @@ def _socket_only(args: argparse.Namespace, bench: bool) -> Callable[..., Callabl
     try:
         from controller.web.attach import publish_table
     except ImportError as exc:
-        from controller.install_hint import install_hint
+        from controller.host import install_hint
 
         raise ValueError(f"--view-socket needs the web extra ({exc}); install it: {install_hint('web')}") from None
     if args.view_socket_group:

@@ -1,4 +1,4 @@
-"""Times on the command line (:mod:`controller.local_time`: the table's local time, or ISO 8601
+"""Times on the command line (:mod:`controller.host._local_time`: the table's local time, or ISO 8601
 with a zone) as an argparse ``type``: a bad one is refused by argparse (the option, the value,
 exit status 2)."""
 
@@ -8,7 +8,7 @@ import argparse
 from collections.abc import Callable
 from datetime import date
 
-from controller.local_time import TIME_FORMS, NotATime, parse_local_time, shown_time
+from controller.host import TIME_FORMS, NotATime, parse_local_time, shown_time
 
 __all__ = ["local_time", "shown_time", "TIME_FORMS"]
 

@@ -10,13 +10,13 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from controller.cards import deck
+from controller.configuration import TableConfig, config_dir, load_table
 from controller.game.mississippi_stud._machine import MississippiTable
 from controller.game.registry import definition, table_names
 from controller.table.devices import RecordingDevices
 from controller.table.events import OpenTable
 from controller.table.game_tables import GAME_TABLES
-from controller.table_config import TableConfig, config_dir, load_table
+from controller.vocab import deck
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus

@@ -36,12 +36,12 @@ import nats
 import nats.errors
 import nats.js.errors
 
+from controller.configuration import FloorConfig
 from controller.floor.channel import ChannelError, Heartbeat, decode_to_table, heartbeat_subject, to_table_subject
 from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import Message, Signer, messages_for
 from controller.floor.publish import Publisher
 from controller.floor.signing import SigningKeyError, read_signing_key, sign_record
-from controller.floor_config import FloorConfig
 from controller.journal.outbox import Outbox, RawRecord
 from controller.journal.store import JournalError
 

@@ -185,10 +185,9 @@ def sheet_for_config(game: str, config: str | None) -> ParSheet | None:
     not on this machine or has no par figures (no figure rather than a wrong one)."""
     if not config:
         return None
+    from controller.configuration import ConfigError, load_table
     from controller.game.record import resolve_table_path
     from controller.par import service
-    from controller.table_config import load_table
-    from controller.yamlfile import ConfigError
 
     try:
         table = load_table(resolve_table_path(config))

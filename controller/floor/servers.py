@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import quote
 
 from controller.floor.identity import FloorAuth, write_secret
-from controller.install_hint import install_hint
+from controller.host import install_hint
 
 __all__ = [
     "FloorDatabase",

@@ -1,7 +1,7 @@
 """What a game is, in one frozen value: :class:`GameDefinition`.
 
 A definition owns the game's name and title, its wager spots and settings (its
-:class:`~controller.catalog.GameCatalog`), its hand rules, the deal as data (:class:`DealPlan`:
+:class:`~controller.wagers._catalog.GameCatalog`), its hand rules, the deal as data (:class:`DealPlan`:
 who gets which card, face down, and the step from which each is face up, as pokerkit's streets
 describe a deal), the deck, the round's steps with the rules they follow, the rules layer's
 record reader and settlement (:class:`~controller.game.record._spec.GameSpec`), and the names of what
@@ -20,12 +20,12 @@ from functools import cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Protocol
 
-from controller.catalog import GameCatalog
 from controller.game.hooks import TableHooks
 from controller.hands import HandRules
+from controller.wagers import GameCatalog
 
 if TYPE_CHECKING:
-    from controller.settlement import Settlement
+    from controller.wagers import Settlement
 
 __all__ = [
     "Holder",

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from controller.cards import Card
+from controller.vocab import Card
 
 __all__ = ["Holding", "TableHooks", "seat_holdings", "no_turns", "plain_view"]
 

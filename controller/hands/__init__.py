@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 
-from controller.cards import Card
 from controller.hands.bonus import BonusValue, classify_bonus, paying_line
 from controller.hands.categories import Category
 from controller.hands.rules import (
@@ -30,6 +29,7 @@ from controller.hands.value import (
     evaluate_low,
     evaluate_three,
 )
+from controller.vocab import Card
 
 __all__ = [
     "Kind",

@@ -17,10 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from controller.cards import Card, format_cards
 from controller.hands.categories import FIVE_CARD_ORDER, LOW_HAND_ORDER, Category, pack, unpack
 from controller.hands.fast import JOKER_INDEX, evaluator_for
 from controller.hands.rules import HandRules
+from controller.vocab import Card, format_cards
 
 __all__ = [
     "HandValue",

@@ -10,8 +10,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from controller.configuration import Paytable
 from controller.par.cache import Progress, cached, content_key, read_entry
-from controller.paytables import Paytable
 
 __all__ = ["SOLVER_VERSIONS", "LOCK", "paytable_content", "kept", "is_kept", "forget"]
 

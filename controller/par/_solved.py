@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypedDict
 
+from controller.configuration import Paytable, TableConfig
 from controller.par._kept import SOLVER_VERSIONS, kept, paytable_content
 from controller.par.cache import Progress, pack_array, unpack_array
-from controller.paytables import Paytable
-from controller.table_config import TableConfig
 
 if TYPE_CHECKING:
     from controller.par.boston5 import Boston5Par
@@ -210,7 +209,7 @@ def boston5_par(ante_bonus: Paytable, first_to_ante: int, pays: float) -> Boston
 
 
 def _odds_value(odds: object) -> float:
-    from controller.money import Odds
+    from controller.vocab import Odds
 
     if not isinstance(odds, Odds):
         raise TypeError(f"first_second_pays must be odds, got {odds!r}")

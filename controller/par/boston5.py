@@ -24,13 +24,13 @@ from math import comb
 
 import numpy as np
 
+from controller.configuration import Paytable
 from controller.hands.batch import strengths
 from controller.hands.fast import evaluator_for
 from controller.hands.rules import Wheel
 from controller.par.cache import Progress
 from controller.par.combos import Array, colex_index, combinations_array
 from controller.par.lines import LOSE, five_card_lines, line_name
-from controller.paytables import Paytable
 
 __all__ = ["Boston5Par", "solve", "dealer_counts"]
 

@@ -23,8 +23,7 @@ from itertools import combinations
 from math import comb, prod
 from typing import Any, TypedDict
 
-from controller.cards import ALL_CARDS, JOKER, Card
-from controller.game_options import pai_gow_options
+from controller.configuration import Paytable, PaytableRow, TableConfig, pai_gow_options
 from controller.hands import PAI_GOW, classify_bonus, paying_line
 from controller.hands.categories import Category
 from controller.hands.paigow import is_pai_gow
@@ -34,8 +33,7 @@ from controller.par.lines import line_name, row_value
 from controller.par.pai_gow_data import MAIN_COUNTS, MAIN_SOURCE
 from controller.par.pai_gow_main import main_edge
 from controller.par.sheet import Line, ParSheet, SpotPar
-from controller.paytables import Paytable, PaytableRow
-from controller.table_config import TableConfig
+from controller.vocab import ALL_CARDS, JOKER, Card
 
 __all__ = [
     "HANDS",

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from controller.configuration import TableConfig
 from controller.par import _kept, _solved
 from controller.par._kept import LOCK as _LOCK
 from controller.par._kept import SOLVER_VERSIONS, paytable_content
@@ -42,7 +43,6 @@ from controller.par._solved import (
     pai_gow_needs,
 )
 from controller.par.sheet import ParError, ParSheet
-from controller.table_config import TableConfig
 
 __all__ = [
     "SOLVER_VERSIONS",

@@ -6,12 +6,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
+from controller.configuration import Paytable, TableConfig, load_paytables
 from controller.game.record import SPECS, known_games
 from controller.hands import BOSTON5, MISSISSIPPI_STUD
 from controller.par.sheet import ParError, ParSheet, SpotPar
 from controller.par.three_card import three_card_par
-from controller.paytables import Paytable, load_paytables
-from controller.table_config import TableConfig
 
 __all__ = [
     "ParError",

@@ -20,13 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from controller.configuration import config_dir, load_paytables, load_table
 from controller.par.cache import content_key, decode_entry, encode_entry, file_name, unpack_array
-from controller.paytables import load_paytables
-from controller.table_config import config_dir, load_table
 
 if TYPE_CHECKING:
+    from controller.configuration import Paytable
     from controller.hands import HandRules
-    from controller.paytables import Paytable
 
 __all__ = ["Shipped", "DATA", "shipped_results", "payloads_agree", "main"]
 

@@ -14,11 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-from controller.cards import Card
+from controller.configuration import Paytable, TableConfig, default_table_path, load_table
 from controller.hands import BOSTON5, evaluate_three
 from controller.par.combos import BINOM, Array
-from controller.paytables import Paytable
-from controller.table_config import TableConfig, default_table_path, load_table
+from controller.vocab import Card
 
 __all__ = ["mississippi_decision", "mississippi_tables", "boston5_raise", "boston5_expose", "set_index"]
 

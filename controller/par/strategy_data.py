@@ -8,8 +8,8 @@ from itertools import permutations
 
 import numpy as np
 
-from controller.cards import ALL_CARDS, format_cards
 from controller.par.combos import Array, colex_index, combinations_array
+from controller.vocab import ALL_CARDS, format_cards
 
 __all__ = ["canonical_classes", "mississippi_rows", "boston5_rows"]
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from controller.cards import ALL_CARDS
+from controller.configuration import Paytable
 from controller.hands import HandRules, evaluate_three
 from controller.hands.categories import Category, unpack
 from controller.par._kept import SOLVER_VERSIONS, kept
 from controller.par.cache import Progress
 from controller.par.lines import line_name, row_value
 from controller.par.sheet import SpotPar
-from controller.paytables import Paytable
+from controller.vocab import ALL_CARDS
 
 __all__ = ["three_card_inputs", "three_card_counts", "count_three_card", "three_card_par", "HANDS"]
 

@@ -18,13 +18,12 @@ from functools import cache
 from itertools import combinations
 from math import lcm
 
-from controller.cards import ALL_CARDS, Card
+from controller.configuration import Paytable, TableConfig
 from controller.hands import THREE_CARD_POKER, HandValue, evaluate_three
 from controller.par.lines import line_name
 from controller.par.sheet import ParSheet, SpotPar
 from controller.par.three_card import HANDS, three_card_par
-from controller.paytables import Paytable
-from controller.table_config import TableConfig
+from controller.vocab import ALL_CARDS, Card
 
 __all__ = [
     "DEALER_HANDS",

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from controller.configuration import TableConfig
 from controller.game.record import RecordError, record_json, settle_json
-from controller.settlement import Settlement, Step
 from controller.table._dealer_screen import DealerScreen
 from controller.table._holds import Holds
 from controller.table._late_bets import LateBets
@@ -24,7 +24,7 @@ from controller.table._stub_count import StubCount
 from controller.table._wagers import Wagers
 from controller.table.card_ledger import MISDEAL, CardLedger
 from controller.table.round_data import RoundResult, Seat
-from controller.table_config import TableConfig
+from controller.wagers import Settlement, Step
 
 __all__ = ["SettlementWalk", "KEEP_ROUNDS", "problem_words", "settle_table_record"]
 

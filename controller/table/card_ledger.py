@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.cards import Card
+from controller.vocab import Card
 
 __all__ = ["LedgerEntry", "CardLedger", "WAITING", "UNREADABLE", "DUPLICATE", "MISDEAL", "BURNED"]
 

@@ -19,8 +19,7 @@ from typing import Any, ClassVar, TypeVar
 
 from transitions import Machine
 
-from controller.cards import Card
-from controller.settlement import Settlement, Step
+from controller.configuration import TableConfig
 from controller.table._card_intake import CardIntake
 from controller.table._carry_over import CarryOver
 from controller.table._dealer_screen import DealerScreen
@@ -42,7 +41,8 @@ from controller.table.events import DevicesExpected, OpenTable
 from controller.table.phases import CommonPhases, Trigger
 from controller.table.round_data import RoundResult, Seat
 from controller.table.screen import DisplaySize, Notice
-from controller.table_config import TableConfig
+from controller.vocab import Card
+from controller.wagers import Settlement, Step
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.protocol import DeviceFault, LinkDown, LinkUp

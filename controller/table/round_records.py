@@ -6,10 +6,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from controller.configuration import TableConfig
 from controller.journal import JournalError, SqliteJournal
 from controller.journal.meters import meters_for_round
 from controller.table.round_data import RoundResult
-from controller.table_config import TableConfig
 
 __all__ = ["RoundRecords", "round_record"]
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from controller.configuration import TableConfig
 from controller.journal import JournalError, SqliteJournal, check_tail
 from controller.journal.records import Journal
 from controller.table.devices import DriverDevices, RecordingDevices, resend_state
@@ -43,7 +44,6 @@ from controller.table.snapshot_build import build_hands, build_snapshot
 from controller.table.snapshot_file import SnapshotFile, snapshot_path
 from controller.table.table_drivers import check_roles, open_drivers
 from controller.table.watchdog import Watchdog
-from controller.table_config import TableConfig
 from drivers.link import LinkConfig, LinkStats
 
 log = logging.getLogger("tablectl.runtime")

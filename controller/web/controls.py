@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from controller.cards import deck
+from controller.vocab import deck
 from drivers.messages import BUTTONS
 from drivers.panel import ButtonChanged
 

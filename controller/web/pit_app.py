@@ -31,8 +31,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from controller.local_time import NotATime, parse_local_time
-from controller.names import game_name, hand_name, wager_name, wager_order
+from controller.game import game_name, hand_name, wager_name, wager_order
+from controller.host import NotATime, parse_local_time
 from controller.web.guard import SESSION_KEY, Session, Sessions, page_secret
 from controller.web.hold_chart import cumulative, hold_chart, outside_band
 from controller.web.pit_store import STALE_S, FloorReader, RoundHold, RoundLine, TableState

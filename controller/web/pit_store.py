@@ -29,11 +29,11 @@ from controller.floor.report import (
     group_theoretical,
     groups_from_rows,
 )
-from controller.install_hint import install_hint
+from controller.host import install_hint
 
 if TYPE_CHECKING:
+    from controller.configuration import TableConfig
     from controller.par.sheet import ParSheet
-    from controller.table_config import TableConfig
 
 __all__ = [
     "TableState",
@@ -500,9 +500,8 @@ class PitSheets:
     def _table(self, config: str) -> TableConfig | None:
         with self._lock:
             if config not in self._tables:
+                from controller.configuration import ConfigError, load_table
                 from controller.game.record import resolve_table_path
-                from controller.table_config import load_table
-                from controller.yamlfile import ConfigError
 
                 try:
                     self._tables[config] = load_table(resolve_table_path(config))

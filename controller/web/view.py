@@ -18,13 +18,13 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from controller.game import game_name
 from controller.game.registry import ByGame
-from controller.names import game_name
 from controller.table.reveal import HIDDEN, mask_cards
 from controller.table.snapshot import LastRound, TableSnapshot, hold_clears
 
 if TYPE_CHECKING:
-    from controller.table_config import TableConfig
+    from controller.configuration import TableConfig
 
 __all__ = [
     "SPOTS",

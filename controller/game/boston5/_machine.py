@@ -13,13 +13,13 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from controller.cards import Card, format_cards
 from controller.game.boston5 import DEFINITION
 from controller.game.boston5._rules import Boston5Seat, bonus_procedure
-from controller.settlement import DISCARD_UNEXPOSED, Action, Settlement, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
 from controller.table.screen import Notice, seats_named
+from controller.vocab import Card, format_cards
+from controller.wagers import DISCARD_UNEXPOSED, Action, Settlement, Step
 from drivers.bet_spots import SpotReport
 
 _COUNT = {1: "one more", 2: "two"}

@@ -24,12 +24,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from controller.cards import Card, format_cards
+from controller.configuration import TableConfig, boston5_options
+from controller.game import hand_name
 from controller.game.record import GameSpec, Problems, read_seats, write_record
-from controller.game_options import boston5_options
 from controller.hands import BOSTON5, evaluate_five, evaluate_three
-from controller.names import hand_name
-from controller.settlement import (
+from controller.vocab import Card, format_cards
+from controller.wagers import (
     DISCARD,
     DISCARD_UNEXPOSED,
     Result,
@@ -42,7 +42,6 @@ from controller.settlement import (
     hand_summary,
     settlement_for,
 )
-from controller.table_config import TableConfig
 
 __all__ = ["SPEC", "Boston5Seat", "Boston5Round", "read_round", "settle", "bonus_procedure", "round_record"]
 

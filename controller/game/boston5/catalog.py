@@ -5,8 +5,8 @@ and ``ante_bonus`` (five-card hands, 24.11(c))."""
 
 from __future__ import annotations
 
-from controller.catalog import GameCatalog, Option, PaytableSpot, WagerMultiple
 from controller.hands import BOSTON5, Kind
+from controller.wagers import GameCatalog, Option, PaytableSpot, WagerMultiple
 
 __all__ = ["CATALOG"]
 

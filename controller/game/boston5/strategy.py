@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from controller.table_config import TableConfig
+from controller.configuration import TableConfig
 
 __all__ = ["strategy_rows"]
 
 
 def strategy_rows(table: TableConfig) -> tuple[str, Iterable[dict[str, object]]]:
     """The head line and the rows of ``table``'s strategy."""
-    from controller.game_options import boston5_options
+    from controller.configuration import boston5_options
     from controller.par.service import boston5_par_for
     from controller.par.strategy_data import boston5_rows
 

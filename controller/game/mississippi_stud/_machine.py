@@ -20,12 +20,12 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from controller.cards import Card, format_cards
 from controller.game.mississippi_stud import DEFINITION
-from controller.settlement import DISCARD, Action, Step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import Record, RoundResult, RoundTable, Seat, SupervisorAction
 from controller.table.screen import seats_named
+from controller.vocab import Card, format_cards
+from controller.wagers import DISCARD, Action, Step
 from drivers.bet_spots import SpotReport
 
 __all__ = ["Phase", "TRANSITIONS", "MississippiTable", "RoundResult", "Seat"]

@@ -30,11 +30,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from controller.cards import Card, format_cards
+from controller.configuration import TableConfig
+from controller.game import hand_name
 from controller.game.record import GameSpec, Problems, read_seats, write_record
 from controller.hands import MISSISSIPPI_STUD, evaluate_dealt, evaluate_three
-from controller.names import hand_name
-from controller.settlement import (
+from controller.vocab import Card, format_cards
+from controller.wagers import (
     DISCARD,
     Action,
     Result,
@@ -47,7 +48,6 @@ from controller.settlement import (
     hand_summary,
     settlement_for,
 )
-from controller.table_config import TableConfig
 
 __all__ = ["SPEC", "STREETS", "MississippiSeat", "MississippiRound", "read_round", "settle", "round_record"]
 

@@ -5,8 +5,8 @@ every live ante and street bet, 35.11) and ``bonus`` (three-card hands)."""
 
 from __future__ import annotations
 
-from controller.catalog import GameCatalog, PaytableSpot, RequiredRow, WagerMultiple
 from controller.hands import MISSISSIPPI_STUD, Category, Kind
+from controller.wagers import GameCatalog, PaytableSpot, RequiredRow, WagerMultiple
 
 __all__ = ["CATALOG"]
 

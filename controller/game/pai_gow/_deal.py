@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from controller.cards import Card
+from controller.vocab import Card
 
 __all__ = [
     "DEALER",

@@ -24,9 +24,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from controller.cards import Card, format_cards
 from controller.hands import Category, HandError
 from controller.hands.paigow import HandSet, legal_sets, make_set
+from controller.vocab import Card, format_cards
 
 __all__ = ["Decision", "HouseWay", "HOUSE_WAYS", "house_way", "set_by_house_way"]
 

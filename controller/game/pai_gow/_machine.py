@@ -33,18 +33,18 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from controller.cards import Card, format_cards
 from controller.game.pai_gow import DEFINITION
 from controller.game.pai_gow._deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
 from controller.game.pai_gow._house_way import house_way
 from controller.game.pai_gow._rules import PaiGowSeat, RoundSettler, read_round
 from controller.game.record import RecordError, parse_record, record_json
 from controller.hands.paigow import HandSet, legal_sets
-from controller.settlement import Step
 from controller.table.engine import StartDrawn
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import Handler, Record, RoundTable, Seat, SupervisorAction
 from controller.table.screen import Notice
+from controller.vocab import Card, format_cards
+from controller.wagers import Step
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import ShoeStatus

@@ -40,17 +40,16 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from controller.cards import Card, CardError, format_cards, parse_cards
+from controller.configuration import PaiGowOptions, Paytable, PaytableRow, TableConfig, pai_gow_options
+from controller.game import hand_name
 from controller.game.pai_gow._deal import StartError, misdeal_reasons, position_name, start_position
 from controller.game.pai_gow._house_way import Decision, HouseWay, house_way
 from controller.game.record import GameSpec, Problems, read_seats, write_record
-from controller.game_options import PaiGowOptions, pai_gow_options
 from controller.hands import PAI_GOW, BonusValue, Category, classify_bonus, evaluate_dealt, paying_line
 from controller.hands.categories import FIVE_CARD_ORDER
 from controller.hands.paigow import HandSet, is_pai_gow, make_set, set_dealt
-from controller.names import hand_name
-from controller.paytables import Paytable, PaytableRow
-from controller.settlement import (
+from controller.vocab import Card, CardError, format_cards, parse_cards
+from controller.wagers import (
     DISCARD,
     Result,
     SeatSettlement,
@@ -61,7 +60,6 @@ from controller.settlement import (
     apply_caps,
     settlement_for,
 )
-from controller.table_config import TableConfig
 
 __all__ = [
     "SPEC",

@@ -4,8 +4,8 @@ bonus hands), ``envy`` (fixed amounts, 11.15(c)) and ``insurance`` (high card on
 
 from __future__ import annotations
 
-from controller.catalog import GameCatalog, Option, PaytableSpot
 from controller.hands import PAI_GOW, Category, Kind
+from controller.wagers import GameCatalog, Option, PaytableSpot
 
 __all__ = ["CATALOG"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from controller.table_config import TableConfig
+from controller.configuration import TableConfig
 
 __all__ = ["strategy_rows"]
 

@@ -4,9 +4,11 @@ Each game's package (``controller.game.<name>``) reads its record (``read_round`
 raise :class:`RecordError` naming every problem by JSON path), settles it (``settle``) and
 writes it again (``round_record``), gathered in its :class:`GameSpec`. Here: reading a record's
 bytes and its seats and wagers, settling any record end to end (:func:`settle_record`,
-:func:`settle_json`, a voided round included) and the specs by name.
+:func:`settle_json`, a voided round included), the specs by name, and the differences between what a
+record says was paid and its settlement again (:func:`differences`).
 """
 
+from controller.game.record._check import MAX_SHOWN, PAID_PATH, differences
 from controller.game.record._read import (
     MAX_RECORD_BYTES,
     Problems,
@@ -20,8 +22,11 @@ from controller.game.record._spec import SPECS, GameSpec, known_games, spec_for
 
 __all__ = [
     "MAX_RECORD_BYTES",
+    "MAX_SHOWN",
+    "PAID_PATH",
     "SPECS",
     "GameSpec",
+    "differences",
     "Problems",
     "RecordError",
     "known_games",

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NoReturn, Protocol
 
-from controller.cards import Card, CardError, parse_cards
-from controller.table_config import TableConfig
+from controller.configuration import TableConfig
+from controller.vocab import Card, CardError, parse_cards
 
 _parse_cards = lru_cache(maxsize=1 << 16)(parse_cards)
 """``parse_cards`` remembered by text: a table reads the same two- and three-card hands again

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from controller.configuration import TableConfig, config_dir, default_table_path, load_table
 from controller.game.record._read import RecordError, parse_record
 from controller.game.record._spec import SPECS, GameSpec, spec_for
 from controller.game.record._void import VOID_KEY, settle_void
-from controller.settlement import Settlement
-from controller.table_config import TableConfig, config_dir, default_table_path, load_table
+from controller.wagers import Settlement
 
 __all__ = [
     "Game",

@@ -12,17 +12,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from controller.catalog import GameCatalog, Option
+from controller.game import game_name
 from controller.game.definition import load
 from controller.game.registry import ByGame, definition, names
 from controller.hands import HandRules
-from controller.names import game_name
+from controller.wagers import GameCatalog, Option
 
 if TYPE_CHECKING:
+    from controller.configuration import TableConfig
     from controller.game.definition import GameDefinition
     from controller.par.sheet import ParSheet
-    from controller.settlement import Settlement
-    from controller.table_config import TableConfig
+    from controller.wagers import Settlement
 
 __all__ = ["GameSpec", "SPECS", "spec_for", "known_games"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from controller.settlement import Result, SeatSettlement, Settlement, Step, WagerResult, actions_for, settlement_for
-from controller.table_config import TableConfig
+from controller.configuration import TableConfig
+from controller.wagers import Result, SeatSettlement, Settlement, Step, WagerResult, actions_for, settlement_for
 
 __all__ = ["VOID_KEY", "settle_void"]
 

@@ -27,11 +27,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from controller.cards import Card, format_cards, parse_cards
+from controller.configuration import TableConfig
+from controller.game import hand_name
 from controller.game.record import GameSpec, Problems, read_seats, write_record
 from controller.hands import THREE_CARD_POKER, HandValue, evaluate_three
-from controller.names import hand_name
-from controller.settlement import (
+from controller.vocab import Card, format_cards, parse_cards
+from controller.wagers import (
     DISCARD,
     DISCARD_UNEXPOSED,
     Result,
@@ -44,7 +45,6 @@ from controller.settlement import (
     hand_summary,
     settlement_for,
 )
-from controller.table_config import TableConfig
 
 __all__ = [
     "SPEC",

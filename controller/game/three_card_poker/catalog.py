@@ -6,8 +6,8 @@ regulation's, not settings (:mod:`controller.game.three_card_poker._rules`)."""
 
 from __future__ import annotations
 
-from controller.catalog import GameCatalog, PaytableSpot, WagerMultiple
 from controller.hands import THREE_CARD_POKER, Kind
+from controller.wagers import GameCatalog, PaytableSpot, WagerMultiple
 
 __all__ = ["CATALOG"]
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import yaml
 
-from controller.cards import Card
+from controller.vocab import Card
 
 __all__ = [
     "SixCardHand",
@@ -243,7 +243,7 @@ def load_paytables(path: Path) -> tuple[SixCardPaytable, ...]:
 
 def shipped_paytables() -> tuple[SixCardPaytable, ...]:
     """The shipped pay tables (``side_bets/six_card_bonus.yaml`` in the config folder)."""
-    from controller.table_config import config_dir
+    from controller.configuration import config_dir
 
     return load_paytables(config_dir() / "side_bets" / "six_card_bonus.yaml")
 

@@ -2,7 +2,7 @@
 
 A table config names one paytable per paytable spot; the paytables are read from the
 ``paytables/`` folder beside the config file. Loading validates everything and raises a
-:class:`~controller.yamlfile.ConfigError` that lists every problem with file, line and key.
+:class:`~controller.configuration._yamlfile.ConfigError` that lists every problem with file, line and key.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from controller.catalog import GameCatalog
-from controller.floor_config import FloorConfig, parse_floor
+from controller.configuration._floor import FloorConfig, parse_floor
+from controller.configuration._paytables import Paytable, load_paytables
+from controller.configuration._yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yaml
 from controller.game.registry import GAMES, definition, names
-from controller.money import MAX_CENTS, OddsError, parse_odds
-from controller.paytables import Paytable, load_paytables
-from controller.yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yaml
+from controller.vocab import MAX_CENTS, OddsError, parse_odds
+from controller.wagers import GameCatalog
 
 __all__ = [
     "DisplayConfig",
@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 _KEYS = {"game", "name", "seats", "paytables", "limits", "payout_cap", "devices", "paytables_dir", "journal", "display"}
-_KEYS.add("floor")  # the floor link (controller.floor_config)
+_KEYS.add("floor")  # the floor link (controller.configuration._floor)
 _JOURNAL_KEYS = {"path", "hmac_key_file", "retention_days"}
 _DEVICE_ROLES = ("shoe", "bet_spots", "panel")
 _DEVICE_KEYS = {"driver", "url", "baudrate", "poll_interval_s", "address"}

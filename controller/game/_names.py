@@ -1,6 +1,6 @@
 """Plain names for everything a person reads (the dealer's screen, ``tablectl settle`` and
 ``recall``, the web views): games, hands, house-way rules and wagers, and the wagers in the order
-the game's layout has them (:mod:`controller.catalog`). Codes (``one_pair``,
+the game's layout has them (:mod:`controller.wagers._catalog`). Codes (``one_pair``,
 ``foxwoods.straight_or_flush``) stay in the records and JSON; what is shown is ``one pair``,
 ``Foxwoods: straight or flush``."""
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict, cast
 
-from controller.money import Odds
-from controller.table_config import TableConfig
+from controller.configuration._table import TableConfig
+from controller.vocab import Odds
 
 __all__ = ["Boston5Options", "PaiGowOptions", "boston5_options", "pai_gow_options"]
 

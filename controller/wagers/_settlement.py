@@ -12,9 +12,8 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Protocol
 
-from controller.cards import format_cards
 from controller.hands import HandValue
-from controller.money import format_cents
+from controller.vocab import format_cards, format_cents
 
 __all__ = [
     "Result",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from controller.yamlfile import Problem, YamlDoc
+from controller.configuration._yamlfile import Problem, YamlDoc
 
 __all__ = ["FloorConfig", "parse_floor"]
 

@@ -4,7 +4,7 @@ A paytable file holds a list under ``paytables:``; each entry::
 
     - name: ms_main_standard        # unique across every file
       game: mississippi_stud
-      spot: main                    # which paytable spot of the game (controller.catalog)
+      spot: main                    # which paytable spot of the game (controller.wagers._catalog)
       approved: false               # true only for a table the Division has approved
       source: "58 Pa. Code 655a.12 (found, PA); NJ 35.11 not found"
       cap: 5000000                  # optional: aggregate payout cap per seat per round, cents
@@ -24,14 +24,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.catalog import GameCatalog, PaytableSpot
+from controller.configuration._yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yaml
+from controller.game import hand_name
 from controller.game.registry import GAMES, definition
 from controller.game.registry import names as game_names
 from controller.hands import Category, HandValue, Kind
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, unpack
-from controller.money import MAX_CENTS, PUSH, Odds, OddsError, parse_odds
-from controller.names import hand_name
-from controller.yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yaml
+from controller.vocab import MAX_CENTS, PUSH, Odds, OddsError, parse_odds
+from controller.wagers import GameCatalog, PaytableSpot
 
 __all__ = ["PaytableRow", "Paytable", "load_paytables", "read_paytables"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from controller.hands import Category, HandRules, Kind
-from controller.money import MAX_CENTS
+from controller.vocab import MAX_CENTS
 
 __all__ = [
     "RequiredRow",
