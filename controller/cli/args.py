@@ -8,7 +8,7 @@ import argparse
 import re
 from collections.abc import Callable
 
-__all__ = ["HelpFormatter", "Parser", "bounded_int", "description", "plain_text", "positive_int"]
+__all__ = ["Parser", "bounded_int", "description", "positive_int"]
 
 _ROLE = re.compile(r":[\w.:-]+:`([^`]*)`")
 """A Sphinx role, :mod:`x`: its text."""

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from hil.hold_summary import ParSheetLike
     from hil.soak import SoakResult
 
-__all__ = ["register", "run", "soak_lines", "memory_line"]
+__all__ = ["register", "run", "memory_line"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -18,7 +18,7 @@ from controller.journal.checkpoint import SpotSums, spot_sums
 from controller.par.service import PAID_ON, Theoretical, theoretical_win
 from hil.hold_summary import ParSheetLike, par_for
 
-__all__ = ["theoretical_rows", "theoretical_lines", "table_for"]
+__all__ = ["theoretical_lines"]
 
 
 def table_for(config: str | None, rounds: Sequence[Mapping[str, Any]]) -> tuple[TableConfig | None, str]:

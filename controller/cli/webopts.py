@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from controller.table.runtime import TableRuntime
     from controller.web.server import WebAddress
 
-__all__ = ["add_web_arguments", "add_web_security_arguments", "web_token", "web_proxies", "web_listening", "web_attach"]
+__all__ = ["add_web_arguments", "add_web_security_arguments", "web_listening", "web_attach"]
 
 
 def add_web_security_arguments(p: argparse.ArgumentParser) -> None:

@@ -12,7 +12,7 @@ import sys
 
 from controller.cli.args import description
 
-__all__ = ["register", "run", "new_token", "TOKEN_BYTES"]
+__all__ = ["register", "run", "new_token"]
 
 TOKEN_BYTES = 16
 """128 bits."""

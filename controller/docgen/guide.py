@@ -21,7 +21,7 @@ from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
 
-__all__ = ["dealer_guide", "mississippi_round", "boston5_round", "pai_gow_round"]
+__all__ = ["mississippi_round", "boston5_round", "pai_gow_round"]
 
 
 @dataclass(frozen=True, slots=True)

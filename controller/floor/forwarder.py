@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from nats.aio.client import Client
     from nats.aio.msg import Msg
 
-__all__ = ["Forwarder", "LinkState", "LinkStatus", "RecentRecords"]
+__all__ = ["Forwarder", "LinkStatus"]
 
 log = logging.getLogger("tablectl.floor")
 

@@ -35,16 +35,7 @@ from controller.floor.stream import STREAM_MAX_PER_SUBJECT, ensure_stream, missi
 from controller.floor.tell import Beats, store_heartbeats, stored_heads, tell_stored
 from controller.floor.validate import BadMessage, FloorRecord, Rows, check_message, excerpt
 
-__all__ = [
-    "IngestConfig",
-    "Batch",
-    "check_one",
-    "parse_batch",
-    "write_batch",
-    "ensure_stream",
-    "run_ingest",
-    "IngestStats",
-]
+__all__ = ["IngestConfig", "parse_batch", "run_ingest"]
 
 if TYPE_CHECKING:
     from nats.aio.client import Client

@@ -26,17 +26,12 @@ if TYPE_CHECKING:
     from controller.par.sheet import ParSheet
 
 __all__ = [
-    "ReportLine",
-    "Report",
-    "RoundGroup",
     "floor_report",
-    "report_from_rows",
     "report_lines",
     "report_json",
     "group_theoretical",
     "groups_from_rows",
     "SheetSource",
-    "sheet_for_config",
     "ROUNDS_SQL",
     "WAGERS_SQL",
 ]

@@ -36,7 +36,6 @@ __all__ = [
     "DealPlan",
     "Shown",
     "Step",
-    "RecordRules",
     "TableNames",
     "GameDefinition",
     "SETTLED_STEPS",

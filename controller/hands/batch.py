@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     from numpy import ndarray
 
-__all__ = ["strengths", "BatchUnavailable"]
+__all__ = ["strengths"]
 
 
 class BatchUnavailable(ImportError):

@@ -12,7 +12,7 @@ from controller.hands.rules import PAI_GOW
 from controller.hands.value import HandValue, _evaluate, _evaluate_low, evaluate_five, evaluate_low
 from controller.vocab import Card, format_cards
 
-__all__ = ["HandSet", "low_outranks_high", "make_set", "set_dealt", "legal_sets", "is_pai_gow"]
+__all__ = ["HandSet", "make_set", "set_dealt", "legal_sets", "is_pai_gow"]
 
 
 def low_outranks_high(high: HandValue, low: HandValue) -> bool:

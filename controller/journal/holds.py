@@ -17,17 +17,7 @@ from dataclasses import dataclass, field
 from controller.journal.records import JournalRecord
 from controller.journal.store import SqliteJournal
 
-__all__ = [
-    "HOLD_KINDS",
-    "TRIED_KINDS",
-    "HoldStory",
-    "stories",
-    "tried_to_clear",
-    "round_holds",
-    "holds_between",
-    "story_lines",
-    "duration_text",
-]
+__all__ = ["HOLD_KINDS", "HoldStory", "stories", "round_holds", "holds_between", "story_lines", "duration_text"]
 
 HOLD_KINDS = ("HoldBegan", "HoldChanged", "HoldEnded")
 """The records of a hold, in the order a hold writes them (:mod:`controller.table.hold_journal`)."""

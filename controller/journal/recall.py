@@ -26,7 +26,6 @@ __all__ = [
     "recall_round",
     "recall_json",
     "recall_lines",
-    "zone_name",
     "describe_event",
 ]
 

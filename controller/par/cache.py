@@ -38,22 +38,15 @@ if TYPE_CHECKING:
     from controller.par.combos import Array
 
 __all__ = [
-    "FORMAT",
-    "CacheError",
     "Progress",
-    "cache_dir",
-    "shipped_file",
     "content_key",
-    "canonical",
     "file_name",
     "encode_entry",
     "decode_entry",
-    "write_entry",
     "read_entry",
     "cached",
     "pack_array",
     "unpack_array",
-    "progress_bar",
 ]
 
 log = logging.getLogger("controller.par")

@@ -30,40 +30,31 @@ from typing import Any, Protocol
 from controller.configuration import TableConfig
 from controller.par import _kept, _solved
 from controller.par._kept import LOCK as _LOCK
-from controller.par._kept import SOLVER_VERSIONS, paytable_content
+from controller.par._kept import paytable_content
 from controller.par._solved import (
     b5_args,
     boston5_inputs,
     boston5_needs,
-    boston5_par,
     boston5_par_for,
     mississippi_inputs,
     mississippi_needs,
-    mississippi_par,
     pai_gow_needs,
 )
 from controller.par.sheet import ParError, ParSheet
 
 __all__ = [
-    "SOLVER_VERSIONS",
     "PAID_ON",
-    "paytable_content",
     "mississippi_inputs",
     "boston5_inputs",
-    "mississippi_par",
-    "boston5_par",
     "boston5_par_for",
     "mississippi_needs",
     "boston5_needs",
     "pai_gow_needs",
     "sheet_for",
-    "sheet_key",
     "sheet_nowait",
     "sheet_apart",
-    "forget",
     "Theoretical",
     "theoretical_win",
-    "wagered_by_spot",
 ]
 
 log = logging.getLogger("controller.par")

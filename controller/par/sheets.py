@@ -12,15 +12,7 @@ from controller.hands import BOSTON5, MISSISSIPPI_STUD
 from controller.par.sheet import ParError, ParSheet, SpotPar
 from controller.par.three_card import three_card_par
 
-__all__ = [
-    "ParError",
-    "par_sheet",
-    "with_paytable",
-    "spot_from_moments",
-    "mississippi_sheet",
-    "boston5_sheet",
-    "pai_gow_sheet",
-]
+__all__ = ["ParError", "par_sheet", "with_paytable", "mississippi_sheet", "boston5_sheet", "pai_gow_sheet"]
 
 
 def with_paytable(table: TableConfig, name: str) -> TableConfig:

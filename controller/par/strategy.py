@@ -19,7 +19,7 @@ from controller.hands import BOSTON5, evaluate_three
 from controller.par.combos import BINOM, Array
 from controller.vocab import Card
 
-__all__ = ["mississippi_decision", "mississippi_tables", "boston5_raise", "boston5_expose", "set_index"]
+__all__ = ["mississippi_decision", "mississippi_tables", "boston5_raise", "boston5_expose"]
 
 
 def set_index(cards: Sequence[Card]) -> int:

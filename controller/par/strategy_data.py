@@ -11,7 +11,7 @@ import numpy as np
 from controller.par.combos import Array, colex_index, combinations_array
 from controller.vocab import ALL_CARDS, format_cards
 
-__all__ = ["canonical_classes", "mississippi_rows", "boston5_rows"]
+__all__ = ["mississippi_rows", "boston5_rows"]
 
 _PERMS = np.array(list(permutations(range(4))), dtype=np.int64)
 

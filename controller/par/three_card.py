@@ -14,7 +14,7 @@ from controller.par.lines import line_name, row_value
 from controller.par.sheet import SpotPar
 from controller.vocab import ALL_CARDS
 
-__all__ = ["three_card_inputs", "three_card_counts", "count_three_card", "three_card_par", "HANDS"]
+__all__ = ["three_card_inputs", "count_three_card", "three_card_par", "HANDS"]
 
 HANDS = 22_100
 """C(52, 3): every three-card hand."""

@@ -25,16 +25,7 @@ from controller.par.sheet import ParSheet, SpotPar
 from controller.par.three_card import HANDS, three_card_par
 from controller.vocab import ALL_CARDS, Card
 
-__all__ = [
-    "DEALER_HANDS",
-    "STRATEGY",
-    "AntePlay",
-    "Versus",
-    "versus",
-    "ante_play",
-    "three_card_poker_sheet",
-    "table_sheet",
-]
+__all__ = ["STRATEGY", "table_sheet"]
 
 DEALER_HANDS = 18_424
 """C(49, 3): the dealer hands against one player hand."""

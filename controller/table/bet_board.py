@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["BetBoard", "SpotChange"]
+__all__ = ["BetBoard"]
 
 SpotChange = tuple[int, str, int]
 """``(seat, spot, cents)``: the amount now on one spot (0: empty)."""

@@ -26,7 +26,7 @@ from controller.journal.holds import HOLD_KINDS
 from controller.journal.records import Journal
 from controller.table.snapshot import TableSnapshot
 
-__all__ = ["HoldJournal", "HOLD_KINDS"]
+__all__ = ["HoldJournal"]
 
 log = logging.getLogger("tablectl.table")
 

@@ -14,7 +14,7 @@ from controller.journal.store import meta_hash
 from controller.journal.writer_lock import WriterLock
 from controller.table._carry_over import CarryOver
 
-__all__ = ["open_journal", "journal_path", "journal_key", "journaled_event_windows", "change_game"]
+__all__ = ["open_journal", "journal_key", "journaled_event_windows", "change_game"]
 
 
 def journal_key(table: TableConfig) -> bytes | None:

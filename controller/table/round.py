@@ -49,7 +49,7 @@ from drivers.protocol import DeviceFault, LinkDown, LinkUp
 from drivers.shoe import CardDealt, CardUnreadable, DoorChanged, Jam, ShoeStatus
 from drivers.state import PanelState, ShoeState, SpotsState
 
-__all__ = ["RoundTable", "Seat", "RoundResult", "Handler", "HoldKind", "SupervisorAction", "Record", "IN_PLAY"]
+__all__ = ["RoundTable", "Seat", "RoundResult", "Handler", "HoldKind", "SupervisorAction", "Record"]
 
 SupervisorAction = Action
 """A row of the supervisor's action table (a game adds its own: :meth:`RoundTable.supervisor_actions`)."""

@@ -48,7 +48,7 @@ from drivers.link import LinkConfig, LinkStats
 
 log = logging.getLogger("tablectl.runtime")
 
-__all__ = ["TableRuntime", "RuntimePorts", "Service"]
+__all__ = ["TableRuntime", "RuntimePorts"]
 
 _FAULTS = ("DeviceFault", "LinkDown", "CardUnreadable", "JournalFault")
 """Event kinds counted as faults in the round's meters."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from controller.table.snapshot import HoldView, TableSnapshot
 
-__all__ = ["SnapshotFile", "snapshot_path", "write_snapshot_file", "BLOCK"]
+__all__ = ["SnapshotFile", "snapshot_path"]
 
 log = logging.getLogger("tablectl.runtime")
 

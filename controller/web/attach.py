@@ -33,7 +33,7 @@ from controller.web.view import SPOTS
 if TYPE_CHECKING:
     from controller.table.runtime import TableRuntime
 
-__all__ = ["serve_table", "publish_table", "serve_views", "VIEWS_NICE", "START_TIMEOUT_S"]
+__all__ = ["serve_table", "publish_table", "serve_views"]
 
 VIEWS_NICE = 10
 """How much lower the views' child process runs than the table (``nice``)."""

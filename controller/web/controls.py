@@ -17,7 +17,7 @@ from controller.vocab import deck
 from drivers.messages import BUTTONS
 from drivers.panel import ButtonChanged
 
-__all__ = ["BenchControls", "ControlError", "ControlBusy", "FAULTS", "MAX_WAITING_PRESSES"]
+__all__ = ["BenchControls", "ControlError", "ControlBusy", "FAULTS"]
 
 FAULTS: dict[str, str] = {
     "shoe_jam": "the shoe jams",

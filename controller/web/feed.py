@@ -31,7 +31,7 @@ from drivers.shoe import CardUnreadable, DoorChanged, Jam, SelfTest, ShoeEmpty
 if TYPE_CHECKING:
     from controller.table.runtime import TableRuntime
 
-__all__ = ["TableFeed", "PublishPace", "fault_text", "PUBLISH_HZ", "PUBLISH_INTERVAL_S"]
+__all__ = ["TableFeed"]
 
 log = logging.getLogger("tablectl.web")
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from controller.web.pit_store import RoundHold
 
-__all__ = ["HoldPoint", "HoldChart", "cumulative", "hold_chart", "outside_band", "Z95"]
+__all__ = ["cumulative", "hold_chart", "outside_band"]
 
 Z95 = 1.96
 WIDTH, HEIGHT = 720, 240

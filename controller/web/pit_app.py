@@ -39,7 +39,7 @@ from controller.web.pit_store import STALE_S, FloorReader, RoundHold, RoundLine,
 from controller.web.streams import StreamSlots
 from controller.web.table_app import MAX_STREAMS, SlotStream, static_files, stream_refusal
 
-__all__ = ["pit_app", "REFRESH_S", "overview_html", "recall_html", "CardView", "card_view"]
+__all__ = ["pit_app"]
 
 log = logging.getLogger("tablectl.web")
 

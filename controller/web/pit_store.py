@@ -35,18 +35,7 @@ if TYPE_CHECKING:
     from controller.configuration import TableConfig
     from controller.par.sheet import ParSheet
 
-__all__ = [
-    "TableState",
-    "RoundLine",
-    "RoundHold",
-    "FloorReader",
-    "PgFloorReader",
-    "PitSheets",
-    "table_state",
-    "around",
-    "FAULT_KINDS",
-    "STALE_S",
-]
+__all__ = ["TableState", "RoundLine", "RoundHold", "FloorReader", "PgFloorReader", "STALE_S"]
 
 log = logging.getLogger("tablectl.web")
 

@@ -32,23 +32,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from controller.web.guard import CONNECTION, Guard, GuardPolicy, LoginLimiter, QuietLog, Sessions, client_key
 
-__all__ = [
-    "WebAddress",
-    "parse_address",
-    "check_token",
-    "token_bits",
-    "WebServer",
-    "HeaderTimeoutH11",
-    "ClientLimitedH11",
-    "BudgetedSocket",
-    "ClientBudget",
-    "client_key",
-    "MAX_CLIENT_CONNECTIONS",
-    "MAX_CLIENT_HEAD_BYTES",
-    "HEADER_TIMEOUT_S",
-    "KEEP_ALIVE_S",
-    "MIN_TOKEN_BITS",
-]
+__all__ = ["WebAddress", "parse_address", "WebServer", "client_key"]
 
 log = logging.getLogger("tablectl.web")
 

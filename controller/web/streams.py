@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 
-__all__ = ["StreamSlot", "StreamSlots", "MAX_CLIENT_STREAMS"]
+__all__ = ["StreamSlot", "StreamSlots"]
 
 MAX_CLIENT_STREAMS = 8
 """Live streams one client address may hold on a view without a token."""

@@ -34,17 +34,7 @@ from controller.web.controls import FAULTS, BenchControls, ControlBusy, ControlE
 from controller.web.guard import SESSION_KEY, TOKEN_SET_KEY, client_key, page_secret
 from controller.web.streams import StreamSlot, StreamSlots
 
-__all__ = [
-    "table_app",
-    "StreamHub",
-    "SlotStream",
-    "stream_refusal",
-    "page",
-    "HEARTBEAT_S",
-    "MAX_FRAMES_S",
-    "MAX_STREAMS",
-    "STATIC",
-]
+__all__ = ["table_app", "SlotStream", "stream_refusal", "MAX_STREAMS"]
 
 STATIC = Path(__file__).parent / "static"
 HEARTBEAT_S = 1.0

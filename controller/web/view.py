@@ -26,14 +26,7 @@ from controller.table.snapshot import LastRound, TableSnapshot, hold_clears
 if TYPE_CHECKING:
     from controller.configuration import TableConfig
 
-__all__ = [
-    "SPOTS",
-    "mask_cards",
-    "hold_clears",
-    "step_label",
-    "table_view",
-    "HIDDEN",
-]
+__all__ = ["SPOTS", "mask_cards", "hold_clears", "table_view", "HIDDEN"]
 
 SPOTS: ByGame[tuple[str, ...]] = ByGame(lambda game: game.page_spots if game.at_table else None)
 """The bet spots of each seat, in the order the layout shows them, for each game dealt at a table

@@ -28,14 +28,10 @@ from controller.vocab import Card
 __all__ = [
     "SixCardHand",
     "SixCardError",
-    "SixCardPaytable",
-    "SixCardPar",
     "SIX_CARD_SETS",
-    "SOURCE",
     "rank_six",
     "six_card_counts",
     "six_card_par",
-    "summary",
     "load_paytables",
     "shipped_paytables",
 ]
