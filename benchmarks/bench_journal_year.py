@@ -155,7 +155,7 @@ def status_links(path: Path) -> None:
     before) beside ``_link_rows`` (through the ``records_links`` index)."""
     import sqlite3
 
-    from controller.cli.status import _link_rows
+    from controller.cli._status import _link_rows
     from controller.journal.store import LINK_KINDS
 
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)

@@ -369,7 +369,7 @@ def test_the_deployed_configs_hold_no_secret_and_parse(tmp_path: Path) -> None:
     import shlex
 
     from controller.cli import build_parser
-    from controller.cli.floor import secret_in_url
+    from controller.cli._floor import secret_in_url
     from controller.floor.servers import nats_server_binary
 
     unit = configparser.ConfigParser(strict=False, interpolation=None)

@@ -126,7 +126,7 @@ def test_the_owner_of_a_module_is_told_by_its_name() -> None:
     assert _owner("controller.game.pai_gow._deal") == "pai_gow"
     assert _owner("controller.par.mississippi") == "mississippi_stud"
     assert _owner("controller.game.boston5._machine") == "boston5"
-    assert _owner("controller.game.three_card_poker.catalog") == "three_card_poker"
+    assert _owner("controller.game.three_card_poker._catalog") == "three_card_poker"
     assert _owner("controller.table.round") is None
 
 
@@ -172,7 +172,7 @@ def test_the_switch_check_sees_each_form() -> None:
 
 
 def test_the_command_lines_light_lists_are_the_registrys() -> None:
-    from controller.cli import choices
+    from controller.cli import _choices as choices
 
     assert choices.RULES_GAMES == names()
     assert choices.GAMES == tuple(sorted(table_names()))

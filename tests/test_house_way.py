@@ -176,8 +176,8 @@ def test_quick_straight_or_flush_test_never_misses_one(cards: list) -> None:
     from itertools import combinations
 
     from controller.game.pai_gow._house_way import Hand
+    from controller.hands._value import evaluate_five
     from controller.hands.rules import PAI_GOW
-    from controller.hands.value import evaluate_five
 
     five_card = {evaluate_five(list(five), PAI_GOW).category for five in combinations(cards, 5)}
     makes_one = bool(five_card & {Category.STRAIGHT, Category.FLUSH, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})

@@ -1,4 +1,4 @@
-"""The par service's one cache (controller.par.service, controller.par.cache): results keyed by
+"""The par service's one cache (controller.par.service, controller.par._cache): results keyed by
 the paytable's content, shipped for the shipped paytables, computed once otherwise with a note
 and a progress bar, written atomically (0600), and a damaged file never trusted."""
 
@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from controller.configuration import TableConfig, config_dir, load_table
-from controller.par import cache, service
+from controller.par import _cache as cache
+from controller.par import service
 
 GAMES = ("mississippi_stud", "boston5", "pai_gow")
 

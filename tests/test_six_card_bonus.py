@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.game.three_card_poker.six_card import (
+from controller.game.three_card_poker._six_card import (
     SIX_CARD_SETS,
     SixCardError,
     SixCardHand,

@@ -274,7 +274,7 @@ def test_bench_catches_a_round_paid_other_than_its_record_says(tmp_path, monkeyp
 
 
 def test_meters_show_theoretical_win_beside_actual(tmp_path, monkeypatch, capsys):
-    from controller.cli import theoretical
+    from controller.cli import _theoretical as theoretical
     from hil.bench import run_bench
 
     journal = tmp_path / "j.db"

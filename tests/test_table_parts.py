@@ -6,11 +6,11 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
+from controller.table._bet_board import BetBoard
+from controller.table._device_state import BET_SPOTS, PANEL, SHOE, DeviceLinks, ShownState
 from controller.table._round_state import RoundState
 from controller.table._supervisor import IN_PLAY, Action, Supervisor, SupervisorKey
-from controller.table.bet_board import BetBoard
 from controller.table.card_ledger import BURNED, MISDEAL, WAITING, CardLedger
-from controller.table.device_state import BET_SPOTS, PANEL, SHOE, DeviceLinks, ShownState
 from controller.table.devices import RecordingDevices
 from controller.vocab import card
 

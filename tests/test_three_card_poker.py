@@ -399,7 +399,7 @@ def test_par_matches_the_published_figures(sheet) -> None:  # type: ignore[no-un
 
 
 def test_par_of_the_other_pair_plus_table() -> None:
-    from controller.par.three_card import three_card_par
+    from controller.par._three_card import three_card_par
 
     other = load_paytables(default_table_path("three_card_poker").parent / "paytables")["tcp_pair_plus_40_30_6_4_1"]
     assert three_card_par("pair_plus", other, THREE_CARD_POKER).edge_per_unit == pytest.approx(0.0232, abs=5e-5)

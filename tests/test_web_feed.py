@@ -29,9 +29,9 @@ from controller.game.mississippi_stud._machine import MississippiTable
 from controller.table.latest import LatestSnapshot
 from controller.table.snapshot import TableSnapshot
 from controller.table.snapshot_build import build_snapshot
-from controller.web.feed import PUBLISH_HZ, TableFeed
+from controller.web._feed import PUBLISH_HZ, TableFeed
+from controller.web._table_app import StreamHub, table_app
 from controller.web.server import WebAddress, WebServer
-from controller.web.table_app import StreamHub, table_app
 from drivers.link import DeviceFault
 
 INTERVAL = 0.25  # binary-exact, so the injected clock lands on it

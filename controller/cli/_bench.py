@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from controller.cli._args import bounded_int, positive_int
+from controller.cli._choices import FAULT_PROFILES, GAMES, STRATEGIES
+from controller.cli._floor import forwarder_for
 from controller.cli._journal import BENCH_JOURNAL_DIR
-from controller.cli.args import bounded_int, positive_int
-from controller.cli.choices import FAULT_PROFILES, GAMES, STRATEGIES
-from controller.cli.floor import forwarder_for
-from controller.cli.webopts import add_web_arguments, web_attach
+from controller.cli._webopts import add_web_arguments, web_attach
 
 if TYPE_CHECKING:
     from controller.floor.forwarder import LinkStatus

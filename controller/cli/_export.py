@@ -22,8 +22,8 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from controller.cli._args import description, positive_int
 from controller.cli._journal import add_journal_args, open_journal_from_args
-from controller.cli.args import description, positive_int
 from controller.host import TIME_FORMS, NotATime, parse_local_time, shown_time
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ import signal
 import sys
 import threading
 
-from controller.cli.args import description
-from controller.cli.webopts import add_web_security_arguments, web_listening
+from controller.cli._args import description
+from controller.cli._webopts import add_web_security_arguments, web_listening
 
 __all__ = ["register", "run"]
 
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tablectl floor web: {exc}", file=sys.stderr)
         return 2
-    from controller.cli.floor import secret_in_url
+    from controller.cli._floor import secret_in_url
 
     if why := secret_in_url(args.db):
         print(f"tablectl floor web: {why}", file=sys.stderr)

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from controller.cli.choices import HOUSE_WAYS
+from controller.cli._choices import HOUSE_WAYS
 from controller.game import hand_name
 
 __all__ = ["register", "run"]

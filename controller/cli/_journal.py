@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli.args import description, positive_int
-from controller.cli.choices import KEEP_LAST
+from controller.cli._args import description, positive_int
+from controller.cli._choices import KEEP_LAST
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal

@@ -72,7 +72,7 @@ def _layout(rounds: list[object]) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.cli.theoretical import theoretical_lines
+    from controller.cli._theoretical import theoretical_lines
     from controller.journal import JournalDamaged, verify_journal, verify_meters
     from controller.journal.checkpoint import spot_sums
     from controller.journal.meters import add_meters, meters_table

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from controller.cli.choices import RULES_GAMES
+from controller.cli._choices import RULES_GAMES
 
 if TYPE_CHECKING:
     from controller.configuration import TableConfig

@@ -14,9 +14,9 @@ import sqlite3
 import sys
 from typing import TYPE_CHECKING
 
+from controller.cli._args import positive_int
 from controller.cli._journal import add_journal_args, open_journal_from_args
-from controller.cli.args import positive_int
-from controller.cli.when import TIME_FORMS, local_time, shown_time
+from controller.cli._when import TIME_FORMS, local_time, shown_time
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal

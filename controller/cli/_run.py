@@ -14,10 +14,10 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from controller.cli._args import description
+from controller.cli._floor import forwarder_for
 from controller.cli._journal import RUN_JOURNAL_DIR
-from controller.cli.args import description
-from controller.cli.floor import forwarder_for
-from controller.cli.webopts import add_web_arguments, web_attach
+from controller.cli._webopts import add_web_arguments, web_attach
 from controller.host import add_log_arguments, configure_logging
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ import signal
 import sys
 import threading
 
-from controller.cli.args import description
-from controller.cli.webopts import add_web_security_arguments, web_listening
+from controller.cli._args import description
+from controller.cli._webopts import add_web_security_arguments, web_listening
 
 __all__ = ["register", "run"]
 

@@ -7,7 +7,7 @@ Adding a game: a new package ``controller/game/<name>/`` (its ``DEFINITION``: ca
 steps, the rules layer's ``SPEC``, and the names of its parts in other layers: the round machine,
 the table hooks, the bench player, the dealer guide's round, each in a new module of its own
 layer), one line in :data:`~controller.game.registry.GAMES`, and, once it is dealt at a table,
-its name in ``controller.cli.choices.GAMES`` (the command line's light list). The tests
+its name in ``controller.cli._choices.GAMES`` (the command line's light list). The tests
 parametrized over the registry (``tests/test_game_registry.py`` and others) pick it up."""
 
 from controller.game._names import game_name, hand_name, wager_name, wager_order

@@ -8,12 +8,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypedDict
 
 from controller.configuration import Paytable, TableConfig
+from controller.par._cache import Progress, pack_array, unpack_array
 from controller.par._kept import SOLVER_VERSIONS, kept, paytable_content
-from controller.par.cache import Progress, pack_array, unpack_array
 
 if TYPE_CHECKING:
+    from controller.par._cache import PackedArray
     from controller.par.boston5 import Boston5Par
-    from controller.par.cache import PackedArray
     from controller.par.mississippi import MississippiPar
 
 __all__ = [

@@ -28,7 +28,7 @@ from controller.configuration import Paytable
 from controller.hands.batch import strengths
 from controller.hands.fast import evaluator_for
 from controller.hands.rules import Wheel
-from controller.par.cache import Progress
+from controller.par._cache import Progress
 from controller.par.combos import Array, colex_index, combinations_array
 from controller.par.lines import LOSE, five_card_lines, line_name
 

@@ -4,14 +4,14 @@ Everything that needs par figures asks here: ``tablectl par`` and ``meters``, th
 players and summaries, the floor report and the pit view. A result is keyed by what it is
 computed from, as canonical content (:func:`paytable_content`: a paytable's game, spot, kind and
 rows; not its name, file or object), and looked for in the process, then in the shipped data and
-the user's cache folder (controller.par.cache), and computed only when none has it
+the user's cache folder (controller.par._cache), and computed only when none has it
 (controller.par._kept; the solved games' results: controller.par._solved).
 
 * :func:`mississippi_par`: Mississippi Stud's optimal strategy and exact par for a main paytable;
 * :func:`boston5_par`: Boston 5's second-wager strategy and exact par for an ante bonus paytable
   and the wagers' sizes;
 * pai gow's hand counts (the bonus, envy and insurance figures) and the three-card hand counts
-  are kept the same way, by their modules (controller.par.pai_gow, controller.par.three_card);
+  are kept the same way, by their modules (controller.par.pai_gow, controller.par._three_card);
 * :func:`sheet_for`: a table's par sheet, made from those (cheap once they are at hand);
 * :func:`theoretical_win`: the one rule for the theoretical win of wagers at a table.
 """
@@ -76,13 +76,13 @@ unit of it."""
 def sheet_key(table: TableConfig) -> str:
     """What ``table``'s par sheet depends on, as canonical JSON: the game, every paytable's
     content, the options the game's par reads, the seats (the envy bonus counts the others), and
-    for pai gow the stored simulation of its house way (controller.par.pai_gow_data)."""
+    for pai gow the stored simulation of its house way (controller.par._pai_gow_data)."""
     from controller.game.record import spec_for
 
     options = {k: str(table.options.get(k)) for k in spec_for(table.game).par_options}
     stored = None
     if table.game == "pai_gow":  # the main wager's figure is the stored simulation of the house way
-        from controller.par.pai_gow_data import MAIN_COUNTS
+        from controller.par._pai_gow_data import MAIN_COUNTS
 
         stored = repr(MAIN_COUNTS.get(str(table.options.get("house_way"))))
     return json.dumps(

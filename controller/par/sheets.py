@@ -9,8 +9,8 @@ from typing import Protocol
 from controller.configuration import Paytable, TableConfig, load_paytables
 from controller.game.record import SPECS, known_games
 from controller.hands import BOSTON5, MISSISSIPPI_STUD
+from controller.par._three_card import three_card_par
 from controller.par.sheet import ParError, ParSheet, SpotPar
-from controller.par.three_card import three_card_par
 
 __all__ = ["ParError", "par_sheet", "with_paytable", "mississippi_sheet", "boston5_sheet", "pai_gow_sheet"]
 

@@ -20,9 +20,9 @@ from math import lcm
 
 from controller.configuration import Paytable, TableConfig
 from controller.hands import THREE_CARD_POKER, HandValue, evaluate_three
+from controller.par._three_card import HANDS, three_card_par
 from controller.par.lines import line_name
 from controller.par.sheet import ParSheet, SpotPar
-from controller.par.three_card import HANDS, three_card_par
 from controller.vocab import ALL_CARDS, Card
 
 __all__ = ["STRATEGY", "table_sheet"]

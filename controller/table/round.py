@@ -20,9 +20,11 @@ from typing import Any, ClassVar, TypeVar
 from transitions import Machine
 
 from controller.configuration import TableConfig
+from controller.table._bet_board import BetBoard
 from controller.table._card_intake import CardIntake
 from controller.table._carry_over import CarryOver
 from controller.table._dealer_screen import DealerScreen
+from controller.table._device_state import DeviceLinks, ShownState
 from controller.table._holds import HoldKind, Holds
 from controller.table._late_bets import LateBets
 from controller.table._links import LinkReconciler
@@ -32,9 +34,7 @@ from controller.table._shoe_faults import ShoeFaults
 from controller.table._stub_count import StubCount
 from controller.table._supervisor import IN_PLAY, Action, Record, Supervisor, SupervisorKey
 from controller.table._wagers import Wagers
-from controller.table.bet_board import BetBoard
 from controller.table.card_ledger import CardLedger
-from controller.table.device_state import DeviceLinks, ShownState
 from controller.table.devices import TableDevices
 from controller.table.engine import JournalFault
 from controller.table.events import DevicesExpected, OpenTable

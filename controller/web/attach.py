@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from controller.web._controls import BenchControls
+from controller.web._feed import TableFeed
 from controller.web._viewsock import ViewSocket
-from controller.web.controls import BenchControls
-from controller.web.feed import TableFeed
 from controller.web.server import WebAddress
 from controller.web.view import SPOTS
 
@@ -200,8 +200,8 @@ def serve_views(
     ``socket_path``; runs until ``stopping`` (a ``threading.Event``) is set or, ``with_table``,
     the table closes the socket. ``ready`` is called with the URL once listening."""
     from controller.web._remote import RemoteControls, RemoteTable
+    from controller.web._table_app import table_app
     from controller.web.server import WebServer
-    from controller.web.table_app import table_app
 
     if with_table:
         os.nice(VIEWS_NICE)  # the table's own child yields the CPU to the table

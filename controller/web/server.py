@@ -2,7 +2,7 @@
 
 A view listens on loopback unless told otherwise; any other address needs a token of at least
 128 bits (``tablectl web token`` makes one). Every app served here sits behind
-:class:`~controller.web.guard.Guard` (Host allow-list, sessions and login, Origin and CSRF,
+:class:`~controller.web._guard.Guard` (Host allow-list, sessions and login, Origin and CSRF,
 body limit, security headers). uvicorn serves it with TLS when given a certificate and key
 (its own ``ssl_certfile``/``ssl_keyfile``), with a keep-alive timeout, h11's header size limit
 and a header timeout (:class:`HeaderTimeoutH11`: a connection that has not sent a whole request
@@ -30,7 +30,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from controller.web.guard import CONNECTION, Guard, GuardPolicy, LoginLimiter, QuietLog, Sessions, client_key
+from controller.web._guard import CONNECTION, Guard, GuardPolicy, LoginLimiter, QuietLog, Sessions, client_key
 
 __all__ = ["WebAddress", "parse_address", "WebServer", "client_key"]
 

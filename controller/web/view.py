@@ -1,7 +1,7 @@
 """The table as the web page sees it: a read-only view model made from the table's snapshot.
 
 :func:`table_view` turns a :class:`~controller.table.snapshot.TableSnapshot` (published by the
-controller thread after each event; read by the feed's publisher thread, :mod:`controller.web.feed`) into plain JSON-ready data:
+controller thread after each event; read by the feed's publisher thread, :mod:`controller.web._feed`) into plain JSON-ready data:
 seats with their wagers by spot and lamps, the cards the table has revealed (a face-down card is
 ``None``: only that a card is there), the dealer's or community cards as revealed, the dealer's
 panel screen, the step, any hold with what clears it, the live supervisor key, the last

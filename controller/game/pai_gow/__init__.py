@@ -15,9 +15,9 @@ from controller.game.definition import (
     TableNames,
     When,
 )
+from controller.game.pai_gow._catalog import CATALOG
 from controller.game.pai_gow._house_way import Decision, house_way
 from controller.game.pai_gow._rules import SPEC
-from controller.game.pai_gow.catalog import CATALOG
 
 __all__ = ["DEFINITION", "Decision", "house_way"]
 
@@ -64,11 +64,11 @@ DEFINITION = GameDefinition(
         Step("settlement", "11.15(d)1: each seat's hand turned and settled, counterclockwise from the dealer's right"),
     ),
     regulation_minimums={"bonus": (100, "11.15(b)")},
-    strategy="controller.game.pai_gow.strategy:strategy_rows",
+    strategy="controller.game.pai_gow._strategy:strategy_rows",
     table=TableNames(
         machine="controller.game.pai_gow._machine:PaiGowTable",
         phases="controller.game.pai_gow._machine:Phase",
-        hooks="controller.game.pai_gow.hooks:HOOKS",
+        hooks="controller.game.pai_gow._hooks:HOOKS",
         player="hil.bench:PaiGowPlayer",
         guide="controller.docgen.guide:pai_gow_round",
     ),

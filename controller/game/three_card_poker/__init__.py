@@ -15,8 +15,8 @@ from controller.game.definition import (
     Step,
     When,
 )
+from controller.game.three_card_poker._catalog import CATALOG
 from controller.game.three_card_poker._rules import QUALIFIER, SPEC
-from controller.game.three_card_poker.catalog import CATALOG
 
 __all__ = ["DEFINITION", "QUALIFIER"]
 
@@ -59,6 +59,6 @@ DEFINITION = GameDefinition(
         Step("play", "20.6 (inferred): a play wager equal to the ante, or fold"),
         Step("settlement", "20.10(b)-(e), 20.11 (inferred): the dealer's hand exposed, then each hand settled"),
     ),
-    strategy="controller.game.three_card_poker.strategy:strategy_rows",
+    strategy="controller.game.three_card_poker._strategy:strategy_rows",
 )
 """Three Card Poker (not dealt at a table yet)."""

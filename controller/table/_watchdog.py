@@ -7,7 +7,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from controller.table.sdnotify import SystemdNotifier
+from controller.table._sdnotify import SystemdNotifier
 
 __all__ = ["Watchdog"]
 

@@ -45,7 +45,7 @@ def write_snapshot_file(path: Path, snapshot: TableSnapshot) -> None:
     temporary file cannot be written: the table holds for its journal then) the snapshot is
     written over the old file in place, in the blocks it already has: ``tablectl status`` shows
     the hold for the full disk, not the last snapshot from before it filled. A reader may then
-    see a part written (and reads it again: :func:`controller.cli.status.table_status`)."""
+    see a part written (and reads it again: :func:`controller.cli._status.table_status`)."""
     data = {"written_at": time.time(), "pid": os.getpid(), "snapshot": snapshot.to_json()}
     text = json.dumps(data, separators=(",", ":"))
     try:

@@ -8,8 +8,8 @@ from itertools import combinations
 from controller.configuration import Paytable
 from controller.hands import HandRules, evaluate_three
 from controller.hands.categories import Category, unpack
+from controller.par._cache import Progress
 from controller.par._kept import SOLVER_VERSIONS, kept
-from controller.par.cache import Progress
 from controller.par.lines import line_name, row_value
 from controller.par.sheet import SpotPar
 from controller.vocab import ALL_CARDS

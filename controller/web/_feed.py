@@ -10,7 +10,7 @@ event in between is coalesced into the next one), then reads the table's latest 
 snapshot (``runtime.latest``: lamps, screen, panel lamps and the lock are in it, never the table
 itself), builds the view model and its JSON once, and wakes each web server loop once
 (:meth:`subscribe`). Fanning the view out to the event-stream clients is
-:mod:`controller.web.table_app`'s: every client shares the one serialized frame.
+:mod:`controller.web._table_app`'s: every client shares the one serialized frame.
 """
 
 from __future__ import annotations

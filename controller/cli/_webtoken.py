@@ -10,7 +10,7 @@ import os
 import secrets
 import sys
 
-from controller.cli.args import description
+from controller.cli._args import description
 
 __all__ = ["register", "run", "new_token"]
 

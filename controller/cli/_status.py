@@ -23,8 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from controller.cli._args import description
 from controller.cli._journal import RUN_JOURNAL_DIR
-from controller.cli.args import description
 
 __all__ = ["register", "run", "link_status", "table_status"]
 
@@ -53,7 +53,7 @@ def _journal_path(args: argparse.Namespace) -> Path:
 
 
 def _snapshot_path(journal: Path) -> Path:
-    # the same rule as controller.table.snapshot_file.snapshot_path (not imported: status starts fast)
+    # the same rule as controller.table._snapshot_file.snapshot_path (not imported: status starts fast)
     return journal.with_name(f"{journal.stem}.snapshot.json")
 
 

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import TypeVar
 
+from controller.hands._value import HandError, evaluate_best, hand_json
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, Category
 from controller.hands.fast import _CODES, JOKER_INDEX, evaluator_for
 from controller.hands.rules import HandRules
-from controller.hands.value import HandError, evaluate_best, hand_json
 from controller.vocab import Card
 
 __all__ = ["BonusValue", "classify_bonus", "paying_line"]

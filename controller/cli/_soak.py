@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from controller.cli.choices import GAMES
+from controller.cli._choices import GAMES
 
 if TYPE_CHECKING:
     from hil.hold_summary import ParSheetLike

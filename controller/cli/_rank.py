@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import IO, TYPE_CHECKING
 
-from controller.cli.choices import HAND_KINDS, RULES_GAMES
+from controller.cli._choices import HAND_KINDS, RULES_GAMES
 
 if TYPE_CHECKING:
     from controller.hands import Kind

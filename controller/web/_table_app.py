@@ -7,7 +7,7 @@ server-sent events, one ``view`` event per new view model and a ``beat`` every
 :data:`HEARTBEAT_S` (the page shows itself stale when they stop); ``POST /api/spot|press|key|
 deal|fault`` the bench controls (404 on a real table). Every answer is built from
 :mod:`controller.web.view`, which holds only what the table has revealed. Who may ask is the
-guard's business (:mod:`controller.web.guard`, put in front by the server).
+guard's business (:mod:`controller.web._guard`, put in front by the server).
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
+from controller.web._controls import FAULTS, BenchControls, ControlBusy, ControlError
+from controller.web._guard import SESSION_KEY, TOKEN_SET_KEY, client_key, page_secret
 from controller.web._jsonbody import BadBody, parse_object
 from controller.web._remote import RemoteControls
-from controller.web.controls import FAULTS, BenchControls, ControlBusy, ControlError
-from controller.web.guard import SESSION_KEY, TOKEN_SET_KEY, client_key, page_secret
-from controller.web.streams import StreamSlot, StreamSlots
+from controller.web._streams import StreamSlot, StreamSlots
 
 __all__ = ["table_app", "SlotStream", "stream_refusal", "MAX_STREAMS"]
 
@@ -49,7 +49,7 @@ _NO_STORE = {"cache-control": "no-store"}
 
 
 class ViewFeed(Protocol):
-    """What the view reads of a table's feed (controller.web.feed.TableFeed, controller.web._remote.RemoteTable)."""
+    """What the view reads of a table's feed (controller.web._feed.TableFeed, controller.web._remote.RemoteTable)."""
 
     def current(self) -> tuple[int, str]:
         """The latest version number and view model (JSON text)."""
@@ -285,7 +285,7 @@ def table_app(
     max_streams: int = MAX_STREAMS,
     heartbeat_s: float = HEARTBEAT_S,
 ) -> Starlette:
-    """The ASGI app of one table's view on ``feed`` (a :class:`~controller.web.feed.TableFeed`:
+    """The ASGI app of one table's view on ``feed`` (a :class:`~controller.web._feed.TableFeed`:
     ``current()``, ``subscribe()``, ``unsubscribe()``)."""
     view = _TableView(feed, controls, max_streams, heartbeat_s)
     return Starlette(

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli.args import description, positive_int
+from controller.cli._args import description, positive_int
 from controller.host import add_log_arguments
 
 if TYPE_CHECKING:
