@@ -22,6 +22,9 @@ busiest thread's.
 ``--source DIR`` runs the ``controller`` of another checkout (its ``PYTHONPATH``), to set the
 figures before a change beside those after it.
 
+The load average before and after is printed beside the figures: every wake-up of an idle thread
+costs more on a machine whose caches other processes keep filling.
+
 Linux only (``/proc``). Prints figures; asserts nothing.
 """
 
@@ -219,6 +222,7 @@ def main() -> int:
     parser.add_argument("--source", type=Path, help="run the controller of this checkout instead")
     args = parser.parse_args()
     print(f"idle tables, {args.seconds:g} s measured after {args.settle:g} s to settle")
+    print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
     print()
     print(
         "| table | controller process, % of a core | its process tree | target | simulators' processes "
@@ -233,6 +237,8 @@ def main() -> int:
             f"| {name} | {r['controller']:.2f}% | {r['tree']:.2f}% | <= {TARGET_PERCENT:g}% ({verdict}) | {sims} "
             f"| {r['switches']:.0f} | {r['busiest']:.0f} | {r['threads']:.0f} |"
         )
+    print()
+    print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
     return 0
 
 

@@ -189,6 +189,13 @@ class LinkCounters:
         """Every counter by name, in :data:`COUNTERS` order."""
         return {**_ZERO, **vars(self.decoder), **self._own}
 
+    def problem_total(self) -> int:
+        """The sum of the :data:`PROBLEM_COUNTERS` (every counter only grows, so it changes
+        whenever one of them does): a cheap look before comparing them one by one."""
+        decoder, own = self.decoder, self._own
+        decoded: int = sum(vars(decoder).values())
+        return decoded - decoder.frames_ok + sum(own.values()) - own["events"]
+
 
 @dataclass(frozen=True, kw_only=True)
 class LinkUp(DeviceEvent):

@@ -123,14 +123,20 @@ class _Device:
 class _CounterLog:
     """Logs a link's problem counters when they changed, at most once per ``log_interval_s``."""
 
-    __slots__ = ("_logged", "_at")
+    __slots__ = ("_logged", "_at", "_total")
 
     def __init__(self) -> None:
         self._logged: dict[str, int] = dict.fromkeys(COUNTERS, 0)
         self._at = -1e9
+        self._total = 0
+        """:meth:`LinkCounters.problem_total` when last logged (called at every step: most calls
+        find nothing changed)."""
 
     def log(self, counters: LinkCounters, now: float, interval_s: float, name: str, url: str) -> None:
         if now - self._at < interval_s:
+            return
+        seen = counters.problem_total()
+        if seen == self._total:
             return
         current = counters.as_dict()
         changed = {
@@ -140,7 +146,7 @@ class _CounterLog:
         }
         if not changed:
             return
-        self._at, self._logged = now, current
+        self._at, self._logged, self._total = now, current, seen
         text = ", ".join(f"{key} {total} (+{delta})" for key, (total, delta) in changed.items())
         log.warning(
             "link %s (%s): %s",

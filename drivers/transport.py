@@ -15,6 +15,10 @@ arrives or the caller's deadline passes, so an idle link sleeps in the kernel in
 every few milliseconds, then takes what is there with one ``read`` of the descriptor (pyserial
 keeps no buffer of its own on a tty or a socket; its ``read`` would ask the kernel three times
 more); a port without a descriptor (``loop://``) falls back to pyserial's own timed read.
+Writing is one ``write`` of the descriptor too: only when the port takes less than the whole frame
+(a full output buffer) does it wait for room, up to the write timeout (pyserial waits on the
+descriptor after every write, and fails one whose thread looked at the clock late even when every
+byte went out).
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from __future__ import annotations
 import errno
 import io
 import os
+import select
 import selectors
+from time import monotonic
 
 import serial
 
@@ -90,6 +96,7 @@ class Transport:
         self, url: str, baudrate: int = 115200, read_timeout_s: float = 0.005, write_timeout_s: float = 1.0
     ) -> None:
         self.url = url
+        self._write_timeout_s = write_timeout_s
         self._fd: int | None = None
         self._selector: selectors.BaseSelector | None = None
         try:
@@ -137,10 +144,28 @@ class Transport:
             raise TransportError(f"{self.url}: read failed: {exc}") from exc
 
     def write(self, data: bytes) -> None:
-        """Send ``data``."""
+        """Send ``data``: all of it, waiting for room at most the write timeout in all."""
         try:
-            self._port.write(data)
+            if self._fd is None:
+                self._port.write(data)
+                return
+            view = memoryview(data)
+            deadline: float | None = None
+            while view:
+                try:
+                    view = view[os.write(self._fd, view) :]
+                except BlockingIOError:  # the output buffer is full: wait for room below
+                    pass
+                if not view:
+                    return
+                if deadline is None:
+                    deadline = monotonic() + self._write_timeout_s
+                left = deadline - monotonic()
+                if left <= 0 or not select.select([], [self._fd], [], left)[1]:
+                    raise TransportError(f"{self.url}: write failed: Write timeout ({len(view)} bytes not taken)")
         except (serial.SerialException, OSError) as exc:
+            if isinstance(exc, TransportError):
+                raise
             raise TransportError(f"{self.url}: write failed: {exc}") from exc
 
     def discard_input(self) -> None:

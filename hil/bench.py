@@ -28,6 +28,7 @@ from tqdm import tqdm
 from controller.configuration import TableConfig, boston5_options, pai_gow_options
 from controller.game.definition import GameDefinition
 from controller.game.registry import ByGame
+from controller.host import Wakeup
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_json
 from controller.table.base import RoundResult
@@ -93,10 +94,6 @@ section 4.1). The bench configs poll every 2 ms so that simulated players, actin
 machine allows, are not slowed by the event order's wait for every device's report; a page
 played by hand gains nothing from it, and an idle table polling every 2 ms costs a fifth of a core."""
 
-MANUAL_CHECK_S = 0.5
-"""How often a ``--manual`` bench with no round finishing looks for a stop signal (a handler
-cannot safely wake a wait, so the wait has a bound; twice a second costs nothing)."""
-
 
 def manual_paced(table: TableConfig) -> TableConfig:
     """``table`` with each device polled at least every :data:`MANUAL_POLL_S` (``--manual``)."""
@@ -126,11 +123,15 @@ class StopSignals:
     def __init__(self) -> None:
         self.received: str | None = None
         """The first signal's name, once one came."""
+        self.wake: Callable[[], None] | None = None
+        """Called on each signal, in the handler (so only what is safe there: :meth:`Wakeup.set`)."""
         self._old: dict[int, Any] = {}
 
     def _note(self, signum: int, frame: FrameType | None) -> None:
         if self.received is None:
             self.received = signal.Signals(signum).name
+        if self.wake is not None:
+            self.wake()
 
     def __enter__(self) -> StopSignals:
         if threading.current_thread() is threading.main_thread():
@@ -763,13 +764,15 @@ def run_bench(
     def finished() -> int:
         return journal.round_count() if journal is not None else len(played)
 
-    with tempfile.TemporaryDirectory(prefix="tablectl-bench-") as tmp:
+    # round_done: a round finished, or a stop signal came: a --manual bench looks at the count again
+    with tempfile.TemporaryDirectory(prefix="tablectl-bench-") as tmp, Wakeup() as round_done:
         servers = {
             role: PtyServer(sim, Faults(seed=seed + i, **FAULT_PROFILES[faults]), Path(tmp) / role)
             for i, (role, sim) in enumerate(sims.items())
         }
         urls = {role: server.start() for role, server in servers.items()}
-        round_done = threading.Event()  # a round finished: a --manual bench looks at the count again
+        if stop is not None:
+            stop.wake = round_done.set
 
         def on_round(result: RoundResult) -> None:
             played.append(result)
@@ -880,15 +883,15 @@ def _play(
     bar: Any,
     manual: bool,
     stop: StopSignals | None,
-    round_done: threading.Event,
+    round_done: Wakeup,
 ) -> None:
     """Play until the journal holds ``target`` finished rounds (or, ``manual``, until a stop).
     ``manual``: the page's controls drive the simulators; this thread sleeps until a round
-    finishes (``round_done``) or, at most :data:`MANUAL_CHECK_S`, to look for a stop."""
+    finishes or a stop signal comes (``round_done``), never to look."""
     view.wait(lambda x: x.step != "closed", "the table to open", Player.WAIT_S)
     while finished() < target:
         if manual:
-            round_done.wait(MANUAL_CHECK_S)
+            round_done.wait()
             round_done.clear()
             if stop is not None and stop.received is not None:
                 return

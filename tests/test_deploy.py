@@ -247,3 +247,92 @@ def test_systemd_analyze_security_rates_each_unit_safe_enough(name: str, tmp_pat
     stated = re.search(r"systemd-analyze security \S+` gives (\d+\.\d)", (DEPLOY / name).read_text())
     # the figure the unit's comment states (another systemd version may rate it a little otherwise)
     assert stated is not None and float(stated.group(1)) <= SECURITY_AT_MOST, name
+
+
+UNDER_MDWE = """
+import ctypes, mmap, runpy, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.prctl(65, 1, 0, 0, 0) != 0:  # PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN: what MemoryDenyWriteExecute= asks
+    print(f"PR_SET_MDWE refused: errno {ctypes.get_errno()}")
+    raise SystemExit(3)
+try:
+    mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+except PermissionError:
+    pass
+else:
+    raise SystemExit("memory both writable and executable was given: the guard is not on")
+sys.argv = ["tablectl", *sys.argv[1:]]
+runpy.run_module(sys.argv.pop(1), run_name="__main__", alter_sys=True)
+"""
+"""Runs a module (the first argument) with the rest as its arguments, under the kernel's
+``PR_SET_MDWE`` (Linux 6.3), which refuses memory both writable and executable as systemd's
+``MemoryDenyWriteExecute=`` does with seccomp, and is inherited by the children (the web views)."""
+
+
+def _under_mdwe(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", UNDER_MDWE, *argv], cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    if result.returncode == 3 and "PR_SET_MDWE refused" in result.stdout:
+        pytest.skip(f"this kernel has no PR_SET_MDWE: {result.stdout.strip()}")
+    return result
+
+
+def test_a_bench_table_with_its_web_views_runs_under_memory_deny_write_execute(tmp_path: Path) -> None:
+    """Every unit sets MemoryDenyWriteExecute=yes: CPython, the table and the views' web server
+    (uvicorn, h11, the TLS library) must never ask for writable and executable memory."""
+    pytest.importorskip("uvicorn")
+    result = _under_mdwe(
+        tmp_path, "controller", "bench", "--rounds", "2", "--quiet", "--journal", "j.db", "--web", "127.0.0.1:0"
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "web: table view on http://127.0.0.1:" in result.stderr and "passed: 2 of 2 rounds" in result.stdout
+
+
+def test_the_floors_libraries_load_under_memory_deny_write_execute(tmp_path: Path) -> None:
+    """The floor's units load libpq (psycopg's C implementation), NATS's client and the pit view
+    under the same guard."""
+    pytest.importorskip("psycopg")
+    pytest.importorskip("nats")
+    (tmp_path / "floor_imports.py").write_text(
+        "import controller.floor.ingest, controller.floor.forwarder, controller.web.pit_app, psycopg\n"
+        "print('libpq', psycopg.pq.version())\n"
+    )
+    result = _under_mdwe(tmp_path, "floor_imports")
+    assert result.returncode == 0 and "libpq " in result.stdout, result.stdout[-2000:] + result.stderr[-2000:]
+
+
+SYSTEM_UNITS = next((p for p in (Path("/usr/lib/systemd/system"), Path("/lib/systemd/system")) if p.is_dir()), None)
+"""The host's own units (``sysinit.target`` and the rest), which a scratch root needs beside ours."""
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+@pytest.mark.skipif(SYSTEM_UNITS is None, reason="no systemd units on this host to build a scratch root from")
+def test_systemd_analyze_verify_passes_on_every_unit_in_a_scratch_root(tmp_path: Path) -> None:
+    """``systemd-analyze verify --root``: the units as installed (docs/operations.md) beside the
+    host's own, the command they run present; no error and no warning (an unknown key or a value
+    systemd cannot read is only a warning, which it ignores: a setting silently lost)."""
+    assert SYSTEM_UNITS is not None
+    units = tmp_path / "etc" / "systemd" / "system"
+    units.mkdir(parents=True)
+    shutil.copytree(SYSTEM_UNITS, tmp_path / "usr" / "lib" / "systemd" / "system", symlinks=True)
+    names = [*UNITS, "tablectl-prune.timer"]
+    for name in names:
+        shutil.copy(DEPLOY / name, units / name)
+        command = shlex.split(directives(name).get("ExecStart", ["/opt/tablectl/.venv/bin/tablectl"])[0])[0]
+        binary = tmp_path / command.lstrip("/")
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        binary.write_text("#!/bin/sh\n")
+        binary.chmod(0o755)
+    result = subprocess.run(
+        ["systemd-analyze", "verify", "--man=no", f"--root={tmp_path}", *names],
+        cwd=units,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0 and not result.stdout.strip() and not result.stderr.strip(), (
+        result.stdout + result.stderr
+    )

@@ -64,7 +64,7 @@ def test_export_has_a_row_per_wager_adding_up_to_what_each_round_paid(journals: 
     code, out, err = cli("export", "--journal", str(path), "--day", _day(rounds[0][1]))
     assert code == 0, err
     rows = list(csv.reader(io.StringIO(out)))
-    assert rows[0] == ["table", "round", "seat", "wager", "amount", "result", "paid", "time"]
+    assert rows[0] == ["table", "round", "seat", "wager", "amount", "result", "paid", "time", "dealer", "supervisor"]
     body = [dict(zip(rows[0], r, strict=True)) for r in rows[1:]]
     same_day = [r for r in rounds if _day(r[1]) == _day(rounds[0][1])]
     assert {int(r["round"]) for r in body} == {n for n, _, _ in same_day}
@@ -107,7 +107,18 @@ def test_export_has_a_row_per_wager_adding_up_to_what_each_round_paid(journals: 
     assert sum(line["paid_cents"] for line in lines) == -sum(
         d["settlement"]["house_net"] for _, _, d in rounds if d["settlement"] is not None
     )
-    assert set(lines[0]) == {"table", "round", "seat", "wager", "amount_cents", "result", "paid_cents", "time"}
+    assert set(lines[0]) == {
+        "table",
+        "round",
+        "seat",
+        "wager",
+        "amount_cents",
+        "result",
+        "paid_cents",
+        "time",
+        "dealer",
+        "supervisor",
+    }
 
 
 def test_export_chooses_rounds_by_the_day_they_were_settled(journals: dict[str, Path], tmp_path: Path) -> None:
@@ -204,6 +215,27 @@ def test_settle_check_names_each_difference_from_what_was_paid(journals: dict[st
     lines.write_text("\n".join([*records[:-1], json.dumps(record)]) + "\n")
     code, out, err = cli("settle", "--check", "--lines", str(lines))
     assert code == 1 and out.count("re-settled as paid") == len(records) - 1
+    # the words that explain a result are not what was paid: named apart, exit 0
+    worded = json.loads(records[0])
+    seats = worded["recall"]["settlement"]["seats"]
+    seat0 = next(iter(seats))
+    spot0 = next(iter(seats[seat0]["wagers"]))
+    seats[seat0]["wagers"][spot0]["why"] = "in other words"
+    one.write_text(json.dumps(worded))
+    code, out, err = cli("settle", "--check", str(one))
+    assert code == 0, out + err
+    assert "re-settled as paid" in out and "1 difference in wording only (not in what was paid)" in out
+    assert f'$.recall.settlement.seats.{seat0}.wagers.{spot0}.why: paid "in other words", re-settled ' in out
+    # the same config read from another folder (a compliance tester's copy): re-settled as paid
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(config_dir(), elsewhere)
+    code, out, err = cli(
+        "recall", "--journal", str(journals["pai_gow"]), "--json", "--table", str(elsewhere / "bench" / "pai_gow.yaml")
+    )
+    assert code == 0, err
+    lines.write_text(out)
+    code, out, err = cli("settle", "--check", "--lines", str(lines))
+    assert code == 0 and out.count("re-settled as paid") == len(records), out + err
     # a void round paid nothing: nothing to compare
     record["recall"]["settlement"] = None
     one.write_text(json.dumps(record))

@@ -17,7 +17,7 @@ from controller.configuration import config_dir, load_table
 from controller.journal import JournalError, SqliteJournal
 from controller.journal.holds import round_holds, stories
 from controller.table.events import OpenTable
-from controller.table.runtime import TableRuntime
+from controller.table.runtime import RuntimePorts, TableRuntime
 from drivers.bet_spots import SpotReport
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged
@@ -40,7 +40,12 @@ class Clock:
 
 
 def table(path: Path, clock: Clock) -> TableRuntime:
-    runtime = TableRuntime(TABLE, {role: "loop://" for role in TABLE.devices}, SqliteJournal(path, clock=clock))
+    runtime = TableRuntime(
+        TABLE,
+        {role: "loop://" for role in TABLE.devices},
+        SqliteJournal(path, clock=clock),
+        ports=RuntimePorts(wall=clock),  # the table's clock: the holds' durations are timed on it
+    )
     runtime._handle(OpenTable())
     for seat in (1, 4):
         runtime._handle(SpotReport(device="bet_spots", seat=seat, spot="ante", cents=500))
@@ -80,7 +85,9 @@ def test_a_jam_and_an_open_door_at_once_begin_change_and_end_one_hold(tmp_path: 
         "began_seq": began[2],
         "duration_s": 85.5,
         "cleared": "resumed in dealing",
-        "by": "by itself: the devices back",
+        "by": "by itself: the shoe reports ok (jam cleared, door closed)",
+        "act": None,
+        "tried": [],
     }
     assert not any("As" in json.dumps(d) for _, d, _, _ in found)  # no card face down named
 
@@ -119,10 +126,11 @@ def test_a_hold_a_void_ends_is_told_in_its_rounds_recall_and_listed_for_the_shif
     assert told["began"]["seq"] == found[0][2] and told["ended"]["by"] == "supervisor: misdeal"
     code, out, err = cli("recall", "--journal", str(tmp_path / "j.db"), "--no-verify")
     assert "  holds:\n" in out and "HELD in dealing: link down: bet_spots" in out
-    assert "CLEARED after 9.0 s: round 1 voided, supervisor: misdeal" in out
+    assert f"CLEARED after 9.0 s: round 1 voided, supervisor: misdeal (record {ended['act']['seq']})" in out
     code, out, err = cli("holds", "--journal", str(tmp_path / "j.db"), "--no-verify", "--since", "2027-01-15")
     assert code == 0 and "holds from 2027-01-15 00:00:00" in out and ": 1, held 9.0 s in all" in out
     assert "round 1: 9.0 s in dealing: link down: bet_spots; round 1 voided, supervisor: misdeal" in out
+    assert "supervisor: misdeal; 1 supervisor try, " in out  # the hold's end lists what was tried
     code, out, err = cli("holds", "--journal", str(tmp_path / "j.db"), "--no-verify", "--since", "2027-01-16")
     assert code == 0 and ": 0, held 0 s in all" in out
 
@@ -164,7 +172,10 @@ def test_a_restart_while_held_takes_the_hold_up_rather_than_beginning_it_again(t
     # the controller starts again on the journal, held as before (the snapshot shows the same hold)
     clock.now += 30
     again = TableRuntime(
-        TABLE, {role: "loop://" for role in TABLE.devices}, SqliteJournal(tmp_path / "j.db", clock=clock)
+        TABLE,
+        {role: "loop://" for role in TABLE.devices},
+        SqliteJournal(tmp_path / "j.db", clock=clock),
+        ports=RuntimePorts(wall=clock),
     )
     again.table = runtime.table  # the table as the replay rebuilds it: held for the jam
     again.publish()

@@ -6,25 +6,31 @@ elapsed time; the cost itself is measured by benchmarks/bench_idle.py."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 import queue
 import select
+import signal
 import threading
 import time
 import tty
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from deadlines import STATE_TIMEOUT_S
 from hil_helpers import of, wait_for
 
 from controller.configuration import config_dir, load_table
+from controller.host import Wakeup
 from drivers import link as link_module
 from drivers.link import LinkConfig, LinkUp
+from drivers.link_events import PROBLEM_COUNTERS, LinkCounters
 from drivers.panel import PanelDriver
-from drivers.transport import Transport
+from drivers.protocol import LinkProtocol
+from drivers.transport import Transport, TransportError
 from hil import serve
 from hil.bench import MANUAL_POLL_S, manual_paced
 from hil.devices import PanelSim
@@ -141,3 +147,139 @@ def test_a_simulator_sleeps_on_its_descriptors_without_a_timeout(kind: str, monk
     server.close()
     assert thread is not None and not thread.is_alive(), "closing did not wake the simulator's thread"
     assert waits and all(len(w) == 3 or w[3] is None for w in waits), waits[:3]
+
+
+def test_a_write_the_port_never_takes_fails_after_the_write_timeout_naming_what_is_left() -> None:
+    """The transport writes the descriptor itself; a port whose output nobody reads (a full
+    buffer) fails the write once the write timeout has passed, naming the port."""
+    with _pty() as (_master, path):
+        port = Transport(path, write_timeout_s=0.2)
+        try:
+            with pytest.raises(TransportError, match=r"write failed: Write timeout \(\d+ bytes not taken\)") as caught:
+                port.write(b"\x01" * 4_000_000)  # more than any pty buffer holds
+            assert path in str(caught.value)
+        finally:
+            port.close()
+
+
+def test_the_problem_total_moves_with_each_problem_counter_and_not_with_traffic() -> None:
+    """The counters' log looks at one sum at each step and compares the counters one by one only
+    when it moved: it must move with every counter whose change is logged, and not with good
+    frames or events (which change at every exchange)."""
+    counters = LinkCounters()
+    before = counters.problem_total()
+    counters.decoder.frames_ok += 5
+    counters.add("events", 3)
+    assert counters.problem_total() == before
+    for name in PROBLEM_COUNTERS:
+        total = counters.problem_total()
+        if hasattr(counters.decoder, name):
+            setattr(counters.decoder, name, getattr(counters.decoder, name) + 1)
+        else:
+            counters.add(name)
+        assert counters.problem_total() == total + 1, name
+
+
+def test_the_link_logs_a_problem_counter_once_it_changes(caplog: pytest.LogCaptureFixture) -> None:
+    """At every step the link looks for changed problem counters; a change is logged (at most
+    once per log interval), nothing when nothing changed."""
+    protocol = LinkProtocol("panel", 3, LinkConfig(log_interval_s=10.0), url="loop://")
+    with caplog.at_level(logging.WARNING, logger="tablectl.link"):
+        protocol.log_counters(100.0)
+        assert not caplog.records
+        protocol.stats.add("timeouts")
+        protocol.log_counters(101.0)
+        assert [r.getMessage() for r in caplog.records] == ["link panel (loop://): timeouts 1 (+1)"]
+        protocol.stats.decoder.crc_errors += 2
+        protocol.log_counters(105.0)  # within the interval: later
+        assert len(caplog.records) == 1
+        protocol.log_counters(112.0)
+        assert caplog.records[-1].getMessage() == "link panel (loop://): crc_errors 2 (+2)"
+        protocol.log_counters(200.0)
+        assert len(caplog.records) == 2
+
+
+def test_the_web_servers_loop_ticks_once_a_second_and_wakes_at_once_to_stop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """uvicorn's own main loop wakes ten times a second; the view's wakes every TICK_S (1 s)
+    with uvicorn's once-a-second work done each time, and a stop from another thread ends it
+    at once, not at the next tick."""
+    import uvicorn
+
+    from controller.web import server as server_module
+
+    ticks: list[int] = []
+
+    class Counting(server_module._TickingServer):
+        async def on_tick(self, counter: int) -> bool:
+            ticks.append(counter)
+            return self.should_exit
+
+    assert server_module.TICK_S == 1.0
+    server = Counting(uvicorn.Config(app=None))
+    waits: list[float] = []
+    real_wait_for = asyncio.wait_for
+
+    async def recording_wait_for(what: Any, timeout: float) -> Any:
+        waits.append(timeout)
+        if len(waits) == 3:  # from another thread, while the loop sleeps out a tick of an hour
+            threading.Thread(target=server.stop_now).start()
+            return await real_wait_for(what, 3600)
+        what.close()  # a tick passed
+        raise TimeoutError
+
+    async def main() -> None:
+        await real_wait_for(server.main_loop(), STATE_TIMEOUT_S)
+
+    monkeypatch.setattr(server_module.asyncio, "wait_for", recording_wait_for)
+    asyncio.run(main())
+    assert waits == [1.0, 1.0, 1.0]
+    assert ticks == [0, 10, 20, 30]  # each tick a multiple of 10: uvicorn refreshes its Date header
+    assert server.should_exit
+
+
+def test_a_wakeup_set_by_a_signal_handler_ends_a_wait_with_no_timeout() -> None:
+    """``tablectl web serve`` and a --manual bench sleep on a Wakeup with no timeout; a stop
+    signal's handler sets it (a threading.Event set in a handler can deadlock)."""
+    wake = Wakeup()
+    old = signal.signal(signal.SIGUSR1, lambda *_: wake.set())
+    try:
+        assert not wake.wait(0) and not wake.is_set()
+        sender = threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGUSR1))
+        sender.start()
+        assert wake.wait(STATE_TIMEOUT_S), "the handler's set did not end the wait"
+        sender.join()
+        wake.clear()
+        assert not wake.is_set() and not wake.wait(0)
+        threading.Thread(target=wake.set).start()
+        assert wake.wait(STATE_TIMEOUT_S)  # from another thread too
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+        wake.close()
+    wake.set()  # closed: only the flag, no error
+
+
+def test_a_manual_bench_waits_for_a_round_or_a_signal_with_no_timeout() -> None:
+    """The --manual bench's main thread sleeps until a round finishes or a stop signal comes,
+    never waking to look (it woke twice a second)."""
+    from hil.bench import StopSignals, _play
+
+    class Recording:
+        def __init__(self) -> None:
+            self.waits: list[float | None] = []
+
+        def wait(self, timeout: float | None = None) -> bool:
+            self.waits.append(timeout)
+            stop.received = "SIGINT" if len(self.waits) == 2 else None
+            return True
+
+        def clear(self) -> None:
+            pass
+
+    class View:
+        def wait(self, *args: object) -> None:
+            pass
+
+    stop = StopSignals()
+    done = Recording()
+    _play(cast(Any, View()), cast(Any, None), lambda: 0, 5, None, True, stop, cast(Any, done))
+    assert done.waits == [None, None]

@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,6 +79,8 @@ def _label(n: int) -> str:
 
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
+READERS = (["recall", "--json", "--last", "100"], ["meters", "--json"], ["export", "--format", "jsonl"])
+"""The readers whose output an old journal must give as the original does."""
 
 
 @pytest.fixture(scope="module")
@@ -163,8 +167,10 @@ def test_a_journal_of_each_earlier_layout_opens_migrated_and_reads_as_written(
     code, _, err = cli("journal", "verify", "--journal", str(old))
     if version < 2:  # the readers ask for the upgrade first, and change nothing
         assert code == 2 and "schema version 1: open it once with `tablectl run`" in err
-    else:
+    else:  # read as it is, before any start migrates it
         assert code == 0, err
+        for command in READERS:
+            assert cli(*command, "--journal", str(old)) == cli(*command, "--journal", str(original)), command
     journal = open_journal(TABLE, tmp_path, old)  # as `tablectl run` opens it after an upgrade
     try:
         assert journal.schema_version == SCHEMA_VERSION and journal.meta("game") == "mississippi_stud"
@@ -174,7 +180,7 @@ def test_a_journal_of_each_earlier_layout_opens_migrated_and_reads_as_written(
     code, out, err = cli("journal", "verify", "--journal", str(old))
     assert code == 0 and "5 rounds, meters agree" in out, err
     assert _schema(old) == _schema(original)
-    for command in (["recall", "--json", "--last", "100"], ["meters", "--json"]):
+    for command in READERS:
         code, migrated, err = cli(*command, "--journal", str(old))
         assert code == 0, err
         _, first, _ = cli(*command, "--journal", str(original))
@@ -192,3 +198,48 @@ def test_a_journal_of_each_earlier_layout_opens_migrated_and_reads_as_written(
     finally:
         journal.close()
     assert json.loads(cli("meters", "--json", "--journal", str(old))[1])
+
+
+KILLED_AFTER_A_STEP = """
+import os
+import sys
+
+from controller.journal import store
+
+
+def killed_after(step):
+    def run(journal):
+        step(journal)
+        os._exit(9)  # killed once the step has run, before the journal says its new version
+
+    return run
+
+
+store.MIGRATIONS = {version: killed_after(step) for version, step in store.MIGRATIONS.items()}
+store.SqliteJournal(sys.argv[1], create=False)
+"""
+"""An upgrade's first start killed in the middle of migrating the journal."""
+
+
+@pytest.mark.parametrize("layout", [n for n in LAYOUTS if STEPS[abs(n) - 1][0] < SCHEMA_VERSION], ids=_label)
+def test_an_upgrade_killed_while_it_migrates_starts_again(original: Path, tmp_path: Path, layout: int) -> None:
+    old = tmp_path / "old.db"
+    version = build(layout, original, old)
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_AFTER_A_STEP, str(old)], capture_output=True, text=True, timeout=300
+    )
+    assert killed.returncode == 9, killed.stderr
+    db = sqlite3.connect(old)
+    try:  # the step was not kept without its version: the journal is as it was
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(version),)
+    finally:
+        db.close()
+    journal = open_journal(TABLE, tmp_path, old)  # the next start migrates it whole
+    try:
+        assert journal.schema_version == SCHEMA_VERSION
+        assert verify_journal(journal).ok
+    finally:
+        journal.close()
+    assert _schema(old) == _schema(original)
+    for command in READERS:
+        assert cli(*command, "--journal", str(old)) == cli(*command, "--journal", str(original)), command

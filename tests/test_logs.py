@@ -18,7 +18,7 @@ import pytest
 from deadlines import STATE_TIMEOUT_S
 
 from controller.host import configure_logging
-from controller.host._logs import priority, under_journald
+from controller.host._logs import LIBRARY_LOGGERS, priority, under_journald
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.serve import PtyServer
 from tests.test_hil_devices_visibility import Lines, table_config
@@ -131,3 +131,61 @@ def test_log_level_warning_leaves_out_info(tmp_path: Path, form: str) -> None:
     lines = _log_to(tmp_path / "log", form, "warning", {})
     assert not any("table running" in line for line in lines)
     assert any("journal full" in line for line in lines)
+
+
+def test_uvicorns_records_go_the_same_way_with_their_priority(tmp_path: Path) -> None:
+    """The web views' server (uvicorn) logs through tablectl's handler, not its own (whose lines
+    had neither time nor priority): under journald a warning of it starts with ``<4>``."""
+    path = tmp_path / "log"
+    with open(path, "w") as out:
+        handler = configure_logging("info", "text", out, {"JOURNAL_STREAM": _stream_of(path)}, name="tablectl.test")
+        try:
+            logging.getLogger("uvicorn.error").warning("Invalid HTTP request received.")
+        finally:
+            for name in ("tablectl.test", *LIBRARY_LOGGERS):
+                logging.getLogger(name).removeHandler(handler)
+    (line,) = path.read_text().splitlines()
+    assert line.startswith("<4>") and line.endswith(" WARNING uvicorn.error: Invalid HTTP request received.")
+    assert datetime.fromisoformat(line[3:].split(" ")[0]).tzinfo is not None
+
+
+@pytest.mark.parametrize("command", [["web", "serve", "--socket", "x.sock"], ["floor", "web", "--db", "x"]])
+def test_the_web_views_take_the_log_options(command: list[str]) -> None:
+    from tests.cli_helpers import cli
+
+    code, _, err = cli(*command, "--log-level", "loud")
+    assert code == 2 and "--log-level" in err and "'loud'" in err
+    code, _, err = cli(*command, "--log-format", "xml")
+    assert code == 2 and "--log-format" in err
+
+
+def test_web_serve_under_journald_prefixes_its_warnings_and_stops_on_sigterm(tmp_path: Path) -> None:
+    """``tablectl web serve`` (the views' unit) waiting for a table that is not there yet: its
+    warning is a journald line of priority 4 with an ISO time; SIGTERM ends it (it sleeps on a
+    wake-up the handler sets)."""
+    pytest.importorskip("uvicorn")
+    read, write = os.pipe()
+    st = os.fstat(write)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", "web", "serve", "--socket", str(tmp_path / "none.sock")]
+        + ["--web", "127.0.0.1:0", "--log-level", "warning"],
+        stderr=write,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, "JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}"},
+        cwd=tmp_path,
+    )
+    os.close(write)
+    stream = os.fdopen(read, encoding="utf-8")
+    log = Lines(stream)
+    try:
+        line = log.wait(lambda line: "none.sock" in line, "the warning that the socket is not there")
+        assert line.startswith("<4>") and " WARNING tablectl.web" in line, line
+        assert datetime.fromisoformat(line[3:].split(" ")[0]).tzinfo is not None
+        proc.terminate()
+        assert proc.wait(timeout=STATE_TIMEOUT_S) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log._thread.join(timeout=STATE_TIMEOUT_S)
+        stream.close()

@@ -1,11 +1,13 @@
-"""``tablectl export``: a day or a range of a table's journal as a flat file for the regulator,
-one row per wager: table, round, seat, wager, amount, result, paid, time (CSV, or JSON lines).
+"""``tablectl export``: a day or a range of a table's journal as a flat file for the regulator
+(CSV, or JSON lines), one row per wager: table, round, seat, wager, amount, result, paid, time,
+and who as far as the journal knows it: the round's dealer, and its supervisor acts with the
+person who authorized each.
 
-Rounds are chosen by when they were settled, in the table's local time: ``--day 2026-12-04``,
-or ``--since``/``--until`` (a date alone: ``--since`` from its midnight, ``--until`` through its
-end). The rounds exported are checked against the journal's hash chain first, as ``recall``
-checks them, unless ``--no-verify``: a round whose records do not verify is left out, named on
-standard error, and the exit status is 1.
+Rounds are chosen by when they were settled, in the table's time zone (the computer's own, or
+``--zone``): ``--day 2026-12-04``, or ``--since``/``--until`` (a date alone: ``--since`` from its
+midnight, ``--until`` through its end). The rounds exported are checked against the journal's
+hash chain first, as ``recall`` checks them, unless ``--no-verify``: a round whose records do not
+verify is left out, named on standard error, and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -14,59 +16,23 @@ import argparse
 import csv
 import json
 import os
-import re
 import sqlite3
 import sys
-from collections.abc import Callable
-from datetime import date, datetime, timedelta
+from collections.abc import Iterable, Iterator
+from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from controller.cli._args import description, positive_int
+from controller.cli._export_window import BadWindow, Window, window
 from controller.cli._journal import add_journal_args, open_journal_from_args
-from controller.host import TIME_FORMS, NotATime, parse_local_time, shown_time
+from controller.host import TIME_FORMS
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
     from controller.journal.export import WagerRow
 
 __all__ = ["register", "run"]
-
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def _day(text: str) -> date:
-    if not _DATE.fullmatch(text.strip()):
-        raise argparse.ArgumentTypeError(f"{text[:40]!r}: not a date (use YYYY-MM-DD, e.g. 2026-12-04)")
-    try:
-        return date.fromisoformat(text.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text[:40]!r}: not a date on the calendar") from None
-
-
-_day.__name__ = "date"
-
-
-def _midnight(day: date) -> float:
-    """The POSIX time of ``day``'s local midnight."""
-    return datetime.combine(day, datetime.min.time()).timestamp()
-
-
-def _bound(end: bool) -> Callable[[str], float]:
-    """An argparse ``type``: a time in :data:`TIME_FORMS` or a date alone (its midnight; with
-    ``end``, the next day's: the date is taken whole)."""
-
-    def parse(text: str) -> float:
-        try:
-            if _DATE.fullmatch(text.strip()):
-                day = _day(text)
-                return _midnight(day + timedelta(days=1) if end else day)
-            return parse_local_time(text, date.today())
-        except (NotATime, OverflowError, ValueError, OSError) as exc:
-            raise argparse.ArgumentTypeError(str(exc) or f"{text[:40]!r}: out of range") from None
-
-    parse.__name__ = "time"
-    return parse
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -77,20 +43,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=description(__doc__, 2),
     )
     add_journal_args(p, verify_option=True)
-    p.add_argument(
-        "--day", type=_day, metavar="DATE", help="the rounds settled on DATE (YYYY-MM-DD) in the table's local time"
-    )
+    p.add_argument("--day", metavar="DATE", help="the rounds settled on DATE (YYYY-MM-DD) in the table's time zone")
     p.add_argument(
         "--since",
-        type=_bound(end=False),
         metavar="TIME",
         help=f"the rounds settled at or after TIME: a date (from its midnight), or {TIME_FORMS}",
     )
     p.add_argument(
         "--until",
-        type=_bound(end=True),
         metavar="TIME",
         help="the rounds settled before TIME: a date (through its end), or a time as --since takes it",
+    )
+    p.add_argument(
+        "--zone",
+        metavar="NAME",
+        help="the table's time zone, an IANA name such as Europe/Malta, for the days, times without a zone and "
+        "the times written (default: this computer's, which on the table is the table's)",
     )
     p.add_argument("--seat", type=positive_int(99), metavar="N", help="only seat N's wagers")
     p.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="CSV with a header, or JSON lines")
@@ -108,80 +76,107 @@ def run(args: argparse.Namespace) -> int:
     not verify (left out), 2 on bad input."""
     from controller.journal import JournalDamaged
 
-    since, until = args.since, args.until
-    if args.day is not None:
-        if since is not None or until is not None:
-            print("tablectl export: --day chooses a whole day: not with --since or --until", file=sys.stderr)
-            return 2
-        since, until = _midnight(args.day), _midnight(args.day + timedelta(days=1))
-    if since is not None and until is not None and since >= until:
-        print(
-            f"tablectl export: no time between --since and --until: from {shown_time(since)} to before "
-            f"{shown_time(until)} (a date alone as --until is taken through its end)",
-            file=sys.stderr,
-        )
-        return 2
-    if args.output is not None and Path(args.output).is_dir():
-        print(f"tablectl export: --output {args.output}: a folder, not a file", file=sys.stderr)
+    try:
+        chosen = window(args.day, args.since, args.until, args.zone)
+        target = _target(args.output)
+    except BadWindow as exc:
+        print(f"tablectl export: {exc}", file=sys.stderr)
         return 2
     journal, _ = open_journal_from_args(args, "export")
+    if target is not None and _is_the_journals(target, journal.path):
+        journal.close()
+        print(f"tablectl export: --output {args.output}: the journal's own file: name another file", file=sys.stderr)
+        return 2
     try:
-        rows, status = _rows(journal, args, since, until)
+        rounds = _Rounds(journal, args, chosen)  # checked first: the rows are then written as they are read
+        _write(rounds.rows(), args.format, target, chosen.zone)
+        return rounds.status
     except JournalDamaged as exc:
         print(f"tablectl export: {exc}", file=sys.stderr)
         return 1
     except sqlite3.DatabaseError as exc:
         print(f"tablectl export: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
         return 1
-    finally:
-        journal.close()
-    try:
-        _write(rows, args.format, args.output)
     except BrokenPipeError:
         raise
     except OSError as exc:
-        print(f"tablectl export: {args.output}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        print(f"tablectl export: --output {args.output}: cannot write: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    return status
+    finally:
+        journal.close()
 
 
-def _rows(
-    journal: SqliteJournal, args: argparse.Namespace, since: float | None, until: float | None
-) -> tuple[list[WagerRow], int]:
-    """The rows of the verified rounds settled from ``since`` to ``until``, and the exit status."""
-    from controller.game import wager_order
-    from controller.journal import verify_rounds
-    from controller.journal.export import seat_played, settled_between, wager_rows
+def _is_the_journals(target: Path, journal: Path) -> bool:
+    """Whether ``target`` is the journal or a file SQLite or its writer keeps beside it."""
+    mine = journal.resolve()
+    files = {mine, *(mine.with_name(mine.name + end) for end in ("-wal", "-shm", "-journal", ".lock"))}
+    return target.resolve() in files
 
-    chosen = settled_between(journal, since, until)
-    bad_from: int | None = None
-    status = 0
-    if chosen and not args.no_verify:
-        report = verify_rounds(journal, chosen)
-        bad_from = report.bad_from
-        for problem in report.problems:
-            print(f"tablectl export: {journal.path}: {problem}", file=sys.stderr)
-        status = 1 if report.problems else 0
-    names = _TableNames(args.table or _config_name(args.config))
-    rows: list[WagerRow] = []
-    for number, seq in chosen:
-        if bad_from is not None and seq >= bad_from:
-            print(
-                f"tablectl export: {journal.path}: round {number}: left out: its records do not verify", file=sys.stderr
-            )
-            continue
-        record = journal.record(seq)
-        try:
-            if record is None or not isinstance(record.data, dict):
-                raise ValueError(f"record {seq} is not readable")
-            data = record.data
-            if args.seat is not None and not seat_played(data, args.seat):
+
+def _target(output: str | None) -> Path | None:
+    """The file ``--output`` names, checked before the journal is read; raises :class:`BadWindow`."""
+    if output is None:
+        return None
+    target = Path(output)
+    try:
+        if not output.strip():
+            raise BadWindow("--output: empty: name the file to write")
+        if target.is_dir():
+            raise BadWindow(f"--output {output}: a folder, not a file")
+        if not target.parent.is_dir():
+            raise BadWindow(f"--output {output}: no such folder: {target.parent}")
+    except OSError as exc:
+        raise BadWindow(f"--output {output[:80]}: {exc.strerror or exc}") from None
+    return target
+
+
+class _Rounds:
+    """The rounds settled in a window, checked against the hash chain as they are chosen (each
+    problem named on standard error), then read one by one as rows: a year's export is never held
+    in memory whole. ``status``: 1 once a round was left out or unreadable."""
+
+    def __init__(self, journal: SqliteJournal, args: argparse.Namespace, when: Window) -> None:
+        from controller.journal import verify_rounds
+        from controller.journal.export import settled_between
+
+        self.journal, self.seat = journal, args.seat
+        self.chosen = settled_between(journal, when.since, when.until)
+        self.bad_from: int | None = None
+        self.status = 0
+        if self.chosen and not args.no_verify:
+            report = verify_rounds(journal, self.chosen)
+            self.bad_from = report.bad_from
+            for problem in report.problems:
+                print(f"tablectl export: {journal.path}: {problem}", file=sys.stderr)
+            self.status = 1 if report.problems else 0
+        self.names = _TableNames(args.table or _config_name(args.config))
+
+    def rows(self) -> Iterator[WagerRow]:
+        """The rows of each verified round, oldest first."""
+        from controller.game import wager_order
+        from controller.journal.export import seat_played, wager_rows
+        from controller.journal.people import round_people
+
+        where = self.journal.path
+        for number, seq in self.chosen:
+            if self.bad_from is not None and seq >= self.bad_from:
+                print(f"tablectl export: {where}: round {number}: left out: its records do not verify", file=sys.stderr)
                 continue
-            rows += list(wager_rows(names(data), number, data, record.at, wager_order, args.seat))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # only with --no-verify
-            print(f"tablectl export: {journal.path}: round {number}: unreadable: {exc!r}", file=sys.stderr)
-            status = 1
-    return rows, status
+            record = self.journal.record(seq)
+            try:
+                if record is None or not isinstance(record.data, dict):
+                    raise ValueError(f"record {seq} is not readable")
+                data = record.data
+                if self.seat is not None and not seat_played(data, self.seat):
+                    continue
+                people = round_people(self.journal, number, seq, data)
+                # whole before the first is written: an unreadable round leaves no half of itself
+                rows = list(wager_rows(self.names(data), number, data, record.at, wager_order, self.seat, people))
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:  # only with --no-verify
+                print(f"tablectl export: {where}: round {number}: unreadable: {exc!r}", file=sys.stderr)
+                self.status = 1
+                continue
+            yield from rows
 
 
 def _config_name(config: str | None) -> str | None:
@@ -219,17 +214,16 @@ class _TableNames:
             return Path(path).stem
 
 
-def _write(rows: list[WagerRow], form: str, output: str | None) -> None:
-    """The rows as CSV or JSON lines to ``output`` (written whole beside it, then moved into place),
-    or to standard output."""
-    if output is None:
-        _emit(rows, form, sys.stdout)
+def _write(rows: Iterable[WagerRow], form: str, target: Path | None, zone: tzinfo | None) -> None:
+    """The rows as CSV or JSON lines to ``target`` (written whole beside it, then moved into place),
+    or to standard output; times in ``zone``."""
+    if target is None:
+        _emit(rows, form, sys.stdout, zone)
         return
-    target = Path(output)
     partial = target.with_name(f".{target.name}.partial")
     try:
         with open(partial, "w", encoding="utf-8", newline="") as f:
-            _emit(rows, form, f)
+            _emit(rows, form, f, zone)
             f.flush()
             os.fsync(f.fileno())
         os.replace(partial, target)
@@ -237,14 +231,13 @@ def _write(rows: list[WagerRow], form: str, output: str | None) -> None:
         partial.unlink(missing_ok=True)
 
 
-def _emit(rows: list[WagerRow], form: str, out: TextIO) -> None:
+def _emit(rows: Iterable[WagerRow], form: str, out: TextIO, zone: tzinfo | None) -> None:
     from controller.journal.export import COLUMNS
 
-    wagers = rows
     if form == "jsonl":
-        for row in wagers:
-            out.write(json.dumps(row.json()) + "\n")
+        for row in rows:
+            out.write(json.dumps(row.json(zone)) + "\n")
         return
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(COLUMNS)
-    writer.writerows(row.csv_row() for row in wagers)
+    writer.writerows(row.csv_row(zone) for row in rows)

@@ -11,6 +11,7 @@ import threading
 
 from controller.cli._args import description
 from controller.cli._webopts import add_web_security_arguments, web_listening
+from controller.host import add_log_arguments, configure_logging
 
 __all__ = ["register", "run"]
 
@@ -34,11 +35,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="where to listen (default 127.0.0.1:8090; any address but loopback needs --web-token)",
     )
     add_web_security_arguments(p)
+    add_log_arguments(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve the pit view until SIGINT or SIGTERM."""
+    configure_logging(args.log_level, args.log_format)
     try:
         from controller.web.pit_app import pit_app
         from controller.web.pit_store import PgFloorReader

@@ -42,6 +42,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
+def _tries(ended: dict[str, object] | None) -> str:
+    """``2 supervisor tries (1 refused), ``: what the hold's end lists the supervisor tried."""
+    if ended is None or not isinstance(tried := ended.get("tried"), list) or not tried:
+        return ""
+    more = ended.get("tried_more")
+    count = len(tried) + (more if isinstance(more, int) else 0)
+    refused = sum(1 for t in tried if isinstance(t, dict) and "refused" in t)
+    return f"{count} supervisor tr{'ies' if count > 1 else 'y'}" + (f" ({refused} refused)" if refused else "") + ", "
+
+
 def run(args: argparse.Namespace) -> int:
     """0 when the holds shown verify, 1 when not (or the journal is damaged), 2 on bad input."""
     from controller.journal import JournalDamaged, verify_reader
@@ -90,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         how = f"{ended.get('cleared', '?')}, {ended.get('by', '?')}" if ended is not None else "no end recorded"
         print(
             f"  {when} round {story.round}: {duration_text(story.duration, story.ended is not None)} in {began.get('step', '?')}: "
-            f"{began.get('reason', '(begin not recorded)')}; {how}; {len(story.tried)} events meanwhile"
+            f"{began.get('reason', '(begin not recorded)')}; {how}; {_tries(ended)}{len(story.tried)} events meanwhile"
         )
         if args.story:
             print("\n".join(story_lines(story, describe_event, indent="      ")))

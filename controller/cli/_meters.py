@@ -52,9 +52,8 @@ def _refused(path: object, problems: list[str]) -> int:
 
 def _last_round(journal: SqliteJournal) -> list[Any]:
     """The last round's data (the table config it was played under names the par sheet)."""
-    row = journal.db.execute("SELECT MAX(round_no) FROM rounds").fetchone()
-    seqs = journal.db.execute("SELECT seq FROM rounds WHERE round_no = ?", (row[0],)).fetchone() if row else None
-    record = journal.record(int(seqs[0])) if seqs else None
+    last = journal.last_round()
+    record = journal.record(last[1]) if last is not None else None
     return [record.data] if record is not None else []
 
 

@@ -6,8 +6,10 @@ the input is one record per line (what `tablectl recall --json` writes) and the 
 settlement per line (``null`` for a line with problems, named on standard error by line).
 
 With ``--check`` the record must carry what was paid (``recall.settlement``, as ``tablectl
-recall --json`` writes it): the re-settlement is compared with it and each difference is named
-by its JSON path with both values; the exit status is 1 when any round differs.
+recall --json`` writes it): the re-settlement is compared with it and each difference in what
+was paid (money, results) is named by its JSON path with both values; the exit status is 1 when
+any round differs. Differences in wording only (``why``, a step's ``text``) are named apart and
+do not count; where the table config was read (``table``) is not compared.
 """
 
 from __future__ import annotations
@@ -124,22 +126,36 @@ def _round_name(data: object, where: str) -> str:
 
 def _report(where: str, data: object, paid: object, resettled: object) -> int:
     """Print how the re-settlement compares with what was paid; 1 when they differ."""
-    from controller.game.record import MAX_SHOWN, differences
+    from controller.game.record import differences, wording_differences
 
     round_name = _round_name(data, where)
     if paid is _VOID:
         print(f"{round_name}: void: every wager was returned; nothing paid to compare")
         return 0
     found = differences(paid, resettled)
+    wording = wording_differences(paid, resettled)
     if not found:
         print(f"{round_name}: re-settled as paid")
-        return 0
-    print(f"{round_name}: {len(found)} difference{'' if len(found) == 1 else 's'} from what was paid:")
-    for line in found[:MAX_SHOWN]:
+    else:
+        print(f"{round_name}: {_count(found, 'difference')} from what was paid:")
+        _list(found)
+    if wording:
+        print(f"{round_name}: {_count(wording, 'difference')} in wording only (not in what was paid):")
+        _list(wording)
+    return 1 if found else 0
+
+
+def _count(lines: list[str], what: str) -> str:
+    return f"{len(lines)} {what}{'' if len(lines) == 1 else 's'}"
+
+
+def _list(lines: list[str]) -> None:
+    from controller.game.record import MAX_SHOWN
+
+    for line in lines[:MAX_SHOWN]:
         print(f"  {line}")
-    if len(found) > MAX_SHOWN:
-        print(f"  ... and {len(found) - MAX_SHOWN} more")
-    return 1
+    if len(lines) > MAX_SHOWN:
+        print(f"  ... and {len(lines) - MAX_SHOWN} more")
 
 
 def _settle_lines(stream: BinaryIO, name: str, check: bool = False) -> int:

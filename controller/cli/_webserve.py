@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import threading
 
 from controller.cli._args import description
 from controller.cli._webopts import add_web_security_arguments, web_listening
+from controller.host import Wakeup, add_log_arguments, configure_logging
 
 __all__ = ["register", "run"]
 
@@ -41,11 +41,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--print-url", action="store_true", help="print the URL alone on stdout once listening (for the table)"
     )
     add_web_security_arguments(p)
+    add_log_arguments(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve the views until SIGTERM or SIGINT (or, ``--with-table``, until the table ends)."""
+    configure_logging(args.log_level, args.log_format)
     try:
         from controller.web.attach import serve_views
     except ImportError as exc:
@@ -58,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tablectl web serve: {exc}", file=sys.stderr)
         return 2
-    done = threading.Event()
+    done = Wakeup()  # set by a handler: the serving thread sleeps on it with no timeout
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     signal.signal(signal.SIGINT, lambda *_: done.set())
 

@@ -17,13 +17,14 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TextIO
 
 __all__ = [
     "LEVELS",
     "FORMATS",
+    "LIBRARY_LOGGERS",
     "add_log_arguments",
     "configure_logging",
     "priority",
@@ -36,6 +37,9 @@ LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNI
 """``--log-level``: the least severe level logged."""
 FORMATS = ("text", "json")
 """``--log-format``."""
+LIBRARY_LOGGERS = ("uvicorn",)
+"""The libraries' loggers whose records go the same way as tablectl's (uvicorn's errors in the web
+views: its own handlers, without time or priority, are not installed)."""
 EXTRAS = ("device", "counters")
 """A record's extras that become fields of a JSON line (and ``key=value`` nowhere in text: the
 message already names them)."""
@@ -145,17 +149,19 @@ def configure_logging(
     stream: TextIO | None = None,
     environ: Mapping[str, str] | None = None,
     name: str = "tablectl",
+    libraries: Sequence[str] = LIBRARY_LOGGERS,
 ) -> logging.Handler:
-    """Send logger ``name``'s records at ``level`` or above to ``stream`` (default: standard
-    error) in ``form``, with journald's priority prefix when the stream is journald's; returns the
-    handler."""
+    """Send logger ``name``'s records (and the ``libraries``' loggers') at ``level`` or above to
+    ``stream`` (default: standard error) in ``form``, with journald's priority prefix when the
+    stream is journald's; returns the handler."""
     out = stream if stream is not None else sys.stderr
     prefix = under_journald(out, environ)
     handler = _Handler(out)
     handler.setFormatter(JsonFormatter(prefix) if form == "json" else TextFormatter(prefix))
-    log = logging.getLogger(name)
-    for old in [h for h in log.handlers if isinstance(h, _Handler)]:
-        log.removeHandler(old)
-    log.addHandler(handler)
-    log.setLevel(LEVELS[level])
+    for logger_name in (name, *libraries):
+        log = logging.getLogger(logger_name)
+        for old in [h for h in log.handlers if isinstance(h, _Handler)]:
+            log.removeHandler(old)
+        log.addHandler(handler)
+        log.setLevel(LEVELS[level])
     return handler

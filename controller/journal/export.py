@@ -2,8 +2,10 @@
 
 A row is the table, the round, the seat, the wager spot, the amount staked, the result, what the
 wager paid the player net of the stake (negative: collected by the house) and the time the
-round was settled, in the table's local time with its zone. A void round's wagers are rows with
-the result ``void`` and nothing paid (every stake was returned).
+round was settled, in the table's time zone with its offset; then who, as far as the journal
+knows it (:mod:`controller.journal.people`): the round's dealer and its supervisor acts, each with
+the person who authorized it. A void round's wagers are rows with the result ``void`` and nothing
+paid (every stake was returned).
 
 Rounds are chosen by the time they were settled (the round index's time), so each round falls
 in exactly one day of a day-by-day export.
@@ -13,14 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any
 
+from controller.journal.people import NOBODY, RoundPeople
 from controller.journal.store import SqliteJournal
 
 __all__ = ["COLUMNS", "WagerRow", "settled_between", "wager_rows", "seat_played"]
 
-COLUMNS = ("table", "round", "seat", "wager", "amount", "result", "paid", "time")
+COLUMNS = ("table", "round", "seat", "wager", "amount", "result", "paid", "time", "dealer", "supervisor")
 """The CSV header, in order."""
 
 
@@ -36,13 +39,17 @@ class WagerRow:
     result: str
     paid: int
     at: float
+    people: RoundPeople = NOBODY
+    """Who dealt the round and who authorized its supervisor acts, as far as the journal knows."""
 
-    def time(self) -> str:
-        """When the round was settled: ISO 8601 in the local time with its zone (``2026-12-04T14:05:09+01:00``)."""
-        return datetime.fromtimestamp(self.at).astimezone().isoformat(timespec="seconds")
+    def time(self, zone: tzinfo | None = None) -> str:
+        """When the round was settled: ISO 8601 in ``zone`` (None: the local time) with its offset
+        (``2026-12-04T14:05:09+01:00``)."""
+        return datetime.fromtimestamp(self.at, zone).astimezone(zone).isoformat(timespec="seconds")
 
-    def csv_row(self) -> list[str]:
-        """The row as the CSV has it: money in units with two decimals."""
+    def csv_row(self, zone: tzinfo | None = None) -> list[str]:
+        """The row as the CSV has it: money in units with two decimals; the supervisor acts as
+        ``ACT by PERSON`` (``by the key`` when no person was recorded), ``; `` between them."""
         return [
             self.table,
             str(self.round),
@@ -51,11 +58,14 @@ class WagerRow:
             _units(self.amount),
             self.result,
             _units(self.paid),
-            self.time(),
+            self.time(zone),
+            self.people.dealer or "",
+            "; ".join(act.shown() for act in self.people.acts),
         ]
 
-    def json(self) -> dict[str, object]:
-        """The row as a JSON line has it: money in cents (``amount_cents``, ``paid_cents``)."""
+    def json(self, zone: tzinfo | None = None) -> dict[str, object]:
+        """The row as a JSON line has it: money in cents (``amount_cents``, ``paid_cents``), the
+        dealer (null: not recorded) and the supervisor acts (``by`` null: no person recorded)."""
         return {
             "table": self.table,
             "round": self.round,
@@ -64,7 +74,9 @@ class WagerRow:
             "amount_cents": self.amount,
             "result": self.result,
             "paid_cents": self.paid,
-            "time": self.time(),
+            "time": self.time(zone),
+            "dealer": self.people.dealer,
+            "supervisor": [{"action": act.action, "by": act.person} for act in self.people.acts],
         }
 
 
@@ -99,10 +111,17 @@ WagerOrder = Callable[[str, Sequence[str]], list[str]]
 
 
 def wager_rows(
-    table: str, number: int, data: dict[str, Any], at: float, order: WagerOrder, seat: int | None = None
+    table: str,
+    number: int,
+    data: dict[str, Any],
+    at: float,
+    order: WagerOrder,
+    seat: int | None = None,
+    people: RoundPeople = NOBODY,
 ) -> Iterator[WagerRow]:
-    """The rows of round ``number`` (its ``RoundSettled`` ``data``, settled at ``at``), seat by
-    seat, each seat's wagers in ``order``; only ``seat``'s when given."""
+    """The rows of round ``number`` (its ``RoundSettled`` ``data``, settled at ``at``, dealt and
+    authorized by ``people``), seat by seat, each seat's wagers in ``order``; only ``seat``'s when
+    given."""
     record, settlement = data["record"], data["settlement"]
     game = str(data.get("game", record.get("game", "")))
     for key, entry in sorted(record["seats"].items(), key=lambda kv: int(kv[0])):
@@ -114,7 +133,9 @@ def wager_rows(
             result = settled.get(spot)
             if result is None:  # a void round returned every stake
                 unsettled = "void" if settlement is None else "not settled"
-                yield WagerRow(table, number, int(key), spot, int(staked.get(spot, 0)), unsettled, 0, at)
+                yield WagerRow(table, number, int(key), spot, int(staked.get(spot, 0)), unsettled, 0, at, people)
             else:
                 amount = int(result.get("stake", staked.get(spot, 0)))
-                yield WagerRow(table, number, int(key), spot, amount, str(result["result"]), int(result["net"]), at)
+                yield WagerRow(
+                    table, number, int(key), spot, amount, str(result["result"]), int(result["net"]), at, people
+                )

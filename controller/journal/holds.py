@@ -221,9 +221,11 @@ def story_lines(story: HoldStory, describe: Callable[[JournalRecord], str | None
         lines.append(f"{indent}  {_clock(record.at)} {text}")
     e = story.ended
     if e is not None:
+        act = e.data.get("act")
+        by = f"{e.data.get('by', '?')}" + (f" (record {act.get('seq')})" if isinstance(act, dict) else "")
         lines.append(
             f"{indent}{_clock(e.at)} CLEARED after {duration_text(story.duration, True)}: {e.data.get('cleared', '?')}, "
-            f"{e.data.get('by', '?')}"
+            f"{by}"
         )
     else:
         lines.append(f"{indent}no end recorded: still held, or the controller stopped while held")

@@ -343,6 +343,8 @@ class SqliteJournal:
             tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if tables and not {"meta", "records"} <= tables:  # checked before anything is written
                 raise JournalError(f"{self.path}: a SQLite database, but not a tablectl journal (no meta and records)")
+            if tables:
+                self._refuse_newer()  # no downgrade: a newer tablectl's journal is left as it is
             _private_file(self.path)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
@@ -448,6 +450,20 @@ class SqliteJournal:
                 self._sign_meta()
             self.schema_version = SCHEMA_VERSION
             return
+        version = self._refuse_newer()
+        while version < SCHEMA_VERSION:
+            with self._txn():  # a step and its version in one transaction: a step is kept whole or not at all
+                MIGRATIONS[version](self)
+                version += 1
+                self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+                if version >= 3:
+                    self._sign_meta()
+        self.schema_version = version
+        self._index_links()
+
+    def _refuse_newer(self) -> int:
+        """The journal's schema version; raises :class:`JournalError` for one newer than this
+        tablectl's (written by a newer tablectl: no downgrade), :class:`JournalDamaged` for none."""
         raw = self.meta("schema_version") or "0"
         if not raw.isdigit() or int(raw) < 1:
             raise JournalDamaged(f"{self.path}: meta schema_version {raw!r}: damaged, or not a tablectl journal")
@@ -457,15 +473,7 @@ class SqliteJournal:
                 f"{self.path}: journal schema version {version} is newer than this tablectl reads ({SCHEMA_VERSION}); "
                 "use the tablectl that wrote it, or a newer one"
             )
-        while version < SCHEMA_VERSION:
-            MIGRATIONS[version](self)
-            version += 1
-            with self._txn():
-                self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
-                if version >= 3:
-                    self._sign_meta()
-        self.schema_version = version
-        self._index_links()
+        return version
 
     def _index_links(self) -> None:
         if self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'records_links'").fetchone():
@@ -682,6 +690,13 @@ class SqliteJournal:
         return [(r, s) for r, s in self.db.execute("SELECT round_no, seq FROM rounds ORDER BY round_no")]
 
     @_locked
+    def last_round(self) -> tuple[int, int] | None:
+        """(round number, seq of its ``RoundSettled`` record) of the last finished round kept, or
+        None: one row of the index, however long the journal."""
+        row = self.db.execute("SELECT round_no, seq FROM rounds ORDER BY round_no DESC LIMIT 1").fetchone()
+        return (int(row[0]), int(row[1])) if row else None
+
+    @_locked
     def round_count(self) -> int:
         """How many finished rounds the journal keeps."""
         return int(self.db.execute("SELECT count(*) FROM rounds").fetchone()[0])
@@ -737,43 +752,44 @@ class _Transaction:
 
 def _migrate_1_to_2(journal: SqliteJournal) -> None:
     """Add the derived tables and fill them from the chained records (rounds and meters from the
-    ``RoundSettled`` records; no snapshot: the first start replays from the beginning)."""
+    ``RoundSettled`` records; no snapshot: the first start replays from the beginning). Run in the
+    transaction that moves the version."""
     from controller.journal.meters import meters_for_round
 
-    with journal._txn():
-        for statement in _statements(_SCHEMA_V2):
-            journal.db.execute(statement)
-        for seq, at, data in journal.db.execute(
-            "SELECT seq, at, data FROM records WHERE kind = 'RoundSettled' ORDER BY seq"
-        ).fetchall():
-            round_data = json.loads(data)
-            journal.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?)", (round_data["round"], seq, at))
-            for (scope, name), value in meters_for_round(round_data).items():
-                journal.db.execute(
-                    "INSERT INTO meters VALUES (?, ?, ?) ON CONFLICT (scope, name) DO UPDATE SET value = value + excluded.value",
-                    (scope, name, value),
-                )
+    for statement in _statements(_SCHEMA_V2):
+        journal.db.execute(statement)
+    for seq, at, data in journal.db.execute(
+        "SELECT seq, at, data FROM records WHERE kind = 'RoundSettled' ORDER BY seq"
+    ).fetchall():
+        round_data = json.loads(data)
+        journal.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?)", (round_data["round"], seq, at))
+        for (scope, name), value in meters_for_round(round_data).items():
+            journal.db.execute(
+                "INSERT INTO meters VALUES (?, ?, ?) ON CONFLICT (scope, name) DO UPDATE SET value = value + excluded.value",
+                (scope, name, value),
+            )
 
 
 def _migrate_2_to_3(journal: SqliteJournal) -> None:
     """Bind the snapshots to the chain, set each round's index time to its record's (the meta
     signature is written with the new version). A version-2 journal written before the ``head``
-    trigger was part of version 2 gets it, and the head it keeps."""
-    with journal._txn():
-        if not journal.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'head'").fetchone():
-            journal.db.execute(next(s for s in _statements(_SCHEMA_V2) if s.startswith("CREATE TRIGGER head")))
-            last = journal.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-            if last is not None:
-                journal.db.execute("INSERT OR REPLACE INTO meta VALUES ('head_seq', ?), ('head_hash', ?)", last)
-        for statement in _statements(_SCHEMA_V3):
-            journal.db.execute(statement)
-        journal.db.execute("UPDATE rounds SET at = (SELECT at FROM records WHERE records.seq = rounds.seq)")
-        anchor = journal.meta("anchor_hash") or GENESIS
-        for seq, round_no, state in journal.db.execute("SELECT seq, round_no, state FROM snapshots").fetchall():
-            row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
-            digest = snapshot_hash(str(row[0]) if row else anchor, seq, round_no, state, journal.key)
-            journal.db.execute("UPDATE snapshots SET hash = ? WHERE seq = ?", (digest, seq))
+    trigger was part of version 2 gets it, and the head it keeps. Run in the transaction that moves
+    the version."""
+    if not journal.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'head'").fetchone():
+        journal.db.execute(next(s for s in _statements(_SCHEMA_V2) if s.startswith("CREATE TRIGGER head")))
+        last = journal.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        if last is not None:
+            journal.db.execute("INSERT OR REPLACE INTO meta VALUES ('head_seq', ?), ('head_hash', ?)", last)
+    for statement in _statements(_SCHEMA_V3):
+        journal.db.execute(statement)
+    journal.db.execute("UPDATE rounds SET at = (SELECT at FROM records WHERE records.seq = rounds.seq)")
+    anchor = journal.meta("anchor_hash") or GENESIS
+    for seq, round_no, state in journal.db.execute("SELECT seq, round_no, state FROM snapshots").fetchall():
+        row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
+        digest = snapshot_hash(str(row[0]) if row else anchor, seq, round_no, state, journal.key)
+        journal.db.execute("UPDATE snapshots SET hash = ? WHERE seq = ?", (digest, seq))
 
 
 MIGRATIONS: dict[int, Callable[[SqliteJournal], None]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
-"""Schema migrations: version -> the step to the next version."""
+"""Schema migrations: version -> the step to the next version, run inside the transaction that
+writes the new version (a step never commits on its own)."""

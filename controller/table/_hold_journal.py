@@ -2,14 +2,17 @@
 the rounds do (not journald's retention): ``HoldBegan`` (the round, the step it was held in,
 why, what clears it, who may), ``HoldChanged`` (held now for another reason), and ``HoldEnded``
 (how it cleared: resumed where it was, or the round voided or settled, written then, before the
-round's own record; by whom; how long it lasted; the record it began at). What was tried meanwhile is in the journal already, as the events of the
-round (the supervisor's acts and refusals, links down and up, the shoe's reports); ``tablectl
-recall`` tells each hold's story from them, ``tablectl holds`` lists a shift's
-(:mod:`controller.journal.holds`).
+round's own record; by whom, and the supervisor's act that cleared it if one did; every act and
+refusal of the supervisor's while held, by record number; how long it lasted on the table's
+clock; the record it began at). The rest of what happened meanwhile is in the journal already,
+as the events of the round (the key turned, buttons pressed, links down and up, the shoe's
+reports); ``tablectl recall`` tells each hold's story from them, ``tablectl holds`` lists a
+shift's (:mod:`controller.journal.holds`).
 
 Like :mod:`.hold_log`, it reads only the snapshots the runtime publishes after each live event
 (their reasons name no card face down), never during a replay; after a restart it takes up a
-hold still open in the journal rather than beginning it again.
+hold still open in the journal, with the supervisor's acts already tried in it, rather than
+beginning it again.
 """
 
 from __future__ import annotations
@@ -23,22 +26,60 @@ from typing import Any
 
 from controller.journal import JournalError, SqliteJournal
 from controller.journal.holds import HOLD_KINDS
-from controller.journal.records import Journal
+from controller.journal.records import Journal, JournalRecord
 from controller.table.snapshot import TableSnapshot
 
-__all__ = ["HoldJournal"]
+__all__ = ["HoldJournal", "HOLD_KINDS", "SUPERVISOR_KINDS", "MAX_TRIED"]
 
 log = logging.getLogger("tablectl.table")
 
+SUPERVISOR_KINDS = ("SupervisorAction", "SupervisorRefused")
+"""The records of the supervisor's tries while held (an act done, an act refused, and why)."""
 
-def _act(data: dict[str, Any]) -> str:
-    """A supervisor's act as its action, with the person when the record names one."""
-    person = next((data[k] for k in ("person", "supervisor", "by") if isinstance(data.get(k), str)), None)
-    return f"{data.get('action', '?')}" + (f" ({person})" if person else "")
+MAX_TRIED = 64
+"""At most this many tries are listed in a hold's end (``tried_more`` counts the rest: each is
+in the journal anyway); a hold's end stays small whatever is pressed during it."""
+
+BY_ITSELF = "by itself when "
+
+
+def _person(data: dict[str, Any]) -> str | None:
+    """Who did an act, when its record names a person (a signed-in supervisor)."""
+    return next((data[k] for k in ("person", "supervisor", "by") if isinstance(data.get(k), str)), None)
+
+
+def _try(kind: str, data: dict[str, Any], seq: int) -> dict[str, Any]:
+    """A supervisor's try as a hold's end lists it: its record, the act, and why it was refused."""
+    entry: dict[str, Any] = {"seq": seq, "action": str(data.get("action", "?"))}
+    if kind == "SupervisorRefused":
+        entry["refused"] = str(data.get("reason", "?"))
+    person = _person(data)
+    if person is not None:
+        entry["person"] = person
+    return entry
+
+
+def _began_at(record: JournalRecord) -> float:
+    """When a hold began: its begin record's time, or the time it names when written late."""
+    late = record.data.get("began")
+    if isinstance(late, str):
+        try:
+            return datetime.fromisoformat(late).timestamp()
+        except ValueError:
+            pass
+    return record.at
+
+
+def _by_itself(clears: str) -> str | None:
+    """``by itself: the shoe reports ok (...)`` for a hold whose ``clears`` says it ends by itself."""
+    if not clears.startswith(BY_ITSELF):
+        return None
+    return "by itself: " + clears[len(BY_ITSELF) :].split(";", 1)[0].strip()
 
 
 class HoldJournal:
-    """Journals the holds seen in the table's successive snapshots."""
+    """Journals the holds seen in the table's successive snapshots, timed on ``clock`` (the
+    table's wall clock, injected: a simulation's is simulated)."""
 
     def __init__(self, journal: Journal, clock: Callable[[], float] | None = None) -> None:
         self.journal = journal
@@ -50,16 +91,33 @@ class HoldJournal:
         """The hold's ``HoldBegan`` record (0: not written yet: the journal could not take it)."""
         self.began_at = 0.0
         self.began: dict[str, Any] = {}
-        self.acts: list[dict[str, Any]] = []
-        """The supervisor's acts journaled while held (what cleared it, when one did)."""
+        self.tried: list[dict[str, Any]] = []
+        """The supervisor's acts and refusals journaled while held (at most :data:`MAX_TRIED`)."""
+        self.tried_more = 0
+        self.fresh: list[dict[str, Any]] = []
+        """The supervisor's acts done since the last snapshot: one of them ended the hold, if it ended."""
+        self.clears = ""
+        """What clears the open hold, as its last snapshot said."""
         self.by_itself = True
         """Whether the hold's last reason ends by itself (the devices back), else the supervisor's."""
         self._taken_up = False
 
-    def audited(self, kind: str, data: dict[str, Any]) -> None:
-        """The table journaled ``kind`` (a supervisor act, ...): kept when it may end the hold."""
-        if self.reason is not None and kind == "SupervisorAction":
-            self.acts.append(data)
+    def audited(self, kind: str, data: dict[str, Any], seq: int = 0) -> None:
+        """The table journaled ``kind`` at record ``seq`` (a supervisor act or refusal, ...):
+        kept when held (a way tried to clear it; an act done may end it)."""
+        if kind not in SUPERVISOR_KINDS:
+            return
+        entry = _try(kind, data, seq)
+        if kind == "SupervisorAction":
+            self.fresh.append(entry)
+        if self.reason is not None:
+            self._tried(entry)
+
+    def _tried(self, entry: dict[str, Any]) -> None:
+        if len(self.tried) < MAX_TRIED:
+            self.tried.append(entry)
+        else:
+            self.tried_more += 1
 
     def seen(self, snapshot: TableSnapshot) -> None:
         """``snapshot`` was published after a live event: journal a hold begun, its reason
@@ -69,32 +127,30 @@ class HoldJournal:
         hold = snapshot.hold
         reason = hold.reason if hold is not None else None
         if hold is not None:
-            self.by_itself = hold.by_itself
-        if reason == self.reason:
-            return
-        if hold is not None and self.reason is None:
-            self.round_no, self.acts = snapshot.round_no, []
-            self.began = {
-                "round": snapshot.round_no,
-                "step": hold.held_from or snapshot.step,
-                "reason": hold.reason,
-                "clears": hold.clears,
-                "who": hold.who,
-            }
-            self.began_at = self.clock()
-            self.began_seq = self._append("HoldBegan", self.began)
-            if self.began_seq:
-                self.began_at = self._at(self.began_seq)
-        elif hold is not None:
-            self._begin_late()
-            self._append(
-                "HoldChanged",
-                {"round": self.round_no, "reason": hold.reason, "clears": hold.clears, "who": hold.who},
-            )
-        else:
-            self._begin_late()
-            self._append("HoldEnded", self._ended(snapshot))
-        self.reason = reason
+            self.by_itself, self.clears = hold.by_itself, hold.clears
+        if reason != self.reason:
+            if hold is not None and self.reason is None:
+                self.round_no, self.tried, self.tried_more = snapshot.round_no, [], 0
+                self.began = {
+                    "round": snapshot.round_no,
+                    "step": hold.held_from or snapshot.step,
+                    "reason": hold.reason,
+                    "clears": hold.clears,
+                    "who": hold.who,
+                }
+                self.began_at = self.clock()
+                self.began_seq = self._append("HoldBegan", self.began)
+            elif hold is not None:
+                self._begin_late()
+                self._append(
+                    "HoldChanged",
+                    {"round": self.round_no, "reason": hold.reason, "clears": hold.clears, "who": hold.who},
+                )
+            else:
+                self._begin_late()
+                self._append("HoldEnded", self._ended(snapshot))
+            self.reason = reason
+        self.fresh = []
 
     def round_ended(self, number: int, void: bool) -> None:
         """Round ``number`` ends (before its round record is written): a hold still on in it ends
@@ -104,6 +160,7 @@ class HoldJournal:
         self._begin_late()
         self._append("HoldEnded", self._ended(None, f"round {number} {'voided' if void else 'settled'}"))
         self.reason = None
+        self.fresh = []
 
     def _begin_late(self) -> None:
         """The hold's begin, when the journal could not take it then (its own outage held the
@@ -113,6 +170,21 @@ class HoldJournal:
         began = datetime.fromtimestamp(self.began_at).astimezone().isoformat(timespec="milliseconds")
         self.began_seq = self._append("HoldBegan", {**self.began, "began": began, "recorded_late": True})
 
+    def _cleared_by(self) -> tuple[dict[str, Any] | None, str]:
+        """The supervisor's act that ended the hold (one done in the event that ended it), and who
+        or what ended it, in words."""
+        act = self.fresh[-1] if self.fresh else None
+        if act is not None:
+            person = act.get("person")
+            return act, f"supervisor: {act['action']}" + (f" ({person})" if person else "")
+        words = _by_itself(self.clears)
+        if words is not None:
+            return None, words
+        if self.by_itself:
+            return None, "by itself: the devices back"
+        done = [t for t in self.tried if "refused" not in t]
+        return None, f"supervisor: {done[-1]['action']}" if done else "supervisor"
+
     def _ended(self, snapshot: TableSnapshot | None, cleared: str = "") -> dict[str, Any]:
         if snapshot is not None:  # else ``cleared`` says how the round ended
             cleared = (
@@ -120,20 +192,20 @@ class HoldJournal:
                 if snapshot.round_no == self.round_no
                 else f"round {self.round_no} ended (now round {snapshot.round_no}, {snapshot.step})"
             )
-        if self.acts:
-            by = "supervisor: " + ", ".join(_act(a) for a in self.acts)
-        elif not self.by_itself:
-            by = "supervisor"
-        else:
-            by = "by itself: the devices back"
-        return {
+        act, by = self._cleared_by()
+        ended: dict[str, Any] = {
             "round": self.round_no,
             "reason": self.reason,
             "began_seq": self.began_seq,
             "duration_s": round(max(0.0, self.clock() - self.began_at), 3) if self.began_at else None,
             "cleared": cleared,
             "by": by,
+            "act": act,
+            "tried": self.tried,
         }
+        if self.tried_more:
+            ended["tried_more"] = self.tried_more
+        return ended
 
     def _append(self, kind: str, data: dict[str, Any]) -> int:
         try:
@@ -142,15 +214,9 @@ class HoldJournal:
             log.warning("journal: %s (%s of round %s not recorded)", exc, kind, data.get("round"))
             return 0
 
-    def _at(self, seq: int) -> float:
-        if seq and isinstance(self.journal, SqliteJournal):
-            record = self.journal.record(seq)
-            if record is not None:
-                return record.at
-        return self.clock()
-
     def _take_up(self) -> None:
-        """A hold the journal has open (the controller stopped while held): taken up, not begun again."""
+        """A hold the journal has open (the controller stopped while held): taken up, not begun
+        again, with its begin, its last reason and what the supervisor tried in it."""
         self._taken_up = True
         journal = self.journal
         if not isinstance(journal, SqliteJournal):
@@ -161,13 +227,24 @@ class HoldJournal:
             first = last.data.get("first_seq") if last is not None and isinstance(last.data, dict) else None
             start = int(first) - 1 if isinstance(first, int) and first > 0 else 0
             for record in journal.records(start):
-                if record.kind in HOLD_KINDS and isinstance(record.data, dict):
-                    if record.kind == "HoldEnded":
-                        self.reason = None
-                    else:
-                        self.reason = str(record.data.get("reason"))
-                        if record.kind == "HoldBegan":
-                            self.round_no = int(record.data.get("round", 0))
-                            self.began_seq, self.began_at, self.began = record.seq, record.at, dict(record.data)
+                self._replayed(record)
         except (JournalError, sqlite3.Error, ValueError, TypeError) as exc:
             log.warning("journal: the holds open at the stop not read: %s", exc)
+
+    def _replayed(self, record: JournalRecord) -> None:
+        """One record read again at the start: the holds' own, and the supervisor's tries while held."""
+        data = record.data
+        if not isinstance(data, dict):
+            return
+        if record.kind in SUPERVISOR_KINDS and self.reason is not None:
+            self._tried(_try(record.kind, data, record.seq))
+        elif record.kind == "HoldEnded":
+            self.reason = None
+        elif record.kind in HOLD_KINDS:
+            self.reason = str(data.get("reason"))
+            self.clears = str(data.get("clears", ""))
+            self.by_itself = self.clears.startswith(BY_ITSELF)
+            if record.kind == "HoldBegan":
+                self.round_no = int(data.get("round", 0))
+                self.began_seq, self.began_at, self.began = record.seq, _began_at(record), dict(data)
+                self.tried, self.tried_more = [], 0

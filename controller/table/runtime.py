@@ -152,7 +152,7 @@ class TableRuntime:
         """The game's round machine (read by the runtime only: everything else reads its snapshot)."""
         self.hold_log = HoldLog()
         """Each hold begun, its reason changed and its end, in the log."""
-        self.hold_journal = HoldJournal(self.journal)
+        self.hold_journal = HoldJournal(self.journal, ports.wall)
         """The same, as journal records (with how each cleared, by whom, how long it lasted)."""
         self.latest = LatestSnapshot()
         self.latest.share_hands = ports.share_hands
@@ -251,11 +251,11 @@ class TableRuntime:
         if self.replaying:
             return  # already journaled before the restart
         try:
-            self.journal.append(kind, data)
+            seq = self.journal.append(kind, data)
         except JournalError as exc:
             log.error("journal: %s (%s not recorded; the event that caused it is)", exc, kind)
             return
-        self.hold_journal.audited(kind, data)
+        self.hold_journal.audited(kind, data, seq)
 
     def _journal_failed(self, reason: str) -> None:
         self.round.journal_failed(reason)

@@ -18,6 +18,7 @@ import math
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,8 +57,10 @@ class RemoteTable(PublishedView):
     (``ended`` set) when the table closes the socket instead of connecting again (a view started
     by the table as its child goes with it)."""
 
-    def __init__(self, path: str, once: bool = False) -> None:
+    def __init__(self, path: str, once: bool = False, on_end: Callable[[], None] | None = None) -> None:
         self.path, self.once = path, once
+        self._on_end = on_end
+        """Called (on the socket's thread) once ``ended`` is set."""
         self.bench: bool | None = None
         self.faults: dict[str, str] = {}
         self._connected = False
@@ -108,6 +111,8 @@ class RemoteTable(PublishedView):
                 log.warning("web: the table's socket %s closed; connecting again", self.path)
                 self._stopping.wait(RECONNECT_S)
         self.ended.set()
+        if self._on_end is not None:
+            self._on_end()
 
     def _lost(self, sock: socket.socket) -> None:
         with self._lock:

@@ -18,12 +18,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from controller.host import Wakeup
 from controller.web._controls import BenchControls
 from controller.web._feed import TableFeed
 from controller.web._viewsock import ViewSocket
@@ -39,6 +39,8 @@ VIEWS_NICE = 10
 """How much lower the views' child process runs than the table (``nice``)."""
 START_TIMEOUT_S = 120.0
 """How long the table waits for its views' child to listen."""
+HELLO_CHECK_S = 0.5
+"""While the table has not said hello yet, how often ``web serve`` looks for a stop."""
 
 
 def publish_table(
@@ -194,10 +196,10 @@ def serve_views(
     proxies: Iterable[str] = (),
     with_table: bool = False,
     ready: Callable[[str], None] | None = None,
-    stopping: threading.Event | None = None,
+    stopping: Wakeup | None = None,
 ) -> int:
     """``tablectl web serve``: the table's views on ``address``, reading the table at
-    ``socket_path``; runs until ``stopping`` (a ``threading.Event``) is set or, ``with_table``,
+    ``socket_path``; runs until ``stopping`` (set by a signal handler) is set or, ``with_table``,
     the table closes the socket. ``ready`` is called with the URL once listening."""
     from controller.web._remote import RemoteControls, RemoteTable
     from controller.web._table_app import table_app
@@ -205,13 +207,14 @@ def serve_views(
 
     if with_table:
         os.nice(VIEWS_NICE)  # the table's own child yields the CPU to the table
-    table = RemoteTable(socket_path, once=with_table)
+    done = stopping if stopping is not None else Wakeup()  # set on a stop or the table's end
+    table = RemoteTable(socket_path, once=with_table, on_end=done.set)
     try:
         while not table.ended.is_set():
             with contextlib.suppress(Exception):
-                table.wait_hello(0.5)
+                table.wait_hello(HELLO_CHECK_S)
                 break
-            if stopping is not None and stopping.is_set():
+            if done.is_set():
                 return 0
         if table.bench is None:
             print(
@@ -226,11 +229,11 @@ def serve_views(
         if ready is not None:
             ready(url)
         try:
-            while not table.ended.wait(0.5):
-                if stopping is not None and stopping.is_set():
-                    break
+            done.wait()  # asleep until a stop or the table's end: nothing wakes to look
         finally:
             server.stop()
     finally:
         table.stop()
+        if stopping is None:
+            done.close()
     return 0

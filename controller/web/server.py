@@ -424,6 +424,39 @@ class BudgetedSocket(socket.socket):
             conn.close()
 
 
+TICK_S = 1.0
+"""How often the idle server wakes (uvicorn's own loop wakes ten times a second): its Date header
+is to the second, and a stop wakes it at once."""
+
+
+class _TickingServer(uvicorn.Server):
+    """uvicorn's server whose main loop wakes once every :data:`TICK_S` (its ``on_tick``, as
+    uvicorn does every tenth of its ticks: the Date header) or when :meth:`stop_now` is called,
+    not every 0.1 s: an idle view costs nothing."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._woken: asyncio.Event | None = None
+
+    async def main_loop(self) -> None:
+        self._loop, self._woken = asyncio.get_running_loop(), asyncio.Event()
+        counter = 0
+        while not await self.on_tick(counter):
+            counter = (counter + 10) % 864000  # a multiple of 10: uvicorn's once-a-second work each time
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._woken.wait(), TICK_S)
+
+    def stop_now(self) -> None:
+        """Stop serving (any thread): the main loop wakes at once."""
+        self.should_exit = True
+        self.force_exit = True
+        loop, woken = self._loop, self._woken
+        if loop is not None and woken is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already closed: nothing left to wake
+                loop.call_soon_threadsafe(woken.set)
+
+
 class WebServer:
     """uvicorn serving ``app`` behind the guard on a daemon thread; ``start`` returns once it listens.
 
@@ -462,6 +495,7 @@ class WebServer:
             host=address.host,
             port=address.port,
             log_level="warning",
+            log_config=None,  # its records go to tablectl's handler (controller/host/_logs.py), not uvicorn's own
             lifespan="off",
             access_log=False,
             http=ClientLimitedH11.with_budget(self.budget),
@@ -477,7 +511,7 @@ class WebServer:
             # cap, which answers 503 to whoever comes next, is only a last guard behind them
             limit_concurrency=2 * max(self.budget.total, max_connections) + 16,
         )
-        self.server = uvicorn.Server(config)
+        self.server = _TickingServer(config)
         self.thread = threading.Thread(target=self._serve, name="web", daemon=True)
         self.port = address.port
         self._listening: BudgetedSocket | None = None
@@ -530,8 +564,7 @@ class WebServer:
 
     def stop(self) -> None:
         """Stop serving (open event streams are closed) and wait for the thread."""
-        self.server.should_exit = True
-        self.server.force_exit = True
+        self.server.stop_now()
         self.thread.join(timeout=10)
         if self._listening is not None:
             self._listening.close()

@@ -401,6 +401,29 @@ def text_cases() -> None:
         ("export-output-folder", ["export", "--journal", "x.db", "--output", "{case}"], ["--output", "a folder"]),
         ("export-journal-missing", ["export", "--journal", "{tmp}/none.db"], ["none.db", "no journal there"]),
         ("backup-no-to", ["journal", "backup", "--journal", "x.db"], ["--to"]),
+        ("backup-to-empty", ["journal", "backup", "--journal", "x.db", "--to", ""], ["--to", "empty"]),
+        (
+            "export-day-end-of-calendar",
+            ["export", "--journal", "x.db", "--day", "9999-12-31"],
+            ["--day", "9999-12-31", "out of range"],
+        ),
+        ("export-zone-unknown", ["export", "--journal", "x.db", "--zone", "Mars/Base"], ["--zone", "'Mars/Base'"]),
+        (
+            "export-zone-path",
+            ["export", "--journal", "x.db", "--zone", "/etc/localtime"],
+            ["--zone", "no such time zone"],
+        ),
+        ("export-output-empty", ["export", "--journal", "x.db", "--output", ""], ["--output", "empty"]),
+        (
+            "export-output-no-folder",
+            ["export", "--journal", "x.db", "--output", "{tmp}/none/day.csv"],
+            ["--output", "no such folder"],
+        ),
+        (
+            "export-output-name-too-long",
+            ["export", "--journal", "x.db", "--output", "x" * 300],
+            ["--output", "too long"],
+        ),
         ("holds-since-garbage", ["holds", "--journal", "x.db", "--since", "teatime"], ["--since", "teatime"]),
         (
             "holds-since-after-until",
@@ -526,6 +549,7 @@ def journal_cases() -> None:
         "verify": ["journal", "verify", "--journal"],
         "export": ["export", "--journal"],
         "holds": ["holds", "--since", "2000-01-01T00:00", "--journal"],
+        "backup": ["journal", "backup", "--to", "{tmp}/copy.db", "--journal"],
     }
     not_journals = {
         "empty.db": ["empty file"],
@@ -600,13 +624,14 @@ def journal_cases() -> None:
         2,
         ["journals", "a folder, not a tablectl journal"],
     )
-    # The writers refuse a file that is not a journal too, and leave it as it was.
-    for name in ("text.db", "unrelated.db", "only-meta.db"):
+    # The writers refuse a file that is not a journal too, and leave it as it was; a journal of a
+    # newer schema too (no downgrade: an older tablectl refuses what a newer one migrated).
+    for name in ("text.db", "unrelated.db", "only-meta.db", "schema-newer.db"):
         case(
             f"journal-{name[:-3]}-bench-writer",
             ["bench", "--rounds", "1", "--quiet", "--journal", "{tmp}/" + name],
             2,
-            [name, "not a"],
+            [name, "is newer" if name == "schema-newer.db" else "not a"],
             files=[[name, name]],
         )
         case(
@@ -620,7 +645,7 @@ def journal_cases() -> None:
                 "--allow-unapproved",
             ],
             2,
-            [name, "not a"],
+            [name, "is newer" if name == "schema-newer.db" else "not a"],
             files=[[name, name]],
         )
     case(
@@ -629,6 +654,35 @@ def journal_cases() -> None:
         2,
         ["text.db", "already exists"],
         files=[["bench.db", "bench.db"], ["text.db", "text.db"]],
+    )
+    for name in ("bench.db", "bench.db-wal"):
+        case(
+            f"journal-export-over-{name.replace('.', '-')}",
+            ["export", "--journal", "{tmp}/bench.db", "--output", "{tmp}/" + name],
+            2,
+            ["--output", name, "the journal's own file"],
+            files=[["bench.db", "bench.db"]],
+        )
+    case(
+        "journal-backup-to-a-folder",
+        ["journal", "backup", "--journal", "{tmp}/bench.db", "--to", "{tmp}"],
+        2,
+        ["a folder: name a new file in it"],
+        files=[["bench.db", "bench.db"]],
+    )
+    case(
+        "journal-backup-name-too-long",
+        ["journal", "backup", "--journal", "{tmp}/bench.db", "--to", "{tmp}/" + "x" * 300 + ".db"],
+        2,
+        ["xxxx", "too long"],
+        files=[["bench.db", "bench.db"]],
+    )
+    case(
+        "journal-backup-no-folder",
+        ["journal", "backup", "--journal", "{tmp}/bench.db", "--to", "{tmp}/none/copy.db"],
+        2,
+        ["none: no such folder"],
+        files=[["bench.db", "bench.db"]],
     )
     case(
         "journal-backup-not-a-journal",

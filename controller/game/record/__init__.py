@@ -8,7 +8,7 @@ bytes and its seats and wagers, settling any record end to end (:func:`settle_re
 record says was paid and its settlement again (:func:`differences`).
 """
 
-from controller.game.record._check import MAX_SHOWN, PAID_PATH, differences
+from controller.game.record._check import MAX_SHOWN, PAID_PATH, differences, wording_differences
 from controller.game.record._read import (
     MAX_RECORD_BYTES,
     Problems,
@@ -37,5 +37,6 @@ __all__ = [
     "settle_json",
     "settle_record",
     "spec_for",
+    "wording_differences",
     "write_record",
 ]

@@ -1,0 +1,76 @@
+"""A flag a signal handler may set, and a thread sleep on until it is: a pipe under an event.
+
+``threading.Event.set`` takes a lock, so a signal handler that sets an event the main thread is
+waiting on can deadlock (the handler runs in the main thread, maybe while that thread holds the
+event's lock). :meth:`Wakeup.set` sets a flag and writes a byte to a non-blocking pipe, safe from
+a handler and from any thread; :meth:`Wakeup.wait` sleeps in ``select`` on the pipe (a signal
+interrupts it, its handler runs, and the byte it wrote ends the wait), so a waiter needs no
+timeout to look for a stop: it costs nothing while nothing happens.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import time
+
+__all__ = ["Wakeup"]
+
+
+class Wakeup:
+    """Like ``threading.Event`` (``set``, ``is_set``, ``wait``, ``clear``) and safe to set from a
+    signal handler; :meth:`close` when done (or use it as a context manager)."""
+
+    def __init__(self) -> None:
+        self._flag = False
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._read, False)
+        os.set_blocking(self._write, False)
+
+    def set(self) -> None:
+        """Set the flag and wake the waiter (any thread, or a signal handler)."""
+        self._flag = True
+        try:
+            os.write(self._write, b"!")
+        except OSError:  # full (the waiter is woken anyway) or closed
+            pass
+
+    def is_set(self) -> bool:
+        """Whether :meth:`set` was called since the last :meth:`clear`."""
+        return self._flag
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Sleep until the flag is set or ``timeout`` seconds pass (None: no limit); returns the flag."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._flag:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                break
+            if select.select([self._read], [], [], left)[0] and not self._flag:
+                self._drain()  # the byte of a set() a clear() undid: sleep again
+        return self._flag
+
+    def clear(self) -> None:
+        """Unset the flag (a :meth:`set` after this wakes the next :meth:`wait`)."""
+        self._flag = False
+        self._drain()
+
+    def _drain(self) -> None:
+        try:
+            while os.read(self._read, 4096):
+                pass
+        except OSError:  # drained (or closed)
+            pass
+
+    def close(self) -> None:
+        """Close the pipe (idempotent); a later :meth:`set` only sets the flag."""
+        for fd in (self._read, self._write):
+            if fd >= 0:
+                os.close(fd)
+        self._read = self._write = -1
+
+    def __enter__(self) -> Wakeup:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
