@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.cards import deck
 from controller.journal import SqliteJournal
 from controller.table.engine import Engine
+from controller.vocab import deck
 from drivers.shoe import CardDealt, ShoeDriver
 from hil.devices import ShoeSim
 from hil.serve import PtyServer

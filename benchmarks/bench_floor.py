@@ -75,6 +75,7 @@ from benchmarks.floor_floors import (
     postgres_cpu,
     proc_cpu,
 )
+from controller.configuration import FloorConfig
 from controller.floor.certs import make_certs
 from controller.floor.chain import register_table
 from controller.floor.connect import NatsAuth, create_stream
@@ -85,7 +86,6 @@ from controller.floor.migrate import migrate
 from controller.floor.servers import LocalNats, LocalPostgres
 from controller.floor.signing import new_signing_key
 from controller.floor.stream import STREAM_MAX_PER_SUBJECT
-from controller.floor_config import FloorConfig
 from controller.journal import NewRecord, SqliteJournal
 from controller.journal.meters import meters_for_round
 

@@ -25,11 +25,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import nats
 
+from controller.configuration import FloorConfig
 from controller.floor.forwarder import Forwarder
 from controller.floor.ingest import IngestConfig
 from controller.floor.servers import LocalNats
 from controller.floor.stream import ensure_stream
-from controller.floor_config import FloorConfig
 from controller.journal.outbox import Outbox
 
 

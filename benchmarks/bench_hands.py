@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.cards import ALL_CARDS, format_cards
 from controller.hands import BOSTON5, PAI_GOW, evaluate_best
 from controller.hands.fast import evaluator_for
 from controller.hands.rules import Wheel
+from controller.vocab import ALL_CARDS, format_cards
 
 
 def rate(fn: Callable[[], object], count: int, repeat: int = 3) -> float:

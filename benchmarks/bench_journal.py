@@ -32,11 +32,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
 from controller.journal.store import canonical
 from controller.table.engine import Engine
 from controller.table.runtime import TableRuntime
-from controller.table_config import config_dir, load_table
 from drivers.shoe import ShoeStatus
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

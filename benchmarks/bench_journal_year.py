@@ -35,10 +35,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal, check_tail, checkpoint
 from controller.journal.meters import meters_for_round
 from controller.journal.store import canonical, record_hash, snapshot_hash
-from controller.table_config import config_dir, load_table
 from hil.bench import run_bench
 
 YEAR_S = 365 * 86400
@@ -155,7 +155,7 @@ def status_links(path: Path) -> None:
     before) beside ``_link_rows`` (through the ``records_links`` index)."""
     import sqlite3
 
-    from controller.cli.status import _link_rows
+    from controller.cli._status import _link_rows
     from controller.journal.store import LINK_KINDS
 
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)

@@ -28,11 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
+from controller.configuration import default_table_path, load_table
 from controller.hands.batch import strengths
 from controller.hands.rules import Wheel
 from controller.par.combos import combinations_array
 from controller.par.lines import five_card_lines
-from controller.table_config import default_table_path, load_table
 
 
 def timed(what: Callable[[], Any]) -> tuple[Any, float, float]:

@@ -36,8 +36,8 @@ GAMES = ("mississippi_stud", "boston5", "pai_gow")
 
 BENCH_WAIT = """
 import json, sys, time
-from controller.cards import parse_cards
-from controller.table_config import config_dir, load_table
+from controller.vocab import parse_cards
+from controller.configuration import config_dir, load_table
 game = sys.argv[1]
 table = load_table(config_dir() / "bench" / f"{game}.yaml")
 t = time.perf_counter()
@@ -54,7 +54,7 @@ print(json.dumps({"wait_s": time.perf_counter() - t}))
 
 REPORT_WAIT = """
 import json, sys, time
-from controller.table_config import config_dir
+from controller.configuration import config_dir
 from controller.floor.report import sheet_for_config
 path = str(config_dir() / f"{sys.argv[1]}.yaml")
 t = time.perf_counter()
@@ -66,7 +66,7 @@ PIT = """
 import json, resource, sys, time
 from datetime import UTC, datetime
 from controller.floor.report import RoundGroup, group_theoretical
-from controller.table_config import config_dir
+from controller.configuration import config_dir
 from controller.web.pit_app import overview_html
 from controller.web.pit_store import PitSheets, TableState
 with_par, config_dir_arg = sys.argv[1] == "par", sys.argv[2]
@@ -95,7 +95,7 @@ print(json.dumps({"wait_s": time.perf_counter() - t, "rss_mb": resource.getrusag
 OLD_WAY = """
 import json, resource, sys
 from controller.par.mississippi import solve
-from controller.table_config import load_table
+from controller.configuration import load_table
 solve(load_table(sys.argv[1]).paytables["main"])
 print(json.dumps({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
@@ -118,7 +118,7 @@ def script(code: str, *argv: str, cache: Path) -> dict[str, object]:
 
 def new_paytables(folder: Path) -> Path:
     """The shipped configs over a paytable nobody has computed (the royal flush paid 450 to 1)."""
-    from controller.table_config import config_dir
+    from controller.configuration import config_dir
 
     shutil.copytree(config_dir() / "paytables", folder / "paytables")
     p = folder / "paytables" / "mississippi_stud.yaml"
@@ -134,7 +134,7 @@ def main() -> None:
     p.add_argument("--new", action="store_true", help="also the pit with a paytable that must be computed")
     args = p.parse_args()
     sys.path.insert(0, str(ROOT))
-    from controller.table_config import config_dir
+    from controller.configuration import config_dir
 
     rows: list[tuple[str, str, str, str]] = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -40,14 +40,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from transitions import Machine
 
-from controller.cards import deck
-from controller.games import settle_record
-from controller.table.boston5 import Boston5Table
+from controller.configuration import TableConfig, config_dir, load_table
+from controller.game.boston5._machine import Boston5Table
+from controller.game.mississippi_stud._machine import MississippiTable
+from controller.game.pai_gow._machine import PaiGowTable
+from controller.game.record import settle_record
 from controller.table.devices import RecordingDevices
 from controller.table.engine import Engine
-from controller.table.mississippi_stud import MississippiTable
-from controller.table.pai_gow import PaiGowTable
-from controller.table_config import TableConfig, config_dir, load_table
+from controller.vocab import deck
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
@@ -331,7 +331,7 @@ def main() -> None:
             sys.executable,
             "-c",
             "import time; t = time.perf_counter(); "
-            "from controller.table.runtime import TableRuntime; from controller.table_config import load_table, config_dir; "
+            "from controller.table.runtime import TableRuntime; from controller.configuration._table import load_table, config_dir; "
             "from controller.hands.fast import evaluator_for; from controller.hands.rules import Wheel; "
             "load_table(config_dir() / 'bench' / 'pai_gow.yaml'); evaluator_for(Wheel.SECOND_HIGHEST); "
             "print(time.perf_counter() - t)",

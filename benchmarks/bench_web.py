@@ -27,9 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.table.mississippi_stud import MississippiTable
+from controller.configuration import config_dir, load_table
+from controller.game.mississippi_stud._machine import MississippiTable
 from controller.table.snapshot_build import build_snapshot
-from controller.table_config import config_dir, load_table
 from controller.web.view import table_view
 from drivers.bet_spots import SpotReport
 from tests.table_helpers import FedTable

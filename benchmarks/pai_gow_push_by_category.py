@@ -26,9 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.cards import deck
-from controller.games.house_way import Decision, house_way
+from controller.game.pai_gow import Decision, house_way
 from controller.hands.paigow import HandSet
+from controller.vocab import deck
 
 PLAYERS = 6
 

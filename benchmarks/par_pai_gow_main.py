@@ -1,4 +1,4 @@
-"""Simulate the pai gow main wager (house way against house way) for ``controller/par/pai_gow_data.py``.
+"""Simulate the pai gow main wager (house way against house way) for ``controller/par/_pai_gow_data.py``.
 
 ``python benchmarks/par_pai_gow_main.py --way foxwoods --rounds 1700000 --seed 14 --chunk 50000``
 prints a JSON line of cumulative counts after each chunk (so a long run can be stopped and

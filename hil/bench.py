@@ -25,10 +25,10 @@ from typing import Any, TypedDict
 
 from tqdm import tqdm
 
-from controller.cards import Card, card, deck
+from controller.configuration import TableConfig, boston5_options, pai_gow_options
 from controller.game.definition import GameDefinition
 from controller.game.registry import ByGame
-from controller.game_options import boston5_options, pai_gow_options
+from controller.host import Wakeup
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_json
 from controller.table.base import RoundResult
@@ -37,8 +37,7 @@ from controller.table.latest import LatestSnapshot, SnapshotSource, SnapshotTime
 from controller.table.resettle import Verifier, canonical
 from controller.table.runtime import RuntimePorts, TableRuntime
 from controller.table.snapshot import PlayerHands, TableSnapshot
-from controller.table_config import TableConfig
-from controller.wakeup import Wakeup
+from controller.vocab import Card, card, deck
 from drivers.link import LinkConfig
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.faults import Faults

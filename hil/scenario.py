@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.yamlfile import ConfigError, load_yaml
+from controller.configuration import ConfigError, load_yaml
 from hil.device import SimDevice
 
 __all__ = ["Step", "Scenario", "load_scenario", "ACTIONS"]

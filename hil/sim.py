@@ -14,7 +14,7 @@ import sys
 import threading
 from pathlib import Path
 
-from controller.yamlfile import ConfigError
+from controller.configuration import ConfigError
 from hil.devices import SIMULATORS, ShoeSim
 from hil.faults import Faults
 from hil.scenario import load_scenario

@@ -33,13 +33,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.configuration import TableConfig, load_table
 from controller.journal.records import JournalRecord
 from controller.table.base import RoundResult
 from controller.table.engine import Engine, StartDrawn
 from controller.table.events import OpenTable
 from controller.table.latest import OnDemandSnapshot
 from controller.table.resettle import Verifier, canonical
-from controller.table_config import TableConfig, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import random
 
-from controller.cards import Card, parse_cards
 from controller.hands import THREE_CARD_POKER, evaluate_three
 from controller.table.snapshot import TableSnapshot
+from controller.vocab import Card, parse_cards
 from hil.bench import Player
 
 __all__ = ["PLAY_FROM", "plays", "ThreeCardPlayer"]

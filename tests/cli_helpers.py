@@ -7,7 +7,7 @@ import io
 from pathlib import Path
 
 from controller.cli import main as tablectl
-from controller.table_config import config_dir
+from controller.configuration import config_dir
 
 
 def cli(*args: str) -> tuple[int, str, str]:

@@ -19,15 +19,15 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from controller.cards import ALL_CARDS, Card, parse_cards
 from controller.hands import BOSTON5, HandValue, evaluate_best
 from controller.hands.rules import HandRules
+from controller.vocab import ALL_CARDS, Card, parse_cards
 from tests.floor_fixtures import floor_db, floor_link, floor_site  # noqa: F401  (the floor's shared servers)
 
 if TYPE_CHECKING:
     from hil_table import HilTable
 
-    from controller.table_config import TableConfig
+    from controller.configuration import TableConfig
 
 REPO = Path(__file__).resolve().parent.parent
 

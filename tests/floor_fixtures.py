@@ -67,7 +67,7 @@ class FloorLink:
         return creds
 
     def floor_config(self, table_id: str, servers: tuple[str, ...] | None = None) -> Any:
-        from controller.floor_config import FloorConfig
+        from controller.configuration import FloorConfig
 
         return FloorConfig(
             table_id, servers or self.servers, str(self.table(table_id)), self.prefix, str(self.site.auth.ca)

@@ -15,10 +15,10 @@ from typing import Any
 from deadlines import STATE_TIMEOUT_S
 
 from controller.cli import main as tablectl
+from controller.configuration import TableConfig
 from controller.table.base import RoundResult
 from controller.table.runtime import TableRuntime
 from controller.table.snapshot import PlayerHands, TableSnapshot
-from controller.table_config import TableConfig
 from drivers.link import LinkConfig
 from drivers.messages import BUTTONS
 from drivers.panel import ButtonChanged
@@ -28,7 +28,7 @@ from hil.serve import PtyServer
 
 def shoe(first: str, size: int = 52) -> list[str]:
     """A shoe that deals ``first`` first, then the rest of a 52-card deck, ``size`` cards in all."""
-    from controller.cards import deck
+    from controller.vocab import deck
 
     head = first.split()
     return (head + [str(c) for c in deck() if str(c) not in head])[:size]

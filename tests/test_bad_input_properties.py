@@ -15,11 +15,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.games import RecordError, settle_record
-from controller.games.record import parse_record
-from controller.settlement import Settlement
-from controller.table_config import TableConfig, default_table_path, load_table
-from controller.yamlfile import ConfigError, YamlDoc, load_yaml
+from controller.configuration import ConfigError, TableConfig, default_table_path, load_table, load_yaml
+from controller.configuration._yamlfile import YamlDoc
+from controller.game.record import RecordError, parse_record, settle_record
+from controller.wagers import Settlement
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FOLDER = Path(tempfile.mkdtemp(prefix="tablectl-properties-"))

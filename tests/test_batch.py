@@ -8,9 +8,9 @@ from conftest import hands_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import JOKER
 from controller.hands.fast import Evaluator, evaluator_for
 from controller.hands.rules import Wheel
+from controller.vocab import JOKER
 
 np = pytest.importorskip("numpy")
 from controller.hands.batch import strengths  # noqa: E402

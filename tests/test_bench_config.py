@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from controller.configuration import config_dir
 from controller.journal import SqliteJournal, verify_journal
-from controller.table_config import config_dir
 from tests.cli_helpers import cli, real_table_config
 
 

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from controller.cli import main
+from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
-from controller.table.snapshot_file import snapshot_path
-from controller.table_config import config_dir, load_table
+from controller.table._snapshot_file import snapshot_path
 from hil import bench as bench_module
 from hil.bench import Player, run_bench
 from hil.device import SimDevice

@@ -1,5 +1,5 @@
 """Issue 40 item 4: nothing is paid that cannot be re-settled. The table settles through exactly
-the function ``tablectl settle`` runs (:func:`controller.games.settle_json`), the record it
+the function ``tablectl settle`` runs (:func:`controller.game.record._settle.settle_json`), the record it
 settled is the round's record, and a record that cannot be settled holds with a way on other than
 a void (clear fault settles it again). A card beyond the deal, readable or not, is never a seat's,
 the dealer's or a community card: it is burned (the stub's cards go to the discard rack
@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from table_helpers import FedTable
 
-from controller.cards import deck
-from controller.games import record_json, settle_json
-from controller.table.boston5 import Boston5Table
+from controller.configuration import config_dir, load_table
+from controller.game.boston5._machine import Boston5Table
+from controller.game.mississippi_stud._machine import MississippiTable
+from controller.game.pai_gow._machine import PaiGowTable
+from controller.game.record import record_json, settle_json
 from controller.table.card_ledger import BURNED
-from controller.table.mississippi_stud import MississippiTable
-from controller.table.pai_gow import PaiGowTable
-from controller.table_config import config_dir, load_table
+from controller.vocab import deck
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardUnreadable
 

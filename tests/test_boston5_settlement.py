@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from controller.games import RecordError, settle_record
-from controller.table_config import default_table_path, load_table
+from controller.configuration import default_table_path, load_table
+from controller.game.record import RecordError, settle_record
 
 TABLE = load_table(default_table_path("boston5"))
 DEALER_PAIR_OF_NINES = "9c 9d 5h 3s 2c"
@@ -202,6 +202,6 @@ def test_a_table_without_the_bonus_paytable_refuses_bonus_wagers() -> None:
 
 
 def _paytables():
-    from controller.paytables import load_paytables
+    from controller.configuration import load_paytables
 
     return load_paytables(default_table_path("boston5").parent / "paytables")

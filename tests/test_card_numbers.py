@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 from table_helpers import FedTable
 
-from controller.table.boston5 import Boston5Table
-from controller.table.mississippi_stud import MississippiTable
+from controller.configuration import config_dir, load_table
+from controller.game.boston5._machine import Boston5Table
+from controller.game.mississippi_stud._machine import MississippiTable
 from controller.table.snapshot_build import build_hands
-from controller.table_config import config_dir, load_table
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, CardUnreadable
 from drivers.state import ShoeState

@@ -7,7 +7,8 @@ from conftest import hands_of
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.cards import ALL_CARDS, JOKER, CardError, Rank, Suit, card, deck, format_cards, parse_cards
+from controller.vocab import ALL_CARDS, JOKER, CardError, card, deck, format_cards, parse_cards
+from controller.vocab._cards import Rank, Suit
 
 
 def test_spaced_and_run_together_forms_read_the_same() -> None:

@@ -1,7 +1,7 @@
 """Every ``tablectl`` help page reads as plain text: no sentence cut off, no ``%%`` printed, no RST
 or Markdown markup, every option with a help text and its default shown (issue #31). The pages
 are found by walking the parser, so a sub-command added later is checked as well, and each page is
-made by the one formatter in ``controller/cli/args.py``."""
+made by the one formatter in ``controller/cli/_args.py``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from controller.cli import build_parser
-from controller.cli.args import HelpFormatter, description, plain_text, shows_default
+from controller.cli._args import HelpFormatter, description, plain_text, shows_default
 
 PAGES_AT_LEAST = {"tablectl", "tablectl bench", "tablectl journal prune", "tablectl floor web", "tablectl web token"}
 """Pages the walk must reach: the top, a sub-command, and sub-sub-commands of three modules."""
@@ -62,7 +62,7 @@ def test_the_walk_reaches_every_level() -> None:
 
 @pytest.mark.parametrize(("name", "parser"), ALL, ids=[name for name, _ in ALL])
 def test_a_help_page_is_plain_text_with_every_option_explained(name: str, parser: argparse.ArgumentParser) -> None:
-    assert isinstance(parser._get_formatter(), HelpFormatter), f"{name}: not made by controller.cli.args.Parser"
+    assert isinstance(parser._get_formatter(), HelpFormatter), f"{name}: not made by controller.cli._args.Parser"
     page = parser.format_help()
     assert not MARKUP.search(page), f"{name}: markup or %% in its help page:\n{page}"
     if parser.description:

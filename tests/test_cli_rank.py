@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from controller.cli import main
-from controller.cli.rank import rank_lines
+from controller.cli._rank import rank_lines
 from controller.hands import Kind
 
 

@@ -1,6 +1,6 @@
 """``tablectl`` starts fast: registering the sub-commands imports nothing heavy, each sub-command
 imports what it needs when it runs, and the names the sub-commands offer as choices (written out
-in ``controller/cli/choices.py`` for that) are the registries' own. The start-up time itself is
+in ``controller/cli/_choices.py`` for that) are the registries' own. The start-up time itself is
 measured by ``benchmarks/bench_startup.py``, never here."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from controller.cli import choices
+from controller.cli import _choices as choices
 
 HEAVY = ("numpy", "controller.par", "controller.table", "controller.journal", "hil", "yaml", "asyncio", "transitions")
 """What no sub-command's registration may import: each is tens of milliseconds or more."""
@@ -64,10 +64,10 @@ def test_ranking_a_hand_loads_neither_numpy_nor_the_par_solver() -> None:
 
 def test_the_written_out_choices_are_the_registries() -> None:
     from controller.docgen.diagram import MACHINES
+    from controller.game.pai_gow._house_way import HOUSE_WAYS
+    from controller.game.record import SPECS
+    from controller.game.record._settle import GAMES
     from controller.game.registry import names
-    from controller.games import GAMES
-    from controller.games.house_way import HOUSE_WAYS
-    from controller.games.spec import SPECS
     from controller.hands import Kind
     from controller.journal.retention import KEEP_LAST
     from hil.bench import FAULT_PROFILES, PLAYERS, STRATEGIES

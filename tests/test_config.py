@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from controller.configuration import ConfigError, default_table_path, load_paytables, load_table
+from controller.configuration._paytables import read_paytables
 from controller.hands import Category
-from controller.paytables import load_paytables, read_paytables
-from controller.table_config import default_table_path, load_table
-from controller.yamlfile import ConfigError
 
 
 def test_shipped_tables_load_with_their_paytables() -> None:
@@ -212,7 +211,7 @@ def test_unknown_driver_name_names_file_line_and_the_known_drivers(tmp_path: Pat
 
 
 def test_the_config_knows_the_registry_s_driver_names() -> None:
-    from controller.table_config import DRIVER_NAMES
+    from controller.configuration._table import DRIVER_NAMES
     from drivers.registry import DRIVERS
 
     assert sorted(DRIVERS) == list(DRIVER_NAMES)
@@ -221,7 +220,7 @@ def test_the_config_knows_the_registry_s_driver_names() -> None:
 def test_an_installed_entry_point_driver_is_known(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.metadata
 
-    from controller.table_config import DRIVER_ENTRY_POINTS, known_driver
+    from controller.configuration._table import DRIVER_ENTRY_POINTS, known_driver
 
     found = importlib.metadata.EntryPoint("acme", "acme.drivers:Acme", DRIVER_ENTRY_POINTS)
     monkeypatch.setattr(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller import table_config
+from controller.configuration import _table as table_config
 from controller.docgen import configuration
 from controller.game.registry import definition, names
 

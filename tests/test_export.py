@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
-from controller.table_config import config_dir, load_table
 from hil.bench import run_bench
 from tests.cli_helpers import cli
 

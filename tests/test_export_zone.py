@@ -23,9 +23,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
 from controller.journal.meters import meters_for_round
-from controller.table_config import config_dir, load_table
 from hil.bench import run_bench
 from tests.cli_helpers import cli
 

@@ -12,11 +12,11 @@ from conftest import hand, hands_of, to_ref
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.cards import parse_cards
 from controller.hands import BOSTON5, MISSISSIPPI_STUD, PAI_GOW, Category, HandError, evaluate_five
 from controller.hands.categories import FIVE_CARD_ORDER
 from controller.hands.fast import evaluator_for
 from controller.hands.rules import Wheel
+from controller.vocab import parse_cards
 
 C = Category
 

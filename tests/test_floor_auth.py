@@ -25,11 +25,11 @@ x509 = pytest.importorskip("cryptography.x509")
 import nats  # noqa: E402
 import nats.errors  # noqa: E402
 
+from controller.configuration import load_table  # noqa: E402
 from controller.floor.certs import make_certs  # noqa: E402
 from controller.floor.connect import NatsAuth, nats_auth_options  # noqa: E402
 from controller.floor.identity import FloorAuth  # noqa: E402
 from controller.floor.servers import FloorDatabase, LocalPostgres  # noqa: E402
-from controller.table_config import load_table  # noqa: E402
 from tests.floor_fixtures import FloorLink, FloorSite  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -369,7 +369,7 @@ def test_the_deployed_configs_hold_no_secret_and_parse(tmp_path: Path) -> None:
     import shlex
 
     from controller.cli import build_parser
-    from controller.cli.floor import secret_in_url
+    from controller.cli._floor import secret_in_url
     from controller.floor.servers import nats_server_binary
 
     unit = configparser.ConfigParser(strict=False, interpolation=None)

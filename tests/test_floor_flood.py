@@ -207,9 +207,9 @@ def test_one_table_flooding_the_floor_holds_up_no_other_table(
 def test_a_throttled_table_says_so_in_its_heartbeat_and_floor_status(floor_site: FloorSite) -> None:
     """The heartbeat of a table the broker refuses carries why; the floor keeps it, and
     ``floor status`` (controller.floor.alerts) names the table."""
+    from controller.floor._tell import store_heartbeats
     from controller.floor.alerts import floor_status
     from controller.floor.channel import decode_heartbeat
-    from controller.floor.tell import store_heartbeats
 
     why = "the broker refuses its records: its share of the floor stream is full (3 refusals)"
     beat = Heartbeat("fl-d", time.time(), "betting", None, 4, 120, None, why)

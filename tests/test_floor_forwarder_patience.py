@@ -15,9 +15,9 @@ import pytest
 pytest.importorskip("nats")
 
 import controller.floor.forwarder as forwarder_module
+from controller.configuration import FloorConfig
 from controller.floor.forwarder import Forwarder, _Resend
 from controller.floor.publish import Publisher
-from controller.floor_config import FloorConfig
 
 TIMEOUT = 0.1
 NO_OUTBOX: Any = None

@@ -237,7 +237,7 @@ def test_a_duplicate_answer_for_a_record_the_floor_has_not_stored_is_sent_again(
 
 
 def _config() -> Any:
-    from controller.floor_config import FloorConfig
+    from controller.configuration import FloorConfig
 
     return FloorConfig("iso-e", ("tls://127.0.0.1:1",))
 
@@ -310,7 +310,7 @@ def test_status_alerts_when_what_the_broker_took_is_not_stored_in_time(folder: P
     import sqlite3
     from contextlib import closing
 
-    from controller.cli.status import STORED_PATIENCE_S, floor_link
+    from controller.cli._status import STORED_PATIENCE_S, floor_link
 
     journal = SqliteJournal(folder / "st.db")
     journal.append_batch([NewRecord("SpotReport", SPOT, event=True)] * 10)

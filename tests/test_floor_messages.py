@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from controller.configuration import ConfigError, load_table
 from controller.journal import SqliteJournal, verify_journal
 from controller.journal.meters import meters_for_round
 from controller.journal.outbox import Outbox
-from controller.table_config import load_table
-from controller.yamlfile import ConfigError
 
 pytest.importorskip("nats")
 pytest.importorskip("psycopg")
@@ -170,7 +169,7 @@ def test_floor_never_imports_drivers() -> None:
 
 
 def test_run_and_bench_start_a_forwarder_only_with_a_floor_section(tmp_path: Path) -> None:
-    from controller.cli.floor import forwarder_for
+    from controller.cli._floor import forwarder_for
     from controller.floor.forwarder import Forwarder
 
     assert forwarder_for(load_table(bench_config(tmp_path, "")), tmp_path / "j.db") is None

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from controller.cli import main
+from controller.configuration import config_dir, load_table
 from controller.floor.report import groups_from_rows, report_from_rows, sheet_for_config
 from controller.journal import SqliteJournal
-from controller.table_config import config_dir, load_table
 from hil.bench import run_bench
 
 GAMES = ("mississippi_stud", "boston5", "pai_gow")

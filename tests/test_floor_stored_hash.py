@@ -22,11 +22,11 @@ pytest.importorskip("psycopg")
 import nats
 import psycopg
 
-from controller.cli.status import floor_link as table_floor_link
+from controller.cli._status import floor_link as table_floor_link
+from controller.floor._tell import store_heartbeats
 from controller.floor.channel import Heartbeat, Stored, decode_heartbeat, heartbeat_subject, to_table_subject
 from controller.floor.connect import nats_auth_options
 from controller.floor.forwarder import Forwarder, LinkState
-from controller.floor.tell import store_heartbeats
 from controller.journal import NewRecord, SqliteJournal
 from controller.journal.retention import floor_acknowledged
 from tests.deadlines import STATE_TIMEOUT_S

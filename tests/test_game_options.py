@@ -1,4 +1,4 @@
-"""The typed views of each game's table settings (controller.game_options) name exactly the
+"""The typed views of each game's table settings (controller.configuration._game_options) name exactly the
 options the catalog declares, with the type the config loader gives each: the cast in each view
 is only true while they agree."""
 
@@ -8,10 +8,10 @@ from typing import Literal, get_args, get_origin, get_type_hints
 
 import pytest
 
+from controller.configuration import PaiGowOptions, boston5_options, default_table_path, load_table, pai_gow_options
+from controller.configuration._game_options import Boston5Options
 from controller.game.registry import definition, names
-from controller.game_options import Boston5Options, PaiGowOptions, boston5_options, pai_gow_options
-from controller.money import Odds
-from controller.table_config import default_table_path, load_table
+from controller.vocab import Odds
 
 VIEWS: dict[str, type] = {"boston5": Boston5Options, "pai_gow": PaiGowOptions}
 

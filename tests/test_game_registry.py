@@ -31,13 +31,9 @@ SWITCH_FREE = ("controller", "hil", "drivers")
 """Where no code may compare a value with a game's name."""
 
 MAY_SWITCH: dict[str, str] = {
-    "controller/game/": "each game's own package (controller/game/<name>/) names itself",
-    "controller/games/": "the rules layer: each game's record reader and settlement (the definitions reference them)",
+    "controller/game/": "each game's own package (controller/game/<name>/: its rules, record and machine) names itself",
     "controller/hands/": "the rules layer: hand ranking",
     "controller/par/": "the rules layer: the par sheets and their solvers",
-    "controller/table/boston5.py": "Boston 5's own round machine (the definition names it)",
-    "controller/table/mississippi_stud.py": "Mississippi Stud's own round machine (the definition names it)",
-    "controller/table/pai_gow.py": "pai gow's own round machine (the definition names it)",
     "hil/reference/": "the simulation's reference model: a checker never shares code with what it checks",
     "hil/simulate/model_check.py": "the reference model's checks: written from the rules, not from the definitions",
 }
@@ -127,10 +123,10 @@ def test_one_definition_imports_no_other_game(game: str) -> None:
 
 def test_the_owner_of_a_module_is_told_by_its_name() -> None:
     """The check above sees a game's modules (it would fail if a definition imported another's)."""
-    assert _owner("controller.games.pai_gow_deal") == "pai_gow"
+    assert _owner("controller.game.pai_gow._deal") == "pai_gow"
     assert _owner("controller.par.mississippi") == "mississippi_stud"
-    assert _owner("controller.table.boston5") == "boston5"
-    assert _owner("controller.game.three_card_poker.catalog") == "three_card_poker"
+    assert _owner("controller.game.boston5._machine") == "boston5"
+    assert _owner("controller.game.three_card_poker._catalog") == "three_card_poker"
     assert _owner("controller.table.round") is None
 
 
@@ -176,7 +172,7 @@ def test_the_switch_check_sees_each_form() -> None:
 
 
 def test_the_command_lines_light_lists_are_the_registrys() -> None:
-    from controller.cli import choices
+    from controller.cli import _choices as choices
 
     assert choices.RULES_GAMES == names()
     assert choices.GAMES == tuple(sorted(table_names()))

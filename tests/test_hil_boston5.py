@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from hil_table import HilTable, shoe, wait
 
-from controller.table_config import config_dir, load_table
+from controller.configuration import config_dir, load_table
 
 TABLE = load_table(config_dir() / "bench" / "boston5.yaml")
 

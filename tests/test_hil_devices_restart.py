@@ -11,10 +11,10 @@ from pathlib import Path
 
 from deadlines import STATE_TIMEOUT_S
 
+from controller.configuration import load_table
 from controller.journal import SqliteJournal
 from controller.table.journal_files import journaled_event_windows
 from controller.table.runtime import TableRuntime
-from controller.table_config import load_table
 from drivers.framing import MsgType, decode_frame
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.faults import Faults

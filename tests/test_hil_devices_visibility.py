@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from deadlines import STATE_TIMEOUT_S
 
+from controller.journal.records import event_record
+from controller.table._sdnotify import SystemdNotifier
 from controller.table.events import decode_event
-from controller.table.journal import event_record
-from controller.table.sdnotify import SystemdNotifier
 from drivers.link import LinkStats
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.serve import PtyServer

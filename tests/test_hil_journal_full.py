@@ -15,10 +15,10 @@ import pytest
 from hil_table import HilTable, shoe, wait
 from test_hil_pai_gow import DICE, shoe_for
 
+from controller.configuration import TableConfig, config_dir, load_table
 from controller.journal import JournalFull, SqliteJournal, verify_journal
 from controller.journal.recall import recall
 from controller.table.runtime import TableRuntime
-from controller.table_config import TableConfig, config_dir, load_table
 from drivers.messages import BUTTONS
 from drivers.panel import ButtonChanged
 

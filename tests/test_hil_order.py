@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hil_table import HilTable, shoe, wait
 
-from controller.table_config import config_dir, load_table
+from controller.configuration import config_dir, load_table
 from drivers.link import LinkConfig
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from hil_table import HilTable, shoe, wait
 
+from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_lines
-from controller.table_config import config_dir, load_table
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 CARDS = "As Ad Kc Qd 7h 8h 2c"

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from hil_table import HilTable, wait
 
-from controller.cards import deck, parse_cards
-from controller.games.pai_gow_deal import DEALER, deal, start_position
-from controller.table_config import config_dir, load_table
+from controller.configuration import config_dir, load_table
+from controller.game.pai_gow._deal import DEALER, deal, start_position
+from controller.vocab import deck, parse_cards
 
 TABLE = load_table(config_dir() / "bench" / "pai_gow.yaml")
 O = TABLE.options

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 from hil_table import HilTable, shoe, wait
 
-from controller.table_config import TableConfig, config_dir, load_table
+from controller.configuration import TableConfig, config_dir, load_table
 
 MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 B5 = load_table(config_dir() / "bench" / "boston5.yaml")

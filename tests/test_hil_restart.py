@@ -23,7 +23,7 @@ from hil_table import shoe
 from test_hil_devices_visibility import table_config
 
 from controller.journal import SqliteJournal
-from controller.table.snapshot_file import snapshot_path
+from controller.table._snapshot_file import snapshot_path
 from hil.devices import TABLE_STOPPED, BetSpotSim, PanelSim, ShoeSim
 from hil.serve import PtyServer
 

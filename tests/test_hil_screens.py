@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hil_table import HilTable, shoe, wait
 
-from controller.table_config import config_dir, load_table
+from controller.configuration import config_dir, load_table
 
 WORDS = {
     "no_more_bets": "no more bets",

@@ -12,7 +12,7 @@ import pytest
 from deadlines import STATE_TIMEOUT_S
 from hil_helpers import wait_for
 
-from controller.yamlfile import ConfigError
+from controller.configuration import ConfigError
 from drivers.link import LinkConfig
 from drivers.panel import ButtonChanged, PanelDriver
 from drivers.shoe import CardDealt, ShoeDriver

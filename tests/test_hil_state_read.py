@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hil_table import HilTable, shoe, wait
 
-from controller.table_config import config_dir, load_table
+from controller.configuration import config_dir, load_table
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 CARDS = "As Ad Kc Qd 7h 8h 2c"

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from controller.configuration import config_dir, load_table
 from controller.table.events import OpenTable
 from controller.table.runtime import TableRuntime
-from controller.table_config import config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged

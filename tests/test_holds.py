@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
+from controller.configuration import config_dir, load_table
 from controller.journal import JournalError, SqliteJournal
 from controller.journal.holds import round_holds, stories
 from controller.table.events import OpenTable
 from controller.table.runtime import RuntimePorts, TableRuntime
-from controller.table_config import config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged

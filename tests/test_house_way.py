@@ -8,10 +8,10 @@ from conftest import hands_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import parse_cards
+from controller.game.pai_gow._house_way import HOUSE_WAYS, set_by_house_way
 from controller.game.registry import definition
-from controller.games.house_way import HOUSE_WAYS, set_by_house_way
 from controller.hands import Category
+from controller.vocab import parse_cards
 
 FOXWOODS = [
     # (cards, expected low hand, rule)
@@ -175,9 +175,9 @@ def test_quick_straight_or_flush_test_never_misses_one(cards: list) -> None:
     # straight or flush (checked by ranking every five).
     from itertools import combinations
 
-    from controller.games.house_way import Hand
+    from controller.game.pai_gow._house_way import Hand
+    from controller.hands._value import evaluate_five
     from controller.hands.rules import PAI_GOW
-    from controller.hands.value import evaluate_five
 
     five_card = {evaluate_five(list(five), PAI_GOW).category for five in combinations(cards, 5)}
     makes_one = bool(five_card & {Category.STRAIGHT, Category.FLUSH, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})

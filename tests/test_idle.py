@@ -23,8 +23,8 @@ import pytest
 from deadlines import STATE_TIMEOUT_S
 from hil_helpers import of, wait_for
 
-from controller.table_config import config_dir, load_table
-from controller.wakeup import Wakeup
+from controller.configuration import config_dir, load_table
+from controller.host import Wakeup
 from drivers import link as link_module
 from drivers.link import LinkConfig, LinkUp
 from drivers.link_events import PROBLEM_COUNTERS, LinkCounters

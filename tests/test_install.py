@@ -110,7 +110,7 @@ def test_a_missing_extras_hint_names_the_wheel_installed(installed: tuple[Path, 
         [
             str(bin_dir / "python"),
             "-c",
-            "from controller.install_hint import install_hint; print(install_hint('floor'))",
+            "from controller.host._install_hint import install_hint; print(install_hint('floor'))",
         ],
         cwd=tmp_path,
         capture_output=True,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.install_hint import install_command
+from controller.host._install_hint import install_command
 
 PY = "/srv/venv/bin/python"
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from controller.configuration import config_dir, load_table
+from controller.game.mississippi_stud._machine import MississippiTable
 from controller.journal import SCHEMA_VERSION, JournalError, JournalFull, NewRecord, SqliteJournal, verify_journal
 from controller.journal.meters import meters_for_round
 from controller.journal.outbox import Outbox
@@ -22,9 +24,7 @@ from controller.journal.store import GENESIS, _Transaction, record_hash
 from controller.table.devices import RecordingDevices
 from controller.table.engine import Engine
 from controller.table.events import OpenTable
-from controller.table.mississippi_stud import MississippiTable
 from controller.table.snapshot_build import build_snapshot
-from controller.table_config import config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import controller.journal.backup as backup
+from controller.configuration import config_dir, load_table
 from controller.journal import JournalError, SqliteJournal, verify_journal
 from controller.journal.writer_lock import holder
-from controller.table_config import config_dir, load_table
 from hil.bench import run_bench
 from tests.cli_helpers import cli
 

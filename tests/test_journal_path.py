@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from controller.configuration import load_table
 from controller.journal import SqliteJournal
-from controller.table_config import load_table
 from tests.cli_helpers import cli, real_table_config
 
 

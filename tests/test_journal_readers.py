@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from cli_helpers import cli, real_table_config
 
+from controller.configuration import config_dir, load_table
 from controller.journal import JournalError, SqliteJournal, read_hmac_key, verify_journal
 from controller.journal.meters import meters_for_round
 from controller.journal.recall import recall, recall_lines
 from controller.journal.retention import prune
 from controller.journal.store import meta_hash
-from controller.table_config import config_dir, load_table
 from hil.bench import run_bench
 
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from controller.configuration import config_dir, load_table
 from controller.journal import SCHEMA_VERSION, verify_journal
 from controller.table.journal_files import open_journal
-from controller.table_config import config_dir, load_table
 from hil.bench import run_bench
 from tests.cli_helpers import cli
 

@@ -17,10 +17,10 @@ from cli_helpers import cli, real_table_config
 from deadlines import STATE_TIMEOUT_S
 from hil_table import HilTable, shoe
 
+from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal, verify_journal
 from controller.journal.game import GAME_META
 from controller.journal.writer_lock import JournalLocked, WriterLock, holder
-from controller.table_config import config_dir, load_table
 
 BENCH = config_dir() / "bench"
 

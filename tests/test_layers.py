@@ -20,7 +20,7 @@ RULES = "rules"
 LAYERS = ("table", "journal", "floor", "web", "cli", "docgen")
 """The sub-packages of ``controller`` that are layers of their own (``controller.<name>``)."""
 
-GAME_PARTS = {"table": "controller.table", "guide": "controller.docgen"}
+GAME_PARTS = {"_machine": "controller.table", "guide": "controller.docgen"}
 """A game's package (``controller.game.<name>``) may hold its parts in other layers, each in the
 module of this name: its round machine (the table layer) and its dealer guide round (docgen).
 The game's definition names them lazily (``"module:attribute"``): the rules never import them."""
@@ -152,12 +152,14 @@ def test_no_module_imports_itself_round_a_circle_when_loading() -> None:
 @pytest.mark.parametrize(
     ("module", "layer"),
     [
-        ("controller.cards", RULES),
+        ("controller.vocab._cards", RULES),
         ("controller.par.sheets", RULES),
         ("controller.table.round", "controller.table"),
         ("controller.game.some_game", RULES),
         ("controller.game.some_game.hooks", RULES),
-        ("controller.game.some_game.table", "controller.table"),
+        ("controller.game.some_game._machine", "controller.table"),
+        ("controller.game.pai_gow._machine", "controller.table"),
+        ("controller.game.pai_gow._rules", RULES),
         ("controller.game.some_game.guide", "controller.docgen"),
         ("controller.__main__", "controller.cli"),
         ("hil.bench", "hil"),
@@ -171,5 +173,5 @@ def test_modules_are_placed_in_their_layers(module: str, layer: str) -> None:
 def test_the_check_catches_a_rule_importing_a_driver(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("from drivers.shoe import CardDealt\n")
-    assert "drivers" not in MAY_IMPORT[layer_of("controller.cards")]
+    assert "drivers" not in MAY_IMPORT[layer_of("controller.vocab._cards")]
     assert {layer_of(n) for n in imports(bad)} == {"drivers"}

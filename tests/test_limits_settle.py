@@ -17,11 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from controller.cards import deck, format_cards
-from controller.games import settle_record
-from controller.games.pai_gow_deal import DEALER, deal
-from controller.table_config import TableConfig, config_dir, load_table
-from controller.yamlfile import ConfigError
+from controller.configuration import ConfigError, TableConfig, config_dir, load_table
+from controller.game.pai_gow._deal import DEALER, deal
+from controller.game.record import settle_record
+from controller.vocab import deck, format_cards
 
 SHIPPED = sorted([*config_dir().glob("*.yaml"), *(config_dir() / "bench").glob("*.yaml")])
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from deadlines import STATE_TIMEOUT_S
 
-from controller.logs import LIBRARY_LOGGERS, configure_logging, priority, under_journald
+from controller.host import configure_logging
+from controller.host._logs import LIBRARY_LOGGERS, priority, under_journald
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.serve import PtyServer
 from tests.test_hil_devices_visibility import Lines, table_config

@@ -6,8 +6,8 @@ import pytest
 from conftest import hands_of
 from hypothesis import given
 
-from controller.cards import JOKER, parse_cards
 from controller.hands import BOSTON5, PAI_GOW, Category, HandError, classify_bonus, evaluate_low, paying_line
+from controller.vocab import JOKER, parse_cards
 
 C = Category
 

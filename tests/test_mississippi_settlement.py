@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from controller.games import RecordError, settle_record
-from controller.table_config import default_table_path, load_table
+from controller.configuration import default_table_path, load_table
+from controller.game.record import RecordError, settle_record
 
 TABLE = load_table(default_table_path("mississippi_stud"))
 

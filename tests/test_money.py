@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.money import Odds, OddsError, format_cents, parse_odds
+from controller.vocab import Odds, OddsError, format_cents, parse_odds
 
 
 @pytest.mark.parametrize(

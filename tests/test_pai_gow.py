@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import deck, format_cards
-from controller.games import RecordError, settle_record
-from controller.games.pai_gow import commission
-from controller.games.pai_gow_deal import DEALER, StartError, deal, start_position
-from controller.settlement import Result
-from controller.table_config import default_table_path, load_table
+from controller.configuration import default_table_path, load_table
+from controller.game.pai_gow._deal import DEALER, StartError, deal, start_position
+from controller.game.pai_gow._rules import commission
+from controller.game.record import RecordError, settle_record
+from controller.vocab import deck, format_cards
+from controller.wagers import Result
 
 TABLE = load_table(default_table_path("pai_gow"))
 DEALER_NO_PAIR = "Th 9h 8s 5c 4c 3h 2s"  # house way: high T-5-4-3-2, low 9-8
@@ -359,7 +359,7 @@ def test_settlement_conserves_money_and_ignores_seat_order(rnd, shuffler) -> Non
 @settings(max_examples=60)
 @given(st.randoms(use_true_random=False))
 def test_pai_gow_round_record_round_trips(rnd) -> None:
-    from controller.games import GAMES
+    from controller.game.record._settle import GAMES
 
     record = random_round(rnd)
     game = GAMES["pai_gow"]
@@ -422,7 +422,7 @@ def test_the_shared_part_kept_from_the_last_round_is_reused_only_when_nothing_it
     status) and each seat settled with it are kept from the last round settled (the table settles its round when the dealer's hand
     is set and again at the end); a round that differs in anything it reads is settled from scratch:
     each variation settles as it does with nothing kept, and so does the first round after it."""
-    from controller.games import pai_gow as rules
+    from controller.game.pai_gow import _rules as rules
 
     def doubled(name: str) -> dict:
         table = TABLE.paytables[name]

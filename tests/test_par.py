@@ -9,18 +9,18 @@ from math import comb
 import numpy as np
 import pytest
 
-from controller.cards import ALL_CARDS, parse_cards
+from controller.configuration import default_table_path, load_table
 from controller.hands import BOSTON5, MISSISSIPPI_STUD, Category
 from controller.hands.batch import strengths
 from controller.hands.rules import Wheel
 from controller.par import SpotPar, boston5_expose, mississippi_decision, par_sheet
+from controller.par._three_card import three_card_counts, three_card_par
 from controller.par.combos import colex_index, combinations_array
 from controller.par.lines import five_card_lines
 from controller.par.pai_gow_main import main_edge, simulate_main
 from controller.par.sheets import ParError, with_paytable
 from controller.par.strategy import set_index
-from controller.par.three_card import three_card_counts, three_card_par
-from controller.table_config import default_table_path, load_table
+from controller.vocab import ALL_CARDS, parse_cards
 
 
 def _table(game: str):  # type: ignore[no-untyped-def]
@@ -352,7 +352,7 @@ def test_cli_par_strategy_as_data(capsys) -> None:  # type: ignore[no-untyped-de
 
 
 def _ballys_table(tmp_path):  # type: ignore[no-untyped-def]
-    from controller.table_config import config_dir
+    from controller.configuration import config_dir
 
     text = default_table_path("pai_gow").read_text().replace("house_way: foxwoods", "house_way: ballys_ac")
     config = tmp_path / "pai_gow.yaml"
@@ -361,7 +361,7 @@ def _ballys_table(tmp_path):  # type: ignore[no-untyped-def]
 
 
 def test_pai_gow_main_wager_for_each_house_way(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from controller.par.pai_gow_data import MAIN_COUNTS, MAIN_SOURCE
+    from controller.par._pai_gow_data import MAIN_COUNTS, MAIN_SOURCE
 
     ballys = par_sheet("pai_gow", load_table(_ballys_table(tmp_path))).spots["pai_gow"]
     foxwoods = par_sheet("pai_gow", load_table(default_table_path("pai_gow"))).spots["pai_gow"]

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.cards import parse_cards
-from controller.games.house_way import house_way
+from controller.configuration import config_dir, load_table
+from controller.game.pai_gow import house_way
 from controller.journal import SqliteJournal
 from controller.par import boston5_expose, boston5_raise, mississippi_decision
-from controller.table_config import config_dir, load_table
+from controller.vocab import parse_cards
 from hil.bench import run_bench
 
 STREETS = ("third", "fourth", "fifth")

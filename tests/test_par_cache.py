@@ -1,4 +1,4 @@
-"""The par service's one cache (controller.par.service, controller.par.cache): results keyed by
+"""The par service's one cache (controller.par.service, controller.par._cache): results keyed by
 the paytable's content, shipped for the shipped paytables, computed once otherwise with a note
 and a progress bar, written atomically (0600), and a damaged file never trusted."""
 
@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from controller.par import cache, service
-from controller.table_config import TableConfig, config_dir, load_table
+from controller.configuration import TableConfig, config_dir, load_table
+from controller.par import _cache as cache
+from controller.par import service
 
 GAMES = ("mississippi_stud", "boston5", "pai_gow")
 
@@ -60,8 +61,8 @@ def no_solver(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("folder", ["", "bench"])
 def test_shipped_paytables_are_never_computed(folder: str, fresh: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
-    from controller.cards import parse_cards
     from controller.par import boston5_raise, mississippi_decision, par_sheet
+    from controller.vocab import parse_cards
 
     no_solver(monkeypatch)
     for game in GAMES:
@@ -110,8 +111,8 @@ def _b5_fast(monkeypatch: pytest.MonkeyPatch, calls: list[int]) -> None:
 
 
 def test_a_new_boston5_paytable_is_computed_once_and_says_so(tmp_path: Path, fresh: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
-    from controller.cards import parse_cards
     from controller.par import boston5_raise
+    from controller.vocab import parse_cards
 
     calls: list[int] = []
     _b5_fast(monkeypatch, calls)

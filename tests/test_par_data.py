@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.par.cache import decode_entry
+from controller.par._cache import decode_entry
 from controller.par.shipped import DATA, Shipped, payloads_agree, shipped_results
 
 SHIPPED = {r.name: r for r in shipped_results()}

@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 from table_helpers import FedTable
 
+from controller.configuration import config_dir, load_table
+from controller.game.mississippi_stud._machine import MississippiTable
 from controller.table.engine import JournalFault
 from controller.table.events import OpenTable
-from controller.table.mississippi_stud import MississippiTable
 from controller.table.runtime import TableRuntime
-from controller.table_config import config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.link import LinkUp
 from drivers.panel import ButtonChanged

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from controller.cli import main as tablectl
-from controller.table_config import config_dir, load_table
+from controller.configuration import config_dir, load_table
 from hil.bench import run_bench
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import cli
 
+from controller.configuration import FloorConfig
 from controller.floor.forwarder import Forwarder
-from controller.floor_config import FloorConfig
 from controller.journal import JournalError, SqliteJournal, verify_reader
 from controller.journal.meters import meters_for_round
 from controller.journal.outbox import Outbox

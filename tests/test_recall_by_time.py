@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from controller.cli.when import local_time
+from controller.cli._when import local_time
 from controller.journal import SqliteJournal
 from controller.journal.by_time import rounds_at, rounds_between
 from controller.journal.meters import meters_for_round

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main as tablectl
+from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal, verify_journal
 from controller.journal.retention import prune
-from controller.table_config import config_dir, load_table
 from hil.bench import run_bench
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from hil_table import HilTable, shoe, wait
 
+from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal, verify_journal
-from controller.table_config import config_dir, load_table
 from drivers.messages import BUTTONS
 
 MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")

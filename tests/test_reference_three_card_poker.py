@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from controller.cards import ALL_CARDS, format_cards
-from controller.games import settle_record
-from controller.table_config import default_table_path, load_table
+from controller.configuration import default_table_path, load_table
+from controller.game.record import settle_record
+from controller.vocab import ALL_CARDS, format_cards
 from hil.reference.games import SeatState, deal_destinations, expect_round, visible_cards
 from hil.reference.paytables import load_ref_table
 

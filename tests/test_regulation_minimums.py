@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main as tablectl
-from controller.table_config import config_dir, load_table
-from controller.yamlfile import ConfigError
+from controller.configuration import ConfigError, config_dir, load_table
 
 
 def copy_table(tmp_path: Path, game: str) -> Path:

@@ -11,9 +11,9 @@ import pytest
 from cli_helpers import cli
 from hil_table import HilTable, shoe
 
-from controller.games import RecordError, settle_record
+from controller.configuration import config_dir, default_table_path, load_table
+from controller.game.record import RecordError, settle_record
 from controller.journal import SqliteJournal
-from controller.table_config import config_dir, default_table_path, load_table
 
 BENCH = config_dir() / "bench"
 

@@ -10,14 +10,13 @@ from itertools import combinations
 
 import pytest
 
-from controller.cards import deck, parse_cards
-from controller.games import settle_record
+from controller.configuration import TableConfig, default_table_path, load_table
+from controller.game.record import settle_record
 from controller.hands import MISSISSIPPI_STUD, PAI_GOW, Category
+from controller.hands._value import _evaluate, _pick_best, _pick_five
 from controller.hands.categories import FIVE_CARD_ORDER, unpack
 from controller.hands.rules import HandRules
-from controller.hands.value import _evaluate, _pick_best, _pick_five
-from controller.money import Odds
-from controller.table_config import TableConfig, default_table_path, load_table
+from controller.vocab import Odds, deck, parse_cards
 
 # At least one hand of each category, the wheel straight and straight flush among them, and hands
 # whose equal ranks come in every order of suits.

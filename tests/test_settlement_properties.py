@@ -9,10 +9,11 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import deck, format_cards
-from controller.games import GAMES, settle_record
-from controller.settlement import Result
-from controller.table_config import default_table_path, load_table
+from controller.configuration import default_table_path, load_table
+from controller.game.record import settle_record
+from controller.game.record._settle import GAMES
+from controller.vocab import deck, format_cards
+from controller.wagers import Result
 
 TABLES = {g: load_table(default_table_path(g)) for g in ("boston5", "mississippi_stud")}
 # No limits and a small cap, so that rounds often hit the cap too.

@@ -8,8 +8,8 @@ import reference
 from conftest import hand, hands_of, to_ref
 from hypothesis import given, settings
 
-from controller.cards import JOKER, parse_cards
 from controller.hands import BOSTON5, PAI_GOW, Category, HandError, evaluate_best
+from controller.vocab import JOKER, parse_cards
 
 C = Category
 

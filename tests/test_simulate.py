@@ -354,7 +354,7 @@ def test_after_a_crash_the_table_resumes_the_same_round_from_its_journal(game: s
 def test_every_chip_is_accounted_for_or_the_round_is_named() -> None:
     from types import SimpleNamespace
 
-    from controller.settlement import Result, WagerResult
+    from controller.wagers import Result, WagerResult
     from hil.simulate.invariants import Broken, check_chips
 
     record = {"seats": {"2": {"wagers": {"ante": 500, "first": 1000}}}}

@@ -228,7 +228,7 @@ def test_the_swarm_only_kind_is_never_in_the_default_schedule_and_is_listed() ->
 
 def test_boston5_a_card_left_unread_between_two_rounds_entered_as_the_first_card() -> None:
     """Found by `tablectl simulate --game boston5 --seed 33 --swarm --faults ci` (shrunk to two
-    faults): `error`, IndexError in `controller/table/boston5.py` `on_card`. A card left the shoe
+    faults): `error`, IndexError in `controller/game/boston5/_machine.py` `on_card`. A card left the shoe
     unread after round 8's final deal and was reported once round 9 had "no more bets"; the
     supervisor entered it as seat 1's first card, but the deal had not started (only a card taken
     from the shoe started it), so the game took it as a final card. Fixed in

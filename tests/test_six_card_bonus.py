@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cards import parse_cards
-from controller.game.three_card_poker.six_card import (
+from controller.game.three_card_poker._six_card import (
     SIX_CARD_SETS,
     SixCardError,
     SixCardHand,
@@ -20,6 +19,7 @@ from controller.game.three_card_poker.six_card import (
     six_card_counts,
     six_card_par,
 )
+from controller.vocab import parse_cards
 
 H = SixCardHand
 

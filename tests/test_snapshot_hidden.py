@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
+from controller.configuration import config_dir, load_table
 from controller.game.registry import table_names
 from controller.table.engine import Engine
 from controller.table.events import OpenTable
@@ -28,7 +29,6 @@ from controller.table.game_tables import GAME_TABLES
 from controller.table.latest import OnDemandSnapshot
 from controller.table.snapshot import PlayerHands, TableSnapshot
 from controller.table.snapshot_build import build_hands, build_snapshot
-from controller.table_config import config_dir, load_table
 from controller.web.view import table_view
 from drivers.link import DeviceFault
 from drivers.panel import ButtonChanged

@@ -4,8 +4,8 @@ and back), settlement."""
 
 from __future__ import annotations
 
-from controller.table.mississippi_stud import MississippiTable
-from controller.table_config import config_dir, load_table
+from controller.configuration import config_dir, load_table
+from controller.game.mississippi_stud._machine import MississippiTable
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged, PanelState
 from drivers.shoe import ShoeState

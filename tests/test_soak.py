@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from controller.cli import main
-from controller.table_config import config_dir, load_table
+from controller.configuration import config_dir, load_table
 from hil.hold_summary import HoldTally, SpotTally, spot_rows, summary_lines
 from hil.soak import ChunkJob, play_chunk, run_soak
 
@@ -78,7 +78,7 @@ def test_in_order_players_play_what_players_waiting_at_every_step_play(game, mon
 def test_a_changed_payment_is_caught_by_the_separate_process(monkeypatch):
     """The check means something: a table that pays other than `tablectl settle` is caught
     (settlement changed in this process only; the separate process settles as it should)."""
-    from controller.settlement import Settlement
+    from controller.wagers import Settlement
 
     real = Settlement.to_json
     monkeypatch.setattr(Settlement, "to_json", lambda s: {**real(s), "house_net": s.house_net + 1})
@@ -107,7 +107,7 @@ def test_soak_command_prints_the_summary(capsys, monkeypatch):
 
 
 def test_a_table_that_fails_is_named_with_what_reproduces_it(capsys, monkeypatch):
-    from controller.table.mississippi_stud import MississippiTable
+    from controller.game.mississippi_stud._machine import MississippiTable
 
     def broken(self, *args):  # type: ignore[no-untyped-def]
         raise ValueError("broken on purpose")
@@ -261,7 +261,7 @@ def test_bench_re_settles_every_recalled_round_and_is_quiet_in_a_log(tmp_path, c
 
 
 def test_bench_catches_a_round_paid_other_than_its_record_says(tmp_path, monkeypatch):
-    from controller.settlement import Settlement
+    from controller.wagers import Settlement
     from hil.bench import run_bench
 
     real = Settlement.to_json
@@ -274,7 +274,7 @@ def test_bench_catches_a_round_paid_other_than_its_record_says(tmp_path, monkeyp
 
 
 def test_meters_show_theoretical_win_beside_actual(tmp_path, monkeypatch, capsys):
-    from controller.cli import theoretical
+    from controller.cli import _theoretical as theoretical
     from hil.bench import run_bench
 
     journal = tmp_path / "j.db"

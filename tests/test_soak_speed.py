@@ -12,10 +12,10 @@ import pytest
 
 import controller.table.snapshot_build as snapshot_build
 import hil.soak as soak
-from controller.cli.soak import memory_line
+from controller.cli._soak import memory_line
+from controller.configuration import config_dir, load_table
 from controller.table.latest import OnDemandSnapshot
 from controller.table.round import RoundTable
-from controller.table_config import config_dir, load_table
 
 GAMES = ("mississippi_stud", "boston5", "pai_gow")
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from controller.cli import main
-from controller.table_config import config_dir, load_table
+from controller.configuration import config_dir, load_table
 from hil.hold_summary import MIN_ROUNDS, HoldTally, SpotTally, combined, par_for, summary_lines
 from hil.soak import run_soak
 from hil.verdict import ALPHA, chi2_quantile, chi2_sf, combined_test

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from controller.cli import main as tablectl
-from controller.cli.status import link_status, table_status
+from controller.cli._status import link_status, table_status
+from controller.configuration import config_dir, load_table
+from controller.game.mississippi_stud._machine import MississippiTable
 from controller.journal import SqliteJournal
+from controller.table._snapshot_file import snapshot_path, write_snapshot_file
 from controller.table.events import OpenTable
-from controller.table.mississippi_stud import MississippiTable
-from controller.table.snapshot_file import snapshot_path, write_snapshot_file
-from controller.table_config import config_dir, load_table
 from drivers.link import LinkDown
 from tests.table_helpers import FedTable
 
@@ -162,7 +162,7 @@ def test_status_shows_a_hold_for_the_journal_when_the_disk_is_full(
     Two things at once: a bet and a card are placed while the journal is full."""
     import errno
 
-    from controller.table import snapshot_file
+    from controller.table import _snapshot_file as snapshot_file
     from controller.table.runtime import TableRuntime
     from drivers.bet_spots import SpotReport
     from drivers.panel import ButtonChanged

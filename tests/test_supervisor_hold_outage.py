@@ -9,8 +9,8 @@ from collections.abc import Callable
 import pytest
 from test_table_outages import Table, betting
 
+from controller.game.mississippi_stud._machine import Phase
 from controller.table.engine import JournalFault
-from controller.table.mississippi_stud import Phase
 from controller.table.round import HoldKind
 from drivers.link import DeviceFault
 from drivers.shoe import CardUnreadable

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from table_helpers import FedTable
 
-from controller.games import settle_record
-from controller.table.boston5 import Boston5Table, Phase
-from controller.table_config import config_dir, load_table
+from controller.configuration import config_dir, load_table
+from controller.game.boston5._machine import Boston5Table, Phase
+from controller.game.record import settle_record
 
 TABLE = load_table(config_dir() / "bench" / "boston5.yaml")
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from deadlines import STATE_TIMEOUT_S
 
+from controller.configuration import config_dir, load_table
 from controller.table.runtime import TableRuntime
-from controller.table_config import config_dir, load_table
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.serve import PtyServer
 

@@ -15,10 +15,10 @@ import pytest
 from table_helpers import FedTable
 
 from controller.cli import main as tablectl
-from controller.games import settle_record
+from controller.configuration import config_dir, load_table
+from controller.game.mississippi_stud._machine import TRANSITIONS, MississippiTable, Phase
+from controller.game.record import settle_record
 from controller.table.engine import Engine, TimerExpired
-from controller.table.mississippi_stud import TRANSITIONS, MississippiTable, Phase
-from controller.table_config import config_dir, load_table
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, CardUnreadable

@@ -7,13 +7,13 @@ from typing import Any
 
 from table_helpers import FedTable
 
-from controller.cards import card
-from controller.table.boston5 import Boston5Table
+from controller.configuration import config_dir, load_table
+from controller.game.boston5._machine import Boston5Table
+from controller.game.mississippi_stud._machine import MississippiTable, Phase
 from controller.table.engine import JournalFault
 from controller.table.events import DevicesExpected
-from controller.table.mississippi_stud import MississippiTable, Phase
 from controller.table.round import HoldKind
-from controller.table_config import config_dir, load_table
+from controller.vocab import card
 from drivers.bet_spots import SpotReport
 from drivers.link import DeviceFault, LinkDown, LinkUp
 from drivers.panel import ButtonChanged

@@ -9,12 +9,12 @@ import re
 import pytest
 from table_helpers import FedTable
 
-from controller.cards import deck
-from controller.games import settle_record
-from controller.games.pai_gow_deal import DEALER, deal
+from controller.configuration import config_dir, load_table
+from controller.game.pai_gow._deal import DEALER, deal
+from controller.game.pai_gow._machine import PaiGowTable, Phase
+from controller.game.record import settle_record
 from controller.table.engine import JournalFault
-from controller.table.pai_gow import PaiGowTable, Phase
-from controller.table_config import config_dir, load_table
+from controller.vocab import deck
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
@@ -384,7 +384,7 @@ def test_the_shared_settlement_is_computed_once_a_round_for_the_steps_shown_as_h
     gow wager) are read from one settlement a round, not the whole settlement computed again at
     each (it was once for the dealer and once a seat); the round's own settlement at the end reads
     the same shared part again (it was computed a second time there)."""
-    from controller.games import pai_gow as rules
+    from controller.game.pai_gow import _rules as rules
 
     made = []
     real = rules._round

@@ -6,13 +6,13 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from controller.cards import card
+from controller.table._bet_board import BetBoard
+from controller.table._device_state import BET_SPOTS, PANEL, SHOE, DeviceLinks, ShownState
 from controller.table._round_state import RoundState
 from controller.table._supervisor import IN_PLAY, Action, Supervisor, SupervisorKey
-from controller.table.bet_board import BetBoard
 from controller.table.card_ledger import BURNED, MISDEAL, WAITING, CardLedger
-from controller.table.device_state import BET_SPOTS, PANEL, SHOE, DeviceLinks, ShownState
 from controller.table.devices import RecordingDevices
+from controller.vocab import card
 
 # --- the supervisor -------------------------------------------------------------------------------
 
@@ -140,10 +140,10 @@ def test_a_shared_button_keeps_its_dealer_meaning_without_the_key() -> None:
 
 
 def test_the_game_tables_actions_are_bound_methods_and_each_needs_the_key() -> None:
-    from controller.table.boston5 import Boston5Table
-    from controller.table.mississippi_stud import MississippiTable
-    from controller.table.pai_gow import PaiGowTable
-    from controller.table_config import config_dir, load_table
+    from controller.configuration import config_dir, load_table
+    from controller.game.boston5._machine import Boston5Table
+    from controller.game.mississippi_stud._machine import MississippiTable
+    from controller.game.pai_gow._machine import PaiGowTable
 
     for cls, game in ((MississippiTable, "mississippi_stud"), (Boston5Table, "boston5"), (PaiGowTable, "pai_gow")):
         table = cls(load_table(config_dir() / "bench" / f"{game}.yaml"), RecordingDevices())

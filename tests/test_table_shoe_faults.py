@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 from table_helpers import FedTable
 
-from controller.cards import deck
-from controller.table.boston5 import Boston5Table
+from controller.configuration import config_dir, load_table
+from controller.game.boston5._machine import Boston5Table
+from controller.game.mississippi_stud._machine import MississippiTable
+from controller.game.pai_gow._machine import PaiGowTable
 from controller.table.devices import RecordingDevices
 from controller.table.events import OpenTable
-from controller.table.mississippi_stud import MississippiTable
-from controller.table.pai_gow import PaiGowTable
 from controller.table.round import HoldKind
-from controller.table_config import config_dir, load_table
+from controller.vocab import deck
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, CardUnreadable, DoorChanged, Jam, ShoeStatus

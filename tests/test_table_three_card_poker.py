@@ -15,14 +15,14 @@ import pytest
 from cli_helpers import cli
 from table_helpers import FedTable
 
-from controller.cards import ALL_CARDS, parse_cards
+from controller.configuration import config_dir, load_table
+from controller.game.record import settle_record
 from controller.game.registry import definition, table_names
+from controller.game.three_card_poker._machine import Phase, ThreeCardTable
+from controller.game.three_card_poker._six_card import SixCardHand, rank_six
 from controller.game.three_card_poker.rules import SIX_CARD, six_card_hand
-from controller.game.three_card_poker.six_card import SixCardHand, rank_six
-from controller.game.three_card_poker.table import Phase, ThreeCardTable
-from controller.games import settle_record
 from controller.table.snapshot import TableSnapshot
-from controller.table_config import config_dir, load_table
+from controller.vocab import ALL_CARDS, parse_cards
 from controller.web.view import table_view
 from hil.three_card_player import plays
 

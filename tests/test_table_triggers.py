@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from controller.configuration import config_dir, load_table
 from controller.table.devices import RecordingDevices
 from controller.table.game_tables import GAME_TABLES
 from controller.table.phases import Trigger
 from controller.table.round import HoldKind
-from controller.table_config import config_dir, load_table
 
 NOT_IN_MACHINE = {("pai_gow", "deal_started")}
 """Declared on every table, but pai gow's deal begins with the dice total, not a card."""

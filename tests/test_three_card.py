@@ -10,8 +10,8 @@ import pytest
 from conftest import hands_of
 from hypothesis import given
 
-from controller.cards import ALL_CARDS, parse_cards
 from controller.hands import BOSTON5, MISSISSIPPI_STUD, PAI_GOW, Category, HandError, evaluate_three
+from controller.vocab import ALL_CARDS, parse_cards
 
 C = Category
 

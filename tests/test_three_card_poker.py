@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from controller.cards import ALL_CARDS, Card, format_cards, parse_cards
-from controller.games import GAMES, RecordError, settle_record
-from controller.games.spec import SPECS, spec_for
-from controller.games.three_card_poker import QUALIFIER, qualifies
+from controller.configuration import ConfigError, default_table_path, load_paytables, load_table
+from controller.configuration._paytables import read_paytables
+from controller.game import game_name, wager_name
+from controller.game.record import SPECS, RecordError, settle_record, spec_for
+from controller.game.record._settle import GAMES
+from controller.game.three_card_poker import QUALIFIER
+from controller.game.three_card_poker._rules import qualifies
 from controller.hands import THREE_CARD_POKER, Category, evaluate_three, rank_hand
-from controller.names import game_name, wager_name
-from controller.paytables import load_paytables, read_paytables
-from controller.table_config import default_table_path, load_table
-from controller.yamlfile import ConfigError
+from controller.vocab import ALL_CARDS, Card, format_cards, parse_cards
 
 TABLE = load_table(default_table_path("three_card_poker"))
 
@@ -399,7 +399,7 @@ def test_par_matches_the_published_figures(sheet) -> None:  # type: ignore[no-un
 
 
 def test_par_of_the_other_pair_plus_table() -> None:
-    from controller.par.three_card import three_card_par
+    from controller.par._three_card import three_card_par
 
     other = load_paytables(default_table_path("three_card_poker").parent / "paytables")["tcp_pair_plus_40_30_6_4_1"]
     assert three_card_par("pair_plus", other, THREE_CARD_POKER).edge_per_unit == pytest.approx(0.0232, abs=5e-5)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from controller.games.three_card_poker import QUALIFIER
+from controller.configuration import default_table_path, load_table
+from controller.game.three_card_poker import QUALIFIER
 from controller.par.three_card_poker import table_sheet
-from controller.table_config import default_table_path, load_table
 
 TABLE = load_table(default_table_path("three_card_poker"))
 
@@ -33,9 +33,9 @@ def test_the_play_figure_is_its_own_count(sheet) -> None:  # type: ignore[no-unt
     money when the dealer qualifies and is lower, loses when higher, is back otherwise."""
     from itertools import combinations
 
-    from controller.cards import ALL_CARDS, parse_cards
     from controller.hands import THREE_CARD_POKER, evaluate_three
     from controller.par.three_card_poker import versus
+    from controller.vocab import ALL_CARDS, parse_cards
 
     weakest = evaluate_three(parse_cards("Qs 6h 4d"), THREE_CARD_POKER).strength
     net = played = 0

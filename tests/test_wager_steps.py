@@ -13,12 +13,12 @@ from dataclasses import dataclass
 import pytest
 from table_helpers import FedTable
 
-from controller.table.boston5 import Boston5Table
+from controller.configuration import config_dir, load_table
+from controller.game.boston5._machine import Boston5Table
+from controller.game.mississippi_stud._machine import MississippiTable
+from controller.game.pai_gow._machine import PaiGowTable
 from controller.table.engine import JournalFault
 from controller.table.events import DevicesExpected
-from controller.table.mississippi_stud import MississippiTable
-from controller.table.pai_gow import PaiGowTable
-from controller.table_config import config_dir, load_table
 from drivers.bet_spots import SpotReport
 from drivers.link import DeviceFault, LinkDown, LinkUp
 from drivers.panel import ButtonChanged

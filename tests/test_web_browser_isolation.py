@@ -75,7 +75,7 @@ def _focus_drawn(driver: Any) -> bool:
 def test_the_table_page_isolated_from_other_clients_and_ports(tmp_path: Path, driver: Any) -> None:
     from selenium.webdriver.common.keys import Keys
 
-    from controller.cli.webtoken import new_token
+    from controller.cli._webtoken import new_token
     from tests.test_web_clients import _can_bind
 
     token = new_token()

@@ -129,7 +129,7 @@ def test_a_foreign_host_is_refused_in_the_browser(driver: Any, bench: BenchProce
 
 
 def test_after_login_no_url_holds_the_token(tmp_path: Path, driver: Any) -> None:
-    from controller.cli.webtoken import new_token
+    from controller.cli._webtoken import new_token
 
     token = new_token()
     bench = BenchProcess(tmp_path, "pai_gow", token=token)

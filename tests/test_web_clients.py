@@ -21,8 +21,8 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
+from controller.web._table_app import table_app
 from controller.web.server import ClientBudget, WebAddress, WebServer, client_key
-from controller.web.table_app import table_app
 from tests.test_web_guard import FakeFeed
 from tests.web_helpers import wait_for
 

@@ -24,14 +24,14 @@ from hil_table import HilTable, wait
 from table_helpers import FedTable
 from test_hil_mississippi import play_round
 
+from controller.configuration import config_dir, load_table
+from controller.game.mississippi_stud._machine import MississippiTable
 from controller.table.latest import LatestSnapshot
-from controller.table.mississippi_stud import MississippiTable
 from controller.table.snapshot import TableSnapshot
 from controller.table.snapshot_build import build_snapshot
-from controller.table_config import config_dir, load_table
-from controller.web.feed import PUBLISH_HZ, TableFeed
+from controller.web._feed import PUBLISH_HZ, TableFeed
+from controller.web._table_app import StreamHub, table_app
 from controller.web.server import WebAddress, WebServer
-from controller.web.table_app import StreamHub, table_app
 from drivers.link import DeviceFault
 
 INTERVAL = 0.25  # binary-exact, so the injected clock lands on it

@@ -25,10 +25,10 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 
 from starlette.requests import ClientDisconnect
 
-from controller.web.controls import BenchControls
-from controller.web.guard import LoginLimiter, Sessions
+from controller.web._controls import BenchControls
+from controller.web._guard import LoginLimiter, Sessions
+from controller.web._table_app import table_app
 from controller.web.server import WebAddress, WebServer, check_token, parse_address
-from controller.web.table_app import table_app
 
 TOKEN = "Qm9zdG9uNS10ZXN0LXRva2Vu"  # 24 URL-safe characters: 144 bits
 
@@ -406,7 +406,7 @@ def test_a_new_token_never_starts_like_an_option(monkeypatch: pytest.MonkeyPatch
     one argument"), which one token in 64 did."""
     import secrets
 
-    from controller.cli import webtoken
+    from controller.cli import _webtoken as webtoken
 
     drawn = iter(["-" + "a" * 21, "b" * 22])
     monkeypatch.setattr(secrets, "token_urlsafe", lambda n: next(drawn))

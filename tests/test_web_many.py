@@ -2,7 +2,7 @@
 fifty attacking addresses (127.0.0.10-59; Linux routes all of 127/8 to loopback) hold slow request
 heads, TLS handshakes that never start and event streams, and the operator (127.0.0.2) is served
 at every probe. The global limits are shared fairly (controller.web.server.ClientBudget,
-controller.web.streams.StreamSlots); a reserve is kept for requests with a session."""
+controller.web._streams.StreamSlots); a reserve is kept for requests with a session."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
+from controller.web._table_app import table_app
 from controller.web.server import ClientBudget, WebAddress, WebServer
-from controller.web.table_app import table_app
 from tests.test_web_guard import TOKEN, FakeFeed
 from tests.web_helpers import wait_for
 
@@ -188,7 +188,7 @@ def test_fifty_addresses_of_slow_heads_and_event_streams_leave_the_operators_liv
 
 
 def test_stream_slots_are_shared_fairly_and_capped_per_address() -> None:
-    from controller.web.streams import StreamSlots
+    from controller.web._streams import StreamSlots
 
     slots = StreamSlots(capacity=6, per_client=4)
     a = [slots.take("a") for _ in range(5)]
@@ -225,7 +225,7 @@ def test_with_a_token_the_live_stream_needs_a_session_not_the_header() -> None:
 def test_warnings_are_counted_not_a_line_each(caplog: pytest.LogCaptureFixture) -> None:
     import logging
 
-    from controller.web.guard import QuietLog
+    from controller.web._guard import QuietLog
 
     now = [0.0]
     quiet = QuietLog(logging.getLogger("tablectl.web"), interval_s=10.0, clock=lambda: now[0])

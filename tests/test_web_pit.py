@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from deadlines import STATE_TIMEOUT_S
 
-from controller.names import game_name
+from controller.game import game_name
 from tests.web_helpers import SCREENS, BenchProcess, WebClient, browser, need_browser, tablectl, wait_for
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")

@@ -115,7 +115,7 @@ def _state(**changes: object) -> TableState:
 
 
 def test_plain_names_and_wagers_in_the_games_order() -> None:
-    from controller.names import game_name, hand_name, wager_name, wager_order
+    from controller.game import game_name, hand_name, wager_name, wager_order
 
     assert [game_name(g) for g in ("boston5", "mississippi_stud", "pai_gow")] == [
         "Boston 5",

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
-from controller.web.hold_chart import hold_chart
+from controller.web._hold_chart import hold_chart
 from controller.web.pit_app import floor_totals, round_number, table_row
 from controller.web.pit_store import STALE_S, RoundHold
 from tests.test_web_pit_pages import _state

@@ -16,7 +16,7 @@ from deadlines import STATE_TIMEOUT_S
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
-from controller.web.guard import LoginLimiter, Sessions
+from controller.web._guard import LoginLimiter, Sessions
 from controller.web.pit_app import pit_app
 from controller.web.pit_store import RoundHold, RoundLine, TableState
 from controller.web.server import WebAddress, WebServer

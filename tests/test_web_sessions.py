@@ -15,9 +15,9 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
-from controller.web.guard import LoginLimiter, Sessions
+from controller.web._guard import LoginLimiter, Sessions
+from controller.web._table_app import table_app
 from controller.web.server import WebAddress, WebServer
-from controller.web.table_app import table_app
 from tests.test_web_clients import _can_bind
 from tests.test_web_guard import PRESS, TOKEN, Clock, FakeFeed, FakePanel, FakeSpots
 
@@ -31,7 +31,7 @@ class Site:
     def __init__(
         self, token: str | None = None, capacity: int = 10_000, opens: int = 20, proxies: tuple[str, ...] = ()
     ) -> None:
-        from controller.web.controls import BenchControls
+        from controller.web._controls import BenchControls
 
         self.clock = Clock()
         self.panel = FakePanel()
@@ -245,7 +245,7 @@ def test_forwarded_headers_are_believed_only_from_a_named_proxy(caplog: pytest.L
 def test_web_proxy_takes_ip_addresses_only() -> None:
     import argparse
 
-    from controller.cli.webopts import add_web_arguments, web_attach, web_proxies
+    from controller.cli._webopts import add_web_arguments, web_attach, web_proxies
 
     parser = argparse.ArgumentParser()
     add_web_arguments(parser)

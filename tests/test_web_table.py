@@ -352,7 +352,7 @@ def test_the_key_button_turns_the_key_on_and_off_and_the_page_shows_the_live_key
 
 
 def test_token_required_when_set(tmp_path):
-    from controller.cli.webtoken import new_token
+    from controller.cli._webtoken import new_token
     from tests.web_helpers import WebClient
 
     token = new_token()

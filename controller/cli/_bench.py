@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from controller.cli._args import bounded_int, positive_int
+from controller.cli._choices import FAULT_PROFILES, GAMES, STRATEGIES
+from controller.cli._floor import forwarder_for
 from controller.cli._journal import BENCH_JOURNAL_DIR
-from controller.cli.args import bounded_int, positive_int
-from controller.cli.choices import FAULT_PROFILES, GAMES, STRATEGIES
-from controller.cli.floor import forwarder_for
-from controller.cli.status import CONNECTED_STATES
-from controller.cli.webopts import add_web_arguments, web_attach
+from controller.cli._status import CONNECTED_STATES
+from controller.cli._webopts import add_web_arguments, web_attach
 
 if TYPE_CHECKING:
     from controller.floor.forwarder import LinkStatus
@@ -91,9 +91,8 @@ def run(args: argparse.Namespace) -> int:
     """Run ``tablectl bench``; 0 when every round wanted was played and settled as `tablectl settle`
     settles its record; 1 on a failure (the summary is printed all the same, its reason in one
     line on stderr); 130 or 143 when SIGINT or SIGTERM stopped it (the summary too)."""
+    from controller.configuration import ConfigError, config_dir, load_table
     from controller.journal import JournalError
-    from controller.table_config import config_dir, load_table
-    from controller.yamlfile import ConfigError
     from hil.bench import StopSignals, run_bench
     from hil.hold_summary import par_for
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from controller.cli.args import description
-from controller.cli.choices import GAMES
+from controller.cli._args import description
+from controller.cli._choices import GAMES
 
 __all__ = ["register", "run"]
 

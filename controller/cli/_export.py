@@ -23,10 +23,10 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from controller.cli._args import description, positive_int
+from controller.cli._export_window import BadWindow, Window, window
 from controller.cli._journal import add_journal_args, open_journal_from_args
-from controller.cli.args import description, positive_int
-from controller.cli.export_window import BadWindow, Window, window
-from controller.local_time import TIME_FORMS
+from controller.host import TIME_FORMS
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
@@ -153,9 +153,9 @@ class _Rounds:
 
     def rows(self) -> Iterator[WagerRow]:
         """The rows of each verified round, oldest first."""
+        from controller.game import wager_order
         from controller.journal.export import seat_played, wager_rows
         from controller.journal.people import round_people
-        from controller.names import wager_order
 
         where = self.journal.path
         for number, seq in self.chosen:
@@ -180,7 +180,7 @@ class _Rounds:
 
 
 def _config_name(config: str | None) -> str | None:
-    from controller.table_config import load_table
+    from controller.configuration import load_table
 
     return load_table(config).name if config else None  # already loaded once: it loads
 
@@ -203,9 +203,8 @@ class _TableNames:
 
     @staticmethod
     def _load(path: str) -> str:
-        from controller.games import resolve_table_path
-        from controller.table_config import load_table
-        from controller.yamlfile import ConfigError
+        from controller.configuration import ConfigError, load_table
+        from controller.game.record import resolve_table_path
 
         if not path:
             return ""

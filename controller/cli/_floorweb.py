@@ -9,9 +9,9 @@ import signal
 import sys
 import threading
 
-from controller.cli.args import description
-from controller.cli.webopts import add_web_security_arguments, web_listening
-from controller.logs import add_log_arguments, configure_logging
+from controller.cli._args import description
+from controller.cli._webopts import add_web_security_arguments, web_listening
+from controller.host import add_log_arguments, configure_logging
 
 __all__ = ["register", "run"]
 
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
         token, address, proxies = web_listening(args)
     except ImportError as exc:
-        from controller.install_hint import install_hint
+        from controller.host import install_hint
 
         print(
             f"tablectl floor web: needs the web and floor extras ({exc}); install them: {install_hint('web,floor')}",
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tablectl floor web: {exc}", file=sys.stderr)
         return 2
-    from controller.cli.floor import secret_in_url
+    from controller.cli._floor import secret_in_url
 
     if why := secret_in_url(args.db):
         print(f"tablectl floor web: {why}", file=sys.stderr)

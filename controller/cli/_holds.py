@@ -15,9 +15,9 @@ import sys
 import time
 from datetime import date, datetime
 
+from controller.cli._args import description
 from controller.cli._journal import add_journal_args, open_journal_from_args
-from controller.cli.args import description
-from controller.cli.when import TIME_FORMS, local_time, shown_time
+from controller.cli._when import TIME_FORMS, local_time, shown_time
 
 __all__ = ["register", "run"]
 

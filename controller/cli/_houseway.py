@@ -10,8 +10,8 @@ import argparse
 import json
 import sys
 
-from controller.cli.choices import HOUSE_WAYS
-from controller.names import hand_name
+from controller.cli._choices import HOUSE_WAYS
+from controller.game import hand_name
 
 __all__ = ["register", "run"]
 
@@ -31,9 +31,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl houseway``; 0 when set, 2 for a bad hand."""
-    from controller.cards import CardError, format_cards, parse_cards
-    from controller.games.house_way import house_way
+    from controller.game.pai_gow import house_way
     from controller.hands import HandError
+    from controller.vocab import CardError, format_cards, parse_cards
 
     try:
         cards = parse_cards(" ".join(args.cards))

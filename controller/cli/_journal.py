@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli.args import description, positive_int
-from controller.cli.choices import KEEP_LAST
+from controller.cli._args import description, positive_int
+from controller.cli._choices import KEEP_LAST
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
@@ -50,9 +50,8 @@ def open_journal_from_args(args: argparse.Namespace, command: str, write: bool =
     """The journal the arguments name (existing only; read-only unless ``write``) and the retention
     days; raises ``SystemExit`` (2, or 1 for a damaged journal) with a clear message when it
     cannot be opened."""
+    from controller.configuration import ConfigError, load_table
     from controller.journal import JournalDamaged, JournalError, SqliteJournal, read_hmac_key
-    from controller.table_config import load_table
-    from controller.yamlfile import ConfigError
 
     key, days, path = None, 90, args.journal
     try:
@@ -201,10 +200,9 @@ def run_prune(args: argparse.Namespace) -> int:
 def run_change_game(args: argparse.Namespace) -> int:
     """0 when the journal is bound to the new game; 2 when refused (a round in play, another
     writer, the game it already has, a config or journal that cannot be read), nothing written."""
+    from controller.configuration import ConfigError, load_table
     from controller.journal import JournalError
     from controller.table.journal_files import change_game
-    from controller.table_config import load_table
-    from controller.yamlfile import ConfigError
 
     reason = " ".join(args.reason.split())[:500]
     if not reason:

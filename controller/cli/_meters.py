@@ -15,7 +15,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from controller.cli._journal import add_journal_args, open_journal_from_args
-from controller.local_time import NotATime, parse_local_time
+from controller.host import NotATime, parse_local_time
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
@@ -71,7 +71,7 @@ def _layout(rounds: list[object]) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.cli.theoretical import theoretical_lines
+    from controller.cli._theoretical import theoretical_lines
     from controller.journal import JournalDamaged, verify_journal, verify_meters
     from controller.journal.checkpoint import spot_sums
     from controller.journal.meters import add_meters, meters_table

@@ -11,11 +11,11 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from controller.cli.choices import RULES_GAMES
+from controller.cli._choices import RULES_GAMES
 
 if TYPE_CHECKING:
+    from controller.configuration import TableConfig
     from controller.par.sheet import ParSheet
-    from controller.table_config import TableConfig
 
 __all__ = ["register", "run", "sheet_lines"]
 
@@ -95,10 +95,9 @@ def _strategy_rows(game: str, table: TableConfig) -> tuple[str, Iterable[dict[st
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl par``; 0 on success, 2 for a bad config or paytable."""
+    from controller.configuration import ConfigError, default_table_path, load_table
     from controller.par import par_sheet
     from controller.par.sheets import ParError, with_paytable
-    from controller.table_config import default_table_path, load_table
-    from controller.yamlfile import ConfigError
 
     path = args.config or default_table_path(args.game)
     try:

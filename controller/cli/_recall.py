@@ -14,9 +14,9 @@ import sqlite3
 import sys
 from typing import TYPE_CHECKING
 
+from controller.cli._args import positive_int
 from controller.cli._journal import add_journal_args, open_journal_from_args
-from controller.cli.args import positive_int
-from controller.cli.when import TIME_FORMS, local_time, shown_time
+from controller.cli._when import TIME_FORMS, local_time, shown_time
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
@@ -108,10 +108,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
     """Check, then print, the rounds asked for; the exit status."""
+    from controller.game import wager_order
     from controller.journal import JournalDamaged, verify_rounds
     from controller.journal.holds import round_holds
     from controller.journal.recall import recall_json, recall_lines, recall_round
-    from controller.names import wager_order
 
     chosen = _chosen(journal, args)
     if args.seat is not None:

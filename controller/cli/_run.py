@@ -2,7 +2,7 @@
 
 Runs until SIGTERM or SIGINT, then stops between events: the events already queued are handled
 and journaled, the drivers closed. Logs with stdlib logging, as text or JSON lines, in a form
-systemd's journal reads (:mod:`controller.logs`).
+systemd's journal reads (:mod:`controller.host._logs`).
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from controller.cli._args import description
+from controller.cli._floor import forwarder_for
 from controller.cli._journal import RUN_JOURNAL_DIR
-from controller.cli.args import description
-from controller.cli.floor import forwarder_for
-from controller.cli.webopts import add_web_arguments, web_attach
-from controller.logs import add_log_arguments, configure_logging
+from controller.cli._webopts import add_web_arguments, web_attach
+from controller.host import add_log_arguments, configure_logging
 
 if TYPE_CHECKING:
-    from controller.table_config import TableConfig
+    from controller.configuration import TableConfig
 
 __all__ = ["register", "run", "unapproved_paytables"]
 
@@ -53,11 +53,10 @@ def unapproved_paytables(table: TableConfig) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.configuration import ConfigError, load_table
     from controller.journal import JournalError
     from controller.table.journal_files import open_journal
     from controller.table.runtime import TableRuntime
-    from controller.table_config import load_table
-    from controller.yamlfile import ConfigError
     from drivers.registry import DriverNotAvailable
 
     configure_logging(args.log_level, args.log_format)

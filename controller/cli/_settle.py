@@ -20,7 +20,7 @@ import sys
 from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
-    from controller.table_config import TableConfig
+    from controller.configuration import TableConfig
 
 __all__ = ["register", "run"]
 
@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _read(name: str) -> bytes:
     """At most one byte more than a record may have, from the file or standard input."""
-    from controller.games.record import MAX_RECORD_BYTES
+    from controller.game.record import MAX_RECORD_BYTES
 
     if name == "-":
         return sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
@@ -59,9 +59,8 @@ def _read(name: str) -> bytes:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl settle``; 0 when settled, 2 when the record or config has problems."""
-    from controller.games import RecordError, settle_json
-    from controller.games.record import parse_record
-    from controller.yamlfile import ConfigError
+    from controller.configuration import ConfigError
+    from controller.game.record import RecordError, parse_record, settle_json
 
     name = "<stdin>" if args.record == "-" else args.record
     if args.lines:
@@ -101,8 +100,7 @@ _VOID = object()
 def _paid(data: object) -> object:
     """What the record says was paid (``recall.settlement``; :data:`_VOID` for a void round);
     raises ``RecordError`` when it carries none."""
-    from controller.games import RecordError
-    from controller.settle_check import PAID_PATH
+    from controller.game.record import PAID_PATH, RecordError
 
     recall = data.get("recall") if isinstance(data, dict) else None
     if not isinstance(recall, dict) or "settlement" not in recall:
@@ -128,7 +126,7 @@ def _round_name(data: object, where: str) -> str:
 
 def _report(where: str, data: object, paid: object, resettled: object) -> int:
     """Print how the re-settlement compares with what was paid; 1 when they differ."""
-    from controller.settle_check import differences, wording_differences
+    from controller.game.record import differences, wording_differences
 
     round_name = _round_name(data, where)
     if paid is _VOID:
@@ -152,7 +150,7 @@ def _count(lines: list[str], what: str) -> str:
 
 
 def _list(lines: list[str]) -> None:
-    from controller.settle_check import MAX_SHOWN
+    from controller.game.record import MAX_SHOWN
 
     for line in lines[:MAX_SHOWN]:
         print(f"  {line}")
@@ -164,9 +162,8 @@ def _settle_lines(stream: BinaryIO, name: str, check: bool = False) -> int:
     """Settle one record per line (each read as a whole record is, size and nesting bounded);
     each table config is loaded once. 2 if any line had problems; with ``check``, 1 if any round
     differs from what was paid (and none had problems)."""
-    from controller.games import RecordError, settle_json
-    from controller.games.record import MAX_RECORD_BYTES, parse_record
-    from controller.yamlfile import ConfigError
+    from controller.configuration import ConfigError
+    from controller.game.record import MAX_RECORD_BYTES, RecordError, parse_record, settle_json
 
     tables: dict[str, TableConfig] = {}
     status = 0

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli.choices import GAMES
+from controller.cli._choices import GAMES
 
 if TYPE_CHECKING:
     from hil.simulate.run import RunSummary, SeedResult

@@ -13,10 +13,9 @@ import argparse
 import signal
 import sys
 
-from controller.cli.args import description
-from controller.cli.webopts import add_web_security_arguments, web_listening
-from controller.logs import add_log_arguments, configure_logging
-from controller.wakeup import Wakeup
+from controller.cli._args import description
+from controller.cli._webopts import add_web_security_arguments, web_listening
+from controller.host import Wakeup, add_log_arguments, configure_logging
 
 __all__ = ["register", "run"]
 
@@ -52,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from controller.web.attach import serve_views
     except ImportError as exc:
-        from controller.install_hint import install_hint
+        from controller.host import install_hint
 
         print(f"tablectl web serve: needs the web extra ({exc}); install it: {install_hint('web')}", file=sys.stderr)
         return 2

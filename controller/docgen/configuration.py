@@ -1,6 +1,6 @@
 """Write ``docs/configuration.md``: every key of a table config and of a paytable file, from the
-validators' own key sets (:mod:`controller.table_config`, :mod:`controller.floor_config`,
-:mod:`controller.paytables`) and the game settings of :mod:`controller.catalog`.
+validators' own key sets (:mod:`controller.configuration._table`, :mod:`controller.configuration._floor`,
+:mod:`controller.configuration._paytables`) and the game settings of :mod:`controller.wagers._catalog`.
 
 A key the validator accepts without a description here, or a description of a key it no longer
 accepts, is an error: the page cannot go stale unnoticed (``tests/test_configuration_doc.py``).
@@ -14,9 +14,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from controller import floor_config, paytables, table_config
-from controller.catalog import Option
+from controller.configuration import _floor as floor_config
+from controller.configuration import _paytables as paytables
+from controller.configuration import _table as table_config
 from controller.game.registry import definition, names, table_names
+from controller.wagers import Option
 
 __all__ = ["DocError", "render", "main"]
 

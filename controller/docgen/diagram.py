@@ -7,7 +7,7 @@ from transitions.extensions import GraphMachine
 from controller.game.registry import definition
 from controller.table.game_tables import GAME_TABLES
 
-__all__ = ["MACHINES", "diagram"]
+__all__ = ["diagram"]
 
 MACHINES = GAME_TABLES
 """Games with a round machine (each game's definition names it, its ``Phase`` states and ``TRANSITIONS``)."""

@@ -10,18 +10,18 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from controller.cards import deck
+from controller.configuration import TableConfig, config_dir, load_table
+from controller.game.mississippi_stud._machine import MississippiTable
 from controller.game.registry import definition, table_names
 from controller.table.devices import RecordingDevices
 from controller.table.events import OpenTable
 from controller.table.game_tables import GAME_TABLES
-from controller.table.mississippi_stud import MississippiTable
-from controller.table_config import TableConfig, config_dir, load_table
+from controller.vocab import deck
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
 
-__all__ = ["dealer_guide", "mississippi_round", "boston5_round", "pai_gow_round"]
+__all__ = ["mississippi_round", "boston5_round", "pai_gow_round"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,19 +12,7 @@ from datetime import datetime
 import psycopg
 from psycopg.rows import TupleRow
 
-__all__ = [
-    "PENDING_PATIENCE_S",
-    "SILENT_AFTER_S",
-    "TableAlerts",
-    "TableHeartbeat",
-    "table_heartbeats",
-    "QuarantinedRecord",
-    "floor_alerts",
-    "quarantined",
-    "TableStatus",
-    "floor_status",
-    "last_ingest_write",
-]
+__all__ = ["QuarantinedRecord", "floor_alerts", "quarantined", "TableStatus", "floor_status", "last_ingest_write"]
 
 
 PENDING_PATIENCE_S = 120.0

@@ -21,7 +21,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from controller.floor.identity import write_secret
 
-__all__ = ["Certificates", "make_certs"]
+__all__ = ["make_certs"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,6 @@ from typing import Any
 import orjson
 
 __all__ = [
-    "CHANNEL_VERSION",
     "ChannelError",
     "Heartbeat",
     "Stored",

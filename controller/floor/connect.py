@@ -14,7 +14,7 @@ from typing import Any
 from controller.floor.identity import inbox_prefix, public_key
 from controller.floor.stream import StreamSettings, ensure_stream
 
-__all__ = ["NatsAuth", "create_stream", "nats_auth_options", "tls_context"]
+__all__ = ["NatsAuth", "create_stream", "nats_auth_options"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,12 +37,12 @@ import nats
 import nats.errors
 import nats.js.errors
 
+from controller.configuration import FloorConfig
 from controller.floor.channel import ChannelError, Heartbeat, decode_to_table, heartbeat_subject, to_table_subject
 from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import Message, Signer, messages_for
 from controller.floor.publish import Publisher
 from controller.floor.signing import SigningKeyError, read_signing_key, sign_record
-from controller.floor_config import FloorConfig
 from controller.journal.outbox import Outbox, RawRecord
 from controller.journal.store import JournalError
 
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from nats.aio.client import Client
     from nats.aio.msg import Msg
 
-__all__ = ["Forwarder", "LinkState", "LinkStatus", "RecentRecords"]
+__all__ = ["Forwarder", "LinkStatus"]
 
 log = logging.getLogger("tablectl.floor")
 

@@ -33,16 +33,7 @@ import nkeys
 from controller.floor.channel import heartbeat_subject, to_table_subject
 from controller.floor.messages import RECORD_SUBJECTS
 
-__all__ = [
-    "ADMIN",
-    "FloorAuth",
-    "Identity",
-    "Role",
-    "inbox_prefix",
-    "new_seed",
-    "public_key",
-    "write_secret",
-]
+__all__ = ["FloorAuth", "inbox_prefix", "public_key", "write_secret"]
 
 ADMIN = "floor-admin"
 """The name of the setup identity (creates the stream)."""

@@ -27,25 +27,16 @@ import psycopg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from psycopg.rows import TupleRow
 
+from controller.floor._tell import Beats, store_heartbeats, stored_heads, tell_stored
 from controller.floor.chain import ChainPolicy, Outcome, Reject, Verdict, store_messages
 from controller.floor.channel import heartbeat_subject
 from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import TABLE_ID
 from controller.floor.pull import Puller
 from controller.floor.stream import STREAM_MAX_PER_SUBJECT, ensure_stream, missing_limits, tables_queued
-from controller.floor.tell import Beats, store_heartbeats, stored_heads, tell_stored
 from controller.floor.validate import BadMessage, FloorRecord, Rows, check_message, excerpt
 
-__all__ = [
-    "IngestConfig",
-    "Batch",
-    "check_one",
-    "parse_batch",
-    "write_batch",
-    "ensure_stream",
-    "run_ingest",
-    "IngestStats",
-]
+__all__ = ["IngestConfig", "parse_batch", "run_ingest"]
 
 if TYPE_CHECKING:
     from nats.aio.client import Client

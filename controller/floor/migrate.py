@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psycopg
 
-__all__ = ["Migration", "MIGRATIONS_DIR", "migrations", "migrate", "applied"]
+__all__ = ["migrate"]
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 

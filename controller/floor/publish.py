@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from nats.aio.client import Client
     from nats.aio.msg import Msg
 
-__all__ = ["Ack", "Publisher"]
+__all__ = ["Publisher"]
 
 _STATUS = "Status"
 _NO_RESPONDERS = "503"

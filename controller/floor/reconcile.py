@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-__all__ = ["Reconciled", "reconcile"]
+__all__ = ["reconcile"]
 
 MAX_LISTED = 20
 """Differences named one by one (the rest are counted)."""

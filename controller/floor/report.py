@@ -26,17 +26,12 @@ if TYPE_CHECKING:
     from controller.par.sheet import ParSheet
 
 __all__ = [
-    "ReportLine",
-    "Report",
-    "RoundGroup",
     "floor_report",
-    "report_from_rows",
     "report_lines",
     "report_json",
     "group_theoretical",
     "groups_from_rows",
     "SheetSource",
-    "sheet_for_config",
     "ROUNDS_SQL",
     "WAGERS_SQL",
 ]
@@ -185,10 +180,9 @@ def sheet_for_config(game: str, config: str | None) -> ParSheet | None:
     not on this machine or has no par figures (no figure rather than a wrong one)."""
     if not config:
         return None
-    from controller.games import resolve_table_path
+    from controller.configuration import ConfigError, load_table
+    from controller.game.record import resolve_table_path
     from controller.par import service
-    from controller.table_config import load_table
-    from controller.yamlfile import ConfigError
 
     try:
         table = load_table(resolve_table_path(config))

@@ -45,7 +45,7 @@ from controller.floor.chain import ChainPolicy, Verdict, store_messages
 from controller.floor.signing import signature_ok
 from controller.floor.validate import BadMessage, FloorRecord, check_message
 
-__all__ = ["ResolveError", "ForkReport", "resolve_fork"]
+__all__ = ["ResolveError", "resolve_fork"]
 
 _RECORD_TABLES = ("journal_event", "round_seat", "wager", "card", "meter", "round", "floor_record")
 """The tables a stored record's rows are in (floor_record last)."""

@@ -32,20 +32,9 @@ from typing import Any
 from urllib.parse import quote
 
 from controller.floor.identity import FloorAuth, write_secret
-from controller.install_hint import install_hint
+from controller.host import install_hint
 
-__all__ = [
-    "FloorDatabase",
-    "FloorServerError",
-    "LocalNats",
-    "LocalPostgres",
-    "ROLES",
-    "free_port",
-    "nats_server_binary",
-    "PostgresTls",
-    "distribution_postgres_bin_dir",
-    "postgres_bin_dir",
-]
+__all__ = ["FloorServerError", "LocalNats", "LocalPostgres", "free_port"]
 
 HOST = "127.0.0.1"
 

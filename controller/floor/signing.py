@@ -31,10 +31,8 @@ __all__ = [
     "read_signing_key",
     "read_public_key",
     "public_hex",
-    "signed_text",
     "sign_record",
     "signature_ok",
-    "SIG_HEX",
 ]
 
 MAX_KEY_FILE_BYTES = 4096

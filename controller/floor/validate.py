@@ -26,22 +26,7 @@ from controller.floor.messages import FORMAT_VERSION, TABLE_ID, record_class
 from controller.journal.meters import meters_for_round
 from controller.journal.store import canonical, record_hash
 
-__all__ = [
-    "BadMessage",
-    "FloorRecord",
-    "Rows",
-    "check_message",
-    "parse_subject",
-    "excerpt",
-    "content_hash_ok",
-    "canonical_parsed",
-    "MAX_MESSAGE_BYTES",
-    "MAX_DEPTH",
-    "MAX_STRING",
-    "MAX_ITEMS",
-    "MAX_INT",
-    "CLASSES",
-]
+__all__ = ["BadMessage", "FloorRecord", "Rows", "check_message", "excerpt", "content_hash_ok", "MAX_MESSAGE_BYTES"]
 
 MAX_MESSAGE_BYTES = 512 * 1024
 """The largest message read (a round of six seats with every event is about 40 KB)."""

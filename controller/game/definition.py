@@ -1,10 +1,10 @@
 """What a game is, in one frozen value: :class:`GameDefinition`.
 
 A definition owns the game's name and title, its wager spots and settings (its
-:class:`~controller.catalog.GameCatalog`), its hand rules, the deal as data (:class:`DealPlan`:
+:class:`~controller.wagers._catalog.GameCatalog`), its hand rules, the deal as data (:class:`DealPlan`:
 who gets which card, face down, and the step from which each is face up, as pokerkit's streets
 describe a deal), the deck, the round's steps with the rules they follow, the rules layer's
-record reader and settlement (:class:`~controller.games.spec.GameSpec`), and the names of what
+record reader and settlement (:class:`~controller.game.record._spec.GameSpec`), and the names of what
 lives in other layers: the table machine, the bench player, the simulation's player, the dealer
 guide's scripted round, the par strategy rows and the few table-reading hooks
 (``"module:attribute"``, imported on first use, as python-can's ``BACKENDS``): naming them costs
@@ -20,12 +20,12 @@ from functools import cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Protocol
 
-from controller.catalog import GameCatalog
 from controller.game.hooks import TableHooks
 from controller.hands import HandRules
+from controller.wagers import GameCatalog
 
 if TYPE_CHECKING:
-    from controller.settlement import Settlement
+    from controller.wagers import Settlement
 
 __all__ = [
     "Holder",
@@ -36,7 +36,6 @@ __all__ = [
     "DealPlan",
     "Shown",
     "Step",
-    "RecordRules",
     "TableNames",
     "GameDefinition",
     "SETTLED_STEPS",
@@ -206,7 +205,7 @@ class Step:
 
 
 class RecordRules(Protocol):
-    """What the rules layer gives of a game (its ``controller.games.spec.GameSpec``): the round
+    """What the rules layer gives of a game (its ``controller.game.record._spec.GameSpec``): the round
     record's reader and settlement, and where its par sheet is made. A protocol, so that this
     module imports nothing above the rules' vocabulary (the registry imports it)."""
 

@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from controller.cards import Card
+from controller.vocab import Card
 
-__all__ = ["Holding", "TableHooks", "seat_holdings", "no_turns", "plain_view"]
+__all__ = ["Holding", "TableHooks", "seat_holdings", "no_turns"]
 
 Holding = tuple[Sequence[tuple[int, Sequence[Card], bool, bool]], Sequence[Card]]
 """Each seat's number, cards, whether it folded and whether it exposed its hand, in seat order;

@@ -10,8 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 
-from controller.cards import Card
-from controller.hands.bonus import BonusValue, classify_bonus, paying_line
+from controller.hands._bonus import BonusValue, classify_bonus, paying_line
+from controller.hands._value import (
+    HandError,
+    HandValue,
+    evaluate_best,
+    evaluate_dealt,
+    evaluate_five,
+    evaluate_low,
+    evaluate_three,
+)
 from controller.hands.categories import Category
 from controller.hands.rules import (
     BOSTON5,
@@ -21,15 +29,7 @@ from controller.hands.rules import (
     HandRules,
     Wheel,
 )
-from controller.hands.value import (
-    HandError,
-    HandValue,
-    evaluate_best,
-    evaluate_dealt,
-    evaluate_five,
-    evaluate_low,
-    evaluate_three,
-)
+from controller.vocab import Card
 
 __all__ = [
     "Kind",

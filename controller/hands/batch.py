@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     from numpy import ndarray
 
-__all__ = ["strengths", "BatchUnavailable"]
+__all__ = ["strengths"]
 
 
 class BatchUnavailable(ImportError):
@@ -44,7 +44,7 @@ def _numpy() -> ModuleType:
     try:
         import numpy
     except ImportError as exc:  # pragma: no cover - exercised only without numpy
-        from controller.install_hint import install_hint
+        from controller.host import install_hint
 
         raise BatchUnavailable(f"the batch evaluator needs numpy: {install_hint('batch')}") from exc
     return numpy

@@ -27,16 +27,7 @@ from functools import cache
 from controller.hands.categories import FIVE_CARD_ORDER, Category, pack
 from controller.hands.rules import Wheel
 
-__all__ = [
-    "Evaluator",
-    "evaluator_for",
-    "JOKER_INDEX",
-    "card_code",
-    "FLUSH_SUIT",
-    "SUIT_SHIFT",
-    "MASK_SHIFT",
-    "RANK_BITS",
-]
+__all__ = ["evaluator_for", "JOKER_INDEX", "card_code", "FLUSH_SUIT", "SUIT_SHIFT", "MASK_SHIFT", "RANK_BITS"]
 
 JOKER_INDEX = 52
 RANK_BITS = (1 << 39) - 1

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from controller.cards import Card, format_cards
+from controller.hands._value import HandValue, _evaluate, _evaluate_low, evaluate_five, evaluate_low
 from controller.hands.categories import Category, unpack
 from controller.hands.fast import evaluator_for
 from controller.hands.rules import PAI_GOW
-from controller.hands.value import HandValue, _evaluate, _evaluate_low, evaluate_five, evaluate_low
+from controller.vocab import Card, format_cards
 
-__all__ = ["HandSet", "low_outranks_high", "make_set", "set_dealt", "legal_sets", "is_pai_gow"]
+__all__ = ["HandSet", "make_set", "set_dealt", "legal_sets", "is_pai_gow"]
 
 
 def low_outranks_high(high: HandValue, low: HandValue) -> bool:

@@ -22,7 +22,7 @@ from pathlib import Path
 from controller.journal.store import FILE_MODE, JournalError, SqliteJournal
 from controller.journal.verify import VerifyReport, verify_journal, verify_reader
 
-__all__ = ["BackupResult", "backup_journal"]
+__all__ = ["backup_journal"]
 
 
 @dataclass(frozen=True, slots=True)

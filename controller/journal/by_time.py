@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from controller.journal.recall import recall_round
 from controller.journal.store import SqliteJournal
 
-__all__ = ["RoundsAt", "rounds_at", "rounds_between"]
+__all__ = ["rounds_at", "rounds_between"]
 
 Indexed = tuple[int, int, float]
 """(round number, seq of its ``RoundSettled`` record, the time it ended)."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from controller.journal.store import JournalError, SqliteJournal
 
-__all__ = ["GAME_META", "GameMismatch", "bound_game", "bind_game", "round_in_play", "next_round_no"]
+__all__ = ["GAME_META", "bound_game", "bind_game", "round_in_play", "next_round_no"]
 
 GAME_META = "game"
 """The ``meta`` key holding the game a journal belongs to."""

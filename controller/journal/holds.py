@@ -4,7 +4,7 @@ acts and refusals, the key, links down and up, the shoe's reports), and how it e
 (``HoldEnded``: resumed or the round ended, by whom, how long). For ``tablectl recall`` (the holds
 of a round) and ``tablectl holds`` (a shift's).
 
-The records are written by the table (:mod:`controller.table.hold_journal`); a hold whose round
+The records are written by the table (:mod:`controller.table._hold_journal`); a hold whose round
 was voided ends just after the round's record, and is looked for there.
 """
 
@@ -17,20 +17,10 @@ from dataclasses import dataclass, field
 from controller.journal.records import JournalRecord
 from controller.journal.store import SqliteJournal
 
-__all__ = [
-    "HOLD_KINDS",
-    "TRIED_KINDS",
-    "HoldStory",
-    "stories",
-    "tried_to_clear",
-    "round_holds",
-    "holds_between",
-    "story_lines",
-    "duration_text",
-]
+__all__ = ["HOLD_KINDS", "HoldStory", "stories", "round_holds", "holds_between", "story_lines", "duration_text"]
 
 HOLD_KINDS = ("HoldBegan", "HoldChanged", "HoldEnded")
-"""The records of a hold, in the order a hold writes them (:mod:`controller.table.hold_journal`)."""
+"""The records of a hold, in the order a hold writes them (:mod:`controller.table._hold_journal`)."""
 
 AFTER_ROUND = 64
 """How many records after a round's own record are read for the end of a hold its void ended."""

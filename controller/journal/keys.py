@@ -13,7 +13,7 @@ from pathlib import Path
 
 from controller.journal.store import JournalError
 
-__all__ = ["read_hmac_key", "MAX_KEY_BYTES"]
+__all__ = ["read_hmac_key"]
 
 MAX_KEY_BYTES = 4096
 """The longest key file read (a key is 32 to 64 random bytes, often written in hex)."""

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["meters_for_round", "add_meters", "meters_table", "meter_order"]
+__all__ = ["meters_for_round", "add_meters", "meters_table"]
 
 TABLE = "table"
 

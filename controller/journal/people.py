@@ -18,7 +18,7 @@ from controller.journal.recall import own_events
 from controller.journal.records import JournalRecord
 from controller.journal.store import JournalDamaged, SqliteJournal
 
-__all__ = ["DEALER_KEY", "NOBODY", "PERSON_KEY", "RoundPeople", "SupervisorAct", "round_people"]
+__all__ = ["NOBODY", "RoundPeople", "round_people"]
 
 DEALER_KEY = "dealer_id"
 """Where a ``RoundSettled`` record names the round's dealer."""

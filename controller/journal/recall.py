@@ -26,7 +26,6 @@ __all__ = [
     "recall_round",
     "recall_json",
     "recall_lines",
-    "zone_name",
     "describe_event",
 ]
 
@@ -176,7 +175,7 @@ def describe_event(e: JournalRecord) -> str | None:
 
 WagerOrder = Callable[[str, Sequence[str]], list[str]]
 """(game, wager spots) -> the spots in the game's layout order (the caller's: the journal does not
-import the rules; ``tablectl recall`` gives :func:`controller.names.wager_order`)."""
+import the rules; ``tablectl recall`` gives :func:`controller.game._names.wager_order`)."""
 
 
 def _as_stored(game: str, spots: Sequence[str]) -> list[str]:

@@ -22,7 +22,7 @@ from controller.journal.meters import add_meters
 from controller.journal.records import JournalRecord
 from controller.journal.store import JournalError, SqliteJournal
 
-__all__ = ["KEEP_LAST", "VERIFIED_SEQ", "VERIFIED_HASH", "mark_verified", "prune", "prune_rounds", "rounds_to_prune"]
+__all__ = ["KEEP_LAST", "VERIFIED_SEQ", "VERIFIED_HASH", "mark_verified", "prune_rounds", "rounds_to_prune"]
 
 KEEP_LAST = 10
 """Rounds always kept, whatever their age."""

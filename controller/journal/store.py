@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from controller.journal import checkpoint
-from controller.journal._files import DIR_MODE, FILE_MODE, JournalError, private_folder
+from controller.journal._files import FILE_MODE, JournalError, private_folder
 from controller.journal.records import JournalRecord
 
 if TYPE_CHECKING:
@@ -50,7 +50,6 @@ __all__ = [
     "JournalError",
     "JournalDamaged",
     "JournalFull",
-    "disk_full_reason",
     "NewRecord",
     "Snapshot",
     "SqliteJournal",
@@ -59,7 +58,6 @@ __all__ = [
     "meta_hash",
     "canonical",
     "FILE_MODE",
-    "DIR_MODE",
 ]
 
 SCHEMA_VERSION = 3

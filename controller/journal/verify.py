@@ -35,15 +35,7 @@ from controller.journal.store import (
     snapshot_hash,
 )
 
-__all__ = [
-    "VerifyReport",
-    "MetersCheck",
-    "verify_journal",
-    "verify_reader",
-    "verify_meters",
-    "verify_prune",
-    "check_tail",
-]
+__all__ = ["VerifyReport", "verify_journal", "verify_reader", "verify_meters", "verify_prune", "check_tail"]
 
 _DAMAGE = (sqlite3.Error, ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError)
 """What reading a damaged file can raise (``UnicodeError`` is a ``ValueError``)."""

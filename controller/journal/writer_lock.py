@@ -24,7 +24,7 @@ from types import TracebackType
 
 from controller.journal._files import FILE_MODE, JournalError, private_folder
 
-__all__ = ["JournalLocked", "Holder", "WriterLock", "lock_path", "holder"]
+__all__ = ["WriterLock"]
 
 
 def lock_path(journal: Path | str) -> Path:

@@ -5,13 +5,13 @@ the table's wager spot names) the house edge per unit, its variance (for a bench
 interval), and each paytable line's probability and contribution; for the main game the edge
 per ante and per total action, the average total wager, push and fold rates. Pure functions
 over the table's paytables; the results are kept by the par service (controller.par.service,
-controller.par.cache).
+controller.par._cache).
 
 * Mississippi Stud: optimal play, exact (controller.par.mississippi).
 * Boston 5: the best second-wager-or-fold, exact (controller.par.boston5).
 * Three Card Poker: ante and play with the best strategy, pair plus, exact
   (controller.par.three_card_poker).
-* Three-card bonuses: exact over the 22,100 hands (controller.par.three_card).
+* Three-card bonuses: exact over the 22,100 hands (controller.par._three_card).
 * Pai gow: the main wager by a stored simulation of house way against house way
   (controller.par.pai_gow_main); bonus, envy and insurance exact (controller.par.pai_gow).
 """

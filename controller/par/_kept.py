@@ -1,5 +1,5 @@
 """Par results kept once: in this process, else in the shipped data or the user's cache folder
-(controller.par.cache), else computed. The bottom of the par service: each solver's module asks
+(controller.par._cache), else computed. The bottom of the par service: each solver's module asks
 here with what it computes and how to read it back, and nothing here imports a solver."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from controller.par.cache import Progress, cached, content_key, read_entry
-from controller.paytables import Paytable
+from controller.configuration import Paytable
+from controller.par._cache import Progress, cached, content_key, read_entry
 
 __all__ = ["SOLVER_VERSIONS", "LOCK", "paytable_content", "kept", "is_kept", "forget"]
 

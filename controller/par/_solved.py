@@ -7,14 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypedDict
 
+from controller.configuration import Paytable, TableConfig
+from controller.par._cache import Progress, pack_array, unpack_array
 from controller.par._kept import SOLVER_VERSIONS, kept, paytable_content
-from controller.par.cache import Progress, pack_array, unpack_array
-from controller.paytables import Paytable
-from controller.table_config import TableConfig
 
 if TYPE_CHECKING:
+    from controller.par._cache import PackedArray
     from controller.par.boston5 import Boston5Par
-    from controller.par.cache import PackedArray
     from controller.par.mississippi import MississippiPar
 
 __all__ = [
@@ -210,7 +209,7 @@ def boston5_par(ante_bonus: Paytable, first_to_ante: int, pays: float) -> Boston
 
 
 def _odds_value(odds: object) -> float:
-    from controller.money import Odds
+    from controller.vocab import Odds
 
     if not isinstance(odds, Odds):
         raise TypeError(f"first_second_pays must be odds, got {odds!r}")

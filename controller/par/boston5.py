@@ -24,15 +24,15 @@ from math import comb
 
 import numpy as np
 
+from controller.configuration import Paytable
 from controller.hands.batch import strengths
 from controller.hands.fast import evaluator_for
 from controller.hands.rules import Wheel
-from controller.par.cache import Progress
+from controller.par._cache import Progress
 from controller.par.combos import Array, colex_index, combinations_array
 from controller.par.lines import LOSE, five_card_lines, line_name
-from controller.paytables import Paytable
 
-__all__ = ["Boston5Par", "solve", "dealer_counts"]
+__all__ = ["Boston5Par", "solve"]
 
 DEALER_HANDS = comb(47, 5)
 _BIN4 = np.array([[comb(n, k) for k in range(5)] for n in range(5)], dtype=np.float64)

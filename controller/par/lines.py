@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
+from controller.configuration import Paytable, PaytableRow
 from controller.hands.categories import FIVE_CARD_ORDER, unpack
 from controller.par.combos import Array
-from controller.paytables import Paytable, PaytableRow
 
 __all__ = ["LOSE", "line_name", "row_value", "common_denominator", "five_card_lines"]
 

@@ -27,14 +27,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from controller.configuration import Paytable
 from controller.hands.batch import strengths
 from controller.hands.rules import Wheel
-from controller.par.cache import Progress
+from controller.par._cache import Progress
 from controller.par.combos import Array, colex_index, combinations_array
 from controller.par.lines import LOSE, common_denominator, five_card_lines, line_name
-from controller.paytables import Paytable
 
-__all__ = ["MississippiStrategy", "MississippiPar", "solve", "STREET_SPOTS"]
+__all__ = ["MississippiStrategy", "MississippiPar", "solve"]
 
 STREET_SPOTS = ("third", "fourth", "fifth")
 _BETS = (1, 3)

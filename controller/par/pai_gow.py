@@ -1,6 +1,6 @@
 """Pai gow's side wagers, exactly, over all 154,143,080 seven-card hands of the 53-card deck:
 the seven-card bonus, the envy bonus and pai gow insurance; and the main wager from the stored
-simulation (controller.par.pai_gow_data).
+simulation (controller.par._pai_gow_data).
 
 The hands are counted by class, not one by one. A class is a rank multiset (seven real cards,
 or six and the joker) and, where one suit holds enough cards to matter (five or more; four or
@@ -23,34 +23,19 @@ from itertools import combinations
 from math import comb, prod
 from typing import Any, TypedDict
 
-from controller.cards import ALL_CARDS, JOKER, Card
-from controller.game_options import pai_gow_options
+from controller.configuration import Paytable, PaytableRow, TableConfig, pai_gow_options
 from controller.hands import PAI_GOW, classify_bonus, paying_line
 from controller.hands.categories import Category
 from controller.hands.paigow import is_pai_gow
+from controller.par._cache import Progress
 from controller.par._kept import SOLVER_VERSIONS, kept
-from controller.par.cache import Progress
+from controller.par._pai_gow_data import MAIN_COUNTS, MAIN_SOURCE
 from controller.par.lines import line_name, row_value
-from controller.par.pai_gow_data import MAIN_COUNTS, MAIN_SOURCE
 from controller.par.pai_gow_main import main_edge
 from controller.par.sheet import Line, ParSheet, SpotPar
-from controller.paytables import Paytable, PaytableRow
-from controller.table_config import TableConfig
+from controller.vocab import ALL_CARDS, JOKER, Card
 
-__all__ = [
-    "HANDS",
-    "hand_classes",
-    "bonus_counts",
-    "insurance_counts",
-    "class_counts",
-    "CLASSES",
-    "pai_gow_classes",
-    "pg_payload",
-    "bonus_par",
-    "insurance_par",
-    "envy_per_hand",
-    "pai_gow_sheet",
-]
+__all__ = ["bonus_counts", "insurance_counts", "class_counts", "pg_payload", "pai_gow_sheet"]
 
 HANDS = comb(53, 7)
 """154,143,080: every seven-card hand of the 53-card deck."""

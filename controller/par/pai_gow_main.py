@@ -13,8 +13,8 @@ import math
 import random
 from dataclasses import dataclass
 
-from controller.cards import deck
-from controller.games.house_way import house_way
+from controller.game.pai_gow import house_way
+from controller.vocab import deck
 
 __all__ = ["MainCounts", "simulate_main", "main_edge"]
 

@@ -4,14 +4,14 @@ Everything that needs par figures asks here: ``tablectl par`` and ``meters``, th
 players and summaries, the floor report and the pit view. A result is keyed by what it is
 computed from, as canonical content (:func:`paytable_content`: a paytable's game, spot, kind and
 rows; not its name, file or object), and looked for in the process, then in the shipped data and
-the user's cache folder (controller.par.cache), and computed only when none has it
+the user's cache folder (controller.par._cache), and computed only when none has it
 (controller.par._kept; the solved games' results: controller.par._solved).
 
 * :func:`mississippi_par`: Mississippi Stud's optimal strategy and exact par for a main paytable;
 * :func:`boston5_par`: Boston 5's second-wager strategy and exact par for an ante bonus paytable
   and the wagers' sizes;
 * pai gow's hand counts (the bonus, envy and insurance figures) and the three-card hand counts
-  are kept the same way, by their modules (controller.par.pai_gow, controller.par.three_card);
+  are kept the same way, by their modules (controller.par.pai_gow, controller.par._three_card);
 * :func:`sheet_for`: a table's par sheet, made from those (cheap once they are at hand);
 * :func:`theoretical_win`: the one rule for the theoretical win of wagers at a table.
 """
@@ -27,45 +27,36 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from controller.configuration import TableConfig
 from controller.game.definition import GameDefinition
 from controller.game.registry import ByGame
 from controller.par import _kept, _solved
 from controller.par._kept import LOCK as _LOCK
-from controller.par._kept import SOLVER_VERSIONS, paytable_content
+from controller.par._kept import paytable_content
 from controller.par._solved import (
     b5_args,
     boston5_inputs,
     boston5_needs,
-    boston5_par,
     boston5_par_for,
     mississippi_inputs,
     mississippi_needs,
-    mississippi_par,
     pai_gow_needs,
 )
 from controller.par.sheet import ParError, ParSheet
-from controller.table_config import TableConfig
 
 __all__ = [
-    "SOLVER_VERSIONS",
     "PAID_ON",
-    "paytable_content",
     "mississippi_inputs",
     "boston5_inputs",
-    "mississippi_par",
-    "boston5_par",
     "boston5_par_for",
     "mississippi_needs",
     "boston5_needs",
     "pai_gow_needs",
     "sheet_for",
-    "sheet_key",
     "sheet_nowait",
     "sheet_apart",
-    "forget",
     "Theoretical",
     "theoretical_win",
-    "wagered_by_spot",
 ]
 
 log = logging.getLogger("controller.par")
@@ -92,13 +83,13 @@ unit of it (each game's definition says its own: ``paid_on``)."""
 def sheet_key(table: TableConfig) -> str:
     """What ``table``'s par sheet depends on, as canonical JSON: the game, every paytable's
     content, the options the game's par reads, the seats (the envy bonus counts the others), and
-    for pai gow the stored simulation of its house way (controller.par.pai_gow_data)."""
-    from controller.games.spec import spec_for
+    for pai gow the stored simulation of its house way (controller.par._pai_gow_data)."""
+    from controller.game.record import spec_for
 
     options = {k: str(table.options.get(k)) for k in spec_for(table.game).par_options}
     stored = None
     if table.game == "pai_gow":  # the main wager's figure is the stored simulation of the house way
-        from controller.par.pai_gow_data import MAIN_COUNTS
+        from controller.par._pai_gow_data import MAIN_COUNTS
 
         stored = repr(MAIN_COUNTS.get(str(table.options.get("house_way"))))
     return json.dumps(
@@ -119,7 +110,7 @@ _SHEETS: dict[str, ParSheet] = {}
 def _build_sheet(table: TableConfig) -> ParSheet:
     """Make ``table``'s par sheet from the kept results (by its game's par function:
     controller.par.sheets); ask :func:`sheet_for`, which keeps it, not this."""
-    from controller.games.spec import known_games, spec_for
+    from controller.game.record import known_games, spec_for
 
     try:
         spec = spec_for(table.game)
@@ -200,7 +191,7 @@ def _load(where: str) -> Any:
 
 def _all_kept(table: TableConfig) -> bool:
     """Whether every costly result ``table``'s sheet needs is kept (shipped or cached)."""
-    from controller.games.spec import spec_for
+    from controller.game.record import spec_for
 
     where = spec_for(table.game).par_needs
     needs: list[tuple[str, dict[str, object]]] = _load(where)(table) if where else []

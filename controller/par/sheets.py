@@ -6,22 +6,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from controller.games.spec import SPECS, known_games
+from controller.configuration import Paytable, TableConfig, load_paytables
+from controller.game.record import SPECS, known_games
 from controller.hands import BOSTON5, MISSISSIPPI_STUD
+from controller.par._three_card import three_card_par
 from controller.par.sheet import ParError, ParSheet, SpotPar
-from controller.par.three_card import three_card_par
-from controller.paytables import Paytable, load_paytables
-from controller.table_config import TableConfig
 
-__all__ = [
-    "ParError",
-    "par_sheet",
-    "with_paytable",
-    "spot_from_moments",
-    "mississippi_sheet",
-    "boston5_sheet",
-    "pai_gow_sheet",
-]
+__all__ = ["ParError", "par_sheet", "with_paytable", "mississippi_sheet", "boston5_sheet", "pai_gow_sheet"]
 
 
 def with_paytable(table: TableConfig, name: str) -> TableConfig:

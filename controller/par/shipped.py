@@ -20,13 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.par.cache import content_key, decode_entry, encode_entry, file_name, unpack_array
-from controller.paytables import load_paytables
-from controller.table_config import config_dir, load_table
+from controller.configuration import config_dir, load_paytables, load_table
+from controller.par._cache import content_key, decode_entry, encode_entry, file_name, unpack_array
 
 if TYPE_CHECKING:
+    from controller.configuration import Paytable
     from controller.hands import HandRules
-    from controller.paytables import Paytable
 
 __all__ = ["Shipped", "DATA", "shipped_results", "payloads_agree", "main"]
 
@@ -85,12 +84,12 @@ def shipped_results() -> Iterator[Shipped]:
                 yield Shipped("boston5", _solved.boston5_inputs(p, k, pays), b5, f"Boston 5 {p.name}, {k}x, {pays:g}")
 
     from controller.hands import BOSTON5, MISSISSIPPI_STUD
-    from controller.par.three_card import three_card_inputs
+    from controller.par._three_card import three_card_inputs
 
     for rules in (BOSTON5, MISSISSIPPI_STUD):
 
         def three(rules: HandRules = rules) -> object:
-            from controller.par.three_card import count_three_card
+            from controller.par._three_card import count_three_card
 
             return sorted([c.value, r, n] for (c, r), n in count_three_card(rules).items())
 

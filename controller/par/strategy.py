@@ -6,7 +6,7 @@
 * :func:`boston5_raise`: the optimal second wager or fold after three cards (controller.par.boston5).
 * :func:`boston5_expose`: expose the three-card bonus hand when it pays (exposing a hand that
   does not pay changes nothing; a paying hand not exposed loses, 24.10(a)).
-* Pai gow players set their hands by the house way (controller.games.house_way).
+* Pai gow players set their hands by the house way (controller.game.pai_gow._house_way).
 """
 
 from __future__ import annotations
@@ -14,13 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-from controller.cards import Card
+from controller.configuration import Paytable, TableConfig, default_table_path, load_table
 from controller.hands import BOSTON5, evaluate_three
 from controller.par.combos import BINOM, Array
-from controller.paytables import Paytable
-from controller.table_config import TableConfig, default_table_path, load_table
+from controller.vocab import Card
 
-__all__ = ["mississippi_decision", "mississippi_tables", "boston5_raise", "boston5_expose", "set_index"]
+__all__ = ["mississippi_decision", "mississippi_tables", "boston5_raise", "boston5_expose"]
 
 
 def set_index(cards: Sequence[Card]) -> int:

@@ -8,10 +8,10 @@ from itertools import permutations
 
 import numpy as np
 
-from controller.cards import ALL_CARDS, format_cards
 from controller.par.combos import Array, colex_index, combinations_array
+from controller.vocab import ALL_CARDS, format_cards
 
-__all__ = ["canonical_classes", "mississippi_rows", "boston5_rows"]
+__all__ = ["mississippi_rows", "boston5_rows"]
 
 _PERMS = np.array(list(permutations(range(4))), dtype=np.int64)
 

@@ -18,24 +18,14 @@ from functools import cache
 from itertools import combinations
 from math import lcm
 
-from controller.cards import ALL_CARDS, Card
+from controller.configuration import Paytable, TableConfig
 from controller.hands import THREE_CARD_POKER, HandValue, evaluate_three
+from controller.par._three_card import HANDS, three_card_par
 from controller.par.lines import line_name
 from controller.par.sheet import ParSheet, SpotPar
-from controller.par.three_card import HANDS, three_card_par
-from controller.paytables import Paytable
-from controller.table_config import TableConfig
+from controller.vocab import ALL_CARDS, Card
 
-__all__ = [
-    "DEALER_HANDS",
-    "STRATEGY",
-    "AntePlay",
-    "Versus",
-    "versus",
-    "ante_play",
-    "three_card_poker_sheet",
-    "table_sheet",
-]
+__all__ = ["STRATEGY", "table_sheet"]
 
 DEALER_HANDS = 18_424
 """C(49, 3): the dealer hands against one player hand."""
@@ -260,7 +250,7 @@ def three_card_poker_sheet(ante_bonus: Paytable, pair_plus: Paytable | None, qua
 
 def table_sheet(table: TableConfig) -> ParSheet:
     """The par sheet of a Three Card Poker table (its :class:`GameSpec`'s ``par``)."""
-    from controller.games.three_card_poker import QUALIFIER
+    from controller.game.three_card_poker import QUALIFIER
 
     return three_card_poker_sheet(table.paytables["ante_bonus"], table.paytables.get("pair_plus"), QUALIFIER)
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from controller.cards import Card, CardError, card, deck
 from controller.table._dealer_screen import DealerScreen
+from controller.table._device_state import DeviceLinks
 from controller.table._holds import Holds, cards_wait_reason
 from controller.table._round_state import Fire, GameShape, RoundState
 from controller.table._shoe_faults import ShoeFaults
 from controller.table._supervisor import Record
 from controller.table.card_ledger import BURNED, DUPLICATE, UNREADABLE, CardLedger
-from controller.table.device_state import DeviceLinks
+from controller.vocab import Card, CardError, card, deck
 from drivers.shoe import CardDealt, CardUnreadable
 
 __all__ = ["CardIntake"]

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.table._bet_board import BetBoard
 from controller.table._dealer_screen import DealerScreen
 from controller.table._round_state import Fire, RoundState
 from controller.table._shoe_faults import ShoeFaults
 from controller.table._stub_count import STUB_EVERY, StubCount
 from controller.table._supervisor import SupervisorKey
-from controller.table.bet_board import BetBoard
 from controller.table.card_ledger import CardLedger
 
 __all__ = ["CarryOver"]

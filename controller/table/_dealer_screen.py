@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from controller.table._device_state import DeviceLinks, ShownState
 from controller.table._round_state import GameShape, RoundState
-from controller.table.device_state import DeviceLinks, ShownState
 from controller.table.screen import DisplaySize, Notice, ScreenState, fits, page_count, render
 
 __all__ = ["DealerScreen", "KEEP_PROMPTS"]

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from enum import Enum
 
 from controller.table._dealer_screen import DealerScreen
+from controller.table._device_state import DeviceLinks
 from controller.table._round_state import DeviceCommands, Fire, GameShape, RoundState
 from controller.table._supervisor import Record
 from controller.table.card_ledger import CardLedger
-from controller.table.device_state import DeviceLinks
 from drivers.protocol import DeviceFault
 
 __all__ = ["HoldKind", "Holds", "ROUND_COMMANDS", "NOT_CONNECTED", "hold_clears", "cards_wait_reason"]

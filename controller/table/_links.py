@@ -14,16 +14,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from controller.table._bet_board import BetBoard
 from controller.table._card_intake import CardIntake
 from controller.table._dealer_screen import DealerScreen
+from controller.table._device_state import BET_SPOTS, PANEL, SHOE, DeviceLinks
 from controller.table._holds import NOT_CONNECTED, HoldKind, Holds
 from controller.table._round_state import DeviceCommands, GameShape, RoundState
 from controller.table._shoe_faults import ShoeFaults
 from controller.table._supervisor import SupervisorKey
 from controller.table._wagers import FaultReport, Wagers
-from controller.table.bet_board import BetBoard
 from controller.table.card_ledger import CardLedger
-from controller.table.device_state import BET_SPOTS, PANEL, SHOE, DeviceLinks
 from controller.table.engine import JournalFault
 from controller.table.events import DevicesExpected
 from controller.table.screen import DisplaySize

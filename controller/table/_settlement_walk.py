@@ -1,7 +1,7 @@
 """The settlement shown step by step, and how a round ends.
 
 At the round's end its record is settled by exactly the function ``tablectl settle`` runs
-(:func:`controller.games.settle_json`, on the record as JSON), and that record is the round's:
+(:func:`controller.game.record._settle.settle_json`, on the record as JSON), and that record is the round's:
 what the table pays is what a re-settlement of the record pays. A record that cannot be settled
 holds the table; clearing the fault settles it again (a void returns every wager). The dealer is walked through the procedure one step at
 a time (``confirm`` after each), less the steps already done during the round (a fold's
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from controller.games import RecordError, record_json, settle_json
-from controller.settlement import Settlement, Step
+from controller.configuration import TableConfig
+from controller.game.record import RecordError, record_json, settle_json
 from controller.table._dealer_screen import DealerScreen
 from controller.table._holds import Holds
 from controller.table._late_bets import LateBets
@@ -24,7 +24,7 @@ from controller.table._stub_count import StubCount
 from controller.table._wagers import Wagers
 from controller.table.card_ledger import MISDEAL, CardLedger
 from controller.table.round_data import RoundResult, Seat
-from controller.table_config import TableConfig
+from controller.wagers import Settlement, Step
 
 __all__ = ["SettlementWalk", "KEEP_ROUNDS", "problem_words", "settle_table_record"]
 

@@ -12,8 +12,8 @@ on them). A fault reported between rounds holds the next round as it opens.
 
 from __future__ import annotations
 
+from controller.table._device_state import DeviceLinks
 from controller.table._holds import HoldKind, Holds
-from controller.table.device_state import DeviceLinks
 from drivers.shoe import DoorChanged, Jam
 
 __all__ = ["ShoeFaults", "JAMMED", "DOOR_OPEN"]

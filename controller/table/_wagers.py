@@ -19,12 +19,12 @@ from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Protocol
 
+from controller.configuration import Limit
+from controller.table._bet_board import BetBoard
 from controller.table._dealer_screen import DealerScreen
+from controller.table._device_state import DeviceLinks
 from controller.table._round_state import DeviceCommands, GameShape, RoundState
-from controller.table.bet_board import BetBoard
-from controller.table.device_state import DeviceLinks
 from controller.table.round_data import Seat
-from controller.table_config import Limit
 from drivers.bet_spots import SpotReport
 
 __all__ = ["Wagers", "FaultReport"]

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.cards import Card
+from controller.vocab import Card
 
-__all__ = ["LedgerEntry", "CardLedger", "WAITING", "UNREADABLE", "DUPLICATE", "MISDEAL", "BURNED"]
+__all__ = ["CardLedger", "UNREADABLE", "DUPLICATE", "MISDEAL", "BURNED"]
 
 WAITING = "waiting for the supervisor"
 """The disposition of a card the table could not place yet (with why, e.g. "dealt while held")."""

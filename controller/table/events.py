@@ -14,7 +14,7 @@ import drivers.state  # noqa: F401
 from controller.table.engine import JournalFault, StartDrawn, TimerExpired
 from drivers.messages import DeviceEvent
 
-__all__ = ["OpenTable", "DevicesExpected", "EVENT_KINDS", "decode_event", "EventDecodeError"]
+__all__ = ["OpenTable", "DevicesExpected", "decode_event", "EventDecodeError"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -6,15 +6,15 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from controller.configuration import TableConfig
 from controller.journal import JournalError, SqliteJournal
 from controller.journal.game import GAME_CHANGED, GAME_META, bind_game, bound_game, next_round_no, round_in_play
 from controller.journal.keys import read_hmac_key
 from controller.journal.store import meta_hash
 from controller.journal.writer_lock import WriterLock
 from controller.table._carry_over import CarryOver
-from controller.table_config import TableConfig
 
-__all__ = ["open_journal", "journal_path", "journal_key", "journaled_event_windows", "change_game"]
+__all__ = ["open_journal", "journal_key", "journaled_event_windows", "change_game"]
 
 
 def journal_key(table: TableConfig) -> bytes | None:

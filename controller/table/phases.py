@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from enum import Enum
 
-__all__ = ["BEFORE", "AFTER", "CommonPhases", "Trigger", "in_play_states", "common_transitions"]
+__all__ = ["CommonPhases", "Trigger", "in_play_states", "common_transitions"]
 
 BEFORE = ("closed", "betting", "no_more_bets")
 """The common states before a game's own steps, in order."""

@@ -17,19 +17,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from controller.game.definition import NOTHING_SHOWN, SETTLED_STEPS, DealPlan, Shown
+from controller.game.definition import NOTHING_SHOWN, DealPlan, Shown
 
-__all__ = [
-    "HandFacts",
-    "Shown",
-    "HIDDEN",
-    "SETTLED_STEPS",
-    "NOTHING_SHOWN",
-    "reveal_step",
-    "face_up",
-    "mask_cards",
-    "card_tokens",
-]
+__all__ = ["HandFacts", "Shown", "HIDDEN", "NOTHING_SHOWN", "reveal_step", "face_up", "mask_cards", "card_tokens"]
 
 HIDDEN = "\u25a0\u25a0"
 """What a masked card looks like in a line of text."""

@@ -19,11 +19,12 @@ from typing import Any, ClassVar, TypeVar
 
 from transitions import Machine
 
-from controller.cards import Card
-from controller.settlement import Settlement, Step
+from controller.configuration import TableConfig
+from controller.table._bet_board import BetBoard
 from controller.table._card_intake import CardIntake
 from controller.table._carry_over import CarryOver
 from controller.table._dealer_screen import DealerScreen
+from controller.table._device_state import DeviceLinks, ShownState
 from controller.table._holds import HoldKind, Holds
 from controller.table._late_bets import LateBets
 from controller.table._links import LinkReconciler
@@ -33,23 +34,22 @@ from controller.table._shoe_faults import ShoeFaults
 from controller.table._stub_count import StubCount
 from controller.table._supervisor import IN_PLAY, Action, Record, Supervisor, SupervisorKey
 from controller.table._wagers import Wagers
-from controller.table.bet_board import BetBoard
 from controller.table.card_ledger import CardLedger
-from controller.table.device_state import DeviceLinks, ShownState
 from controller.table.devices import TableDevices
 from controller.table.engine import JournalFault
 from controller.table.events import DevicesExpected, OpenTable
 from controller.table.phases import CommonPhases, Trigger
 from controller.table.round_data import RoundResult, Seat
 from controller.table.screen import DisplaySize, Notice
-from controller.table_config import TableConfig
+from controller.vocab import Card
+from controller.wagers import Settlement, Step
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.protocol import DeviceFault, LinkDown, LinkUp
 from drivers.shoe import CardDealt, CardUnreadable, DoorChanged, Jam, ShoeStatus
 from drivers.state import PanelState, ShoeState, SpotsState
 
-__all__ = ["RoundTable", "Seat", "RoundResult", "Handler", "HoldKind", "SupervisorAction", "Record", "IN_PLAY"]
+__all__ = ["RoundTable", "Seat", "RoundResult", "Handler", "HoldKind", "SupervisorAction", "Record"]
 
 SupervisorAction = Action
 """A row of the supervisor's action table (a game adds its own: :meth:`RoundTable.supervisor_actions`)."""

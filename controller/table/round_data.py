@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.cards import Card
-from controller.settlement import Settlement
+from controller.vocab import Card
+from controller.wagers import Settlement
 
 __all__ = ["Seat", "RoundResult"]
 

@@ -23,32 +23,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from controller.configuration import TableConfig
 from controller.journal import JournalError, SqliteJournal, check_tail
 from controller.journal.records import Journal
+from controller.table._hold_journal import HoldJournal
+from controller.table._hold_log import HoldLog
+from controller.table._link_log import log_link_event
+from controller.table._round_records import RoundRecords, round_record
+from controller.table._sdnotify import SystemdNotifier
+from controller.table._snapshot_file import SnapshotFile, snapshot_path
+from controller.table._watchdog import Watchdog
 from controller.table.devices import DriverDevices, RecordingDevices, resend_state
 from controller.table.engine import Engine, JournalFault, TimerStart, failure_text, thread_timer
 from controller.table.events import DevicesExpected, EventDecodeError, OpenTable, decode_event
 from controller.table.game_tables import GAME_TABLES
-from controller.table.hold_journal import HoldJournal
-from controller.table.hold_log import HoldLog
 from controller.table.journal_files import journaled_event_windows
 from controller.table.latest import LatestSnapshot
-from controller.table.link_log import log_link_event
 from controller.table.round import RoundTable
 from controller.table.round_data import RoundResult
-from controller.table.round_records import RoundRecords, round_record
-from controller.table.sdnotify import SystemdNotifier
 from controller.table.snapshot import TableSnapshot
 from controller.table.snapshot_build import build_hands, build_snapshot
-from controller.table.snapshot_file import SnapshotFile, snapshot_path
 from controller.table.table_drivers import check_roles, open_drivers
-from controller.table.watchdog import Watchdog
-from controller.table_config import TableConfig
 from drivers.link import LinkConfig, LinkStats
 
 log = logging.getLogger("tablectl.runtime")
 
-__all__ = ["TableRuntime", "RuntimePorts", "Service"]
+__all__ = ["TableRuntime", "RuntimePorts"]
 
 _FAULTS = ("DeviceFault", "LinkDown", "CardUnreadable", "JournalFault")
 """Event kinds counted as faults in the round's meters."""

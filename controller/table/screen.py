@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["DisplaySize", "Notice", "ScreenState", "DEFAULT_SIZE", "render", "page_count", "fits", "seats_named"]
+__all__ = ["DisplaySize", "Notice", "ScreenState", "render", "page_count", "fits", "seats_named"]
 
 
 @dataclass(frozen=True, slots=True)

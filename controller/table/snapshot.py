@@ -37,7 +37,6 @@ __all__ = [
     "TableSnapshot",
     "PlayerHands",
     "hold_clears",
-    "PANEL_BUTTONS",
 ]
 
 RECENT = 16

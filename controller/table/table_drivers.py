@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from controller.table_config import TableConfig
+from controller.configuration import TableConfig
 from drivers.base import Driver, EventSink
 from drivers.link import LinkConfig
 from drivers.order import EventOrder

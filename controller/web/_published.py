@@ -1,5 +1,5 @@
 """What a web server reads of a table's feed, shared by the in-process feed
-(controller.web.feed) and the remote one (controller.web._remote): the latest view model as JSON
+(controller.web._feed) and the remote one (controller.web._remote): the latest view model as JSON
 text with its version number, and the servers' loops woken, thread-safely, when the next is out."""
 
 from __future__ import annotations

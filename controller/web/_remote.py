@@ -2,7 +2,7 @@
 and its bench controls, read and sent over the unix socket, for ``tablectl web serve``.
 
 :class:`RemoteTable` keeps one connection: a reader thread takes each ``view`` line as the
-latest view (the interface of :class:`~controller.web.feed.TableFeed`: ``current``,
+latest view (the interface of :class:`~controller.web._feed.TableFeed`: ``current``,
 ``subscribe``, ``unsubscribe``) and each ``reply`` to the command waiting for it; while the
 table is not connected or silent, ``live`` is false (the event streams send no heartbeat, so the pages
 show themselves stale) and it connects again. :class:`RemoteControls` is the bench controls'
@@ -22,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.web._controls import ControlBusy, ControlError
 from controller.web._published import PublishedView
-from controller.web.controls import ControlBusy, ControlError
 
 __all__ = ["RemoteTable", "RemoteControls", "TableUnreachable", "MAX_WAITING_COMMANDS", "COMMAND_TIMEOUT_S"]
 
@@ -202,7 +202,7 @@ class RemoteTable(PublishedView):
 
 
 class RemoteControls:
-    """The bench controls of :class:`~controller.web.controls.BenchControls`, carried out by the
+    """The bench controls of :class:`~controller.web._controls.BenchControls`, carried out by the
     table over its socket."""
 
     def __init__(self, table: RemoteTable) -> None:

@@ -16,7 +16,7 @@ The protocol, one line each way (UTF-8, ``\\n`` ends a line):
 
 Who: the socket file is made 0660 (its group: the views' user's, ``--view-socket-group``) and
 each peer's credentials (``SO_PEERCRED``) must be this process's user or the socket's group, else
-the connection is closed unread. What: the actions of :class:`~controller.web.controls.
+the connection is closed unread. What: the actions of :class:`~controller.web._controls.
 BenchControls` only (404 on a real table), each checking its fields (400 naming the field; 429
 when presses wait). A line that is not a command gets a 400 reply; one longer than
 :data:`MAX_LINE` closes the connection.
@@ -35,8 +35,8 @@ import struct
 import threading
 from pathlib import Path
 
-from controller.web.controls import FAULTS, BenchControls, ControlBusy, ControlError
-from controller.web.feed import TableFeed
+from controller.web._controls import FAULTS, BenchControls, ControlBusy, ControlError
+from controller.web._feed import TableFeed
 
 __all__ = ["ViewSocket", "MAX_LINE", "MAX_PEERS", "ACTIONS", "peer_allowed"]
 

@@ -23,17 +23,17 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from controller.wakeup import Wakeup
+from controller.host import Wakeup
+from controller.web._controls import BenchControls
+from controller.web._feed import TableFeed
 from controller.web._viewsock import ViewSocket
-from controller.web.controls import BenchControls
-from controller.web.feed import TableFeed
 from controller.web.server import WebAddress
 from controller.web.view import SPOTS
 
 if TYPE_CHECKING:
     from controller.table.runtime import TableRuntime
 
-__all__ = ["serve_table", "publish_table", "serve_views", "VIEWS_NICE", "START_TIMEOUT_S"]
+__all__ = ["serve_table", "publish_table", "serve_views"]
 
 VIEWS_NICE = 10
 """How much lower the views' child process runs than the table (``nice``)."""
@@ -202,8 +202,8 @@ def serve_views(
     ``socket_path``; runs until ``stopping`` (set by a signal handler) is set or, ``with_table``,
     the table closes the socket. ``ready`` is called with the URL once listening."""
     from controller.web._remote import RemoteControls, RemoteTable
+    from controller.web._table_app import table_app
     from controller.web.server import WebServer
-    from controller.web.table_app import table_app
 
     if with_table:
         os.nice(VIEWS_NICE)  # the table's own child yields the CPU to the table

@@ -31,15 +31,15 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from controller.local_time import NotATime, parse_local_time
-from controller.names import game_name, hand_name, wager_name, wager_order
-from controller.web.guard import SESSION_KEY, Session, Sessions, page_secret
-from controller.web.hold_chart import cumulative, hold_chart, outside_band
+from controller.game import game_name, hand_name, wager_name, wager_order
+from controller.host import NotATime, parse_local_time
+from controller.web._guard import SESSION_KEY, Session, Sessions, page_secret
+from controller.web._hold_chart import cumulative, hold_chart, outside_band
+from controller.web._streams import StreamSlots
+from controller.web._table_app import MAX_STREAMS, SlotStream, static_files, stream_refusal
 from controller.web.pit_store import STALE_S, FloorReader, RoundHold, RoundLine, TableState
-from controller.web.streams import StreamSlots
-from controller.web.table_app import MAX_STREAMS, SlotStream, static_files, stream_refusal
 
-__all__ = ["pit_app", "REFRESH_S", "overview_html", "recall_html", "CardView", "card_view"]
+__all__ = ["pit_app"]
 
 log = logging.getLogger("tablectl.web")
 

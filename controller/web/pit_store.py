@@ -29,24 +29,13 @@ from controller.floor.report import (
     group_theoretical,
     groups_from_rows,
 )
-from controller.install_hint import install_hint
+from controller.host import install_hint
 
 if TYPE_CHECKING:
+    from controller.configuration import TableConfig
     from controller.par.sheet import ParSheet
-    from controller.table_config import TableConfig
 
-__all__ = [
-    "TableState",
-    "RoundLine",
-    "RoundHold",
-    "FloorReader",
-    "PgFloorReader",
-    "PitSheets",
-    "table_state",
-    "around",
-    "FAULT_KINDS",
-    "STALE_S",
-]
+__all__ = ["TableState", "RoundLine", "RoundHold", "FloorReader", "PgFloorReader", "STALE_S"]
 
 log = logging.getLogger("tablectl.web")
 
@@ -500,9 +489,8 @@ class PitSheets:
     def _table(self, config: str) -> TableConfig | None:
         with self._lock:
             if config not in self._tables:
-                from controller.games import resolve_table_path
-                from controller.table_config import load_table
-                from controller.yamlfile import ConfigError
+                from controller.configuration import ConfigError, load_table
+                from controller.game.record import resolve_table_path
 
                 try:
                     self._tables[config] = load_table(resolve_table_path(config))

@@ -2,7 +2,7 @@
 
 A view listens on loopback unless told otherwise; any other address needs a token of at least
 128 bits (``tablectl web token`` makes one). Every app served here sits behind
-:class:`~controller.web.guard.Guard` (Host allow-list, sessions and login, Origin and CSRF,
+:class:`~controller.web._guard.Guard` (Host allow-list, sessions and login, Origin and CSRF,
 body limit, security headers). uvicorn serves it with TLS when given a certificate and key
 (its own ``ssl_certfile``/``ssl_keyfile``), with a keep-alive timeout, h11's header size limit
 and a header timeout (:class:`HeaderTimeoutH11`: a connection that has not sent a whole request
@@ -30,25 +30,9 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from controller.web.guard import CONNECTION, Guard, GuardPolicy, LoginLimiter, QuietLog, Sessions, client_key
+from controller.web._guard import CONNECTION, Guard, GuardPolicy, LoginLimiter, QuietLog, Sessions, client_key
 
-__all__ = [
-    "WebAddress",
-    "parse_address",
-    "check_token",
-    "token_bits",
-    "WebServer",
-    "HeaderTimeoutH11",
-    "ClientLimitedH11",
-    "BudgetedSocket",
-    "ClientBudget",
-    "client_key",
-    "MAX_CLIENT_CONNECTIONS",
-    "MAX_CLIENT_HEAD_BYTES",
-    "HEADER_TIMEOUT_S",
-    "KEEP_ALIVE_S",
-    "MIN_TOKEN_BITS",
-]
+__all__ = ["WebAddress", "parse_address", "WebServer", "client_key"]
 
 log = logging.getLogger("tablectl.web")
 
@@ -511,7 +495,7 @@ class WebServer:
             host=address.host,
             port=address.port,
             log_level="warning",
-            log_config=None,  # its records go to tablectl's handler (controller/logs.py), not uvicorn's own
+            log_config=None,  # its records go to tablectl's handler (controller/host/_logs.py), not uvicorn's own
             lifespan="off",
             access_log=False,
             http=ClientLimitedH11.with_budget(self.budget),

@@ -1,7 +1,7 @@
 """The table as the web page sees it: a read-only view model made from the table's snapshot.
 
 :func:`table_view` turns a :class:`~controller.table.snapshot.TableSnapshot` (published by the
-controller thread after each event; read by the feed's publisher thread, :mod:`controller.web.feed`) into plain JSON-ready data:
+controller thread after each event; read by the feed's publisher thread, :mod:`controller.web._feed`) into plain JSON-ready data:
 seats with their wagers by spot and lamps, the cards the table has revealed (a face-down card is
 ``None``: only that a card is there), the dealer's or community cards as revealed, the dealer's
 panel screen, the step, any hold with what clears it, the live supervisor key, the last
@@ -18,22 +18,15 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from controller.game import game_name
 from controller.game.registry import ByGame
-from controller.names import game_name
 from controller.table.reveal import HIDDEN, mask_cards
 from controller.table.snapshot import LastRound, TableSnapshot, hold_clears
 
 if TYPE_CHECKING:
-    from controller.table_config import TableConfig
+    from controller.configuration import TableConfig
 
-__all__ = [
-    "SPOTS",
-    "mask_cards",
-    "hold_clears",
-    "step_label",
-    "table_view",
-    "HIDDEN",
-]
+__all__ = ["SPOTS", "mask_cards", "hold_clears", "table_view", "HIDDEN"]
 
 SPOTS: ByGame[tuple[str, ...]] = ByGame(lambda game: game.page_spots if game.at_table else None)
 """The bet spots of each seat, in the order the layout shows them, for each game dealt at a table

@@ -68,7 +68,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- payout odds and settlement ---------------------------------------------------------------
     Mutant(
         "ms_third_street_odds",
-        "controller/games/mississippi_stud.py",
+        "controller/game/mississippi_stud/_rules.py",
         "lambda: [WagerResult(s, w[s], Result.WIN, odds.payout(w[s]), why) for s in _SPOTS],",
         'lambda: [WagerResult(s, w[s], Result.WIN, w[s] if s == "third" else odds.payout(w[s]), why) for s in _SPOTS],',
         "Mississippi Stud: a winning third-street bet paid even money, not the hand's odds (35.11)",
@@ -76,7 +76,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "ms_fold_forfeit",
-        "controller/games/mississippi_stud.py",
+        "controller/game/mississippi_stud/_rules.py",
         '_LOST = {street: ("ante", *STREETS[: STREETS.index(street)]) for street in STREETS}',
         '_LOST = {street: ("ante", *STREETS[: max(0, STREETS.index(street) - 1)]) for street in STREETS}',
         "Mississippi Stud: a fold at 5th street forfeits the ante and 3rd street bet but not the 4th's (35.10(g))",
@@ -84,7 +84,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "b5_ante_paid",
-        "controller/games/boston5.py",
+        "controller/game/boston5/_rules.py",
         'WagerResult("ante", w["ante"], Result.RETURNED, 0, "player higher: the ante is returned (24.10(f)3)")',
         'WagerResult("ante", w["ante"], Result.WIN, w["ante"], "player higher: the ante is returned (24.10(f)3)")',
         "Boston 5: a player higher than the dealer is paid even money on the ante instead of its return (24.10(f)3)",
@@ -92,7 +92,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "b5_ante_bonus_only_on_win",
-        "controller/games/boston5.py",
+        "controller/game/boston5/_rules.py",
         '    if row is not None and not row.odds.push:\n        why = f"ante bonus',
         '    if row is not None and not row.odds.push and player > dealer_value:\n        why = f"ante bonus',
         "Boston 5: the ante bonus paid only when the player beats the dealer, not whatever the comparison (24.11(c))",
@@ -100,7 +100,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "b5_bonus_unexposed_paid",
-        "controller/games/boston5.py",
+        "controller/game/boston5/_rules.py",
         "    if not seat.exposed_bonus:\n        return WagerResult(",
         "    if not seat.exposed_bonus and False:\n        return WagerResult(",
         "Boston 5: a three-card bonus paid on a hand the player did not expose (24.10(a))",
@@ -108,7 +108,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "pg_commission_not_taken",
-        "controller/games/pai_gow.py",
+        "controller/game/pai_gow/_rules.py",
         'return WagerResult("pai_gow", stake, Result.WIN, stake - fee, why, commission=fee)',
         'return WagerResult("pai_gow", stake, Result.WIN, stake, why, commission=fee)',
         "pai gow: a won wager paid even money with the commission recorded but not deducted",
@@ -116,7 +116,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "pg_copy_to_player",
-        "controller/games/pai_gow.py",
+        "controller/game/pai_gow/_rules.py",
         "high_won = player.high > dealer.high",
         "high_won = player.high >= dealer.high",
         "pai gow: a copy (identical high hand) goes to the player, not the banker",
@@ -125,7 +125,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- deal order -------------------------------------------------------------------------------
     Mutant(
         "ms_deal_order",
-        "controller/table/mississippi_stud.py",
+        "controller/game/mississippi_stud/_machine.py",
         "self.seats[order[self.dealt // 2]].cards.append(dealt)",
         "self.seats[order[self.dealt % len(order)]].cards.append(dealt)",
         "Mississippi Stud: the players' cards dealt one at a time round the table, not as 2-card stacks (35.9(d))",
@@ -133,7 +133,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "b5_deal_order",
-        "controller/table/boston5.py",
+        "controller/game/boston5/_machine.py",
         "self.seats[order[self.dealt // 3]].cards.append(dealt)",
         "self.seats[order[self.dealt % len(order)]].cards.append(dealt)",
         "Boston 5: the first three cards dealt one at a time round the table, not as 3-card stacks (24.8(c))",
@@ -141,7 +141,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "pg_deal_direction",
-        "controller/games/pai_gow_deal.py",
+        "controller/game/pai_gow/_deal.py",
         '    if direction == "counterclockwise":\n        ring.reverse()',
         '    if direction != "counterclockwise":\n        ring.reverse()',
         "pai gow: the cards dealt in the direction opposite the configured one (31.8)",
@@ -149,7 +149,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "pg_start_position",
-        "controller/games/pai_gow_deal.py",
+        "controller/game/pai_gow/_deal.py",
         "return counting_order(count_direction, seats)[(value - 1) % positions]",
         "return counting_order(count_direction, seats)[value % positions]",
         "pai gow: the dice total counted with the dealer as 0, not 1: the first hand one position off (31.11)",
@@ -166,7 +166,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "pg_house_way_no_pair",
-        "controller/games/house_way.py",
+        "controller/game/pai_gow/_house_way.py",
         "return h.front([h.cards[1], h.cards[2]], ",
         "return h.front([h.cards[0], h.cards[1]], ",
         "pai gow house way: no pair sets the two highest cards in front, not the second and third",
@@ -174,7 +174,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "pg_house_way_one_pair",
-        "controller/games/house_way.py",
+        "controller/game/pai_gow/_house_way.py",
         "h.best_two(h.others(h.of_rank(h.pairs[0], 2))),",
         "h.others(h.of_rank(h.pairs[0], 2))[-2:],",
         "pai gow house way: one pair sets the two lowest other cards in front, not the two highest",
@@ -243,7 +243,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "b5_bonus_paid_twice",
-        "controller/table/boston5.py",
+        "controller/game/boston5/_machine.py",
         "done = {step.text for step in self.bonus_steps}",
         "done: set[str] = set()",
         "double settlement: Boston 5's bonus, settled right after the exposure, asked again at the settlement",

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from controller.configuration import TableConfig
 from controller.journal import JournalError, SqliteJournal
 from controller.journal.store import JournalFull
 from controller.table.card_ledger import DUPLICATE, UNREADABLE
@@ -20,7 +21,6 @@ from controller.table.round_data import RoundResult
 from controller.table.runtime import RuntimePorts, TableRuntime
 from controller.table.snapshot import TableSnapshot
 from controller.table.table_drivers import ROLES
-from controller.table_config import TableConfig
 from drivers.link import LinkConfig, LinkDown, LinkUp
 from drivers.messages import BUTTONS, DeviceEvent, card_text
 from drivers.shoe import CardDealt, CardUnreadable

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from controller.game.boston5.catalog import CATALOG
+from controller.game.boston5._catalog import CATALOG
+from controller.game.boston5._rules import SPEC
 from controller.game.definition import (
     SETTLED_STEPS,
     CardPlan,
@@ -15,7 +16,6 @@ from controller.game.definition import (
     TableNames,
     When,
 )
-from controller.games.boston5 import SPEC
 
 __all__ = ["DEFINITION"]
 
@@ -72,12 +72,12 @@ DEFINITION = GameDefinition(
         Step("settlement", "24.10(e), (f): the dealer reveals; settlement counterclockwise from the dealer's right"),
         Step("count_stub", "24.8(e): the stub counted every fifth round"),
     ),
-    strategy="controller.game.boston5.strategy:strategy_rows",
+    strategy="controller.game.boston5._strategy:strategy_rows",
     paid_on={"ante_bonus": "ante"},  # 24.11(c): the ante bonus is paid on the ante
     table=TableNames(
-        machine="controller.table.boston5:Boston5Table",
-        phases="controller.table.boston5:Phase",
-        hooks="controller.game.boston5.hooks:HOOKS",
+        machine="controller.game.boston5._machine:Boston5Table",
+        phases="controller.game.boston5._machine:Phase",
+        hooks="controller.game.boston5._hooks:HOOKS",
         player="hil.bench:Boston5Player",
         guide="controller.docgen.guide:boston5_round",
     ),

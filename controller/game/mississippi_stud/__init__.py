@@ -13,8 +13,8 @@ from controller.game.definition import (
     Step,
     TableNames,
 )
-from controller.game.mississippi_stud.catalog import CATALOG
-from controller.games.mississippi_stud import SPEC, STREETS
+from controller.game.mississippi_stud._catalog import CATALOG
+from controller.game.mississippi_stud._rules import SPEC, STREETS
 
 __all__ = ["DEFINITION"]
 
@@ -61,11 +61,11 @@ DEFINITION = GameDefinition(
         Step("settlement", "35.10(i): settlement counterclockwise from the dealer's right"),
         Step("count_stub", "35.9(e): the stub counted every fifth round"),
     ),
-    strategy="controller.game.mississippi_stud.strategy:strategy_rows",
+    strategy="controller.game.mississippi_stud._strategy:strategy_rows",
     table=TableNames(
-        machine="controller.table.mississippi_stud:MississippiTable",
-        phases="controller.table.mississippi_stud:Phase",
-        hooks="controller.game.mississippi_stud.hooks:HOOKS",
+        machine="controller.game.mississippi_stud._machine:MississippiTable",
+        phases="controller.game.mississippi_stud._machine:Phase",
+        hooks="controller.game.mississippi_stud._hooks:HOOKS",
         player="hil.bench:MississippiPlayer",
         guide="controller.docgen.guide:mississippi_round",
     ),

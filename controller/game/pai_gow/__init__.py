@@ -15,13 +15,14 @@ from controller.game.definition import (
     TableNames,
     When,
 )
-from controller.game.pai_gow.catalog import CATALOG
-from controller.games.pai_gow import SPEC
+from controller.game.pai_gow._catalog import CATALOG
+from controller.game.pai_gow._house_way import Decision, house_way
+from controller.game.pai_gow._rules import SPEC
 
-__all__ = ["DEFINITION"]
+__all__ = ["DEFINITION", "Decision", "house_way"]
 
 _BET_SPOTS = ("pai_gow", "bonus", "insurance")
-_INFERRED = "11.9 (11.15(d) defers to it; its text is not in the seeds: inferred, see controller.table.pai_gow)"
+_INFERRED = "11.9 (11.15(d) defers to it; its text is not in the seeds: inferred, see controller.game.pai_gow._machine)"
 
 DEFINITION = GameDefinition(
     name="pai_gow",
@@ -63,11 +64,11 @@ DEFINITION = GameDefinition(
         Step("settlement", "11.15(d)1: each seat's hand turned and settled, counterclockwise from the dealer's right"),
     ),
     regulation_minimums={"bonus": (100, "11.15(b)")},
-    strategy="controller.game.pai_gow.strategy:strategy_rows",
+    strategy="controller.game.pai_gow._strategy:strategy_rows",
     table=TableNames(
-        machine="controller.table.pai_gow:PaiGowTable",
-        phases="controller.table.pai_gow:Phase",
-        hooks="controller.game.pai_gow.hooks:HOOKS",
+        machine="controller.game.pai_gow._machine:PaiGowTable",
+        phases="controller.game.pai_gow._machine:Phase",
+        hooks="controller.game.pai_gow._hooks:HOOKS",
         player="hil.bench:PaiGowPlayer",
         guide="controller.docgen.guide:pai_gow_round",
     ),

@@ -1,7 +1,7 @@
 """Three Card Poker (N.J.A.C. 13:69F-20; its text was not found: the steps below are inferred
 from published rule sheets, each named where it is cited): everything the game is, in
 :data:`DEFINITION`, with the 6 Card Bonus beside it (:mod:`.rules`). Its parts in other layers live
-in this package too, each in the module its layer names: the round machine (:mod:`.table`), the
+in this package too, each in the module its layer names: the round machine (:mod:`._machine`), the
 dealer guide's round (:mod:`.guide`); the bench's players are ``hil/three_card_player.py``."""
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from controller.game.definition import (
     TableNames,
     When,
 )
+from controller.game.three_card_poker._rules import QUALIFIER
 from controller.game.three_card_poker.rules import CATALOG, SIX_CARD, SPEC
 
-__all__ = ["DEFINITION"]
+__all__ = ["DEFINITION", "QUALIFIER"]
 
 _SHEETS = (
     'the published rule sheets: Wizard of Odds "Three Card Poker", table-games-online.com "Three Card Poker rules"'
@@ -75,11 +76,11 @@ DEFINITION = GameDefinition(
         ),
         Step("count_stub", f"{_INFERRED}: the stub counted every fifth round, as at every table"),
     ),
-    strategy="controller.game.three_card_poker.strategy:strategy_rows",
+    strategy="controller.game.three_card_poker._strategy:strategy_rows",
     paid_on={"ante_bonus": "ante"},  # 20.11(b) (inferred): the ante bonus is paid on the ante
     table=TableNames(
-        machine="controller.game.three_card_poker.table:ThreeCardTable",
-        phases="controller.game.three_card_poker.table:Phase",
+        machine="controller.game.three_card_poker._machine:ThreeCardTable",
+        phases="controller.game.three_card_poker._machine:Phase",
         hooks="controller.game.three_card_poker.hooks:HOOKS",
         player="hil.three_card_player:ThreeCardPlayer",
         guide="controller.game.three_card_poker.guide:three_card_poker_round",

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from controller.game.three_card_poker.six_card import SIX_CARD_SETS, SOURCE, SixCardHand, six_card_counts
+from controller.configuration import Paytable, TableConfig
+from controller.game.three_card_poker._six_card import SIX_CARD_SETS, SOURCE, SixCardHand, six_card_counts
 from controller.hands import Category
 from controller.par.lines import line_name, row_value
 from controller.par.sheet import ParSheet, SpotPar
 from controller.par.three_card_poker import table_sheet as main_sheet
-from controller.paytables import Paytable
-from controller.table_config import TableConfig
 
 __all__ = ["ante_spots", "six_card_spot", "table_sheet"]
 

@@ -1,7 +1,7 @@
 """Three Card Poker with the 6 Card Bonus: the catalog and the rules layer's settlement a table
-deals (its :class:`~controller.games.spec.GameSpec`).
+deals (its :class:`~controller.game.record._spec.GameSpec`).
 
-The ante, play and pair plus wagers are settled by :mod:`controller.games.three_card_poker`
+The ante, play and pair plus wagers are settled by :mod:`controller.game.three_card_poker._rules`
 (N.J.A.C. 13:69F-20, inferred from published rule sheets); this module adds the 6 Card Bonus beside
 them, settled in the same step of the same seat:
 
@@ -26,20 +26,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from controller.cards import Card
-from controller.catalog import PaytableSpot
-from controller.game.three_card_poker.catalog import CATALOG as MAIN_CATALOG
-from controller.game.three_card_poker.six_card import SOURCE
-from controller.games import three_card_poker as main
-from controller.games.record import RecordError
-from controller.games.spec import GameSpec
+from controller.configuration import TableConfig
+from controller.game import hand_name
+from controller.game.record import GameSpec, RecordError
+from controller.game.three_card_poker import _rules as main
+from controller.game.three_card_poker._catalog import CATALOG as MAIN_CATALOG
+from controller.game.three_card_poker._six_card import SOURCE
 from controller.hands import THREE_CARD_POKER, HandValue, Kind, evaluate_best, evaluate_three
-from controller.names import hand_name
-from controller.settlement import (
+from controller.vocab import Card
+from controller.wagers import (
     DISCARD,
     DISCARD_UNEXPOSED,
     Action,
-    CapReport,
+    PaytableSpot,
     Result,
     SeatSettlement,
     Settlement,
@@ -50,7 +49,7 @@ from controller.settlement import (
     hand_summary,
     settlement_for,
 )
-from controller.table_config import TableConfig
+from controller.wagers._settlement import CapReport
 
 __all__ = ["CATALOG", "SPEC", "SIX_CARD", "six_card_hand", "fold_step", "read_round", "settle"]
 
@@ -92,7 +91,7 @@ def fold_step(seat: int, wagers: Mapping[str, int]) -> Step:
 
 
 def read_round(data: Mapping[str, Any], table: TableConfig) -> main.ThreeCardRound:
-    """:func:`controller.games.three_card_poker.read_round`, and a 6 Card Bonus needs an ante."""
+    """:func:`controller.game.three_card_poker._rules.read_round`, and a 6 Card Bonus needs an ante."""
     rnd = main.read_round(data, table)
     missing = [s.seat for s in rnd.seats if SIX_CARD in s.wagers and "ante" not in s.wagers]
     if missing:

@@ -1,0 +1,91 @@
+"""The ``floor:`` section of a table config: where the table publishes its journal for the floor
+(docs/floor.md). Absent: the table keeps its journal to itself."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from controller.configuration._yamlfile import Problem, YamlDoc
+
+__all__ = ["FloorConfig", "parse_floor"]
+
+_KEYS = {"table_id", "servers", "credentials", "ca", "cert", "key", "subject_prefix", "signing_key"}
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_PREFIX = re.compile(r"[A-Za-z0-9_-]{1,64}(\.[A-Za-z0-9_-]{1,64})*")
+
+
+@dataclass(frozen=True, slots=True)
+class FloorConfig:
+    """The table's floor link: its id on the floor (one NATS subject token), the NATS server
+    URLs, its credentials file (``tablectl floor add-table``: an nkey seed, or a ``.creds``
+    file), the CA file that signed the brokers' certificates (TLS), an optional client
+    certificate and key, the subject prefix, and the table's Ed25519 signing key file (every
+    record published is signed with it; the floor holds its public key). Paths are relative to
+    the config file."""
+
+    table_id: str
+    servers: tuple[str, ...]
+    credentials: str | None = None
+    subject_prefix: str = "floor"
+    ca: str | None = None
+    cert: str | None = None
+    key: str | None = None
+    signing_key: str | None = None
+
+
+def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConfig | None:
+    """The ``floor:`` section of ``doc`` (None when absent); problems are added to ``problems``."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        problems.append(
+            doc.problem(
+                ("floor",),
+                "floor must be a mapping (table_id, servers, credentials, ca, cert, key, subject_prefix, signing_key)",
+            )
+        )
+        return None
+    for key in raw:
+        if key not in _KEYS:
+            problems.append(doc.problem(("floor", key), f"unknown key '{key}' (known: {', '.join(sorted(_KEYS))})"))
+    table_id = raw.get("table_id")
+    if not isinstance(table_id, str) or not _TOKEN.fullmatch(table_id):
+        problems.append(
+            doc.problem(("floor", "table_id"), f"table_id must be 1-64 letters, digits, _ or -, got {table_id!r}")
+        )
+    servers = raw.get("servers")
+    if isinstance(servers, str):
+        servers = [servers]
+    if not isinstance(servers, list) or not servers or not all(isinstance(s, str) and s for s in servers):
+        problems.append(doc.problem(("floor", "servers"), f"servers must be a list of NATS URLs, got {servers!r}"))
+        servers = []
+    else:
+        for i, url in enumerate(servers):
+            if not re.fullmatch(r"(nats|tls)://[^\s/]+", url):
+                problems.append(doc.problem(("floor", "servers", i), f"not a NATS URL (nats://HOST:PORT): {url!r}"))
+    paths: dict[str, str | None] = {}
+    for name in ("credentials", "ca", "cert", "key", "signing_key"):
+        value = raw.get(name)
+        if value is not None and (not isinstance(value, str) or not value):
+            problems.append(doc.problem(("floor", name), f"{name} must be a path, got {value!r}"))
+            value = None
+        paths[name] = str(doc.path.parent / value) if value else None
+    if paths["key"] and not paths["cert"]:
+        problems.append(doc.problem(("floor", "key"), "key needs cert (the client certificate it belongs to)"))
+    prefix = raw.get("subject_prefix", "floor")
+    if not isinstance(prefix, str) or not _PREFIX.fullmatch(prefix):
+        problems.append(
+            doc.problem(("floor", "subject_prefix"), f"subject_prefix must be NATS subject tokens, got {prefix!r}")
+        )
+        prefix = "floor"
+    return FloorConfig(
+        table_id if isinstance(table_id, str) else "",
+        tuple(servers),
+        paths["credentials"],
+        prefix,
+        paths["ca"],
+        paths["cert"],
+        paths["key"],
+        paths["signing_key"],
+    )

@@ -1,0 +1,347 @@
+"""Boston 5 stud poker at the table: the round as a ``transitions`` machine (N.J.A.C. 13:69F-24).
+
+Buttons: ``no_more_bets``; while bonus hands are exposed, ``seat_N`` marks (or unmarks) that
+seat's three cards as exposed, ``next`` ends the exposure; a second wager is a bet-spot report
+on the ``second`` spot equal to the first wager, a fold is ``seat_N`` then ``fold``, and taking
+the second wager back before the final cards is a fold too (24.10(b), (c)); ``deal`` starts the
+final two cards once every seat has decided; ``confirm`` moves through the settlement.
+Seats are numbered from the dealer's left (seat 1), so clockwise dealing is seat order.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from controller.game.boston5 import DEFINITION
+from controller.game.boston5._rules import Boston5Seat, bonus_procedure
+from controller.table.phases import Trigger, common_transitions, in_play_states
+from controller.table.round import RoundTable, Seat
+from controller.table.screen import Notice, seats_named
+from controller.vocab import Card, format_cards
+from controller.wagers import DISCARD_UNEXPOSED, Action, Settlement, Step
+from drivers.bet_spots import SpotReport
+
+_COUNT = {1: "one more", 2: "two"}
+"""A seat's or the dealer's final cards still needed, as the prompt says it."""
+
+__all__ = ["Phase", "TRANSITIONS", "Boston5Table"]
+
+
+class Phase(Enum):
+    """The table's states: the common ones (:mod:`.phases`) around this game's steps, in order."""
+
+    CLOSED = "closed"
+    BETTING = "betting"
+    NO_MORE_BETS = "no_more_bets"
+    FIRST_DEAL = "first_deal"
+    BONUS = "bonus"
+    BONUS_SETTLEMENT = "bonus_settlement"
+    SECOND_WAGER = "second_wager"
+    FINAL_DEAL = "final_deal"
+    SETTLEMENT = "settlement"
+    ROUND_COMPLETE = "round_complete"
+    COUNT_STUB = "count_stub"
+    HOLD = "hold"
+    VOID = "void"
+
+
+P = Phase
+PLAYING = in_play_states(P)
+
+TRANSITIONS: list[dict[str, object]] = [
+    # 24.8(b)4: "no more bets"; ante and first wager (first = 2 x ante), an optional bonus with them.
+    {
+        "trigger": "no_more_bets",
+        "source": P.BETTING,
+        "dest": P.NO_MORE_BETS,
+        "conditions": "wagers_valid",
+        "after": "lock_bets",
+    },
+    {"trigger": "deal_started", "source": P.NO_MORE_BETS, "dest": P.FIRST_DEAL},  # the first card leaves the shoe
+    # 24.8(c): three consecutive cards to each player clockwise from the dealer's left, then three to the dealer.
+    {"trigger": "first_cards_complete", "source": P.FIRST_DEAL, "dest": P.BONUS, "after": "prompt_bonus"},
+    # 24.10(a): players with a bonus wager may expose their three cards; the dealer then collects the
+    # losing bonus wagers and pays the winning ones, step by step, before any second wager (24.10(b)).
+    {"trigger": "bonus_done", "source": P.BONUS, "dest": P.BONUS_SETTLEMENT, "after": "start_bonus_settlement"},
+    {"trigger": "bonus_settled", "source": P.BONUS_SETTLEMENT, "dest": P.SECOND_WAGER, "after": "prompt_second"},
+    # 24.10(b), (c): a second wager equal to the first, or fold; the second may be withdrawn until the final cards.
+    {
+        "trigger": "deal",
+        "source": P.SECOND_WAGER,
+        "dest": P.FINAL_DEAL,
+        "conditions": ["all_decided", "no_steps_pending"],
+        "after": "prompt_final",
+    },
+    # 24.10(d), (e), (f): two cards to each player with a second wager, two to the dealer; the dealer reveals
+    # and sets the highest hand; settlement counterclockwise from the dealer's right.
+    {"trigger": "final_cards_complete", "source": P.FINAL_DEAL, "dest": P.SETTLEMENT, "after": "show_and_settle"},
+    *common_transitions(P, PLAYING),  # 24.8(e): the stub counted every fifth round
+]
+"""Every transition of the round; ``tablectl diagram`` draws exactly this."""
+
+
+class Boston5Table(RoundTable):
+    """The model of the Boston 5 machine."""
+
+    Phase = Phase
+    TRANSITIONS = TRANSITIONS
+    PLAYING = PLAYING
+    BET_SPOTS = DEFINITION.bet_spots
+    WAGER_STEPS = ("betting", "second_wager")
+    REQUIRED_SPOTS = DEFINITION.required_spots
+    CONFIRM_PHASES = ("settlement", "bonus_settlement")
+    DEALING_STATES = ("first_deal", "final_deal")
+    SPOT_NAMES = DEFINITION.spot_names
+    DECK = DEFINITION.deck
+    first_cards_complete = Trigger()
+    bonus_done = Trigger()
+    bonus_settled = Trigger()
+    deal = Trigger()
+    final_cards_complete = Trigger()
+
+    def reset_game(self) -> None:
+        self.dealer: list[Card] = []
+        self.bonus_steps: tuple[Step, ...] = ()
+        self.bonus_index = 0
+
+    def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
+        w = seat.wagers
+        multiple = self.option("first_to_ante", int)
+        problems = []
+        if "ante" not in w or "first" not in w:
+            problems.append(f"seat {number}: needs an ante and a first wager")
+        elif w["first"] != multiple * w["ante"]:
+            problems.append(f"seat {number} first: must be {multiple} x the ante ({multiple * w['ante'] / 100:.2f})")
+        return problems
+
+    def all_decided(self) -> bool:
+        return all(s.folded_at is not None or "second" in s.wagers for s in self.seats.values())
+
+    def prompt_bonus(self) -> None:
+        bonus = [n for n, s in sorted(self.seats.items()) if "bonus" in s.wagers]
+        if bonus:
+            self.display.ask(f"bonus: {seats_named(bonus)} may expose (seat button); then next")
+        else:
+            self.bonus_done()
+
+    def start_bonus_settlement(self) -> None:
+        seats = [Boston5Seat(n, dict(s.wagers), tuple(s.cards[:3]), s.exposed, False) for n, s in self.seats.items()]
+        self.bonus_steps, self.bonus_index = bonus_procedure(seats, self.config), 0
+        if self.bonus_steps:
+            self.ask_bonus_step()
+        else:
+            self.bonus_settled()
+
+    def next_bonus_step(self) -> None:
+        self.bonus_index += 1
+        if self.bonus_index < len(self.bonus_steps):
+            self.ask_bonus_step()
+        else:
+            self.bonus_settled()
+
+    def ask_bonus_step(self) -> None:
+        self.display.ask(self.bonus_steps[self.bonus_index].text)
+
+    def steps_to_show(self, settlement: Settlement) -> tuple[Step, ...]:
+        done = {step.text for step in self.bonus_steps}  # a bonus cut later by the table's cap is shown again
+        left = tuple(s for s in super().steps_to_show(settlement) if not (s.phase == "bonus" and s.text in done))
+        return left or (Step("done", None, (), "nothing left to settle"),)
+
+    def prompt_second(self) -> None:
+        self.display.ask("second wager equal to the first, or seat, fold; then deal")
+
+    def prompt_final(self) -> None:
+        """24.10(d): two cards to each seat with a second wager, clockwise from the dealer's left, then two
+        to the dealer: the seats named (nobody left: the dealer's hand is not dealt to). Once some of
+        those cards are placed (an early card the supervisor accepted, or the deal under way), the
+        prompt counts what each seat, and the dealer, still needs."""
+        in_play = self.in_play()
+        if not in_play:
+            self.final_cards_complete()
+            return
+        needs = [(str(s.number), 5 - len(s.cards)) for s in in_play]
+        dealer = 5 - len(self.dealer)
+        if all(n == 2 for _, n in needs) and dealer == 2:
+            self.display.ask(f"deal the final two cards: {seats_named([seat for seat, _ in needs])}, then the dealer")
+            return
+        counted = [f"seat {seat} {_COUNT[n]}" for seat, n in needs if n > 0]
+        dealer_part = f"the dealer {_COUNT[dealer]}" if dealer > 0 else ""
+        parts = ", ".join(counted) + (f", then {dealer_part}" if counted and dealer_part else dealer_part)
+        self.display.ask(f"deal the final cards: {parts}")
+
+    def notice_confirmed(self, notice: Notice) -> None:
+        # A second wager withdrawn after "deal" (24.10(c)): once its collection is confirmed the final
+        # cards may come, to the seats left. Confirmed while the table holds (a card dealt before
+        # the confirmation waits for the supervisor), the prompt names the seats left at once: the
+        # dealer reads it when the hold ends.
+        if not notice.blocking or self.final_cards_begun():
+            return
+        if self.phase is P.FINAL_DEAL:
+            self.prompt_final()
+        elif self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL and self.in_play():
+            self.prompt_final()
+        elif self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL:
+            self.display.ask("nobody left: no final cards; the round settles once the hold ends")
+
+    def resumed(self) -> None:
+        # Every second wager withdrawn while the table held (a card dealt before the collection
+        # was confirmed): nobody is left to deal to, so the round goes to its settlement now.
+        if self.phase is P.FINAL_DEAL and not self.in_play() and not self.display.steps_pending():
+            self.prompt_final()
+
+    def show_and_settle(self) -> None:
+        if self.in_play():  # nobody left to play against: the dealer's hand stays down
+            self.display.shown(f"dealer: {format_cards(self.dealer)}")  # 24.10(e): revealed all at once
+        self.walk.settle()
+
+    def screen_details(self) -> list[str]:
+        out = super().screen_details()
+        if self.phase is P.BONUS:
+            exposed = [n for n, s in sorted(self.seats.items()) if s.exposed]
+            out.append(f"exposed: {seats_named(exposed)}" if exposed else "exposed: none")
+        elif self.phase is P.SECOND_WAGER:
+            waiting = [n for n, s in sorted(self.seats.items()) if s.folded_at is None and "second" not in s.wagers]
+            if waiting:
+                out.append(f"waiting: {seats_named(waiting)}")
+        elif self.phase is P.SETTLEMENT and self.in_play():
+            out.append(f"dealer: {format_cards(self.dealer)}")
+        return out
+
+    def card_place(self, placed: int) -> str:
+        order = sorted(self.seats)
+        first = 3 * len(order)
+        if placed < first:
+            return f"seat {order[placed // 3]} card {placed % 3 + 1}"
+        if placed < first + 3:
+            return f"dealer card {placed - first + 1}"
+        playing = self.in_play()
+        k = placed - first - 3
+        if k < 2 * len(playing):
+            return f"seat {playing[k // 2].number} card {4 + k % 2}"
+        return f"dealer card {4 + k - 2 * len(playing)}"
+
+    def uses_next_previous(self) -> bool:
+        return self.phase is P.BONUS or super().uses_next_previous()
+
+    def fold(self, seat: Seat) -> None:
+        """24.10(b), (c): the seat folds (or withdraws its second wager): ante and first wager collected now."""
+        seat.folded_at = "second"
+        collect = tuple(Action("collect", spot, seat.wagers[spot]) for spot in ("ante", "first"))
+        self.walk.collect_at_fold(seat, Step("fold", seat.number, collect, "folds", DISCARD_UNEXPOSED))
+
+    def final_cards_begun(self) -> bool:
+        return self.dealt > 3 * len(self.seats) + 3
+
+    def round_record(self) -> dict[str, Any]:
+        seats = {
+            str(n): {
+                "wagers": dict(s.wagers),
+                "cards": format_cards(s.cards),
+                "exposed_bonus": s.exposed,
+                "folded": s.folded_at is not None,
+            }
+            for n, s in sorted(self.seats.items())
+        }
+        return {"game": "boston5", "seats": seats, "dealer": format_cards(self.dealer)}
+
+    # --- events ---------------------------------------------------------------------------------
+
+    def dealing(self) -> bool:
+        # A fold's collection (a withdrawal after "deal") is confirmed before the next card: a card
+        # before it waits for the supervisor, as any card dealt when none was expected.
+        phase = self.state.phase
+        if phase is P.FIRST_DEAL:
+            return True
+        playing = any(s.folded_at is None for s in self.state.seats.values())  # ``in_play`` without its sort
+        return phase is P.FINAL_DEAL and playing and not self.display.steps_pending()
+
+    def deal_size(self) -> int:
+        # 24.8(c): three cards to each seat and the dealer; 24.10(d): two more to each seat with a
+        # second wager and to the dealer (none when every seat folded); 24.8(d): the stub then goes
+        # to the discard rack without exposing the cards
+        seats = self.state.seats
+        playing = sum(1 for s in seats.values() if s.folded_at is None)  # ``in_play``'s count, without its sort
+        return 3 * len(seats) + 3 + (2 * playing + 2 if playing else 0)
+
+    def cards_seen(self) -> list[Card]:
+        return super().cards_seen() + self.dealer
+
+    def on_card(self, dealt: Card, index: int) -> None:
+        if self.phase is P.FIRST_DEAL:
+            order = sorted(self.seats)
+            if self.dealt < 3 * len(order):
+                self.seats[order[self.dealt // 3]].cards.append(dealt)
+                self.intake.placed(dealt, f"seat {order[self.dealt // 3]}")
+            else:
+                self.dealer.append(dealt)
+                self.intake.placed(dealt, "dealer")
+            self.dealt += 1
+            if self.dealt == 3 * len(order) + 3:
+                self.first_cards_complete()
+            return
+        playing = self.in_play()
+        first = 3 * len(self.seats) + 3
+        k = self.dealt - first
+        if k < 2 * len(playing):
+            playing[k // 2].cards.append(dealt)
+            self.intake.placed(dealt, f"seat {playing[k // 2].number}")
+        else:
+            self.dealer.append(dealt)
+            self.intake.placed(dealt, "dealer")
+        self.dealt += 1
+        if self.dealt == first + 2 * len(playing) + 2:
+            self.final_cards_complete()
+        elif self.phase is P.FINAL_DEAL or (self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL):
+            self.prompt_final()  # what each seat still needs (a card accepted while held included)
+
+    def on_SpotReport(self, e: SpotReport) -> None:
+        if self.wagers.bet_while_open(e):
+            return
+        seat = self.seats.get(e.seat)
+        step, now = self.wagers.open_step(e.seat, e.spot), self.wagers.step_now()  # held or not
+        # 24.10(c): the second wager may be withdrawn "at any time prior to the deal of the final two
+        # cards": until the first of them leaves the shoe.
+        withdrawal_open = now is P.SECOND_WAGER or (now is P.FINAL_DEAL and not self.final_cards_begun())
+        if withdrawal_open and seat and e.spot == "second" and e.cents == 0 and "second" in seat.wagers:
+            seat.wagers.pop("second")
+            self.display.note(f"seat {e.seat}: second wager withdrawn, folds")
+            self.fold(seat)  # withdrawn before the final cards: a fold
+            return
+        if step is P.SECOND_WAGER and seat and e.spot == "second":
+            if seat.folded_at is None and e.cents == seat.wagers["first"]:
+                seat.wagers["second"] = e.cents
+                self.devices.lamp(e.seat, "second", "accepted")
+            elif seat.folded_at is None:
+                self.display.note(
+                    f"correct: seat {e.seat} second: must equal the first wager {seat.wagers['first'] / 100:.2f}"
+                )
+            return
+        self.late.late_bet(e.seat, e.spot, e.cents)
+
+    def on_seat_button(self, seat: int) -> None:
+        s = self.seats.get(seat)
+        if self.phase is P.BONUS and s and "bonus" in s.wagers:
+            s.exposed = not s.exposed
+            self.display.shown(f"seat {seat}: bonus hand {'exposed' if s.exposed else 'not exposed'}")  # in the details
+
+    def dealer_button(self, button: str) -> bool:
+        return (button == "next" and self.phase is P.BONUS) or super().dealer_button(button)
+
+    def on_game_button(self, button: str) -> None:
+        if button == "confirm" and self.phase is P.BONUS_SETTLEMENT:
+            self.next_bonus_step()
+        elif button == "next" and self.phase is P.BONUS:
+            self.bonus_done()
+        elif button == "fold" and self.phase is P.SECOND_WAGER:
+            seat = self.seats.get(self.selected_seat or 0)
+            if seat and seat.folded_at is None and "second" not in seat.wagers:
+                self.fold(seat)
+            self.selected_seat = None
+        elif button == "deal" and self.phase is P.SECOND_WAGER:
+            if not self.all_decided():
+                waiting = [n for n, s in sorted(self.seats.items()) if s.folded_at is None and "second" not in s.wagers]
+                self.display.note(f"cannot deal: waiting for {seats_named(waiting)}")
+            elif self.display.steps_pending():
+                self.display.note("cannot deal: confirm the collection first")
+            self.deal()

@@ -1,0 +1,668 @@
+"""Pai gow poker settlement with pai gow insurance, the bonus wager and the envy bonus
+(N.J.A.C. 13:69F-11.15; regulations digest 3): pure rules, no I/O.
+
+The pai gow wager: the player's high hand and low hand are each compared with the dealer's
+(set by the house way); a copy (identical rank) goes to the banker. Both won -> paid even money
+less the commission; one won -> push; none -> lose. A foul (the low hand outranks the high hand)
+is handled by the table's ``foul_policy``: ``forfeit`` (the pai gow wager loses) or
+``reset_by_house_way`` (the hand is set again by the house way).
+
+Optional wagers (11.15): the bonus (at least ``bonus_minimum``, $1.00) is paid on the best hand
+the seven cards make whatever the set, once, at its highest-paying line; a bonus of at least
+``envy_minimum`` ($5.00) gets an envy marker, paid the envy amount for each *premium* hand (a
+hand with a line in the envy table) of another player, and the dealer's only if
+``envy_includes_dealer``; pai gow insurance wins on a pai gow (no pair, straight or flush, the
+joker only an ace).
+
+The order of settlement follows 11.15(d) step by step:
+
+1. (d)1 counterclockwise from the dealer's right: each pai gow wager and its commission; the
+   cards stay on the layout where (d)1i/ii say so, else go to the discard rack.
+2. (d)2 each seat with a bonus or insurance wager (every seat, if any bonus of $5.00 or more is
+   on the table) has its cards rearranged to the best hand: non-qualifying wagers collected,
+   qualifying ones paid, premium hands announced and left face up with their bonus wager.
+   Every other hand's cards go to the discard rack as its wagers are settled.
+3. (d)3 counterclockwise: each envy payment, then its marker collected; the bonus wager on each
+   premium hand, then its cards to the discard rack.
+4. (d)3iii the cards of premium hands without a bonus wager are collected; so are (our step: no
+   step of 11.15 says when they go) the cards of a hand without a bonus or insurance wager that
+   another seat's insurance kept on the layout.
+
+A misdeal (digest 3.4, 31.14: a hand of more or fewer than seven cards, or a card dealt twice)
+voids every hand and returns every wager; a stub of other than four is not one by itself (the
+dealer checks the hands: digest 3.4 item 5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from controller.configuration import PaiGowOptions, Paytable, PaytableRow, TableConfig, pai_gow_options
+from controller.game import hand_name
+from controller.game.pai_gow._deal import StartError, misdeal_reasons, position_name, start_position
+from controller.game.pai_gow._house_way import Decision, HouseWay, house_way
+from controller.game.record import GameSpec, Problems, read_seats, write_record
+from controller.hands import PAI_GOW, BonusValue, Category, classify_bonus, evaluate_dealt, paying_line
+from controller.hands.categories import FIVE_CARD_ORDER
+from controller.hands.paigow import HandSet, is_pai_gow, make_set, set_dealt
+from controller.vocab import Card, CardError, format_cards, parse_cards
+from controller.wagers import (
+    DISCARD,
+    Result,
+    SeatSettlement,
+    Settlement,
+    Step,
+    WagerResult,
+    actions_for,
+    apply_caps,
+    settlement_for,
+)
+
+__all__ = [
+    "SPEC",
+    "PaiGowSeat",
+    "PaiGowRound",
+    "RoundSettler",
+    "read_round",
+    "settle",
+    "round_record",
+    "commission",
+]
+
+_SEAT_KEYS = {"wagers", "cards", "high", "low", "set", "foul"}
+_PAID_BY = {"bonus": ["bonus"], "envy": ["envy"], "insurance": ["insurance"]}
+
+
+@dataclass(frozen=True, slots=True)
+class PaiGowSeat:
+    """One player's round: wagers, the seven cards, and the set (``None``: set by the house way)."""
+
+    seat: int
+    wagers: Mapping[str, int]
+    cards: tuple[Card, ...]
+    high: tuple[Card, ...] | None
+    low: tuple[Card, ...] | None
+    foul: bool = False
+    """The dealer found the player's set a foul (the table marks it; the set itself is not kept)."""
+
+    def to_record(self) -> dict[str, object]:
+        """This seat as written in a round record."""
+        out: dict[str, object] = {"wagers": dict(self.wagers), "cards": format_cards(self.cards)}
+        if self.foul:
+            out["foul"] = True
+        elif self.high is None or self.low is None:
+            out["set"] = "house_way"
+        else:
+            out["high"], out["low"] = format_cards(self.high), format_cards(self.low)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class PaiGowRound:
+    """A pai gow round as recorded."""
+
+    seats: tuple[PaiGowSeat, ...]
+    dealer: tuple[Card, ...]
+    dealer_set: tuple[tuple[Card, ...], tuple[Card, ...]] | None
+    start: tuple[str, int]
+    remaining: int
+    empty: Mapping[int, tuple[Card, ...]] = field(default_factory=dict)
+    misdeal: tuple[str, ...] = ()
+
+
+def _hand(problems: Problems, path: str, raw: object) -> tuple[Card, ...] | None:
+    """Card text as dealt: tokens must read, but counts and repeats are the misdeal check's."""
+    if not isinstance(raw, str):
+        problems.add(path, f'cards must be a string such as "As Kd", got {raw!r}')
+        return None
+    try:
+        return parse_cards(raw, allow_duplicates=True)
+    except CardError as exc:
+        problems.add(path, str(exc))
+        return None
+
+
+def _player_set(
+    problems: Problems, path: str, raw: Mapping[str, Any], cards: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], tuple[Card, ...]] | None:
+    if raw.get("set") == "house_way" and "high" not in raw and "low" not in raw:
+        return None
+    if "set" in raw and raw["set"] != "house_way":
+        problems.add(f"{path}.set", f"the only set by name is 'house_way', got {raw['set']!r}")
+        return None
+    if "high" not in raw or "low" not in raw:
+        problems.add(path, "give both high and low, or set: house_way")
+        return None
+    high = _hand(problems, f"{path}.high", raw["high"])
+    low = _hand(problems, f"{path}.low", raw["low"])
+    if high is None or low is None:
+        return None
+    if len(high) != 5 or len(low) != 2:
+        problems.add(path, f"a set is 5 high cards and 2 low cards, got {len(high)} and {len(low)}")
+        return None
+    if sorted(c.index for c in high + low) != sorted(c.index for c in cards):
+        problems.add(path, "high and low must be the seat's seven cards")
+        return None
+    return high, low
+
+
+def _start(problems: Problems, data: Mapping[str, Any], o: PaiGowOptions, table: TableConfig) -> tuple[str, int]:
+    """The record's starting position (31.11): its method and value."""
+    start = data.get("start")
+    method, value = o["start_method"], 0
+    if not isinstance(start, dict) or set(start) != {"method", "value"}:
+        problems.add("$.start", 'must be {"method": "dice" or "rng", "value": N}')
+    else:
+        method, value = start["method"], start["value"]
+        try:
+            start_position(method, value, o["count_direction"], table.seats)
+        except StartError as exc:
+            problems.add("$.start", str(exc))
+    return method, value
+
+
+def _empty(
+    problems: Problems, data: Mapping[str, Any], table: TableConfig, seated: set[int]
+) -> dict[int, tuple[Card, ...]]:
+    """The cards dealt to the positions without a wager (31.8: every position is dealt)."""
+    empty: dict[int, tuple[Card, ...]] = {}
+    raw_empty = data.get("empty", {})
+    if not isinstance(raw_empty, dict):
+        problems.add("$.empty", "must map seat numbers without a wager to the cards dealt there")
+        raw_empty = {}
+    for key, text in raw_empty.items():
+        number = int(key) if str(key).isdigit() else 0
+        if not 1 <= number <= table.seats or number in seated:
+            problems.add(f"$.empty.{key}", "must be a seat of this table with no wager")
+            continue
+        cards = _hand(problems, f"$.empty.{key}", text)
+        if cards is not None:
+            empty[number] = cards
+    return empty
+
+
+def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
+    """Check a round record; raises ``RecordError`` listing all problems. A bad deal is not a
+    problem of the record but a misdeal, recorded in the round."""
+    problems = Problems()
+    o = pai_gow_options(table)
+    method, value = _start(problems, data, o, table)
+    remaining = data.get("remaining", 4)
+    if isinstance(remaining, bool) or not isinstance(remaining, int) or remaining < 0:
+        problems.add("$.remaining", f"the count of cards left after the deal, got {remaining!r}")
+        remaining = 4
+    raw_seats = [
+        (rec, _hand(problems, f"{rec.path}.cards", rec.raw.get("cards")))
+        for rec in read_seats(data, table, problems, _SEAT_KEYS)
+    ]
+    raw_dealer = data.get("dealer")
+    dealer_set_raw: Mapping[str, Any] | None = None
+    if isinstance(raw_dealer, dict):
+        dealer_set_raw = raw_dealer
+        dealer = _hand(problems, "$.dealer.cards", raw_dealer.get("cards"))
+    else:
+        dealer = _hand(problems, "$.dealer", raw_dealer)
+    empty = _empty(problems, data, table, {rec.seat for rec, _ in raw_seats})
+    hands = {f"seat {rec.seat}": cards for rec, cards in raw_seats if cards is not None}
+    hands.update({f"seat {n} (no wager)": c for n, c in empty.items()})
+    if dealer is not None:
+        hands["dealer"] = dealer
+    misdeal = tuple(misdeal_reasons(hands)) if not problems.items else ()
+    seats = []
+    for rec, cards in raw_seats:
+        w, path = rec.wagers, rec.path
+        if "pai_gow" not in w:
+            problems.add(f"{path}.wagers", "missing the pai gow wager (11.15(b): the optional wagers go with it)")
+        if "bonus" in w and w["bonus"] < o["bonus_minimum"]:
+            problems.add(
+                f"{path}.wagers.bonus",
+                f"a bonus wager is at least {o['bonus_minimum']} cents (11.15(b)), got {w['bonus']}",
+            )
+        if cards is None:
+            continue
+        foul = problems.flag(path, rec.raw, "foul")
+        chosen = None if misdeal or foul else _player_set(problems, path, rec.raw, cards)
+        high, low = chosen or (None, None)
+        seats.append(PaiGowSeat(rec.seat, dict(w), cards, high, low, foul=foul))
+    dealer_set = None
+    if (
+        dealer_set_raw is not None
+        and dealer is not None
+        and not misdeal
+        and ("high" in dealer_set_raw or "low" in dealer_set_raw)
+    ):
+        dealer_set = _player_set(problems, "$.dealer", dealer_set_raw, dealer)
+        if dealer_set and make_set(*dealer_set).foul:
+            problems.add("$.dealer", "the dealer's set is a foul (the low hand outranks the high hand)")
+    problems.raise_if_any()
+    assert dealer is not None
+    return PaiGowRound(tuple(seats), dealer, dealer_set, (method, value), remaining, empty, misdeal)
+
+
+def round_record(rnd: PaiGowRound, table: str | None = None) -> dict[str, object]:
+    """The round record (docs/round-record.md) of ``rnd``; ``read_round`` reads it back."""
+    dealt = format_cards(rnd.dealer)
+    dealer: str | dict[str, str] = dealt
+    if rnd.dealer_set:
+        dealer = {"cards": dealt, "high": format_cards(rnd.dealer_set[0]), "low": format_cards(rnd.dealer_set[1])}
+    extra: dict[str, object] = {
+        "start": {"method": rnd.start[0], "value": rnd.start[1]},
+        "remaining": rnd.remaining,
+        "dealer": dealer,
+    }
+    if rnd.empty:
+        extra["empty"] = {str(n): format_cards(c) for n, c in sorted(rnd.empty.items())}
+    return write_record("pai_gow", table, rnd.seats, **extra)
+
+
+def commission(stake: int, percent: int, rounding: str) -> int:
+    """The commission on a winning ``stake`` in cents, rounded ``down``, ``up`` or to the ``nearest`` cent (half up)."""
+    raw = stake * percent
+    if rounding == "up":
+        return -(-raw // 100)
+    if rounding == "nearest":
+        return (raw + 50) // 100
+    return raw // 100
+
+
+@dataclass(frozen=True, slots=True)
+class _Premium:
+    """A seven-card hand's bonus classification and its envy line, if any."""
+
+    value: BonusValue
+    envy: int
+    line: Category | None = None
+    """The envy table's line that pays this hand (its highest-paying one), if any."""
+
+
+_ROWS: dict[int, tuple[Paytable, dict[Category, PaytableRow]]] = {}
+"""Each paytable's lines by category, made once while the paytable lives (every hand asks)."""
+
+
+def _paying_row(value: BonusValue, table: Paytable) -> PaytableRow | None:
+    """The one line of ``table`` that pays ``value``: its highest-paying qualifying line."""
+    kept = _ROWS.get(id(table))
+    if kept is None or kept[0] is not table:
+        if len(_ROWS) > 64:
+            _ROWS.clear()
+        kept = _ROWS[id(table)] = (table, table.by_category())
+    rows = kept[1]
+    line = paying_line(value.qualifies, rows, key=lambda row: row.pays_more)
+    return rows[line] if line is not None else None
+
+
+def _classify(cards: tuple[Card, ...], envy_table: Paytable | None) -> _Premium:
+    value = classify_bonus(cards, PAI_GOW)
+    row = _paying_row(value, envy_table) if envy_table is not None else None
+    return _Premium(value, (row.amount or 0) if row else 0, row.category if row else None)
+
+
+def _line_cards(value: BonusValue, line: Category) -> tuple[Card, ...]:
+    """The cards that make ``line`` in ``value``'s seven: its best cards when ``line`` is its
+    category, else the strongest five of that category (a line paid below the hand's category:
+    A-A-joker with a straight is paid as three of a kind, and its three aces are shown)."""
+    if line is value.category or line not in FIVE_CARD_ORDER:
+        return value.best
+    fives = [evaluate_dealt(five, PAI_GOW) for five in combinations(value.cards, 5)]
+    best = max((v for v in fives if v.category is line), key=lambda v: v.strength, default=None)
+    return best.best if best is not None else value.best
+
+
+def _announced(mine: _Premium, stake: int | None, bonus_table: Paytable | None) -> tuple[Category, tuple[Card, ...]]:
+    """The line the dealer announces for a hand rearranged in (d)2, and its cards: the one its
+    bonus wager is paid on; else (a premium hand) the one the envy is paid on; else its category.
+    What the dealer is told and what is paid are always the same line."""
+    row = _paying_row(mine.value, bonus_table) if stake is not None and bonus_table is not None else None
+    line = row.category if row is not None else mine.line if mine.line is not None else mine.value.category
+    return line, _line_cards(mine.value, line)
+
+
+def _pai_gow_wager(stake: int, player: HandSet, dealer: HandSet, fouled: bool, o: Mapping[str, Any]) -> WagerResult:
+    if fouled:
+        return WagerResult("pai_gow", stake, Result.LOSE, -stake, "foul: the low hand outranks the high hand (forfeit)")
+    high_won = player.high > dealer.high
+    low_won = player.low > dealer.low
+    copies = [
+        name
+        for name, mine, theirs in (("high", player.high, dealer.high), ("low", player.low, dealer.low))
+        if mine == theirs
+    ]
+    copy_note = f"; copy on the {' and '.join(copies)} hand goes to the banker" if copies else ""
+    if high_won and low_won:
+        fee = commission(stake, o["commission_percent"], o["commission_rounding"])
+        why = f"both hands win: even money less {o['commission_percent']}% commission"
+        return WagerResult("pai_gow", stake, Result.WIN, stake - fee, why, commission=fee)
+    if high_won or low_won:
+        return WagerResult("pai_gow", stake, Result.PUSH, 0, f"one hand wins, one loses: push{copy_note}")
+    return WagerResult("pai_gow", stake, Result.LOSE, -stake, f"both hands lose{copy_note}")
+
+
+@dataclass(frozen=True, slots=True)
+class _Round:
+    """What the steps of one round's settlement share: the options, the house way, the dealer's
+    set, the optional wagers' paytables, the envy markers and every hand's premium status."""
+
+    options: Mapping[str, Any]
+    way: HouseWay
+    dealer: Decision
+    bonus: Paytable | None
+    envy: Paytable | None
+    insurance: Paytable | None
+    markers: frozenset[int]
+    """Seats with an envy marker (a bonus wager of at least ``envy_minimum``)."""
+    keep_all: bool
+    """(d)1ii: every hand stays on the layout (an envy marker or an insurance wager on the table)."""
+    premium: Mapping[int, _Premium]
+    dealer_premium: _Premium | None
+
+
+def _round(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round:
+    """The shared part of a round's settlement: the dealer's hand set by the house way
+    (11.15(d), digest 3.5) unless the record gives it, and each hand classified for the bonus."""
+    way = house_way(o["house_way"])
+    if rnd.dealer_set:
+        dealer = Decision(make_set(*rnd.dealer_set), "given", "set as recorded")
+    else:
+        dealer = way.set(rnd.dealer, dict(o))
+    envy = table.paytables.get("envy")
+    markers = frozenset(s.seat for s in rnd.seats if s.wagers.get("bonus", 0) >= o["envy_minimum"] and envy is not None)
+    return _Round(
+        options=o,
+        way=way,
+        dealer=dealer,
+        bonus=table.paytables.get("bonus"),
+        envy=envy,
+        insurance=table.paytables.get("insurance"),
+        markers=markers,
+        keep_all=bool(markers) or any("insurance" in s.wagers for s in rnd.seats),
+        premium={s.seat: _classify(s.cards, envy) for s in rnd.seats},
+        dealer_premium=_classify(rnd.dealer, envy) if o["envy_includes_dealer"] else None,
+    )
+
+
+_LAST_ROUND: tuple[object, _Round | None] = (None, None)
+"""The last round's shared part, by everything :func:`_round` reads (one entry: the table reads
+its round's shared part when the dealer's hand is set and again at the settlement, with only the
+players' sets changed between, which it does not read)."""
+
+
+def _round_once(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round:
+    """:func:`_round`, made again only when something it reads differs from the last round's:
+    the options, the three paytables, the dealer's cards and set, and each seat's cards, bonus
+    stake and insurance (the cards are the deck's own objects: compared by identity first)."""
+    global _LAST_ROUND
+    p = table.paytables
+    key = (
+        tuple(o.items()),
+        p.get("bonus"),
+        p.get("envy"),
+        p.get("insurance"),
+        rnd.dealer,
+        rnd.dealer_set,
+        tuple([(s.seat, s.cards, s.wagers.get("bonus", 0), "insurance" in s.wagers) for s in rnd.seats]),
+    )
+    last_key, last = _LAST_ROUND  # one read: another thread's round replaces both at once
+    if last is not None and last_key == key:
+        return last
+    shared = _round(rnd, table, o)
+    _LAST_ROUND = (key, shared)
+    return shared
+
+
+def _seat_set(seat: PaiGowSeat, r: _Round, hands: dict[str, Mapping[str, str]]) -> tuple[HandSet, bool]:
+    """The set a seat's pai gow wager plays, and whether it is a foul that forfeits (a foul is
+    set again by the house way under ``foul_policy: reset_by_house_way``, noted in ``hands``)."""
+    o = r.options
+    if seat.foul:
+        chosen, fouled = r.way.set(seat.cards, dict(o)).set, True
+        if o["foul_policy"] == "reset_by_house_way":
+            fouled = False
+            hands["reset"] = {"why": "foul reset by the house way"}
+    elif seat.high is not None and seat.low is not None:
+        chosen = set_dealt(seat.high, seat.low)
+        fouled = chosen.foul
+        if fouled and o["foul_policy"] == "reset_by_house_way":
+            chosen, fouled = r.way.set(seat.cards, dict(o)).set, False
+            hands["reset"] = {"why": "foul reset by the house way"}
+    else:
+        chosen, fouled = r.way.set(seat.cards, dict(o)).set, False
+    return chosen, fouled
+
+
+def _bonus_result(stake: int, mine: _Premium, bonus_table: Paytable) -> WagerResult:
+    """(d)2i, ii: the bonus wager, paid once at the highest-paying line the seven cards make."""
+    row = _paying_row(mine.value, bonus_table)
+    if row is None:
+        why = f"{hand_name(mine.value.category.value)} does not qualify"
+        return WagerResult("bonus", stake, Result.LOSE, -stake, why)
+    return WagerResult("bonus", stake, Result.WIN, row.odds.payout(stake), f"{row.describe()} (highest-paying line)")
+
+
+def _insurance_result(
+    stake: int, cards: tuple[Card, ...], insurance_table: Paytable, hands: dict[str, Mapping[str, str]]
+) -> WagerResult:
+    """(d)2: pai gow insurance, won on a pai gow (no pair, straight or flush; the joker only an ace)."""
+    gow, top = is_pai_gow(cards)
+    row = insurance_table.row_for_rank(Category.HIGH_CARD, top) if gow else None
+    hands["insurance"] = {"pai_gow": "yes" if gow else "no"}
+    if row is None or row.odds.push:
+        why = (
+            "a pai gow with no paying line"
+            if gow
+            else "not a pai gow (a pair, straight or flush; the joker only an ace)"
+        )
+        return WagerResult("insurance", stake, Result.LOSE, -stake, why)
+    return WagerResult("insurance", stake, Result.WIN, row.odds.payout(stake), f"pai gow, {row.describe()}")
+
+
+def _envy_result(seat: PaiGowSeat, r: _Round) -> WagerResult | None:
+    """(d)3i: a marker's envy bonus, the envy amount for each other premium hand (the dealer's
+    only with ``envy_includes_dealer``); ``None`` when there is none to pay."""
+    others = [(f"seat {s}", p) for s, p in r.premium.items() if s != seat.seat and p.envy]
+    if r.dealer_premium is not None and r.dealer_premium.envy:
+        others.append(("dealer", r.dealer_premium))
+    total = sum(p.envy for _, p in others)
+    if not total:
+        return None
+    why = "envy: " + ", ".join(f"{who} {hand_name((p.line or p.value.category).value)}" for who, p in others)
+    return WagerResult("envy", 0, Result.WIN, total, why)
+
+
+def _seat_settlement(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlement:
+    """Every wager of one seat settled, its payout caps applied, and its hands as recall shows them."""
+    w = seat.wagers
+    hands: dict[str, Mapping[str, str]] = {}
+    chosen, fouled = _seat_set(seat, r, hands)
+    hands["set"] = chosen.to_json()
+    wagers = [_pai_gow_wager(w["pai_gow"], chosen, r.dealer.set, fouled, r.options)]
+    mine = r.premium[seat.seat]
+    hands["bonus"] = {"category": mine.value.category.value, "best": format_cards(mine.value.best)}
+    if "bonus" in w and r.bonus is not None:
+        wagers.append(_bonus_result(w["bonus"], mine, r.bonus))
+    if "insurance" in w and r.insurance is not None:
+        wagers.append(_insurance_result(w["insurance"], seat.cards, r.insurance, hands))
+    if seat.seat in r.markers:
+        envy = _envy_result(seat, r)
+        if envy is not None:
+            wagers.append(envy)
+    wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
+    return SeatSettlement(seat.seat, tuple(wagers), hands, caps)
+
+
+_LAST_SEATS: tuple[_Round | None, dict[object, SeatSettlement]] = (None, {})
+"""The seats settled with the last shared part, by everything :func:`_seat_settlement` reads
+besides it (the table shows each seat's pai gow step as its hand is turned, and settles the
+round at its end: each seat once)."""
+
+
+def _seat_once(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlement:
+    """:func:`_seat_settlement`, made again only for a seat, a shared part (the same object: kept
+    by :func:`_round_once`) or a payout cap it was not made for (the paytables whose caps apply
+    are the shared part's own)."""
+    global _LAST_SEATS
+    shared, seats = _LAST_SEATS  # one read: another thread's round replaces both at once
+    if shared is not r:
+        seats = {}
+        _LAST_SEATS = (r, seats)
+    key = (seat.seat, tuple(seat.wagers.items()), seat.cards, seat.high, seat.low, seat.foul, table.payout_cap)
+    settled = seats.get(key)
+    if settled is None:
+        if len(seats) > 64:
+            seats.clear()
+        settled = seats[key] = _seat_settlement(seat, r, table)
+    return settled
+
+
+@dataclass(frozen=True, slots=True)
+class _Steps:
+    """The dealer's steps of 11.15(d), each list in the order the seats are settled."""
+
+    pai_gow: list[Step] = field(default_factory=list)
+    """(d)1: each pai gow wager and its commission."""
+    bonus_insurance: list[Step] = field(default_factory=list)
+    """(d)2: hands rearranged for the bonus and insurance."""
+    envy: list[Step] = field(default_factory=list)
+    """(d)3i, ii: envy payments and markers, the bonus on each premium hand."""
+    premium_cards: list[Step] = field(default_factory=list)
+    """(d)3iii: premium hands without a bonus wager."""
+    kept: list[Step] = field(default_factory=list)
+    """Cards kept on the layout only by another seat's insurance (our step: collected last)."""
+
+    def add_seat(self, seat: PaiGowSeat, settled: SeatSettlement, r: _Round) -> None:
+        """One seat's part of each step."""
+        w = seat.wagers
+        by_spot = {x.spot: x for x in settled.wagers}
+        mine = r.premium[seat.seat]
+        is_premium = mine.envy > 0
+        keep = "bonus" in w or r.keep_all  # (d)1i, ii: the cards stay on the layout until (d)2 or 3
+        hand_set = settled.hands["set"]
+        note = f"high {hand_set['high']} / low {hand_set['low']}"
+        after = "cards stay on the layout" if keep else DISCARD
+        self.pai_gow.append(Step("pai_gow", seat.seat, actions_for([by_spot["pai_gow"]]), note, after))
+        if "bonus" in w or "insurance" in w or bool(r.markers):  # (d)2: rearranged to the best hand
+            now = [by_spot[k] for k in ("bonus", "insurance") if k in by_spot and not (k == "bonus" and is_premium)]
+            line, cards = _announced(mine, w.get("bonus"), r.bonus)
+            best = f"best hand {hand_name(line.value)} ({format_cards(cards)})"
+            if is_premium:  # (d)2iii: announced, left face up (with its bonus wager) for (d)3
+                left = " with its bonus wager" if "bonus" in w else ""
+                then = f"premium hand: announce it, leave it face up{left}"
+                self.bonus_insurance.append(Step("bonus_insurance", seat.seat, actions_for(now), best, then))
+            else:  # (d)2i, ii
+                self.bonus_insurance.append(Step("bonus_insurance", seat.seat, actions_for(now), best, DISCARD))
+        elif keep and not is_premium:  # kept on the layout by another seat's insurance (d)1ii; no step of
+            # 11.15 says when these cards go: collected last, after (d)3iii
+            self.kept.append(Step("cards", seat.seat, (), "", DISCARD))
+        if seat.seat in r.markers:  # (d)3i: pay the envy bonus, then collect the marker
+            envy = [by_spot["envy"]] if "envy" in by_spot else []
+            paid = "envy bonus" if envy else "envy bonus: none to pay"
+            self.envy.append(Step("envy", seat.seat, actions_for(envy), paid, "collect the envy marker"))
+        if is_premium and "bonus" in w:  # (d)3ii: pay the bonus on the premium hand, then its cards go
+            self.envy.append(Step("premium", seat.seat, actions_for([by_spot["bonus"]]), "premium hand", DISCARD))
+        if is_premium and "bonus" not in w and r.keep_all:  # (d)3iii: only cards (d)1ii kept on the layout
+            self.premium_cards.append(Step("premium_cards", seat.seat, (), "premium hand, no bonus wager", DISCARD))
+
+    def procedure(self, dealer: Step) -> tuple[Step, ...]:
+        """The whole procedure: the dealer's hand, then (d)1, (d)2, (d)3 and the cards left."""
+        return (dealer, *self.pai_gow, *self.bonus_insurance, *self.envy, *self.premium_cards, *self.kept)
+
+
+class RoundSettler:
+    """One checked pai gow round's settlement, its shared part (the dealer's set by the house way,
+    every hand's bonus and envy status: what does not depend on any player's set) computed once.
+    :func:`settle` settles through it; the table keeps one a round and reads from it the steps it
+    shows as each hand is turned (the dealer's set, each seat's pai gow wager), each seat settled
+    with the set the dealer recorded for it."""
+
+    def __init__(self, rnd: PaiGowRound, table: TableConfig) -> None:
+        self.rnd, self.table = rnd, table
+        self.options = pai_gow_options(table)
+        self.shared: _Round | None = None if rnd.misdeal else _round_once(rnd, table, self.options)
+        """``None`` for a misdeal (every hand void: no dealer's set, no seat's step)."""
+
+    def dealer_step(self) -> Step | None:
+        """The dealer's hand exposed and set by the house way (11.9, 11.15(d))."""
+        if self.shared is None:
+            return None
+        dealer, rule = self.shared.dealer.set, self.shared.dealer.rule
+        return Step(
+            "dealer",
+            None,
+            (),
+            f"house way {hand_name(rule)}: high {format_cards(dealer.high.best)} / low {format_cards(dealer.low.best)}",
+        )
+
+    def pai_gow_step(self, seat: PaiGowSeat) -> Step | None:
+        """(d)1: ``seat``'s pai gow wager and its commission, settled with the set ``seat`` gives
+        (the step :func:`settle` shows for it: the other seats' sets do not change it)."""
+        if self.shared is None:
+            return None
+        steps = _Steps()
+        steps.add_seat(seat, _seat_once(seat, self.shared, self.table), self.shared)
+        return steps.pai_gow[0]
+
+    def settle(self) -> Settlement:
+        """The whole round settled."""
+        rnd, table, o = self.rnd, self.table, self.options
+        order = sorted(rnd.seats, key=lambda s: -s.seat)  # counterclockwise from the dealer's right
+        position = start_position(*rnd.start, o["count_direction"], table.seats)
+        start = {"method": rnd.start[0], "value": rnd.start[1], "first_hand": position_name(position)}
+        dealer_step = self.dealer_step()
+        if self.shared is None or dealer_step is None:
+            return _void(rnd, table, order, start)
+        r = self.shared
+        steps = _Steps()
+        settled: dict[int, SeatSettlement] = {}
+        for seat in order:
+            settled[seat.seat] = _seat_once(seat, r, table)
+            steps.add_seat(seat, settled[seat.seat], r)
+        return settlement_for(
+            "pai_gow",
+            table,
+            settled,
+            steps.procedure(dealer_step),
+            {"cards": format_cards(rnd.dealer), **r.dealer.to_json(), "start": start},
+        )
+
+
+def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:
+    """Settle a checked pai gow round under ``table``'s house way, paytables and options."""
+    return RoundSettler(rnd, table).settle()
+
+
+def _void(rnd: PaiGowRound, table: TableConfig, order: list[PaiGowSeat], start: Mapping[str, object]) -> Settlement:
+    why = "misdeal: " + "; ".join(rnd.misdeal)
+    seats = {
+        s.seat: SeatSettlement(s.seat, tuple(WagerResult(k, v, Result.RETURNED, 0, why) for k, v in s.wagers.items()))
+        for s in rnd.seats
+    }
+    procedure = [Step("misdeal", None, (), why + "; every hand is void")]
+    procedure += [Step("misdeal", s.seat, actions_for(seats[s.seat].wagers)) for s in order]
+    return settlement_for(
+        "pai_gow",
+        table,
+        seats,
+        tuple(procedure),
+        {"cards": format_cards(rnd.dealer), "misdeal": list(rnd.misdeal), "start": dict(start)},
+    )
+
+
+SPEC = GameSpec(
+    name="pai_gow",
+    read_round=read_round,
+    settle=settle,
+    round_record=round_record,
+    top_keys=frozenset({"game", "table", "table_sha256", "seats", "dealer", "start", "remaining", "empty", "recall"}),
+    par="controller.par.sheets:pai_gow_sheet",
+    par_needs="controller.par.service:pai_gow_needs",
+    par_options=(
+        "house_way",
+        "commission_percent",
+        "house_way_deuces_exception",
+        "envy_minimum",
+        "envy_includes_dealer",
+    ),
+)
+"""pai_gow's :class:`GameSpec` (registered in :data:`controller.game.record._spec.SPECS`)."""

@@ -1,0 +1,109 @@
+"""The games tablectl settles, by name, and settling a round record end to end.
+
+Each game module offers ``read_round(data, table)`` (check a record, raise ``RecordError``),
+``settle(round, table)`` (pure settlement) and ``round_record(round)`` (the record again), and
+gathers them in its ``SPEC`` (:class:`controller.game.record._spec.GameSpec`), which the game's
+definition holds (``controller.game.<name>``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from controller.configuration import TableConfig, config_dir, default_table_path, load_table
+from controller.game.record._read import RecordError, parse_record
+from controller.game.record._spec import SPECS, GameSpec, spec_for
+from controller.game.record._void import VOID_KEY, settle_void
+from controller.wagers import Settlement
+
+__all__ = [
+    "Game",
+    "GameSpec",
+    "GAMES",
+    "RecordError",
+    "settle_record",
+    "settle_json",
+    "record_json",
+    "resolve_table_path",
+    "spec_for",
+]
+
+
+Game = GameSpec
+"""The old name of a game's record reader, settlement and writer: its :class:`GameSpec`."""
+
+GAMES = SPECS
+"""Every game's spec, by name (:data:`controller.game.record._spec.SPECS`: a lookup imports that game only)."""
+
+
+def resolve_table_path(text: str) -> Path:
+    """A record's ``table`` path: as given, else relative to the repository (``config/...``)."""
+    path = Path(text)
+    if path.is_absolute() or path.exists():
+        return path
+    return config_dir().parent / path
+
+
+def settle_record(data: object, table: TableConfig | None = None) -> Settlement:
+    """Check and settle one round record. Raises ``RecordError`` (every problem by JSON path)
+    or ``ConfigError`` (the table config); nothing is settled unless everything is right."""
+    if not isinstance(data, dict):
+        raise RecordError(["$: a round record must be a JSON object"])
+    name = data.get("game")
+    game = GAMES.get(name) if isinstance(name, str) else None
+    if game is None:
+        raise RecordError([f"$.game: unknown game {str(name)[:60]!r} (known: {', '.join(sorted(GAMES))})"])
+    unknown = [
+        f"$.{k}: unknown key (known: {', '.join(sorted(game.top_keys | {VOID_KEY}))})"
+        for k in data
+        if k not in game.top_keys and k != VOID_KEY
+    ]
+    if unknown:
+        raise RecordError(unknown)
+    if table is None:
+        raw = data.get("table")
+        if raw is not None and not isinstance(raw, str):
+            raise RecordError([f"$.table: must be the path of a table config, got {str(raw)[:60]}"])
+        table = load_table(resolve_table_path(raw) if isinstance(raw, str) else default_table_path(game.name))
+    if table.game != game.name:
+        raise RecordError([f"$.table: {table.path} is a {table.game} table, not {game.name}"])
+    expected = data.get("table_sha256")
+    if expected is not None and expected != table.sha256:
+        raise RecordError(
+            [
+                f"$.table_sha256: the table config {table.path} or its paytables changed since the round was "
+                f"played (sha256 {str(expected)[:16]}..., now {table.sha256[:16]}...): settle it with the table it was "
+                "played under"
+            ]
+        )
+    if VOID_KEY in data:  # a round voided at the table: every wager returned, whatever it had dealt
+        return settle_void(data, table)
+    return game.settle(game.read_round(data, table), table)
+
+
+def record_json(record: object) -> bytes:
+    """A round record as the JSON bytes it is written, recalled and re-settled as; a value JSON
+    cannot hold (NaN, infinity, an object that is not data) is a ``RecordError``."""
+    try:
+        return json.dumps(record, allow_nan=False).encode()
+    except (TypeError, ValueError) as exc:
+        raise RecordError([f"$: not a round record: {exc}"]) from None
+
+
+def settle_json(
+    raw: bytes, table: TableConfig | None = None, tables: dict[str, TableConfig] | None = None
+) -> Settlement:
+    """Settle one round record given as JSON bytes: the one settlement ``tablectl settle`` runs
+    and the table runs at each round's end (with ``record_json`` of its record), so that what
+    the table pays is what a re-settlement of its record pays. ``table``: the table config to
+    settle under (else the record's ``table``, loaded once into ``tables`` when given). Raises
+    ``RecordError`` (every problem by JSON path) or ``ConfigError``."""
+    data = parse_record(raw)
+    if table is None and tables is not None and isinstance(data, dict) and data.get("game") in GAMES:
+        raw_path = data.get("table")
+        path = str(resolve_table_path(raw_path) if isinstance(raw_path, str) else default_table_path(data["game"]))
+        if path not in tables:
+            tables[path] = load_table(path)
+        table = tables[path]
+    return settle_record(data, table)

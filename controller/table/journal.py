@@ -1,6 +1,0 @@
-"""The journal's types, kept in :mod:`controller.journal.records` (the journal depends on nothing
-above it); imported here too for code that still names this module."""
-
-from controller.journal.records import Journal, JournalRecord, MemoryJournal, event_record
-
-__all__ = ["JournalRecord", "Journal", "MemoryJournal", "event_record"]

@@ -1,0 +1,39 @@
+"""The wagers: what a game offers (its :class:`GameCatalog`: wager spots, paytable spots, options) and what
+a settled round pays (:class:`Settlement`: every :class:`WagerResult`, each seat's net, the dealer's
+steps). Built on the vocabulary and the hands."""
+
+from controller.wagers._catalog import GameCatalog, Option, PaytableSpot, RequiredRow, WagerMultiple
+from controller.wagers._settlement import (
+    DISCARD,
+    DISCARD_UNEXPOSED,
+    Action,
+    Result,
+    SeatSettlement,
+    Settlement,
+    Step,
+    WagerResult,
+    actions_for,
+    apply_caps,
+    hand_summary,
+    settlement_for,
+)
+
+__all__ = [
+    "Action",
+    "DISCARD",
+    "DISCARD_UNEXPOSED",
+    "GameCatalog",
+    "Option",
+    "PaytableSpot",
+    "RequiredRow",
+    "Result",
+    "SeatSettlement",
+    "Settlement",
+    "Step",
+    "WagerMultiple",
+    "WagerResult",
+    "actions_for",
+    "apply_caps",
+    "hand_summary",
+    "settlement_for",
+]
