@@ -69,8 +69,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "ms_third_street_odds",
         "controller/game/mississippi_stud/_rules.py",
-        "lambda: [WagerResult(s, w[s], Result.WIN, odds.payout(w[s]), why) for s in _SPOTS],",
-        'lambda: [WagerResult(s, w[s], Result.WIN, w[s] if s == "third" else odds.payout(w[s]), why) for s in _SPOTS],',
+        "return [WagerResult(s, w[s], Result.WIN, odds.payout(w[s]), why) for s in _SPOTS]",
+        'return [WagerResult(s, w[s], Result.WIN, w[s] if s == "third" else odds.payout(w[s]), why) for s in _SPOTS]',
         "Mississippi Stud: a winning third-street bet paid even money, not the hand's odds (35.11)",
         MS,
     ),
@@ -126,8 +126,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "ms_deal_order",
         "controller/game/mississippi_stud/_machine.py",
-        "self.seats[order[self.dealt // 2]].cards.append(dealt)",
-        "self.seats[order[self.dealt % len(order)]].cards.append(dealt)",
+        "number = sorted(seats)[placed // 2]",
+        "number = sorted(seats)[placed % len(seats)]",
         "Mississippi Stud: the players' cards dealt one at a time round the table, not as 2-card stacks (35.9(d))",
         MS,
     ),
