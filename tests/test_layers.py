@@ -20,7 +20,7 @@ RULES = "rules"
 LAYERS = ("table", "journal", "floor", "web", "cli", "docgen")
 """The sub-packages of ``controller`` that are layers of their own (``controller.<name>``)."""
 
-GAME_PARTS = {"_machine": "controller.table", "guide": "controller.docgen"}
+GAME_PARTS = {"_machine": "controller.table", "_guide": "controller.docgen"}
 """A game's package (``controller.game.<name>``) may hold its parts in other layers, each in the
 module of this name: its round machine (the table layer) and its dealer guide round (docgen).
 The game's definition names them lazily (``"module:attribute"``): the rules never import them."""
@@ -160,7 +160,7 @@ def test_no_module_imports_itself_round_a_circle_when_loading() -> None:
         ("controller.game.some_game._machine", "controller.table"),
         ("controller.game.pai_gow._machine", "controller.table"),
         ("controller.game.pai_gow._rules", RULES),
-        ("controller.game.some_game.guide", "controller.docgen"),
+        ("controller.game.some_game._guide", "controller.docgen"),
         ("controller.__main__", "controller.cli"),
         ("hil.bench", "hil"),
         ("drivers.link", "drivers"),

@@ -20,7 +20,7 @@ from controller.game.record import settle_record
 from controller.game.registry import definition, table_names
 from controller.game.three_card_poker._machine import Phase, ThreeCardTable
 from controller.game.three_card_poker._six_card import SixCardHand, rank_six
-from controller.game.three_card_poker.rules import SIX_CARD, six_card_hand
+from controller.game.three_card_poker._table_rules import SIX_CARD, six_card_hand
 from controller.table.snapshot import TableSnapshot
 from controller.vocab import ALL_CARDS, parse_cards
 from controller.web.view import table_view

@@ -22,7 +22,6 @@ import sqlite3
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 from controller.journal import JournalError, SqliteJournal
 from controller.journal.holds import HOLD_KINDS
@@ -43,14 +42,18 @@ in the journal anyway); a hold's end stays small whatever is pressed during it."
 BY_ITSELF = "by itself when "
 
 
-def _person(data: dict[str, Any]) -> str | None:
+def _person(data: dict[str, object]) -> str | None:
     """Who did an act, when its record names a person (a signed-in supervisor)."""
-    return next((data[k] for k in ("person", "supervisor", "by") if isinstance(data.get(k), str)), None)
+    for key in ("person", "supervisor", "by"):
+        value = data.get(key)
+        if isinstance(value, str):
+            return value
+    return None
 
 
-def _try(kind: str, data: dict[str, Any], seq: int) -> dict[str, Any]:
+def _try(kind: str, data: dict[str, object], seq: int) -> dict[str, object]:
     """A supervisor's try as a hold's end lists it: its record, the act, and why it was refused."""
-    entry: dict[str, Any] = {"seq": seq, "action": str(data.get("action", "?"))}
+    entry: dict[str, object] = {"seq": seq, "action": str(data.get("action", "?"))}
     if kind == "SupervisorRefused":
         entry["refused"] = str(data.get("reason", "?"))
     person = _person(data)
@@ -90,11 +93,11 @@ class HoldJournal:
         self.began_seq = 0
         """The hold's ``HoldBegan`` record (0: not written yet: the journal could not take it)."""
         self.began_at = 0.0
-        self.began: dict[str, Any] = {}
-        self.tried: list[dict[str, Any]] = []
+        self.began: dict[str, object] = {}
+        self.tried: list[dict[str, object]] = []
         """The supervisor's acts and refusals journaled while held (at most :data:`MAX_TRIED`)."""
         self.tried_more = 0
-        self.fresh: list[dict[str, Any]] = []
+        self.fresh: list[dict[str, object]] = []
         """The supervisor's acts done since the last snapshot: one of them ended the hold, if it ended."""
         self.clears = ""
         """What clears the open hold, as its last snapshot said."""
@@ -102,7 +105,7 @@ class HoldJournal:
         """Whether the hold's last reason ends by itself (the devices back), else the supervisor's."""
         self._taken_up = False
 
-    def audited(self, kind: str, data: dict[str, Any], seq: int = 0) -> None:
+    def audited(self, kind: str, data: dict[str, object], seq: int = 0) -> None:
         """The table journaled ``kind`` at record ``seq`` (a supervisor act or refusal, ...):
         kept when held (a way tried to clear it; an act done may end it)."""
         if kind not in SUPERVISOR_KINDS:
@@ -113,7 +116,7 @@ class HoldJournal:
         if self.reason is not None:
             self._tried(entry)
 
-    def _tried(self, entry: dict[str, Any]) -> None:
+    def _tried(self, entry: dict[str, object]) -> None:
         if len(self.tried) < MAX_TRIED:
             self.tried.append(entry)
         else:
@@ -170,7 +173,7 @@ class HoldJournal:
         began = datetime.fromtimestamp(self.began_at).astimezone().isoformat(timespec="milliseconds")
         self.began_seq = self._append("HoldBegan", {**self.began, "began": began, "recorded_late": True})
 
-    def _cleared_by(self) -> tuple[dict[str, Any] | None, str]:
+    def _cleared_by(self) -> tuple[dict[str, object] | None, str]:
         """The supervisor's act that ended the hold (one done in the event that ended it), and who
         or what ended it, in words."""
         act = self.fresh[-1] if self.fresh else None
@@ -185,7 +188,7 @@ class HoldJournal:
         done = [t for t in self.tried if "refused" not in t]
         return None, f"supervisor: {done[-1]['action']}" if done else "supervisor"
 
-    def _ended(self, snapshot: TableSnapshot | None, cleared: str = "") -> dict[str, Any]:
+    def _ended(self, snapshot: TableSnapshot | None, cleared: str = "") -> dict[str, object]:
         if snapshot is not None:  # else ``cleared`` says how the round ended
             cleared = (
                 f"resumed in {snapshot.step}"
@@ -193,7 +196,7 @@ class HoldJournal:
                 else f"round {self.round_no} ended (now round {snapshot.round_no}, {snapshot.step})"
             )
         act, by = self._cleared_by()
-        ended: dict[str, Any] = {
+        ended: dict[str, object] = {
             "round": self.round_no,
             "reason": self.reason,
             "began_seq": self.began_seq,
@@ -207,7 +210,7 @@ class HoldJournal:
             ended["tried_more"] = self.tried_more
         return ended
 
-    def _append(self, kind: str, data: dict[str, Any]) -> int:
+    def _append(self, kind: str, data: dict[str, object]) -> int:
         try:
             return self.journal.append(kind, data)
         except JournalError as exc:  # the journal's own outage holds the table: said in the log

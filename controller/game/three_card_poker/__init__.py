@@ -1,8 +1,8 @@
 """Three Card Poker (N.J.A.C. 13:69F-20; its text was not found: the steps below are inferred
 from published rule sheets, each named where it is cited): everything the game is, in
-:data:`DEFINITION`, with the 6 Card Bonus beside it (:mod:`.rules`). Its parts in other layers live
+:data:`DEFINITION`, with the 6 Card Bonus beside it (:mod:`._table_rules`). Its parts in other layers live
 in this package too, each in the module its layer names: the round machine (:mod:`._machine`), the
-dealer guide's round (:mod:`.guide`); the bench's players are ``hil/three_card_player.py``."""
+dealer guide's round (:mod:`._guide`); the bench's players are ``hil/three_card_player.py``."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from controller.game.definition import (
     When,
 )
 from controller.game.three_card_poker._rules import QUALIFIER
-from controller.game.three_card_poker.rules import CATALOG, SIX_CARD, SPEC
+from controller.game.three_card_poker._table_rules import CATALOG, SIX_CARD, SPEC
 
 __all__ = ["DEFINITION", "QUALIFIER"]
 
@@ -81,9 +81,9 @@ DEFINITION = GameDefinition(
     table=TableNames(
         machine="controller.game.three_card_poker._machine:ThreeCardTable",
         phases="controller.game.three_card_poker._machine:Phase",
-        hooks="controller.game.three_card_poker.hooks:HOOKS",
+        hooks="controller.game.three_card_poker._hooks:HOOKS",
         player="hil.three_card_player:ThreeCardPlayer",
-        guide="controller.game.three_card_poker.guide:three_card_poker_round",
+        guide="controller.game.three_card_poker._guide:three_card_poker_round",
     ),
 )
 """Three Card Poker."""

@@ -22,7 +22,7 @@ from enum import Enum
 from typing import Any
 
 from controller.game.three_card_poker import DEFINITION
-from controller.game.three_card_poker.rules import SIX_CARD, fold_step
+from controller.game.three_card_poker._table_rules import SIX_CARD, fold_step
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
 from controller.table.screen import seats_named

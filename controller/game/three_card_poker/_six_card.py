@@ -8,7 +8,7 @@ three of a kind or better, whatever the dealer holds (table-games-online.com "Th
 rules"; Two Kings casino and Lady Luck Nemacolin house rule pages). It is a bet of its own: a
 folded hand's 6 Card Bonus is still settled (table-games-online.com names three independent bets
 and forfeits only the pair plus on a fold; the table keeps the folded cards face down for it:
-:mod:`.rules`). The par counts every one of the C(52, 6) = 20,358,520 six-card sets, by rank
+:mod:`._table_rules`). The par counts every one of the C(52, 6) = 20,358,520 six-card sets, by rank
 multiset and suit assignment (no sampling)."""
 
 from __future__ import annotations

@@ -178,6 +178,6 @@ SPEC = GameSpec(
     settle=settle,
     round_record=main.round_record,
     top_keys=main.TOP_KEYS,
-    par="controller.game.three_card_poker.par:table_sheet",
+    par="controller.game.three_card_poker._par:table_sheet",
 )
 """Three Card Poker's spec with the 6 Card Bonus (the game's definition holds it)."""
