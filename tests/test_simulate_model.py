@@ -206,3 +206,69 @@ def test_a_card_unread_before_the_shoe_count_starts_over_holds_no_place_of_the_n
         (14, "5c", "seat 6"),
     ]
     assert in_deal_order(log) == [(1, "Qs", "seat 2"), (2, "6d", "dealer"), (14, "5c", "seat 6")]
+
+
+# Three Card Poker seed 201 (`--rounds 2 --faults ci`), round 1: seat 3 plays 3h 3c 3s, seat 5
+# folds 4s 7s 2d, seat 6 plays 8h 7c Ks against the dealer's 3d Kh Qc.
+_DEAL_201 = "3h 3c 3s 4s 7s 2d 8h 7c Ks 3d Kh Qc".split()
+_PLACES_201 = [*["seat 3"] * 3, *["seat 5"] * 3, *["seat 6"] * 3, *["dealer"] * 3]
+_HELD = "waiting for the supervisor (dealt while held)"
+_BURNED = "burned: no place in the deal"
+
+
+def _held_then_restarted(waits: int) -> list[tuple[int, str, str]]:
+    """The table's log of the round when card ``waits`` and those after it came out while the
+    table held, the shoe's count started over (two cards numbered 1 and 2, burned: the deal was
+    complete) and then the supervisor accepted the waiting cards: the first waiting card is logged
+    again in its place, the ones after it take theirs in the log (as seed 201's log reads)."""
+    log = [(i, c, to) for i, (c, to) in enumerate(zip(_DEAL_201, _PLACES_201, strict=True), start=1)]
+    log[waits - 1] = (waits, _DEAL_201[waits - 1], _HELD)
+    return [*log, (1, "9c", _BURNED), (waits, _DEAL_201[waits - 1], _PLACES_201[waits - 1]), (2, "2h", _BURNED)]
+
+
+@pytest.mark.parametrize("waits", range(1, len(_DEAL_201) + 1))
+def test_a_card_dealt_while_held_keeps_its_place_when_the_shoe_count_starts_over(waits: int) -> None:
+    """Found by `tablectl simulate --game three_card_poker --seed 201 --rounds 2 --faults ci`
+    (count_restart, disk_full, wrong_press): `model_hidden`, round 1, settlement: seat 6's 8h
+    called face down. The cards dealt while the table held waited for the supervisor; the shoe's
+    count started over before he accepted them, and the model forgot every card waiting, so the
+    waiting card (3c) was dealt last and every card after it one place early: 8h to seat 5, which
+    folded. The table was right (seat 6 played; its hand is turned at the settlement). A read set
+    aside (keyed by its number only) still holds no place of the new count; a card dealt while
+    held is the same card, number and face, when it is accepted. Each card of the deal waiting."""
+    from hil.simulate.model_check import in_deal_order
+
+    got = in_deal_order(_held_then_restarted(waits))
+    assert [(c, to) for _, c, to in got] == list(zip(_DEAL_201, _PLACES_201, strict=True))  # the burned cards dropped
+
+
+def _seat(number: int, folded: bool, played: bool) -> Any:
+    wagers = {"ante": 1000, **({"play": 1000} if played else {})}
+    return SimpleNamespace(
+        number=number, wagers=wagers, folded_at="play" if folded else None, exposed=False, violation=False
+    )
+
+
+@pytest.mark.parametrize("held", [False, True])
+@pytest.mark.parametrize("step", ["dealing", "play", "settlement", "count_stub"])
+def test_the_watch_keeps_only_the_folded_hand_down_after_a_held_deal_and_a_count_restart(step: str, held: bool) -> None:
+    """Seed 201's round at each step, held there or not: the table's view (nothing before the
+    decisions; then the dealer's hand and each hand played, never the folded seat 5's) passes the
+    watch; a view naming a card of seat 5's hand is a leak the watch finds."""
+    from hil.simulate.model_check import VisibilityWatch
+    from hil.simulate.run import bench_table
+
+    decided = step in ("settlement", "count_stub")
+    seats = (_seat(3, False, decided), _seat(5, decided, False), _seat(6, False, decided))
+    shown = " ".join(_DEAL_201[:3] + _DEAL_201[6:]) if decided else ""
+    hold = SimpleNamespace(held_from=step) if held else None
+    snapshot = SimpleNamespace(
+        round_no=1, step="hold" if held else step, hold=hold, game_view=None, seats=seats, shown=shown
+    )
+    hands = SimpleNamespace(round_no=1, log=_held_then_restarted(2))
+    watch = VisibilityWatch(bench_table("three_card_poker").path)
+    watch.observe(snapshot, hands, {})
+    assert watch.hidden == (frozenset({"4s", "7s", "2d"}) if decided else frozenset(_DEAL_201))
+    leaked = SimpleNamespace(**{**vars(snapshot), "shown": f"{shown} 7s"})
+    with pytest.raises(Broken, match="names a card the rules keep face down"):
+        watch.observe(leaked, hands, {})

@@ -303,3 +303,41 @@ def test_the_par_sheet_shows_the_six_card_bonus() -> None:
     assert code == 0, err
     assert "six_card_bonus: house edge 8.5614% per unit wagered (exact)" in out
     assert "main game: house edge 3.3730% per ante, 2.0147% per unit of total action" in out
+
+
+@pytest.mark.parametrize("held_at", [None, Phase.PLAY, Phase.SETTLEMENT])
+def test_a_fold_pressed_after_the_play_wager_is_not_taken_and_the_hand_stays_down_until_the_reveal(
+    held_at: Phase | None,
+) -> None:
+    """Issue 43 (simulation seed 201 showed a seat with ante and play at the settlement, its cards
+    face up): a played hand is in action; a fold pressed for it afterwards (a wrong press) is not
+    taken, nothing is collected, and its cards stay off every view until the dealer's hand is
+    exposed; then they are turned, the folded seat's never are; held (a journal outage) at either
+    step or not."""
+    t = Table()
+    bets(t, {1: {"ante": 500}, 3: {"ante": 500}})
+    t.deal("Ah Kh Qh 7c 4d 2s Qc 8h 4h")
+    t.spot(1, "play", 500)
+    t.press("seat_1", "fold")
+    seat = t.m.seats[1]
+    assert seat.folded_at is None and seat.wagers == {"ante": 500, "play": 500}
+    assert not t.m.display.steps_pending()
+    if held_at is Phase.PLAY:
+        t.m.journal_failed("disk full: 0 bytes free on /")
+        assert t.m.phase is Phase.HOLD
+        _face_down(t, t.snapshot(), set("Ah Kh Qh 7c 4d 2s Qc 8h 4h".split()))
+        return
+    _face_down(t, t.snapshot(), set("Ah Kh Qh 7c 4d 2s Qc 8h 4h".split()))
+    t.press("seat_3", "fold", "confirm", "reveal")
+    assert t.m.phase is Phase.SETTLEMENT
+    if held_at is Phase.SETTLEMENT:
+        t.m.journal_failed("disk full: 0 bytes free on /")
+        assert t.m.phase is Phase.HOLD
+        _face_down(t, t.snapshot(), {"7c", "4d", "2s"})
+        assert {"Ah", "Kh", "Qh", "Qc", "8h", "4h"} <= t.snapshot().face_up()
+        return
+    while t.m.phase is Phase.SETTLEMENT:
+        s = t.snapshot()
+        _face_down(t, s, {"7c", "4d", "2s"})
+        assert {"Ah", "Kh", "Qh", "Qc", "8h", "4h"} <= s.face_up()
+        t.press("confirm")

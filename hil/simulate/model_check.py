@@ -67,13 +67,16 @@ def in_deal_order(entries: Iterable[tuple[int, str, str]]) -> list[tuple[int, st
     for one read as unreadable or as a card already dealt takes that read's place, and so does a
     card dealt while held once the supervisor accepts it. A shoe whose count starts over (a card
     numbered 1 after others, none waiting under 1: a shuffle) numbers its cards anew: a read set
-    aside before it is no longer the place of a card after it that has the same number."""
+    aside before it is no longer the place of a card after it that has the same number; a card
+    dealt while held keeps its place (accepted after the count started over, it comes with its
+    own number and face, which no card of the new count repeats)."""
     out: list[tuple[int, str, str] | None] = []
     places: dict[object, list[int]] = {}  # a read waiting for its card: the places it holds
     last = 0
     for index, card, to in entries:
         if index == 1 and last > 1 and not places.get(1) and not places.get((1, card)):
-            places = {}  # the count started over: what waited before holds no place of the new count
+            # the count started over: a read set aside before holds no place of the new count
+            places = {key: at for key, at in places.items() if isinstance(key, tuple)}
         last = index
         if str(to).startswith(_REREAD) or str(to).startswith(_WAITING):
             key: object = index if str(to).startswith(_REREAD) else (index, card)
