@@ -10,12 +10,14 @@ from typing import Any
 import pytest
 from cli_helpers import cli
 
+from controller.game.registry import table_names
 from hil.simulate.faults import CI_KINDS, FAULT_KINDS
 from hil.simulate.invariants import Broken
 from hil.simulate.liveness import HOLD_S, ROUND_BOUND_S, Liveness
 from hil.simulate.run import replay_command, run_seed
 
-GAMES = ("mississippi_stud", "boston5", "pai_gow")
+GAMES = table_names()
+"""Every game dealt at a table (the registry's), Three Card Poker included."""
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from cli_helpers import cli
 
+from controller.game.registry import table_names
 from controller.table._late_bets import LateBets
 from hil.simulate.faults import CI_KINDS, Fault, schedule
 from hil.simulate.run import replay_command, run_seed, run_seeds
@@ -28,7 +29,8 @@ from hil.simulate.swarm import (
     swarm_schedule,
 )
 
-GAMES = ("mississippi_stud", "boston5", "pai_gow")
+GAMES = table_names()
+"""Every game dealt at a table (the registry's), Three Card Poker included."""
 
 
 def test_a_swarm_schedule_is_the_seeds_and_the_games_and_places_each_fault_at_a_step() -> None:
