@@ -183,7 +183,7 @@ _BUTTONS = """## The buttons
 | `no_more_bets` | locks the bet spots and starts the round (refused, with the reason on the screen, while a wager breaks the rules) |
 | `seat_1` ... `seat_7` | selects a seat (then `fold`), or marks a Boston 5 bonus hand exposed; pai gow dice: `seat_1` ... `seat_6` is one die's face (three presses, then `confirm`: any total in four presses) |
 | `fold` | the selected seat folds; its collection is shown at once and confirmed with `confirm` |
-| `reveal` | Mississippi Stud: turns the next community card once every seat has acted |
+| `reveal` | Mississippi Stud: turns the next community card once every seat has acted; Three Card Poker: exposes the dealer's hand once every seat has played or folded |
 | `deal` | Boston 5: the final two cards, once every seat has a second wager or has folded |
 | `confirm` | the step on the screen is done; on a notice, the next page or (on the last) read |
 | `next` / `previous` | pages a long screen (the page is in the status line, e.g. `2/3`); steps the pai gow dice total by one and moves through hand sets |
