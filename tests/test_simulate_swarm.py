@@ -387,8 +387,9 @@ def test_three_card_poker_seed_201_a_held_deal_accepted_after_the_shoe_count_sta
 
 
 def test_three_card_poker_swarm_seed_81() -> None:
-    """Reported with seed 201 (`tablectl simulate --game three_card_poker --seed 81 --rounds 10
-    --faults ci --swarm`); it keeps every invariant on the revision this test was added on: kept
-    as a plain test of the seed's whole swarm schedule."""
+    """Found with seed 201 (`tablectl simulate --game three_card_poker --seed 81 --rounds 10
+    --faults ci --swarm`): `model_hidden`, round 9, settlement, on the Three Card Poker branch
+    before issue 41 item 2's fix (a waiting card read as one already dealt entered in the round's
+    last place); the seed's whole swarm schedule, kept as a plain test of that fix in this game."""
     result = run_seed("three_card_poker", 81, CI_KINDS, rounds=10, swarm=True, resettle=True)
     assert result.ok, f"{result.broken}: {result.detail}"
