@@ -54,6 +54,13 @@ class SimWire:
     opened: bool = False
     reopen_at: float = 0.0
     _backoff: float = 0.0
+    whole: bool = False
+    """Each reply handed to the protocol in one piece, cut or not: its cuts are drawn all the same
+    (the same random draws), and the protocol ends in the same state (a reply's frame completes at
+    its last byte, and the pieces before it deliver nothing); cheaper. False: piece by piece."""
+    idle_to: float = 0.0
+    """Until when (exclusive) the link has nothing to do unless something outside changes it: the
+    time it was last left waiting for (0.0: unknown). A caller may skip running it before then."""
     _decoder: Decoder = field(default_factory=Decoder)
     deliver: Callable[[list[Output]], None] = field(kw_only=True)
 
@@ -65,7 +72,7 @@ class SimWire:
             budget -= 1
             if not self.opened:
                 if self.reopen_at > until:
-                    self.now = until
+                    self.now, self.idle_to = until, self.reopen_at
                     return
                 self.now = max(self.now, self.reopen_at)
                 self.deliver(self.protocol.opened(self.now, self.rng.getrandbits(32), wall + self.now))
@@ -83,10 +90,16 @@ class SimWire:
                 self._exchange(action.data, wall)
                 continue
             if action.until > until:
-                self.now = until
+                self.now, self.idle_to = until, min(action.until, self._state_due())
                 return
             self.now = max(self.now, action.until)
-        self.now = max(self.now, until)
+        self.now, self.idle_to = max(self.now, until), 0.0
+
+    def _state_due(self) -> float:
+        """When the protocol reads the device's state again by itself (its watch), which its wait
+        does not include: the link is idle only until then."""
+        due = self.protocol._state._watching.due  # read only (the protocol has no accessor for it)
+        return float("inf") if due is None else due
 
     def _exchange(self, request: bytes, wall: float) -> None:
         line = self.line
@@ -100,6 +113,11 @@ class SimWire:
         self.now += REPLY_S
         self._backoff = 0.0
         for wire in replies:
+            if self.whole:
+                if line.chunking == "split":
+                    self._cut(wire)  # its random draws, as if cut
+                self.deliver(self.protocol.receive(wire, self.now, wall + self.now))
+                continue
             for chunk in self._cut(wire):
                 self.deliver(self.protocol.receive(chunk, self.now, wall + self.now))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,7 +38,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="N",
         help="run N seeds from --first on every core (default: none, one seed)",
     )
-    p.add_argument("--first", type=int, default=1, help="the first seed of --seeds (default: 1)")
+    p.add_argument("--first", type=int, default=1, help="the first seed of --seeds or --hours (default: 1)")
+    p.add_argument(
+        "--hours",
+        type=float,
+        default=None,
+        metavar="H",
+        help="run seeds from --first on, batch after batch on every core, until H hours have passed or it is "
+        "stopped (Ctrl-C): each failure shown as it is found, the summary of the seeds finished at the end "
+        "(default: none)",
+    )
     p.add_argument("--rounds", type=int, default=None, help="rounds each seed plays (default: 2, with --swarm 10)")
     p.add_argument(
         "--faults",
@@ -129,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         for p in problems:
             print(f"tablectl simulate: {p}", file=sys.stderr)
         return 2
-    if args.seeds is None:
+    if args.seeds is None and args.hours is None:
         return _one(args, args.seed if args.seed is not None else args.first, kinds)
     return _many(args, kinds)
 
@@ -157,6 +167,10 @@ def _checked(args: argparse.Namespace) -> tuple[list[str], tuple[str, ...]]:
         problems.append("--seeds must be at least 1")
     if args.seeds is not None and args.seed is not None:
         problems.append("give --seed or --seeds, not both")
+    if args.hours is not None and (args.seeds is not None or args.seed is not None):
+        problems.append("give --hours or --seed(s), not both")
+    if args.hours is not None and not args.hours > 0:
+        problems.append("--hours must be more than 0")
     if args.liveness < 0:
         problems.append("--liveness must be 0 or more")
     if args.workers is not None and args.workers < 1:
@@ -181,7 +195,9 @@ def _one(args: argparse.Namespace, seed: int, kinds: tuple[str, ...]) -> int:
         print(f"journal     {folder / f'{args.game}-{seed}.db'}")
     if res.ok:
         return 0
-    replay = replay_command(args.game, seed, kinds, args.rounds, liveness=args.liveness, swarm=args.swarm)
+    replay = replay_command(
+        args.game, seed, kinds, args.rounds, explicit=True, liveness=args.liveness, swarm=args.swarm
+    )
     print(f"replay      {replay}")
     if args.shrink:
         faults, last = shrink(args.game, seed, kinds, args.rounds, res.broken, swarm=args.swarm)
@@ -196,7 +212,6 @@ def _many(args: argparse.Namespace, kinds: tuple[str, ...]) -> int:
 
     from hil.simulate.run import replay_command, run_seeds
 
-    seeds = range(args.first, args.first + args.seeds)
     tqdm.monitor_interval = 0  # no monitor thread: the bar is updated from this thread only
 
     def seen(res: SeedResult) -> None:
@@ -207,10 +222,25 @@ def _many(args: argparse.Namespace, kinds: tuple[str, ...]) -> int:
             )
             bar.write(f"seed {res.seed}: {res.broken}: {res.detail}\n  replay: {replay} --shrink", file=sys.stdout)
 
-    with tqdm(total=len(seeds), unit="seed", disable=True if args.quiet else None, file=sys.stderr) as bar:
-        summary = run_seeds(
-            args.game, seeds, kinds, args.rounds, args.workers, progress=seen, liveness=args.liveness, swarm=args.swarm
-        )
+    total = args.seeds if args.hours is None else None
+    stopped = ""
+    with tqdm(total=total, unit="seed", disable=True if args.quiet else None, file=sys.stderr) as bar:
+        if args.hours is None:
+            seeds = range(args.first, args.first + args.seeds)
+            summary = run_seeds(
+                args.game,
+                seeds,
+                kinds,
+                args.rounds,
+                args.workers,
+                progress=seen,
+                liveness=args.liveness,
+                swarm=args.swarm,
+            )
+        else:
+            summary, stopped = _for_hours(args, kinds, seen)
+    if stopped:
+        print(stopped)
     for line in summary_lines(summary):
         print(line)
     if args.swarm or args.coverage_json:
@@ -218,6 +248,45 @@ def _many(args: argparse.Namespace, kinds: tuple[str, ...]) -> int:
     if summary.failed:
         print("  failed seeds: " + ", ".join(str(r.seed) for r in summary.failed))
     return 0 if not summary.failed and not summary.differ else 1
+
+
+HOURS_BATCH = 50
+"""Seeds a worker plays in each batch of ``--hours`` (a stop loses at most the batch under way)."""
+
+
+def _for_hours(
+    args: argparse.Namespace, kinds: tuple[str, ...], seen: Callable[[SeedResult], None]
+) -> tuple[RunSummary, str]:
+    """``--hours``: batch after batch of seeds from ``--first`` on until the hours have passed or
+    Ctrl-C; the summary of the batches finished, and how the run stopped."""
+    import os
+    import time
+
+    from hil.simulate.run import RunSummary, run_seeds
+    from hil.simulate.swarm import Coverage
+
+    workers = args.workers or os.cpu_count() or 1
+    summary = RunSummary(args.game, workers=workers, coverage=Coverage(args.game, kinds))
+    deadline = time.monotonic() + args.hours * 3600
+    first = args.first
+    try:
+        while time.monotonic() < deadline:
+            batch = range(first, first + HOURS_BATCH * workers)
+            run_seeds(
+                args.game,
+                batch,
+                kinds,
+                args.rounds,
+                workers,
+                progress=seen,
+                liveness=args.liveness,
+                swarm=args.swarm,
+                into=summary,
+            )
+            first = batch.stop
+    except KeyboardInterrupt:
+        return summary, f"stopped     by Ctrl-C: {summary.seeds:,} seeds from {args.first} finished"
+    return summary, f"stopped     after {args.hours:g} h: seeds {args.first}-{first - 1} finished"
 
 
 def _coverage(args: argparse.Namespace, kinds: tuple[str, ...], results: list[SeedResult]) -> None:

@@ -27,6 +27,10 @@ class SimTimers:
         heapq.heappush(self._heap, (self.now + delay_s, n, call))
         return lambda: self._cancelled.add(n)
 
+    def due(self) -> float | None:
+        """When the next timer (cancelled or not) is due; None when there is none."""
+        return self._heap[0][0] if self._heap else None
+
     def fire(self) -> int:
         """Call every timer due by now, in order; how many fired."""
         fired = 0

@@ -8,7 +8,6 @@ says are face down (:class:`VisibilityWatch`)."""
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 
 from hil.reference import Expected, RefTable, expect_round, load_ref_table, visible_cards
 from hil.reference.games import SeatState, WagerOutcome
-from hil.simulate.invariants import Broken
+from hil.simulate.invariants import Broken, hidden_pattern
 
 __all__ = ["ref_table", "check_round", "check_rounds", "VisibilityWatch", "seat_states", "round_inputs"]
 
@@ -31,8 +30,6 @@ _WAITING = "waiting for the supervisor"
 _MISREAD = ("unreadable", "read as", "burned", "waiting for the supervisor", "misdeal")
 """A read the table set aside (a card unreadable or read twice, a card out of turn burned or
 held for the supervisor) is not a card dealt to anyone: the model checks the others' places."""
-
-_CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs]|JK)(?![A-Za-z0-9])")
 
 
 def ref_table(path: Path | str) -> RefTable:
@@ -346,16 +343,13 @@ class VisibilityWatch:
         """Each (name, text) of ``payloads``: no face-down card in it."""
         if not self.hidden:
             return
+        search = hidden_pattern(self.hidden).search
         for name, text in payloads:
-            if self.hidden.isdisjoint(_CARD.findall(text)):
-                continue
-            for match in _CARD.finditer(text):
-                if match.group(1) in self.hidden:
-                    at = max(0, match.start() - 60)
-                    shown = text[at : match.end() + 20].replace(match.group(1), "<hidden>")
-                    raise Broken(
-                        "model_hidden", f"{where}: the {name} names a card the rules keep face down: {shown!r}"
-                    )
+            match = search(text)  # the first card of the text that is face down (one pass)
+            if match is not None:
+                at = max(0, match.start() - 60)
+                shown = text[at : match.end() + 20].replace(match.group(1), "<hidden>")
+                raise Broken("model_hidden", f"{where}: the {name} names a card the rules keep face down: {shown!r}")
 
 
 _HANDS_SET = frozenset({"setting", "settlement", "round_complete", "count_stub"})

@@ -159,6 +159,7 @@ class SimView:
             elif world.now >= end:
                 raise Stuck(what)
             else:
+                world.jump(end)  # the ticks in which nothing happens: the same state, the same checks
                 world.advance(TICK)
 
 
@@ -173,8 +174,12 @@ class World:
         path: Path,
         tolerate: frozenset[str] = frozenset(),
         wait_s: float = WAIT_S,
+        framed: bool = True,
     ) -> None:
         self.table, self.seed, self.path = table, seed, path
+        self.framed = framed
+        """Each reply fed to the protocol in the pieces its line cuts it into (False: whole, see
+        :attr:`hil.wire.SimWire.whole`; the journal is the same)."""
         self.wait_s = wait_s
         """How long a player waits for the effect of an action (:data:`WAIT_S`, or :data:`SWARM_WAIT_S`)."""
         self.tolerate = tolerate
@@ -238,6 +243,10 @@ class World:
         self.broken: Broken | None = None
         """The first invariant an event broke (raised from the step that handled it)."""
         self.events = 0
+        self.jumped = 0
+        """Ticks jumped over (nothing due in them: time compressed)."""
+        self._fresh = False
+        """Every link was run after the table last handled an event (their waits are current)."""
         self.runtime: TableRuntime
         self.wires: dict[str, SimWire] = {}
         self._boot()
@@ -284,6 +293,7 @@ class World:
                 self.lines[role],
                 now=self.now,
                 deliver=runtime.drivers[role].link.dispatch,
+                whole=not self.framed,
             )
             for role in ROLES
         }
@@ -418,6 +428,7 @@ class World:
         """Run on until the table has seen every device up (at most ``limit`` simulated seconds)."""
         end = self.now + limit
         while self.down and self.now < end:
+            self.jump(end)
             self.advance(TICK)
 
     def unstick(self) -> None:
@@ -554,20 +565,48 @@ class World:
         self._n += 1
         heapq.heappush(self._agenda, (at, self._n, call))
 
+    def _quiet_until(self) -> float:
+        """Until when (exclusive) a tick does nothing: no agenda item, no table timer (cancelled
+        or not) and no link due, nothing queued for the table (0.0 when something may be)."""
+        if not self._fresh or self.crash_due or not self.runtime.engine.queue.empty():
+            return 0.0
+        quiet = min(wire.idle_to for wire in self.wires.values())
+        if self._agenda:
+            quiet = min(quiet, self._agenda[0][0])
+        due = self.timers.due()
+        return quiet if due is None else min(quiet, due)
+
     def advance(self, dt: float) -> None:
-        """Run the world ``dt`` simulated seconds on."""
+        """Run the world ``dt`` simulated seconds on. Time is compressed (issue 41 item 6): a tick in
+        which nothing is due (:meth:`_quiet_until`) is jumped over when the tick after it is quiet
+        too, the clock and each link set to where running it would have left them; the last quiet
+        tick before a busy one (or the end) runs, so each link's protocol is stepped at the times it
+        was, and the ticks' times are the same sums of :data:`TICK`: every journal stays the same."""
         end = self.now + dt
+        quiet = self._quiet_until()
         while self.now < end - 1e-9:
-            self.timers.now = t = min(end, self.now + TICK)
+            t = min(end, self.now + TICK)
+            if t < quiet:
+                after = min(end, t + TICK)
+                if t < end - 1e-9 and after < quiet and after - self.last_move <= STUCK_S:
+                    self.timers.now = t  # tick t does nothing, nor does the next: jumped over
+                    for wire in self.wires.values():
+                        wire.now = t
+                    self.jumped += 1
+                    continue
+            self.timers.now = t
             while self._agenda and self._agenda[0][0] <= t:
                 _, _, call = heapq.heappop(self._agenda)
                 call()
             self.timers.fire()
+            self._fresh = False
             for _ in range(100):
                 for wire in self.wires.values():
                     wire.run(t, EPOCH)
                 if not self._drain():
+                    self._fresh = True  # every link run since the table last handled anything
                     break
+            quiet = self._quiet_until()
             if self.now - self.last_move > STUCK_S:
                 s = self.runtime.snapshot
                 raise Broken(
@@ -576,6 +615,21 @@ class World:
                     + (f" (hold: {s.hold.reason}; clears: {s.hold.clears})" if s.hold is not None else "")
                     + f"; screen {' / '.join(x for x in s.screen if x)!r}",
                 )
+
+    def jump(self, before: float) -> None:
+        """Jump the clock over the ticks of :meth:`advance` by :data:`TICK` that do nothing, each
+        before ``before``, as long as the tick after each does nothing either (a caller waiting for
+        a change, looking after each tick, would look at the same state in each)."""
+        quiet = self._quiet_until()
+        while True:
+            t = self.now + TICK
+            after = t + TICK
+            if t >= before or after >= quiet or after - self.last_move > STUCK_S:
+                return
+            self.timers.now = t
+            for wire in self.wires.values():
+                wire.now = t
+            self.jumped += 1
 
     def _drain(self) -> bool:
         """Handle every event queued; True when there was any."""
@@ -626,6 +680,7 @@ class World:
     def _wait(self, cond: Callable[[TableSnapshot], bool], limit: float) -> None:
         end = self.now + limit
         while not cond(self.runtime.snapshot) and self.now < end:
+            self.jump(end)
             self.advance(TICK)
 
     # --- faults -----------------------------------------------------------------------------------------

@@ -1,0 +1,157 @@
+"""Time compressed (issue 41 item 6): the quiet ticks jumped over, the links' frames decoded by a
+look-up and replies fed whole on most seeds, the visibility checks in one search; each writes the
+same journal as the slow way. ``--hours`` runs until stopped; a failing seed's replay names its
+fault kinds one by one."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import cli
+
+from drivers.framing import Decoder, Frame, MsgType, decode_frame, encode, in_process
+from hil.simulate import run as sim_run
+from hil.simulate.faults import CI_KINDS
+from hil.simulate.invariants import hidden_pattern
+from hil.simulate.world import World
+
+
+def _card_shown_early(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug put in: a Mississippi Stud community card turned a street early (found as
+    ``model_hidden`` in round 1's third street)."""
+    from controller.table import snapshot_build
+
+    real = snapshot_build.face_up
+
+    def early(game: str, step: str, *args: Any, **kwargs: Any) -> Any:
+        return real(game, "fourth_street" if step == "third_street" else step, *args, **kwargs)
+
+    monkeypatch.setattr(snapshot_build, "face_up", early)
+
+
+def test_the_quiet_ticks_are_jumped_over_and_the_journal_is_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seed in which the links fall quiet now and then (one reconnecting, the others between
+    polls): those ticks are jumped over, and the journal is byte for byte the one written running
+    every tick."""
+    jumped: list[int] = []
+    real_close = World.close
+
+    def close(self: World) -> None:
+        jumped.append(self.jumped)
+        real_close(self)
+
+    monkeypatch.setattr(World, "close", close)
+    fast = sim_run.run_seed("boston5", 3, CI_KINDS, rounds=10, folder=tmp_path, swarm=True)
+    assert fast.ok, f"{fast.broken}: {fast.detail}"
+    assert jumped[-1] > 0
+    monkeypatch.setattr(World, "_quiet_until", lambda self: 0.0)  # every tick run
+    slow = sim_run.run_seed("boston5", 3, CI_KINDS, rounds=10, folder=tmp_path, swarm=True)
+    assert jumped[-1] == 0
+    assert slow.digest == fast.digest and slow.events == fast.events
+
+
+@pytest.mark.parametrize("seed", [3, 7])
+def test_a_seed_writes_the_same_journal_through_the_whole_codec_or_not(
+    seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Frames decoded by look-up and replies fed whole, or every frame through COBS and the CRC
+    and every reply in the pieces its line cuts: the same journal."""
+    monkeypatch.setattr(sim_run, "framed", lambda seed: False)
+    quick = sim_run.run_seed("pai_gow", seed, CI_KINDS, rounds=2, folder=tmp_path)
+    monkeypatch.setattr(sim_run, "framed", lambda seed: True)
+    whole = sim_run.run_seed("pai_gow", seed, CI_KINDS, rounds=2, folder=tmp_path)
+    assert quick.ok and whole.ok, f"{quick.broken} {whole.broken}"
+    assert quick.digest == whole.digest and quick.events == whole.events
+    assert [s for s in range(1, 31) if sim_run.framed(s)] == list(range(1, 31))  # (patched)
+    monkeypatch.undo()
+    assert [s for s in range(1, 31) if sim_run.framed(s)] == [10, 20, 30]
+
+
+def test_a_frame_decoded_by_look_up_is_the_frame_decoding_gives() -> None:
+    """In process, the bytes ``encode`` gave decode to the same frame with the same counts as
+    without; bytes changed by one bit are decoded (and refused) as always."""
+    rng = random.Random(41)
+    frames = [
+        Frame(rng.randrange(1, 127), rng.getrandbits(32), rng.getrandbits(32), kind, rng.randbytes(rng.randrange(60)))
+        for kind in MsgType
+        for _ in range(20)
+    ]
+    wires = [encode(f) for f in frames]
+    plain = Decoder()
+    expected = plain.feed(b"".join(wires))
+    with in_process():
+        again = [encode(f) for f in frames]
+        looked = Decoder()
+        got = looked.feed(b"".join(again))
+        bad = bytearray(again[0][:-1])
+        bad[3] ^= 0x10
+        assert decode_frame(bytes(bad))[0] is None
+    assert again == wires and got == expected == frames and looked.stats == plain.stats
+    assert decode_frame(wires[0][:-1]) == (frames[0], "ok")
+
+
+def test_the_hidden_card_search_finds_what_the_card_pattern_found() -> None:
+    """One search for the face-down cards finds the first card of a text that the card pattern
+    finds and that is face down, for random texts of cards, near-cards and separators."""
+    card = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs]|JK)(?![A-Za-z0-9])")
+    rng = random.Random(6)
+    pieces = ["Ah", "Td", "JK", "9s", "2c", "Kh", "xAh", "Ahx", "1Td", "JKs", " ", ", ", "=", "'", "(", "Q", "h", "??"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(12)))
+        hidden = frozenset(rng.sample(["Ah", "Td", "JK", "9s", "2c", "Kh", "??", "ten"], rng.randrange(4)))
+        first = next((m.group(1) for m in card.finditer(text) if m.group(1) in hidden), None)
+        found = hidden_pattern(hidden).search(text)
+        assert (found.group(1) if found else None) == first, (text, hidden)
+
+
+def test_a_failing_seed_names_its_fault_kinds_in_its_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--seed`` with ``--faults ci``: the replay line names the kinds one by one (``ci`` changes
+    meaning with the code)."""
+    _card_shown_early(monkeypatch)
+    code, out, _ = cli("simulate", "--game", "mississippi_stud", "--seed", "1", "--rounds", "1", "--faults", "ci")
+    assert code == 1
+    assert (
+        f"replay      tablectl simulate --game mississippi_stud --seed 1 --rounds 1 --faults {','.join(CI_KINDS)}\n"
+        in out
+    )
+
+
+def test_hours_runs_batch_after_batch_until_the_time_is_up_showing_each_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--hours``: batches of seeds until the hours have passed (here: after the first batch),
+    each failure printed as it is found with its explicit replay, then the summary."""
+    from controller.cli import _simulate
+
+    _card_shown_early(monkeypatch)
+    monkeypatch.setattr(_simulate, "HOURS_BATCH", 2)
+    code, out, _ = cli(
+        "simulate",
+        "--game",
+        "mississippi_stud",
+        "--hours",
+        "0.000001",
+        "--first",
+        "5",
+        "--rounds",
+        "1",
+        "--workers",
+        "1",
+        "--faults",
+        "ci",
+        "--quiet",
+    )
+    assert code == 1
+    for seed in (5, 6):
+        assert f"seed {seed}: model_hidden: round 1, third_street" in out
+        assert f"--seed {seed} --rounds 1 --faults {','.join(CI_KINDS)} --shrink" in out
+    assert "stopped     after 1e-06 h: seeds 5-6 finished" in out
+    assert "seeds       2 of mississippi_stud" in out and "failed seeds: 5, 6" in out
+    code, _, err = cli("simulate", "--hours", "0", "--quiet")
+    assert code == 2 and "--hours must be more than 0" in err
