@@ -16,7 +16,7 @@ from cli_helpers import cli
 from drivers.framing import Decoder, Frame, MsgType, decode_frame, encode, in_process
 from hil.simulate import run as sim_run
 from hil.simulate.faults import CI_KINDS
-from hil.simulate.invariants import hidden_pattern
+from hil.simulate.invariants import first_hidden
 from hil.simulate.world import World
 
 
@@ -97,8 +97,9 @@ def test_a_frame_decoded_by_look_up_is_the_frame_decoding_gives() -> None:
 
 
 def test_the_hidden_card_search_finds_what_the_card_pattern_found() -> None:
-    """One search for the face-down cards finds the first card of a text that the card pattern
-    finds and that is face down, for random texts of cards, near-cards and separators."""
+    """The look for face-down cards (substrings first, the card pattern only when one is there)
+    finds the first card of a text that the card pattern finds and that is face down, for random
+    texts of cards, near-cards and separators."""
     card = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs]|JK)(?![A-Za-z0-9])")
     rng = random.Random(6)
     pieces = ["Ah", "Td", "JK", "9s", "2c", "Kh", "xAh", "Ahx", "1Td", "JKs", " ", ", ", "=", "'", "(", "Q", "h", "??"]
@@ -106,7 +107,7 @@ def test_the_hidden_card_search_finds_what_the_card_pattern_found() -> None:
         text = "".join(rng.choice(pieces) for _ in range(rng.randrange(12)))
         hidden = frozenset(rng.sample(["Ah", "Td", "JK", "9s", "2c", "Kh", "??", "ten"], rng.randrange(4)))
         first = next((m.group(1) for m in card.finditer(text) if m.group(1) in hidden), None)
-        found = hidden_pattern(hidden).search(text)
+        found = first_hidden(text, hidden)
         assert (found.group(1) if found else None) == first, (text, hidden)
 
 
@@ -155,3 +156,27 @@ def test_hours_runs_batch_after_batch_until_the_time_is_up_showing_each_failure(
     assert "seeds       2 of mississippi_stud" in out and "failed seeds: 5, 6" in out
     code, _, err = cli("simulate", "--hours", "0", "--quiet")
     assert code == 2 and "--hours must be more than 0" in err
+
+
+def test_the_snapshot_looked_at_field_by_field_names_a_hidden_card_when_its_repr_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After every event of seeds with a card turned up a street early: the field-by-field look
+    (fields found clean before not looked at again) answers as the whole snapshot's repr does."""
+    from hil.simulate import model_check
+
+    _card_shown_early(monkeypatch)
+    answers: list[bool] = []
+    real = model_check.VisibilityWatch._names_hidden
+
+    def both(self: model_check.VisibilityWatch, snapshot: Any) -> bool:
+        got = real(self, snapshot)
+        assert got == (first_hidden(repr(snapshot), self.hidden) is not None)
+        answers.append(got)
+        return got
+
+    monkeypatch.setattr(model_check.VisibilityWatch, "_names_hidden", both)
+    for seed in (1, 2):
+        res = sim_run.run_seed("mississippi_stud", seed, CI_KINDS, rounds=1)
+        assert res.broken == "model_hidden" and "the snapshot names a card" in res.detail
+    assert answers.count(True) == 2 and answers.count(False) > 10

@@ -15,7 +15,7 @@ from typing import Any
 
 from hil.reference import Expected, RefTable, expect_round, load_ref_table, visible_cards
 from hil.reference.games import SeatState, WagerOutcome
-from hil.simulate.invariants import Broken, hidden_pattern
+from hil.simulate.invariants import Broken, first_hidden
 
 __all__ = ["ref_table", "check_round", "check_rounds", "VisibilityWatch", "seat_states", "round_inputs"]
 
@@ -300,6 +300,9 @@ class VisibilityWatch:
         self.scanned = 0
         self._key: tuple[Any, ...] = ()
         self._last: Any = None
+        self._clean: list[Any] = []
+        """The snapshot's fields (by place) last found naming no card of :attr:`_clean_for`."""
+        self._clean_for: frozenset[str] = frozenset()
 
     def update(
         self, cards: list[str], seats: Mapping[int, SeatState], start: Mapping[str, Any] | None, hands_set: bool = True
@@ -337,15 +340,35 @@ class VisibilityWatch:
         self.scanned += 1
         where = f"round {snapshot.round_no}, {snapshot.step}"
         # every field of the snapshot, as its JSON (the status file, the web's pages and events) carries it
-        self.check(where, (("snapshot", repr(snapshot)), ("panel display", " | ".join(panel.values()))))
+        if self._names_hidden(snapshot):
+            self.check(where, (("snapshot", repr(snapshot)),))  # raises, naming the card in its context
+        self.check(where, (("panel display", " | ".join(panel.values())),))
+
+    def _names_hidden(self, snapshot: Any) -> bool:
+        """Whether the snapshot's repr names a face-down card, field by field: a field's value that
+        is the very object found clean last time (the snapshot's values are immutable, most are
+        shared from one snapshot to the next) is not looked at again while the face-down cards are
+        the same. The same answer as the whole repr's: a match lies within one field's repr (the
+        field names hold no card, and what joins them, ``=``, ``,``, ``)``, bounds a match as the
+        text's ends do). Anything but a named tuple: its whole repr."""
+        if not isinstance(snapshot, tuple) or not hasattr(snapshot, "_fields"):
+            return first_hidden(repr(snapshot), self.hidden) is not None
+        if self.hidden != self._clean_for or len(self._clean) != len(snapshot):
+            self._clean, self._clean_for = [None] * len(snapshot), self.hidden
+        clean = self._clean
+        looked = [(i, value) for i, value in enumerate(snapshot) if clean[i] is not value or value is None]
+        if first_hidden("\n".join(repr(value) for _, value in looked), self.hidden) is not None:
+            return True  # (a line break bounds a match as the text's ends do)
+        for i, value in looked:
+            clean[i] = value
+        return False
 
     def check(self, where: str, payloads: Iterable[tuple[str, str]]) -> None:
         """Each (name, text) of ``payloads``: no face-down card in it."""
         if not self.hidden:
             return
-        search = hidden_pattern(self.hidden).search
         for name, text in payloads:
-            match = search(text)  # the first card of the text that is face down (one pass)
+            match = first_hidden(text, self.hidden)
             if match is not None:
                 at = max(0, match.start() - 60)
                 shown = text[at : match.end() + 20].replace(match.group(1), "<hidden>")
