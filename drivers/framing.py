@@ -137,6 +137,8 @@ _HEADER_STRUCT = struct.Struct(">BBIIBB")
 _PACK_HEADER = _HEADER_STRUCT.pack
 
 
+_U32 = 0xFFFFFFFF
+
 _echo: dict[bytes, Frame] | None = None
 """While :func:`in_process`: the frames this process encoded lately, by their wire bytes."""
 _ECHO_SIZE = 256
@@ -161,12 +163,15 @@ def encode(frame: Frame) -> bytes:
     """The wire bytes of ``frame``, delimiter included."""
     if len(frame.payload) > MAX_PAYLOAD:
         raise FramingError(f"payload of {len(frame.payload)} bytes is over the maximum {MAX_PAYLOAD}")
-    for name in ("address", "version"):
-        if not 0 <= getattr(frame, name) <= 255:
-            raise FramingError(f"{name} {getattr(frame, name)} does not fit in a byte")
-    for name in ("seq", "ack"):
-        if not 0 <= getattr(frame, name) <= 0xFFFFFFFF:
-            raise FramingError(f"{name} {getattr(frame, name)} does not fit in 32 bits")
+    if not (
+        0 <= frame.address <= 255 and 0 <= frame.version <= 255 and 0 <= frame.seq <= _U32 and 0 <= frame.ack <= _U32
+    ):
+        for name in ("address", "version"):
+            if not 0 <= getattr(frame, name) <= 255:
+                raise FramingError(f"{name} {getattr(frame, name)} does not fit in a byte")
+        for name in ("seq", "ack"):
+            if not 0 <= getattr(frame, name) <= _U32:
+                raise FramingError(f"{name} {getattr(frame, name)} does not fit in 32 bits")
     body = (
         _PACK_HEADER(frame.version, frame.address, frame.seq, frame.ack, int(frame.type), len(frame.payload))
         + frame.payload
@@ -235,6 +240,9 @@ class Decoder:
 
     def feed(self, chunk: bytes) -> list[Frame]:
         frames: list[Frame] = []
+        if not self._buf and not self._skipping and 0 < chunk.find(0) == len(chunk) - 1 < MAX_WIRE:
+            self._decoded(bytes(chunk[:-1]), frames)  # one whole frame and nothing held: as the loop would
+            return frames
         start = 0
         while start < len(chunk):
             end = chunk.find(0, start)
@@ -255,22 +263,26 @@ class Decoder:
             if self._skipping:
                 self._skipping = False
             elif self._buf:
-                frame, why = decode_frame(bytes(self._buf))
-                if frame is not None:
-                    self.stats.frames_ok += 1
-                    frames.append(frame)
-                else:
-                    if why == "crc":
-                        self.stats.crc_errors += 1
-                    elif why == "type":
-                        self.stats.unknown_types += 1
-                    else:
-                        self.stats.malformed += 1
-                    self.stats.resyncs += 1
-                    self.stats.garbage_bytes += len(self._buf)
+                self._decoded(bytes(self._buf), frames)
                 self._buf.clear()
             start = end + 1
         return frames
+
+    def _decoded(self, wire: bytes, frames: list[Frame]) -> None:
+        """Decode one frame's bytes (a delimiter ended them) onto ``frames``, counted."""
+        frame, why = decode_frame(wire)
+        if frame is not None:
+            self.stats.frames_ok += 1
+            frames.append(frame)
+            return
+        if why == "crc":
+            self.stats.crc_errors += 1
+        elif why == "type":
+            self.stats.unknown_types += 1
+        else:
+            self.stats.malformed += 1
+        self.stats.resyncs += 1
+        self.stats.garbage_bytes += len(wire)
 
     @property
     def buffered(self) -> int:

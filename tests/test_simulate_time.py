@@ -15,9 +15,9 @@ from cli_helpers import cli
 
 from drivers.framing import Decoder, Frame, MsgType, decode_frame, encode, in_process
 from hil.simulate import run as sim_run
-from hil.simulate.faults import CI_KINDS
+from hil.simulate.faults import CI_KINDS, Fault
 from hil.simulate.invariants import first_hidden
-from hil.simulate.world import World
+from hil.simulate.world import TICK, World
 
 
 def _card_shown_early(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -36,9 +36,9 @@ def _card_shown_early(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_quiet_ticks_are_jumped_over_and_the_journal_is_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A seed in which the links fall quiet now and then (one reconnecting, the others between
-    polls): those ticks are jumped over, and the journal is byte for byte the one written running
-    every tick."""
+    """Every link down for 20 simulated seconds (each closed, waiting to reconnect: the table's
+    quietest time): most ticks are jumped over, and the journal is byte for byte the one written
+    running every tick."""
     jumped: list[int] = []
     real_close = World.close
 
@@ -47,21 +47,27 @@ def test_the_quiet_ticks_are_jumped_over_and_the_journal_is_the_same(
         real_close(self)
 
     monkeypatch.setattr(World, "close", close)
-    fast = sim_run.run_seed("boston5", 3, CI_KINDS, rounds=10, folder=tmp_path, swarm=True)
+    faults = [Fault(1.0, "link_down", "shoe", 20.0, 1), Fault(1.0, "link_down", "bet_spots", 20.0, 1)]
+    faults.append(Fault(1.0, "panel_outage", "panel", 20.0, 1))
+    fast = sim_run.run_seed("boston5", 4, (), rounds=2, faults=faults, folder=tmp_path)
     assert fast.ok, f"{fast.broken}: {fast.detail}"
-    assert jumped[-1] > 0
+    assert jumped[-1] > 0.5 * fast.sim_seconds / TICK
     monkeypatch.setattr(World, "_quiet_until", lambda self: 0.0)  # every tick run
-    slow = sim_run.run_seed("boston5", 3, CI_KINDS, rounds=10, folder=tmp_path, swarm=True)
+    slow = sim_run.run_seed("boston5", 4, (), rounds=2, faults=faults, folder=tmp_path)
     assert jumped[-1] == 0
     assert slow.digest == fast.digest and slow.events == fast.events
 
 
+@pytest.mark.parametrize("chunking", ["split", "bytes"])
 @pytest.mark.parametrize("seed", [3, 7])
 def test_a_seed_writes_the_same_journal_through_the_whole_codec_or_not(
-    seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    seed: int, chunking: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Frames decoded by look-up and replies fed whole, or every frame through COBS and the CRC
-    and every reply in the pieces its line cuts: the same journal."""
+    and every reply in the pieces its line cuts (every line cutting them here): the same journal."""
+    from hil.simulate import world
+
+    monkeypatch.setattr(world, "CHUNKINGS", (chunking,) * 3)
     monkeypatch.setattr(sim_run, "framed", lambda seed: False)
     quick = sim_run.run_seed("pai_gow", seed, CI_KINDS, rounds=2, folder=tmp_path)
     monkeypatch.setattr(sim_run, "framed", lambda seed: True)
@@ -180,3 +186,44 @@ def test_the_snapshot_looked_at_field_by_field_names_a_hidden_card_when_its_repr
         res = sim_run.run_seed("mississippi_stud", seed, CI_KINDS, rounds=1)
         assert res.broken == "model_hidden" and "the snapshot names a card" in res.detail
     assert answers.count(True) == 2 and answers.count(False) > 10
+
+
+def test_a_whole_frame_fed_at_once_decodes_as_fed_a_byte_at_a_time() -> None:
+    """The decoder's short way for a chunk that is one whole frame (good, corrupted, or empty
+    between delimiters) gives the frames and the counts the byte-at-a-time way gives."""
+    rng = random.Random(7)
+    chunks = []
+    for _ in range(300):
+        wire = bytearray(encode(Frame(rng.randrange(1, 127), rng.getrandbits(32), 0, MsgType.POLL, rng.randbytes(9))))
+        if rng.random() < 0.3:
+            wire[rng.randrange(len(wire) - 1)] ^= 1 << rng.randrange(8)  # a bit flipped (perhaps to a 0)
+        chunks.append(bytes(wire) if rng.random() < 0.9 else b"\x00")
+    whole, single = Decoder(), Decoder()
+    got = [f for c in chunks for f in whole.feed(c)]
+    expected = [f for c in chunks for i in range(len(c)) for f in single.feed(c[i : i + 1])]
+    assert got == expected and whole.stats == single.stats
+    assert whole.stats.crc_errors + whole.stats.malformed > 10 and whole.stats.frames_ok > 150
+
+
+def test_a_field_that_changes_is_looked_at_again_while_the_hidden_cards_stay() -> None:
+    """The field-by-field look skips only a field that is the very object found clean before: a
+    new value in a field (the face-down cards the same) is looked at."""
+    from typing import NamedTuple
+
+    from hil.simulate.model_check import VisibilityWatch
+
+    class Snap(NamedTuple):
+        round_no: int
+        screen: tuple[str, ...]
+        recent: tuple[str, ...]
+
+    watch = VisibilityWatch.__new__(VisibilityWatch)
+    watch.hidden, watch._clean, watch._clean_for = frozenset({"Ah", "JK"}), [], frozenset()
+    screen, recent = ("deal", "Kd Qs"), ("seat 1 Ah?",)
+    first = Snap(1, screen, ("nothing",))
+    assert not watch._names_hidden(first)
+    assert watch._names_hidden(Snap(1, screen, recent))  # a new value, the same hidden cards
+    assert not watch._names_hidden(first)
+    assert watch._names_hidden(Snap(1, ("JK",), ("nothing",)))
+    watch.hidden = frozenset({"Kd"})
+    assert watch._names_hidden(first)  # other hidden cards: every field looked at again
