@@ -109,12 +109,15 @@ def test_the_hidden_card_search_finds_what_the_card_pattern_found() -> None:
     card = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs]|JK)(?![A-Za-z0-9])")
     rng = random.Random(6)
     pieces = ["Ah", "Td", "JK", "9s", "2c", "Kh", "xAh", "Ahx", "1Td", "JKs", " ", ", ", "=", "'", "(", "Q", "h", "??"]
-    for _ in range(3000):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(12)))
+    pieces += ["é", "_", "A", "J", "K", "\n", "Accept", "25s"]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(16)))
         hidden = frozenset(rng.sample(["Ah", "Td", "JK", "9s", "2c", "Kh", "??", "ten"], rng.randrange(4)))
         first = next((m.group(1) for m in card.finditer(text) if m.group(1) in hidden), None)
         found = first_hidden(text, hidden)
         assert (found.group(1) if found else None) == first, (text, hidden)
+        if found is not None:
+            assert found.span() == next(m.span() for m in card.finditer(text) if m.group(1) in hidden)
 
 
 def test_a_failing_seed_names_its_fault_kinds_in_its_replay(monkeypatch: pytest.MonkeyPatch) -> None:

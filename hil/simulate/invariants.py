@@ -39,18 +39,27 @@ INVARIANTS: dict[str, str] = {
 _CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs]|JK)(?![A-Za-z0-9])")
 
 
+_TOKEN = re.compile(r"[2-9TJQKA][cdhs]|JK")
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+"""What bounds a match of :data:`_CARD` on neither side (its lookbehind's and lookahead's class)."""
+
+
 def first_hidden(text: str, hidden: Collection[str]) -> re.Match[str] | None:
-    """The first match of :data:`_CARD` in ``text`` that is one of ``hidden`` (None: none). A text
-    holding none of them even as a substring (most texts: a few searches in C) is not matched."""
+    """The first match of :data:`_CARD` in ``text`` that is one of ``hidden`` (None: none),
+    found by looking for each card of ``hidden`` as a substring (in C) and checking its bounds:
+    every match is two letters and no two overlap, so the first bounded place of one of them is
+    that match."""
+    first = -1
+    end = len(text)
     for card in hidden:
-        if card in text:
-            break
-    else:
-        return None
-    for match in _CARD.finditer(text):
-        if match.group(1) in hidden:
-            return match
-    return None
+        at = text.find(card)
+        while at >= 0 and (first < 0 or at < first):
+            if (at == 0 or text[at - 1] not in _WORD) and (at + 2 >= end or text[at + 2] not in _WORD):
+                if _TOKEN.fullmatch(card):
+                    first = at
+                break
+            at = text.find(card, at + 1)
+    return None if first < 0 else _CARD.match(text, first)
 
 
 class Broken(Exception):
