@@ -8,9 +8,12 @@ release are in it). Measured on a copy made by ``VACUUM INTO`` (no free pages, n
 
 * the file's size per round, and each record kind's share (its rows' stored bytes);
 * the same file with the records between each two snapshots (a round's start to the next one's;
-  the last round is left open, as a running table's would be) stored as one block of :mod:`controller.journal.compact` instead of one row each, every
-  block decoded again and compared with the rows it replaced, field by field (each record's
-  time, kind, event flag, data text, ``prev`` and hash: what every reader shows); vacuumed;
+  the last round is left open, as a running table's would be) stored as one block of
+  :mod:`controller.journal.compact` instead of one row each, every block decoded again and
+  compared with the rows it replaced, field by field (each record's time, kind, event flag,
+  data text, ``prev`` and hash: what every reader shows); vacuumed;
+* what one more round adds to each (the pages SQLite gives the rows or blocks, the snapshots and
+  the round index, per round: ``dbstat``), without the few pages every file has;
 * each as a table-year: ``YEAR_ROUNDS`` rounds (the year benchmark's journal of 20,000,000
   records, a table 16 hours a day).
 
@@ -97,12 +100,14 @@ def compacted(path: Path, key: bytes | None) -> tuple[int, int, int]:
 
 
 def per_round(path: Path, blocks: int, rounds: int) -> float:
-    """What one more round adds to a compact file, from the pages SQLite gives each table
-    (``dbstat``): the blocks' per block, the snapshots' and the round index's per round."""
+    """What one more round adds to the file, from the pages SQLite gives each table (``dbstat``):
+    with ``blocks`` the blocks' pages per block, else the records' (and their index's) per round;
+    and the snapshots' and the round index's per round."""
     db = sqlite3.connect(str(path))
-    pages = dict(db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall())
+    pages = collections.Counter(dict(db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall()))
     db.close()
-    return float(pages["blocks"] / blocks + (pages["snapshots"] + pages["rounds"]) / rounds)
+    rows = pages["blocks"] / blocks if blocks else (pages["records"] + pages["records_links"]) / rounds
+    return float(rows + (pages["snapshots"] + pages["rounds"]) / rounds)
 
 
 def main() -> None:
@@ -127,8 +132,10 @@ def main() -> None:
             kinds = by_kind(plain)
             records = sum(n for n, _ in kinds.values())
             stored = sum(b for _, b in kinds.values())
+            before = per_round(plain, 0, rounds)
             print(
-                f"{game}: {rounds} rounds, {records / rounds:.0f} records a round, {size / rounds / 1024:.1f} KiB a round"
+                f"{game}: {rounds} rounds, {records / rounds:.0f} records a round: the file {size / rounds / 1024:.1f} "
+                f"KiB a round; a round's records, snapshot and index row {before / 1024:.1f} KiB"
             )
             for kind, (n, b) in sorted(kinds.items(), key=lambda kv: -kv[1][1])[:6]:
                 print(
@@ -143,17 +150,19 @@ def main() -> None:
                 f"  compact: {blocks} blocks ({moved} records; {bad} not decoded to their rows): the file "
                 f"{small / rounds / 1024:.1f} KiB a round; a round's block, snapshot and index row {steady / 1024:.1f} KiB"
             )
-            rows.append((game, records / rounds, size / rounds, small / rounds, steady, bad))
+            rows.append((game, records / rounds, size / rounds, before, small / rounds, steady, bad))
     print()
     print(
-        f"| game ({args.seats} seats, {args.rounds} rounds, seed {args.seed}) | records a round | today: the file a round "
-        "| compact: the file a round | compact: one more round | table-year today | table-year compact |"
+        f"| game ({args.seats} seats, {args.rounds} rounds, seed {args.seed}) | records a round "
+        "| rows: the file a round | rows: one more round | blocks: the file a round | blocks: one more round "
+        "| table-year, rows | table-year, blocks |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for game, per, today, compact, steady, bad in rows:
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for game, per, today, before, compact, steady, bad in rows:
         print(
-            f"| {game} | {per:.0f} | {today / 1024:.1f} KiB | {compact / 1024:.1f} KiB{' (BLOCKS DIFFER)' if bad else ''} "
-            f"| {steady / 1024:.1f} KiB | {today * YEAR_ROUNDS / 2**30:.1f} GiB | {steady * YEAR_ROUNDS / 2**30:.2f} GiB |"
+            f"| {game} | {per:.0f} | {today / 1024:.1f} KiB | {before / 1024:.1f} KiB "
+            f"| {compact / 1024:.1f} KiB{' (BLOCKS DIFFER)' if bad else ''} | **{steady / 1024:.1f} KiB** "
+            f"| {before * YEAR_ROUNDS / 2**30:.1f} GiB | **{steady * YEAR_ROUNDS / 2**30:.2f} GiB** |"
         )
 
 
