@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from controller.hands import BOSTON5, HandValue, evaluate_best
 from controller.hands.rules import HandRules
 from controller.vocab import ALL_CARDS, Card, parse_cards
-from tests.floor_fixtures import floor_db, floor_link, floor_site  # noqa: F401  (the floor's shared servers)
+from tests.floor_fixtures import floor_db, floor_folder, floor_link, floor_site  # noqa: F401  (the floor's shared servers)
 
 if TYPE_CHECKING:
     from hil_table import HilTable

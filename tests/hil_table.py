@@ -250,3 +250,24 @@ class HilTable:
         shown = [p for p in self.texts if p in set(later)]
         assert shown[-len(later) :] == later, "the dealer was shown every step, in order"
         return expected
+
+
+def to_third(
+    t: HilTable,
+    cards: str = "As Ad Kc Qd 7h 8h 2c",
+    antes: tuple[tuple[int, int], ...] = ((1, 500), (4, 1000)),
+    size: int = 52,
+    bonus: tuple[tuple[int, int], ...] = (),
+) -> None:
+    """Mississippi Stud to third street: each seat's ante (and its bonus, from ``bonus``: (seat,
+    cents)), no more bets, ``cards`` loaded and every hand's two cards and the three community cards
+    dealt."""
+    bonuses = dict(bonus)
+    for seat, ante in antes:
+        t.spot(seat, "ante", ante)
+        if seat in bonuses:
+            t.spot(seat, "bonus", bonuses[seat])
+    t.press("no_more_bets")
+    t.load(shoe(cards, size))
+    t.deal(2 * len(antes) + 3)
+    assert t.step == "third_street"

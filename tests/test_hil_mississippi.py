@@ -5,27 +5,13 @@ checked against ``tablectl settle`` on its record, and the dealer was shown ever
 from __future__ import annotations
 
 import pytest
-from hil_table import HilTable, shoe, wait
+from hil_table import HilTable, shoe, to_third, wait
 
 from controller.configuration import config_dir, load_table
 from drivers.messages import BUTTONS
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 STREETS = ("third", "fourth", "fifth")
-
-
-def to_third(
-    t: HilTable,
-    cards: str = "As Ad Kc Qd 7h 8h 2c",
-    antes: tuple[tuple[int, int], ...] = ((1, 500), (4, 1000)),
-    size: int = 52,
-) -> None:
-    for seat, ante in antes:
-        t.spot(seat, "ante", ante)
-    t.press("no_more_bets")
-    t.load(shoe(cards, size))
-    t.deal(2 * len(antes) + 3)
-    assert t.step == "third_street"
 
 
 def play_round(t: HilTable, size: int = 52) -> None:

@@ -4,7 +4,7 @@ drivers against the simulators)."""
 
 from __future__ import annotations
 
-from hil_table import HilTable, shoe, wait
+from hil_table import HilTable, shoe, to_third, wait
 
 from controller.configuration import config_dir, load_table
 
@@ -44,11 +44,7 @@ def test_spots_changed_while_the_link_was_down_are_applied_as_their_reports(t: H
 
 
 def test_a_spot_changed_after_the_lock_while_the_link_was_down_is_a_late_bet(t: HilTable) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe(CARDS))
-    t.deal(7)
+    to_third(t)
     outage(t, "bet_spots", "SpotsState", lambda: t.spots.put(1, "ante", 900))
     assert t.step == "third_street" and t.snap.seat(1).wager_map() == {"ante": 500}
     assert list(t.snap.late_notes) == ["late bet: seat 1 ante 9.00 not accepted"]

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli._args import description, positive_int
+from controller.cli._args import Subparsers, description, positive_int
 from controller.cli._choices import KEEP_LAST
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def open_journal_from_args(args: argparse.Namespace, command: str, write: bool =
         raise SystemExit(2) from exc
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``journal`` sub-command (``verify``, ``prune``, ``backup``) to the ``tablectl`` parser."""
     p = sub.add_parser(
         "journal",
