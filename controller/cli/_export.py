@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from controller.cli._args import Subparsers, command, description, positive_int
 from controller.cli._export_window import BadWindow, Window, window
-from controller.cli._journal import add_journal_args, open_journal_from_args
+from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.host import TIME_FORMS
 
 if TYPE_CHECKING:
@@ -92,12 +92,8 @@ def run(args: argparse.Namespace) -> int:
         rounds = _Rounds(journal, args, chosen)  # checked first: the rows are then written as they are read
         _write(rounds.rows(), args.format, target, chosen.zone)
         return rounds.status
-    except JournalDamaged as exc:
-        print(f"tablectl export: {exc}", file=sys.stderr)
-        return 1
-    except sqlite3.DatabaseError as exc:
-        print(f"tablectl export: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
-        return 1
+    except (JournalDamaged, sqlite3.DatabaseError) as exc:
+        return unreadable("export", journal, exc)
     except BrokenPipeError:
         raise
     except OSError as exc:

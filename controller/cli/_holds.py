@@ -16,7 +16,7 @@ import time
 from datetime import date, datetime
 
 from controller.cli._args import Subparsers, command, description
-from controller.cli._journal import add_journal_args, open_journal_from_args
+from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.cli._when import TIME_FORMS, local_time, shown_time
 
 __all__ = ["register", "run"]
@@ -78,12 +78,8 @@ def run(args: argparse.Namespace) -> int:
             if report.problems:
                 print(f"tablectl holds: {journal.path}: not shown: the records do not verify", file=sys.stderr)
                 return 1
-    except JournalDamaged as exc:
-        print(f"tablectl holds: {exc}", file=sys.stderr)
-        return 1
-    except sqlite3.DatabaseError as exc:
-        print(f"tablectl holds: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
-        return 1
+    except (JournalDamaged, sqlite3.DatabaseError) as exc:
+        return unreadable("holds", journal, exc)
     finally:
         journal.close()
     if args.json:

@@ -30,6 +30,19 @@ BENCH_JOURNAL_DIR = Path("tablectl-journal")
 """Where ``tablectl bench`` keeps it: under the working directory."""
 
 
+def unreadable(command: str, journal: SqliteJournal, exc: Exception) -> int:
+    """Say on standard error why ``journal`` could not be read for ``tablectl command`` (its records
+    do not verify: ``JournalDamaged``; SQLite found the file damaged: any other error) and give the
+    exit status, 1."""
+    from controller.journal import JournalDamaged
+
+    if isinstance(exc, JournalDamaged):
+        print(f"tablectl {command}: {exc}", file=sys.stderr)
+    else:
+        print(f"tablectl {command}: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
+    return 1
+
+
 def add_journal_args(p: argparse.ArgumentParser, verify_option: bool = False) -> None:
     """``--journal PATH`` and ``--config FILE`` (its ``journal:``, else the ``run`` default);
     with ``verify_option``, ``--no-verify``."""

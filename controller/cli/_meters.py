@@ -15,7 +15,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from controller.cli._args import Subparsers, command
-from controller.cli._journal import add_journal_args, open_journal_from_args
+from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.host import NotATime, parse_local_time
 
 if TYPE_CHECKING:
@@ -109,12 +109,8 @@ def run(args: argparse.Namespace) -> int:
             meters = journal.meters() if since is None else add_meters(kept)
             theo_lines, theo_entries = theoretical_lines(kept, args.config) if kept and meters else ([], [])
             last = kept[-1:]
-    except JournalDamaged as exc:
-        print(f"tablectl meters: {exc}", file=sys.stderr)
-        return 1
-    except sqlite3.DatabaseError as exc:
-        print(f"tablectl meters: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
-        return 1
+    except (JournalDamaged, sqlite3.DatabaseError) as exc:
+        return unreadable("meters", journal, exc)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # only with --no-verify
         print(
             f"tablectl meters: {journal.path}: unreadable round data ({exc!r}): run without --no-verify",

@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from controller.cli._args import Subparsers, command, positive_int
-from controller.cli._journal import add_journal_args, open_journal_from_args
+from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.cli._when import TIME_FORMS, local_time, shown_time
 
 if TYPE_CHECKING:
@@ -97,12 +97,8 @@ def run(args: argparse.Namespace) -> int:
     except RecallError as exc:
         print(f"tablectl recall: {exc}", file=sys.stderr)
         return 2
-    except JournalDamaged as exc:
-        print(f"tablectl recall: {exc}", file=sys.stderr)
-        return 1
-    except sqlite3.DatabaseError as exc:
-        print(f"tablectl recall: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
-        return 1
+    except (JournalDamaged, sqlite3.DatabaseError) as exc:
+        return unreadable("recall", journal, exc)
     finally:
         journal.close()
 
