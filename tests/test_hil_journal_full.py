@@ -16,11 +16,12 @@ from hil_table import HilTable, shoe, wait
 from test_hil_pai_gow import DICE, shoe_for
 
 from controller.configuration import TableConfig, config_dir, load_table
-from controller.journal import JournalFull, SqliteJournal, verify_journal
+from controller.journal import SqliteJournal, verify_journal
 from controller.journal.recall import recall
 from controller.table.runtime import TableRuntime
 from drivers.messages import BUTTONS
 from drivers.panel import ButtonChanged
+from tests.table_helpers import fill_journal
 
 BENCH = config_dir() / "bench"
 MISSISSIPPI = load_table(BENCH / "mississippi_stud.yaml")
@@ -35,16 +36,7 @@ def fill(t: HilTable) -> None:
     everything journaled before, so what a device holds after this was sent during the failure."""
     sims = (t.shoe, t.spots, t.panel)
     wait(lambda: all(not sim.pending for sim in sims) and t.runtime.engine.queue.empty(), "every event acknowledged")
-    j = t.journal
-    with j.lock:
-        pages = j.db.execute("PRAGMA page_count").fetchone()[0]
-        j.db.execute(f"PRAGMA max_page_count = {pages}")
-        for size in (2000, 1000, 500, 200, 100, 50, 20, 0):
-            try:
-                while True:
-                    j.append("DiskFiller", {"pad": "x" * size})
-            except JournalFull:
-                pass
+    fill_journal(t.journal)
 
 
 def free(t: HilTable) -> None:

@@ -180,9 +180,9 @@ def test_the_final_deal_names_its_seats() -> None:
     assert t.m.display.prompt == "deal the final two cards: seats 1, 6, then the dealer"
 
 
-def test_a_withdrawal_after_deal_is_confirmed_before_the_next_card() -> None:
-    """24.10(c): withdrawn after "deal", before the first final card: a fold, whose collection the
-    dealer confirms before any final card is taken; a card before that waits for the supervisor."""
+def withdrawn_after_deal() -> Table:
+    """Seats 1 and 3 wagered, both made a second wager and the dealer pressed deal; then seat 3's
+    second wager was taken back (24.10(c))."""
     t = Table()
     t.bets(1, 3)
     t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
@@ -190,6 +190,13 @@ def test_a_withdrawal_after_deal_is_confirmed_before_the_next_card() -> None:
     t.spot(3, "second", 1000)
     t.press("deal")
     t.spot(3, "second", 0)
+    return t
+
+
+def test_a_withdrawal_after_deal_is_confirmed_before_the_next_card() -> None:
+    """24.10(c): withdrawn after "deal", before the first final card: a fold, whose collection the
+    dealer confirms before any final card is taken; a card before that waits for the supervisor."""
+    t = withdrawn_after_deal()
     fold = "seat 3: folds: collect ante 5.00, first 10.00; discard the cards unexposed"
     assert t.m.display.prompts[-1] == fold and t.m.display.steps_pending()
     t.deal("Js")  # the next card, before the collection is confirmed: not dealt to seat 1
@@ -198,13 +205,7 @@ def test_a_withdrawal_after_deal_is_confirmed_before_the_next_card() -> None:
 
 
 def test_a_withdrawal_after_deal_confirmed_lets_the_final_cards_come_to_the_seats_left() -> None:
-    t = Table()
-    t.bets(1, 3)
-    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
-    t.spot(1, "second", 1000)
-    t.spot(3, "second", 1000)
-    t.press("deal")
-    t.spot(3, "second", 0)
+    t = withdrawn_after_deal()
     while t.m.display.steps_pending():
         t.press("confirm")
     assert t.m.display.prompt == "deal the final two cards: seat 1, then the dealer"

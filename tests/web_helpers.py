@@ -438,3 +438,19 @@ def tablectl(*args: str, stdin: str | None = None) -> subprocess.CompletedProces
     return subprocess.run(
         [sys.executable, "-m", "controller", *args], input=stdin, capture_output=True, text=True, timeout=TIMEOUT
     )
+
+
+def self_signed_cert(folder: Path) -> tuple[Path, Path]:
+    """A certificate for localhost, good for a day, and its key, made with the openssl command in
+    ``folder`` (the test is skipped where there is no openssl)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make a test certificate")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"]
+        + ["-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    return cert, key
