@@ -64,3 +64,22 @@ def fill_journal(j: Any) -> None:
                     j.append("DiskFiller", {"pad": "x" * size})
             except JournalFull:
                 pass
+
+
+def pai_gow_record(dealt: Any, wagers: dict[int, dict[str, int]]) -> dict[str, Any]:
+    """A pai gow round record of the hands ``dealt`` (``controller.game.pai_gow._deal.deal``'s) with
+    each seat's ``wagers``, every hand set by the house way."""
+    from controller.game.pai_gow._deal import DEALER
+    from controller.vocab import format_cards
+
+    seats = {
+        str(n): {"wagers": seat_wagers, "cards": format_cards(dealt.hands[n]), "set": "house_way"}
+        for n, seat_wagers in wagers.items()
+    }
+    return {
+        "game": "pai_gow",
+        "start": {"method": "rng", "value": 1},
+        "remaining": len(dealt.remaining),
+        "seats": seats,
+        "dealer": format_cards(dealt.hands[DEALER]),
+    }

@@ -22,22 +22,12 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 from controller.web._table_app import table_app
 from controller.web.server import ClientBudget, WebAddress, WebServer, client_key
 from tests.test_web_guard import FakeFeed
-from tests.web_helpers import self_signed_cert, wait_for
+from tests.web_helpers import can_bind, self_signed_cert, wait_for
 
 ATTACKER, OTHER = "127.0.0.1", "127.0.0.2"
 SHARE, GLOBAL = 12, 40
 
-
-def _can_bind(address: str) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind((address, 0))
-        except OSError:
-            return False
-    return True
-
-
-pytestmark = pytest.mark.skipif(not _can_bind(OTHER), reason="127.0.0.2 is not usable on this host")
+pytestmark = pytest.mark.skipif(not can_bind(OTHER), reason="127.0.0.2 is not usable on this host")
 
 
 @pytest.fixture

@@ -454,3 +454,13 @@ def self_signed_cert(folder: Path) -> tuple[Path, Path]:
         timeout=120,
     )
     return cert, key
+
+
+def can_bind(address: str) -> bool:
+    """A socket can be bound to ``address`` on this host (127.0.0.2 and up are not everywhere)."""
+    with socket.socket() as s:
+        try:
+            s.bind((address, 0))
+        except OSError:
+            return False
+    return True
