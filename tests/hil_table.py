@@ -271,3 +271,19 @@ def to_third(
     t.load(shoe(cards, size))
     t.deal(2 * len(antes) + 3)
     assert t.step == "third_street"
+
+
+def late_and_removed(t: HilTable, late: tuple[int, str, int], removed: tuple[int, str]) -> None:
+    """After the spots are locked, a wager placed (``late``: seat, spot, cents; a seat not in the
+    round, or a spot already locked) and chips taken off a locked spot (``removed``): both are
+    noted as not accepted and their spots' lamps flash (late, removed)."""
+    t.spot(*late)
+    t.spot(*removed, 0)
+    assert list(t.snap.late_notes) == [
+        f"late bet: seat {late[0]} {late[1]} {late[2] / 100:.2f} not accepted",
+        f"removed bet: seat {removed[0]} {removed[1]} 0.00 not accepted",
+    ]
+    wait(
+        lambda: t.spots.lamps.get(late[:2]) == "flash_late" and t.spots.lamps.get(removed) == "flash_removed",
+        "the spot lamps to flash",
+    )

@@ -5,7 +5,7 @@ checked against ``tablectl settle`` on its record, and the dealer was shown ever
 from __future__ import annotations
 
 import pytest
-from hil_table import HilTable, shoe, to_third, wait
+from hil_table import HilTable, late_and_removed, shoe, to_third, wait
 
 from controller.configuration import config_dir, load_table
 from drivers.messages import BUTTONS
@@ -78,16 +78,7 @@ def test_a_pair_of_six_to_ten_pushes(t: HilTable) -> None:
 
 def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     to_third(t)
-    t.spot(2, "ante", 500)  # a seat not in the round
-    t.spot(1, "ante", 0)  # chips taken off a locked spot
-    assert list(t.snap.late_notes) == [
-        "late bet: seat 2 ante 5.00 not accepted",
-        "removed bet: seat 1 ante 0.00 not accepted",
-    ]
-    wait(
-        lambda: t.spots.lamps.get((2, "ante")) == "flash_late" and t.spots.lamps.get((1, "ante")) == "flash_removed",
-        "the spot lamps to flash",
-    )
+    late_and_removed(t, (2, "ante", 500), (1, "ante"))
     # the panel names seat and spot: the first on the first page, the rest on the next (the page is shown)
     assert "late bet: seat 2 ante 5.00 not accepted" in t.screen_text() and t.screen()[0].endswith("1/3")
     assert any("removed bet: seat 1 ante 0.00 not accepted" in page for page in t.all_pages())
