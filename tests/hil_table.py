@@ -287,3 +287,22 @@ def late_and_removed(t: HilTable, late: tuple[int, str, int], removed: tuple[int
         lambda: t.spots.lamps.get(late[:2]) == "flash_late" and t.spots.lamps.get(removed) == "flash_removed",
         "the spot lamps to flash",
     )
+
+
+def shoe_lost_mid_deal(t: HilTable, before: int, during: int, resumes_at: str) -> None:
+    """``before`` cards dealt, then the shoe's link lost: the table holds naming it; the shoe deals
+    ``during`` more cards while down; its link back, the round resumes at step ``resumes_at``."""
+    t.deal(before)
+    t.servers["shoe"].disconnect()
+    wait(lambda: t.step == "hold" and t.hold_reason == "link down: shoe", "the hold")
+    t.shoe.deal(during)
+    t.servers["shoe"].reconnect()
+    wait(lambda: t.step == resumes_at, "the round to resume")
+
+
+def locked(t: HilTable, cards: str) -> None:
+    """Mississippi Stud: seat 1 antes 5.00, seat 4 10.00, no more bets, and ``cards`` loaded in the shoe."""
+    t.spot(1, "ante", 500)
+    t.spot(4, "ante", 1000)
+    t.press("no_more_bets")
+    t.load(shoe(cards))

@@ -5,7 +5,7 @@ against ``tablectl settle`` on its record, and the dealer was shown every step."
 from __future__ import annotations
 
 import pytest
-from hil_table import HilTable, late_and_removed, shoe, wait
+from hil_table import HilTable, late_and_removed, shoe, shoe_lost_mid_deal, wait
 
 from controller.configuration import config_dir, load_table
 
@@ -132,12 +132,7 @@ def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
         t.spot(s, "first", 1000)
     t.press("no_more_bets")
     t.load(shoe("As Ks Qs 2h 7d 9c 3c 4d 5h Js Ts 6h 6c 8c 9s"))
-    t.deal(4)
-    t.servers["shoe"].disconnect()
-    wait(lambda: t.step == "hold" and t.hold_reason == "link down: shoe", "the hold")
-    t.shoe.deal(5)
-    t.servers["shoe"].reconnect()
-    wait(lambda: t.step == "second_wager", "the round to resume")
+    shoe_lost_mid_deal(t, 4, 5, "second_wager")
     assert [str(c) for c in t.hands().dealer] == ["3c", "4d", "5h"]
     seconds_and_final(t, (1, 2))
     t.settles_as_tablectl_settle(t.finish())

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hil_table import HilTable, shoe, wait
+from hil_table import HilTable, locked, shoe, wait
 from test_hil_pai_gow import DICE, shoe_for
 
 from controller.configuration import TableConfig, config_dir, load_table
@@ -321,10 +321,7 @@ def test_a_controller_stopped_while_the_journal_is_full_loses_no_card(tmp_path: 
     its state is read again wait for the supervisor, who accepts them in dealing order."""
     t, path = open_table(MISSISSIPPI, tmp_path)
     with t:
-        t.spot(1, "ante", 500)
-        t.spot(4, "ante", 1000)
-        t.press("no_more_bets")
-        t.load(shoe("As Ad 4c 5c 7h 8h 2c"))
+        locked(t, "As Ad 4c 5c 7h 8h 2c")
         t.deal(2)
         fill(t)
         t.shoe.deal(1)

@@ -5,7 +5,7 @@ checked against ``tablectl settle`` on its record, and the dealer was shown ever
 from __future__ import annotations
 
 import pytest
-from hil_table import HilTable, late_and_removed, shoe, to_third, wait
+from hil_table import HilTable, late_and_removed, locked, shoe, to_third, wait
 
 from controller.configuration import config_dir, load_table
 from drivers.messages import BUTTONS
@@ -98,10 +98,7 @@ def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
 
 @pytest.mark.parametrize("fault", ["duplicate", "unreadable"])
 def test_a_misdeal_holds_and_the_supervisor_voids(t: HilTable, fault: str) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe("As Ad Kc"))
+    locked(t, "As Ad Kc")
     t.deal(2)
     before = t.count("CardDealt") + t.count("CardUnreadable")
     getattr(t.shoe, fault)()
@@ -133,10 +130,7 @@ def test_supervisor_void_mid_round(t: HilTable) -> None:
 
 
 def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe("As Ad Kc Qd 7h 8h 2c"))
+    locked(t, "As Ad Kc Qd 7h 8h 2c")
     t.deal(3)
     t.servers["shoe"].disconnect()
     wait(lambda: t.step == "hold" and t.hold_reason == "link down: shoe", "the hold")
@@ -171,10 +165,7 @@ def test_stub_count_mismatch_on_the_fifth_round_holds(t: HilTable) -> None:
 
 
 def test_a_misread_card_is_entered_by_the_supervisor(t: HilTable) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe("As Ad Kc Qd 7h 7c 2c"))
+    locked(t, "As Ad Kc Qd 7h 7c 2c")
     t.deal(2)
     before = t.count("CardDealt")
     t.shoe.duplicate()  # the shoe reads Ad again: the card is really the 3c

@@ -4,7 +4,7 @@ against ``tablectl settle`` on its record, and the dealer was shown every step."
 
 from __future__ import annotations
 
-from hil_table import HilTable, late_and_removed, wait
+from hil_table import HilTable, late_and_removed, shoe_lost_mid_deal
 
 from controller.configuration import config_dir, load_table
 from controller.game.pai_gow._deal import DEALER, deal, start_position
@@ -160,12 +160,7 @@ def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
     t.press("no_more_bets")
     t.press(*["next"] * (DICE - 3), "confirm")
     t.load(shoe_for({}))
-    t.deal(20)
-    t.servers["shoe"].disconnect()
-    wait(lambda: t.step == "hold" and t.hold_reason == "link down: shoe", "the hold")
-    t.shoe.deal(29)
-    t.servers["shoe"].reconnect()
-    wait(lambda: t.step == "set_hands", "the round to resume")
+    shoe_lost_mid_deal(t, 20, 29, "set_hands")
     set_all_by_house_way(t)
     t.settles_as_tablectl_settle(t.finish())
 

@@ -4,7 +4,7 @@ drivers against the simulators)."""
 
 from __future__ import annotations
 
-from hil_table import HilTable, shoe, to_third, wait
+from hil_table import HilTable, locked, to_third, wait
 
 from controller.configuration import config_dir, load_table
 
@@ -66,10 +66,7 @@ def test_the_panels_key_read_after_a_link_up_replaces_what_the_table_believed(t:
 
 
 def test_a_shoe_count_that_differs_from_the_cards_reported_holds(t: HilTable) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe(CARDS))
+    locked(t, CARDS)
     t.deal(3)
 
     def cards_lost() -> None:
@@ -84,10 +81,7 @@ def test_a_shoe_count_that_differs_from_the_cards_reported_holds(t: HilTable) ->
 
 
 def test_cards_dealt_while_the_panel_is_down_wait_and_are_accepted_in_their_places(t: HilTable) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe(CARDS))
+    locked(t, CARDS)
     t.deal(3)
     outage(t, "panel", "PanelState", lambda: t.deal(4))  # the dealer goes on dealing: held, the cards wait
     assert t.step == "hold"
