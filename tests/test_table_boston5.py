@@ -180,16 +180,18 @@ def test_the_final_deal_names_its_seats() -> None:
     assert t.m.display.prompt == "deal the final two cards: seats 1, 6, then the dealer"
 
 
-def withdrawn_after_deal() -> Table:
-    """Seats 1 and 3 wagered, both made a second wager and the dealer pressed deal; then seat 3's
-    second wager was taken back (24.10(c))."""
+def withdrawn_after_deal(
+    seats: tuple[int, ...] = (1, 3), withdrawn: int = 3, cards: str = "As Ks Qs 2h 7d 9c 3c 4d 5h"
+) -> Table:
+    """``seats`` wagered, were dealt ``cards``, each made a second wager and the dealer pressed deal;
+    then seat ``withdrawn``'s second wager was taken back (24.10(c)): a fold, its collection to confirm."""
     t = Table()
-    t.bets(1, 3)
-    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
-    t.spot(1, "second", 1000)
-    t.spot(3, "second", 1000)
+    t.bets(*seats)
+    t.deal(cards)
+    for seat in seats:
+        t.spot(seat, "second", 1000)
     t.press("deal")
-    t.spot(3, "second", 0)
+    t.spot(withdrawn, "second", 0)
     return t
 
 
@@ -222,13 +224,7 @@ def test_a_withdrawal_whose_early_card_the_supervisor_accepts_names_only_the_sea
     collection is confirmed, two things at once: the hold names confirm (clear fault is refused
     while the card waits), and once the collection is confirmed and the card accepted the final
     deal's prompt names the seats left, never the withdrawn one; the round settles."""
-    t = Table()
-    t.bets(1, 3, 5)
-    t.deal("As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
-    for seat in (1, 3, 5):
-        t.spot(seat, "second", 1000)
-    t.press("deal")
-    t.spot(3, "second", 0)
+    t = withdrawn_after_deal((1, 3, 5), 3, "As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
     t.deal("Js")  # before the collection is confirmed: it waits for the supervisor
     assert t.m.phase is Phase.HOLD and t.m.hold_prompt() == "supervisor: key, then confirm accepts the cards, or void"
     assert t.snapshot().hold is not None
@@ -258,13 +254,7 @@ def test_after_an_early_final_card_is_accepted_the_prompt_counts_what_each_seat_
     collection not yet confirmed) holds; the supervisor accepts it (seat 1's fourth, in dealing
     order). The prompt then counts what each seat and the dealer still need, never "the final two
     cards" for a seat that has one, and keeps counting as the cards come."""
-    t = Table()
-    t.bets(1, 3, 5)
-    t.deal("As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
-    for seat in (1, 3, 5):
-        t.spot(seat, "second", 1000)
-    t.press("deal")
-    t.spot(5, "second", 0)  # withdrawn: a fold, its collection to confirm first
+    t = withdrawn_after_deal((1, 3, 5), 5, "As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
     t.deal("Js")  # early: it waits for the supervisor
     assert t.m.phase is Phase.HOLD
     t.press("supervisor_key")

@@ -411,9 +411,8 @@ def _finish(t: Table, from_street: str) -> None:
 STREETS = ("third", "fourth", "fifth")
 
 
-def keyed_at(street: str) -> Table:
-    """Seat 1 (ante 5.00, bonus 1.00) and seat 4 (ante 10.00) dealt, the supervisor's key on, and
-    both seats' bets of every street before ``street`` placed and revealed: the table at ``street``."""
+def keyed() -> Table:
+    """Seat 1 (ante 5.00, bonus 1.00) and seat 4 (ante 10.00) dealt, and the supervisor's key on."""
     t = Table()
     t.spot(1, "ante", 500)
     t.spot(1, "bonus", 100)
@@ -421,6 +420,13 @@ def keyed_at(street: str) -> Table:
     t.press("no_more_bets")
     t.deal("As Ad Kc Kd 7h 8h 8c")
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    return t
+
+
+def keyed_at(street: str) -> Table:
+    """Seat 1 (ante 5.00, bonus 1.00) and seat 4 (ante 10.00) dealt, the supervisor's key on, and
+    both seats' bets of every street before ``street`` placed and revealed: the table at ``street``."""
+    t = keyed()
     for s in STREETS[: STREETS.index(street)]:
         t.spot(1, s, 500)
         t.spot(4, s, 1000)
@@ -459,13 +465,7 @@ def test_communication_violation_collects_every_wager_and_the_table_settles(
 @pytest.mark.parametrize("street", ["fourth", "fifth"])
 def test_communication_violation_on_a_folded_seat_collects_its_bonus(street: str, tmp_path: Path) -> None:
     """A seat that folded at 3rd street keeps its bonus in play; a violation marked later forfeits it."""
-    t = Table()
-    t.spot(1, "ante", 500)
-    t.spot(1, "bonus", 100)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.deal("As Ad Kc Kd 7h 8h 8c")
-    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t = keyed()
     t.press("seat_1", "fold", "confirm")
     for s in STREETS[: STREETS.index(street)]:
         t.spot(4, s, 1000)

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.web_helpers import SCREENS, BenchProcess, Page, PageServer, browser, journal_count, wait_for
+from tests.web_helpers import SCREENS, BenchProcess, Page, PageServer, TablesOnly, browser, journal_count, wait_for
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
@@ -233,7 +233,7 @@ def test_a_flood_of_sessions_from_elsewhere_leaves_the_operators_session(tmp_pat
 # --- the pit ---------------------------------------------------------------------------------------
 
 
-class ChangingFloor:
+class ChangingFloor(TablesOnly):
     """A pit reader whose tables the test changes while the page is open."""
 
     def __init__(self) -> None:
@@ -254,37 +254,27 @@ class ChangingFloor:
             win_today=4_100,
             voids_today=0,
         )
-        self.tables_now = [
-            base,
-            replace(
+        super().__init__(
+            [
                 base,
-                table_id="b5-02",
-                game="boston5",
-                last_round=None,
-                rounds_today=0,
-                handle_today=0,
-                win_today=0,
-                quarantined=2,
-                pending=5,
-            ),
-            replace(base, table_id="pg-03", game="pai_gow", unreadable="DataError"),
-            replace(base, table_id="ms-04", hold="shoe link down (cable)", last_at=now - timedelta(hours=2)),
-        ]
-
-    def tables(self, since: Any, now: Any) -> list[Any]:
-        return list(self.tables_now)
+                replace(
+                    base,
+                    table_id="b5-02",
+                    game="boston5",
+                    last_round=None,
+                    rounds_today=0,
+                    handle_today=0,
+                    win_today=0,
+                    quarantined=2,
+                    pending=5,
+                ),
+                replace(base, table_id="pg-03", game="pai_gow", unreadable="DataError"),
+                replace(base, table_id="ms-04", hold="shoe link down (cable)", last_at=now - timedelta(hours=2)),
+            ]
+        )
 
     def has_table(self, table_id: str) -> bool:
         return any(t.table_id == table_id for t in self.tables_now)
-
-    def rounds(self, table_id: str, limit: int = 20) -> list[Any]:
-        return []
-
-    def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None:
-        return None
-
-    def hold_series(self, table_id: str, limit: int = 500) -> list[Any]:
-        return []
 
 
 def test_the_pit_overview_is_live_and_isolated_per_table(driver: Any) -> None:

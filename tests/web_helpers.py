@@ -491,3 +491,23 @@ class PageServer:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class TablesOnly:
+    """A pit reader (``controller.web.pit_app``'s) of the tables in ``tables_now``, which the test may
+    change while a page is open; no table has rounds, recalled rounds or a hold series."""
+
+    def __init__(self, tables: list[Any]) -> None:
+        self.tables_now = tables
+
+    def tables(self, since: Any, now: Any) -> list[Any]:
+        return list(self.tables_now)
+
+    def rounds(self, table_id: str, limit: int = 20) -> list[Any]:
+        return []
+
+    def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None:
+        return None
+
+    def hold_series(self, table_id: str, limit: int = 500) -> list[Any]:
+        return []
