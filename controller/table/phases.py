@@ -93,6 +93,20 @@ class _PhaseState(State):
         value = self._name
         return value._name_ if isinstance(value, Enum) else value
 
+    def enter(self, event_data: Any) -> None:
+        # no callbacks on entering or leaving a phase (the transitions' own do the work): only
+        # ``transitions``' log lines, made when its logger would write them
+        if self.on_enter or _TRANSITIONS_LOG.isEnabledFor(logging.INFO):
+            super().enter(event_data)
+
+    def exit(self, event_data: Any) -> None:
+        if self.on_exit or _TRANSITIONS_LOG.isEnabledFor(logging.INFO):
+            super().exit(event_data)
+
+
+_TRANSITIONS_LOG = logging.getLogger("transitions.core")
+"""``transitions``' logger: a state's enter and exit write a debug and an info line to it."""
+
 
 class RoundMachine(Machine):
     """The round's ``transitions`` machine: the same machine, its states' names read once and
