@@ -77,3 +77,28 @@ def test_wrapping_is_what_textwrap_gives(text: str, width: int) -> None:
 
     expected = tuple(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or ("",)
     assert _wrap(text, width) == expected
+
+
+_TEXTS = st.tuples(_WORDS, _GAPS).map(lambda wg: wg[1].join(wg[0])) | _WORDS.map(" ".join)
+
+
+@settings(max_examples=400)
+@given(
+    _TEXTS,
+    st.lists(_TEXTS, max_size=7),
+    st.lists(_TEXTS, max_size=2),
+    st.sampled_from(["", "", "link down: shoe"]),
+    st.integers(3, 8),
+    st.integers(16, 45),
+)
+def test_the_usual_screen_is_laid_out_as_the_general_layout_does(
+    prompt: str, details: list[str], notes: list[str], hold: str, lines: int, columns: int
+) -> None:
+    # a one-line prompt with one-line details on one page is made without the layout cache:
+    # the same lines as the general layout, whatever the texts
+    from controller.table.screen import _layout, _parts
+
+    state = ScreenState(1, "betting", prompt, tuple(details), hold, None, 0, tuple(notes))
+    size = DisplaySize(lines, columns)
+    expected = _layout(prompt, (*notes, *details), hold, len(notes), lines, columns)
+    assert _parts(state, size) == expected

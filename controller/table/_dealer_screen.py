@@ -70,6 +70,9 @@ class DealerScreen:
         """The screen may have changed since it was last made (devices without a screen of their
         own: it is made when read, see :attr:`lines`)."""
         self._rendered: tuple[tuple[ScreenState, DisplaySize] | None, tuple[str, ...]] = (None, ())
+        self._target: object = None
+        self._target_shows = True
+        """The devices ``show`` last sent to and whether they show the screen (``shows_screen``)."""
         self._confirm: tuple[str | None, DisplaySize | None, str] = (None, None, "")
         """The last prompt of a confirm step, the display's size it was made for, and what it made."""
 
@@ -188,7 +191,10 @@ class DealerScreen:
         devices have no screen of their own (``shows_screen`` false: the soak's), the screen is
         made only when :attr:`lines` is read; what it shows is a function of the table's state
         alone, so it is the screen this event would have sent."""
-        if getattr(self._shown.target, "shows_screen", True):
+        target = self._shown.target
+        if target is not self._target:  # read once a target (a missing attribute is slow to ask for)
+            self._target, self._target_shows = target, getattr(target, "shows_screen", True)
+        if self._target_shows:
             self._send()
         else:
             self._stale = True

@@ -16,8 +16,12 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from enum import Enum
+from functools import cached_property
+from typing import Any
 
-__all__ = ["CommonPhases", "Trigger", "in_play_states", "common_transitions"]
+from transitions import Machine, State
+
+__all__ = ["CommonPhases", "Trigger", "RoundMachine", "in_play_states", "common_transitions"]
 
 BEFORE = ("closed", "betting", "no_more_bets")
 """The common states before a game's own steps, in order."""
@@ -78,6 +82,45 @@ class _OverrideNotice(logging.Filter):
 
 
 logging.getLogger("transitions.core").addFilter(_OverrideNotice())
+
+
+class _PhaseState(State):
+    """A ``transitions`` state whose name is read once: the machine asks for it several times a
+    trigger, and an ``Enum`` member's ``name`` is a descriptor call in Python each time."""
+
+    @cached_property
+    def name(self) -> Any:
+        value = self._name
+        return value._name_ if isinstance(value, Enum) else value
+
+    def enter(self, event_data: Any) -> None:
+        # no callbacks on entering or leaving a phase (the transitions' own do the work): only
+        # ``transitions``' log lines, made when its logger would write them
+        if self.on_enter or _TRANSITIONS_LOG.isEnabledFor(logging.INFO):
+            super().enter(event_data)
+
+    def exit(self, event_data: Any) -> None:
+        if self.on_exit or _TRANSITIONS_LOG.isEnabledFor(logging.INFO):
+            super().exit(event_data)
+
+
+_TRANSITIONS_LOG = logging.getLogger("transitions.core")
+"""``transitions``' logger: a state's enter and exit write a debug and an info line to it."""
+
+
+class RoundMachine(Machine):
+    """The round's ``transitions`` machine: the same machine, its states' names read once and
+    a phase's state found by the member's plain name (``transitions`` reads ``Enum.name``)."""
+
+    state_cls = _PhaseState
+
+    def get_state(self, state: Any) -> State:
+        if isinstance(state, Enum):
+            state = state._name_
+        try:
+            return self.states[state]
+        except KeyError:
+            raise ValueError(f"State '{state}' is not a registered state.") from None
 
 
 def in_play_states(phase: Iterable[Enum]) -> list[Enum]:

@@ -17,8 +17,6 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any, ClassVar, TypeVar
 
-from transitions import Machine
-
 from controller.configuration import TableConfig
 from controller.table._bet_board import BetBoard
 from controller.table._card_intake import CardIntake
@@ -38,7 +36,7 @@ from controller.table.card_ledger import CardLedger
 from controller.table.devices import TableDevices
 from controller.table.engine import JournalFault
 from controller.table.events import DevicesExpected, OpenTable
-from controller.table.phases import CommonPhases, Trigger
+from controller.table.phases import CommonPhases, RoundMachine, Trigger
 from controller.table.round_data import RoundResult, Seat
 from controller.table.screen import DisplaySize, Notice
 from controller.vocab import Card
@@ -143,7 +141,7 @@ class RoundTable:
         state = self.state
         for phase in self.PLAYING:  # the resume transitions' conditions (named by ``common_transitions``)
             setattr(self, f"held_in_{phase.value}", (lambda p: lambda: state.held_from is p)(phase))
-        self.machine = Machine(
+        self.machine = RoundMachine(
             model=self,
             states=self.Phase,
             transitions=self.TRANSITIONS,

@@ -88,6 +88,18 @@ def _wrap_long(text: str, width: int) -> tuple[str, ...]:
     return tuple(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or ("",)
 
 
+def _width_of(text: str) -> int:
+    """``len(text)`` when ``_wrap`` takes it as it is when it fits (printable, single spaces, no
+    space at either end; an empty text is one empty line too), else a width no display has."""
+    if not text or (text.isprintable() and text.strip() == text and "  " not in text):
+        return len(text)
+    return 1 << 30
+
+
+_WIDTHS: dict[str, int] = {}
+"""``_width_of`` by text: a screen's texts come back event after event."""
+
+
 def _parts(state: ScreenState, size: DisplaySize) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     """The fixed lines under the status line (the prompt) and the pages of detail lines (a
     detail is not split over two pages unless it is longer than a page)."""
@@ -96,7 +108,24 @@ def _parts(state: ScreenState, size: DisplaySize) -> tuple[tuple[str, ...], tupl
         return _layout(state.prompt, (*state.notes, *notice), state.hold, len(state.notes), size.lines, size.columns)
     if state.notice is not None:
         return _layout(f"{state.notice.title} (confirm)", state.notice.lines, state.hold, 0, size.lines, size.columns)
-    return _layout(state.prompt, state.notes + state.details, state.hold, len(state.notes), size.lines, size.columns)
+    items = state.notes + state.details if state.notes else state.details
+    prompt, height, width = state.prompt, size.lines, size.columns
+    if not state.hold and len(items) <= height - 2:
+        # the usual screen: a one-line prompt and details that are one line each and fit one
+        # page: what ``_layout`` makes, made without it (the details change at most events, and
+        # each new combination would be laid out and kept)
+        widths = _WIDTHS
+        for text in (prompt, *items):
+            n = widths.get(text)
+            if n is None:
+                if len(widths) >= 8192:
+                    widths.clear()
+                n = widths[text] = _width_of(text)
+            if n > width:
+                break
+        else:
+            return (prompt,), ((*items, *("",) * (height - 2 - len(items))),)
+    return _layout(prompt, items, state.hold, len(state.notes), height, width)
 
 
 @lru_cache(maxsize=4096)

@@ -107,15 +107,19 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> MississippiRound:
         live = STREETS[: STREETS.index(folded_at)] if folded_at else STREETS
         # 35.10(c): a violation marked at a street forfeits that street's bet if the seat had placed it
         either = folded_at if violation and violation_at is None else None
+        ante = w.get("ante")
         for street in STREETS:
-            where = f"{path}.wagers.{street}"
-            if street in live and street not in w:
-                problems.add(f"{path}.wagers", f"missing the {street} street bet (or set folded_at: {street})")
-            elif street not in live and street in w and street != either:
-                problems.add(where, f"no {street} street bet after folding at {folded_at}")
-            elif street in w and "ante" in w and w[street] not in (w["ante"], 2 * w["ante"], 3 * w["ante"]):
-                a = w["ante"]
-                problems.add(where, f"must be 1x, 2x or 3x the ante ({a}, {2 * a} or {3 * a}), got {w[street]}")
+            bet = w.get(street)
+            if bet is None:
+                if street in live:
+                    problems.add(f"{path}.wagers", f"missing the {street} street bet (or set folded_at: {street})")
+            elif street not in live and street != either:
+                problems.add(f"{path}.wagers.{street}", f"no {street} street bet after folding at {folded_at}")
+            elif ante is not None and bet != ante and bet != 2 * ante and bet != 3 * ante:
+                a = ante
+                problems.add(
+                    f"{path}.wagers.{street}", f"must be 1x, 2x or 3x the ante ({a}, {2 * a} or {3 * a}), got {bet}"
+                )
         cards = problems.cards(f"{path}.cards", rec.raw.get("cards"), (2,))
         if cards is not None:
             seats.append(MississippiSeat(rec.seat, dict(w), cards, folded_at, violation, violation_at))
