@@ -147,6 +147,7 @@ class Link:
         self._due = -math.inf  # the next deadline (the link's clock): a poll, a reply's, a reopening
         self._reading = False  # waiting for a reply: the loop waits on the port to be readable
         self._spin = False  # waiting for a reply on a port without a descriptor: read at every pass
+        self._gathering = False  # a poll sent: its reply is first looked for at ``_due`` (no wake-up of its own)
         self._pending: memoryview | None = None  # what the port has not taken yet of a frame
         self._write_by = 0.0  # when a frame the port does not take fails (the write timeout)
         self._reopen_at: float | None = None  # the port is closed until then (the backoff)
@@ -313,7 +314,8 @@ class Link:
 
     @property
     def _slack_s(self) -> float:
-        """How late the loop may serve this link's deadline to serve another's in the same wake-up."""
+        """How late the loop may serve this link's deadline to serve another's in the same
+        wake-up, and how long after a poll its reply is first looked for."""
         return min(COALESCE_S, self.config.poll_interval_s / 4)
 
     def _interest(self) -> tuple[Transport, int, int] | None:
@@ -353,12 +355,13 @@ class Link:
     def _down(self) -> None:
         """The port is closed; it opens again after the backoff's pause."""
         self._close_port()
-        self._pending, self._reading, self._spin = None, False, False
+        self._pending, self._reading, self._spin, self._gathering = None, False, False, False
         now = self.clock()
         self.protocol.log_counters(now)
         self._reopen_at = self._due = now + self._delay
 
     def _serve(self, ready: int) -> None:
+        timed = not ready and not self._poked  # served for its deadline alone (a poll's, say)
         transport = self._transport
         if transport is None:
             if self._reopen_at is not None:
@@ -377,16 +380,24 @@ class Link:
         elif self._pending is not None:
             if not self._flush(transport, self._pending):
                 return
-        elif self._reading and (ready & selectors.EVENT_READ or self._spin):
-            data = transport.take()  # what the port holds now, in one read (a reply's first bytes, or all)
+        elif self._gathering or (self._reading and (ready & selectors.EVENT_READ or self._spin)):
+            # what the port holds now, in one read (a reply's first bytes, or all of it)
+            data = transport.take(readable=not self._gathering)
+            self._gathering, self._reading = False, True
             if data:
                 with self._lock:
                     self._delivery(self.protocol.receive(data, self.clock(), self.wall()))
-        self._steps(transport)
+        self._steps(transport, timed)
 
-    def _steps(self, transport: Transport) -> None:
+    def _steps(self, transport: Transport, timed: bool = False) -> None:
         """Step the protocol until it waits: for a reply (on the port, until the reply's deadline)
-        or for its next deadline (the next poll, a busy command's pause) or a poke."""
+        or for its next deadline (the next poll, a busy command's pause) or a poke.
+
+        A request sent at its deadline alone (``timed``: a poll, not the next of a drain or a
+        command) has its reply looked for first after the link's slack (``_gather_s``), without a
+        wake-up of its own: the devices polled together answer meanwhile, and one wake-up takes
+        every reply; a reply not there yet is then waited for on the port."""
+        sent = False
         while True:
             self.protocol.log_counters(self.clock())
             self._poked = False  # before the step: a poke after it is served in the next pass
@@ -401,8 +412,11 @@ class Link:
             if isinstance(action, Send):
                 if not self._flush(transport, memoryview(action.data), fresh=True):
                     return
+                sent = True
                 continue
             self._due, self._reading = action.until, waiting_reply
+            if waiting_reply and sent and timed and transport.descriptor is not None:
+                self._due, self._reading, self._gathering = min(action.until, self.clock() + self._slack_s), False, True
             # a port without a descriptor (loop://) is read with pyserial's own short timed read
             self._spin = waiting_reply and transport.descriptor is None
             return
@@ -535,7 +549,7 @@ class LinkLoop:
                         if old is not None:
                             selector.unregister(old[1])
                         link._close_port()
-                        link._pending, link._reading, link._spin = None, False, False
+                        link._pending, link._reading, link._spin, link._gathering = None, False, False, False
                         link._left.set()
                     self._leaving.clear()
                     if not self._links:

@@ -112,6 +112,7 @@ class Transport:
             raise PortOpenError(url, open_reason(exc, url)) from exc
         self._fd = fd = _descriptor(self._port)
         if fd is not None:
+            os.set_blocking(fd, False)  # pyserial opens it so; a read or write never waits in the call
             self._selector = selectors.DefaultSelector()
             self._selector.register(fd, selectors.EVENT_READ)
 
@@ -149,10 +150,11 @@ class Transport:
         port has none, ``loop://``)."""
         return self._fd
 
-    def take(self) -> bytes:
-        """The bytes there now, in one ``read`` of the descriptor, without waiting (a loop saw
-        the port readable); nothing when they were taken already. Raises
-        :class:`TransportError` when the other end is gone (readable, and no bytes)."""
+    def take(self, readable: bool = True) -> bytes:
+        """The bytes there now, in one ``read`` of the descriptor, without waiting; nothing when
+        there are none. ``readable``: a loop saw the port readable, so no bytes at all means the
+        other end is gone (:class:`TransportError`; a raw tty reads nothing, not an error, when it
+        has nothing)."""
         if self._fd is None:
             return self.read()
         try:
@@ -161,7 +163,7 @@ class Transport:
             return b""
         except OSError as exc:
             raise TransportError(f"{self.url}: read failed: {exc}") from exc
-        if not data:
+        if not data and readable:
             raise TransportError(f"{self.url}: read failed: the port reports data but returned none")
         return data
 
