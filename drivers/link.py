@@ -398,8 +398,8 @@ class Link:
         wake-up of its own: the devices polled together answer meanwhile, and one wake-up takes
         every reply; a reply not there yet is then waited for on the port."""
         sent = False
+        self.protocol.log_counters(self.clock())  # once a turn: the counters change by what it read and sent
         while True:
-            self.protocol.log_counters(self.clock())
             self._poked = False  # before the step: a poke after it is served in the next pass
             with self._lock:
                 action, outputs = self.protocol.step(self.clock(), self.wall())
@@ -523,6 +523,8 @@ class LinkLoop:
             run.wake()
         if run.thread is not threading.current_thread():
             link._left.wait(timeout_s)
+            if self._run is not run and run.thread is not None:  # the last link: the thread ends
+                run.thread.join(timeout_s)
 
     def wake(self) -> None:
         """Have the loop look at its links again (any thread)."""
