@@ -30,13 +30,18 @@ the link is down: the port is closed and reopened with exponential backoff from
 ``reconnect_min_s`` to ``reconnect_max_s`` (:class:`~drivers.backoff.Backoff`, the policy the
 simulation's runner shares). Counters of everything that went wrong are kept per
 link (:class:`LinkStats`), and a log line names the device and the counts when they change (at
-most one every ``log_interval_s``). Everything runs in one thread per link, which delivers what
-the protocol returns (:class:`~drivers.delivery.Delivery`) right after each call; an exception in
-it is reported as a :class:`DeviceFault` and the supervisor starts it again, so it never dies
-silently.
-Between requests the thread sleeps until the next deadline the protocol names (the next poll, a
-busy command's pause) or until a command is queued; waiting for a reply it sleeps on the port's
-descriptor until the reply's first byte or its deadline: an idle link wakes once per poll.
+most one every ``log_interval_s``). A link runs in a :class:`LinkLoop`: one thread for all of a
+table's links (``open_drivers`` gives them one), or one of its own when none is given. It delivers
+what the protocol returns (:class:`~drivers.delivery.Delivery`) right after each call; whatever
+fails in one link (its port, a driver's reader, a sink) is reported as a :class:`DeviceFault` and
+that link's port is opened again after the backoff, while the loop goes on with the others, so a
+link never dies silently and a stuck, dead or flooding device harms only its own link.
+The loop sleeps in one ``select`` on the ports of the links waiting for a reply, a wake-up pipe (a
+command queued, an event journaled) and the earliest deadline of them all: the next poll, a
+reply's deadline, a busy command's pause, a reopening. Deadlines within :data:`COALESCE_S` of each
+other are served in one wake-up (so a table's polls fall together), a poll's reply is first looked
+for that long after it, and a port that does not take a whole frame is waited on for room (never
+a blocking write): an idle table's links wake about twice a poll interval, all devices together.
 """
 
 from __future__ import annotations
