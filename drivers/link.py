@@ -399,7 +399,7 @@ class Link:
         or for its next deadline (the next poll, a busy command's pause) or a poke.
 
         A request sent at its deadline alone (``timed``: a poll, not the next of a drain or a
-        command) has its reply looked for first after the link's slack (``_gather_s``), without a
+        command) has its reply looked for first after the link's slack (``_slack_s``), without a
         wake-up of its own: the devices polled together answer meanwhile, and one wake-up takes
         every reply; a reply not there yet is then waited for on the port."""
         sent = False
