@@ -19,8 +19,11 @@ simulators' processes apart (``run``); the context switches of all the tree's th
 per second, each voluntary one a thread going to sleep, so about how often threads wake; and the
 busiest thread's.
 
-``--source DIR`` runs the ``controller`` of another checkout (its ``PYTHONPATH``), to set the
-figures before a change beside those after it.
+``--source DIR`` runs the ``controller`` of another checkout (its ``PYTHONPATH``); ``--before DIR``
+measures that checkout's table right before this one's, table by table, in the same run: the
+figures before a change beside those after it at the same load. Wake-ups per second (the
+voluntary context switches: each a thread going to sleep, so woken again) depend on the code,
+not on the machine's load; the CPU figure and the other switches (preemptions) grow with it.
 
 The load average before and after is printed beside the figures: every wake-up of an idle thread
 costs more on a machine whose caches other processes keep filling.
@@ -56,6 +59,7 @@ class Sample:
     controller_cpu_s: float
     tree_cpu_s: float
     switches: int
+    wakeups: int
     per_thread: dict[tuple[int, int], int]
 
 
@@ -88,30 +92,32 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
-def _switches(pid: int) -> dict[tuple[int, int], int]:
-    """Context switches (voluntary + not) of each thread of ``pid``, by (pid, tid)."""
-    out: dict[tuple[int, int], int] = {}
+def _switches(pid: int) -> dict[tuple[int, int], tuple[int, int]]:
+    """Context switches of each thread of ``pid``, by (pid, tid): (voluntary, nonvoluntary)."""
+    out: dict[tuple[int, int], tuple[int, int]] = {}
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
             lines = (task / "status").read_text().splitlines()
         except OSError:
             continue
-        total = sum(int(line.split()[1]) for line in lines if line.split(":")[0].endswith("ctxt_switches"))
-        out[(pid, int(task.name))] = total
+        counts = {line.split(":")[0]: int(line.split()[1]) for line in lines if "ctxt_switches" in line}
+        out[(pid, int(task.name))] = (counts["voluntary_ctxt_switches"], counts["nonvoluntary_ctxt_switches"])
     return out
 
 
 def _sample(pid: int) -> Sample:
     tree = _tree(pid)
-    per_thread: dict[tuple[int, int], int] = {}
+    both: dict[tuple[int, int], tuple[int, int]] = {}
     cpu = 0.0
     for p in tree:
         try:
             cpu += _cpu_s(p)
-            per_thread.update(_switches(p))
+            both.update(_switches(p))
         except OSError:
             continue
-    return Sample(time.monotonic(), _cpu_s(pid), cpu, sum(per_thread.values()), per_thread)
+    per_thread = {key: sum(n) for key, n in both.items()}
+    wakeups = sum(n[0] for n in both.values())
+    return Sample(time.monotonic(), _cpu_s(pid), cpu, sum(per_thread.values()), wakeups, per_thread)
 
 
 def _free_port() -> int:
@@ -203,6 +209,7 @@ def measure(mode: str, seconds: float, settle: float, source: Path | None) -> di
         "tree": 100 * (last.tree_cpu_s - first.tree_cpu_s) / span,
         "sims": 100 * (sims_last - sims_first) / span,
         "switches": (last.switches - first.switches) / span,
+        "wakeups": (last.wakeups - first.wakeups) / span,
         "busiest": busiest / span,
         "threads": len(last.per_thread),
     }
@@ -220,26 +227,40 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="seconds measured (default 20)")
     parser.add_argument("--settle", type=float, default=5.0, help="seconds to let the table open first (default 5)")
     parser.add_argument("--source", type=Path, help="run the controller of this checkout instead")
+    parser.add_argument(
+        "--before", type=Path, help="also run the controller of this checkout, each table right before this one's"
+    )
     args = parser.parse_args()
     print(f"idle tables, {args.seconds:g} s measured after {args.settle:g} s to settle")
-    print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
+    print(f"load average before: {_load()}")
     print()
     print(
-        "| table | controller process, % of a core | its process tree | target | simulators' processes "
-        "| switches/s (all threads) | busiest thread, switches/s | threads |"
+        "| table | tree | controller process, % of a core | its process tree | target | simulators' processes "
+        "| wake-ups/s (voluntary switches, all threads) | switches/s (all threads) | busiest thread, switches/s "
+        "| threads | load average (1 min) |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    trees: list[tuple[str, Path | None]] = [("this", args.source)]
+    if args.before is not None:
+        trees.insert(0, ("before", args.before))
     for mode, name in MODES.items():
-        r = measure(mode, args.seconds, args.settle, args.source)
-        verdict = "met" if r["tree"] <= TARGET_PERCENT else "NOT met"
-        sims = f"{r['sims']:.2f}%" if mode == "run" else "(in the process)"
-        print(
-            f"| {name} | {r['controller']:.2f}% | {r['tree']:.2f}% | <= {TARGET_PERCENT:g}% ({verdict}) | {sims} "
-            f"| {r['switches']:.0f} | {r['busiest']:.0f} | {r['threads']:.0f} |"
-        )
+        for label, source in trees:
+            r = measure(mode, args.seconds, args.settle, source)
+            verdict = "met" if r["tree"] <= TARGET_PERCENT else "NOT met"
+            sims = f"{r['sims']:.2f}%" if mode == "run" else "(in the process)"
+            print(
+                f"| {name} | {label} | {r['controller']:.2f}% | {r['tree']:.2f}% | <= {TARGET_PERCENT:g}% ({verdict}) "
+                f"| {sims} | {r['wakeups']:.0f} | {r['switches']:.0f} | {r['busiest']:.0f} | {r['threads']:.0f} "
+                f"| {os.getloadavg()[0]:.1f} |",
+                flush=True,
+            )
     print()
-    print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
+    print(f"load average after: {_load()}")
     return 0
+
+
+def _load() -> str:
+    return f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores)"
 
 
 if __name__ == "__main__":

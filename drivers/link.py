@@ -30,19 +30,27 @@ the link is down: the port is closed and reopened with exponential backoff from
 ``reconnect_min_s`` to ``reconnect_max_s`` (:class:`~drivers.backoff.Backoff`, the policy the
 simulation's runner shares). Counters of everything that went wrong are kept per
 link (:class:`LinkStats`), and a log line names the device and the counts when they change (at
-most one every ``log_interval_s``). Everything runs in one thread per link, which delivers what
-the protocol returns (:class:`~drivers.delivery.Delivery`) right after each call; an exception in
-it is reported as a :class:`DeviceFault` and the supervisor starts it again, so it never dies
-silently.
-Between requests the thread sleeps until the next deadline the protocol names (the next poll, a
-busy command's pause) or until a command is queued; waiting for a reply it sleeps on the port's
-descriptor until the reply's first byte or its deadline: an idle link wakes once per poll.
+most one every ``log_interval_s``). A link runs in a :class:`LinkLoop`: one thread for all of a
+table's links (``open_drivers`` gives them one), or one of its own when none is given. It delivers
+what the protocol returns (:class:`~drivers.delivery.Delivery`) right after each call; whatever
+fails in one link (its port, a driver's reader, a sink) is reported as a :class:`DeviceFault` and
+that link's port is opened again after the backoff, while the loop goes on with the others, so a
+link never dies silently and a stuck, dead or flooding device harms only its own link.
+The loop sleeps in one ``select`` on the ports of the links waiting for a reply, a wake-up pipe (a
+command queued, an event journaled) and the earliest deadline of them all: the next poll, a
+reply's deadline, a busy command's pause, a reopening. Deadlines within :data:`COALESCE_S` of each
+other are served in one wake-up (so a table's polls fall together), a poll's reply is first looked
+for that long after it, and a port that does not take a whole frame is waited on for room (never
+a blocking write): an idle table's links wake about twice a poll interval, all devices together.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import os
 import secrets
+import selectors
 import threading
 import time
 from collections.abc import Callable
@@ -82,6 +90,9 @@ __all__ = [
     "LinkCounters",
     "LinkStats",
     "Link",
+    "LinkLoop",
+    "wake_after",
+    "COALESCE_S",
     "LinkUp",
     "LinkDown",
     "DeviceFault",
@@ -132,10 +143,21 @@ class Link:
         self._delivery = Delivery(self.protocol, emit, read_event)
         self._lock = threading.RLock()
         """Held while the protocol is fed or asked (the link thread) or told of the journal (the controller's)."""
-        self._stop = threading.Event()
-        self._wake = threading.Event()  # set when a command is queued, so it goes out at once
-        self._thread: threading.Thread | None = None
+        self._shared: LinkLoop | None = None
+        self._running_in: LinkLoop | None = None
+        """The loop running the link (None: not started, or closed)."""
         self._transport: Transport | None = None
+        # what the loop knows of the link, kept by the loop's thread
+        self._poked = False  # a command queued, an event journaled: serve the link at once
+        self._due = -math.inf  # the next deadline (the link's clock): a poll, a reply's, a reopening
+        self._reading = False  # waiting for a reply: the loop waits on the port to be readable
+        self._spin = False  # waiting for a reply on a port without a descriptor: read at every pass
+        self._gathering = False  # a poll sent: its reply is first looked for at ``_due`` (no wake-up of its own)
+        self._pending: memoryview | None = None  # what the port has not taken yet of a frame
+        self._write_by = 0.0  # when a frame the port does not take fails (the write timeout)
+        self._reopen_at: float | None = None  # the port is closed until then (the backoff)
+        self._delay = config.reconnect.first_s  # the backoff's pause after the next failure
+        self._left = threading.Event()  # the loop has stopped running the link
         self.clock: Callable[[], float] = time.monotonic
         """What the link measures silence, timeouts and pauses with (a test may set another before start)."""
         self.wall: Callable[[], float] = time.time
@@ -194,30 +216,39 @@ class Link:
 
     # --- public -----------------------------------------------------------------------------------
 
+    @property
+    def loop(self) -> LinkLoop | None:
+        """The loop that runs this link with others (a table's links share one); None: the link
+        runs in a loop of its own. Set before :meth:`start`."""
+        return self._shared
+
+    @loop.setter
+    def loop(self, loop: LinkLoop | None) -> None:
+        self._shared = loop
+
     def start(self) -> None:
-        """Start the link thread."""
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._supervise, name=f"link-{self.name}", daemon=True)
-            self._thread.start()
+        """Start running the link: in its table's loop, or in a thread of its own."""
+        if self._running_in is None:
+            loop = self._shared or LinkLoop(f"link-{self.name}")
+            self._running_in = loop
+            loop.add(self)
 
     def is_alive(self) -> bool:
-        """Whether the link thread is running."""
-        return self._thread is not None and self._thread.is_alive()
+        """Whether the thread that runs the link is running."""
+        return self._running_in is not None and self._running_in.is_alive()
 
     def close(self) -> None:
-        """Stop the link thread and close the port (idempotent)."""
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        """Stop running the link and close the port (idempotent)."""
+        loop, self._running_in = self._running_in, None
+        if loop is not None:
+            loop.remove(self)
         self._close_port()
 
     def send_command(self, name: str, code: int, body: bytes = b"") -> None:
         """Queue a command for the device; its result arrives as a :class:`CommandResult`."""
         with self._lock:
             self.protocol.send_command(name, code, body)
-        self._wake.set()
+        self._poke()
 
     def read_state_again(self) -> None:
         """Read the device's whole state again (any thread): its snapshot is put on the queue once
@@ -225,7 +256,7 @@ class Link:
         outage: what the device sent meanwhile was neither acknowledged nor acted on)."""
         with self._lock:
             self.protocol.read_state_again()
-        self._wake.set()
+        self._poke()
 
     def set_window(self, boot_id: int | None, last_event_no: int) -> None:
         """Start from event ``last_event_no`` of boot ``boot_id``, received and journaled (a
@@ -264,7 +295,7 @@ class Link:
         with self._lock:
             wake = self.protocol.journaled(item)
         if wake:
-            self._wake.set()
+            self._poke()
 
     def refused(self, item: object) -> bool:
         """The table could not journal ``item`` (the controller thread): True when its device
@@ -272,65 +303,310 @@ class Link:
         with self._lock:
             return self.protocol.refused(item)
 
-    # --- the thread -------------------------------------------------------------------------------
+    # --- the runner (the loop's thread) ----------------------------------------------------------
 
-    def _supervise(self) -> None:
-        backoff = self.config.reconnect
-        delay = backoff.first_s
-        while not self._stop.is_set():
-            try:
-                self._run()
-                delay = backoff.first_s
-            except PortOpenError as exc:
-                with self._lock:
-                    self._delivery(self.protocol.not_connected("open_failed", exc.reason, self.wall()))
-                    self._delivery(self.protocol.port_failed(str(exc), self.wall()))
-            except TransportError as exc:
-                with self._lock:
-                    self._delivery(self.protocol.port_failed(str(exc), self.wall()))
-            except Exception as exc:  # last resort: the link thread never dies silently
-                # Whatever else a driver's reader or a sink raises (a bug) is reported as a fault and
-                # the link starts over: one bad message must not stop the device's link for good.
-                with self._lock:
-                    self._delivery(self.protocol.thread_failed(exc, self.wall()))
-            self._close_port()
-            self.protocol.log_counters(self.clock())
-            if self._stop.wait(delay):
-                break
-            delay = backoff.after(delay)
-            self.protocol.stats.add("reconnects")
+    def _poke(self) -> None:
+        """Have the loop serve the link at once (a command queued, an event journaled)."""
+        self._poked = True
+        loop = self._running_in
+        if loop is not None:
+            loop.wake()
 
     def _close_port(self) -> None:
         if self._transport is not None:
             self._transport.close()
             self._transport = None
 
-    def _run(self) -> None:
-        self._transport = transport = Transport(
-            self.url, self.config.baudrate, write_timeout_s=self.config.write_timeout_s
-        )
-        transport.discard_input()  # nothing from before this opening can answer a new request
-        with self._lock:
-            self._delivery(self.protocol.opened(self.clock(), secrets.randbits(32), self.wall()))
-        while not self._stop.is_set():
-            self.protocol.log_counters(self.clock())
-            self._wake.clear()  # before the step: a command queued after it is seen by the wait below
+    @property
+    def _slack_s(self) -> float:
+        """How late the loop may serve this link's deadline to serve another's in the same
+        wake-up, and how long after a poll its reply is first looked for."""
+        return min(COALESCE_S, self.config.poll_interval_s / 4)
+
+    def _interest(self) -> tuple[Transport, int, int] | None:
+        """What the loop waits on for this link: its port (transport, descriptor, events), or
+        nothing (between requests the link waits on its deadline and the loop's wake-up only)."""
+        transport = self._transport
+        if transport is None or (fd := transport.descriptor) is None:
+            return None
+        if self._pending is not None:
+            return transport, fd, selectors.EVENT_WRITE
+        if self._reading:
+            return transport, fd, selectors.EVENT_READ
+        return None
+
+    def _turn(self, ready: int) -> None:
+        """Serve the link once (``ready``: the events its port is ready for). Whatever fails is
+        this link's alone: reported as the thread per link reported it, the port closed and opened
+        again after the backoff, and the loop goes on with the other links."""
+        try:
+            self._serve(ready)
+        except PortOpenError as exc:
+            with self._lock:
+                self._delivery(self.protocol.not_connected("open_failed", exc.reason, self.wall()))
+                self._delivery(self.protocol.port_failed(str(exc), self.wall()))
+            self._down()
+        except TransportError as exc:
+            with self._lock:
+                self._delivery(self.protocol.port_failed(str(exc), self.wall()))
+            self._down()
+        except Exception as exc:  # last resort: the link never dies silently
+            # Whatever else a driver's reader or a sink raises (a bug) is reported as a fault and
+            # the link starts over: one bad message must not stop the device's link for good.
+            with self._lock:
+                self._delivery(self.protocol.thread_failed(exc, self.wall()))
+            self._down()
+
+    def _down(self) -> None:
+        """The port is closed; it opens again after the backoff's pause."""
+        self._close_port()
+        self._pending, self._reading, self._spin, self._gathering = None, False, False, False
+        now = self.clock()
+        self.protocol.log_counters(now)
+        self._reopen_at = self._due = now + self._delay
+
+    def _serve(self, ready: int) -> None:
+        timed = not ready and not self._poked  # served for its deadline alone (a poll's, say)
+        transport = self._transport
+        if transport is None:
+            if self._reopen_at is not None:
+                if self.clock() < self._reopen_at:
+                    self._due = self._reopen_at
+                    return
+                self._reopen_at = None
+                self._delay = self.config.reconnect.after(self._delay)
+                self.protocol.stats.add("reconnects")
+            self._transport = transport = Transport(
+                self.url, self.config.baudrate, write_timeout_s=self.config.write_timeout_s
+            )
+            transport.discard_input()  # nothing from before this opening can answer a new request
+            with self._lock:
+                self._delivery(self.protocol.opened(self.clock(), secrets.randbits(32), self.wall()))
+        elif self._pending is not None:
+            if not self._flush(transport, self._pending):
+                return
+        elif self._gathering or (self._reading and (ready & selectors.EVENT_READ or self._spin)):
+            # what the port holds now, in one read (a reply's first bytes, or all of it)
+            data = transport.take(readable=not self._gathering)
+            self._gathering, self._reading = False, True
+            if data:
+                with self._lock:
+                    self._delivery(self.protocol.receive(data, self.clock(), self.wall()))
+        self._steps(transport, timed)
+
+    def _steps(self, transport: Transport, timed: bool = False) -> None:
+        """Step the protocol until it waits: for a reply (on the port, until the reply's deadline)
+        or for its next deadline (the next poll, a busy command's pause) or a poke.
+
+        A request sent at its deadline alone (``timed``: a poll, not the next of a drain or a
+        command) has its reply looked for first after the link's slack (``_slack_s``), without a
+        wake-up of its own: the devices polled together answer meanwhile, and one wake-up takes
+        every reply; a reply not there yet is then waited for on the port."""
+        sent = False
+        self.protocol.log_counters(self.clock())  # once a turn: the counters change by what it read and sent
+        while True:
+            self._poked = False  # before the step: a poke after it is served in the next pass
             with self._lock:
                 action, outputs = self.protocol.step(self.clock(), self.wall())
                 self._delivery(outputs)
                 waiting_reply = self.protocol.waiting_reply
             if isinstance(action, Close):
+                self._delay = self.config.reconnect.first_s
+                self._down()
                 return
             if isinstance(action, Send):
-                transport.write(action.data)
+                if not self._flush(transport, memoryview(action.data), fresh=True):
+                    return
+                sent = True
                 continue
-            wait = action.until - self.clock()
-            if waiting_reply:
-                # asleep on the port until the reply's first byte or its deadline, never a short poll
-                data = transport.read(wait)
-                if data:
-                    with self._lock:
-                        self._delivery(self.protocol.receive(data, self.clock(), self.wall()))
-                continue
-            if wait > 0:
-                self._wake.wait(min(wait, self.config.poll_interval_s))  # the next deadline, or a command
+            self._due, self._reading = action.until, waiting_reply
+            if waiting_reply and sent and timed and transport.descriptor is not None:
+                self._due, self._reading, self._gathering = min(action.until, self.clock() + self._slack_s), False, True
+            # a port without a descriptor (loop://) is read with pyserial's own short timed read
+            self._spin = waiting_reply and transport.descriptor is None
+            return
+
+    def _flush(self, transport: Transport, data: memoryview, fresh: bool = False) -> bool:
+        """Write what the port takes of ``data``; True when all of it went. The rest waits for
+        room on the port (never in a blocking write: the loop serves other links meanwhile), up to
+        the write timeout from the first frame the port did not take whole."""
+        data = data[transport.write_some(data) :]
+        if not data:
+            self._pending = None
+            return True
+        now = self.clock()
+        if fresh or self._pending is None:
+            self._write_by = now + self.config.write_timeout_s
+        elif now >= self._write_by:
+            raise TransportError(f"{self.url}: write failed: Write timeout ({len(data)} bytes not taken)")
+        self._pending, self._due = data, self._write_by
+        return False
+
+
+COALESCE_S = 0.005
+"""How late (seconds, at most a quarter of its poll interval) a loop may serve one link's deadline
+so as to serve another link's in the same wake-up: a table's polls fall together after the first,
+and its devices are polled in one wake-up instead of one each."""
+
+
+def wake_after(deadlines: list[tuple[float, float]]) -> float | None:
+    """When a loop wakes, from each link's (seconds to its deadline, how late it may be served):
+    the latest deadline that keeps every link within its slack, so that one wake-up serves every
+    deadline that can share it. None: no deadline (wait for the port or a poke only)."""
+    if not deadlines:
+        return None
+    bound = min(left + slack for left, slack in deadlines)
+    return max(0.0, max(left for left, _ in deadlines if left <= bound))
+
+
+class _Run:
+    """One run of a loop's thread: its selector and the pipe that wakes it."""
+
+    def __init__(self) -> None:
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.read_fd, False)
+        os.set_blocking(self.write_fd, False)
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.read_fd, selectors.EVENT_READ)
+        self.thread: threading.Thread | None = None
+
+    def wake(self) -> None:
+        try:
+            os.write(self.write_fd, b"!")
+        except OSError:  # full: the loop is woken anyway
+            pass
+
+    def drain(self) -> None:
+        try:
+            while os.read(self.read_fd, 4096):
+                pass
+        except OSError:  # drained
+            pass
+
+    def close(self) -> None:
+        self.selector.close()
+        os.close(self.read_fd)
+        os.close(self.write_fd)
+
+
+class LinkLoop:
+    """One thread that runs several links (a table's): it sleeps in one ``select`` on the ports
+    of the links waiting for a reply, a wake-up pipe (a command queued, an event journaled, a link
+    added or removed) and the earliest deadline of them all (gathered: :func:`wake_after`), and
+    serves each link that is due, ready or poked. Each link's failures are its own
+    (:meth:`Link._turn`) and its writes never block (a port that takes nothing is waited on, up
+    to the write timeout). The thread starts with the first link added and ends when the last
+    is removed; ``name`` names it."""
+
+    def __init__(self, name: str = "links") -> None:
+        self.name = name
+        self._lock = threading.Lock()
+        self._links: list[Link] = []
+        self._leaving: list[Link] = []
+        self._run: _Run | None = None
+
+    def add(self, link: Link) -> None:
+        """Run ``link`` (from its next pass: its port is opened at once)."""
+        link._due, link._reopen_at, link._delay = -math.inf, None, link.config.reconnect.first_s
+        link._left.clear()
+        with self._lock:
+            self._links.append(link)
+            if self._run is None:
+                self._run = run = _Run()
+                run.thread = threading.Thread(target=self._serve, args=(run,), name=self.name, daemon=True)
+                run.thread.start()
+            else:
+                self._run.wake()
+
+    def remove(self, link: Link, timeout_s: float = 5.0) -> None:
+        """Stop running ``link``: the loop closes its port; waits for that (at most ``timeout_s``)."""
+        with self._lock:
+            run = self._run
+            if run is None or link not in self._links:
+                return
+            self._leaving.append(link)
+            run.wake()
+        if run.thread is not threading.current_thread():
+            link._left.wait(timeout_s)
+            if self._run is not run and run.thread is not None:  # the last link: the thread ends
+                run.thread.join(timeout_s)
+
+    def wake(self) -> None:
+        """Have the loop look at its links again (any thread)."""
+        with self._lock:
+            if self._run is not None:
+                self._run.wake()
+
+    def is_alive(self) -> bool:
+        """Whether the loop's thread runs."""
+        run = self._run
+        return run is not None and run.thread is not None and run.thread.is_alive()
+
+    def _serve(self, run: _Run) -> None:
+        ready: dict[Link, int] = {}
+        watched: dict[Link, tuple[Transport, int, int]] = {}
+        selector = run.selector
+        try:
+            while True:
+                with self._lock:
+                    for link in self._leaving:
+                        if link in self._links:
+                            self._links.remove(link)
+                        old = watched.pop(link, None)
+                        if old is not None:
+                            selector.unregister(old[1])
+                        link._close_port()
+                        link._pending, link._reading, link._spin, link._gathering = None, False, False, False
+                        link._left.set()
+                    self._leaving.clear()
+                    if not self._links:
+                        self._run = None
+                        run.close()
+                        return
+                    links = list(self._links)
+                try:
+                    timeout = self._pass(links, ready, watched, selector)
+                    ready = {}
+                    for key, events in selector.select(timeout):
+                        if key.data is None:
+                            run.drain()
+                        else:
+                            ready[key.data] = events
+                except Exception:  # the loop's own bookkeeping failed (a bug): say so, go on
+                    log.exception("%s: the links' loop failed; going on", self.name)
+                    ready = {}
+                    time.sleep(0.1)
+        finally:
+            with self._lock:
+                if self._run is run:  # ended by an error: the next link added starts it again
+                    self._run = None
+                    run.close()
+
+    @staticmethod
+    def _pass(
+        links: list[Link],
+        ready: dict[Link, int],
+        watched: dict[Link, tuple[Transport, int, int]],
+        selector: selectors.BaseSelector,
+    ) -> float | None:
+        """Serve each link due, ready or poked; update what the selector waits on; return how
+        long to sleep."""
+        for link in links:
+            events = ready.get(link, 0)
+            if events or link._poked or link._spin or link._due <= link.clock():
+                link._turn(events)
+        wanted = {link: interest for link in links if (interest := link._interest()) is not None}
+        for link, old in list(watched.items()):  # first every port no longer waited on (maybe closed)
+            if wanted.get(link, (None,))[0] is not old[0]:
+                selector.unregister(old[1])
+                del watched[link]
+        for link, interest in wanted.items():
+            old_interest = watched.get(link)
+            if old_interest is None:
+                selector.register(interest[1], interest[2], link)
+            elif old_interest[2] != interest[2]:
+                selector.modify(interest[1], interest[2], link)
+            watched[link] = interest
+        if any(link._spin or link._poked for link in links):
+            return 0.0
+        return wake_after([(link._due - link.clock(), link._slack_s) for link in links])

@@ -112,6 +112,7 @@ class Transport:
             raise PortOpenError(url, open_reason(exc, url)) from exc
         self._fd = fd = _descriptor(self._port)
         if fd is not None:
+            os.set_blocking(fd, False)  # pyserial opens it so; a read or write never waits in the call
             self._selector = selectors.DefaultSelector()
             self._selector.register(fd, selectors.EVENT_READ)
 
@@ -142,6 +143,44 @@ class Transport:
             if isinstance(exc, TransportError):
                 raise
             raise TransportError(f"{self.url}: read failed: {exc}") from exc
+
+    @property
+    def descriptor(self) -> int | None:
+        """The port's file descriptor, for a loop that waits on several ports at once (None: the
+        port has none, ``loop://``)."""
+        return self._fd
+
+    def take(self, readable: bool = True) -> bytes:
+        """The bytes there now, in one ``read`` of the descriptor, without waiting; nothing when
+        there are none. ``readable``: a loop saw the port readable, so no bytes at all means the
+        other end is gone (:class:`TransportError`; a raw tty reads nothing, not an error, when it
+        has nothing)."""
+        if self._fd is None:
+            return self.read()
+        try:
+            data = os.read(self._fd, _READ_SIZE)
+        except BlockingIOError:  # readable, then taken (a spurious wake-up): nothing yet
+            return b""
+        except OSError as exc:
+            raise TransportError(f"{self.url}: read failed: {exc}") from exc
+        if not data and readable:
+            raise TransportError(f"{self.url}: read failed: the port reports data but returned none")
+        return data
+
+    def write_some(self, data: bytes | memoryview) -> int:
+        """Write what the port takes of ``data`` now, without waiting: how many bytes it took (a
+        full output buffer takes fewer, maybe none; a loop waits for room on the descriptor). A
+        port without a descriptor takes all of it (:meth:`write`)."""
+        try:
+            if self._fd is None:
+                self._port.write(bytes(data))
+                return len(data)
+            try:
+                return os.write(self._fd, data)
+            except BlockingIOError:
+                return 0
+        except (serial.SerialException, OSError) as exc:
+            raise TransportError(f"{self.url}: write failed: {exc}") from exc
 
     def write(self, data: bytes) -> None:
         """Send ``data``: all of it, waiting for room at most the write timeout in all."""

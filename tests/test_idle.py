@@ -83,16 +83,16 @@ def test_the_transport_sleeps_on_its_descriptor_for_the_time_asked() -> None:
 
 
 def test_a_link_waits_for_a_reply_until_its_deadline_not_in_slices(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Waiting for a reply, the link thread sleeps on the port until the reply's deadline (the old
+    """Waiting for a reply, the link's loop sleeps on the port until the reply's deadline (the old
     runner read in 5 ms slices: a silent device woke it 200 times a second)."""
     timeouts: list[float | None] = []
+    serve_pass = link_module.LinkLoop._pass
 
-    class Recording(Transport):
-        def read(self, timeout_s: float | None = None) -> bytes:
-            timeouts.append(timeout_s)
-            return super().read(timeout_s)
+    def recording(*args: Any) -> float | None:
+        timeouts.append(serve_pass(*args))
+        return timeouts[-1]
 
-    monkeypatch.setattr(link_module, "Transport", Recording)
+    monkeypatch.setattr(link_module.LinkLoop, "_pass", staticmethod(recording))
     config = LinkConfig(poll_interval_s=0.05, response_timeout_s=5.0, link_down_s=60.0, reconnect_min_s=0.05)
     q: queue.Queue = queue.Queue()
     faults = Faults()

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from controller.configuration import TableConfig
 from drivers.base import Driver, EventSink
-from drivers.link import LinkConfig
+from drivers.link import LinkConfig, LinkLoop
 from drivers.order import EventOrder
 from drivers.registry import driver_class
 
@@ -38,6 +38,7 @@ def open_drivers(
     device's events reach ``events`` in the order they happened (docs/protocol.md, section 5.1)."""
     drivers: dict[str, Driver] = {}
     order = EventOrder(events.put)
+    loop = LinkLoop("links")  # the table's links in one thread: an idle table wakes once a poll, not once a device
     for role, device in table.devices.items():
         url = (urls or {}).get(role, device.url)
         if url.startswith("sim://"):
@@ -48,4 +49,5 @@ def open_drivers(
         drivers[role] = driver_class(device.driver)(role, url, events, address=device.address, config=config)
         drivers[role].link.ack_when_journaled = True  # nothing acknowledged before it is journaled
         drivers[role].link.order = order.feed(role, config.link_down_s)
+        drivers[role].link.loop = loop
     return drivers

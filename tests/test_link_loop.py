@@ -1,0 +1,229 @@
+"""A table's device links run in one thread (issue 45, item 7): :class:`drivers.link.LinkLoop`
+waits in one ``select`` on the ports waiting for replies and the earliest deadline, so an idle
+table wakes once a poll interval for all its devices, not once a device. What one device does
+still harms only its own link: a gone device, a flooding one and one whose port takes nothing
+leave the others' events and commands flowing. Real drivers, simulators on real ptys; no test
+waits for a time, only for states (the cost itself: benchmarks/bench_idle.py)."""
+
+from __future__ import annotations
+
+import os
+import queue
+import random
+import select
+import termios
+import threading
+import time
+import tty
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from deadlines import STATE_TIMEOUT_S
+from hil_helpers import wait_for
+
+from controller.configuration import config_dir, load_table
+from controller.table.table_drivers import open_drivers
+from drivers.bet_spots import BetSpotDriver
+from drivers.framing import Frame, MsgType, encode
+from drivers.link import COALESCE_S, CommandResult, LinkConfig, LinkLoop, LinkUp, wake_after
+from drivers.panel import ButtonChanged, PanelDriver
+from drivers.shoe import ShoeDriver
+from hil.devices import BetSpotSim, PanelSim, ShoeSim
+from hil.serve import PtyServer
+
+CONFIG = LinkConfig(
+    poll_interval_s=0.02,
+    response_timeout_s=0.2,
+    retries=2,
+    link_down_s=3.0,
+    reconnect_min_s=0.05,
+    reconnect_max_s=0.2,
+    write_timeout_s=3600.0,  # a port that takes nothing fails after an hour: never during the test
+)
+
+
+def _until(state: Callable[[], bool], what: str) -> None:
+    """Wait for ``state`` (a state, not a time: the deadline only gives up on one not coming)."""
+    deadline = time.monotonic() + STATE_TIMEOUT_S
+    while not state():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+def _link_threads() -> list[str]:
+    return sorted(t.name for t in threading.enumerate() if t.name == "links" or t.name.startswith("link-"))
+
+
+def _up(q: queue.Queue, *devices: str) -> None:
+    """Wait for each of ``devices``' links to come up (their ``LinkUp`` taken from ``q``)."""
+    waiting = set(devices)
+
+    def seen(event: object) -> bool:
+        if isinstance(event, LinkUp):
+            waiting.discard(event.device)
+        return not waiting
+
+    wait_for(q, seen)
+
+
+def _panel_still_works(q: queue.Queue, sim: PanelSim, panel: PanelDriver) -> None:
+    """The panel's events and commands go through (it shares the loop with the faulty links)."""
+    sim.press("no_more_bets")
+    wait_for(q, lambda e: isinstance(e, ButtonChanged) and e.button == "no_more_bets" and e.pressed)
+    panel.beep(50)
+    result = wait_for(q, lambda e: isinstance(e, CommandResult) and e.device == "panel" and e.command == "beep")
+    assert result[-1].ok
+
+
+def test_wake_after_serves_deadlines_that_can_share_a_wake_up_together() -> None:
+    # three polls within 5 ms: one wake-up at the last of them, none served over its slack
+    assert wake_after([(0.0, COALESCE_S), (0.003, COALESCE_S), (0.05, COALESCE_S)]) == 0.003
+    assert wake_after([(0.001, COALESCE_S), (0.0, COALESCE_S), (0.004, COALESCE_S)]) == 0.004
+    # a link with a small slack (2 ms polls: 0.5 ms) bounds the wait for the others
+    assert wake_after([(0.01, 0.0005), (0.0104, COALESCE_S), (0.012, COALESCE_S)]) == 0.0104
+    assert wake_after([(-1.0, COALESCE_S), (0.05, COALESCE_S)]) == 0.0  # overdue: at once
+    assert wake_after([]) is None  # nothing due: the ports and a poke only
+
+
+def test_a_tables_links_share_one_thread(tmp_path: Path) -> None:
+    """The drivers a table opens run in one loop: one thread for the three devices, not three;
+    the thread ends with the last link closed."""
+    table = load_table(config_dir() / "mississippi_stud.yaml")
+    q: queue.Queue = queue.Queue()
+    sims = {"shoe": ShoeSim(), "bet_spots": BetSpotSim(), "panel": PanelSim(address=3)}
+    with contextmanager_servers(sims, tmp_path) as urls:
+        drivers = open_drivers(table, q, urls, CONFIG)
+        before = _link_threads()
+        try:
+            for driver in drivers.values():
+                driver.start()
+            _up(q, *drivers)
+            assert all(d.link.is_alive() for d in drivers.values())
+            assert len({id(d.link.loop) for d in drivers.values()}) == 1
+            assert _link_threads() == sorted([*before, "links"])
+        finally:
+            for driver in drivers.values():
+                driver.close()
+        assert _link_threads() == before
+        assert not any(d.link.is_alive() for d in drivers.values())
+
+
+@contextmanager
+def contextmanager_servers(sims: dict, tmp_path: Path) -> Iterator[dict[str, str]]:
+    servers = {role: PtyServer(sim, link=tmp_path / role) for role, sim in sims.items()}
+    try:
+        yield {role: server.start() for role, server in servers.items()}
+    finally:
+        for server in servers.values():
+            server.close()
+
+
+@contextmanager
+def _flooding_device(address: int) -> Iterator[str]:
+    """A pty whose device sends without pause and answers nothing: replies to no request (stale,
+    well formed) between bursts of noise, as fast as the port takes them."""
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    os.set_blocking(master, False)
+    stop = threading.Event()
+    rng = random.Random(45)
+    burst = b"".join(
+        encode(Frame(address, rng.randrange(1 << 32), 0, MsgType.ACK, bytes(8))) + rng.randbytes(40) for _ in range(50)
+    )
+    sent = [0]
+
+    def flood() -> None:
+        while not stop.is_set():
+            if select.select([], [master], [], 0.05)[1]:
+                try:
+                    sent[0] += os.write(master, burst)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    return
+
+    thread = threading.Thread(target=flood, name="test-flood", daemon=True)
+    thread.start()
+    try:
+        yield os.ttyname(slave)
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        os.close(master)
+        os.close(slave)
+
+
+def test_a_gone_device_and_a_flooding_one_harm_only_their_own_links(tmp_path: Path) -> None:
+    """Two faults at once on one loop: the shoe's device goes away (its port closed under the
+    link, then missing: the link goes down and fails to open again) while the bet spots' floods
+    its port; the panel's events and commands still go through, and each faulty link counts its
+    own trouble."""
+    q: queue.Queue = queue.Queue()
+    loop = LinkLoop("links")
+    panel_sim = PanelSim(address=3)
+    with (
+        PtyServer(panel_sim, link=tmp_path / "panel") as panel_server,
+        PtyServer(ShoeSim(), link=tmp_path / "shoe") as shoe_server,
+        _flooding_device(address=2) as flood_path,
+    ):
+        panel = PanelDriver("panel", str(panel_server.link), q, address=3, config=CONFIG)
+        shoe = ShoeDriver("shoe", str(shoe_server.link), q, address=1, config=CONFIG)
+        spots = BetSpotDriver("bet_spots", flood_path, q, address=2, config=CONFIG)
+        drivers = (panel, shoe, spots)
+        for driver in drivers:
+            driver.link.loop = loop
+        try:
+            for driver in drivers:
+                driver.start()
+            _up(q, "panel", "shoe")
+            assert _link_threads() == ["links"]
+            downs = shoe.link.stats.link_downs
+            shoe_server.close()  # the shoe's device is gone, and its port with it
+            _until(lambda: shoe.link.stats.link_downs > downs and not shoe.link.up, "the shoe's link down")
+            opened = shoe.link.stats.reconnects
+            noise = spots.link.stats.decoder.garbage_bytes
+            _panel_still_works(q, panel_sim, panel)
+            _until(lambda: spots.link.stats.decoder.garbage_bytes > noise + 10_000, "the flood read and counted")
+            _panel_still_works(q, panel_sim, panel)
+            assert not spots.link.up and not shoe.link.up and panel.link.up
+            _until(lambda: shoe.link.stats.reconnects > opened, "the shoe's link trying again")  # on its backoff
+            assert not shoe.link.up
+        finally:
+            for driver in drivers:
+                driver.close()
+    assert not loop.is_alive()
+
+
+def test_a_port_that_takes_nothing_never_blocks_the_loop(tmp_path: Path) -> None:
+    """A device that takes nothing (its port's output suspended, ``tcflow(TCOOFF)``; a write
+    timeout of an hour): the link's first request waits for room on the port, not in a blocking
+    write, and the panel on the same loop goes on; closing the stuck link ends it at once."""
+    q: queue.Queue = queue.Queue()
+    loop = LinkLoop("links")
+    panel_sim = PanelSim(address=3)
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    termios.tcflow(slave, termios.TCOOFF)  # the port takes nothing from whoever opens it
+    try:
+        with PtyServer(panel_sim, link=tmp_path / "panel") as panel_server:
+            panel = PanelDriver("panel", str(panel_server.link), q, address=3, config=CONFIG)
+            stuck = ShoeDriver("shoe", os.ttyname(slave), q, address=1, config=CONFIG)
+            for driver in (panel, stuck):
+                driver.link.loop = loop
+            try:
+                stuck.start()
+                _until(lambda: stuck.link._pending is not None, "the first request waiting for room")
+                panel.start()
+                _up(q, "panel")
+                _panel_still_works(q, panel_sim, panel)
+                assert stuck.link._pending is not None and not stuck.link.up  # still waiting for room
+            finally:
+                panel.close()
+                stuck.close()
+        assert not loop.is_alive()
+    finally:
+        os.close(master)
+        os.close(slave)
