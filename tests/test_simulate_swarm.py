@@ -393,3 +393,21 @@ def test_three_card_poker_swarm_seed_81() -> None:
     last place); the seed's whole swarm schedule, kept as a plain test of that fix in this game."""
     result = run_seed("three_card_poker", 81, CI_KINDS, rounds=10, swarm=True, resettle=True)
     assert result.ok, f"{result.broken}: {result.detail}"
+
+
+def test_boston5_seed_67_an_unreadable_read_before_the_shoes_count_starts_over() -> None:
+    """Found by `tablectl simulate --game boston5 --seed 67 --rounds 10 --faults ci --swarm`
+    (shrunk to two faults): `model_hidden`, round 5, settlement: a seat's card shown that the
+    model keeps face down. A card of round 4's stub left the shoe unread (number 19) as round 5's
+    "no more bets" was pressed; the supervisor cleared the hold, and the new deck's cards came
+    numbered from 1. The table took the unreadable read as seat 1's first card and the new count
+    as a break in the middle of the round, so the card entered for the read went to seat 1 and
+    every card of the new deck one place on. The model was right (24.8(c): the new deck's first
+    card is the first player's; the stub goes to the discard rack unexposed, 24.8(d)): the read
+    is now burned (`controller/table/_card_intake.py`; each game: tests/test_table_shoe_faults.py)."""
+    faults = [
+        Fault(0.011, "crash", "shoe", 1.54, 3, step="final_deal", edge="enter", round_no=1),
+        Fault(0.121, "unreadable_card", "bet_spots", 2.53, 3, step="betting", edge="enter", round_no=5),
+    ]
+    result = run_seed("boston5", 67, (), rounds=10, faults=faults, swarm=True)
+    assert result.ok, f"{result.broken}: {result.detail}"

@@ -72,6 +72,12 @@ class CardLedger:
         entry's position (a waiting card being placed keeps its own, in dealt order)."""
         return self._add(index, card, why)
 
+    def burn(self, position: int, why: str) -> None:
+        """The entry at ``position`` (a read set aside) is no card of the deal after all: burned,
+        ``why`` said (its index and card as reported are kept)."""
+        entry = self.entries[position]
+        self.entries[position] = LedgerEntry(entry.index, entry.card, f"{BURNED} ({why})")
+
     def wait(self, index: int, dealt: Card, why: str) -> None:
         """A card the table cannot place now: it waits for the supervisor."""
         self._waiting_at.append(self._add(index, str(dealt), f"{WAITING} ({why})"))
