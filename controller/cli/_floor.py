@@ -216,7 +216,12 @@ def _ingest_options(p: argparse.ArgumentParser, auth: bool = True) -> None:
     p.add_argument("--prefix", default="floor", help="subject prefix (default floor)")
     p.add_argument("--stream", default="FLOOR", help="JetStream stream (default FLOOR; created when missing)")
     p.add_argument("--durable", default="floor-ingest", help="durable consumer shared by the ingest processes")
-    p.add_argument("--batch", type=int, default=500, help="messages per transaction")
+    p.add_argument(
+        "--batch",
+        type=int,
+        default=5000,
+        help="messages per transaction at most (default 5000; a pull is bounded by bytes too)",
+    )
     p.add_argument("--ack-wait", type=float, default=30.0, help="seconds before an unacknowledged message is resent")
     p.add_argument("--replicas", type=int, default=1, choices=[1, 3, 5], help="stream replicas when creating it")
     p.add_argument(

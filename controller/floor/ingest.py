@@ -57,7 +57,9 @@ class IngestConfig:
     subject_prefix: str = "floor"
     stream: str = "FLOOR"
     durable: str = "floor-ingest"
-    batch: int = 500
+    batch: int = 5000
+    """Messages per PostgreSQL transaction at most (a pull is bounded by ``pull_max_bytes`` too, so a
+    long batch stays small in memory; docs/benchmarks.md measures the floor at this batch)."""
     ack_wait_s: float = 30.0
     replicas: int = 1
     stream_max_age_days: float = 90.0
