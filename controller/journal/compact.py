@@ -1,0 +1,144 @@
+"""A compact block of journal records: a finished round's records stored in one row instead of
+one row each (issue 45 item 8).
+
+A record's row spends most of its bytes on what can be derived or shared: its ``prev`` is the
+record before's hash, its ``hash`` is computed from the record (64 hex characters each, 128 of
+a command result's 300 bytes), and its data repeats the same keys as every record of its kind.
+A block keeps what cannot be derived, compressed together: each record's time, kind, whether it
+was an event and its data text, exactly the text its hash covers, so a decoded record hashes
+as the stored one did and every reader shows the same bytes. Beside the compressed text a
+block keeps the hash the block follows (``prev``), its last record's full hash (``hash``: what
+the next record, a snapshot or the floor chains to) and the first 4 bytes of each record's
+hash, so a changed record is named by its number, not only its block.
+
+This module is the codec alone: :func:`encode_block` and :func:`decode_block`, pure functions
+on the record's stored fields. It does not read or write a journal file.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from controller.journal._files import JournalError
+from controller.journal.store import record_hash
+
+__all__ = ["FORMAT", "PREFIX_BYTES", "Block", "BlockError", "StoredRecord", "decode_block", "encode_block"]
+
+FORMAT = 1
+"""The first byte of a block's payload: the layout of the text compressed after it."""
+
+PREFIX_BYTES = 4
+"""How much of each record's hash a block keeps to name a changed record."""
+
+MAX_TEXT = 64 * 2**20
+"""The most a block's text may decompress to: a damaged or hostile payload cannot fill memory."""
+
+
+class BlockError(JournalError):
+    """A block that cannot be decoded, or whose records do not hash as it says: the message
+    names the records (``records A..B``) or the one record (``record N (Kind)``) and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRecord:
+    """One record as a ``records`` row stores it (``data``: the canonical JSON text it is hashed as)."""
+
+    seq: int
+    at: float
+    kind: str
+    event: bool
+    data: str
+    prev: str
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Records ``first_seq`` to ``last_seq``, following the record (or anchor) whose hash is ``prev``."""
+
+    first_seq: int
+    last_seq: int
+    prev: str
+    hash: str
+    prefixes: bytes
+    payload: bytes
+
+    @property
+    def size(self) -> int:
+        """The bytes this block stores (its text and blobs)."""
+        return len(self.prev) + len(self.hash) + len(self.prefixes) + len(self.payload)
+
+
+def encode_block(records: Sequence[StoredRecord]) -> Block:
+    """The block of ``records`` (consecutive, each chained to the one before, as stored)."""
+    if not records:
+        raise ValueError("a block holds at least one record")
+    lines = []
+    prefixes = bytearray()
+    for before, record in zip((None, *records), records, strict=False):
+        if before is not None and (record.seq != before.seq + 1 or record.prev != before.hash):
+            raise ValueError(f"record {record.seq} does not follow record {before.seq}")
+        if not isinstance(record.at, float):
+            raise ValueError(f"record {record.seq}: time {record.at!r} is not a number a block line can hold")
+        if any(c in record.kind for c in "\t\n") or "\n" in record.data:
+            raise ValueError(f"record {record.seq}: a kind or data text a block line cannot hold")
+        lines.append(f"{record.at!r}\t{record.kind}\t{int(record.event)}\t{record.data}")
+        prefixes += bytes.fromhex(record.hash)[:PREFIX_BYTES]
+    text = "\n".join(lines).encode("utf-8", "surrogatepass")
+    first, last = records[0], records[-1]
+    return Block(first.seq, last.seq, first.prev, last.hash, bytes(prefixes), bytes([FORMAT]) + zlib.compress(text, 9))
+
+
+def decode_block(block: Block, key: bytes | None = None) -> list[StoredRecord]:
+    """The records of ``block``, each hashed again (with ``key``: HMAC-SHA-256, as the journal
+    was written) and checked against the block's hash prefixes and its last hash. Raises
+    :class:`BlockError` naming the first record (or the block) that is unreadable or changed."""
+    span = f"records {block.first_seq}..{block.last_seq}"
+    count = block.last_seq - block.first_seq + 1
+    if count < 1:
+        raise BlockError(f"{span}: a block of no records: changed")
+    if len(block.prefixes) != count * PREFIX_BYTES:
+        raise BlockError(f"{span}: {len(block.prefixes)} bytes of hash prefixes for {count} records: changed")
+    if not block.payload or block.payload[0] != FORMAT:
+        head = block.payload[:1].hex() or "nothing"
+        raise BlockError(f"{span}: payload format {head}, not {FORMAT:02x}: changed, or written by a newer tablectl")
+    try:
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(block.payload[1:], MAX_TEXT)
+        if inflate.unconsumed_tail:
+            raise BlockError(f"{span}: the payload decompresses to more than {MAX_TEXT} bytes: changed")
+        if not inflate.eof or inflate.unused_data:
+            raise BlockError(f"{span}: the payload is cut short or has bytes after its end: the file is damaged")
+        text = raw.decode("utf-8", "surrogatepass")
+    except (zlib.error, UnicodeError) as exc:
+        raise BlockError(f"{span}: the payload is unreadable ({exc}): the file is damaged") from exc
+    lines = text.split("\n")
+    if len(lines) != count:
+        raise BlockError(f"{span}: the payload holds {len(lines)} records, not {count}: changed")
+    out: list[StoredRecord] = []
+    prev = block.prev
+    for i, line in enumerate(lines):
+        seq = block.first_seq + i
+        fields = line.split("\t", 3)
+        if len(fields) != 4 or fields[2] not in ("0", "1"):
+            raise BlockError(f"record {seq}: not a record line (time, kind, event, data): changed")
+        raw_at, kind, event, data = fields
+        try:
+            at = float(raw_at)
+        except ValueError:
+            raise BlockError(f"record {seq} ({kind[:40]}): time {raw_at[:40]!r} is not a number: changed") from None
+        if repr(at) != raw_at:
+            raise BlockError(f"record {seq} ({kind[:40]}): time {raw_at[:40]!r} is not as written: changed")
+        digest = record_hash(prev, seq, at, kind, event == "1", data, key)
+        if bytes.fromhex(digest)[:PREFIX_BYTES] != block.prefixes[i * PREFIX_BYTES : (i + 1) * PREFIX_BYTES]:
+            raise BlockError(
+                f"record {seq} ({kind[:40]}): hash mismatch: the record was changed"
+                + (" (or the HMAC key is wrong)" if key else "")
+            )
+        out.append(StoredRecord(seq, at, kind, event == "1", data, prev, digest))
+        prev = digest
+    if prev != block.hash:
+        raise BlockError(f"{span}: the last record's hash is not the block's: changed")
+    return out
