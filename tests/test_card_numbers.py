@@ -161,3 +161,26 @@ def test_a_count_starting_over_between_rounds_or_after_the_shoe_said_so_is_no_br
     t.press("no_more_bets")
     t.feed(card("Qd", 1))
     assert t.snapshot().hold is None and t.snapshot().round_no == 2
+
+
+def test_two_waiting_cards_under_one_shoe_number_each_keep_their_own_entry() -> None:
+    """Three Card Poker swarm seed 164 (`cards`: round 7's record had shoe card 1 twice): the deal
+    came out during a disk-full hold, then the shoe's count started over, so two waiting cards
+    were both number 1. The ledger kept the entries of cards being placed by shoe number only:
+    the first card 1 placed took the second's entry, its own stayed "waiting", and the second was
+    added at the end. Each keeps its own entry now (by number and card, in dealt order)."""
+    from controller.table.card_ledger import BURNED, CardLedger
+    from controller.vocab import card
+
+    ledger = CardLedger()
+    for index, text in ((1, "8h"), (2, "7s"), (1, "8s")):
+        ledger.wait(index, card(text), "dealt while held")
+    assert [i for i, _ in ledger.take_waiting()] == [1, 2, 1]
+    ledger.placed(1, card("8h"), "seat 1")
+    ledger.placed(2, card("7s"), "seat 1")
+    ledger.not_used(1, "8s", BURNED)
+    assert [(e["index"], e["card"], e["to"]) for e in ledger.records()] == [
+        (1, "8h", "seat 1"),
+        (2, "7s", "seat 1"),
+        (1, "8s", BURNED),
+    ]

@@ -343,7 +343,7 @@ SIMULATED = {
     "door": (1, "shoe door open"),
     "duplicate_card": (1, "card 10 from the shoe dealt when none was expected"),
     "unreadable_card": (1, "card 10 from the shoe after the round's"),
-    "early_card": (2, "shoe card numbers start over"),
+    "early_card": (2, "card 10 from the shoe dealt when none was expected"),
     "never_connected": (1, "never connected: shoe"),
     "reboot": (5, "shoe: the shoe counts 9 cards"),
 }

@@ -64,3 +64,38 @@ def test_bad_arguments_exit_2_naming_what(capsys: pytest.CaptureFixture[str]) ->
         main(["--workers", "8"])
     assert exc.value.code == 2 and "--workers 1 or 2" in capsys.readouterr().err
     assert main(["--list"]) == 0 and "pg_joker_wild" in capsys.readouterr().out
+
+
+def test_a_mutant_whose_text_is_gone_stops_the_run_before_anything_is_played(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The code moved on (the games' packages): a mutant whose text no longer occurs is neither
+    caught nor missed: the score stops, exit 2, naming the mutant and its file."""
+    import hil.simulate.mutants as mutants
+
+    gone = Mutant("gone", "controller/table/engine.py", "no such text in the engine", "x", "a rotted mutant")
+    monkeypatch.setattr(mutants, "MUTANTS", (*MUTANTS, gone))
+    assert main(["--only", "gone"]) == 2
+    assert "mutant gone: controller/table/engine.py: its text: occurs 0 times, not once" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_mutant_in_a_file_the_simulation_does_not_import_did_not_run(tmp_path: Path) -> None:
+    """A mutant's text may still occur in a file the simulation no longer runs (code moved into a
+    game's package, the old module left behind): its survival would say nothing. The player checks
+    the mutated file was imported; if not, the mutant did not run (not caught, not missed), and the
+    score fails."""
+    from hil.simulate.mutants import Outcome, copy_tree, run_mutant
+
+    tree = tmp_path / "tree"
+    copy_tree(ROOT, tree)
+    path = "controller/docgen/guide.py"  # the dealer guide's generator: nothing the table runs
+    text = (ROOT / path).read_text(encoding="utf-8")
+    old = next(line for line in text.splitlines() if line.startswith('"""')) + "\n"
+    assert text.count(old) == 1
+    unrun = Mutant("unrun", path, old, old + "# mutated\n", "a mutant in code the simulation never runs", ("boston5",))
+    outcome = run_mutant(tree, unrun, seeds=1)
+    assert isinstance(outcome, Outcome) and not outcome.caught and "not imported by the simulation" in outcome.failed
+    assert (tree / path).read_text(encoding="utf-8") == text  # reverted
+    ran = run_mutant(tree, next(m for m in MUTANTS if m.name == "b5_ante_paid"), seeds=1)
+    assert ran.caught and not ran.failed, ran

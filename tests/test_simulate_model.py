@@ -274,3 +274,28 @@ def test_the_watch_keeps_only_the_folded_hand_down_after_a_held_deal_and_a_count
     leaked = SimpleNamespace(**{**vars(snapshot), "shown": f"{shown} 7s"})
     with pytest.raises(Broken, match="names a card the rules keep face down"):
         watch.observe(leaked, hands, {})
+
+
+def test_an_event_acted_on_though_the_journal_refused_it_is_found() -> None:
+    """The mutation score's ``engine_act_unjournaled`` (journal before act): a card the journal
+    refused is acted on at once; its device sends it again (the refusal moved its window back),
+    so the table takes it again at each resend and the round's record holds the one report many
+    times over. No check looked at how often (the ``cards`` check took a record's card as a report
+    if the journal held it at all): the mutant survived the CI's seeds. The record's cards now
+    each take one report journaled before the record (`hil/simulate/model_check.py`). Passes as
+    the table is; the bug put in is found."""
+    from controller.table.engine import Engine
+
+    fixed = run_seed("boston5", 12, CI_KINDS, rounds=2)
+    assert fixed.ok, f"{fixed.broken}: {fixed.detail}"
+
+    def acted_on_anyway(self: Engine, event: object) -> None:  # the mutant's text, as a method
+        if not self._append(event):
+            self._refuse(event)
+        self._acted_on(event)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Engine, "_record", acted_on_anyway)
+        found = run_seed("boston5", 12, CI_KINDS, rounds=2)
+    assert found.broken == "cards", f"{found.broken}: {found.detail}"
+    assert "more often than the journal's reports of it" in found.detail

@@ -224,6 +224,46 @@ def test_an_unreadable_card_in_every_state_is_entered_in_its_place_or_burned(
 
 
 DEALING = [(g, p, n) for g, p, n in STATES if at(g, n).m.intake.deal_expected()]
+FIRST_CARD = [(g, p, n) for g, p, n in DEALING if not at(g, n).m.dealt]
+"""Each game's state in which the round's first card is expected (none dealt yet)."""
+
+
+@pytest.mark.parametrize("held", [False, True], ids=["cleared", "held"])
+@pytest.mark.parametrize(("game", "phase", "steps"), FIRST_CARD, ids=[f"{g}-{p}" for g, p, _ in FIRST_CARD])
+def test_an_unreadable_read_before_the_shoes_count_starts_over_is_burned(
+    game: str, phase: str, steps: int, held: bool
+) -> None:
+    """Issue 41 (Boston 5 swarm seed 67: `model_hidden`): before the round's first card the shoe
+    reported a card unreadable under the last count's next number (19, the last round's stub),
+    then the new deck's cards from 1. The table took the unreadable read as the round's first
+    card: card 1 was "a count started over in the middle of the round", and once the supervisor
+    entered a card for the read, every card of the new deck went one place on (seat 1's first
+    card a card entered by hand, the dealer's last burned). A count that starts over before the
+    round's first card is a new deck (24.8(c): its first card is the first player's; the stub
+    goes to the discard rack unexposed, 24.8(d)): the read is burned, and the new count's cards
+    take their places, whether the supervisor cleared the hold first or it still holds."""
+    plain = at(game, steps)
+    plain.card(PAI_GOW_SHOE[0] if game == "pai_gow" else "3d")
+    first_place = plain.m.card_log[-1]["to"]
+    t = at(game, steps)
+    t.index = 18  # the last round's count
+    t.feed(CardUnreadable(device="shoe", index=19))
+    assert t.phase == "hold" and t.m.holds.reason.startswith("unreadable card")
+    t.key()
+    if not held:
+        t.press("clear_fault")  # as the simulated supervisor did: the read is still to be entered
+        t.key(False)
+        assert t.phase == phase
+    t.index = 0  # a new deck: the count starts over
+    t.card(PAI_GOW_SHOE[0] if game == "pai_gow" else "3d")
+    assert t.m.machine_error is None and t.m.intake.misread_index is None
+    if held:
+        assert t.phase == "hold" and t.m.holds.reason == WAITING  # held now for the card that waits
+        t.press("confirm")
+    assert not t.m.holds.reason.startswith("shoe card numbers") and t.phase != "hold"
+    burned, first = t.m.card_log[-2:]
+    assert burned["index"] == 19 and str(burned["to"]).startswith("burned") and "count started over" in burned["to"]
+    assert first["index"] == 1 and first["to"] == first_place and t.m.dealt == 1
 
 
 @pytest.mark.parametrize(("game", "phase", "steps"), DEALING, ids=[f"{g}-{p}" for g, p, _ in DEALING])

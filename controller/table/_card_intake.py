@@ -121,6 +121,7 @@ class CardIntake:
             self.misread_index = e.index
             self._holds.hold(f"unreadable card report {e.card!r} (index {e.index}): read it again, enter it, or void")
             return
+        stale = self.count_started_over(e.index)
         broken = self.count_broken(e.index)
         if broken is not None:
             self.ledger.wait(e.index, dealt, f"dealt after a {broken} in the shoe's card numbers")
@@ -131,22 +132,48 @@ class CardIntake:
             else:  # left the shoe while held: kept, and waits for the supervisor
                 self.ledger.wait(e.index, dealt, "dealt while held")
                 self._display.note(f"card {e.index} dealt while held: it waits for the supervisor")
+                if stale:  # held for the burned read: now for the card that waits
+                    self._holds.hold(self.waiting_reason())
             return
         self.take(e.index, dealt)
+
+    def before_the_deal(self) -> bool:
+        """No card of the round is placed or waits yet (reads set aside, unreadable or burned, may
+        be in the ledger: they are no card of the deal)."""
+        return not self._state.dealt and not self.ledger.waiting
+
+    def count_started_over(self, index: int) -> bool:
+        """Shoe card ``index`` numbered 1 before the round's first card: the shoe's count started
+        over (a shuffle, a new deck). A misread read still to be entered came out before it, so
+        from the last count: the last round's stub, which goes to the discard rack unexposed
+        (Boston 5 24.8(d)), never a card of this deal (its first card is the new count's first,
+        24.8(c)). It is burned, and no longer held for; a hold for it now holds for the cards
+        that wait (the new count's first card waits for the supervisor's confirm). Whether the
+        table was held for it."""
+        stale = self.misread_index
+        if index != 1 or stale is None or stale == 1 or not self.before_the_deal():
+            return False
+        self.ledger.burn(self.misread_at, "unreadable, out before the shoe's count started over")
+        self.misread_index, self.entry, self.entry_card = None, None, None
+        self._display.note(f"shoe card {stale}: out before the shoe's count started over at 1: burned")
+        return self._state.phase is self._shape.common.hold and self._holds.reason.startswith(
+            ("unreadable card", "duplicate card")
+        )
 
     def count_broken(self, index: int) -> str | None:
         """How shoe card ``index`` breaks the shoe's count after the last card reported: the
         table holds, and the card waits for the supervisor (confirm accepts it in dealing order,
         void declares a misdeal). The count breaks when it skips numbers (2 then 5: cards 3 and 4
         left the shoe unreported), repeats one (a second card under number 2) or starts over at 1
-        in the middle of a round with no shuffle. A number of 1 before the round's first card is
-        the shoe's count starting over (a shuffle, a new shoe); the misread card read again keeps
+        in the middle of a round with no shuffle. A number of 1 before the round's first card (reads
+        set aside before it are no card of the deal) is the shoe's count starting over (a shuffle,
+        a new shoe: :meth:`count_started_over`); the misread card read again keeps
         its own number; a shoe whose state said its count started over (0 out) begins again at 1.
         Returns the break in words ("jump", "repeat", "restart"), or None when the count goes on."""
         last = self.ledger.shoe_count
         if not last or index == last + 1 or index == self.misread_index:
             return None
-        if index == 1 and not self.ledger.entries:
+        if index == 1 and self.before_the_deal():
             return None
         if index > last + 1:
             missing = f"card {last + 1}" if index == last + 2 else f"cards {last + 1} to {index - 1}"
@@ -172,6 +199,7 @@ class CardIntake:
         one that left the shoe when no card is expected, before the deal (betting open) or between
         its parts (a wager step): the seats, or who plays on, may still change, so it has no place
         in the deal to enter it in. A misread card entered as the deal's first starts the deal."""
+        self.count_started_over(e.index)
         dealt = self._state.dealt
         if self.beyond_deal(dealt + len(self.ledger.waiting)):
             broken = self.count_broken(e.index)

@@ -44,8 +44,9 @@ class CardLedger:
         self.waiting: list[tuple[int, Card]] = []
         """Cards that wait for the supervisor, in dealt order (each also has an entry)."""
         self._waiting_at: list[int] = []
-        self._replacing: dict[int, int] = {}
-        """Entries (by shoe index) of waiting cards being placed now: their place is kept."""
+        self._replacing: dict[tuple[int, str], list[int]] = {}
+        """Entries (by shoe index and card: after the count started over two waiting cards can
+        share an index) of waiting cards being placed now, in dealt order: their place is kept."""
         self.shoe_count = 0
         """The index of the last card the shoe reported: its count of cards out since it started over."""
 
@@ -55,7 +56,8 @@ class CardLedger:
 
     def _add(self, index: int, card: str, to: str) -> int:
         entry = LedgerEntry(index, card, to)
-        position = self._replacing.pop(index, None)
+        positions = self._replacing.get((index, card))
+        position = positions.pop(0) if positions else None
         if position is not None:  # a waiting card placed: it keeps its place in dealt order
             self.entries[position] = entry
             return position
@@ -71,6 +73,12 @@ class CardLedger:
         """A report that is not a card of the deal (unreadable, a duplicate read); returns its
         entry's position (a waiting card being placed keeps its own, in dealt order)."""
         return self._add(index, card, why)
+
+    def burn(self, position: int, why: str) -> None:
+        """The entry at ``position`` (a read set aside) is no card of the deal after all: burned,
+        ``why`` said (its index and card as reported are kept)."""
+        entry = self.entries[position]
+        self.entries[position] = LedgerEntry(entry.index, entry.card, f"{BURNED} ({why})")
 
     def wait(self, index: int, dealt: Card, why: str) -> None:
         """A card the table cannot place now: it waits for the supervisor."""
@@ -88,7 +96,9 @@ class CardLedger:
         pairs = list(zip(self.waiting, self._waiting_at, strict=True))
         taken = [(c, at) for c, at in pairs if before is None or at < before]
         kept = [(c, at) for c, at in pairs if before is not None and at >= before]
-        self._replacing = {index: position for (index, _), position in taken}
+        self._replacing = {}
+        for (index, dealt), position in taken:
+            self._replacing.setdefault((index, str(dealt)), []).append(position)
         self.waiting, self._waiting_at = [c for c, _ in kept], [at for _, at in kept]
         return [c for c, _ in taken]
 
@@ -97,7 +107,7 @@ class CardLedger:
         for position in self._waiting_at:
             entry = self.entries[position]
             self.entries[position] = LedgerEntry(entry.index, entry.card, to)
-        for position in self._replacing.values():  # taken to be placed, but the round ended first
+        for position in [at for ats in self._replacing.values() for at in ats]:  # taken, but the round ended first
             entry = self.entries[position]
             self.entries[position] = LedgerEntry(entry.index, entry.card, to)
         self._replacing = {}

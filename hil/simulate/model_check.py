@@ -8,7 +8,7 @@ says are face down (:class:`VisibilityWatch`)."""
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -231,8 +231,15 @@ def check_rounds(path: Path, table_path: Path | str) -> int:
 
     table = ref_table(table_path)
     journal = SqliteJournal.open_readonly(path)
+    rounds: list[Mapping[str, Any]] = []
+    reports: Counter[tuple[int, str]] = Counter()  # the shoe's reports journaled, less those a record took
     try:
-        rounds = [r.data for r in journal.records() if r.kind == "RoundSettled"]
+        for r in journal.records():
+            if r.kind == "RoundSettled":
+                rounds.append(r.data)
+                _take_reports(int(r.data["round"]), r.data.get("cards", []), reports)
+            elif r.kind in ("CardDealt", "CardUnreadable") and r.data.get("device") == "shoe":
+                reports[(int(r.data["index"]), str(r.data.get("card", "??")))] += 1
         meters = journal.meters()
     finally:
         journal.close()
@@ -261,6 +268,31 @@ def check_rounds(path: Path, table_path: Path | str) -> int:
                 f"{key[0]} {key[1]}: the journal's meter {meters.get(key, 0)}, the model's {want.get(key, 0)}",
             )
     return len(seen)
+
+
+def _take_reports(number: int, cards: Iterable[Mapping[str, Any]], reports: Counter[tuple[int, str]]) -> None:
+    """Round ``number``'s ``cards`` (its record's, as the table's ledger has them) each take one of
+    the shoe's ``reports`` journaled before the record: a card in a round's record is a report the
+    journal holds, and each report is one entry (an event acted on though the journal refused it,
+    then sent again by its device, would be two). A card the supervisor entered for a misread one
+    (unreadable, or read as a card already dealt) is the one entry no report of its face gives."""
+    entered: Counter[int] = Counter()
+    for c in cards:
+        if str(c["to"]).startswith(_REREAD):
+            entered[int(c["index"])] += 1
+    for c in cards:
+        index, face = int(c["index"]), str(c["card"])
+        if face == "??":
+            continue
+        if reports[(index, face)] > 0:
+            reports[(index, face)] -= 1
+        elif entered[index] > 0:
+            entered[index] -= 1
+        else:
+            raise Broken(
+                "cards",
+                f"round {number}: its record has shoe card {index} more often than the journal's reports of it",
+            )
 
 
 def _money(

@@ -304,7 +304,7 @@ EXPECTED_SURVIVORS: dict[str, str] = {}
 # The CI's seeds of two rounds, then its swarm seeds of ten (less the open swarm findings), the
 # targeted scenarios and the stacked shoes.
 _PLAYER = """
-import json, sys
+import json, os, sys
 import controller
 from hil.simulate.faults import CI_KINDS
 from hil.simulate.run import run_seed
@@ -313,6 +313,13 @@ from hil.simulate.swarm import SCENARIOS, SWARM_FINDINGS, SWARM_ROUNDS
 tree = sys.argv[1]
 if not controller.__file__.startswith(tree):
     sys.exit(f"the copy's code is not the one imported: {controller.__file__}")
+mutated = os.path.join(tree, sys.argv[5])
+
+def stop():  # the mutated file must be code the simulation ran, or the mutant tells nothing
+    if not any(getattr(m, "__file__", None) == mutated for m in list(sys.modules.values())):
+        sys.exit(f"{sys.argv[5]}: not imported by the simulation (the code moved?): the mutant tests nothing")
+    sys.exit(0)
+
 seeds, swarm_seeds = int(sys.argv[2]), int(sys.argv[4])
 plays = [(game, seed, False) for game in sys.argv[3].split(",") for seed in range(1, seeds + 1)]
 plays += [(game, seed, True) for game in sys.argv[3].split(",") for seed in range(1, swarm_seeds + 1)
@@ -322,21 +329,22 @@ for game, seed, swarm in plays:
     print(json.dumps({"game": game, "seed": seed, "swarm": swarm, "broken": res.broken, "detail": res.detail}),
           flush=True)
     if res.broken:
-        sys.exit(0)
+        stop()
 for game, seed, rounds, faults in SCENARIOS if swarm_seeds else ():
     if game in sys.argv[3].split(","):
         res = run_seed(game, seed, (), rounds=rounds, faults=list(faults))
         print(json.dumps({"game": game, "seed": seed, "swarm": "scenario", "broken": res.broken,
                           "detail": res.detail}), flush=True)
         if res.broken:
-            sys.exit(0)
+            stop()
 for game, seed, rounds, stack in STACKED if swarm_seeds else ():
     if game in sys.argv[3].split(","):
         res = run_seed(game, seed, (), rounds=rounds, faults=[], stack=stack)
         print(json.dumps({"game": game, "seed": seed, "swarm": "stacked", "broken": res.broken,
                           "detail": res.detail}), flush=True)
         if res.broken:
-            sys.exit(0)
+            stop()
+stop()
 """
 
 
@@ -356,9 +364,13 @@ class Outcome:
     """Whether the seed that broke it was a swarm seed (``--swarm``), ``"scenario"``: one of
     :data:`.swarm.SCENARIOS`, or ``"stacked"``: one of :data:`.stack.STACKED`."""
 
+    failed: str = ""
+    """Why the seeds did not run to an answer (the player failed or timed out; the mutated file
+    not imported): then the mutant is neither caught nor a survivor, and the run fails."""
+
     @property
     def caught(self) -> bool:
-        return bool(self.invariant)
+        return bool(self.invariant) and not self.failed
 
 
 def copy_tree(source: Path, tree: Path) -> None:
@@ -411,7 +423,7 @@ def run_mutant(tree: Path, m: Mutant, seeds: int, timeout_s: float = 900.0, swar
     start = time.monotonic()
     try:
         proc = subprocess.run(
-            [sys.executable, "-c", _PLAYER, str(tree), str(seeds), ",".join(m.games), str(swarm_seeds)],
+            [sys.executable, "-c", _PLAYER, str(tree), str(seeds), ",".join(m.games), str(swarm_seeds), m.path],
             cwd=tree,
             env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
             capture_output=True,
@@ -420,14 +432,14 @@ def run_mutant(tree: Path, m: Mutant, seeds: int, timeout_s: float = 900.0, swar
             timeout=timeout_s,
         )
     except subprocess.TimeoutExpired:
-        return Outcome(m, "timeout", detail=f"no result in {timeout_s:.0f} s", seconds=time.monotonic() - start)
+        return Outcome(m, failed=f"no result in {timeout_s:.0f} s", seconds=time.monotonic() - start)
     finally:
         revert(tree, m, before)
     lines = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
     seconds = time.monotonic() - start
     if proc.returncode != 0:
         tail = proc.stderr.strip().splitlines()[-1:] or ["(no output)"]
-        return Outcome(m, "error", detail=f"the seeds did not run: {tail[0]}", seeds_played=len(lines), seconds=seconds)
+        return Outcome(m, failed=f"the seeds did not run: {tail[0]}", seeds_played=len(lines), seconds=seconds)
     broken = [x for x in lines if x["broken"]]
     if broken:
         b = broken[0]
@@ -444,7 +456,9 @@ def _kind(o: Outcome) -> str:
 def _table(outcomes: Sequence[Outcome]) -> list[str]:
     rows = ["| mutant | bug | caught by | where |", "|---|---|---|---|"]
     for o in outcomes:
-        if o.caught:
+        if o.failed:
+            rows.append(f"| `{o.mutant.name}` | {o.mutant.bug} | **did not run** | {o.failed} |")
+        elif o.caught:
             where = f"{o.game} {_kind(o)}seed {o.seed}" if o.seed else ""
             rows.append(f"| `{o.mutant.name}` | {o.mutant.bug} | `{o.invariant}` | {where} |")
         else:
@@ -506,6 +520,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         def tell(o: Outcome) -> None:
             said = f"caught by {o.invariant} ({o.game} {_kind(o)}seed {o.seed})" if o.caught else "NOT caught"
+            said = f"DID NOT RUN: {o.failed}" if o.failed else said
             print(f"{o.mutant.name}: {said} [{o.seconds:.0f} s]", flush=True)
 
         with ThreadPoolExecutor(args.workers) as pool:
@@ -520,10 +535,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{args.seeds} CI seeds a game (--faults ci, 2 rounds) and {args.swarm_seeds} swarm seeds (--swarm, "
         f"{SWARM_ROUNDS} rounds), {time.strftime('%Y-%m-%d', time.gmtime())}"
     )
-    unexpected = [o.mutant.name for o in outcomes if not o.caught and o.mutant.name not in EXPECTED_SURVIVORS]
+    unexpected = [
+        o.mutant.name for o in outcomes if not o.caught and not o.failed and o.mutant.name not in EXPECTED_SURVIVORS
+    ]
     if unexpected:
         print(f"not caught and not expected: {', '.join(unexpected)}")
-    return 0 if score >= args.target and not unexpected else 1
+    failed = [o.mutant.name for o in outcomes if o.failed]
+    if failed:
+        print(f"did not run (neither caught nor missed; fix the mutant or the tree): {', '.join(failed)}")
+    return 0 if score >= args.target and not unexpected and not failed else 1
 
 
 if __name__ == "__main__":
