@@ -230,3 +230,16 @@ def test_a_field_that_changes_is_looked_at_again_while_the_hidden_cards_stay() -
     assert watch._names_hidden(Snap(1, ("JK",), ("nothing",)))
     watch.hidden = frozenset({"Kd"})
     assert watch._names_hidden(first)  # other hidden cards: every field looked at again
+
+
+def test_a_seeds_journal_folder_is_named_by_digits_only_and_removed() -> None:
+    """Boston 5 swarm seed 76 failed by chance: the journal's random temporary folder name held
+    ``-9h_``, a log line named the path, and the face-down check read it as a card. The folder is
+    named by the process and a count only (no letter that could be a rank or suit), a second
+    folder in the same process gets a new name, and both are gone afterwards."""
+    with sim_run.seed_folder() as first, sim_run.seed_folder() as second:
+        assert first != second
+        for folder in (first, second):
+            assert folder.is_dir()
+            assert re.fullmatch(r"tablectl-sim-\d+-\d+", folder.name), folder.name
+    assert not first.exists() and not second.exists()

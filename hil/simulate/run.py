@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import logging
 import multiprocessing
 import os
+import shutil
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,16 @@ from hil.simulate.stack import Stack, Stacker
 from hil.simulate.swarm import Coverage, Reached, swarm_schedule
 from hil.simulate.world import SWARM_WAIT_S, WAIT_S, SimView, Stuck, World
 
-__all__ = ["SeedResult", "RunSummary", "run_seed", "run_seeds", "shrink", "replay_command", "pytest_case"]
+__all__ = [
+    "SeedResult",
+    "RunSummary",
+    "run_seed",
+    "run_seeds",
+    "seed_folder",
+    "shrink",
+    "replay_command",
+    "pytest_case",
+]
 
 SEATS = 3
 """Seats in play each round."""
@@ -88,6 +99,26 @@ def _scratch() -> str | None:
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
+@contextlib.contextmanager
+def seed_folder() -> Iterator[Path]:
+    """A new folder for one seed's journal, removed afterwards, named by digits only
+    (``tablectl-sim-<pid>-<n>``): a random name such as ``tmp-9h_x`` reads as a card in the log
+    lines that name the journal's path, so the face-down check failed by chance (Boston 5 swarm
+    seed 76), and a seed's run must depend on its seed alone."""
+    base = Path(_scratch() or tempfile.gettempdir())
+    for n in itertools.count():
+        folder = base / f"tablectl-sim-{os.getpid()}-{n}"
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        break
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def replay_command(
     game: str,
     seed: int,
@@ -139,7 +170,7 @@ def run_seed(
     result = SeedResult(game, seed)
     logger = logging.getLogger("tablectl")
     old = (logger.level, logger.propagate)
-    with tempfile.TemporaryDirectory(prefix="tablectl-sim-", dir=_scratch()) as tmp:
+    with seed_folder() as tmp:
         path = Path(folder or tmp) / f"{game}-{seed}.db"
         for old_file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
             old_file.unlink(missing_ok=True)  # a seed replays from nothing: never onto its last run's journal
