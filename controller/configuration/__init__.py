@@ -5,6 +5,7 @@ YAML reading under them (:class:`ConfigError` lists every problem with file, lin
 from controller.configuration._floor import FloorConfig
 from controller.configuration._game_options import PaiGowOptions, boston5_options, pai_gow_options
 from controller.configuration._paytables import Paytable, PaytableRow, load_paytables
+from controller.configuration._roster import Person, Roster, hash_pin, load_roster, pin_matches
 from controller.configuration._table import Limit, TableConfig, config_dir, default_table_path, load_table
 from controller.configuration._yamlfile import ConfigError, load_yaml
 
@@ -15,12 +16,17 @@ __all__ = [
     "PaiGowOptions",
     "Paytable",
     "PaytableRow",
+    "Person",
+    "Roster",
     "TableConfig",
     "boston5_options",
     "config_dir",
     "default_table_path",
+    "hash_pin",
     "load_paytables",
+    "load_roster",
     "load_table",
     "load_yaml",
     "pai_gow_options",
+    "pin_matches",
 ]

@@ -99,8 +99,12 @@ class Engine:
         start_timer: TimerStart = thread_timer,
         on_recorded: Callable[[object], None] | None = None,
         on_refused: Callable[[object], bool] | None = None,
+        prepare: Callable[[object], object] | None = None,
     ) -> None:
         self.handle = handle
+        self.prepare = prepare or (lambda event: event)
+        """What an event is journaled and handled as (a PIN entry: the sign-in it checks to, so the
+        PIN is never journaled); on the controller thread, before the journal is tried."""
         self.start_timer = start_timer
         self.journal: Journal = journal or MemoryJournal()
         self.on_journal_error = on_journal_error or (lambda reason: None)
@@ -138,6 +142,7 @@ class Engine:
         """Journal and handle one event (the controller thread, or a test driving it directly).
         An event that cannot be recorded is not acted on: its device sends it again, or it waits
         in memory, and it is taken in order once the journal can be written."""
+        event = self.prepare(event)
         if self.failing and not self.retry():
             self._refuse(event)
             return
