@@ -7,18 +7,29 @@ directly (the rounds of tests/test_table_shoe_faults.py)."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 from table_helpers import FedTable
 from test_table_shoe_faults import BET_SPOT, GAMES, IDS, PAI_GOW_SHOE, ROUNDS, STATES, Table, at
 
+from cli_helpers import cli
+
 from controller.configuration import Person, Roster, config_dir, hash_pin, load_table, pin_matches
-from controller.table.events import SignIn
+from controller.journal import SqliteJournal
+from controller.table.events import OpenTable, SignIn
+from controller.table.runtime import RuntimePorts, TableRuntime
+from drivers.bet_spots import SpotReport
 from drivers.link import LinkDown
-from drivers.panel import BadgeRead, PinEntered, SignOff
-from drivers.shoe import CardUnreadable, Jam
+from drivers.panel import BadgeRead, ButtonChanged, PinEntered, SignOff
+from drivers.shoe import CardDealt, CardUnreadable, Jam
 
 NOW = 1_800_000_000.0
 PINS = {"D-0001": "2468", "D-0002": "1357", "S-0001": "9753"}
@@ -334,3 +345,143 @@ def test_the_check_journals_who_and_whether_never_the_pin() -> None:
     badge = t.m.signins.check(BadgeRead(device="panel", at=NOW, badge="BADGE-77"))
     assert (badge.person, badge.method, badge.verified) == ("S-0002", "badge", True)
     assert "2468" not in repr(PinEntered(device="panel", person="D-0001", pin="2468"))
+
+
+# --- the runtime: checked before journaled, the round's dealer and each act's person in recall --
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = NOW
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class OnRuntime:
+    """The round steps of tests/test_table_shoe_faults.py, each event journaled and handled by a
+    runtime's engine (as the controller thread takes them)."""
+
+    def __init__(self, runtime: Any, clock: Clock) -> None:
+        self.runtime, self.clock, self.index = runtime, clock, 0
+
+    def feed(self, event: Any) -> None:
+        self.clock.now += 1
+        self.runtime.engine.step(event)
+
+    def spot(self, seat: int, spot: str, cents: int) -> None:
+        self.feed(SpotReport(device="bet_spots", at=self.clock.now, seat=seat, spot=spot, cents=cents))
+
+    def press(self, *buttons: str) -> None:
+        for b in buttons:
+            self.feed(ButtonChanged(device="panel", at=self.clock.now, button=b, pressed=True))
+
+    def card(self, text: str) -> None:
+        self.index += 1
+        self.feed(CardDealt(device="shoe", at=self.clock.now, card=text, index=self.index, quality=100))
+
+    def pin(self, person: str, pin: str | None = None) -> None:
+        self.feed(PinEntered(device="panel", at=self.clock.now, person=person, pin=pin or PINS[person]))
+
+
+def _runtime(path: Path, clock: Clock) -> TableRuntime:
+    table = replace(load_table(config_dir() / "bench" / "mississippi_stud.yaml"), roster=ROSTER)
+    return TableRuntime(
+        table,
+        {role: "loop://" for role in table.devices},
+        SqliteJournal(path, clock=clock),
+        ports=RuntimePorts(wall=clock),
+    )
+
+
+def test_a_pin_is_checked_before_it_is_journaled_and_recall_and_export_name_the_dealer_and_supervisor(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    runtime = _runtime(tmp_path / "j.db", clock)
+    t = OnRuntime(runtime, clock)
+    t.feed(OpenTable())
+    t.pin("D-0001", "1111")  # a wrong PIN first
+    t.pin("D-0001")
+    steps = ROUNDS["mississippi_stud"](t)  # type: ignore[arg-type]
+    for step in steps[:5]:
+        step()
+    t.press("supervisor_key")
+    t.pin("S-0001")
+    t.feed(Jam(device="shoe", at=clock.now))
+    t.press("void")  # a misdeal? no card waits: the round is voided, by S-0001
+    runtime.journal.close()  # type: ignore[attr-defined]
+    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("j.db"))
+    for secret in (*PINS.values(), *HASHES.values()):
+        assert secret.encode() not in raw
+    journal = SqliteJournal.open_readonly(tmp_path / "j.db")
+    try:
+        checked = [r.data for r in journal.records() if r.kind == "SignIn"]
+        kinds = [r.kind for r in journal.records()]
+    finally:
+        journal.close()
+    assert [(c["person"], c["verified"]) for c in checked] == [("D-0001", False), ("D-0001", True), ("S-0001", True)]
+    assert all(set(c) == {"device", "at", "event_no", "person", "method", "verified"} for c in checked)
+    assert "PinEntered" not in kinds and "SignInRefused" in kinds
+    code, out, err = cli("recall", "--journal", str(tmp_path / "j.db"), "--json")
+    assert code == 0, err
+    told = json.loads(out)["recall"]
+    assert told["dealer_id"] == "D-0001"
+    assert [(a["action"], a["person"]) for a in told["supervisor_acts"]] == [("void", "S-0001")]
+    code, out, err = cli("recall", "--journal", str(tmp_path / "j.db"))
+    assert code == 0 and "  dealer: D-0001\n" in out and "(by S-0001)" in out and "SIGNED IN supervisor S-0001" in out
+    code, out, err = cli("export", "--journal", str(tmp_path / "j.db"), "--since", "2020-01-01")
+    assert code == 0, err
+    header, *rows = list(csv.reader(io.StringIO(out)))
+    assert rows and all(row[header.index("dealer")] == "D-0001" for row in rows)
+    assert all("void by S-0001" in row[header.index("supervisor")] for row in rows)
+
+
+def test_after_a_restart_the_dealer_is_still_signed_in_and_the_supervisor_must_sign_in_again(tmp_path: Path) -> None:
+    clock = Clock()
+    runtime = _runtime(tmp_path / "j.db", clock)
+    t = OnRuntime(runtime, clock)
+    t.feed(OpenTable())
+    t.pin("D-0002")
+    for step in ROUNDS["mississippi_stud"](t)[:5]:  # type: ignore[arg-type]
+        step()
+    t.press("supervisor_key")
+    t.pin("S-0001")
+    for _ in range(3):
+        t.pin("D-0001", "0000")
+    runtime.journal.close()  # type: ignore[attr-defined]
+    again = _runtime(tmp_path / "j.db", clock)
+    assert again.recover()
+    signins = again.round.signins
+    assert signins.dealer is PEOPLE["D-0002"] and signins.supervisor is None
+    assert signins.locked_until("D-0001", clock.now) is not None  # the lockout was replayed
+    again.journal.close()  # type: ignore[attr-defined]
+
+
+def test_tablectl_roster_hash_pin_reads_the_pin_from_stdin_never_from_its_arguments(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", "roster", "hash-pin"], input="4321\n", capture_output=True, text=True
+    )
+    assert done.returncode == 0 and pin_matches("4321", done.stdout.strip()) and "4321" not in done.stdout
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", "roster", "hash-pin", "4321"], capture_output=True, text=True, input=""
+    )
+    assert done.returncode == 2 and "unrecognized arguments" in done.stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", "roster", "hash-pin"], input="12\n", capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "4 to 12 digits" in done.stderr and not done.stdout
+    roster = tmp_path / "roster.yaml"
+    roster.write_text(
+        f"people:\n  - id: D-0001\n    name: Ann Lee\n    role: dealer\n    pin_hash: {HASHES['D-0001']}\n"
+        "    badges: [BADGE-01]\n"
+    )
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 0 and "D-0001" in out and "PIN and badge" in out and "BADGE-01" not in out and "scrypt" not in out
+    table = tmp_path / "table.yaml"
+    base = (config_dir() / "bench" / "mississippi_stud.yaml").read_text()
+    table.write_text(base.replace("paytables_dir: ../paytables", f"paytables_dir: {config_dir() / 'paytables'}"))
+    table.write_text(table.read_text() + "roster: roster.yaml\n")
+    loaded = load_table(table)
+    assert loaded.roster is not None and loaded.roster.people["D-0001"].name == "Ann Lee"
+    assert "scrypt" not in repr(loaded.roster) and "BADGE-01" not in repr(loaded.roster)
