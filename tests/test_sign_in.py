@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import cli
 from table_helpers import FedTable
 from test_table_shoe_faults import BET_SPOT, GAMES, IDS, PAI_GOW_SHOE, ROUNDS, STATES, Table, at
-
-from cli_helpers import cli
 
 from controller.configuration import Person, Roster, config_dir, hash_pin, load_table, pin_matches
 from controller.journal import SqliteJournal
