@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 from dataclasses import replace
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -484,3 +485,39 @@ def test_tablectl_roster_hash_pin_reads_the_pin_from_stdin_never_from_its_argume
     loaded = load_table(table)
     assert loaded.roster is not None and loaded.roster.people["D-0001"].name == "Ann Lee"
     assert "scrypt" not in repr(loaded.roster) and "BADGE-01" not in repr(loaded.roster)
+
+
+def test_the_bench_signs_its_dealer_in_by_badge_and_refuses_a_roster_without_one(tmp_path: Path) -> None:
+    table = tmp_path / "table.yaml"
+    base = (config_dir() / "bench" / "mississippi_stud.yaml").read_text()
+    table.write_text(base.replace("paytables_dir: ../paytables", f"paytables_dir: {config_dir() / 'paytables'}"))
+    table.write_text(table.read_text() + "roster: roster.yaml\n")
+    (tmp_path / "roster.yaml").write_text(
+        f"people:\n  - {{id: D-0001, name: Ann Lee, role: dealer, pin_hash: '{HASHES['D-0001']}'}}\n"
+    )
+    code, out, err = cli(
+        "bench", "--config", str(table), "--rounds", "1", "--quiet", "--journal", str(tmp_path / "j.db")
+    )
+    assert code == 2 and "roster.yaml" in err and "no dealer on the roster has one" in err
+    (tmp_path / "roster.yaml").write_text("people:\n  - {id: D-0007, name: Ann Lee, role: dealer, badges: [B-0007]}\n")
+    code, out, err = cli(
+        "bench", "--config", str(table), "--rounds", "2", "--quiet", "--journal", str(tmp_path / "j.db")
+    )
+    assert code == 0, err
+    code, out, err = cli("recall", "--journal", str(tmp_path / "j.db"), "--json")
+    assert code == 0 and [json.loads(line)["recall"]["dealer_id"] for line in out.splitlines()] == ["D-0007"] * 2
+
+
+def test_the_pit_says_who_deals_from_the_last_dealer_record() -> None:
+    from datetime import datetime
+
+    from controller.web.pit_app import table_row
+    from controller.web.pit_store import TableState, dealer_signed_in
+
+    assert dealer_signed_in("SignedIn", {"person": "D-0001", "role": "dealer"}) == "D-0001"
+    assert dealer_signed_in("SignedIn", {"person": "D-0002", "from_round": 7}) == "D-0002 from the next round"
+    assert dealer_signed_in("SignedOff", {"person": "D-0001"}) is None
+    now = datetime.now(UTC)
+    state = TableState("t1", "mississippi_stud", now, 4, True, "dealing", None, [], 4, 0, 0, 0, dealer="D-0001")
+    assert table_row(state, None)["detail"].endswith("; dealer D-0001")
+    assert "dealer" not in table_row(replace(state, dealer=None), None)["detail"]
