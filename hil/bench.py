@@ -740,6 +740,12 @@ def bench_dealer_badge(table: TableConfig) -> str | None:
     )
 
 
+def _dealer_sign_in(table: TableConfig, panel: PanelSim) -> Callable[[], None]:
+    """What signs the bench's dealer in at its panel (nothing without a roster)."""
+    badge = bench_dealer_badge(table)
+    return (lambda: panel.read_badge(badge)) if badge is not None else (lambda: None)
+
+
 def run_bench(
     table: TableConfig,
     seats: int,
@@ -776,8 +782,9 @@ def run_bench(
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
-    badge = bench_dealer_badge(table)
-    sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
+    panel = PanelSim(address=3)
+    sign_in = _dealer_sign_in(table, panel)
+    sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": panel}
     summary = BenchSummary()
     # as `tablectl run` opens it: signed with the config's journal.hmac_key_file (a key readable by others refused)
     # its writer lock held until the runtime closes it: another writer is refused, naming this one
@@ -829,8 +836,7 @@ def run_bench(
                 if attach is not None:
                     detach = attach(runtime, sims, servers)
                 runtime.start(after_recovery=player.restore_shoe)  # a journal it cannot recover: raised
-                if badge is not None:  # before the players' first press: the panel's events keep their order
-                    sims["panel"].read_badge(badge)
+                sign_in()  # before the players' first press: the panel's events keep their order
                 try:
                     _play(view, player, finished, target, bar, manual, stop, round_done)
                 except BenchStopped:
