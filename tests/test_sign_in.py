@@ -541,3 +541,49 @@ def test_a_secret_field_is_never_in_an_events_journal_record() -> None:
         "at": NOW,
         "event_no": 0,
     }
+
+
+def test_a_pin_entered_while_the_journal_cannot_be_written_is_asked_of_the_panel_again() -> None:
+    """Two faults at once: the disk is full when a PIN is keyed in. The check's result is not
+    journaled, so not acted on; the panel's own event (what its link delivered) is what is refused,
+    so the panel sends it again; once the journal takes records the PIN is checked again and
+    journaled as a sign-in, and the event acknowledged is the panel's."""
+    from controller.journal.records import MemoryJournal
+    from controller.journal.store import JournalFull
+    from controller.table.engine import Engine
+
+    class Full(MemoryJournal):
+        full = True
+
+        def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
+            if self.full:
+                raise JournalFull(Path("j.db"), "disk full: 0 bytes free")
+            return super().append(kind, data, event)
+
+    t = SignedTable("mississippi_stud", dealer=False)
+    journal = Full()
+    refused: list[object] = []
+    recorded: list[object] = []
+
+    def asked_again(event: object) -> bool:
+        refused.append(event)
+        return True
+
+    engine = Engine(
+        t.m.handle,
+        journal,
+        on_recorded=recorded.append,
+        on_refused=asked_again,
+        start_timer=lambda delay, call: lambda: None,
+        prepare=lambda e: t.m.signins.check(e) if isinstance(e, PinEntered) else e,
+    )
+    entered = PinEntered(device="panel", at=NOW, event_no=4, person="D-0001", pin=PINS["D-0001"])
+    engine.step(entered)
+    assert refused == [entered] and t.m.signins.dealer is None and not list(journal.records())
+    journal.full = False
+    again = PinEntered(device="panel", at=NOW + 1, event_no=4, person="D-0001", pin=PINS["D-0001"])
+    engine.step(again)  # the panel sends it again
+    assert recorded[-1] is again and t.m.signins.dealer is PEOPLE["D-0001"]
+    kinds = [(r.kind, r.data.get("verified")) for r in journal.records()]
+    assert kinds == [("JournalFault", None), ("SignIn", True)]
+    assert PINS["D-0001"] not in repr([r.data for r in journal.records()])
