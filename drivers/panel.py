@@ -3,14 +3,18 @@ screen), lamps, beep."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from drivers.base import Driver
 from drivers.messages import BUTTONS, BodyError, DeviceEvent, MessageSpec
 from drivers.state import DeviceState, PanelState
 
-__all__ = ["ButtonChanged", "PanelDriver"]
+__all__ = ["ButtonChanged", "PinEntered", "BadgeRead", "SignOff", "PanelDriver", "SECRET"]
+
+SECRET = {"secret": True}
+"""A field's metadata for what must never be journaled, logged or shown (a PIN, a badge id): the
+journal's record of an event leaves such fields out (``controller.journal.records.event_record``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -22,11 +26,40 @@ class ButtonChanged(DeviceEvent):
     spec: ClassVar[MessageSpec] = MessageSpec(0x40, "button", (("button", "u8"), ("pressed", "bool")))
 
 
+@dataclass(frozen=True, kw_only=True)
+class PinEntered(DeviceEvent):
+    """Someone keyed in their roster ``person`` id and ``pin`` at the panel to sign in. The table
+    checks the PIN before the event is journaled and journals only who and whether it matched."""
+
+    person: str
+    pin: str = field(repr=False, metadata=SECRET)
+    spec: ClassVar[MessageSpec] = MessageSpec(0x41, "pin", (("person", "str"), ("pin", "str")))
+
+
+@dataclass(frozen=True, kw_only=True)
+class BadgeRead(DeviceEvent):
+    """The panel's badge reader read ``badge`` (to sign in its holder); journaled as the person it
+    names, never as the badge id."""
+
+    badge: str = field(repr=False, metadata=SECRET)
+    spec: ClassVar[MessageSpec] = MessageSpec(0x42, "badge", (("badge", "str"),))
+
+
+@dataclass(frozen=True, kw_only=True)
+class SignOff(DeviceEvent):
+    """``person`` signs off at the panel (the dealer leaving the table, or the supervisor)."""
+
+    person: str
+    spec: ClassVar[MessageSpec] = MessageSpec(0x43, "sign_off", (("person", "str"),))
+
+
 class PanelDriver(Driver):
     """Driver for the dealer's button panel and display."""
 
     kind = "panel"
-    EVENTS = {ButtonChanged.spec.code: ButtonChanged}
+    EVENTS: ClassVar[dict[int, type[DeviceEvent]]] = {
+        cls.spec.code: cls for cls in (ButtonChanged, PinEntered, BadgeRead, SignOff)
+    }
     COMMANDS = {
         "display": MessageSpec(0xC0, "display", (("line", "u8"), ("text", "str"))),
         "lamp": MessageSpec(0xC1, "lamp", (("button", "u8"), ("on", "bool"))),
@@ -70,6 +103,8 @@ class PanelDriver(Driver):
         )
 
     def _convert(self, cls: type[DeviceEvent], values: dict[str, Any]) -> dict[str, Any]:
+        if cls is not ButtonChanged:
+            return values
         button = values["button"]
         if not 1 <= button <= len(BUTTONS):
             raise BodyError(f"unknown button id {button}")

@@ -724,6 +724,28 @@ PLAYERS: ByGame[type[Player]] = ByGame(_player)
 """Simulated players and dealer for each game the bench runs (each game's definition names its class)."""
 
 
+def bench_dealer_badge(table: TableConfig) -> str | None:
+    """The badge the bench's panel reads to sign its dealer in at a table with a roster: the first
+    dealer's on the roster who has one (the bench knows no PIN: only hashes are on a roster).
+    None without a roster; ValueError when no dealer has a badge."""
+    roster = table.roster
+    if roster is None:
+        return None
+    for person in roster.people.values():
+        if person.role == "dealer" and person.badges:
+            return person.badges[0]
+    raise ValueError(
+        f"{roster.path}: the bench signs its dealer in by badge and no dealer on the roster has one: "
+        "give a dealer a badge (badges: [...]) or bench without a roster"
+    )
+
+
+def _dealer_sign_in(table: TableConfig, panel: PanelSim) -> Callable[[], None]:
+    """What signs the bench's dealer in at its panel (nothing without a roster)."""
+    badge = bench_dealer_badge(table)
+    return (lambda: panel.read_badge(badge)) if badge is not None else (lambda: None)
+
+
 def run_bench(
     table: TableConfig,
     seats: int,
@@ -760,7 +782,9 @@ def run_bench(
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
-    sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
+    panel = PanelSim(address=3)
+    sign_in = _dealer_sign_in(table, panel)
+    sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": panel}
     summary = BenchSummary()
     # as `tablectl run` opens it: signed with the config's journal.hmac_key_file (a key readable by others refused)
     # its writer lock held until the runtime closes it: another writer is refused, naming this one
@@ -812,6 +836,7 @@ def run_bench(
                 if attach is not None:
                     detach = attach(runtime, sims, servers)
                 runtime.start(after_recovery=player.restore_shoe)  # a journal it cannot recover: raised
+                sign_in()  # before the players' first press: the panel's events keep their order
                 try:
                     _play(view, player, finished, target, bar, manual, stop, round_done)
                 except BenchStopped:

@@ -12,7 +12,7 @@ from typing import Any
 
 from drivers.bet_spots import BetSpotDriver, SpotFault, SpotReport
 from drivers.messages import BUTTONS, LAMP_STATES
-from drivers.panel import ButtonChanged, PanelDriver
+from drivers.panel import BadgeRead, ButtonChanged, PanelDriver, PinEntered, SignOff
 from drivers.shoe import (
     CardDealt,
     CardUnreadable,
@@ -257,6 +257,18 @@ class PanelSim(SimDevice):
         code = BUTTONS.index(button) + 1
         self.emit(ButtonChanged, button=code, pressed=True)
         self.emit(ButtonChanged, button=code, pressed=False)
+
+    def enter_pin(self, person: str, pin: str) -> None:
+        """Key in roster id ``person`` and ``pin`` to sign in (docs/protocol.md, event 0x41)."""
+        self.emit(PinEntered, person=person, pin=pin)
+
+    def read_badge(self, badge: str) -> None:
+        """Hold badge ``badge`` to the panel's reader to sign in (event 0x42)."""
+        self.emit(BadgeRead, badge=badge)
+
+    def sign_off(self, person: str) -> None:
+        """``person`` signs off at the panel (event 0x43)."""
+        self.emit(SignOff, person=person)
 
     def key(self, on: bool, report: bool = True) -> None:
         """Turn the supervisor key on or off (``report=False``: as while the link is down and the

@@ -131,6 +131,13 @@ def run(args: argparse.Namespace) -> int:
     if args.manual and attach is None:
         print("tablectl bench: --manual needs --web (the page drives the simulators)", file=sys.stderr)
         return 2
+    from hil.bench import bench_dealer_badge
+
+    try:
+        bench_dealer_badge(table)  # a table with a roster: the bench's dealer signs in by badge
+    except ValueError as exc:
+        print(f"tablectl bench: {exc}", file=sys.stderr)
+        return 2
     journal = args.journal or table.journal.path or str(BENCH_JOURNAL_DIR / f"{table.game}.db")
     try:
         forwarder = forwarder_for(table, journal, drain_on_stop_s=30.0)

@@ -17,6 +17,7 @@ from typing import Any
 
 from controller.configuration._floor import FloorConfig, parse_floor
 from controller.configuration._paytables import Paytable, load_paytables
+from controller.configuration._roster import Roster, load_roster
 from controller.configuration._yamlfile import ConfigError, KeyPath, Problem, YamlDoc, load_yaml
 from controller.game.registry import GAMES, definition, names
 from controller.vocab import MAX_CENTS, OddsError, parse_odds
@@ -35,6 +36,7 @@ __all__ = [
 
 _KEYS = {"game", "name", "seats", "paytables", "limits", "payout_cap", "devices", "paytables_dir", "journal", "display"}
 _KEYS.add("floor")  # the floor link (controller.configuration._floor)
+_KEYS.add("roster")  # who signs in at the panel (controller.configuration._roster)
 _JOURNAL_KEYS = {"path", "hmac_key_file", "retention_days"}
 _DEVICE_ROLES = ("shoe", "bet_spots", "panel")
 _DEVICE_KEYS = {"driver", "url", "baudrate", "poll_interval_s", "address"}
@@ -122,6 +124,8 @@ class TableConfig:
     names with the config's absolute ``path``, so a re-settlement knows it has the same table."""
     floor: FloorConfig | None = None
     """Where the table publishes its journal for the floor (None: it does not)."""
+    roster: Roster | None = None
+    """Who signs in at the panel (None: nobody signs in; the supervisor's key alone authorizes)."""
 
     @property
     def catalog(self) -> GameCatalog:
@@ -409,6 +413,7 @@ def load_table(path: Path | str) -> TableConfig:
         journal=_journal(doc, data.get("journal"), problems),
         display=_display(doc, data.get("display"), problems),
         floor=parse_floor(doc, data.get("floor"), problems),
+        roster=_roster(doc, data.get("roster"), problems),
     )
     problems.extend(_half_offered(doc, game, data))
     problems.extend(_multiples_fit(doc, game, table.limits, table.options))
@@ -420,6 +425,20 @@ def load_table(path: Path | str) -> TableConfig:
     if problems:
         raise ConfigError(problems)
     return replace(table, sha256=_table_digest(doc, table.paytables))
+
+
+def _roster(doc: YamlDoc, raw: object, problems: list[Problem]) -> Roster | None:
+    """The roster the config names (a file beside it, or a path), its problems with its own lines."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or not raw.strip():
+        problems.append(doc.problem(("roster",), "roster must name the roster file (e.g. roster.yaml)"))
+        return None
+    try:
+        return load_roster(doc.path.parent / raw)
+    except ConfigError as exc:
+        problems.extend(exc.problems)
+        return None
 
 
 def _half_offered(doc: YamlDoc, game: GameCatalog, data: dict[str, Any]) -> list[Problem]:

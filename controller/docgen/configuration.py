@@ -64,6 +64,9 @@ TABLE_KEYS = {
     "journal": "where the journal is kept and how it is signed (below)",
     "display": "the dealer display's size until the panel reports its own: `{lines, columns}`",
     "floor": "where the table publishes its journal for the floor (below; absent: it does not)",
+    "roster": "the roster file (beside the config, or a path): who signs in at the panel, by PIN or badge (below; "
+    "absent: nobody signs in and the supervisor's key alone authorizes; present: a dealer must be signed in for "
+    '"no more bets", and a signed-in supervisor for each supervisor act)',
 }
 
 DEVICE_KEYS = {
@@ -101,6 +104,19 @@ FLOOR_KEYS = {
     "signing_key": "the table's Ed25519 signing key (`tablectl floor signing-key`, a PEM file, mode 0600, relative "
     "to the config file): every record published is signed with it, and the floor, holding its public key "
     "(`tablectl floor add-table --db`), stores only records signed with it",
+}
+
+ROSTER_KEYS = {
+    "people": "who may sign in at the table's panel: a list (below; at least one)",
+    "lockout": "`attempts` (wrong PINs in a row, 1-20, default 5) lock that id out for `minutes` (1-1440, default 5)",
+}
+
+PERSON_KEYS = {
+    "id": "what the journal, `recall` and `export` name: 1-32 letters, digits, `.`, `_`, `-` (unique)",
+    "name": "what the dealer's screen, the table page and the pit show (1-64 characters)",
+    "role": "`dealer` (signs in to deal) or `supervisor` (signs in to authorize the supervisor's acts)",
+    "pin_hash": "the scrypt hash of the person's PIN, printed by `tablectl roster hash-pin` (never the PIN)",
+    "badges": "the badge ids the panel's reader may read for this person (unique on the roster)",
 }
 
 PAYTABLE_KEYS = {
@@ -141,6 +157,8 @@ def _sections() -> list[Section]:
             DISPLAY_KEYS,
         ),
         Section("floor", "The floor link (`floor:`)", keys["floor"], FLOOR_KEYS),
+        Section("(roster file)", "A roster file (the file `roster:` names)", keys["roster"], ROSTER_KEYS),
+        Section("people[N]", "A person on the roster (`people:`)", keys["person"], PERSON_KEYS),
         Section(
             "paytables[N]",
             "A paytable (in a paytable file's `paytables:` list)",

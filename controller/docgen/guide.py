@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from controller.configuration import TableConfig, config_dir, load_table
+from controller.configuration import Person, Roster, TableConfig, config_dir, hash_pin, load_table
 from controller.game.registry import definition, table_names
 from controller.table.devices import RecordingDevices
 from controller.table.events import OpenTable
 from controller.table.game_tables import GAME_TABLES
 from controller.vocab import deck
 from drivers.bet_spots import SpotReport
-from drivers.panel import ButtonChanged
+from drivers.panel import BadgeRead, ButtonChanged, PinEntered
 from drivers.shoe import CardDealt, ShoeStatus
 
 __all__ = ["mississippi_round", "boston5_round", "pai_gow_round"]
@@ -196,6 +196,34 @@ Spot lamps: `attract` between rounds, `open` when chips are on a spot, `accepted
 paid during settlement, flashing for a late or removed bet.
 """
 
+_SIGN_IN = """## Signing in
+
+At a table whose config names a roster (`roster:`, docs/operations.md "A roster"), everyone signs in
+at the panel: key in your roster id and PIN on the panel's keypad, or hold your badge to its reader.
+A table without a roster signs no one in, and the supervisor's key alone authorizes.
+
+- **The dealer** must be signed in for `no_more_bets`: without one the panel says `no more bets
+  refused: no dealer signed in: sign in at the panel`. Each round records the dealer signed in
+  when `no_more_bets` was taken (`dealer_id` in `tablectl recall --json`).
+- **Relieving a dealer**: the new dealer signs in. Between rounds and while bets are open, they
+  take over at once (the journal says whom they replaced). After `no_more_bets` the round in play
+  keeps its dealer to its end, and the new dealer deals from the next round (`... signed in: deals
+  from round N`). A dealer who signs off mid-round still dealt that round; the next round's
+  `no_more_bets` then waits for a dealer to sign in.
+- **The supervisor** signs in (PIN or badge) besides turning the key: every supervisor act below
+  needs both, and is journaled with who authorized it; without a signed-in supervisor an act is
+  refused (`void refused: a supervisor must sign in at the panel`) as it is without the key. The
+  supervisor stays signed in until they sign off, turn the key off, the panel's link goes down
+  or the controller restarts; the dealer stays signed in across all of those.
+- **Wrong PINs**: after the roster's `lockout.attempts` wrong PINs in a row (5 by default) that id
+  is locked out for `lockout.minutes` (5 by default), even with the right PIN; each wrong PIN and
+  the lockout are journaled. Another supervisor may sign in meanwhile (a hold stays as it is).
+- **Signing off**: sign off at the panel when you leave the table.
+
+No PIN, PIN hash or badge id is shown, logged, journaled or sent to the floor: the journal names
+people by roster id only.
+"""
+
 _SUPERVISOR = """## The supervisor's actions (key on)
 
 | Action | Buttons | When | Journaled |
@@ -275,6 +303,46 @@ def _deck_table() -> list[str]:
     return out
 
 
+def _sign_in_example(table: TableConfig) -> list[str]:
+    people = {
+        "D-0042": Person("D-0042", "Ann Lee", "dealer", hash_pin("2468", n=2**14, salt=b"dealer-guide-pin")),
+        "S-0007": Person("S-0007", "Bo Diaz", "supervisor", None, ("BADGE-0007",)),
+    }
+    roster = Roster("roster.yaml", people, {"BADGE-0007": "S-0007"})
+    m = GAME_TABLES["mississippi_stud"](replace(table, roster=roster), RecordingDevices())
+    m.handle(OpenTable())
+    m.handle(SpotReport(device="spots", seat=1, spot="ante", cents=500))
+    m.handle(ButtonChanged(device="panel", button="no_more_bets", pressed=True))
+    refused = m.display.lines
+    m.handle(PinEntered(device="panel", person="D-0042", pin="2468"))
+    signed = m.display.lines
+    m.handle(ButtonChanged(device="panel", button="no_more_bets", pressed=True))
+    m.handle(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    m.handle(ButtonChanged(device="panel", button="void", pressed=True))
+    no_supervisor = m.display.lines
+    m.handle(BadgeRead(device="panel", badge="BADGE-0007"))
+    m.handle(ButtonChanged(device="panel", button="void", pressed=True))
+    width = m.display.size.columns
+    return [
+        "For example, the dealer presses `no_more_bets` before signing in:",
+        "",
+        *_boxed(refused, width),
+        "",
+        "The dealer keys in id `D-0042` and the PIN:",
+        "",
+        *_boxed(signed, width),
+        "",
+        "After `no_more_bets`, the supervisor turns the key and presses `void` before signing in:",
+        "",
+        *_boxed(no_supervisor, width),
+        "",
+        "The supervisor's badge is read, and `void` pressed again:",
+        "",
+        *_boxed(m.display.lines, width),
+        "",
+    ]
+
+
 def _entry_example(table: TableConfig) -> list[str]:
     m = GAME_TABLES["mississippi_stud"](table, RecordingDevices())
     m.handle(OpenTable())
@@ -314,6 +382,7 @@ def dealer_guide() -> str:
     ]
     for game in table_names():  # each game's scripted round, named by its definition
         out += _round(game, tables[game])
+    out += [_SIGN_IN, *_sign_in_example(tables["mississippi_stud"])]
     out += [_SUPERVISOR, *_deck_table(), *_entry_example(tables["mississippi_stud"])]
     return "\n".join(out).rstrip() + "\n"
 

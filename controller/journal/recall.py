@@ -129,6 +129,13 @@ def recall_json(r: RecalledRound, table_path: str | None = None) -> dict[str, ob
         "events": [{"seq": e.seq, "at": e.at, "kind": e.kind, "data": e.data} for e in r.events],
         "holds": [h.json() for h in stories(r.events)],
     }
+    if "dealer_id" in r.data:  # a table with a roster: who dealt, and who authorized each act
+        record["recall"]["dealer_id"] = r.data["dealer_id"]
+        record["recall"]["supervisor_acts"] = [
+            {"seq": e.seq, "at": e.at, "action": e.data.get("action"), "person": e.data.get("supervisor_id")}
+            for e in r.events
+            if e.kind == "SupervisorAction"
+        ]
     return record
 
 
@@ -156,7 +163,19 @@ def _describe(e: JournalRecord) -> str | None:
     if e.kind == "CardDealt":
         return None  # listed with where each went
     if e.kind == "SupervisorAction":
-        return f"SUPERVISOR {d['action']}: {d['reason']}"
+        by = f" (by {d['supervisor_id']})" if isinstance(d.get("supervisor_id"), str) else ""
+        return f"SUPERVISOR {d['action']}: {d['reason']}{by}"
+    if e.kind == "SignedIn":
+        then = f", deals from round {d['from_round']}" if d.get("from_round") else ""
+        replaces = f", replacing {d['replaces']}" if d.get("replaces") else ""
+        return f"SIGNED IN {d.get('role', '?')} {d.get('person', '?')} by {d.get('method', '?')}{then}{replaces}"
+    if e.kind == "SignedOff":
+        why = f" ({d['reason']})" if d.get("reason") else ""
+        return f"SIGNED OFF {d.get('role', '?')} {d.get('person', '?')}{why}"
+    if e.kind == "SignInRefused":
+        return f"SIGN-IN REFUSED {d.get('person') or '(unknown badge)'}: {d.get('reason', '?')}"
+    if e.kind == "SignInLocked":
+        return f"SIGN-IN LOCKED OUT {d.get('person', '?')} after {d.get('attempts', '?')} wrong PINs"
     if e.kind == "SupervisorRefused":
         return f"SUPERVISOR REFUSED {d['action']}: {d['reason']}"
     if e.kind in FAULT_KINDS or e.kind in ("LinkUp", "DoorChanged"):
@@ -192,6 +211,8 @@ def recall_lines(r: RecalledRound, order: WagerOrder = _as_stored) -> list[str]:
         f"round {r.number} ({game}): {'VOID, every wager returned' if r.void else 'settled'}, "
         f"{day} {_clock(r.started)} - {_clock(r.ended)} {zone_name(r.ended)}"
     ]
+    if "dealer_id" in r.data:  # a table with a roster
+        lines.append(f"  dealer: {r.data['dealer_id'] or 'nobody signed in'}")
     for seat, entry in sorted(record["seats"].items(), key=lambda kv: int(kv[0])):
         staked = entry["wagers"]
         wagers = ", ".join(f"{spot} {staked[spot] / 100:.2f}" for spot in order(game, list(staked)))

@@ -60,20 +60,28 @@ class MemoryJournal:
 
 def event_record(event: object) -> tuple[str, dict[str, Any]]:
     """An event as a journal entry: its class name and fields (events are frozen, so a shallow
-    copy of the fields is enough)."""
+    copy of the fields is enough). A field marked secret (``metadata={"secret": True}``: a PIN, a
+    badge id) is never in it."""
     kind = type(event)
     if kind not in _FIELDS:
-        _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(event)) if dataclasses.is_dataclass(event) else None
+        _FIELDS[kind] = (
+            tuple(f.name for f in dataclasses.fields(event) if not f.metadata.get("secret"))
+            if dataclasses.is_dataclass(event)
+            else None
+        )
+        _ALL_FIELDS[kind] = len(dataclasses.fields(event)) if dataclasses.is_dataclass(event) else 0
     names = _FIELDS[kind]
     if names is None:
         return kind.__name__, {"repr": repr(event)}
     own = getattr(event, "__dict__", None)
-    if own is not None and len(own) == len(names):
+    if own is not None and len(own) == len(names) == _ALL_FIELDS[kind]:
         # every field is an attribute of its own (set by ``__init__``) and there is nothing else:
         # a copy of them is the same mapping, at a fifth of the cost
         return kind.__name__, dict(own)
     return kind.__name__, {name: getattr(event, name) for name in names}
 
 
+_ALL_FIELDS: dict[type, int] = {}
+"""How many fields each event class has, secret ones included."""
 _FIELDS: dict[type, tuple[str, ...] | None] = {}
 """Field names by event class (``dataclasses.fields`` is slow to call for every event)."""

@@ -10,6 +10,7 @@ from controller.table._bet_board import BetBoard
 from controller.table._dealer_screen import DealerScreen
 from controller.table._round_state import Fire, RoundState
 from controller.table._shoe_faults import ShoeFaults
+from controller.table._sign_in import SignIns
 from controller.table._stub_count import STUB_EVERY, StubCount
 from controller.table._supervisor import SupervisorKey
 from controller.table.card_ledger import CardLedger
@@ -31,14 +32,16 @@ class CarryOver:
         shoe_faults: ShoeFaults,
         display: DealerScreen,
         open_table: Fire,
+        signins: SignIns | None = None,
     ) -> None:
         self._state, self._key, self._board, self._ledger = state, key, board, ledger
         self._stub, self._shoe_faults, self._display, self._open_table = stub, shoe_faults, display, open_table
+        self._signins = signins
 
     def snapshot(self) -> dict[str, Any]:
         """What the table carries from one round to the next (taken as a round starts)."""
         faults = self._shoe_faults
-        return {
+        out = {
             "round_no": self._state.round_no,
             "supervisor": self._key.on,
             "spots": [[seat, spot, cents] for (seat, spot), cents in sorted(self._board.levels.items())],
@@ -46,6 +49,9 @@ class CarryOver:
             "rounds_dealt": self._stub.rounds_dealt,
             "shoe_faults": {"jammed": faults.jammed, "door_open": faults.door_open},
         }
+        if self._signins is not None and self._signins.required:  # a table without a roster: as before
+            out["signin"] = self._signins.snapshot()
+        return out
 
     @staticmethod
     def opening(round_no: int) -> dict[str, Any]:
@@ -72,5 +78,8 @@ class CarryOver:
         faults = state.get("shoe_faults", {})  # older snapshots: none known (the shoe's state read says)
         shoe = self._shoe_faults
         shoe.jammed, shoe.door_open = bool(faults.get("jammed")), bool(faults.get("door_open"))
+        signin = state.get("signin")
+        if self._signins is not None and isinstance(signin, dict):
+            self._signins.restore(signin)
         self._open_table()
         self._display.show()

@@ -44,7 +44,7 @@ BY_ITSELF = "by itself when "
 
 def _person(data: dict[str, object]) -> str | None:
     """Who did an act, when its record names a person (a signed-in supervisor)."""
-    for key in ("person", "supervisor", "by"):
+    for key in ("supervisor_id", "person", "supervisor", "by"):
         value = data.get(key)
         if isinstance(value, str):
             return value

@@ -24,10 +24,12 @@ def round_record(
     cards: list[dict[str, Any]],
     first_seq: int,
     last_seq: int,
+    dealer: str | None = None,
 ) -> dict[str, Any]:
     """The record of the round ``result`` ended, played at the table ``config`` describes from
-    journal record ``first_seq`` to ``last_seq`` with ``faults`` faults and ``cards`` reported."""
-    return {
+    journal record ``first_seq`` to ``last_seq`` with ``faults`` faults and ``cards`` reported;
+    ``dealer``: who dealt it (``dealer_id``, a table with a roster only)."""
+    out = {
         "round": result.number,
         "game": config.game,
         "table": config.path,
@@ -40,6 +42,9 @@ def round_record(
         "first_seq": first_seq,
         "last_seq": last_seq,
     }
+    if config.roster is not None:
+        out["dealer_id"] = dealer
+    return out
 
 
 class RoundRecords:

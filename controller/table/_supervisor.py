@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from controller.table._round_state import Audit, RoundState
+from controller.table._sign_in import SignIns
 
 __all__ = ["Action", "IN_PLAY", "Supervisor", "SupervisorKey", "Record"]
 
@@ -53,25 +54,33 @@ class Action:
 class SupervisorKey:
     """The supervisor's key switch, as the panel last reported it since its link was last up."""
 
-    __slots__ = ("on",)
+    __slots__ = ("on", "_gone")
 
-    def __init__(self) -> None:
+    def __init__(self, gone: Callable[[str], None] | None = None) -> None:
         self.on = False
         """Whether the key is on now, by the panel's last report since its link was last up."""
+        self._gone = gone or (lambda why: None)
+        """Told when the key's authority ends (turned off, or lost): the supervisor signed in is
+        signed off with it."""
 
     def reported(self, on: bool) -> None:
         """The panel reports the key switch (a button change, or its state read after a link-up)."""
-        self.on = on
+        was, self.on = self.on, on
+        if was and not on:
+            self._gone("key off")
 
     def lost(self) -> None:
         """The panel's link went down (or the controller restarted): the key counts as off."""
         self.on = False
+        self._gone("panel link down or restart")
 
 
 class Supervisor:
     """Does the supervisor ``actions`` in the round whose ``state`` it reads, with the ``key``,
     journaling them with ``audit`` and showing them to the dealer with ``show``; ``dealer_button``
-    says whether a button has a dealer meaning now (then it is the dealer's while the key is off)."""
+    says whether a button has a dealer meaning now (then it is the dealer's while the key is off).
+    With a roster (``signins.required``) an act needs a signed-in supervisor too, and its record
+    names them (``supervisor_id``)."""
 
     def __init__(
         self,
@@ -82,6 +91,7 @@ class Supervisor:
         audit: Audit,
         show: Callable[[str], None],
         dealer_button: Callable[[str], bool],
+        signins: SignIns | None = None,
     ) -> None:
         self._state = state
         self.key = key
@@ -90,6 +100,7 @@ class Supervisor:
         self.audit = audit
         self.show = show
         self._dealer_button = dealer_button
+        self._signins = signins
         self._by_name = {a.name: a for a in self.actions}
 
     # --- the key ------------------------------------------------------------------------------
@@ -143,6 +154,10 @@ class Supervisor:
         phase = self._state.phase.value
         if action.key and not self.key.on:
             return self._refuse(action, button, "the supervisor's key is needed")
+        signins = self._signins
+        person = signins.supervisor.id if signins is not None and signins.supervisor is not None else None
+        if signins is not None and signins.required and person is None:
+            return self._refuse(action, button, "a supervisor must sign in at the panel")
         if not self.allowed_in(action, phase):
             return self._refuse(action, button, f"not allowed in {phase}")
         why = self.why_not_allowed(action)
@@ -150,10 +165,14 @@ class Supervisor:
             return self._refuse(action, button, why)
 
         def record(reason: str, journal: str | None = None) -> None:
-            self.audit(
-                "SupervisorAction",
-                {"round": self._state.round_no, "action": journal or action.journal, "reason": reason},
-            )
+            data: dict[str, object] = {
+                "round": self._state.round_no,
+                "action": journal or action.journal,
+                "reason": reason,
+            }
+            if person is not None:
+                data["supervisor_id"] = person
+            self.audit("SupervisorAction", data)
             self.show(f"supervisor: {journal or action.journal}: {reason}")
 
         action.handler(button, record, **args)

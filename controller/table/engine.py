@@ -99,8 +99,15 @@ class Engine:
         start_timer: TimerStart = thread_timer,
         on_recorded: Callable[[object], None] | None = None,
         on_refused: Callable[[object], bool] | None = None,
+        prepare: Callable[[object], object] | None = None,
     ) -> None:
         self.handle = handle
+        self.prepare = prepare or (lambda event: event)
+        """What an event is journaled and handled as (a PIN entry: the sign-in it checks to, so the
+        PIN is never journaled); on the controller thread, before the journal is tried."""
+        self._delivered: dict[int, object] = {}
+        """The event a device delivered, by the id of what it was prepared as while that is being
+        recorded: its link acknowledges (or asks again for) what it delivered."""
         self.start_timer = start_timer
         self.journal: Journal = journal or MemoryJournal()
         self.on_journal_error = on_journal_error or (lambda reason: None)
@@ -138,6 +145,10 @@ class Engine:
         """Journal and handle one event (the controller thread, or a test driving it directly).
         An event that cannot be recorded is not acted on: its device sends it again, or it waits
         in memory, and it is taken in order once the journal can be written."""
+        prepared = self.prepare(event)
+        if prepared is not event:
+            self._delivered[id(prepared)] = event
+            event = prepared
         if self.failing and not self.retry():
             self._refuse(event)
             return
@@ -190,13 +201,13 @@ class Engine:
 
     def _acted_on(self, event: object) -> None:
         """``event`` is recorded: its device may be acknowledged, and the table acts on it."""
-        self.on_recorded(event)
+        self.on_recorded(self._delivered.pop(id(event), event))
         self.handle(event)
         self.processed += 1
 
     def _refuse(self, event: object) -> None:
         """``event`` was not recorded: its device sends it again, or it waits in memory."""
-        if self.on_refused(event):
+        if self.on_refused(self._delivered.pop(id(event), event)):
             self.asked_again.add((str(getattr(event, "device", "")), int(getattr(event, "event_no", 0))))
         elif len(self._unrecorded) < KEEP_UNRECORDED:
             self._unrecorded.append(event)

@@ -14,7 +14,7 @@ import drivers.state  # noqa: F401
 from controller.table.engine import JournalFault, StartDrawn, TimerExpired
 from drivers.messages import DeviceEvent
 
-__all__ = ["OpenTable", "DevicesExpected", "decode_event", "EventDecodeError"]
+__all__ = ["OpenTable", "DevicesExpected", "SignIn", "decode_event", "EventDecodeError"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -36,6 +36,21 @@ class DevicesExpected:
     devices: tuple[str, ...]
     reread: bool = False
     since: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SignIn(DeviceEvent):
+    """A sign-in at the panel as the table journals it: the panel's PIN entry or badge read
+    (``drivers.panel.PinEntered``, ``BadgeRead``), checked against the roster before it is
+    journaled, so that neither the PIN nor the badge id is ever recorded. ``person``: the roster id
+    entered, or the badge holder's ("" for a badge on nobody's roster); ``method``: ``pin`` or
+    ``badge``; ``verified``: the PIN matched (or the badge is on the roster) and the id was not
+    locked out when it was checked. It keeps the panel event's device, time and number (its
+    device is acknowledged once it is journaled)."""
+
+    person: str
+    method: str
+    verified: bool
 
 
 class EventDecodeError(ValueError):

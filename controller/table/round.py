@@ -29,20 +29,21 @@ from controller.table._links import LinkReconciler
 from controller.table._round_state import Audit, GameShape, RoundState
 from controller.table._settlement_walk import SettlementWalk
 from controller.table._shoe_faults import ShoeFaults
+from controller.table._sign_in import SignIns
 from controller.table._stub_count import StubCount
 from controller.table._supervisor import IN_PLAY, Action, Record, Supervisor, SupervisorKey
 from controller.table._wagers import Wagers
 from controller.table.card_ledger import CardLedger
 from controller.table.devices import TableDevices
 from controller.table.engine import JournalFault
-from controller.table.events import DevicesExpected, OpenTable
+from controller.table.events import DevicesExpected, OpenTable, SignIn
 from controller.table.phases import CommonPhases, RoundMachine, Trigger
 from controller.table.round_data import RoundResult, Seat
 from controller.table.screen import DisplaySize, Notice
 from controller.vocab import Card
 from controller.wagers import Settlement, Step
 from drivers.bet_spots import SpotReport
-from drivers.panel import ButtonChanged
+from drivers.panel import BadgeRead, ButtonChanged, PinEntered, SignOff
 from drivers.protocol import DeviceFault, LinkDown, LinkUp
 from drivers.shoe import CardDealt, CardUnreadable, DoorChanged, Jam, ShoeStatus
 from drivers.state import PanelState, ShoeState, SpotsState
@@ -161,7 +162,10 @@ class RoundTable:
         """The collaborators, each given only what it uses (the machine's triggers are bound now)."""
         state, shape, shown, ledger, board = self.state, self.shape, self.shown, self.ledger, self.board
         device_links = DeviceLinks()
-        self.key = SupervisorKey()
+        # who is signed in (with a roster); ``audit`` looked up on each use, as the supervisor's
+        self.signins = SignIns(table.roster, lambda kind, data: self.audit(kind, data), lambda text: display.note(text))
+        signins = self.signins
+        self.key = SupervisorKey(signins.supervisor_gone)
         # made below: what a hold's end, a late bet and a card read again ask of them
         walk: SettlementWalk
         supervisor: Supervisor
@@ -256,7 +260,9 @@ class RoundTable:
             self.next_round,
         )
         self.walk = walk
-        self.carry = CarryOver(state, self.key, board, ledger, self.stub, self.shoe_faults, display, self.open_table)
+        self.carry = CarryOver(
+            state, self.key, board, ledger, self.stub, self.shoe_faults, display, self.open_table, signins
+        )
         # ``audit`` looked up on each use: a test (or the runtime) may set it after the table is made
         supervisor = Supervisor(
             state,
@@ -266,6 +272,7 @@ class RoundTable:
             lambda kind, data: self.audit(kind, data),
             display.note,
             self.dealer_button,
+            signins,
         )
         self.supervisor = supervisor
 
@@ -344,6 +351,10 @@ class RoundTable:
             ShoeState: links.shoe_state_read,
             Jam: faults.jam,
             DoorChanged: faults.door,
+            SignIn: self.on_SignIn,
+            PinEntered: self.on_credential,
+            BadgeRead: self.on_credential,
+            SignOff: self.on_SignOff,
         }
 
     # --- the round's state (kept in :attr:`state`, shared with the collaborators) -----------------
@@ -516,6 +527,7 @@ class RoundTable:
         self.devices.lock_spots(False)
         self.wagers.start_round()
         self.display.until_pressed = {}
+        self.signins.round_opened()
         self.display.ask(f"round {self.round_no}: place bets; then no more bets")
         self.shoe_faults.round_opened()
         self.links.round_opened()
@@ -532,6 +544,7 @@ class RoundTable:
         return self.stub.matches()
 
     def lock_bets(self) -> None:
+        self.signins.bets_closed(self.round_no)
         self.wagers.lock()
 
     def settle_round(self) -> None:
@@ -636,7 +649,7 @@ class RoundTable:
             self.selected_seat = int(b[5:])
             self.on_seat_button(self.selected_seat)
         elif b == "no_more_bets":
-            if not self.links.no_more_bets_refused():
+            if not self.links.no_more_bets_refused() and not self.signins.no_dealer():
                 self.no_more_bets()
         elif b == "confirm" and self.phase is self.common.count_stub:
             self.stub.counted_by_dealer()
@@ -644,6 +657,18 @@ class RoundTable:
             self.confirm()
         else:
             self.on_game_button(b)
+
+    def on_SignIn(self, e: SignIn) -> None:
+        """A sign-in at the panel, checked against the roster (:mod:`._sign_in`)."""
+        self.signins.signed_in(e, self.round_no)
+
+    def on_credential(self, e: PinEntered | BadgeRead) -> None:
+        """A PIN entry or badge read not checked yet (a table driven without the runtime, which
+        checks them before they are journaled): checked now."""
+        self.on_SignIn(self.signins.check(e))
+
+    def on_SignOff(self, e: SignOff) -> None:
+        self.signins.signed_off(e, self.round_no)
 
     def on_ShoeStatus(self, e: ShoeStatus) -> None:
         self.stub.counted_by_shoe(e.stub_count)

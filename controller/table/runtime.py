@@ -45,6 +45,7 @@ from controller.table.snapshot import TableSnapshot
 from controller.table.snapshot_build import build_hands, build_snapshot
 from controller.table.table_drivers import check_roles, open_drivers
 from drivers.link import LinkConfig, LinkStats
+from drivers.panel import BadgeRead, PinEntered
 
 log = logging.getLogger("tablectl.runtime")
 
@@ -133,6 +134,7 @@ class TableRuntime:
             on_recorded=self._journaled,
             on_refused=self._not_journaled,
             start_timer=ports.start_timer,
+            prepare=self._checked,
         )
         self.journal = self.engine.journal
         self.store: SqliteJournal | None = self.journal if isinstance(self.journal, SqliteJournal) else None
@@ -218,6 +220,12 @@ class TableRuntime:
         """The latest published snapshot."""
         return self.latest.get()
 
+    def _checked(self, event: object) -> object:
+        """A PIN entry or badge read as the sign-in it checks to (journaled instead of it)."""
+        if isinstance(event, (PinEntered, BadgeRead)):
+            return self.round.signins.check(event)
+        return event
+
     def _dispatch(self, event: object, seq: int) -> None:
         if isinstance(event, LinkStats):
             return  # a record for people and `tablectl status`, not for the table
@@ -288,6 +296,7 @@ class TableRuntime:
                     cards=list(self.round.card_log),
                     first_seq=self.round_first_seq,
                     last_seq=self.engine.current_seq,
+                    dealer=self.round.signins.dealer_of(result.number),
                 ),
             )
         if not self.replaying:

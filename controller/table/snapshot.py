@@ -28,6 +28,7 @@ __all__ = [
     "SeatView",
     "HoldView",
     "SupervisorOption",
+    "SignedInView",
     "LateBet",
     "NoticeView",
     "WagerNet",
@@ -78,6 +79,18 @@ class SeatView(NamedTuple):
     def wager_map(self) -> dict[str, int]:
         """The wagers as a new dict (spot: cents)."""
         return dict(self.wagers)
+
+
+@dataclass(frozen=True, slots=True)
+class SignedInView:
+    """Who is signed in at a table with a roster, by roster id and name (never a PIN or badge)."""
+
+    dealer_id: str | None
+    dealer_name: str | None
+    supervisor_id: str | None
+    supervisor_name: str | None
+    next_dealer_id: str | None = None
+    """A dealer who signed in during a dealt round: deals from the next round."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +257,8 @@ class TableSnapshot(NamedTuple):
     wager_step: str | None = None
     """The step a chip placed now counts in (the table's one wager rule, held or not: betting, a
     second wager, a street), or None: a chip now is a late bet."""
+    signed_in: SignedInView | None = None
+    """Who is signed in (None: the table has no roster; nobody signs in)."""
 
     # --- reading --------------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from controller.table.snapshot import (
     PlayerHands,
     SeatNet,
     SeatView,
+    SignedInView,
     SupervisorOption,
     TableSnapshot,
     WagerNet,
@@ -355,7 +356,22 @@ def build_snapshot(table: RoundTable, version: int = 0) -> TableSnapshot:
             spot_levels,  # spot_levels
             table.machine_error,  # machine_error
             wager_step._value_ if wager_step is not None else None,  # wager_step
+            _signed_in(table),  # signed_in
         ),
+    )
+
+
+def _signed_in(table: RoundTable) -> SignedInView | None:
+    signins = table.signins
+    if not signins.required:
+        return None
+    dealer, supervisor, after = signins.dealer, signins.supervisor, signins.next_dealer
+    return SignedInView(
+        dealer.id if dealer else None,
+        dealer.name if dealer else None,
+        supervisor.id if supervisor else None,
+        supervisor.name if supervisor else None,
+        after.id if after else None,
     )
 
 

@@ -137,6 +137,8 @@ def table_row(t: TableState, today: list[RoundHold] | None) -> dict[str, Any]:
     try:
         row["game"] = game_name(t.game) if t.game else "not known yet"
         row["state"], row["badge"], row["detail"] = _state(t)
+        if isinstance(t.dealer, str) and t.dealer:
+            row["detail"] += f"; dealer {t.dealer}"
         row["held"] = bool(t.hold)
         row.update(
             rounds=int(t.rounds_today),

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -80,6 +80,8 @@ class TableState:
     """Records the ingest quarantined for this table (controller.floor.alerts)."""
     rejected: int = 0
     """Messages naming this table the ingest rejected."""
+    dealer: str | None = None
+    """Who is dealing (roster id; None: nobody signed in, or the table has no roster)."""
     pending: int = 0
     """Records waiting for a gap in this table's chain to fill."""
     feed_held: str | None = None
@@ -199,6 +201,15 @@ def table_state(events: list[tuple[int, str, dict[str, Any]]], last_round_seq: i
     return "; ".join(open_) if open_ else None
 
 
+def dealer_signed_in(kind: str, data: Mapping[str, object]) -> str | None:
+    """Who deals after a table's last dealer record (``SignedIn`` or ``SignedOff``, role dealer):
+    the id signed in (or the one signing in for the next round), None after a sign-off."""
+    person = data.get("person")
+    if kind != "SignedIn" or not isinstance(person, str):
+        return None
+    return person[:32] + (" from the next round" if data.get("from_round") else "")
+
+
 _ACTIVITY = {
     "SpotReport": "bets on the layout",
     "CardDealt": "dealing",
@@ -309,6 +320,11 @@ class PgFloorReader:
             (table_id, round_seq, list(_ACTIVITY)),
         ).fetchone()
         hold = table_state([(int(s), str(k), _mapping(d)) for s, k, d in events], int(round_seq))
+        signed = conn.execute(
+            "SELECT kind, data FROM journal_event WHERE table_id = %s AND kind = ANY(%s) "
+            "AND data->>'role' = 'dealer' ORDER BY seq DESC LIMIT 1",
+            (table_id, ["SignedIn", "SignedOff"]),
+        ).fetchone()
         beat = _mapping(beat)
         if beat_at is not None and (last_at is None or beat_at >= last_at):
             said = beat.get("hold")  # the table's own word on its hold, however long it holds
@@ -332,6 +348,7 @@ class PgFloorReader:
             voids_today=sum(g.voids for g in gs),
             theoretical_win_today=group_theoretical(gs, self.sheets) if gs else None,
             stale_s=max(0.0, (now - heard).total_seconds()),
+            dealer=dealer_signed_in(str(signed[0]), _mapping(signed[1])) if signed else None,
         )
 
     def game_of(self, config: object) -> str | None:

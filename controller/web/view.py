@@ -81,6 +81,17 @@ def _settlement(last: LastRound | None) -> dict[str, object] | None:
     }
 
 
+def _signed_in(s: TableSnapshot) -> dict[str, str | None] | None:
+    who = s.signed_in
+    if who is None:
+        return None
+    return {
+        "dealer": f"{who.dealer_name} ({who.dealer_id})" if who.dealer_id else None,
+        "supervisor": f"{who.supervisor_name} ({who.supervisor_id})" if who.supervisor_id else None,
+        "next_dealer": who.next_dealer_id,
+    }
+
+
 def table_view(
     snapshot: TableSnapshot,
     config: TableConfig,
@@ -140,6 +151,8 @@ def table_view(
         "notice": {"title": notice.title, "lines": list(notice.lines)} if notice is not None else None,
         "hold": hold,
         "supervisor": s.key_on,
+        # who is signed in (a table with a roster; None: nobody signs in here): ids and names only
+        "signed_in": _signed_in(s),
         "locked": s.locked,
         "seats": seats,
         "dealer": {"label": s.dealer_label, "cards": list(s.dealer)},

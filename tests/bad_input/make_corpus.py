@@ -436,6 +436,54 @@ def text_cases() -> None:
         case(f"args-{name}", argv, 2, expect)
 
 
+def roster_cases() -> None:
+    """Rosters (issue 45 item 1): a table config naming a roster refuses a bad one at load, with
+    the roster's file and line; ``tablectl roster check`` does the same."""
+    sys.path.insert(0, str(ROOT))
+    from controller.configuration import hash_pin
+
+    good = hash_pin("2468", n=2**14, salt=b"bad-input-corpus")  # a fixed salt: the corpus is the same each time
+    head = "people:\n  - id: D-0001\n    name: Ann Lee\n    role: dealer\n    pin_hash: " + good + "\n"
+
+    def roster(name: str, content: str, expect: list[str]) -> None:
+        rel = write(f"rosters/{name}.yaml", content)
+        table = write(f"configs/with-{name}.yaml", BASE + f"roster: ../rosters/{name}.yaml\n")
+        case(
+            f"roster-{name}",
+            ["run", "--config", "{case}/" + table, "--journal", "{tmp}/j.db"],
+            2,
+            [f"{name}.yaml", *expect],
+        )
+        case(f"roster-check-{name}", ["roster", "check", "{case}/" + rel], 2, [f"{name}.yaml", *expect])
+
+    roster(
+        "plain-pin",
+        head + "  - id: S-0001\n    name: Bo\n    role: supervisor\n    pin: '1234'\n",
+        [":9:", "a PIN is never written"],
+    )
+    roster("bad-hash", head.replace(good, "not-a-hash"), [":5:", "not a PIN hash"])
+    roster("cheap-hash", head.replace("scrypt$16384$", "scrypt$1024$"), [":5:", "power of two"])
+    roster("duplicate-id", head + head.split("\n", 1)[1], [":6:", "given twice"])
+    roster("bad-role", head.replace("role: dealer", "role: boss"), [":4:", "role must be one of dealer, supervisor"])
+    roster("no-credential", "people:\n  - id: D-0002\n    name: Cy\n    role: dealer\n", [":2:", "give one"])
+    roster("bad-id", head.replace("D-0001", "D 0001!"), [":2:", "id must be"])
+    roster("no-people", "people: []\n", [":1:", "at least one person"])
+    roster("lockout-zero", head + "lockout: {attempts: 0}\n", [":6:", "attempts must be 1 to 20"])
+    roster(
+        "shared-badge",
+        head + "    badges: [CARD-0001]\n  - id: D-0002\n    name: Cy\n    role: dealer\n    badges: [CARD-0001]\n",
+        [":10:", "also D-0001's"],
+    )
+    roster("unknown-key", head + "shifts: 3\n", [":6:", "unknown key 'shifts'"])
+    table = write("configs/with-missing-roster.yaml", BASE + "roster: ../rosters/none.yaml\n")
+    case(
+        "roster-missing",
+        ["run", "--config", "{case}/" + table, "--journal", "{tmp}/j.db"],
+        2,
+        ["none.yaml", "cannot read"],
+    )
+
+
 # --- journals: read-only readers on files that are not journals, damaged or changed -----------
 
 
@@ -702,9 +750,10 @@ def journal_cases() -> None:
 
 
 if __name__ == "__main__":
-    for sub in ("configs", "records", "rank", "paytables"):
+    for sub in ("configs", "records", "rank", "paytables", "rosters"):
         shutil.rmtree(HERE / sub, ignore_errors=True)
     text_cases()
+    roster_cases()
     make_journals(fresh="--fresh" in sys.argv)
     journal_cases()
     (HERE / "cases.json").write_text(json.dumps(CASES, indent=1) + "\n")

@@ -228,7 +228,7 @@ class PaiGowTable(RoundTable):
         self.holds.release()
 
     def lock_bets_and_ask_dice(self) -> None:
-        self.wagers.lock()
+        self.lock_bets()
         if self.config.options["start_method"] == "rng":
             self.display.ask("drawing the starting number: wait")
             self.devices.draw_start()

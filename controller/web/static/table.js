@@ -169,6 +169,12 @@ function render(v) {
   meta.append(el("b", "", String(playing)), document.createTextNode((playing === 1 ? " seat" : " seats") + " in play \u00b7 "),
     el("b", "", money(layout)), document.createTextNode(" on the layout"));
   if (v.supervisor) meta.append(el("div", "key-on", "supervisor key ON"));
+  if (v.signed_in) {
+    const who = el("div", "signed-in", "dealer: " + (v.signed_in.dealer || "nobody signed in") +
+      (v.signed_in.supervisor ? " \u00b7 supervisor: " + v.signed_in.supervisor : "") +
+      (v.signed_in.next_dealer ? " \u00b7 next dealer: " + v.signed_in.next_dealer : ""));
+    who.id = "signed-in"; meta.append(who);
+  }
   const hold = $("hold");
   hold.hidden = !v.hold;
   if (v.hold) { $("hold-reason").textContent = v.hold.reason; $("hold-clears").textContent = v.hold.clears; }

@@ -1,0 +1,255 @@
+"""Who is signed in at the table: the dealer, the next dealer and the supervisor, from the panel's
+sign-ins checked against the table's roster (:class:`~controller.configuration.Roster`).
+
+A PIN entry or badge read is checked (:meth:`SignIns.check`) before it is journaled, and only the
+result is (:class:`~controller.table.events.SignIn`: who, how, whether it matched): a replay of
+the journal gives the same sign-ins and lockouts without the PIN. Every sign-in, refusal, lockout
+and sign-off is journaled beside it (``SignedIn``, ``SignInRefused``, ``SignInLocked``,
+``SignedOff``), by roster id, never with a PIN, hash or badge id.
+
+The rules (docs/dealer-guide.md, "Signing in"):
+
+- With a roster, "no more bets" is refused until a dealer is signed in, and the round's dealer is
+  the one signed in when it was taken (the round record's ``dealer_id``).
+- A dealer who signs in while no round is dealt (closed, betting) replaces the dealer at once;
+  one who signs in after "no more bets" deals from the next round: the round in play keeps its
+  dealer to its end, even when its dealer signs off meanwhile.
+- A supervisor signed in authorizes the supervisor's acts (with the key, as always) until they
+  sign off, the key is turned off, the panel's link goes down or the controller restarts
+  (authority never outlives its evidence); the dealer stays signed in across all of those.
+- ``lockout.attempts`` wrong PINs in a row for one id lock it out for ``lockout.minutes``, by the
+  sign-in events' own times (the journaled clock, so a replay locks out alike); a sign-in to a
+  locked id is refused without checking the PIN.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from typing import Any
+
+from controller.configuration import Person, Roster, pin_matches
+from controller.configuration._roster import hash_pin
+from controller.table._round_state import Audit
+from controller.table.events import SignIn
+from drivers.panel import BadgeRead, PinEntered, SignOff
+
+__all__ = ["SignIns"]
+
+MAX_TRACKED = 1000
+"""The most ids whose wrong PINs are counted at once (the oldest are forgotten first)."""
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """Checked against for an id not on the roster, so a wrong id takes as long as a wrong PIN."""
+    return hash_pin("00000000", n=2**15, salt=b"\0" * 16)
+
+
+def _clean(text: str) -> str:
+    """An id as entered, safe to journal and show: printable, at most 32 characters."""
+    return "".join(c for c in text if c.isprintable())[:32]
+
+
+def _clock(at: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(at))
+
+
+class SignIns:
+    """The sign-ins at one table, by ``roster`` (None: nobody signs in, the key alone
+    authorizes); journaled with ``audit``, shown to the dealer with ``show``."""
+
+    def __init__(self, roster: Roster | None, audit: Audit, show: Callable[[str], None]) -> None:
+        self.roster = roster
+        self.audit = audit
+        self.show = show
+        self.dealer: Person | None = None
+        """The dealer signed in now."""
+        self.next_dealer: Person | None = None
+        """A dealer who signed in while a round was dealt: deals from the next round."""
+        self.supervisor: Person | None = None
+        """The supervisor signed in now (authorizes acts, with the key)."""
+        self.round_dealers: dict[int, str] = {}
+        """The dealer of each recent round, by round number (fixed at "no more bets")."""
+        self._failures: dict[str, tuple[int, float]] = {}
+        """Wrong PINs in a row, and until when the id is locked out (0: not), by id."""
+        self.dealing = False
+        """The round in play is past "no more bets" (a dealer signing in now deals the next one)."""
+
+    @property
+    def required(self) -> bool:
+        """Whether the table signs people in (a roster is configured)."""
+        return self.roster is not None
+
+    # --- checking an entry (before it is journaled) --------------------------------------------
+
+    def locked_until(self, person: str, at: float) -> float | None:
+        """Until when ``person`` is locked out at ``at`` (None: not locked out)."""
+        until = self._failures.get(person, (0, 0.0))[1]
+        return until if at < until else None
+
+    def check(self, event: PinEntered | BadgeRead) -> SignIn:
+        """``event`` checked against the roster: what is journaled instead of it."""
+        common: dict[str, Any] = {"device": event.device, "at": event.at, "event_no": event.event_no}
+        roster = self.roster
+        if isinstance(event, BadgeRead):
+            holder = roster.by_badge(event.badge) if roster is not None else None
+            return SignIn(**common, person=holder.id if holder else "", method="badge", verified=holder is not None)
+        person = _clean(event.person)
+        if roster is None or self.locked_until(person, event.at) is not None:
+            return SignIn(**common, person=person, method="pin", verified=False)
+        entry = roster.people.get(person)
+        pin_hash = entry.pin_hash if entry is not None and entry.pin_hash is not None else None
+        matched = pin_matches(event.pin, pin_hash or _dummy_hash()) and pin_hash is not None
+        return SignIn(**common, person=person, method="pin", verified=matched)
+
+    # --- the journaled events ------------------------------------------------------------------
+
+    def signed_in(self, e: SignIn, round_no: int) -> None:
+        """A checked sign-in, in round ``round_no``."""
+        roster = self.roster
+        if roster is None:
+            self._refuse(e, "this table has no roster: nobody signs in here")
+            return
+        until = self.locked_until(e.person, e.at)
+        if until is not None:
+            self._refuse(e, f"locked out until {_clock(until)} after wrong PINs")
+            return
+        person = roster.people.get(e.person) if e.verified else None
+        if person is None:
+            self._wrong(e, roster)
+            return
+        self._failures.pop(person.id, None)
+        if person.supervisor:
+            self.supervisor = person
+            self.audit("SignedIn", {"round": round_no, "person": person.id, "role": "supervisor", "method": e.method})
+            self.show(f"supervisor {person.name} signed in")
+            return
+        if self.dealing and self.dealer is not None and self.dealer.id != person.id:
+            self.next_dealer = person
+            self.audit(
+                "SignedIn",
+                {
+                    "round": round_no,
+                    "person": person.id,
+                    "role": "dealer",
+                    "method": e.method,
+                    "from_round": round_no + 1,
+                },
+            )
+            self.show(f"{person.name} signed in: deals from round {round_no + 1}")
+            return
+        before = self.dealer
+        self.dealer, self.next_dealer = person, None
+        data: dict[str, Any] = {"round": round_no, "person": person.id, "role": "dealer", "method": e.method}
+        if before is not None and before.id != person.id:
+            data["replaces"] = before.id
+        self.audit("SignedIn", data)
+        self.show(f"dealer {person.name} signed in")
+
+    def _refuse(self, e: SignIn, why: str) -> None:
+        self.audit("SignInRefused", {"person": e.person, "method": e.method, "reason": why})
+        self.show(f"sign-in refused: {why}")
+
+    def _wrong(self, e: SignIn, roster: Roster) -> None:
+        if e.method == "badge":
+            self._refuse(e, "badge not on the roster")
+            return
+        count = self._failures.pop(e.person, (0, 0.0))[0] + 1
+        while len(self._failures) >= MAX_TRACKED:
+            del self._failures[next(iter(self._failures))]
+        if count >= roster.lockout_attempts:
+            until = e.at + roster.lockout_s
+            self._failures[e.person] = (0, until)
+            self.audit(
+                "SignInRefused", {"person": e.person, "method": e.method, "reason": "wrong PIN or id", "attempt": count}
+            )
+            self.audit("SignInLocked", {"person": e.person, "attempts": count, "until": until})
+            self.show(f"sign-in refused: {count} wrong PINs: {e.person} locked out until {_clock(until)}")
+            return
+        self._failures[e.person] = (count, 0.0)
+        self.audit(
+            "SignInRefused", {"person": e.person, "method": e.method, "reason": "wrong PIN or id", "attempt": count}
+        )
+        self.show(f"sign-in refused: wrong PIN or id ({count} of {roster.lockout_attempts})")
+
+    def signed_off(self, e: SignOff, round_no: int) -> None:
+        """``e.person`` signs off (whatever they were signed in as)."""
+        person = _clean(e.person)
+        gone = False
+        for role in ("dealer", "next_dealer", "supervisor"):
+            who: Person | None = getattr(self, role)
+            if who is not None and who.id == person:
+                setattr(self, role, None)
+                gone = True
+                self.audit(
+                    "SignedOff",
+                    {"round": round_no, "person": person, "role": "supervisor" if role == "supervisor" else "dealer"},
+                )
+                self.show(f"{who.name} signed off")
+        if not gone:
+            self.show(f"sign-off: {person or 'nobody'} is not signed in")
+
+    def supervisor_gone(self, why: str) -> None:
+        """The key went off, or the panel's link went down (or the controller restarted): the
+        supervisor signed in must sign in again."""
+        who = self.supervisor
+        if who is None:
+            return
+        self.supervisor = None
+        self.audit("SignedOff", {"person": who.id, "role": "supervisor", "reason": why})
+
+    # --- rounds ----------------------------------------------------------------------------------
+
+    def round_opened(self) -> None:
+        """A round opened: a dealer waiting for it takes over."""
+        self.dealing = False
+        if self.next_dealer is not None:
+            self.dealer, self.next_dealer = self.next_dealer, None
+
+    def no_dealer(self) -> bool:
+        """With a roster, no dealer is signed in (then "no more bets" is refused, shown)."""
+        if self.roster is None or self.dealer is not None:
+            return False
+        self.show("no more bets refused: no dealer signed in: sign in at the panel")
+        return True
+
+    def bets_closed(self, round_no: int) -> None:
+        """ "No more bets" was taken: the dealer signed in now deals round ``round_no``."""
+        self.dealing = True
+        if self.dealer is not None:
+            self.round_dealers[round_no] = self.dealer.id
+            for old in [n for n in self.round_dealers if n < round_no - 20]:
+                del self.round_dealers[old]
+
+    def dealer_of(self, round_no: int) -> str | None:
+        """Who dealt round ``round_no`` (None: no roster, or nobody was signed in)."""
+        if self.roster is None:
+            return None
+        dealt = self.round_dealers.get(round_no)
+        return dealt if dealt is not None else (self.dealer.id if self.dealer is not None else None)
+
+    # --- across a restart ------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the table carries to its next round (with a roster): the dealers and lockouts,
+        never the supervisor (who signs in again after a restart)."""
+        return {
+            "dealer": self.dealer.id if self.dealer else None,
+            "next_dealer": self.next_dealer.id if self.next_dealer else None,
+            "lockouts": {k: [n, until] for k, (n, until) in self._failures.items()},
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Start from a snapshot (people no longer on the roster are not signed in)."""
+        roster = self.roster
+        if roster is None:
+            return
+        self.dealer = roster.people.get(str(state.get("dealer"))) if state.get("dealer") else None
+        self.next_dealer = roster.people.get(str(state.get("next_dealer"))) if state.get("next_dealer") else None
+        lockouts = state.get("lockouts", {})
+        if isinstance(lockouts, dict):
+            for k, v in lockouts.items():
+                if isinstance(v, list) and len(v) == 2:
+                    self._failures[str(k)] = (int(v[0]), float(v[1]))
