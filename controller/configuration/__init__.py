@@ -40,8 +40,7 @@ __all__ = [
 def known_keys() -> Mapping[str, frozenset[str]]:
     """The keys each validator takes, by the mapping it checks (a table config's top level, a device,
     its journal, display and floor link; a roster file and a person on it; a paytable and its row):
-    what ``docs/configuration.md``
-    describes. Read from the validators' own sets at each call."""
+    what ``docs/configuration.md`` describes. Read from the validators' own sets at each call."""
     return {
         "table": frozenset(_table._KEYS),
         "device": frozenset(_table._DEVICE_KEYS),
