@@ -21,8 +21,8 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from controller.journal import store as _store  # a module: the store reads blocks through this codec
 from controller.journal._files import JournalError
-from controller.journal.store import record_hash
 
 __all__ = ["FORMAT", "PREFIX_BYTES", "Block", "BlockError", "StoredRecord", "decode_block", "encode_block"]
 
@@ -131,7 +131,7 @@ def decode_block(block: Block, key: bytes | None = None) -> list[StoredRecord]:
             raise BlockError(f"record {seq} ({kind[:40]}): time {raw_at[:40]!r} is not a number: changed") from None
         if repr(at) != raw_at:
             raise BlockError(f"record {seq} ({kind[:40]}): time {raw_at[:40]!r} is not as written: changed")
-        digest = record_hash(prev, seq, at, kind, event == "1", data, key)
+        digest = _store.record_hash(prev, seq, at, kind, event == "1", data, key)
         if bytes.fromhex(digest)[:PREFIX_BYTES] != block.prefixes[i * PREFIX_BYTES : (i + 1) * PREFIX_BYTES]:
             raise BlockError(
                 f"record {seq} ({kind[:40]}): hash mismatch: the record was changed"
