@@ -188,7 +188,7 @@ def test_a_newer_schema_is_refused_and_an_older_one_migrated(tmp_path: Path) -> 
         "faults": 0,
     }
     old.append("RoundSettled", round_data)
-    for table in ("snapshots", "rounds", "meters"):
+    for table in ("snapshots", "rounds", "meters", "blocks", "block_kinds"):
         old.db.execute(f"DROP TABLE {table}")
     old.db.execute("DROP TRIGGER head")
     old.db.execute("DELETE FROM meta WHERE key LIKE 'head_%'")

@@ -61,11 +61,13 @@ __all__ = [
     "FILE_MODE",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version 1 had only ``meta`` and ``records``; version 2 adds the derived tables and the
 ``head`` trigger (the last record's number and hash in ``meta``, so removing the last records
 is seen too); version 3 binds each snapshot to the chain (``snapshots.hash``), keeps a round's
-index time equal to its record's, and signs ``meta`` (``meta_hash``)."""
+index time equal to its record's, and signs ``meta`` (``meta_hash``); version 4 adds ``blocks``,
+a closed round's records kept compact in one row (:mod:`controller.journal.compact`), and
+``block_kinds``, the kinds each block holds (read by :mod:`controller.journal.stored`)."""
 
 GENESIS = "0" * 64
 """The "previous hash" of the first record."""
@@ -92,7 +94,14 @@ END;
 _SCHEMA_V3 = """
 ALTER TABLE snapshots ADD COLUMN hash TEXT;
 """
-_SCHEMA = _SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3
+_SCHEMA_V4 = """
+CREATE TABLE blocks (
+    first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL UNIQUE, prev TEXT NOT NULL, hash TEXT NOT NULL,
+    prefixes BLOB NOT NULL, payload BLOB NOT NULL
+);
+CREATE TABLE block_kinds (kind TEXT NOT NULL, first_seq INTEGER NOT NULL, PRIMARY KEY (kind, first_seq)) WITHOUT ROWID;
+"""
+_SCHEMA = _SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3 + _SCHEMA_V4
 """The schema of a journal of this version, as created."""
 
 
@@ -132,12 +141,12 @@ def optional_schema() -> frozenset[tuple[str, str, str, str | None]]:
 
 
 @functools.cache
-def expected_schema() -> frozenset[tuple[str, str, str, str | None]]:
-    """``sqlite_master`` (type, name, table, SQL) of a journal of this schema version, as SQLite
-    keeps it: ``verify`` compares the file's schema with it."""
+def expected_schema(version: int = SCHEMA_VERSION) -> frozenset[tuple[str, str, str, str | None]]:
+    """``sqlite_master`` (type, name, table, SQL) of a journal of schema ``version`` (3 on), as
+    SQLite keeps it: ``verify`` compares the file's schema with it."""
     db = sqlite3.connect(":memory:")
     try:
-        for statement in _statements(_SCHEMA):
+        for statement in _statements(_SCHEMA if version >= 4 else _SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3):
             db.execute(statement)
         return frozenset(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
     finally:
@@ -789,6 +798,13 @@ def _migrate_2_to_3(journal: SqliteJournal) -> None:
         journal.db.execute("UPDATE snapshots SET hash = ? WHERE seq = ?", (digest, seq))
 
 
-MIGRATIONS: dict[int, Callable[[SqliteJournal], None]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
+def _migrate_3_to_4(journal: SqliteJournal) -> None:
+    """Add the tables of compact blocks, empty: the records written so far stay rows, read as
+    they were. Run in the transaction that moves the version."""
+    for statement in _statements(_SCHEMA_V4):
+        journal.db.execute(statement)
+
+
+MIGRATIONS: dict[int, Callable[[SqliteJournal], None]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4}
 """Schema migrations: version -> the step to the next version, run inside the transaction that
 writes the new version (a step never commits on its own)."""

@@ -90,14 +90,15 @@ def _integrity(journal: SqliteJournal, report: VerifyReport) -> bool:
 
 
 def _schema(journal: SqliteJournal, report: VerifyReport) -> bool:
-    if getattr(journal, "schema_version", SCHEMA_VERSION) != SCHEMA_VERSION:
+    version = getattr(journal, "schema_version", SCHEMA_VERSION)
+    if version < 3:  # its schema as it was: read as it is until a start migrates it
         return True
     try:
         found = set(journal.db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
     except _DAMAGE as exc:
         report.bad(0, f"schema: unreadable ({exc}): the file is damaged")
         return False
-    expected = expected_schema()
+    expected = expected_schema(version)
     for kind, name, _, _ in sorted(found - expected - optional_schema(), key=str):
         report.bad(0, f"schema: {kind} {str(name)[:60]} is not as tablectl creates it: changed")
     for kind, name, _, _ in sorted(expected - found, key=str):
