@@ -162,3 +162,34 @@ def test_prune_removes_the_blocks_of_the_rounds_it_removes(tmp_path: Path) -> No
         db.close()
     code, out, err = cli("journal", "verify", "--journal", str(path))
     assert code == 0 and "10 rounds" in out, out + err
+
+
+def test_the_guard_compares_a_journals_content_whether_rows_or_blocks(rows: Path, blocks: Path, tmp_path: Path) -> None:
+    """The refactor guard's digest (hil/simulate/journal_digest.py) is of what the journal holds:
+    equal for the same records as rows or as blocks and across schema versions, different when a
+    record differs."""
+    from hil.simulate.journal_digest import content_digest
+
+    assert rows.read_bytes() != blocks.read_bytes()
+    assert content_digest(blocks.read_bytes()) == content_digest(rows.read_bytes())
+    older = tmp_path / "v3.db"
+    shutil.copy(rows, older)
+    db = sqlite3.connect(older)
+    try:
+        with db:
+            db.execute("DROP TABLE blocks")
+            db.execute("DROP TABLE block_kinds")
+            db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+            db.execute("UPDATE meta SET value = 'x' WHERE key = 'meta_hash'")
+        db.execute("VACUUM")
+    finally:
+        db.close()
+    assert content_digest(older.read_bytes()) == content_digest(rows.read_bytes())
+    db = sqlite3.connect(blocks)
+    try:
+        block = block_at(db, db.execute("SELECT min(first_seq) FROM blocks").fetchone()[0])
+        kept = list(read_records(db, block.first_seq - 1, block.last_seq))
+    finally:
+        db.close()
+    unfold_with(blocks, block, [dataclasses.replace(kept[0], at=kept[0].at + 1.0), *kept[1:]])
+    assert content_digest(blocks.read_bytes()) != content_digest(rows.read_bytes())
