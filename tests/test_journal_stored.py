@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from controller.configuration import config_dir, load_table
-from controller.journal import SqliteJournal
+from controller.journal import SqliteJournal, verify_journal, verify_reader
 from controller.journal.meters import meters_for_round
 from controller.journal.stored import hash_at, last_record, read_records, seq_bounds
 from hil.bench import run_bench
@@ -193,3 +193,38 @@ def test_the_guard_compares_a_journals_content_whether_rows_or_blocks(rows: Path
         db.close()
     unfold_with(blocks, block, [dataclasses.replace(kept[0], at=kept[0].at + 1.0), *kept[1:]])
     assert content_digest(blocks.read_bytes()) != content_digest(rows.read_bytes())
+
+
+def test_a_keyed_journal_of_blocks_verifies_with_its_key_and_reads_without_it(tmp_path: Path) -> None:
+    """Blocks of a keyed journal are checked with its key (a wrong key is told); read without the
+    key, they are decoded unchecked, as its rows are read without it."""
+    path, key = tmp_path / "j.db", b"k" * 32
+    clock = iter(float(t) for t in range(2_000, 10**6, 10))
+    j = SqliteJournal(path, key, clock=lambda: next(clock))
+    for r in range(1, 5):
+        j.snapshot(j.last_seq, r, {"round": r})
+        j.append("SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}, event=True)
+        data = {"round": r, "game": "mississippi_stud", "record": {"seats": {"1": {"wagers": {"ante": 500}}}}}
+        data |= {"settlement": None, "late_bets": [], "faults": 0, "first_seq": j.last_seq}
+        j.append_round(r, data, meters_for_round(data))
+    j.close()
+    kept = SqliteJournal.open_readonly(path, key)
+    before = list(kept.records())
+    kept.close()
+    assert len(fold_rounds(path)) == 3
+    keyed = SqliteJournal.open_readonly(path, key)
+    try:
+        assert verify_journal(keyed).ok and list(keyed.records()) == before
+    finally:
+        keyed.close()
+    wrong = SqliteJournal.open_readonly(path, b"w" * 32)
+    try:
+        assert not verify_journal(wrong).ok
+    finally:
+        wrong.close()
+    bare = SqliteJournal.open_readonly(path)
+    try:
+        report = verify_reader(bare, [(1, bare.last_seq)])
+        assert report.ok and report.notes, report.problems
+    finally:
+        bare.close()
