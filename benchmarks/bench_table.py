@@ -41,12 +41,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from transitions import Machine
 
 from controller.configuration import TableConfig, config_dir, load_table
-from controller.game.boston5._machine import Boston5Table
-from controller.game.mississippi_stud._machine import MississippiTable
-from controller.game.pai_gow._machine import PaiGowTable
 from controller.game.record import settle_record
 from controller.table.devices import RecordingDevices
 from controller.table.engine import Engine
+from controller.table.game_tables import GAME_TABLES
 from controller.vocab import deck
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
@@ -266,9 +264,9 @@ def main() -> None:
         f"{'in process (rounds per CPU second)':<36} {'rounds/s':>10} {'events/round':>13} {'triggers/round':>15}   controller-added per event"
     )
     for name, cls, make, game in (
-        ("Mississippi Stud, 6 seats", MississippiTable, mississippi_events, "mississippi_stud"),
-        ("Boston 5, 6 seats", Boston5Table, boston5_events, "boston5"),
-        ("pai gow, 7 positions", PaiGowTable, pai_gow_events, "pai_gow"),
+        ("Mississippi Stud, 6 seats", GAME_TABLES["mississippi_stud"], mississippi_events, "mississippi_stud"),
+        ("Boston 5, 6 seats", GAME_TABLES["boston5"], boston5_events, "boston5"),
+        ("pai gow, 7 positions", GAME_TABLES["pai_gow"], pai_gow_events, "pai_gow"),
     ):
         path = bench / f"{game}.yaml"
         rate, per_event, n_events, n_triggers, settle_s = in_process(cls, path, make, args.rounds)
@@ -331,7 +329,7 @@ def main() -> None:
             sys.executable,
             "-c",
             "import time; t = time.perf_counter(); "
-            "from controller.table.runtime import TableRuntime; from controller.configuration._table import load_table, config_dir; "
+            "from controller.table.runtime import TableRuntime; from controller.configuration import load_table, config_dir; "
             "from controller.hands.fast import evaluator_for; from controller.hands.rules import Wheel; "
             "load_table(config_dir() / 'bench' / 'pai_gow.yaml'); evaluator_for(Wheel.SECOND_HIGHEST); "
             "print(time.perf_counter() - t)",

@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.configuration import config_dir, load_table
-from controller.game.mississippi_stud._machine import MississippiTable
+from controller.table.game_tables import GAME_TABLES
 from controller.table.snapshot_build import build_snapshot
 from controller.web.view import table_view
 from drivers.bet_spots import SpotReport
@@ -38,7 +38,7 @@ from tests.table_helpers import FedTable
 def feed_cost(events: int) -> tuple[float, float]:
     """(bare handle per event, snapshot + view model + JSON per view) in microseconds."""
     table = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
-    t = FedTable(MississippiTable, table)
+    t = FedTable(GAME_TABLES["mississippi_stud"], table)
     for seat in range(1, 7):
         t.spot(seat, "ante", 1000)
     t.press("no_more_bets")

@@ -30,3 +30,22 @@ def real_table_config(folder: Path, extra: str = "") -> Path:
     text = text.replace("game: mississippi_stud", f"game: mississippi_stud\npaytables_dir: {shipped / 'paytables'}")
     config.write_text(text + extra)
     return config
+
+
+def bench_journal(folder: Path, game: str, rounds: int, seats: int, seed: int) -> Path:
+    """The journal (``folder/journal.db``) of ``rounds`` rounds a bench table of ``game`` played with
+    ``seats`` seats from ``seed``, every round settled as ``tablectl settle`` settles it."""
+    from controller.configuration import load_table
+    from hil.bench import run_bench
+
+    path = folder / "journal.db"
+    summary = run_bench(
+        load_table(config_dir() / "bench" / f"{game}.yaml"),
+        seats=seats,
+        rounds=rounds,
+        seed=seed,
+        progress=False,
+        journal_path=path,
+    )
+    assert summary.rounds == rounds and summary.mismatches == 0
+    return path

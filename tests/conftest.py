@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from controller.hands import BOSTON5, HandValue, evaluate_best
 from controller.hands.rules import HandRules
 from controller.vocab import ALL_CARDS, Card, parse_cards
-from tests.floor_fixtures import floor_db, floor_link, floor_site  # noqa: F401  (the floor's shared servers)
+from tests.floor_fixtures import floor_db, floor_folder, floor_link, floor_site  # noqa: F401  (the floor's shared servers)
 
 if TYPE_CHECKING:
     from hil_table import HilTable
@@ -166,3 +166,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(item.path.name))
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+@pytest.fixture
+def new_york(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The table's local time is New York's (EST, -0500 in December)."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()

@@ -209,3 +209,12 @@ def floor_link(floor_site: FloorSite) -> FloorLink:
 def floor_db(floor_site: FloorSite) -> Any:
     """A fresh, migrated database for one test (``.owner``, ``.ingest``, ``.reader`` URLs)."""
     return floor_site.database()
+
+
+@pytest.fixture
+def floor_folder(floor_site: FloorSite, request: pytest.FixtureRequest) -> Path:
+    """A folder of the test's own under the floor site's (PostgreSQL's user passes through it)."""
+    path = floor_site.base / request.node.name
+    path.mkdir()
+    path.chmod(0o711)
+    return path

@@ -31,16 +31,7 @@ def of(kind: type) -> Callable[[object], bool]:
 
 def collect_event_numbers(q: queue.Queue, kind: type, count: int, timeout: float = STATE_TIMEOUT_S) -> list[int]:
     """The event numbers of the first ``count`` events of ``kind`` taken from ``q``."""
-    got: list[int] = []
-    deadline = time.monotonic() + timeout
-    while len(got) < count and time.monotonic() < deadline:
-        try:
-            event = q.get(timeout=0.1)
-        except queue.Empty:
-            continue
-        if isinstance(event, kind):
-            got.append(event.event_no)
-    return got
+    return [event.event_no for event in collect_events(q, kind, count, timeout)]
 
 
 def collect_events(

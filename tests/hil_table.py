@@ -250,3 +250,59 @@ class HilTable:
         shown = [p for p in self.texts if p in set(later)]
         assert shown[-len(later) :] == later, "the dealer was shown every step, in order"
         return expected
+
+
+def to_third(
+    t: HilTable,
+    cards: str = "As Ad Kc Qd 7h 8h 2c",
+    antes: tuple[tuple[int, int], ...] = ((1, 500), (4, 1000)),
+    size: int = 52,
+    bonus: tuple[tuple[int, int], ...] = (),
+) -> None:
+    """Mississippi Stud to third street: each seat's ante (and its bonus, from ``bonus``: (seat,
+    cents)), no more bets, ``cards`` loaded and every hand's two cards and the three community cards
+    dealt."""
+    bonuses = dict(bonus)
+    for seat, ante in antes:
+        t.spot(seat, "ante", ante)
+        if seat in bonuses:
+            t.spot(seat, "bonus", bonuses[seat])
+    t.press("no_more_bets")
+    t.load(shoe(cards, size))
+    t.deal(2 * len(antes) + 3)
+    assert t.step == "third_street"
+
+
+def late_and_removed(t: HilTable, late: tuple[int, str, int], removed: tuple[int, str]) -> None:
+    """After the spots are locked, a wager placed (``late``: seat, spot, cents; a seat not in the
+    round, or a spot already locked) and chips taken off a locked spot (``removed``): both are
+    noted as not accepted and their spots' lamps flash (late, removed)."""
+    t.spot(*late)
+    t.spot(*removed, 0)
+    assert list(t.snap.late_notes) == [
+        f"late bet: seat {late[0]} {late[1]} {late[2] / 100:.2f} not accepted",
+        f"removed bet: seat {removed[0]} {removed[1]} 0.00 not accepted",
+    ]
+    wait(
+        lambda: t.spots.lamps.get(late[:2]) == "flash_late" and t.spots.lamps.get(removed) == "flash_removed",
+        "the spot lamps to flash",
+    )
+
+
+def shoe_lost_mid_deal(t: HilTable, before: int, during: int, resumes_at: str) -> None:
+    """``before`` cards dealt, then the shoe's link lost: the table holds naming it; the shoe deals
+    ``during`` more cards while down; its link back, the round resumes at step ``resumes_at``."""
+    t.deal(before)
+    t.servers["shoe"].disconnect()
+    wait(lambda: t.step == "hold" and t.hold_reason == "link down: shoe", "the hold")
+    t.shoe.deal(during)
+    t.servers["shoe"].reconnect()
+    wait(lambda: t.step == resumes_at, "the round to resume")
+
+
+def locked(t: HilTable, cards: str) -> None:
+    """Mississippi Stud: seat 1 antes 5.00, seat 4 10.00, no more bets, and ``cards`` loaded in the shoe."""
+    t.spot(1, "ante", 500)
+    t.spot(4, "ante", 1000)
+    t.press("no_more_bets")
+    t.load(shoe(cards))

@@ -48,3 +48,38 @@ class FedTable:
         """The shoe deals ``cards``, numbered on from its count (a repeated number holds)."""
         for i, c in enumerate(cards.split(), start=self.shoe_index + 1):
             self.feed(CardDealt(device="shoe", card=c, index=i, quality=100))
+
+
+def fill_journal(j: Any) -> None:
+    """The journal's file made full (``PRAGMA max_page_count``): no page more, and the last pages
+    filled with records no event record fits beside (what a full disk leaves)."""
+    from controller.journal import JournalFull
+
+    with j.lock:
+        pages = j.db.execute("PRAGMA page_count").fetchone()[0]
+        j.db.execute(f"PRAGMA max_page_count = {pages}")
+        for size in (2000, 1000, 500, 200, 100, 50, 20, 0):
+            try:
+                while True:
+                    j.append("DiskFiller", {"pad": "x" * size})
+            except JournalFull:
+                pass
+
+
+def pai_gow_record(dealt: Any, wagers: dict[int, dict[str, int]]) -> dict[str, Any]:
+    """A pai gow round record of the hands ``dealt`` (``controller.game.pai_gow._deal.deal``'s) with
+    each seat's ``wagers``, every hand set by the house way."""
+    from controller.game.pai_gow._deal import DEALER
+    from controller.vocab import format_cards
+
+    seats = {
+        str(n): {"wagers": seat_wagers, "cards": format_cards(dealt.hands[n]), "set": "house_way"}
+        for n, seat_wagers in wagers.items()
+    }
+    return {
+        "game": "pai_gow",
+        "start": {"method": "rng", "value": 1},
+        "remaining": len(dealt.remaining),
+        "seats": seats,
+        "dealer": format_cards(dealt.hands[DEALER]),
+    }

@@ -18,26 +18,13 @@ import pytest
 
 from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
-from hil.bench import run_bench
-from tests.cli_helpers import cli
+from tests.cli_helpers import bench_journal, cli
 
 
 @pytest.fixture(scope="module")
 def journals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    out = {}
-    for game, rounds in (("mississippi_stud", 8), ("pai_gow", 4)):
-        path = tmp_path_factory.mktemp(game) / "journal.db"
-        summary = run_bench(
-            load_table(config_dir() / "bench" / f"{game}.yaml"),
-            seats=4,
-            rounds=rounds,
-            seed=11,
-            progress=False,
-            journal_path=path,
-        )
-        assert summary.rounds == rounds
-        out[game] = path
-    return out
+    plays = (("mississippi_stud", 8), ("pai_gow", 4))
+    return {game: bench_journal(tmp_path_factory.mktemp(game), game, rounds, 4, 11) for game, rounds in plays}
 
 
 def _rounds(path: Path) -> list[tuple[int, float, dict[str, Any]]]:

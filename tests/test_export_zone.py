@@ -23,11 +23,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
 from controller.journal.meters import meters_for_round
-from hil.bench import run_bench
-from tests.cli_helpers import cli
+from tests.cli_helpers import bench_journal, cli
 
 MALTA = ZoneInfo("Europe/Malta")
 
@@ -35,16 +33,7 @@ MALTA = ZoneInfo("Europe/Malta")
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """The ``RoundSettled`` data of four rounds a bench table played."""
-    path = tmp_path_factory.mktemp("bench") / "journal.db"
-    summary = run_bench(
-        load_table(config_dir() / "bench" / "mississippi_stud.yaml"),
-        seats=3,
-        rounds=4,
-        seed=5,
-        progress=False,
-        journal_path=path,
-    )
-    assert summary.rounds == 4
+    path = bench_journal(tmp_path_factory.mktemp("bench"), "mississippi_stud", 4, 3, 5)
     journal = SqliteJournal.open_readonly(path)
     try:
         found = []

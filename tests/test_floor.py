@@ -13,8 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
@@ -31,22 +30,14 @@ import nats  # noqa: E402
 import controller.floor.forwarder as forwarder_module  # noqa: E402
 from controller.floor.connect import NatsAuth, nats_auth_options  # noqa: E402
 from controller.floor.forwarder import Forwarder, LinkState  # noqa: E402
-from controller.floor.ingest import IngestConfig, IngestStats, run_ingest  # noqa: E402
 from controller.floor.servers import FloorDatabase, LocalNats, LocalPostgres, free_port, nats_server_binary  # noqa: E402
 from controller.journal import NewRecord, SqliteJournal  # noqa: E402
 from controller.journal.outbox import Outbox  # noqa: E402
 from tests.floor_fixtures import FloorLink, FloorSite  # noqa: E402
+from tests.floor_helpers import IngestThread, count, wait_for  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 120.0
-
-
-def wait_for(cond: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -56,17 +47,9 @@ def db(floor_db: FloorDatabase) -> FloorDatabase:
 
 
 @pytest.fixture
-def folder(floor_site: FloorSite, request: pytest.FixtureRequest) -> Iterator[Path]:
-    path = floor_site.base / request.node.name
-    path.mkdir()
-    path.chmod(0o711)
-    yield path
-
-
-@pytest.fixture
-def broker(floor_site: FloorSite, folder: Path) -> Iterator[LocalNats]:
+def broker(floor_site: FloorSite, floor_folder: Path) -> Iterator[LocalNats]:
     """A broker of the test's own (it gets killed), with the session's certificates and identities."""
-    server = floor_site.own_nats(folder / "nats").start()
+    server = floor_site.own_nats(floor_folder / "nats").start()
     yield server
     server.kill()
 
@@ -96,41 +79,12 @@ def finish(proc: subprocess.Popen[str]) -> str:
     return out
 
 
-class IngestThread:
-    """``floor ingest`` in a thread of the test process."""
-
-    def __init__(self, config: IngestConfig) -> None:
-        self.stop_event = threading.Event()
-        self.stats = IngestStats()
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.config = config
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            asyncio.run(run_ingest(self.config, self.stop_event, self.stats))
-        except BaseException as exc:  # reported by stop()
-            self.error = exc
-
-    def stop(self) -> None:
-        self.stop_event.set()
-        self.thread.join(30)
-        assert self.error is None, repr(self.error)
-
-
 def ingest_process(link: FloorLink, servers: list[str], db: str, *extra: str) -> subprocess.Popen[str]:
     args = [sys.executable, "-m", "controller", "floor", "ingest", "--db", db, "--ack-wait", "3", "--batch", "100"]
     args += link.ingest_args()
     for url in servers:
         args += ["--nats", url]
     return subprocess.Popen(args + list(extra), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
-def count(db: str, sql: str, *args: Any) -> int:
-    with psycopg.connect(db, autocommit=True) as conn:
-        row = conn.execute(sql, args).fetchone()
-        return int(row[0]) if row else 0
 
 
 def journal_rounds(journal: Path) -> int:
@@ -229,14 +183,14 @@ def expected_messages(journal: Path) -> int:
 # --- the tests ------------------------------------------------------------------------------------
 
 
-def test_bench_tables_reach_postgres_exactly_once(folder: Path, floor_link: FloorLink, db: FloorDatabase) -> None:
+def test_bench_tables_reach_postgres_exactly_once(floor_folder: Path, floor_link: FloorLink, db: FloorDatabase) -> None:
     ingest = IngestThread(floor_link.ingest_config(db.ingest, ack_wait_s=5))
     try:
         runs = []
         for game in ("mississippi_stud", "boston5", "pai_gow"):
             table_id = f"{game.replace('_', '-')}-1"
-            journal = folder / f"{table_id}.db"
-            runs.append((table_id, journal, bench(floor_link.yaml(folder, table_id, game), journal, 4)))
+            journal = floor_folder / f"{table_id}.db"
+            runs.append((table_id, journal, bench(floor_link.yaml(floor_folder, table_id, game), journal, 4)))
         for table_id, journal, proc in runs:
             out = finish(proc)
             assert f"floor       {table_id}: stopped" in out and "backlog 0" in out
@@ -309,11 +263,11 @@ def test_bench_tables_reach_postgres_exactly_once(folder: Path, floor_link: Floo
         ingest.stop()
 
 
-def test_forwarders_sharing_one_connection_publish_each_journal_once(folder: Path, floor_link: FloorLink) -> None:
+def test_forwarders_sharing_one_connection_publish_each_journal_once(floor_folder: Path, floor_link: FloorLink) -> None:
     """``Forwarder.run``: several forwarders on one asyncio loop over one connection (how the
     benchmark simulates many tables in one process, with one identity for them all), each
     publishing its own journal."""
-    journals = [SqliteJournal(folder / f"s{i}.db") for i in range(3)]
+    journals = [SqliteJournal(floor_folder / f"s{i}.db") for i in range(3)]
     spot = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
     for j in journals:
         j.append_batch([NewRecord("SpotReport", spot, event=True)] * 20)
@@ -352,13 +306,13 @@ def test_forwarders_sharing_one_connection_publish_each_journal_once(folder: Pat
 
 
 def test_a_clean_stop_sends_records_written_just_after_the_forwarder_looked(
-    folder: Path, floor_link: FloorLink, monkeypatch: pytest.MonkeyPatch
+    floor_folder: Path, floor_link: FloorLink, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The table's last records land between the forwarder's look (nothing new) and its "caught
     up" mark, and the table stops then: the stop's drain still sends them (the mark is the look's
     time, not the time after the look's bookkeeping)."""
 
-    journal = SqliteJournal(folder / "late.db")
+    journal = SqliteJournal(floor_folder / "late.db")
     spot = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
     journal.append_batch([NewRecord("SpotReport", spot, event=True)] * 5)
     forwarder = Forwarder(journal.path, floor_link.floor_config("late"), drain_on_stop_s=60).start()
@@ -398,12 +352,12 @@ def test_a_clean_stop_sends_records_written_just_after_the_forwarder_looked(
 
 
 def test_a_record_that_does_not_follow_the_one_sent_before_is_not_published(
-    folder: Path, floor_link: FloorLink, caplog: pytest.LogCaptureFixture
+    floor_folder: Path, floor_link: FloorLink, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A record written into the journal behind the table's back while the forwarder runs (its
     check of the backlog already done): the forwarder sees that it does not follow the record it
     sent before, publishes nothing more, and the link says why."""
-    journal = SqliteJournal(folder / "j.db")
+    journal = SqliteJournal(floor_folder / "j.db")
     spot = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
     journal.append_batch([NewRecord("SpotReport", spot, event=True)] * 5)
     forwarder = Forwarder(journal.path, floor_link.floor_config("forged"), ack_timeout_s=2.0).start()
@@ -420,10 +374,10 @@ def test_a_record_that_does_not_follow_the_one_sent_before_is_not_published(
 
 
 def test_broker_killed_and_ingest_killed_mid_run(
-    folder: Path, broker: LocalNats, own_link: FloorLink, db: FloorDatabase
+    floor_folder: Path, broker: LocalNats, own_link: FloorLink, db: FloorDatabase
 ) -> None:
-    journal = folder / "t.db"
-    table = bench(own_link.yaml(folder, "ms-2"), journal, 24)
+    journal = floor_folder / "t.db"
+    table = bench(own_link.yaml(floor_folder, "ms-2"), journal, 24)
     urls = [broker.url]
     ingests = [ingest_process(own_link, urls, db.ingest), ingest_process(own_link, urls, db.ingest)]  # one durable
     try:
@@ -456,12 +410,14 @@ def test_broker_killed_and_ingest_killed_mid_run(
 
 
 def test_table_killed_mid_publish_sends_its_backlog_after_restart(
-    folder: Path, floor_site: FloorSite, db: FloorDatabase
+    floor_folder: Path, floor_site: FloorSite, db: FloorDatabase
 ) -> None:
-    broker = floor_site.own_nats(folder / "nats", port=free_port())  # down while the table plays: a backlog builds
+    broker = floor_site.own_nats(
+        floor_folder / "nats", port=free_port()
+    )  # down while the table plays: a backlog builds
     link = floor_site.link(brokers=[broker], servers=(broker.url,))
-    journal = folder / "t.db"
-    config = link.yaml(folder, "ms-3")
+    journal = floor_folder / "t.db"
+    config = link.yaml(floor_folder, "ms-3")
     table = bench(config, journal, 16)
     ingest: IngestThread | None = None
     try:
@@ -496,11 +452,11 @@ def test_table_killed_mid_publish_sends_its_backlog_after_restart(
         broker.kill()
 
 
-def test_postgres_stopped_for_a_while(folder: Path, floor_site: FloorSite, floor_link: FloorLink) -> None:
-    postgres = floor_site.own_postgres(folder / "postgres").start()  # stopped mid-run: the test's own
+def test_postgres_stopped_for_a_while(floor_folder: Path, floor_site: FloorSite, floor_link: FloorLink) -> None:
+    postgres = floor_site.own_postgres(floor_folder / "postgres").start()  # stopped mid-run: the test's own
     db = floor_site.database(postgres)
-    journal = folder / "t.db"
-    config = floor_link.yaml(folder, "ms-4")
+    journal = floor_folder / "t.db"
+    config = floor_link.yaml(floor_folder, "ms-4")
     table = bench(config, journal, 24)
     ingest = IngestThread(floor_link.ingest_config(db.ingest, ack_wait_s=5, batch=100))
     try:
@@ -527,12 +483,12 @@ def test_postgres_stopped_for_a_while(folder: Path, floor_site: FloorSite, floor
         postgres.stop()
 
 
-def test_three_node_cluster_loses_a_node(folder: Path, floor_site: FloorSite, db: FloorDatabase) -> None:
+def test_three_node_cluster_loses_a_node(floor_folder: Path, floor_site: FloorSite, db: FloorDatabase) -> None:
     """Three nodes with mutual TLS on their routes, the stream on all three (R3)."""
     cluster_ports = [free_port() for _ in range(3)]
     nodes = [
         floor_site.own_nats(
-            folder / f"n{i}",
+            floor_folder / f"n{i}",
             name=f"n{i}",
             cluster_port=cluster_ports[i],
             routes=tuple(p for j, p in enumerate(cluster_ports) if j != i),
@@ -569,8 +525,8 @@ def test_three_node_cluster_loses_a_node(folder: Path, floor_site: FloorSite, db
                 return False
 
         wait_for(stream_up, "the R3 stream")
-        journal = folder / "t.db"
-        table = bench(link.yaml(folder, "ms-5"), journal, 16)
+        journal = floor_folder / "t.db"
+        table = bench(link.yaml(floor_folder, "ms-5"), journal, 16)
         wait_for(lambda: count(db.reader, "SELECT count(*) FROM round") >= 3, "three rounds stored")
         name = asyncio.run(leader())
         victim = next(n for n in nodes if n.name == name)  # the stream's leader
@@ -590,7 +546,7 @@ def test_three_node_cluster_loses_a_node(folder: Path, floor_site: FloorSite, db
             node.kill()
 
 
-def test_migrate_and_report_errors_are_clear(folder: Path) -> None:
+def test_migrate_and_report_errors_are_clear(floor_folder: Path) -> None:
     url = f"postgresql://floor_owner@127.0.0.1:{free_port()}/none"
     for command in (["migrate", "--db", url], ["report", "--db", url]):
         result = subprocess.run(
@@ -642,11 +598,11 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def test_floor_serve_runs_a_single_machine_floor(folder: Path) -> None:
+def test_floor_serve_runs_a_single_machine_floor(floor_folder: Path) -> None:
     """``floor serve`` as in production: TLS and identities on NATS (a table added with
     ``floor add-table`` and the broker reloaded), SCRAM and roles on PostgreSQL, and no password
     on any command line of its processes."""
-    data = folder / "floor-data"
+    data = floor_folder / "floor-data"
     serve = subprocess.Popen(
         [sys.executable, "-m", "controller", "floor", "serve", "--data", str(data)]
         + ["--nats-port", "0", "--db-port", "0"],
@@ -696,8 +652,8 @@ def test_floor_serve_runs_a_single_machine_floor(folder: Path) -> None:
             return True
 
         wait_for(lambda: asyncio.run(admitted()), "the broker to admit ms-6 after its reload")
-        journal = folder / "t.db"
-        config = folder / "ms-6.yaml"
+        journal = floor_folder / "t.db"
+        config = floor_folder / "ms-6.yaml"
         text = (REPO / "config" / "bench" / "mississippi_stud.yaml").read_text()
         text = text.replace("paytables_dir: ../paytables", f"paytables_dir: {REPO / 'config' / 'paytables'}")
         config.write_text(
@@ -712,15 +668,17 @@ def test_floor_serve_runs_a_single_machine_floor(folder: Path) -> None:
     assert serve.returncode == 0
 
 
-def test_a_table_is_reingested_from_its_journal(folder: Path, floor_site: FloorSite, floor_link: FloorLink) -> None:
+def test_a_table_is_reingested_from_its_journal(
+    floor_folder: Path, floor_site: FloorSite, floor_link: FloorLink
+) -> None:
     """``tablectl floor resend``: a table's journal published again with its own identity, here
     into a new stream and an empty store (a floor rebuilt from the tables' journals); the table's
     own acknowledged position in its journal does not move."""
-    journal = folder / "t.db"
+    journal = floor_folder / "t.db"
     first_db = floor_site.database()
     ingest = IngestThread(floor_link.ingest_config(first_db.ingest, ack_wait_s=5))
     try:
-        finish(bench(floor_link.yaml(folder, "ms-7"), journal, 3))
+        finish(bench(floor_link.yaml(floor_folder, "ms-7"), journal, 3))
         assert_all_stored_once(first_db.reader, "ms-7", journal)
     finally:
         ingest.stop()
@@ -730,8 +688,8 @@ def test_a_table_is_reingested_from_its_journal(folder: Path, floor_site: FloorS
     rebuilt = floor_site.link()
     rebuilt.create_stream()
     db = floor_site.database()
-    (folder / "again").mkdir()
-    config = rebuilt.yaml(folder / "again", "ms-7")
+    (floor_folder / "again").mkdir()
+    config = rebuilt.yaml(floor_folder / "again", "ms-7")
     ingest = IngestThread(rebuilt.ingest_config(db.ingest, ack_wait_s=5))
     try:
         result = subprocess.run(
@@ -751,7 +709,15 @@ def test_a_table_is_reingested_from_its_journal(folder: Path, floor_site: FloorS
     ingest = IngestThread(floor_link.ingest_config(first_db.ingest, ack_wait_s=5))
     try:
         again = subprocess.run(
-            [sys.executable, "-m", "controller", "floor", "resend", "--config", str(floor_link.yaml(folder, "ms-7"))]
+            [
+                sys.executable,
+                "-m",
+                "controller",
+                "floor",
+                "resend",
+                "--config",
+                str(floor_link.yaml(floor_folder, "ms-7")),
+            ]
             + ["--journal", str(journal)],
             capture_output=True,
             text=True,

@@ -10,94 +10,31 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 pytest.importorskip("nats")
 psycopg = pytest.importorskip("psycopg")
 
-import nats  # noqa: E402
 
 from controller.floor.chain import Outcome, Verdict  # noqa: E402
 from controller.floor.channel import Heartbeat  # noqa: E402
-from controller.floor.connect import nats_auth_options  # noqa: E402
 from controller.floor.forwarder import Forwarder, LinkState  # noqa: E402
-from controller.floor.ingest import IngestConfig, IngestStats, run_ingest  # noqa: E402
 from controller.floor.metrics import IngestMetrics  # noqa: E402
 from controller.floor.validate import FloorRecord  # noqa: E402
 from controller.journal import NewRecord, SqliteJournal  # noqa: E402
 from controller.journal.outbox import Outbox  # noqa: E402
-from tests.deadlines import STATE_TIMEOUT_S  # noqa: E402
-from tests.floor_fixtures import FloorLink, FloorSite  # noqa: E402
+from tests.floor_fixtures import FloorSite  # noqa: E402
+from tests.floor_helpers import IngestThread, connect, count, wait_for  # noqa: E402
 
 SPOT = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
 SHARE = 20
 """The stream's share per table and subject in this test (the default is 1000)."""
 BATCH = 10
 """The ingest's batch: an ingest iteration takes at most this many messages."""
-
-
-def wait_for(cond: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + STATE_TIMEOUT_S
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.01)
-
-
-def count(db: str, sql: str) -> int:
-    with psycopg.connect(db, autocommit=True) as conn:
-        row = conn.execute(sql).fetchone()
-        return int(row[0]) if row and row[0] is not None else 0
-
-
-class IngestThread:
-    """``floor ingest`` in a thread of the test process."""
-
-    def __init__(self, config: IngestConfig, metrics: IngestMetrics | None = None) -> None:
-        self.stop_event = threading.Event()
-        self.stats = IngestStats()
-        self.error: BaseException | None = None
-        self.config, self.metrics = config, metrics
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            asyncio.run(run_ingest(self.config, self.stop_event, self.stats, self.metrics))
-        except BaseException as exc:  # reported by stop()
-            self.error = exc
-
-    def stop(self) -> None:
-        self.stop_event.set()
-        self.thread.join(STATE_TIMEOUT_S)
-        assert self.error is None, repr(self.error)
-
-
-@pytest.fixture
-def folder(floor_site: FloorSite, request: pytest.FixtureRequest) -> Iterator[Path]:
-    path = floor_site.base / request.node.name
-    path.mkdir()
-    path.chmod(0o711)
-    yield path
-
-
-async def _connect(link: FloorLink, creds: Path, errors: list[str]) -> Any:
-    async def error_cb(exc: Exception) -> None:
-        errors.append(str(exc).lower())
-
-    return await nats.connect(
-        servers=list(link.servers),
-        connect_timeout=5,
-        allow_reconnect=False,
-        error_cb=error_cb,
-        **nats_auth_options(link.auth(creds)),
-    )
 
 
 def journal_of(path: Path, n: int) -> Path:
@@ -125,7 +62,7 @@ class StoredAt(IngestMetrics):
 
 
 def test_one_table_flooding_the_floor_holds_up_no_other_table(
-    folder: Path, floor_site: FloorSite, caplog: pytest.LogCaptureFixture
+    floor_folder: Path, floor_site: FloorSite, caplog: pytest.LogCaptureFixture
 ) -> None:
     """fl-a sends 75 times its share at full speed, fl-c junk, and the ingest is restarted in the
     middle of it; then fl-b sends its records as a table does. fl-b's records are all stored
@@ -139,7 +76,7 @@ def test_one_table_flooding_the_floor_holds_up_no_other_table(
     link = floor_site.link()
     link.create_stream(table_share=SHARE)
     db = floor_site.database()
-    a = Forwarder(journal_of(folder / "a.db", n_a), link.floor_config("fl-a"), max_backoff_s=0.2, heartbeat_s=0.2)
+    a = Forwarder(journal_of(floor_folder / "a.db", n_a), link.floor_config("fl-a"), max_backoff_s=0.2, heartbeat_s=0.2)
     b_config = link.floor_config("fl-b")
     creds_c = link.table("fl-c")
     ingest = IngestThread(link.ingest_config(db.ingest, batch=BATCH, ack_wait_s=5))
@@ -148,7 +85,7 @@ def test_one_table_flooding_the_floor_holds_up_no_other_table(
         # fl-c: junk on its own subject (each rejected), and a subject outside its five refused
         async def junk() -> list[str]:
             errors: list[str] = []
-            nc = await _connect(link, creds_c, errors)
+            nc = await connect(link, creds_c, errors)
             try:
                 js = nc.jetstream(timeout=10)
                 for i in range(n_c):
@@ -170,13 +107,13 @@ def test_one_table_flooding_the_floor_holds_up_no_other_table(
         refused = a.status().refused
         wait_for(lambda: a.status().refused > refused + 1 or a.status().acked >= n_a, "fl-a refused while away")
         if a.status().state is LinkState.THROTTLED:
-            box = Outbox(folder / "a.db")
+            box = Outbox(floor_folder / "a.db")
             state, error, _ = box.state()
             box.close()
             assert state == "throttled" and error and "maximum messages per subject exceeded" in error, (state, error)
         metrics = StoredAt()
         ingest = IngestThread(link.ingest_config(db.ingest, batch=BATCH, ack_wait_s=5), metrics)
-        b = Forwarder(journal_of(folder / "b.db", n_b), b_config, heartbeat_s=0.2)
+        b = Forwarder(journal_of(floor_folder / "b.db", n_b), b_config, heartbeat_s=0.2)
         forwarders.append(b.start())
         wait_for(lambda: b.status().acked >= n_b, "the broker taking fl-b's records")
         taken_at = metrics.batch

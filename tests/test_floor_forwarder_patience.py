@@ -78,6 +78,13 @@ def test_a_silent_broker_means_resend(tmp_path: Path) -> None:
     asyncio.run(go())
 
 
+async def answering(nc: Connection) -> None:
+    """The broker answering all the while: a message in every tenth of the timeout, until cancelled."""
+    while True:
+        nc.stats["in_msgs"] += 1
+        await asyncio.sleep(TIMEOUT / 10)
+
+
 def test_a_lost_acknowledgement_means_resend_even_while_the_broker_answers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -91,12 +98,7 @@ def test_a_lost_acknowledgement_means_resend_even_while_the_broker_answers(
         later.set_result(Ack())  # a later message acknowledged, the oldest never: it was lost
         pending: Pending = deque([(1, False, loop.create_future(), "t/1"), (2, False, later, "t/2")])
 
-        async def answering() -> None:
-            while True:
-                nc.stats["in_msgs"] += 1
-                await asyncio.sleep(TIMEOUT / 10)
-
-        task = asyncio.create_task(answering())
+        task = asyncio.create_task(answering(nc))
         try:
             with pytest.raises(_Resend):  # at the first timeout; patience would be 100 s
                 await asyncio.wait_for(f._complete_oldest(pending, NO_OUTBOX), 30)
@@ -113,12 +115,7 @@ def test_patience_has_an_end(tmp_path: Path) -> None:
     async def go() -> None:
         pending: Pending = deque([(1, False, asyncio.get_running_loop().create_future(), "t/1")])
 
-        async def answering() -> None:
-            while True:
-                nc.stats["in_msgs"] += 1
-                await asyncio.sleep(TIMEOUT / 10)
-
-        task = asyncio.create_task(answering())
+        task = asyncio.create_task(answering(nc))
         try:
             with pytest.raises(_Resend):
                 await f._complete_oldest(pending, NO_OUTBOX)

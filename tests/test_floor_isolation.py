@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +17,6 @@ import pytest
 pytest.importorskip("nats")
 psycopg = pytest.importorskip("psycopg")
 
-import nats  # noqa: E402
-import nats.errors  # noqa: E402
 
 from controller.floor.channel import (  # noqa: E402
     ChannelError,
@@ -30,91 +27,31 @@ from controller.floor.channel import (  # noqa: E402
     heartbeat_subject,
     to_table_subject,
 )
-from controller.floor.connect import nats_auth_options  # noqa: E402
 from controller.floor.forwarder import Forwarder, LinkState  # noqa: E402
-from controller.floor.ingest import IngestConfig, IngestStats, run_ingest  # noqa: E402
 from controller.journal import NewRecord, SqliteJournal  # noqa: E402
 from controller.journal.outbox import Outbox  # noqa: E402
 from tests.floor_fixtures import FloorLink, FloorSite  # noqa: E402
+from tests.floor_helpers import IngestThread, connect, count, wait_for  # noqa: E402
 
 TIMEOUT = 120.0
 SPOT = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
 
 
-def wait_for(cond: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
-def count(db: str, sql: str, *args: Any) -> int:
-    with psycopg.connect(db, autocommit=True) as conn:
-        row = conn.execute(sql, args).fetchone()
-        return int(row[0]) if row else 0
-
-
-class IngestThread:
-    """``floor ingest`` in a thread of the test process."""
-
-    def __init__(self, config: IngestConfig) -> None:
-        self.stop_event = threading.Event()
-        self.stats = IngestStats()
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.config = config
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            asyncio.run(run_ingest(self.config, self.stop_event, self.stats))
-        except BaseException as exc:  # reported by stop()
-            self.error = exc
-
-    def stop(self) -> None:
-        self.stop_event.set()
-        self.thread.join(30)
-        assert self.error is None, repr(self.error)
-
-
-@pytest.fixture
-def folder(floor_site: FloorSite, request: pytest.FixtureRequest) -> Iterator[Path]:
-    path = floor_site.base / request.node.name
-    path.mkdir()
-    path.chmod(0o711)
-    yield path
-
-
-async def _connect(link: FloorLink, creds: Path, errors: list[str] | None = None) -> Any:
-    async def error_cb(exc: Exception) -> None:
-        if errors is not None:
-            errors.append(str(exc).lower())
-
-    return await nats.connect(
-        servers=list(link.servers),
-        connect_timeout=5,
-        allow_reconnect=False,
-        error_cb=error_cb,
-        **nats_auth_options(link.auth(creds)),
-    )
-
-
 def test_another_tables_identity_cannot_drop_or_delay_a_tables_records(
-    folder: Path, floor_link: FloorLink, floor_db: Any
+    floor_folder: Path, floor_link: FloorLink, floor_db: Any
 ) -> None:
     """Table iso-b's identity publishes, on its own subject, a message with every
     ``Nats-Msg-Id`` table iso-a's forwarder used to send (``iso-a/SEQ``, ``iso-a/SEQ/meters``)
     before iso-a publishes: every one of iso-a's records is stored, none is sent twice (no
     resend, no 'duplicate'), and the floor tells iso-a it stored them all."""
     n = 40
-    journal = SqliteJournal(folder / "a.db")
+    journal = SqliteJournal(floor_folder / "a.db")
     journal.append_batch([NewRecord("SpotReport", SPOT, event=True)] * n)
     config_a = floor_link.floor_config("iso-a")
     creds_b = floor_link.table("iso-b")
 
     async def squat() -> int:
-        nc = await _connect(floor_link, creds_b)
+        nc = await connect(floor_link, creds_b)
         try:
             js = nc.jetstream(timeout=10)
             taken = 0
@@ -150,7 +87,7 @@ def test_another_tables_identity_cannot_drop_or_delay_a_tables_records(
 
 
 def test_the_floor_tells_each_table_only_its_own_and_keeps_its_heartbeat(
-    folder: Path, floor_link: FloorLink, floor_db: Any
+    floor_folder: Path, floor_link: FloorLink, floor_db: Any
 ) -> None:
     """A table's identity may read only its own floor-to-table subject and publish only its own
     heartbeat (the broker refuses the rest); a heartbeat reaches ``floor_table`` with the table's
@@ -161,7 +98,7 @@ def test_the_floor_tells_each_table_only_its_own_and_keeps_its_heartbeat(
 
     async def go() -> Stored:
         errors: list[str] = []
-        nc = await _connect(floor_link, creds_c, errors)
+        nc = await connect(floor_link, creds_c, errors)
         try:
             await nc.subscribe(to_table_subject(floor_link.prefix, "iso-d"))
             await nc.publish(heartbeat_subject(floor_link.prefix, "iso-d"), b"{}")
@@ -207,13 +144,13 @@ def test_the_floor_tells_each_table_only_its_own_and_keeps_its_heartbeat(
     ]
 
 
-def test_a_duplicate_answer_for_a_record_the_floor_has_not_stored_is_sent_again(folder: Path) -> None:
+def test_a_duplicate_answer_for_a_record_the_floor_has_not_stored_is_sent_again(floor_folder: Path) -> None:
     """The broker answering 'duplicate' is not success unless the floor confirmed the record:
     the forwarder resends from its last acknowledged record (and says why)."""
     from controller.floor.forwarder import _Resend
     from controller.floor.publish import Ack
 
-    journal = SqliteJournal(folder / "d.db")
+    journal = SqliteJournal(floor_folder / "d.db")
     forwarder = Forwarder(journal.path, _config())
     outbox = Outbox(journal.path)
 
@@ -282,11 +219,11 @@ def test_channel_messages_read_back_as_written() -> None:
         decode_heartbeat("p-heartbeat.t1", beat.payload().replace(b'"round":3', b'"round":true'), "p")
 
 
-def test_the_heartbeat_says_step_hold_round_and_what_the_floor_has_not_stored(folder: Path) -> None:
+def test_the_heartbeat_says_step_hold_round_and_what_the_floor_has_not_stored(floor_folder: Path) -> None:
     """From the table's snapshot beside its journal; no snapshot yet: no step; never a card."""
     import json
 
-    journal = SqliteJournal(folder / "hb.db")
+    journal = SqliteJournal(floor_folder / "hb.db")
     journal.append_batch([NewRecord("SpotReport", SPOT, event=True)] * 7)
     forwarder = Forwarder(journal.path, _config())
     forwarder._head, forwarder._stored = 7, 4
@@ -304,7 +241,7 @@ def test_the_heartbeat_says_step_hold_round_and_what_the_floor_has_not_stored(fo
         journal.close()
 
 
-def test_status_alerts_when_what_the_broker_took_is_not_stored_in_time(folder: Path) -> None:
+def test_status_alerts_when_what_the_broker_took_is_not_stored_in_time(floor_folder: Path) -> None:
     """``tablectl status``: the backlog is counted from the floor's stored position; records the
     broker took and the floor has not confirmed for longer than the patience are an ALERT."""
     import sqlite3
@@ -312,7 +249,7 @@ def test_status_alerts_when_what_the_broker_took_is_not_stored_in_time(folder: P
 
     from controller.cli._status import STORED_PATIENCE_S, floor_link
 
-    journal = SqliteJournal(folder / "st.db")
+    journal = SqliteJournal(floor_folder / "st.db")
     journal.append_batch([NewRecord("SpotReport", SPOT, event=True)] * 10)
     box = Outbox(journal.path)
     box.ack(10)
@@ -414,13 +351,13 @@ def test_create_stream_and_an_ingest_that_says_once_why_it_waits(floor_site: Flo
 
 
 def test_the_ingest_logs_a_broker_outage_and_its_end(
-    folder: Path, floor_site: FloorSite, floor_db: Any, caplog: pytest.LogCaptureFixture
+    floor_folder: Path, floor_site: FloorSite, floor_db: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The broker SIGKILLed under a running ingest and started again: one line when the
     connection goes, one when it is back (with how long), nothing in between."""
     import logging
 
-    broker = floor_site.own_nats(folder / "nats").start()
+    broker = floor_site.own_nats(floor_folder / "nats").start()
     try:
         link = floor_site.link(brokers=[broker], servers=(broker.url,))
         link.create_stream()
@@ -441,7 +378,7 @@ def test_the_ingest_logs_a_broker_outage_and_its_end(
 
 def _consumer_made(link: FloorLink) -> bool:
     async def look() -> bool:
-        nc = await _connect(link, link.site.admin_creds)
+        nc = await connect(link, link.site.admin_creds)
         try:
             await nc.jetstream(timeout=5).consumer_info(link.stream, link.durable)
             return True

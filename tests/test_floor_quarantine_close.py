@@ -96,8 +96,9 @@ def test_a_refused_forgery_is_closed_by_resolve_and_kept_as_evidence(floor_db: A
     assert pit_counts(floor_db) == (1, 0, 0)
 
 
-def test_a_key_rotations_records_close_once_resent_with_the_new_key(floor_db: Any, tmp_path: Path) -> None:
-    db = floor_db.owner
+def rotated_in_flight(db: str, tmp_path: Path) -> tuple[Path, Path, list[Any], list[Any]]:
+    """The table registered with an old signing key and a new key made; its journal's records signed
+    with each (the old key's and the new key's messages); records up to 5 stored, signed with the old."""
     old, new = tmp_path / "old.pem", tmp_path / "new.pem"
     assert register(db, TABLE, new_signing_key(old))
     new_signing_key(new)
@@ -106,6 +107,12 @@ def test_a_key_rotations_records_close_once_resent_with_the_new_key(floor_db: An
     by_old = signed_messages(tmp_path / "j.db", TABLE, old)
     by_new = signed_messages(tmp_path / "j.db", TABLE, new)
     store(db, [m for m in by_old if seq_of(m) <= 5])
+    return old, new, by_old, by_new
+
+
+def test_a_key_rotations_records_close_once_resent_with_the_new_key(floor_db: Any, tmp_path: Path) -> None:
+    db = floor_db.owner
+    old, new, by_old, by_new = rotated_in_flight(db, tmp_path)
     # The key is rotated (add-table --rotate-signing-key) while records signed with the old one are in flight.
     rotate = cli(
         "add-table",
@@ -152,14 +159,7 @@ def test_the_stolen_signing_key_runbook_ends_with_the_floor_equal_to_the_journal
     table's records resent signed with the new one, resolve moves the forger's records to the
     evidence and replays the table's; reconcile exits 0 and nothing alerts."""
     db = floor_db.owner
-    old, new = tmp_path / "old.pem", tmp_path / "new.pem"
-    assert register(db, TABLE, new_signing_key(old))
-    new_signing_key(new)
-    j = journal(tmp_path / "j.db", 3)
-    j.close()
-    by_old = signed_messages(tmp_path / "j.db", TABLE, old)
-    by_new = signed_messages(tmp_path / "j.db", TABLE, new)
-    store(db, [m for m in by_old if seq_of(m) <= 5])
+    old, new, by_old, by_new = rotated_in_flight(db, tmp_path)
     head = body_of([m for m in by_old if seq_of(m) <= 5][-1])
     void = body_of(forged(TABLE, 6, "SupervisorAction", {"action": "void"}, head["hash"], cls="supervisor"))
     void["sig"] = sign_record(read_signing_key(old), TABLE, 6, void["prev"], void["hash"], void["mac"])

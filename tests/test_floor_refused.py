@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,27 +25,12 @@ from controller.floor.forwarder import Forwarder, LinkState
 from controller.journal import NewRecord, SqliteJournal
 from tests.deadlines import STATE_TIMEOUT_S
 from tests.floor_fixtures import FloorLink, FloorSite
+from tests.floor_helpers import wait_for
 
 SHARE = 30
 """Messages a table may have waiting on each of its subjects in these tests."""
 SPOT = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
 DOWN = {"device": "shoe", "reason": "serial port closed"}
-
-
-def wait_for(cond: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + STATE_TIMEOUT_S
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.01)
-
-
-@pytest.fixture
-def folder(floor_site: FloorSite, request: pytest.FixtureRequest) -> Iterator[Path]:
-    path = floor_site.base / request.node.name
-    path.mkdir()
-    path.chmod(0o711)
-    yield path
 
 
 def journal_of(path: Path, records: list[NewRecord]) -> Path:
@@ -105,7 +88,9 @@ def empty(link: FloorLink, table: str, subject: str) -> None:
     asyncio.run(go())
 
 
-def test_what_the_broker_took_behind_a_refused_record_is_not_sent_again(floor_site: FloorSite, folder: Path) -> None:
+def test_what_the_broker_took_behind_a_refused_record_is_not_sent_again(
+    floor_site: FloorSite, floor_folder: Path
+) -> None:
     """Record 1 (an event) is refused, its subject full; records 2-13 (faults, another subject)
     are taken behind it. When the share has room again, record 1 is sent and 2-13 are not sent
     again: the stream holds each record once. Before, the forwarder resent from its acknowledged
@@ -117,7 +102,7 @@ def test_what_the_broker_took_behind_a_refused_record_is_not_sent_again(floor_si
     fill_share(link, config.credentials, "fr-a", "event")
     faults = 12  # twice as many still fit in the share: the bug shows as doubles, not as a refusal
     path = journal_of(
-        folder / "a.db", [NewRecord("SpotReport", SPOT, event=True)] + [NewRecord("LinkDown", DOWN)] * faults
+        floor_folder / "a.db", [NewRecord("SpotReport", SPOT, event=True)] + [NewRecord("LinkDown", DOWN)] * faults
     )
     forwarder = Forwarder(path, config, max_backoff_s=0.2, heartbeat_s=None).start()
     try:
@@ -132,7 +117,7 @@ def test_what_the_broker_took_behind_a_refused_record_is_not_sent_again(floor_si
 
 
 def test_a_table_throttled_before_any_acknowledgement_is_connected_not_never_connected(
-    floor_site: FloorSite, folder: Path
+    floor_site: FloorSite, floor_folder: Path
 ) -> None:
     """The broker refuses the table's very first record: ``tablectl status`` and the bench's
     summary say the link is throttled (and why), not that it never connected."""
@@ -142,7 +127,7 @@ def test_a_table_throttled_before_any_acknowledgement_is_connected_not_never_con
     link.create_stream(table_share=SHARE)
     config = link.floor_config("fr-b")
     fill_share(link, config.credentials, "fr-b", "event")
-    path = journal_of(folder / "b.db", [NewRecord("SpotReport", SPOT, event=True)] * 3)
+    path = journal_of(floor_folder / "b.db", [NewRecord("SpotReport", SPOT, event=True)] * 3)
     forwarder = Forwarder(path, config, max_backoff_s=0.2, heartbeat_s=None).start()
     try:
         wait_for(lambda: forwarder.status().state is LinkState.THROTTLED, "the link throttled")

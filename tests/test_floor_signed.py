@@ -288,7 +288,8 @@ def test_bench_signs_every_record_and_the_floor_stores_them_as_the_tables(
 ) -> None:
     """``tablectl bench`` (and ``run``: the same forwarder_for) signs with ``floor.signing_key``; the
     ingest, as its own role with registration required, stores every record with its signature."""
-    from tests.test_floor import IngestThread, assert_all_stored_once, bench, finish
+    from tests.floor_helpers import IngestThread
+    from tests.test_floor import assert_all_stored_once, bench, finish
 
     key = tmp_path / "sg-01.pem"
     public = new_signing_key(key)
@@ -351,7 +352,7 @@ def test_through_nats_a_forger_with_the_tables_credential_is_quarantined(
     from controller.floor.connect import nats_auth_options
     from controller.floor.forwarder import Forwarder
     from controller.journal import SqliteJournal
-    from tests.test_floor import IngestThread
+    from tests.floor_helpers import IngestThread
 
     key = tmp_path / "fg-01.pem"
     assert register(str(floor_db.owner), "fg-01", new_signing_key(key))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,26 +28,10 @@ from controller.floor.connect import nats_auth_options
 from controller.floor.forwarder import Forwarder, LinkState
 from controller.journal import NewRecord, SqliteJournal
 from controller.journal.retention import floor_acknowledged
-from tests.deadlines import STATE_TIMEOUT_S
-from tests.floor_fixtures import FloorLink, FloorSite
+from tests.floor_fixtures import FloorLink
+from tests.floor_helpers import wait_for
 
 SPOT = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
-
-
-def wait_for(cond: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + STATE_TIMEOUT_S
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
-@pytest.fixture
-def folder(floor_site: FloorSite, request: pytest.FixtureRequest) -> Iterator[Path]:
-    path = floor_site.base / request.node.name
-    path.mkdir()
-    path.chmod(0o711)
-    yield path
 
 
 class Floor:
@@ -113,10 +96,10 @@ def _table_status(path: Path) -> dict[str, Any] | None:
 
 
 def test_a_stored_message_with_another_hash_holds_the_feed_until_the_floor_holds_the_tables_record(
-    folder: Path, floor_link: FloorLink, floor_db: Any
+    floor_folder: Path, floor_link: FloorLink, floor_db: Any
 ) -> None:
     table = "sh-a"
-    journal = SqliteJournal(folder / "sh.db")
+    journal = SqliteJournal(floor_folder / "sh.db")
     journal.append_batch([NewRecord("SpotReport", SPOT, event=True)] * 5)
     config = floor_link.floor_config(table)
     floor = Floor(floor_link, table)
@@ -185,10 +168,10 @@ def _held_and_released(journal: SqliteJournal, config: Any, floor: Floor) -> Non
 
 
 def test_a_stored_message_for_a_record_the_table_never_wrote_holds_the_feed(
-    folder: Path, floor_link: FloorLink
+    floor_folder: Path, floor_link: FloorLink
 ) -> None:
     table = "sh-b"
-    journal = SqliteJournal(folder / "sh-b.db")
+    journal = SqliteJournal(floor_folder / "sh-b.db")
     journal.append_batch([NewRecord("SpotReport", SPOT, event=True)] * 3)
     floor = Floor(floor_link, table)
     forwarder = Forwarder(journal.path, floor_link.floor_config(table), heartbeat_s=0.2).start()

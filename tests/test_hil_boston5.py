@@ -5,7 +5,7 @@ against ``tablectl settle`` on its record, and the dealer was shown every step."
 from __future__ import annotations
 
 import pytest
-from hil_table import HilTable, shoe, wait
+from hil_table import HilTable, late_and_removed, shoe, shoe_lost_mid_deal, wait
 
 from controller.configuration import config_dir, load_table
 
@@ -88,16 +88,7 @@ def test_a_tie_pushes(t: HilTable) -> None:
 def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     first_deal(t, (1, 4), "As Ks Qs 2h 7d 9c 3c 4d 5h Js Ts 6h 6c 8c 9s")
     t.press("next")
-    t.spot(2, "ante", 500)
-    t.spot(4, "first", 0)
-    assert list(t.snap.late_notes) == [
-        "late bet: seat 2 ante 5.00 not accepted",
-        "removed bet: seat 4 first 0.00 not accepted",
-    ]
-    wait(
-        lambda: t.spots.lamps.get((2, "ante")) == "flash_late" and t.spots.lamps.get((4, "first")) == "flash_removed",
-        "the spot lamps to flash",
-    )
+    late_and_removed(t, (2, "ante", 500), (4, "first"))
     t.key()
     t.press("previous", "next")  # refuse the late ante; try to accept the removal: refused, the round is dealt
     actions = [(r.data["action"], r.data["reason"]) for r in t.journal.records() if r.kind == "SupervisorAction"]
@@ -141,12 +132,7 @@ def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
         t.spot(s, "first", 1000)
     t.press("no_more_bets")
     t.load(shoe("As Ks Qs 2h 7d 9c 3c 4d 5h Js Ts 6h 6c 8c 9s"))
-    t.deal(4)
-    t.servers["shoe"].disconnect()
-    wait(lambda: t.step == "hold" and t.hold_reason == "link down: shoe", "the hold")
-    t.shoe.deal(5)
-    t.servers["shoe"].reconnect()
-    wait(lambda: t.step == "second_wager", "the round to resume")
+    shoe_lost_mid_deal(t, 4, 5, "second_wager")
     assert [str(c) for c in t.hands().dealer] == ["3c", "4d", "5h"]
     seconds_and_final(t, (1, 2))
     t.settles_as_tablectl_settle(t.finish())

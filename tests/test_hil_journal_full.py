@@ -12,15 +12,16 @@ import re
 from pathlib import Path
 
 import pytest
-from hil_table import HilTable, shoe, wait
+from hil_table import HilTable, locked, shoe, wait
 from test_hil_pai_gow import DICE, shoe_for
 
 from controller.configuration import TableConfig, config_dir, load_table
-from controller.journal import JournalFull, SqliteJournal, verify_journal
+from controller.journal import SqliteJournal, verify_journal
 from controller.journal.recall import recall
 from controller.table.runtime import TableRuntime
 from drivers.messages import BUTTONS
 from drivers.panel import ButtonChanged
+from tests.table_helpers import fill_journal
 
 BENCH = config_dir() / "bench"
 MISSISSIPPI = load_table(BENCH / "mississippi_stud.yaml")
@@ -35,16 +36,34 @@ def fill(t: HilTable) -> None:
     everything journaled before, so what a device holds after this was sent during the failure."""
     sims = (t.shoe, t.spots, t.panel)
     wait(lambda: all(not sim.pending for sim in sims) and t.runtime.engine.queue.empty(), "every event acknowledged")
-    j = t.journal
-    with j.lock:
-        pages = j.db.execute("PRAGMA page_count").fetchone()[0]
-        j.db.execute(f"PRAGMA max_page_count = {pages}")
-        for size in (2000, 1000, 500, 200, 100, 50, 20, 0):
-            try:
-                while True:
-                    j.append("DiskFiller", {"pad": "x" * size})
-            except JournalFull:
-                pass
+    fill_journal(t.journal)
+
+
+def bets_during_a_full_disk(t: HilTable, first: tuple[int, str, int], then: tuple[int, str, int]) -> None:
+    """The journal full, a wager placed (``first``: seat, spot, cents): the table holds for the
+    journal; another placed (``then``): the bet spots keep both reports unacknowledged; room again:
+    both are taken, once each."""
+    fill(t)
+    before = t.count("SpotReport")
+    t.spots.place(*first)
+    held_for_the_journal(t)
+    t.spots.place(*then)
+    wait(lambda: len(t.spots.pending) == 2, "the bet spots to keep both reports unacknowledged")
+    free(t)
+    resumed(t, "SpotReport", before, 2)
+
+
+def cards_during_a_full_disk(t: HilTable, cards: int) -> None:
+    """The journal full, a card dealt: the table holds for the journal; the dealer goes on dealing
+    (``cards`` in all): the shoe keeps them all unacknowledged; room again: they wait for the supervisor."""
+    fill(t)
+    before = t.count("CardDealt")
+    t.shoe.deal(1)
+    held_for_the_journal(t)
+    t.shoe.deal(cards - 1)
+    wait(lambda: len(t.shoe.pending) == cards, f"the shoe to keep the {cards} cards unacknowledged")
+    free(t)
+    cards_wait_for_the_supervisor(t, before, cards)
 
 
 def free(t: HilTable) -> None:
@@ -134,26 +153,12 @@ def test_mississippi_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: p
     t, path = open_table(MISSISSIPPI, tmp_path)
     with t:
         t.spot(1, "ante", 500)
-        fill(t)
-        before = t.count("SpotReport")
-        t.spots.place(4, "ante", 1000)  # placed while the journal is full
-        held_for_the_journal(t)
-        t.spots.place(4, "bonus", 500)
-        wait(lambda: len(t.spots.pending) == 2, "the bet spots to keep both reports unacknowledged")
-        free(t)
-        resumed(t, "SpotReport", before, 2)
+        bets_during_a_full_disk(t, (4, "ante", 1000), (4, "bonus", 500))
         assert t.step == "betting"
         t.press("no_more_bets")
         t.load(shoe("As Ad 4c 5c 7h 8h 2c"))
         t.deal(2)
-        fill(t)
-        before = t.count("CardDealt")
-        t.shoe.deal(1)
-        held_for_the_journal(t)
-        t.shoe.deal(1)  # the dealer goes on dealing: seat 4's cards
-        wait(lambda: len(t.shoe.pending) == 2, "the shoe to keep both cards unacknowledged")
-        free(t)
-        cards_wait_for_the_supervisor(t, before, 2)
+        cards_during_a_full_disk(t, 2)
         t.deal(3)
         assert t.step == "third_street"
         assert [str(c) for c in t.hands().of(4)] == ["4c", "5c"]
@@ -182,26 +187,12 @@ def test_boston5_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytes
     with t:
         t.spot(1, "ante", 500)
         t.spot(1, "first", 1000)
-        fill(t)
-        before = t.count("SpotReport")
-        t.spots.place(3, "ante", 500)
-        held_for_the_journal(t)
-        t.spots.place(3, "first", 1000)
-        wait(lambda: len(t.spots.pending) == 2, "the bet spots to keep both reports unacknowledged")
-        free(t)
-        resumed(t, "SpotReport", before, 2)
+        bets_during_a_full_disk(t, (3, "ante", 500), (3, "first", 1000))
         t.press("no_more_bets")
         cards = "As Ks Qs 2h 7d 9c 3c 4d 5h Js Ts 6h 6c 8c 9s"
         t.load(shoe(cards))
         t.deal(3)
-        fill(t)
-        before = t.count("CardDealt")
-        t.shoe.deal(1)
-        held_for_the_journal(t)
-        t.shoe.deal(2)
-        wait(lambda: len(t.shoe.pending) == 3, "the shoe to keep the three cards unacknowledged")
-        free(t)
-        cards_wait_for_the_supervisor(t, before, 3)
+        cards_during_a_full_disk(t, 3)
         t.deal(3)
         if t.step == "bonus":
             t.press("next")
@@ -224,14 +215,7 @@ def test_pai_gow_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytes
     t, path = open_table(PAI_GOW, tmp_path)
     with t:
         t.spot(2, "pai_gow", 1000)
-        fill(t)
-        before = t.count("SpotReport")
-        t.spots.place(5, "pai_gow", 2500)
-        held_for_the_journal(t)
-        t.spots.place(2, "bonus", 500)
-        wait(lambda: len(t.spots.pending) == 2, "the bet spots to keep both reports unacknowledged")
-        free(t)
-        resumed(t, "SpotReport", before, 2)
+        bets_during_a_full_disk(t, (5, "pai_gow", 2500), (2, "bonus", 500))
         t.spot(2, "envy_marker", 1)
         t.press("no_more_bets")
         t.press(*["next"] * (DICE - 3), "confirm")
@@ -239,14 +223,7 @@ def test_pai_gow_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytes
         cards = shoe_for({})
         t.load(cards)
         t.deal(10)
-        fill(t)
-        before = t.count("CardDealt")
-        t.shoe.deal(1)
-        held_for_the_journal(t)
-        t.shoe.deal(4)
-        wait(lambda: len(t.shoe.pending) == 5, "the shoe to keep the five cards unacknowledged")
-        free(t)
-        cards_wait_for_the_supervisor(t, before, 5)
+        cards_during_a_full_disk(t, 5)
         status = t.count("ShoeStatus")
         t.deal(34)
         t.settled("ShoeStatus", status, 1)
@@ -329,10 +306,7 @@ def test_a_controller_stopped_while_the_journal_is_full_loses_no_card(tmp_path: 
     its state is read again wait for the supervisor, who accepts them in dealing order."""
     t, path = open_table(MISSISSIPPI, tmp_path)
     with t:
-        t.spot(1, "ante", 500)
-        t.spot(4, "ante", 1000)
-        t.press("no_more_bets")
-        t.load(shoe("As Ad 4c 5c 7h 8h 2c"))
+        locked(t, "As Ad 4c 5c 7h 8h 2c")
         t.deal(2)
         fill(t)
         t.shoe.deal(1)

@@ -5,27 +5,13 @@ checked against ``tablectl settle`` on its record, and the dealer was shown ever
 from __future__ import annotations
 
 import pytest
-from hil_table import HilTable, shoe, wait
+from hil_table import HilTable, late_and_removed, locked, shoe, to_third, wait
 
 from controller.configuration import config_dir, load_table
 from drivers.messages import BUTTONS
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 STREETS = ("third", "fourth", "fifth")
-
-
-def to_third(
-    t: HilTable,
-    cards: str = "As Ad Kc Qd 7h 8h 2c",
-    antes: tuple[tuple[int, int], ...] = ((1, 500), (4, 1000)),
-    size: int = 52,
-) -> None:
-    for seat, ante in antes:
-        t.spot(seat, "ante", ante)
-    t.press("no_more_bets")
-    t.load(shoe(cards, size))
-    t.deal(2 * len(antes) + 3)
-    assert t.step == "third_street"
 
 
 def play_round(t: HilTable, size: int = 52) -> None:
@@ -92,16 +78,7 @@ def test_a_pair_of_six_to_ten_pushes(t: HilTable) -> None:
 
 def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     to_third(t)
-    t.spot(2, "ante", 500)  # a seat not in the round
-    t.spot(1, "ante", 0)  # chips taken off a locked spot
-    assert list(t.snap.late_notes) == [
-        "late bet: seat 2 ante 5.00 not accepted",
-        "removed bet: seat 1 ante 0.00 not accepted",
-    ]
-    wait(
-        lambda: t.spots.lamps.get((2, "ante")) == "flash_late" and t.spots.lamps.get((1, "ante")) == "flash_removed",
-        "the spot lamps to flash",
-    )
+    late_and_removed(t, (2, "ante", 500), (1, "ante"))
     # the panel names seat and spot: the first on the first page, the rest on the next (the page is shown)
     assert "late bet: seat 2 ante 5.00 not accepted" in t.screen_text() and t.screen()[0].endswith("1/3")
     assert any("removed bet: seat 1 ante 0.00 not accepted" in page for page in t.all_pages())
@@ -121,10 +98,7 @@ def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
 
 @pytest.mark.parametrize("fault", ["duplicate", "unreadable"])
 def test_a_misdeal_holds_and_the_supervisor_voids(t: HilTable, fault: str) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe("As Ad Kc"))
+    locked(t, "As Ad Kc")
     t.deal(2)
     before = t.count("CardDealt") + t.count("CardUnreadable")
     getattr(t.shoe, fault)()
@@ -156,10 +130,7 @@ def test_supervisor_void_mid_round(t: HilTable) -> None:
 
 
 def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe("As Ad Kc Qd 7h 8h 2c"))
+    locked(t, "As Ad Kc Qd 7h 8h 2c")
     t.deal(3)
     t.servers["shoe"].disconnect()
     wait(lambda: t.step == "hold" and t.hold_reason == "link down: shoe", "the hold")
@@ -194,10 +165,7 @@ def test_stub_count_mismatch_on_the_fifth_round_holds(t: HilTable) -> None:
 
 
 def test_a_misread_card_is_entered_by_the_supervisor(t: HilTable) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe("As Ad Kc Qd 7h 7c 2c"))
+    locked(t, "As Ad Kc Qd 7h 7c 2c")
     t.deal(2)
     before = t.count("CardDealt")
     t.shoe.duplicate()  # the shoe reads Ad again: the card is really the 3c

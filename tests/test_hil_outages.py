@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hil_table import HilTable, shoe, wait
+from hil_table import HilTable, locked, shoe, to_third, wait
 
 from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
@@ -36,15 +36,6 @@ def restore(t: HilTable, device: str) -> None:
     before = t.count("LinkUp")
     t.servers[device].reconnect()
     handled(t, "LinkUp", before)
-
-
-def to_third(t: HilTable) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe(CARDS))
-    t.deal(7)
-    assert t.step == "third_street"
 
 
 def test_2_after_a_panel_link_down_the_key_is_off_until_the_panel_says_on(t: HilTable) -> None:
@@ -79,10 +70,7 @@ def test_3_a_hold_for_a_device_is_not_cleared_while_it_is_gone(t: HilTable) -> N
 def test_5_cards_dealt_while_held_wait_for_the_supervisor_and_recall_shows_every_card(tmp_path: Path) -> None:
     path = tmp_path / "journal.db"
     with HilTable(TABLE, tmp_path / "run", SqliteJournal(path)) as t:
-        t.spot(1, "ante", 500)
-        t.spot(4, "ante", 1000)
-        t.press("no_more_bets")
-        t.load(shoe(CARDS))
+        locked(t, CARDS)
         t.deal(2)
         before = t.count("CardUnreadable")
         t.shoe.unreadable()  # the third card leaves the shoe unread: the table holds

@@ -4,7 +4,7 @@ against ``tablectl settle`` on its record, and the dealer was shown every step."
 
 from __future__ import annotations
 
-from hil_table import HilTable, wait
+from hil_table import HilTable, late_and_removed, shoe_lost_mid_deal
 
 from controller.configuration import config_dir, load_table
 from controller.game.pai_gow._deal import DEALER, deal, start_position
@@ -129,16 +129,7 @@ def test_an_envy_marker_under_five_dollars_is_shown_and_blocks_the_deal(t: HilTa
 def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:
     to_setting(t, {1: {"pai_gow": 1000}, 4: {"pai_gow": 1000, "bonus": 500}})
     t.press("confirm")  # the dealer's hand, exposed and set (a notice takes next / previous until read)
-    t.spot(1, "bonus", 500)
-    t.spot(4, "bonus", 0)
-    assert list(t.snap.late_notes) == [
-        "late bet: seat 1 bonus 5.00 not accepted",
-        "removed bet: seat 4 bonus 0.00 not accepted",
-    ]
-    wait(
-        lambda: t.spots.lamps.get((1, "bonus")) == "flash_late" and t.spots.lamps.get((4, "bonus")) == "flash_removed",
-        "the spot lamps to flash",
-    )
+    late_and_removed(t, (1, "bonus", 500), (4, "bonus"))
     t.key()
     t.press("previous", "previous")
     assert [r.data["action"] for r in t.journal.records() if r.kind == "SupervisorAction"] == [
@@ -169,12 +160,7 @@ def test_shoe_link_lost_mid_deal_and_restored(t: HilTable) -> None:
     t.press("no_more_bets")
     t.press(*["next"] * (DICE - 3), "confirm")
     t.load(shoe_for({}))
-    t.deal(20)
-    t.servers["shoe"].disconnect()
-    wait(lambda: t.step == "hold" and t.hold_reason == "link down: shoe", "the hold")
-    t.shoe.deal(29)
-    t.servers["shoe"].reconnect()
-    wait(lambda: t.step == "set_hands", "the round to resume")
+    shoe_lost_mid_deal(t, 20, 29, "set_hands")
     set_all_by_house_way(t)
     t.settles_as_tablectl_settle(t.finish())
 

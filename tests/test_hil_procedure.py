@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 
 import pytest
-from hil_table import HilTable, shoe, wait
+from hil_table import HilTable, shoe, to_third, wait
 
 from controller.configuration import TableConfig, config_dir, load_table
 
@@ -34,17 +34,6 @@ def pg(hil_table: Callable[[TableConfig], HilTable]) -> HilTable:
     return hil_table(PG)
 
 
-def ms_to_third(t: HilTable, cards: str = "As Ad Kc Qd 7h 8h 2c", bonus: bool = False) -> None:
-    t.spot(1, "ante", 500)
-    if bonus:
-        t.spot(1, "bonus", 100)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe(cards))
-    t.deal(7)
-    assert t.step == "third_street"
-
-
 def b5_first_deal(t: HilTable, seats: tuple[int, ...], cards: str) -> None:
     for s in seats:
         t.spot(s, "ante", 500)
@@ -59,7 +48,7 @@ def b5_first_deal(t: HilTable, seats: tuple[int, ...], cards: str) -> None:
 
 
 def test_1_a_fold_is_collected_when_it_happens_and_confirmed_before_the_reveal(ms: HilTable) -> None:
-    ms_to_third(ms)
+    to_third(ms)
     ms.spot(1, "third", 500)
     ms.spot(4, "third", 1000)
     ms.press("reveal")
@@ -86,7 +75,7 @@ def test_1_a_fold_is_collected_when_it_happens_and_confirmed_before_the_reveal(m
 
 
 def test_2_a_communication_violation_forfeits_every_wager_of_the_seat(ms: HilTable) -> None:
-    ms_to_third(ms, bonus=True)
+    to_third(ms, bonus=((1, 100),))
     ms.spot(1, "third", 500)
     ms.spot(4, "third", 1000)
     ms.press("reveal")
@@ -114,14 +103,14 @@ def test_2_a_communication_violation_forfeits_every_wager_of_the_seat(ms: HilTab
 
 def test_3_a_voided_fifth_round_still_brings_the_stub_count(ms: HilTable) -> None:
     for _ in range(4):
-        ms_to_third(ms)
+        to_third(ms)
         for s in STREETS:
             ms.spot(1, s, 500)
             ms.spot(4, s, 1000)
             ms.press("reveal")
         ms.finish()
     asked = ms.count("ShoeStatus")
-    ms_to_third(ms)  # round 5, dealt
+    to_third(ms)  # round 5, dealt
     ms.key()
     ms.press("void")
     wait(lambda: ms.count("ShoeStatus") > asked, "the shoe's stub count after the voided fifth round")

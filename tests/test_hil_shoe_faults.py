@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hil_table import HilTable, shoe, wait
+from hil_table import HilTable, locked, wait
 
 from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
@@ -24,10 +24,7 @@ TEN_BETS = [(seat, "ante", 500 * seat) for seat in range(1, 7)] + [(seat, "bonus
 
 
 def dealing(t: HilTable, cards: int = 2) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe(CARDS))
+    locked(t, CARDS)
     t.deal(cards)
     assert t.step == "dealing"
 

@@ -4,7 +4,7 @@ drivers against the simulators)."""
 
 from __future__ import annotations
 
-from hil_table import HilTable, shoe, wait
+from hil_table import HilTable, locked, to_third, wait
 
 from controller.configuration import config_dir, load_table
 
@@ -44,11 +44,7 @@ def test_spots_changed_while_the_link_was_down_are_applied_as_their_reports(t: H
 
 
 def test_a_spot_changed_after_the_lock_while_the_link_was_down_is_a_late_bet(t: HilTable) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe(CARDS))
-    t.deal(7)
+    to_third(t)
     outage(t, "bet_spots", "SpotsState", lambda: t.spots.put(1, "ante", 900))
     assert t.step == "third_street" and t.snap.seat(1).wager_map() == {"ante": 500}
     assert list(t.snap.late_notes) == ["late bet: seat 1 ante 9.00 not accepted"]
@@ -70,10 +66,7 @@ def test_the_panels_key_read_after_a_link_up_replaces_what_the_table_believed(t:
 
 
 def test_a_shoe_count_that_differs_from_the_cards_reported_holds(t: HilTable) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe(CARDS))
+    locked(t, CARDS)
     t.deal(3)
 
     def cards_lost() -> None:
@@ -88,10 +81,7 @@ def test_a_shoe_count_that_differs_from_the_cards_reported_holds(t: HilTable) ->
 
 
 def test_cards_dealt_while_the_panel_is_down_wait_and_are_accepted_in_their_places(t: HilTable) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.load(shoe(CARDS))
+    locked(t, CARDS)
     t.deal(3)
     outage(t, "panel", "PanelState", lambda: t.deal(4))  # the dealer goes on dealing: held, the cards wait
     assert t.step == "hold"

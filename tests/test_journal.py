@@ -179,15 +179,7 @@ def test_a_newer_schema_is_refused_and_an_older_one_migrated(tmp_path: Path) -> 
         SqliteJournal(tmp_path / "new.db")
     # A version-1 journal (records only) with one finished round: migrated, rounds and meters rebuilt.
     old = filled(tmp_path / "old.db", 2)
-    round_data = {
-        "round": 1,
-        "game": "mississippi_stud",
-        "record": {"seats": {"1": {"wagers": {"ante": 500}}}},
-        "settlement": {"seats": {"1": {"wagers": {"ante": {"net": -500}}}}},
-        "late_bets": [],
-        "faults": 0,
-    }
-    old.append("RoundSettled", round_data)
+    old.append("RoundSettled", ROUND_1)
     for table in ("snapshots", "rounds", "meters", "blocks", "block_kinds"):
         old.db.execute(f"DROP TABLE {table}")
     old.db.execute("DROP TRIGGER head")

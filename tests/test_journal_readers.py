@@ -12,15 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_helpers import bench_journal as played
 from cli_helpers import cli, real_table_config
 
-from controller.configuration import config_dir, load_table
 from controller.journal import JournalError, SqliteJournal, read_hmac_key, verify_journal
 from controller.journal.meters import meters_for_round
 from controller.journal.recall import recall, recall_lines
 from controller.journal.retention import prune
 from controller.journal.store import meta_hash
-from hil.bench import run_bench
 
 
 @contextlib.contextmanager
@@ -163,10 +162,7 @@ def test_recall_lists_each_rounds_own_events_under_their_true_kinds(tmp_path: Pa
 
 @pytest.fixture(scope="module")
 def bench_journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("bench") / "journal.db"
-    table = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
-    assert run_bench(table, seats=2, rounds=2, seed=4, progress=False, journal_path=path).mismatches == 0
-    return path
+    return played(tmp_path_factory.mktemp("bench"), "mississippi_stud", 2, 2, 4)
 
 
 def test_recalled_records_resettle_from_any_folder(
@@ -207,10 +203,7 @@ def test_a_tampered_wager_is_marked_and_the_exit_status_is_1(bench_journal: Path
 
 @pytest.fixture(scope="module")
 def longer_journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("bench") / "journal.db"
-    table = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
-    assert run_bench(table, seats=2, rounds=4, seed=5, progress=False, journal_path=path).mismatches == 0
-    return path
+    return played(tmp_path_factory.mktemp("bench"), "mississippi_stud", 4, 2, 5)
 
 
 def _copy(src: Path, tmp_path: Path) -> Path:

@@ -22,8 +22,7 @@ import pytest
 from controller.configuration import config_dir, load_table
 from controller.journal import SCHEMA_VERSION, verify_journal
 from controller.table.journal_files import open_journal
-from hil.bench import run_bench
-from tests.cli_helpers import cli
+from tests.cli_helpers import bench_journal, cli
 
 STEPS: list[tuple[int, str, tuple[str, ...]]] = [
     (
@@ -97,17 +96,7 @@ READERS = (["recall", "--json", "--last", "100"], ["meters", "--json"], ["export
 
 @pytest.fixture(scope="module")
 def original(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("original") / "journal.db"
-    summary = run_bench(
-        TABLE,
-        seats=3,
-        rounds=5,
-        seed=4,
-        progress=False,
-        journal_path=path,
-    )
-    assert summary.rounds == 5
-    return path
+    return bench_journal(tmp_path_factory.mktemp("original"), "mississippi_stud", 5, 3, 4)
 
 
 def build(layout: int, source: Path, target: Path) -> int:

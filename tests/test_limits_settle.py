@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 
 from controller.configuration import ConfigError, TableConfig, config_dir, load_table
-from controller.game.pai_gow._deal import DEALER, deal
+from controller.game.pai_gow._deal import deal
 from controller.game.record import settle_record
-from controller.vocab import deck, format_cards
+from controller.vocab import deck
+from tests.table_helpers import pai_gow_record
 
 SHIPPED = sorted([*config_dir().glob("*.yaml"), *(config_dir() / "bench").glob("*.yaml")])
 
@@ -173,14 +174,8 @@ def _pai_gow(table: TableConfig, rnd: random.Random) -> dict:
             wagers["bonus"] = max(least_bonus, _bounds(table, "bonus")[0]) if end == 0 else _bounds(table, "bonus")[1]
         if "insurance" in table.limits:
             wagers["insurance"] = _bounds(table, "insurance")[end]
-        seats[str(n)] = {"wagers": wagers, "cards": format_cards(dealt.hands[n]), "set": "house_way"}
-    return {
-        "game": "pai_gow",
-        "start": {"method": "rng", "value": 1},
-        "remaining": len(dealt.remaining),
-        "seats": seats,
-        "dealer": format_cards(dealt.hands[DEALER]),
-    }
+        seats[n] = wagers
+    return pai_gow_record(dealt, seats)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import IO
 
 import pytest
 from deadlines import STATE_TIMEOUT_S
@@ -90,24 +91,32 @@ def test_log_options_are_refused_when_bad() -> None:
     assert code == 2 and "--log-level" in err and "'loud'" in err
 
 
+def started_under_journald(args: list[str], cwd: Path) -> tuple[subprocess.Popen[bytes], Lines, IO[str]]:
+    """``tablectl ARGS`` run in ``cwd`` as systemd runs a unit: its standard error a stream that
+    ``JOURNAL_STREAM`` names (journald's), whose lines are collected; the process, the lines and the
+    stream (closed by the test)."""
+    read, write = os.pipe()
+    st = os.fstat(write)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", *args],
+        stderr=write,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, "JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}"},
+        cwd=cwd,
+    )
+    os.close(write)
+    stream = os.fdopen(read, encoding="utf-8")
+    return proc, Lines(stream), stream
+
+
 def test_run_under_journald_prefixes_each_line_with_its_priority(tmp_path: Path) -> None:
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     servers = {role: PtyServer(sim, link=tmp_path / f"tty-{role}") for role, sim in sims.items()}
     urls = {role: server.start() for role, server in servers.items()}
     config = table_config(tmp_path, urls)
-    read, write = os.pipe()
-    st = os.fstat(write)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "controller", "run", "--config", str(config), "--allow-unapproved"]
-        + ["--log-format", "text", "--log-level", "info"],
-        stderr=write,
-        stdout=subprocess.DEVNULL,
-        env={**os.environ, "JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}"},
-        cwd=tmp_path,
+    proc, log, stream = started_under_journald(
+        ["run", "--config", str(config), "--allow-unapproved", "--log-format", "text", "--log-level", "info"], tmp_path
     )
-    os.close(write)
-    stream = os.fdopen(read, encoding="utf-8")
-    log = Lines(stream)
     try:
         up = log.wait(lambda line: "link panel up" in line, "the panel's link up")
         assert up.startswith("<6>") and datetime.fromisoformat(up[3:].split(" ")[0]).tzinfo is not None
@@ -164,19 +173,10 @@ def test_web_serve_under_journald_prefixes_its_warnings_and_stops_on_sigterm(tmp
     warning is a journald line of priority 4 with an ISO time; SIGTERM ends it (it sleeps on a
     wake-up the handler sets)."""
     pytest.importorskip("uvicorn")
-    read, write = os.pipe()
-    st = os.fstat(write)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "controller", "web", "serve", "--socket", str(tmp_path / "none.sock")]
-        + ["--web", "127.0.0.1:0", "--log-level", "warning"],
-        stderr=write,
-        stdout=subprocess.DEVNULL,
-        env={**os.environ, "JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}"},
-        cwd=tmp_path,
+    proc, log, stream = started_under_journald(
+        ["web", "serve", "--socket", str(tmp_path / "none.sock"), "--web", "127.0.0.1:0", "--log-level", "warning"],
+        tmp_path,
     )
-    os.close(write)
-    stream = os.fdopen(read, encoding="utf-8")
-    log = Lines(stream)
     try:
         line = log.wait(lambda line: "none.sock" in line, "the warning that the socket is not there")
         assert line.startswith("<4>") and " WARNING tablectl.web" in line, line

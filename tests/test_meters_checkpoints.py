@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_helpers import cli
@@ -155,6 +156,16 @@ def test_a_changed_checkpoint_is_refused(journal: Path) -> None:
     assert code == 1 and f"record {seq}" in err
 
 
+def written_with(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, checkpoint_data: Any) -> Path:
+    """A journal of ``EVERY + 5`` rounds whose meters checkpoints were written by ``checkpoint_data``
+    (and chained as the journal chains them)."""
+    monkeypatch.setattr(cpmod, "checkpoint_data", checkpoint_data)
+    path = tmp_path / "j.db"
+    write(path, EVERY + 5)
+    monkeypatch.undo()
+    return path
+
+
 def test_verify_recomputes_every_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A checkpoint written wrong (chained as the journal writes it) is named by verify, and by
     meters when it is the last one."""
@@ -166,10 +177,7 @@ def test_verify_recomputes_every_checkpoint(tmp_path: Path, monkeypatch: pytest.
             data["spots"]["won"]["ante"] += 1
         return data
 
-    monkeypatch.setattr(cpmod, "checkpoint_data", wrong)
-    path = tmp_path / "j.db"
-    write(path, EVERY + 5)
-    monkeypatch.undo()
+    path = written_with(tmp_path, monkeypatch, wrong)
     code, _, err = cli("journal", "verify", "--journal", str(path))
     assert code == 1 and f"meters checkpoint record {checkpoints(path)[0][0]} (round {EVERY})" in err
     assert "spot sums" in err
@@ -183,10 +191,7 @@ def test_verify_names_a_checkpoint_whose_totals_are_wrong(tmp_path: Path, monkey
         data["meters"] = [[s, n, v + (1 if n == "paid" and s == "table" else 0)] for s, n, v in data["meters"]]
         return data
 
-    monkeypatch.setattr(cpmod, "checkpoint_data", wrong)
-    path = tmp_path / "j.db"
-    write(path, EVERY + 5)
-    monkeypatch.undo()
+    path = written_with(tmp_path, monkeypatch, wrong)
     code, _, err = cli("journal", "verify", "--journal", str(path))
     assert code == 1 and "meter table paid" in err and f"(round {EVERY})" in err
     code, _, err = cli("meters", "--journal", str(path))

@@ -16,6 +16,7 @@ from controller.game.pai_gow._rules import commission
 from controller.game.record import RecordError, settle_record
 from controller.vocab import deck, format_cards
 from controller.wagers import Result
+from tests.table_helpers import pai_gow_record
 
 TABLE = load_table(default_table_path("pai_gow"))
 DEALER_NO_PAIR = "Th 9h 8s 5c 4c 3h 2s"  # house way: high T-5-4-3-2, low 9-8
@@ -327,14 +328,8 @@ def random_round(rnd: random.Random) -> dict:
             wagers["bonus"] = rnd.choice([100, 500, 2500])
         if rnd.random() < 0.3:
             wagers["insurance"] = rnd.choice([100, 500])
-        seats[str(n)] = {"wagers": wagers, "cards": format_cards(dealt.hands[n]), "set": "house_way"}
-    return {
-        "game": "pai_gow",
-        "start": {"method": "rng", "value": 1},
-        "remaining": len(dealt.remaining),
-        "seats": seats,
-        "dealer": format_cards(dealt.hands[DEALER]),
-    }
+        seats[n] = wagers
+    return pai_gow_record(dealt, seats)
 
 
 @settings(max_examples=150)

@@ -39,12 +39,18 @@ def read_again(t: FedTable) -> None:
     t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
 
 
-def test_the_press_again_note_stays_on_the_screen_until_the_press() -> None:
+def reveal_pressed_while_the_disk_is_full() -> FedTable:
+    """Mississippi Stud at third street, the journal failing (disk full), and reveal pressed."""
     t = FedTable(MississippiTable, TABLE)
     at_third_street(t)
     t.m.journal_failed("disk full: 0 bytes free on /")
     t.feed(JournalFault("disk full: 0 bytes free on /", 0, 1))
     t.press("reveal")
+    return t
+
+
+def test_the_press_again_note_stays_on_the_screen_until_the_press() -> None:
+    t = reveal_pressed_while_the_disk_is_full()
     assert AGAIN in t.m.display.state().notes
     read_again(t)  # more events: the note stays
     t.spot(1, "third", 500)
@@ -60,11 +66,7 @@ def test_the_press_again_note_stays_on_the_screen_until_the_press() -> None:
 
 
 def test_the_press_again_note_goes_with_its_round() -> None:
-    t = FedTable(MississippiTable, TABLE)
-    at_third_street(t)
-    t.m.journal_failed("disk full: 0 bytes free on /")
-    t.feed(JournalFault("disk full: 0 bytes free on /", 0, 1))
-    t.press("reveal")
+    t = reveal_pressed_while_the_disk_is_full()
     read_again(t)
     t.press("supervisor_key", "void")
     assert t.m.phase.value == "betting" and AGAIN not in t.m.display.state().notes

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -60,16 +59,6 @@ def write_journal(path: Path, rounds: int) -> Path:
     finally:
         journal.close()
     return path
-
-
-@pytest.fixture
-def new_york(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The table's local time is New York's (EST, -0500 in December)."""
-    monkeypatch.setenv("TZ", "America/New_York")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 @pytest.fixture

@@ -4,46 +4,22 @@ is named, pruning keeps the last ten rounds and a verifiable chain."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
 import pytest
 
-from controller.cli import main as tablectl
 from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal, verify_journal
 from controller.journal.retention import prune
 from hil.bench import run_bench
-
-
-def cli(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = tablectl(list(args))
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-    return code, out.getvalue(), err.getvalue()
+from tests.cli_helpers import bench_journal, cli
 
 
 @pytest.fixture(scope="module")
 def journals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    out = {}
-    for game, rounds in (("mississippi_stud", 12), ("pai_gow", 3), ("boston5", 3)):
-        path = tmp_path_factory.mktemp(game) / "journal.db"
-        summary = run_bench(
-            load_table(config_dir() / "bench" / f"{game}.yaml"),
-            seats=3,
-            rounds=rounds,
-            seed=3,
-            progress=False,
-            journal_path=path,
-        )
-        assert summary.rounds == rounds and summary.mismatches == 0
-        out[game] = path
-    return out
+    plays = (("mississippi_stud", 12), ("pai_gow", 3), ("boston5", 3))
+    return {game: bench_journal(tmp_path_factory.mktemp(game), game, rounds, 3, 3) for game, rounds in plays}
 
 
 @pytest.mark.parametrize("game", ["mississippi_stud", "pai_gow", "boston5"])

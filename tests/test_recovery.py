@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hil_table import HilTable, shoe, wait
+from hil_table import HilTable, shoe, to_third, wait
 
 from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal, verify_journal
@@ -20,11 +20,7 @@ CARDS = "As Ad Kc Qd 7h 7c 2c"
 def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "journal.db"
     with HilTable(MS, tmp_path / "a", SqliteJournal(path)) as t:
-        t.spot(1, "ante", 500)
-        t.spot(4, "ante", 1000)
-        t.press("no_more_bets")
-        t.load(shoe(CARDS))
-        t.deal(7)
+        to_third(t)
         t.spot(1, "third", 1500)
         t.spot(4, "third", 1000)
         t.press("reveal")

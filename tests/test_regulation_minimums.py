@@ -42,11 +42,21 @@ def line_of(path: Path, needle: str) -> int:
     return next(n for n, line in enumerate(path.read_text().splitlines(), start=1) if needle in line)
 
 
-def test_the_bonus_minimum_cannot_go_below_one_dollar(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("key", "old", "new", "says"),
+    [
+        ("bonus_minimum", 100, 1, "from 100 to"),  # the bonus minimum cannot go below one dollar (11.15(b))
+        ("envy_minimum", 500, 1000, "11.15(c)"),  # the envy marker's threshold is fixed at five dollars
+    ],
+    ids=["bonus-minimum-below-one-dollar", "envy-marker-threshold-fixed"],
+)
+def test_a_pai_gow_minimum_the_regulation_fixes_is_refused_with_its_line(
+    tmp_path: Path, key: str, old: int, new: int, says: str
+) -> None:
     path = copy_table(tmp_path, "pai_gow")
-    edit(path, "bonus_minimum: 100", "bonus_minimum: 1")
+    edit(path, f"{key}: {old}", f"{key}: {new}")
     message = refused(path)
-    assert f"{path}:{line_of(path, 'bonus_minimum:')}: bonus_minimum:" in message and "from 100 to" in message
+    assert f"{path}:{line_of(path, f'{key}:')}: {key}:" in message and says in message
 
 
 def test_a_higher_bonus_minimum_is_allowed(tmp_path: Path) -> None:
@@ -54,13 +64,6 @@ def test_a_higher_bonus_minimum_is_allowed(tmp_path: Path) -> None:
     edit(path, "bonus_minimum: 100", "bonus_minimum: 200")
     edit(path, "bonus: {min: 100,", "bonus: {min: 200,")  # the table limit follows (issue 40 item 7)
     assert load_table(path).options["bonus_minimum"] == 200
-
-
-def test_the_envy_marker_threshold_is_fixed_at_five_dollars(tmp_path: Path) -> None:
-    path = copy_table(tmp_path, "pai_gow")
-    edit(path, "envy_minimum: 500", "envy_minimum: 1000")
-    message = refused(path)
-    assert f"{path}:{line_of(path, 'envy_minimum:')}: envy_minimum:" in message and "11.15(c)" in message
 
 
 def test_the_bonus_table_minimum_cannot_go_below_the_regulation(tmp_path: Path) -> None:

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from controller.game.registry import table_names
 from hil.simulate.faults import CI_KINDS
-from hil.simulate.guard import SideResult, compare, main
+from hil.simulate.guard import GAMES, SideResult, compare, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,6 +28,12 @@ def test_compare_names_each_difference() -> None:
     assert compare({1: same}, {1: SideResult("b" * 64, "")}) == ["seed 1: the journals differ"]
     assert compare({1: same}, {1: SideResult("a" * 64, "cards")}) == ["seed 1: base broke nothing, head broke cards"]
     assert compare({1: same}, {}) == ["seed 1: played on one side only"]
+
+
+def test_guards_every_game_dealt_at_a_table() -> None:
+    # the games come from the registry: Three Card Poker, dealt at the table since issue 43, is guarded
+    assert GAMES == table_names()
+    assert "three_card_poker" in GAMES
 
 
 @pytest.mark.parametrize("alter", [False, True], ids=["unchanged", "config-changed"])

@@ -189,16 +189,25 @@ class _CountByHand(_Devices):
         pass
 
 
+def checked_table(game: str, devices: Any, seed: int) -> tuple[Checked, _Shoe, Any]:
+    """``game``'s bench table checked after every event (:class:`Checked`), its devices ``devices``
+    (given the link, the shoe, the deck and a random source seeded ``seed``), journaled in memory:
+    the link, the shoe and the round machine."""
+    config = CONFIGS[game]
+    link = Checked(None, config)
+    shoe = _Shoe(link)
+    cls: Any = GAME_TABLES[game]
+    model = cls(config, devices(link, shoe, cls.DECK, random.Random(seed)))
+    link.model = model
+    link.engine = Engine(model.handle, journal=_CountingJournal())
+    return link, shoe, model
+
+
 def test_a_void_on_a_stub_count_round_shows_no_card() -> None:
     """The bug: after a void, the stub count showed the voided round's cards face up (the view
     took count_stub for settled)."""
     config = CONFIGS["mississippi_stud"]
-    link = Checked(None, config)
-    shoe = _Shoe(link)
-    cls: Any = GAME_TABLES["mississippi_stud"]
-    model = cls(config, _CountByHand(link, shoe, cls.DECK, random.Random(1)))
-    link.model = model
-    link.engine = Engine(model.handle, journal=_CountingJournal())
+    link, shoe, model = checked_table("mississippi_stud", _CountByHand, 1)
     engine = link.engine
     view = OnDemandSnapshot(model, lambda: engine.processed)
     player = PLAYERS["mississippi_stud"](
@@ -221,12 +230,7 @@ def test_a_void_on_a_stub_count_round_shows_no_card() -> None:
 
 def test_a_card_dealt_while_held_is_never_named() -> None:
     config = CONFIGS["boston5"]
-    link = Checked(None, config)
-    shoe = _Shoe(link)
-    cls: Any = GAME_TABLES["boston5"]
-    model = cls(config, _Devices(link, shoe, cls.DECK, random.Random(2)))
-    link.model = model
-    link.engine = Engine(model.handle, journal=_CountingJournal())
+    link, shoe, model = checked_table("boston5", _Devices, 2)
     link.send(OpenTable())
     link.send(ButtonChanged(device="panel", button="seat_1", pressed=True))
     for spot, cents in (("ante", 500), ("first", 1000)):

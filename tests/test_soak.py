@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import dataclass, field
 
 import pytest
 
@@ -14,20 +13,7 @@ from controller.cli import main
 from controller.configuration import config_dir, load_table
 from hil.hold_summary import HoldTally, SpotTally, spot_rows, summary_lines
 from hil.soak import ChunkJob, play_chunk, run_soak
-
-
-@dataclass(frozen=True)
-class StubSpot:
-    edge_per_unit: float
-    variance_per_unit: float
-    exact: bool = True
-    interval95: tuple[float, float] | None = None
-
-
-@dataclass(frozen=True)
-class StubSheet:
-    strategy: str
-    spots: dict[str, StubSpot] = field(default_factory=dict)
+from tests.par_stubs import StubSheet, StubSpot
 
 
 def bench_table(game: str = "mississippi_stud"):  # type: ignore[no-untyped-def]

@@ -5,7 +5,6 @@ many seeds) and passes a real soak; the exit status says so."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -16,21 +15,7 @@ from controller.configuration import config_dir, load_table
 from hil.hold_summary import MIN_ROUNDS, HoldTally, SpotTally, combined, par_for, summary_lines
 from hil.soak import run_soak
 from hil.verdict import ALPHA, chi2_quantile, chi2_sf, combined_test
-
-
-@dataclass(frozen=True)
-class StubSpot:
-    edge_per_unit: float
-    variance_per_unit: float
-    exact: bool = True
-    interval95: tuple[float, float] | None = None
-
-
-@dataclass(frozen=True)
-class StubSheet:
-    strategy: str
-    spots: dict[str, StubSpot] = field(default_factory=dict)
-
+from tests.par_stubs import StubSheet, StubSpot
 
 # --- the chi-square, exactly ------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from controller.journal import SqliteJournal
 from controller.table._snapshot_file import snapshot_path, write_snapshot_file
 from controller.table.events import OpenTable
 from drivers.link import LinkDown
-from tests.table_helpers import FedTable
+from tests.table_helpers import FedTable, fill_journal
 
 MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 
@@ -137,21 +137,6 @@ def test_the_writer_indexes_the_link_records_of_a_journal_written_before_the_ind
     assert verified()
 
 
-def _fill(j: SqliteJournal) -> None:
-    """The journal's file made full (``PRAGMA max_page_count``): no record fits any more."""
-    from controller.journal import JournalFull
-
-    with j.lock:
-        pages = j.db.execute("PRAGMA page_count").fetchone()[0]
-        j.db.execute(f"PRAGMA max_page_count = {pages}")
-        for size in (2000, 1000, 500, 200, 100, 50, 20, 0):
-            try:
-                while True:
-                    j.append("DiskFiller", {"pad": "x" * size})
-            except JournalFull:
-                pass
-
-
 @pytest.mark.parametrize("fails", ["the temporary file", "its write"])
 def test_status_shows_a_hold_for_the_journal_when_the_disk_is_full(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, fails: str
@@ -187,7 +172,7 @@ def test_status_shows_a_hold_for_the_journal_when_the_disk_is_full(
             monkeypatch.setattr(snapshot_file.tempfile, "mkstemp", no_space)
         else:
             monkeypatch.setattr(snapshot_file, "_padded", no_space)
-        _fill(j)
+        fill_journal(j)
         step(CardDealt(device="shoe", card="As", index=1, quality=100))
         step(SpotReport(device="bet_spots", seat=4, spot="ante", cents=500))  # late, and not journaled either
         status = link_status(path)["table"]

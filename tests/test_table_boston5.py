@@ -180,16 +180,25 @@ def test_the_final_deal_names_its_seats() -> None:
     assert t.m.display.prompt == "deal the final two cards: seats 1, 6, then the dealer"
 
 
+def withdrawn_after_deal(
+    seats: tuple[int, ...] = (1, 3), withdrawn: int = 3, cards: str = "As Ks Qs 2h 7d 9c 3c 4d 5h"
+) -> Table:
+    """``seats`` wagered, were dealt ``cards``, each made a second wager and the dealer pressed deal;
+    then seat ``withdrawn``'s second wager was taken back (24.10(c)): a fold, its collection to confirm."""
+    t = Table()
+    t.bets(*seats)
+    t.deal(cards)
+    for seat in seats:
+        t.spot(seat, "second", 1000)
+    t.press("deal")
+    t.spot(withdrawn, "second", 0)
+    return t
+
+
 def test_a_withdrawal_after_deal_is_confirmed_before_the_next_card() -> None:
     """24.10(c): withdrawn after "deal", before the first final card: a fold, whose collection the
     dealer confirms before any final card is taken; a card before that waits for the supervisor."""
-    t = Table()
-    t.bets(1, 3)
-    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
-    t.spot(1, "second", 1000)
-    t.spot(3, "second", 1000)
-    t.press("deal")
-    t.spot(3, "second", 0)
+    t = withdrawn_after_deal()
     fold = "seat 3: folds: collect ante 5.00, first 10.00; discard the cards unexposed"
     assert t.m.display.prompts[-1] == fold and t.m.display.steps_pending()
     t.deal("Js")  # the next card, before the collection is confirmed: not dealt to seat 1
@@ -198,13 +207,7 @@ def test_a_withdrawal_after_deal_is_confirmed_before_the_next_card() -> None:
 
 
 def test_a_withdrawal_after_deal_confirmed_lets_the_final_cards_come_to_the_seats_left() -> None:
-    t = Table()
-    t.bets(1, 3)
-    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
-    t.spot(1, "second", 1000)
-    t.spot(3, "second", 1000)
-    t.press("deal")
-    t.spot(3, "second", 0)
+    t = withdrawn_after_deal()
     while t.m.display.steps_pending():
         t.press("confirm")
     assert t.m.display.prompt == "deal the final two cards: seat 1, then the dealer"
@@ -221,13 +224,7 @@ def test_a_withdrawal_whose_early_card_the_supervisor_accepts_names_only_the_sea
     collection is confirmed, two things at once: the hold names confirm (clear fault is refused
     while the card waits), and once the collection is confirmed and the card accepted the final
     deal's prompt names the seats left, never the withdrawn one; the round settles."""
-    t = Table()
-    t.bets(1, 3, 5)
-    t.deal("As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
-    for seat in (1, 3, 5):
-        t.spot(seat, "second", 1000)
-    t.press("deal")
-    t.spot(3, "second", 0)
+    t = withdrawn_after_deal((1, 3, 5), 3, "As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
     t.deal("Js")  # before the collection is confirmed: it waits for the supervisor
     assert t.m.phase is Phase.HOLD and t.m.hold_prompt() == "supervisor: key, then confirm accepts the cards, or void"
     assert t.snapshot().hold is not None
@@ -257,13 +254,7 @@ def test_after_an_early_final_card_is_accepted_the_prompt_counts_what_each_seat_
     collection not yet confirmed) holds; the supervisor accepts it (seat 1's fourth, in dealing
     order). The prompt then counts what each seat and the dealer still need, never "the final two
     cards" for a seat that has one, and keeps counting as the cards come."""
-    t = Table()
-    t.bets(1, 3, 5)
-    t.deal("As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
-    for seat in (1, 3, 5):
-        t.spot(seat, "second", 1000)
-    t.press("deal")
-    t.spot(5, "second", 0)  # withdrawn: a fold, its collection to confirm first
+    t = withdrawn_after_deal((1, 3, 5), 5, "As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
     t.deal("Js")  # early: it waits for the supervisor
     assert t.m.phase is Phase.HOLD
     t.press("supervisor_key")

@@ -411,6 +411,29 @@ def _finish(t: Table, from_street: str) -> None:
 STREETS = ("third", "fourth", "fifth")
 
 
+def keyed() -> Table:
+    """Seat 1 (ante 5.00, bonus 1.00) and seat 4 (ante 10.00) dealt, and the supervisor's key on."""
+    t = Table()
+    t.spot(1, "ante", 500)
+    t.spot(1, "bonus", 100)
+    t.spot(4, "ante", 1000)
+    t.press("no_more_bets")
+    t.deal("As Ad Kc Kd 7h 8h 8c")
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    return t
+
+
+def keyed_at(street: str) -> Table:
+    """Seat 1 (ante 5.00, bonus 1.00) and seat 4 (ante 10.00) dealt, the supervisor's key on, and
+    both seats' bets of every street before ``street`` placed and revealed: the table at ``street``."""
+    t = keyed()
+    for s in STREETS[: STREETS.index(street)]:
+        t.spot(1, s, 500)
+        t.spot(4, s, 1000)
+        t.press("reveal")
+    return t
+
+
 @pytest.mark.parametrize("bet_first", [True, False], ids=["after-the-street-bet", "before-the-street-bet"])
 @pytest.mark.parametrize("street", STREETS)
 def test_communication_violation_collects_every_wager_and_the_table_settles(
@@ -419,17 +442,7 @@ def test_communication_violation_collects_every_wager_and_the_table_settles(
     """35.10(c) at each street, with the seat's bet on that street placed or not: every wager of the
     seat (the bonus and the street's bet too) is collected at once; the other seats settle normally,
     and `tablectl settle` pays the round as the table did."""
-    t = Table()
-    t.spot(1, "ante", 500)
-    t.spot(1, "bonus", 100)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.deal("As Ad Kc Kd 7h 8h 8c")
-    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
-    for s in STREETS[: STREETS.index(street)]:
-        t.spot(1, s, 500)
-        t.spot(4, s, 1000)
-        t.press("reveal")
+    t = keyed_at(street)
     if bet_first:
         t.spot(1, street, 1000)
     t.press("seat_1", "settle")
@@ -452,13 +465,7 @@ def test_communication_violation_collects_every_wager_and_the_table_settles(
 @pytest.mark.parametrize("street", ["fourth", "fifth"])
 def test_communication_violation_on_a_folded_seat_collects_its_bonus(street: str, tmp_path: Path) -> None:
     """A seat that folded at 3rd street keeps its bonus in play; a violation marked later forfeits it."""
-    t = Table()
-    t.spot(1, "ante", 500)
-    t.spot(1, "bonus", 100)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.deal("As Ad Kc Kd 7h 8h 8c")
-    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t = keyed()
     t.press("seat_1", "fold", "confirm")
     for s in STREETS[: STREETS.index(street)]:
         t.spot(4, s, 1000)
@@ -484,17 +491,7 @@ def test_a_fold_and_a_violation_in_the_same_street_settle(street: str, order: st
     street (a player folds and shows his cards to a neighbour still deciding): every wager of the
     seat is collected, once, and never returned; the other seat settles normally; `tablectl
     settle` pays the round as the table did."""
-    t = Table()
-    t.spot(1, "ante", 500)
-    t.spot(1, "bonus", 100)
-    t.spot(4, "ante", 1000)
-    t.press("no_more_bets")
-    t.deal("As Ad Kc Kd 7h 8h 8c")
-    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
-    for s in STREETS[: STREETS.index(street)]:
-        t.spot(1, s, 500)
-        t.spot(4, s, 1000)
-        t.press("reveal")
+    t = keyed_at(street)
     before = [f"{s} 5.00" for s in STREETS[: STREETS.index(street)]]
     actions = (("fold",), ("settle",)) if order == "fold-then-violation" else (("settle",), ("fold",))
     for action in actions:

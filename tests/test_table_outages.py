@@ -54,6 +54,16 @@ def betting(t: Table) -> None:
     t.spot(4, "ante", 1000)
 
 
+def dealing(cards: str = "") -> Table:
+    """A table whose seats 1 and 4 bet, no more bets, and ``cards`` dealt (in their order)."""
+    t = Table()
+    betting(t)
+    t.press("no_more_bets")
+    if cards:
+        t.cards(cards)
+    return t
+
+
 # --- 1. the state read after a link-up ----------------------------------------------------------------
 
 
@@ -71,10 +81,7 @@ def test_spots_changed_while_the_link_was_down_count_as_their_reports_while_bett
 
 
 def test_spots_changed_while_the_link_was_down_after_the_lock_are_late_and_removed_bets() -> None:
-    t = Table()
-    betting(t)
-    t.press("no_more_bets")
-    t.cards(CARDS)
+    t = dealing(CARDS)
     t.down("bet_spots")
     t.up("bet_spots")
     t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 900), (2, "bonus", 100))))
@@ -100,10 +107,7 @@ def test_the_panels_state_replaces_the_key_the_table_believed() -> None:
 
 
 def test_a_shoe_count_that_differs_from_the_cards_reported_holds() -> None:
-    t = Table()
-    betting(t)
-    t.press("no_more_bets")
-    t.cards("As Ad Kc")
+    t = dealing("As Ad Kc")
     t.down("shoe")
     t.up("shoe")
     t.feed(ShoeState(device="shoe", status="ok", cards_out=5))  # two cards left it unreported
@@ -118,10 +122,7 @@ def test_a_shoe_count_that_differs_from_the_cards_reported_holds() -> None:
 
 
 def test_the_key_counts_as_off_after_a_panel_link_down_and_a_refused_void_is_journaled() -> None:
-    t = Table()
-    betting(t)
-    t.press("no_more_bets")
-    t.cards(CARDS)
+    t = dealing(CARDS)
     t.key()
     t.down("panel")
     t.up("panel")
@@ -138,10 +139,7 @@ def test_the_key_counts_as_off_after_a_panel_link_down_and_a_refused_void_is_jou
 
 
 def test_a_late_bet_decision_without_the_key_is_refused_and_journaled() -> None:
-    t = Table()
-    betting(t)
-    t.press("no_more_bets")
-    t.cards(CARDS)
+    t = dealing(CARDS)
     t.spot(1, "bonus", 100)
     t.press("next")
     assert t.records("SupervisorRefused")[-1]["action"] == "accept late bet" and "bonus" not in t.m.seats[1].wagers
@@ -151,10 +149,7 @@ def test_a_late_bet_decision_without_the_key_is_refused_and_journaled() -> None:
 
 
 def test_clear_fault_is_refused_while_the_device_is_gone_or_unread_and_the_hold_ends_when_it_is_read() -> None:
-    t = Table()
-    betting(t)
-    t.press("no_more_bets")
-    t.cards("As Ad")
+    t = dealing("As Ad")
     t.key()
     t.down("bet_spots")
     t.press("clear_fault")
@@ -169,9 +164,7 @@ def test_clear_fault_is_refused_while_the_device_is_gone_or_unread_and_the_hold_
 
 
 def test_the_supervisor_may_void_while_the_device_is_gone() -> None:
-    t = Table()
-    betting(t)
-    t.press("no_more_bets")
+    t = dealing()
     t.key()
     t.down("bet_spots")
     t.press("void")
@@ -184,10 +177,7 @@ def test_the_supervisor_may_void_while_the_device_is_gone() -> None:
 
 
 def test_two_devices_down_the_hold_ends_when_both_are_back() -> None:
-    t = Table()
-    betting(t)
-    t.press("no_more_bets")
-    t.cards("As Ad")
+    t = dealing("As Ad")
     t.down("shoe")
     t.down("bet_spots")
     t.up("shoe")
@@ -202,10 +192,7 @@ def test_two_devices_down_the_hold_ends_when_both_are_back() -> None:
 
 
 def test_on_link_up_the_panel_gets_its_screen_and_lamps_and_the_spots_every_lamp_and_the_lock() -> None:
-    t = Table()
-    betting(t)
-    t.press("no_more_bets")
-    t.cards("As Ad")
+    t = dealing("As Ad")
     t.down("panel")
     t.devices.commands.clear()
     t.up("panel")
@@ -286,10 +273,7 @@ def test_the_ledger_of_a_voided_round_lists_the_waiting_cards_as_a_misdeal() -> 
 
 
 def test_a_duplicate_among_the_waiting_cards_holds_again_and_the_rest_keep_waiting() -> None:
-    t = Table()
-    betting(t)
-    t.press("no_more_bets")
-    t.cards("As Ad")
+    t = dealing("As Ad")
     t.down("panel")
     t.cards("Kc As Qd", first=3)  # the shoe misreads the fourth card as As
     t.up("panel")
@@ -332,10 +316,7 @@ def test_a_boston5_second_wager_spot_is_a_spot_of_that_game() -> None:
 
 
 def test_cards_dealt_behind_an_unreadable_card_wait_until_it_is_entered() -> None:
-    t = Table()
-    betting(t)
-    t.press("no_more_bets")
-    t.cards("As Ad")
+    t = dealing("As Ad")
     from drivers.shoe import CardUnreadable
 
     t.feed(CardUnreadable(device="shoe", index=3))
@@ -362,10 +343,7 @@ def test_cards_dealt_behind_an_unreadable_card_wait_until_it_is_entered() -> Non
 
 
 def test_cards_the_shoe_delivers_late_after_its_own_link_returns_go_to_their_places() -> None:
-    t = Table()
-    betting(t)
-    t.press("no_more_bets")
-    t.cards("As Ad Kc")
+    t = dealing("As Ad Kc")
     t.down("shoe")
     t.up("shoe")
     t.cards("Qd 7h 8h 2c", first=4)  # dealt while its link was down, delivered before its state
@@ -398,9 +376,7 @@ def test_after_a_controller_restart_the_key_counts_as_off_until_the_panel_report
 def test_a_lock_command_that_finally_fails_holds_and_clear_fault_sends_the_spots_their_state() -> None:
     from drivers.link import DeviceFault
 
-    t = Table()
-    betting(t)
-    t.press("no_more_bets")
+    t = dealing()
     t.feed(
         DeviceFault(
             device="bet_spots", kind="command_failed", command="lock", error="command lock failed: busy after 4 tries"
@@ -562,9 +538,7 @@ def test_a_journal_outage_at_a_street_takes_bets_from_the_state_and_no_press() -
     """At third street: a street bet placed and "reveal" and a fold pressed during the outage: the
     presses are not acted on, the street bet counts from the spots' state read (as after a link
     outage); the round goes on from third street."""
-    t = Table()
-    betting(t)
-    t.press("no_more_bets")
+    t = dealing()
     t.deal("As Ad Kc Kd 7h 8h 2c")
     assert t.m.phase is Phase.THIRD_STREET
     outage(t, 4)
@@ -591,9 +565,7 @@ def test_cards_waiting_before_a_misread_card_take_their_places_before_it_is_ente
     then the misread one is entered in its own place."""
     from drivers.shoe import CardUnreadable
 
-    t = Table()
-    betting(t)
-    t.press("no_more_bets")
+    t = dealing()
     t.cards("As Ad Kc Kd")  # the seats' cards
     t.feed(CardDealt(device="shoe", card="7h", index=1, quality=100))  # the count starts over: it waits
     t.feed(CardUnreadable(device="shoe", index=6))  # the count jumps: it waits to be entered

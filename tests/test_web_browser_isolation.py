@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.web_helpers import SCREENS, BenchProcess, Page, browser, journal_count, wait_for
+from tests.web_helpers import SCREENS, BenchProcess, Page, PageServer, TablesOnly, browser, journal_count, wait_for
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
@@ -76,7 +76,7 @@ def test_the_table_page_isolated_from_other_clients_and_ports(tmp_path: Path, dr
     from selenium.webdriver.common.keys import Keys
 
     from controller.cli._webtoken import new_token
-    from tests.test_web_clients import _can_bind
+    from tests.web_helpers import can_bind
 
     token = new_token()
     bench = BenchProcess(tmp_path, "mississippi_stud", token=token)
@@ -103,7 +103,7 @@ def test_the_table_page_isolated_from_other_clients_and_ports(tmp_path: Path, dr
         page = Page(driver, bench.url)  # a second page load: its secret comes from the first one's keeping
         page.wait_betting()
         # 1. another address holds as many slow connections as it can: the page is still served
-        if _can_bind(ATTACKER):
+        if can_bind(ATTACKER):
             for _ in range(80):
                 s = socket.socket()
                 s.bind((ATTACKER, 0))
@@ -198,7 +198,7 @@ def test_a_flood_of_sessions_from_elsewhere_leaves_the_operators_session(tmp_pat
     """A token-less (loopback) view: a page on another port of the host makes the browser load
     the view's page 60 times (no-cors) and post a logout; another address floods it with page
     loads. The operator's page keeps its session and acts."""
-    from tests.test_web_clients import _can_bind
+    from tests.web_helpers import can_bind
 
     bench = BenchProcess(tmp_path, "mississippi_stud")
     try:
@@ -206,14 +206,14 @@ def test_a_flood_of_sessions_from_elsewhere_leaves_the_operators_session(tmp_pat
         page.wait_betting()
         cookie = next(c for c in driver.get_cookies() if c["name"].startswith("tablectl_session_"))
         flooded = []
-        if _can_bind(ATTACKER):
+        if can_bind(ATTACKER):
             for _ in range(40):
                 conn = http.client.HTTPConnection("127.0.0.1", bench.port, timeout=30, source_address=(ATTACKER, 0))
                 conn.request("GET", "/", headers={"accept": "text/html"})
                 flooded.append(conn.getresponse().status)
                 conn.close()
             assert flooded.count(200) == 20 and flooded.count(429) == 20  # 20 a minute an address
-        attacker = _Serve(FLOOD.format(bench=bench.url).encode())
+        attacker = PageServer(FLOOD.format(bench=bench.url).encode())
         try:
             driver.get(f"http://127.0.0.1:{attacker.port}/")
             wait_for(lambda: driver.title == "done", "the other port's page to finish")
@@ -230,37 +230,10 @@ def test_a_flood_of_sessions_from_elsewhere_leaves_the_operators_session(tmp_pat
         bench.stop()
 
 
-class _Serve:
-    """A second local server, on a port of its own, serving one page."""
-
-    def __init__(self, body: bytes) -> None:
-        import threading
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                self.send_response(200)
-                self.send_header("content-type", "text/html")
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = int(self.server.server_address[1])
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 # --- the pit ---------------------------------------------------------------------------------------
 
 
-class ChangingFloor:
+class ChangingFloor(TablesOnly):
     """A pit reader whose tables the test changes while the page is open."""
 
     def __init__(self) -> None:
@@ -281,37 +254,27 @@ class ChangingFloor:
             win_today=4_100,
             voids_today=0,
         )
-        self.tables_now = [
-            base,
-            replace(
+        super().__init__(
+            [
                 base,
-                table_id="b5-02",
-                game="boston5",
-                last_round=None,
-                rounds_today=0,
-                handle_today=0,
-                win_today=0,
-                quarantined=2,
-                pending=5,
-            ),
-            replace(base, table_id="pg-03", game="pai_gow", unreadable="DataError"),
-            replace(base, table_id="ms-04", hold="shoe link down (cable)", last_at=now - timedelta(hours=2)),
-        ]
-
-    def tables(self, since: Any, now: Any) -> list[Any]:
-        return list(self.tables_now)
+                replace(
+                    base,
+                    table_id="b5-02",
+                    game="boston5",
+                    last_round=None,
+                    rounds_today=0,
+                    handle_today=0,
+                    win_today=0,
+                    quarantined=2,
+                    pending=5,
+                ),
+                replace(base, table_id="pg-03", game="pai_gow", unreadable="DataError"),
+                replace(base, table_id="ms-04", hold="shoe link down (cable)", last_at=now - timedelta(hours=2)),
+            ]
+        )
 
     def has_table(self, table_id: str) -> bool:
         return any(t.table_id == table_id for t in self.tables_now)
-
-    def rounds(self, table_id: str, limit: int = 20) -> list[Any]:
-        return []
-
-    def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None:
-        return None
-
-    def hold_series(self, table_id: str, limit: int = 500) -> list[Any]:
-        return []
 
 
 def test_the_pit_overview_is_live_and_isolated_per_table(driver: Any) -> None:

@@ -9,15 +9,13 @@ from __future__ import annotations
 import os
 import re
 import signal
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.web_helpers import BenchProcess, Page, browser, journal_count, wait_for
+from tests.web_helpers import BenchProcess, Page, PageServer, browser, journal_count, wait_for
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
@@ -45,31 +43,11 @@ go();
 </script></body></html>"""
 
 
-class AttackerSite:
+class AttackerSite(PageServer):
     """A second local web server, on its own port, serving the attacker's page."""
 
     def __init__(self, bench_url: str) -> None:
-        page = ATTACK.format(bench=bench_url).encode()
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                self.send_response(200)
-                self.send_header("content-type", "text/html")
-                self.send_header("content-length", str(len(page)))
-                self.end_headers()
-                self.wfile.write(page)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = int(self.server.server_address[1])
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(ATTACK.format(bench=bench_url).encode())
 
 
 @pytest.fixture

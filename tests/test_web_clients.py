@@ -10,10 +10,8 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
-import shutil
 import socket
 import ssl
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,22 +22,12 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 from controller.web._table_app import table_app
 from controller.web.server import ClientBudget, WebAddress, WebServer, client_key
 from tests.test_web_guard import FakeFeed
-from tests.web_helpers import wait_for
+from tests.web_helpers import can_bind, self_signed_cert, wait_for
 
 ATTACKER, OTHER = "127.0.0.1", "127.0.0.2"
 SHARE, GLOBAL = 12, 40
 
-
-def _can_bind(address: str) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind((address, 0))
-        except OSError:
-            return False
-    return True
-
-
-pytestmark = pytest.mark.skipif(not _can_bind(OTHER), reason="127.0.0.2 is not usable on this host")
+pytestmark = pytest.mark.skipif(not can_bind(OTHER), reason="127.0.0.2 is not usable on this host")
 
 
 @pytest.fixture
@@ -130,16 +118,7 @@ def test_under_tls_connections_in_their_handshake_count_toward_the_share(tmp_pat
     there, one address could hold any number of connections that never send a ClientHello (each a
     file descriptor of the server for a minute, past the header timeout and uvicorn's cap).
     They are counted as they are accepted."""
-    if shutil.which("openssl") is None:
-        pytest.skip("needs the openssl command to make a test certificate")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"]
-        + ["-keyout", str(key), "-out", str(cert)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    cert, key = self_signed_cert(tmp_path)
     budget = ClientBudget(connections=SHARE, head_bytes=8 * 1024)
     web = WebServer(
         table_app(FakeFeed()),

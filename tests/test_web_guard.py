@@ -29,6 +29,7 @@ from controller.web._controls import BenchControls
 from controller.web._guard import LoginLimiter, Sessions
 from controller.web._table_app import table_app
 from controller.web.server import WebAddress, WebServer, check_token, parse_address
+from tests.web_helpers import self_signed_cert
 
 TOKEN = "Qm9zdG9uNS10ZXN0LXRva2Vu"  # 24 URL-safe characters: 144 bits
 
@@ -438,19 +439,9 @@ def test_tablectl_web_token_makes_a_128_bit_token(tmp_path: Any) -> None:
 
 
 def test_under_tls_the_cookie_is_secure_and_the_origin_https(tmp_path: Any) -> None:
-    import shutil
     import ssl
 
-    if shutil.which("openssl") is None:
-        pytest.skip("needs the openssl command to make a test certificate")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"]
-        + ["-keyout", str(key), "-out", str(cert)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    cert, key = self_signed_cert(tmp_path)
     server = WebServer(table_app(FakeFeed()), WebAddress("127.0.0.1", 0), cert=str(cert), key=str(key))
     url = server.start()
     try:

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import http.client
-import shutil
 import socket
 import ssl
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +20,7 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 from controller.web._table_app import table_app
 from controller.web.server import ClientBudget, WebAddress, WebServer
 from tests.test_web_guard import TOKEN, FakeFeed
-from tests.web_helpers import wait_for
+from tests.web_helpers import can_bind, self_signed_cert, wait_for
 
 ATTACKERS = [f"127.0.0.{n}" for n in range(10, 60)]
 OPERATOR = "127.0.0.2"
@@ -30,17 +28,7 @@ TOTAL, WAITING, RESERVE = 1000, 256, 64
 """The shipped limits (MAX_CONNECTIONS, MAX_WAITING, MAX_RESERVE)."""
 PROBES = 10
 
-
-def _can_bind(address: str) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind((address, 0))
-        except OSError:
-            return False
-    return True
-
-
-pytestmark = pytest.mark.skipif(not _can_bind(ATTACKERS[-1]), reason="127.0.0.59 is not usable on this host")
+pytestmark = pytest.mark.skipif(not can_bind(ATTACKERS[-1]), reason="127.0.0.59 is not usable on this host")
 
 
 def _connect(source: str, port: int) -> socket.socket | None:
@@ -63,16 +51,7 @@ def _send(s: socket.socket | None, data: bytes) -> None:
 
 @pytest.fixture
 def cert(tmp_path: Path) -> tuple[str, str]:
-    if shutil.which("openssl") is None:
-        pytest.skip("needs the openssl command to make a test certificate")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"]
-        + ["-keyout", str(key), "-out", str(cert)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    cert, key = self_signed_cert(tmp_path)
     return str(cert), str(key)
 
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 import urllib.parse
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -20,6 +18,8 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 
 from controller.web.pit_app import pit_app
 from controller.web.pit_store import RoundLine, around
+
+pytestmark = pytest.mark.usefixtures("new_york")  # the table's local time is New York's
 
 T0 = datetime(2026, 12, 4, 9, 0, tzinfo=UTC)
 """09:00 UTC, 04:00 in New York (EST)."""
@@ -44,15 +44,6 @@ class Store:
         rounds = ROUNDS if table_id == "t-7" else []
         before = [r for r in rounds if r.ended_at < at][-1:]
         return around(before[0] if before else None, [r for r in rounds if r.ended_at >= at][:2], at)
-
-
-@pytest.fixture(autouse=True)
-def new_york(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "America/New_York")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def get(app: Any, path: str, query: dict[str, str]) -> tuple[int, str]:

@@ -16,6 +16,7 @@ from controller.web._hold_chart import hold_chart
 from controller.web.pit_app import floor_totals, round_number, table_row
 from controller.web.pit_store import STALE_S, RoundHold
 from tests.test_web_pit_pages import _state
+from tests.web_helpers import TablesOnly
 
 LONG = STALE_S * 30  # an hour: silent for it, only a heartbeat would tell
 
@@ -86,27 +87,16 @@ def test_the_table_page_shows_its_hold_reason_and_round(hold: str | None, in_pla
     """Issue 44 item 7: a held table's detail page says HOLD, why and in which round, as the overview does."""
     import http.client
     import re
-    from typing import Any
 
     from deadlines import STATE_TIMEOUT_S
 
     from controller.web.pit_app import pit_app
     from controller.web.server import WebAddress, WebServer
 
-    class Reader:
-        def tables(self, since: object, now_: object) -> list[Any]:
-            return [_state(table_id="t1", hold=hold, in_play=in_play, last_round=7)]
-
-        def rounds(self, table_id: str, limit: int = 20) -> list[Any]:
-            return []
-
-        def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None:
-            return None
-
-        def hold_series(self, table_id: str, limit: int = 500) -> list[Any]:
-            return []
-
-    server = WebServer(pit_app(Reader()), WebAddress("127.0.0.1", 0))
+    server = WebServer(
+        pit_app(TablesOnly([_state(table_id="t1", hold=hold, in_play=in_play, last_round=7)])),
+        WebAddress("127.0.0.1", 0),
+    )
     server.start()
     try:
         conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=STATE_TIMEOUT_S)
@@ -148,20 +138,10 @@ def test_the_live_overview_is_rendered_once_per_change_for_every_stream(monkeypa
 
     monkeypatch.setattr(module, "_render", counting)
 
-    class Reader:
-        def tables(self, since: object, now_: object) -> list[Any]:
-            return [_state(table_id="t1", hold="shoe jammed")]
-
-        def rounds(self, table_id: str, limit: int = 20) -> list[Any]:
-            return []
-
-        def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None:
-            return None
-
-        def hold_series(self, table_id: str, limit: int = 500) -> list[Any]:
-            return []
-
-    server = WebServer(module.pit_app(Reader(), refresh_s=3600.0), WebAddress("127.0.0.1", 0))
+    server = WebServer(
+        module.pit_app(TablesOnly([_state(table_id="t1", hold="shoe jammed")]), refresh_s=3600.0),
+        WebAddress("127.0.0.1", 0),
+    )
     server.start()
     try:
         conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=STATE_TIMEOUT_S)

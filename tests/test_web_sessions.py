@@ -18,11 +18,11 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 from controller.web._guard import LoginLimiter, Sessions
 from controller.web._table_app import table_app
 from controller.web.server import WebAddress, WebServer
-from tests.test_web_clients import _can_bind
 from tests.test_web_guard import PRESS, TOKEN, Clock, FakeFeed, FakePanel, FakeSpots
+from tests.web_helpers import can_bind
 
 OTHER = "127.0.0.2"
-needs_other = pytest.mark.skipif(not _can_bind(OTHER), reason="127.0.0.2 is not usable on this host")
+needs_other = pytest.mark.skipif(not can_bind(OTHER), reason="127.0.0.2 is not usable on this host")
 
 
 class Site:

@@ -438,3 +438,76 @@ def tablectl(*args: str, stdin: str | None = None) -> subprocess.CompletedProces
     return subprocess.run(
         [sys.executable, "-m", "controller", *args], input=stdin, capture_output=True, text=True, timeout=TIMEOUT
     )
+
+
+def self_signed_cert(folder: Path) -> tuple[Path, Path]:
+    """A certificate for localhost, good for a day, and its key, made with the openssl command in
+    ``folder`` (the test is skipped where there is no openssl)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make a test certificate")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"]
+        + ["-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    return cert, key
+
+
+def can_bind(address: str) -> bool:
+    """A socket can be bound to ``address`` on this host (127.0.0.2 and up are not everywhere)."""
+    with socket.socket() as s:
+        try:
+            s.bind((address, 0))
+        except OSError:
+            return False
+    return True
+
+
+class PageServer:
+    """A second local web server, on a port of its own (``port``), serving one HTML page at every path."""
+
+    def __init__(self, body: bytes) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/html")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = int(self.server.server_address[1])
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class TablesOnly:
+    """A pit reader (``controller.web.pit_app``'s) of the tables in ``tables_now``, which the test may
+    change while a page is open; no table has rounds, recalled rounds or a hold series."""
+
+    def __init__(self, tables: list[Any]) -> None:
+        self.tables_now = tables
+
+    def tables(self, since: Any, now: Any) -> list[Any]:
+        return list(self.tables_now)
+
+    def rounds(self, table_id: str, limit: int = 20) -> list[Any]:
+        return []
+
+    def recall(self, table_id: str, round_no: int) -> dict[str, Any] | None:
+        return None
+
+    def hold_series(self, table_id: str, limit: int = 500) -> list[Any]:
+        return []

@@ -7,8 +7,12 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Callable
+from typing import TypeAlias
 
-__all__ = ["Parser", "bounded_int", "description", "positive_int"]
+__all__ = ["Parser", "Subparsers", "bounded_int", "command", "description", "positive_int"]
+
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+"""What ``tablectl``'s sub-commands are added to (each module's ``register``)."""
 
 _ROLE = re.compile(r":[\w.:-]+:`([^`]*)`")
 """A Sphinx role, :mod:`x`: its text."""
@@ -107,3 +111,13 @@ def bounded_int(lowest: int, highest: int) -> Callable[[str], int]:
 def positive_int(highest: int) -> Callable[[str], int]:
     """An argparse ``type`` for a whole number from 1 to ``highest``."""
     return bounded_int(1, highest)
+
+
+def command(
+    sub: Subparsers, name: str, run: Callable[[argparse.Namespace], int], help: str, description: str | None = None
+) -> argparse.ArgumentParser:
+    """The parser of sub-command ``name``, added to ``sub`` with its one-line ``help`` and its
+    ``description``; parsing it sets ``args.run`` to ``run``."""
+    p = sub.add_parser(name, help=help, description=description)
+    p.set_defaults(run=run)
+    return p

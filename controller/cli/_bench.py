@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli._args import bounded_int, positive_int
+from controller.cli._args import Subparsers, bounded_int, command, positive_int
 from controller.cli._choices import FAULT_PROFILES, GAMES, STRATEGIES
 from controller.cli._floor import forwarder_for
 from controller.cli._journal import BENCH_JOURNAL_DIR
@@ -40,10 +40,12 @@ def floor_line(table_id: str, link: LinkStatus, journal: Path | str) -> str:
     )
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``bench`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "bench",
+        run,
         help="run a bench table: simulated devices on ptys, the real controller, simulated players",
         description="Start the simulators on ptys, the real controller on them, and simulated players and dealer; "
         "print a summary at the end.",
@@ -84,7 +86,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="with --web: no simulated players; the page's controls drive the simulators "
         "(until --rounds are played or Ctrl-C)",
     )
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,17 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from controller.cli._args import description
+from controller.cli._args import Subparsers, command, description
 from controller.cli._choices import GAMES
 
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``diagram`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser("diagram", help="print a game's round machine as Mermaid", description=description(__doc__))
+    p = command(sub, "diagram", run, help="print a game's round machine as Mermaid", description=description(__doc__))
     p.add_argument("--game", required=True, choices=GAMES, help="the game")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -23,9 +23,9 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from controller.cli._args import description, positive_int
+from controller.cli._args import Subparsers, command, description, positive_int
 from controller.cli._export_window import BadWindow, Window, window
-from controller.cli._journal import add_journal_args, open_journal_from_args
+from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.host import TIME_FORMS
 
 if TYPE_CHECKING:
@@ -35,10 +35,12 @@ if TYPE_CHECKING:
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``export`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "export",
+        run,
         help="a day or a range of rounds as CSV or JSON lines, one row per wager, for the regulator",
         description=description(__doc__, 2),
     )
@@ -68,7 +70,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="NAME",
         help="the table's name in each row (default: the name in the table config the round was played under)",
     )
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,12 +92,8 @@ def run(args: argparse.Namespace) -> int:
         rounds = _Rounds(journal, args, chosen)  # checked first: the rows are then written as they are read
         _write(rounds.rows(), args.format, target, chosen.zone)
         return rounds.status
-    except JournalDamaged as exc:
-        print(f"tablectl export: {exc}", file=sys.stderr)
-        return 1
-    except sqlite3.DatabaseError as exc:
-        print(f"tablectl export: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
-        return 1
+    except (JournalDamaged, sqlite3.DatabaseError) as exc:
+        return unreadable("export", journal, exc)
     except BrokenPipeError:
         raise
     except OSError as exc:

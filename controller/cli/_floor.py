@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli._args import description, positive_int
+from controller.cli._args import Subparsers, description, positive_int
 from controller.host import add_log_arguments
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["register", "forwarder_for", "secret_in_url"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``floor`` sub-commands to the ``tablectl`` parser."""
     p = sub.add_parser(
         "floor",

@@ -15,17 +15,19 @@ import sys
 import time
 from datetime import date, datetime
 
-from controller.cli._args import description
-from controller.cli._journal import add_journal_args, open_journal_from_args
+from controller.cli._args import Subparsers, command, description
+from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.cli._when import TIME_FORMS, local_time, shown_time
 
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``holds`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "holds",
+        run,
         help="the table's holds in a shift: why, what was tried, how each cleared, by whom, how long",
         description=description(__doc__, 2),
     )
@@ -39,7 +41,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--until", type=local_time(), metavar="TIME", help="holds begun at or before TIME (default: now)")
     p.add_argument("--story", action="store_true", help="each hold's story: every change of reason and thing tried")
     p.add_argument("--json", action="store_true", help="one JSON object per hold, one a line")
-    p.set_defaults(run=run)
 
 
 def _tries(ended: dict[str, object] | None) -> str:
@@ -77,12 +78,8 @@ def run(args: argparse.Namespace) -> int:
             if report.problems:
                 print(f"tablectl holds: {journal.path}: not shown: the records do not verify", file=sys.stderr)
                 return 1
-    except JournalDamaged as exc:
-        print(f"tablectl holds: {exc}", file=sys.stderr)
-        return 1
-    except sqlite3.DatabaseError as exc:
-        print(f"tablectl holds: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
-        return 1
+    except (JournalDamaged, sqlite3.DatabaseError) as exc:
+        return unreadable("holds", journal, exc)
     finally:
         journal.close()
     if args.json:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli._args import description, positive_int
+from controller.cli._args import Subparsers, description, positive_int
 from controller.cli._choices import KEEP_LAST
 
 if TYPE_CHECKING:
@@ -28,6 +28,19 @@ RUN_JOURNAL_DIR = Path("/var/lib/tablectl")
 """Where ``tablectl run`` keeps a table's journal unless its config says otherwise."""
 BENCH_JOURNAL_DIR = Path("tablectl-journal")
 """Where ``tablectl bench`` keeps it: under the working directory."""
+
+
+def unreadable(command: str, journal: SqliteJournal, exc: Exception) -> int:
+    """Say on standard error why ``journal`` could not be read for ``tablectl command`` (its records
+    do not verify: ``JournalDamaged``; SQLite found the file damaged: any other error) and give the
+    exit status, 1."""
+    from controller.journal import JournalDamaged
+
+    if isinstance(exc, JournalDamaged):
+        print(f"tablectl {command}: {exc}", file=sys.stderr)
+    else:
+        print(f"tablectl {command}: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
+    return 1
 
 
 def add_journal_args(p: argparse.ArgumentParser, verify_option: bool = False) -> None:
@@ -81,7 +94,7 @@ def open_journal_from_args(args: argparse.Namespace, command: str, write: bool =
         raise SystemExit(2) from exc
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``journal`` sub-command (``verify``, ``prune``, ``backup``) to the ``tablectl`` parser."""
     p = sub.add_parser(
         "journal",

@@ -14,7 +14,8 @@ import sys
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from controller.cli._journal import add_journal_args, open_journal_from_args
+from controller.cli._args import Subparsers, command
+from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.host import NotATime, parse_local_time
 
 if TYPE_CHECKING:
@@ -23,10 +24,12 @@ if TYPE_CHECKING:
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``meters`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "meters",
+        run,
         help="rounds, wagers by spot, paid, collected, commission, bonus and envy paid, voids, late bets, faults",
         description="Meters per seat and for the table. Without --since: the running totals kept with the rounds "
         "(pruned rounds included); with --since: the rounds kept in the journal from that time on. The journal is "
@@ -40,7 +43,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(default: the running totals)",
     )
     p.add_argument("--json", action="store_true", help="[[scope, name, value], ...] instead of text")
-    p.set_defaults(run=run)
 
 
 def _refused(path: object, problems: list[str]) -> int:
@@ -107,12 +109,8 @@ def run(args: argparse.Namespace) -> int:
             meters = journal.meters() if since is None else add_meters(kept)
             theo_lines, theo_entries = theoretical_lines(kept, args.config) if kept and meters else ([], [])
             last = kept[-1:]
-    except JournalDamaged as exc:
-        print(f"tablectl meters: {exc}", file=sys.stderr)
-        return 1
-    except sqlite3.DatabaseError as exc:
-        print(f"tablectl meters: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
-        return 1
+    except (JournalDamaged, sqlite3.DatabaseError) as exc:
+        return unreadable("meters", journal, exc)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # only with --no-verify
         print(
             f"tablectl meters: {journal.path}: unreadable round data ({exc!r}): run without --no-verify",

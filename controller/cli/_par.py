@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from controller.cli._args import Subparsers, command
 from controller.cli._choices import RULES_GAMES
 
 if TYPE_CHECKING:
@@ -20,10 +21,12 @@ if TYPE_CHECKING:
 __all__ = ["register", "run", "sheet_lines"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``par`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "par",
+        run,
         help="par sheet: the house edge of each wager at a table, every paytable line, the strategy assumed",
         description="The theoretical hold of every wager a table offers with its configured paytables: exact "
         "wherever the game allows (Mississippi Stud, Boston 5, Three Card Poker, the bonuses, envy, insurance); the pai gow main "
@@ -36,7 +39,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--paytable", help="use this paytable (by name) in place of the table's own for its spot")
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
     p.add_argument("--strategy", action="store_true", help="print the strategy the figures assume, as data")
-    p.set_defaults(run=run)
 
 
 def _pct(x: float) -> str:

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import IO, TYPE_CHECKING
 
+from controller.cli._args import Subparsers, command
 from controller.cli._choices import HAND_KINDS, RULES_GAMES
 
 if TYPE_CHECKING:
@@ -22,10 +23,12 @@ if TYPE_CHECKING:
 __all__ = ["register", "run", "rank_lines"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``rank`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "rank",
+        run,
         help="rank poker hands and print them as JSON lines",
         description=(
             'Rank hands for a game. Each argument is one hand (quote it: "As Kd Th 9c 2s"); if every '
@@ -37,7 +40,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--game", required=True, choices=RULES_GAMES, help="whose ranking rules to use")
     p.add_argument("--kind", choices=HAND_KINDS, help="what kind of hand each line is")
     p.add_argument("cards", nargs="*", metavar="CARDS", help='a hand, e.g. "As Kd Th 9c 2s" or AsKdTh9c2s')
-    p.set_defaults(run=run)
 
 
 def _argument_hands(args: list[str]) -> Iterator[tuple[str, str]]:

@@ -14,8 +14,8 @@ import sqlite3
 import sys
 from typing import TYPE_CHECKING
 
-from controller.cli._args import positive_int
-from controller.cli._journal import add_journal_args, open_journal_from_args
+from controller.cli._args import Subparsers, command, positive_int
+from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.cli._when import TIME_FORMS, local_time, shown_time
 
 if TYPE_CHECKING:
@@ -28,10 +28,12 @@ _SHOW_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 """What showing an unverified (``--no-verify``) record that is not what the journal writes can raise."""
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``recall`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "recall",
+        run,
         help="show finished rounds: seats, wagers, cards in dealt order, inputs, faults, settlement",
         description="Show finished rounds from a table's journal. With --json each round is written in the round "
         "record format (docs/round-record.md), one JSON object per line, which `tablectl settle` re-settles "
@@ -73,7 +75,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--json", action="store_true", help="round records, one per line")
     p.add_argument("--table", help="the table config path written into each record (default: the one played under)")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,12 +97,8 @@ def run(args: argparse.Namespace) -> int:
     except RecallError as exc:
         print(f"tablectl recall: {exc}", file=sys.stderr)
         return 2
-    except JournalDamaged as exc:
-        print(f"tablectl recall: {exc}", file=sys.stderr)
-        return 1
-    except sqlite3.DatabaseError as exc:
-        print(f"tablectl recall: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
-        return 1
+    except (JournalDamaged, sqlite3.DatabaseError) as exc:
+        return unreadable("recall", journal, exc)
     finally:
         journal.close()
 

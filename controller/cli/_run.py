@@ -14,7 +14,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from controller.cli._args import description
+from controller.cli._args import Subparsers, command, description
 from controller.cli._floor import forwarder_for
 from controller.cli._journal import RUN_JOURNAL_DIR
 from controller.cli._webopts import add_web_arguments, web_attach
@@ -26,9 +26,9 @@ if TYPE_CHECKING:
 __all__ = ["register", "run", "unapproved_paytables"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``run`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser("run", help="run the real table from a config", description=description(__doc__))
+    p = command(sub, "run", run, help="run the real table from a config", description=description(__doc__))
     p.add_argument("--config", required=True, help="the table config, e.g. config/mississippi_stud.yaml")
     add_log_arguments(p)
     p.add_argument(
@@ -40,7 +40,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="run even with a paytable marked `approved: false` (a test floor; never a live table)",
     )
     add_web_arguments(p)
-    p.set_defaults(run=run)
 
 
 def unapproved_paytables(table: TableConfig) -> list[str]:

@@ -19,16 +19,20 @@ import json
 import sys
 from typing import TYPE_CHECKING, BinaryIO
 
+from controller.cli._args import Subparsers, command
+
 if TYPE_CHECKING:
     from controller.configuration import TableConfig
 
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``settle`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "settle",
+        run,
         help="settle a round record and print every wager's result as JSON",
         description="Settle one round record (docs/round-record.md) and print the settlement as JSON.",
     )
@@ -44,7 +48,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="compare the re-settlement with what was paid (the record's recall.settlement): name each "
         "difference, exit 1 when any",
     )
-    p.set_defaults(run=run)
 
 
 def _read(name: str) -> bytes:

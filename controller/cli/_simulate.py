@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from controller.cli._args import Subparsers, command
 from controller.cli._choices import GAMES
 
 if TYPE_CHECKING:
@@ -17,10 +18,12 @@ if TYPE_CHECKING:
 __all__ = ["register", "run", "summary_lines"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``simulate`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "simulate",
+        run,
         help="the whole table in one process under a simulated clock, with faults drawn from a seed",
         description="Play a few rounds at the real table (machine, engine, journal, settlement, snapshot, screen) "
         "with simulated devices behind the real link protocol, the bench's players and dealer and a supervisor, in "
@@ -80,7 +83,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--list-faults", action="store_true", help="list the fault kinds and exit (default: off)")
     p.add_argument("--quiet", action="store_true", help="no progress bar (default: a bar on a terminal)")
-    p.set_defaults(run=run)
 
 
 def seed_lines(res: SeedResult) -> list[str]:

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from controller.cli._args import Subparsers, command
 from controller.cli._choices import GAMES
 
 if TYPE_CHECKING:
@@ -17,10 +18,12 @@ if TYPE_CHECKING:
 __all__ = ["register", "run", "memory_line"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``soak`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "soak",
+        run,
         help="play many rounds at the real table machines in process, on every core; hold per spot against par",
         description="Play ROUNDS rounds at the real table machines, engine and settlement in process (devices faked "
         "at the device interface, the bench's players), on every core; print each wager spot's hold beside the par "
@@ -50,7 +53,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="par: the players play the par sheet's strategy (default); random: legal random decisions, for fuzzing",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar (there is none when not on a terminal)")
-    p.set_defaults(run=run)
 
 
 def soak_lines(

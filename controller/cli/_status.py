@@ -24,16 +24,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from controller.cli._args import description
+from controller.cli._args import Subparsers, command, description
 from controller.cli._journal import RUN_JOURNAL_DIR
 
 __all__ = ["register", "run", "link_status", "table_status", "floor_connected"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``status`` sub-command to the ``tablectl`` parser."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "status",
+        run,
         help="each device's link state and counters of a running table, from its journal",
         description=description(__doc__),
     )
@@ -41,7 +43,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     where.add_argument("--config", help="the table config (its journal.path, else /var/lib/tablectl/GAME.db)")
     where.add_argument("--journal", help="the journal file")
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
-    p.set_defaults(run=run)
 
 
 def _journal_path(args: argparse.Namespace) -> Path:

@@ -13,18 +13,18 @@ import argparse
 import signal
 import sys
 
-from controller.cli._args import description
+from controller.cli._args import Subparsers, command, description
 from controller.cli._webopts import add_web_security_arguments, web_listening
 from controller.host import Wakeup, add_log_arguments, configure_logging
 
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add ``web serve`` under ``tablectl web`` (made by ``web token``)."""
     web = sub.choices["web"]
     web_sub = next(a for a in web._actions if isinstance(a, argparse._SubParsersAction))
-    p = web_sub.add_parser("serve", help="serve a table's views from its socket", description=description(__doc__))
+    p = command(web_sub, "serve", run, help="serve a table's views from its socket", description=description(__doc__))
     p.add_argument("--socket", required=True, metavar="PATH", help="the table's views' socket (its --view-socket)")
     p.add_argument(
         "--web",
@@ -42,7 +42,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_web_security_arguments(p)
     add_log_arguments(p)
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

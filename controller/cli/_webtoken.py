@@ -10,7 +10,7 @@ import os
 import secrets
 import sys
 
-from controller.cli._args import description
+from controller.cli._args import Subparsers, command, description
 
 __all__ = ["register", "run", "new_token"]
 
@@ -27,15 +27,18 @@ def new_token() -> str:
             return token
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subparsers) -> None:
     """Add ``web token`` (creating ``web``)."""
     web = sub.add_parser("web", help="the browser views' tools")
     web_sub = web.add_subparsers(dest="web_command", required=True, metavar="SUBCOMMAND")
-    p = web_sub.add_parser(
-        "token", help="make a 128-bit token for --web-token", description=description(__doc__, paragraphs=2)
+    p = command(
+        web_sub,
+        "token",
+        run,
+        help="make a 128-bit token for --web-token",
+        description=description(__doc__, paragraphs=2),
     )
     p.add_argument("--out", metavar="FILE", help="write it to FILE (mode 0600, never over an existing file)")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -2,6 +2,10 @@
 devices, journal, display, floor link), the approved paytables, a game's table options, and the checked
 YAML reading under them (:class:`ConfigError` lists every problem with file, line and key)."""
 
+from collections.abc import Mapping
+from dataclasses import fields
+
+from controller.configuration import _floor, _paytables, _table
 from controller.configuration._floor import FloorConfig
 from controller.configuration._game_options import PaiGowOptions, boston5_options, pai_gow_options
 from controller.configuration._paytables import Paytable, PaytableRow, load_paytables
@@ -19,8 +23,24 @@ __all__ = [
     "boston5_options",
     "config_dir",
     "default_table_path",
+    "known_keys",
     "load_paytables",
     "load_table",
     "load_yaml",
     "pai_gow_options",
 ]
+
+
+def known_keys() -> Mapping[str, frozenset[str]]:
+    """The keys each validator takes, by the mapping it checks (a table config's top level, a device,
+    its journal, display and floor link; a paytable and its row): what ``docs/configuration.md``
+    describes. Read from the validators' own sets at each call."""
+    return {
+        "table": frozenset(_table._KEYS),
+        "device": frozenset(_table._DEVICE_KEYS),
+        "journal": frozenset(_table._JOURNAL_KEYS),
+        "display": frozenset(f.name for f in fields(_table.DisplayConfig)),
+        "floor": frozenset(_floor._KEYS),
+        "paytable": _paytables.PAYTABLE_KEYS,
+        "row": _paytables.ROW_KEYS,
+    }

@@ -1,6 +1,6 @@
 """Write ``docs/configuration.md``: every key of a table config and of a paytable file, from the
-validators' own key sets (:mod:`controller.configuration._table`, :mod:`controller.configuration._floor`,
-:mod:`controller.configuration._paytables`) and the game settings of :mod:`controller.wagers._catalog`.
+validators' own key sets (:func:`controller.configuration.known_keys`) and the game settings of each game's
+catalog (:class:`controller.wagers.Option`).
 
 A key the validator accepts without a description here, or a description of a key it no longer
 accepts, is an error: the page cannot go stale unnoticed (``tests/test_configuration_doc.py``).
@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
-from controller.configuration import _floor as floor_config
-from controller.configuration import _paytables as paytables
-from controller.configuration import _table as table_config
+from controller.configuration import known_keys
 from controller.game.registry import definition, names, table_names
 from controller.wagers import Option
 
@@ -126,29 +124,30 @@ ROW_KEYS = {
 
 def _sections() -> list[Section]:
     # The key sets are the validators' own: a key added there without a line here is an error.
+    keys = known_keys()
     return [
-        Section("", "The table (top level)", frozenset(table_config._KEYS), TABLE_KEYS),
+        Section("", "The table (top level)", keys["table"], TABLE_KEYS),
         Section(
             "devices.ROLE",
             "A device (`devices.shoe`, `devices.bet_spots`, `devices.panel`)",
-            frozenset(table_config._DEVICE_KEYS),
+            keys["device"],
             DEVICE_KEYS,
         ),
-        Section("journal", "The journal (`journal:`)", frozenset(table_config._JOURNAL_KEYS), JOURNAL_KEYS),
+        Section("journal", "The journal (`journal:`)", keys["journal"], JOURNAL_KEYS),
         Section(
             "display",
             "The display (`display:`)",
-            frozenset(f.name for f in fields(table_config.DisplayConfig)),
+            keys["display"],
             DISPLAY_KEYS,
         ),
-        Section("floor", "The floor link (`floor:`)", frozenset(floor_config._KEYS), FLOOR_KEYS),
+        Section("floor", "The floor link (`floor:`)", keys["floor"], FLOOR_KEYS),
         Section(
             "paytables[N]",
             "A paytable (in a paytable file's `paytables:` list)",
-            paytables.PAYTABLE_KEYS,
+            keys["paytable"],
             PAYTABLE_KEYS,
         ),
-        Section("paytables[N].rows[N]", "A paytable row", paytables.ROW_KEYS, ROW_KEYS),
+        Section("paytables[N].rows[N]", "A paytable row", keys["row"], ROW_KEYS),
     ]
 
 

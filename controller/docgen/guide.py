@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controller.configuration import TableConfig, config_dir, load_table
-from controller.game.mississippi_stud._machine import MississippiTable
 from controller.game.registry import definition, table_names
 from controller.table.devices import RecordingDevices
 from controller.table.events import OpenTable
@@ -277,7 +276,7 @@ def _deck_table() -> list[str]:
 
 
 def _entry_example(table: TableConfig) -> list[str]:
-    m = MississippiTable(table, RecordingDevices())
+    m = GAME_TABLES["mississippi_stud"](table, RecordingDevices())
     m.handle(OpenTable())
     for seat, cents in ((1, 500), (4, 1000)):
         m.handle(SpotReport(device="spots", seat=seat, spot="ante", cents=cents))

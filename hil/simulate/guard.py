@@ -28,9 +28,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller.game.registry import table_names
+
 __all__ = ["SideResult", "play_side", "compare", "main"]
 
-GAMES = ("boston5", "mississippi_stud", "pai_gow")
+GAMES = table_names()
+"""Every game dealt at a table, from the game registry: a game added there is guarded."""
 
 # Run inside the exported tree (its own code only): plays the seeds and prints one JSON line a seed,
 # each journal's digest that of its content (this tree's journal_digest.py, run as text: an older
@@ -138,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m hil.simulate.guard", description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", required=True, help="the revision before the change")
     parser.add_argument("--head", default="HEAD", help="the revision after it, or a working tree's folder")
-    parser.add_argument("--game", choices=GAMES, action="append", help="a game (default: all three)")
+    parser.add_argument("--game", choices=GAMES, action="append", help="a game (default: every game dealt at a table)")
     parser.add_argument("--seeds", type=int, default=1000, help="seeds a game (default: 1000)")
     parser.add_argument("--first", type=int, default=1, help="the first seed (default: 1)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds a seed (default: 3)")
