@@ -21,7 +21,6 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from controller.journal import store as _store  # a module: the store reads blocks through this codec
 from controller.journal._files import JournalError
 
 __all__ = ["FORMAT", "PREFIX_BYTES", "Block", "BlockError", "StoredRecord", "decode_block", "encode_block"]
@@ -95,6 +94,8 @@ def decode_block(block: Block, key: bytes | None = None) -> list[StoredRecord]:
     """The records of ``block``, each hashed again (with ``key``: HMAC-SHA-256, as the journal
     was written) and checked against the block's hash prefixes and its last hash. Raises
     :class:`BlockError` naming the first record (or the block) that is unreadable or changed."""
+    from controller.journal.store import record_hash  # not at load: the store reads blocks through this codec
+
     span = f"records {block.first_seq}..{block.last_seq}"
     count = block.last_seq - block.first_seq + 1
     if count < 1:
@@ -131,7 +132,7 @@ def decode_block(block: Block, key: bytes | None = None) -> list[StoredRecord]:
             raise BlockError(f"record {seq} ({kind[:40]}): time {raw_at[:40]!r} is not a number: changed") from None
         if repr(at) != raw_at:
             raise BlockError(f"record {seq} ({kind[:40]}): time {raw_at[:40]!r} is not as written: changed")
-        digest = _store.record_hash(prev, seq, at, kind, event == "1", data, key)
+        digest = record_hash(prev, seq, at, kind, event == "1", data, key)
         if bytes.fromhex(digest)[:PREFIX_BYTES] != block.prefixes[i * PREFIX_BYTES : (i + 1) * PREFIX_BYTES]:
             raise BlockError(
                 f"record {seq} ({kind[:40]}): hash mismatch: the record was changed"
