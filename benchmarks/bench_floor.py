@@ -88,6 +88,7 @@ from controller.floor.signing import new_signing_key
 from controller.floor.stream import STREAM_MAX_PER_SUBJECT
 from controller.journal import NewRecord, SqliteJournal
 from controller.journal.meters import meters_for_round
+from controller.journal.stored import seq_bounds
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -281,7 +282,7 @@ def journal_heads(folder: Path, ids: list[str]) -> dict[str, int]:
     for t in ids:
         db = sqlite3.connect(f"file:{folder / f'{t}.db'}?mode=ro", uri=True)
         try:
-            heads[t] = int(db.execute("SELECT coalesce(max(seq), 0) FROM records").fetchone()[0])
+            heads[t] = int((seq_bounds(db) or (0, 0))[1])
         finally:
             db.close()
     return heads

@@ -31,6 +31,7 @@ from controller.floor.ingest import IngestConfig
 from controller.floor.servers import LocalNats
 from controller.floor.stream import ensure_stream
 from controller.journal.outbox import Outbox
+from controller.journal.stored import seq_bounds
 
 
 def proc_cpu(pid: int) -> float:
@@ -60,7 +61,7 @@ def main() -> None:
         path = base / "journal.db"
         shutil.copyfile(args.journal, path)
         db = sqlite3.connect(path)
-        head = int(db.execute("SELECT MAX(seq) FROM records").fetchone()[0])
+        head = int((seq_bounds(db) or (0, 0))[1])
         db.close()
         outbox = Outbox(path)
         acked = max(0, head - args.backlog)

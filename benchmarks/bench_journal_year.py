@@ -39,6 +39,7 @@ from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal, check_tail, checkpoint
 from controller.journal.meters import meters_for_round
 from controller.journal.store import canonical, record_hash, snapshot_hash
+from controller.journal.stored import read_records
 from hil.bench import run_bench
 
 YEAR_S = 365 * 86400
@@ -56,7 +57,7 @@ def build(src: Path, dst: Path, records: int) -> int:
     """Write ``dst``: the rounds of ``src`` repeated until it holds ``records`` records; returns rounds."""
     t = SqliteJournal.open_readonly(src)
     snaps = t.db.execute("SELECT seq, round_no, state FROM snapshots ORDER BY seq").fetchall()
-    rows = t.db.execute("SELECT seq, at, kind, event, data FROM records ORDER BY seq").fetchall()
+    rows = [(r.seq, r.at, r.kind, int(r.event), r.data) for r in read_records(t.db)]
     t.close()
     # One round: from a snapshot to the next one (the last snapshot's round may be open: not used).
     bounds = [s for s, _, _ in snaps]
@@ -216,7 +217,7 @@ def main() -> None:
 
     t0 = time.perf_counter()
     db = SqliteJournal.open_readonly(path)
-    n = sum(1 for _ in db.db.execute("SELECT seq, at, kind, event, data, prev, hash FROM records"))
+    n = sum(1 for _ in read_records(db.db))
     db.close()
     scan = time.perf_counter() - t0
     took = timed([*tool, "journal", "verify", "--journal", str(path)], runs=1)

@@ -180,7 +180,7 @@ def test_a_newer_schema_is_refused_and_an_older_one_migrated(tmp_path: Path) -> 
     # A version-1 journal (records only) with one finished round: migrated, rounds and meters rebuilt.
     old = filled(tmp_path / "old.db", 2)
     old.append("RoundSettled", ROUND_1)
-    for table in ("snapshots", "rounds", "meters"):
+    for table in ("snapshots", "rounds", "meters", "blocks", "block_kinds"):
         old.db.execute(f"DROP TABLE {table}")
     old.db.execute("DROP TRIGGER head")
     old.db.execute("DELETE FROM meta WHERE key LIKE 'head_%'")

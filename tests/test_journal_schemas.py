@@ -56,13 +56,25 @@ STEPS: list[tuple[int, str, tuple[str, ...]]] = [
         ),
     ),
     (3, "snapshots bound to the chain; meta signed", ("ALTER TABLE snapshots ADD COLUMN hash TEXT",)),
+    (
+        4,
+        "compact blocks of closed rounds' records",
+        (
+            "CREATE TABLE blocks (\n"
+            "    first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL UNIQUE, prev TEXT NOT NULL, hash TEXT NOT NULL,\n"
+            "    prefixes BLOB NOT NULL, payload BLOB NOT NULL\n"
+            ")",
+            "CREATE TABLE block_kinds (kind TEXT NOT NULL, first_seq INTEGER NOT NULL, PRIMARY KEY (kind, first_seq)) "
+            "WITHOUT ROWID",
+        ),
+    ),
 ]
 """Each step of the journal's schema in the order releases took them: (the version it belongs
 to, what it added, its statements as that release wrote them)."""
 
-LAYOUTS = list(range(1, len(STEPS) + 1)) + [-len(STEPS)]
-"""Each journal layout a release wrote: the first N steps; -N: all of them, written before the
-journal kept its game in its signed meta (version 3 as first released)."""
+LAYOUTS = list(range(1, len(STEPS) + 1)) + [-4]
+"""Each journal layout a release wrote: the first N steps; -4: the first four (version 3), written
+before the journal kept its game in its signed meta (version 3 as first released)."""
 
 
 def _meta_hash(meta: dict[str, str]) -> str:
@@ -104,6 +116,10 @@ def build(layout: int, source: Path, target: Path) -> int:
         meta = dict(src.execute("SELECT key, value FROM meta"))
         if layout == len(STEPS):  # this version's meta, the game it is bound to included, as signed
             kept = {k: v for k, v in meta.items() if k not in ("head_seq", "head_hash")}
+        elif layout >= 4:  # version 3 as last released: the game in its meta, signed with its version
+            kept = {k: v for k, v in meta.items() if k not in ("head_seq", "head_hash", "meta_hash")}
+            kept["schema_version"] = str(version)
+            kept["meta_hash"] = _meta_hash(kept)
         else:  # written before the game was kept in meta: the version, when it was made
             kept = {"schema_version": str(version), "created": meta["created"]}
             if version >= 3:

@@ -578,6 +578,7 @@ def _reconcile(args: argparse.Namespace) -> int:
     except ImportError as exc:
         return _needs_floor_extra("reconcile", exc)
     from controller.journal import JournalError, SqliteJournal
+    from controller.journal.stored import read_records
 
     if not args.grace >= 0:
         return _fail("reconcile", "--grace must be 0 or more seconds")
@@ -597,15 +598,14 @@ def _reconcile(args: argparse.Namespace) -> int:
             with conn.cursor(name="floor_records") as cur:  # streamed: a year's records in bounded memory
                 cur.execute("SELECT seq, hash FROM floor_record WHERE table_id = %s ORDER BY seq", (args.table,))
                 found = reconcile(
-                    journal.db.execute("SELECT seq, hash FROM records ORDER BY seq"),
+                    ((r.seq, r.hash) for r in read_records(journal.db, checked=False)),
                     ((int(seq), str(digest)) for seq, digest in cur),
                     anchor,
                     int(chain[0] or 0) if chain else 0,
                 )
-        missing = journal.db.execute(
-            "SELECT count(*), min(seq), max(seq) FROM records WHERE seq > ? AND at < ?",
-            (found.last_floor, time.time() - args.grace),
-        ).fetchone()
+        before = time.time() - args.grace
+        late = [r.seq for r in read_records(journal.db, found.last_floor, checked=False) if r.at < before]
+        missing = (len(late), min(late, default=None), max(late, default=None))
     except psycopg.Error as exc:
         return _fail("reconcile", f"{args.db}: {str(exc).strip().splitlines()[0]}")
     finally:

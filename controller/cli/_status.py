@@ -19,7 +19,7 @@ import json
 import sqlite3
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -109,37 +109,36 @@ def _link_rows(db: sqlite3.Connection) -> list[tuple[int, float, str, str]]:
     the condition is the index's, written out as SQL literals (SQLite uses a partial index only
     when the query has its condition as written, not with parameters)."""
     from controller.journal.store import LINK_KINDS
+    from controller.journal.stored import read_records
 
-    link_records = f"kind IN ({', '.join(repr(k) for k in LINK_KINDS)})"
-    rows: list[tuple[int, float, str, str]] = db.execute(
-        f"SELECT seq, at, kind, data FROM records WHERE {link_records} AND kind <> 'LinkStats' ORDER BY seq"
-    ).fetchall()
+    def read(kinds: tuple[str, ...], limit: int | None = None) -> Iterator[tuple[int, float, str, str]]:
+        newest = limit is not None or kinds == ("LinkStats",)
+        records = read_records(db, kinds=kinds, index_kinds=LINK_KINDS, checked=False, newest_first=newest, limit=limit)
+        return ((r.seq, r.at, r.kind, r.data) for r in records)
+
+    rows = list(read(tuple(k for k in LINK_KINDS if k != "LinkStats")))
     stats: dict[str, tuple[int, float, str, str]] = {}
-    for row in db.execute(
-        f"SELECT seq, at, kind, data FROM records WHERE {link_records} AND kind = 'LinkStats' ORDER BY seq DESC LIMIT 64"
-    ):
+    for row in read(("LinkStats",), 64):
         stats.setdefault(str(json.loads(row[3]).get("device", "?")), row)
     for device in {str(json.loads(r[3]).get("device", "?")) for r in rows} - set(stats):
-        row = db.execute(
-            f"SELECT seq, at, kind, data FROM records WHERE {link_records} AND kind = 'LinkStats' "
-            "AND json_extract(data, '$.device') = ? ORDER BY seq DESC LIMIT 1",
-            (device,),
-        ).fetchone()
-        if row is not None:
-            stats[device] = row
+        found = next((row for row in read(("LinkStats",)) if json.loads(row[3]).get("device") == device), None)
+        if found is not None:
+            stats[device] = found
     return sorted([*rows, *stats.values()])
 
 
 def link_status(path: Path) -> dict[str, Any]:
     """What the journal at ``path`` says of each device's link (raises ``OSError`` or
     ``sqlite3.Error`` when it cannot be read)."""
+    from controller.journal.stored import read_records
     from drivers.link import COUNTERS
 
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no journal there")
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        head = db.execute("SELECT seq, at FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        last = next(read_records(db, checked=False, newest_first=True, limit=1), None)
+        head = (last.seq, last.at) if last is not None else None
         rows = _link_rows(db)
         floor = floor_link(db, head[0] if head else 0)
     finally:

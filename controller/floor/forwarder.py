@@ -615,18 +615,19 @@ class Forwarder:
         the head checked. Raises :class:`JournalError` (the link goes down saying why, and nothing
         is published) when it does not verify; returns the hash the next record must follow."""
         from controller.journal.store import SqliteJournal
+        from controller.journal.stored import hash_at
         from controller.journal.verify import verify_reader
 
         journal = SqliteJournal.open_readonly(self.journal_path)
         try:
             head = journal.last_seq
             report = verify_reader(journal, [(sent + 1, head)] if head > sent else [])
-            row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (sent,)).fetchone()
+            found = hash_at(journal.db, sent, checked=False)
         finally:
             journal.close()
         if not report.ok:
             raise JournalError(f"{self.journal_path}: does not verify, not published: {report.problems[0]}")
-        return str(row[0]) if row else None
+        return found
 
     def _jetstream(self, nc: Client) -> Publisher:
         """The publisher of connection ``nc``, made once: each subscribes an inbox of its own for

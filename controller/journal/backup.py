@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.journal.store import FILE_MODE, JournalError, SqliteJournal
+from controller.journal.stored import hash_at
 from controller.journal.verify import VerifyReport, verify_journal, verify_reader
 
 __all__ = ["backup_journal"]
@@ -126,11 +127,11 @@ def backup_journal(source: SqliteJournal, target: Path, hmac_key: bytes | None =
         else:
             report = verify_journal(copied)
         last = copied.last_seq
-        mine = copied.db.execute("SELECT hash FROM records WHERE seq = ?", (last,)).fetchone()
+        mine = hash_at(copied.db, last, checked=False)
     finally:
         copied.close()
     with source.lock:
-        theirs = source.db.execute("SELECT hash FROM records WHERE seq = ?", (last,)).fetchone()
+        theirs = hash_at(source.db, last, checked=False)
     if last and theirs is not None and mine != theirs:
         report.bad(last, f"record {last}: not the same as record {last} of {source.path}: not a copy of it")
     return BackupResult(target, last, report, whole)

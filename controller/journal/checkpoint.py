@@ -29,6 +29,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.journal.stored import read_records, record_at
+
 __all__ = ["EVERY", "KIND", "Checkpoint", "SpotSums", "checkpoint_data", "last_checkpoint", "spot_sums"]
 
 EVERY = 100
@@ -112,12 +114,16 @@ class Checkpoint:
 
 
 def _round_data(db: sqlite3.Connection, after_round: int, through_round: int) -> list[Any]:
-    rows = db.execute(
-        "SELECT r.data FROM rounds i JOIN records r ON r.seq = i.seq WHERE i.round_no > ? AND i.round_no <= ? "
-        "ORDER BY i.round_no",
-        (after_round, through_round),
+    index = db.execute(
+        "SELECT seq FROM rounds WHERE round_no > ? AND round_no <= ? ORDER BY round_no", (after_round, through_round)
     ).fetchall()
-    return [json.loads(d) for (d,) in rows]
+    return [json.loads(r.data) for (seq,) in index if (r := _indexed(db, seq)) is not None]
+
+
+def _indexed(db: sqlite3.Connection, seq: int) -> Any:
+    """Record ``seq`` of the round index (None: not kept), read unchecked: a checkpoint is made
+    and found with the connection alone, and ``verify`` checks every checkpoint against the chain."""
+    return record_at(db, seq, checked=False)
 
 
 def checkpoint_data(db: sqlite3.Connection, round_no: int, seq: int) -> dict[str, Any]:
@@ -142,9 +148,9 @@ def find(db: sqlite3.Connection, up_to_round: int, tries: int = 3) -> Checkpoint
             return None
         row = db.execute("SELECT seq FROM rounds WHERE round_no = ?", (r,)).fetchone()
         if row is not None:
-            cp = db.execute("SELECT seq, kind, data FROM records WHERE seq = ?", (int(row[0]) + 1,)).fetchone()
-            if cp is not None and cp[1] == KIND:
-                return Checkpoint.from_record(int(cp[0]), json.loads(cp[2]))
+            cp = next(read_records(db, int(row[0]), int(row[0]) + 1, checked=False), None)
+            if cp is not None and cp.kind == KIND:
+                return Checkpoint.from_record(int(cp.seq), json.loads(cp.data))
         r -= EVERY
     return None
 
@@ -157,9 +163,8 @@ def last_checkpoint(db: sqlite3.Connection) -> Checkpoint | None:
 
 def rounds_after(db: sqlite3.Connection, cp: Checkpoint | None) -> list[tuple[int, int, Any]]:
     """(round number, record seq, data) of every round after checkpoint ``cp`` (all with ``None``)."""
-    rows = db.execute(
-        "SELECT i.round_no, i.seq, r.data FROM rounds i JOIN records r ON r.seq = i.seq WHERE i.round_no > ? "
-        "ORDER BY i.round_no",
+    index = db.execute(
+        "SELECT round_no, seq FROM rounds WHERE round_no > ? ORDER BY round_no",
         (cp.round if cp is not None else -(2**62),),
     ).fetchall()
-    return [(int(n), int(s), json.loads(d)) for n, s, d in rows]
+    return [(int(n), int(s), json.loads(r.data)) for n, s in index if (r := _indexed(db, s)) is not None]

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controller.journal._files import JournalError
-from controller.journal.store import record_hash
 
 __all__ = ["FORMAT", "PREFIX_BYTES", "Block", "BlockError", "StoredRecord", "decode_block", "encode_block"]
 
@@ -95,6 +94,8 @@ def decode_block(block: Block, key: bytes | None = None) -> list[StoredRecord]:
     """The records of ``block``, each hashed again (with ``key``: HMAC-SHA-256, as the journal
     was written) and checked against the block's hash prefixes and its last hash. Raises
     :class:`BlockError` naming the first record (or the block) that is unreadable or changed."""
+    from controller.journal.store import record_hash  # not at load: the store reads blocks through this codec
+
     span = f"records {block.first_seq}..{block.last_seq}"
     count = block.last_seq - block.first_seq + 1
     if count < 1:

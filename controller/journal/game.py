@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from controller.journal.store import JournalError, SqliteJournal
+from controller.journal.stored import read_records
 
 __all__ = ["GAME_META", "bound_game", "bind_game", "round_in_play", "next_round_no"]
 
@@ -34,13 +35,11 @@ def bound_game(journal: SqliteJournal) -> str | None:
     if game:
         return game
     with journal.lock:
-        row = journal.db.execute(
-            "SELECT data FROM records WHERE kind = 'RoundSettled' ORDER BY seq DESC LIMIT 1"
-        ).fetchone()
+        row = next(read_records(journal.db, kinds=("RoundSettled",), key=journal.key, newest_first=True, limit=1), None)
     if row is None:
         return None
     try:
-        found = json.loads(row[0]).get("game")
+        found = json.loads(row.data).get("game")
     except (ValueError, AttributeError):
         return None
     return found if isinstance(found, str) else None

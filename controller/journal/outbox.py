@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.journal.store import OUTBOX_SCHEMA, JournalError
+from controller.journal.stored import hash_at, read_records, seq_bounds
 
 __all__ = ["Outbox", "RawRecord"]
 
@@ -137,8 +138,7 @@ class Outbox:
 
     def hash_of(self, seq: int) -> str | None:
         """Record ``seq``'s hash in this journal (None: no such record)."""
-        row = self.reader.execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
-        return str(row[0]) if row else None
+        return hash_at(self.reader, seq, checked=False)
 
     def set_state(self, state: str, error: str | None) -> None:
         """Note the link's state (what ``tablectl status`` shows)."""
@@ -166,8 +166,8 @@ class Outbox:
 
     def head(self) -> int:
         """The journal's last sequence number."""
-        row = self.reader.execute("SELECT max(seq) FROM records").fetchone()
-        return int(row[0] or 0)
+        bounds = seq_bounds(self.reader)
+        return int(bounds[1]) if bounds else 0
 
     def backlog(self) -> int:
         """Records written but not acknowledged yet."""
@@ -175,19 +175,13 @@ class Outbox:
 
     def after(self, seq: int, limit: int = 500) -> list[RawRecord]:
         """Up to ``limit`` records after ``seq``, in order."""
-        rows = self.reader.execute(
-            "SELECT seq, at, kind, data, event, prev, hash FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
-            (seq, limit),
-        ).fetchall()
-        return [RawRecord(s, at, kind, data, bool(event), prev, h) for s, at, kind, data, event, prev, h in rows]
+        rows = read_records(self.reader, seq, checked=False, limit=limit)
+        return [RawRecord(r.seq, r.at, r.kind, r.data, bool(r.event), r.prev, r.hash) for r in rows]
 
     def between(self, first: int, last: int) -> list[RawRecord]:
         """The records ``first`` to ``last``, in order."""
-        rows = self.reader.execute(
-            "SELECT seq, at, kind, data, event, prev, hash FROM records WHERE seq BETWEEN ? AND ? ORDER BY seq",
-            (first, last),
-        ).fetchall()
-        return [RawRecord(s, at, kind, data, bool(event), prev, h) for s, at, kind, data, event, prev, h in rows]
+        rows = read_records(self.reader, first - 1, last, checked=False)
+        return [RawRecord(r.seq, r.at, r.kind, r.data, bool(r.event), r.prev, r.hash) for r in rows]
 
     def anchor_seq(self) -> int:
         """The journal's pruning anchor: the last record removed from its start (0: none removed)."""

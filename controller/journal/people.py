@@ -16,7 +16,8 @@ from typing import Any
 
 from controller.journal.recall import own_events
 from controller.journal.records import JournalRecord
-from controller.journal.store import JournalDamaged, SqliteJournal
+from controller.journal.store import JournalDamaged, JournalError, SqliteJournal
+from controller.journal.stored import read_records
 
 __all__ = ["NOBODY", "RoundPeople", "round_people"]
 
@@ -63,12 +64,11 @@ def round_people(journal: SqliteJournal, number: int, seq: int, data: dict[str, 
     start = first if isinstance(first, int) and not isinstance(first, bool) and 0 < first <= seq else seq
     with journal.lock:
         try:
-            rows = journal.db.execute(
-                "SELECT seq, at, kind, data, event FROM records WHERE seq >= ? AND seq < ? AND kind = 'SupervisorAction' "
-                "ORDER BY seq",
-                (start, seq),
-            ).fetchall()
-        except sqlite3.DatabaseError as exc:
+            rows = [
+                (r.seq, r.at, r.kind, r.data, r.event)
+                for r in read_records(journal.db, start - 1, seq - 1, kinds=("SupervisorAction",), key=journal.key)
+            ]
+        except (sqlite3.DatabaseError, JournalError) as exc:
             raise JournalDamaged(f"{journal.path}: round {number}: cannot read its records: {exc}") from exc
     records = []
     for s, at, kind, text, event in rows:

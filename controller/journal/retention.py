@@ -21,6 +21,7 @@ from collections import defaultdict
 from controller.journal.meters import add_meters
 from controller.journal.records import JournalRecord
 from controller.journal.store import JournalError, SqliteJournal
+from controller.journal.stored import BLOCK_KINDS, has_blocks, hash_at
 
 __all__ = ["KEEP_LAST", "VERIFIED_SEQ", "VERIFIED_HASH", "mark_verified", "prune_rounds", "rounds_to_prune"]
 
@@ -100,9 +101,16 @@ def prune_rounds(journal: SqliteJournal, run: list[tuple[int, int]]) -> int:
         baseline[(scope, name)] += value
     for key, value in add_meters(pruned_rounds).items():
         baseline[key] += value
-    anchor_hash = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (cut,)).fetchone()[0]
+    anchor_hash = hash_at(journal.db, cut, journal.key)
+    blocks = has_blocks(journal.db)
     with journal._txn():
         journal.db.execute("DELETE FROM records WHERE seq <= ?", (cut,))
+        if blocks:  # a block reaching past the cut stays whole: its records up to the cut are not read
+            journal.db.execute(
+                f"DELETE FROM {BLOCK_KINDS} WHERE first_seq IN (SELECT first_seq FROM blocks WHERE last_seq <= ?)",
+                (cut,),
+            )
+            journal.db.execute("DELETE FROM blocks WHERE last_seq <= ?", (cut,))
         journal.db.execute("DELETE FROM rounds WHERE seq <= ?", (cut,))
         journal.db.execute("DELETE FROM snapshots WHERE seq < ?", (cut,))
         for meta_key, meta_value in (

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from controller.journal import checkpoint
 from controller.journal._files import FILE_MODE, JournalError, private_folder
 from controller.journal.records import JournalRecord
+from controller.journal.stored import hash_at, last_record, read_records, record_at
 
 if TYPE_CHECKING:
     from controller.journal.writer_lock import WriterLock
@@ -60,11 +61,13 @@ __all__ = [
     "FILE_MODE",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version 1 had only ``meta`` and ``records``; version 2 adds the derived tables and the
 ``head`` trigger (the last record's number and hash in ``meta``, so removing the last records
 is seen too); version 3 binds each snapshot to the chain (``snapshots.hash``), keeps a round's
-index time equal to its record's, and signs ``meta`` (``meta_hash``)."""
+index time equal to its record's, and signs ``meta`` (``meta_hash``); version 4 adds ``blocks``,
+a closed round's records kept compact in one row (:mod:`controller.journal.compact`), and
+``block_kinds``, the kinds each block holds (read by :mod:`controller.journal.stored`)."""
 
 GENESIS = "0" * 64
 """The "previous hash" of the first record."""
@@ -91,6 +94,15 @@ END;
 _SCHEMA_V3 = """
 ALTER TABLE snapshots ADD COLUMN hash TEXT;
 """
+_SCHEMA_V4 = """
+CREATE TABLE blocks (
+    first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL UNIQUE, prev TEXT NOT NULL, hash TEXT NOT NULL,
+    prefixes BLOB NOT NULL, payload BLOB NOT NULL
+);
+CREATE TABLE block_kinds (kind TEXT NOT NULL, first_seq INTEGER NOT NULL, PRIMARY KEY (kind, first_seq)) WITHOUT ROWID;
+"""
+_SCHEMA = _SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3 + _SCHEMA_V4
+"""The schema of a journal of this version, as created."""
 
 
 OUTBOX_SCHEMA = (
@@ -129,12 +141,12 @@ def optional_schema() -> frozenset[tuple[str, str, str, str | None]]:
 
 
 @functools.cache
-def expected_schema() -> frozenset[tuple[str, str, str, str | None]]:
-    """``sqlite_master`` (type, name, table, SQL) of a journal of this schema version, as SQLite
-    keeps it: ``verify`` compares the file's schema with it."""
+def expected_schema(version: int = SCHEMA_VERSION) -> frozenset[tuple[str, str, str, str | None]]:
+    """``sqlite_master`` (type, name, table, SQL) of a journal of schema ``version`` (3 on), as
+    SQLite keeps it: ``verify`` compares the file's schema with it."""
     db = sqlite3.connect(":memory:")
     try:
-        for statement in _statements(_SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3):
+        for statement in _statements(_SCHEMA if version >= 4 else _SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3):
             db.execute(statement)
         return frozenset(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
     finally:
@@ -350,7 +362,7 @@ class SqliteJournal:
             self.db.execute("PRAGMA synchronous=FULL")
             self._open_schema()
             _private_file(self.path)  # the WAL files SQLite just made
-            row = self.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+            row = last_record(self.db)
         except (sqlite3.Error, OSError, JournalError, UnicodeError) as exc:
             # UnicodeError: SQLite's message about a damaged schema can hold bytes that are not UTF-8.
             if hasattr(self, "db"):
@@ -406,7 +418,7 @@ class SqliteJournal:
                     "`tablectl bench` (which migrate it) before reading it"
                 )
             self.schema_version = version
-            row = self.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+            row = last_record(self.db)
         except JournalError:
             self.db.close()
             raise
@@ -442,7 +454,7 @@ class SqliteJournal:
             raise JournalError(f"{self.path}: a SQLite database, but not a tablectl journal (no meta and records)")
         if not tables:
             with self._txn():
-                for statement in _statements(_SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3):
+                for statement in _statements(_SCHEMA):
                     self.db.execute(statement)
                 self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 self.db.execute("INSERT INTO meta VALUES ('created', ?)", (repr(self.clock()),))
@@ -532,7 +544,7 @@ class SqliteJournal:
         appended since this writer's last record (``journal prune --force-unacknowledged``
         journals its reason while the table runs), and a writer that chained to its own last record
         would then fail on every write until restarted."""
-        row = self.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        row = last_record(self.db)
         if row is not None and row[0] > self.last_seq:
             self.last_seq, self.last_hash = int(row[0]), str(row[1])
 
@@ -642,8 +654,8 @@ class SqliteJournal:
             if seq == self.last_seq:
                 after = self.last_hash
             else:
-                row = self.db.execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
-                after = str(row[0]) if row else (self.meta("anchor_hash") or GENESIS)
+                found = hash_at(self.db, seq, self.key)
+                after = found if found is not None else (self.meta("anchor_hash") or GENESIS)
             text = canonical(state)
             with self._txn():
                 self.db.execute(
@@ -657,23 +669,19 @@ class SqliteJournal:
 
     def records(self, after: int = 0, until: int | None = None) -> Iterator[JournalRecord]:
         """Records after sequence number ``after`` (up to ``until``), in order."""
-        query = (
-            "SELECT seq, at, kind, data, event FROM records WHERE seq > ?"
-            + (" AND seq <= ?" if until is not None else "")
-            + " ORDER BY seq"
-        )
-        args = (after,) if until is None else (after, until)
         with self.lock:
             try:
-                rows = self.db.execute(query, args).fetchall()
+                rows = list(read_records(self.db, after, until, key=self.key))
             except sqlite3.DatabaseError as exc:
                 raise JournalDamaged(f"{self.path}: cannot read records after {after}: {exc}") from exc
+            except JournalError as exc:  # a block that does not decode
+                raise JournalDamaged(f"{self.path}: {exc}") from exc
         out = []
-        for seq, at, kind, data, event in rows:
+        for r in rows:
             try:
-                out.append(JournalRecord(seq, at, kind, json.loads(data), bool(event)))
+                out.append(JournalRecord(r.seq, r.at, r.kind, json.loads(r.data), bool(r.event)))
             except (ValueError, TypeError, RecursionError) as exc:
-                raise JournalDamaged(f"{self.path}: record {seq}: unreadable data: {exc}") from exc
+                raise JournalDamaged(f"{self.path}: record {r.seq}: unreadable data: {exc}") from exc
         return iter(out)
 
     def record(self, seq: int) -> JournalRecord | None:
@@ -758,10 +766,8 @@ def _migrate_1_to_2(journal: SqliteJournal) -> None:
 
     for statement in _statements(_SCHEMA_V2):
         journal.db.execute(statement)
-    for seq, at, data in journal.db.execute(
-        "SELECT seq, at, data FROM records WHERE kind = 'RoundSettled' ORDER BY seq"
-    ).fetchall():
-        round_data = json.loads(data)
+    for record in list(read_records(journal.db, kinds=("RoundSettled",), key=journal.key)):
+        seq, at, round_data = record.seq, record.at, json.loads(record.data)
         journal.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?)", (round_data["round"], seq, at))
         for (scope, name), value in meters_for_round(round_data).items():
             journal.db.execute(
@@ -777,19 +783,28 @@ def _migrate_2_to_3(journal: SqliteJournal) -> None:
     the version."""
     if not journal.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'head'").fetchone():
         journal.db.execute(next(s for s in _statements(_SCHEMA_V2) if s.startswith("CREATE TRIGGER head")))
-        last = journal.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        last = last_record(journal.db)
         if last is not None:
             journal.db.execute("INSERT OR REPLACE INTO meta VALUES ('head_seq', ?), ('head_hash', ?)", last)
     for statement in _statements(_SCHEMA_V3):
         journal.db.execute(statement)
-    journal.db.execute("UPDATE rounds SET at = (SELECT at FROM records WHERE records.seq = rounds.seq)")
+    for round_no, seq in journal.db.execute("SELECT round_no, seq FROM rounds").fetchall():
+        record = record_at(journal.db, seq, journal.key)
+        journal.db.execute("UPDATE rounds SET at = ? WHERE round_no = ?", (record.at if record else None, round_no))
     anchor = journal.meta("anchor_hash") or GENESIS
     for seq, round_no, state in journal.db.execute("SELECT seq, round_no, state FROM snapshots").fetchall():
-        row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
-        digest = snapshot_hash(str(row[0]) if row else anchor, seq, round_no, state, journal.key)
+        found = hash_at(journal.db, seq, journal.key)
+        digest = snapshot_hash(found if found is not None else anchor, seq, round_no, state, journal.key)
         journal.db.execute("UPDATE snapshots SET hash = ? WHERE seq = ?", (digest, seq))
 
 
-MIGRATIONS: dict[int, Callable[[SqliteJournal], None]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
+def _migrate_3_to_4(journal: SqliteJournal) -> None:
+    """Add the tables of compact blocks, empty: the records written so far stay rows, read as
+    they were. Run in the transaction that moves the version."""
+    for statement in _statements(_SCHEMA_V4):
+        journal.db.execute(statement)
+
+
+MIGRATIONS: dict[int, Callable[[SqliteJournal], None]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4}
 """Schema migrations: version -> the step to the next version, run inside the transaction that
 writes the new version (a step never commits on its own)."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.journal import checkpoint
+from controller.journal.compact import BlockError, StoredRecord
 from controller.journal.meters import add_meters
 from controller.journal.retention import KEEP_LAST, VERIFIED_HASH, VERIFIED_SEQ
 from controller.journal.store import (
@@ -34,11 +35,18 @@ from controller.journal.store import (
     record_hash,
     snapshot_hash,
 )
+from controller.journal.stored import hash_at, last_record, read_records, record_at, seq_bounds
 
 __all__ = ["VerifyReport", "verify_journal", "verify_reader", "verify_meters", "verify_prune", "check_tail"]
 
-_DAMAGE = (sqlite3.Error, ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError)
-"""What reading a damaged file can raise (``UnicodeError`` is a ``ValueError``)."""
+_DAMAGE = (sqlite3.Error, ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError, BlockError)
+"""What reading a damaged file can raise (``UnicodeError`` is a ``ValueError``; a block that does
+not decode raises :class:`BlockError`)."""
+
+
+def _fields(r: StoredRecord) -> tuple[Any, ...]:
+    """A stored record's fields in the ``records`` row's order."""
+    return (r.seq, r.at, r.kind, r.event, r.data, r.prev, r.hash)
 
 
 @dataclass
@@ -82,14 +90,15 @@ def _integrity(journal: SqliteJournal, report: VerifyReport) -> bool:
 
 
 def _schema(journal: SqliteJournal, report: VerifyReport) -> bool:
-    if getattr(journal, "schema_version", SCHEMA_VERSION) != SCHEMA_VERSION:
+    version = getattr(journal, "schema_version", SCHEMA_VERSION)
+    if version < 3:  # its schema as it was: read as it is until a start migrates it
         return True
     try:
         found = set(journal.db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
     except _DAMAGE as exc:
         report.bad(0, f"schema: unreadable ({exc}): the file is damaged")
         return False
-    expected = expected_schema()
+    expected = expected_schema(version)
     for kind, name, _, _ in sorted(found - expected - optional_schema(), key=str):
         report.bad(0, f"schema: {kind} {str(name)[:60]} is not as tablectl creates it: changed")
     for kind, name, _, _ in sorted(expected - found, key=str):
@@ -137,13 +146,9 @@ def _walk(
     (``links_only``: each record's ``prev`` is the record before's hash and no number is missing,
     the hashes themselves not computed: a keyed journal read without its key)."""
     expected_seq = after + 1
-    query = "SELECT seq, at, kind, event, data, prev, hash FROM records WHERE seq > ?"
-    args: tuple[int, ...] = (after,)
-    if until is not None:
-        query, args = query + " AND seq <= ?", (after, until)
     try:
-        rows = journal.db.execute(query + " ORDER BY seq", args)
-        for seq, at, kind, event, data, stored_prev, stored_hash in rows:
+        rows = read_records(journal.db, after, until, key=journal.key, checked=not links_only)
+        for seq, at, kind, event, data, stored_prev, stored_hash in (_fields(r) for r in rows):
             report.records += 1
             report.last_seq = seq if isinstance(seq, int) else report.last_seq
             if not report.first_seq:
@@ -172,6 +177,8 @@ def _walk(
             if hashes is not None:
                 hashes[seq] = stored_hash
             prev, expected_seq = stored_hash, seq + 1
+    except BlockError as exc:
+        report.bad(expected_seq, str(exc))
     except _DAMAGE as exc:
         report.bad(expected_seq, f"records from {expected_seq}: unreadable ({exc}): the file is damaged")
     return prev
@@ -184,8 +191,8 @@ def _rounds(journal: SqliteJournal, report: VerifyReport, only: Iterable[int] | 
         index = journal.db.execute("SELECT round_no, seq, at FROM rounds ORDER BY round_no").fetchall()
         settled = {
             seq: (at, data)
-            for seq, at, data in journal.db.execute(
-                "SELECT seq, at, data FROM records WHERE kind = 'RoundSettled' ORDER BY seq"
+            for seq, at, data in (
+                (r.seq, r.at, r.data) for r in read_records(journal.db, kinds=("RoundSettled",), key=journal.key)
             )
         }
     except _DAMAGE as exc:
@@ -224,9 +231,10 @@ def _snapshots(journal: SqliteJournal, report: VerifyReport, anchor: tuple[int, 
     if getattr(journal, "schema_version", 3) < 3:
         return
     try:
-        rows = journal.db.execute(
-            "SELECT s.seq, s.round_no, s.state, s.hash, r.hash FROM snapshots s LEFT JOIN records r ON r.seq = s.seq"
-        ).fetchall()
+        rows = [
+            (seq, round_no, state, stored, hash_at(journal.db, seq, journal.key) if isinstance(seq, int) else None)
+            for seq, round_no, state, stored in journal.db.execute("SELECT seq, round_no, state, hash FROM snapshots")
+        ]
     except _DAMAGE as exc:
         report.bad(0, f"snapshots: unreadable ({exc}): the file is damaged")
         return
@@ -315,8 +323,8 @@ def _mark(journal: SqliteJournal, report: VerifyReport, anchor: tuple[int, str])
         return
     if int(raw) <= anchor[0]:
         return  # pruned since
-    row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (int(raw),)).fetchone()
-    if row is None or row[0] != journal.meta(VERIFIED_HASH):
+    found = hash_at(journal.db, int(raw), journal.key)
+    if found is None or found != journal.meta(VERIFIED_HASH):
         report.bad(int(raw), f"meta: {VERIFIED_SEQ} {raw}: not that record's hash: changed")
 
 
@@ -325,10 +333,8 @@ def _checkpoints(journal: SqliteJournal, report: VerifyReport, rounds: list[Any]
     rounds' plus every round up to its own; its spot sums the previous checkpoint's plus the rounds
     between (the first one kept: the rounds of its window, unless they were pruned)."""
     try:
-        rows = journal.db.execute(
-            "SELECT seq, data FROM records WHERE kind = ? ORDER BY seq", (checkpoint.KIND,)
-        ).fetchall()
-        found = [checkpoint.Checkpoint.from_record(seq, json.loads(data)) for seq, data in rows]
+        rows = list(read_records(journal.db, kinds=(checkpoint.KIND,), key=journal.key))
+        found = [checkpoint.Checkpoint.from_record(r.seq, json.loads(r.data)) for r in rows]
         baseline = json.loads(journal.meta("pruned_meters") or "[]")
         first_kept = journal.db.execute("SELECT MIN(round_no) FROM rounds").fetchone()[0]
     except _DAMAGE as exc:
@@ -393,7 +399,8 @@ def _round_entries(journal: SqliteJournal, report: VerifyReport, rounds: Iterabl
     v3 = getattr(journal, "schema_version", 3) >= 3
     try:
         for round_no, seq in rounds:
-            row = journal.db.execute("SELECT at, kind, data FROM records WHERE seq = ?", (seq,)).fetchone()
+            record = record_at(journal.db, seq, journal.key)
+            row = (record.at, record.kind, record.data) if record is not None else None
             index = journal.db.execute("SELECT at FROM rounds WHERE round_no = ?", (round_no,)).fetchone()
             where = f"round index: round {round_no}"
             if row is None or row[1] != "RoundSettled":
@@ -411,10 +418,10 @@ def check_tail(journal: SqliteJournal, after: int) -> list[str]:
     time to ready does not grow with the journal."""
     report = VerifyReport()
     if after:
-        row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (after,)).fetchone()
-        if row is None:
+        found = hash_at(journal.db, after, journal.key)
+        if found is None:
             return [f"record {after}: missing (the last snapshot follows it)"]
-        prev = row[0]
+        prev = found
     else:
         after, prev = int(journal.meta("anchor_seq") or 0), journal.meta("anchor_hash") or GENESIS
     _walk(journal, after, prev, report)
@@ -463,11 +470,11 @@ def _segment(
     if start == anchor[0]:
         prev = anchor[1]
     else:
-        row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (start,)).fetchone()
-        if row is None:
+        found = hash_at(journal.db, start, journal.key, checked=not links_only)
+        if found is None:
             report.bad(start, f"record {start}: missing (a snapshot follows it): removed")
             return
-        prev = str(row[0])
+        prev = found
     if links_only:
         _walk(journal, start, prev, report, until=end, links_only=True)
         return
@@ -480,7 +487,7 @@ def _segment(
 def _head(journal: SqliteJournal, report: VerifyReport) -> int:
     """The journal knows how far it was written: ``meta``'s head is the last record (returned)."""
     head_seq = int(journal.meta("head_seq") or 0)
-    row = journal.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+    row = last_record(journal.db)
     last_seq, last_hash = (int(row[0]), str(row[1])) if row else (0, None)
     if head_seq > last_seq:
         report.bad(
@@ -508,10 +515,9 @@ def _plainly_hashed(journal: SqliteJournal) -> bool:
     """The first or the last record's hash is its plain SHA-256: the journal has no key, so a
     ``meta_hash`` that is not plain means ``meta`` was changed (to pass for a signed journal, both
     records would have to be changed too, which the chain then tells)."""
-    rows = journal.db.execute(
-        "SELECT seq, at, kind, event, data, prev, hash FROM records"
-        " WHERE seq IN ((SELECT MIN(seq) FROM records), (SELECT MAX(seq) FROM records))"
-    ).fetchall()
+    bounds = seq_bounds(journal.db)
+    ends = [] if bounds is None else sorted(set(bounds))
+    rows = [_fields(r) for s in ends if (r := record_at(journal.db, s, checked=False)) is not None]
     return any(
         record_hash(prev, seq, at, kind, bool(event), data, None) == digest
         for seq, at, kind, event, data, prev, digest in rows
@@ -596,9 +602,12 @@ def verify_prune(journal: SqliteJournal, removed: Iterable[tuple[int, int]]) -> 
                 return report, mark
             # The last ten rounds are counted in the chain (a backward scan that stops at the tenth
             # round record), not in the index, which anyone can pad.
-            tail_rounds = journal.db.execute(
-                "SELECT seq FROM records WHERE kind = 'RoundSettled' ORDER BY seq DESC LIMIT ?", (KEEP_LAST,)
-            ).fetchall()
+            tail_rounds = [
+                (r.seq,)
+                for r in read_records(
+                    journal.db, kinds=("RoundSettled",), key=journal.key, newest_first=True, limit=KEEP_LAST
+                )
+            ]
             if len(tail_rounds) < KEEP_LAST or tail_rounds[-1][0] <= cut:
                 report.bad(cut, f"round index: prune would remove one of the last {KEEP_LAST} rounds: changed")
                 return report, mark
@@ -608,15 +617,15 @@ def verify_prune(journal: SqliteJournal, removed: Iterable[tuple[int, int]]) -> 
             return report, mark
         start = int(raw)
         if start > cut:
-            row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (start,)).fetchone()
-            if row is None or row[0] != journal.meta(VERIFIED_HASH):
+            found = hash_at(journal.db, start, journal.key)
+            if found is None or found != journal.meta(VERIFIED_HASH):
                 report.bad(
                     start,
                     f"record {start}: not the record the last prune checked (missing, changed, or the chain before it "
                     "computed again)",
                 )
                 return report, mark
-            cut, prev = start, str(row[0])
+            cut, prev = start, found
         checked = report.records
         last = _walk(journal, cut, prev, report)
         mark = (report.last_seq, last) if report.records > checked else (cut, prev)
@@ -635,8 +644,8 @@ def _removed_range(
     entries = set(chosen)
     settled = {
         s
-        for (s,) in journal.db.execute(
-            "SELECT seq FROM records WHERE kind = 'RoundSettled' AND seq > ? AND seq <= ?", (anchor[0], cut)
+        for (s,) in (
+            (r.seq,) for r in read_records(journal.db, anchor[0], cut, kinds=("RoundSettled",), key=journal.key)
         )
     }
     for s in sorted(settled - seqs):
@@ -645,8 +654,8 @@ def _removed_range(
         if (r, s) not in entries:
             report.bad(s, f"round index: round {r}: points at record {s}, not a round prune checked: changed")
     for (s,) in journal.db.execute("SELECT seq FROM snapshots WHERE seq > ? AND seq < ?", (anchor[0], cut)).fetchall():
-        row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (s,)).fetchone()
-        _snapshot_at(journal, s, str(row[0]) if row else anchor[1], report)
+        found = hash_at(journal.db, s, journal.key)
+        _snapshot_at(journal, s, found if found is not None else anchor[1], report)
 
 
 @dataclass
@@ -669,8 +678,8 @@ def verify_meters(journal: SqliteJournal) -> MetersCheck:
         if cp is None:
             return MetersCheck(report)
         after = checkpoint.rounds_after(journal.db, cp)
-        row = journal.db.execute("SELECT MAX(seq) FROM records").fetchone()
-        last = int(row[0]) if row and isinstance(row[0], int) else cp.seq
+        bounds = seq_bounds(journal.db)
+        last = int(bounds[1]) if bounds and isinstance(bounds[1], int) else cp.seq
     except _DAMAGE as exc:
         report.bad(0, f"meters checkpoint: unreadable ({exc}): the file is damaged")
         return MetersCheck(report)

@@ -3,8 +3,11 @@ event windows read back from it when the controller starts again."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from controller.configuration import TableConfig
 from controller.journal import JournalError, SqliteJournal
@@ -105,6 +108,27 @@ def change_game(
         journal.close()
 
 
+def _device_events(db: sqlite3.Connection) -> Iterator[tuple[str, Any, Any, Any]]:
+    """(kind, device, event number, boot id) of each event record that is a device's ``LinkUp`` or
+    ``EventsOfBoot`` or carries an event number above 0, newest first."""
+    from controller.journal.stored import read_records
+
+    for r in read_records(db, checked=False, newest_first=True):
+        if not r.event or (r.kind not in ("LinkUp", "EventsOfBoot") and '"event_no"' not in r.data):
+            continue
+        try:
+            data = json.loads(r.data)
+        except ValueError:
+            continue
+        if not isinstance(data, dict):
+            continue
+        event_no = data.get("event_no")
+        # as SQLite compared it: a number above 0, or any text (SQLite's text sorts above numbers)
+        numbered = event_no is not None and (not isinstance(event_no, int | float) or event_no > 0)
+        if r.kind in ("LinkUp", "EventsOfBoot") or numbered:
+            yield r.kind, data.get("device"), event_no, data.get("boot_id")
+
+
 def journaled_event_windows(path: Path, devices: set[str]) -> dict[str, tuple[int, int]]:
     """Each device's event window as the journal at ``path`` left it: the boot id of its last
     ``LinkUp`` or ``EventsOfBoot`` (the events after it are of that boot: a device that rebooted
@@ -116,12 +140,7 @@ def journaled_event_windows(path: Path, devices: set[str]) -> dict[str, tuple[in
     newest: dict[str, int] = {}
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        rows = db.execute(
-            "SELECT kind, json_extract(data, '$.device'), json_extract(data, '$.event_no'), "
-            "json_extract(data, '$.boot_id') FROM records WHERE event = 1 "
-            "AND (kind IN ('LinkUp', 'EventsOfBoot') OR json_extract(data, '$.event_no') > 0) ORDER BY seq DESC"
-        )
-        for kind, device, event_no, boot_id in rows:
+        for kind, device, event_no, boot_id in _device_events(db):
             if device not in devices or device in windows:
                 continue
             if kind in ("LinkUp", "EventsOfBoot"):

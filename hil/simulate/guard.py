@@ -3,7 +3,8 @@ byte-identical journals (issue 42 item 4: a change that only moves code changes 
 
 Each revision is exported from git (``git archive``) into a temporary folder and its seeds are
 played there, in a separate process that imports only that revision's code, so neither side sees
-the other. The journals' digests (sha256 of the SQLite file) are compared seed by seed::
+the other. The journals' digests (of their content: :mod:`hil.simulate.journal_digest`, the same
+for the same records kept as rows or as compact blocks) are compared seed by seed::
 
     python -m hil.simulate.guard --base main --seeds 1000
     python -m hil.simulate.guard --base 857116a --head WORKTREE --seeds 40 --game pai_gow
@@ -34,16 +35,40 @@ __all__ = ["SideResult", "play_side", "compare", "main"]
 GAMES = table_names()
 """Every game dealt at a table, from the game registry: a game added there is guarded."""
 
-# Run inside the exported tree (its own code only): plays the seeds and prints one JSON line a seed.
-_PLAYER = """
+# Run inside the exported tree (its own code only): plays the seeds and prints one JSON line a seed,
+# each journal's digest that of its content (this tree's journal_digest.py, run as text: an older
+# side has no such module), so that a journal kept in another format with the same content is equal.
+_PLAYER = (
+    Path(__file__).with_name("journal_digest.py").read_text()
+    + """
 import json, sys
+import hil.simulate.run as _run
 from hil.simulate.run import run_seeds
+
+
+class _Content:
+    \"\"\"``hashlib`` as the seed runner uses it (``sha256(the journal's bytes).hexdigest()``), of the content.\"\"\"
+
+    class _Digest:
+        def __init__(self, raw):
+            self.raw = raw
+
+        def hexdigest(self):
+            return content_digest(self.raw)
+
+    @staticmethod
+    def sha256(raw):
+        return _Content._Digest(raw)
+
+
+_run.hashlib = _Content
 game, first, count, rounds, workers = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 kinds = [k for k in sys.argv[6].split(",") if k]
 def tell(res):
     print(json.dumps({"seed": res.seed, "digest": res.digest, "broken": res.broken}), flush=True)
 run_seeds(game, range(first, first + count), kinds, rounds=rounds, workers=workers, progress=tell, resettle=False)
 """
+)
 
 
 @dataclass(frozen=True)

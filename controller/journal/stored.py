@@ -1,0 +1,221 @@
+"""The one reader of a journal file's chained records, from its rows and its compact blocks alike
+(issue 45 item 8).
+
+A journal keeps each record as a ``records`` row, or, once its round is closed, inside a block of
+the ``blocks`` table (:mod:`controller.journal.compact`). Every reader of the chained records goes
+through this module, so none knows or cares how a record is stored: the functions take the
+SQLite connection and yield :class:`~controller.journal.compact.StoredRecord` values in record
+order, whatever the records hold.
+
+A block is decoded with the journal's HMAC key and each of its records checked against the
+block's hash prefixes (a changed record raises :class:`~controller.journal.compact.BlockError`
+naming it). A keyed journal read without its key (``checked=False``) is decoded without those
+checks, as its rows are read without the key today: the records inside a block then carry no
+hash of their own (``""``), except the block's last one.
+
+A row is yielded exactly as SQLite returns it (a damaged file's row may hold a text where a
+number belongs): the checkers judge it, not this reader.
+"""
+
+from __future__ import annotations
+
+import heapq
+import sqlite3
+import zlib
+from collections.abc import Collection, Iterator
+
+from controller.journal.compact import Block, BlockError, StoredRecord, decode_block
+
+__all__ = ["BLOCK_KINDS", "has_blocks", "hash_at", "last_record", "read_records", "record_at", "seq_bounds"]
+
+BLOCK_KINDS = "block_kinds"
+"""The table naming the kinds of record each block holds (a block's summary: a reader looking for
+a few kinds decodes only the blocks that hold them)."""
+
+_ROW_FIELDS = "seq, at, kind, event, data, prev, hash"
+
+
+def has_blocks(db: sqlite3.Connection) -> bool:
+    """Whether the file has a ``blocks`` table (schema version 4 on)."""
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'blocks'").fetchone() is not None
+
+
+def _literal(kind: str) -> str:
+    return "'" + kind.replace("'", "''") + "'"
+
+
+def _kind_terms(kinds: Collection[str] | None, index_kinds: Collection[str] | None) -> str:
+    """The kinds condition, written with SQL literals: SQLite uses a partial index (the link
+    records', ``records_links``) only when the query holds the index's condition as written,
+    ``kind IN (...)`` with the same literals (``index_kinds``), not with parameters."""
+    terms = ""
+    if index_kinds is not None:
+        terms += f"kind IN ({', '.join(_literal(k) for k in index_kinds)}) AND "
+    if kinds is not None:
+        terms += (
+            f"kind = {_literal(next(iter(kinds)))} AND "
+            if len(kinds) == 1
+            else f"kind IN ({', '.join(_literal(k) for k in kinds)}) AND "
+        )
+    return terms
+
+
+def _rows(
+    db: sqlite3.Connection,
+    after: int,
+    until: int | None,
+    kinds: Collection[str] | None,
+    newest_first: bool,
+    limit: int | None,
+    index_kinds: Collection[str] | None = None,
+) -> Iterator[StoredRecord]:
+    query = f"SELECT {_ROW_FIELDS} FROM records WHERE {_kind_terms(kinds, index_kinds)}seq > ?"
+    args: list[object] = [after]
+    if until is not None:
+        query += " AND seq <= ?"
+        args.append(until)
+    query += " ORDER BY seq" + (" DESC" if newest_first else "")
+    if limit is not None:
+        query += " LIMIT ?"
+        args.append(limit)
+    for seq, at, kind, event, data, prev, digest in db.execute(query, args):
+        yield StoredRecord(seq, at, kind, bool(event) if isinstance(event, int) else event, data, prev, digest)
+
+
+def _blocks(
+    db: sqlite3.Connection, after: int, until: int | None, kinds: Collection[str] | None, newest_first: bool
+) -> Iterator[Block]:
+    query = "SELECT first_seq, last_seq, prev, hash, prefixes, payload FROM blocks WHERE last_seq > ?"
+    args: list[object] = [after]
+    if until is not None:
+        query += " AND first_seq <= ?"
+        args.append(until)
+    if kinds is not None:
+        query += (
+            f" AND first_seq IN (SELECT first_seq FROM {BLOCK_KINDS} WHERE kind IN ({', '.join('?' * len(kinds))}))"
+        )
+        args.extend(kinds)
+    query += " ORDER BY first_seq" + (" DESC" if newest_first else "")
+    for first, last, prev, digest, prefixes, payload in db.execute(query, args):
+        yield Block(first, last, prev, digest, bytes(prefixes), bytes(payload))
+
+
+def decode(block: Block, key: bytes | None, checked: bool) -> list[StoredRecord]:
+    """The records of ``block`` (see the module's text for ``checked``)."""
+    if checked:
+        return decode_block(block, key)
+    return _decode_unchecked(block)
+
+
+def _decode_unchecked(block: Block) -> list[StoredRecord]:
+    span = f"records {block.first_seq}..{block.last_seq}"
+    if not block.payload or block.payload[1:2] == b"" or block.payload[0] != 1:
+        raise BlockError(f"{span}: payload unreadable or of another format: changed")
+    try:
+        text = zlib.decompress(block.payload[1:]).decode("utf-8", "surrogatepass")
+    except (zlib.error, UnicodeError) as exc:
+        raise BlockError(f"{span}: the payload is unreadable ({exc}): the file is damaged") from exc
+    lines = text.split("\n")
+    if len(lines) != block.last_seq - block.first_seq + 1:
+        raise BlockError(f"{span}: the payload holds {len(lines)} records: changed")
+    out: list[StoredRecord] = []
+    prev = block.prev
+    for i, line in enumerate(lines):
+        seq = block.first_seq + i
+        fields = line.split("\t", 3)
+        if len(fields) != 4 or fields[2] not in ("0", "1"):
+            raise BlockError(f"record {seq}: not a record line (time, kind, event, data): changed")
+        try:
+            at = float(fields[0])
+        except ValueError:
+            raise BlockError(f"record {seq}: time {fields[0][:40]!r} is not a number: changed") from None
+        digest = block.hash if seq == block.last_seq else ""
+        out.append(StoredRecord(seq, at, fields[1], fields[2] == "1", fields[3], prev, digest))
+        prev = digest
+    return out
+
+
+def read_records(
+    db: sqlite3.Connection,
+    after: int = 0,
+    until: int | None = None,
+    *,
+    kinds: Collection[str] | None = None,
+    key: bytes | None = None,
+    checked: bool = True,
+    newest_first: bool = False,
+    limit: int | None = None,
+    index_kinds: Collection[str] | None = None,
+) -> Iterator[StoredRecord]:
+    """The records after ``after`` (up to ``until``; only of ``kinds``), oldest first (or newest
+    first), at most ``limit`` of them. Rows are read as the iteration goes (SQLite's errors on a
+    damaged file are raised by the iteration); a block is decoded when reached. ``index_kinds``:
+    the kinds of the partial index the rows are to be found by (a superset of ``kinds``)."""
+    rows = _rows(db, after, until, kinds, newest_first, limit, index_kinds)
+    if not has_blocks(db):
+        yield from rows
+        return
+    blocked = _from_blocks(db, after, until, kinds, key, checked, newest_first)
+    merged = heapq.merge(rows, blocked, key=lambda r: r.seq, reverse=newest_first)
+    for n, record in enumerate(merged):
+        if limit is not None and n >= limit:
+            return
+        yield record
+
+
+def _from_blocks(
+    db: sqlite3.Connection,
+    after: int,
+    until: int | None,
+    kinds: Collection[str] | None,
+    key: bytes | None,
+    checked: bool,
+    newest_first: bool,
+) -> Iterator[StoredRecord]:
+    for block in list(_blocks(db, after, until, kinds, newest_first)):
+        records = decode(block, key, checked)
+        if newest_first:
+            records.reverse()
+        for r in records:
+            if r.seq > after and (until is None or r.seq <= until) and (kinds is None or r.kind in kinds):
+                yield r
+
+
+def record_at(db: sqlite3.Connection, seq: int, key: bytes | None = None, checked: bool = True) -> StoredRecord | None:
+    """Record ``seq`` (None: no such record)."""
+    return next(read_records(db, seq - 1, seq, key=key, checked=checked), None)
+
+
+def hash_at(db: sqlite3.Connection, seq: int, key: bytes | None = None, checked: bool = True) -> str | None:
+    """Record ``seq``'s stored hash (None: no such record; ``""``: inside a block read unchecked).
+    A block's last record's hash is read without decoding the block."""
+    row = db.execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
+    if row is not None:
+        return str(row[0])
+    if not has_blocks(db):
+        return None
+    last = db.execute("SELECT hash FROM blocks WHERE last_seq = ?", (seq,)).fetchone()
+    if last is not None:
+        return str(last[0])
+    record = record_at(db, seq, key, checked)
+    return record.hash if record is not None else None
+
+
+def last_record(db: sqlite3.Connection) -> tuple[int, str] | None:
+    """(seq, hash) of the last record, or None (no record kept)."""
+    row = db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+    if has_blocks(db):
+        block = db.execute("SELECT last_seq, hash FROM blocks ORDER BY first_seq DESC LIMIT 1").fetchone()
+        if block is not None and (row is None or block[0] > row[0]):
+            return block[0], block[1]
+    return (row[0], row[1]) if row is not None else None
+
+
+def seq_bounds(db: sqlite3.Connection) -> tuple[int, int] | None:
+    """(first, last) record number kept, or None (no record kept)."""
+    lo, hi = db.execute("SELECT MIN(seq), MAX(seq) FROM records").fetchone()
+    if has_blocks(db):
+        b_lo, b_hi = db.execute("SELECT MIN(first_seq), MAX(last_seq) FROM blocks").fetchone()
+        if b_lo is not None:
+            lo, hi = (b_lo, b_hi) if lo is None else (min(lo, b_lo), max(hi, b_hi))
+    return (lo, hi) if lo is not None else None

@@ -1,0 +1,230 @@
+"""The one reader of a journal's records (issue 45 item 8): a journal whose closed rounds are kept
+as compact blocks reads as the same journal kept as rows, in every reader (``journal verify``,
+``recall``, ``meters``, ``export``, ``settle --check``, a backup); a changed block is named."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from controller.configuration import config_dir, load_table
+from controller.journal import SqliteJournal, verify_journal, verify_reader
+from controller.journal.meters import meters_for_round
+from controller.journal.stored import hash_at, last_record, read_records, seq_bounds
+from hil.bench import run_bench
+from tests.cli_helpers import cli
+from tests.journal_blocks import block_at, fold_rounds, unfold_with
+
+BENCH = config_dir() / "bench" / "mississippi_stud.yaml"
+READERS = (
+    ["journal", "verify"],
+    ["recall", "--last", "100"],
+    ["recall", "--json", "--last", "100"],
+    ["meters", "--json"],
+    ["export", "--format", "jsonl"],
+    ["export", "--format", "csv"],
+)
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("rows") / "journal.db"
+    summary = run_bench(load_table(BENCH), seats=3, rounds=5, seed=4, progress=False, journal_path=path)
+    assert summary.rounds == 5
+    return path
+
+
+@pytest.fixture
+def blocks(rows: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "blocks.db"
+    shutil.copy(rows, path)
+    assert len(fold_rounds(path)) >= 4
+    return path
+
+
+def _shown(path: Path, command: list[str]) -> tuple[int, str, str]:
+    """What ``command`` shows of the journal at ``path`` (its path named ``JOURNAL``)."""
+    code, out, err = cli(*command, "--journal", str(path))
+    return code, out.replace(str(path), "JOURNAL"), err.replace(str(path), "JOURNAL")
+
+
+def _read(path: Path) -> dict[str, object]:
+    db = sqlite3.connect(path)
+    try:
+        bounds = seq_bounds(db)
+        assert bounds is not None
+        return {
+            "all": list(read_records(db)),
+            "from 10 to 60": list(read_records(db, 10, 60)),
+            "round records": list(read_records(db, kinds=("RoundSettled",))),
+            "last two round records": list(read_records(db, kinds=("RoundSettled",), newest_first=True, limit=2)),
+            "newest 7": list(read_records(db, newest_first=True, limit=7)),
+            "hashes": [hash_at(db, s) for s in range(bounds[0], bounds[1] + 2)],
+            "last": last_record(db),
+            "bounds": bounds,
+        }
+    finally:
+        db.close()
+
+
+def test_records_read_from_blocks_as_from_rows(rows: Path, blocks: Path) -> None:
+    db = sqlite3.connect(blocks)
+    try:
+        in_blocks = db.execute("SELECT sum(last_seq - first_seq + 1) FROM blocks").fetchone()[0]
+        assert in_blocks > 2 * db.execute("SELECT count(*) FROM records").fetchone()[0]
+    finally:
+        db.close()
+    assert _read(blocks) == _read(rows)
+    kept, folded = SqliteJournal.open_readonly(rows), SqliteJournal.open_readonly(blocks)
+    try:
+        assert list(folded.records()) == list(kept.records())
+        assert (folded.last_seq, folded.last_hash) == (kept.last_seq, kept.last_hash)
+    finally:
+        kept.close()
+        folded.close()
+
+
+def test_every_reader_shows_a_journal_of_blocks_as_the_same_journal_of_rows(
+    rows: Path, blocks: Path, tmp_path: Path
+) -> None:
+    for command in READERS:
+        shown = _shown(blocks, command)
+        assert shown[0] == 0, (command, shown)
+        assert shown == _shown(rows, command), command
+    lines = tmp_path / "rounds.jsonl"
+    lines.write_text(cli("recall", "--json", "--journal", str(blocks))[1])
+    code, out, err = cli("settle", "--check", "--lines", str(lines))
+    assert code == 0 and out.count("re-settled as paid") == 5, out + err
+
+
+def test_a_backup_copies_the_blocks(rows: Path, blocks: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy.db"
+    code, out, err = cli("journal", "backup", "--journal", str(blocks), "--to", str(copy))
+    assert code == 0, err
+    db = sqlite3.connect(copy)
+    try:
+        assert db.execute("SELECT count(*) FROM blocks").fetchone()[0] >= 4
+    finally:
+        db.close()
+    for command in READERS:
+        assert _shown(copy, command) == _shown(rows, command), command
+
+
+def test_a_changed_record_in_a_block_is_named(blocks: Path) -> None:
+    db = sqlite3.connect(blocks)
+    try:
+        first, last = db.execute(
+            "SELECT first_seq, last_seq FROM blocks ORDER BY first_seq LIMIT 1 OFFSET 1"
+        ).fetchone()
+        records = list(read_records(db, first - 1, last))
+        block = block_at(db, first)
+    finally:
+        db.close()
+    i = next(i for i, r in enumerate(records) if r.kind == "RoundSettled")
+    target = records[i]
+    records[i] = dataclasses.replace(target, data=target.data.replace('"round":', '"round": ', 1))
+    unfold_with(blocks, block, records)
+    code, out, err = cli("journal", "verify", "--journal", str(blocks))
+    assert code != 0 and "Traceback" not in err
+    assert f"record {target.seq} (RoundSettled): hash mismatch" in out + err, out + err
+
+
+def _old_rounds(path: Path, rounds: int) -> None:
+    """A journal of ``rounds`` one-seat rounds of 1970 (older than any retention), a snapshot at each
+    round's start, its closed rounds folded into blocks."""
+    clock = iter(float(t) for t in range(2_000, 10**6, 10))
+    j = SqliteJournal(path, clock=lambda: next(clock))
+    for r in range(1, rounds + 1):
+        j.snapshot(j.last_seq, r, {"round": r})
+        j.append("SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}, event=True)
+        data = {"round": r, "game": "mississippi_stud", "record": {"seats": {"1": {"wagers": {"ante": 500}}}}}
+        data |= {"settlement": None, "late_bets": [], "faults": 0, "first_seq": j.last_seq}
+        j.append_round(r, data, meters_for_round(data))
+    j.close()
+    assert len(fold_rounds(path)) == rounds - 1
+
+
+def test_prune_removes_the_blocks_of_the_rounds_it_removes(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    _old_rounds(path, 14)
+    code, out, err = cli("journal", "prune", "--journal", str(path), "--days", "1")
+    assert (code, err) == (0, "") and "pruned 4 rounds" in out
+    db = sqlite3.connect(path)
+    try:
+        anchor = int(db.execute("SELECT value FROM meta WHERE key = 'anchor_seq'").fetchone()[0])
+        assert db.execute("SELECT min(first_seq), count(*) FROM blocks").fetchone() == (anchor + 1, 9)
+        assert db.execute("SELECT count(*) FROM block_kinds WHERE first_seq <= ?", (anchor,)).fetchone() == (0,)
+    finally:
+        db.close()
+    code, out, err = cli("journal", "verify", "--journal", str(path))
+    assert code == 0 and "10 rounds" in out, out + err
+
+
+def test_the_guard_compares_a_journals_content_whether_rows_or_blocks(rows: Path, blocks: Path, tmp_path: Path) -> None:
+    """The refactor guard's digest (hil/simulate/journal_digest.py) is of what the journal holds:
+    equal for the same records as rows or as blocks and across schema versions, different when a
+    record differs."""
+    from hil.simulate.journal_digest import content_digest
+
+    assert rows.read_bytes() != blocks.read_bytes()
+    assert content_digest(blocks.read_bytes()) == content_digest(rows.read_bytes())
+    older = tmp_path / "v3.db"
+    shutil.copy(rows, older)
+    db = sqlite3.connect(older)
+    try:
+        with db:
+            db.execute("DROP TABLE blocks")
+            db.execute("DROP TABLE block_kinds")
+            db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+            db.execute("UPDATE meta SET value = 'x' WHERE key = 'meta_hash'")
+        db.execute("VACUUM")
+    finally:
+        db.close()
+    assert content_digest(older.read_bytes()) == content_digest(rows.read_bytes())
+    db = sqlite3.connect(blocks)
+    try:
+        block = block_at(db, db.execute("SELECT min(first_seq) FROM blocks").fetchone()[0])
+        kept = list(read_records(db, block.first_seq - 1, block.last_seq))
+    finally:
+        db.close()
+    unfold_with(blocks, block, [dataclasses.replace(kept[0], at=kept[0].at + 1.0), *kept[1:]])
+    assert content_digest(blocks.read_bytes()) != content_digest(rows.read_bytes())
+
+
+def test_a_keyed_journal_of_blocks_verifies_with_its_key_and_reads_without_it(tmp_path: Path) -> None:
+    """Blocks of a keyed journal are checked with its key (a wrong key is told); read without the
+    key, they are decoded unchecked, as its rows are read without it."""
+    path, key = tmp_path / "j.db", b"k" * 32
+    clock = iter(float(t) for t in range(2_000, 10**6, 10))
+    j = SqliteJournal(path, key, clock=lambda: next(clock))
+    for r in range(1, 5):
+        j.snapshot(j.last_seq, r, {"round": r})
+        j.append("SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}, event=True)
+        data = {"round": r, "game": "mississippi_stud", "record": {"seats": {"1": {"wagers": {"ante": 500}}}}}
+        data |= {"settlement": None, "late_bets": [], "faults": 0, "first_seq": j.last_seq}
+        j.append_round(r, data, meters_for_round(data))
+    j.close()
+    kept = SqliteJournal.open_readonly(path, key)
+    before = list(kept.records())
+    kept.close()
+    assert len(fold_rounds(path)) == 3
+    keyed = SqliteJournal.open_readonly(path, key)
+    try:
+        assert verify_journal(keyed).ok and list(keyed.records()) == before
+    finally:
+        keyed.close()
+    wrong = SqliteJournal.open_readonly(path, b"w" * 32)
+    try:
+        assert not verify_journal(wrong).ok
+    finally:
+        wrong.close()
+    bare = SqliteJournal.open_readonly(path)
+    try:
+        report = verify_reader(bare, [(1, bare.last_seq)])
+        assert report.ok and report.notes, report.problems
+    finally:
+        bare.close()
