@@ -337,12 +337,40 @@ def test_the_round_start_snapshot_carries_the_dealer_and_lockouts_never_the_supe
     assert fresh.m.signins.locked_until("D-0002", NOW) == NOW + 300
 
 
+def test_an_id_not_on_the_roster_is_journaled_as_unknown_never_as_keyed_and_locks_no_one() -> None:
+    """Found from outside: a dealer who keyed their PIN into the id field had it journaled in
+    clear (``SignIn`` and ``SignInRefused``, both sent to the floor), and any text at all was."""
+    t = SignedTable("mississippi_stud", dealer=False)
+    for _ in range(5):  # past the roster's 3 attempts
+        t.pin(PINS["D-0001"], PINS["D-0001"])
+        t.pin("\x1b[2JFAKE S-0001", "1234")
+    assert t.refused_signin() == ["wrong PIN or id"] * 10
+    assert {d["person"] for d in t.records("SignInRefused")} == {""} and not t.records("SignInLocked")
+    text = repr(t.journal) + repr(t.m.snapshot_state()) + repr(t.snapshot())  # t.events: what the panel sent
+    assert PINS["D-0001"] not in text and "FAKE" not in text
+    t.pin("D-0001")  # the real id still signs in: the unknown ids locked no one
+    assert t.m.signins.dealer is PEOPLE["D-0001"]
+
+
+@pytest.mark.parametrize("n", [2**14, 2**15, 2**16])
+def test_every_cost_a_roster_may_name_is_checked_and_a_dearer_one_is_refused_at_load(n: int) -> None:
+    """Found from outside: a hash at N = 2**18 passed the roster's check, then the first sign-in
+    with it raised "memory limit exceeded" and the table stopped journaling."""
+    text = hash_pin("2468", n=n)
+    assert pin_matches("2468", text) and not pin_matches("2469", text)
+    for dear in (text.replace(f"scrypt${n}$", "scrypt$262144$"), text.replace(f"scrypt${n}$", "scrypt$\uff11\uff16$")):
+        with pytest.raises(ValueError):
+            pin_matches("2468", dear)
+
+
 def test_the_check_journals_who_and_whether_never_the_pin() -> None:
     t = SignedTable("mississippi_stud", dealer=False)
     checked = t.m.signins.check(PinEntered(device="panel", at=NOW, event_no=7, person="D-0001", pin="2468"))
     assert checked == SignIn(device="panel", at=NOW, event_no=7, person="D-0001", method="pin", verified=True)
-    wrong = t.m.signins.check(PinEntered(device="panel", at=NOW, person="D-0001\x07" + "x" * 300, pin="1"))
-    assert not wrong.verified and len(wrong.person) == 32 and "\x07" not in wrong.person
+    wrong = t.m.signins.check(PinEntered(device="panel", at=NOW, person="D-0001", pin="1"))
+    assert not wrong.verified and wrong.person == "D-0001"
+    noise = t.m.signins.check(PinEntered(device="panel", at=NOW, person="D-0001\x07" + "x" * 300, pin="1"))
+    assert not noise.verified and noise.person == ""  # not on the roster: journaled as unknown
     badge = t.m.signins.check(BadgeRead(device="panel", at=NOW, badge="BADGE-77"))
     assert (badge.person, badge.method, badge.verified) == ("S-0002", "badge", True)
     assert "2468" not in repr(PinEntered(device="panel", person="D-0001", pin="2468"))

@@ -39,9 +39,15 @@ authorize the supervisor's acts (signed in, the table's supervisor)."""
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**15, 8, 1
 """The cost :func:`hash_pin` uses: 32 MiB a PIN, and a noticeable time (1.25 s measured on a shared
 2-core machine at load average 16): checked once per sign-in, on the controller thread."""
-_MIN_N, _MAX_N = 2**14, 2**18
+_MIN_N, _MAX_N = 2**14, 2**16
 """The costs a roster may name: below the minimum a stolen roster is guessed too fast; above the
-maximum one sign-in takes seconds (and the memory bound, ``maxmem``, is reached)."""
+maximum one sign-in holds the table's events for seconds. Every cost in this range is checked
+within :data:`_MAXMEM` (a hash of 2**18 passed the roster's check and then failed at the first
+sign-in with "memory limit exceeded", stopping the table: found from outside on 2026-12-06)."""
+_MAXMEM = 2 * 128 * 8 * _MAX_N
+"""The memory bound handed to OpenSSL's scrypt: twice what the dearest cost a roster may name
+needs (128 * r * N bytes at r = 8)."""
+_NUMBER = re.compile(r"[0-9]{1,10}")
 _SALT_BYTES, _HASH_BYTES = 16, 32
 PIN_DIGITS = (4, 12)
 """A PIN is 4 to 12 digits."""
@@ -102,7 +108,7 @@ def hash_pin(pin: str, *, n: int = SCRYPT_N, salt: bytes | None = None) -> str:
 
 
 def _scrypt(pin: str, salt: bytes, n: int, r: int, p: int) -> bytes:
-    return hashlib.scrypt(pin.encode("ascii"), salt=salt, n=n, r=r, p=p, maxmem=256 * 1024 * 1024, dklen=_HASH_BYTES)
+    return hashlib.scrypt(pin.encode("ascii"), salt=salt, n=n, r=r, p=p, maxmem=_MAXMEM, dklen=_HASH_BYTES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +125,8 @@ def _parse_hash(text: str) -> _Parsed:
     parts = text.split("$")
     if len(parts) != 6 or parts[0] != "scrypt":
         raise ValueError("not a PIN hash of `tablectl roster hash-pin` (scrypt$N$r$p$salt$hash)")
+    if not all(_NUMBER.fullmatch(part) for part in parts[1:4]):
+        raise ValueError("a PIN hash whose numbers or base64 cannot be read")
     try:
         n, r, p = int(parts[1]), int(parts[2]), int(parts[3])
         salt = base64.b64decode(parts[4], validate=True)

@@ -25,6 +25,7 @@ The rules (docs/dealer-guide.md, "Signing in"):
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +37,8 @@ from controller.table.events import SignIn
 from drivers.panel import BadgeRead, PinEntered, SignOff
 
 __all__ = ["SignIns"]
+
+log = logging.getLogger("tablectl.table")
 
 MAX_TRACKED = 1000
 """The most ids whose wrong PINs are counted at once (the oldest are forgotten first)."""
@@ -97,12 +100,20 @@ class SignIns:
             holder = roster.by_badge(event.badge) if roster is not None else None
             return SignIn(**common, person=holder.id if holder else "", method="badge", verified=holder is not None)
         person = _clean(event.person)
-        if roster is None or self.locked_until(person, event.at) is not None:
+        if roster is None:
+            return SignIn(**common, person="", method="pin", verified=False)
+        if self.locked_until(person, event.at) is not None:
             return SignIn(**common, person=person, method="pin", verified=False)
         entry = roster.people.get(person)
         pin_hash = entry.pin_hash if entry is not None and entry.pin_hash is not None else None
-        matched = pin_matches(event.pin, pin_hash or _dummy_hash()) and pin_hash is not None
-        return SignIn(**common, person=person, method="pin", verified=matched)
+        try:
+            matched = pin_matches(event.pin, pin_hash or _dummy_hash()) and pin_hash is not None
+        except (ValueError, MemoryError) as exc:  # the roster's load checks every hash: not expected
+            log.error("sign-in: the PIN hash of %s on the roster cannot be checked (%s): refused", person, exc)
+            matched = False
+        # An id not on the roster is journaled as unknown, never as keyed: it may be a PIN typed
+        # into the id field (found from outside on 2026-12-06), or any text at all.
+        return SignIn(**common, person=person if entry is not None else "", method="pin", verified=matched)
 
     # --- the journaled events ------------------------------------------------------------------
 
@@ -155,6 +166,9 @@ class SignIns:
     def _wrong(self, e: SignIn, roster: Roster) -> None:
         if e.method == "badge":
             self._refuse(e, "badge not on the roster")
+            return
+        if not e.person:  # an id not on the roster: no one's PIN to count
+            self._refuse(e, "wrong PIN or id")
             return
         count = self._failures.pop(e.person, (0, 0.0))[0] + 1
         while len(self._failures) >= MAX_TRACKED:

@@ -463,6 +463,14 @@ def roster_cases() -> None:
     )
     roster("bad-hash", head.replace(good, "not-a-hash"), [":5:", "not a PIN hash"])
     roster("cheap-hash", head.replace("scrypt$16384$", "scrypt$1024$"), [":5:", "power of two"])
+    # A cost past what a sign-in may check (it passed the check once and stopped the table at the
+    # first PIN: "memory limit exceeded"), and digits that are not ASCII.
+    roster("dear-hash", head.replace("scrypt$16384$", "scrypt$262144$"), [":5:", "from 16384 to 65536"])
+    roster(
+        "wide-digits",
+        head.replace("scrypt$16384$", "scrypt$\uff11\uff16\uff13\uff18\uff14$"),
+        [":5:", "cannot be read"],
+    )
     roster("duplicate-id", head + head.split("\n", 1)[1], [":6:", "given twice"])
     roster("bad-role", head.replace("role: dealer", "role: boss"), [":4:", "role must be one of dealer, supervisor"])
     roster("no-credential", "people:\n  - id: D-0002\n    name: Cy\n    role: dealer\n", [":2:", "give one"])
