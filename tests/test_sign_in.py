@@ -323,18 +323,34 @@ def test_a_lockout_while_a_hold_is_open_keeps_the_hold_until_another_supervisor_
     assert t.acts()[-1]["supervisor_id"] == "S-0002" and t.m.rounds[-1].settlement is None
 
 
-def test_the_round_start_snapshot_carries_the_dealer_and_lockouts_never_the_supervisor() -> None:
+def test_the_round_start_snapshot_carries_the_supervisor_only_into_the_replay_of_the_round() -> None:
+    """The dealer and lockouts carry on; the supervisor signed in (and the key) is taken from the
+    snapshot for the replay of the open round only (issue 41, seed 139: the replay must do the
+    acts the journal shows done), and signed off with the key once recovery is done."""
     t = signed_at("mississippi_stud", 5)
     t.key()
     t.pin("S-0001")
     for _ in range(3):
         t.pin("D-0002", "0000")
     state = t.m.snapshot_state()
-    assert state["signin"] == {"dealer": "D-0001", "next_dealer": None, "lockouts": {"D-0002": [0, NOW + 300]}}
+    assert state["signin"] == {
+        "dealer": "D-0001",
+        "next_dealer": None,
+        "lockouts": {"D-0002": [0, NOW + 300]},
+        "supervisor": "S-0001",
+    }
+    assert state["supervisor"] is True
     fresh = SignedTable("mississippi_stud", dealer=False)
     fresh.m.restore(state)
-    assert fresh.m.signins.dealer is PEOPLE["D-0001"] and fresh.m.signins.supervisor is None
-    assert fresh.m.signins.locked_until("D-0002", NOW) == NOW + 300
+    assert fresh.m.signins.dealer is PEOPLE["D-0001"] and fresh.m.signins.locked_until("D-0002", NOW) == NOW + 300
+    assert fresh.m.signins.supervisor is PEOPLE["S-0001"] and fresh.m.supervisor.key_on  # for the replay
+    fresh.m.resend_requests()  # the replay is over: authority never outlives its evidence
+    assert fresh.m.signins.supervisor is None and not fresh.m.supervisor.key_on
+    assert fresh.records("SignedOff")[-1] == {
+        "person": "S-0001",
+        "role": "supervisor",
+        "reason": "panel link down or restart",
+    }
 
 
 def test_an_id_not_on_the_roster_is_journaled_as_unknown_never_as_keyed_and_locks_no_one() -> None:

@@ -457,3 +457,32 @@ def test_three_card_poker_seed_164_two_waiting_cards_under_one_shoe_number() -> 
     round was voided, so no model comparison saw it. The seed's whole swarm schedule."""
     result = run_seed("three_card_poker", 164, CI_KINDS, rounds=10, swarm=True)
     assert result.ok, f"{result.broken}: {result.detail}"
+
+
+def test_three_card_poker_seed_139_a_fault_cleared_with_the_key_turned_on_before_the_round_started() -> None:
+    """Found by `tablectl simulate --game three_card_poker --seed 139 --rounds 10 --faults ci
+    --swarm` (shrunk to 13 faults): `resume`, round 10 at settlement live, at betting after the
+    crash. The supervisor turned the key on to void round 9 (the shoe counted 13 cards out, the
+    table 12); round 10 opened held for the same count, with the key still on, and he cleared the
+    fault. The round's start snapshot said the key was on, but the replay took it as off (a
+    restart turns it off), so the replayed clear fault was refused and the round stayed held in
+    betting. The replay now takes the key (and the supervisor signed in) from the snapshot, and
+    turns it off once it is over (tests/test_replay_authority.py: every game)."""
+    faults = [
+        Fault(0.058, "journal_error", "bet_spots", 1.01, 2, step="dealing", edge="leave", round_no=1),
+        Fault(0.047, "jam", "bet_spots", 2.89, 2, step="settlement", edge="enter", round_no=1),
+        Fault(0.018, "disk_full", "panel", 2.69, 2, step="dealing", edge="leave", round_no=2),
+        Fault(0.185, "key", "bet_spots", 0.75, 1, step="dealing", edge="leave", round_no=2),
+        Fault(0.137, "unreadable_card", "bet_spots", 1.98, 3, step="play", edge="enter", round_no=2),
+        Fault(0.119, "key", "shoe", 0.57, 1, step="no_more_bets", edge="leave", round_no=3),
+        Fault(0.041, "journal_error", "panel", 0.94, 3, step="dealing", edge="enter", round_no=4),
+        Fault(0.179, "count_jump", "panel", 0.24, 3, step="no_more_bets", edge="enter", round_no=5),
+        Fault(0.178, "journal_error", "panel", 2.65, 1, step="play", edge="enter", round_no=5),
+        Fault(0.106, "unreadable_card", "bet_spots", 1.35, 3, step="betting", edge="enter", round_no=6),
+        Fault(0.155, "count_jump", "panel", 1.51, 1, step="no_more_bets", edge="leave", round_no=8),
+        Fault(0.033, "door", "bet_spots", 0.98, 2, step="settlement", edge="leave", round_no=8),
+        Fault(0.043, "crash", "bet_spots", 0.83, 2, step="settlement", edge="enter", round_no=10),
+    ]
+    result = run_seed("three_card_poker", 139, (), rounds=10, faults=faults, resettle=True, swarm=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
+    assert run_seed("three_card_poker", 139, CI_KINDS, rounds=10, swarm=True).ok  # the seed's whole schedule

@@ -67,9 +67,16 @@ class CarryOver:
         }
 
     def restore(self, state: dict[str, Any]) -> None:
-        """Start from a snapshot: the closed table opens again at the snapshot's round (the key
-        counts as off: the panel must report it again after a restart)."""
+        """Start from a snapshot: the closed table opens again at the snapshot's round.
+
+        The key (and, with a roster, the supervisor signed in) is taken as the snapshot journaled
+        it, for the replay of the open round only: the replay must reproduce what the journal
+        proves, so an act journaled as done with the key on before the round's first record is
+        done again, not refused. The runtime turns the key off once the replay is over
+        (``resend_requests``): after a restart the panel must report it again, and the
+        supervisor sign in again (authority never outlives its evidence)."""
         self._state.round_no = int(state["round_no"]) - 1
+        self._key.on = bool(state.get("supervisor", False))
         for seat, spot, cents in state.get("spots", []):
             self._board.report(seat, spot, cents)
         self._ledger.shoe_count = int(state.get("shoe_count", 0))

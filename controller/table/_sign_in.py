@@ -248,12 +248,16 @@ class SignIns:
 
     def snapshot(self) -> dict[str, Any]:
         """What the table carries to its next round (with a roster): the dealers and lockouts,
-        never the supervisor (who signs in again after a restart)."""
-        return {
+        and the supervisor signed in when the round starts (only so that a replay of the round
+        after a restart does the acts they did; they sign in again after it, with the key)."""
+        out: dict[str, Any] = {
             "dealer": self.dealer.id if self.dealer else None,
             "next_dealer": self.next_dealer.id if self.next_dealer else None,
             "lockouts": {k: [n, until] for k, (n, until) in self._failures.items()},
         }
+        if self.supervisor is not None:  # older snapshots, and none signed in: no key
+            out["supervisor"] = self.supervisor.id
+        return out
 
     def restore(self, state: dict[str, Any]) -> None:
         """Start from a snapshot (people no longer on the roster are not signed in)."""
@@ -262,6 +266,8 @@ class SignIns:
             return
         self.dealer = roster.people.get(str(state.get("dealer"))) if state.get("dealer") else None
         self.next_dealer = roster.people.get(str(state.get("next_dealer"))) if state.get("next_dealer") else None
+        # for the replay of the open round only: signed off with the key once it is over
+        self.supervisor = roster.people.get(str(state.get("supervisor"))) if state.get("supervisor") else None
         lockouts = state.get("lockouts", {})
         if isinstance(lockouts, dict):
             for k, v in lockouts.items():
