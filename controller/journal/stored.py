@@ -9,9 +9,11 @@ order, whatever the records hold.
 
 A block is decoded with the journal's HMAC key and each of its records checked against the
 block's hash prefixes (a changed record raises :class:`~controller.journal.compact.BlockError`
-naming it). A keyed journal read without its key (``checked=False``) is decoded without those
-checks, as its rows are read without the key today: the records inside a block then carry no
-hash of their own (``""``), except the block's last one.
+naming it). A keyed journal read without its key (``checked=False``) is decoded by the same
+parser, as strictly (an unreadable block raises the same error, naming it) but without hashing
+its records, as its rows are read without the key: the records inside a block then carry no
+hash of their own (``""``), except the block's last one. Only readers of what is verified
+elsewhere read unchecked (``verify`` with the key judges the file).
 
 A row is yielded exactly as SQLite returns it (a damaged file's row may hold a text where a
 number belongs): the checkers judge it, not this reader.
@@ -21,10 +23,9 @@ from __future__ import annotations
 
 import heapq
 import sqlite3
-import zlib
 from collections.abc import Collection, Iterator
 
-from controller.journal.compact import Block, BlockError, StoredRecord, decode_block
+from controller.journal.compact import Block, StoredRecord, decode_block
 
 __all__ = ["BLOCK_KINDS", "has_blocks", "hash_at", "last_record", "read_records", "record_at", "seq_bounds"]
 
@@ -100,41 +101,6 @@ def _blocks(
         yield Block(first, last, prev, digest, bytes(prefixes), bytes(payload))
 
 
-def decode(block: Block, key: bytes | None, checked: bool) -> list[StoredRecord]:
-    """The records of ``block`` (see the module's text for ``checked``)."""
-    if checked:
-        return decode_block(block, key)
-    return _decode_unchecked(block)
-
-
-def _decode_unchecked(block: Block) -> list[StoredRecord]:
-    span = f"records {block.first_seq}..{block.last_seq}"
-    if not block.payload or block.payload[1:2] == b"" or block.payload[0] != 1:
-        raise BlockError(f"{span}: payload unreadable or of another format: changed")
-    try:
-        text = zlib.decompress(block.payload[1:]).decode("utf-8", "surrogatepass")
-    except (zlib.error, UnicodeError) as exc:
-        raise BlockError(f"{span}: the payload is unreadable ({exc}): the file is damaged") from exc
-    lines = text.split("\n")
-    if len(lines) != block.last_seq - block.first_seq + 1:
-        raise BlockError(f"{span}: the payload holds {len(lines)} records: changed")
-    out: list[StoredRecord] = []
-    prev = block.prev
-    for i, line in enumerate(lines):
-        seq = block.first_seq + i
-        fields = line.split("\t", 3)
-        if len(fields) != 4 or fields[2] not in ("0", "1"):
-            raise BlockError(f"record {seq}: not a record line (time, kind, event, data): changed")
-        try:
-            at = float(fields[0])
-        except ValueError:
-            raise BlockError(f"record {seq}: time {fields[0][:40]!r} is not a number: changed") from None
-        digest = block.hash if seq == block.last_seq else ""
-        out.append(StoredRecord(seq, at, fields[1], fields[2] == "1", fields[3], prev, digest))
-        prev = digest
-    return out
-
-
 def read_records(
     db: sqlite3.Connection,
     after: int = 0,
@@ -173,7 +139,7 @@ def _from_blocks(
     newest_first: bool,
 ) -> Iterator[StoredRecord]:
     for block in list(_blocks(db, after, until, kinds, newest_first)):
-        records = decode(block, key, checked)
+        records = decode_block(block, key, check=checked)
         if newest_first:
             records.reverse()
         for r in records:
