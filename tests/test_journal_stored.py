@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from controller.journal import SqliteJournal, verify_journal, verify_reader
-from controller.journal.stored import hash_at, last_record, read_records, seq_bounds
+from controller.journal.stored import hash_at, last_record, read_records, select_records, seq_bounds
 from tests.cli_helpers import bench_journal, cli
 from tests.journal_blocks import block_at, fold_rounds, unfold_with
 from tests.journal_helpers import filled
@@ -59,6 +59,8 @@ def _read(path: Path) -> dict[str, object]:
             "newest 7": list(read_records(db, newest_first=True, limit=7)),
             "hashes": [hash_at(db, s) for s in range(bounds[0], bounds[1] + 2)],
             "last": last_record(db),
+            "selected": list(select_records(db, "kind, json_extract(data, '$.seat')", "event = 1 AND seq % 3 = 0")),
+            "selected newest first": list(select_records(db, "at", "kind = 'RoundSettled'", newest_first=True)),
             "bounds": bounds,
         }
     finally:

@@ -24,10 +24,21 @@ from __future__ import annotations
 import heapq
 import sqlite3
 from collections.abc import Collection, Iterator
+from operator import itemgetter
+from typing import Any
 
 from controller.journal.compact import Block, StoredRecord, decode_block
 
-__all__ = ["BLOCK_KINDS", "has_blocks", "hash_at", "last_record", "read_records", "record_at", "seq_bounds"]
+__all__ = [
+    "BLOCK_KINDS",
+    "has_blocks",
+    "hash_at",
+    "last_record",
+    "read_records",
+    "record_at",
+    "select_records",
+    "seq_bounds",
+]
 
 BLOCK_KINDS = "block_kinds"
 """The table naming the kinds of record each block holds (a block's summary: a reader looking for
@@ -145,6 +156,53 @@ def _from_blocks(
         for r in records:
             if r.seq > after and (until is None or r.seq <= until) and (kinds is None or r.kind in kinds):
                 yield r
+
+
+def select_records(
+    db: sqlite3.Connection,
+    columns: str,
+    where: str,
+    *,
+    key: bytes | None = None,
+    checked: bool = True,
+    newest_first: bool = False,
+) -> Iterator[tuple[Any, ...]]:
+    """``(seq, *columns)`` of each record that meets ``where``, oldest first (or newest first):
+    ``columns`` and ``where`` are SQL on a record's ``seq``, ``at``, ``kind``, ``event`` and
+    ``data`` (literals, no parameters), so that a reader's filter and what it takes of each record
+    (``json_extract`` of its data, say) are kept by SQLite, whether the record is a row or in a
+    block. The rows are read as the iteration goes; a block is decoded when reached (``key`` and
+    ``checked`` as for :func:`read_records`) and its records queried by the same SQL."""
+    order = " ORDER BY seq" + (" DESC" if newest_first else "")
+    rows = db.execute(f"SELECT seq, {columns} FROM records WHERE {where}{order}")
+    if not has_blocks(db):
+        yield from rows
+        return
+    blocked = (
+        row
+        for block in _blocks(db, 0, None, None, newest_first)
+        for row in _select_block(db, decode_block(block, key, check=checked), columns, where, order)
+    )
+    yield from heapq.merge(rows, blocked, key=itemgetter(0), reverse=newest_first)
+
+
+_VALUES_AT_ONCE = 150
+"""Records of a block given to SQLite in one query (5 parameters each: within SQLite's least
+limit of 999 parameters)."""
+
+
+def _select_block(
+    db: sqlite3.Connection, records: list[StoredRecord], columns: str, where: str, order: str
+) -> Iterator[tuple[Any, ...]]:
+    """:func:`select_records` of a decoded block's ``records``: the same SQL (and ``order``), on a
+    ``records`` table made of them."""
+    starts = range(0, len(records), _VALUES_AT_ONCE)
+    for i in reversed(starts) if order.endswith("DESC") else starts:
+        part = records[i : i + _VALUES_AT_ONCE]
+        values = ", ".join(["(?, ?, ?, ?, ?)"] * len(part))
+        args = [v for r in part for v in (r.seq, r.at, r.kind, int(r.event), r.data)]
+        query = f"WITH records (seq, at, kind, event, data) AS (VALUES {values}) SELECT seq, {columns} FROM records"
+        yield from db.execute(f"{query} WHERE {where}{order}", args)
 
 
 def record_at(db: sqlite3.Connection, seq: int, key: bytes | None = None, checked: bool = True) -> StoredRecord | None:
