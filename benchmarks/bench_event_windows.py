@@ -124,7 +124,7 @@ def main() -> None:
         assert found[0] == found[1] and len(found[0]) == len(DEVICES), found
     print(f"{args.records} records, devices linked up at the start; median of {args.runs} reads (CPU seconds)")
     for name, took in table:
-        print(f"{name:<40} {took:>8.3f} s {took / floor:>6.2f}x")
+        print(f"{name:<46} {took:>8.3f} s {took / floor:>6.2f}x")
 
 
 if __name__ == "__main__":
