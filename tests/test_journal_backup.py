@@ -19,6 +19,7 @@ from controller.configuration import config_dir, load_table
 from controller.journal import JournalError, SqliteJournal, verify_journal
 from controller.journal.writer_lock import holder
 from hil.bench import run_bench
+from tests.cli_helpers import bench_journal as played
 from tests.cli_helpers import cli
 
 BENCH = config_dir() / "bench" / "mississippi_stud.yaml"
@@ -26,10 +27,7 @@ BENCH = config_dir() / "bench" / "mississippi_stud.yaml"
 
 @pytest.fixture(scope="module")
 def bench_journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("bench") / "journal.db"
-    summary = run_bench(load_table(BENCH), seats=3, rounds=4, seed=8, progress=False, journal_path=path)
-    assert summary.rounds == 4
-    return path
+    return played(tmp_path_factory.mktemp("bench"), "mississippi_stud", rounds=4, seats=3, seed=8)
 
 
 WRITER = """

@@ -195,14 +195,36 @@ def test_a_damaged_block_is_refused_naming_its_records(how: str) -> None:
         decode_block(bad)
 
 
+UNHASHED = ("prefixes short", "time rewritten", "last hash", "first prev")
+"""The damage only hashing finds: a read without the key (``check=False``) does not look for it."""
+
+
+@pytest.mark.parametrize("how", [h for h in CASES if h not in UNHASHED])
+def test_a_block_read_unchecked_is_parsed_as_strictly(how: str) -> None:
+    rows = _round()
+    bad = _damaged(encode_block(rows), how)
+    with pytest.raises(BlockError, match=CASES[how].format(a=rows[0].seq, b=rows[-1].seq)):
+        decode_block(bad, check=False)
+
+
+def test_a_block_read_unchecked_hashes_nothing_but_keeps_its_last_hash() -> None:
+    rows = _round()
+    read = decode_block(_damaged(encode_block(rows), "first prev"), b"not the key", check=False)
+    assert [(r.seq, r.at, r.kind, r.event, r.data) for r in read] == [
+        (r.seq, r.at, r.kind, r.event, r.data) for r in rows
+    ]
+    assert [r.hash for r in read] == [""] * (len(rows) - 1) + [rows[-1].hash]
+
+
 def test_a_payload_that_inflates_without_end_is_refused_in_bounded_memory() -> None:
     rows = _round()
     block = encode_block(rows)
     deflate = zlib.compressobj()
     chunk = b"x" * 2**20
     bomb = b"".join(deflate.compress(chunk) for _ in range(MAX_TEXT // len(chunk) + 2)) + deflate.flush()
-    with pytest.raises(BlockError, match=r"decompresses to more than \d+ bytes: changed$"):
-        decode_block(dataclasses.replace(block, payload=block.payload[:1] + bomb))
+    for check in (True, False):
+        with pytest.raises(BlockError, match=r"decompresses to more than \d+ bytes: changed$"):
+            decode_block(dataclasses.replace(block, payload=block.payload[:1] + bomb), check=check)
 
 
 def test_only_a_chain_is_a_block() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import bench_journal as played
 from cli_helpers import cli, real_table_config
+from journal_helpers import filled
 
 from controller.journal import JournalError, SqliteJournal, read_hmac_key, verify_journal
 from controller.journal.meters import meters_for_round
@@ -71,28 +72,6 @@ def test_the_hmac_key_file_must_be_the_owners_alone(tmp_path: Path) -> None:
         read_hmac_key(key)
     with pytest.raises(JournalError, match="cannot read"):
         read_hmac_key(tmp_path / "none.key")
-
-
-def filled(path: Path, key: bytes | None, rounds: int, first: int = 1, snapshots: bool = False) -> SqliteJournal:
-    """A journal of ``rounds`` one-seat rounds from round ``first`` on, all of 1970 (older than any
-    retention), with a snapshot at each round's start if ``snapshots``."""
-    clock = iter(float(t) for t in range(1_000 + 1_000 * first, 10**6, 10))
-    j = SqliteJournal(path, key, clock=lambda: next(clock))
-    for r in range(first, first + rounds):
-        if snapshots:
-            j.snapshot(j.last_seq, r, {"round": r})
-        j.append("SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}, event=True)
-        data = {
-            "round": r,
-            "game": "mississippi_stud",
-            "record": {"seats": {"1": {"wagers": {"ante": 500}}}},
-            "settlement": None,
-            "late_bets": [],
-            "faults": 0,
-            "first_seq": j.last_seq,
-        }
-        j.append_round(r, data, meters_for_round(data))
-    return j
 
 
 @pytest.mark.parametrize("key", [None, b"k" * 32])

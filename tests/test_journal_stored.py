@@ -11,15 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal, verify_journal, verify_reader
-from controller.journal.meters import meters_for_round
-from controller.journal.stored import hash_at, last_record, read_records, seq_bounds
-from hil.bench import run_bench
-from tests.cli_helpers import cli
+from controller.journal.stored import hash_at, last_record, read_records, select_records, seq_bounds
+from tests.cli_helpers import bench_journal, cli
 from tests.journal_blocks import block_at, fold_rounds, unfold_with
+from tests.journal_helpers import filled
 
-BENCH = config_dir() / "bench" / "mississippi_stud.yaml"
 READERS = (
     ["journal", "verify"],
     ["recall", "--last", "100"],
@@ -32,10 +29,7 @@ READERS = (
 
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("rows") / "journal.db"
-    summary = run_bench(load_table(BENCH), seats=3, rounds=5, seed=4, progress=False, journal_path=path)
-    assert summary.rounds == 5
-    return path
+    return bench_journal(tmp_path_factory.mktemp("rows"), "mississippi_stud", rounds=5, seats=3, seed=4)
 
 
 @pytest.fixture
@@ -65,6 +59,8 @@ def _read(path: Path) -> dict[str, object]:
             "newest 7": list(read_records(db, newest_first=True, limit=7)),
             "hashes": [hash_at(db, s) for s in range(bounds[0], bounds[1] + 2)],
             "last": last_record(db),
+            "selected": list(select_records(db, "kind, json_extract(data, '$.seat')", "event = 1 AND seq % 3 = 0")),
+            "selected newest first": list(select_records(db, "at", "kind = 'RoundSettled'", newest_first=True)),
             "bounds": bounds,
         }
     finally:
@@ -136,15 +132,7 @@ def test_a_changed_record_in_a_block_is_named(blocks: Path) -> None:
 def _old_rounds(path: Path, rounds: int) -> None:
     """A journal of ``rounds`` one-seat rounds of 1970 (older than any retention), a snapshot at each
     round's start, its closed rounds folded into blocks."""
-    clock = iter(float(t) for t in range(2_000, 10**6, 10))
-    j = SqliteJournal(path, clock=lambda: next(clock))
-    for r in range(1, rounds + 1):
-        j.snapshot(j.last_seq, r, {"round": r})
-        j.append("SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}, event=True)
-        data = {"round": r, "game": "mississippi_stud", "record": {"seats": {"1": {"wagers": {"ante": 500}}}}}
-        data |= {"settlement": None, "late_bets": [], "faults": 0, "first_seq": j.last_seq}
-        j.append_round(r, data, meters_for_round(data))
-    j.close()
+    filled(path, None, rounds, snapshots=True).close()
     assert len(fold_rounds(path)) == rounds - 1
 
 
@@ -199,15 +187,7 @@ def test_a_keyed_journal_of_blocks_verifies_with_its_key_and_reads_without_it(tm
     """Blocks of a keyed journal are checked with its key (a wrong key is told); read without the
     key, they are decoded unchecked, as its rows are read without it."""
     path, key = tmp_path / "j.db", b"k" * 32
-    clock = iter(float(t) for t in range(2_000, 10**6, 10))
-    j = SqliteJournal(path, key, clock=lambda: next(clock))
-    for r in range(1, 5):
-        j.snapshot(j.last_seq, r, {"round": r})
-        j.append("SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}, event=True)
-        data = {"round": r, "game": "mississippi_stud", "record": {"seats": {"1": {"wagers": {"ante": 500}}}}}
-        data |= {"settlement": None, "late_bets": [], "faults": 0, "first_seq": j.last_seq}
-        j.append_round(r, data, meters_for_round(data))
-    j.close()
+    filled(path, key, 4, snapshots=True).close()
     kept = SqliteJournal.open_readonly(path, key)
     before = list(kept.records())
     kept.close()

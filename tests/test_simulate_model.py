@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import cli
+from simulate_helpers import simulate_failing
 
 from controller.game.registry import table_names
 from hil.simulate.faults import CI_KINDS, FAULT_KINDS
@@ -67,32 +68,7 @@ def test_the_replay_command_names_the_kinds_one_by_one_when_asked() -> None:
 def test_seeds_prints_every_failure_as_found_with_an_explicit_replay(monkeypatch: pytest.MonkeyPatch) -> None:
     """A bug put in (a community card turned a street early): every failing seed is printed, each
     with the command that replays it naming its fault kinds, not ``ci``."""
-    from controller.table import snapshot_build
-
-    real = snapshot_build.face_up
-
-    def early(game: str, step: str, *args: Any, **kwargs: Any) -> Any:
-        return real(game, "fourth_street" if step == "third_street" else step, *args, **kwargs)
-
-    monkeypatch.setattr(snapshot_build, "face_up", early)
-    code, out, _ = cli(
-        "simulate",
-        "--game",
-        "mississippi_stud",
-        "--seeds",
-        "3",
-        "--rounds",
-        "1",
-        "--workers",
-        "1",
-        "--faults",
-        "ci",
-        "--quiet",
-    )
-    assert code == 1
-    for seed in (1, 2, 3):
-        assert f"seed {seed}: model_hidden: round 1, third_street" in out
-        assert f"--seed {seed} --rounds 1 --faults {','.join(CI_KINDS)} --shrink" in out
+    out = simulate_failing(monkeypatch, (1, 2, 3), "--seeds", "3")
     assert "--faults ci " not in out and "--faults all " not in out and "failed seeds: 1, 2, 3" in out
     code, _, err = cli("simulate", "--seed", "1", "--liveness", "-1")
     assert code == 2 and "--liveness must be 0 or more" in err

@@ -12,25 +12,13 @@ from typing import Any
 
 import pytest
 from cli_helpers import cli
+from simulate_helpers import card_shown_early, simulate_failing
 
 from drivers.framing import Decoder, Frame, MsgType, decode_frame, encode, in_process
 from hil.simulate import run as sim_run
 from hil.simulate.faults import CI_KINDS, Fault
 from hil.simulate.invariants import first_hidden
 from hil.simulate.world import TICK, World
-
-
-def _card_shown_early(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A bug put in: a Mississippi Stud community card turned a street early (found as
-    ``model_hidden`` in round 1's third street)."""
-    from controller.table import snapshot_build
-
-    real = snapshot_build.face_up
-
-    def early(game: str, step: str, *args: Any, **kwargs: Any) -> Any:
-        return real(game, "fourth_street" if step == "third_street" else step, *args, **kwargs)
-
-    monkeypatch.setattr(snapshot_build, "face_up", early)
 
 
 def test_the_quiet_ticks_are_jumped_over_and_the_journal_is_the_same(
@@ -123,7 +111,7 @@ def test_the_hidden_card_search_finds_what_the_card_pattern_found() -> None:
 def test_a_failing_seed_names_its_fault_kinds_in_its_replay(monkeypatch: pytest.MonkeyPatch) -> None:
     """``--seed`` with ``--faults ci``: the replay line names the kinds one by one (``ci`` changes
     meaning with the code)."""
-    _card_shown_early(monkeypatch)
+    card_shown_early(monkeypatch)
     code, out, _ = cli("simulate", "--game", "mississippi_stud", "--seed", "1", "--rounds", "1", "--faults", "ci")
     assert code == 1
     assert (
@@ -139,28 +127,8 @@ def test_hours_runs_batch_after_batch_until_the_time_is_up_showing_each_failure(
     each failure printed as it is found with its explicit replay, then the summary."""
     from controller.cli import _simulate
 
-    _card_shown_early(monkeypatch)
     monkeypatch.setattr(_simulate, "HOURS_BATCH", 2)
-    code, out, _ = cli(
-        "simulate",
-        "--game",
-        "mississippi_stud",
-        "--hours",
-        "0.000001",
-        "--first",
-        "5",
-        "--rounds",
-        "1",
-        "--workers",
-        "1",
-        "--faults",
-        "ci",
-        "--quiet",
-    )
-    assert code == 1
-    for seed in (5, 6):
-        assert f"seed {seed}: model_hidden: round 1, third_street" in out
-        assert f"--seed {seed} --rounds 1 --faults {','.join(CI_KINDS)} --shrink" in out
+    out = simulate_failing(monkeypatch, (5, 6), "--hours", "0.000001", "--first", "5")
     assert "stopped     after 1e-06 h: seeds 5-6 finished" in out
     assert "seeds       2 of mississippi_stud" in out and "failed seeds: 5, 6" in out
     code, _, err = cli("simulate", "--hours", "0", "--quiet")
@@ -174,7 +142,7 @@ def test_the_snapshot_looked_at_field_by_field_names_a_hidden_card_when_its_repr
     (fields found clean before not looked at again) answers as the whole snapshot's repr does."""
     from hil.simulate import model_check
 
-    _card_shown_early(monkeypatch)
+    card_shown_early(monkeypatch)
     answers: list[bool] = []
     real = model_check.VisibilityWatch._names_hidden
 

@@ -18,12 +18,13 @@ from __future__ import annotations
 import functools
 import os
 import re
-import stat
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from controller.journal.keys import read_key_file
 
 __all__ = [
     "SigningKeyError",
@@ -104,24 +105,7 @@ def new_signing_key(path: Path | str) -> str:
 
 
 def _read_small(path: Path, what: str, private: bool) -> bytes:
-    try:
-        with path.open("rb") as f:
-            info = os.fstat(f.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise SigningKeyError(f"{path}: the {what} is not a regular file")
-            if private and info.st_mode & 0o044:
-                raise SigningKeyError(
-                    f"{path}: the {what} is readable by others (mode {stat.S_IMODE(info.st_mode):04o}); "
-                    f"`chmod 600 {path}` and keep it to the table's own user"
-                )
-            raw = f.read(MAX_KEY_FILE_BYTES + 1)
-    except OSError as exc:
-        raise SigningKeyError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from exc
-    if len(raw) > MAX_KEY_FILE_BYTES:
-        raise SigningKeyError(f"{path}: the {what} is over {MAX_KEY_FILE_BYTES} bytes: not a key")
-    if not raw.strip():
-        raise SigningKeyError(f"{path}: the {what} is empty")
-    return raw
+    return read_key_file(path, what, MAX_KEY_FILE_BYTES, private=private, error=SigningKeyError)
 
 
 def read_signing_key(path: Path | str) -> Ed25519PrivateKey:

@@ -90,32 +90,29 @@ def encode_block(records: Sequence[StoredRecord]) -> Block:
     return Block(first.seq, last.seq, first.prev, last.hash, bytes(prefixes), bytes([FORMAT]) + zlib.compress(text, 9))
 
 
-def decode_block(block: Block, key: bytes | None = None) -> list[StoredRecord]:
+def decode_block(block: Block, key: bytes | None = None, *, check: bool = True) -> list[StoredRecord]:
     """The records of ``block``, each hashed again (with ``key``: HMAC-SHA-256, as the journal
     was written) and checked against the block's hash prefixes and its last hash. Raises
-    :class:`BlockError` naming the first record (or the block) that is unreadable or changed."""
+    :class:`BlockError` naming the first record (or the block) that is unreadable or changed.
+
+    ``check=False`` is for a reader without the journal's key (what it reads is verified where
+    it matters, by ``verify`` with the key): the block is parsed as strictly (a payload that is
+    unreadable, too large or not record lines still raises :class:`BlockError`) but no record is
+    hashed, so each carries no hash of its own (``""``) except the last, the block's."""
+    return _parse(block, key, check)
+
+
+def _parse(block: Block, key: bytes | None, check: bool) -> list[StoredRecord]:
+    """:func:`decode_block`'s parser, the one for a checked and an unchecked read alike."""
     from controller.journal.store import record_hash  # not at load: the store reads blocks through this codec
 
     span = f"records {block.first_seq}..{block.last_seq}"
     count = block.last_seq - block.first_seq + 1
     if count < 1:
         raise BlockError(f"{span}: a block of no records: changed")
-    if len(block.prefixes) != count * PREFIX_BYTES:
+    if check and len(block.prefixes) != count * PREFIX_BYTES:
         raise BlockError(f"{span}: {len(block.prefixes)} bytes of hash prefixes for {count} records: changed")
-    if not block.payload or block.payload[0] != FORMAT:
-        head = block.payload[:1].hex() or "nothing"
-        raise BlockError(f"{span}: payload format {head}, not {FORMAT:02x}: changed, or written by a newer tablectl")
-    try:
-        inflate = zlib.decompressobj()
-        raw = inflate.decompress(block.payload[1:], MAX_TEXT)
-        if inflate.unconsumed_tail:
-            raise BlockError(f"{span}: the payload decompresses to more than {MAX_TEXT} bytes: changed")
-        if not inflate.eof or inflate.unused_data:
-            raise BlockError(f"{span}: the payload is cut short or has bytes after its end: the file is damaged")
-        text = raw.decode("utf-8", "surrogatepass")
-    except (zlib.error, UnicodeError) as exc:
-        raise BlockError(f"{span}: the payload is unreadable ({exc}): the file is damaged") from exc
-    lines = text.split("\n")
+    lines = _lines(block.payload, span)
     if len(lines) != count:
         raise BlockError(f"{span}: the payload holds {len(lines)} records, not {count}: changed")
     out: list[StoredRecord] = []
@@ -130,6 +127,11 @@ def decode_block(block: Block, key: bytes | None = None) -> list[StoredRecord]:
             at = float(raw_at)
         except ValueError:
             raise BlockError(f"record {seq} ({kind[:40]}): time {raw_at[:40]!r} is not a number: changed") from None
+        if not check:
+            digest = block.hash if seq == block.last_seq else ""
+            out.append(StoredRecord(seq, at, kind, event == "1", data, prev, digest))
+            prev = digest
+            continue
         if repr(at) != raw_at:
             raise BlockError(f"record {seq} ({kind[:40]}): time {raw_at[:40]!r} is not as written: changed")
         digest = record_hash(prev, seq, at, kind, event == "1", data, key)
@@ -140,6 +142,25 @@ def decode_block(block: Block, key: bytes | None = None) -> list[StoredRecord]:
             )
         out.append(StoredRecord(seq, at, kind, event == "1", data, prev, digest))
         prev = digest
-    if prev != block.hash:
+    if check and prev != block.hash:
         raise BlockError(f"{span}: the last record's hash is not the block's: changed")
     return out
+
+
+def _lines(payload: bytes, span: str) -> list[str]:
+    """The record lines of a block's ``payload`` (its format byte, then its compressed text),
+    decompressed to at most :data:`MAX_TEXT` bytes."""
+    if not payload or payload[0] != FORMAT:
+        head = payload[:1].hex() or "nothing"
+        raise BlockError(f"{span}: payload format {head}, not {FORMAT:02x}: changed, or written by a newer tablectl")
+    try:
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(payload[1:], MAX_TEXT)
+        if inflate.unconsumed_tail:
+            raise BlockError(f"{span}: the payload decompresses to more than {MAX_TEXT} bytes: changed")
+        if not inflate.eof or inflate.unused_data:
+            raise BlockError(f"{span}: the payload is cut short or has bytes after its end: the file is damaged")
+        text = raw.decode("utf-8", "surrogatepass")
+    except (zlib.error, UnicodeError) as exc:
+        raise BlockError(f"{span}: the payload is unreadable ({exc}): the file is damaged") from exc
+    return text.split("\n")

@@ -9,9 +9,11 @@ order, whatever the records hold.
 
 A block is decoded with the journal's HMAC key and each of its records checked against the
 block's hash prefixes (a changed record raises :class:`~controller.journal.compact.BlockError`
-naming it). A keyed journal read without its key (``checked=False``) is decoded without those
-checks, as its rows are read without the key today: the records inside a block then carry no
-hash of their own (``""``), except the block's last one.
+naming it). A keyed journal read without its key (``checked=False``) is decoded by the same
+parser, as strictly (an unreadable block raises the same error, naming it) but without hashing
+its records, as its rows are read without the key: the records inside a block then carry no
+hash of their own (``""``), except the block's last one. Only readers of what is verified
+elsewhere read unchecked (``verify`` with the key judges the file).
 
 A row is yielded exactly as SQLite returns it (a damaged file's row may hold a text where a
 number belongs): the checkers judge it, not this reader.
@@ -21,12 +23,22 @@ from __future__ import annotations
 
 import heapq
 import sqlite3
-import zlib
 from collections.abc import Collection, Iterator
+from operator import itemgetter
+from typing import Any
 
-from controller.journal.compact import Block, BlockError, StoredRecord, decode_block
+from controller.journal.compact import Block, StoredRecord, decode_block
 
-__all__ = ["BLOCK_KINDS", "has_blocks", "hash_at", "last_record", "read_records", "record_at", "seq_bounds"]
+__all__ = [
+    "BLOCK_KINDS",
+    "has_blocks",
+    "hash_at",
+    "last_record",
+    "read_records",
+    "record_at",
+    "select_records",
+    "seq_bounds",
+]
 
 BLOCK_KINDS = "block_kinds"
 """The table naming the kinds of record each block holds (a block's summary: a reader looking for
@@ -100,41 +112,6 @@ def _blocks(
         yield Block(first, last, prev, digest, bytes(prefixes), bytes(payload))
 
 
-def decode(block: Block, key: bytes | None, checked: bool) -> list[StoredRecord]:
-    """The records of ``block`` (see the module's text for ``checked``)."""
-    if checked:
-        return decode_block(block, key)
-    return _decode_unchecked(block)
-
-
-def _decode_unchecked(block: Block) -> list[StoredRecord]:
-    span = f"records {block.first_seq}..{block.last_seq}"
-    if not block.payload or block.payload[1:2] == b"" or block.payload[0] != 1:
-        raise BlockError(f"{span}: payload unreadable or of another format: changed")
-    try:
-        text = zlib.decompress(block.payload[1:]).decode("utf-8", "surrogatepass")
-    except (zlib.error, UnicodeError) as exc:
-        raise BlockError(f"{span}: the payload is unreadable ({exc}): the file is damaged") from exc
-    lines = text.split("\n")
-    if len(lines) != block.last_seq - block.first_seq + 1:
-        raise BlockError(f"{span}: the payload holds {len(lines)} records: changed")
-    out: list[StoredRecord] = []
-    prev = block.prev
-    for i, line in enumerate(lines):
-        seq = block.first_seq + i
-        fields = line.split("\t", 3)
-        if len(fields) != 4 or fields[2] not in ("0", "1"):
-            raise BlockError(f"record {seq}: not a record line (time, kind, event, data): changed")
-        try:
-            at = float(fields[0])
-        except ValueError:
-            raise BlockError(f"record {seq}: time {fields[0][:40]!r} is not a number: changed") from None
-        digest = block.hash if seq == block.last_seq else ""
-        out.append(StoredRecord(seq, at, fields[1], fields[2] == "1", fields[3], prev, digest))
-        prev = digest
-    return out
-
-
 def read_records(
     db: sqlite3.Connection,
     after: int = 0,
@@ -173,12 +150,59 @@ def _from_blocks(
     newest_first: bool,
 ) -> Iterator[StoredRecord]:
     for block in list(_blocks(db, after, until, kinds, newest_first)):
-        records = decode(block, key, checked)
+        records = decode_block(block, key, check=checked)
         if newest_first:
             records.reverse()
         for r in records:
             if r.seq > after and (until is None or r.seq <= until) and (kinds is None or r.kind in kinds):
                 yield r
+
+
+def select_records(
+    db: sqlite3.Connection,
+    columns: str,
+    where: str,
+    *,
+    key: bytes | None = None,
+    checked: bool = True,
+    newest_first: bool = False,
+) -> Iterator[tuple[Any, ...]]:
+    """``(seq, *columns)`` of each record that meets ``where``, oldest first (or newest first):
+    ``columns`` and ``where`` are SQL on a record's ``seq``, ``at``, ``kind``, ``event`` and
+    ``data`` (literals, no parameters), so that a reader's filter and what it takes of each record
+    (``json_extract`` of its data, say) are kept by SQLite, whether the record is a row or in a
+    block. The rows are read as the iteration goes; a block is decoded when reached (``key`` and
+    ``checked`` as for :func:`read_records`) and its records queried by the same SQL."""
+    order = " ORDER BY seq" + (" DESC" if newest_first else "")
+    rows = db.execute(f"SELECT seq, {columns} FROM records WHERE {where}{order}")
+    if not has_blocks(db):
+        yield from rows
+        return
+    blocked = (
+        row
+        for block in _blocks(db, 0, None, None, newest_first)
+        for row in _select_block(db, decode_block(block, key, check=checked), columns, where, order)
+    )
+    yield from heapq.merge(rows, blocked, key=itemgetter(0), reverse=newest_first)
+
+
+_VALUES_AT_ONCE = 150
+"""Records of a block given to SQLite in one query (5 parameters each: within SQLite's least
+limit of 999 parameters)."""
+
+
+def _select_block(
+    db: sqlite3.Connection, records: list[StoredRecord], columns: str, where: str, order: str
+) -> Iterator[tuple[Any, ...]]:
+    """:func:`select_records` of a decoded block's ``records``: the same SQL (and ``order``), on a
+    ``records`` table made of them."""
+    starts = range(0, len(records), _VALUES_AT_ONCE)
+    for i in reversed(starts) if order.endswith("DESC") else starts:
+        part = records[i : i + _VALUES_AT_ONCE]
+        values = ", ".join(["(?, ?, ?, ?, ?)"] * len(part))
+        args = [v for r in part for v in (r.seq, r.at, r.kind, int(r.event), r.data)]
+        query = f"WITH records (seq, at, kind, event, data) AS (VALUES {values}) SELECT seq, {columns} FROM records"
+        yield from db.execute(f"{query} WHERE {where}{order}", args)
 
 
 def record_at(db: sqlite3.Connection, seq: int, key: bytes | None = None, checked: bool = True) -> StoredRecord | None:

@@ -3,7 +3,6 @@ event windows read back from it when the controller starts again."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -108,25 +107,21 @@ def change_game(
         journal.close()
 
 
-def _device_events(db: sqlite3.Connection) -> Iterator[tuple[str, Any, Any, Any]]:
-    """(kind, device, event number, boot id) of each event record that is a device's ``LinkUp`` or
-    ``EventsOfBoot`` or carries an event number above 0, newest first."""
-    from controller.journal.stored import read_records
+_DEVICE_EVENTS = (
+    "event = 1 AND json_valid(data) AND (kind IN ('LinkUp', 'EventsOfBoot') OR json_extract(data, '$.event_no') > 0)"
+)
+"""The records the windows are read from: a device's ``LinkUp`` or ``EventsOfBoot``, or an event
+carrying an event number above 0 (as SQLite compares: any text sorts above the numbers); a record
+whose data is not JSON (a damaged file's) passed over, not a failed start."""
 
-    for r in read_records(db, checked=False, newest_first=True):
-        if not r.event or (r.kind not in ("LinkUp", "EventsOfBoot") and '"event_no"' not in r.data):
-            continue
-        try:
-            data = json.loads(r.data)
-        except ValueError:
-            continue
-        if not isinstance(data, dict):
-            continue
-        event_no = data.get("event_no")
-        # as SQLite compared it: a number above 0, or any text (SQLite's text sorts above numbers)
-        numbered = event_no is not None and (not isinstance(event_no, int | float) or event_no > 0)
-        if r.kind in ("LinkUp", "EventsOfBoot") or numbered:
-            yield r.kind, data.get("device"), event_no, data.get("boot_id")
+
+def _device_events(db: sqlite3.Connection) -> Iterator[tuple[Any, ...]]:
+    """(seq, kind, device, event number, boot id) of each of the :data:`_DEVICE_EVENTS` records,
+    newest first: filtered and taken apart by SQLite, from rows and blocks alike."""
+    from controller.journal.stored import select_records
+
+    columns = "kind, json_extract(data, '$.device'), json_extract(data, '$.event_no'), json_extract(data, '$.boot_id')"
+    return select_records(db, columns, _DEVICE_EVENTS, checked=False, newest_first=True)
 
 
 def journaled_event_windows(path: Path, devices: set[str]) -> dict[str, tuple[int, int]]:
@@ -140,7 +135,7 @@ def journaled_event_windows(path: Path, devices: set[str]) -> dict[str, tuple[in
     newest: dict[str, int] = {}
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        for kind, device, event_no, boot_id in _device_events(db):
+        for _, kind, device, event_no, boot_id in _device_events(db):
             if device not in devices or device in windows:
                 continue
             if kind in ("LinkUp", "EventsOfBoot"):

@@ -18,6 +18,7 @@ from enum import Enum
 from typing import Any, ClassVar, TypeVar
 
 from controller.configuration import TableConfig
+from controller.game.definition import GameDefinition
 from controller.table._bet_board import BetBoard
 from controller.table._card_intake import CardIntake
 from controller.table._carry_over import CarryOver
@@ -65,9 +66,10 @@ Handler = Callable[[Any], None]
 class RoundTable:
     """The model of a game's machine: it owns the round and sends device commands.
 
-    Subclasses set ``Phase``, ``TRANSITIONS``, ``PLAYING``, ``DECK`` and the game steps (and
-    declare their own triggers), and implement ``round_record``, ``on_card`` (a card from the
-    shoe while dealing) and ``on_SpotReport``.
+    Subclasses set ``Phase``, ``TRANSITIONS``, ``PLAYING``, their game's ``DEFINITION`` (the
+    deck and the spots are taken from it) and the game steps (and declare their own triggers),
+    and implement ``round_record``, ``on_card`` (a card from the shoe while dealing) and
+    ``on_SpotReport``.
     """
 
     Phase: ClassVar[type[Enum]]
@@ -75,6 +77,8 @@ class RoundTable:
     """The game's members of the common states (``self.phase is self.common.hold``)."""
     TRANSITIONS: ClassVar[list[dict[str, object]]]
     PLAYING: ClassVar[list[Enum]]
+    DEFINITION: ClassVar[GameDefinition]
+    """The game's definition: ``DECK``, ``BET_SPOTS``, ``REQUIRED_SPOTS`` and ``SPOT_NAMES`` are its."""
     DECK: ClassVar[int] = 52
     DEALING_STATES: ClassVar[tuple[str, ...]] = ("dealing",)
     """The states in which cards come from the shoe."""
@@ -104,6 +108,10 @@ class RoundTable:
         super().__init_subclass__(**kwargs)
         if "Phase" in cls.__dict__:
             cls.common = CommonPhases.of(cls.Phase)
+        definition: GameDefinition | None = cls.__dict__.get("DEFINITION")
+        if definition is not None:
+            cls.DECK, cls.BET_SPOTS = definition.deck, definition.bet_spots
+            cls.REQUIRED_SPOTS, cls.SPOT_NAMES = definition.required_spots, definition.spot_names
 
     def __init__(
         self,

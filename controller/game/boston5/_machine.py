@@ -87,13 +87,10 @@ class Boston5Table(RoundTable):
     Phase = Phase
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
-    BET_SPOTS = DEFINITION.bet_spots
+    DEFINITION = DEFINITION
     WAGER_STEPS = ("betting", "second_wager")
-    REQUIRED_SPOTS = DEFINITION.required_spots
     CONFIRM_PHASES = ("settlement", "bonus_settlement")
     DEALING_STATES = ("first_deal", "final_deal")
-    SPOT_NAMES = DEFINITION.spot_names
-    DECK = DEFINITION.deck
     first_cards_complete = Trigger()
     bonus_done = Trigger()
     bonus_settled = Trigger()

@@ -102,11 +102,8 @@ class MississippiTable(RoundTable):
     Phase = Phase
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
-    BET_SPOTS = DEFINITION.bet_spots
+    DEFINITION = DEFINITION
     WAGER_STEPS = ("betting", "third_street", "fourth_street", "fifth_street")
-    REQUIRED_SPOTS = DEFINITION.required_spots
-    SPOT_NAMES = DEFINITION.spot_names
-    DECK = DEFINITION.deck
     cards_complete = Trigger()
     reveal = Trigger()
 

@@ -127,10 +127,7 @@ class PaiGowTable(RoundTable):
     Phase = Phase
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
-    BET_SPOTS = DEFINITION.bet_spots
-    REQUIRED_SPOTS = DEFINITION.required_spots
-    SPOT_NAMES = DEFINITION.spot_names
-    DECK = DEFINITION.deck
+    DEFINITION = DEFINITION
     CARD_STARTS_DEAL = False  # the dice total comes first
     start_entered = Trigger()
     hands_dealt = Trigger()

@@ -94,11 +94,8 @@ class ThreeCardTable(RoundTable):
     Phase = Phase
     TRANSITIONS = TRANSITIONS
     PLAYING = PLAYING
-    BET_SPOTS = DEFINITION.bet_spots
+    DEFINITION = DEFINITION
     WAGER_STEPS = ("betting", "play")
-    REQUIRED_SPOTS = DEFINITION.required_spots
-    SPOT_NAMES = DEFINITION.spot_names
-    DECK = DEFINITION.deck
     cards_complete = Trigger()
     reveal = Trigger()
 

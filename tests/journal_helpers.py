@@ -1,0 +1,30 @@
+"""Tests' helper: journals written record by record for a test, without a table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from controller.journal import SqliteJournal
+from controller.journal.meters import meters_for_round
+
+
+def filled(path: Path, key: bytes | None, rounds: int, first: int = 1, snapshots: bool = False) -> SqliteJournal:
+    """A journal of ``rounds`` one-seat rounds from round ``first`` on, all of 1970 (older than any
+    retention), with a snapshot at each round's start if ``snapshots``."""
+    clock = iter(float(t) for t in range(1_000 + 1_000 * first, 10**6, 10))
+    j = SqliteJournal(path, key, clock=lambda: next(clock))
+    for r in range(first, first + rounds):
+        if snapshots:
+            j.snapshot(j.last_seq, r, {"round": r})
+        j.append("SpotReport", {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}, event=True)
+        data = {
+            "round": r,
+            "game": "mississippi_stud",
+            "record": {"seats": {"1": {"wagers": {"ante": 500}}}},
+            "settlement": None,
+            "late_bets": [],
+            "faults": 0,
+            "first_seq": j.last_seq,
+        }
+        j.append_round(r, data, meters_for_round(data))
+    return j
