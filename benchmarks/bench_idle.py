@@ -225,7 +225,15 @@ MODES = {
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--seconds", type=float, default=20.0, help="seconds measured (default 20)")
-    parser.add_argument("--settle", type=float, default=5.0, help="seconds to let the table open first (default 5)")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=10.0,
+        help="seconds to let the table open and go idle first (default 10: its links poll slower after 5 s of nothing)",
+    )
+    parser.add_argument(
+        "--table", choices=list(MODES), action="append", help="measure only this table (repeatable; default: all)"
+    )
     parser.add_argument("--source", type=Path, help="run the controller of this checkout instead")
     parser.add_argument(
         "--before", type=Path, help="also run the controller of this checkout, each table right before this one's"
@@ -244,6 +252,8 @@ def main() -> int:
     if args.before is not None:
         trees.insert(0, ("before", args.before))
     for mode, name in MODES.items():
+        if args.table and mode not in args.table:
+            continue
         for label, source in trees:
             r = measure(mode, args.seconds, args.settle, source)
             verdict = "met" if r["tree"] <= TARGET_PERCENT else "NOT met"
