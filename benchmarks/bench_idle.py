@@ -1,11 +1,13 @@
 """What an idle table costs: CPU and wake-ups of a table with no round in play.
 
-Run ``python benchmarks/bench_idle.py [--seconds N] [--settle S] [--source DIR]``. It starts, one
-after the other, three idle tables, lets each settle ``S`` seconds (default 5: the links up, the
-table open), then measures ``N`` seconds (default 20) of doing nothing:
+Run ``python benchmarks/bench_idle.py [--seconds N] [--settle S] [--source DIR] [--table T]``. It
+starts, one after the other, three idle tables (or those named by ``--table``), lets each settle
+``S`` seconds (default 10: the links up, the table open, and 5 s of nothing, after which an idle
+table's links poll every 200 ms, docs/protocol.md section 4.1), then measures ``N`` seconds
+(default 20) of doing nothing:
 
 - ``tablectl run`` with the shipped config/mississippi_stud.yaml (its devices polled every 50 ms,
-  as docs/protocol.md says) on three simulators, each in a process of its own
+  200 ms once idle, as docs/protocol.md says) on three simulators, each in a process of its own
   (``python -m hil.sim KIND --link PATH``), as a real table's devices are boxes of their own: the
   controller's process alone is what the table's computer spends;
 - ``tablectl bench --manual --view-socket PATH``: the bench's simulators are threads of the

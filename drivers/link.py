@@ -42,6 +42,10 @@ reply's deadline, a busy command's pause, a reopening. Deadlines within :data:`C
 other are served in one wake-up (so a table's polls fall together), a poll's reply is first looked
 for that long after it, and a port that does not take a whole frame is waited on for room (never
 a blocking write): an idle table's links wake about twice a poll interval, all devices together.
+A table whose links have passed nothing but polls and empty answers for ``idle_after_s`` is
+polled every ``idle_poll_interval_s`` (the link's pace, :meth:`LinkProtocol.pace`); an event
+received or a command queued on any link of the loop brings every link back to its
+``poll_interval_s`` at once (docs/protocol.md, section 4.1).
 """
 
 from __future__ import annotations
