@@ -376,6 +376,9 @@ class Link:
 
     def _serve(self, ready: int) -> None:
         timed = not ready and not self._poked  # served for its deadline alone (a poll's, say)
+        # Served now: a link that cannot send yet (its port closed until the backoff ends, or
+        # full) is served again at its reopening or when there is room, not at every pass.
+        self._poked = False
         transport = self._transport
         if transport is None:
             if self._reopen_at is not None:

@@ -295,3 +295,36 @@ def test_an_idle_tables_links_poll_slower_and_any_event_or_command_brings_every_
         finally:
             for driver in drivers.values():
                 driver.close()
+
+
+def test_a_poke_to_a_link_that_cannot_send_now_lets_the_loop_sleep(tmp_path: Path) -> None:
+    """A command queued (or every link brought back from the idle pace) for a link whose port is
+    closed until its backoff ends, or that waits for room on its port: the loop serves the poke
+    once and sleeps again until the reopening or the room, rather than serving it at every pass
+    (a loop spinning a core for as long)."""
+    q: queue.Queue = queue.Queue()
+    loop = LinkLoop("links")
+    closed = LinkConfig(reconnect_min_s=1e6, reconnect_max_s=1e6)  # down: reopened in 11 days
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    termios.tcflow(slave, termios.TCOOFF)  # the port takes nothing from whoever opens it
+    try:
+        gone = ShoeDriver("shoe", str(tmp_path / "no-such-port"), q, address=1, config=closed)
+        stuck = ShoeDriver("bet_spots", os.ttyname(slave), q, address=2, config=CONFIG)
+        for driver in (gone, stuck):
+            driver.link.loop = loop
+        try:
+            gone.start()
+            stuck.start()
+            _until(lambda: gone.link._reopen_at is not None, "the gone port closed until its backoff ends")
+            _until(lambda: stuck.link._pending is not None, "the first request waiting for room")
+            for link in (gone.link, stuck.link):
+                link.send_command("shuffle", 0x01)
+                _until(lambda link=link: not link._poked, f"the loop done with the poke of {link.name}")
+            assert gone.link._reopen_at is not None and stuck.link._pending is not None
+        finally:
+            gone.close()
+            stuck.close()
+    finally:
+        os.close(master)
+        os.close(slave)
