@@ -1,11 +1,13 @@
 """What an idle table costs: CPU and wake-ups of a table with no round in play.
 
-Run ``python benchmarks/bench_idle.py [--seconds N] [--settle S] [--source DIR]``. It starts, one
-after the other, three idle tables, lets each settle ``S`` seconds (default 5: the links up, the
-table open), then measures ``N`` seconds (default 20) of doing nothing:
+Run ``python benchmarks/bench_idle.py [--seconds N] [--settle S] [--source DIR] [--table T]``. It
+starts, one after the other, three idle tables (or those named by ``--table``), lets each settle
+``S`` seconds (default 10: the links up, the table open, and 5 s of nothing, after which an idle
+table's links poll every 200 ms, docs/protocol.md section 4.1), then measures ``N`` seconds
+(default 20) of doing nothing:
 
 - ``tablectl run`` with the shipped config/mississippi_stud.yaml (its devices polled every 50 ms,
-  as docs/protocol.md says) on three simulators, each in a process of its own
+  200 ms once idle, as docs/protocol.md says) on three simulators, each in a process of its own
   (``python -m hil.sim KIND --link PATH``), as a real table's devices are boxes of their own: the
   controller's process alone is what the table's computer spends;
 - ``tablectl bench --manual --view-socket PATH``: the bench's simulators are threads of the
@@ -225,7 +227,15 @@ MODES = {
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--seconds", type=float, default=20.0, help="seconds measured (default 20)")
-    parser.add_argument("--settle", type=float, default=5.0, help="seconds to let the table open first (default 5)")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=10.0,
+        help="seconds to let the table open and go idle first (default 10: its links poll slower after 5 s of nothing)",
+    )
+    parser.add_argument(
+        "--table", choices=list(MODES), action="append", help="measure only this table (repeatable; default: all)"
+    )
     parser.add_argument("--source", type=Path, help="run the controller of this checkout instead")
     parser.add_argument(
         "--before", type=Path, help="also run the controller of this checkout, each table right before this one's"
@@ -244,6 +254,8 @@ def main() -> int:
     if args.before is not None:
         trees.insert(0, ("before", args.before))
     for mode, name in MODES.items():
+        if args.table and mode not in args.table:
+            continue
         for label, source in trees:
             r = measure(mode, args.seconds, args.settle, source)
             verdict = "met" if r["tree"] <= TARGET_PERCENT else "NOT met"

@@ -42,6 +42,10 @@ reply's deadline, a busy command's pause, a reopening. Deadlines within :data:`C
 other are served in one wake-up (so a table's polls fall together), a poll's reply is first looked
 for that long after it, and a port that does not take a whole frame is waited on for room (never
 a blocking write): an idle table's links wake about twice a poll interval, all devices together.
+A table whose links have passed nothing but polls and empty answers for ``idle_after_s`` is
+polled every ``idle_poll_interval_s`` (the link's pace, :meth:`LinkProtocol.pace`); an event
+received or a command queued on any link of the loop brings every link back to its
+``poll_interval_s`` at once (docs/protocol.md, section 4.1).
 """
 
 from __future__ import annotations
@@ -158,6 +162,10 @@ class Link:
         self._reopen_at: float | None = None  # the port is closed until then (the backoff)
         self._delay = config.reconnect.first_s  # the backoff's pause after the next failure
         self._left = threading.Event()  # the loop has stopped running the link
+        # the pace (docs/protocol.md, section 4.1): the idle poll after ``idle_after_s`` of nothing
+        self._active_at = 0.0  # when the loop last saw something happen at the table (the link's clock)
+        self._stir_at = 0.0  # when this link last saw something happen: an event, a command, a poke
+        self._events_seen = 0  # the events counted by the protocol when the link last looked
         self.clock: Callable[[], float] = time.monotonic
         """What the link measures silence, timeouts and pauses with (a test may set another before start)."""
         self.wall: Callable[[], float] = time.time
@@ -307,6 +315,7 @@ class Link:
 
     def _poke(self) -> None:
         """Have the loop serve the link at once (a command queued, an event journaled)."""
+        self._stir_at = self.clock()
         self._poked = True
         loop = self._running_in
         if loop is not None:
@@ -367,6 +376,9 @@ class Link:
 
     def _serve(self, ready: int) -> None:
         timed = not ready and not self._poked  # served for its deadline alone (a poll's, say)
+        # Served now: a link that cannot send yet (its port closed until the backoff ends, or
+        # full) is served again at its reopening or when there is room, not at every pass.
+        self._poked = False
         transport = self._transport
         if transport is None:
             if self._reopen_at is not None:
@@ -403,7 +415,12 @@ class Link:
         wake-up of its own: the devices polled together answer meanwhile, and one wake-up takes
         every reply; a reply not there yet is then waited for on the port."""
         sent = False
-        self.protocol.log_counters(self.clock())  # once a turn: the counters change by what it read and sent
+        now = self.clock()
+        self.protocol.log_counters(now)  # once a turn: the counters change by what it read and sent
+        events = self.protocol.stats.events
+        if events != self._events_seen:  # an event came: the table is not idle
+            self._events_seen, self._stir_at = events, now
+        self._pace(now)
         while True:
             self._poked = False  # before the step: a poke after it is served in the next pass
             with self._lock:
@@ -425,6 +442,26 @@ class Link:
             # a port without a descriptor (loop://) is read with pyserial's own short timed read
             self._spin = waiting_reply and transport.descriptor is None
             return
+
+    def _pace(self, now: float) -> None:
+        """Poll at the config's ``poll_interval_s`` while anything happens at the table, and every
+        ``idle_poll_interval_s`` once nothing but polls and empty answers has passed on any of its
+        links for ``idle_after_s`` (docs/protocol.md, section 4.1)."""
+        config = self.config
+        quiet = now - max(self._active_at, self._stir_at) >= config.idle_after_s
+        interval = config.idle_poll_s if quiet else config.poll_interval_s
+        if interval != self.protocol.poll_interval_s:
+            with self._lock:
+                self.protocol.pace(interval)
+
+    def _stirred(self) -> None:
+        """Something happened at the table (on this link or another of the loop's): poll at the
+        config's interval again, the next poll brought forward (the loop serves the link at once)."""
+        self._active_at = max(self.clock(), self._stir_at)
+        if self.protocol.poll_interval_s != self.config.poll_interval_s:
+            with self._lock:
+                self.protocol.pace(self.config.poll_interval_s)
+            self._poked = True
 
     def _flush(self, transport: Transport, data: memoryview, fresh: bool = False) -> bool:
         """Write what the port takes of ``data``; True when all of it went. The rest waits for
@@ -508,6 +545,8 @@ class LinkLoop:
     def add(self, link: Link) -> None:
         """Run ``link`` (from its next pass: its port is opened at once)."""
         link._due, link._reopen_at, link._delay = -math.inf, None, link.config.reconnect.first_s
+        link._active_at = link._stir_at = link.clock()
+        link._events_seen = link.protocol.stats.events
         link._left.clear()
         with self._lock:
             self._links.append(link)
@@ -595,6 +634,11 @@ class LinkLoop:
             events = ready.get(link, 0)
             if events or link._poked or link._spin or link._due <= link.clock():
                 link._turn(events)
+        if any(link._stir_at > link._active_at for link in links):
+            # an event or a command on one link: every link polls at its interval again (the event
+            # order waits for every device's report, so one idle link would hold the others' events)
+            for link in links:
+                link._stirred()
         wanted = {link: interest for link in links if (interest := link._interest()) is not None}
         for link, old in list(watched.items()):  # first every port no longer waited on (maybe closed)
             if wanted.get(link, (None,))[0] is not old[0]:

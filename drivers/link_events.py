@@ -86,6 +86,13 @@ class LinkConfig:
 
     baudrate: int = 115200
     poll_interval_s: float = 0.05
+    idle_poll_interval_s: float = 0.2
+    """The poll interval of a link whose table is idle: nothing received from any of its devices
+    and nothing sent them but polls for ``idle_after_s`` (never shorter than ``poll_interval_s``;
+    at most half of the devices' one-second heartbeat, docs/protocol.md, section 4.8)."""
+    idle_after_s: float = 5.0
+    """How long a table's links hear and send nothing but polls and empty answers before they
+    poll every ``idle_poll_interval_s`` (any event or command brings ``poll_interval_s`` back at once)."""
     response_timeout_s: float = 0.1
     retries: int = 3
     link_down_s: float = 1.0
@@ -99,6 +106,12 @@ class LinkConfig:
     """A write not done in this long fails (the link goes down). pyserial also fails a write that
     was done when its thread ran again only after this long (it looks at the time after the
     write), so a process starved for as long takes its links down."""
+
+    @property
+    def idle_poll_s(self) -> float:
+        """The poll interval while the table is idle: ``idle_poll_interval_s``, or
+        ``poll_interval_s`` when that is longer."""
+        return max(self.poll_interval_s, self.idle_poll_interval_s)
 
     @property
     def reconnect(self) -> Backoff:

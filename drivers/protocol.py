@@ -192,6 +192,7 @@ class LinkProtocol:
         self._device = _Device()
         self._decoder = Decoder(stats=self.stats.decoder)
         self._log = _CounterLog()
+        self._poll_s: float | None = None  # the runner's pace (None: the config's poll interval)
 
     # --- what the table and the driver ask and tell ---------------------------------------------
 
@@ -203,6 +204,21 @@ class LinkProtocol:
     @config.setter
     def config(self, config: LinkConfig) -> None:
         self._exchange.config = config
+
+    @property
+    def poll_interval_s(self) -> float:
+        """How long after a poll the next one goes out: the config's ``poll_interval_s`` unless
+        the runner paced the link otherwise (:meth:`pace`)."""
+        return self.config.poll_interval_s if self._poll_s is None else self._poll_s
+
+    def pace(self, seconds: float) -> None:
+        """Poll every ``seconds`` from now on (the runner's idle pace, or the config's interval
+        again). A shorter interval brings the next poll forward to ``seconds`` after the last one;
+        a longer one takes effect from the next poll."""
+        exchange, before = self._exchange, self.poll_interval_s
+        self._poll_s = seconds
+        if exchange.next_poll > 0.0:  # 0.0: a poll is due at once anyway
+            exchange.next_poll = min(exchange.next_poll, exchange.next_poll - before + seconds)
 
     @property
     def up(self) -> bool:
@@ -413,7 +429,7 @@ class LinkProtocol:
         until = exchange.poll_due()
         if now < until:
             return Wait(until)
-        exchange.next_poll = now + self.config.poll_interval_s
+        exchange.next_poll = now + self.poll_interval_s
         return exchange.request(MsgType.POLL, struct.pack(">IIB", *self._window.poll(), self.running), now)
 
     # --- the link's own reports -------------------------------------------------------------------

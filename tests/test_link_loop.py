@@ -227,3 +227,104 @@ def test_a_port_that_takes_nothing_never_blocks_the_loop(tmp_path: Path) -> None
     finally:
         os.close(master)
         os.close(slave)
+
+
+class _JumpClock:
+    """``time.monotonic`` moved on by ``moved`` seconds: the links' idleness is measured on it, so
+    a test makes a table idle for as long as it likes without waiting for it."""
+
+    def __init__(self) -> None:
+        self.moved = 0.0
+
+    def __call__(self) -> float:
+        return time.monotonic() + self.moved
+
+
+IDLE_CONFIG = LinkConfig(
+    poll_interval_s=0.02,
+    idle_poll_interval_s=0.5,
+    idle_after_s=1000.0,  # never reached by real time during the test: only the clock's jumps reach it
+    response_timeout_s=0.2,
+    retries=2,
+    link_down_s=1e6,  # the jumps never make a link silent for this long
+    reconnect_min_s=0.05,
+    reconnect_max_s=0.2,
+)
+
+
+def test_an_idle_tables_links_poll_slower_and_any_event_or_command_brings_every_link_back(tmp_path: Path) -> None:
+    """A table whose links have passed nothing but polls and empty answers for ``idle_after_s``
+    polls every ``idle_poll_interval_s`` (docs/protocol.md, section 4.1); a press on the panel
+    brings all three links back to their poll interval, not the panel's alone (the event order
+    waits for every device's report), and so does a command."""
+    table = load_table(config_dir() / "mississippi_stud.yaml")
+    q: queue.Queue = queue.Queue()
+    panel_sim = PanelSim(address=3)
+    sims = {"shoe": ShoeSim(), "bet_spots": BetSpotSim(), "panel": panel_sim}
+    clock = _JumpClock()
+    fast, idle = table.devices["panel"].poll_interval_s, IDLE_CONFIG.idle_poll_interval_s
+    assert fast < idle
+
+    def paced(seconds: float) -> bool:
+        return all(d.link.protocol.poll_interval_s == seconds for d in drivers.values())
+
+    def idle_now() -> None:
+        clock.moved += IDLE_CONFIG.idle_after_s + 1
+        _until(lambda: paced(idle), "every link polling at the idle pace")
+
+    with contextmanager_servers(sims, tmp_path) as urls:
+        drivers = open_drivers(table, q, urls, IDLE_CONFIG)
+        for driver in drivers.values():
+            driver.link.clock = clock
+        panel = drivers["panel"]
+        assert isinstance(panel, PanelDriver)
+        try:
+            for driver in drivers.values():
+                driver.start()
+            _up(q, *drivers)
+            assert paced(fast)  # a table just opened is not idle
+            idle_now()
+            panel_sim.press("no_more_bets")
+            wait_for(q, lambda e: isinstance(e, ButtonChanged) and e.button == "no_more_bets" and e.pressed)
+            _until(lambda: paced(fast), "every link back at its poll interval after the press")
+            idle_now()
+            panel.beep(50)
+            wait_for(q, lambda e: isinstance(e, CommandResult) and e.command == "beep")
+            _until(lambda: paced(fast), "every link back at its poll interval after the command")
+            assert all(d.link.up for d in drivers.values())
+        finally:
+            for driver in drivers.values():
+                driver.close()
+
+
+def test_a_poke_to_a_link_that_cannot_send_now_lets_the_loop_sleep(tmp_path: Path) -> None:
+    """A command queued (or every link brought back from the idle pace) for a link whose port is
+    closed until its backoff ends, or that waits for room on its port: the loop serves the poke
+    once and sleeps again until the reopening or the room, rather than serving it at every pass
+    (a loop spinning a core for as long)."""
+    q: queue.Queue = queue.Queue()
+    loop = LinkLoop("links")
+    closed = LinkConfig(reconnect_min_s=1e6, reconnect_max_s=1e6)  # down: reopened in 11 days
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    termios.tcflow(slave, termios.TCOOFF)  # the port takes nothing from whoever opens it
+    try:
+        gone = ShoeDriver("shoe", str(tmp_path / "no-such-port"), q, address=1, config=closed)
+        stuck = ShoeDriver("bet_spots", os.ttyname(slave), q, address=2, config=CONFIG)
+        for driver in (gone, stuck):
+            driver.link.loop = loop
+        try:
+            gone.start()
+            stuck.start()
+            _until(lambda: gone.link._reopen_at is not None, "the gone port closed until its backoff ends")
+            _until(lambda: stuck.link._pending is not None, "the first request waiting for room")
+            for link in (gone.link, stuck.link):
+                link.send_command("shuffle", 0x01)
+                _until(lambda link=link: not link._poked, f"the loop done with the poke of {link.name}")
+            assert gone.link._reopen_at is not None and stuck.link._pending is not None
+        finally:
+            gone.close()
+            stuck.close()
+    finally:
+        os.close(master)
+        os.close(slave)

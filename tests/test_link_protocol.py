@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drivers.delivery import Delivery
-from drivers.framing import Frame, MsgType, encode
+from drivers.framing import Decoder, Frame, MsgType, encode
 from drivers.messages import BUTTONS, DeviceEvent
 from drivers.panel import ButtonChanged, PanelDriver
 from drivers.protocol import (
@@ -27,6 +27,7 @@ from drivers.protocol import (
     Wait,
 )
 from drivers.state import PanelState
+from hil.device import HEARTBEAT_S
 from hil.devices import PanelSim
 from hil.wire import CHUNKINGS, Line, SimWire
 
@@ -267,3 +268,60 @@ def test_a_window_restored_between_kept_events_and_the_new_boots_acknowledges_on
         again.journal()
     assert [body for _, _, body in sink.events[:2] + again.events] == sent
     assert not sim.pending
+
+
+def _ack(seq: int) -> bytes:
+    return encode(Frame(3, 0, seq, MsgType.ACK, struct.pack(">II", 5, 0)))
+
+
+def _waits(protocol: LinkProtocol, now: float) -> float:
+    """Until when ``protocol`` waits at ``now`` (it must wait)."""
+    action, _ = protocol.step(now)
+    assert isinstance(action, Wait)
+    return action.until
+
+
+def test_a_paced_link_polls_at_its_pace_and_a_shorter_pace_brings_the_next_poll_forward() -> None:
+    protocol = LinkProtocol("panel", 3, CONFIG)
+    protocol.opened(0.0, 100)
+    assert isinstance(protocol.step(0.0)[0], Send)  # poll 101
+    protocol.receive(_ack(101), 0.01, 0.01)
+    assert _waits(protocol, 0.01) == pytest.approx(CONFIG.poll_interval_s)
+    protocol.pace(CONFIG.idle_poll_s)  # longer: from the next poll on
+    assert _waits(protocol, 0.01) == pytest.approx(CONFIG.poll_interval_s)
+    assert isinstance(protocol.step(0.05)[0], Send)  # poll 102
+    protocol.receive(_ack(102), 0.06, 0.06)
+    assert _waits(protocol, 0.06) == pytest.approx(0.05 + CONFIG.idle_poll_s)
+    protocol.pace(CONFIG.poll_interval_s)  # shorter: the next poll comes sooner
+    assert protocol.poll_interval_s == CONFIG.poll_interval_s
+    assert _waits(protocol, 0.06) == pytest.approx(0.05 + CONFIG.poll_interval_s)
+
+
+@pytest.mark.parametrize("paced", [False, True])
+def test_an_idle_link_polls_within_the_heartbeat_and_goes_down_after_link_down_s_as_a_busy_one(paced: bool) -> None:
+    """The idle pace keeps the heartbeat (a POLL at least every half second, docs/protocol.md
+    4.8) and the link-down time (``link_down_s`` after the last answer, section 4.7)."""
+    assert CONFIG.idle_poll_s <= HEARTBEAT_S / 2
+    protocol = LinkProtocol("panel", 3, CONFIG)
+    protocol.running = True
+    protocol.opened(0.0, 100)
+    if paced:
+        protocol.pace(CONFIG.idle_poll_s)
+    polls: list[float] = []
+    last_good, t, answering = 0.0, 0.0, True
+    while t < 10.0:
+        action, _ = protocol.step(t)
+        if isinstance(action, Close):
+            break
+        if isinstance(action, Send):
+            frame = Decoder().feed(action.data)[0]
+            assert frame.type is MsgType.POLL and frame.payload[-1] == 1  # the heartbeat
+            polls.append(t)
+            if answering:
+                protocol.receive(_ack(frame.seq), t, t)
+                last_good = t
+                answering = t < 3.0  # then the device goes silent
+        t = round(t + 0.001, 3)
+    gaps = [b - a for a, b in zip(polls, polls[1:], strict=False)]
+    assert max(gaps) <= max(protocol.poll_interval_s, CONFIG.response_timeout_s) + 0.002 <= HEARTBEAT_S / 2
+    assert last_good + CONFIG.link_down_s <= t <= last_good + CONFIG.link_down_s + 0.002

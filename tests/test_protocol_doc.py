@@ -172,12 +172,16 @@ def test_the_display_limits_count_characters_and_a_line_too_long_changes_nothing
 
 
 def test_the_page_s_timing_is_the_controller_s() -> None:
-    """Sections 4.3, 4.7, 4.8: the retry, the silence that is a link-down, the poll interval."""
+    """Sections 4.1, 4.3, 4.7, 4.8: the poll interval and the idle table's, the retry, the silence
+    that is a link-down."""
     config = LinkConfig()
     assert (config.response_timeout_s, config.retries, config.link_down_s) == (0.1, 3, 1.0)
     assert "within **100 ms** (`response_timeout_s`)" in DOC and "up to **3** more times (`retries`)" in DOC
     assert "After **1.0 s** (`link_down_s`)" in DOC and "**1.0 s** (the controller's own `link_down_s`" in DOC
     assert config.poll_interval_s == 0.05 and "every **50 ms** (`poll_interval_s`" in DOC
+    assert (config.idle_poll_s, config.idle_after_s) == (0.2, 5.0)
+    assert "**An idle table polls every 200 ms**" in DOC and "for **5 s** (no event" in DOC
+    assert "(50 ms by default; 200 ms while the table is\n   idle, 4.1)" in DOC
 
 
 def test_a_stub_of_more_than_255_cards_is_reported_as_255() -> None:

@@ -75,7 +75,8 @@ DEVICE_KEYS = {
     "`sim://NAME` for a simulator the bench starts (`run` refuses `sim://`; `bench` refuses anything else, "
     "since it serves its own simulators)",
     "baudrate": "the serial speed, 1 to 4,000,000 (default 115200)",
-    "poll_interval_s": "seconds between polls, above 0 and at most 10 (default 0.05)",
+    "poll_interval_s": "seconds between polls, above 0 and at most 10 (default 0.05); once the table has been idle "
+    "for 5 s, every 0.2 s or this, whichever is longer (docs/protocol.md, section 4.1)",
     "address": "the device's bus address, 1 to 126 (default: 1 shoe, 2 bet spots, 3 panel)",
 }
 
