@@ -20,6 +20,13 @@ The rules (docs/dealer-guide.md, "Signing in"):
 - ``lockout.attempts`` wrong PINs in a row for one id lock it out for ``lockout.minutes``, by the
   sign-in events' own times (the journaled clock, so a replay locks out alike); a sign-in to a
   locked id is refused without checking the PIN.
+- After a wrong PIN (or an id not on the roster) at a panel, that panel's PIN entries are refused
+  unchecked for a back-off (:data:`BACK_OFF_S`, doubling with each further wrong PIN in a row
+  there, at most :data:`MAX_BACK_OFF_S`), journaled as refused too soon; a sign-in that matches
+  ends it. A PIN check (scrypt, up to about a second) runs on the controller thread: without the
+  back-off a storm of PIN entries held every other event behind it (40 entries: the last one
+  journaled 13 s later, found from outside on 2026-12-06). By the events' own times too, and
+  decided again from the journaled sign-ins alone, so a replay refuses alike and never runs scrypt.
 """
 
 from __future__ import annotations
@@ -42,6 +49,13 @@ log = logging.getLogger("tablectl.table")
 
 MAX_TRACKED = 1000
 """The most ids whose wrong PINs are counted at once (the oldest are forgotten first)."""
+BACK_OFF_S = 2.0
+"""How long a panel's PIN entries are refused unchecked after a wrong PIN there: longer than the
+dearest check a roster may name takes (1.25 s measured), so a storm costs one check per back-off."""
+MAX_BACK_OFF_S = 60.0
+"""The longest back-off (after 6 wrong PINs in a row at one panel)."""
+TOO_SOON = "too soon after a wrong PIN at this panel"
+"""The reason journaled for a PIN entry refused unchecked during a panel's back-off."""
 
 
 @functools.cache
@@ -77,6 +91,9 @@ class SignIns:
         """The dealer of each recent round, by round number (fixed at "no more bets")."""
         self._failures: dict[str, tuple[int, float]] = {}
         """Wrong PINs in a row, and until when the id is locked out (0: not), by id."""
+        self._panels: dict[str, tuple[int, float]] = {}
+        """Wrong PINs in a row at a panel, and until when its PIN entries are refused unchecked,
+        by the panel's device name."""
         self.dealing = False
         """The round in play is past "no more bets" (a dealer signing in now deals the next one)."""
 
@@ -92,6 +109,11 @@ class SignIns:
         until = self._failures.get(person, (0, 0.0))[1]
         return until if at < until else None
 
+    def backed_off_until(self, device: str, at: float) -> float | None:
+        """Until when the panel ``device`` refuses PIN entries unchecked at ``at`` (None: it takes them)."""
+        until = self._panels.get(device, (0, 0.0))[1]
+        return until if at < until else None
+
     def check(self, event: PinEntered | BadgeRead) -> SignIn:
         """``event`` checked against the roster: what is journaled instead of it."""
         common: dict[str, Any] = {"device": event.device, "at": event.at, "event_no": event.event_no}
@@ -102,9 +124,11 @@ class SignIns:
         person = _clean(event.person)
         if roster is None:
             return SignIn(**common, person="", method="pin", verified=False)
+        entry = roster.people.get(person)
+        if self.backed_off_until(event.device, event.at) is not None:  # no scrypt: refused as too soon
+            return SignIn(**common, person=person if entry is not None else "", method="pin", verified=False)
         if self.locked_until(person, event.at) is not None:
             return SignIn(**common, person=person, method="pin", verified=False)
-        entry = roster.people.get(person)
         pin_hash = entry.pin_hash if entry is not None and entry.pin_hash is not None else None
         try:
             matched = pin_matches(event.pin, pin_hash or _dummy_hash()) and pin_hash is not None
@@ -123,6 +147,12 @@ class SignIns:
         if roster is None:
             self._refuse(e, "this table has no roster: nobody signs in here")
             return
+        if e.method == "pin":
+            backed_off = self.backed_off_until(e.device, e.at)
+            if backed_off is not None:  # decided from the journaled sign-ins alone: a replay alike
+                self.audit("SignInRefused", {"person": e.person, "method": e.method, "reason": TOO_SOON})
+                self.show(f"sign-in refused: {TOO_SOON}: try again after {_clock(backed_off)}")
+                return
         until = self.locked_until(e.person, e.at)
         if until is not None:
             self._refuse(e, f"locked out until {_clock(until)} after wrong PINs")
@@ -132,6 +162,7 @@ class SignIns:
             self._wrong(e, roster)
             return
         self._failures.pop(person.id, None)
+        self._panels.pop(e.device, None)
         if person.supervisor:
             self.supervisor = person
             self.audit("SignedIn", {"round": round_no, "person": person.id, "role": "supervisor", "method": e.method})
@@ -167,6 +198,7 @@ class SignIns:
         if e.method == "badge":
             self._refuse(e, "badge not on the roster")
             return
+        self._back_off(e.device, e.at)
         if not e.person:  # an id not on the roster: no one's PIN to count
             self._refuse(e, "wrong PIN or id")
             return
@@ -187,6 +219,13 @@ class SignIns:
             "SignInRefused", {"person": e.person, "method": e.method, "reason": "wrong PIN or id", "attempt": count}
         )
         self.show(f"sign-in refused: wrong PIN or id ({count} of {roster.lockout_attempts})")
+
+    def _back_off(self, device: str, at: float) -> None:
+        """A wrong PIN at the panel ``device`` at ``at``: its PIN entries are refused unchecked for a while."""
+        count = self._panels.pop(device, (0, 0.0))[0] + 1
+        while len(self._panels) >= MAX_TRACKED:
+            del self._panels[next(iter(self._panels))]
+        self._panels[device] = (count, at + min(BACK_OFF_S * 2 ** min(count - 1, 16), MAX_BACK_OFF_S))
 
     def signed_off(self, e: SignOff, round_no: int) -> None:
         """``e.person`` signs off (whatever they were signed in as)."""
@@ -255,6 +294,8 @@ class SignIns:
             "next_dealer": self.next_dealer.id if self.next_dealer else None,
             "lockouts": {k: [n, until] for k, (n, until) in self._failures.items()},
         }
+        if self._panels:  # older snapshots, and no wrong PIN at any panel: none
+            out["panels"] = {k: [n, until] for k, (n, until) in self._panels.items()}
         if self.supervisor is not None:  # older snapshots, and none signed in: no key
             out["supervisor"] = self.supervisor.id
         return out
@@ -268,8 +309,9 @@ class SignIns:
         self.next_dealer = roster.people.get(str(state.get("next_dealer"))) if state.get("next_dealer") else None
         # for the replay of the open round only: signed off with the key once it is over
         self.supervisor = roster.people.get(str(state.get("supervisor"))) if state.get("supervisor") else None
-        lockouts = state.get("lockouts", {})
-        if isinstance(lockouts, dict):
-            for k, v in lockouts.items():
-                if isinstance(v, list) and len(v) == 2:
-                    self._failures[str(k)] = (int(v[0]), float(v[1]))
+        for key, into in (("lockouts", self._failures), ("panels", self._panels)):
+            saved = state.get(key, {})
+            if isinstance(saved, dict):
+                for k, v in saved.items():
+                    if isinstance(v, list) and len(v) == 2:
+                        into[str(k)] = (int(v[0]), float(v[1]))

@@ -1,0 +1,104 @@
+"""Sign-in under attack (issue 45 item 1, found from outside on 2026-12-06): a storm of PIN
+entries, wrong PINs that lock every supervisor out, a sign-off without a credential, a journal
+outage, and a roster others can read or whose ids differ only in case. The games' machines fed
+directly (tests/test_sign_in.py's table), and a runtime on a durable journal for the replay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_sign_in import NOW, PEOPLE, PINS, Clock, OnRuntime, SignedTable, _runtime, signed_at
+from test_table_shoe_faults import IDS, STATES
+
+import controller.table._sign_in as sign_in_module
+from controller.table._sign_in import BACK_OFF_S, MAX_BACK_OFF_S, TOO_SOON
+from controller.table.events import OpenTable
+from drivers.panel import ButtonChanged, PinEntered
+
+STORM = 40
+
+
+def _counting_checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every PIN check (scrypt) the table runs, by the id entered."""
+    checked: list[str] = []
+    real = sign_in_module.pin_matches
+
+    def counted(pin: str, pin_hash: str) -> bool:
+        checked.append(pin_hash)
+        return real(pin, pin_hash)
+
+    monkeypatch.setattr(sign_in_module, "pin_matches", counted)
+    return checked
+
+
+# --- 1. a storm of PIN entries ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_a_storm_of_wrong_pins_costs_one_check_and_the_rest_are_refused_too_soon_in_every_state(
+    game: str, phase: str, steps: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """40 wrong PINs keyed within a second cost one scrypt check (each up to about a second on the
+    controller thread), not 40: the rest are refused unchecked as too soon and journaled so."""
+    t = signed_at(game, steps)
+    checked = _counting_checks(monkeypatch)
+    before = len(t.records("SignInRefused"))
+    for i in range(STORM):
+        t.now = NOW + i / STORM
+        t.pin("S-0001" if i % 2 else "X-0000", "1111")
+    assert len(checked) == 1
+    reasons = [d["reason"] for d in t.records("SignInRefused")[before:]]
+    assert reasons == ["wrong PIN or id"] + [TOO_SOON] * (STORM - 1)
+    assert not t.records("SignInLocked") and t.m.signins.locked_until("S-0001", t.now) is None
+    assert t.m.signins.dealer is PEOPLE["D-0001"]  # the dealer signed in stays
+    t.now = NOW + BACK_OFF_S
+    t.pin("S-0001")  # the back-off is over: checked, and a match ends it
+    assert len(checked) == 2 and t.m.signins.supervisor is PEOPLE["S-0001"]
+    assert t.m.signins.backed_off_until("panel", t.now) is None
+
+
+def test_the_back_off_doubles_with_each_wrong_pin_in_a_row_up_to_a_limit_and_is_per_panel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    t = SignedTable("mississippi_stud", dealer=False)
+    checked = _counting_checks(monkeypatch)
+    gaps = []
+    for _ in range(8):
+        t.pin("X-0000", "1111")
+        until = t.m.signins.backed_off_until("panel", t.now)
+        assert until is not None
+        gaps.append(until - t.now)
+        t.now = until
+    assert gaps == [min(BACK_OFF_S * 2**i, MAX_BACK_OFF_S) for i in range(8)] and len(checked) == 8
+    t.feed(PinEntered(device="panel_2", at=t.now - 1, person="D-0001", pin=PINS["D-0001"]))
+    assert t.m.signins.dealer is PEOPLE["D-0001"]  # another panel's entries are its own
+
+
+def test_a_storm_through_the_runtime_is_journaled_and_a_replay_never_runs_scrypt_and_refuses_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusals are decided from the journaled sign-ins' own times: a restart replays them into
+    the same back-off and lockouts without checking a PIN."""
+    clock = Clock()
+    runtime = _runtime(tmp_path / "j.db", clock)
+    t = OnRuntime(runtime, clock)
+    t.feed(OpenTable())
+    checked = _counting_checks(monkeypatch)
+    for i in range(STORM):
+        t.feed(PinEntered(device="panel", at=NOW + i / STORM, person="S-0001", pin="1111"))
+        t.feed(ButtonChanged(device="panel", at=NOW + i / STORM, button="seat_1", pressed=True))
+    assert len(checked) == 1
+    state = runtime.round.signins.snapshot()
+    kinds = [r.data.get("reason") for r in runtime.store.records() if r.kind == "SignInRefused"]  # type: ignore[union-attr]
+    assert kinds == ["wrong PIN or id"] + [TOO_SOON] * (STORM - 1)
+    runtime.journal.close()  # type: ignore[attr-defined]
+
+    def no_scrypt(pin: str, pin_hash: str) -> bool:
+        raise AssertionError("a replay checked a PIN")
+
+    monkeypatch.setattr(sign_in_module, "pin_matches", no_scrypt)
+    again = _runtime(tmp_path / "j.db", clock)
+    assert again.recover() and again.recovered >= 2 * STORM
+    assert again.round.signins.snapshot() == state
+    again.journal.close()  # type: ignore[attr-defined]
