@@ -502,10 +502,6 @@ def test_after_a_restart_the_dealer_is_still_signed_in_and_the_supervisor_must_s
     t = OnRuntime(runtime, clock)
     t.feed(OpenTable())
     t.pin("D-0002")
-    for back_off in (0, BACK_OFF_S, 2 * BACK_OFF_S):
-        clock.now += back_off
-        t.pin("D-0001", "0000")
-    clock.now += 4 * BACK_OFF_S
     for step in ROUNDS["mississippi_stud"](t):  # type: ignore[arg-type]
         step()  # round 1, to its end: round 2's start snapshot is what a restart starts from
     assert runtime.round.round_no == 2
@@ -515,6 +511,9 @@ def test_after_a_restart_the_dealer_is_still_signed_in_and_the_supervisor_must_s
         step()
     t.press("supervisor_key")
     t.pin("S-0001")
+    for back_off in (0, BACK_OFF_S, 2 * BACK_OFF_S):  # after the supervisor's sign-in, which ends lockouts
+        clock.now += back_off
+        t.pin("D-0001", "0000")
     runtime.journal.close()  # type: ignore[attr-defined]
     again = _runtime(tmp_path / "j.db", clock)
     assert again.recover()

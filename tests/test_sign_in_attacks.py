@@ -13,8 +13,9 @@ from test_table_shoe_faults import IDS, STATES
 
 import controller.table._sign_in as sign_in_module
 from controller.table._sign_in import BACK_OFF_S, MAX_BACK_OFF_S, TOO_SOON
+from controller.table.engine import JournalFault
 from controller.table.events import OpenTable
-from drivers.panel import ButtonChanged, PinEntered
+from drivers.panel import ButtonChanged, PinEntered, SignOff
 
 STORM = 40
 
@@ -101,4 +102,133 @@ def test_a_storm_through_the_runtime_is_journaled_and_a_replay_never_runs_scrypt
     again = _runtime(tmp_path / "j.db", clock)
     assert again.recover() and again.recovered >= 2 * STORM
     assert again.round.signins.snapshot() == state
+    again.journal.close()  # type: ignore[attr-defined]
+
+
+# --- 2. a way out when wrong PINs locked people out -------------------------------------------
+
+
+def _lock_out(t: SignedTable, *people: str) -> None:
+    """Each of ``people`` locked out by the roster's 3 wrong PINs, each after the panel's back-off."""
+    for person in people:
+        for _ in range(3):
+            t.pin(person, "0000")
+            t.now = t.m.signins.backed_off_until("panel", t.now) or t.now
+    for person in people:
+        assert t.m.signins.locked_until(person, t.now) is not None
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_a_badge_still_signs_in_a_supervisor_whose_pin_is_locked_out_and_that_ends_every_lockout(
+    game: str, phase: str, steps: int
+) -> None:
+    """Anyone at the panel can lock every id out with wrong PINs: a supervisor's badge (something
+    they hold, not a guess) still signs them in, and a supervisor signed in ends every lockout at
+    the table, journaled with who ended them; then the locked-out dealer's PIN signs in again."""
+    t = signed_at(game, steps)
+    _lock_out(t, "S-0002", "S-0001", "D-0002")
+    t.key()
+    t.pin("S-0001")  # the right PIN: still locked out
+    assert t.m.signins.supervisor is None and "locked out until" in t.refused_signin()[-1]
+    t.badge("BADGE-77")  # S-0002's badge: S-0002 is locked out for PINs
+    assert t.m.signins.supervisor is PEOPLE["S-0002"]
+    assert t.records("SignedIn")[-1] == {
+        "round": 1,
+        "person": "S-0002",
+        "role": "supervisor",
+        "method": "badge",
+        "lockout_ended": True,
+    }
+    assert t.records("SignInUnlocked") == [{"people": ["D-0002", "S-0001"], "by": "S-0002"}]  # its own: in its SignedIn
+    t.pin("D-0002")
+    assert t.m.signins.locked_until("D-0002", t.now) is None
+    assert t.records("SignedIn")[-1]["person"] == "D-0002"
+    t.pin("S-0001")
+    assert t.m.signins.supervisor is PEOPLE["S-0001"]
+
+
+def test_a_supervisor_signing_in_by_pin_ends_the_lockouts_and_without_one_they_last_their_time() -> None:
+    t = SignedTable("mississippi_stud")
+    _lock_out(t, "D-0002")
+    t.pin("D-0002")
+    assert "locked out until" in t.refused_signin()[-1]
+    t.pin("S-0001")
+    assert t.records("SignInUnlocked") == [{"people": ["D-0002"], "by": "S-0001"}]
+    t.pin("D-0002")
+    assert t.m.signins.next_dealer is PEOPLE["D-0002"] or t.m.signins.dealer is PEOPLE["D-0002"]
+
+
+# --- 3. a sign-off carries no credential ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_a_sign_off_of_the_supervisor_needs_the_key_on_and_the_dealer_signs_themselves_off(
+    game: str, phase: str, steps: int
+) -> None:
+    """0x43 carries only an id: anyone at the panel could sign anyone off. The dealer (at the
+    panel's place) signs themselves off; the supervisor only with the key on (or by turning it
+    off); a refused sign-off of the supervisor is journaled, and an id not signed in changes nothing."""
+    t = signed_at(game, steps)
+    t.key()
+    t.pin("S-0001")
+    t.key(False)  # the key off signs the supervisor off, as always
+    assert t.m.signins.supervisor is None
+    t.key()
+    t.pin("S-0001")
+    t.m.supervisor.key.on = False  # the key counted off without a change (a link-down's re-read)
+    t.feed(SignOff(device="panel", person="S-0001"))
+    assert t.m.signins.supervisor is PEOPLE["S-0001"]
+    assert t.records("SignOffRefused")[-1]["person"] == "S-0001"
+    t.m.supervisor.key.on = True
+    t.feed(SignOff(device="panel", person="D-0002"))  # not signed in: nothing happens
+    t.feed(SignOff(device="panel", person="S-0001"))
+    assert t.m.signins.supervisor is None and t.records("SignedOff")[-1] == {
+        "round": 1,
+        "person": "S-0001",
+        "role": "supervisor",
+    }
+    t.feed(SignOff(device="panel", person="D-0001"))
+    assert t.m.signins.dealer is None and t.records("SignedOff")[-1]["role"] == "dealer"
+
+
+# --- 4. a journal outage ends the supervisor's sign-in ----------------------------------------
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_a_journal_outage_signs_the_supervisor_off_as_a_link_down_does_and_the_dealer_stays(
+    game: str, phase: str, steps: int
+) -> None:
+    """Authority never outlives its evidence: after the journal could not be written (the
+    ``JournalFault`` taken first once it can), the supervisor signs in again; with events lost too."""
+    for refused in (0, 3):
+        t = signed_at(game, steps)
+        t.key()
+        t.pin("S-0001")
+        t.feed(JournalFault("disk full", refused, 0))
+        assert t.m.signins.supervisor is None and t.m.signins.dealer is PEOPLE["D-0001"]
+        assert t.records("SignedOff")[-1] == {"person": "S-0001", "role": "supervisor", "reason": "journal outage"}
+        t.press("void")
+        assert not t.acts()
+
+
+def test_a_journal_outage_through_the_engine_signs_the_supervisor_off_live_and_in_the_replay(
+    tmp_path: Path,
+) -> None:
+    """On a durable journal: the outage's ``JournalFault`` is journaled, so the restart's replay
+    signs the supervisor off where the table did."""
+    clock = Clock()
+    runtime = _runtime(tmp_path / "j.db", clock)
+    t = OnRuntime(runtime, clock)
+    t.feed(OpenTable())
+    t.pin("D-0001")
+    t.press("supervisor_key")
+    t.pin("S-0001")
+    assert runtime.round.signins.supervisor is PEOPLE["S-0001"]
+    t.feed(JournalFault("disk full", 0, 1))
+    assert runtime.round.signins.supervisor is None
+    state = runtime.round.signins.snapshot()
+    runtime.journal.close()  # type: ignore[attr-defined]
+    again = _runtime(tmp_path / "j.db", clock)
+    assert again.recover()
+    assert again.round.signins.snapshot() == state and again.round.signins.dealer is PEOPLE["D-0001"]
     again.journal.close()  # type: ignore[attr-defined]

@@ -154,7 +154,7 @@ class SignIns:
                 self.show(f"sign-in refused: {TOO_SOON}: try again after {_clock(backed_off)}")
                 return
         until = self.locked_until(e.person, e.at)
-        if until is not None:
+        if until is not None and e.method == "pin":  # a badge is not a guess: it still signs its holder in
             self._refuse(e, f"locked out until {_clock(until)} after wrong PINs")
             return
         person = roster.people.get(e.person) if e.verified else None
@@ -165,30 +165,38 @@ class SignIns:
         self._panels.pop(e.device, None)
         if person.supervisor:
             self.supervisor = person
-            self.audit("SignedIn", {"round": round_no, "person": person.id, "role": "supervisor", "method": e.method})
+            data: dict[str, Any] = {"round": round_no, "person": person.id, "role": "supervisor", "method": e.method}
+            self.audit("SignedIn", {**data, "lockout_ended": True} if until is not None else data)
             self.show(f"supervisor {person.name} signed in")
+            self._end_lockouts(person, e.at)
             return
         if self.dealing and self.dealer is not None and self.dealer.id != person.id:
             self.next_dealer = person
-            self.audit(
-                "SignedIn",
-                {
-                    "round": round_no,
-                    "person": person.id,
-                    "role": "dealer",
-                    "method": e.method,
-                    "from_round": round_no + 1,
-                },
-            )
+            data = {"round": round_no, "person": person.id, "role": "dealer", "method": e.method}
+            data["from_round"] = round_no + 1
+            if until is not None:
+                data["lockout_ended"] = True
+            self.audit("SignedIn", data)
             self.show(f"{person.name} signed in: deals from round {round_no + 1}")
             return
         before = self.dealer
         self.dealer, self.next_dealer = person, None
-        data: dict[str, Any] = {"round": round_no, "person": person.id, "role": "dealer", "method": e.method}
+        data = {"round": round_no, "person": person.id, "role": "dealer", "method": e.method}
         if before is not None and before.id != person.id:
             data["replaces"] = before.id
+        if until is not None:
+            data["lockout_ended"] = True
         self.audit("SignedIn", data)
         self.show(f"dealer {person.name} signed in")
+
+    def _end_lockouts(self, supervisor: Person, at: float) -> None:
+        """A supervisor signed in: every id locked out for wrong PINs may sign in again (the way
+        out when wrong PINs at the panel locked people out), journaled with who ended them."""
+        locked = sorted(k for k in self._failures if self.locked_until(k, at) is not None)
+        self._failures.clear()
+        if locked:
+            self.audit("SignInUnlocked", {"people": locked, "by": supervisor.id})
+            self.show(f"lockouts ended by {supervisor.name}: {', '.join(locked)}")
 
     def _refuse(self, e: SignIn, why: str) -> None:
         self.audit("SignInRefused", {"person": e.person, "method": e.method, "reason": why})
@@ -227,22 +235,33 @@ class SignIns:
             del self._panels[next(iter(self._panels))]
         self._panels[device] = (count, at + min(BACK_OFF_S * 2 ** min(count - 1, 16), MAX_BACK_OFF_S))
 
-    def signed_off(self, e: SignOff, round_no: int) -> None:
-        """``e.person`` signs off (whatever they were signed in as)."""
+    def signed_off(self, e: SignOff, round_no: int, key_on: bool) -> None:
+        """``e.person`` signs off at the panel: the dealer (or the next dealer) signs themselves off
+        (whoever stands at the panel is at the dealer's place); the supervisor signs off only with
+        the key on (``key_on``: their own evidence; turning it off signs them off too). Any other
+        sign-off is refused (a supervisor's journaled): the event carries no credential."""
         person = _clean(e.person)
-        gone = False
-        for role in ("dealer", "next_dealer", "supervisor"):
+        for role in ("dealer", "next_dealer"):
             who: Person | None = getattr(self, role)
             if who is not None and who.id == person:
                 setattr(self, role, None)
-                gone = True
-                self.audit(
-                    "SignedOff",
-                    {"round": round_no, "person": person, "role": "supervisor" if role == "supervisor" else "dealer"},
-                )
+                self.audit("SignedOff", {"round": round_no, "person": person, "role": "dealer"})
                 self.show(f"{who.name} signed off")
-        if not gone:
-            self.show(f"sign-off: {person or 'nobody'} is not signed in")
+                return
+        supervisor = self.supervisor
+        if supervisor is not None and supervisor.id == person:
+            if not key_on:
+                why = "the supervisor signs off with the key on, or by turning it off"
+                self.audit("SignOffRefused", {"round": round_no, "person": person, "role": "supervisor", "reason": why})
+                self.show(f"sign-off refused: {why}")
+                return
+            self.supervisor = None
+            self.audit("SignedOff", {"round": round_no, "person": person, "role": "supervisor"})
+            self.show(f"{supervisor.name} signed off")
+            return
+        self.show(
+            f"sign-off: {person if self.roster is not None and person in self.roster.people else 'that id'} is not signed in"
+        )
 
     def supervisor_gone(self, why: str) -> None:
         """The key went off, or the panel's link went down (or the controller restarted): the
