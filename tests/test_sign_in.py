@@ -541,6 +541,7 @@ def test_tablectl_roster_hash_pin_reads_the_pin_from_stdin_never_from_its_argume
         f"people:\n  - id: D-0001\n    name: Ann Lee\n    role: dealer\n    pin_hash: {HASHES['D-0001']}\n"
         "    badges: [BADGE-01]\n"
     )
+    roster.chmod(0o600)  # a roster others can read is refused
     code, out, err = cli("roster", "check", str(roster))
     assert code == 0 and "D-0001" in out and "PIN and badge" in out and "BADGE-01" not in out and "scrypt" not in out
     table = tmp_path / "table.yaml"
@@ -560,6 +561,7 @@ def test_the_bench_signs_its_dealer_in_by_badge_and_refuses_a_roster_without_one
     (tmp_path / "roster.yaml").write_text(
         f"people:\n  - {{id: D-0001, name: Ann Lee, role: dealer, pin_hash: '{HASHES['D-0001']}'}}\n"
     )
+    (tmp_path / "roster.yaml").chmod(0o600)
     code, out, err = cli(
         "bench", "--config", str(table), "--rounds", "1", "--quiet", "--journal", str(tmp_path / "j.db")
     )

@@ -8,10 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_sign_in import NOW, PEOPLE, PINS, Clock, OnRuntime, SignedTable, _runtime, signed_at
+from cli_helpers import cli
+from test_sign_in import HASHES, NOW, PEOPLE, PINS, Clock, OnRuntime, SignedTable, _runtime, signed_at
 from test_table_shoe_faults import IDS, STATES
 
 import controller.table._sign_in as sign_in_module
+from controller.configuration import ConfigError, config_dir, load_roster
 from controller.table._sign_in import BACK_OFF_S, MAX_BACK_OFF_S, TOO_SOON
 from controller.table.engine import JournalFault
 from controller.table.events import OpenTable
@@ -232,3 +234,74 @@ def test_a_journal_outage_through_the_engine_signs_the_supervisor_off_live_and_i
     assert again.recover()
     assert again.round.signins.snapshot() == state and again.round.signins.dealer is PEOPLE["D-0001"]
     again.journal.close()  # type: ignore[attr-defined]
+
+
+# --- 5. and 6. the roster file: its mode, and ids or badges differing only in case ------------
+
+
+def _roster_file(tmp_path: Path, text: str, mode: int = 0o600) -> Path:
+    path = tmp_path / "roster.yaml"
+    path.write_text(text)
+    path.chmod(mode)
+    return path
+
+
+GOOD = f"people:\n  - id: D-0001\n    name: Ann Lee\n    role: dealer\n    pin_hash: {HASHES['D-0001']}\n"
+
+
+@pytest.mark.parametrize("mode", [0o640, 0o604, 0o644, 0o444])
+def test_a_roster_its_group_or_others_can_read_is_refused_at_load_exit_2(tmp_path: Path, mode: int) -> None:
+    """The PIN hashes of 4-digit PINs are guessed offline in minutes: a roster others can read is
+    refused as the journal's HMAC key file is, by ``roster check`` and by the table's config."""
+    roster = _roster_file(tmp_path, GOOD, mode)
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 2 and f"{roster}:1:" in err and f"readable by others (mode {mode:04o})" in err
+    assert "chmod 600" in err and "Traceback" not in err
+    with pytest.raises(ConfigError, match="readable by others"):
+        load_roster(roster)
+    table = tmp_path / "table.yaml"
+    base = (config_dir() / "bench" / "mississippi_stud.yaml").read_text()
+    table.write_text(base.replace("paytables_dir: ../paytables", f"paytables_dir: {config_dir() / 'paytables'}"))
+    table.write_text(table.read_text() + "roster: roster.yaml\n")
+    code, out, err = cli("run", "--config", str(table), "--journal", str(tmp_path / "j.db"))
+    assert code == 2 and "readable by others" in err and "Traceback" not in err
+    roster.chmod(0o600)
+    assert load_roster(roster).people["D-0001"].name == "Ann Lee"
+    roster.chmod(0o400)
+    assert load_roster(roster).people["D-0001"].name == "Ann Lee"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        (GOOD + GOOD.split("\n", 1)[1].replace("D-0001", "d-0001"), 6, "given twice (as D-0001"),
+        (
+            GOOD + "    badges: [CARD-00a1]\n  - id: D-0002\n    name: Cy\n    role: dealer\n    badges: [card-00A1]\n",
+            10,
+            "also D-0001's (but for letter case",
+        ),
+    ],
+    ids=["id", "badge"],
+)
+def test_ids_or_badges_differing_only_in_case_are_refused_at_load_with_file_and_line(
+    tmp_path: Path, text: str, line: int, message: str
+) -> None:
+    roster = _roster_file(tmp_path, text)
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 2 and f"{roster}:{line}:" in err and message in err, err
+
+
+def test_an_id_or_badge_keyed_in_another_letter_case_signs_in_as_the_roster_writes_it() -> None:
+    """A panel that keys letters in one case only: ``d-0001`` is D-0001 (journaled so), a badge
+    read in lower case is its holder's; text that only folds to an id (not ASCII) is unknown."""
+    t = SignedTable("mississippi_stud", dealer=False)
+    t.pin("d-0001", PINS["D-0001"])
+    assert t.m.signins.dealer is PEOPLE["D-0001"] and t.records("SignedIn")[-1]["person"] == "D-0001"
+    t.key()
+    t.badge("badge-77")
+    assert t.m.signins.supervisor is PEOPLE["S-0002"]
+    t.feed(SignOff(device="panel", person="s-0002"))
+    assert t.m.signins.supervisor is None
+    t.now += 1
+    t.pin("\u017f-0001", PINS["S-0001"])  # LATIN SMALL LETTER LONG S: folds to "s" in Unicode
+    assert t.m.signins.supervisor is None and t.records("SignInRefused")[-1]["person"] == ""

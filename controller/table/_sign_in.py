@@ -121,12 +121,15 @@ class SignIns:
         if isinstance(event, BadgeRead):
             holder = roster.by_badge(event.badge) if roster is not None else None
             return SignIn(**common, person=holder.id if holder else "", method="badge", verified=holder is not None)
-        person = _clean(event.person)
         if roster is None:
             return SignIn(**common, person="", method="pin", verified=False)
-        entry = roster.people.get(person)
+        # An id not on the roster is journaled as unknown, never as keyed: it may be a PIN typed
+        # into the id field (found from outside on 2026-12-06), or any text at all. One on it is
+        # journaled as the roster writes it (keyed in either letter case).
+        entry = roster.find(_clean(event.person))
+        person = entry.id if entry is not None else ""
         if self.backed_off_until(event.device, event.at) is not None:  # no scrypt: refused as too soon
-            return SignIn(**common, person=person if entry is not None else "", method="pin", verified=False)
+            return SignIn(**common, person=person, method="pin", verified=False)
         if self.locked_until(person, event.at) is not None:
             return SignIn(**common, person=person, method="pin", verified=False)
         pin_hash = entry.pin_hash if entry is not None and entry.pin_hash is not None else None
@@ -135,9 +138,7 @@ class SignIns:
         except (ValueError, MemoryError) as exc:  # the roster's load checks every hash: not expected
             log.error("sign-in: the PIN hash of %s on the roster cannot be checked (%s): refused", person, exc)
             matched = False
-        # An id not on the roster is journaled as unknown, never as keyed: it may be a PIN typed
-        # into the id field (found from outside on 2026-12-06), or any text at all.
-        return SignIn(**common, person=person if entry is not None else "", method="pin", verified=matched)
+        return SignIn(**common, person=person, method="pin", verified=matched)
 
     # --- the journaled events ------------------------------------------------------------------
 
@@ -240,7 +241,8 @@ class SignIns:
         (whoever stands at the panel is at the dealer's place); the supervisor signs off only with
         the key on (``key_on``: their own evidence; turning it off signs them off too). Any other
         sign-off is refused (a supervisor's journaled): the event carries no credential."""
-        person = _clean(e.person)
+        found = self.roster.find(_clean(e.person)) if self.roster is not None else None
+        person = found.id if found is not None else ""
         for role in ("dealer", "next_dealer"):
             who: Person | None = getattr(self, role)
             if who is not None and who.id == person:
