@@ -5,7 +5,8 @@ A PIN entry or badge read is checked (:meth:`SignIns.check`) before it is journa
 result is (:class:`~controller.table.events.SignIn`: who, how, whether it matched): a replay of
 the journal gives the same sign-ins and lockouts without the PIN. Every sign-in, refusal, lockout
 and sign-off is journaled beside it (``SignedIn``, ``SignInRefused``, ``SignInLocked``,
-``SignedOff``), by roster id, never with a PIN, hash or badge id.
+``SignInUnlocked``, ``SignedOff``, ``SignOffRefused``), by roster id, never with a PIN, hash or
+badge id.
 
 The rules (docs/dealer-guide.md, "Signing in"):
 
@@ -15,11 +16,14 @@ The rules (docs/dealer-guide.md, "Signing in"):
   one who signs in after "no more bets" deals from the next round: the round in play keeps its
   dealer to its end, even when its dealer signs off meanwhile.
 - A supervisor signed in authorizes the supervisor's acts (with the key, as always) until they
-  sign off, the key is turned off, the panel's link goes down or the controller restarts
-  (authority never outlives its evidence); the dealer stays signed in across all of those.
+  sign off (with the key on: a sign-off carries no credential), the key is turned off, the
+  panel's link goes down, the journal could not be written, or the controller restarts
+  (authority never outlives its evidence); the dealer stays signed in across all of those. The
+  dealer (or the next dealer) signs themselves off.
 - ``lockout.attempts`` wrong PINs in a row for one id lock it out for ``lockout.minutes``, by the
-  sign-in events' own times (the journaled clock, so a replay locks out alike); a sign-in to a
-  locked id is refused without checking the PIN.
+  sign-in events' own times (the journaled clock, so a replay locks out alike); a PIN sign-in to
+  a locked id is refused without checking the PIN. The way out: the id's badge still signs it in,
+  and a supervisor signing in ends every lockout (``SignInUnlocked``).
 - After a wrong PIN (or an id not on the roster) at a panel, that panel's PIN entries are refused
   unchecked for a back-off (:data:`BACK_OFF_S`, doubling with each further wrong PIN in a row
   there, at most :data:`MAX_BACK_OFF_S`), journaled as refused too soon; a sign-in that matches
