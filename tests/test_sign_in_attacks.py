@@ -23,12 +23,12 @@ STORM = 40
 
 
 def _counting_checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every PIN check (scrypt) the table runs, by the id entered."""
+    """One entry for every PIN check (scrypt) the table runs."""
     checked: list[str] = []
     real = sign_in_module.pin_matches
 
     def counted(pin: str, pin_hash: str) -> bool:
-        checked.append(pin_hash)
+        checked.append("scrypt")
         return real(pin, pin_hash)
 
     monkeypatch.setattr(sign_in_module, "pin_matches", counted)
@@ -305,3 +305,22 @@ def test_an_id_or_badge_keyed_in_another_letter_case_signs_in_as_the_roster_writ
     t.now += 1
     t.pin("\u017f-0001", PINS["S-0001"])  # LATIN SMALL LETTER LONG S: folds to "s" in Unicode
     assert t.m.signins.supervisor is None and t.records("SignInRefused")[-1]["person"] == ""
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_a_storm_of_the_right_pin_of_someone_signed_in_costs_no_check_in_every_state(
+    game: str, phase: str, steps: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The back-off follows wrong PINs: the right PIN keyed again and again by whoever is signed in
+    (the dealer, the next dealer, the supervisor) is refused unchecked too, and changes nothing."""
+    t = signed_at(game, steps)
+    t.key()
+    t.pin("S-0001")
+    checked = _counting_checks(monkeypatch)
+    for i in range(STORM):
+        t.now = NOW + i / STORM
+        t.pin(("D-0001", "S-0001")[i % 2])
+    assert not checked and t.refused_signin()[-STORM:] == ["already signed in"] * STORM
+    assert t.m.signins.dealer is PEOPLE["D-0001"] and t.m.signins.supervisor is PEOPLE["S-0001"]
+    t.pin("D-0002")  # someone else still signs in, checked
+    assert len(checked) == 1 and PEOPLE["D-0002"] in (t.m.signins.dealer, t.m.signins.next_dealer)

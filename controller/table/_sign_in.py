@@ -31,6 +31,7 @@ The rules (docs/dealer-guide.md, "Signing in"):
   back-off a storm of PIN entries held every other event behind it (40 entries: the last one
   journaled 13 s later, found from outside on 2026-12-06). By the events' own times too, and
   decided again from the journaled sign-ins alone, so a replay refuses alike and never runs scrypt.
+  A PIN entry of someone signed in already is refused unchecked alike (a storm of the right PIN).
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ MAX_BACK_OFF_S = 60.0
 """The longest back-off (after 6 wrong PINs in a row at one panel)."""
 TOO_SOON = "too soon after a wrong PIN at this panel"
 """The reason journaled for a PIN entry refused unchecked during a panel's back-off."""
+ALREADY = "already signed in"
+"""The reason journaled for a PIN entry, refused unchecked, of someone signed in already."""
 
 
 @functools.cache
@@ -118,6 +121,11 @@ class SignIns:
         until = self._panels.get(device, (0, 0.0))[1]
         return until if at < until else None
 
+    def signed_in_now(self, person: str) -> bool:
+        """Whether ``person`` (a roster id; "" is nobody) is signed in now, in any role."""
+        signed = (self.dealer, self.next_dealer, self.supervisor)
+        return bool(person) and any(who is not None and who.id == person for who in signed)
+
     def check(self, event: PinEntered | BadgeRead) -> SignIn:
         """``event`` checked against the roster: what is journaled instead of it."""
         common: dict[str, Any] = {"device": event.device, "at": event.at, "event_no": event.event_no}
@@ -132,8 +140,8 @@ class SignIns:
         # journaled as the roster writes it (keyed in either letter case).
         entry = roster.find(_clean(event.person))
         person = entry.id if entry is not None else ""
-        if self.backed_off_until(event.device, event.at) is not None:  # no scrypt: refused as too soon
-            return SignIn(**common, person=person, method="pin", verified=False)
+        if self.backed_off_until(event.device, event.at) is not None or self.signed_in_now(person):
+            return SignIn(**common, person=person, method="pin", verified=False)  # refused without scrypt
         if self.locked_until(person, event.at) is not None:
             return SignIn(**common, person=person, method="pin", verified=False)
         pin_hash = entry.pin_hash if entry is not None and entry.pin_hash is not None else None
@@ -157,6 +165,10 @@ class SignIns:
             if backed_off is not None:  # decided from the journaled sign-ins alone: a replay alike
                 self.audit("SignInRefused", {"person": e.person, "method": e.method, "reason": TOO_SOON})
                 self.show(f"sign-in refused: {TOO_SOON}: try again after {_clock(backed_off)}")
+                return
+            if self.signed_in_now(e.person):  # a PIN keyed again and again costs no check either
+                self.audit("SignInRefused", {"person": e.person, "method": e.method, "reason": ALREADY})
+                self.show(f"sign-in refused: {e.person} is {ALREADY}")
                 return
         until = self.locked_until(e.person, e.at)
         if until is not None and e.method == "pin":  # a badge is not a guess: it still signs its holder in
