@@ -5,6 +5,7 @@ signed-in supervisor void; the journal on disk holds no PIN, no hash and no badg
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,6 +26,11 @@ def test_signing_in_at_the_simulated_panel_over_ptys(tmp_path: Path) -> None:
         assert t.step == "betting" and any("no dealer signed in" in text for text in t.texts)
         before = t.count("SignIn")
         t.panel.enter_pin("D-0001", "0000")
+        t.settled("SignIn", before, 1)
+        # the panel refuses PIN entries unchecked for a while after a wrong one: keyed again after it
+        until = t.runtime.round.signins.backed_off_until("panel", time.time())
+        assert until is not None
+        wait(lambda: time.time() > until, "the panel's back-off after a wrong PIN over")
         t.panel.enter_pin("D-0001", PINS["D-0001"])
         t.settled("SignIn", before, 2)
         assert t.snap.signed_in is not None and t.snap.signed_in.dealer_id == "D-0001"

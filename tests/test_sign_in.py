@@ -24,6 +24,7 @@ from test_table_shoe_faults import BET_SPOT, GAMES, IDS, PAI_GOW_SHOE, ROUNDS, S
 
 from controller.configuration import Person, Roster, config_dir, hash_pin, load_table, pin_matches
 from controller.journal import SqliteJournal
+from controller.table._sign_in import BACK_OFF_S, MAX_BACK_OFF_S
 from controller.table.events import OpenTable, SignIn
 from controller.table.runtime import RuntimePorts, TableRuntime
 from drivers.bet_spots import SpotReport
@@ -63,6 +64,15 @@ class SignedTable(Table):
 
     def badge(self, badge: str) -> None:
         self.feed(BadgeRead(device="panel", at=self.now, badge=badge))
+
+    def wrong_pins(self, person: str, times: int, pin: str = "0000") -> None:
+        """``times`` wrong PINs for ``person``, each once the panel's back-off after the one before
+        is over, the last at ``now`` (the panel had no wrong PIN before)."""
+        gaps = [min(BACK_OFF_S * 2**i, MAX_BACK_OFF_S) for i in range(times - 1)]
+        self.now -= sum(gaps)
+        for gap in [*gaps, 0.0]:
+            self.pin(person, pin)
+            self.now += gap
 
     def acts(self) -> list[dict[str, Any]]:
         return self.records("SupervisorAction")
@@ -277,8 +287,7 @@ def test_a_supervisor_is_signed_off_when_the_key_goes_off_or_the_panel_link_goes
 
 def test_wrong_pins_lock_the_id_out_for_a_while_by_the_events_times_and_are_journaled() -> None:
     t = SignedTable("mississippi_stud", dealer=False)
-    for _ in range(3):
-        t.pin("D-0001", "0000")
+    t.wrong_pins("D-0001", 3)
     assert [d["attempt"] for d in t.records("SignInRefused")] == [1, 2, 3]
     (locked,) = t.records("SignInLocked")
     assert locked == {"person": "D-0001", "attempts": 3, "until": NOW + 300}
@@ -310,12 +319,13 @@ def test_a_lockout_while_a_hold_is_open_keeps_the_hold_until_another_supervisor_
     t = signed_at("boston5", 8)
     t.feed(Jam(device="shoe"))
     t.key()
-    for _ in range(3):
-        t.pin("S-0001", "1111")
+    t.wrong_pins("S-0001", 3, "1111")
     t.press("void")
     assert t.phase == "hold" and t.m.holds.reason.startswith("shoe jammed") and not t.m.rounds
     assert t.records("SignInLocked")[0]["person"] == "S-0001" and t.refused() == [NEEDS_SUPERVISOR]
+    t.now += MAX_BACK_OFF_S
     t.pin("S-0001")  # the right PIN, still locked out
+    assert "locked out until" in t.refused_signin()[-1]
     t.press("void")
     assert not t.m.rounds
     t.badge("BADGE-77")
@@ -330,19 +340,20 @@ def test_the_round_start_snapshot_carries_the_supervisor_only_into_the_replay_of
     t = signed_at("mississippi_stud", 5)
     t.key()
     t.pin("S-0001")
-    for _ in range(3):
-        t.pin("D-0002", "0000")
+    t.wrong_pins("D-0002", 3)
     state = t.m.snapshot_state()
     assert state["signin"] == {
         "dealer": "D-0001",
         "next_dealer": None,
         "lockouts": {"D-0002": [0, NOW + 300]},
+        "panels": {"panel": [3, NOW + 4 * BACK_OFF_S]},
         "supervisor": "S-0001",
     }
     assert state["supervisor"] is True
     fresh = SignedTable("mississippi_stud", dealer=False)
     fresh.m.restore(state)
     assert fresh.m.signins.dealer is PEOPLE["D-0001"] and fresh.m.signins.locked_until("D-0002", NOW) == NOW + 300
+    assert fresh.m.signins.backed_off_until("panel", NOW) == NOW + 4 * BACK_OFF_S
     assert fresh.m.signins.supervisor is PEOPLE["S-0001"] and fresh.m.supervisor.key_on  # for the replay
     fresh.m.resend_requests()  # the replay is over: authority never outlives its evidence
     assert fresh.m.signins.supervisor is None and not fresh.m.supervisor.key_on
@@ -357,9 +368,11 @@ def test_an_id_not_on_the_roster_is_journaled_as_unknown_never_as_keyed_and_lock
     """Found from outside: a dealer who keyed their PIN into the id field had it journaled in
     clear (``SignIn`` and ``SignInRefused``, both sent to the floor), and any text at all was."""
     t = SignedTable("mississippi_stud", dealer=False)
-    for _ in range(5):  # past the roster's 3 attempts
+    for _ in range(5):  # past the roster's 3 attempts, each after the panel's back-off
         t.pin(PINS["D-0001"], PINS["D-0001"])
+        t.now += MAX_BACK_OFF_S
         t.pin("\x1b[2JFAKE S-0001", "1234")
+        t.now += MAX_BACK_OFF_S
     assert t.refused_signin() == ["wrong PIN or id"] * 10
     assert {d["person"] for d in t.records("SignInRefused")} == {""} and not t.records("SignInLocked")
     text = repr(t.journal) + repr(t.m.snapshot_state()) + repr(t.snapshot())  # t.events: what the panel sent
@@ -447,6 +460,7 @@ def test_a_pin_is_checked_before_it_is_journaled_and_recall_and_export_name_the_
     t = OnRuntime(runtime, clock)
     t.feed(OpenTable())
     t.pin("D-0001", "1111")  # a wrong PIN first
+    clock.now += BACK_OFF_S
     t.pin("D-0001")
     steps = ROUNDS["mississippi_stud"](t)  # type: ignore[arg-type]
     for step in steps[:5]:
@@ -488,8 +502,6 @@ def test_after_a_restart_the_dealer_is_still_signed_in_and_the_supervisor_must_s
     t = OnRuntime(runtime, clock)
     t.feed(OpenTable())
     t.pin("D-0002")
-    for _ in range(3):
-        t.pin("D-0001", "0000")
     for step in ROUNDS["mississippi_stud"](t):  # type: ignore[arg-type]
         step()  # round 1, to its end: round 2's start snapshot is what a restart starts from
     assert runtime.round.round_no == 2
@@ -499,6 +511,9 @@ def test_after_a_restart_the_dealer_is_still_signed_in_and_the_supervisor_must_s
         step()
     t.press("supervisor_key")
     t.pin("S-0001")
+    for back_off in (0, BACK_OFF_S, 2 * BACK_OFF_S):  # after the supervisor's sign-in, which ends lockouts
+        clock.now += back_off
+        t.pin("D-0001", "0000")
     runtime.journal.close()  # type: ignore[attr-defined]
     again = _runtime(tmp_path / "j.db", clock)
     assert again.recover()
@@ -526,6 +541,7 @@ def test_tablectl_roster_hash_pin_reads_the_pin_from_stdin_never_from_its_argume
         f"people:\n  - id: D-0001\n    name: Ann Lee\n    role: dealer\n    pin_hash: {HASHES['D-0001']}\n"
         "    badges: [BADGE-01]\n"
     )
+    roster.chmod(0o600)  # a roster others can read is refused
     code, out, err = cli("roster", "check", str(roster))
     assert code == 0 and "D-0001" in out and "PIN and badge" in out and "BADGE-01" not in out and "scrypt" not in out
     table = tmp_path / "table.yaml"
@@ -545,6 +561,7 @@ def test_the_bench_signs_its_dealer_in_by_badge_and_refuses_a_roster_without_one
     (tmp_path / "roster.yaml").write_text(
         f"people:\n  - {{id: D-0001, name: Ann Lee, role: dealer, pin_hash: '{HASHES['D-0001']}'}}\n"
     )
+    (tmp_path / "roster.yaml").chmod(0o600)
     code, out, err = cli(
         "bench", "--config", str(table), "--rounds", "1", "--quiet", "--journal", str(tmp_path / "j.db")
     )

@@ -32,6 +32,7 @@ def test_the_table_page_shows_who_is_dealing(tmp_path: Path, driver: Any) -> Non
         f"  - {{id: D-0001, name: Ann Lee, role: dealer, pin_hash: '{pin_hash}'}}\n"
         "  - {id: S-0002, name: Di Roe, role: supervisor, badges: [BADGE-77]}\n"
     )
+    (tmp_path / "roster.yaml").chmod(0o600)
     config = real_table_config(tmp_path)
     config.write_text(
         config.read_text().replace("game: mississippi_stud", "game: mississippi_stud\nroster: roster.yaml")

@@ -14,7 +14,10 @@ A roster is a YAML file the table config names (``roster: roster.yaml``, beside 
 
 A PIN is never in the roster, only its scrypt hash (:func:`hash_pin`: ``hashlib.scrypt``, OpenSSL's,
 with a random salt); :func:`pin_matches` checks an entered PIN against it in constant time. Every
-problem is refused at load with the roster's file and line (:class:`ConfigError`).
+problem is refused at load with the roster's file and line (:class:`ConfigError`), among them a
+roster its group or others may read (a PIN of 4 digits is guessed from its hash in minutes: the
+journal's HMAC key file is refused alike) and ids or badge ids that differ only in letter case
+(a panel may key letters in one case only: the table matches them ignoring case).
 """
 
 from __future__ import annotations
@@ -22,11 +25,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import os
 import re
 import secrets
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from controller.configuration._yamlfile import ConfigError, Problem, YamlDoc, load_yaml
 
@@ -47,6 +53,7 @@ sign-in with "memory limit exceeded", stopping the table: found from outside on 
 _MAXMEM = 2 * 128 * 8 * _MAX_N
 """The memory bound handed to OpenSSL's scrypt: twice what the dearest cost a roster may name
 needs (128 * r * N bytes at r = 8)."""
+_T = TypeVar("_T")
 _NUMBER = re.compile(r"[0-9]{1,10}")
 _SALT_BYTES, _HASH_BYTES = 16, 32
 PIN_DIGITS = (4, 12)
@@ -88,9 +95,23 @@ class Roster:
     """How long an id stays locked out."""
 
     def by_badge(self, badge: str) -> Person | None:
-        """Who carries ``badge`` (None: nobody on the roster)."""
-        person = self.badges.get(badge)
+        """Who carries ``badge`` (None: nobody on the roster), letter case ignored."""
+        person = self.badges.get(badge) or _folded(self.badges, badge)
         return self.people.get(person) if person is not None else None
+
+    def find(self, person_id: str) -> Person | None:
+        """The person whose id is ``person_id`` as keyed at a panel (None: nobody on the roster),
+        letter case ignored: ids that differ only in case are refused at load."""
+        found = self.people.get(person_id)
+        return found if found is not None else _folded(self.people, person_id)
+
+
+def _folded(by_key: Mapping[str, _T], key: str) -> _T | None:
+    """The value of the key equal to ``key`` but for ASCII letter case (ids and badge ids are ASCII)."""
+    if not key.isascii():
+        return None
+    lower = key.lower()
+    return next((value for k, value in by_key.items() if k.lower() == lower), None)
 
 
 def _b64(raw: bytes) -> str:
@@ -224,6 +245,21 @@ def _person(doc: YamlDoc, i: int, raw: object, problems: list[Problem]) -> Perso
     return Person(pid, name.strip(), role, pin_hash if isinstance(pin_hash, str) else None, tuple(badges))
 
 
+def _readable_by_others(path: Path) -> str | None:
+    """What is wrong with the roster file's mode (None: only its owner may read it), as the journal's
+    HMAC key file is checked (``controller.journal.keys``)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None  # it was just read: gone meanwhile, and nothing of it is used
+    if info.st_mode & 0o044:
+        return (
+            f"the roster is readable by others (mode {stat.S_IMODE(info.st_mode):04o}): anyone who can read it "
+            f"can guess a 4-digit PIN from its hash in minutes; `chmod 600 {path}`, owned by the table's own user"
+        )
+    return None
+
+
 def load_roster(path: Path | str) -> Roster:
     """Load and check the roster at ``path``: every problem with its file and line."""
     doc = load_yaml(path)
@@ -241,19 +277,29 @@ def load_roster(path: Path | str) -> Roster:
     if not isinstance(raw_people, list) or not raw_people:
         problems.append(doc.problem(("people",), "people must be a list of at least one person"))
         raw_people = []
+    ids: dict[str, str] = {}  # by the id in lower case: the id as written
+    badge_holders: dict[str, str] = {}  # by the badge id in lower case: who carries it
     for i, raw in enumerate(raw_people):
         person = _person(doc, i, raw, problems)
         if person is None:
             continue
-        if person.id in people:
-            problems.append(doc.problem(("people", i, "id"), f"id {person.id} is given twice"))
+        same = ids.get(person.id.lower())
+        if same is not None:
+            also = "" if same == person.id else f" (as {same}: ids differ by more than letter case)"
+            problems.append(doc.problem(("people", i, "id"), f"id {person.id} is given twice{also}"))
             continue
+        ids[person.id.lower()] = person.id
         for badge in person.badges:
-            other = badges.get(badge)
+            other = badge_holders.get(badge.lower())
             if other is not None:
-                problems.append(doc.problem(("people", i, "badges"), f"a badge of {person.id} is also {other}'s"))
+                how = "" if badge in badges else " (but for letter case: badge ids differ by more than case)"
+                problems.append(doc.problem(("people", i, "badges"), f"a badge of {person.id} is also {other}'s{how}"))
+            badge_holders[badge.lower()] = person.id
             badges[badge] = person.id
         people[person.id] = person
+    mode = _readable_by_others(doc.path)
+    if mode is not None:
+        problems.insert(0, doc.problem((), mode))
     if problems:
         raise ConfigError(problems)
     return Roster(str(doc.path.resolve()), people, badges, attempts, lockout_s)

@@ -108,16 +108,17 @@ FLOOR_KEYS = {
 }
 
 ROSTER_KEYS = {
-    "people": "who may sign in at the table's panel: a list (below; at least one)",
+    "people": "who may sign in at the table's panel: a list (below; at least one); the file is read by its owner "
+    "only (mode 0600 or 0400: one its group or others can read is refused)",
     "lockout": "`attempts` (wrong PINs in a row, 1-20, default 5) lock that id out for `minutes` (1-1440, default 5)",
 }
 
 PERSON_KEYS = {
-    "id": "what the journal, `recall` and `export` name: 1-32 letters, digits, `.`, `_`, `-` (unique)",
+    "id": "what the journal, `recall` and `export` name: 1-32 letters, digits, `.`, `_`, `-` (unique ignoring letter case; keyed at the panel in either case)",
     "name": "what the dealer's screen, the table page and the pit show (1-64 characters)",
     "role": "`dealer` (signs in to deal) or `supervisor` (signs in to authorize the supervisor's acts)",
     "pin_hash": "the scrypt hash of the person's PIN, printed by `tablectl roster hash-pin` (never the PIN)",
-    "badges": "the badge ids the panel's reader may read for this person (unique on the roster)",
+    "badges": "the badge ids the panel's reader may read for this person (unique on the roster ignoring letter case)",
 }
 
 PAYTABLE_KEYS = {

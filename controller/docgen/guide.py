@@ -202,6 +202,10 @@ At a table whose config names a roster (`roster:`, docs/operations.md "A roster"
 at the panel: key in your roster id and PIN on the panel's keypad, or hold your badge to its reader.
 A table without a roster signs no one in, and the supervisor's key alone authorizes.
 
+- **Keying your id**: key it as the roster writes it (letters, digits, `.`, `_`, `-`, e.g.
+  `D-0042`); letter case does not matter (`d-0042` is `D-0042`), and the journal names you as the
+  roster writes you. A panel whose keypad has digits only cannot key letters or `-`: at such a
+  table the roster gives ids of digits only (e.g. `0042`), or you sign in by badge.
 - **The dealer** must be signed in for `no_more_bets`: without one the panel says `no more bets
   refused: no dealer signed in: sign in at the panel`. Each round records the dealer signed in
   when `no_more_bets` was taken (`dealer_id` in `tablectl recall --json`).
@@ -213,12 +217,23 @@ A table without a roster signs no one in, and the supervisor's key alone authori
 - **The supervisor** signs in (PIN or badge) besides turning the key: every supervisor act below
   needs both, and is journaled with who authorized it; without a signed-in supervisor an act is
   refused (`void refused: a supervisor must sign in at the panel`) as it is without the key. The
-  supervisor stays signed in until they sign off, turn the key off, the panel's link goes down
-  or the controller restarts; the dealer stays signed in across all of those.
-- **Wrong PINs**: after the roster's `lockout.attempts` wrong PINs in a row (5 by default) that id
-  is locked out for `lockout.minutes` (5 by default), even with the right PIN; each wrong PIN and
-  the lockout are journaled. Another supervisor may sign in meanwhile (a hold stays as it is).
-- **Signing off**: sign off at the panel when you leave the table.
+  supervisor stays signed in until they sign off, turn the key off, the panel's link goes down,
+  the journal cannot be written for a while, or the controller restarts; the dealer stays signed
+  in across all of those.
+- **Wrong PINs**: after a wrong PIN the panel refuses PIN entries for a moment (`sign-in refused:
+  too soon after a wrong PIN at this panel: try again after HH:MM:SS`): 2 seconds, doubling with
+  each further wrong PIN in a row there, at most a minute; a sign-in that matches ends it. Badges
+  are read at once. Keying your PIN again while signed in is refused too (`already signed in`). After the roster's `lockout.attempts` wrong PINs in a row (5 by default) that
+  id is locked out for `lockout.minutes` (5 by default), even with the right PIN; each wrong PIN,
+  each refusal and the lockout are journaled.
+- **Locked out?** Your badge still signs you in (a lockout stops PIN guesses, not badges), and
+  ends your lockout. A supervisor who signs in (by badge, or by PIN when their own id is not
+  locked out) ends every lockout at the table (`lockouts ended by ...`, journaled), and the locked
+  out sign in again. Without a badge or a supervisor, the lockout ends after `lockout.minutes`.
+- **Signing off**: sign off at the panel when you leave the table, with your id. The dealer signs
+  themselves off (and a dealer waiting for the next round); the supervisor signs off with the
+  key on, or by turning the key off. A sign-off of the supervisor with the key off is refused
+  (`sign-off refused: ...`, journaled): a sign-off carries no PIN, so nobody else signs them off.
 
 No PIN, PIN hash or badge id is shown, logged, journaled or sent to the floor: the journal names
 people by roster id only.

@@ -176,6 +176,10 @@ def _describe(e: JournalRecord) -> str | None:
         return f"SIGN-IN REFUSED {d.get('person') or '(unknown badge)'}: {d.get('reason', '?')}"
     if e.kind == "SignInLocked":
         return f"SIGN-IN LOCKED OUT {d.get('person', '?')} after {d.get('attempts', '?')} wrong PINs"
+    if e.kind == "SignInUnlocked":
+        return f"SIGN-IN LOCKOUTS ENDED by {d.get('by', '?')}: {', '.join(map(str, d.get('people', [])))}"
+    if e.kind == "SignOffRefused":
+        return f"SIGN-OFF REFUSED {d.get('role', '?')} {d.get('person', '?')}: {d.get('reason', '?')}"
     if e.kind == "SupervisorRefused":
         return f"SUPERVISOR REFUSED {d['action']}: {d['reason']}"
     if e.kind in FAULT_KINDS or e.kind in ("LinkUp", "DoorChanged"):

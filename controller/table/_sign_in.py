@@ -5,7 +5,8 @@ A PIN entry or badge read is checked (:meth:`SignIns.check`) before it is journa
 result is (:class:`~controller.table.events.SignIn`: who, how, whether it matched): a replay of
 the journal gives the same sign-ins and lockouts without the PIN. Every sign-in, refusal, lockout
 and sign-off is journaled beside it (``SignedIn``, ``SignInRefused``, ``SignInLocked``,
-``SignedOff``), by roster id, never with a PIN, hash or badge id.
+``SignInUnlocked``, ``SignedOff``, ``SignOffRefused``), by roster id, never with a PIN, hash or
+badge id.
 
 The rules (docs/dealer-guide.md, "Signing in"):
 
@@ -15,11 +16,22 @@ The rules (docs/dealer-guide.md, "Signing in"):
   one who signs in after "no more bets" deals from the next round: the round in play keeps its
   dealer to its end, even when its dealer signs off meanwhile.
 - A supervisor signed in authorizes the supervisor's acts (with the key, as always) until they
-  sign off, the key is turned off, the panel's link goes down or the controller restarts
-  (authority never outlives its evidence); the dealer stays signed in across all of those.
+  sign off (with the key on: a sign-off carries no credential), the key is turned off, the
+  panel's link goes down, the journal could not be written, or the controller restarts
+  (authority never outlives its evidence); the dealer stays signed in across all of those. The
+  dealer (or the next dealer) signs themselves off.
 - ``lockout.attempts`` wrong PINs in a row for one id lock it out for ``lockout.minutes``, by the
-  sign-in events' own times (the journaled clock, so a replay locks out alike); a sign-in to a
-  locked id is refused without checking the PIN.
+  sign-in events' own times (the journaled clock, so a replay locks out alike); a PIN sign-in to
+  a locked id is refused without checking the PIN. The way out: the id's badge still signs it in,
+  and a supervisor signing in ends every lockout (``SignInUnlocked``).
+- After a wrong PIN (or an id not on the roster) at a panel, that panel's PIN entries are refused
+  unchecked for a back-off (:data:`BACK_OFF_S`, doubling with each further wrong PIN in a row
+  there, at most :data:`MAX_BACK_OFF_S`), journaled as refused too soon; a sign-in that matches
+  ends it. A PIN check (scrypt, up to about a second) runs on the controller thread: without the
+  back-off a storm of PIN entries held every other event behind it (40 entries: the last one
+  journaled 13 s later, found from outside on 2026-12-06). By the events' own times too, and
+  decided again from the journaled sign-ins alone, so a replay refuses alike and never runs scrypt.
+  A PIN entry of someone signed in already is refused unchecked alike (a storm of the right PIN).
 """
 
 from __future__ import annotations
@@ -42,6 +54,15 @@ log = logging.getLogger("tablectl.table")
 
 MAX_TRACKED = 1000
 """The most ids whose wrong PINs are counted at once (the oldest are forgotten first)."""
+BACK_OFF_S = 2.0
+"""How long a panel's PIN entries are refused unchecked after a wrong PIN there: longer than the
+dearest check a roster may name takes (1.25 s measured), so a storm costs one check per back-off."""
+MAX_BACK_OFF_S = 60.0
+"""The longest back-off (after 6 wrong PINs in a row at one panel)."""
+TOO_SOON = "too soon after a wrong PIN at this panel"
+"""The reason journaled for a PIN entry refused unchecked during a panel's back-off."""
+ALREADY = "already signed in"
+"""The reason journaled for a PIN entry, refused unchecked, of someone signed in already."""
 
 
 @functools.cache
@@ -77,6 +98,9 @@ class SignIns:
         """The dealer of each recent round, by round number (fixed at "no more bets")."""
         self._failures: dict[str, tuple[int, float]] = {}
         """Wrong PINs in a row, and until when the id is locked out (0: not), by id."""
+        self._panels: dict[str, tuple[int, float]] = {}
+        """Wrong PINs in a row at a panel, and until when its PIN entries are refused unchecked,
+        by the panel's device name."""
         self.dealing = False
         """The round in play is past "no more bets" (a dealer signing in now deals the next one)."""
 
@@ -92,6 +116,16 @@ class SignIns:
         until = self._failures.get(person, (0, 0.0))[1]
         return until if at < until else None
 
+    def backed_off_until(self, device: str, at: float) -> float | None:
+        """Until when the panel ``device`` refuses PIN entries unchecked at ``at`` (None: it takes them)."""
+        until = self._panels.get(device, (0, 0.0))[1]
+        return until if at < until else None
+
+    def signed_in_now(self, person: str) -> bool:
+        """Whether ``person`` (a roster id; "" is nobody) is signed in now, in any role."""
+        signed = (self.dealer, self.next_dealer, self.supervisor)
+        return bool(person) and any(who is not None and who.id == person for who in signed)
+
     def check(self, event: PinEntered | BadgeRead) -> SignIn:
         """``event`` checked against the roster: what is journaled instead of it."""
         common: dict[str, Any] = {"device": event.device, "at": event.at, "event_no": event.event_no}
@@ -99,21 +133,24 @@ class SignIns:
         if isinstance(event, BadgeRead):
             holder = roster.by_badge(event.badge) if roster is not None else None
             return SignIn(**common, person=holder.id if holder else "", method="badge", verified=holder is not None)
-        person = _clean(event.person)
         if roster is None:
             return SignIn(**common, person="", method="pin", verified=False)
+        # An id not on the roster is journaled as unknown, never as keyed: it may be a PIN typed
+        # into the id field (found from outside on 2026-12-06), or any text at all. One on it is
+        # journaled as the roster writes it (keyed in either letter case).
+        entry = roster.find(_clean(event.person))
+        person = entry.id if entry is not None else ""
+        if self.backed_off_until(event.device, event.at) is not None or self.signed_in_now(person):
+            return SignIn(**common, person=person, method="pin", verified=False)  # refused without scrypt
         if self.locked_until(person, event.at) is not None:
             return SignIn(**common, person=person, method="pin", verified=False)
-        entry = roster.people.get(person)
         pin_hash = entry.pin_hash if entry is not None and entry.pin_hash is not None else None
         try:
             matched = pin_matches(event.pin, pin_hash or _dummy_hash()) and pin_hash is not None
         except (ValueError, MemoryError) as exc:  # the roster's load checks every hash: not expected
             log.error("sign-in: the PIN hash of %s on the roster cannot be checked (%s): refused", person, exc)
             matched = False
-        # An id not on the roster is journaled as unknown, never as keyed: it may be a PIN typed
-        # into the id field (found from outside on 2026-12-06), or any text at all.
-        return SignIn(**common, person=person if entry is not None else "", method="pin", verified=matched)
+        return SignIn(**common, person=person, method="pin", verified=matched)
 
     # --- the journaled events ------------------------------------------------------------------
 
@@ -123,8 +160,18 @@ class SignIns:
         if roster is None:
             self._refuse(e, "this table has no roster: nobody signs in here")
             return
+        if e.method == "pin":
+            backed_off = self.backed_off_until(e.device, e.at)
+            if backed_off is not None:  # decided from the journaled sign-ins alone: a replay alike
+                self.audit("SignInRefused", {"person": e.person, "method": e.method, "reason": TOO_SOON})
+                self.show(f"sign-in refused: {TOO_SOON}: try again after {_clock(backed_off)}")
+                return
+            if self.signed_in_now(e.person):  # a PIN keyed again and again costs no check either
+                self.audit("SignInRefused", {"person": e.person, "method": e.method, "reason": ALREADY})
+                self.show(f"sign-in refused: {e.person} is {ALREADY}")
+                return
         until = self.locked_until(e.person, e.at)
-        if until is not None:
+        if until is not None and e.method == "pin":  # a badge is not a guess: it still signs its holder in
             self._refuse(e, f"locked out until {_clock(until)} after wrong PINs")
             return
         person = roster.people.get(e.person) if e.verified else None
@@ -132,32 +179,41 @@ class SignIns:
             self._wrong(e, roster)
             return
         self._failures.pop(person.id, None)
+        self._panels.pop(e.device, None)
         if person.supervisor:
             self.supervisor = person
-            self.audit("SignedIn", {"round": round_no, "person": person.id, "role": "supervisor", "method": e.method})
+            data: dict[str, Any] = {"round": round_no, "person": person.id, "role": "supervisor", "method": e.method}
+            self.audit("SignedIn", {**data, "lockout_ended": True} if until is not None else data)
             self.show(f"supervisor {person.name} signed in")
+            self._end_lockouts(person, e.at)
             return
         if self.dealing and self.dealer is not None and self.dealer.id != person.id:
             self.next_dealer = person
-            self.audit(
-                "SignedIn",
-                {
-                    "round": round_no,
-                    "person": person.id,
-                    "role": "dealer",
-                    "method": e.method,
-                    "from_round": round_no + 1,
-                },
-            )
+            data = {"round": round_no, "person": person.id, "role": "dealer", "method": e.method}
+            data["from_round"] = round_no + 1
+            if until is not None:
+                data["lockout_ended"] = True
+            self.audit("SignedIn", data)
             self.show(f"{person.name} signed in: deals from round {round_no + 1}")
             return
         before = self.dealer
         self.dealer, self.next_dealer = person, None
-        data: dict[str, Any] = {"round": round_no, "person": person.id, "role": "dealer", "method": e.method}
+        data = {"round": round_no, "person": person.id, "role": "dealer", "method": e.method}
         if before is not None and before.id != person.id:
             data["replaces"] = before.id
+        if until is not None:
+            data["lockout_ended"] = True
         self.audit("SignedIn", data)
         self.show(f"dealer {person.name} signed in")
+
+    def _end_lockouts(self, supervisor: Person, at: float) -> None:
+        """A supervisor signed in: every id locked out for wrong PINs may sign in again (the way
+        out when wrong PINs at the panel locked people out), journaled with who ended them."""
+        locked = sorted(k for k in self._failures if self.locked_until(k, at) is not None)
+        self._failures.clear()
+        if locked:
+            self.audit("SignInUnlocked", {"people": locked, "by": supervisor.id})
+            self.show(f"lockouts ended by {supervisor.name}: {', '.join(locked)}")
 
     def _refuse(self, e: SignIn, why: str) -> None:
         self.audit("SignInRefused", {"person": e.person, "method": e.method, "reason": why})
@@ -167,6 +223,7 @@ class SignIns:
         if e.method == "badge":
             self._refuse(e, "badge not on the roster")
             return
+        self._back_off(e.device, e.at)
         if not e.person:  # an id not on the roster: no one's PIN to count
             self._refuse(e, "wrong PIN or id")
             return
@@ -188,22 +245,41 @@ class SignIns:
         )
         self.show(f"sign-in refused: wrong PIN or id ({count} of {roster.lockout_attempts})")
 
-    def signed_off(self, e: SignOff, round_no: int) -> None:
-        """``e.person`` signs off (whatever they were signed in as)."""
-        person = _clean(e.person)
-        gone = False
-        for role in ("dealer", "next_dealer", "supervisor"):
+    def _back_off(self, device: str, at: float) -> None:
+        """A wrong PIN at the panel ``device`` at ``at``: its PIN entries are refused unchecked for a while."""
+        count = self._panels.pop(device, (0, 0.0))[0] + 1
+        while len(self._panels) >= MAX_TRACKED:
+            del self._panels[next(iter(self._panels))]
+        self._panels[device] = (count, at + min(BACK_OFF_S * 2 ** min(count - 1, 16), MAX_BACK_OFF_S))
+
+    def signed_off(self, e: SignOff, round_no: int, key_on: bool) -> None:
+        """``e.person`` signs off at the panel: the dealer (or the next dealer) signs themselves off
+        (whoever stands at the panel is at the dealer's place); the supervisor signs off only with
+        the key on (``key_on``: their own evidence; turning it off signs them off too). Any other
+        sign-off is refused (a supervisor's journaled): the event carries no credential."""
+        found = self.roster.find(_clean(e.person)) if self.roster is not None else None
+        person = found.id if found is not None else ""
+        for role in ("dealer", "next_dealer"):
             who: Person | None = getattr(self, role)
             if who is not None and who.id == person:
                 setattr(self, role, None)
-                gone = True
-                self.audit(
-                    "SignedOff",
-                    {"round": round_no, "person": person, "role": "supervisor" if role == "supervisor" else "dealer"},
-                )
+                self.audit("SignedOff", {"round": round_no, "person": person, "role": "dealer"})
                 self.show(f"{who.name} signed off")
-        if not gone:
-            self.show(f"sign-off: {person or 'nobody'} is not signed in")
+                return
+        supervisor = self.supervisor
+        if supervisor is not None and supervisor.id == person:
+            if not key_on:
+                why = "the supervisor signs off with the key on, or by turning it off"
+                self.audit("SignOffRefused", {"round": round_no, "person": person, "role": "supervisor", "reason": why})
+                self.show(f"sign-off refused: {why}")
+                return
+            self.supervisor = None
+            self.audit("SignedOff", {"round": round_no, "person": person, "role": "supervisor"})
+            self.show(f"{supervisor.name} signed off")
+            return
+        self.show(
+            f"sign-off: {person if self.roster is not None and person in self.roster.people else 'that id'} is not signed in"
+        )
 
     def supervisor_gone(self, why: str) -> None:
         """The key went off, or the panel's link went down (or the controller restarted): the
@@ -255,6 +331,8 @@ class SignIns:
             "next_dealer": self.next_dealer.id if self.next_dealer else None,
             "lockouts": {k: [n, until] for k, (n, until) in self._failures.items()},
         }
+        if self._panels:  # older snapshots, and no wrong PIN at any panel: none
+            out["panels"] = {k: [n, until] for k, (n, until) in self._panels.items()}
         if self.supervisor is not None:  # older snapshots, and none signed in: no key
             out["supervisor"] = self.supervisor.id
         return out
@@ -268,8 +346,9 @@ class SignIns:
         self.next_dealer = roster.people.get(str(state.get("next_dealer"))) if state.get("next_dealer") else None
         # for the replay of the open round only: signed off with the key once it is over
         self.supervisor = roster.people.get(str(state.get("supervisor"))) if state.get("supervisor") else None
-        lockouts = state.get("lockouts", {})
-        if isinstance(lockouts, dict):
-            for k, v in lockouts.items():
-                if isinstance(v, list) and len(v) == 2:
-                    self._failures[str(k)] = (int(v[0]), float(v[1]))
+        for key, into in (("lockouts", self._failures), ("panels", self._panels)):
+            saved = state.get(key, {})
+            if isinstance(saved, dict):
+                for k, v in saved.items():
+                    if isinstance(v, list) and len(v) == 2:
+                        into[str(k)] = (int(v[0]), float(v[1]))

@@ -347,7 +347,7 @@ class RoundTable:
             ButtonChanged: self.on_ButtonChanged,
             SpotReport: self.on_SpotReport,
             ShoeStatus: self.on_ShoeStatus,
-            JournalFault: links.journal_refused,
+            JournalFault: self.on_JournalFault,
             DeviceFault: links.device_fault,
             CardDealt: intake.dealt,
             CardUnreadable: intake.unreadable,
@@ -676,7 +676,14 @@ class RoundTable:
         self.on_SignIn(self.signins.check(e))
 
     def on_SignOff(self, e: SignOff) -> None:
-        self.signins.signed_off(e, self.round_no)
+        self.signins.signed_off(e, self.round_no, self.supervisor.key_on)
+
+    def on_JournalFault(self, e: JournalFault) -> None:
+        """The journal takes records again after an outage: the supervisor signed in is signed off
+        first (authority never outlives its evidence, as after a panel link-down), then the
+        outage is one of every device at once (:meth:`._links.LinkReconciler.journal_refused`)."""
+        self.signins.supervisor_gone("journal outage")
+        self.links.journal_refused(e)
 
     def on_ShoeStatus(self, e: ShoeStatus) -> None:
         self.stub.counted_by_shoe(e.stub_count)

@@ -1,0 +1,326 @@
+"""Sign-in under attack (issue 45 item 1, found from outside on 2026-12-06): a storm of PIN
+entries, wrong PINs that lock every supervisor out, a sign-off without a credential, a journal
+outage, and a roster others can read or whose ids differ only in case. The games' machines fed
+directly (tests/test_sign_in.py's table), and a runtime on a durable journal for the replay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_helpers import cli
+from test_sign_in import HASHES, NOW, PEOPLE, PINS, Clock, OnRuntime, SignedTable, _runtime, signed_at
+from test_table_shoe_faults import IDS, STATES
+
+import controller.table._sign_in as sign_in_module
+from controller.configuration import ConfigError, config_dir, load_roster
+from controller.table._sign_in import BACK_OFF_S, MAX_BACK_OFF_S, TOO_SOON
+from controller.table.engine import JournalFault
+from controller.table.events import OpenTable
+from drivers.panel import ButtonChanged, PinEntered, SignOff
+
+STORM = 40
+
+
+def _counting_checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """One entry for every PIN check (scrypt) the table runs."""
+    checked: list[str] = []
+    real = sign_in_module.pin_matches
+
+    def counted(pin: str, pin_hash: str) -> bool:
+        checked.append("scrypt")
+        return real(pin, pin_hash)
+
+    monkeypatch.setattr(sign_in_module, "pin_matches", counted)
+    return checked
+
+
+# --- 1. a storm of PIN entries ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_a_storm_of_wrong_pins_costs_one_check_and_the_rest_are_refused_too_soon_in_every_state(
+    game: str, phase: str, steps: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """40 wrong PINs keyed within a second cost one scrypt check (each up to about a second on the
+    controller thread), not 40: the rest are refused unchecked as too soon and journaled so."""
+    t = signed_at(game, steps)
+    checked = _counting_checks(monkeypatch)
+    before = len(t.records("SignInRefused"))
+    for i in range(STORM):
+        t.now = NOW + i / STORM
+        t.pin("S-0001" if i % 2 else "X-0000", "1111")
+    assert len(checked) == 1
+    reasons = [d["reason"] for d in t.records("SignInRefused")[before:]]
+    assert reasons == ["wrong PIN or id"] + [TOO_SOON] * (STORM - 1)
+    assert not t.records("SignInLocked") and t.m.signins.locked_until("S-0001", t.now) is None
+    assert t.m.signins.dealer is PEOPLE["D-0001"]  # the dealer signed in stays
+    t.now = NOW + BACK_OFF_S
+    t.pin("S-0001")  # the back-off is over: checked, and a match ends it
+    assert len(checked) == 2 and t.m.signins.supervisor is PEOPLE["S-0001"]
+    assert t.m.signins.backed_off_until("panel", t.now) is None
+
+
+def test_the_back_off_doubles_with_each_wrong_pin_in_a_row_up_to_a_limit_and_is_per_panel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    t = SignedTable("mississippi_stud", dealer=False)
+    checked = _counting_checks(monkeypatch)
+    gaps = []
+    for _ in range(8):
+        t.pin("X-0000", "1111")
+        until = t.m.signins.backed_off_until("panel", t.now)
+        assert until is not None
+        gaps.append(until - t.now)
+        t.now = until
+    assert gaps == [min(BACK_OFF_S * 2**i, MAX_BACK_OFF_S) for i in range(8)] and len(checked) == 8
+    t.feed(PinEntered(device="panel_2", at=t.now - 1, person="D-0001", pin=PINS["D-0001"]))
+    assert t.m.signins.dealer is PEOPLE["D-0001"]  # another panel's entries are its own
+
+
+def test_a_storm_through_the_runtime_is_journaled_and_a_replay_never_runs_scrypt_and_refuses_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusals are decided from the journaled sign-ins' own times: a restart replays them into
+    the same back-off and lockouts without checking a PIN."""
+    clock = Clock()
+    runtime = _runtime(tmp_path / "j.db", clock)
+    t = OnRuntime(runtime, clock)
+    t.feed(OpenTable())
+    checked = _counting_checks(monkeypatch)
+    for i in range(STORM):
+        t.feed(PinEntered(device="panel", at=NOW + i / STORM, person="S-0001", pin="1111"))
+        t.feed(ButtonChanged(device="panel", at=NOW + i / STORM, button="seat_1", pressed=True))
+    assert len(checked) == 1
+    state = runtime.round.signins.snapshot()
+    kinds = [r.data.get("reason") for r in runtime.store.records() if r.kind == "SignInRefused"]  # type: ignore[union-attr]
+    assert kinds == ["wrong PIN or id"] + [TOO_SOON] * (STORM - 1)
+    runtime.journal.close()  # type: ignore[attr-defined]
+
+    def no_scrypt(pin: str, pin_hash: str) -> bool:
+        raise AssertionError("a replay checked a PIN")
+
+    monkeypatch.setattr(sign_in_module, "pin_matches", no_scrypt)
+    again = _runtime(tmp_path / "j.db", clock)
+    assert again.recover() and again.recovered >= 2 * STORM
+    assert again.round.signins.snapshot() == state
+    again.journal.close()  # type: ignore[attr-defined]
+
+
+# --- 2. a way out when wrong PINs locked people out -------------------------------------------
+
+
+def _lock_out(t: SignedTable, *people: str) -> None:
+    """Each of ``people`` locked out by the roster's 3 wrong PINs, each after the panel's back-off."""
+    for person in people:
+        for _ in range(3):
+            t.pin(person, "0000")
+            t.now = t.m.signins.backed_off_until("panel", t.now) or t.now
+    for person in people:
+        assert t.m.signins.locked_until(person, t.now) is not None
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_a_badge_still_signs_in_a_supervisor_whose_pin_is_locked_out_and_that_ends_every_lockout(
+    game: str, phase: str, steps: int
+) -> None:
+    """Anyone at the panel can lock every id out with wrong PINs: a supervisor's badge (something
+    they hold, not a guess) still signs them in, and a supervisor signed in ends every lockout at
+    the table, journaled with who ended them; then the locked-out dealer's PIN signs in again."""
+    t = signed_at(game, steps)
+    _lock_out(t, "S-0002", "S-0001", "D-0002")
+    t.key()
+    t.pin("S-0001")  # the right PIN: still locked out
+    assert t.m.signins.supervisor is None and "locked out until" in t.refused_signin()[-1]
+    t.badge("BADGE-77")  # S-0002's badge: S-0002 is locked out for PINs
+    assert t.m.signins.supervisor is PEOPLE["S-0002"]
+    assert t.records("SignedIn")[-1] == {
+        "round": 1,
+        "person": "S-0002",
+        "role": "supervisor",
+        "method": "badge",
+        "lockout_ended": True,
+    }
+    assert t.records("SignInUnlocked") == [{"people": ["D-0002", "S-0001"], "by": "S-0002"}]  # its own: in its SignedIn
+    t.pin("D-0002")
+    assert t.m.signins.locked_until("D-0002", t.now) is None
+    assert t.records("SignedIn")[-1]["person"] == "D-0002"
+    t.pin("S-0001")
+    assert t.m.signins.supervisor is PEOPLE["S-0001"]
+
+
+def test_a_supervisor_signing_in_by_pin_ends_the_lockouts_and_without_one_they_last_their_time() -> None:
+    t = SignedTable("mississippi_stud")
+    _lock_out(t, "D-0002")
+    t.pin("D-0002")
+    assert "locked out until" in t.refused_signin()[-1]
+    t.pin("S-0001")
+    assert t.records("SignInUnlocked") == [{"people": ["D-0002"], "by": "S-0001"}]
+    t.pin("D-0002")
+    assert t.m.signins.next_dealer is PEOPLE["D-0002"] or t.m.signins.dealer is PEOPLE["D-0002"]
+
+
+# --- 3. a sign-off carries no credential ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_a_sign_off_of_the_supervisor_needs_the_key_on_and_the_dealer_signs_themselves_off(
+    game: str, phase: str, steps: int
+) -> None:
+    """0x43 carries only an id: anyone at the panel could sign anyone off. The dealer (at the
+    panel's place) signs themselves off; the supervisor only with the key on (or by turning it
+    off); a refused sign-off of the supervisor is journaled, and an id not signed in changes nothing."""
+    t = signed_at(game, steps)
+    t.key()
+    t.pin("S-0001")
+    t.key(False)  # the key off signs the supervisor off, as always
+    assert t.m.signins.supervisor is None
+    t.key()
+    t.pin("S-0001")
+    t.m.supervisor.key.on = False  # the key counted off without a change (a link-down's re-read)
+    t.feed(SignOff(device="panel", person="S-0001"))
+    assert t.m.signins.supervisor is PEOPLE["S-0001"]
+    assert t.records("SignOffRefused")[-1]["person"] == "S-0001"
+    t.m.supervisor.key.on = True
+    t.feed(SignOff(device="panel", person="D-0002"))  # not signed in: nothing happens
+    t.feed(SignOff(device="panel", person="S-0001"))
+    assert t.m.signins.supervisor is None and t.records("SignedOff")[-1] == {
+        "round": 1,
+        "person": "S-0001",
+        "role": "supervisor",
+    }
+    t.feed(SignOff(device="panel", person="D-0001"))
+    assert t.m.signins.dealer is None and t.records("SignedOff")[-1]["role"] == "dealer"
+
+
+# --- 4. a journal outage ends the supervisor's sign-in ----------------------------------------
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_a_journal_outage_signs_the_supervisor_off_as_a_link_down_does_and_the_dealer_stays(
+    game: str, phase: str, steps: int
+) -> None:
+    """Authority never outlives its evidence: after the journal could not be written (the
+    ``JournalFault`` taken first once it can), the supervisor signs in again; with events lost too."""
+    for refused in (0, 3):
+        t = signed_at(game, steps)
+        t.key()
+        t.pin("S-0001")
+        t.feed(JournalFault("disk full", refused, 0))
+        assert t.m.signins.supervisor is None and t.m.signins.dealer is PEOPLE["D-0001"]
+        assert t.records("SignedOff")[-1] == {"person": "S-0001", "role": "supervisor", "reason": "journal outage"}
+        t.press("void")
+        assert not t.acts()
+
+
+def test_a_journal_outage_through_the_engine_signs_the_supervisor_off_live_and_in_the_replay(
+    tmp_path: Path,
+) -> None:
+    """On a durable journal: the outage's ``JournalFault`` is journaled, so the restart's replay
+    signs the supervisor off where the table did."""
+    clock = Clock()
+    runtime = _runtime(tmp_path / "j.db", clock)
+    t = OnRuntime(runtime, clock)
+    t.feed(OpenTable())
+    t.pin("D-0001")
+    t.press("supervisor_key")
+    t.pin("S-0001")
+    assert runtime.round.signins.supervisor is PEOPLE["S-0001"]
+    t.feed(JournalFault("disk full", 0, 1))
+    assert runtime.round.signins.supervisor is None
+    state = runtime.round.signins.snapshot()
+    runtime.journal.close()  # type: ignore[attr-defined]
+    again = _runtime(tmp_path / "j.db", clock)
+    assert again.recover()
+    assert again.round.signins.snapshot() == state and again.round.signins.dealer is PEOPLE["D-0001"]
+    again.journal.close()  # type: ignore[attr-defined]
+
+
+# --- 5. and 6. the roster file: its mode, and ids or badges differing only in case ------------
+
+
+def _roster_file(tmp_path: Path, text: str, mode: int = 0o600) -> Path:
+    path = tmp_path / "roster.yaml"
+    path.write_text(text)
+    path.chmod(mode)
+    return path
+
+
+GOOD = f"people:\n  - id: D-0001\n    name: Ann Lee\n    role: dealer\n    pin_hash: {HASHES['D-0001']}\n"
+
+
+@pytest.mark.parametrize("mode", [0o640, 0o604, 0o644, 0o444])
+def test_a_roster_its_group_or_others_can_read_is_refused_at_load_exit_2(tmp_path: Path, mode: int) -> None:
+    """The PIN hashes of 4-digit PINs are guessed offline in minutes: a roster others can read is
+    refused as the journal's HMAC key file is, by ``roster check`` and by the table's config."""
+    roster = _roster_file(tmp_path, GOOD, mode)
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 2 and f"{roster}:1:" in err and f"readable by others (mode {mode:04o})" in err
+    assert "chmod 600" in err and "Traceback" not in err
+    with pytest.raises(ConfigError, match="readable by others"):
+        load_roster(roster)
+    table = tmp_path / "table.yaml"
+    base = (config_dir() / "bench" / "mississippi_stud.yaml").read_text()
+    table.write_text(base.replace("paytables_dir: ../paytables", f"paytables_dir: {config_dir() / 'paytables'}"))
+    table.write_text(table.read_text() + "roster: roster.yaml\n")
+    code, out, err = cli("run", "--config", str(table), "--journal", str(tmp_path / "j.db"))
+    assert code == 2 and "readable by others" in err and "Traceback" not in err
+    roster.chmod(0o600)
+    assert load_roster(roster).people["D-0001"].name == "Ann Lee"
+    roster.chmod(0o400)
+    assert load_roster(roster).people["D-0001"].name == "Ann Lee"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        (GOOD + GOOD.split("\n", 1)[1].replace("D-0001", "d-0001"), 6, "given twice (as D-0001"),
+        (
+            GOOD + "    badges: [CARD-00a1]\n  - id: D-0002\n    name: Cy\n    role: dealer\n    badges: [card-00A1]\n",
+            10,
+            "also D-0001's (but for letter case",
+        ),
+    ],
+    ids=["id", "badge"],
+)
+def test_ids_or_badges_differing_only_in_case_are_refused_at_load_with_file_and_line(
+    tmp_path: Path, text: str, line: int, message: str
+) -> None:
+    roster = _roster_file(tmp_path, text)
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 2 and f"{roster}:{line}:" in err and message in err, err
+
+
+def test_an_id_or_badge_keyed_in_another_letter_case_signs_in_as_the_roster_writes_it() -> None:
+    """A panel that keys letters in one case only: ``d-0001`` is D-0001 (journaled so), a badge
+    read in lower case is its holder's; text that only folds to an id (not ASCII) is unknown."""
+    t = SignedTable("mississippi_stud", dealer=False)
+    t.pin("d-0001", PINS["D-0001"])
+    assert t.m.signins.dealer is PEOPLE["D-0001"] and t.records("SignedIn")[-1]["person"] == "D-0001"
+    t.key()
+    t.badge("badge-77")
+    assert t.m.signins.supervisor is PEOPLE["S-0002"]
+    t.feed(SignOff(device="panel", person="s-0002"))
+    assert t.m.signins.supervisor is None
+    t.now += 1
+    t.pin("\u017f-0001", PINS["S-0001"])  # LATIN SMALL LETTER LONG S: folds to "s" in Unicode
+    assert t.m.signins.supervisor is None and t.records("SignInRefused")[-1]["person"] == ""
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_a_storm_of_the_right_pin_of_someone_signed_in_costs_no_check_in_every_state(
+    game: str, phase: str, steps: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The back-off follows wrong PINs: the right PIN keyed again and again by whoever is signed in
+    (the dealer, the next dealer, the supervisor) is refused unchecked too, and changes nothing."""
+    t = signed_at(game, steps)
+    t.key()
+    t.pin("S-0001")
+    checked = _counting_checks(monkeypatch)
+    for i in range(STORM):
+        t.now = NOW + i / STORM
+        t.pin(("D-0001", "S-0001")[i % 2])
+    assert not checked and t.refused_signin()[-STORM:] == ["already signed in"] * STORM
+    assert t.m.signins.dealer is PEOPLE["D-0001"] and t.m.signins.supervisor is PEOPLE["S-0001"]
+    t.pin("D-0002")  # someone else still signs in, checked
+    assert len(checked) == 1 and PEOPLE["D-0002"] in (t.m.signins.dealer, t.m.signins.next_dealer)
