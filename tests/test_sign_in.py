@@ -12,6 +12,7 @@ import io
 import json
 import subprocess
 import sys
+import time
 from dataclasses import replace
 from datetime import UTC
 from pathlib import Path
@@ -283,6 +284,24 @@ def test_a_supervisor_is_signed_off_when_the_key_goes_off_or_the_panel_link_goes
 
 
 # --- wrong PINs ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York", "Asia/Kolkata"])
+def test_a_lockout_is_journaled_the_same_in_every_time_zone(zone: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The journal is evidence read anywhere: the lockout's end is in UTC there (the panel shows
+    the table's local time)."""
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        t = SignedTable("mississippi_stud", dealer=False)
+        t.wrong_pins("D-0001", 3)
+        t.now = NOW + 10
+        t.pin("D-0001")
+        until = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(NOW + 300))
+        assert t.refused_signin()[-1] == f"locked out until {until} after wrong PINs"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
 
 
 def test_wrong_pins_lock_the_id_out_for_a_while_by_the_events_times_and_are_journaled() -> None:

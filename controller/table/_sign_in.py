@@ -77,7 +77,13 @@ def _clean(text: str) -> str:
 
 
 def _clock(at: float) -> str:
+    """``at`` as the dealer reads it on the panel: the table's local time of day."""
     return time.strftime("%H:%M:%S", time.localtime(at))
+
+
+def _utc(at: float) -> str:
+    """``at`` as the journal keeps it: UTC, so a record reads the same in every time zone."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
 
 
 class SignIns:
@@ -172,7 +178,12 @@ class SignIns:
                 return
         until = self.locked_until(e.person, e.at)
         if until is not None and e.method == "pin":  # a badge is not a guess: it still signs its holder in
-            self._refuse(e, f"locked out until {_clock(until)} after wrong PINs")
+            why = "after wrong PINs"
+            self.audit(
+                "SignInRefused",
+                {"person": e.person, "method": e.method, "reason": f"locked out until {_utc(until)} {why}"},
+            )
+            self.show(f"sign-in refused: locked out until {_clock(until)} {why}")
             return
         person = roster.people.get(e.person) if e.verified else None
         if person is None:
