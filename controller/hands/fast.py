@@ -129,21 +129,22 @@ def _flush_strength(mask: int, straights: Sequence[int]) -> int:
 
 def _multisets(size: int, max_ace: int) -> list[list[int]]:
     out: list[list[int]] = []
-    counts = [0] * 13
-
-    def fill(rank: int, left: int) -> None:
-        if rank < 0:
-            if left == 0:
-                out.append(counts.copy())
-            return
-        top = min(left, max_ace if rank == _ACE else 4)
-        for n in range(top, -1, -1):
-            counts[rank] = n
-            fill(rank - 1, left - n)
-        counts[rank] = 0
-
-    fill(12, size)
+    _fill(out, [0] * 13, 12, size, max_ace)
     return out
+
+
+def _fill(out: list[list[int]], counts: list[int], rank: int, left: int, max_ace: int) -> None:
+    # a function of the module, not a closure that refers to itself: the lists made would stay
+    # in that reference cycle, uncollected, until the next full garbage collection
+    if rank < 0:
+        if left == 0:
+            out.append(counts.copy())
+        return
+    top = min(left, max_ace if rank == _ACE else 4)
+    for n in range(top, -1, -1):
+        counts[rank] = n
+        _fill(out, counts, rank - 1, left - n, max_ace)
+    counts[rank] = 0
 
 
 class _RankTable(dict[int, int]):

@@ -63,25 +63,30 @@ def event_record(event: object) -> tuple[str, dict[str, Any]]:
     copy of the fields is enough). A field marked secret (``metadata={"secret": True}``: a PIN, a
     badge id) is never in it."""
     kind = type(event)
-    if kind not in _FIELDS:
-        _FIELDS[kind] = (
-            tuple(f.name for f in dataclasses.fields(event) if not f.metadata.get("secret"))
-            if dataclasses.is_dataclass(event)
-            else None
-        )
-        _ALL_FIELDS[kind] = len(dataclasses.fields(event)) if dataclasses.is_dataclass(event) else 0
-    names = _FIELDS[kind]
+    plan = _PLANS.get(kind)
+    if plan is None:
+        plan = _PLANS[kind] = _plan(kind)
+    name, names, plain = plan
     if names is None:
-        return kind.__name__, {"repr": repr(event)}
+        return name, {"repr": repr(event)}
     own = getattr(event, "__dict__", None)
-    if own is not None and len(own) == len(names) == _ALL_FIELDS[kind]:
+    if own is not None and len(own) == plain:
         # every field is an attribute of its own (set by ``__init__``) and there is nothing else:
         # a copy of them is the same mapping, at a fifth of the cost
-        return kind.__name__, dict(own)
-    return kind.__name__, {name: getattr(event, name) for name in names}
+        return name, dict(own)
+    return name, {field: getattr(event, field) for field in names}
 
 
-_ALL_FIELDS: dict[type, int] = {}
-"""How many fields each event class has, secret ones included."""
-_FIELDS: dict[type, tuple[str, ...] | None] = {}
-"""Field names by event class (``dataclasses.fields`` is slow to call for every event)."""
+def _plan(kind: type) -> tuple[str, tuple[str, ...] | None, int]:
+    """How :func:`event_record` journals an event of class ``kind``: its name, the names of its
+    fields journaled (None: not a dataclass, journaled as its ``repr``), and how many fields it
+    has when none is secret (-1 when one is: its ``__dict__`` is never copied whole)."""
+    if not dataclasses.is_dataclass(kind):
+        return kind.__name__, None, -1
+    every = dataclasses.fields(kind)
+    names = tuple(f.name for f in every if not f.metadata.get("secret"))
+    return kind.__name__, names, len(names) if len(names) == len(every) else -1
+
+
+_PLANS: dict[type, tuple[str, tuple[str, ...] | None, int]] = {}
+"""How each event class is journaled (``dataclasses.fields`` is slow to call for every event)."""

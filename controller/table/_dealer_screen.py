@@ -75,10 +75,16 @@ class DealerScreen:
         """The devices ``show`` last sent to and whether they show the screen (``shows_screen``)."""
         self._confirm: tuple[str | None, DisplaySize | None, str] = (None, None, "")
         """The last prompt of a confirm step, the display's size it was made for, and what it made."""
+        self.edits = 0
+        """How many times something of the screen's own (a text shown, the notes, the notices,
+        a page, the notes to press again, the size) changed: part of :meth:`show`'s ``unchanged``."""
+        self._made_at: object = None
+        """The ``unchanged`` key :meth:`show` was given when the screen was last made (None: none)."""
 
     def shown(self, text: str) -> None:
         """Keep ``text`` among the texts shown (it is on the screen through a prompt, note or detail)."""
         self.texts_shown += 1
+        self.edits += 1
         self.prompts.append(text)
         if len(self.prompts) > 2 * KEEP_PROMPTS:
             del self.prompts[:-KEEP_PROMPTS]
@@ -101,7 +107,13 @@ class DealerScreen:
 
     def pressed(self, button: str) -> None:
         """``button`` was pressed and is acted on: its note to press it again goes."""
-        self.until_pressed.pop(button, None)
+        if self.until_pressed.pop(button, None) is not None:
+            self.edits += 1
+
+    def clear_until_pressed(self) -> None:
+        """A new round: no note to press a button again is left from the last one."""
+        self.until_pressed = {}
+        self.edits += 1
 
     def notify(self, title: str, lines: tuple[str, ...] = (), blocking: bool = False) -> None:
         """Put something on the screen that stays until the dealer confirms it (paged when long).
@@ -118,15 +130,19 @@ class DealerScreen:
         """The round is void: no procedure step shown out of turn is done (every wager returns)."""
         self.notices = [n for n in self.notices if not n.blocking]
         self.page = 0
+        self.edits += 1
 
     def new_event(self) -> None:
         """An event is handled: the last event's notes go, the details back to their first page."""
-        self.notes, self.detail_page = [], 0
+        if self.notes or self.detail_page:
+            self.notes, self.detail_page = [], 0
+            self.edits += 1
 
     def resize(self, size: DisplaySize) -> None:
         """The panel reported its display's size: the whole screen is sent again, fitted to it."""
         self.size = size
         self._lines = ()
+        self.edits += 1
 
     def state(self) -> ScreenState:
         """What the screen shows now (a pure function of this is the screen: :mod:`.screen`)."""
@@ -186,18 +202,24 @@ class DealerScreen:
             self._send()
         return self._lines
 
-    def show(self) -> None:
+    def show(self, unchanged: object = None) -> None:
         """Send the screen when it changed: one whole screen, replacing the last. When the
         devices have no screen of their own (``shows_screen`` false: the soak's), the screen is
         made only when :attr:`lines` is read; what it shows is a function of the table's state
-        alone, so it is the screen this event would have sent."""
+        alone, so it is the screen this event would have sent.
+
+        ``unchanged``: a key of what the caller knows may have changed the screen (None: not
+        known); when it equals the key given when the screen was last made, the screen is the
+        same and is not made again (a card placed while dealing: :meth:`RoundTable.handle`)."""
         target = self._shown.target
         if target is not self._target:  # read once a target (a missing attribute is slow to ask for)
             self._target, self._target_shows = target, getattr(target, "shows_screen", True)
         if self._target_shows:
-            self._send()
+            if unchanged is None or unchanged != self._made_at:
+                self._send()
+                self._made_at = unchanged
         else:
-            self._stale = True
+            self._stale, self._made_at = True, None
 
     def _send(self) -> None:
         self._stale = False
@@ -222,6 +244,7 @@ class DealerScreen:
                 return False
             step = 1 if button == "next" else -1
             self.detail_page = (self.detail_page + step) % pages
+            self.edits += 1
             return True
         if button == "previous":
             self.page = max(0, self.page - 1)
@@ -232,4 +255,5 @@ class DealerScreen:
             self.page = 0
             self.shown(f"confirmed: {done.title}")
             self._notice_confirmed(done)
+        self.edits += 1
         return True

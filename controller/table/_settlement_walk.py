@@ -134,7 +134,7 @@ class SettlementWalk:
         for paid in self.settlement.seats:
             seat = seats.get(paid.seat)
             for w in paid.wagers:
-                if w.result.value == "win" and seat is not None and w.spot in seat.wagers:
+                if w.result._value_ == "win" and seat is not None and w.spot in seat.wagers:
                     self._commands.lamp(paid.seat, w.spot, "winner")
         self.ask_step()
 

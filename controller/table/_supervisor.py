@@ -102,6 +102,8 @@ class Supervisor:
         self._dealer_button = dealer_button
         self._signins = signins
         self._by_name = {a.name: a for a in self.actions}
+        self._by_button: dict[str, tuple[Action, ...]] = {}
+        """The actions each button may ask for, in the table's order (made on the button's first press)."""
 
     # --- the key ------------------------------------------------------------------------------
 
@@ -127,9 +129,14 @@ class Supervisor:
 
     def match(self, button: str) -> Action | None:
         """The action ``button`` asks for now (the first row whose buttons, states and condition fit)."""
-        phase = self._state.phase.value
-        for action in self.actions:
-            if button not in action.buttons or not self.allowed_in(action, phase):
+        rows = self._by_button.get(button)
+        if rows is None:
+            rows = self._by_button[button] = tuple(a for a in self.actions if button in a.buttons)
+        if not rows:  # most presses are the dealer's: no row to look at
+            return None
+        phase = self._state.phase._value_  # ``.value`` is a descriptor call in Python
+        for action in rows:
+            if not self.allowed_in(action, phase):
                 continue
             if action.when is None or action.when():
                 return action

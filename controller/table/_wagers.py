@@ -84,7 +84,7 @@ class Wagers:
         ``spot``: a chip on that spot journaled before the closing press (its report waited for
         the spots' state read) still counts."""
         step = self.step_now()
-        if step.value not in self._shape.wager_steps:
+        if step._value_ not in self._shape.wager_steps:  # ``.value``: a descriptor call in Python
             return None
         if step is self.closed_by_press and not (
             seat is not None and spot is not None and self.unread.get((seat, spot)) is False

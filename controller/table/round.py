@@ -432,7 +432,9 @@ class RoundTable:
     # --- the screen (the game's details, what next / previous mean) -----------------------------
 
     def screen_details(self) -> list[str]:
-        """The details of the current state (subclasses add the game's: cards shown, decisions)."""
+        """The details of the current state (subclasses add the game's: cards shown, decisions).
+        In a dealing state (``DEALING_STATES``) they never depend on the cards dealt: a card
+        placed there that changed nothing else does not make the screen again (:meth:`handle`)."""
         out = self.wagers.details()
         return out + self.late.details() if self.late.pending else out
 
@@ -534,7 +536,7 @@ class RoundTable:
         self.reset_game()
         self.devices.lock_spots(False)
         self.wagers.start_round()
-        self.display.until_pressed = {}
+        self.display.clear_until_pressed()
         self.signins.round_opened()
         self.display.ask(f"round {self.round_no}: place bets; then no more bets")
         self.shoe_faults.round_opened()
@@ -613,7 +615,8 @@ class RoundTable:
         if isinstance(event, SpotReport) and not self.wagers.on_board(event):
             self.display.show()
             return
-        handler = self._routes.get(type(event))
+        kind = type(event)
+        handler = self._routes.get(kind)
         if press is not None and press.pressed and self.display.button(press.button):
             pass  # read first: a notice takes confirm, next and previous; long details page
         elif handler is not None:  # events the table does not act on (command results) change nothing
@@ -621,7 +624,31 @@ class RoundTable:
             handler(event)
             if self.ledger.waiting:
                 self.intake.waiting_for_the_deal()
+            if kind is CardDealt and self.state.phase._value_ in self.shape.dealing_states:
+                self.display.show(self._screen_inputs())
+                return
         self.display.show()
+
+    def _screen_inputs(self) -> tuple[object, ...] | None:
+        """After a card in a dealing state: what else than the cards dealt the screen is made from
+        and may have changed (the screen's own texts, notes, notices and pages; the step, the
+        hold, the round; the key and the late bets; a device not back), or None when a device is
+        not back. The same as when the screen was last made: the screen is the same, since a
+        game's details do not change with the cards dealt while dealing
+        (:meth:`screen_details`)."""
+        state, display = self.state, self.display
+        if self.links.device_links.pending:
+            return None
+        return (
+            display.edits,
+            state.phase,
+            state.held_from,
+            state.hold_reason,
+            state.round_no,
+            display.size,
+            self.key.on,
+            len(self.late.pending),
+        )
 
     def journal_outage_event(self, event: ButtonChanged | SpotReport, when: str) -> None:
         """A press or a spot report from a device whose state is read again after a journal
