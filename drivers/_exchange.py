@@ -59,7 +59,18 @@ class Request:
 class Exchange:
     """The controller's requests to the device at ``address``, one outstanding at a time."""
 
-    __slots__ = ("config", "out", "last_good", "next_poll", "poll_now", "_address", "_seq", "_commands", "_held")
+    __slots__ = (
+        "config",
+        "out",
+        "last_good",
+        "asked",
+        "next_poll",
+        "poll_now",
+        "_address",
+        "_seq",
+        "_commands",
+        "_held",
+    )
 
     def __init__(self, address: int, config: LinkConfig) -> None:
         self._address = address
@@ -68,6 +79,8 @@ class Exchange:
         """The request whose reply is awaited."""
         self.last_good = 0.0
         """When the device last answered well (the runner's clock)."""
+        self.asked: float | None = None
+        """When the first request after that answer was sent (None: none yet)."""
         self.next_poll = 0.0
         self.poll_now = False
         """The event in flight was journaled: ask for the next at once."""
@@ -78,7 +91,7 @@ class Exchange:
     def opened(self, now: float, seq: int) -> None:
         """The port was (re)opened at ``now``; sequence numbers start after ``seq``."""
         self._seq = seq & 0xFFFFFFFF
-        self.last_good = now
+        self.heard(now)
         self.out = None
         self.next_poll = 0.0
 
@@ -91,13 +104,24 @@ class Exchange:
         command.due = due
         self._held = command
 
+    def heard(self, now: float) -> None:
+        """The device answered well at ``now`` (or the port was opened then)."""
+        self.last_good, self.asked = now, None
+
     def deadline(self, now: float) -> float:
-        """When the reply to a request sent at ``now`` is late."""
-        return min(now + self.config.response_timeout_s, self.last_good + self.config.link_down_s)
+        """When the reply to a request sent at ``now`` is late: its response time, cut at
+        ``link_down_s`` after the device's last good answer, but never before the first request
+        since then has had its response time (a controller that could not ask, stalled on a loaded
+        machine, never finds the device silent for the time it was away)."""
+        rt = self.config.response_timeout_s
+        asked = now if self.asked is None else self.asked
+        return min(now + rt, max(self.last_good + self.config.link_down_s, asked + rt))
 
     def request(self, kind: MsgType, payload: bytes, now: float, command: Command | None = None) -> Send:
         """Send a request of ``kind`` now, under the next sequence number."""
         self._seq = (self._seq + 1) & 0xFFFFFFFF
+        if self.asked is None:
+            self.asked = now
         wire = encode(Frame(self._address, self._seq, 0, kind, payload))
         self.out = Request(kind, self._seq, wire, self.deadline(now), command, sent=now)
         return Send(wire)

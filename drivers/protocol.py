@@ -464,7 +464,7 @@ class LinkProtocol:
     def _seen_boot(self, boot_id: int) -> None:
         """A good reply from the device running as ``boot_id``: link up, or a reboot seen."""
         device = self._device
-        self._exchange.last_good = self._out.now
+        self._exchange.heard(self._out.now)
         if not device.up or boot_id != device.boot_id:
             rebooted = device.up or (device.boot_id is not None and boot_id != device.boot_id)
             if not device.up:

@@ -11,6 +11,7 @@ import os
 import queue
 import random
 import select
+import selectors
 import termios
 import threading
 import time
@@ -27,7 +28,7 @@ from controller.configuration import config_dir, load_table
 from controller.table.table_drivers import open_drivers
 from drivers.bet_spots import BetSpotDriver
 from drivers.framing import Frame, MsgType, encode
-from drivers.link import COALESCE_S, CommandResult, LinkConfig, LinkLoop, LinkUp, wake_after
+from drivers.link import COALESCE_S, CommandResult, Link, LinkConfig, LinkDown, LinkLoop, LinkUp, wake_after
 from drivers.panel import ButtonChanged, PanelDriver
 from drivers.shoe import ShoeDriver
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
@@ -328,3 +329,89 @@ def test_a_poke_to_a_link_that_cannot_send_now_lets_the_loop_sleep(tmp_path: Pat
     finally:
         os.close(master)
         os.close(slave)
+
+
+def _drain(q: queue.Queue) -> list[object]:
+    """Everything delivered so far."""
+    out = []
+    while True:
+        try:
+            out.append(q.get_nowait())
+        except queue.Empty:
+            return out
+
+
+def _serve_by_hand(link: Link, state: Callable[[], bool], what: str) -> None:
+    """Serve ``link`` from this thread, as its loop would, until ``state`` (no loop runs it)."""
+    deadline = time.monotonic() + STATE_TIMEOUT_S
+    while not state():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        interest = link._interest()
+        wait = min(max(0.0, link._due - link.clock()), 0.05)
+        ready = 0
+        if interest is None:
+            select.select([], [], [], wait)
+        else:
+            _, fd, events = interest
+            reads, writes, _ = select.select(
+                [fd] if events & selectors.EVENT_READ else [], [fd] if events & selectors.EVENT_WRITE else [], [], wait
+            )
+            ready = (selectors.EVENT_READ if reads else 0) | (selectors.EVENT_WRITE if writes else 0)
+        link._turn(ready)
+
+
+def test_a_reply_that_came_while_the_controller_stalled_is_read_before_its_request_counts_unanswered(
+    tmp_path: Path,
+) -> None:
+    """The controller itself stalls (a loaded machine) with a request out; the device answers
+    meanwhile. Served again for the request's deadline, long after it and after ``link_down_s``
+    since the last answer, the link reads the reply waiting on its port first: it stays up (it
+    went down, "no reply", though the device had answered and the only silence was the
+    controller's: found from outside, every link of an idle table down after a 0.85 s stall)."""
+    q: queue.Queue = queue.Queue()
+    clock = _JumpClock()
+    with contextmanager_servers({"shoe": ShoeSim()}, tmp_path) as urls:
+        driver = ShoeDriver("shoe", urls["shoe"], q, address=1, config=CONFIG)
+        link = driver.link
+        link.clock = clock
+        try:
+            _serve_by_hand(link, lambda: link.up, "the link up")
+            _serve_by_hand(link, lambda: link._reading and link._pending is None, "a request out")
+            transport = link._transport
+            assert transport is not None and transport.descriptor is not None
+            readable, _, _ = select.select([transport.descriptor], [], [], STATE_TIMEOUT_S)
+            assert readable, "the device never answered"
+            clock.moved += CONFIG.link_down_s + 1  # the controller was away past every deadline
+            link._turn(0)  # served for its deadline alone, as the loop serves it after the stall
+            assert link.up
+            assert not [e for e in _drain(q) if isinstance(e, LinkDown)]
+        finally:
+            link._close_port()
+
+
+def test_a_request_sent_after_the_controller_stalled_has_its_response_time(tmp_path: Path) -> None:
+    """The controller itself stalls (a loaded machine) with nothing out, for longer than
+    ``link_down_s`` since the device's last answer. The first request it sends then has its whole
+    response time: the device answers and the link stays up (it went down at once, "no reply",
+    with a deadline already past when the request was sent: found from outside, an idle table's
+    links polled every 0.2 s all went down after a 0.85 s stall)."""
+    q: queue.Queue = queue.Queue()
+    clock = _JumpClock()
+    with contextmanager_servers({"shoe": ShoeSim()}, tmp_path) as urls:
+        driver = ShoeDriver("shoe", urls["shoe"], q, address=1, config=CONFIG)
+        link = driver.link
+        link.clock = clock
+        exchange = link.protocol._exchange
+        try:
+            _serve_by_hand(link, lambda: link.up, "the link up")
+            _serve_by_hand(link, lambda: exchange.out is None and not link._gathering, "the link between requests")
+            before = exchange.last_good
+            clock.moved += CONFIG.link_down_s + 1  # the controller was away, nothing out
+            _serve_by_hand(
+                link, lambda: not link.up or exchange.last_good > before, "an answer after the stall, or a link down"
+            )
+            assert link.up
+            assert not [e for e in _drain(q) if isinstance(e, LinkDown)]
+        finally:
+            link._close_port()
