@@ -625,7 +625,7 @@ class Forwarder:
             if run.sent <= self._sent_max and published:
                 self._resent += 1
             self._sent_max = max(self._sent_max, run.sent)
-        self._complete_done(run.pending, outbox)
+            self._complete_done(run.pending, outbox)  # a refusal that came stops the burst at once
 
     async def _finish(self, pending: deque[_Pending], outbox: Outbox) -> None:
         """Stopping: a short wait for what is in flight (what is not acknowledged stays in the journal)."""
