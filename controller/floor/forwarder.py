@@ -485,26 +485,10 @@ class Forwarder:
         self._taken = {k: v for k, v in self._taken.items() if v[0] > self._acked}
         try:
             while not self._stopping.is_set():
-                if self.heartbeat_s is not None and time.monotonic() >= self._beat_due:
-                    await self._beat(nc)
-                if self._held is not None:  # listening and beating only, until the floor holds ours again
-                    await self._while_held(run.pending, outbox)
-                    continue
-                if self._state is LinkState.HELD:
-                    self._state, self._error = LinkState.UP, None
-                    self._write_state(outbox)
-                looked_at = time.monotonic()  # before the look: what it finds is all written before then
-                # Read only when the journal changed: with acknowledgements outstanding and nothing new,
-                # a read per acknowledgement was a query per message.
-                records = outbox.after(run.sent, self.batch) if run.more or outbox.changed() else []
-                run.recent.add(records)
-                run.more = len(records) == self.batch
-                self._head = max(self._head, records[-1].seq if records else run.sent)
-                if records:
-                    run.poll = 0.005
-                    await self._send(records, run, outbox)
-                else:
-                    await self._nothing_new(run, outbox, looked_at)
+                try:
+                    await self._forward(nc, run, outbox)
+                except _Refused as exc:
+                    await self._refused_in_run(run, outbox, exc)
             await self._finish(run.pending, outbox)
         except _Refused:
             await self._settle_in_flight(run.pending)
@@ -515,6 +499,52 @@ class Forwarder:
                 future.cancel()
             js.forget()
             self._flush_ack(outbox, force=True)
+
+    async def _forward(self, nc: Client, run: _Run, outbox: Outbox) -> None:
+        """Publish what the journal holds after ``run.sent`` until stopped (the body of
+        :meth:`_publish`); raises :class:`_Resend` on a failed or late acknowledgement."""
+        while not self._stopping.is_set():
+            if self.heartbeat_s is not None and time.monotonic() >= self._beat_due:
+                await self._beat(nc)
+            if self._held is not None:  # listening and beating only, until the floor holds ours again
+                await self._while_held(run.pending, outbox)
+                continue
+            if self._state is LinkState.HELD:
+                self._state, self._error = LinkState.UP, None
+                self._write_state(outbox)
+            looked_at = time.monotonic()  # before the look: what it finds is all written before then
+            # Read only when the journal changed: with acknowledgements outstanding and nothing new,
+            # a read per acknowledgement was a query per message.
+            records = outbox.after(run.sent, self.batch) if run.more or outbox.changed() else []
+            run.recent.add(records)
+            run.more = len(records) == self.batch
+            self._head = max(self._head, records[-1].seq if records else run.sent)
+            if records:
+                run.poll = 0.005
+                await self._send(records, run, outbox)
+            else:
+                await self._nothing_new(run, outbox, looked_at)
+
+    async def _refused_in_run(self, run: _Run, outbox: Outbox, exc: _Refused) -> None:
+        """The broker refused a record (the table's share of the stream is full): the run goes
+        back to the last acknowledged record on the same connection, after a backoff, skipping what
+        the broker took behind the refused one (:attr:`_taken`). The journal is not verified again:
+        nothing about it changed, and every record sent still has to follow the one before it
+        (:meth:`_send`). Before, each refusal ended the run, and the next one verified the backlog
+        again from the last snapshot: at full speed, thousands of records hashed again a refusal
+        (benchmarks/bench_floor.py, docs/benchmarks.md)."""
+        await self._settle_in_flight(run.pending)
+        self._keep_taken(run.pending)
+        for _, _, future, _ in run.pending:
+            future.cancel()
+        run.pending.clear()
+        run.js.forget()
+        self._throttled(outbox, exc)
+        await self._sleep(self._refused_wait)  # the floor takes what waits meanwhile
+        self._refused_wait = min(self._refused_wait * 2, self.max_backoff_s)
+        run.sent, run.more = self._acked, True
+        run.linked = outbox.hash_of(self._acked) if self._acked else None
+        self._taken = {k: v for k, v in self._taken.items() if v[0] > self._acked}
 
     async def _settle_in_flight(self, pending: deque[_Pending]) -> None:
         """The broker refused a message: wait (up to ``ack_timeout_s``) for its answers to those
@@ -551,7 +581,7 @@ class Forwarder:
         look again a little later each time (up to ``idle_poll_s``)."""
         self._complete_done(run.pending, outbox)
         if run.pending:
-            await self._complete_oldest(run.pending, outbox)
+            await self._complete_oldest(run.pending, outbox, newest=True)
             return
         if self._state is not LinkState.UP:
             self._state, self._error, self._ever_up = LinkState.UP, None, True
@@ -595,12 +625,12 @@ class Forwarder:
             if run.sent <= self._sent_max and published:
                 self._resent += 1
             self._sent_max = max(self._sent_max, run.sent)
-            self._complete_done(run.pending, outbox)
+            self._complete_done(run.pending, outbox)  # a refusal that came stops the burst at once
 
     async def _finish(self, pending: deque[_Pending], outbox: Outbox) -> None:
         """Stopping: a short wait for what is in flight (what is not acknowledged stays in the journal)."""
         while pending and not self._stopping.is_set():
-            await self._complete_oldest(pending, outbox)
+            await self._complete_oldest(pending, outbox, newest=True)
         if self._stopping.is_set() and pending:  # a clean stop: a short wait for what is in flight
             try:
                 while pending:
@@ -636,21 +666,25 @@ class Forwarder:
             self._js = (nc, Publisher(nc))
         return self._js[1]
 
-    async def _complete_oldest(self, pending: deque[_Pending], outbox: Outbox, timeout: float | None = None) -> None:
-        """Wait for the oldest outstanding acknowledgement. Past ``ack_timeout_s`` without it the
-        link resends from the last acknowledged record, unless the broker is only slow: the
-        connection has received something meanwhile (acknowledgements queue behind a busy
-        broker) and no later message of this forwarder has been acknowledged before it (that one
-        was lost); then it keeps waiting, up to :data:`ACK_PATIENCE` times ``ack_timeout_s`` in
-        all. Resending every window into a busy broker only makes it busier (benchmarks/bench_floor.py
-        on a loaded machine)."""
+    async def _complete_oldest(
+        self, pending: deque[_Pending], outbox: Outbox, timeout: float | None = None, newest: bool = False
+    ) -> None:
+        """Wait for the oldest outstanding acknowledgement, then take every one that has come, in
+        order. With ``newest``, first wait for the newest one's (nothing new to send: the
+        acknowledgements of a burst are taken at once, not one wake-up each). Past
+        ``ack_timeout_s`` without the oldest the link resends from the last acknowledged record,
+        unless the broker is only slow: the connection has received something meanwhile
+        (acknowledgements queue behind a busy broker) and no later message of this forwarder has
+        been acknowledged before it (that one was lost); then it keeps waiting, up to
+        :data:`ACK_PATIENCE` times ``ack_timeout_s`` in all. Resending every window into a busy
+        broker only makes it busier (benchmarks/bench_floor.py on a loaded machine)."""
         entry = pending[0]
+        target = pending[-1][2] if newest else entry[2]
         limit = timeout or self.ack_timeout_s
         started, seen = time.monotonic(), self._received()
         while not entry[2].done():  # done already: no timer, no shield (the steady state at full speed)
             try:
-                await asyncio.wait_for(asyncio.shield(entry[2]), limit)
-                break
+                await asyncio.wait_for(asyncio.shield(target), limit)
             except TimeoutError as exc:
                 for _ in range(3):  # a starved loop: let the reader take what has come before judging
                     await asyncio.sleep(0)
@@ -662,12 +696,10 @@ class Forwarder:
                 if timeout is not None or lost or now == seen or waited + limit > limit * ACK_PATIENCE:
                     raise _Resend(f"no publish acknowledgement within {waited:.0f} s") from exc
                 seen = now
-            except Exception as exc:
-                if _full(exc):
-                    raise _Refused(str(getattr(exc, "description", exc))) from exc
-                raise _Resend(str(exc)) from exc
-        pending.popleft()
-        self._complete(entry, outbox)
+            except Exception:  # the broker's error: taken in order below, by _complete
+                pass
+            target = entry[2]
+        self._complete_done(pending, outbox)
 
     def _received(self) -> int | None:
         """Messages the current connection has received so far (None: not known)."""
