@@ -125,6 +125,25 @@ def _hand(problems: Problems, path: str, raw: object) -> tuple[Card, ...] | None
         return None
 
 
+def _known_set(high: object, low: object, cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], tuple[Card, ...]] | None:
+    """A set written as the table writes it (five and two of the seat's seven distinct cards, each
+    in its own text, space-separated), read from the seat's cards without parsing them again;
+    ``None`` for anything else, which :func:`_player_set` reads and checks in full."""
+    if not isinstance(high, str) or not isinstance(low, str) or len(cards) != 7:
+        return None
+    by_text = {c.text: c for c in cards}
+    high_tokens, low_tokens = high.split(), low.split()
+    if len(by_text) != 7 or len(high_tokens) != 5 or len(low_tokens) != 2:
+        return None
+    try:
+        chosen = tuple([by_text[t] for t in high_tokens]), tuple([by_text[t] for t in low_tokens])
+    except KeyError:
+        return None
+    if len({*high_tokens, *low_tokens}) != 7:
+        return None
+    return chosen
+
+
 def _player_set(
     problems: Problems, path: str, raw: Mapping[str, Any], cards: tuple[Card, ...]
 ) -> tuple[tuple[Card, ...], tuple[Card, ...]] | None:
@@ -136,6 +155,9 @@ def _player_set(
     if "high" not in raw or "low" not in raw:
         problems.add(path, "give both high and low, or set: house_way")
         return None
+    known = _known_set(raw["high"], raw["low"], cards)
+    if known is not None:
+        return known
     high = _hand(problems, f"{path}.high", raw["high"])
     low = _hand(problems, f"{path}.low", raw["low"])
     if high is None or low is None:
