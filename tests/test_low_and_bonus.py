@@ -123,3 +123,40 @@ def test_bonus_top_category_agrees_with_best_five_unless_seven_card(six: list) -
     assert five.category in value.qualifies
     seven_card = {C.SEVEN_CARD_STRAIGHT_FLUSH_JOKER, C.ROYAL_FLUSH_ROYAL_MATCH}
     assert value.category is five.category or value.category in seven_card
+
+
+@given(hands_of(7))
+def test_bonus_shown_is_the_classifications_category_and_best(seven: list) -> None:
+    """What a hand's recall shows without its lines is classify_bonus's own category and cards."""
+    from controller.hands import bonus_shown
+
+    value = classify_bonus(seven, PAI_GOW)
+    assert bonus_shown(seven, PAI_GOW) == (value.category, value.best)
+
+
+@given(hands_of(6))
+def test_bonus_shown_with_the_joker(six: list) -> None:
+    from controller.hands import bonus_shown
+
+    cards = [*six[:3], JOKER, *six[3:]]
+    value = classify_bonus(cards, PAI_GOW)
+    assert bonus_shown(cards, PAI_GOW) == (value.category, value.best)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2s 3s 4s 5s 6s 7s 8s",  # a seven-card straight flush
+        "2s 3s 4s JK 6s 7s 8s",  # the joker completes it
+        "As Ks Qs Js Ts Kh Qh",  # royal flush plus royal match
+        "As Ks Qs JK Ts Kh Qh",
+        "As Ad Ac JK Kd Ks 2c",  # five aces
+        "9s Ts Js Qs Ks 2h 3d",  # a straight flush (five of seven)
+        "9s 9h 9d 9c 2s 2h 3d",
+    ],
+)
+def test_bonus_shown_on_the_top_categories(text: str) -> None:
+    from controller.hands import bonus_shown
+
+    value = bonus(text)
+    assert bonus_shown(parse_cards(text), PAI_GOW) == (value.category, value.best)

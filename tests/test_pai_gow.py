@@ -314,6 +314,39 @@ def test_record_problems_are_listed() -> None:
     assert "$.seats.2: high and low must be the seat's seven cards" in problems
 
 
+@pytest.mark.parametrize(
+    ("high", "low"),
+    [
+        ("Ac Ad Kc Kd 7h", "4s 2d"),  # as the table writes it
+        ("AcAdKcKd7h", "4s2d"),  # run together
+        ("ac AD kc Kd 7H", "4S 2d"),  # any case
+        ("Ac Ad Kc Kd 7h", "2d 4s"),  # another order
+    ],
+)
+def test_a_players_set_reads_the_same_however_it_is_written(high: str, low: str) -> None:
+    cards = "Ac Ad Kc Kd 7h 4s 2d"
+    given = settle({"1": seat(cards, high=high, low=low)})
+    assert (
+        given.seat(1).hands["set"]
+        == settle({"1": seat(cards, high="Ac Ad Kc Kd 7h", low="4s 2d")}).seat(1).hands["set"]
+    )
+    assert given.seat(1).hands["set"]["low"] in ("4s 2d", "2d 4s")
+
+
+@pytest.mark.parametrize(
+    ("high", "low", "problem"),
+    [
+        ("Ac Ad Kc Kd 7h", "4s 4s", "high and low must be the seat's seven cards"),  # a card twice, one left out
+        ("Ac Ad Kc Kd 7h", "4s 3d", "high and low must be the seat's seven cards"),  # a card not the seat's
+        ("Ac Ad Kc Kd", "7h 4s 2d", "a set is 5 high cards and 2 low cards, got 4 and 3"),
+    ],
+)
+def test_a_set_that_is_not_the_seats_seven_cards_is_refused(high: str, low: str, problem: str) -> None:
+    with pytest.raises(RecordError) as info:
+        settle({"1": seat("Ac Ad Kc Kd 7h 4s 2d", high=high, low=low)})
+    assert f"$.seats.1: {problem}" in info.value.problems
+
+
 # --- money is conserved -------------------------------------------------------------------------------
 
 

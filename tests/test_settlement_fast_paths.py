@@ -131,3 +131,32 @@ def test_pai_gow_bonus_follows_the_paytable_it_is_settled_under() -> None:
     assert plain is not None and double is not None and again is not None
     assert double.net == 2 * plain.net > 0
     assert again.net == plain.net
+
+
+@pytest.mark.parametrize("joker", [False, True])
+def test_the_straight_or_flush_sets_are_the_legal_sets_with_one_in_the_high_hand(joker: bool) -> None:
+    """The house way's shortcut ranks only the high hands first: the sets it keeps are the legal
+    sets of that kind, in their order, whether the joker is among the seven or not."""
+    from controller.hands.paigow import legal_sets, sets_with_high
+
+    kinds = frozenset({Category.STRAIGHT, Category.FLUSH, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
+    rng = random.Random(13)
+    cards = list(deck(joker=True))
+    found = 0
+    for _ in range(3_000):
+        seven = rng.sample(cards[:52], 7)
+        if rng.random() < 0.5:  # most of one suit: flushes and straight flushes
+            suit = rng.randrange(4)
+            seven = rng.sample(cards[13 * suit : 13 * suit + 13], 5) + rng.sample(cards[:52], 2)
+            seven = list(dict.fromkeys(seven)) + [c for c in cards[:52] if c not in seven][: 7 - len(set(seven))]
+        if joker:
+            seven[rng.randrange(7)] = cards[52]
+        seven = list(dict.fromkeys(seven))
+        if len(seven) != 7:
+            continue
+        want = [s for s in legal_sets(seven) if s.high.category in kinds]
+        got = sets_with_high(seven, kinds)
+        found += bool(want)
+        assert [(s.high.cards, s.low.cards) for s in got] == [(s.high.cards, s.low.cards) for s in want]
+        assert [(s.high.strength, s.low.strength) for s in got] == [(s.high.strength, s.low.strength) for s in want]
+    assert found > 300  # the shortcut was tried on many hands that hold one

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 
-from controller.hands._bonus import BonusValue, classify_bonus, paying_line
+from controller.hands._bonus import BonusValue, bonus_shown, classify_bonus, paying_line
 from controller.hands._value import (
     HandError,
     HandValue,
@@ -51,6 +51,7 @@ __all__ = [
     "evaluate_three",
     "evaluate_low",
     "classify_bonus",
+    "bonus_shown",
     "paying_line",
 ]
 

@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import TypeVar
 
-from controller.hands._value import HandError, evaluate_best, hand_json
+from controller.hands._value import HandError, evaluate_best, evaluate_dealt, hand_json
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, Category
 from controller.hands.fast import _CODES, FOUR_SUIT, JOKER_INDEX, SUIT_SHIFT, evaluator_for
 from controller.hands.rules import HandRules
 from controller.vocab import Card
 
-__all__ = ["BonusValue", "classify_bonus", "paying_line"]
+__all__ = ["BonusValue", "classify_bonus", "bonus_shown", "paying_line"]
 
 _KING, _QUEEN = 11, 10
 _ROYAL_RANKS = frozenset({8, 9, 10, 11, 12})
@@ -151,6 +151,18 @@ def classify_bonus(cards: Sequence[Card], rules: HandRules) -> BonusValue:
     best = five.best if top in FIVE_CARD_ORDER else tuple(cards)
     strength = (BONUS_SEVEN_ORDER.index(top) << 24) | five.strength
     return BonusValue(top, qualifies, best, strength, tuple(cards))
+
+
+def bonus_shown(cards: Sequence[Card], rules: HandRules) -> tuple[Category, tuple[Card, ...]]:
+    """The ``category`` and ``best`` of :func:`classify_bonus` for seven cards already checked
+    (distinct, the joker only where ``rules`` deal it), without the lines the hand qualifies
+    for: what a hand's recall shows when no wager is paid on its lines. The highest category
+    some five form exactly is the best five's own (checked against ``classify_bonus``)."""
+    seven = _seven_card_categories(cards)
+    if seven:
+        return max(seven, key=BONUS_SEVEN_ORDER.index), tuple(cards)
+    five = evaluate_dealt(cards, rules)
+    return five.category, five.best
 
 
 K = TypeVar("K")

@@ -3,16 +3,16 @@ high hand must not be outranked by the low hand (digest 3.3 item 5: it must outr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from controller.hands._value import HandValue, _evaluate, _evaluate_low, evaluate_five, evaluate_low
-from controller.hands.categories import Category, unpack
+from controller.hands.categories import CATEGORY_SHIFT, FIVE_CARD_ORDER, Category, unpack
 from controller.hands.fast import evaluator_for
 from controller.hands.rules import PAI_GOW
 from controller.vocab import Card, format_cards
 
-__all__ = ["HandSet", "make_set", "set_dealt", "legal_sets", "is_pai_gow"]
+__all__ = ["HandSet", "make_set", "set_dealt", "legal_sets", "sets_with_high", "is_pai_gow"]
 
 
 def low_outranks_high(high: HandValue, low: HandValue) -> bool:
@@ -75,6 +75,29 @@ def legal_sets(cards: Sequence[Card]) -> list[HandSet]:
             if not s.foul:
                 sets.append(s)
     return sets
+
+
+def sets_with_high(cards: Sequence[Card], categories: Collection[Category]) -> list[HandSet]:
+    """The sets of seven distinct cards (already checked) whose high hand is of one of
+    ``categories``, each as :func:`legal_sets` gives it and in its order, where every one of
+    ``categories`` outranks any two-card hand (straight and above: none of these sets is a foul).
+    Only the high hands are ranked first: the low hands of the sets kept."""
+    assert _FOUL_PRONE.isdisjoint(categories), "a high hand of these categories may be a foul"
+    strength = evaluator_for(PAI_GOW.wheel).strength
+    indices = [c.index for c in cards]
+    sets = []
+    for i in range(7):
+        for j in range(i + 1, 7):
+            five = [x for k, x in enumerate(indices) if k != i and k != j]
+            if FIVE_CARD_ORDER[strength(five) >> CATEGORY_SHIFT] in categories:
+                high = [c for k, c in enumerate(cards) if k != i and k != j]
+                sets.append(HandSet(_evaluate(high, PAI_GOW), _evaluate_low((cards[i], cards[j]))))
+    return sets
+
+
+_FOUL_PRONE = frozenset({Category.HIGH_CARD, Category.ONE_PAIR, Category.TWO_PAIR, Category.THREE_OF_A_KIND})
+"""The high hands a low hand may outrank (:func:`low_outranks_high`: no-pair and one pair; the
+rest kept out of :func:`sets_with_high` with them for a margin)."""
 
 
 def is_pai_gow(cards: Sequence[Card]) -> tuple[bool, int]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from controller.hands import Category, HandError
-from controller.hands.paigow import HandSet, legal_sets, set_dealt
+from controller.hands.paigow import HandSet, set_dealt, sets_with_high
 from controller.vocab import ALL_CARDS, Card, format_cards
 
 __all__ = ["Decision", "HouseWay", "HOUSE_WAYS", "house_way", "set_by_house_way"]
@@ -135,16 +135,17 @@ class Hand:
             return True
         return any((ranks & window).bit_count() + jokers >= 5 for window in _STRAIGHT_WINDOWS)
 
-    def legal_sets(self) -> list[HandSet]:
+    def straight_or_flush_sets(self) -> list[HandSet]:
+        """The legal sets with a straight or flush (or better) in the high hand (never a foul)."""
         if self._sets is None:
-            self._sets = legal_sets(self.cards)
+            self._sets = sets_with_high(self.cards, _STRAIGHT_OR_FLUSH)
         return self._sets
 
     def best_straight_or_flush(self, only: Callable[[HandSet], bool] = lambda s: True) -> HandSet | None:
         """The legal set with a straight or flush in the high hand whose low hand is best."""
         if not self.may_hold_straight_or_flush():
             return None
-        options = [s for s in self.legal_sets() if s.high.category in _STRAIGHT_OR_FLUSH and only(s)]
+        options = [s for s in self.straight_or_flush_sets() if only(s)]
         if not options:
             return None
         return max(options, key=lambda s: (s.low.strength, s.high.strength, _canonical(s)))

@@ -45,7 +45,7 @@ from controller.game import hand_name
 from controller.game.pai_gow._deal import StartError, misdeal_reasons, position_name, start_position
 from controller.game.pai_gow._house_way import Decision, HouseWay, house_way
 from controller.game.record import GameSpec, Problems, read_seats, write_record
-from controller.hands import PAI_GOW, BonusValue, Category, classify_bonus, evaluate_dealt, paying_line
+from controller.hands import PAI_GOW, BonusValue, Category, bonus_shown, classify_bonus, evaluate_dealt, paying_line
 from controller.hands.categories import FIVE_CARD_ORDER
 from controller.hands.paigow import HandSet, is_pai_gow, make_set, set_dealt
 from controller.vocab import Card, CardError, format_cards, parse_cards
@@ -125,6 +125,25 @@ def _hand(problems: Problems, path: str, raw: object) -> tuple[Card, ...] | None
         return None
 
 
+def _known_set(high: object, low: object, cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], tuple[Card, ...]] | None:
+    """A set written as the table writes it (five and two of the seat's seven distinct cards, each
+    in its own text, space-separated), read from the seat's cards without parsing them again;
+    ``None`` for anything else, which :func:`_player_set` reads and checks in full."""
+    if not isinstance(high, str) or not isinstance(low, str) or len(cards) != 7:
+        return None
+    by_text = {c.text: c for c in cards}
+    high_tokens, low_tokens = high.split(), low.split()
+    if len(by_text) != 7 or len(high_tokens) != 5 or len(low_tokens) != 2:
+        return None
+    try:
+        chosen = tuple([by_text[t] for t in high_tokens]), tuple([by_text[t] for t in low_tokens])
+    except KeyError:
+        return None
+    if len({*high_tokens, *low_tokens}) != 7:
+        return None
+    return chosen
+
+
 def _player_set(
     problems: Problems, path: str, raw: Mapping[str, Any], cards: tuple[Card, ...]
 ) -> tuple[tuple[Card, ...], tuple[Card, ...]] | None:
@@ -136,6 +155,9 @@ def _player_set(
     if "high" not in raw or "low" not in raw:
         problems.add(path, "give both high and low, or set: house_way")
         return None
+    known = _known_set(raw["high"], raw["low"], cards)
+    if known is not None:
+        return known
     high = _hand(problems, f"{path}.high", raw["high"])
     low = _hand(problems, f"{path}.low", raw["low"])
     if high is None or low is None:
@@ -270,12 +292,23 @@ def commission(stake: int, percent: int, rounding: str) -> int:
 
 @dataclass(frozen=True, slots=True)
 class _Premium:
-    """A seven-card hand's bonus classification and its envy line, if any."""
+    """A seven-card hand's bonus category and best cards, its whole classification where a line
+    of it may be paid, and its envy line, if any."""
 
-    value: BonusValue
-    envy: int
+    category: Category
+    best: tuple[Card, ...]
+    value: BonusValue | None
+    """The whole classification (every line the hand qualifies for); ``None`` where no line of
+    it is paid or shown: no bonus wager on the hand, no envy marker nor insurance on the table."""
+    envy: int = 0
     line: Category | None = None
     """The envy table's line that pays this hand (its highest-paying one), if any."""
+
+    @property
+    def lines(self) -> BonusValue:
+        """The whole classification, made for every hand a line of which may be paid."""
+        assert self.value is not None, "a hand classified for its recall only"
+        return self.value
 
 
 _ROWS: dict[int, tuple[Paytable, dict[Category, PaytableRow]]] = {}
@@ -297,7 +330,14 @@ def _paying_row(value: BonusValue, table: Paytable) -> PaytableRow | None:
 def _classify(cards: tuple[Card, ...], envy_table: Paytable | None) -> _Premium:
     value = classify_bonus(cards, PAI_GOW)
     row = _paying_row(value, envy_table) if envy_table is not None else None
-    return _Premium(value, (row.amount or 0) if row else 0, row.category if row else None)
+    return _Premium(value.category, value.best, value, (row.amount or 0) if row else 0, row.category if row else None)
+
+
+def _shown(cards: tuple[Card, ...]) -> _Premium:
+    """A hand's bonus category and best cards only, for its recall: no line of it is paid (no
+    bonus wager on it, no envy marker nor insurance on the table: its envy line is never read)."""
+    category, best = bonus_shown(cards, PAI_GOW)
+    return _Premium(category, best, None)
 
 
 def _line_cards(value: BonusValue, line: Category) -> tuple[Card, ...]:
@@ -315,9 +355,10 @@ def _announced(mine: _Premium, stake: int | None, bonus_table: Paytable | None) 
     """The line the dealer announces for a hand rearranged in (d)2, and its cards: the one its
     bonus wager is paid on; else (a premium hand) the one the envy is paid on; else its category.
     What the dealer is told and what is paid are always the same line."""
-    row = _paying_row(mine.value, bonus_table) if stake is not None and bonus_table is not None else None
-    line = row.category if row is not None else mine.line if mine.line is not None else mine.value.category
-    return line, _line_cards(mine.value, line)
+    value = mine.lines
+    row = _paying_row(value, bonus_table) if stake is not None and bonus_table is not None else None
+    line = row.category if row is not None else mine.line if mine.line is not None else value.category
+    return line, _line_cards(value, line)
 
 
 def _pai_gow_wager(stake: int, player: HandSet, dealer: HandSet, fouled: bool, o: Mapping[str, Any]) -> WagerResult:
@@ -369,6 +410,7 @@ def _round(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round
         dealer = way.set(rnd.dealer, dict(o))
     envy = table.paytables.get("envy")
     markers = frozenset(s.seat for s in rnd.seats if s.wagers.get("bonus", 0) >= o["envy_minimum"] and envy is not None)
+    keep_all = bool(markers) or any("insurance" in s.wagers for s in rnd.seats)
     return _Round(
         options=o,
         way=way,
@@ -377,9 +419,13 @@ def _round(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round
         envy=envy,
         insurance=table.paytables.get("insurance"),
         markers=markers,
-        keep_all=bool(markers) or any("insurance" in s.wagers for s in rnd.seats),
-        premium={s.seat: _classify(s.cards, envy) for s in rnd.seats},
-        dealer_premium=_classify(rnd.dealer, envy) if o["envy_includes_dealer"] else None,
+        keep_all=keep_all,
+        # a hand's lines are read for its bonus wager, and (an envy marker or insurance on the
+        # table) for the envy, the premium steps and the announcement of (d)2
+        premium={
+            s.seat: _classify(s.cards, envy) if keep_all or "bonus" in s.wagers else _shown(s.cards) for s in rnd.seats
+        },
+        dealer_premium=_classify(rnd.dealer, envy) if o["envy_includes_dealer"] and markers else None,
     )
 
 
@@ -434,9 +480,9 @@ def _seat_set(seat: PaiGowSeat, r: _Round, hands: dict[str, Mapping[str, str]]) 
 
 def _bonus_result(stake: int, mine: _Premium, bonus_table: Paytable) -> WagerResult:
     """(d)2i, ii: the bonus wager, paid once at the highest-paying line the seven cards make."""
-    row = _paying_row(mine.value, bonus_table)
+    row = _paying_row(mine.lines, bonus_table)
     if row is None:
-        why = f"{hand_name(mine.value.category.value)} does not qualify"
+        why = f"{hand_name(mine.category.value)} does not qualify"
         return WagerResult("bonus", stake, Result.LOSE, -stake, why)
     return WagerResult("bonus", stake, Result.WIN, row.odds.payout(stake), f"{row.describe()} (highest-paying line)")
 
@@ -467,7 +513,7 @@ def _envy_result(seat: PaiGowSeat, r: _Round) -> WagerResult | None:
     total = sum(p.envy for _, p in others)
     if not total:
         return None
-    why = "envy: " + ", ".join(f"{who} {hand_name((p.line or p.value.category).value)}" for who, p in others)
+    why = "envy: " + ", ".join(f"{who} {hand_name((p.line or p.category).value)}" for who, p in others)
     return WagerResult("envy", 0, Result.WIN, total, why)
 
 
@@ -479,7 +525,7 @@ def _seat_settlement(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSet
     hands["set"] = chosen.to_json()
     wagers = [_pai_gow_wager(w["pai_gow"], chosen, r.dealer.set, fouled, r.options)]
     mine = r.premium[seat.seat]
-    hands["bonus"] = {"category": mine.value.category.value, "best": format_cards(mine.value.best)}
+    hands["bonus"] = {"category": mine.category.value, "best": format_cards(mine.best)}
     if "bonus" in w and r.bonus is not None:
         wagers.append(_bonus_result(w["bonus"], mine, r.bonus))
     if "insurance" in w and r.insurance is not None:
