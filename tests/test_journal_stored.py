@@ -33,7 +33,9 @@ READERS = (
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("rows") / "journal.db"
-    summary = run_bench(load_table(BENCH), seats=3, rounds=5, seed=4, progress=False, journal_path=path)
+    summary = run_bench(
+        load_table(BENCH), seats=3, rounds=5, seed=4, progress=False, journal_path=path, fold_rounds=False
+    )
     assert summary.rounds == 5
     return path
 

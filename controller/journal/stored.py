@@ -11,7 +11,8 @@ A block is decoded with the journal's HMAC key and each of its records checked a
 block's hash prefixes (a changed record raises :class:`~controller.journal.compact.BlockError`
 naming it). A keyed journal read without its key (``checked=False``) is decoded without those
 checks, as its rows are read without the key today: the records inside a block then carry no
-hash of their own (``""``), except the block's last one.
+hash of their own (``""``), except the block's last one (a journal without a key: each its own,
+computed again).
 
 A row is yielded exactly as SQLite returns it (a damaged file's row may hold a text where a
 number belongs): the checkers judge it, not this reader.
@@ -101,10 +102,16 @@ def _blocks(
 
 
 def decode(block: Block, key: bytes | None, checked: bool) -> list[StoredRecord]:
-    """The records of ``block`` (see the module's text for ``checked``)."""
+    """The records of ``block`` (see the module's text for ``checked``). Unchecked, a block of a
+    journal without a key still gets each record's hash (the hashes are then SHA-256, computed
+    again without a key, and the block's last hash says they are right): what the floor's outbox
+    reads of a folded round is then what it read of its rows."""
     if checked:
         return decode_block(block, key)
-    return _decode_unchecked(block)
+    try:
+        return decode_block(block, None)
+    except BlockError:
+        return _decode_unchecked(block)
 
 
 def _decode_unchecked(block: Block) -> list[StoredRecord]:
