@@ -27,7 +27,9 @@ BENCH = config_dir() / "bench" / "mississippi_stud.yaml"
 @pytest.fixture(scope="module")
 def bench_journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("bench") / "journal.db"
-    summary = run_bench(load_table(BENCH), seats=3, rounds=4, seed=8, progress=False, journal_path=path)
+    summary = run_bench(
+        load_table(BENCH), seats=3, rounds=4, seed=8, progress=False, journal_path=path, fold_rounds=False
+    )
     assert summary.rounds == 4
     return path
 

@@ -16,6 +16,7 @@ from controller.configuration import config_dir, load_table
 from controller.journal import JournalError, SqliteJournal
 from controller.journal.fold import fold_closed_rounds
 from controller.journal.outbox import Outbox
+from controller.journal.retention import prune_rounds
 from controller.journal.store import OUTBOX_SCHEMA
 from controller.journal.stored import read_records, seq_bounds
 from controller.table._round_folder import RoundFolder
@@ -283,3 +284,34 @@ def test_a_round_whose_rows_do_not_verify_is_not_folded(plain: tuple[Path, Path]
     assert kept == list(range(marks[1] + 1, marks[2] + 1))
     assert (marks[1] + 1, marks[2]) not in _spans(path)[0]
     assert (marks[0] + 1, marks[1]) in _spans(path)[0]
+
+
+def test_prune_of_folded_rounds_keeps_no_pruned_record_and_verifies(tmp_path: Path) -> None:
+    """A round's block runs on past its round record to the next round's start: prune cuts it at
+    the round record, the records after it kept in a block of their own that follows the anchor."""
+    path = tmp_path / "journal.db"
+    run_bench(load_table(BENCH), seats=2, rounds=12, seed=9, progress=False, journal_path=path)
+    db = sqlite3.connect(path)
+    try:
+        run = [(int(r), int(s)) for r, s in db.execute("SELECT round_no, seq FROM rounds WHERE round_no <= 2")]
+        settled = run[-1][1]
+        first, last = db.execute(
+            "SELECT first_seq, last_seq FROM blocks WHERE first_seq <= ? AND last_seq >= ?", (settled, settled)
+        ).fetchone()
+    finally:
+        db.close()
+    assert last > settled  # records after the round record in its block
+    journal = SqliteJournal(path)
+    try:
+        assert prune_rounds(journal, run) == 2  # rounds 1 and 2, as `journal prune` gives them
+    finally:
+        journal.close()
+    db = sqlite3.connect(path)
+    try:
+        assert db.execute("SELECT min(first_seq) FROM blocks").fetchone() == (settled + 1,)
+        assert db.execute("SELECT count(*) FROM block_kinds WHERE first_seq <= ?", (settled,)).fetchone() == (0,)
+        assert [r.seq for r in read_records(db, 0, last)] == list(range(settled + 1, last + 1))
+    finally:
+        db.close()
+    code, out, err = cli("journal", "verify", "--journal", str(path))
+    assert code == 0, out + err
