@@ -161,6 +161,25 @@ def test_the_same_rounds_folded_and_as_rows_show_the_same_byte_for_byte(
     else:  # with one, what the forwarder has still to send is never folded: the same from there on
         last_block = _spans(blocks)[0][-1][1]
         assert _floor_records(blocks, last_block) == _floor_records(rows, last_block)
+    pairs = []  # what `floor reconcile --config` compares with the floor's records: every hash, with the key
+    for path in (rows, blocks):
+        db = sqlite3.connect(path)
+        try:
+            pairs.append(
+                [(r.seq, r.hash) for r in read_records(db, key=_key(config), checked=_key(config) is not None)]
+            )
+        finally:
+            db.close()
+    assert pairs[0] == pairs[1] and all(digest for _, digest in pairs[1])
+
+
+def test_reconcile_compares_by_number_a_record_whose_hash_is_not_known_without_the_key() -> None:
+    from controller.floor.reconcile import reconcile
+
+    found = reconcile(iter([(1, "h1"), (2, ""), (3, "h3")]), iter([(1, "h1"), (2, "hX"), (3, "h3")]))
+    assert found.ok and (found.compared, found.by_number) == (2, 1)
+    found = reconcile(iter([(1, "h1"), (2, "h2"), (3, "h3")]), iter([(1, "h1"), (2, "hX"), (3, "h3")]))
+    assert not found.ok and found.by_number == 0
 
 
 def _with_floor(path: Path, stored: int | None, held: int | None = None) -> None:
