@@ -73,12 +73,13 @@ def _rows(db: sqlite3.Connection, first: int, last: int) -> list[StoredRecord]:
 
 def fold_closed_rounds(journal: SqliteJournal, upto: int | None, most: int | None = None) -> FoldResult:
     """Fold the closed spans of ``journal`` ending at or before record ``upto`` (None: every closed
-    span), of the ``most`` spans after the last block (None: all of them), oldest first, each in a transaction of its own. Raises
-    :class:`JournalError` when a transaction fails (the span's rows then stay, as do the spans
-    after it; those folded before it stay folded); a span whose block would not decode to its
-    rows is left as rows and named in the error after the others are folded."""
+    span) among the ``most`` spans after the last block (None: all of them), oldest first, each in
+    a transaction of its own. Raises :class:`JournalError` when a transaction fails (that span's
+    rows stay, and so do the spans after it; those folded before it stay folded); a span whose
+    block would not decode to its rows (a row changed since it was written) is left as rows and
+    named in the error once the others are folded."""
     if journal.readonly:
-        raise ValueError("fold_closed_rounds: a journal opened for writing")
+        raise ValueError("fold_closed_rounds: the journal must be opened for writing")
     blocks = records = 0
     refused: list[str] = []
     with journal.lock:
