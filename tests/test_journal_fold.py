@@ -102,8 +102,11 @@ def _shown(path: Path, config: Path, *command: str) -> tuple[int, str, str]:
     return code, out.replace(str(path), "JOURNAL"), err.replace(str(path), "JOURNAL")
 
 
-def _floor_records(path: Path, after: int = 0) -> list[object]:
-    outbox = Outbox(path)
+def _floor_records(path: Path, after: int = 0, key: bytes | None = None) -> list[object]:
+    """What the forwarder reads to send, from record ``after`` on (with the journal's ``key``, as
+    the table's forwarder and `floor resend` read it), and each record's hash as it compares what
+    the floor says it holds."""
+    outbox = Outbox(path, key=key)
     try:
         return list(outbox.after(after, limit=10**6)) + [outbox.hash_of(s) for s in range(after, outbox.head() + 1)]
     finally:
@@ -161,6 +164,9 @@ def test_the_same_rounds_folded_and_as_rows_show_the_same_byte_for_byte(
     else:  # with one, what the forwarder has still to send is never folded: the same from there on
         last_block = _spans(blocks)[0][-1][1]
         assert _floor_records(blocks, last_block) == _floor_records(rows, last_block)
+        # and with the key (the table's forwarder, `floor resend`) every record as from its row
+        assert _floor_records(blocks, key=_key(config)) == _floor_records(rows, key=_key(config))
+        assert _floor_records(blocks, key=_key(config)) == _floor_records(rows)
     pairs = []  # what `floor reconcile --config` compares with the floor's records: every hash, with the key
     for path in (rows, blocks):
         db = sqlite3.connect(path)

@@ -575,11 +575,14 @@ def _status(args: argparse.Namespace) -> int:
 def _journal_key(config: str | None) -> bytes | None:
     """The HMAC key of the journal of the table config ``config`` (None: no config, or no key)."""
     from controller.configuration import load_table
+
+    return _key_of(load_table(config)) if config else None
+
+
+def _key_of(table: TableConfig) -> bytes | None:
+    """The HMAC key of ``table``'s journal (None: it has none)."""
     from controller.journal import read_hmac_key
 
-    if not config:
-        return None
-    table = load_table(config)
     return read_hmac_key(table.journal.hmac_key_file) if table.journal.hmac_key_file else None
 
 
@@ -939,7 +942,9 @@ def _resend(args: argparse.Namespace) -> int:
             head = box.head()
             box.close()
             # a copy: not the table's heartbeat; it publishes the table's records whatever the floor holds
-            forwarder = Forwarder(copy, table.floor, heartbeat_s=None, hold_feed=False).start()
+            forwarder = Forwarder(
+                copy, table.floor, heartbeat_s=None, hold_feed=False, journal_key=_key_of(table)
+            ).start()
             try:
                 done = forwarder.wait_acked(head, args.timeout)
                 if done:  # what the floor holds now: it tells the table after storing (or not) what came
@@ -981,6 +986,8 @@ def forwarder_for(table: TableConfig, journal_path: Path | str, drain_on_stop_s:
     None when the table has no floor link. Raises ValueError when the floor extra is missing."""
     if table.floor is None:
         return None
+    from controller.journal import JournalError
+
     try:
         from controller.floor.forwarder import Forwarder
     except ImportError as exc:
@@ -990,6 +997,6 @@ def forwarder_for(table: TableConfig, journal_path: Path | str, drain_on_stop_s:
             f"{table.path}: floor: {exc.name or exc} is not installed; install the floor extra: {install_hint('floor')}"
         ) from exc
     try:
-        return Forwarder(journal_path, table.floor, drain_on_stop_s=drain_on_stop_s)
-    except ValueError as exc:  # the signing key file: missing, readable by others, not a key
+        return Forwarder(journal_path, table.floor, drain_on_stop_s=drain_on_stop_s, journal_key=_key_of(table))
+    except (ValueError, JournalError) as exc:  # a key file (signing, journal): missing, readable by others, not a key
         raise ValueError(f"{table.path}: {exc}") from exc
