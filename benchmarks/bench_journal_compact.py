@@ -4,20 +4,23 @@ compact blocks (issue 45 item 8).
 Run ``python benchmarks/bench_journal_compact.py [--rounds N] [--seats N] [--seed N]``. For
 each of the four games a bench table plays ``--rounds`` rounds (default 20, 6 seats) over ptys
 into a journal, as ``tablectl bench`` does (so the devices' command results and every button
-release are in it). Measured on a copy made by ``VACUUM INTO`` (no free pages, no WAL):
+release are in it), twice: once keeping every record as a row (folding off) and once as a table
+plays, folding each closed round into a block (:mod:`controller.journal.fold`). Measured on
+copies made by ``VACUUM INTO`` (no free pages, no WAL):
 
-* the file's size per round, and each record kind's share (its rows' stored bytes);
-* the same file with the records between each two snapshots (a round's start to the next one's;
-  the last round is left open, as a running table's would be) stored as one block of
-  :mod:`controller.journal.compact` instead of one row each, every block decoded again and
-  compared with the rows it replaced, field by field (each record's time, kind, event flag,
-  data text, ``prev`` and hash: what every reader shows); vacuumed;
-* what one more round adds to each (the pages SQLite gives the rows or blocks, the snapshots and
-  the round index, per round: ``dbstat``), without the few pages every file has;
+* the rows' file size per round, and each record kind's share (its rows' stored bytes);
+* the same file folded by the journal's writer afterwards, checked to hold the same content (the
+  simulation guard's digest: every record's time, kind, event flag and data, the snapshots, the
+  round index, the meters, ``meta``);
+* the file the table wrote folding as it played (the open round and what came before the first
+  round left as rows);
+* what one more round adds to each (the pages SQLite gives the rows, or the blocks and their kind
+  index, the snapshots and the round index, per round: ``dbstat``), without the few pages every
+  file has;
 * each as a table-year: ``YEAR_ROUNDS`` rounds (the year benchmark's journal of 20,000,000
   records, a table 16 hours a day).
 
-Prints figures; asserts nothing (a block that does not decode to its rows is printed as such).
+Prints figures; asserts nothing (a folded journal whose content differs is printed as such).
 """
 
 from __future__ import annotations
@@ -32,18 +35,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.configuration import config_dir, load_table
-from controller.journal.compact import StoredRecord, decode_block, encode_block
+from controller.journal import SqliteJournal
+from controller.journal.fold import fold_closed_rounds
 from controller.table.journal_files import journal_key
 from hil.bench import run_bench
+from hil.simulate.journal_digest import content_digest
 
 GAMES = ("mississippi_stud", "boston5", "pai_gow", "three_card_poker")
 YEAR_ROUNDS = 219_781
 """Rounds in a table-year: the year benchmark's journal (bench_journal_year.py, 20,000,000 records)."""
-
-BLOCKS = (
-    "CREATE TABLE blocks (first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL, prev TEXT NOT NULL, "
-    "hash TEXT NOT NULL, prefixes BLOB NOT NULL, payload BLOB NOT NULL)"
-)
 
 
 def vacuumed(src: Path, dst: Path) -> int:
@@ -68,35 +68,16 @@ def by_kind(path: Path) -> dict[str, tuple[int, int]]:
 
 
 def compacted(path: Path, key: bytes | None) -> tuple[int, int, int]:
-    """Store each finished round's records in ``path`` as a block; (blocks, records in them,
-    blocks that did not decode to their rows)."""
-    db = sqlite3.connect(str(path), isolation_level=None)
-    db.execute(BLOCKS)
-    cuts = [s for (s,) in db.execute("SELECT seq FROM snapshots ORDER BY seq")]
-    blocks = moved = bad = 0
-    db.execute("BEGIN")
-    for lo, hi in zip(cuts, cuts[1:], strict=False):  # the last snapshot's round is left open
-        rows = [
-            StoredRecord(seq, at, kind, bool(event), data, prev, digest)
-            for seq, at, kind, event, data, prev, digest in db.execute(
-                "SELECT seq, at, kind, event, data, prev, hash FROM records WHERE seq > ? AND seq <= ? ORDER BY seq",
-                (lo, hi),
-            )
-        ]
-        block = encode_block(rows)
-        if decode_block(block, key) != rows:
-            bad += 1
-            continue
-        db.execute(
-            "INSERT INTO blocks VALUES (?, ?, ?, ?, ?, ?)",
-            (block.first_seq, block.last_seq, block.prev, block.hash, block.prefixes, block.payload),
-        )
-        db.execute("DELETE FROM records WHERE seq > ? AND seq <= ?", (lo, hi))
-        blocks += 1
-        moved += len(rows)
-    db.execute("COMMIT")
-    db.close()
-    return blocks, moved, bad
+    """Fold each closed round of the journal at ``path`` with the journal's writer
+    (:func:`controller.journal.fold.fold_closed_rounds`, as a table with no floor folds); (blocks,
+    records in them, 1 if the journal's content differs from before: the guard's digest)."""
+    before = content_digest(path.read_bytes())
+    journal = SqliteJournal(path, key)
+    try:
+        done = fold_closed_rounds(journal, None)
+    finally:
+        journal.close()
+    return done.blocks, done.records, int(content_digest(path.read_bytes()) != before)
 
 
 def per_round(path: Path, blocks: int, rounds: int) -> float:
@@ -106,7 +87,8 @@ def per_round(path: Path, blocks: int, rounds: int) -> float:
     db = sqlite3.connect(str(path))
     pages = collections.Counter(dict(db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall()))
     db.close()
-    rows = pages["blocks"] / blocks if blocks else (pages["records"] + pages["records_links"]) / rounds
+    block_pages = pages["blocks"] + pages["sqlite_autoindex_blocks_1"] + pages["block_kinds"]
+    rows = block_pages / blocks if blocks else (pages["records"] + pages["records_links"]) / rounds
     return float(rows + (pages["snapshots"] + pages["rounds"]) / rounds)
 
 
@@ -124,7 +106,13 @@ def main() -> None:
             table = load_table(config_dir() / "bench" / f"{game}.yaml")
             path = folder / f"{game}.db"
             summary = run_bench(
-                table, seats=args.seats, rounds=args.rounds, seed=args.seed, progress=False, journal_path=path
+                table,
+                seats=args.seats,
+                rounds=args.rounds,
+                seed=args.seed,
+                progress=False,
+                journal_path=path,
+                fold_rounds=False,
             )
             rounds = summary.rounds
             plain = folder / f"{game}-plain.db"
@@ -147,22 +135,48 @@ def main() -> None:
             small = vacuumed(work, folder / f"{game}-compact.db")
             steady = per_round(folder / f"{game}-compact.db", blocks, rounds)
             print(
-                f"  compact: {blocks} blocks ({moved} records; {bad} not decoded to their rows): the file "
+                f"  folded: {blocks} blocks ({moved} records; content {'DIFFERS' if bad else 'equal'}): the file "
                 f"{small / rounds / 1024:.1f} KiB a round; a round's block, snapshot and index row {steady / 1024:.1f} KiB"
             )
-            rows.append((game, records / rounds, size / rounds, before, small / rounds, steady, bad))
+            live = folder / f"{game}-live.db"
+            played = run_bench(
+                table, seats=args.seats, rounds=args.rounds, seed=args.seed, progress=False, journal_path=live
+            )
+            live_size = vacuumed(live, folder / f"{game}-live-vacuumed.db")
+            db = sqlite3.connect(folder / f"{game}-live-vacuumed.db")
+            (live_blocks,) = db.execute("SELECT count(*) FROM blocks").fetchone()
+            db.close()
+            live_steady = per_round(folder / f"{game}-live-vacuumed.db", live_blocks, played.rounds)
+            print(
+                f"  as the table plays (folding on): {live_blocks} blocks, the file {live_size / played.rounds / 1024:.1f} "
+                f"KiB a round; one more round {live_steady / 1024:.1f} KiB"
+            )
+            rows.append(
+                (
+                    game,
+                    records / rounds,
+                    size / rounds,
+                    before,
+                    small / rounds,
+                    steady,
+                    bad,
+                    live_size / played.rounds,
+                    live_steady,
+                )
+            )
     print()
     print(
         f"| game ({args.seats} seats, {args.rounds} rounds, seed {args.seed}) | records a round "
         "| rows: the file a round | rows: one more round | blocks: the file a round | blocks: one more round "
-        "| table-year, rows | table-year, blocks |"
+        "| table folding as it plays: the file a round | one more round | table-year, rows | table-year, as played |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for game, per, today, before, compact, steady, bad in rows:
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for game, per, today, before, compact, steady, bad, live, live_steady in rows:
         print(
             f"| {game} | {per:.0f} | {today / 1024:.1f} KiB | {before / 1024:.1f} KiB "
-            f"| {compact / 1024:.1f} KiB{' (BLOCKS DIFFER)' if bad else ''} | **{steady / 1024:.1f} KiB** "
-            f"| {before * YEAR_ROUNDS / 2**30:.1f} GiB | **{steady * YEAR_ROUNDS / 2**30:.2f} GiB** |"
+            f"| {compact / 1024:.1f} KiB{' (CONTENT DIFFERS)' if bad else ''} | {steady / 1024:.1f} KiB "
+            f"| {live / 1024:.1f} KiB | **{live_steady / 1024:.1f} KiB** "
+            f"| {before * YEAR_ROUNDS / 2**30:.1f} GiB | **{live_steady * YEAR_ROUNDS / 2**30:.2f} GiB** |"
         )
 
 

@@ -761,6 +761,7 @@ def run_bench(
     attach: Callable[[TableRuntime, dict[str, Any], dict[str, PtyServer]], Callable[[], None]] | None = None,
     manual: bool = False,
     stop: StopSignals | None = None,
+    fold_rounds: bool = True,
 ) -> BenchSummary:
     """Play ``rounds`` rounds at a bench table; returns the summary.
 
@@ -774,6 +775,8 @@ def run_bench(
     ``attach(runtime, sims, servers)`` is called before the table starts (e.g. the web view) and
     returns what to call when the bench stops. ``manual``: no simulated players; something else
     drives the simulators (the web page's controls) until the rounds are played or Ctrl-C.
+    ``fold_rounds``: the journal's closed rounds folded into compact blocks, as a table does (off:
+    kept as rows, to compare).
 
     The summary is made whatever ends the run: every round finished so far is tallied and
     re-settled, and ``failure`` says in one line why the run could not go on (a wait that timed
@@ -815,7 +818,9 @@ def run_bench(
             journal,
             on_round=on_round,
             link_base=BENCH_LINK,
-            ports=RuntimePorts(share_hands=not manual),  # the simulated players look at their own cards
+            ports=RuntimePorts(
+                share_hands=not manual, fold_rounds=fold_rounds
+            ),  # the simulated players look at their own cards
         )
         runtime.services.extend(services)
         holds = _HoldCount()

@@ -32,9 +32,11 @@ def real_table_config(folder: Path, extra: str = "") -> Path:
     return config
 
 
-def bench_journal(folder: Path, game: str, rounds: int, seats: int, seed: int) -> Path:
+def bench_journal(folder: Path, game: str, rounds: int, seats: int, seed: int, fold_rounds: bool = True) -> Path:
     """The journal (``folder/journal.db``) of ``rounds`` rounds a bench table of ``game`` played with
-    ``seats`` seats from ``seed``, every round settled as ``tablectl settle`` settles it."""
+    ``seats`` seats from ``seed``, every round settled as ``tablectl settle`` settles it
+    (``fold_rounds``: its closed rounds folded into compact blocks, as a table does; off: kept as
+    rows, for a test that changes a row)."""
     from controller.configuration import load_table
     from hil.bench import run_bench
 
@@ -46,6 +48,7 @@ def bench_journal(folder: Path, game: str, rounds: int, seats: int, seed: int) -
         seed=seed,
         progress=False,
         journal_path=path,
+        fold_rounds=fold_rounds,
     )
     assert summary.rounds == rounds and summary.mismatches == 0
     return path

@@ -1,6 +1,6 @@
-"""Tests' helper: a journal's closed rounds folded into compact blocks, as the journal's writer is
-to fold them (issue 45 item 8), written here with SQL so that a test can make a journal of blocks,
-and change one, without the writer."""
+"""Tests' helper: a journal's closed rounds folded into compact blocks, as the journal's writer
+folds them (issue 45 item 8, controller/journal/fold.py), written here with SQL so that a test can
+make a journal of blocks, and change one, without the writer."""
 
 from __future__ import annotations
 

@@ -65,7 +65,10 @@ def records_in(path: Path) -> int:
     try:
         db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=5)
         try:
-            row = db.execute("SELECT max(seq) FROM records").fetchone()
+            # the last record, whether a row or in a block (closed rounds are folded as the table plays)
+            row = db.execute(
+                "SELECT max(m) FROM (SELECT max(seq) AS m FROM records UNION ALL SELECT max(last_seq) FROM blocks)"
+            ).fetchone()
         finally:
             db.close()
     except sqlite3.Error:

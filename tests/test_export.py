@@ -24,7 +24,10 @@ from tests.cli_helpers import bench_journal, cli
 @pytest.fixture(scope="module")
 def journals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     plays = (("mississippi_stud", 8), ("pai_gow", 4))
-    return {game: bench_journal(tmp_path_factory.mktemp(game), game, rounds, 4, 11) for game, rounds in plays}
+    return {
+        game: bench_journal(tmp_path_factory.mktemp(game), game, rounds, 4, 11, fold_rounds=False)
+        for game, rounds in plays
+    }
 
 
 def _rounds(path: Path) -> list[tuple[int, float, dict[str, Any]]]:

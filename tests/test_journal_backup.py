@@ -27,7 +27,7 @@ BENCH = config_dir() / "bench" / "mississippi_stud.yaml"
 
 @pytest.fixture(scope="module")
 def bench_journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return played(tmp_path_factory.mktemp("bench"), "mississippi_stud", rounds=4, seats=3, seed=8)
+    return played(tmp_path_factory.mktemp("bench"), "mississippi_stud", rounds=4, seats=3, seed=8, fold_rounds=False)
 
 
 WRITER = """

@@ -96,7 +96,7 @@ READERS = (["recall", "--json", "--last", "100"], ["meters", "--json"], ["export
 
 @pytest.fixture(scope="module")
 def original(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return bench_journal(tmp_path_factory.mktemp("original"), "mississippi_stud", 5, 3, 4)
+    return bench_journal(tmp_path_factory.mktemp("original"), "mississippi_stud", 5, 3, 4, fold_rounds=False)
 
 
 def build(layout: int, source: Path, target: Path) -> int:

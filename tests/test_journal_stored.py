@@ -29,7 +29,9 @@ READERS = (
 
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return bench_journal(tmp_path_factory.mktemp("rows"), "mississippi_stud", rounds=5, seats=3, seed=4)
+    return bench_journal(
+        tmp_path_factory.mktemp("rows"), "mississippi_stud", rounds=5, seats=3, seed=4, fold_rounds=False
+    )
 
 
 @pytest.fixture

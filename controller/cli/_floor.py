@@ -83,6 +83,11 @@ def register(sub: Subparsers) -> None:
     rc.add_argument("--table", required=True, metavar="ID", help="the table's id on the floor")
     rc.add_argument("--db", required=True, help="PostgreSQL URL (the reader role)")
     rc.add_argument(
+        "--config",
+        help="the table's config: the journal's HMAC key (journal.hmac_key_file), to compare the hashes of "
+        "the records of a keyed journal's folded rounds too",
+    )
+    rc.add_argument(
         "--grace",
         type=float,
         default=300.0,
@@ -567,6 +572,20 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _journal_key(config: str | None) -> bytes | None:
+    """The HMAC key of the journal of the table config ``config`` (None: no config, or no key)."""
+    from controller.configuration import load_table
+
+    return _key_of(load_table(config)) if config else None
+
+
+def _key_of(table: TableConfig) -> bytes | None:
+    """The HMAC key of ``table``'s journal (None: it has none)."""
+    from controller.journal import read_hmac_key
+
+    return read_hmac_key(table.journal.hmac_key_file) if table.journal.hmac_key_file else None
+
+
 def _reconcile(args: argparse.Namespace) -> int:
     """0 when every record the floor holds of the table is the journal's, 1 on a difference."""
     if why := secret_in_url(args.db):
@@ -577,14 +596,16 @@ def _reconcile(args: argparse.Namespace) -> int:
         from controller.floor.reconcile import reconcile
     except ImportError as exc:
         return _needs_floor_extra("reconcile", exc)
+    from controller.configuration import ConfigError
     from controller.journal import JournalError, SqliteJournal
     from controller.journal.stored import read_records
 
     if not args.grace >= 0:
         return _fail("reconcile", "--grace must be 0 or more seconds")
     try:
-        journal = SqliteJournal.open_readonly(args.journal)
-    except JournalError as exc:
+        key = _journal_key(args.config)
+        journal = SqliteJournal.open_readonly(args.journal, key)
+    except (ConfigError, JournalError) as exc:
         return _fail("reconcile", str(exc))
     try:
         anchor = int(journal.meta("anchor_seq") or 0)
@@ -598,7 +619,7 @@ def _reconcile(args: argparse.Namespace) -> int:
             with conn.cursor(name="floor_records") as cur:  # streamed: a year's records in bounded memory
                 cur.execute("SELECT seq, hash FROM floor_record WHERE table_id = %s ORDER BY seq", (args.table,))
                 found = reconcile(
-                    ((r.seq, r.hash) for r in read_records(journal.db, checked=False)),
+                    ((r.seq, r.hash) for r in read_records(journal.db, key=key, checked=key is not None)),
                     ((int(seq), str(digest)) for seq, digest in cur),
                     anchor,
                     int(chain[0] or 0) if chain else 0,
@@ -608,6 +629,9 @@ def _reconcile(args: argparse.Namespace) -> int:
         missing = (len(late), min(late, default=None), max(late, default=None))
     except psycopg.Error as exc:
         return _fail("reconcile", f"{args.db}: {str(exc).strip().splitlines()[0]}")
+    except JournalError as exc:  # a folded round that does not decode with the key
+        print(f"tablectl floor reconcile: {args.journal}: {exc}", file=sys.stderr)
+        return 1
     finally:
         journal.close()
     if chain is None:
@@ -630,6 +654,12 @@ def _reconcile(args: argparse.Namespace) -> int:
     if held:
         print(
             f"tablectl floor reconcile: {args.table}: {held} records quarantined (tablectl floor status)",
+            file=sys.stderr,
+        )
+    if found.by_number:
+        print(
+            f"tablectl floor reconcile: {args.table}: {found.by_number} records of folded rounds compared by number "
+            "only (the journal is signed with a key: give --config with its key file to compare their hashes)",
             file=sys.stderr,
         )
     print(
@@ -912,7 +942,9 @@ def _resend(args: argparse.Namespace) -> int:
             head = box.head()
             box.close()
             # a copy: not the table's heartbeat; it publishes the table's records whatever the floor holds
-            forwarder = Forwarder(copy, table.floor, heartbeat_s=None, hold_feed=False).start()
+            forwarder = Forwarder(
+                copy, table.floor, heartbeat_s=None, hold_feed=False, journal_key=_key_of(table)
+            ).start()
             try:
                 done = forwarder.wait_acked(head, args.timeout)
                 if done:  # what the floor holds now: it tells the table after storing (or not) what came
@@ -954,6 +986,8 @@ def forwarder_for(table: TableConfig, journal_path: Path | str, drain_on_stop_s:
     None when the table has no floor link. Raises ValueError when the floor extra is missing."""
     if table.floor is None:
         return None
+    from controller.journal import JournalError
+
     try:
         from controller.floor.forwarder import Forwarder
     except ImportError as exc:
@@ -963,6 +997,6 @@ def forwarder_for(table: TableConfig, journal_path: Path | str, drain_on_stop_s:
             f"{table.path}: floor: {exc.name or exc} is not installed; install the floor extra: {install_hint('floor')}"
         ) from exc
     try:
-        return Forwarder(journal_path, table.floor, drain_on_stop_s=drain_on_stop_s)
-    except ValueError as exc:  # the signing key file: missing, readable by others, not a key
+        return Forwarder(journal_path, table.floor, drain_on_stop_s=drain_on_stop_s, journal_key=_key_of(table))
+    except (ValueError, JournalError) as exc:  # a key file (signing, journal): missing, readable by others, not a key
         raise ValueError(f"{table.path}: {exc}") from exc

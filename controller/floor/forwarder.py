@@ -209,8 +209,12 @@ class Forwarder:
         drain_on_stop_s: float = 0.0,
         heartbeat_s: float | None = 5.0,
         hold_feed: bool = True,
+        journal_key: bytes | None = None,
     ) -> None:
         self.journal_path = Path(journal_path)
+        self.journal_key = journal_key
+        """The journal's HMAC key (None: none, or not given): a keyed journal's folded rounds are read
+        with their records' hashes only with it (``tablectl floor resend`` sends them all)."""
         self.link = link
         self.window = window
         self.batch = batch
@@ -363,7 +367,7 @@ class Forwarder:
         self._stopping.set()
 
     async def _main(self, shared: Client | None = None) -> None:
-        outbox = Outbox(self.journal_path)
+        outbox = Outbox(self.journal_path, key=self.journal_key)
         self._acked = outbox.acked()
         self._stored = self._stored_written = outbox.stored()[0]
         self._held = outbox.feed_held()

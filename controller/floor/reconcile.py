@@ -25,6 +25,9 @@ class Reconciled:
     """Journal records after the floor's last one (not yet published or stored)."""
     last_floor: int = 0
     """The floor's last record compared (or its chain's start): the backlog comes after it."""
+    by_number: int = 0
+    """Records held by both whose hash the journal read cannot give (a keyed journal's folded
+    round read without its key: ``""``): compared by number only."""
     differences: list[str] = field(default_factory=list)
     more: int = 0
     """Differences beyond those listed."""
@@ -47,7 +50,8 @@ def reconcile(
     floor_anchor: int = 0,
 ) -> Reconciled:
     """Compare ``journal`` and ``floor`` records, each ``(seq, hash)`` in ascending order, read as
-    they go (bounded memory). Floor records at or below ``journal_anchor`` (pruned from the
+    they go (bounded memory); a journal hash ``""`` (not known without the journal's key) is
+    compared by number only. Floor records at or below ``journal_anchor`` (pruned from the
     journal since) cannot be compared and are skipped; the floor holds the table from after
     ``floor_anchor`` (the record its chain started after)."""
     out = Reconciled()
@@ -65,6 +69,8 @@ def reconcile(
             current = next(js, None)
         if current is None or current[0] != seq:
             out.differ(f"record {seq}: on the floor, not in the journal")
+        elif current[1] == "":
+            out.by_number += 1
         elif current[1] != digest:
             out.differ(f"record {seq}: the floor's hash {digest[:12]}... is not the journal's {current[1][:12]}...")
         else:

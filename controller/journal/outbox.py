@@ -42,11 +42,14 @@ class RawRecord:
 
 
 class Outbox:
-    """The acknowledged position of consumer ``name`` in the journal at ``path`` (which must exist)."""
+    """The acknowledged position of consumer ``name`` in the journal at ``path`` (which must exist).
+    With the journal's HMAC ``key``, the records of a keyed journal's folded rounds are read with
+    their hashes (checked); without it only a block's last record has one (``""`` before it)."""
 
-    def __init__(self, path: Path | str, name: str = "floor") -> None:
+    def __init__(self, path: Path | str, name: str = "floor", key: bytes | None = None) -> None:
         self.path = Path(path)
         self.name = name
+        self.key = key
         if not self.path.is_file():
             raise JournalError(f"{self.path}: no journal there")
         try:
@@ -138,7 +141,7 @@ class Outbox:
 
     def hash_of(self, seq: int) -> str | None:
         """Record ``seq``'s hash in this journal (None: no such record)."""
-        return hash_at(self.reader, seq, checked=False)
+        return hash_at(self.reader, seq, self.key, checked=self.key is not None)
 
     def set_state(self, state: str, error: str | None) -> None:
         """Note the link's state (what ``tablectl status`` shows)."""
@@ -175,12 +178,12 @@ class Outbox:
 
     def after(self, seq: int, limit: int = 500) -> list[RawRecord]:
         """Up to ``limit`` records after ``seq``, in order."""
-        rows = read_records(self.reader, seq, checked=False, limit=limit)
+        rows = read_records(self.reader, seq, key=self.key, checked=self.key is not None, limit=limit)
         return [RawRecord(r.seq, r.at, r.kind, r.data, bool(r.event), r.prev, r.hash) for r in rows]
 
     def between(self, first: int, last: int) -> list[RawRecord]:
         """The records ``first`` to ``last``, in order."""
-        rows = read_records(self.reader, first - 1, last, checked=False)
+        rows = read_records(self.reader, first - 1, last, key=self.key, checked=self.key is not None)
         return [RawRecord(r.seq, r.at, r.kind, r.data, bool(r.event), r.prev, r.hash) for r in rows]
 
     def anchor_seq(self) -> int:

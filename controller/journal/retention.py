@@ -18,6 +18,7 @@ import json
 import time
 from collections import defaultdict
 
+from controller.journal.compact import Block, decode_block, encode_block
 from controller.journal.meters import add_meters
 from controller.journal.records import JournalRecord
 from controller.journal.store import JournalError, SqliteJournal
@@ -105,12 +106,13 @@ def prune_rounds(journal: SqliteJournal, run: list[tuple[int, int]]) -> int:
     blocks = has_blocks(journal.db)
     with journal._txn():
         journal.db.execute("DELETE FROM records WHERE seq <= ?", (cut,))
-        if blocks:  # a block reaching past the cut stays whole: its records up to the cut are not read
+        if blocks:  # a block reaching past the cut is made again of the records after it
             journal.db.execute(
                 f"DELETE FROM {BLOCK_KINDS} WHERE first_seq IN (SELECT first_seq FROM blocks WHERE last_seq <= ?)",
                 (cut,),
             )
             journal.db.execute("DELETE FROM blocks WHERE last_seq <= ?", (cut,))
+            _cut_block(journal, cut)
         journal.db.execute("DELETE FROM rounds WHERE seq <= ?", (cut,))
         journal.db.execute("DELETE FROM snapshots WHERE seq < ?", (cut,))
         for meta_key, meta_value in (
@@ -121,6 +123,30 @@ def prune_rounds(journal: SqliteJournal, run: list[tuple[int, int]]) -> int:
             journal.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (meta_key, meta_value))
         journal._sign_meta()
     return len(run)
+
+
+def _cut_block(journal: SqliteJournal, cut: int) -> None:
+    """The block holding record ``cut`` and records after it (a round's block runs on to the next
+    round's start) made again of the records after ``cut`` alone, following the new anchor: no
+    record pruned is left in the file (inside the caller's transaction)."""
+    row = journal.db.execute(
+        "SELECT first_seq, last_seq, prev, hash, prefixes, payload FROM blocks WHERE first_seq <= ? AND last_seq > ?",
+        (cut, cut),
+    ).fetchone()
+    if row is None:
+        return
+    block = Block(row[0], row[1], row[2], row[3], bytes(row[4]), bytes(row[5]))
+    kept = [r for r in decode_block(block, journal.key) if r.seq > cut]
+    rest = encode_block(kept)
+    journal.db.execute(f"DELETE FROM {BLOCK_KINDS} WHERE first_seq = ?", (block.first_seq,))
+    journal.db.execute("DELETE FROM blocks WHERE first_seq = ?", (block.first_seq,))
+    journal.db.execute(
+        "INSERT INTO blocks VALUES (?, ?, ?, ?, ?, ?)",
+        (rest.first_seq, rest.last_seq, rest.prev, rest.hash, rest.prefixes, rest.payload),
+    )
+    journal.db.executemany(
+        f"INSERT INTO {BLOCK_KINDS} VALUES (?, ?)", [(kind, rest.first_seq) for kind in sorted({r.kind for r in kept})]
+    )
 
 
 def mark_verified(journal: SqliteJournal, seq: int, digest: str) -> None:

@@ -12,8 +12,9 @@ block's hash prefixes (a changed record raises :class:`~controller.journal.compa
 naming it). A keyed journal read without its key (``checked=False``) is decoded by the same
 parser, as strictly (an unreadable block raises the same error, naming it) but without hashing
 its records, as its rows are read without the key: the records inside a block then carry no
-hash of their own (``""``), except the block's last one. Only readers of what is verified
-elsewhere read unchecked (``verify`` with the key judges the file).
+hash of their own (``""``), except the block's last one (a journal without a key: each its own,
+computed again). Only readers of what is verified elsewhere read unchecked (``verify`` with the
+key judges the file).
 
 A row is yielded exactly as SQLite returns it (a damaged file's row may hold a text where a
 number belongs): the checkers judge it, not this reader.
@@ -27,7 +28,7 @@ from collections.abc import Collection, Iterator
 from operator import itemgetter
 from typing import Any
 
-from controller.journal.compact import Block, StoredRecord, decode_block
+from controller.journal.compact import Block, BlockError, StoredRecord, decode_block
 
 __all__ = [
     "BLOCK_KINDS",
@@ -112,6 +113,19 @@ def _blocks(
         yield Block(first, last, prev, digest, bytes(prefixes), bytes(payload))
 
 
+def decode(block: Block, key: bytes | None, checked: bool) -> list[StoredRecord]:
+    """The records of ``block`` (see the module's text for ``checked``). Unchecked, a block of a
+    journal without a key still gets each record's hash (the hashes are then SHA-256, computed
+    again without a key, and the block's last hash says they are right): what the floor's outbox
+    reads of a folded round is then what it read of its rows."""
+    if checked:
+        return decode_block(block, key)
+    try:
+        return decode_block(block, None)
+    except BlockError:
+        return decode_block(block, key, check=False)
+
+
 def read_records(
     db: sqlite3.Connection,
     after: int = 0,
@@ -150,7 +164,7 @@ def _from_blocks(
     newest_first: bool,
 ) -> Iterator[StoredRecord]:
     for block in list(_blocks(db, after, until, kinds, newest_first)):
-        records = decode_block(block, key, check=checked)
+        records = decode(block, key, checked)
         if newest_first:
             records.reverse()
         for r in records:
@@ -181,7 +195,7 @@ def select_records(
     blocked = (
         row
         for block in _blocks(db, 0, None, None, newest_first)
-        for row in _select_block(db, decode_block(block, key, check=checked), columns, where, order)
+        for row in _select_block(db, decode(block, key, checked), columns, where, order)
     )
     yield from heapq.merge(rows, blocked, key=itemgetter(0), reverse=newest_first)
 

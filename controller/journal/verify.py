@@ -35,7 +35,7 @@ from controller.journal.store import (
     record_hash,
     snapshot_hash,
 )
-from controller.journal.stored import hash_at, last_record, read_records, record_at, seq_bounds
+from controller.journal.stored import BLOCK_KINDS, has_blocks, hash_at, last_record, read_records, record_at, seq_bounds
 
 __all__ = ["VerifyReport", "verify_journal", "verify_reader", "verify_meters", "verify_prune", "check_tail"]
 
@@ -278,8 +278,14 @@ def verify_journal(journal: SqliteJournal, until: int | None = None, full: bool 
     anchor = _anchor(journal, report)
     if anchor is None:
         return report
+    if full and not _block_spans(journal, report):
+        return report
     last = _walk(journal, anchor[0], anchor[1], report, until)
+    if report.problems:
+        _name_block(journal, report)
     if report.problems or not full:
+        return report
+    if not _block_kinds(journal, report):
         return report
     try:
         head_seq = int(journal.meta("head_seq") or 0)
@@ -311,6 +317,81 @@ def verify_journal(journal: SqliteJournal, until: int | None = None, full: bool 
     if not report.problems:
         _checkpoints(journal, report, rounds)
     return report
+
+
+def _block_spans(journal: SqliteJournal, report: VerifyReport) -> bool:
+    """Each compact block holds its own records: none of them also kept as a row or in another
+    block (a fold is one transaction: the rows or the block, never both)."""
+    if not has_blocks(journal.db):
+        return True
+    try:
+        spans = journal.db.execute("SELECT first_seq, last_seq FROM blocks ORDER BY first_seq").fetchall()
+        before: tuple[int, int] | None = None
+        for first, last in spans:
+            where = f"block of records {first}..{last}"
+            if not isinstance(first, int) or not isinstance(last, int) or last < first:
+                report.bad(0, f"{where}: not a span of record numbers: changed")
+                return False
+            if before is not None and first <= before[1]:
+                report.bad(first, f"{where}: overlaps the block of records {before[0]}..{before[1]}: changed")
+                return False
+            row = journal.db.execute(
+                "SELECT seq FROM records WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT 1", (first, last)
+            ).fetchone()
+            if row is not None:
+                report.bad(row[0], f"{where}: record {row[0]} is also kept as a row: changed")
+                return False
+            before = (first, last)
+    except _DAMAGE as exc:
+        report.bad(0, f"blocks: unreadable ({exc}): the file is damaged")
+        return False
+    return True
+
+
+def _name_block(journal: SqliteJournal, report: VerifyReport) -> None:
+    """Name the block that holds the first bad record (its problem names the record alone)."""
+    if not report.bad_from or not has_blocks(journal.db):
+        return
+    try:
+        row = journal.db.execute(
+            "SELECT first_seq, last_seq FROM blocks WHERE first_seq <= ? AND last_seq >= ?",
+            (report.bad_from, report.bad_from),
+        ).fetchone()
+    except _DAMAGE:
+        return
+    if row is not None and f"records {row[0]}..{row[1]}" not in report.problems[0]:
+        report.problems[0] = f"block of records {row[0]}..{row[1]}: {report.problems[0]}"
+
+
+def _block_kinds(journal: SqliteJournal, report: VerifyReport) -> bool:
+    """Each block's kinds as :data:`BLOCK_KINDS` lists them (what a reader looking for a kind
+    trusts, e.g. the round records): the kinds its records have, no more, no fewer."""
+    if not has_blocks(journal.db):
+        return True
+    try:
+        listed: dict[int, set[str]] = {}
+        for kind, first in journal.db.execute(f"SELECT kind, first_seq FROM {BLOCK_KINDS}"):
+            listed.setdefault(first, set()).add(kind)
+        held: dict[int, tuple[int, set[str]]] = {}
+        for first, last in journal.db.execute("SELECT first_seq, last_seq FROM blocks ORDER BY first_seq").fetchall():
+            records = read_records(journal.db, first - 1, last, key=journal.key, checked=False)
+            held[first] = (last, {r.kind for r in records})
+    except _DAMAGE as exc:
+        report.bad(0, f"blocks: unreadable ({exc}): the file is damaged")
+        return False
+    for first, (last, kinds) in held.items():
+        where = f"block of records {first}..{last}"
+        have = listed.pop(first, set())
+        if missing := sorted(kinds - have):
+            report.bad(first, f"{where}: its kind index ({BLOCK_KINDS}) does not list {', '.join(missing)}: changed")
+        elif extra := sorted(have - kinds):
+            report.bad(
+                first,
+                f"{where}: its kind index ({BLOCK_KINDS}) lists {', '.join(extra)}, which it does not hold: changed",
+            )
+    for first in sorted(listed):
+        report.bad(first, f"kind index ({BLOCK_KINDS}): names a block at record {first}, which is not kept: changed")
+    return report.ok
 
 
 def _mark(journal: SqliteJournal, report: VerifyReport, anchor: tuple[int, str]) -> None:
@@ -563,6 +644,7 @@ def verify_reader(journal: SqliteJournal, shown: Iterable[tuple[int, int]] = ())
         for start, end in sorted(segments):
             _segment(journal, start, end, anchor, report, links_only)
             if report.problems:
+                _name_block(journal, report)
                 break
     except _DAMAGE as exc:
         report.bad(0, f"the journal is unreadable ({exc}): the file is damaged")

@@ -29,6 +29,7 @@ from controller.journal.records import Journal
 from controller.table._hold_journal import HoldJournal
 from controller.table._hold_log import HoldLog
 from controller.table._link_log import log_link_event
+from controller.table._round_folder import RoundFolder
 from controller.table._round_records import RoundRecords, round_record
 from controller.table._sdnotify import SystemdNotifier
 from controller.table._snapshot_file import SnapshotFile, snapshot_path
@@ -85,6 +86,9 @@ class RuntimePorts:
     """Publish the players' hands beside the snapshot (simulated players look at their own cards)."""
     status_file: bool = True
     """Keep the file ``tablectl status`` reads beside a durable journal (each write costs a sync)."""
+    fold_rounds: bool = True
+    """Fold the closed rounds of a durable journal into compact blocks (a test or a benchmark turns
+    it off to compare the same rounds kept as rows)."""
 
 
 class TableRuntime:
@@ -141,6 +145,10 @@ class TableRuntime:
         """The durable journal (None: the journal is in memory)."""
         self.rounds = RoundRecords(self.store) if self.store is not None else None
         """Each finished round's record, with a durable journal."""
+        self.folder = (
+            RoundFolder(self.store, table.floor is not None) if self.store is not None and ports.fold_rounds else None
+        )
+        """Folds the closed rounds into compact blocks, with a durable journal."""
         self.drivers = open_drivers(table, self.engine.queue, urls, link_base)
         for driver in self.drivers.values():
             if ports.link_protocol is not None:
@@ -249,6 +257,9 @@ class TableRuntime:
                     self.store.snapshot(seq, self.round.round_no, self.round.snapshot_state())
                 except JournalError as exc:
                     log.warning("journal: %s: round %s's start snapshot not kept", exc, self.round.round_no)
+                else:
+                    if self.folder is not None and not self.replaying:
+                        self.folder.fold()
 
     def post_link_stats(self) -> None:
         """Journal every link's state and counters now (``LinkStats`` events)."""

@@ -530,6 +530,7 @@ def make_journals(fresh: bool) -> None:
                 check=True,
                 capture_output=True,
             )
+            unfold(folder / name, key.read_bytes().strip() if name == "keyed.db" else None)
     good = folder / "bench.db"
 
     def variant(name: str, sql: list[str] | None = None) -> Path:
@@ -590,6 +591,105 @@ def make_journals(fresh: bool) -> None:
     half.close()
     old = variant("schema-1.db", ["DROP TABLE rounds", "UPDATE meta SET value = '1' WHERE key = 'schema_version'"])
     assert old.exists()
+    make_block_journals(folder, good)
+
+
+def unfold(path: Path, key: bytes | None) -> None:
+    """The records of the journal at ``path`` (signed with ``key``) all kept as rows (a bench folds
+    its closed rounds; the changed copies above change rows), its head as it was."""
+    from controller.journal.stored import read_records
+
+    db = sqlite3.connect(path)
+    head = db.execute("SELECT key, value FROM meta WHERE key IN ('head_seq', 'head_hash')").fetchall()
+    records = list(read_records(db, key=key))
+    with db:
+        db.execute("DELETE FROM blocks")
+        db.execute("DELETE FROM block_kinds")
+        db.executemany(
+            "INSERT OR IGNORE INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(r.seq, r.at, r.kind, int(r.event), r.data, r.prev, r.hash) for r in records],
+        )
+        db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", head)
+    db.execute("VACUUM")
+    db.close()
+
+
+BLOCKS = "blocks.db"
+"""``bench.db`` with its closed rounds folded by the journal's writer, as a table keeps them."""
+
+
+def make_block_journals(folder: Path, good: Path) -> None:
+    """``blocks.db`` and its damaged and changed copies: a block cut short, its format byte, its
+    last hash, a record's hash prefix, its kind index, a block renumbered onto the next one, a
+    block following another round, a block whose records are also kept as rows."""
+    from controller.journal import SqliteJournal
+    from controller.journal.fold import fold_closed_rounds
+    from controller.journal.stored import read_records
+
+    path = folder / BLOCKS
+    shutil.copy(good, path)
+    journal = SqliteJournal(path)
+    try:
+        assert fold_closed_rounds(journal, None).blocks >= 2
+    finally:
+        journal.close()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=DELETE")
+    (first, last), (first_2, _) = db.execute("SELECT first_seq, last_seq FROM blocks ORDER BY first_seq").fetchall()[
+        1:3
+    ]
+    db.execute("VACUUM")
+    db.close()
+    source = sqlite3.connect(good)
+    rows = [(r.seq, r.at, r.kind, int(r.event), r.data, r.prev, r.hash) for r in read_records(source, first - 1, last)]
+    source.close()
+    assert first_2 == last + 1
+    where = f"WHERE first_seq = {first}"
+    changes: dict[str, list[str]] = {
+        "block-truncated.db": [f"UPDATE blocks SET payload = substr(payload, 1, length(payload) / 2) {where}"],
+        "block-format.db": [f"UPDATE blocks SET payload = CAST(X'02' || substr(payload, 2) AS BLOB) {where}"],
+        "block-hash-changed.db": [f"UPDATE blocks SET hash = '{'0' * 64}' {where}"],
+        "block-prefix-changed.db": [
+            f"UPDATE blocks SET prefixes = CAST(X'00000000' || substr(prefixes, 5) AS BLOB) {where}"
+        ],
+        "block-kind-index.db": [f"DELETE FROM block_kinds WHERE kind = 'RoundSettled' AND first_seq = {first}"],
+        "block-renumbered.db": [f"UPDATE blocks SET first_seq = first_seq + 1, last_seq = last_seq + 1 {where}"],
+        "block-follows-another-round.db": [
+            "UPDATE blocks SET prev = (SELECT prev FROM blocks ORDER BY first_seq LIMIT 1) " + where
+        ],
+    }
+    for name, statements in changes.items():
+        target = folder / name
+        shutil.copy(path, target)
+        db = sqlite3.connect(target)
+        for statement in statements:
+            db.execute(statement)
+        db.commit()
+        db.close()
+    both = folder / "block-also-rows.db"
+    shutil.copy(path, both)
+    db = sqlite3.connect(both)
+    head = db.execute("SELECT key, value FROM meta WHERE key IN ('head_seq', 'head_hash')").fetchall()
+    with db:
+        db.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", head)  # the head as it was
+    db.close()
+    BLOCK_CASES.update(
+        {
+            "block-truncated.db": [f"records {first}..{last}", "cut short"],
+            "block-format.db": [f"records {first}..{last}", "payload format 02"],
+            "block-hash-changed.db": [f"records {first}..{last}", "the last record's hash is not the block's"],
+            "block-prefix-changed.db": [f"block of records {first}..{last}", f"record {first} (", "hash mismatch"],
+            "block-kind-index.db": [f"block of records {first}..{last}", "kind index", "RoundSettled"],
+            "block-renumbered.db": [f"block of records {first_2}..", f"overlaps the block of records {first + 1}.."],
+            "block-follows-another-round.db": [f"block of records {first}..{last}", f"record {first} ("],
+            "block-also-rows.db": [f"block of records {first}..{last}", f"record {first} is also kept as a row"],
+        }
+    )
+
+
+BLOCK_CASES: dict[str, list[str]] = {}
+"""Each changed copy of ``blocks.db`` and the words ``journal verify`` must name it with."""
 
 
 def journal_cases() -> None:
@@ -645,6 +745,20 @@ def journal_cases() -> None:
                 [name, *expect],
                 files=[[name, name]],
             )
+    # Compact blocks (issue 45 item 8): the folded journal verifies and reads; each changed block
+    # is named by its records, exit 1 as any changed journal.
+    for reader in ("verify", "recall", "recall-json"):
+        case(f"journal-blocks-{reader}-ok", [*readers[reader], "{tmp}/" + BLOCKS], 0, [], files=[[BLOCKS, BLOCKS]])
+    for name, expect in BLOCK_CASES.items():
+        case(
+            f"journal-{name[:-3]}-verify",
+            [*readers["verify"], "{tmp}/" + name],
+            1,
+            [name, *expect],
+            files=[[name, name]],
+        )
+        if name != "block-kind-index.db":  # recall finds a round record by the round index, not the kinds
+            case(f"journal-{name[:-3]}-recall", [*readers["recall"], "{tmp}/" + name], 1, [name], files=[[name, name]])
     # The HMAC key: a journal signed with one key read with another; a key file others can read.
     write("journals/wrong.key", "not the key\n")
     keyed_cfg = "journals/keyed.yaml"

@@ -1,0 +1,124 @@
+"""The journal's writer of compact blocks: each closed round's records folded into one block of
+:mod:`controller.journal.compact` (issue 45 item 8).
+
+A span of records is folded when it is closed and safe:
+
+* closed: it runs from one snapshot (a round's start) to the next one, so a later round has
+  started; the open round's records, after the newest snapshot, stay rows (a restart replays
+  them);
+* safe: its last record is at or before ``upto``, the last record the floor store says it holds
+  (:func:`controller.journal.retention.floor_acknowledged`): a record the forwarder still has to
+  send is never folded. A table that publishes to no floor folds every closed span.
+
+Each span is folded in one SQLite transaction: the block and its kinds inserted and the rows
+deleted together, so a crash or an error leaves either the rows or the block, never both and
+never neither. Before the rows go, the block is decoded again (every record's hash computed
+again with the journal's key) and compared with the rows, field by field: a block that would not
+show exactly what the rows show is not written, and the rows stay.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from controller.journal.compact import BlockError, StoredRecord, decode_block, encode_block
+from controller.journal.store import JournalError, SqliteJournal
+from controller.journal.stored import BLOCK_KINDS, has_blocks
+
+__all__ = ["FoldResult", "closed_spans", "fold_closed_rounds"]
+
+
+@dataclass(frozen=True, slots=True)
+class FoldResult:
+    """What one call folded: ``blocks`` spans, ``records`` records in them (0, 0: nothing to fold)."""
+
+    blocks: int
+    records: int
+
+
+def closed_spans(db: sqlite3.Connection, upto: int | None, most: int | None = None) -> list[tuple[int, int]]:
+    """(first, last) record of each closed span still kept as rows, oldest first: from one snapshot
+    to the next, ending at or before ``upto`` (None: no limit). Looked for after the last block
+    only (spans are folded in order), among at most ``most`` spans: the cost of a call does not
+    grow with the journal."""
+    (start,) = db.execute("SELECT coalesce(max(last_seq), 0) FROM blocks").fetchone()
+    query = "SELECT seq FROM snapshots WHERE seq >= ? ORDER BY seq"
+    args: list[int] = [start]
+    if most is not None:
+        query += " LIMIT ?"
+        args.append(most + 1)
+    marks = [int(s) for (s,) in db.execute(query, args)]
+    spans = []
+    for lo, hi in zip(marks, marks[1:], strict=False):
+        if hi <= lo or (upto is not None and hi > upto):
+            continue
+        first, last, count = db.execute(
+            "SELECT min(seq), max(seq), count(*) FROM records WHERE seq > ? AND seq <= ?", (lo, hi)
+        ).fetchone()
+        if count and first == lo + 1 and last == hi and count == hi - lo:  # every record of the span is a row
+            spans.append((lo + 1, hi))
+    return spans
+
+
+def _rows(db: sqlite3.Connection, first: int, last: int) -> list[StoredRecord]:
+    return [
+        StoredRecord(seq, at, kind, bool(event), data, prev, digest)
+        for seq, at, kind, event, data, prev, digest in db.execute(
+            "SELECT seq, at, kind, event, data, prev, hash FROM records WHERE seq >= ? AND seq <= ? ORDER BY seq",
+            (first, last),
+        )
+    ]
+
+
+def fold_closed_rounds(journal: SqliteJournal, upto: int | None, most: int | None = None) -> FoldResult:
+    """Fold the closed spans of ``journal`` ending at or before record ``upto`` (None: every closed
+    span) among the ``most`` spans after the last block (None: all of them), oldest first, each in
+    a transaction of its own. Raises :class:`JournalError` when a transaction fails (that span's
+    rows stay, and so do the spans after it; those folded before it stay folded); a span whose
+    block would not decode to its rows (a row changed since it was written) is left as rows and
+    named in the error once the others are folded."""
+    if journal.readonly:
+        raise ValueError("fold_closed_rounds: the journal must be opened for writing")
+    blocks = records = 0
+    refused: list[str] = []
+    with journal.lock:
+        if not has_blocks(journal.db):
+            return FoldResult(0, 0)
+        try:
+            spans = closed_spans(journal.db, upto, most)
+        except sqlite3.Error as exc:
+            raise JournalError(f"{journal.path}: cannot read the rounds to fold: {exc}") from exc
+        for first, last in spans:
+            try:
+                rows = _rows(journal.db, first, last)
+                block = encode_block(rows)
+                if decode_block(block, journal.key) != rows:
+                    raise BlockError(f"records {first}..{last}: the block does not decode to its rows")
+            except (ValueError, BlockError) as exc:  # BlockError is a JournalError, not a ValueError
+                refused.append(str(exc))
+                continue
+            except sqlite3.Error as exc:
+                raise JournalError(f"{journal.path}: cannot read records {first}..{last} to fold: {exc}") from exc
+            try:
+                with journal._txn():
+                    journal.db.execute(
+                        "INSERT INTO blocks VALUES (?, ?, ?, ?, ?, ?)",
+                        (block.first_seq, block.last_seq, block.prev, block.hash, block.prefixes, block.payload),
+                    )
+                    journal.db.executemany(
+                        f"INSERT INTO {BLOCK_KINDS} VALUES (?, ?)",
+                        [(kind, block.first_seq) for kind in sorted({r.kind for r in rows})],
+                    )
+                    deleted = journal.db.execute(
+                        "DELETE FROM records WHERE seq >= ? AND seq <= ?", (first, last)
+                    ).rowcount
+                    if deleted != len(rows):  # another writer changed the span meanwhile: keep the rows
+                        raise sqlite3.OperationalError(f"{deleted} rows to delete, not {len(rows)}")
+            except (sqlite3.Error, OSError) as exc:
+                raise journal._write_error(exc) from exc
+            blocks += 1
+            records += len(rows)
+    if refused:
+        raise JournalError(f"{journal.path}: not folded (the rows kept): {'; '.join(refused)}")
+    return FoldResult(blocks, records)
