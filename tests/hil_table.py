@@ -25,6 +25,11 @@ from drivers.panel import ButtonChanged
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.serve import PtyServer
 
+PATIENT_LINKS = LinkConfig(link_down_s=60.0)
+"""Links declared silent (down, or never connected with why) only after a minute: a simulator
+starved of the CPU on a loaded machine is never taken for a device that does not answer, which
+would hold the table (a test whose subject is not a link's silence passes it as ``link_base``)."""
+
 
 def shoe(first: str, size: int = 52) -> list[str]:
     """A shoe that deals ``first`` first, then the rest of a 52-card deck, ``size`` cards in all."""

@@ -67,6 +67,13 @@ class Floor:
         """Let the subscription's callbacks run (the heartbeats that arrived)."""
         self.loop.run_until_complete(asyncio.sleep(0.02))
 
+    def heard_since(self, at: float) -> bool:
+        """Whether a heartbeat the table sent at ``at`` or later has arrived. A forwarder listens
+        to the floor once one has: it subscribes before its first heartbeat, on the same
+        connection, and showing its state does not wait for either to be sent."""
+        self.pump()
+        return any(b.at >= at for b in self.beats)
+
     def close(self) -> None:
         self.loop.run_until_complete(self.nc.close())
         self.loop.close()
@@ -154,10 +161,15 @@ def _held_and_released(journal: SqliteJournal, config: Any, floor: Floor) -> Non
     assert _stored_position(journal.path) == 2
 
     # A restart stays held (the hold is in the journal).
+    restarted = time.time()
     forwarder = Forwarder(journal.path, config, heartbeat_s=0.2).start()
     try:
         wait_for(lambda: forwarder.status().state is LinkState.HELD, "the restarted feed held")
-        # The floor put it right (resolve, resend): it holds the table's own record 4.
+        # The floor put it right (resolve, resend): it holds the table's own record 4. It says so
+        # in answer to a heartbeat, as the ingest does: told before the restarted forwarder
+        # listens, the word is lost (the ingest says it again at the next heartbeat; this floor
+        # says it once).
+        wait_for(lambda: floor.heard_since(restarted), "a heartbeat of the restarted forwarder")
         floor.tell(4, _hash(journal.path, 4))
         wait_for(lambda: forwarder.status().acked == 8, "the feed going on: records 6 to 8 acknowledged")
         assert forwarder.status().stored == 4

@@ -7,20 +7,15 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from hil_table import HilTable, shoe, wait
+from hil_table import PATIENT_LINKS, HilTable, shoe, wait
 
 from controller.configuration import config_dir, load_table
-from drivers.link import LinkConfig
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 
-PATIENT = LinkConfig(link_down_s=60.0)
-"""Links declared down (and so no longer holding the others) only after a minute: the test's
-slow panel is never taken for a silent one, however slow the machine."""
-
 
 def test_a_card_polled_before_the_press_made_first_is_taken_after_it(tmp_path: Path) -> None:
-    with HilTable(TABLE, tmp_path, link_base=PATIENT) as t:
+    with HilTable(TABLE, tmp_path, link_base=PATIENT_LINKS) as t:  # the slow panel is never taken for a silent one
         t.spot(1, "ante", 500)
         t.spot(4, "ante", 1000)
         t.load(shoe("As Ad Kc Qd 7h 8h 2c"))

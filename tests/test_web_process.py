@@ -120,15 +120,29 @@ def test_the_views_descriptors_exhausted_leave_the_controller_dealing(tmp_path: 
         assert json.loads(body)["table"]["game"] == "mississippi_stud"
 
 
+def _connected(path: Path, proc: subprocess.Popen[bytes]) -> socket.socket | None:
+    """A connection to the table's socket at ``path``, or None while it does not listen yet: its
+    file exists from its bind, a moment before it listens (the views' process connects again
+    until it does, and so does a test)."""
+    if proc.poll() is not None:
+        raise RuntimeError(f"the table exited {proc.returncode}")
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(STATE_TIMEOUT_S)
+    try:
+        s.connect(str(path))
+    except (FileNotFoundError, ConnectionRefusedError):
+        s.close()
+        return None
+    return s
+
+
 def test_the_table_socket_checks_what_it_is_asked(tmp_path: Path) -> None:
     sock, journal = tmp_path / "view.sock", tmp_path / "table.db"
     bench = [sys.executable, "-m", "controller", "bench", "--quiet", "--manual", "--rounds", "5"]
     bench += ["--journal", str(journal), "--view-socket", str(sock)]
-    with _process(bench, tmp_path / "bench.err", cwd=tmp_path):
-        wait_for(sock.exists, "the table's socket")
-        with socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(STATE_TIMEOUT_S)
-            s.connect(str(sock))
+    with _process(bench, tmp_path / "bench.err", cwd=tmp_path) as table:
+        connected: socket.socket = wait_for(lambda: _connected(sock, table), "the table's socket to listen")
+        with connected as s:
             stream = s.makefile("rb")
             hello = stream.readline()
             assert hello.startswith(b"hello ") and json.loads(hello[6:])["bench"] is True

@@ -176,8 +176,12 @@ class ViewSocket:
                 if version != sent:
                     sent = version
                     await write(f"view {version} {text}\n".encode())
+                # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows the task's
+                # cancellation when the wait ends in the same turn (a view published as the
+                # connection ends), and the pusher outlived its connection, which stayed open.
                 try:
-                    await asyncio.wait_for(wake.wait(), BEAT_S)
+                    async with asyncio.timeout(BEAT_S):
+                        await wake.wait()
                     wake.clear()
                 except TimeoutError:
                     await write(b"beat\n")  # the table is alive: a stopped one goes silent

@@ -1,0 +1,74 @@
+"""The views' socket closes a connection that ends even when a view is published in the same turn
+(controller.web._viewsock): on a loaded machine a command line over the limit, read just as the
+feed woke the connection's view pusher, left the pusher running (asyncio.wait_for on Python 3.11
+swallowed its cancellation), the connection open with beats every second and its peer slot taken
+(test_web_process's socket test hung reading to the end)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from typing import Any, cast
+
+import pytest
+from deadlines import STATE_TIMEOUT_S
+
+pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
+
+from controller.web._published import PublishedView
+from controller.web._viewsock import MAX_LINE, ViewSocket
+
+
+class _Peer:
+    """The connection's two ends as ``_serve`` uses them: a reader whose second line is over the
+    limit and arrives in the same turn as a new view, and a writer that keeps what is written."""
+
+    def __init__(self, feed: PublishedView, sock: socket.socket) -> None:
+        self.feed, self.sock = feed, sock
+        self.lines = 0
+        self.written: list[bytes] = []
+        self.closed = False
+
+    async def readline(self) -> bytes:
+        self.lines += 1
+        if self.lines == 1:  # an empty line, once the pusher has sent its hello and view
+            while len(self.written) < 2:
+                await asyncio.sleep(0)
+            for _ in range(10):
+                await asyncio.sleep(0)  # and waits for the next view
+            return b"\n"
+        for _, wake in list(self.feed._subscribers):
+            wake.set()  # a view out: the pusher's wait ends in this turn ...
+        raise ValueError(f"a line over {MAX_LINE} bytes")  # ... as the connection ends
+
+    def get_extra_info(self, name: str) -> Any:
+        return self.sock if name == "socket" else None
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    async def drain(self) -> None:
+        await asyncio.sleep(0)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_connection_that_ends_as_a_view_is_published_is_closed() -> None:
+    feed = PublishedView()
+    served = ViewSocket(cast(Any, feed), None, "unused.sock")  # it uses only current(), subscribe(), unsubscribe()
+    mine, theirs = socket.socketpair(socket.AF_UNIX)
+    with mine, theirs:
+        peer = _Peer(feed, mine)
+
+        async def serve() -> None:
+            task = asyncio.create_task(served._serve(cast(Any, peer), cast(Any, peer)))
+            deadline = asyncio.get_running_loop().time() + STATE_TIMEOUT_S
+            while not peer.closed:
+                assert asyncio.get_running_loop().time() < deadline, "timed out waiting for the connection to close"
+                await asyncio.sleep(0.01)
+            await task
+
+        asyncio.run(serve())
+    assert peer.closed and served.peers == 0
+    assert peer.written[0].startswith(b"hello ")
