@@ -106,7 +106,10 @@ class StreamHub:
             while True:
                 beat: bytes | None = None
                 try:
-                    await asyncio.wait_for(wake.wait(), self.heartbeat_s)
+                    # not asyncio.wait_for: on Python 3.11 it drops a cancellation that comes in the
+                    # turn the wait ends, and the hub went on looping (the server's stop waited)
+                    async with asyncio.timeout(self.heartbeat_s):
+                        await wake.wait()
                     wake.clear()
                     if not self._refresh():
                         continue
