@@ -6,6 +6,7 @@ card face down (the message is printed and may be journaled in a test's output).
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import re
 import threading
@@ -117,7 +118,7 @@ def check_hidden(snapshot: TableSnapshot, hidden: frozenset[str]) -> None:
     if not hidden:
         return
     texts = list(_texts(snapshot))
-    if all(cards_named(text).isdisjoint(hidden) for text in texts):
+    if hidden.isdisjoint(itertools.chain.from_iterable(map(cards_named, texts))):
         return
     for text in texts:
         match = first_hidden(text, hidden)
