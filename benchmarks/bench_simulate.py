@@ -13,6 +13,11 @@ lives: ``hil/simulate`` (the simulation: the world, its checks, the reference mo
 protocol, framing), SQLite (the journal's statements) and the rest of the standard library: the
 part a change to ``hil/simulate`` can cut, and the part that is the table's own.
 
+``--against TREE`` plays the same seeds in another checkout too (``TREE``: its folder, e.g. a
+``git worktree`` of the commit before a change), seed by seed in turn in two processes that stay
+up, so that both sides meet the same load on a shared machine: the CPU a round of each, and
+their ratio (this tree over ``TREE``).
+
 Prints figures; asserts nothing. Needs nothing but the repository.
 """
 
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -28,10 +34,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from controller.game.registry import table_names
 from hil.simulate.faults import CI_KINDS
 from hil.simulate.run import run_seed
 
-GAMES = ("mississippi_stud", "boston5", "pai_gow")
+GAMES = table_names()
+"""Every game dealt at a table (as CI's simulation plays them)."""
 TARGET_MS = 5.0
 """CPU a simulated round may cost (issue 41 item 6)."""
 
@@ -80,6 +88,63 @@ def profile(game: str, seeds: int, rounds: int, swarm: bool) -> None:
     stats.sort_stats("tottime").print_stats(12)
 
 
+_WORKER = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from hil.simulate.faults import CI_KINDS
+from hil.simulate.run import run_seed
+print("ready", flush=True)
+for line in sys.stdin:
+    game, seed, rounds, swarm = line.split()
+    start = time.process_time()
+    res = run_seed(game, int(seed), CI_KINDS, rounds=int(rounds), swarm=swarm == "1")
+    print(time.process_time() - start, res.rounds, res.events, flush=True)
+"""
+"""Plays the seeds it is sent in the tree named by its argument: CPU seconds, rounds, events."""
+
+
+def side_by_side(games: list[str], seeds: int, rounds: int, swarm: bool, against: Path) -> None:
+    """Each game's seeds in this tree and in ``against``, seed by seed in turn."""
+    here = Path(__file__).resolve().parent.parent
+    trees = {"against": against.resolve(), "this tree": here}
+    workers = {
+        name: subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(tree)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        for name, tree in trees.items()
+    }
+    try:
+        for w in workers.values():
+            assert w.stdin is not None and w.stdout is not None
+            if w.stdout.readline().strip() != "ready":
+                raise SystemExit(f"bench_simulate: a worker did not start ({trees})")
+        print(f"side by side: {trees['against']} (against) and {here} (this tree), seed by seed in turn")
+        print("| game | rounds | events | against: ms a round | this tree: ms a round | ratio |")
+        print("|---|---|---|---|---|---|")
+        for game in games:
+            total = {name: [0.0, 0, 0] for name in workers}
+            for seed in range(1, seeds + 1):
+                for name in list(workers)[:: 1 if seed % 2 else -1]:  # who goes first alternates
+                    w = workers[name]
+                    assert w.stdin is not None and w.stdout is not None
+                    w.stdin.write(f"{game} {seed} {rounds} {int(swarm)}\n")
+                    w.stdin.flush()
+                    cpu, played, events = w.stdout.readline().split()
+                    total[name][0] += float(cpu)
+                    total[name][1] += int(played)
+                    total[name][2] += int(events)
+            a, b = total["against"], total["this tree"]
+            print(
+                f"| {game} | {b[1]} | {b[2]:,} | {1000 * a[0] / max(1, a[1]):.1f} | "
+                f"{1000 * b[0] / max(1, b[1]):.1f} | {b[0] / max(a[0], 1e-9):.2f} |"
+            )
+    finally:
+        for w in workers.values():
+            if w.stdin is not None:
+                w.stdin.close()
+            w.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=GAMES, action="append", help="a game (default: all three)")
@@ -87,8 +152,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=None, help="rounds a seed (default: 2, with --swarm 10)")
     parser.add_argument("--swarm", action="store_true", help="the swarm's schedule (tablectl simulate --swarm)")
     parser.add_argument("--profile", action="store_true", help="where the CPU goes (cProfile), by package")
+    parser.add_argument("--against", type=Path, help="another checkout: its CPU a round beside this tree's")
     args = parser.parse_args()
     rounds = args.rounds or (10 if args.swarm else 2)
+    if args.against is not None:
+        if not (args.against / "hil" / "simulate" / "run.py").is_file():
+            parser.error(f"--against {args.against}: not a checkout of this repository (no hil/simulate/run.py)")
+        side_by_side(args.game or list(GAMES), args.seeds, rounds, args.swarm, args.against)
+        return
     schedule = "--swarm" if args.swarm else "the default schedule"
     print(f"{args.seeds} seeds a game of {rounds} rounds, every ci kind, {schedule}; target {TARGET_MS:.0f} ms a round")
     print("| game | CPU s | rounds | events | simulated s | ms a round | ms an event | 1,000,000 rounds | failed |")

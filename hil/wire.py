@@ -43,7 +43,7 @@ class Line:
 class SimWire:
     """``protocol`` talking to ``device`` over ``line``; ``rng`` decides losses and cuts; what the
     protocol returns goes to ``deliver`` (a :class:`~drivers.delivery.Delivery`, or the link's
-    :meth:`~drivers.link.Link.dispatch`) as soon as it returns it."""
+    :meth:`~drivers.link.Link.dispatch`) as soon as it returns it (an empty list is not passed on)."""
 
     protocol: LinkProtocol
     device: SimDevice
@@ -79,7 +79,8 @@ class SimWire:
                 self._decoder = Decoder()
                 self.opened = True
             action, outputs = self.protocol.step(self.now, wall + self.now)
-            self.deliver(outputs)
+            if outputs:  # (nothing to deliver: most steps, a wait)
+                self.deliver(outputs)
             if isinstance(action, Close):
                 self.opened = False
                 self._backoff = config.reconnect.after(self._backoff)
@@ -119,7 +120,9 @@ class SimWire:
                 self.deliver(self.protocol.receive(wire, self.now, wall + self.now))
                 continue
             for chunk in self._cut(wire):
-                self.deliver(self.protocol.receive(chunk, self.now, wall + self.now))
+                outputs = self.protocol.receive(chunk, self.now, wall + self.now)
+                if outputs:  # (a piece before a frame's last byte delivers nothing)
+                    self.deliver(outputs)
 
     def _cut(self, wire: bytes) -> list[bytes]:
         how = self.line.chunking

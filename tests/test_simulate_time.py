@@ -159,6 +159,33 @@ def test_the_snapshot_looked_at_field_by_field_names_a_hidden_card_when_its_repr
     assert answers.count(True) == 2 and answers.count(False) > 10
 
 
+@pytest.mark.parametrize(
+    ("game", "seed", "rounds", "swarm"),
+    [("boston5", 3, 4, True), ("pai_gow", 10, 2, False), ("mississippi_stud", 7, 3, True)],
+)
+def test_an_idle_link_left_unrun_writes_the_same_journal(
+    game: str, seed: int, rounds: int, swarm: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A link with nothing due in a tick is not run (its clock set instead): most of a seed's
+    link runs are left out so, and the journal is byte for byte the one written running every
+    link every tick (seed 10: every frame through COBS and the CRC, replies in their pieces)."""
+    skipped: list[int] = []
+    real_close = World.close
+
+    def close(self: World) -> None:
+        skipped.append(self.idle_skipped)
+        real_close(self)
+
+    monkeypatch.setattr(World, "close", close)
+    fast = sim_run.run_seed(game, seed, CI_KINDS, rounds=rounds, folder=tmp_path, swarm=swarm)
+    assert fast.ok, f"{fast.broken}: {fast.detail}"
+    assert skipped[-1] > 40 * rounds
+    monkeypatch.setattr(World, "skip_idle", False)
+    slow = sim_run.run_seed(game, seed, CI_KINDS, rounds=rounds, folder=tmp_path, swarm=swarm)
+    assert skipped[-1] == 0
+    assert slow.digest == fast.digest and slow.events == fast.events
+
+
 def test_a_whole_frame_fed_at_once_decodes_as_fed_a_byte_at_a_time() -> None:
     """The decoder's short way for a chunk that is one whole frame (good, corrupted, or empty
     between delimiters) gives the frames and the counts the byte-at-a-time way gives."""
@@ -189,7 +216,7 @@ def test_a_field_that_changes_is_looked_at_again_while_the_hidden_cards_stay() -
         recent: tuple[str, ...]
 
     watch = VisibilityWatch.__new__(VisibilityWatch)
-    watch.hidden, watch._clean, watch._clean_for = frozenset({"Ah", "JK"}), [], frozenset()
+    watch.hidden, watch._named, watch._parts = frozenset({"Ah", "JK"}), [], {}
     screen, recent = ("deal", "Kd Qs"), ("seat 1 Ah?",)
     first = Snap(1, screen, ("nothing",))
     assert not watch._names_hidden(first)
@@ -198,6 +225,36 @@ def test_a_field_that_changes_is_looked_at_again_while_the_hidden_cards_stay() -
     assert watch._names_hidden(Snap(1, ("JK",), ("nothing",)))
     watch.hidden = frozenset({"Kd"})
     assert watch._names_hidden(first)  # other hidden cards: every field looked at again
+
+
+def test_a_seat_that_changes_in_a_seats_tuple_is_looked_at_again() -> None:
+    """A field that is a tuple of seats is looked at seat by seat: a new seats tuple holding the
+    same seats but one new one that names a face-down card is found; the same seats in a new
+    tuple are not looked at again; other face-down cards look at every seat again (their reprs
+    kept: the answer is the whole repr's)."""
+    from typing import NamedTuple
+
+    from controller.table.snapshot import SeatView
+    from hil.simulate.model_check import VisibilityWatch
+
+    class Snap(NamedTuple):
+        round_no: int
+        seats: tuple[SeatView, ...]
+        dealer: tuple[str | None, ...]
+
+    watch = VisibilityWatch.__new__(VisibilityWatch)
+    watch.hidden, watch._named, watch._parts = frozenset({"Ah"}), [], {}
+    one, two = SeatView(1, (("ante", 500),), ("Kd", None)), SeatView(2, (("ante", 500),), (None, None))
+    first = Snap(1, (one, two), (None, "Qs"))
+    assert not watch._names_hidden(first)
+    shown = SeatView(2, (("ante", 500),), ("Ah", None))
+    assert watch._names_hidden(Snap(1, (one, shown), (None, "Qs")))
+    assert not watch._names_hidden(Snap(1, (one, two), (None, "Qs")))  # a new tuple, the same seats
+    watch.hidden = frozenset({"Kd"})
+    assert watch._names_hidden(Snap(1, (one, two), (None, "Qs")))  # seat 1, clean before, looked at again
+    watch.hidden = frozenset({"Qs"})
+    later = Snap(1, (one, two), (None, "Qs"))
+    assert watch._names_hidden(later) and first_hidden(repr(later), watch.hidden) is not None
 
 
 def test_a_seeds_journal_folder_is_named_by_digits_only_and_removed() -> None:

@@ -5,6 +5,8 @@ card face down (the message is printed and may be journaled in a test's output).
 
 from __future__ import annotations
 
+import functools
+import itertools
 import logging
 import re
 import threading
@@ -14,7 +16,17 @@ from typing import Any
 
 from controller.table.snapshot import PlayerHands, TableSnapshot
 
-__all__ = ["Broken", "INVARIANTS", "hidden_cards", "check_hidden", "check_deal_prompt", "check_hold_way", "LogWatch"]
+__all__ = [
+    "Broken",
+    "INVARIANTS",
+    "cards_named",
+    "first_hidden",
+    "hidden_cards",
+    "check_hidden",
+    "check_deal_prompt",
+    "check_hold_way",
+    "LogWatch",
+]
 
 INVARIANTS: dict[str, str] = {
     "hidden_card": "no card face down in any outside payload (snapshot texts, screen, log line)",
@@ -62,6 +74,14 @@ def first_hidden(text: str, hidden: Collection[str]) -> re.Match[str] | None:
     return None if first < 0 else _CARD.match(text, first)
 
 
+@functools.lru_cache(maxsize=8192)
+def cards_named(text: str) -> frozenset[str]:
+    """Every card ``text`` names (each match of :data:`_CARD`): ``text`` names a card of a set
+    when this shares one with it, the answer :func:`first_hidden` gives (matches never overlap).
+    Kept for the texts met lately: from one event to the next most of a snapshot's are the same."""
+    return frozenset(_CARD.findall(text))
+
+
 class Broken(Exception):
     """An invariant broke: ``name`` (of :data:`INVARIANTS`) and what happened."""
 
@@ -98,7 +118,7 @@ def check_hidden(snapshot: TableSnapshot, hidden: frozenset[str]) -> None:
     if not hidden:
         return
     texts = list(_texts(snapshot))
-    if first_hidden("\n".join(texts), hidden) is None:  # (no match spans a line break)
+    if hidden.isdisjoint(itertools.chain.from_iterable(map(cards_named, texts))):
         return
     for text in texts:
         match = first_hidden(text, hidden)

@@ -15,7 +15,7 @@ from typing import Any
 
 from hil.reference import Expected, RefTable, expect_round, load_ref_table, visible_cards
 from hil.reference.games import SeatState, WagerOutcome
-from hil.simulate.invariants import Broken, first_hidden
+from hil.simulate.invariants import Broken, cards_named, first_hidden
 
 __all__ = ["ref_table", "check_round", "check_rounds", "VisibilityWatch", "seat_states", "round_inputs"]
 
@@ -332,9 +332,10 @@ class VisibilityWatch:
         self.scanned = 0
         self._key: tuple[Any, ...] = ()
         self._last: Any = None
-        self._clean: list[Any] = []
-        """The snapshot's fields (by place) last found naming no card of :attr:`_clean_for`."""
-        self._clean_for: frozenset[str] = frozenset()
+        self._named: list[tuple[Any, frozenset[str]]] = []
+        """Each field's value last looked at (by place) and the cards its repr names."""
+        self._parts: dict[Any, frozenset[str]] = {}
+        """The cards each element of a tuple field of records names in its repr, by the element."""
 
     def update(
         self, cards: list[str], seats: Mapping[int, SeatState], start: Mapping[str, Any] | None, hands_set: bool = True
@@ -377,23 +378,48 @@ class VisibilityWatch:
         self.check(where, (("panel display", " | ".join(panel.values())),))
 
     def _names_hidden(self, snapshot: Any) -> bool:
-        """Whether the snapshot's repr names a face-down card, field by field: a field's value that
-        is the very object found clean last time (the snapshot's values are immutable, most are
-        shared from one snapshot to the next) is not looked at again while the face-down cards are
-        the same. The same answer as the whole repr's: a match lies within one field's repr (the
-        field names hold no card, and what joins them, ``=``, ``,``, ``)``, bounds a match as the
+        """Whether the snapshot's repr names a face-down card, value by value: the cards each
+        field's value names in its repr (for a tuple, the seats, the screen's lines, the recent
+        lines, the lamps: each element's repr) are found once while an equal value stays, and
+        shared with the face-down cards (the snapshot's values are immutable, and equal values
+        have reprs naming the same cards: a card is only ever in a text; the table builds each
+        snapshot anew, its seats too, but from one event to the next most values are equal). The
+        same answer as the whole repr's: a match lies within one value's repr (the field names
+        hold no card, and what joins the values, ``=``, ``, ``, ``(``, ``)``, bounds a match as a
         text's ends do). Anything but a named tuple: its whole repr."""
         if not isinstance(snapshot, tuple) or not hasattr(snapshot, "_fields"):
             return first_hidden(repr(snapshot), self.hidden) is not None
-        if self.hidden != self._clean_for or len(self._clean) != len(snapshot):
-            self._clean, self._clean_for = [None] * len(snapshot), self.hidden
-        clean = self._clean
-        looked = [(i, value) for i, value in enumerate(snapshot) if clean[i] is not value or value is None]
-        if first_hidden("\n".join(repr(value) for _, value in looked), self.hidden) is not None:
-            return True  # (a line break bounds a match as the text's ends do)
-        for i, value in looked:
-            clean[i] = value
-        return False
+        if len(self._named) != len(snapshot):
+            self._named = [(None, frozenset())] * len(snapshot)
+        named, parts, hidden = self._named, self._parts, self.hidden
+        if len(parts) > 4096:  # the elements of rounds long gone
+            parts.clear()
+        found = False
+        for i, field in enumerate(snapshot):
+            if field is None or field.__class__ in _NO_CARD:
+                continue  # None, a number, a truth value: no card in its repr
+            was, cards = named[i]
+            if was is not field and (was is None or was != field):
+                if field.__class__ is tuple:
+                    cards = frozenset().union(*(self._part(value) for value in field if value.__class__ not in _BARE))
+                else:
+                    cards = cards_named(repr(field))
+                named[i] = (field, cards)
+            if cards and not found:
+                found = not cards.isdisjoint(hidden)
+        return found
+
+    def _part(self, value: Any) -> frozenset[str]:
+        """The cards ``value`` (an element of a tuple field) names in its repr."""
+        if value.__class__ is str:
+            return cards_named(repr(value))
+        try:
+            cards = self._parts.get(value)
+        except TypeError:  # not hashable
+            return cards_named(repr(value))
+        if cards is None:
+            cards = self._parts[value] = cards_named(repr(value))
+        return cards
 
     def check(self, where: str, payloads: Iterable[tuple[str, str]]) -> None:
         """Each (name, text) of ``payloads``: no face-down card in it."""
@@ -406,6 +432,12 @@ class VisibilityWatch:
                 shown = text[at : match.end() + 20].replace(match.group(1), "<hidden>")
                 raise Broken("model_hidden", f"{where}: the {name} names a card the rules keep face down: {shown!r}")
 
+
+_NO_CARD = frozenset({int, bool, float})
+"""Values whose repr names no card (digits, a sign, a point, ``True``, ``False``)."""
+
+_BARE = frozenset({int, bool, float, type(None)})
+"""Values whose repr names no card (digits, a sign, a point, ``True``, ``False``, ``None``)."""
 
 _HANDS_SET = frozenset({"setting", "settlement", "round_complete", "count_stub"})
 """Pai gow: the steps after the dealer confirmed every player's hands set (the table's step is

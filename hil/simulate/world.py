@@ -166,6 +166,10 @@ class SimView:
 class World:
     """The table of ``table`` for one seed, its journal at ``path``, the faults of ``faults``."""
 
+    skip_idle = True
+    """A link whose next request is not due is not run in a tick (:meth:`_run_links`); False:
+    every link run every tick (the same journal, slower)."""
+
     def __init__(
         self,
         table: TableConfig,
@@ -247,6 +251,8 @@ class World:
         """Ticks jumped over (nothing due in them: time compressed)."""
         self._fresh = False
         """Every link was run after the table last handled an event (their waits are current)."""
+        self.idle_skipped = 0
+        """Runs of a link left out so (a link idle in a tick not jumped over)."""
         self.runtime: TableRuntime
         self.wires: dict[str, SimWire] = {}
         self._boot()
@@ -595,14 +601,21 @@ class World:
                     self.jumped += 1
                     continue
             self.timers.now = t
+            # a link whose next request is not due yet is not run in the tick's first pass, unless
+            # something may have changed it since it was run (the table handled an event, a
+            # timer fired, a fault began or ended): running it would only set its clock
+            idle = self.skip_idle and self._fresh and not (self._agenda and self._agenda[0][0] <= t)
             while self._agenda and self._agenda[0][0] <= t:
                 _, _, call = heapq.heappop(self._agenda)
                 call()
-            self.timers.fire()
+            idle = self.timers.fire() == 0 and idle
             self._fresh = False
             for _ in range(100):
-                for wire in self.wires.values():
-                    wire.run(t, EPOCH)
+                skipped = self._run_links(t, idle)
+                idle = False
+                if skipped and not self.runtime.engine.queue.empty():
+                    for wire in skipped:  # the table handles an event now: each link where it would be
+                        wire.run(t, EPOCH)
                 if not self._drain():
                     self._fresh = True  # every link run since the table last handled anything
                     break
@@ -615,6 +628,25 @@ class World:
                     + (f" (hold: {s.hold.reason}; clears: {s.hold.clears})" if s.hold is not None else "")
                     + f"; screen {' / '.join(x for x in s.screen if x)!r}",
                 )
+
+    def _run_links(self, t: float, idle: bool) -> list[SimWire]:
+        """Run each link to ``t``; ``idle``: a link with nothing due before ``t`` (its
+        :attr:`~hil.wire.SimWire.idle_to` after ``t``, nothing having changed it since) is set to
+        ``t`` instead, as running it would leave it (its protocol waits: no request, no output,
+        and its stamp is read only by what it outputs), and returned."""
+        if not idle:
+            for wire in self.wires.values():
+                wire.run(t, EPOCH)
+            return []
+        skipped = []
+        for wire in self.wires.values():
+            if t < wire.idle_to:
+                wire.now = t
+                skipped.append(wire)
+            else:
+                wire.run(t, EPOCH)
+        self.idle_skipped += len(skipped)
+        return skipped
 
     def jump(self, before: float) -> None:
         """Jump the clock over the ticks of :meth:`advance` by :data:`TICK` that do nothing, each
