@@ -324,3 +324,26 @@ def test_a_storm_of_the_right_pin_of_someone_signed_in_costs_no_check_in_every_s
     assert t.m.signins.dealer is PEOPLE["D-0001"] and t.m.signins.supervisor is PEOPLE["S-0001"]
     t.pin("D-0002")  # someone else still signs in, checked
     assert len(checked) == 1 and PEOPLE["D-0002"] in (t.m.signins.dealer, t.m.signins.next_dealer)
+
+
+# --- 4. what a sign-off journals (issue 45 item 1, found from outside on 2026-12-06) -----------
+
+
+def test_a_sign_off_is_journaled_by_roster_id_and_an_id_not_on_it_as_unknown_never_as_keyed(tmp_path: Path) -> None:
+    """A PIN keyed into the sign-off's id field (``4444``) is journaled as unknown (""), as a
+    sign-in's id is: it never reaches the journal, ``recall --json`` or the floor. An id keyed in
+    another letter case is journaled as the roster writes it, and signs its holder off."""
+    clock = Clock()
+    runtime = _runtime(tmp_path / "j.db", clock)
+    t = OnRuntime(runtime, clock)
+    t.feed(OpenTable())
+    t.pin("D-0001")
+    t.feed(SignOff(device="panel", at=clock.now, person="4444"))
+    assert runtime.round.signins.dealer is PEOPLE["D-0001"]
+    t.feed(SignOff(device="panel", at=clock.now, person="d-0001"))
+    assert runtime.round.signins.dealer is None
+    journaled = [r.data for r in runtime.store.records() if r.kind == "SignOff"]  # type: ignore[union-attr]
+    runtime.journal.close()  # type: ignore[attr-defined]
+    assert [d["person"] for d in journaled] == ["", "D-0001"]
+    code, out, err = cli("recall", "--journal", str(tmp_path / "j.db"), "--json")
+    assert code == 0 and "4444" not in out, err

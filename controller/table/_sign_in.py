@@ -36,6 +36,7 @@ The rules (docs/dealer-guide.md, "Signing in"):
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import time
@@ -157,6 +158,17 @@ class SignIns:
             log.error("sign-in: the PIN hash of %s on the roster cannot be checked (%s): refused", person, exc)
             matched = False
         return SignIn(**common, person=person, method="pin", verified=matched)
+
+    def checked_sign_off(self, event: SignOff) -> SignOff:
+        """``event`` as journaled: its id as the roster writes it (matched as a sign-in's, letter
+        case ignored), or "" (unknown) when not on the roster: an id field may hold a PIN keyed
+        there by mistake, never journaled (found from outside on 2026-12-06). Without a roster
+        the event is journaled as it came (nobody signs in or off there)."""
+        if self.roster is None:
+            return event
+        found = self.roster.find(_clean(event.person))
+        person = found.id if found is not None else ""
+        return event if person == event.person else dataclasses.replace(event, person=person)
 
     # --- the journaled events ------------------------------------------------------------------
 
