@@ -14,7 +14,7 @@ from test_table_shoe_faults import IDS, STATES
 
 import controller.table._sign_in as sign_in_module
 from controller.configuration import ConfigError, config_dir, load_roster
-from controller.table._sign_in import BACK_OFF_S, MAX_BACK_OFF_S, TOO_SOON
+from controller.table._sign_in import BACK_OFF_S, DECAY_S, MAX_BACK_OFF_S, TOO_SOON
 from controller.table.engine import JournalFault
 from controller.table.events import OpenTable
 from drivers.panel import ButtonChanged, PinEntered, SignOff
@@ -47,18 +47,19 @@ def test_a_storm_of_wrong_pins_costs_one_check_and_the_rest_are_refused_too_soon
     t = signed_at(game, steps)
     checked = _counting_checks(monkeypatch)
     before = len(t.records("SignInRefused"))
+    start = t.now = max(t.now, t.m.signins.backed_off_until("panel", t.now) or t.now)
     for i in range(STORM):
-        t.now = NOW + i / STORM
-        t.pin("S-0001" if i % 2 else "X-0000", "1111")
+        t.now = start + i / STORM
+        t.pin("S-0001" if i % 2 else "X-0000", "1111", waits=False)
     assert len(checked) == 1
     reasons = [d["reason"] for d in t.records("SignInRefused")[before:]]
     assert reasons == ["wrong PIN or id"] + [TOO_SOON] * (STORM - 1)
     assert not t.records("SignInLocked") and t.m.signins.locked_until("S-0001", t.now) is None
     assert t.m.signins.dealer is PEOPLE["D-0001"]  # the dealer signed in stays
-    t.now = NOW + BACK_OFF_S
-    t.pin("S-0001")  # the back-off is over: checked, and a match ends it
+    t.now = start + BACK_OFF_S
+    t.pin("S-0001", waits=False)  # the back-off is over: checked; a match keeps the panel's level
     assert len(checked) == 2 and t.m.signins.supervisor is PEOPLE["S-0001"]
-    assert t.m.signins.backed_off_until("panel", t.now) is None
+    assert t.m.signins.backed_off_until("panel", t.now) == t.now + BACK_OFF_S
 
 
 def test_the_back_off_doubles_with_each_wrong_pin_in_a_row_up_to_a_limit_and_is_per_panel(
@@ -317,9 +318,10 @@ def test_a_storm_of_the_right_pin_of_someone_signed_in_costs_no_check_in_every_s
     t.key()
     t.pin("S-0001")
     checked = _counting_checks(monkeypatch)
+    start = t.m.signins.backed_off_until("panel", t.now) or t.now  # after the sign-in's own gap
     for i in range(STORM):
-        t.now = NOW + i / STORM
-        t.pin(("D-0001", "S-0001")[i % 2])
+        t.now = start + i / STORM
+        t.pin(("D-0001", "S-0001")[i % 2], waits=False)
     assert not checked and t.refused_signin()[-STORM:] == ["already signed in"] * STORM
     assert t.m.signins.dealer is PEOPLE["D-0001"] and t.m.signins.supervisor is PEOPLE["S-0001"]
     t.pin("D-0002")  # someone else still signs in, checked
@@ -347,3 +349,67 @@ def test_a_sign_off_is_journaled_by_roster_id_and_an_id_not_on_it_as_unknown_nev
     assert [d["person"] for d in journaled] == ["", "D-0001"]
     code, out, err = cli("recall", "--journal", str(tmp_path / "j.db"), "--json")
     assert code == 0 and "4444" not in out, err
+
+
+# --- 5. every checked PIN costs its panel a gap; the back-off decays only with time --------------
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_right_pins_keyed_in_a_storm_cost_one_check_per_gap_in_every_state(
+    game: str, phase: str, steps: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two dealers alternating their right PINs (each sign-in replaces the other), or one signing
+    off and keying the PIN again, ran scrypt for every entry on the controller thread (20
+    alternating sign-ins: the bet spots' reports 8 s late, found from outside on 2026-12-06): a
+    checked PIN, right or wrong, keeps the panel from the next check for the back-off."""
+    t = signed_at(game, steps)
+    start = t.m.signins.backed_off_until("panel", t.now) or t.now
+    checked = _counting_checks(monkeypatch)
+    for i in range(20):
+        t.now = start + i / 20
+        t.pin(("D-0002", "D-0001")[i % 2], waits=False)
+    assert len(checked) == 1 and t.refused_signin()[-19:] == [TOO_SOON] * 19
+    for i in range(10):  # signing off and keying the PIN again and again
+        t.now = start + BACK_OFF_S + i / 10
+        t.feed(SignOff(device="panel", at=t.now, person="D-0002"))
+        t.pin("D-0002", waits=False)
+    assert len(checked) == 2 and t.refused_signin()[-9:] == [TOO_SOON] * 9
+
+
+def test_a_right_pin_between_wrong_ones_does_not_reset_the_back_off_which_decays_only_with_quiet_minutes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An insider alternating guesses with valid PINs kept the back-off at 2 s (about 70 guesses in
+    5 minutes across the roster, found from outside on 2026-12-06): a matching PIN no longer lowers
+    the panel's level; it drops one step per quiet minute after the back-off ends."""
+    t = SignedTable("mississippi_stud", dealer=False)
+    gaps = []
+    for i in range(4):
+        t.pin("S-0001", "0000")  # a guess
+        until = t.m.signins.backed_off_until("panel", t.now)
+        assert until is not None
+        gaps.append(until - t.now)
+        t.pin(("D-0001", "D-0002")[i % 2])  # then a valid PIN (the insider's own, or a colleague's)
+        assert t.records("SignedIn")[-1]["person"] == ("D-0001", "D-0002")[i % 2]
+        t.now = t.m.signins.backed_off_until("panel", t.now) or t.now
+        t.m.signins._failures.clear()  # guesses at many ids: no id's lockout interferes
+    assert gaps == [BACK_OFF_S * 2**i for i in range(4)]
+    t.now += DECAY_S  # one quiet minute: one step down
+    t.pin("S-0001", "0000")
+    assert t.m.signins.backed_off_until("panel", t.now) == t.now + BACK_OFF_S * 2**3
+    t.now += BACK_OFF_S * 2**3 + 4 * DECAY_S  # quiet long enough: from the start again
+    t.m.signins._failures.clear()
+    t.pin("S-0001", "0000")
+    assert t.m.signins.backed_off_until("panel", t.now) == t.now + BACK_OFF_S
+
+
+def test_a_supervisor_signing_in_ends_lockouts_but_keeps_the_wrong_pins_counted_toward_one() -> None:
+    """A supervisor signing in cleared every id's wrong-PIN count, so wrong PINs never added up to a
+    lockout while supervisors came and went: it ends lockouts only."""
+    t = SignedTable("mississippi_stud")
+    t.wrong_pins("D-0002", 2)  # 2 of the roster's 3
+    t.key()
+    t.pin("S-0001")
+    assert t.m.signins.supervisor is PEOPLE["S-0001"]
+    t.pin("D-0002", "0000")
+    assert t.m.signins.locked_until("D-0002", t.now) is not None and t.records("SignInLocked")
