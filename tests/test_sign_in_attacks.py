@@ -272,6 +272,18 @@ def test_a_roster_its_group_or_others_can_read_is_refused_at_load_exit_2(tmp_pat
     assert load_roster(roster).people["D-0001"].name == "Ann Lee"
 
 
+@pytest.mark.parametrize("mode", [0o602, 0o620, 0o622, 0o660])
+def test_a_roster_its_group_or_others_can_write_is_refused_at_load_exit_2(tmp_path: Path, mode: int) -> None:
+    """Whoever can write the roster puts themselves on it as a supervisor (found from outside on
+    2026-12-06: modes 0602 and 0620 were accepted): refused as a readable one is."""
+    roster = _roster_file(tmp_path, GOOD, mode)
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 2 and f"{roster}:1:" in err and "Traceback" not in err, err
+    assert f"by others (mode {mode:04o})" in err and f"chmod 600 {roster}" in err
+    with pytest.raises(ConfigError, match="(writable|readable) by others"):
+        load_roster(roster)
+
+
 @pytest.mark.parametrize(
     ("text", "line", "message"),
     [

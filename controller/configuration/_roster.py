@@ -16,7 +16,7 @@ A PIN is never in the roster, only its scrypt hash (:func:`hash_pin`: ``hashlib.
 with a random salt); :func:`pin_matches` checks an entered PIN against it in constant time. Every
 problem is refused at load with the roster's file and line (:class:`ConfigError`), among them a
 roster its group or others may read (a PIN of 4 digits is guessed from its hash in minutes: the
-journal's HMAC key file is refused alike) and ids or badge ids that differ only in letter case
+journal's HMAC key file is refused alike) or write (they would put themselves on it) and ids or badge ids that differ only in letter case
 (a panel may key letters in one case only: the table matches them ignoring case).
 """
 
@@ -246,8 +246,8 @@ def _person(doc: YamlDoc, i: int, raw: object, problems: list[Problem]) -> Perso
 
 
 def _readable_by_others(path: Path) -> str | None:
-    """What is wrong with the roster file's mode (None: only its owner may read it), as the journal's
-    HMAC key file is checked (``controller.journal.keys``)."""
+    """What is wrong with the roster file's mode (None: only its owner may read or write it), as the
+    journal's HMAC key file is checked (``controller.journal.keys``)."""
     try:
         info = os.stat(path)
     except OSError:
@@ -256,6 +256,11 @@ def _readable_by_others(path: Path) -> str | None:
         return (
             f"the roster is readable by others (mode {stat.S_IMODE(info.st_mode):04o}): anyone who can read it "
             f"can guess a 4-digit PIN from its hash in minutes; `chmod 600 {path}`, owned by the table's own user"
+        )
+    if info.st_mode & 0o022:
+        return (
+            f"the roster is writable by others (mode {stat.S_IMODE(info.st_mode):04o}): anyone who can write it "
+            f"can put themselves on it as a supervisor; `chmod 600 {path}`, owned by the table's own user"
         )
     return None
 
