@@ -405,7 +405,7 @@ def test_an_id_not_on_the_roster_is_journaled_as_unknown_never_as_keyed_and_lock
     assert t.m.signins.dealer is PEOPLE["D-0001"]
 
 
-@pytest.mark.parametrize("n", [2**14, 2**15, 2**16])
+@pytest.mark.parametrize("n", [2**14, 2**15])
 def test_every_cost_a_roster_may_name_is_checked_and_a_dearer_one_is_refused_at_load(n: int) -> None:
     """Found from outside: a hash at N = 2**18 passed the roster's check, then the first sign-in
     with it raised "memory limit exceeded" and the table stopped journaling."""

@@ -5,16 +5,17 @@ directly (tests/test_sign_in.py's table), and a runtime on a durable journal for
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from cli_helpers import cli
-from test_sign_in import HASHES, NOW, PEOPLE, PINS, Clock, OnRuntime, SignedTable, _runtime, signed_at
+from test_sign_in import HASHES, NOW, PEOPLE, PINS, ROSTER, Clock, OnRuntime, SignedTable, _runtime, signed_at
 from test_table_shoe_faults import IDS, STATES
 
 import controller.table._sign_in as sign_in_module
-from controller.configuration import ConfigError, config_dir, load_roster
-from controller.table._sign_in import BACK_OFF_S, DECAY_S, MAX_BACK_OFF_S, TOO_SOON
+from controller.configuration import ConfigError, Person, config_dir, hash_pin, load_roster
+from controller.table._sign_in import BACK_OFF_S, DECAY_S, MAX_BACK_OFF_S, TOO_SOON, SignIns
 from controller.table.engine import JournalFault
 from controller.table.events import OpenTable
 from drivers.panel import ButtonChanged, PinEntered, SignOff
@@ -425,3 +426,39 @@ def test_a_supervisor_signing_in_ends_lockouts_but_keeps_the_wrong_pins_counted_
     assert t.m.signins.supervisor is PEOPLE["S-0001"]
     t.pin("D-0002", "0000")
     assert t.m.signins.locked_until("D-0002", t.now) is not None and t.records("SignInLocked")
+
+
+# --- 6. what a PIN check may cost ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n", "p", "ok"), [(2**14, 2, True), (2**15, 1, True), (2**15, 2, False), (2**16, 4, False)])
+def test_a_pin_hash_costing_more_work_than_hash_pin_writes_is_refused_at_load(
+    tmp_path: Path, n: int, p: int, ok: bool
+) -> None:
+    """N = 65536 at p = 4 passed the roster's check and took 2.3 s a sign-in, longer than the panel's
+    2 s back-off (found from outside on 2026-12-06): the work N*r*p is bounded by the default's."""
+    text = GOOD.replace(HASHES["D-0001"], hash_pin("2468", n=min(n, 2**15), p=min(p, 2)))
+    text = text.replace(f"scrypt${min(n, 2**15)}$8${min(p, 2)}$", f"scrypt${n}$8${p}$")
+    roster = _roster_file(tmp_path, text)
+    code, out, err = cli("roster", "check", str(roster))
+    assert (code, "Traceback" in err) == ((0, False) if ok else (2, False)), err
+    assert ok or (f"{roster}:5:" in err and ("N*r*p must be at most 262144" in err or "to 32768" in err))
+
+
+def test_an_id_not_on_the_roster_is_checked_at_the_rosters_own_dearest_cost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unknown id was checked against a dummy hash of a fixed cost: on a roster of cheaper (or
+    dearer) hashes a wrong id was told apart from a wrong PIN by time."""
+    costs: list[str] = []
+    real = sign_in_module.pin_matches
+
+    def cost_of(pin: str, pin_hash: str) -> bool:
+        costs.append("$".join(pin_hash.split("$")[1:4]))
+        return real(pin, pin_hash)
+
+    monkeypatch.setattr(sign_in_module, "pin_matches", cost_of)
+    people = {**PEOPLE, "D-0003": Person("D-0003", "Cy", "dealer", hash_pin("1111", n=2**14, p=2))}
+    t = SignedTable("mississippi_stud", dealer=False)
+    t.m.signins = SignIns(replace(ROSTER, people=people), t.m.audit, lambda _: None)
+    t.pin("X-0000", "1111")
+    t.pin("D-0001", "1111")
+    assert costs == ["16384$8$2", "16384$8$1"]

@@ -45,11 +45,15 @@ authorize the supervisor's acts (signed in, the table's supervisor)."""
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**15, 8, 1
 """The cost :func:`hash_pin` uses: 32 MiB a PIN, and a noticeable time (1.25 s measured on a shared
 2-core machine at load average 16): checked once per sign-in, on the controller thread."""
-_MIN_N, _MAX_N = 2**14, 2**16
+_MIN_N, _MAX_N = 2**14, 2**15
 """The costs a roster may name: below the minimum a stolen roster is guessed too fast; above the
-maximum one sign-in holds the table's events for seconds. Every cost in this range is checked
+maximum one sign-in holds the table's events for seconds (and see :data:`_MAX_WORK`). Every cost in this range is checked
 within :data:`_MAXMEM` (a hash of 2**18 passed the roster's check and then failed at the first
 sign-in with "memory limit exceeded", stopping the table: found from outside on 2026-12-06)."""
+_MAX_WORK = SCRYPT_N * SCRYPT_R * SCRYPT_P
+"""The most work (N * r * p) a roster's hash may cost to check: what :func:`hash_pin` writes, whose
+check time is the documented one (1.25 s), under the panel's 2 s back-off. p multiplies the time:
+N = 65536 at p = 4 took 2.3 s, passing the roster's check (found from outside on 2026-12-06)."""
 _MAXMEM = 2 * 128 * 8 * _MAX_N
 """The memory bound handed to OpenSSL's scrypt: twice what the dearest cost a roster may name
 needs (128 * r * N bytes at r = 8)."""
@@ -118,14 +122,25 @@ def _b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode("ascii")
 
 
-def hash_pin(pin: str, *, n: int = SCRYPT_N, salt: bytes | None = None) -> str:
+def hash_pin(pin: str, *, n: int = SCRYPT_N, p: int = SCRYPT_P, salt: bytes | None = None) -> str:
     """The roster's ``pin_hash`` of ``pin``: ``scrypt$N$r$p$salt$hash`` (base64), a fresh random
     salt each time. Raises ValueError for a PIN that is not 4 to 12 digits."""
     if not (pin.isascii() and pin.isdigit() and PIN_DIGITS[0] <= len(pin) <= PIN_DIGITS[1]):
         raise ValueError(f"a PIN is {PIN_DIGITS[0]} to {PIN_DIGITS[1]} digits")
     salt = salt if salt is not None else secrets.token_bytes(_SALT_BYTES)
-    digest = _scrypt(pin, salt, n, SCRYPT_R, SCRYPT_P)
-    return f"scrypt${n}${SCRYPT_R}${SCRYPT_P}${_b64(salt)}${_b64(digest)}"
+    digest = _scrypt(pin, salt, n, SCRYPT_R, p)
+    return f"scrypt${n}${SCRYPT_R}${p}${_b64(salt)}${_b64(digest)}"
+
+
+def dearest_cost(people: Mapping[str, Person]) -> tuple[int, int]:
+    """The scrypt N and p of the dearest PIN hash on a roster (the default cost when none): an id
+    not on it is checked against a hash of that cost, so it takes as long as a wrong PIN."""
+    costs = [(c.n * c.p, c.n, c.p) for c in (_parse_hash(h) for h in _hashes(people))]
+    return max(costs)[1:] if costs else (SCRYPT_N, SCRYPT_P)
+
+
+def _hashes(people: Mapping[str, Person]) -> list[str]:
+    return [person.pin_hash for person in people.values() if person.pin_hash is not None]
 
 
 def _scrypt(pin: str, salt: bytes, n: int, r: int, p: int) -> bytes:
@@ -158,6 +173,11 @@ def _parse_hash(text: str) -> _Parsed:
         raise ValueError(f"scrypt cost N must be a power of two from {_MIN_N} to {_MAX_N}")
     if r != SCRYPT_R or not 1 <= p <= 4:
         raise ValueError(f"scrypt r must be {SCRYPT_R} and p 1 to 4")
+    if n * r * p > _MAX_WORK:
+        raise ValueError(
+            f"scrypt cost N*r*p must be at most {_MAX_WORK} (N {SCRYPT_N}, r {SCRYPT_R}, p {SCRYPT_P}, as "
+            "`tablectl roster hash-pin` writes): a dearer one holds the table's events too long at each sign-in"
+        )
     if len(salt) < _SALT_BYTES or len(digest) != _HASH_BYTES:
         raise ValueError(f"a PIN hash has a salt of at least {_SALT_BYTES} bytes and a hash of {_HASH_BYTES}")
     return _Parsed(n, r, p, salt, digest)

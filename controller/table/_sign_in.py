@@ -47,7 +47,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.configuration import Person, Roster, pin_matches
-from controller.configuration._roster import hash_pin
+from controller.configuration._roster import dearest_cost, hash_pin
 from controller.table._round_state import Audit
 from controller.table.events import SignIn
 from drivers.panel import BadgeRead, PinEntered, SignOff
@@ -73,9 +73,10 @@ ALREADY = "already signed in"
 
 
 @functools.cache
-def _dummy_hash() -> str:
-    """Checked against for an id not on the roster, so a wrong id takes as long as a wrong PIN."""
-    return hash_pin("00000000", n=2**15, salt=b"\0" * 16)
+def _dummy_hash(n: int, p: int) -> str:
+    """Checked against for an id not on the roster, at the roster's dearest cost (n, p), so a wrong
+    id takes as long as a wrong PIN of anyone on it."""
+    return hash_pin("00000000", n=n, p=p, salt=b"\0" * 16)
 
 
 def _clean(text: str) -> str:
@@ -116,6 +117,8 @@ class SignIns:
         by the panel's device name."""
         self.dealing = False
         """The round in play is past "no more bets" (a dealer signing in now deals the next one)."""
+        self.dearest = dearest_cost(roster.people) if roster is not None else (0, 0)
+        """The scrypt N and p of the roster's dearest PIN hash: what an id not on it is checked at."""
 
     @property
     def required(self) -> bool:
@@ -159,7 +162,7 @@ class SignIns:
             return SignIn(**common, person=person, method="pin", verified=False)
         pin_hash = entry.pin_hash if entry is not None and entry.pin_hash is not None else None
         try:
-            matched = pin_matches(event.pin, pin_hash or _dummy_hash()) and pin_hash is not None
+            matched = pin_matches(event.pin, pin_hash or _dummy_hash(*self.dearest)) and pin_hash is not None
         except (ValueError, MemoryError) as exc:  # the roster's load checks every hash: not expected
             log.error("sign-in: the PIN hash of %s on the roster cannot be checked (%s): refused", person, exc)
             matched = False
