@@ -15,6 +15,8 @@ from test_table_shoe_faults import IDS, STATES
 
 import controller.table._sign_in as sign_in_module
 from controller.configuration import ConfigError, Person, config_dir, hash_pin, load_roster
+from controller.journal.recall import describe_event
+from controller.journal.records import JournalRecord
 from controller.table._sign_in import BACK_OFF_S, DECAY_S, MAX_BACK_OFF_S, TOO_SOON, SignIns
 from controller.table.engine import JournalFault
 from controller.table.events import OpenTable
@@ -462,3 +464,39 @@ def test_an_id_not_on_the_roster_is_checked_at_the_rosters_own_dearest_cost(monk
     t.pin("X-0000", "1111")
     t.pin("D-0001", "1111")
     assert costs == ["16384$8$2", "16384$8$1"]
+
+
+# --- 7. what a roster says, and what recall says of an unknown id ---------------------------------
+
+SUPERVISOR = f"  - id: S-0001\n    name: Bo Ray\n    role: supervisor\n    pin_hash: {HASHES['S-0001']}\n"
+
+
+def test_roster_check_warns_of_a_supervisor_without_a_badge_and_still_accepts_the_roster(tmp_path: Path) -> None:
+    """The docs say give every supervisor a badge (it signs them in when their PINs are locked out):
+    ``roster check`` says so on stderr for each one without, and exits 0 (not a refusal)."""
+    roster = _roster_file(tmp_path, GOOD + SUPERVISOR)
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 0 and "warning: supervisor S-0001 has no badge" in err and "D-0001" not in err, err
+    roster.write_text(GOOD + SUPERVISOR + "    badges: ['B-7777']\n")
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 0 and "warning" not in err, err
+
+
+def test_a_badge_equal_to_anyones_id_is_refused_at_load_since_ids_are_public(tmp_path: Path) -> None:
+    """Ids are in the journal, recall and exports: a badge id equal to one (letter case ignored)
+    lets anyone who reads them sign in with it."""
+    roster = _roster_file(tmp_path, GOOD + SUPERVISOR + "    badges: ['d-0001']\n")
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 2 and f"{roster}:10:" in err and "is the id D-0001" in err and "Traceback" not in err, err
+
+
+def test_an_unquoted_id_of_digits_read_as_a_number_says_to_quote_it(tmp_path: Path) -> None:
+    roster = _roster_file(tmp_path, GOOD.replace("id: D-0001", "id: 0042"))
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 2 and f"{roster}:2:" in err and "id: '0042'" in err and "in quotes" in err, err
+
+
+@pytest.mark.parametrize(("method", "label"), [("pin", "(unknown id)"), ("badge", "(unknown badge)")])
+def test_recall_labels_an_unknown_id_by_how_it_was_entered(method: str, label: str) -> None:
+    refused = JournalRecord(1, NOW, "SignInRefused", {"person": "", "method": method, "reason": "wrong PIN or id"})
+    assert describe_event(refused) == f"SIGN-IN REFUSED {label}: wrong PIN or id"

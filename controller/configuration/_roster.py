@@ -230,7 +230,15 @@ def _person(doc: YamlDoc, i: int, raw: object, problems: list[Problem]) -> Perso
                 doc.problem((*where, key), f"unknown key '{key}' (known: {', '.join(sorted(_PERSON_KEYS))})")
             )
     pid, name, role = raw.get("id"), raw.get("name"), raw.get("role")
-    if not isinstance(pid, str) or not _ID.fullmatch(pid):
+    if isinstance(pid, int) and not isinstance(pid, bool):
+        problems.append(
+            doc.problem(
+                (*where, "id"),
+                "id must be text: YAML reads digits alone as a number (0042 as 34, leading zeros lost); "
+                "write it in quotes, id: '0042'",
+            )
+        )
+    elif not isinstance(pid, str) or not _ID.fullmatch(pid):
         problems.append(
             doc.problem(
                 (*where, "id"), "id must be 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or digit"
@@ -304,6 +312,7 @@ def load_roster(path: Path | str) -> Roster:
         raw_people = []
     ids: dict[str, str] = {}  # by the id in lower case: the id as written
     badge_holders: dict[str, str] = {}  # by the badge id in lower case: who carries it
+    badge_at: list[tuple[int, str]] = []  # where each badge is written: the person's index, the badge
     for i, raw in enumerate(raw_people):
         person = _person(doc, i, raw, problems)
         if person is None:
@@ -321,7 +330,18 @@ def load_roster(path: Path | str) -> Roster:
                 problems.append(doc.problem(("people", i, "badges"), f"a badge of {person.id} is also {other}'s{how}"))
             badge_holders[badge.lower()] = person.id
             badges[badge] = person.id
+            badge_at.append((i, badge))
         people[person.id] = person
+    for i, badge in badge_at:  # ids are public (journal, recall, export): a badge is a credential
+        same_id = ids.get(badge.lower())
+        if same_id is not None:
+            problems.append(
+                doc.problem(
+                    ("people", i, "badges"),
+                    f"a badge of {badge_holders[badge.lower()]} is the id {same_id} (letter case ignored): "
+                    "ids are public (journal, recall, export), so anyone could sign in with it; use the badge's own id",
+                )
+            )
     mode = _readable_by_others(doc.path)
     if mode is not None:
         problems.insert(0, doc.problem((), mode))
