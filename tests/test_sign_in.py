@@ -60,7 +60,11 @@ class SignedTable(Table):
         if dealer:
             self.pin("D-0001")
 
-    def pin(self, person: str, pin: str | None = None) -> None:
+    def pin(self, person: str, pin: str | None = None, *, waits: bool = True) -> None:
+        """``person`` keys ``pin`` (their own: None) at the panel: once the panel takes PIN
+        entries again (every checked one keeps it from the next for a while), unless not ``waits``."""
+        until = self.m.signins.backed_off_until("panel", self.now) if waits else None
+        self.now = until if until is not None else self.now
         self.feed(PinEntered(device="panel", at=self.now, person=person, pin=pin or PINS[person]))
 
     def badge(self, badge: str) -> None:
@@ -359,20 +363,21 @@ def test_the_round_start_snapshot_carries_the_supervisor_only_into_the_replay_of
     t = signed_at("mississippi_stud", 5)
     t.key()
     t.pin("S-0001")
+    t.now = last = NOW + 20  # the last of the wrong PINs, well after the sign-ins' gaps
     t.wrong_pins("D-0002", 3)
     state = t.m.snapshot_state()
     assert state["signin"] == {
         "dealer": "D-0001",
         "next_dealer": None,
-        "lockouts": {"D-0002": [0, NOW + 300]},
-        "panels": {"panel": [3, NOW + 4 * BACK_OFF_S]},
+        "lockouts": {"D-0002": [0, last + 300]},
+        "panels": {"panel": [3, last + 4 * BACK_OFF_S]},
         "supervisor": "S-0001",
     }
     assert state["supervisor"] is True
     fresh = SignedTable("mississippi_stud", dealer=False)
     fresh.m.restore(state)
-    assert fresh.m.signins.dealer is PEOPLE["D-0001"] and fresh.m.signins.locked_until("D-0002", NOW) == NOW + 300
-    assert fresh.m.signins.backed_off_until("panel", NOW) == NOW + 4 * BACK_OFF_S
+    assert fresh.m.signins.dealer is PEOPLE["D-0001"] and fresh.m.signins.locked_until("D-0002", last) == last + 300
+    assert fresh.m.signins.backed_off_until("panel", last) == last + 4 * BACK_OFF_S
     assert fresh.m.signins.supervisor is PEOPLE["S-0001"] and fresh.m.supervisor.key_on  # for the replay
     fresh.m.resend_requests()  # the replay is over: authority never outlives its evidence
     assert fresh.m.signins.supervisor is None and not fresh.m.supervisor.key_on
@@ -400,7 +405,7 @@ def test_an_id_not_on_the_roster_is_journaled_as_unknown_never_as_keyed_and_lock
     assert t.m.signins.dealer is PEOPLE["D-0001"]
 
 
-@pytest.mark.parametrize("n", [2**14, 2**15, 2**16])
+@pytest.mark.parametrize("n", [2**14, 2**15])
 def test_every_cost_a_roster_may_name_is_checked_and_a_dearer_one_is_refused_at_load(n: int) -> None:
     """Found from outside: a hash at N = 2**18 passed the roster's check, then the first sign-in
     with it raised "memory limit exceeded" and the table stopped journaling."""
@@ -530,7 +535,7 @@ def test_after_a_restart_the_dealer_is_still_signed_in_and_the_supervisor_must_s
         step()
     t.press("supervisor_key")
     t.pin("S-0001")
-    for back_off in (0, BACK_OFF_S, 2 * BACK_OFF_S):  # after the supervisor's sign-in, which ends lockouts
+    for back_off in (BACK_OFF_S, BACK_OFF_S, 2 * BACK_OFF_S):  # each once the panel takes PINs again
         clock.now += back_off
         t.pin("D-0001", "0000")
     runtime.journal.close()  # type: ignore[attr-defined]

@@ -5,16 +5,19 @@ directly (tests/test_sign_in.py's table), and a runtime on a durable journal for
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from cli_helpers import cli
-from test_sign_in import HASHES, NOW, PEOPLE, PINS, Clock, OnRuntime, SignedTable, _runtime, signed_at
+from test_sign_in import HASHES, NOW, PEOPLE, PINS, ROSTER, Clock, OnRuntime, SignedTable, _runtime, signed_at
 from test_table_shoe_faults import IDS, STATES
 
 import controller.table._sign_in as sign_in_module
-from controller.configuration import ConfigError, config_dir, load_roster
-from controller.table._sign_in import BACK_OFF_S, MAX_BACK_OFF_S, TOO_SOON
+from controller.configuration import ConfigError, Person, config_dir, hash_pin, load_roster
+from controller.journal.recall import describe_event
+from controller.journal.records import JournalRecord
+from controller.table._sign_in import BACK_OFF_S, DECAY_S, MAX_BACK_OFF_S, TOO_SOON, SignIns
 from controller.table.engine import JournalFault
 from controller.table.events import OpenTable
 from drivers.panel import ButtonChanged, PinEntered, SignOff
@@ -47,18 +50,19 @@ def test_a_storm_of_wrong_pins_costs_one_check_and_the_rest_are_refused_too_soon
     t = signed_at(game, steps)
     checked = _counting_checks(monkeypatch)
     before = len(t.records("SignInRefused"))
+    start = t.now = max(t.now, t.m.signins.backed_off_until("panel", t.now) or t.now)
     for i in range(STORM):
-        t.now = NOW + i / STORM
-        t.pin("S-0001" if i % 2 else "X-0000", "1111")
+        t.now = start + i / STORM
+        t.pin("S-0001" if i % 2 else "X-0000", "1111", waits=False)
     assert len(checked) == 1
     reasons = [d["reason"] for d in t.records("SignInRefused")[before:]]
     assert reasons == ["wrong PIN or id"] + [TOO_SOON] * (STORM - 1)
     assert not t.records("SignInLocked") and t.m.signins.locked_until("S-0001", t.now) is None
     assert t.m.signins.dealer is PEOPLE["D-0001"]  # the dealer signed in stays
-    t.now = NOW + BACK_OFF_S
-    t.pin("S-0001")  # the back-off is over: checked, and a match ends it
+    t.now = start + BACK_OFF_S
+    t.pin("S-0001", waits=False)  # the back-off is over: checked; a match keeps the panel's level
     assert len(checked) == 2 and t.m.signins.supervisor is PEOPLE["S-0001"]
-    assert t.m.signins.backed_off_until("panel", t.now) is None
+    assert t.m.signins.backed_off_until("panel", t.now) == t.now + BACK_OFF_S
 
 
 def test_the_back_off_doubles_with_each_wrong_pin_in_a_row_up_to_a_limit_and_is_per_panel(
@@ -271,6 +275,18 @@ def test_a_roster_its_group_or_others_can_read_is_refused_at_load_exit_2(tmp_pat
     assert load_roster(roster).people["D-0001"].name == "Ann Lee"
 
 
+@pytest.mark.parametrize("mode", [0o602, 0o620, 0o622, 0o660])
+def test_a_roster_its_group_or_others_can_write_is_refused_at_load_exit_2(tmp_path: Path, mode: int) -> None:
+    """Whoever can write the roster puts themselves on it as a supervisor (found from outside on
+    2026-12-06: modes 0602 and 0620 were accepted): refused as a readable one is."""
+    roster = _roster_file(tmp_path, GOOD, mode)
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 2 and f"{roster}:1:" in err and "Traceback" not in err, err
+    assert f"by others (mode {mode:04o})" in err and f"chmod 600 {roster}" in err
+    with pytest.raises(ConfigError, match="(writable|readable) by others"):
+        load_roster(roster)
+
+
 @pytest.mark.parametrize(
     ("text", "line", "message"),
     [
@@ -317,10 +333,170 @@ def test_a_storm_of_the_right_pin_of_someone_signed_in_costs_no_check_in_every_s
     t.key()
     t.pin("S-0001")
     checked = _counting_checks(monkeypatch)
+    start = t.m.signins.backed_off_until("panel", t.now) or t.now  # after the sign-in's own gap
     for i in range(STORM):
-        t.now = NOW + i / STORM
-        t.pin(("D-0001", "S-0001")[i % 2])
+        t.now = start + i / STORM
+        t.pin(("D-0001", "S-0001")[i % 2], waits=False)
     assert not checked and t.refused_signin()[-STORM:] == ["already signed in"] * STORM
     assert t.m.signins.dealer is PEOPLE["D-0001"] and t.m.signins.supervisor is PEOPLE["S-0001"]
     t.pin("D-0002")  # someone else still signs in, checked
     assert len(checked) == 1 and PEOPLE["D-0002"] in (t.m.signins.dealer, t.m.signins.next_dealer)
+
+
+# --- 4. what a sign-off journals (issue 45 item 1, found from outside on 2026-12-06) -----------
+
+
+def test_a_sign_off_is_journaled_by_roster_id_and_an_id_not_on_it_as_unknown_never_as_keyed(tmp_path: Path) -> None:
+    """A PIN keyed into the sign-off's id field (``4444``) is journaled as unknown (""), as a
+    sign-in's id is: it never reaches the journal, ``recall --json`` or the floor. An id keyed in
+    another letter case is journaled as the roster writes it, and signs its holder off."""
+    clock = Clock()
+    runtime = _runtime(tmp_path / "j.db", clock)
+    t = OnRuntime(runtime, clock)
+    t.feed(OpenTable())
+    t.pin("D-0001")
+    t.feed(SignOff(device="panel", at=clock.now, person="4444"))
+    assert runtime.round.signins.dealer is PEOPLE["D-0001"]
+    t.feed(SignOff(device="panel", at=clock.now, person="d-0001"))
+    assert runtime.round.signins.dealer is None
+    journaled = [r.data for r in runtime.store.records() if r.kind == "SignOff"]  # type: ignore[union-attr]
+    runtime.journal.close()  # type: ignore[attr-defined]
+    assert [d["person"] for d in journaled] == ["", "D-0001"]
+    code, out, err = cli("recall", "--journal", str(tmp_path / "j.db"), "--json")
+    assert code == 0 and "4444" not in out, err
+
+
+# --- 5. every checked PIN costs its panel a gap; the back-off decays only with time --------------
+
+
+@pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
+def test_right_pins_keyed_in_a_storm_cost_one_check_per_gap_in_every_state(
+    game: str, phase: str, steps: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two dealers alternating their right PINs (each sign-in replaces the other), or one signing
+    off and keying the PIN again, ran scrypt for every entry on the controller thread (20
+    alternating sign-ins: the bet spots' reports 8 s late, found from outside on 2026-12-06): a
+    checked PIN, right or wrong, keeps the panel from the next check for the back-off."""
+    t = signed_at(game, steps)
+    start = t.m.signins.backed_off_until("panel", t.now) or t.now
+    checked = _counting_checks(monkeypatch)
+    for i in range(20):
+        t.now = start + i / 20
+        t.pin(("D-0002", "D-0001")[i % 2], waits=False)
+    assert len(checked) == 1 and t.refused_signin()[-19:] == [TOO_SOON] * 19
+    for i in range(10):  # signing off and keying the PIN again and again
+        t.now = start + BACK_OFF_S + i / 10
+        t.feed(SignOff(device="panel", at=t.now, person="D-0002"))
+        t.pin("D-0002", waits=False)
+    assert len(checked) == 2 and t.refused_signin()[-9:] == [TOO_SOON] * 9
+
+
+def test_a_right_pin_between_wrong_ones_does_not_reset_the_back_off_which_decays_only_with_quiet_minutes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An insider alternating guesses with valid PINs kept the back-off at 2 s (about 70 guesses in
+    5 minutes across the roster, found from outside on 2026-12-06): a matching PIN no longer lowers
+    the panel's level; it drops one step per quiet minute after the back-off ends."""
+    t = SignedTable("mississippi_stud", dealer=False)
+    gaps = []
+    for i in range(4):
+        t.pin("S-0001", "0000")  # a guess
+        until = t.m.signins.backed_off_until("panel", t.now)
+        assert until is not None
+        gaps.append(until - t.now)
+        t.pin(("D-0001", "D-0002")[i % 2])  # then a valid PIN (the insider's own, or a colleague's)
+        assert t.records("SignedIn")[-1]["person"] == ("D-0001", "D-0002")[i % 2]
+        t.now = t.m.signins.backed_off_until("panel", t.now) or t.now
+        t.m.signins._failures.clear()  # guesses at many ids: no id's lockout interferes
+    assert gaps == [BACK_OFF_S * 2**i for i in range(4)]
+    t.now += DECAY_S  # one quiet minute: one step down
+    t.pin("S-0001", "0000")
+    assert t.m.signins.backed_off_until("panel", t.now) == t.now + BACK_OFF_S * 2**3
+    t.now += BACK_OFF_S * 2**3 + 4 * DECAY_S  # quiet long enough: from the start again
+    t.m.signins._failures.clear()
+    t.pin("S-0001", "0000")
+    assert t.m.signins.backed_off_until("panel", t.now) == t.now + BACK_OFF_S
+
+
+def test_a_supervisor_signing_in_ends_lockouts_but_keeps_the_wrong_pins_counted_toward_one() -> None:
+    """A supervisor signing in cleared every id's wrong-PIN count, so wrong PINs never added up to a
+    lockout while supervisors came and went: it ends lockouts only."""
+    t = SignedTable("mississippi_stud")
+    t.wrong_pins("D-0002", 2)  # 2 of the roster's 3
+    t.key()
+    t.pin("S-0001")
+    assert t.m.signins.supervisor is PEOPLE["S-0001"]
+    t.pin("D-0002", "0000")
+    assert t.m.signins.locked_until("D-0002", t.now) is not None and t.records("SignInLocked")
+
+
+# --- 6. what a PIN check may cost ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n", "p", "ok"), [(2**14, 2, True), (2**15, 1, True), (2**15, 2, False), (2**16, 4, False)])
+def test_a_pin_hash_costing_more_work_than_hash_pin_writes_is_refused_at_load(
+    tmp_path: Path, n: int, p: int, ok: bool
+) -> None:
+    """N = 65536 at p = 4 passed the roster's check and took 2.3 s a sign-in, longer than the panel's
+    2 s back-off (found from outside on 2026-12-06): the work N*r*p is bounded by the default's."""
+    text = GOOD.replace(HASHES["D-0001"], hash_pin("2468", n=min(n, 2**15), p=min(p, 2)))
+    text = text.replace(f"scrypt${min(n, 2**15)}$8${min(p, 2)}$", f"scrypt${n}$8${p}$")
+    roster = _roster_file(tmp_path, text)
+    code, out, err = cli("roster", "check", str(roster))
+    assert (code, "Traceback" in err) == ((0, False) if ok else (2, False)), err
+    assert ok or (f"{roster}:5:" in err and ("N*r*p must be at most 262144" in err or "to 32768" in err))
+
+
+def test_an_id_not_on_the_roster_is_checked_at_the_rosters_own_dearest_cost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unknown id was checked against a dummy hash of a fixed cost: on a roster of cheaper (or
+    dearer) hashes a wrong id was told apart from a wrong PIN by time."""
+    costs: list[str] = []
+    real = sign_in_module.pin_matches
+
+    def cost_of(pin: str, pin_hash: str) -> bool:
+        costs.append("$".join(pin_hash.split("$")[1:4]))
+        return real(pin, pin_hash)
+
+    monkeypatch.setattr(sign_in_module, "pin_matches", cost_of)
+    people = {**PEOPLE, "D-0003": Person("D-0003", "Cy", "dealer", hash_pin("1111", n=2**14, p=2))}
+    t = SignedTable("mississippi_stud", dealer=False)
+    t.m.signins = SignIns(replace(ROSTER, people=people), t.m.audit, lambda _: None)
+    t.pin("X-0000", "1111")
+    t.pin("D-0001", "1111")
+    assert costs == ["16384$8$2", "16384$8$1"]
+
+
+# --- 7. what a roster says, and what recall says of an unknown id ---------------------------------
+
+SUPERVISOR = f"  - id: S-0001\n    name: Bo Ray\n    role: supervisor\n    pin_hash: {HASHES['S-0001']}\n"
+
+
+def test_roster_check_warns_of_a_supervisor_without_a_badge_and_still_accepts_the_roster(tmp_path: Path) -> None:
+    """The docs say give every supervisor a badge (it signs them in when their PINs are locked out):
+    ``roster check`` says so on stderr for each one without, and exits 0 (not a refusal)."""
+    roster = _roster_file(tmp_path, GOOD + SUPERVISOR)
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 0 and "warning: supervisor S-0001 has no badge" in err and "D-0001" not in err, err
+    roster.write_text(GOOD + SUPERVISOR + "    badges: ['B-7777']\n")
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 0 and "warning" not in err, err
+
+
+def test_a_badge_equal_to_anyones_id_is_refused_at_load_since_ids_are_public(tmp_path: Path) -> None:
+    """Ids are in the journal, recall and exports: a badge id equal to one (letter case ignored)
+    lets anyone who reads them sign in with it."""
+    roster = _roster_file(tmp_path, GOOD + SUPERVISOR + "    badges: ['d-0001']\n")
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 2 and f"{roster}:10:" in err and "is the id D-0001" in err and "Traceback" not in err, err
+
+
+def test_an_unquoted_id_of_digits_read_as_a_number_says_to_quote_it(tmp_path: Path) -> None:
+    roster = _roster_file(tmp_path, GOOD.replace("id: D-0001", "id: 0042"))
+    code, out, err = cli("roster", "check", str(roster))
+    assert code == 2 and f"{roster}:2:" in err and "id: '0042'" in err and "in quotes" in err, err
+
+
+@pytest.mark.parametrize(("method", "label"), [("pin", "(unknown id)"), ("badge", "(unknown badge)")])
+def test_recall_labels_an_unknown_id_by_how_it_was_entered(method: str, label: str) -> None:
+    refused = JournalRecord(1, NOW, "SignInRefused", {"person": "", "method": method, "reason": "wrong PIN or id"})
+    assert describe_event(refused) == f"SIGN-IN REFUSED {label}: wrong PIN or id"

@@ -80,6 +80,13 @@ def run_check(args: argparse.Namespace) -> int:
     for person in roster.people.values():
         how = " and ".join(w for w, has in (("PIN", person.pin_hash), ("badge", person.badges)) if has)
         print(f"{person.id:<12} {person.role:<10} {person.name}  (signs in by {how})")
+        if person.supervisor and not person.badges:
+            print(
+                f"tablectl roster check: warning: supervisor {person.id} has no badge: when wrong PINs lock "
+                "their id out, a badge still signs them in (docs/operations.md, 'Locked out'): give every "
+                "supervisor one",
+                file=sys.stderr,
+            )
     minutes = roster.lockout_s / 60
     print(f"{len(roster.people)} people; {roster.lockout_attempts} wrong PINs lock an id out for {minutes:g} min")
     return 0

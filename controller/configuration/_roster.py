@@ -16,7 +16,7 @@ A PIN is never in the roster, only its scrypt hash (:func:`hash_pin`: ``hashlib.
 with a random salt); :func:`pin_matches` checks an entered PIN against it in constant time. Every
 problem is refused at load with the roster's file and line (:class:`ConfigError`), among them a
 roster its group or others may read (a PIN of 4 digits is guessed from its hash in minutes: the
-journal's HMAC key file is refused alike) and ids or badge ids that differ only in letter case
+journal's HMAC key file is refused alike) or write (they would put themselves on it) and ids or badge ids that differ only in letter case
 (a panel may key letters in one case only: the table matches them ignoring case).
 """
 
@@ -45,11 +45,15 @@ authorize the supervisor's acts (signed in, the table's supervisor)."""
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**15, 8, 1
 """The cost :func:`hash_pin` uses: 32 MiB a PIN, and a noticeable time (1.25 s measured on a shared
 2-core machine at load average 16): checked once per sign-in, on the controller thread."""
-_MIN_N, _MAX_N = 2**14, 2**16
+_MIN_N, _MAX_N = 2**14, 2**15
 """The costs a roster may name: below the minimum a stolen roster is guessed too fast; above the
-maximum one sign-in holds the table's events for seconds. Every cost in this range is checked
+maximum one sign-in holds the table's events for seconds (and see :data:`_MAX_WORK`). Every cost in this range is checked
 within :data:`_MAXMEM` (a hash of 2**18 passed the roster's check and then failed at the first
 sign-in with "memory limit exceeded", stopping the table: found from outside on 2026-12-06)."""
+_MAX_WORK = SCRYPT_N * SCRYPT_R * SCRYPT_P
+"""The most work (N * r * p) a roster's hash may cost to check: what :func:`hash_pin` writes, whose
+check time is the documented one (1.25 s), under the panel's 2 s back-off. p multiplies the time:
+N = 65536 at p = 4 took 2.3 s, passing the roster's check (found from outside on 2026-12-06)."""
 _MAXMEM = 2 * 128 * 8 * _MAX_N
 """The memory bound handed to OpenSSL's scrypt: twice what the dearest cost a roster may name
 needs (128 * r * N bytes at r = 8)."""
@@ -118,14 +122,25 @@ def _b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode("ascii")
 
 
-def hash_pin(pin: str, *, n: int = SCRYPT_N, salt: bytes | None = None) -> str:
+def hash_pin(pin: str, *, n: int = SCRYPT_N, p: int = SCRYPT_P, salt: bytes | None = None) -> str:
     """The roster's ``pin_hash`` of ``pin``: ``scrypt$N$r$p$salt$hash`` (base64), a fresh random
     salt each time. Raises ValueError for a PIN that is not 4 to 12 digits."""
     if not (pin.isascii() and pin.isdigit() and PIN_DIGITS[0] <= len(pin) <= PIN_DIGITS[1]):
         raise ValueError(f"a PIN is {PIN_DIGITS[0]} to {PIN_DIGITS[1]} digits")
     salt = salt if salt is not None else secrets.token_bytes(_SALT_BYTES)
-    digest = _scrypt(pin, salt, n, SCRYPT_R, SCRYPT_P)
-    return f"scrypt${n}${SCRYPT_R}${SCRYPT_P}${_b64(salt)}${_b64(digest)}"
+    digest = _scrypt(pin, salt, n, SCRYPT_R, p)
+    return f"scrypt${n}${SCRYPT_R}${p}${_b64(salt)}${_b64(digest)}"
+
+
+def dearest_cost(people: Mapping[str, Person]) -> tuple[int, int]:
+    """The scrypt N and p of the dearest PIN hash on a roster (the default cost when none): an id
+    not on it is checked against a hash of that cost, so it takes as long as a wrong PIN."""
+    costs = [(c.n * c.p, c.n, c.p) for c in (_parse_hash(h) for h in _hashes(people))]
+    return max(costs)[1:] if costs else (SCRYPT_N, SCRYPT_P)
+
+
+def _hashes(people: Mapping[str, Person]) -> list[str]:
+    return [person.pin_hash for person in people.values() if person.pin_hash is not None]
 
 
 def _scrypt(pin: str, salt: bytes, n: int, r: int, p: int) -> bytes:
@@ -158,6 +173,11 @@ def _parse_hash(text: str) -> _Parsed:
         raise ValueError(f"scrypt cost N must be a power of two from {_MIN_N} to {_MAX_N}")
     if r != SCRYPT_R or not 1 <= p <= 4:
         raise ValueError(f"scrypt r must be {SCRYPT_R} and p 1 to 4")
+    if n * r * p > _MAX_WORK:
+        raise ValueError(
+            f"scrypt cost N*r*p must be at most {_MAX_WORK} (N {SCRYPT_N}, r {SCRYPT_R}, p {SCRYPT_P}, as "
+            "`tablectl roster hash-pin` writes): a dearer one holds the table's events too long at each sign-in"
+        )
     if len(salt) < _SALT_BYTES or len(digest) != _HASH_BYTES:
         raise ValueError(f"a PIN hash has a salt of at least {_SALT_BYTES} bytes and a hash of {_HASH_BYTES}")
     return _Parsed(n, r, p, salt, digest)
@@ -210,7 +230,15 @@ def _person(doc: YamlDoc, i: int, raw: object, problems: list[Problem]) -> Perso
                 doc.problem((*where, key), f"unknown key '{key}' (known: {', '.join(sorted(_PERSON_KEYS))})")
             )
     pid, name, role = raw.get("id"), raw.get("name"), raw.get("role")
-    if not isinstance(pid, str) or not _ID.fullmatch(pid):
+    if isinstance(pid, int) and not isinstance(pid, bool):
+        problems.append(
+            doc.problem(
+                (*where, "id"),
+                "id must be text: YAML reads digits alone as a number (0042 as 34, leading zeros lost); "
+                "write it in quotes, id: '0042'",
+            )
+        )
+    elif not isinstance(pid, str) or not _ID.fullmatch(pid):
         problems.append(
             doc.problem(
                 (*where, "id"), "id must be 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or digit"
@@ -246,8 +274,8 @@ def _person(doc: YamlDoc, i: int, raw: object, problems: list[Problem]) -> Perso
 
 
 def _readable_by_others(path: Path) -> str | None:
-    """What is wrong with the roster file's mode (None: only its owner may read it), as the journal's
-    HMAC key file is checked (``controller.journal.keys``)."""
+    """What is wrong with the roster file's mode (None: only its owner may read or write it), as the
+    journal's HMAC key file is checked (``controller.journal.keys``)."""
     try:
         info = os.stat(path)
     except OSError:
@@ -256,6 +284,11 @@ def _readable_by_others(path: Path) -> str | None:
         return (
             f"the roster is readable by others (mode {stat.S_IMODE(info.st_mode):04o}): anyone who can read it "
             f"can guess a 4-digit PIN from its hash in minutes; `chmod 600 {path}`, owned by the table's own user"
+        )
+    if info.st_mode & 0o022:
+        return (
+            f"the roster is writable by others (mode {stat.S_IMODE(info.st_mode):04o}): anyone who can write it "
+            f"can put themselves on it as a supervisor; `chmod 600 {path}`, owned by the table's own user"
         )
     return None
 
@@ -279,6 +312,7 @@ def load_roster(path: Path | str) -> Roster:
         raw_people = []
     ids: dict[str, str] = {}  # by the id in lower case: the id as written
     badge_holders: dict[str, str] = {}  # by the badge id in lower case: who carries it
+    badge_at: list[tuple[int, str]] = []  # where each badge is written: the person's index, the badge
     for i, raw in enumerate(raw_people):
         person = _person(doc, i, raw, problems)
         if person is None:
@@ -296,7 +330,18 @@ def load_roster(path: Path | str) -> Roster:
                 problems.append(doc.problem(("people", i, "badges"), f"a badge of {person.id} is also {other}'s{how}"))
             badge_holders[badge.lower()] = person.id
             badges[badge] = person.id
+            badge_at.append((i, badge))
         people[person.id] = person
+    for i, badge in badge_at:  # ids are public (journal, recall, export): a badge is a credential
+        same_id = ids.get(badge.lower())
+        if same_id is not None:
+            problems.append(
+                doc.problem(
+                    ("people", i, "badges"),
+                    f"a badge of {badge_holders[badge.lower()]} is the id {same_id} (letter case ignored): "
+                    "ids are public (journal, recall, export), so anyone could sign in with it; use the badge's own id",
+                )
+            )
     mode = _readable_by_others(doc.path)
     if mode is not None:
         problems.insert(0, doc.problem((), mode))

@@ -109,16 +109,16 @@ FLOOR_KEYS = {
 
 ROSTER_KEYS = {
     "people": "who may sign in at the table's panel: a list (below; at least one); the file is read by its owner "
-    "only (mode 0600 or 0400: one its group or others can read is refused)",
+    "only (mode 0600 or 0400: one its group or others can read or write is refused)",
     "lockout": "`attempts` (wrong PINs in a row, 1-20, default 5) lock that id out for `minutes` (1-1440, default 5)",
 }
 
 PERSON_KEYS = {
-    "id": "what the journal, `recall` and `export` name: 1-32 letters, digits, `.`, `_`, `-` (unique ignoring letter case; keyed at the panel in either case)",
+    "id": "what the journal, `recall` and `export` name: 1-32 letters, digits, `.`, `_`, `-` (unique ignoring letter case; keyed at the panel in either case); digits alone in quotes (`id: '0042'`)",
     "name": "what the dealer's screen, the table page and the pit show (1-64 characters)",
     "role": "`dealer` (signs in to deal) or `supervisor` (signs in to authorize the supervisor's acts)",
-    "pin_hash": "the scrypt hash of the person's PIN, printed by `tablectl roster hash-pin` (never the PIN)",
-    "badges": "the badge ids the panel's reader may read for this person (unique on the roster ignoring letter case)",
+    "pin_hash": "the scrypt hash of the person's PIN, printed by `tablectl roster hash-pin` (never the PIN); its work N*r*p at most 262144, what `hash-pin` writes",
+    "badges": "the badge ids the panel's reader may read for this person (unique on the roster ignoring letter case, and none equal to an id: ids are public); give every supervisor one (`roster check` warns)",
 }
 
 PAYTABLE_KEYS = {

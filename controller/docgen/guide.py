@@ -220,10 +220,10 @@ A table without a roster signs no one in, and the supervisor's key alone authori
   supervisor stays signed in until they sign off, turn the key off, the panel's link goes down,
   the journal cannot be written for a while, or the controller restarts; the dealer stays signed
   in across all of those.
-- **Wrong PINs**: after a wrong PIN the panel refuses PIN entries for a moment (`sign-in refused:
-  too soon after a wrong PIN at this panel: try again after HH:MM:SS`): 2 seconds, doubling with
-  each further wrong PIN in a row there, at most a minute; a sign-in that matches ends it. Badges
-  are read at once. Keying your PIN again while signed in is refused too (`already signed in`). After the roster's `lockout.attempts` wrong PINs in a row (5 by default) that
+- **Wrong PINs**: after a PIN is checked the panel refuses PIN entries for a moment (`sign-in refused:
+  too soon after the last PIN at this panel: try again after HH:MM:SS`): 2 seconds after a right
+  one; after a wrong one 2 seconds, doubling with each further wrong PIN there, at most a minute,
+  and back down one step per quiet minute (a right PIN does not end it). Badges are read at once. Keying your PIN again while signed in is refused too (`already signed in`). After the roster's `lockout.attempts` wrong PINs in a row (5 by default) that
   id is locked out for `lockout.minutes` (5 by default), even with the right PIN; each wrong PIN,
   each refusal and the lockout are journaled.
 - **Locked out?** Your badge still signs you in (a lockout stops PIN guesses, not badges), and

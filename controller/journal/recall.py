@@ -173,7 +173,8 @@ def _describe(e: JournalRecord) -> str | None:
         why = f" ({d['reason']})" if d.get("reason") else ""
         return f"SIGNED OFF {d.get('role', '?')} {d.get('person', '?')}{why}"
     if e.kind == "SignInRefused":
-        return f"SIGN-IN REFUSED {d.get('person') or '(unknown badge)'}: {d.get('reason', '?')}"
+        unknown = "(unknown badge)" if d.get("method") == "badge" else "(unknown id)"
+        return f"SIGN-IN REFUSED {d.get('person') or unknown}: {d.get('reason', '?')}"
     if e.kind == "SignInLocked":
         return f"SIGN-IN LOCKED OUT {d.get('person', '?')} after {d.get('attempts', '?')} wrong PINs"
     if e.kind == "SignInUnlocked":

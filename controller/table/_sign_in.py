@@ -23,19 +23,23 @@ The rules (docs/dealer-guide.md, "Signing in"):
 - ``lockout.attempts`` wrong PINs in a row for one id lock it out for ``lockout.minutes``, by the
   sign-in events' own times (the journaled clock, so a replay locks out alike); a PIN sign-in to
   a locked id is refused without checking the PIN. The way out: the id's badge still signs it in,
-  and a supervisor signing in ends every lockout (``SignInUnlocked``).
-- After a wrong PIN (or an id not on the roster) at a panel, that panel's PIN entries are refused
-  unchecked for a back-off (:data:`BACK_OFF_S`, doubling with each further wrong PIN in a row
-  there, at most :data:`MAX_BACK_OFF_S`), journaled as refused too soon; a sign-in that matches
-  ends it. A PIN check (scrypt, up to about a second) runs on the controller thread: without the
-  back-off a storm of PIN entries held every other event behind it (40 entries: the last one
-  journaled 13 s later, found from outside on 2026-12-06). By the events' own times too, and
+  and a supervisor signing in ends every lockout (``SignInUnlocked``; wrong PINs counted toward
+  one stay counted).
+- After a PIN checked at a panel (scrypt, right or wrong), that panel's PIN entries are refused
+  unchecked for a back-off, journaled as refused too soon: :data:`BACK_OFF_S` after a matching
+  one, and after a wrong one (or an id not on the roster) :data:`BACK_OFF_S` doubling with the
+  panel's level (one step up per wrong PIN, at most :data:`MAX_BACK_OFF_S`). The level drops one
+  step per quiet minute (:data:`DECAY_S`), never on a matching PIN (an insider's own PIN between
+  guesses kept it at 2 s). A PIN check (up to about a second) runs on the controller thread:
+  without the back-off a storm of PIN entries held every other event behind it (40 entries: the
+  last one journaled 13 s later; 20 alternating right PINs: 8 s; found from outside on 2026-12-06). By the events' own times too, and
   decided again from the journaled sign-ins alone, so a replay refuses alike and never runs scrypt.
   A PIN entry of someone signed in already is refused unchecked alike (a storm of the right PIN).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import time
@@ -43,7 +47,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.configuration import Person, Roster, pin_matches
-from controller.configuration._roster import hash_pin
+from controller.configuration._roster import dearest_cost, hash_pin
 from controller.table._round_state import Audit
 from controller.table.events import SignIn
 from drivers.panel import BadgeRead, PinEntered, SignOff
@@ -57,18 +61,22 @@ MAX_TRACKED = 1000
 BACK_OFF_S = 2.0
 """How long a panel's PIN entries are refused unchecked after a wrong PIN there: longer than the
 dearest check a roster may name takes (1.25 s measured), so a storm costs one check per back-off."""
+DECAY_S = 60.0
+"""A panel's back-off level (wrong PINs there) drops one step per this many quiet seconds after its
+back-off ends; a matching PIN does not lower it."""
 MAX_BACK_OFF_S = 60.0
 """The longest back-off (after 6 wrong PINs in a row at one panel)."""
-TOO_SOON = "too soon after a wrong PIN at this panel"
+TOO_SOON = "too soon after the last PIN at this panel"
 """The reason journaled for a PIN entry refused unchecked during a panel's back-off."""
 ALREADY = "already signed in"
 """The reason journaled for a PIN entry, refused unchecked, of someone signed in already."""
 
 
 @functools.cache
-def _dummy_hash() -> str:
-    """Checked against for an id not on the roster, so a wrong id takes as long as a wrong PIN."""
-    return hash_pin("00000000", n=2**15, salt=b"\0" * 16)
+def _dummy_hash(n: int, p: int) -> str:
+    """Checked against for an id not on the roster, at the roster's dearest cost (n, p), so a wrong
+    id takes as long as a wrong PIN of anyone on it."""
+    return hash_pin("00000000", n=n, p=p, salt=b"\0" * 16)
 
 
 def _clean(text: str) -> str:
@@ -109,6 +117,8 @@ class SignIns:
         by the panel's device name."""
         self.dealing = False
         """The round in play is past "no more bets" (a dealer signing in now deals the next one)."""
+        self.dearest = dearest_cost(roster.people) if roster is not None else (0, 0)
+        """The scrypt N and p of the roster's dearest PIN hash: what an id not on it is checked at."""
 
     @property
     def required(self) -> bool:
@@ -152,11 +162,22 @@ class SignIns:
             return SignIn(**common, person=person, method="pin", verified=False)
         pin_hash = entry.pin_hash if entry is not None and entry.pin_hash is not None else None
         try:
-            matched = pin_matches(event.pin, pin_hash or _dummy_hash()) and pin_hash is not None
+            matched = pin_matches(event.pin, pin_hash or _dummy_hash(*self.dearest)) and pin_hash is not None
         except (ValueError, MemoryError) as exc:  # the roster's load checks every hash: not expected
             log.error("sign-in: the PIN hash of %s on the roster cannot be checked (%s): refused", person, exc)
             matched = False
         return SignIn(**common, person=person, method="pin", verified=matched)
+
+    def checked_sign_off(self, event: SignOff) -> SignOff:
+        """``event`` as journaled: its id as the roster writes it (matched as a sign-in's, letter
+        case ignored), or "" (unknown) when not on the roster: an id field may hold a PIN keyed
+        there by mistake, never journaled (found from outside on 2026-12-06). Without a roster
+        the event is journaled as it came (nobody signs in or off there)."""
+        if self.roster is None:
+            return event
+        found = self.roster.find(_clean(event.person))
+        person = found.id if found is not None else ""
+        return event if person == event.person else dataclasses.replace(event, person=person)
 
     # --- the journaled events ------------------------------------------------------------------
 
@@ -190,7 +211,8 @@ class SignIns:
             self._wrong(e, roster)
             return
         self._failures.pop(person.id, None)
-        self._panels.pop(e.device, None)
+        if e.method == "pin":  # a match is checked too: the panel's gap, its level kept (see _checked_at)
+            self._checked_at(e.device, e.at, wrong=False)
         if person.supervisor:
             self.supervisor = person
             data: dict[str, Any] = {"round": round_no, "person": person.id, "role": "supervisor", "method": e.method}
@@ -221,7 +243,8 @@ class SignIns:
         """A supervisor signed in: every id locked out for wrong PINs may sign in again (the way
         out when wrong PINs at the panel locked people out), journaled with who ended them."""
         locked = sorted(k for k in self._failures if self.locked_until(k, at) is not None)
-        self._failures.clear()
+        for person in locked:  # lockouts only: the wrong PINs counted toward one stay counted
+            del self._failures[person]
         if locked:
             self.audit("SignInUnlocked", {"people": locked, "by": supervisor.id})
             self.show(f"lockouts ended by {supervisor.name}: {', '.join(locked)}")
@@ -258,10 +281,25 @@ class SignIns:
 
     def _back_off(self, device: str, at: float) -> None:
         """A wrong PIN at the panel ``device`` at ``at``: its PIN entries are refused unchecked for a while."""
-        count = self._panels.pop(device, (0, 0.0))[0] + 1
+        self._checked_at(device, at, wrong=True)
+
+    def _checked_at(self, device: str, at: float, *, wrong: bool) -> None:
+        """A PIN entry checked (scrypt) at the panel ``device`` at ``at``: its next entries are
+        refused unchecked for :data:`BACK_OFF_S` at least (a storm of right PINs, two dealers
+        alternating, costs one check per gap too), and after a ``wrong`` one for a back-off
+        doubling with the panel's level. The level drops one step per quiet minute
+        (:data:`DECAY_S`) after the back-off ends, never on a matching PIN: an insider's own PIN
+        between guesses does not keep the back-off short (found from outside on 2026-12-06)."""
+        level, until = self._panels.pop(device, (0, 0.0))
+        level = max(0, level - int(max(0.0, at - until) // DECAY_S))
         while len(self._panels) >= MAX_TRACKED:
             del self._panels[next(iter(self._panels))]
-        self._panels[device] = (count, at + min(BACK_OFF_S * 2 ** min(count - 1, 16), MAX_BACK_OFF_S))
+        if wrong:
+            level += 1
+            gap = min(BACK_OFF_S * 2 ** min(level - 1, 16), MAX_BACK_OFF_S)
+        else:
+            gap = BACK_OFF_S
+        self._panels[device] = (level, at + gap)
 
     def signed_off(self, e: SignOff, round_no: int, key_on: bool) -> None:
         """``e.person`` signs off at the panel: the dealer (or the next dealer) signs themselves off

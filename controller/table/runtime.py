@@ -46,7 +46,7 @@ from controller.table.snapshot import TableSnapshot
 from controller.table.snapshot_build import build_hands, build_snapshot
 from controller.table.table_drivers import check_roles, open_drivers
 from drivers.link import LinkConfig, LinkStats
-from drivers.panel import BadgeRead, PinEntered
+from drivers.panel import BadgeRead, PinEntered, SignOff
 
 log = logging.getLogger("tablectl.runtime")
 
@@ -229,9 +229,12 @@ class TableRuntime:
         return self.latest.get()
 
     def _checked(self, event: object) -> object:
-        """A PIN entry or badge read as the sign-in it checks to (journaled instead of it)."""
+        """A PIN entry or badge read as the sign-in it checks to (journaled instead of it); a
+        sign-off with its id as the roster writes it, or "" when not on it (never as keyed)."""
         if isinstance(event, (PinEntered, BadgeRead)):
             return self.round.signins.check(event)
+        if isinstance(event, SignOff):
+            return self.round.signins.checked_sign_off(event)
         return event
 
     def _dispatch(self, event: object, seq: int) -> None:

@@ -465,7 +465,7 @@ def roster_cases() -> None:
     roster("cheap-hash", head.replace("scrypt$16384$", "scrypt$1024$"), [":5:", "power of two"])
     # A cost past what a sign-in may check (it passed the check once and stopped the table at the
     # first PIN: "memory limit exceeded"), and digits that are not ASCII.
-    roster("dear-hash", head.replace("scrypt$16384$", "scrypt$262144$"), [":5:", "from 16384 to 65536"])
+    roster("dear-hash", head.replace("scrypt$16384$", "scrypt$262144$"), [":5:", "from 16384 to 32768"])
     roster(
         "wide-digits",
         head.replace("scrypt$16384$", "scrypt$\uff11\uff16\uff13\uff18\uff14$"),
