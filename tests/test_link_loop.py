@@ -377,7 +377,14 @@ def test_a_reply_that_came_while_the_controller_stalled_is_read_before_its_reque
         link.clock = clock
         try:
             _serve_by_hand(link, lambda: link.up, "the link up")
-            _serve_by_hand(link, lambda: link._reading and link._pending is None, "a request out")
+            exchange = link.protocol._exchange
+            _serve_by_hand(link, lambda: exchange.out is None and not link._gathering, "the link between requests")
+            driver.request_status()  # a command: sent at once, its reply then waited for on the port
+            _serve_by_hand(
+                link,
+                lambda: exchange.out is not None and exchange.out.command is not None and link._reading,
+                "the command out, its reply waited for on the port",
+            )
             transport = link._transport
             assert transport is not None and transport.descriptor is not None
             readable, _, _ = select.select([transport.descriptor], [], [], STATE_TIMEOUT_S)

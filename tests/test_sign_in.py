@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 import time
@@ -476,6 +477,12 @@ def _runtime(path: Path, clock: Clock) -> TableRuntime:
     )
 
 
+def pin_in(raw: bytes, pin: str) -> bool:
+    """Whether ``raw`` (a journal's files) holds ``pin`` as a token of its own: a record's hash or
+    time may hold its four digits by chance (the hashes depend on the checkout's path)."""
+    return re.search(rb"(?<![0-9A-Za-z.])" + re.escape(pin.encode()) + rb"(?![0-9A-Za-z])", raw) is not None
+
+
 def test_a_pin_is_checked_before_it_is_journaled_and_recall_and_export_name_the_dealer_and_supervisor(
     tmp_path: Path,
 ) -> None:
@@ -495,8 +502,10 @@ def test_a_pin_is_checked_before_it_is_journaled_and_recall_and_export_name_the_
     t.press("void")  # a misdeal? no card waits: the round is voided, by S-0001
     runtime.journal.close()  # type: ignore[attr-defined]
     raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("j.db"))
-    for secret in (*PINS.values(), *HASHES.values()):
+    for secret in HASHES.values():
         assert secret.encode() not in raw
+    for pin in PINS.values():
+        assert not pin_in(raw, pin), pin
     journal = SqliteJournal.open_readonly(tmp_path / "j.db")
     try:
         checked = [r.data for r in journal.records() if r.kind == "SignIn"]

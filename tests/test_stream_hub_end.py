@@ -1,4 +1,4 @@
-"""The table view's stream hub and the web server's main loop end when cancelled even as they are
+"""The table view's stream hub ends when cancelled even as it is
 woken in the same turn (Python 3.11's ``asyncio.wait_for`` returned the wait's result then and
 dropped the cancellation: the hub went on looping, and the loop's shutdown waited on it; the same
 fault kept a views' socket connection open, tests/test_view_socket_end.py)."""

@@ -444,9 +444,8 @@ class _TickingServer(uvicorn.Server):
         counter = 0
         while not await self.on_tick(counter):
             counter = (counter + 10) % 864000  # a multiple of 10: uvicorn's once-a-second work each time
-            with contextlib.suppress(TimeoutError):  # not wait_for: on 3.11 it may drop a cancellation
-                async with asyncio.timeout(TICK_S):
-                    await self._woken.wait()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._woken.wait(), TICK_S)
 
     def stop_now(self) -> None:
         """Stop serving (any thread): the main loop wakes at once."""
