@@ -13,7 +13,9 @@ in one run, the median of ``--runs`` reads (default 5) of:
   0, newest first, with ``json_extract``), every row of it read;
 * the windows as the controller reads them, from that journal's rows;
 * the same from a copy whose closed rounds are kept as compact blocks (every tenth snapshot to
-  the next), to show the blocks' part.
+  the next), to show the blocks' part;
+* the same from a journal signed with an HMAC key, its blocks as above, read without the key (as
+  a controller reads its windows at start-up).
 
 Prints figures and each as a ratio to the floor; asserts nothing but that the rows and the
 blocks give the same windows.
@@ -45,10 +47,14 @@ FLOOR_QUERY = (
 )
 
 
-def _write(path: Path, records: int) -> None:
-    """A journal of about ``records`` records, the devices linked up at its start only."""
+KEY = b"k" * 32
+"""The key of the keyed journal."""
+
+
+def _write(path: Path, records: int, key: bytes | None = None) -> None:
+    """A journal of about ``records`` records (signed with ``key``), the devices linked up at its start only."""
     clock = iter(float(t) for t in range(1_000_000, 10**9))
-    j = SqliteJournal(path, clock=lambda: next(clock))
+    j = SqliteJournal(path, key, clock=lambda: next(clock))
     j.append_batch([NewRecord("LinkUp", {"device": d, "boot_id": 7, "rebooted": False}, event=True) for d in DEVICES])
     n, round_no = 0, 0
     while j.last_seq < records:
@@ -110,18 +116,24 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="reads of each (the median is shown)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        rows, blocks = Path(tmp) / "rows.db", Path(tmp) / "blocks.db"
+        rows, blocks, keyed = Path(tmp) / "rows.db", Path(tmp) / "blocks.db", Path(tmp) / "keyed.db"
         _write(rows, args.records)
         shutil.copy(rows, blocks)
         _fold(blocks)
+        _write(keyed, args.records, KEY)
+        _fold(keyed)
         floor, _ = _median(_floor, rows, args.runs)
         table = [("floor: the former SQL query, every row read", floor)]
         found = []
-        for name, path in (("journaled_event_windows, rows", rows), ("journaled_event_windows, blocks", blocks)):
+        for name, path in (
+            ("journaled_event_windows, rows", rows),
+            ("journaled_event_windows, blocks", blocks),
+            ("journaled_event_windows, blocks, keyed", keyed),
+        ):
             took, windows = _median(_windows, path, args.runs)
             found.append(windows)
             table.append((name, took))
-        assert found[0] == found[1] and len(found[0]) == len(DEVICES), found
+        assert found[0] == found[1] == found[2] and len(found[0]) == len(DEVICES), found
     print(f"{args.records} records, devices linked up at the start; median of {args.runs} reads (CPU seconds)")
     for name, took in table:
         print(f"{name:<46} {took:>8.3f} s {took / floor:>6.2f}x")

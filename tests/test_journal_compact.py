@@ -19,7 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal.compact import MAX_TEXT, Block, BlockError, StoredRecord, decode_block, encode_block
+from controller.journal.compact import (
+    MAX_TEXT,
+    Block,
+    BlockError,
+    StoredRecord,
+    decode_block,
+    decode_hashed_if_right,
+    encode_block,
+)
 
 BENCH = Path(__file__).parent / "bad_input" / "journals" / "bench.db"
 KEY = b"k" * 32
@@ -214,6 +222,38 @@ def test_a_block_read_unchecked_hashes_nothing_but_keeps_its_last_hash() -> None
         (r.seq, r.at, r.kind, r.event, r.data) for r in rows
     ]
     assert [r.hash for r in read] == [""] * (len(rows) - 1) + [rows[-1].hash]
+
+
+@pytest.mark.parametrize("how", list(CASES))
+def test_a_block_read_hashed_if_right_is_parsed_as_strictly_and_keeps_no_hash_it_cannot_trust(how: str) -> None:
+    """What a reader without the verdict takes (a journal without a key read unchecked): damage
+    only hashing finds leaves the records as an unhashed read gives them; the rest is refused as
+    by an unhashed read."""
+    rows = _round()
+    bad = _damaged(encode_block(rows), how)
+    if how in UNHASHED:
+        assert decode_hashed_if_right(bad) == decode_block(bad, check=False)
+    else:
+        with pytest.raises(BlockError, match=CASES[how].format(a=rows[0].seq, b=rows[-1].seq)):
+            decode_hashed_if_right(bad)
+
+
+@pytest.mark.parametrize("at", [0, 1, -1], ids=["first", "second", "last"])
+def test_a_block_read_hashed_if_right_keeps_every_hash_or_none(at: int) -> None:
+    plain, keyed = _round(), _rechained(_round(), KEY)
+    assert decode_hashed_if_right(encode_block(plain)) == plain
+    assert decode_hashed_if_right(encode_block(keyed), KEY) == keyed
+    for rows, key in ((keyed, None), (keyed, b"w" * 32), (plain, KEY)):  # not the key it was written with
+        block = encode_block(rows)
+        assert decode_hashed_if_right(block, key) == decode_block(block, check=False)
+    block = encode_block(plain)
+    lines = _lines(block)
+    i = at % len(lines)
+    lines[i] += " "  # a record changed (and the block compressed again)
+    changed = _with_lines(block, lines)
+    read = decode_hashed_if_right(changed)
+    assert read == decode_block(changed, check=False)
+    assert [r.hash for r in read] == [""] * (len(plain) - 1) + [plain[-1].hash]
 
 
 def test_a_payload_that_inflates_without_end_is_refused_in_bounded_memory() -> None:

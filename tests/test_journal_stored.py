@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from controller.journal import SqliteJournal, verify_journal, verify_reader
+from controller.journal.compact import StoredRecord
 from controller.journal.stored import hash_at, last_record, read_records, select_records, seq_bounds
 from tests.cli_helpers import bench_journal, cli
 from tests.journal_blocks import block_at, fold_rounds, unfold_with
@@ -210,3 +211,93 @@ def test_a_keyed_journal_of_blocks_verifies_with_its_key_and_reads_without_it(tm
         assert report.ok and report.notes, report.problems
     finally:
         bare.close()
+
+
+KEY = b"k" * 32
+
+
+@pytest.fixture(params=["keyed", "without a key"])
+def folded(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, Path, bytes | None]:
+    """A journal of 5 rounds kept as rows, the same with its closed rounds folded into blocks,
+    and its key (keyed, or without a key)."""
+    key = KEY if request.param == "keyed" else None
+    rows, blocks = tmp_path / "rows.db", tmp_path / "blocks.db"
+    filled(rows, key, 5, snapshots=True).close()
+    shutil.copy(rows, blocks)
+    assert len(fold_rounds(blocks)) == 4
+    return rows, blocks, key
+
+
+class _Counted:
+    """A function wrapped to count its calls."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> None:
+        self.calls = 0
+        inner = getattr(module, name)
+
+        def counted(*args: object, **kwargs: object) -> object:
+            self.calls += 1
+            return inner(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, counted)
+
+
+def _all(path: Path, key: bytes | None = None, checked: bool = True) -> list[StoredRecord]:
+    db = sqlite3.connect(path)
+    try:
+        return list(read_records(db, key=key, checked=checked))
+    finally:
+        db.close()
+
+
+def test_an_unchecked_read_decompresses_each_block_once_and_hashes_only_a_journal_without_a_key(
+    folded: tuple[Path, Path, bytes | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read without the key (start-up's device events, ``status``, a backup's last hash), a block
+    is decompressed once; a keyed journal's records are not hashed (their hashes cannot be had
+    without the key), a journal without a key gets each record's hash, computed once."""
+    from controller.journal import compact, store
+
+    rows, blocks, key = folded
+    db = sqlite3.connect(blocks)
+    try:
+        spans = db.execute("SELECT count(*), sum(last_seq - first_seq + 1) FROM blocks").fetchone()
+        inflated, hashed = _Counted(monkeypatch, compact, "_lines"), _Counted(monkeypatch, store, "record_hash")
+        read = list(read_records(db, checked=False))
+        assert (inflated.calls, hashed.calls) == (spans[0], 0 if key else spans[1])
+        selected = list(select_records(db, "kind", "event = 1", checked=False, newest_first=True))
+        assert (inflated.calls, hashed.calls) == (2 * spans[0], 0 if key else 2 * spans[1])
+    finally:
+        db.close()
+    as_rows = _all(rows)
+    assert [dataclasses.replace(r, prev="", hash="") for r in read] == [
+        dataclasses.replace(r, prev="", hash="") for r in as_rows
+    ]
+    assert selected == [(r.seq, r.kind) for r in reversed(as_rows) if r.event]
+    if key is None:
+        assert read == as_rows  # each record's hash, as from its row
+    else:
+        in_blocks = {s for lo, hi in _block_spans(blocks) for s in range(lo, hi)}  # a block's last keeps its hash
+        assert [(r.seq, r.hash) for r in read] == [(r.seq, "" if r.seq in in_blocks else r.hash) for r in as_rows]
+
+
+def _block_spans(path: Path) -> list[tuple[int, int]]:
+    """(first, last) of each block of the journal at ``path``."""
+    db = sqlite3.connect(path)
+    try:
+        return [(int(a), int(b)) for a, b in db.execute("SELECT first_seq, last_seq FROM blocks ORDER BY first_seq")]
+    finally:
+        db.close()
+
+
+def test_a_key_given_to_an_unchecked_read_is_used(tmp_path: Path) -> None:
+    """Read unchecked with its key, a keyed journal's records carry their hashes, as from their
+    rows; with another key they carry none (but a block's last), and nothing is refused."""
+    rows, blocks = tmp_path / "rows.db", tmp_path / "blocks.db"
+    filled(rows, KEY, 5, snapshots=True).close()
+    shutil.copy(rows, blocks)
+    assert len(fold_rounds(blocks)) == 4
+    assert _all(blocks, KEY, checked=False) == _all(rows, KEY) == _all(rows, checked=False)
+    wrong = _all(blocks, b"w" * 32, checked=False)
+    assert wrong == _all(blocks, checked=False) != _all(rows)
+    assert [r.seq for r in wrong if not r.hash] == [s for lo, hi in _block_spans(blocks) for s in range(lo, hi)]

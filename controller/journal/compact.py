@@ -11,19 +11,30 @@ block keeps the hash the block follows (``prev``), its last record's full hash (
 the next record, a snapshot or the floor chains to) and the first 4 bytes of each record's
 hash, so a changed record is named by its number, not only its block.
 
-This module is the codec alone: :func:`encode_block` and :func:`decode_block`, pure functions
-on the record's stored fields. It does not read or write a journal file.
+This module is the codec alone: :func:`encode_block`, :func:`decode_block` and
+:func:`decode_hashed_if_right`, pure functions on the record's stored fields. It does not read or
+write a journal file.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
 
 from controller.journal._files import JournalError
 
-__all__ = ["FORMAT", "PREFIX_BYTES", "Block", "BlockError", "StoredRecord", "decode_block", "encode_block"]
+__all__ = [
+    "FORMAT",
+    "PREFIX_BYTES",
+    "Block",
+    "BlockError",
+    "StoredRecord",
+    "decode_block",
+    "decode_hashed_if_right",
+    "encode_block",
+]
 
 FORMAT = 1
 """The first byte of a block's payload: the layout of the text compressed after it."""
@@ -99,27 +110,107 @@ def decode_block(block: Block, key: bytes | None = None, *, check: bool = True) 
     it matters, by ``verify`` with the key): the block is parsed as strictly (a payload that is
     unreadable, too large or not record lines still raises :class:`BlockError`) but no record is
     hashed, so each carries no hash of its own (``""``) except the last, the block's."""
-    return _parse(block, key, check)
+    return _parse(block, key, _Hashing.CHECK if check else _Hashing.SKIP)
 
 
-def _parse(block: Block, key: bytes | None, check: bool) -> list[StoredRecord]:
-    """:func:`decode_block`'s parser, the one for a checked and an unchecked read alike."""
-    from controller.journal.store import record_hash  # not at load: the store reads blocks through this codec
+def decode_hashed_if_right(block: Block, key: bytes | None = None) -> list[StoredRecord]:
+    """The records of ``block`` parsed once, each with its hash (computed with ``key``) if every
+    record hashes as the block says; if one does not (another key, or a changed record), as
+    :func:`decode_block` with ``check=False`` gives them: no hash but the block's last. For a
+    reader that takes the hashes where they can be had and judges nothing (``verify`` does); an
+    unreadable block raises :class:`BlockError` as with ``check=False``."""
+    return _parse(block, key, _Hashing.IF_RIGHT)
 
+
+class _Hashing(Enum):
+    """What :func:`_parse` does with the records' hashes."""
+
+    CHECK = "check"
+    """Computed and checked: a record that does not hash as the block says raises."""
+    IF_RIGHT = "if right"
+    """Computed; if one does not hash as the block says, none kept (as :attr:`SKIP`)."""
+    SKIP = "skip"
+    """Not computed: ``""``, except the block's last record's."""
+
+
+def _parse(block: Block, key: bytes | None, hashing: _Hashing) -> list[StoredRecord]:
+    """The one parser of a block, for every :class:`_Hashing`: the payload decompressed and each
+    line parsed once, whether the hashes are checked, taken if right, or skipped."""
     span = f"records {block.first_seq}..{block.last_seq}"
     count = block.last_seq - block.first_seq + 1
     if count < 1:
         raise BlockError(f"{span}: a block of no records: changed")
-    if check and len(block.prefixes) != count * PREFIX_BYTES:
-        raise BlockError(f"{span}: {len(block.prefixes)} bytes of hash prefixes for {count} records: changed")
+    check = hashing is _Hashing.CHECK
+    hashed = hashing is not _Hashing.SKIP
+    if hashed and len(block.prefixes) != count * PREFIX_BYTES:
+        if check:
+            raise BlockError(f"{span}: {len(block.prefixes)} bytes of hash prefixes for {count} records: changed")
+        hashed = False
     lines = _lines(block.payload, span)
     if len(lines) != count:
         raise BlockError(f"{span}: the payload holds {len(lines)} records, not {count}: changed")
+    if not hashed:
+        return _unhashed(block, lines, [])
+    out, right = _hashed(block, lines, key, check)
+    return out if right else _unhashed(block, lines, out)
+
+
+def _hashed(block: Block, lines: list[str], key: bytes | None, check: bool) -> tuple[list[StoredRecord], bool]:
+    """The records of ``block``'s ``lines`` each with its hash, and whether all are right: if one
+    is not (its time not as written, its hash not the block's prefix, the last not the block's
+    hash), with ``check`` :class:`BlockError` naming it, else the records up to it and False."""
+    from controller.journal.store import record_hash  # not at load: the store reads blocks through this codec
+
     out: list[StoredRecord] = []
     prev = block.prev
-    for i, line in enumerate(lines):
+    prefixes = block.prefixes
+    for seq, raw_at, at, kind, event, data in _records(block, lines, 0):
+        problem = ""
+        if repr(at) != raw_at:
+            problem = f"record {seq} ({kind[:40]}): time {raw_at[:40]!r} is not as written: changed"
+        else:
+            digest = record_hash(prev, seq, at, kind, event, data, key)
+            i = (seq - block.first_seq) * PREFIX_BYTES
+            if bytes.fromhex(digest)[:PREFIX_BYTES] != prefixes[i : i + PREFIX_BYTES]:
+                wrong = " (or the HMAC key is wrong)" if key else ""
+                problem = f"record {seq} ({kind[:40]}): hash mismatch: the record was changed{wrong}"
+        if problem and check:
+            raise BlockError(problem)
+        if problem:
+            return out, False
+        out.append(StoredRecord(seq, at, kind, event, data, prev, digest))
+        prev = digest
+    if prev == block.hash:
+        return out, True
+    if check:
+        raise BlockError(
+            f"records {block.first_seq}..{block.last_seq}: the last record's hash is not the block's: changed"
+        )
+    return out, False
+
+
+def _unhashed(block: Block, lines: list[str], parsed: list[StoredRecord]) -> list[StoredRecord]:
+    """The records of ``block``'s ``lines`` as a read without hashing gives them: no hash of their
+    own (``""``) but the block's last; those ``parsed`` already (the first) taken as they are."""
+    last = block.last_seq
+    out = [
+        replace(r, prev=block.prev if n == 0 else "", hash=block.hash if r.seq == last else "")
+        for n, r in enumerate(parsed)
+    ]
+    prev = block.prev if not out else ""
+    for seq, _, at, kind, event, data in _records(block, lines, len(out)):
+        out.append(StoredRecord(seq, at, kind, event, data, prev, block.hash if seq == last else ""))
+        prev = ""
+    return out
+
+
+def _records(block: Block, lines: list[str], start: int) -> Iterator[tuple[int, str, float, str, bool, str]]:
+    """Each record line of ``block`` from ``start`` on taken apart as it is reached (a bad line
+    raises :class:`BlockError` then): its number, its time as written and as a number, its kind,
+    whether it is an event, its data text."""
+    for i in range(start, len(lines)):
         seq = block.first_seq + i
-        fields = line.split("\t", 3)
+        fields = lines[i].split("\t", 3)
         if len(fields) != 4 or fields[2] not in ("0", "1"):
             raise BlockError(f"record {seq}: not a record line (time, kind, event, data): changed")
         raw_at, kind, event, data = fields
@@ -127,24 +218,7 @@ def _parse(block: Block, key: bytes | None, check: bool) -> list[StoredRecord]:
             at = float(raw_at)
         except ValueError:
             raise BlockError(f"record {seq} ({kind[:40]}): time {raw_at[:40]!r} is not a number: changed") from None
-        if not check:
-            digest = block.hash if seq == block.last_seq else ""
-            out.append(StoredRecord(seq, at, kind, event == "1", data, prev, digest))
-            prev = digest
-            continue
-        if repr(at) != raw_at:
-            raise BlockError(f"record {seq} ({kind[:40]}): time {raw_at[:40]!r} is not as written: changed")
-        digest = record_hash(prev, seq, at, kind, event == "1", data, key)
-        if bytes.fromhex(digest)[:PREFIX_BYTES] != block.prefixes[i * PREFIX_BYTES : (i + 1) * PREFIX_BYTES]:
-            raise BlockError(
-                f"record {seq} ({kind[:40]}): hash mismatch: the record was changed"
-                + (" (or the HMAC key is wrong)" if key else "")
-            )
-        out.append(StoredRecord(seq, at, kind, event == "1", data, prev, digest))
-        prev = digest
-    if check and prev != block.hash:
-        raise BlockError(f"{span}: the last record's hash is not the block's: changed")
-    return out
+        yield seq, raw_at, at, kind, event == "1", data
 
 
 def _lines(payload: bytes, span: str) -> list[str]:

@@ -9,12 +9,14 @@ order, whatever the records hold.
 
 A block is decoded with the journal's HMAC key and each of its records checked against the
 block's hash prefixes (a changed record raises :class:`~controller.journal.compact.BlockError`
-naming it). A keyed journal read without its key (``checked=False``) is decoded by the same
-parser, as strictly (an unreadable block raises the same error, naming it) but without hashing
-its records, as its rows are read without the key: the records inside a block then carry no
-hash of their own (``""``), except the block's last one (a journal without a key: each its own,
-computed again). Only readers of what is verified elsewhere read unchecked (``verify`` with the
-key judges the file).
+naming it). Read unchecked (``checked=False``), a block is parsed once, as strictly (an
+unreadable block raises the same error, naming it), and its records hashed only where the hashes
+can be had: with the key when one is given, or without one when the journal is known to have
+none (its ``meta_hash`` is a plain SHA-256); each record then carries its hash if all of the
+block's match, as from its row. A keyed journal read without its key is not hashed at all, as
+its rows are read without the key: the records inside a block carry no hash of their own
+(``""``), except the block's last one. Only readers of what is verified elsewhere read
+unchecked (``verify`` with the key judges the file).
 
 A row is yielded exactly as SQLite returns it (a damaged file's row may hold a text where a
 number belongs): the checkers judge it, not this reader.
@@ -24,11 +26,12 @@ from __future__ import annotations
 
 import heapq
 import sqlite3
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
+from functools import cache, partial
 from operator import itemgetter
 from typing import Any
 
-from controller.journal.compact import Block, BlockError, StoredRecord, decode_block
+from controller.journal.compact import Block, StoredRecord, decode_block, decode_hashed_if_right
 
 __all__ = [
     "BLOCK_KINDS",
@@ -113,17 +116,37 @@ def _blocks(
         yield Block(first, last, prev, digest, bytes(prefixes), bytes(payload))
 
 
-def decode(block: Block, key: bytes | None, checked: bool) -> list[StoredRecord]:
-    """The records of ``block`` (see the module's text for ``checked``). Unchecked, a block of a
-    journal without a key still gets each record's hash (the hashes are then SHA-256, computed
-    again without a key, and the block's last hash says they are right): what the floor's outbox
-    reads of a folded round is then what it read of its rows."""
+def _decoder(db: sqlite3.Connection, key: bytes | None, checked: bool) -> Callable[[Block], list[StoredRecord]]:
+    """How one read decodes the blocks of the journal ``db`` (see the module's text for
+    ``checked``). Unchecked, the records are hashed with ``key`` if given; without one, only if
+    the journal is known to have no key (looked up once, at the read's first block): a journal
+    without a key still gets each record's hash (SHA-256, computed again, and the block's hash
+    prefixes say they are right), so that what the floor's outbox reads of a folded round is what
+    it read of its rows; a keyed journal's blocks are parsed and nothing hashed."""
     if checked:
-        return decode_block(block, key)
+        return partial(decode_block, key=key)
+    if key is not None:
+        return partial(decode_hashed_if_right, key=key)
+    unkeyed = cache(partial(_known_unkeyed, db))
+
+    def unchecked(block: Block) -> list[StoredRecord]:
+        return decode_hashed_if_right(block) if unkeyed() else decode_block(block, check=False)
+
+    return unchecked
+
+
+def _known_unkeyed(db: sqlite3.Connection) -> bool:
+    """Whether the journal is known to have no HMAC key: its ``meta_hash`` is the plain SHA-256
+    of its ``meta`` (a keyed journal's is an HMAC). A ``meta`` without one, or unreadable, tells
+    nothing: the blocks are then hashed as if without a key (kept only if they match)."""
+    from controller.journal.store import meta_hash  # not at load: the store reads its records through this module
+
     try:
-        return decode_block(block, None)
-    except BlockError:
-        return decode_block(block, key, check=False)
+        meta = {str(k): str(v) for k, v in db.execute("SELECT key, value FROM meta")}
+    except sqlite3.DatabaseError:
+        return True
+    stored = meta.get("meta_hash")
+    return stored is None or stored == meta_hash(meta)
 
 
 def read_records(
@@ -163,8 +186,9 @@ def _from_blocks(
     checked: bool,
     newest_first: bool,
 ) -> Iterator[StoredRecord]:
+    decode = _decoder(db, key, checked)
     for block in list(_blocks(db, after, until, kinds, newest_first)):
-        records = decode(block, key, checked)
+        records = decode(block)
         if newest_first:
             records.reverse()
         for r in records:
@@ -192,10 +216,11 @@ def select_records(
     if not has_blocks(db):
         yield from rows
         return
+    decode = _decoder(db, key, checked)
     blocked = (
         row
         for block in _blocks(db, 0, None, None, newest_first)
-        for row in _select_block(db, decode(block, key, checked), columns, where, order)
+        for row in _select_block(db, decode(block), columns, where, order)
     )
     yield from heapq.merge(rows, blocked, key=itemgetter(0), reverse=newest_first)
 
