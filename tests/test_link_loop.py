@@ -18,6 +18,7 @@ import time
 import tty
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -361,6 +362,42 @@ def _serve_by_hand(link: Link, state: Callable[[], bool], what: str) -> None:
         link._turn(ready)
 
 
+@dataclass(frozen=True)
+class _HandServed:
+    """A shoe's link served by hand (no loop runs it) on a clock the test moves on: ``events``
+    is what the driver delivered."""
+
+    driver: ShoeDriver
+    clock: _JumpClock
+    events: queue.Queue
+
+    @property
+    def link(self) -> Link:
+        return self.driver.link
+
+    def went_down(self) -> bool:
+        """Whether the link is down, or went down and came back."""
+        return not self.link.up or any(isinstance(e, LinkDown) for e in _drain(self.events))
+
+
+@contextmanager
+def _shoe_between_requests(tmp_path: Path) -> Iterator[_HandServed]:
+    """A shoe's link on a :class:`_JumpClock`, served by hand until it is up and between
+    requests (nothing out, no reply being gathered): where a controller stalls."""
+    q: queue.Queue = queue.Queue()
+    with contextmanager_servers({"shoe": ShoeSim()}, tmp_path) as urls:
+        served = _HandServed(ShoeDriver("shoe", urls["shoe"], q, address=1, config=CONFIG), _JumpClock(), q)
+        link = served.link
+        link.clock = served.clock
+        try:
+            _serve_by_hand(link, lambda: link.up, "the link up")
+            exchange = link.protocol._exchange
+            _serve_by_hand(link, lambda: exchange.out is None and not link._gathering, "the link between requests")
+            yield served
+        finally:
+            link._close_port()
+
+
 def test_a_reply_that_came_while_the_controller_stalled_is_read_before_its_request_counts_unanswered(
     tmp_path: Path,
 ) -> None:
@@ -369,32 +406,21 @@ def test_a_reply_that_came_while_the_controller_stalled_is_read_before_its_reque
     since the last answer, the link reads the reply waiting on its port first: it stays up (it
     went down, "no reply", though the device had answered and the only silence was the
     controller's: found from outside, every link of an idle table down after a 0.85 s stall)."""
-    q: queue.Queue = queue.Queue()
-    clock = _JumpClock()
-    with contextmanager_servers({"shoe": ShoeSim()}, tmp_path) as urls:
-        driver = ShoeDriver("shoe", urls["shoe"], q, address=1, config=CONFIG)
-        link = driver.link
-        link.clock = clock
-        try:
-            _serve_by_hand(link, lambda: link.up, "the link up")
-            exchange = link.protocol._exchange
-            _serve_by_hand(link, lambda: exchange.out is None and not link._gathering, "the link between requests")
-            driver.request_status()  # a command: sent at once, its reply then waited for on the port
-            _serve_by_hand(
-                link,
-                lambda: exchange.out is not None and exchange.out.command is not None and link._reading,
-                "the command out, its reply waited for on the port",
-            )
-            transport = link._transport
-            assert transport is not None and transport.descriptor is not None
-            readable, _, _ = select.select([transport.descriptor], [], [], STATE_TIMEOUT_S)
-            assert readable, "the device never answered"
-            clock.moved += CONFIG.link_down_s + 1  # the controller was away past every deadline
-            link._turn(0)  # served for its deadline alone, as the loop serves it after the stall
-            assert link.up
-            assert not [e for e in _drain(q) if isinstance(e, LinkDown)]
-        finally:
-            link._close_port()
+    with _shoe_between_requests(tmp_path) as served:
+        link, exchange = served.link, served.link.protocol._exchange
+        served.driver.request_status()  # a command: sent at once, its reply then waited for on the port
+        _serve_by_hand(
+            link,
+            lambda: exchange.out is not None and exchange.out.command is not None and link._reading,
+            "the command out, its reply waited for on the port",
+        )
+        transport = link._transport
+        assert transport is not None and transport.descriptor is not None
+        readable, _, _ = select.select([transport.descriptor], [], [], STATE_TIMEOUT_S)
+        assert readable, "the device never answered"
+        served.clock.moved += CONFIG.link_down_s + 1  # the controller was away past every deadline
+        link._turn(0)  # served for its deadline alone, as the loop serves it after the stall
+        assert not served.went_down()
 
 
 def test_a_request_sent_after_the_controller_stalled_has_its_response_time(tmp_path: Path) -> None:
@@ -403,22 +429,11 @@ def test_a_request_sent_after_the_controller_stalled_has_its_response_time(tmp_p
     response time: the device answers and the link stays up (it went down at once, "no reply",
     with a deadline already past when the request was sent: found from outside, an idle table's
     links polled every 0.2 s all went down after a 0.85 s stall)."""
-    q: queue.Queue = queue.Queue()
-    clock = _JumpClock()
-    with contextmanager_servers({"shoe": ShoeSim()}, tmp_path) as urls:
-        driver = ShoeDriver("shoe", urls["shoe"], q, address=1, config=CONFIG)
-        link = driver.link
-        link.clock = clock
-        exchange = link.protocol._exchange
-        try:
-            _serve_by_hand(link, lambda: link.up, "the link up")
-            _serve_by_hand(link, lambda: exchange.out is None and not link._gathering, "the link between requests")
-            before = exchange.last_good
-            clock.moved += CONFIG.link_down_s + 1  # the controller was away, nothing out
-            _serve_by_hand(
-                link, lambda: not link.up or exchange.last_good > before, "an answer after the stall, or a link down"
-            )
-            assert link.up
-            assert not [e for e in _drain(q) if isinstance(e, LinkDown)]
-        finally:
-            link._close_port()
+    with _shoe_between_requests(tmp_path) as served:
+        link, exchange = served.link, served.link.protocol._exchange
+        before = exchange.last_good
+        served.clock.moved += CONFIG.link_down_s + 1  # the controller was away, nothing out
+        _serve_by_hand(
+            link, lambda: not link.up or exchange.last_good > before, "an answer after the stall, or a link down"
+        )
+        assert not served.went_down()
