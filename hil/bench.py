@@ -32,7 +32,6 @@ from controller.host import Wakeup
 from controller.journal import SqliteJournal
 from controller.journal.recall import recall, recall_json
 from controller.table.base import RoundResult
-from controller.table.events import DevicesExpected
 from controller.table.journal_files import journal_key, open_journal
 from controller.table.latest import LatestSnapshot, SnapshotSource, SnapshotTimeout
 from controller.table.resettle import Verifier, canonical
@@ -826,11 +825,6 @@ def run_bench(
         holds = _HoldCount()
 
         runtime.observers.append(lambda event: holds.saw(runtime.snapshot.step))
-        # The players act once the table has handled its start: after a restart mid-round the
-        # recovered round is published before the table holds to read each device again, and a
-        # card dealt from that first snapshot would arrive during the hold (a supervisor's).
-        started = threading.Event()
-        runtime.observers.append(lambda event: started.set() if isinstance(event, DevicesExpected) else None)
         before = finished()
         target = rounds if resume else before + rounds
         summary.wanted = max(0, target - before)
@@ -849,7 +843,7 @@ def run_bench(
                 runtime.start(after_recovery=player.restore_shoe)  # a journal it cannot recover: raised
                 sign_in()  # before the players' first press: the panel's events keep their order
                 try:
-                    _play(view, player, finished, target, bar, manual, stop, round_done, started.is_set)
+                    _play(view, player, finished, target, bar, manual, stop, round_done, runtime.prepared_version)
                 except BenchStopped:
                     pass  # stop.received names the signal
                 except KeyboardInterrupt:
@@ -926,13 +920,13 @@ def _play(
     manual: bool,
     stop: StopSignals | None,
     round_done: Wakeup,
-    started: Callable[[], bool],
+    prepared: int,
 ) -> None:
     """Play until the journal holds ``target`` finished rounds (or, ``manual``, until a stop).
     ``manual``: the page's controls drive the simulators; this thread sleeps until a round
     finishes or a stop signal comes (``round_done``), never to look. Nothing is done before the
-    table is open and has handled its start (``started``: see :func:`table_started`)."""
-    view.wait(table_started(started), "the table to open", Player.WAIT_S)
+    table is open and has handled its start (``prepared``: see :func:`table_started`)."""
+    view.wait(table_started(prepared), "the table to open", Player.WAIT_S)
     while finished() < target:
         if manual:
             round_done.wait()
@@ -946,12 +940,14 @@ def _play(
             bar.update(done - bar.n)
 
 
-def table_started(started: Callable[[], bool]) -> Callable[[TableSnapshot], bool]:
+def table_started(prepared: int) -> Callable[[TableSnapshot], bool]:
     """The state the bench's players wait for before their first act: the table is open and
-    has handled its start (``started``: its ``DevicesExpected`` was handled). A round recovered
-    after a restart is published before that, without the hold in which each device is read
-    again: acting on it deals a card into the hold."""
-    return lambda x: started() and x.step != "closed"
+    has handled its start, its ``DevicesExpected``: a snapshot later than the one its start's
+    preparation published (``prepared``: :attr:`TableRuntime.prepared_version`), read from the
+    snapshots alone (nothing watches each event). A round recovered after a restart is published
+    before that, without the hold in which each device is read again: acting on it deals a card
+    into the hold."""
+    return lambda x: x.version > prepared and x.step != "closed"
 
 
 def _error_line(exc: BaseException) -> str:

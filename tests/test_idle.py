@@ -281,5 +281,5 @@ def test_a_manual_bench_waits_for_a_round_or_a_signal_with_no_timeout() -> None:
 
     stop = StopSignals()
     done = Recording()
-    _play(cast(Any, View()), cast(Any, None), lambda: 0, 5, None, True, stop, cast(Any, done), lambda: True)
+    _play(cast(Any, View()), cast(Any, None), lambda: 0, 5, None, True, stop, cast(Any, done), 0)
     assert done.waits == [None, None]

@@ -169,6 +169,11 @@ class TableRuntime:
         """The table's latest snapshot, published by the controller thread after each live event:
         what every reader on another thread (web view, bench players) reads, never the table."""
         self._version = 0
+        self.prepared_version = 0
+        """The version of the snapshot :meth:`prepare` published. The first event the table handles
+        after it is its start (``DevicesExpected``, queued first): a reader that must not act before
+        the table handled its start (the bench's players) waits for a later version (one is also
+        published if the journal fails as that event is written: the table then holds)."""
         self._last_processed = -1
         """How many events the controller had handled at the last :meth:`alive`."""
         self.snapshot_file = (
@@ -393,7 +398,7 @@ class TableRuntime:
             after_recovery()
         if self.store is not None:
             self._restore_event_windows(self.store.path)
-        self.publish()
+        self.prepared_version = self.publish().version
         # Every device counts as never connected until its link is up and its state read: one that
         # cannot come up holds the table, with why (posted first: a replay sees it where it was).
         # A round recovered: what the devices did while the table was stopped is taken as after a
