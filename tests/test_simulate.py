@@ -396,3 +396,25 @@ def test_a_log_line_of_another_thread_is_not_the_simulated_tables() -> None:
         assert watch.broken is not None and watch.broken.name == "hidden_card"
     finally:
         logger.removeHandler(watch)
+
+
+OLD_KINDS = tuple(k for k in FAULT_KINDS if k != "state_nak")
+"""The kinds before ``state_nak`` (the guard's list, in its order)."""
+
+
+def test_a_kind_drawn_from_its_own_stream_leaves_every_seeds_other_faults_as_they_were() -> None:
+    """``state_nak`` came after seeds' schedules were relied on (the guard's journals, the CI
+    seeds): naming it adds its faults to a seed and changes none of the others, in the default
+    schedule and the swarm's of every game."""
+    from hil.simulate.swarm import swarm_schedule
+
+    assert len(OLD_KINDS) == 19
+    added = 0
+    for seed in range(1, 60):
+        with_it = schedule(seed, (*OLD_KINDS, "state_nak"), 2)
+        assert [f for f in with_it if f.kind != "state_nak"] == schedule(seed, OLD_KINDS, 2)
+        added += len(with_it) - len(schedule(seed, OLD_KINDS, 2))
+        for game in GAMES:
+            swarm = swarm_schedule(seed, game, (*OLD_KINDS, "state_nak"), 10)
+            assert [f for f in swarm if f.kind != "state_nak"] == swarm_schedule(seed, game, OLD_KINDS, 10)
+    assert added > 20
