@@ -437,6 +437,9 @@ class LinkProtocol:
         if command is not None:
             return exchange.request(MsgType.CMD, bytes((command.code,)) + command.body, now, command)
         until = exchange.poll_due()
+        deferred = self._state.deferred_to  # a refused state request, asked again at its pause's end
+        if deferred is not None and deferred > now:
+            until = min(until, deferred)
         if now < until:
             return Wait(until)
         exchange.next_poll = now + self.poll_interval_s
@@ -591,4 +594,4 @@ class LinkProtocol:
             return
         boot = struct.unpack_from(">I", p)[0]
         self._seen_boot(boot)
-        self._state.reply(reply, boot)
+        self._state.reply(reply, boot, self.config.reconnect)
