@@ -448,6 +448,7 @@ def test_the_reconnect_backoff_starts_again_from_its_first_pause_once_the_link_i
         try:
             _serve_by_hand(link, lambda: link.up, "the link up")
             server.disconnect()  # the long pull: the port fails, then will not open
+            (tmp_path / "shoe").unlink()  # (never a pty of another process given the old number meanwhile)
             pauses = [_pause_after_port_error(link, clock)]
             while pauses[-1] < ceiling:
                 clock.moved += link._due - clock()  # the pause is over: the port is tried again
@@ -461,6 +462,7 @@ def test_the_reconnect_backoff_starts_again_from_its_first_pause_once_the_link_i
                 link, lambda: link.up and link.protocol._exchange.last_good > before, "the link up and exchanging"
             )
             server.disconnect()  # the short pull
+            (tmp_path / "shoe").unlink()
             assert _pause_after_port_error(link, clock) == first
         finally:
             link.close()
