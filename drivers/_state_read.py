@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from drivers._outbox import Outbox
 from drivers._window import EventWindow
+from drivers.backoff import Backoff
 from drivers.framing import Frame, MsgType
 from drivers.link_events import STATE_WATCH_S, StateReader, Watch
 from drivers.messages import BodyError, DeviceEvent
@@ -46,7 +47,19 @@ class StateReading:
     """The state request of one link: ``on_state`` reads the answer's bodies (None: the device
     has no state), ``watch`` says what of an event or a state to follow."""
 
-    __slots__ = ("wanted", "_on_state", "_watch", "_watching", "_parts", "_tries", "_held", "_out", "_window")
+    __slots__ = (
+        "wanted",
+        "_on_state",
+        "_watch",
+        "_watching",
+        "_parts",
+        "_tries",
+        "_refused",
+        "_not_before",
+        "_held",
+        "_out",
+        "_window",
+    )
 
     def __init__(self, out: Outbox, window: EventWindow, on_state: StateReader | None, watch: Watch | None) -> None:
         self._out, self._window = out, window
@@ -56,6 +69,10 @@ class StateReading:
         self._watching = _Watching()
         self._parts = _Parts()
         self._tries = 0
+        self._refused = 0
+        """State requests the device refused (NAK) in a row: the next waits the backoff's pause after as many."""
+        self._not_before = 0.0
+        """The state is asked again no sooner (after a NAK)."""
         self._held: tuple[int, int, DeviceEvent] | None = None
         """(boot, newest event no, snapshot) to deliver once every event before it has arrived."""
 
@@ -63,6 +80,7 @@ class StateReading:
         """The port was (re)opened: the state goes first."""
         self._parts = _Parts()
         self.wanted = self._on_state is not None
+        self._refused, self._not_before = 0, 0.0
 
     def link_up(self) -> None:
         """The link came up (or the device rebooted): read the state again."""
@@ -72,6 +90,7 @@ class StateReading:
         """The link went down: nothing is read until it is up (and the state is read then anyway)."""
         self._held, self.wanted = None, False
         self._watching.due, self._watching.reading = None, False
+        self._refused, self._not_before = 0, 0.0
 
     def again(self) -> None:
         """Read the whole state again (its snapshot is delivered as after a link-up)."""
@@ -81,6 +100,11 @@ class StateReading:
     def unanswered(self) -> None:
         """The request went unanswered: asked again from the first part."""
         self._parts = _Parts()
+
+    @property
+    def deferred_to(self) -> float | None:
+        """When the state, wanted but deferred by a refusal, is asked (None: not deferred)."""
+        return self._not_before if self.wanted and self._refused else None
 
     def watch_event(self, event: DeviceEvent) -> None:
         """``event`` may start a watch: the state is read again in :data:`STATE_WATCH_S`."""
@@ -95,21 +119,31 @@ class StateReading:
         watching = self._watching
         if watching.due is not None and not self.wanted and now >= watching.due:
             watching.due, self.wanted, watching.reading = None, True, True
-        if not self.wanted or self._on_state is None:
+        if not self.wanted or self._on_state is None or now < self._not_before:
             return None
         if self._parts.part == 0 and not up:
             self._tries = 0
         return bytes((self._parts.part,))
 
-    def reply(self, reply: Frame, boot: int) -> None:
+    def reply(self, reply: Frame, boot: int, backoff: Backoff) -> None:
         """One part of the state answer, from the device running ``boot``: the next part is asked
         at the next step; the last one makes the snapshot. A bad answer is asked again from the
-        first part (up to ``_STATE_TRIES`` in a row)."""
+        first part (up to ``_STATE_TRIES`` in a row); a refused one (NAK) too, after ``backoff``'s
+        pause (the link's reconnect backoff: doubling, at most its ceiling) for as long as the
+        link is up: what waits for the device's state (a hold that clears by itself once every
+        device is back and read) must not wait for the next link-up."""
         out, p, part = self._out, reply.payload, self._parts.part
         if reply.type is MsgType.NAK:
             out.count("naks")
-            out.fault("state", "the device refused the state request (NAK)")
-            self.wanted, self._parts = False, _Parts()
+            pause = backoff.nth(self._refused)
+            self._refused += 1
+            if self._refused == 1:  # once a run of refusals: a device that keeps refusing is asked, not reported, again
+                out.fault(
+                    "state",
+                    f"the device refused the state request (NAK): asked again in {pause:g} s, then with the "
+                    f"link's backoff up to {backoff.max_s:g} s until it answers",
+                )
+            self._parts, self._not_before = _Parts(), out.now + pause
             return
         if len(p) < 10 or p[8] != part or p[9] == 0 or (self._parts.boot is not None and boot != self._parts.boot):
             out.count("faults")
@@ -141,7 +175,7 @@ class StateReading:
         """Every part is in: the driver makes the snapshot, held until the events before it arrive."""
         assert self._on_state is not None
         read, self._parts = self._parts, _Parts()
-        self.wanted, self._tries = False, 0
+        self.wanted, self._tries, self._refused = False, 0, 0
         try:
             state = self._on_state(read.bodies, self._out.at)
         except BodyError as exc:

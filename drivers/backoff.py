@@ -1,6 +1,8 @@
 """Pauses that double after each failure, up to a ceiling: one policy for every runner that
 opens a link again (the threaded :class:`~drivers.link.Link`, the simulation's
-:class:`~hil.wire.SimWire`) and for a command the device answered busy."""
+:class:`~hil.wire.SimWire`: the pause itself is the protocol's,
+:meth:`~drivers.protocol.LinkProtocol.reopen_pause`), for a state request the device refused,
+and for a command the device answered busy."""
 
 from __future__ import annotations
 

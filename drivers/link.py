@@ -27,10 +27,11 @@ is worth following (the shoe jammed or its door open: no event says when that en
 reads the state again every :data:`STATE_WATCH_S` and puts it on the queue when what is watched
 changed. After ``link_down_s`` without a good reply
 the link is down: the port is closed and reopened with exponential backoff from
-``reconnect_min_s`` to ``reconnect_max_s`` (:class:`~drivers.backoff.Backoff`, the policy the
-simulation's runner shares). Counters of everything that went wrong are kept per
-link (:class:`LinkStats`), and a log line names the device and the counts when they change (at
-most one every ``log_interval_s``). A link runs in a :class:`LinkLoop`: one thread for all of a
+``reconnect_min_s`` to ``reconnect_max_s``, from the first pause again once an exchange
+succeeded (:meth:`LinkProtocol.reopen_pause`: the protocol keeps the backoff for every runner,
+the simulation's too). Counters of everything that went wrong are kept per link
+(:class:`LinkStats`), and a log line names the device and the counts when they change (at most
+one every ``log_interval_s``). A link runs in a :class:`LinkLoop`: one thread for all of a
 table's links (``open_drivers`` gives them one), or one of its own when none is given. It delivers
 what the protocol returns (:class:`~drivers.delivery.Delivery`) right after each call; whatever
 fails in one link (its port, a driver's reader, a sink) is reported as a :class:`DeviceFault` and
@@ -159,8 +160,7 @@ class Link:
         self._gathering = False  # a poll sent: its reply is first looked for at ``_due`` (no wake-up of its own)
         self._pending: memoryview | None = None  # what the port has not taken yet of a frame
         self._write_by = 0.0  # when a frame the port does not take fails (the write timeout)
-        self._reopen_at: float | None = None  # the port is closed until then (the backoff)
-        self._delay = config.reconnect.first_s  # the backoff's pause after the next failure
+        self._reopen_at: float | None = None  # the port is closed until then (the protocol's backoff)
         self._left = threading.Event()  # the loop has stopped running the link
         # the pace (docs/protocol.md, section 4.1): the idle poll after ``idle_after_s`` of nothing
         self._active_at = 0.0  # when the loop last saw something happen at the table (the link's clock)
@@ -371,8 +371,10 @@ class Link:
         self._close_port()
         self._pending, self._reading, self._spin, self._gathering = None, False, False, False
         now = self.clock()
-        self.protocol.log_counters(now)
-        self._reopen_at = self._due = now + self._delay
+        with self._lock:
+            self.protocol.log_counters(now)
+            pause = self.protocol.reopen_pause()
+        self._reopen_at = self._due = now + pause
 
     def _serve(self, ready: int) -> None:
         timed = not ready and not self._poked  # served for its deadline alone (a poll's, say)
@@ -386,7 +388,6 @@ class Link:
                     self._due = self._reopen_at
                     return
                 self._reopen_at = None
-                self._delay = self.config.reconnect.after(self._delay)
                 self.protocol.stats.add("reconnects")
             self._transport = transport = Transport(
                 self.url, self.config.baudrate, write_timeout_s=self.config.write_timeout_s
@@ -432,7 +433,6 @@ class Link:
                 self._delivery(outputs)
                 waiting_reply = self.protocol.waiting_reply
             if isinstance(action, Close):
-                self._delay = self.config.reconnect.first_s
                 self._down()
                 return
             if isinstance(action, Send):
@@ -548,7 +548,7 @@ class LinkLoop:
 
     def add(self, link: Link) -> None:
         """Run ``link`` (from its next pass: its port is opened at once)."""
-        link._due, link._reopen_at, link._delay = -math.inf, None, link.config.reconnect.first_s
+        link._due, link._reopen_at = -math.inf, None
         link._active_at = link._stir_at = link.clock()
         link._events_seen = link.protocol.stats.events
         link._left.clear()

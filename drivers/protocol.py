@@ -193,6 +193,8 @@ class LinkProtocol:
         self._decoder = Decoder(stats=self.stats.decoder)
         self._log = _CounterLog()
         self._poll_s: float | None = None  # the runner's pace (None: the config's poll interval)
+        self._reopen_s = 0.0
+        """The last pause before the port opened again (0.0: a good reply since: the next is the first)."""
 
     # --- what the table and the driver ask and tell ---------------------------------------------
 
@@ -390,6 +392,14 @@ class LinkProtocol:
         self._link_down(f"link thread failed: {exc}")
         return self._out.take()
 
+    def reopen_pause(self) -> float:
+        """The runner closed the port (the link down, a port error, a port that would not open):
+        how long to wait before opening it again. The link's reconnect backoff (docs/protocol.md,
+        4.7), kept here for every runner: ``reconnect_min_s`` after the link was last healthy (a
+        good reply since the pause before), then twice the pause before, at most ``reconnect_max_s``."""
+        self._reopen_s = self.config.reconnect.after(self._reopen_s)
+        return self._reopen_s
+
     def log_counters(self, now: float) -> None:
         """Log the problem counters when they changed, at most once per ``log_interval_s``."""
         self._log.log(self.stats, now, self.config.log_interval_s, self.name, self.url)
@@ -427,6 +437,9 @@ class LinkProtocol:
         if command is not None:
             return exchange.request(MsgType.CMD, bytes((command.code,)) + command.body, now, command)
         until = exchange.poll_due()
+        deferred = self._state.deferred_to  # a refused state request, asked again at its pause's end
+        if deferred is not None and deferred > now:
+            until = min(until, deferred)
         if now < until:
             return Wait(until)
         exchange.next_poll = now + self.poll_interval_s
@@ -465,6 +478,7 @@ class LinkProtocol:
         """A good reply from the device running as ``boot_id``: link up, or a reboot seen."""
         device = self._device
         self._exchange.heard(self._out.now)
+        self._reopen_s = 0.0  # a good exchange: the link is healthy, a later outage backs off from the first pause
         if not device.up or boot_id != device.boot_id:
             rebooted = device.up or (device.boot_id is not None and boot_id != device.boot_id)
             if not device.up:
@@ -580,4 +594,4 @@ class LinkProtocol:
             return
         boot = struct.unpack_from(">I", p)[0]
         self._seen_boot(boot)
-        self._state.reply(reply, boot)
+        self._state.reply(reply, boot, self.config.reconnect)

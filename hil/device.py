@@ -73,6 +73,8 @@ class SimDevice:
         """How many of the next commands to answer ``busy`` (not acting on them)."""
         self.nak_commands = False
         """Answer every command with NAK (a device that does not know the CMD type)."""
+        self.nak_states = 0
+        """How many of the next state requests to refuse with NAK (a device busy or confused)."""
         self.commands: list[tuple[str, dict[str, Any]]] = []
         self._last: tuple[int, bytes] | None = None  # (seq, reply) for resending on a retry
         self._parts: list[bytes] = []  # the state answer being read, taken when part 0 was asked
@@ -195,6 +197,9 @@ class SimDevice:
         if frame.type is MsgType.CMD and frame.payload and not self.nak_commands:
             code = frame.payload[0]
             return MsgType.RESP, bytes((self._command(code, frame.payload[1:]), code))
+        if frame.type is MsgType.STATE_REQ and len(frame.payload) == 1 and self.nak_states > 0:
+            self.nak_states -= 1
+            return MsgType.NAK, b""
         if frame.type is MsgType.STATE_REQ and len(frame.payload) == 1:
             part = frame.payload[0]
             if part == 0:

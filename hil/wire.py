@@ -53,7 +53,6 @@ class SimWire:
     """The time this link has been run to."""
     opened: bool = False
     reopen_at: float = 0.0
-    _backoff: float = 0.0
     whole: bool = False
     """Each reply handed to the protocol in one piece, cut or not: its cuts are drawn all the same
     (the same random draws), and the protocol ends in the same state (a reply's frame completes at
@@ -67,7 +66,6 @@ class SimWire:
     def run(self, until: float, wall: float = 0.0, *, budget: int = 1000) -> None:
         """Run the exchange up to ``until`` (``wall``: added to the time to stamp events with); at
         most ``budget`` requests, so a bug cannot spin forever."""
-        config = self.protocol.config
         while budget > 0:
             budget -= 1
             if not self.opened:
@@ -83,8 +81,7 @@ class SimWire:
                 self.deliver(outputs)
             if isinstance(action, Close):
                 self.opened = False
-                self._backoff = config.reconnect.after(self._backoff)
-                self.reopen_at = self.now + self._backoff
+                self.reopen_at = self.now + self.protocol.reopen_pause()
                 self.protocol.stats.add("reconnects")
                 continue
             if isinstance(action, Send):
@@ -112,7 +109,6 @@ class SimWire:
             line.lost += 1
             return
         self.now += REPLY_S
-        self._backoff = 0.0
         for wire in replies:
             if self.whole:
                 if line.chunking == "split":

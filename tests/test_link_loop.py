@@ -437,3 +437,49 @@ def test_a_request_sent_after_the_controller_stalled_has_its_response_time(tmp_p
             link, lambda: not link.up or exchange.last_good > before, "an answer after the stall, or a link down"
         )
         assert not served.went_down()
+
+
+def _pause_after_port_error(link: Link, clock: _JumpClock) -> float:
+    """Serve ``link`` (its device gone) until its port is closed for a backoff: the pause."""
+    _serve_by_hand(link, lambda: link._reopen_at is not None, "the port closed until the backoff ends")
+    assert link._reopen_at is not None
+    return round(link._reopen_at - clock(), 3)
+
+
+def test_the_reconnect_backoff_starts_again_from_its_first_pause_once_the_link_is_healthy(tmp_path: Path) -> None:
+    """A long cable pull takes the reconnect backoff to its ceiling; the link comes back and
+    exchanges again. A later short pull is tried again after the first pause, not the ceiling's
+    (found from outside: the pause was reset only when the link went down by silence, never after
+    a port error recovered, so every outage after one long pull waited the full 5 s). The clock
+    is the link's own, moved on by the test: no sleep, no elapsed time."""
+    q: queue.Queue = queue.Queue()
+    clock = _JumpClock()
+    first, ceiling = CONFIG.reconnect_min_s, CONFIG.reconnect_max_s
+    server = PtyServer(ShoeSim(), link=tmp_path / "shoe")
+    try:
+        driver = ShoeDriver("shoe", server.start(), q, address=1, config=CONFIG)
+        link = driver.link
+        link.clock = clock
+        try:
+            _serve_by_hand(link, lambda: link.up, "the link up")
+            server.disconnect()  # the long pull: the port fails, then will not open
+            (tmp_path / "shoe").unlink()  # (never a pty of another process given the old number meanwhile)
+            pauses = [_pause_after_port_error(link, clock)]
+            while pauses[-1] < ceiling:
+                clock.moved += link._due - clock()  # the pause is over: the port is tried again
+                link._turn(0)
+                pauses.append(_pause_after_port_error(link, clock))
+            assert pauses[0] == first and pauses[-1] == ceiling
+            server.reconnect()  # the cable back
+            clock.moved += link._due - clock()
+            before = link.protocol._exchange.last_good
+            _serve_by_hand(
+                link, lambda: link.up and link.protocol._exchange.last_good > before, "the link up and exchanging"
+            )
+            server.disconnect()  # the short pull
+            (tmp_path / "shoe").unlink()
+            assert _pause_after_port_error(link, clock) == first
+        finally:
+            link.close()
+    finally:
+        server.close()

@@ -111,6 +111,19 @@ def test_the_simulations_runner_reopens_after_the_links_backoff() -> None:
     assert protocol.stats.reconnects == 5
 
 
+def test_the_reconnect_pause_starts_again_from_the_first_after_a_good_exchange() -> None:
+    """The protocol keeps the reconnect backoff for every runner: each closing without a good
+    reply since the one before doubles the pause; a good reply makes the next the first again (a
+    long outage must not make every later one wait the ceiling)."""
+    protocol = LinkProtocol("panel", 3, LinkConfig(reconnect_min_s=0.1, reconnect_max_s=0.4))
+    assert [protocol.reopen_pause() for _ in range(4)] == [0.1, 0.2, 0.4, 0.4]
+    protocol.opened(10.0, 10, 10.0)
+    seq = _polled(protocol, 10.0)
+    protocol.receive(_event_reply(seq, 1), 10.01, 110.0)
+    assert protocol.up
+    assert protocol.reopen_pause() == 0.1
+
+
 def test_the_counters_are_the_stats_fields_counted_by_name() -> None:
     counters = LinkCounters()
     counters.add("timeouts")

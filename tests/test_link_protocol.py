@@ -325,3 +325,49 @@ def test_an_idle_link_polls_within_the_heartbeat_and_goes_down_after_link_down_s
     gaps = [b - a for a, b in zip(polls, polls[1:], strict=False)]
     assert max(gaps) <= max(protocol.poll_interval_s, CONFIG.response_timeout_s) + 0.002 <= HEARTBEAT_S / 2
     assert last_good + CONFIG.link_down_s <= t <= last_good + CONFIG.link_down_s + 0.002
+
+
+class _NotingPanel(PanelSim):
+    """A panel that notes when (its link's time, ``wire.now``) each state request reached it."""
+
+    wire: SimWire | None = None
+    asked: list[float]
+
+    def reply_to(self, frame: Frame) -> bytes | None:
+        if frame.type is MsgType.STATE_REQ and self.wire is not None:
+            self.asked.append(self.wire.now)
+        return super().reply_to(frame)
+
+
+@pytest.mark.parametrize("refusals", [1, 3, 8])
+def test_a_refused_state_request_is_asked_again_with_the_links_backoff_until_answered(refusals: int) -> None:
+    """A device that NAKs the state request (busy, confused) is asked again after the link's
+    reconnect backoff, 0.1 s, then doubling up to its 5 s ceiling, for as long as the link is up;
+    the snapshot is delivered once it answers, and the refusal reported once. (It was not asked
+    again until the next link-up: a hold that clears by itself once every device is back and read
+    never cleared: `tablectl simulate`, fault kind `state_nak`.)"""
+    sink = Sink()
+    sim = _NotingPanel(address=3)
+    sim.asked, sim.nak_states = [], refusals
+    protocol = LinkProtocol(
+        "panel",
+        3,
+        CONFIG,
+        on_state=lambda b, at: PanelState(device="panel", at=at, boot_id=0, key_on=False, lines=4, columns=40),
+    )
+    wire = sim.wire = SimWire(protocol, sim, random.Random(3), Line(), deliver=sink.delivery(protocol))
+    t = 0.0
+    while not [e for e in sink.emitted if isinstance(e, PanelState)]:
+        t = round(t + 0.01, 2)
+        assert t < 60.0, f"the state never read: asked at {sim.asked}"
+        wire.run(t)
+    asked = sim.asked
+    assert protocol.up and len(asked) == refusals + 1 and protocol.stats.naks == refusals
+    backoff, slack = CONFIG.reconnect, CONFIG.poll_interval_s + 0.01
+    gaps = [after - before for before, after in zip(asked, asked[1:], strict=False)]
+    for n, gap in enumerate(gaps):
+        assert backoff.nth(n) <= gap <= backoff.nth(n) + slack
+    assert max(gaps) <= CONFIG.reconnect_max_s + slack  # bounded: a device that keeps refusing is asked every 5 s
+    faults = [e for e in sink.emitted if isinstance(e, DeviceFault) and e.kind == "state"]
+    assert len(faults) == 1 and "asked again in 0.1 s" in faults[0].error
+    assert not [e for e in sink.emitted if isinstance(e, LinkDown)]

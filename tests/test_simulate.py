@@ -396,3 +396,38 @@ def test_a_log_line_of_another_thread_is_not_the_simulated_tables() -> None:
         assert watch.broken is not None and watch.broken.name == "hidden_card"
     finally:
         logger.removeHandler(watch)
+
+
+@pytest.mark.parametrize("device", ["shoe", "bet_spots", "panel"])
+def test_a_device_that_refuses_its_state_request_is_read_and_the_restart_hold_clears_by_itself(device: str) -> None:
+    """Found from outside, then by the simulation (fault kind ``state_nak``, liveness): the
+    controller starts again with a round open and holds until every device is back and read ("clears
+    by itself"); a device NAKs the state request (three times). It was not asked again until its
+    next link-up, so the hold never cleared (``liveness``: still on 30 s after the last fault's
+    effect ended). Now it is asked again with the link's backoff and the round goes on."""
+    faults = [Fault(0.3, "state_nak", device, 0.0, 3), Fault(0.5, "crash")]
+    res = run_seed("mississippi_stud", 1, (), rounds=2, faults=faults, liveness=1)
+    assert res.ok, f"{res.broken}: {res.detail}"
+    assert res.faults == ["state_nak", "crash"] and res.crashes == 1 and res.rounds >= 3
+
+
+OLD_KINDS = tuple(k for k in FAULT_KINDS if k != "state_nak")
+"""The kinds before ``state_nak`` (the guard's list, in its order)."""
+
+
+def test_a_kind_drawn_from_its_own_stream_leaves_every_seeds_other_faults_as_they_were() -> None:
+    """``state_nak`` came after seeds' schedules were relied on (the guard's journals, the CI
+    seeds): naming it adds its faults to a seed and changes none of the others, in the default
+    schedule and the swarm's of every game."""
+    from hil.simulate.swarm import swarm_schedule
+
+    assert len(OLD_KINDS) == 19
+    added = 0
+    for seed in range(1, 60):
+        with_it = schedule(seed, (*OLD_KINDS, "state_nak"), 2)
+        assert [f for f in with_it if f.kind != "state_nak"] == schedule(seed, OLD_KINDS, 2)
+        added += len(with_it) - len(schedule(seed, OLD_KINDS, 2))
+        for game in GAMES:
+            swarm = swarm_schedule(seed, game, (*OLD_KINDS, "state_nak"), 10)
+            assert [f for f in swarm if f.kind != "state_nak"] == swarm_schedule(seed, game, OLD_KINDS, 10)
+    assert added > 20

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 __all__ = [
     "FAULT_KINDS",
     "SWARM_KINDS",
+    "OWN_STREAM_KINDS",
     "KNOWN_BUG_KINDS",
     "OPEN_FINDINGS",
     "CI_KINDS",
@@ -43,8 +44,14 @@ FAULT_KINDS: dict[str, str] = {
     "wrong_press": "the dealer presses a button the table does not take now",
     "early_card": "a card dealt when the table expects none",
     "never_connected": "a device is not connected when the table starts",
+    "state_nak": "a device refuses (NAKs) its next state requests, 1 to 3 of them",
 }
 """Every fault kind, with what it does."""
+
+OWN_STREAM_KINDS = frozenset({"state_nak"})
+"""Kinds added after seeds' schedules were relied on (the guard's journals, the CI seeds): each is
+drawn from a random stream of its own, after the others, so that naming it adds its faults to a
+seed and leaves the faults of every other kind what they were."""
 
 SWARM_KINDS: dict[str, str] = {
     "void": "the supervisor voids the round a while later (key on, void, key off), when the table lets him",
@@ -110,13 +117,15 @@ def parse_kinds(text: str) -> tuple[str, ...]:
 
 
 def schedule(seed: int, kinds: tuple[str, ...], rounds: int, per_round: float = 1.5) -> list[Fault]:
-    """The faults of seed ``seed``: about ``per_round`` a round, of ``kinds``, spread over the rounds."""
-    if not kinds:
-        return []
-    rng = random.Random(f"faults/{seed}")
+    """The faults of seed ``seed``: about ``per_round`` a round, of ``kinds``, spread over the rounds
+    (a kind of :data:`OWN_STREAM_KINDS` drawn apart: :func:`_own_stream`)."""
     horizon = rounds * ROUND_S
+    faults = [f for kind in kinds if kind in OWN_STREAM_KINDS for f in _own_stream(seed, kind, horizon, per_round)]
+    kinds = tuple(k for k in kinds if k not in OWN_STREAM_KINDS)
+    if not kinds:
+        return sorted(faults, key=lambda f: (f.at, f.kind, f.device))
+    rng = random.Random(f"faults/{seed}")
     count = rng.randint(0, max(1, round(per_round * rounds * 2)))
-    faults = []
     for _ in range(count):
         kind = rng.choice(kinds)
         at = round(rng.uniform(0.0, horizon), 3)
@@ -131,3 +140,15 @@ def schedule(seed: int, kinds: tuple[str, ...], rounds: int, per_round: float = 
             at = max(at, 0.3)
         faults.append(Fault(at, kind, device, duration, value))
     return sorted(faults, key=lambda f: (f.at, f.kind, f.device))
+
+
+def _own_stream(seed: int, kind: str, horizon: float, per_round: float) -> list[Fault]:
+    """Seed ``seed``'s faults of ``kind`` (of :data:`OWN_STREAM_KINDS`), from a stream of their own:
+    up to ``per_round`` a round, after the links first came up, on a random device."""
+    rng = random.Random(f"faults/{seed}/{kind}")
+    count = rng.randint(0, max(1, round(per_round * horizon / ROUND_S)))
+    faults = []
+    for _ in range(count):
+        at = max(round(rng.uniform(0.0, horizon), 3), 0.3)
+        faults.append(Fault(at, kind, rng.choice(_DEVICES), 0.0, rng.randint(1, 3)))
+    return faults

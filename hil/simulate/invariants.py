@@ -18,6 +18,7 @@ from controller.table.snapshot import PlayerHands, TableSnapshot
 
 __all__ = [
     "Broken",
+    "HOLD_S",
     "INVARIANTS",
     "cards_named",
     "first_hidden",
@@ -47,6 +48,11 @@ INVARIANTS: dict[str, str] = {
     "model_hidden": "no outward payload names a card the reference model says is face down",
 }
 """Every invariant by name, with what it says."""
+
+HOLD_S = 30.0
+"""Simulated seconds a hold that ends by itself may stay on once no fault's effect is under way
+(every line connected, the journal writable): the ``liveness`` check's, in the liveness phase and
+during the faults alike."""
 
 _CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs]|JK)(?![A-Za-z0-9])")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hil.simulate.invariants import Broken
+from hil.simulate.invariants import HOLD_S, Broken
 from hil.simulate.world import Stuck, World
 
 __all__ = ["ROUND_BOUND_S", "HOLD_S", "Liveness", "play_on"]
@@ -16,9 +16,6 @@ __all__ = ["ROUND_BOUND_S", "HOLD_S", "Liveness", "play_on"]
 ROUND_BOUND_S = 120.0
 """Simulated seconds each round may take once the faults stopped (a round takes about half a
 second without faults; a supervisor's hold a few more)."""
-
-HOLD_S = 30.0
-"""Simulated seconds a hold that ends by itself may stay on once every device is back."""
 
 
 class Liveness:

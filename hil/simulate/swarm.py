@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from controller.game.definition import GameDefinition
 from controller.game.registry import ByGame
-from hil.simulate.faults import SWARM_KINDS, Fault
+from hil.simulate.faults import OWN_STREAM_KINDS, SWARM_KINDS, Fault
 
 __all__ = [
     "STEPS",
@@ -77,16 +77,19 @@ def swarm_schedule(seed: int, game: str, kinds: Sequence[str], rounds: int) -> l
     """Seed ``seed``'s swarm faults for ``game`` (the game is part of the schedule's seed): a random
     non-empty subset of ``kinds`` and :data:`.faults.SWARM_KINDS`, a random density (0.5 to 4 faults a round), each fault at a
     random (round, step, edge) plus 0 to 0.25 simulated seconds. ``never_connected`` stays a fault
-    of the start."""
+    of the start. A kind of :data:`.faults.OWN_STREAM_KINDS` is drawn apart, from a stream of its
+    own (in the subset or not, and its faults), so that naming it leaves the other kinds' faults
+    what they were."""
+    places = triggers(game)
+    faults = [f for kind in kinds if kind in OWN_STREAM_KINDS for f in _own_stream(seed, game, kind, rounds, places)]
+    kinds = [k for k in kinds if k not in OWN_STREAM_KINDS]
     if not kinds:
-        return []
+        return _in_order(faults)
     rng = random.Random(f"swarm/{game}/{seed}")
     drawn = [*kinds, *(k for k in SWARM_KINDS if k not in kinds)]  # the supervisor's void too
     subset = [k for k in drawn if rng.random() < 0.5] or [rng.choice(drawn)]
     density = rng.uniform(0.5, 4.0)
     count = max(1, round(density * rounds))
-    places = triggers(game)
-    faults = []
     for _ in range(count):
         kind = rng.choice(subset)
         step, edge = rng.choice(places)
@@ -101,6 +104,27 @@ def swarm_schedule(seed: int, game: str, kinds: Sequence[str], rounds: int) -> l
             faults.append(Fault(0.0, kind, device, duration, value))
         else:
             faults.append(Fault(delay, kind, device, duration, value, step=step, edge=edge, round_no=n))
+    return _in_order(faults)
+
+
+def _own_stream(seed: int, game: str, kind: str, rounds: int, places: list[tuple[str, str]]) -> list[Fault]:
+    """Seed ``seed``'s swarm faults of ``kind`` for ``game``, from a stream of their own: in the
+    seed's subset half the time, then 0.5 to 2 a round, each at a random (round, step, edge)."""
+    rng = random.Random(f"swarm/{game}/{seed}/{kind}")
+    if rng.random() >= 0.5:
+        return []
+    count = max(1, round(rng.uniform(0.5, 2.0) * rounds))
+    faults = []
+    for _ in range(count):
+        step, edge = rng.choice(places)
+        n, delay = rng.randint(1, rounds), round(rng.uniform(0.0, 0.25), 3)
+        faults.append(
+            Fault(delay, kind, rng.choice(_DEVICES), 0.0, rng.randint(1, 3), step=step, edge=edge, round_no=n)
+        )
+    return faults
+
+
+def _in_order(faults: list[Fault]) -> list[Fault]:
     return sorted(faults, key=lambda f: (f.round_no, f.step, f.edge, f.at, f.kind, f.device))
 
 

@@ -29,6 +29,7 @@ from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.simulate.clock import EPOCH, SimTimers
 from hil.simulate.faults import Fault
 from hil.simulate.invariants import (
+    HOLD_S,
     Broken,
     LogWatch,
     check_deal_prompt,
@@ -236,6 +237,8 @@ class World:
         self.last_move = 0.0
         self._last_where: tuple[int, str] = (0, "")
         self._held: tuple[int, str | None] | None = None
+        self._calm_hold: tuple[int, str, float] | None = None
+        """The hold that ends by itself on while no fault's effect is under way: (round, reason, since when)."""
         self._asked: dict[int, set[str]] = {}
         """Each round's steps the dealer was asked to settle before its settlement (Boston 5's bonus)."""
         """The round and step the table held from, while it holds."""
@@ -620,6 +623,7 @@ class World:
                     self._fresh = True  # every link run since the table last handled anything
                     break
             quiet = self._quiet_until()
+            self._check_hold_clears()
             if self.now - self.last_move > STUCK_S:
                 s = self.runtime.snapshot
                 raise Broken(
@@ -628,6 +632,33 @@ class World:
                     + (f" (hold: {s.hold.reason}; clears: {s.hold.clears})" if s.hold is not None else "")
                     + f"; screen {' / '.join(x for x in s.screen if x)!r}",
                 )
+
+    def _check_hold_clears(self) -> None:
+        """Issue 41 item 4 while faults still come: a hold that ends by itself (a device back and
+        read, the shoe ok) ends within :data:`HOLD_S` once no fault's effect is under way (nothing
+        on the agenda, every line connected, the journal writable), as in the liveness phase
+        (:mod:`.liveness`); else ``liveness`` breaks (a hold saying it clears by itself that never
+        does, which the ``stuck`` bound found only after 240 s and without naming the way)."""
+        s = self.runtime.snapshot
+        hold = s.hold
+        if (
+            hold is None
+            or not hold.by_itself
+            or self._agenda
+            or self.trouble is not None
+            or not all(line.connected for line in self.lines.values())
+        ):
+            self._calm_hold = None
+            return
+        calm = self._calm_hold
+        if calm is None or calm[:2] != (s.round_no, hold.reason):
+            self._calm_hold = (s.round_no, hold.reason, self.now)
+        elif self.now - calm[2] > HOLD_S:
+            raise Broken(
+                "liveness",
+                f"round {s.round_no}: a hold that clears by itself ({hold.reason}; clears: {hold.clears}) still on "
+                f"{self.now - calm[2]:.0f} s after the last fault's effect ended, every line connected",
+            )
 
     def _run_links(self, t: float, idle: bool) -> list[SimWire]:
         """Run each link to ``t``; ``idle``: a link with nothing due before ``t`` (its
@@ -789,6 +820,14 @@ class World:
         if step in ("betting", "no_more_bets", "settlement", "round_complete") and self.shoe.stub_count:
             self.shoe.deal(1)
 
+    def _state_nak(self, fault: Fault, end: float) -> None:
+        """The device refuses its next ``value`` state requests (whenever they come: after a link
+        outage, a restart of either side, a journal outage, the shoe's watch); refusals not used yet
+        are not added to (a device refuses a few, never dozens: 1 to 3 take under a second)."""
+        sim = self.sims[fault.device]
+        with sim.lock:
+            sim.nak_states = max(sim.nak_states, fault.value)
+
     def _void_later(self) -> None:
         """The ``void`` fault's end: the supervisor turns the key, voids the round if the table lets
         him a moment later, and turns the key off (all on the world's agenda: no wait inside it)."""
@@ -848,5 +887,6 @@ _INJECT: dict[str, Callable[[World, Fault, float], None]] = {
     "wrong_press": World._wrong_press,
     "early_card": World._early_card,
     "void": lambda w, f, end: w._at(end, w._void_later),
+    "state_nak": World._state_nak,
 }
 """What each fault kind does (:meth:`World.inject`), given the fault and when its effect ends."""
