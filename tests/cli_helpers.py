@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sys
 from pathlib import Path
 
 from controller.cli import main as tablectl
@@ -19,6 +20,11 @@ def cli(*args: str) -> tuple[int, str, str]:
         except SystemExit as exc:
             code = int(exc.code or 0)
     return code, out.getvalue(), err.getvalue()
+
+
+def tablectl_process(*args: str | int | Path) -> list[str]:
+    """The command line of ``tablectl ARGS`` run in a process of its own (this Python, ``-m controller``)."""
+    return [sys.executable, "-m", "controller", *map(str, args)]
 
 
 def real_table_config(folder: Path, extra: str = "") -> Path:

@@ -10,7 +10,6 @@ import os
 import random
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from cli_helpers import tablectl_process
 from deadlines import STATE_TIMEOUT_S
 
 from controller.journal.records import event_record
@@ -85,17 +85,7 @@ def running_table(tmp_path: Path, log_format: str, env: dict[str, str]) -> Itera
     urls = {role: server.start() for role, server in servers.items()}
     config = table_config(tmp_path, urls)
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "controller",
-            "run",
-            "--config",
-            str(config),
-            "--log-format",
-            log_format,
-            "--allow-unapproved",
-        ],
+        tablectl_process("run", "--config", config, "--log-format", log_format, "--allow-unapproved"),
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
@@ -151,7 +141,7 @@ def test_run_logs_link_down_and_up_and_counts_garbage(tmp_path: Path, log_format
             assert json.loads(line)["counters"]["garbage_bytes"] > 500_000
         else:  # `tablectl status --config` from here, while the table runs
             out = subprocess.run(
-                [sys.executable, "-m", "controller", "status", "--config", str(tmp_path / "table.yaml")],
+                tablectl_process("status", "--config", tmp_path / "table.yaml"),
                 capture_output=True,
                 text=True,
                 timeout=STATE_TIMEOUT_S,
@@ -220,7 +210,7 @@ def test_link_stats_round_trip_through_the_journal_decoder() -> None:
 def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: Path) -> None:
     journal = tmp_path / "bench.db"
     bench = subprocess.Popen(
-        [sys.executable, "-m", "controller", "bench", "--game", "mississippi_stud", "--seats", "2"]
+        tablectl_process("bench", "--game", "mississippi_stud", "--seats", "2")
         + ["--rounds", "40", "--seed", "3", "--journal", str(journal), "--quiet"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -233,7 +223,7 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
         while time.monotonic() < deadline:
             if journal.exists():
                 out = subprocess.run(
-                    [sys.executable, "-m", "controller", "status", "--journal", str(journal), "--json"],
+                    tablectl_process("status", "--journal", journal, "--json"),
                     capture_output=True,
                     text=True,
                     cwd=ROOT,
@@ -258,7 +248,7 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
     assert table["key_on"] is False and table["step"]
     assert (journal.with_name("bench.snapshot.json").stat().st_mode & 0o777) == 0o600
     text = subprocess.run(
-        [sys.executable, "-m", "controller", "status", "--journal", str(journal)],
+        tablectl_process("status", "--journal", journal),
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -277,7 +267,7 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
     db.close()
     assert kinds.count("LinkStats") == 3 * rounds == 3 * 40
     bad = subprocess.run(
-        [sys.executable, "-m", "controller", "status", "--journal", str(tmp_path / "none.db")],
+        tablectl_process("status", "--journal", tmp_path / "none.db"),
         capture_output=True,
         text=True,
         cwd=ROOT,
