@@ -494,6 +494,31 @@ class PageServer:
         self.server.server_close()
 
 
+def open_table_row(**changes: Any) -> Any:
+    """A pit row (``controller.web.pit_store.TableState``) of a table open for bets now, no hold and no
+    fault today: pai gow table ``t1`` at round 7, 5 rounds today, 100.00 wagered and 9.00 won, no void;
+    with ``changes`` (any of its fields)."""
+    from datetime import UTC, datetime
+
+    from controller.web.pit_store import TableState
+
+    fields: dict[str, Any] = {
+        "table_id": "t1",
+        "game": "pai_gow",
+        "last_at": datetime.now(UTC),
+        "last_round": 7,
+        "in_play": False,
+        "activity": "open for bets",
+        "hold": None,
+        "faults_today": [],
+        "rounds_today": 5,
+        "handle_today": 10000,
+        "win_today": 900,
+        "voids_today": 0,
+    }
+    return TableState(**{**fields, **changes})
+
+
 class TablesOnly:
     """A pit reader (``controller.web.pit_app``'s) of the tables in ``tables_now``, which the test may
     change while a page is open; no table has rounds, recalled rounds or a hold series."""
