@@ -26,6 +26,7 @@ import pytest
 from controller.journal import SqliteJournal
 from controller.journal.meters import meters_for_round
 from tests.cli_helpers import bench_journal, cli
+from tests.table_helpers import ManualClock
 
 MALTA = ZoneInfo("Europe/Malta")
 
@@ -46,14 +47,6 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
         journal.close()
 
 
-class _Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def _local(text: str) -> float:
     return datetime.fromisoformat(text).replace(tzinfo=MALTA).timestamp()
 
@@ -63,7 +56,7 @@ def write_journal(
 ) -> None:
     """A journal of ``played``'s rounds, round N settled at ``at[N-1]``, with its dealer and the
     supervisor acts (``SupervisorAction`` data) of ``people[N-1]`` recorded as the table records them."""
-    clock = _Clock()
+    clock = ManualClock(0.0)
     journal = SqliteJournal(path, clock=clock)
     try:
         for number, (data, when, (dealer, acts)) in enumerate(zip(played, at, people, strict=True), start=1):

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import cli
-from table_helpers import FedTable
+from table_helpers import FedTable, ManualClock
 from test_table_shoe_faults import BET_SPOT, GAMES, IDS, PAI_GOW_SHOE, ROUNDS, STATES, Table, at
 
 from controller.configuration import Person, Roster, config_dir, hash_pin, load_table, pin_matches
@@ -433,19 +433,11 @@ def test_the_check_journals_who_and_whether_never_the_pin() -> None:
 # --- the runtime: checked before journaled, the round's dealer and each act's person in recall --
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOW
-
-    def __call__(self) -> float:
-        return self.now
-
-
 class OnRuntime:
     """The round steps of tests/test_table_shoe_faults.py, each event journaled and handled by a
     runtime's engine (as the controller thread takes them)."""
 
-    def __init__(self, runtime: Any, clock: Clock) -> None:
+    def __init__(self, runtime: Any, clock: ManualClock) -> None:
         self.runtime, self.clock, self.index = runtime, clock, 0
 
     def feed(self, event: Any) -> None:
@@ -467,7 +459,7 @@ class OnRuntime:
         self.feed(PinEntered(device="panel", at=self.clock.now, person=person, pin=pin or PINS[person]))
 
 
-def _runtime(path: Path, clock: Clock) -> TableRuntime:
+def _runtime(path: Path, clock: ManualClock) -> TableRuntime:
     table = replace(load_table(config_dir() / "bench" / "mississippi_stud.yaml"), roster=ROSTER)
     return TableRuntime(
         table,
@@ -486,7 +478,7 @@ def pin_in(raw: bytes, pin: str) -> bool:
 def test_a_pin_is_checked_before_it_is_journaled_and_recall_and_export_name_the_dealer_and_supervisor(
     tmp_path: Path,
 ) -> None:
-    clock = Clock()
+    clock = ManualClock(NOW)
     runtime = _runtime(tmp_path / "j.db", clock)
     t = OnRuntime(runtime, clock)
     t.feed(OpenTable())
@@ -530,7 +522,7 @@ def test_a_pin_is_checked_before_it_is_journaled_and_recall_and_export_name_the_
 
 
 def test_after_a_restart_the_dealer_is_still_signed_in_and_the_supervisor_must_sign_in_again(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = ManualClock(NOW)
     runtime = _runtime(tmp_path / "j.db", clock)
     t = OnRuntime(runtime, clock)
     t.feed(OpenTable())

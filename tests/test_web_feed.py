@@ -21,7 +21,7 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 
 from deadlines import STATE_TIMEOUT_S
 from hil_table import HilTable, wait
-from table_helpers import FedTable
+from table_helpers import FedTable, ManualClock
 from test_hil_mississippi import play_round
 
 from controller.configuration import config_dir, load_table
@@ -36,14 +36,6 @@ from drivers.link import DeviceFault
 
 INTERVAL = 0.25  # binary-exact, so the injected clock lands on it
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Runtime:
@@ -86,7 +78,7 @@ def antes(feed: TableFeed) -> dict[int, int]:
 
 
 def test_the_controller_thread_builds_no_view_and_publishing_is_paced_and_coalesced() -> None:
-    clock = Clock()
+    clock = ManualClock(100.0)
     runtime = Runtime()
     assert PUBLISH_HZ <= 5
     feed = TableFeed(runtime, interval_s=INTERVAL, clock=clock, start=False)

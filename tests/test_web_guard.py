@@ -29,6 +29,7 @@ from controller.web._controls import BenchControls
 from controller.web._guard import LoginLimiter, Sessions
 from controller.web._table_app import table_app
 from controller.web.server import WebAddress, WebServer, check_token, parse_address
+from tests.table_helpers import ManualClock
 from tests.web_helpers import self_signed_cert
 
 TOKEN = "Qm9zdG9uNS10ZXN0LXRva2Vu"  # 24 URL-safe characters: 144 bits
@@ -69,19 +70,11 @@ class FakeSpots:
         self.placed.append((seat, spot, cents))
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 class View:
     """A table app behind the guard, served by uvicorn on a free loopback port."""
 
     def __init__(self, token: str | None = None, max_streams: int = 250, max_waiting: int = 8) -> None:
-        self.clock = Clock()
+        self.clock = ManualClock(1000.0)
         self.panel, self.spots = FakePanel(), FakeSpots()
         self.controls = BenchControls(
             {"panel": self.panel, "bet_spots": self.spots, "shoe": None},

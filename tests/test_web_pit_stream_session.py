@@ -20,7 +20,8 @@ from controller.web._guard import LoginLimiter, Sessions
 from controller.web.pit_app import pit_app
 from controller.web.pit_store import RoundHold, RoundLine, TableState
 from controller.web.server import WebAddress, WebServer
-from tests.test_web_guard import TOKEN, Clock
+from tests.table_helpers import ManualClock
+from tests.test_web_guard import TOKEN
 
 
 class EmptyFloor:
@@ -47,7 +48,7 @@ class EmptyFloor:
 
 class Pit:
     def __init__(self) -> None:
-        self.clock = Clock()
+        self.clock = ManualClock(1000.0)
         self.sessions = Sessions(lifetime_s=3600.0, clock=self.clock)
         app = pit_app(EmptyFloor(), refresh_s=0.05)
         self.server = WebServer(

@@ -18,7 +18,8 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 from controller.web._guard import LoginLimiter, Sessions
 from controller.web._table_app import table_app
 from controller.web.server import WebAddress, WebServer
-from tests.test_web_guard import PRESS, TOKEN, Clock, FakeFeed, FakePanel, FakeSpots
+from tests.table_helpers import ManualClock
+from tests.test_web_guard import PRESS, TOKEN, FakeFeed, FakePanel, FakeSpots
 from tests.web_helpers import can_bind
 
 OTHER = "127.0.0.2"
@@ -33,7 +34,7 @@ class Site:
     ) -> None:
         from controller.web._controls import BenchControls
 
-        self.clock = Clock()
+        self.clock = ManualClock(1000.0)
         self.panel = FakePanel()
         controls = BenchControls(
             {"panel": self.panel, "bet_spots": FakeSpots(), "shoe": None},
