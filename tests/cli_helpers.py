@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import subprocess
 import sys
 from pathlib import Path
 
@@ -25,6 +26,16 @@ def cli(*args: str) -> tuple[int, str, str]:
 def tablectl_process(*args: str | int | Path) -> list[str]:
     """The command line of ``tablectl ARGS`` run in a process of its own (this Python, ``-m controller``)."""
     return [sys.executable, "-m", "controller", *map(str, args)]
+
+
+def run_tablectl(
+    *args: str | int | Path, stdin: str | None = None, timeout: float = 120, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``tablectl ARGS`` run to its end in a process of its own (``stdin`` its input, ``cwd`` its
+    folder, killed after ``timeout`` seconds): its exit status, standard output and error as text."""
+    return subprocess.run(
+        tablectl_process(*args), input=stdin, capture_output=True, text=True, timeout=timeout, cwd=cwd
+    )
 
 
 def real_table_config(folder: Path, extra: str = "") -> Path:

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import tablectl_process
+from cli_helpers import run_tablectl, tablectl_process
 
 from controller.journal import SqliteJournal
 
@@ -103,28 +103,11 @@ def test_killed_at_chosen_records_the_rounds_equal_an_uninterrupted_run(tmp_path
         assert a["record"] == b["record"], f"round {a['round']}: wagers, cards or decisions differ"
         assert a["settlement"] == b["settlement"], f"round {a['round']}: the settlement differs"
         assert a["cards"] == b["cards"]
-    verify = subprocess.run(
-        tablectl_process("journal", "verify", "--journal", crashed),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    verify = run_tablectl("journal", "verify", "--journal", crashed, timeout=120)
     assert verify.returncode == 0, verify.stderr
     assert "meters agree" in verify.stdout
-    recall = subprocess.run(
-        tablectl_process("recall", "--journal", crashed, "--round", "11", "--json"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    recall = run_tablectl("recall", "--journal", crashed, "--round", "11", "--json", timeout=120)
     record = json.loads(recall.stdout)
-    settle = subprocess.run(
-        tablectl_process("settle", "-"),
-        input=json.dumps(record),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
+    settle = run_tablectl("settle", "-", stdin=json.dumps(record), timeout=120, cwd=ROOT)
     assert settle.returncode == 0, settle.stderr
     assert json.loads(settle.stdout) == want[10]["settlement"]

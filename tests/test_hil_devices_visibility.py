@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from cli_helpers import tablectl_process
+from cli_helpers import run_tablectl, tablectl_process
 from deadlines import STATE_TIMEOUT_S
 
 from controller.journal.records import event_record
@@ -140,13 +140,7 @@ def test_run_logs_link_down_and_up_and_counts_garbage(tmp_path: Path, log_format
         if log_format == "json":
             assert json.loads(line)["counters"]["garbage_bytes"] > 500_000
         else:  # `tablectl status --config` from here, while the table runs
-            out = subprocess.run(
-                tablectl_process("status", "--config", tmp_path / "table.yaml"),
-                capture_output=True,
-                text=True,
-                timeout=STATE_TIMEOUT_S,
-                cwd=ROOT,
-            )
+            out = run_tablectl("status", "--config", tmp_path / "table.yaml", timeout=STATE_TIMEOUT_S, cwd=ROOT)
             assert out.returncode == 0, out.stderr
             assert "panel: link up since" in out.stdout and "bet_spots: link up since" in out.stdout
 
@@ -222,13 +216,7 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
         status: dict = {}
         while time.monotonic() < deadline:
             if journal.exists():
-                out = subprocess.run(
-                    tablectl_process("status", "--journal", journal, "--json"),
-                    capture_output=True,
-                    text=True,
-                    cwd=ROOT,
-                    timeout=STATE_TIMEOUT_S,
-                )
+                out = run_tablectl("status", "--journal", journal, "--json", cwd=ROOT, timeout=STATE_TIMEOUT_S)
                 if out.returncode == 0:
                     status = json.loads(out.stdout)
                     if all(status["devices"].get(d, {}).get("counters") for d in ("shoe", "bet_spots", "panel")):
@@ -247,13 +235,7 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
     assert table is not None and table["game"] == "mississippi_stud" and table["round"] >= 1
     assert table["key_on"] is False and table["step"]
     assert (journal.with_name("bench.snapshot.json").stat().st_mode & 0o777) == 0o600
-    text = subprocess.run(
-        tablectl_process("status", "--journal", journal),
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=STATE_TIMEOUT_S,
-    )
+    text = run_tablectl("status", "--journal", journal, cwd=ROOT, timeout=STATE_TIMEOUT_S)
     assert text.returncode == 0 and "panel: link up since" in text.stdout and "garbage_bytes 0" in text.stdout
     assert "table Mississippi Stud" in text.stdout and "supervisor key off" in text.stdout
     # one LinkStats per device after every round
@@ -266,11 +248,5 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
     rounds = db.execute("SELECT count(*) FROM rounds").fetchone()[0]
     db.close()
     assert kinds.count("LinkStats") == 3 * rounds == 3 * 40
-    bad = subprocess.run(
-        tablectl_process("status", "--journal", tmp_path / "none.db"),
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=STATE_TIMEOUT_S,
-    )
+    bad = run_tablectl("status", "--journal", tmp_path / "none.db", cwd=ROOT, timeout=STATE_TIMEOUT_S)
     assert bad.returncode == 2 and "none.db: no journal there" in bad.stderr and "Traceback" not in bad.stderr

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from cli_helpers import real_table_config, tablectl_process
+from cli_helpers import real_table_config, run_tablectl, tablectl_process
 
 from controller.docgen.diagram import MACHINES, diagram
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
@@ -25,12 +25,7 @@ def test_checked_in_diagrams_are_current() -> None:
 
 
 def test_diagram_is_drawn_from_the_machine() -> None:
-    text = subprocess.run(
-        tablectl_process("diagram", "--game", "mississippi_stud"),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    ).stdout
+    text = run_tablectl("diagram", "--game", "mississippi_stud", timeout=60).stdout
     assert text.startswith("---") and "stateDiagram-v2" in text
     assert "THIRD_STREET --> FOURTH_STREET: reveal" in text and "HOLD" in text
 
@@ -100,12 +95,8 @@ def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path
 
 
 def test_run_refuses_a_bench_config() -> None:
-    proc = subprocess.run(
-        tablectl_process("run", "--config", "config/bench/mississippi_stud.yaml"),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=Path(__file__).resolve().parent.parent,
+    proc = run_tablectl(
+        "run", "--config", "config/bench/mississippi_stud.yaml", timeout=60, cwd=Path(__file__).resolve().parent.parent
     )
     assert proc.returncode == 2 and "sim://shoe is served by `tablectl bench`" in proc.stderr
 

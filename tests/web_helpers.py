@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import run_tablectl
 from deadlines import STATE_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -436,9 +437,7 @@ def round_data(journal: Path, number: int) -> dict[str, Any]:
 
 
 def tablectl(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller", *args], input=stdin, capture_output=True, text=True, timeout=TIMEOUT
-    )
+    return run_tablectl(*args, stdin=stdin, timeout=TIMEOUT)
 
 
 def self_signed_cert(folder: Path) -> tuple[Path, Path]:
