@@ -30,7 +30,7 @@ from controller.web._guard import LoginLimiter, Sessions
 from controller.web._table_app import table_app
 from controller.web.server import WebAddress, WebServer, check_token, parse_address
 from tests.table_helpers import ManualClock
-from tests.web_helpers import self_signed_cert
+from tests.web_helpers import ServedApp, self_signed_cert
 
 TOKEN = "Qm9zdG9uNS10ZXN0LXRva2Vu"  # 24 URL-safe characters: 144 bits
 
@@ -70,7 +70,7 @@ class FakeSpots:
         self.placed.append((seat, spot, cents))
 
 
-class View:
+class View(ServedApp):
     """A table app behind the guard, served by uvicorn on a free loopback port."""
 
     def __init__(self, token: str | None = None, max_streams: int = 250, max_waiting: int = 8) -> None:
@@ -90,23 +90,9 @@ class View:
         self.sessions = Sessions(lifetime_s=3600.0, clock=self.clock)
         self.limiter = LoginLimiter(clock=self.clock)
         app = table_app(FakeFeed(), self.controls, max_streams=max_streams)
-        self.server = WebServer(
-            app, WebAddress("127.0.0.1", 0), token=token, sessions=self.sessions, limiter=self.limiter
+        super().__init__(
+            WebServer(app, WebAddress("127.0.0.1", 0), token=token, sessions=self.sessions, limiter=self.limiter)
         )
-        self.url = self.server.start()
-        self.port = self.server.port
-        self.origin = f"http://127.0.0.1:{self.port}"
-
-    def request(
-        self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
-    ) -> tuple[int, dict[str, str], bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=STATE_TIMEOUT_S)
-        try:
-            conn.request(method, path, body=body, headers=headers or {})
-            r = conn.getresponse()
-            return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
-        finally:
-            conn.close()
 
     def session(self) -> tuple[str, str]:
         """(cookie, CSRF token) of a fresh page load (no token set)."""
@@ -134,15 +120,11 @@ class View:
         status, _, data = self.request("POST", f"/api/{action}", body, headers)
         return status, data
 
-    def stop(self) -> None:
-        self.server.stop()
-
 
 @pytest.fixture
 def view() -> Iterator[View]:
-    v = View()
-    yield v
-    v.stop()
+    with View() as v:
+        yield v
 
 
 PRESS = b'{"button": "no_more_bets"}'

@@ -182,6 +182,45 @@ class BenchProcess:
         return out.decode()
 
 
+class ServedApp:
+    """A web app a test serves (a ``controller.web.server.WebServer``, started here on a free loopback
+    port): its port and Origin, one HTTP request at a time, and its stop (also as a context manager)."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.url: str = server.start()
+        self.port: int = server.port
+        self.origin = f"http://127.0.0.1:{self.port}"
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        source: str | None = None,
+    ) -> tuple[int, dict[str, str], bytes]:
+        """One request, from address ``source`` if given: (status, headers by lower-case name, body)."""
+        address = None if source is None else (source, 0)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT, source_address=address)
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            r = conn.getresponse()
+            return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        """Stop serving."""
+        self.server.stop()
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
 class WebClient:
     """A view's client as its own page is: a session (logging in with ``token`` when one is set),
     its Origin, JSON bodies and the page's CSRF token on every change."""
