@@ -182,6 +182,18 @@ class BenchProcess:
         return out.decode()
 
 
+def stream_until(s: socket.socket, path: str, cookie: str, marker: bytes) -> bytes:
+    """Open the live stream ``path`` on connected socket ``s`` with the session ``cookie`` and read
+    until ``marker`` (``b"event: view"``) has come: every byte read (fails if the server ends it first)."""
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n\r\n".encode())
+    got = b""
+    while marker not in got:
+        chunk = s.recv(65536)
+        assert chunk, got
+        got += chunk
+    return got
+
+
 class ServedApp:
     """A web app a test serves (a ``controller.web.server.WebServer``, started here on a free loopback
     port): its port and Origin, one HTTP request at a time, and its stop (also as a context manager)."""
