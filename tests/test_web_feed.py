@@ -33,6 +33,7 @@ from controller.web._feed import PUBLISH_HZ, TableFeed
 from controller.web._table_app import StreamHub, table_app
 from controller.web.server import WebAddress, WebServer
 from drivers.link import DeviceFault
+from tests.web_helpers import FakeFeed
 
 INTERVAL = 0.25  # binary-exact, so the injected clock lands on it
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
@@ -191,28 +192,11 @@ def test_clients_that_never_read_do_not_hold_up_the_table_or_the_other_clients(
         s.sock.close()
 
 
-class HandPublished:
-    """A feed whose view the test publishes by hand, waking its subscribers as TableFeed does."""
-
-    def __init__(self) -> None:
-        self.version = 1
-        self.subscribers: set[asyncio.Event] = set()
+class HandPublished(FakeFeed):
+    """A feed whose view (its version) the test publishes by hand, waking its subscribers as TableFeed does."""
 
     def current(self) -> tuple[int, str]:
         return self.version, json.dumps({"version": self.version})
-
-    def subscribe(self) -> asyncio.Event:
-        event = asyncio.Event()
-        self.subscribers.add(event)
-        return event
-
-    def unsubscribe(self, event: asyncio.Event) -> None:
-        self.subscribers.discard(event)
-
-    def publish(self) -> None:
-        self.version += 1
-        for event in self.subscribers:
-            event.set()
 
 
 def test_a_view_published_as_the_first_client_arrives_reaches_it() -> None:

@@ -29,29 +29,18 @@ from controller.web._controls import BenchControls
 from controller.web._guard import LoginLimiter, Sessions
 from controller.web._table_app import table_app
 from controller.web.server import WebAddress, WebServer, check_token, parse_address
+from tests import web_helpers
 from tests.table_helpers import ManualClock
 from tests.web_helpers import ServedApp, self_signed_cert
 
 TOKEN = "Qm9zdG9uNS10ZXN0LXRva2Vu"  # 24 URL-safe characters: 144 bits
 
 
-class FakeFeed:
-    """The feed interface the table app reads: one fixed view."""
+class FakeFeed(web_helpers.FakeFeed):
+    """The feed the table app reads: one fixed view, in betting."""
 
     def __init__(self) -> None:
-        self.version, self.text = 1, json.dumps({"round": 1, "step": "betting", "version": 1})
-        self.subscribers: list[asyncio.Event] = []
-
-    def current(self) -> tuple[int, str]:
-        return self.version, self.text
-
-    def subscribe(self) -> asyncio.Event:
-        event = asyncio.Event()
-        self.subscribers.append(event)
-        return event
-
-    def unsubscribe(self, event: asyncio.Event) -> None:
-        self.subscribers.remove(event)
+        super().__init__(json.dumps({"round": 1, "step": "betting", "version": 1}))
 
 
 class FakePanel:

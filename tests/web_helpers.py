@@ -3,6 +3,7 @@ process on a free loopback port, the raw event stream recorded, and the page's o
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import os
@@ -180,6 +181,32 @@ class BenchProcess:
             self.kill()
             raise
         return out.decode()
+
+
+class FakeFeed:
+    """The view feed a table app reads (``controller.web._feed.TableFeed``'s face): one view,
+    ``text`` at ``version``, until the test publishes another, waking every subscriber as the feed does."""
+
+    def __init__(self, text: str = "{}") -> None:
+        self.version, self.text = 1, text
+        self.subscribers: list[asyncio.Event] = []
+
+    def current(self) -> tuple[int, str]:
+        return self.version, self.text
+
+    def subscribe(self) -> asyncio.Event:
+        event = asyncio.Event()
+        self.subscribers.append(event)
+        return event
+
+    def unsubscribe(self, event: asyncio.Event) -> None:
+        self.subscribers.remove(event)
+
+    def publish(self) -> None:
+        """A new version of the view (its text unchanged), each subscriber woken."""
+        self.version += 1
+        for event in self.subscribers:
+            event.set()
 
 
 def stream_until(s: socket.socket, path: str, cookie: str, marker: bytes) -> bytes:
