@@ -26,6 +26,7 @@ import pytest
 from controller.journal import SqliteJournal
 from controller.journal.meters import meters_for_round
 from tests.cli_helpers import bench_journal, cli
+from tests.journal_helpers import settled_rounds
 from tests.table_helpers import ManualClock
 
 MALTA = ZoneInfo("Europe/Malta")
@@ -35,16 +36,7 @@ MALTA = ZoneInfo("Europe/Malta")
 def played(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """The ``RoundSettled`` data of four rounds a bench table played."""
     path = bench_journal(tmp_path_factory.mktemp("bench"), "mississippi_stud", 4, 3, 5)
-    journal = SqliteJournal.open_readonly(path)
-    try:
-        found = []
-        for _, seq in journal.round_seqs():
-            record = journal.record(seq)
-            assert record is not None
-            found.append(record.data)
-        return found
-    finally:
-        journal.close()
+    return [data for _, _, data in settled_rounds(path)]
 
 
 def _local(text: str) -> float:
