@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,13 @@ def cli(*args: str) -> tuple[int, str, str]:
         except SystemExit as exc:
             code = int(exc.code or 0)
     return code, out.getvalue(), err.getvalue()
+
+
+def meters_of(journal: Path) -> dict[tuple[str, str], int]:
+    """``tablectl meters --journal JOURNAL --json``, which must succeed: each meter by (section, name)."""
+    code, out, err = cli("meters", "--journal", str(journal), "--json")
+    assert code == 0, err
+    return {(section, name): value for section, name, value in json.loads(out)}
 
 
 def tablectl_process(*args: str | int | Path) -> list[str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from controller.configuration import config_dir, load_table
-from tests.cli_helpers import bench_journal, cli
+from tests.cli_helpers import bench_journal, cli, meters_of
 from tests.journal_helpers import settled_rounds
 
 
@@ -221,9 +221,7 @@ def test_settle_check_names_each_difference_from_what_was_paid(journals: dict[st
 
 def test_meters_show_the_hold_beside_the_par_edge(journals: dict[str, Path]) -> None:
     path = journals["mississippi_stud"]
-    code, out, err = cli("meters", "--journal", str(path), "--json")
-    assert code == 0, err
-    m = {(s, n): v for s, n, v in json.loads(out)}
+    m = meters_of(path)
     handle, won = m[("theoretical", "handle:all")], m[("theoretical", "won:all")]
     assert m[("theoretical", "hold_bp:all")] == round(10_000 * won / handle)
     ante = m[("table", "wagered:ante")]

@@ -422,6 +422,13 @@ class Page:
         self._posting(through_the_dialog, f"seat {seat} {spot} {cents}")
         self.settled()
 
+    def bets(self, *wagers: tuple[int, str, int]) -> None:
+        """Place each (seat, spot, cents) through the page, then wait until the page shows them all."""
+        for wager in wagers:
+            self.place(*wager)
+        for wager in reversed(wagers):
+            self.wait_wager(*wager)
+
     def wait_wager(self, seat: int, spot: str, cents: int) -> None:
         wait_for(
             lambda: self.view()["seats"][seat - 1]["wagers"].get(spot, 0) == cents,
