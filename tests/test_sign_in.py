@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import cli
-from table_helpers import FedTable, ManualClock
+from table_helpers import ManualClock
 from test_table_shoe_faults import BET_SPOT, GAMES, IDS, PAI_GOW_SHOE, ROUNDS, STATES, Table, at
 
 from controller.configuration import Person, Roster, config_dir, hash_pin, load_table, pin_matches
@@ -52,11 +52,7 @@ class SignedTable(Table):
     """A game's machine with the roster above, fed directly; ``dealer``: D-0001 signs in first."""
 
     def __init__(self, game: str, dealer: bool = True) -> None:
-        cls, name = GAMES[game]
-        FedTable.__init__(self, cls, replace(load_table(config_dir() / "bench" / f"{name}.yaml"), roster=ROSTER))
-        self.journal: list[tuple[str, dict[str, Any]]] = []
-        self.m.audit = lambda kind, data: self.journal.append((kind, data))
-        self.index = 0
+        super().__init__(game, roster=ROSTER)
         self.now = NOW
         if dealer:
             self.pin("D-0001")
@@ -91,9 +87,8 @@ class SignedTable(Table):
 
 
 def signed_at(game: str, steps: int) -> SignedTable:
-    t = SignedTable(game)
-    for step in ROUNDS[game](t)[:steps]:
-        step()
+    t = at(game, steps, SignedTable)
+    assert isinstance(t, SignedTable)
     return t
 
 
