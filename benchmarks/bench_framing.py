@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import serial
-from test_framing import mutate
+from test_framing import mutate, random_wires
 
 from drivers.framing import Decoder, Frame, MsgType, decode_frame, encode
 
@@ -34,18 +34,7 @@ def mutations(n: int, seed: int) -> None:
         f"{'type':<6} {'mutated':>10} {'crashes':>8} {'false accepts':>14} {'rejected':>10} {'unchanged':>10} {'s':>6}"
     )
     for kind in MsgType:
-        originals = [
-            encode(
-                Frame(
-                    rng.randrange(1, 127),
-                    rng.randrange(256),
-                    rng.randrange(256),
-                    kind,
-                    rng.randbytes(rng.randrange(0, 60)),
-                )
-            )[:-1]
-            for _ in range(200)
-        ]
+        originals = random_wires(rng, kind, 200, longest=60)
         valid = set(originals)
         crashes = false_accepts = rejected = unchanged = 0
         start = time.perf_counter()

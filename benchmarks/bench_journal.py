@@ -38,6 +38,7 @@ from controller.journal.store import canonical
 from controller.table.engine import Engine
 from controller.table.runtime import TableRuntime
 from drivers.shoe import ShoeStatus
+from tests.cli_helpers import tablectl_process
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_table import mississippi_events
@@ -129,22 +130,9 @@ def crash_run(kills: int, folder: Path) -> str:
     rounds = max(60, kills + 20)
 
     def bench(journal: Path) -> list[str]:
-        return [
-            sys.executable,
-            "-m",
-            "controller",
-            "bench",
-            "--seats",
-            "3",
-            "--rounds",
-            str(rounds),
-            "--seed",
-            "7",
-            "--journal",
-            str(journal),
-            "--resume",
-            "--quiet",
-        ]
+        return tablectl_process(
+            "bench", "--seats", "3", "--rounds", rounds, "--seed", "7", "--journal", journal, "--resume", "--quiet"
+        )
 
     rng = random.Random(kills)
     done = 0
@@ -172,7 +160,7 @@ def crash_run(kills: int, folder: Path) -> str:
 
     same = rounds_of(folder / "crashed.db") == rounds_of(folder / "clean.db")
     verify = subprocess.run(
-        [sys.executable, "-m", "controller", "journal", "verify", "--journal", str(folder / "crashed.db")],
+        tablectl_process("journal", "verify", "--journal", folder / "crashed.db"),
         capture_output=True,
         text=True,
     )

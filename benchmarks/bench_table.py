@@ -49,6 +49,7 @@ from controller.vocab import deck
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
+from tests.cli_helpers import tablectl_process
 
 
 def press(b: str) -> ButtonChanged:
@@ -304,17 +305,7 @@ def main() -> None:
             "/usr/bin/time",
             "-f",
             "%M",
-            sys.executable,
-            "-m",
-            "controller",
-            "bench",
-            "--game",
-            game,
-            "--rounds",
-            str(args.pty_rounds),
-            "--quiet",
-            "--journal",
-            str(journal),
+            *tablectl_process("bench", "--game", game, "--rounds", args.pty_rounds, "--quiet", "--journal", journal),
         ]
         start = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, check=True)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 from controller.cli import main as tablectl
@@ -19,6 +22,28 @@ def cli(*args: str) -> tuple[int, str, str]:
         except SystemExit as exc:
             code = int(exc.code or 0)
     return code, out.getvalue(), err.getvalue()
+
+
+def meters_of(journal: Path) -> dict[tuple[str, str], int]:
+    """``tablectl meters --journal JOURNAL --json``, which must succeed: each meter by (section, name)."""
+    code, out, err = cli("meters", "--journal", str(journal), "--json")
+    assert code == 0, err
+    return {(section, name): value for section, name, value in json.loads(out)}
+
+
+def tablectl_process(*args: str | int | Path) -> list[str]:
+    """The command line of ``tablectl ARGS`` run in a process of its own (this Python, ``-m controller``)."""
+    return [sys.executable, "-m", "controller", *map(str, args)]
+
+
+def run_tablectl(
+    *args: str | int | Path, stdin: str | None = None, timeout: float = 120, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``tablectl ARGS`` run to its end in a process of its own (``stdin`` its input, ``cwd`` its
+    folder, killed after ``timeout`` seconds): its exit status, standard output and error as text."""
+    return subprocess.run(
+        tablectl_process(*args), input=stdin, capture_output=True, text=True, timeout=timeout, cwd=cwd
+    )
 
 
 def real_table_config(folder: Path, extra: str = "") -> Path:

@@ -1,10 +1,12 @@
-"""Helpers for the HIL tests: waiting for events on a driver queue."""
+"""Helpers for the HIL tests: waiting for events on a driver queue; a simulated shoe that deals the
+second shoe it is loaded with its own way."""
 
 from __future__ import annotations
 
 import queue
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from deadlines import STATE_TIMEOUT_S
@@ -55,3 +57,26 @@ def collect_events(
         elif other is not None and also is not None and isinstance(event, other):
             also.append(event)
     return got
+
+
+def second_shoe_dealt(m: pytest.MonkeyPatch, deal: Callable[[Any, int, Callable[[Any, int], None]], None]) -> None:
+    """Patch (with ``m``) ``hil.devices.ShoeSim`` to deal its second shoe (the bench's second round)
+    by ``deal(shoe, n, dealt)``, where ``dealt(shoe, n)`` is the simulator's own deal; every other
+    shoe as the simulator deals it."""
+    from hil.devices import ShoeSim
+
+    loads = [0]
+    load, dealt = ShoeSim.load, ShoeSim.deal
+
+    def counted_load(self: ShoeSim, cards: Any) -> None:
+        loads[0] += 1
+        load(self, cards)
+
+    def second_deal(self: ShoeSim, n: int = 1) -> None:
+        if loads[0] == 2:
+            deal(self, n, dealt)
+        else:
+            dealt(self, n)
+
+    m.setattr(ShoeSim, "load", counted_load)
+    m.setattr(ShoeSim, "deal", second_deal)

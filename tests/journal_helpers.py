@@ -1,8 +1,9 @@
-"""Tests' helper: journals written record by record for a test, without a table."""
+"""Tests' helper: journals written record by record for a test, without a table; a journal's rounds read back."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from controller.journal import SqliteJournal
 from controller.journal.meters import meters_for_round
@@ -28,3 +29,18 @@ def filled(path: Path, key: bytes | None, rounds: int, first: int = 1, snapshots
         }
         j.append_round(r, data, meters_for_round(data))
     return j
+
+
+def settled_rounds(path: Path) -> list[tuple[int, float, dict[str, Any]]]:
+    """Each round the journal at ``path`` (opened read-only) settled: its number, the time it was
+    journaled and its ``RoundSettled`` data, in the journal's order."""
+    journal = SqliteJournal.open_readonly(path)
+    try:
+        found = []
+        for number, seq in journal.round_seqs():
+            record = journal.record(seq)
+            assert record is not None
+            found.append((number, record.at, record.data))
+        return found
+    finally:
+        journal.close()

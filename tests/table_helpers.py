@@ -1,4 +1,5 @@
-"""A table machine fed events directly (no devices), keeping the events for replay checks."""
+"""A table machine fed events directly (no devices), keeping the events for replay checks; a clock the
+test moves."""
 
 from __future__ import annotations
 
@@ -12,6 +13,17 @@ from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, CardUnreadable
 from drivers.state import ShoeState
+
+
+class ManualClock:
+    """A clock the test moves: ``clock.now`` is the time it tells (seconds since the epoch) until the
+    test sets another."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
 
 
 class FedTable:

@@ -14,10 +14,12 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hil_helpers import second_shoe_dealt
 
 from controller.cli import main
 from controller.configuration import config_dir, load_table
@@ -83,21 +85,14 @@ def test_a_round_held_for_the_supervisor_fails_at_once_with_the_summary(
 ) -> None:
     """Round 2's first card leaves the shoe unread: only a supervisor clears that hold, so the
     bench fails at once (not after its wait's timeout) and says why; round 1 is in the summary."""
-    loads = [0]
-    load, deal = ShoeSim.load, ShoeSim.deal
 
-    def counted_load(self: ShoeSim, cards: Any) -> None:
-        loads[0] += 1
-        load(self, cards)
-
-    def misread_deal(self: ShoeSim, n: int = 1) -> None:
-        if loads[0] == 2 and self.position == 0:
-            self.unreadable()
+    def misread_first(shoe: ShoeSim, n: int, dealt: Callable[[ShoeSim, int], None]) -> None:
+        if shoe.position == 0:
+            shoe.unreadable()
             n -= 1
-        deal(self, n)
+        dealt(shoe, n)
 
-    monkeypatch.setattr(ShoeSim, "load", counted_load)
-    monkeypatch.setattr(ShoeSim, "deal", misread_deal)
+    second_shoe_dealt(monkeypatch, misread_first)
     monkeypatch.setattr(Player, "WAIT_S", 600.0)  # a wait that ran out would not end the test in time
     journal = tmp_path / "bench.db"
     start = time.monotonic()

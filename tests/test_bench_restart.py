@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hil_helpers import second_shoe_dealt
 
 from controller.configuration import TableConfig, config_dir, load_table
 from controller.table.events import DevicesExpected
@@ -32,19 +33,8 @@ def _stopped_mid_deal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A bench journal whose second round stopped mid-deal: two of its cards left the shoe, the
     rest never came (the bench's wait for them ran out, so it stopped with the round open)."""
     journal = tmp_path / "bench.db"
-    loads = [0]
-    load, deal = ShoeSim.load, ShoeSim.deal
-
-    def counted_load(self: ShoeSim, cards: Any) -> None:
-        loads[0] += 1
-        load(self, cards)
-
-    def short_deal(self: ShoeSim, n: int = 1) -> None:
-        deal(self, min(n, 2) if loads[0] == 2 else n)
-
     with monkeypatch.context() as m:
-        m.setattr(ShoeSim, "load", counted_load)
-        m.setattr(ShoeSim, "deal", short_deal)
+        second_shoe_dealt(m, lambda shoe, n, dealt: dealt(shoe, min(n, 2)))
         m.setattr(Player, "WAIT_S", 2.0)  # the rest of the cards cannot come: a short wait is no race
         summary = run_bench(_table(), seats=3, rounds=5, seed=7, progress=False, journal_path=journal)
     assert summary.failure is not None and "waiting for the cards" in summary.failure, summary.failure

@@ -16,11 +16,11 @@ import random
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_tablectl, tablectl_process
 
 from controller.journal import SqliteJournal
 
@@ -30,24 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def bench(game: str, journal: Path) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "controller",
-        "bench",
-        "--game",
-        game,
-        "--seats",
-        "3",
-        "--rounds",
-        str(ROUNDS),
-        "--seed",
-        "7",
-        "--journal",
-        str(journal),
-        "--resume",
-        "--quiet",
-    ]
+    options = ("--seats", 3, "--rounds", ROUNDS, "--seed", 7, "--journal", journal, "--resume", "--quiet")
+    return tablectl_process("bench", "--game", game, *options)
 
 
 def rounds_of(path: Path) -> list[dict]:
@@ -119,28 +103,11 @@ def test_killed_at_chosen_records_the_rounds_equal_an_uninterrupted_run(tmp_path
         assert a["record"] == b["record"], f"round {a['round']}: wagers, cards or decisions differ"
         assert a["settlement"] == b["settlement"], f"round {a['round']}: the settlement differs"
         assert a["cards"] == b["cards"]
-    verify = subprocess.run(
-        [sys.executable, "-m", "controller", "journal", "verify", "--journal", str(crashed)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    verify = run_tablectl("journal", "verify", "--journal", crashed, timeout=120)
     assert verify.returncode == 0, verify.stderr
     assert "meters agree" in verify.stdout
-    recall = subprocess.run(
-        [sys.executable, "-m", "controller", "recall", "--journal", str(crashed), "--round", "11", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    recall = run_tablectl("recall", "--journal", crashed, "--round", "11", "--json", timeout=120)
     record = json.loads(recall.stdout)
-    settle = subprocess.run(
-        [sys.executable, "-m", "controller", "settle", "-"],
-        input=json.dumps(record),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
+    settle = run_tablectl("settle", "-", stdin=json.dumps(record), timeout=120, cwd=ROOT)
     assert settle.returncode == 0, settle.stderr
     assert json.loads(settle.stdout) == want[10]["settlement"]

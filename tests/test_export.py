@@ -12,13 +12,12 @@ import shutil
 import sqlite3
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from controller.configuration import config_dir, load_table
-from controller.journal import SqliteJournal
-from tests.cli_helpers import bench_journal, cli
+from tests.cli_helpers import bench_journal, cli, meters_of
+from tests.journal_helpers import settled_rounds
 
 
 @pytest.fixture(scope="module")
@@ -30,19 +29,6 @@ def journals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
-def _rounds(path: Path) -> list[tuple[int, float, dict[str, Any]]]:
-    journal = SqliteJournal.open_readonly(path)
-    try:
-        found = []
-        for number, seq in journal.round_seqs():
-            record = journal.record(seq)
-            assert record is not None
-            found.append((number, record.at, record.data))
-        return found
-    finally:
-        journal.close()
-
-
 def _day(at: float) -> str:
     return datetime.fromtimestamp(at).date().isoformat()
 
@@ -50,7 +36,7 @@ def _day(at: float) -> str:
 @pytest.mark.parametrize("game", ["mississippi_stud", "pai_gow"])
 def test_export_has_a_row_per_wager_adding_up_to_what_each_round_paid(journals: dict[str, Path], game: str) -> None:
     path = journals[game]
-    rounds = _rounds(path)
+    rounds = settled_rounds(path)
     code, out, err = cli("export", "--journal", str(path), "--day", _day(rounds[0][1]))
     assert code == 0, err
     rows = list(csv.reader(io.StringIO(out)))
@@ -113,7 +99,7 @@ def test_export_has_a_row_per_wager_adding_up_to_what_each_round_paid(journals: 
 
 def test_export_chooses_rounds_by_the_day_they_were_settled(journals: dict[str, Path], tmp_path: Path) -> None:
     path = journals["mississippi_stud"]
-    rounds = _rounds(path)
+    rounds = settled_rounds(path)
     first = datetime.fromtimestamp(rounds[0][1]).date()
     before, after = (first - timedelta(days=1)).isoformat(), (first + timedelta(days=1)).isoformat()
 
@@ -163,7 +149,7 @@ def test_export_leaves_out_a_changed_round_and_names_it(journals: dict[str, Path
 
 def test_recall_seat_shows_only_rounds_that_seat_played(journals: dict[str, Path]) -> None:
     path = journals["mississippi_stud"]
-    rounds = _rounds(path)
+    rounds = settled_rounds(path)
     for seat in range(1, 8):
         played = [n for n, _, d in rounds if str(seat) in d["record"]["seats"]]
         code, out, err = cli("recall", "--journal", str(path), "--json", "--seat", str(seat))
@@ -235,9 +221,7 @@ def test_settle_check_names_each_difference_from_what_was_paid(journals: dict[st
 
 def test_meters_show_the_hold_beside_the_par_edge(journals: dict[str, Path]) -> None:
     path = journals["mississippi_stud"]
-    code, out, err = cli("meters", "--journal", str(path), "--json")
-    assert code == 0, err
-    m = {(s, n): v for s, n, v in json.loads(out)}
+    m = meters_of(path)
     handle, won = m[("theoretical", "handle:all")], m[("theoretical", "won:all")]
     assert m[("theoretical", "hold_bp:all")] == round(10_000 * won / handle)
     ante = m[("table", "wagered:ante")]

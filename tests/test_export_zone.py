@@ -26,6 +26,8 @@ import pytest
 from controller.journal import SqliteJournal
 from controller.journal.meters import meters_for_round
 from tests.cli_helpers import bench_journal, cli
+from tests.journal_helpers import settled_rounds
+from tests.table_helpers import ManualClock
 
 MALTA = ZoneInfo("Europe/Malta")
 
@@ -34,24 +36,7 @@ MALTA = ZoneInfo("Europe/Malta")
 def played(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """The ``RoundSettled`` data of four rounds a bench table played."""
     path = bench_journal(tmp_path_factory.mktemp("bench"), "mississippi_stud", 4, 3, 5)
-    journal = SqliteJournal.open_readonly(path)
-    try:
-        found = []
-        for _, seq in journal.round_seqs():
-            record = journal.record(seq)
-            assert record is not None
-            found.append(record.data)
-        return found
-    finally:
-        journal.close()
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
+    return [data for _, _, data in settled_rounds(path)]
 
 
 def _local(text: str) -> float:
@@ -63,7 +48,7 @@ def write_journal(
 ) -> None:
     """A journal of ``played``'s rounds, round N settled at ``at[N-1]``, with its dealer and the
     supervisor acts (``SupervisorAction`` data) of ``people[N-1]`` recorded as the table records them."""
-    clock = _Clock()
+    clock = ManualClock(0.0)
     journal = SqliteJournal(path, clock=clock)
     try:
         for number, (data, when, (dealer, acts)) in enumerate(zip(played, at, people, strict=True), start=1):

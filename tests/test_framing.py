@@ -139,22 +139,28 @@ def mutate(rng: random.Random, wire: bytes) -> bytes:
     return bytes(w)
 
 
+def random_wires(rng: random.Random, kind: MsgType, count: int, longest: int) -> list[bytes]:
+    """``count`` frames of type ``kind`` as they go on the wire without their closing zero: a random
+    address, sequence and acknowledgement, and a random payload shorter than ``longest`` bytes."""
+    return [
+        encode(
+            Frame(
+                rng.randrange(1, 127),
+                rng.randrange(256),
+                rng.randrange(256),
+                kind,
+                rng.randbytes(rng.randrange(longest)),
+            )
+        )[:-1]
+        for _ in range(count)
+    ]
+
+
 def test_a_sample_of_mutated_frames_is_never_accepted() -> None:
     # benchmarks/bench_framing.py runs 1,000,000 per message type; this is a fixed-seed sample.
     rng = random.Random(2026)
     for kind in MsgType:
-        originals = [
-            encode(
-                Frame(
-                    rng.randrange(1, 127),
-                    rng.randrange(256),
-                    rng.randrange(256),
-                    kind,
-                    rng.randbytes(rng.randrange(0, 40)),
-                )
-            )[:-1]
-            for _ in range(20)
-        ]
+        originals = random_wires(rng, kind, 20, longest=40)
         valid = set(originals)
         for _ in range(3000):
             wire = mutate(rng, rng.choice(originals))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from hil_table import HilTable, late_and_removed, shoe, shoe_lost_mid_deal, wait
+from test_table_boston5 import bets
 
 from controller.configuration import config_dir, load_table
 
@@ -13,12 +14,7 @@ TABLE = load_table(config_dir() / "bench" / "boston5.yaml")
 
 
 def first_deal(t: HilTable, seats: tuple[int, ...], cards: str, bonus: tuple[int, ...] = (), size: int = 52) -> None:
-    for s in seats:
-        t.spot(s, "ante", 500)
-        t.spot(s, "first", 1000)
-    for s in bonus:
-        t.spot(s, "bonus", 500)
-    t.press("no_more_bets")
+    bets(t, seats, bonus)
     t.load(shoe(cards, size))
     t.deal(3 * len(seats) + 3)
 

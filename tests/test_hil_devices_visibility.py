@@ -10,7 +10,6 @@ import os
 import random
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_tablectl, tablectl_process
 from deadlines import STATE_TIMEOUT_S
 
 from controller.journal.records import event_record
@@ -85,17 +85,7 @@ def running_table(tmp_path: Path, log_format: str, env: dict[str, str]) -> Itera
     urls = {role: server.start() for role, server in servers.items()}
     config = table_config(tmp_path, urls)
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "controller",
-            "run",
-            "--config",
-            str(config),
-            "--log-format",
-            log_format,
-            "--allow-unapproved",
-        ],
+        tablectl_process("run", "--config", config, "--log-format", log_format, "--allow-unapproved"),
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
@@ -150,13 +140,7 @@ def test_run_logs_link_down_and_up_and_counts_garbage(tmp_path: Path, log_format
         if log_format == "json":
             assert json.loads(line)["counters"]["garbage_bytes"] > 500_000
         else:  # `tablectl status --config` from here, while the table runs
-            out = subprocess.run(
-                [sys.executable, "-m", "controller", "status", "--config", str(tmp_path / "table.yaml")],
-                capture_output=True,
-                text=True,
-                timeout=STATE_TIMEOUT_S,
-                cwd=ROOT,
-            )
+            out = run_tablectl("status", "--config", tmp_path / "table.yaml", timeout=STATE_TIMEOUT_S, cwd=ROOT)
             assert out.returncode == 0, out.stderr
             assert "panel: link up since" in out.stdout and "bet_spots: link up since" in out.stdout
 
@@ -220,7 +204,7 @@ def test_link_stats_round_trip_through_the_journal_decoder() -> None:
 def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: Path) -> None:
     journal = tmp_path / "bench.db"
     bench = subprocess.Popen(
-        [sys.executable, "-m", "controller", "bench", "--game", "mississippi_stud", "--seats", "2"]
+        tablectl_process("bench", "--game", "mississippi_stud", "--seats", "2")
         + ["--rounds", "40", "--seed", "3", "--journal", str(journal), "--quiet"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -232,13 +216,7 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
         status: dict = {}
         while time.monotonic() < deadline:
             if journal.exists():
-                out = subprocess.run(
-                    [sys.executable, "-m", "controller", "status", "--journal", str(journal), "--json"],
-                    capture_output=True,
-                    text=True,
-                    cwd=ROOT,
-                    timeout=STATE_TIMEOUT_S,
-                )
+                out = run_tablectl("status", "--journal", journal, "--json", cwd=ROOT, timeout=STATE_TIMEOUT_S)
                 if out.returncode == 0:
                     status = json.loads(out.stdout)
                     if all(status["devices"].get(d, {}).get("counters") for d in ("shoe", "bet_spots", "panel")):
@@ -257,13 +235,7 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
     assert table is not None and table["game"] == "mississippi_stud" and table["round"] >= 1
     assert table["key_on"] is False and table["step"]
     assert (journal.with_name("bench.snapshot.json").stat().st_mode & 0o777) == 0o600
-    text = subprocess.run(
-        [sys.executable, "-m", "controller", "status", "--journal", str(journal)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=STATE_TIMEOUT_S,
-    )
+    text = run_tablectl("status", "--journal", journal, cwd=ROOT, timeout=STATE_TIMEOUT_S)
     assert text.returncode == 0 and "panel: link up since" in text.stdout and "garbage_bytes 0" in text.stdout
     assert "table Mississippi Stud" in text.stdout and "supervisor key off" in text.stdout
     # one LinkStats per device after every round
@@ -276,11 +248,5 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
     rounds = db.execute("SELECT count(*) FROM rounds").fetchone()[0]
     db.close()
     assert kinds.count("LinkStats") == 3 * rounds == 3 * 40
-    bad = subprocess.run(
-        [sys.executable, "-m", "controller", "status", "--journal", str(tmp_path / "none.db")],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=STATE_TIMEOUT_S,
-    )
+    bad = run_tablectl("status", "--journal", tmp_path / "none.db", cwd=ROOT, timeout=STATE_TIMEOUT_S)
     assert bad.returncode == 2 and "none.db: no journal there" in bad.stderr and "Traceback" not in bad.stderr

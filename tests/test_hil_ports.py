@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 import serial
+from cli_helpers import run_tablectl, tablectl_process
 from deadlines import STATE_TIMEOUT_S
 from hil_helpers import of, wait_for
 from test_hil_devices_visibility import Lines
@@ -171,7 +172,7 @@ def test_run_without_its_devices_logs_each_reason_once_and_status_says_never_con
     urls = {role: str(tmp_path / f"no-{role}") for role in ("shoe", "bet_spots", "panel")}
     config = table_config(tmp_path, urls)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "controller", "run", "--config", str(config), "--allow-unapproved"],
+        tablectl_process("run", "--config", config, "--allow-unapproved"),
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
@@ -186,13 +187,7 @@ def test_run_without_its_devices_logs_each_reason_once_and_status_says_never_con
             "the shoe's reconnect counter",
             timeout=STATE_TIMEOUT_S,
         )
-        status = subprocess.run(
-            [sys.executable, "-m", "controller", "status", "--config", str(config)],
-            capture_output=True,
-            text=True,
-            timeout=STATE_TIMEOUT_S,
-            cwd=ROOT,
-        )
+        status = run_tablectl("status", "--config", config, timeout=STATE_TIMEOUT_S, cwd=ROOT)
     finally:
         proc.terminate()
         proc.wait(timeout=STATE_TIMEOUT_S)

@@ -31,7 +31,8 @@ from drivers.shoe import CardDealt, CardUnreadable, DoorChanged, Jam
 from drivers.state import PanelState, ShoeState, SpotsState
 from hil.simulate.run import run_seed
 from tests.cli_helpers import cli
-from tests.test_holds import TABLE, Clock, holds, table
+from tests.table_helpers import ManualClock
+from tests.test_holds import TABLE, holds, table
 
 KEY = "key on"
 """A step: the supervisor turns the key."""
@@ -55,7 +56,7 @@ OPENED: tuple[Step, ...] = (
 """A round opened and dealing (tests/test_holds.py's ``table``), journaled."""
 
 
-def play(runtime: TableRuntime, clock: Clock, steps: tuple[Step, ...], journaled: bool = False) -> None:
+def play(runtime: TableRuntime, clock: ManualClock, steps: tuple[Step, ...], journaled: bool = False) -> None:
     """Each step one second after the last; ``journaled``: each event journaled first, as the
     engine does (a restart replays them), else only handled."""
     handle = runtime.engine.step if journaled else runtime._handle
@@ -209,7 +210,7 @@ def check_one_hold(path: Path, case: Case, seconds: float) -> list[tuple[str, di
 @pytest.mark.parametrize("name", list(CASES))
 def test_every_kind_of_hold_begins_and_ends_in_the_journal_with_how_and_who(tmp_path: Path, name: str) -> None:
     case = CASES[name]
-    clock = Clock()
+    clock = ManualClock(1_800_000_000.0)
     runtime = table(tmp_path / "j.db", clock)
     start = clock.now
     play(runtime, clock, case.steps)
@@ -236,7 +237,7 @@ def test_a_second_fault_while_held_changes_the_one_hold_and_each_try_is_kept(tmp
         act="fault cleared",
         tried=("clear fault: refused", "fault cleared"),
     )
-    clock = Clock()
+    clock = ManualClock(1_800_000_000.0)
     runtime = table(tmp_path / "j.db", clock)
     play(runtime, clock, case.steps)
     runtime.journal.close()  # type: ignore[attr-defined]
@@ -255,7 +256,7 @@ def test_a_link_down_then_a_jam_while_held_ends_once_both_are_back(tmp_path: Pat
         "link down: bet_spots",
         "by itself: the bet_spots link is back",
     )
-    clock = Clock()
+    clock = ManualClock(1_800_000_000.0)
     runtime = table(tmp_path / "j.db", clock)
     play(runtime, clock, case.steps)
     runtime.journal.close()  # type: ignore[attr-defined]
@@ -266,7 +267,7 @@ def test_a_link_down_then_a_jam_while_held_ends_once_both_are_back(tmp_path: Pat
     ]
 
 
-def restarted(path: Path, clock: Clock) -> TableRuntime:
+def restarted(path: Path, clock: ManualClock) -> TableRuntime:
     """The controller started again on the journal at ``path``: the open round recovered from it
     (its events replayed into the machine), then every device read again."""
     runtime = TableRuntime(
@@ -290,7 +291,7 @@ def back_after_restart(cards_out: int) -> tuple[Step, ...]:
 def test_a_hold_open_when_the_controller_stops_ends_after_the_restart_with_its_story(
     tmp_path: Path, by_itself: bool
 ) -> None:
-    clock = Clock()
+    clock = ManualClock(1_800_000_000.0)
     path = tmp_path / "j.db"
     runtime = TableRuntime(
         TABLE,
@@ -397,7 +398,7 @@ def test_each_simulated_fault_that_holds_begins_and_ends_a_hold_in_the_journal(t
     ],
 )
 def test_holds_refuses_a_bad_shift_with_a_clear_error_and_exit_2(tmp_path: Path, args: list[str], named: str) -> None:
-    clock = Clock()
+    clock = ManualClock(1_800_000_000.0)
     runtime = table(tmp_path / "j.db", clock)
     runtime.journal.close()  # type: ignore[attr-defined]
     code, out, err = cli("holds", "--journal", str(tmp_path / "j.db"), *args)
@@ -410,7 +411,7 @@ def test_holds_lists_a_shift_in_the_tables_time_zone(
 ) -> None:
     """A hold at 08:00 UTC began at 03:00 on a table in New York, at 17:00 on one in Tokyo: the
     shift from 02:00 to 04:00 local has it in New York only."""
-    clock = Clock()  # 2027-01-15 08:00:00 UTC
+    clock = ManualClock(1_800_000_000.0)  # 2027-01-15 08:00:00 UTC
     runtime = table(tmp_path / "j.db", clock)
     play(runtime, clock, (Jam(device="shoe"), ShoeState(device="shoe", status="ok", cards_out=1)))
     runtime.journal.close()  # type: ignore[attr-defined]

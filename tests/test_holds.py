@@ -24,22 +24,13 @@ from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, DoorChanged, Jam
 from drivers.state import ShoeState
 from tests.cli_helpers import cli
+from tests.table_helpers import ManualClock
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 JAMMED = "shoe jammed: clear the jam"
 
 
-class Clock:
-    """A clock the test moves."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def table(path: Path, clock: Clock) -> TableRuntime:
+def table(path: Path, clock: ManualClock) -> TableRuntime:
     runtime = TableRuntime(
         TABLE,
         {role: "loop://" for role in TABLE.devices},
@@ -63,7 +54,7 @@ def holds(path: Path) -> list[tuple[str, dict[str, Any], int, float]]:
 
 
 def test_a_jam_and_an_open_door_at_once_begin_change_and_end_one_hold(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = ManualClock(1_800_000_000.0)
     runtime = table(tmp_path / "j.db", clock)
     runtime._handle(Jam(device="shoe"))
     clock.now += 5
@@ -93,7 +84,7 @@ def test_a_jam_and_an_open_door_at_once_begin_change_and_end_one_hold(tmp_path: 
 
 
 def test_a_hold_a_void_ends_is_told_in_its_rounds_recall_and_listed_for_the_shift(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = ManualClock(1_800_000_000.0)
     runtime = table(tmp_path / "j.db", clock)
     runtime._handle(LinkDown(device="bet_spots", reason="no reply"))
     clock.now += 3
@@ -136,7 +127,7 @@ def test_a_hold_a_void_ends_is_told_in_its_rounds_recall_and_listed_for_the_shif
 
 
 def test_a_hold_begun_while_the_journal_could_not_be_written_is_begun_late_with_its_time(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = ManualClock(1_800_000_000.0)
     runtime = table(tmp_path / "j.db", clock)
     journal = runtime.journal
     append = journal.append
@@ -165,7 +156,7 @@ def test_a_hold_begun_while_the_journal_could_not_be_written_is_begun_late_with_
 
 
 def test_a_restart_while_held_takes_the_hold_up_rather_than_beginning_it_again(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = ManualClock(1_800_000_000.0)
     runtime = table(tmp_path / "j.db", clock)
     runtime._handle(Jam(device="shoe"))
     runtime.journal.close()  # type: ignore[attr-defined]

@@ -57,6 +57,20 @@ def _spans(path: Path) -> tuple[list[tuple[int, int]], int]:
         db.close()
 
 
+def _copy_of(journal: Path, folder: Path) -> Path:
+    """``folder/journal.db``: a copy of ``journal`` the test may change."""
+    path = folder / "journal.db"
+    shutil.copy(journal, path)
+    return path
+
+
+def _verifies(path: Path) -> str:
+    """What ``tablectl journal verify`` prints of ``path``, which must verify (exit 0)."""
+    code, out, err = cli("journal", "verify", "--journal", str(path))
+    assert code == 0, out + err
+    return out
+
+
 def _snapshots(path: Path) -> list[int]:
     db = sqlite3.connect(path)
     try:
@@ -128,8 +142,7 @@ def test_a_table_folds_each_closed_round_as_it_plays(tmp_path: Path) -> None:
         db.close()
     assert bounds is not None and kept == list(range(marks[-1] + 1, bounds[1] + 1))
     assert rows == len(kept) + marks[0]
-    code, out, err = cli("journal", "verify", "--journal", str(path))
-    assert code == 0 and f"{ROUNDS} rounds" in out, out + err
+    assert f"{ROUNDS} rounds" in _verifies(path)
 
 
 @pytest.mark.parametrize("which", ["plain", "keyed"])
@@ -238,8 +251,7 @@ STEPS = ("INSERT ON blocks", "INSERT ON block_kinds", "DELETE ON records")
 def test_a_fold_that_fails_in_its_transaction_leaves_the_rows(
     step: str, plain: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    path = tmp_path / "journal.db"
-    shutil.copy(plain[0], path)
+    path = _copy_of(plain[0], tmp_path)
     before = content_digest(path.read_bytes())
     journal = SqliteJournal(path)
     try:
@@ -255,8 +267,7 @@ def test_a_fold_that_fails_in_its_transaction_leaves_the_rows(
     finally:
         journal.close()
     assert content_digest(path.read_bytes()) == before
-    code, out, err = cli("journal", "verify", "--journal", str(path))
-    assert code == 0, out + err
+    _verifies(path)
 
 
 def _crash_in_fold(path: str, step: str) -> None:
@@ -274,8 +285,7 @@ def _crash_in_fold(path: str, step: str) -> None:
 def test_a_crash_inside_a_fold_leaves_the_rows_or_the_block_never_both_nor_neither(
     step: str, plain: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    path = tmp_path / "journal.db"
-    shutil.copy(plain[0], path)
+    path = _copy_of(plain[0], tmp_path)
     before = content_digest(path.read_bytes())
     child = multiprocessing.get_context("fork").Process(target=_crash_in_fold, args=(str(path), step))
     child.start()
@@ -283,13 +293,11 @@ def test_a_crash_inside_a_fold_leaves_the_rows_or_the_block_never_both_nor_neith
     assert child.exitcode == 3
     assert _spans(path) == _spans(plain[0])
     assert content_digest(path.read_bytes()) == before
-    code, out, err = cli("journal", "verify", "--journal", str(path))
-    assert code == 0, out + err
+    _verifies(path)
 
 
 def test_a_round_whose_rows_do_not_verify_is_not_folded(plain: tuple[Path, Path], tmp_path: Path) -> None:
-    path = tmp_path / "journal.db"
-    shutil.copy(plain[0], path)
+    path = _copy_of(plain[0], tmp_path)
     marks = _snapshots(path)
     db = sqlite3.connect(path)
     with db:
@@ -338,5 +346,4 @@ def test_prune_of_folded_rounds_keeps_no_pruned_record_and_verifies(tmp_path: Pa
         assert [r.seq for r in read_records(db, 0, last)] == list(range(settled + 1, last + 1))
     finally:
         db.close()
-    code, out, err = cli("journal", "verify", "--journal", str(path))
-    assert code == 0, out + err
+    _verifies(path)

@@ -13,7 +13,7 @@ from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal, verify_journal
 from controller.journal.retention import prune
 from hil.bench import run_bench
-from tests.cli_helpers import bench_journal, cli
+from tests.cli_helpers import bench_journal, cli, meters_of
 
 
 @pytest.fixture(scope="module")
@@ -70,9 +70,7 @@ def test_recall_text_shows_seats_cards_inputs_and_settlement(journals: dict[str,
 
 def test_meters_agree_with_the_rounds_and_verify_checks_them(journals: dict[str, Path]) -> None:
     path = journals["mississippi_stud"]
-    code, out, err = cli("meters", "--journal", str(path), "--json")
-    assert code == 0, err
-    meters = {(s, n): v for s, n, v in json.loads(out)}
+    meters = meters_of(path)
     journal = SqliteJournal(path, create=False)
     rounds = [journal.record(seq).data for _, seq in journal.round_seqs()]
     journal.close()

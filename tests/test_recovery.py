@@ -17,6 +17,11 @@ B5 = load_table(config_dir() / "bench" / "boston5.yaml")
 CARDS = "As Ad Kc Qd 7h 7c 2c"
 
 
+def _where(t: HilTable) -> tuple[object, ...]:
+    """Where the round stands: its number and step, seat 4's cards, seat 1's wagers, the last text shown."""
+    return t.snap.round_no, t.step, [str(c) for c in t.hands().of(4)], dict(t.snap.seat(1).wager_map()), t.texts[-1]
+
+
 def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "journal.db"
     with HilTable(MS, tmp_path / "a", SqliteJournal(path)) as t:
@@ -25,24 +30,12 @@ def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Pa
         t.spot(4, "third", 1000)
         t.press("reveal")
         t.spot(1, "fourth", 500)  # seat 4 has not acted on fourth street yet
-        before = (
-            t.snap.round_no,
-            t.step,
-            [str(c) for c in t.hands().of(4)],
-            dict(t.snap.seat(1).wager_map()),
-            t.texts[-1],
-        )
+        before = _where(t)
         screen = t.screen()
         chips = dict(t.spots.chips)
     with HilTable(MS, tmp_path / "b", SqliteJournal(path), chips) as t:
         assert t.runtime.recovered > 0
-        after = (
-            t.snap.round_no,
-            t.step,
-            [str(c) for c in t.hands().of(4)],
-            dict(t.snap.seat(1).wager_map()),
-            t.texts[-1],
-        )
+        after = _where(t)
         assert after == before
         assert t.snap.screen == screen
         # The panel shows the table's screen again: the one before the restart, or it with the note

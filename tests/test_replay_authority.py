@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from table_helpers import ManualClock
 from test_sign_in import PINS, ROSTER
 
 from controller.configuration import config_dir, load_table
@@ -27,18 +28,10 @@ BETS = {"boston5": (("ante", 500), ("first", 1000)), "pai_gow": (("pai_gow", 100
 """What seat 1 bets before "no more bets", where it is not the ante alone."""
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 class Fed:
     """A table's runtime on a SQLite journal, each event journaled and handled by its engine."""
 
-    def __init__(self, game: str, path: Path, clock: Clock, roster: bool) -> None:
+    def __init__(self, game: str, path: Path, clock: ManualClock, roster: bool) -> None:
         table = load_table(config_dir() / "bench" / f"{game}.yaml")
         if roster:
             table = replace(table, roster=ROSTER)
@@ -81,7 +74,7 @@ class Fed:
 def test_an_act_done_with_the_key_turned_on_before_the_round_started_is_done_again_in_the_replay(
     tmp_path: Path, game: str, roster: bool, released: bool
 ) -> None:
-    clock = Clock()
+    clock = ManualClock(1_800_000_000.0)
     path = tmp_path / "j.db"
     live = Fed(game, path, clock, roster)
     try:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import cli
-from table_helpers import FedTable
+from table_helpers import ManualClock
 from test_table_shoe_faults import BET_SPOT, GAMES, IDS, PAI_GOW_SHOE, ROUNDS, STATES, Table, at
 
 from controller.configuration import Person, Roster, config_dir, hash_pin, load_table, pin_matches
@@ -52,11 +52,7 @@ class SignedTable(Table):
     """A game's machine with the roster above, fed directly; ``dealer``: D-0001 signs in first."""
 
     def __init__(self, game: str, dealer: bool = True) -> None:
-        cls, name = GAMES[game]
-        FedTable.__init__(self, cls, replace(load_table(config_dir() / "bench" / f"{name}.yaml"), roster=ROSTER))
-        self.journal: list[tuple[str, dict[str, Any]]] = []
-        self.m.audit = lambda kind, data: self.journal.append((kind, data))
-        self.index = 0
+        super().__init__(game, roster=ROSTER)
         self.now = NOW
         if dealer:
             self.pin("D-0001")
@@ -91,9 +87,8 @@ class SignedTable(Table):
 
 
 def signed_at(game: str, steps: int) -> SignedTable:
-    t = SignedTable(game)
-    for step in ROUNDS[game](t)[:steps]:
-        step()
+    t = at(game, steps, SignedTable)
+    assert isinstance(t, SignedTable)
     return t
 
 
@@ -433,19 +428,11 @@ def test_the_check_journals_who_and_whether_never_the_pin() -> None:
 # --- the runtime: checked before journaled, the round's dealer and each act's person in recall --
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOW
-
-    def __call__(self) -> float:
-        return self.now
-
-
 class OnRuntime:
     """The round steps of tests/test_table_shoe_faults.py, each event journaled and handled by a
     runtime's engine (as the controller thread takes them)."""
 
-    def __init__(self, runtime: Any, clock: Clock) -> None:
+    def __init__(self, runtime: Any, clock: ManualClock) -> None:
         self.runtime, self.clock, self.index = runtime, clock, 0
 
     def feed(self, event: Any) -> None:
@@ -467,7 +454,7 @@ class OnRuntime:
         self.feed(PinEntered(device="panel", at=self.clock.now, person=person, pin=pin or PINS[person]))
 
 
-def _runtime(path: Path, clock: Clock) -> TableRuntime:
+def _runtime(path: Path, clock: ManualClock) -> TableRuntime:
     table = replace(load_table(config_dir() / "bench" / "mississippi_stud.yaml"), roster=ROSTER)
     return TableRuntime(
         table,
@@ -486,7 +473,7 @@ def pin_in(raw: bytes, pin: str) -> bool:
 def test_a_pin_is_checked_before_it_is_journaled_and_recall_and_export_name_the_dealer_and_supervisor(
     tmp_path: Path,
 ) -> None:
-    clock = Clock()
+    clock = ManualClock(NOW)
     runtime = _runtime(tmp_path / "j.db", clock)
     t = OnRuntime(runtime, clock)
     t.feed(OpenTable())
@@ -530,7 +517,7 @@ def test_a_pin_is_checked_before_it_is_journaled_and_recall_and_export_name_the_
 
 
 def test_after_a_restart_the_dealer_is_still_signed_in_and_the_supervisor_must_sign_in_again(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = ManualClock(NOW)
     runtime = _runtime(tmp_path / "j.db", clock)
     t = OnRuntime(runtime, clock)
     t.feed(OpenTable())

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import cli
-from test_sign_in import HASHES, NOW, PEOPLE, PINS, ROSTER, Clock, OnRuntime, SignedTable, _runtime, signed_at
+from table_helpers import ManualClock
+from test_sign_in import HASHES, NOW, PEOPLE, PINS, ROSTER, OnRuntime, SignedTable, _runtime, signed_at
 from test_table_shoe_faults import IDS, STATES
 
 import controller.table._sign_in as sign_in_module
@@ -87,7 +88,7 @@ def test_a_storm_through_the_runtime_is_journaled_and_a_replay_never_runs_scrypt
 ) -> None:
     """The refusals are decided from the journaled sign-ins' own times: a restart replays them into
     the same back-off and lockouts without checking a PIN."""
-    clock = Clock()
+    clock = ManualClock(NOW)
     runtime = _runtime(tmp_path / "j.db", clock)
     t = OnRuntime(runtime, clock)
     t.feed(OpenTable())
@@ -222,7 +223,7 @@ def test_a_journal_outage_through_the_engine_signs_the_supervisor_off_live_and_i
 ) -> None:
     """On a durable journal: the outage's ``JournalFault`` is journaled, so the restart's replay
     signs the supervisor off where the table did."""
-    clock = Clock()
+    clock = ManualClock(NOW)
     runtime = _runtime(tmp_path / "j.db", clock)
     t = OnRuntime(runtime, clock)
     t.feed(OpenTable())
@@ -350,7 +351,7 @@ def test_a_sign_off_is_journaled_by_roster_id_and_an_id_not_on_it_as_unknown_nev
     """A PIN keyed into the sign-off's id field (``4444``) is journaled as unknown (""), as a
     sign-in's id is: it never reaches the journal, ``recall --json`` or the floor. An id keyed in
     another letter case is journaled as the roster writes it, and signs its holder off."""
-    clock = Clock()
+    clock = ManualClock(NOW)
     runtime = _runtime(tmp_path / "j.db", clock)
     t = OnRuntime(runtime, clock)
     t.feed(OpenTable())

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +22,27 @@ from hil.simulate.invariants import first_hidden
 from hil.simulate.world import TICK, World
 
 
+def at_close(monkeypatch: pytest.MonkeyPatch, count: Callable[[World], int]) -> list[int]:
+    """What ``count`` says of each simulated world as it closes, in the list returned (filled as
+    the worlds of the test's runs close)."""
+    counted: list[int] = []
+    real_close = World.close
+
+    def close(self: World) -> None:
+        counted.append(count(self))
+        real_close(self)
+
+    monkeypatch.setattr(World, "close", close)
+    return counted
+
+
 def test_the_quiet_ticks_are_jumped_over_and_the_journal_is_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every link down for 20 simulated seconds (each closed, waiting to reconnect: the table's
     quietest time): most ticks are jumped over, and the journal is byte for byte the one written
     running every tick."""
-    jumped: list[int] = []
-    real_close = World.close
-
-    def close(self: World) -> None:
-        jumped.append(self.jumped)
-        real_close(self)
-
-    monkeypatch.setattr(World, "close", close)
+    jumped = at_close(monkeypatch, lambda world: world.jumped)
     faults = [Fault(1.0, "link_down", "shoe", 20.0, 1), Fault(1.0, "link_down", "bet_spots", 20.0, 1)]
     faults.append(Fault(1.0, "panel_outage", "panel", 20.0, 1))
     fast = sim_run.run_seed("boston5", 4, (), rounds=2, faults=faults, folder=tmp_path)
@@ -169,14 +177,7 @@ def test_an_idle_link_left_unrun_writes_the_same_journal(
     """A link with nothing due in a tick is not run (its clock set instead): most of a seed's
     link runs are left out so, and the journal is byte for byte the one written running every
     link every tick (seed 10: every frame through COBS and the CRC, replies in their pieces)."""
-    skipped: list[int] = []
-    real_close = World.close
-
-    def close(self: World) -> None:
-        skipped.append(self.idle_skipped)
-        real_close(self)
-
-    monkeypatch.setattr(World, "close", close)
+    skipped = at_close(monkeypatch, lambda world: world.idle_skipped)
     fast = sim_run.run_seed(game, seed, CI_KINDS, rounds=rounds, folder=tmp_path, swarm=swarm)
     assert fast.ok, f"{fast.broken}: {fast.detail}"
     assert skipped[-1] > 40 * rounds

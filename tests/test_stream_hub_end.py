@@ -13,34 +13,17 @@ from deadlines import STATE_TIMEOUT_S
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
 from controller.web._table_app import StreamHub
-
-
-class _Feed:
-    """A view feed of one view, whose subscribers the test wakes."""
-
-    def __init__(self) -> None:
-        self.wakes: list[asyncio.Event] = []
-
-    def current(self) -> tuple[int, str]:
-        return 1, "{}"
-
-    def subscribe(self) -> asyncio.Event:
-        wake = asyncio.Event()
-        self.wakes.append(wake)
-        return wake
-
-    def unsubscribe(self, event: asyncio.Event) -> None:
-        self.wakes.remove(event)
+from tests.web_helpers import FakeFeed
 
 
 def test_a_hub_cancelled_as_a_view_wakes_it_ends() -> None:
-    feed = _Feed()
+    feed = FakeFeed()
 
     async def run() -> None:
         hub = StreamHub(feed, heartbeat_s=3600.0)
         for _ in range(10):
             await asyncio.sleep(0)  # the hub waits for the next view
-        for wake in feed.wakes:
+        for wake in feed.subscribers:
             wake.set()  # a view out: the hub's wait ends in this turn ...
         hub._task.cancel()  # ... as the server stops it
         deadline = asyncio.get_running_loop().time() + STATE_TIMEOUT_S
@@ -50,4 +33,4 @@ def test_a_hub_cancelled_as_a_view_wakes_it_ends() -> None:
         assert hub._task.cancelled()
 
     asyncio.run(run())
-    assert feed.wakes == []  # it unsubscribed on its way out
+    assert feed.subscribers == []  # it unsubscribed on its way out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from table_helpers import FedTable
 
 from controller.configuration import config_dir, load_table
@@ -18,12 +20,18 @@ class Table(FedTable):
         super().__init__(Boston5Table, TABLE)
 
     def bets(self, *seats: int, bonus: tuple[int, ...] = ()) -> None:
-        for s in seats:
-            self.spot(s, "ante", 500)
-            self.spot(s, "first", 1000)
-        for s in bonus:
-            self.spot(s, "bonus", 500)
-        self.press("no_more_bets")
+        bets(self, seats, bonus)
+
+
+def bets(t: Any, seats: tuple[int, ...], bonus: tuple[int, ...] = ()) -> None:
+    """On table ``t`` (fed or over ptys): ante 5.00 and first wager 10.00 at ``seats``, a 5.00 bonus at
+    ``bonus``, then no more bets."""
+    for s in seats:
+        t.spot(s, "ante", 500)
+        t.spot(s, "first", 1000)
+    for s in bonus:
+        t.spot(s, "bonus", 500)
+    t.press("no_more_bets")
 
 
 def finish(t: Table) -> None:

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from cli_helpers import real_table_config
+from cli_helpers import real_table_config, run_tablectl, tablectl_process
 
 from controller.docgen.diagram import MACHINES, diagram
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
@@ -25,12 +25,7 @@ def test_checked_in_diagrams_are_current() -> None:
 
 
 def test_diagram_is_drawn_from_the_machine() -> None:
-    text = subprocess.run(
-        [sys.executable, "-m", "controller", "diagram", "--game", "mississippi_stud"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    ).stdout
+    text = run_tablectl("diagram", "--game", "mississippi_stud", timeout=60).stdout
     assert text.startswith("---") and "stateDiagram-v2" in text
     assert "THIRD_STREET --> FOURTH_STREET: reveal" in text and "HOLD" in text
 
@@ -76,19 +71,9 @@ def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path
             f"game: mississippi_stud\npaytables_dir: {Path(__file__).resolve().parent.parent / 'config' / 'paytables'}",
         )
     )
-    command = [
-        sys.executable,
-        "-m",
-        "controller",
-        "run",
-        "--config",
-        str(config),
-        "--log-format",
-        "json",
-        "--journal",
-        str(tmp_path / "journal.db"),
-        "--allow-unapproved",  # the shipped paytables are examples, none approved
-    ]
+    command = tablectl_process(
+        "run", "--config", config, "--log-format", "json", "--journal", tmp_path / "journal.db", "--allow-unapproved"
+    )  # --allow-unapproved: the shipped paytables are examples, none approved
 
     def first() -> None:
         _until(lambda: "round 1: place bets; then no more bets" in sims["panel"].display.values(), 20)
@@ -110,12 +95,8 @@ def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path
 
 
 def test_run_refuses_a_bench_config() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "controller", "run", "--config", "config/bench/mississippi_stud.yaml"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=Path(__file__).resolve().parent.parent,
+    proc = run_tablectl(
+        "run", "--config", "config/bench/mississippi_stud.yaml", timeout=60, cwd=Path(__file__).resolve().parent.parent
     )
     assert proc.returncode == 2 and "sim://shoe is served by `tablectl bench`" in proc.stderr
 
@@ -135,7 +116,7 @@ def test_run_refuses_a_driver_name_that_loads_no_driver_class(tmp_path: Path) ->
 def test_run_refuses_an_unapproved_paytable_naming_file_line_and_paytable(tmp_path: Path) -> None:
     config = real_table_config(tmp_path)
     journal = tmp_path / "journal.db"
-    cmd = [sys.executable, "-m", "controller", "run", "--config", str(config), "--journal", str(journal)]
+    cmd = tablectl_process("run", "--config", config, "--journal", journal)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr

@@ -5,6 +5,7 @@ device interface, the shoe's state snapshots (drivers/state.py) posted directly.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -32,9 +33,9 @@ WAITING = "1 card dealt while held: supervisor: confirm accepts, void declares a
 class Table(FedTable):
     """A game's machine fed events directly, its journaled records kept."""
 
-    def __init__(self, game: str) -> None:
+    def __init__(self, game: str, roster: Any = None) -> None:
         cls, name = GAMES[game]
-        super().__init__(cls, load_table(config_dir() / "bench" / f"{name}.yaml"))
+        super().__init__(cls, replace(load_table(config_dir() / "bench" / f"{name}.yaml"), roster=roster))
         self.journal: list[tuple[str, dict[str, Any]]] = []
         self.m.audit = lambda kind, data: self.journal.append((kind, data))
         self.index = 0
@@ -123,8 +124,9 @@ STATES = [(game, phase, n) for game in GAMES for phase, n in states(game)]
 IDS = [f"{game}-{phase}" for game, phase, _ in STATES]
 
 
-def at(game: str, steps: int) -> Table:
-    t = Table(game)
+def at(game: str, steps: int, make: Callable[[str], Table] = Table) -> Table:
+    """A table of ``game`` (made by ``make``) played its round's first ``steps`` steps."""
+    t = make(game)
     for step in ROUNDS[game](t)[:steps]:
         step()
     return t

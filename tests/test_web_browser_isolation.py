@@ -21,7 +21,17 @@ from typing import Any
 
 import pytest
 
-from tests.web_helpers import SCREENS, BenchProcess, Page, PageServer, TablesOnly, browser, journal_count, wait_for
+from tests.web_helpers import (
+    SCREENS,
+    BenchProcess,
+    Page,
+    PageServer,
+    TablesOnly,
+    browser,
+    journal_count,
+    open_table_row,
+    wait_for,
+)
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
@@ -237,22 +247,15 @@ class ChangingFloor(TablesOnly):
     """A pit reader whose tables the test changes while the page is open."""
 
     def __init__(self) -> None:
-        from controller.web.pit_store import TableState
-
         now = datetime.now(UTC)
-        base = TableState(
+        base = open_table_row(
             table_id="ms-01",
             game="mississippi_stud",
             last_at=now,
             last_round=41,
-            in_play=False,
-            activity="open for bets",
-            hold=None,
-            faults_today=[],
             rounds_today=41,
             handle_today=123_400,
             win_today=4_100,
-            voids_today=0,
         )
         super().__init__(
             [

@@ -21,7 +21,7 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 
 from deadlines import STATE_TIMEOUT_S
 from hil_table import HilTable, wait
-from table_helpers import FedTable
+from table_helpers import FedTable, ManualClock
 from test_hil_mississippi import play_round
 
 from controller.configuration import config_dir, load_table
@@ -33,17 +33,10 @@ from controller.web._feed import PUBLISH_HZ, TableFeed
 from controller.web._table_app import StreamHub, table_app
 from controller.web.server import WebAddress, WebServer
 from drivers.link import DeviceFault
+from tests.web_helpers import FakeFeed
 
 INTERVAL = 0.25  # binary-exact, so the injected clock lands on it
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Runtime:
@@ -86,7 +79,7 @@ def antes(feed: TableFeed) -> dict[int, int]:
 
 
 def test_the_controller_thread_builds_no_view_and_publishing_is_paced_and_coalesced() -> None:
-    clock = Clock()
+    clock = ManualClock(100.0)
     runtime = Runtime()
     assert PUBLISH_HZ <= 5
     feed = TableFeed(runtime, interval_s=INTERVAL, clock=clock, start=False)
@@ -199,28 +192,11 @@ def test_clients_that_never_read_do_not_hold_up_the_table_or_the_other_clients(
         s.sock.close()
 
 
-class HandPublished:
-    """A feed whose view the test publishes by hand, waking its subscribers as TableFeed does."""
-
-    def __init__(self) -> None:
-        self.version = 1
-        self.subscribers: set[asyncio.Event] = set()
+class HandPublished(FakeFeed):
+    """A feed whose view (its version) the test publishes by hand, waking its subscribers as TableFeed does."""
 
     def current(self) -> tuple[int, str]:
         return self.version, json.dumps({"version": self.version})
-
-    def subscribe(self) -> asyncio.Event:
-        event = asyncio.Event()
-        self.subscribers.add(event)
-        return event
-
-    def unsubscribe(self, event: asyncio.Event) -> None:
-        self.subscribers.discard(event)
-
-    def publish(self) -> None:
-        self.version += 1
-        for event in self.subscribers:
-            event.set()
 
 
 def test_a_view_published_as_the_first_client_arrives_reaches_it() -> None:

@@ -29,28 +29,18 @@ from controller.web._controls import BenchControls
 from controller.web._guard import LoginLimiter, Sessions
 from controller.web._table_app import table_app
 from controller.web.server import WebAddress, WebServer, check_token, parse_address
-from tests.web_helpers import self_signed_cert
+from tests import web_helpers
+from tests.table_helpers import ManualClock
+from tests.web_helpers import ServedApp, self_signed_cert
 
 TOKEN = "Qm9zdG9uNS10ZXN0LXRva2Vu"  # 24 URL-safe characters: 144 bits
 
 
-class FakeFeed:
-    """The feed interface the table app reads: one fixed view."""
+class FakeFeed(web_helpers.FakeFeed):
+    """The feed the table app reads: one fixed view, in betting."""
 
     def __init__(self) -> None:
-        self.version, self.text = 1, json.dumps({"round": 1, "step": "betting", "version": 1})
-        self.subscribers: list[asyncio.Event] = []
-
-    def current(self) -> tuple[int, str]:
-        return self.version, self.text
-
-    def subscribe(self) -> asyncio.Event:
-        event = asyncio.Event()
-        self.subscribers.append(event)
-        return event
-
-    def unsubscribe(self, event: asyncio.Event) -> None:
-        self.subscribers.remove(event)
+        super().__init__(json.dumps({"round": 1, "step": "betting", "version": 1}))
 
 
 class FakePanel:
@@ -69,19 +59,11 @@ class FakeSpots:
         self.placed.append((seat, spot, cents))
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class View:
+class View(ServedApp):
     """A table app behind the guard, served by uvicorn on a free loopback port."""
 
     def __init__(self, token: str | None = None, max_streams: int = 250, max_waiting: int = 8) -> None:
-        self.clock = Clock()
+        self.clock = ManualClock(1000.0)
         self.panel, self.spots = FakePanel(), FakeSpots()
         self.controls = BenchControls(
             {"panel": self.panel, "bet_spots": self.spots, "shoe": None},
@@ -97,23 +79,9 @@ class View:
         self.sessions = Sessions(lifetime_s=3600.0, clock=self.clock)
         self.limiter = LoginLimiter(clock=self.clock)
         app = table_app(FakeFeed(), self.controls, max_streams=max_streams)
-        self.server = WebServer(
-            app, WebAddress("127.0.0.1", 0), token=token, sessions=self.sessions, limiter=self.limiter
+        super().__init__(
+            WebServer(app, WebAddress("127.0.0.1", 0), token=token, sessions=self.sessions, limiter=self.limiter)
         )
-        self.url = self.server.start()
-        self.port = self.server.port
-        self.origin = f"http://127.0.0.1:{self.port}"
-
-    def request(
-        self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
-    ) -> tuple[int, dict[str, str], bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=STATE_TIMEOUT_S)
-        try:
-            conn.request(method, path, body=body, headers=headers or {})
-            r = conn.getresponse()
-            return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
-        finally:
-            conn.close()
 
     def session(self) -> tuple[str, str]:
         """(cookie, CSRF token) of a fresh page load (no token set)."""
@@ -141,15 +109,11 @@ class View:
         status, _, data = self.request("POST", f"/api/{action}", body, headers)
         return status, data
 
-    def stop(self) -> None:
-        self.server.stop()
-
 
 @pytest.fixture
 def view() -> Iterator[View]:
-    v = View()
-    yield v
-    v.stop()
+    with View() as v:
+        yield v
 
 
 PRESS = b'{"button": "no_more_bets"}'

@@ -20,7 +20,7 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 from controller.web._table_app import table_app
 from controller.web.server import ClientBudget, WebAddress, WebServer
 from tests.test_web_guard import TOKEN, FakeFeed
-from tests.web_helpers import can_bind, self_signed_cert, wait_for
+from tests.web_helpers import can_bind, self_signed_cert, stream_until, wait_for
 
 ATTACKERS = [f"127.0.0.{n}" for n in range(10, 60)]
 OPERATOR = "127.0.0.2"
@@ -157,12 +157,7 @@ def test_fifty_addresses_of_slow_heads_and_event_streams_leave_the_operators_liv
             s = _connect(OPERATOR, port)
             assert s is not None
             with s:
-                s.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n\r\n".encode())
-                got = b""
-                while b"event: view" not in got:
-                    chunk = s.recv(65536)
-                    assert chunk, got
-                    got += chunk
+                got = stream_until(s, "/events", cookie, b"event: view")
                 assert got.startswith(b"HTTP/1.1 200"), got[:200]
 
 

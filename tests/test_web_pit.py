@@ -17,7 +17,16 @@ import pytest
 from deadlines import STATE_TIMEOUT_S
 
 from controller.game import game_name
-from tests.web_helpers import SCREENS, BenchProcess, WebClient, browser, need_browser, tablectl, wait_for
+from tests.web_helpers import (
+    SCREENS,
+    BenchProcess,
+    WebClient,
+    browser,
+    need_browser,
+    open_table_row,
+    tablectl,
+    wait_for,
+)
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
@@ -194,27 +203,20 @@ class JournalFloor:
     def tables(self, since: Any, now: Any) -> list[Any]:
         from datetime import UTC, datetime
 
-        from controller.web.pit_store import TableState
-
         out = []
         for table_id in sorted(self.journals):
             rounds = self._rounds(table_id)
             handle = sum(sum(s["wagers"].values()) for r in rounds for s in r.data["record"]["seats"].values())
             win = sum(r.data["settlement"]["house_net"] for r in rounds if r.data["settlement"])
             out.append(
-                TableState(
+                open_table_row(
                     table_id=table_id,
                     game=self.games[table_id],
                     last_at=datetime.fromtimestamp(rounds[-1].ended, UTC),
                     last_round=rounds[-1].number,
-                    in_play=False,
-                    activity="open for bets",
-                    hold=None,
-                    faults_today=[],
                     rounds_today=len(rounds),
                     handle_today=handle,
                     win_today=win,
-                    voids_today=0,
                 )
             )
         return out

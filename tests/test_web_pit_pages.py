@@ -12,6 +12,7 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 
 from controller.web.pit_app import overview_html, recall_html
 from controller.web.pit_store import TableState, table_state
+from tests.web_helpers import open_table_row
 
 
 def test_a_fault_holds_until_cleared_and_a_link_until_it_is_back() -> None:
@@ -43,20 +44,16 @@ def test_a_fault_holds_until_cleared_and_a_link_until_it_is_back() -> None:
 
 
 def test_pages_escape_what_the_tables_sent() -> None:
-    now = datetime.now(UTC)
-    t = TableState(
+    t = open_table_row(
         table_id="<script>x</script>",
         game="boston5",
-        last_at=now,
         last_round=3,
         in_play=True,
         activity="dealing",
         hold="<b>jam</b>",
         faults_today=["<i>f</i>"],
         rounds_today=3,
-        handle_today=10000,
         win_today=500,
-        voids_today=0,
         theoretical_win_today=300,
     )
     page = overview_html([t])
@@ -94,24 +91,7 @@ def test_floor_web_refuses_a_store_it_cannot_read() -> None:
 
 
 def _state(**changes: object) -> TableState:
-    from dataclasses import replace
-
-    base = TableState(
-        table_id="t1",
-        game="pai_gow",
-        last_at=datetime.now(UTC),
-        last_round=7,
-        in_play=False,
-        activity="open for bets",
-        hold=None,
-        faults_today=[],
-        rounds_today=5,
-        handle_today=10000,
-        win_today=900,
-        voids_today=0,
-        theoretical_win_today=300,
-    )
-    return replace(base, **changes)
+    return open_table_row(**{"theoretical_win_today": 300, **changes})
 
 
 def test_plain_names_and_wagers_in_the_games_order() -> None:

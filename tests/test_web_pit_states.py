@@ -16,7 +16,7 @@ from controller.web._hold_chart import hold_chart
 from controller.web.pit_app import floor_totals, round_number, table_row
 from controller.web.pit_store import STALE_S, RoundHold
 from tests.test_web_pit_pages import _state
-from tests.web_helpers import TablesOnly
+from tests.web_helpers import TablesOnly, stream_until
 
 LONG = STALE_S * 30  # an hour: silent for it, only a heartbeat would tell
 
@@ -152,12 +152,7 @@ def test_the_live_overview_is_rendered_once_per_change_for_every_stream(monkeypa
         conn.close()
         for n in range(10):
             with socket.create_connection(("127.0.0.1", server.port), timeout=STATE_TIMEOUT_S) as s:
-                s.sendall(f"GET /events?shown=x{n} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n\r\n".encode())
-                got = b""
-                while b"event: overview" not in got:
-                    chunk = s.recv(65536)
-                    assert chunk, got
-                    got += chunk
+                stream_until(s, f"/events?shown=x{n}", cookie, b"event: overview")
     finally:
         server.stop()
     assert rendered == ["overview.html"]

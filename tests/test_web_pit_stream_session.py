@@ -20,7 +20,9 @@ from controller.web._guard import LoginLimiter, Sessions
 from controller.web.pit_app import pit_app
 from controller.web.pit_store import RoundHold, RoundLine, TableState
 from controller.web.server import WebAddress, WebServer
-from tests.test_web_guard import TOKEN, Clock
+from tests.table_helpers import ManualClock
+from tests.test_web_guard import TOKEN
+from tests.web_helpers import ServedApp
 
 
 class EmptyFloor:
@@ -45,16 +47,20 @@ class EmptyFloor:
         return False
 
 
-class Pit:
+class Pit(ServedApp):
     def __init__(self) -> None:
-        self.clock = Clock()
+        self.clock = ManualClock(1000.0)
         self.sessions = Sessions(lifetime_s=3600.0, clock=self.clock)
         app = pit_app(EmptyFloor(), refresh_s=0.05)
-        self.server = WebServer(
-            app, WebAddress("127.0.0.1", 0), token=TOKEN, sessions=self.sessions, limiter=LoginLimiter(clock=self.clock)
+        super().__init__(
+            WebServer(
+                app,
+                WebAddress("127.0.0.1", 0),
+                token=TOKEN,
+                sessions=self.sessions,
+                limiter=LoginLimiter(clock=self.clock),
+            )
         )
-        self.server.start()
-        self.origin = f"http://127.0.0.1:{self.server.port}"
 
     def connect(self) -> http.client.HTTPConnection:
         return http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=STATE_TIMEOUT_S)
@@ -83,15 +89,11 @@ class Pit:
         finally:
             conn.close()
 
-    def stop(self) -> None:
-        self.server.stop()
-
 
 @pytest.fixture
 def pit() -> Iterator[Pit]:
-    p = Pit()
-    yield p
-    p.stop()
+    with Pit() as p:
+        yield p
 
 
 def read_until_end(response: http.client.HTTPResponse, limit: int = 8_000) -> int:

@@ -5,7 +5,6 @@ out the right token, and forwarded headers believed only from a named proxy (iss
 
 from __future__ import annotations
 
-import http.client
 import json
 import re
 from collections.abc import Iterator
@@ -18,14 +17,15 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 from controller.web._guard import LoginLimiter, Sessions
 from controller.web._table_app import table_app
 from controller.web.server import WebAddress, WebServer
-from tests.test_web_guard import PRESS, TOKEN, Clock, FakeFeed, FakePanel, FakeSpots
-from tests.web_helpers import can_bind
+from tests.table_helpers import ManualClock
+from tests.test_web_guard import PRESS, TOKEN, FakeFeed, FakePanel, FakeSpots
+from tests.web_helpers import ServedApp, can_bind
 
 OTHER = "127.0.0.2"
 needs_other = pytest.mark.skipif(not can_bind(OTHER), reason="127.0.0.2 is not usable on this host")
 
 
-class Site:
+class Site(ServedApp):
     """A bench table's view behind the guard with small, injectable limits."""
 
     def __init__(
@@ -33,7 +33,7 @@ class Site:
     ) -> None:
         from controller.web._controls import BenchControls
 
-        self.clock = Clock()
+        self.clock = ManualClock(1000.0)
         self.panel = FakePanel()
         controls = BenchControls(
             {"panel": self.panel, "bet_spots": FakeSpots(), "shoe": None},
@@ -47,33 +47,16 @@ class Site:
         )
         self.sessions = Sessions(lifetime_s=3600.0, clock=self.clock, capacity=capacity, opens_per_minute=opens)
         self.limiter = LoginLimiter(clock=self.clock)
-        self.server = WebServer(
-            table_app(FakeFeed(), controls),
-            WebAddress("127.0.0.1", 0),
-            token=token,
-            sessions=self.sessions,
-            limiter=self.limiter,
-            proxies=proxies,
+        super().__init__(
+            WebServer(
+                table_app(FakeFeed(), controls),
+                WebAddress("127.0.0.1", 0),
+                token=token,
+                sessions=self.sessions,
+                limiter=self.limiter,
+                proxies=proxies,
+            )
         )
-        self.server.start()
-        self.port = self.server.port
-        self.origin = f"http://127.0.0.1:{self.port}"
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        body: bytes | None = None,
-        headers: dict[str, str] | None = None,
-        source: str = "127.0.0.1",
-    ) -> tuple[int, dict[str, str], bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30, source_address=(source, 0))
-        try:
-            conn.request(method, path, body=body, headers=headers or {})
-            r = conn.getresponse()
-            return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
-        finally:
-            conn.close()
 
     def page(self, cookie: str = "", source: str = "127.0.0.1") -> tuple[int, str, str]:
         """(status, cookie, secret on the page) of a page load."""
@@ -93,15 +76,11 @@ class Site:
         status, _, body = self.request("POST", "/api/press", PRESS, headers, source)
         return status, json.loads(body)
 
-    def stop(self) -> None:
-        self.server.stop()
-
 
 @pytest.fixture
 def site() -> Iterator[Site]:
-    s = Site()
-    yield s
-    s.stop()
+    with Site() as s:
+        yield s
 
 
 def test_a_flood_of_page_loads_never_ends_a_session_in_use() -> None:

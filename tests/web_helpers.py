@@ -3,6 +3,7 @@ process on a free loopback port, the raw event stream recorded, and the page's o
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import os
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import run_tablectl
 from deadlines import STATE_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -179,6 +181,83 @@ class BenchProcess:
             self.kill()
             raise
         return out.decode()
+
+
+class FakeFeed:
+    """The view feed a table app reads (``controller.web._feed.TableFeed``'s face): one view,
+    ``text`` at ``version``, until the test publishes another, waking every subscriber as the feed does."""
+
+    def __init__(self, text: str = "{}") -> None:
+        self.version, self.text = 1, text
+        self.subscribers: list[asyncio.Event] = []
+
+    def current(self) -> tuple[int, str]:
+        return self.version, self.text
+
+    def subscribe(self) -> asyncio.Event:
+        event = asyncio.Event()
+        self.subscribers.append(event)
+        return event
+
+    def unsubscribe(self, event: asyncio.Event) -> None:
+        self.subscribers.remove(event)
+
+    def publish(self) -> None:
+        """A new version of the view (its text unchanged), each subscriber woken."""
+        self.version += 1
+        for event in self.subscribers:
+            event.set()
+
+
+def stream_until(s: socket.socket, path: str, cookie: str, marker: bytes) -> bytes:
+    """Open the live stream ``path`` on connected socket ``s`` with the session ``cookie`` and read
+    until ``marker`` (``b"event: view"``) has come: every byte read (fails if the server ends it first)."""
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n\r\n".encode())
+    got = b""
+    while marker not in got:
+        chunk = s.recv(65536)
+        assert chunk, got
+        got += chunk
+    return got
+
+
+class ServedApp:
+    """A web app a test serves (a ``controller.web.server.WebServer``, started here on a free loopback
+    port): its port and Origin, one HTTP request at a time, and its stop (also as a context manager)."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.url: str = server.start()
+        self.port: int = server.port
+        self.origin = f"http://127.0.0.1:{self.port}"
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        source: str | None = None,
+    ) -> tuple[int, dict[str, str], bytes]:
+        """One request, from address ``source`` if given: (status, headers by lower-case name, body)."""
+        address = None if source is None else (source, 0)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT, source_address=address)
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            r = conn.getresponse()
+            return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        """Stop serving."""
+        self.server.stop()
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 class WebClient:
@@ -343,6 +422,13 @@ class Page:
         self._posting(through_the_dialog, f"seat {seat} {spot} {cents}")
         self.settled()
 
+    def bets(self, *wagers: tuple[int, str, int]) -> None:
+        """Place each (seat, spot, cents) through the page, then wait until the page shows them all."""
+        for wager in wagers:
+            self.place(*wager)
+        for wager in reversed(wagers):
+            self.wait_wager(*wager)
+
     def wait_wager(self, seat: int, spot: str, cents: int) -> None:
         wait_for(
             lambda: self.view()["seats"][seat - 1]["wagers"].get(spot, 0) == cents,
@@ -436,9 +522,7 @@ def round_data(journal: Path, number: int) -> dict[str, Any]:
 
 
 def tablectl(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller", *args], input=stdin, capture_output=True, text=True, timeout=TIMEOUT
-    )
+    return run_tablectl(*args, stdin=stdin, timeout=TIMEOUT)
 
 
 def self_signed_cert(folder: Path) -> tuple[Path, Path]:
@@ -492,6 +576,31 @@ class PageServer:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def open_table_row(**changes: Any) -> Any:
+    """A pit row (``controller.web.pit_store.TableState``) of a table open for bets now, no hold and no
+    fault today: pai gow table ``t1`` at round 7, 5 rounds today, 100.00 wagered and 9.00 won, no void;
+    with ``changes`` (any of its fields)."""
+    from datetime import UTC, datetime
+
+    from controller.web.pit_store import TableState
+
+    fields: dict[str, Any] = {
+        "table_id": "t1",
+        "game": "pai_gow",
+        "last_at": datetime.now(UTC),
+        "last_round": 7,
+        "in_play": False,
+        "activity": "open for bets",
+        "hold": None,
+        "faults_today": [],
+        "rounds_today": 5,
+        "handle_today": 10000,
+        "win_today": 900,
+        "voids_today": 0,
+    }
+    return TableState(**{**fields, **changes})
 
 
 class TablesOnly:

@@ -17,7 +17,7 @@ from datetime import date, datetime
 
 from controller.cli._args import Subparsers, command, description
 from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
-from controller.cli._when import TIME_FORMS, local_time, shown_time
+from controller.cli._when import TIME_FORMS, local_time, shown_time, since_after_until
 
 __all__ = ["register", "run"]
 
@@ -61,11 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.since is None:  # a shift, not the year: the journal is read from here on
         args.since = datetime.combine(date.today(), datetime.min.time()).timestamp()
-    if args.until is not None and args.since > args.until:
-        print(
-            f"tablectl holds: --since {shown_time(args.since)} is after --until {shown_time(args.until)}",
-            file=sys.stderr,
-        )
+    if since_after_until("holds", args.since, args.until):
         return 2
     journal, _ = open_journal_from_args(args, "holds")
     status = 0

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from controller.cli._args import Subparsers, command, positive_int
 from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
-from controller.cli._when import TIME_FORMS, local_time, shown_time
+from controller.cli._when import TIME_FORMS, local_time, shown_time, since_after_until
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
@@ -85,11 +85,7 @@ def run(args: argparse.Namespace) -> int:
     if window and (args.round is not None or args.at is not None):
         print("tablectl recall: --since and --until choose rounds by time: not with --round or --at", file=sys.stderr)
         return 2
-    if args.since is not None and args.until is not None and args.since > args.until:
-        print(
-            f"tablectl recall: --since {shown_time(args.since)} is after --until {shown_time(args.until)}",
-            file=sys.stderr,
-        )
+    if since_after_until("recall", args.since, args.until):
         return 2
     journal, _ = open_journal_from_args(args, "recall")
     try:
