@@ -8,15 +8,17 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_helpers import cli
 
 from controller.configuration import FloorConfig
 from controller.floor.forwarder import Forwarder
-from controller.journal import JournalError, SqliteJournal, verify_reader
+from controller.journal import JournalError, NewRecord, SqliteJournal, verify, verify_reader
 from controller.journal.meters import meters_for_round
 from controller.journal.outbox import Outbox
+from controller.journal.store import record_hash
 
 KEY = b"k" * 32
 
@@ -137,3 +139,88 @@ def test_the_forwarder_refuses_a_cut_tail(journal: Path) -> None:
             forwarder(journal)._check_journal(outbox, 0)
     finally:
         outbox.close()
+
+
+def no_snapshots(path: Path, records: int) -> None:
+    """A journal that keeps no snapshot (benchmarks/bench_floor.py's tables): a reader's chain runs
+    from the first record."""
+    j = SqliteJournal(path)
+    try:
+        j.append_batch([NewRecord("CardDealt", {"card": "As", "n": n}, event=True) for n in range(records)])
+    finally:
+        j.close()
+
+
+@pytest.fixture
+def segments(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """The (start, end) of every stretch of chain the readers walk, in order."""
+    walked: list[tuple[int, int]] = []
+    real = verify._segment
+
+    def spy(journal: SqliteJournal, start: int, end: int, *args: Any, **kwargs: Any) -> None:
+        walked.append((start, end))
+        real(journal, start, end, *args, **kwargs)
+
+    monkeypatch.setattr(verify, "_segment", spy)
+    return walked
+
+
+def test_a_forwarder_run_start_verifies_only_what_follows_what_it_verified(
+    tmp_path: Path, segments: list[tuple[int, int]]
+) -> None:
+    """A run start after a reconnection or a late acknowledgement walks the chain from the earlier
+    of the last record an earlier run verified and the acknowledged position (what it sends again),
+    not from the first record: the bench's tables, which keep no snapshot, walked their whole journal
+    at each run start."""
+    path = tmp_path / "j.db"
+    no_snapshots(path, 60)
+    outbox = Outbox(path)
+    try:
+        f = forwarder(path)
+        f._check_journal(outbox, 0)
+        assert segments == [(0, 60)]
+        no_snapshots(path, 10)  # 61..70, written while the run was on
+        segments.clear()
+        f._check_journal(outbox, 55)  # acknowledged up to 55: 56..70 sent again, walked from 55
+        assert segments == [(55, 70)]
+        segments.clear()
+        f._check_journal(outbox, 70)  # nothing new, nothing to send again: nothing walked
+        assert segments == []
+        assert f.status().runs == 3
+    finally:
+        outbox.close()
+
+
+def test_a_run_start_still_sees_a_change_made_since_the_last_one(tmp_path: Path) -> None:
+    """What a run start no longer walks is pinned by the hash of the last record verified: a record
+    before it changed with the chain computed again is refused; one in what is sent again is walked."""
+    path = tmp_path / "j.db"
+    no_snapshots(path, 60)
+    outbox = Outbox(path)
+    try:
+        f = forwarder(path)
+        f._check_journal(outbox, 0)
+        sql(path, "UPDATE records SET data = ? WHERE seq = 58", '{"card":"Kd","n":57}')
+        with pytest.raises(JournalError, match="does not verify, not published: record 58"):
+            f._check_journal(outbox, 50)
+        rechain(path, 10, '{"card":"Kd","n":9}')
+        with pytest.raises(JournalError, match="record 60: not the record verified before"):
+            f._check_journal(outbox, 50)
+    finally:
+        outbox.close()
+
+
+def rechain(path: Path, seq: int, data: str) -> None:
+    """Record ``seq``'s data replaced, and every hash from it on computed again (head included)."""
+    db = sqlite3.connect(path)
+    rows = db.execute("SELECT seq, at, kind, event, data, prev FROM records WHERE seq >= ? ORDER BY seq", (seq,))
+    prev = None
+    for n, at, kind, event, text, old_prev in rows.fetchall():
+        text = data if n == seq else text
+        prev = old_prev if prev is None else prev
+        digest = record_hash(prev, n, at, kind, bool(event), text)
+        db.execute("UPDATE records SET data = ?, prev = ?, hash = ? WHERE seq = ?", (text, prev, digest, n))
+        prev = digest
+    db.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (prev,))
+    db.commit()
+    db.close()

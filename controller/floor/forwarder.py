@@ -109,6 +109,9 @@ class LinkStatus:
     """Records published again (after a failed or late acknowledgement, a reconnection)."""
     refused: int = 0
     """Times the broker refused a record because the table's share of the stream was full."""
+    runs: int = 0
+    """Publishing runs started (the first, then one a reconnection or a late acknowledgement), each
+    after the journal's new records are verified."""
 
     @property
     def backlog(self) -> int:
@@ -237,6 +240,9 @@ class Forwarder:
         """The record the feed is held on and why (a ``stored`` message whose hash is not the
         journal's: the floor holds a record the table never wrote), kept in the journal."""
         self._heard_floor = 0
+        self._verified: tuple[int, str] | None = None
+        """The last record (seq, hash) whose chain a run start verified: the next one verifies after it."""
+        self._runs = 0
         self._resent = 0
         self._refused_count = 0
         self._probing = False
@@ -322,6 +328,7 @@ class Forwarder:
             self._stored,
             self._resent,
             self._refused_count,
+            self._runs,
         )
 
     def wait_told(self, seq: int, timeout: float) -> bool:
@@ -645,7 +652,10 @@ class Forwarder:
     def _check_journal(self, outbox: Outbox, sent: int) -> str | None:
         """Before publishing the backlog: what can be checked cheaply (``verify_reader``: meta, the
         head, the last snapshot, and the chain over the records not yet acknowledged, whose cost is
-        the backlog's, read anyway). The forwarder has no key: a keyed journal gets the links and
+        the backlog's, read anyway), the chain only after the last record an earlier run of this
+        forwarder verified (:attr:`_verified`; before, every run start after a reconnection or a
+        late acknowledgement verified it again from the last snapshot, and from the first record in
+        a journal that keeps none). The forwarder has no key: a keyed journal gets the links and
         the head checked. Raises :class:`JournalError` (the link goes down saying why, and nothing
         is published) when it does not verify; returns the hash the next record must follow."""
         from controller.journal.store import SqliteJournal
@@ -655,10 +665,13 @@ class Forwarder:
         journal = SqliteJournal.open_readonly(self.journal_path)
         try:
             head = journal.last_seq
-            report = verify_reader(journal, [(sent + 1, head)] if head > sent else [])
+            report = verify_reader(journal, [(sent + 1, head)] if head > sent else [], verified=self._verified)
             found = hash_at(journal.db, sent, checked=False)
+            if report.ok and head:
+                self._verified = (head, journal.last_hash)
         finally:
             journal.close()
+        self._runs += 1
         if not report.ok:
             raise JournalError(f"{self.journal_path}: does not verify, not published: {report.problems[0]}")
         return found
