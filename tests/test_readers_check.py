@@ -5,16 +5,18 @@ read without its key gets its links and head checked, and says what it could not
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from cli_helpers import cli
 
 from controller.configuration import FloorConfig
-from controller.floor.forwarder import Forwarder
+from controller.floor.forwarder import Forwarder, _Run
+from controller.floor.publish import Ack
 from controller.journal import JournalError, NewRecord, SqliteJournal, verify, verify_reader
 from controller.journal.meters import meters_for_round
 from controller.journal.outbox import Outbox
@@ -224,3 +226,45 @@ def rechain(path: Path, seq: int, data: str) -> None:
     db.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (prev,))
     db.commit()
     db.close()
+
+
+class _Taken:
+    """A publisher whose broker takes every message at once (what ``_send`` publishes on)."""
+
+    async def publish(self, subject: str, payload: bytes, headers: dict[str, str]) -> asyncio.Future[Any]:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future.set_result(Ack("floor", 1, False))
+        return future
+
+
+def test_what_a_run_sends_is_not_verified_again_at_the_next_run_start(
+    tmp_path: Path, segments: list[tuple[int, int]]
+) -> None:
+    """Each record sent that follows the verified chain, its hash computed again as its message is
+    made, carries the verified position on: the next run start walks only what came after what was
+    sent (a table's first run starts on an empty journal), and a record whose content no longer
+    gives its hash stops it there, so the next run start walks it and refuses it."""
+    path = tmp_path / "j.db"
+    no_snapshots(path, 0)
+    outbox = Outbox(path)
+    try:
+        f = forwarder(path)
+        f._check_journal(outbox, 0)
+        no_snapshots(path, 60)
+
+        async def send(after: int) -> None:
+            run = _Run(cast(Any, _Taken()), after, 0, outbox.hash_of(after) if after else None, outbox)
+            await f._send(outbox.after(after, 1000), run, outbox)
+
+        asyncio.run(send(0))
+        segments.clear()
+        f._check_journal(outbox, 60)
+        assert segments == []
+        no_snapshots(path, 10)
+        sql(path, "UPDATE records SET data = ? WHERE seq = 65", '{"card":"Kd","n":4}')
+        asyncio.run(send(60))
+        with pytest.raises(JournalError, match="does not verify, not published: record 65"):
+            f._check_journal(outbox, 70)
+        assert segments[-1] == (64, 70)
+    finally:
+        outbox.close()

@@ -40,11 +40,11 @@ import nats.js.errors
 from controller.configuration import FloorConfig
 from controller.floor.channel import ChannelError, Heartbeat, decode_to_table, heartbeat_subject, to_table_subject
 from controller.floor.connect import NatsAuth, nats_auth_options
-from controller.floor.messages import Message, Signer, messages_for
+from controller.floor.messages import Message, Signer, mac_of, messages_for
 from controller.floor.publish import Publisher
 from controller.floor.signing import SigningKeyError, read_signing_key, sign_record
 from controller.journal.outbox import Outbox, RawRecord
-from controller.journal.store import JournalError
+from controller.journal.store import GENESIS, JournalError
 
 if TYPE_CHECKING:
     from nats.aio.client import Client
@@ -241,7 +241,10 @@ class Forwarder:
         journal's: the floor holds a record the table never wrote), kept in the journal."""
         self._heard_floor = 0
         self._verified: tuple[int, str] | None = None
-        """The last record (seq, hash) whose chain a run start verified: the next one verifies after it."""
+        """The last record (seq, hash) whose chain is verified: by a run start, then each record sent
+        that follows it, its hash computed again (:meth:`_send`); the next run start verifies after it."""
+        self._links_only = False
+        """The journal is signed with a key this forwarder was not given: only its links are checked."""
         self._runs = 0
         self._resent = 0
         self._refused_count = 0
@@ -615,9 +618,18 @@ class Forwarder:
                     "the journal was changed; not published"
                 )
             run.linked = record.hash
+            mac = mac_of(record)
             messages: list[Message] = messages_for(
-                record, link.table_id, link.subject_prefix, run.recent.between, run.anchor_seq, self._sign
+                record, link.table_id, link.subject_prefix, run.recent.between, run.anchor_seq, self._sign, mac
             )
+            verified = self._verified
+            if (
+                verified is not None
+                and record.seq == verified[0] + 1
+                and record.prev == verified[1]
+                and (mac == "sha256" or self._links_only)
+            ):  # the verified chain goes on: linked, and its hash computed again (what a run start checks)
+                self._verified = (record.seq, record.hash)
             if len(messages) > 1:  # a round: the records before it are no round's any more
                 run.recent.forget_through(record.seq)
             published = False
@@ -653,9 +665,9 @@ class Forwarder:
         """Before publishing the backlog: what can be checked cheaply (``verify_reader``: meta, the
         head, the last snapshot, and the chain over the records not yet acknowledged, whose cost is
         the backlog's, read anyway), the chain only after the last record an earlier run of this
-        forwarder verified (:attr:`_verified`; before, every run start after a reconnection or a
-        late acknowledgement verified it again from the last snapshot, and from the first record in
-        a journal that keeps none). The forwarder has no key: a keyed journal gets the links and
+        forwarder verified, or than what it sends again (:attr:`_verified`, carried on by each record
+        sent; before, every run start after a reconnection or a late acknowledgement verified it
+        again from the last snapshot, and from the first record in a journal that keeps none). The forwarder has no key: a keyed journal gets the links and
         the head checked. Raises :class:`JournalError` (the link goes down saying why, and nothing
         is published) when it does not verify; returns the hash the next record must follow."""
         from controller.journal.store import SqliteJournal
@@ -667,8 +679,10 @@ class Forwarder:
             head = journal.last_seq
             report = verify_reader(journal, [(sent + 1, head)] if head > sent else [], verified=self._verified)
             found = hash_at(journal.db, sent, checked=False)
-            if report.ok and head:
-                self._verified = (head, journal.last_hash)
+            if report.ok:
+                self._links_only = bool(report.notes)  # signed with a key the forwarder was not given
+                anchor = (int(journal.meta("anchor_seq") or 0), journal.meta("anchor_hash") or GENESIS)
+                self._verified = (head, journal.last_hash) if head else anchor  # nothing yet: the chain's start
         finally:
             journal.close()
         self._runs += 1
