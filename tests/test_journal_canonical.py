@@ -53,7 +53,7 @@ VALUES = st.recursive(
 )
 
 
-@settings(max_examples=3000)
+@settings(max_examples=1000)
 @given(VALUES)
 def test_the_text_is_the_stdlibs_for_any_value(value: Any) -> None:
     assert written(value) == stdlib(value)
