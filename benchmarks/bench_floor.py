@@ -178,6 +178,7 @@ def table_process(
     resent: Any,
     acked: Any,
     refused: Any,
+    runs: Any,
     slot: int,
     sync: str,
     per_commit: int,
@@ -209,6 +210,7 @@ def table_process(
             resent[slot] = sum(t.forwarder.status().resent for t in tables)
             acked[slot] = sum(t.forwarder.status().acked for t in tables)
             refused[slot] = sum(t.forwarder.status().refused for t in tables)
+            runs[slot] = sum(t.forwarder.status().runs for t in tables)
             time.sleep(0.05)
             next_at = time.monotonic()
             continue
@@ -232,6 +234,7 @@ def table_process(
             resent[slot] = sum(t.forwarder.status().resent for t in tables)
             acked[slot] = sum(t.forwarder.status().acked for t in tables)
             refused[slot] = sum(t.forwarder.status().refused for t in tables)
+            runs[slot] = sum(t.forwarder.status().runs for t in tables)
     deadline = time.monotonic() + patience
     for t in tables:  # the backlog sent before stopping
         t.forwarder.wait_acked(t.journal.last_seq, max(0.0, deadline - time.monotonic()))
@@ -453,6 +456,7 @@ class _Run:
     resent: Any
     acked: Any
     refused: Any
+    runs: Any
     writer_cpu: Any
     db: str = ""
     workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
@@ -514,6 +518,7 @@ class _Run:
                     self.resent,
                     self.acked,
                     self.refused,
+                    self.runs,
                     p,
                     args.sync,
                     args.per_commit,
@@ -551,7 +556,7 @@ class _Run:
         per record and the records/s end to end."""
         args = self.args
         before_written, before_stored, c0 = self.total(), stored(self.db), self.cpu()
-        r0, f0 = sum(self.resent[:]), sum(self.refused[:])
+        r0, f0, s0 = sum(self.resent[:]), sum(self.refused[:]), sum(self.runs[:])
         self.phase.value = FULL
         start = time.monotonic()
         time.sleep(args.full)
@@ -581,7 +586,9 @@ class _Run:
         print(
             f"            records sent again (the floor store keeps each once): {sum(self.resent[:]) - r0:,} at full "
             f"speed, {r0:,} before (after a refusal or a timed-out acknowledgement); the broker refused a record "
-            f"(a table's share of the stream full) {sum(self.refused[:]) - f0:,} times at full speed, {f0:,} before"
+            f"(a table's share of the stream full) {sum(self.refused[:]) - f0:,} times at full speed, {f0:,} before; "
+            f"publishing runs started (each verifies the journal's new records) {sum(self.runs[:]) - s0:,} at full "
+            f"speed, {s0:,} before"
         )
         return full_cpu, e2e
 
@@ -669,7 +676,7 @@ def run(args: argparse.Namespace) -> bool:
     broker = LocalNats(base / "nats", auth=auth)
     bare = LocalNats(base / "nats-bare")  # the floor's: the bare engine, no auth, no TLS
     postgres = LocalPostgres(base / "postgres", settings={"track_commit_timestamp": "on"})
-    arrays = tuple(mp.Array("q", args.procs) for _ in range(4))
+    arrays = tuple(mp.Array("q", args.procs) for _ in range(5))
     bench = _Run(args, broker, postgres, mp.Value("i", REALISTIC), *arrays, mp.Array("d", args.procs))
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,15 @@ import pytest
 
 from controller.configuration import config_dir, load_table
 from controller.game.mississippi_stud._machine import MississippiTable
-from controller.journal import SCHEMA_VERSION, JournalError, JournalFull, NewRecord, SqliteJournal, verify_journal
+from controller.journal import (
+    SCHEMA_VERSION,
+    JournalError,
+    JournalFull,
+    NewRecord,
+    SqliteJournal,
+    checkpoint,
+    verify_journal,
+)
 from controller.journal.meters import meters_for_round
 from controller.journal.outbox import Outbox
 from controller.journal.records import event_record
@@ -88,6 +96,32 @@ def test_a_batch_is_chained_indexed_and_committed_as_one_like_single_appends(tmp
     assert many.round_seqs() == one.round_seqs() == [(1, 2)] and many.meters() == one.meters()
     assert many.append("SpotReport", spot, event=True) == 4 and verify_journal(many).ok
     assert many.append_batch([]) == []
+
+
+def test_a_batch_across_a_meters_checkpoint_is_the_single_appends_record_for_record(tmp_path: Path) -> None:
+    """The batch inserts its rows together: those before a round are in before the round's index
+    and the checkpoint (which reads the rounds' records) are written, as single appends have them."""
+    spot = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
+    batch: list[NewRecord] = []
+    for n in range(1, checkpoint.EVERY + 2):
+        batch.append(NewRecord("SpotReport", {**spot, "n": n}, event=True))
+        batch.append(NewRecord("RoundSettled", {**ROUND_1, "round": n}, round_no=n, meters=meters_for_round(ROUND_1)))
+    batch.append(NewRecord("ButtonChanged", {"button": "deal", "small": 1e-05, "none": None}, event=True))
+    one = SqliteJournal(tmp_path / "one.db", clock=lambda: 1000.0)
+    for r in batch:
+        if r.round_no is None:
+            one.append(r.kind, dict(r.data), r.event)
+        else:
+            one.append_round(r.round_no, dict(r.data), r.meters or {})
+    many = SqliteJournal(tmp_path / "many.db", clock=lambda: 1000.0)
+    many.append_batch(batch[:3])  # a batch may start after a round's record
+    many.append_batch(batch[3:])
+    query = "SELECT seq, at, kind, event, data, prev, hash FROM records ORDER BY seq"
+    rows = many.db.execute(query).fetchall()
+    assert rows == one.db.execute(query).fetchall() and len(rows) == len(batch) + 1  # and the checkpoint
+    assert [r[2] for r in rows].count(checkpoint.KIND) == 1
+    assert many.round_seqs() == one.round_seqs() and many.meters() == one.meters()
+    assert verify_journal(many).ok
 
 
 def test_a_batch_that_fails_keeps_none_of_its_records(tmp_path: Path) -> None:

@@ -5,18 +5,22 @@ read without its key gets its links and head checked, and says what it could not
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from cli_helpers import cli
 
 from controller.configuration import FloorConfig
-from controller.floor.forwarder import Forwarder
-from controller.journal import JournalError, SqliteJournal, verify_reader
+from controller.floor.forwarder import Forwarder, _Run
+from controller.floor.publish import Ack
+from controller.journal import JournalError, NewRecord, SqliteJournal, verify, verify_reader
 from controller.journal.meters import meters_for_round
 from controller.journal.outbox import Outbox
+from controller.journal.store import record_hash
 
 KEY = b"k" * 32
 
@@ -135,5 +139,132 @@ def test_the_forwarder_refuses_a_cut_tail(journal: Path) -> None:
     try:
         with pytest.raises(JournalError, match="missing"):
             forwarder(journal)._check_journal(outbox, 0)
+    finally:
+        outbox.close()
+
+
+def no_snapshots(path: Path, records: int) -> None:
+    """A journal that keeps no snapshot (benchmarks/bench_floor.py's tables): a reader's chain runs
+    from the first record."""
+    j = SqliteJournal(path)
+    try:
+        j.append_batch([NewRecord("CardDealt", {"card": "As", "n": n}, event=True) for n in range(records)])
+    finally:
+        j.close()
+
+
+@pytest.fixture
+def segments(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """The (start, end) of every stretch of chain the readers walk, in order."""
+    walked: list[tuple[int, int]] = []
+    real = verify._segment
+
+    def spy(journal: SqliteJournal, start: int, end: int, *args: Any, **kwargs: Any) -> None:
+        walked.append((start, end))
+        real(journal, start, end, *args, **kwargs)
+
+    monkeypatch.setattr(verify, "_segment", spy)
+    return walked
+
+
+def test_a_forwarder_run_start_verifies_only_what_follows_what_it_verified(
+    tmp_path: Path, segments: list[tuple[int, int]]
+) -> None:
+    """A run start after a reconnection or a late acknowledgement walks the chain from the earlier
+    of the last record an earlier run verified and the acknowledged position (what it sends again),
+    not from the first record: the bench's tables, which keep no snapshot, walked their whole journal
+    at each run start."""
+    path = tmp_path / "j.db"
+    no_snapshots(path, 60)
+    outbox = Outbox(path)
+    try:
+        f = forwarder(path)
+        f._check_journal(outbox, 0)
+        assert segments == [(0, 60)]
+        no_snapshots(path, 10)  # 61..70, written while the run was on
+        segments.clear()
+        f._check_journal(outbox, 55)  # acknowledged up to 55: 56..70 sent again, walked from 55
+        assert segments == [(55, 70)]
+        segments.clear()
+        f._check_journal(outbox, 70)  # nothing new, nothing to send again: nothing walked
+        assert segments == []
+        assert f.status().runs == 3
+    finally:
+        outbox.close()
+
+
+def test_a_run_start_still_sees_a_change_made_since_the_last_one(tmp_path: Path) -> None:
+    """What a run start no longer walks is pinned by the hash of the last record verified: a record
+    before it changed with the chain computed again is refused; one in what is sent again is walked."""
+    path = tmp_path / "j.db"
+    no_snapshots(path, 60)
+    outbox = Outbox(path)
+    try:
+        f = forwarder(path)
+        f._check_journal(outbox, 0)
+        sql(path, "UPDATE records SET data = ? WHERE seq = 58", '{"card":"Kd","n":57}')
+        with pytest.raises(JournalError, match="does not verify, not published: record 58"):
+            f._check_journal(outbox, 50)
+        rechain(path, 10, '{"card":"Kd","n":9}')
+        with pytest.raises(JournalError, match="record 60: not the record verified before"):
+            f._check_journal(outbox, 50)
+    finally:
+        outbox.close()
+
+
+def rechain(path: Path, seq: int, data: str) -> None:
+    """Record ``seq``'s data replaced, and every hash from it on computed again (head included)."""
+    db = sqlite3.connect(path)
+    rows = db.execute("SELECT seq, at, kind, event, data, prev FROM records WHERE seq >= ? ORDER BY seq", (seq,))
+    prev = None
+    for n, at, kind, event, text, old_prev in rows.fetchall():
+        text = data if n == seq else text
+        prev = old_prev if prev is None else prev
+        digest = record_hash(prev, n, at, kind, bool(event), text)
+        db.execute("UPDATE records SET data = ?, prev = ?, hash = ? WHERE seq = ?", (text, prev, digest, n))
+        prev = digest
+    db.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (prev,))
+    db.commit()
+    db.close()
+
+
+class _Taken:
+    """A publisher whose broker takes every message at once (what ``_send`` publishes on)."""
+
+    async def publish(self, subject: str, payload: bytes, headers: dict[str, str]) -> asyncio.Future[Any]:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future.set_result(Ack("floor", 1, False))
+        return future
+
+
+def test_what_a_run_sends_is_not_verified_again_at_the_next_run_start(
+    tmp_path: Path, segments: list[tuple[int, int]]
+) -> None:
+    """Each record sent that follows the verified chain, its hash computed again as its message is
+    made, carries the verified position on: the next run start walks only what came after what was
+    sent (a table's first run starts on an empty journal), and a record whose content no longer
+    gives its hash stops it there, so the next run start walks it and refuses it."""
+    path = tmp_path / "j.db"
+    no_snapshots(path, 0)
+    outbox = Outbox(path)
+    try:
+        f = forwarder(path)
+        f._check_journal(outbox, 0)
+        no_snapshots(path, 60)
+
+        async def send(after: int) -> None:
+            run = _Run(cast(Any, _Taken()), after, 0, outbox.hash_of(after) if after else None, outbox)
+            await f._send(outbox.after(after, 1000), run, outbox)
+
+        asyncio.run(send(0))
+        segments.clear()
+        f._check_journal(outbox, 60)
+        assert segments == []
+        no_snapshots(path, 10)
+        sql(path, "UPDATE records SET data = ? WHERE seq = 65", '{"card":"Kd","n":4}')
+        asyncio.run(send(60))
+        with pytest.raises(JournalError, match="does not verify, not published: record 65"):
+            f._check_journal(outbox, 70)
+        assert segments[-1] == (64, 70)
     finally:
         outbox.close()

@@ -40,11 +40,11 @@ import nats.js.errors
 from controller.configuration import FloorConfig
 from controller.floor.channel import ChannelError, Heartbeat, decode_to_table, heartbeat_subject, to_table_subject
 from controller.floor.connect import NatsAuth, nats_auth_options
-from controller.floor.messages import Message, Signer, messages_for
+from controller.floor.messages import Message, Signer, mac_of, messages_for
 from controller.floor.publish import Publisher
 from controller.floor.signing import SigningKeyError, read_signing_key, sign_record
 from controller.journal.outbox import Outbox, RawRecord
-from controller.journal.store import JournalError
+from controller.journal.store import GENESIS, JournalError
 
 if TYPE_CHECKING:
     from nats.aio.client import Client
@@ -109,6 +109,9 @@ class LinkStatus:
     """Records published again (after a failed or late acknowledgement, a reconnection)."""
     refused: int = 0
     """Times the broker refused a record because the table's share of the stream was full."""
+    runs: int = 0
+    """Publishing runs started (the first, then one a reconnection or a late acknowledgement), each
+    after the journal's new records are verified."""
 
     @property
     def backlog(self) -> int:
@@ -237,6 +240,12 @@ class Forwarder:
         """The record the feed is held on and why (a ``stored`` message whose hash is not the
         journal's: the floor holds a record the table never wrote), kept in the journal."""
         self._heard_floor = 0
+        self._verified: tuple[int, str] | None = None
+        """The last record (seq, hash) whose chain is verified: by a run start, then each record sent
+        that follows it, its hash computed again (:meth:`_send`); the next run start verifies after it."""
+        self._links_only = False
+        """The journal is signed with a key this forwarder was not given: only its links are checked."""
+        self._runs = 0
         self._resent = 0
         self._refused_count = 0
         self._probing = False
@@ -322,6 +331,7 @@ class Forwarder:
             self._stored,
             self._resent,
             self._refused_count,
+            self._runs,
         )
 
     def wait_told(self, seq: int, timeout: float) -> bool:
@@ -608,9 +618,18 @@ class Forwarder:
                     "the journal was changed; not published"
                 )
             run.linked = record.hash
+            mac = mac_of(record)
             messages: list[Message] = messages_for(
-                record, link.table_id, link.subject_prefix, run.recent.between, run.anchor_seq, self._sign
+                record, link.table_id, link.subject_prefix, run.recent.between, run.anchor_seq, self._sign, mac
             )
+            verified = self._verified
+            if (
+                verified is not None
+                and record.seq == verified[0] + 1
+                and record.prev == verified[1]
+                and (mac == "sha256" or self._links_only)
+            ):  # the verified chain goes on: linked, and its hash computed again (what a run start checks)
+                self._verified = (record.seq, record.hash)
             if len(messages) > 1:  # a round: the records before it are no round's any more
                 run.recent.forget_through(record.seq)
             published = False
@@ -645,7 +664,10 @@ class Forwarder:
     def _check_journal(self, outbox: Outbox, sent: int) -> str | None:
         """Before publishing the backlog: what can be checked cheaply (``verify_reader``: meta, the
         head, the last snapshot, and the chain over the records not yet acknowledged, whose cost is
-        the backlog's, read anyway). The forwarder has no key: a keyed journal gets the links and
+        the backlog's, read anyway), the chain only after the last record an earlier run of this
+        forwarder verified, or than what it sends again (:attr:`_verified`, carried on by each record
+        sent; before, every run start after a reconnection or a late acknowledgement verified it
+        again from the last snapshot, and from the first record in a journal that keeps none). The forwarder has no key: a keyed journal gets the links and
         the head checked. Raises :class:`JournalError` (the link goes down saying why, and nothing
         is published) when it does not verify; returns the hash the next record must follow."""
         from controller.journal.store import SqliteJournal
@@ -655,10 +677,15 @@ class Forwarder:
         journal = SqliteJournal.open_readonly(self.journal_path)
         try:
             head = journal.last_seq
-            report = verify_reader(journal, [(sent + 1, head)] if head > sent else [])
+            report = verify_reader(journal, [(sent + 1, head)] if head > sent else [], verified=self._verified)
             found = hash_at(journal.db, sent, checked=False)
+            if report.ok:
+                self._links_only = bool(report.notes)  # signed with a key the forwarder was not given
+                anchor = (int(journal.meta("anchor_seq") or 0), journal.meta("anchor_hash") or GENESIS)
+                self._verified = (head, journal.last_hash) if head else anchor  # nothing yet: the chain's start
         finally:
             journal.close()
+        self._runs += 1
         if not report.ok:
             raise JournalError(f"{self.journal_path}: does not verify, not published: {report.problems[0]}")
         return found

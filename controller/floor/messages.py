@@ -113,16 +113,18 @@ def messages_for(
     round_events: Callable[[int, int], list[RawRecord]],
     anchor_seq: int = 0,
     sign: Signer | None = None,
+    mac: str | None = None,
 ) -> list[Message]:
     """The messages for one journal record (two for a round: ``.round`` and ``.meters``).
     ``round_events(first, last)`` reads a round's records from the journal; ``anchor_seq`` is
     the journal's pruning anchor (0: nothing pruned): the record right after it says so
     (``"anchor"``), so a floor that has nothing of the table yet knows where its chain starts.
     With ``sign`` (the table's signing key) every message carries the record's signature
-    (``"sig"``), which the floor checks against the table's registered public key."""
+    (``"sig"``), which the floor checks against the table's registered public key. ``mac``:
+    :func:`mac_of` the record, when the caller computed it already."""
     cls = record_class(record.kind, record.data)
     msg_id = f"{table_id}/{record.seq}"
-    mac = mac_of(record)
+    mac = mac_of(record) if mac is None else mac
     sig = sign(table_id, record.seq, record.prev, record.hash, mac) if sign is not None else None
     if cls != "round":
         text = record.data

@@ -614,14 +614,23 @@ def _anchor_unsigned(journal: SqliteJournal, report: VerifyReport) -> tuple[int,
     return int(raw_seq), journal.meta("anchor_hash") or GENESIS
 
 
-def verify_reader(journal: SqliteJournal, shown: Iterable[tuple[int, int]] = ()) -> VerifyReport:
+def verify_reader(
+    journal: SqliteJournal, shown: Iterable[tuple[int, int]] = (), verified: tuple[int, str] | None = None
+) -> VerifyReport:
     """What a reader (``recall``, ``meters``, ``status``, the forwarder) checks before it trusts what
     it reads, in time that does not grow with the journal: ``meta`` against its hash, the head
     (records cut from the end), the chain from the last snapshot to the end, and for each range of
     records ``shown`` (first, last) the chain between the snapshots kept around it, each bound to
     the chain by its hash. A change anywhere before the last snapshot that computed the chain again
     breaks the last snapshot's binding; one that did not breaks the records' own hashes where they
-    are read. ``journal verify`` still checks everything else (every record, the meters)."""
+    are read. ``journal verify`` still checks everything else (every record, the meters).
+
+    ``verified``: (seq, hash) of a record whose chain this reader verified before (a forwarder's
+    earlier run): the chain is checked from it on, or from the first record ``shown`` when that is
+    earlier (walked through it, so that a change there that computed the chain again shows), not
+    again before, when the journal still holds that record with that hash (a change before it that
+    computed the chain again changes its hash: a problem named here); one no longer kept (pruned)
+    is not used."""
     report = VerifyReport()
     try:
         links_only = _signed_without_key(journal)
@@ -637,10 +646,15 @@ def verify_reader(journal: SqliteJournal, shown: Iterable[tuple[int, int]] = ())
         if anchor is None:
             return report
         last_seq = _head(journal, report)
+        shown = list(shown)
         segments = {_bracket(journal, lo, hi, anchor, last_seq) for lo, hi in shown}
         last_snapshot = journal.db.execute("SELECT MAX(seq) FROM snapshots").fetchone()[0]
         tail_from = max(int(last_snapshot), anchor[0]) if isinstance(last_snapshot, int) else anchor[0]
         segments.add((tail_from, last_seq))
+        if verified is not None:
+            cut = min([verified[0]] + [lo - 1 for lo, _ in shown])
+            segments = _after_verified(journal, segments, verified, cut, anchor, last_seq, report, links_only)
+            anchor = verified if verified[0] > anchor[0] else anchor
         for start, end in sorted(segments):
             _segment(journal, start, end, anchor, report, links_only)
             if report.problems:
@@ -649,6 +663,31 @@ def verify_reader(journal: SqliteJournal, shown: Iterable[tuple[int, int]] = ())
     except _DAMAGE as exc:
         report.bad(0, f"the journal is unreadable ({exc}): the file is damaged")
     return report
+
+
+def _after_verified(
+    journal: SqliteJournal,
+    segments: set[tuple[int, int]],
+    verified: tuple[int, str],
+    cut: int,
+    anchor: tuple[int, str],
+    last_seq: int,
+    report: VerifyReport,
+    links_only: bool,
+) -> set[tuple[int, int]]:
+    """``segments`` cut to what follows record ``cut`` (at or before record ``verified``, whose
+    (seq, hash) the reader verified before), once the journal is seen to hold that record with that
+    hash; unchanged when it is not past the anchor or not kept."""
+    seq, digest = verified
+    if not anchor[0] < seq <= last_seq or cut <= anchor[0]:
+        return segments
+    found = hash_at(journal.db, seq, journal.key, checked=not links_only)
+    if found is None or found == "":
+        return segments  # not kept (pruned or folded out of reach): checked as if never verified
+    if found != digest:
+        report.bad(seq, f"record {seq}: not the record verified before (hash {found[:16]}...): changed since")
+        return set()
+    return {(max(start, cut), end) for start, end in segments if end > cut}
 
 
 def verify_prune(journal: SqliteJournal, removed: Iterable[tuple[int, int]]) -> tuple[VerifyReport, tuple[int, str]]:
