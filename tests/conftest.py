@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from controller.hands import BOSTON5, HandValue, evaluate_best
 from controller.hands.rules import HandRules
 from controller.vocab import ALL_CARDS, Card, parse_cards
+from tests.deadlines import STATE_TIMEOUT_S
 from tests.floor_fixtures import floor_db, floor_folder, floor_link, floor_site  # noqa: F401  (the floor's shared servers)
 
 if TYPE_CHECKING:
@@ -102,11 +103,13 @@ def _open_fds() -> set[str]:
 
 @pytest.fixture(autouse=True)
 def no_leaks():
-    """Fail any test that leaves a thread, port, pty or file descriptor open."""
+    """Fail any test that leaves a thread, port, pty or file descriptor open. What a test closed
+    may take a while to be gone (a thread ending, a port closed by its thread): the check waits
+    for that state with the tests' one deadline, not a few seconds a loaded machine can overrun."""
     threads = set(threading.enumerate())
     fds = _open_fds()
     yield
-    deadline = time.monotonic() + 3.0
+    deadline = time.monotonic() + STATE_TIMEOUT_S
     while True:
         extra_threads = [t for t in threading.enumerate() if t not in threads and t.is_alive()]
         extra_fds = _open_fds() - fds

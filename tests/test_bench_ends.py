@@ -25,8 +25,9 @@ from controller.cli import main
 from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
 from controller.table._snapshot_file import snapshot_path
+from drivers.link import LinkConfig
 from hil import bench as bench_module
-from hil.bench import Player, run_bench
+from hil.bench import BENCH_LINK, Player, run_bench
 from hil.device import SimDevice
 from hil.devices import BetSpotSim, ShoeSim
 
@@ -134,39 +135,75 @@ def test_a_bug_in_the_players_is_one_line_with_its_place(tmp_path: Path, monkeyp
     assert summary.exit_status == 1
 
 
+class _Starved:
+    """Every simulated device silent at once, as in a process starved on a loaded machine: from
+    round 2's second shoe load on, each device holds the requests it is sent instead of answering
+    them, until every device has held :attr:`copies` of them; then each answers all it holds at
+    once (late replies, the retries' answers among them), as a starved thread does when it runs
+    again. The stall ends at a state (requests counted), never after a time: the link sends a
+    request again only after its response timeout, on its own clock, so that many requests span
+    more than a real table's ``link_down_s`` of silence however slowly the machine runs."""
+
+    copies = int(LinkConfig().link_down_s / BENCH_LINK.response_timeout_s) + 2
+    """Requests each device holds: ``copies - 1`` response timeouts after the first is longer
+    than a real table's ``link_down_s`` (whose links would be down by then, and opened again)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.started = False
+        self.released = threading.Event()
+        self.devices: set[SimDevice] = set()  # every device asked anything (each is polled from the start)
+        self.stalled: frozenset[SimDevice] = frozenset()  # the devices silent from the stall's start
+        self.held: dict[SimDevice, list[Any]] = {}
+        self.reply_to, self.load = SimDevice.reply_to, ShoeSim.load
+        self.loads = 0
+
+    def stalling_load(self, shoe: ShoeSim, cards: Any) -> None:
+        """The shoe's load; the second starts the stall (round 2's cards are then dealt into it)."""
+        self.load(shoe, cards)
+        with self.lock:
+            self.loads += 1
+            if self.loads == 2:
+                self.started, self.stalled = True, frozenset(self.devices)
+                self.held = {device: [] for device in self.stalled}
+
+    def reply(self, device: SimDevice, frame: Any) -> bytes | None:
+        """The device's reply to ``frame``: none while stalled (held), all held ones at its release."""
+        if frame.address != device.address:
+            return self.reply_to(device, frame)
+        with self.lock:
+            self.devices.add(device)
+            held = self.held.get(device) if self.started else None
+            if held is not None:
+                held.append(frame)
+                if all(len(frames) >= self.copies for frames in self.held.values()):
+                    self.released.set()
+                if not self.released.is_set():
+                    return None
+                del self.held[device]  # answered below; answers directly from now on
+        if held is None:
+            return self.reply_to(device, frame)
+        replies = (self.reply_to(device, f) for f in held)
+        return b"".join(r for r in replies if r is not None)
+
+
 @pytest.mark.parametrize("game", ["mississippi_stud", "boston5", "pai_gow"])
 def test_a_process_starved_for_seconds_mid_deal_still_passes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, game: str
 ) -> None:
-    """Every simulated device goes silent for 3 s at once while round 2's cards are dealt, as
-    when the bench's process is starved on a loaded machine: with a real device's timing (link
-    down after 1 s) every link went down and the cards dealt meanwhile waited for a supervisor;
-    the bench's links ride it out."""
-    stalled = threading.Event()
-    quiet_until = [0.0]
-    reply_to, load = SimDevice.reply_to, ShoeSim.load
-    loads = [0]
-
-    def slow_reply(self: SimDevice, frame: Any) -> bytes | None:
-        left = quiet_until[0] - time.monotonic()
-        if left > 0:
-            time.sleep(left)
-        return reply_to(self, frame)
-
-    def stalling_load(self: ShoeSim, cards: Any) -> None:
-        loads[0] += 1
-        load(self, cards)
-        if loads[0] == 2 and not stalled.is_set():
-            stalled.set()
-            quiet_until[0] = time.monotonic() + 3.0
-
-    monkeypatch.setattr(SimDevice, "reply_to", slow_reply)
-    monkeypatch.setattr(ShoeSim, "load", stalling_load)
+    """Every simulated device goes silent at once while round 2's cards are dealt, for longer
+    than a real table's ``link_down_s`` on the links' own clocks (:class:`_Starved`), as when the
+    bench's process is starved on a loaded machine: with a real device's timing (a command failed
+    after three tries, a link down after 1 s) the table held for a supervisor the bench does not
+    have; the bench's links (``BENCH_LINK``) ride it out."""
+    starved = _Starved()
+    monkeypatch.setattr(SimDevice, "reply_to", lambda device, frame: starved.reply(device, frame))
+    monkeypatch.setattr(ShoeSim, "load", lambda shoe, cards: starved.stalling_load(shoe, cards))
     table = load_table(config_dir() / "bench" / f"{game}.yaml")
     summary = run_bench(table, seats=3, rounds=3, seed=5, progress=False, journal_path=tmp_path / "j.db")
-    assert stalled.is_set()
     assert summary.failure is None and summary.exit_status == 0, summary.lines()
     assert summary.rounds == 3 and summary.link_downs == 0 and summary.holds == 0
+    assert starved.released.is_set() and len(starved.stalled) == 3  # the stall did happen, to every device
 
 
 def test_a_write_whose_thread_ran_late_does_not_take_a_link_down(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cli_helpers import real_table_config, run_tablectl, tablectl_process
+from deadlines import STATE_TIMEOUT_S
 
 from controller.docgen.diagram import MACHINES, diagram
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
@@ -25,14 +26,17 @@ def test_checked_in_diagrams_are_current() -> None:
 
 
 def test_diagram_is_drawn_from_the_machine() -> None:
-    text = run_tablectl("diagram", "--game", "mississippi_stud", timeout=60).stdout
+    text = run_tablectl("diagram", "--game", "mississippi_stud", timeout=STATE_TIMEOUT_S).stdout
     assert text.startswith("---") and "stateDiagram-v2" in text
     assert "THIRD_STREET --> FOURTH_STREET: reveal" in text and "HOLD" in text
 
 
-def _until(cond: Callable[[], bool], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond() and time.monotonic() < deadline:
+def _until(cond: Callable[[], bool], what: str) -> None:
+    """Wait for the state ``cond`` says (a table started in a subprocess: seconds alone, over a
+    minute on a loaded machine), failing on ``what`` after the tests' one deadline."""
+    deadline = time.monotonic() + STATE_TIMEOUT_S
+    while not cond():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.05)
 
 
@@ -51,7 +55,7 @@ def _run_table(command: list[str], sims: dict, tmp_path: Path, config: Path, che
         check()
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
+        assert proc.wait(timeout=STATE_TIMEOUT_S) == 0
         log = proc.stderr.read()
         proc.stderr.close()
         for server in servers.values():
@@ -76,10 +80,10 @@ def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path
     )  # --allow-unapproved: the shipped paytables are examples, none approved
 
     def first() -> None:
-        _until(lambda: "round 1: place bets; then no more bets" in sims["panel"].display.values(), 20)
+        _until(lambda: "round 1: place bets; then no more bets" in sims["panel"].display.values(), "round 1's screen")
         assert sims["panel"].display.get(1) == "R1 betting"
         sims["bet_spots"].place(2, "ante", 500)
-        _until(lambda: sims["bet_spots"].lamps.get((2, "ante")) == "open", 10)
+        _until(lambda: sims["bet_spots"].lamps.get((2, "ante")) == "open", "the ante's lamp")
         assert sims["bet_spots"].lamps[(2, "ante")] == "open"
 
     log = _run_table(command, sims, tmp_path, config, first)
@@ -88,7 +92,7 @@ def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path
     sims["bet_spots"].lamps.clear()
 
     def again() -> None:
-        _until(lambda: sims["bet_spots"].lamps.get((2, "ante")) == "open", 20)
+        _until(lambda: sims["bet_spots"].lamps.get((2, "ante")) == "open", "the ante's lamp sent again")
         assert sims["bet_spots"].lamps.get((2, "ante")) == "open"
 
     assert "recovered round 1 (betting)" in _run_table(command, sims, tmp_path, config, again)
@@ -96,7 +100,11 @@ def test_run_serves_the_table_on_its_ports_and_stops_cleanly_on_sigterm(tmp_path
 
 def test_run_refuses_a_bench_config() -> None:
     proc = run_tablectl(
-        "run", "--config", "config/bench/mississippi_stud.yaml", timeout=60, cwd=Path(__file__).resolve().parent.parent
+        "run",
+        "--config",
+        "config/bench/mississippi_stud.yaml",
+        timeout=STATE_TIMEOUT_S,
+        cwd=Path(__file__).resolve().parent.parent,
     )
     assert proc.returncode == 2 and "sim://shoe is served by `tablectl bench`" in proc.stderr
 
@@ -108,7 +116,9 @@ def test_run_refuses_a_driver_name_that_loads_no_driver_class(tmp_path: Path) ->
         "import sys; from drivers import registry; from controller.cli import main; "
         "registry.DRIVERS['shoe'] = 'drivers.link:LinkConfig'; sys.exit(main(sys.argv[1:]))"
     )
-    proc = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *argv], capture_output=True, text=True, timeout=STATE_TIMEOUT_S
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert "tablectl run: driver 'shoe' (drivers.link:LinkConfig) is not a driver class" in proc.stderr
 
