@@ -16,6 +16,10 @@ Run ``python benchmarks/bench_table.py [--rounds N]``. Measured in one run:
 * rounds/s over ptys: the bench table (simulators, real drivers, simulated players);
 * peak RSS and time to ready of ``tablectl bench`` run as its own process.
 
+Once the measured table has started, what the start made is frozen out of the garbage
+collector's scans (:func:`~controller.table.runtime.freeze_start_up`, as ``tablectl run`` and
+``tablectl bench`` do); the floor is measured after it in the same process.
+
 Before it measures, the hand tables are completed (they fill on each hand's first look-up) and each
 game plays and settles 200 other rounds untimed (:func:`warm_up`): the floor settles the rounds the
 table played, after it, and would otherwise reuse what the table had just looked up for the first time.
@@ -45,6 +49,7 @@ from controller.game.record import settle_record
 from controller.table.devices import RecordingDevices
 from controller.table.engine import Engine
 from controller.table.game_tables import GAME_TABLES
+from controller.table.runtime import freeze_start_up
 from controller.vocab import deck
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
@@ -134,6 +139,7 @@ def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, l
     model.machine.prepare_event.append(lambda *_: triggers.__setitem__(0, triggers[0] + 1))  # every trigger fired
     engine = Engine(model.handle)
     model.open_table()
+    freeze_start_up()  # as `tablectl run` does once its table has started
     per_event: list[float] = []
     start = time.process_time()  # CPU time: the machine is shared, wall time measures the neighbours too
     for events in rounds_events:
@@ -163,6 +169,7 @@ def snapshot_cost(cls: type, table_path: Path, make, rounds: int) -> tuple[float
     model = cls(table, RecordingDevices())
     engine = Engine(model.handle)
     model.open_table()
+    freeze_start_up()
     handled = built = 0.0
     events = 0
     for round_events in rounds_events:

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.configuration import ConfigError, load_table
     from controller.journal import JournalError
     from controller.table.journal_files import open_journal
-    from controller.table.runtime import TableRuntime
+    from controller.table.runtime import TableRuntime, freeze_start_up
     from drivers.registry import DriverNotAvailable
 
     configure_logging(args.log_level, args.log_format)
@@ -110,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
             stop_web()
         runtime.stop()
         return 2
+    freeze_start_up()
     if runtime.recovered:
         log.info(
             "recovered round %d (%s) from %d journaled events",
