@@ -629,6 +629,15 @@ class RoundTable:
                 return
         self.display.show()
 
+    def changes_nothing(self, event: object) -> bool:
+        """True when handling ``event`` changes nothing the table shows: a kind it does not act on
+        (a device's reply to a command, ``CommandResult``) and not a press or a spot report
+        (those may be journaled as not acted on). :meth:`handle` then only shows the screen
+        again, which is a function of a state this event did not change: the snapshot of the
+        table is the one before it (the runtime does not build it again)."""
+        kind = type(event)
+        return kind not in self._routes and kind is not ButtonChanged and kind is not SpotReport
+
     def _screen_inputs(self) -> tuple[object, ...] | None:
         """After a card in a dealing state: what else than the cards dealt the screen is made from
         and may have changed (the screen's own texts, notes, notices and pages; the step, the

@@ -20,7 +20,7 @@ import sqlite3
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -43,7 +43,7 @@ from controller.table.journal_files import journaled_event_windows
 from controller.table.latest import LatestSnapshot
 from controller.table.round import RoundTable
 from controller.table.round_data import RoundResult
-from controller.table.snapshot import TableSnapshot
+from controller.table.snapshot import PlayerHands, TableSnapshot
 from controller.table.snapshot_build import build_hands, build_snapshot
 from controller.table.table_drivers import check_roles, open_drivers
 from drivers.link import LinkConfig, LinkStats
@@ -183,6 +183,9 @@ class TableRuntime:
         """The table's latest snapshot, published by the controller thread after each live event:
         what every reader on another thread (web view, bench players) reads, never the table."""
         self._version = 0
+        self._published: tuple[TableSnapshot, PlayerHands | None] | None = None
+        """The snapshot (and players' hands) last published: published again after an event that
+        changed nothing the table shows."""
         self._last_processed = -1
         """How many events the controller had handled at the last :meth:`alive`."""
         self.snapshot_file = (
@@ -203,12 +206,16 @@ class TableRuntime:
     @table.setter
     def table(self, round_table: RoundTable) -> None:
         self.round = round_table
+        self._published = None  # another table: its snapshot is built before it is published again
 
     # --- the controller thread --------------------------------------------------------------------
 
     def _handle(self, event: object) -> None:
         self._dispatch(event, self.engine.current_seq)
-        self.publish()
+        if self.round.changes_nothing(event) and self._published is not None:
+            self._publish_again(*self._published)
+        else:
+            self.publish()
         for observe in self.observers:
             try:
                 observe(event)
@@ -229,6 +236,21 @@ class TableRuntime:
         self._version += 1
         snapshot = build_snapshot(self.round, self._version)
         hands = build_hands(self.round, self._version) if self.latest.share_hands else None
+        self._published = (snapshot, hands)
+        return self._seen(snapshot, hands)
+
+    def _publish_again(self, snapshot: TableSnapshot, hands: PlayerHands | None) -> None:
+        """After an event that changed nothing the table shows (:meth:`RoundTable.changes_nothing`:
+        a device's reply to a command, about half a round's events): the last snapshot published
+        again with the next version, not built again (the same fields, the same bytes)."""
+        self._version += 1
+        snapshot = snapshot._replace(version=self._version)
+        if hands is not None:
+            hands = replace(hands, version=self._version)
+        self._published = (snapshot, hands)
+        self._seen(snapshot, hands)
+
+    def _seen(self, snapshot: TableSnapshot, hands: PlayerHands | None) -> TableSnapshot:
         self.latest.publish(snapshot, hands)
         self.hold_log.seen(snapshot)
         if not self.replaying:
