@@ -1,5 +1,6 @@
-"""The snapshot after an event the table does not act on (a device's reply to a command) is the
-one before it, published again with the next version and not built again (issue 42 item 5)."""
+"""The snapshot after an event the table does not act on (a device's reply to a command, a button
+let go) is the one before it, published again with the next version and not built again (issue 42
+item 5)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ GAMES = ("mississippi_stud", "pai_gow")
 
 def press(button: str) -> ButtonChanged:
     return ButtonChanged(device="panel", button=button, pressed=True)
+
+
+def release(button: str) -> ButtonChanged:
+    return ButtonChanged(device="panel", button=button, pressed=False)
 
 
 def round_events(game: str) -> Iterator[object]:
@@ -65,7 +70,7 @@ def test_a_reply_to_a_command_publishes_the_snapshot_of_the_state_not_built_agai
     game: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """After every event of a round (each state, held or not, before and after a bet), a device's
-    reply: the snapshot published is the one the table's state builds (with the players' hands),
+    reply and a button let go: the snapshot published is the one the table's state builds (with the players' hands),
     its version the next, and the builder is not called for the reply."""
     table = load_table(config_dir() / "bench" / f"{game}.yaml")
     runtime = TableRuntime(
@@ -94,16 +99,33 @@ def _replies_after_each_event(runtime: TableRuntime, game: str, built: list[int]
     for event in round_events(game):
         runtime._handle(event)
         steps.add(runtime.snapshot.step)
-        before, calls = runtime.snapshot.version, built[0]
-        runtime._handle(CommandResult(device="panel", command="SHOW", status=0))
-        replies += 1
-        snapshot, hands = runtime.snapshot, runtime.latest.hands()
-        assert built[0] == calls, "the snapshot was built again for a reply"
-        assert snapshot.version == before + 1
-        assert snapshot == build_snapshot(runtime.round, snapshot.version)
-        assert hands == build_hands(runtime.round, snapshot.version)
+        button = event.button if isinstance(event, ButtonChanged) else "confirm"
+        for quiet in (CommandResult(device="panel", command="SHOW", status=0), release(button)):
+            before, calls = runtime.snapshot.version, built[0]
+            runtime._handle(quiet)
+            replies += 1
+            snapshot, hands = runtime.snapshot, runtime.latest.hands()
+            assert built[0] == calls, f"the snapshot was built again for {quiet}"
+            assert snapshot.version == before + 1
+            assert snapshot == build_snapshot(runtime.round, snapshot.version)
+            assert hands == build_hands(runtime.round, snapshot.version)
     assert {"betting", "hold", "settlement"} <= steps, steps
-    assert replies > 20
+    assert replies > 40
+
+
+def test_the_supervisors_key_let_go_builds_the_snapshot_again(tmp_path: Path) -> None:
+    """The key turned off is a release the table acts on: the snapshot after it is built (the
+    key shown off), not the one before it published again."""
+    table = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
+    runtime = TableRuntime(table, {role: "loop://" for role in table.devices}, SqliteJournal(tmp_path / "j.db"))
+    try:
+        runtime._handle(OpenTable())
+        runtime._handle(press("supervisor_key"))
+        assert runtime.snapshot.key_on
+        runtime._handle(release("supervisor_key"))
+        assert not runtime.snapshot.key_on
+    finally:
+        runtime.journal.close()  # type: ignore[attr-defined]
 
 
 def test_a_table_set_again_is_built_before_it_is_published_again(tmp_path: Path) -> None:
