@@ -110,7 +110,6 @@ def run(args: argparse.Namespace) -> int:
             stop_web()
         runtime.stop()
         return 2
-    freeze_start_up()
     if runtime.recovered:
         log.info(
             "recovered round %d (%s) from %d journaled events",
@@ -124,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         ", ".join(f"{r} on {d.url}" for r, d in table.devices.items()),
         journal.path,
     )
+    freeze_start_up()  # after the lines above: they read the snapshot of the round as recovered
     done.wait()
     log.info("stopping")
     if stop_web is not None:
