@@ -11,10 +11,17 @@ Run ``python benchmarks/bench_table.py [--rounds N]``. Measured in one run:
 * controller-added latency per event (journal + machine), p50 / p99;
 * the table's snapshot built after each event (what the runtime publishes), CPU per event beside
   the event's own handling;
+* the runtime's path (:func:`runtime_path`): the same rounds with each press let go and a device's
+  reply after every event, through ``TableRuntime``'s engine, drivers and snapshot: CPU per round,
+  and how many events had their snapshot built (a reply or a release publishes the last again);
 * the soak's path in one process (the bench's players too), CPU per round, and ``tablectl soak``
   on every core: wall and CPU time;
 * rounds/s over ptys: the bench table (simulators, real drivers, simulated players);
 * peak RSS and time to ready of ``tablectl bench`` run as its own process.
+
+Once the measured table has started, what the start made is frozen out of the garbage
+collector's scans (:func:`~controller.table.runtime.freeze_start_up`, as ``tablectl run`` and
+``tablectl bench`` do); the floor is measured after it in the same process.
 
 Before it measures, the hand tables are completed (they fill on each hand's first look-up) and each
 game plays and settles 200 other rounds untimed (:func:`warm_up`): the floor settles the rounds the
@@ -44,9 +51,12 @@ from controller.configuration import TableConfig, config_dir, load_table
 from controller.game.record import settle_record
 from controller.table.devices import RecordingDevices
 from controller.table.engine import Engine
+from controller.table.events import OpenTable
 from controller.table.game_tables import GAME_TABLES
+from controller.table.runtime import RuntimePorts, TableRuntime, freeze_start_up
 from controller.vocab import deck
 from drivers.bet_spots import SpotReport
+from drivers.link import CommandResult
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
 from tests.cli_helpers import tablectl_process
@@ -135,6 +145,7 @@ def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, l
     model.machine.prepare_event.append(lambda *_: triggers.__setitem__(0, triggers[0] + 1))  # every trigger fired
     engine = Engine(model.handle)
     model.open_table()
+    freeze_start_up()  # as `tablectl run` does once its table has started
     per_event: list[float] = []
     start = time.process_time()  # CPU time: the machine is shared, wall time measures the neighbours too
     for events in rounds_events:
@@ -164,6 +175,7 @@ def snapshot_cost(cls: type, table_path: Path, make, rounds: int) -> tuple[float
     model = cls(table, RecordingDevices())
     engine = Engine(model.handle)
     model.open_table()
+    freeze_start_up()
     handled = built = 0.0
     events = 0
     for round_events in rounds_events:
@@ -178,6 +190,60 @@ def snapshot_cost(cls: type, table_path: Path, make, rounds: int) -> tuple[float
         while model.phase.value == "count_stub":
             engine.step(ShoeStatus(device="shoe", stub_count=model.stub.expected, deck_size=model.DECK))
     return built / events * 1e6, handled / events * 1e6
+
+
+def with_replies(events: list[Any]) -> list[Any]:
+    """``events`` as a table with devices journals them: each press let go after it, and a
+    device's reply to a command after every event (about as many as a simulated round has)."""
+    out: list[Any] = []
+    for e in events:
+        out.append(e)
+        if isinstance(e, ButtonChanged) and e.pressed:
+            out.append(ButtonChanged(device=e.device, button=e.button, pressed=False))
+        out.append(CommandResult(device="panel", command="SHOW", status=0))
+    return out
+
+
+def runtime_path(table_path: Path, make, rounds: int) -> tuple[float, int, float]:  # type: ignore[no-untyped-def]
+    """The table as ``tablectl run`` drives it, in process: the runtime's engine (journal in
+    memory), its drivers' commands encoded (never sent: loopback links not started), and the
+    snapshot published after every event; the rounds :func:`with_replies`. CPU milliseconds a
+    round, events a round, and the share of events whose snapshot was built (the rest published
+    the last one again)."""
+    import controller.table.runtime as runtime_module
+
+    table = load_table(table_path)
+    rng = random.Random(1)
+    rounds_events = [with_replies(make(rng)) for _ in range(rounds)]
+    runtime = TableRuntime(
+        table, {role: "loop://" for role in table.devices}, ports=RuntimePorts(status_file=False, fold_rounds=False)
+    )
+    built = [0]
+    build = runtime_module.build_snapshot
+
+    def counted(*args: Any) -> Any:
+        built[0] += 1
+        return build(*args)
+
+    setattr(runtime_module, "build_snapshot", counted)  # noqa: B010 (counted for the figure, put back after)
+    try:
+        runtime.publish()
+        engine, model = runtime.engine, runtime.round
+        engine.step(OpenTable())
+        freeze_start_up()
+        built[0] = events = 0
+        start = time.process_time()
+        for round_events in rounds_events:
+            for e in round_events:
+                engine.step(e)
+            events += len(round_events)
+            while model.phase.value == "count_stub":
+                engine.step(ShoeStatus(device="shoe", stub_count=model.stub.expected, deck_size=model.DECK))
+                events += 1
+        elapsed = time.process_time() - start
+    finally:
+        setattr(runtime_module, "build_snapshot", build)  # noqa: B010
+    return elapsed * 1000 / rounds, len(rounds_events[0]), built[0] / events
 
 
 class _S(Enum):
@@ -287,6 +353,11 @@ def main() -> None:
         print(
             f"{'  snapshot after each event':<36} {'':>10} {'':>13} {'':>15}   "
             f"(CPU {snap_us:.1f} us per event beside {event_us:.1f} us handling it: {snap_us / event_us:.2f}x)"
+        )
+        runtime_ms, runtime_events, built_share = runtime_path(path, make, min(args.rounds, 500))
+        print(
+            f"{'  runtime path (+ replies, releases)':<36} {1000 / runtime_ms:>10,.0f} {runtime_events:>13} {'':>15}   "
+            f"(CPU {runtime_ms:.3f} ms per round; snapshot built after {built_share:.0%} of the events)"
         )
         cpu_ms = soak_cpu_per_round(bench / f"{game}.yaml", min(args.rounds, 1000))
         print(

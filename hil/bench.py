@@ -761,6 +761,7 @@ def run_bench(
     manual: bool = False,
     stop: StopSignals | None = None,
     fold_rounds: bool = True,
+    after_start: Callable[[], None] = lambda: None,
 ) -> BenchSummary:
     """Play ``rounds`` rounds at a bench table; returns the summary.
 
@@ -775,7 +776,9 @@ def run_bench(
     returns what to call when the bench stops. ``manual``: no simulated players; something else
     drives the simulators (the web page's controls) until the rounds are played or Ctrl-C.
     ``fold_rounds``: the journal's closed rounds folded into compact blocks, as a table does (off:
-    kept as rows, to compare).
+    kept as rows, to compare). ``after_start``: called once the table has started, before the
+    players' first press (``tablectl bench``: :func:`~controller.table.runtime.freeze_start_up`,
+    which a test's process, starting many tables, does not want).
 
     The summary is made whatever ends the run: every round finished so far is tallied and
     re-settled, and ``failure`` says in one line why the run could not go on (a wait that timed
@@ -841,6 +844,7 @@ def run_bench(
                 if attach is not None:
                     detach = attach(runtime, sims, servers)
                 runtime.start(after_recovery=player.restore_shoe)  # a journal it cannot recover: raised
+                after_start()
                 sign_in()  # before the players' first press: the panel's events keep their order
                 try:
                     _play(view, player, finished, target, bar, manual, stop, round_done, runtime.prepared_version)

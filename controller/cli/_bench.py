@@ -94,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     line on stderr); 130 or 143 when SIGINT or SIGTERM stopped it (the summary too)."""
     from controller.configuration import ConfigError, config_dir, load_table
     from controller.journal import JournalError
+    from controller.table.runtime import freeze_start_up
     from hil.bench import StopSignals, run_bench
     from hil.hold_summary import par_for
 
@@ -158,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
                 strategy=args.strategy,
                 services=[forwarder] if forwarder is not None else [],
                 attach=attach,
+                after_start=freeze_start_up,  # one table in this process: its start-up never scanned again
                 manual=args.manual,
                 stop=stop,
             )

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.configuration import ConfigError, load_table
     from controller.journal import JournalError
     from controller.table.journal_files import open_journal
-    from controller.table.runtime import TableRuntime
+    from controller.table.runtime import TableRuntime, freeze_start_up
     from drivers.registry import DriverNotAvailable
 
     configure_logging(args.log_level, args.log_format)
@@ -123,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         ", ".join(f"{r} on {d.url}" for r, d in table.devices.items()),
         journal.path,
     )
+    freeze_start_up()  # after the lines above: they read the snapshot of the round as recovered
     done.wait()
     log.info("stopping")
     if stop_web is not None:

@@ -629,6 +629,18 @@ class RoundTable:
                 return
         self.display.show()
 
+    def changes_nothing(self, event: object) -> bool:
+        """True when handling ``event`` changes nothing the table shows: a button let go (other
+        than the supervisor's key), or a kind the table does not act on (a device's reply to a
+        command, ``CommandResult``) that is not a spot report (one may be journaled as not acted
+        on). :meth:`handle` then returns at once, or only shows the screen again, which is a
+        function of a state this event did not change: the snapshot of the table is the one
+        before it (the runtime does not build it again)."""
+        if isinstance(event, ButtonChanged):
+            return not event.pressed and event.button != "supervisor_key"
+        kind = type(event)
+        return kind not in self._routes and kind is not SpotReport
+
     def _screen_inputs(self) -> tuple[object, ...] | None:
         """After a card in a dealing state: what else than the cards dealt the screen is made from
         and may have changed (the screen's own texts, notes, notices and pages; the step, the

@@ -14,12 +14,13 @@ same as journal records) and :mod:`.watchdog`
 
 from __future__ import annotations
 
+import gc
 import logging
 import sqlite3
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -42,7 +43,7 @@ from controller.table.journal_files import journaled_event_windows
 from controller.table.latest import LatestSnapshot
 from controller.table.round import RoundTable
 from controller.table.round_data import RoundResult
-from controller.table.snapshot import TableSnapshot
+from controller.table.snapshot import PlayerHands, TableSnapshot
 from controller.table.snapshot_build import build_hands, build_snapshot
 from controller.table.table_drivers import check_roles, open_drivers
 from drivers.link import LinkConfig, LinkStats
@@ -50,7 +51,7 @@ from drivers.panel import BadgeRead, PinEntered, SignOff
 
 log = logging.getLogger("tablectl.runtime")
 
-__all__ = ["TableRuntime", "RuntimePorts"]
+__all__ = ["TableRuntime", "RuntimePorts", "freeze_start_up"]
 
 _FAULTS = ("DeviceFault", "LinkDown", "CardUnreadable", "JournalFault")
 """Event kinds counted as faults in the round's meters."""
@@ -89,6 +90,19 @@ class RuntimePorts:
     fold_rounds: bool = True
     """Fold the closed rounds of a durable journal into compact blocks (a test or a benchmark turns
     it off to compare the same rounds kept as rows)."""
+
+
+def freeze_start_up() -> None:
+    """Take what a table's start made out of the garbage collector's scans: the config, the
+    paytables, the hand tables, the drivers, the recovered round. Call once, in a process that
+    runs one table (``tablectl run``, ``tablectl bench``), after :meth:`TableRuntime.start`.
+
+    Each full collection otherwise walks every one of those objects again, though none of them
+    ever becomes garbage (a tenth of a table's CPU, ``benchmarks/bench_table.py``). What is
+    frozen is still freed when its last reference goes; only a cycle among frozen objects stays.
+    The garbage of the start is collected first, so that it is not frozen with the rest."""
+    gc.collect()
+    gc.freeze()
 
 
 class TableRuntime:
@@ -174,6 +188,9 @@ class TableRuntime:
         after it is its start (``DevicesExpected``, queued first): a reader that must not act before
         the table handled its start (the bench's players) waits for a later version (one is also
         published if the journal fails as that event is written: the table then holds)."""
+        self._published: tuple[TableSnapshot, PlayerHands | None] | None = None
+        """The snapshot (and players' hands) last published: published again after an event that
+        changed nothing the table shows."""
         self._last_processed = -1
         """How many events the controller had handled at the last :meth:`alive`."""
         self.snapshot_file = (
@@ -194,12 +211,16 @@ class TableRuntime:
     @table.setter
     def table(self, round_table: RoundTable) -> None:
         self.round = round_table
+        self._published = None  # another table: its snapshot is built before it is published again
 
     # --- the controller thread --------------------------------------------------------------------
 
     def _handle(self, event: object) -> None:
         self._dispatch(event, self.engine.current_seq)
-        self.publish()
+        if self.round.changes_nothing(event) and self._published is not None:
+            self._publish_again(*self._published)
+        else:
+            self.publish()
         for observe in self.observers:
             try:
                 observe(event)
@@ -220,6 +241,21 @@ class TableRuntime:
         self._version += 1
         snapshot = build_snapshot(self.round, self._version)
         hands = build_hands(self.round, self._version) if self.latest.share_hands else None
+        self._published = (snapshot, hands)
+        return self._seen(snapshot, hands)
+
+    def _publish_again(self, snapshot: TableSnapshot, hands: PlayerHands | None) -> None:
+        """After an event that changed nothing the table shows (:meth:`RoundTable.changes_nothing`:
+        a device's reply to a command, about half a round's events): the last snapshot published
+        again with the next version, not built again (the same fields, the same bytes)."""
+        self._version += 1
+        snapshot = snapshot._replace(version=self._version)
+        if hands is not None:
+            hands = replace(hands, version=self._version)
+        self._published = (snapshot, hands)
+        self._seen(snapshot, hands)
+
+    def _seen(self, snapshot: TableSnapshot, hands: PlayerHands | None) -> TableSnapshot:
         self.latest.publish(snapshot, hands)
         self.hold_log.seen(snapshot)
         if not self.replaying:
