@@ -110,11 +110,12 @@ def run(args: argparse.Namespace) -> int:
             stop_web()
         runtime.stop()
         return 2
-    if runtime.recovered:
+    recovered = runtime.prepared
+    if runtime.recovered and recovered is not None:  # as recovered, not as the controller thread has it by now
         log.info(
             "recovered round %d (%s) from %d journaled events",
-            runtime.snapshot.round_no,
-            runtime.snapshot.step,
+            recovered.round_no,
+            recovered.step,
             runtime.recovered,
         )
     log.info(
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         ", ".join(f"{r} on {d.url}" for r, d in table.devices.items()),
         journal.path,
     )
-    freeze_start_up()  # after the lines above: they read the snapshot of the round as recovered
+    freeze_start_up()
     done.wait()
     log.info("stopping")
     if stop_web is not None:

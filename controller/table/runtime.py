@@ -183,6 +183,9 @@ class TableRuntime:
         """The table's latest snapshot, published by the controller thread after each live event:
         what every reader on another thread (web view, bench players) reads, never the table."""
         self._version = 0
+        self.prepared: TableSnapshot | None = None
+        """The snapshot :meth:`prepare` published, before any thread started: the round as recovered
+        (what ``tablectl run``'s start line names; :attr:`snapshot` may already be later)."""
         self.prepared_version = 0
         """The version of the snapshot :meth:`prepare` published. The first event the table handles
         after it is its start (``DevicesExpected``, queued first): a reader that must not act before
@@ -434,7 +437,8 @@ class TableRuntime:
             after_recovery()
         if self.store is not None:
             self._restore_event_windows(self.store.path)
-        self.prepared_version = self.publish().version
+        self.prepared = self.publish()
+        self.prepared_version = self.prepared.version
         # Every device counts as never connected until its link is up and its state read: one that
         # cannot come up holds the table, with why (posted first: a replay sees it where it was).
         # A round recovered: what the devices did while the table was stopped is taken as after a
