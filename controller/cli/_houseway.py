@@ -10,22 +10,18 @@ import argparse
 import json
 import sys
 
-from controller.cli._args import Subparsers, command
 from controller.cli._choices import HOUSE_WAYS
 from controller.game import hand_name
 
-__all__ = ["register", "run"]
+__all__ = ["DESCRIPTION", "options", "run"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``houseway`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "houseway",
-        run,
-        help="set seven pai gow cards by a house way",
-        description="Set seven pai gow cards (the joker is JK) into a high and a low hand by a house way.",
-    )
+DESCRIPTION = "Set seven pai gow cards (the joker is JK) into a high and a low hand by a house way."
+"""What ``tablectl houseway --help`` says below its usage."""
+
+
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl houseway``'s options to its parser ``p``."""
     p.add_argument("cards", nargs="+", metavar="CARDS", help='seven cards, e.g. "As Ad Kc Kd 7h 4s JK"')
     p.add_argument("--way", default="foxwoods", choices=HOUSE_WAYS, help="the house way (default: foxwoods)")
     p.add_argument("--text", action="store_true", help="print a line for people instead of JSON")

@@ -14,27 +14,25 @@ import sys
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from controller.cli._args import Subparsers, command
 from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.host import NotATime, parse_local_time
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
 
-__all__ = ["register", "run"]
+__all__ = ["DESCRIPTION", "options", "run"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``meters`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "meters",
-        run,
-        help="rounds, wagers by spot, paid, collected, commission, bonus and envy paid, voids, late bets, faults",
-        description="Meters per seat and for the table. Without --since: the running totals kept with the rounds "
-        "(pruned rounds included); with --since: the rounds kept in the journal from that time on. The journal is "
-        "verified first (exit 1 when it does not verify).",
-    )
+DESCRIPTION = (
+    "Meters per seat and for the table. Without --since: the running totals kept with the rounds "
+    "(pruned rounds included); with --since: the rounds kept in the journal from that time on. The journal is "
+    "verified first (exit 1 when it does not verify)."
+)
+"""What ``tablectl meters --help`` says below its usage."""
+
+
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl meters``'s options to its parser ``p``."""
     add_journal_args(p, verify_option=True)
     p.add_argument(
         "--since",

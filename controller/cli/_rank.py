@@ -14,29 +14,25 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import IO, TYPE_CHECKING
 
-from controller.cli._args import Subparsers, command
 from controller.cli._choices import HAND_KINDS, RULES_GAMES
 
 if TYPE_CHECKING:
     from controller.hands import Kind
 
-__all__ = ["register", "run", "rank_lines"]
+__all__ = ["DESCRIPTION", "options", "run", "rank_lines"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``rank`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "rank",
-        run,
-        help="rank poker hands and print them as JSON lines",
-        description=(
-            'Rank hands for a game. Each argument is one hand (quote it: "As Kd Th 9c 2s"); if every '
-            "argument is a single card they form one hand. With no arguments, read one hand per line "
-            "from standard input (blank lines and lines starting with # are skipped). The kind defaults "
-            "to what the number of cards implies: 2 low, 3 three, 5 five, 7 seven."
-        ),
-    )
+DESCRIPTION = (
+    'Rank hands for a game. Each argument is one hand (quote it: "As Kd Th 9c 2s"); if every '
+    "argument is a single card they form one hand. With no arguments, read one hand per line "
+    "from standard input (blank lines and lines starting with # are skipped). The kind defaults "
+    "to what the number of cards implies: 2 low, 3 three, 5 five, 7 seven."
+)
+"""What ``tablectl rank --help`` says below its usage."""
+
+
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl rank``'s options to its parser ``p``."""
     p.add_argument("--game", required=True, choices=RULES_GAMES, help="whose ranking rules to use")
     p.add_argument("--kind", choices=HAND_KINDS, help="what kind of hand each line is")
     p.add_argument("cards", nargs="*", metavar="CARDS", help='a hand, e.g. "As Kd Th 9c 2s" or AsKdTh9c2s')

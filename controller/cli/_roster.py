@@ -15,14 +15,15 @@ import sys
 
 from controller.cli._args import description
 
-__all__ = ["register", "run_hash", "run_check"]
+__all__ = ["DESCRIPTION", "options", "run_hash", "run_check"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``roster`` sub-command (``hash-pin``, ``check``) to the ``tablectl`` parser."""
-    p = sub.add_parser(
-        "roster", help="hash a PIN for the roster; check a roster file", description=description(__doc__, 2)
-    )
+DESCRIPTION = description(__doc__, 2)
+"""What ``tablectl roster --help`` says below its usage."""
+
+
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl roster``'s actions (``hash-pin``, ``check``) to its parser ``p``."""
     what = p.add_subparsers(dest="roster_command", required=True, metavar="ACTION")
     h = what.add_parser(
         "hash-pin",

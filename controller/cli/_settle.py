@@ -19,23 +19,18 @@ import json
 import sys
 from typing import TYPE_CHECKING, BinaryIO
 
-from controller.cli._args import Subparsers, command
-
 if TYPE_CHECKING:
     from controller.configuration import TableConfig
 
-__all__ = ["register", "run"]
+__all__ = ["DESCRIPTION", "options", "run"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``settle`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "settle",
-        run,
-        help="settle a round record and print every wager's result as JSON",
-        description="Settle one round record (docs/round-record.md) and print the settlement as JSON.",
-    )
+DESCRIPTION = "Settle one round record (docs/round-record.md) and print the settlement as JSON."
+"""What ``tablectl settle --help`` says below its usage."""
+
+
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl settle``'s options to its parser ``p``."""
     p.add_argument("record", metavar="ROUND.json", help="the round record, or - for standard input")
     p.add_argument(
         "--lines",
