@@ -14,7 +14,7 @@ __all__ = ["COMMANDS", "main", "build_parser"]
 
 _FLOOR_WEB = Command("web", "the pit view in a browser, from the floor store", "controller.cli._floorweb")
 _WEB = (
-    Command("token", "make a 128-bit token for --web-token", "controller.cli._webtoken"),
+    Command("token", "make a 128-bit token for --web-token", "controller.cli._webtoken", paragraphs=2),
     Command("serve", "serve a table's views from its socket", "controller.cli._webserve"),
 )
 
@@ -52,14 +52,16 @@ COMMANDS = (
         "export",
         "a day or a range of rounds as CSV or JSON lines, one row per wager, for the regulator",
         "controller.cli._export",
+        paragraphs=2,
     ),
     Command(
         "holds",
         "the table's holds in a shift: why, what was tried, how each cleared, by whom, how long",
         "controller.cli._holds",
+        paragraphs=2,
     ),
     Command("journal", "check a table's journal, prune its old rounds, or back it up", "controller.cli._journal"),
-    Command("roster", "hash a PIN for the roster; check a roster file", "controller.cli._roster"),
+    Command("roster", "hash a PIN for the roster; check a roster file", "controller.cli._roster", paragraphs=2),
     Command("diagram", "print a game's round machine as Mermaid", "controller.cli._diagram"),
     Command("rank", "rank poker hands and print them as JSON lines", "controller.cli._rank"),
     Command("settle", "settle a round record and print every wager's result as JSON", "controller.cli._settle"),

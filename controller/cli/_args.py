@@ -120,16 +120,17 @@ def positive_int(highest: int) -> Callable[[str], int]:
 @dataclass(frozen=True)
 class Command:
     """One entry of ``tablectl``'s table of commands: its ``name``, its one-line ``help`` (what the page
-    above it lists), and ``where`` it lives, the module that gives its ``DESCRIPTION``, its
-    ``options(parser)`` and, but for a command made of sub-commands only, its ``run(args)``; that
-    module is imported only when the command is chosen (or every page is built). ``commands`` are
-    sub-commands of its own (added after any the module adds itself); a command without ``where``
-    is their group alone."""
+    above it lists), and ``where`` it lives: the module that gives its ``options(parser)`` and, but
+    for a command made of sub-commands only, its ``run(args)``, and whose docstring's first
+    ``paragraphs`` are its page's description. That module is imported only when the command is
+    chosen (or every page is built). ``commands`` are sub-commands of its own (added after any the
+    module adds itself); a command without ``where`` is their group alone."""
 
     name: str
     help: str
     where: str | None = None
     commands: tuple[Command, ...] = ()
+    paragraphs: int = 1
 
 
 if TYPE_CHECKING:
@@ -173,7 +174,7 @@ def _complete(p: argparse.ArgumentParser, command: Command, lazy: bool) -> None:
     own sub-commands."""
     if command.where is not None:
         module = importlib.import_module(command.where)
-        p.description = module.DESCRIPTION
+        p.description = description(module.__doc__, command.paragraphs)
         module.options(p)
         if (run := getattr(module, "run", None)) is not None:
             p.set_defaults(run=run)

@@ -1,4 +1,5 @@
-"""``tablectl bench``: a whole table on the bench, simulated devices and players, real controller."""
+"""``tablectl bench``: start the simulators on ptys, the real controller on them, and simulated players
+and dealer; print a summary at the end."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from controller.cli._webopts import add_web_arguments, web_attach
 if TYPE_CHECKING:
     from controller.floor.forwarder import LinkStatus
 
-__all__ = ["DESCRIPTION", "options", "run"]
+__all__ = ["options", "run"]
 
 
 def floor_line(table_id: str, link: LinkStatus, journal: Path | str) -> str:
@@ -38,13 +39,6 @@ def floor_line(table_id: str, link: LinkStatus, journal: Path | str) -> str:
         f"floor       {table_id}: {link.state.value}, acknowledged up to record {link.acked}{stored}, "
         f"backlog {backlog} records (counted from the journal){error}"
     )
-
-
-DESCRIPTION = (
-    "Start the simulators on ptys, the real controller on them, and simulated players and dealer; "
-    "print a summary at the end."
-)
-"""What ``tablectl bench --help`` says below its usage."""
 
 
 def options(p: argparse.ArgumentParser) -> None:

@@ -5,14 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from controller.cli._args import description
 from controller.cli._choices import GAMES
 
-__all__ = ["DESCRIPTION", "options", "run"]
-
-
-DESCRIPTION = description(__doc__)
-"""What ``tablectl diagram --help`` says below its usage."""
+__all__ = ["options", "run"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

@@ -23,7 +23,7 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from controller.cli._args import description, positive_int
+from controller.cli._args import positive_int
 from controller.cli._export_window import BadWindow, Window, window
 from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.host import TIME_FORMS
@@ -32,11 +32,7 @@ if TYPE_CHECKING:
     from controller.journal import SqliteJournal
     from controller.journal.export import WagerRow
 
-__all__ = ["DESCRIPTION", "options", "run"]
-
-
-DESCRIPTION = description(__doc__, 2)
-"""What ``tablectl export --help`` says below its usage."""
+__all__ = ["options", "run"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli._args import description, positive_int
+from controller.cli._args import positive_int
 from controller.host import add_log_arguments
 
 if TYPE_CHECKING:
@@ -34,11 +34,7 @@ if TYPE_CHECKING:
     from controller.floor.ingest import IngestConfig
     from controller.floor.metrics import IngestMetrics
 
-__all__ = ["DESCRIPTION", "options", "forwarder_for", "secret_in_url"]
-
-
-DESCRIPTION = description(__doc__)
-"""What ``tablectl floor --help`` says below its usage."""
+__all__ = ["options", "forwarder_for", "secret_in_url"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

@@ -9,15 +9,10 @@ import signal
 import sys
 import threading
 
-from controller.cli._args import description
 from controller.cli._webopts import add_web_security_arguments, web_listening
 from controller.host import add_log_arguments, configure_logging
 
-__all__ = ["DESCRIPTION", "options", "run"]
-
-
-DESCRIPTION = description(__doc__)
-"""What ``tablectl floor web --help`` says below its usage."""
+__all__ = ["options", "run"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

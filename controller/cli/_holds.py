@@ -15,15 +15,10 @@ import sys
 import time
 from datetime import date, datetime
 
-from controller.cli._args import description
 from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.cli._when import TIME_FORMS, local_time, shown_time, since_after_until
 
-__all__ = ["DESCRIPTION", "options", "run"]
-
-
-DESCRIPTION = description(__doc__, 2)
-"""What ``tablectl holds --help`` says below its usage."""
+__all__ = ["options", "run"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

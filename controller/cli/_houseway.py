@@ -1,4 +1,5 @@
-"""``tablectl houseway "CARDS" [--way NAME]``: set seven pai gow cards by a house way.
+"""``tablectl houseway``: set seven pai gow cards (the joker is JK) into a high and a low hand by a
+house way.
 
 Prints the high and low hands and the rule that decided, as one JSON object (``--text`` for
 a line a person reads). A bad hand is reported on standard error and the exit status is 2.
@@ -13,11 +14,7 @@ import sys
 from controller.cli._choices import HOUSE_WAYS
 from controller.game import hand_name
 
-__all__ = ["DESCRIPTION", "options", "run"]
-
-
-DESCRIPTION = "Set seven pai gow cards (the joker is JK) into a high and a low hand by a house way."
-"""What ``tablectl houseway --help`` says below its usage."""
+__all__ = ["options", "run"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

@@ -16,14 +16,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli._args import description, positive_int
+from controller.cli._args import positive_int
 from controller.cli._choices import KEEP_LAST
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
 
 __all__ = [
-    "DESCRIPTION",
     "options",
     "add_journal_args",
     "open_journal_from_args",
@@ -99,10 +98,6 @@ def open_journal_from_args(args: argparse.Namespace, command: str, write: bool =
     except (ConfigError, JournalError, OSError) as exc:
         print(f"tablectl {command}: {exc}", file=sys.stderr)
         raise SystemExit(2) from exc
-
-
-DESCRIPTION = description(__doc__)
-"""What ``tablectl journal --help`` says below its usage."""
 
 
 def options(p: argparse.ArgumentParser) -> None:

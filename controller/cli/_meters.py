@@ -1,4 +1,6 @@
-"""``tablectl meters``: per seat and for the table, what the journal's rounds add up to.
+"""``tablectl meters``: meters per seat and for the table. Without --since: the running totals kept
+with the rounds (pruned rounds included); with --since: the rounds kept in the journal from that
+time on. The journal is verified first (exit 1 when it does not verify).
 
 The journal is opened read-only and checked whole first (chain, round index, meters against the
 round records) unless ``--no-verify``: meters of a journal that does not verify are not shown
@@ -20,15 +22,7 @@ from controller.host import NotATime, parse_local_time
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
 
-__all__ = ["DESCRIPTION", "options", "run"]
-
-
-DESCRIPTION = (
-    "Meters per seat and for the table. Without --since: the running totals kept with the rounds "
-    "(pruned rounds included); with --since: the rounds kept in the journal from that time on. The journal is "
-    "verified first (exit 1 when it does not verify)."
-)
-"""What ``tablectl meters --help`` says below its usage."""
+__all__ = ["options", "run"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

@@ -1,6 +1,8 @@
-"""``tablectl par --game G [--config TABLE.yaml] [--paytable NAME] [--json] [--strategy]``: the par
-sheet of a table (the house edge of every wager it offers, with each paytable line's probability
-and contribution), or with ``--strategy`` the strategy the figures assume, as data."""
+"""``tablectl par``: the theoretical hold of every wager a table offers with its configured paytables:
+exact wherever the game allows (Mississippi Stud, Boston 5, Three Card Poker, the bonuses, envy,
+insurance); the pai gow main wager from a stored simulation, with its 95% interval. The results for
+the shipped paytables are shipped; for another paytable they are computed once (a progress bar on
+stderr) and kept in the user's cache folder ($XDG_CACHE_HOME/tablectl/par, ~/.cache/tablectl/par)."""
 
 from __future__ import annotations
 
@@ -17,17 +19,7 @@ if TYPE_CHECKING:
     from controller.configuration import TableConfig
     from controller.par.sheet import ParSheet
 
-__all__ = ["DESCRIPTION", "options", "run", "sheet_lines"]
-
-
-DESCRIPTION = (
-    "The theoretical hold of every wager a table offers with its configured paytables: exact "
-    "wherever the game allows (Mississippi Stud, Boston 5, Three Card Poker, the bonuses, envy, insurance); the pai gow main "
-    "wager from a stored simulation, with its 95% interval. The results for the shipped paytables are shipped; "
-    "for another paytable they are computed once (a progress bar on stderr) and kept in the user's cache folder "
-    "($XDG_CACHE_HOME/tablectl/par, ~/.cache/tablectl/par)."
-)
-"""What ``tablectl par --help`` says below its usage."""
+__all__ = ["options", "run", "sheet_lines"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

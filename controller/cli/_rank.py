@@ -1,4 +1,7 @@
-"""``tablectl rank``: rank hands given as arguments or one per line on standard input.
+"""``tablectl rank``: rank hands for a game. Each argument is one hand (quote it: "As Kd Th 9c 2s"); if
+every argument is a single card they form one hand. With no arguments, read one hand per line from
+standard input (blank lines and lines starting with # are skipped). The kind defaults to what the
+number of cards implies: 2 low, 3 three, 5 five, 7 seven.
 
 Prints one JSON object per hand: ``{"cards", "category", "best", "strength"}`` (and
 ``qualifies`` for ``--kind bonus``). A hand that cannot be read or ranked is reported on
@@ -19,16 +22,7 @@ from controller.cli._choices import HAND_KINDS, RULES_GAMES
 if TYPE_CHECKING:
     from controller.hands import Kind
 
-__all__ = ["DESCRIPTION", "options", "run", "rank_lines"]
-
-
-DESCRIPTION = (
-    'Rank hands for a game. Each argument is one hand (quote it: "As Kd Th 9c 2s"); if every '
-    "argument is a single card they form one hand. With no arguments, read one hand per line "
-    "from standard input (blank lines and lines starting with # are skipped). The kind defaults "
-    "to what the number of cards implies: 2 low, 3 three, 5 five, 7 seven."
-)
-"""What ``tablectl rank --help`` says below its usage."""
+__all__ = ["options", "run", "rank_lines"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

@@ -1,4 +1,6 @@
-"""``tablectl recall``: finished rounds from a table's journal, as text or round records.
+"""``tablectl recall``: show finished rounds from a table's journal. With --json each round is written
+in the round record format (docs/round-record.md), one JSON object per line, which `tablectl settle`
+re-settles from any folder. The hash chain is checked over the rounds shown (exit 1 when it breaks).
 
 The journal is opened read-only and checked where it can be cheaply, at any size, unless
 ``--no-verify`` (:func:`controller.journal.verify_reader`: the signed meta, the head, the last
@@ -22,18 +24,10 @@ if TYPE_CHECKING:
     from controller.journal import SqliteJournal
     from controller.journal.holds import HoldStory
 
-__all__ = ["DESCRIPTION", "options", "run"]
+__all__ = ["options", "run"]
 
 _SHOW_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 """What showing an unverified (``--no-verify``) record that is not what the journal writes can raise."""
-
-
-DESCRIPTION = (
-    "Show finished rounds from a table's journal. With --json each round is written in the round "
-    "record format (docs/round-record.md), one JSON object per line, which `tablectl settle` re-settles "
-    "from any folder. The hash chain is checked over the rounds shown (exit 1 when it breaks)."
-)
-"""What ``tablectl recall --help`` says below its usage."""
 
 
 def options(p: argparse.ArgumentParser) -> None:

@@ -13,13 +13,7 @@ import argparse
 import getpass
 import sys
 
-from controller.cli._args import description
-
-__all__ = ["DESCRIPTION", "options", "run_hash", "run_check"]
-
-
-DESCRIPTION = description(__doc__, 2)
-"""What ``tablectl roster --help`` says below its usage."""
+__all__ = ["options", "run_hash", "run_check"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

@@ -14,7 +14,6 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from controller.cli._args import description
 from controller.cli._floor import forwarder_for
 from controller.cli._journal import RUN_JOURNAL_DIR
 from controller.cli._webopts import add_web_arguments, web_attach
@@ -23,11 +22,7 @@ from controller.host import add_log_arguments, configure_logging
 if TYPE_CHECKING:
     from controller.configuration import TableConfig
 
-__all__ = ["DESCRIPTION", "options", "run", "unapproved_paytables"]
-
-
-DESCRIPTION = description(__doc__)
-"""What ``tablectl run --help`` says below its usage."""
+__all__ = ["options", "run", "unapproved_paytables"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

@@ -1,4 +1,5 @@
-"""``tablectl settle ROUND.json``: settle one round record and print the settlement as JSON.
+"""``tablectl settle``: settle one round record (docs/round-record.md) and print the settlement as
+JSON.
 
 The record format is docs/round-record.md. A record with any problem prints every problem
 (by JSON path) on standard error and exits 2; nothing is partially settled. With ``--lines``
@@ -22,11 +23,7 @@ from typing import TYPE_CHECKING, BinaryIO
 if TYPE_CHECKING:
     from controller.configuration import TableConfig
 
-__all__ = ["DESCRIPTION", "options", "run"]
-
-
-DESCRIPTION = "Settle one round record (docs/round-record.md) and print the settlement as JSON."
-"""What ``tablectl settle --help`` says below its usage."""
+__all__ = ["options", "run"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

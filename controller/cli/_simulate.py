@@ -1,5 +1,10 @@
-"""``tablectl simulate``: the whole table in one process under a simulated clock, faults drawn
-from a seed, invariants checked after every event (docs/simulate.md)."""
+"""``tablectl simulate``: play a few rounds at the real table (machine, engine, journal, settlement,
+snapshot, screen) with simulated devices behind the real link protocol, the bench's players and
+dealer and a supervisor, in one process and one thread under a simulated clock; faults are drawn
+from the seed and invariants checked after every event. One seed (--seed) replays exactly; many
+(--seeds) run on every core. Exit 1 when an invariant breaks or a re-settled round differs.
+
+How the simulation works, and what it checks: docs/simulate.md."""
 
 from __future__ import annotations
 
@@ -15,17 +20,7 @@ if TYPE_CHECKING:
     from hil.simulate.run import RunSummary, SeedResult
     from hil.simulate.swarm import Coverage
 
-__all__ = ["DESCRIPTION", "options", "run", "summary_lines"]
-
-
-DESCRIPTION = (
-    "Play a few rounds at the real table (machine, engine, journal, settlement, snapshot, screen) "
-    "with simulated devices behind the real link protocol, the bench's players and dealer and a supervisor, in "
-    "one process and one thread under a simulated clock; faults are drawn from the seed and invariants checked "
-    "after every event. One seed (--seed) replays exactly; many (--seeds) run on every core. Exit 1 when an "
-    "invariant breaks or a re-settled round differs."
-)
-"""What ``tablectl simulate --help`` says below its usage."""
+__all__ = ["options", "run", "summary_lines"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

@@ -1,5 +1,9 @@
-"""``tablectl soak``: many rounds at the real table machines in process, on every core, with
-hold per wager spot against the par sheet at the end."""
+"""``tablectl soak``: play ROUNDS rounds at the real table machines, engine and settlement in process
+(devices faked at the device interface, the bench's players), on every core; print each wager spot's
+hold beside the par sheet's 95% interval and a combined test of every spot against par (allowing for
+their correlation; a right par fails 1 run in 1,000), and re-settle a sample of rounds with
+`tablectl settle` in a separate process. Exit 1 when a re-settled round differs or the combined test
+fails."""
 
 from __future__ import annotations
 
@@ -14,17 +18,7 @@ if TYPE_CHECKING:
     from hil.hold_summary import ParSheetLike
     from hil.soak import SoakResult
 
-__all__ = ["DESCRIPTION", "options", "run", "memory_line"]
-
-
-DESCRIPTION = (
-    "Play ROUNDS rounds at the real table machines, engine and settlement in process (devices faked "
-    "at the device interface, the bench's players), on every core; print each wager spot's hold beside the par "
-    "sheet's 95% interval and a combined test of every spot against par (allowing for their correlation; a "
-    "right par fails 1 run in 1,000), and re-settle a sample of rounds with `tablectl settle` in a separate "
-    "process. Exit 1 when a re-settled round differs or the combined test fails."
-)
-"""What ``tablectl soak --help`` says below its usage."""
+__all__ = ["options", "run", "memory_line"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

@@ -24,14 +24,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from controller.cli._args import description
 from controller.cli._journal import RUN_JOURNAL_DIR
 
-__all__ = ["DESCRIPTION", "options", "run", "link_status", "table_status", "floor_connected"]
-
-
-DESCRIPTION = description(__doc__)
-"""What ``tablectl status --help`` says below its usage."""
+__all__ = ["options", "run", "link_status", "table_status", "floor_connected"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

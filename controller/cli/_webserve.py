@@ -13,15 +13,10 @@ import argparse
 import signal
 import sys
 
-from controller.cli._args import description
 from controller.cli._webopts import add_web_security_arguments, web_listening
 from controller.host import Wakeup, add_log_arguments, configure_logging
 
-__all__ = ["DESCRIPTION", "options", "run"]
-
-
-DESCRIPTION = description(__doc__)
-"""What ``tablectl web serve --help`` says below its usage."""
+__all__ = ["options", "run"]
 
 
 def options(p: argparse.ArgumentParser) -> None:

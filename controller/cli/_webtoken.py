@@ -10,9 +10,7 @@ import os
 import secrets
 import sys
 
-from controller.cli._args import description
-
-__all__ = ["DESCRIPTION", "options", "run", "new_token"]
+__all__ = ["options", "run", "new_token"]
 
 TOKEN_BYTES = 16
 """128 bits."""
@@ -25,10 +23,6 @@ def new_token() -> str:
         token = secrets.token_urlsafe(TOKEN_BYTES)
         if not token.startswith("-"):
             return token
-
-
-DESCRIPTION = description(__doc__, paragraphs=2)
-"""What ``tablectl web token --help`` says below its usage."""
 
 
 def options(p: argparse.ArgumentParser) -> None:
