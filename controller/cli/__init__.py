@@ -1,5 +1,6 @@
-"""The ``tablectl`` command line: one sub-command per module in this package (private where nothing
-outside the package uses it: ``_run``, ``_bench``, ...)."""
+"""The ``tablectl`` command line: one table of sub-commands (:data:`COMMANDS`), each living in a module of
+this package (private where nothing outside the package uses it: ``_run``, ``_bench``, ...) that gives
+its options and its ``run`` and is imported only when its command is chosen."""
 
 from __future__ import annotations
 
