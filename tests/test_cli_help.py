@@ -97,6 +97,18 @@ def test_the_command_prints_the_walked_page(argv: list[str]) -> None:
     assert done.stdout == dict(ALL)[" ".join(["tablectl", *argv])].format_help()
 
 
+@pytest.mark.parametrize(("name", "parser"), ALL, ids=[name for name, _ in ALL])
+def test_a_page_completed_when_chosen_is_the_walked_page(
+    name: str, parser: argparse.ArgumentParser, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tablectl`` completes a sub-command's parser only once it is chosen: every page it prints
+    that way is the page built whole, word for word."""
+    with pytest.raises(SystemExit) as exited:
+        build_parser(lazy=True).parse_args([*name.split()[1:], "--help"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == parser.format_help()
+
+
 def test_plain_text_drops_rst_and_markdown_markup() -> None:
     text = "``tablectl run``: see :mod:`controller.table` and `the docs`_, marked `approved: false`"
     assert plain_text(text) == '"tablectl run": see controller.table and the docs, marked "approved: false"'

@@ -52,6 +52,43 @@ def test_help_imports_nothing_heavy(argv: list[str]) -> None:
     assert _loaded_after(_parse(argv)) == []
 
 
+def _commands_loaded_after(code: str) -> list[str]:
+    """The sub-command modules (``controller.cli._bench``, ...) loaded in a fresh interpreter after ``code``."""
+    from controller.cli import COMMANDS
+
+    modules = sorted({c.where for top in COMMANDS for c in (top, *top.commands) if c.where})
+    probe = (
+        "import sys, contextlib, io\n"
+        f"{code}\n"
+        f"print(__import__('json').dumps([m for m in {modules!r} if m in sys.modules]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
+    loaded: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return loaded
+
+
+@pytest.mark.parametrize(
+    ("argv", "loaded"),
+    [
+        (["--help"], []),
+        (["bogus"], []),
+        (["rank", "--help"], ["controller.cli._rank"]),
+        (["web", "token", "--help"], ["controller.cli._webtoken"]),
+        (["floor", "--help"], ["controller.cli._floor"]),
+        (["floor", "web", "--help"], ["controller.cli._floor", "controller.cli._floorweb"]),
+    ],
+    ids=" ".join,
+)
+def test_a_command_line_imports_only_the_command_it_names(argv: list[str], loaded: list[str]) -> None:
+    code = (
+        "from controller.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), "
+        "contextlib.suppress(SystemExit):\n"
+        f"    main({argv!r})"
+    )
+    assert _commands_loaded_after(code) == loaded
+
+
 def test_ranking_a_hand_loads_neither_numpy_nor_the_par_solver() -> None:
     code = (
         "from controller.cli import main\n"

@@ -5,14 +5,13 @@ whole numbers, refused by argparse with its usual message (the option, the value
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
-from collections.abc import Callable
-from typing import TypeAlias
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Parser", "Subparsers", "bounded_int", "command", "description", "positive_int"]
-
-Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
-"""What ``tablectl``'s sub-commands are added to (each module's ``register``)."""
+__all__ = ["Command", "Parser", "add_command", "bounded_int", "description", "positive_int"]
 
 _ROLE = re.compile(r":[\w.:-]+:`([^`]*)`")
 """A Sphinx role, :mod:`x`: its text."""
@@ -83,8 +82,13 @@ class HelpFormatter(argparse.HelpFormatter):
 
 
 class Parser(argparse.ArgumentParser):
-    """``argparse.ArgumentParser`` with :class:`HelpFormatter`; sub-command parsers are made of this
-    class too (``add_subparsers`` uses the parent's class), so every page of ``tablectl`` shares it."""
+    """``argparse.ArgumentParser`` with :class:`HelpFormatter` and sub-commands that can be completed
+    when chosen (:func:`add_command`); sub-command parsers are made of this class too
+    (``add_subparsers`` uses the parent's class), so every page of ``tablectl`` shares it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", "parsers", _LazySubParsers)
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         return HelpFormatter(prog=self.prog)
@@ -113,11 +117,70 @@ def positive_int(highest: int) -> Callable[[str], int]:
     return bounded_int(1, highest)
 
 
-def command(
-    sub: Subparsers, name: str, run: Callable[[argparse.Namespace], int], help: str, description: str | None = None
-) -> argparse.ArgumentParser:
-    """The parser of sub-command ``name``, added to ``sub`` with its one-line ``help`` and its
-    ``description``; parsing it sets ``args.run`` to ``run``."""
-    p = sub.add_parser(name, help=help, description=description)
-    p.set_defaults(run=run)
-    return p
+@dataclass(frozen=True)
+class Command:
+    """One entry of ``tablectl``'s table of commands: its ``name``, its one-line ``help`` (what the page
+    above it lists), and ``where`` it lives: the module that gives its ``options(parser)`` and, but
+    for a command made of sub-commands only, its ``run(args)``, and whose docstring's first
+    ``paragraphs`` are its page's description. That module is imported only when the command is
+    chosen (or every page is built). ``commands`` are sub-commands of its own (added after any the
+    module adds itself); a command without ``where`` is their group alone."""
+
+    name: str
+    help: str
+    where: str | None = None
+    commands: tuple[Command, ...] = ()
+    paragraphs: int = 1
+
+
+if TYPE_CHECKING:
+    _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
+else:  # not subscriptable at run time
+    _SubParsers = argparse._SubParsersAction
+
+
+class _LazySubParsers(_SubParsers):
+    """argparse's sub-commands whose parsers are completed only when chosen: a command's name and
+    help are known without importing it; its module is imported when the command line names it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pending: dict[str, Callable[[], None]] = {}
+        """A chosen command's name: what completes its parser."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        if isinstance(values, Sequence) and values and (complete := self.pending.pop(values[0], None)):
+            complete()
+        super().__call__(parser, namespace, values, option_string)
+
+
+def add_command(sub: argparse._SubParsersAction[Any], command: Command, lazy: bool) -> None:
+    """Add ``command``'s parser to ``sub``, completed now, or (``lazy``) once the command is chosen."""
+    p = sub.add_parser(command.name, help=command.help)
+    if lazy and isinstance(sub, _LazySubParsers):
+        sub.pending[command.name] = lambda: _complete(p, command, lazy)
+    else:
+        _complete(p, command, lazy)
+
+
+def _complete(p: argparse.ArgumentParser, command: Command, lazy: bool) -> None:
+    """Give ``p`` what ``command``'s module says: its description, its options, its ``run``; then its
+    own sub-commands."""
+    if command.where is not None:
+        module = importlib.import_module(command.where)
+        p.description = description(module.__doc__, command.paragraphs)
+        module.options(p)
+        if (run := getattr(module, "run", None)) is not None:
+            p.set_defaults(run=run)
+    if command.commands:
+        sub = next((a for a in p._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if sub is None:
+            sub = p.add_subparsers(dest=f"{command.name}_command", required=True, metavar="SUBCOMMAND")
+        for each in command.commands:
+            add_command(sub, each, lazy)

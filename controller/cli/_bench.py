@@ -1,4 +1,5 @@
-"""``tablectl bench``: a whole table on the bench, simulated devices and players, real controller."""
+"""``tablectl bench``: start the simulators on ptys, the real controller on them, and simulated players
+and dealer; print a summary at the end."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli._args import Subparsers, bounded_int, command, positive_int
+from controller.cli._args import bounded_int, positive_int
 from controller.cli._choices import FAULT_PROFILES, GAMES, STRATEGIES
 from controller.cli._floor import forwarder_for
 from controller.cli._journal import BENCH_JOURNAL_DIR
@@ -17,7 +18,7 @@ from controller.cli._webopts import add_web_arguments, web_attach
 if TYPE_CHECKING:
     from controller.floor.forwarder import LinkStatus
 
-__all__ = ["register", "run"]
+__all__ = ["options", "run"]
 
 
 def floor_line(table_id: str, link: LinkStatus, journal: Path | str) -> str:
@@ -40,16 +41,8 @@ def floor_line(table_id: str, link: LinkStatus, journal: Path | str) -> str:
     )
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``bench`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "bench",
-        run,
-        help="run a bench table: simulated devices on ptys, the real controller, simulated players",
-        description="Start the simulators on ptys, the real controller on them, and simulated players and dealer; "
-        "print a summary at the end.",
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl bench``'s options to its parser ``p``."""
     p.add_argument("--game", default="mississippi_stud", choices=GAMES, help="the game")
     p.add_argument("--config", help="a bench table config (default: config/bench/GAME.yaml)")
     p.add_argument("--seats", type=positive_int(7), default=6, help="seats in play each round")

@@ -5,15 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from controller.cli._args import Subparsers, command, description
 from controller.cli._choices import GAMES
 
-__all__ = ["register", "run"]
+__all__ = ["options", "run"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``diagram`` sub-command to the ``tablectl`` parser."""
-    p = command(sub, "diagram", run, help="print a game's round machine as Mermaid", description=description(__doc__))
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl diagram``'s options to its parser ``p``."""
     p.add_argument("--game", required=True, choices=GAMES, help="the game")
 
 

@@ -23,7 +23,7 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from controller.cli._args import Subparsers, command, description, positive_int
+from controller.cli._args import positive_int
 from controller.cli._export_window import BadWindow, Window, window
 from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.host import TIME_FORMS
@@ -32,18 +32,11 @@ if TYPE_CHECKING:
     from controller.journal import SqliteJournal
     from controller.journal.export import WagerRow
 
-__all__ = ["register", "run"]
+__all__ = ["options", "run"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``export`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "export",
-        run,
-        help="a day or a range of rounds as CSV or JSON lines, one row per wager, for the regulator",
-        description=description(__doc__, 2),
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl export``'s options to its parser ``p``."""
     add_journal_args(p, verify_option=True)
     p.add_argument("--day", metavar="DATE", help="the rounds settled on DATE (YYYY-MM-DD) in the table's time zone")
     p.add_argument(

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli._args import Subparsers, description, positive_int
+from controller.cli._args import positive_int
 from controller.host import add_log_arguments
 
 if TYPE_CHECKING:
@@ -34,16 +34,11 @@ if TYPE_CHECKING:
     from controller.floor.ingest import IngestConfig
     from controller.floor.metrics import IngestMetrics
 
-__all__ = ["register", "forwarder_for", "secret_in_url"]
+__all__ = ["options", "forwarder_for", "secret_in_url"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``floor`` sub-commands to the ``tablectl`` parser."""
-    p = sub.add_parser(
-        "floor",
-        help="the floor: every table's rounds in one PostgreSQL store, through NATS JetStream",
-        description=description(__doc__),
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl floor``'s sub-commands (but ``web``: see ``controller.cli.COMMANDS``) to its parser ``p``."""
     floor = p.add_subparsers(dest="floor_command", required=True, metavar="SUBCOMMAND")
 
     m = floor.add_parser("migrate", help="bring the floor store's schema up to date (as the migrator role)")

@@ -9,24 +9,14 @@ import signal
 import sys
 import threading
 
-from controller.cli._args import Subparsers, command, description
 from controller.cli._webopts import add_web_security_arguments, web_listening
 from controller.host import add_log_arguments, configure_logging
 
-__all__ = ["register", "run"]
+__all__ = ["options", "run"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add ``floor web`` under ``tablectl floor`` (creating ``floor`` when no other module has)."""
-    floor = sub.choices.get("floor")
-    if floor is None:
-        floor = sub.add_parser("floor", help="the floor: every table's rounds in one store")
-        floor_sub = floor.add_subparsers(dest="floor_command", required=True, metavar="SUBCOMMAND")
-    else:
-        floor_sub = next(a for a in floor._actions if isinstance(a, argparse._SubParsersAction))
-    p = command(
-        floor_sub, "web", run, help="the pit view in a browser, from the floor store", description=description(__doc__)
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl floor web``'s options to its parser ``p``."""
     p.add_argument("--db", required=True, help="the floor store, e.g. postgresql://floor@127.0.0.1/floor")
     p.add_argument(
         "--web",

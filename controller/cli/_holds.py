@@ -15,22 +15,14 @@ import sys
 import time
 from datetime import date, datetime
 
-from controller.cli._args import Subparsers, command, description
 from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.cli._when import TIME_FORMS, local_time, shown_time, since_after_until
 
-__all__ = ["register", "run"]
+__all__ = ["options", "run"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``holds`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "holds",
-        run,
-        help="the table's holds in a shift: why, what was tried, how each cleared, by whom, how long",
-        description=description(__doc__, 2),
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl holds``'s options to its parser ``p``."""
     add_journal_args(p, verify_option=True)
     p.add_argument(
         "--since",

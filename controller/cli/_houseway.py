@@ -1,4 +1,5 @@
-"""``tablectl houseway "CARDS" [--way NAME]``: set seven pai gow cards by a house way.
+"""``tablectl houseway``: set seven pai gow cards (the joker is JK) into a high and a low hand by a
+house way.
 
 Prints the high and low hands and the rule that decided, as one JSON object (``--text`` for
 a line a person reads). A bad hand is reported on standard error and the exit status is 2.
@@ -10,22 +11,14 @@ import argparse
 import json
 import sys
 
-from controller.cli._args import Subparsers, command
 from controller.cli._choices import HOUSE_WAYS
 from controller.game import hand_name
 
-__all__ = ["register", "run"]
+__all__ = ["options", "run"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``houseway`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "houseway",
-        run,
-        help="set seven pai gow cards by a house way",
-        description="Set seven pai gow cards (the joker is JK) into a high and a low hand by a house way.",
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl houseway``'s options to its parser ``p``."""
     p.add_argument("cards", nargs="+", metavar="CARDS", help='seven cards, e.g. "As Ad Kc Kd 7h 4s JK"')
     p.add_argument("--way", default="foxwoods", choices=HOUSE_WAYS, help="the house way (default: foxwoods)")
     p.add_argument("--text", action="store_true", help="print a line for people instead of JSON")

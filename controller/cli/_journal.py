@@ -16,13 +16,19 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli._args import Subparsers, description, positive_int
+from controller.cli._args import positive_int
 from controller.cli._choices import KEEP_LAST
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
 
-__all__ = ["register", "add_journal_args", "open_journal_from_args", "RUN_JOURNAL_DIR", "BENCH_JOURNAL_DIR"]
+__all__ = [
+    "options",
+    "add_journal_args",
+    "open_journal_from_args",
+    "RUN_JOURNAL_DIR",
+    "BENCH_JOURNAL_DIR",
+]
 
 RUN_JOURNAL_DIR = Path("/var/lib/tablectl")
 """Where ``tablectl run`` keeps a table's journal unless its config says otherwise."""
@@ -94,13 +100,8 @@ def open_journal_from_args(args: argparse.Namespace, command: str, write: bool =
         raise SystemExit(2) from exc
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``journal`` sub-command (``verify``, ``prune``, ``backup``) to the ``tablectl`` parser."""
-    p = sub.add_parser(
-        "journal",
-        help="check a table's journal, prune its old rounds, or back it up",
-        description=description(__doc__),
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl journal``'s actions (``verify``, ``prune``, ``change-game``, ``backup``) to its parser ``p``."""
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     v = actions.add_parser(
         "verify", help="check the hash chain record by record, and the meters; name the first bad record"

@@ -1,4 +1,6 @@
-"""``tablectl meters``: per seat and for the table, what the journal's rounds add up to.
+"""``tablectl meters``: meters per seat and for the table. Without --since: the running totals kept
+with the rounds (pruned rounds included); with --since: the rounds kept in the journal from that
+time on. The journal is verified first (exit 1 when it does not verify).
 
 The journal is opened read-only and checked whole first (chain, round index, meters against the
 round records) unless ``--no-verify``: meters of a journal that does not verify are not shown
@@ -14,27 +16,17 @@ import sys
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from controller.cli._args import Subparsers, command
 from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.host import NotATime, parse_local_time
 
 if TYPE_CHECKING:
     from controller.journal import SqliteJournal
 
-__all__ = ["register", "run"]
+__all__ = ["options", "run"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``meters`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "meters",
-        run,
-        help="rounds, wagers by spot, paid, collected, commission, bonus and envy paid, voids, late bets, faults",
-        description="Meters per seat and for the table. Without --since: the running totals kept with the rounds "
-        "(pruned rounds included); with --since: the rounds kept in the journal from that time on. The journal is "
-        "verified first (exit 1 when it does not verify).",
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl meters``'s options to its parser ``p``."""
     add_journal_args(p, verify_option=True)
     p.add_argument(
         "--since",

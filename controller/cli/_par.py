@@ -1,6 +1,8 @@
-"""``tablectl par --game G [--config TABLE.yaml] [--paytable NAME] [--json] [--strategy]``: the par
-sheet of a table (the house edge of every wager it offers, with each paytable line's probability
-and contribution), or with ``--strategy`` the strategy the figures assume, as data."""
+"""``tablectl par``: the theoretical hold of every wager a table offers with its configured paytables:
+exact wherever the game allows (Mississippi Stud, Boston 5, Three Card Poker, the bonuses, envy,
+insurance); the pai gow main wager from a stored simulation, with its 95% interval. The results for
+the shipped paytables are shipped; for another paytable they are computed once (a progress bar on
+stderr) and kept in the user's cache folder ($XDG_CACHE_HOME/tablectl/par, ~/.cache/tablectl/par)."""
 
 from __future__ import annotations
 
@@ -11,29 +13,17 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from controller.cli._args import Subparsers, command
 from controller.cli._choices import RULES_GAMES
 
 if TYPE_CHECKING:
     from controller.configuration import TableConfig
     from controller.par.sheet import ParSheet
 
-__all__ = ["register", "run", "sheet_lines"]
+__all__ = ["options", "run", "sheet_lines"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``par`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "par",
-        run,
-        help="par sheet: the house edge of each wager at a table, every paytable line, the strategy assumed",
-        description="The theoretical hold of every wager a table offers with its configured paytables: exact "
-        "wherever the game allows (Mississippi Stud, Boston 5, Three Card Poker, the bonuses, envy, insurance); the pai gow main "
-        "wager from a stored simulation, with its 95% interval. The results for the shipped paytables are shipped; "
-        "for another paytable they are computed once (a progress bar on stderr) and kept in the user's cache folder "
-        "($XDG_CACHE_HOME/tablectl/par, ~/.cache/tablectl/par).",
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl par``'s options to its parser ``p``."""
     p.add_argument("--game", required=True, choices=RULES_GAMES, help="the game")
     p.add_argument("--config", help="table config (default: the shipped config/<game>.yaml)")
     p.add_argument("--paytable", help="use this paytable (by name) in place of the table's own for its spot")

@@ -1,4 +1,7 @@
-"""``tablectl rank``: rank hands given as arguments or one per line on standard input.
+"""``tablectl rank``: rank hands for a game. Each argument is one hand (quote it: "As Kd Th 9c 2s"); if
+every argument is a single card they form one hand. With no arguments, read one hand per line from
+standard input (blank lines and lines starting with # are skipped). The kind defaults to what the
+number of cards implies: 2 low, 3 three, 5 five, 7 seven.
 
 Prints one JSON object per hand: ``{"cards", "category", "best", "strength"}`` (and
 ``qualifies`` for ``--kind bonus``). A hand that cannot be read or ranked is reported on
@@ -14,29 +17,16 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import IO, TYPE_CHECKING
 
-from controller.cli._args import Subparsers, command
 from controller.cli._choices import HAND_KINDS, RULES_GAMES
 
 if TYPE_CHECKING:
     from controller.hands import Kind
 
-__all__ = ["register", "run", "rank_lines"]
+__all__ = ["options", "run", "rank_lines"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``rank`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "rank",
-        run,
-        help="rank poker hands and print them as JSON lines",
-        description=(
-            'Rank hands for a game. Each argument is one hand (quote it: "As Kd Th 9c 2s"); if every '
-            "argument is a single card they form one hand. With no arguments, read one hand per line "
-            "from standard input (blank lines and lines starting with # are skipped). The kind defaults "
-            "to what the number of cards implies: 2 low, 3 three, 5 five, 7 seven."
-        ),
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl rank``'s options to its parser ``p``."""
     p.add_argument("--game", required=True, choices=RULES_GAMES, help="whose ranking rules to use")
     p.add_argument("--kind", choices=HAND_KINDS, help="what kind of hand each line is")
     p.add_argument("cards", nargs="*", metavar="CARDS", help='a hand, e.g. "As Kd Th 9c 2s" or AsKdTh9c2s')

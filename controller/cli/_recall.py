@@ -1,4 +1,6 @@
-"""``tablectl recall``: finished rounds from a table's journal, as text or round records.
+"""``tablectl recall``: show finished rounds from a table's journal. With --json each round is written
+in the round record format (docs/round-record.md), one JSON object per line, which `tablectl settle`
+re-settles from any folder. The hash chain is checked over the rounds shown (exit 1 when it breaks).
 
 The journal is opened read-only and checked where it can be cheaply, at any size, unless
 ``--no-verify`` (:func:`controller.journal.verify_reader`: the signed meta, the head, the last
@@ -14,7 +16,7 @@ import sqlite3
 import sys
 from typing import TYPE_CHECKING
 
-from controller.cli._args import Subparsers, command, positive_int
+from controller.cli._args import positive_int
 from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
 from controller.cli._when import TIME_FORMS, local_time, shown_time, since_after_until
 
@@ -22,23 +24,14 @@ if TYPE_CHECKING:
     from controller.journal import SqliteJournal
     from controller.journal.holds import HoldStory
 
-__all__ = ["register", "run"]
+__all__ = ["options", "run"]
 
 _SHOW_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 """What showing an unverified (``--no-verify``) record that is not what the journal writes can raise."""
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``recall`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "recall",
-        run,
-        help="show finished rounds: seats, wagers, cards in dealt order, inputs, faults, settlement",
-        description="Show finished rounds from a table's journal. With --json each round is written in the round "
-        "record format (docs/round-record.md), one JSON object per line, which `tablectl settle` re-settles "
-        "from any folder. The hash chain is checked over the rounds shown (exit 1 when it breaks).",
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl recall``'s options to its parser ``p``."""
     add_journal_args(p, verify_option=True)
     which = p.add_mutually_exclusive_group()
     which.add_argument(

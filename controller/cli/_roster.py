@@ -13,16 +13,11 @@ import argparse
 import getpass
 import sys
 
-from controller.cli._args import description
-
-__all__ = ["register", "run_hash", "run_check"]
+__all__ = ["options", "run_hash", "run_check"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``roster`` sub-command (``hash-pin``, ``check``) to the ``tablectl`` parser."""
-    p = sub.add_parser(
-        "roster", help="hash a PIN for the roster; check a roster file", description=description(__doc__, 2)
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl roster``'s actions (``hash-pin``, ``check``) to its parser ``p``."""
     what = p.add_subparsers(dest="roster_command", required=True, metavar="ACTION")
     h = what.add_parser(
         "hash-pin",

@@ -14,7 +14,6 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from controller.cli._args import Subparsers, command, description
 from controller.cli._floor import forwarder_for
 from controller.cli._journal import RUN_JOURNAL_DIR
 from controller.cli._webopts import add_web_arguments, web_attach
@@ -23,12 +22,11 @@ from controller.host import add_log_arguments, configure_logging
 if TYPE_CHECKING:
     from controller.configuration import TableConfig
 
-__all__ = ["register", "run", "unapproved_paytables"]
+__all__ = ["options", "run", "unapproved_paytables"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``run`` sub-command to the ``tablectl`` parser."""
-    p = command(sub, "run", run, help="run the real table from a config", description=description(__doc__))
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl run``'s options to its parser ``p``."""
     p.add_argument("--config", required=True, help="the table config, e.g. config/mississippi_stud.yaml")
     add_log_arguments(p)
     p.add_argument(

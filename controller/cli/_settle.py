@@ -1,4 +1,5 @@
-"""``tablectl settle ROUND.json``: settle one round record and print the settlement as JSON.
+"""``tablectl settle``: settle one round record (docs/round-record.md) and print the settlement as
+JSON.
 
 The record format is docs/round-record.md. A record with any problem prints every problem
 (by JSON path) on standard error and exits 2; nothing is partially settled. With ``--lines``
@@ -19,23 +20,14 @@ import json
 import sys
 from typing import TYPE_CHECKING, BinaryIO
 
-from controller.cli._args import Subparsers, command
-
 if TYPE_CHECKING:
     from controller.configuration import TableConfig
 
-__all__ = ["register", "run"]
+__all__ = ["options", "run"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``settle`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "settle",
-        run,
-        help="settle a round record and print every wager's result as JSON",
-        description="Settle one round record (docs/round-record.md) and print the settlement as JSON.",
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl settle``'s options to its parser ``p``."""
     p.add_argument("record", metavar="ROUND.json", help="the round record, or - for standard input")
     p.add_argument(
         "--lines",

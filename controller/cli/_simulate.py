@@ -1,5 +1,10 @@
-"""``tablectl simulate``: the whole table in one process under a simulated clock, faults drawn
-from a seed, invariants checked after every event (docs/simulate.md)."""
+"""``tablectl simulate``: play a few rounds at the real table (machine, engine, journal, settlement,
+snapshot, screen) with simulated devices behind the real link protocol, the bench's players and
+dealer and a supervisor, in one process and one thread under a simulated clock; faults are drawn
+from the seed and invariants checked after every event. One seed (--seed) replays exactly; many
+(--seeds) run on every core. Exit 1 when an invariant breaks or a re-settled round differs.
+
+How the simulation works, and what it checks: docs/simulate.md."""
 
 from __future__ import annotations
 
@@ -9,29 +14,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli._args import Subparsers, command
 from controller.cli._choices import GAMES
 
 if TYPE_CHECKING:
     from hil.simulate.run import RunSummary, SeedResult
     from hil.simulate.swarm import Coverage
 
-__all__ = ["register", "run", "summary_lines"]
+__all__ = ["options", "run", "summary_lines"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``simulate`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "simulate",
-        run,
-        help="the whole table in one process under a simulated clock, with faults drawn from a seed",
-        description="Play a few rounds at the real table (machine, engine, journal, settlement, snapshot, screen) "
-        "with simulated devices behind the real link protocol, the bench's players and dealer and a supervisor, in "
-        "one process and one thread under a simulated clock; faults are drawn from the seed and invariants checked "
-        "after every event. One seed (--seed) replays exactly; many (--seeds) run on every core. Exit 1 when an "
-        "invariant breaks or a re-settled round differs.",
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl simulate``'s options to its parser ``p``."""
     p.add_argument("--game", default="mississippi_stud", choices=GAMES, help="the game (default: mississippi_stud)")
     p.add_argument("--seed", type=int, default=None, help="run this one seed and say what it did (default: none)")
     p.add_argument(

@@ -1,5 +1,9 @@
-"""``tablectl soak``: many rounds at the real table machines in process, on every core, with
-hold per wager spot against the par sheet at the end."""
+"""``tablectl soak``: play ROUNDS rounds at the real table machines, engine and settlement in process
+(devices faked at the device interface, the bench's players), on every core; print each wager spot's
+hold beside the par sheet's 95% interval and a combined test of every spot against par (allowing for
+their correlation; a right par fails 1 run in 1,000), and re-settle a sample of rounds with
+`tablectl settle` in a separate process. Exit 1 when a re-settled round differs or the combined test
+fails."""
 
 from __future__ import annotations
 
@@ -8,29 +12,17 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from controller.cli._args import Subparsers, command
 from controller.cli._choices import GAMES
 
 if TYPE_CHECKING:
     from hil.hold_summary import ParSheetLike
     from hil.soak import SoakResult
 
-__all__ = ["register", "run", "memory_line"]
+__all__ = ["options", "run", "memory_line"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``soak`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "soak",
-        run,
-        help="play many rounds at the real table machines in process, on every core; hold per spot against par",
-        description="Play ROUNDS rounds at the real table machines, engine and settlement in process (devices faked "
-        "at the device interface, the bench's players), on every core; print each wager spot's hold beside the par "
-        "sheet's 95% interval and a combined test of every spot against par (allowing for their correlation; a "
-        "right par fails 1 run in 1,000), and re-settle a sample of rounds with `tablectl settle` in a separate "
-        "process. Exit 1 when a re-settled round differs or the combined test fails.",
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl soak``'s options to its parser ``p``."""
     p.add_argument("--game", default="mississippi_stud", choices=GAMES, help="the game")
     p.add_argument("--config", help="a bench table config (default: config/bench/GAME.yaml)")
     p.add_argument("--rounds", type=int, default=10_000, help="rounds to play in all")

@@ -24,21 +24,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from controller.cli._args import Subparsers, command, description
 from controller.cli._journal import RUN_JOURNAL_DIR
 
-__all__ = ["register", "run", "link_status", "table_status", "floor_connected"]
+__all__ = ["options", "run", "link_status", "table_status", "floor_connected"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add the ``status`` sub-command to the ``tablectl`` parser."""
-    p = command(
-        sub,
-        "status",
-        run,
-        help="each device's link state and counters of a running table, from its journal",
-        description=description(__doc__),
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl status``'s options to its parser ``p``."""
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--config", help="the table config (its journal.path, else /var/lib/tablectl/GAME.db)")
     where.add_argument("--journal", help="the journal file")

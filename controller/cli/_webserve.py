@@ -13,18 +13,14 @@ import argparse
 import signal
 import sys
 
-from controller.cli._args import Subparsers, command, description
 from controller.cli._webopts import add_web_security_arguments, web_listening
 from controller.host import Wakeup, add_log_arguments, configure_logging
 
-__all__ = ["register", "run"]
+__all__ = ["options", "run"]
 
 
-def register(sub: Subparsers) -> None:
-    """Add ``web serve`` under ``tablectl web`` (made by ``web token``)."""
-    web = sub.choices["web"]
-    web_sub = next(a for a in web._actions if isinstance(a, argparse._SubParsersAction))
-    p = command(web_sub, "serve", run, help="serve a table's views from its socket", description=description(__doc__))
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl web serve``'s options to its parser ``p``."""
     p.add_argument("--socket", required=True, metavar="PATH", help="the table's views' socket (its --view-socket)")
     p.add_argument(
         "--web",

@@ -10,9 +10,7 @@ import os
 import secrets
 import sys
 
-from controller.cli._args import Subparsers, command, description
-
-__all__ = ["register", "run", "new_token"]
+__all__ = ["options", "run", "new_token"]
 
 TOKEN_BYTES = 16
 """128 bits."""
@@ -27,17 +25,8 @@ def new_token() -> str:
             return token
 
 
-def register(sub: Subparsers) -> None:
-    """Add ``web token`` (creating ``web``)."""
-    web = sub.add_parser("web", help="the browser views' tools")
-    web_sub = web.add_subparsers(dest="web_command", required=True, metavar="SUBCOMMAND")
-    p = command(
-        web_sub,
-        "token",
-        run,
-        help="make a 128-bit token for --web-token",
-        description=description(__doc__, paragraphs=2),
-    )
+def options(p: argparse.ArgumentParser) -> None:
+    """Add ``tablectl web token``'s options to its parser ``p``."""
     p.add_argument("--out", metavar="FILE", help="write it to FILE (mode 0600, never over an existing file)")
 
 
