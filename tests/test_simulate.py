@@ -16,7 +16,16 @@ import pytest
 from cli_helpers import cli
 
 from controller.game.registry import table_names
-from hil.simulate.faults import CI_KINDS, FAULT_KINDS, KNOWN_BUG_KINDS, OPEN_FINDINGS, Fault, parse_kinds, schedule
+from hil.simulate.faults import (
+    CI_KINDS,
+    FAULT_KINDS,
+    KNOWN_BUG_KINDS,
+    OPEN_FINDINGS,
+    OWN_STREAM_KINDS,
+    Fault,
+    parse_kinds,
+    schedule,
+)
 from hil.simulate.run import bench_table, pytest_case, replay_command, run_seed, run_seeds, shrink
 from hil.simulate.world import World
 
@@ -411,23 +420,26 @@ def test_a_device_that_refuses_its_state_request_is_read_and_the_restart_hold_cl
     assert res.faults == ["state_nak", "crash"] and res.crashes == 1 and res.rounds >= 3
 
 
-OLD_KINDS = tuple(k for k in FAULT_KINDS if k != "state_nak")
-"""The kinds before ``state_nak`` (the guard's list, in its order)."""
+OLD_KINDS = tuple(k for k in FAULT_KINDS if k not in OWN_STREAM_KINDS)
+"""The kinds before ``state_nak`` and ``state_garbled`` (the guard's list, in its order)."""
 
 
-def test_a_kind_drawn_from_its_own_stream_leaves_every_seeds_other_faults_as_they_were() -> None:
-    """``state_nak`` came after seeds' schedules were relied on (the guard's journals, the CI
-    seeds): naming it adds its faults to a seed and changes none of the others, in the default
-    schedule and the swarm's of every game."""
+@pytest.mark.parametrize("new", [("state_nak",), ("state_garbled",), ("state_nak", "state_garbled")])
+def test_a_kind_drawn_from_its_own_stream_leaves_every_seeds_other_faults_as_they_were(new: tuple[str, ...]) -> None:
+    """``state_nak`` and ``state_garbled`` came after seeds' schedules were relied on (the guard's
+    journals, the CI seeds): naming either or both adds their faults to a seed and changes none of
+    the others (nor each other's), in the default schedule and the swarm's of every game."""
     from hil.simulate.swarm import swarm_schedule
 
     assert len(OLD_KINDS) == 19
     added = 0
     for seed in range(1, 60):
-        with_it = schedule(seed, (*OLD_KINDS, "state_nak"), 2)
-        assert [f for f in with_it if f.kind != "state_nak"] == schedule(seed, OLD_KINDS, 2)
+        with_it = schedule(seed, (*OLD_KINDS, *new), 2)
+        assert [f for f in with_it if f.kind not in new] == schedule(seed, OLD_KINDS, 2)
+        for kind in new:
+            assert [f for f in with_it if f.kind == kind] == schedule(seed, (kind,), 2)
         added += len(with_it) - len(schedule(seed, OLD_KINDS, 2))
         for game in GAMES:
-            swarm = swarm_schedule(seed, game, (*OLD_KINDS, "state_nak"), 10)
-            assert [f for f in swarm if f.kind != "state_nak"] == swarm_schedule(seed, game, OLD_KINDS, 10)
+            swarm = swarm_schedule(seed, game, (*OLD_KINDS, *new), 10)
+            assert [f for f in swarm if f.kind not in new] == swarm_schedule(seed, game, OLD_KINDS, 10)
     assert added > 20
