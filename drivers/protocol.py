@@ -428,7 +428,7 @@ class LinkProtocol:
 
     def _next(self, now: float) -> Action:
         exchange = self._exchange
-        part = self._state.request(now, self.up)
+        part = self._state.request(now)
         if part is not None:
             return exchange.request(MsgType.STATE_REQ, part, now)
         if exchange.poll_now:  # the event in flight was journaled: ask for the next at once
@@ -590,7 +590,7 @@ class LinkProtocol:
         """One part of the state answer (:meth:`StateReading.reply`)."""
         p = reply.payload
         if len(p) < 4:
-            self._state.failed(f"state reply too short ({len(p)} bytes)")
+            self._state.failed(f"state reply too short ({len(p)} bytes)", self.config.reconnect)
             return
         boot = struct.unpack_from(">I", p)[0]
         self._seen_boot(boot)
