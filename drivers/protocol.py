@@ -392,6 +392,12 @@ class LinkProtocol:
         self._link_down(f"link thread failed: {exc}")
         return self._out.take()
 
+    def started(self) -> None:
+        """The runner starts running the link, first or again after it was closed: the reconnect
+        backoff begins from its first pause (a link closed while backing off, the table stopped,
+        must not keep the ceiling's pause until its first good reply)."""
+        self._reopen_s = 0.0
+
     def reopen_pause(self) -> float:
         """The runner closed the port (the link down, a port error, a port that would not open):
         how long to wait before opening it again. The link's reconnect backoff (docs/protocol.md,
