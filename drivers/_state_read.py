@@ -17,7 +17,7 @@ from drivers.messages import BodyError, DeviceEvent
 __all__ = ["StateReading"]
 
 _STATE_TRIES = 3
-"""Bad state answers in a row before the link stops asking until the next link-up."""
+"""Bad state answers in a row asked again at once; after as many, each waits the link's backoff."""
 
 
 @dataclass(slots=True)
@@ -69,10 +69,11 @@ class StateReading:
         self._watching = _Watching()
         self._parts = _Parts()
         self._tries = 0
+        """State answers in a row that could not be used (bad, too short, unreadable bodies)."""
         self._refused = 0
         """State requests the device refused (NAK) in a row: the next waits the backoff's pause after as many."""
         self._not_before = 0.0
-        """The state is asked again no sooner (after a NAK)."""
+        """The state is asked again no sooner (after a NAK, or once the quick tries ran out)."""
         self._held: tuple[int, int, DeviceEvent] | None = None
         """(boot, newest event no, snapshot) to deliver once every event before it has arrived."""
 
@@ -80,17 +81,22 @@ class StateReading:
         """The port was (re)opened: the state goes first."""
         self._parts = _Parts()
         self.wanted = self._on_state is not None
-        self._refused, self._not_before = 0, 0.0
+        self._afresh()
 
     def link_up(self) -> None:
-        """The link came up (or the device rebooted): read the state again."""
+        """The link came up (or the device rebooted): read the state again, at once."""
         self.wanted, self._held, self._watching.reading = True, None, False
+        self._afresh()
 
     def link_down(self) -> None:
         """The link went down: nothing is read until it is up (and the state is read then anyway)."""
         self._held, self.wanted = None, False
         self._watching.due, self._watching.reading = None, False
-        self._refused, self._not_before = 0, 0.0
+        self._afresh()
+
+    def _afresh(self) -> None:
+        """No failed or refused answer counts any more: the next request is sent at once."""
+        self._tries, self._refused, self._not_before = 0, 0, 0.0
 
     def again(self) -> None:
         """Read the whole state again (its snapshot is delivered as after a link-up)."""
@@ -103,8 +109,9 @@ class StateReading:
 
     @property
     def deferred_to(self) -> float | None:
-        """When the state, wanted but deferred by a refusal, is asked (None: not deferred)."""
-        return self._not_before if self.wanted and self._refused else None
+        """When the state, wanted but deferred (refused, or its quick tries used up), is asked
+        (None: not deferred)."""
+        return self._not_before if self.wanted and self._not_before else None
 
     def watch_event(self, event: DeviceEvent) -> None:
         """``event`` may start a watch: the state is read again in :data:`STATE_WATCH_S`."""
@@ -114,24 +121,23 @@ class StateReading:
         if self._watching.due is None:
             self._watching.due = self._out.now + STATE_WATCH_S
 
-    def request(self, now: float, up: bool) -> bytes | None:
+    def request(self, now: float) -> bytes | None:
         """The payload of the state request to send now (the part wanted), or None."""
         watching = self._watching
         if watching.due is not None and not self.wanted and now >= watching.due:
             watching.due, self.wanted, watching.reading = None, True, True
         if not self.wanted or self._on_state is None or now < self._not_before:
             return None
-        if self._parts.part == 0 and not up:
-            self._tries = 0
         return bytes((self._parts.part,))
 
     def reply(self, reply: Frame, boot: int, backoff: Backoff) -> None:
         """One part of the state answer, from the device running ``boot``: the next part is asked
         at the next step; the last one makes the snapshot. A bad answer is asked again from the
-        first part (up to ``_STATE_TRIES`` in a row); a refused one (NAK) too, after ``backoff``'s
-        pause (the link's reconnect backoff: doubling, at most its ceiling) for as long as the
-        link is up: what waits for the device's state (a hold that clears by itself once every
-        device is back and read) must not wait for the next link-up."""
+        first part, at once up to ``_STATE_TRIES`` in a row, then after ``backoff``'s pause (the
+        link's reconnect backoff: doubling, at most its ceiling); a refused one (NAK) after that
+        pause from the first refusal; both for as long as the link is up: what waits for the
+        device's state (a hold that clears by itself once every device is back and read) must
+        not wait for the next link-up."""
         out, p, part = self._out, reply.payload, self._parts.part
         if reply.type is MsgType.NAK:
             out.count("naks")
@@ -146,15 +152,7 @@ class StateReading:
             self._parts, self._not_before = _Parts(), out.now + pause
             return
         if len(p) < 10 or p[8] != part or p[9] == 0 or (self._parts.boot is not None and boot != self._parts.boot):
-            out.count("faults")
-            self._tries += 1
-            gave_up = self._tries >= _STATE_TRIES
-            out.fault(
-                "state",
-                f"state part {part}: bad answer (part {p[8:9].hex()}, boot {boot:08x})"
-                + ("; not asked again until the next link-up" if gave_up else ""),
-            )
-            self.wanted, self._parts = not gave_up, _Parts()
+            self._unusable(f"state part {part}: bad answer (part {p[8:9].hex()}, boot {boot:08x})", backoff)
             return  # asked again from the first part
         if part == 0:
             read = self._parts
@@ -163,25 +161,43 @@ class StateReading:
         self._parts.bodies.append(bytes(p[10:]))
         self._parts.part += 1
         if self._parts.part >= self._parts.parts:
-            self._read()
+            self._read(backoff)
 
-    def failed(self, error: str) -> None:
-        """The answer cannot be read at all (too short): not asked again until the next link-up."""
-        self._out.count("faults")
-        self._out.fault("state", error)
-        self.wanted, self._parts = False, _Parts()
+    def failed(self, error: str, backoff: Backoff) -> None:
+        """The answer cannot be read at all (too short): asked again as after a bad answer."""
+        self._unusable(error, backoff)
 
-    def _read(self) -> None:
+    def _unusable(self, error: str, backoff: Backoff) -> None:
+        """A state answer that cannot be used (``error`` says why): asked again from the first
+        part, at once up to ``_STATE_TRIES`` in a row, then after ``backoff``'s pause, doubling up
+        to its ceiling, for as long as the link is up (it stopped until the next link-up, leaving
+        a hold that clears by itself once the device is read on for good). The first of a run is a
+        :class:`DeviceFault`, the later ones only counted."""
+        out = self._out
+        out.count("faults")
+        self._tries += 1
+        if self._tries == 1:
+            out.fault(
+                "state",
+                f"{error}: asked again at once up to {_STATE_TRIES - 1} times, then with the link's backoff "
+                f"({backoff.first_s:g} s doubling up to {backoff.max_s:g} s) until it is read",
+            )
+        late = self._tries - _STATE_TRIES
+        if late >= 0:
+            self._not_before = out.now + backoff.nth(late)
+        self._parts = _Parts()
+
+    def _read(self, backoff: Backoff) -> None:
         """Every part is in: the driver makes the snapshot, held until the events before it arrive."""
         assert self._on_state is not None
         read, self._parts = self._parts, _Parts()
-        self.wanted, self._tries, self._refused = False, 0, 0
         try:
             state = self._on_state(read.bodies, self._out.at)
         except BodyError as exc:
-            self._out.count("faults")
-            self._out.fault("state", f"state answer: {exc}")
+            self._unusable(f"state answer: {exc}", backoff)
             return
+        self.wanted = False
+        self._afresh()
         assert read.boot is not None
         watching = self._watching
         watched = self._watch(state) if self._watch is not None else None

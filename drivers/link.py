@@ -549,6 +549,8 @@ class LinkLoop:
     def add(self, link: Link) -> None:
         """Run ``link`` (from its next pass: its port is opened at once)."""
         link._due, link._reopen_at = -math.inf, None
+        with link._lock:
+            link.protocol.started()  # its backoff from the first pause
         link._active_at = link._stir_at = link.clock()
         link._events_seen = link.protocol.stats.events
         link._left.clear()

@@ -392,6 +392,12 @@ class LinkProtocol:
         self._link_down(f"link thread failed: {exc}")
         return self._out.take()
 
+    def started(self) -> None:
+        """The runner starts running the link, first or again after it was closed: the reconnect
+        backoff begins from its first pause (a link closed while backing off, the table stopped,
+        must not keep the ceiling's pause until its first good reply)."""
+        self._reopen_s = 0.0
+
     def reopen_pause(self) -> float:
         """The runner closed the port (the link down, a port error, a port that would not open):
         how long to wait before opening it again. The link's reconnect backoff (docs/protocol.md,
@@ -428,7 +434,7 @@ class LinkProtocol:
 
     def _next(self, now: float) -> Action:
         exchange = self._exchange
-        part = self._state.request(now, self.up)
+        part = self._state.request(now)
         if part is not None:
             return exchange.request(MsgType.STATE_REQ, part, now)
         if exchange.poll_now:  # the event in flight was journaled: ask for the next at once
@@ -590,7 +596,7 @@ class LinkProtocol:
         """One part of the state answer (:meth:`StateReading.reply`)."""
         p = reply.payload
         if len(p) < 4:
-            self._state.failed(f"state reply too short ({len(p)} bytes)")
+            self._state.failed(f"state reply too short ({len(p)} bytes)", self.config.reconnect)
             return
         boot = struct.unpack_from(">I", p)[0]
         self._seen_boot(boot)

@@ -75,6 +75,10 @@ class SimDevice:
         """Answer every command with NAK (a device that does not know the CMD type)."""
         self.nak_states = 0
         """How many of the next state requests to refuse with NAK (a device busy or confused)."""
+        self.bad_states = 0
+        """How many of the next state answers to damage: each names a part it was not asked for."""
+        self.short_states = 0
+        """How many of the next state answers to cut short (2 bytes: not even the boot id)."""
         self.commands: list[tuple[str, dict[str, Any]]] = []
         self._last: tuple[int, bytes] | None = None  # (seq, reply) for resending on a retry
         self._parts: list[bytes] = []  # the state answer being read, taken when part 0 was asked
@@ -179,8 +183,13 @@ class SimDevice:
         with self.lock:
             if self._last is not None and self._last[0] == frame.seq:
                 return self._last[1]  # a retry: the same answer, the command not run twice
-            reply = self._answer(frame)
-            wire = encode(Frame(self.address, 0, frame.seq, reply[0], struct.pack(">I", self.boot_id) + reply[1]))
+            if frame.type is MsgType.STATE_REQ and self.short_states > 0:
+                self.short_states -= 1
+                reply = (MsgType.STATE, struct.pack(">I", self.boot_id)[:2])  # too short to read at all
+            else:
+                kind, body = self._answer(frame)
+                reply = (kind, struct.pack(">I", self.boot_id) + body)
+            wire = encode(Frame(self.address, 0, frame.seq, reply[0], reply[1]))
             self._last = (frame.seq, wire)
         return wire
 
@@ -206,7 +215,11 @@ class SimDevice:
                 self._parts = self._split(self.state_body())
                 self._parts_newest = self.next_event_no - 1
             if part < len(self._parts):
-                head = struct.pack(">IBB", self._parts_newest, part, len(self._parts))
+                named = part
+                if self.bad_states > 0:  # damaged: it names a part it was not asked for
+                    self.bad_states -= 1
+                    named = (part + 1) % 256
+                head = struct.pack(">IBB", self._parts_newest, named, len(self._parts))
                 return MsgType.STATE, head + self._parts[part]
         return MsgType.NAK, b""
 

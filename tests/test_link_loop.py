@@ -446,6 +446,19 @@ def _pause_after_port_error(link: Link, clock: _JumpClock) -> float:
     return round(link._reopen_at - clock(), 3)
 
 
+def _pulled_until_the_ceiling(server: PtyServer, link: Link, clock: _JumpClock, port: Path) -> list[float]:
+    """Pull the cable of ``link``'s device (its port fails, then will not open) and serve the link
+    by hand, moving ``clock`` past each pause, until its backoff reaches the ceiling: the pauses."""
+    server.disconnect()
+    port.unlink()  # (never a pty of another process given the old number meanwhile)
+    pauses = [_pause_after_port_error(link, clock)]
+    while pauses[-1] < link.config.reconnect_max_s:
+        clock.moved += link._due - clock()  # the pause is over: the port is tried again
+        link._turn(0)
+        pauses.append(_pause_after_port_error(link, clock))
+    return pauses
+
+
 def test_the_reconnect_backoff_starts_again_from_its_first_pause_once_the_link_is_healthy(tmp_path: Path) -> None:
     """A long cable pull takes the reconnect backoff to its ceiling; the link comes back and
     exchanges again. A later short pull is tried again after the first pause, not the ceiling's
@@ -462,13 +475,7 @@ def test_the_reconnect_backoff_starts_again_from_its_first_pause_once_the_link_i
         link.clock = clock
         try:
             _serve_by_hand(link, lambda: link.up, "the link up")
-            server.disconnect()  # the long pull: the port fails, then will not open
-            (tmp_path / "shoe").unlink()  # (never a pty of another process given the old number meanwhile)
-            pauses = [_pause_after_port_error(link, clock)]
-            while pauses[-1] < ceiling:
-                clock.moved += link._due - clock()  # the pause is over: the port is tried again
-                link._turn(0)
-                pauses.append(_pause_after_port_error(link, clock))
+            pauses = _pulled_until_the_ceiling(server, link, clock, tmp_path / "shoe")
             assert pauses[0] == first and pauses[-1] == ceiling
             server.reconnect()  # the cable back
             clock.moved += link._due - clock()
@@ -479,6 +486,41 @@ def test_the_reconnect_backoff_starts_again_from_its_first_pause_once_the_link_i
             server.disconnect()  # the short pull
             (tmp_path / "shoe").unlink()
             assert _pause_after_port_error(link, clock) == first
+        finally:
+            link.close()
+    finally:
+        server.close()
+
+
+def test_a_link_started_again_backs_off_from_its_first_pause(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link whose device is gone has backed off to the ceiling; it is closed (the table stopped)
+    and started again in a loop, its device still gone. Its first pause is the first again, not the
+    ceiling it had (``LinkLoop.add`` started a link's backoff afresh until the backoff moved into
+    the protocol; since, a link closed and started again kept its last pause until its first good
+    reply). The pauses are the protocol's, noted as they are taken: no sleep, no elapsed time."""
+    q: queue.Queue = queue.Queue()
+    clock = _JumpClock()
+    server = PtyServer(ShoeSim(), link=tmp_path / "shoe")
+    try:
+        link = ShoeDriver("shoe", server.start(), q, address=1, config=CONFIG).link
+        link.clock = clock
+        try:
+            _serve_by_hand(link, lambda: link.up, "the link up")
+            assert _pulled_until_the_ceiling(server, link, clock, tmp_path / "shoe")[-1] == CONFIG.reconnect_max_s
+            link.close()  # the table stopped
+            taken: list[float] = []
+            pause = link.protocol.reopen_pause
+
+            def noted() -> float:
+                taken.append(pause())
+                return taken[-1]
+
+            monkeypatch.setattr(link.protocol, "reopen_pause", noted)
+            link.loop = LinkLoop("restarted")
+            link.start()  # the table started again: the port is tried at once, and fails
+            _until(lambda: bool(taken), "the port tried again and closed for a pause")
+            link.close()
+            assert taken[0] == CONFIG.reconnect_min_s
         finally:
             link.close()
     finally:

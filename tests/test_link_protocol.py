@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from drivers.delivery import Delivery
 from drivers.framing import Decoder, Frame, MsgType, encode
-from drivers.messages import BUTTONS, DeviceEvent
+from drivers.messages import BUTTONS, BodyError, DeviceEvent
 from drivers.panel import ButtonChanged, PanelDriver
 from drivers.protocol import (
     Close,
@@ -370,4 +370,61 @@ def test_a_refused_state_request_is_asked_again_with_the_links_backoff_until_ans
     assert max(gaps) <= CONFIG.reconnect_max_s + slack  # bounded: a device that keeps refusing is asked every 5 s
     faults = [e for e in sink.emitted if isinstance(e, DeviceFault) and e.kind == "state"]
     assert len(faults) == 1 and "asked again in 0.1 s" in faults[0].error
+    assert not [e for e in sink.emitted if isinstance(e, LinkDown)]
+
+
+@pytest.mark.parametrize(
+    ("short", "bad", "unreadable"),
+    [(1, 0, 0), (3, 0, 0), (0, 3, 0), (0, 6, 0), (1, 3, 0), (0, 0, 3)],
+    ids=["one-short", "three-short", "three-bad", "six-bad", "short-then-bad", "three-unreadable"],
+)
+def test_a_state_answer_that_cannot_be_used_is_asked_again_with_the_links_backoff_once_its_tries_run_out(
+    short: int, bad: int, unreadable: int
+) -> None:
+    """The table asks an up device's state again (as after a journal outage) and the answers come
+    back unusable: cut too short to read, naming a part not asked for, or with bodies the driver
+    cannot read. The first ``_STATE_TRIES`` (3) are asked again at once, later ones after the
+    link's backoff (0.1 s doubling to its ceiling), for as long as the link is up, until the state
+    is read; the first failure is reported, the later ones counted. (Three bad answers in a row,
+    or one too short or unreadable, stopped the reading until the next link-up, so a hold that
+    clears by itself once the device is read never cleared: `tablectl simulate`, fault kind
+    `state_garbled`.)"""
+    sink = Sink()
+    sim = _NotingPanel(address=3)
+    sim.asked = []
+    spoilt = [unreadable]
+
+    def read_state(bodies: list[bytes], at: float) -> PanelState:
+        if spoilt[0] and sim.wire is not None and sim.asked:
+            spoilt[0] -= 1
+            raise BodyError("panel state: 3 bytes, 5 expected")
+        return PanelState(device="panel", at=at, boot_id=0, key_on=False, lines=4, columns=40)
+
+    protocol = LinkProtocol("panel", 3, CONFIG, on_state=read_state)
+    wire = SimWire(protocol, sim, random.Random(3), Line(), deliver=sink.delivery(protocol))
+    t = 0.0
+
+    def read() -> None:
+        nonlocal t
+        while not [e for e in sink.emitted if isinstance(e, PanelState)]:
+            t = round(t + 0.01, 2)
+            assert t < 60.0, f"the state never read: asked at {sim.asked}"
+            wire.run(t)
+
+    read()  # the link up, its state read
+    faults_before = protocol.stats.faults
+    sink.emitted.clear()
+    sim.wire, sim.short_states, sim.bad_states = wire, short, bad
+    protocol.read_state_again()
+    read()
+    asked, failures = sim.asked, short + bad + unreadable
+    assert protocol.up and len(asked) == failures + 1 and protocol.stats.faults - faults_before == failures
+    backoff, slack = CONFIG.reconnect, CONFIG.poll_interval_s + 0.01
+    for n, gap in enumerate(after - before for before, after in zip(asked, asked[1:], strict=False)):
+        if n < 2:
+            assert gap <= slack  # asked again at once
+        else:
+            assert backoff.nth(n - 2) <= gap <= backoff.nth(n - 2) + slack
+    faults = [e for e in sink.emitted if isinstance(e, DeviceFault) and e.kind == "state"]
+    assert len(faults) == 1 and "asked again at once up to 2 times, then with the link's backoff" in faults[0].error
     assert not [e for e in sink.emitted if isinstance(e, LinkDown)]

@@ -16,7 +16,16 @@ import pytest
 from cli_helpers import cli
 
 from controller.game.registry import table_names
-from hil.simulate.faults import CI_KINDS, FAULT_KINDS, KNOWN_BUG_KINDS, OPEN_FINDINGS, Fault, parse_kinds, schedule
+from hil.simulate.faults import (
+    CI_KINDS,
+    FAULT_KINDS,
+    KNOWN_BUG_KINDS,
+    OPEN_FINDINGS,
+    OWN_STREAM_KINDS,
+    Fault,
+    parse_kinds,
+    schedule,
+)
 from hil.simulate.run import bench_table, pytest_case, replay_command, run_seed, run_seeds, shrink
 from hil.simulate.world import World
 
@@ -411,23 +420,60 @@ def test_a_device_that_refuses_its_state_request_is_read_and_the_restart_hold_cl
     assert res.faults == ["state_nak", "crash"] and res.crashes == 1 and res.rounds >= 3
 
 
-OLD_KINDS = tuple(k for k in FAULT_KINDS if k != "state_nak")
-"""The kinds before ``state_nak`` (the guard's list, in its order)."""
+_OUTAGES = {
+    "crash": (0.3, Fault(0.5, "crash")),
+    "journal_error": (2.9, Fault(0.5, "journal_error", "shoe", 2.5, 3)),
+}
+"""A fault after which the table holds until each device's state is read again, and when the
+device's state answers are damaged (before the state is asked again: the restart's, at the
+journal's return)."""
 
 
-def test_a_kind_drawn_from_its_own_stream_leaves_every_seeds_other_faults_as_they_were() -> None:
-    """``state_nak`` came after seeds' schedules were relied on (the guard's journals, the CI
-    seeds): naming it adds its faults to a seed and changes none of the others, in the default
-    schedule and the swarm's of every game."""
+@pytest.mark.parametrize(
+    ("device", "outage", "damaged"),
+    [
+        *((device, "crash", 3) for device in ("shoe", "bet_spots", "panel")),
+        *((device, "journal_error", damaged) for device in ("bet_spots", "panel") for damaged in (1, 3)),
+    ],
+)
+def test_a_device_whose_state_answers_are_damaged_is_read_and_its_hold_clears_by_itself(
+    device: str, outage: str, damaged: int
+) -> None:
+    """Found by the simulation (fault kind ``state_garbled``, liveness): after a controller restart
+    or a journal outage the table holds until each device's state is read again ("clears by
+    itself"); a device's next state answer is cut too short to read, or its next three name a
+    part not asked for. Either stopped the reading until the device's next link-up, so the hold
+    never cleared (``liveness``: still on 30 s after the last fault's effect ended). Now the state
+    is asked again, after three tries with the link's backoff, and the round goes on. (The shoe
+    after a journal outage, and a cut-short answer after a restart, are left out: the old code got
+    through them too, the state being asked again another way.)"""
+    at, fault = _OUTAGES[outage]
+    faults = sorted([Fault(at, "state_garbled", device, 0.0, damaged), fault], key=lambda f: f.at)
+    res = run_seed("mississippi_stud", 1, (), rounds=2, faults=faults, liveness=1)
+    assert res.ok, f"{res.broken}: {res.detail}"
+    assert sorted(res.faults) == sorted(["state_garbled", outage]) and res.rounds >= 3
+
+
+OLD_KINDS = tuple(k for k in FAULT_KINDS if k not in OWN_STREAM_KINDS)
+"""The kinds before ``state_nak`` and ``state_garbled`` (the guard's list, in its order)."""
+
+
+@pytest.mark.parametrize("new", [("state_nak",), ("state_garbled",), ("state_nak", "state_garbled")])
+def test_a_kind_drawn_from_its_own_stream_leaves_every_seeds_other_faults_as_they_were(new: tuple[str, ...]) -> None:
+    """``state_nak`` and ``state_garbled`` came after seeds' schedules were relied on (the guard's
+    journals, the CI seeds): naming either or both adds their faults to a seed and changes none of
+    the others (nor each other's), in the default schedule and the swarm's of every game."""
     from hil.simulate.swarm import swarm_schedule
 
     assert len(OLD_KINDS) == 19
     added = 0
     for seed in range(1, 60):
-        with_it = schedule(seed, (*OLD_KINDS, "state_nak"), 2)
-        assert [f for f in with_it if f.kind != "state_nak"] == schedule(seed, OLD_KINDS, 2)
+        with_it = schedule(seed, (*OLD_KINDS, *new), 2)
+        assert [f for f in with_it if f.kind not in new] == schedule(seed, OLD_KINDS, 2)
+        for kind in new:
+            assert [f for f in with_it if f.kind == kind] == schedule(seed, (kind,), 2)
         added += len(with_it) - len(schedule(seed, OLD_KINDS, 2))
         for game in GAMES:
-            swarm = swarm_schedule(seed, game, (*OLD_KINDS, "state_nak"), 10)
-            assert [f for f in swarm if f.kind != "state_nak"] == swarm_schedule(seed, game, OLD_KINDS, 10)
+            swarm = swarm_schedule(seed, game, (*OLD_KINDS, *new), 10)
+            assert [f for f in swarm if f.kind not in new] == swarm_schedule(seed, game, OLD_KINDS, 10)
     assert added > 20

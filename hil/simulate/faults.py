@@ -45,10 +45,11 @@ FAULT_KINDS: dict[str, str] = {
     "early_card": "a card dealt when the table expects none",
     "never_connected": "a device is not connected when the table starts",
     "state_nak": "a device refuses (NAKs) its next state requests, 1 to 3 of them",
+    "state_garbled": "a device answers its next state request cut short, or its next 2 to 3 naming a wrong part",
 }
 """Every fault kind, with what it does."""
 
-OWN_STREAM_KINDS = frozenset({"state_nak"})
+OWN_STREAM_KINDS = frozenset({"state_nak", "state_garbled"})
 """Kinds added after seeds' schedules were relied on (the guard's journals, the CI seeds): each is
 drawn from a random stream of its own, after the others, so that naming it adds its faults to a
 seed and leaves the faults of every other kind what they were."""

@@ -828,6 +828,17 @@ class World:
         with sim.lock:
             sim.nak_states = max(sim.nak_states, fault.value)
 
+    def _state_garbled(self, fault: Fault, end: float) -> None:
+        """The device damages its next state answers (whenever they come, as ``state_nak``'s): a
+        ``value`` of 1 cuts the next one short (2 bytes, too short to read); 2 or 3 make as many
+        name a part they were not asked for (3 in a row: the controller's tries run out)."""
+        sim = self.sims[fault.device]
+        with sim.lock:
+            if fault.value == 1:
+                sim.short_states = max(sim.short_states, 1)
+            else:
+                sim.bad_states = max(sim.bad_states, fault.value)
+
     def _void_later(self) -> None:
         """The ``void`` fault's end: the supervisor turns the key, voids the round if the table lets
         him a moment later, and turns the key off (all on the world's agenda: no wait inside it)."""
@@ -888,5 +899,6 @@ _INJECT: dict[str, Callable[[World, Fault, float], None]] = {
     "early_card": World._early_card,
     "void": lambda w, f, end: w._at(end, w._void_later),
     "state_nak": World._state_nak,
+    "state_garbled": World._state_garbled,
 }
 """What each fault kind does (:meth:`World.inject`), given the fault and when its effect ends."""
