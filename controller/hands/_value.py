@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from controller.hands.categories import FIVE_CARD_ORDER, LOW_HAND_ORDER, Category, pack, unpack
+from controller.hands.categories import CATEGORY_SHIFT, FIVE_CARD_ORDER, LOW_HAND_ORDER, Category, pack, unpack
 from controller.hands.fast import JOKER_INDEX, evaluator_for
 from controller.hands.rules import HandRules
 from controller.vocab import Card, format_cards
@@ -130,6 +130,9 @@ def _needed_ranks(category: Category, fields: tuple[int, ...], rules: HandRules)
 
 
 _FLUSH_CATEGORIES = frozenset({Category.FLUSH, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
+_FLUSH_NAMES = frozenset(c.value for c in _FLUSH_CATEGORIES)
+"""Their values: a category is looked up by its value's hash (a string's, kept), not the enum's
+(worked out in Python on every look-up)."""
 
 
 def _pick_best(
@@ -139,7 +142,7 @@ def _pick_best(
     joker = [c for c in cards if c.index == JOKER_INDEX]
     # by :func:`_high_first`, read from its table (each card's key is its own: no two tie)
     pool = [c for _, c in sorted([(_HIGH_FIRST[c.index], c) for c in cards if c.index != JOKER_INDEX])]
-    if category in _FLUSH_CATEGORIES:
+    if category._value_ in _FLUSH_NAMES:
         per_suit = [0, 0, 0, 0]
         for c in pool:
             per_suit[c.index // 13] += 1
@@ -168,6 +171,8 @@ _STRAIGHT_CATEGORIES = frozenset({Category.STRAIGHT, Category.STRAIGHT_FLUSH, Ca
 _GROUP_CATEGORIES = frozenset(
     {Category.ONE_PAIR, Category.TWO_PAIR, Category.THREE_OF_A_KIND, Category.FULL_HOUSE, Category.FOUR_OF_A_KIND}
 )
+_GROUP_NAMES = frozenset(c.value for c in _GROUP_CATEGORIES)
+_STRAIGHT_NAMES = frozenset(c.value for c in _STRAIGHT_CATEGORIES)
 _ORDER_KEY = tuple((i % 13) * 4 + i // 13 for i in range(52))
 """A card's place in a hand's explanation among cards of as many of their rank: rank, then suit."""
 
@@ -176,18 +181,18 @@ def _pick_five(cards: tuple[Card, ...], category: Category) -> tuple[Card, ...]:
     """:func:`_pick_best` of exactly five cards without the joker, in one sort: every card
     plays, ordered by how many of its rank the hand holds, then rank, then the later suit
     (a wheel straight shows its ace last). Checked against ``_pick_best`` on every hand."""
-    by_key: dict[int, Card] = {}
-    if category in _GROUP_CATEGORIES:
+    order = _ORDER_KEY
+    name = category._value_
+    keyed: list[tuple[int, Card]]  # each card's key is its own (no two tie): cards are never compared
+    if name in _GROUP_NAMES:
         ranks = [c.index % 13 for c in cards]
-        for r, c in zip(ranks, cards):
-            by_key[(ranks.count(r) << 6) + _ORDER_KEY[c.index]] = c
+        keyed = [((ranks.count(r) << 6) + order[c.index], c) for r, c in zip(ranks, cards)]
     else:
-        for c in cards:
-            by_key[_ORDER_KEY[c.index]] = c
-        if category in _STRAIGHT_CATEGORIES and min(by_key) < 4 and max(by_key) >= 48:  # the wheel: 5-4-3-2-A
-            for key in [k for k in by_key if k >= 48]:
-                by_key[key - 52] = by_key.pop(key)
-    return tuple([by_key[k] for k in sorted(by_key, reverse=True)])
+        keyed = [(order[c.index], c) for c in cards]
+        if name in _STRAIGHT_NAMES and min(keyed)[0] < 4 and max(keyed)[0] >= 48:  # the wheel: 5-4-3-2-A
+            keyed = [(k - 52 if k >= 48 else k, c) for k, c in keyed]
+    keyed.sort(reverse=True)
+    return tuple([c for _, c in keyed])
 
 
 def evaluate_five(cards: Sequence[Card], rules: HandRules) -> HandValue:
@@ -211,12 +216,11 @@ def evaluate_dealt(cards: Sequence[Card], rules: HandRules) -> HandValue:
 def _evaluate(cards: Sequence[Card], rules: HandRules) -> HandValue:
     indices = [c.index for c in cards]
     strength = evaluator_for(rules.wheel).strength(indices)
-    index, fields = unpack(strength)
-    category = FIVE_CARD_ORDER[index]
+    category = FIVE_CARD_ORDER[strength >> CATEGORY_SHIFT]
     cards = tuple(cards)
     if len(cards) == 5 and JOKER_INDEX not in indices:
         return HandValue(category, partial(_pick_five, cards, category), strength, cards)
-    return HandValue(category, partial(_pick_best, cards, category, fields, rules), strength, cards)
+    return HandValue(category, partial(_pick_best, cards, category, unpack(strength)[1], rules), strength, cards)
 
 
 def evaluate_three(cards: Sequence[Card], rules: HandRules) -> HandValue:
@@ -234,8 +238,9 @@ def evaluate_three(cards: Sequence[Card], rules: HandRules) -> HandValue:
     if order is None:
         raise HandError(f"{rules.game} has no three-card hands")
     _check(cards, rules, (3,), "a three-card hand")
-    ranks = sorted((c.rank - 2 for c in cards if c.rank is not None), reverse=True)  # no joker: _check refused it
-    flush = len({c.suit for c in cards}) == 1
+    # from the deck index (rank - 2 and suit): no enum arithmetic nor hashing
+    ranks = sorted([c.index % 13 for c in cards if c.index != JOKER_INDEX], reverse=True)  # _check refused a joker
+    flush = len({c.index // 13 for c in cards}) == 1
     distinct = len(set(ranks)) == 3
     straight = -1
     if distinct and ranks[0] - ranks[2] == 2:
@@ -280,11 +285,15 @@ _HIGH_FIRST: tuple[int, ...] = tuple(-((i % 13) * 8 + i // 13) for i in range(52
 
 
 def _take(cards: Sequence[Card], ranks: Sequence[int]) -> tuple[Card, ...]:
-    pool = sorted(cards, key=_high_first)
+    """For each of ``ranks`` (``rank - 2``), the first card of that rank not yet taken, in
+    :func:`_high_first` order (each card's key is its own: cards are never compared)."""
+    pool = [c for _, c in sorted([(_high_first(c), c) for c in cards])]
+    taken = [False] * len(pool)
     out: list[Card] = []
     for rank in ranks:
-        c = next(c for c in pool if c.rank == rank + 2 and c not in out)
-        out.append(c)
+        k = next(k for k, c in enumerate(pool) if not taken[k] and c.index != JOKER_INDEX and c.index % 13 == rank)
+        taken[k] = True
+        out.append(pool[k])
     return tuple(out)
 
 

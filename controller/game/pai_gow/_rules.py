@@ -538,10 +538,10 @@ def _seat_settlement(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSet
     return SeatSettlement(seat.seat, tuple(wagers), hands, caps)
 
 
-_LAST_SEATS: tuple[_Round | None, dict[object, SeatSettlement]] = (None, {})
-"""The seats settled with the last shared part, by everything :func:`_seat_settlement` reads
-besides it (the table shows each seat's pai gow step as its hand is turned, and settles the
-round at its end: each seat once)."""
+_LAST_SEATS: tuple[_Round | None, dict[int, tuple[tuple[object, ...], SeatSettlement]]] = (None, {})
+"""The seats settled with the last shared part, by seat number, each with everything
+:func:`_seat_settlement` reads besides it (the table shows each seat's pai gow step as its hand
+is turned, and settles the round at its end: each seat once)."""
 
 
 def _seat_once(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlement:
@@ -553,12 +553,13 @@ def _seat_once(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlemen
     if shared is not r:
         seats = {}
         _LAST_SEATS = (r, seats)
-    key = (seat.seat, tuple(seat.wagers.items()), seat.cards, seat.high, seat.low, seat.foul, table.payout_cap)
-    settled = seats.get(key)
-    if settled is None:
-        if len(seats) > 64:
-            seats.clear()
-        settled = seats[key] = _seat_settlement(seat, r, table)
+    key = (tuple(seat.wagers.items()), seat.cards, seat.high, seat.low, seat.foul, table.payout_cap)
+    kept = seats.get(seat.seat)
+    # compared, not hashed: the same cards are the same objects (the deck's own), equal at once
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    settled = _seat_settlement(seat, r, table)
+    seats[seat.seat] = (key, settled)
     return settled
 
 
