@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from operator import attrgetter
 
 from controller.hands.categories import CATEGORY_SHIFT, FIVE_CARD_ORDER, LOW_HAND_ORDER, Category, pack, unpack
 from controller.hands.fast import JOKER_INDEX, evaluator_for
@@ -140,15 +141,16 @@ def _pick_best(
 ) -> tuple[Card, ...]:
     """The five cards that make ``category`` with ``fields``, chosen independently of card order."""
     joker = [c for c in cards if c.index == JOKER_INDEX]
-    # by :func:`_high_first`, read from its table (each card's key is its own: no two tie)
-    pool = [c for _, c in sorted([(_HIGH_FIRST[c.index], c) for c in cards if c.index != JOKER_INDEX])]
+    # the later suit first, as :func:`_high_first` orders cards of one rank (the deck index is
+    # the suit, then the rank): only the order within each rank is read
+    pool = sorted([c for c in cards if c.index != JOKER_INDEX], key=_INDEX, reverse=True)
     if category._value_ in _FLUSH_NAMES:
         per_suit = [0, 0, 0, 0]
         for c in pool:
             per_suit[c.index // 13] += 1
         suit = max(range(4), key=lambda s: (per_suit[s], s))
         pool = [c for c in pool if c.index // 13 == suit]
-    by_rank: dict[int, list[Card]] = {}  # each rank's cards in the pool's order
+    by_rank: dict[int, list[Card]] = {}  # each rank's cards, the later suit first
     for c in pool:
         same = by_rank.get(c.index % 13)
         if same is None:
@@ -167,6 +169,7 @@ def _pick_best(
     return tuple(best)
 
 
+_INDEX = attrgetter("index")
 _STRAIGHT_CATEGORIES = frozenset({Category.STRAIGHT, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
 _GROUP_CATEGORIES = frozenset(
     {Category.ONE_PAIR, Category.TWO_PAIR, Category.THREE_OF_A_KIND, Category.FULL_HOUSE, Category.FOUR_OF_A_KIND}
@@ -280,10 +283,6 @@ def _high_first(c: Card) -> int:
     return -(rank * 8 + suit)
 
 
-_HIGH_FIRST: tuple[int, ...] = tuple(-((i % 13) * 8 + i // 13) for i in range(52))
-""":func:`_high_first` of each real card, by its index."""
-
-
 def _take(cards: Sequence[Card], ranks: Sequence[int]) -> tuple[Card, ...]:
     """For each of ``ranks`` (``rank - 2``), the first card of that rank not yet taken, in
     :func:`_high_first` order (each card's key is its own: cards are never compared)."""
@@ -314,6 +313,10 @@ def _evaluate_low(cards: Sequence[Card]) -> HandValue:
     else:
         best, hi, lo = (b, a), rb, ra
     if hi == lo:
-        strength = pack(LOW_HAND_ORDER.index(Category.ONE_PAIR), [hi])
-        return HandValue(Category.ONE_PAIR, best, strength, tuple(cards))
-    return HandValue(Category.HIGH_CARD, best, pack(LOW_HAND_ORDER.index(Category.HIGH_CARD), [hi, lo]), tuple(cards))
+        return HandValue(Category.ONE_PAIR, best, _LOW_PAIR | hi << 16, tuple(cards))
+    return HandValue(Category.HIGH_CARD, best, _LOW_NO_PAIR | hi << 16 | lo << 12, tuple(cards))
+
+
+_LOW_PAIR = pack(LOW_HAND_ORDER.index(Category.ONE_PAIR), [])
+_LOW_NO_PAIR = pack(LOW_HAND_ORDER.index(Category.HIGH_CARD), [])
+"""A low hand's strength without its fields (:func:`pack`'s: the first field at bit 16, the second at 12)."""

@@ -192,6 +192,14 @@ def parse_cards(text: str, *, allow_duplicates: bool = False) -> tuple[Card, ...
     Raises :class:`CardError` naming the first bad token and its position, or a repeated
     card (unless ``allow_duplicates``: a misdeal report may need to show one).
     """
+    chunks = text.split()
+    try:  # the usual text, each card written as itself and once: read in one pass
+        found = [_CARD_BY_TEXT[chunk] for chunk in chunks]
+    except KeyError:
+        pass
+    else:  # a card has one text: a card written twice is a text written twice
+        if allow_duplicates or len(set(chunks)) == len(chunks):
+            return tuple(found)
     cards: list[Card] = []
     seen: dict[int, int] = {}
     lookup = _CARD_BY_TEXT.get

@@ -364,13 +364,10 @@ def _announced(mine: _Premium, stake: int | None, bonus_table: Paytable | None) 
 def _pai_gow_wager(stake: int, player: HandSet, dealer: HandSet, fouled: bool, o: Mapping[str, Any]) -> WagerResult:
     if fouled:
         return WagerResult("pai_gow", stake, Result.LOSE, -stake, "foul: the low hand outranks the high hand (forfeit)")
-    high_won = player.high > dealer.high
-    low_won = player.low > dealer.low
-    copies = [
-        name
-        for name, mine, theirs in (("high", player.high, dealer.high), ("low", player.low, dealer.low))
-        if mine == theirs
-    ]
+    high, dealer_high = player.high.strength, dealer.high.strength  # hands compare by strength
+    low, dealer_low = player.low.strength, dealer.low.strength
+    high_won, low_won = high > dealer_high, low > dealer_low
+    copies = [name for name, mine, theirs in (("high", high, dealer_high), ("low", low, dealer_low)) if mine == theirs]
     copy_note = f"; copy on the {' and '.join(copies)} hand goes to the banker" if copies else ""
     if high_won and low_won:
         fee = commission(stake, o["commission_percent"], o["commission_rounding"])
