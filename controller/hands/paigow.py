@@ -48,9 +48,9 @@ class HandSet:
     def to_json(self) -> dict[str, str]:
         return {
             "high": format_cards(self.high.best),
-            "high_category": self.high.category.value,
+            "high_category": self.high.category._value_,
             "low": format_cards(self.low.best),
-            "low_category": self.low.category.value,
+            "low_category": self.low.category._value_,
         }
 
 

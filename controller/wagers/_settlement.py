@@ -252,7 +252,7 @@ def actions_for(wagers: Iterable[WagerResult]) -> tuple[Action, ...]:
 
 def hand_summary(value: HandValue) -> dict[str, str]:
     """A ranked hand as recall and settlement show it."""
-    return {"category": value.category.value, "best": format_cards(value.best)}
+    return {"category": value.category._value_, "best": format_cards(value.best)}
 
 
 @dataclass(frozen=True, slots=True)

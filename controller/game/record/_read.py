@@ -147,7 +147,7 @@ class Problems:
             return None
         ok = True
         for position, c in enumerate(cards, start=1):
-            if c.is_joker:
+            if c.rank is None:  # the joker (``is_joker``, read without a call)
                 self.add(path, f"card {position} 'JK': this game is dealt from 52 cards, with no joker")
                 ok = False
             elif c.index in self.cards_seen:
