@@ -232,8 +232,22 @@ def read_wagers(path: str, raw: object, table: TableConfig, problems: Problems) 
     if not isinstance(raw, dict):
         problems.add(path, "wagers must map wager spots to cents")
         return {}
+    kept = _KEPT_WAGERS.get(id(table))
+    if kept is None or kept[0] is not table:
+        if len(_KEPT_WAGERS) > 64:
+            _KEPT_WAGERS.clear()
+        kept = _KEPT_WAGERS[id(table)] = (table, {})
+    # the amounts' types are part of the key: True and 1.0 equal 1, and are not cents
+    key: tuple[object, ...] = (*raw.items(), *map(type, raw.values()))
+    try:
+        found = kept[1].get(key)
+    except TypeError:  # an amount that is not a number (a list, an object): read below, never kept
+        key, found = (), None
+    if found is not None:
+        return dict(found)
     wagers: dict[str, int] = {}
     offered = _wager_limits(table)
+    before = len(problems.items)
     for spot, amount in raw.items():
         if spot in offered and type(amount) is int and amount > 0:  # the usual case, checked at once
             bounds = offered[spot]
@@ -253,7 +267,17 @@ def read_wagers(path: str, raw: object, table: TableConfig, problems: Problems) 
             if limit and not limit.min <= amount <= limit.max:
                 problems.add(where, f"{amount} is outside the table limits {limit.min} to {limit.max}")
             wagers[spot] = amount
+    if key and len(problems.items) == before:
+        if len(kept[1]) >= 1024:
+            kept[1].clear()
+        kept[1][key] = dict(wagers)
     return wagers
+
+
+_KEPT_WAGERS: dict[int, tuple[TableConfig, dict[tuple[object, ...], dict[str, int]]]] = {}
+"""Each table's checked wagers by what a seat's record gives (spots, amounts and the amounts'
+types), kept while the table config lives: a table's seats bet the same few amounts again and
+again. Only wagers read without a problem are kept."""
 
 
 class RecordedSeat(Protocol):
