@@ -90,6 +90,8 @@ def _seven_card_categories(cards: Sequence[Card]) -> list[Category]:
         if has_joker and any(_consecutive_seven(ranks | {r}) for r in range(13) if r not in ranks):
             found.append(Category.SEVEN_CARD_STRAIGHT_FLUSH_JOKER)
     for suit in set(suits):  # by deck index (suit, rank - 2): no enum hashing
+        if suits.count(suit) < 4:  # a royal flush needs five of the suit, or four and the joker
+            continue
         royal = [c for c in real if c.index // 13 == suit and c.index % 13 in _ROYAL_RANKS]
         if len(royal) == 5:
             rest = [c for c in cards if c not in royal]

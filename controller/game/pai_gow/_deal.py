@@ -106,10 +106,12 @@ def misdeal_reasons(hands: Mapping[str, Sequence[Card]]) -> list[str]:
     """Why a deal is a misdeal (nothing when it is good): ``hands`` by a name for each position.
     A stub of other than four is not one by itself: the dealer then checks the hands, and only a
     hand of more or fewer than seven voids them (digest 3.4 item 5, 31.14)."""
-    reasons = []
-    for name, cards in hands.items():
-        if len(cards) != HAND_SIZE:
-            reasons.append(f"{name} has {len(cards)} cards, not {HAND_SIZE}")
+    reasons = [
+        f"{name} has {len(cards)} cards, not {HAND_SIZE}" for name, cards in hands.items() if len(cards) != HAND_SIZE
+    ]
+    dealt = [c.index for cards in hands.values() for c in cards]
+    if len(set(dealt)) == len(dealt):  # no card dealt twice: nothing more to name
+        return reasons
     seen: dict[int, str] = {}
     for name, cards in hands.items():
         for c in cards:
