@@ -140,10 +140,11 @@ def _pick_best(
     cards: Sequence[Card], category: Category, fields: tuple[int, ...], rules: HandRules
 ) -> tuple[Card, ...]:
     """The five cards that make ``category`` with ``fields``, chosen independently of card order."""
-    joker = [c for c in cards if c.index == JOKER_INDEX]
     # the later suit first, as :func:`_high_first` orders cards of one rank (the deck index is
-    # the suit, then the rank): only the order within each rank is read
-    pool = sorted([c for c in cards if c.index != JOKER_INDEX], key=_INDEX, reverse=True)
+    # the suit, then the rank): only the order within each rank is read; the joker, the highest
+    # index, comes first
+    pool = sorted(cards, key=_INDEX, reverse=True)
+    joker = [pool.pop(0)] if pool[0].index == JOKER_INDEX else []
     if category._value_ in _FLUSH_NAMES:
         per_suit = [0, 0, 0, 0]
         for c in pool:
@@ -217,7 +218,7 @@ def evaluate_dealt(cards: Sequence[Card], rules: HandRules) -> HandValue:
 
 
 def _evaluate(cards: Sequence[Card], rules: HandRules) -> HandValue:
-    indices = [c.index for c in cards]
+    indices = list(map(_INDEX, cards))
     strength = evaluator_for(rules.wheel).strength(indices)
     category = FIVE_CARD_ORDER[strength >> CATEGORY_SHIFT]
     cards = tuple(cards)

@@ -222,10 +222,7 @@ class Evaluator:
         """The strength of the best five of ``indices`` (5-7 distinct cards, joker allowed)."""
         if JOKER_INDEX in indices:
             return self.joker_strength([i for i in indices if i != JOKER_INDEX])
-        total = 0
-        for i in indices:
-            total += _CODES[i]
-        return self.strength_of_sum(total)
+        return self.strength_of_sum(sum(map(_CODES.__getitem__, indices)))  # summed in C
 
     def joker_strength(self, real: Sequence[int]) -> int:
         """The strength of ``real`` (4-6 cards) plus the joker, at its best legal use.

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
+from operator import attrgetter
 
 __all__ = [
     "Rank",
@@ -194,7 +195,7 @@ def parse_cards(text: str, *, allow_duplicates: bool = False) -> tuple[Card, ...
     """
     chunks = text.split()
     try:  # the usual text, each card written as itself and once: read in one pass
-        found = [_CARD_BY_TEXT[chunk] for chunk in chunks]
+        found = list(map(_CARD_BY_TEXT.__getitem__, chunks))
     except KeyError:
         pass
     else:  # a card has one text: a card written twice is a text written twice
@@ -214,9 +215,13 @@ def parse_cards(text: str, *, allow_duplicates: bool = False) -> tuple[Card, ...
     return tuple(cards)
 
 
+_TEXT = attrgetter("text")
+"""A card's text, read in C (every settlement writes dozens of hands)."""
+
+
 def format_cards(cards: Iterable[Card]) -> str:
     """The space-separated text of ``cards``; ``parse_cards(format_cards(x)) == tuple(x)``."""
-    return " ".join([c.text for c in cards])
+    return " ".join(map(_TEXT, cards))
 
 
 def deck(*, joker: bool = False) -> tuple[Card, ...]:

@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
+from operator import attrgetter
 from typing import Any
 
 from controller.configuration import PaiGowOptions, Paytable, PaytableRow, TableConfig, pai_gow_options
@@ -125,18 +126,21 @@ def _hand(problems: Problems, path: str, raw: object) -> tuple[Card, ...] | None
         return None
 
 
+_TEXT = attrgetter("text")
+
+
 def _known_set(high: object, low: object, cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], tuple[Card, ...]] | None:
     """A set written as the table writes it (five and two of the seat's seven distinct cards, each
     in its own text, space-separated), read from the seat's cards without parsing them again;
     ``None`` for anything else, which :func:`_player_set` reads and checks in full."""
     if not isinstance(high, str) or not isinstance(low, str) or len(cards) != 7:
         return None
-    by_text = {c.text: c for c in cards}
+    by_text = dict(zip(map(_TEXT, cards), cards))
     high_tokens, low_tokens = high.split(), low.split()
     if len(by_text) != 7 or len(high_tokens) != 5 or len(low_tokens) != 2:
         return None
     try:
-        chosen = tuple([by_text[t] for t in high_tokens]), tuple([by_text[t] for t in low_tokens])
+        chosen = tuple(map(by_text.__getitem__, high_tokens)), tuple(map(by_text.__getitem__, low_tokens))
     except KeyError:
         return None
     if len({*high_tokens, *low_tokens}) != 7:
