@@ -6,6 +6,7 @@ Nothing is settled from a record with any problem; :class:`RecordError` lists th
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -176,6 +177,10 @@ class SeatRecord:
     wagers: Mapping[str, int]
 
 
+_SEAT_KEY = re.compile("[0-9]{1,3}").fullmatch
+"""Whether a seat's key is a seat number as :func:`read_seats` reads one (``number_of``)."""
+
+
 def read_seats(data: Mapping[str, object], table: TableConfig, problems: Problems, keys: set[str]) -> list[SeatRecord]:
     """The seats of a record, sorted by seat number, with wagers checked against the table."""
     raw_seats = data.get("seats")
@@ -188,8 +193,13 @@ def read_seats(data: Mapping[str, object], table: TableConfig, problems: Problem
         text = str(key)
         return int(text) if text.isascii() and text.isdigit() and len(text) <= 3 else 0
 
-    numbered = [(number_of(k), str(k), k) for k in raw_seats]  # each key read once
-    numbered.sort(key=lambda item: (item[0] == 0, item[0], item[1]))
+    try:  # the usual keys, one to three ASCII digits: numbered and sorted in C
+        numbered = sorted(zip(map(int, raw_seats), raw_seats, raw_seats)) if all(map(_SEAT_KEY, raw_seats)) else []
+    except TypeError:  # a key that is not text
+        numbered = []
+    if not numbered or numbered[0][0] == 0:  # (a seat 0 goes last, with the other keys that are no seat)
+        numbered = [(number_of(k), str(k), k) for k in raw_seats]  # each key read once
+        numbered.sort(key=lambda item: (item[0] == 0, item[0], item[1]))
     for number, text, key in numbered:
         path = f"$.seats.{text[:40]}"
         raw = raw_seats[key]
