@@ -18,6 +18,7 @@ from controller.hands._value import _evaluate, _pick_best, _pick_five
 from controller.hands.categories import FIVE_CARD_ORDER, unpack
 from controller.hands.rules import HandRules
 from controller.vocab import Odds, deck, parse_cards
+from controller.wagers import Result
 
 # At least one hand of each category, the wheel straight and straight flush among them, and hands
 # whose equal ranks come in every order of suits.
@@ -187,3 +188,19 @@ def test_wagers_kept_for_one_table_are_read_again_under_another() -> None:
         settle_record(_with_ante(500), higher)
     assert "$.seats.1.wagers.ante: 500 is outside the table limits 1000 to 10000" in refused.value.problems
     settle_record(_with_ante(500), table)  # the first table's are still its own
+
+
+@pytest.mark.parametrize("option", ["commission_percent", "commission_rounding"])
+def test_pai_gow_wager_results_follow_the_commission_they_are_settled_under(option: str) -> None:
+    table = load_table(default_table_path("pai_gow"))
+    other = {"commission_percent": 4, "commission_rounding": "up"}[option]
+    changed = replace(table, options={**table.options, option: other})
+    record = _pai_gow_record()
+    record["seats"]["1"]["wagers"]["pai_gow"] = 1010  # 5% is 50.5 cents: rounded down or up
+    first, second, again = (settle_record(record, t).seat(1).wager("pai_gow") for t in (table, changed, table))
+    assert first is not None and second is not None and again is not None
+    assert first.result is Result.WIN  # both hands win: a commission is taken
+    assert (first.commission, again.commission) == (50, 50) and second.commission == {
+        "commission_percent": 40,
+        "commission_rounding": 51,
+    }[option]

@@ -52,6 +52,7 @@ from controller.hands.paigow import HandSet, is_pai_gow, make_set, set_dealt
 from controller.vocab import Card, CardError, format_cards, parse_cards
 from controller.wagers import (
     DISCARD,
+    Action,
     Result,
     SeatSettlement,
     Settlement,
@@ -366,16 +367,65 @@ def _announced(mine: _Premium, stake: int | None, bonus_table: Paytable | None) 
 
 
 def _pai_gow_wager(stake: int, player: HandSet, dealer: HandSet, fouled: bool, o: Mapping[str, Any]) -> WagerResult:
-    if fouled:
-        return WagerResult("pai_gow", stake, Result.LOSE, -stake, "foul: the low hand outranks the high hand (forfeit)")
+    """(d)1: the pai gow wager, the same object for everything that decides it (kept in
+    :data:`_KEPT_PAI_GOW`: a table settles the same few stakes and outcomes again and again)."""
     high, dealer_high = player.high.strength, dealer.high.strength  # hands compare by strength
     low, dealer_low = player.low.strength, dealer.low.strength
-    high_won, low_won = high > dealer_high, low > dealer_low
-    copies = [name for name, mine, theirs in (("high", high, dealer_high), ("low", low, dealer_low)) if mine == theirs]
+    percent: int = o["commission_percent"]
+    rounding: str = o["commission_rounding"]
+    key = (
+        stake,
+        fouled,
+        high > dealer_high,
+        low > dealer_low,
+        high == dealer_high,
+        low == dealer_low,
+        percent,
+        rounding,
+    )
+    found = _KEPT_PAI_GOW.get(key)
+    if found is None:
+        if len(_KEPT_PAI_GOW) >= 4096:
+            _KEPT_PAI_GOW.clear()
+            _KEPT_ACTIONS.clear()
+        found = _KEPT_PAI_GOW[key] = _pai_gow_result(*key)
+        _KEPT_ACTIONS[id(found)] = (found, actions_for([found]))
+    return found
+
+
+_KEPT_PAI_GOW: dict[tuple[int, bool, bool, bool, bool, bool, int, str], WagerResult] = {}
+"""Pai gow wagers' results by stake and what decides them (a foul; which hands won, which tied;
+the commission's percent and rounding)."""
+_KEPT_ACTIONS: dict[int, tuple[WagerResult, tuple[Action, ...]]] = {}
+"""The dealer's actions of each kept result, by its identity (:func:`_actions_of`)."""
+
+
+def _actions_of(result: WagerResult) -> tuple[Action, ...]:
+    """``actions_for([result])``, made once for a result of :func:`_pai_gow_wager` (a result a
+    payout cap replaced is another object: its actions are made again)."""
+    kept = _KEPT_ACTIONS.get(id(result))
+    if kept is not None and kept[0] is result:
+        return kept[1]
+    return actions_for([result])
+
+
+def _pai_gow_result(
+    stake: int,
+    fouled: bool,
+    high_won: bool,
+    low_won: bool,
+    high_tie: bool,
+    low_tie: bool,
+    percent: int,
+    rounding: str,
+) -> WagerResult:
+    if fouled:
+        return WagerResult("pai_gow", stake, Result.LOSE, -stake, "foul: the low hand outranks the high hand (forfeit)")
+    copies = [name for name, tie in (("high", high_tie), ("low", low_tie)) if tie]
     copy_note = f"; copy on the {' and '.join(copies)} hand goes to the banker" if copies else ""
     if high_won and low_won:
-        fee = commission(stake, o["commission_percent"], o["commission_rounding"])
-        why = f"both hands win: even money less {o['commission_percent']}% commission"
+        fee = commission(stake, percent, rounding)
+        why = f"both hands win: even money less {percent}% commission"
         return WagerResult("pai_gow", stake, Result.WIN, stake - fee, why, commission=fee)
     if high_won or low_won:
         return WagerResult("pai_gow", stake, Result.PUSH, 0, f"one hand wins, one loses: push{copy_note}")
@@ -589,7 +639,7 @@ class _Steps:
         hand_set = settled.hands["set"]
         note = f"high {hand_set['high']} / low {hand_set['low']}"
         after = "cards stay on the layout" if keep else DISCARD
-        self.pai_gow.append(Step("pai_gow", seat.seat, actions_for([by_spot["pai_gow"]]), note, after))
+        self.pai_gow.append(Step("pai_gow", seat.seat, _actions_of(by_spot["pai_gow"]), note, after))
         if "bonus" in w or "insurance" in w or bool(r.markers):  # (d)2: rearranged to the best hand
             now = [by_spot[k] for k in ("bonus", "insurance") if k in by_spot and not (k == "bonus" and is_premium)]
             line, cards = _announced(mine, w.get("bonus"), r.bonus)
