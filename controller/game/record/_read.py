@@ -10,10 +10,14 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any, NoReturn, Protocol
 
 from controller.configuration import TableConfig
-from controller.vocab import Card, CardError, parse_cards
+from controller.vocab import JOKER, Card, CardError, parse_cards
+
+_INDEX = attrgetter("index")
+_JOKER = JOKER.index
 
 _parse_cards = lru_cache(maxsize=1 << 16)(parse_cards)
 """``parse_cards`` remembered by text: a table reads the same two- and three-card hands again
@@ -146,6 +150,11 @@ class Problems:
             wanted = " or ".join(str(n) for n in sizes)
             self.add(path, f"needs {wanted} cards, got {len(cards)}")
             return None
+        seen = self.cards_seen
+        indices = list(map(_INDEX, cards))
+        if _JOKER not in indices and seen.keys().isdisjoint(indices):  # the usual hand, checked in C
+            seen.update(dict.fromkeys(indices, path))
+            return cards
         ok = True
         for position, c in enumerate(cards, start=1):
             if c.rank is None:  # the joker (``is_joker``, read without a call)
