@@ -151,26 +151,24 @@ def _pick_best(
             per_suit[c.index // 13] += 1
         suit = max(range(4), key=lambda s: (per_suit[s], s))
         pool = [c for c in pool if c.index // 13 == suit]
-    by_rank: dict[int, list[Card]] = {}  # each rank's cards, the later suit first
-    for c in pool:
-        same = by_rank.get(c.index % 13)
-        if same is None:
-            by_rank[c.index % 13] = [c]
-        else:
-            same.append(c)
+    ranks = list(map(_RANK_OF.__getitem__, map(_INDEX, pool)))  # each card's rank - 2, in the pool's order
     best: list[Card] = []
     for rank in _needed_ranks(category, fields, rules):
-        same = by_rank.get(rank)
-        if same:
-            best.append(same.pop(0))
-        elif joker:
+        try:  # the first card of that rank left: the later suit first
+            at = ranks.index(rank)
+        except ValueError:
+            if not joker:
+                raise AssertionError(f"cannot rebuild {category.value} from {format_cards(cards)}") from None
             best.append(joker.pop())
         else:
-            raise AssertionError(f"cannot rebuild {category.value} from {format_cards(cards)}")
+            ranks[at] = -1  # taken
+            best.append(pool[at])
     return tuple(best)
 
 
 _INDEX = attrgetter("index")
+_RANK_OF: tuple[int, ...] = tuple(i % 13 for i in range(52))
+"""Each real card's rank - 2, by its index."""
 _STRAIGHT_CATEGORIES = frozenset({Category.STRAIGHT, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
 _GROUP_CATEGORIES = frozenset(
     {Category.ONE_PAIR, Category.TWO_PAIR, Category.THREE_OF_A_KIND, Category.FULL_HOUSE, Category.FOUR_OF_A_KIND}
