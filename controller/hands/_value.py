@@ -97,6 +97,9 @@ def _check(cards: Sequence[Card], rules: HandRules, sizes: Sequence[int], what: 
     if len(cards) not in sizes:
         wanted = " or ".join(str(n) for n in sizes)
         raise HandError(f"{what} needs {wanted} cards, got {len(cards)}")
+    indices = list(map(_INDEX, cards))
+    if len(set(indices)) == len(indices) and (rules.joker or JOKER_INDEX not in indices):
+        return  # nothing to name (checked in C): the loop below finds the first problem
     seen: set[int] = set()
     for position, c in enumerate(cards, start=1):
         if c.index in seen:
