@@ -4,19 +4,21 @@ category kept while it lives. Each test fails when its shortcut forgets what it 
 
 from __future__ import annotations
 
+import contextlib
 import random
 from dataclasses import replace
 from itertools import combinations
 
 import pytest
 
-from controller.configuration import TableConfig, default_table_path, load_table
-from controller.game.record import settle_record
+from controller.configuration import Limit, TableConfig, default_table_path, load_table
+from controller.game.record import RecordError, settle_record
 from controller.hands import MISSISSIPPI_STUD, PAI_GOW, Category
 from controller.hands._value import _evaluate, _pick_best, _pick_five
 from controller.hands.categories import FIVE_CARD_ORDER, unpack
 from controller.hands.rules import HandRules
 from controller.vocab import Odds, deck, parse_cards
+from controller.wagers import Result
 
 # At least one hand of each category, the wheel straight and straight flush among them, and hands
 # whose equal ranks come in every order of suits.
@@ -160,3 +162,45 @@ def test_the_straight_or_flush_sets_are_the_legal_sets_with_one_in_the_high_hand
         assert [(s.high.cards, s.low.cards) for s in got] == [(s.high.cards, s.low.cards) for s in want]
         assert [(s.high.strength, s.low.strength) for s in got] == [(s.high.strength, s.low.strength) for s in want]
     assert found > 300  # the shortcut was tried on many hands that hold one
+
+
+def _with_ante(ante: object) -> dict:
+    seat = FLUSH_ROUND["seats"]["1"]  # type: ignore[index]
+    return {**FLUSH_ROUND, "seats": {"1": {**seat, "wagers": {**seat["wagers"], "ante": ante}}}}
+
+
+@pytest.mark.parametrize("ante", [True, 500.0, "500", [500]], ids=repr)
+def test_wagers_kept_once_read_are_never_given_for_another_type(ante: object) -> None:
+    table = replace(load_table(default_table_path("mississippi_stud")), limits={})
+    equal = 1 if ante is True else 500  # True == 1 and 500.0 == 500, with the same hashes
+    with contextlib.suppress(RecordError):  # (the street bets are 500: not 1x-3x an ante of 1)
+        settle_record(_with_ante(equal), table)  # the wagers read, and kept for this table...
+    with pytest.raises(RecordError) as refused:  # ...and never given for a value equal to them but not cents
+        settle_record(_with_ante(ante), table)
+    assert any(p.startswith("$.seats.1.wagers.ante: must be whole cents") for p in refused.value.problems)
+
+
+def test_wagers_kept_for_one_table_are_read_again_under_another() -> None:
+    table = load_table(default_table_path("mississippi_stud"))
+    higher = replace(table, limits={**table.limits, "ante": Limit(1000, 10000)})
+    settle_record(_with_ante(500), table)
+    with pytest.raises(RecordError) as refused:
+        settle_record(_with_ante(500), higher)
+    assert "$.seats.1.wagers.ante: 500 is outside the table limits 1000 to 10000" in refused.value.problems
+    settle_record(_with_ante(500), table)  # the first table's are still its own
+
+
+@pytest.mark.parametrize("option", ["commission_percent", "commission_rounding"])
+def test_pai_gow_wager_results_follow_the_commission_they_are_settled_under(option: str) -> None:
+    table = load_table(default_table_path("pai_gow"))
+    other = {"commission_percent": 4, "commission_rounding": "up"}[option]
+    changed = replace(table, options={**table.options, option: other})
+    record = _pai_gow_record()
+    record["seats"]["1"]["wagers"]["pai_gow"] = 1010  # 5% is 50.5 cents: rounded down or up
+    first, second, again = (settle_record(record, t).seat(1).wager("pai_gow") for t in (table, changed, table))
+    assert first is not None and second is not None and again is not None
+    assert first.result is Result.WIN  # both hands win: a commission is taken
+    assert (first.commission, again.commission) == (50, 50) and second.commission == {
+        "commission_percent": 40,
+        "commission_rounding": 51,
+    }[option]

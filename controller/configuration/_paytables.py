@@ -93,10 +93,10 @@ class Paytable:
     cap: int | None
     file: str
     line: int
-    _found: dict[tuple[Category, int], PaytableRow | None] = field(
+    _found: dict[tuple[str, int], PaytableRow | None] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
-    """The line found for each (category, rank) asked so far (settling asks for every hand)."""
+    """The line found for each (category's value, rank) asked so far (settling asks for every hand)."""
 
     def row_for(self, value: HandValue) -> PaytableRow | None:
         """The line that pays ``value``, or ``None`` when the hand loses."""
@@ -104,8 +104,8 @@ class Paytable:
 
     def row_for_rank(self, category: Category, rank: int) -> PaytableRow | None:
         """The line for ``category`` whose rank condition (if any) holds for ``rank`` (2-14)."""
-        key = (category, rank)
-        try:  # one lookup when found (a category's hash is the enum's, in Python)
+        key = (category._value_, rank)
+        try:  # one lookup when found (by the value: a string's hash is kept, an enum's worked out in Python)
             return self._found[key]
         except KeyError:
             found = self._found[key] = next(

@@ -30,10 +30,17 @@ def hand_name(code: object) -> str:
     """A hand category or a house-way rule in words: ``one_pair`` gives ``one pair``,
     ``foxwoods.no_pair`` gives ``Foxwoods: no pair``."""
     text = str(code)
-    way, sep, rule = text.partition(".")
-    if sep:
-        return f"{HOUSE_WAYS.get(way, _words(way))}: {_words(rule)}"
-    return _words(text)
+    found = _HAND_NAMES.get(text)
+    if found is None:
+        way, sep, rule = text.partition(".")
+        found = f"{HOUSE_WAYS.get(way, _words(way))}: {_words(rule)}" if sep else _words(text)
+        if len(_HAND_NAMES) < 4096:  # a few dozen categories and rules: bounded all the same
+            _HAND_NAMES[text] = found
+    return found
+
+
+_HAND_NAMES: dict[str, str] = {}
+""":func:`hand_name` by code, each worked out once (a settlement names every hand it settles)."""
 
 
 def wager_name(code: object) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from operator import attrgetter
 from typing import TypeVar
 
 from controller.hands._value import HandError, evaluate_best, evaluate_dealt, hand_json
@@ -70,11 +71,12 @@ def _consecutive_seven(ranks: set[int]) -> bool:
     return max(low) - min(low) == 6
 
 
+_INDEX = attrgetter("index")
+_NOT_JOKER = JOKER_INDEX.__ne__
+
+
 def _seven_card_categories(cards: Sequence[Card]) -> list[Category]:
-    real_total = 0
-    for c in cards:
-        if c.index != JOKER_INDEX:
-            real_total += _CODES[c.index]
+    real_total = sum(map(_CODES.__getitem__, filter(_NOT_JOKER, map(_INDEX, cards))))  # in C
     if FOUR_SUIT[(real_total >> SUIT_SHIFT) & 0xFFFF] < 0:  # each category needs four or more of a suit
         return []
     real = [c for c in cards if not c.is_joker]
@@ -83,14 +85,16 @@ def _seven_card_categories(cards: Sequence[Card]) -> list[Category]:
     if max(suits.count(s) for s in set(suits)) < 4:  # each category needs four or more of a suit
         return []
     found: list[Category] = []
-    if len({c.suit for c in real}) == 1:
-        ranks = {c.rank - 2 for c in real if c.rank is not None}
+    if len(set(suits)) == 1:
+        ranks = {c.index % 13 for c in real}
         if not has_joker and _consecutive_seven(ranks):
             found.append(Category.SEVEN_CARD_STRAIGHT_FLUSH)
         if has_joker and any(_consecutive_seven(ranks | {r}) for r in range(13) if r not in ranks):
             found.append(Category.SEVEN_CARD_STRAIGHT_FLUSH_JOKER)
-    for suit in {c.suit for c in real}:
-        royal = [c for c in real if c.suit is suit and c.rank is not None and c.rank - 2 in _ROYAL_RANKS]
+    for suit in set(suits):  # by deck index (suit, rank - 2): no enum hashing
+        if suits.count(suit) < 4:  # a royal flush needs five of the suit, or four and the joker
+            continue
+        royal = [c for c in real if c.index // 13 == suit and c.index % 13 in _ROYAL_RANKS]
         if len(royal) == 5:
             rest = [c for c in cards if c not in royal]
         elif len(royal) == 4 and has_joker:

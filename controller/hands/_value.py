@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from operator import attrgetter
 
-from controller.hands.categories import FIVE_CARD_ORDER, LOW_HAND_ORDER, Category, pack, unpack
+from controller.hands.categories import CATEGORY_SHIFT, FIVE_CARD_ORDER, LOW_HAND_ORDER, Category, pack, unpack
 from controller.hands.fast import JOKER_INDEX, evaluator_for
 from controller.hands.rules import HandRules
 from controller.vocab import Card, format_cards
@@ -96,6 +97,9 @@ def _check(cards: Sequence[Card], rules: HandRules, sizes: Sequence[int], what: 
     if len(cards) not in sizes:
         wanted = " or ".join(str(n) for n in sizes)
         raise HandError(f"{what} needs {wanted} cards, got {len(cards)}")
+    indices = list(map(_INDEX, cards))
+    if len(set(indices)) == len(indices) and (rules.joker or JOKER_INDEX not in indices):
+        return  # nothing to name (checked in C): the loop below finds the first problem
     seen: set[int] = set()
     for position, c in enumerate(cards, start=1):
         if c.index in seen:
@@ -130,44 +134,50 @@ def _needed_ranks(category: Category, fields: tuple[int, ...], rules: HandRules)
 
 
 _FLUSH_CATEGORIES = frozenset({Category.FLUSH, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
+_FLUSH_NAMES = frozenset(c.value for c in _FLUSH_CATEGORIES)
+"""Their values: a category is looked up by its value's hash (a string's, kept), not the enum's
+(worked out in Python on every look-up)."""
 
 
 def _pick_best(
     cards: Sequence[Card], category: Category, fields: tuple[int, ...], rules: HandRules
 ) -> tuple[Card, ...]:
     """The five cards that make ``category`` with ``fields``, chosen independently of card order."""
-    joker = [c for c in cards if c.index == JOKER_INDEX]
-    # by :func:`_high_first`, read from its table (each card's key is its own: no two tie)
-    pool = [c for _, c in sorted([(_HIGH_FIRST[c.index], c) for c in cards if c.index != JOKER_INDEX])]
-    if category in _FLUSH_CATEGORIES:
+    # the later suit first, as :func:`_high_first` orders cards of one rank (the deck index is
+    # the suit, then the rank): only the order within each rank is read; the joker, the highest
+    # index, comes first
+    pool = sorted(cards, key=_INDEX, reverse=True)
+    joker = [pool.pop(0)] if pool[0].index == JOKER_INDEX else []
+    if category._value_ in _FLUSH_NAMES:
         per_suit = [0, 0, 0, 0]
         for c in pool:
             per_suit[c.index // 13] += 1
         suit = max(range(4), key=lambda s: (per_suit[s], s))
         pool = [c for c in pool if c.index // 13 == suit]
-    by_rank: dict[int, list[Card]] = {}  # each rank's cards in the pool's order
-    for c in pool:
-        same = by_rank.get(c.index % 13)
-        if same is None:
-            by_rank[c.index % 13] = [c]
-        else:
-            same.append(c)
+    ranks = list(map(_RANK_OF.__getitem__, map(_INDEX, pool)))  # each card's rank - 2, in the pool's order
     best: list[Card] = []
     for rank in _needed_ranks(category, fields, rules):
-        same = by_rank.get(rank)
-        if same:
-            best.append(same.pop(0))
-        elif joker:
+        try:  # the first card of that rank left: the later suit first
+            at = ranks.index(rank)
+        except ValueError:
+            if not joker:
+                raise AssertionError(f"cannot rebuild {category.value} from {format_cards(cards)}") from None
             best.append(joker.pop())
         else:
-            raise AssertionError(f"cannot rebuild {category.value} from {format_cards(cards)}")
+            ranks[at] = -1  # taken
+            best.append(pool[at])
     return tuple(best)
 
 
+_INDEX = attrgetter("index")
+_RANK_OF: tuple[int, ...] = tuple(i % 13 for i in range(52))
+"""Each real card's rank - 2, by its index."""
 _STRAIGHT_CATEGORIES = frozenset({Category.STRAIGHT, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
 _GROUP_CATEGORIES = frozenset(
     {Category.ONE_PAIR, Category.TWO_PAIR, Category.THREE_OF_A_KIND, Category.FULL_HOUSE, Category.FOUR_OF_A_KIND}
 )
+_GROUP_NAMES = frozenset(c.value for c in _GROUP_CATEGORIES)
+_STRAIGHT_NAMES = frozenset(c.value for c in _STRAIGHT_CATEGORIES)
 _ORDER_KEY = tuple((i % 13) * 4 + i // 13 for i in range(52))
 """A card's place in a hand's explanation among cards of as many of their rank: rank, then suit."""
 
@@ -176,18 +186,18 @@ def _pick_five(cards: tuple[Card, ...], category: Category) -> tuple[Card, ...]:
     """:func:`_pick_best` of exactly five cards without the joker, in one sort: every card
     plays, ordered by how many of its rank the hand holds, then rank, then the later suit
     (a wheel straight shows its ace last). Checked against ``_pick_best`` on every hand."""
-    by_key: dict[int, Card] = {}
-    if category in _GROUP_CATEGORIES:
+    order = _ORDER_KEY
+    name = category._value_
+    keyed: list[tuple[int, Card]]  # each card's key is its own (no two tie): cards are never compared
+    if name in _GROUP_NAMES:
         ranks = [c.index % 13 for c in cards]
-        for r, c in zip(ranks, cards):
-            by_key[(ranks.count(r) << 6) + _ORDER_KEY[c.index]] = c
+        keyed = [((ranks.count(r) << 6) + order[c.index], c) for r, c in zip(ranks, cards)]
     else:
-        for c in cards:
-            by_key[_ORDER_KEY[c.index]] = c
-        if category in _STRAIGHT_CATEGORIES and min(by_key) < 4 and max(by_key) >= 48:  # the wheel: 5-4-3-2-A
-            for key in [k for k in by_key if k >= 48]:
-                by_key[key - 52] = by_key.pop(key)
-    return tuple([by_key[k] for k in sorted(by_key, reverse=True)])
+        keyed = [(order[c.index], c) for c in cards]
+        if name in _STRAIGHT_NAMES and min(keyed)[0] < 4 and max(keyed)[0] >= 48:  # the wheel: 5-4-3-2-A
+            keyed = [(k - 52 if k >= 48 else k, c) for k, c in keyed]
+    keyed.sort(reverse=True)
+    return tuple([c for _, c in keyed])
 
 
 def evaluate_five(cards: Sequence[Card], rules: HandRules) -> HandValue:
@@ -209,14 +219,13 @@ def evaluate_dealt(cards: Sequence[Card], rules: HandRules) -> HandValue:
 
 
 def _evaluate(cards: Sequence[Card], rules: HandRules) -> HandValue:
-    indices = [c.index for c in cards]
+    indices = list(map(_INDEX, cards))
     strength = evaluator_for(rules.wheel).strength(indices)
-    index, fields = unpack(strength)
-    category = FIVE_CARD_ORDER[index]
+    category = FIVE_CARD_ORDER[strength >> CATEGORY_SHIFT]
     cards = tuple(cards)
     if len(cards) == 5 and JOKER_INDEX not in indices:
         return HandValue(category, partial(_pick_five, cards, category), strength, cards)
-    return HandValue(category, partial(_pick_best, cards, category, fields, rules), strength, cards)
+    return HandValue(category, partial(_pick_best, cards, category, unpack(strength)[1], rules), strength, cards)
 
 
 def evaluate_three(cards: Sequence[Card], rules: HandRules) -> HandValue:
@@ -234,8 +243,9 @@ def evaluate_three(cards: Sequence[Card], rules: HandRules) -> HandValue:
     if order is None:
         raise HandError(f"{rules.game} has no three-card hands")
     _check(cards, rules, (3,), "a three-card hand")
-    ranks = sorted((c.rank - 2 for c in cards if c.rank is not None), reverse=True)  # no joker: _check refused it
-    flush = len({c.suit for c in cards}) == 1
+    # from the deck index (rank - 2 and suit): no enum arithmetic nor hashing
+    ranks = sorted([c.index % 13 for c in cards if c.index != JOKER_INDEX], reverse=True)  # _check refused a joker
+    flush = len({c.index // 13 for c in cards}) == 1
     distinct = len(set(ranks)) == 3
     straight = -1
     if distinct and ranks[0] - ranks[2] == 2:
@@ -275,16 +285,16 @@ def _high_first(c: Card) -> int:
     return -(rank * 8 + suit)
 
 
-_HIGH_FIRST: tuple[int, ...] = tuple(-((i % 13) * 8 + i // 13) for i in range(52))
-""":func:`_high_first` of each real card, by its index."""
-
-
 def _take(cards: Sequence[Card], ranks: Sequence[int]) -> tuple[Card, ...]:
-    pool = sorted(cards, key=_high_first)
+    """For each of ``ranks`` (``rank - 2``), the first card of that rank not yet taken, in
+    :func:`_high_first` order (each card's key is its own: cards are never compared)."""
+    pool = [c for _, c in sorted([(_high_first(c), c) for c in cards])]
+    taken = [False] * len(pool)
     out: list[Card] = []
     for rank in ranks:
-        c = next(c for c in pool if c.rank == rank + 2 and c not in out)
-        out.append(c)
+        k = next(k for k, c in enumerate(pool) if not taken[k] and c.index != JOKER_INDEX and c.index % 13 == rank)
+        taken[k] = True
+        out.append(pool[k])
     return tuple(out)
 
 
@@ -305,6 +315,10 @@ def _evaluate_low(cards: Sequence[Card]) -> HandValue:
     else:
         best, hi, lo = (b, a), rb, ra
     if hi == lo:
-        strength = pack(LOW_HAND_ORDER.index(Category.ONE_PAIR), [hi])
-        return HandValue(Category.ONE_PAIR, best, strength, tuple(cards))
-    return HandValue(Category.HIGH_CARD, best, pack(LOW_HAND_ORDER.index(Category.HIGH_CARD), [hi, lo]), tuple(cards))
+        return HandValue(Category.ONE_PAIR, best, _LOW_PAIR | hi << 16, tuple(cards))
+    return HandValue(Category.HIGH_CARD, best, _LOW_NO_PAIR | hi << 16 | lo << 12, tuple(cards))
+
+
+_LOW_PAIR = pack(LOW_HAND_ORDER.index(Category.ONE_PAIR), [])
+_LOW_NO_PAIR = pack(LOW_HAND_ORDER.index(Category.HIGH_CARD), [])
+"""A low hand's strength without its fields (:func:`pack`'s: the first field at bit 16, the second at 12)."""

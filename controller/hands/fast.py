@@ -22,7 +22,6 @@ straight, flush, straight flush or royal flush (digest 3.3 item 2).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 
 from controller.hands.categories import FIVE_CARD_ORDER, Category, pack
 from controller.hands.rules import Wheel
@@ -223,10 +222,7 @@ class Evaluator:
         """The strength of the best five of ``indices`` (5-7 distinct cards, joker allowed)."""
         if JOKER_INDEX in indices:
             return self.joker_strength([i for i in indices if i != JOKER_INDEX])
-        total = 0
-        for i in indices:
-            total += _CODES[i]
-        return self.strength_of_sum(total)
+        return self.strength_of_sum(sum(map(_CODES.__getitem__, indices)))  # summed in C
 
     def joker_strength(self, real: Sequence[int]) -> int:
         """The strength of ``real`` (4-6 cards) plus the joker, at its best legal use.
@@ -354,8 +350,15 @@ class Evaluator:
         return options
 
 
-@cache
 def evaluator_for(wheel: Wheel) -> Evaluator:
     """The shared :class:`Evaluator` of ``wheel`` (its small tables built on first use; the
     rank-multiset tables fill in as hands are ranked)."""
-    return Evaluator(wheel)
+    found = _EVALUATORS.get(wheel._value_)
+    if found is None:
+        found = _EVALUATORS[wheel._value_] = Evaluator(wheel)
+    return found
+
+
+_EVALUATORS: dict[str, Evaluator] = {}
+"""The evaluators by their wheel's value: every hand ranked asks, and a string's hash is kept
+where an enum's is worked out in Python on each look-up."""

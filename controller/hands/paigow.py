@@ -22,14 +22,13 @@ def low_outranks_high(high: HandValue, low: HandValue) -> bool:
     the same or a higher rank; two unpaired low cards are beaten by any pair, and by a high
     hand whose two top cards are at least as high, compared in order.
     """
-    low_fields = unpack(low.strength)[1]
-    high_fields = unpack(high.strength)[1]
     if low.category is Category.ONE_PAIR:
         if high.category is Category.HIGH_CARD:
             return True
-        return high.category is Category.ONE_PAIR and high_fields[0] < low_fields[0]
+        return high.category is Category.ONE_PAIR and unpack(high.strength)[1][0] < unpack(low.strength)[1][0]
     if high.category is not Category.HIGH_CARD:
         return False
+    low_fields, high_fields = unpack(low.strength)[1], unpack(high.strength)[1]
     return (low_fields[0], low_fields[1]) > (high_fields[0], high_fields[1])
 
 
@@ -48,9 +47,9 @@ class HandSet:
     def to_json(self) -> dict[str, str]:
         return {
             "high": format_cards(self.high.best),
-            "high_category": self.high.category.value,
+            "high_category": self.high.category._value_,
             "low": format_cards(self.low.best),
-            "low_category": self.low.category.value,
+            "low_category": self.low.category._value_,
         }
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
+from operator import attrgetter
 
 __all__ = [
     "Rank",
@@ -192,6 +193,14 @@ def parse_cards(text: str, *, allow_duplicates: bool = False) -> tuple[Card, ...
     Raises :class:`CardError` naming the first bad token and its position, or a repeated
     card (unless ``allow_duplicates``: a misdeal report may need to show one).
     """
+    chunks = text.split()
+    try:  # the usual text, each card written as itself and once: read in one pass
+        found = list(map(_CARD_BY_TEXT.__getitem__, chunks))
+    except KeyError:
+        pass
+    else:  # a card has one text: a card written twice is a text written twice
+        if allow_duplicates or len(set(chunks)) == len(chunks):
+            return tuple(found)
     cards: list[Card] = []
     seen: dict[int, int] = {}
     lookup = _CARD_BY_TEXT.get
@@ -206,9 +215,13 @@ def parse_cards(text: str, *, allow_duplicates: bool = False) -> tuple[Card, ...
     return tuple(cards)
 
 
+_TEXT = attrgetter("text")
+"""A card's text, read in C (every settlement writes dozens of hands)."""
+
+
 def format_cards(cards: Iterable[Card]) -> str:
     """The space-separated text of ``cards``; ``parse_cards(format_cards(x)) == tuple(x)``."""
-    return " ".join([c.text for c in cards])
+    return " ".join(map(_TEXT, cards))
 
 
 def deck(*, joker: bool = False) -> tuple[Card, ...]:

@@ -120,6 +120,29 @@ def apply_cap(
     return out, CapReport(label, cap, total, tuple(sorted(cuts.items())))
 
 
+_SMALLEST: dict[tuple[int, int, int | None], tuple[object, object, int | None]] = {}
+"""The smallest cap of each paytables' and spots' mappings (by identity) and table cap, found
+once while both mappings live: a table settles every seat of every round under the same ones."""
+
+
+def _smallest_cap(
+    paytables: Mapping[str, object], paid_by: Mapping[str, Iterable[str]], payout_cap: int | None
+) -> int | None:
+    """The smallest of the caps of ``paid_by``'s paytables and ``payout_cap`` (``None``: no cap)."""
+    key = (id(paytables), id(paid_by), payout_cap)
+    kept = _SMALLEST.get(key)
+    if kept is not None and kept[0] is paytables and kept[1] is paid_by:
+        return kept[2]
+    caps = [cap for cap in (getattr(paytables.get(spot), "cap", None) for spot in paid_by) if cap is not None]
+    if payout_cap is not None:
+        caps.append(payout_cap)
+    smallest = min(caps) if caps else None
+    if len(_SMALLEST) > 64:
+        _SMALLEST.clear()
+    _SMALLEST[key] = (paytables, paid_by, smallest)
+    return smallest
+
+
 def apply_caps(
     wagers: Sequence[WagerResult],
     paytables: Mapping[str, object],
@@ -128,10 +151,8 @@ def apply_caps(
 ) -> tuple[list[WagerResult], tuple[CapReport, ...]]:
     """Apply each paytable's own cap to the wagers it pays (``paid_by``: paytable spot ->
     wager spots), then the table's aggregate ``payout_cap`` to everything."""
-    caps = [cap for cap in (getattr(paytables.get(spot), "cap", None) for spot in paid_by) if cap is not None]
-    if payout_cap is not None:
-        caps.append(payout_cap)
-    if not caps or sum(w.net for w in wagers if w.net > 0) <= min(caps):
+    smallest = _smallest_cap(paytables, paid_by, payout_cap)
+    if smallest is None or sum([w.net for w in wagers if w.net > 0]) <= smallest:
         return list(wagers), ()  # no cap bites: every one limits a part of these payouts
     reports = []
     out = list(wagers)
@@ -231,7 +252,7 @@ def actions_for(wagers: Iterable[WagerResult]) -> tuple[Action, ...]:
 
 def hand_summary(value: HandValue) -> dict[str, str]:
     """A ranked hand as recall and settlement show it."""
-    return {"category": value.category.value, "best": format_cards(value.best)}
+    return {"category": value.category._value_, "best": format_cards(value.best)}
 
 
 @dataclass(frozen=True, slots=True)

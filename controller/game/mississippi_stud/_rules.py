@@ -97,6 +97,12 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> MississippiRound:
     for rec in read_seats(data, table, problems, _SEAT_KEYS):
         w, path = rec.wagers, rec.path
         folded_at = rec.raw.get("folded_at")
+        ante = w.get("ante")
+        if _plain(rec.raw, folded_at, w, ante):  # nothing below would find a problem
+            cards = problems.cards(f"{path}.cards", rec.raw.get("cards"), (2,))
+            if cards is not None:
+                seats.append(MississippiSeat(rec.seat, dict(w), cards, None, False))
+            continue
         if folded_at is not None and folded_at not in STREETS:
             problems.add(f"{path}.folded_at", f"must be null or one of {', '.join(STREETS)}, got {folded_at!r}")
             folded_at = None
@@ -107,7 +113,6 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> MississippiRound:
         live = STREETS[: STREETS.index(folded_at)] if folded_at else STREETS
         # 35.10(c): a violation marked at a street forfeits that street's bet if the seat had placed it
         either = folded_at if violation and violation_at is None else None
-        ante = w.get("ante")
         for street in STREETS:
             bet = w.get(street)
             if bet is None:
@@ -127,6 +132,21 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> MississippiRound:
     problems.raise_if_any()
     assert community is not None
     return MississippiRound(tuple(seats), community)
+
+
+def _plain(raw: Mapping[str, Any], folded_at: object, wagers: Mapping[str, int], ante: int | None) -> bool:
+    """Whether a seat played every street with no violation marked, each street bet 1x, 2x or 3x
+    its ante: the usual seat, which :func:`read_round` checks no further (its wagers are whole
+    cents already)."""
+    if folded_at is not None or ante is None or raw.get("communication_violation", False) is not False:
+        return False
+    bets = (ante, 2 * ante, 3 * ante)
+    return (
+        "violation_at" not in raw
+        and wagers.get("third") in bets
+        and wagers.get("fourth") in bets
+        and wagers.get("fifth") in bets
+    )
 
 
 def _violation_at(

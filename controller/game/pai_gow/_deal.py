@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 
 from controller.vocab import Card
 
@@ -102,14 +104,19 @@ def deal(
     return Deal({p: tuple(h) for p, h in hands.items()}, tuple(shoe[dealt:]))
 
 
+_INDEX = attrgetter("index")
+
+
 def misdeal_reasons(hands: Mapping[str, Sequence[Card]]) -> list[str]:
     """Why a deal is a misdeal (nothing when it is good): ``hands`` by a name for each position.
     A stub of other than four is not one by itself: the dealer then checks the hands, and only a
     hand of more or fewer than seven voids them (digest 3.4 item 5, 31.14)."""
-    reasons = []
-    for name, cards in hands.items():
-        if len(cards) != HAND_SIZE:
-            reasons.append(f"{name} has {len(cards)} cards, not {HAND_SIZE}")
+    reasons = [
+        f"{name} has {len(cards)} cards, not {HAND_SIZE}" for name, cards in hands.items() if len(cards) != HAND_SIZE
+    ]
+    dealt = list(map(_INDEX, chain.from_iterable(hands.values())))
+    if len(set(dealt)) == len(dealt):  # no card dealt twice: nothing more to name
+        return reasons
     seen: dict[int, str] = {}
     for name, cards in hands.items():
         for c in cards:

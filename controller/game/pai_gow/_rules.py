@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
+from operator import attrgetter
 from typing import Any
 
 from controller.configuration import PaiGowOptions, Paytable, PaytableRow, TableConfig, pai_gow_options
@@ -51,6 +52,7 @@ from controller.hands.paigow import HandSet, is_pai_gow, make_set, set_dealt
 from controller.vocab import Card, CardError, format_cards, parse_cards
 from controller.wagers import (
     DISCARD,
+    Action,
     Result,
     SeatSettlement,
     Settlement,
@@ -125,18 +127,21 @@ def _hand(problems: Problems, path: str, raw: object) -> tuple[Card, ...] | None
         return None
 
 
+_TEXT = attrgetter("text")
+
+
 def _known_set(high: object, low: object, cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], tuple[Card, ...]] | None:
     """A set written as the table writes it (five and two of the seat's seven distinct cards, each
     in its own text, space-separated), read from the seat's cards without parsing them again;
     ``None`` for anything else, which :func:`_player_set` reads and checks in full."""
     if not isinstance(high, str) or not isinstance(low, str) or len(cards) != 7:
         return None
-    by_text = {c.text: c for c in cards}
+    by_text = dict(zip(map(_TEXT, cards), cards))
     high_tokens, low_tokens = high.split(), low.split()
     if len(by_text) != 7 or len(high_tokens) != 5 or len(low_tokens) != 2:
         return None
     try:
-        chosen = tuple([by_text[t] for t in high_tokens]), tuple([by_text[t] for t in low_tokens])
+        chosen = tuple(map(by_text.__getitem__, high_tokens)), tuple(map(by_text.__getitem__, low_tokens))
     except KeyError:
         return None
     if len({*high_tokens, *low_tokens}) != 7:
@@ -362,19 +367,65 @@ def _announced(mine: _Premium, stake: int | None, bonus_table: Paytable | None) 
 
 
 def _pai_gow_wager(stake: int, player: HandSet, dealer: HandSet, fouled: bool, o: Mapping[str, Any]) -> WagerResult:
+    """(d)1: the pai gow wager, the same object for everything that decides it (kept in
+    :data:`_KEPT_PAI_GOW`: a table settles the same few stakes and outcomes again and again)."""
+    high, dealer_high = player.high.strength, dealer.high.strength  # hands compare by strength
+    low, dealer_low = player.low.strength, dealer.low.strength
+    percent: int = o["commission_percent"]
+    rounding: str = o["commission_rounding"]
+    key = (
+        stake,
+        fouled,
+        high > dealer_high,
+        low > dealer_low,
+        high == dealer_high,
+        low == dealer_low,
+        percent,
+        rounding,
+    )
+    found = _KEPT_PAI_GOW.get(key)
+    if found is None:
+        if len(_KEPT_PAI_GOW) >= 4096:
+            _KEPT_PAI_GOW.clear()
+            _KEPT_ACTIONS.clear()
+        found = _KEPT_PAI_GOW[key] = _pai_gow_result(*key)
+        _KEPT_ACTIONS[id(found)] = (found, actions_for([found]))
+    return found
+
+
+_KEPT_PAI_GOW: dict[tuple[int, bool, bool, bool, bool, bool, int, str], WagerResult] = {}
+"""Pai gow wagers' results by stake and what decides them (a foul; which hands won, which tied;
+the commission's percent and rounding)."""
+_KEPT_ACTIONS: dict[int, tuple[WagerResult, tuple[Action, ...]]] = {}
+"""The dealer's actions of each kept result, by its identity (:func:`_actions_of`)."""
+
+
+def _actions_of(result: WagerResult) -> tuple[Action, ...]:
+    """``actions_for([result])``, made once for a result of :func:`_pai_gow_wager` (a result a
+    payout cap replaced is another object: its actions are made again)."""
+    kept = _KEPT_ACTIONS.get(id(result))
+    if kept is not None and kept[0] is result:
+        return kept[1]
+    return actions_for([result])
+
+
+def _pai_gow_result(
+    stake: int,
+    fouled: bool,
+    high_won: bool,
+    low_won: bool,
+    high_tie: bool,
+    low_tie: bool,
+    percent: int,
+    rounding: str,
+) -> WagerResult:
     if fouled:
         return WagerResult("pai_gow", stake, Result.LOSE, -stake, "foul: the low hand outranks the high hand (forfeit)")
-    high_won = player.high > dealer.high
-    low_won = player.low > dealer.low
-    copies = [
-        name
-        for name, mine, theirs in (("high", player.high, dealer.high), ("low", player.low, dealer.low))
-        if mine == theirs
-    ]
+    copies = [name for name, tie in (("high", high_tie), ("low", low_tie)) if tie]
     copy_note = f"; copy on the {' and '.join(copies)} hand goes to the banker" if copies else ""
     if high_won and low_won:
-        fee = commission(stake, o["commission_percent"], o["commission_rounding"])
-        why = f"both hands win: even money less {o['commission_percent']}% commission"
+        fee = commission(stake, percent, rounding)
+        why = f"both hands win: even money less {percent}% commission"
         return WagerResult("pai_gow", stake, Result.WIN, stake - fee, why, commission=fee)
     if high_won or low_won:
         return WagerResult("pai_gow", stake, Result.PUSH, 0, f"one hand wins, one loses: push{copy_note}")
@@ -538,10 +589,10 @@ def _seat_settlement(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSet
     return SeatSettlement(seat.seat, tuple(wagers), hands, caps)
 
 
-_LAST_SEATS: tuple[_Round | None, dict[object, SeatSettlement]] = (None, {})
-"""The seats settled with the last shared part, by everything :func:`_seat_settlement` reads
-besides it (the table shows each seat's pai gow step as its hand is turned, and settles the
-round at its end: each seat once)."""
+_LAST_SEATS: tuple[_Round | None, dict[int, tuple[tuple[object, ...], SeatSettlement]]] = (None, {})
+"""The seats settled with the last shared part, by seat number, each with everything
+:func:`_seat_settlement` reads besides it (the table shows each seat's pai gow step as its hand
+is turned, and settles the round at its end: each seat once)."""
 
 
 def _seat_once(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlement:
@@ -553,12 +604,13 @@ def _seat_once(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlemen
     if shared is not r:
         seats = {}
         _LAST_SEATS = (r, seats)
-    key = (seat.seat, tuple(seat.wagers.items()), seat.cards, seat.high, seat.low, seat.foul, table.payout_cap)
-    settled = seats.get(key)
-    if settled is None:
-        if len(seats) > 64:
-            seats.clear()
-        settled = seats[key] = _seat_settlement(seat, r, table)
+    key = (tuple(seat.wagers.items()), seat.cards, seat.high, seat.low, seat.foul, table.payout_cap)
+    kept = seats.get(seat.seat)
+    # compared, not hashed: the same cards are the same objects (the deck's own), equal at once
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    settled = _seat_settlement(seat, r, table)
+    seats[seat.seat] = (key, settled)
     return settled
 
 
@@ -587,7 +639,7 @@ class _Steps:
         hand_set = settled.hands["set"]
         note = f"high {hand_set['high']} / low {hand_set['low']}"
         after = "cards stay on the layout" if keep else DISCARD
-        self.pai_gow.append(Step("pai_gow", seat.seat, actions_for([by_spot["pai_gow"]]), note, after))
+        self.pai_gow.append(Step("pai_gow", seat.seat, _actions_of(by_spot["pai_gow"]), note, after))
         if "bonus" in w or "insurance" in w or bool(r.markers):  # (d)2: rearranged to the best hand
             now = [by_spot[k] for k in ("bonus", "insurance") if k in by_spot and not (k == "bonus" and is_premium)]
             line, cards = _announced(mine, w.get("bonus"), r.bonus)

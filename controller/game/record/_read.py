@@ -6,13 +6,18 @@ Nothing is settled from a record with any problem; :class:`RecordError` lists th
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any, NoReturn, Protocol
 
 from controller.configuration import TableConfig
-from controller.vocab import Card, CardError, parse_cards
+from controller.vocab import JOKER, Card, CardError, parse_cards
+
+_INDEX = attrgetter("index")
+_JOKER = JOKER.index
 
 _parse_cards = lru_cache(maxsize=1 << 16)(parse_cards)
 """``parse_cards`` remembered by text: a table reads the same two- and three-card hands again
@@ -145,9 +150,14 @@ class Problems:
             wanted = " or ".join(str(n) for n in sizes)
             self.add(path, f"needs {wanted} cards, got {len(cards)}")
             return None
+        seen = self.cards_seen
+        indices = list(map(_INDEX, cards))
+        if _JOKER not in indices and seen.keys().isdisjoint(indices):  # the usual hand, checked in C
+            seen.update(dict.fromkeys(indices, path))
+            return cards
         ok = True
         for position, c in enumerate(cards, start=1):
-            if c.is_joker:
+            if c.rank is None:  # the joker (``is_joker``, read without a call)
                 self.add(path, f"card {position} 'JK': this game is dealt from 52 cards, with no joker")
                 ok = False
             elif c.index in self.cards_seen:
@@ -176,6 +186,10 @@ class SeatRecord:
     wagers: Mapping[str, int]
 
 
+_SEAT_KEY = re.compile("[0-9]{1,3}").fullmatch
+"""Whether a seat's key is a seat number as :func:`read_seats` reads one (``number_of``)."""
+
+
 def read_seats(data: Mapping[str, object], table: TableConfig, problems: Problems, keys: set[str]) -> list[SeatRecord]:
     """The seats of a record, sorted by seat number, with wagers checked against the table."""
     raw_seats = data.get("seats")
@@ -188,8 +202,13 @@ def read_seats(data: Mapping[str, object], table: TableConfig, problems: Problem
         text = str(key)
         return int(text) if text.isascii() and text.isdigit() and len(text) <= 3 else 0
 
-    numbered = [(number_of(k), str(k), k) for k in raw_seats]  # each key read once
-    numbered.sort(key=lambda item: (item[0] == 0, item[0], item[1]))
+    try:  # the usual keys, one to three ASCII digits: numbered and sorted in C
+        numbered = sorted(zip(map(int, raw_seats), raw_seats, raw_seats)) if all(map(_SEAT_KEY, raw_seats)) else []
+    except TypeError:  # a key that is not text
+        numbered = []
+    if not numbered or numbered[0][0] == 0:  # (a seat 0 goes last, with the other keys that are no seat)
+        numbered = [(number_of(k), str(k), k) for k in raw_seats]  # each key read once
+        numbered.sort(key=lambda item: (item[0] == 0, item[0], item[1]))
     for number, text, key in numbered:
         path = f"$.seats.{text[:40]}"
         raw = raw_seats[key]
@@ -232,8 +251,22 @@ def read_wagers(path: str, raw: object, table: TableConfig, problems: Problems) 
     if not isinstance(raw, dict):
         problems.add(path, "wagers must map wager spots to cents")
         return {}
+    kept = _KEPT_WAGERS.get(id(table))
+    if kept is None or kept[0] is not table:
+        if len(_KEPT_WAGERS) > 64:
+            _KEPT_WAGERS.clear()
+        kept = _KEPT_WAGERS[id(table)] = (table, {})
+    # the amounts' types are part of the key: True and 1.0 equal 1, and are not cents
+    key: tuple[object, ...] = (*raw.items(), *map(type, raw.values()))
+    try:
+        found = kept[1].get(key)
+    except TypeError:  # an amount that is not a number (a list, an object): read below, never kept
+        key, found = (), None
+    if found is not None:
+        return dict(found)
     wagers: dict[str, int] = {}
     offered = _wager_limits(table)
+    before = len(problems.items)
     for spot, amount in raw.items():
         if spot in offered and type(amount) is int and amount > 0:  # the usual case, checked at once
             bounds = offered[spot]
@@ -253,7 +286,17 @@ def read_wagers(path: str, raw: object, table: TableConfig, problems: Problems) 
             if limit and not limit.min <= amount <= limit.max:
                 problems.add(where, f"{amount} is outside the table limits {limit.min} to {limit.max}")
             wagers[spot] = amount
+    if key and len(problems.items) == before:
+        if len(kept[1]) >= 1024:
+            kept[1].clear()
+        kept[1][key] = dict(wagers)
     return wagers
+
+
+_KEPT_WAGERS: dict[int, tuple[TableConfig, dict[tuple[object, ...], dict[str, int]]]] = {}
+"""Each table's checked wagers by what a seat's record gives (spots, amounts and the amounts'
+types), kept while the table config lives: a table's seats bet the same few amounts again and
+again. Only wagers read without a problem are kept."""
 
 
 class RecordedSeat(Protocol):
