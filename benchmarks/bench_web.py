@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the browser helpers' own imports
 
 from controller.configuration import config_dir, load_table
 from controller.table.game_tables import GAME_TABLES
