@@ -37,7 +37,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# its helpers from tests/, by bare name as the tests import them (tests/ is no package)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from cli_helpers import tablectl_process
 from transitions import Machine
 
 from controller.configuration import TableConfig, config_dir, load_table
@@ -49,7 +52,6 @@ from controller.vocab import deck
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
-from tests.cli_helpers import tablectl_process
 
 
 def press(b: str) -> ButtonChanged:

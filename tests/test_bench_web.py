@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.deadlines import STATE_TIMEOUT_S
-from tests.web_helpers import need_browser
+from deadlines import STATE_TIMEOUT_S
+from web_helpers import need_browser
 
 REPO = Path(__file__).resolve().parent.parent
 
