@@ -34,10 +34,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# its helpers from tests/, by bare name as the tests import them (tests/ is no package)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from journal_blocks import fold
 
 from controller.journal import NewRecord, SqliteJournal
 from controller.table.journal_files import journaled_event_windows
-from tests.journal_blocks import fold
 
 DEVICES = {"shoe", "bet_spots", "panel"}
 FLOOR_QUERY = (

@@ -31,6 +31,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# its helpers from tests/, by bare name as the tests import them (tests/ is no package)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from cli_helpers import tablectl_process
 
 from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
@@ -38,7 +42,6 @@ from controller.journal.store import canonical
 from controller.table.engine import Engine
 from controller.table.runtime import TableRuntime
 from drivers.shoe import ShoeStatus
-from tests.cli_helpers import tablectl_process
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_table import mississippi_events

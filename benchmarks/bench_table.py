@@ -44,7 +44,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# its helpers from tests/, by bare name as the tests import them (tests/ is no package)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from cli_helpers import tablectl_process
 from transitions import Machine
 
 from controller.configuration import TableConfig, config_dir, load_table
@@ -59,7 +62,6 @@ from drivers.bet_spots import SpotReport
 from drivers.link import CommandResult
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
-from tests.cli_helpers import tablectl_process
 
 
 def press(b: str) -> ButtonChanged:

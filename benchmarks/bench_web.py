@@ -26,13 +26,16 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# its helpers from tests/, by bare name as the tests import them (tests/ is no package)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from table_helpers import FedTable
 
 from controller.configuration import config_dir, load_table
 from controller.table.game_tables import GAME_TABLES
 from controller.table.snapshot_build import build_snapshot
 from controller.web.view import table_view
 from drivers.bet_spots import SpotReport
-from tests.table_helpers import FedTable
 
 
 def feed_cost(events: int) -> tuple[float, float]:
@@ -62,7 +65,7 @@ def feed_cost(events: int) -> tuple[float, float]:
 
 def fault_to_page(faults: int) -> list[float]:
     """Milliseconds from the click that injects a jam to the jam drawn, page clock, per fault."""
-    from tests.web_helpers import BenchProcess, Page, browser, wait_for
+    from web_helpers import BenchProcess, Page, browser, wait_for
 
     out = []
     with tempfile.TemporaryDirectory() as tmp, browser() as d:

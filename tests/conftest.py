@@ -19,11 +19,12 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from deadlines import STATE_TIMEOUT_S
+from floor_fixtures import floor_db, floor_folder, floor_link, floor_site  # noqa: F401  (the floor's shared servers)
+
 from controller.hands import BOSTON5, HandValue, evaluate_best
 from controller.hands.rules import HandRules
 from controller.vocab import ALL_CARDS, Card, parse_cards
-from tests.deadlines import STATE_TIMEOUT_S
-from tests.floor_fixtures import floor_db, floor_folder, floor_link, floor_site  # noqa: F401  (the floor's shared servers)
 
 if TYPE_CHECKING:
     from hil_table import HilTable

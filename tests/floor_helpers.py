@@ -11,12 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tests.deadlines import STATE_TIMEOUT_S
+from deadlines import STATE_TIMEOUT_S
 
 if TYPE_CHECKING:
+    from floor_fixtures import FloorLink
+
     from controller.floor.ingest import IngestConfig
     from controller.floor.metrics import IngestMetrics
-    from tests.floor_fixtures import FloorLink
 
 
 def wait_for(cond: Callable[[], bool], what: str, timeout: float = STATE_TIMEOUT_S) -> None:

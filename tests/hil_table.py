@@ -17,7 +17,7 @@ from deadlines import STATE_TIMEOUT_S
 from controller.cli import main as tablectl
 from controller.configuration import TableConfig
 from controller.table.base import RoundResult
-from controller.table.runtime import TableRuntime
+from controller.table.runtime import RuntimePorts, TableRuntime
 from controller.table.snapshot import PlayerHands, TableSnapshot
 from drivers.link import LinkConfig
 from drivers.messages import BUTTONS
@@ -62,12 +62,15 @@ class HilTable:
         display: tuple[int, int] = (4, 40),
         shoe_sim: ShoeSim | None = None,
         link_base: LinkConfig | None = None,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         """``chips``: what is on the bet spots already (a controller restarted mid-round: the chips
         stay where they are, and the spots' state read at link-up says so); ``display``: the panel's
         lines and columns; ``shoe_sim``: the shoe of an earlier run (it kept running while the
         controller was stopped: its count and its jam or door are what its state says);
-        ``link_base``: the links' timing (the runtime's default when None)."""
+        ``link_base``: the links' timing (the runtime's default when None); ``wall``: the wall clock
+        the links stamp each event with (a test of a rule timed by the events' times moves its own,
+        never waits for the machine's)."""
         self.table = table
         self.tmp_path = tmp_path
         tmp_path.mkdir(parents=True, exist_ok=True)
@@ -83,7 +86,9 @@ class HilTable:
         self.texts: list[str] = []
         """Every text shown to the dealer in this run (after a recovery: from the last few replayed)."""
         self._texts_seen = 0
-        self.runtime = TableRuntime(table, urls, journal, on_round=self.results.append, link_base=link_base)
+        self.runtime = TableRuntime(
+            table, urls, journal, on_round=self.results.append, link_base=link_base, ports=RuntimePorts(wall=wall)
+        )
         self.runtime.latest.share_hands = True
         self.runtime.observers.append(self._collect_texts)
         self.journal = self.runtime.engine.journal

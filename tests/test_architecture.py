@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.test_layers import find_cycle
+from test_layers import find_cycle
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -133,6 +132,35 @@ def test_no_collaborator_reaches_back_through_the_round() -> None:
 def test_nothing_in_the_table_is_dispatched_by_a_dotted_string() -> None:
     found = dotted_dispatch(table_modules())
     assert not found, "dispatch by a name (use a typed table of bound methods):\n" + "\n".join(found)
+
+
+def package_imports_of_tests(folder: Path) -> list[str]:
+    """Each import in ``folder``'s Python files of a tests module through a package ``tests``
+    (``from tests.x import``, ``from tests import x``, ``import tests.x``), as file:line."""
+    out = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            if any(n == "tests" or n.startswith("tests.") for n in names):
+                out.append(f"{path.relative_to(folder)}:{getattr(node, 'lineno', 0)}")
+    return out
+
+
+def test_the_tests_import_their_helpers_one_way_by_bare_name() -> None:
+    """tests/ is no package: pytest imports each test module by its bare name (``test_x``) with
+    tests/ on the path, as conftest puts it for the helpers; a helper or test module imported as
+    ``tests.x`` too would be a second copy of it, with its own globals and fixtures. The
+    benchmarks that borrow a helper put tests/ on their path and import it the same way."""
+    found = [f"{part}/{at}" for part in ("tests", "benchmarks") for at in package_imports_of_tests(ROOT / part)]
+    assert not found, "import it by its bare name (from x import ...), never as tests.x:\n" + "\n".join(found)
+
+
+def test_the_one_way_check_sees_each_form(tmp_path: Path) -> None:
+    forms = ["from tests.deadlines import STATE_TIMEOUT_S", "from tests import web_helpers", "import tests.hil_table"]
+    (tmp_path / "test_x.py").write_text("\n".join(["from deadlines import STATE_TIMEOUT_S", *forms]) + "\n")
+    assert package_imports_of_tests(tmp_path) == ["test_x.py:2", "test_x.py:3", "test_x.py:4"]
 
 
 # --- the checks catch what they name ---------------------------------------------------------------

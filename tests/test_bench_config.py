@@ -8,10 +8,10 @@ import os
 from pathlib import Path
 
 import pytest
+from cli_helpers import cli, real_table_config
 
 from controller.configuration import config_dir
 from controller.journal import SqliteJournal, verify_journal
-from tests.cli_helpers import cli, real_table_config
 
 
 def bench_config(folder: Path, extra: str = "", urls: dict[str, str] | None = None) -> Path:

@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.deadlines import STATE_TIMEOUT_S
+from deadlines import STATE_TIMEOUT_S
 
 pytest.importorskip("psycopg")
 pytest.importorskip("nats")

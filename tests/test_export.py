@@ -14,10 +14,10 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from cli_helpers import bench_journal, cli, meters_of
+from journal_helpers import settled_rounds
 
 from controller.configuration import config_dir, load_table
-from tests.cli_helpers import bench_journal, cli, meters_of
-from tests.journal_helpers import settled_rounds
 
 
 @pytest.fixture(scope="module")

@@ -22,12 +22,12 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from cli_helpers import bench_journal, cli
+from journal_helpers import settled_rounds
+from table_helpers import ManualClock
 
 from controller.journal import SqliteJournal
 from controller.journal.meters import meters_for_round
-from tests.cli_helpers import bench_journal, cli
-from tests.journal_helpers import settled_rounds
-from tests.table_helpers import ManualClock
 
 MALTA = ZoneInfo("Europe/Malta")
 

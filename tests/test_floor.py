@@ -26,6 +26,8 @@ pytest.importorskip("nats")
 psycopg = pytest.importorskip("psycopg")
 
 import nats  # noqa: E402
+from floor_fixtures import FloorLink, FloorSite  # noqa: E402
+from floor_helpers import IngestThread, count, wait_for  # noqa: E402
 
 import controller.floor.forwarder as forwarder_module  # noqa: E402
 from controller.floor.connect import NatsAuth, nats_auth_options  # noqa: E402
@@ -34,8 +36,6 @@ from controller.floor.servers import FloorDatabase, LocalNats, LocalPostgres, fr
 from controller.journal import NewRecord, SqliteJournal  # noqa: E402
 from controller.journal.outbox import Outbox  # noqa: E402
 from controller.journal.stored import read_records  # noqa: E402
-from tests.floor_fixtures import FloorLink, FloorSite  # noqa: E402
-from tests.floor_helpers import IngestThread, count, wait_for  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 120.0

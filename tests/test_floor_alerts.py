@@ -15,8 +15,9 @@ import pytest
 
 psycopg = pytest.importorskip("psycopg")
 
+from test_floor_hostile import body_of, forged, journal, real_messages, store  # noqa: E402
+
 from controller.floor.alerts import floor_alerts, table_heartbeats  # noqa: E402
-from tests.test_floor_hostile import body_of, forged, journal, real_messages, store  # noqa: E402
 
 
 @pytest.fixture

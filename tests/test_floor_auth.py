@@ -24,13 +24,13 @@ x509 = pytest.importorskip("cryptography.x509")
 
 import nats  # noqa: E402
 import nats.errors  # noqa: E402
+from floor_fixtures import FloorLink, FloorSite  # noqa: E402
 
 from controller.configuration import load_table  # noqa: E402
 from controller.floor.certs import make_certs  # noqa: E402
 from controller.floor.connect import NatsAuth, nats_auth_options  # noqa: E402
 from controller.floor.identity import FloorAuth  # noqa: E402
 from controller.floor.servers import FloorDatabase, LocalPostgres  # noqa: E402
-from tests.floor_fixtures import FloorLink, FloorSite  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -20,6 +20,9 @@ pytest.importorskip("nats")
 psycopg = pytest.importorskip("psycopg")
 
 
+from floor_fixtures import FloorSite  # noqa: E402
+from floor_helpers import IngestThread, connect, count, wait_for  # noqa: E402
+
 from controller.floor.chain import Outcome, Verdict  # noqa: E402
 from controller.floor.channel import Heartbeat  # noqa: E402
 from controller.floor.forwarder import Forwarder, LinkState  # noqa: E402
@@ -27,8 +30,6 @@ from controller.floor.metrics import IngestMetrics  # noqa: E402
 from controller.floor.validate import FloorRecord  # noqa: E402
 from controller.journal import NewRecord, SqliteJournal  # noqa: E402
 from controller.journal.outbox import Outbox  # noqa: E402
-from tests.floor_fixtures import FloorSite  # noqa: E402
-from tests.floor_helpers import IngestThread, connect, count, wait_for  # noqa: E402
 
 SPOT = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
 SHARE = 20

@@ -18,6 +18,9 @@ pytest.importorskip("nats")
 psycopg = pytest.importorskip("psycopg")
 
 
+from floor_fixtures import FloorLink, FloorSite  # noqa: E402
+from floor_helpers import IngestThread, connect, count, wait_for  # noqa: E402
+
 from controller.floor.channel import (  # noqa: E402
     ChannelError,
     Heartbeat,
@@ -30,8 +33,6 @@ from controller.floor.channel import (  # noqa: E402
 from controller.floor.forwarder import Forwarder, LinkState  # noqa: E402
 from controller.journal import NewRecord, SqliteJournal  # noqa: E402
 from controller.journal.outbox import Outbox  # noqa: E402
-from tests.floor_fixtures import FloorLink, FloorSite  # noqa: E402
-from tests.floor_helpers import IngestThread, connect, count, wait_for  # noqa: E402
 
 TIMEOUT = 120.0
 SPOT = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}

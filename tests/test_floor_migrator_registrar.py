@@ -17,11 +17,12 @@ import pytest
 pytest.importorskip("nats")
 psycopg = pytest.importorskip("psycopg")
 
+import test_floor_roles  # noqa: E402
+from test_floor_roles import EVIDENCE, refused  # noqa: E402
+
 from controller.floor.chain import register_table, replace_public_key  # noqa: E402
 from controller.floor.migrate import migrate  # noqa: E402
 from controller.floor.resolve import resolve_fork  # noqa: E402
-from tests import test_floor_roles  # noqa: E402
-from tests.test_floor_roles import EVIDENCE, refused  # noqa: E402
 
 stocked_db = test_floor_roles.stocked  # the same stocked database (a fixture)
 

@@ -15,8 +15,8 @@ import pytest
 
 psycopg = pytest.importorskip("psycopg")
 
-from tests.deadlines import STATE_TIMEOUT_S  # noqa: E402
-from tests.floor_fixtures import FloorSite  # noqa: E402
+from deadlines import STATE_TIMEOUT_S  # noqa: E402
+from floor_fixtures import FloorSite  # noqa: E402
 
 
 def _log(site: FloorSite) -> Path:

@@ -24,13 +24,14 @@ pytest.importorskip("nats")
 psycopg = pytest.importorskip("psycopg")
 pytest.importorskip("cryptography")
 
+from floor_fixtures import FloorLink  # noqa: E402
+
 from controller.floor.certs import make_certs  # noqa: E402
 from controller.floor.forwarder import Forwarder  # noqa: E402
 from controller.floor.ingest import IngestStats, run_ingest  # noqa: E402
 from controller.floor.migrate import migrate, migrations  # noqa: E402
 from controller.floor.servers import LocalPostgres, PostgresTls, distribution_postgres_bin_dir  # noqa: E402
 from controller.journal import NewRecord, SqliteJournal  # noqa: E402
-from tests.floor_fixtures import FloorLink  # noqa: E402
 
 BIN = distribution_postgres_bin_dir()
 pytestmark = pytest.mark.skipif(

@@ -11,11 +11,11 @@ import pytest
 pytest.importorskip("nats")
 
 import nats
+from floor_fixtures import FloorLink
 from nats.js.api import AckPolicy, ConsumerConfig
 
 from controller.floor.connect import nats_auth_options
 from controller.floor.pull import Puller
-from tests.floor_fixtures import FloorLink
 
 KIB = 1024
 

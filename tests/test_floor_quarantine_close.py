@@ -19,10 +19,11 @@ pytest.importorskip("nats")
 pytest.importorskip("psycopg")
 pytest.importorskip("cryptography")
 
+from test_floor_hostile import body_of, forged, journal, rows, store
+from test_floor_signed import register, seq_of, signed_messages
+
 from controller.floor.chain import Verdict
 from controller.floor.signing import new_signing_key, read_signing_key, sign_record
-from tests.test_floor_hostile import body_of, forged, journal, rows, store
-from tests.test_floor_signed import register, seq_of, signed_messages
 
 TABLE = "ms-01"
 

@@ -19,13 +19,13 @@ import pytest
 pytest.importorskip("nats")
 
 import nats
+from deadlines import STATE_TIMEOUT_S
+from floor_fixtures import FloorLink, FloorSite
+from floor_helpers import wait_for
 
 from controller.floor.connect import nats_auth_options
 from controller.floor.forwarder import Forwarder, LinkState
 from controller.journal import NewRecord, SqliteJournal
-from tests.deadlines import STATE_TIMEOUT_S
-from tests.floor_fixtures import FloorLink, FloorSite
-from tests.floor_helpers import wait_for
 
 SHARE = 30
 """Messages a table may have waiting on each of its subjects in these tests."""

@@ -14,8 +14,9 @@ import pytest
 pytest.importorskip("nats")
 psycopg = pytest.importorskip("psycopg")
 
+from test_floor_hostile import assert_real_records_stored, journal, real_messages, rows, store  # noqa: E402
+
 from controller.floor.chain import ChainPolicy, Verdict  # noqa: E402
-from tests.test_floor_hostile import assert_real_records_stored, journal, real_messages, rows, store  # noqa: E402
 
 CAP = 5
 

@@ -13,8 +13,7 @@ import pytest
 pytest.importorskip("nats")
 psycopg = pytest.importorskip("psycopg")
 
-from controller.floor.chain import Verdict  # noqa: E402
-from tests.test_floor_hostile import (  # noqa: E402
+from test_floor_hostile import (  # noqa: E402
     assert_real_records_stored,
     body_of,
     forged,
@@ -23,6 +22,8 @@ from tests.test_floor_hostile import (  # noqa: E402
     rows,
     store,
 )
+
+from controller.floor.chain import Verdict  # noqa: E402
 
 REWRITES = (
     "UPDATE round SET win = 0",

@@ -21,6 +21,17 @@ pytest.importorskip("nats")
 psycopg = pytest.importorskip("psycopg")
 pytest.importorskip("cryptography")
 
+from test_floor_hostile import (  # noqa: E402
+    Msg,
+    assert_real_records_stored,
+    body_of,
+    forged,
+    journal,
+    real_messages,
+    rows,
+    store,
+)
+
 from controller.floor.chain import ChainPolicy, Verdict, register_table  # noqa: E402
 from controller.floor.messages import messages_for  # noqa: E402
 from controller.floor.resolve import ResolveError, resolve_fork  # noqa: E402
@@ -32,16 +43,6 @@ from controller.floor.signing import (  # noqa: E402
     sign_record,
 )
 from controller.journal.outbox import Outbox  # noqa: E402
-from tests.test_floor_hostile import (  # noqa: E402
-    Msg,
-    assert_real_records_stored,
-    body_of,
-    forged,
-    journal,
-    real_messages,
-    rows,
-    store,
-)
 
 
 @pytest.fixture
@@ -288,8 +289,8 @@ def test_bench_signs_every_record_and_the_floor_stores_them_as_the_tables(
 ) -> None:
     """``tablectl bench`` (and ``run``: the same forwarder_for) signs with ``floor.signing_key``; the
     ingest, as its own role with registration required, stores every record with its signature."""
-    from tests.floor_helpers import IngestThread
-    from tests.test_floor import assert_all_stored_once, bench, finish
+    from floor_helpers import IngestThread
+    from test_floor import assert_all_stored_once, bench, finish
 
     key = tmp_path / "sg-01.pem"
     public = new_signing_key(key)
@@ -310,7 +311,7 @@ def test_bench_signs_every_record_and_the_floor_stores_them_as_the_tables(
 
 @pytest.mark.parametrize("command", ["bench", "run"])
 def test_a_signing_key_others_can_read_is_refused(command: str, tmp_path: Path) -> None:
-    from tests.floor_fixtures import REPO
+    from floor_fixtures import REPO
 
     key = tmp_path / "t.pem"
     new_signing_key(key)
@@ -348,11 +349,11 @@ def test_through_nats_a_forger_with_the_tables_credential_is_quarantined(
     import time
 
     import nats
+    from floor_helpers import IngestThread
 
     from controller.floor.connect import nats_auth_options
     from controller.floor.forwarder import Forwarder
     from controller.journal import SqliteJournal
-    from tests.floor_helpers import IngestThread
 
     key = tmp_path / "fg-01.pem"
     assert register(str(floor_db.owner), "fg-01", new_signing_key(key))

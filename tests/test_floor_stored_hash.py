@@ -20,6 +20,8 @@ pytest.importorskip("psycopg")
 
 import nats
 import psycopg
+from floor_fixtures import FloorLink
+from floor_helpers import wait_for
 
 from controller.cli._status import floor_link as table_floor_link
 from controller.floor._tell import store_heartbeats
@@ -29,8 +31,6 @@ from controller.floor.forwarder import Forwarder, LinkState
 from controller.journal import NewRecord, SqliteJournal
 from controller.journal.retention import floor_acknowledged
 from controller.journal.stored import hash_at
-from tests.floor_fixtures import FloorLink
-from tests.floor_helpers import wait_for
 
 SPOT = {"device": "spots", "seat": 1, "spot": "ante", "cents": 500}
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from hil_table import HilTable, locked, shoe, wait
+from table_helpers import fill_journal
 from test_hil_pai_gow import DICE, shoe_for
 
 from controller.configuration import TableConfig, config_dir, load_table
@@ -21,7 +22,6 @@ from controller.journal.recall import recall
 from controller.table.runtime import TableRuntime
 from drivers.messages import BUTTONS
 from drivers.panel import ButtonChanged
-from tests.table_helpers import fill_journal
 
 BENCH = config_dir() / "bench"
 MISSISSIPPI = load_table(BENCH / "mississippi_stud.yaml")

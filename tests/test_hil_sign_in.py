@@ -5,21 +5,29 @@ signed-in supervisor void; the journal on disk holds no PIN, no hash and no badg
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from pathlib import Path
 
+from deadlines import STATE_TIMEOUT_S
 from hil_table import HilTable, wait
-from test_sign_in import HASHES, PINS, ROSTER, pin_in
+from table_helpers import ManualClock
+from test_sign_in import HASHES, NOW, PINS, ROSTER, pin_in
 
 from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
+from controller.table._sign_in import BACK_OFF_S
+
+
+def refusals(journal: SqliteJournal) -> list[str]:
+    """Why each sign-in was refused, in order."""
+    return [str(r.data["reason"]) for r in journal.records() if r.kind == "SignInRefused"]
 
 
 def test_signing_in_at_the_simulated_panel_over_ptys(tmp_path: Path) -> None:
     table = replace(load_table(config_dir() / "bench" / "mississippi_stud.yaml"), roster=ROSTER)
     journal = SqliteJournal(tmp_path / "j.db")
-    with HilTable(table, tmp_path / "devices", journal) as t:
+    clock = ManualClock(NOW)
+    with HilTable(table, tmp_path / "devices", journal, wall=clock) as t:
         assert t.snap.signed_in is not None and t.snap.signed_in.dealer_id is None
         t.spot(1, "ante", 500)
         t.press("no_more_bets")
@@ -27,12 +35,15 @@ def test_signing_in_at_the_simulated_panel_over_ptys(tmp_path: Path) -> None:
         before = t.count("SignIn")
         t.panel.enter_pin("D-0001", "0000")
         t.settled("SignIn", before, 1)
-        # the panel refuses PIN entries unchecked for a while after a wrong one: keyed again after it
-        until = t.runtime.round.signins.backed_off_until("panel", time.time())
-        assert until is not None
-        wait(lambda: time.time() > until, "the panel's back-off after a wrong PIN over")
+        assert refusals(journal) == ["wrong PIN or id"]
+        # The panel refuses PIN entries unchecked for a while after a wrong one, by the entries' own
+        # times: the link stamps each with the clock less the delay the device's clock says it
+        # waited, so the clock is moved past the back-off by more than any wait of this test.
+        (wrong,) = [r.data for r in journal.records(t.first_seq) if r.kind == "SignIn"]
+        clock.now = float(wrong["at"]) + BACK_OFF_S + STATE_TIMEOUT_S
         t.panel.enter_pin("D-0001", PINS["D-0001"])
         t.settled("SignIn", before, 2)
+        assert refusals(journal) == ["wrong PIN or id"], "the PIN keyed after the back-off was checked"
         assert t.snap.signed_in is not None and t.snap.signed_in.dealer_id == "D-0001"
         assert any("dealer Ann Lee signed in" in line for line in t.panel.screen + tuple(t.texts))
         t.press("no_more_bets")

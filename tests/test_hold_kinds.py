@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import cli
+from table_helpers import ManualClock
+from test_holds import TABLE, holds, table
 
 from controller.journal import SqliteJournal
 from controller.journal.holds import stories
@@ -30,9 +33,6 @@ from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, CardUnreadable, DoorChanged, Jam
 from drivers.state import PanelState, ShoeState, SpotsState
 from hil.simulate.run import run_seed
-from tests.cli_helpers import cli
-from tests.table_helpers import ManualClock
-from tests.test_holds import TABLE, holds, table
 
 KEY = "key on"
 """A step: the supervisor turns the key."""

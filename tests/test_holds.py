@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import cli
+from table_helpers import ManualClock
 
 from controller.configuration import config_dir, load_table
 from controller.journal import JournalError, SqliteJournal
@@ -23,8 +25,6 @@ from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, DoorChanged, Jam
 from drivers.state import ShoeState
-from tests.cli_helpers import cli
-from tests.table_helpers import ManualClock
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 JAMMED = "shoe jammed: clear the jam"

@@ -13,14 +13,14 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import bench_journal as played
+from cli_helpers import cli
 
 import controller.journal.backup as backup
 from controller.configuration import config_dir, load_table
 from controller.journal import JournalError, SqliteJournal, verify_journal
 from controller.journal.writer_lock import holder
 from hil.bench import run_bench
-from tests.cli_helpers import bench_journal as played
-from tests.cli_helpers import cli
 
 BENCH = config_dir() / "bench" / "mississippi_stud.yaml"
 

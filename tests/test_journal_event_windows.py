@@ -8,10 +8,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from journal_blocks import fold
 
 from controller.journal import SqliteJournal
 from controller.table.journal_files import journaled_event_windows
-from tests.journal_blocks import fold
 
 OLD, NEW = 0x1111, 0x2222
 

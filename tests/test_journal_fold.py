@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from cli_helpers import cli
 
 from controller.configuration import config_dir, load_table
 from controller.journal import JournalError, SqliteJournal
@@ -22,7 +23,6 @@ from controller.journal.stored import read_records, seq_bounds
 from controller.table._round_folder import RoundFolder
 from hil.bench import run_bench
 from hil.simulate.journal_digest import content_digest
-from tests.cli_helpers import cli
 
 BENCH = config_dir() / "bench" / "mississippi_stud.yaml"
 ROUNDS = 4

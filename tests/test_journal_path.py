@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_helpers import cli, real_table_config
 
 from controller.configuration import load_table
 from controller.journal import SqliteJournal
-from tests.cli_helpers import cli, real_table_config
 
 
 @pytest.mark.parametrize("command", [("status",), ("recall",), ("meters",), ("journal", "verify")])

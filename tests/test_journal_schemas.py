@@ -18,11 +18,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import bench_journal, cli
 
 from controller.configuration import config_dir, load_table
 from controller.journal import SCHEMA_VERSION, verify_journal
 from controller.table.journal_files import open_journal
-from tests.cli_helpers import bench_journal, cli
 
 STEPS: list[tuple[int, str, tuple[str, ...]]] = [
     (

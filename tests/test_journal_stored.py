@@ -10,13 +10,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from cli_helpers import bench_journal, cli
+from journal_blocks import block_at, fold_rounds, unfold_with
+from journal_helpers import filled
 
 from controller.journal import SqliteJournal, verify_journal, verify_reader
 from controller.journal.compact import StoredRecord
 from controller.journal.stored import hash_at, last_record, read_records, select_records, seq_bounds
-from tests.cli_helpers import bench_journal, cli
-from tests.journal_blocks import block_at, fold_rounds, unfold_with
-from tests.journal_helpers import filled
 
 READERS = (
     ["journal", "verify"],

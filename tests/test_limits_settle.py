@@ -16,12 +16,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from table_helpers import pai_gow_record
 
 from controller.configuration import ConfigError, TableConfig, config_dir, load_table
 from controller.game.pai_gow._deal import deal
 from controller.game.record import settle_record
 from controller.vocab import deck
-from tests.table_helpers import pai_gow_record
 
 SHIPPED = sorted([*config_dir().glob("*.yaml"), *(config_dir() / "bench").glob("*.yaml")])
 

@@ -17,12 +17,12 @@ from typing import IO
 
 import pytest
 from deadlines import STATE_TIMEOUT_S
+from test_hil_devices_visibility import Lines, table_config
 
 from controller.host import configure_logging
 from controller.host._logs import LIBRARY_LOGGERS, priority, under_journald
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.serve import PtyServer
-from tests.test_hil_devices_visibility import Lines, table_config
 
 
 def _stream_of(path: Path) -> str:
@@ -85,7 +85,7 @@ def test_priorities_and_what_is_journald() -> None:
 
 
 def test_log_options_are_refused_when_bad() -> None:
-    from tests.cli_helpers import cli
+    from cli_helpers import cli
 
     code, _, err = cli("run", "--config", "x.yaml", "--log-level", "loud")
     assert code == 2 and "--log-level" in err and "'loud'" in err
@@ -160,7 +160,7 @@ def test_uvicorns_records_go_the_same_way_with_their_priority(tmp_path: Path) ->
 
 @pytest.mark.parametrize("command", [["web", "serve", "--socket", "x.sock"], ["floor", "web", "--db", "x"]])
 def test_the_web_views_take_the_log_options(command: list[str]) -> None:
-    from tests.cli_helpers import cli
+    from cli_helpers import cli
 
     code, _, err = cli(*command, "--log-level", "loud")
     assert code == 2 and "--log-level" in err and "'loud'" in err

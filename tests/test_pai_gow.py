@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from table_helpers import pai_gow_record
 
 from controller.configuration import default_table_path, load_table
 from controller.game.pai_gow._deal import DEALER, StartError, deal, start_position
@@ -16,7 +17,6 @@ from controller.game.pai_gow._rules import commission
 from controller.game.record import RecordError, settle_record
 from controller.vocab import deck, format_cards
 from controller.wagers import Result
-from tests.table_helpers import pai_gow_record
 
 TABLE = load_table(default_table_path("pai_gow"))
 DEALER_NO_PAIR = "Th 9h 8s 5c 4c 3h 2s"  # house way: high T-5-4-3-2, low 9-8

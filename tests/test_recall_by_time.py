@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import cli
 
 from controller.cli._when import local_time
 from controller.journal import SqliteJournal
 from controller.journal.by_time import rounds_at, rounds_between
 from controller.journal.meters import meters_for_round
-from tests.cli_helpers import cli
 
 T0 = datetime(2026, 12, 4, 9, 0, tzinfo=UTC).timestamp()
 """09:00 UTC, 04:00 in New York (EST, -0500)."""

@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import bench_journal, cli, meters_of
 
 from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal, verify_journal
 from controller.journal.retention import prune
 from hil.bench import run_bench
-from tests.cli_helpers import bench_journal, cli, meters_of
 
 
 @pytest.fixture(scope="module")

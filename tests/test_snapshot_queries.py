@@ -4,12 +4,13 @@ and back), settlement."""
 
 from __future__ import annotations
 
+from table_helpers import FedTable
+
 from controller.configuration import config_dir, load_table
 from controller.game.mississippi_stud._machine import MississippiTable
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged, PanelState
 from drivers.shoe import ShoeState
-from tests.table_helpers import FedTable
 
 MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 SPOTS = ("ante", "third", "fourth", "fifth", "bonus")

@@ -8,12 +8,12 @@ import subprocess
 import sys
 
 import pytest
+from par_stubs import StubSheet, StubSpot
 
 from controller.cli import main
 from controller.configuration import config_dir, load_table
 from hil.hold_summary import HoldTally, SpotTally, spot_rows, summary_lines
 from hil.soak import ChunkJob, play_chunk, run_soak
-from tests.par_stubs import StubSheet, StubSpot
 
 
 def bench_table(game: str = "mississippi_stud"):  # type: ignore[no-untyped-def]

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from par_stubs import StubSheet, StubSpot
 
 from controller.cli import main
 from controller.configuration import config_dir, load_table
 from hil.hold_summary import MIN_ROUNDS, HoldTally, SpotTally, combined, par_for, summary_lines
 from hil.soak import run_soak
 from hil.verdict import ALPHA, chi2_quantile, chi2_sf, combined_test
-from tests.par_stubs import StubSheet, StubSpot
 
 # --- the chi-square, exactly ------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from table_helpers import FedTable, fill_journal
 
 from controller.cli import main as tablectl
 from controller.cli._status import link_status, table_status
@@ -17,7 +18,6 @@ from controller.journal import SqliteJournal
 from controller.table._snapshot_file import snapshot_path, write_snapshot_file
 from controller.table.events import OpenTable
 from drivers.link import LinkDown
-from tests.table_helpers import FedTable, fill_journal
 
 MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 

@@ -12,8 +12,9 @@ from deadlines import STATE_TIMEOUT_S
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
+from web_helpers import FakeFeed
+
 from controller.web._table_app import StreamHub
-from tests.web_helpers import FakeFeed
 
 
 def test_a_hub_cancelled_as_a_view_wakes_it_ends() -> None:

@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.web_helpers import (
+from web_helpers import (
     SCREENS,
     BenchProcess,
     Page,
@@ -84,9 +83,9 @@ def _focus_drawn(driver: Any) -> bool:
 
 def test_the_table_page_isolated_from_other_clients_and_ports(tmp_path: Path, driver: Any) -> None:
     from selenium.webdriver.common.keys import Keys
+    from web_helpers import can_bind
 
     from controller.cli._webtoken import new_token
-    from tests.web_helpers import can_bind
 
     token = new_token()
     bench = BenchProcess(tmp_path, "mississippi_stud", token=token)
@@ -208,7 +207,7 @@ def test_a_flood_of_sessions_from_elsewhere_leaves_the_operators_session(tmp_pat
     """A token-less (loopback) view: a page on another port of the host makes the browser load
     the view's page 60 times (no-cors) and post a logout; another address floods it with page
     loads. The operator's page keeps its session and acts."""
-    from tests.web_helpers import can_bind
+    from web_helpers import can_bind
 
     bench = BenchProcess(tmp_path, "mississippi_stud")
     try:

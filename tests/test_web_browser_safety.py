@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.web_helpers import BenchProcess, Page, PageServer, browser, journal_count, wait_for
+from web_helpers import BenchProcess, Page, PageServer, browser, journal_count, wait_for
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 

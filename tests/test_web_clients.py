@@ -19,10 +19,11 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
+from test_web_guard import FakeFeed
+from web_helpers import can_bind, self_signed_cert, wait_for
+
 from controller.web._table_app import table_app
 from controller.web.server import ClientBudget, WebAddress, WebServer, client_key
-from tests.test_web_guard import FakeFeed
-from tests.web_helpers import can_bind, self_signed_cert, wait_for
 
 ATTACKER, OTHER = "127.0.0.1", "127.0.0.2"
 SHARE, GLOBAL = 12, 40

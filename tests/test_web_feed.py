@@ -23,6 +23,7 @@ from deadlines import STATE_TIMEOUT_S
 from hil_table import HilTable, wait
 from table_helpers import FedTable, ManualClock
 from test_hil_mississippi import play_round
+from web_helpers import FakeFeed
 
 from controller.configuration import config_dir, load_table
 from controller.game.mississippi_stud._machine import MississippiTable
@@ -33,7 +34,6 @@ from controller.web._feed import PUBLISH_HZ, TableFeed
 from controller.web._table_app import StreamHub, table_app
 from controller.web.server import WebAddress, WebServer
 from drivers.link import DeviceFault
-from tests.web_helpers import FakeFeed
 
 INTERVAL = 0.25  # binary-exact, so the injected clock lands on it
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")

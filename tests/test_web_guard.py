@@ -23,15 +23,15 @@ from deadlines import STATE_TIMEOUT_S
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
+import web_helpers
 from starlette.requests import ClientDisconnect
+from table_helpers import ManualClock
+from web_helpers import ServedApp, self_signed_cert
 
 from controller.web._controls import BenchControls
 from controller.web._guard import LoginLimiter, Sessions
 from controller.web._table_app import table_app
 from controller.web.server import WebAddress, WebServer, check_token, parse_address
-from tests import web_helpers
-from tests.table_helpers import ManualClock
-from tests.web_helpers import ServedApp, self_signed_cert
 
 TOKEN = "Qm9zdG9uNS10ZXN0LXRva2Vu"  # 24 URL-safe characters: 144 bits
 
@@ -260,7 +260,7 @@ def test_event_streams_beyond_the_cap_get_503() -> None:
         def room() -> bool:
             return v.request("GET", "/state")[0] == 200 and _stream_status(v.port) == 200
 
-        from tests.web_helpers import wait_for
+        from web_helpers import wait_for
 
         wait_for(room, "a stream slot to free up once a client left")
     finally:

@@ -17,10 +17,11 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
+from test_web_guard import TOKEN, FakeFeed
+from web_helpers import can_bind, self_signed_cert, stream_until, wait_for
+
 from controller.web._table_app import table_app
 from controller.web.server import ClientBudget, WebAddress, WebServer
-from tests.test_web_guard import TOKEN, FakeFeed
-from tests.web_helpers import can_bind, self_signed_cert, stream_until, wait_for
 
 ATTACKERS = [f"127.0.0.{n}" for n in range(10, 60)]
 OPERATOR = "127.0.0.2"

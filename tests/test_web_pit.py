@@ -15,9 +15,7 @@ from typing import Any
 
 import pytest
 from deadlines import STATE_TIMEOUT_S
-
-from controller.game import game_name
-from tests.web_helpers import (
+from web_helpers import (
     SCREENS,
     BenchProcess,
     WebClient,
@@ -27,6 +25,8 @@ from tests.web_helpers import (
     tablectl,
     wait_for,
 )
+
+from controller.game import game_name
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 

@@ -10,9 +10,10 @@ from deadlines import STATE_TIMEOUT_S
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
+from web_helpers import open_table_row
+
 from controller.web.pit_app import overview_html, recall_html
 from controller.web.pit_store import TableState, table_state
-from tests.web_helpers import open_table_row
 
 
 def test_a_fault_holds_until_cleared_and_a_link_until_it_is_back() -> None:

@@ -12,11 +12,12 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
+from test_web_pit_pages import _state
+from web_helpers import TablesOnly, stream_until
+
 from controller.web._hold_chart import hold_chart
 from controller.web.pit_app import floor_totals, round_number, table_row
 from controller.web.pit_store import STALE_S, RoundHold
-from tests.test_web_pit_pages import _state
-from tests.web_helpers import TablesOnly, stream_until
 
 LONG = STALE_S * 30  # an hour: silent for it, only a heartbeat would tell
 

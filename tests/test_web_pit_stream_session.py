@@ -16,13 +16,14 @@ from deadlines import STATE_TIMEOUT_S
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
+from table_helpers import ManualClock
+from test_web_guard import TOKEN
+from web_helpers import ServedApp
+
 from controller.web._guard import LoginLimiter, Sessions
 from controller.web.pit_app import pit_app
 from controller.web.pit_store import RoundHold, RoundLine, TableState
 from controller.web.server import WebAddress, WebServer
-from tests.table_helpers import ManualClock
-from tests.test_web_guard import TOKEN
-from tests.web_helpers import ServedApp
 
 
 class EmptyFloor:

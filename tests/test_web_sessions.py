@@ -14,12 +14,13 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
+from table_helpers import ManualClock
+from test_web_guard import PRESS, TOKEN, FakeFeed, FakePanel, FakeSpots
+from web_helpers import ServedApp, can_bind
+
 from controller.web._guard import LoginLimiter, Sessions
 from controller.web._table_app import table_app
 from controller.web.server import WebAddress, WebServer
-from tests.table_helpers import ManualClock
-from tests.test_web_guard import PRESS, TOKEN, FakeFeed, FakePanel, FakeSpots
-from tests.web_helpers import ServedApp, can_bind
 
 OTHER = "127.0.0.2"
 needs_other = pytest.mark.skipif(not can_bind(OTHER), reason="127.0.0.2 is not usable on this host")

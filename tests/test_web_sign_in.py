@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import real_table_config
+from test_table_commands import _run_table
+from web_helpers import TIMEOUT, Page, browser, free_port, wait_for
 
 from controller.configuration import hash_pin
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
-from tests.cli_helpers import real_table_config
-from tests.test_table_commands import _run_table
-from tests.web_helpers import TIMEOUT, Page, browser, free_port, wait_for
 
 
 @pytest.fixture

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.web_helpers import (
+from web_helpers import (
     TIMEOUT,
     BenchProcess,
     Page,
@@ -337,8 +336,9 @@ def test_the_key_button_turns_the_key_on_and_off_and_the_page_shows_the_live_key
 
 
 def test_token_required_when_set(tmp_path):
+    from web_helpers import WebClient
+
     from controller.cli._webtoken import new_token
-    from tests.web_helpers import WebClient
 
     token = new_token()
     bench = BenchProcess(tmp_path, "pai_gow", token=token)
@@ -383,10 +383,11 @@ def test_web_address_beyond_loopback_needs_a_token(tmp_path):
 
 def test_run_serves_a_read_only_view_of_the_real_table(tmp_path, driver):
     """`tablectl run --web` (drivers on ptys): the page shows the table and offers no controls."""
+    from cli_helpers import real_table_config
+    from test_table_commands import _run_table
+    from web_helpers import free_port
+
     from hil.devices import BetSpotSim, PanelSim, ShoeSim
-    from tests.cli_helpers import real_table_config
-    from tests.test_table_commands import _run_table
-    from tests.web_helpers import free_port
 
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     config = real_table_config(tmp_path)
@@ -405,7 +406,7 @@ def test_run_serves_a_read_only_view_of_the_real_table(tmp_path, driver):
         wait_for(lambda: p.view()["seats"][1]["lamps"]["ante"] == "open", "the spot's lamp on the page")
         assert not p.d.find_element(p.By.ID, "bench-bar").is_displayed()
         assert not p.d.find_element(p.By.ID, "panel").is_displayed()
-        from tests.web_helpers import WebClient
+        from web_helpers import WebClient
 
         assert WebClient(port).post("press", {"button": "no_more_bets"})[0] == 404
 

@@ -9,12 +9,13 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
+from table_helpers import FedTable
+
 from controller.configuration import config_dir, load_table
 from controller.game.boston5._machine import Boston5Table
 from controller.game.mississippi_stud._machine import MississippiTable
 from controller.web.view import HIDDEN, hold_clears, mask_cards, table_view
 from drivers.shoe import CardDealt
-from tests.table_helpers import FedTable
 
 MS = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 B5 = load_table(config_dir() / "bench" / "boston5.yaml")
