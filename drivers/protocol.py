@@ -106,6 +106,10 @@ log = logging.getLogger("tablectl.link")
 
 _EVENT_HEAD = 21
 """An EVENT's payload before the body: boot id, clock, event boot, event number, stamp, code."""
+_POLL = struct.Struct(">IIB").pack
+"""A POLL's payload: the last event journaled (boot id, number), the heartbeat."""
+_U32_AT = struct.Struct(">I").unpack_from
+_EVENT_AT = struct.Struct(">IIIIB").unpack_from
 
 
 @dataclass(slots=True)
@@ -193,6 +197,7 @@ class LinkProtocol:
         self._decoder = Decoder(stats=self.stats.decoder)
         self._log = _CounterLog()
         self._poll_s: float | None = None  # the runner's pace (None: the config's poll interval)
+        self._wait = Wait(0.0)  # the last Wait returned: most steps wait for the same time again
 
     # --- what the table and the driver ask and tell ---------------------------------------------
 
@@ -401,7 +406,7 @@ class LinkProtocol:
         out = exchange.out
         if out is not None:
             if now < out.deadline:
-                return Wait(out.deadline)
+                return self._waiting(out.deadline)
             self.stats.add("timeouts")
             again = exchange.retry(now)
             if again is not None:
@@ -428,9 +433,17 @@ class LinkProtocol:
             return exchange.request(MsgType.CMD, bytes((command.code,)) + command.body, now, command)
         until = exchange.poll_due()
         if now < until:
-            return Wait(until)
+            return self._waiting(until)
         exchange.next_poll = now + self.poll_interval_s
-        return exchange.request(MsgType.POLL, struct.pack(">IIB", *self._window.poll(), self.running), now)
+        boot, number = self._window.poll()
+        return exchange.request(MsgType.POLL, _POLL(boot, number, self.running), now)
+
+    def _waiting(self, until: float) -> Wait:
+        """A :class:`Wait` until ``until`` (the one made last when it waits for the same time)."""
+        wait = self._wait
+        if wait.until != until:
+            wait = self._wait = Wait(until)
+        return wait
 
     # --- the link's own reports -------------------------------------------------------------------
 
@@ -489,9 +502,10 @@ class LinkProtocol:
 
     def _handle(self, reply: Frame, out: Request) -> bool:
         """Act on a reply to ``out``; True when it carried an event."""
-        if self._too_short(reply, "link", reply.type.name, 4):
+        if len(reply.payload) < 4:  # (the type's name only then: an enum's name is a slow look-up)
+            self._too_short(reply, "link", reply.type.name, 4)
             return False
-        boot = struct.unpack_from(">I", reply.payload)[0]
+        boot = _U32_AT(reply.payload)[0]
         self._seen_boot(boot)
         if reply.type is MsgType.EVENT:
             return self._event(reply, out, boot)
@@ -514,7 +528,7 @@ class LinkProtocol:
         if self._too_short(reply, "bad_event", "EVENT", _EVENT_HEAD):
             return False
         p, now = reply.payload, self._out.now
-        clock, event_boot, event_no, stamp, code = struct.unpack_from(">IIIIB", p, 4)
+        clock, event_boot, event_no, stamp, code = _EVENT_AT(p, 4)
         reported = self._read_clock(boot, clock, out)
         # an event of an earlier boot (kept across a power cycle) is older than anything now
         when = min(reported.to_controller(stamp), now) if event_boot == boot else None
@@ -534,7 +548,7 @@ class LinkProtocol:
         """An ACK: the device has nothing left to send, so everything it made before now is in."""
         if self._too_short(reply, "link", "ACK", 8, ": no clock"):
             return
-        raw = struct.unpack_from(">I", reply.payload, 4)[0]
+        raw = _U32_AT(reply.payload, 4)[0]
         self._out.reported(min(self._read_clock(boot, raw, out).to_controller(raw), self._out.now))
         self._state.due(True)
 
