@@ -106,8 +106,6 @@ log = logging.getLogger("tablectl.link")
 
 _EVENT_HEAD = 21
 """An EVENT's payload before the body: boot id, clock, event boot, event number, stamp, code."""
-_POLL = struct.Struct(">IIB").pack
-"""A POLL's payload: the last event journaled (boot id, number), the heartbeat."""
 _U32_AT = struct.Struct(">I").unpack_from
 _EVENT_AT = struct.Struct(">IIIIB").unpack_from
 
@@ -197,7 +195,6 @@ class LinkProtocol:
         self._decoder = Decoder(stats=self.stats.decoder)
         self._log = _CounterLog()
         self._poll_s: float | None = None  # the runner's pace (None: the config's poll interval)
-        self._wait = Wait(0.0)  # the last Wait returned: most steps wait for the same time again
 
     # --- what the table and the driver ask and tell ---------------------------------------------
 
@@ -406,7 +403,7 @@ class LinkProtocol:
         out = exchange.out
         if out is not None:
             if now < out.deadline:
-                return self._waiting(out.deadline)
+                return Wait(out.deadline)
             self.stats.add("timeouts")
             again = exchange.retry(now)
             if again is not None:
@@ -433,17 +430,9 @@ class LinkProtocol:
             return exchange.request(MsgType.CMD, bytes((command.code,)) + command.body, now, command)
         until = exchange.poll_due()
         if now < until:
-            return self._waiting(until)
+            return Wait(until)
         exchange.next_poll = now + self.poll_interval_s
-        boot, number = self._window.poll()
-        return exchange.request(MsgType.POLL, _POLL(boot, number, self.running), now)
-
-    def _waiting(self, until: float) -> Wait:
-        """A :class:`Wait` until ``until`` (the one made last when it waits for the same time)."""
-        wait = self._wait
-        if wait.until != until:
-            wait = self._wait = Wait(until)
-        return wait
+        return exchange.request(MsgType.POLL, struct.pack(">IIB", *self._window.poll(), self.running), now)
 
     # --- the link's own reports -------------------------------------------------------------------
 

@@ -182,7 +182,7 @@ class SimDevice:
             if self._last is not None and self._last[0] == frame.seq:
                 return self._last[1]  # a retry: the same answer, the command not run twice
             reply = self._answer(frame)
-            wire = encode(Frame(self.address, 0, frame.seq, reply[0], _PACK_U32(self.boot_id) + reply[1]))
+            wire = encode(Frame(self.address, 0, frame.seq, reply[0], struct.pack(">I", self.boot_id) + reply[1]))
             self._last = (frame.seq, wire)
         return wire
 

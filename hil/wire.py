@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from drivers.framing import Decoder
-from drivers.protocol import LinkProtocol, Output, Send, Wait
+from drivers.protocol import Close, LinkProtocol, Output, Send
 from hil.device import SimDevice
 
 __all__ = ["Line", "SimWire", "CHUNKINGS"]
@@ -67,7 +67,7 @@ class SimWire:
     def run(self, until: float, wall: float = 0.0, *, budget: int = 1000) -> None:
         """Run the exchange up to ``until`` (``wall``: added to the time to stamp events with); at
         most ``budget`` requests, so a bug cannot spin forever."""
-        protocol = self.protocol
+        config = self.protocol.config
         while budget > 0:
             budget -= 1
             if not self.opened:
@@ -75,24 +75,25 @@ class SimWire:
                     self.now, self.idle_to = until, self.reopen_at
                     return
                 self.now = max(self.now, self.reopen_at)
-                self.deliver(protocol.opened(self.now, self.rng.getrandbits(32), wall + self.now))
+                self.deliver(self.protocol.opened(self.now, self.rng.getrandbits(32), wall + self.now))
                 self._decoder = Decoder()
                 self.opened = True
-            action, outputs = protocol.step(self.now, wall + self.now)
+            action, outputs = self.protocol.step(self.now, wall + self.now)
             if outputs:  # (nothing to deliver: most steps, a wait)
                 self.deliver(outputs)
-            if isinstance(action, Wait):  # (most steps)
-                if action.until > until:
-                    self.now, self.idle_to = until, min(action.until, self._state_due())
-                    return
-                self.now = max(self.now, action.until)
-            elif isinstance(action, Send):
-                self._exchange(action.data, wall)
-            else:
+            if isinstance(action, Close):
                 self.opened = False
-                self._backoff = protocol.config.reconnect.after(self._backoff)
+                self._backoff = config.reconnect.after(self._backoff)
                 self.reopen_at = self.now + self._backoff
-                protocol.stats.add("reconnects")
+                self.protocol.stats.add("reconnects")
+                continue
+            if isinstance(action, Send):
+                self._exchange(action.data, wall)
+                continue
+            if action.until > until:
+                self.now, self.idle_to = until, min(action.until, self._state_due())
+                return
+            self.now = max(self.now, action.until)
         self.now, self.idle_to = max(self.now, until), 0.0
 
     def _state_due(self) -> float:
