@@ -93,6 +93,10 @@ class Frame:
     version: int = VERSION
 
 
+_CODE = [bytes((code,)) for code in range(256)]
+"""Each COBS code byte, made once."""
+
+
 def crc16(data: bytes) -> int:
     """CRC-16/CCITT-FALSE of ``data`` (check value of ``b"123456789"``: 0x29B1)."""
     return binascii.crc_hqx(data, 0xFFFF)
@@ -103,9 +107,18 @@ def cobs_encode(data: bytes) -> bytes:
 
     Each run of non-zero bytes (the pieces between zeros) becomes blocks of 254 bytes under code
     0xFF, then the rest under code ``len(rest) + 1``, which stands for the zero after it (or the
-    end): the usual algorithm's canonical output, a whole run at a time instead of a byte."""
+    end): the usual algorithm's canonical output, a whole run at a time instead of a byte. Data
+    shorter than 254 bytes (every frame but the largest) has no run that long: each piece is
+    its code and itself, joined once."""
+    pieces = bytes(data).split(b"\x00")
+    if len(data) < 254:
+        parts = []
+        for piece in pieces:
+            parts.append(_CODE[len(piece) + 1])
+            parts.append(piece)
+        return b"".join(parts)
     out = bytearray()
-    for piece in bytes(data).split(b"\x00"):
+    for piece in pieces:
         while len(piece) >= 254:
             out.append(255)
             out += piece[:254]
@@ -116,25 +129,43 @@ def cobs_encode(data: bytes) -> bytes:
 
 
 def cobs_decode(data: bytes) -> bytes | None:
-    """Undo :func:`cobs_encode`; ``None`` if ``data`` is not a canonical COBS encoding."""
-    out = bytearray()
-    i, n = 0, len(data)
+    """Undo :func:`cobs_encode`; ``None`` if ``data`` is not a canonical COBS encoding.
+
+    Shorter than 255 bytes (every frame but the largest), no block of 254 fits: ``data`` is
+    canonical exactly when it holds no 0x00 and its chain of codes ends at its end, and each code
+    after the first stands for a zero in its place."""
+    n = len(data)
+    if 0 < n < 255:
+        if 0 in data:
+            return None
+        out = bytearray(data)
+        i = out[0]
+        while i < n:
+            code = out[i]
+            out[i] = 0
+            i += code
+        return bytes(out[1:]) if i == n else None
+    parts: list[bytes] = []
+    i = 0
     while i < n:
         code = data[i]
-        if code == 0 or i + code > n:
+        end = i + code
+        if code == 0 or end > n:
             return None
-        out += data[i + 1 : i + code]
-        i += code
-        if code < 255 and i < n:
-            out.append(0)
-    if cobs_encode(bytes(out)) != data:  # only the canonical form is accepted
+        parts.append(bytes(data[i + 1 : end]))
+        if code < 255 and end < n:
+            parts.append(b"\x00")
+        i = end
+    out_ = b"".join(parts)
+    if cobs_encode(out_) != data:  # only the canonical form is accepted
         return None
-    return bytes(out)
+    return out_
 
 
 _TYPES = {int(t): t for t in MsgType}
 _HEADER_STRUCT = struct.Struct(">BBIIBB")
 _PACK_HEADER = _HEADER_STRUCT.pack
+_PACK_CRC = struct.Struct(">H").pack
 
 
 _U32 = 0xFFFFFFFF
@@ -176,7 +207,7 @@ def encode(frame: Frame) -> bytes:
         _PACK_HEADER(frame.version, frame.address, frame.seq, frame.ack, int(frame.type), len(frame.payload))
         + frame.payload
     )
-    wire = cobs_encode(body + crc16(body).to_bytes(2, "big"))
+    wire = cobs_encode(body + _PACK_CRC(binascii.crc_hqx(body, 0xFFFF)))
     echo = _echo
     if (
         echo is not None
@@ -202,15 +233,14 @@ def decode_frame(wire: bytes) -> tuple[Frame | None, str]:
         return None, "cobs"
     if len(raw) < _HEADER + _CRC:
         return None, "short"
-    body, check = raw[:-_CRC], raw[-_CRC:]
-    if crc16(body) != int.from_bytes(check, "big"):
+    if binascii.crc_hqx(raw, 0xFFFF):  # over the body and its CRC (big-endian): 0 when they agree
         return None, "crc"
-    version, address, seq, ack, kind, length = _HEADER_STRUCT.unpack_from(body)
-    if version != VERSION or length != len(body) - _HEADER:
+    version, address, seq, ack, kind, length = _HEADER_STRUCT.unpack_from(raw)
+    if version != VERSION or length != len(raw) - _HEADER - _CRC:
         return None, "header"
     if kind not in _TYPES:
         return None, "type"
-    return Frame(address, seq, ack, _TYPES[kind], bytes(body[_HEADER:]), version), "ok"
+    return Frame(address, seq, ack, _TYPES[kind], raw[_HEADER:-_CRC], version), "ok"
 
 
 @dataclass

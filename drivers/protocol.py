@@ -106,6 +106,8 @@ log = logging.getLogger("tablectl.link")
 
 _EVENT_HEAD = 21
 """An EVENT's payload before the body: boot id, clock, event boot, event number, stamp, code."""
+_U32_AT = struct.Struct(">I").unpack_from
+_EVENT_AT = struct.Struct(">IIIIB").unpack_from
 
 
 @dataclass(slots=True)
@@ -509,9 +511,10 @@ class LinkProtocol:
 
     def _handle(self, reply: Frame, out: Request) -> bool:
         """Act on a reply to ``out``; True when it carried an event."""
-        if self._too_short(reply, "link", reply.type.name, 4):
+        if len(reply.payload) < 4:  # (the type's name only then: an enum's name is a slow look-up)
+            self._too_short(reply, "link", reply.type.name, 4)
             return False
-        boot = struct.unpack_from(">I", reply.payload)[0]
+        boot = _U32_AT(reply.payload)[0]
         self._seen_boot(boot)
         if reply.type is MsgType.EVENT:
             return self._event(reply, out, boot)
@@ -534,7 +537,7 @@ class LinkProtocol:
         if self._too_short(reply, "bad_event", "EVENT", _EVENT_HEAD):
             return False
         p, now = reply.payload, self._out.now
-        clock, event_boot, event_no, stamp, code = struct.unpack_from(">IIIIB", p, 4)
+        clock, event_boot, event_no, stamp, code = _EVENT_AT(p, 4)
         reported = self._read_clock(boot, clock, out)
         # an event of an earlier boot (kept across a power cycle) is older than anything now
         when = min(reported.to_controller(stamp), now) if event_boot == boot else None
@@ -554,7 +557,7 @@ class LinkProtocol:
         """An ACK: the device has nothing left to send, so everything it made before now is in."""
         if self._too_short(reply, "link", "ACK", 8, ": no clock"):
             return
-        raw = struct.unpack_from(">I", reply.payload, 4)[0]
+        raw = _U32_AT(reply.payload, 4)[0]
         self._out.reported(min(self._read_clock(boot, raw, out).to_controller(raw), self._out.now))
         self._state.due(True)
 

@@ -34,6 +34,10 @@ Pending = tuple[int, int, int, bytes, int]
 """An unacknowledged event: (the boot that made it, its number in that boot, code, body, the
 device's clock when it was made)."""
 
+_POLL = struct.Struct(">IIB").unpack
+_PACK_U32 = struct.Struct(">I").pack
+_EVENT_HEAD = struct.Struct(">IIIIB").pack
+
 HEARTBEAT_S = 1.0
 """How long a device goes without a POLL carrying the controller's heartbeat before it knows the
 table has stopped (docs/protocol.md, section 4.8: the controller's ``link_down_s``)."""
@@ -195,14 +199,14 @@ class SimDevice:
 
     def _answer(self, frame: Frame) -> tuple[MsgType, bytes]:
         if frame.type is MsgType.POLL and len(frame.payload) == 9:
-            boot, number, running = struct.unpack(">IIB", frame.payload)
+            boot, number, running = _POLL(frame.payload)
             if running:
                 self.heartbeat(self.clock())
             self._acknowledge(boot, number)
             if self.pending:
                 boot, number, code, body, at = self.pending[0]
-                return MsgType.EVENT, struct.pack(">IIIIB", self.ticks(), boot, number, at, code) + body
-            return MsgType.ACK, struct.pack(">I", self.ticks())
+                return MsgType.EVENT, _EVENT_HEAD(self.ticks(), boot, number, at, code) + body
+            return MsgType.ACK, _PACK_U32(self.ticks())
         if frame.type is MsgType.CMD and frame.payload and not self.nak_commands:
             code = frame.payload[0]
             return MsgType.RESP, bytes((self._command(code, frame.payload[1:]), code))
@@ -225,6 +229,8 @@ class SimDevice:
 
     def _acknowledge(self, boot: int, number: int) -> None:
         """Delete every event up to and including the last one the controller says it received."""
+        if not self.pending:
+            return
         last = max((i for i, p in enumerate(self.pending) if p[0] == boot and p[1] <= number), default=-1)
         if last >= 0:
             del self.pending[: last + 1]

@@ -58,6 +58,54 @@ def test_cobs_long_runs_and_rejects_non_canonical_input() -> None:
     assert cobs_decode(b"\x00") is None
 
 
+def _cobs_byte_at_a_time(data: bytes) -> bytes:
+    """COBS as the usual algorithm states it, a byte at a time (the reference the codec's
+    faster forms are held to)."""
+    out, block = bytearray(), bytearray()
+    for byte in data:
+        if byte:
+            block.append(byte)
+            if len(block) == 254:
+                out += bytes((255,)) + block
+                block.clear()
+            continue
+        out += bytes((len(block) + 1,)) + block
+        block.clear()
+    return bytes(out + bytes((len(block) + 1,)) + block)
+
+
+_long_run = st.lists(st.integers(1, 255), min_size=240, max_size=260).map(bytes)
+"""A run of non-zero bytes about a block long (254)."""
+_runs = st.lists(st.one_of(st.just(b"\x00"), st.binary(min_size=1, max_size=30), _long_run), max_size=4).map(b"".join)
+
+
+@settings(max_examples=200)
+@given(st.one_of(st.binary(max_size=600), _runs), st.integers(0, 700), st.integers(0, 255))
+def test_cobs_against_the_byte_at_a_time_algorithm(data: bytes, at: int, value: int) -> None:
+    """The codec's forms (a short input's pieces joined at once; the code chain of a short
+    encoding) give the reference's output, and decode exactly the canonical encodings: the
+    reference's own, never one with a byte changed that it would not make."""
+    wire = _cobs_byte_at_a_time(data)
+    assert cobs_encode(data) == wire
+    assert cobs_decode(wire) == data
+    changed = bytearray(wire)
+    changed[at % len(changed)] = value
+    decoded = cobs_decode(bytes(changed))
+    assert decoded is None or _cobs_byte_at_a_time(decoded) == bytes(changed)
+    for cut in (wire[:-1], wire + b"\x01", wire[1:]):
+        decoded = cobs_decode(cut)
+        assert decoded is None or _cobs_byte_at_a_time(decoded) == cut
+
+
+@given(frames, st.integers(0, 300), st.integers(1, 255))
+def test_a_frame_with_a_byte_changed_is_refused_by_its_crc_or_form(frame: Frame, at: int, flip: int) -> None:
+    """The CRC is checked over the body and the CRC together (its residue is 0 when they agree):
+    any one byte changed in the frame before COBS is refused."""
+    raw = bytearray(cobs_decode(encode(frame)[:-1]) or b"")
+    raw[at % len(raw)] ^= flip
+    assert decode_frame(cobs_encode(bytes(raw)))[0] is None
+
+
 @given(frames)
 def test_round_trip(frame: Frame) -> None:
     wire = encode(frame)
