@@ -81,33 +81,3 @@ def test_the_quick_look_never_passes_what_the_walk_refuses(value: Any, depth: in
     for _ in range(depth):
         value = [value]
     assert _plain(value) == walk_ok(value)
-
-
-_parsed_scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from([1e-4, 9.999999999999999e-05, 1e-05, 1e-7, 5e-324, 1e16, 1e22, -0.0, 0.1, 1e300]),
-    st.text(max_size=8),
-    st.sampled_from(["\x00\x1f\x7f\u2028\ufeff\U0001f600", "1e-5", "0.00001", '"\\/']),
-)
-_parsed = st.recursive(
-    _parsed_scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=4)),
-    max_leaves=40,
-)
-
-
-@settings(max_examples=500, deadline=None)
-@given(value=_parsed)
-def test_the_quick_canonical_text_is_the_journals(value: Any) -> None:
-    """The ingest hashes ``canonical_parsed`` of a message's content: it must be the journal's
-    canonical text byte for byte (or a good record would be quarantined, a bad one not)."""
-    import json
-
-    from controller.floor.validate import canonical_parsed
-    from controller.journal.store import canonical
-
-    parsed = json.loads(json.dumps(value))  # what a message holds: JSON's values only
-    assert canonical_parsed(parsed) == canonical(parsed)

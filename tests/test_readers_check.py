@@ -143,10 +143,10 @@ def test_the_forwarder_refuses_a_cut_tail(journal: Path) -> None:
         outbox.close()
 
 
-def no_snapshots(path: Path, records: int) -> None:
+def no_snapshots(path: Path, records: int, key: bytes | None = None) -> None:
     """A journal that keeps no snapshot (benchmarks/bench_floor.py's tables): a reader's chain runs
     from the first record."""
-    j = SqliteJournal(path)
+    j = SqliteJournal(path, key)
     try:
         j.append_batch([NewRecord("CardDealt", {"card": "As", "n": n}, event=True) for n in range(records)])
     finally:
@@ -212,8 +212,10 @@ def test_a_run_start_still_sees_a_change_made_since_the_last_one(tmp_path: Path)
         outbox.close()
 
 
-def rechain(path: Path, seq: int, data: str) -> None:
-    """Record ``seq``'s data replaced, and every hash from it on computed again (head included)."""
+def rechain(path: Path, seq: int, data: str, signed: bool = False) -> None:
+    """Record ``seq``'s data replaced, and every hash from it on computed again (head included);
+    ``signed``: the last record's hash made up, as one without the key would to pass for a keyed
+    journal (a plain hash there tells a reader without the key that the journal is not signed)."""
     db = sqlite3.connect(path)
     rows = db.execute("SELECT seq, at, kind, event, data, prev FROM records WHERE seq >= ? ORDER BY seq", (seq,))
     prev = None
@@ -223,6 +225,9 @@ def rechain(path: Path, seq: int, data: str) -> None:
         digest = record_hash(prev, n, at, kind, bool(event), text)
         db.execute("UPDATE records SET data = ?, prev = ?, hash = ? WHERE seq = ?", (text, prev, digest, n))
         prev = digest
+    if signed:
+        prev = record_hash("made up", 0, 0.0, "", False, "")
+        db.execute("UPDATE records SET hash = ? WHERE seq = (SELECT MAX(seq) FROM records)", (prev,))
     db.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (prev,))
     db.commit()
     db.close()
@@ -262,6 +267,40 @@ def test_what_a_run_sends_is_not_verified_again_at_the_next_run_start(
         assert segments == []
         no_snapshots(path, 10)
         sql(path, "UPDATE records SET data = ? WHERE seq = 65", '{"card":"Kd","n":4}')
+        asyncio.run(send(60))
+        with pytest.raises(JournalError, match="does not verify, not published: record 65"):
+            f._check_journal(outbox, 70)
+        assert segments[-1] == (64, 70)
+    finally:
+        outbox.close()
+
+
+def test_a_forwarder_with_the_key_carries_its_verified_position_over_a_keyed_journal(
+    tmp_path: Path, segments: list[tuple[int, int]]
+) -> None:
+    """Given the journal's key, the run start checks the chain's HMACs, and each record sent whose
+    HMAC is computed again carries the verified position on as a plain journal's does: the next
+    run start walks only what came after what was sent, and a record changed without the key is
+    walked and refused there (a forwarder not given the key would only check its links)."""
+    path = tmp_path / "j.db"
+    no_snapshots(path, 0, KEY)
+    outbox = Outbox(path, key=KEY)
+    try:
+        f = Forwarder(path, FloorConfig("t1", ("nats://127.0.0.1:1",)), journal_key=KEY)
+        f._check_journal(outbox, 0)
+        no_snapshots(path, 60, KEY)
+
+        async def send(after: int) -> None:
+            run = _Run(cast(Any, _Taken()), after, 0, outbox.hash_of(after) if after else None, outbox)
+            await f._send(outbox.after(after, 1000), run, outbox)
+
+        asyncio.run(send(0))
+        segments.clear()
+        f._check_journal(outbox, 60)
+        assert segments == []
+        no_snapshots(path, 10, KEY)
+        rechain(path, 65, '{"card":"Kd","n":4}', signed=True)
+        forwarder(path)._check_journal(outbox, 60)  # without the key: the links hold
         asyncio.run(send(60))
         with pytest.raises(JournalError, match="does not verify, not published: record 65"):
             f._check_journal(outbox, 70)

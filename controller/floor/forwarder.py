@@ -44,7 +44,7 @@ from controller.floor.messages import Message, Signer, mac_of, messages_for
 from controller.floor.publish import Publisher
 from controller.floor.signing import SigningKeyError, read_signing_key, sign_record
 from controller.journal.outbox import Outbox, RawRecord
-from controller.journal.store import GENESIS, JournalError
+from controller.journal.store import GENESIS, JournalError, record_hash
 
 if TYPE_CHECKING:
     from nats.aio.client import Client
@@ -627,7 +627,7 @@ class Forwarder:
                 verified is not None
                 and record.seq == verified[0] + 1
                 and record.prev == verified[1]
-                and (mac == "sha256" or self._links_only)
+                and (self._hmac_holds(record) if self.journal_key else (mac == "sha256" or self._links_only))
             ):  # the verified chain goes on: linked, and its hash computed again (what a run start checks)
                 self._verified = (record.seq, record.hash)
             if len(messages) > 1:  # a round: the records before it are no round's any more
@@ -661,20 +661,32 @@ class Forwarder:
             except _Resend:
                 pass
 
+    def _hmac_holds(self, record: RawRecord) -> bool:
+        """``record``'s hash is its HMAC under :attr:`journal_key`, computed again (what a run start
+        checks of a keyed journal when the forwarder holds its key; a plain SHA-256 there is a
+        record written without the key); False without the key."""
+        key = self.journal_key
+        return key is not None and record.hash == record_hash(
+            record.prev, record.seq, record.at, record.kind, record.event, record.data, key
+        )
+
     def _check_journal(self, outbox: Outbox, sent: int) -> str | None:
         """Before publishing the backlog: what can be checked cheaply (``verify_reader``: meta, the
         head, the last snapshot, and the chain over the records not yet acknowledged, whose cost is
         the backlog's, read anyway), the chain only after the last record an earlier run of this
         forwarder verified, or than what it sends again (:attr:`_verified`, carried on by each record
         sent; before, every run start after a reconnection or a late acknowledgement verified it
-        again from the last snapshot, and from the first record in a journal that keeps none). The forwarder has no key: a keyed journal gets the links and
-        the head checked. Raises :class:`JournalError` (the link goes down saying why, and nothing
-        is published) when it does not verify; returns the hash the next record must follow."""
+        again from the last snapshot, and from the first record in a journal that keeps none). A
+        keyed journal is read with the forwarder's :attr:`journal_key` when it was given one, so the
+        chain's HMACs are checked too (a record changed and its chain linked again without the key
+        is refused); without it, only the links and the head. Raises :class:`JournalError` (the
+        link goes down saying why, and nothing is published) when it does not verify; returns the
+        hash the next record must follow."""
         from controller.journal.store import SqliteJournal
         from controller.journal.stored import hash_at
         from controller.journal.verify import verify_reader
 
-        journal = SqliteJournal.open_readonly(self.journal_path)
+        journal = SqliteJournal.open_readonly(self.journal_path, self.journal_key)
         try:
             head = journal.last_seq
             report = verify_reader(journal, [(sent + 1, head)] if head > sent else [], verified=self._verified)

@@ -171,25 +171,6 @@ def _plain(value: object) -> bool:
     return True
 
 
-_TINY_FLOAT = re.compile(rb"[0-9]e-|0\.0000")
-"""Where orjson may write a float otherwise than Python's ``repr``: only below 1e-4 (``1e-05`` is
-orjson's ``0.00001``, ``1e-07`` its ``1e-7``); a string that looks like it only costs the slow way."""
-
-
-def canonical_parsed(value: object) -> str:
-    """:func:`controller.journal.store.canonical` of a value ``orjson.loads`` made (dicts, lists,
-    strings, integers, floats, booleans, None), the same text in a third of the time: orjson with
-    sorted keys writes what ``json.dumps`` does for those (tests/test_floor_validate_fast.py),
-    except floats below 1e-4 and integers past 64 bits, which go the stdlib's way."""
-    try:
-        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except orjson.JSONEncodeError:
-        return canonical(value)
-    if _TINY_FLOAT.search(text):
-        return canonical(value)
-    return text.decode()
-
-
 def _walk(value: object) -> None:
     """Nesting, counts, string lengths and numbers of the whole message."""
     stack: list[tuple[object, str, int]] = [(value, "$", 1)]
@@ -381,7 +362,7 @@ def _contents(
         if kind != "RoundSettled":
             raise BadMessage(f"$.kind: {kind!r} on a .round subject (RoundSettled)")
         raw = _dict(m, "content", "$")
-        content = canonical_parsed(raw)
+        content = canonical(raw)
         extra = _round_rows(rows, table, seq, data, raw)
     else:
         if "content" in m:
@@ -391,7 +372,7 @@ def _contents(
                 raise BadMessage(f"$.kind: {kind!r} on a .meters subject (RoundMeters)")
             extra = {"round_no": _int(data, "round", "$.data", 1), "meters": _meters(data)}
         else:
-            text = canonical_parsed(data)
+            text = canonical(data)
             expected = record_class(kind, text)
             if expected != cls:
                 raise BadMessage(f"$.kind: {kind!r} belongs on .{expected}, not .{cls}")
