@@ -31,6 +31,7 @@ from functools import cache, partial
 from operator import itemgetter
 from typing import Any
 
+from controller.journal._hashing import meta_hash
 from controller.journal.compact import Block, StoredRecord, decode_block, decode_hashed_if_right
 
 __all__ = [
@@ -139,8 +140,6 @@ def _known_unkeyed(db: sqlite3.Connection) -> bool:
     """Whether the journal is known to have no HMAC key: its ``meta_hash`` is the plain SHA-256
     of its ``meta`` (a keyed journal's is an HMAC). A ``meta`` without one, or unreadable, tells
     nothing: the blocks are then hashed as if without a key (kept only if they match)."""
-    from controller.journal.store import meta_hash  # not at load: the store reads its records through this module
-
     try:
         meta = {str(k): str(v) for k, v in db.execute("SELECT key, value FROM meta")}
     except sqlite3.DatabaseError:
