@@ -29,7 +29,6 @@ import sqlite3
 from collections.abc import Callable, Collection, Iterator
 from functools import cache, partial
 from operator import itemgetter
-from typing import Any
 
 from controller.journal._hashing import meta_hash
 from controller.journal.compact import Block, StoredRecord, decode_block, decode_hashed_if_right
@@ -203,7 +202,7 @@ def select_records(
     key: bytes | None = None,
     checked: bool = True,
     newest_first: bool = False,
-) -> Iterator[tuple[Any, ...]]:
+) -> Iterator[tuple[object, ...]]:
     """``(seq, *columns)`` of each record that meets ``where``, oldest first (or newest first):
     ``columns`` and ``where`` are SQL on a record's ``seq``, ``at``, ``kind``, ``event`` and
     ``data`` (literals, no parameters), so that a reader's filter and what it takes of each record
@@ -231,7 +230,7 @@ limit of 999 parameters)."""
 
 def _select_block(
     db: sqlite3.Connection, records: list[StoredRecord], columns: str, where: str, order: str
-) -> Iterator[tuple[Any, ...]]:
+) -> Iterator[tuple[object, ...]]:
     """:func:`select_records` of a decoded block's ``records``: the same SQL (and ``order``), on a
     ``records`` table made of them."""
     starts = range(0, len(records), _VALUES_AT_ONCE)

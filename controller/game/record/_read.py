@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, NoReturn, Protocol
+from typing import NoReturn, Protocol
 
 from controller.configuration import TableConfig
 from controller.vocab import JOKER, Card, CardError, parse_cards
@@ -180,7 +180,7 @@ class SeatRecord:
 
     seat: int
     path: str
-    raw: Mapping[str, Any]
+    raw: Mapping[str, object]
     wagers: Mapping[str, int]
 
 
