@@ -28,7 +28,6 @@ from controller.journal._hashing import record_hash
 
 __all__ = [
     "FORMAT",
-    "PREFIX_BYTES",
     "Block",
     "BlockError",
     "StoredRecord",

@@ -18,7 +18,7 @@ from controller.journal.records import JournalRecord
 from controller.journal.store import JournalDamaged, JournalError, SqliteJournal
 from controller.journal.stored import read_records
 
-__all__ = ["NOBODY", "RoundPeople", "round_people"]
+__all__ = ["round_people"]
 
 DEALER_KEY = "dealer_id"
 """Where a ``RoundSettled`` record names the round's dealer."""

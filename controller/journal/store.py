@@ -51,13 +51,11 @@ __all__ = [
     "JournalDamaged",
     "JournalFull",
     "NewRecord",
-    "Snapshot",
     "SqliteJournal",
     "record_hash",
     "snapshot_hash",
     "meta_hash",
     "canonical",
-    "FILE_MODE",
 ]
 
 SCHEMA_VERSION = 4

@@ -34,12 +34,9 @@ from controller.journal._hashing import meta_hash
 from controller.journal.compact import Block, StoredRecord, decode_block, decode_hashed_if_right
 
 __all__ = [
-    "BLOCK_KINDS",
-    "has_blocks",
     "hash_at",
     "last_record",
     "read_records",
-    "record_at",
     "select_records",
     "seq_bounds",
 ]

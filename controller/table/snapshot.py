@@ -26,13 +26,6 @@ from controller.table._holds import hold_clears
 
 __all__ = [
     "SeatView",
-    "HoldView",
-    "SupervisorOption",
-    "SignedInView",
-    "LateBet",
-    "NoticeView",
-    "WagerNet",
-    "SeatNet",
     "LastRound",
     "GameView",
     "TableSnapshot",
