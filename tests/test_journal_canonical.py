@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.journal import store
+from controller.journal import _hashing, store
 
 STDLIB = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 """Written from the journal's documented text (``json.dumps`` with sorted keys, no spaces, not
@@ -95,7 +95,7 @@ def test_a_circular_value_is_refused_as_the_stdlib_refuses_it() -> None:
 
 
 def test_without_orjson_the_stdlib_writes_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store, "_orjson", None)
+    monkeypatch.setattr(_hashing, "_orjson", None)
     for _, value in CASES[:6]:
         assert written(value) == stdlib(value)
 

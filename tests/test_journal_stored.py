@@ -256,13 +256,13 @@ def test_an_unchecked_read_decompresses_each_block_once_and_hashes_only_a_journa
     """Read without the key (start-up's device events, ``status``, a backup's last hash), a block
     is decompressed once; a keyed journal's records are not hashed (their hashes cannot be had
     without the key), a journal without a key gets each record's hash, computed once."""
-    from controller.journal import compact, store
+    from controller.journal import compact
 
     rows, blocks, key = folded
     db = sqlite3.connect(blocks)
     try:
         spans = db.execute("SELECT count(*), sum(last_seq - first_seq + 1) FROM blocks").fetchone()
-        inflated, hashed = _Counted(monkeypatch, compact, "_lines"), _Counted(monkeypatch, store, "record_hash")
+        inflated, hashed = _Counted(monkeypatch, compact, "_lines"), _Counted(monkeypatch, compact, "record_hash")
         read = list(read_records(db, checked=False))
         assert (inflated.calls, hashed.calls) == (spans[0], 0 if key else spans[1])
         selected = list(select_records(db, "kind", "event = 1", checked=False, newest_first=True))

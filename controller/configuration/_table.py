@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from controller.configuration._floor import FloorConfig, parse_floor
 from controller.configuration._paytables import Paytable, load_paytables
@@ -302,7 +301,7 @@ def _paytables(
     return chosen
 
 
-def _options(doc: YamlDoc, game: GameCatalog, data: dict[str, Any], problems: list[Problem]) -> dict[str, object]:
+def _options(doc: YamlDoc, game: GameCatalog, data: dict[str, object], problems: list[Problem]) -> dict[str, object]:
     options: dict[str, object] = {}
     for option in game.options:
         value = data.get(option.name, option.default)
@@ -441,7 +440,7 @@ def _roster(doc: YamlDoc, raw: object, problems: list[Problem]) -> Roster | None
         return None
 
 
-def _half_offered(doc: YamlDoc, game: GameCatalog, data: dict[str, Any]) -> list[Problem]:
+def _half_offered(doc: YamlDoc, game: GameCatalog, data: dict[str, object]) -> list[Problem]:
     """An optional wager the config offers (its limits or one of its paytables given) without every
     paytable that settles it: each round with it would hold and could only be voided."""
     problems: list[Problem] = []

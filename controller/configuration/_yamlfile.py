@@ -20,7 +20,6 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -70,7 +69,7 @@ class YamlDoc:
     """A loaded YAML file: its data and the 1-based line of each key path."""
 
     path: Path
-    data: Any
+    data: object
     lines: dict[KeyPath, int] = field(default_factory=dict)
     sha256: str = ""
     """The SHA-256 of the file's bytes, as read."""
@@ -122,8 +121,8 @@ class _ConfigLoader(yaml.SafeLoader):
         finally:
             self._depth -= 1
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[Any, int] = {}
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[object, object]:
+        seen: dict[object, int] = {}
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=True)
             try:
@@ -137,7 +136,7 @@ class _ConfigLoader(yaml.SafeLoader):
                     None, None, f"duplicate key {key!r} (first given on line {first})", key_node.start_mark
                 )
             seen[key] = key_node.start_mark.line + 1
-        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        mapping: dict[object, object] = super().construct_mapping(node, deep=deep)
         return mapping
 
 

@@ -43,7 +43,7 @@ from controller.floor.signing import signature_ok
 from controller.floor.validate import BadMessage, FloorRecord, Rows, check_message, content_hash_ok, excerpt
 from controller.journal.store import GENESIS
 
-__all__ = ["Verdict", "Reject", "ChainPolicy", "Outcome", "store_messages", "register_table", "replace_public_key"]
+__all__ = ["Verdict", "Reject", "ChainPolicy", "Outcome", "register_table", "replace_public_key"]
 
 log = logging.getLogger("tablectl.floor.ingest")
 

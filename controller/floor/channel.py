@@ -24,7 +24,6 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import orjson
 
@@ -63,7 +62,7 @@ def heartbeat_subject(prefix: str, table: str) -> str:
     return f"{prefix}-heartbeat.{table}"
 
 
-def _object(payload: bytes) -> dict[str, Any]:
+def _object(payload: bytes) -> dict[str, object]:
     if len(payload) > MAX_SIZE:
         raise ChannelError(f"{len(payload)} bytes, more than {MAX_SIZE}")
     try:
@@ -199,9 +198,9 @@ class Heartbeat:
             }
         )
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, object]:
         """What the floor keeps of it (``floor_table.heartbeat``)."""
-        said: dict[str, Any] = {"step": self.step, "hold": self.hold, "round": self.round, "backlog": self.backlog}
+        said: dict[str, object] = {"step": self.step, "hold": self.hold, "round": self.round, "backlog": self.backlog}
         if self.feed_held is not None:
             said["feed_held"] = self.feed_held
         if self.throttled is not None:

@@ -9,7 +9,6 @@ import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from controller.floor.identity import inbox_prefix, public_key
 from controller.floor.stream import StreamSettings, ensure_stream
@@ -50,10 +49,10 @@ def tls_context(ca: str, cert: str | None = None, key: str | None = None) -> ssl
     return context
 
 
-def nats_auth_options(auth: NatsAuth) -> dict[str, Any]:
+def nats_auth_options(auth: NatsAuth) -> dict[str, object]:
     """The ``nats.connect`` keyword arguments for ``auth``. An nkey seed also sets the inbox
     prefix the broker lets that identity subscribe to (controller.floor.identity)."""
-    options: dict[str, Any] = {}
+    options: dict[str, object] = {}
     if auth.credentials:
         path = Path(auth.credentials)
         try:

@@ -33,7 +33,7 @@ import nkeys
 from controller.floor.channel import heartbeat_subject, to_table_subject
 from controller.floor.messages import RECORD_SUBJECTS
 
-__all__ = ["FloorAuth", "inbox_prefix", "public_key", "write_secret"]
+__all__ = ["FloorAuth", "inbox_prefix", "public_key"]
 
 ADMIN = "floor-admin"
 """The name of the setup identity (creates the stream)."""

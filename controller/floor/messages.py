@@ -26,7 +26,7 @@ from controller.journal.recall import RecalledRound, own_events, recall_json
 from controller.journal.records import JournalRecord
 from controller.journal.store import record_hash
 
-__all__ = ["FORMAT_VERSION", "RECORD_SUBJECTS", "Message", "TABLE_ID", "record_class", "messages_for", "Signer"]
+__all__ = ["Message", "TABLE_ID", "record_class", "messages_for"]
 
 FORMAT_VERSION = 2
 """Version 2 added ``event``, ``prev``, ``hash``, ``mac``, ``anchor`` and a round's ``content``."""

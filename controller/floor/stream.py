@@ -24,7 +24,7 @@ from controller.floor.validate import MAX_MESSAGE_BYTES
 if TYPE_CHECKING:
     from nats.js import JetStreamContext
 
-__all__ = ["STREAM_MAX_PER_SUBJECT", "StreamSettings", "ensure_stream", "missing_limits", "tables_queued"]
+__all__ = ["STREAM_MAX_PER_SUBJECT", "ensure_stream"]
 
 STREAM_MAX_PER_SUBJECT = 1000
 """Messages one table may have waiting on one of its subjects by default: about five minutes of a

@@ -36,7 +36,6 @@ __all__ = [
     "DealPlan",
     "Shown",
     "Step",
-    "TableNames",
     "GameDefinition",
     "SETTLED_STEPS",
     "NOTHING_SHOWN",

@@ -15,7 +15,7 @@ from typing import Any
 
 from controller.vocab import Card
 
-__all__ = ["Holding", "TableHooks", "seat_holdings", "no_turns"]
+__all__ = ["TableHooks"]
 
 Holding = tuple[Sequence[tuple[int, Sequence[Card], bool, bool]], Sequence[Card]]
 """Each seat's number, cards, whether it folded and whether it exposed its hand, in seat order;

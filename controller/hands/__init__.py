@@ -44,7 +44,6 @@ __all__ = [
     "PAI_GOW",
     "THREE_CARD_POKER",
     "rank_hand",
-    "kind_for_size",
     "evaluate_five",
     "evaluate_best",
     "evaluate_dealt",

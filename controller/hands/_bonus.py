@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from operator import attrgetter
 from typing import TypeVar
 
 from controller.hands._value import HandError, evaluate_best, evaluate_dealt, hand_json
@@ -71,12 +70,8 @@ def _consecutive_seven(ranks: set[int]) -> bool:
     return max(low) - min(low) == 6
 
 
-_INDEX = attrgetter("index")
-_NOT_JOKER = JOKER_INDEX.__ne__
-
-
 def _seven_card_categories(cards: Sequence[Card]) -> list[Category]:
-    real_total = sum(map(_CODES.__getitem__, filter(_NOT_JOKER, map(_INDEX, cards))))  # in C
+    real_total = sum([_CODES[c.index] for c in cards if c.index != JOKER_INDEX])
     if FOUR_SUIT[(real_total >> SUIT_SHIFT) & 0xFFFF] < 0:  # each category needs four or more of a suit
         return []
     real = [c for c in cards if not c.is_joker]

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from operator import attrgetter
 
 from controller.hands.categories import CATEGORY_SHIFT, FIVE_CARD_ORDER, LOW_HAND_ORDER, Category, pack, unpack
 from controller.hands.fast import JOKER_INDEX, evaluator_for
@@ -97,7 +96,7 @@ def _check(cards: Sequence[Card], rules: HandRules, sizes: Sequence[int], what: 
     if len(cards) not in sizes:
         wanted = " or ".join(str(n) for n in sizes)
         raise HandError(f"{what} needs {wanted} cards, got {len(cards)}")
-    indices = list(map(_INDEX, cards))
+    indices = [c.index for c in cards]
     if len(set(indices)) == len(indices) and (rules.joker or JOKER_INDEX not in indices):
         return  # nothing to name (checked in C): the loop below finds the first problem
     seen: set[int] = set()
@@ -146,7 +145,7 @@ def _pick_best(
     # the later suit first, as :func:`_high_first` orders cards of one rank (the deck index is
     # the suit, then the rank): only the order within each rank is read; the joker, the highest
     # index, comes first
-    pool = sorted(cards, key=_INDEX, reverse=True)
+    pool = sorted(cards, key=_index_of, reverse=True)
     joker = [pool.pop(0)] if pool[0].index == JOKER_INDEX else []
     if category._value_ in _FLUSH_NAMES:
         per_suit = [0, 0, 0, 0]
@@ -154,7 +153,7 @@ def _pick_best(
             per_suit[c.index // 13] += 1
         suit = max(range(4), key=lambda s: (per_suit[s], s))
         pool = [c for c in pool if c.index // 13 == suit]
-    ranks = list(map(_RANK_OF.__getitem__, map(_INDEX, pool)))  # each card's rank - 2, in the pool's order
+    ranks = [_RANK_OF[c.index] for c in pool]  # each card's rank - 2, in the pool's order
     best: list[Card] = []
     for rank in _needed_ranks(category, fields, rules):
         try:  # the first card of that rank left: the later suit first
@@ -169,7 +168,11 @@ def _pick_best(
     return tuple(best)
 
 
-_INDEX = attrgetter("index")
+def _index_of(card: Card) -> int:
+    """A card's place in the deck order: a sort key."""
+    return card.index
+
+
 _RANK_OF: tuple[int, ...] = tuple(i % 13 for i in range(52))
 """Each real card's rank - 2, by its index."""
 _STRAIGHT_CATEGORIES = frozenset({Category.STRAIGHT, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
@@ -219,7 +222,7 @@ def evaluate_dealt(cards: Sequence[Card], rules: HandRules) -> HandValue:
 
 
 def _evaluate(cards: Sequence[Card], rules: HandRules) -> HandValue:
-    indices = list(map(_INDEX, cards))
+    indices = [c.index for c in cards]
     strength = evaluator_for(rules.wheel).strength(indices)
     category = FIVE_CARD_ORDER[strength >> CATEGORY_SHIFT]
     cards = tuple(cards)

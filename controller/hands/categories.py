@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-__all__ = ["Category", "FIVE_CARD_ORDER", "LOW_HAND_ORDER", "BONUS_SEVEN_ORDER", "pack", "unpack"]
+__all__ = ["Category", "FIVE_CARD_ORDER", "BONUS_SEVEN_ORDER", "pack", "unpack"]
 
 
 class Category(Enum):

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from controller.hands.categories import FIVE_CARD_ORDER, Category, pack
 from controller.hands.rules import Wheel
 
-__all__ = ["evaluator_for", "JOKER_INDEX", "card_code", "FLUSH_SUIT", "SUIT_SHIFT", "MASK_SHIFT", "RANK_BITS"]
+__all__ = ["evaluator_for", "card_code"]
 
 JOKER_INDEX = 52
 RANK_BITS = (1 << 39) - 1

@@ -13,11 +13,9 @@ from controller.journal.store import (
     JournalError,
     JournalFull,
     NewRecord,
-    Snapshot,
     SqliteJournal,
 )
 from controller.journal.verify import (
-    VerifyReport,
     check_tail,
     verify_journal,
     verify_meters,
@@ -38,9 +36,7 @@ __all__ = [
     "verify_rounds",
     "verify_reader",
     "verify_meters",
-    "Snapshot",
     "SqliteJournal",
-    "VerifyReport",
     "check_tail",
     "verify_journal",
 ]

@@ -19,7 +19,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.journal.store import FILE_MODE, JournalError, SqliteJournal
+from controller.journal._files import FILE_MODE
+from controller.journal.store import JournalError, SqliteJournal
 from controller.journal.stored import hash_at
 from controller.journal.verify import VerifyReport, verify_journal, verify_reader
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from controller.journal.stored import read_records, record_at
 
-__all__ = ["EVERY", "KIND", "Checkpoint", "SpotSums", "checkpoint_data", "last_checkpoint", "spot_sums"]
+__all__ = ["EVERY", "KIND", "SpotSums", "checkpoint_data", "spot_sums"]
 
 EVERY = 100
 """Rounds between checkpoints (about 9,000 records at a Mississippi Stud table)."""

@@ -24,10 +24,10 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from controller.journal._files import JournalError
+from controller.journal._hashing import record_hash
 
 __all__ = [
     "FORMAT",
-    "PREFIX_BYTES",
     "Block",
     "BlockError",
     "StoredRecord",
@@ -159,8 +159,6 @@ def _hashed(block: Block, lines: list[str], key: bytes | None, check: bool) -> t
     """The records of ``block``'s ``lines`` each with its hash, and whether all are right: if one
     is not (its time not as written, its hash not the block's prefix, the last not the block's
     hash), with ``check`` :class:`BlockError` naming it, else the records up to it and False."""
-    from controller.journal.store import record_hash  # not at load: the store reads blocks through this codec
-
     out: list[StoredRecord] = []
     prev = block.prev
     prefixes = block.prefixes

@@ -26,7 +26,7 @@ from controller.journal.compact import BlockError, StoredRecord, decode_block, e
 from controller.journal.store import JournalError, SqliteJournal
 from controller.journal.stored import BLOCK_KINDS, has_blocks
 
-__all__ = ["FoldResult", "closed_spans", "fold_closed_rounds"]
+__all__ = ["FoldResult", "fold_closed_rounds"]
 
 
 @dataclass(frozen=True, slots=True)

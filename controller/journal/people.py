@@ -12,14 +12,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
 
 from controller.journal.recall import own_events
 from controller.journal.records import JournalRecord
 from controller.journal.store import JournalDamaged, JournalError, SqliteJournal
 from controller.journal.stored import read_records
 
-__all__ = ["NOBODY", "RoundPeople", "round_people"]
+__all__ = ["round_people"]
 
 DEALER_KEY = "dealer_id"
 """Where a ``RoundSettled`` record names the round's dealer."""
@@ -56,7 +55,7 @@ def _name(value: object) -> str | None:
     return (value.strip()[:64] or None) if isinstance(value, str) else None
 
 
-def round_people(journal: SqliteJournal, number: int, seq: int, data: dict[str, Any]) -> RoundPeople:
+def round_people(journal: SqliteJournal, number: int, seq: int, data: dict[str, object]) -> RoundPeople:
     """Who dealt round ``number`` (its ``RoundSettled`` record ``seq`` with ``data``) and who
     authorized each of its supervisor acts; raises :class:`JournalDamaged` when an act's record is
     not readable."""

@@ -24,7 +24,7 @@ from controller.journal.records import JournalRecord
 from controller.journal.store import JournalError, SqliteJournal
 from controller.journal.stored import BLOCK_KINDS, has_blocks, hash_at
 
-__all__ = ["KEEP_LAST", "VERIFIED_SEQ", "VERIFIED_HASH", "mark_verified", "prune_rounds", "rounds_to_prune"]
+__all__ = ["KEEP_LAST", "mark_verified", "prune_rounds", "rounds_to_prune"]
 
 KEEP_LAST = 10
 """Rounds always kept, whatever their age."""

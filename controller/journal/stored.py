@@ -29,17 +29,14 @@ import sqlite3
 from collections.abc import Callable, Collection, Iterator
 from functools import cache, partial
 from operator import itemgetter
-from typing import Any
 
+from controller.journal._hashing import meta_hash
 from controller.journal.compact import Block, StoredRecord, decode_block, decode_hashed_if_right
 
 __all__ = [
-    "BLOCK_KINDS",
-    "has_blocks",
     "hash_at",
     "last_record",
     "read_records",
-    "record_at",
     "select_records",
     "seq_bounds",
 ]
@@ -139,8 +136,6 @@ def _known_unkeyed(db: sqlite3.Connection) -> bool:
     """Whether the journal is known to have no HMAC key: its ``meta_hash`` is the plain SHA-256
     of its ``meta`` (a keyed journal's is an HMAC). A ``meta`` without one, or unreadable, tells
     nothing: the blocks are then hashed as if without a key (kept only if they match)."""
-    from controller.journal.store import meta_hash  # not at load: the store reads its records through this module
-
     try:
         meta = {str(k): str(v) for k, v in db.execute("SELECT key, value FROM meta")}
     except sqlite3.DatabaseError:
@@ -204,7 +199,7 @@ def select_records(
     key: bytes | None = None,
     checked: bool = True,
     newest_first: bool = False,
-) -> Iterator[tuple[Any, ...]]:
+) -> Iterator[tuple[object, ...]]:
     """``(seq, *columns)`` of each record that meets ``where``, oldest first (or newest first):
     ``columns`` and ``where`` are SQL on a record's ``seq``, ``at``, ``kind``, ``event`` and
     ``data`` (literals, no parameters), so that a reader's filter and what it takes of each record
@@ -232,7 +227,7 @@ limit of 999 parameters)."""
 
 def _select_block(
     db: sqlite3.Connection, records: list[StoredRecord], columns: str, where: str, order: str
-) -> Iterator[tuple[Any, ...]]:
+) -> Iterator[tuple[object, ...]]:
     """:func:`select_records` of a decoded block's ``records``: the same SQL (and ``order``), on a
     ``records`` table made of them."""
     starts = range(0, len(records), _VALUES_AT_ONCE)

@@ -37,7 +37,7 @@ from controller.journal.store import (
 )
 from controller.journal.stored import BLOCK_KINDS, has_blocks, hash_at, last_record, read_records, record_at, seq_bounds
 
-__all__ = ["VerifyReport", "verify_journal", "verify_reader", "verify_meters", "verify_prune", "check_tail"]
+__all__ = ["verify_journal", "verify_reader", "verify_meters", "verify_prune", "check_tail"]
 
 _DAMAGE = (sqlite3.Error, ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError, BlockError)
 """What reading a damaged file can raise (``UnicodeError`` is a ``ValueError``; a block that does

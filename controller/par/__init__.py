@@ -19,7 +19,7 @@ controller.par._cache).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from controller.par.sheet import Line, ParSheet, SpotPar
@@ -47,7 +47,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """The names above, imported at first use: importing ``controller.par.service`` (the cache,
     the theoretical win) must not load numpy and the solvers."""
     if name not in _WHERE:

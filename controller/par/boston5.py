@@ -32,7 +32,7 @@ from controller.par._cache import Progress
 from controller.par.combos import Array, colex_index, combinations_array
 from controller.par.lines import LOSE, five_card_lines, line_name
 
-__all__ = ["Boston5Par", "solve"]
+__all__ = ["solve"]
 
 DEALER_HANDS = comb(47, 5)
 _BIN4 = np.array([[comb(n, k) for k in range(5)] for n in range(5)], dtype=np.float64)

@@ -10,7 +10,7 @@ from typing import TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["combinations_array", "colex_index", "BINOM", "Array"]
+__all__ = ["combinations_array", "colex_index", "Array"]
 
 Array: TypeAlias = npt.NDArray[np.integer | np.floating]
 """A numeric numpy array (card indices, counts, weights, values)."""

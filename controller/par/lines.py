@@ -10,7 +10,7 @@ from controller.configuration import Paytable, PaytableRow
 from controller.hands.categories import FIVE_CARD_ORDER, unpack
 from controller.par.combos import Array
 
-__all__ = ["LOSE", "line_name", "row_value", "common_denominator", "five_card_lines"]
+__all__ = ["LOSE", "line_name", "row_value", "five_card_lines"]
 
 LOSE = -1
 """The line id of a hand no paytable line pays (the wager loses)."""

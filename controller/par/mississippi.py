@@ -34,7 +34,7 @@ from controller.par._cache import Progress
 from controller.par.combos import Array, colex_index, combinations_array
 from controller.par.lines import LOSE, common_denominator, five_card_lines, line_name
 
-__all__ = ["MississippiStrategy", "MississippiPar", "solve"]
+__all__ = ["solve"]
 
 STREET_SPOTS = ("third", "fourth", "fifth")
 _BETS = (1, 3)

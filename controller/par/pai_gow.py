@@ -35,7 +35,7 @@ from controller.par.pai_gow_main import main_edge
 from controller.par.sheet import Line, ParSheet, SpotPar
 from controller.vocab import ALL_CARDS, JOKER, Card
 
-__all__ = ["bonus_counts", "insurance_counts", "class_counts", "pg_payload", "pai_gow_sheet"]
+__all__ = ["bonus_counts", "insurance_counts", "class_counts", "pai_gow_sheet"]
 
 HANDS = comb(53, 7)
 """154,143,080: every seven-card hand of the 53-card deck."""

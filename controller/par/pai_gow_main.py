@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from controller.game.pai_gow import house_way
 from controller.vocab import deck
 
-__all__ = ["MainCounts", "simulate_main", "main_edge"]
+__all__ = ["simulate_main", "main_edge"]
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ParError", "Line", "SpotPar", "ParSheet", "sheet_from_json"]
+__all__ = ["ParError", "Line", "SpotPar", "ParSheet"]
 
 
 class ParError(ValueError):

@@ -4,7 +4,6 @@ late bets, faults, cards and journal span), written once with its meters, in rou
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from controller.configuration import TableConfig
 from controller.journal import JournalError, SqliteJournal
@@ -21,11 +20,11 @@ def round_record(
     result: RoundResult,
     *,
     faults: int,
-    cards: list[dict[str, Any]],
+    cards: list[dict[str, object]],
     first_seq: int,
     last_seq: int,
     dealer: str | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The record of the round ``result`` ended, played at the table ``config`` describes from
     journal record ``first_seq`` to ``last_seq`` with ``faults`` faults and ``cards`` reported;
     ``dealer``: who dealt it (``dealer_id``, a table with a roster only)."""
@@ -53,7 +52,7 @@ class RoundRecords:
 
     def __init__(self, journal: SqliteJournal) -> None:
         self.journal = journal
-        self._unwritten: list[tuple[int, dict[str, Any]]] = []
+        self._unwritten: list[tuple[int, dict[str, object]]] = []
 
     @property
     def pending(self) -> bool:
@@ -64,7 +63,7 @@ class RoundRecords:
         """Whether round ``number``'s record is in the journal (written before a restart)."""
         return self.journal.has_round(number)
 
-    def add(self, number: int, data: dict[str, Any]) -> None:
+    def add(self, number: int, data: dict[str, object]) -> None:
         """Write round ``number``'s record ``data`` after any still waiting."""
         self._unwritten.append((number, data))
         self.flush()

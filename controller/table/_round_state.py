@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol
+from typing import Protocol
 
 from controller.table.phases import CommonPhases
 from controller.table.round_data import Seat
 
 __all__ = ["RoundState", "GameShape", "DeviceCommands", "Audit", "Fire"]
 
-Audit = Callable[[str, dict[str, Any]], object]
+Audit = Callable[[str, dict[str, object]], object]
 """``audit(kind, data)``: a record journaled beside the events (supervisor actions, refusals)."""
 
 Fire = Callable[[], object]

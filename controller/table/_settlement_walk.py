@@ -12,7 +12,6 @@ the lamps set for the next round); a void instead returns every wager.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from controller.configuration import TableConfig
 from controller.game.record import RecordError, record_json, settle_json
@@ -48,7 +47,7 @@ def problem_words(problems: list[str]) -> str:
     return first + (f" (and {more} more)" if more > 0 else "")
 
 
-def settle_table_record(record: dict[str, Any], table: TableConfig) -> Settlement:
+def settle_table_record(record: dict[str, object], table: TableConfig) -> Settlement:
     """Settle a table's round record as ``tablectl settle`` does (the same function, on the
     record's JSON): raises ``RecordError`` when it cannot be settled."""
     return settle_json(record_json(record), table)
@@ -74,7 +73,7 @@ class SettlementWalk:
         wagers: Wagers,
         late: LateBets,
         rounds: list[RoundResult],
-        round_record: Callable[[], dict[str, Any]],
+        round_record: Callable[[], dict[str, object]],
         steps_to_show: Callable[[Settlement], tuple[Step, ...]],
         on_round: Callable[[RoundResult], None],
         next_round: Fire,
@@ -89,7 +88,7 @@ class SettlementWalk:
         self.step_index = 0
         self.steps_done: set[str] = set()
         """The texts of settlement steps the dealer confirmed during the round (folds)."""
-        self.record: dict[str, Any] | None = None
+        self.record: dict[str, object] | None = None
         """The round record :attr:`settlement` was settled from (the round's record)."""
 
     def start_round(self) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-__all__ = ["TableDevices", "RecordingDevices", "DriverDevices", "resend_state"]
+__all__ = ["RecordingDevices"]
 
 
 class TableDevices(Protocol):

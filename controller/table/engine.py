@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from controller.journal.records import Journal, MemoryJournal, event_record
 from controller.journal.store import JournalError, JournalFull
 
-__all__ = ["TimerExpired", "StartDrawn", "JournalFault", "Engine", "TimerStart", "thread_timer", "failure_text"]
+__all__ = ["TimerExpired", "StartDrawn", "JournalFault", "Engine", "TimerStart"]
 
 log = logging.getLogger("tablectl.engine")
 

@@ -14,7 +14,7 @@ import drivers.state  # noqa: F401
 from controller.table.engine import JournalFault, StartDrawn, TimerExpired
 from drivers.messages import DeviceEvent
 
-__all__ = ["OpenTable", "DevicesExpected", "SignIn", "decode_event", "EventDecodeError"]
+__all__ = ["OpenTable", "DevicesExpected", "SignIn", "decode_event"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from typing import Any
 
 from transitions import Machine, State
 
-__all__ = ["CommonPhases", "Trigger", "RoundMachine", "in_play_states", "common_transitions"]
+__all__ = ["Trigger", "RoundMachine", "in_play_states", "common_transitions"]
 
 BEFORE = ("closed", "betting", "no_more_bets")
 """The common states before a game's own steps, in order."""

@@ -16,7 +16,6 @@ import sys
 import tempfile
 import threading
 from collections import deque
-from typing import Any
 
 __all__ = ["canonical", "Verifier"]
 
@@ -49,7 +48,7 @@ class Verifier:
         self._reader.start()
         self.stderr = ""
 
-    def submit(self, number: int, record: dict[str, Any], expected: str) -> None:
+    def submit(self, number: int, record: dict[str, object], expected: str) -> None:
         """Queue round ``number``'s record; ``expected`` is the digest of the settlement the table paid."""
         with self._lock:
             self.expected.append((number, expected))

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from controller.game.definition import NOTHING_SHOWN, DealPlan, Shown
 
-__all__ = ["HandFacts", "Shown", "HIDDEN", "NOTHING_SHOWN", "reveal_step", "face_up", "mask_cards", "card_tokens"]
+__all__ = ["Shown", "HIDDEN", "NOTHING_SHOWN", "face_up", "mask_cards"]
 
 HIDDEN = "\u25a0\u25a0"
 """What a masked card looks like in a line of text."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from controller.vocab import Card
 from controller.wagers import Settlement
@@ -32,6 +31,6 @@ class RoundResult:
     """A finished round: its record (docs/round-record.md) and its settlement (``None`` when void)."""
 
     number: int
-    record: dict[str, Any]
+    record: dict[str, object]
     settlement: Settlement | None
     late_bets: tuple[str, ...] = ()

@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from controller.configuration import TableConfig
 from controller.journal import JournalError, SqliteJournal, check_tail
@@ -313,7 +313,7 @@ class TableRuntime:
         for driver in self.drivers.values():
             self.engine.post(driver.stats)
 
-    def _audit(self, kind: str, data: dict[str, Any]) -> None:
+    def _audit(self, kind: str, data: dict[str, object]) -> None:
         if self.replaying:
             return  # already journaled before the restart
         try:

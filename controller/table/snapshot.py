@@ -20,19 +20,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from controller.table._holds import hold_clears
 
 __all__ = [
     "SeatView",
-    "HoldView",
-    "SupervisorOption",
-    "SignedInView",
-    "LateBet",
-    "NoticeView",
-    "WagerNet",
-    "SeatNet",
     "LastRound",
     "GameView",
     "TableSnapshot",
@@ -410,7 +403,7 @@ class PlayerHands:
         return ()
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     """``value`` as JSON-ready data: named tuples and dataclasses as objects, tuples as lists."""
     if isinstance(value, tuple) and hasattr(value, "_asdict"):
         return {k: _plain(v) for k, v in value._asdict().items()}

@@ -13,7 +13,7 @@ from drivers.link import LinkConfig, LinkLoop
 from drivers.order import EventOrder
 from drivers.registry import driver_class
 
-__all__ = ["ROLES", "check_roles", "open_drivers"]
+__all__ = ["ROLES", "open_drivers"]
 
 ROLES = ("shoe", "bet_spots", "panel")
 """The devices every table has."""

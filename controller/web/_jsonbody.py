@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import NoReturn
 
 __all__ = ["BadBody", "parse_object", "MAX_DEPTH", "MAX_NUMBER_DIGITS"]
 
@@ -64,7 +64,7 @@ def _constant(text: str) -> NoReturn:
     raise BadBody(f"{text} is not a JSON number")
 
 
-def parse_object(body: bytes) -> dict[str, Any]:
+def parse_object(body: bytes) -> dict[str, object]:
     """The JSON object in ``body``; raises :class:`BadBody` naming what is wrong."""
     try:
         text = body.decode("utf-8")

@@ -20,7 +20,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from controller.web._controls import ControlBusy, ControlError
 from controller.web._published import PublishedView
@@ -49,7 +48,7 @@ class _Slot:
     """A command waiting for the table's reply: set ``done`` once ``reply`` is there."""
 
     done: threading.Event
-    reply: dict[str, Any] = field(default_factory=dict)
+    reply: dict[str, object] = field(default_factory=dict)
 
 
 class RemoteTable(PublishedView):
@@ -163,7 +162,7 @@ class RemoteTable(PublishedView):
 
     # --- commands -------------------------------------------------------------------------------
 
-    def command(self, action: str, body: dict[str, object], timeout: float = COMMAND_TIMEOUT_S) -> dict[str, Any]:
+    def command(self, action: str, body: dict[str, object], timeout: float = COMMAND_TIMEOUT_S) -> dict[str, object]:
         """Send a command and wait for the table's reply (``status``, ``error``)."""
         done = threading.Event()
         slot = _Slot(done)

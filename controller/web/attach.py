@@ -21,7 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from controller.host import Wakeup
 from controller.web._controls import BenchControls
@@ -46,8 +46,8 @@ HELLO_CHECK_S = 0.5
 def publish_table(
     runtime: TableRuntime,
     path: str | Path,
-    sims: Mapping[str, Any] | None = None,
-    servers: Mapping[str, Any] | None = None,
+    sims: Mapping[str, object] | None = None,
+    servers: Mapping[str, object] | None = None,
     seed: int = 1,
     group: str | None = None,
 ) -> Callable[[], None]:
@@ -131,8 +131,8 @@ def serve_table(
     runtime: TableRuntime,
     address: WebAddress,
     token: str | None = None,
-    sims: Mapping[str, Any] | None = None,
-    servers: Mapping[str, Any] | None = None,
+    sims: Mapping[str, object] | None = None,
+    servers: Mapping[str, object] | None = None,
     seed: int = 1,
     announce: bool = True,
     hosts: Iterable[str] = (),

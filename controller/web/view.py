@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from controller.game import game_name
 from controller.game.registry import ByGame
@@ -97,7 +97,7 @@ def table_view(
     config: TableConfig,
     links: Mapping[str, str],
     faults: Iterable[Mapping[str, object]],
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The whole page's data for the table in ``snapshot``.
 
     ``config`` is the table config (name, game, seats); ``links`` each device's link state;

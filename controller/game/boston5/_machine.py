@@ -11,7 +11,6 @@ Seats are numbered from the dealer's left (seat 1), so clockwise dealing is seat
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
 
 from controller.game.boston5 import DEFINITION
 from controller.game.boston5._rules import Boston5Seat, bonus_procedure
@@ -230,7 +229,7 @@ class Boston5Table(RoundTable):
     def final_cards_begun(self) -> bool:
         return self.dealt > 3 * len(self.seats) + 3
 
-    def round_record(self) -> dict[str, Any]:
+    def round_record(self) -> dict[str, object]:
         seats = {
             str(n): {
                 "wagers": dict(s.wagers),

@@ -18,7 +18,6 @@ clockwise dealing is seat order.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
 
 from controller.game.mississippi_stud import DEFINITION
 from controller.table.phases import Trigger, common_transitions, in_play_states
@@ -207,7 +206,7 @@ class MississippiTable(RoundTable):
             return f"seat {order[placed // 2]} card {placed % 2 + 1}"
         return f"community card {placed - 2 * len(order) + 1}"
 
-    def round_record(self) -> dict[str, Any]:
+    def round_record(self) -> dict[str, object]:
         seats = {
             str(n): {
                 "wagers": dict(s.wagers),

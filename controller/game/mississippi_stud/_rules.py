@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from controller.configuration import TableConfig
 from controller.game import hand_name
@@ -90,7 +89,7 @@ class MississippiRound:
     community: tuple[Card, ...]
 
 
-def read_round(data: Mapping[str, Any], table: TableConfig) -> MississippiRound:
+def read_round(data: Mapping[str, object], table: TableConfig) -> MississippiRound:
     """Check a round record against the rules and the table; raises ``RecordError`` listing all problems."""
     problems = Problems()
     seats = []
@@ -134,7 +133,7 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> MississippiRound:
     return MississippiRound(tuple(seats), community)
 
 
-def _plain(raw: Mapping[str, Any], folded_at: object, wagers: Mapping[str, int], ante: int | None) -> bool:
+def _plain(raw: Mapping[str, object], folded_at: object, wagers: Mapping[str, int], ante: int | None) -> bool:
     """Whether a seat played every street with no violation marked, each street bet 1x, 2x or 3x
     its ante: the usual seat, which :func:`read_round` checks no further (its wagers are whole
     cents already)."""
@@ -152,7 +151,7 @@ def _plain(raw: Mapping[str, Any], folded_at: object, wagers: Mapping[str, int],
 def _violation_at(
     problems: Problems,
     path: str,
-    raw: Mapping[str, Any],
+    raw: Mapping[str, object],
     folded_at: str | None,
     violation: bool,
     wagers: Mapping[str, int],

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from operator import attrgetter
 
 from controller.vocab import Card
 
@@ -104,9 +103,6 @@ def deal(
     return Deal({p: tuple(h) for p, h in hands.items()}, tuple(shoe[dealt:]))
 
 
-_INDEX = attrgetter("index")
-
-
 def misdeal_reasons(hands: Mapping[str, Sequence[Card]]) -> list[str]:
     """Why a deal is a misdeal (nothing when it is good): ``hands`` by a name for each position.
     A stub of other than four is not one by itself: the dealer then checks the hands, and only a
@@ -114,7 +110,7 @@ def misdeal_reasons(hands: Mapping[str, Sequence[Card]]) -> list[str]:
     reasons = [
         f"{name} has {len(cards)} cards, not {HAND_SIZE}" for name, cards in hands.items() if len(cards) != HAND_SIZE
     ]
-    dealt = list(map(_INDEX, chain.from_iterable(hands.values())))
+    dealt = [c.index for c in chain.from_iterable(hands.values())]
     if len(set(dealt)) == len(dealt):  # no card dealt twice: nothing more to name
         return reasons
     seen: dict[int, str] = {}

@@ -31,7 +31,6 @@ round record does not list them.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
 
 from controller.game.pai_gow import DEFINITION
 from controller.game.pai_gow._deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
@@ -393,10 +392,10 @@ class PaiGowTable(RoundTable):
         self.set_shown = f"high {format_cards(s.high.best)} / low {format_cards(s.low.best)}"
         self.display.shown(f"seat {seat}: {self.set_shown} ({label})")
 
-    def round_record(self) -> dict[str, Any]:
-        seats: dict[str, Any] = {}
+    def round_record(self) -> dict[str, object]:
+        seats: dict[str, object] = {}
         for n, seat in sorted(self.seats.items()):
-            entry: dict[str, Any] = {"wagers": dict(seat.wagers), "cards": format_cards(self.hands.get(n, []))}
+            entry: dict[str, object] = {"wagers": dict(seat.wagers), "cards": format_cards(self.hands.get(n, []))}
             chosen = self.sets.get(n, "unset")
             if chosen is None:
                 entry["foul"] = True
@@ -406,7 +405,7 @@ class PaiGowTable(RoundTable):
                 entry["set"] = "house_way"
             seats[str(n)] = entry
         empty = {str(p): format_cards(c) for p, c in sorted(self.hands.items()) if p != DEALER and p not in self.seats}
-        record: dict[str, Any] = {
+        record: dict[str, object] = {
             "game": "pai_gow",
             "start": {"method": self.config.options["start_method"], "value": self.dice},
             "remaining": self.remaining if self.remaining is not None else REMAINING,

@@ -38,7 +38,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
-from operator import attrgetter
 from typing import Any
 
 from controller.configuration import PaiGowOptions, Paytable, PaytableRow, TableConfig, pai_gow_options
@@ -127,16 +126,13 @@ def _hand(problems: Problems, path: str, raw: object) -> tuple[Card, ...] | None
         return None
 
 
-_TEXT = attrgetter("text")
-
-
 def _known_set(high: object, low: object, cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], tuple[Card, ...]] | None:
     """A set written as the table writes it (five and two of the seat's seven distinct cards, each
     in its own text, space-separated), read from the seat's cards without parsing them again;
     ``None`` for anything else, which :func:`_player_set` reads and checks in full."""
     if not isinstance(high, str) or not isinstance(low, str) or len(cards) != 7:
         return None
-    by_text = dict(zip(map(_TEXT, cards), cards))
+    by_text = {c.text: c for c in cards}
     high_tokens, low_tokens = high.split(), low.split()
     if len(by_text) != 7 or len(high_tokens) != 5 or len(low_tokens) != 2:
         return None

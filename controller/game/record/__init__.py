@@ -33,10 +33,10 @@ __all__ = [
     "parse_record",
     "read_seats",
     "record_json",
+    "write_record",
     "resolve_table_path",
     "settle_json",
     "settle_record",
     "spec_for",
     "wording_differences",
-    "write_record",
 ]

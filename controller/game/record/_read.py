@@ -10,13 +10,11 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import attrgetter
-from typing import Any, NoReturn, Protocol
+from typing import NoReturn, Protocol
 
 from controller.configuration import TableConfig
 from controller.vocab import JOKER, Card, CardError, parse_cards
 
-_INDEX = attrgetter("index")
 _JOKER = JOKER.index
 
 _parse_cards = lru_cache(maxsize=1 << 16)(parse_cards)
@@ -151,7 +149,7 @@ class Problems:
             self.add(path, f"needs {wanted} cards, got {len(cards)}")
             return None
         seen = self.cards_seen
-        indices = list(map(_INDEX, cards))
+        indices = [c.index for c in cards]
         if _JOKER not in indices and seen.keys().isdisjoint(indices):  # the usual hand, checked in C
             seen.update(dict.fromkeys(indices, path))
             return cards
@@ -182,7 +180,7 @@ class SeatRecord:
 
     seat: int
     path: str
-    raw: Mapping[str, Any]
+    raw: Mapping[str, object]
     wagers: Mapping[str, int]
 
 

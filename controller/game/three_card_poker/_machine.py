@@ -19,7 +19,6 @@ dealer's left (seat 1), so clockwise dealing is seat order.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
 
 from controller.game.three_card_poker import DEFINITION
 from controller.game.three_card_poker._table_rules import SIX_CARD, fold_step
@@ -149,7 +148,7 @@ class ThreeCardTable(RoundTable):
             return f"seat {order[placed // CARDS]} card {placed % CARDS + 1}"
         return f"dealer card {placed - CARDS * len(order) + 1}"
 
-    def round_record(self) -> dict[str, Any]:
+    def round_record(self) -> dict[str, object]:
         seats = {
             str(n): {"wagers": dict(s.wagers), "cards": format_cards(s.cards)} for n, s in sorted(self.seats.items())
         }

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from controller.configuration import TableConfig
 from controller.game import hand_name
@@ -101,7 +100,7 @@ def qualifies(dealer: HandValue) -> bool:
     return dealer.strength >= QUALIFIER.strength
 
 
-def read_round(data: Mapping[str, Any], table: TableConfig) -> ThreeCardRound:
+def read_round(data: Mapping[str, object], table: TableConfig) -> ThreeCardRound:
     """Check a round record against the rules and the table; raises ``RecordError`` listing all problems."""
     problems = Problems()
     seats = []

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from controller.configuration import TableConfig
 from controller.game import hand_name
@@ -90,7 +89,7 @@ def fold_step(seat: int, wagers: Mapping[str, int]) -> Step:
     return Step("fold", seat, collect, "folds", DISCARD_UNEXPOSED)
 
 
-def read_round(data: Mapping[str, Any], table: TableConfig) -> main.ThreeCardRound:
+def read_round(data: Mapping[str, object], table: TableConfig) -> main.ThreeCardRound:
     """:func:`controller.game.three_card_poker._rules.read_round`, and a 6 Card Bonus needs an ante."""
     rnd = main.read_round(data, table)
     missing = [s.seat for s in rnd.seats if SIX_CARD in s.wagers and "ante" not in s.wagers]
