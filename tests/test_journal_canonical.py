@@ -4,6 +4,8 @@ record hashes and the journals depend on it byte for byte."""
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import json
 import math
 from typing import Any
@@ -111,3 +113,25 @@ def test_the_journals_hashes_follow_the_stdlibs_text(tmp_path: Any) -> None:
         journal.close()
     assert row[0] == STDLIB.encode(data)
     assert row[2] == store.record_hash(row[1], seq, 1765000000.5, "Test", False, STDLIB.encode(data))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="attack7: orjson writes a dataclass, a datetime, a date and a time itself (no OPT_PASSTHROUGH_DATACLASS"
+    " or OPT_PASSTHROUGH_DATETIME), so canonical() journals them where the stdlib refuses them, against its"
+    " docstring and the CHANGELOG ('a subclass or a dataclass still go the standard library's way, its error"
+    " included'): a record is accepted with orjson installed and refused without it",
+)
+@pytest.mark.parametrize(
+    "value",
+    [
+        dataclasses.make_dataclass("Seat", [("n", int)], frozen=True)(3),
+        datetime.datetime(2026, 12, 7, 1, 2, 3),
+        datetime.date(2026, 12, 7),
+        datetime.time(1, 2, 3),
+    ],
+    ids=["dataclass", "datetime", "date", "time"],
+)
+def test_a_dataclass_or_a_datetime_is_refused_as_the_stdlib_refuses_it(value: object) -> None:
+    assert stdlib({"v": value}) is TypeError
+    assert written({"v": value}) is TypeError

@@ -428,3 +428,35 @@ def test_a_state_answer_that_cannot_be_used_is_asked_again_with_the_links_backof
     faults = [e for e in sink.emitted if isinstance(e, DeviceFault) and e.kind == "state"]
     assert len(faults) == 1 and "asked again at once up to 2 times, then with the link's backoff" in faults[0].error
     assert not [e for e in sink.emitted if isinstance(e, LinkDown)]
+
+
+class _RefusingPanel(PanelSim):
+    """A panel that NAKs every request, polls included (confused for good)."""
+
+    def _answer(self, frame: Frame) -> tuple[MsgType, bytes]:
+        return MsgType.NAK, b""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="attack7: each NAKed POLL is a DeviceFault (drivers/protocol.py _handle, kind 'nak'), journaled and"
+    " logged: a device refusing every request makes about 20 a second for as long as it does, while its state"
+    " request's refusals are reported once and then counted (docs/protocol.md 4.5)",
+)
+def test_a_device_that_refuses_every_request_is_reported_once_then_counted() -> None:
+    sink = Sink()
+    sim = _RefusingPanel(address=3)
+    protocol = LinkProtocol(
+        "panel",
+        3,
+        CONFIG,
+        on_state=lambda b, at: PanelState(device="panel", at=at, boot_id=0, key_on=False, lines=4, columns=40),
+    )
+    wire = SimWire(protocol, sim, random.Random(3), Line(), deliver=sink.delivery(protocol))
+    t = 0.0
+    while protocol.stats.naks < 200:
+        t = round(t + 0.01, 2)
+        assert t < 600.0, "the device was not asked 200 times"
+        wire.run(t)
+    faults = [e for e in sink.emitted if isinstance(e, DeviceFault)]
+    assert len(faults) <= 2, f"{len(faults)} DeviceFaults for {protocol.stats.naks} refusals in {t:g} s"

@@ -307,3 +307,24 @@ def test_a_forwarder_with_the_key_carries_its_verified_position_over_a_keyed_jou
         assert segments[-1] == (64, 70)
     finally:
         outbox.close()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="attack7: with nothing acknowledged yet (sent 0) the range sent again starts at record 1, so"
+    " verify_reader's cut is the anchor and _after_verified keeps every segment, but verify_reader then takes"
+    " the pin as the anchor (controller/journal/verify.py, 'anchor = verified if ...'): the segment from record 0"
+    " looks for record 0 and refuses an intact journal ('record 0: missing (a snapshot follows it): removed');"
+    " the pin is not moved on, so every later run start refuses it too and nothing is ever published",
+)
+def test_a_run_start_before_any_acknowledgement_takes_an_intact_journal(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    no_snapshots(path, 20)
+    outbox = Outbox(path)
+    try:
+        f = forwarder(path)
+        f._check_journal(outbox, 0)  # the first run: verified 1..20, then the link dropped before any ack
+        no_snapshots(path, 5)
+        f._check_journal(outbox, 0)  # the next run sends 1..25 again
+    finally:
+        outbox.close()
