@@ -115,13 +115,6 @@ def test_the_journals_hashes_follow_the_stdlibs_text(tmp_path: Any) -> None:
     assert row[2] == store.record_hash(row[1], seq, 1765000000.5, "Test", False, STDLIB.encode(data))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack7: orjson writes a dataclass, a datetime, a date and a time itself (no OPT_PASSTHROUGH_DATACLASS"
-    " or OPT_PASSTHROUGH_DATETIME), so canonical() journals them where the stdlib refuses them, against its"
-    " docstring and the CHANGELOG ('a subclass or a dataclass still go the standard library's way, its error"
-    " included'): a record is accepted with orjson installed and refused without it",
-)
 @pytest.mark.parametrize(
     "value",
     [

@@ -30,7 +30,14 @@ try:
 except ImportError:  # the floor extra not installed: the stdlib's encoder alone
     _orjson = None
 
-_ORJSON_OPTIONS = 0 if _orjson is None else _orjson.OPT_SORT_KEYS | _orjson.OPT_PASSTHROUGH_SUBCLASS
+_ORJSON_OPTIONS = (
+    0
+    if _orjson is None
+    else _orjson.OPT_SORT_KEYS
+    | _orjson.OPT_PASSTHROUGH_SUBCLASS
+    | _orjson.OPT_PASSTHROUGH_DATACLASS  # refused as the stdlib refuses them
+    | _orjson.OPT_PASSTHROUGH_DATETIME
+)
 """Sorted keys; a subclass of str, int, float, dict or list (an ``IntEnum``, a ``str`` enum) goes to
 :func:`_not_plain` and so the stdlib's way, as does a dataclass or a datetime (passed through by
 default when no option serializes them)."""
@@ -69,8 +76,8 @@ def canonical(data: object) -> str:
     separators=(",", ":"), ensure_ascii=False)``. Written by orjson when it is installed (a twentieth
     of the stdlib's time: a third of a journal write's CPU was this) wherever orjson writes the same
     text (tests/test_journal_canonical.py), else by the stdlib: a value orjson refuses (a key that is
-    not a string, an integer past 64 bits, a lone surrogate, a subclass, a dataclass, nesting past
-    orjson's depth) or whose text may differ (:data:`_TINY_EXPONENT`) is the stdlib's, its error
+    not a string, an integer past 64 bits, a lone surrogate, a subclass, a dataclass, a date or time,
+    nesting past orjson's depth) or whose text may differ (:data:`_TINY_EXPONENT`) is the stdlib's, its error
     included. Unlike the stdlib, orjson writes an ``enum.Enum`` member that is no ``str`` or
     ``int`` (its value) and a ``uuid.UUID`` (its text) instead of raising ``TypeError``."""
     if _orjson is not None:
