@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any, cast
@@ -20,6 +21,7 @@ from controller.floor.publish import Ack
 from controller.journal import JournalError, NewRecord, SqliteJournal, verify, verify_reader
 from controller.journal.meters import meters_for_round
 from controller.journal.outbox import Outbox
+from controller.journal.retention import prune_rounds
 from controller.journal.store import record_hash
 
 KEY = b"k" * 32
@@ -309,15 +311,10 @@ def test_a_forwarder_with_the_key_carries_its_verified_position_over_a_keyed_jou
         outbox.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack7: with nothing acknowledged yet (sent 0) the range sent again starts at record 1, so"
-    " verify_reader's cut is the anchor and _after_verified keeps every segment, but verify_reader then takes"
-    " the pin as the anchor (controller/journal/verify.py, 'anchor = verified if ...'): the segment from record 0"
-    " looks for record 0 and refuses an intact journal ('record 0: missing (a snapshot follows it): removed');"
-    " the pin is not moved on, so every later run start refuses it too and nothing is ever published",
-)
 def test_a_run_start_before_any_acknowledgement_takes_an_intact_journal(tmp_path: Path) -> None:
+    """A run that ended before any acknowledgement sends everything again from record 1: the pin
+    narrows nothing, so the chain is walked from the anchor, not bound from the pin (which refused
+    the intact journal at record 0, at that run start and every later one)."""
     path = tmp_path / "j.db"
     no_snapshots(path, 20)
     outbox = Outbox(path)
@@ -326,5 +323,58 @@ def test_a_run_start_before_any_acknowledgement_takes_an_intact_journal(tmp_path
         f._check_journal(outbox, 0)  # the first run: verified 1..20, then the link dropped before any ack
         no_snapshots(path, 5)
         f._check_journal(outbox, 0)  # the next run sends 1..25 again
+    finally:
+        outbox.close()
+
+
+@pytest.mark.parametrize("key", [None, KEY], ids=["plain", "keyed"])
+def test_a_run_start_acknowledged_up_to_a_new_anchor_takes_the_pruned_journal(
+    tmp_path: Path, key: bytes | None
+) -> None:
+    """``journal prune`` removed the rounds up to the acknowledged position, which is now the
+    anchor, while the pin is past it: what is sent again starts after the anchor, so the pin
+    narrows nothing and the chain is walked from the anchor (the pruned anchor record is not
+    looked for)."""
+    path = tmp_path / "j.db"
+    write(path, key=key)
+    outbox = Outbox(path, key=key)
+    try:
+        f = Forwarder(path, FloorConfig("t1", ("nats://127.0.0.1:1",)), journal_key=key)
+        f._check_journal(outbox, 0)  # verified up to the head
+        journal = SqliteJournal(path, key)
+        try:
+            run = [
+                (int(r), int(s)) for r, s in journal.db.execute("SELECT round_no, seq FROM rounds WHERE round_no <= 2")
+            ]
+            assert prune_rounds(journal, run) == 2
+            anchor = int(journal.meta("anchor_seq") or 0)
+            assert 0 < anchor < journal.last_seq
+        finally:
+            journal.close()
+        f._check_journal(outbox, anchor)  # acknowledged up to the anchor: what follows it is sent again
+        f._check_journal(outbox, anchor)  # and at the next run start too
+    finally:
+        outbox.close()
+
+
+def test_a_run_start_refuses_a_journal_gone_back_behind_its_pin(tmp_path: Path) -> None:
+    """A journal restored from an older copy ends before the record the forwarder verified (and
+    maybe sent): the run start refuses it, naming both, and nothing is published."""
+    path, backup = tmp_path / "j.db", tmp_path / "backup.db"
+    no_snapshots(path, 20)
+    shutil.copy(path, backup)
+    no_snapshots(path, 10)
+    outbox = Outbox(path)
+    try:
+        f = forwarder(path)
+        f._check_journal(outbox, 0)  # verified up to record 30
+    finally:
+        outbox.close()
+    shutil.copy(backup, path)
+    no_snapshots(path, 5)  # records 21-25, not the ones verified there
+    outbox = Outbox(path)
+    try:
+        with pytest.raises(JournalError, match="record 30: verified before, but the journal now ends at record 25"):
+            f._check_journal(outbox, 12)
     finally:
         outbox.close()

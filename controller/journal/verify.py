@@ -653,8 +653,7 @@ def verify_reader(
         segments.add((tail_from, last_seq))
         if verified is not None:
             cut = min([verified[0]] + [lo - 1 for lo, _ in shown])
-            segments = _after_verified(journal, segments, verified, cut, anchor, last_seq, report, links_only)
-            anchor = verified if verified[0] > anchor[0] else anchor
+            segments, anchor = _after_verified(journal, segments, verified, cut, anchor, last_seq, report, links_only)
         for start, end in sorted(segments):
             _segment(journal, start, end, anchor, report, links_only)
             if report.problems:
@@ -674,20 +673,31 @@ def _after_verified(
     last_seq: int,
     report: VerifyReport,
     links_only: bool,
-) -> set[tuple[int, int]]:
+) -> tuple[set[tuple[int, int]], tuple[int, str]]:
     """``segments`` cut to what follows record ``cut`` (at or before record ``verified``, whose
     (seq, hash) the reader verified before), once the journal is seen to hold that record with that
-    hash; unchanged when it is not past the anchor or not kept."""
+    hash, and the (seq, hash) they are bound from: ``verified`` when they were cut, else ``anchor``
+    with ``segments`` unchanged (the pin not past the anchor, not kept, or nothing to cut: ``cut``
+    at the anchor, as when nothing was acknowledged yet or a prune moved the anchor up to what was).
+    A pin past the journal's last record is refused (and nothing is walked): the journal lost
+    records this reader verified, as one restored from an older copy and maybe written again."""
     seq, digest = verified
-    if not anchor[0] < seq <= last_seq or cut <= anchor[0]:
-        return segments
+    if seq > last_seq:
+        report.bad(  # where the journal went back is not known: none of it is trusted against what was verified
+            0,
+            f"record {seq}: verified before, but the journal now ends at record {last_seq}: it went back "
+            "(restored from an older copy?), records verified (and maybe sent) are gone",
+        )
+        return set(), anchor
+    if not anchor[0] < seq or cut <= anchor[0]:
+        return segments, anchor
     found = hash_at(journal.db, seq, journal.key, checked=not links_only)
     if found is None or found == "":
-        return segments  # not kept (pruned or folded out of reach): checked as if never verified
+        return segments, anchor  # not kept (pruned or folded out of reach): checked as if never verified
     if found != digest:
         report.bad(seq, f"record {seq}: not the record verified before (hash {found[:16]}...): changed since")
-        return set()
-    return {(max(start, cut), end) for start, end in segments if end > cut}
+        return set(), anchor
+    return {(max(start, cut), end) for start, end in segments if end > cut}, verified
 
 
 def verify_prune(journal: SqliteJournal, removed: Iterable[tuple[int, int]]) -> tuple[VerifyReport, tuple[int, str]]:
