@@ -437,12 +437,6 @@ class _RefusingPanel(PanelSim):
         return MsgType.NAK, b""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack7: each NAKed POLL is a DeviceFault (drivers/protocol.py _handle, kind 'nak'), journaled and"
-    " logged: a device refusing every request makes about 20 a second for as long as it does, while its state"
-    " request's refusals are reported once and then counted (docs/protocol.md 4.5)",
-)
 def test_a_device_that_refuses_every_request_is_reported_once_then_counted() -> None:
     sink = Sink()
     sim = _RefusingPanel(address=3)
