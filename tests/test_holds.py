@@ -228,13 +228,6 @@ def test_the_simulation_journals_every_hold_it_makes_begun_and_ended(tmp_path: P
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack7: once the link is back and the device refuses its state request, the hold still says"
-    " 'link down: bet_spots' and 'clears: by itself when the bet_spots link is back' (hold_clears in"
-    " controller/table/_holds.py words it from the reason the hold began with); the screen shows 'why: link"
-    " down: bet_spots' for as long as the device refuses, and the supervisor is told to wait for a link that is up",
-)
 def test_a_hold_waiting_for_a_refused_state_says_the_state_is_what_it_waits_for(tmp_path: Path) -> None:
     clock = ManualClock(1_800_000_000.0)
     runtime = table(tmp_path / "j.db", clock)
