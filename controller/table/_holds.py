@@ -168,12 +168,16 @@ def _names(devices: list[str]) -> str:
 
 def waits_for_clears(pending: dict[str, str]) -> str:
     """What clears a link hold now that ``pending`` (device: why not back, as
-    :class:`DeviceLinks` words it) are not back: the links still down, then the states not read."""
-    down = sorted(d for d, why in pending.items() if why == DeviceLinks.DOWN or why.startswith(DeviceLinks.NEVER))
-    unread = sorted(d for d in pending if d not in down)
+    :class:`DeviceLinks` words it) are not back: the links still down, those never up since start,
+    then the states not read (whichever device the hold's reason named when it began)."""
+    down = sorted(d for d, why in pending.items() if why == DeviceLinks.DOWN)
+    never = sorted(d for d, why in pending.items() if why.startswith(DeviceLinks.NEVER))
+    unread = sorted(d for d in pending if d not in down and d not in never)
     waits = []
     if down:
         waits.append(f"the {_names(down)} link{' is' if len(down) == 1 else 's are'} back")
+    if never:
+        waits.append(f"the {_names(never)} link{' comes' if len(never) == 1 else 's come'} up")
     if unread:
         one = len(unread) == 1
         waits.append(
@@ -330,10 +334,7 @@ class Holds:
         says it waits for that state, not for the link: the reason stays what the hold began
         with (journaled), the words follow what it waits for now."""
         pending = self._device_links.pending
-        if self.reason.startswith("link down:") and pending.get(self.reason.split(":", 1)[1].strip()) not in (
-            None,
-            DeviceLinks.DOWN,
-        ):
+        if pending and self.reason.startswith("link down:"):
             return waits_for_clears(pending)
         return reason_clears(self.reason, self.kind.ends_by_itself)
 
