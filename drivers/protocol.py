@@ -197,6 +197,8 @@ class LinkProtocol:
         self._poll_s: float | None = None  # the runner's pace (None: the config's poll interval)
         self._reopen_s = 0.0
         """The last pause before the port opened again (0.0: a good reply since: the next is the first)."""
+        self._poll_refused = False
+        """A POLL was refused (NAK) since the last good reply or link-down: later refusals are only counted."""
 
     # --- what the table and the driver ask and tell ---------------------------------------------
 
@@ -479,6 +481,7 @@ class LinkProtocol:
         if self.up:
             self._device.up = False
             self.stats.add("link_downs")
+            self._poll_refused = False  # a refusal after the next link-up is reported again
             self._state.link_down()
             self._out.put(LinkDown(device=self.name, at=self._out.at, reason=reason))
 
@@ -516,6 +519,10 @@ class LinkProtocol:
             return False
         boot = _U32_AT(reply.payload)[0]
         self._seen_boot(boot)
+        if reply.type is MsgType.NAK:
+            self._refused(reply, out)
+            return False
+        self._poll_refused = False  # a good reply ends a run of refused polls
         if reply.type is MsgType.EVENT:
             return self._event(reply, out, boot)
         if reply.type is MsgType.ACK:
@@ -523,13 +530,22 @@ class LinkProtocol:
         elif reply.type is MsgType.RESP and len(reply.payload) >= 6:
             assert out.command is not None
             self._response(out.command, reply.payload[4])
-        elif reply.type is MsgType.NAK:
-            self.stats.add("naks")
-            if out.command is not None:
-                self._command_failed(out.command, STATUS_NAK)
-            else:
-                self._out.fault("nak", f"device refused the poll (seq {reply.ack})")
         return False
+
+    def _refused(self, reply: Frame, out: Request) -> None:
+        """A NAK answering ``out``: a refused command has failed (its :class:`CommandResult`, as
+        each time); a refused POLL is a :class:`DeviceFault` (``kind: nak``) only the first time of
+        a run (until a good reply or a link-down), later ones are only counted (``naks``): a
+        device that refuses every poll is reported once, not about 20 times a second."""
+        self.stats.add("naks")
+        if out.command is not None:
+            self._command_failed(out.command, STATUS_NAK)
+        elif not self._poll_refused:
+            self._poll_refused = True
+            self._out.fault(
+                "nak",
+                f"device refused the poll (seq {reply.ack}): later refusals are only counted (naks) until it answers",
+            )
 
     def _event(self, reply: Frame, out: Request, boot: int) -> bool:
         """An EVENT answering ``out`` from the device running ``boot``: a new one is handed to the

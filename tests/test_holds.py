@@ -25,7 +25,7 @@ from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged
 from drivers.protocol import DeviceFault
 from drivers.shoe import CardDealt, DoorChanged, Jam
-from drivers.state import ShoeState
+from drivers.state import ShoeState, SpotsState
 
 TABLE = load_table(config_dir() / "bench" / "mississippi_stud.yaml")
 JAMMED = "shoe jammed: clear the jam"
@@ -228,13 +228,6 @@ def test_the_simulation_journals_every_hold_it_makes_begun_and_ended(tmp_path: P
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack7: once the link is back and the device refuses its state request, the hold still says"
-    " 'link down: bet_spots' and 'clears: by itself when the bet_spots link is back' (hold_clears in"
-    " controller/table/_holds.py words it from the reason the hold began with); the screen shows 'why: link"
-    " down: bet_spots' for as long as the device refuses, and the supervisor is told to wait for a link that is up",
-)
 def test_a_hold_waiting_for_a_refused_state_says_the_state_is_what_it_waits_for(tmp_path: Path) -> None:
     clock = ManualClock(1_800_000_000.0)
     runtime = table(tmp_path / "j.db", clock)
@@ -246,6 +239,27 @@ def test_a_hold_waiting_for_a_refused_state_says_the_state_is_what_it_waits_for(
     )
     clock.now += 600
     hold = runtime.snapshot.hold
-    runtime.journal.close()  # type: ignore[attr-defined]
     assert hold is not None and hold.devices_not_back == "bet_spots: back, its state not read yet"
     assert "link is back" not in hold.clears and "read" in hold.clears, hold
+    assert hold.reason == "link down: bet_spots"  # what it began with: the words follow what it waits for
+    runtime._handle(SpotsState(device="bet_spots", boot_id=1, spots=((1, "ante", 500), (4, "ante", 500)), locked=True))
+    assert runtime.snapshot.hold is None
+    runtime.journal.close()  # type: ignore[attr-defined]
+    found = holds(tmp_path / "j.db")  # the journal says what clears it as its reason says, as before
+    assert [k for k, _, _, _ in found] == ["HoldBegan", "HoldEnded"]
+    assert found[0][1]["clears"] == "by itself when the bet_spots link is back; or supervisor key on: void"
+    assert found[1][1]["by"] == "by itself: the bet_spots link is back"
+
+
+def test_a_hold_for_one_link_down_names_the_device_it_waits_for_now(tmp_path: Path) -> None:
+    clock = ManualClock(1_800_000_000.0)
+    runtime = table(tmp_path / "j.db", clock)
+    runtime._handle(LinkDown(device="bet_spots", reason="no reply"))
+    runtime._handle(LinkDown(device="panel", reason="no reply"))
+    runtime._handle(LinkUp(device="bet_spots", boot_id=1, rebooted=False))
+    runtime._handle(SpotsState(device="bet_spots", boot_id=1, spots=((1, "ante", 500), (4, "ante", 500)), locked=True))
+    runtime._handle(LinkUp(device="panel", boot_id=1, rebooted=False))
+    hold = runtime.snapshot.hold
+    runtime.journal.close()  # type: ignore[attr-defined]
+    assert hold is not None and hold.devices_not_back == "panel: back, its state not read yet", hold
+    assert hold.clears.startswith("by itself when the panel state is read") and "bet_spots" not in hold.clears, hold

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import struct
+from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from drivers.delivery import Delivery
 from drivers.framing import Decoder, Frame, MsgType, encode
+from drivers.link_events import STATUS_NAK
 from drivers.messages import BUTTONS, BodyError, DeviceEvent
 from drivers.panel import ButtonChanged, PanelDriver
 from drivers.protocol import (
@@ -437,12 +439,6 @@ class _RefusingPanel(PanelSim):
         return MsgType.NAK, b""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack7: each NAKed POLL is a DeviceFault (drivers/protocol.py _handle, kind 'nak'), journaled and"
-    " logged: a device refusing every request makes about 20 a second for as long as it does, while its state"
-    " request's refusals are reported once and then counted (docs/protocol.md 4.5)",
-)
 def test_a_device_that_refuses_every_request_is_reported_once_then_counted() -> None:
     sink = Sink()
     sim = _RefusingPanel(address=3)
@@ -460,3 +456,61 @@ def test_a_device_that_refuses_every_request_is_reported_once_then_counted() -> 
         wire.run(t)
     faults = [e for e in sink.emitted if isinstance(e, DeviceFault)]
     assert len(faults) <= 2, f"{len(faults)} DeviceFaults for {protocol.stats.naks} refusals in {t:g} s"
+
+
+class _AtTimesRefusingPanel(PanelSim):
+    """A panel that NAKs every request while ``refusing``, and answers as a panel otherwise."""
+
+    refusing = True
+    answered = 0
+    """Requests answered other than with a NAK."""
+
+    def _answer(self, frame: Frame) -> tuple[MsgType, bytes]:
+        if self.refusing:
+            return MsgType.NAK, b""
+        reply = super()._answer(frame)
+        self.answered += reply[0] is not MsgType.NAK
+        return reply
+
+
+def test_refused_polls_are_reported_once_a_run_and_each_refused_command_still_fails() -> None:
+    sink = Sink()
+    sim = _AtTimesRefusingPanel(address=3)
+    protocol = LinkProtocol(
+        "panel",
+        3,
+        CONFIG,
+        on_state=lambda b, at: PanelState(device="panel", at=at, boot_id=0, key_on=False, lines=4, columns=40),
+    )
+    wire = SimWire(protocol, sim, random.Random(3), Line(), deliver=sink.delivery(protocol))
+    t = 0.0
+
+    def until(done: Callable[[], bool]) -> None:
+        nonlocal t
+        while not done():
+            t = round(t + 0.01, 2)
+            assert t < 600.0, "never came"
+            wire.run(t)
+
+    def refused_polls() -> list[DeviceFault]:
+        return [e for e in sink.emitted if isinstance(e, DeviceFault) and e.kind == "nak"]
+
+    def results() -> list[CommandResult]:
+        return [e for e in sink.emitted if isinstance(e, CommandResult)]
+
+    until(lambda: protocol.stats.naks >= 20)
+    protocol.send_command("beep", PanelDriver.COMMANDS["beep"].code, b"")  # each refused command fails, as
+    until(lambda: len(results()) == 1)  # always: the table acts on it
+    protocol.send_command("beep", PanelDriver.COMMANDS["beep"].code, b"")
+    until(lambda: len(results()) == 2)
+    assert [r.status for r in results()] == [STATUS_NAK, STATUS_NAK]
+    assert len([e for e in sink.emitted if isinstance(e, DeviceFault) and e.kind == "command_failed"]) == 2
+    naks = protocol.stats.naks
+    until(lambda: protocol.stats.naks >= naks + 20)
+    assert len(refused_polls()) == 1 and "only counted (naks)" in refused_polls()[0].error
+    sim.refusing = False  # a good reply ends the run: the next refusal is reported again
+    until(lambda: sim.answered >= 5)
+    sim.refusing = True
+    naks = protocol.stats.naks
+    until(lambda: protocol.stats.naks >= naks + 20)
+    assert len(refused_polls()) == 2

@@ -26,6 +26,7 @@ from datetime import datetime
 from controller.journal import JournalError, SqliteJournal
 from controller.journal.holds import HOLD_KINDS
 from controller.journal.records import Journal, JournalRecord
+from controller.table._holds import reason_clears
 from controller.table.snapshot import TableSnapshot
 
 __all__ = ["HoldJournal", "HOLD_KINDS", "SUPERVISOR_KINDS", "MAX_TRIED"]
@@ -100,7 +101,7 @@ class HoldJournal:
         self.fresh: list[dict[str, object]] = []
         """The supervisor's acts done since the last snapshot: one of them ended the hold, if it ended."""
         self.clears = ""
-        """What clears the open hold, as its last snapshot said."""
+        """What clears the open hold, as its reason at the last snapshot says (:func:`reason_clears`)."""
         self.by_itself = True
         """Whether the hold's last reason ends by itself (the devices back), else the supervisor's."""
         self._taken_up = False
@@ -129,8 +130,10 @@ class HoldJournal:
             self._take_up()
         hold = snapshot.hold
         reason = hold.reason if hold is not None else None
+        # what clears it as its reason says (the journal's words; the snapshot's follow what it waits for now)
+        clears = reason_clears(hold.reason, hold.by_itself) if hold is not None else ""
         if hold is not None:
-            self.by_itself, self.clears = hold.by_itself, hold.clears
+            self.by_itself, self.clears = hold.by_itself, clears
         if reason != self.reason:
             if hold is not None and self.reason is None:
                 self.round_no, self.tried, self.tried_more = snapshot.round_no, [], 0
@@ -138,7 +141,7 @@ class HoldJournal:
                     "round": snapshot.round_no,
                     "step": hold.held_from or snapshot.step,
                     "reason": hold.reason,
-                    "clears": hold.clears,
+                    "clears": clears,
                     "who": hold.who,
                 }
                 self.began_at = self.clock()
@@ -147,7 +150,7 @@ class HoldJournal:
                 self._begin_late()
                 self._append(
                     "HoldChanged",
-                    {"round": self.round_no, "reason": hold.reason, "clears": hold.clears, "who": hold.who},
+                    {"round": self.round_no, "reason": hold.reason, "clears": clears, "who": hold.who},
                 )
             else:
                 self._begin_late()

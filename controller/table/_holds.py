@@ -152,6 +152,41 @@ def hold_clears(reason: str) -> str:
     return "supervisor key on: clear fault, or void"
 
 
+def reason_clears(reason: str, by_itself: bool) -> str:
+    """What clears a hold with ``reason`` that ends by itself or not (``by_itself``), as the hold
+    began or changed (what the journal's hold records say): a hold that ends by itself says so,
+    whatever its reason."""
+    words = hold_clears(reason)
+    if by_itself and not words.startswith("by itself"):
+        return "by itself when every device is back and read; or supervisor key on: void"
+    return words
+
+
+def _names(devices: list[str]) -> str:
+    return devices[0] if len(devices) == 1 else f"{', '.join(devices[:-1])} and {devices[-1]}"
+
+
+def waits_for_clears(pending: dict[str, str]) -> str:
+    """What clears a link hold now that ``pending`` (device: why not back, as
+    :class:`DeviceLinks` words it) are not back: the links still down, those never up since start,
+    then the states not read (whichever device the hold's reason named when it began)."""
+    down = sorted(d for d, why in pending.items() if why == DeviceLinks.DOWN)
+    never = sorted(d for d, why in pending.items() if why.startswith(DeviceLinks.NEVER))
+    unread = sorted(d for d in pending if d not in down and d not in never)
+    waits = []
+    if down:
+        waits.append(f"the {_names(down)} link{' is' if len(down) == 1 else 's are'} back")
+    if never:
+        waits.append(f"the {_names(never)} link{' comes' if len(never) == 1 else 's come'} up")
+    if unread:
+        one = len(unread) == 1
+        waits.append(
+            f"the {_names(unread)} state{' is' if one else 's are'} read"
+            f" ({'its link is' if one else 'their links are'} up: asked again until answered)"
+        )
+    return f"by itself when {' and '.join(waits)}; or supervisor key on: void"
+
+
 class Holds:
     """The hold on the round now: why, the state it was held from, the devices lost meanwhile.
 
@@ -294,11 +329,14 @@ class Holds:
 
     def clears(self) -> str:
         """What clears the hold on now, in words (a hold that ends by itself says so, whatever its
-        reason: the log, the page and the screen say the same way on)."""
-        words = hold_clears(self.reason)
-        if self.kind.ends_by_itself and not words.startswith("by itself"):
-            return "by itself when every device is back and read; or supervisor key on: void"
-        return words
+        reason: the log, the page and the screen say the same way on). A hold for a link down
+        whose device is back but not read yet (its state request refused, or not answered yet)
+        says it waits for that state, not for the link: the reason stays what the hold began
+        with (journaled), the words follow what it waits for now."""
+        pending = self._device_links.pending
+        if pending and self.reason.startswith("link down:"):
+            return waits_for_clears(pending)
+        return reason_clears(self.reason, self.kind.ends_by_itself)
 
     def release(self) -> None:
         """End the hold: the round goes on where it was held."""
