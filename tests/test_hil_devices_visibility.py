@@ -205,7 +205,8 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
     journal = tmp_path / "bench.db"
     bench = subprocess.Popen(
         tablectl_process("bench", "--game", "mississippi_stud", "--seats", "2")
-        + ["--rounds", "40", "--seed", "3", "--journal", str(journal), "--quiet"],
+        # no round limit that a fast machine reaches: the test stops it by SIGTERM once status was read
+        + ["--rounds", "10000000", "--seed", "3", "--journal", str(journal), "--quiet"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         cwd=ROOT,
@@ -222,11 +223,16 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
                     if all(status["devices"].get(d, {}).get("counters") for d in ("shoe", "bet_spots", "panel")):
                         break
             time.sleep(0.2)
+        assert all(status.get("devices", {}).get(d, {}).get("counters") for d in ("shoe", "bet_spots", "panel")), (
+            "status never showed the three devices' counters while the bench ran"
+        )
         assert bench.poll() is None, "the bench finished before status was read while it ran"
     finally:
-        bench.wait(timeout=STATE_TIMEOUT_S)
-        bench.stderr.close()  # type: ignore[union-attr]
-    assert bench.returncode == 0
+        bench.terminate()  # SIGTERM, as StopSignals handles it: the summary, then 143
+        _, err = bench.communicate(timeout=STATE_TIMEOUT_S)
+    # stopped by the signal, not failed: the round in play is left open for the next run to finish
+    assert bench.returncode == 143, err
+    assert "stopped by SIGTERM after" in err.decode() and "Traceback" not in err.decode()
     for device in ("shoe", "bet_spots", "panel"):
         d = status["devices"][device]
         assert d["link"] == "up" and d["counters"]["frames_ok"] > 0 and d["boot_id"]
@@ -247,6 +253,6 @@ def test_link_stats_at_each_round_end_and_status_from_another_process(tmp_path: 
     kinds = [r.kind for r in read_records(db, checked=False)]  # rows and folded rounds alike
     rounds = db.execute("SELECT count(*) FROM rounds").fetchone()[0]
     db.close()
-    assert kinds.count("LinkStats") == 3 * rounds == 3 * 40
+    assert rounds >= 1 and kinds.count("LinkStats") == 3 * rounds
     bad = run_tablectl("status", "--journal", tmp_path / "none.db", cwd=ROOT, timeout=STATE_TIMEOUT_S)
     assert bad.returncode == 2 and "none.db: no journal there" in bad.stderr and "Traceback" not in bad.stderr
