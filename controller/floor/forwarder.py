@@ -479,8 +479,7 @@ class Forwarder:
     def _throttled(self, outbox: Outbox, exc: _Refused) -> None:
         """The broker refused a record (the table's share of the stream is full): the link stays
         up, the record and those after it wait in the journal, and the forwarder tries again one
-        message at a time (after a backoff) until the broker takes one, then with at most
-        :attr:`_cwnd` in flight."""
+        message at a time (after a backoff) until the broker takes one."""
         self._refused_count += 1
         self._probing = True
         error = f"the broker refuses this table's records: {exc}; they wait in the journal and are sent again"
