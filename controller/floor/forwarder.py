@@ -251,12 +251,6 @@ class Forwarder:
         self._probing = False
         """After a refusal: one message at a time until the broker takes one again."""
         self._refused_wait = REFUSED_WAIT_S
-        self._cwnd = float(window)
-        """Publishes this run may have in flight (congestion control, AIMD): ``window`` until the
-        broker refuses one, then half of what was in flight then (at least 1), growing by one per
-        window acknowledged back up to ``window``. Before, the window opened fully again after each
-        refusal, and the next burst into the still nearly full share was refused with up to
-        ``window`` messages behind it, sent again for nothing (benchmarks/bench_floor.py)."""
         self._sent_max = 0
         """The highest record published in this run (one at or below it is published again)."""
         self._taken: dict[str, tuple[int, Any]] = {}
@@ -553,8 +547,6 @@ class Forwarder:
         (:meth:`_send`). Before, each refusal ended the run, and the next one verified the backlog
         again from the last snapshot: at full speed, thousands of records hashed again a refusal
         (benchmarks/bench_floor.py, docs/benchmarks.md)."""
-        if not self._probing:  # one halving a congestion: a refused probe says nothing new
-            self._cwnd = max(1.0, (len(run.pending) + 1) / 2)  # the refused one was in flight too
         await self._settle_in_flight(run.pending)
         self._keep_taken(run.pending)
         for _, _, future, _ in run.pending:
@@ -617,8 +609,7 @@ class Forwarder:
 
     async def _send(self, records: list[RawRecord], run: _Run, outbox: Outbox) -> None:
         """Publish ``records`` in order, each after the one before it in the chain, with at most
-        ``window`` acknowledgements outstanding (one while the broker has just refused one, then
-        :attr:`_cwnd`)."""
+        ``window`` acknowledgements outstanding (one while the broker has just refused one)."""
         link = self.link
         for record in records:
             if run.linked is not None and record.prev != run.linked:  # each record follows the one sent before
@@ -643,7 +634,7 @@ class Forwarder:
                 run.recent.forget_through(record.seq)
             published = False
             for i, m in enumerate(messages):
-                while len(run.pending) >= (1 if self._probing else int(self._cwnd)):
+                while len(run.pending) >= (1 if self._probing else self.window):
                     await self._complete_oldest(run.pending, outbox)
                 taken = self._taken.pop(m.msg_id, None)
                 if taken is None:
@@ -769,8 +760,6 @@ class Forwarder:
                 raise _Refused(str(getattr(exc, "description", exc))) from exc
             raise _Resend(f"{type(exc).__name__}: {exc}") from exc
         self._published += 1
-        if self._cwnd < self.window:  # additive increase: one per window acknowledged
-            self._cwnd = min(float(self.window), self._cwnd + 1 / self._cwnd)
         self._ever_up = True  # the broker took a record: the link is up, whatever it said of others
         if self._probing:  # the broker takes this table's records again
             self._probing, self._refused_wait = False, REFUSED_WAIT_S
