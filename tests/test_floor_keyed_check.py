@@ -17,13 +17,13 @@ import pytest
 pytest.importorskip("nats")
 
 import nats
+from floor_fixtures import FloorLink, FloorSite
+from floor_helpers import wait_for
 
 from controller.floor.connect import nats_auth_options
 from controller.floor.forwarder import Forwarder, LinkState
 from controller.journal import NewRecord, SqliteJournal
 from controller.journal.store import record_hash
-from tests.floor_fixtures import FloorLink, FloorSite
-from tests.floor_helpers import wait_for
 
 KEY = b"k" * 32
 RECORDS = 12

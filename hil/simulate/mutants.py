@@ -117,8 +117,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "pg_copy_to_player",
         "controller/game/pai_gow/_rules.py",
-        "high_won = player.high > dealer.high",
-        "high_won = player.high >= dealer.high",
+        "        high > dealer_high,",
+        "        high >= dealer_high,",
         "pai gow: a copy (identical high hand) goes to the player, not the banker",
         PG,
     ),
