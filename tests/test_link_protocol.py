@@ -439,16 +439,21 @@ class _RefusingPanel(PanelSim):
         return MsgType.NAK, b""
 
 
-def test_a_device_that_refuses_every_request_is_reported_once_then_counted() -> None:
-    sink = Sink()
-    sim = _RefusingPanel(address=3)
+def _panel_wire(sim: PanelSim, sink: Sink) -> tuple[LinkProtocol, SimWire]:
+    """A panel link's protocol and the simulated wire to ``sim``, delivering to ``sink``."""
     protocol = LinkProtocol(
         "panel",
         3,
         CONFIG,
         on_state=lambda b, at: PanelState(device="panel", at=at, boot_id=0, key_on=False, lines=4, columns=40),
     )
-    wire = SimWire(protocol, sim, random.Random(3), Line(), deliver=sink.delivery(protocol))
+    return protocol, SimWire(protocol, sim, random.Random(3), Line(), deliver=sink.delivery(protocol))
+
+
+def test_a_device_that_refuses_every_request_is_reported_once_then_counted() -> None:
+    sink = Sink()
+    sim = _RefusingPanel(address=3)
+    protocol, wire = _panel_wire(sim, sink)
     t = 0.0
     while protocol.stats.naks < 200:
         t = round(t + 0.01, 2)
@@ -476,13 +481,7 @@ class _AtTimesRefusingPanel(PanelSim):
 def test_refused_polls_are_reported_once_a_run_and_each_refused_command_still_fails() -> None:
     sink = Sink()
     sim = _AtTimesRefusingPanel(address=3)
-    protocol = LinkProtocol(
-        "panel",
-        3,
-        CONFIG,
-        on_state=lambda b, at: PanelState(device="panel", at=at, boot_id=0, key_on=False, lines=4, columns=40),
-    )
-    wire = SimWire(protocol, sim, random.Random(3), Line(), deliver=sink.delivery(protocol))
+    protocol, wire = _panel_wire(sim, sink)
     t = 0.0
 
     def until(done: Callable[[], bool]) -> None:

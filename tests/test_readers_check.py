@@ -244,6 +244,16 @@ class _Taken:
         return future
 
 
+def _sent_after(f: Forwarder, outbox: Outbox, after: int) -> None:
+    """``f`` sends the journal's records after ``after`` (to a stand-in that takes them all)."""
+
+    async def send() -> None:
+        run = _Run(cast(Any, _Taken()), after, 0, outbox.hash_of(after) if after else None, outbox)
+        await f._send(outbox.after(after, 1000), run, outbox)
+
+    asyncio.run(send())
+
+
 def test_what_a_run_sends_is_not_verified_again_at_the_next_run_start(
     tmp_path: Path, segments: list[tuple[int, int]]
 ) -> None:
@@ -259,17 +269,13 @@ def test_what_a_run_sends_is_not_verified_again_at_the_next_run_start(
         f._check_journal(outbox, 0)
         no_snapshots(path, 60)
 
-        async def send(after: int) -> None:
-            run = _Run(cast(Any, _Taken()), after, 0, outbox.hash_of(after) if after else None, outbox)
-            await f._send(outbox.after(after, 1000), run, outbox)
-
-        asyncio.run(send(0))
+        _sent_after(f, outbox, 0)
         segments.clear()
         f._check_journal(outbox, 60)
         assert segments == []
         no_snapshots(path, 10)
         sql(path, "UPDATE records SET data = ? WHERE seq = 65", '{"card":"Kd","n":4}')
-        asyncio.run(send(60))
+        _sent_after(f, outbox, 60)
         with pytest.raises(JournalError, match="does not verify, not published: record 65"):
             f._check_journal(outbox, 70)
         assert segments[-1] == (64, 70)
@@ -292,18 +298,14 @@ def test_a_forwarder_with_the_key_carries_its_verified_position_over_a_keyed_jou
         f._check_journal(outbox, 0)
         no_snapshots(path, 60, KEY)
 
-        async def send(after: int) -> None:
-            run = _Run(cast(Any, _Taken()), after, 0, outbox.hash_of(after) if after else None, outbox)
-            await f._send(outbox.after(after, 1000), run, outbox)
-
-        asyncio.run(send(0))
+        _sent_after(f, outbox, 0)
         segments.clear()
         f._check_journal(outbox, 60)
         assert segments == []
         no_snapshots(path, 10, KEY)
         rechain(path, 65, '{"card":"Kd","n":4}', signed=True)
         forwarder(path)._check_journal(outbox, 60)  # without the key: the links hold
-        asyncio.run(send(60))
+        _sent_after(f, outbox, 60)
         with pytest.raises(JournalError, match="does not verify, not published: record 65"):
             f._check_journal(outbox, 70)
         assert segments[-1] == (64, 70)
