@@ -186,11 +186,6 @@ class TableRuntime:
         self.prepared: TableSnapshot | None = None
         """The snapshot :meth:`prepare` published, before any thread started: the round as recovered
         (what ``tablectl run``'s start line names; :attr:`snapshot` may already be later)."""
-        self.prepared_version = 0
-        """The version of the snapshot :meth:`prepare` published. The first event the table handles
-        after it is its start (``DevicesExpected``, queued first): a reader that must not act before
-        the table handled its start (the bench's players) waits for a later version (one is also
-        published if the journal fails as that event is written: the table then holds)."""
         self._published: tuple[TableSnapshot, PlayerHands | None] | None = None
         """The snapshot (and players' hands) last published: published again after an event that
         changed nothing the table shows."""
@@ -237,6 +232,14 @@ class TableRuntime:
                     self.engine.current_seq,
                     failure_text(exc),
                 )
+
+    @property
+    def prepared_version(self) -> int:
+        """The version of the snapshot :meth:`prepare` published (0 before it). The first event the
+        table handles after it is its start (``DevicesExpected``, queued first): a reader that must
+        not act before the table handled its start (the bench's players) waits for a later version
+        (one is also published if the journal fails as that event is written: the table then holds)."""
+        return 0 if self.prepared is None else self.prepared.version
 
     def publish(self) -> TableSnapshot:
         """Build the table's snapshot and publish it (the controller thread, or before it starts);
@@ -438,7 +441,6 @@ class TableRuntime:
         if self.store is not None:
             self._restore_event_windows(self.store.path)
         self.prepared = self.publish()
-        self.prepared_version = self.prepared.version
         # Every device counts as never connected until its link is up and its state read: one that
         # cannot come up holds the table, with why (posted first: a replay sees it where it was).
         # A round recovered: what the devices did while the table was stopped is taken as after a
