@@ -63,14 +63,6 @@ from collections.abc import Callable
 from drivers.delivery import Delivery
 from drivers.link_events import (
     COUNTERS,
-    PROBLEM_COUNTERS,
-    STATE_WATCH_S,
-    STATUS_BAD_BODY,
-    STATUS_BUSY,
-    STATUS_NAK,
-    STATUS_NO_ANSWER,
-    STATUS_OK,
-    STATUS_UNKNOWN,
     Close,
     CommandResult,
     DeviceFault,
@@ -92,7 +84,6 @@ from drivers.transport import PortOpenError, Transport, TransportError
 
 __all__ = [
     "LinkConfig",
-    "LinkCounters",
     "LinkStats",
     "Link",
     "LinkLoop",
@@ -103,14 +94,6 @@ __all__ = [
     "DeviceFault",
     "CommandResult",
     "COUNTERS",
-    "PROBLEM_COUNTERS",
-    "STATE_WATCH_S",
-    "STATUS_OK",
-    "STATUS_UNKNOWN",
-    "STATUS_BAD_BODY",
-    "STATUS_BUSY",
-    "STATUS_NAK",
-    "STATUS_NO_ANSWER",
 ]
 
 log = logging.getLogger("tablectl.link")
@@ -184,28 +167,9 @@ class Link:
         return self.protocol.up
 
     @property
-    def last_event_no(self) -> int:
-        """The number of the last event received (of ``window_boot``)."""
-        return self.protocol.last_event_no
-
-    @property
-    def window_boot(self) -> int | None:
-        """The boot whose event numbering ``last_event_no`` counts (None: not known yet)."""
-        return self.protocol.window_boot
-
-    @property
-    def ack_boot(self) -> int | None:
-        """The boot of the last event journaled."""
-        return self.protocol.ack_boot
-
-    @property
-    def ack_no(self) -> int:
-        """The number of the last event journaled: what each POLL acknowledges."""
-        return self.protocol.ack_no
-
-    @property
     def ack_when_journaled(self) -> bool:
-        """Acknowledge an event only once the table has journaled it (:meth:`journaled`)."""
+        """Acknowledge an event only once the table has journaled it (:meth:`journaled`); the
+        event window itself (last received, last journaled) is the :attr:`protocol`'s."""
         return self.protocol.ack_when_journaled
 
     @ack_when_journaled.setter
@@ -259,16 +223,14 @@ class Link:
         self._poke()
 
     def read_state_again(self) -> None:
-        """Read the device's whole state again (any thread): its snapshot is put on the queue once
-        every event older than it has arrived, as after a link-up (the controller after a journal
-        outage: what the device sent meanwhile was neither acknowledged nor acted on)."""
+        """Read the device's whole state again (any thread; :meth:`LinkProtocol.read_state_again`),
+        the link served at once."""
         with self._lock:
             self.protocol.read_state_again()
         self._poke()
 
     def set_window(self, boot_id: int | None, last_event_no: int) -> None:
-        """Start from event ``last_event_no`` of boot ``boot_id``, received and journaled (a
-        controller started again, from its journal); before :meth:`start`."""
+        """Where the event window starts (:meth:`LinkProtocol.set_window`); before :meth:`start`."""
         with self._lock:
             self.protocol.set_window(boot_id, last_event_no)
 
@@ -298,8 +260,8 @@ class Link:
             self.protocol.running = value
 
     def journaled(self, item: object) -> None:
-        """The table journaled ``item``: when it carries the event received last, that event is
-        acknowledged by the next POLL, which goes out at once (the controller thread)."""
+        """The table journaled ``item`` (the controller thread; :meth:`LinkProtocol.journaled`): the
+        link is served at once when the next POLL acknowledges it."""
         with self._lock:
             wake = self.protocol.journaled(item)
         if wake:

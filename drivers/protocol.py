@@ -38,27 +38,21 @@ from drivers.framing import Decoder, Frame, MsgType
 from drivers.link_events import (
     COUNTERS,
     PROBLEM_COUNTERS,
-    STATE_WATCH_S,
-    STATUS_BAD_BODY,
     STATUS_BUSY,
     STATUS_NAK,
     STATUS_NO_ANSWER,
     STATUS_OK,
     STATUS_TEXT,
-    STATUS_UNKNOWN,
     Action,
     Close,
     CommandResult,
     Deliver,
     DeviceFault,
-    EventReader,
-    EventsOfBoot,
     LinkConfig,
     LinkCounters,
     LinkDown,
     LinkStats,
     LinkUp,
-    OrderFeed,
     Output,
     Received,
     Reported,
@@ -70,36 +64,20 @@ from drivers.link_events import (
 from drivers.messages import DeviceEvent
 
 __all__ = [
+    "LinkProtocol",
     "LinkConfig",
     "LinkCounters",
-    "LinkStats",
     "LinkUp",
     "LinkDown",
-    "EventsOfBoot",
     "DeviceFault",
     "CommandResult",
-    "LinkProtocol",
     "Send",
     "Wait",
     "Close",
-    "Action",
     "Deliver",
     "Received",
     "Reported",
     "Output",
-    "StateReader",
-    "EventReader",
-    "Watch",
-    "OrderFeed",
-    "COUNTERS",
-    "PROBLEM_COUNTERS",
-    "STATE_WATCH_S",
-    "STATUS_OK",
-    "STATUS_UNKNOWN",
-    "STATUS_BAD_BODY",
-    "STATUS_BUSY",
-    "STATUS_NAK",
-    "STATUS_NO_ANSWER",
 ]
 
 log = logging.getLogger("tablectl.link")
@@ -238,18 +216,8 @@ class LinkProtocol:
 
     @property
     def last_event_no(self) -> int:
-        """The number of the last event received (of ``window_boot``)."""
+        """The number of the last event received (of the boot the window counts)."""
         return self._window.last_no
-
-    @property
-    def window_boot(self) -> int | None:
-        """The boot whose event numbering ``last_event_no`` counts (None: not known yet)."""
-        return self._window.boot
-
-    @property
-    def ack_boot(self) -> int | None:
-        """The boot of the last event journaled."""
-        return self._window.ack_boot
 
     @property
     def ack_no(self) -> int:

@@ -258,7 +258,7 @@ def test_the_shoe_sends_again_every_card_not_journaled_and_none_is_taken_twice(t
         wait(lambda: link.stats.frames_ok > sent + 10, "polls answered meanwhile")  # asked again and again
         held = [number for _, number, *_ in t.shoe.pending]
         assert len(held) == 2 and held[1] == held[0] + 1  # nothing acknowledged
-        assert t.count("CardDealt") == 1 and link.ack_no == held[0] - 1
+        assert t.count("CardDealt") == 1 and link.protocol.ack_no == held[0] - 1
         free(t)
         t.settled("CardDealt", 1, 2)
         wait(lambda: not t.shoe.pending, "the shoe acknowledged")
