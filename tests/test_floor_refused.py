@@ -88,6 +88,31 @@ def empty(link: FloorLink, table: str, subject: str) -> None:
     asyncio.run(go())
 
 
+def throttled(floor_site: FloorSite, table: str) -> tuple[FloorLink, Any]:
+    """A link to a stream that keeps ``SHARE`` messages a subject, and ``table``'s floor config,
+    its share of events already full: the broker refuses the table's next event."""
+    link = floor_site.link()
+    link.create_stream(table_share=SHARE)
+    config = link.floor_config(table)
+    fill_share(link, config.credentials, table, "event")
+    return link, config
+
+
+def an_event_then_faults(path: Path, faults: int) -> Path:
+    """A journal at ``path``: one event (refused while the share is full), then ``faults`` link faults."""
+    return journal_of(path, [NewRecord("SpotReport", SPOT, event=True)] + [NewRecord("LinkDown", DOWN)] * faults)
+
+
+def sent_once_with_room(forwarder: Forwarder, link: FloorLink, table: str, faults: int) -> None:
+    """``forwarder`` throttled, nothing acknowledged; once ``table``'s share has room again its
+    refused event is sent and the ``faults`` the broker took behind it are not sent again."""
+    assert forwarder.status().state is LinkState.THROTTLED and forwarder.status().acked == 0
+    empty(link, table, "event")
+    wait_for(lambda: forwarder.status().acked == 1 + faults, "every record acknowledged")
+    assert held(link, table) == {"event": 1, "fault": faults}
+    assert forwarder.status().state is LinkState.UP
+
+
 def test_what_the_broker_took_behind_a_refused_record_is_not_sent_again(
     floor_site: FloorSite, floor_folder: Path
 ) -> None:
@@ -96,22 +121,13 @@ def test_what_the_broker_took_behind_a_refused_record_is_not_sent_again(
     again: the stream holds each record once. Before, the forwarder resent from its acknowledged
     position everything after the refused record (up to its window of 256), each one a duplicate
     the floor settled."""
-    link = floor_site.link()
-    link.create_stream(table_share=SHARE)
-    config = link.floor_config("fr-a")
-    fill_share(link, config.credentials, "fr-a", "event")
+    link, config = throttled(floor_site, "fr-a")
     faults = 12  # twice as many still fit in the share: the bug shows as doubles, not as a refusal
-    path = journal_of(
-        floor_folder / "a.db", [NewRecord("SpotReport", SPOT, event=True)] + [NewRecord("LinkDown", DOWN)] * faults
-    )
+    path = an_event_then_faults(floor_folder / "a.db", faults)
     forwarder = Forwarder(path, config, max_backoff_s=0.2, heartbeat_s=None).start()
     try:
         wait_for(lambda: forwarder.status().refused >= 2, "record 1 refused, and refused again when tried alone")
-        assert forwarder.status().state is LinkState.THROTTLED and forwarder.status().acked == 0
-        empty(link, "fr-a", "event")
-        wait_for(lambda: forwarder.status().acked == 1 + faults, "every record acknowledged")
-        assert held(link, "fr-a") == {"event": 1, "fault": faults}
-        assert forwarder.status().state is LinkState.UP
+        sent_once_with_room(forwarder, link, "fr-a", faults)
     finally:
         forwarder.stop()
 
@@ -123,10 +139,7 @@ def test_a_table_throttled_before_any_acknowledgement_is_connected_not_never_con
     summary say the link is throttled (and why), not that it never connected."""
     from controller.cli._bench import floor_line
 
-    link = floor_site.link()
-    link.create_stream(table_share=SHARE)
-    config = link.floor_config("fr-b")
-    fill_share(link, config.credentials, "fr-b", "event")
+    link, config = throttled(floor_site, "fr-b")
     path = journal_of(floor_folder / "b.db", [NewRecord("SpotReport", SPOT, event=True)] * 3)
     forwarder = Forwarder(path, config, max_backoff_s=0.2, heartbeat_s=None).start()
     try:
@@ -166,22 +179,13 @@ def test_a_refusal_does_not_verify_the_backlog_again(floor_site: FloorSite, floo
     starts, not once a refusal. Before, each refusal ended the run and the next one verified the
     backlog from the last snapshot again: at full speed, thousands of records hashed again a
     refusal (benchmarks/bench_floor.py). What the broker took behind it is still not sent again."""
-    link = floor_site.link()
-    link.create_stream(table_share=SHARE)
-    config = link.floor_config("fr-c")
-    fill_share(link, config.credentials, "fr-c", "event")
+    link, config = throttled(floor_site, "fr-c")
     faults = 5
-    path = journal_of(
-        floor_folder / "c.db", [NewRecord("SpotReport", SPOT, event=True)] + [NewRecord("LinkDown", DOWN)] * faults
-    )
+    path = an_event_then_faults(floor_folder / "c.db", faults)
     forwarder = CountingForwarder(path, config, max_backoff_s=0.2, heartbeat_s=None).start()
     try:
         wait_for(lambda: forwarder.status().refused >= 3, "record 1 refused three times")
-        assert forwarder.status().state is LinkState.THROTTLED and forwarder.status().acked == 0
-        empty(link, "fr-c", "event")
-        wait_for(lambda: forwarder.status().acked == 1 + faults, "every record acknowledged")
+        sent_once_with_room(forwarder, link, "fr-c", faults)
         assert forwarder.verified == 1
-        assert held(link, "fr-c") == {"event": 1, "fault": faults}
-        assert forwarder.status().state is LinkState.UP
     finally:
         forwarder.stop()
