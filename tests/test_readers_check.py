@@ -9,6 +9,8 @@ import asyncio
 import json
 import shutil
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
@@ -118,8 +120,8 @@ def test_a_keyed_journal_is_checked_in_full_with_its_key(tmp_path: Path) -> None
         with_key.close()
 
 
-def forwarder(path: Path) -> Forwarder:
-    return Forwarder(path, FloorConfig("t1", ("nats://127.0.0.1:1",)))
+def forwarder(path: Path, key: bytes | None = None) -> Forwarder:
+    return Forwarder(path, FloorConfig("t1", ("nats://127.0.0.1:1",)), journal_key=key)
 
 
 def test_the_forwarder_checks_the_backlog_before_publishing(journal: Path) -> None:
@@ -155,6 +157,20 @@ def no_snapshots(path: Path, records: int, key: bytes | None = None) -> None:
         j.close()
 
 
+@contextmanager
+def first_run(path: Path, records: int, key: bytes | None = None) -> Iterator[tuple[Forwarder, Outbox]]:
+    """``records`` more records (no snapshot) at ``path``, then a forwarder given ``key`` and its
+    outbox after its first run start verified the journal (the outbox closed after)."""
+    no_snapshots(path, records, key)
+    outbox = Outbox(path, key=key)
+    try:
+        f = forwarder(path, key)
+        f._check_journal(outbox, 0)
+        yield f, outbox
+    finally:
+        outbox.close()
+
+
 @pytest.fixture
 def segments(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     """The (start, end) of every stretch of chain the readers walk, in order."""
@@ -177,11 +193,7 @@ def test_a_forwarder_run_start_verifies_only_what_follows_what_it_verified(
     not from the first record: the bench's tables, which keep no snapshot, walked their whole journal
     at each run start."""
     path = tmp_path / "j.db"
-    no_snapshots(path, 60)
-    outbox = Outbox(path)
-    try:
-        f = forwarder(path)
-        f._check_journal(outbox, 0)
+    with first_run(path, 60) as (f, outbox):
         assert segments == [(0, 60)]
         no_snapshots(path, 10)  # 61..70, written while the run was on
         segments.clear()
@@ -191,27 +203,19 @@ def test_a_forwarder_run_start_verifies_only_what_follows_what_it_verified(
         f._check_journal(outbox, 70)  # nothing new, nothing to send again: nothing walked
         assert segments == []
         assert f.status().runs == 3
-    finally:
-        outbox.close()
 
 
 def test_a_run_start_still_sees_a_change_made_since_the_last_one(tmp_path: Path) -> None:
     """What a run start no longer walks is pinned by the hash of the last record verified: a record
     before it changed with the chain computed again is refused; one in what is sent again is walked."""
     path = tmp_path / "j.db"
-    no_snapshots(path, 60)
-    outbox = Outbox(path)
-    try:
-        f = forwarder(path)
-        f._check_journal(outbox, 0)
+    with first_run(path, 60) as (f, outbox):
         sql(path, "UPDATE records SET data = ? WHERE seq = 58", '{"card":"Kd","n":57}')
         with pytest.raises(JournalError, match="does not verify, not published: record 58"):
             f._check_journal(outbox, 50)
         rechain(path, 10, '{"card":"Kd","n":9}')
         with pytest.raises(JournalError, match="record 60: not the record verified before"):
             f._check_journal(outbox, 50)
-    finally:
-        outbox.close()
 
 
 def rechain(path: Path, seq: int, data: str, signed: bool = False) -> None:
@@ -254,6 +258,25 @@ def _sent_after(f: Forwarder, outbox: Outbox, after: int) -> None:
     asyncio.run(send())
 
 
+def sent_then_ten_more(f: Forwarder, outbox: Outbox, segments: list[tuple[int, int]], key: bytes | None = None) -> None:
+    """After ``f``'s first run start on an empty journal: 60 records written and sent, so the next
+    run start, acknowledged up to 60, walks nothing; then records 61-70 written (not sent)."""
+    no_snapshots(outbox.path, 60, key)
+    _sent_after(f, outbox, 0)
+    segments.clear()
+    f._check_journal(outbox, 60)
+    assert segments == []
+    no_snapshots(outbox.path, 10, key)
+
+
+def refused_at_65(f: Forwarder, outbox: Outbox, segments: list[tuple[int, int]]) -> None:
+    """Records 61-70 sent with record 65 changed: the next run start walks from 64 and refuses it."""
+    _sent_after(f, outbox, 60)
+    with pytest.raises(JournalError, match="does not verify, not published: record 65"):
+        f._check_journal(outbox, 70)
+    assert segments[-1] == (64, 70)
+
+
 def test_what_a_run_sends_is_not_verified_again_at_the_next_run_start(
     tmp_path: Path, segments: list[tuple[int, int]]
 ) -> None:
@@ -262,25 +285,10 @@ def test_what_a_run_sends_is_not_verified_again_at_the_next_run_start(
     sent (a table's first run starts on an empty journal), and a record whose content no longer
     gives its hash stops it there, so the next run start walks it and refuses it."""
     path = tmp_path / "j.db"
-    no_snapshots(path, 0)
-    outbox = Outbox(path)
-    try:
-        f = forwarder(path)
-        f._check_journal(outbox, 0)
-        no_snapshots(path, 60)
-
-        _sent_after(f, outbox, 0)
-        segments.clear()
-        f._check_journal(outbox, 60)
-        assert segments == []
-        no_snapshots(path, 10)
+    with first_run(path, 0) as (f, outbox):
+        sent_then_ten_more(f, outbox, segments)
         sql(path, "UPDATE records SET data = ? WHERE seq = 65", '{"card":"Kd","n":4}')
-        _sent_after(f, outbox, 60)
-        with pytest.raises(JournalError, match="does not verify, not published: record 65"):
-            f._check_journal(outbox, 70)
-        assert segments[-1] == (64, 70)
-    finally:
-        outbox.close()
+        refused_at_65(f, outbox, segments)
 
 
 def test_a_forwarder_with_the_key_carries_its_verified_position_over_a_keyed_journal(
@@ -291,26 +299,11 @@ def test_a_forwarder_with_the_key_carries_its_verified_position_over_a_keyed_jou
     run start walks only what came after what was sent, and a record changed without the key is
     walked and refused there (a forwarder not given the key would only check its links)."""
     path = tmp_path / "j.db"
-    no_snapshots(path, 0, KEY)
-    outbox = Outbox(path, key=KEY)
-    try:
-        f = Forwarder(path, FloorConfig("t1", ("nats://127.0.0.1:1",)), journal_key=KEY)
-        f._check_journal(outbox, 0)
-        no_snapshots(path, 60, KEY)
-
-        _sent_after(f, outbox, 0)
-        segments.clear()
-        f._check_journal(outbox, 60)
-        assert segments == []
-        no_snapshots(path, 10, KEY)
+    with first_run(path, 0, KEY) as (f, outbox):
+        sent_then_ten_more(f, outbox, segments, KEY)
         rechain(path, 65, '{"card":"Kd","n":4}', signed=True)
         forwarder(path)._check_journal(outbox, 60)  # without the key: the links hold
-        _sent_after(f, outbox, 60)
-        with pytest.raises(JournalError, match="does not verify, not published: record 65"):
-            f._check_journal(outbox, 70)
-        assert segments[-1] == (64, 70)
-    finally:
-        outbox.close()
+        refused_at_65(f, outbox, segments)
 
 
 def test_a_run_start_before_any_acknowledgement_takes_an_intact_journal(tmp_path: Path) -> None:
@@ -318,15 +311,9 @@ def test_a_run_start_before_any_acknowledgement_takes_an_intact_journal(tmp_path
     narrows nothing, so the chain is walked from the anchor, not bound from the pin (which refused
     the intact journal at record 0, at that run start and every later one)."""
     path = tmp_path / "j.db"
-    no_snapshots(path, 20)
-    outbox = Outbox(path)
-    try:
-        f = forwarder(path)
-        f._check_journal(outbox, 0)  # the first run: verified 1..20, then the link dropped before any ack
+    with first_run(path, 20) as (f, outbox):  # the first run: verified 1..20, then the link dropped before any ack
         no_snapshots(path, 5)
         f._check_journal(outbox, 0)  # the next run sends 1..25 again
-    finally:
-        outbox.close()
 
 
 @pytest.mark.parametrize("key", [None, KEY], ids=["plain", "keyed"])
@@ -341,7 +328,7 @@ def test_a_run_start_acknowledged_up_to_a_new_anchor_takes_the_pruned_journal(
     write(path, key=key)
     outbox = Outbox(path, key=key)
     try:
-        f = Forwarder(path, FloorConfig("t1", ("nats://127.0.0.1:1",)), journal_key=key)
+        f = forwarder(path, key)
         f._check_journal(outbox, 0)  # verified up to the head
         journal = SqliteJournal(path, key)
         try:
@@ -365,13 +352,8 @@ def test_a_run_start_refuses_a_journal_gone_back_behind_its_pin(tmp_path: Path) 
     path, backup = tmp_path / "j.db", tmp_path / "backup.db"
     no_snapshots(path, 20)
     shutil.copy(path, backup)
-    no_snapshots(path, 10)
-    outbox = Outbox(path)
-    try:
-        f = forwarder(path)
-        f._check_journal(outbox, 0)  # verified up to record 30
-    finally:
-        outbox.close()
+    with first_run(path, 10) as (f, _):
+        pass  # verified up to record 30
     shutil.copy(backup, path)
     no_snapshots(path, 5)  # records 21-25, not the ones verified there
     outbox = Outbox(path)
