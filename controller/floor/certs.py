@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from controller.floor.identity import write_secret
+from controller.floor._secret_file import write_secret
 
 __all__ = ["make_certs"]
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import nkeys
 
+from controller.floor._secret_file import write_secret
 from controller.floor.channel import heartbeat_subject, to_table_subject
 from controller.floor.messages import RECORD_SUBJECTS
 
@@ -47,20 +48,6 @@ class Role(enum.Enum):
     TABLE = "table"
     INGEST = "ingest"
     ADMIN = "admin"
-
-
-def write_secret(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` readable by its owner only (0600, made so before any byte is written)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.fchmod(fd, 0o600)
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
 
 
 def new_seed() -> bytes:

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from controller.floor.identity import FloorAuth, write_secret
+from controller.floor._secret_file import write_secret
+from controller.floor.identity import FloorAuth
 from controller.host import install_hint
 
 __all__ = ["FloorServerError", "LocalNats", "LocalPostgres", "free_port"]

@@ -16,7 +16,6 @@ digits (its 32 raw bytes); a PEM public key is read too.
 from __future__ import annotations
 
 import functools
-import os
 import re
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from controller.floor._secret_file import write_secret
 from controller.journal.keys import read_key_file
 
 __all__ = [
@@ -88,17 +88,10 @@ def new_signing_key(path: Path | str) -> str:
     path = Path(path)
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        write_secret(path, pem, replace=False)
     except FileExistsError:
         raise SigningKeyError(f"{path}: already exists (a table's key is never overwritten)") from None
-    try:
-        os.fchmod(fd, 0o600)
-        os.write(fd, pem)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
     public = public_hex(key)
     path.with_name(path.name + ".pub").write_text(public + "\n")
     return public
