@@ -65,8 +65,8 @@ class IngestThread:
         assert self.error is None, repr(self.error)
 
 
-async def connect(link: FloorLink, creds: Path, errors: list[str] | None = None) -> Any:
-    """A NATS connection to ``link``'s servers with the identity of ``creds``, not reconnecting;
+async def connect(link: FloorLink, creds: Path | None, errors: list[str] | None = None) -> Any:
+    """A NATS connection to ``link``'s servers with the identity of ``creds`` (None: none), not reconnecting;
     the server's errors (lower case) appended to ``errors``."""
     import nats
 

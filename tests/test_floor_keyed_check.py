@@ -16,11 +16,9 @@ import pytest
 
 pytest.importorskip("nats")
 
-import nats
 from floor_fixtures import FloorLink, FloorSite
-from floor_helpers import wait_for
+from floor_helpers import connect, wait_for
 
-from controller.floor.connect import nats_auth_options
 from controller.floor.forwarder import Forwarder, LinkState
 from controller.journal import NewRecord, SqliteJournal
 from controller.journal.store import record_hash
@@ -61,12 +59,7 @@ def held(link: FloorLink, table: str) -> int:
     """Messages the stream holds from ``table``."""
 
     async def go() -> int:
-        nc = await nats.connect(
-            servers=list(link.servers),
-            connect_timeout=5,
-            allow_reconnect=False,
-            **nats_auth_options(link.auth(link.site.admin_creds)),
-        )
+        nc = await connect(link, link.site.admin_creds)
         try:
             info = await nc.jetstream(timeout=10).stream_info(link.stream, subjects_filter=f"{link.prefix}.{table}.>")
         finally:

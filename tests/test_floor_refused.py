@@ -18,12 +18,10 @@ import pytest
 
 pytest.importorskip("nats")
 
-import nats
 from deadlines import STATE_TIMEOUT_S
 from floor_fixtures import FloorLink, FloorSite
-from floor_helpers import wait_for
+from floor_helpers import connect, wait_for
 
-from controller.floor.connect import nats_auth_options
 from controller.floor.forwarder import Forwarder, LinkState
 from controller.journal import NewRecord, SqliteJournal
 
@@ -40,17 +38,11 @@ def journal_of(path: Path, records: list[NewRecord]) -> Path:
     return path
 
 
-async def _js(link: FloorLink, creds: Path | None) -> Any:
-    return await nats.connect(
-        servers=list(link.servers), connect_timeout=5, allow_reconnect=False, **nats_auth_options(link.auth(creds))
-    )
-
-
 def fill_share(link: FloorLink, creds: str, table: str, subject: str) -> None:
     """The table's share of ``subject`` filled with its own identity (nothing ingests it)."""
 
     async def go() -> None:
-        nc = await _js(link, Path(creds))
+        nc = await connect(link, Path(creds))
         try:
             js = nc.jetstream(timeout=10)
             for i in range(SHARE):
@@ -65,7 +57,7 @@ def held(link: FloorLink, table: str) -> dict[str, int]:
     """Messages the stream holds on each of ``table``'s subjects (by its last token)."""
 
     async def go() -> dict[str, int]:
-        nc = await _js(link, link.site.admin_creds)
+        nc = await connect(link, link.site.admin_creds)
         try:
             info = await nc.jetstream(timeout=10).stream_info(link.stream, subjects_filter=f"{link.prefix}.{table}.>")
         finally:
@@ -79,7 +71,7 @@ def empty(link: FloorLink, table: str, subject: str) -> None:
     """The filler taken away (as an ingest settling it would): the share has room again."""
 
     async def go() -> None:
-        nc = await _js(link, link.site.admin_creds)
+        nc = await connect(link, link.site.admin_creds)
         try:
             await nc.jetstream(timeout=10).purge_stream(link.stream, subject=f"{link.prefix}.{table}.{subject}")
         finally:

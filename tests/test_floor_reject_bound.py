@@ -66,19 +66,14 @@ def test_the_broker_refuses_a_message_larger_than_the_ingest_reads(floor_link: A
     one at the bound is taken."""
     import nats
     import nats.js.errors
+    from floor_helpers import connect
 
-    from controller.floor.connect import nats_auth_options
     from controller.floor.validate import MAX_MESSAGE_BYTES
 
     creds = floor_link.table("big-01")
 
     async def go() -> str:
-        nc = await nats.connect(
-            servers=list(floor_link.servers),
-            connect_timeout=5,
-            allow_reconnect=False,
-            **nats_auth_options(floor_link.auth(creds)),
-        )
+        nc = await connect(floor_link, creds)
         try:
             js = nc.jetstream(timeout=10)
             subject = f"{floor_link.prefix}.big-01.event"
