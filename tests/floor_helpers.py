@@ -5,6 +5,8 @@ identity's credentials. The servers themselves are tests/floor_fixtures.py's."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -18,6 +20,16 @@ if TYPE_CHECKING:
 
     from controller.floor.ingest import IngestConfig
     from controller.floor.metrics import IngestMetrics
+
+
+def floor_command(*args: str) -> tuple[int, str]:
+    """``tablectl floor ARGS`` run as its own process: its exit code and what it printed (standard
+    output, then standard error), which never holds a traceback."""
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", "floor", *args], capture_output=True, text=True, timeout=120
+    )
+    assert "Traceback" not in done.stderr
+    return done.returncode, done.stdout + done.stderr
 
 
 def wait_for(cond: Callable[[], bool], what: str, timeout: float = STATE_TIMEOUT_S) -> None:

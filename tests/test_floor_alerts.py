@@ -5,8 +5,6 @@ a malformed one read as unknown for that table only. On the session's PostgreSQL
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,6 +13,7 @@ import pytest
 
 psycopg = pytest.importorskip("psycopg")
 
+from floor_helpers import floor_command  # noqa: E402
 from test_floor_hostile import body_of, forged, journal, real_messages, store  # noqa: E402
 
 from controller.floor.alerts import floor_alerts, table_heartbeats  # noqa: E402
@@ -26,14 +25,7 @@ def db(floor_db: Any) -> str:
 
 
 def _status(db: str, *extra: str) -> tuple[int, str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "controller", "floor", "status", "--db", db, *extra],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert "Traceback" not in done.stderr
-    return done.returncode, done.stdout + done.stderr
+    return floor_command("status", "--db", db, *extra)
 
 
 def test_each_alert_is_counted_for_its_own_table(db: str, tmp_path: Path) -> None:

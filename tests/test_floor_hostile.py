@@ -22,6 +22,8 @@ import pytest
 pytest.importorskip("nats")
 psycopg = pytest.importorskip("psycopg")
 
+from floor_helpers import floor_command  # noqa: E402
+
 from controller.floor.alerts import floor_alerts, quarantined  # noqa: E402
 from controller.floor.chain import ChainPolicy, Outcome, Verdict, register_table  # noqa: E402
 from controller.floor.ingest import Batch, parse_batch, write_batch  # noqa: E402
@@ -679,27 +681,7 @@ def test_made_up_tables_cannot_fill_the_store(db: str) -> None:
 
 
 def _reconcile(db: str, path: Path, *extra: str) -> tuple[int, str]:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "controller",
-            "floor",
-            "reconcile",
-            "--journal",
-            str(path),
-            "--table",
-            "ms-01",
-            "--db",
-            db,
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert "Traceback" not in done.stderr
-    return done.returncode, done.stdout + done.stderr
+    return floor_command("reconcile", "--journal", str(path), "--table", "ms-01", "--db", db, *extra)
 
 
 def test_reconcile_compares_a_tables_journal_with_the_floor(db: str, tmp_path: Path) -> None:
