@@ -14,9 +14,10 @@ import select
 import socket
 import threading
 import tty
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from drivers.framing import Decoder
 from hil.device import SimDevice
@@ -37,7 +38,10 @@ def _fileno(port: serial.Serial) -> int | None:
     return fd if isinstance(fd, int) and fd >= 0 else None
 
 
-class _Server:
+class _Server(ABC):
+    """What every server does: serve a device's replies in a thread of its own; a context manager
+    that starts it and closes it."""
+
     def __init__(self, device: SimDevice, faults: Faults | None) -> None:
         self.device = device
         self.faults = faults or Faults()
@@ -89,6 +93,21 @@ class _Server:
         self._drain_wake()
         self._thread = threading.Thread(target=target, name=f"sim-{type(self.device).__name__}", daemon=True)
         self._thread.start()
+
+    @abstractmethod
+    def start(self) -> str:
+        """Start serving; returns the URL the controller opens."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop serving and close what the server opened."""
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _join(self) -> None:
         self._stop.set()
@@ -170,13 +189,6 @@ class PtyServer(_Server):
         if self.link is not None and self.link.is_symlink():
             self.link.unlink()
 
-    def __enter__(self) -> PtyServer:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
 
 class SocketServer(_Server):
     """A simulator on ``socket://127.0.0.1:PORT`` (one controller connection at a time)."""
@@ -225,13 +237,6 @@ class SocketServer(_Server):
         self._listener.close()
         self._close_wake()
 
-    def __enter__(self) -> SocketServer:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
 
 class SerialServer(_Server):
     """A simulator on any pyserial URL: a real port (a loopback cable on the bench) or a pty path."""
@@ -269,10 +274,3 @@ class SerialServer(_Server):
             self._port.close()
             self._port = None
         self._close_wake()
-
-    def __enter__(self) -> SerialServer:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
