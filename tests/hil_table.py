@@ -283,6 +283,17 @@ def to_third(
     assert t.step == "third_street"
 
 
+def corrected_before_no_more_bets(t: HilTable, correction: str, fix: tuple[int, str, int]) -> None:
+    """ "No more bets" refused while the dealer's screen asks for ``correction``; taken once ``fix``
+    (seat, spot, cents) is placed."""
+    t.press("no_more_bets")
+    assert t.step == "betting"
+    assert correction in t.screen_text()
+    t.spot(*fix)
+    t.press("no_more_bets")
+    assert t.step == "no_more_bets"
+
+
 def late_and_removed(t: HilTable, late: tuple[int, str, int], removed: tuple[int, str]) -> None:
     """After the spots are locked, a wager placed (``late``: seat, spot, cents; a seat not in the
     round, or a spot already locked) and chips taken off a locked spot (``removed``): both are

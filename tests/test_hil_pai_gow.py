@@ -4,7 +4,7 @@ against ``tablectl settle`` on its record, and the dealer was shown every step."
 
 from __future__ import annotations
 
-from hil_table import HilTable, late_and_removed, shoe_lost_mid_deal
+from hil_table import HilTable, corrected_before_no_more_bets, late_and_removed, shoe_lost_mid_deal
 
 from controller.configuration import config_dir, load_table
 from controller.game.pai_gow._deal import DEALER, deal, start_position
@@ -118,12 +118,9 @@ def test_an_envy_marker_under_five_dollars_is_shown_and_blocks_the_deal(t: HilTa
     t.spot(1, "pai_gow", 1000)
     t.spot(1, "bonus", 100)
     t.spot(1, "envy_marker", 1)
-    t.press("no_more_bets")
-    assert t.step == "betting"
-    assert "correct: seat 1 envy marker: only for a bonus wager of 5.00 or more (11.15(c))" in t.screen_text()
-    t.spot(1, "envy_marker", 0)
-    t.press("no_more_bets")
-    assert t.step == "no_more_bets"
+    corrected_before_no_more_bets(
+        t, "correct: seat 1 envy marker: only for a bonus wager of 5.00 or more (11.15(c))", (1, "envy_marker", 0)
+    )
 
 
 def test_a_late_bet_and_a_removed_bet(t: HilTable) -> None:

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 
 import pytest
-from hil_table import HilTable, shoe, to_third, wait
+from hil_table import HilTable, corrected_before_no_more_bets, shoe, to_third, wait
 
 from controller.configuration import TableConfig, config_dir, load_table
 
@@ -205,12 +205,9 @@ def test_6_the_step_is_shown_when_insurance_kept_the_cards(pg: HilTable) -> None
 def test_7_a_five_dollar_bonus_without_its_envy_marker_blocks_the_deal(pg: HilTable) -> None:
     pg.spot(3, "pai_gow", 1000)
     pg.spot(3, "bonus", 500)
-    pg.press("no_more_bets")
-    assert pg.step == "betting"
-    assert "correct: seat 3 bonus 5.00: place its envy marker (11.15(c))" in pg.screen_text()
-    pg.spot(3, "envy_marker", 1)
-    pg.press("no_more_bets")
-    assert pg.step == "no_more_bets"
+    corrected_before_no_more_bets(
+        pg, "correct: seat 3 bonus 5.00: place its envy marker (11.15(c))", (3, "envy_marker", 1)
+    )
 
 
 # --- 8. Boston 5: a winner's actions in 24.10(f)3's order ------------------------------------------
