@@ -46,9 +46,7 @@ def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConf
             )
         )
         return None
-    for key in raw:
-        if key not in _KEYS:
-            problems.append(doc.problem(("floor", key), f"unknown key '{key}' (known: {', '.join(sorted(_KEYS))})"))
+    problems += doc.unknown_keys(("floor",), raw, _KEYS)
     table_id = raw.get("table_id")
     if not isinstance(table_id, str) or not _TOKEN.fullmatch(table_id):
         problems.append(

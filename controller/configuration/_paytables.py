@@ -231,10 +231,7 @@ def _read_row(
 
 def _table_keys(doc: YamlDoc, path: KeyPath, raw: Mapping[str, object], problems: list[Problem]) -> None:
     """Unknown and missing keys of a paytable, and the simple ones' types (name, approved)."""
-    known = PAYTABLE_KEYS
-    for key in raw:
-        if key not in known:
-            problems.append(doc.problem(path + (key,), f"unknown key '{key}' (known: {', '.join(sorted(known))})"))
+    problems += doc.unknown_keys(path, raw, PAYTABLE_KEYS)
     for key in ("name", "game", "spot", "approved", "source", "rows"):
         if key not in raw:
             problems.append(doc.problem(path, f"missing '{key}'"))

@@ -198,9 +198,7 @@ def _lockout(doc: YamlDoc, raw: object, problems: list[Problem]) -> tuple[int, f
     if not isinstance(raw, dict):
         problems.append(doc.problem(("lockout",), "lockout must be a mapping with attempts and minutes"))
         return 5, 300.0
-    for key in raw:
-        if key not in ("attempts", "minutes"):
-            problems.append(doc.problem(("lockout", key), f"unknown key '{key}' (known: attempts, minutes)"))
+    problems += doc.unknown_keys(("lockout",), raw, ("attempts", "minutes"))
     attempts, minutes = raw.get("attempts", 5), raw.get("minutes", 5)
     if isinstance(attempts, bool) or not isinstance(attempts, int) or not 1 <= attempts <= 20:
         problems.append(doc.problem(("lockout", "attempts"), f"attempts must be 1 to 20, got {attempts!r}"))
@@ -300,9 +298,7 @@ def load_roster(path: Path | str) -> Roster:
     if not isinstance(data, dict):
         raise ConfigError([doc.problem((), "a roster must be a mapping with people (and lockout)")])
     problems: list[Problem] = []
-    for key in data:
-        if key not in _TOP_KEYS:
-            problems.append(doc.problem((key,), f"unknown key '{key}' (known: {', '.join(sorted(_TOP_KEYS))})"))
+    problems += doc.unknown_keys((), data, _TOP_KEYS)
     attempts, lockout_s = _lockout(doc, data.get("lockout"), problems)
     raw_people = data.get("people")
     people: dict[str, Person] = {}

@@ -227,11 +227,7 @@ def _devices(doc: YamlDoc, raw: object, problems: list[Problem]) -> dict[str, De
             problems.append(doc.problem(path, "a device is {driver: NAME, url: PORT, ...}"))
             continue
         before = len(problems)
-        for key in value:
-            if key not in _DEVICE_KEYS:
-                problems.append(
-                    doc.problem(path + (key,), f"unknown key '{key}' (known: {', '.join(sorted(_DEVICE_KEYS))})")
-                )
+        problems += doc.unknown_keys(path, value, _DEVICE_KEYS)
         for key in ("driver", "url"):
             if not isinstance(value.get(key), str) or not value.get(key):
                 problems.append(doc.problem(path + (key,) if key in value else path, f"{key} must be given as text"))
@@ -347,11 +343,7 @@ def _journal(doc: YamlDoc, raw: object, problems: list[Problem]) -> JournalConfi
     if not isinstance(raw, dict):
         problems.append(doc.problem(("journal",), "journal must be a mapping (path, hmac_key_file, retention_days)"))
         return JournalConfig()
-    for key in raw:
-        if key not in _JOURNAL_KEYS:
-            problems.append(
-                doc.problem(("journal", key), f"unknown key '{key}' (known: {', '.join(sorted(_JOURNAL_KEYS))})")
-            )
+    problems += doc.unknown_keys(("journal",), raw, _JOURNAL_KEYS)
     for key in ("path", "hmac_key_file"):
         if key in raw and not isinstance(raw[key], str):
             problems.append(doc.problem(("journal", key), f"journal.{key} must be a path, got {raw[key]!r}"))
@@ -387,10 +379,7 @@ def load_table(path: Path | str) -> TableConfig:
             doc.problem(("game",), f"unknown or missing game {data.get('game')!r} (known: {', '.join(names())})")
         )
         raise ConfigError(problems)
-    known_keys = _KEYS | {o.name for o in game.options}
-    for key in data:
-        if key not in known_keys:
-            problems.append(doc.problem((key,), f"unknown key '{key}' (known: {', '.join(sorted(known_keys))})"))
+    problems += doc.unknown_keys((), data, _KEYS | {o.name for o in game.options})
     seats = data.get("seats")
     if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= 7:
         problems.append(doc.problem(("seats",), f"seats must be a whole number from 1 to 7, got {seats!r}"))

@@ -85,6 +85,13 @@ class YamlDoc:
         """A :class:`Problem` at ``path`` in this file."""
         return Problem(str(self.path), self.line(path), dotted(path), message)
 
+    def unknown_keys(self, path: KeyPath, keys: Iterable[object], known: Iterable[str]) -> list[Problem]:
+        """A problem for each of ``keys`` (of the mapping at ``path``) not in ``known``, naming the
+        known ones in alphabetical order."""
+        known = frozenset(known)
+        names = ", ".join(sorted(known))
+        return [self.problem((*path, key), f"unknown key '{key}' (known: {names})") for key in keys if key not in known]
+
 
 def _refused(event: yaml.Event, message: str) -> yaml.composer.ComposerError:
     mark = event.start_mark if isinstance(event.start_mark, yaml.error.Mark) else None
