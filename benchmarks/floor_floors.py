@@ -311,7 +311,7 @@ def _copy(
     connection returned beside it (open, its temporary tables made): the caller closes it after
     reading the server's CPU, so the backend's share is still a live process's (an ended one's
     reaches the postmaster's count only once it reaps it: under load, after the reading)."""
-    batches = [parse_batch(messages[i : i + 1000], "floorraw") for i in range(0, len(messages), 1000)]
+    batch_rows = [parse_batch(messages[i : i + 1000], "floorraw").rows() for i in range(0, len(messages), 1000)]
     columns = {
         "events": "table_id text, seq bigint, at float8, at_epoch float8, kind text, class text, data jsonb",
         "rounds": "table_id text, seq bigint, round_no bigint, game text, config text, started float8, ended float8, "
@@ -330,7 +330,7 @@ def _copy(
     conn.commit()
 
     def run() -> None:
-        for batch in batches:
+        for batch in batch_rows:
             with conn.transaction(), conn.cursor() as cur:
                 for name in columns:
                     rows: list[tuple[Any, ...]] = getattr(batch, name)

@@ -137,16 +137,17 @@ def test_ingest_rows_and_unreadable_messages_kept(tmp_path: Path) -> None:
     batch = parse_batch(
         [(m.subject, m.msg_id, m.payload) for m in messages] + [("floor.ms-01.event", "ms-01/99", b"{not json")]
     )
-    assert [(e[1], e[5]) for e in batch.events] == [
+    rows = batch.rows()
+    assert [(e[1], e[5]) for e in rows.events] == [
         (1, "supervisor"),
         (2, "event"),
         (3, "event"),
         (4, "fault"),
         (5, "event"),
     ]
-    assert len(batch.rounds) == 1 and batch.rounds[0][7] is True  # void
-    assert [c[4] for c in batch.cards] == ["As", "Kd"]
-    assert {(m[3], m[4]): m[5] for m in batch.meters} == meters_for_round(json.loads(box.between(6, 6)[0].data))
+    assert len(rows.rounds) == 1 and rows.rounds[0][7] is True  # void
+    assert [c[4] for c in rows.cards] == ["As", "Kd"]
+    assert {(m[3], m[4]): m[5] for m in rows.meters} == meters_for_round(json.loads(box.between(6, 6)[0].data))
     assert len(batch.rejects) == 1 and batch.rejects[0].msg_id == "ms-01/99"
     box.close()
     j.close()

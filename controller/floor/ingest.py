@@ -147,30 +147,6 @@ class Batch:
             rows.extend(r.rows)
         return rows
 
-    @property
-    def events(self) -> list[tuple[object, ...]]:
-        return self.rows().events
-
-    @property
-    def rounds(self) -> list[tuple[object, ...]]:
-        return self.rows().rounds
-
-    @property
-    def seats(self) -> list[tuple[object, ...]]:
-        return self.rows().seats
-
-    @property
-    def wagers(self) -> list[tuple[object, ...]]:
-        return self.rows().wagers
-
-    @property
-    def cards(self) -> list[tuple[object, ...]]:
-        return self.rows().cards
-
-    @property
-    def meters(self) -> list[tuple[object, ...]]:
-        return self.rows().meters
-
 
 TELL_EVERY_S = 0.5
 """The tables whose records a batch stored are told what the floor holds at most this often (one
