@@ -1,6 +1,6 @@
 """What a simulated round costs (issue 41 item 6): CPU per round of ``tablectl simulate``, and where it goes.
 
-Run ``python benchmarks/bench_simulate.py [--game G] [--seeds N] [--rounds R] [--swarm] [--profile]``.
+Run ``python benchmarks/bench_simulate.py [--game G] [--seeds N] [--rounds R] [--swarm] [--profile] [--parts]``.
 It plays seeds 1..N of each game (every ``ci`` fault kind, the default schedule or ``--swarm``'s) in
 this one process, as ``run_seeds(..., workers=1, resettle=False)`` would, and prints for each game
 the CPU seconds (``time.process_time``: user + system of this process), the rounds, events and
@@ -12,6 +12,10 @@ lives: ``hil/simulate`` (the simulation: the world, its checks, the reference mo
 (the simulators, the wire, the bench's players), ``controller`` (the table), ``drivers`` (the link
 protocol, framing), SQLite (the journal's statements) and the rest of the standard library: the
 part a change to ``hil/simulate`` can cut, and the part that is the table's own.
+
+``--parts`` plays the seeds again timing each part of a seed (the table's handling of events,
+the checks after each, the links, the table's start, the checks at the end) by
+``time.process_time`` around each call: CPU a round of each, and the rest.
 
 ``--against TREE`` plays the same seeds in another checkout too (``TREE``: its folder, e.g. a
 ``git worktree`` of the commit before a change), seed by seed in turn in two processes that stay
@@ -30,6 +34,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -54,6 +59,64 @@ def play(game: str, seeds: int, rounds: int, swarm: bool) -> tuple[float, int, i
         played, events, simulated = played + res.rounds, events + res.events, simulated + res.sim_seconds
         failed += not res.ok
     return cpu, played, events, simulated, failed
+
+
+PARTS = (
+    ("the table handling events (less the checks after each)", "hil.simulate.world", "World._drain"),
+    ("the checks after every event", "hil.simulate.world", "World._check"),
+    ("the links (protocol, device simulators, frames)", "hil.simulate.world", "World._run_links"),
+    ("the table started (and after each crash)", "hil.simulate.world", "World._boot"),
+    ("the checks at a seed's end: cards", "hil.simulate.world", "World.check_cards"),
+    ("the checks at a seed's end: journal verify", "hil.simulate.run", "check_journal"),
+    ("the checks at a seed's end: the reference model", "hil.simulate.run", "check_rounds"),
+)
+"""The parts ``--parts`` times: (name, module, attribute). A part's time excludes the parts
+called within it (the table's own time less the checks its observer runs, less a crash's start)."""
+
+
+def parts(game: str, seeds: int, rounds: int, swarm: bool) -> None:
+    """CPU a round of each of :data:`PARTS` (``time.process_time`` around each call, the parts
+    called within it taken off), and the rest (the players, the clock, the schedule)."""
+    import importlib
+
+    spent: dict[str, float] = defaultdict(float)
+    stack: list[float] = []  # the time of the parts called within the running one, per level
+    restore: list[tuple[object, str, Callable[..., object]]] = []
+
+    def timed(name: str, real: Callable[..., object]) -> Callable[..., object]:
+        def call(*args: object, **kwargs: object) -> object:
+            stack.append(0.0)
+            start = time.process_time()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                took = time.process_time() - start
+                inner = stack.pop()
+                spent[name] += took - inner
+                if stack:
+                    stack[-1] += took
+
+        return call
+
+    for name, module_name, attr in PARTS:
+        module = importlib.import_module(module_name)
+        owner_name, _, leaf = attr.rpartition(".")
+        owner = getattr(module, owner_name) if owner_name else module
+        real = getattr(owner, leaf)
+        restore.append((owner, leaf, real))
+        setattr(owner, leaf, timed(name, real))
+    try:
+        cpu, played, _, _, _ = play(game, seeds, rounds, swarm)
+    finally:
+        for owner, leaf, real in restore:
+            setattr(owner, leaf, real)
+    print(
+        f"  {game}: CPU ms a round by part ({seeds} seeds, {played} rounds, {1000 * cpu / max(1, played):.1f} ms a round)"
+    )
+    for name, _, _ in PARTS:
+        print(f"    {name:58} {1000 * spent[name] / max(1, played):6.1f}")
+    rest = cpu - sum(spent.values())
+    print(f"    {'the rest (the players, the clock, the schedule)':58} {1000 * rest / max(1, played):6.1f}")
 
 
 def _where(filename: str) -> str:
@@ -153,6 +216,7 @@ def main() -> None:
     parser.add_argument("--swarm", action="store_true", help="the swarm's schedule (tablectl simulate --swarm)")
     parser.add_argument("--profile", action="store_true", help="where the CPU goes (cProfile), by package")
     parser.add_argument("--against", type=Path, help="another checkout: its CPU a round beside this tree's")
+    parser.add_argument("--parts", action="store_true", help="CPU a round by part (the table, the links, the checks)")
     args = parser.parse_args()
     rounds = args.rounds or (10 if args.swarm else 2)
     if args.against is not None:
@@ -174,6 +238,8 @@ def main() -> None:
         )
         if args.profile:
             profile(game, min(args.seeds, 10), rounds, args.swarm)
+        if args.parts:
+            parts(game, args.seeds, rounds, args.swarm)
 
 
 if __name__ == "__main__":

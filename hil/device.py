@@ -189,10 +189,10 @@ class SimDevice:
                 return self._last[1]  # a retry: the same answer, the command not run twice
             if frame.type is MsgType.STATE_REQ and self.short_states > 0:
                 self.short_states -= 1
-                reply = (MsgType.STATE, struct.pack(">I", self.boot_id)[:2])  # too short to read at all
+                reply = (MsgType.STATE, _PACK_U32(self.boot_id)[:2])  # too short to read at all
             else:
                 kind, body = self._answer(frame)
-                reply = (kind, struct.pack(">I", self.boot_id) + body)
+                reply = (kind, _PACK_U32(self.boot_id) + body)
             wire = encode(Frame(self.address, 0, frame.seq, reply[0], reply[1]))
             self._last = (frame.seq, wire)
         return wire

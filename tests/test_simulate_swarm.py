@@ -147,8 +147,9 @@ def test_a_late_bet_counted_without_the_supervisor_is_found(monkeypatch: pytest.
     assert "seat 5 bonus 10.00, placed late in dealing" in found.detail
 
 
-CI_SWARM_SEEDS = int(os.environ.get("TABLECTL_SIM_SWARM_SEEDS", "10"))
-"""Swarm seeds of ten rounds each game the CI run plays (``TABLECTL_SIM_SWARM_SEEDS`` sets another number)."""
+CI_SWARM_SEEDS = int(os.environ.get("TABLECTL_SIM_SWARM_SEEDS", "40"))
+"""Swarm seeds of ten rounds each game the CI run plays (``TABLECTL_SIM_SWARM_SEEDS`` sets another
+number): 40 a game, 77 s of CPU for the four games (10 took 18 s; docs/benchmarks.md)."""
 
 
 @pytest.mark.slow

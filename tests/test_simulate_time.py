@@ -269,3 +269,71 @@ def test_a_seeds_journal_folder_is_named_by_digits_only_and_removed() -> None:
             assert folder.is_dir()
             assert re.fullmatch(r"tablectl-sim-\d+-\d+", folder.name), folder.name
     assert not first.exists() and not second.exists()
+
+
+def _world_with_face_down_cards(tmp_path: Path) -> World:
+    """A Mississippi Stud table of seed 1 (no fault) played until the model holds cards face down."""
+    from hil.bench import PLAYERS
+    from hil.simulate.world import SimView, Stuck
+
+    world = World(sim_run.bench_table("mississippi_stud"), 1, [], tmp_path / "journal.db")
+    sims = {"shoe": world.shoe, "bet_spots": world.spots, "panel": world.panel}
+    player = PLAYERS["mississippi_stud"](SimView(world), sims, world.table, sim_run.SEATS, 1, strategy="random")
+    world.wait_links()
+    for _ in range(200):
+        if world.seen.hidden and world.watch.hidden:
+            return world
+        try:
+            player.act()
+        except Stuck:
+            world.unstick()
+    raise AssertionError("no card face down in 200 actions")
+
+
+def test_the_face_down_checks_look_again_only_when_the_snapshot_hands_or_display_changed(tmp_path: Path) -> None:
+    """After an event that changed only the snapshot's and the hands' version, the face-down
+    checks are not run again; a snapshot changed otherwise, or the panel's display changed alone,
+    is looked at, and a face-down card in either is found."""
+    from dataclasses import replace
+
+    from hil.simulate.invariants import Broken
+
+    world = _world_with_face_down_cards(tmp_path)
+    try:
+        latest = world.runtime.latest
+        s, hands = latest.get(), latest.hands()
+        assert hands is not None
+        card = sorted(world.seen.hidden)[0]
+        looks = world.looks
+        latest.publish(s._replace(version=s.version + 1), replace(hands, version=s.version + 1))
+        world._check(object())
+        assert world.looks == looks  # nothing but the versions changed: not looked at again
+        world.panel.display[2] = f"seat 1 {card}"  # the display alone
+        with pytest.raises(Broken) as shown:
+            world._check(object())
+        assert shown.value.name == "model_hidden" and "panel display" in shown.value.detail
+        del world.panel.display[2]
+        screen = (*s.screen, f"hole {card}")
+        latest.publish(s._replace(version=s.version + 2, screen=screen), replace(hands, version=s.version + 2))
+        with pytest.raises(Broken) as named:
+            world._check(object())
+        assert named.value.name in ("hidden_card", "model_hidden")
+    finally:
+        world.close()
+
+
+@pytest.mark.parametrize(("game", "seed"), [("boston5", 3), ("pai_gow", 10), ("three_card_poker", 7)])
+def test_the_face_down_checks_left_out_write_the_same_journal(
+    game: str, seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A swarm seed whose face-down checks are left out after the events that changed nothing
+    they read writes the journal it writes with them run after every event, and they are left
+    out after a good part of its events."""
+    looks = at_close(monkeypatch, lambda world: world.looks)
+    fast = sim_run.run_seed(game, seed, CI_KINDS, rounds=3, folder=tmp_path, swarm=True)
+    assert fast.ok, f"{fast.broken}: {fast.detail}"
+    assert looks[-1] < 0.8 * fast.events
+    monkeypatch.setattr(World, "look_again", True)
+    slow = sim_run.run_seed(game, seed, CI_KINDS, rounds=3, folder=tmp_path, swarm=True)
+    assert looks[-1] == slow.events
+    assert slow.digest == fast.digest and slow.events == fast.events

@@ -474,8 +474,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--swarm-seeds",
         type=int,
-        default=10,
-        help="CI swarm seeds a game (ten rounds each, --swarm), played after --seeds (default: 10, as CI)",
+        default=40,
+        help="CI swarm seeds a game (ten rounds each, --swarm), played after --seeds (default: 40, as CI)",
     )
     parser.add_argument("--only", default="", help="mutants to run, comma-separated (default: all)")
     parser.add_argument("--workers", type=int, default=1, help="mutants played at once, each in its own copy (max 2)")

@@ -19,7 +19,7 @@ from controller.journal.store import JournalFull
 from controller.table.card_ledger import DUPLICATE, UNREADABLE
 from controller.table.round_data import RoundResult
 from controller.table.runtime import RuntimePorts, TableRuntime
-from controller.table.snapshot import TableSnapshot
+from controller.table.snapshot import PlayerHands, TableSnapshot
 from controller.table.table_drivers import ROLES
 from drivers.link import LinkConfig, LinkDown, LinkUp
 from drivers.messages import BUTTONS, DeviceEvent, card_text
@@ -171,6 +171,14 @@ class World:
     """A link whose next request is not due is not run in a tick (:meth:`_run_links`); False:
     every link run every tick (the same journal, slower)."""
 
+    look_again = False
+    """After an event that changed nothing but the version in the table's snapshot and in the
+    players' hands, and nothing on the panel's display (the table publishes its last snapshot
+    again with the next version after about half a round's events: a device's reply to a
+    command), the face-down checks are not run again: each would give the same answer (the
+    model's face-down cards follow from the hands and the snapshot alone, and a version is a
+    number, naming no card). True: they run after every event (the same answers, slower)."""
+
     def __init__(
         self,
         table: TableConfig,
@@ -256,6 +264,11 @@ class World:
         """Every link was run after the table last handled an event (their waits are current)."""
         self.idle_skipped = 0
         """Runs of a link left out so (a link idle in a tick not jumped over)."""
+        self._looked: tuple[object, ...] = ()
+        """What the face-down checks last looked at (:meth:`_check`): the snapshot less its
+        version, the players' hands less theirs, the panel's display."""
+        self.looks = 0
+        """Events after which the face-down checks looked (the others left the snapshot as it was)."""
         self.runtime: TableRuntime
         self.wires: dict[str, SimWire] = {}
         self._boot()
@@ -363,10 +376,14 @@ class World:
                 check_open_held(s, self.down & self.ever_up)
             self._last_where, self.last_move = where, self.now
         hands = self.runtime.latest.hands()
-        hidden = hidden_cards(s, hands)
-        check_hidden(s, hidden)
-        self.seen.observe(s, hands, self.panel.display)
-        self.watch.hidden = hidden | self.seen.hidden
+        looked = (s[1:], None if hands is None else _shown(hands), dict(self.panel.display))
+        if self.look_again or looked != self._looked:
+            hidden = hidden_cards(s, hands)
+            check_hidden(s, hidden)
+            self.seen.observe(s, hands, self.panel.display)
+            self.watch.hidden = hidden | self.seen.hidden
+            self._looked = looked
+            self.looks += 1
         if "deal_while_down" not in self.tolerate:
             check_deal_prompt(s, self.down)
         if s.step == "bonus_settlement":
@@ -875,6 +892,11 @@ class World:
             self._late.clear()  # the supervisor may accept a late bet now
             self.panel.press(rng.choice(options).button)
         self._at(self.now + 0.3, lambda: self.panel.key(False))
+
+
+def _shown(hands: PlayerHands) -> tuple[object, ...]:
+    """The players' hands less their version (what the face-down checks read of them)."""
+    return (hands.round_no, hands.hands, hands.dealer, hands.log, hands.entry)
 
 
 _INJECT: dict[str, Callable[[World, Fault, float], None]] = {
