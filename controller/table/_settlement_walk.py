@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from controller.configuration import TableConfig
-from controller.game.record import RecordError, record_json, settle_json
+from controller.game.record import RecordError, settle_written
 from controller.table._dealer_screen import DealerScreen
 from controller.table._holds import Holds
 from controller.table._late_bets import LateBets
@@ -49,8 +49,9 @@ def problem_words(problems: list[str]) -> str:
 
 def settle_table_record(record: dict[str, object], table: TableConfig) -> Settlement:
     """Settle a table's round record as ``tablectl settle`` does (the same function, on the
-    record's JSON): raises ``RecordError`` when it cannot be settled."""
-    return settle_json(record_json(record), table)
+    record's JSON: :func:`~controller.game.record.settle_written`): raises ``RecordError`` when
+    it cannot be settled."""
+    return settle_written(record, table)
 
 
 class SettlementWalk:

@@ -27,6 +27,7 @@ __all__ = [
     "Settlement",
     "apply_cap",
     "apply_caps",
+    "PayoutCaps",
     "actions_for",
     "hand_summary",
     "settlement_for",
@@ -166,6 +167,32 @@ def apply_caps(
         out, report = apply_cap(out, payout_cap, "table payout_cap")
         reports += [report] if report else []
     return out, tuple(reports)
+
+
+@dataclass(frozen=True, slots=True)
+class PayoutCaps:
+    """The caps of one table on one game's payouts, their smallest found once (:meth:`of`): a
+    settlement applies them to every seat of its round."""
+
+    paytables: Mapping[str, object]
+    paid_by: Mapping[str, Iterable[str]]
+    payout_cap: int | None
+    smallest: int | None
+    """The smallest of them (``None``: no cap): payouts within it are never reduced."""
+
+    @classmethod
+    def of(
+        cls, paytables: Mapping[str, object], paid_by: Mapping[str, Iterable[str]], payout_cap: int | None
+    ) -> PayoutCaps:
+        """The caps of ``paytables`` (``paid_by``: paytable spot -> wager spots) and ``payout_cap``."""
+        return cls(paytables, paid_by, payout_cap, _smallest_cap(paytables, paid_by, payout_cap))
+
+    def apply(self, wagers: Sequence[WagerResult]) -> tuple[Sequence[WagerResult], tuple[CapReport, ...]]:
+        """:func:`apply_caps` on one seat's ``wagers`` (the same sequence when no cap bites)."""
+        smallest = self.smallest
+        if smallest is None or sum([w.net for w in wagers if w.net > 0]) <= smallest:
+            return wagers, ()
+        return apply_caps(wagers, self.paytables, self.paid_by, self.payout_cap)
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,6 +355,11 @@ class TableFacts(Protocol):
     def paytables(self) -> Mapping[str, _Named]: ...
 
 
+_NAMES: dict[int, tuple[Mapping[str, _Named], dict[str, str]]] = {}
+"""Each table's paytables' names by spot, by the paytables' mapping (its identity), made once while
+it lives: a table settles every round under the same paytables."""
+
+
 def settlement_for(
     game: str,
     table: TableFacts,
@@ -336,10 +368,16 @@ def settlement_for(
     dealer: Mapping[str, object],
 ) -> Settlement:
     """A :class:`Settlement` for ``table`` (a TableConfig): seats in seat order, the paytables by name."""
+    paytables = table.paytables
+    kept = _NAMES.get(id(paytables))
+    if kept is None or kept[0] is not paytables:
+        if len(_NAMES) > 64:
+            _NAMES.clear()
+        kept = _NAMES[id(paytables)] = (paytables, {spot: p.name for spot, p in paytables.items()})
     return Settlement(
         game=game,
         table=table.path,
-        paytables={spot: p.name for spot, p in table.paytables.items()},
+        paytables=dict(kept[1]),
         seats=tuple(seats[n] for n in sorted(seats)),
         procedure=tuple(procedure),
         dealer=dealer,
