@@ -94,20 +94,19 @@ def read_round(data: Mapping[str, object], table: TableConfig) -> MississippiRou
     """Check a round record against the rules and the table; raises ``RecordError`` listing all problems."""
     problems = Problems()
     seats = []
-    for rec in read_seats(data, table, problems, _SEAT_KEYS):
-        w, path = rec.wagers, rec.path
-        folded_at = rec.raw.get("folded_at")
+    for number, path, raw, w in read_seats(data, table, problems, _SEAT_KEYS):
+        folded_at = raw.get("folded_at")
         ante = w.get("ante")
-        if _plain(rec.raw, folded_at, w, ante):  # nothing below would find a problem
-            cards = problems.cards(f"{path}.cards", rec.raw.get("cards"), (2,))
+        if _plain(raw, folded_at, w, ante):  # nothing below would find a problem
+            cards = problems.cards(f"{path}.cards", raw.get("cards"), (2,))
             if cards is not None:
-                seats.append(MississippiSeat(rec.seat, w, cards, None, False))  # w: a fresh dict (read_wagers)
+                seats.append(MississippiSeat(number, w, cards, None, False))  # w: a fresh dict (read_wagers)
             continue
         if folded_at is not None and folded_at not in STREETS:
             problems.add(f"{path}.folded_at", f"must be null or one of {', '.join(STREETS)}, got {folded_at!r}")
             folded_at = None
-        violation = problems.flag(path, rec.raw, "communication_violation")
-        violation_at = _violation_at(problems, path, rec.raw, folded_at, violation, w)
+        violation = problems.flag(path, raw, "communication_violation")
+        violation_at = _violation_at(problems, path, raw, folded_at, violation, w)
         if "ante" not in w:
             problems.add(f"{path}.wagers", "missing the ante wager")
         live = STREETS[: STREETS.index(folded_at)] if folded_at else STREETS
@@ -125,9 +124,9 @@ def read_round(data: Mapping[str, object], table: TableConfig) -> MississippiRou
                 problems.add(
                     f"{path}.wagers.{street}", f"must be 1x, 2x or 3x the ante ({a}, {2 * a} or {3 * a}), got {bet}"
                 )
-        cards = problems.cards(f"{path}.cards", rec.raw.get("cards"), (2,))
+        cards = problems.cards(f"{path}.cards", raw.get("cards"), (2,))
         if cards is not None:
-            seats.append(MississippiSeat(rec.seat, w, cards, folded_at, violation, violation_at))
+            seats.append(MississippiSeat(number, w, cards, folded_at, violation, violation_at))
     community = problems.cards("$.community", data.get("community"), (3,))
     problems.raise_if_any()
     assert community is not None

@@ -52,13 +52,13 @@ from controller.vocab import Card, CardError, format_cards, parse_cards
 from controller.wagers import (
     DISCARD,
     Action,
+    PayoutCaps,
     Result,
     SeatSettlement,
     Settlement,
     Step,
     WagerResult,
     actions_for,
-    apply_caps,
     settlement_for,
 )
 
@@ -218,7 +218,7 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
         problems.add("$.remaining", f"the count of cards left after the deal, got {remaining!r}")
         remaining = 4
     raw_seats = [
-        (rec, _hand(problems, f"{rec.path}.cards", rec.raw.get("cards")))
+        (rec, _hand(problems, f"{rec[1]}.cards", rec[2].get("cards")))
         for rec in read_seats(data, table, problems, _SEAT_KEYS)
     ]
     raw_dealer = data.get("dealer")
@@ -228,15 +228,14 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
         dealer = _hand(problems, "$.dealer.cards", raw_dealer.get("cards"))
     else:
         dealer = _hand(problems, "$.dealer", raw_dealer)
-    empty = _empty(problems, data, table, {rec.seat for rec, _ in raw_seats})
-    hands = {f"seat {rec.seat}": cards for rec, cards in raw_seats if cards is not None}
+    empty = _empty(problems, data, table, {rec[0] for rec, _ in raw_seats})
+    hands = {f"seat {rec[0]}": cards for rec, cards in raw_seats if cards is not None}
     hands.update({f"seat {n} (no wager)": c for n, c in empty.items()})
     if dealer is not None:
         hands["dealer"] = dealer
     misdeal = tuple(misdeal_reasons(hands)) if not problems.items else ()
     seats = []
-    for rec, cards in raw_seats:
-        w, path = rec.wagers, rec.path
+    for (number, path, raw, w), cards in raw_seats:
         if "pai_gow" not in w:
             problems.add(f"{path}.wagers", "missing the pai gow wager (11.15(b): the optional wagers go with it)")
         if "bonus" in w and w["bonus"] < o["bonus_minimum"]:
@@ -246,10 +245,10 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
             )
         if cards is None:
             continue
-        foul = problems.flag(path, rec.raw, "foul")
-        chosen = None if misdeal or foul else _player_set(problems, path, rec.raw, cards)
+        foul = problems.flag(path, raw, "foul")
+        chosen = None if misdeal or foul else _player_set(problems, path, raw, cards)
         high, low = chosen or (None, None)
-        seats.append(PaiGowSeat(rec.seat, dict(w), cards, high, low, foul=foul))
+        seats.append(PaiGowSeat(number, w, cards, high, low, foul))  # w: a fresh dict (read_wagers)
     dealer_set = None
     if (
         dealer_set_raw is not None
@@ -445,6 +444,8 @@ class _Round:
     """(d)1ii: every hand stays on the layout (an envy marker or an insurance wager on the table)."""
     premium: Mapping[int, _Premium]
     dealer_premium: _Premium | None
+    caps: PayoutCaps
+    """The table's payout caps on the optional wagers."""
 
 
 def _round(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round:
@@ -473,6 +474,7 @@ def _round(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round
             s.seat: _classify(s.cards, envy) if keep_all or "bonus" in s.wagers else _shown(s.cards) for s in rnd.seats
         },
         dealer_premium=_classify(rnd.dealer, envy) if o["envy_includes_dealer"] and markers else None,
+        caps=PayoutCaps.of(table.paytables, _PAID_BY, table.payout_cap),
     )
 
 
@@ -484,8 +486,9 @@ players' sets changed between, which it does not read)."""
 
 def _round_once(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round:
     """:func:`_round`, made again only when something it reads differs from the last round's:
-    the options, the three paytables, the dealer's cards and set, and each seat's cards, bonus
-    stake and insurance (the cards are the deck's own objects: compared by identity first)."""
+    the options, the three paytables and the payout cap, the dealer's cards and set, and each
+    seat's cards, bonus stake and insurance (the cards are the deck's own objects: compared by
+    identity first)."""
     global _LAST_ROUND
     p = table.paytables
     key = (
@@ -493,6 +496,7 @@ def _round_once(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _
         p.get("bonus"),
         p.get("envy"),
         p.get("insurance"),
+        table.payout_cap,
         rnd.dealer,
         rnd.dealer_set,
         tuple([(s.seat, s.cards, s.wagers.get("bonus", 0), "insurance" in s.wagers) for s in rnd.seats]),
@@ -581,8 +585,8 @@ def _seat_settlement(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSet
         envy = _envy_result(seat, r)
         if envy is not None:
             wagers.append(envy)
-    wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
-    return SeatSettlement(seat.seat, tuple(wagers), hands, caps)
+    capped, caps = r.caps.apply(wagers)
+    return SeatSettlement(seat.seat, tuple(capped), hands, caps)
 
 
 _LAST_SEATS: tuple[_Round | None, dict[int, tuple[tuple[object, ...], SeatSettlement]]] = (None, {})
@@ -680,13 +684,7 @@ class RoundSettler:
         """The dealer's hand exposed and set by the house way (11.9, 11.15(d))."""
         if self.shared is None:
             return None
-        dealer, rule = self.shared.dealer.set, self.shared.dealer.rule
-        return Step(
-            "dealer",
-            None,
-            (),
-            f"house way {hand_name(rule)}: high {format_cards(dealer.high.best)} / low {format_cards(dealer.low.best)}",
-        )
+        return _dealer_step(self.shared.dealer.rule, self.shared.dealer.set.to_json())
 
     def pai_gow_step(self, seat: PaiGowSeat) -> Step | None:
         """(d)1: ``seat``'s pai gow wager and its commission, settled with the set ``seat`` gives
@@ -700,13 +698,14 @@ class RoundSettler:
     def settle(self) -> Settlement:
         """The whole round settled."""
         rnd, table, o = self.rnd, self.table, self.options
-        order = sorted(rnd.seats, key=lambda s: -s.seat)  # counterclockwise from the dealer's right
+        order = sorted(rnd.seats, key=_right_first)  # counterclockwise from the dealer's right
         position = start_position(*rnd.start, o["count_direction"], table.seats)
         start = {"method": rnd.start[0], "value": rnd.start[1], "first_hand": position_name(position)}
-        dealer_step = self.dealer_step()
-        if self.shared is None or dealer_step is None:
+        if self.shared is None:
             return _void(rnd, table, order, start)
         r = self.shared
+        shown = r.dealer.to_json()  # the dealer's set in words, once: for the step and the settlement's dealer
+        dealer_step = _dealer_step(r.dealer.rule, shown)
         steps = _Steps()
         settled: dict[int, SeatSettlement] = {}
         for seat in order:
@@ -717,8 +716,19 @@ class RoundSettler:
             table,
             settled,
             steps.procedure(dealer_step),
-            {"cards": format_cards(rnd.dealer), **r.dealer.to_json(), "start": start},
+            {"cards": format_cards(rnd.dealer), **shown, "start": start},
         )
+
+
+def _dealer_step(rule: str, shown: Mapping[str, object]) -> Step:
+    """The dealer's hand exposed and set by the house way ``rule`` (``shown``: the set's
+    :meth:`~controller.hands.paigow.HandSet.to_json`)."""
+    return Step("dealer", None, (), f"house way {hand_name(rule)}: high {shown['high']} / low {shown['low']}")
+
+
+def _right_first(seat: PaiGowSeat) -> int:
+    """Sort key: the highest seat number first."""
+    return -seat.seat
 
 
 def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:

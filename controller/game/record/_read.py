@@ -174,14 +174,9 @@ class Problems:
         return value
 
 
-@dataclass(frozen=True, slots=True)
-class SeatRecord:
-    """A seat's raw record with its number and JSON path, and its checked wagers."""
-
-    seat: int
-    path: str
-    raw: Mapping[str, object]
-    wagers: Mapping[str, int]
+SeatRecord = tuple[int, str, Mapping[str, object], dict[str, int]]
+"""A seat's number, its JSON path, its raw record and its checked wagers (a dict of its own), as
+:func:`read_seats` gives them (a tuple: a record is read seat by seat, every round)."""
 
 
 _SEAT_KEY = re.compile("[0-9]{1,3}").fullmatch
@@ -189,12 +184,13 @@ _SEAT_KEY = re.compile("[0-9]{1,3}").fullmatch
 
 
 def read_seats(data: Mapping[str, object], table: TableConfig, problems: Problems, keys: set[str]) -> list[SeatRecord]:
-    """The seats of a record, sorted by seat number, with wagers checked against the table."""
+    """The seats of a record, sorted by seat number, with wagers checked against the table: each
+    its number, JSON path, raw record and wagers (:data:`SeatRecord`)."""
     raw_seats = data.get("seats")
     if not isinstance(raw_seats, dict):
         problems.add("$.seats", "must map seat numbers to seats")
         return []
-    seats = []
+    seats: list[SeatRecord] = []
 
     def number_of(key: object) -> int:
         text = str(key)
@@ -220,7 +216,7 @@ def read_seats(data: Mapping[str, object], table: TableConfig, problems: Problem
             for k in raw:
                 if k not in keys:
                     problems.add(f"{path}.{k}", f"unknown key (a seat has {', '.join(sorted(keys))})")
-        seats.append(SeatRecord(number, path, raw, read_wagers(f"{path}.wagers", raw.get("wagers"), table, problems)))
+        seats.append((number, path, raw, read_wagers(f"{path}.wagers", raw.get("wagers"), table, problems)))
     return seats
 
 
