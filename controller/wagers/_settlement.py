@@ -14,6 +14,7 @@ from typing import Protocol
 
 from controller.hands import HandValue
 from controller.vocab import format_cards, format_cents
+from controller.wagers._quick import quick_init
 
 __all__ = [
     "Result",
@@ -45,6 +46,7 @@ class Result(Enum):
     """Handed back without being in action to the end (Boston 5 ante with no ante bonus; a void)."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class WagerResult:
     """The result of one wager spot, or of a payout line such as Boston 5's ``ante_bonus``."""
@@ -169,6 +171,7 @@ def apply_caps(
     return out, tuple(reports)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PayoutCaps:
     """The caps of one table on one game's payouts, their smallest found once (:meth:`of`): a
@@ -195,6 +198,7 @@ class PayoutCaps:
         return apply_caps(wagers, self.paytables, self.paid_by, self.payout_cap)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Action:
     """One thing the dealer does with one wager: collect, pay, push or return it."""
@@ -214,6 +218,7 @@ DISCARD_UNEXPOSED = "discard the cards unexposed"
 """A folded Boston 5 hand: collected without exposing its cards (24.10(b))."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Step:
     """One line of the dealer's procedure, in the regulated order (``text`` is for the display)."""
@@ -282,6 +287,7 @@ def hand_summary(value: HandValue) -> dict[str, str]:
     return {"category": value.category._value_, "best": format_cards(value.best)}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SeatSettlement:
     """Everything settled at one seat."""
@@ -308,6 +314,7 @@ class SeatSettlement:
         }
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Settlement:
     """A whole round settled: per seat, the dealer's hand, and the dealer's procedure."""

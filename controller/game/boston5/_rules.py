@@ -40,6 +40,7 @@ from controller.wagers import (
     actions_for,
     apply_caps,
     hand_summary,
+    quick_init,
     settlement_for,
 )
 
@@ -49,6 +50,7 @@ _SEAT_KEYS = {"wagers", "cards", "exposed_bonus", "folded"}
 _PAID_BY = {"bonus": ["bonus"], "ante_bonus": ["ante_bonus"]}  # paytable spot -> wagers it pays
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Boston5Seat:
     """One player's round: wagers (cents by spot), cards in dealt order, decisions."""
@@ -69,6 +71,7 @@ class Boston5Seat:
         }
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Boston5Round:
     """A Boston 5 round as recorded: the seats in play and the dealer's five cards."""

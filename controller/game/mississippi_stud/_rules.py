@@ -46,6 +46,7 @@ from controller.wagers import (
     WagerResult,
     actions_for,
     hand_summary,
+    quick_init,
     settlement_for,
 )
 
@@ -59,6 +60,7 @@ _PAID_BY = {"main": ["ante", *STREETS], "bonus": ["bonus"]}
 _STREET_RULE = {"third": "35.10(a)", "fourth": "35.10(e)", "fifth": "35.10(g)"}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class MississippiSeat:
     """One player's round: wagers, two cards, the street folded at (or ``None``), the 35.10(c)
@@ -82,6 +84,7 @@ class MississippiSeat:
         }
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class MississippiRound:
     """A Mississippi Stud round as recorded: the seats and the three community cards."""

@@ -59,6 +59,7 @@ from controller.wagers import (
     Step,
     WagerResult,
     actions_for,
+    quick_init,
     settlement_for,
 )
 
@@ -77,6 +78,7 @@ _SEAT_KEYS = {"wagers", "cards", "high", "low", "set", "foul"}
 _PAID_BY = {"bonus": ["bonus"], "envy": ["envy"], "insurance": ["insurance"]}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PaiGowSeat:
     """One player's round: wagers, the seven cards, and the set (``None``: set by the house way)."""
@@ -101,6 +103,7 @@ class PaiGowSeat:
         return out
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PaiGowRound:
     """A pai gow round as recorded."""
@@ -290,6 +293,7 @@ def commission(stake: int, percent: int, rounding: str) -> int:
     return raw // 100
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _Premium:
     """A seven-card hand's bonus category and best cards, its whole classification where a line
@@ -427,6 +431,7 @@ def _pai_gow_result(
     return WagerResult("pai_gow", stake, Result.LOSE, -stake, f"both hands lose{copy_note}")
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _Round:
     """What the steps of one round's settlement share: the options, the house way, the dealer's
@@ -614,6 +619,7 @@ def _seat_once(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlemen
     return settled
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _Steps:
     """The dealer's steps of 11.15(d), each list in the order the seats are settled."""

@@ -42,6 +42,7 @@ from controller.wagers import (
     actions_for,
     apply_caps,
     hand_summary,
+    quick_init,
     settlement_for,
 )
 
@@ -67,6 +68,7 @@ _SEAT_KEYS = {"wagers", "cards"}
 _PAID_BY = {"ante_bonus": ["ante_bonus"], "pair_plus": ["pair_plus"]}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ThreeCardSeat:
     """One player's round: wagers (``ante``, ``play`` when played, ``pair_plus``) and three cards.
@@ -87,6 +89,7 @@ class ThreeCardSeat:
         return {"wagers": dict(self.wagers), "cards": format_cards(self.cards)}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ThreeCardRound:
     """A Three Card Poker round as recorded: the seats and the dealer's three cards."""
