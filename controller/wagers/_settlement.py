@@ -61,7 +61,7 @@ class WagerResult:
     """Commission taken from a winning payout (pai gow): ``net`` is the payout less this."""
 
     def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"result": self.result.value, "net": self.net, "stake": self.stake, "why": self.why}
+        out: dict[str, object] = {"result": self.result._value_, "net": self.net, "stake": self.stake, "why": self.why}
         if self.capped_from is not None:
             out["capped_from"] = self.capped_from
         if self.commission:

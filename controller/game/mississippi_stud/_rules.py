@@ -275,7 +275,7 @@ class _Bonus:
         self.value = evaluate_three(community, MISSISSIPPI_STUD)
         self.row = table.paytables["bonus"].row_for(self.value) if "bonus" in table.paytables else None
         self.summary = hand_summary(self.value)
-        self.name = hand_name(self.value.category.value)
+        self.name = hand_name(self.value.category._value_)
 
     def result(self, stake: int) -> WagerResult:
         """The result of a bonus wager of ``stake`` cents (the same object for the same line and

@@ -483,10 +483,11 @@ def _round(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round
     )
 
 
-_LAST_ROUND: tuple[object, _Round | None] = (None, None)
-"""The last round's shared part, by everything :func:`_round` reads (one entry: the table reads
-its round's shared part when the dealer's hand is set and again at the settlement, with only the
-players' sets changed between, which it does not read)."""
+_LAST_ROUND: tuple[tuple[PaiGowRound, tuple[object, ...]] | None, _Round | None] = (None, None)
+"""The last round's shared part, with the round and what of its table it was made from (the
+options, the three paytables, the payout cap), compared with the next on what :func:`_round`
+reads (one entry: the table reads its round's shared part when the dealer's hand is set and again
+at the settlement, with only the players' sets changed between, which it does not read)."""
 
 
 def _round_once(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round:
@@ -496,22 +497,26 @@ def _round_once(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _
     identity first)."""
     global _LAST_ROUND
     p = table.paytables
-    key = (
-        tuple(o.items()),
-        p.get("bonus"),
-        p.get("envy"),
-        p.get("insurance"),
-        table.payout_cap,
-        rnd.dealer,
-        rnd.dealer_set,
-        tuple([(s.seat, s.cards, s.wagers.get("bonus", 0), "insurance" in s.wagers) for s in rnd.seats]),
-    )
+    facts = (o, p.get("bonus"), p.get("envy"), p.get("insurance"), table.payout_cap)
     last_key, last = _LAST_ROUND  # one read: another thread's round replaces both at once
-    if last is not None and last_key == key:
-        return last
+    if last is not None and last_key is not None:
+        last_rnd, last_facts = last_key
+        # the dealer's cards first: another round's differ, and then nothing else is compared
+        if (
+            last_rnd.dealer == rnd.dealer
+            and last_facts == facts
+            and last_rnd.dealer_set == rnd.dealer_set
+            and _read_of_seats(last_rnd) == _read_of_seats(rnd)
+        ):
+            return last
     shared = _round(rnd, table, o)
-    _LAST_ROUND = (key, shared)
+    _LAST_ROUND = ((rnd, facts), shared)
     return shared
+
+
+def _read_of_seats(rnd: PaiGowRound) -> list[tuple[object, ...]]:
+    """What :func:`_round` reads of each seat: its number, cards, bonus stake and insurance."""
+    return [(s.seat, s.cards, s.wagers.get("bonus", 0), "insurance" in s.wagers) for s in rnd.seats]
 
 
 def _seat_set(seat: PaiGowSeat, r: _Round, hands: dict[str, Mapping[str, str]]) -> tuple[HandSet, bool]:
@@ -581,7 +586,7 @@ def _seat_settlement(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSet
     hands["set"] = chosen.to_json()
     wagers = [_pai_gow_wager(w["pai_gow"], chosen, r.dealer.set, fouled, r.options)]
     mine = r.premium[seat.seat]
-    hands["bonus"] = {"category": mine.category.value, "best": format_cards(mine.best)}
+    hands["bonus"] = {"category": mine.category._value_, "best": format_cards(mine.best)}
     if "bonus" in w and r.bonus is not None:
         wagers.append(_bonus_result(w["bonus"], mine, r.bonus))
     if "insurance" in w and r.insurance is not None:
@@ -594,10 +599,10 @@ def _seat_settlement(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSet
     return SeatSettlement(seat.seat, tuple(capped), hands, caps)
 
 
-_LAST_SEATS: tuple[_Round | None, dict[int, tuple[tuple[object, ...], SeatSettlement]]] = (None, {})
-"""The seats settled with the last shared part, by seat number, each with everything
-:func:`_seat_settlement` reads besides it (the table shows each seat's pai gow step as its hand
-is turned, and settles the round at its end: each seat once)."""
+_LAST_SEATS: tuple[_Round | None, dict[int, tuple[PaiGowSeat, SeatSettlement, int | None]]] = (None, {})
+"""The seats settled with the last shared part, by seat number, each with the seat and the payout
+cap it was settled with: everything :func:`_seat_settlement` reads besides it (the table shows
+each seat's pai gow step as its hand is turned, and settles the round at its end: each seat once)."""
 
 
 def _seat_once(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlement:
@@ -606,16 +611,16 @@ def _seat_once(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlemen
     are the shared part's own)."""
     global _LAST_SEATS
     shared, seats = _LAST_SEATS  # one read: another thread's round replaces both at once
-    if shared is not r:
+    if shared is not r:  # another round: nothing kept is its
         seats = {}
         _LAST_SEATS = (r, seats)
-    key = (tuple(seat.wagers.items()), seat.cards, seat.high, seat.low, seat.foul, table.payout_cap)
-    kept = seats.get(seat.seat)
-    # compared, not hashed: the same cards are the same objects (the deck's own), equal at once
-    if kept is not None and kept[0] == key:
-        return kept[1]
+    else:
+        kept = seats.get(seat.seat)
+        # compared, not hashed: the same cards are the same objects (the deck's own), equal at once
+        if kept is not None and kept[2] == table.payout_cap and kept[0] == seat:
+            return kept[1]
     settled = _seat_settlement(seat, r, table)
-    seats[seat.seat] = (key, settled)
+    seats[seat.seat] = (seat, settled, table.payout_cap)
     return settled
 
 
