@@ -23,7 +23,7 @@ from controller.table._stub_count import StubCount
 from controller.table._wagers import Wagers
 from controller.table.card_ledger import MISDEAL, CardLedger
 from controller.table.round_data import RoundResult, Seat
-from controller.wagers import Settlement, Step
+from controller.wagers import Result, Settlement, Step
 
 __all__ = ["SettlementWalk", "KEEP_ROUNDS", "problem_words", "settle_table_record"]
 
@@ -134,7 +134,7 @@ class SettlementWalk:
         for paid in self.settlement.seats:
             seat = seats.get(paid.seat)
             for w in paid.wagers:
-                if w.result._value_ == "win" and seat is not None and w.spot in seat.wagers:
+                if w.result is Result.WIN and seat is not None and w.spot in seat.wagers:
                     self._commands.lamp(paid.seat, w.spot, "winner")
         self.ask_step()
 
