@@ -385,7 +385,7 @@ def settlement_for(
         game=game,
         table=table.path,
         paytables=dict(kept[1]),
-        seats=tuple(seats[n] for n in sorted(seats)),
+        seats=tuple([seats[n] for n in sorted(seats)]),
         procedure=tuple(procedure),
         dealer=dealer,
     )

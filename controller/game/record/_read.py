@@ -17,9 +17,15 @@ from controller.vocab import JOKER, Card, CardError, parse_cards
 
 _JOKER = JOKER.index
 
-_parse_cards = lru_cache(maxsize=1 << 16)(parse_cards)
-"""``parse_cards`` remembered by text: a table reads the same two- and three-card hands again
-and again (errors are raised again each time, never remembered)."""
+
+@lru_cache(maxsize=1 << 16)
+def _parse_cards(text: str) -> tuple[tuple[Card, ...], tuple[int, ...]]:
+    """``parse_cards`` of ``text`` and the cards' deck indices, remembered by text: a table reads
+    the same two- and three-card hands again and again (errors are raised again each time, never
+    remembered)."""
+    cards = parse_cards(text)
+    return cards, tuple([c.index for c in cards])
+
 
 __all__ = [
     "RecordError",
@@ -140,7 +146,7 @@ class Problems:
             self.add(path, f'cards must be a string such as "As Kd", got {raw!r}')
             return None
         try:
-            cards = _parse_cards(raw)
+            cards, indices = _parse_cards(raw)
         except CardError as exc:
             self.add(path, str(exc))
             return None
@@ -149,7 +155,6 @@ class Problems:
             self.add(path, f"needs {wanted} cards, got {len(cards)}")
             return None
         seen = self.cards_seen
-        indices = [c.index for c in cards]
         if _JOKER not in indices and seen.keys().isdisjoint(indices):  # the usual hand, checked in C
             seen.update(dict.fromkeys(indices, path))
             return cards
