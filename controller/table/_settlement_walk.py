@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from controller.configuration import TableConfig
-from controller.game.record import RecordError, record_json, settle_json
+from controller.game.record import RecordError, settle_written
 from controller.table._dealer_screen import DealerScreen
 from controller.table._holds import Holds
 from controller.table._late_bets import LateBets
@@ -23,7 +23,7 @@ from controller.table._stub_count import StubCount
 from controller.table._wagers import Wagers
 from controller.table.card_ledger import MISDEAL, CardLedger
 from controller.table.round_data import RoundResult, Seat
-from controller.wagers import Settlement, Step
+from controller.wagers import Result, Settlement, Step
 
 __all__ = ["SettlementWalk", "KEEP_ROUNDS", "problem_words", "settle_table_record"]
 
@@ -49,8 +49,9 @@ def problem_words(problems: list[str]) -> str:
 
 def settle_table_record(record: dict[str, object], table: TableConfig) -> Settlement:
     """Settle a table's round record as ``tablectl settle`` does (the same function, on the
-    record's JSON): raises ``RecordError`` when it cannot be settled."""
-    return settle_json(record_json(record), table)
+    record's JSON: :func:`~controller.game.record.settle_written`): raises ``RecordError`` when
+    it cannot be settled."""
+    return settle_written(record, table)
 
 
 class SettlementWalk:
@@ -133,7 +134,7 @@ class SettlementWalk:
         for paid in self.settlement.seats:
             seat = seats.get(paid.seat)
             for w in paid.wagers:
-                if w.result._value_ == "win" and seat is not None and w.spot in seat.wagers:
+                if w.result is Result.WIN and seat is not None and w.spot in seat.wagers:
                     self._commands.lamp(paid.seat, w.spot, "winner")
         self.ask_step()
 

@@ -3,10 +3,12 @@ a settled round pays (:class:`Settlement`: every :class:`WagerResult`, each seat
 steps). Built on the vocabulary and the hands."""
 
 from controller.wagers._catalog import GameCatalog, Option, PaytableSpot, RequiredRow, WagerMultiple
+from controller.wagers._quick import quick_init
 from controller.wagers._settlement import (
     DISCARD,
     DISCARD_UNEXPOSED,
     Action,
+    PayoutCaps,
     Result,
     SeatSettlement,
     Settlement,
@@ -25,6 +27,7 @@ __all__ = [
     "GameCatalog",
     "Option",
     "PaytableSpot",
+    "PayoutCaps",
     "RequiredRow",
     "Result",
     "SeatSettlement",
@@ -35,5 +38,6 @@ __all__ = [
     "actions_for",
     "apply_caps",
     "hand_summary",
+    "quick_init",
     "settlement_for",
 ]

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from controller.hands import HandValue
 from controller.vocab import format_cards, format_cents
+from controller.wagers._quick import quick_init
 
 __all__ = [
     "Result",
@@ -27,6 +28,7 @@ __all__ = [
     "Settlement",
     "apply_cap",
     "apply_caps",
+    "PayoutCaps",
     "actions_for",
     "hand_summary",
     "settlement_for",
@@ -44,6 +46,7 @@ class Result(Enum):
     """Handed back without being in action to the end (Boston 5 ante with no ante bonus; a void)."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class WagerResult:
     """The result of one wager spot, or of a payout line such as Boston 5's ``ante_bonus``."""
@@ -58,7 +61,7 @@ class WagerResult:
     """Commission taken from a winning payout (pai gow): ``net`` is the payout less this."""
 
     def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"result": self.result.value, "net": self.net, "stake": self.stake, "why": self.why}
+        out: dict[str, object] = {"result": self.result._value_, "net": self.net, "stake": self.stake, "why": self.why}
         if self.capped_from is not None:
             out["capped_from"] = self.capped_from
         if self.commission:
@@ -168,6 +171,34 @@ def apply_caps(
     return out, tuple(reports)
 
 
+@quick_init
+@dataclass(frozen=True, slots=True)
+class PayoutCaps:
+    """The caps of one table on one game's payouts, their smallest found once (:meth:`of`): a
+    settlement applies them to every seat of its round."""
+
+    paytables: Mapping[str, object]
+    paid_by: Mapping[str, Iterable[str]]
+    payout_cap: int | None
+    smallest: int | None
+    """The smallest of them (``None``: no cap): payouts within it are never reduced."""
+
+    @classmethod
+    def of(
+        cls, paytables: Mapping[str, object], paid_by: Mapping[str, Iterable[str]], payout_cap: int | None
+    ) -> PayoutCaps:
+        """The caps of ``paytables`` (``paid_by``: paytable spot -> wager spots) and ``payout_cap``."""
+        return cls(paytables, paid_by, payout_cap, _smallest_cap(paytables, paid_by, payout_cap))
+
+    def apply(self, wagers: Sequence[WagerResult]) -> tuple[Sequence[WagerResult], tuple[CapReport, ...]]:
+        """:func:`apply_caps` on one seat's ``wagers`` (the same sequence when no cap bites)."""
+        smallest = self.smallest
+        if smallest is None or sum([w.net for w in wagers if w.net > 0]) <= smallest:
+            return wagers, ()
+        return apply_caps(wagers, self.paytables, self.paid_by, self.payout_cap)
+
+
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Action:
     """One thing the dealer does with one wager: collect, pay, push or return it."""
@@ -187,6 +218,7 @@ DISCARD_UNEXPOSED = "discard the cards unexposed"
 """A folded Boston 5 hand: collected without exposing its cards (24.10(b))."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Step:
     """One line of the dealer's procedure, in the regulated order (``text`` is for the display)."""
@@ -255,6 +287,7 @@ def hand_summary(value: HandValue) -> dict[str, str]:
     return {"category": value.category._value_, "best": format_cards(value.best)}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SeatSettlement:
     """Everything settled at one seat."""
@@ -281,6 +314,7 @@ class SeatSettlement:
         }
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Settlement:
     """A whole round settled: per seat, the dealer's hand, and the dealer's procedure."""
@@ -328,6 +362,11 @@ class TableFacts(Protocol):
     def paytables(self) -> Mapping[str, _Named]: ...
 
 
+_NAMES: dict[int, tuple[Mapping[str, _Named], dict[str, str]]] = {}
+"""Each table's paytables' names by spot, by the paytables' mapping (its identity), made once while
+it lives: a table settles every round under the same paytables."""
+
+
 def settlement_for(
     game: str,
     table: TableFacts,
@@ -336,11 +375,17 @@ def settlement_for(
     dealer: Mapping[str, object],
 ) -> Settlement:
     """A :class:`Settlement` for ``table`` (a TableConfig): seats in seat order, the paytables by name."""
+    paytables = table.paytables
+    kept = _NAMES.get(id(paytables))
+    if kept is None or kept[0] is not paytables:
+        if len(_NAMES) > 64:
+            _NAMES.clear()
+        kept = _NAMES[id(paytables)] = (paytables, {spot: p.name for spot, p in paytables.items()})
     return Settlement(
         game=game,
         table=table.path,
-        paytables={spot: p.name for spot, p in table.paytables.items()},
-        seats=tuple(seats[n] for n in sorted(seats)),
+        paytables=dict(kept[1]),
+        seats=tuple([seats[n] for n in sorted(seats)]),
         procedure=tuple(procedure),
         dealer=dealer,
     )

@@ -40,6 +40,7 @@ from controller.wagers import (
     actions_for,
     apply_caps,
     hand_summary,
+    quick_init,
     settlement_for,
 )
 
@@ -49,6 +50,7 @@ _SEAT_KEYS = {"wagers", "cards", "exposed_bonus", "folded"}
 _PAID_BY = {"bonus": ["bonus"], "ante_bonus": ["ante_bonus"]}  # paytable spot -> wagers it pays
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Boston5Seat:
     """One player's round: wagers (cents by spot), cards in dealt order, decisions."""
@@ -69,6 +71,7 @@ class Boston5Seat:
         }
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Boston5Round:
     """A Boston 5 round as recorded: the seats in play and the dealer's five cards."""
@@ -83,10 +86,9 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> Boston5Round:
     multiple = table.options["first_to_ante"]
     assert isinstance(multiple, int), "table_config checks first_to_ante is a whole number"
     seats = []
-    for rec in read_seats(data, table, problems, _SEAT_KEYS):
-        w, path = rec.wagers, rec.path
-        folded = problems.flag(path, rec.raw, "folded")
-        exposed = problems.flag(path, rec.raw, "exposed_bonus")
+    for number, path, raw, w in read_seats(data, table, problems, _SEAT_KEYS):
+        folded = problems.flag(path, raw, "folded")
+        exposed = problems.flag(path, raw, "exposed_bonus")
         for spot in ("ante", "first"):
             if spot not in w:
                 problems.add(f"{path}.wagers", f"missing the {spot} wager (ante and first are required)")
@@ -100,9 +102,9 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> Boston5Round:
             problems.add(f"{path}.wagers", "missing the second wager (equal to the first), or set folded: true")
         if "second" in w and "first" in w and w["second"] != w["first"]:
             problems.add(f"{path}.wagers.second", f"must equal the first wager ({w['first']}), got {w['second']}")
-        cards = problems.cards(f"{path}.cards", rec.raw.get("cards"), (3,) if folded else (5,))
+        cards = problems.cards(f"{path}.cards", raw.get("cards"), (3,) if folded else (5,))
         if cards is not None:
-            seats.append(Boston5Seat(rec.seat, dict(w), cards, exposed, folded))
+            seats.append(Boston5Seat(number, w, cards, exposed, folded))  # w: a fresh dict (read_wagers)
     # When every player folds, the final cards are not dealt (24.10(d)): the dealer has three.
     all_folded = bool(seats) and all(s.folded for s in seats)
     dealer = problems.cards("$.dealer", data.get("dealer"), (3, 5) if all_folded else (5,))

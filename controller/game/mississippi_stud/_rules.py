@@ -26,25 +26,27 @@ is the highest seat number first.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
-from controller.configuration import TableConfig
+from controller.configuration import PaytableRow, TableConfig
 from controller.game import hand_name
 from controller.game.record import GameSpec, Problems, read_seats, write_record
-from controller.hands import MISSISSIPPI_STUD, evaluate_dealt, evaluate_three
+from controller.hands import MISSISSIPPI_STUD, HandValue, evaluate_dealt, evaluate_three
 from controller.vocab import Card, format_cards
 from controller.wagers import (
     DISCARD,
     Action,
+    PayoutCaps,
     Result,
     SeatSettlement,
     Settlement,
     Step,
     WagerResult,
     actions_for,
-    apply_caps,
     hand_summary,
+    quick_init,
     settlement_for,
 )
 
@@ -58,6 +60,7 @@ _PAID_BY = {"main": ["ante", *STREETS], "bonus": ["bonus"]}
 _STREET_RULE = {"third": "35.10(a)", "fourth": "35.10(e)", "fifth": "35.10(g)"}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class MississippiSeat:
     """One player's round: wagers, two cards, the street folded at (or ``None``), the 35.10(c)
@@ -81,6 +84,7 @@ class MississippiSeat:
         }
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class MississippiRound:
     """A Mississippi Stud round as recorded: the seats and the three community cards."""
@@ -93,20 +97,19 @@ def read_round(data: Mapping[str, object], table: TableConfig) -> MississippiRou
     """Check a round record against the rules and the table; raises ``RecordError`` listing all problems."""
     problems = Problems()
     seats = []
-    for rec in read_seats(data, table, problems, _SEAT_KEYS):
-        w, path = rec.wagers, rec.path
-        folded_at = rec.raw.get("folded_at")
+    for number, path, raw, w in read_seats(data, table, problems, _SEAT_KEYS):
+        folded_at = raw.get("folded_at")
         ante = w.get("ante")
-        if _plain(rec.raw, folded_at, w, ante):  # nothing below would find a problem
-            cards = problems.cards(f"{path}.cards", rec.raw.get("cards"), (2,))
+        if _plain(raw, folded_at, w, ante):  # nothing below would find a problem
+            cards = problems.cards(f"{path}.cards", raw.get("cards"), (2,))
             if cards is not None:
-                seats.append(MississippiSeat(rec.seat, dict(w), cards, None, False))
+                seats.append(MississippiSeat(number, w, cards, None, False))  # w: a fresh dict (read_wagers)
             continue
         if folded_at is not None and folded_at not in STREETS:
             problems.add(f"{path}.folded_at", f"must be null or one of {', '.join(STREETS)}, got {folded_at!r}")
             folded_at = None
-        violation = problems.flag(path, rec.raw, "communication_violation")
-        violation_at = _violation_at(problems, path, rec.raw, folded_at, violation, w)
+        violation = problems.flag(path, raw, "communication_violation")
+        violation_at = _violation_at(problems, path, raw, folded_at, violation, w)
         if "ante" not in w:
             problems.add(f"{path}.wagers", "missing the ante wager")
         live = STREETS[: STREETS.index(folded_at)] if folded_at else STREETS
@@ -124,9 +127,9 @@ def read_round(data: Mapping[str, object], table: TableConfig) -> MississippiRou
                 problems.add(
                     f"{path}.wagers.{street}", f"must be 1x, 2x or 3x the ante ({a}, {2 * a} or {3 * a}), got {bet}"
                 )
-        cards = problems.cards(f"{path}.cards", rec.raw.get("cards"), (2,))
+        cards = problems.cards(f"{path}.cards", raw.get("cards"), (2,))
         if cards is not None:
-            seats.append(MississippiSeat(rec.seat, dict(w), cards, folded_at, violation, violation_at))
+            seats.append(MississippiSeat(number, w, cards, folded_at, violation, violation_at))
     community = problems.cards("$.community", data.get("community"), (3,))
     problems.raise_if_any()
     assert community is not None
@@ -207,62 +210,57 @@ def _main(seat: MississippiSeat, community: tuple[Card, ...], table: TableConfig
     w = seat.wagers
     hand = evaluate_dealt(seat.cards + community, MISSISSIPPI_STUD)
     row = table.paytables["main"].row_for(hand)
-    stakes = tuple([w[s] for s in _SPOTS])
-    # each reason is made only when its results are (a line's text is the same every time)
+    stakes = (w["ante"], w["third"], w["fourth"], w["fifth"])  # _SPOTS
     if row is None:
-        name = hand.category._value_
-
-        def lose() -> list[WagerResult]:
-            why = f"{hand_name(name)} does not pay (35.10(i)1)"
-            return [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in _SPOTS]
-
-        results = _kept(("lose", name, stakes), None, lose)
-    elif row.odds.push:
-        line = row
-
-        def push() -> list[WagerResult]:
-            why = f"{line.describe()} (35.10(i)2)"
-            return [WagerResult(s, w[s], Result.PUSH, 0, why) for s in _SPOTS]
-
-        results = _kept(("push", id(row), stakes), row, push)
+        key: tuple[object, ...] = ("lose", hand.category._value_, stakes)
     else:
-        line, odds = row, row.odds
+        key = ("push" if row.odds.push else "win", id(row), stakes)
+    found = _KEPT.get(key)  # the usual case: these results made for an earlier hand
+    if found is not None and found[0] is row:
+        return found[1], hand_summary(hand)
+    return _kept(key, row, partial(_main_results, hand, row, w)), hand_summary(hand)
 
-        def win() -> list[WagerResult]:
-            why = f"{line.describe()} (35.10(i)3, 35.11)"
-            return [WagerResult(s, w[s], Result.WIN, odds.payout(w[s]), why) for s in _SPOTS]
 
-        results = _kept(("win", id(row), stakes), row, win)
-    return results, hand_summary(hand)
+def _main_results(hand: HandValue, row: PaytableRow | None, w: Mapping[str, int]) -> list[WagerResult]:
+    """The results of :func:`_main` (each reason made only when its results are: a line's text
+    is the same every time)."""
+    if row is None:
+        why = f"{hand_name(hand.category._value_)} does not pay (35.10(i)1)"
+        return [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in _SPOTS]
+    if row.odds.push:
+        why = f"{row.describe()} (35.10(i)2)"
+        return [WagerResult(s, w[s], Result.PUSH, 0, why) for s in _SPOTS]
+    odds = row.odds
+    why = f"{row.describe()} (35.10(i)3, 35.11)"
+    return [WagerResult(s, w[s], Result.WIN, odds.payout(w[s]), why) for s in _SPOTS]
 
 
 def _seat_wagers(
     seat: MississippiSeat, rnd: MississippiRound, table: TableConfig, bonus: _Bonus
-) -> tuple[list[WagerResult], tuple[Action, ...] | None, dict[str, dict[str, str]]]:
+) -> tuple[Sequence[WagerResult], tuple[Action, ...] | None, dict[str, dict[str, str]]]:
     """Steps 1 to 4 of the module's order for one seat: its wager results, the actions of its
     main wagers when nothing but these results decides them, and its hands."""
     w = seat.wagers
     hands: dict[str, dict[str, str]] = {}
     actions: tuple[Action, ...] | None = None
+    wagers: Sequence[WagerResult]
     if seat.communication_violation and seat.violation_at is None:
         wagers = [WagerResult(s, w[s], Result.LOSE, -w[s], _VIOLATION_WHY) for s in w]
     elif seat.folded_at is not None:
         lost = _LOST[seat.folded_at]
         why = f"folded at {seat.folded_at} street ({_STREET_RULE[seat.folded_at]})"
-        results, actions = _kept(
+        wagers, actions = _kept(
             ("fold", seat.folded_at, tuple(w[s] for s in lost)),
             None,
             lambda: [WagerResult(s, w[s], Result.LOSE, -w[s], why) for s in lost],
         )
-        wagers = list(results)
     else:
-        (results, actions), hands["player"] = _main(seat, rnd.community, table)
-        wagers = list(results)
+        (wagers, actions), hands["player"] = _main(seat, rnd.community, table)
     if "bonus" in w and seat.communication_violation and seat.violation_at is not None:
-        wagers.append(WagerResult("bonus", w["bonus"], Result.LOSE, -w["bonus"], _VIOLATION_WHY))
+        wagers = [*wagers, WagerResult("bonus", w["bonus"], Result.LOSE, -w["bonus"], _VIOLATION_WHY)]
     elif "bonus" in w and not seat.communication_violation:
         hands["bonus"] = bonus.summary
-        wagers.append(bonus.result(w["bonus"]))
+        wagers = [*wagers, bonus.result(w["bonus"])]
     return wagers, actions, hands
 
 
@@ -277,27 +275,56 @@ class _Bonus:
         self.value = evaluate_three(community, MISSISSIPPI_STUD)
         self.row = table.paytables["bonus"].row_for(self.value) if "bonus" in table.paytables else None
         self.summary = hand_summary(self.value)
-        self.name = hand_name(self.value.category.value)
-        self._results: dict[int, WagerResult] = {}
+        self.name = hand_name(self.value.category._value_)
 
     def result(self, stake: int) -> WagerResult:
-        """The result of a bonus wager of ``stake`` cents."""
-        found = self._results.get(stake)
-        if found is None:
-            row = self.row
-            if row is None or row.odds.push:
-                why = f"community {self.name} does not pay"
-                found = WagerResult("bonus", stake, Result.LOSE, -stake, why)
-            else:
-                found = WagerResult("bonus", stake, Result.WIN, row.odds.payout(stake), f"community {row.describe()}")
-            self._results[stake] = found
-        return found
+        """The result of a bonus wager of ``stake`` cents (the same object for the same line and
+        stake, kept across rounds while the line lives)."""
+        row = self.row
+        if row is None or row.odds.push:
+            name = self.name
+
+            def lose() -> list[WagerResult]:
+                return [WagerResult("bonus", stake, Result.LOSE, -stake, f"community {name} does not pay")]
+
+            return _kept(("bonus lose", name, stake), None, lose)[0][0]
+        line = row
+
+        def win() -> list[WagerResult]:
+            return [WagerResult("bonus", stake, Result.WIN, line.odds.payout(stake), f"community {line.describe()}")]
+
+        return _kept(("bonus win", id(row), stake), row, win)[0][0]
+
+    def step(self, seat: int, wagers: list[WagerResult]) -> Step:
+        """Seat ``seat``'s bonus step settling ``wagers`` (its bonus, as :meth:`result` gave it or
+        capped): the same object for the same seat, community line and results."""
+        key = (seat, self.name, *map(id, wagers))
+        found = _KEPT_STEPS.get(key)
+        if found is not None:  # kept with the results it was made for: those ids are theirs
+            return found[1]
+        made = Step("bonus", seat, actions_for(wagers), f"bonus on {self.name}")
+        if len(_KEPT_STEPS) >= 1024:
+            _KEPT_STEPS.clear()
+        _KEPT_STEPS[key] = (tuple(wagers), made)
+        return made
+
+
+_KEPT_STEPS: dict[tuple[object, ...], tuple[tuple[WagerResult, ...], Step]] = {}
+"""Each seat's bonus step by its seat, the community's line and the results it settles (their
+identities: kept with the step, so that no other object takes their ids): a table's bonus bets and
+the lines that pay them repeat round after round."""
+
+
+def _right_first(seat: MississippiSeat) -> int:
+    """Sort key: the highest seat number first (counterclockwise from the dealer's right)."""
+    return -seat.seat
 
 
 def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
     """Settle a checked Mississippi Stud round under ``table``'s paytables and cap."""
     bonus = _Bonus(rnd.community, table)
-    order = sorted(rnd.seats, key=lambda s: -s.seat)  # counterclockwise from the dealer's right
+    order = sorted(rnd.seats, key=_right_first)  # counterclockwise from the dealer's right
+    caps_of = PayoutCaps.of(table.paytables, _PAID_BY, table.payout_cap)
     settled: dict[int, SeatSettlement] = {}
     violation_steps: list[Step] = []
     fold_steps: dict[str, list[Step]] = {street: [] for street in STREETS}
@@ -305,7 +332,7 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
     bonus_steps: list[Step] = []
     for seat in order:
         wagers, main_actions, hands = _seat_wagers(seat, rnd, table, bonus)
-        wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
+        wagers, caps = caps_of.apply(wagers)
         settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, caps)
         if caps or main_actions is None:
             main_actions = actions_for([x for x in wagers if x.spot != "bonus"])
@@ -329,10 +356,11 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
                 Step(f"{seat.folded_at}_street", seat.seat, main_actions, f"folds at {seat.folded_at} street", DISCARD)
             )
         else:
-            note = f"{hand_name(hands['player']['category'])} ({hands['player']['best']})"
+            player = hands["player"]
+            note = f"{hand_name(player['category'])} ({player['best']})"
             main_steps.append(Step("settle", seat.seat, main_actions, note, DISCARD))
         if bonus_wagers:
-            bonus_steps.append(Step("bonus", seat.seat, actions_for(bonus_wagers), f"bonus on {bonus.name}"))
+            bonus_steps.append(bonus.step(seat.seat, bonus_wagers))
     reveal = Step("dealer", None, (), f"community cards {format_cards(rnd.community)}")
     procedure = (
         *violation_steps,

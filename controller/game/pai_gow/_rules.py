@@ -52,13 +52,14 @@ from controller.vocab import Card, CardError, format_cards, parse_cards
 from controller.wagers import (
     DISCARD,
     Action,
+    PayoutCaps,
     Result,
     SeatSettlement,
     Settlement,
     Step,
     WagerResult,
     actions_for,
-    apply_caps,
+    quick_init,
     settlement_for,
 )
 
@@ -77,6 +78,7 @@ _SEAT_KEYS = {"wagers", "cards", "high", "low", "set", "foul"}
 _PAID_BY = {"bonus": ["bonus"], "envy": ["envy"], "insurance": ["insurance"]}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PaiGowSeat:
     """One player's round: wagers, the seven cards, and the set (``None``: set by the house way)."""
@@ -101,6 +103,7 @@ class PaiGowSeat:
         return out
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PaiGowRound:
     """A pai gow round as recorded."""
@@ -218,7 +221,7 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
         problems.add("$.remaining", f"the count of cards left after the deal, got {remaining!r}")
         remaining = 4
     raw_seats = [
-        (rec, _hand(problems, f"{rec.path}.cards", rec.raw.get("cards")))
+        (rec, _hand(problems, f"{rec[1]}.cards", rec[2].get("cards")))
         for rec in read_seats(data, table, problems, _SEAT_KEYS)
     ]
     raw_dealer = data.get("dealer")
@@ -228,15 +231,14 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
         dealer = _hand(problems, "$.dealer.cards", raw_dealer.get("cards"))
     else:
         dealer = _hand(problems, "$.dealer", raw_dealer)
-    empty = _empty(problems, data, table, {rec.seat for rec, _ in raw_seats})
-    hands = {f"seat {rec.seat}": cards for rec, cards in raw_seats if cards is not None}
+    empty = _empty(problems, data, table, {rec[0] for rec, _ in raw_seats})
+    hands = {f"seat {rec[0]}": cards for rec, cards in raw_seats if cards is not None}
     hands.update({f"seat {n} (no wager)": c for n, c in empty.items()})
     if dealer is not None:
         hands["dealer"] = dealer
     misdeal = tuple(misdeal_reasons(hands)) if not problems.items else ()
     seats = []
-    for rec, cards in raw_seats:
-        w, path = rec.wagers, rec.path
+    for (number, path, raw, w), cards in raw_seats:
         if "pai_gow" not in w:
             problems.add(f"{path}.wagers", "missing the pai gow wager (11.15(b): the optional wagers go with it)")
         if "bonus" in w and w["bonus"] < o["bonus_minimum"]:
@@ -246,10 +248,10 @@ def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
             )
         if cards is None:
             continue
-        foul = problems.flag(path, rec.raw, "foul")
-        chosen = None if misdeal or foul else _player_set(problems, path, rec.raw, cards)
+        foul = problems.flag(path, raw, "foul")
+        chosen = None if misdeal or foul else _player_set(problems, path, raw, cards)
         high, low = chosen or (None, None)
-        seats.append(PaiGowSeat(rec.seat, dict(w), cards, high, low, foul=foul))
+        seats.append(PaiGowSeat(number, w, cards, high, low, foul))  # w: a fresh dict (read_wagers)
     dealer_set = None
     if (
         dealer_set_raw is not None
@@ -291,6 +293,7 @@ def commission(stake: int, percent: int, rounding: str) -> int:
     return raw // 100
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _Premium:
     """A seven-card hand's bonus category and best cards, its whole classification where a line
@@ -428,6 +431,7 @@ def _pai_gow_result(
     return WagerResult("pai_gow", stake, Result.LOSE, -stake, f"both hands lose{copy_note}")
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _Round:
     """What the steps of one round's settlement share: the options, the house way, the dealer's
@@ -445,6 +449,8 @@ class _Round:
     """(d)1ii: every hand stays on the layout (an envy marker or an insurance wager on the table)."""
     premium: Mapping[int, _Premium]
     dealer_premium: _Premium | None
+    caps: PayoutCaps
+    """The table's payout caps on the optional wagers."""
 
 
 def _round(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round:
@@ -473,36 +479,44 @@ def _round(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round
             s.seat: _classify(s.cards, envy) if keep_all or "bonus" in s.wagers else _shown(s.cards) for s in rnd.seats
         },
         dealer_premium=_classify(rnd.dealer, envy) if o["envy_includes_dealer"] and markers else None,
+        caps=PayoutCaps.of(table.paytables, _PAID_BY, table.payout_cap),
     )
 
 
-_LAST_ROUND: tuple[object, _Round | None] = (None, None)
-"""The last round's shared part, by everything :func:`_round` reads (one entry: the table reads
-its round's shared part when the dealer's hand is set and again at the settlement, with only the
-players' sets changed between, which it does not read)."""
+_LAST_ROUND: tuple[tuple[PaiGowRound, tuple[object, ...]] | None, _Round | None] = (None, None)
+"""The last round's shared part, with the round and what of its table it was made from (the
+options, the three paytables, the payout cap), compared with the next on what :func:`_round`
+reads (one entry: the table reads its round's shared part when the dealer's hand is set and again
+at the settlement, with only the players' sets changed between, which it does not read)."""
 
 
 def _round_once(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round:
     """:func:`_round`, made again only when something it reads differs from the last round's:
-    the options, the three paytables, the dealer's cards and set, and each seat's cards, bonus
-    stake and insurance (the cards are the deck's own objects: compared by identity first)."""
+    the options, the three paytables and the payout cap, the dealer's cards and set, and each
+    seat's cards, bonus stake and insurance (the cards are the deck's own objects: compared by
+    identity first)."""
     global _LAST_ROUND
     p = table.paytables
-    key = (
-        tuple(o.items()),
-        p.get("bonus"),
-        p.get("envy"),
-        p.get("insurance"),
-        rnd.dealer,
-        rnd.dealer_set,
-        tuple([(s.seat, s.cards, s.wagers.get("bonus", 0), "insurance" in s.wagers) for s in rnd.seats]),
-    )
+    facts = (o, p.get("bonus"), p.get("envy"), p.get("insurance"), table.payout_cap)
     last_key, last = _LAST_ROUND  # one read: another thread's round replaces both at once
-    if last is not None and last_key == key:
-        return last
+    if last is not None and last_key is not None:
+        last_rnd, last_facts = last_key
+        # the dealer's cards first: another round's differ, and then nothing else is compared
+        if (
+            last_rnd.dealer == rnd.dealer
+            and last_facts == facts
+            and last_rnd.dealer_set == rnd.dealer_set
+            and _read_of_seats(last_rnd) == _read_of_seats(rnd)
+        ):
+            return last
     shared = _round(rnd, table, o)
-    _LAST_ROUND = (key, shared)
+    _LAST_ROUND = ((rnd, facts), shared)
     return shared
+
+
+def _read_of_seats(rnd: PaiGowRound) -> list[tuple[object, ...]]:
+    """What :func:`_round` reads of each seat: its number, cards, bonus stake and insurance."""
+    return [(s.seat, s.cards, s.wagers.get("bonus", 0), "insurance" in s.wagers) for s in rnd.seats]
 
 
 def _seat_set(seat: PaiGowSeat, r: _Round, hands: dict[str, Mapping[str, str]]) -> tuple[HandSet, bool]:
@@ -572,7 +586,7 @@ def _seat_settlement(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSet
     hands["set"] = chosen.to_json()
     wagers = [_pai_gow_wager(w["pai_gow"], chosen, r.dealer.set, fouled, r.options)]
     mine = r.premium[seat.seat]
-    hands["bonus"] = {"category": mine.category.value, "best": format_cards(mine.best)}
+    hands["bonus"] = {"category": mine.category._value_, "best": format_cards(mine.best)}
     if "bonus" in w and r.bonus is not None:
         wagers.append(_bonus_result(w["bonus"], mine, r.bonus))
     if "insurance" in w and r.insurance is not None:
@@ -581,14 +595,14 @@ def _seat_settlement(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSet
         envy = _envy_result(seat, r)
         if envy is not None:
             wagers.append(envy)
-    wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
-    return SeatSettlement(seat.seat, tuple(wagers), hands, caps)
+    capped, caps = r.caps.apply(wagers)
+    return SeatSettlement(seat.seat, tuple(capped), hands, caps)
 
 
-_LAST_SEATS: tuple[_Round | None, dict[int, tuple[tuple[object, ...], SeatSettlement]]] = (None, {})
-"""The seats settled with the last shared part, by seat number, each with everything
-:func:`_seat_settlement` reads besides it (the table shows each seat's pai gow step as its hand
-is turned, and settles the round at its end: each seat once)."""
+_LAST_SEATS: tuple[_Round | None, dict[int, tuple[PaiGowSeat, SeatSettlement, int | None]]] = (None, {})
+"""The seats settled with the last shared part, by seat number, each with the seat and the payout
+cap it was settled with: everything :func:`_seat_settlement` reads besides it (the table shows
+each seat's pai gow step as its hand is turned, and settles the round at its end: each seat once)."""
 
 
 def _seat_once(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlement:
@@ -597,19 +611,20 @@ def _seat_once(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlemen
     are the shared part's own)."""
     global _LAST_SEATS
     shared, seats = _LAST_SEATS  # one read: another thread's round replaces both at once
-    if shared is not r:
+    if shared is not r:  # another round: nothing kept is its
         seats = {}
         _LAST_SEATS = (r, seats)
-    key = (tuple(seat.wagers.items()), seat.cards, seat.high, seat.low, seat.foul, table.payout_cap)
-    kept = seats.get(seat.seat)
-    # compared, not hashed: the same cards are the same objects (the deck's own), equal at once
-    if kept is not None and kept[0] == key:
-        return kept[1]
+    else:
+        kept = seats.get(seat.seat)
+        # compared, not hashed: the same cards are the same objects (the deck's own), equal at once
+        if kept is not None and kept[2] == table.payout_cap and kept[0] == seat:
+            return kept[1]
     settled = _seat_settlement(seat, r, table)
-    seats[seat.seat] = (key, settled)
+    seats[seat.seat] = (seat, settled, table.payout_cap)
     return settled
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _Steps:
     """The dealer's steps of 11.15(d), each list in the order the seats are settled."""
@@ -680,13 +695,7 @@ class RoundSettler:
         """The dealer's hand exposed and set by the house way (11.9, 11.15(d))."""
         if self.shared is None:
             return None
-        dealer, rule = self.shared.dealer.set, self.shared.dealer.rule
-        return Step(
-            "dealer",
-            None,
-            (),
-            f"house way {hand_name(rule)}: high {format_cards(dealer.high.best)} / low {format_cards(dealer.low.best)}",
-        )
+        return _dealer_step(self.shared.dealer.rule, self.shared.dealer.set.to_json())
 
     def pai_gow_step(self, seat: PaiGowSeat) -> Step | None:
         """(d)1: ``seat``'s pai gow wager and its commission, settled with the set ``seat`` gives
@@ -700,13 +709,14 @@ class RoundSettler:
     def settle(self) -> Settlement:
         """The whole round settled."""
         rnd, table, o = self.rnd, self.table, self.options
-        order = sorted(rnd.seats, key=lambda s: -s.seat)  # counterclockwise from the dealer's right
+        order = sorted(rnd.seats, key=_right_first)  # counterclockwise from the dealer's right
         position = start_position(*rnd.start, o["count_direction"], table.seats)
         start = {"method": rnd.start[0], "value": rnd.start[1], "first_hand": position_name(position)}
-        dealer_step = self.dealer_step()
-        if self.shared is None or dealer_step is None:
+        if self.shared is None:
             return _void(rnd, table, order, start)
         r = self.shared
+        shown = r.dealer.to_json()  # the dealer's set in words, once: for the step and the settlement's dealer
+        dealer_step = _dealer_step(r.dealer.rule, shown)
         steps = _Steps()
         settled: dict[int, SeatSettlement] = {}
         for seat in order:
@@ -717,8 +727,19 @@ class RoundSettler:
             table,
             settled,
             steps.procedure(dealer_step),
-            {"cards": format_cards(rnd.dealer), **r.dealer.to_json(), "start": start},
+            {"cards": format_cards(rnd.dealer), **shown, "start": start},
         )
+
+
+def _dealer_step(rule: str, shown: Mapping[str, object]) -> Step:
+    """The dealer's hand exposed and set by the house way ``rule`` (``shown``: the set's
+    :meth:`~controller.hands.paigow.HandSet.to_json`)."""
+    return Step("dealer", None, (), f"house way {hand_name(rule)}: high {shown['high']} / low {shown['low']}")
+
+
+def _right_first(seat: PaiGowSeat) -> int:
+    """Sort key: the highest seat number first."""
+    return -seat.seat
 
 
 def settle(rnd: PaiGowRound, table: TableConfig) -> Settlement:

@@ -17,7 +17,7 @@ from controller.game.record._read import (
     read_seats,
     write_record,
 )
-from controller.game.record._settle import record_json, resolve_table_path, settle_json, settle_record
+from controller.game.record._settle import record_json, resolve_table_path, settle_json, settle_record, settle_written
 from controller.game.record._spec import SPECS, GameSpec, known_games, spec_for
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "resolve_table_path",
     "settle_json",
     "settle_record",
+    "settle_written",
     "spec_for",
     "wording_differences",
 ]

@@ -17,9 +17,15 @@ from controller.vocab import JOKER, Card, CardError, parse_cards
 
 _JOKER = JOKER.index
 
-_parse_cards = lru_cache(maxsize=1 << 16)(parse_cards)
-"""``parse_cards`` remembered by text: a table reads the same two- and three-card hands again
-and again (errors are raised again each time, never remembered)."""
+
+@lru_cache(maxsize=1 << 16)
+def _parse_cards(text: str) -> tuple[tuple[Card, ...], tuple[int, ...]]:
+    """``parse_cards`` of ``text`` and the cards' deck indices, remembered by text: a table reads
+    the same two- and three-card hands again and again (errors are raised again each time, never
+    remembered)."""
+    cards = parse_cards(text)
+    return cards, tuple([c.index for c in cards])
+
 
 __all__ = [
     "RecordError",
@@ -140,7 +146,7 @@ class Problems:
             self.add(path, f'cards must be a string such as "As Kd", got {raw!r}')
             return None
         try:
-            cards = _parse_cards(raw)
+            cards, indices = _parse_cards(raw)
         except CardError as exc:
             self.add(path, str(exc))
             return None
@@ -149,7 +155,6 @@ class Problems:
             self.add(path, f"needs {wanted} cards, got {len(cards)}")
             return None
         seen = self.cards_seen
-        indices = [c.index for c in cards]
         if _JOKER not in indices and seen.keys().isdisjoint(indices):  # the usual hand, checked in C
             seen.update(dict.fromkeys(indices, path))
             return cards
@@ -174,14 +179,9 @@ class Problems:
         return value
 
 
-@dataclass(frozen=True, slots=True)
-class SeatRecord:
-    """A seat's raw record with its number and JSON path, and its checked wagers."""
-
-    seat: int
-    path: str
-    raw: Mapping[str, object]
-    wagers: Mapping[str, int]
+SeatRecord = tuple[int, str, Mapping[str, object], dict[str, int]]
+"""A seat's number, its JSON path, its raw record and its checked wagers (a dict of its own), as
+:func:`read_seats` gives them (a tuple: a record is read seat by seat, every round)."""
 
 
 _SEAT_KEY = re.compile("[0-9]{1,3}").fullmatch
@@ -189,12 +189,13 @@ _SEAT_KEY = re.compile("[0-9]{1,3}").fullmatch
 
 
 def read_seats(data: Mapping[str, object], table: TableConfig, problems: Problems, keys: set[str]) -> list[SeatRecord]:
-    """The seats of a record, sorted by seat number, with wagers checked against the table."""
+    """The seats of a record, sorted by seat number, with wagers checked against the table: each
+    its number, JSON path, raw record and wagers (:data:`SeatRecord`)."""
     raw_seats = data.get("seats")
     if not isinstance(raw_seats, dict):
         problems.add("$.seats", "must map seat numbers to seats")
         return []
-    seats = []
+    seats: list[SeatRecord] = []
 
     def number_of(key: object) -> int:
         text = str(key)
@@ -220,7 +221,7 @@ def read_seats(data: Mapping[str, object], table: TableConfig, problems: Problem
             for k in raw:
                 if k not in keys:
                     problems.add(f"{path}.{k}", f"unknown key (a seat has {', '.join(sorted(keys))})")
-        seats.append(SeatRecord(number, path, raw, read_wagers(f"{path}.wagers", raw.get("wagers"), table, problems)))
+        seats.append((number, path, raw, read_wagers(f"{path}.wagers", raw.get("wagers"), table, problems)))
     return seats
 
 

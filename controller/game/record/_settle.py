@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from controller.configuration import TableConfig, config_dir, default_table_path, load_table
-from controller.game.record._read import RecordError, parse_record
+from controller.game.record._read import MAX_RECORD_BYTES, MAX_RECORD_DEPTH, RecordError, parse_record
 from controller.game.record._spec import SPECS, GameSpec, spec_for
 from controller.game.record._void import VOID_KEY, settle_void
 from controller.wagers import Settlement
@@ -24,6 +24,7 @@ __all__ = [
     "RecordError",
     "settle_record",
     "settle_json",
+    "settle_written",
     "record_json",
     "resolve_table_path",
     "spec_for",
@@ -35,6 +36,11 @@ Game = GameSpec
 
 GAMES = SPECS
 """Every game's spec, by name (:data:`controller.game.record._spec.SPECS`: a lookup imports that game only)."""
+
+
+_KNOWN: dict[str, tuple[GameSpec, frozenset[str]]] = {}
+"""Each game's spec and the keys its round record may have (its own and ``void``), by name, found
+once: a table settles a round of its game at every round's end."""
 
 
 def resolve_table_path(text: str) -> Path:
@@ -51,16 +57,16 @@ def settle_record(data: object, table: TableConfig | None = None) -> Settlement:
     if not isinstance(data, dict):
         raise RecordError(["$: a round record must be a JSON object"])
     name = data.get("game")
-    game = GAMES.get(name) if isinstance(name, str) else None
-    if game is None:
-        raise RecordError([f"$.game: unknown game {str(name)[:60]!r} (known: {', '.join(sorted(GAMES))})"])
-    unknown = [
-        f"$.{k}: unknown key (known: {', '.join(sorted(game.top_keys | {VOID_KEY}))})"
-        for k in data
-        if k not in game.top_keys and k != VOID_KEY
-    ]
-    if unknown:
-        raise RecordError(unknown)
+    kept = _KNOWN.get(name) if type(name) is str else None
+    if kept is None:
+        if not isinstance(name, str) or name not in GAMES:
+            raise RecordError([f"$.game: unknown game {str(name)[:60]!r} (known: {', '.join(sorted(GAMES))})"])
+        game = GAMES[name]
+        kept = _KNOWN[name] = (game, game.top_keys | {VOID_KEY})
+    game, keys = kept
+    if not data.keys() <= keys:
+        known = ", ".join(sorted(keys))
+        raise RecordError([f"$.{k}: unknown key (known: {known})" for k in data if k not in keys])
     if table is None:
         raw = data.get("table")
         if raw is not None and not isinstance(raw, str):
@@ -107,3 +113,19 @@ def settle_json(
             tables[path] = load_table(path)
         table = tables[path]
     return settle_record(data, table)
+
+
+def settle_written(record: object, table: TableConfig) -> Settlement:
+    """:func:`settle_json` of ``record_json(record)`` under ``table``: what the table runs on its
+    own round record at the round's end, so that what it pays is what a re-settlement of the
+    record pays. The record's JSON is read back without :func:`parse_record`'s checks for a key
+    twice in one object when what is read back equals ``record`` (a key twice in the JSON would
+    be two keys of ``record`` written as one, then read back as one: unequal), the same value
+    :func:`parse_record` gives; else (a key that is no string, a tuple, a record too large or too
+    deep) by :func:`settle_json` itself."""
+    raw = record_json(record)
+    if len(raw) <= MAX_RECORD_BYTES and raw.count(b"[") + raw.count(b"{") <= MAX_RECORD_DEPTH:
+        data = json.loads(raw)
+        if data == record:
+            return settle_record(data, table)
+    return settle_json(raw, table)

@@ -42,6 +42,7 @@ from controller.wagers import (
     actions_for,
     apply_caps,
     hand_summary,
+    quick_init,
     settlement_for,
 )
 
@@ -67,6 +68,7 @@ _SEAT_KEYS = {"wagers", "cards"}
 _PAID_BY = {"ante_bonus": ["ante_bonus"], "pair_plus": ["pair_plus"]}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ThreeCardSeat:
     """One player's round: wagers (``ante``, ``play`` when played, ``pair_plus``) and three cards.
@@ -87,6 +89,7 @@ class ThreeCardSeat:
         return {"wagers": dict(self.wagers), "cards": format_cards(self.cards)}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ThreeCardRound:
     """A Three Card Poker round as recorded: the seats and the dealer's three cards."""
@@ -104,17 +107,16 @@ def read_round(data: Mapping[str, object], table: TableConfig) -> ThreeCardRound
     """Check a round record against the rules and the table; raises ``RecordError`` listing all problems."""
     problems = Problems()
     seats = []
-    for rec in read_seats(data, table, problems, _SEAT_KEYS):
-        w, path = rec.wagers, rec.path
+    for number, path, raw, w in read_seats(data, table, problems, _SEAT_KEYS):
         if "ante" not in w and "pair_plus" not in w:
             problems.add(f"{path}.wagers", "needs an ante or a pair plus wager (20.6)")
         if "play" in w and "ante" not in w:
             problems.add(f"{path}.wagers.play", "a play wager needs an ante (20.6)")
         elif "play" in w and w["play"] != w["ante"]:
             problems.add(f"{path}.wagers.play", f"must equal the ante ({w['ante']}), got {w['play']} (20.6)")
-        cards = problems.cards(f"{path}.cards", rec.raw.get("cards"), (3,))
+        cards = problems.cards(f"{path}.cards", raw.get("cards"), (3,))
         if cards is not None:
-            seats.append(ThreeCardSeat(rec.seat, dict(w), cards))
+            seats.append(ThreeCardSeat(number, w, cards))  # w: a fresh dict (read_wagers)
     dealer = problems.cards("$.dealer", data.get("dealer"), (3,))  # a card dealt twice is refused here too
     problems.raise_if_any()
     assert dealer is not None
