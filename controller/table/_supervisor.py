@@ -189,7 +189,6 @@ class Supervisor:
             self.show(f"supervisor: {journal or action.journal}: {reason}")
 
         action.handler(button, record, **args)
-        self._state.screen_changed()  # an action done may change anything the screen shows
         return True
 
     def why_not_allowed(self, action: Action) -> str | None:

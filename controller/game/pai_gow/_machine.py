@@ -314,7 +314,6 @@ class PaiGowTable(RoundTable):
             self.sets_done()
             return
         self.options, self.set_shown = [], ""
-        self.state.screen_changed()  # the set shown (the details) goes
         if self.display.steps_pending():  # the next hand is turned once the step shown is confirmed
             self.display.ask("confirm the step shown; then the next hand is turned")
             return
@@ -391,7 +390,6 @@ class PaiGowTable(RoundTable):
         s = self.options[self.option_index]
         self.display.ask(f"seat {seat} {label}: confirm, next / previous, or fold (foul)")
         self.set_shown = f"high {format_cards(s.high.best)} / low {format_cards(s.low.best)}"
-        self.state.screen_changed()  # the set shown (the details)
         self.display.shown(f"seat {seat}: {self.set_shown} ({label})")
 
     def round_record(self) -> dict[str, object]:
@@ -465,7 +463,6 @@ class PaiGowTable(RoundTable):
             (self.markers.add if e.cents else self.markers.discard)(e.seat)
             return
         if not self.wagers.bet_while_open(e):
-            self.state.screen_changed()  # a report in play: what the details show may change
             self.late.late_bet(e.seat, e.spot, e.cents)
 
     def dealer_button(self, button: str) -> bool:
