@@ -277,6 +277,8 @@ def test_a_report_in_play_says_so_mississippi(street: str) -> None:
 def test_a_game_button_and_a_card_outside_the_deal_say_so() -> None:
     t = mississippi_at("third", held=False)
     says_so(t, lambda: t.m.on_ButtonChanged(ButtonChanged(device="panel", button="seat_1", pressed=True)))
+    t.m.selected_seat = None  # a fold with no seat selected: the game's own button, nothing else done
+    says_so(t, lambda: t.m.on_ButtonChanged(ButtonChanged(device="panel", button="fold", pressed=True)))
     from drivers.shoe import CardDealt
 
     says_so(t, lambda: t.m.handle(CardDealt(device="shoe", card="Js", index=10, quality=100)))

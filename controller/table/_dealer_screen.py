@@ -220,6 +220,20 @@ class DealerScreen:
         else:
             self._stale, self._made_at = True, None
 
+    def _state_now(self) -> ScreenState:
+        """:meth:`state`, the one the screen was last made from when nothing it is made of
+        changed since (a press is read before its event is handled)."""
+        made = self._rendered[0]
+        state = self._state
+        if (
+            made is not None
+            and self._made_at == state.screen_version
+            and made[1] is self.size
+            and state.phase is not self._shape.common.hold
+        ):
+            return made[0]
+        return self.state()
+
     def _send(self) -> None:
         self._stale = False
         key = (self.state(), self.size)
@@ -237,7 +251,7 @@ class DealerScreen:
             return False
         if not self.notices and button == "confirm":
             return False
-        pages = page_count(self.state(), self.size)
+        pages = page_count(self._state_now(), self.size)
         if not self.notices:  # details longer than the screen: next / previous page them when free
             if pages == 1 or self._uses_next_previous():
                 return False

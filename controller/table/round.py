@@ -675,9 +675,9 @@ class RoundTable:
         b = e.button
         if not e.pressed or self.supervisor.press(b):
             return
-        self.state.screen_changed()  # the dealer's own buttons may change what a game's details show
         if b.startswith("seat_"):
             self.selected_seat = int(b[5:])
+            self.state.screen_changed()  # a game's buttons may change what its details show
             self.on_seat_button(self.selected_seat)
         elif b == "no_more_bets":
             if not self.links.no_more_bets_refused() and not self.signins.no_dealer():
@@ -687,6 +687,7 @@ class RoundTable:
         elif b == "confirm" and self.phase is self.common.settlement:
             self.confirm()
         else:
+            self.state.screen_changed()
             self.on_game_button(b)
 
     def on_SignIn(self, e: SignIn) -> None:
