@@ -75,16 +75,14 @@ class DealerScreen:
         """The devices ``show`` last sent to and whether they show the screen (``shows_screen``)."""
         self._confirm: tuple[str | None, DisplaySize | None, str] = (None, None, "")
         """The last prompt of a confirm step, the display's size it was made for, and what it made."""
-        self.edits = 0
-        """How many times something of the screen's own (a text shown, the notes, the notices,
-        a page, the notes to press again, the size) changed: part of :meth:`show`'s ``unchanged``."""
-        self._made_at: object = None
-        """The ``unchanged`` key :meth:`show` was given when the screen was last made (None: none)."""
+        self._made_at: int | None = None
+        """The round's ``screen_version`` when the screen was last made (None: not made since
+        it was last left stale)."""
 
     def shown(self, text: str) -> None:
         """Keep ``text`` among the texts shown (it is on the screen through a prompt, note or detail)."""
         self.texts_shown += 1
-        self.edits += 1
+        self._state.screen_changed()
         self.prompts.append(text)
         if len(self.prompts) > 2 * KEEP_PROMPTS:
             del self.prompts[:-KEEP_PROMPTS]
@@ -108,12 +106,12 @@ class DealerScreen:
     def pressed(self, button: str) -> None:
         """``button`` was pressed and is acted on: its note to press it again goes."""
         if self.until_pressed.pop(button, None) is not None:
-            self.edits += 1
+            self._state.screen_changed()
 
     def clear_until_pressed(self) -> None:
         """A new round: no note to press a button again is left from the last one."""
         self.until_pressed = {}
-        self.edits += 1
+        self._state.screen_changed()
 
     def notify(self, title: str, lines: tuple[str, ...] = (), blocking: bool = False) -> None:
         """Put something on the screen that stays until the dealer confirms it (paged when long).
@@ -130,19 +128,19 @@ class DealerScreen:
         """The round is void: no procedure step shown out of turn is done (every wager returns)."""
         self.notices = [n for n in self.notices if not n.blocking]
         self.page = 0
-        self.edits += 1
+        self._state.screen_changed()
 
     def new_event(self) -> None:
         """An event is handled: the last event's notes go, the details back to their first page."""
         if self.notes or self.detail_page:
             self.notes, self.detail_page = [], 0
-            self.edits += 1
+            self._state.screen_changed()
 
     def resize(self, size: DisplaySize) -> None:
         """The panel reported its display's size: the whole screen is sent again, fitted to it."""
         self.size = size
         self._lines = ()
-        self.edits += 1
+        self._state.screen_changed()
 
     def state(self) -> ScreenState:
         """What the screen shows now (a pure function of this is the screen: :mod:`.screen`)."""
@@ -202,24 +200,39 @@ class DealerScreen:
             self._send()
         return self._lines
 
-    def show(self, unchanged: object = None) -> None:
-        """Send the screen when it changed: one whole screen, replacing the last. When the
+    def show(self) -> None:
+        """Send the screen when it changed: one whole screen, replacing the last. The screen is
+        made again only when something it is made of changed since it was last made (the
+        round's ``screen_version``: the collaborators that change what it shows say so) or while
+        the table holds (what clears a hold is asked of the hold's parts each time). When the
         devices have no screen of their own (``shows_screen`` false: the soak's), the screen is
         made only when :attr:`lines` is read; what it shows is a function of the table's state
-        alone, so it is the screen this event would have sent.
-
-        ``unchanged``: a key of what the caller knows may have changed the screen (None: not
-        known); when it equals the key given when the screen was last made, the screen is the
-        same and is not made again (a card placed while dealing: :meth:`RoundTable.handle`)."""
+        alone, so it is the screen this event would have sent."""
         target = self._shown.target
         if target is not self._target:  # read once a target (a missing attribute is slow to ask for)
             self._target, self._target_shows = target, getattr(target, "shows_screen", True)
         if self._target_shows:
-            if unchanged is None or unchanged != self._made_at:
+            state = self._state
+            version = state.screen_version
+            if version != self._made_at or state.phase is self._shape.common.hold:
                 self._send()
-                self._made_at = unchanged
+                self._made_at = version
         else:
             self._stale, self._made_at = True, None
+
+    def _state_now(self) -> ScreenState:
+        """:meth:`state`, the one the screen was last made from when nothing it is made of
+        changed since (a press is read before its event is handled)."""
+        made = self._rendered[0]
+        state = self._state
+        if (
+            made is not None
+            and self._made_at == state.screen_version
+            and made[1] is self.size
+            and state.phase is not self._shape.common.hold
+        ):
+            return made[0]
+        return self.state()
 
     def _send(self) -> None:
         self._stale = False
@@ -238,13 +251,13 @@ class DealerScreen:
             return False
         if not self.notices and button == "confirm":
             return False
-        pages = page_count(self.state(), self.size)
+        pages = page_count(self._state_now(), self.size)
         if not self.notices:  # details longer than the screen: next / previous page them when free
             if pages == 1 or self._uses_next_previous():
                 return False
             step = 1 if button == "next" else -1
             self.detail_page = (self.detail_page + step) % pages
-            self.edits += 1
+            self._state.screen_changed()
             return True
         if button == "previous":
             self.page = max(0, self.page - 1)
@@ -255,5 +268,5 @@ class DealerScreen:
             self.page = 0
             self.shown(f"confirmed: {done.title}")
             self._notice_confirmed(done)
-        self.edits += 1
+        self._state.screen_changed()
         return True

@@ -14,6 +14,7 @@ Devices are named by their role, as the runtime names their drivers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from controller.table.devices import TableDevices
@@ -113,7 +114,9 @@ class DeviceLinks:
     STOPPED = "while the controller was stopped"
     JOURNAL = "while the journal could not be written"
 
-    def __init__(self) -> None:
+    def __init__(self, changed: Callable[[], None] = lambda: None) -> None:
+        self._changed = changed
+        """Says that a device's link changed (the dealer's screen names the devices not back)."""
         self.pending: dict[str, str] = {}
         """The devices not back yet (never connected since start, or after a link-down), and why."""
         self.rereads: set[str] = set()
@@ -126,6 +129,7 @@ class DeviceLinks:
         """The controller started: each of ``devices`` is never connected until its link is up."""
         for device in devices:
             self.pending[device] = self.NEVER
+        self._changed()
 
     def never_connected(self) -> list[str]:
         """The devices that have not connected since start, in name order."""
@@ -137,16 +141,19 @@ class DeviceLinks:
         if not self.pending.get(device, "").startswith(self.NEVER):
             return False
         self.pending[device] = f"{self.NEVER}: {why}"
+        self._changed()
         return True
 
     def down(self, device: str) -> None:
         self.pending[device] = self.DOWN
+        self._changed()
 
     def journal_outage(self, devices: tuple[str, ...]) -> None:
         """The journal takes records again after an outage: each of ``devices`` is back once its
         state is read again (a device already out stays as it is)."""
         for device in devices:
             self.pending.setdefault(device, self.REREAD)
+        self._changed()
 
     def restarted(self, devices: tuple[str, ...], since: float) -> None:
         """The controller started again at ``since`` with a round open: each of ``devices`` (never
@@ -166,11 +173,13 @@ class DeviceLinks:
         """The link is up: the device is back once its state is read (only after a link-down)."""
         if device in self.pending:
             self.pending[device] = self.UNREAD
+            self._changed()
 
     def state_read(self, device: str) -> None:
         """The device's whole state arrived: it is back unless its link went down again since."""
         if self.pending.get(device) in (self.UNREAD, self.REREAD):
             del self.pending[device]
+            self._changed()
         if device not in self.pending:
             self.rereads.discard(device)
 

@@ -74,6 +74,7 @@ class LateBets:
 
     def resolve(self, accept: bool, record: Record) -> None:
         seat, spot, cents = self.pending.pop(0)
+        self._state.screen_changed()  # the screen lists the pending ones
         if not accept:
             record(f"seat {seat} {spot} {cents / 100:.2f}")
             return

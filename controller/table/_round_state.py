@@ -38,6 +38,26 @@ class RoundState:
     """The state the last hold was entered from (:mod:`._holds` writes it)."""
     hold_reason: str = ""
     """Why the table holds (the last hold's reason; shown only while held: :mod:`._holds`)."""
+    screen_version: int = 0
+    """Counts the changes of what the dealer's screen is made of: every field above but
+    :attr:`dealt` counts itself when set; a collaborator that changes something else the screen
+    shows (its texts, a device's link, the key, a late bet, the wagers' problems, a game's
+    details) says so with :meth:`screen_changed`. The same count as when the screen was last
+    made: the screen is the same (:meth:`._dealer_screen.DealerScreen.show`)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        object.__setattr__(self, name, value)
+        if name in _SHOWN:  # before the count itself is made (``__init__``): from 0
+            object.__setattr__(self, "screen_version", getattr(self, "screen_version", 0) + 1)
+
+    def screen_changed(self) -> None:
+        """Something the dealer's screen is made of changed (:attr:`screen_version`)."""
+        object.__setattr__(self, "screen_version", self.screen_version + 1)
+
+
+_SHOWN = frozenset({"phase", "round_no", "seats", "held_from", "hold_reason"})
+"""The fields of :class:`RoundState` the screen is made of (the cards placed are not: a card
+placed in the deal changes no screen unless a collaborator says so)."""
 
 
 @dataclass(frozen=True, slots=True)

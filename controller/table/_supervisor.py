@@ -54,23 +54,29 @@ class Action:
 class SupervisorKey:
     """The supervisor's key switch, as the panel last reported it since its link was last up."""
 
-    __slots__ = ("on", "_gone")
+    __slots__ = ("on", "_gone", "_changed")
 
-    def __init__(self, gone: Callable[[str], None] | None = None) -> None:
+    def __init__(self, gone: Callable[[str], None] | None = None, changed: Callable[[], None] = lambda: None) -> None:
         self.on = False
         """Whether the key is on now, by the panel's last report since its link was last up."""
         self._gone = gone or (lambda why: None)
         """Told when the key's authority ends (turned off, or lost): the supervisor signed in is
         signed off with it."""
+        self._changed = changed
+        """Told when the key turns (the dealer's screen says what the supervisor may do with it)."""
 
     def reported(self, on: bool) -> None:
         """The panel reports the key switch (a button change, or its state read after a link-up)."""
         was, self.on = self.on, on
+        if was != on:
+            self._changed()
         if was and not on:
             self._gone("key off")
 
     def lost(self) -> None:
         """The panel's link went down (or the controller restarted): the key counts as off."""
+        if self.on:
+            self._changed()
         self.on = False
         self._gone("panel link down or restart")
 

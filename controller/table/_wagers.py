@@ -157,6 +157,7 @@ class Wagers:
         """Every seat's wagers keep the rules, and there is one at least (else shown to correct)."""
         seats = self._state.seats
         self.problems, self.closed_by_press = [], None  # the dealer's press is acted on now
+        self._state.screen_changed()  # the problems shown while betting (:meth:`details`)
         for n, seat in sorted(seats.items()):
             if self._seat_checked(n, seat):
                 self.problems += self.seat_problems(n, seat)

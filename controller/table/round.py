@@ -169,11 +169,11 @@ class RoundTable:
     def _build_parts(self, table: TableConfig) -> None:
         """The collaborators, each given only what it uses (the machine's triggers are bound now)."""
         state, shape, shown, ledger, board = self.state, self.shape, self.shown, self.ledger, self.board
-        device_links = DeviceLinks()
+        device_links = DeviceLinks(state.screen_changed)
         # who is signed in (with a roster); ``audit`` looked up on each use, as the supervisor's
         self.signins = SignIns(table.roster, lambda kind, data: self.audit(kind, data), lambda text: display.note(text))
         signins = self.signins
-        self.key = SupervisorKey(signins.supervisor_gone)
+        self.key = SupervisorKey(signins.supervisor_gone, state.screen_changed)
         # made below: what a hold's end, a late bet and a card read again ask of them
         walk: SettlementWalk
         supervisor: Supervisor
@@ -433,8 +433,11 @@ class RoundTable:
 
     def screen_details(self) -> list[str]:
         """The details of the current state (subclasses add the game's: cards shown, decisions).
-        In a dealing state (``DEALING_STATES``) they never depend on the cards dealt: a card
-        placed there that changed nothing else does not make the screen again (:meth:`handle`)."""
+        What they are made of says when it changes (``state.screen_changed()``; the round's
+        fields count themselves), or the screen is not made again: a game's spot reports in
+        play, its buttons, its supervisor actions and a card outside the deal say so for it. In a
+        dealing state (``DEALING_STATES``) they never depend on the cards dealt: a card placed
+        there that changed nothing else does not make the screen again (:meth:`handle`)."""
         out = self.wagers.details()
         return out + self.late.details() if self.late.pending else out
 
@@ -624,9 +627,10 @@ class RoundTable:
             handler(event)
             if self.ledger.waiting:
                 self.intake.waiting_for_the_deal()
-            if kind is CardDealt and self.state.phase._value_ in self.shape.dealing_states:
-                self.display.show(self._screen_inputs())
-                return
+            if kind is CardDealt and self.state.phase._value_ not in self.shape.dealing_states:
+                # a card outside the deal may be one a game's details show; while dealing they
+                # never show the cards dealt (:meth:`screen_details`)
+                self.state.screen_changed()
         self.display.show()
 
     def changes_nothing(self, event: object) -> bool:
@@ -640,27 +644,6 @@ class RoundTable:
             return not event.pressed and event.button != "supervisor_key"
         kind = type(event)
         return kind not in self._routes and kind is not SpotReport
-
-    def _screen_inputs(self) -> tuple[object, ...] | None:
-        """After a card in a dealing state: what else than the cards dealt the screen is made from
-        and may have changed (the screen's own texts, notes, notices and pages; the step, the
-        hold, the round; the key and the late bets; a device not back), or None when a device is
-        not back. The same as when the screen was last made: the screen is the same, since a
-        game's details do not change with the cards dealt while dealing
-        (:meth:`screen_details`)."""
-        state, display = self.state, self.display
-        if self.links.device_links.pending:
-            return None
-        return (
-            display.edits,
-            state.phase,
-            state.held_from,
-            state.hold_reason,
-            state.round_no,
-            display.size,
-            self.key.on,
-            len(self.late.pending),
-        )
 
     def journal_outage_event(self, event: ButtonChanged | SpotReport, when: str) -> None:
         """A press or a spot report from a device whose state is read again after a journal
@@ -694,6 +677,7 @@ class RoundTable:
             return
         if b.startswith("seat_"):
             self.selected_seat = int(b[5:])
+            self.state.screen_changed()  # a game's buttons may change what its details show
             self.on_seat_button(self.selected_seat)
         elif b == "no_more_bets":
             if not self.links.no_more_bets_refused() and not self.signins.no_dealer():
@@ -703,6 +687,7 @@ class RoundTable:
         elif b == "confirm" and self.phase is self.common.settlement:
             self.confirm()
         else:
+            self.state.screen_changed()
             self.on_game_button(b)
 
     def on_SignIn(self, e: SignIn) -> None:

@@ -294,6 +294,7 @@ class Boston5Table(RoundTable):
     def on_SpotReport(self, e: SpotReport) -> None:
         if self.wagers.bet_while_open(e):
             return
+        self.state.screen_changed()  # a report in play: what the details show may change
         seat = self.seats.get(e.seat)
         step, now = self.wagers.open_step(e.seat, e.spot), self.wagers.step_now()  # held or not
         # 24.10(c): the second wager may be withdrawn "at any time prior to the deal of the final two

@@ -249,6 +249,7 @@ class MississippiTable(RoundTable):
     def on_SpotReport(self, e: SpotReport) -> None:
         if self.wagers.bet_while_open(e):
             return
+        self.state.screen_changed()  # a report in play: what the details show may change
         street = _STREET_OF.get(self.wagers.open_step(e.seat, e.spot))  # held or not
         seat = self.seats.get(e.seat)
         if street and seat and seat.folded_at is None and e.spot == street and street not in seat.acted:

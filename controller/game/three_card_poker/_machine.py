@@ -195,6 +195,7 @@ class ThreeCardTable(RoundTable):
     def on_SpotReport(self, e: SpotReport) -> None:
         if self.wagers.bet_while_open(e):
             return
+        self.state.screen_changed()  # a report in play: what the details show may change
         seat = self.seats.get(e.seat)
         step = self.wagers.open_step(e.seat, e.spot)  # held or not
         if step is P.PLAY and seat and e.spot == "play" and _decides(seat):
