@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import copy
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -229,6 +230,29 @@ def test_pai_gow_starts_where_the_count_from_the_dealer_counterclockwise_ends(va
     where = deal_destinations(pg, 7, seats, {"method": "dice", "value": value})
     assert where[0] == ("dealer" if first == 0 else f"seat {first}" if first == 2 else f"position {first} (no wager)")
     assert len(set(where)) == 7
+
+
+@pytest.mark.parametrize(
+    ("direction", "order"), [("clockwise", [3, 4, 5, 6, 0, 1, 2]), ("counterclockwise", [3, 2, 1, 0, 6, 5, 4])]
+)
+@pytest.mark.parametrize("method", ["one_at_a_time", "stacks"])
+def test_pai_gow_deals_one_at_a_time_or_a_stack_of_seven_to_each_position_in_turn(
+    method: str, direction: str, order: list[int]
+) -> None:
+    """31.8: one card at a time to every position, the dealer's included, until each has seven;
+    31.10: from an automated shoe, a stack of seven to each position in the same order, from the
+    same start (31.11; a rng number of 5 counts the dealer, seat 6, 5, 4, 3: seat 3 first)."""
+    pg = load_ref_table(BENCH / "pai_gow.yaml")
+    table = replace(pg, settings={**pg.settings, "deal_method": method, "deal_direction": direction})
+    seats = {1: SeatState({"pai_gow": 1000}), 4: SeatState({"pai_gow": 1000})}
+    names = ["dealer" if p == 0 else f"seat {p}" if p in seats else f"position {p} (no wager)" for p in order]
+    where = deal_destinations(table, 50, seats, {"method": "rng", "value": 5})
+    expected = [n for n in names for _ in range(7)] if method == "stacks" else names * 7
+    assert where == [*expected, "extra"]
+    # the dealer's seven, as the model lets them be seen once the hands are set, are the ones he was dealt
+    cards = [f"{r}{s}" for s in "cdhs" for r in "23456789TJQKA"][:49]
+    dealer = {c for c, to in zip(cards, where, strict=False) if to == "dealer"}
+    assert dealer <= visible_cards(table, cards, seats, {"method": "rng", "value": 5})
 
 
 def _sim_round(game: str, tmp_path: Path) -> dict[str, Any]:

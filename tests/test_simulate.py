@@ -8,6 +8,7 @@ simulation found, as a case."""
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ from hil.simulate.world import World
 
 GAMES = table_names()
 """Every game dealt at a table (the registry's order)."""
+BENCH = Path(__file__).resolve().parent.parent / "config" / "bench"
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -309,6 +311,45 @@ def test_every_ci_seed_keeps_every_invariant(game: str) -> None:
     assert not failed, "\n".join(failed[:5])
     assert summary.seeds == CI_SEEDS and summary.rounds >= 2 * CI_SEEDS  # a round under way may end as it settles
     assert summary.resettled > 0 and not summary.differ
+
+
+STACKS_SEEDS = (4, 2)
+"""Seeds of pai gow dealt by stacks the CI run plays per start method: two rounds each with the
+CI's fault kinds, and ten rounds each under the swarm's schedule (about 2 s of CPU per method)."""
+
+
+def _stacks_table(folder: Path, start_method: str) -> Path:
+    """The bench's pai gow table dealt by 7-card stacks from an automated shoe (31.10), its start
+    by ``start_method`` (31.11), written in ``folder``: the bench file with those two settings
+    changed and its paytables' folder named where it is (``PAYTABLES`` in the text)."""
+    text = (BENCH / "pai_gow.yaml").read_text(encoding="utf-8")
+    for key, value in (("deal_method", "stacks"), ("start_method", start_method), ("paytables_dir", "PAYTABLES")):
+        text, n = re.subn(rf"(?m)^{key}: \S+", f"{key}: {value}", text)
+        assert n == 1, f"config/bench/pai_gow.yaml: no single {key} line to change"
+    path = folder / f"pai_gow_stacks_{start_method}.yaml"
+    path.write_text(text.replace("PAYTABLES", str(BENCH.parent / "paytables")), encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("start_method", ["dice", "rng"])
+def test_pai_gow_dealt_by_stacks_keeps_every_invariant(
+    start_method: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """31.10: an automated shoe dispenses a stack of seven to each position in turn; the reference
+    model places them itself (a dealer's card it keeps face down, shown at setting, is a finding)."""
+    from controller.configuration import load_table
+    from hil.simulate import run
+
+    table = load_table(_stacks_table(tmp_path, start_method))
+    assert table.options["deal_method"] == "stacks" and table.options["start_method"] == start_method
+    monkeypatch.setattr(run, "bench_table", lambda game: table)
+    plain, swarm = STACKS_SEEDS
+    results = [run_seed("pai_gow", seed, CI_KINDS, rounds=2) for seed in range(1, plain + 1)]
+    results += [run_seed("pai_gow", seed, CI_KINDS, rounds=10, swarm=True) for seed in range(1, swarm + 1)]
+    failed = [f"seed {r.seed}: {r.broken}: {r.detail}" for r in results if not r.ok]
+    assert not failed, "\n".join(failed)
+    assert all(r.rounds >= 2 for r in results)
 
 
 def test_the_cli_runs_a_seed_and_refuses_bad_input() -> None:

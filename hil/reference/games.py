@@ -112,7 +112,8 @@ def deal_destinations(
         for n in playing:
             out += [f"seat {n}"] * 3
         out += ["dealer"] * 3
-    elif game == "pai_gow":  # 31.8: one at a time, clockwise, to every position and the dealer, seven each
+    elif game == "pai_gow":  # 31.8: one at a time, clockwise, to every position and the dealer, seven each;
+        # 31.10: from an automated shoe, a stack of seven to each position and the dealer in that order
         first = _pai_gow_start(table, start or {})
         n_seats = int(table.settings["seats"])
         ring = [*range(1, n_seats + 1), 0]  # clockwise: from the dealer's left round to the dealer
@@ -122,7 +123,10 @@ def deal_destinations(
         i = ring.index(first)
         order = ring[i:] + ring[:i]
         names = ["dealer" if p == 0 else f"seat {p}" if p in playing else f"position {p} (no wager)" for p in order]
-        out = names * 7
+        if str(table.settings.get("deal_method", "one_at_a_time")) == "stacks":
+            out = [name for name in names for _ in range(7)]
+        else:
+            out = names * 7
     else:
         raise ValueError(f"the reference model has no game {game!r}")
     return (out + ["extra"] * count)[:count]
