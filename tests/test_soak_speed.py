@@ -38,6 +38,25 @@ def test_a_chunks_table_is_collected_when_the_chunk_is_done():
     assert alive == []
 
 
+@pytest.mark.parametrize("frozen_by_caller", [False, True])
+def test_a_chunk_sets_aside_what_lived_before_it_and_gives_it_back(frozen_by_caller):
+    """A chunk freezes what lived before it (its collections then scan only its own objects):
+    its table is still collected, and what the caller had is given back to the collector as it
+    was (frozen only if the caller froze it: a worker does)."""
+    gc.collect()
+    caller_owns: list[object] = []  # the collector lists what it scans, never what is frozen
+    if frozen_by_caller:
+        gc.freeze()
+    try:
+        soak.play_chunk(job("mississippi_stud", 3))
+        scanned = any(o is caller_owns for o in gc.get_objects())
+    finally:
+        gc.unfreeze()  # what is frozen is not among the collector's objects: given back to be seen
+    alive = [o for o in gc.get_objects() if isinstance(o, RoundTable)]
+    assert alive == []
+    assert scanned is not frozen_by_caller
+
+
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("strategy", ["par", "random"])
 def test_every_snapshot_equals_one_built_from_nothing(game, strategy, monkeypatch):
