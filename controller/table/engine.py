@@ -152,14 +152,7 @@ class Engine:
         if self.failing and not self.retry():
             self._refuse(event)
             return
-        # recorded, then acted on (:meth:`_acted_on` written out: this runs for every event)
-        if not self._append(event):
-            self._refuse(event)
-            return
-        delivered = self._delivered
-        self.on_recorded(delivered.pop(id(event), event) if delivered else event)
-        self.handle(event)
-        self.processed += 1
+        self._record(event)
 
     def retry(self) -> bool:
         """Try the journal again after a failure: record the ``JournalFault``, then the events
@@ -199,6 +192,12 @@ class Engine:
             self._schedule_retry()
             return False
         return True
+
+    def _record(self, event: object) -> None:
+        if not self._append(event):
+            self._refuse(event)
+            return
+        self._acted_on(event)
 
     def _acted_on(self, event: object) -> None:
         """``event`` is recorded: its device may be acknowledged, and the table acts on it."""
