@@ -112,3 +112,22 @@ def test_memory_is_sampled_over_the_run_and_printed():
     line = memory_line(result)
     assert line.startswith(f"memory      peak RSS {m.peak / 1e6:,.0f} MB (parent ")
     assert "workers " in line and "re-settling " in line and "at 1,200" in line
+
+
+@pytest.mark.parametrize("strategy", ["par", "random"])
+def test_a_soak_player_pressing_ahead_plays_what_one_waiting_after_each_press_plays(strategy, monkeypatch):
+    """In the soak every press is handled when sent (``in_order``), so a player sends the
+    presses it knows it needs (pai gow's dice total: next or previous that many times) and
+    waits once: the rounds played are those of a player that waits after each press."""
+    made = soak._make_player
+
+    def waiting(*args: Any) -> Any:
+        player = made(*args)
+        player.in_order = False
+        return player
+
+    ahead = soak.play_chunk(job("pai_gow", 12, strategy))
+    monkeypatch.setattr(soak, "_make_player", waiting)
+    waited = soak.play_chunk(job("pai_gow", 12, strategy))
+    assert ahead.tally == waited.tally and ahead.tally.rounds == 12
+    assert ahead.verify == waited.verify
