@@ -43,6 +43,7 @@ def test_a_chunk_sets_aside_what_lived_before_it_and_gives_it_back(frozen_by_cal
     """A chunk freezes what lived before it (its collections then scan only its own objects):
     its table is still collected, and what the caller had is given back to the collector as it
     was (frozen only if the caller froze it: a worker does)."""
+    gc.unfreeze()  # a test run before in this process may have frozen what it made
     gc.collect()
     caller_owns: list[object] = []  # the collector lists what it scans, never what is frozen
     if frozen_by_caller:
