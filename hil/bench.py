@@ -669,6 +669,13 @@ class PaiGowPlayer(Player):
             self.wait(lambda x: x.step != "no_more_bets", "the starting number")
             return
         dice = sum(self.rng(s, "dice").randint(1, 6) for _ in range(3))
+        shown = s.game_view.dice
+        if self.in_order and shown is not None and shown != dice:
+            # each press is handled when sent, in order: the same presses, one wait for them all
+            for _ in range(abs(dice - shown)):
+                self.panel.press("next" if shown < dice else "previous")
+            self.wait(lambda x: x.game_view.dice == dice or x.step != "no_more_bets", "the dice total")
+            s = self.view.get()
         while s.game_view.dice != dice:
             shown = s.game_view.dice
             assert shown is not None

@@ -38,6 +38,26 @@ def test_a_chunks_table_is_collected_when_the_chunk_is_done():
     assert alive == []
 
 
+@pytest.mark.parametrize("frozen_by_caller", [False, True])
+def test_a_chunk_sets_aside_what_lived_before_it_and_gives_it_back(frozen_by_caller):
+    """A chunk freezes what lived before it (its collections then scan only its own objects):
+    its table is still collected, and what the caller had is given back to the collector as it
+    was (frozen only if the caller froze it: a worker does)."""
+    gc.unfreeze()  # a test run before in this process may have frozen what it made
+    gc.collect()
+    caller_owns: list[object] = []  # the collector lists what it scans, never what is frozen
+    if frozen_by_caller:
+        gc.freeze()
+    try:
+        soak.play_chunk(job("mississippi_stud", 3))
+        scanned = any(o is caller_owns for o in gc.get_objects())
+    finally:
+        gc.unfreeze()  # what is frozen is not among the collector's objects: given back to be seen
+    alive = [o for o in gc.get_objects() if isinstance(o, RoundTable)]
+    assert alive == []
+    assert scanned is not frozen_by_caller
+
+
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("strategy", ["par", "random"])
 def test_every_snapshot_equals_one_built_from_nothing(game, strategy, monkeypatch):
@@ -93,3 +113,22 @@ def test_memory_is_sampled_over_the_run_and_printed():
     line = memory_line(result)
     assert line.startswith(f"memory      peak RSS {m.peak / 1e6:,.0f} MB (parent ")
     assert "workers " in line and "re-settling " in line and "at 1,200" in line
+
+
+@pytest.mark.parametrize("strategy", ["par", "random"])
+def test_a_soak_player_pressing_ahead_plays_what_one_waiting_after_each_press_plays(strategy, monkeypatch):
+    """In the soak every press is handled when sent (``in_order``), so a player sends the
+    presses it knows it needs (pai gow's dice total: next or previous that many times) and
+    waits once: the rounds played are those of a player that waits after each press."""
+    made = soak._make_player
+
+    def waiting(*args: Any) -> Any:
+        player = made(*args)
+        player.in_order = False
+        return player
+
+    ahead = soak.play_chunk(job("pai_gow", 12, strategy))
+    monkeypatch.setattr(soak, "_make_player", waiting)
+    waited = soak.play_chunk(job("pai_gow", 12, strategy))
+    assert ahead.tally == waited.tally and ahead.tally.rounds == 12
+    assert ahead.verify == waited.verify

@@ -38,14 +38,17 @@ class BetBoard:
             return f"seat {seat} {spot}: no spot {spot!r} at this game (spots: {', '.join(self.spots)})"
         return None
 
-    def report(self, seat: int, spot: str, cents: int) -> None:
-        """Note the amount now on a spot (a spot the table does not have is noted as refused)."""
+    def report(self, seat: int, spot: str, cents: int) -> str | None:
+        """Note the amount now on a spot (a spot the table does not have is noted as refused);
+        returns why the table cannot take it (:meth:`problem`), or None."""
         self.reports += 1
-        levels = self.levels if self.problem(seat, spot) is None else self.refused
+        problem = self.problem(seat, spot)
+        levels = self.levels if problem is None else self.refused
         if cents:
             levels[(seat, spot)] = cents
         else:
             levels.pop((seat, spot), None)
+        return problem
 
     def changes(self, occupied: Iterable[SpotChange], reported: Iterable[tuple[int, str]] = ()) -> list[SpotChange]:
         """What differs between the board and ``occupied`` (every occupied spot, as the sensors

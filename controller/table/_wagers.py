@@ -113,9 +113,7 @@ class Wagers:
     def on_board(self, e: SpotReport) -> bool:
         """Check a spot report against the table's seats and spots: a report for a spot the table
         does not have is refused here (a device fault) and never enters a round."""
-        board = self._board
-        problem = board.problem(e.seat, e.spot)
-        board.report(e.seat, e.spot, e.cents)
+        problem = self._board.report(e.seat, e.spot, e.cents)
         if problem is not None:
             self._device_fault(e.device, f"report refused: {problem}", seat=e.seat, spot=e.spot, cents=e.cents)
             return False
@@ -131,13 +129,21 @@ class Wagers:
         True if handled."""
         if not self.betting_open(e.seat, e.spot):
             return False
-        seat = self._state.seats.setdefault(e.seat, Seat(e.seat))
+        self.take_open_bet(e)
+        return True
+
+    def take_open_bet(self, e: SpotReport) -> None:
+        """A spot report while betting is open (the caller found it open: :meth:`open_step` is the
+        betting step): the seat's wagers built."""
+        seats = self._state.seats
+        seat = seats.get(e.seat)
+        if seat is None:  # made only when new (a report per chip placed)
+            seat = seats[e.seat] = Seat(e.seat)
         if e.cents:
             seat.wagers[e.spot] = e.cents
             self._commands.lamp(e.seat, e.spot, "open")
         elif seat.wagers.pop(e.spot, None) is not None:
             self._commands.lamp(e.seat, e.spot, "off")  # the spot emptied
-        return True
 
     def seat_problems(self, n: int, seat: Seat) -> list[str]:
         """What is wrong with seat ``n``'s wagers before the deal: unknown spots, table limits,

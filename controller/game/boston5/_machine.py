@@ -292,11 +292,13 @@ class Boston5Table(RoundTable):
             self.prompt_final()  # what each seat still needs (a card accepted while held included)
 
     def on_SpotReport(self, e: SpotReport) -> None:
-        if self.wagers.bet_while_open(e):
+        step = self.wagers.open_step(e.seat, e.spot)  # held or not
+        if step is P.BETTING:
+            self.wagers.take_open_bet(e)
             return
         self.state.screen_changed()  # a report in play: what the details show may change
         seat = self.seats.get(e.seat)
-        step, now = self.wagers.open_step(e.seat, e.spot), self.wagers.step_now()  # held or not
+        now = self.wagers.step_now()
         # 24.10(c): the second wager may be withdrawn "at any time prior to the deal of the final two
         # cards": until the first of them leaves the shoe.
         withdrawal_open = now is P.SECOND_WAGER or (now is P.FINAL_DEAL and not self.final_cards_begun())

@@ -247,10 +247,12 @@ class MississippiTable(RoundTable):
             self.cards_complete()
 
     def on_SpotReport(self, e: SpotReport) -> None:
-        if self.wagers.bet_while_open(e):
+        step = self.wagers.open_step(e.seat, e.spot)  # held or not
+        if step is P.BETTING:
+            self.wagers.take_open_bet(e)
             return
         self.state.screen_changed()  # a report in play: what the details show may change
-        street = _STREET_OF.get(self.wagers.open_step(e.seat, e.spot))  # held or not
+        street = _STREET_OF.get(step)
         seat = self.seats.get(e.seat)
         if street and seat and seat.folded_at is None and e.spot == street and street not in seat.acted:
             ante = seat.wagers["ante"]
