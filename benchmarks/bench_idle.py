@@ -46,6 +46,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from hil.serve import served_table_config
+
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_PERCENT = 1.0
 """An idle table uses at most 1% of one core (issue 45, item 7)."""
@@ -128,21 +130,6 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _table_config(folder: Path, urls: dict[str, str], source: Path) -> Path:
-    """config/mississippi_stud.yaml (50 ms polls, as shipped) with its devices on ``urls`` and its
-    journal in ``folder``."""
-    text = (source / "config" / "mississippi_stud.yaml").read_text()
-    head = text[: text.index("devices:")]
-    devices = "devices:\n" + "".join(
-        f"  {role}: {{driver: {role}, url: {url}, poll_interval_s: 0.05, address: {n}}}\n"
-        for n, (role, url) in enumerate(urls.items(), 1)
-    )
-    path = folder / "table.yaml"
-    journal = f"journal: {{path: {folder / 'table.db'}}}\n"
-    path.write_text(head + f"paytables_dir: {source / 'config' / 'paytables'}\n" + devices + journal)
-    return path
-
-
 def _stop(proc: subprocess.Popen[bytes]) -> None:
     proc.send_signal(signal.SIGINT)
     try:
@@ -178,7 +165,7 @@ def measure(mode: str, seconds: float, settle: float, source: Path | None) -> di
                 assert sims[-1].stdout is not None
                 sims[-1].stdout.readline()  # serving
                 urls[role] = str(link)
-            argv += ["run", "--config", str(_table_config(folder, urls, where)), "--allow-unapproved"]
+            argv += ["run", "--config", str(served_table_config(where, folder, urls, 0.05)), "--allow-unapproved"]
         else:
             argv += ["bench", "--manual", "--quiet", "--rounds", "1", "--journal", str(folder / "idle.db")]
             if mode == "bench-web":

@@ -15,7 +15,7 @@ import socket
 import threading
 import tty
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
@@ -26,7 +26,7 @@ from hil.faults import Faults
 if TYPE_CHECKING:
     import serial
 
-__all__ = ["PtyServer", "SocketServer", "SerialServer"]
+__all__ = ["PtyServer", "SocketServer", "SerialServer", "served_table_config"]
 
 
 def _fileno(port: serial.Serial) -> int | None:
@@ -274,3 +274,19 @@ class SerialServer(_Server):
             self._port.close()
             self._port = None
         self._close_wake()
+
+
+def served_table_config(source: Path, folder: Path, urls: Mapping[str, str], poll_interval_s: float) -> Path:
+    """Write ``folder``/table.yaml: the checkout ``source``'s config/mississippi_stud.yaml with its
+    devices on ``urls`` (role -> URL or pty path, addressed 1, 2, 3 in that order), each polled every
+    ``poll_interval_s``, its paytables read from ``source`` and its journal in ``folder``."""
+    text = (source / "config" / "mississippi_stud.yaml").read_text()
+    head = text[: text.index("devices:")]
+    devices = "devices:\n" + "".join(
+        f"  {role}: {{driver: {role}, url: {url}, poll_interval_s: {poll_interval_s}, address: {n}}}\n"
+        for n, (role, url) in enumerate(urls.items(), 1)
+    )
+    path = folder / "table.yaml"
+    journal = f"journal: {{path: {folder / 'table.db'}}}\n"
+    path.write_text(head + f"paytables_dir: {source / 'config' / 'paytables'}\n" + devices + journal)
+    return path

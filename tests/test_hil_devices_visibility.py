@@ -25,27 +25,9 @@ from controller.table._sdnotify import SystemdNotifier
 from controller.table.events import decode_event
 from drivers.link import LinkStats
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
-from hil.serve import PtyServer
+from hil.serve import PtyServer, served_table_config
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def table_config(tmp_path: Path, urls: dict[str, str]) -> Path:
-    """config/mississippi_stud.yaml with the devices on ``urls`` and the journal in ``tmp_path``."""
-    text = (ROOT / "config" / "mississippi_stud.yaml").read_text()
-    head = text[: text.index("devices:")]
-    devices = "devices:\n" + "".join(
-        f"  {role}: {{driver: {role}, url: {url}, poll_interval_s: 0.02, address: {n}}}\n"
-        for n, (role, url) in enumerate(urls.items(), 1)
-    )
-    path = tmp_path / "table.yaml"
-    path.write_text(
-        head
-        + f"paytables_dir: {ROOT / 'config' / 'paytables'}\n"
-        + devices
-        + f"journal: {{path: {tmp_path / 'table.db'}}}\n"
-    )
-    return path
 
 
 class Lines:
@@ -83,7 +65,7 @@ def running_table(tmp_path: Path, log_format: str, env: dict[str, str]) -> Itera
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     servers = {role: PtyServer(sim, link=tmp_path / f"tty-{role}") for role, sim in sims.items()}
     urls = {role: server.start() for role, server in servers.items()}
-    config = table_config(tmp_path, urls)
+    config = served_table_config(ROOT, tmp_path, urls, 0.02)
     proc = subprocess.Popen(
         tablectl_process("run", "--config", config, "--log-format", log_format, "--allow-unapproved"),
         stderr=subprocess.PIPE,

@@ -18,7 +18,9 @@ __all__ = [
     "KNOWN_BUG_KINDS",
     "OPEN_FINDINGS",
     "CI_KINDS",
+    "DEVICES",
     "Fault",
+    "draw_target",
     "schedule",
     "parse_kinds",
     "ROUND_S",
@@ -76,7 +78,8 @@ CI_KINDS: tuple[str, ...] = tuple(k for k in FAULT_KINDS if k not in KNOWN_BUG_K
 ROUND_S = 0.4
 """About how long a round takes in simulated seconds (faults are spread over the rounds asked for)."""
 
-_DEVICES = ("shoe", "bet_spots", "panel")
+DEVICES = ("shoe", "bet_spots", "panel")
+"""The devices a fault may strike."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,17 +133,24 @@ def schedule(seed: int, kinds: tuple[str, ...], rounds: int, per_round: float = 
     for _ in range(count):
         kind = rng.choice(kinds)
         at = round(rng.uniform(0.0, horizon), 3)
-        device = rng.choice(_DEVICES)
-        duration = round(rng.uniform(0.1, 3.0), 2)
-        value = rng.randint(1, 3)
-        if kind == "panel_outage":
-            device, duration = "panel", round(rng.uniform(1.0, 6.0), 2)
-        elif kind == "never_connected":
+        device, duration, value = draw_target(rng, kind)
+        if kind == "never_connected":
             at = 0.0
-        else:  # after the links first came up: a link that never did is never_connected's
+        elif kind != "panel_outage":  # after the links first came up: a link that never did is never_connected's
             at = max(at, 0.3)
         faults.append(Fault(at, kind, device, duration, value))
     return sorted(faults, key=lambda f: (f.at, f.kind, f.device))
+
+
+def draw_target(rng: random.Random, kind: str) -> tuple[str, float, int]:
+    """A fault's device, duration and value, drawn from ``rng`` in this order (a panel outage is then
+    moved to the panel with a longer duration, one more draw): the same draws in every schedule."""
+    device = rng.choice(DEVICES)
+    duration = round(rng.uniform(0.1, 3.0), 2)
+    value = rng.randint(1, 3)
+    if kind == "panel_outage":
+        device, duration = "panel", round(rng.uniform(1.0, 6.0), 2)
+    return device, duration, value
 
 
 def _own_stream(seed: int, kind: str, horizon: float, per_round: float) -> list[Fault]:
@@ -151,5 +161,5 @@ def _own_stream(seed: int, kind: str, horizon: float, per_round: float) -> list[
     faults = []
     for _ in range(count):
         at = max(round(rng.uniform(0.0, horizon), 3), 0.3)
-        faults.append(Fault(at, kind, rng.choice(_DEVICES), 0.0, rng.randint(1, 3)))
+        faults.append(Fault(at, kind, rng.choice(DEVICES), 0.0, rng.randint(1, 3)))
     return faults

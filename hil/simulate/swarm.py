@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from controller.game.definition import GameDefinition
 from controller.game.registry import ByGame
-from hil.simulate.faults import OWN_STREAM_KINDS, SWARM_KINDS, Fault
+from hil.simulate.faults import DEVICES, OWN_STREAM_KINDS, SWARM_KINDS, Fault, draw_target
 
 __all__ = [
     "STEPS",
@@ -65,8 +65,6 @@ SWARM_FINDINGS: dict[tuple[str, int], str] = {}
 """Swarm seeds of the CI run that break an invariant for a reason not yet fixed, each with what
 it found: left out of the CI swarm test and the mutation score until fixed (docs/simulate.md)."""
 
-_DEVICES = ("shoe", "bet_spots", "panel")
-
 
 def triggers(game: str) -> list[tuple[str, str]]:
     """Every (step, edge) of ``game`` a swarm fault can be placed at."""
@@ -95,11 +93,7 @@ def swarm_schedule(seed: int, game: str, kinds: Sequence[str], rounds: int) -> l
         step, edge = rng.choice(places)
         n = rng.randint(1, rounds)
         delay = round(rng.uniform(0.0, 0.25), 3)
-        device = rng.choice(_DEVICES)
-        duration = round(rng.uniform(0.1, 3.0), 2)
-        value = rng.randint(1, 3)
-        if kind == "panel_outage":
-            device, duration = "panel", round(rng.uniform(1.0, 6.0), 2)
+        device, duration, value = draw_target(rng, kind)
         if kind == "never_connected":
             faults.append(Fault(0.0, kind, device, duration, value))
         else:
@@ -118,9 +112,7 @@ def _own_stream(seed: int, game: str, kind: str, rounds: int, places: list[tuple
     for _ in range(count):
         step, edge = rng.choice(places)
         n, delay = rng.randint(1, rounds), round(rng.uniform(0.0, 0.25), 3)
-        faults.append(
-            Fault(delay, kind, rng.choice(_DEVICES), 0.0, rng.randint(1, 3), step=step, edge=edge, round_no=n)
-        )
+        faults.append(Fault(delay, kind, rng.choice(DEVICES), 0.0, rng.randint(1, 3), step=step, edge=edge, round_no=n))
     return faults
 
 
