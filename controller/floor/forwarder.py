@@ -640,9 +640,18 @@ class Forwarder:
                     self._taken[msg_id] = (seq, future.result())
 
     def _complete_done(self, pending: deque[_Pending], outbox: Outbox) -> None:
-        """Take the acknowledgements that have come, oldest first, up to the first still awaited."""
-        while pending and pending[0][2].done():
-            self._complete(pending.popleft(), outbox)
+        """Take the acknowledgements that have come, oldest first, up to the first still awaited;
+        then the acknowledged position to the journal (:meth:`_flush_ack`: at most every
+        :data:`ACK_WRITE_S`), once for all of them, not a look at the clock each."""
+        if not pending or not pending[0][2].done():
+            return
+        acked = self._acked
+        try:
+            while pending and pending[0][2].done():
+                self._complete(pending.popleft(), outbox)
+        finally:
+            if self._acked != acked:
+                self._flush_ack(outbox)
 
     async def _while_held(self, pending: deque[_Pending], outbox: Outbox) -> None:
         """One look while the feed is held: the state says so, what was in flight is taken."""
@@ -841,8 +850,7 @@ class Forwarder:
                 )
                 raise _Resend(f"'duplicate' for record {seq}, not confirmed stored by the floor")
         if last:
-            self._acked = seq
-            self._flush_ack(outbox)
+            self._acked = seq  # written by _complete_done, once for all it took
 
     def _flush_ack(self, outbox: Outbox, force: bool = False) -> None:
         """Write the acknowledged position to the journal: while a backlog is being sent at most every
