@@ -707,15 +707,8 @@ class Forwarder:
                 run.recent.forget_through(record.seq)
             published = False
             for i, m in enumerate(messages):
-                window = 1 if self._probing else self.window
-                if len(run.pending) >= window:
-                    # The window full: wait for its older half, and send the next burst of half a
-                    # window at once: one wake-up, one write and one read of acknowledgements a half
-                    # window, not one every few messages (50 forwarders on one loop in
-                    # benchmarks/bench_floor.py went on in bursts of about 27 messages).
-                    low = window // 2
-                    while len(run.pending) > low:
-                        await self._complete_oldest(run.pending, outbox, upto=len(run.pending) - low - 1)
+                while len(run.pending) >= (1 if self._probing else self.window):
+                    await self._complete_oldest(run.pending, outbox)
                 taken = self._taken.pop(m.msg_id, None)
                 if taken is None:
                     future = await run.js.publish(m.subject, m.payload, {RECORD_HEADER: m.msg_id})
@@ -790,17 +783,11 @@ class Forwarder:
         return self._js[1]
 
     async def _complete_oldest(
-        self,
-        pending: deque[_Pending],
-        outbox: Outbox,
-        timeout: float | None = None,
-        newest: bool = False,
-        upto: int | None = None,
+        self, pending: deque[_Pending], outbox: Outbox, timeout: float | None = None, newest: bool = False
     ) -> None:
         """Wait for the oldest outstanding acknowledgement, then take every one that has come, in
         order. With ``newest``, first wait for the newest one's (nothing new to send: the
-        acknowledgements of a burst are taken at once, not one wake-up each); with ``upto``, for the
-        one at that place in ``pending`` (the older half of a full window). Past
+        acknowledgements of a burst are taken at once, not one wake-up each). Past
         ``ack_timeout_s`` without the oldest the link resends from the last acknowledged record,
         unless the broker is only slow: the connection has received something meanwhile
         (acknowledgements queue behind a busy broker) and no later message of this forwarder has
@@ -808,7 +795,7 @@ class Forwarder:
         :data:`ACK_PATIENCE` times ``ack_timeout_s`` in all. Resending every window into a busy
         broker only makes it busier (benchmarks/bench_floor.py on a loaded machine)."""
         entry = pending[0]
-        target = pending[upto][2] if upto is not None else pending[-1][2] if newest else entry[2]
+        target = pending[-1][2] if newest else entry[2]
         limit = timeout or self.ack_timeout_s
         started, seen = time.monotonic(), self._received()
         while not entry[2].done():  # done already: no timer, no shield (the steady state at full speed)
