@@ -575,7 +575,7 @@ class Forwarder:
         has said nothing new for :data:`CREDIT_STALE_BEATS` heartbeats while the credit was spent)."""
         if self.share is None or self.heartbeat_s is None or not self._heard_floor:
             return None
-        room = self._stored + self.share * 3 // 4 - run.sent
+        room = self._stored + max(1, self.share * 3 // 4) - run.sent
         if room > 0:
             self._starved = None
             return room
