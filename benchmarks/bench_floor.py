@@ -119,6 +119,8 @@ class Link:
     ca: str
     keys: Path
     """The tables' Ed25519 signing keys, TABLE.pem each (every record is signed, as a table does)."""
+    share: int = STREAM_MAX_PER_SUBJECT
+    """A table's share of the stream (``--table-share``): what the forwarder's credit is made of."""
 
 
 class SimTable:
@@ -130,7 +132,7 @@ class SimTable:
         config = FloorConfig(
             table_id, link.servers, link.credentials, ca=link.ca, signing_key=str(link.keys / f"{table_id}.pem")
         )
-        self.forwarder = Forwarder(self.journal.path, config)
+        self.forwarder = Forwarder(self.journal.path, config, share=link.share)
         self.i = 0
         self.round_no = 0
         self.first_seq = 1
@@ -503,7 +505,7 @@ class _Run:
         tables_dir.mkdir()
         ctx = mp.get_context("fork")
         for p in range(args.procs):
-            link = Link((self.broker.url,), str(sims[p]), str(ca), base / "keys")
+            link = Link((self.broker.url,), str(sims[p]), str(ca), base / "keys", args.table_share)
             proc = ctx.Process(
                 target=table_process,
                 args=(

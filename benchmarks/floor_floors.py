@@ -388,11 +388,13 @@ async def _publish_per_table(
     options: dict[str, Any],
     server: Callable[[], float],
     sign: Callable[[str, int, str, str, str], str] | None = None,
-) -> tuple[float, float]:
+) -> tuple[float, float, int]:
     """Build every record's messages (``messages_for``, as the forwarder does, each record signed
     with ``sign``) and publish them over
     ``tables`` connections (one per table, made before the measurement), the template's records
-    dealt out to them in turn; CPU microseconds per record of this process and of the server."""
+    dealt out to them in turn; CPU microseconds per record of this process and of the server, and
+    the messages published (what the pull floor then takes: counted, not estimated from the
+    template's average, which could ask for one message more than there is and wait for it)."""
     from controller.floor.forwarder import RECORD_HEADER
     from controller.floor.publish import Publisher
 
@@ -406,16 +408,18 @@ async def _publish_per_table(
     try:
         c0, s0 = time.process_time(), server()
         futures: list[asyncio.Future[Any]] = []
+        published = 0
         for i in range(n):
             record = raw[i % len(raw)]
             p = publishers[(i // len(raw)) % len(publishers)]
             for m in messages_for(record, table_id, prefix, between, 0, sign):
                 futures.append(await p.publish(m.subject, m.payload, {RECORD_HEADER: m.msg_id}))
+                published += 1
             if len(futures) >= 4096:
                 await asyncio.gather(*futures)
                 futures.clear()
         await asyncio.gather(*futures)
-        return (time.process_time() - c0) / n * 1e6, (server() - s0) / n * 1e6
+        return (time.process_time() - c0) / n * 1e6, (server() - s0) / n * 1e6, published
     finally:
         for nc in conns:
             await nc.close()
@@ -577,8 +581,7 @@ def measure_required(
     from controller.floor.connect import NatsAuth, create_stream, nats_auth_options
     from controller.floor.ingest import IngestConfig
 
-    rows, messages = template_messages(template_journal, link.table_id, link.prefix)
-    per_record = len(messages) / len(rows)
+    rows, _ = template_messages(template_journal, link.table_id, link.prefix)
     sqlite_chain, _ = _cpu_us(lambda: _sqlite(folder / "required.db", rows, n, per_commit, sync, chain=True), float, n)
     # published in full before it is pulled back: the stream holds all of it (a table's share of a
     # production stream is far smaller: the tables wait for the ingest instead)
@@ -595,7 +598,7 @@ def measure_required(
         outbox.close()
     key = Ed25519PrivateKey.generate()
     sign = functools.partial(sign_record, key)
-    publish, publish_server = asyncio.run(
+    publish, publish_server, published = asyncio.run(
         _publish_per_table(
             link.url, raw, n, tables, link.table_id, link.prefix, publisher, lambda: proc_cpu(link.pid), sign
         )
@@ -604,7 +607,7 @@ def measure_required(
     where = (f"{link.prefix}.>", link.stream, link.durable)
 
     def fetch() -> None:
-        fetched.extend(asyncio.run(_fetch(link.url, int(n * per_record), 1000, ingest, where)))
+        fetched.extend(asyncio.run(_fetch(link.url, published, 1000, ingest, where)))
 
     fetch_us, fetch_server = _cpu_us(fetch, lambda: proc_cpu(link.pid), n)
     public = public_hex(key)

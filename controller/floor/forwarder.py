@@ -43,6 +43,7 @@ from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import Message, Signer, mac_of, messages_for
 from controller.floor.publish import Publisher
 from controller.floor.signing import SigningKeyError, read_signing_key, sign_record
+from controller.floor.stream import STREAM_MAX_PER_SUBJECT
 from controller.journal.outbox import Outbox, RawRecord
 from controller.journal.store import GENESIS, JournalError, record_hash
 
@@ -70,6 +71,14 @@ broker drops those as duplicates."""
 REFUSED_WAIT_S = 0.05
 """After the broker refuses a record (the table's share of the stream is full) the forwarder waits
 this long before trying again, doubling up to ``max_backoff_s`` while it is refused."""
+
+
+CREDIT_STALE_BEATS = 2
+"""While its credit is spent (:attr:`Forwarder.share`), the forwarder waits for the floor to store
+more for at most this many heartbeats: the floor answers each heartbeat with what it stores, so a
+floor that says nothing new for that long is away or stores nothing of what it takes (a record
+quarantined, a chain waiting for a gap), and the broker's share decides again, as it did before
+the credit (the table is refused when the share is full, and sends again)."""
 
 
 RECORD_HEADER = "Tablectl-Record"
@@ -213,8 +222,20 @@ class Forwarder:
         heartbeat_s: float | None = 5.0,
         hold_feed: bool = True,
         journal_key: bytes | None = None,
+        share: int | None = STREAM_MAX_PER_SUBJECT,
     ) -> None:
         self.journal_path = Path(journal_path)
+        self.share = share
+        """The table's share of the floor stream (messages a subject, as the floor's stream is made;
+        None: not known). Once the floor has said what it stores, the forwarder sends at most three
+        quarters of it past the last record the floor confirmed storing (its credit), so the broker
+        never has to refuse a record and nothing is sent twice: a record of the table waits in the
+        stream until the ingest settles it, and each sends at most one message a subject. Without
+        it, a table that writes faster than the floor stores filled its share, was refused, and sent
+        the refused records and those behind them again (benchmarks/bench_floor.py at full speed:
+        thousands of refusals and records sent again, gaps and duplicates at the ingest)."""
+        if share is not None and share < 1:
+            raise ValueError(f"share: {share}, not a positive number of messages")
         self.journal_key = journal_key
         """The journal's HMAC key (None: none, or not given): a keyed journal's folded rounds are read
         with their records' hashes only with it (``tablectl floor resend`` sends them all)."""
@@ -240,6 +261,10 @@ class Forwarder:
         """The record the feed is held on and why (a ``stored`` message whose hash is not the
         journal's: the floor holds a record the table never wrote), kept in the journal."""
         self._heard_floor = 0
+        self._stored_moved: asyncio.Event | None = None
+        """Set when the floor says it stores more (made on the forwarder's loop)."""
+        self._starved: tuple[int, float] | None = None
+        """While the credit is spent: the stored position then, and since when (monotonic)."""
         self._verified: tuple[int, str] | None = None
         """The last record (seq, hash) whose chain is verified: by a run start, then each record sent
         that follows it, its hash computed again (:meth:`_send`); the next run start verifies after it."""
@@ -526,18 +551,57 @@ class Forwarder:
             if self._state is LinkState.HELD:
                 self._state, self._error = LinkState.UP, None
                 self._write_state(outbox)
+            room = self._credit(run)
+            if room is not None and room <= 0:
+                await self._await_credit(run, outbox)
+                continue
+            limit = self.batch if room is None else min(self.batch, room)
             looked_at = time.monotonic()  # before the look: what it finds is all written before then
             # Read only when the journal changed: with acknowledgements outstanding and nothing new,
             # a read per acknowledgement was a query per message.
-            records = outbox.after(run.sent, self.batch) if run.more or outbox.changed() else []
+            records = outbox.after(run.sent, limit) if run.more or outbox.changed() else []
             run.recent.add(records)
-            run.more = len(records) == self.batch
+            run.more = len(records) == limit
             self._head = max(self._head, records[-1].seq if records else run.sent)
             if records:
                 run.poll = 0.005
                 await self._send(records, run, outbox)
             else:
                 await self._nothing_new(run, outbox, looked_at)
+
+    def _credit(self, run: _Run) -> int | None:
+        """How many more records this run may send before the floor confirms storing more (None:
+        no limit: the share is not known, the floor has not spoken yet, no heartbeat asks it, or it
+        has said nothing new for :data:`CREDIT_STALE_BEATS` heartbeats while the credit was spent)."""
+        if self.share is None or self.heartbeat_s is None or not self._heard_floor:
+            return None
+        room = self._stored + max(1, self.share * 3 // 4) - run.sent
+        if room > 0:
+            self._starved = None
+            return room
+        now = time.monotonic()
+        if self._starved is None or self._starved[0] != self._stored:
+            self._starved = (self._stored, now)
+        if now - self._starved[1] > CREDIT_STALE_BEATS * self.heartbeat_s:
+            return None  # the floor stores nothing new: the broker's share decides
+        return 0
+
+    async def _await_credit(self, run: _Run, outbox: Outbox) -> None:
+        """The credit is spent: take the acknowledgements in flight, else wait (a heartbeat at most)
+        for the floor to say it stores more."""
+        if run.pending:
+            await self._complete_oldest(run.pending, outbox, newest=True)
+            return
+        self._flush_ack(outbox)
+        if self._stored_moved is None:
+            self._stored_moved = asyncio.Event()
+        moved = self._stored_moved
+        moved.clear()
+        assert self.heartbeat_s is not None  # no credit without a heartbeat (_credit)
+        try:
+            await asyncio.wait_for(moved.wait(), min(self.heartbeat_s, self.idle_poll_s * 10))
+        except TimeoutError:
+            pass
 
     async def _refused_in_run(self, run: _Run, outbox: Outbox, exc: _Refused) -> None:
         """The broker refused a record (the table's share of the stream is full): the run goes
@@ -576,9 +640,18 @@ class Forwarder:
                     self._taken[msg_id] = (seq, future.result())
 
     def _complete_done(self, pending: deque[_Pending], outbox: Outbox) -> None:
-        """Take the acknowledgements that have come, oldest first, up to the first still awaited."""
-        while pending and pending[0][2].done():
-            self._complete(pending.popleft(), outbox)
+        """Take the acknowledgements that have come, oldest first, up to the first still awaited;
+        then the acknowledged position to the journal (:meth:`_flush_ack`: at most every
+        :data:`ACK_WRITE_S`), once for all of them, not a look at the clock each."""
+        if not pending or not pending[0][2].done():
+            return
+        acked = self._acked
+        try:
+            while pending and pending[0][2].done():
+                self._complete(pending.popleft(), outbox)
+        finally:
+            if self._acked != acked:
+                self._flush_ack(outbox)
 
     async def _while_held(self, pending: deque[_Pending], outbox: Outbox) -> None:
         """One look while the feed is held: the state says so, what was in flight is taken."""
@@ -777,8 +850,7 @@ class Forwarder:
                 )
                 raise _Resend(f"'duplicate' for record {seq}, not confirmed stored by the floor")
         if last:
-            self._acked = seq
-            self._flush_ack(outbox)
+            self._acked = seq  # written by _complete_done, once for all it took
 
     def _flush_ack(self, outbox: Outbox, force: bool = False) -> None:
         """Write the acknowledged position to the journal: while a backlog is being sent at most every
@@ -829,6 +901,8 @@ class Forwarder:
             return
         if mine == told.hash:
             self._stored = told.seq
+            if self._stored_moved is not None:
+                self._stored_moved.set()
             return
         if not self.hold_feed:
             return
