@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from operator import attrgetter
 from typing import TypeVar
 
 from controller.hands._value import HandError, evaluate_best, evaluate_dealt, hand_json
@@ -35,6 +36,9 @@ from controller.vocab import Card
 __all__ = ["BonusValue", "classify_bonus", "bonus_shown", "paying_line"]
 
 _KING, _QUEEN = 11, 10
+_CODES_OR_NONE: tuple[int, ...] = (*_CODES, 0)
+"""Each card's summable code by its index, the joker's (index 52) 0: only real cards are summed."""
+_INDEX = attrgetter("index")
 _ROYAL_RANKS = frozenset({8, 9, 10, 11, 12})
 
 
@@ -71,7 +75,7 @@ def _consecutive_seven(ranks: set[int]) -> bool:
 
 
 def _seven_card_categories(cards: Sequence[Card]) -> list[Category]:
-    real_total = sum([_CODES[c.index] for c in cards if c.index != JOKER_INDEX])
+    real_total = sum(map(_CODES_OR_NONE.__getitem__, map(_INDEX, cards)))  # the joker adds nothing
     if FOUR_SUIT[(real_total >> SUIT_SHIFT) & 0xFFFF] < 0:  # each category needs four or more of a suit
         return []
     real = [c for c in cards if not c.is_joker]

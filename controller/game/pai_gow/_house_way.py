@@ -48,8 +48,10 @@ class Decision:
 
 _RANK: tuple[int, ...] = tuple(ACE if c.rank is None else int(c.rank) for c in ALL_CARDS)
 """Each card's rank as the rules see it (the joker with the aces), by the card's index."""
-_ORDER: tuple[tuple[int, bool, int], ...] = tuple((-_RANK[c.index], c.is_joker, -(c.index // 13)) for c in ALL_CARDS)
-"""Each card's place in a hand's order (:attr:`Hand.cards`), by the card's index."""
+_ORDER: tuple[int, ...] = tuple(-64 * _RANK[c.index] + 8 * c.is_joker - c.index // 13 for c in ALL_CARDS)
+"""Each card's place in a hand's order (:attr:`Hand.cards`), by the card's index: highest rank
+first, among equal ranks real cards before the joker, then the later suit; one integer (the
+rank's step of 64 outweighs the joker's 8, which outweighs the suit's 0-4), no two cards alike."""
 
 
 _STRAIGHT_WINDOWS: tuple[int, ...] = (0b1_0000_0000_1111, *(0b11111 << low for low in range(9)))
@@ -64,7 +66,10 @@ class Hand:
             raise HandError(f"a pai gow hand is 7 distinct cards, got {format_cards(cards)!r}")
         self.options = options
         # Highest rank first; among equal ranks real cards before the joker, then by suit.
-        self.cards = tuple(sorted(cards, key=lambda c: _ORDER[c.index]))
+        order = _ORDER
+        self.cards = tuple(
+            [c for _, c in sorted([(order[c.index], c) for c in cards])]
+        )  # keys unique: no card compared
         groups: dict[int, list[Card]] = {}
         for c in self.cards:
             groups.setdefault(_RANK[c.index], []).append(c)
@@ -101,6 +106,14 @@ class Hand:
     def best_two(self, cards: Sequence[Card]) -> list[Card]:
         """The best two-card low hand among ``cards``."""
         pool = list(cards)
+        ranks = [_RANK[c.index] for c in pool]
+        if ranks == sorted(ranks, reverse=True):
+            # highest rank first (the hand's own order, as every rule passes them): the first pair
+            # is the highest, else the first two cards; the earliest positions win ties, as below
+            for k in range(len(ranks) - 1):
+                if ranks[k] == ranks[k + 1]:
+                    return [pool[k], pool[k + 1]]
+            return pool[:2]
         # ties go to the earlier cards (positions compared, not the cards: no ``__eq__`` per card)
         i, j = max(
             combinations(range(len(pool)), 2),
