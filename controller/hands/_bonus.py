@@ -27,7 +27,7 @@ from itertools import combinations
 from operator import attrgetter
 from typing import TypeVar
 
-from controller.hands._value import HandError, evaluate_best, evaluate_dealt, hand_json
+from controller.hands._value import HandError, best_dealt, evaluate_best, hand_json
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, Category
 from controller.hands.fast import _CODES, FOUR_SUIT, JOKER_INDEX, SUIT_SHIFT, evaluator_for
 from controller.hands.rules import HandRules
@@ -164,8 +164,7 @@ def bonus_shown(cards: Sequence[Card], rules: HandRules) -> tuple[Category, tupl
     seven = _seven_card_categories(cards)
     if seven:
         return max(seven, key=BONUS_SEVEN_ORDER.index), tuple(cards)
-    five = evaluate_dealt(cards, rules)
-    return five.category, five.best
+    return best_dealt(cards, rules)
 
 
 K = TypeVar("K")

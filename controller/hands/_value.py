@@ -221,6 +221,17 @@ def evaluate_dealt(cards: Sequence[Card], rules: HandRules) -> HandValue:
     return _evaluate(cards, rules)
 
 
+def best_dealt(cards: Sequence[Card], rules: HandRules) -> tuple[Category, tuple[Card, ...]]:
+    """The ``category`` and ``best`` of :func:`evaluate_dealt` of five to seven cards already
+    checked, found at once (no :class:`HandValue` made): a hand shown, not compared."""
+    indices = list(map(_INDEX, cards))
+    strength = evaluator_for(rules.wheel).strength(indices)
+    category = FIVE_CARD_ORDER[strength >> CATEGORY_SHIFT]
+    if len(indices) == 5 and JOKER_INDEX not in indices:
+        return category, _pick_five(tuple(cards), category)
+    return category, _pick_best(cards, category, unpack(strength)[1], rules)
+
+
 def _evaluate(cards: Sequence[Card], rules: HandRules) -> HandValue:
     indices = list(map(_INDEX, cards))
     strength = evaluator_for(rules.wheel).strength(indices)
