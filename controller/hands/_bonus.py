@@ -29,15 +29,13 @@ from typing import TypeVar
 
 from controller.hands._value import HandError, best_dealt, evaluate_best, hand_json
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, Category
-from controller.hands.fast import _CODES, FOUR_SUIT, JOKER_INDEX, SUIT_SHIFT, evaluator_for
+from controller.hands.fast import _CODES, FOUR_SUIT, JOKER_INDEX, REAL_CODES, SUIT_SHIFT, evaluator_for
 from controller.hands.rules import HandRules
 from controller.vocab import Card
 
 __all__ = ["BonusValue", "classify_bonus", "bonus_shown", "paying_line"]
 
 _KING, _QUEEN = 11, 10
-_CODES_OR_NONE: tuple[int, ...] = (*_CODES, 0)
-"""Each card's summable code by its index, the joker's (index 52) 0: only real cards are summed."""
 _INDEX = attrgetter("index")
 _ROYAL_RANKS = frozenset({8, 9, 10, 11, 12})
 
@@ -75,7 +73,7 @@ def _consecutive_seven(ranks: set[int]) -> bool:
 
 
 def _seven_card_categories(cards: Sequence[Card]) -> list[Category]:
-    real_total = sum(map(_CODES_OR_NONE.__getitem__, map(_INDEX, cards)))  # the joker adds nothing
+    real_total = sum(map(REAL_CODES.__getitem__, map(_INDEX, cards)))  # the joker adds nothing
     if FOUR_SUIT[(real_total >> SUIT_SHIFT) & 0xFFFF] < 0:  # each category needs four or more of a suit
         return []
     real = [c for c in cards if not c.is_joker]

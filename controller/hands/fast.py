@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from controller.hands.categories import FIVE_CARD_ORDER, Category, pack
 from controller.hands.rules import Wheel
 
-__all__ = ["evaluator_for", "card_code"]
+__all__ = ["evaluator_for", "card_code", "REAL_CODES"]
 
 JOKER_INDEX = 52
 RANK_BITS = (1 << 39) - 1
@@ -56,6 +56,8 @@ def card_code(index: int) -> int:
 
 
 _CODES: tuple[int, ...] = tuple(card_code(i) for i in range(52))
+REAL_CODES: tuple[int, ...] = (*_CODES, 0)
+"""Each card's summable code by its index (0-52), the joker's 0: a hand's sum is its real cards'."""
 # A rank with no suit: the joker as an ace for pairs, or filling a straight's gap.
 _SUITLESS: tuple[int, ...] = tuple(1 << (3 * r) for r in range(13))
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from controller.hands._value import HandValue, _evaluate, _evaluate_low, evaluate_five, evaluate_low
 from controller.hands.categories import CATEGORY_SHIFT, FIVE_CARD_ORDER, Category, unpack
-from controller.hands.fast import JOKER_INDEX, card_code, evaluator_for
+from controller.hands.fast import JOKER_INDEX, REAL_CODES, evaluator_for
 from controller.hands.rules import PAI_GOW
 from controller.vocab import Card, format_cards
 
@@ -85,7 +85,7 @@ def sets_with_high(cards: Sequence[Card], categories: Collection[Category]) -> l
     evaluator = evaluator_for(PAI_GOW.wheel)
     wanted = [category in categories for category in FIVE_CARD_ORDER]  # by category number
     # each five is the seven's summed codes less two cards (the joker's code 0: it is tried apart)
-    codes = [_CODE_OR_NONE[c.index] for c in cards]
+    codes = [REAL_CODES[c.index] for c in cards]
     total = sum(codes)
     joker = next((k for k, c in enumerate(cards) if c.index == JOKER_INDEX), -1)
     sets = []
@@ -101,9 +101,6 @@ def sets_with_high(cards: Sequence[Card], categories: Collection[Category]) -> l
                 sets.append(HandSet(_evaluate(high, PAI_GOW), _evaluate_low((cards[i], cards[j]))))
     return sets
 
-
-_CODE_OR_NONE: tuple[int, ...] = (*(card_code(i) for i in range(52)), 0)
-"""Each card's summable code by its index (:func:`~controller.hands.fast.card_code`), the joker's 0."""
 
 _FOUL_PRONE = frozenset({Category.HIGH_CARD, Category.ONE_PAIR, Category.TWO_PAIR, Category.THREE_OF_A_KIND})
 """The high hands a low hand may outrank (:func:`low_outranks_high`: no-pair and one pair; the

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from controller.hands import Category, HandError
-from controller.hands.fast import FLUSH_SUIT, FOUR_SUIT, JOKER_INDEX, MASK_SHIFT, SUIT_SHIFT, card_code
+from controller.hands.fast import FLUSH_SUIT, FOUR_SUIT, JOKER_INDEX, MASK_SHIFT, REAL_CODES, SUIT_SHIFT
 from controller.hands.paigow import HandSet, set_dealt, sets_with_high
 from controller.vocab import ALL_CARDS, Card, format_cards
 
@@ -54,10 +54,6 @@ _ORDER: tuple[int, ...] = tuple(-64 * _RANK[c.index] + 8 * c.is_joker - c.index 
 first, among equal ranks real cards before the joker, then the later suit; one integer (the
 rank's step of 64 outweighs the joker's 8, which outweighs the suit's 0-4), no two cards alike."""
 
-
-_CODE_OR_NONE: tuple[int, ...] = (*(card_code(i) for i in range(52)), 0)
-"""Each card's summable code (:func:`~controller.hands.fast.card_code`) by its index, the joker's 0:
-the sum of a hand's codes holds its suit counts and each suit's ranks."""
 
 _STRAIGHT_WINDOWS: tuple[int, ...] = (0b1_0000_0000_1111, *(0b11111 << low for low in range(9)))
 """The five ranks of each straight as rank bits (2 is bit 0): A-2-3-4-5 (the ace low), then 2-6 to 10-A."""
@@ -147,7 +143,7 @@ class Hand:
     def may_hold_straight_or_flush(self) -> bool:
         """Whether any five of the seven cards could be a straight or a flush (a quick test
         that spares most hands the enumeration of every set)."""
-        codes = _CODE_OR_NONE
+        codes = REAL_CODES
         total = 0
         for c in self.cards:
             total += codes[c.index]  # the joker (index 52) adds nothing
