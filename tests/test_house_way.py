@@ -161,18 +161,19 @@ def test_highest_possible_low_hand_that_leaves_a_straight_or_flush(cards: list) 
             assert decision.set.low.strength == _best_low_leaving_straight_or_flush(cards)
 
 
-@settings(max_examples=400)
-@given(
-    st.one_of(
-        hands_of(7, joker=True),
-        st.lists(
-            st.sampled_from(parse_cards("Ah 2h 3d 4c 5s 6h 9h Th Jh Qc Kd JK")), min_size=7, max_size=7, unique=True
-        ),
-    )
+_STRAIGHTS_AND_FLUSHES = st.one_of(
+    hands_of(7, joker=True),
+    st.lists(st.sampled_from(parse_cards("Ah 2h 3d 4c 5s 6h 9h Th Jh Qc Kd JK")), min_size=7, max_size=7, unique=True),
 )
+"""Seven cards, the joker allowed, often holding a straight or flush."""
+
+
+@settings(max_examples=400)
+@given(_STRAIGHTS_AND_FLUSHES)
 def test_quick_straight_or_flush_test_never_misses_one(cards: list) -> None:
     # The quick test only spares the enumeration: when it says no, no five of the cards are a
-    # straight or flush (checked by ranking every five).
+    # straight or flush (checked by ranking every five); read from the summed card codes, it is
+    # exact: when it says yes, some five are one.
     from itertools import combinations
 
     from controller.game.pai_gow._house_way import Hand
@@ -181,8 +182,7 @@ def test_quick_straight_or_flush_test_never_misses_one(cards: list) -> None:
 
     five_card = {evaluate_five(list(five), PAI_GOW).category for five in combinations(cards, 5)}
     makes_one = bool(five_card & {Category.STRAIGHT, Category.FLUSH, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
-    if not Hand(cards, {}).may_hold_straight_or_flush():
-        assert not makes_one
+    assert Hand(cards, {}).may_hold_straight_or_flush() is makes_one
 
 
 # The hands where Foxwoods and Bally's part, which account for Foxwoods' lower push rate
@@ -199,3 +199,37 @@ def test_the_hands_where_the_ways_part(cards: str, foxwoods: str, ballys: str) -
     hand = parse_cards(cards)
     assert set(set_by_house_way(hand, "foxwoods").set.low.cards) == set(parse_cards(foxwoods))
     assert set(set_by_house_way(hand, "ballys_ac").set.low.cards) == set(parse_cards(ballys))
+
+
+@settings(max_examples=300)
+@given(hands_of(7, joker=True), st.integers(0, 5), st.booleans())
+def test_best_two_is_the_best_low_hand_of_every_pair(cards: list, skip: int, shuffled: bool) -> None:
+    # The best two-card low hand of a pool in the hand's order (as the rules pass them) and of any
+    # other order: every pair ranked, a pair above no pair, ties to the earliest positions.
+    from itertools import combinations
+
+    from controller.game.pai_gow._house_way import Hand, make_low_key
+
+    hand = Hand(cards, {})
+    pool = list(hand.cards[skip:])
+    if shuffled:
+        pool.reverse()
+    i, j = max(
+        combinations(range(len(pool)), 2), key=lambda ij: (make_low_key((pool[ij[0]], pool[ij[1]])), -ij[0], -ij[1])
+    )
+    assert [c.index for c in hand.best_two(pool)] == [pool[i].index, pool[j].index]
+
+
+@settings(max_examples=300)
+@given(_STRAIGHTS_AND_FLUSHES)
+def test_sets_with_a_straight_or_flush_are_the_legal_sets_with_one(cards: list) -> None:
+    # The sets ranked from the seven's summed codes are the legal sets whose high hand is a
+    # straight or flush (or better of those), in the same order, ranked alike.
+    from controller.hands.paigow import legal_sets, sets_with_high
+
+    wanted = {Category.STRAIGHT, Category.FLUSH, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH}
+    expected = [s for s in legal_sets(cards) if s.high.category in wanted]
+    got = sets_with_high(cards, wanted)
+    assert [(s.high.cards, s.low.cards, s.high.strength, s.low.strength) for s in got] == [
+        (s.high.cards, s.low.cards, s.high.strength, s.low.strength) for s in expected
+    ]

@@ -24,17 +24,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from operator import attrgetter
 from typing import TypeVar
 
-from controller.hands._value import HandError, evaluate_best, evaluate_dealt, hand_json
+from controller.hands._value import HandError, best_dealt, evaluate_best, hand_json
 from controller.hands.categories import BONUS_SEVEN_ORDER, FIVE_CARD_ORDER, Category
-from controller.hands.fast import _CODES, FOUR_SUIT, JOKER_INDEX, SUIT_SHIFT, evaluator_for
+from controller.hands.fast import _CODES, FOUR_SUIT, JOKER_INDEX, REAL_CODES, SUIT_SHIFT, evaluator_for
 from controller.hands.rules import HandRules
 from controller.vocab import Card
 
 __all__ = ["BonusValue", "classify_bonus", "bonus_shown", "paying_line"]
 
 _KING, _QUEEN = 11, 10
+_INDEX = attrgetter("index")
 _ROYAL_RANKS = frozenset({8, 9, 10, 11, 12})
 
 
@@ -71,7 +73,7 @@ def _consecutive_seven(ranks: set[int]) -> bool:
 
 
 def _seven_card_categories(cards: Sequence[Card]) -> list[Category]:
-    real_total = sum([_CODES[c.index] for c in cards if c.index != JOKER_INDEX])
+    real_total = sum(map(REAL_CODES.__getitem__, map(_INDEX, cards)))  # the joker adds nothing
     if FOUR_SUIT[(real_total >> SUIT_SHIFT) & 0xFFFF] < 0:  # each category needs four or more of a suit
         return []
     real = [c for c in cards if not c.is_joker]
@@ -160,8 +162,7 @@ def bonus_shown(cards: Sequence[Card], rules: HandRules) -> tuple[Category, tupl
     seven = _seven_card_categories(cards)
     if seven:
         return max(seven, key=BONUS_SEVEN_ORDER.index), tuple(cards)
-    five = evaluate_dealt(cards, rules)
-    return five.category, five.best
+    return best_dealt(cards, rules)
 
 
 K = TypeVar("K")

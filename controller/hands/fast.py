@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from controller.hands.categories import FIVE_CARD_ORDER, Category, pack
 from controller.hands.rules import Wheel
 
-__all__ = ["evaluator_for", "card_code"]
+__all__ = ["evaluator_for", "card_code", "REAL_CODES"]
 
 JOKER_INDEX = 52
 RANK_BITS = (1 << 39) - 1
@@ -56,6 +56,8 @@ def card_code(index: int) -> int:
 
 
 _CODES: tuple[int, ...] = tuple(card_code(i) for i in range(52))
+REAL_CODES: tuple[int, ...] = (*_CODES, 0)
+"""Each card's summable code by its index (0-52), the joker's 0: a hand's sum is its real cards'."""
 # A rank with no suit: the joker as an ace for pairs, or filling a straight's gap.
 _SUITLESS: tuple[int, ...] = tuple(1 << (3 * r) for r in range(13))
 
@@ -88,15 +90,29 @@ def _straight_table(wheel: Wheel) -> list[int]:
     return table
 
 
+_HIGH_FIRST = tuple(range(12, -1, -1))
+
+
 def _nonflush_strength(counts: Sequence[int], straights: Sequence[int]) -> int:
     """The best five-card value of a rank multiset with no flush (counts indexed by rank - 2)."""
     if counts[_ACE] >= 5:
         return pack(_I_FIVE_ACES, ())
-    desc = [r for r in range(12, -1, -1) if counts[r]]
-    mask = sum(1 << r for r in desc)
-    quads = [r for r in desc if counts[r] >= 4]
-    trips = [r for r in desc if counts[r] == 3]
-    pairs = [r for r in desc if counts[r] == 2]
+    desc: list[int] = []  # the ranks held, highest first; then those held 4, 3 and 2 times
+    quads: list[int] = []
+    trips: list[int] = []
+    pairs: list[int] = []
+    mask = 0
+    for r in _HIGH_FIRST:  # one pass: each rank multiset is worked out once, on its first look-up
+        n = counts[r]
+        if n:
+            desc.append(r)
+            mask |= 1 << r
+            if n >= 4:
+                quads.append(r)
+            elif n == 3:
+                trips.append(r)
+            elif n == 2:
+                pairs.append(r)
     if quads:
         q = quads[0]
         return pack(_I_QUADS, (q, next(r for r in desc if r != q)))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from controller.hands._value import HandValue, _evaluate, _evaluate_low, evaluate_five, evaluate_low
 from controller.hands.categories import CATEGORY_SHIFT, FIVE_CARD_ORDER, Category, unpack
-from controller.hands.fast import evaluator_for
+from controller.hands.fast import JOKER_INDEX, REAL_CODES, evaluator_for
 from controller.hands.rules import PAI_GOW
 from controller.vocab import Card, format_cards
 
@@ -82,13 +82,21 @@ def sets_with_high(cards: Sequence[Card], categories: Collection[Category]) -> l
     ``categories`` outranks any two-card hand (straight and above: none of these sets is a foul).
     Only the high hands are ranked first: the low hands of the sets kept."""
     assert _FOUL_PRONE.isdisjoint(categories), "a high hand of these categories may be a foul"
-    strength = evaluator_for(PAI_GOW.wheel).strength
-    indices = [c.index for c in cards]
+    evaluator = evaluator_for(PAI_GOW.wheel)
+    wanted = [category in categories for category in FIVE_CARD_ORDER]  # by category number
+    # each five is the seven's summed codes less two cards (the joker's code 0: it is tried apart)
+    codes = [REAL_CODES[c.index] for c in cards]
+    total = sum(codes)
+    joker = next((k for k, c in enumerate(cards) if c.index == JOKER_INDEX), -1)
     sets = []
     for i in range(7):
         for j in range(i + 1, 7):
-            five = [x for k, x in enumerate(indices) if k != i and k != j]
-            if FIVE_CARD_ORDER[strength(five) >> CATEGORY_SHIFT] in categories:
+            five = total - codes[i] - codes[j]
+            if joker < 0 or joker == i or joker == j:
+                strength = evaluator.strength_of_sum(five)
+            else:
+                strength = evaluator.joker_strength_of_sum(five)
+            if wanted[strength >> CATEGORY_SHIFT]:
                 high = [c for k, c in enumerate(cards) if k != i and k != j]
                 sets.append(HandSet(_evaluate(high, PAI_GOW), _evaluate_low((cards[i], cards[j]))))
     return sets

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from controller.hands import Category, HandError
+from controller.hands.fast import FLUSH_SUIT, FOUR_SUIT, JOKER_INDEX, MASK_SHIFT, REAL_CODES, SUIT_SHIFT
 from controller.hands.paigow import HandSet, set_dealt, sets_with_high
 from controller.vocab import ALL_CARDS, Card, format_cards
 
@@ -48,12 +49,18 @@ class Decision:
 
 _RANK: tuple[int, ...] = tuple(ACE if c.rank is None else int(c.rank) for c in ALL_CARDS)
 """Each card's rank as the rules see it (the joker with the aces), by the card's index."""
-_ORDER: tuple[tuple[int, bool, int], ...] = tuple((-_RANK[c.index], c.is_joker, -(c.index // 13)) for c in ALL_CARDS)
-"""Each card's place in a hand's order (:attr:`Hand.cards`), by the card's index."""
+_ORDER: tuple[int, ...] = tuple(-64 * _RANK[c.index] + 8 * c.is_joker - c.index // 13 for c in ALL_CARDS)
+"""Each card's place in a hand's order (:attr:`Hand.cards`), by the card's index: highest rank
+first, among equal ranks real cards before the joker, then the later suit; one integer (the
+rank's step of 64 outweighs the joker's 8, which outweighs the suit's 0-4), no two cards alike."""
 
 
 _STRAIGHT_WINDOWS: tuple[int, ...] = (0b1_0000_0000_1111, *(0b11111 << low for low in range(9)))
 """The five ranks of each straight as rank bits (2 is bit 0): A-2-3-4-5 (the ace low), then 2-6 to 10-A."""
+_MOST_OF_A_STRAIGHT: tuple[int, ...] = tuple(
+    max((mask & window).bit_count() for window in _STRAIGHT_WINDOWS) for mask in range(1 << 13)
+)
+"""For each 13-bit rank mask, the most ranks of one straight it holds (5: a straight)."""
 
 
 class Hand:
@@ -64,10 +71,17 @@ class Hand:
             raise HandError(f"a pai gow hand is 7 distinct cards, got {format_cards(cards)!r}")
         self.options = options
         # Highest rank first; among equal ranks real cards before the joker, then by suit.
-        self.cards = tuple(sorted(cards, key=lambda c: _ORDER[c.index]))
+        order, rank_of = _ORDER, _RANK
+        keyed = sorted([(order[c.index], c) for c in cards])  # keys unique: no card compared
+        self.cards = tuple([c for _, c in keyed])
         groups: dict[int, list[Card]] = {}
         for c in self.cards:
-            groups.setdefault(_RANK[c.index], []).append(c)
+            rank = rank_of[c.index]
+            group = groups.get(rank)
+            if group is None:
+                groups[rank] = [c]
+            else:
+                group.append(c)
         self.groups = groups
         by_count: dict[int, list[int]] = {n: [] for n in range(1, 6)}
         for r, cs in groups.items():  # the ranks come highest first (the cards' order)
@@ -101,6 +115,14 @@ class Hand:
     def best_two(self, cards: Sequence[Card]) -> list[Card]:
         """The best two-card low hand among ``cards``."""
         pool = list(cards)
+        ranks = [_RANK[c.index] for c in pool]
+        if ranks == sorted(ranks, reverse=True):
+            # highest rank first (the hand's own order, as every rule passes them): the first pair
+            # is the highest, else the first two cards; the earliest positions win ties, as below
+            for k in range(len(ranks) - 1):
+                if ranks[k] == ranks[k + 1]:
+                    return [pool[k], pool[k + 1]]
+            return pool[:2]
         # ties go to the earlier cards (positions compared, not the cards: no ``__eq__`` per card)
         i, j = max(
             combinations(range(len(pool)), 2),
@@ -121,19 +143,17 @@ class Hand:
     def may_hold_straight_or_flush(self) -> bool:
         """Whether any five of the seven cards could be a straight or a flush (a quick test
         that spares most hands the enumeration of every set)."""
-        jokers = 0
-        per_suit = [0, 0, 0, 0]
-        ranks = 0  # one bit per rank, 2 (bit 0) to the ace (bit 12)
+        codes = REAL_CODES
+        total = 0
         for c in self.cards:
-            suit, rank = divmod(c.index, 13)
-            if suit == 4:  # the joker (index 52)
-                jokers += 1
-            else:
-                per_suit[suit] += 1
-                ranks |= 1 << rank
-        if max(per_suit) + jokers >= 5:
-            return True
-        return any((ranks & window).bit_count() + jokers >= 5 for window in _STRAIGHT_WINDOWS)
+            total += codes[c.index]  # the joker (index 52) adds nothing
+        aces = self.groups.get(ACE)
+        jokers = 1 if aces and aces[-1].index == JOKER_INDEX else 0  # the joker sorts after the real aces
+        if (FOUR_SUIT if jokers else FLUSH_SUIT)[(total >> SUIT_SHIFT) & 0xFFFF] >= 0:
+            return True  # five of a suit, or four and the joker
+        masks = total >> MASK_SHIFT
+        ranks = (masks | masks >> 13 | masks >> 26 | masks >> 39) & 0x1FFF  # one bit per rank, 2 (bit 0) to the ace
+        return _MOST_OF_A_STRAIGHT[ranks] + jokers >= 5
 
     def straight_or_flush_sets(self) -> list[HandSet]:
         """The legal sets with a straight or flush (or better) in the high hand (never a foul)."""
