@@ -9,6 +9,7 @@ other turn and says so every few records)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 from collections import deque
 from pathlib import Path
@@ -23,7 +24,7 @@ import nats.js.errors
 import controller.floor.forwarder as forwarder_module
 from controller.configuration import FloorConfig
 from controller.floor.channel import Stored, to_table_subject
-from controller.floor.forwarder import FULL_CODE, Forwarder, LinkState, _Refused, _Run
+from controller.floor.forwarder import FULL_CODE, LINK_SHARE, Forwarder, LinkState, _LinkShare, _Refused, _Run
 from controller.journal import NewRecord, SqliteJournal
 from controller.journal.outbox import Outbox
 
@@ -112,14 +113,18 @@ class Stream:
         self.done.set()
 
 
-def forwarder_and_journal(tmp_path: Path, share: int | None, heartbeat_s: float = 5.0) -> tuple[Forwarder, Outbox]:
+def forwarder_and_journal(
+    tmp_path: Path, share: int | None | _LinkShare, heartbeat_s: float = 5.0, table_share: int = 1000
+) -> tuple[Forwarder, Outbox]:
+    """A forwarder on a journal of ``RECORDS`` records; ``share`` given (``LINK_SHARE``: the
+    config's ``table_share``)."""
     path = tmp_path / "t1.db"
     journal = SqliteJournal(path)
     journal.append_batch([NewRecord("LinkDown", DOWN)] * RECORDS)
     journal.close()
     f = Forwarder(
         path,
-        FloorConfig("t1", ("nats://127.0.0.1:1",), subject_prefix=PREFIX),
+        FloorConfig("t1", ("nats://127.0.0.1:1",), subject_prefix=PREFIX, table_share=table_share),
         window=WINDOW,
         heartbeat_s=heartbeat_s,
         max_backoff_s=0.0,
@@ -171,6 +176,34 @@ def test_a_table_faster_than_the_floor_is_never_refused_and_sends_each_record_on
     assert stream.most_queued >= SHARE // 2, "the stream never filled: the test shows nothing"
 
 
+def test_the_share_is_the_table_configs_table_share(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The forwarder's share is ``floor.table_share`` of the table's config (the floor's
+    ``--table-share``): set to the stream's, nothing is refused or sent twice; larger than the
+    stream's (the default 1,000 against a stream of 40), the broker refuses records the credit
+    allowed, and the forwarder says once that the setting disagrees with the stream."""
+    f, outbox = forwarder_and_journal(tmp_path, share=LINK_SHARE, table_share=SHARE)
+    stream = Stream(f, outbox)
+    try:
+        forward_all(f, outbox, stream, RECORDS)
+    finally:
+        outbox.close()
+    assert f.share == SHARE
+    assert stream.taken == [f"t1/{seq}" for seq in range(1, RECORDS + 1)]
+    assert stream.refused == 0 and f.status().refused == 0 and f.status().resent == 0
+
+    caplog.set_level(logging.WARNING, logger="tablectl.floor")
+    f, outbox = forwarder_and_journal(tmp_path / "larger", share=LINK_SHARE, table_share=2 * SHARE)
+    stream = Stream(f, outbox)
+    try:
+        forward_all(f, outbox, stream, RECORDS)
+    finally:
+        outbox.close()
+    assert f.share == 2 * SHARE
+    assert stream.refused > 1 and f.status().refused > 1
+    said = [r.getMessage() for r in caplog.records if "within the credit of floor.table_share" in r.getMessage()]
+    assert len(said) == 1 and "floor.table_share 80" in said[0] and "--table-share" in said[0], said
+
+
 def test_without_the_credit_the_same_table_is_refused_and_sends_again(tmp_path: Path) -> None:
     """What the credit prevents (the stand-in refuses as the broker does): the forwarder without it
     fills the share, is refused and sends records again; each is still stored once."""
@@ -185,11 +218,15 @@ def test_without_the_credit_the_same_table_is_refused_and_sends_again(tmp_path: 
     assert stream.refused > 0 and f.status().resent > 0
 
 
-def test_a_floor_that_stores_nothing_new_leaves_the_share_to_the_broker(tmp_path: Path) -> None:
+def test_a_floor_that_stores_nothing_new_leaves_the_share_to_the_broker(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """The floor says it stores nothing yet and then nothing more (away, or storing none of what it
     takes): after a few heartbeats without news the credit no longer holds the table back; it
     sends until the broker refuses (THROTTLED, as before the credit), its records kept in its
-    journal."""
+    journal. The refusal is the broker's share deciding, not the table's share set wrong: that
+    is not said."""
+    caplog.set_level(logging.WARNING, logger="tablectl.floor")
     f, outbox = forwarder_and_journal(tmp_path, share=SHARE, heartbeat_s=0.02)
     stream = Stream(f, outbox)
     stream.storing = False
@@ -222,3 +259,4 @@ def test_a_floor_that_stores_nothing_new_leaves_the_share_to_the_broker(tmp_path
     assert f.status().refused >= 1 and f.status().state is LinkState.THROTTLED
     assert stream.on(f"{PREFIX}.t1.fault") == SHARE  # the share filled past the credit
     assert f.status().acked == SHARE
+    assert not [r for r in caplog.records if "floor.table_share" in r.getMessage()]

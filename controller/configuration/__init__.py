@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import fields
 
 from controller.configuration import _floor, _paytables, _roster, _table
-from controller.configuration._floor import FloorConfig
+from controller.configuration._floor import DEFAULT_TABLE_SHARE, FloorConfig
 from controller.configuration._game_options import PaiGowOptions, boston5_options, pai_gow_options
 from controller.configuration._paytables import Paytable, PaytableRow, load_paytables
 from controller.configuration._roster import Person, Roster, hash_pin, load_roster, pin_matches
@@ -15,6 +15,7 @@ from controller.configuration._yamlfile import ConfigError, load_yaml
 
 __all__ = [
     "ConfigError",
+    "DEFAULT_TABLE_SHARE",
     "FloorConfig",
     "Limit",
     "PaiGowOptions",

@@ -8,9 +8,16 @@ from dataclasses import dataclass
 
 from controller.configuration._yamlfile import Problem, YamlDoc
 
-__all__ = ["FloorConfig", "parse_floor"]
+__all__ = ["DEFAULT_TABLE_SHARE", "MAX_TABLE_SHARE", "FloorConfig", "parse_floor"]
 
-_KEYS = {"table_id", "servers", "credentials", "ca", "cert", "key", "subject_prefix", "signing_key"}
+DEFAULT_TABLE_SHARE = 1000
+"""A table's share of the floor stream by default: messages one table may have waiting on one of
+its subjects, as ``tablectl floor create-stream --table-share`` makes the stream by default."""
+
+MAX_TABLE_SHARE = 1_000_000
+"""The largest ``table_share`` a table config may give (a thousand times the default)."""
+
+_KEYS = {"table_id", "servers", "credentials", "ca", "cert", "key", "subject_prefix", "signing_key", "table_share"}
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _PREFIX = re.compile(r"[A-Za-z0-9_-]{1,64}(\.[A-Za-z0-9_-]{1,64})*")
 
@@ -20,9 +27,10 @@ class FloorConfig:
     """The table's floor link: its id on the floor (one NATS subject token), the NATS server
     URLs, its credentials file (``tablectl floor add-table``: an nkey seed, or a ``.creds``
     file), the CA file that signed the brokers' certificates (TLS), an optional client
-    certificate and key, the subject prefix, and the table's Ed25519 signing key file (every
-    record published is signed with it; the floor holds its public key). Paths are relative to
-    the config file."""
+    certificate and key, the subject prefix, the table's Ed25519 signing key file (every
+    record published is signed with it; the floor holds its public key), and the table's share of
+    the floor stream (the floor's ``--table-share``: the forwarder's credit is made of it). Paths
+    are relative to the config file."""
 
     table_id: str
     servers: tuple[str, ...]
@@ -32,6 +40,10 @@ class FloorConfig:
     cert: str | None = None
     key: str | None = None
     signing_key: str | None = None
+    table_share: int = DEFAULT_TABLE_SHARE
+    """Messages the floor's stream keeps waiting for this table on one of its subjects (the
+    floor's ``--table-share``, ``max_msgs_per_subject``); the forwarder sends at most three
+    quarters of it past what the floor confirmed storing (docs/floor.md, "One table, one feed")."""
 
 
 def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConfig | None:
@@ -42,7 +54,8 @@ def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConf
         problems.append(
             doc.problem(
                 ("floor",),
-                "floor must be a mapping (table_id, servers, credentials, ca, cert, key, subject_prefix, signing_key)",
+                "floor must be a mapping (table_id, servers, credentials, ca, cert, key, subject_prefix, signing_key, "
+                "table_share)",
             )
         )
         return None
@@ -77,6 +90,16 @@ def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConf
             doc.problem(("floor", "subject_prefix"), f"subject_prefix must be NATS subject tokens, got {prefix!r}")
         )
         prefix = "floor"
+    share = raw.get("table_share", DEFAULT_TABLE_SHARE)
+    if isinstance(share, bool) or not isinstance(share, int) or not 1 <= share <= MAX_TABLE_SHARE:
+        problems.append(
+            doc.problem(
+                ("floor", "table_share"),
+                f"table_share must be a whole number of messages, 1 to {MAX_TABLE_SHARE:,} (the floor's "
+                f"--table-share), got {share!r}",
+            )
+        )
+        share = DEFAULT_TABLE_SHARE
     return FloorConfig(
         table_id if isinstance(table_id, str) else "",
         tuple(servers),
@@ -86,4 +109,5 @@ def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConf
         paths["cert"],
         paths["key"],
         paths["signing_key"],
+        share,
     )

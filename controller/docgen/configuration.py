@@ -105,6 +105,11 @@ FLOOR_KEYS = {
     "signing_key": "the table's Ed25519 signing key (`tablectl floor signing-key`, a PEM file, mode 0600, relative "
     "to the config file): every record published is signed with it, and the floor, holding its public key "
     "(`tablectl floor add-table --db`), stores only records signed with it",
+    "table_share": "the table's share of the floor stream: messages the stream keeps waiting for the table on one of "
+    "its subjects; the same number as the floor's `--table-share` (`floor create-stream`, `floor ingest`, `floor "
+    "serve`; default 1,000 on both sides). The table sends at most three quarters of it past what the floor "
+    "confirmed storing, so the broker never refuses its records: a smaller number wastes room, a larger one gets "
+    "refusals and records sent again (logged once). A whole number, 1 to 1,000,000",
 }
 
 ROSTER_KEYS = {

@@ -43,7 +43,6 @@ from controller.floor.connect import NatsAuth, nats_auth_options
 from controller.floor.messages import Message, Signer, mac_of, messages_for
 from controller.floor.publish import Publisher
 from controller.floor.signing import SigningKeyError, read_signing_key, sign_record
-from controller.floor.stream import STREAM_MAX_PER_SUBJECT
 from controller.journal.outbox import Outbox, RawRecord
 from controller.journal.store import GENESIS, JournalError, record_hash
 
@@ -51,7 +50,7 @@ if TYPE_CHECKING:
     from nats.aio.client import Client
     from nats.aio.msg import Msg
 
-__all__ = ["Forwarder", "LinkStatus"]
+__all__ = ["LINK_SHARE", "Forwarder", "LinkStatus"]
 
 log = logging.getLogger("tablectl.floor")
 
@@ -84,6 +83,15 @@ the credit (the table is refused when the share is full, and sends again)."""
 RECORD_HEADER = "Tablectl-Record"
 """The header naming a message's record (``<table>/<seq>``, for the floor's logs and evidence): not
 ``Nats-Msg-Id``, which the broker would de-duplicate on across every table of the stream."""
+
+
+class _LinkShare(enum.Enum):
+    LINK = "link"
+
+
+LINK_SHARE = _LinkShare.LINK
+"""``Forwarder(share=LINK_SHARE)``, the default: the share is the table config's
+``floor.table_share`` (:attr:`FloorConfig.table_share`), set to the floor's ``--table-share``."""
 
 
 class LinkState(enum.Enum):
@@ -222,11 +230,12 @@ class Forwarder:
         heartbeat_s: float | None = 5.0,
         hold_feed: bool = True,
         journal_key: bytes | None = None,
-        share: int | None = STREAM_MAX_PER_SUBJECT,
+        share: int | None | _LinkShare = LINK_SHARE,
     ) -> None:
         self.journal_path = Path(journal_path)
-        self.share = share
-        """The table's share of the floor stream (messages a subject, as the floor's stream is made;
+        self.share = link.table_share if share is LINK_SHARE else share
+        """The table's share of the floor stream (messages a subject, as the floor's stream is made:
+        by default the link's ``table_share``, which the site sets to the floor's ``--table-share``;
         None: not known). Once the floor has said what it stores, the forwarder sends at most three
         quarters of it past the last record the floor confirmed storing (its credit), so the broker
         never has to refuse a record and nothing is sent twice: a record of the table waits in the
@@ -234,8 +243,12 @@ class Forwarder:
         it, a table that writes faster than the floor stores filled its share, was refused, and sent
         the refused records and those behind them again (benchmarks/bench_floor.py at full speed:
         thousands of refusals and records sent again, gaps and duplicates at the ingest)."""
-        if share is not None and share < 1:
-            raise ValueError(f"share: {share}, not a positive number of messages")
+        if self.share is not None and self.share < 1:
+            raise ValueError(f"share: {self.share}, not a positive number of messages")
+        self._share_warned = False
+        """The broker refused a record the credit allowed (said once: :meth:`_throttled`)."""
+        self._share_lapsed = False
+        """The credit no longer holds the table back (the floor stored nothing new for a while)."""
         self.journal_key = journal_key
         """The journal's HMAC key (None: none, or not given): a keyed journal's folded rounds are read
         with their records' hashes only with it (``tablectl floor resend`` sends them all)."""
@@ -501,12 +514,32 @@ class Forwarder:
         message at a time (after a backoff) until the broker takes one."""
         self._refused_count += 1
         self._probing = True
+        if self._within_credit(exc) and not self._share_warned:
+            self._share_warned = True
+            log.warning(
+                "floor link %s: the broker refused a record within the credit of floor.table_share %d: the "
+                "floor's stream keeps fewer a subject for a table (its --table-share); set floor.table_share "
+                'to that (docs/floor.md, "One table, one feed")',
+                self.link.table_id,
+                self.share,
+            )
         error = f"the broker refuses this table's records: {exc}; they wait in the journal and are sent again"
         if self._state is not LinkState.THROTTLED:
             log.warning("floor link %s: %s", self.link.table_id, error)
         self._state, self._error = LinkState.THROTTLED, error
         outbox.ack(self._acked)
         self._write_state(outbox)
+
+    def _within_credit(self, exc: _Refused) -> bool:
+        """Whether the broker refused a record of a full subject while the credit held (the floor
+        storing): then the stream's share is smaller than :attr:`share`."""
+        cause = exc.__cause__ or exc
+        return (
+            "per subject" in str(getattr(cause, "description", cause))
+            and self.share is not None
+            and self.heartbeat_s is not None
+            and not self._share_lapsed
+        )
 
     def _write_state(self, outbox: Outbox) -> None:
         try:
@@ -571,18 +604,22 @@ class Forwarder:
 
     def _credit(self, run: _Run) -> int | None:
         """How many more records this run may send before the floor confirms storing more (None:
-        no limit: the share is not known, the floor has not spoken yet, no heartbeat asks it, or it
-        has said nothing new for :data:`CREDIT_STALE_BEATS` heartbeats while the credit was spent)."""
-        if self.share is None or self.heartbeat_s is None or not self._heard_floor:
+        no limit: the share is not known, no heartbeat asks the floor, or it has said nothing new
+        for :data:`CREDIT_STALE_BEATS` heartbeats while the credit was spent). Before the floor has
+        spoken in this run, the credit counts from the last record it confirmed in an earlier one
+        (kept in the journal): without that, a run's first window went out at once, past a small
+        share (a refusal at each start)."""
+        if self.share is None or self.heartbeat_s is None:
             return None
         room = self._stored + max(1, self.share * 3 // 4) - run.sent
         if room > 0:
-            self._starved = None
+            self._starved, self._share_lapsed = None, False
             return room
         now = time.monotonic()
         if self._starved is None or self._starved[0] != self._stored:
             self._starved = (self._stored, now)
-        if now - self._starved[1] > CREDIT_STALE_BEATS * self.heartbeat_s:
+        self._share_lapsed = now - self._starved[1] > CREDIT_STALE_BEATS * self.heartbeat_s
+        if self._share_lapsed:
             return None  # the floor stores nothing new: the broker's share decides
         return 0
 

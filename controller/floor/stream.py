@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 import nats.js.errors
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 
+from controller.configuration import DEFAULT_TABLE_SHARE
 from controller.floor.messages import TABLE_ID
 from controller.floor.validate import MAX_MESSAGE_BYTES
 
@@ -26,10 +27,12 @@ if TYPE_CHECKING:
 
 __all__ = ["STREAM_MAX_PER_SUBJECT", "ensure_stream"]
 
-STREAM_MAX_PER_SUBJECT = 1000
+STREAM_MAX_PER_SUBJECT = DEFAULT_TABLE_SHARE
 """Messages one table may have waiting on one of its subjects by default: about five minutes of a
 busy table's records while the ingest is away, and at most a few tenths of a second of the
-ingest's work ahead of another table's records when one table floods."""
+ingest's work ahead of another table's records when one table floods. The same default as a table
+config's ``floor.table_share`` (what its forwarder's credit is made of), so both sides agree when
+neither is set."""
 
 
 class StreamSettings(Protocol):
