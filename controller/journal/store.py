@@ -221,6 +221,11 @@ _RecordRow = tuple[int, float, str, int, str, str, str]
 
 _INSERT_RECORD = "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)"
 
+_ADD_METER = (
+    "INSERT INTO meters VALUES (?, ?, ?) ON CONFLICT (scope, name) DO UPDATE SET value = value + excluded.value"
+)
+"""Add a round's amount to one running total (a new total starts at it)."""
+
 
 @dataclass(frozen=True, slots=True)
 class NewRecord:
@@ -510,7 +515,7 @@ class SqliteJournal:
         appended since this writer's last record (``journal prune --force-unacknowledged``
         journals its reason while the table runs), and a writer that chained to its own last record
         would then fail on every write until restarted."""
-        row = last_record(self.db)
+        row = last_record(self.db, blocks=self.schema_version >= 4)  # the writer's schema is this version's
         if row is not None and row[0] > self.last_seq:
             self.last_seq, self.last_hash = int(row[0]), str(row[1])
 
@@ -538,11 +543,8 @@ class SqliteJournal:
 
     def _index_round(self, round_no: int, seq: int, meters: MeterDelta) -> None:
         self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?)", (round_no, seq, self._pending_at))
-        for (scope, name), value in meters.items():
-            self.db.execute(
-                "INSERT INTO meters VALUES (?, ?, ?) ON CONFLICT (scope, name) DO UPDATE SET value = value + excluded.value",
-                (scope, name, value),
-            )
+        # one statement for a round's 28-40 meters, not one each (a fifth of their cost)
+        self.db.executemany(_ADD_METER, [(scope, name, value) for (scope, name), value in meters.items()])
         if round_no > 0 and round_no % checkpoint.EVERY == 0:  # the meters checkpoint, right after the round
             self.last_seq, self.last_hash = self._pending
             self._insert(checkpoint.KIND, checkpoint.checkpoint_data(self.db, round_no, seq), False)

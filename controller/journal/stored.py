@@ -259,10 +259,11 @@ def hash_at(db: sqlite3.Connection, seq: int, key: bytes | None = None, checked:
     return record.hash if record is not None else None
 
 
-def last_record(db: sqlite3.Connection) -> tuple[int, str] | None:
-    """(seq, hash) of the last record, or None (no record kept)."""
+def last_record(db: sqlite3.Connection, blocks: bool | None = None) -> tuple[int, str] | None:
+    """(seq, hash) of the last record, or None (no record kept). ``blocks``: whether the file has
+    a ``blocks`` table, when the caller knows (the writer, at every commit); None: looked up."""
     row = db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-    if has_blocks(db):
+    if has_blocks(db) if blocks is None else blocks:
         block = db.execute("SELECT last_seq, hash FROM blocks ORDER BY first_seq DESC LIMIT 1").fetchone()
         if block is not None and (row is None or block[0] > row[0]):
             return block[0], block[1]
