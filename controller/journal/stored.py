@@ -59,11 +59,15 @@ def _literal(kind: str) -> str:
 
 def _kind_terms(kinds: Collection[str] | None, index_kinds: Collection[str] | None) -> str:
     """The kinds condition, written with SQL literals: SQLite uses a partial index (the link
-    records', ``records_links``) only when the query holds the index's condition as written,
-    ``kind IN (...)`` with the same literals (``index_kinds``), not with parameters."""
+    records', ``records_links``) only when the query holds the index's condition as written, with
+    the same literals (``index_kinds``), not with parameters. Both ways the index has been written
+    are held (``(kind = ... OR ...)``, and ``kind IN (...)`` in a journal no writer has opened
+    since 2026-12-07), so either is used."""
     terms = ""
     if index_kinds is not None:
-        terms += f"kind IN ({', '.join(_literal(k) for k in index_kinds)}) AND "
+        literals = [_literal(k) for k in index_kinds]
+        terms += f"kind IN ({', '.join(literals)}) AND "
+        terms += "(" + " OR ".join(f"kind = {k}" for k in literals) + ") AND "
     if kinds is not None:
         terms += (
             f"kind = {_literal(next(iter(kinds)))} AND "
