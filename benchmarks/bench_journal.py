@@ -1,7 +1,13 @@
 """Durable journal figures, beside a bare SQLite insert loop at the same settings.
 
-Run ``python benchmarks/bench_journal.py [--commits N] [--events N] [--kills N]``. Measured in
-one run:
+Run ``python benchmarks/bench_journal.py [--commits N] [--events N] [--kills N]``, or
+``--writer N`` for the writer's figure alone. Measured in one run:
+
+* the writer's CPU time a record (``--writer``, default 20,000 records): a bench table's
+  journal records (five Mississippi Stud rounds, as ``bench_floor.py``'s template) appended with
+  ``append_batch``, ``--per-commit`` (50) a transaction as ``bench_floor.py``'s writers do at full
+  speed, against its required floor: bare SQLite inserts of the same rows in the same commits
+  plus the SHA-256 chain over their canonical text (``bench_floor.py``'s "writers" floor);
 
 * events committed per second: ``SqliteJournal.append`` (WAL, ``synchronous=FULL``, one
   transaction per event, hash chain) against a bare ``INSERT`` loop on the same settings with
@@ -29,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 # its helpers from tests/, by bare name as the tests import them (tests/ is no package)
@@ -38,7 +45,8 @@ from cli_helpers import tablectl_process
 
 from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
-from controller.journal.store import canonical
+from controller.journal.meters import meters_for_round
+from controller.journal.store import GENESIS, NewRecord, canonical, record_hash
 from controller.table.engine import Engine
 from controller.table.runtime import TableRuntime
 from drivers.shoe import ShoeStatus
@@ -75,6 +83,79 @@ def commits(n: int, folder: Path) -> tuple[float, float, int]:
     bare = n / (time.perf_counter() - start)
     db.close()
     return ours, bare, len(row) + 2 * 64
+
+
+def writer_template(folder: Path) -> list[tuple[str, dict[str, Any], bool]]:
+    """A bench table's journal records (kind, data, event) from its first round on: five
+    Mississippi Stud rounds played by ``tablectl bench`` (``bench_floor.py``'s template)."""
+    path = folder / "template.db"
+    subprocess.run(
+        [sys.executable, "-m", "controller", "bench", "--rounds", "5", "--quiet", "--journal", str(path)],
+        check=True,
+        capture_output=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    journal = SqliteJournal(path)
+    records = [(r.kind, r.data, r.event) for r in journal.records() if r.seq > 4]  # after OpenTable, link-ups
+    journal.close()
+    return records
+
+
+def writer_batches(records: list[tuple[str, dict[str, Any], bool]], n: int, per_commit: int) -> list[list[NewRecord]]:
+    """``n`` records from ``records`` in turn as ``append_batch`` takes them, ``per_commit`` a
+    batch, each round's record numbered and its meters computed (made before the clock starts)."""
+    out: list[list[NewRecord]] = []
+    seq = round_no = 0
+    first = 1
+    for start in range(0, n, per_commit):
+        batch = []
+        for i in range(start, min(n, start + per_commit)):
+            kind, data, event = records[i % len(records)]
+            seq += 1
+            if kind == "RoundSettled":
+                round_no += 1
+                data = {**data, "round": round_no, "first_seq": first, "last_seq": seq - 1}
+                batch.append(NewRecord(kind, data, False, round_no, meters_for_round(data)))
+                first = seq + 1
+            else:
+                batch.append(NewRecord(kind, data, event))
+        out.append(batch)
+    return out
+
+
+def writer(n: int, per_commit: int, folder: Path) -> tuple[float, float]:
+    """(journal CPU us a record, required floor CPU us a record): ``append_batch`` of the template's
+    records against bare SQLite inserts of the same rows in the same commits plus the SHA-256
+    chain, both at WAL + synchronous=FULL, each on a fresh file."""
+    batches = writer_batches(writer_template(folder), n, per_commit)
+    journal = SqliteJournal(folder / "writer.db")
+    start = time.process_time()
+    for batch in batches:
+        journal.append_batch(batch)
+    ours = (time.process_time() - start) / n * 1e6
+    journal.close()
+    texts = [[(r.kind, int(r.event), canonical(r.data)) for r in batch] for batch in batches]
+    db = sqlite3.connect(str(folder / "writer-bare.db"), isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute(
+        "CREATE TABLE records (seq INTEGER PRIMARY KEY, at REAL, kind TEXT, event INTEGER, data TEXT, prev TEXT, hash TEXT)"
+    )
+    seq, digest = 0, GENESIS
+    start = time.process_time()
+    for batch_texts in texts:
+        rows = []
+        for kind, event, text in batch_texts:
+            seq += 1
+            at = time.time()
+            prev, digest = digest, record_hash(digest, seq, at, kind, bool(event), text)
+            rows.append((seq, at, kind, event, text, prev, digest))
+        db.execute("BEGIN IMMEDIATE")
+        db.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        db.execute("COMMIT")
+    bare = (time.process_time() - start) / n * 1e6
+    db.close()
+    return ours, bare
 
 
 class _NoDevices:
@@ -175,9 +256,23 @@ def main() -> None:
     p.add_argument("--commits", type=int, default=2000)
     p.add_argument("--events", type=int, default=1_000_000)
     p.add_argument("--kills", type=int, default=100)
+    p.add_argument(
+        "--writer", type=int, default=20_000, metavar="N", help="records for the writer's CPU figure (0 skips it)"
+    )
+    p.add_argument("--per-commit", type=int, default=50, help="records a transaction for the writer's figure")
+    p.add_argument("--writer-only", action="store_true", help="the writer's figure alone")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-journal-") as tmp:
         folder = Path(tmp)
+        if args.writer:
+            ours_us, floor_us = writer(args.writer, args.per_commit, folder)
+            print(
+                f"writer CPU a record, {args.writer:,} template records {args.per_commit} a commit at synchronous=FULL: "
+                f"journal {ours_us:.2f} us, required floor (bare SQLite same rows and commits + SHA-256 chain) "
+                f"{floor_us:.2f} us (floor / journal {floor_us / ours_us:.2f}x)"
+            )
+        if args.writer_only:
+            return
         ours, bare, row = commits(args.commits, folder)
         print(
             f"events committed/s at synchronous=FULL: journal {ours:,.0f}, bare insert loop {bare:,.0f} (journal / bare {ours / bare:.2f}x; {row} bytes of data per row)"

@@ -137,6 +137,76 @@ def test_the_writer_indexes_the_link_records_of_a_journal_written_before_the_ind
     assert verified()
 
 
+def _link_plans(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], list[str]]:
+    """`tablectl status`'s devices of the journal at ``path`` and the query plans of its reads of the link records."""
+    import sqlite3
+
+    plans: list[str] = []
+    real = sqlite3.connect
+
+    class Planned(sqlite3.Connection):
+        def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+            if "FROM records WHERE kind" in sql:
+                plans.extend(str(row[3]) for row in super().execute(f"EXPLAIN QUERY PLAN {sql}", *args))
+            return super().execute(sql, *args)
+
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: real(*a, **k, factory=Planned))
+    try:
+        devices = link_status(path)["devices"]
+    finally:
+        monkeypatch.undo()
+    return devices, [p for p in plans if p.startswith(("SEARCH", "SCAN"))]
+
+
+def test_a_journal_with_the_link_index_written_with_in_is_read_verified_and_reindexed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The link records' index is written with ``OR`` now (``kind IN (...)`` cost the writer about 2 us
+    a record): a journal with the index as written before is read through it, verifies, and the
+    writer's next open replaces it with the new one, which holds the same records."""
+    from controller.journal import verify_journal
+    from controller.journal.store import LINKS_CONDITION, OLD_LINKS_INDEX
+
+    path = tmp_path / "j.db"
+    j = _link_journal(path, 5)
+    new_rows = j.db.execute(f"SELECT seq FROM records WHERE {LINKS_CONDITION} ORDER BY seq").fetchall()
+    j.db.execute("DROP INDEX records_links")
+    j.db.execute(OLD_LINKS_INDEX)  # as a journal written before the change
+    j.close()
+
+    def verified() -> bool:
+        reader = SqliteJournal.open_readonly(path)
+        try:
+            return verify_journal(reader).ok
+        finally:
+            reader.close()
+
+    def index_sql() -> str:
+        reader = SqliteJournal.open_readonly(path)
+        try:
+            return str(reader.db.execute("SELECT sql FROM sqlite_master WHERE name = 'records_links'").fetchone()[0])
+        finally:
+            reader.close()
+
+    assert verified() and " IN (" in index_sql()
+    old_status, plans = _link_plans(path, monkeypatch)
+    assert len(plans) >= 2 and all("USING INDEX records_links" in p for p in plans), plans
+    SqliteJournal(path).close()
+    assert verified() and " IN (" not in index_sql() and " OR " in index_sql()
+    status, plans = _link_plans(path, monkeypatch)
+    assert status == old_status
+    assert len(plans) >= 2 and all("USING INDEX records_links" in p for p in plans), plans
+    reader = SqliteJournal.open_readonly(path)
+    try:
+        old_rows = reader.db.execute(
+            "SELECT seq FROM records INDEXED BY records_links WHERE kind IN ('LinkUp', 'LinkDown', 'LinkStats', "
+            f"'DeviceFault') AND {LINKS_CONDITION} ORDER BY seq"
+        ).fetchall()
+    finally:
+        reader.close()
+    assert old_rows == new_rows and new_rows
+
+
 @pytest.mark.parametrize("fails", ["the temporary file", "its write"])
 def test_status_shows_a_hold_for_the_journal_when_the_disk_is_full(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, fails: str

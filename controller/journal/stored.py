@@ -59,11 +59,15 @@ def _literal(kind: str) -> str:
 
 def _kind_terms(kinds: Collection[str] | None, index_kinds: Collection[str] | None) -> str:
     """The kinds condition, written with SQL literals: SQLite uses a partial index (the link
-    records', ``records_links``) only when the query holds the index's condition as written,
-    ``kind IN (...)`` with the same literals (``index_kinds``), not with parameters."""
+    records', ``records_links``) only when the query holds the index's condition as written, with
+    the same literals (``index_kinds``), not with parameters. Both ways the index has been written
+    are held (``(kind = ... OR ...)``, and ``kind IN (...)`` in a journal no writer has opened
+    since 2026-12-07), so either is used."""
     terms = ""
     if index_kinds is not None:
-        terms += f"kind IN ({', '.join(_literal(k) for k in index_kinds)}) AND "
+        literals = [_literal(k) for k in index_kinds]
+        terms += f"kind IN ({', '.join(literals)}) AND "
+        terms += "(" + " OR ".join(f"kind = {k}" for k in literals) + ") AND "
     if kinds is not None:
         terms += (
             f"kind = {_literal(next(iter(kinds)))} AND "
@@ -259,10 +263,11 @@ def hash_at(db: sqlite3.Connection, seq: int, key: bytes | None = None, checked:
     return record.hash if record is not None else None
 
 
-def last_record(db: sqlite3.Connection) -> tuple[int, str] | None:
-    """(seq, hash) of the last record, or None (no record kept)."""
+def last_record(db: sqlite3.Connection, blocks: bool | None = None) -> tuple[int, str] | None:
+    """(seq, hash) of the last record, or None (no record kept). ``blocks``: whether the file has
+    a ``blocks`` table, when the caller knows (the writer, at every commit); None: looked up."""
     row = db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-    if has_blocks(db):
+    if has_blocks(db) if blocks is None else blocks:
         block = db.execute("SELECT last_seq, hash FROM blocks ORDER BY first_seq DESC LIMIT 1").fetchone()
         if block is not None and (row is None or block[0] > row[0]):
             return block[0], block[1]
