@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 
 import pytest
 from table_helpers import FedTable
 
 from controller.configuration import config_dir, load_table
 from controller.game.pai_gow._deal import DEALER, deal
+from controller.game.pai_gow._house_way import Decision
 from controller.game.pai_gow._machine import PaiGowTable, Phase
 from controller.game.record import settle_record
 from controller.table.engine import JournalFault
-from controller.vocab import deck
+from controller.vocab import Card, deck, format_cards
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
@@ -404,3 +406,50 @@ def test_the_shared_settlement_is_computed_once_a_round_for_the_steps_shown_as_h
     result = t.m.rounds[-1]
     assert len(made) == 1 and result.settlement is not None
     assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
+
+
+def test_each_seat_is_set_by_the_house_way_once_a_round_and_never_from_another_round(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 42 item 5: a seat's house-way set is made once a round (kept while its hand is turned,
+    shown again after ``next``/``previous``), and the next round's hands are set anew: the set shown
+    is the house way of this round's cards, not a set kept from the round before."""
+    from controller.game.pai_gow import _machine
+
+    made: list[int] = []
+    real = _machine.house_way
+
+    class Counting:
+        def __init__(self, name: str) -> None:
+            self.way = real(name)
+
+        def set(self, cards: Sequence[Card], options: dict[str, object]) -> Decision:
+            made.append(len(cards))
+            return self.way.set(cards, options)
+
+    monkeypatch.setattr(_machine, "house_way", Counting)
+    t = Table()
+    second = list(SHOE)
+    random.Random(4).shuffle(second)
+    for shoe in (SHOE, second):
+        made.clear()
+        for seat in (1, 4):
+            t.spot(seat, "pai_gow", 1000)
+        t.press("no_more_bets", "confirm")
+        for i, c in enumerate(shoe[:49], start=1):
+            t.feed(CardDealt(device="shoe", card=str(c), index=i, quality=100))
+        t.feed(ShoeStatus(device="shoe", stub_count=4, deck_size=53))
+        t.press("confirm", "confirm")  # the players' hands set; the dealer's set
+        t.press("next", "previous")  # seat 4: another set, then the house way again
+        expected = {n: real("foxwoods").set(t.m.hands[n], dict(TABLE.options)).set for n in (1, 4)}
+        shown = _confirm_through(t)
+        assert t.m.rounds[-1].record["seats"]["4"]["high"] == format_cards(expected[4].high.cards)
+        assert t.m.rounds[-1].record["seats"]["1"]["low"] == format_cards(expected[1].low.cards)
+        assert (
+            f"seat 1: high {format_cards(expected[1].high.best)} / low {format_cards(expected[1].low.best)} (house way)"
+            in shown
+        )
+        assert made == [7, 7], "each seat set by the house way once this round"
+        while t.m.phase is Phase.COUNT_STUB:
+            t.feed(ShoeStatus(device="shoe", stub_count=t.m.stub.expected, deck_size=53))
+        assert t.m.phase is Phase.BETTING, t.m.holds.reason

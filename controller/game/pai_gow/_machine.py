@@ -34,9 +34,9 @@ from enum import Enum
 
 from controller.game.pai_gow import DEFINITION
 from controller.game.pai_gow._deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
-from controller.game.pai_gow._house_way import house_way
+from controller.game.pai_gow._house_way import Decision, house_way
 from controller.game.pai_gow._rules import PaiGowSeat, RoundSettler, read_round
-from controller.game.record import RecordError, parse_record, record_json
+from controller.game.record import RecordError
 from controller.hands.paigow import HandSet, legal_sets
 from controller.table.engine import StartDrawn
 from controller.table.phases import Trigger, common_transitions, in_play_states
@@ -172,6 +172,9 @@ class PaiGowTable(RoundTable):
         the dealer's own set, and the seat before, are confirmed)."""
         self.markers: set[int] = set()  # seats with an envy marker (11.15(c))
         self.set_shown = ""
+        self.house_sets: dict[int, Decision] = {}
+        """Each turned seat's set by the house way, by seat: made once a round, when the hand is
+        first turned (shown again after a hold, and first again after ``next``/``previous``)."""
         self.settler: RoundSettler | None = None
         """This round's settlement, its shared part computed once, when the dealer's hand is set."""
 
@@ -324,7 +327,11 @@ class PaiGowTable(RoundTable):
         n = self.setting[len(self.sets)]
         if n not in self.turned:
             self.turned.append(n)
-        way = house_way(self.option("house_way", str)).set(self.hands[n], dict(self.config.options))
+        way = self.house_sets.get(n)
+        if way is None:
+            way = self.house_sets[n] = house_way(self.option("house_way", str)).set(
+                self.hands[n], dict(self.config.options)
+            )
         self.options, self.option_index, self.all_listed = [way.set], 0, False
         self.show_option(n, "house way")
 
@@ -350,10 +357,11 @@ class PaiGowTable(RoundTable):
         house way: neither the dealer's step nor a seat's depends on another seat's set), or
         ``None`` when its record cannot be settled (held for it at the settlement, as any round)."""
         try:
-            # the record as JSON, as `tablectl settle` reads it (controller.game.record._settle.settle_json)
-            data = parse_record(record_json(self.round_record()))
-            assert isinstance(data, dict)
-            return RoundSettler(read_round(data, self.config), self.config)
+            # read as `tablectl settle` reads its JSON: the record holds only JSON's own values
+            # (strings, numbers, booleans, objects with string keys), so it is what its JSON reads
+            # back as (controller.game.record.settle_written relies on the same), read without the
+            # round trip
+            return RoundSettler(read_round(self.round_record(), self.config), self.config)
         except RecordError:
             return None
 
