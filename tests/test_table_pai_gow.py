@@ -3,6 +3,7 @@ cards left or a misdeal, hand setting on the panel, settlement (31.8, 31.11, 11.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Sequence
@@ -14,7 +15,7 @@ from controller.configuration import config_dir, load_table
 from controller.game.pai_gow._deal import DEALER, deal
 from controller.game.pai_gow._house_way import Decision
 from controller.game.pai_gow._machine import PaiGowTable, Phase
-from controller.game.record import settle_record
+from controller.game.record import record_json, settle_record
 from controller.table.engine import JournalFault
 from controller.vocab import Card, deck, format_cards
 from drivers.bet_spots import SpotReport
@@ -411,9 +412,10 @@ def test_the_shared_settlement_is_computed_once_a_round_for_the_steps_shown_as_h
 def test_each_seat_is_set_by_the_house_way_once_a_round_and_never_from_another_round(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 42 item 5: a seat's house-way set is made once a round (kept while its hand is turned,
-    shown again after ``next``/``previous``), and the next round's hands are set anew: the set shown
-    is the house way of this round's cards, not a set kept from the round before."""
+    """Issue 42 item 5: a seat's house-way set is made once a round (not again on ``next`` /
+    ``previous``), the next round's hands set anew; and the round settler reads the record as it
+    stands, without its JSON round trip: so the record, in every state it is read (the dealer's
+    hand set, each seat set or fouled), must be what its JSON reads back as."""
     from controller.game.pai_gow import _machine
 
     made: list[int] = []
@@ -440,10 +442,16 @@ def test_each_seat_is_set_by_the_house_way_once_a_round_and_never_from_another_r
             t.feed(CardDealt(device="shoe", card=str(c), index=i, quality=100))
         t.feed(ShoeStatus(device="shoe", stub_count=4, deck_size=53))
         t.press("confirm", "confirm")  # the players' hands set; the dealer's set
+        assert json.loads(record_json(t.m.round_record())) == t.m.round_record()
         t.press("next", "previous")  # seat 4: another set, then the house way again
+        t.press("fold" if shoe is SHOE else "confirm")  # seat 4: a foul in one round
+        assert json.loads(record_json(t.m.round_record())) == t.m.round_record()
         expected = {n: real("foxwoods").set(t.m.hands[n], dict(TABLE.options)).set for n in (1, 4)}
         shown = _confirm_through(t)
-        assert t.m.rounds[-1].record["seats"]["4"]["high"] == format_cards(expected[4].high.cards)
+        assert t.m.rounds[-1].record["seats"]["4"].get("high", "foul") == (
+            "foul" if shoe is SHOE else format_cards(expected[4].high.cards)
+        )
+        assert t.m.rounds[-1].settlement.to_json() == settle_record(t.m.rounds[-1].record, TABLE).to_json()
         assert t.m.rounds[-1].record["seats"]["1"]["low"] == format_cards(expected[1].low.cards)
         assert (
             f"seat 1: high {format_cards(expected[1].high.best)} / low {format_cards(expected[1].low.best)} (house way)"

@@ -34,7 +34,7 @@ from enum import Enum
 
 from controller.game.pai_gow import DEFINITION
 from controller.game.pai_gow._deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
-from controller.game.pai_gow._house_way import Decision, house_way
+from controller.game.pai_gow._house_way import house_way
 from controller.game.pai_gow._rules import PaiGowSeat, RoundSettler, read_round
 from controller.game.record import RecordError
 from controller.hands.paigow import HandSet, legal_sets
@@ -172,9 +172,6 @@ class PaiGowTable(RoundTable):
         the dealer's own set, and the seat before, are confirmed)."""
         self.markers: set[int] = set()  # seats with an envy marker (11.15(c))
         self.set_shown = ""
-        self.house_sets: dict[int, Decision] = {}
-        """Each turned seat's set by the house way, by seat: made once a round, when the hand is
-        first turned (shown again after a hold, and first again after ``next``/``previous``)."""
         self.settler: RoundSettler | None = None
         """This round's settlement, its shared part computed once, when the dealer's hand is set."""
 
@@ -327,11 +324,7 @@ class PaiGowTable(RoundTable):
         n = self.setting[len(self.sets)]
         if n not in self.turned:
             self.turned.append(n)
-        way = self.house_sets.get(n)
-        if way is None:
-            way = self.house_sets[n] = house_way(self.option("house_way", str)).set(
-                self.hands[n], dict(self.config.options)
-            )
+        way = house_way(self.option("house_way", str)).set(self.hands[n], dict(self.config.options))
         self.options, self.option_index, self.all_listed = [way.set], 0, False
         self.show_option(n, "house way")
 
