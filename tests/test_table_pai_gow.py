@@ -461,3 +461,38 @@ def test_each_seat_is_set_by_the_house_way_once_a_round_and_never_from_another_r
         while t.m.phase is Phase.COUNT_STUB:
             t.feed(ShoeStatus(device="shoe", stub_count=t.m.stub.expected, deck_size=53))
         assert t.m.phase is Phase.BETTING, t.m.holds.reason
+
+
+def test_each_round_deals_by_its_own_dice_total_and_notes_its_own_seats() -> None:
+    """Issue 42 item 5: where each card goes and the name the card ledger notes it under are made
+    once a round (when the dice total is entered); the next round's, at the same table, follow its
+    own dice total and its own wagered seats, not a plan kept from the round before."""
+    t = Table()
+    for dice, wagered in ((8, (2, 5)), (14, (1, 3, 6)), (11, (4,))):
+        shoe = list(SHOE)
+        random.Random(dice).shuffle(shoe)
+        for seat in wagered:
+            t.spot(seat, "pai_gow", 1000)
+        t.press("no_more_bets", *["next"] * (dice - 3), "confirm")
+        for i, c in enumerate(shoe[:49], start=1):
+            t.feed(CardDealt(device="shoe", card=str(c), index=i, quality=100))
+        first = {8: DEALER, 14: 1, 11: 4}[dice]  # counted counterclockwise, the dealer as 1
+        expected = deal(shoe, first).hands
+        assert {p: tuple(h) for p, h in t.m.hands.items()} == {p: tuple(h) for p, h in expected.items()}
+        names = {e.card: e.to for e in t.m.ledger.entries}
+        for position, cards in expected.items():
+            name = (
+                "dealer"
+                if position == DEALER
+                else f"seat {position}"
+                if position in wagered
+                else f"position {position} (no wager)"
+            )
+            assert {names[str(c)] for c in cards} == {name}
+        t.feed(ShoeStatus(device="shoe", stub_count=4, deck_size=53))
+        t.press("confirm")  # the players' hands set
+        _confirm_through(t)
+        while t.m.phase is Phase.COUNT_STUB:
+            t.feed(ShoeStatus(device="shoe", stub_count=t.m.stub.expected, deck_size=53))
+        assert t.m.phase is Phase.BETTING, t.m.holds.reason
+        assert t.m.rounds[-1].settlement is not None
