@@ -295,7 +295,7 @@ class PaiGowTable(RoundTable):
         # where each card goes and the name it is noted under: fixed once the wagers are locked
         stacks = o["deal_method"] == "stacks"
         dealt = range(POSITIONS * HAND_SIZE)
-        self.deal_plan = tuple(order[i // HAND_SIZE] if stacks else order[i % POSITIONS] for i in dealt)
+        self.deal_plan = tuple([order[i // HAND_SIZE] if stacks else order[i % POSITIONS] for i in dealt])
         wagered = self.seats
         self.place_names = {
             p: "dealer" if p == DEALER else f"seat {p}" if p in wagered else f"position {p} (no wager)" for p in order
