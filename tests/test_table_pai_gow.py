@@ -3,18 +3,21 @@ cards left or a misdeal, hand setting on the panel, settlement (31.8, 31.11, 11.
 
 from __future__ import annotations
 
+import json
 import random
 import re
+from collections.abc import Sequence
 
 import pytest
 from table_helpers import FedTable
 
 from controller.configuration import config_dir, load_table
 from controller.game.pai_gow._deal import DEALER, deal
+from controller.game.pai_gow._house_way import Decision
 from controller.game.pai_gow._machine import PaiGowTable, Phase
-from controller.game.record import settle_record
+from controller.game.record import record_json, settle_record
 from controller.table.engine import JournalFault
-from controller.vocab import deck
+from controller.vocab import Card, deck, format_cards
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
@@ -404,3 +407,92 @@ def test_the_shared_settlement_is_computed_once_a_round_for_the_steps_shown_as_h
     result = t.m.rounds[-1]
     assert len(made) == 1 and result.settlement is not None
     assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
+
+
+def test_each_seat_is_set_by_the_house_way_once_a_round_and_never_from_another_round(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 42 item 5: a seat's house-way set is made once a round (not again on ``next`` /
+    ``previous``), the next round's hands set anew; and the round settler reads the record as it
+    stands, without its JSON round trip: so the record, in every state it is read (the dealer's
+    hand set, each seat set or fouled), must be what its JSON reads back as."""
+    from controller.game.pai_gow import _machine
+
+    made: list[int] = []
+    real = _machine.house_way
+
+    class Counting:
+        def __init__(self, name: str) -> None:
+            self.way = real(name)
+
+        def set(self, cards: Sequence[Card], options: dict[str, object]) -> Decision:
+            made.append(len(cards))
+            return self.way.set(cards, options)
+
+    monkeypatch.setattr(_machine, "house_way", Counting)
+    t = Table()
+    second = list(SHOE)
+    random.Random(4).shuffle(second)
+    for shoe in (SHOE, second):
+        made.clear()
+        for seat in (1, 4):
+            t.spot(seat, "pai_gow", 1000)
+        t.press("no_more_bets", "confirm")
+        for i, c in enumerate(shoe[:49], start=1):
+            t.feed(CardDealt(device="shoe", card=str(c), index=i, quality=100))
+        t.feed(ShoeStatus(device="shoe", stub_count=4, deck_size=53))
+        t.press("confirm", "confirm")  # the players' hands set; the dealer's set
+        assert json.loads(record_json(t.m.round_record())) == t.m.round_record()
+        t.press("next", "previous")  # seat 4: another set, then the house way again
+        t.press("fold" if shoe is SHOE else "confirm")  # seat 4: a foul in one round
+        assert json.loads(record_json(t.m.round_record())) == t.m.round_record()
+        expected = {n: real("foxwoods").set(t.m.hands[n], dict(TABLE.options)).set for n in (1, 4)}
+        shown = _confirm_through(t)
+        assert t.m.rounds[-1].record["seats"]["4"].get("high", "foul") == (
+            "foul" if shoe is SHOE else format_cards(expected[4].high.cards)
+        )
+        assert t.m.rounds[-1].settlement.to_json() == settle_record(t.m.rounds[-1].record, TABLE).to_json()
+        assert t.m.rounds[-1].record["seats"]["1"]["low"] == format_cards(expected[1].low.cards)
+        assert (
+            f"seat 1: high {format_cards(expected[1].high.best)} / low {format_cards(expected[1].low.best)} (house way)"
+            in shown
+        )
+        assert made == [7, 7], "each seat set by the house way once this round"
+        while t.m.phase is Phase.COUNT_STUB:
+            t.feed(ShoeStatus(device="shoe", stub_count=t.m.stub.expected, deck_size=53))
+        assert t.m.phase is Phase.BETTING, t.m.holds.reason
+
+
+def test_each_round_deals_by_its_own_dice_total_and_notes_its_own_seats() -> None:
+    """Issue 42 item 5: where each card goes and the name the card ledger notes it under are made
+    once a round (when the dice total is entered); the next round's, at the same table, follow its
+    own dice total and its own wagered seats, not a plan kept from the round before."""
+    t = Table()
+    for dice, wagered in ((8, (2, 5)), (14, (1, 3, 6)), (11, (4,))):
+        shoe = list(SHOE)
+        random.Random(dice).shuffle(shoe)
+        for seat in wagered:
+            t.spot(seat, "pai_gow", 1000)
+        t.press("no_more_bets", *["next"] * (dice - 3), "confirm")
+        for i, c in enumerate(shoe[:49], start=1):
+            t.feed(CardDealt(device="shoe", card=str(c), index=i, quality=100))
+        first = {8: DEALER, 14: 1, 11: 4}[dice]  # counted counterclockwise, the dealer as 1
+        expected = deal(shoe, first).hands
+        assert {p: tuple(h) for p, h in t.m.hands.items()} == {p: tuple(h) for p, h in expected.items()}
+        names = {e.card: e.to for e in t.m.ledger.entries}
+        for position, cards in expected.items():
+            name = (
+                "dealer"
+                if position == DEALER
+                else f"seat {position}"
+                if position in wagered
+                else f"position {position} (no wager)"
+            )
+            assert {names[str(c)] for c in cards} == {name}
+        t.feed(ShoeStatus(device="shoe", stub_count=4, deck_size=53))
+        t.press("confirm")  # the players' hands set
+        _confirm_through(t)
+        while t.m.phase is Phase.COUNT_STUB:
+            t.feed(ShoeStatus(device="shoe", stub_count=t.m.stub.expected, deck_size=53))
+        assert t.m.phase is Phase.BETTING, t.m.holds.reason
+        assert t.m.rounds[-1].settlement is not None

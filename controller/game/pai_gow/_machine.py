@@ -36,7 +36,7 @@ from controller.game.pai_gow import DEFINITION
 from controller.game.pai_gow._deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
 from controller.game.pai_gow._house_way import house_way
 from controller.game.pai_gow._rules import PaiGowSeat, RoundSettler, read_round
-from controller.game.record import RecordError, parse_record, record_json
+from controller.game.record import RecordError
 from controller.hands.paigow import HandSet, legal_sets
 from controller.table.engine import StartDrawn
 from controller.table.phases import Trigger, common_transitions, in_play_states
@@ -159,6 +159,10 @@ class PaiGowTable(RoundTable):
         """The dice entered one at a time with the seat buttons (a total once all three are in)."""
         self.order: list[int] = []
         self.hands: dict[int, list[Card]] = {}
+        self.deal_plan: tuple[int, ...] = ()
+        """The position each card of the deal goes to, in dealt order (made once a round, with ``order``)."""
+        self.place_names: dict[int, str] = {}
+        """Each position as the card ledger names it ("dealer", "seat 3", "position 4 (no wager)")."""
         self.remaining: int | None = None
         self.hands_checked = False
         """The stub was not four and the supervisor said every hand has seven cards (31.14)."""
@@ -286,8 +290,16 @@ class PaiGowTable(RoundTable):
         o = self.config.options
         seats = self.config.seats
         first = start_position(self.option("start_method", str), self.dice, self.option("count_direction", str), seats)
-        self.order = dealing_order(first, self.option("deal_direction", str), seats)
-        self.hands = {p: [] for p in self.order}
+        self.order = order = dealing_order(first, self.option("deal_direction", str), seats)
+        self.hands = {p: [] for p in order}
+        # where each card goes and the name it is noted under: fixed once the wagers are locked
+        stacks = o["deal_method"] == "stacks"
+        dealt = range(POSITIONS * HAND_SIZE)
+        self.deal_plan = tuple([order[i // HAND_SIZE] if stacks else order[i % POSITIONS] for i in dealt])
+        wagered = self.seats
+        self.place_names = {
+            p: "dealer" if p == DEALER else f"seat {p}" if p in wagered else f"position {p} (no wager)" for p in order
+        }
         self.display.ask(
             f"{'dice' if o['start_method'] == 'dice' else 'number'} {self.dice}: first hand to"
             f" {'the dealer' if first == DEALER else f'seat {first}'}; deal the cards"
@@ -350,10 +362,11 @@ class PaiGowTable(RoundTable):
         house way: neither the dealer's step nor a seat's depends on another seat's set), or
         ``None`` when its record cannot be settled (held for it at the settlement, as any round)."""
         try:
-            # the record as JSON, as `tablectl settle` reads it (controller.game.record._settle.settle_json)
-            data = parse_record(record_json(self.round_record()))
-            assert isinstance(data, dict)
-            return RoundSettler(read_round(data, self.config), self.config)
+            # read as `tablectl settle` reads its JSON: the record holds only JSON's own values
+            # (strings, numbers, booleans, objects with string keys), so it is what its JSON reads
+            # back as (controller.game.record.settle_written relies on the same), read without the
+            # round trip
+            return RoundSettler(read_round(self.round_record(), self.config), self.config)
         except RecordError:
             return None
 
@@ -431,23 +444,14 @@ class PaiGowTable(RoundTable):
 
     def on_card(self, dealt: Card, index: int) -> None:
         state = self.state  # the round's state itself: ``dealt`` and ``seats`` are its properties
-        if self.config.options["deal_method"] == "stacks":
-            position = self.order[state.dealt // HAND_SIZE]
-        else:
-            position = self.order[state.dealt % POSITIONS]
-        self.hands[position].append(dealt)
-        seats = state.seats
-        self.intake.placed(
-            dealt,
-            "dealer"
-            if position == DEALER
-            else f"seat {position}"
-            if position in seats
-            else f"position {position} (no wager)",
-        )
+        position = self.deal_plan[state.dealt]
+        hand = self.hands[position]
+        hand.append(dealt)
+        self.intake.placed(dealt, self.place_names[position])
         state.dealt += 1
+        seats = state.seats
         if position in seats:
-            seats[position].cards = self.hands[position]
+            seats[position].cards = hand
         if state.dealt == POSITIONS * HAND_SIZE:
             self.hands_dealt()
 
