@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from operator import attrgetter
 from typing import TypeVar
 
 from controller.hands._value import HandError, best_dealt, evaluate_best, hand_json
@@ -36,7 +35,6 @@ from controller.vocab import Card
 __all__ = ["BonusValue", "classify_bonus", "bonus_shown", "paying_line"]
 
 _KING, _QUEEN = 11, 10
-_INDEX = attrgetter("index")
 _ROYAL_RANKS = frozenset({8, 9, 10, 11, 12})
 
 
@@ -73,7 +71,7 @@ def _consecutive_seven(ranks: set[int]) -> bool:
 
 
 def _seven_card_categories(cards: Sequence[Card]) -> list[Category]:
-    real_total = sum(map(REAL_CODES.__getitem__, map(_INDEX, cards)))  # the joker adds nothing
+    real_total = sum([REAL_CODES[c.index] for c in cards])  # the joker adds nothing
     if FOUR_SUIT[(real_total >> SUIT_SHIFT) & 0xFFFF] < 0:  # each category needs four or more of a suit
         return []
     real = [c for c in cards if not c.is_joker]

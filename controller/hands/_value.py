@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from operator import attrgetter
 
 from controller.hands.categories import CATEGORY_SHIFT, FIVE_CARD_ORDER, LOW_HAND_ORDER, Category, pack, unpack
 from controller.hands.fast import JOKER_INDEX, evaluator_for
@@ -146,7 +145,7 @@ def _pick_best(
     # the later suit first, as :func:`_high_first` orders cards of one rank (the deck index is
     # the suit, then the rank): only the order within each rank is read; the joker, the highest
     # index, comes first
-    pool = sorted(cards, key=_INDEX, reverse=True)
+    pool = sorted(cards, key=_index, reverse=True)
     joker = [pool.pop(0)] if pool[0].index == JOKER_INDEX else []
     if category._value_ in _FLUSH_NAMES:
         per_suit = [0, 0, 0, 0]
@@ -169,8 +168,9 @@ def _pick_best(
     return tuple(best)
 
 
-_INDEX = attrgetter("index")
-"""A card's place in the deck order: a sort key (read in C, no Python call per card)."""
+def _index(card: Card) -> int:
+    """A card's place in the deck order: a sort key."""
+    return card.index
 
 
 _RANK_OF: tuple[int, ...] = tuple(i % 13 for i in range(52))
@@ -224,7 +224,7 @@ def evaluate_dealt(cards: Sequence[Card], rules: HandRules) -> HandValue:
 def best_dealt(cards: Sequence[Card], rules: HandRules) -> tuple[Category, tuple[Card, ...]]:
     """The ``category`` and ``best`` of :func:`evaluate_dealt` of five to seven cards already
     checked, found at once (no :class:`HandValue` made): a hand shown, not compared."""
-    indices = list(map(_INDEX, cards))
+    indices = [c.index for c in cards]
     strength = evaluator_for(rules.wheel).strength(indices)
     category = FIVE_CARD_ORDER[strength >> CATEGORY_SHIFT]
     if len(indices) == 5 and JOKER_INDEX not in indices:
@@ -233,7 +233,7 @@ def best_dealt(cards: Sequence[Card], rules: HandRules) -> tuple[Category, tuple
 
 
 def _evaluate(cards: Sequence[Card], rules: HandRules) -> HandValue:
-    indices = list(map(_INDEX, cards))
+    indices = [c.index for c in cards]
     strength = evaluator_for(rules.wheel).strength(indices)
     category = FIVE_CARD_ORDER[strength >> CATEGORY_SHIFT]
     cards = tuple(cards)
