@@ -30,6 +30,12 @@ from hil.serve import PtyServer, served_table_config
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def table_config(tmp_path: Path, urls: dict[str, str]) -> Path:
+    """config/mississippi_stud.yaml with the devices on ``urls`` (polled every 0.02 s) and the
+    journal in ``tmp_path`` (also imported by test_hil_restart, test_logs and test_hil_ports)."""
+    return served_table_config(ROOT, tmp_path, urls, 0.02)
+
+
 class Lines:
     """The lines a process writes to a pipe, collected by a thread."""
 
@@ -65,7 +71,7 @@ def running_table(tmp_path: Path, log_format: str, env: dict[str, str]) -> Itera
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     servers = {role: PtyServer(sim, link=tmp_path / f"tty-{role}") for role, sim in sims.items()}
     urls = {role: server.start() for role, server in servers.items()}
-    config = served_table_config(ROOT, tmp_path, urls, 0.02)
+    config = table_config(tmp_path, urls)
     proc = subprocess.Popen(
         tablectl_process("run", "--config", config, "--log-format", log_format, "--allow-unapproved"),
         stderr=subprocess.PIPE,
