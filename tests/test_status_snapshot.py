@@ -88,53 +88,43 @@ def test_status_reads_the_link_records_through_their_index(tmp_path: Path, monke
     """`tablectl status` on a year's journal read every link record (about 14 s at 20M records):
     it now reads the link ups, downs and faults and each device's last LinkStats, each through the
     journal's `records_links` index (no scan of the records), and says what it said before."""
-    import sqlite3
-
     path = tmp_path / "j.db"
     _link_journal(path, 40).close()
     status = link_status(path)["devices"]
     assert status["panel"]["link"] == "up" and status["panel"]["boot_id"] == 3
     assert status["shoe"]["counters"]["timeouts"] == 39 and status["panel"]["counters"]["timeouts"] == 39
     assert status["shoe"]["last_fault"]["kind"] == "renumbered"
-    plans: list[str] = []
-    real = sqlite3.connect
-
-    class Planned(sqlite3.Connection):
-        def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
-            if "FROM records WHERE kind" in sql:
-                plans.extend(str(row[3]) for row in super().execute(f"EXPLAIN QUERY PLAN {sql}", *args))
-            return super().execute(sql, *args)
-
-    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: real(*a, **k, factory=Planned))
-    assert link_status(path)["devices"] == status
-    monkeypatch.undo()
-    searched = [p for p in plans if p.startswith(("SEARCH", "SCAN"))]
-    assert len(searched) >= 2 and all("USING INDEX records_links" in p for p in searched), plans
+    planned, searched = _link_plans(path, monkeypatch)
+    assert planned == status
+    assert len(searched) >= 2 and all("USING INDEX records_links" in p for p in searched), searched
 
 
 def test_the_writer_indexes_the_link_records_of_a_journal_written_before_the_index(tmp_path: Path) -> None:
-    from controller.journal import verify_journal
 
     path = tmp_path / "j.db"
     j = _link_journal(path, 3)
     j.db.execute("DROP INDEX records_links")  # as a journal written before it
     j.close()
 
-    def verified() -> bool:
-        reader = SqliteJournal.open_readonly(path)
-        try:
-            return verify_journal(reader).ok
-        finally:
-            reader.close()
-
-    assert verified()  # the index is not part of the chain or the schema version
+    assert _verified(path)  # the index is not part of the chain or the schema version
     SqliteJournal(path).close()
     j = SqliteJournal.open_readonly(path)
     try:
         assert j.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'records_links'").fetchone()
     finally:
         j.close()
-    assert verified()
+    assert _verified(path)
+
+
+def _verified(path: Path) -> bool:
+    """``journal verify`` of the journal at ``path``, opened read-only, passes."""
+    from controller.journal import verify_journal
+
+    reader = SqliteJournal.open_readonly(path)
+    try:
+        return verify_journal(reader).ok
+    finally:
+        reader.close()
 
 
 def _link_plans(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], list[str]]:
@@ -164,7 +154,6 @@ def test_a_journal_with_the_link_index_written_with_in_is_read_verified_and_rein
     """The link records' index is written with ``OR`` now (``kind IN (...)`` cost the writer about 2 us
     a record): a journal with the index as written before is read through it, verifies, and the
     writer's next open replaces it with the new one, which holds the same records."""
-    from controller.journal import verify_journal
     from controller.journal.store import LINKS_CONDITION, OLD_LINKS_INDEX
 
     path = tmp_path / "j.db"
@@ -174,13 +163,6 @@ def test_a_journal_with_the_link_index_written_with_in_is_read_verified_and_rein
     j.db.execute(OLD_LINKS_INDEX)  # as a journal written before the change
     j.close()
 
-    def verified() -> bool:
-        reader = SqliteJournal.open_readonly(path)
-        try:
-            return verify_journal(reader).ok
-        finally:
-            reader.close()
-
     def index_sql() -> str:
         reader = SqliteJournal.open_readonly(path)
         try:
@@ -188,11 +170,11 @@ def test_a_journal_with_the_link_index_written_with_in_is_read_verified_and_rein
         finally:
             reader.close()
 
-    assert verified() and " IN (" in index_sql()
+    assert _verified(path) and " IN (" in index_sql()
     old_status, plans = _link_plans(path, monkeypatch)
     assert len(plans) >= 2 and all("USING INDEX records_links" in p for p in plans), plans
     SqliteJournal(path).close()
-    assert verified() and " IN (" not in index_sql() and " OR " in index_sql()
+    assert _verified(path) and " IN (" not in index_sql() and " OR " in index_sql()
     status, plans = _link_plans(path, monkeypatch)
     assert status == old_status
     assert len(plans) >= 2 and all("USING INDEX records_links" in p for p in plans), plans
