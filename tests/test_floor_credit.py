@@ -136,11 +136,16 @@ def forwarder_and_journal(
     return f, outbox
 
 
-def forward_all(f: Forwarder, outbox: Outbox, stream: Stream, records: int) -> None:
+def forward_all(tmp_path: Path, share: int | None | _LinkShare, table_share: int = 1000) -> tuple[Forwarder, Stream]:
+    """The forwarder of ``forwarder_and_journal`` sends all ``RECORDS`` records to the stand-in
+    floor until it has stored them; its outbox closed after."""
+    f, outbox = forwarder_and_journal(tmp_path, share, table_share=table_share)
+    stream = Stream(f, outbox)
+
     async def go() -> None:
         publisher: Any = stream  # what the forwarder uses of a Publisher
         run = _Run(publisher, 0, outbox.anchor_seq(), None, outbox)
-        floor = asyncio.create_task(stream.run(records))
+        floor = asyncio.create_task(stream.run(RECORDS))
 
         async def forward() -> None:
             while not stream.done.is_set():
@@ -155,7 +160,11 @@ def forward_all(f: Forwarder, outbox: Outbox, stream: Stream, records: int) -> N
         await asyncio.wait_for(forwarding, 60)
         await floor
 
-    asyncio.run(go())
+    try:
+        asyncio.run(go())
+    finally:
+        outbox.close()
+    return f, stream
 
 
 @pytest.fixture(autouse=True)
@@ -164,12 +173,7 @@ def _no_refusal_wait(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_table_faster_than_the_floor_is_never_refused_and_sends_each_record_once(tmp_path: Path) -> None:
-    f, outbox = forwarder_and_journal(tmp_path, share=SHARE)
-    stream = Stream(f, outbox)
-    try:
-        forward_all(f, outbox, stream, RECORDS)
-    finally:
-        outbox.close()
+    f, stream = forward_all(tmp_path, share=SHARE)
     assert stream.taken == [f"t1/{seq}" for seq in range(1, RECORDS + 1)]  # each once, in order
     assert stream.refused == 0 and f.status().refused == 0 and f.status().resent == 0
     assert stream.most_queued <= SHARE * 3 // 4, stream.most_queued
@@ -181,23 +185,13 @@ def test_the_share_is_the_table_configs_table_share(tmp_path: Path, caplog: pyte
     ``--table-share``): set to the stream's, nothing is refused or sent twice; larger than the
     stream's (the default 1,000 against a stream of 40), the broker refuses records the credit
     allowed, and the forwarder says once that the setting disagrees with the stream."""
-    f, outbox = forwarder_and_journal(tmp_path, share=LINK_SHARE, table_share=SHARE)
-    stream = Stream(f, outbox)
-    try:
-        forward_all(f, outbox, stream, RECORDS)
-    finally:
-        outbox.close()
+    f, stream = forward_all(tmp_path, share=LINK_SHARE, table_share=SHARE)
     assert f.share == SHARE
     assert stream.taken == [f"t1/{seq}" for seq in range(1, RECORDS + 1)]
     assert stream.refused == 0 and f.status().refused == 0 and f.status().resent == 0
 
     caplog.set_level(logging.WARNING, logger="tablectl.floor")
-    f, outbox = forwarder_and_journal(tmp_path / "larger", share=LINK_SHARE, table_share=2 * SHARE)
-    stream = Stream(f, outbox)
-    try:
-        forward_all(f, outbox, stream, RECORDS)
-    finally:
-        outbox.close()
+    f, stream = forward_all(tmp_path / "larger", share=LINK_SHARE, table_share=2 * SHARE)
     assert f.share == 2 * SHARE
     assert stream.refused > 1 and f.status().refused > 1
     said = [r.getMessage() for r in caplog.records if "within the credit of floor.table_share" in r.getMessage()]
@@ -207,12 +201,7 @@ def test_the_share_is_the_table_configs_table_share(tmp_path: Path, caplog: pyte
 def test_without_the_credit_the_same_table_is_refused_and_sends_again(tmp_path: Path) -> None:
     """What the credit prevents (the stand-in refuses as the broker does): the forwarder without it
     fills the share, is refused and sends records again; each is still stored once."""
-    f, outbox = forwarder_and_journal(tmp_path, share=None)
-    stream = Stream(f, outbox)
-    try:
-        forward_all(f, outbox, stream, RECORDS)
-    finally:
-        outbox.close()
+    f, stream = forward_all(tmp_path, share=None)
     assert sorted(set(stream.taken)) == sorted(f"t1/{seq}" for seq in range(1, RECORDS + 1))
     assert len(stream.taken) == RECORDS
     assert stream.refused > 0 and f.status().resent > 0

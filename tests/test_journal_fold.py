@@ -8,6 +8,8 @@ import multiprocessing
 import os
 import shutil
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -62,6 +64,17 @@ def _copy_of(journal: Path, folder: Path) -> Path:
     path = folder / "journal.db"
     shutil.copy(journal, path)
     return path
+
+
+@contextmanager
+def _content_kept(journal: Path, folder: Path) -> Iterator[Path]:
+    """A copy of ``journal`` (as ``_copy_of``) whose records' content after the block is what it
+    was before it, and which verifies."""
+    path = _copy_of(journal, folder)
+    before = content_digest(path.read_bytes())
+    yield path
+    assert content_digest(path.read_bytes()) == before
+    _verifies(path)
 
 
 def _verifies(path: Path) -> str:
@@ -251,23 +264,20 @@ STEPS = ("INSERT ON blocks", "INSERT ON block_kinds", "DELETE ON records")
 def test_a_fold_that_fails_in_its_transaction_leaves_the_rows(
     step: str, plain: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    path = _copy_of(plain[0], tmp_path)
-    before = content_digest(path.read_bytes())
-    journal = SqliteJournal(path)
-    try:
-        verb, table = step.split(" ON ")
-        journal.db.execute(
-            f"CREATE TEMP TRIGGER fault AFTER {verb} ON main.{table} BEGIN SELECT RAISE(ABORT, 'injected'); END"
-        )
-        with pytest.raises(JournalError, match="injected"):
-            fold_closed_rounds(journal, None)
-        assert _spans(path) == _spans(plain[0])  # the rows, no block
-        journal.db.execute("DROP TRIGGER fault")
-        assert fold_closed_rounds(journal, None).blocks == len(_snapshots(path)) - 1  # folded on the next try
-    finally:
-        journal.close()
-    assert content_digest(path.read_bytes()) == before
-    _verifies(path)
+    with _content_kept(plain[0], tmp_path) as path:
+        journal = SqliteJournal(path)
+        try:
+            verb, table = step.split(" ON ")
+            journal.db.execute(
+                f"CREATE TEMP TRIGGER fault AFTER {verb} ON main.{table} BEGIN SELECT RAISE(ABORT, 'injected'); END"
+            )
+            with pytest.raises(JournalError, match="injected"):
+                fold_closed_rounds(journal, None)
+            assert _spans(path) == _spans(plain[0])  # the rows, no block
+            journal.db.execute("DROP TRIGGER fault")
+            assert fold_closed_rounds(journal, None).blocks == len(_snapshots(path)) - 1  # folded on the next try
+        finally:
+            journal.close()
 
 
 def _crash_in_fold(path: str, step: str) -> None:
@@ -285,15 +295,12 @@ def _crash_in_fold(path: str, step: str) -> None:
 def test_a_crash_inside_a_fold_leaves_the_rows_or_the_block_never_both_nor_neither(
     step: str, plain: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    path = _copy_of(plain[0], tmp_path)
-    before = content_digest(path.read_bytes())
-    child = multiprocessing.get_context("fork").Process(target=_crash_in_fold, args=(str(path), step))
-    child.start()
-    child.join(timeout=120)
-    assert child.exitcode == 3
-    assert _spans(path) == _spans(plain[0])
-    assert content_digest(path.read_bytes()) == before
-    _verifies(path)
+    with _content_kept(plain[0], tmp_path) as path:
+        child = multiprocessing.get_context("fork").Process(target=_crash_in_fold, args=(str(path), step))
+        child.start()
+        child.join(timeout=120)
+        assert child.exitcode == 3
+        assert _spans(path) == _spans(plain[0])
 
 
 def test_a_round_whose_rows_do_not_verify_is_not_folded(plain: tuple[Path, Path], tmp_path: Path) -> None:

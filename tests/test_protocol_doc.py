@@ -11,14 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from drivers.base import Driver
 from drivers.bet_spots import BetSpotDriver
 from drivers.framing import MAX_PAYLOAD, VERSION, Decoder, Frame, MsgType, cobs_encode, crc16, encode
 from drivers.link import LinkConfig
-from drivers.messages import BodyError, encode_body
+from drivers.messages import BodyError, DeviceEvent, encode_body
 from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver
 from drivers.state import ShoeState, SpotsState
-from hil.device import STATUS_BAD_BODY, STATUS_OK
+from hil.device import STATUS_BAD_BODY, STATUS_OK, SimDevice
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
@@ -43,6 +44,24 @@ def one_frame(wire: bytes) -> Frame:
     return frame
 
 
+def state_frame(device: str, sim: SimDevice, address: int, seq: int) -> Frame:
+    """The page's STATE frame of ``device`` (``shoe``, ``spots``), checked: its STATE_REQ is what the
+    link sends (``address``, ``seq``), its STATE what ``sim`` answers to it."""
+    asked = request(address, seq, 0)
+    assert vector(f"STATE_REQ {device}") == asked
+    answer = sim.reply_to(one_frame(asked))
+    assert answer is not None and vector(f"STATE {device}") == answer
+    return one_frame(vector(f"STATE {device}"))
+
+
+def read_by(driver: Driver, frame: Frame) -> DeviceEvent:
+    """The state event ``driver`` reads from the one-part state answer ``frame`` (the driver closed after)."""
+    try:
+        return driver._read_state([frame.payload[STATE_HEADER:]], 0.0)
+    finally:
+        driver.close()
+
+
 def shoe_sim() -> ShoeSim:
     shoe = ShoeSim(["As"] * 52)
     shoe.boot_id = 1
@@ -58,35 +77,19 @@ def spots_sim() -> BetSpotSim:
 
 
 def test_the_shoe_state_exchange_vectors_are_the_code_s() -> None:
-    asked = request(1, 4, 0)
-    assert vector("STATE_REQ shoe") == asked
-    answer = shoe_sim().reply_to(one_frame(asked))
-    assert answer is not None and vector("STATE shoe") == answer
-    frame = one_frame(vector("STATE shoe"))
+    frame = state_frame("shoe", shoe_sim(), 1, 4)
     assert (frame.type, frame.ack) == (MsgType.STATE, 4)
     boot, newest, part, parts = struct.unpack_from(">IIBB", frame.payload)
     assert (boot, newest, part, parts) == (1, 0, 0, 1)
-    driver = ShoeDriver("shoe", "loop://", queue.Queue())
-    try:
-        state = driver._read_state([frame.payload[STATE_HEADER:]], 0.0)
-    finally:
-        driver.close()
+    state = read_by(ShoeDriver("shoe", "loop://", queue.Queue()), frame)
     assert isinstance(state, ShoeState)
     assert (state.status, state.cards_out, state.stub_count, state.deck_size) == ("ok", 0, 52, 52)
 
 
 def test_the_bet_spots_state_exchange_vectors_are_the_code_s() -> None:
-    asked = request(2, 9, 0)
-    assert vector("STATE_REQ spots") == asked
-    answer = spots_sim().reply_to(one_frame(asked))
-    assert answer is not None and vector("STATE spots") == answer
-    frame = one_frame(vector("STATE spots"))
+    frame = state_frame("spots", spots_sim(), 2, 9)
     assert struct.unpack_from(">IIBB", frame.payload) == (2, 2, 0, 1)
-    driver = BetSpotDriver("bet_spots", "loop://", queue.Queue())
-    try:
-        state = driver._read_state([frame.payload[STATE_HEADER:]], 0.0)
-    finally:
-        driver.close()
+    state = read_by(BetSpotDriver("bet_spots", "loop://", queue.Queue()), frame)
     assert isinstance(state, SpotsState)
     assert state.locked is False
     assert list(state.spots) == [(1, "ante", 500), (4, "ante", 1000)]
