@@ -46,13 +46,22 @@ class Checked:
         self.before("deal")
         self.t.deal(n)
 
-    def settle(self) -> None:
+    def settle(self, checked: int) -> None:
+        """Confirms the settlement, each wager after its prompt; the round settled as ``tablectl
+        settle`` settles its record, and at least ``checked`` prompts were read in it."""
         while self.t.step == "settlement":
             self.press("confirm")
+        self.t.settles_as_tablectl_settle(self.t.results[-1])
+        assert self.checked >= checked
+
+
+def bench(game: str, tmp_path: Path) -> HilTable:
+    """A HIL table of the bench config of ``game``."""
+    return HilTable(load_table(config_dir() / "bench" / f"{game}.yaml"), tmp_path)
 
 
 def test_mississippi_stud_round(tmp_path: Path) -> None:
-    with HilTable(load_table(config_dir() / "bench" / "mississippi_stud.yaml"), tmp_path) as t:
+    with bench("mississippi_stud", tmp_path) as t:
         d = Checked(t)
         for seat in (1, 3, 5):
             t.spot(seat, "ante", 500)
@@ -67,13 +76,11 @@ def test_mississippi_stud_round(tmp_path: Path) -> None:
         d.press("seat_3", "fold", "confirm", "reveal")
         t.spot(1, "fifth", 1500)
         d.press("reveal")
-        d.settle()
-        t.settles_as_tablectl_settle(t.results[-1])
-        assert d.checked >= 12
+        d.settle(checked=12)
 
 
 def test_boston5_round(tmp_path: Path) -> None:
-    with HilTable(load_table(config_dir() / "bench" / "boston5.yaml"), tmp_path) as t:
+    with bench("boston5", tmp_path) as t:
         d = Checked(t)
         for seat in (1, 2, 4):
             t.spot(seat, "ante", 500)
@@ -90,13 +97,11 @@ def test_boston5_round(tmp_path: Path) -> None:
         t.spot(2, "second", 1000)
         d.press("seat_4", "fold", "confirm", "deal")
         d.deal(6)
-        d.settle()
-        t.settles_as_tablectl_settle(t.results[-1])
-        assert d.checked >= 12
+        d.settle(checked=12)
 
 
 def test_pai_gow_round(tmp_path: Path) -> None:
-    with HilTable(load_table(config_dir() / "bench" / "pai_gow.yaml"), tmp_path) as t:
+    with bench("pai_gow", tmp_path) as t:
         from test_hil_pai_gow import DICE, shoe_for
 
         d = Checked(t)
@@ -117,9 +122,7 @@ def test_pai_gow_round(tmp_path: Path) -> None:
         d.press("confirm")  # seat 5's pai gow wager, settled as it is turned
         d.press("fold")  # seat 2: a foul
         d.press("confirm")  # seat 2's pai gow wager
-        d.settle()
-        t.settles_as_tablectl_settle(t.results[-1])
-        assert d.checked >= 10
+        d.settle(checked=10)
 
 
 def test_the_screen_fits_the_size_the_panel_reports(tmp_path: Path) -> None:
@@ -133,7 +136,7 @@ def test_the_screen_fits_the_size_the_panel_reports(tmp_path: Path) -> None:
 
 
 def test_spot_lamps_follow_the_round(tmp_path: Path) -> None:
-    with HilTable(load_table(config_dir() / "bench" / "mississippi_stud.yaml"), tmp_path) as t:
+    with bench("mississippi_stud", tmp_path) as t:
         lamps = t.spots.lamps
         t.spot(2, "ante", 500)
         t.spot(2, "bonus", 100)
@@ -161,7 +164,7 @@ def test_spot_lamps_follow_the_round(tmp_path: Path) -> None:
 
 
 def test_a_void_list_stays_until_read_page_by_page(tmp_path: Path) -> None:
-    with HilTable(load_table(config_dir() / "bench" / "mississippi_stud.yaml"), tmp_path) as t:
+    with bench("mississippi_stud", tmp_path) as t:
         for seat in range(1, 7):
             t.spot(seat, "ante", 500)
             t.spot(seat, "bonus", 100)

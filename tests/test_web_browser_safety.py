@@ -145,8 +145,7 @@ def test_the_page_works_under_its_csp(driver: Any, bench: BenchProcess) -> None:
     page.wait_betting()
     page.place(1, "ante", 1000)
     page.wait_wager(1, "ante", 1000)
-    page.press("no_more_bets")
-    page.wait_step("no_more_bets")
+    page.no_more_bets()
     assert driver.execute_script("return document.querySelectorAll('script:not([src]), style').length") == 0
     problems = [e for e in driver.get_log("browser") if "Content Security Policy" in str(e) or "Refused" in str(e)]
     assert not problems, problems

@@ -118,6 +118,13 @@ class Session:
         state = json.loads(body)
         self.snapshots.append(("GET /state", state["round"], shown_cards([state]), state["step"]))
 
+    def settle(self, seats: list[int]) -> None:
+        """From the settlement step: a snapshot, each wager confirmed back to betting, then
+        :meth:`finish`."""
+        self.snap()
+        self.page.confirm_until("betting")
+        self.finish(seats)
+
     def finish(self, seats: list[int]) -> None:
         """Back to betting: the page's settlement equals `tablectl settle` on the recalled record,
         and nothing showed a card before its reveal."""
@@ -174,8 +181,7 @@ def test_mississippi_round_through_the_page(session):
     p = s.page
     p.bets((1, "ante", 1000), (2, "ante", 500), (2, "bonus", 100))
     s.snap()
-    p.press("no_more_bets")
-    p.wait_step("no_more_bets")
+    p.no_more_bets()
     p.deal(7)  # two 2-card stacks, then the three community cards
     p.wait_step("third_street")
     s.snap()
@@ -197,9 +203,7 @@ def test_mississippi_round_through_the_page(session):
     p.bets((1, "fifth", 3000))
     p.press("reveal")
     p.wait_step("settlement")
-    s.snap()
-    p.confirm_until("betting")
-    s.finish([1, 2])
+    s.settle([1, 2])
 
 
 def test_boston5_round_through_the_page(session):
@@ -211,8 +215,7 @@ def test_boston5_round_through_the_page(session):
     p.place(1, "bonus", 500)
     p.wait_wager(1, "bonus", 500)
     p.wait_wager(2, "first", 1000)
-    p.press("no_more_bets")
-    p.wait_step("no_more_bets")
+    p.no_more_bets()
     p.deal(9)  # three to each seat, three to the dealer
     p.wait_step("bonus")
     s.snap()
@@ -233,17 +236,14 @@ def test_boston5_round_through_the_page(session):
     p.wait_step("final_deal")
     p.deal(4)  # two to seat 1, two to the dealer
     p.wait_step("settlement")
-    s.snap()
-    p.confirm_until("betting")
-    s.finish([1, 2])
+    s.settle([1, 2])
 
 
 def test_pai_gow_round_through_the_page(session):
     s = session("pai_gow")
     p = s.page
     p.bets((1, "pai_gow", 1000), (2, "pai_gow", 2500), (2, "insurance", 100))
-    p.press("no_more_bets")
-    p.wait_step("no_more_bets")
+    p.no_more_bets()
     before = p.view()["screen"]
     p.press("next")  # dice total 4
     wait_for(lambda: p.view()["screen"] != before, "the dice total on the dealer's screen")
@@ -259,9 +259,7 @@ def test_pai_gow_round_through_the_page(session):
     p.wait_step("setting")
     s.snap()
     p.confirm_until("settlement", "betting")
-    s.snap()
-    p.confirm_until("betting")
-    s.finish([1, 2])
+    s.settle([1, 2])
 
 
 def test_device_fault_shown_within_one_second(tmp_path, driver):
@@ -292,8 +290,7 @@ def test_link_loss_holds_the_table_and_the_page_says_what_clears_it(session):
     s = session("mississippi_stud")
     p = s.page
     p.bets((3, "ante", 2500), (5, "ante", 1000), (5, "bonus", 500))
-    p.press("no_more_bets")
-    p.wait_step("no_more_bets")
+    p.no_more_bets()
     p.deal(3)
     p.wait_step("dealing")
     # every card dealt has reached the table before the cable is pulled (else it is lost with it,

@@ -439,6 +439,11 @@ class Page:
         self.click(f"#btn-{button}")
         self.settled()
 
+    def no_more_bets(self) -> None:
+        """Press "no more bets" and wait until the page shows that step."""
+        self.press("no_more_bets")
+        self.wait_step("no_more_bets")
+
     def deal(self, count: int) -> None:
         for _ in range(count // 7):
             self.click("#deal-7")
