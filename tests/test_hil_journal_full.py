@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from hil_table import HilTable, locked, shoe, wait
 from table_helpers import fill_journal
-from test_hil_pai_gow import DICE, shoe_for
+from test_hil_pai_gow import DICE, set_all_by_house_way, shoe_for
 
 from controller.configuration import TableConfig, config_dir, load_table
 from controller.journal import SqliteJournal, verify_journal
 from controller.journal.recall import recall
+from controller.table.base import RoundResult
 from controller.table.runtime import TableRuntime
 from drivers.messages import BUTTONS
 from drivers.panel import ButtonChanged
@@ -148,10 +151,38 @@ def open_table(table: TableConfig, tmp_path: Path) -> tuple[HilTable, Path]:
     return HilTable(table, tmp_path / "run", SqliteJournal(path)), path
 
 
-def test_mississippi_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def pai_gow_finished(t: HilTable, cards: int) -> RoundResult:
+    """Pai gow: the rest of the deal (``cards``) dealt, the shoe's count of the cards left taken,
+    every hand set by the house way, the round finished."""
+    status = t.count("ShoeStatus")
+    t.deal(cards)
+    t.settled("ShoeStatus", status, 1)
+    set_all_by_house_way(t)
+    return t.finish()
+
+
+def dealt_in_order(path: Path, cards: list[str]) -> None:
+    """The journal at ``path`` verifies and recalls round 1's cards as ``cards``, in dealing order."""
+    assert [(i, c) for i, c, _ in cards_recalled(path)] == list(enumerate(cards, start=1))
+
+
+@contextmanager
+def full_disk_round(
+    table: TableConfig, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> Iterator[tuple[HilTable, Path]]:
+    """A HIL table of ``table`` and its journal's path (as ``open_table``), for a round played
+    through a full disk: after it, no device event journaled twice, and the log says the disk is
+    full in words (no SQLite text)."""
     caplog.set_level(logging.INFO)
-    t, path = open_table(MISSISSIPPI, tmp_path)
+    t, path = open_table(table, tmp_path)
     with t:
+        yield t, path
+        once_each(t)
+    no_sqlite_text(caplog)
+
+
+def test_mississippi_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with full_disk_round(MISSISSIPPI, tmp_path, caplog) as (t, path):
         t.spot(1, "ante", 500)
         bets_during_a_full_disk(t, (4, "ante", 1000), (4, "bonus", 500))
         assert t.step == "betting"
@@ -168,8 +199,6 @@ def test_mississippi_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: p
             t.press("reveal")
         result = t.finish()
         assert result.settlement is not None and {w.spot for w in result.settlement.seat(4).wagers} >= {"ante", "bonus"}
-        once_each(t)
-    no_sqlite_text(caplog)
     assert cards_recalled(path) == [
         (1, "As", "seat 1"),
         (2, "Ad", "seat 1"),
@@ -182,9 +211,7 @@ def test_mississippi_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: p
 
 
 def test_boston5_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO)
-    t, path = open_table(BOSTON5, tmp_path)
-    with t:
+    with full_disk_round(BOSTON5, tmp_path, caplog) as (t, path):
         t.spot(1, "ante", 500)
         t.spot(1, "first", 1000)
         bets_during_a_full_disk(t, (3, "ante", 500), (3, "first", 1000))
@@ -204,16 +231,11 @@ def test_boston5_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytes
         assert result.settlement is not None and {"ante", "first", "second"} <= {
             w.spot for w in result.settlement.seat(3).wagers
         }
-        once_each(t)
-    no_sqlite_text(caplog)
-    recalled = cards_recalled(path)
-    assert [(i, c) for i, c, _ in recalled] == list(enumerate(cards.split(), start=1))
+    dealt_in_order(path, cards.split())
 
 
 def test_pai_gow_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO)
-    t, path = open_table(PAI_GOW, tmp_path)
-    with t:
+    with full_disk_round(PAI_GOW, tmp_path, caplog) as (t, path):
         t.spot(2, "pai_gow", 1000)
         bets_during_a_full_disk(t, (5, "pai_gow", 2500), (2, "bonus", 500))
         t.spot(2, "envy_marker", 1)
@@ -224,20 +246,12 @@ def test_pai_gow_bets_and_cards_during_a_full_disk(tmp_path: Path, caplog: pytes
         t.load(cards)
         t.deal(10)
         cards_during_a_full_disk(t, 5)
-        status = t.count("ShoeStatus")
-        t.deal(34)
-        t.settled("ShoeStatus", status, 1)
-        while t.step in ("set_hands", "setting"):
-            t.press("confirm")
-        result = t.finish()
+        result = pai_gow_finished(t, 34)
         assert result.settlement is not None and {"pai_gow", "bonus"} <= {
             w.spot for w in result.settlement.seat(2).wagers
         }
         assert result.settlement.seat(5).wager("pai_gow") is not None
-        once_each(t)
-    no_sqlite_text(caplog)
-    recalled = cards_recalled(path)
-    assert [(i, c) for i, c, _ in recalled] == list(enumerate(cards[:49], start=1))
+    dealt_in_order(path, cards[:49])
 
 
 def test_the_shoe_sends_again_every_card_not_journaled_and_none_is_taken_twice(tmp_path: Path) -> None:
@@ -435,13 +449,8 @@ def test_pai_gow_dice_and_cards_during_a_full_disk(tmp_path: Path) -> None:
         t.key()
         t.press("confirm")
         wait(lambda: t.step == "dealing", "the cards accepted")
-        status = t.count("ShoeStatus")
-        t.deal(46)
-        t.settled("ShoeStatus", status, 1)
-        while t.step in ("set_hands", "setting"):
-            t.press("confirm")
-        result = t.finish()
+        result = pai_gow_finished(t, 46)
         assert result.settlement is not None
         assert any(s.seat == 5 for s in result.settlement.seats) is (5 in counted)
         once_each(t)
-    assert [(i, c) for i, c, _ in cards_recalled(path)] == list(enumerate(deck_order[:49], start=1))
+    dealt_in_order(path, deck_order[:49])
