@@ -24,7 +24,7 @@ class Phase(Enum):
 
 
 class FakeTable:
-    """Just what the supervisor needs: a phase, a round, a display and two actions."""
+    """Just what the supervisor needs: a round's state (its phase and number), a display and two actions."""
 
     def __init__(self) -> None:
         self.state = RoundState(Phase.HOLD, round_no=3)
@@ -55,14 +55,6 @@ class FakeTable:
 
     def always(self) -> bool:
         return True
-
-    @property
-    def phase(self) -> Enum:
-        return self.state.phase
-
-    @phase.setter
-    def phase(self, phase: Enum) -> None:
-        self.state.phase = phase
 
     def actions(self) -> tuple[Action, ...]:
         return (
@@ -121,10 +113,10 @@ def test_the_key_is_off_after_a_panel_link_loss_until_reported_again() -> None:
 def test_states_conditions_and_the_tables_own_refusal() -> None:
     table, sup, journal = supervisor()
     sup.key_reported(True)
-    table.phase = Phase.DEALING
+    table.state.phase = Phase.DEALING
     assert not sup.press("clear_fault")  # not a supervisor action outside a hold: the dealer's button
     assert sup.press("void") and table.done == ["void"]  # IN_PLAY covers dealing
-    table.phase = Phase.HOLD
+    table.state.phase = Phase.HOLD
     table.blocked = "bet_spots: link down"
     sup.press("clear_fault")
     assert table.done == ["void"] and journal[-1][1]["reason"] == "bet_spots: link down"
