@@ -310,61 +310,65 @@ def test_pai_gow_seed_46_a_card_of_the_last_shoe_then_its_twin_read_as_dealt() -
     assert result.ok, f"{result.broken}: {result.detail}"
 
 
-def test_mississippi_stud_seed_13_a_community_card_placed_a_place_off() -> None:
-    """Found by `tablectl simulate --game mississippi_stud --seed 13 --swarm --faults ci` (shrunk
-    on the revision before issue 41 item 2's fix): `model_hidden`, round 6, fifth street: a
-    community card shown that the model keeps face down. A waiting card read as one already dealt
-    was entered in the round's last place, the cards out after it each one place off (items 2
-    and 4)."""
-    faults = [
-        Fault(0.0, "never_connected", "bet_spots", 1.45, 1),
-        Fault(0.153, "late_bet", "panel", 1.94, 3, step="third_street", edge="leave", round_no=1),
-        Fault(0.136, "late_bet", "shoe", 1.06, 2, step="dealing", edge="enter", round_no=2),
-        Fault(0.14, "disk_full", "bet_spots", 2.78, 1, step="fourth_street", edge="enter", round_no=2),
-        Fault(0.088, "void", "panel", 1.64, 3, step="no_more_bets", edge="leave", round_no=3),
-        Fault(0.214, "panel_outage", "panel", 2.1, 3, step="no_more_bets", edge="leave", round_no=3),
-        Fault(0.195, "void", "shoe", 2.09, 2, step="betting", edge="leave", round_no=4),
-        Fault(0.209, "duplicate_card", "panel", 1.74, 3, step="fifth_street", edge="enter", round_no=4),
-        Fault(0.119, "void", "panel", 0.39, 3, step="betting", edge="enter", round_no=5),
-        Fault(0.032, "disk_full", "panel", 2.47, 1, step="count_stub", edge="leave", round_no=5),
-        Fault(0.172, "door", "shoe", 1.82, 3, step="no_more_bets", edge="held", round_no=5),
-        Fault(0.22, "journal_error", "bet_spots", 1.63, 3, step="third_street", edge="enter", round_no=5),
-    ]
-    result = run_seed("mississippi_stud", 13, (), rounds=10, faults=faults, swarm=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
+WAITING_READ_AS_DEALT = [
+    # round 6, fifth street: a community card shown that the model keeps face down
+    pytest.param(
+        "mississippi_stud",
+        13,
+        [
+            Fault(0.0, "never_connected", "bet_spots", 1.45, 1),
+            Fault(0.153, "late_bet", "panel", 1.94, 3, step="third_street", edge="leave", round_no=1),
+            Fault(0.136, "late_bet", "shoe", 1.06, 2, step="dealing", edge="enter", round_no=2),
+            Fault(0.14, "disk_full", "bet_spots", 2.78, 1, step="fourth_street", edge="enter", round_no=2),
+            Fault(0.088, "void", "panel", 1.64, 3, step="no_more_bets", edge="leave", round_no=3),
+            Fault(0.214, "panel_outage", "panel", 2.1, 3, step="no_more_bets", edge="leave", round_no=3),
+            Fault(0.195, "void", "shoe", 2.09, 2, step="betting", edge="leave", round_no=4),
+            Fault(0.209, "duplicate_card", "panel", 1.74, 3, step="fifth_street", edge="enter", round_no=4),
+            Fault(0.119, "void", "panel", 0.39, 3, step="betting", edge="enter", round_no=5),
+            Fault(0.032, "disk_full", "panel", 2.47, 1, step="count_stub", edge="leave", round_no=5),
+            Fault(0.172, "door", "shoe", 1.82, 3, step="no_more_bets", edge="held", round_no=5),
+            Fault(0.22, "journal_error", "bet_spots", 1.63, 3, step="third_street", edge="enter", round_no=5),
+        ],
+        id="mississippi_stud_seed_13_a_community_card_placed_a_place_off",
+    ),
+    # round 9, setting: a card shown in the dealer's hand that the model keeps face down
+    pytest.param(
+        "pai_gow",
+        13,
+        [
+            Fault(0.152, "key", "shoe", 2.04, 1, step="betting", edge="enter", round_no=2),
+            Fault(0.14, "key", "shoe", 0.86, 3, step="no_more_bets", edge="leave", round_no=2),
+            Fault(0.043, "unreadable_card", "panel", 0.4, 3, step="no_more_bets", edge="enter", round_no=6),
+            Fault(0.249, "link_down", "shoe", 2.83, 2, step="no_more_bets", edge="leave", round_no=6),
+            Fault(0.109, "reboot", "shoe", 2.69, 2, step="check_deal", edge="leave", round_no=7),
+            Fault(0.242, "journal_error", "bet_spots", 2.88, 2, step="settlement", edge="leave", round_no=8),
+        ],
+        id="pai_gow_seed_13_a_duplicate_read_among_waiting_cards",
+    ),
+    # round 8, setting: a card shown in a seat's hand that the model keeps face down
+    pytest.param(
+        "pai_gow",
+        41,
+        [
+            Fault(0.134, "jam", "shoe", 1.93, 3, step="betting", edge="leave", round_no=2),
+            Fault(0.032, "disk_full", "panel", 1.73, 2, step="no_more_bets", edge="held", round_no=2),
+            Fault(0.127, "unreadable_card", "shoe", 1.06, 3, step="count_stub", edge="leave", round_no=6),
+            Fault(0.09, "disk_full", "shoe", 2.35, 3, step="betting", edge="leave", round_no=8),
+        ],
+        id="pai_gow_seed_41_a_duplicate_read_among_waiting_cards",
+    ),
+]
+"""The swarm seeds whose shrunk faults placed a waiting card read as one already dealt in the
+round's last place (the test's ids name each seed's finding)."""
 
 
-def test_pai_gow_seed_13_a_duplicate_read_among_waiting_cards() -> None:
-    """Found by `tablectl simulate --game pai_gow --seed 13 --swarm --faults ci` (shrunk on the
-    revision before issue 41 item 2's fix): `model_hidden`, round 9, setting: a card shown in
-    the dealer's hand that the model keeps face down.
-    A waiting card read as one already dealt was entered in the round's last place, the cards out
-    after it each one place off (items 2 and 4)."""
-    faults = [
-        Fault(0.152, "key", "shoe", 2.04, 1, step="betting", edge="enter", round_no=2),
-        Fault(0.14, "key", "shoe", 0.86, 3, step="no_more_bets", edge="leave", round_no=2),
-        Fault(0.043, "unreadable_card", "panel", 0.4, 3, step="no_more_bets", edge="enter", round_no=6),
-        Fault(0.249, "link_down", "shoe", 2.83, 2, step="no_more_bets", edge="leave", round_no=6),
-        Fault(0.109, "reboot", "shoe", 2.69, 2, step="check_deal", edge="leave", round_no=7),
-        Fault(0.242, "journal_error", "bet_spots", 2.88, 2, step="settlement", edge="leave", round_no=8),
-    ]
-    result = run_seed("pai_gow", 13, (), rounds=10, faults=faults, swarm=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-
-
-def test_pai_gow_seed_41_a_duplicate_read_among_waiting_cards() -> None:
-    """Found by `tablectl simulate --game pai_gow --seed 41 --swarm --faults ci` (shrunk on the
-    revision before issue 41 item 2's fix): `model_hidden`, round 8, setting: a card shown in
-    a seat's hand that the model keeps face down.
-    A waiting card read as one already dealt was entered in the round's last place, the cards out
-    after it each one place off (items 2 and 4)."""
-    faults = [
-        Fault(0.134, "jam", "shoe", 1.93, 3, step="betting", edge="leave", round_no=2),
-        Fault(0.032, "disk_full", "panel", 1.73, 2, step="no_more_bets", edge="held", round_no=2),
-        Fault(0.127, "unreadable_card", "shoe", 1.06, 3, step="count_stub", edge="leave", round_no=6),
-        Fault(0.09, "disk_full", "shoe", 2.35, 3, step="betting", edge="leave", round_no=8),
-    ]
-    result = run_seed("pai_gow", 41, (), rounds=10, faults=faults, swarm=True)
+@pytest.mark.parametrize(("game", "seed", "faults"), WAITING_READ_AS_DEALT)
+def test_swarm_seeds_with_a_waiting_card_read_as_one_already_dealt(game: str, seed: int, faults: list[Fault]) -> None:
+    """Found by `tablectl simulate --game GAME --seed SEED --swarm --faults ci` (shrunk on the
+    revision before issue 41 item 2's fix): `model_hidden`, a card shown that the model keeps face
+    down (each case's round and place above it). A waiting card read as one already dealt was
+    entered in the round's last place, the cards out after it each one place off (items 2 and 4)."""
+    result = run_seed(game, seed, (), rounds=10, faults=faults, swarm=True)
     assert result.ok, f"{result.broken}: {result.detail}"
 
 
