@@ -56,6 +56,14 @@ class FedTable:
         for b in buttons:
             self.feed(ButtonChanged(device="panel", button=b, pressed=True))
 
+    def corrections_asked(self, *prompts: str) -> None:
+        """Press "no more bets" on wagers the rules refuse: betting stays open (the phase
+        ``betting``) and the dealer's screen asks for each correction in ``prompts``."""
+        self.press("no_more_bets")
+        assert self.m.phase.value == "betting", self.m.phase
+        for prompt in prompts:
+            assert prompt in self.m.display.prompts, (prompt, self.m.display.prompts)
+
     def deal(self, cards: str) -> None:
         """The shoe deals ``cards``, numbered on from its count (a repeated number holds)."""
         for i, c in enumerate(cards.split(), start=self.shoe_index + 1):

@@ -105,10 +105,10 @@ def test_wagers_that_break_the_rules_are_shown_and_block_the_deal() -> None:
     t = Table()
     t.spot(2, "ante", 100)  # under the table minimum
     t.spot(3, "bonus", 100)  # a bonus without an ante
-    t.press("no_more_bets")
-    assert t.m.phase is Phase.BETTING
-    assert "correct: seat 2 ante: 1.00 is outside 5.00-100.00" in t.m.display.prompts
-    assert "correct: seat 3 bonus: needs an ante" in t.m.display.prompts
+    t.corrections_asked(
+        "correct: seat 2 ante: 1.00 is outside 5.00-100.00",
+        "correct: seat 3 bonus: needs an ante",
+    )
     t.spot(2, "ante", 500)
     t.spot(3, "ante", 500)
     t.press("no_more_bets")

@@ -198,10 +198,10 @@ def test_the_dealer_sets_first_then_each_hand_is_turned_and_settled_counterclock
 def test_optional_wagers_need_a_pai_gow_wager_and_the_bonus_minimum() -> None:
     t = Table()
     t.feed(SpotReport(device="spots", seat=1, spot="bonus", cents=50))
-    t.press("no_more_bets")
-    assert t.m.phase is Phase.BETTING
-    assert "correct: seat 1: the optional wagers need a pai gow wager" in t.m.display.prompts
-    assert "correct: seat 1 bonus: at least 1.00 (11.15(b))" in t.m.display.prompts
+    t.corrections_asked(
+        "correct: seat 1: the optional wagers need a pai gow wager",
+        "correct: seat 1 bonus: at least 1.00 (11.15(b))",
+    )
 
 
 def test_a_random_starting_number_arrives_as_an_event_and_is_recorded() -> None:
