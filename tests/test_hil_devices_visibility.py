@@ -67,26 +67,40 @@ class Lines:
 
 
 @contextmanager
+def tablectl_run(
+    config: Path, cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[subprocess.Popen[str], Lines]]:
+    """``tablectl run --config CONFIG ARGS --allow-unapproved`` as a process in ``cwd`` (``env``
+    added to this one's), its log lines collected; stopped (SIGTERM) after. Also imported by
+    test_hil_ports."""
+    proc = subprocess.Popen(
+        tablectl_process("run", "--config", config, *args, "--allow-unapproved"),
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+    )
+    assert proc.stderr is not None
+    log = Lines(proc.stderr)
+    try:
+        yield proc, log
+    finally:
+        proc.terminate()
+        proc.wait(timeout=STATE_TIMEOUT_S)
+        proc.stderr.close()
+
+
+@contextmanager
 def running_table(tmp_path: Path, log_format: str, env: dict[str, str]) -> Iterator[tuple]:
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     servers = {role: PtyServer(sim, link=tmp_path / f"tty-{role}") for role, sim in sims.items()}
     urls = {role: server.start() for role, server in servers.items()}
     config = table_config(tmp_path, urls)
-    proc = subprocess.Popen(
-        tablectl_process("run", "--config", config, "--log-format", log_format, "--allow-unapproved"),
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, **env},
-        cwd=tmp_path,
-    )
-    log = Lines(proc.stderr)
     try:
-        yield proc, log, servers, sims
+        with tablectl_run(config, tmp_path, "--log-format", log_format, env=env) as (proc, log):
+            yield proc, log, servers, sims
     finally:
-        proc.terminate()
-        proc.wait(timeout=STATE_TIMEOUT_S)
-        proc.stderr.close()  # type: ignore[union-attr]
         for server in servers.values():
             server.close()
 

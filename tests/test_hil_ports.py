@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 import serial
-from cli_helpers import run_tablectl, tablectl_process
+from cli_helpers import run_tablectl
 from deadlines import STATE_TIMEOUT_S
 from hil_helpers import of, wait_for
 from test_hil_devices_visibility import Lines
@@ -167,20 +167,11 @@ def test_the_lock_is_advisory_an_opener_without_flock_is_not_kept_out() -> None:
 
 
 def test_run_without_its_devices_logs_each_reason_once_and_status_says_never_connected(tmp_path: Path) -> None:
-    from test_hil_devices_visibility import table_config
+    from test_hil_devices_visibility import table_config, tablectl_run
 
     urls = {role: str(tmp_path / f"no-{role}") for role in ("shoe", "bet_spots", "panel")}
     config = table_config(tmp_path, urls)
-    proc = subprocess.Popen(
-        tablectl_process("run", "--config", config, "--allow-unapproved"),
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-        cwd=tmp_path,
-    )
-    assert proc.stderr is not None
-    log = Lines(proc.stderr)
-    try:
+    with tablectl_run(config, tmp_path) as (_, log):
         # the counter line (rate-limited, every 10 s) shows the retries going on
         log.wait(
             lambda s: "link shoe" in s and "reconnects" in s and int(s.split("reconnects ")[1].split(" ")[0]) >= 3,
@@ -188,10 +179,6 @@ def test_run_without_its_devices_logs_each_reason_once_and_status_says_never_con
             timeout=STATE_TIMEOUT_S,
         )
         status = run_tablectl("status", "--config", config, timeout=STATE_TIMEOUT_S, cwd=ROOT)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=STATE_TIMEOUT_S)
-        proc.stderr.close()
     for role, url in urls.items():
         said = [  # the hold's own lines (tablectl.table) name it too: each hold and change of reason
             line
