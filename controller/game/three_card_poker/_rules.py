@@ -28,19 +28,16 @@ from dataclasses import dataclass
 
 from controller.configuration import TableConfig
 from controller.game import hand_name
+from controller.game._seat_steps import capped_seat, fold_unexposed_step, played_step
 from controller.game.record import GameSpec, Problems, read_seats, write_record
 from controller.hands import THREE_CARD_POKER, HandValue, evaluate_three
 from controller.vocab import Card, format_cards, parse_cards
 from controller.wagers import (
-    DISCARD,
-    DISCARD_UNEXPOSED,
     Result,
     SeatSettlement,
     Settlement,
     Step,
     WagerResult,
-    actions_for,
-    apply_caps,
     hand_summary,
     quick_init,
     settlement_for,
@@ -184,13 +181,11 @@ def settle(rnd: ThreeCardRound, table: TableConfig) -> Settlement:
         else:
             wagers = _played(seat, dealer, table)
             hands["player"] = hand_summary(evaluate_three(seat.cards, THREE_CARD_POKER))
-        wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
-        settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, caps)
+        done = settled[seat.seat] = capped_seat(seat.seat, wagers, hands, table, _PAID_BY)
         if seat.folded:
-            fold_steps.append(Step("fold", seat.seat, actions_for(wagers), "folds", DISCARD_UNEXPOSED))
+            fold_steps.append(fold_unexposed_step(seat.seat, done.wagers))
         else:
-            note = f"{hand_name(hands['player']['category'])} ({hands['player']['best']})"
-            main_steps.append(Step("settle", seat.seat, actions_for(wagers), note, DISCARD))
+            main_steps.append(played_step(seat.seat, done.wagers, hands["player"]))
     word = "qualifies" if qualifies(dealer) else "does not qualify"
     reveal = Step("dealer", None, (), f"reveals {format_cards(rnd.dealer)}: {word} (queen high or better, 20.10(d))")
     summary = {

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 
 from controller.configuration import TableConfig
 from controller.game import hand_name
+from controller.game._seat_steps import capped_seat, played_step
 from controller.game.record import GameSpec, RecordError
 from controller.game.three_card_poker import _rules as main
 from controller.game.three_card_poker._catalog import CATALOG as MAIN_CATALOG
@@ -44,7 +45,6 @@ from controller.wagers import (
     Step,
     WagerResult,
     actions_for,
-    apply_caps,
     hand_summary,
     settlement_for,
 )
@@ -151,18 +151,16 @@ def settle(rnd: main.ThreeCardRound, table: TableConfig) -> Settlement:
             hands["player"] = hand_summary(evaluate_three(seat.cards, THREE_CARD_POKER))
         if SIX_CARD in seat.wagers:
             hands[SIX_CARD] = hand_summary(six_card_hand(seat.cards, rnd.dealer))
-        wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
-        settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, (*earlier, *caps))
+        done = settled[seat.seat] = capped_seat(seat.seat, wagers, hands, table, _PAID_BY, earlier)
         if seat.folded:
             fold_steps.append(fold_step(seat.seat, seat.wagers))
-            six = [w for w in wagers if w.spot == SIX_CARD]
+            six = [w for w in done.wagers if w.spot == SIX_CARD]
             if six:
                 # the folded hand is turned for the bonus but never named: it stays face down on every view
                 note = f"6 Card Bonus, the hand folded: {hand_name(hands[SIX_CARD]['category'])}"
                 main_steps.append(Step(SIX_CARD, seat.seat, actions_for(six), note, DISCARD))
         else:
-            note = f"{hand_name(hands['player']['category'])} ({hands['player']['best']})"
-            main_steps.append(Step("settle", seat.seat, actions_for(wagers), note, DISCARD))
+            main_steps.append(played_step(seat.seat, done.wagers, hands["player"]))
     qualifies = main.qualifies(dealer)
     word = "qualifies" if qualifies else "does not qualify"
     shown = " ".join(str(c) for c in rnd.dealer)
