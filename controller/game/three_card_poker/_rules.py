@@ -49,6 +49,7 @@ __all__ = [
     "TOP_KEYS",
     "ThreeCardSeat",
     "ThreeCardRound",
+    "paytable_wager",
     "qualifies",
     "read_round",
     "settle",
@@ -149,6 +150,14 @@ def _paytable(table: TableConfig, spot: str, stake: int, player: HandValue, rule
     return WagerResult(spot, stake, Result.WIN, row.odds.payout(stake), why)
 
 
+def paytable_wager(table: TableConfig, spot: str, stake: int, hand: HandValue, rule: str) -> WagerResult:
+    """A wager of ``stake`` on ``spot`` that the table's paytable pays on ``hand`` whatever the
+    dealer holds (``rule``: the rule it follows): paid at its line, else lost."""
+    paid = _paytable(table, spot, stake, hand, rule)
+    why = f"{hand_name(hand.category.value)} does not pay ({rule})"
+    return paid or WagerResult(spot, stake, Result.LOSE, -stake, why)
+
+
 def _played(seat: ThreeCardSeat, dealer: HandValue, table: TableConfig) -> list[WagerResult]:
     """Every wager of a seat whose hand is in action."""
     w = seat.wagers
@@ -160,9 +169,7 @@ def _played(seat: ThreeCardSeat, dealer: HandValue, table: TableConfig) -> list[
         if bonus is not None:
             out.append(bonus)
     if "pair_plus" in w:
-        paid = _paytable(table, "pair_plus", w["pair_plus"], player, "20.11(c)")
-        why = f"{hand_name(player.category.value)} does not pay (20.11(c))"
-        out.append(paid or WagerResult("pair_plus", w["pair_plus"], Result.LOSE, -w["pair_plus"], why))
+        out.append(paytable_wager(table, "pair_plus", w["pair_plus"], player, "20.11(c)"))
     return out
 
 

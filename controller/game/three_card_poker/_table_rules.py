@@ -23,7 +23,7 @@ The independent ranking of :mod:`.six_card` (its own best-five code) checks this
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from controller.configuration import TableConfig
 from controller.game import hand_name
@@ -66,15 +66,6 @@ _PAID_BY = {"ante_bonus": ["ante_bonus"], "pair_plus": ["pair_plus"], SIX_CARD: 
 _FOLD_WHY = "folded: ante and pair plus forfeit (20.10(b), (c), inferred)"
 
 
-@dataclass(frozen=True, slots=True)
-class _Rule:
-    """A wager a paytable pays, the hand it reads and the rule it follows."""
-
-    spot: str
-    value: HandValue
-    rule: str
-
-
 def six_card_hand(player: tuple[Card, ...], dealer: tuple[Card, ...]) -> HandValue:
     """The best five-card hand of the player's three cards and the dealer's three."""
     return evaluate_best((*player, *dealer), THREE_CARD_POKER)
@@ -98,15 +89,6 @@ def read_round(data: Mapping[str, object], table: TableConfig) -> main.ThreeCard
     return rnd
 
 
-def _paid(table: TableConfig, line: _Rule, stake: int) -> WagerResult:
-    row = table.paytables[line.spot].row_for(line.value)
-    if row is None or row.odds.push:
-        why = f"{hand_name(line.value.category.value)} does not pay ({line.rule})"
-        return WagerResult(line.spot, stake, Result.LOSE, -stake, why)
-    why = f"{row.describe()}, whatever the dealer holds ({line.rule})"
-    return WagerResult(line.spot, stake, Result.WIN, row.odds.payout(stake), why)
-
-
 def _played(
     seat: main.ThreeCardSeat, dealer: tuple[Card, ...], table: TableConfig
 ) -> tuple[list[WagerResult], tuple[CapReport, ...]]:
@@ -123,7 +105,7 @@ def _played(
 
 def _six(seat: main.ThreeCardSeat, dealer: tuple[Card, ...], table: TableConfig) -> WagerResult:
     """The 6 Card Bonus of a seat (played or folded), whatever the dealer holds."""
-    return _paid(table, _Rule(SIX_CARD, six_card_hand(seat.cards, dealer), SOURCE), seat.wagers[SIX_CARD])
+    return main.paytable_wager(table, SIX_CARD, seat.wagers[SIX_CARD], six_card_hand(seat.cards, dealer), SOURCE)
 
 
 def _without_six(seat: main.ThreeCardSeat) -> main.ThreeCardSeat:
