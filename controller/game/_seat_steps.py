@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from controller.configuration import TableConfig
 from controller.game._names import hand_name
 from controller.wagers import DISCARD, DISCARD_UNEXPOSED, SeatSettlement, Step, WagerResult, actions_for, apply_caps
-from controller.wagers._settlement import CapReport
+from controller.wagers._results import CapReport
 
 __all__ = ["capped_seat", "fold_unexposed_step", "played_step"]
 

@@ -48,7 +48,7 @@ from controller.wagers import (
     hand_summary,
     settlement_for,
 )
-from controller.wagers._settlement import CapReport
+from controller.wagers._results import CapReport
 
 __all__ = ["CATALOG", "SPEC", "SIX_CARD", "six_card_hand", "fold_step", "read_round", "settle"]
 
