@@ -2,7 +2,9 @@
 
 Shares no code with ``controller.hands``: a card here is a ``(rank, suit)`` pair with ranks
 2-14 and suit ``None`` for a card with no suit (the joker playing as an ace or filling a
-straight). A hand's key is a tuple; a larger tuple is a better hand.
+straight). A hand's key is a tuple; a larger tuple is a better hand. The categories' order
+(24.3(b)) is the simulation's reference model's (:mod:`hil.reference.poker`), itself written from
+the rule texts and sharing no code with the controller.
 """
 
 from __future__ import annotations
@@ -12,21 +14,9 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import combinations
 
-RefCard = tuple[int, str | None]
+from hil.reference.poker import CATEGORIES
 
-CATEGORIES = [
-    "high_card",
-    "one_pair",
-    "two_pair",
-    "three_of_a_kind",
-    "straight",
-    "flush",
-    "full_house",
-    "four_of_a_kind",
-    "straight_flush",
-    "royal_flush",
-    "five_aces",
-]
+RefCard = tuple[int, str | None]
 
 
 @cache

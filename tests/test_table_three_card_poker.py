@@ -19,7 +19,7 @@ from controller.configuration import config_dir, load_table
 from controller.game.record import settle_record
 from controller.game.registry import definition, table_names
 from controller.game.three_card_poker._machine import Phase, ThreeCardTable
-from controller.game.three_card_poker._six_card import SixCardHand, rank_six
+from controller.game.three_card_poker._six_card import SOURCE, SixCardHand, rank_six
 from controller.game.three_card_poker._table_rules import SIX_CARD, six_card_hand
 from controller.table.snapshot import TableSnapshot
 from controller.vocab import ALL_CARDS, parse_cards
@@ -101,6 +101,24 @@ def test_the_settlement_is_in_the_published_order_and_as_tablectl_settle() -> No
     assert seat1["ante"].net == 500 and seat1["play"].net == 500  # straight flush over queen high
     assert seat1["ante_bonus"].net == 2500 and seat1["pair_plus"].net == 4000
     assert seat1[SIX_CARD].net == 7500  # Ah Kh Qh 8h 4h, a flush: 15 to 1 on this table
+
+
+def test_the_played_hand_is_named_with_its_cards_and_a_wager_that_does_not_pay_says_why() -> None:
+    """The dealer's step for a played hand names the hand and its cards, then its cards go to the
+    discard rack; a pair plus and a 6 Card Bonus that do not pay name the hand and the rule each
+    follows, in the same words."""
+    seats = {
+        "1": {"wagers": {"ante": 500, "play": 500, "pair_plus": 100, SIX_CARD: 500}, "cards": "Kc 9d 4s"},
+        "2": {"wagers": {"ante": 500, "pair_plus": 100}, "cards": "7c 5d 2s"},
+    }
+    s = settle_record({"game": "three_card_poker", "seats": seats, "dealer": "Qc 8h 3h"}, TABLE)
+    assert s.procedure[-1].text == (
+        "seat 1: high card (Kc 9d 4s): pay ante 5.00, play 5.00; collect pair plus 1.00, six card bonus 5.00; "
+        "discard the cards"
+    )
+    why = {w.spot: w.why for w in s.seat(1).wagers}
+    assert why["pair_plus"] == "high card does not pay (20.11(c))"  # K-high; with the dealer's, K-Q-9-8-4
+    assert why[SIX_CARD] == f"high card does not pay ({SOURCE})"
 
 
 def test_a_fold_collects_the_ante_and_pair_plus_at_once_and_keeps_the_six_card_bonus() -> None:

@@ -3,22 +3,10 @@ a settled round pays (:class:`Settlement`: every :class:`WagerResult`, each seat
 steps). Built on the vocabulary and the hands."""
 
 from controller.wagers._catalog import GameCatalog, Option, PaytableSpot, RequiredRow, WagerMultiple
+from controller.wagers._procedure import DISCARD, DISCARD_UNEXPOSED, Action, Step, actions_for, hand_summary
 from controller.wagers._quick import quick_init
-from controller.wagers._settlement import (
-    DISCARD,
-    DISCARD_UNEXPOSED,
-    Action,
-    PayoutCaps,
-    Result,
-    SeatSettlement,
-    Settlement,
-    Step,
-    WagerResult,
-    actions_for,
-    apply_caps,
-    hand_summary,
-    settlement_for,
-)
+from controller.wagers._results import PayoutCaps, Result, WagerResult, apply_caps
+from controller.wagers._settlement import SeatSettlement, Settlement, settlement_for
 
 __all__ = [
     "Action",

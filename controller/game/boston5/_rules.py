@@ -26,12 +26,11 @@ from typing import Any
 
 from controller.configuration import TableConfig, boston5_options
 from controller.game import hand_name
+from controller.game._seat_steps import capped_seat, fold_unexposed_step, played_step
 from controller.game.record import GameSpec, Problems, read_seats, write_record
 from controller.hands import BOSTON5, evaluate_five, evaluate_three
 from controller.vocab import Card, format_cards
 from controller.wagers import (
-    DISCARD,
-    DISCARD_UNEXPOSED,
     Result,
     SeatSettlement,
     Settlement,
@@ -200,19 +199,17 @@ def settle(rnd: Boston5Round, table: TableConfig) -> Settlement:
             assert dealer_value is not None
             main, hands["player"] = _main(seat, dealer_value, table)
             wagers += main
-        wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
-        settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, caps)
-        bonus_results = [w for w in wagers if w.spot == "bonus"]
-        rest = [w for w in wagers if w.spot != "bonus"]
+        done = settled[seat.seat] = capped_seat(seat.seat, wagers, hands, table, _PAID_BY)
+        bonus_results = [w for w in done.wagers if w.spot == "bonus"]
+        rest = [w for w in done.wagers if w.spot != "bonus"]
         if bonus_results:
             (bonus_steps_lose if bonus_results[0].result is Result.LOSE else bonus_steps_win).append(
                 _bonus_step(seat.seat, bonus_results[0], hands["bonus"])
             )
         if seat.folded:
-            fold_steps.append(Step("fold", seat.seat, actions_for(rest), "folds", DISCARD_UNEXPOSED))
+            fold_steps.append(fold_unexposed_step(seat.seat, rest))
         else:
-            note = f"{hand_name(hands['player']['category'])} ({hands['player']['best']})"
-            main_steps.append(Step("settle", seat.seat, actions_for(rest), note, DISCARD))
+            main_steps.append(played_step(seat.seat, rest, hands["player"]))
     if all_folded or dealer_value is None:  # nobody left to compare with: the dealer's hand is not revealed
         procedure = (*bonus_steps_lose, *bonus_steps_win, *fold_steps)
         return settlement_for("boston5", table, settled, procedure, {"cards": format_cards(rnd.dealer)})

@@ -28,19 +28,16 @@ from dataclasses import dataclass
 
 from controller.configuration import TableConfig
 from controller.game import hand_name
+from controller.game._seat_steps import capped_seat, fold_unexposed_step, played_step
 from controller.game.record import GameSpec, Problems, read_seats, write_record
 from controller.hands import THREE_CARD_POKER, HandValue, evaluate_three
 from controller.vocab import Card, format_cards, parse_cards
 from controller.wagers import (
-    DISCARD,
-    DISCARD_UNEXPOSED,
     Result,
     SeatSettlement,
     Settlement,
     Step,
     WagerResult,
-    actions_for,
-    apply_caps,
     hand_summary,
     quick_init,
     settlement_for,
@@ -52,6 +49,7 @@ __all__ = [
     "TOP_KEYS",
     "ThreeCardSeat",
     "ThreeCardRound",
+    "paytable_wager",
     "qualifies",
     "read_round",
     "settle",
@@ -152,6 +150,14 @@ def _paytable(table: TableConfig, spot: str, stake: int, player: HandValue, rule
     return WagerResult(spot, stake, Result.WIN, row.odds.payout(stake), why)
 
 
+def paytable_wager(table: TableConfig, spot: str, stake: int, hand: HandValue, rule: str) -> WagerResult:
+    """A wager of ``stake`` on ``spot`` that the table's paytable pays on ``hand`` whatever the
+    dealer holds (``rule``: the rule it follows): paid at its line, else lost."""
+    paid = _paytable(table, spot, stake, hand, rule)
+    why = f"{hand_name(hand.category.value)} does not pay ({rule})"
+    return paid or WagerResult(spot, stake, Result.LOSE, -stake, why)
+
+
 def _played(seat: ThreeCardSeat, dealer: HandValue, table: TableConfig) -> list[WagerResult]:
     """Every wager of a seat whose hand is in action."""
     w = seat.wagers
@@ -163,9 +169,7 @@ def _played(seat: ThreeCardSeat, dealer: HandValue, table: TableConfig) -> list[
         if bonus is not None:
             out.append(bonus)
     if "pair_plus" in w:
-        paid = _paytable(table, "pair_plus", w["pair_plus"], player, "20.11(c)")
-        why = f"{hand_name(player.category.value)} does not pay (20.11(c))"
-        out.append(paid or WagerResult("pair_plus", w["pair_plus"], Result.LOSE, -w["pair_plus"], why))
+        out.append(paytable_wager(table, "pair_plus", w["pair_plus"], player, "20.11(c)"))
     return out
 
 
@@ -184,13 +188,11 @@ def settle(rnd: ThreeCardRound, table: TableConfig) -> Settlement:
         else:
             wagers = _played(seat, dealer, table)
             hands["player"] = hand_summary(evaluate_three(seat.cards, THREE_CARD_POKER))
-        wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
-        settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, caps)
+        done = settled[seat.seat] = capped_seat(seat.seat, wagers, hands, table, _PAID_BY)
         if seat.folded:
-            fold_steps.append(Step("fold", seat.seat, actions_for(wagers), "folds", DISCARD_UNEXPOSED))
+            fold_steps.append(fold_unexposed_step(seat.seat, done.wagers))
         else:
-            note = f"{hand_name(hands['player']['category'])} ({hands['player']['best']})"
-            main_steps.append(Step("settle", seat.seat, actions_for(wagers), note, DISCARD))
+            main_steps.append(played_step(seat.seat, done.wagers, hands["player"]))
     word = "qualifies" if qualifies(dealer) else "does not qualify"
     reveal = Step("dealer", None, (), f"reveals {format_cards(rnd.dealer)}: {word} (queen high or better, 20.10(d))")
     summary = {

@@ -23,10 +23,11 @@ The independent ranking of :mod:`.six_card` (its own best-five code) checks this
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from controller.configuration import TableConfig
 from controller.game import hand_name
+from controller.game._seat_steps import capped_seat, played_step
 from controller.game.record import GameSpec, RecordError
 from controller.game.three_card_poker import _rules as main
 from controller.game.three_card_poker._catalog import CATALOG as MAIN_CATALOG
@@ -44,11 +45,10 @@ from controller.wagers import (
     Step,
     WagerResult,
     actions_for,
-    apply_caps,
     hand_summary,
     settlement_for,
 )
-from controller.wagers._settlement import CapReport
+from controller.wagers._results import CapReport
 
 __all__ = ["CATALOG", "SPEC", "SIX_CARD", "six_card_hand", "fold_step", "read_round", "settle"]
 
@@ -64,15 +64,6 @@ CATALOG = replace(
 
 _PAID_BY = {"ante_bonus": ["ante_bonus"], "pair_plus": ["pair_plus"], SIX_CARD: [SIX_CARD]}
 _FOLD_WHY = "folded: ante and pair plus forfeit (20.10(b), (c), inferred)"
-
-
-@dataclass(frozen=True, slots=True)
-class _Rule:
-    """A wager a paytable pays, the hand it reads and the rule it follows."""
-
-    spot: str
-    value: HandValue
-    rule: str
 
 
 def six_card_hand(player: tuple[Card, ...], dealer: tuple[Card, ...]) -> HandValue:
@@ -98,15 +89,6 @@ def read_round(data: Mapping[str, object], table: TableConfig) -> main.ThreeCard
     return rnd
 
 
-def _paid(table: TableConfig, line: _Rule, stake: int) -> WagerResult:
-    row = table.paytables[line.spot].row_for(line.value)
-    if row is None or row.odds.push:
-        why = f"{hand_name(line.value.category.value)} does not pay ({line.rule})"
-        return WagerResult(line.spot, stake, Result.LOSE, -stake, why)
-    why = f"{row.describe()}, whatever the dealer holds ({line.rule})"
-    return WagerResult(line.spot, stake, Result.WIN, row.odds.payout(stake), why)
-
-
 def _played(
     seat: main.ThreeCardSeat, dealer: tuple[Card, ...], table: TableConfig
 ) -> tuple[list[WagerResult], tuple[CapReport, ...]]:
@@ -123,7 +105,7 @@ def _played(
 
 def _six(seat: main.ThreeCardSeat, dealer: tuple[Card, ...], table: TableConfig) -> WagerResult:
     """The 6 Card Bonus of a seat (played or folded), whatever the dealer holds."""
-    return _paid(table, _Rule(SIX_CARD, six_card_hand(seat.cards, dealer), SOURCE), seat.wagers[SIX_CARD])
+    return main.paytable_wager(table, SIX_CARD, seat.wagers[SIX_CARD], six_card_hand(seat.cards, dealer), SOURCE)
 
 
 def _without_six(seat: main.ThreeCardSeat) -> main.ThreeCardSeat:
@@ -151,18 +133,16 @@ def settle(rnd: main.ThreeCardRound, table: TableConfig) -> Settlement:
             hands["player"] = hand_summary(evaluate_three(seat.cards, THREE_CARD_POKER))
         if SIX_CARD in seat.wagers:
             hands[SIX_CARD] = hand_summary(six_card_hand(seat.cards, rnd.dealer))
-        wagers, caps = apply_caps(wagers, table.paytables, _PAID_BY, table.payout_cap)
-        settled[seat.seat] = SeatSettlement(seat.seat, tuple(wagers), hands, (*earlier, *caps))
+        done = settled[seat.seat] = capped_seat(seat.seat, wagers, hands, table, _PAID_BY, earlier)
         if seat.folded:
             fold_steps.append(fold_step(seat.seat, seat.wagers))
-            six = [w for w in wagers if w.spot == SIX_CARD]
+            six = [w for w in done.wagers if w.spot == SIX_CARD]
             if six:
                 # the folded hand is turned for the bonus but never named: it stays face down on every view
                 note = f"6 Card Bonus, the hand folded: {hand_name(hands[SIX_CARD]['category'])}"
                 main_steps.append(Step(SIX_CARD, seat.seat, actions_for(six), note, DISCARD))
         else:
-            note = f"{hand_name(hands['player']['category'])} ({hands['player']['best']})"
-            main_steps.append(Step("settle", seat.seat, actions_for(wagers), note, DISCARD))
+            main_steps.append(played_step(seat.seat, done.wagers, hands["player"]))
     qualifies = main.qualifies(dealer)
     word = "qualifies" if qualifies else "does not qualify"
     shown = " ".join(str(c) for c in rnd.dealer)
