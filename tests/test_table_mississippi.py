@@ -607,13 +607,20 @@ def mississippi_at_third() -> Table:
     return t
 
 
-@pytest.mark.parametrize("street", STREETS)
-def test_a_reveal_asks_whether_every_seat_acted_once(street: str) -> None:
+def at_street(street: str) -> Table:
+    """A table at ``street``: seats 1 and 4 bet every street before it."""
     t = mississippi_at_third()
     for s in STREETS[: STREETS.index(street)]:
         t.spot(1, s, 500)
         t.spot(4, s, 1000)
         t.press("reveal")
+    assert t.m.phase is Phase[f"{street.upper()}_STREET"]
+    return t
+
+
+@pytest.mark.parametrize("street", STREETS)
+def test_a_reveal_asks_whether_every_seat_acted_once(street: str) -> None:
+    t = at_street(street)
     t.spot(1, street, 500)
     t.spot(4, street, 1000)
     acted, pending = counted(t.m, "all_acted"), counted(t.m.display, "steps_pending")
@@ -626,11 +633,7 @@ def test_a_reveal_asks_whether_every_seat_acted_once(street: str) -> None:
 
 @pytest.mark.parametrize("street", STREETS)
 def test_a_refused_reveal_still_says_who_it_waits_for(street: str) -> None:
-    t = mississippi_at_third()
-    for s in STREETS[: STREETS.index(street)]:
-        t.spot(1, s, 500)
-        t.spot(4, s, 1000)
-        t.press("reveal")
+    t = at_street(street)
     t.spot(4, street, 1000)
     t.press("reveal")
     assert t.m.phase is Phase[f"{street.upper()}_STREET"]
@@ -639,11 +642,7 @@ def test_a_refused_reveal_still_says_who_it_waits_for(street: str) -> None:
 
 @pytest.mark.parametrize("street", STREETS)
 def test_a_refused_reveal_still_asks_for_the_fold_to_be_confirmed(street: str) -> None:
-    t = mississippi_at_third()
-    for s in STREETS[: STREETS.index(street)]:
-        t.spot(1, s, 500)
-        t.spot(4, s, 1000)
-        t.press("reveal")
+    t = at_street(street)
     t.spot(1, street, 500)
     t.press("seat_4", "fold")  # its collection shown, to be confirmed before the next reveal
     t.press("reveal")
