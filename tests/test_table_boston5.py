@@ -375,3 +375,39 @@ def test_when_every_step_was_done_in_the_round_the_settlement_asks_nothing_again
     assert t.m.display.prompts.count(bonus) == 1 and t.m.display.prompt != bonus
     finish(t)
     assert t.m.display.prompts.count(bonus) == 1
+
+
+# --- work a press does once (issue 42 item 5): a final card reads the seats in play once
+
+
+def boston5_at_final_deal() -> Table:
+    t = Table()
+    t.bets(2, 3, 5)
+    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h Jh Jd Jc")
+    assert t.m.phase is Phase.SECOND_WAGER  # no bonus wager: no exposure, no bonus steps
+    t.spot(2, "second", 1000)
+    t.spot(5, "second", 1000)
+    t.press("seat_3", "fold", "confirm", "deal")
+    assert t.m.phase is Phase.FINAL_DEAL
+    return t
+
+
+def test_a_final_card_reads_the_seats_in_play_once() -> None:
+    t = boston5_at_final_deal()
+    playing = [0]
+    in_play = t.m.in_play
+
+    def counting() -> Any:
+        playing[0] += 1
+        return in_play()
+
+    t.m.in_play = counting
+    t.deal("Ts")
+    assert playing[0] == 1  # the card's place and the prompt that follows it
+    assert t.m.display.prompts[-1] == "deal the final cards: seat 2 one more, seat 5 two, then the dealer two"
+    t.deal("9s 6h")
+    assert t.m.display.prompts[-1] == "deal the final cards: seat 5 one more, then the dealer two"
+    t.deal("6c 8c")
+    assert t.m.display.prompts[-1] == "deal the final cards: the dealer one more"
+    t.deal("9h")
+    assert t.m.phase is Phase.SETTLEMENT

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from table_helpers import FedTable
@@ -19,6 +20,7 @@ from controller.configuration import config_dir, load_table
 from controller.game.mississippi_stud._machine import TRANSITIONS, MississippiTable, Phase
 from controller.game.record import settle_record
 from controller.table.engine import Engine, TimerExpired
+from controller.wagers import Step
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, CardUnreadable
@@ -576,3 +578,145 @@ def test_a_round_that_cannot_settle_holds_with_its_problem_in_words(monkeypatch:
     reason = t.m.holds.reason
     assert reason.startswith("cannot settle: seat 1 violation at: ") and reason.endswith("(and 1 more)"), reason
     assert "$" not in reason and "_" not in reason
+
+
+# --- work a press does once (issue 42 item 5): a reveal's conditions asked by the machine alone
+# (again only to say why it did not reveal); the walk makes each step's text when it is asked
+
+STREETS = ("third", "fourth", "fifth")
+
+
+def counted(table: object, name: str) -> list[int]:
+    """Count the calls of ``table``'s method ``name`` from now on (the machine's conditions are
+    looked up on the model by name, so the count sees them too)."""
+    calls = [0]
+    method: Callable[..., Any] = getattr(table, name)
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        return method(*args, **kwargs)
+
+    setattr(table, name, counting)
+    return calls
+
+
+def mississippi_at_third() -> Table:
+    t = Table()
+    play_to_third(t, seats=((1, 500), (4, 1000)))
+    assert t.m.phase is Phase.THIRD_STREET
+    return t
+
+
+def at_street(street: str) -> Table:
+    """A table at ``street``: seats 1 and 4 bet every street before it."""
+    t = mississippi_at_third()
+    for s in STREETS[: STREETS.index(street)]:
+        t.spot(1, s, 500)
+        t.spot(4, s, 1000)
+        t.press("reveal")
+    assert t.m.phase is Phase[f"{street.upper()}_STREET"]
+    return t
+
+
+@pytest.mark.parametrize("street", STREETS)
+def test_a_reveal_asks_whether_every_seat_acted_once(street: str) -> None:
+    t = at_street(street)
+    t.spot(1, street, 500)
+    t.spot(4, street, 1000)
+    acted, pending = counted(t.m, "all_acted"), counted(t.m.display, "steps_pending")
+    shown = len(t.m.display.prompts)
+    t.press("reveal")
+    assert t.m.phase is not Phase[f"{street.upper()}_STREET"]
+    assert (acted[0], pending[0]) == (1, 1)  # the machine's conditions, nothing asked before them
+    assert not any(p.startswith("cannot reveal") for p in t.m.display.prompts[shown:])
+
+
+@pytest.mark.parametrize("street", STREETS)
+def test_a_refused_reveal_still_says_who_it_waits_for(street: str) -> None:
+    t = at_street(street)
+    t.spot(4, street, 1000)
+    t.press("reveal")
+    assert t.m.phase is Phase[f"{street.upper()}_STREET"]
+    assert t.m.display.prompts[-1] == "cannot reveal: waiting for seat 1"
+
+
+@pytest.mark.parametrize("street", STREETS)
+def test_a_refused_reveal_still_asks_for_the_fold_to_be_confirmed(street: str) -> None:
+    t = at_street(street)
+    t.spot(1, street, 500)
+    t.press("seat_4", "fold")  # its collection shown, to be confirmed before the next reveal
+    t.press("reveal")
+    assert t.m.phase is Phase[f"{street.upper()}_STREET"]
+    assert "cannot reveal: confirm the collection first" in t.m.display.prompts[-2:]
+    t.press("confirm", "reveal")
+    assert t.m.phase is not Phase[f"{street.upper()}_STREET"]
+
+
+def test_a_reveal_with_no_street_to_reveal_notes_nothing() -> None:
+    t = Table()
+    t.spot(1, "ante", 500)
+    shown = len(t.m.display.prompts)
+    t.press("reveal")
+    assert t.m.phase is Phase.BETTING and t.m.display.prompts[shown:] == []
+
+
+def test_a_walk_with_nothing_done_makes_each_step_text_when_it_is_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = [0]
+    make = Step._make_text
+
+    def counting(step: Step) -> str:
+        made[0] += 1
+        return make(step)
+
+    monkeypatch.setattr(Step, "_make_text", counting)
+    t = mississippi_at_third()
+    for s in STREETS:
+        t.spot(1, s, 500)
+        t.spot(4, s, 1000)
+        if s == "fifth":
+            made[0] = 0
+        t.press("reveal")
+    walk = t.m.walk
+    assert walk.settlement is not None and walk.steps is walk.settlement.procedure  # nothing left out
+    assert made[0] == 1  # the first step, asked: no other step's text read to leave steps out
+    for asked in range(2, len(walk.steps) + 1):
+        t.press("confirm")
+        assert made[0] == asked
+    t.press("confirm")
+    assert t.m.phase is Phase.BETTING
+
+
+def test_a_walk_leaves_out_the_steps_done_during_the_round() -> None:
+    t = mississippi_at_third()
+    t.spot(1, "third", 500)
+    t.press("seat_4", "fold", "confirm")  # its collection done during the round
+    for s in STREETS:
+        if s != "third":
+            t.spot(1, s, 500)
+        t.press("reveal")
+    walk = t.m.walk
+    assert walk.settlement is not None
+    folded = [step.text for step in walk.settlement.procedure if step.seat == 4]
+    assert folded and not any(step.text in folded for step in walk.steps)
+    assert len(walk.steps) == len(walk.settlement.procedure) - len(folded)
+
+
+def test_each_step_text_is_made_once_a_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: dict[int, int] = {}
+    make = Step._make_text
+
+    def counting(step: Step) -> str:
+        made[id(step)] = made.get(id(step), 0) + 1
+        return make(step)
+
+    monkeypatch.setattr(Step, "_make_text", counting)
+    t = mississippi_at_third()
+    for s in STREETS:
+        t.spot(1, s, 500)
+        t.spot(4, s, 1000)
+        t.press("reveal")
+    while t.m.phase is Phase.SETTLEMENT:
+        t.press("confirm")
+    texts = [s.text for s in t.m.rounds[-1].settlement.procedure]
+    assert texts and all(p in t.m.display.prompts for p in texts)
+    assert made and set(made.values()) == {1}

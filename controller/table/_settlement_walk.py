@@ -99,7 +99,9 @@ class SettlementWalk:
     def steps_to_show(self, settlement: Settlement) -> tuple[Step, ...]:
         """The steps of ``settlement.procedure`` the dealer still has to do: less the steps already
         done during the round (a fold's collection, confirmed when the seat folded)."""
-        steps = tuple(s for s in settlement.procedure if s.text not in self.steps_done)
+        done = self.steps_done
+        # nothing done during the round: every step is left (their texts made when each is asked)
+        steps = tuple(s for s in settlement.procedure if s.text not in done) if done else settlement.procedure
         return steps or (Step("done", None, (), "nothing left to settle"),)
 
     def collect_at_fold(self, seat: Seat, step: Step) -> None:
@@ -130,12 +132,14 @@ class SettlementWalk:
         self.record = record
         self.steps = self._steps_to_show(self.settlement)
         self.step_index = 0
-        seats = self._state.seats
+        seats, lamp, win = self._state.seats, self._commands.lamp, Result.WIN
         for paid in self.settlement.seats:
             seat = seats.get(paid.seat)
+            if seat is None:
+                continue
             for w in paid.wagers:
-                if w.result is Result.WIN and seat is not None and w.spot in seat.wagers:
-                    self._commands.lamp(paid.seat, w.spot, "winner")
+                if w.result is win and w.spot in seat.wagers:
+                    lamp(paid.seat, w.spot, "winner")
         self.ask_step()
 
     def next_step(self) -> None:

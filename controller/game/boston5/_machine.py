@@ -47,6 +47,8 @@ class Phase(Enum):
 
 P = Phase
 PLAYING = in_play_states(P)
+_BETTING, _SECOND_WAGER, _FIRST_DEAL, _FINAL_DEAL, _HOLD = P.BETTING, P.SECOND_WAGER, P.FIRST_DEAL, P.FINAL_DEAL, P.HOLD
+"""Read once: a member read from its ``Enum`` class is a descriptor call in Python each time."""
 
 TRANSITIONS: list[dict[str, object]] = [
     # 24.8(b)4: "no more bets"; ante and first wager (first = 2 x ante), an optional bonus with them.
@@ -147,12 +149,14 @@ class Boston5Table(RoundTable):
     def prompt_second(self) -> None:
         self.display.ask("second wager equal to the first, or seat, fold; then deal")
 
-    def prompt_final(self) -> None:
+    def prompt_final(self, in_play: list[Seat] | None = None) -> None:
         """24.10(d): two cards to each seat with a second wager, clockwise from the dealer's left, then two
         to the dealer: the seats named (nobody left: the dealer's hand is not dealt to). Once some of
         those cards are placed (an early card the supervisor accepted, or the deal under way), the
-        prompt counts what each seat, and the dealer, still needs."""
-        in_play = self.in_play()
+        prompt counts what each seat, and the dealer, still needs. ``in_play``: :meth:`in_play`
+        when the caller has just read it (a card of the final deal)."""
+        if in_play is None:
+            in_play = self.in_play()
         if not in_play:
             self.final_cards_complete()
             return
@@ -246,11 +250,12 @@ class Boston5Table(RoundTable):
     def dealing(self) -> bool:
         # A fold's collection (a withdrawal after "deal") is confirmed before the next card: a card
         # before it waits for the supervisor, as any card dealt when none was expected.
-        phase = self.state.phase
-        if phase is P.FIRST_DEAL:
+        state = self.state
+        phase = state.phase
+        if phase is _FIRST_DEAL:
             return True
-        playing = any(s.folded_at is None for s in self.state.seats.values())  # ``in_play`` without its sort
-        return phase is P.FINAL_DEAL and playing and not self.display.steps_pending()
+        playing = any(s.folded_at is None for s in state.seats.values())  # ``in_play`` without its sort
+        return phase is _FINAL_DEAL and playing and not self.display.steps_pending()
 
     def deal_size(self) -> int:
         # 24.8(c): three cards to each seat and the dealer; 24.10(d): two more to each seat with a
@@ -264,50 +269,57 @@ class Boston5Table(RoundTable):
         return super().cards_seen() + self.dealer
 
     def on_card(self, dealt: Card, index: int) -> None:
-        if self.phase is P.FIRST_DEAL:
-            order = sorted(self.seats)
-            if self.dealt < 3 * len(order):
-                self.seats[order[self.dealt // 3]].cards.append(dealt)
-                self.intake.placed(dealt, f"seat {order[self.dealt // 3]}")
+        state = self.state  # the round's state itself: ``phase``, ``seats`` and ``dealt`` are its properties
+        seats, placed, phase = state.seats, state.dealt, state.phase
+        if phase is _FIRST_DEAL:
+            order = sorted(seats)
+            if placed < 3 * len(order):
+                number = order[placed // 3]
+                seats[number].cards.append(dealt)
+                self.intake.placed(dealt, f"seat {number}")
             else:
                 self.dealer.append(dealt)
                 self.intake.placed(dealt, "dealer")
-            self.dealt += 1
-            if self.dealt == 3 * len(order) + 3:
+            state.dealt = placed = placed + 1
+            if placed == 3 * len(order) + 3:
                 self.first_cards_complete()
             return
         playing = self.in_play()
-        first = 3 * len(self.seats) + 3
-        k = self.dealt - first
+        first = 3 * len(seats) + 3
+        k = placed - first
         if k < 2 * len(playing):
             playing[k // 2].cards.append(dealt)
             self.intake.placed(dealt, f"seat {playing[k // 2].number}")
         else:
             self.dealer.append(dealt)
             self.intake.placed(dealt, "dealer")
-        self.dealt += 1
-        if self.dealt == first + 2 * len(playing) + 2:
+        state.dealt = placed = placed + 1
+        if placed == first + 2 * len(playing) + 2:
             self.final_cards_complete()
-        elif self.phase is P.FINAL_DEAL or (self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL):
-            self.prompt_final()  # what each seat still needs (a card accepted while held included)
+        elif phase is _FINAL_DEAL or (phase is _HOLD and state.held_from is _FINAL_DEAL):
+            # what each seat still needs (a card accepted while held included): the seats in play
+            # are the ones just read (placing a card folds nobody)
+            self.prompt_final(playing)
 
     def on_SpotReport(self, e: SpotReport) -> None:
-        step = self.wagers.open_step(e.seat, e.spot)  # held or not
-        if step is P.BETTING:
-            self.wagers.take_open_bet(e)
+        wagers = self.wagers
+        step = wagers.open_step(e.seat, e.spot)  # held or not
+        if step is _BETTING:
+            wagers.take_open_bet(e)
             return
-        self.state.screen_changed()  # a report in play: what the details show may change
-        seat = self.seats.get(e.seat)
-        now = self.wagers.step_now()
+        state = self.state
+        state.screen_changed()  # a report in play: what the details show may change
+        seat = state.seats.get(e.seat)
+        now = wagers.step_now()
         # 24.10(c): the second wager may be withdrawn "at any time prior to the deal of the final two
         # cards": until the first of them leaves the shoe.
-        withdrawal_open = now is P.SECOND_WAGER or (now is P.FINAL_DEAL and not self.final_cards_begun())
+        withdrawal_open = now is _SECOND_WAGER or (now is _FINAL_DEAL and not self.final_cards_begun())
         if withdrawal_open and seat and e.spot == "second" and e.cents == 0 and "second" in seat.wagers:
             seat.wagers.pop("second")
             self.display.note(f"seat {e.seat}: second wager withdrawn, folds")
             self.fold(seat)  # withdrawn before the final cards: a fold
             return
-        if step is P.SECOND_WAGER and seat and e.spot == "second":
+        if step is _SECOND_WAGER and seat and e.spot == "second":
             if seat.folded_at is None and e.cents == seat.wagers["first"]:
                 seat.wagers["second"] = e.cents
                 self.devices.lamp(e.seat, "second", "accepted")

@@ -50,8 +50,12 @@ class Phase(Enum):
 
 
 P = Phase
-_STREET_OF: dict[object, str] = {P.THIRD_STREET: "third", P.FOURTH_STREET: "fourth", P.FIFTH_STREET: "fifth"}
 _STREET_OF_STEP = {"third_street": "third", "fourth_street": "fourth", "fifth_street": "fifth"}
+"""Each street's step by its name (keyed by a step's name: an ``Enum`` member's hash is a Python call)."""
+_SHOWN_AT = {"fourth_street": 1, "fifth_street": 2, "settlement": 3}
+"""How many community cards are face up in each step (35.10(d), (f), (h)); none in the others."""
+_BETTING, _DEALING, _HOLD = P.BETTING, P.DEALING, P.HOLD
+"""Read once: a member read from its ``Enum`` class is a descriptor call in Python each time."""
 PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, object]] = [
@@ -123,7 +127,7 @@ class MississippiTable(RoundTable):
         self.community: list[Card] = []
 
     def current_street(self) -> str | None:
-        return _STREET_OF.get(self.phase)
+        return _STREET_OF_STEP.get(self.state.phase._value_)
 
     def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
         if "bonus" in seat.wagers and "ante" not in seat.wagers:
@@ -131,19 +135,16 @@ class MississippiTable(RoundTable):
         return []
 
     def all_acted(self) -> bool:
-        street = self.current_street()
-        return street is not None and all(street in s.acted for s in self.in_play())
+        street = self.current_street()  # seat order does not matter to "all": no sort
+        return street is not None and all(street in s.acted for s in self.state.seats.values() if s.folded_at is None)
 
     def revealed(self) -> int:
         """How many community cards are face up (35.10(d), (f), (h))."""
-        phase: Enum | None = self.state.phase
-        if phase is P.HOLD:
-            phase = self.holds.held_from
-        if phase is P.FOURTH_STREET:
-            return 1
-        if phase is P.FIFTH_STREET:
-            return 2
-        return 3 if phase is P.SETTLEMENT else 0
+        state = self.state
+        phase: Enum | None = state.phase
+        if phase is _HOLD:
+            phase = state.held_from
+        return 0 if phase is None else _SHOWN_AT.get(phase._value_, 0)
 
     def prompt_street(self) -> None:
         shown = self.revealed()
@@ -222,12 +223,12 @@ class MississippiTable(RoundTable):
     # --- events ---------------------------------------------------------------------------------
 
     def dealing(self) -> bool:
-        return self.phase is P.DEALING
+        return self.state.phase is _DEALING
 
     def deal_size(self) -> int:
         # 35.9(d), (e): a 2-card stack to each wagering seat and the 3 community cards; then the rest
         # of the cards go to the discard rack unexposed (35.9, digest 2.3 step 6)
-        return 2 * len(self.seats) + 3
+        return 2 * len(self.state.seats) + 3
 
     def cards_seen(self) -> list[Card]:
         return super().cards_seen() + self.community
@@ -247,13 +248,15 @@ class MississippiTable(RoundTable):
             self.cards_complete()
 
     def on_SpotReport(self, e: SpotReport) -> None:
-        step = self.wagers.open_step(e.seat, e.spot)  # held or not
-        if step is P.BETTING:
-            self.wagers.take_open_bet(e)
+        wagers = self.wagers
+        step = wagers.open_step(e.seat, e.spot)  # held or not
+        if step is _BETTING:
+            wagers.take_open_bet(e)
             return
-        self.state.screen_changed()  # a report in play: what the details show may change
-        street = _STREET_OF.get(step)
-        seat = self.seats.get(e.seat)
+        state = self.state
+        state.screen_changed()  # a report in play: what the details show may change
+        street = None if step is None else _STREET_OF_STEP.get(step._value_)
+        seat = state.seats.get(e.seat)
         if street and seat and seat.folded_at is None and e.spot == street and street not in seat.acted:
             ante = seat.wagers["ante"]
             if e.cents in (ante, 2 * ante, 3 * ante):
@@ -279,9 +282,14 @@ class MississippiTable(RoundTable):
                 )
             self.selected_seat = None
         elif button == "reveal":
-            if self.current_street() and not self.all_acted():
-                waiting = [s.number for s in self.in_play() if self.current_street() not in s.acted]
+            # The machine checks the street's conditions itself (``all_acted``, ``no_steps_pending``):
+            # they are asked again only when it did not move, to say why (a refused trigger changes nothing).
+            street = self.current_street()
+            self.reveal()
+            if street is None or self.state.phase._value_ != f"{street}_street":
+                return  # revealed (or no street to reveal: the machine ignores it)
+            if not self.all_acted():
+                waiting = [s.number for s in self.in_play() if street not in s.acted]
                 self.display.note(f"cannot reveal: waiting for {seats_named(waiting)}")
             elif self.display.steps_pending():
                 self.display.note("cannot reveal: confirm the collection first")
-            self.reveal()
