@@ -58,7 +58,11 @@ class MemoryJournal:
         return (JournalRecord(*fields) for fields in self._records[after:])
 
 
-def event_record(event: object) -> tuple[str, dict[str, Any]]:
+_Entry = tuple[str, dict[str, Any]]
+"""An event as a journal entry: its kind and data (:func:`event_record`)."""
+
+
+def event_record(event: object) -> _Entry:
     """An event as a journal entry: its class name and fields (events are frozen, so a shallow
     copy of the fields is enough). A field marked secret (``metadata={"secret": True}``: a PIN, a
     badge id) is never in it. How an event of each class is recorded is decided once for the
@@ -70,7 +74,7 @@ def event_record(event: object) -> tuple[str, dict[str, Any]]:
     return record(event)
 
 
-_Recorder = Callable[[object], tuple[str, dict[str, Any]]]
+_Recorder = Callable[[object], _Entry]
 """How the events of one class are recorded (:func:`event_record`)."""
 
 
@@ -85,14 +89,14 @@ def _recorder(kind: type) -> _Recorder:
     every = dataclasses.fields(kind)
     names = tuple(f.name for f in every if not f.metadata.get("secret"))
 
-    def by_field(event: object) -> tuple[str, dict[str, Any]]:
+    def by_field(event: object) -> _Entry:
         return name, {field: getattr(event, field) for field in names}
 
     if len(names) != len(every):  # a secret field: its ``__dict__`` is never copied whole
         return by_field
     plain = len(names)
 
-    def own_fields(event: object) -> tuple[str, dict[str, Any]]:
+    def own_fields(event: object) -> _Entry:
         own = getattr(event, "__dict__", None)
         if own is not None and len(own) == plain:
             return name, dict(own)
