@@ -145,9 +145,7 @@ class Engine:
     def step(self, event: object) -> None:
         """Journal and handle one event (the controller thread, or a test driving it directly).
         An event that cannot be recorded is not acted on: its device sends it again, or it waits
-        in memory, and it is taken in order once the journal can be written. The path of every
-        event while the journal takes records: recorded, acknowledged, handled (:meth:`_acted_on`,
-        written out here: it is taken by every event)."""
+        in memory, and it is taken in order once the journal can be written."""
         prepare = self.prepare
         if prepare is not None:
             prepared = prepare(event)
@@ -157,20 +155,7 @@ class Engine:
         if self.failing and not self.retry():
             self._refuse(event)
             return
-        kind, data = event_record(event)
-        try:
-            self.current_seq = self.journal.append(kind, data, event=True)
-        except JournalError as exc:
-            self._journal_failed(exc)
-            self._refuse(event)
-            return
-        on_recorded, delivered = self.on_recorded, self._delivered
-        if on_recorded is not None:
-            on_recorded(delivered.pop(id(event), event) if delivered else event)
-        elif delivered:
-            delivered.pop(id(event), None)
-        self.handle(event)
-        self.processed += 1
+        self._record(event)
 
     def retry(self) -> bool:
         """Try the journal again after a failure: record the ``JournalFault``, then the events
@@ -216,11 +201,21 @@ class Engine:
             self.on_journal_error(reason)
         self._schedule_retry()
 
+    def _record(self, event: object) -> None:
+        if not self._append(event):
+            self._refuse(event)
+            return
+        self._acted_on(event)
+
     def _acted_on(self, event: object) -> None:
         """``event`` is recorded: its device may be acknowledged, and the table acts on it."""
-        delivered = self._delivered.pop(id(event), event)
-        if self.on_recorded is not None:
-            self.on_recorded(delivered)
+        on_recorded, delivered = self.on_recorded, self._delivered
+        if delivered:  # only while an event prepared as another is recorded (a PIN entry)
+            got = delivered.pop(id(event), event)
+            if on_recorded is not None:
+                on_recorded(got)
+        elif on_recorded is not None:
+            on_recorded(event)
         self.handle(event)
         self.processed += 1
 
