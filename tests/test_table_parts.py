@@ -272,3 +272,18 @@ def test_a_refused_spot_read_again_unchanged_is_not_refused_twice() -> None:
     assert board.changes([(9, "ante", 500)]) == []
     assert board.changes([(9, "ante", 700)]) == [(9, "ante", 700)]
     assert board.changes([]) == [(9, "ante", 0)]
+
+
+def test_a_report_is_noted_on_the_board_or_refused_for_a_seat_or_spot_the_table_lacks() -> None:
+    """Each report is noted at one look when the table has the spot, and refused (noted apart,
+    with why) for seat 0, a seat past the table's last and a spot the game does not have."""
+    board = BetBoard(6, ("ante", "bonus"))
+    assert board.report(1, "ante", 500) is None and board.report(6, "bonus", 100) is None
+    assert board.report(0, "ante", 5) == "seat 0 ante: no seat 0 at this table (seats 1-6)"
+    assert board.report(7, "bonus", 5) == "seat 7 bonus: no seat 7 at this table (seats 1-6)"
+    assert board.report(2, "pair_plus", 5) == "seat 2 pair_plus: no spot 'pair_plus' at this game (spots: ante, bonus)"
+    assert board.levels == {(1, "ante"): 500, (6, "bonus"): 100}
+    assert board.refused == {(0, "ante"): 5, (7, "bonus"): 5, (2, "pair_plus"): 5}
+    assert board.report(6, "bonus", 0) is None and board.report(7, "bonus", 0) is not None
+    assert board.levels == {(1, "ante"): 500} and (7, "bonus") not in board.refused
+    assert board.reports == 7

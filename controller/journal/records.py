@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -58,35 +58,52 @@ class MemoryJournal:
         return (JournalRecord(*fields) for fields in self._records[after:])
 
 
-def event_record(event: object) -> tuple[str, dict[str, Any]]:
+_Entry = tuple[str, dict[str, Any]]
+"""An event as a journal entry: its kind and data (:func:`event_record`)."""
+
+
+def event_record(event: object) -> _Entry:
     """An event as a journal entry: its class name and fields (events are frozen, so a shallow
     copy of the fields is enough). A field marked secret (``metadata={"secret": True}``: a PIN, a
-    badge id) is never in it."""
+    badge id) is never in it. How an event of each class is recorded is decided once for the
+    class (:func:`_recorder`)."""
     kind = type(event)
-    plan = _PLANS.get(kind)
-    if plan is None:
-        plan = _PLANS[kind] = _plan(kind)
-    name, names, plain = plan
-    if names is None:
-        return name, {"repr": repr(event)}
-    own = getattr(event, "__dict__", None)
-    if own is not None and len(own) == plain:
-        # every field is an attribute of its own (set by ``__init__``) and there is nothing else:
-        # a copy of them is the same mapping, at a fifth of the cost
-        return name, dict(own)
-    return name, {field: getattr(event, field) for field in names}
+    record = _RECORDERS.get(kind)
+    if record is None:
+        record = _RECORDERS[kind] = _recorder(kind)
+    return record(event)
 
 
-def _plan(kind: type) -> tuple[str, tuple[str, ...] | None, int]:
-    """How :func:`event_record` journals an event of class ``kind``: its name, the names of its
-    fields journaled (None: not a dataclass, journaled as its ``repr``), and how many fields it
-    has when none is secret (-1 when one is: its ``__dict__`` is never copied whole)."""
+_Recorder = Callable[[object], _Entry]
+"""How the events of one class are recorded (:func:`event_record`)."""
+
+
+def _recorder(kind: type) -> _Recorder:
+    """How :func:`event_record` journals an event of class ``kind``: a class that is not a
+    dataclass as its ``repr``; a dataclass by the fields journaled (a secret one left out), read
+    as a copy of its ``__dict__`` when every field is an attribute of its own (set by
+    ``__init__``) and there is nothing else (the same mapping, at a fifth of the cost)."""
+    name = kind.__name__
     if not dataclasses.is_dataclass(kind):
-        return kind.__name__, None, -1
+        return lambda event: (name, {"repr": repr(event)})
     every = dataclasses.fields(kind)
     names = tuple(f.name for f in every if not f.metadata.get("secret"))
-    return kind.__name__, names, len(names) if len(names) == len(every) else -1
+
+    def by_field(event: object) -> _Entry:
+        return name, {field: getattr(event, field) for field in names}
+
+    if len(names) != len(every):  # a secret field: its ``__dict__`` is never copied whole
+        return by_field
+    plain = len(names)
+
+    def own_fields(event: object) -> _Entry:
+        own = getattr(event, "__dict__", None)
+        if own is not None and len(own) == plain:
+            return name, dict(own)
+        return by_field(event)
+
+    return own_fields
 
 
-_PLANS: dict[type, tuple[str, tuple[str, ...] | None, int]] = {}
+_RECORDERS: dict[type, _Recorder] = {}
 """How each event class is journaled (``dataclasses.fields`` is slow to call for every event)."""

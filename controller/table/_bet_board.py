@@ -29,6 +29,8 @@ class BetBoard:
         """The last amount reported on each spot the table does not have (refused, never in a round)."""
         self.reports = 0
         """Counts the reports noted (``levels`` changes only with one: readers keep a copy while it is the same)."""
+        self._known = frozenset((seat, spot) for seat in range(1, seats + 1) for spot in self.spots)
+        """Every ``(seat, spot)`` of the table: a report for one is taken at one look (:meth:`report`)."""
 
     def problem(self, seat: int, spot: str) -> str | None:
         """Why a report for ``seat`` / ``spot`` cannot be taken, or None when the table has that spot."""
@@ -42,6 +44,13 @@ class BetBoard:
         """Note the amount now on a spot (a spot the table does not have is noted as refused);
         returns why the table cannot take it (:meth:`problem`), or None."""
         self.reports += 1
+        key = (seat, spot)
+        if key in self._known:  # almost every report: the table has the spot
+            if cents:
+                self.levels[key] = cents
+            else:
+                self.levels.pop(key, None)
+            return None
         problem = self.problem(seat, spot)
         levels = self.levels if problem is None else self.refused
         if cents:

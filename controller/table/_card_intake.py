@@ -121,11 +121,20 @@ class CardIntake:
             self.misread_index = e.index
             self._holds.hold(f"unreadable card report {e.card!r} (index {e.index}): read it again, enter it, or void")
             return
-        stale = self.count_started_over(e.index)
-        broken = self.count_broken(e.index)
-        if broken is not None:
-            self.ledger.wait(e.index, dealt, f"dealt after a {broken} in the shoe's card numbers")
-            return
+        index, last = e.index, self.ledger.shoe_count
+        if self.misread_index is None and (index == last + 1 or not last):
+            # the shoe's count goes on and no misread card waits (almost every card): the count
+            # neither broke nor started over (:meth:`count_broken`, :meth:`count_started_over`)
+            if self._state.phase is not self._shape.common.hold:
+                self.take(index, dealt)
+                return
+            stale = False
+        else:
+            stale = self.count_started_over(index)
+            broken = self.count_broken(index)
+            if broken is not None:
+                self.ledger.wait(index, dealt, f"dealt after a {broken} in the shoe's card numbers")
+                return
         if self._state.phase is self._shape.common.hold:
             if self.misread_index == e.index:  # the misread card read again
                 self._read_again(dealt, e.index)
@@ -230,11 +239,13 @@ class CardIntake:
 
     def take(self, index: int, dealt: Card) -> None:
         """A card from the shoe while the round is played: placed by the game, or held for."""
-        if not self.expected(index):
+        shape = self._shape
+        opening = self._state.phase is shape.common.no_more_bets
+        if not (opening and shape.card_starts_deal) and not self._dealing():  # :meth:`expected`
             self.ledger.wait(index, dealt, "dealt when none was expected")
             self._holds.hold(f"card {index} from the shoe dealt when none was expected")
             return
-        if self._state.phase is self._shape.common.no_more_bets:
+        if opening:
             self._deal_started()
         elif dealt.index in self.seen_indices():  # a card is its index (no __eq__ per card)
             # its entry: the place it came out of the shoe (a waiting card placed now keeps its own)
@@ -250,14 +261,15 @@ class CardIntake:
     def to_game(self, index: int, dealt: Card) -> None:
         """Give shoe card ``index`` to the game (``on_card``) in its place in the deal; a card
         beyond the deal is never a seat's or a community card: it is burned."""
-        if self.beyond_deal(self._state.dealt):
+        state, shape = self._state, self._shape
+        size = self._deal_size()
+        if size is not None and state.dealt >= size:  # :meth:`beyond_deal`
             self.ledger.not_used(index, str(dealt), BURNED)
             self._display.note(f"shoe card {index}: no place in the deal, burned")
             return
-        if self._shape.card_starts_deal and self._state.phase is self._shape.common.no_more_bets:
+        if shape.card_starts_deal and state.phase is shape.common.no_more_bets:
             self._deal_started()  # a misread first card entered or read again: the deal starts with it
         self.card_index = index
-        state = self._state
         round_no, before, seen = self._seen
         self._on_card(dealt, index)
         if round_no == state.round_no and before == state.dealt - 1:  # the game placed it: one more seen

@@ -83,8 +83,11 @@ class Wagers:
         ``WAGER_STEPS`` and no press journaled before the chip closed it. With ``seat`` and
         ``spot``: a chip on that spot journaled before the closing press (its report waited for
         the spots' state read) still counts."""
-        step = self.step_now()
-        if step._value_ not in self._shape.wager_steps:  # ``.value``: a descriptor call in Python
+        state, shape = self._state, self._shape
+        step = state.phase
+        if step is shape.common.hold and state.held_from is not None:  # :meth:`step_now`
+            step = state.held_from
+        if step._value_ not in shape.wager_steps:  # ``.value``: a descriptor call in Python
             return None
         if step is self.closed_by_press and not (
             seat is not None and spot is not None and self.unread.get((seat, spot)) is False

@@ -102,9 +102,10 @@ class Engine:
         prepare: Callable[[object], object] | None = None,
     ) -> None:
         self.handle = handle
-        self.prepare = prepare or (lambda event: event)
+        self.prepare = prepare
         """What an event is journaled and handled as (a PIN entry: the sign-in it checks to, so the
-        PIN is never journaled); on the controller thread, before the journal is tried."""
+        PIN is never journaled); on the controller thread, before the journal is tried. None: the
+        event itself."""
         self._delivered: dict[int, object] = {}
         """The event a device delivered, by the id of what it was prepared as while that is being
         recorded: its link acknowledges (or asks again for) what it delivered."""
@@ -113,7 +114,7 @@ class Engine:
         self.on_journal_error = on_journal_error or (lambda reason: None)
         """Told when the journal cannot be written, and whenever the reason changes (the table
         holds; the event is not acted on)."""
-        self.on_recorded = on_recorded or (lambda event: None)
+        self.on_recorded = on_recorded
         """Told each event once its record is committed (its device may now be acknowledged)."""
         self.on_refused = on_refused or (lambda event: False)
         """Told each event the journal refused; True when its device will send it again."""
@@ -145,10 +146,12 @@ class Engine:
         """Journal and handle one event (the controller thread, or a test driving it directly).
         An event that cannot be recorded is not acted on: its device sends it again, or it waits
         in memory, and it is taken in order once the journal can be written."""
-        prepared = self.prepare(event)
-        if prepared is not event:
-            self._delivered[id(prepared)] = event
-            event = prepared
+        prepare = self.prepare
+        if prepare is not None:
+            prepared = prepare(event)
+            if prepared is not event:
+                self._delivered[id(prepared)] = event
+                event = prepared
         if self.failing and not self.retry():
             self._refuse(event)
             return
@@ -177,21 +180,26 @@ class Engine:
         try:
             self.current_seq = self.journal.append(kind, data, event=True)
         except JournalError as exc:
-            reason = exc.reason if isinstance(exc, JournalFull) else str(exc)
-            key = "disk full" if isinstance(exc, JournalFull) else reason  # the free bytes may change
-            first, changed = not self.failing, key != self._problem_key
-            self.failing, self._problem_key = True, key
-            if first or changed:
-                self.journal_problem = reason
-                log.error(
-                    "journal: %s: the table holds; nothing is acted on or acknowledged to a device until the "
-                    "journal can be written, then every event is taken again in order",
-                    exc,
-                )
-                self.on_journal_error(reason)
-            self._schedule_retry()
+            self._journal_failed(exc)
             return False
         return True
+
+    def _journal_failed(self, exc: JournalError) -> None:
+        """The journal refused a record: the table holds (told once, and whenever the reason
+        changes) and the journal is tried again later."""
+        reason = exc.reason if isinstance(exc, JournalFull) else str(exc)
+        key = "disk full" if isinstance(exc, JournalFull) else reason  # the free bytes may change
+        first, changed = not self.failing, key != self._problem_key
+        self.failing, self._problem_key = True, key
+        if first or changed:
+            self.journal_problem = reason
+            log.error(
+                "journal: %s: the table holds; nothing is acted on or acknowledged to a device until the "
+                "journal can be written, then every event is taken again in order",
+                exc,
+            )
+            self.on_journal_error(reason)
+        self._schedule_retry()
 
     def _record(self, event: object) -> None:
         if not self._append(event):
@@ -201,7 +209,13 @@ class Engine:
 
     def _acted_on(self, event: object) -> None:
         """``event`` is recorded: its device may be acknowledged, and the table acts on it."""
-        self.on_recorded(self._delivered.pop(id(event), event))
+        on_recorded, delivered = self.on_recorded, self._delivered
+        if delivered:  # only while an event prepared as another is recorded (a PIN entry)
+            got = delivered.pop(id(event), event)
+            if on_recorded is not None:
+                on_recorded(got)
+        elif on_recorded is not None:
+            on_recorded(event)
         self.handle(event)
         self.processed += 1
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import Enum
+from functools import partial
 from typing import Any, ClassVar, TypeVar
 
 from controller.configuration import TableConfig
@@ -165,6 +166,8 @@ class RoundTable:
         self._build_parts(table)
         self._routes = self.routes()
         """The handler of each kind of event (a kind not in it changes nothing: command results)."""
+        self._paths: dict[type, Handler] = {kind: self._path(kind) for kind in self._routes}
+        """The path each kind of event takes through :meth:`handle` (:meth:`_path`)."""
 
     def _build_parts(self, table: TableConfig) -> None:
         """The collaborators, each given only what it uses (the machine's triggers are bound now)."""
@@ -604,34 +607,90 @@ class RoundTable:
     # --- events ---------------------------------------------------------------------------------
 
     def handle(self, event: object) -> None:
-        """Act on one event from the queue (the controller thread only)."""
-        press = event if isinstance(event, ButtonChanged) else None
-        if press is not None and not press.pressed and press.button != "supervisor_key":
-            return  # a button let go: nothing changes, the screen stays
-        if isinstance(event, (ButtonChanged, SpotReport)):
-            when = self.links.rereading(event.device, event.at)
-            if when is not None:
-                self.journal_outage_event(event, when)
-                return
-        if press is not None and press.pressed:
-            self.display.pressed(press.button)
-        if isinstance(event, SpotReport) and not self.wagers.on_board(event):
-            self.display.show()
-            return
+        """Act on one event from the queue (the controller thread only): along the path of its
+        kind (:meth:`_path`), chosen once for each kind."""
         kind = type(event)
+        path = self._paths.get(kind)
+        if path is None:  # a kind first seen now (a device's reply to a command)
+            path = self._paths[kind] = self._path(kind)
+        path(event)
+
+    def _path(self, kind: type) -> Handler:
+        """The path an event of ``kind`` takes through :meth:`handle`: only the checks that kind
+        needs. A press and a spot report are first checked against a device read again after an
+        outage; a press is read by the screen first (a notice takes confirm, next and previous);
+        a spot report for a spot the table does not have is refused; a kind with no handler
+        (a command's result) changes nothing, and the screen stays."""
         handler = self._routes.get(kind)
-        if press is not None and press.pressed and self.display.button(press.button):
-            pass  # read first: a notice takes confirm, next and previous; long details page
-        elif handler is not None:  # events the table does not act on (command results) change nothing
-            self.display.new_event()
-            handler(event)
-            if self.ledger.waiting:
-                self.intake.waiting_for_the_deal()
-            if kind is CardDealt and self.state.phase._value_ not in self.shape.dealing_states:
-                # a card outside the deal may be one a game's details show; while dealing they
-                # never show the cards dealt (:meth:`screen_details`)
-                self.state.screen_changed()
+        if issubclass(kind, ButtonChanged):
+            return partial(self._press, handler)
+        if issubclass(kind, SpotReport):
+            return partial(self._spot_report, handler)
+        if handler is None:
+            return self._unrouted
+        if kind is CardDealt:
+            return partial(self._card_dealt, handler)
+        return partial(self._routed, handler)
+
+    def _unrouted(self, event: object) -> None:
+        """A kind the table does not act on (a command's result): the screen only."""
         self.display.show()
+
+    def _routed(self, handler: Handler, event: object) -> None:
+        """An event its kind's handler acts on; then cards that waited while none was expected
+        go to the supervisor once the deal is expected, and the screen is shown."""
+        display = self.display
+        display.new_event()
+        handler(event)
+        if self.ledger.waiting:
+            self.intake.waiting_for_the_deal()
+        display.show()
+
+    def _card_dealt(self, handler: Handler, event: CardDealt) -> None:
+        """A card from the shoe (:meth:`_routed`). A card outside the deal may be one a game's
+        details show; while dealing they never show the cards dealt (:meth:`screen_details`)."""
+        display = self.display
+        display.new_event()
+        handler(event)
+        if self.ledger.waiting:
+            self.intake.waiting_for_the_deal()
+        state = self.state
+        if state.phase._value_ not in self.shape.dealing_states:  # ``.value``: a descriptor call
+            state.screen_changed()
+        display.show()
+
+    def _spot_report(self, handler: Handler | None, event: SpotReport) -> None:
+        """A spot report: not acted on from spots read again, refused for a spot the table does
+        not have (:meth:`._wagers.Wagers.on_board`), else acted on (:meth:`_routed`)."""
+        when = self.links.rereading(event.device, event.at)
+        if when is not None:
+            self.journal_outage_event(event, when)
+        elif not self.wagers.on_board(event) or handler is None:
+            self.display.show()
+        else:
+            self._routed(handler, event)
+
+    def _press(self, handler: Handler | None, event: ButtonChanged) -> None:
+        """A press (or the supervisor's key): a button let go changes nothing, and the screen
+        stays; not acted on from a panel read again; read first by the screen (a notice takes
+        confirm, next and previous; long details page), else acted on (:meth:`_routed`)."""
+        pressed = event.pressed
+        if not pressed and event.button != "supervisor_key":
+            return
+        when = self.links.rereading(event.device, event.at)
+        if when is not None:
+            self.journal_outage_event(event, when)
+            return
+        display = self.display
+        if pressed:
+            display.pressed(event.button)
+            if display.button(event.button):
+                display.show()
+                return
+        if handler is None:
+            display.show()
+        else:
+            self._routed(handler, event)
 
     def changes_nothing(self, event: object) -> bool:
         """True when handling ``event`` changes nothing the table shows: a button let go (other
