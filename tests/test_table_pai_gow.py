@@ -551,11 +551,12 @@ def test_each_round_is_read_ranked_and_settled_once(monkeypatch: pytest.MonkeyPa
         _play_round(t, shoe, seats)
         result = t.m.rounds[-1]
         assert calls == {"read": 1, "house": 1 + len(seats), "ranked": 0, "steps": len(seats)}, calls
+        assert _rules._KEPT_READING is None, "the round's reading is dropped once the settlement read it"
         assert result.settlement is not None
         assert result.settlement.to_json() == settle(real_read(result.record, TABLE), TABLE).to_json()
 
 
-def test_the_settlements_reading_reads_as_a_reading_in_full() -> None:
+def test_the_settlements_reading_reads_as_a_reading_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 42 item 5: the record read again from the table's kept reading (only the seats' sets
     read) gives what a reading in full gives, its problems included, for every way a seat's set
     is written, and is read in full when anything else of the record differs."""
@@ -578,23 +579,24 @@ def test_the_settlements_reading_reads_as_a_reading_in_full() -> None:
         seat.update(fields)
         return record
 
-    variants = [
-        base,
-        with_seat(2, high=two[0], low=two[1]),
-        with_seat(2, high=two[1] + " " + two[0].split()[0], low=" ".join(two[0].split()[1:3])),  # not 5 and 2
-        with_seat(5, foul=True),
-        with_seat(5, foul="yes"),
-        with_seat(2, high=two[0]),
-        with_seat(2, set="by hand"),
-        with_seat(2, high=two[0], low="2c 3c"),
-        with_seat(2, high=two[0], low=two[1], set="house_way"),
-        with_seat(2, high=two[0], low=two[1], colour="red"),  # no seat's key: read in full
-        with_seat(5, wagers={"pai_gow": 1200}),  # another wager: read in full
-        with_seat(5, cards=format_cards(hands[2])),  # other cards: read in full (a card dealt twice)
-        {**base, "seats": {int(k): v for k, v in base["seats"].items()}},  # seats keyed by numbers
-        {**base, "remaining": True},
+    variants = [  # each with whether it is read again from the kept reading, without a problem
+        (base, True),
+        (with_seat(2, high=two[0], low=two[1]), True),
+        (with_seat(2, high=two[1] + " " + two[0].split()[0], low=" ".join(two[0].split()[1:3])), False),  # not 5 and 2
+        (with_seat(5, foul=True), True),
+        (with_seat(5, foul="yes"), False),
+        (with_seat(2, high=two[0]), False),
+        (with_seat(2, set="by hand"), False),
+        (with_seat(2, high=two[0], low="2c 3c"), False),
+        (with_seat(2, high=two[0], low=two[1], set="house_way"), True),
+        (with_seat(2, high=two[0], low=two[1], colour="red"), False),  # no seat's key: read in full
+        (with_seat(5, wagers={"pai_gow": 1200}), False),  # another wager: read in full
+        (with_seat(5, cards=format_cards(hands[2])), False),  # other cards: read in full (a card dealt twice)
+        ({**base, "seats": {int(k): v for k, v in base["seats"].items()}}, False),  # seats keyed by numbers
+        ({**base, "remaining": True}, False),
     ]
-    for record in variants:
+    for record, read_again in variants:
+        monkeypatch.setattr(_rules, "_KEPT_READING", kept)
         try:
             expected: object = _rules._read_in_full(record, TABLE)
         except RecordError as exc:
@@ -604,4 +606,5 @@ def test_the_settlements_reading_reads_as_a_reading_in_full() -> None:
         except RecordError as exc:
             got = exc.problems
         assert got == expected, record
-    assert _rules._KEPT_READING is kept, "read again, never replaced but by the table's next round"
+        # read again once: then dropped (a later reading of the round, a re-settlement, is in full)
+        assert (_rules._KEPT_READING is None) is read_again, record

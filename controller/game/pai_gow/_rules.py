@@ -220,12 +220,13 @@ def read_round(data: Mapping[str, Any], table: TableConfig, *, keep: bool = Fals
     round's: the next replaces it) for the round's second reading at its settlement, where only
     the seats' sets are read again when nothing else of the record differs (compared as the JSON
     it is written as, exactly): what is read is what a reading in full reads, the same problems
-    included."""
+    included; once read again, it is dropped."""
     global _KEPT_READING
     kept = _KEPT_READING  # one read: another thread's round replaces it at once
     if kept is not None and kept.table is table and data.get("dealer") == kept.dealer:
         again = _read_sets_again(data, kept)
         if again is not None:
+            _KEPT_READING = None  # read again once: any later reading is in full
             return again
     rnd = _read_in_full(data, table)
     if keep:
@@ -255,7 +256,8 @@ class _Reading:
 
 
 _KEPT_READING: _Reading | None = None
-"""The table's reading of its round, kept for the settlement's (:func:`read_round`'s ``keep``)."""
+"""The table's reading of its round, kept for the settlement's (:func:`read_round`'s ``keep``):
+dropped once used, replaced by the next round's."""
 
 
 def _unset(data: Mapping[str, Any]) -> str | None:
