@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 from table_helpers import FedTable
@@ -15,7 +15,8 @@ from controller.configuration import config_dir, load_table
 from controller.game.pai_gow._deal import DEALER, deal
 from controller.game.pai_gow._house_way import Decision
 from controller.game.pai_gow._machine import PaiGowTable, Phase
-from controller.game.record import record_json, settle_record
+from controller.game.pai_gow._rules import settle
+from controller.game.record import RecordError, record_json, settle_record
 from controller.table.engine import JournalFault
 from controller.vocab import Card, deck, format_cards
 from drivers.bet_spots import SpotReport
@@ -496,3 +497,114 @@ def test_each_round_deals_by_its_own_dice_total_and_notes_its_own_seats() -> Non
             t.feed(ShoeStatus(device="shoe", stub_count=t.m.stub.expected, deck_size=53))
         assert t.m.phase is Phase.BETTING, t.m.holds.reason
         assert t.m.rounds[-1].settlement is not None
+
+
+def _play_round(t: Table, shoe: Sequence[Card], seats: Sequence[int]) -> None:
+    """One round at ``seats`` dealt from ``shoe``: seat ``seats[-1]`` (turned first) confirms
+    another set than the house way's, the next a foul, the rest the house way's."""
+    for seat in seats:
+        t.spot(seat, "pai_gow", 1000)
+    t.press("no_more_bets", "confirm")
+    for i, c in enumerate(shoe[:49], start=1):
+        t.feed(CardDealt(device="shoe", card=str(c), index=i, quality=100))
+    t.feed(ShoeStatus(device="shoe", stub_count=4, deck_size=53))
+    t.press("confirm", "confirm")  # the players' hands set; the dealer's set confirmed
+    t.press("next", "confirm", "confirm")  # the first seat turned: another set, its step confirmed
+    t.press("fold", "confirm")  # the next: a foul
+    _confirm_through(t)
+    while t.m.phase is Phase.COUNT_STUB:
+        t.feed(ShoeStatus(device="shoe", stub_count=t.m.stub.expected, deck_size=53))
+    assert t.m.phase is Phase.BETTING, t.m.holds.reason
+
+
+def test_each_round_is_read_ranked_and_settled_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 42 item 5: a round's record is read in full once (when the dealer's hand is set; the
+    settlement's reading reads only the seats' sets again), each hand is set by the house way
+    once, the dealer's and each wagered seat's (the settlement plays the seat's house-way set the table showed: also for a foul), a set
+    the dealer recorded is not ranked again, and each seat's steps are made once (for the step
+    shown as it is turned, read again by the settlement); each round anew, and what is paid is
+    what the record, read in full, pays."""
+    from controller.game.pai_gow import _house_way, _rules
+
+    for name, empty in (("_KEPT_READING", None), ("_LAST_ROUND", (None, None)), ("_LAST_SEATS", (None, {}))):
+        monkeypatch.setattr(_rules, name, empty)  # nothing kept from another test's round
+    calls: dict[str, int] = {"read": 0, "house": 0, "ranked": 0, "steps": 0}
+
+    def counted(key: str, real: Callable[..., object]) -> Callable[..., object]:
+        def call(*args: object, **kwargs: object) -> object:
+            calls[key] += 1
+            return real(*args, **kwargs)
+
+        return call
+
+    real_read = _rules._read_in_full
+    monkeypatch.setattr(_rules, "_read_in_full", counted("read", real_read))
+    monkeypatch.setattr(_house_way.HouseWay, "set", counted("house", _house_way.HouseWay.set))
+    monkeypatch.setattr(_rules, "set_dealt", counted("ranked", _rules.set_dealt))
+    monkeypatch.setattr(_rules._Steps, "add_seat", counted("steps", _rules._Steps.add_seat))
+    t = Table()
+    second = list(SHOE)
+    random.Random(5).shuffle(second)
+    for shoe, seats in ((SHOE, (1, 3, 4, 6)), (second, (2, 5, 6))):
+        for key in calls:
+            calls[key] = 0
+        _play_round(t, shoe, seats)
+        result = t.m.rounds[-1]
+        assert calls == {"read": 1, "house": 1 + len(seats), "ranked": 0, "steps": len(seats)}, calls
+        assert _rules._KEPT_READING is None, "the round's reading is dropped once the settlement read it"
+        assert result.settlement is not None
+        assert result.settlement.to_json() == settle(real_read(result.record, TABLE), TABLE).to_json()
+
+
+def test_the_settlements_reading_reads_as_a_reading_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 42 item 5: the record read again from the table's kept reading (only the seats' sets
+    read) gives what a reading in full gives, its problems included, for every way a seat's set
+    is written, and is read in full when anything else of the record differs."""
+    from controller.game.pai_gow import _rules
+
+    t = Table()
+    t.to_setting()  # seats 2 and 5, the dealer's hand set: the record read and kept
+    kept = _rules._KEPT_READING
+    assert kept is not None and kept.table is TABLE
+    base = t.m.round_record()
+    hands = {n: t.m.hands[n] for n in (2, 5)}
+    way = {n: _rules.house_way("foxwoods").set(hands[n], dict(TABLE.options)).set for n in (2, 5)}
+    two = format_cards(way[2].high.cards), format_cards(way[2].low.cards)
+
+    def with_seat(n: int, **fields: object) -> dict[str, object]:
+        record = json.loads(json.dumps(base))
+        seat = record["seats"][str(n)]
+        if fields.keys() & {"high", "low", "foul", "set"}:
+            seat.pop("set", None)
+        seat.update(fields)
+        return record
+
+    variants = [  # each with whether it is read again from the kept reading, without a problem
+        (base, True),
+        (with_seat(2, high=two[0], low=two[1]), True),
+        (with_seat(2, high=two[1] + " " + two[0].split()[0], low=" ".join(two[0].split()[1:3])), False),  # not 5 and 2
+        (with_seat(5, foul=True), True),
+        (with_seat(5, foul="yes"), False),
+        (with_seat(2, high=two[0]), False),
+        (with_seat(2, set="by hand"), False),
+        (with_seat(2, high=two[0], low="2c 3c"), False),
+        (with_seat(2, high=two[0], low=two[1], set="house_way"), True),
+        (with_seat(2, high=two[0], low=two[1], colour="red"), False),  # no seat's key: read in full
+        (with_seat(5, wagers={"pai_gow": 1200}), False),  # another wager: read in full
+        (with_seat(5, cards=format_cards(hands[2])), False),  # other cards: read in full (a card dealt twice)
+        ({**base, "seats": {int(k): v for k, v in base["seats"].items()}}, False),  # seats keyed by numbers
+        ({**base, "remaining": True}, False),
+    ]
+    for record, read_again in variants:
+        monkeypatch.setattr(_rules, "_KEPT_READING", kept)
+        try:
+            expected: object = _rules._read_in_full(record, TABLE)
+        except RecordError as exc:
+            expected = exc.problems
+        try:
+            got: object = _rules.read_round(record, TABLE)
+        except RecordError as exc:
+            got = exc.problems
+        assert got == expected, record
+        # read again once: then dropped (a later reading of the round, a re-settlement, is in full)
+        assert (_rules._KEPT_READING is None) is read_again, record

@@ -35,7 +35,7 @@ from enum import Enum
 from controller.game.pai_gow import DEFINITION
 from controller.game.pai_gow._deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
 from controller.game.pai_gow._house_way import house_way
-from controller.game.pai_gow._rules import PaiGowSeat, RoundSettler, read_round
+from controller.game.pai_gow._rules import KnownSets, PaiGowSeat, RoundSettler, read_round
 from controller.game.record import RecordError
 from controller.hands.paigow import HandSet, legal_sets
 from controller.table.engine import StartDrawn
@@ -176,6 +176,9 @@ class PaiGowTable(RoundTable):
         the dealer's own set, and the seat before, are confirmed)."""
         self.markers: set[int] = set()  # seats with an envy marker (11.15(c))
         self.set_shown = ""
+        self.house_sets: dict[int, HandSet] = {}
+        """Each turned seat's set by the house way, made once a round (shown first, and played by
+        the settlement where the dealer confirms it or the set is a foul)."""
         self.settler: RoundSettler | None = None
         """This round's settlement, its shared part computed once, when the dealer's hand is set."""
 
@@ -336,8 +339,12 @@ class PaiGowTable(RoundTable):
         n = self.setting[len(self.sets)]
         if n not in self.turned:
             self.turned.append(n)
-        way = house_way(self.option("house_way", str)).set(self.hands[n], dict(self.config.options))
-        self.options, self.option_index, self.all_listed = [way.set], 0, False
+        way = self.house_sets.get(n)
+        if way is None:
+            way = self.house_sets[n] = (
+                house_way(self.option("house_way", str)).set(self.hands[n], dict(self.config.options)).set
+            )
+        self.options, self.option_index, self.all_listed = [way], 0, False
         self.show_option(n, "house way")
 
     def notice_confirmed(self, notice: Notice) -> None:
@@ -366,7 +373,7 @@ class PaiGowTable(RoundTable):
             # (strings, numbers, booleans, objects with string keys), so it is what its JSON reads
             # back as (controller.game.record.settle_written relies on the same), read without the
             # round trip
-            return RoundSettler(read_round(self.round_record(), self.config), self.config)
+            return RoundSettler(read_round(self.round_record(), self.config, keep=True), self.config)
         except RecordError:
             return None
 
@@ -379,7 +386,7 @@ class PaiGowTable(RoundTable):
         high, low = (chosen.high.cards, chosen.low.cards) if chosen is not None else (None, None)
         seat = self.seats[n]
         mine = PaiGowSeat(n, dict(seat.wagers), tuple(self.hands[n]), high, low, foul=chosen is None)
-        step = self.settler.pai_gow_step(mine)
+        step = self.settler.pai_gow_step(mine, KnownSets(chosen, self.house_sets.get(n)))
         return [step] if step is not None else []
 
     def settle_now(self, steps: list[Step]) -> None:

@@ -35,6 +35,7 @@ dealer checks the hands: digest 3.4 item 5).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -65,6 +66,7 @@ from controller.wagers import (
 
 __all__ = [
     "SPEC",
+    "KnownSets",
     "PaiGowSeat",
     "PaiGowRound",
     "RoundSettler",
@@ -210,9 +212,103 @@ def _empty(
     return empty
 
 
-def read_round(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
+def read_round(data: Mapping[str, Any], table: TableConfig, *, keep: bool = False) -> PaiGowRound:
     """Check a round record; raises ``RecordError`` listing all problems. A bad deal is not a
-    problem of the record but a misdeal, recorded in the round."""
+    problem of the record but a misdeal, recorded in the round.
+
+    ``keep``: the table's reading of its own round when the dealer's hand is set, kept (one
+    round's: the next replaces it) for the round's second reading at its settlement, where only
+    the seats' sets are read again when nothing else of the record differs (compared as the JSON
+    it is written as, exactly): what is read is what a reading in full reads, the same problems
+    included; once read again, it is dropped."""
+    global _KEPT_READING
+    kept = _KEPT_READING  # one read: another thread's round replaces it at once
+    if kept is not None and kept.table is table and data.get("dealer") == kept.dealer:
+        again = _read_sets_again(data, kept)
+        if again is not None:
+            _KEPT_READING = None  # read again once: any later reading is in full
+            return again
+    rnd = _read_in_full(data, table)
+    if keep:
+        _KEPT_READING = _keep_reading(data, table, rnd)
+    return rnd
+
+
+_SET_KEYS = frozenset({"set", "high", "low", "foul"})
+"""A seat's keys that write its set: what the table writes into its round record between its two
+readings of it (the dealer's hand set; the settlement)."""
+
+
+@quick_init
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """A round record read without a problem nor a misdeal, kept for its second reading."""
+
+    table: TableConfig
+    dealer: object
+    """The record's ``dealer``, compared first (another round's differs)."""
+    unset: str
+    """The record less its seats' sets, as JSON: compared exactly (types and order included)."""
+    keys: frozenset[str]
+    """The seats' keys (each the seat's number as the table writes it)."""
+    seats: tuple[PaiGowSeat, ...]
+    rnd: PaiGowRound
+
+
+_KEPT_READING: _Reading | None = None
+"""The table's reading of its round, kept for the settlement's (:func:`read_round`'s ``keep``):
+dropped once used, replaced by the next round's."""
+
+
+def _unset(data: Mapping[str, Any]) -> str | None:
+    """``data`` less its seats' sets, as JSON; ``None`` when it is not a record read again from
+    what was kept (a seat that is no object, or with a key of no seat, or a value JSON cannot hold)."""
+    raw_seats = data.get("seats")
+    if not isinstance(raw_seats, dict):
+        return None
+    seats: dict[object, object] = {}
+    for key, raw in raw_seats.items():
+        if not isinstance(raw, dict) or not raw.keys() <= _SEAT_KEYS:
+            return None
+        seats[key] = {k: v for k, v in raw.items() if k not in _SET_KEYS}
+    try:
+        return json.dumps({**data, "seats": seats}, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return None
+
+
+def _keep_reading(data: Mapping[str, Any], table: TableConfig, rnd: PaiGowRound) -> _Reading | None:
+    unset = _unset(data)
+    keys = frozenset(str(s.seat) for s in rnd.seats)
+    if rnd.misdeal or unset is None or data["seats"].keys() != keys:
+        return None
+    seats = tuple(PaiGowSeat(s.seat, s.wagers, s.cards, None, None) for s in rnd.seats)
+    return _Reading(table, data.get("dealer"), unset, keys, seats, rnd)
+
+
+def _read_sets_again(data: Mapping[str, Any], kept: _Reading) -> PaiGowRound | None:
+    """``data`` read from ``kept`` where only its seats' sets differ from the record ``kept`` was
+    read from (they are read here as :func:`_read_in_full` reads them, in the same order, with the
+    same problems); ``None`` when anything else differs."""
+    raw_seats = data.get("seats")
+    if _unset(data) != kept.unset or not isinstance(raw_seats, dict) or raw_seats.keys() != kept.keys:
+        return None
+    problems = Problems()
+    seats = []
+    for base in kept.seats:
+        path = f"$.seats.{base.seat}"
+        raw = raw_seats[str(base.seat)]
+        foul = problems.flag(path, raw, "foul")
+        chosen = None if foul else _player_set(problems, path, raw, base.cards)
+        high, low = chosen or (None, None)
+        seats.append(PaiGowSeat(base.seat, dict(base.wagers), base.cards, high, low, foul))
+    problems.raise_if_any()
+    r = kept.rnd
+    return PaiGowRound(tuple(seats), r.dealer, r.dealer_set, r.start, r.remaining, r.empty, r.misdeal)
+
+
+def _read_in_full(data: Mapping[str, Any], table: TableConfig) -> PaiGowRound:
+    """:func:`read_round`: every part of the record read and checked."""
     problems = Problems()
     o = pai_gow_options(table)
     method, value = _start(problems, data, o, table)
@@ -519,24 +615,56 @@ def _read_of_seats(rnd: PaiGowRound) -> list[tuple[object, ...]]:
     return [(s.seat, s.cards, s.wagers.get("bonus", 0), "insurance" in s.wagers) for s in rnd.seats]
 
 
-def _seat_set(seat: PaiGowSeat, r: _Round, hands: dict[str, Mapping[str, str]]) -> tuple[HandSet, bool]:
+@quick_init
+@dataclass(frozen=True, slots=True)
+class KnownSets:
+    """What the table already knows of one seat's sets: the set the dealer recorded (``None``: a
+    foul, or not recorded yet) and the house way's set of its seven cards (``None``: not made
+    yet). The settlement plays these rather than ranking the same cards again; a set whose cards
+    are not the seat's is not used."""
+
+    chosen: HandSet | None = None
+    house: HandSet | None = None
+
+
+_NOTHING_KNOWN = KnownSets()
+
+
+def _seat_set(
+    seat: PaiGowSeat, r: _Round, hands: dict[str, Mapping[str, str]], known: KnownSets = _NOTHING_KNOWN
+) -> tuple[HandSet, bool]:
     """The set a seat's pai gow wager plays, and whether it is a foul that forfeits (a foul is
-    set again by the house way under ``foul_policy: reset_by_house_way``, noted in ``hands``)."""
+    set again by the house way under ``foul_policy: reset_by_house_way``, noted in ``hands``);
+    the sets in ``known`` are played as they are (the same cards ranked give the same set)."""
     o = r.options
     if seat.foul:
-        chosen, fouled = r.way.set(seat.cards, dict(o)).set, True
+        chosen, fouled = _house_set(seat, r, known), True
         if o["foul_policy"] == "reset_by_house_way":
             fouled = False
             hands["reset"] = {"why": "foul reset by the house way"}
     elif seat.high is not None and seat.low is not None:
-        chosen = set_dealt(seat.high, seat.low)
+        given = known.chosen
+        if given is not None and given.high.cards == seat.high and given.low.cards == seat.low:
+            chosen = given
+        else:
+            chosen = set_dealt(seat.high, seat.low)
         fouled = chosen.foul
         if fouled and o["foul_policy"] == "reset_by_house_way":
-            chosen, fouled = r.way.set(seat.cards, dict(o)).set, False
+            chosen, fouled = _house_set(seat, r, known), False
             hands["reset"] = {"why": "foul reset by the house way"}
     else:
-        chosen, fouled = r.way.set(seat.cards, dict(o)).set, False
+        chosen, fouled = _house_set(seat, r, known), False
     return chosen, fouled
+
+
+def _house_set(seat: PaiGowSeat, r: _Round, known: KnownSets) -> HandSet:
+    """The house way's set of ``seat``'s cards: the one ``known`` gives when it is of these cards."""
+    house = known.house
+    if house is not None and sorted(c.index for c in (*house.high.cards, *house.low.cards)) == sorted(
+        c.index for c in seat.cards
+    ):
+        return house
+    return r.way.set(seat.cards, dict(r.options)).set
 
 
 def _bonus_result(stake: int, mine: _Premium, bonus_table: Paytable) -> WagerResult:
@@ -578,11 +706,14 @@ def _envy_result(seat: PaiGowSeat, r: _Round) -> WagerResult | None:
     return WagerResult("envy", 0, Result.WIN, total, why)
 
 
-def _seat_settlement(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlement:
-    """Every wager of one seat settled, its payout caps applied, and its hands as recall shows them."""
+def _seat_settlement(
+    seat: PaiGowSeat, r: _Round, table: TableConfig, known: KnownSets = _NOTHING_KNOWN
+) -> SeatSettlement:
+    """Every wager of one seat settled, its payout caps applied, and its hands as recall shows
+    them (the sets in ``known``: what the table has already ranked of this seat's cards)."""
     w = seat.wagers
     hands: dict[str, Mapping[str, str]] = {}
-    chosen, fouled = _seat_set(seat, r, hands)
+    chosen, fouled = _seat_set(seat, r, hands, known)
     hands["set"] = chosen.to_json()
     wagers = [_pai_gow_wager(w["pai_gow"], chosen, r.dealer.set, fouled, r.options)]
     mine = r.premium[seat.seat]
@@ -599,16 +730,21 @@ def _seat_settlement(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSet
     return SeatSettlement(seat.seat, tuple(capped), hands, caps)
 
 
-_LAST_SEATS: tuple[_Round | None, dict[int, tuple[PaiGowSeat, SeatSettlement, int | None]]] = (None, {})
+_LAST_SEATS: tuple[_Round | None, dict[int, tuple[PaiGowSeat, SeatSettlement, int | None, _Steps]]] = (None, {})
 """The seats settled with the last shared part, by seat number, each with the seat and the payout
-cap it was settled with: everything :func:`_seat_settlement` reads besides it (the table shows
-each seat's pai gow step as its hand is turned, and settles the round at its end: each seat once)."""
+cap it was settled with (everything :func:`_seat_settlement` reads besides it) and its part of
+each step (the table shows each seat's pai gow step as its hand is turned, and settles the round
+at its end: each seat, and its steps, once)."""
 
 
-def _seat_once(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlement:
-    """:func:`_seat_settlement`, made again only for a seat, a shared part (the same object: kept
-    by :func:`_round_once`) or a payout cap it was not made for (the paytables whose caps apply
-    are the shared part's own)."""
+def _seat_once(
+    seat: PaiGowSeat, r: _Round, table: TableConfig, known: KnownSets = _NOTHING_KNOWN
+) -> tuple[SeatSettlement, _Steps]:
+    """:func:`_seat_settlement` and the seat's part of each step (:meth:`_Steps.add_seat`: read,
+    never changed), made again only for a seat, a shared part (the same object: kept by
+    :func:`_round_once`) or a payout cap they were not made for (the paytables whose caps apply
+    are the shared part's own); ``known`` is not part of the key (a known set is the set the same
+    cards rank as)."""
     global _LAST_SEATS
     shared, seats = _LAST_SEATS  # one read: another thread's round replaces both at once
     if shared is not r:  # another round: nothing kept is its
@@ -618,10 +754,12 @@ def _seat_once(seat: PaiGowSeat, r: _Round, table: TableConfig) -> SeatSettlemen
         kept = seats.get(seat.seat)
         # compared, not hashed: the same cards are the same objects (the deck's own), equal at once
         if kept is not None and kept[2] == table.payout_cap and kept[0] == seat:
-            return kept[1]
-    settled = _seat_settlement(seat, r, table)
-    seats[seat.seat] = (seat, settled, table.payout_cap)
-    return settled
+            return kept[1], kept[3]
+    settled = _seat_settlement(seat, r, table, known)
+    steps = _Steps()
+    steps.add_seat(seat, settled, r)
+    seats[seat.seat] = (seat, settled, table.payout_cap, steps)
+    return settled, steps
 
 
 @quick_init
@@ -673,6 +811,14 @@ class _Steps:
         if is_premium and "bonus" not in w and r.keep_all:  # (d)3iii: only cards (d)1ii kept on the layout
             self.premium_cards.append(Step("premium_cards", seat.seat, (), "premium hand, no bonus wager", DISCARD))
 
+    def extend(self, seat: _Steps) -> None:
+        """A seat's part of each step (:meth:`add_seat`'s), after the seats before it."""
+        self.pai_gow.extend(seat.pai_gow)
+        self.bonus_insurance.extend(seat.bonus_insurance)
+        self.envy.extend(seat.envy)
+        self.premium_cards.extend(seat.premium_cards)
+        self.kept.extend(seat.kept)
+
     def procedure(self, dealer: Step) -> tuple[Step, ...]:
         """The whole procedure: the dealer's hand, then (d)1, (d)2, (d)3 and the cards left."""
         return (dealer, *self.pai_gow, *self.bonus_insurance, *self.envy, *self.premium_cards, *self.kept)
@@ -697,14 +843,13 @@ class RoundSettler:
             return None
         return _dealer_step(self.shared.dealer.rule, self.shared.dealer.set.to_json())
 
-    def pai_gow_step(self, seat: PaiGowSeat) -> Step | None:
+    def pai_gow_step(self, seat: PaiGowSeat, known: KnownSets = _NOTHING_KNOWN) -> Step | None:
         """(d)1: ``seat``'s pai gow wager and its commission, settled with the set ``seat`` gives
-        (the step :func:`settle` shows for it: the other seats' sets do not change it)."""
+        (the step :func:`settle` shows for it: the other seats' sets do not change it); ``known``:
+        the sets of ``seat``'s cards the table has ranked already (not ranked again)."""
         if self.shared is None:
             return None
-        steps = _Steps()
-        steps.add_seat(seat, _seat_once(seat, self.shared, self.table), self.shared)
-        return steps.pai_gow[0]
+        return _seat_once(seat, self.shared, self.table, known)[1].pai_gow[0]
 
     def settle(self) -> Settlement:
         """The whole round settled."""
@@ -720,8 +865,8 @@ class RoundSettler:
         steps = _Steps()
         settled: dict[int, SeatSettlement] = {}
         for seat in order:
-            settled[seat.seat] = _seat_once(seat, r, table)
-            steps.add_seat(seat, settled[seat.seat], r)
+            settled[seat.seat], part = _seat_once(seat, r, table)
+            steps.extend(part)
         return settlement_for(
             "pai_gow",
             table,
