@@ -12,9 +12,14 @@ A span of records is folded when it is closed and safe:
 
 Each span is folded in one SQLite transaction: the block and its kinds inserted and the rows
 deleted together, so a crash or an error leaves either the rows or the block, never both and
-never neither. Before the rows go, the block is decoded again (every record's hash computed
-again with the journal's key) and compared with the rows, field by field: a block that would not
-show exactly what the rows show is not written, and the rows stay.
+never neither. Before the rows go, the block is decoded again and compared with the rows, field
+by field, and the rows are verified: a block that would not show exactly what the rows show, or
+rows that do not hash as they say, are not written, and the rows stay. Rows the writer itself
+wrote and still holds in memory (:attr:`SqliteJournal.written <controller.journal.store.SqliteJournal.written>`)
+are verified by being equal to those, field by field, without computing their hashes a second time
+(issue 41 item 6: they were half of the hashes a simulated round computed); any other row (written
+by another process, by the table before a restart, or changed in the file since it was written)
+has its hash computed again with the journal's key, as before.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from controller.journal.compact import BlockError, StoredRecord, decode_block, encode_block
+from controller.journal._written import RecordRow
+from controller.journal.compact import PREFIX_BYTES, Block, BlockError, StoredRecord, decode_block, encode_block
 from controller.journal.store import JournalError, SqliteJournal
 from controller.journal.stored import BLOCK_KINDS, has_blocks
 
@@ -61,14 +67,38 @@ def closed_spans(db: sqlite3.Connection, upto: int | None, most: int | None = No
     return spans
 
 
-def _rows(db: sqlite3.Connection, first: int, last: int) -> list[StoredRecord]:
+def _rows(db: sqlite3.Connection, first: int, last: int) -> list[RecordRow]:
+    """Rows ``first`` to ``last`` as the file holds them (seq, at, kind, event, data, prev, hash)."""
+    return db.execute(
+        "SELECT seq, at, kind, event, data, prev, hash FROM records WHERE seq >= ? AND seq <= ? ORDER BY seq",
+        (first, last),
+    ).fetchall()
+
+
+def _stored(rows: list[RecordRow]) -> list[StoredRecord]:
     return [
         StoredRecord(seq, at, kind, bool(event), data, prev, digest)
-        for seq, at, kind, event, data, prev, digest in db.execute(
-            "SELECT seq, at, kind, event, data, prev, hash FROM records WHERE seq >= ? AND seq <= ? ORDER BY seq",
-            (first, last),
-        )
+        for seq, at, kind, event, data, prev, digest in rows
     ]
+
+
+def _decodes_to(block: Block, rows: list[StoredRecord], key: bytes | None, known: bool) -> bool:
+    """Whether ``block`` decodes to ``rows`` and they verify: with ``known`` (the rows are as this
+    writer wrote them, hashes included) read back without hashing, each record's fields and the
+    block's ends compared; else every record hashed again with ``key`` (:func:`decode_block`
+    raises :class:`BlockError` naming a record that does not hash as it says)."""
+    if not known:
+        return decode_block(block, key) == rows
+    back = decode_block(block, check=False)
+    return (
+        len(back) == len(rows)
+        and all(
+            (b.seq, b.at, b.kind, b.event, b.data) == (r.seq, r.at, r.kind, r.event, r.data)
+            for b, r in zip(back, rows, strict=True)
+        )
+        and (back[0].prev, back[-1].hash) == (rows[0].prev, rows[-1].hash)
+        and block.prefixes == b"".join(bytes.fromhex(r.hash)[:PREFIX_BYTES] for r in rows)
+    )
 
 
 def fold_closed_rounds(journal: SqliteJournal, upto: int | None, most: int | None = None) -> FoldResult:
@@ -91,9 +121,11 @@ def fold_closed_rounds(journal: SqliteJournal, upto: int | None, most: int | Non
             raise JournalError(f"{journal.path}: cannot read the rounds to fold: {exc}") from exc
         for first, last in spans:
             try:
-                rows = _rows(journal.db, first, last)
+                raw = _rows(journal.db, first, last)
+                known = raw == journal.written.span(first, last)  # as written here: hashed when written
+                rows = _stored(raw)
                 block = encode_block(rows)
-                if decode_block(block, journal.key) != rows:
+                if not _decodes_to(block, rows, journal.key, known):
                     raise BlockError(f"records {first}..{last}: the block does not decode to its rows")
             except (ValueError, BlockError) as exc:  # BlockError is a JournalError, not a ValueError
                 refused.append(str(exc))
@@ -117,6 +149,7 @@ def fold_closed_rounds(journal: SqliteJournal, upto: int | None, most: int | Non
                         raise sqlite3.OperationalError(f"{deleted} rows to delete, not {len(rows)}")
             except (sqlite3.Error, OSError) as exc:
                 raise journal._write_error(exc) from exc
+            journal.written.forget_through(last)
             blocks += 1
             records += len(rows)
     if refused:

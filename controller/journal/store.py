@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from controller.journal import checkpoint
 from controller.journal._files import FILE_MODE, JournalError, private_folder
 from controller.journal._hashing import UNSIGNED_META, canonical, meta_hash, record_hash, snapshot_hash
+from controller.journal._written import RecordRow, WrittenRows
 from controller.journal.records import JournalRecord
 from controller.journal.stored import hash_at, last_record, read_records, record_at
 
@@ -241,7 +242,7 @@ def _text(raw: bytes) -> str:
 
 MeterDelta = Mapping[tuple[str, str], int]
 
-_RecordRow = tuple[int, float, str, int, str, str, str]
+_RecordRow = RecordRow
 """A ``records`` row: seq, at, kind, event, data (canonical text), prev, hash."""
 
 _INSERT_RECORD = "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -369,6 +370,9 @@ class SqliteJournal:
         anchor = self.meta("anchor_hash") or GENESIS
         self.last_seq: int = int(row[0]) if row else int(self.meta("anchor_seq") or 0)
         self.last_hash: str = str(row[1]) if row else anchor
+        self.written = WrittenRows()
+        """The rows this writer committed, as it wrote them (the fold hashes none of them again)."""
+        self._txn_rows: list[_RecordRow] = []
 
     @classmethod
     def open_readonly(cls, path: Path | str, hmac_key: bytes | None = None) -> SqliteJournal:
@@ -519,20 +523,50 @@ class SqliteJournal:
         return row[0]
 
     def _row(self, kind: str, data: Mapping[str, object], event: bool) -> _RecordRow:
-        """The ``records`` row of the next record, chained to the last one (not written yet)."""
+        """The ``records`` row of the next record, chained to the last one (not written yet; kept
+        in :attr:`written` once its transaction commits)."""
         seq, at, text = self.last_seq + 1, self.clock(), canonical(data)
         digest = record_hash(self.last_hash, seq, at, kind, event, text, self.key)
         self._pending = (seq, digest)
         self._pending_at = at
-        return (seq, at, kind, int(event), text, self.last_hash, digest)
+        row = (seq, at, kind, int(event), text, self.last_hash, digest)
+        self._txn_rows.append(row)
+        return row
 
     @_locked
-    def _commit(self, write: Callable[[], int]) -> int:
+    def _commit(self, write: Callable[[], int], follow_first: bool = False, alone: bool = False) -> int:
+        """Run ``write`` in one transaction, chained after the file's last record; its rows are
+        kept in :attr:`written` once it commits.
+
+        Another process may have appended since this writer's last record (``journal prune
+        --force-unacknowledged`` journals its reason while the table runs). Looking for that before
+        every write cost two queries a record; instead the record is inserted under the next number
+        this writer knows, and when that number is taken (the primary key refuses it: the other
+        process's record) the writer follows the file's head and writes again, in one transaction.
+        ``follow_first``: follow the head before ``write`` (a ``write`` that cannot be run twice,
+        :meth:`append_batch`). ``alone``: ``write`` is one statement (one record, no index nor
+        meters), run as a transaction of its own (SQLite's autocommit: committed, and synced, when
+        the statement returns, as a ``BEGIN`` ... ``COMMIT`` around it would be, two statements
+        fewer a record)."""
         start = (self.last_seq, self.last_hash)
+        self._txn_rows = []
         try:
-            with self._txn():
-                self._follow_head()
-                seq = write()
+            if alone and not self.db.in_transaction:
+                try:
+                    seq = write()
+                except sqlite3.IntegrityError as exc:
+                    with self._txn():
+                        seq = self._write_after_head(write, exc)
+            else:
+                with self._txn():
+                    if follow_first:
+                        self._follow_head()
+                        seq = write()
+                    else:
+                        try:
+                            seq = write()
+                        except sqlite3.IntegrityError as exc:
+                            seq = self._write_after_head(write, exc)
         except (sqlite3.Error, OSError) as exc:
             self.last_seq, self.last_hash = start
             raise self._write_error(exc) from exc
@@ -540,16 +574,27 @@ class SqliteJournal:
             self.last_seq, self.last_hash = start
             raise
         self.last_seq, self.last_hash = self._pending
+        self.written.add(self._txn_rows)
         return seq
 
-    def _follow_head(self) -> None:
-        """Chain to the file's last record (inside the write transaction): another process may have
-        appended since this writer's last record (``journal prune --force-unacknowledged``
-        journals its reason while the table runs), and a writer that chained to its own last record
-        would then fail on every write until restarted."""
+    def _write_after_head(self, write: Callable[[], int], refused: sqlite3.IntegrityError) -> int:
+        """``write`` again after the file's last record (inside the caller's transaction), its first
+        record's number having been ``refused``: another process's record holds it. When the file's
+        head is not past this writer's, the refusal was not that, and is raised."""
+        if not self._follow_head():
+            raise refused
+        self._txn_rows = []
+        return write()
+
+    def _follow_head(self) -> bool:
+        """Chain to the file's last record (inside the write transaction) when it is past this
+        writer's last one (another process appended): a writer that chained to its own last record
+        would then fail on every write until restarted. True when it moved."""
         row = last_record(self.db, blocks=self.schema_version >= 4)  # the writer's schema is this version's
         if row is not None and row[0] > self.last_seq:
             self.last_seq, self.last_hash = int(row[0]), str(row[1])
+            return True
+        return False
 
     def _write_error(self, exc: sqlite3.Error | OSError) -> JournalError:
         """The error to raise for a failed write: :class:`JournalFull` in words for a full disk."""
@@ -560,7 +605,7 @@ class SqliteJournal:
     def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
         """Record ``data`` of ``kind`` (``event``: taken from the queue, replayed on recovery);
         returns its sequence number once it is on disk."""
-        return self._commit(lambda: self._insert(kind, data, event))
+        return self._commit(lambda: self._insert(kind, data, event), alone=True)
 
     def append_round(self, round_no: int, data: dict[str, Any], meters: MeterDelta) -> int:
         """Record a finished round (``RoundSettled``), index it and add ``meters`` to the running
@@ -610,7 +655,7 @@ class SqliteJournal:
             return seqs[-1]
 
         try:
-            self._commit(write)
+            self._commit(write, follow_first=True)
         except BaseException:
             self.last_seq, self.last_hash = start
             raise
