@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["DisplaySize", "Notice", "ScreenState", "render", "page_count", "fits", "seats_named"]
+__all__ = ["DisplaySize", "Notice", "ScreenState", "render", "page_count", "fits", "seats_named", "seats_line"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,32 +100,65 @@ _WIDTHS: dict[str, int] = {}
 """``_width_of`` by text: a screen's texts come back event after event."""
 
 
+def _one_page(state: ScreenState, size: DisplaySize) -> tuple[str, ...] | None:
+    """The usual screen's lines under the status line: not held, a prompt (or a notice's title)
+    that wraps into the lines above the details, and details (or the notice's lines) that are one
+    line each and fit one page: what :func:`_layout` makes, made without it (the details change
+    at most events, and each new combination would be laid out and kept); None for any other
+    screen."""
+    _, _, prompt, items, hold, notice, _, notes = state
+    if hold:
+        return None
+    if notice is not None:
+        prompt, items = f"{notice.title} (confirm)", notice.lines
+    elif notes:
+        items = notes + items
+    width, height = size.columns, size.lines
+    wrapped = _WRAPPED.get(prompt)
+    if wrapped is None or wrapped[0] != width:
+        if len(_WRAPPED) >= 8192:
+            _WRAPPED.clear()
+        wrapped = _WRAPPED[prompt] = (width, _wrap(prompt, width))
+    fixed = wrapped[1]
+    room = height - 1 - len(fixed)
+    if len(fixed) > height - 2 or len(items) > room:
+        return None
+    widths = _WIDTHS
+    for text in items:
+        n = widths.get(text)
+        if n is None:
+            if len(widths) >= 8192:
+                widths.clear()
+            n = widths[text] = _width_of(text)
+        if n > width:
+            return None
+    return (*fixed, *items, *("",) * (room - len(items)))
+
+
+_WRAPPED: dict[str, tuple[int, tuple[str, ...]]] = {}
+"""A prompt's lines (``_wrap``) and the width they were wrapped to, by prompt."""
+
+
 def _parts(state: ScreenState, size: DisplaySize) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     """The fixed lines under the status line (the prompt) and the pages of detail lines (a
     detail is not split over two pages unless it is longer than a page)."""
+    lines = _one_page(state, size)
+    if lines is not None:
+        prompt = state.prompt if state.notice is None else f"{state.notice.title} (confirm)"
+        fixed = len(_wrap(prompt, size.columns))
+        return lines[:fixed], (lines[fixed:],)
+    return _laid_out(state, size)
+
+
+def _laid_out(state: ScreenState, size: DisplaySize) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """:func:`_parts` of a screen that is not :func:`_one_page`."""
     if state.notice is not None and state.hold:  # held: what clears the hold first, why, then the notice
         notice = (f"{state.notice.title} (confirm)", *state.notice.lines)
         return _layout(state.prompt, (*state.notes, *notice), state.hold, len(state.notes), size.lines, size.columns)
     if state.notice is not None:
         return _layout(f"{state.notice.title} (confirm)", state.notice.lines, state.hold, 0, size.lines, size.columns)
     items = state.notes + state.details if state.notes else state.details
-    prompt, height, width = state.prompt, size.lines, size.columns
-    if not state.hold and len(items) <= height - 2:
-        # the usual screen: a one-line prompt and details that are one line each and fit one
-        # page: what ``_layout`` makes, made without it (the details change at most events, and
-        # each new combination would be laid out and kept)
-        widths = _WIDTHS
-        for text in (prompt, *items):
-            n = widths.get(text)
-            if n is None:
-                if len(widths) >= 8192:
-                    widths.clear()
-                n = widths[text] = _width_of(text)
-            if n > width:
-                break
-        else:
-            return (prompt,), ((*items, *("",) * (height - 2 - len(items))),)
-    return _layout(prompt, items, state.hold, len(state.notes), height, width)
+    return _layout(state.prompt, items, state.hold, len(state.notes), size.lines, size.columns)
 
 
 @lru_cache(maxsize=4096)
@@ -160,6 +193,13 @@ def seats_named(numbers: Iterable[int | str]) -> str:
     return f"seat {shown[0]}" if len(shown) == 1 else f"seats {', '.join(shown)}"
 
 
+@lru_cache(maxsize=1024)
+def seats_line(label: str, numbers: tuple[int, ...]) -> str:
+    """``label: seats 2, 5`` (:func:`seats_named` after a label), kept: a game's details name the
+    same few sets of seats (those still to act) event after event."""
+    return f"{label}: {seats_named(numbers)}"
+
+
 def fits(text: str, lines: int, columns: int) -> bool:
     """Whether ``text`` wraps into at most ``lines`` lines of ``columns``."""
     return len(_wrap(text, columns)) <= lines
@@ -172,14 +212,31 @@ def page_count(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> int:
 
 def render(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> tuple[str, ...]:
     """The screen's lines (exactly ``size.lines``, none wider than ``size.columns``)."""
-    fixed, pages = _parts(state, size)
     columns = size.columns
-    status = f"R{state.round_no} {'HOLD ' if state.hold else ''}{state.step.replace('_', ' ')}"
+    lines = _one_page(state, size)
+    if lines is not None:  # one page, not held
+        status = _STATUS.get((state.round_no, state.step, False, columns))
+        return (status or _status(state.round_no, state.step, False, columns), *lines)
+    fixed, pages = _laid_out(state, size)
     if len(pages) > 1:
+        status = f"R{state.round_no} {'HOLD ' if state.hold else ''}{state.step.replace('_', ' ')}"
         page = min(max(state.page, 0), len(pages) - 1)
         marker = f" {page + 1}/{len(pages)}"
         status = status[: columns - len(marker)].ljust(columns - len(marker)) + marker
-    else:
-        page = 0
-        status = status[:columns].rstrip()
-    return (status, *fixed, *pages[page])
+        return (status, *fixed, *pages[page])
+    return (_status(state.round_no, state.step, state.hold != "", columns), *fixed, *pages[0])
+
+
+def _status(round_no: int, step: str, held: bool, columns: int) -> str:
+    """The status line of a screen of one page (kept: a round shows each of its steps many times)."""
+    key = (round_no, step, held, columns)
+    line = _STATUS.get(key)
+    if line is None:
+        if len(_STATUS) >= 1024:  # the rounds before go by: only the recent ones come back
+            _STATUS.clear()
+        line = _STATUS[key] = f"R{round_no} {'HOLD ' if held else ''}{step.replace('_', ' ')}"[:columns].rstrip()
+    return line
+
+
+_STATUS: dict[tuple[int, str, bool, int], str] = {}
+"""``_status`` by its arguments."""

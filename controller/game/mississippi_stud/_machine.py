@@ -22,7 +22,7 @@ from enum import Enum
 from controller.game.mississippi_stud import DEFINITION
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import Record, RoundResult, RoundTable, Seat, SupervisorAction
-from controller.table.screen import seats_named
+from controller.table.screen import seats_line, seats_named
 from controller.vocab import Card, format_cards
 from controller.wagers import DISCARD, Action, Step
 from drivers.bet_spots import SpotReport
@@ -52,6 +52,8 @@ class Phase(Enum):
 P = Phase
 _STREET_OF: dict[object, str] = {P.THIRD_STREET: "third", P.FOURTH_STREET: "fourth", P.FIFTH_STREET: "fifth"}
 _STREET_OF_STEP = {"third_street": "third", "fourth_street": "fourth", "fifth_street": "fifth"}
+_REVEALED_AT_STEP = {"fourth_street": 1, "fifth_street": 2, "settlement": 3}
+"""How many community cards are face up in each step (:meth:`MississippiTable.revealed`)."""
 PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, object]] = [
@@ -157,15 +159,27 @@ class MississippiTable(RoundTable):
 
     def screen_details(self) -> list[str]:
         out = super().screen_details()
-        shown = self.revealed()
+        state = self.state
+        step = state.phase._value_  # a step's name: no enum hash (in Python)
+        shown = self.revealed() if step == "hold" else _REVEALED_AT_STEP.get(step, 0)
         if shown:
-            out.append(f"community: {format_cards(self.community[:shown])}")
-        street = _STREET_OF_STEP.get(self.state.phase._value_)  # a step's name: no enum hash (in Python)
+            cards = self.community[:shown]
+            known, text = self._community_shown
+            if cards != known:  # the same cards (one instance each: compared by identity first)
+                text = f"community: {format_cards(cards)}"
+                self._community_shown = (cards, text)
+            out.append(text)
+        street = _STREET_OF_STEP.get(step)
         if street:
-            waiting = [str(n) for n, s in sorted(self.seats.items()) if s.folded_at is None and street not in s.acted]
+            waiting = tuple(
+                [n for n, s in sorted(state.seats.items()) if s.folded_at is None and street not in s.acted]
+            )
             if waiting:
-                out.append(f"waiting: {seats_named(waiting)}")
+                out.append(seats_line("waiting", waiting))
         return out
+
+    _community_shown: tuple[list[Card], str] = ([], "")
+    """The community cards the details last showed and their line (made again when they change)."""
 
     def communication_violation(self, button: str, record: Record) -> None:
         """Supervisor action, 35.10(c): ``seat_N`` then ``settle`` before the third community card is
