@@ -102,3 +102,96 @@ def test_the_usual_screen_is_laid_out_as_the_general_layout_does(
     size = DisplaySize(lines, columns)
     expected = _layout(prompt, (*notes, *details), hold, len(notes), lines, columns)
     assert _parts(state, size) == expected
+
+
+def _reference_render(state: ScreenState, size: DisplaySize) -> tuple[tuple[str, ...], int]:
+    """The screen made from scratch, from the rules in :mod:`controller.table.screen`'s docstring and
+    ``render``'s contract (textwrap, no cache, no fast path): the status line; the prompt (a notice's
+    title in its place, after it when held) wrapped, its first lines fixed and the rest on the page
+    below; the notes, why the table holds, then the details (or the notice's lines); a detail kept
+    whole on a page when it fits one. The lines and the number of pages."""
+    height, width = size.lines, size.columns
+
+    def wrap(text: str) -> list[str]:
+        return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
+
+    notes = list(state.notes)
+    if state.notice is not None:
+        title = [f"{state.notice.title} (confirm)", *state.notice.lines]
+        prompt, items = (state.prompt, [*notes, *title]) if state.hold else (title[0], title[1:])
+        notes = notes if state.hold else []
+    else:
+        prompt, items = state.prompt, [*notes, *state.details]
+    if state.hold:
+        items.insert(len(notes), f"why: {state.hold}")
+    prompted = wrap(prompt)
+    keep = max(1, height - 2)
+    fixed, below = prompted[:keep], prompted[keep:]
+    room = height - 1 - len(fixed)
+    pages: list[list[str]] = [[]]
+    for block in ([below] if below else []) + [wrap(item) for item in items]:
+        if pages[-1] and len(pages[-1]) + len(block) > room:
+            pages.append([])
+        for line in block:
+            if len(pages[-1]) == room:
+                pages.append([])
+            pages[-1].append(line)
+    status = f"R{state.round_no} {'HOLD ' if state.hold else ''}{state.step.replace('_', ' ')}"
+    page = min(max(state.page, 0), len(pages) - 1)
+    if len(pages) > 1:
+        marker = f" {page + 1}/{len(pages)}"
+        status = status[: width - len(marker)].ljust(width - len(marker)) + marker
+    else:
+        status = status[:width].rstrip()
+    return (status, *fixed, *pages[page], *[""] * (room - len(pages[page]))), len(pages)
+
+
+_NOTICES = st.none() | st.builds(Notice, _TEXTS, st.lists(_TEXTS, max_size=4).map(tuple))
+
+
+@settings(max_examples=600)
+@given(
+    _TEXTS,
+    st.lists(_TEXTS, max_size=7),
+    st.lists(_TEXTS, max_size=2),
+    st.sampled_from(["", "", "link down: shoe"]),
+    _NOTICES,
+    st.integers(0, 3),
+    st.integers(3, 8),
+    st.integers(16, 45),
+)
+def test_every_screen_is_the_screen_made_from_scratch(
+    prompt: str,
+    details: list[str],
+    notes: list[str],
+    hold: str,
+    notice: Notice | None,
+    page: int,
+    lines: int,
+    columns: int,
+) -> None:
+    # the kept prompts, status lines and layouts, and the one-page screen made without the
+    # layout: the lines a screen made from scratch has, whatever the texts (twice: kept the second time)
+    state = ScreenState(14, "third_street", prompt, tuple(details), hold, notice, page, tuple(notes))
+    size = DisplaySize(lines, columns)
+    expected, pages = _reference_render(state, size)
+    assert render(state, size) == expected
+    assert render(state, size) == expected
+    assert page_count(state, size) == pages
+
+
+def test_a_long_prompt_or_notice_title_goes_on_below_on_the_same_page() -> None:
+    long = "count the stub: 4 cards expected, then confirm"
+    assert render(ScreenState(2, "count_stub", long), DisplaySize(4, 30)) == (
+        "R2 count stub",
+        "count the stub: 4 cards",
+        "expected, then confirm",
+        "",
+    )
+    title = "seat 2: high Qh Qd 5c 4d 2s / low Ad Jc: pay pai gow 10.00; discard the cards"
+    lines = render(ScreenState(2, "setting", "confirm", notice=Notice(title)), DisplaySize(4, 30))
+    assert lines[1:] == (
+        "seat 2: high Qh Qd 5c 4d 2s /",
+        "low Ad Jc: pay pai gow 10.00;",
+        "discard the cards (confirm)",
+    )

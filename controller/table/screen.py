@@ -101,11 +101,10 @@ _WIDTHS: dict[str, int] = {}
 
 
 def _one_page(state: ScreenState, size: DisplaySize) -> tuple[str, ...] | None:
-    """The usual screen's lines under the status line: not held, a prompt (or a notice's title)
-    that wraps into the lines above the details, and details (or the notice's lines) that are one
-    line each and fit one page: what :func:`_layout` makes, made without it (the details change
-    at most events, and each new combination would be laid out and kept); None for any other
-    screen."""
+    """The usual screen's lines under the status line: not held, the prompt (or a notice's title)
+    wrapped, then details (or the notice's lines) of one line each, all on one page: what
+    :func:`_layout` makes, made without it (the details change at most events, and each new
+    combination would be laid out and kept); None for any other screen."""
     _, _, prompt, items, hold, notice, _, notes = state
     if hold:
         return None
@@ -115,13 +114,9 @@ def _one_page(state: ScreenState, size: DisplaySize) -> tuple[str, ...] | None:
         items = notes + items
     width, height = size.columns, size.lines
     wrapped = _WRAPPED.get(prompt)
-    if wrapped is None or wrapped[0] != width:
-        if len(_WRAPPED) >= 8192:
-            _WRAPPED.clear()
-        wrapped = _WRAPPED[prompt] = (width, _wrap(prompt, width))
-    fixed = wrapped[1]
-    room = height - 1 - len(fixed)
-    if len(fixed) > height - 2 or len(items) > room:
+    prompted = wrapped[1] if wrapped is not None and wrapped[0] == width else _wrapped(prompt, width)
+    room = height - 1 - len(prompted)  # what a long prompt leaves of the page goes on below
+    if len(items) > room:
         return None
     widths = _WIDTHS
     for text in items:
@@ -132,7 +127,18 @@ def _one_page(state: ScreenState, size: DisplaySize) -> tuple[str, ...] | None:
             n = widths[text] = _width_of(text)
         if n > width:
             return None
-    return (*fixed, *items, *("",) * (room - len(items)))
+    return (*prompted, *items, *("",) * (room - len(items)))
+
+
+def _wrapped(text: str, width: int) -> tuple[str, ...]:
+    """``_wrap(text, width)``, kept for the prompts: a step's prompt is asked whether it fits, then
+    laid out, then shown again at each event of the step."""
+    wrapped = _WRAPPED.get(text)
+    if wrapped is None or wrapped[0] != width:
+        if len(_WRAPPED) >= 8192:
+            _WRAPPED.clear()
+        wrapped = _WRAPPED[text] = (width, _wrap(text, width))
+    return wrapped[1]
 
 
 _WRAPPED: dict[str, tuple[int, tuple[str, ...]]] = {}
@@ -145,7 +151,7 @@ def _parts(state: ScreenState, size: DisplaySize) -> tuple[tuple[str, ...], tupl
     lines = _one_page(state, size)
     if lines is not None:
         prompt = state.prompt if state.notice is None else f"{state.notice.title} (confirm)"
-        fixed = len(_wrap(prompt, size.columns))
+        fixed = min(len(_wrapped(prompt, size.columns)), max(1, size.lines - 2))
         return lines[:fixed], (lines[fixed:],)
     return _laid_out(state, size)
 
@@ -168,7 +174,7 @@ def _layout(
     # cached: the same prompt and details come back round after round
     if hold:  # after what answers the dealer's last action, before the rest
         items = (*items[:notes], f"why: {hold}", *items[notes:])
-    wrapped = _wrap(prompt, width)
+    wrapped = _wrapped(prompt, width)
     fixed = wrapped[: max(1, height - 2)]
     room = height - 1 - len(fixed)
     blocks = [wrapped[len(fixed) :]] if len(wrapped) > len(fixed) else []  # a long prompt goes on below
@@ -202,7 +208,7 @@ def seats_line(label: str, numbers: tuple[int, ...]) -> str:
 
 def fits(text: str, lines: int, columns: int) -> bool:
     """Whether ``text`` wraps into at most ``lines`` lines of ``columns``."""
-    return len(_wrap(text, columns)) <= lines
+    return len(_wrapped(text, columns)) <= lines
 
 
 def page_count(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> int:
@@ -215,28 +221,30 @@ def render(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> tuple[str, .
     columns = size.columns
     lines = _one_page(state, size)
     if lines is not None:  # one page, not held
-        status = _STATUS.get((state.round_no, state.step, False, columns))
-        return (status or _status(state.round_no, state.step, False, columns), *lines)
+        status = _STATUS.get((state.round_no, state.step, False, columns, 0, 1))
+        return (status or _status(state.round_no, state.step, False, columns, 0, 1), *lines)
     fixed, pages = _laid_out(state, size)
-    if len(pages) > 1:
-        status = f"R{state.round_no} {'HOLD ' if state.hold else ''}{state.step.replace('_', ' ')}"
-        page = min(max(state.page, 0), len(pages) - 1)
-        marker = f" {page + 1}/{len(pages)}"
-        status = status[: columns - len(marker)].ljust(columns - len(marker)) + marker
-        return (status, *fixed, *pages[page])
-    return (_status(state.round_no, state.step, state.hold != "", columns), *fixed, *pages[0])
+    page = min(max(state.page, 0), len(pages) - 1)
+    return (_status(state.round_no, state.step, state.hold != "", columns, page, len(pages)), *fixed, *pages[page])
 
 
-def _status(round_no: int, step: str, held: bool, columns: int) -> str:
-    """The status line of a screen of one page (kept: a round shows each of its steps many times)."""
-    key = (round_no, step, held, columns)
+def _status(round_no: int, step: str, held: bool, columns: int, page: int, pages: int) -> str:
+    """The status line: the round, held or not, the step, and the page shown when there are more
+    than one (kept: a round shows each of its steps many times)."""
+    key = (round_no, step, held, columns, page, pages)
     line = _STATUS.get(key)
     if line is None:
         if len(_STATUS) >= 1024:  # the rounds before go by: only the recent ones come back
             _STATUS.clear()
-        line = _STATUS[key] = f"R{round_no} {'HOLD ' if held else ''}{step.replace('_', ' ')}"[:columns].rstrip()
+        line = f"R{round_no} {'HOLD ' if held else ''}{step.replace('_', ' ')}"
+        if pages > 1:
+            marker = f" {page + 1}/{pages}"
+            line = line[: columns - len(marker)].ljust(columns - len(marker)) + marker
+        else:
+            line = line[:columns].rstrip()
+        _STATUS[key] = line
     return line
 
 
-_STATUS: dict[tuple[int, str, bool, int], str] = {}
+_STATUS: dict[tuple[int, str, bool, int, int, int], str] = {}
 """``_status`` by its arguments."""
