@@ -15,7 +15,19 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["DisplaySize", "Notice", "ScreenState", "render", "page_count", "fits", "seats_named", "seats_line"]
+from controller.vocab import Card, format_cards
+
+__all__ = [
+    "DisplaySize",
+    "Notice",
+    "ScreenState",
+    "render",
+    "page_count",
+    "fits",
+    "seats_named",
+    "seats_line",
+    "cards_line",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +216,19 @@ def seats_line(label: str, numbers: tuple[int, ...]) -> str:
     """``label: seats 2, 5`` (:func:`seats_named` after a label), kept: a game's details name the
     same few sets of seats (those still to act) event after event."""
     return f"{label}: {seats_named(numbers)}"
+
+
+def cards_line(label: str, cards: list[Card]) -> str:
+    """``label: As Kd 2c`` (``cards`` in their text form), kept for each label until the cards
+    change: a game's details show the same cards event after event."""
+    known = _CARDS_SHOWN.get(label)
+    if known is None or known[0] != cards:  # cards are one instance each: compared by identity first
+        known = _CARDS_SHOWN[label] = (list(cards), f"{label}: {format_cards(cards)}")
+    return known[1]
+
+
+_CARDS_SHOWN: dict[str, tuple[list[Card], str]] = {}
+"""The cards each label last showed, and their line (a pair: a table's thread reads it whole)."""
 
 
 def fits(text: str, lines: int, columns: int) -> bool:

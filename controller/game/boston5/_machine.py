@@ -16,7 +16,7 @@ from controller.game.boston5 import DEFINITION
 from controller.game.boston5._rules import Boston5Seat, bonus_procedure
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
-from controller.table.screen import Notice, seats_line, seats_named
+from controller.table.screen import Notice, cards_line, seats_line, seats_named
 from controller.vocab import Card, format_cards
 from controller.wagers import DISCARD_UNEXPOSED, Action, Settlement, Step
 from drivers.bet_spots import SpotReport
@@ -205,15 +205,8 @@ class Boston5Table(RoundTable):
             if waiting:
                 out.append(seats_line("waiting", waiting))
         elif phase is P.SETTLEMENT and any(s.folded_at is None for s in state.seats.values()):
-            known, text = self._dealer_shown
-            if self.dealer != known:  # the same cards (one instance each: compared by identity first)
-                text = f"dealer: {format_cards(self.dealer)}"
-                self._dealer_shown = (list(self.dealer), text)
-            out.append(text)
+            out.append(cards_line("dealer", self.dealer))
         return out
-
-    _dealer_shown: tuple[list[Card], str] = ([], "")
-    """The dealer's cards the details last showed and their line (made again when they change)."""
 
     def card_place(self, placed: int) -> str:
         order = sorted(self.seats)

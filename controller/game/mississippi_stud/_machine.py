@@ -22,7 +22,7 @@ from enum import Enum
 from controller.game.mississippi_stud import DEFINITION
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import Record, RoundResult, RoundTable, Seat, SupervisorAction
-from controller.table.screen import seats_line, seats_named
+from controller.table.screen import cards_line, seats_line, seats_named
 from controller.vocab import Card, format_cards
 from controller.wagers import DISCARD, Action, Step
 from drivers.bet_spots import SpotReport
@@ -163,12 +163,7 @@ class MississippiTable(RoundTable):
         step = state.phase._value_  # a step's name: no enum hash (in Python)
         shown = self.revealed() if step == "hold" else _REVEALED_AT_STEP.get(step, 0)
         if shown:
-            cards = self.community[:shown]
-            known, text = self._community_shown
-            if cards != known:  # the same cards (one instance each: compared by identity first)
-                text = f"community: {format_cards(cards)}"
-                self._community_shown = (cards, text)
-            out.append(text)
+            out.append(cards_line("community", self.community[:shown]))
         street = _STREET_OF_STEP.get(step)
         if street:
             waiting = tuple(
@@ -177,9 +172,6 @@ class MississippiTable(RoundTable):
             if waiting:
                 out.append(seats_line("waiting", waiting))
         return out
-
-    _community_shown: tuple[list[Card], str] = ([], "")
-    """The community cards the details last showed and their line (made again when they change)."""
 
     def communication_violation(self, button: str, record: Record) -> None:
         """Supervisor action, 35.10(c): ``seat_N`` then ``settle`` before the third community card is

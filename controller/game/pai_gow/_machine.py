@@ -261,7 +261,7 @@ class PaiGowTable(RoundTable):
 
     def screen_details(self) -> list[str]:
         out = super().screen_details()
-        if self.set_shown and self.state.phase is P.SETTING:
+        if self.state.phase is P.SETTING and self.set_shown:
             out.append(self.set_shown)
         return out
 
