@@ -7,6 +7,7 @@ import textwrap
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from screen_reference import reference_screen
 
 from controller.table.screen import DisplaySize, Notice, ScreenState, page_count, render
 
@@ -102,3 +103,54 @@ def test_the_usual_screen_is_laid_out_as_the_general_layout_does(
     size = DisplaySize(lines, columns)
     expected = _layout(prompt, (*notes, *details), hold, len(notes), lines, columns)
     assert _parts(state, size) == expected
+
+
+_NOTICES = st.none() | st.builds(Notice, _TEXTS, st.lists(_TEXTS, max_size=4).map(tuple))
+
+
+@settings(max_examples=600)
+@given(
+    _TEXTS,
+    st.lists(_TEXTS, max_size=7),
+    st.lists(_TEXTS, max_size=2),
+    st.sampled_from(["", "", "link down: shoe"]),
+    _NOTICES,
+    st.integers(0, 3),
+    st.integers(3, 8),
+    st.integers(16, 45),
+)
+def test_every_screen_is_the_screen_made_from_scratch(
+    prompt: str,
+    details: list[str],
+    notes: list[str],
+    hold: str,
+    notice: Notice | None,
+    page: int,
+    lines: int,
+    columns: int,
+) -> None:
+    # the kept prompts, status lines and layouts, and the one-page screen made without the
+    # layout: the lines a screen made from scratch has, whatever the texts (twice: kept the second time)
+    state = ScreenState(14, "third_street", prompt, tuple(details), hold, notice, page, tuple(notes))
+    size = DisplaySize(lines, columns)
+    expected, pages = reference_screen(state, size)
+    assert render(state, size) == expected
+    assert render(state, size) == expected
+    assert page_count(state, size) == pages
+
+
+def test_a_long_prompt_or_notice_title_goes_on_below_on_the_same_page() -> None:
+    long = "count the stub: 4 cards expected, then confirm"
+    assert render(ScreenState(2, "count_stub", long), DisplaySize(4, 30)) == (
+        "R2 count stub",
+        "count the stub: 4 cards",
+        "expected, then confirm",
+        "",
+    )
+    title = "seat 2: high Qh Qd 5c 4d 2s / low Ad Jc: pay pai gow 10.00; discard the cards"
+    lines = render(ScreenState(2, "setting", "confirm", notice=Notice(title)), DisplaySize(4, 30))
+    assert lines[1:] == (
+        "seat 2: high Qh Qd 5c 4d 2s /",
+        "low Ad Jc: pay pai gow 10.00;",
+        "discard the cards (confirm)",
+    )

@@ -30,7 +30,9 @@ class ShownState:
     def __init__(self, target: TableDevices) -> None:
         self.target = target
         """Where the commands go (the runtime swaps it while replaying the journal)."""
-        self.lines: dict[int, str] = {}
+        self._lines: dict[int, str] = {}
+        self._screen: tuple[str, ...] | None = None
+        """The whole screen last sent, not yet made into :attr:`lines` (most are replaced unread)."""
         self.whole_screen = False
         """The panel was last sent a whole screen (sent again as one)."""
         self.panel_lamps: dict[str, bool] = {}
@@ -40,6 +42,13 @@ class ShownState:
         self.locked: bool | None = None
         self.stub_count_asked = False
 
+    @property
+    def lines(self) -> dict[int, str]:
+        """The panel's lines as last sent, by line number (from 1)."""
+        if self._screen is not None:
+            self._lines, self._screen = dict(enumerate(self._screen, start=1)), None
+        return self._lines
+
     # --- the TableDevices commands --------------------------------------------------------------
 
     def display(self, line: int, text: str) -> None:
@@ -47,7 +56,7 @@ class ShownState:
         self.target.display(line, text)
 
     def screen(self, lines: tuple[str, ...]) -> None:
-        self.lines = dict(enumerate(lines, start=1))
+        self._screen = tuple(lines)
         self.whole_screen = True
         self.target.screen(lines)
 

@@ -15,7 +15,19 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["DisplaySize", "Notice", "ScreenState", "render", "page_count", "fits", "seats_named"]
+from controller.vocab import Card, format_cards
+
+__all__ = [
+    "DisplaySize",
+    "Notice",
+    "ScreenState",
+    "render",
+    "page_count",
+    "fits",
+    "seats_named",
+    "seats_line",
+    "cards_line",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,32 +112,71 @@ _WIDTHS: dict[str, int] = {}
 """``_width_of`` by text: a screen's texts come back event after event."""
 
 
+def _one_page(state: ScreenState, size: DisplaySize) -> tuple[str, ...] | None:
+    """The usual screen's lines under the status line: not held, the prompt (or a notice's title)
+    wrapped, then details (or the notice's lines) of one line each, all on one page: what
+    :func:`_layout` makes, made without it (the details change at most events, and each new
+    combination would be laid out and kept); None for any other screen."""
+    _, _, prompt, items, hold, notice, _, notes = state
+    if hold:
+        return None
+    if notice is not None:
+        prompt, items = f"{notice.title} (confirm)", notice.lines
+    elif notes:
+        items = notes + items
+    width, height = size.columns, size.lines
+    wrapped = _WRAPPED.get(prompt)
+    prompted = wrapped[1] if wrapped is not None and wrapped[0] == width else _wrapped(prompt, width)
+    room = height - 1 - len(prompted)  # what a long prompt leaves of the page goes on below
+    if len(items) > room:
+        return None
+    widths = _WIDTHS
+    for text in items:
+        n = widths.get(text)
+        if n is None:
+            if len(widths) >= 8192:
+                widths.clear()
+            n = widths[text] = _width_of(text)
+        if n > width:
+            return None
+    return (*prompted, *items, *("",) * (room - len(items)))
+
+
+def _wrapped(text: str, width: int) -> tuple[str, ...]:
+    """``_wrap(text, width)``, kept for the prompts: a step's prompt is asked whether it fits, then
+    laid out, then shown again at each event of the step."""
+    wrapped = _WRAPPED.get(text)
+    if wrapped is None or wrapped[0] != width:
+        if len(_WRAPPED) >= 8192:
+            _WRAPPED.clear()
+        wrapped = _WRAPPED[text] = (width, _wrap(text, width))
+    return wrapped[1]
+
+
+_WRAPPED: dict[str, tuple[int, tuple[str, ...]]] = {}
+"""A prompt's lines (``_wrap``) and the width they were wrapped to, by prompt."""
+
+
 def _parts(state: ScreenState, size: DisplaySize) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     """The fixed lines under the status line (the prompt) and the pages of detail lines (a
     detail is not split over two pages unless it is longer than a page)."""
+    lines = _one_page(state, size)
+    if lines is not None:
+        prompt = state.prompt if state.notice is None else f"{state.notice.title} (confirm)"
+        fixed = min(len(_wrapped(prompt, size.columns)), max(1, size.lines - 2))
+        return lines[:fixed], (lines[fixed:],)
+    return _laid_out(state, size)
+
+
+def _laid_out(state: ScreenState, size: DisplaySize) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """:func:`_parts` of a screen that is not :func:`_one_page`."""
     if state.notice is not None and state.hold:  # held: what clears the hold first, why, then the notice
         notice = (f"{state.notice.title} (confirm)", *state.notice.lines)
         return _layout(state.prompt, (*state.notes, *notice), state.hold, len(state.notes), size.lines, size.columns)
     if state.notice is not None:
         return _layout(f"{state.notice.title} (confirm)", state.notice.lines, state.hold, 0, size.lines, size.columns)
     items = state.notes + state.details if state.notes else state.details
-    prompt, height, width = state.prompt, size.lines, size.columns
-    if not state.hold and len(items) <= height - 2:
-        # the usual screen: a one-line prompt and details that are one line each and fit one
-        # page: what ``_layout`` makes, made without it (the details change at most events, and
-        # each new combination would be laid out and kept)
-        widths = _WIDTHS
-        for text in (prompt, *items):
-            n = widths.get(text)
-            if n is None:
-                if len(widths) >= 8192:
-                    widths.clear()
-                n = widths[text] = _width_of(text)
-            if n > width:
-                break
-        else:
-            return (prompt,), ((*items, *("",) * (height - 2 - len(items))),)
-    return _layout(prompt, items, state.hold, len(state.notes), height, width)
+    return _layout(state.prompt, items, state.hold, len(state.notes), size.lines, size.columns)
 
 
 @lru_cache(maxsize=4096)
@@ -135,7 +186,7 @@ def _layout(
     # cached: the same prompt and details come back round after round
     if hold:  # after what answers the dealer's last action, before the rest
         items = (*items[:notes], f"why: {hold}", *items[notes:])
-    wrapped = _wrap(prompt, width)
+    wrapped = _wrapped(prompt, width)
     fixed = wrapped[: max(1, height - 2)]
     room = height - 1 - len(fixed)
     blocks = [wrapped[len(fixed) :]] if len(wrapped) > len(fixed) else []  # a long prompt goes on below
@@ -160,9 +211,29 @@ def seats_named(numbers: Iterable[int | str]) -> str:
     return f"seat {shown[0]}" if len(shown) == 1 else f"seats {', '.join(shown)}"
 
 
+@lru_cache(maxsize=1024)
+def seats_line(label: str, numbers: tuple[int, ...]) -> str:
+    """``label: seats 2, 5`` (:func:`seats_named` after a label), kept: a game's details name the
+    same few sets of seats (those still to act) event after event."""
+    return f"{label}: {seats_named(numbers)}"
+
+
+def cards_line(label: str, cards: list[Card]) -> str:
+    """``label: As Kd 2c`` (``cards`` in their text form), kept for each label until the cards
+    change: a game's details show the same cards event after event."""
+    known = _CARDS_SHOWN.get(label)
+    if known is None or known[0] != cards:  # cards are one instance each: compared by identity first
+        known = _CARDS_SHOWN[label] = (list(cards), f"{label}: {format_cards(cards)}")
+    return known[1]
+
+
+_CARDS_SHOWN: dict[str, tuple[list[Card], str]] = {}
+"""The cards each label last showed, and their line (a pair: a table's thread reads it whole)."""
+
+
 def fits(text: str, lines: int, columns: int) -> bool:
     """Whether ``text`` wraps into at most ``lines`` lines of ``columns``."""
-    return len(_wrap(text, columns)) <= lines
+    return len(_wrapped(text, columns)) <= lines
 
 
 def page_count(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> int:
@@ -172,14 +243,33 @@ def page_count(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> int:
 
 def render(state: ScreenState, size: DisplaySize = DEFAULT_SIZE) -> tuple[str, ...]:
     """The screen's lines (exactly ``size.lines``, none wider than ``size.columns``)."""
-    fixed, pages = _parts(state, size)
     columns = size.columns
-    status = f"R{state.round_no} {'HOLD ' if state.hold else ''}{state.step.replace('_', ' ')}"
-    if len(pages) > 1:
-        page = min(max(state.page, 0), len(pages) - 1)
-        marker = f" {page + 1}/{len(pages)}"
-        status = status[: columns - len(marker)].ljust(columns - len(marker)) + marker
-    else:
-        page = 0
-        status = status[:columns].rstrip()
-    return (status, *fixed, *pages[page])
+    lines = _one_page(state, size)
+    if lines is not None:  # one page, not held
+        status = _STATUS.get((state.round_no, state.step, False, columns, 0, 1))
+        return (status or _status(state.round_no, state.step, False, columns, 0, 1), *lines)
+    fixed, pages = _laid_out(state, size)
+    page = min(max(state.page, 0), len(pages) - 1)
+    return (_status(state.round_no, state.step, state.hold != "", columns, page, len(pages)), *fixed, *pages[page])
+
+
+def _status(round_no: int, step: str, held: bool, columns: int, page: int, pages: int) -> str:
+    """The status line: the round, held or not, the step, and the page shown when there are more
+    than one (kept: a round shows each of its steps many times)."""
+    key = (round_no, step, held, columns, page, pages)
+    line = _STATUS.get(key)
+    if line is None:
+        if len(_STATUS) >= 1024:  # the rounds before go by: only the recent ones come back
+            _STATUS.clear()
+        line = f"R{round_no} {'HOLD ' if held else ''}{step.replace('_', ' ')}"
+        if pages > 1:
+            marker = f" {page + 1}/{pages}"
+            line = line[: columns - len(marker)].ljust(columns - len(marker)) + marker
+        else:
+            line = line[:columns].rstrip()
+        _STATUS[key] = line
+    return line
+
+
+_STATUS: dict[tuple[int, str, bool, int, int, int], str] = {}
+"""``_status`` by its arguments."""

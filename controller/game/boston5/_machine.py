@@ -16,7 +16,7 @@ from controller.game.boston5 import DEFINITION
 from controller.game.boston5._rules import Boston5Seat, bonus_procedure
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import RoundTable, Seat
-from controller.table.screen import Notice, seats_named
+from controller.table.screen import Notice, cards_line, seats_line, seats_named
 from controller.vocab import Card, format_cards
 from controller.wagers import DISCARD_UNEXPOSED, Action, Settlement, Step
 from drivers.bet_spots import SpotReport
@@ -197,15 +197,19 @@ class Boston5Table(RoundTable):
 
     def screen_details(self) -> list[str]:
         out = super().screen_details()
-        if self.phase is P.BONUS:
-            exposed = [n for n, s in sorted(self.seats.items()) if s.exposed]
-            out.append(f"exposed: {seats_named(exposed)}" if exposed else "exposed: none")
-        elif self.phase is P.SECOND_WAGER:
-            waiting = [n for n, s in sorted(self.seats.items()) if s.folded_at is None and "second" not in s.wagers]
+        state = self.state
+        phase = state.phase
+        if phase is P.BONUS:
+            exposed = tuple([n for n, s in sorted(state.seats.items()) if s.exposed])
+            out.append(seats_line("exposed", exposed) if exposed else "exposed: none")
+        elif phase is P.SECOND_WAGER:
+            waiting = tuple(
+                [n for n, s in sorted(state.seats.items()) if s.folded_at is None and "second" not in s.wagers]
+            )
             if waiting:
-                out.append(f"waiting: {seats_named(waiting)}")
-        elif self.phase is P.SETTLEMENT and self.in_play():
-            out.append(f"dealer: {format_cards(self.dealer)}")
+                out.append(seats_line("waiting", waiting))
+        elif phase is P.SETTLEMENT and any(s.folded_at is None for s in state.seats.values()):
+            out.append(cards_line("dealer", self.dealer))
         return out
 
     def card_place(self, placed: int) -> str:

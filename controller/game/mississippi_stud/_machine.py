@@ -22,7 +22,7 @@ from enum import Enum
 from controller.game.mississippi_stud import DEFINITION
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import Record, RoundResult, RoundTable, Seat, SupervisorAction
-from controller.table.screen import seats_named
+from controller.table.screen import cards_line, seats_line, seats_named
 from controller.vocab import Card, format_cards
 from controller.wagers import DISCARD, Action, Step
 from drivers.bet_spots import SpotReport
@@ -158,14 +158,18 @@ class MississippiTable(RoundTable):
 
     def screen_details(self) -> list[str]:
         out = super().screen_details()
-        shown = self.revealed()
+        state = self.state
+        step = state.phase._value_  # a step's name: no enum hash (in Python)
+        shown = self.revealed() if step == "hold" else _SHOWN_AT.get(step, 0)
         if shown:
-            out.append(f"community: {format_cards(self.community[:shown])}")
-        street = _STREET_OF_STEP.get(self.state.phase._value_)  # a step's name: no enum hash (in Python)
+            out.append(cards_line("community", self.community[:shown]))
+        street = _STREET_OF_STEP.get(step)
         if street:
-            waiting = [str(n) for n, s in sorted(self.seats.items()) if s.folded_at is None and street not in s.acted]
+            waiting = tuple(
+                [n for n, s in sorted(state.seats.items()) if s.folded_at is None and street not in s.acted]
+            )
             if waiting:
-                out.append(f"waiting: {seats_named(waiting)}")
+                out.append(seats_line("waiting", waiting))
         return out
 
     def communication_violation(self, button: str, record: Record) -> None:

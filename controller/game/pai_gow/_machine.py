@@ -264,7 +264,7 @@ class PaiGowTable(RoundTable):
 
     def screen_details(self) -> list[str]:
         out = super().screen_details()
-        if self.phase is P.SETTING and self.set_shown:
+        if self.state.phase is P.SETTING and self.set_shown:
             out.append(self.set_shown)
         return out
 
