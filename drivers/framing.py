@@ -286,7 +286,11 @@ class Decoder:
     _skipping: bool = False
 
     def feed(self, chunk: bytes) -> list[Frame]:
-        if not self._buf and not self._skipping and 0 < chunk.find(0) == len(chunk) - 1 < MAX_WIRE:
+        end = chunk.find(0)
+        if end < 0 and not self._skipping and len(self._buf) + len(chunk) <= MAX_WIRE:
+            self._buf += chunk  # a piece of a frame, its end still to come: held, as the loop below would
+            return []
+        if not self._buf and not self._skipping and 0 < end == len(chunk) - 1 < MAX_WIRE:
             # one whole frame and nothing held: as the loop below would, without holding it
             wire = bytes(chunk[:-1])
             frame, why = decode_frame(wire)
