@@ -94,11 +94,10 @@ class Frame:
     version: int = VERSION
 
 
-_CODE = [bytes((code,)) for code in range(256)]
-"""Each COBS code byte, made once."""
 _HEAD = [bytes((n + 1,)) for n in range(254)]
 """The code byte that heads a piece of ``n`` non-zero bytes (``n`` < 254), made once."""
 _END = b"\x00"
+"""The delimiter that ends each frame on the wire."""
 
 
 def crc16(data: bytes) -> int:
@@ -115,8 +114,14 @@ def cobs_encode(data: bytes) -> bytes:
     shorter than 254 bytes (every frame but the largest) has no run that long: each piece is
     its code and itself, joined once."""
     if len(data) < 254:
-        return b"".join([_HEAD[len(piece)] + piece for piece in bytes(data).split(b"\x00")])
+        return b"".join(_cobs_short(bytes(data)))
     return _cobs_long(bytes(data))
+
+
+def _cobs_short(data: bytes) -> list[bytes]:
+    """:func:`cobs_encode` of data shorter than 254 bytes, in pieces to join: each piece between
+    zeros after its code byte."""
+    return [_HEAD[len(piece)] + piece for piece in data.split(b"\x00")]
 
 
 def _cobs_long(data: bytes) -> bytes:
@@ -219,7 +224,7 @@ def encode_fields(
     if len(raw) >= 254:
         wire = _cobs_long(raw)
     else:  # cobs_encode's short form, the delimiter joined with it
-        parts = [_HEAD[len(piece)] + piece for piece in raw.split(b"\x00")]
+        parts = _cobs_short(raw)
         if _echo is None:
             parts.append(_END)
             return b"".join(parts)

@@ -423,7 +423,7 @@ class LinkProtocol:
             until = min(until, deferred)
         if now < until:
             return self._wait(until)
-        exchange.next_poll = now + (exchange.config.poll_interval_s if self._poll_s is None else self._poll_s)
+        exchange.next_poll = now + self.poll_interval_s
         boot, number = self._window.poll()
         return exchange.request(MsgType.POLL, _PACK_POLL(boot, number, self.running), now)
 
