@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from drivers.framing import Frame, MsgType, encode
+from drivers.framing import Frame, MsgType, encode_fields
 from drivers.link_events import LinkConfig, Send
 
 __all__ = ["Command", "Request", "Exchange", "ANSWERS"]
@@ -122,7 +122,7 @@ class Exchange:
         self._seq = (self._seq + 1) & 0xFFFFFFFF
         if self.asked is None:
             self.asked = now
-        wire = encode(Frame(self._address, self._seq, 0, kind, payload))
+        wire = encode_fields(self._address, self._seq, 0, kind, payload)
         self.out = Request(kind, self._seq, wire, self.deadline(now), command, sent=now)
         return Send(wire)
 

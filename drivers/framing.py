@@ -41,6 +41,7 @@ __all__ = [
     "cobs_encode",
     "cobs_decode",
     "encode",
+    "encode_fields",
     "decode_frame",
     "in_process",
 ]
@@ -93,8 +94,10 @@ class Frame:
     version: int = VERSION
 
 
-_CODE = [bytes((code,)) for code in range(256)]
-"""Each COBS code byte, made once."""
+_HEAD = [bytes((n + 1,)) for n in range(254)]
+"""The code byte that heads a piece of ``n`` non-zero bytes (``n`` < 254), made once."""
+_END = b"\x00"
+"""The delimiter that ends each frame on the wire."""
 
 
 def crc16(data: bytes) -> int:
@@ -110,15 +113,21 @@ def cobs_encode(data: bytes) -> bytes:
     end): the usual algorithm's canonical output, a whole run at a time instead of a byte. Data
     shorter than 254 bytes (every frame but the largest) has no run that long: each piece is
     its code and itself, joined once."""
-    pieces = bytes(data).split(b"\x00")
     if len(data) < 254:
-        parts = []
-        for piece in pieces:
-            parts.append(_CODE[len(piece) + 1])
-            parts.append(piece)
-        return b"".join(parts)
+        return b"".join(_cobs_short(bytes(data)))
+    return _cobs_long(bytes(data))
+
+
+def _cobs_short(data: bytes) -> list[bytes]:
+    """:func:`cobs_encode` of data shorter than 254 bytes, in pieces to join: each piece between
+    zeros after its code byte."""
+    return [_HEAD[len(piece)] + piece for piece in data.split(b"\x00")]
+
+
+def _cobs_long(data: bytes) -> bytes:
+    """:func:`cobs_encode` of data 254 bytes long or longer: a run may fill whole blocks."""
     out = bytearray()
-    for piece in pieces:
+    for piece in data.split(b"\x00"):
         while len(piece) >= 254:
             out.append(255)
             out += piece[:254]
@@ -192,34 +201,46 @@ def in_process() -> Iterator[None]:
 
 def encode(frame: Frame) -> bytes:
     """The wire bytes of ``frame``, delimiter included."""
-    if len(frame.payload) > MAX_PAYLOAD:
-        raise FramingError(f"payload of {len(frame.payload)} bytes is over the maximum {MAX_PAYLOAD}")
-    if not (
-        0 <= frame.address <= 255 and 0 <= frame.version <= 255 and 0 <= frame.seq <= _U32 and 0 <= frame.ack <= _U32
-    ):
-        for name in ("address", "version"):
-            if not 0 <= getattr(frame, name) <= 255:
-                raise FramingError(f"{name} {getattr(frame, name)} does not fit in a byte")
-        for name in ("seq", "ack"):
-            if not 0 <= getattr(frame, name) <= _U32:
-                raise FramingError(f"{name} {getattr(frame, name)} does not fit in 32 bits")
-    body = (
-        _PACK_HEADER(frame.version, frame.address, frame.seq, frame.ack, int(frame.type), len(frame.payload))
-        + frame.payload
-    )
-    wire = cobs_encode(body + _PACK_CRC(binascii.crc_hqx(body, 0xFFFF)))
+    return encode_fields(frame.address, frame.seq, frame.ack, frame.type, frame.payload, frame.version)
+
+
+def encode_fields(
+    address: int, seq: int, ack: int, kind: MsgType, payload: bytes = b"", version: int = VERSION
+) -> bytes:
+    """The wire bytes of the frame of these fields (those of :class:`Frame`), delimiter
+    included: :func:`encode` without a :class:`Frame` made first (a sender keeps only the bytes)."""
+    size = len(payload)
+    if size > MAX_PAYLOAD:
+        raise FramingError(f"payload of {size} bytes is over the maximum {MAX_PAYLOAD}")
+    if not (0 <= address <= 255 and 0 <= version <= 255 and 0 <= seq <= _U32 and 0 <= ack <= _U32):
+        for name, value in (("address", address), ("version", version)):
+            if not 0 <= value <= 255:
+                raise FramingError(f"{name} {value} does not fit in a byte")
+        for name, value in (("seq", seq), ("ack", ack)):
+            if not 0 <= value <= _U32:
+                raise FramingError(f"{name} {value} does not fit in 32 bits")
+    body = _PACK_HEADER(version, address, seq, ack, kind, size) + payload
+    raw = body + _PACK_CRC(binascii.crc_hqx(body, 0xFFFF))
+    if len(raw) >= 254:
+        wire = _cobs_long(raw)
+    else:  # cobs_encode's short form, the delimiter joined with it
+        parts = _cobs_short(raw)
+        if _echo is None:
+            parts.append(_END)
+            return b"".join(parts)
+        wire = b"".join(parts)
     echo = _echo
     if (
         echo is not None
-        and frame.version == VERSION
-        and type(frame.payload) is bytes
-        and type(frame.type) is MsgType
-        and type(frame.address) is type(frame.seq) is type(frame.ack) is int
+        and version == VERSION
+        and type(payload) is bytes
+        and type(kind) is MsgType
+        and type(address) is type(seq) is type(ack) is int
     ):
         if len(echo) >= _ECHO_SIZE:
             echo.clear()
-        echo[wire] = frame  # what decode_frame(wire) gives: the same fields, version and payload bytes
-    return wire + b"\x00"
+        echo[wire] = Frame(address, seq, ack, kind, payload)  # what decode_frame(wire) gives: the same fields
+    return wire + _END
 
 
 def decode_frame(wire: bytes) -> tuple[Frame | None, str]:
@@ -238,9 +259,10 @@ def decode_frame(wire: bytes) -> tuple[Frame | None, str]:
     version, address, seq, ack, kind, length = _HEADER_STRUCT.unpack_from(raw)
     if version != VERSION or length != len(raw) - _HEADER - _CRC:
         return None, "header"
-    if kind not in _TYPES:
+    msg = _TYPES.get(kind)
+    if msg is None:
         return None, "type"
-    return Frame(address, seq, ack, _TYPES[kind], raw[_HEADER:-_CRC], version), "ok"
+    return Frame(address, seq, ack, msg, raw[_HEADER:-_CRC], version), "ok"
 
 
 @dataclass
@@ -269,10 +291,20 @@ class Decoder:
     _skipping: bool = False
 
     def feed(self, chunk: bytes) -> list[Frame]:
+        end = chunk.find(0)
+        if end < 0 and not self._skipping and len(self._buf) + len(chunk) <= MAX_WIRE:
+            self._buf += chunk  # a piece of a frame, its end still to come: held, as the loop below would
+            return []
+        if not self._buf and not self._skipping and 0 < end == len(chunk) - 1 < MAX_WIRE:
+            # one whole frame and nothing held: as the loop below would, without holding it
+            wire = bytes(chunk[:-1])
+            frame, why = decode_frame(wire)
+            if frame is not None:
+                self.stats.frames_ok += 1
+                return [frame]
+            self._refused(why, len(wire))
+            return []
         frames: list[Frame] = []
-        if not self._buf and not self._skipping and 0 < chunk.find(0) == len(chunk) - 1 < MAX_WIRE:
-            self._decoded(bytes(chunk[:-1]), frames)  # one whole frame and nothing held: as the loop would
-            return frames
         start = 0
         while start < len(chunk):
             end = chunk.find(0, start)
@@ -305,6 +337,10 @@ class Decoder:
             self.stats.frames_ok += 1
             frames.append(frame)
             return
+        self._refused(why, len(wire))
+
+    def _refused(self, why: str, size: int) -> None:
+        """Count one frame of ``size`` bytes refused (``why``: as :func:`decode_frame` says)."""
         if why == "crc":
             self.stats.crc_errors += 1
         elif why == "type":
@@ -312,7 +348,7 @@ class Decoder:
         else:
             self.stats.malformed += 1
         self.stats.resyncs += 1
-        self.stats.garbage_bytes += len(wire)
+        self.stats.garbage_bytes += size
 
     @property
     def buffered(self) -> int:

@@ -86,6 +86,8 @@ _EVENT_HEAD = 21
 """An EVENT's payload before the body: boot id, clock, event boot, event number, stamp, code."""
 _U32_AT = struct.Struct(">I").unpack_from
 _EVENT_AT = struct.Struct(">IIIIB").unpack_from
+_PACK_POLL = struct.Struct(">IIB").pack
+"""A POLL's payload: the last event journaled (boot id, event number), the heartbeat."""
 
 
 @dataclass(slots=True)
@@ -177,6 +179,7 @@ class LinkProtocol:
         """The last pause before the port opened again (0.0: a good reply since: the next is the first)."""
         self._poll_refused = False
         """A POLL was refused (NAK) since the last good reply or link-down: later refusals are only counted."""
+        self._waiting: Wait | None = None  # the Wait returned last (frozen: returned again while its time holds)
 
     # --- what the table and the driver ask and tell ---------------------------------------------
 
@@ -389,7 +392,7 @@ class LinkProtocol:
         out = exchange.out
         if out is not None:
             if now < out.deadline:
-                return Wait(out.deadline)
+                return self._wait(out.deadline)
             self.stats.add("timeouts")
             again = exchange.retry(now)
             if again is not None:
@@ -419,9 +422,18 @@ class LinkProtocol:
         if deferred is not None and deferred > now:
             until = min(until, deferred)
         if now < until:
-            return Wait(until)
+            return self._wait(until)
         exchange.next_poll = now + self.poll_interval_s
-        return exchange.request(MsgType.POLL, struct.pack(">IIB", *self._window.poll(), self.running), now)
+        boot, number = self._window.poll()
+        return exchange.request(MsgType.POLL, _PACK_POLL(boot, number, self.running), now)
+
+    def _wait(self, until: float) -> Wait:
+        """``Wait(until)``: the one returned last when it waits until the same time (a link
+        waiting for its next poll is asked again at every tick of its runner)."""
+        wait = self._waiting
+        if wait is None or wait.until != until:
+            wait = self._waiting = Wait(until)
+        return wait
 
     # --- the link's own reports -------------------------------------------------------------------
 

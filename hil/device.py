@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from drivers.base import Driver
-from drivers.framing import MAX_PAYLOAD, Frame, MsgType, encode
+from drivers.framing import MAX_PAYLOAD, Frame, MsgType, encode_fields
 from drivers.messages import BodyError, DeviceEvent, decode_body, encode_body
 
 __all__ = ["SimDevice", "new_boot_id", "STATUS_OK", "STATUS_UNKNOWN", "STATUS_BAD_BODY", "STATUS_BUSY"]
@@ -193,7 +193,7 @@ class SimDevice:
             else:
                 kind, body = self._answer(frame)
                 reply = (kind, _PACK_U32(self.boot_id) + body)
-            wire = encode(Frame(self.address, 0, frame.seq, reply[0], reply[1]))
+            wire = encode_fields(self.address, 0, frame.seq, reply[0], reply[1])
             self._last = (frame.seq, wire)
         return wire
 

@@ -111,8 +111,8 @@ class SimWire:
         self.now += REPLY_S
         for wire in replies:
             if self.whole:
-                if line.chunking == "split":
-                    self._cut(wire)  # its random draws, as if cut
+                if line.chunking == "split" and len(wire) > 1:
+                    self._split_at(len(wire))  # its random draws, as if cut
                 self.deliver(self.protocol.receive(wire, self.now, wall + self.now))
                 continue
             for chunk in self._cut(wire):
@@ -125,6 +125,11 @@ class SimWire:
         if how == "bytes":
             return [wire[i : i + 1] for i in range(len(wire))]
         if how == "split" and len(wire) > 1:
-            cuts = sorted(self.rng.sample(range(1, len(wire)), min(3, len(wire) - 1)))
+            cuts = self._split_at(len(wire))
             return [wire[a:b] for a, b in zip([0, *cuts], [*cuts, len(wire)], strict=True)]
         return [wire]
+
+    def _split_at(self, size: int) -> list[int]:
+        """Where a split line cuts a reply of ``size`` bytes (``size`` > 1): up to three points
+        drawn from :attr:`rng`, in order."""
+        return sorted(self.rng.sample(range(1, size), min(3, size - 1)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 import pytest
@@ -20,6 +21,8 @@ from drivers.framing import (
     crc16,
     decode_frame,
     encode,
+    encode_fields,
+    in_process,
 )
 
 frames = st.builds(
@@ -95,6 +98,103 @@ def test_cobs_against_the_byte_at_a_time_algorithm(data: bytes, at: int, value: 
     for cut in (wire[:-1], wire + b"\x01", wire[1:]):
         decoded = cobs_decode(cut)
         assert decoded is None or _cobs_byte_at_a_time(decoded) == cut
+
+
+def _crc_bit_at_a_time(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE as docs/protocol.md states it: polynomial 0x1021, initial 0xFFFF, MSB
+    first, a bit at a time (the reference for the codec's table-driven ``binascii.crc_hqx``)."""
+    crc = 0xFFFF
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+            crc &= 0xFFFF
+    return crc
+
+
+def _wire_plainly(address: int, seq: int, ack: int, kind: int, payload: bytes) -> bytes:
+    """A frame's wire bytes written out field by field (docs/protocol.md, "Framing"), from the
+    byte-at-a-time COBS and CRC above: the reference ``encode_fields`` and ``encode`` are held to."""
+    body = bytes((3, address)) + seq.to_bytes(4, "big") + ack.to_bytes(4, "big") + bytes((kind, len(payload))) + payload
+    return _cobs_byte_at_a_time(body + _crc_bit_at_a_time(body).to_bytes(2, "big")) + b"\x00"
+
+
+_payloads = st.one_of(
+    st.binary(max_size=MAX_PAYLOAD),
+    st.lists(st.sampled_from([b"\x00", b"\x00\x00", b"\x01", b"\xff" * 7]), max_size=40).map(b"".join),
+    st.integers(0, MAX_PAYLOAD).map(lambda n: b"\x00" * n),
+    st.integers(0, MAX_PAYLOAD).map(lambda n: b"\x5a" * n),
+)
+"""Payloads with many zeros, none, all zeros, and runs up to the longest (a frame of 254 bytes
+before COBS: one run that fills a whole block)."""
+
+
+@settings(max_examples=300)
+@given(
+    st.integers(0, 255),
+    st.sampled_from([0, 1, 0xFF, 0x100, 0x01000000, 0xFFFFFFFF]) | st.integers(0, 0xFFFFFFFF),
+    st.sampled_from([0, 0x00FF0000]) | st.integers(0, 0xFFFFFFFF),
+    st.sampled_from(list(MsgType)),
+    _payloads,
+    st.booleans(),
+)
+def test_encode_fields_gives_the_plainly_written_bytes(
+    address: int, seq: int, ack: int, kind: MsgType, payload: bytes, looked_up: bool
+) -> None:
+    """``encode_fields`` and ``encode`` give the bytes of the frame written out plainly (in process
+    too, where the bytes are also remembered for a look-up), and they decode to the frame again."""
+    expected = _wire_plainly(address, seq, ack, kind, payload)
+    frame = Frame(address, seq, ack, kind, payload)
+    with in_process() if looked_up else contextlib.nullcontext():
+        assert encode_fields(address, seq, ack, kind, payload) == expected
+        assert encode(frame) == expected
+        assert decode_frame(expected[:-1]) == (frame, "ok")
+        assert Decoder().feed(expected) == [frame]
+
+
+def test_the_longest_frame_fills_a_cobs_block() -> None:
+    """A payload of the maximum size, no zero in it: 254 bytes before COBS, one block under code
+    0xFF then an empty piece (the canonical form's), as the plain reference writes it."""
+    payload = b"\x7e" * MAX_PAYLOAD
+    wire = encode_fields(1, 0x01010101, 0x01010101, MsgType.EVENT, payload)
+    assert wire == _wire_plainly(1, 0x01010101, 0x01010101, MsgType.EVENT, payload)
+    assert wire[0] == 0xFF and wire[-2:] == b"\x01\x00" and len(wire) == MAX_WIRE
+    assert decode_frame(wire[:-1])[0] == Frame(1, 0x01010101, 0x01010101, MsgType.EVENT, payload)
+
+
+@settings(max_examples=400)
+@given(
+    st.binary(max_size=700),
+    st.sampled_from(["raw", "sealed", "headed"]),
+    st.integers(0, 255),
+    st.integers(-2, 2),
+    st.lists(st.integers(1, 40), max_size=8),
+)
+def test_garbage_decodes_to_nothing_and_never_raises(
+    raw: bytes, how: str, kind: int, off: int, cuts: list[int]
+) -> None:
+    """Bytes from the wire, whole or fed in pieces, in process or not: ``decode_frame`` and the
+    decoder refuse garbage by saying so (``None`` and why, counts), never by an exception, and a
+    frame after it still decodes. Garbage ``sealed`` is random bytes with their right CRC,
+    COBS-encoded, and ``headed`` also has a version 3 header of any type byte and a length off by
+    ``off``: they reach the checks after the CRC (short, version, length, type) instead of stopping
+    at it."""
+    if how == "headed":
+        raw = bytes((3, 1)) + raw[:8].ljust(8, b"\x01") + bytes((kind, max(0, len(raw[8:248]) + off))) + raw[8:248]
+    sealed = raw + _crc_bit_at_a_time(raw).to_bytes(2, "big")
+    garbage = raw if how == "raw" else cobs_encode(sealed)
+    good = Frame(5, 7, 9, MsgType.ACK, b"\x00\x00\x00\x01\x00\x00\x00\x02")
+    for looked_up in (False, True):
+        with in_process() if looked_up else contextlib.nullcontext():
+            frame, why = decode_frame(garbage)
+            assert (frame is None) == (why != "ok")
+            decoder, at = Decoder(), 0
+            for size in cuts:
+                decoder.feed(garbage[at : at + size])
+                at += size
+            decoder.feed(garbage[at:])
+            assert decoder.buffered <= MAX_WIRE
+            assert decoder.feed(b"\x00" + encode(good))[-1:] == [good]
 
 
 @given(frames, st.integers(0, 300), st.integers(1, 255))
