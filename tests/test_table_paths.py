@@ -15,7 +15,7 @@ from controller.table.game_tables import GAME_TABLES
 from drivers.bet_spots import SpotReport
 from drivers.link import CommandResult
 from drivers.panel import ButtonChanged
-from drivers.shoe import CardDealt
+from drivers.shoe import CardDealt, ShoeStatus
 
 GAMES = ("mississippi_stud", "boston5", "pai_gow")
 MAIN = {"mississippi_stud": "ante", "boston5": "first", "pai_gow": "pai_gow"}
@@ -102,7 +102,7 @@ def test_a_card_whose_number_goes_on_while_held_waits_for_the_supervisor() -> No
 
 Script = tuple[tuple[Any, ...], ...]
 """A round as the events fed: ``("spot", seat, spot, cents)``, ``("press", button, ...)``,
-``("deal", "cards")``, ``("card", card)`` (a jump), ``("key", on)``."""
+``("deal", "cards")``, ``("card", card)`` (a jump), ``("key", on)``, ``("feed", event)``."""
 
 
 def held(card: str) -> Script:
@@ -156,7 +156,25 @@ ROUNDS: dict[str, Script] = {
         ("press", "seat_3", "fold", "confirm", "reveal", "confirm", "confirm", "confirm", "confirm"),
     ),
 }
+_PAI_GOW_SHOE = (
+    "7d Qd 3c 5s 2h Kc 9s 4d JK Ah 6c Tc 8s Jd 2s 5h Qc 3h 9d Kd 7s 4s Ad 6h Th 8c Js 2c 5c Qs 3s 9c Ks 7h "
+    "4h As 6s Td 8d Jh 2d 5d Qh 3d 9h Kh 7c 4c Ac 6d Ts 8h Jc"
+).split()
+"""A 53-card pai gow deck in a shuffled order: 49 dealt, four remain (31.8)."""
+ROUNDS["pai_gow"] = (
+    ("spot", 2, "pai_gow", 1000),
+    ("spot", 2, "bonus", 500),
+    ("spot", 2, "envy_marker", 1),  # 11.15(c): the bonus's $5 envy marker
+    ("spot", 5, "pai_gow", 2500),
+    ("press", "no_more_bets", "next", "next", "next", "next", "next", "confirm"),  # dice 8: the dealer first
+    ("deal", " ".join(_PAI_GOW_SHOE[:10])),
+    *held(_PAI_GOW_SHOE[10]),
+    ("deal", " ".join(_PAI_GOW_SHOE[11:49])),
+    ("feed", ShoeStatus(device="shoe", stub_count=4, deck_size=53)),
+    ("press", *["confirm"] * 12),
+)
 STEPS = {
+    "pai_gow": {"betting", "dealing", "hold from dealing", "check_deal", "set_hands", "setting", "settlement"},
     "mississippi_stud": {"betting", "dealing", "hold from dealing", "third_street", "fifth_street", "settlement"},
     "boston5": {"first_deal", "hold from first_deal", "bonus", "second_wager", "hold from final_deal", "settlement"},
     "three_card_poker": {"betting", "dealing", "hold from dealing", "play", "settlement"},
@@ -180,6 +198,9 @@ def play(t: FedTable, script: Script, after_each: Any) -> None:
                 after_each()
         elif what == "card":
             t.feed(CardDealt(device="shoe", card=args[0], index=t.shoe_index + 2, quality=100))
+            after_each()
+        elif what == "feed":
+            t.feed(args[0])
             after_each()
         else:
             t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=args[0]))
