@@ -720,3 +720,31 @@ def test_each_step_text_is_made_once_a_round(monkeypatch: pytest.MonkeyPatch) ->
     texts = [s.text for s in t.m.rounds[-1].settlement.procedure]
     assert texts and all(p in t.m.display.prompts for p in texts)
     assert made and set(made.values()) == {1}
+
+
+@pytest.mark.parametrize("street", STREETS)
+@pytest.mark.parametrize("hold", ["stray card", "unreadable card"])
+def test_a_reveal_while_held_still_asks_for_the_fold_to_be_confirmed(street: str, hold: str) -> None:
+    # no street to reveal while held: the machine ignores the press, and the screen still names
+    # the fold's collection to confirm first (as at 4e441b3: a press answered, never silently dropped)
+    t = at_street(street)
+    t.spot(1, street, 500)
+    t.press("seat_4", "fold")
+    if hold == "stray card":
+        t.deal("9s")  # one card more than the deal: the table holds for it
+    else:
+        t.feed(CardUnreadable(device="shoe", index=t.shoe_index + 1))
+    assert t.m.phase is Phase.HOLD and t.m.display.steps_pending()
+    shown = len(t.m.display.prompts)
+    t.press("reveal")
+    assert t.m.phase is Phase.HOLD
+    assert t.m.display.prompts[shown:] == ["cannot reveal: confirm the collection first"]
+
+
+def test_a_reveal_while_held_with_nothing_to_confirm_notes_nothing() -> None:
+    t = at_street("third")
+    t.deal("9s")
+    assert t.m.phase is Phase.HOLD
+    shown = len(t.m.display.prompts)
+    t.press("reveal")
+    assert t.m.phase is Phase.HOLD and t.m.display.prompts[shown:] == []

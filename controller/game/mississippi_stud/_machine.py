@@ -288,12 +288,16 @@ class MississippiTable(RoundTable):
         elif button == "reveal":
             # The machine checks the street's conditions itself (``all_acted``, ``no_steps_pending``):
             # they are asked again only when it did not move, to say why (a refused trigger changes nothing).
+            # With no street to reveal (held, dealing) the machine ignores it; a fold's collection
+            # still to confirm is still named then (what the dealer does first once the hold ends).
             street = self.current_street()
             self.reveal()
-            if street is None or self.state.phase._value_ != f"{street}_street":
-                return  # revealed (or no street to reveal: the machine ignores it)
-            if not self.all_acted():
-                waiting = [s.number for s in self.in_play() if street not in s.acted]
-                self.display.note(f"cannot reveal: waiting for {seats_named(waiting)}")
-            elif self.display.steps_pending():
+            if street is not None:
+                if self.state.phase._value_ != f"{street}_street":
+                    return  # revealed
+                if not self.all_acted():
+                    waiting = [s.number for s in self.in_play() if street not in s.acted]
+                    self.display.note(f"cannot reveal: waiting for {seats_named(waiting)}")
+                    return
+            if self.display.steps_pending():
                 self.display.note("cannot reveal: confirm the collection first")
