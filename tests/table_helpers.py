@@ -57,12 +57,15 @@ class FedTable:
             self.feed(ButtonChanged(device="panel", button=b, pressed=True))
 
     def corrections_asked(self, *prompts: str) -> None:
-        """Press "no more bets" on wagers the rules refuse: betting stays open (the phase
-        ``betting``) and the dealer's screen asks for each correction in ``prompts``."""
+        """Press "no more bets" on wagers the rules refuse: betting stays open (the step
+        ``betting``) and the dealer is asked for each correction in ``prompts`` (read from the
+        table's snapshot: its recent texts and what it asks now)."""
         self.press("no_more_bets")
-        assert self.m.phase.value == "betting", self.m.phase
+        snap = self.snapshot()
+        assert snap.step == "betting", snap.step
+        shown = (*snap.recent, snap.asked)
         for prompt in prompts:
-            assert prompt in self.m.display.prompts, (prompt, self.m.display.prompts)
+            assert prompt in shown, (prompt, shown)
 
     def deal(self, cards: str) -> None:
         """The shoe deals ``cards``, numbered on from its count (a repeated number holds)."""
