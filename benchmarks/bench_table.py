@@ -1,6 +1,6 @@
 """Table controller throughput and latency, beside a bare ``transitions`` machine.
 
-Run ``python benchmarks/bench_table.py [--rounds N]``. Measured in one run:
+Run ``python benchmarks/bench_table.py [--rounds N] [--repeat N] [--only in-process]``. Measured in one run:
 
 * rounds per CPU second in process (CPU time, since the machine is shared): a 6-seat Mississippi
   Stud table, a 6-seat Boston 5 table and a 7-position pai gow table (6 seats and the dealer) driven event by event through the engine, the devices replaced by in-memory
@@ -26,6 +26,14 @@ collector's scans (:func:`~controller.table.runtime.freeze_start_up`, as ``table
 Before it measures, the hand tables are completed (they fill on each hand's first look-up) and each
 game plays and settles 200 other rounds untimed (:func:`warm_up`): the floor settles the rounds the
 table played, after it, and would otherwise reuse what the table had just looked up for the first time.
+
+Each game's in-process figures are ``--repeat`` interleaved pairs (default 5) on the same rounds:
+our table, then the floor settling the rounds it just played, then our table again ... each in CPU
+time. The lines print the medians (rounds per CPU second, ``settle_record``, the floor) and the
+median of the pairs' ratios, with their spread (lowest-highest ratio): a load that moves during the
+run moves one pair, not the whole figure, and the spread says how far to trust it. ``--only
+in-process`` prints those lines alone (no snapshot, runtime, soak, pty or start-up rows), for a
+quick comparison of two trees.
 
 Prints figures; asserts nothing.
 """
