@@ -367,11 +367,15 @@ def pct(values: list[float]) -> str:
 
 
 def spread(ratios: list[float]) -> str:
-    """How far the pairs' ratios lie apart: how much to trust their median."""
+    """How far the pairs' ratios lie apart: how much to trust their median (three decimals here:
+    the column's two hide a step of 5%)."""
     if len(ratios) == 1:
-        return "one pair: no spread"
-    low, high = min(ratios), max(ratios)
-    return f"median of {len(ratios)} interleaved pairs, spread {low:.2f}x-{high:.2f}x, {(high - low) / statistics.median(ratios):.0%} of the median"
+        return f"{ratios[0]:.3f}x, one pair: no spread"
+    low, high, median = min(ratios), max(ratios), statistics.median(ratios)
+    return (
+        f"median {median:.3f}x of {len(ratios)} interleaved pairs, spread {low:.3f}x-{high:.3f}x, "
+        f"{(high - low) / median:.0%} of the median"
+    )
 
 
 def positive(text: str) -> int:

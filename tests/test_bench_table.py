@@ -15,8 +15,8 @@ REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / "benchmarks" / "bench_table.py"
 GAMES = ("Mississippi Stud, 6 seats", "Boston 5, 6 seats", "pai gow, 7 positions")
 RATIO = re.compile(
-    r"^  ours / that floor \(target 0\.5x\)\s+(\d+\.\d\d)x .*median of (\d+) interleaved pairs, "
-    r"spread (\d+\.\d\d)x-(\d+\.\d\d)x, \d+% of the median\)$"
+    r"^  ours / that floor \(target 0\.5x\)\s+\d+\.\d\dx .*median (\d+\.\d{3})x of (\d+) interleaved pairs, "
+    r"spread (\d+\.\d{3})x-(\d+\.\d{3})x, \d+% of the median\)$"
 )
 
 
