@@ -1,6 +1,6 @@
 """Table controller throughput and latency, beside a bare ``transitions`` machine.
 
-Run ``python benchmarks/bench_table.py [--rounds N]``. Measured in one run:
+Run ``python benchmarks/bench_table.py [--rounds N] [--repeat N] [--only in-process]``. Measured in one run:
 
 * rounds per CPU second in process (CPU time, since the machine is shared): a 6-seat Mississippi
   Stud table, a 6-seat Boston 5 table and a 7-position pai gow table (6 seats and the dealer) driven event by event through the engine, the devices replaced by in-memory
@@ -27,6 +27,14 @@ Before it measures, the hand tables are completed (they fill on each hand's firs
 game plays and settles 200 other rounds untimed (:func:`warm_up`): the floor settles the rounds the
 table played, after it, and would otherwise reuse what the table had just looked up for the first time.
 
+Each game's in-process figures are ``--repeat`` interleaved pairs (default 5) on the same rounds:
+our table, then the floor settling the rounds it just played, then our table again ... each in CPU
+time. The lines print the medians (rounds per CPU second, ``settle_record``, the floor) and the
+median of the pairs' ratios, with their spread (lowest-highest ratio): a load that moves during the
+run moves one pair, not the whole figure, and the spread says how far to trust it. ``--only
+in-process`` prints those lines alone (no snapshot, runtime, soak, pty or start-up rows), for a
+quick comparison of two trees.
+
 Prints figures; asserts nothing.
 """
 
@@ -39,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -136,11 +145,33 @@ def warm_up(cls: type, table: TableConfig, make, rounds: int) -> None:  # type: 
         settle_record(result.record, table)
 
 
-def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, list[float], int, int, float]:  # type: ignore[no-untyped-def]
-    table = load_table(table_path)
-    warm_up(cls, table, make, min(rounds, 200))
-    rng = random.Random(1)
-    rounds_events = [make(rng) for _ in range(rounds)]
+@dataclass(frozen=True)
+class Pair:
+    """One interleaved measurement: our table's rounds, then the floor's on the rounds it played."""
+
+    ours: float  # rounds per CPU second of our table
+    bare: float  # rounds per CPU second of a bare machine firing as many triggers
+    settle_s: float  # CPU seconds a round of ``settle_record`` on the rounds just played
+    per_event: list[float]  # controller-added seconds per event (perf_counter)
+    triggers: int  # triggers fired a round
+
+    @property
+    def floor(self) -> float:
+        """Rounds per CPU second of the mandated floor: the bare machine plus the settlement."""
+        return 1 / (1 / self.bare + self.settle_s)
+
+    @property
+    def ratio(self) -> float:
+        """Ours over the floor of the same pair."""
+        return self.ours / self.floor
+
+
+def play_ours(
+    cls: type, table: TableConfig, rounds_events: list[list[Any]]
+) -> tuple[float, list[float], int, list[Any]]:
+    """Our table through ``rounds_events``: rounds per CPU second, seconds per event, triggers a
+    round, and the rounds played (for the floor to settle)."""
+    rounds = len(rounds_events)
     played: list[Any] = []
     model = cls(table, RecordingDevices(), on_round=played.append)
     triggers = [0]
@@ -159,11 +190,32 @@ def in_process(cls: type, table_path: Path, make, rounds: int) -> tuple[float, l
             engine.step(ShoeStatus(device="shoe", stub_count=model.stub.expected, deck_size=model.DECK))
     elapsed = time.process_time() - start
     assert len(played) == rounds, (len(played), model.phase, model.display.prompts[-3:])
+    return rounds / elapsed, per_event, triggers[0] // rounds, played
+
+
+def settle_played(table: TableConfig, played: list[Any]) -> float:
+    """CPU seconds a round of the settlement alone, as `tablectl settle` computes it."""
     start = time.process_time()
-    for result in played:  # the settlement alone, as `tablectl settle` computes it
+    for result in played:
         settle_record(result.record, table)
-    settle_s = (time.process_time() - start) / rounds
-    return rounds / elapsed, per_event, sum(len(e) for e in rounds_events) // rounds, triggers[0] // rounds, settle_s
+    return (time.process_time() - start) / len(played)
+
+
+def in_process(cls: type, table_path: Path, make, rounds: int, repeat: int = 1) -> tuple[list[Pair], int]:  # type: ignore[no-untyped-def]
+    """``repeat`` interleaved pairs on the same rounds (ours, the floor, ours, the floor ...), after
+    one warm-up: a neighbour's burst then slows one or two measurements, not one side of every
+    ratio. Each pair and the events a round."""
+    table = load_table(table_path)
+    warm_up(cls, table, make, min(rounds, 200))
+    rng = random.Random(1)
+    rounds_events = [make(rng) for _ in range(rounds)]
+    pairs: list[Pair] = []
+    for _ in range(repeat):
+        ours, per_event, triggers, played = play_ours(cls, table, rounds_events)
+        settle_s = settle_played(table, played)
+        bare = bare_transitions(triggers, rounds)
+        pairs.append(Pair(ours, bare, settle_s, per_event, triggers))
+    return pairs, sum(len(e) for e in rounds_events) // rounds
 
 
 def snapshot_cost(cls: type, table_path: Path, make, rounds: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
@@ -314,12 +366,50 @@ def pct(values: list[float]) -> str:
     return f"p50 {q[49] * 1000:.3f} ms, p99 {q[98] * 1000:.3f} ms"
 
 
+def spread(ratios: list[float]) -> str:
+    """How far the pairs' ratios lie apart: how much to trust their median (three decimals here:
+    the column's two hide a step of 5%)."""
+    if len(ratios) == 1:
+        return f"{ratios[0]:.3f}x, one pair: no spread"
+    low, high, median = min(ratios), max(ratios), statistics.median(ratios)
+    return (
+        f"median {median:.3f}x of {len(ratios)} interleaved pairs, spread {low:.3f}x-{high:.3f}x, "
+        f"{(high - low) / median:.0%} of the median"
+    )
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"at least 1, not {value}")
+    return value
+
+
+ONLY_IN_PROCESS = "in-process"
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=2000)
     p.add_argument("--pty-rounds", type=int, default=30)
     p.add_argument("--soak-rounds", type=int, default=20_000, help="rounds of `tablectl soak` on every core (0: skip)")
+    p.add_argument(
+        "--repeat",
+        type=positive,
+        default=5,
+        help="interleaved pairs (ours, the floor, ours, the floor ...) of each game's in-process figures; "
+        "the medians are printed, and the ratios' spread (default 5)",
+    )
+    p.add_argument(
+        "--only",
+        choices=[ONLY_IN_PROCESS],
+        help="measure only the in-process rounds beside the floor (no snapshot, runtime, soak, pty or start-up rows)",
+    )
     args = p.parse_args()
+    if args.rounds < 2:
+        p.error("--rounds: at least 2 (the per-event percentiles need two events)")
+    quick = args.only == ONLY_IN_PROCESS
     from controller.hands.fast import evaluator_for
     from controller.hands.rules import Wheel
 
@@ -338,9 +428,14 @@ def main() -> None:
         ("pai gow, 7 positions", GAME_TABLES["pai_gow"], pai_gow_events, "pai_gow"),
     ):
         path = bench / f"{game}.yaml"
-        rate, per_event, n_events, n_triggers, settle_s = in_process(cls, path, make, args.rounds)
-        bare = bare_transitions(n_triggers, args.rounds)
-        floor = 1 / (1 / bare + settle_s)
+        pairs, n_events = in_process(cls, path, make, args.rounds, args.repeat)
+        rate = statistics.median(pair.ours for pair in pairs)
+        bare = statistics.median(pair.bare for pair in pairs)
+        settle_s = statistics.median(pair.settle_s for pair in pairs)
+        floor = statistics.median(pair.floor for pair in pairs)
+        ratios = [pair.ratio for pair in pairs]
+        n_triggers = pairs[0].triggers
+        per_event = [t for pair in pairs for t in pair.per_event]
         print(f"{name:<36} {rate:>10,.0f} {n_events:>13} {n_triggers:>15}   {pct(per_event)}")
         print(
             f"{'  bare transitions, same triggers':<36} {bare:>10,.0f} {'':>13} {n_triggers:>15}   (ours / bare {rate / bare:.2f}x)"
@@ -349,8 +444,11 @@ def main() -> None:
             f"{'  bare transitions + settlement only':<36} {floor:>10,.0f} {'':>13} {'':>15}   (settle_record {settle_s * 1000:.3f} ms per round)"
         )
         print(
-            f"{'  ours / that floor (target 0.5x)':<36} {rate / floor:>9.2f}x {'':>13} {'':>15}   (the mandated floor: the same triggers + the settlement)"
+            f"{'  ours / that floor (target 0.5x)':<36} {statistics.median(ratios):>9.2f}x {'':>13} {'':>15}   "
+            f"(the mandated floor: the same triggers + the settlement; {spread(ratios)})"
         )
+        if quick:
+            continue
         snap_us, event_us = snapshot_cost(cls, path, make, min(args.rounds, 500))
         print(
             f"{'  snapshot after each event':<36} {'':>10} {'':>13} {'':>15}   "
@@ -367,6 +465,8 @@ def main() -> None:
             f"(CPU {cpu_ms:.3f} ms per round, so rounds per CPU second)"
         )
         print(f"{'  soak path / the floor (target 0.4x)':<36} {1000 / cpu_ms / floor:>9.2f}x")
+    if quick:
+        return
     if args.soak_rounds:
         soak_all_cores(bench / "mississippi_stud.yaml", args.soak_rounds)
     for game in ("mississippi_stud", "pai_gow"):
