@@ -380,20 +380,18 @@ def test_when_every_step_was_done_in_the_round_the_settlement_asks_nothing_again
 # --- work a press does once (issue 42 item 5): a final card reads the seats in play once
 
 
-def boston5_at_final_deal() -> Table:
+def boston5_before_final_deal() -> Table:
     t = Table()
     t.bets(2, 3, 5)
     t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h Jh Jd Jc")
     assert t.m.phase is Phase.SECOND_WAGER  # no bonus wager: no exposure, no bonus steps
     t.spot(2, "second", 1000)
     t.spot(5, "second", 1000)
-    t.press("seat_3", "fold", "confirm", "deal")
-    assert t.m.phase is Phase.FINAL_DEAL
     return t
 
 
-def test_a_final_card_reads_the_seats_in_play_once() -> None:
-    t = boston5_at_final_deal()
+def test_the_final_deal_reads_the_seats_in_play_once() -> None:
+    t = boston5_before_final_deal()
     playing = [0]
     in_play = t.m.in_play
 
@@ -402,8 +400,11 @@ def test_a_final_card_reads_the_seats_in_play_once() -> None:
         return in_play()
 
     t.m.in_play = counting
+    t.press("seat_3", "fold", "confirm", "deal")
+    assert t.m.phase is Phase.FINAL_DEAL
+    assert playing[0] == 1  # read at the step's start (the fold changed the seats)
     t.deal("Ts")
-    assert playing[0] == 1  # the card's place and the prompt that follows it
+    assert playing[0] == 1  # not again for a card's place, the deal's size or the prompt
     assert t.m.display.prompts[-1] == "deal the final cards: seat 2 one more, seat 5 two, then the dealer two"
     t.deal("9s 6h")
     assert t.m.display.prompts[-1] == "deal the final cards: seat 5 one more, then the dealer two"
@@ -411,3 +412,4 @@ def test_a_final_card_reads_the_seats_in_play_once() -> None:
     assert t.m.display.prompts[-1] == "deal the final cards: the dealer one more"
     t.deal("9h")
     assert t.m.phase is Phase.SETTLEMENT
+    assert playing[0] == 1 + 1  # and once more to show the dealer's hand (not a card of the deal)

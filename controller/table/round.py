@@ -441,8 +441,11 @@ class RoundTable:
         play, its buttons, its supervisor actions and a card outside the deal say so for it. In a
         dealing state (``DEALING_STATES``) they never depend on the cards dealt: a card placed
         there that changed nothing else does not make the screen again (:meth:`handle`)."""
-        out = self.wagers.details()
-        return out + self.late.details() if self.late.pending else out
+        wagers, late = self.wagers, self.late
+        if not wagers.problems and not late.pending:  # in play, nearly always: nothing to ask of either
+            return []  # a new list each time: the games add their lines to it
+        out = wagers.details()
+        return out + late.details() if late.pending else out
 
     def hold_prompt(self) -> str:
         """What clears the hold (the screen's prompt while the table holds)."""

@@ -97,11 +97,25 @@ class Boston5Table(RoundTable):
     bonus_settled = Trigger()
     deal = Trigger()
     final_cards_complete = Trigger()
+    _playing: tuple[dict[int, Seat], int, list[Seat]] | None = None
+    """:meth:`in_play` as last read, with the seats it was read from and their count (:meth:`playing`)."""
 
     def reset_game(self) -> None:
         self.dealer: list[Card] = []
         self.bonus_steps: tuple[Step, ...] = ()
         self.bonus_index = 0
+        self._playing = None
+
+    def playing(self) -> list[Seat]:
+        """:meth:`in_play`, read again only when the seats changed since: the round's seats
+        replaced (a new round, the bets locked) or one added, or a fold (:meth:`fold`). A card of
+        the deal reads it (where it goes, how many cards the deal takes) without sorting the
+        seats each time. The list is the caller's to read, not to change."""
+        seats = self.state.seats
+        kept = self._playing
+        if kept is None or kept[0] is not seats or kept[1] != len(seats):
+            kept = self._playing = (seats, len(seats), self.in_play())
+        return kept[2]
 
     def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
         w = seat.wagers
@@ -156,7 +170,7 @@ class Boston5Table(RoundTable):
         prompt counts what each seat, and the dealer, still needs. ``in_play``: :meth:`in_play`
         when the caller has just read it (a card of the final deal)."""
         if in_play is None:
-            in_play = self.in_play()
+            in_play = self.playing()
         if not in_play:
             self.final_cards_complete()
             return
@@ -231,6 +245,7 @@ class Boston5Table(RoundTable):
     def fold(self, seat: Seat) -> None:
         """24.10(b), (c): the seat folds (or withdraws its second wager): ante and first wager collected now."""
         seat.folded_at = "second"
+        self._playing = None  # one seat fewer in play
         collect = tuple(Action("collect", spot, seat.wagers[spot]) for spot in ("ante", "first"))
         self.walk.collect_at_fold(seat, Step("fold", seat.number, collect, "folds", DISCARD_UNEXPOSED))
 
@@ -258,16 +273,14 @@ class Boston5Table(RoundTable):
         phase = state.phase
         if phase is _FIRST_DEAL:
             return True
-        playing = any(s.folded_at is None for s in state.seats.values())  # ``in_play`` without its sort
-        return phase is _FINAL_DEAL and playing and not self.display.steps_pending()
+        return phase is _FINAL_DEAL and bool(self.playing()) and not self.display.steps_pending()
 
     def deal_size(self) -> int:
         # 24.8(c): three cards to each seat and the dealer; 24.10(d): two more to each seat with a
         # second wager and to the dealer (none when every seat folded); 24.8(d): the stub then goes
         # to the discard rack without exposing the cards
-        seats = self.state.seats
-        playing = sum(1 for s in seats.values() if s.folded_at is None)  # ``in_play``'s count, without its sort
-        return 3 * len(seats) + 3 + (2 * playing + 2 if playing else 0)
+        playing = len(self.playing())
+        return 3 * len(self.state.seats) + 3 + (2 * playing + 2 if playing else 0)
 
     def cards_seen(self) -> list[Card]:
         return super().cards_seen() + self.dealer
@@ -288,7 +301,7 @@ class Boston5Table(RoundTable):
             if placed == 3 * len(order) + 3:
                 self.first_cards_complete()
             return
-        playing = self.in_play()
+        playing = self.playing()
         first = 3 * len(seats) + 3
         k = placed - first
         if k < 2 * len(playing):

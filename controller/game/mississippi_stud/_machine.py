@@ -257,8 +257,9 @@ class MississippiTable(RoundTable):
         if step is _BETTING:
             wagers.take_open_bet(e)
             return
+        # A report in play changes what the screen shows only when it takes a street's bet (the
+        # seats waiting, in the details): a note or a late bet says so itself (``display.shown``).
         state = self.state
-        state.screen_changed()  # a report in play: what the details show may change
         street = None if step is None else _STREET_OF_STEP.get(step._value_)
         seat = state.seats.get(e.seat)
         if street and seat and seat.folded_at is None and e.spot == street and street not in seat.acted:
@@ -266,6 +267,7 @@ class MississippiTable(RoundTable):
             if e.cents in (ante, 2 * ante, 3 * ante):
                 seat.wagers[street] = e.cents
                 seat.acted.add(street)
+                state.screen_changed()  # one seat fewer waiting
                 self.devices.lamp(e.seat, street, "accepted")
             else:
                 self.display.note(f"correct: seat {e.seat} {street}: must be 1x, 2x or 3x the ante {ante / 100:.2f}")
