@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from enum import Enum
 
+from controller.game._common import betting_closes
 from controller.game.mississippi_stud import DEFINITION
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import Record, RoundResult, RoundTable, Seat, SupervisorAction
@@ -60,14 +61,7 @@ PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, object]] = [
     # 35.9(c): "no more bets" before any card; wagers that break the rules must be put right first.
-    {
-        "trigger": "no_more_bets",
-        "source": P.BETTING,
-        "dest": P.NO_MORE_BETS,
-        "conditions": "wagers_valid",
-        "after": "lock_bets",
-    },
-    {"trigger": "deal_started", "source": P.NO_MORE_BETS, "dest": P.DEALING},  # the first card leaves the shoe
+    *betting_closes(P, P.DEALING),  # the first card out of the shoe starts the deal
     # 35.9(d), (e): a 2-card stack to each wagering seat clockwise, then the 3 community cards.
     {"trigger": "cards_complete", "source": P.DEALING, "dest": P.THIRD_STREET, "after": "prompt_street"},
     # 35.10(a), (d): all seats bet 3rd street or fold; then the first community card.
