@@ -8,7 +8,7 @@ from enum import Enum
 
 from controller.game.definition import CardPlan, DealStep, Holder
 
-__all__ = ["seats_then_dealer", "no_more_bets", "betting_closes"]
+__all__ = ["seats_then_dealer", "no_more_bets", "betting_closes", "once_decided"]
 
 
 def seats_then_dealer(step: str, count: int, to_seats: str, to_dealer: str, cite: str) -> DealStep:
@@ -32,3 +32,15 @@ def no_more_bets(phase: type[Enum], after: str = "lock_bets") -> dict[str, objec
 def betting_closes(phase: type[Enum], dealing: Enum) -> list[dict[str, object]]:
     """Betting closes (:func:`no_more_bets`), then the first card out of the shoe starts ``dealing``."""
     return [no_more_bets(phase), {"trigger": "deal_started", "source": phase["NO_MORE_BETS"], "dest": dealing}]
+
+
+def once_decided(trigger: str, source: Enum, dest: Enum, decided: str, after: str) -> dict[str, object]:
+    """The end of a decision step: ``trigger`` moves from ``source`` to ``dest`` only once every
+    seat has decided (the condition ``decided``) and no settlement step is pending, then ``after``."""
+    return {
+        "trigger": trigger,
+        "source": source,
+        "dest": dest,
+        "conditions": [decided, "no_steps_pending"],
+        "after": after,
+    }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from controller.game._common import betting_closes
+from controller.game._common import betting_closes, once_decided
 from controller.game.boston5 import DEFINITION
 from controller.game.boston5._rules import Boston5Seat, bonus_procedure
 from controller.table.phases import Trigger, common_transitions, in_play_states
@@ -61,13 +61,7 @@ TRANSITIONS: list[dict[str, object]] = [
     {"trigger": "bonus_done", "source": P.BONUS, "dest": P.BONUS_SETTLEMENT, "after": "start_bonus_settlement"},
     {"trigger": "bonus_settled", "source": P.BONUS_SETTLEMENT, "dest": P.SECOND_WAGER, "after": "prompt_second"},
     # 24.10(b), (c): a second wager equal to the first, or fold; the second may be withdrawn until the final cards.
-    {
-        "trigger": "deal",
-        "source": P.SECOND_WAGER,
-        "dest": P.FINAL_DEAL,
-        "conditions": ["all_decided", "no_steps_pending"],
-        "after": "prompt_final",
-    },
+    once_decided("deal", P.SECOND_WAGER, P.FINAL_DEAL, "all_decided", "prompt_final"),
     # 24.10(d), (e), (f): two cards to each player with a second wager, two to the dealer; the dealer reveals
     # and sets the highest hand; settlement counterclockwise from the dealer's right.
     {"trigger": "final_cards_complete", "source": P.FINAL_DEAL, "dest": P.SETTLEMENT, "after": "show_and_settle"},
