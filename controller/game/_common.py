@@ -1,6 +1,7 @@
 """What the games' definitions and machines write alike, made once: the usual dealing step (each
-seat its cards, then the dealer as many) and the transitions by which betting closes. A game's
-package (``controller.game.<name>``) calls these with its own citations and phases."""
+seat its cards, then the dealer as many), the transitions by which betting closes and the one by
+which a decision step ends. A game's package (``controller.game.<name>``) calls these with its own
+citations and phases."""
 
 from __future__ import annotations
 
