@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
+from controller.game._common import seats_then_dealer
 from controller.game.boston5._catalog import CATALOG
 from controller.game.boston5._rules import SPEC
-from controller.game.definition import (
-    SETTLED_STEPS,
-    CardPlan,
-    DealPlan,
-    DealStep,
-    GameDefinition,
-    Holder,
-    Reveal,
-    Step,
-    TableNames,
-    When,
-)
+from controller.game.definition import SETTLED_STEPS, DealPlan, GameDefinition, Holder, Reveal, Step, TableNames, When
 
 __all__ = ["DEFINITION"]
 
@@ -29,20 +19,18 @@ DEFINITION = GameDefinition(
     spec=SPEC,
     deal=DealPlan(
         steps=(
-            DealStep(
+            seats_then_dealer(
                 "first_deal",
-                (
-                    CardPlan(Holder.SEAT, 3, "24.8(c): three consecutive cards to each player, face down"),
-                    CardPlan(Holder.DEALER, 3, "24.8(c): then three to the dealer, face down"),
-                ),
+                3,
+                "24.8(c): three consecutive cards to each player, face down",
+                "24.8(c): then three to the dealer, face down",
                 "24.8(c)",
             ),
-            DealStep(
+            seats_then_dealer(
                 "final_deal",
-                (
-                    CardPlan(Holder.SEAT, 2, "24.10(d): two cards to each player with a second wager, face down"),
-                    CardPlan(Holder.DEALER, 2, "24.10(d): two to the dealer, face down"),
-                ),
+                2,
+                "24.10(d): two cards to each player with a second wager, face down",
+                "24.10(d): two to the dealer, face down",
                 "24.10(d)",
             ),
         ),

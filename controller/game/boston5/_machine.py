@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from enum import Enum
 
+from controller.game._common import betting_closes, once_decided
 from controller.game.boston5 import DEFINITION
 from controller.game.boston5._rules import Boston5Seat, bonus_procedure
 from controller.table.phases import Trigger, common_transitions, in_play_states
@@ -52,14 +53,7 @@ _BETTING, _SECOND_WAGER, _FIRST_DEAL, _FINAL_DEAL, _HOLD = P.BETTING, P.SECOND_W
 
 TRANSITIONS: list[dict[str, object]] = [
     # 24.8(b)4: "no more bets"; ante and first wager (first = 2 x ante), an optional bonus with them.
-    {
-        "trigger": "no_more_bets",
-        "source": P.BETTING,
-        "dest": P.NO_MORE_BETS,
-        "conditions": "wagers_valid",
-        "after": "lock_bets",
-    },
-    {"trigger": "deal_started", "source": P.NO_MORE_BETS, "dest": P.FIRST_DEAL},  # the first card leaves the shoe
+    *betting_closes(P, P.FIRST_DEAL),  # the first card out of the shoe starts the deal
     # 24.8(c): three consecutive cards to each player clockwise from the dealer's left, then three to the dealer.
     {"trigger": "first_cards_complete", "source": P.FIRST_DEAL, "dest": P.BONUS, "after": "prompt_bonus"},
     # 24.10(a): players with a bonus wager may expose their three cards; the dealer then collects the
@@ -67,13 +61,7 @@ TRANSITIONS: list[dict[str, object]] = [
     {"trigger": "bonus_done", "source": P.BONUS, "dest": P.BONUS_SETTLEMENT, "after": "start_bonus_settlement"},
     {"trigger": "bonus_settled", "source": P.BONUS_SETTLEMENT, "dest": P.SECOND_WAGER, "after": "prompt_second"},
     # 24.10(b), (c): a second wager equal to the first, or fold; the second may be withdrawn until the final cards.
-    {
-        "trigger": "deal",
-        "source": P.SECOND_WAGER,
-        "dest": P.FINAL_DEAL,
-        "conditions": ["all_decided", "no_steps_pending"],
-        "after": "prompt_final",
-    },
+    once_decided("deal", P.SECOND_WAGER, P.FINAL_DEAL, "all_decided", "prompt_final"),
     # 24.10(d), (e), (f): two cards to each player with a second wager, two to the dealer; the dealer reveals
     # and sets the highest hand; settlement counterclockwise from the dealer's right.
     {"trigger": "final_cards_complete", "source": P.FINAL_DEAL, "dest": P.SETTLEMENT, "after": "show_and_settle"},

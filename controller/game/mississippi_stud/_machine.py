@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from enum import Enum
 
+from controller.game._common import betting_closes, once_decided
 from controller.game.mississippi_stud import DEFINITION
 from controller.table.phases import Trigger, common_transitions, in_play_states
 from controller.table.round import Record, RoundResult, RoundTable, Seat, SupervisorAction
@@ -60,40 +61,15 @@ PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, object]] = [
     # 35.9(c): "no more bets" before any card; wagers that break the rules must be put right first.
-    {
-        "trigger": "no_more_bets",
-        "source": P.BETTING,
-        "dest": P.NO_MORE_BETS,
-        "conditions": "wagers_valid",
-        "after": "lock_bets",
-    },
-    {"trigger": "deal_started", "source": P.NO_MORE_BETS, "dest": P.DEALING},  # the first card leaves the shoe
+    *betting_closes(P, P.DEALING),  # the first card out of the shoe starts the deal
     # 35.9(d), (e): a 2-card stack to each wagering seat clockwise, then the 3 community cards.
     {"trigger": "cards_complete", "source": P.DEALING, "dest": P.THIRD_STREET, "after": "prompt_street"},
     # 35.10(a), (d): all seats bet 3rd street or fold; then the first community card.
-    {
-        "trigger": "reveal",
-        "source": P.THIRD_STREET,
-        "dest": P.FOURTH_STREET,
-        "conditions": ["all_acted", "no_steps_pending"],
-        "after": "prompt_street",
-    },
+    once_decided("reveal", P.THIRD_STREET, P.FOURTH_STREET, "all_acted", "prompt_street"),
     # 35.10(e), (f): 4th street; then the second community card.
-    {
-        "trigger": "reveal",
-        "source": P.FOURTH_STREET,
-        "dest": P.FIFTH_STREET,
-        "conditions": ["all_acted", "no_steps_pending"],
-        "after": "prompt_street",
-    },
+    once_decided("reveal", P.FOURTH_STREET, P.FIFTH_STREET, "all_acted", "prompt_street"),
     # 35.10(g), (h), (i): 5th street; the third card; settlement counterclockwise from the dealer's right.
-    {
-        "trigger": "reveal",
-        "source": P.FIFTH_STREET,
-        "dest": P.SETTLEMENT,
-        "conditions": ["all_acted", "no_steps_pending"],
-        "after": "show_and_settle",
-    },
+    once_decided("reveal", P.FIFTH_STREET, P.SETTLEMENT, "all_acted", "show_and_settle"),
     *common_transitions(P, PLAYING),  # 35.9(e): the stub counted every fifth round
 ]
 """Every transition of the round; ``tablectl diagram`` draws exactly this."""

@@ -3,18 +3,8 @@
 
 from __future__ import annotations
 
-from controller.game.definition import (
-    SETTLED_STEPS,
-    CardPlan,
-    DealPlan,
-    DealStep,
-    GameDefinition,
-    Holder,
-    Reveal,
-    Step,
-    TableNames,
-    When,
-)
+from controller.game._common import seats_then_dealer
+from controller.game.definition import SETTLED_STEPS, DealPlan, GameDefinition, Holder, Reveal, Step, TableNames, When
 from controller.game.pai_gow._catalog import CATALOG
 from controller.game.pai_gow._house_way import Decision, house_way
 from controller.game.pai_gow._rules import SPEC
@@ -32,12 +22,11 @@ DEFINITION = GameDefinition(
     spec=SPEC,
     deal=DealPlan(
         steps=(
-            DealStep(
+            seats_then_dealer(
                 "dealing",
-                (
-                    CardPlan(Holder.SEAT, 7, "31.8: seven cards to every position, wagered or not, face down"),
-                    CardPlan(Holder.DEALER, 7, "31.8: seven to the dealer, face down"),
-                ),
+                7,
+                "31.8: seven cards to every position, wagered or not, face down",
+                "31.8: seven to the dealer, face down",
                 "31.8 (one at a time) or 31.10 (7-card stacks)",
             ),
         ),

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from enum import Enum
 
+from controller.game._common import no_more_bets
 from controller.game.pai_gow import DEFINITION
 from controller.game.pai_gow._deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
 from controller.game.pai_gow._house_way import house_way
@@ -78,13 +79,7 @@ PLAYING = in_play_states(P)
 TRANSITIONS: list[dict[str, object]] = [
     # 31.8(b)/31.10: "no more bets"; the optional wagers go with a pai gow wager (11.15(b)).
     # Bets locked, the dealer enters the dice total (or a random number is drawn) before any card.
-    {
-        "trigger": "no_more_bets",
-        "source": P.BETTING,
-        "dest": P.NO_MORE_BETS,
-        "conditions": "wagers_valid",
-        "after": "lock_bets_and_ask_dice",
-    },
+    no_more_bets(P, "lock_bets_and_ask_dice"),
     # 31.11: the starting position from the dice total, the dealer counted as 1.
     {"trigger": "start_entered", "source": P.NO_MORE_BETS, "dest": P.DEALING, "after": "prompt_deal"},
     # 31.8: seven cards to every position, dealer included, wagered or not.

@@ -6,18 +6,8 @@ dealer guide's round (:mod:`._guide`); the bench's players are ``hil/three_card_
 
 from __future__ import annotations
 
-from controller.game.definition import (
-    SETTLED_STEPS,
-    CardPlan,
-    DealPlan,
-    DealStep,
-    GameDefinition,
-    Holder,
-    Reveal,
-    Step,
-    TableNames,
-    When,
-)
+from controller.game._common import seats_then_dealer
+from controller.game.definition import SETTLED_STEPS, DealPlan, GameDefinition, Holder, Reveal, Step, TableNames, When
 from controller.game.three_card_poker._rules import QUALIFIER
 from controller.game.three_card_poker._table_rules import CATALOG, SIX_CARD, SPEC
 
@@ -37,12 +27,11 @@ DEFINITION = GameDefinition(
     spec=SPEC,
     deal=DealPlan(
         steps=(
-            DealStep(
+            seats_then_dealer(
                 "dealing",
-                (
-                    CardPlan(Holder.SEAT, 3, f"{_INFERRED}: three cards to each seat, face down"),
-                    CardPlan(Holder.DEALER, 3, f"{_INFERRED}: three to the dealer, face down"),
-                ),
+                3,
+                f"{_INFERRED}: three cards to each seat, face down",
+                f"{_INFERRED}: three to the dealer, face down",
                 _INFERRED,
             ),
         ),

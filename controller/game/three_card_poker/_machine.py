@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from enum import Enum
 
+from controller.game._common import betting_closes, once_decided
 from controller.game.three_card_poker import DEFINITION
 from controller.game.three_card_poker._table_rules import SIX_CARD, fold_step
 from controller.table.phases import Trigger, common_transitions, in_play_states
@@ -62,26 +63,13 @@ PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, object]] = [
     # 20.6 (inferred): an ante, optional pair plus and 6 Card Bonus, then "no more bets" before any card.
-    {
-        "trigger": "no_more_bets",
-        "source": P.BETTING,
-        "dest": P.NO_MORE_BETS,
-        "conditions": "wagers_valid",
-        "after": "lock_bets",
-    },
-    {"trigger": "deal_started", "source": P.NO_MORE_BETS, "dest": P.DEALING},  # the first card leaves the shoe
+    *betting_closes(P, P.DEALING),  # the first card out of the shoe starts the deal
     # 20.8 (inferred): three cards to each seat with a wager, clockwise, then three to the dealer, face down.
     {"trigger": "cards_complete", "source": P.DEALING, "dest": P.PLAY, "after": "prompt_play"},
     # 20.10(b) (inferred): each seat with an ante plays (a play wager equal to the ante) or folds;
     # 20.10(d): once all have decided the dealer's hand is exposed; 20.10(e), 20.11: settlement from
     # the dealer's right, folded hands collected first.
-    {
-        "trigger": "reveal",
-        "source": P.PLAY,
-        "dest": P.SETTLEMENT,
-        "conditions": ["all_decided", "no_steps_pending"],
-        "after": "show_and_settle",
-    },
+    once_decided("reveal", P.PLAY, P.SETTLEMENT, "all_decided", "show_and_settle"),
     *common_transitions(P, PLAYING),  # the stub counted every fifth round, as at every table
 ]
 """Every transition of the round; ``tablectl diagram`` draws exactly this."""
