@@ -660,28 +660,34 @@ def test_a_reveal_with_no_street_to_reveal_notes_nothing() -> None:
     assert t.m.phase is Phase.BETTING and t.m.display.prompts[shown:] == []
 
 
-def test_a_walk_with_nothing_done_makes_each_step_text_when_it_is_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    made = [0]
+@pytest.fixture
+def texts_made(monkeypatch: pytest.MonkeyPatch) -> dict[int, int]:
+    """How many times each settlement step's text was made (by the step's id), from now on."""
+    made: dict[int, int] = {}
     make = Step._make_text
 
     def counting(step: Step) -> str:
-        made[0] += 1
+        made[id(step)] = made.get(id(step), 0) + 1
         return make(step)
 
     monkeypatch.setattr(Step, "_make_text", counting)
+    return made
+
+
+def test_a_walk_with_nothing_done_makes_each_step_text_when_it_is_asked(texts_made: dict[int, int]) -> None:
     t = mississippi_at_third()
     for s in STREETS:
         t.spot(1, s, 500)
         t.spot(4, s, 1000)
         if s == "fifth":
-            made[0] = 0
+            texts_made.clear()
         t.press("reveal")
     walk = t.m.walk
     assert walk.settlement is not None and walk.steps is walk.settlement.procedure  # nothing left out
-    assert made[0] == 1  # the first step, asked: no other step's text read to leave steps out
+    assert sum(texts_made.values()) == 1  # the first step, asked: no other step's text read to leave steps out
     for asked in range(2, len(walk.steps) + 1):
         t.press("confirm")
-        assert made[0] == asked
+        assert sum(texts_made.values()) == asked
     t.press("confirm")
     assert t.m.phase is Phase.BETTING
 
@@ -701,15 +707,8 @@ def test_a_walk_leaves_out_the_steps_done_during_the_round() -> None:
     assert len(walk.steps) == len(walk.settlement.procedure) - len(folded)
 
 
-def test_each_step_text_is_made_once_a_round(monkeypatch: pytest.MonkeyPatch) -> None:
-    made: dict[int, int] = {}
-    make = Step._make_text
-
-    def counting(step: Step) -> str:
-        made[id(step)] = made.get(id(step), 0) + 1
-        return make(step)
-
-    monkeypatch.setattr(Step, "_make_text", counting)
+def test_each_step_text_is_made_once_a_round(texts_made: dict[int, int]) -> None:
+    made = texts_made
     t = mississippi_at_third()
     for s in STREETS:
         t.spot(1, s, 500)
