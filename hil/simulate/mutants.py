@@ -134,8 +134,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "b5_deal_order",
         "controller/game/boston5/_machine.py",
-        "self.seats[order[self.dealt // 3]].cards.append(dealt)",
-        "self.seats[order[self.dealt % len(order)]].cards.append(dealt)",
+        "number = order[placed // 3]",
+        "number = order[placed % len(order)]",
         "Boston 5: the first three cards dealt one at a time round the table, not as 3-card stacks (24.8(c))",
         B5,
     ),
@@ -252,8 +252,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "fold_collected_twice",
         "controller/table/_settlement_walk.py",
-        "steps = tuple(s for s in settlement.procedure if s.text not in self.steps_done)",
-        "steps = tuple(settlement.procedure)",
+        "steps = tuple(s for s in settlement.procedure if s.text not in done) if done else settlement.procedure",
+        "steps = settlement.procedure",
         "a fold's wagers, collected when the seat folded, asked to be collected again at settlement",
         B5 + MS,
     ),
