@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import pytest
 from cli_helpers import run_tablectl, tablectl_process
@@ -81,14 +82,23 @@ def tablectl_run(
         env={**os.environ, **(env or {})},
         cwd=cwd,
     )
-    assert proc.stderr is not None
-    log = Lines(proc.stderr)
+    with collected(proc, proc.stderr, proc.terminate) as running:
+        yield running
+
+
+@contextmanager
+def collected(
+    proc: subprocess.Popen[str], stream: IO[str] | None, stop: Callable[[], object]
+) -> Iterator[tuple[subprocess.Popen[str], Lines]]:
+    """``proc`` with the lines it writes to ``stream`` (its pipe) collected; after, ``stop`` ends it,
+    it is waited for and ``stream`` closed. Also imported by test_hil_ports."""
+    assert stream is not None
     try:
-        yield proc, log
+        yield proc, Lines(stream)
     finally:
-        proc.terminate()
+        stop()
         proc.wait(timeout=STATE_TIMEOUT_S)
-        proc.stderr.close()
+        stream.close()
 
 
 @contextmanager

@@ -7,6 +7,7 @@ import queue
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -221,14 +222,7 @@ def test_every_event_exactly_once_through_faults_and_reboots(tmp_path: Path) -> 
     q: queue.Queue = queue.Queue()
     sim = PanelSim(address=3, state_file=tmp_path / "panel.json")
     faults = Faults(flip=0.02, drop=0.02, duplicate=0.01, seed=7)
-    config = LinkConfig(
-        poll_interval_s=0.005,
-        response_timeout_s=0.02,
-        retries=5,
-        link_down_s=3.0,
-        reconnect_min_s=0.05,
-        reconnect_max_s=0.2,
-    )
+    config = replace(FAST, poll_interval_s=0.005, response_timeout_s=0.02, retries=5, link_down_s=3.0)
     received: list[ButtonChanged] = []
     sent: list[tuple[str, bool]] = []
     resets: list[DeviceFault] = []

@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -27,9 +28,10 @@ import serial
 from cli_helpers import run_tablectl
 from deadlines import STATE_TIMEOUT_S
 from hil_helpers import of, wait_for
-from test_hil_devices_visibility import Lines
+from test_hil_devices_visibility import Lines, collected
+from test_hil_link import FAST as HIL_FAST
 
-from drivers.link import DeviceFault, LinkConfig, LinkUp
+from drivers.link import DeviceFault, LinkUp
 from drivers.registry import driver_class
 from drivers.transport import PortOpenError, Transport, open_reason
 from hil.devices import ShoeSim
@@ -37,14 +39,8 @@ from hil.serve import PtyServer
 
 ROOT = Path(__file__).resolve().parent.parent
 
-FAST = LinkConfig(
-    poll_interval_s=0.01,
-    response_timeout_s=0.05,
-    retries=3,
-    link_down_s=1.0,
-    reconnect_min_s=0.02,
-    reconnect_max_s=0.05,
-)
+FAST = replace(HIL_FAST, reconnect_min_s=0.02, reconnect_max_s=0.05)
+"""The HIL links' timing, reconnecting sooner: a port refused again and again is retried often."""
 
 OPEN_AND_REPORT = """
 import sys
@@ -69,15 +65,9 @@ def other_process(path: str | Path) -> Iterator[tuple[subprocess.Popen[str], Lin
         text=True,
         cwd=ROOT,
     )
-    assert proc.stdout is not None
-    lines = Lines(proc.stdout)
-    try:
-        yield proc, lines
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait(timeout=STATE_TIMEOUT_S)
-        proc.stdout.close()
+    assert proc.stdin is not None
+    with collected(proc, proc.stdout, proc.stdin.close) as running:
+        yield running
 
 
 def wait_until(cond: Callable[[], bool], what: str, timeout: float = STATE_TIMEOUT_S) -> None:

@@ -81,17 +81,19 @@ def test_wrapping_is_what_textwrap_gives(text: str, width: int) -> None:
 
 
 _TEXTS = st.tuples(_WORDS, _GAPS).map(lambda wg: wg[1].join(wg[0])) | _WORDS.map(" ".join)
-
-
-@settings(max_examples=400)
-@given(
+_SCREEN_TEXTS = (
     _TEXTS,
     st.lists(_TEXTS, max_size=7),
     st.lists(_TEXTS, max_size=2),
     st.sampled_from(["", "", "link down: shoe"]),
-    st.integers(3, 8),
-    st.integers(16, 45),
 )
+"""A screen's texts: its prompt, details, notes and hold reason."""
+_SIZES = (st.integers(3, 8), st.integers(16, 45))
+"""A display's lines and columns."""
+
+
+@settings(max_examples=400)
+@given(*_SCREEN_TEXTS, *_SIZES)
 def test_the_usual_screen_is_laid_out_as_the_general_layout_does(
     prompt: str, details: list[str], notes: list[str], hold: str, lines: int, columns: int
 ) -> None:
@@ -109,16 +111,7 @@ _NOTICES = st.none() | st.builds(Notice, _TEXTS, st.lists(_TEXTS, max_size=4).ma
 
 
 @settings(max_examples=600)
-@given(
-    _TEXTS,
-    st.lists(_TEXTS, max_size=7),
-    st.lists(_TEXTS, max_size=2),
-    st.sampled_from(["", "", "link down: shoe"]),
-    _NOTICES,
-    st.integers(0, 3),
-    st.integers(3, 8),
-    st.integers(16, 45),
-)
+@given(*_SCREEN_TEXTS, _NOTICES, st.integers(0, 3), *_SIZES)
 def test_every_screen_is_the_screen_made_from_scratch(
     prompt: str,
     details: list[str],
