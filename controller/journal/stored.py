@@ -27,6 +27,7 @@ from __future__ import annotations
 import heapq
 import sqlite3
 from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
 from functools import cache, partial
 from operator import itemgetter
 
@@ -77,21 +78,34 @@ def _kind_terms(kinds: Collection[str] | None, index_kinds: Collection[str] | No
     return terms
 
 
+@dataclass(frozen=True, slots=True)
+class _Span:
+    """The records one read wants: after ``after``, up to ``until`` (None: the last), only of
+    ``kinds`` (None: all), oldest first or newest first."""
+
+    after: int
+    until: int | None
+    kinds: Collection[str] | None
+    newest_first: bool
+
+    def holds(self, record: StoredRecord) -> bool:
+        """Whether ``record`` is one of the span's."""
+        return (
+            record.seq > self.after
+            and (self.until is None or record.seq <= self.until)
+            and (self.kinds is None or record.kind in self.kinds)
+        )
+
+
 def _rows(
-    db: sqlite3.Connection,
-    after: int,
-    until: int | None,
-    kinds: Collection[str] | None,
-    newest_first: bool,
-    limit: int | None,
-    index_kinds: Collection[str] | None = None,
+    db: sqlite3.Connection, span: _Span, limit: int | None, index_kinds: Collection[str] | None = None
 ) -> Iterator[StoredRecord]:
-    query = f"SELECT {_ROW_FIELDS} FROM records WHERE {_kind_terms(kinds, index_kinds)}seq > ?"
-    args: list[object] = [after]
-    if until is not None:
+    query = f"SELECT {_ROW_FIELDS} FROM records WHERE {_kind_terms(span.kinds, index_kinds)}seq > ?"
+    args: list[object] = [span.after]
+    if span.until is not None:
         query += " AND seq <= ?"
-        args.append(until)
-    query += " ORDER BY seq" + (" DESC" if newest_first else "")
+        args.append(span.until)
+    query += " ORDER BY seq" + (" DESC" if span.newest_first else "")
     if limit is not None:
         query += " LIMIT ?"
         args.append(limit)
@@ -99,20 +113,18 @@ def _rows(
         yield StoredRecord(seq, at, kind, bool(event) if isinstance(event, int) else event, data, prev, digest)
 
 
-def _blocks(
-    db: sqlite3.Connection, after: int, until: int | None, kinds: Collection[str] | None, newest_first: bool
-) -> Iterator[Block]:
+def _blocks(db: sqlite3.Connection, span: _Span) -> Iterator[Block]:
     query = "SELECT first_seq, last_seq, prev, hash, prefixes, payload FROM blocks WHERE last_seq > ?"
-    args: list[object] = [after]
-    if until is not None:
+    args: list[object] = [span.after]
+    if span.until is not None:
         query += " AND first_seq <= ?"
-        args.append(until)
-    if kinds is not None:
+        args.append(span.until)
+    if (kinds := span.kinds) is not None:
         query += (
             f" AND first_seq IN (SELECT first_seq FROM {BLOCK_KINDS} WHERE kind IN ({', '.join('?' * len(kinds))}))"
         )
         args.extend(kinds)
-    query += " ORDER BY first_seq" + (" DESC" if newest_first else "")
+    query += " ORDER BY first_seq" + (" DESC" if span.newest_first else "")
     for first, last, prev, digest, prefixes, payload in db.execute(query, args):
         yield Block(first, last, prev, digest, bytes(prefixes), bytes(payload))
 
@@ -164,11 +176,12 @@ def read_records(
     first), at most ``limit`` of them. Rows are read as the iteration goes (SQLite's errors on a
     damaged file are raised by the iteration); a block is decoded when reached. ``index_kinds``:
     the kinds of the partial index the rows are to be found by (a superset of ``kinds``)."""
-    rows = _rows(db, after, until, kinds, newest_first, limit, index_kinds)
+    span = _Span(after, until, kinds, newest_first)
+    rows = _rows(db, span, limit, index_kinds)
     if not has_blocks(db):
         yield from rows
         return
-    blocked = _from_blocks(db, after, until, kinds, key, checked, newest_first)
+    blocked = _from_blocks(db, span, key, checked)
     merged = heapq.merge(rows, blocked, key=lambda r: r.seq, reverse=newest_first)
     for n, record in enumerate(merged):
         if limit is not None and n >= limit:
@@ -176,23 +189,13 @@ def read_records(
         yield record
 
 
-def _from_blocks(
-    db: sqlite3.Connection,
-    after: int,
-    until: int | None,
-    kinds: Collection[str] | None,
-    key: bytes | None,
-    checked: bool,
-    newest_first: bool,
-) -> Iterator[StoredRecord]:
+def _from_blocks(db: sqlite3.Connection, span: _Span, key: bytes | None, checked: bool) -> Iterator[StoredRecord]:
     decode = _decoder(db, key, checked)
-    for block in list(_blocks(db, after, until, kinds, newest_first)):
+    for block in list(_blocks(db, span)):
         records = decode(block)
-        if newest_first:
+        if span.newest_first:
             records.reverse()
-        for r in records:
-            if r.seq > after and (until is None or r.seq <= until) and (kinds is None or r.kind in kinds):
-                yield r
+        yield from filter(span.holds, records)
 
 
 def select_records(
@@ -218,7 +221,7 @@ def select_records(
     decode = _decoder(db, key, checked)
     blocked = (
         row
-        for block in _blocks(db, 0, None, None, newest_first)
+        for block in _blocks(db, _Span(0, None, None, newest_first))
         for row in _select_block(db, decode(block), columns, where, order)
     )
     yield from heapq.merge(rows, blocked, key=itemgetter(0), reverse=newest_first)

@@ -357,9 +357,7 @@ class TableSnapshot(NamedTuple):
         option = self.option("void")
         if option is None or option.action not in ("void", "misdeal"):
             return f"nothing to void in {self.step}"
-        if not self.key_on:
-            return "the supervisor's key is needed"
-        return option.refused
+        return self._refused_with_key(option)
 
     def can_void(self) -> bool:
         return self.why_not_void() is None
@@ -371,12 +369,14 @@ class TableSnapshot(NamedTuple):
         option = self.option("clear_fault")
         if option is None:
             return f"clear fault does not clear this hold: {self.hold.clears}"
-        if not self.key_on:
-            return "the supervisor's key is needed"
-        return option.refused
+        return self._refused_with_key(option)
 
     def can_clear_fault(self) -> bool:
         return self.why_not_clear_fault() is None
+
+    def _refused_with_key(self, option: SupervisorOption) -> str | None:
+        """Why ``option``, a supervisor's action offered now, is not taken: the key is off, or its own refusal."""
+        return option.refused if self.key_on else "the supervisor's key is needed"
 
 
 @dataclass(frozen=True, slots=True)
