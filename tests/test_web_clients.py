@@ -20,7 +20,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
 from test_web_guard import FakeFeed
-from web_helpers import can_bind, self_signed_cert, wait_for
+from web_helpers import can_bind, self_signed_cert, socket_from, wait_for
 
 from controller.web._table_app import table_app
 from controller.web.server import ClientBudget, WebAddress, WebServer, client_key
@@ -41,9 +41,7 @@ def server() -> Iterator[WebServer]:
 
 
 def connect_from(source: str, port: int) -> socket.socket:
-    s = socket.socket()
-    s.settimeout(10)
-    s.bind((source, 0))
+    s = socket_from(source, 10)
     try:
         s.connect(("127.0.0.1", port))
     except ConnectionResetError:
@@ -150,9 +148,7 @@ def test_under_tls_connections_in_their_handshake_count_toward_the_share(tmp_pat
             # the attacker opens twice its share and never starts a handshake
             held: list[socket.socket] = []
             for _ in range(2 * SHARE):
-                s = stack.enter_context(socket.socket())
-                s.settimeout(10)
-                s.bind((ATTACKER, 0))
+                s = stack.enter_context(socket_from(ATTACKER, 10))
                 with contextlib.suppress(ConnectionResetError):  # one past the share may be reset at once
                     s.connect(("127.0.0.1", web.port))
                 held.append(s)

@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web views need the web extra: pip install -e '.[web]'")
 
 from test_web_guard import TOKEN, FakeFeed
-from web_helpers import can_bind, self_signed_cert, stream_until, wait_for
+from web_helpers import can_bind, self_signed_cert, socket_from, stream_until, wait_for
 
 from controller.web._table_app import table_app
 from controller.web.server import ClientBudget, WebAddress, WebServer
@@ -33,9 +33,7 @@ pytestmark = pytest.mark.skipif(not can_bind(ATTACKERS[-1]), reason="127.0.0.59 
 
 
 def _connect(source: str, port: int) -> socket.socket | None:
-    s = socket.socket()
-    s.settimeout(30)
-    s.bind((source, 0))
+    s = socket_from(source, 30)
     try:
         s.connect(("127.0.0.1", port))
     except OSError:

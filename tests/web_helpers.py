@@ -546,6 +546,15 @@ def self_signed_cert(folder: Path) -> tuple[Path, Path]:
     return cert, key
 
 
+def socket_from(address: str, timeout: float) -> socket.socket:
+    """A TCP socket bound to ``address`` (a loopback address of its own: one client, an attacker),
+    each call on it given up after ``timeout`` seconds; not connected yet."""
+    s = socket.socket()
+    s.settimeout(timeout)
+    s.bind((address, 0))
+    return s
+
+
 def can_bind(address: str) -> bool:
     """A socket can be bound to ``address`` on this host (127.0.0.2 and up are not everywhere)."""
     with socket.socket() as s:
