@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from controller.table._dealer_screen import DealerScreen
-from controller.table._round_state import DeviceCommands, GameShape, RoundState
+from controller.table._round_state import GameShape, RoundState
 from controller.table._supervisor import Record, SupervisorKey
 from controller.table.round_data import Seat
 
@@ -18,20 +17,22 @@ __all__ = ["LateBets"]
 class LateBets:
     """The late-bet changes of the round: every one noted, the pending ones in order.
 
-    ``settled``: whether the round's record is settled already; ``seat_problems``: what is wrong
-    with a seat's wagers (:meth:`._wagers.Wagers.seat_problems`)."""
+    ``lamp`` sets a spot's lamp (:meth:`._round_state.DeviceCommands.lamp`); ``shown`` puts a line
+    on the dealer's screen (:meth:`._dealer_screen.DealerScreen.shown`); ``settled``: whether the
+    round's record is settled already; ``seat_problems``: what is wrong with a seat's wagers
+    (:meth:`._wagers.Wagers.seat_problems`)."""
 
     def __init__(
         self,
         state: RoundState,
         shape: GameShape,
-        commands: DeviceCommands,
-        display: DealerScreen,
+        lamp: Callable[[int, str, str], object],
+        shown: Callable[[str], object],
         key: SupervisorKey,
         settled: Callable[[], bool],
         seat_problems: Callable[[int, Seat], list[str]],
     ) -> None:
-        self._state, self._shape, self._commands, self._display = state, shape, commands, display
+        self._state, self._shape, self._lamp, self._shown = state, shape, lamp, shown
         self._key, self._settled, self._seat_problems = key, settled, seat_problems
         self.pending: list[tuple[int, str, int]] = []
         """``(seat, spot, cents)`` changes not accepted yet, oldest first."""
@@ -48,8 +49,8 @@ class LateBets:
         note = f"{kind} bet: seat {seat} {spot} {cents / 100:.2f} not accepted"
         self.noted.append(note)
         self.pending.append((seat, spot, cents))
-        self._commands.lamp(seat, spot, "flash_removed" if kind == "removed" else "flash_late")
-        self._display.shown(note)  # on the screen while it is pending (details)
+        self._lamp(seat, spot, "flash_removed" if kind == "removed" else "flash_late")
+        self._shown(note)  # on the screen while it is pending (details)
 
     def details(self) -> list[str]:
         """The screen's lines for the pending changes."""
@@ -100,5 +101,5 @@ class LateBets:
             )
             return
         s.wagers = trial.wagers
-        self._commands.lamp(seat, spot, "accepted" if cents else "off")
+        self._lamp(seat, spot, "accepted" if cents else "off")
         record(f"seat {seat} {spot} now {cents / 100:.2f}")

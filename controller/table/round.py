@@ -219,7 +219,7 @@ class RoundTable:
             self.extra_wager_problems,
             self.seat_checked,
         )
-        self.late = LateBets(state, shape, shown, display, self.key, settled, self.wagers.seat_problems)
+        self.late = LateBets(state, shape, shown.lamp, display.shown, self.key, settled, self.wagers.seat_problems)
         self.intake = CardIntake(
             state,
             shape,
