@@ -16,7 +16,6 @@ import argparse
 import csv
 import json
 import os
-import sqlite3
 import sys
 from collections.abc import Iterable, Iterator
 from datetime import tzinfo
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from controller.cli._args import positive_int
 from controller.cli._export_window import BadWindow, Window, window
-from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
+from controller.cli._journal import add_journal_args, open_journal_from_args, read_then_close
 from controller.host import TIME_FORMS
 
 if TYPE_CHECKING:
@@ -68,8 +67,6 @@ def options(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``tablectl export``: 0 when every round asked for was exported verified, 1 when some did
     not verify (left out), 2 on bad input."""
-    from controller.journal import JournalDamaged
-
     try:
         chosen = window(args.day, args.since, args.until, args.zone)
         target = _target(args.output)
@@ -81,19 +78,19 @@ def run(args: argparse.Namespace) -> int:
         journal.close()
         print(f"tablectl export: --output {args.output}: the journal's own file: name another file", file=sys.stderr)
         return 2
-    try:
-        rounds = _Rounds(journal, args, chosen)  # checked first: the rows are then written as they are read
-        _write(rounds.rows(), args.format, target, chosen.zone)
-        return rounds.status
-    except (JournalDamaged, sqlite3.DatabaseError) as exc:
-        return unreadable("export", journal, exc)
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        print(f"tablectl export: --output {args.output}: cannot write: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    finally:
-        journal.close()
+
+    def export() -> int:
+        try:
+            rounds = _Rounds(journal, args, chosen)  # checked first: the rows are then written as they are read
+            _write(rounds.rows(), args.format, target, chosen.zone)
+            return rounds.status
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            print(f"tablectl export: --output {args.output}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+
+    return read_then_close("export", journal, export)
 
 
 def _is_the_journals(target: Path, journal: Path) -> bool:

@@ -374,7 +374,18 @@ def _stop_on_signals() -> threading.Event:
     return stop
 
 
-def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> IngestConfig:
+def _stream_limits_refused(command: str, args: argparse.Namespace) -> int | None:
+    """Exit status 2, said, when the stream's limits given are out of range; None when they are fine."""
+    if args.stream_max_age_days >= 30 and args.stream_max_gib >= 0 and args.table_share >= 1:
+        return None
+    return _fail(
+        command, "--stream-max-age-days must be at least 30, --stream-max-gib 0 or more, --table-share 1 or more"
+    )
+
+
+def _stream_config(args: argparse.Namespace, servers: list[str], db: str) -> IngestConfig:
+    """The settings the stream is made of, from ``--prefix``, ``--stream``, ``--replicas`` and its
+    limits (the rest of an ingest's settings their defaults)."""
     from controller.floor.ingest import IngestConfig
 
     return IngestConfig(
@@ -382,13 +393,19 @@ def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> Ing
         db,
         subject_prefix=args.prefix,
         stream=args.stream,
-        durable=args.durable,
-        batch=args.batch,
-        ack_wait_s=args.ack_wait,
         replicas=args.replicas,
         stream_max_age_days=args.stream_max_age_days,
         stream_max_bytes=args.stream_max_gib * 2**30 if args.stream_max_gib > 0 else -1,
         stream_max_per_subject=args.table_share,
+    )
+
+
+def _ingest_config(args: argparse.Namespace, servers: list[str], db: str) -> IngestConfig:
+    return dataclasses.replace(
+        _stream_config(args, servers, db),
+        durable=args.durable,
+        batch=args.batch,
+        ack_wait_s=args.ack_wait,
         credentials=getattr(args, "creds", None),
         ca=getattr(args, "ca", None),
         cert=getattr(args, "cert", None),
@@ -409,10 +426,8 @@ def _ingest(args: argparse.Namespace) -> int:
         return _needs_floor_extra("ingest", exc)
     if args.batch < 1:
         return _fail("ingest", "--batch must be at least 1")
-    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 0 and args.table_share >= 1):
-        return _fail(
-            "ingest", "--stream-max-age-days must be at least 30, --stream-max-gib 0 or more, --table-share 1 or more"
-        )
+    if (refused := _stream_limits_refused("ingest", args)) is not None:
+        return refused
     if why := secret_in_url(args.db):
         return _fail("ingest", why)
     try:
@@ -731,24 +746,12 @@ def _create_stream(args: argparse.Namespace) -> int:
 
     try:
         from controller.floor.connect import NatsAuth, create_stream
-        from controller.floor.ingest import IngestConfig
+
+        config = _stream_config(args, args.nats, "")
     except ImportError as exc:
         return _needs_floor_extra("create-stream", exc)
-    if not (args.stream_max_age_days >= 30 and args.stream_max_gib >= 0 and args.table_share >= 1):
-        return _fail(
-            "create-stream",
-            "--stream-max-age-days must be at least 30, --stream-max-gib 0 or more, --table-share 1 or more",
-        )
-    config = IngestConfig(
-        tuple(args.nats),
-        "",
-        subject_prefix=args.prefix,
-        stream=args.stream,
-        replicas=args.replicas,
-        stream_max_age_days=args.stream_max_age_days,
-        stream_max_bytes=args.stream_max_gib * 2**30 if args.stream_max_gib > 0 else -1,
-        stream_max_per_subject=args.table_share,
-    )
+    if (refused := _stream_limits_refused("create-stream", args)) is not None:
+        return refused
     try:
         made = asyncio.run(create_stream(args.nats, NatsAuth(args.creds, args.ca, args.cert, args.key), config))
     except ValueError as exc:

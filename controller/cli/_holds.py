@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import sys
 import time
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
-from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
+from controller.cli._journal import add_journal_args, open_journal_from_args, read_then_close
 from controller.cli._when import TIME_FORMS, local_time, shown_time, since_after_until
 
 __all__ = ["options", "run"]
+
+if TYPE_CHECKING:
+    from controller.journal import SqliteJournal
 
 
 def options(p: argparse.ArgumentParser) -> None:
@@ -47,33 +50,32 @@ def _tries(ended: dict[str, object] | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """0 when the holds shown verify, 1 when not (or the journal is damaged), 2 on bad input."""
-    from controller.journal import JournalDamaged, verify_reader
-    from controller.journal.holds import duration_text, holds_between, story_lines
-    from controller.journal.recall import describe_event
-
     if args.since is None:  # a shift, not the year: the journal is read from here on
         args.since = datetime.combine(date.today(), datetime.min.time()).timestamp()
     if since_after_until("holds", args.since, args.until):
         return 2
     journal, _ = open_journal_from_args(args, "holds")
-    status = 0
-    try:
-        found, (first, last) = holds_between(journal, args.since, args.until)
-        if not args.no_verify and last >= first:
-            report = verify_reader(journal, [(first, last)])
-            for problem in report.problems:
-                print(f"tablectl holds: {journal.path}: {problem}", file=sys.stderr)
-            if report.problems:
-                print(f"tablectl holds: {journal.path}: not shown: the records do not verify", file=sys.stderr)
-                return 1
-    except (JournalDamaged, sqlite3.DatabaseError) as exc:
-        return unreadable("holds", journal, exc)
-    finally:
-        journal.close()
+    return read_then_close("holds", journal, lambda: _show(journal, args))
+
+
+def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:
+    """Check, then print, the holds asked for; the exit status."""
+    from controller.journal import verify_reader
+    from controller.journal.holds import duration_text, holds_between, story_lines
+    from controller.journal.recall import describe_event
+
+    found, (first, last) = holds_between(journal, args.since, args.until)
+    if not args.no_verify and last >= first:
+        report = verify_reader(journal, [(first, last)])
+        for problem in report.problems:
+            print(f"tablectl holds: {journal.path}: {problem}", file=sys.stderr)
+        if report.problems:
+            print(f"tablectl holds: {journal.path}: not shown: the records do not verify", file=sys.stderr)
+            return 1
     if args.json:
         for story in found:
             print(json.dumps(story.json()))
-        return status
+        return 0
     since = shown_time(args.since)
     until = shown_time(args.until) if args.until is not None else "now"
     held = sum(s.duration or 0.0 for s in found)
@@ -89,4 +91,4 @@ def run(args: argparse.Namespace) -> int:
         )
         if args.story:
             print("\n".join(story_lines(story, describe_event, indent="      ")))
-    return status
+    return 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,6 +48,21 @@ def unreadable(command: str, journal: SqliteJournal, exc: Exception) -> int:
     else:
         print(f"tablectl {command}: {journal.path}: cannot read the journal: {exc}: damaged", file=sys.stderr)
     return 1
+
+
+def read_then_close(command: str, journal: SqliteJournal, read: Callable[[], int]) -> int:
+    """``read()``'s exit status for ``tablectl command``, ``journal`` closed after; 1, and why
+    (:func:`unreadable`), when the journal turns out damaged while it is read."""
+    import sqlite3
+
+    from controller.journal import JournalDamaged
+
+    try:
+        return read()
+    except (JournalDamaged, sqlite3.DatabaseError) as exc:
+        return unreadable(command, journal, exc)
+    finally:
+        journal.close()
 
 
 def add_journal_args(p: argparse.ArgumentParser, verify_option: bool = False) -> None:

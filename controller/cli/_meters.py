@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import sys
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
+from controller.cli._journal import add_journal_args, open_journal_from_args, read_then_close
 from controller.host import NotATime, parse_local_time
 
 if TYPE_CHECKING:
@@ -65,11 +64,6 @@ def _layout(rounds: list[object]) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.cli._theoretical import theoretical_lines
-    from controller.journal import JournalDamaged, verify_journal, verify_meters
-    from controller.journal.checkpoint import spot_sums
-    from controller.journal.meters import add_meters, meters_table
-
     since = None
     if args.since is not None:
         try:
@@ -78,6 +72,16 @@ def run(args: argparse.Namespace) -> int:
             print(f"tablectl meters: --since {exc}", file=sys.stderr)
             return 2
     journal, _ = open_journal_from_args(args, "meters")
+    return read_then_close("meters", journal, lambda: _show(journal, args, since))
+
+
+def _show(journal: SqliteJournal, args: argparse.Namespace, since: float | None) -> int:
+    """Check, then print, the meters asked for; the exit status."""
+    from controller.cli._theoretical import theoretical_lines
+    from controller.journal import verify_journal, verify_meters
+    from controller.journal.checkpoint import spot_sums
+    from controller.journal.meters import add_meters, meters_table
+
     try:
         check = verify_meters(journal) if since is None else None
         if check is not None and check.checkpoint is not None:
@@ -101,16 +105,12 @@ def run(args: argparse.Namespace) -> int:
             meters = journal.meters() if since is None else add_meters(kept)
             theo_lines, theo_entries = theoretical_lines(kept, args.config) if kept and meters else ([], [])
             last = kept[-1:]
-    except (JournalDamaged, sqlite3.DatabaseError) as exc:
-        return unreadable("meters", journal, exc)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # only with --no-verify
         print(
             f"tablectl meters: {journal.path}: unreadable round data ({exc!r}): run without --no-verify",
             file=sys.stderr,
         )
         return 1
-    finally:
-        journal.close()
     if args.json:
         print(json.dumps([[scope, name, value] for (scope, name), value in sorted(meters.items())] + theo_entries))
     else:

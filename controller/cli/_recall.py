@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import sys
 from typing import TYPE_CHECKING
 
 from controller.cli._args import positive_int
-from controller.cli._journal import add_journal_args, open_journal_from_args, unreadable
+from controller.cli._journal import add_journal_args, open_journal_from_args, read_then_close
 from controller.cli._when import TIME_FORMS, local_time, shown_time, since_after_until
 
 if TYPE_CHECKING:
@@ -71,7 +70,6 @@ def options(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.journal import JournalDamaged
     from controller.journal.recall import RecallError
 
     window = args.since is not None or args.until is not None
@@ -81,15 +79,15 @@ def run(args: argparse.Namespace) -> int:
     if since_after_until("recall", args.since, args.until):
         return 2
     journal, _ = open_journal_from_args(args, "recall")
-    try:
-        return _show(journal, args)
-    except RecallError as exc:
-        print(f"tablectl recall: {exc}", file=sys.stderr)
-        return 2
-    except (JournalDamaged, sqlite3.DatabaseError) as exc:
-        return unreadable("recall", journal, exc)
-    finally:
-        journal.close()
+
+    def show() -> int:
+        try:
+            return _show(journal, args)
+        except RecallError as exc:
+            print(f"tablectl recall: {exc}", file=sys.stderr)
+            return 2
+
+    return read_then_close("recall", journal, show)
 
 
 def _show(journal: SqliteJournal, args: argparse.Namespace) -> int:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "floor_report",
+    "hold_percent_of",
     "report_lines",
     "report_json",
     "group_theoretical",
@@ -35,6 +36,14 @@ __all__ = [
     "ROUNDS_SQL",
     "WAGERS_SQL",
 ]
+
+
+def hold_percent_of(win: int | None, handle: int) -> float | None:
+    """The hold: ``win`` (the actual or the theoretical, cents) in percent of ``handle``; None
+    without a handle or without the win figure (no par sheet for the theoretical)."""
+    if win is None or not handle:
+        return None
+    return 100.0 * win / handle
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +62,11 @@ class ReportLine:
 
     @property
     def hold_percent(self) -> float | None:
-        return 100.0 * self.win / self.handle if self.handle else None
+        return hold_percent_of(self.win, self.handle)
 
     @property
     def theoretical_hold_percent(self) -> float | None:
-        if self.theoretical_win is None or not self.handle:
-            return None
-        return 100.0 * self.theoretical_win / self.handle
+        return hold_percent_of(self.theoretical_win, self.handle)
 
 
 @dataclass(frozen=True, slots=True)

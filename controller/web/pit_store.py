@@ -28,6 +28,7 @@ from controller.floor.report import (
     SheetSource,
     group_theoretical,
     groups_from_rows,
+    hold_percent_of,
 )
 from controller.host import install_hint
 
@@ -91,13 +92,11 @@ class TableState:
 
     @property
     def hold_percent(self) -> float | None:
-        return 100.0 * self.win_today / self.handle_today if self.handle_today else None
+        return hold_percent_of(self.win_today, self.handle_today)
 
     @property
     def theoretical_percent(self) -> float | None:
-        if self.theoretical_win_today is None or not self.handle_today:
-            return None
-        return 100.0 * self.theoretical_win_today / self.handle_today
+        return hold_percent_of(self.theoretical_win_today, self.handle_today)
 
 
 @dataclass(frozen=True, slots=True)
