@@ -558,14 +558,18 @@ def _table_digest(doc: YamlDoc, paytables: Mapping[str, Paytable]) -> str:
     return digest.hexdigest()
 
 
+_DISPLAY_LEAST = {"lines": 3, "columns": 16}
+"""The least of each display setting."""
+
+
 def _display(doc: YamlDoc, raw: object, problems: list[Problem]) -> DisplayConfig:
     raw = doc.section("display", raw, "display is {lines: N, columns: N}", problems)
     if raw is None:
         return DisplayConfig()
     values = {"lines": 4, "columns": 40}
     for key, value in raw.items():
-        least = {"lines": 3, "columns": 16}.get(key)
-        if least is None:
+        least = _DISPLAY_LEAST.get(key) if isinstance(key, str) else None
+        if not isinstance(key, str) or least is None:
             problems.append(doc.problem(("display", key), f"unknown key '{key}' (known: columns, lines)"))
         elif isinstance(value, bool) or not isinstance(value, int) or not least <= value <= 255:
             problems.append(

@@ -20,7 +20,6 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -95,7 +94,7 @@ class YamlDoc:
 
     def section(
         self, key: str, raw: object, refusal: str, problems: list[Problem], known: Iterable[str] | None = None
-    ) -> dict[Any, Any] | None:
+    ) -> dict[object, object] | None:
         """The optional mapping ``raw`` under the top-level ``key``: ``None`` when it is absent, or
         when it is no mapping (then ``refusal`` is a problem, added to ``problems``); with ``known``,
         each of its keys not in ``known`` is a problem too. Its values as YAML read them."""
