@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from controller.configuration import ConfigError, default_table_path, load_paytables, load_table
+from controller.configuration import ConfigError, default_table_path, load_paytables, load_roster, load_table
 from controller.configuration._paytables import read_paytables
 from controller.hands import Category
 
@@ -333,3 +334,58 @@ def test_a_street_maximum_below_three_times_the_ante_maximum_is_refused_with_its
     assert len(found) == 2 and all("35.10(" in p for p in found)
     exactly = _mississippi_limits(tmp_path, {"ante": "{min: 500, max: 10000}", street: "{min: 500, max: 30000}"})
     assert load_table(exactly).limits[street].max == 30000  # 3 x the ante max loads
+
+
+@pytest.mark.parametrize(
+    "section, problem",
+    [
+        ("limits: 5", ":3: limits: limits must map wager spots to {min, max}"),
+        ("limits:\n  ante: 5", ":4: limits.ante: a limit is {min: CENTS, max: CENTS}"),
+        ("limits:\n  ante: {min: 500}", ":4: limits.ante: a limit is {min: CENTS, max: CENTS}"),
+        ("limits:\n  7: {min: 1, max: 2}", ":4: limits[7]: unknown wager spot '7' (known: ante, third,"),
+        ("devices: [shoe]", ":3: devices: devices must map device roles (shoe, bet_spots, panel) to settings"),
+        ("devices:\n  shoe: 5", ":4: devices.shoe: a device is {driver: NAME, url: PORT, ...}"),
+        (
+            "devices:\n  printer: {}",
+            ":4: devices.printer: unknown device role 'printer' (known: shoe, bet_spots, panel)",
+        ),
+        ("journal: 5", ":3: journal: journal must be a mapping (path, hmac_key_file, retention_days)"),
+        ("journal:\n  colour: 5", ":4: journal.colour: unknown key 'colour'"),
+        ("display: 5", ":3: display: display is {lines: N, columns: N}"),
+        ("display:\n  colour: 5", ":4: display.colour: unknown key 'colour' (known: columns, lines)"),
+        ("display:\n  7: 5", ":4: display[7]: unknown key '7' (known: columns, lines)"),
+        ("display:\n  lines: 2", ":4: display.lines: lines must be a whole number from 3 to 255, got 2"),
+        ("floor: 5", ":3: floor: floor must be a mapping (table_id, servers, credentials, ca, cert, key,"),
+        ("floor:\n  colour: 5", ":4: floor.colour: unknown key 'colour'"),
+    ],
+)
+def test_a_section_that_is_no_mapping_or_names_what_it_cannot_is_named_with_its_line(
+    tmp_path: Path, section: str, problem: str
+) -> None:
+    table = write(tmp_path, "t.yaml", f"game: mississippi_stud\nseats: 6\n{section}\n")
+    with pytest.raises(ConfigError) as info:
+        load_table(table)
+    found = [str(p) for p in info.value.problems]
+    assert any(problem in p for p in found), (problem, found)
+
+
+@pytest.mark.parametrize(
+    "load, text, problem",
+    [
+        (load_table, "- game: boston5\n", "t.yaml:1: (top level): a table config must be a mapping"),
+        (load_roster, "- people\n", "t.yaml:1: (top level): a roster must be a mapping with people (and lockout)"),
+        (
+            load_roster,
+            "lockout: 5\npeople: []\n",
+            "t.yaml:1: lockout: lockout must be a mapping with attempts and minutes",
+        ),
+        (load_roster, "lockout:\n  colour: 5\npeople: []\n", "t.yaml:2: lockout.colour: unknown key 'colour'"),
+    ],
+)
+def test_a_file_or_roster_section_that_is_no_mapping_is_refused_with_its_line(
+    tmp_path: Path, load: Callable[[Path], object], text: str, problem: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        load(write(tmp_path, "t.yaml", text))
+    found = [str(p) for p in info.value.problems]
+    assert any(problem in p for p in found), (problem, found)

@@ -70,6 +70,23 @@ def test_refused_without_slots() -> None:
         quick_init(NoSlots)
 
 
+@dataclass(frozen=True, slots=True)
+class _Base:
+    a: int
+    b: str = "b"
+
+
+def test_a_base_classes_fields_are_set_in_the_bases_slots() -> None:
+    @quick_init
+    @dataclass(frozen=True, slots=True)
+    class Child(_Base):
+        c: int = 3
+
+    made = Child(1, "x")
+    assert (made.a, made.b, made.c) == (1, "x", 3)
+    assert made == Child(1, "x", 3) and made != Child(2, "x", 3)
+
+
 def test_settlement_objects_equal_their_fields() -> None:
     w = WagerResult("ante", 500, Result.WIN, 500, "why", commission=5)
     assert (w.spot, w.stake, w.result, w.net, w.why, w.capped_from, w.commission) == (

@@ -48,18 +48,13 @@ class FloorConfig:
 
 def parse_floor(doc: YamlDoc, raw: object, problems: list[Problem]) -> FloorConfig | None:
     """The ``floor:`` section of ``doc`` (None when absent); problems are added to ``problems``."""
+    refusal = (
+        "floor must be a mapping (table_id, servers, credentials, ca, cert, key, subject_prefix, signing_key, "
+        "table_share)"
+    )
+    raw = doc.section("floor", raw, refusal, problems, _KEYS)
     if raw is None:
         return None
-    if not isinstance(raw, dict):
-        problems.append(
-            doc.problem(
-                ("floor",),
-                "floor must be a mapping (table_id, servers, credentials, ca, cert, key, subject_prefix, signing_key, "
-                "table_share)",
-            )
-        )
-        return None
-    problems += doc.unknown_keys(("floor",), raw, _KEYS)
     table_id = raw.get("table_id")
     if not isinstance(table_id, str) or not _TOKEN.fullmatch(table_id):
         problems.append(

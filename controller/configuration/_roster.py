@@ -193,12 +193,11 @@ def pin_matches(pin: str, pin_hash: str) -> bool:
 
 
 def _lockout(doc: YamlDoc, raw: object, problems: list[Problem]) -> tuple[int, float]:
+    raw = doc.section(
+        "lockout", raw, "lockout must be a mapping with attempts and minutes", problems, ("attempts", "minutes")
+    )
     if raw is None:
         return 5, 300.0
-    if not isinstance(raw, dict):
-        problems.append(doc.problem(("lockout",), "lockout must be a mapping with attempts and minutes"))
-        return 5, 300.0
-    problems += doc.unknown_keys(("lockout",), raw, ("attempts", "minutes"))
     attempts, minutes = raw.get("attempts", 5), raw.get("minutes", 5)
     if isinstance(attempts, bool) or not isinstance(attempts, int) or not 1 <= attempts <= 20:
         problems.append(doc.problem(("lockout", "attempts"), f"attempts must be 1 to 20, got {attempts!r}"))
@@ -294,9 +293,7 @@ def _readable_by_others(path: Path) -> str | None:
 def load_roster(path: Path | str) -> Roster:
     """Load and check the roster at ``path``: every problem with its file and line."""
     doc = load_yaml(path)
-    data = doc.data
-    if not isinstance(data, dict):
-        raise ConfigError([doc.problem((), "a roster must be a mapping with people (and lockout)")])
+    data = doc.mapping("a roster must be a mapping with people (and lockout)")
     problems: list[Problem] = []
     problems += doc.unknown_keys((), data, _TOP_KEYS)
     attempts, lockout_s = _lockout(doc, data.get("lockout"), problems)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from controller.configuration._floor import FloorConfig, parse_floor
 from controller.configuration._paytables import Paytable, load_paytables
@@ -173,6 +174,44 @@ def _cents(
     return value
 
 
+@dataclass(frozen=True, slots=True)
+class _Section:
+    """A section of a table config that maps names to settings: its key, what it maps, the kind
+    of name it takes, and what each setting must be."""
+
+    key: str
+    maps: str
+    kind: str
+    entry: str
+
+    def entries(
+        self, doc: YamlDoc, raw: object, known: Sequence[str], problems: list[Problem]
+    ) -> Iterator[tuple[str, KeyPath, dict[Any, Any]]]:
+        """The section's entries (``raw``), each its name, path and settings (as YAML read them: each
+        is checked where it is used): a name not in ``known`` or settings that are no mapping are a
+        problem (added to ``problems``), and passed over."""
+        if not isinstance(raw, dict):
+            problems.append(doc.problem((self.key,), f"{self.key} must map {self.maps}"))
+            return
+        for name, value in raw.items():
+            path = (self.key, name)
+            if not isinstance(name, str) or name not in known:
+                problems.append(doc.problem(path, f"unknown {self.kind} '{name}' (known: {', '.join(known)})"))
+            elif not isinstance(value, dict):
+                problems.append(doc.problem(path, self.entry))
+            else:
+                yield name, path, value
+
+
+_LIMITS = _Section("limits", "wager spots to {min, max}", "wager spot", "a limit is {min: CENTS, max: CENTS}")
+_DEVICES = _Section(
+    "devices",
+    "device roles (shoe, bet_spots, panel) to settings",
+    "device role",
+    "a device is {driver: NAME, url: PORT, ...}",
+)
+
+
 def _limits(doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Problem]) -> dict[str, Limit]:
     limits: dict[str, Limit] = {}
     if raw is None:
@@ -184,16 +223,9 @@ def _limits(doc: YamlDoc, game: GameCatalog, raw: object, problems: list[Problem
             )
         )
         return limits
-    if not isinstance(raw, dict):
-        problems.append(doc.problem(("limits",), "limits must map wager spots to {min, max}"))
-        return limits
-    for spot, value in raw.items():
-        path = ("limits", spot)
-        if spot not in game.wager_spots:
-            problems.append(doc.problem(path, f"unknown wager spot '{spot}' (known: {', '.join(game.wager_spots)})"))
-            continue
-        if not isinstance(value, dict) or set(value) != {"min", "max"}:
-            problems.append(doc.problem(path, "a limit is {min: CENTS, max: CENTS}"))
+    for spot, path, value in _LIMITS.entries(doc, raw, game.wager_spots, problems):
+        if set(value) != {"min", "max"}:
+            problems.append(doc.problem(path, _LIMITS.entry))
             continue
         lo = _cents(doc, path + ("min",), value["min"], problems)
         hi = _cents(doc, path + ("max",), value["max"], problems)
@@ -215,17 +247,7 @@ def _devices(doc: YamlDoc, raw: object, problems: list[Problem]) -> dict[str, De
     devices: dict[str, DeviceConfig] = {}
     if raw is None:
         return devices
-    if not isinstance(raw, dict):
-        problems.append(doc.problem(("devices",), "devices must map device roles (shoe, bet_spots, panel) to settings"))
-        return devices
-    for role, value in raw.items():
-        path = ("devices", role)
-        if role not in _DEVICE_ROLES:
-            problems.append(doc.problem(path, f"unknown device role '{role}' (known: {', '.join(_DEVICE_ROLES)})"))
-            continue
-        if not isinstance(value, dict):
-            problems.append(doc.problem(path, "a device is {driver: NAME, url: PORT, ...}"))
-            continue
+    for role, path, value in _DEVICES.entries(doc, raw, _DEVICE_ROLES, problems):
         before = len(problems)
         problems += doc.unknown_keys(path, value, _DEVICE_KEYS)
         for key in ("driver", "url"):
@@ -297,7 +319,9 @@ def _paytables(
     return chosen
 
 
-def _options(doc: YamlDoc, game: GameCatalog, data: dict[str, object], problems: list[Problem]) -> dict[str, object]:
+def _options(
+    doc: YamlDoc, game: GameCatalog, data: Mapping[object, object], problems: list[Problem]
+) -> dict[str, object]:
     options: dict[str, object] = {}
     for option in game.options:
         value = data.get(option.name, option.default)
@@ -338,12 +362,11 @@ def _options(doc: YamlDoc, game: GameCatalog, data: dict[str, object], problems:
 
 
 def _journal(doc: YamlDoc, raw: object, problems: list[Problem]) -> JournalConfig:
+    raw = doc.section(
+        "journal", raw, "journal must be a mapping (path, hmac_key_file, retention_days)", problems, _JOURNAL_KEYS
+    )
     if raw is None:
         return JournalConfig()
-    if not isinstance(raw, dict):
-        problems.append(doc.problem(("journal",), "journal must be a mapping (path, hmac_key_file, retention_days)"))
-        return JournalConfig()
-    problems += doc.unknown_keys(("journal",), raw, _JOURNAL_KEYS)
     for key in ("path", "hmac_key_file"):
         if key in raw and not isinstance(raw[key], str):
             problems.append(doc.problem(("journal", key), f"journal.{key} must be a path, got {raw[key]!r}"))
@@ -368,9 +391,7 @@ def _journal(doc: YamlDoc, raw: object, problems: list[Problem]) -> JournalConfi
 def load_table(path: Path | str) -> TableConfig:
     """Load and validate the table config at ``path`` and the paytables it names."""
     doc = load_yaml(path)
-    data = doc.data
-    if not isinstance(data, dict):
-        raise ConfigError([doc.problem((), "a table config must be a mapping")])
+    data = doc.mapping("a table config must be a mapping")
     problems: list[Problem] = []
     name = data.get("game")
     game = definition(name).catalog if isinstance(name, str) and name in GAMES else None
@@ -429,7 +450,7 @@ def _roster(doc: YamlDoc, raw: object, problems: list[Problem]) -> Roster | None
         return None
 
 
-def _half_offered(doc: YamlDoc, game: GameCatalog, data: dict[str, object]) -> list[Problem]:
+def _half_offered(doc: YamlDoc, game: GameCatalog, data: Mapping[object, object]) -> list[Problem]:
     """An optional wager the config offers (its limits or one of its paytables given) without every
     paytable that settles it: each round with it would hold and could only be voided."""
     problems: list[Problem] = []
@@ -537,16 +558,18 @@ def _table_digest(doc: YamlDoc, paytables: Mapping[str, Paytable]) -> str:
     return digest.hexdigest()
 
 
+_DISPLAY_LEAST = {"lines": 3, "columns": 16}
+"""The least of each display setting."""
+
+
 def _display(doc: YamlDoc, raw: object, problems: list[Problem]) -> DisplayConfig:
+    raw = doc.section("display", raw, "display is {lines: N, columns: N}", problems)
     if raw is None:
-        return DisplayConfig()
-    if not isinstance(raw, dict):
-        problems.append(doc.problem(("display",), "display is {lines: N, columns: N}"))
         return DisplayConfig()
     values = {"lines": 4, "columns": 40}
     for key, value in raw.items():
-        least = {"lines": 3, "columns": 16}.get(key)
-        if least is None:
+        least = _DISPLAY_LEAST.get(key) if isinstance(key, str) else None
+        if not isinstance(key, str) or least is None:
             problems.append(doc.problem(("display", key), f"unknown key '{key}' (known: columns, lines)"))
         elif isinstance(value, bool) or not isinstance(value, int) or not least <= value <= 255:
             problems.append(

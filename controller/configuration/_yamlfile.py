@@ -85,6 +85,28 @@ class YamlDoc:
         """A :class:`Problem` at ``path`` in this file."""
         return Problem(str(self.path), self.line(path), dotted(path), message)
 
+    def mapping(self, refusal: str) -> dict[object, object]:
+        """The file's data, which must be a mapping: else a :class:`ConfigError` with ``refusal``
+        (what the file must be) at its first line."""
+        if not isinstance(self.data, dict):
+            raise ConfigError([self.problem((), refusal)])
+        return self.data
+
+    def section(
+        self, key: str, raw: object, refusal: str, problems: list[Problem], known: Iterable[str] | None = None
+    ) -> dict[object, object] | None:
+        """The optional mapping ``raw`` under the top-level ``key``: ``None`` when it is absent, or
+        when it is no mapping (then ``refusal`` is a problem, added to ``problems``); with ``known``,
+        each of its keys not in ``known`` is a problem too. Its values as YAML read them."""
+        if raw is None:
+            return None
+        if not isinstance(raw, dict):
+            problems.append(self.problem((key,), refusal))
+            return None
+        if known is not None:
+            problems += self.unknown_keys((key,), raw, known)
+        return raw
+
     def unknown_keys(self, path: KeyPath, keys: Iterable[object], known: Iterable[str]) -> list[Problem]:
         """A problem for each of ``keys`` (of the mapping at ``path``) not in ``known``, naming the
         known ones in alphabetical order."""

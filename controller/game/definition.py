@@ -296,11 +296,6 @@ class GameDefinition:
         return self.spec.settle
 
     @property
-    def par(self) -> str:
-        """``"module:function"`` giving a table's par sheet (the rules layer's, imported on use)."""
-        return self.spec.par
-
-    @property
     def at_table(self) -> bool:
         """The game is dealt at a table (it has a round machine)."""
         return self.table is not None

@@ -32,7 +32,8 @@ def quick_init(cls: type[T]) -> type[T]:
         if f.kw_only:
             raise TypeError(f"{cls.__name__}.{f.name}: quick_init takes no keyword-only field")
         name = f.name
-        env[f"_set_{name}"] = cls.__dict__[name].__set__  # the slot's member descriptor
+        slot = next(c.__dict__[name] for c in cls.__mro__ if name in c.__dict__)  # a base's field: the base's
+        env[f"_set_{name}"] = slot.__set__  # the slot's member descriptor
         if f.default is not MISSING:
             env[f"_default_{name}"] = f.default
             value = f"_default_{name}"

@@ -27,7 +27,7 @@ from typing import Any
 from controller.configuration import TableConfig, boston5_options
 from controller.game import hand_name
 from controller.game._seat_steps import capped_seat, fold_unexposed_step, played_step
-from controller.game.record import GameSpec, Problems, read_seats, write_record
+from controller.game.record import DealtSeat, GameSpec, Problems, read_seats, write_record
 from controller.hands import BOSTON5, evaluate_five, evaluate_three
 from controller.vocab import Card, format_cards
 from controller.wagers import (
@@ -51,23 +51,14 @@ _PAID_BY = {"bonus": ["bonus"], "ante_bonus": ["ante_bonus"]}  # paytable spot -
 
 @quick_init
 @dataclass(frozen=True, slots=True)
-class Boston5Seat:
+class Boston5Seat(DealtSeat):
     """One player's round: wagers (cents by spot), cards in dealt order, decisions."""
 
-    seat: int
-    wagers: Mapping[str, int]
-    cards: tuple[Card, ...]
     exposed_bonus: bool
     folded: bool
 
-    def to_record(self) -> dict[str, object]:
-        """This seat as written in a round record."""
-        return {
-            "wagers": dict(self.wagers),
-            "cards": format_cards(self.cards),
-            "exposed_bonus": self.exposed_bonus,
-            "folded": self.folded,
-        }
+    def record_details(self) -> dict[str, object]:
+        return {"exposed_bonus": self.exposed_bonus, "folded": self.folded}
 
 
 @quick_init

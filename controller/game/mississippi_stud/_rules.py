@@ -32,7 +32,7 @@ from functools import partial
 
 from controller.configuration import PaytableRow, TableConfig
 from controller.game import hand_name
-from controller.game.record import GameSpec, Problems, read_seats, write_record
+from controller.game.record import DealtSeat, GameSpec, Problems, read_seats, write_record
 from controller.hands import MISSISSIPPI_STUD, HandValue, evaluate_dealt, evaluate_three
 from controller.vocab import Card, format_cards
 from controller.wagers import (
@@ -62,22 +62,16 @@ _STREET_RULE = {"third": "35.10(a)", "fourth": "35.10(e)", "fifth": "35.10(g)"}
 
 @quick_init
 @dataclass(frozen=True, slots=True)
-class MississippiSeat:
+class MississippiSeat(DealtSeat):
     """One player's round: wagers, two cards, the street folded at (or ``None``), the 35.10(c)
     flag, and the street of a violation marked after the seat had folded (else ``None``)."""
 
-    seat: int
-    wagers: Mapping[str, int]
-    cards: tuple[Card, ...]
     folded_at: str | None
     communication_violation: bool
     violation_at: str | None = None
 
-    def to_record(self) -> dict[str, object]:
-        """This seat as written in a round record."""
+    def record_details(self) -> dict[str, object]:
         return {
-            "wagers": dict(self.wagers),
-            "cards": format_cards(self.cards),
             "folded_at": self.folded_at,
             "communication_violation": self.communication_violation,
             **({"violation_at": self.violation_at} if self.violation_at else {}),

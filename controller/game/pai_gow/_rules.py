@@ -45,7 +45,7 @@ from controller.configuration import PaiGowOptions, Paytable, PaytableRow, Table
 from controller.game import hand_name
 from controller.game.pai_gow._deal import StartError, misdeal_reasons, position_name, start_position
 from controller.game.pai_gow._house_way import Decision, HouseWay, house_way
-from controller.game.record import GameSpec, Problems, read_seats, write_record
+from controller.game.record import DealtSeat, GameSpec, Problems, read_seats, write_record
 from controller.hands import PAI_GOW, BonusValue, Category, bonus_shown, classify_bonus, evaluate_dealt, paying_line
 from controller.hands.categories import FIVE_CARD_ORDER
 from controller.hands.paigow import HandSet, is_pai_gow, make_set, set_dealt
@@ -82,27 +82,20 @@ _PAID_BY = {"bonus": ["bonus"], "envy": ["envy"], "insurance": ["insurance"]}
 
 @quick_init
 @dataclass(frozen=True, slots=True)
-class PaiGowSeat:
+class PaiGowSeat(DealtSeat):
     """One player's round: wagers, the seven cards, and the set (``None``: set by the house way)."""
 
-    seat: int
-    wagers: Mapping[str, int]
-    cards: tuple[Card, ...]
     high: tuple[Card, ...] | None
     low: tuple[Card, ...] | None
     foul: bool = False
     """The dealer found the player's set a foul (the table marks it; the set itself is not kept)."""
 
-    def to_record(self) -> dict[str, object]:
-        """This seat as written in a round record."""
-        out: dict[str, object] = {"wagers": dict(self.wagers), "cards": format_cards(self.cards)}
+    def record_details(self) -> dict[str, object]:
         if self.foul:
-            out["foul"] = True
-        elif self.high is None or self.low is None:
-            out["set"] = "house_way"
-        else:
-            out["high"], out["low"] = format_cards(self.high), format_cards(self.low)
-        return out
+            return {"foul": True}
+        if self.high is None or self.low is None:
+            return {"set": "house_way"}
+        return {"high": format_cards(self.high), "low": format_cards(self.low)}
 
 
 @quick_init

@@ -11,6 +11,7 @@ record says was paid and its settlement again (:func:`differences`).
 from controller.game.record._check import MAX_SHOWN, PAID_PATH, differences, wording_differences
 from controller.game.record._read import (
     MAX_RECORD_BYTES,
+    DealtSeat,
     Problems,
     RecordError,
     parse_record,
@@ -25,6 +26,7 @@ __all__ = [
     "MAX_SHOWN",
     "PAID_PATH",
     "SPECS",
+    "DealtSeat",
     "GameSpec",
     "differences",
     "Problems",

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import NoReturn, Protocol
 
 from controller.configuration import TableConfig
-from controller.vocab import JOKER, Card, CardError, parse_cards
+from controller.vocab import JOKER, Card, CardError, format_cards, parse_cards
 
 _JOKER = JOKER.index
 
@@ -31,6 +31,7 @@ __all__ = [
     "RecordError",
     "Problems",
     "SeatRecord",
+    "DealtSeat",
     "read_seats",
     "read_wagers",
     "write_record",
@@ -305,6 +306,25 @@ class RecordedSeat(Protocol):
     def seat(self) -> int: ...
 
     def to_record(self) -> dict[str, object]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DealtSeat:
+    """What every game's seat of a round record is (docs/round-record.md): its number, its wagers
+    (cents by spot) and its cards in dealt order. A game's seat adds its own fields and writes
+    them in :meth:`record_details`."""
+
+    seat: int
+    wagers: Mapping[str, int]
+    cards: tuple[Card, ...]
+
+    def record_details(self) -> dict[str, object]:
+        """The game's own keys of this seat's record, after its wagers and cards (none here)."""
+        return {}
+
+    def to_record(self) -> dict[str, object]:
+        """This seat as written in a round record: wagers, cards, then the game's own keys."""
+        return {"wagers": dict(self.wagers), "cards": format_cards(self.cards), **self.record_details()}
 
 
 def write_record(game: str, table: str | None, seats: Iterable[RecordedSeat], **rest: object) -> dict[str, object]:

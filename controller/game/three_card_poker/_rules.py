@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from controller.configuration import TableConfig
 from controller.game import hand_name
 from controller.game._seat_steps import capped_seat, fold_unexposed_step, played_step
-from controller.game.record import GameSpec, Problems, read_seats, write_record
+from controller.game.record import DealtSeat, GameSpec, Problems, read_seats, write_record
 from controller.hands import THREE_CARD_POKER, HandValue, evaluate_three
 from controller.vocab import Card, format_cards, parse_cards
 from controller.wagers import (
@@ -68,23 +68,15 @@ _PAID_BY = {"ante_bonus": ["ante_bonus"], "pair_plus": ["pair_plus"]}
 
 @quick_init
 @dataclass(frozen=True, slots=True)
-class ThreeCardSeat:
+class ThreeCardSeat(DealtSeat):
     """One player's round: wagers (``ante``, ``play`` when played, ``pair_plus``) and three cards.
 
     A seat with an ante and no play wager folded (20.10(b))."""
-
-    seat: int
-    wagers: Mapping[str, int]
-    cards: tuple[Card, ...]
 
     @property
     def folded(self) -> bool:
         """The player put up an ante and no play wager."""
         return "ante" in self.wagers and "play" not in self.wagers
-
-    def to_record(self) -> dict[str, object]:
-        """This seat as written in a round record."""
-        return {"wagers": dict(self.wagers), "cards": format_cards(self.cards)}
 
 
 @quick_init
