@@ -301,3 +301,33 @@ def test_a_key_given_to_an_unchecked_read_is_used(tmp_path: Path) -> None:
     wrong = _all(blocks, b"w" * 32, checked=False)
     assert wrong == _all(blocks, checked=False) != _all(rows)
     assert [r.seq for r in wrong if not r.hash] == [s for lo, hi in _block_spans(blocks) for s in range(lo, hi)]
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ("DELETE FROM block_kinds WHERE first_seq = {first} AND kind = 'RoundSettled'", "does not list RoundSettled"),
+        ("INSERT INTO block_kinds VALUES ('Imagined', {first})", "lists Imagined, which it does not hold"),
+        (
+            "INSERT INTO block_kinds VALUES ('RoundSettled', 999999)",
+            "names a block at record 999999, which is not kept",
+        ),
+    ],
+)
+def test_verify_names_a_kind_index_that_is_not_what_its_block_holds(blocks: Path, change: str, named: str) -> None:
+    """``verify`` reads each block's kinds (parsed, not hashed again: the walk hashed every record)
+    against the kind index a reader looking for a kind trusts: a kind missing, one too many, or a
+    block that is not there, each named."""
+    db = sqlite3.connect(blocks)
+    try:
+        (first,) = db.execute("SELECT first_seq FROM blocks ORDER BY first_seq LIMIT 1 OFFSET 1").fetchone()
+        with db:
+            db.execute(change.format(first=first))
+    finally:
+        db.close()
+    journal = SqliteJournal.open_readonly(blocks)
+    try:
+        report = verify_journal(journal)
+    finally:
+        journal.close()
+    assert not report.ok and named in report.problems[0], report.problems

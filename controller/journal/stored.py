@@ -34,6 +34,7 @@ from controller.journal._hashing import meta_hash
 from controller.journal.compact import Block, StoredRecord, decode_block, decode_hashed_if_right
 
 __all__ = [
+    "every_block",
     "hash_at",
     "last_record",
     "read_records",
@@ -114,6 +115,14 @@ def _blocks(
         args.extend(kinds)
     query += " ORDER BY first_seq" + (" DESC" if newest_first else "")
     for first, last, prev, digest, prefixes, payload in db.execute(query, args):
+        yield Block(first, last, prev, digest, bytes(prefixes), bytes(payload))
+
+
+def every_block(db: sqlite3.Connection) -> Iterator[Block]:
+    """Every compact block of the journal ``db``, in order, not decoded (whatever its numbers)."""
+    for first, last, prev, digest, prefixes, payload in db.execute(
+        "SELECT first_seq, last_seq, prev, hash, prefixes, payload FROM blocks ORDER BY first_seq"
+    ):
         yield Block(first, last, prev, digest, bytes(prefixes), bytes(payload))
 
 
