@@ -331,3 +331,30 @@ def test_verify_names_a_kind_index_that_is_not_what_its_block_holds(blocks: Path
     finally:
         journal.close()
     assert not report.ok and named in report.problems[0], report.problems
+
+
+def test_a_read_without_hashes_parses_each_block_and_hashes_nothing(
+    folded: tuple[Path, Path, bytes | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``hashes=False`` (``verify``'s read of the round records once its walk hashed every record):
+    with or without the key, checked or not, the records' content as from their rows, no record
+    hashed, and each block's records without a hash of their own but its last."""
+    from controller.journal import compact
+
+    rows, blocks, key = folded
+    hashed = _Counted(monkeypatch, compact, "record_hash")
+    db = sqlite3.connect(blocks)
+    try:
+        reads = [list(read_records(db, key=key, checked=checked, hashes=False)) for checked in (True, False)]
+        rounds = list(read_records(db, kinds=("RoundSettled",), key=key, hashes=False))
+    finally:
+        db.close()
+    assert hashed.calls == 0
+    as_rows = _all(rows, key)
+    in_blocks = {s for lo, hi in _block_spans(blocks) for s in range(lo, hi)}  # a block's last keeps its hash
+    for read in reads:
+        assert [dataclasses.replace(r, prev="", hash="") for r in read] == [
+            dataclasses.replace(r, prev="", hash="") for r in as_rows
+        ]
+        assert [(r.seq, r.hash) for r in read] == [(r.seq, "" if r.seq in in_blocks else r.hash) for r in as_rows]
+    assert [r.seq for r in rounds] == [r.seq for r in as_rows if r.kind == "RoundSettled"] != []

@@ -126,13 +126,18 @@ def every_block(db: sqlite3.Connection) -> Iterator[Block]:
         yield Block(first, last, prev, digest, bytes(prefixes), bytes(payload))
 
 
-def _decoder(db: sqlite3.Connection, key: bytes | None, checked: bool) -> Callable[[Block], list[StoredRecord]]:
+def _decoder(
+    db: sqlite3.Connection, key: bytes | None, checked: bool, hashes: bool = True
+) -> Callable[[Block], list[StoredRecord]]:
     """How one read decodes the blocks of the journal ``db`` (see the module's text for
     ``checked``). Unchecked, the records are hashed with ``key`` if given; without one, only if
     the journal is known to have no key (looked up once, at the read's first block): a journal
     without a key still gets each record's hash (SHA-256, computed again, and the block's hash
     prefixes say they are right), so that what the floor's outbox reads of a folded round is what
-    it read of its rows; a keyed journal's blocks are parsed and nothing hashed."""
+    it read of its rows; a keyed journal's blocks are parsed and nothing hashed. Without
+    ``hashes``: parsed, nothing hashed, whatever ``checked`` and ``key`` say."""
+    if not hashes:
+        return partial(decode_block, check=False)
     if checked:
         return partial(decode_block, key=key)
     if key is not None:
@@ -168,16 +173,20 @@ def read_records(
     newest_first: bool = False,
     limit: int | None = None,
     index_kinds: Collection[str] | None = None,
+    hashes: bool = True,
 ) -> Iterator[StoredRecord]:
     """The records after ``after`` (up to ``until``; only of ``kinds``), oldest first (or newest
     first), at most ``limit`` of them. Rows are read as the iteration goes (SQLite's errors on a
     damaged file are raised by the iteration); a block is decoded when reached. ``index_kinds``:
-    the kinds of the partial index the rows are to be found by (a superset of ``kinds``)."""
+    the kinds of the partial index the rows are to be found by (a superset of ``kinds``).
+    ``hashes=False``: a block's records are parsed as strictly but none is hashed (each without a
+    hash of its own, as ``checked=False`` without a key gives them), for a reader of their content
+    alone once the chain is verified (``verify`` after its walk)."""
     rows = _rows(db, after, until, kinds, newest_first, limit, index_kinds)
     if not has_blocks(db):
         yield from rows
         return
-    blocked = _from_blocks(db, after, until, kinds, key, checked, newest_first)
+    blocked = _from_blocks(db, after, until, kinds, key, checked, newest_first, hashes)
     merged = heapq.merge(rows, blocked, key=lambda r: r.seq, reverse=newest_first)
     for n, record in enumerate(merged):
         if limit is not None and n >= limit:
@@ -193,8 +202,9 @@ def _from_blocks(
     key: bytes | None,
     checked: bool,
     newest_first: bool,
+    hashes: bool = True,
 ) -> Iterator[StoredRecord]:
-    decode = _decoder(db, key, checked)
+    decode = _decoder(db, key, checked, hashes)
     for block in list(_blocks(db, after, until, kinds, newest_first)):
         records = decode(block)
         if newest_first:
