@@ -66,6 +66,7 @@ PARTS = (
     ("the checks after every event", "hil.simulate.world", "World._check"),
     ("the links (protocol, device simulators, frames)", "hil.simulate.world", "World._run_links"),
     ("the table started (and after each crash)", "hil.simulate.world", "World._boot"),
+    ("the checks at a seed's end: their journal read", "hil.simulate.run", "read_seed_journal"),
     ("the checks at a seed's end: cards", "hil.simulate.world", "World.check_cards"),
     ("the checks at a seed's end: journal verify", "hil.simulate.run", "check_journal"),
     ("the checks at a seed's end: the reference model", "hil.simulate.run", "check_rounds"),

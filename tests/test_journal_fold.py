@@ -354,3 +354,27 @@ def test_prune_of_folded_rounds_keeps_no_pruned_record_and_verifies(tmp_path: Pa
     finally:
         db.close()
     _verifies(path)
+
+
+def test_records_of_some_kinds_are_those_of_every_record_from_blocks_and_rows_alike(
+    plain: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """``records(kinds=...)`` (what the simulation's checks at a seed's end read) gives exactly the
+    records of those kinds that ``records()`` gives, in order, whether a round is a block or rows."""
+    rows, config = plain
+    blocks = _folded(rows, config, tmp_path / "blocks.db")
+    kinds = ("RoundSettled", "CardDealt", "CardUnreadable")
+    for path in (rows, blocks):
+        journal = SqliteJournal.open_readonly(path)
+        try:
+            every = list(journal.records())
+            some = list(journal.records(kinds=kinds))
+            after = list(journal.records(after=every[len(every) // 2].seq, kinds=("CardDealt",)))
+        finally:
+            journal.close()
+        assert some == [r for r in every if r.kind in kinds]
+        assert {r.kind for r in some} >= {"RoundSettled", "CardDealt"}
+        assert after == [r for r in every[len(every) // 2 + 1 :] if r.kind == "CardDealt"] != []
+    spans = _spans(blocks)[0]
+    folded = {r.seq for r in some if any(lo <= r.seq <= hi for lo, hi in spans)}
+    assert folded and len(folded) < len(some)  # records from blocks and from rows among them

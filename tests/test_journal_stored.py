@@ -301,3 +301,60 @@ def test_a_key_given_to_an_unchecked_read_is_used(tmp_path: Path) -> None:
     wrong = _all(blocks, b"w" * 32, checked=False)
     assert wrong == _all(blocks, checked=False) != _all(rows)
     assert [r.seq for r in wrong if not r.hash] == [s for lo, hi in _block_spans(blocks) for s in range(lo, hi)]
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ("DELETE FROM block_kinds WHERE first_seq = {first} AND kind = 'RoundSettled'", "does not list RoundSettled"),
+        ("INSERT INTO block_kinds VALUES ('Imagined', {first})", "lists Imagined, which it does not hold"),
+        (
+            "INSERT INTO block_kinds VALUES ('RoundSettled', 999999)",
+            "names a block at record 999999, which is not kept",
+        ),
+    ],
+)
+def test_verify_names_a_kind_index_that_is_not_what_its_block_holds(blocks: Path, change: str, named: str) -> None:
+    """``verify`` reads each block's kinds (parsed, not hashed again: the walk hashed every record)
+    against the kind index a reader looking for a kind trusts: a kind missing, one too many, or a
+    block that is not there, each named."""
+    db = sqlite3.connect(blocks)
+    try:
+        (first,) = db.execute("SELECT first_seq FROM blocks ORDER BY first_seq LIMIT 1 OFFSET 1").fetchone()
+        with db:
+            db.execute(change.format(first=first))
+    finally:
+        db.close()
+    journal = SqliteJournal.open_readonly(blocks)
+    try:
+        report = verify_journal(journal)
+    finally:
+        journal.close()
+    assert not report.ok and named in report.problems[0], report.problems
+
+
+def test_a_read_without_hashes_parses_each_block_and_hashes_nothing(
+    folded: tuple[Path, Path, bytes | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``hashes=False`` (``verify``'s read of the round records once its walk hashed every record):
+    with or without the key, checked or not, the records' content as from their rows, no record
+    hashed, and each block's records without a hash of their own but its last."""
+    from controller.journal import compact
+
+    rows, blocks, key = folded
+    hashed = _Counted(monkeypatch, compact, "record_hash")
+    db = sqlite3.connect(blocks)
+    try:
+        reads = [list(read_records(db, key=key, checked=checked, hashes=False)) for checked in (True, False)]
+        rounds = list(read_records(db, kinds=("RoundSettled",), key=key, hashes=False))
+    finally:
+        db.close()
+    assert hashed.calls == 0
+    as_rows = _all(rows, key)
+    in_blocks = {s for lo, hi in _block_spans(blocks) for s in range(lo, hi)}  # a block's last keeps its hash
+    for read in reads:
+        assert [dataclasses.replace(r, prev="", hash="") for r in read] == [
+            dataclasses.replace(r, prev="", hash="") for r in as_rows
+        ]
+        assert [(r.seq, r.hash) for r in read] == [(r.seq, "" if r.seq in in_blocks else r.hash) for r in as_rows]
+    assert [r.seq for r in rounds] == [r.seq for r in as_rows if r.kind == "RoundSettled"] != []

@@ -30,7 +30,7 @@ import stat
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
@@ -718,11 +718,13 @@ class SqliteJournal:
 
     # --- reading --------------------------------------------------------------------------------
 
-    def records(self, after: int = 0, until: int | None = None) -> Iterator[JournalRecord]:
-        """Records after sequence number ``after`` (up to ``until``), in order."""
+    def records(
+        self, after: int = 0, until: int | None = None, kinds: Collection[str] | None = None
+    ) -> Iterator[JournalRecord]:
+        """Records after sequence number ``after`` (up to ``until``; only those of ``kinds``), in order."""
         with self.lock:
             try:
-                rows = list(read_records(self.db, after, until, key=self.key))
+                rows = list(read_records(self.db, after, until, kinds=kinds, key=self.key))
             except sqlite3.DatabaseError as exc:
                 raise JournalDamaged(f"{self.path}: cannot read records after {after}: {exc}") from exc
             except JournalError as exc:  # a block that does not decode

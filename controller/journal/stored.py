@@ -35,6 +35,7 @@ from controller.journal._hashing import meta_hash
 from controller.journal.compact import Block, StoredRecord, decode_block, decode_hashed_if_right
 
 __all__ = [
+    "every_block",
     "hash_at",
     "last_record",
     "read_records",
@@ -129,13 +130,26 @@ def _blocks(db: sqlite3.Connection, span: _Span) -> Iterator[Block]:
         yield Block(first, last, prev, digest, bytes(prefixes), bytes(payload))
 
 
-def _decoder(db: sqlite3.Connection, key: bytes | None, checked: bool) -> Callable[[Block], list[StoredRecord]]:
+def every_block(db: sqlite3.Connection) -> Iterator[Block]:
+    """Every compact block of the journal ``db``, in order, not decoded (whatever its numbers)."""
+    for first, last, prev, digest, prefixes, payload in db.execute(
+        "SELECT first_seq, last_seq, prev, hash, prefixes, payload FROM blocks ORDER BY first_seq"
+    ):
+        yield Block(first, last, prev, digest, bytes(prefixes), bytes(payload))
+
+
+def _decoder(
+    db: sqlite3.Connection, key: bytes | None, checked: bool, hashes: bool = True
+) -> Callable[[Block], list[StoredRecord]]:
     """How one read decodes the blocks of the journal ``db`` (see the module's text for
     ``checked``). Unchecked, the records are hashed with ``key`` if given; without one, only if
     the journal is known to have no key (looked up once, at the read's first block): a journal
     without a key still gets each record's hash (SHA-256, computed again, and the block's hash
     prefixes say they are right), so that what the floor's outbox reads of a folded round is what
-    it read of its rows; a keyed journal's blocks are parsed and nothing hashed."""
+    it read of its rows; a keyed journal's blocks are parsed and nothing hashed. Without
+    ``hashes``: parsed, nothing hashed, whatever ``checked`` and ``key`` say."""
+    if not hashes:
+        return partial(decode_block, check=False)
     if checked:
         return partial(decode_block, key=key)
     if key is not None:
@@ -171,17 +185,21 @@ def read_records(
     newest_first: bool = False,
     limit: int | None = None,
     index_kinds: Collection[str] | None = None,
+    hashes: bool = True,
 ) -> Iterator[StoredRecord]:
     """The records after ``after`` (up to ``until``; only of ``kinds``), oldest first (or newest
     first), at most ``limit`` of them. Rows are read as the iteration goes (SQLite's errors on a
     damaged file are raised by the iteration); a block is decoded when reached. ``index_kinds``:
-    the kinds of the partial index the rows are to be found by (a superset of ``kinds``)."""
+    the kinds of the partial index the rows are to be found by (a superset of ``kinds``).
+    ``hashes=False``: a block's records are parsed as strictly but none is hashed (each without a
+    hash of its own, as ``checked=False`` without a key gives them), for a reader of their content
+    alone once the chain is verified (``verify`` after its walk)."""
     span = _Span(after, until, kinds, newest_first)
     rows = _rows(db, span, limit, index_kinds)
     if not has_blocks(db):
         yield from rows
         return
-    blocked = _from_blocks(db, span, key, checked)
+    blocked = _from_blocks(db, span, key, checked, hashes)
     merged = heapq.merge(rows, blocked, key=lambda r: r.seq, reverse=newest_first)
     for n, record in enumerate(merged):
         if limit is not None and n >= limit:
@@ -189,8 +207,10 @@ def read_records(
         yield record
 
 
-def _from_blocks(db: sqlite3.Connection, span: _Span, key: bytes | None, checked: bool) -> Iterator[StoredRecord]:
-    decode = _decoder(db, key, checked)
+def _from_blocks(
+    db: sqlite3.Connection, span: _Span, key: bytes | None, checked: bool, hashes: bool = True
+) -> Iterator[StoredRecord]:
+    decode = _decoder(db, key, checked, hashes)
     for block in list(_blocks(db, span)):
         records = decode(block)
         if span.newest_first:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.journal import checkpoint
-from controller.journal.compact import BlockError, StoredRecord
+from controller.journal.compact import BlockError, StoredRecord, decode_block
 from controller.journal.meters import add_meters
 from controller.journal.retention import KEEP_LAST, VERIFIED_HASH, VERIFIED_SEQ
 from controller.journal.store import (
@@ -35,7 +35,16 @@ from controller.journal.store import (
     record_hash,
     snapshot_hash,
 )
-from controller.journal.stored import BLOCK_KINDS, has_blocks, hash_at, last_record, read_records, record_at, seq_bounds
+from controller.journal.stored import (
+    BLOCK_KINDS,
+    every_block,
+    has_blocks,
+    hash_at,
+    last_record,
+    read_records,
+    record_at,
+    seq_bounds,
+)
 
 __all__ = ["verify_journal", "verify_reader", "verify_meters", "verify_prune", "check_tail"]
 
@@ -192,7 +201,9 @@ def _rounds(journal: SqliteJournal, report: VerifyReport, only: Iterable[int] | 
         settled = {
             seq: (at, data)
             for seq, at, data in (
-                (r.seq, r.at, r.data) for r in read_records(journal.db, kinds=("RoundSettled",), key=journal.key)
+                (r.seq, r.at, r.data)
+                # their content alone: the walk before hashed every record
+                for r in read_records(journal.db, kinds=("RoundSettled",), key=journal.key, hashes=False)
             )
         }
     except _DAMAGE as exc:
@@ -373,9 +384,10 @@ def _block_kinds(journal: SqliteJournal, report: VerifyReport) -> bool:
         for kind, first in journal.db.execute(f"SELECT kind, first_seq FROM {BLOCK_KINDS}"):
             listed.setdefault(first, set()).add(kind)
         held: dict[int, tuple[int, set[str]]] = {}
-        for first, last in journal.db.execute("SELECT first_seq, last_seq FROM blocks ORDER BY first_seq").fetchall():
-            records = read_records(journal.db, first - 1, last, checked=False)  # the kinds alone: no key to hash with
-            held[first] = (last, {r.kind for r in records})
+        for block in list(every_block(journal.db)):
+            # the kinds alone: parsed as strictly, nothing hashed (the walk hashed every record)
+            records = decode_block(block, check=False)
+            held[block.first_seq] = (block.last_seq, {r.kind for r in records})
     except _DAMAGE as exc:
         report.bad(0, f"blocks: unreadable ({exc}): the file is damaged")
         return False

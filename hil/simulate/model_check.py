@@ -16,6 +16,7 @@ from typing import Any
 from hil.reference import Expected, RefTable, expect_round, load_ref_table, visible_cards
 from hil.reference.games import SeatState, WagerOutcome
 from hil.simulate.invariants import Broken, cards_named, first_hidden
+from hil.simulate.seed_journal import SeedJournal
 
 __all__ = ["ref_table", "check_round", "check_rounds", "VisibilityWatch", "seat_states", "round_inputs"]
 
@@ -223,26 +224,20 @@ def check_round(table: RefTable, data: Mapping[str, Any]) -> Expected | None:
     return exp
 
 
-def check_rounds(path: Path, table_path: Path | str) -> int:
-    """Every round of the journal at ``path`` against the model of the table at ``table_path``,
-    then the run's money and meters; raises :class:`Broken` on the first difference. How many
-    rounds were compared."""
-    from controller.journal import SqliteJournal
-
+def check_rounds(journal: SeedJournal, table_path: Path | str) -> int:
+    """Every round of a seed's ``journal`` (read at its end) against the model of the table at
+    ``table_path``, then the run's money and meters; raises :class:`Broken` on the first
+    difference. How many rounds were compared."""
     table = ref_table(table_path)
-    journal = SqliteJournal.open_readonly(path)
     rounds: list[Mapping[str, Any]] = []
     reports: Counter[tuple[int, str]] = Counter()  # the shoe's reports journaled, less those a record took
-    try:
-        for r in journal.records():
-            if r.kind == "RoundSettled":
-                rounds.append(r.data)
-                _take_reports(int(r.data["round"]), r.data.get("cards", []), reports)
-            elif r.kind in ("CardDealt", "CardUnreadable") and r.data.get("device") == "shoe":
-                reports[(int(r.data["index"]), str(r.data.get("card", "??")))] += 1
-        meters = journal.meters()
-    finally:
-        journal.close()
+    for r in journal.records:
+        if r.kind == "RoundSettled":
+            rounds.append(r.data)
+            _take_reports(int(r.data["round"]), r.data.get("cards", []), reports)
+        elif r.kind in ("CardDealt", "CardUnreadable") and r.data.get("device") == "shoe":
+            reports[(int(r.data["index"]), str(r.data.get("card", "??")))] += 1
+    meters = journal.meters
     seen: list[tuple[Mapping[str, Any], Expected | None]] = []
     money: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # wagered, paid, collected, returned
     every_modelled = True

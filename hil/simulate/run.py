@@ -24,6 +24,7 @@ from hil.simulate.faults import CI_KINDS, FAULT_KINDS, Fault, schedule
 from hil.simulate.invariants import Broken, check_chips, check_journal
 from hil.simulate.liveness import play_on
 from hil.simulate.model_check import check_rounds
+from hil.simulate.seed_journal import read_seed_journal
 from hil.simulate.stack import Stack, Stacker
 from hil.simulate.swarm import Coverage, Reached, swarm_schedule
 from hil.simulate.world import SWARM_WAIT_S, WAIT_S, SimView, Stuck, World
@@ -184,8 +185,10 @@ def run_seed(
                 logger.addHandler(world.watch)
                 _play(world, game, seed, rounds, liveness, stack)
                 world.close()
+                journal = read_seed_journal(path)  # read once for the checks at the end
+                world.check_cards(journal)
                 check_journal(path)
-                check_rounds(path, table.path)  # against the reference model (issue 41)
+                check_rounds(journal, table.path)  # against the reference model (issue 41)
                 for r in world.played:
                     if r.settlement is not None:
                         check_chips(r.number, r.record, r.settlement, table.catalog.wager_spots)
@@ -213,7 +216,7 @@ def run_seed(
 
 def _play(world: World, game: str, seed: int, rounds: int, liveness: int, stack: Stack | None = None) -> None:
     """The bench's players and dealer play ``rounds`` rounds at ``world`` (then the liveness phase's
-    ``liveness``); then the faults end and the devices deliver what they hold; the cards are checked."""
+    ``liveness``); then the faults end and the devices deliver what they hold."""
     from hil.bench import PLAYERS
 
     view = SimView(world)
@@ -234,7 +237,6 @@ def _play(world: World, game: str, seed: int, rounds: int, liveness: int, stack:
     if liveness:
         play_on(world, player, liveness)
     world.settle_down()
-    world.check_cards()
 
 
 def _error_detail(exc: Exception) -> str:

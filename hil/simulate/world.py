@@ -40,6 +40,7 @@ from hil.simulate.invariants import (
     hidden_cards,
 )
 from hil.simulate.model_check import VisibilityWatch
+from hil.simulate.seed_journal import SeedJournal
 from hil.simulate.swarm import Reached
 from hil.wire import CHUNKINGS, Line, SimWire
 
@@ -533,26 +534,20 @@ class World:
             if not any(sim.pending for sim in self.sims.values()) and all(w.protocol.up for w in self.wires.values()):
                 break
 
-    def check_cards(self) -> None:
-        """No card lost, doubled or placed where the journal does not say: every card the shoe
-        reported (less one still in its queue, or lost in its restart without memory) is journaled
-        once, and every card a round's record places is a card journaled (or the supervisor's entry
-        of one misread)."""
-        from controller.journal import SqliteJournal
-
-        journal = SqliteJournal.open_readonly(self.path)
-        try:
-            rounds: list[list[dict[str, Any]]] = []
-            journaled: list[tuple[int, str]] = []
-            for r in journal.records():
-                if r.kind == "RoundSettled":
-                    rounds.append(list(r.data.get("cards", [])))
-                elif r.kind == "CardDealt" and r.data.get("device") == "shoe":
-                    journaled.append((int(r.data["index"]), str(r.data["card"])))
-                elif r.kind == "CardUnreadable" and r.data.get("device") == "shoe":
-                    journaled.append((int(r.data["index"]), "?"))
-        finally:
-            journal.close()
+    def check_cards(self, journal: SeedJournal) -> None:
+        """No card lost, doubled or placed where the ``journal`` (this world's, read at the seed's
+        end) does not say: every card the shoe reported (less one still in its queue, or lost in
+        its restart without memory) is journaled once, and every card a round's record places is a
+        card journaled (or the supervisor's entry of one misread)."""
+        rounds: list[list[dict[str, Any]]] = []
+        journaled: list[tuple[int, str]] = []
+        for r in journal.records:
+            if r.kind == "RoundSettled":
+                rounds.append(list(r.data.get("cards", [])))
+            elif r.kind == "CardDealt" and r.data.get("device") == "shoe":
+                journaled.append((int(r.data["index"]), str(r.data["card"])))
+            elif r.kind == "CardUnreadable" and r.data.get("device") == "shoe":
+                journaled.append((int(r.data["index"]), "?"))
         hands = self.runtime.latest.hands()  # the open round's cards, as the players' own view has them
         if hands is not None and hands.round_no == self.runtime.snapshot.round_no:
             rounds.append([{"index": i, "card": c, "to": to} for i, c, to in hands.log])
