@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from drivers.link_events import Deliver, EventReader, OrderFeed, Output, Received
+from drivers.link_events import Deliver, EventReader, OrderFeed, Output, Received, Reported
 from drivers.messages import BodyError, DeviceEvent
 from drivers.protocol import LinkProtocol
 
@@ -31,12 +31,13 @@ class Delivery:
     def __call__(self, outputs: Iterable[Output]) -> None:
         """Deliver ``outputs``, in order."""
         for output in outputs:
-            if isinstance(output, Deliver):
+            if isinstance(output, Reported):  # (the most frequent: every idle poll's answer)
+                if self.order is not None:
+                    self.order.reported(output.until, output.now)
+            elif isinstance(output, Deliver):
                 self._put(output.item, output.when, output.now)
-            elif isinstance(output, Received):
+            else:
                 self._received(output)
-            elif self.order is not None:
-                self.order.reported(output.until, output.now)
 
     def _put(self, item: DeviceEvent, when: float | None, now: float) -> None:
         if self.order is None:

@@ -108,12 +108,20 @@ class EventOrder:
         return max(state.last, float("-inf") if state.mark is None else state.mark) < at
 
     def _release(self) -> None:
+        links = self._links.values()
         while True:
-            heads = [(s.items[0][0], s.items[0][1], s) for s in self._links.values() if s.items]
-            if not heads:
+            # the link whose oldest item is the earliest (time, then the order put: no two alike)
+            first: _Link | None = None
+            earliest = (0.0, 0)
+            for state in links:
+                if state.items:
+                    head = state.items[0]
+                    if first is None or (head[0], head[1]) < earliest:
+                        first, earliest = state, (head[0], head[1])
+            if first is None:
                 return
-            at, _, first = min(heads, key=lambda head: head[:2])
-            if any(self._holds(s, at) for s in self._links.values() if s is not first):
+            at = earliest[0]
+            if any(self._holds(s, at) for s in links if s is not first):
                 return
             self.frontier = max(self.frontier, at)
             self._out(first.items.popleft()[2])

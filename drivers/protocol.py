@@ -534,7 +534,7 @@ class LinkProtocol:
             return False
         p, now = reply.payload, self._out.now
         clock, event_boot, event_no, stamp, code = _EVENT_AT(p, 4)
-        reported = self._read_clock(boot, clock, out)
+        reported, _ = self._read_clock(boot, clock, out)
         # an event of an earlier boot (kept across a power cycle) is older than anything now
         when = min(reported.to_controller(stamp), now) if event_boot == boot else None
         if when is not None:
@@ -554,7 +554,8 @@ class LinkProtocol:
         if self._too_short(reply, "link", "ACK", 8, ": no clock"):
             return
         raw = _U32_AT(reply.payload, 4)[0]
-        self._out.reported(min(self._read_clock(boot, raw, out).to_controller(raw), self._out.now))
+        _, read = self._read_clock(boot, raw, out)
+        self._out.reported(min(read, self._out.now))
         self._state.due(True)
 
     def _response(self, command: Command, status: int) -> None:
@@ -571,15 +572,14 @@ class LinkProtocol:
         else:
             self._command_failed(command, status)
 
-    def _read_clock(self, boot: int, raw: int, out: Request) -> DeviceClock:
+    def _read_clock(self, boot: int, raw: int, out: Request) -> tuple[DeviceClock, float]:
         """The device (boot ``boot``) read its clock as ``raw`` answering ``out``: learn from it
-        (a new boot's clock starts anew)."""
+        (a new boot's clock starts anew). Its clock, and the reading in the controller's time."""
         device = self._device
         if device.clock is None or device.clock[0] != boot:
             device.clock = (boot, DeviceClock())
         clock = device.clock[1]
-        clock.reading(raw, out.sent, self._out.now)
-        return clock
+        return clock, clock.reading(raw, out.sent, self._out.now)
 
     def _command_failed(self, command: Command, status: int) -> None:
         self.stats.add("commands_failed")

@@ -38,6 +38,12 @@ _POLL = struct.Struct(">IIB").unpack
 _PACK_U32 = struct.Struct(">I").pack
 _EVENT_HEAD = struct.Struct(">IIIIB").pack
 
+
+def _ticks(seconds: float) -> int:
+    """A device clock reading of ``seconds`` as sent: milliseconds modulo 2^32."""
+    return int(seconds * 1000) % (1 << 32)
+
+
 HEARTBEAT_S = 1.0
 """How long a device goes without a POLL carrying the controller's heartbeat before it knows the
 table has stopped (docs/protocol.md, section 4.8: the controller's ``link_down_s``)."""
@@ -160,7 +166,7 @@ class SimDevice:
 
     def ticks(self) -> int:
         """The device's clock now, as sent: milliseconds modulo 2^32."""
-        return int(self.clock() * 1000) % (1 << 32)
+        return _ticks(self.clock())
 
     def table_stopped(self) -> bool:
         """The controller's heartbeat has not been heard for :data:`HEARTBEAT_S` (or ever)."""
@@ -200,13 +206,15 @@ class SimDevice:
     def _answer(self, frame: Frame) -> tuple[MsgType, bytes]:
         if frame.type is MsgType.POLL and len(frame.payload) == 9:
             boot, number, running = _POLL(frame.payload)
+            now = self.clock()  # (the device answers at one time: its heartbeat's and its clock's)
             if running:
-                self.heartbeat(self.clock())
+                self.heartbeat(now)
             self._acknowledge(boot, number)
+            ticks = _ticks(now)
             if self.pending:
                 boot, number, code, body, at = self.pending[0]
-                return MsgType.EVENT, _EVENT_HEAD(self.ticks(), boot, number, at, code) + body
-            return MsgType.ACK, _PACK_U32(self.ticks())
+                return MsgType.EVENT, _EVENT_HEAD(ticks, boot, number, at, code) + body
+            return MsgType.ACK, _PACK_U32(ticks)
         if frame.type is MsgType.CMD and frame.payload and not self.nak_commands:
             code = frame.payload[0]
             return MsgType.RESP, bytes((self._command(code, frame.payload[1:]), code))
@@ -229,12 +237,12 @@ class SimDevice:
 
     def _acknowledge(self, boot: int, number: int) -> None:
         """Delete every event up to and including the last one the controller says it received."""
-        if not self.pending:
-            return
-        last = max((i for i, p in enumerate(self.pending) if p[0] == boot and p[1] <= number), default=-1)
-        if last >= 0:
-            del self.pending[: last + 1]
-            self._save()
+        pending = self.pending
+        for last in range(len(pending) - 1, -1, -1):  # the last one it names, from the newest
+            if pending[last][0] == boot and pending[last][1] <= number:
+                del pending[: last + 1]
+                self._save()
+                return
 
     def _split(self, body: tuple[bytes, list[bytes] | None]) -> list[bytes]:
         """The state answer's parts: ``body`` is (fixed fields, list entries or None when the state

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from drivers.framing import Decoder
-from drivers.protocol import Close, LinkProtocol, Output, Send
+from drivers.protocol import LinkProtocol, Output, Send, Wait
 from hil.device import SimDevice
 
 __all__ = ["Line", "SimWire", "CHUNKINGS"]
@@ -66,6 +66,8 @@ class SimWire:
     def run(self, until: float, wall: float = 0.0, *, budget: int = 1000) -> None:
         """Run the exchange up to ``until`` (``wall``: added to the time to stamp events with); at
         most ``budget`` requests, so a bug cannot spin forever."""
+        protocol, deliver = self.protocol, self.deliver
+        step = protocol.step
         while budget > 0:
             budget -= 1
             if not self.opened:
@@ -73,24 +75,26 @@ class SimWire:
                     self.now, self.idle_to = until, self.reopen_at
                     return
                 self.now = max(self.now, self.reopen_at)
-                self.deliver(self.protocol.opened(self.now, self.rng.getrandbits(32), wall + self.now))
+                deliver(protocol.opened(self.now, self.rng.getrandbits(32), wall + self.now))
                 self._decoder = Decoder()
                 self.opened = True
-            action, outputs = self.protocol.step(self.now, wall + self.now)
+            now = self.now
+            action, outputs = step(now, wall + now)
             if outputs:  # (nothing to deliver: most steps, a wait)
-                self.deliver(outputs)
-            if isinstance(action, Close):
-                self.opened = False
-                self.reopen_at = self.now + self.protocol.reopen_pause()
-                self.protocol.stats.add("reconnects")
+                deliver(outputs)
+            if isinstance(action, Wait):  # (the most frequent)
+                if action.until > until:
+                    self.now, self.idle_to = until, min(action.until, self._state_due())
+                    return
+                if action.until > now:
+                    self.now = action.until
                 continue
             if isinstance(action, Send):
                 self._exchange(action.data, wall)
                 continue
-            if action.until > until:
-                self.now, self.idle_to = until, min(action.until, self._state_due())
-                return
-            self.now = max(self.now, action.until)
+            self.opened = False  # closed: the link went down
+            self.reopen_at = now + protocol.reopen_pause()
+            protocol.stats.add("reconnects")
         self.now, self.idle_to = max(self.now, until), 0.0
 
     def _state_due(self) -> float:
@@ -104,21 +108,26 @@ class SimWire:
         if not line.connected or (line.drop and self.rng.random() < line.drop):
             line.lost += 1
             return
-        replies = [r for f in self._decoder.feed(request) if (r := self.device.reply_to(f)) is not None]
+        reply_to = self.device.reply_to
+        replies = [r for f in self._decoder.feed(request) if (r := reply_to(f)) is not None]
         if not replies or (line.drop and self.rng.random() < line.drop):
             line.lost += 1
             return
-        self.now += REPLY_S
+        self.now = now = self.now + REPLY_S
+        at = wall + now
+        receive, deliver = self.protocol.receive, self.deliver
         for wire in replies:
             if self.whole:
                 if line.chunking == "split" and len(wire) > 1:
                     self._split_at(len(wire))  # its random draws, as if cut
-                self.deliver(self.protocol.receive(wire, self.now, wall + self.now))
+                outputs = receive(wire, now, at)
+                if outputs:  # (an idle poll's answer: only how far the device has reported)
+                    deliver(outputs)
                 continue
             for chunk in self._cut(wire):
-                outputs = self.protocol.receive(chunk, self.now, wall + self.now)
+                outputs = receive(chunk, now, at)
                 if outputs:  # (a piece before a frame's last byte delivers nothing)
-                    self.deliver(outputs)
+                    deliver(outputs)
 
     def _cut(self, wire: bytes) -> list[bytes]:
         how = self.line.chunking

@@ -182,3 +182,15 @@ def test_a_better_exchange_replaces_a_worse_one_and_an_old_one_ages() -> None:
     late = 0.3 + 1000.0  # a thousand seconds on, 0.2 s of drift allowed: a fresh slower exchange wins
     clock.reading(10_150 + 1_000_000, late, late + 0.05)
     assert clock.to_controller(10_150 + 1_000_000) == pytest.approx(late + 0.025)
+
+
+def test_items_of_the_same_time_held_by_another_link_go_in_the_order_they_were_put() -> None:
+    out: list[str] = []
+    order = EventOrder(lambda e: out.append(e.device + str(e.event_no)))
+    a, b, c = order.feed("a", 1.0), order.feed("b", 1.0), order.feed("c", 1.0)
+    c.reported(4.0, 5.0)  # c is up and has reported up to 4.0: it holds what happened after
+    b.put(DeviceEvent(device="b", event_no=1), 5.0, 5.1)
+    a.put(DeviceEvent(device="a", event_no=1), 5.0, 5.1)  # the same time, put after b1
+    assert out == []
+    c.reported(6.0, 5.2)
+    assert out == ["b1", "a1"]

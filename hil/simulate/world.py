@@ -66,6 +66,10 @@ LINK = LinkConfig()
 """The links' timing in the simulation: the protocol's defaults (docs/protocol.md)."""
 
 
+_NO_WIRES: dict[str, SimWire] = {}
+"""The links before the table's first start (a device's clock read then: the world's)."""
+
+
 class Stuck(Exception):
     """A player's wait ran out (the table may still go on: the player looks again)."""
 
@@ -281,7 +285,7 @@ class World:
     def _device_clock(self, role: str, start: float) -> float:
         """A device's clock: simulated seconds since ``start`` before the simulation began, as its
         link has run to (each link runs on to the world's time in turn)."""
-        wire = getattr(self, "wires", {}).get(role)
+        wire = getattr(self, "wires", _NO_WIRES).get(role)
         return start + (wire.now if wire is not None else self.timers.now)
 
     @property
