@@ -280,7 +280,7 @@ def _play_chunk(job: ChunkJob) -> ChunkResult:
     sims = {"shoe": shoe, "bet_spots": _Spots(link), "panel": _Panel(link)}
     engine = link.engine
     # no screen here and no player reads the dealer's texts: the screen is never made, nor its
-    # texts masked (a sixth to a seventh of a round's CPU)
+    # texts masked (an eighth to a seventh of a round's CPU)
     view = OnDemandSnapshot(model, lambda: engine.processed, texts=False)
     player = _make_player(table, view, sims, job.seats, seed, job.strategy)
     link.send(OpenTable())

@@ -152,7 +152,7 @@ def test_a_soak_player_pressing_ahead_plays_what_one_waiting_after_each_press_pl
 @pytest.mark.parametrize("game", [*GAMES, "three_card_poker"])
 def test_the_soak_never_makes_the_dealers_screen_and_plays_what_a_soak_making_it_plays(game, monkeypatch):
     """No player reads the dealer's texts and the soak's devices have no screen: its snapshots
-    carry none, so the screen is never made (made when read, it was a sixth of a round's CPU);
+    carry none, so the screen is never made (made when read, it was an eighth to a seventh of a round's CPU);
     the rounds played, their records and settlements are those of a soak whose snapshots carry
     the texts."""
     made = [0]
@@ -186,7 +186,7 @@ def test_the_soak_never_makes_the_dealers_screen_and_plays_what_a_soak_making_it
 def test_reading_hands_that_never_come_back_keeps_no_memory():
     """A record's hands are read by text, and the short ones remembered (the same two-card hands
     come back round after round); five- and seven-card hands seldom come back: remembering
-    each one read grew a Boston 5 soak's worker by some 45 MB over its first 20,000 rounds."""
+    each one read grew a Boston 5 soak's worker by 26 MB over its first 10,000 rounds."""
     deck = [str(c) for c in ALL_CARDS if c.rank is not None]
     hands = [" ".join(random.Random(i).sample(deck, 5)) for i in range(3000)]
     gc.collect()
