@@ -88,11 +88,14 @@ class LatestSnapshot:
 
 class OnDemandSnapshot:
     """Snapshots of a table run on the reader's own thread (the soak: the players step the engine
-    themselves), built only when read and only once per event handled (``version()`` counts them)."""
+    themselves), built only when read and only once per event handled (``version()`` counts them).
+    With ``texts=False`` they carry none of the dealer's texts (see :func:`build_snapshot`): for
+    readers that never read them (the soak's players)."""
 
-    def __init__(self, table: RoundTable, version: Callable[[], int]) -> None:
+    def __init__(self, table: RoundTable, version: Callable[[], int], texts: bool = True) -> None:
         self._table = table
         self._version = version
+        self._texts = texts
         self._snapshot: TableSnapshot | None = None
         self._hands: PlayerHands | None = None
 
@@ -101,7 +104,7 @@ class OnDemandSnapshot:
         version = self._version()
         snapshot = self._snapshot
         if snapshot is None or snapshot.version != version:
-            snapshot = self._snapshot = build_snapshot(self._table, version)
+            snapshot = self._snapshot = build_snapshot(self._table, version, self._texts)
         return snapshot
 
     def hands(self) -> PlayerHands:

@@ -262,10 +262,18 @@ def _options(table: RoundTable, step: str) -> tuple[SupervisorOption, ...]:
     return tuple(out)
 
 
-def build_snapshot(table: RoundTable, version: int = 0) -> TableSnapshot:
+_NO_TEXTS: tuple[tuple[str, ...], tuple[str, ...], str] = ((), (), "")
+"""The dealer's texts of a snapshot made without them (``texts=False``)."""
+
+
+def build_snapshot(table: RoundTable, version: int = 0, texts: bool = True) -> TableSnapshot:
     """The snapshot of ``table`` (a :class:`~controller.table.round.RoundTable`) now: call on the
     thread that runs it (the engine's), after an event. The only function that reads a table's
-    internals for anyone outside the table package."""
+    internals for anyone outside the table package.
+
+    ``texts=False`` leaves the dealer's texts out (``screen`` and ``recent`` empty, ``asked``
+    ""): for a reader with no screen that never reads them (the soak). The screen of a table
+    whose devices show none is then never made (it is made when read), nor its texts masked."""
     cache = _cache(table)
     config = table.table
     game = definition(config.game)
@@ -278,7 +286,7 @@ def build_snapshot(table: RoundTable, version: int = 0) -> TableSnapshot:
     up = cache.face
     seats = _seats(table, cache, shown)
     asked = table.hold_prompt() if held else display.prompt
-    screen, recent, asked = _texts(table, cache, up, asked)
+    screen, recent, asked = _texts(table, cache, up, asked) if texts else _NO_TEXTS
     wager_step = table.wagers.open_step()
     hold = None
     if held:
