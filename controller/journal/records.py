@@ -45,17 +45,26 @@ class MemoryJournal:
     """A journal kept in a list (tests and in-process benchmarks)."""
 
     def __init__(self) -> None:
-        self._records: list[tuple[int, float, str, dict[str, Any], bool]] = []
-        """Each record's fields (made a :class:`JournalRecord` when read: most are never read)."""
+        self._records: list[tuple[float, str, bool]] = []
+        """Each record's time, kind and whether it is an event (made a :class:`JournalRecord`
+        with its data when read: most are never read); its sequence number is its place + 1."""
+        self._data: list[dict[str, Any]] = []
+        """Each record's data, beside :attr:`_records` rather than in its tuple: a tuple holding a
+        dict stays watched by the garbage collector for good (every full collection walks it
+        again); one of a time, a kind and a flag is set aside at the first collection."""
 
     def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
         records = self._records
-        seq = len(records) + 1
-        records.append((seq, time.time(), kind, data, event))
-        return seq
+        records.append((time.time(), kind, event))
+        self._data.append(data)
+        return len(records)
 
     def records(self, after: int = 0) -> Iterator[JournalRecord]:
-        return (JournalRecord(*fields) for fields in self._records[after:])
+        records, data = self._records, self._data
+        return (
+            JournalRecord(seq, at, kind, data[seq - 1], event)
+            for seq, (at, kind, event) in enumerate(records[after:], start=after + 1)
+        )
 
 
 _Entry = tuple[str, dict[str, Any]]
