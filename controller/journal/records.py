@@ -45,26 +45,26 @@ class MemoryJournal:
     """A journal kept in a list (tests and in-process benchmarks)."""
 
     def __init__(self) -> None:
-        self._records: list[tuple[float, str, bool]] = []
-        """Each record's time, kind and whether it is an event (made a :class:`JournalRecord`
-        with its data when read: most are never read); its sequence number is its place + 1."""
+        self._at: list[float] = []
+        self._kinds: list[str] = []
         self._data: list[dict[str, Any]] = []
-        """Each record's data, beside :attr:`_records` rather than in its tuple: a tuple holding a
-        dict stays watched by the garbage collector for good (every full collection walks it
-        again); one of a time, a kind and a flag is set aside at the first collection."""
+        self._events: list[bool] = []
+        """Each record's time, kind, data and whether it is an event, in four lists (made a
+        :class:`JournalRecord` when read: most are never read); its sequence number is its place
+        + 1. No tuple a record: a tuple holding a dict is walked by every full collection of the
+        garbage collector for good, and each object kept counts towards the next collection."""
 
     def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
-        records = self._records
-        records.append((time.time(), kind, event))
+        at = self._at
+        at.append(time.time())
+        self._kinds.append(kind)
         self._data.append(data)
-        return len(records)
+        self._events.append(event)
+        return len(at)
 
     def records(self, after: int = 0) -> Iterator[JournalRecord]:
-        records, data = self._records, self._data
-        return (
-            JournalRecord(seq, at, kind, data[seq - 1], event)
-            for seq, (at, kind, event) in enumerate(records[after:], start=after + 1)
-        )
+        fields = zip(self._at[after:], self._kinds[after:], self._data[after:], self._events[after:], strict=True)
+        return (JournalRecord(seq, *f) for seq, f in enumerate(fields, start=after + 1))
 
 
 _Entry = tuple[str, dict[str, Any]]
