@@ -45,26 +45,28 @@ class MemoryJournal:
     """A journal kept in a list (tests and in-process benchmarks)."""
 
     def __init__(self) -> None:
-        self._at: list[float] = []
-        self._kinds: list[str] = []
-        self._data: list[dict[str, Any]] = []
-        self._events: list[bool] = []
-        """Each record's time, kind, data and whether it is an event, in four lists (made a
-        :class:`JournalRecord` when read: most are never read); its sequence number is its place
-        + 1. No tuple a record: a tuple holding a dict is walked by every full collection of the
-        garbage collector for good, and each object kept counts towards the next collection."""
+        self._fields: list[Any] = []
+        """Each record's time, kind, data and whether it is an event, four items a record in
+        one list (made a :class:`JournalRecord` when read: most are never read); its sequence
+        number is its place + 1. No tuple kept a record: a tuple holding a dict is walked by
+        every full collection of the garbage collector for good, and each object kept counts
+        towards the next collection."""
 
     def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
-        at = self._at
-        at.append(time.time())
-        self._kinds.append(kind)
-        self._data.append(data)
-        self._events.append(event)
-        return len(at)
+        fields = self._fields
+        fields.extend((time.time(), kind, data, event))  # the tuple goes at once
+        return len(fields) // _FIELDS
 
     def records(self, after: int = 0) -> Iterator[JournalRecord]:
-        fields = zip(self._at[after:], self._kinds[after:], self._data[after:], self._events[after:], strict=True)
-        return (JournalRecord(seq, *f) for seq, f in enumerate(fields, start=after + 1))
+        kept = iter(self._fields[_FIELDS * after :])
+        return (
+            JournalRecord(seq, at, kind, data, event)
+            for seq, (at, kind, data, event) in enumerate(zip(kept, kept, kept, kept), start=after + 1)
+        )
+
+
+_FIELDS = 4
+"""The items a record of :class:`MemoryJournal` takes in its list."""
 
 
 _Entry = tuple[str, dict[str, Any]]
