@@ -45,17 +45,28 @@ class MemoryJournal:
     """A journal kept in a list (tests and in-process benchmarks)."""
 
     def __init__(self) -> None:
-        self._records: list[tuple[int, float, str, dict[str, Any], bool]] = []
-        """Each record's fields (made a :class:`JournalRecord` when read: most are never read)."""
+        self._fields: list[Any] = []
+        """Each record's time, kind, data and whether it is an event, four items a record in
+        one list (made a :class:`JournalRecord` when read: most are never read); its sequence
+        number is its place + 1. No tuple kept a record: a tuple holding a dict is walked by
+        every full collection of the garbage collector for good, and each object kept counts
+        towards the next collection."""
 
     def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
-        records = self._records
-        seq = len(records) + 1
-        records.append((seq, time.time(), kind, data, event))
-        return seq
+        fields = self._fields
+        fields.extend((time.time(), kind, data, event))  # the tuple goes at once
+        return len(fields) // _FIELDS
 
     def records(self, after: int = 0) -> Iterator[JournalRecord]:
-        return (JournalRecord(*fields) for fields in self._records[after:])
+        kept = iter(self._fields[_FIELDS * after :])
+        return (
+            JournalRecord(seq, at, kind, data, event)
+            for seq, (at, kind, data, event) in enumerate(zip(kept, kept, kept, kept), start=after + 1)
+        )
+
+
+_FIELDS = 4
+"""The items a record of :class:`MemoryJournal` takes in its list."""
 
 
 _Entry = tuple[str, dict[str, Any]]

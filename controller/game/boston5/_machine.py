@@ -202,11 +202,11 @@ class Boston5Table(RoundTable):
         state = self.state
         phase = state.phase
         if phase is P.BONUS:
-            exposed = tuple([n for n, s in sorted(state.seats.items()) if s.exposed])
+            exposed = tuple(sorted([n for n, s in state.seats.items() if s.exposed]))  # the few kept, then sorted
             out.append(seats_line("exposed", exposed) if exposed else "exposed: none")
         elif phase is P.SECOND_WAGER:
             waiting = tuple(
-                [n for n, s in sorted(state.seats.items()) if s.folded_at is None and "second" not in s.wagers]
+                sorted([n for n, s in state.seats.items() if s.folded_at is None and "second" not in s.wagers])
             )
             if waiting:
                 out.append(seats_line("waiting", waiting))

@@ -142,7 +142,7 @@ class MississippiTable(RoundTable):
         street = _STREET_OF_STEP.get(step)
         if street:
             waiting = tuple(
-                [n for n, s in sorted(state.seats.items()) if s.folded_at is None and street not in s.acted]
+                sorted([n for n, s in state.seats.items() if s.folded_at is None and street not in s.acted])
             )
             if waiting:
                 out.append(seats_line("waiting", waiting))
