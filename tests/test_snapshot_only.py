@@ -37,6 +37,7 @@ ALLOWED: dict[str, str] = {
     "tests/test_table_paths.py": "tests of the round's path for each kind of event: refused spot reports, cards that break the shoe's count (controller/table/round.py, _card_intake.py, _bet_board.py)",
     "tests/test_attack_screen_fresh.py": "tests that every screen sent, held or not, is the screen made from scratch from the round's state, while rounds are played to their settlement and stub count (controller/table/_dealer_screen.py, screen.py)",
     "tests/test_table_screen_sent.py": "tests of the dealer screen's internals: the screen sent is its state's after every event (controller/table/_dealer_screen.py, round.py)",
+    "tests/test_attack11_card_intake.py": "attacks on the card intake's fast path, checked on the round's placed cards, card list and misread card (controller/table/_card_intake.py, _links.py)",
     "tests/test_beyond_the_deal.py": "tests of the machines' card intake and settlement walk (controller/table/_card_intake.py, _settlement_walk.py)",
     "tests/test_press_again.py": "tests of the dealer's screen notes and the hold's way on (controller/table/_dealer_screen.py, _holds.py)",
     "tests/test_supervisor_hold_outage.py": "tests that a supervisor-only hold stays one across a journal outage (controller/table/_links.py, _holds.py)",
