@@ -38,6 +38,8 @@ ALLOWED: dict[str, str] = {
     "tests/test_attack_screen_fresh.py": "tests that every screen sent, held or not, is the screen made from scratch from the round's state, while rounds are played to their settlement and stub count (controller/table/_dealer_screen.py, screen.py)",
     "tests/test_table_screen_sent.py": "tests of the dealer screen's internals: the screen sent is its state's after every event (controller/table/_dealer_screen.py, round.py)",
     "tests/test_attack11_card_intake.py": "attacks on the card intake's fast path, checked on the round's placed cards, card list and misread card (controller/table/_card_intake.py, _links.py)",
+    "tests/test_attack11_presses.py": "attacks on Mississippi Stud's reveal press, read by the notes each press made (controller/table/_dealer_screen.py, the game's machine)",
+    "tests/test_attack11_spots.py": "attacks on the spot report's fast path, read by the seats' wagers and the late bets noted (controller/table/_bet_board.py, _wagers.py, _late_bets.py)",
     "tests/test_beyond_the_deal.py": "tests of the machines' card intake and settlement walk (controller/table/_card_intake.py, _settlement_walk.py)",
     "tests/test_press_again.py": "tests of the dealer's screen notes and the hold's way on (controller/table/_dealer_screen.py, _holds.py)",
     "tests/test_supervisor_hold_outage.py": "tests that a supervisor-only hold stays one across a journal outage (controller/table/_links.py, _holds.py)",
