@@ -424,3 +424,30 @@ def test_a_card_after_clear_fault_on_a_misread_card_never_takes_its_place(
     assert w.m.state.dealt == dealt + 2 and w.step_name() == str(step.value)
     after = w.m.card_place(dealt + 1).rsplit(" card", 1)[0]
     assert [e.to for e in w.m.ledger.entries if e.index == index + 1] == [after]
+
+
+@pytest.mark.parametrize("second", [None, "link"])
+@pytest.mark.parametrize("game", GAMES)
+def test_a_card_following_the_count_while_a_void_notice_is_open_waits(game: str, second: str | None) -> None:
+    """Not found: a round voided (its returns shown until confirmed), then a card whose number
+    follows the shoe's count (the fast path), alone or with the bet spots' link down at the same
+    time: the next round takes no card before "no more bets": it waits, the table holds, and the
+    supervisor's void of it is a misdeal of the new round, which places nothing."""
+    w = Walk(game)
+    for spot, cents in SPOTS[game].items():
+        w.spot(1, spot, cents)
+    w.press("no_more_bets")
+    w.card("9d", 1)
+    w.key(True)
+    w.press("void")
+    w.key(False)
+    notice = w.snapshot().notices
+    assert w.step_name() == "betting" and notice, "the void's returns are shown"
+    if second == "link":
+        w.link_down("bet_spots")
+    w.card("Kc", 2)  # follows the count
+    assert w.step_name() == "hold" and w.m.state.dealt == 0
+    assert [(i, str(c)) for i, c in w.m.ledger.waiting] == [(2, "Kc")]
+    w.key(True)
+    w.press("void")
+    assert w.m.rounds[-1].settlement is None and not w.placed()
