@@ -34,6 +34,7 @@ DEALING = {"mississippi_stud": {"dealing"}, "boston5": {"first_deal", "final_dea
 """The steps whose cards are placed (a first card after "no more bets" starts the deal)."""
 OPENING = {"mississippi_stud": "no_more_bets", "boston5": "no_more_bets"}
 FACES = [str(c) for c in deck()]
+WAITING_1 = "1 card dealt while held: supervisor: confirm accepts, void declares a misdeal"
 
 
 class Walk(FedTable):
@@ -109,6 +110,10 @@ def check(w: Walk, before: dict[str, Any], event: tuple[Any, ...]) -> None:
             assert grew == 0, f"{where}: a card reported while held was placed"
             waiting = [(i, str(c)) for i, c in w.m.ledger.waiting]
             assert (index, face) in waiting, f"{where}: the card does not wait: {waiting}"
+            if before["fresh"](face, index):  # it waits as dealt while held, the hold's reason kept or added to
+                to = [str(e.to) for e in w.m.ledger.entries if (e.index, str(e.card)) == (index, face)][-1]
+                assert to == "waiting for the supervisor (dealt while held)", f"{where}: {to}"
+                assert w.m.holds.reason in (before["reason"], WAITING_1), f"{where}: held now for {w.m.holds.reason}"
         elif before["step"] in DEALING[w.game] | {OPENING[w.game]} and before["fresh"](face, index):
             # the fast path's own case: the count goes on, a face not out of the shoe, a step that
             # deals, nothing held, room in the deal: the card goes to its place, and nothing holds
@@ -258,6 +263,7 @@ class Player:
             "placed": self.w.placed(),
             "misread": misread,
             "fresh": fresh,
+            "reason": m.holds.reason,
         }
 
 

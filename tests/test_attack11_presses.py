@@ -43,7 +43,7 @@ def hold(t: FedTable, how: str) -> None:
 def end_hold(t: FedTable, how: str) -> None:
     if how == "door":
         t.feed(DoorChanged(device="shoe", open=False))
-    t.feed(ShoeState(device="shoe", status="ok", cards_out=9))
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=t.m.ledger.shoe_count))
 
 
 def pressed_reveal(t: FedTable) -> tuple[str, tuple[str, ...]]:
@@ -81,3 +81,54 @@ def test_reveal_says_why_not_on_each_street_held_or_not_before_and_after_the_bet
         end_hold(t, held)
     t.press("confirm")  # the collection confirmed
     assert pressed_reveal(t) == (NEXT[street], ())
+
+
+@pytest.mark.parametrize("bet", [False, True], ids=["no bet", "a bet"])
+def test_reveal_outside_the_streets_changes_nothing_and_says_nothing(bet: bool) -> None:
+    """Not found: ``reveal`` in betting (before and after a bet), at "no more bets" and while
+    dealing, held or not: the step stays, no note, no card shown."""
+    t = FedTable(GAME_TABLES["mississippi_stud"], load_table(config_dir() / "bench" / "mississippi_stud.yaml"))
+    if bet:
+        t.spot(1, "ante", 500)
+    assert pressed_reveal(t) == ("betting", ())
+    hold(t, "jam")
+    assert pressed_reveal(t) == ("hold", ())
+    end_hold(t, "jam")
+    if not bet:
+        return
+    t.press("no_more_bets")
+    t.deal("As Ad")  # dealing
+    assert pressed_reveal(t) == ("dealing", ())
+    hold(t, "door")
+    assert pressed_reveal(t) == ("hold", ())
+    assert t.m.revealed() == 0
+
+
+@pytest.mark.parametrize("held", [None, "jam"])
+def test_boston5_deal_says_why_not_before_and_after_the_bets_and_a_withdrawal(held: str | None) -> None:
+    """Not found: Boston 5's ``deal`` in the second-wager step names the seats still to decide,
+    then the fold's collection to confirm (a second wager withdrawn), held or not; it deals only
+    once both are done."""
+    t = FedTable(GAME_TABLES["boston5"], load_table(config_dir() / "bench" / "boston5.yaml"))
+    for seat in (2, 5):
+        t.spot(seat, "ante", 500)
+        t.spot(seat, "first", 1000)
+    t.press("no_more_bets")
+    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
+    t.press("confirm")  # no bonus exposed
+
+    def pressed_deal() -> tuple[str, tuple[str, ...]]:
+        t.press("deal")
+        return t.snapshot().step, tuple(t.m.display.notes)
+
+    assert pressed_deal() == ("second_wager", ("cannot deal: waiting for seats 2, 5",))
+    t.spot(2, "second", 1000)
+    t.spot(5, "second", 1000)
+    t.spot(5, "second", 0)  # withdrawn: a fold, its collection to confirm
+    if held:
+        t.feed(Jam(device="shoe"))
+        assert pressed_deal()[0] == "hold"
+        t.feed(ShoeState(device="shoe", status="ok", cards_out=9))
+    assert pressed_deal() == ("second_wager", ("cannot deal: confirm the collection first",))
+    t.press("confirm")
+    assert pressed_deal() == ("final_deal", ())
