@@ -423,6 +423,11 @@ def test_a_card_after_clear_fault_on_a_misread_card_never_takes_its_place(
     w.card("8d", index + 1)
     assert w.step_name() == "hold" and w.m.state.dealt == dealt, "the next card took the misread card's place"
     assert [i for i, _ in w.m.ledger.waiting] == [index + 1]
+    hold = w.snapshot().hold
+    assert hold is not None and hold.clears == (
+        "supervisor key on: read the misread card again, or enter it (next / previous, confirm),"
+        " then confirm accepts the cards; or void"
+    )
     w.press("next", "confirm")  # the misread card entered, in its own place
     log = build_hands(w.m).log
     assert w.m.state.dealt == dealt + 1 and log[-1][2] == place, log
