@@ -260,6 +260,7 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 | `N cards dealt while held: ...` | cards left the shoe during a hold: supervisor: `confirm` places them in the dealing order, `void` is a misdeal |
 | `unreadable card: <position>` | the shoe reads the card again (with the key on), or the supervisor enters it, or voids |
 | `duplicate card: <position>` | as for an unreadable card |
+| `card N dealt before shoe card M was read again or entered: ...` | after `clear_fault` on an unreadable or duplicate card's hold (play resumed, card M still to be read again or entered), the shoe's next card waits, since the place it would take is card M's: supervisor: `next` / `previous`, `confirm` enter card M in its place, then `confirm` places the card that waited; `void` is a misdeal |
 | `card N from the shoe dealt when none was expected` | supervisor: `confirm` places it in the dealing order (burned if it has no place), `void` is a misdeal (`clear_fault` is refused while it waits) |
 | `card N from the shoe after the round's last card, unreadable: burned unexposed; ...` | a card after the deal is complete is no one's card (the stub's cards go to the discard rack unexposed: Boston 5 24.8(d)): it is burned and never entered; supervisor: `clear_fault` goes on, `void` is a misdeal |
 | `card N from the shoe before the round's first card, unreadable: burned unexposed; ...` | a card out of the shoe while betting is open has no place in the deal yet (the seats may still change): it is burned and never entered; supervisor: `clear_fault` goes on, `void` is a misdeal |

@@ -72,6 +72,12 @@ class CardIntake:
     def start_round(self) -> None:
         self.misread_index, self.entry, self.entry_card = None, None, None
 
+    def round_void(self) -> None:
+        """The round is void (a misdeal): a misread card of it is no longer read again or entered
+        (the stub may be counted before the next round starts: a card the shoe reports under the
+        misread card's number meanwhile is a card outside any deal, never one of the void round's)."""
+        self.start_round()
+
     def placed(self, dealt: Card, to: str) -> None:
         """Note where a card went (the game's ``on_card``), for recall."""
         self.ledger.placed(self.card_index, dealt, to)
@@ -143,6 +149,16 @@ class CardIntake:
                 self._display.note(f"card {e.index} dealt while held: it waits for the supervisor")
                 if stale:  # held for the burned read: now for the card that waits
                     self._holds.hold(self.waiting_reason())
+            return
+        misread = self.misread_index
+        if misread is not None and e.index != misread and self.deal_expected():
+            # play resumed (clear fault) with a misread card neither read again nor entered: its
+            # place in the deal is kept for it, so this card waits, and the table holds again
+            self.ledger.wait(e.index, dealt, "dealt while a misread card is still to be read again or entered")
+            self._holds.hold(
+                f"card {e.index} dealt before shoe card {misread} was read again or entered:"
+                " key: next enters it, then confirm accepts the cards; or void"
+            )
             return
         self.take(e.index, dealt)
 

@@ -131,6 +131,11 @@ def hold_clears(reason: str) -> str:
         return f"by itself when the {reason.split(':', 1)[1].strip()} link is back; or supervisor key on: void"
     if reason.startswith(("unreadable card", "duplicate card")):
         return "supervisor key on: read the card again, or enter it (next / previous, confirm); or void"
+    if "was read again or entered:" in reason:  # a card after clear fault on a misread one (_card_intake.py)
+        return (
+            "supervisor key on: read the misread card again, or enter it (next / previous, confirm),"
+            " then confirm accepts the cards; or void"
+        )
     if reason.startswith(("shoe jammed", "shoe door open")):
         return "by itself when the shoe reports ok (jam cleared, door closed); or supervisor key on: void"
     if reason.startswith("misdeal check"):  # pai gow: the stub is not four (31.14)

@@ -576,6 +576,7 @@ class RoundTable:
         self.walk.complete_round()
 
     def void_round(self) -> None:
+        self.intake.round_void()
         self.walk.void_round()
 
     def ask_stub_count(self) -> None:
