@@ -117,6 +117,18 @@ class Exchange:
         asked = now if self.asked is None else self.asked
         return min(now + rt, max(self.last_good + self.config.link_down_s, asked + rt))
 
+    def silent(self, now: float) -> bool:
+        """Whether the device is silent at ``now``: ``link_down_s`` has passed since its last good
+        answer, and the first request since then has had its response time. A request sent now
+        would be late already (its :meth:`deadline` is not after ``now``): the link is down
+        instead, at the boundary itself (docs/protocol.md, 4.7). The same sums as
+        :meth:`deadline`'s, so that a deadline cut at the boundary is found silent when it comes,
+        whatever the floats round to."""
+        if self.asked is None:
+            return False  # nothing asked since the last answer (a controller that could not ask)
+        rt = self.config.response_timeout_s
+        return max(self.last_good + self.config.link_down_s, self.asked + rt) <= now
+
     def request(self, kind: MsgType, payload: bytes, now: float, command: Command | None = None) -> Send:
         """Send a request of ``kind`` now, under the next sequence number."""
         self._seq = (self._seq + 1) & 0xFFFFFFFF
@@ -127,11 +139,11 @@ class Exchange:
         return Send(wire)
 
     def retry(self, now: float) -> Send | None:
-        """The outstanding request again (same number), when the device was heard from lately
+        """The outstanding request again (same number), when the device is not :meth:`silent`
         and tries are left; else None."""
         out = self.out
         assert out is not None
-        if now - self.last_good <= self.config.link_down_s and out.attempt < self.config.retries:
+        if out.attempt < self.config.retries and not self.silent(now):
             out.attempt += 1
             out.deadline = self.deadline(now)
             return Send(out.wire)

@@ -403,8 +403,8 @@ class LinkProtocol:
                 self._command_failed(out.command, STATUS_NO_ANSWER)
             if out.kind is MsgType.STATE_REQ:
                 self._state.unanswered()
-            if now - exchange.last_good > self.config.link_down_s:
-                return self._silent()
+        if exchange.silent(now):  # no request that would be late already: down at the boundary itself
+            return self._silent()
         return self._next(now)
 
     def _next(self, now: float) -> Action:

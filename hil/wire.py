@@ -60,12 +60,17 @@ class SimWire:
     idle_to: float = 0.0
     """Until when (exclusive) the link has nothing to do unless something outside changes it: the
     time it was last left waiting for (0.0: unknown). A caller may skip running it before then."""
+    spun: float | None = None
+    """The time a run last used up its budget of requests at (None: never): the protocol sent
+    them without its clock moving on, a spin, which the caller reports (a correct link sends at
+    most one request per reply or response time)."""
     _decoder: Decoder = field(default_factory=Decoder)
     deliver: Callable[[list[Output]], None] = field(kw_only=True)
 
     def run(self, until: float, wall: float = 0.0, *, budget: int = 1000) -> None:
         """Run the exchange up to ``until`` (``wall``: added to the time to stamp events with); at
-        most ``budget`` requests, so a bug cannot spin forever."""
+        most ``budget`` requests, so a bug cannot spin forever: one that uses them up is noted in
+        :attr:`spun` and the run ends at ``until``."""
         protocol, deliver = self.protocol, self.deliver
         step = protocol.step
         while budget > 0:
@@ -95,6 +100,7 @@ class SimWire:
             self.opened = False  # closed: the link went down
             self.reopen_at = now + protocol.reopen_pause()
             protocol.stats.add("reconnects")
+        self.spun = self.now
         self.now, self.idle_to = max(self.now, until), 0.0
 
     def _state_due(self) -> float:

@@ -518,3 +518,27 @@ def test_a_kind_drawn_from_its_own_stream_leaves_every_seeds_other_faults_as_the
             swarm = swarm_schedule(seed, game, (*OLD_KINDS, *new), 10)
             assert [f for f in swarm if f.kind not in new] == swarm_schedule(seed, game, OLD_KINDS, 10)
     assert added > 20
+
+
+def test_a_link_that_spins_is_a_liveness_failure_and_a_pulled_line_does_not_spin(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by profiling the simulation (swarm seeds 1 and 2 of Mississippi Stud): at the
+    ``link_down_s`` boundary a link sent request after request with their deadline already past,
+    until the wire's budget of 1,000 requests ended the run, unreported. Fixed, a pulled line
+    costs its retries and reconnects and the seed holds; with the bug's rule put back (the link
+    found silent only after the boundary, so requests go out with their deadline past; the bug's
+    window was the one instant where the floats met, widened here so that every outage meets it)
+    the wire spins and the seed breaks ``liveness``, naming the link."""
+    from drivers._exchange import Exchange
+
+    faults = [Fault(0.3, "link_down", "panel", 4.0, 1)]
+    fixed = run_seed("mississippi_stud", 1, (), rounds=1, faults=faults)
+    assert fixed.ok, f"{fixed.broken}: {fixed.detail}"
+
+    def late(self: Exchange, now: float) -> bool:
+        return now - self.last_good > self.config.link_down_s + 0.05
+
+    monkeypatch.setattr(Exchange, "silent", late)
+    found = run_seed("mississippi_stud", 1, (), rounds=1, faults=faults)
+    assert found.broken == "liveness" and "panel link spun" in found.detail, f"{found.broken}: {found.detail}"

@@ -639,6 +639,7 @@ class World:
                     self._fresh = True  # every link run since the table last handled anything
                     break
             quiet = self._quiet_until()
+            self._check_no_spin()
             self._check_hold_clears()
             if self.now - self.last_move > STUCK_S:
                 s = self.runtime.snapshot
@@ -647,6 +648,19 @@ class World:
                     f"round {s.round_no}: no new step for {STUCK_S:.0f} s in {s.step} with {s.dealt} cards"
                     + (f" (hold: {s.hold.reason}; clears: {s.hold.clears})" if s.hold is not None else "")
                     + f"; screen {' / '.join(x for x in s.screen if x)!r}",
+                )
+
+    def _check_no_spin(self) -> None:
+        """A link never spins: a run of its wire to a tick that used up the wire's budget of
+        requests (:attr:`~hil.wire.SimWire.spun`) sent them without its clock moving on, which a
+        correct protocol never does (``liveness``; found so: requests sent at the ``link_down_s``
+        boundary with their deadline already past, docs/protocol.md 4.7)."""
+        for role, wire in self.wires.items():
+            if wire.spun is not None:
+                raise Broken(
+                    "liveness",
+                    f"the {role} link spun: its wire used up its budget of requests at {wire.spun:.3f} s "
+                    f"({wire.protocol.stats.timeouts} timeouts, {wire.protocol.stats.retries} retries so far)",
                 )
 
     def _check_hold_clears(self) -> None:
