@@ -45,6 +45,7 @@ from controller.table.resettle import Verifier, canonical
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, ShoeStatus
+from hil.collector import set_aside
 from hil.hold_summary import HoldTally
 
 __all__ = ["CHUNK", "ChunkJob", "ChunkResult", "MemorySamples", "SoakError", "SoakResult", "play_chunk", "run_soak"]
@@ -222,13 +223,10 @@ def play_chunk(job: ChunkJob) -> ChunkResult:
     """Play one chunk at a fresh in-process table; the same job always gives the same result.
     Raises :class:`SoakError` naming the chunk, its rounds and the seed when the table fails."""
     # What lives before the chunk (the config, the hand tables, the caller's own objects) is set
-    # aside from the collector while the chunk plays: its collections, and the full one after it,
-    # scan only the chunk's objects (a full collection scanned every cache again: about a tenth of
-    # a one-process soak's time). Given back after, unless the caller had frozen some itself (a
-    # worker freezes after each chunk anyway).
-    frozen_before = gc.get_freeze_count()
-    gc.freeze()
-    try:
+    # aside from the collector while the chunk plays (:func:`hil.collector.set_aside`): its
+    # collections, and the full one after it, scan only the chunk's objects (a full collection
+    # scanned every cache again: about a tenth of a one-process soak's time).
+    with set_aside():
         try:
             result = _play_chunk(job)
         except Exception as exc:
@@ -243,9 +241,6 @@ def play_chunk(job: ChunkJob) -> ChunkResult:
         start = time.process_time()
         gc.collect()
         result.cpu_seconds += time.process_time() - start
-    finally:
-        if not frozen_before:
-            gc.unfreeze()
     result.rss, result.pid = rss_bytes(), os.getpid()
     return result
 
@@ -358,10 +353,10 @@ SAMPLES = 10
 
 
 def _worker_init() -> None:
-    """A worker's garbage collector: what it inherited is frozen (never scanned again) and
-    collections are rarer (a round makes many short-lived objects, few cycles)."""
+    """A worker's garbage collector: what it inherited is frozen (never scanned again). Its
+    thresholds are CPython's, as ``tablectl run``'s are: a soak measures the table the way it runs
+    (rarer young collections saved under 2% of a round, 2026-12-07, docs/benchmarks.md)."""
     gc.freeze()
-    gc.set_threshold(20_000, 50, 1_000)
 
 
 def _worker_play(job: ChunkJob) -> ChunkResult:

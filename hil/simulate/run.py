@@ -4,6 +4,7 @@ one shrunk to the fewest faults that still break the same invariant (:func:`shri
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import itertools
 import logging
@@ -20,6 +21,7 @@ from typing import Any
 
 from controller.configuration import TableConfig, config_dir, load_table
 from drivers.framing import in_process
+from hil.collector import set_aside
 from hil.simulate.faults import CI_KINDS, FAULT_KINDS, Fault, schedule
 from hil.simulate.invariants import Broken, check_chips, check_journal
 from hil.simulate.liveness import play_on
@@ -171,41 +173,48 @@ def run_seed(
     result = SeedResult(game, seed)
     logger = logging.getLogger("tablectl")
     old = (logger.level, logger.propagate)
-    with seed_folder() as tmp:
-        path = Path(folder or tmp) / f"{game}-{seed}.db"
-        for old_file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-            old_file.unlink(missing_ok=True)  # a seed replays from nothing: never onto its last run's journal
-        world: World | None = None
-        logger.setLevel(logging.INFO)
-        logger.propagate = False
-        with contextlib.nullcontext() if framed(seed) else in_process():
-            try:
-                wait_s = SWARM_WAIT_S if swarm else WAIT_S
-                world = World(table, seed, faults, path, tolerate, wait_s=wait_s, framed=framed(seed))
-                logger.addHandler(world.watch)
-                _play(world, game, seed, rounds, liveness, stack)
-                world.close()
-                journal = read_seed_journal(path)  # read once for the checks at the end
-                world.check_cards(journal)
-                check_journal(path)
-                check_rounds(journal, table.path)  # against the reference model (issue 41)
-                for r in world.played:
-                    if r.settlement is not None:
-                        check_chips(r.number, r.record, r.settlement, table.catalog.wager_spots)
-                        record = {**r.record, "table": str(table.path)}
-                        result.resettle.append((r.number, record, canonical(r.settlement.to_json())))
-            except Broken as exc:
-                result.broken, result.detail = exc.name, exc.detail
-            except Exception as exc:
-                result.broken, result.detail = "error", _error_detail(exc)
-            finally:
-                logger.setLevel(old[0])
-                logger.propagate = old[1]
-                if world is not None:
-                    logger.removeHandler(world.watch)
-                    _world_done(world, result)
-                if path.exists():
-                    result.digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    # What lived before the seed (the modules, the configs, the hand tables, the caches) is set
+    # aside from the collector while it plays: its collections walk only what the seed made.
+    with set_aside():
+        with seed_folder() as tmp:
+            path = Path(folder or tmp) / f"{game}-{seed}.db"
+            for old_file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+                old_file.unlink(missing_ok=True)  # a seed replays from nothing: never onto its last run's journal
+            world: World | None = None
+            logger.setLevel(logging.INFO)
+            logger.propagate = False
+            with contextlib.nullcontext() if framed(seed) else in_process():
+                try:
+                    wait_s = SWARM_WAIT_S if swarm else WAIT_S
+                    world = World(table, seed, faults, path, tolerate, wait_s=wait_s, framed=framed(seed))
+                    logger.addHandler(world.watch)
+                    _play(world, game, seed, rounds, liveness, stack)
+                    world.close()
+                    journal = read_seed_journal(path)  # read once for the checks at the end
+                    world.check_cards(journal)
+                    check_journal(path)
+                    check_rounds(journal, table.path)  # against the reference model (issue 41)
+                    for r in world.played:
+                        if r.settlement is not None:
+                            check_chips(r.number, r.record, r.settlement, table.catalog.wager_spots)
+                            record = {**r.record, "table": str(table.path)}
+                            result.resettle.append((r.number, record, canonical(r.settlement.to_json())))
+                except Broken as exc:
+                    result.broken, result.detail = exc.name, exc.detail
+                except Exception as exc:
+                    result.broken, result.detail = "error", _error_detail(exc)
+                finally:
+                    logger.setLevel(old[0])
+                    logger.propagate = old[1]
+                    if world is not None:
+                        logger.removeHandler(world.watch)
+                        _world_done(world, result)
+                    if path.exists():
+                        result.digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        # The seed's world is garbage now, in reference cycles: collected while the rest is still
+        # set aside (left to the oldest generation, dead worlds piled up between its rare scans).
+        world = None
+        gc.collect()
     result.cpu_seconds = time.process_time() - start
     if resettle and result.ok and result.resettle:
         differ = _resettle(result.resettle)
