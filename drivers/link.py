@@ -44,9 +44,9 @@ other are served in one wake-up (so a table's polls fall together), a poll's rep
 for that long after it, and a port that does not take a whole frame is waited on for room (never
 a blocking write): an idle table's links wake about twice a poll interval, all devices together.
 A table whose links have passed nothing but polls and empty answers for ``idle_after_s`` is
-polled every ``idle_poll_interval_s`` (the link's pace, :meth:`LinkProtocol.pace`); an event
-received or a command queued on any link of the loop brings every link back to its
-``poll_interval_s`` at once (docs/protocol.md, section 4.1).
+polled every ``idle_poll_interval_s`` (the link's pace, :class:`~drivers.link_pace.LinkPace`, which
+the simulation steps too); an event received or a command queued on any link of the loop brings
+every link back to its ``poll_interval_s`` at once (docs/protocol.md, section 4.1).
 """
 
 from __future__ import annotations
@@ -78,6 +78,7 @@ from drivers.link_events import (
     StateReader,
     Watch,
 )
+from drivers.link_pace import LinkPace, stirred
 from drivers.messages import DeviceEvent
 from drivers.protocol import LinkProtocol
 from drivers.transport import PortOpenError, Transport, TransportError
@@ -145,10 +146,9 @@ class Link:
         self._write_by = 0.0  # when a frame the port does not take fails (the write timeout)
         self._reopen_at: float | None = None  # the port is closed until then (the protocol's backoff)
         self._left = threading.Event()  # the loop has stopped running the link
-        # the pace (docs/protocol.md, section 4.1): the idle poll after ``idle_after_s`` of nothing
-        self._active_at = 0.0  # when the loop last saw something happen at the table (the link's clock)
-        self._stir_at = 0.0  # when this link last saw something happen: an event, a command, a poke
-        self._events_seen = 0  # the events counted by the protocol when the link last looked
+        self.pace = LinkPace(self.protocol)
+        """The link's idle pace (docs/protocol.md, section 4.1), on :attr:`clock`: the idle poll
+        after ``idle_after_s`` of nothing at the table (a simulation steps it on its own clock)."""
         self.clock: Callable[[], float] = time.monotonic
         """What the link measures silence, timeouts and pauses with (a test may set another before start)."""
         self.wall: Callable[[], float] = time.time
@@ -277,7 +277,7 @@ class Link:
 
     def _poke(self) -> None:
         """Have the loop serve the link at once (a command queued, an event journaled)."""
-        self._stir_at = self.clock()
+        self.pace.stir(self.clock())
         self._poked = True
         loop = self._running_in
         if loop is not None:
@@ -384,10 +384,8 @@ class Link:
         sent = False
         now = self.clock()
         self.protocol.log_counters(now)  # once a turn: the counters change by what it read and sent
-        events = self.protocol.stats.events
-        if events != self._events_seen:  # an event came: the table is not idle
-            self._events_seen, self._stir_at = events, now
-        self._pace(now)
+        with self._lock:
+            self.pace.turn(now)  # the idle pace, or back from it on an event received
         while True:
             self._poked = False  # before the step: a poke after it is served in the next pass
             with self._lock:
@@ -409,25 +407,12 @@ class Link:
             self._spin = waiting_reply and transport.descriptor is None
             return
 
-    def _pace(self, now: float) -> None:
-        """Poll at the config's ``poll_interval_s`` while anything happens at the table, and every
-        ``idle_poll_interval_s`` once nothing but polls and empty answers has passed on any of its
-        links for ``idle_after_s`` (docs/protocol.md, section 4.1)."""
-        config = self.config
-        quiet = now - max(self._active_at, self._stir_at) >= config.idle_after_s
-        interval = config.idle_poll_s if quiet else config.poll_interval_s
-        if interval != self.protocol.poll_interval_s:
-            with self._lock:
-                self.protocol.pace(interval)
-
     def _stirred(self) -> None:
         """Something happened at the table (on this link or another of the loop's): poll at the
         config's interval again, the next poll brought forward (the loop serves the link at once)."""
-        self._active_at = max(self.clock(), self._stir_at)
-        if self.protocol.poll_interval_s != self.config.poll_interval_s:
-            with self._lock:
-                self.protocol.pace(self.config.poll_interval_s)
-            self._poked = True
+        with self._lock:
+            if self.pace.wake(self.clock()):
+                self._poked = True
 
     def _flush(self, transport: Transport, data: memoryview, fresh: bool = False) -> bool:
         """Write what the port takes of ``data``; True when all of it went. The rest waits for
@@ -513,8 +498,7 @@ class LinkLoop:
         link._due, link._reopen_at = -math.inf, None
         with link._lock:
             link.protocol.started()  # its backoff from the first pause
-        link._active_at = link._stir_at = link.clock()
-        link._events_seen = link.protocol.stats.events
+        link.pace.start(link.clock())
         link._left.clear()
         with self._lock:
             self._links.append(link)
@@ -602,7 +586,7 @@ class LinkLoop:
             events = ready.get(link, 0)
             if events or link._poked or link._spin or link._due <= link.clock():
                 link._turn(events)
-        if any(link._stir_at > link._active_at for link in links):
+        if stirred(link.pace for link in links):
             # an event or a command on one link: every link polls at its interval again (the event
             # order waits for every device's report, so one idle link would hold the others' events)
             for link in links:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from drivers.framing import Decoder
+from drivers.link_pace import LinkPace
 from drivers.protocol import LinkProtocol, Output, Send, Wait
 from hil.device import SimDevice
 
@@ -66,12 +67,17 @@ class SimWire:
     most one request per reply or response time)."""
     _decoder: Decoder = field(default_factory=Decoder)
     deliver: Callable[[list[Output]], None] = field(kw_only=True)
+    pace: LinkPace | None = field(default=None, kw_only=True)
+    """The link's idle pace (the runner's, :attr:`drivers.link.Link.pace`), turned before each
+    step as the runner turns it each time it serves the link; None: the protocol polls at its
+    config's interval throughout. Whoever runs the table's links wakes them together
+    (:func:`drivers.link_pace.stirred`)."""
 
     def run(self, until: float, wall: float = 0.0, *, budget: int = 1000) -> None:
         """Run the exchange up to ``until`` (``wall``: added to the time to stamp events with); at
         most ``budget`` requests, so a bug cannot spin forever: one that uses them up is noted in
         :attr:`spun` and the run ends at ``until``."""
-        protocol, deliver = self.protocol, self.deliver
+        protocol, deliver, pace = self.protocol, self.deliver, self.pace
         step = protocol.step
         while budget > 0:
             budget -= 1
@@ -84,6 +90,8 @@ class SimWire:
                 self._decoder = Decoder()
                 self.opened = True
             now = self.now
+            if pace is not None:
+                pace.turn(now)
             action, outputs = step(now, wall + now)
             if outputs:  # (nothing to deliver: most steps, a wait)
                 deliver(outputs)

@@ -22,6 +22,7 @@ from controller.table.runtime import RuntimePorts, TableRuntime
 from controller.table.snapshot import PlayerHands, TableSnapshot
 from controller.table.table_drivers import ROLES
 from drivers.link import LinkConfig, LinkDown, LinkUp
+from drivers.link_pace import stirred
 from drivers.messages import BUTTONS, DeviceEvent, card_text
 from drivers.shoe import CardDealt, CardUnreadable
 from hil.device import SimDevice, new_boot_id
@@ -293,6 +294,10 @@ class World:
         """Simulated seconds since the start."""
         return self.timers.now
 
+    def _clock(self) -> float:
+        """The links' clock (:attr:`drivers.link.Link.clock`): simulated seconds since the start."""
+        return self.timers.now
+
     # --- the table ------------------------------------------------------------------------------------
 
     def _boot(self) -> None:
@@ -312,6 +317,9 @@ class World:
             self.table, urls, journal, on_round=self.played.append, link_base=LinkConfig(), ports=ports
         )
         runtime.observers.append(self._observe)
+        for driver in runtime.drivers.values():
+            driver.link.clock = self._clock  # its pace's clock: a command queued stirs it now
+            driver.link.pace.start(self.now)  # as the runner starts running a link
         self.wires = {
             role: SimWire(
                 runtime.drivers[role].link.protocol,
@@ -321,6 +329,7 @@ class World:
                 now=self.now,
                 deliver=runtime.drivers[role].link.dispatch,
                 whole=not self.framed,
+                pace=runtime.drivers[role].link.pace,
             )
             for role in ROLES
         }
@@ -698,6 +707,7 @@ class World:
         if not idle:
             for wire in self.wires.values():
                 wire.run(t, EPOCH)
+            self._wake_links(t)
             return []
         skipped = []
         for wire in self.wires.values():
@@ -707,7 +717,19 @@ class World:
             else:
                 wire.run(t, EPOCH)
         self.idle_skipped += len(skipped)
+        self._wake_links(t)
         return skipped
+
+    def _wake_links(self, t: float) -> None:
+        """What the runner's loop does after serving a table's links: something on one of them
+        (an event received, a command queued) brings every link back from the idle pace
+        (:func:`drivers.link_pace.stirred`); a link brought back is served at once (its next
+        poll brought forward)."""
+        wires = self.wires.values()
+        if stirred(wire.pace for wire in wires if wire.pace is not None):
+            for wire in wires:
+                if wire.pace is not None and wire.pace.wake(t):
+                    wire.run(t, EPOCH)
 
     def jump(self, before: float) -> None:
         """Jump the clock over the ticks of :meth:`advance` by :data:`TICK` that do nothing, each
