@@ -16,7 +16,7 @@ import struct
 import pytest
 
 from drivers.framing import Decoder, Frame, MsgType, encode
-from drivers.link_events import CommandResult, Deliver, LinkDown, LinkUp, Output
+from drivers.link_events import CommandResult, Deliver, LinkDown, LinkUp, Output, Received
 from drivers.protocol import Close, LinkConfig, LinkProtocol, Send, Wait
 
 BOOT = 5
@@ -219,3 +219,56 @@ def test_a_device_clock_jump_in_the_answer_at_the_boundary_neither_downs_nor_spi
         t = action.until
     assert t >= BOUNDARY + CONFIG.link_down_s, f"down {t - BOUNDARY:g} s after the answer"
     assert sends <= CONFIG.link_down_s / CONFIG.response_timeout_s + 1
+
+
+_EVENT = struct.Struct(">IIIIIB")  # boot, clock, event boot, event number, stamp, code
+_POLL = struct.Struct(">IIB")  # what a POLL acknowledges (boot, event number), the heartbeat
+
+
+def _event(link: LinkProtocol, seq: int, number: int) -> bytes:
+    payload = _EVENT.pack(BOOT, 1500, BOOT, number, 1490, 0x01) + b"\x00"
+    return encode(Frame(link.address, 0, seq, MsgType.EVENT, payload))
+
+
+@pytest.mark.parametrize("resent", [False, True], ids=["acked", "sent_again"])
+def test_an_event_read_in_the_boundarys_instant_is_acknowledged_only_once_journaled_and_taken_once(
+    resent: bool,
+) -> None:
+    """An EVENT read in the instant of the boundary, the device silent after it until its link
+    goes down, the event journaled while the link is down: the first POLL after the link is back
+    acknowledges it (not before it was journaled), and the same event sent again (the device
+    never got that POLL) is not taken twice."""
+    panel = _link("panel", 3)
+    panel.ack_when_journaled = True
+    last: dict[str, int] = {}
+    _silent_until_boundary([panel], last)
+    out = panel.receive(_event(panel, last["panel"], 1), BOUNDARY, BOUNDARY)
+    received = [o for o in out if isinstance(o, Received)]
+    assert [r.event_no for r in received] == [1]
+    item = object()
+    panel.carry(item)
+    acks: list[tuple[int, int]] = []
+    t, closed = BOUNDARY, None
+    for _ in range(200):  # silent from now on
+        action, _ = panel.step(t)
+        if isinstance(action, Close):
+            closed = t
+            break
+        if isinstance(action, Send):
+            frame = _sent(action)
+            if frame.type is MsgType.POLL:
+                acks.append(_POLL.unpack(frame.payload)[:2])
+            continue
+        assert isinstance(action, Wait)
+        t = action.until
+    assert closed is not None and closed >= BOUNDARY + CONFIG.link_down_s
+    assert all(no == 0 for _, no in acks), f"acknowledged before it was journaled: {acks}"
+    assert panel.journaled(item)  # the table journals it while the link is down
+    again = closed + 0.1
+    panel.opened(again, 9000)
+    frame = _sent(panel.step(again)[0])
+    assert frame.type is MsgType.POLL and _POLL.unpack(frame.payload)[:2] == (BOOT, 1)
+    reply = _event(panel, frame.seq, 1) if resent else _reply(panel, MsgType.ACK, frame.seq, BOOT)
+    out = panel.receive(reply, again, again)
+    assert not [o for o in out if isinstance(o, Received)], "the event taken twice"
+    assert panel.up
