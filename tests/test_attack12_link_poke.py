@@ -33,7 +33,15 @@ def _command(link: Link) -> None:
     link.send_command("status", 0x0B)
 
 
-@pytest.mark.parametrize("poke", [_command, _journaled], ids=["command_queued", "event_journaled"])
+def _woken(link: Link) -> None:
+    """Something on another link of the table while this one polls at its idle pace: the loop
+    brings it back to its interval and serves it at once (:meth:`Link._stirred`)."""
+    link.protocol.pace(CONFIG.idle_poll_s)
+    link._stirred()
+    assert link._poked
+
+
+@pytest.mark.parametrize("poke", [_command, _journaled, _woken], ids=["command_queued", "event_journaled", "woken"])
 @pytest.mark.parametrize("late_s", [CONFIG.response_timeout_s, CONFIG.link_down_s], ids=["deadline", "boundary"])
 def test_a_reply_in_the_port_is_read_when_the_link_is_served_for_a_poke_at_its_deadline(
     tmp_path: Path, poke: Callable[[Link], None], late_s: float
