@@ -360,12 +360,15 @@ class Link:
         elif self._pending is not None:
             if not self._flush(transport, self._pending):
                 return
-        elif self._gathering or (self._reading and (ready & selectors.EVENT_READ or self._spin or timed)):
-            # what the port holds now, in one read (a reply's first bytes, or all of it). Served
-            # for its deadline alone, the port is read too: after the controller itself stalled
-            # (a loaded machine), a reply that came meanwhile is taken before the request counts
-            # as unanswered, and the device as silent for the time the controller was away.
-            readable = not self._gathering and not (timed and not self._spin)
+        elif self._gathering or self._reading:
+            # what the port holds now, in one read (a reply's first bytes, or all of it), whatever
+            # the link is served for. Served for its deadline alone, the port is read too: after
+            # the controller itself stalled (a loaded machine), a reply that came meanwhile is
+            # taken before the request counts as unanswered, and the device as silent for the time
+            # the controller was away. So for a poke (a command queued, an event journaled) at or
+            # after the reply's deadline: the reply in the port is taken before the link is found
+            # silent at link_down_s (it went down with the device's answer in its port).
+            readable = bool(ready & selectors.EVENT_READ) and not self._gathering
             data = transport.take(readable=readable)
             self._gathering, self._reading = False, True
             if data:
