@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import cli
+from test_journal_written import _blocks
 
 from controller.journal import JournalError, SqliteJournal
 from controller.journal._hashing import record_hash
@@ -40,14 +41,6 @@ def _round(journal: SqliteJournal, round_no: int, other: SqliteJournal | None = 
         if other is not None and n == 2:
             other.append("JournalPruned", {"reason": f"by hand in round {round_no}"})
     return first
-
-
-def _blocks(path: Path) -> list[tuple[object, ...]]:
-    db = sqlite3.connect(path)
-    try:
-        return list(db.execute("SELECT * FROM blocks ORDER BY first_seq"))
-    finally:
-        db.close()
 
 
 def _verify(path: Path) -> tuple[int, str]:

@@ -104,11 +104,9 @@ def test_reveal_outside_the_streets_changes_nothing_and_says_nothing(bet: bool) 
     assert t.m.revealed() == 0
 
 
-@pytest.mark.parametrize("held", [None, "jam"])
-def test_boston5_deal_says_why_not_before_and_after_the_bets_and_a_withdrawal(held: str | None) -> None:
-    """Not found: Boston 5's ``deal`` in the second-wager step names the seats still to decide,
-    then the fold's collection to confirm (a second wager withdrawn), held or not; it deals only
-    once both are done."""
+def boston5_at_second_wager() -> FedTable:
+    """A Boston 5 table in its second-wager step: seats 2 and 5 with an ante and a first wager,
+    their three cards dealt, no bonus exposed."""
     t = FedTable(GAME_TABLES["boston5"], load_table(config_dir() / "bench" / "boston5.yaml"))
     for seat in (2, 5):
         t.spot(seat, "ante", 500)
@@ -116,6 +114,15 @@ def test_boston5_deal_says_why_not_before_and_after_the_bets_and_a_withdrawal(he
     t.press("no_more_bets")
     t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
     t.press("confirm")  # no bonus exposed
+    return t
+
+
+@pytest.mark.parametrize("held", [None, "jam"])
+def test_boston5_deal_says_why_not_before_and_after_the_bets_and_a_withdrawal(held: str | None) -> None:
+    """Not found: Boston 5's ``deal`` in the second-wager step names the seats still to decide,
+    then the fold's collection to confirm (a second wager withdrawn), held or not; it deals only
+    once both are done."""
+    t = boston5_at_second_wager()
 
     def pressed_deal() -> tuple[str, tuple[str, ...]]:
         t.press("deal")

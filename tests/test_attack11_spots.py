@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from table_helpers import FedTable
+from test_attack11_presses import boston5_at_second_wager
 
 from controller.configuration import config_dir, load_table
 from controller.table.game_tables import GAME_TABLES
@@ -86,13 +87,7 @@ def test_a_report_on_a_spot_not_open_is_a_late_bet_on_each_street(
 def test_boston5_a_folded_seats_second_wager_is_never_taken(held: bool) -> None:
     """A seat that folded in the second-wager step (its second wager withdrawn) places it again:
     late, never its wager (24.10(c): a withdrawal is a fold)."""
-    t = FedTable(GAME_TABLES["boston5"], load_table(config_dir() / "bench" / "boston5.yaml"))
-    for seat in (2, 5):
-        t.spot(seat, "ante", 500)
-        t.spot(seat, "first", 1000)
-    t.press("no_more_bets")
-    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
-    t.press("confirm")  # no bonus exposed
+    t = boston5_at_second_wager()
     assert t.snapshot().step == "second_wager"
     t.spot(5, "second", 1000)
     t.spot(5, "second", 0)  # withdrawn: a fold

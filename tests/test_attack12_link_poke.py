@@ -12,13 +12,11 @@ boundary, a retry it did not need."""
 
 from __future__ import annotations
 
-import select
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from deadlines import STATE_TIMEOUT_S
-from test_link_loop import CONFIG, _serve_by_hand, _shoe_between_requests
+from test_link_loop import CONFIG, _shoe_between_requests, reply_waiting_on_port
 
 from drivers.link import Link
 
@@ -47,17 +45,8 @@ def test_a_reply_in_the_port_is_read_when_the_link_is_served_for_a_poke_at_its_d
     tmp_path: Path, poke: Callable[[Link], None], late_s: float
 ) -> None:
     with _shoe_between_requests(tmp_path) as served:
-        link, exchange = served.link, served.link.protocol._exchange
-        served.driver.request_status()  # a command: sent at once, its reply then waited for on the port
-        _serve_by_hand(
-            link,
-            lambda: exchange.out is not None and exchange.out.command is not None and link._reading,
-            "the command out, its reply waited for on the port",
-        )
-        transport = link._transport
-        assert transport is not None and transport.descriptor is not None
-        readable, _, _ = select.select([transport.descriptor], [], [], STATE_TIMEOUT_S)
-        assert readable, "the device never answered"
+        link = served.link
+        reply_waiting_on_port(served)
         timeouts = link.stats.timeouts
         # the loop's clock reaches the reply's deadline (or link_down_s since the last answer) as
         # the table pokes the link: the loop serves it for the poke, with the reply in its port

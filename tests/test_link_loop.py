@@ -398,6 +398,22 @@ def _shoe_between_requests(tmp_path: Path) -> Iterator[_HandServed]:
             link._close_port()
 
 
+def reply_waiting_on_port(served: _HandServed) -> None:
+    """A command sent by ``served``'s driver, its reply then waited for on the port, and the
+    device's answer there (not yet read by the link)."""
+    link, exchange = served.link, served.link.protocol._exchange
+    served.driver.request_status()  # a command: sent at once, its reply then waited for on the port
+    _serve_by_hand(
+        link,
+        lambda: exchange.out is not None and exchange.out.command is not None and link._reading,
+        "the command out, its reply waited for on the port",
+    )
+    transport = link._transport
+    assert transport is not None and transport.descriptor is not None
+    readable, _, _ = select.select([transport.descriptor], [], [], STATE_TIMEOUT_S)
+    assert readable, "the device never answered"
+
+
 def test_a_reply_that_came_while_the_controller_stalled_is_read_before_its_request_counts_unanswered(
     tmp_path: Path,
 ) -> None:
@@ -407,17 +423,8 @@ def test_a_reply_that_came_while_the_controller_stalled_is_read_before_its_reque
     went down, "no reply", though the device had answered and the only silence was the
     controller's: found from outside, every link of an idle table down after a 0.85 s stall)."""
     with _shoe_between_requests(tmp_path) as served:
-        link, exchange = served.link, served.link.protocol._exchange
-        served.driver.request_status()  # a command: sent at once, its reply then waited for on the port
-        _serve_by_hand(
-            link,
-            lambda: exchange.out is not None and exchange.out.command is not None and link._reading,
-            "the command out, its reply waited for on the port",
-        )
-        transport = link._transport
-        assert transport is not None and transport.descriptor is not None
-        readable, _, _ = select.select([transport.descriptor], [], [], STATE_TIMEOUT_S)
-        assert readable, "the device never answered"
+        link = served.link
+        reply_waiting_on_port(served)
         served.clock.moved += CONFIG.link_down_s + 1  # the controller was away past every deadline
         link._turn(0)  # served for its deadline alone, as the loop serves it after the stall
         assert not served.went_down()
