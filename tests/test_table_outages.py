@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_helpers import FedTable
+from table_helpers import NOT_AT_THIS_TABLE, FedTable
 
 from controller.configuration import config_dir, load_table
 from controller.game.boston5._machine import Boston5Table
@@ -290,18 +290,11 @@ def test_a_duplicate_among_the_waiting_cards_holds_again_and_the_rest_keep_waiti
 
 def test_reports_for_seats_the_table_does_not_have_are_refused_as_device_faults() -> None:
     t = Table()
-    for seat in (0, 7, 9, 255):
-        t.spot(seat, "ante", 500)
-    t.spot(2, "pair_plus", 500)
+    for seat, spot in NOT_AT_THIS_TABLE:
+        t.spot(seat, spot, 500)
     t.spot(1, "ante", 500)
     faults = t.records("DeviceFault")
-    assert [(d["device"], d["seat"], d["spot"]) for d in faults] == [
-        ("spots", 0, "ante"),
-        ("spots", 7, "ante"),
-        ("spots", 9, "ante"),
-        ("spots", 255, "ante"),
-        ("spots", 2, "pair_plus"),
-    ]
+    assert [(d["device"], d["seat"], d["spot"]) for d in faults] == [("spots", *s) for s in NOT_AT_THIS_TABLE]
     assert "no seat 9 at this table" in faults[2]["error"]
     assert list(t.m.seats) == [1]
     t.press("no_more_bets")
