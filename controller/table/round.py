@@ -25,6 +25,7 @@ from controller.table._card_intake import CardIntake
 from controller.table._carry_over import CarryOver
 from controller.table._dealer_screen import DealerScreen
 from controller.table._device_state import DeviceLinks, ShownState
+from controller.table._forward import Forward
 from controller.table._holds import HoldKind, Holds
 from controller.table._late_bets import LateBets
 from controller.table._links import LinkReconciler
@@ -372,36 +373,17 @@ class RoundTable:
 
     @property
     def phase(self) -> Enum:
-        """The machine's state (a member of ``Phase``), kept by ``transitions``."""
+        """The machine's state (a member of ``Phase``), kept by ``transitions``: a property, not a
+        :class:`Forward`, as ``transitions`` reads it several times a trigger (the faster read)."""
         return self.state.phase
 
     @phase.setter
     def phase(self, phase: Enum) -> None:
         self.state.phase = phase
 
-    @property
-    def seats(self) -> dict[int, Seat]:
-        return self.state.seats
-
-    @seats.setter
-    def seats(self, seats: dict[int, Seat]) -> None:
-        self.state.seats = seats
-
-    @property
-    def dealt(self) -> int:
-        return self.state.dealt
-
-    @dealt.setter
-    def dealt(self, dealt: int) -> None:
-        self.state.dealt = dealt
-
-    @property
-    def round_no(self) -> int:
-        return self.state.round_no
-
-    @round_no.setter
-    def round_no(self, round_no: int) -> None:
-        self.state.round_no = round_no
+    seats = Forward[dict[int, Seat]]("state", "seats")
+    dealt = Forward[int]("state", "dealt")
+    round_no = Forward[int]("state", "round_no")
 
     @property
     def machine_error(self) -> str | None:
