@@ -54,13 +54,14 @@ BEFORE = (Common.CLOSED, Common.BETTING, Common.NO_MORE_BETS)
 AFTER = (Common.SETTLEMENT, Common.ROUND_COMPLETE, Common.COUNT_STUB, Common.HOLD, Common.VOID)
 """The common states after a game's own steps, in order."""
 _OUT_OF_PLAY = frozenset({"closed", "round_complete", "hold", "void"})
+_COMMON_VALUES = frozenset(c.value for c in Common)
 
 
 def round_states(steps: type[Enum]) -> tuple[Enum, ...]:
     """A game's round machine's states, in order: :data:`BEFORE`, the game's own ``steps``,
     :data:`AFTER`. A ``ValueError`` when a step has a common state's name or value (``transitions``
     would take it for that state; the journal could not tell them apart)."""
-    clash = sorted(s.name for s in steps if s.name in Common.__members__ or s.value in Common._value2member_map_)
+    clash = sorted(s.name for s in steps if s.name in Common.__members__ or s.value in _COMMON_VALUES)
     if clash:
         raise ValueError(f"{steps.__qualname__}: {', '.join(clash)} already a common state ({Common.__qualname__})")
     return (*BEFORE, *steps, *AFTER)
