@@ -231,8 +231,6 @@ class TableNames:
 
     machine: str
     """The round machine class (a ``controller.table.round.RoundTable``)."""
-    phases: str
-    """The machine's ``Phase`` enum (its states, for the diagram)."""
     hooks: str
     """The :class:`~controller.game.hooks.TableHooks` reading a running table."""
     player: str
@@ -309,9 +307,10 @@ class GameDefinition:
         """The round machine class (imported now)."""
         return load(self._table().machine)
 
-    def phases(self) -> Any:
-        """The round machine's ``Phase`` enum (imported now)."""
-        return load(self._table().phases)
+    def phases(self) -> tuple[Enum, ...]:
+        """The round machine's states, in order (the machine imported now)."""
+        states: tuple[Enum, ...] = self.machine().STATES
+        return states
 
     def hooks(self) -> TableHooks:
         """The table-reading hooks (imported now)."""
