@@ -278,7 +278,7 @@ class RoundTable:
         )
         self.walk = walk
         self.carry = CarryOver(
-            state, self.key, board, ledger, self.stub, self.shoe_faults, display, self.open_table, signins
+            state, self.key, board, ledger, self.stub, self.shoe_faults, display, self.open_table, signins, device_links
         )
         # ``audit`` looked up on each use: a test (or the runtime) may set it after the table is made
         supervisor = Supervisor(
