@@ -32,6 +32,7 @@ import time
 import urllib.parse
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
@@ -53,6 +54,7 @@ __all__ = [
     "JournalFull",
     "NewRecord",
     "SqliteJournal",
+    "Sync",
     "record_hash",
     "snapshot_hash",
     "meta_hash",
@@ -182,6 +184,19 @@ def _statements(script: str) -> list[str]:
             out.append(buf.strip())
             buf = ""
     return out
+
+
+class Sync(Enum):
+    """How a commit reaches the disk (SQLite's ``PRAGMA synchronous``), given to
+    :class:`SqliteJournal` by its constructor: the journal's durability port."""
+
+    FULL = "FULL"
+    """Synced before the commit returns (``fsync`` of the WAL): a record is on disk when its
+    append returns, and survives a power cut. Every table's journal."""
+    OFF = "OFF"
+    """Handed to the operating system, never synced: a commit survives the process (a crash), not
+    the machine losing power. Only for a disk that is simulated (``tablectl simulate``: the
+    machine does not lose power under a simulation, and the file's bytes are the same)."""
 
 
 class JournalFull(JournalError):
@@ -332,10 +347,15 @@ class SqliteJournal:
         hmac_key: bytes | None = None,
         clock: Callable[[], float] = time.time,
         create: bool = True,
+        sync: Sync = Sync.FULL,
     ) -> None:
+        if not isinstance(sync, Sync):
+            raise TypeError(f"sync: a Sync (FULL or OFF), not {sync!r}")
         self.path = Path(path)
         self.key = hmac_key
         self.clock = clock
+        self.sync = sync
+        """How each commit reaches the disk: :attr:`Sync.FULL` but under a simulated disk."""
         self.lock = threading.RLock()
         if not create and not self.path.is_file():
             raise JournalError(f"{self.path}: no journal there")
@@ -354,7 +374,7 @@ class SqliteJournal:
                 self._refuse_newer()  # no downgrade: a newer tablectl's journal is left as it is
             _private_file(self.path)
             self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute(f"PRAGMA synchronous={sync.value}")  # before the schema: its commits too
             self._open_schema()
             _private_file(self.path)  # the WAL files SQLite just made
             row = last_record(self.db)
