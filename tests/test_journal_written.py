@@ -230,3 +230,25 @@ def test_the_simulation_passes_its_simulated_disk_to_the_journal(tmp_path: Path)
         assert journal.db.execute("PRAGMA synchronous").fetchone() == (0,)
     finally:
         journal.close()
+
+
+def test_a_row_changed_on_disk_to_bytes_that_are_not_utf8_is_not_folded_and_verify_names_it(tmp_path: Path) -> None:
+    """The fold reads its rows with SQLite's own decoding; a span holding bytes that are not UTF-8
+    is read again as the journal reads it, refused (its rows kept), and the others folded."""
+    path = tmp_path / "j.db"
+    journal, marks = _played(path)
+    changed = marks[1] + 2
+    other = sqlite3.connect(path)  # someone else, while the table runs
+    with other:
+        other.execute("UPDATE records SET data = CAST(x'7b22ff227d' AS TEXT) WHERE seq = ?", (changed,))
+    other.close()
+    try:
+        with pytest.raises(JournalError, match=r"not folded \(the rows kept\): 'utf-8' codec can't encode"):
+            fold_closed_rounds(journal, None)
+        folded = [tuple(b) for b in journal.db.execute("SELECT first_seq, last_seq FROM blocks ORDER BY first_seq")]
+        problems = verify_journal(journal).problems
+        assert journal.db.text_factory is not str  # the journal's own reading, back after the fold's
+    finally:
+        journal.close()
+    assert folded == [(marks[0] + 1, marks[1]), (marks[2] + 1, marks[3])]
+    assert problems == [f"record {changed} (SpotReport): holds bytes that are not UTF-8 text: the record was changed"]
