@@ -4,11 +4,12 @@ table makes to its journal.
 Run ``python benchmarks/bench_journal_round.py [--game G] [--seeds N] [--rounds R] [--repeat K]``.
 It plays simulated seeds 1..N of ``G`` (no faults, ``R`` rounds each) once, keeping every call the
 table made to its SQLite journal (each record appended, each round's record, each round's start
-snapshot, each fold of closed rounds into blocks) with its arguments; then it makes those calls
-again, in order, on a fresh journal ``K`` times at each durability (``OFF``: the simulation's
-simulated disk; ``FULL``: a table's, each commit synced), and prints the CPU
+snapshot, each fold of closed rounds into blocks) with its arguments; then it makes each seed's
+calls again, in order, on a fresh journal, ``K`` times at each durability (``OFF``: the
+simulation's simulated disk; ``FULL``: a table's, each commit synced), and prints the CPU
 (``time.process_time``: user + system of this process, so a sync's system time counts) a round of
-each kind of call, their sum, and the CPU an event's record costs. A last line appends records one
+each kind of call and of all, the median and the least of the ``K`` runs (a shared machine's load
+only adds), and the CPU an event's record costs. A last line appends records one
 by one to a journal that never folds (a table whose floor stores nothing for a while: the writer
 then keeps its newest 4,096 rows), the CPU a record once that many are kept.
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import copy
 import itertools
+import statistics
 import sys
 import tempfile
 import time
@@ -45,9 +47,10 @@ WRITES = ("append", "append_round", "snapshot", "append_batch")
 Call = tuple[str, tuple[Any, ...], dict[str, Any]]
 
 
-def capture(game: str, seeds: int, rounds: int) -> tuple[int, int, list[Call]]:
-    """Rounds, events and the journal calls of simulated seeds 1..``seeds`` of ``game``."""
+def capture(game: str, seeds: int, rounds: int) -> tuple[int, int, list[list[Call]]]:
+    """Rounds, events and the journal calls of each of simulated seeds 1..``seeds`` of ``game``."""
     calls: list[Call] = []
+    each: list[list[Call]] = []
     real = {name: getattr(SqliteJournal, name) for name in WRITES}
 
     def kept(name: str) -> Callable[..., Any]:
@@ -73,11 +76,13 @@ def capture(game: str, seeds: int, rounds: int) -> tuple[int, int, list[Call]]:
         for seed in range(1, seeds + 1):
             res = run_seed(game, seed, [], rounds=rounds, swarm=False)
             played, events = played + res.rounds, events + res.events
+            each.append(calls)
+            calls = []
     finally:
         for name, method in real.items():
             setattr(SqliteJournal, name, method)
         round_folder.fold_closed_rounds = real_fold
-    return played, events, calls
+    return played, events, each
 
 
 def _journal(path: Path, sync: str, clock: Callable[[], float]) -> SqliteJournal:
@@ -90,9 +95,15 @@ def _journal(path: Path, sync: str, clock: Callable[[], float]) -> SqliteJournal
     return journal
 
 
-def replay(calls: list[Call], sync: str) -> dict[str, float]:
-    """CPU seconds of each kind of call, ``calls`` made again on a fresh journal at ``sync``."""
+def replay(seeds: list[list[Call]], sync: str) -> dict[str, float]:
+    """CPU seconds of each kind of call, each seed's calls made again on a fresh journal at ``sync``."""
     spent: dict[str, float] = defaultdict(float)
+    for calls in seeds:
+        _replay(calls, sync, spent)
+    return spent
+
+
+def _replay(calls: list[Call], sync: str, spent: dict[str, float]) -> None:
     ticks = itertools.count(1_800_000_000_0)
     with tempfile.TemporaryDirectory() as folder:
         journal = _journal(Path(folder) / "journal.db", sync, lambda: next(ticks) / 10)
@@ -106,7 +117,6 @@ def replay(calls: list[Call], sync: str) -> dict[str, float]:
                 spent[name] += time.process_time() - start
         finally:
             journal.close()
-    return spent
 
 
 def kept_full(records: int) -> float:
@@ -131,21 +141,27 @@ def main() -> None:
     parser.add_argument("--game", default="mississippi_stud")
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=10)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    played, events, calls = capture(args.game, args.seeds, args.rounds)
-    counts = {name: sum(1 for c in calls if c[0] == name) for name in (*WRITES, "fold")}
+    played, events, seeds = capture(args.game, args.seeds, args.rounds)
+    counts = {name: sum(1 for calls in seeds for c in calls if c[0] == name) for name in (*WRITES, "fold")}
     print(f"{args.game}: {played} rounds, {events} events; calls: {counts}")
+    names = [name for name in (*WRITES, "fold") if counts[name]]
     for sync in ("OFF", "FULL"):
-        for _ in range(args.repeat):
-            spent = replay(calls, sync)
-            total = sum(spent.values())
-            parts = ", ".join(f"{name} {1000 * spent[name] / played:.2f}" for name in (*WRITES, "fold") if counts[name])
+        runs = [replay(seeds, sync) for _ in range(args.repeat)]
+        for label, pick in (("median", statistics.median), ("least", min)):
+            parts = ", ".join(f"{name} {1000 * pick(r[name] for r in runs) / played:.2f}" for name in names)
+            total = pick(sum(r.values()) for r in runs)
+            record = pick(r["append"] for r in runs) / max(1, counts["append"])
             print(
-                f"  {sync:4} ms a round: {1000 * total / played:6.2f} ({parts}); "
-                f"{1e6 * spent['append'] / max(1, counts['append']):.1f} us an event's record"
+                f"  {sync:4} {label:6} ms a round: {1000 * total / played:6.2f} ({parts}); "
+                f"{1e6 * record:.1f} us an event's record"
             )
-    print(f"  OFF, 4,096 rows kept (no fold): {1e6 * kept_full(5_000):.1f} us a record appended")
+    kept = [kept_full(5_000) for _ in range(args.repeat)]
+    print(
+        f"  OFF, 4,096 rows kept (no fold): median {1e6 * statistics.median(kept):.1f}, "
+        f"least {1e6 * min(kept):.1f} us a record appended"
+    )
 
 
 if __name__ == "__main__":
