@@ -31,8 +31,8 @@ class WrittenRows:
 
     Kept in an ``OrderedDict``, whose oldest entry is let go of in constant time: a plain ``dict``
     finds its first key by walking past every slot deleted before it, so that once :data:`MOST`
-    rows were kept (a table whose rounds were not folded) each record's append walked thousands of
-    them, about 15 us a record (docs/benchmarks.md, "The journal's writer, a third pass")."""
+    rows were kept (a table whose rounds were not folded) each record's append walked past the
+    slots of those let go before (docs/benchmarks.md, "The journal's writer, a third pass")."""
 
     __slots__ = ("_last", "_rows", "most")
 
