@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from controller.game.definition import DealPlan, GameDefinition
 from controller.game.hooks import TableHooks
 from controller.game.registry import definition
-from controller.table.reveal import NOTHING_SHOWN, HandFacts, Shown, card_tokens, face_up, mask_cards, reveal_step
+from controller.table.reveal import NOTHING_SHOWN, Shown, card_tokens, face_up, mask_cards, reveal_step
 from controller.table.snapshot import (
     RECENT,
     SUPERVISOR_BUTTONS,
@@ -172,7 +172,7 @@ def _shown(table: RoundTable, cache: _Cache, game: GameDefinition, step: str, he
         effective,
         table.round_no,
         table.dealt,
-        tuple((n, s.folded_at, s.exposed) for n, s in table.seats.items()),
+        tuple([(n, s.folded_at, s.exposed) for n, s in table.seats.items()]),
         len(hooks.turned(table)),
     )
     if key != cache.shown_key:
@@ -185,7 +185,8 @@ def _shown(table: RoundTable, cache: _Cache, game: GameDefinition, step: str, he
 
 def _reveal(table: RoundTable, plan: DealPlan, hooks: TableHooks, effective: str) -> Shown:
     seats, dealer = hooks.holdings(table)
-    facts = [HandFacts(n, tuple([c.text for c in cards]), folded, exposed) for n, cards, folded, exposed in seats]
+    # each hand's facts as a plain tuple in :class:`HandFacts`' order (named, it costs a call a seat)
+    facts = [(n, tuple([c.text for c in cards]), folded, exposed) for n, cards, folded, exposed in seats]
     return face_up(plan, effective, facts, tuple([c.text for c in dealer]), hooks.turned(table))
 
 
