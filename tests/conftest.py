@@ -130,19 +130,36 @@ def no_leaks():
         pytest.fail(f"left open: threads {[t.name for t in extra_threads]}, fds {described}")
 
 
-SLOWEST_FIRST = (
-    "test_par_data.py",
-    "test_hil_link.py",
-    "test_par.py",
-    "test_crash.py",
-    "test_floor.py",
-    "test_seven_card.py",
-    "test_web_pit.py",
-    "test_install.py",
-)
-"""The modules that take longest (measured: ``pytest --durations``), handed out first so that the
-workers of ``pytest -n`` finish together instead of one running the last long module alone."""
+SECONDS: dict[str, float] = {
+    "test_simulate_swarm.py::test_every_ci_swarm_seed_keeps_every_invariant": 35.0,
+    "test_hil_link.py::test_every_event_exactly_once_through_faults_and_reboots": 30.0,
+    "test_floor.py::test_three_node_cluster_loses_a_node": 29.0,
+    "test_par_data.py::test_shipped_boston5_and_pai_gow_data_is_the_solvers": 20.0,
+    "test_floor_isolation.py::test_create_stream_and_an_ingest_that_says_once_why_it_waits": 22.0,
+    "test_floor.py::test_broker_killed_and_ingest_killed_mid_run": 19.0,
+    "test_floor.py::test_postgres_stopped_for_a_while": 16.0,
+    "test_crash.py::test_killed_at_chosen_records_the_rounds_equal_an_uninterrupted_run": 15.0,
+    "test_simulate.py::test_every_ci_seed_keeps_every_invariant": 12.0,
+    "test_bench_floor.py::test_bench_floor_tiny_runs_signed_and_exactly_once": 14.0,
+    "test_hypothesis_profile.py::test_explore_draws_new_examples_and_another_value_is_refused": 14.0,
+    "test_hil_ports.py::test_run_without_its_devices_logs_each_reason_once_and_status_says_never_connected": 12.0,
+    "test_floor_messages.py::test_the_bench_summary_says_a_floor_never_connected_and_counts_the_backlog_from_the_journal": 11.0,
+    "test_hil_devices_visibility.py::test_run_logs_link_down_and_up_and_counts_garbage": 10.0,
+    "test_floor_table_share.py::test_a_table_configured_with_the_streams_small_share_is_never_refused": 10.0,
+    "test_floor_report.py::test_floor_report_figures_equal_tablectl_meters": 8.0,
+    "test_floor.py::test_bench_tables_reach_postgres_exactly_once": 8.0,
+    "test_web_browser_safety.py::test_the_page_says_when_it_is_not_live_and_recovers": 8.0,
+    "test_web_table.py::test_boston5_round_through_the_page": 8.0,
+    "test_web_table.py::test_mississippi_round_through_the_page": 8.0,
+    "test_web_browser_isolation.py::test_the_table_page_isolated_from_other_clients_and_ports": 7.0,
+}
+"""Seconds one case of each of the slowest tests takes (``pytest --durations``, a quiet 2-core
+machine, setup included; docs/benchmarks.md, "The test suite"); every other test counts as
+``OTHER_S``. Only the order depends on these: a figure out of date makes a run slower, never
+different."""
 
+OTHER_S = 0.05
+"""What a test not in ``SECONDS`` counts as (most take a few hundredths of a second)."""
 
 SAME_WORKER = {"test_par.py": "par", "test_par_data.py": "par"}
 """Modules that run on one worker because they compute the same things into the same per-process
@@ -157,19 +174,34 @@ def _shares_a_wide_fixture(item: pytest.Item) -> bool:
     return any(defs and defs[-1].scope in ("module", "class", "package") for defs in info.name2fixturedefs.values())
 
 
+def _seconds(item: pytest.Item) -> float:
+    name = getattr(item, "originalname", item.name)
+    return SECONDS.get(f"{item.path.name}::{name}", OTHER_S)
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its hook, registered later, runs first)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """For pytest-xdist (``-n 2 --dist loadgroup``, the project's default): a module whose tests
     share a module-scoped fixture runs on one worker (its ``xdist_group``), so the fixture is made
-    once; every other test is handed out on its own, the slowest modules first."""
+    once; every other test is handed out on its own. Units of work (a group, or a test alone) are
+    handed out the longest first, so that the workers finish together instead of one running the
+    last long test alone (xdist hands out the groups first, the most tests first, then the tests
+    alone in this order)."""
     wide = {item.path for item in items if _shares_a_wide_fixture(item)}
+    unit: dict[str, str] = {}
     for item in items:
         if item.path.name in SAME_WORKER:
-            item.add_marker(pytest.mark.xdist_group(SAME_WORKER[item.path.name]))
+            unit[item.nodeid] = SAME_WORKER[item.path.name]
         elif item.path in wide:
-            item.add_marker(pytest.mark.xdist_group(item.path.name))
-    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+            unit[item.nodeid] = item.path.name
+        else:
+            continue
+        item.add_marker(pytest.mark.xdist_group(unit[item.nodeid]))
+    cost: dict[str, float] = {}
+    for item in items:
+        key = unit.get(item.nodeid, item.nodeid)
+        cost[key] = cost.get(key, 0.0) + _seconds(item)
+    items.sort(key=lambda item: -cost[unit.get(item.nodeid, item.nodeid)])  # stable: a group stays together
 
 
 @pytest.fixture
