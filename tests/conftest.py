@@ -130,19 +130,53 @@ def no_leaks():
         pytest.fail(f"left open: threads {[t.name for t in extra_threads]}, fds {described}")
 
 
-SLOWEST_FIRST = (
-    "test_par_data.py",
-    "test_hil_link.py",
-    "test_par.py",
-    "test_crash.py",
-    "test_floor.py",
-    "test_seven_card.py",
-    "test_web_pit.py",
-    "test_install.py",
-)
-"""The modules that take longest (measured: ``pytest --durations``), handed out first so that the
-workers of ``pytest -n`` finish together instead of one running the last long module alone."""
+SECONDS: dict[str, float] = {
+    "test_simulate_swarm.py::test_every_ci_swarm_seed_keeps_every_invariant": 155.0,
+    "test_hil_link.py::test_every_event_exactly_once_through_faults_and_reboots": 71.0,
+    "test_par_data.py::test_shipped_boston5_and_pai_gow_data_is_the_solvers": 59.0,
+    "test_web_pit_isolation.py::test_a_malformed_value_in_any_column_harms_only_its_own_table": 54.0,
+    "test_seven_card.py::test_every_seven_card_rank_multiset_is_ranked_as_the_reference_ranks_it": 49.0,
+    "test_floor.py::test_postgres_stopped_for_a_while": 48.0,
+    "test_simulate.py::test_every_ci_seed_keeps_every_invariant": 42.0,
+    "test_web_view.py::test_boston5_dealer_stays_down_when_every_player_folds": 44.0,
+    "test_web_view.py::test_a_pending_void_notice_and_a_hold_read_as_the_panel_does": 42.0,
+    "test_crash.py::test_killed_at_chosen_records_the_rounds_equal_an_uninterrupted_run": 38.0,
+    "test_bench_floor.py::test_bench_floor_tiny_runs_signed_and_exactly_once": 38.0,
+    "test_floor_isolation.py::test_create_stream_and_an_ingest_that_says_once_why_it_waits": 35.0,
+    "test_par_data.py::test_shipped_mississippi_and_three_card_data_is_the_solvers": 34.0,
+    "test_architecture.py::test_prints_each_measure": 30.0,
+    "test_floor.py::test_three_node_cluster_loses_a_node": 30.0,
+    "test_hypothesis_profile.py::test_explore_draws_new_examples_and_another_value_is_refused": 29.0,
+    "test_floor.py::test_bench_tables_reach_postgres_exactly_once": 25.0,
+    "test_five_card.py::test_all_2598960_five_card_hands_have_the_published_counts": 24.0,
+    "test_screen.py::test_every_screen_is_the_screen_made_from_scratch": 25.0,
+    "test_floor_quarantine_close.py::test_a_refused_forgery_is_closed_by_resolve_and_kept_as_evidence": 23.0,
+    "test_soak_verdict.py::test_a_table_paying_another_paytable_fails_the_verdict": 23.0,
+    "test_floor.py::test_broker_killed_and_ingest_killed_mid_run": 23.0,
+    "test_par_cache.py::test_the_pit_never_computes_in_its_own_process": 22.0,
+    "test_floor_report.py::test_floor_report_figures_equal_tablectl_meters": 20.0,
+    "test_deploy.py::test_a_bench_table_with_its_web_views_runs_under_memory_deny_write_execute": 20.0,
+    "test_floor_flood.py::test_one_table_flooding_the_floor_holds_up_no_other_table": 20.0,
+    "test_simulate_guard.py::test_the_guard_passes_the_same_code_and_catches_a_changed_journal": 19.0,
+    "test_floor_quarantine_close.py::test_the_stolen_signing_key_runbook_ends_with_the_floor_equal_to_the_journal": 19.0,
+    "test_bench_web.py::test_bench_web_smallest_run_prints_every_figure": 19.0,
+    "test_snapshot_only.py::test_nothing_outside_the_table_package_reads_a_round_table": 18.0,
+    "test_web_table.py::test_pai_gow_round_through_the_page": 18.0,
+    "test_web_table.py::test_boston5_round_through_the_page": 18.0,
+    "test_web_browser_isolation.py::test_the_table_page_isolated_from_other_clients_and_ports": 17.0,
+    "test_journal_canonical.py::test_the_text_is_the_stdlibs_for_any_value": 17.0,
+    "test_web_table.py::test_mississippi_round_through_the_page": 17.0,
+    "test_floor.py::test_floor_serve_runs_a_single_machine_floor": 17.0,
+    "test_soak_speed.py::test_memory_is_sampled_over_the_run_and_printed": 17.0,
+    "test_floor.py::test_a_table_is_reingested_from_its_journal": 17.0,
+}
+"""Seconds one case of each of the slowest tests took (setup and teardown included), from
+``pytest --durations=80`` on the shared 2-core machine at load 7-12, 2026-12-07 (docs/benchmarks.md,
+"The test suite"): some three times a quiet machine's, but only their order counts. Every other
+test counts as ``OTHER_S``. A figure out of date makes a run slower, never different."""
 
+OTHER_S = 0.05
+"""What a test not in ``SECONDS`` counts as (most take a few hundredths of a second)."""
 
 SAME_WORKER = {"test_par.py": "par", "test_par_data.py": "par"}
 """Modules that run on one worker because they compute the same things into the same per-process
@@ -157,19 +191,34 @@ def _shares_a_wide_fixture(item: pytest.Item) -> bool:
     return any(defs and defs[-1].scope in ("module", "class", "package") for defs in info.name2fixturedefs.values())
 
 
+def _seconds(item: pytest.Item) -> float:
+    name = getattr(item, "originalname", item.name)
+    return SECONDS.get(f"{item.path.name}::{name}", OTHER_S)
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its hook, registered later, runs first)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """For pytest-xdist (``-n 2 --dist loadgroup``, the project's default): a module whose tests
     share a module-scoped fixture runs on one worker (its ``xdist_group``), so the fixture is made
-    once; every other test is handed out on its own, the slowest modules first."""
+    once; every other test is handed out on its own. Units of work (a group, or a test alone) are
+    handed out the longest first, so that the workers finish together instead of one running the
+    last long test alone (xdist hands out the groups first, the most tests first, then the tests
+    alone in this order)."""
     wide = {item.path for item in items if _shares_a_wide_fixture(item)}
+    unit: dict[str, str] = {}
     for item in items:
         if item.path.name in SAME_WORKER:
-            item.add_marker(pytest.mark.xdist_group(SAME_WORKER[item.path.name]))
+            unit[item.nodeid] = SAME_WORKER[item.path.name]
         elif item.path in wide:
-            item.add_marker(pytest.mark.xdist_group(item.path.name))
-    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+            unit[item.nodeid] = item.path.name
+        else:
+            continue
+        item.add_marker(pytest.mark.xdist_group(unit[item.nodeid]))
+    cost: dict[str, float] = {}
+    for item in items:
+        key = unit.get(item.nodeid, item.nodeid)
+        cost[key] = cost.get(key, 0.0) + _seconds(item)
+    items.sort(key=lambda item: -cost[unit.get(item.nodeid, item.nodeid)])  # stable: a group stays together
 
 
 @pytest.fixture

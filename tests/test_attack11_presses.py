@@ -9,9 +9,8 @@ held reveals nothing."""
 from __future__ import annotations
 
 import pytest
-from table_helpers import FedTable
+from table_helpers import FedTable, bench_table
 
-from controller.configuration import config_dir, load_table
 from controller.table.game_tables import GAME_TABLES
 from drivers.shoe import DoorChanged, Jam
 from drivers.state import ShoeState
@@ -22,7 +21,7 @@ NEXT = {"third": "fourth_street", "fourth": "fifth_street", "fifth": "settlement
 
 def on_street(street: str) -> FedTable:
     """A Mississippi Stud round of seats 1, 4 and 5 on ``street``, every seat still to act."""
-    t = FedTable(GAME_TABLES["mississippi_stud"], load_table(config_dir() / "bench" / "mississippi_stud.yaml"))
+    t = FedTable(GAME_TABLES["mississippi_stud"], bench_table("mississippi_stud"))
     for seat in (1, 4, 5):
         t.spot(seat, "ante", 500)
     t.press("no_more_bets")
@@ -87,7 +86,7 @@ def test_reveal_says_why_not_on_each_street_held_or_not_before_and_after_the_bet
 def test_reveal_outside_the_streets_changes_nothing_and_says_nothing(bet: bool) -> None:
     """Not found: ``reveal`` in betting (before and after a bet), at "no more bets" and while
     dealing, held or not: the step stays, no note, no card shown."""
-    t = FedTable(GAME_TABLES["mississippi_stud"], load_table(config_dir() / "bench" / "mississippi_stud.yaml"))
+    t = FedTable(GAME_TABLES["mississippi_stud"], bench_table("mississippi_stud"))
     if bet:
         t.spot(1, "ante", 500)
     assert pressed_reveal(t) == ("betting", ())
@@ -107,7 +106,7 @@ def test_reveal_outside_the_streets_changes_nothing_and_says_nothing(bet: bool) 
 def boston5_at_second_wager() -> FedTable:
     """A Boston 5 table in its second-wager step: seats 2 and 5 with an ante and a first wager,
     their three cards dealt, no bonus exposed."""
-    t = FedTable(GAME_TABLES["boston5"], load_table(config_dir() / "bench" / "boston5.yaml"))
+    t = FedTable(GAME_TABLES["boston5"], bench_table("boston5"))
     for seat in (2, 5):
         t.spot(seat, "ante", 500)
         t.spot(seat, "first", 1000)

@@ -7,10 +7,9 @@ never a wager of the round; the supervisor's ``previous`` refuses it."""
 from __future__ import annotations
 
 import pytest
-from table_helpers import FedTable
+from table_helpers import FedTable, bench_table
 from test_attack11_presses import boston5_at_second_wager
 
-from controller.configuration import config_dir, load_table
 from controller.table.game_tables import GAME_TABLES
 from drivers.panel import ButtonChanged
 from drivers.shoe import Jam
@@ -21,7 +20,7 @@ STREETS = ("third", "fourth", "fifth")
 
 def mississippi_on(street: str) -> FedTable:
     """Seats 1 and 4 on ``street``, seat 4 folded on the third street."""
-    t = FedTable(GAME_TABLES["mississippi_stud"], load_table(config_dir() / "bench" / "mississippi_stud.yaml"))
+    t = FedTable(GAME_TABLES["mississippi_stud"], bench_table("mississippi_stud"))
     for seat in (1, 4):
         t.spot(seat, "ante", 500)
     t.press("no_more_bets")

@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 from screen_reference import reference_screen
-from table_helpers import FedTable
+from table_helpers import FedTable, bench_table
 
-from controller.configuration import config_dir, load_table
 from controller.game.registry import table_names
 from controller.table import screen
 from controller.table.game_tables import GAME_TABLES
@@ -143,7 +142,7 @@ class _Dealer:
 
     def __init__(self, game: str) -> None:
         self.game, self.rng = game, random.Random(f"screen {game}")
-        self.t = FedTable(GAME_TABLES[game], load_table(config_dir() / "bench" / f"{game}.yaml"))
+        self.t = FedTable(GAME_TABLES[game], bench_table(game))
         self.stale: list[str] = []
         self.steps_seen: set[str] = set()
         self.sent = 0

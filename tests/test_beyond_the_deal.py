@@ -13,9 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from table_helpers import FedTable
+from table_helpers import FedTable, bench_table
 
-from controller.configuration import config_dir, load_table
 from controller.game.boston5._machine import Boston5Table
 from controller.game.mississippi_stud._machine import MississippiTable
 from controller.game.pai_gow._machine import PaiGowTable
@@ -31,7 +30,7 @@ PAI_GOW_SHOE = [str(c) for c in deck(joker=True)]
 class Table(FedTable):
     def __init__(self, game: str, cls: type | None = None) -> None:
         default = {"mississippi_stud": MississippiTable, "boston5": Boston5Table, "pai_gow": PaiGowTable}[game]
-        super().__init__(cls or default, load_table(config_dir() / "bench" / f"{game}.yaml"))
+        super().__init__(cls or default, bench_table(game))
         self.m.audit = lambda kind, data: None
 
     @property

@@ -7,9 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from table_helpers import FedTable
+from table_helpers import FedTable, bench_table
 
-from controller.configuration import config_dir, load_table
 from controller.table.events import DevicesExpected
 from controller.table.game_tables import GAME_TABLES
 from controller.table.screen import render
@@ -47,7 +46,7 @@ def key(on: bool) -> ButtonChanged:
 def mississippi_at(street: str, held: bool) -> FedTable:
     """Three seats at ``street`` street (each earlier street bet by all), held by the shoe's link
     down when ``held``."""
-    t = FedTable(GAME_TABLES["mississippi_stud"], load_table(config_dir() / "bench" / "mississippi_stud.yaml"))
+    t = FedTable(GAME_TABLES["mississippi_stud"], bench_table("mississippi_stud"))
     for seat in (1, 2, 3):
         t.spot(seat, "ante", 500)
     t.press("no_more_bets")
@@ -128,7 +127,7 @@ def test_a_hold_and_its_end_are_shown(street: str) -> None:
 
 def test_the_wagers_to_correct_are_shown_while_betting() -> None:
     """The wagers' problems: shown at "no more bets", each press checks them again."""
-    t = FedTable(GAME_TABLES["mississippi_stud"], load_table(config_dir() / "bench" / "mississippi_stud.yaml"))
+    t = FedTable(GAME_TABLES["mississippi_stud"], bench_table("mississippi_stud"))
     shown(t, spot(1, "ante", 500))
     texts = shown(t, spot(2, "ante", 1))
     assert not any(text.startswith("correct:") for text in texts)  # a report in betting shows no wager
@@ -141,7 +140,7 @@ def test_the_wagers_to_correct_are_shown_while_betting() -> None:
 
 def test_a_report_that_changes_nothing_shown_does_not_make_the_screen_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """A chip placed while betting changes nothing the screen shows: the screen is not made."""
-    t = FedTable(GAME_TABLES["mississippi_stud"], load_table(config_dir() / "bench" / "mississippi_stud.yaml"))
+    t = FedTable(GAME_TABLES["mississippi_stud"], bench_table("mississippi_stud"))
     t.spot(1, "ante", 500)
     made: list[object] = []
     state = t.m.display.state
@@ -155,7 +154,7 @@ def test_a_report_that_changes_nothing_shown_does_not_make_the_screen_again(monk
 
 def test_a_second_wager_is_shown_boston5() -> None:
     """Boston 5's details: the seats still to place their second wager (or fold)."""
-    t = FedTable(GAME_TABLES["boston5"], load_table(config_dir() / "bench" / "boston5.yaml"))
+    t = FedTable(GAME_TABLES["boston5"], bench_table("boston5"))
     for seat in (1, 2, 3):
         t.spot(seat, "ante", 500)
         t.spot(seat, "first", 1000)
@@ -171,7 +170,7 @@ def test_a_second_wager_is_shown_boston5() -> None:
 
 def test_a_play_decision_is_shown_three_card_poker() -> None:
     """Three Card Poker's details: the seats still to play or fold."""
-    t = FedTable(GAME_TABLES["three_card_poker"], load_table(config_dir() / "bench" / "three_card_poker.yaml"))
+    t = FedTable(GAME_TABLES["three_card_poker"], bench_table("three_card_poker"))
     for seat in (1, 3):
         t.spot(seat, "ante", 500)
     t.press("no_more_bets")
@@ -186,7 +185,7 @@ def test_a_play_decision_is_shown_three_card_poker() -> None:
 
 
 def mississippi() -> FedTable:
-    return FedTable(GAME_TABLES["mississippi_stud"], load_table(config_dir() / "bench" / "mississippi_stud.yaml"))
+    return FedTable(GAME_TABLES["mississippi_stud"], bench_table("mississippi_stud"))
 
 
 def says_so(t: FedTable, change: Any) -> None:
@@ -289,7 +288,7 @@ def test_pai_gow_s_set_shown_says_so() -> None:
 
     from drivers.shoe import ShoeStatus
 
-    t = FedTable(GAME_TABLES["pai_gow"], load_table(config_dir() / "bench" / "pai_gow.yaml"))
+    t = FedTable(GAME_TABLES["pai_gow"], bench_table("pai_gow"))
     for seat in range(1, 7):
         t.spot(seat, "pai_gow", 1000)
     t.press("no_more_bets", *["next"] * 5, "confirm")

@@ -10,9 +10,8 @@ from functools import partial
 from typing import Any
 
 import pytest
-from table_helpers import FedTable
+from table_helpers import FedTable, bench_table
 
-from controller.configuration import config_dir, load_table
 from controller.game.boston5._machine import Boston5Table
 from controller.game.mississippi_stud._machine import MississippiTable
 from controller.game.pai_gow._machine import PaiGowTable
@@ -35,7 +34,7 @@ class Table(FedTable):
 
     def __init__(self, game: str, roster: Any = None) -> None:
         cls, name = GAMES[game]
-        super().__init__(cls, replace(load_table(config_dir() / "bench" / f"{name}.yaml"), roster=roster))
+        super().__init__(cls, replace(bench_table(name), roster=roster))
         self.journal: list[tuple[str, dict[str, Any]]] = []
         self.m.audit = lambda kind, data: self.journal.append((kind, data))
         self.index = 0
@@ -354,7 +353,7 @@ def test_a_jam_on_a_table_held_by_the_supervisor_is_noted_and_clear_fault_waits_
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_jam_before_the_table_opens_holds_the_round_as_it_opens(game: str) -> None:
     cls, name = GAMES[game]
-    m = cls(load_table(config_dir() / "bench" / f"{name}.yaml"), RecordingDevices())
+    m = cls(bench_table(name), RecordingDevices())
     m.handle(Jam(device="shoe"))
     assert m.phase is m.common.closed
     m.handle(OpenTable())

@@ -11,9 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from table_helpers import FedTable
+from table_helpers import FedTable, bench_table
 
-from controller.configuration import config_dir, load_table
 from controller.game.boston5._machine import Boston5Table
 from controller.game.mississippi_stud._machine import MississippiTable
 from controller.game.pai_gow._machine import PaiGowTable
@@ -31,7 +30,7 @@ class Table(FedTable):
 
     def __init__(self, game: str) -> None:
         cls = {"mississippi_stud": MississippiTable, "boston5": Boston5Table, "pai_gow": PaiGowTable}[game]
-        super().__init__(cls, load_table(config_dir() / "bench" / f"{game}.yaml"))
+        super().__init__(cls, bench_table(game))
 
     @property
     def phase(self) -> str:
