@@ -19,6 +19,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from types import FrameType
 from typing import Any, TypedDict
@@ -328,6 +329,12 @@ def _later_street(cards: list[Card], rng: random.Random) -> int:
 Cond = Callable[[TableSnapshot], bool]
 
 
+@cache
+def _deck_texts(joker: bool) -> tuple[str, ...]:
+    """The texts of a full deck in its fixed order (each round's shoe is shuffled from them)."""
+    return tuple(str(c) for c in deck(joker=joker))
+
+
 class Player:
     """The simulated players and dealer of one bench table, acting on what the table shows.
 
@@ -375,11 +382,16 @@ class Player:
     def wait(self, cond: Cond, what: str, timeout: float | None = None) -> None:
         self.view.wait(cond, what, self.WAIT_S if timeout is None else timeout)
 
-    def own_cards(self, seat: int) -> list[Card]:
-        """Seat ``seat``'s own hand, as its player sees it."""
+    def own_hands(self) -> PlayerHands:
+        """The players' own hands now: read once for a step in which no card is dealt (each
+        decision acted on is an event, and a soak's hands are made again after each)."""
         hands = self.view.hands()
         assert hands is not None, "the bench publishes the players' hands"
-        return [card(c) for c in hands.of(seat)]
+        return hands
+
+    def own_cards(self, seat: int, hands: PlayerHands | None = None) -> list[Card]:
+        """Seat ``seat``'s own hand, as its player sees it (in ``hands`` when given, else now)."""
+        return [card(c) for c in (hands or self.own_hands()).of(seat)]
 
     def act(self) -> None:
         """One step of the round from the state the table shows (waits for its effect)."""
@@ -448,9 +460,9 @@ class Player:
         self.spots.chips.update(dict(s.spot_levels))
 
     def load_shoe(self, s: TableSnapshot) -> None:
-        cards = list(deck(joker=s.deck_size == 53))
+        cards = list(_deck_texts(s.deck_size == 53))  # shuffled as texts: the same order as the cards
         self.rng(s, "shoe").shuffle(cards)
-        self.shoe.load([str(c) for c in cards])
+        self.shoe.load(cards)
         self.shoe.dealt, self.loaded = s.dealt, s.round_no
 
     def deal_to(self, s: TableSnapshot, total: int) -> None:
@@ -498,8 +510,7 @@ class MississippiPlayer(Player):
         if self.par:
             decide = _mississippi_decision()
         deciding = [seat for seat in s.in_play() if street not in seat.acted]
-        hands = self.view.hands()  # once: each bet placed is an event, and the hands do not change
-        assert hands is not None, "the bench publishes the players' hands"
+        hands = self.own_hands()  # once: each bet placed is an event, and the hands do not change
         for seat in deciding:
             cards = [card(c) for c in hands.of(seat.number)]
             if self.par:
@@ -561,10 +572,11 @@ class Boston5Player(Player):
     on_first_deal = on_no_more_bets
 
     def on_bonus(self, s: TableSnapshot) -> None:
+        hands = self.own_hands()
         for seat in s.seats:
             if seat.wager("bonus") is None:
                 continue
-            cards = self.own_cards(seat.number)[:3]
+            cards = self.own_cards(seat.number, hands)[:3]
             if self.par:
                 from controller.par import boston5_expose
 
@@ -585,11 +597,12 @@ class Boston5Player(Player):
         for them all (each device's reports arrive in order)."""
         decided: list[int] = []
         withdrawn: list[tuple[int, int]] = []
+        hands = self.own_hands()
         for seat in s.seats:
             if seat.folded_at is not None:
                 continue
             n = seat.number
-            cards = self.own_cards(n)[:3]
+            cards = self.own_cards(n, hands)[:3]
             ranks = [c.rank for c in cards]
             rng = self.rng(s, n, "second")
             if self.par:

@@ -88,6 +88,38 @@ class _Link:
             self.engine.step(self.pending.popleft())
 
 
+# The soak's device events are made once per process and sent again whenever the same report
+# recurs (the same card at the same place in the deal, the same chips on a spot, the same press):
+# an event is frozen and its fields are the whole report. Its ``at`` is when it was first made;
+# the table reads ``at`` only for an event made while a link was down or the journal could not
+# be written (neither happens here) and the soak's journal keeps no record. Making each anew was
+# a fifth of the soak's own time a round (docs/benchmarks.md, soak13).
+_DEALT: dict[tuple[str, int], CardDealt] = {}
+_PLACED: dict[tuple[int, str, int], SpotReport] = {}
+_PRESSED: dict[str, ButtonChanged] = {}
+
+
+def _dealt(card: str, index: int) -> CardDealt:
+    event = _DEALT.get((card, index))
+    if event is None:
+        event = _DEALT[card, index] = CardDealt(device="shoe", card=card, index=index, quality=100)
+    return event
+
+
+def _placed(seat: int, spot: str, cents: int) -> SpotReport:
+    event = _PLACED.get((seat, spot, cents))
+    if event is None:
+        event = _PLACED[seat, spot, cents] = SpotReport(device="bet_spots", seat=seat, spot=spot, cents=cents)
+    return event
+
+
+def _pressed(button: str) -> ButtonChanged:
+    event = _PRESSED.get(button)
+    if event is None:
+        event = _PRESSED[button] = ButtonChanged(device="panel", button=button, pressed=True)
+    return event
+
+
 class _Shoe:
     """The shoe as the players use it: ``load`` a card order, ``deal`` cards one by one."""
 
@@ -99,26 +131,26 @@ class _Shoe:
         self.cards, self.dealt = list(cards), 0
 
     def deal(self, n: int = 1) -> None:
-        send = self.link.send
-        for _ in range(n):
-            self.dealt += 1
-            send(CardDealt(device="shoe", card=self.cards[self.dealt - 1], index=self.dealt, quality=100))
+        send, cards, dealt = self.link.send, self.cards, self.dealt
+        for index in range(dealt + 1, dealt + n + 1):
+            self.dealt = index
+            send(_dealt(cards[index - 1], index))
 
 
 class _Spots:
     def __init__(self, link: _Link) -> None:
-        self.link = link
+        self.send = link.send
 
     def place(self, seat: int, spot: str, cents: int) -> None:
-        self.link.send(SpotReport(device="bet_spots", seat=seat, spot=spot, cents=cents))
+        self.send(_placed(seat, spot, cents))
 
 
 class _Panel:
     def __init__(self, link: _Link) -> None:
-        self.link = link
+        self.send = link.send
 
     def press(self, button: str) -> None:
-        self.link.send(ButtonChanged(device="panel", button=button, pressed=True))
+        self.send(_pressed(button))
 
 
 class _Devices:

@@ -52,9 +52,10 @@ class ThreeCardPlayer(Player):
     def on_play(self, s: TableSnapshot) -> None:
         """Each seat with an ante plays or folds; then one wait for them all; then the reveal."""
         deciding = [seat for seat in s.seats if seat.wager("ante") is not None and _decides(s, seat.number)]
+        hands = self.own_hands()
         for seat in deciding:
             n = seat.number
-            play = plays(self.own_cards(n))
+            play = plays(self.own_cards(n, hands))
             if not self.par and self.rng(s, n, "play").random() < 0.1:
                 play = not play
             if play:
