@@ -129,6 +129,13 @@ class Exchange:
         rt = self.config.response_timeout_s
         return max(self.last_good + self.config.link_down_s, self.asked + rt) <= now
 
+    def silent_at(self) -> float | None:
+        """From when the device is :meth:`silent` (None: not before something is asked): the
+        same sum, so that ``silent(now)`` is ``silent_at() <= now`` exactly."""
+        if self.asked is None:
+            return None
+        return max(self.last_good + self.config.link_down_s, self.asked + self.config.response_timeout_s)
+
     def request(self, kind: MsgType, payload: bytes, now: float, command: Command | None = None) -> Send:
         """Send a request of ``kind`` now, under the next sequence number."""
         self._seq = (self._seq + 1) & 0xFFFFFFFF

@@ -180,6 +180,10 @@ class LinkProtocol:
         self._poll_refused = False
         """A POLL was refused (NAK) since the last good reply or link-down: later refusals are only counted."""
         self._waiting: Wait | None = None  # the Wait returned last (frozen: returned again while its time holds)
+        self._quiet = 0.0
+        """Until when (exclusive) :meth:`step` returns :attr:`_waiting` again and nothing else,
+        unless the link is told or given something first (each such call sets it back to 0.0):
+        the step before found nothing due before then (:meth:`_quiet_to`)."""
 
     # --- what the table and the driver ask and tell ---------------------------------------------
 
@@ -190,6 +194,7 @@ class LinkProtocol:
 
     @config.setter
     def config(self, config: LinkConfig) -> None:
+        self._quiet = 0.0
         self._exchange.config = config
 
     @property
@@ -204,7 +209,7 @@ class LinkProtocol:
         again). A shorter interval brings the next poll forward to ``seconds`` after the last one;
         a longer one takes effect from the next poll."""
         exchange, before = self._exchange, self.poll_interval_s
-        self._poll_s = seconds
+        self._poll_s, self._quiet = seconds, 0.0
         if exchange.next_poll > 0.0:  # 0.0: a poll is due at once anyway
             exchange.next_poll = min(exchange.next_poll, exchange.next_poll - before + seconds)
 
@@ -236,6 +241,7 @@ class LinkProtocol:
 
     @ack_when_journaled.setter
     def ack_when_journaled(self, value: bool) -> None:
+        self._quiet = 0.0
         self._window.ack_when_journaled = value
 
     @property
@@ -245,27 +251,32 @@ class LinkProtocol:
 
     def send_command(self, name: str, code: int, body: bytes = b"") -> None:
         """Queue a command for the device; its result is delivered as a :class:`CommandResult`."""
+        self._quiet = 0.0
         self._exchange.queue(Command(name, code, body))
 
     def watch_event(self, event: DeviceEvent) -> None:
         """``event`` (just received) may start a watch: when the driver's ``watch`` follows
         something in it, the state is read again in :data:`STATE_WATCH_S`."""
+        self._quiet = 0.0
         self._state.watch_event(event)
 
     def read_state_again(self) -> None:
         """Read the device's whole state again: its snapshot is delivered once every event older
         than it has arrived, as after a link-up (the controller after a journal outage: what the
         device sent meanwhile was neither acknowledged nor acted on)."""
+        self._quiet = 0.0
         self._state.again()
 
     def set_window(self, boot_id: int | None, last_event_no: int) -> None:
         """Start from event ``last_event_no`` of boot ``boot_id``, received and journaled (a
         controller started again, from its journal)."""
+        self._quiet = 0.0
         self._window.set(boot_id, last_event_no)
 
     def carry(self, item: object) -> None:
         """``item``, about to be queued, carries the event received last (what the driver made of
         a :class:`Received`)."""
+        self._quiet = 0.0
         self._window.carry(item)
 
     def unreadable(self, event_no: int, code: int, error: str) -> DeviceFault:
@@ -283,6 +294,7 @@ class LinkProtocol:
     def journaled(self, item: object) -> bool:
         """The table journaled ``item``: when it carries the event received last, that event is
         acknowledged by the next POLL, which goes out at once (True: the runner should wake)."""
+        self._quiet = 0.0
         if not self._window.journaled(item):
             return False
         self._exchange.poll_now = True
@@ -293,6 +305,7 @@ class LinkProtocol:
         window goes back to the last event journaled, so the device, which still holds the event
         (it was never acknowledged), sends it again and it is taken as new. True when the device
         will send it again."""
+        self._quiet = 0.0
         return self._window.refused(item)
 
     def snapshot(self, at: float | None = None) -> LinkStats:
@@ -313,6 +326,7 @@ class LinkProtocol:
         acknowledges anything, so a device that numbers from 1 again is caught before it deletes.
         ``at``: the wall-clock time the link's own events are stamped with (as for :meth:`step`)."""
         self._out.stamp(now, at)
+        self._quiet = 0.0
         self._decoder = Decoder(stats=self.stats.decoder)
         self._exchange.opened(now, seq)
         self._state.opened()
@@ -322,14 +336,25 @@ class LinkProtocol:
         """What to do at ``now`` (send bytes, wait, or close the port: the link went down) and
         what happened meanwhile. ``at``: the wall-clock time now, which the link's own events (up,
         down, faults, results) are stamped with (None: the time last given)."""
-        self._out.stamp(now, at)
+        out = self._out
+        if now < self._quiet:  # (most steps of an idle link: the wait before, nothing produced)
+            out.now = now
+            if at is not None:
+                out.at = at
+            wait = self._waiting
+            assert wait is not None
+            return wait, []
+        out.stamp(now, at)
         action = self._step(now)
-        return action, self._out.take()
+        wait = self._waiting
+        self._quiet = self._quiet_to(wait.until) if wait is not None and action is wait else 0.0
+        return action, out.take()
 
     def receive(self, data: bytes, now: float, at: float) -> list[Output]:
         """Bytes read from the port at ``now`` (``at``: the wall-clock time events are stamped
         with): what they delivered."""
         self._out.stamp(now, at)
+        self._quiet = 0.0
         for frame in self._decoder.feed(data):
             if frame.address != self.address:
                 continue
@@ -347,6 +372,7 @@ class LinkProtocol:
     def port_failed(self, reason: str, at: float | None = None) -> list[Output]:
         """The port failed or would not open: the link is down (when it was up)."""
         self._out.stamp(None, at)
+        self._quiet = 0.0
         self._exchange.out = None
         self._link_down(reason)
         return self._out.take()
@@ -356,12 +382,14 @@ class LinkProtocol:
         answered) as a :class:`DeviceFault`: on the first failure and whenever the reason changes,
         never on every retry (the reconnect counter says how often it was tried)."""
         self._out.stamp(None, at)
+        self._quiet = 0.0
         self._not_connected(kind, reason)
         return self._out.take()
 
     def thread_failed(self, exc: BaseException, at: float | None = None) -> list[Output]:
         """The runner failed while driving the protocol: a fault, and the link is down."""
         self._out.stamp(None, at)
+        self._quiet = 0.0
         self.stats.add("faults")
         self._out.fault("link", f"link thread: {type(exc).__name__}: {exc}")
         self._exchange.out = None
@@ -427,6 +455,21 @@ class LinkProtocol:
         exchange.next_poll = now + self.poll_interval_s
         boot, number = self._window.poll()
         return exchange.request(MsgType.POLL, _PACK_POLL(boot, number, self.running), now)
+
+    def _quiet_to(self, until: float) -> float:
+        """Until when a step may return the wait until ``until`` it just returned, nothing told
+        since: before ``until``, before the device is found silent (a request whose answer never
+        came, nothing out) and before the state is read again for the driver's watch; up to then
+        :meth:`_step` would find the same (nothing else in it moves with the time alone)."""
+        exchange = self._exchange
+        if exchange.out is None:  # (else: the wait is the reply's deadline, and nothing else is looked at)
+            silent_at = exchange.silent_at()
+            if silent_at is not None and silent_at < until:
+                until = silent_at
+            due = self._state.watch_due
+            if due is not None and due < until:
+                until = due
+        return until
 
     def _wait(self, until: float) -> Wait:
         """``Wait(until)``: the one returned last when it waits until the same time (a link
