@@ -85,6 +85,8 @@ log = logging.getLogger("tablectl.link")
 _EVENT_HEAD = 21
 """An EVENT's payload before the body: boot id, clock, event boot, event number, stamp, code."""
 _U32_AT = struct.Struct(">I").unpack_from
+_ACK_AT = struct.Struct(">II").unpack_from
+"""An ACK's payload: the boot id, the device's clock (more bytes after them are not read)."""
 _EVENT_AT = struct.Struct(">IIIIB").unpack_from
 _PACK_POLL = struct.Struct(">IIB").pack
 """A POLL's payload: the last event journaled (boot id, event number), the heartbeat."""
@@ -363,7 +365,9 @@ class LinkProtocol:
                 self.stats.add("stale")  # late, or the answer to another request
                 continue
             self._exchange.out = None
-            if out.kind is MsgType.STATE_REQ:
+            if frame.type is MsgType.ACK and len(frame.payload) >= 8:  # (most replies: nothing new)
+                self._nothing_new(frame, out)
+            elif out.kind is MsgType.STATE_REQ:
                 self._state_reply(frame)
             elif self._handle(frame, out) and not self._window.awaiting():
                 self._exchange.next_poll = 0.0  # the device may hold more events: drain them without waiting
@@ -601,6 +605,25 @@ class LinkProtocol:
         raw = _U32_AT(reply.payload, 4)[0]
         _, read = self._read_clock(boot, raw, out)
         self._out.reported(min(read, self._out.now))
+        self._state.due(True)
+
+    def _nothing_new(self, reply: Frame, out: Request) -> None:
+        """An ACK of at least 8 bytes answering ``out`` (a POLL: only a POLL is answered by an
+        ACK, :data:`~drivers._exchange.ANSWERS`): what :meth:`_handle` and :meth:`_ack` do with
+        it, on one path while the device is up under the boot it names; anything else (the link
+        coming up, a reboot) goes through :meth:`_seen_boot` as every reply does."""
+        boot, raw = _ACK_AT(reply.payload)
+        device = self._device
+        if device.up and boot == device.boot_id:  # (the same as _seen_boot then: heard, healthy)
+            exchange = self._exchange
+            exchange.last_good, exchange.asked = self._out.now, None
+            self._reopen_s = 0.0
+        else:
+            self._seen_boot(boot)
+        self._poll_refused = False  # a good reply ends a run of refused polls
+        _, read = self._read_clock(boot, raw, out)
+        now = self._out.now
+        self._out.reported(now if now < read else read)  # min(read, now), one call less
         self._state.due(True)
 
     def _response(self, command: Command, status: int) -> None:

@@ -17,7 +17,7 @@ from drivers.link_events import Action, DeviceFault, LinkConfig, Output, Receive
 from drivers.link_pace import LinkPace
 from drivers.messages import DeviceEvent
 from drivers.panel import ButtonChanged
-from drivers.protocol import LinkProtocol
+from drivers.protocol import Close, LinkProtocol, Send
 from hil.devices import PanelSim
 from hil.wire import Line, SimWire
 
@@ -234,3 +234,93 @@ def test_a_device_silent_between_two_polls_is_found_so_at_the_boundary() -> None
     assert _kind(protocol, 0.2) == "Wait" and _kind(protocol, 0.5) == "Wait"  # its deadline past: the next poll's
     assert _kind(protocol, 0.9) == "Wait"
     assert _kind(protocol, 1.01) == "Close"
+
+
+# --- an answer with nothing new ------------------------------------------------------------------------------
+
+
+def _replies() -> list[tuple[str, bytes | None]]:
+    """What a device answers each poll (None: nothing): good ACKs, a reboot's, short, long, garbled,
+    for another poll, from another device, an EVENT, a NAK, the link down and up again."""
+    ack = struct.pack(">II", 0x5EED0003, 0)
+    replies: list[tuple[str, bytes | None]] = []
+    for n in range(40):
+        clock = struct.pack(">I", 1000 + 50 * n)
+        good = ack[:4] + clock
+        kind = n % 10
+        if 32 <= n < 39:
+            replies.append(("silent", None))
+        elif kind == 1:
+            replies.append(("reboot", struct.pack(">I", 0x5EED0004 + n) + clock))
+        elif kind == 2:
+            replies.append(("short", good[:7]))
+        elif kind == 3:
+            replies.append(("long", good + b"\x09"))
+        elif kind == 4:
+            replies.append(("garbled", good))
+        elif kind == 5:
+            replies.append(("other poll", good))
+        elif kind == 6:
+            replies.append(("other device", good))
+        elif kind == 7:
+            replies.append(("event", good + struct.pack(">IIIB", 0x5EED0003, n, 1000, 1) + b"\x01\x01"))
+        elif kind == 8:
+            replies.append(("nak", good[:4]))
+        else:
+            replies.append(("ack", good))
+    return replies
+
+
+def _answer(name: str, payload: bytes, seq: int) -> bytes:
+    """The wire bytes of the reply ``name`` with ``payload`` to the poll numbered ``seq``."""
+    kind = {"event": MsgType.EVENT, "nak": MsgType.NAK}.get(name, MsgType.ACK)
+    address = 4 if name == "other device" else 3
+    wire = encode_fields(address, 0, seq + 1 if name == "other poll" else seq, kind, payload)
+    if name == "garbled":
+        wire = wire[:-2] + bytes((wire[-2] ^ 0x21 or 1,)) + wire[-1:]  # the CRC's last byte
+    return wire
+
+
+def _talk(full: bool) -> list[object]:
+    """A link polled 40 times at 50 ms, each poll answered as :func:`_replies` says; ``full``: an
+    ACK read by the full path of every reply. What it delivered, and its state after each."""
+    protocol = LinkProtocol("panel", 3, LinkConfig(response_timeout_s=0.04, retries=0, link_down_s=0.3), url="x")
+    if full:
+        protocol._nothing_new = protocol._handle  # type: ignore[method-assign,assignment]  # (the path before)
+    seen: list[object] = [protocol.opened(0.0, 0xFFFFFFF0, 0.0)]
+    now = 0.0
+    for name, payload in _replies():
+        now += 0.05
+        action, outputs = protocol.step(now, now)
+        seen.append((type(action).__name__, outputs))
+        if isinstance(action, Close):
+            seen.append((protocol.reopen_pause(), protocol.opened(now, 0x10, now)))  # (the link down: opened again)
+        if not isinstance(action, Send):
+            continue
+        request = framing.decode_frame(action.data[:-1])[0]
+        assert request is not None
+        if payload is not None:
+            seen.append(protocol.receive(_answer(name, payload, request.seq), now + 0.002, now + 0.002))
+        exchange = protocol._exchange
+        seen.append(
+            (
+                protocol.up,
+                protocol.boot_id,
+                exchange.last_good,
+                exchange.asked,
+                exchange.out is None,
+                exchange.next_poll,
+            )
+        )
+        seen.append((protocol._reopen_s, protocol._poll_refused, protocol.stats.as_dict()))
+    return seen
+
+
+def test_an_answer_with_nothing_new_gives_what_the_full_path_gives() -> None:
+    fast, full = _talk(False), _talk(True)
+    assert fast == full
+    counted = full[-1][-1]  # type: ignore[index]
+    assert counted["crc_errors"] and counted["stale"] and counted["faults"] and counted["naks"]
+    assert counted["link_downs"] and counted["events"] and counted["frames_ok"] > 25
+    delivered = [type(o).__name__ for item in full if isinstance(item, list) for o in item]
+    assert {"Reported", "Deliver", "Received"} <= set(delivered)
