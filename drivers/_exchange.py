@@ -18,6 +18,7 @@ ANSWERS = {
     MsgType.STATE_REQ: (MsgType.STATE, MsgType.NAK),
 }
 """The reply types that answer each request type."""
+_POLL, _RESP = MsgType.POLL, MsgType.RESP  # (an enum's member read through its class is a slow look-up)
 
 
 @dataclass(slots=True)
@@ -50,9 +51,7 @@ class Request:
         if frame.ack != self.seq or frame.type not in ANSWERS[self.kind]:
             return False
         return not (
-            frame.type is MsgType.RESP
-            and self.command is not None
-            and frame.payload[5:6] != bytes((self.command.code,))
+            frame.type is _RESP and self.command is not None and frame.payload[5:6] != bytes((self.command.code,))
         )
 
 
@@ -70,6 +69,7 @@ class Exchange:
         "_seq",
         "_commands",
         "_held",
+        "_poll",
     )
 
     def __init__(self, address: int, config: LinkConfig) -> None:
@@ -87,6 +87,8 @@ class Exchange:
         self._seq = 0
         self._commands: deque[Command] = deque()
         self._held: Command | None = None  # a command waiting to be sent again after `busy`
+        self._poll: Request | None = None
+        """The last POLL's request: the next POLL's, its fields filled anew (a POLL has no command)."""
 
     def opened(self, now: float, seq: int) -> None:
         """The port was (re)opened at ``now``; sequence numbers start after ``seq``."""
@@ -142,7 +144,15 @@ class Exchange:
         if self.asked is None:
             self.asked = now
         wire = encode_fields(self._address, self._seq, 0, kind, payload)
-        self.out = Request(kind, self._seq, wire, self.deadline(now), command, sent=now)
+        poll = self._poll
+        if kind is _POLL and poll is not None and poll is not self.out:
+            # the last POLL's request, its reply in or given up: the same fields, filled anew
+            poll.seq, poll.wire, poll.deadline, poll.attempt, poll.sent = self._seq, wire, self.deadline(now), 0, now
+            self.out = poll
+        else:
+            self.out = Request(kind, self._seq, wire, self.deadline(now), command, sent=now)
+            if kind is _POLL:
+                self._poll = self.out
         return Send(wire)
 
     def retry(self, now: float) -> Send | None:

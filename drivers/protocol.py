@@ -85,6 +85,15 @@ log = logging.getLogger("tablectl.link")
 _EVENT_HEAD = 21
 """An EVENT's payload before the body: boot id, clock, event boot, event number, stamp, code."""
 _U32_AT = struct.Struct(">I").unpack_from
+_POLL, _ACK, _EVENT, _NAK, _RESP, _STATE_REQ = (
+    MsgType.POLL,
+    MsgType.ACK,
+    MsgType.EVENT,
+    MsgType.NAK,
+    MsgType.RESP,
+    MsgType.STATE_REQ,
+)
+"""The message types, each a global name: an enum's member read through its class is a slow look-up."""
 _ACK_AT = struct.Struct(">II").unpack_from
 """An ACK's payload: the boot id, the device's clock (more bytes after them are not read)."""
 _EVENT_AT = struct.Struct(">IIIIB").unpack_from
@@ -365,9 +374,9 @@ class LinkProtocol:
                 self.stats.add("stale")  # late, or the answer to another request
                 continue
             self._exchange.out = None
-            if frame.type is MsgType.ACK and len(frame.payload) >= 8:  # (most replies: nothing new)
+            if frame.type is _ACK and len(frame.payload) >= 8:  # (most replies: nothing new)
                 self._nothing_new(frame, out)
-            elif out.kind is MsgType.STATE_REQ:
+            elif out.kind is _STATE_REQ:
                 self._state_reply(frame)
             elif self._handle(frame, out) and not self._window.awaiting():
                 self._exchange.next_poll = 0.0  # the device may hold more events: drain them without waiting
@@ -434,7 +443,7 @@ class LinkProtocol:
             exchange.out = None
             if out.command is not None:
                 self._command_failed(out.command, STATUS_NO_ANSWER)
-            if out.kind is MsgType.STATE_REQ:
+            if out.kind is _STATE_REQ:
                 self._state.unanswered()
         if exchange.silent(now):  # no request that would be late already: down at the boundary itself
             return self._silent()
@@ -444,7 +453,7 @@ class LinkProtocol:
         exchange = self._exchange
         part = self._state.request(now)
         if part is not None:
-            return exchange.request(MsgType.STATE_REQ, part, now)
+            return exchange.request(_STATE_REQ, part, now)
         if exchange.poll_now:  # the event in flight was journaled: ask for the next at once
             exchange.poll_now, exchange.next_poll = False, 0.0
         command = exchange.next_command(now)
@@ -458,7 +467,7 @@ class LinkProtocol:
             return self._wait(until)
         exchange.next_poll = now + self.poll_interval_s
         boot, number = self._window.poll()
-        return exchange.request(MsgType.POLL, _PACK_POLL(boot, number, self.running), now)
+        return exchange.request(_POLL, _PACK_POLL(boot, number, self.running), now)
 
     def _quiet_to(self, until: float) -> float:
         """Until when a step may return the wait until ``until`` it just returned, nothing told
@@ -547,15 +556,15 @@ class LinkProtocol:
             return False
         boot = _U32_AT(reply.payload)[0]
         self._seen_boot(boot)
-        if reply.type is MsgType.NAK:
+        if reply.type is _NAK:
             self._refused(reply, out)
             return False
         self._poll_refused = False  # a good reply ends a run of refused polls
-        if reply.type is MsgType.EVENT:
+        if reply.type is _EVENT:
             return self._event(reply, out, boot)
-        if reply.type is MsgType.ACK:
+        if reply.type is _ACK:
             self._ack(reply, out, boot)
-        elif reply.type is MsgType.RESP and len(reply.payload) >= 6:
+        elif reply.type is _RESP and len(reply.payload) >= 6:
             assert out.command is not None
             self._response(out.command, reply.payload[4])
         return False

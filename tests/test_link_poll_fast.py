@@ -324,3 +324,27 @@ def test_an_answer_with_nothing_new_gives_what_the_full_path_gives() -> None:
     assert counted["link_downs"] and counted["events"] and counted["frames_ok"] > 25
     delivered = [type(o).__name__ for item in full if isinstance(item, list) for o in item]
     assert {"Reported", "Deliver", "Received"} <= set(delivered)
+
+
+def test_a_polls_request_filled_anew_is_the_request_made_anew() -> None:
+    """The last POLL's request object, its reply in (or given up after retries), is the next
+    POLL's: every field as a request made new would have it, and a command's request is never it."""
+    from drivers._exchange import Command, Exchange, Request
+
+    config = LinkConfig()
+    exchange = Exchange(3, config)
+    exchange.opened(0.0, 0xFFFFFFFE)
+    exchange.request(MsgType.POLL, b"\x00" * 9, 0.0)
+    first = exchange.out
+    assert first is not None
+    first.attempt, first.deadline = 2, 9.0  # as after two retries
+    exchange.out = None  # answered
+    exchange.request(MsgType.POLL, b"\x01" * 9, 1.0)
+    again = exchange.out
+    wire = encode_fields(3, 0, 0, MsgType.POLL, b"\x01" * 9)
+    assert again is first and again == Request(MsgType.POLL, 0, wire, exchange.deadline(1.0), None, 0, 1.0)
+    exchange.out = None
+    command = Command("lamp", 9, b"")
+    exchange.request(MsgType.CMD, b"\x09", 2.0, command)
+    assert exchange.out is not first and exchange.out is not None and exchange.out.command is command
+    assert first.seq == 0 and first.kind is MsgType.POLL  # the POLL's request left as it was
