@@ -364,7 +364,8 @@ class LinkProtocol:
     def receive(self, data: bytes, now: float, at: float) -> list[Output]:
         """Bytes read from the port at ``now`` (``at``: the wall-clock time events are stamped
         with): what they delivered."""
-        self._out.stamp(now, at)
+        stamped = self._out  # (its stamp written here: a reply cut small comes in many calls)
+        stamped.now, stamped.at = now, at
         self._quiet = 0.0
         for frame in self._decoder.feed(data):
             if frame.address != self.address:
