@@ -18,6 +18,7 @@ ANSWERS = {
     MsgType.STATE_REQ: (MsgType.STATE, MsgType.NAK),
 }
 """The reply types that answer each request type."""
+_POLL, _RESP = MsgType.POLL, MsgType.RESP  # (an enum's member read through its class is a slow look-up)
 
 
 @dataclass(slots=True)
@@ -50,9 +51,7 @@ class Request:
         if frame.ack != self.seq or frame.type not in ANSWERS[self.kind]:
             return False
         return not (
-            frame.type is MsgType.RESP
-            and self.command is not None
-            and frame.payload[5:6] != bytes((self.command.code,))
+            frame.type is _RESP and self.command is not None and frame.payload[5:6] != bytes((self.command.code,))
         )
 
 
@@ -70,6 +69,7 @@ class Exchange:
         "_seq",
         "_commands",
         "_held",
+        "_poll",
     )
 
     def __init__(self, address: int, config: LinkConfig) -> None:
@@ -87,6 +87,8 @@ class Exchange:
         self._seq = 0
         self._commands: deque[Command] = deque()
         self._held: Command | None = None  # a command waiting to be sent again after `busy`
+        self._poll: Request | None = None
+        """The last POLL's request: the next POLL's, its fields filled anew (a POLL has no command)."""
 
     def opened(self, now: float, seq: int) -> None:
         """The port was (re)opened at ``now``; sequence numbers start after ``seq``."""
@@ -129,13 +131,28 @@ class Exchange:
         rt = self.config.response_timeout_s
         return max(self.last_good + self.config.link_down_s, self.asked + rt) <= now
 
+    def silent_at(self) -> float | None:
+        """From when the device is :meth:`silent` (None: not before something is asked): the
+        same sum, so that ``silent(now)`` is ``silent_at() <= now`` exactly."""
+        if self.asked is None:
+            return None
+        return max(self.last_good + self.config.link_down_s, self.asked + self.config.response_timeout_s)
+
     def request(self, kind: MsgType, payload: bytes, now: float, command: Command | None = None) -> Send:
         """Send a request of ``kind`` now, under the next sequence number."""
         self._seq = (self._seq + 1) & 0xFFFFFFFF
         if self.asked is None:
             self.asked = now
         wire = encode_fields(self._address, self._seq, 0, kind, payload)
-        self.out = Request(kind, self._seq, wire, self.deadline(now), command, sent=now)
+        poll = self._poll
+        if kind is _POLL and poll is not None and poll is not self.out:
+            # the last POLL's request, its reply in or given up: the same fields, filled anew
+            poll.seq, poll.wire, poll.deadline, poll.attempt, poll.sent = self._seq, wire, self.deadline(now), 0, now
+            self.out = poll
+        else:
+            self.out = Request(kind, self._seq, wire, self.deadline(now), command, sent=now)
+            if kind is _POLL:
+                self._poll = self.out
         return Send(wire)
 
     def retry(self, now: float) -> Send | None:

@@ -113,6 +113,11 @@ class StateReading:
         (None: not deferred)."""
         return self._not_before if self.wanted and self._not_before else None
 
+    @property
+    def watch_due(self) -> float | None:
+        """When the state is read again for the driver's watch (None: not watching)."""
+        return self._watching.due
+
     def watch_event(self, event: DeviceEvent) -> None:
         """``event`` may start a watch: the state is read again in :data:`STATE_WATCH_S`."""
         if self._watch is None or self._on_state is None or self._watch(event) is None:

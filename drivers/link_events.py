@@ -195,7 +195,7 @@ class LinkCounters:
         """The device events received: read by the link's pace at every step, so read directly
         (a name found by :meth:`__getattr__` is looked up in the class first and fails there,
         which costs about a microsecond each time)."""
-        return self._own["events"]
+        return self._own.get("events", 0)  # (a Counter's missing key is a call of its __missing__)
 
     def __getattr__(self, name: str) -> int:
         if name in _DECODER_COUNTERS:

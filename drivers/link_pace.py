@@ -58,7 +58,8 @@ class LinkPace:
         if events != self.events_seen:  # an event came: the table is not idle
             self.events_seen, self.stir_at = events, now
         config = protocol.config
-        quiet = now - max(self.active_at, self.stir_at) >= config.idle_after_s
+        after = config.idle_after_s  # (now - max(active_at, stir_at) >= after, without the call)
+        quiet = now - self.active_at >= after and now - self.stir_at >= after
         interval = config.idle_poll_s if quiet else config.poll_interval_s
         if interval != protocol.poll_interval_s:
             protocol.pace(interval)

@@ -85,6 +85,17 @@ log = logging.getLogger("tablectl.link")
 _EVENT_HEAD = 21
 """An EVENT's payload before the body: boot id, clock, event boot, event number, stamp, code."""
 _U32_AT = struct.Struct(">I").unpack_from
+_POLL, _ACK, _EVENT, _NAK, _RESP, _STATE_REQ = (
+    MsgType.POLL,
+    MsgType.ACK,
+    MsgType.EVENT,
+    MsgType.NAK,
+    MsgType.RESP,
+    MsgType.STATE_REQ,
+)
+"""The message types, each a global name: an enum's member read through its class is a slow look-up."""
+_ACK_AT = struct.Struct(">II").unpack_from
+"""An ACK's payload: the boot id, the device's clock (more bytes after them are not read)."""
 _EVENT_AT = struct.Struct(">IIIIB").unpack_from
 _PACK_POLL = struct.Struct(">IIB").pack
 """A POLL's payload: the last event journaled (boot id, event number), the heartbeat."""
@@ -180,6 +191,10 @@ class LinkProtocol:
         self._poll_refused = False
         """A POLL was refused (NAK) since the last good reply or link-down: later refusals are only counted."""
         self._waiting: Wait | None = None  # the Wait returned last (frozen: returned again while its time holds)
+        self._quiet = 0.0
+        """Until when (exclusive) :meth:`step` returns :attr:`_waiting` again and nothing else,
+        unless the link is told or given something first (each such call sets it back to 0.0):
+        the step before found nothing due before then (:meth:`_quiet_to`)."""
 
     # --- what the table and the driver ask and tell ---------------------------------------------
 
@@ -190,6 +205,7 @@ class LinkProtocol:
 
     @config.setter
     def config(self, config: LinkConfig) -> None:
+        self._quiet = 0.0
         self._exchange.config = config
 
     @property
@@ -204,7 +220,7 @@ class LinkProtocol:
         again). A shorter interval brings the next poll forward to ``seconds`` after the last one;
         a longer one takes effect from the next poll."""
         exchange, before = self._exchange, self.poll_interval_s
-        self._poll_s = seconds
+        self._poll_s, self._quiet = seconds, 0.0
         if exchange.next_poll > 0.0:  # 0.0: a poll is due at once anyway
             exchange.next_poll = min(exchange.next_poll, exchange.next_poll - before + seconds)
 
@@ -236,6 +252,7 @@ class LinkProtocol:
 
     @ack_when_journaled.setter
     def ack_when_journaled(self, value: bool) -> None:
+        self._quiet = 0.0
         self._window.ack_when_journaled = value
 
     @property
@@ -245,27 +262,32 @@ class LinkProtocol:
 
     def send_command(self, name: str, code: int, body: bytes = b"") -> None:
         """Queue a command for the device; its result is delivered as a :class:`CommandResult`."""
+        self._quiet = 0.0
         self._exchange.queue(Command(name, code, body))
 
     def watch_event(self, event: DeviceEvent) -> None:
         """``event`` (just received) may start a watch: when the driver's ``watch`` follows
         something in it, the state is read again in :data:`STATE_WATCH_S`."""
+        self._quiet = 0.0
         self._state.watch_event(event)
 
     def read_state_again(self) -> None:
         """Read the device's whole state again: its snapshot is delivered once every event older
         than it has arrived, as after a link-up (the controller after a journal outage: what the
         device sent meanwhile was neither acknowledged nor acted on)."""
+        self._quiet = 0.0
         self._state.again()
 
     def set_window(self, boot_id: int | None, last_event_no: int) -> None:
         """Start from event ``last_event_no`` of boot ``boot_id``, received and journaled (a
         controller started again, from its journal)."""
+        self._quiet = 0.0
         self._window.set(boot_id, last_event_no)
 
     def carry(self, item: object) -> None:
         """``item``, about to be queued, carries the event received last (what the driver made of
         a :class:`Received`)."""
+        self._quiet = 0.0
         self._window.carry(item)
 
     def unreadable(self, event_no: int, code: int, error: str) -> DeviceFault:
@@ -283,6 +305,7 @@ class LinkProtocol:
     def journaled(self, item: object) -> bool:
         """The table journaled ``item``: when it carries the event received last, that event is
         acknowledged by the next POLL, which goes out at once (True: the runner should wake)."""
+        self._quiet = 0.0
         if not self._window.journaled(item):
             return False
         self._exchange.poll_now = True
@@ -293,6 +316,7 @@ class LinkProtocol:
         window goes back to the last event journaled, so the device, which still holds the event
         (it was never acknowledged), sends it again and it is taken as new. True when the device
         will send it again."""
+        self._quiet = 0.0
         return self._window.refused(item)
 
     def snapshot(self, at: float | None = None) -> LinkStats:
@@ -313,6 +337,7 @@ class LinkProtocol:
         acknowledges anything, so a device that numbers from 1 again is caught before it deletes.
         ``at``: the wall-clock time the link's own events are stamped with (as for :meth:`step`)."""
         self._out.stamp(now, at)
+        self._quiet = 0.0
         self._decoder = Decoder(stats=self.stats.decoder)
         self._exchange.opened(now, seq)
         self._state.opened()
@@ -322,14 +347,26 @@ class LinkProtocol:
         """What to do at ``now`` (send bytes, wait, or close the port: the link went down) and
         what happened meanwhile. ``at``: the wall-clock time now, which the link's own events (up,
         down, faults, results) are stamped with (None: the time last given)."""
-        self._out.stamp(now, at)
+        out = self._out
+        if now < self._quiet:  # (most steps of an idle link: the wait before, nothing produced)
+            out.now = now
+            if at is not None:
+                out.at = at
+            wait = self._waiting
+            assert wait is not None
+            return wait, []
+        out.stamp(now, at)
         action = self._step(now)
-        return action, self._out.take()
+        wait = self._waiting
+        self._quiet = self._quiet_to(wait.until) if wait is not None and action is wait else 0.0
+        return action, out.take()
 
     def receive(self, data: bytes, now: float, at: float) -> list[Output]:
         """Bytes read from the port at ``now`` (``at``: the wall-clock time events are stamped
         with): what they delivered."""
-        self._out.stamp(now, at)
+        stamped = self._out  # (its stamp written here: a reply cut small comes in many calls)
+        stamped.now, stamped.at = now, at
+        self._quiet = 0.0
         for frame in self._decoder.feed(data):
             if frame.address != self.address:
                 continue
@@ -338,7 +375,9 @@ class LinkProtocol:
                 self.stats.add("stale")  # late, or the answer to another request
                 continue
             self._exchange.out = None
-            if out.kind is MsgType.STATE_REQ:
+            if frame.type is _ACK and len(frame.payload) >= 8:  # (most replies: nothing new)
+                self._nothing_new(frame, out)
+            elif out.kind is _STATE_REQ:
                 self._state_reply(frame)
             elif self._handle(frame, out) and not self._window.awaiting():
                 self._exchange.next_poll = 0.0  # the device may hold more events: drain them without waiting
@@ -347,6 +386,7 @@ class LinkProtocol:
     def port_failed(self, reason: str, at: float | None = None) -> list[Output]:
         """The port failed or would not open: the link is down (when it was up)."""
         self._out.stamp(None, at)
+        self._quiet = 0.0
         self._exchange.out = None
         self._link_down(reason)
         return self._out.take()
@@ -356,12 +396,14 @@ class LinkProtocol:
         answered) as a :class:`DeviceFault`: on the first failure and whenever the reason changes,
         never on every retry (the reconnect counter says how often it was tried)."""
         self._out.stamp(None, at)
+        self._quiet = 0.0
         self._not_connected(kind, reason)
         return self._out.take()
 
     def thread_failed(self, exc: BaseException, at: float | None = None) -> list[Output]:
         """The runner failed while driving the protocol: a fault, and the link is down."""
         self._out.stamp(None, at)
+        self._quiet = 0.0
         self.stats.add("faults")
         self._out.fault("link", f"link thread: {type(exc).__name__}: {exc}")
         self._exchange.out = None
@@ -402,7 +444,7 @@ class LinkProtocol:
             exchange.out = None
             if out.command is not None:
                 self._command_failed(out.command, STATUS_NO_ANSWER)
-            if out.kind is MsgType.STATE_REQ:
+            if out.kind is _STATE_REQ:
                 self._state.unanswered()
         if exchange.silent(now):  # no request that would be late already: down at the boundary itself
             return self._silent()
@@ -412,7 +454,7 @@ class LinkProtocol:
         exchange = self._exchange
         part = self._state.request(now)
         if part is not None:
-            return exchange.request(MsgType.STATE_REQ, part, now)
+            return exchange.request(_STATE_REQ, part, now)
         if exchange.poll_now:  # the event in flight was journaled: ask for the next at once
             exchange.poll_now, exchange.next_poll = False, 0.0
         command = exchange.next_command(now)
@@ -426,7 +468,22 @@ class LinkProtocol:
             return self._wait(until)
         exchange.next_poll = now + self.poll_interval_s
         boot, number = self._window.poll()
-        return exchange.request(MsgType.POLL, _PACK_POLL(boot, number, self.running), now)
+        return exchange.request(_POLL, _PACK_POLL(boot, number, self.running), now)
+
+    def _quiet_to(self, until: float) -> float:
+        """Until when a step may return the wait until ``until`` it just returned, nothing told
+        since: before ``until``, before the device is found silent (a request whose answer never
+        came, nothing out) and before the state is read again for the driver's watch; up to then
+        :meth:`_step` would find the same (nothing else in it moves with the time alone)."""
+        exchange = self._exchange
+        if exchange.out is None:  # (else: the wait is the reply's deadline, and nothing else is looked at)
+            silent_at = exchange.silent_at()
+            if silent_at is not None and silent_at < until:
+                until = silent_at
+            due = self._state.watch_due
+            if due is not None and due < until:
+                until = due
+        return until
 
     def _wait(self, until: float) -> Wait:
         """``Wait(until)``: the one returned last when it waits until the same time (a link
@@ -500,15 +557,15 @@ class LinkProtocol:
             return False
         boot = _U32_AT(reply.payload)[0]
         self._seen_boot(boot)
-        if reply.type is MsgType.NAK:
+        if reply.type is _NAK:
             self._refused(reply, out)
             return False
         self._poll_refused = False  # a good reply ends a run of refused polls
-        if reply.type is MsgType.EVENT:
+        if reply.type is _EVENT:
             return self._event(reply, out, boot)
-        if reply.type is MsgType.ACK:
+        if reply.type is _ACK:
             self._ack(reply, out, boot)
-        elif reply.type is MsgType.RESP and len(reply.payload) >= 6:
+        elif reply.type is _RESP and len(reply.payload) >= 6:
             assert out.command is not None
             self._response(out.command, reply.payload[4])
         return False
@@ -558,6 +615,25 @@ class LinkProtocol:
         raw = _U32_AT(reply.payload, 4)[0]
         _, read = self._read_clock(boot, raw, out)
         self._out.reported(min(read, self._out.now))
+        self._state.due(True)
+
+    def _nothing_new(self, reply: Frame, out: Request) -> None:
+        """An ACK of at least 8 bytes answering ``out`` (a POLL: only a POLL is answered by an
+        ACK, :data:`~drivers._exchange.ANSWERS`): what :meth:`_handle` and :meth:`_ack` do with
+        it, on one path while the device is up under the boot it names; anything else (the link
+        coming up, a reboot) goes through :meth:`_seen_boot` as every reply does."""
+        boot, raw = _ACK_AT(reply.payload)
+        device = self._device
+        if device.up and boot == device.boot_id:  # (the same as _seen_boot then: heard, healthy)
+            exchange = self._exchange
+            exchange.last_good, exchange.asked = self._out.now, None
+            self._reopen_s = 0.0
+        else:
+            self._seen_boot(boot)
+        self._poll_refused = False  # a good reply ends a run of refused polls
+        _, read = self._read_clock(boot, raw, out)
+        now = self._out.now
+        self._out.reported(now if now < read else read)  # min(read, now), one call less
         self._state.due(True)
 
     def _response(self, command: Command, status: int) -> None:

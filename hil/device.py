@@ -37,6 +37,7 @@ device's clock when it was made)."""
 _POLL = struct.Struct(">IIB").unpack
 _PACK_U32 = struct.Struct(">I").pack
 _EVENT_HEAD = struct.Struct(">IIIIB").pack
+_POLL_T, _ACK_T, _STATE_REQ_T = MsgType.POLL, MsgType.ACK, MsgType.STATE_REQ  # (a member read through its enum is slow)
 
 
 def _ticks(seconds: float) -> int:
@@ -193,7 +194,7 @@ class SimDevice:
         with self.lock:
             if self._last is not None and self._last[0] == frame.seq:
                 return self._last[1]  # a retry: the same answer, the command not run twice
-            if frame.type is MsgType.STATE_REQ and self.short_states > 0:
+            if frame.type is _STATE_REQ_T and self.short_states > 0:
                 self.short_states -= 1
                 reply = (MsgType.STATE, _PACK_U32(self.boot_id)[:2])  # too short to read at all
             else:
@@ -204,7 +205,7 @@ class SimDevice:
         return wire
 
     def _answer(self, frame: Frame) -> tuple[MsgType, bytes]:
-        if frame.type is MsgType.POLL and len(frame.payload) == 9:
+        if frame.type is _POLL_T and len(frame.payload) == 9:
             boot, number, running = _POLL(frame.payload)
             now = self.clock()  # (the device answers at one time: its heartbeat's and its clock's)
             if running:
@@ -215,7 +216,7 @@ class SimDevice:
             if self.pending:
                 boot, number, code, body, at = self.pending[0]
                 return MsgType.EVENT, _EVENT_HEAD(ticks, boot, number, at, code) + body
-            return MsgType.ACK, _PACK_U32(ticks)
+            return _ACK_T, _PACK_U32(ticks)
         if frame.type is MsgType.CMD and frame.payload and not self.nak_commands:
             code = frame.payload[0]
             return MsgType.RESP, bytes((self._command(code, frame.payload[1:]), code))

@@ -401,16 +401,16 @@ def test_a_failing_link_thread_reports_a_fault_and_is_restarted(monkeypatch) -> 
     sim = PanelSim(address=3)
     with panel_served(sim, q) as (_, panel):
         wait_for(q, of(LinkUp))
-        real = panel.link.protocol._handle
+        real = panel.link.protocol._read_clock  # (every answer to a POLL reads the device's clock)
         calls = {"n": 0}
 
-        def explode(reply, command):  # type: ignore[no-untyped-def]
+        def explode(boot, raw, out):  # type: ignore[no-untyped-def]
             calls["n"] += 1
             if calls["n"] == 1:
                 raise RuntimeError("readiness to read but returned no data")
-            return real(reply, command)
+            return real(boot, raw, out)
 
-        monkeypatch.setattr(panel.link.protocol, "_handle", explode)
+        monkeypatch.setattr(panel.link.protocol, "_read_clock", explode)
         events = wait_for(q, lambda e: isinstance(e, LinkUp))
         fault = next(e for e in events if isinstance(e, DeviceFault))
         assert "link thread: RuntimeError: readiness to read but returned no data" in fault.error
