@@ -5,6 +5,8 @@ link is down), and the table opened again from it."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from typing import Any
 
 from controller.table._bet_board import BetBoard
@@ -72,6 +74,16 @@ class CarryOver:
             "rounds_dealt": 0,
             "shoe_faults": {"jammed": False, "door_open": False},
         }
+
+    @staticmethod
+    def links_down_problem(state: dict[str, Any], devices: Iterable[str]) -> str | None:
+        """What is wrong with the snapshot's ``links_down`` for a table of ``devices`` (None:
+        nothing; absent, as in older snapshots, is nothing): a round held for a device the table
+        does not have would never end, and one not read would replay free."""
+        down, known = state.get("links_down", []), sorted(devices)
+        if isinstance(down, list) and all(isinstance(d, str) and d in known for d in down):
+            return None
+        return f"links_down {json.dumps(down)} is not a list of this table's devices ({', '.join(known)})"
 
     def restore(self, state: dict[str, Any]) -> None:
         """Start from a snapshot: the closed table opens again at the snapshot's round.
