@@ -5,6 +5,8 @@ link is down), and the table opened again from it."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from typing import Any
 
 from controller.table._bet_board import BetBoard
@@ -58,6 +60,8 @@ class CarryOver:
         links = self._links
         if links is not None and (down := sorted(d for d, why in links.pending.items() if why == links.DOWN)):
             out["links_down"] = down  # the round opens held for them (none down: as before)
+        if links is not None and (not_back := {d: why for d, why in links.pending.items() if why != links.DOWN}):
+            out["links_not_back"] = dict(sorted(not_back.items()))  # never connected, or not read again yet
         return out
 
     @staticmethod
@@ -72,6 +76,20 @@ class CarryOver:
             "rounds_dealt": 0,
             "shoe_faults": {"jammed": False, "door_open": False},
         }
+
+    @staticmethod
+    def links_problem(state: dict[str, Any], devices: Iterable[str]) -> str | None:
+        """What is wrong with the snapshot's ``links_down`` or ``links_not_back`` for a table of
+        ``devices`` (None: nothing; absent, as in older snapshots, is nothing): a round held for a
+        device the table does not have would never end, and one not read would replay free."""
+        down, not_back, known = state.get("links_down", []), state.get("links_not_back", {}), sorted(devices)
+        if not (isinstance(down, list) and all(isinstance(d, str) and d in known for d in down)):
+            return f"links_down {json.dumps(down)} is not a list of this table's devices ({', '.join(known)})"
+        if not (isinstance(not_back, dict) and all(d in known and isinstance(w, str) for d, w in not_back.items())):
+            return (
+                f"links_not_back {json.dumps(not_back)} does not map this table's devices ({', '.join(known)}) to why"
+            )
+        return None
 
     def restore(self, state: dict[str, Any]) -> None:
         """Start from a snapshot: the closed table opens again at the snapshot's round.
@@ -101,5 +119,10 @@ class CarryOver:
             # the round opened held for them: its replay holds as it did (a press refused then is
             # refused again), and their link-up and state read in the round end the hold again
             links.pending.update({str(device): links.DOWN for device in down})
+        not_back = state.get("links_not_back", {})  # older snapshots: none known
+        if links is not None and isinstance(not_back, dict):
+            # never connected (a round opened held for one that said why; "no more bets" refused
+            # while one is missing) or not read again yet: the replay refuses and holds as it did
+            links.pending.update({str(device): str(why) for device, why in not_back.items()})
         self._open_table()
         self._display.show()

@@ -27,6 +27,7 @@ from typing import Protocol
 from controller.configuration import TableConfig
 from controller.journal import JournalError, SqliteJournal, check_tail
 from controller.journal.records import Journal
+from controller.table._carry_over import CarryOver
 from controller.table._hold_journal import HoldJournal
 from controller.table._hold_log import HoldLog
 from controller.table._link_log import log_link_event
@@ -396,6 +397,9 @@ class TableRuntime:
         self.replaying = True
         try:
             if snapshot is not None:
+                wrong = CarryOver.links_problem(snapshot.state, self.drivers)
+                if wrong is not None:
+                    raise JournalError(f"{journal.path}: the snapshot at record {snapshot.seq}: {wrong}")
                 self.round.restore(snapshot.state)
                 self.round.round_started = False
                 self.round_first_seq = snapshot.seq + 1
