@@ -276,14 +276,18 @@ class SerialServer(_Server):
         self._close_wake()
 
 
-def served_table_config(source: Path, folder: Path, urls: Mapping[str, str], poll_interval_s: float) -> Path:
+def served_table_config(
+    source: Path, folder: Path, urls: Mapping[str, str], poll_interval_s: float, log_interval_s: float | None = None
+) -> Path:
     """Write ``folder``/table.yaml: the checkout ``source``'s config/mississippi_stud.yaml with its
     devices on ``urls`` (role -> URL or pty path, addressed 1, 2, 3 in that order), each polled every
-    ``poll_interval_s``, its paytables read from ``source`` and its journal in ``folder``."""
+    ``poll_interval_s`` (and its link's problem counters logged at most every ``log_interval_s``;
+    None: the default), its paytables read from ``source`` and its journal in ``folder``."""
     text = (source / "config" / "mississippi_stud.yaml").read_text()
     head = text[: text.index("devices:")]
+    every = "" if log_interval_s is None else f", log_interval_s: {log_interval_s}"
     devices = "devices:\n" + "".join(
-        f"  {role}: {{driver: {role}, url: {url}, poll_interval_s: {poll_interval_s}, address: {n}}}\n"
+        f"  {role}: {{driver: {role}, url: {url}, poll_interval_s: {poll_interval_s}, address: {n}{every}}}\n"
         for n, (role, url) in enumerate(urls.items(), 1)
     )
     path = folder / "table.yaml"

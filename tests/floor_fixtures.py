@@ -23,6 +23,16 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 _COUNT = itertools.count(1)
 
+THROWAWAY_POSTGRES = {"fsync": "off"}
+"""The shared PostgreSQL's settings beside production's: its data is deleted at the session's end
+and no test crashes the machine under it (a test that kills or stops a server kills its own, with
+these settings too), so
+it never asks the disk to keep a write. What ``fsync`` keeps only matters when the machine itself
+stops: a server killed still leaves its writes to the operating system, which the server replays
+them from. Syncing cost the suite most of a minute per worker at the end of its run (the
+session's teardown, with the tests' hundred databases: a shutdown checkpoint syncing each one,
+then their half a gigabyte deleted after being written out; docs/benchmarks.md, "The test suite")."""
+
 
 @dataclass
 class FloorLink:
@@ -153,10 +163,10 @@ class FloorSite:
         return LocalNats(folder, auth=self.auth, **kw)
 
     def own_postgres(self, folder: Path) -> Any:
-        """A PostgreSQL of the test's own (not started), with the same roles."""
+        """A PostgreSQL of the test's own (not started), with the same roles and settings."""
         from controller.floor.servers import LocalPostgres
 
-        return LocalPostgres(folder)
+        return LocalPostgres(folder, settings=THROWAWAY_POSTGRES)
 
     def database(self, postgres: Any = None) -> Any:
         """A new migrated database (``FloorDatabase``: a URL per role)."""
@@ -186,7 +196,7 @@ def floor_site() -> Iterator[FloorSite]:
     make_certs(auth.folder)
     admin = auth.add_admin()
     nats = LocalNats(base / "nats", auth=auth)
-    postgres = LocalPostgres(base / "postgres")
+    postgres = LocalPostgres(base / "postgres", settings=THROWAWAY_POSTGRES)
     try:
         nats.start()
         postgres.start()

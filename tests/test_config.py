@@ -349,6 +349,13 @@ def test_a_street_maximum_below_three_times_the_ante_maximum_is_refused_with_its
             "devices:\n  printer: {}",
             ":4: devices.printer: unknown device role 'printer' (known: shoe, bet_spots, panel)",
         ),
+        *(
+            (
+                f"devices:\n  shoe: {{driver: shoe, url: /dev/null, log_interval_s: {bad}}}",
+                f":4: devices.shoe.log_interval_s: log_interval_s must be seconds above 0 and at most 3600, got {shown}",
+            )
+            for bad, shown in (("0", "0"), ("-1", "-1"), ("3601", "3601"), ("true", "True"), ("ten", "ten"))
+        ),
         ("journal: 5", ":3: journal: journal must be a mapping (path, hmac_key_file, retention_days)"),
         ("journal:\n  colour: 5", ":4: journal.colour: unknown key 'colour'"),
         ("display: 5", ":3: display: display is {lines: N, columns: N}"),

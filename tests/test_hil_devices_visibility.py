@@ -30,11 +30,16 @@ from hil.serve import PtyServer, served_table_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
+COUNTERS_EVERY_S = 0.5
+"""The links' ``log_interval_s`` of a test that waits for a counter's log line (the default, 10 s,
+is a wait of up to 10 s for each line; a line is still logged only when a counter changed)."""
 
-def table_config(tmp_path: Path, urls: dict[str, str]) -> Path:
-    """config/mississippi_stud.yaml with the devices on ``urls`` (polled every 0.02 s) and the
-    journal in ``tmp_path`` (also imported by test_hil_restart, test_logs and test_hil_ports)."""
-    return served_table_config(ROOT, tmp_path, urls, 0.02)
+
+def table_config(tmp_path: Path, urls: dict[str, str], log_interval_s: float | None = None) -> Path:
+    """config/mississippi_stud.yaml with the devices on ``urls`` (polled every 0.02 s; their
+    counters logged every ``log_interval_s``, None: the default 10 s) and the journal in
+    ``tmp_path`` (also imported by test_hil_restart, test_logs and test_hil_ports)."""
+    return served_table_config(ROOT, tmp_path, urls, 0.02, log_interval_s)
 
 
 class Lines:
@@ -102,11 +107,13 @@ def collected(
 
 
 @contextmanager
-def running_table(tmp_path: Path, log_format: str, env: dict[str, str]) -> Iterator[tuple]:
+def running_table(
+    tmp_path: Path, log_format: str, env: dict[str, str], log_interval_s: float | None = None
+) -> Iterator[tuple]:
     sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
     servers = {role: PtyServer(sim, link=tmp_path / f"tty-{role}") for role, sim in sims.items()}
     urls = {role: server.start() for role, server in servers.items()}
-    config = table_config(tmp_path, urls)
+    config = table_config(tmp_path, urls, log_interval_s)
     try:
         with tablectl_run(config, tmp_path, "--log-format", log_format, env=env) as (proc, log):
             yield proc, log, servers, sims
@@ -117,7 +124,8 @@ def running_table(tmp_path: Path, log_format: str, env: dict[str, str]) -> Itera
 
 @pytest.mark.parametrize("log_format", ["text", "json"])
 def test_run_logs_link_down_and_up_and_counts_garbage(tmp_path: Path, log_format: str) -> None:
-    with running_table(tmp_path, log_format, {}) as (_, log, servers, _sims):
+    # the counters logged every half second, not every 10 s: the garbage's line comes sooner
+    with running_table(tmp_path, log_format, {}, COUNTERS_EVERY_S) as (_, log, servers, _sims):
         if log_format == "json":
             records: list[dict] = []
 

@@ -157,12 +157,12 @@ def test_the_lock_is_advisory_an_opener_without_flock_is_not_kept_out() -> None:
 
 
 def test_run_without_its_devices_logs_each_reason_once_and_status_says_never_connected(tmp_path: Path) -> None:
-    from test_hil_devices_visibility import table_config, tablectl_run
+    from test_hil_devices_visibility import COUNTERS_EVERY_S, table_config, tablectl_run
 
     urls = {role: str(tmp_path / f"no-{role}") for role in ("shoe", "bet_spots", "panel")}
-    config = table_config(tmp_path, urls)
+    config = table_config(tmp_path, urls, COUNTERS_EVERY_S)
     with tablectl_run(config, tmp_path) as (_, log):
-        # the counter line (rate-limited, every 10 s) shows the retries going on
+        # the counter line (rate-limited, here every half second) shows the retries going on
         log.wait(
             lambda s: "link shoe" in s and "reconnects" in s and int(s.split("reconnects ")[1].split(" ")[0]) >= 3,
             "the shoe's reconnect counter",

@@ -18,7 +18,7 @@ import time
 import tty
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -88,6 +88,24 @@ def test_wake_after_serves_deadlines_that_can_share_a_wake_up_together() -> None
     assert wake_after([(0.01, 0.0005), (0.0104, COALESCE_S), (0.012, COALESCE_S)]) == 0.0104
     assert wake_after([(-1.0, COALESCE_S), (0.05, COALESCE_S)]) == 0.0  # overdue: at once
     assert wake_after([]) is None  # nothing due: the ports and a poke only
+
+
+def test_each_links_counter_log_interval_is_its_devices_config(tmp_path: Path) -> None:
+    """``log_interval_s`` of a device (how often its link's problem counters are logged) is that
+    link's, whatever timing the links are given; a device that names none keeps 10 s."""
+    table = load_table(config_dir() / "mississippi_stud.yaml")
+    devices = {**table.devices, "panel": replace(table.devices["panel"], log_interval_s=0.5)}
+    urls = {role: str(tmp_path / f"no-{role}") for role in devices}
+    drivers = open_drivers(replace(table, devices=devices), queue.Queue(), urls, CONFIG)
+    try:
+        assert {role: d.link.protocol.config.log_interval_s for role, d in drivers.items()} == {
+            "shoe": 10.0,
+            "bet_spots": 10.0,
+            "panel": 0.5,
+        }
+    finally:
+        for driver in drivers.values():
+            driver.close()
 
 
 def test_a_tables_links_share_one_thread(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 pytest.importorskip("psycopg", reason="the floor store needs the floor extra")
 
 import psycopg
+from floor_fixtures import THROWAWAY_POSTGRES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from psycopg.types.json import Jsonb
@@ -46,7 +47,7 @@ def store() -> Iterator[Any]:
 
     base = Path(tempfile.mkdtemp(prefix="tablectl-pit-"))
     base.chmod(0o711)
-    postgres = LocalPostgres(base / "pg")
+    postgres = LocalPostgres(base / "pg", settings=THROWAWAY_POSTGRES)
     try:
         postgres.start()
     except (FloorServerError, OSError) as exc:

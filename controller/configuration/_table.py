@@ -39,7 +39,7 @@ _KEYS.add("floor")  # the floor link (controller.configuration._floor)
 _KEYS.add("roster")  # who signs in at the panel (controller.configuration._roster)
 _JOURNAL_KEYS = {"path", "hmac_key_file", "retention_days"}
 _DEVICE_ROLES = ("shoe", "bet_spots", "panel")
-_DEVICE_KEYS = {"driver", "url", "baudrate", "poll_interval_s", "address"}
+_DEVICE_KEYS = {"driver", "url", "baudrate", "poll_interval_s", "address", "log_interval_s"}
 DRIVER_NAMES = ("bet_spots", "panel", "shoe", "shuffler")
 """The built-in driver names (``drivers.registry.DRIVERS``: the rules never import the drivers, so
 the names are listed here too; tests/test_config.py checks the two lists agree). Other names
@@ -71,6 +71,9 @@ class DeviceConfig:
     poll_interval_s: float = 0.05
     address: int = 1
     line: int = 0
+    log_interval_s: float = 10.0
+    """The link's problem counters (timeouts, garbage, retries) are logged when they changed, at
+    most once in this many seconds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,9 +282,17 @@ def _devices(doc: YamlDoc, raw: object, problems: list[Problem]) -> dict[str, De
         address = value.get("address", _DEVICE_ROLES.index(role) + 1)
         if isinstance(address, bool) or not isinstance(address, int) or not 1 <= address <= 126:
             problems.append(doc.problem(path + ("address",), f"address must be 1 to 126, got {address!r}"))
+        every = value.get("log_interval_s", 10.0)
+        if isinstance(every, bool) or not isinstance(every, (int, float)) or not 0 < every <= 3600:
+            problems.append(
+                doc.problem(
+                    path + ("log_interval_s",),
+                    f"log_interval_s must be seconds above 0 and at most 3600, got {str(every)[:40]}",
+                )
+            )
         if len(problems) == before:
             devices[role] = DeviceConfig(
-                role, value["driver"], value["url"], baud, float(poll), address, doc.line(path)
+                role, value["driver"], value["url"], baud, float(poll), address, doc.line(path), float(every)
             )
     return devices
 

@@ -78,6 +78,8 @@ DEVICE_KEYS = {
     "poll_interval_s": "seconds between polls, above 0 and at most 10 (default 0.05); once the table has been idle "
     "for 5 s, every 0.2 s or this, whichever is longer (docs/protocol.md, section 4.1)",
     "address": "the device's bus address, 1 to 126 (default: 1 shoe, 2 bet spots, 3 panel)",
+    "log_interval_s": "the link's problem counters (timeouts, garbage bytes, retries, reconnects) are logged when "
+    "they changed, at most once in this many seconds: above 0 and at most 3600 (default 10)",
 }
 
 JOURNAL_KEYS = {

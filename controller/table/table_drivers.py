@@ -34,7 +34,7 @@ def open_drivers(
 ) -> dict[str, Driver]:
     """A driver for each of ``table``'s devices by role, putting its events on ``events`` (not
     started): ``urls`` overrides device ports, ``link_base`` the links' timing (each device's baud
-    rate and poll interval still its config's). A simulator's ``sim://`` URL is refused. Every
+    rate, poll interval and counter log interval still its config's). A simulator's ``sim://`` URL is refused. Every
     device's events reach ``events`` in the order they happened (docs/protocol.md, section 5.1)."""
     drivers: dict[str, Driver] = {}
     order = EventOrder(events.put)
@@ -45,7 +45,12 @@ def open_drivers(
             raise ValueError(
                 f"{table.path}:{device.line}: devices.{role}: {url} is served by `tablectl bench`, not a port"
             )
-        config = replace(link_base or LinkConfig(), baudrate=device.baudrate, poll_interval_s=device.poll_interval_s)
+        config = replace(
+            link_base or LinkConfig(),
+            baudrate=device.baudrate,
+            poll_interval_s=device.poll_interval_s,
+            log_interval_s=device.log_interval_s,
+        )
         drivers[role] = driver_class(device.driver)(role, url, events, address=device.address, config=config)
         drivers[role].link.ack_when_journaled = True  # nothing acknowledged before it is journaled
         drivers[role].link.order = order.feed(role, config.link_down_s)
