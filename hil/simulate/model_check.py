@@ -67,23 +67,36 @@ def in_deal_order(entries: Iterable[tuple[int, str, str]]) -> list[tuple[int, st
     numbered 1 after others, none waiting under 1: a shuffle) numbers its cards anew: a read set
     aside before it is no longer the place of a card after it that has the same number; a card
     dealt while held keeps its place (accepted after the count started over, it comes with its
-    own number and face, which no card of the new count repeats)."""
+    own number and face, which no card of the new count repeats). A read set aside in this round
+    before the count started over (the number after the card before it) still takes the card the
+    supervisor enters for it (its number, out of the new count's sequence); a card that goes on
+    the new count (the number after the last) is that count's own."""
     out: list[tuple[int, str, str] | None] = []
     places: dict[object, list[int]] = {}  # a read waiting for its card: the places it holds
+    earlier: dict[int, list[int]] = {}  # reads set aside before the count started over: their places
+    in_count: set[int] = set()  # the places of reads set aside that went on the round's count
     last = 0
     for index, card, to in entries:
         if index == 1 and last > 1 and not places.get(1) and not places.get((1, card)):
             # the count started over: a read set aside before holds no place of the new count
-            places = {key: at for key, at in places.items() if isinstance(key, tuple)}
+            for number, at in places.items():
+                if isinstance(number, int):
+                    earlier.setdefault(number, []).extend(a for a in at if a in in_count)
+            places = {k: at for k, at in places.items() if isinstance(k, tuple)}
+        goes_on = index == last + 1
         last = index
         if str(to).startswith(_REREAD) or str(to).startswith(_WAITING):
             key: object = index if str(to).startswith(_REREAD) else (index, card)
+            if goes_on:
+                in_count.add(len(out))
             places.setdefault(key, []).append(len(out))
             out.append(None)
         elif str(to).startswith(_MISREAD) or card == "??":
             continue
         elif places.get((index, card)) or places.get(index):
             out[(places.get((index, card)) or places[index]).pop(0)] = (index, card, to)
+        elif earlier.get(index) and not goes_on:  # entered for a read set aside before the count started over
+            out[earlier[index].pop(0)] = (index, card, to)
         else:
             out.append((index, card, to))
     return [e for e in out if e is not None]
