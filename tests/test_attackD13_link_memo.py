@@ -9,11 +9,24 @@ queued returned the wait before instead of sending it.)"""
 
 from __future__ import annotations
 
+import queue
 import struct
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from deadlines import STATE_TIMEOUT_S
+from hil_helpers import wait_for
 
 from drivers.framing import Decoder, MsgType, encode_fields
+from drivers.link import CommandResult
 from drivers.link_events import LinkConfig
+from drivers.panel import PanelDriver
 from drivers.protocol import LinkProtocol, Send
+from drivers.state import PanelState
+from hil.devices import PanelSim
+from hil.serve import PtyServer
 
 BOOT = 7
 START = -0.5
@@ -52,3 +65,44 @@ def test_a_step_below_a_clock_of_zero_gives_what_the_full_step_gives() -> None:
     assert fast == _run(True)
     assert (START + 20 * 0.01, "Send", MsgType.CMD) in fast  # the command out at the step after it was queued
     assert [s for s in fast if s[1] == "Send" and s[2] is MsgType.POLL]  # polled once the clock reached 0.0
+
+
+# --- the real loop: what the link is told from another thread while its step is remembered ---------------
+
+
+def test_a_link_remembering_a_long_wait_serves_what_another_thread_asks_at_once(tmp_path: Path) -> None:
+    """A panel's link on a real pty, in its loop's thread, its next poll an hour away (its step
+    remembers that wait): a command queued and a state read asked from the test's thread go out
+    at once, each answered long before the poll's time, and the link remembers its wait again
+    between them (the memo is cleared and the loop woken, never left to the hour's end)."""
+    q: queue.Queue = queue.Queue()
+    hour = LinkConfig(poll_interval_s=3600.0, idle_poll_interval_s=3600.0, response_timeout_s=0.2, link_down_s=7200.0)
+    with PtyServer(PanelSim(), link=tmp_path / "panel") as server:
+        panel = PanelDriver("panel", str(server.link), q, address=3, config=hour)
+        link = panel.link
+
+        def remembering() -> bool:
+            return link.protocol._quiet > link.clock() + 60.0  # the hour's wait kept
+
+        try:
+            panel.start()
+            wait_for(q, lambda e: isinstance(e, PanelState))  # up, its state read: then nothing due for an hour
+            wait_for_state(remembering, "the link remembering its wait for the next poll")
+            panel.beep(50)
+            result = wait_for(q, lambda e: isinstance(e, CommandResult) and e.command == "beep")
+            assert result[-1].ok
+            wait_for_state(remembering, "the link remembering its wait again")
+            link.read_state_again()
+            wait_for(q, lambda e: isinstance(e, PanelState))
+            assert link.protocol.stats.as_dict()["frames_ok"] >= 3  # (the first poll, the command's, the states')
+        finally:
+            panel.close()
+
+
+def wait_for_state(state: Callable[[], bool], what: str) -> None:
+    """Wait for ``state`` (a state, not a time: the deadline only gives up on one not coming)."""
+    deadline = time.monotonic() + STATE_TIMEOUT_S
+    while not state():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.01)
