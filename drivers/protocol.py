@@ -26,6 +26,7 @@ requests and their numbers (:mod:`drivers._exchange`), the event window and ackn
 from __future__ import annotations
 
 import logging
+import math
 import struct
 from dataclasses import dataclass
 
@@ -96,6 +97,9 @@ _POLL, _ACK, _EVENT, _NAK, _RESP, _STATE_REQ = (
 """The message types, each a global name: an enum's member read through its class is a slow look-up."""
 _ACK_AT = struct.Struct(">II").unpack_from
 """An ACK's payload: the boot id, the device's clock (more bytes after them are not read)."""
+_NOT_QUIET = -math.inf
+"""``LinkProtocol._quiet`` when a step must look again: before every time, 0.0 included (the
+runner's clock may be below 0.0: ``time.monotonic``'s reference point is undefined)."""
 _EVENT_AT = struct.Struct(">IIIIB").unpack_from
 _PACK_POLL = struct.Struct(">IIB").pack
 """A POLL's payload: the last event journaled (boot id, event number), the heartbeat."""
@@ -191,9 +195,10 @@ class LinkProtocol:
         self._poll_refused = False
         """A POLL was refused (NAK) since the last good reply or link-down: later refusals are only counted."""
         self._waiting: Wait | None = None  # the Wait returned last (frozen: returned again while its time holds)
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         """Until when (exclusive) :meth:`step` returns :attr:`_waiting` again and nothing else,
-        unless the link is told or given something first (each such call sets it back to 0.0):
+        unless the link is told or given something first (each such call sets it back to
+        :data:`_NOT_QUIET`):
         the step before found nothing due before then (:meth:`_quiet_to`)."""
 
     # --- what the table and the driver ask and tell ---------------------------------------------
@@ -205,7 +210,7 @@ class LinkProtocol:
 
     @config.setter
     def config(self, config: LinkConfig) -> None:
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         self._exchange.config = config
 
     @property
@@ -220,7 +225,7 @@ class LinkProtocol:
         again). A shorter interval brings the next poll forward to ``seconds`` after the last one;
         a longer one takes effect from the next poll."""
         exchange, before = self._exchange, self.poll_interval_s
-        self._poll_s, self._quiet = seconds, 0.0
+        self._poll_s, self._quiet = seconds, _NOT_QUIET
         if exchange.next_poll > 0.0:  # 0.0: a poll is due at once anyway
             exchange.next_poll = min(exchange.next_poll, exchange.next_poll - before + seconds)
 
@@ -252,7 +257,7 @@ class LinkProtocol:
 
     @ack_when_journaled.setter
     def ack_when_journaled(self, value: bool) -> None:
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         self._window.ack_when_journaled = value
 
     @property
@@ -262,32 +267,32 @@ class LinkProtocol:
 
     def send_command(self, name: str, code: int, body: bytes = b"") -> None:
         """Queue a command for the device; its result is delivered as a :class:`CommandResult`."""
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         self._exchange.queue(Command(name, code, body))
 
     def watch_event(self, event: DeviceEvent) -> None:
         """``event`` (just received) may start a watch: when the driver's ``watch`` follows
         something in it, the state is read again in :data:`STATE_WATCH_S`."""
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         self._state.watch_event(event)
 
     def read_state_again(self) -> None:
         """Read the device's whole state again: its snapshot is delivered once every event older
         than it has arrived, as after a link-up (the controller after a journal outage: what the
         device sent meanwhile was neither acknowledged nor acted on)."""
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         self._state.again()
 
     def set_window(self, boot_id: int | None, last_event_no: int) -> None:
         """Start from event ``last_event_no`` of boot ``boot_id``, received and journaled (a
         controller started again, from its journal)."""
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         self._window.set(boot_id, last_event_no)
 
     def carry(self, item: object) -> None:
         """``item``, about to be queued, carries the event received last (what the driver made of
         a :class:`Received`)."""
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         self._window.carry(item)
 
     def unreadable(self, event_no: int, code: int, error: str) -> DeviceFault:
@@ -305,7 +310,7 @@ class LinkProtocol:
     def journaled(self, item: object) -> bool:
         """The table journaled ``item``: when it carries the event received last, that event is
         acknowledged by the next POLL, which goes out at once (True: the runner should wake)."""
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         if not self._window.journaled(item):
             return False
         self._exchange.poll_now = True
@@ -316,7 +321,7 @@ class LinkProtocol:
         window goes back to the last event journaled, so the device, which still holds the event
         (it was never acknowledged), sends it again and it is taken as new. True when the device
         will send it again."""
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         return self._window.refused(item)
 
     def snapshot(self, at: float | None = None) -> LinkStats:
@@ -337,7 +342,7 @@ class LinkProtocol:
         acknowledges anything, so a device that numbers from 1 again is caught before it deletes.
         ``at``: the wall-clock time the link's own events are stamped with (as for :meth:`step`)."""
         self._out.stamp(now, at)
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         self._decoder = Decoder(stats=self.stats.decoder)
         self._exchange.opened(now, seq)
         self._state.opened()
@@ -358,7 +363,7 @@ class LinkProtocol:
         out.stamp(now, at)
         action = self._step(now)
         wait = self._waiting
-        self._quiet = self._quiet_to(wait.until) if wait is not None and action is wait else 0.0
+        self._quiet = self._quiet_to(wait.until) if wait is not None and action is wait else _NOT_QUIET
         return action, out.take()
 
     def receive(self, data: bytes, now: float, at: float) -> list[Output]:
@@ -366,7 +371,7 @@ class LinkProtocol:
         with): what they delivered."""
         stamped = self._out  # (its stamp written here: a reply cut small comes in many calls)
         stamped.now, stamped.at = now, at
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         for frame in self._decoder.feed(data):
             if frame.address != self.address:
                 continue
@@ -386,7 +391,7 @@ class LinkProtocol:
     def port_failed(self, reason: str, at: float | None = None) -> list[Output]:
         """The port failed or would not open: the link is down (when it was up)."""
         self._out.stamp(None, at)
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         self._exchange.out = None
         self._link_down(reason)
         return self._out.take()
@@ -396,14 +401,14 @@ class LinkProtocol:
         answered) as a :class:`DeviceFault`: on the first failure and whenever the reason changes,
         never on every retry (the reconnect counter says how often it was tried)."""
         self._out.stamp(None, at)
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         self._not_connected(kind, reason)
         return self._out.take()
 
     def thread_failed(self, exc: BaseException, at: float | None = None) -> list[Output]:
         """The runner failed while driving the protocol: a fault, and the link is down."""
         self._out.stamp(None, at)
-        self._quiet = 0.0
+        self._quiet = _NOT_QUIET
         self.stats.add("faults")
         self._out.fault("link", f"link thread: {type(exc).__name__}: {exc}")
         self._exchange.out = None
