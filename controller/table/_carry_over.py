@@ -81,6 +81,40 @@ class CarryOver:
         }
 
     @staticmethod
+    def problem(state: dict[str, Any], devices: Iterable[str]) -> str | None:
+        """What is wrong with a snapshot read back at a restart for a table of ``devices`` (None:
+        nothing): a value the restore converts that is not what the table wrote (a journal damaged
+        or edited) would stop the start with a traceback, or replay the round from a wrong number,
+        count or board. Keys absent, as in older snapshots, are nothing."""
+
+        def count(value: object, least: int) -> bool:
+            return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+        round_no = state.get("round_no")
+        if not count(round_no, 1):
+            return f"round_no {json.dumps(round_no)} is not a round number (a whole number from 1)"
+        spots = state.get("spots", [])
+        if not (
+            isinstance(spots, list)
+            and all(
+                isinstance(s, list) and len(s) == 3 and count(s[0], 1) and isinstance(s[1], str) and count(s[2], 0)
+                for s in spots
+            )
+        ):
+            return f"spots {json.dumps(spots)} is not a list of [seat, spot, cents] (seat from 1, cents from 0)"
+        for key in ("shoe_count", "rounds_dealt"):
+            if key in state and not count(state[key], 0):
+                return f"{key} {json.dumps(state[key])} is not a count (a whole number from 0)"
+        if "supervisor" in state and not isinstance(state["supervisor"], bool):
+            return f"supervisor {json.dumps(state['supervisor'])} is not true or false"
+        faults = state.get("shoe_faults", {})
+        if not (isinstance(faults, dict) and all(isinstance(v, bool) for v in faults.values())):
+            return f"shoe_faults {json.dumps(faults)} does not map the shoe's faults to true or false"
+        if "signin" in state and not isinstance(state["signin"], dict):
+            return f"signin {json.dumps(state['signin'])} is not an object"
+        return CarryOver.links_problem(state, devices)
+
+    @staticmethod
     def links_problem(state: dict[str, Any], devices: Iterable[str]) -> str | None:
         """What is wrong with the snapshot's ``links_down``, ``links_not_back`` or ``links_reread`` for a table of
         ``devices`` (None: nothing; absent, as in older snapshots, is nothing): a round held for a
