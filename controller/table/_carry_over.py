@@ -1,11 +1,12 @@
 """What a table carries from one round to the next, and across a restart: the snapshot the
 runtime journals as each round starts (the round number, the key, the chips on the spots, the
 shoe's count and its jam or open door, the rounds since the stub was counted, the devices whose
-link is down), and the table opened again from it."""
+link is down or not read again since a restart), and the table opened again from it."""
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -62,6 +63,8 @@ class CarryOver:
             out["links_down"] = down  # the round opens held for them (none down: as before)
         if links is not None and (not_back := {d: why for d, why in links.pending.items() if why != links.DOWN}):
             out["links_not_back"] = dict(sorted(not_back.items()))  # never connected, or not read again yet
+        if links is not None and links.rereads:  # a restart's devices not read again yet, and its time
+            out["links_reread"] = {"devices": sorted(links.rereads), "since": links.stopped_until}
         return out
 
     @staticmethod
@@ -78,8 +81,42 @@ class CarryOver:
         }
 
     @staticmethod
+    def problem(state: dict[str, Any], devices: Iterable[str]) -> str | None:
+        """What is wrong with a snapshot read back at a restart for a table of ``devices`` (None:
+        nothing): a value the restore converts that is not what the table wrote (a journal damaged
+        or edited) would stop the start with a traceback, or replay the round from a wrong number,
+        count or board. Keys absent, as in older snapshots, are nothing."""
+
+        def count(value: object, least: int) -> bool:
+            return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+        round_no = state.get("round_no")
+        if not count(round_no, 1):
+            return f"round_no {json.dumps(round_no)} is not a round number (a whole number from 1)"
+        spots = state.get("spots", [])
+        if not (
+            isinstance(spots, list)
+            and all(
+                isinstance(s, list) and len(s) == 3 and count(s[0], 1) and isinstance(s[1], str) and count(s[2], 0)
+                for s in spots
+            )
+        ):
+            return f"spots {json.dumps(spots)} is not a list of [seat, spot, cents] (seat from 1, cents from 0)"
+        for key in ("shoe_count", "rounds_dealt"):
+            if key in state and not count(state[key], 0):
+                return f"{key} {json.dumps(state[key])} is not a count (a whole number from 0)"
+        if "supervisor" in state and not isinstance(state["supervisor"], bool):
+            return f"supervisor {json.dumps(state['supervisor'])} is not true or false"
+        faults = state.get("shoe_faults", {})
+        if not (isinstance(faults, dict) and all(isinstance(v, bool) for v in faults.values())):
+            return f"shoe_faults {json.dumps(faults)} does not map the shoe's faults to true or false"
+        if "signin" in state and not isinstance(state["signin"], dict):
+            return f"signin {json.dumps(state['signin'])} is not an object"
+        return CarryOver.links_problem(state, devices)
+
+    @staticmethod
     def links_problem(state: dict[str, Any], devices: Iterable[str]) -> str | None:
-        """What is wrong with the snapshot's ``links_down`` or ``links_not_back`` for a table of
+        """What is wrong with the snapshot's ``links_down``, ``links_not_back`` or ``links_reread`` for a table of
         ``devices`` (None: nothing; absent, as in older snapshots, is nothing): a round held for a
         device the table does not have would never end, and one not read would replay free."""
         down, not_back, known = state.get("links_down", []), state.get("links_not_back", {}), sorted(devices)
@@ -88,6 +125,20 @@ class CarryOver:
         if not (isinstance(not_back, dict) and all(d in known and isinstance(w, str) for d, w in not_back.items())):
             return (
                 f"links_not_back {json.dumps(not_back)} does not map this table's devices ({', '.join(known)}) to why"
+            )
+        reread = state.get("links_reread", {"devices": [], "since": 0.0})
+        devices_, since = (reread.get("devices"), reread.get("since")) if isinstance(reread, dict) else (None, None)
+        if not (
+            isinstance(devices_, list)
+            and all(isinstance(d, str) and d in known for d in devices_)
+            and isinstance(since, (int, float))
+            and not isinstance(since, bool)
+            and math.isfinite(since)
+            and set(reread) == {"devices", "since"}
+        ):
+            return (
+                f"links_reread {json.dumps(reread)} is not the devices of this table ({', '.join(known)}) "
+                "to read again and the time of the start (a number)"
             )
         return None
 
@@ -124,5 +175,10 @@ class CarryOver:
             # never connected (a round opened held for one that said why; "no more bets" refused
             # while one is missing) or not read again yet: the replay refuses and holds as it did
             links.pending.update({str(device): str(why) for device, why in not_back.items()})
+        reread = state.get("links_reread")  # older snapshots: none known
+        if links is not None and isinstance(reread, dict):
+            # opened after a restart before these were read again: what they report that happened
+            # before the start was done while the table was stopped, in the replay as it was live
+            links.restarted(tuple(str(d) for d in reread["devices"]), float(reread["since"]))
         self._open_table()
         self._display.show()

@@ -397,7 +397,7 @@ class TableRuntime:
         self.replaying = True
         try:
             if snapshot is not None:
-                wrong = CarryOver.links_problem(snapshot.state, self.drivers)
+                wrong = CarryOver.problem(snapshot.state, self.drivers)
                 if wrong is not None:
                     raise JournalError(f"{journal.path}: the snapshot at record {snapshot.seq}: {wrong}")
                 self.round.restore(snapshot.state)
