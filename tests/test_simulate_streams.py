@@ -104,9 +104,26 @@ def test_a_stream_is_named_by_the_seed_the_game_and_what_draws() -> None:
         stream_name(7, "boston5")
 
 
-@pytest.mark.parametrize("hashseed", ["0", "12345"])
-def test_a_stream_is_the_same_under_any_hash_seed(hashseed: str) -> None:
+def test_a_stream_is_the_same_under_any_hash_seed() -> None:
     code = "from hil.simulate.streams import stream; print(stream(7, 'boston5', 'line', 'shoe').random())"
-    env = {**os.environ, "PYTHONHASHSEED": hashseed}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert float(out.stdout) == stream(7, "boston5", "line", "shoe").random()
+    for hashseed in ("0", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": hashseed}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        assert float(out.stdout) == stream(7, "boston5", "line", "shoe").random()
+
+
+def test_a_swarm_seed_writes_the_same_journal_under_any_hash_seed() -> None:
+    """The replay is checked across ``PYTHONHASHSEED`` values: a seed played in processes of other
+    hash seeds (as ``--seeds``' workers and a replay command's process are) writes the same bytes."""
+    code = (
+        "from hil.simulate.faults import CI_KINDS; from hil.simulate.run import run_seed; "
+        f"r = run_seed({GAME!r}, {SEED}, CI_KINDS, rounds={ROUNDS}, swarm=True); print(r.ok, r.digest)"
+    )
+    here = run_seed(GAME, SEED, CI_KINDS, rounds=ROUNDS, swarm=True)
+    assert here.ok and here.faults, f"{here.broken}: {here.detail}"
+    for hashseed in ("0", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": hashseed}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        assert out.stdout.split() == ["True", here.digest], (
+            f"PYTHONHASHSEED={hashseed}: {out.stdout}{out.stderr[-2000:]}"
+        )

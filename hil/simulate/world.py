@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from controller.configuration import TableConfig
 from controller.journal import JournalError, SqliteJournal
@@ -42,7 +42,7 @@ from hil.simulate.invariants import (
 )
 from hil.simulate.model_check import VisibilityWatch
 from hil.simulate.seed_journal import SeedJournal
-from hil.simulate.streams import stream_name
+from hil.simulate.streams import stream
 from hil.simulate.swarm import Reached
 from hil.wire import CHUNKINGS, Line, SimWire
 
@@ -174,9 +174,6 @@ class SimView:
 class World:
     """The table of ``table`` for one seed, its journal at ``path``, the faults of ``faults``."""
 
-    source: ClassVar[type[random.Random]] = random.Random
-    """What makes a stream from its name (:func:`.streams.stream_name`; a test records the draws)."""
-
     skip_idle = True
     """A link whose next request is not due is not run in a tick (:meth:`_run_links`); False:
     every link run every tick (the same journal, slower)."""
@@ -290,7 +287,7 @@ class World:
 
     def _stream(self, *names: object) -> random.Random:
         """The stream ``names`` of this seed and game (:func:`.streams.stream_name`), from its start."""
-        return self.source(stream_name(self.seed, self.table.game, *names))
+        return stream(self.seed, self.table.game, *names)
 
     def wall(self) -> float:
         """The simulated wall-clock time (seconds since 1970)."""
