@@ -64,11 +64,10 @@ class DeviceClock:
         the reading in the controller's time (what the device has reported up to)."""
         self._unwrap(raw)
         middle, error = (sent + received) / 2, max(0.0, (received - sent) / 2)
-        sample = _Sample(middle, self._ms / 1000 - middle, error)
         best = self._best
-        if best is None or sample.error <= best.error + (middle - best.at) * MAX_DRIFT:
-            self._best = sample
-        return self.to_controller(raw)
+        if best is None or error <= best.error + (middle - best.at) * MAX_DRIFT:
+            best = self._best = _Sample(middle, self._ms / 1000 - middle, error)  # (made only when it wins)
+        return self._ms / 1000 - best.offset  # to_controller(raw): the newest reading itself
 
     def _unwrap(self, raw: int) -> None:
         if self._raw is None:

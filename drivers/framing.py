@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import binascii
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import IntEnum
 
 from drivers.errors import DriverError
@@ -92,6 +92,30 @@ class Frame:
     type: MsgType
     payload: bytes = b""
     version: int = VERSION
+
+
+_NEW = object.__new__
+_SLOTS = ("address", "seq", "ack", "type", "payload", "version")
+if tuple(f.name for f in fields(Frame)) != _SLOTS:  # the setters below are in this order
+    raise RuntimeError(f"Frame's fields are not {_SLOTS}")
+_SETTERS: tuple[Callable[[Frame, object], None], ...] = tuple(getattr(Frame, name).__set__ for name in _SLOTS)
+_SET_ADDRESS, _SET_SEQ, _SET_ACK, _SET_TYPE, _SET_PAYLOAD, _SET_VERSION = _SETTERS
+
+
+def _frame(address: int, seq: int, ack: int, kind: MsgType, payload: bytes, version: int) -> Frame:
+    """``Frame(address, seq, ack, kind, payload, version)``, each field put in its slot directly:
+    a frozen dataclass's ``__init__`` sets each through ``object.__setattr__``, about twice the
+    time, and every exchange makes two frames (its request's and its reply's). The frame is
+    frozen as any other (its ``__setattr__`` still refuses); only the caller's fields, checked
+    by it, go in."""
+    frame: Frame = _NEW(Frame)
+    _SET_ADDRESS(frame, address)
+    _SET_SEQ(frame, seq)
+    _SET_ACK(frame, ack)
+    _SET_TYPE(frame, kind)
+    _SET_PAYLOAD(frame, payload)
+    _SET_VERSION(frame, version)
+    return frame
 
 
 _HEAD = [bytes((n + 1,)) for n in range(254)]
@@ -239,7 +263,7 @@ def encode_fields(
     ):
         if len(echo) >= _ECHO_SIZE:
             echo.clear()
-        echo[wire] = Frame(address, seq, ack, kind, payload)  # what decode_frame(wire) gives: the same fields
+        echo[wire] = _frame(address, seq, ack, kind, payload, VERSION)  # what decode_frame(wire) gives: the same fields
     return wire + _END
 
 
@@ -262,7 +286,7 @@ def decode_frame(wire: bytes) -> tuple[Frame | None, str]:
     msg = _TYPES.get(kind)
     if msg is None:
         return None, "type"
-    return Frame(address, seq, ack, msg, raw[_HEADER:-_CRC], version), "ok"
+    return _frame(address, seq, ack, msg, raw[_HEADER:-_CRC], version), "ok"
 
 
 @dataclass

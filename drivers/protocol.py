@@ -196,7 +196,8 @@ class LinkProtocol:
     def poll_interval_s(self) -> float:
         """How long after a poll the next one goes out: the config's ``poll_interval_s`` unless
         the runner paced the link otherwise (:meth:`pace`)."""
-        return self.config.poll_interval_s if self._poll_s is None else self._poll_s
+        poll_s = self._poll_s  # (read at every step: the config only when the runner has not paced the link)
+        return self._exchange.config.poll_interval_s if poll_s is None else poll_s
 
     def pace(self, seconds: float) -> None:
         """Poll every ``seconds`` from now on (the runner's idle pace, or the config's interval
@@ -551,7 +552,8 @@ class LinkProtocol:
 
     def _ack(self, reply: Frame, out: Request, boot: int) -> None:
         """An ACK: the device has nothing left to send, so everything it made before now is in."""
-        if self._too_short(reply, "link", "ACK", 8, ": no clock"):
+        if len(reply.payload) < 8:  # (the check's call only then: every idle poll's answer comes here)
+            self._too_short(reply, "link", "ACK", 8, ": no clock")
             return
         raw = _U32_AT(reply.payload, 4)[0]
         _, read = self._read_clock(boot, raw, out)

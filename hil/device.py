@@ -209,7 +209,8 @@ class SimDevice:
             now = self.clock()  # (the device answers at one time: its heartbeat's and its clock's)
             if running:
                 self.heartbeat(now)
-            self._acknowledge(boot, number)
+            if self.pending:  # (nothing to delete otherwise: most POLLs)
+                self._acknowledge(boot, number)
             ticks = _ticks(now)
             if self.pending:
                 boot, number, code, body, at = self.pending[0]

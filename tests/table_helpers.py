@@ -14,6 +14,10 @@ from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, CardUnreadable
 from drivers.state import ShoeState
 
+NOT_AT_THIS_TABLE = ((0, "ante"), (7, "ante"), (9, "ante"), (255, "ante"), (2, "pair_plus"))
+"""Bet-spot reports (seat, spot) a six-seat Mississippi Stud table does not have, in the order the
+outage tests send them (the fed table's and the HIL table's): each is a device fault, none a wager."""
+
 
 class ManualClock:
     """A clock the test moves: ``clock.now`` is the time it tells (seconds since the epoch) until the

@@ -14,6 +14,7 @@ met in every step."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -394,11 +395,21 @@ CASES = [
     ("boston5", "first"),
     ("boston5", "final"),
 ]
+MISREADS = ("unreadable", "duplicate")
 
 
-@pytest.mark.parametrize("second", [None, "link", "late bet"])
-@pytest.mark.parametrize("misread", ["unreadable", "duplicate"])
-@pytest.mark.parametrize(("game", "deal"), CASES, ids=[f"{g}-{d}" for g, d in CASES])
+def each_case(
+    seconds: Sequence[str | None], name: str = "misread", kinds: Sequence[str] = MISREADS
+) -> pytest.MarkDecorator:
+    """Every game and deal of ``CASES`` with each of ``kinds`` (passed as ``name``) and each
+    ``seconds`` fault at the same time (None: none): one test each, ids ``game-deal-kind-second``."""
+    return pytest.mark.parametrize(
+        ("game", "deal", name, "second"),
+        [pytest.param(g, d, k, s, id=f"{g}-{d}-{k}-{s}") for g, d in CASES for k in kinds for s in seconds],
+    )
+
+
+@each_case([None, "link", "late bet"])
 def test_a_card_after_clear_fault_on_a_misread_card_never_takes_its_place(
     game: str, deal: str, misread: str, second: str | None
 ) -> None:

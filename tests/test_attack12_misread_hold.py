@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from table_helpers import ManualClock
-from test_attack11_card_intake import CASES, Walk, held_for_a_misread
+from test_attack11_card_intake import Walk, each_case, held_for_a_misread
 from test_replay_authority import Fed
 
 from controller.table.events import OpenTable
@@ -55,9 +55,7 @@ def _clear_second(w: Walk, second: str | None) -> None:
         w.link_up("bet_spots")
 
 
-@pytest.mark.parametrize("second", [None, "jam", "link"])
-@pytest.mark.parametrize("misread", ["unreadable", "duplicate"])
-@pytest.mark.parametrize(("game", "deal"), CASES, ids=[f"{g}-{d}" for g, d in CASES])
+@each_case([None, "jam", "link"])
 def test_the_misread_card_read_again_at_its_number_clears_the_new_hold_in_its_own_place(
     game: str, deal: str, misread: str, second: str | None
 ) -> None:
@@ -75,9 +73,7 @@ def test_the_misread_card_read_again_at_its_number_clears_the_new_hold_in_its_ow
     assert [e.to for e in w.m.ledger.entries if e.index == index + 1] == [after]
 
 
-@pytest.mark.parametrize("second", [None, "jam", "link"])
-@pytest.mark.parametrize("misread", ["unreadable", "duplicate"])
-@pytest.mark.parametrize(("game", "deal"), CASES, ids=[f"{g}-{d}" for g, d in CASES])
+@each_case([None, "jam", "link"])
 def test_void_on_the_new_hold_is_a_misdeal_that_places_neither_card(
     game: str, deal: str, misread: str, second: str | None
 ) -> None:
@@ -92,9 +88,7 @@ def test_void_on_the_new_hold_is_a_misdeal_that_places_neither_card(
     assert READ_AGAIN not in w.placed()
 
 
-@pytest.mark.parametrize("second", [None, "jam", "link"])
-@pytest.mark.parametrize("how", ["enter", "read_again"])
-@pytest.mark.parametrize(("game", "deal"), CASES, ids=[f"{g}-{d}" for g, d in CASES])
+@each_case([None, "jam", "link"], "how", ("enter", "read_again"))
 def test_the_key_off_and_on_again_keeps_the_new_hold_and_its_way_out(
     game: str, deal: str, how: str, second: str | None
 ) -> None:

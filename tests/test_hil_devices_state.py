@@ -7,9 +7,9 @@ import queue
 from pathlib import Path
 
 from hil_helpers import of, wait_for
-from test_hil_link import FAST, served
+from test_hil_link import FAST, panel_served, served, spots_served
 
-from drivers.bet_spots import BetSpotDriver, SpotReport
+from drivers.bet_spots import SpotReport
 from drivers.link import CommandResult, DeviceFault, LinkDown, LinkUp
 from drivers.panel import ButtonChanged, PanelDriver
 from drivers.shoe import CardDealt, ShoeDriver
@@ -22,10 +22,7 @@ from hil.devices import BetSpotSim, PanelSim, ShoeSim
 def test_a_restart_without_memory_loses_no_bet_report_and_is_a_fault(tmp_path: Path) -> None:
     q: queue.Queue = queue.Queue()
     sim = BetSpotSim(address=2)
-    with (
-        served(sim, "pty", link=tmp_path / "ttySPOTS") as (server, url),
-        BetSpotDriver("spots", url, q, address=2, config=FAST) as spots,
-    ):
+    with spots_served(sim, q, link=tmp_path / "ttySPOTS") as (server, spots):
         wait_for(q, of(SpotsState))
         for seat in range(1, 7):
             sim.place(seat, "ante", 100 * seat)
@@ -53,10 +50,7 @@ def test_a_restart_that_keeps_its_boot_id_is_still_caught(tmp_path: Path) -> Non
     anyway, and the reset is a fault."""
     q: queue.Queue = queue.Queue()
     sim = BetSpotSim(address=2)
-    with (
-        served(sim, "pty", link=tmp_path / "ttySPOTS") as (server, url),
-        BetSpotDriver("spots", url, q, address=2, config=FAST),
-    ):
+    with spots_served(sim, q, link=tmp_path / "ttySPOTS") as (server, _):
         for n in range(5):
             sim.place(2, "ante", 100 + n)
         wait_for(q, lambda e: isinstance(e, SpotReport) and e.cents == 104)
@@ -93,10 +87,7 @@ def test_after_every_link_up_the_spots_state_arrives_after_the_link_up(tmp_path:
     q: queue.Queue = queue.Queue()
     sim = BetSpotSim(address=2)
     sim.place(1, "ante", 500)
-    with (
-        served(sim, "pty", link=tmp_path / "ttySPOTS") as (server, url),
-        BetSpotDriver("spots", url, q, address=2, config=FAST),
-    ):
+    with spots_served(sim, q, link=tmp_path / "ttySPOTS") as (server, _):
         events = wait_for(q, of(SpotsState))
         kinds = [type(e) for e in events]
         assert kinds.index(LinkUp) < kinds.index(SpotReport) < kinds.index(SpotsState)  # older events first
@@ -118,7 +109,7 @@ def test_a_state_bigger_than_a_frame_comes_in_parts_and_whole() -> None:
     for seat in range(1, 8):
         for name in names:
             sim.put(seat, name, seat * 1000 + len(name))
-    with served(sim, "pty") as (_, url), BetSpotDriver("spots", url, q, address=2, config=FAST) as spots:
+    with spots_served(sim, q) as (_, spots):
         state = wait_for(q, of(SpotsState))[-1]
         assert sorted(state.spots) == sorted((s, n, s * 1000 + len(n)) for s in range(1, 8) for n in names)
         assert len(sim._parts) > 1  # it did not fit one frame
@@ -171,7 +162,7 @@ def test_panel_and_shoe_state_after_link_up_and_after_a_restart(tmp_path: Path) 
 def test_a_screen_replaces_the_whole_display_and_the_sim_keeps_its_history() -> None:
     q: queue.Queue = queue.Queue()
     sim = PanelSim(address=3, lines=4, columns=20)
-    with served(sim, "pty") as (_, url), PanelDriver("panel", url, q, address=3, config=FAST) as panel:
+    with panel_served(sim, q) as (_, panel):
         state = wait_for(q, of(PanelState))[-1]
         assert (state.lines, state.columns) == (4, 20)
         panel.screen(("Place your bets", "Seat 3: ante 5.00", "", "key: off"))
@@ -203,7 +194,7 @@ def test_a_device_that_garbles_its_state_answer_is_a_fault_and_polling_goes_on()
     q: queue.Queue = queue.Queue()
     sim = PanelSim(address=3)
     sim.state_body = lambda: (b"\x07", None)  # type: ignore[method-assign] # too short for a panel state
-    with served(sim, "pty") as (_, url), PanelDriver("panel", url, q, address=3, config=FAST):
+    with panel_served(sim, q):
         fault = wait_for(q, lambda e: isinstance(e, DeviceFault) and e.kind == "state")[-1]
         assert "state answer" in fault.error
         sim.press("deal")

@@ -52,6 +52,35 @@ def served(sim, transport: str, faults: Faults | None = None, link: Path | None 
         server.close()
 
 
+@contextmanager
+def spots_served(
+    sim: BetSpotSim, q: queue.Queue, transport: str = "pty", link: Path | None = None
+) -> Iterator[tuple[PtyServer | SocketServer, BetSpotDriver]]:
+    """The bet spots ``sim`` (address 2) served over ``transport``, their driver's events into ``q``."""
+    with (
+        served(sim, transport, link=link) as (server, url),
+        BetSpotDriver("spots", url, q, address=2, config=FAST) as spots,
+    ):
+        yield server, spots
+
+
+@contextmanager
+def panel_served(
+    sim: PanelSim,
+    q: queue.Queue,
+    transport: str = "pty",
+    faults: Faults | None = None,
+    link: Path | None = None,
+    config: LinkConfig = FAST,
+) -> Iterator[tuple[PtyServer | SocketServer, PanelDriver]]:
+    """The panel ``sim`` (address 3) served over ``transport``, its driver's events into ``q``."""
+    with (
+        served(sim, transport, faults, link) as (server, url),
+        PanelDriver("panel", url, q, address=3, config=config) as panel,
+    ):
+        yield server, panel
+
+
 TRANSPORTS = ["pty", "socket"]
 
 
@@ -99,7 +128,7 @@ def test_shoe_events_and_commands(transport: str) -> None:
 def test_bet_spot_events_and_commands(transport: str) -> None:
     q: queue.Queue = queue.Queue()
     sim = BetSpotSim(address=2)
-    with served(sim, transport) as (_, url), BetSpotDriver("spots", url, q, address=2, config=FAST) as spots:
+    with spots_served(sim, q, transport) as (_, spots):
         sim.place(3, "ante", 500)
         sim.place(3, "bonus", 0)
         sim.fault(4, "ante", 2)
@@ -119,7 +148,7 @@ def test_bet_spot_events_and_commands(transport: str) -> None:
 def test_panel_events_and_commands(transport: str) -> None:
     q: queue.Queue = queue.Queue()
     sim = PanelSim(address=3)
-    with served(sim, transport) as (_, url), PanelDriver("panel", url, q, address=3, config=FAST) as panel:
+    with panel_served(sim, q, transport) as (_, panel):
         sim.press("no_more_bets")
         sim.press("supervisor_key")
         events = [
@@ -227,7 +256,7 @@ def test_every_event_exactly_once_through_faults_and_reboots(tmp_path: Path) -> 
     sent: list[tuple[str, bool]] = []
     resets: list[DeviceFault] = []
     reboots = {total // 3, 2 * total // 3}
-    with served(sim, "pty", faults) as _, PanelDriver("panel", _[1], q, address=3, config=config) as panel:
+    with panel_served(sim, q, faults=faults, config=config) as (_, panel):
         emitted = 0
         while emitted < total:
             for _n in range(batch):
@@ -338,15 +367,13 @@ def test_link_down_when_the_silence_reaches_link_down_s_and_not_before() -> None
 def test_reconnect_after_the_pty_closes_and_a_new_one_opens(tmp_path: Path) -> None:
     q: queue.Queue = queue.Queue()
     sim = PanelSim(address=3)
-    with (
-        served(sim, "pty", link=tmp_path / "ttyPANEL") as (server, url),
-        PanelDriver("panel", url, q, address=3, config=FAST) as panel,
-    ):
+    link = tmp_path / "ttyPANEL"  # the name the driver opens, a symlink to the pty of the day
+    with panel_served(sim, q, link=link) as (server, panel):
         wait_for(q, of(LinkUp))
         server.disconnect()
         wait_for(q, of(LinkDown))
         server.reconnect()
-        assert Path(os.readlink(url)) == Path(server.path)  # the symlink follows the new pty
+        assert Path(os.readlink(link)) == Path(server.path)  # the symlink follows the new pty
         wait_for(q, of(LinkUp))
         sim.press("deal")
         assert wait_for(q, of(ButtonChanged))[-1].button == "deal"
@@ -356,7 +383,7 @@ def test_reconnect_after_the_pty_closes_and_a_new_one_opens(tmp_path: Path) -> N
 def test_a_bad_event_is_a_fault_and_the_link_keeps_going() -> None:
     q: queue.Queue = queue.Queue()
     sim = PanelSim(address=3)
-    with served(sim, "socket") as (_, url), PanelDriver("panel", url, q, address=3, config=FAST):
+    with panel_served(sim, q, "socket"):
         sim.emit_raw(0x40, b"\x63\x01")  # button id 99
         sim.emit_raw(0x77, b"")  # unknown code
         sim.emit_raw(0x40, b"\x01")  # body cut short
@@ -372,7 +399,7 @@ def test_a_bad_event_is_a_fault_and_the_link_keeps_going() -> None:
 def test_a_failing_link_thread_reports_a_fault_and_is_restarted(monkeypatch) -> None:
     q: queue.Queue = queue.Queue()
     sim = PanelSim(address=3)
-    with served(sim, "pty") as (_, url), PanelDriver("panel", url, q, address=3, config=FAST) as panel:
+    with panel_served(sim, q) as (_, panel):
         wait_for(q, of(LinkUp))
         real = panel.link.protocol._handle
         calls = {"n": 0}
@@ -395,7 +422,7 @@ def test_split_frames_leading_garbage_and_delayed_replies(tmp_path: Path) -> Non
     q: queue.Queue = queue.Queue()
     sim = PanelSim(address=3)
     faults = Faults(split=0.3, garbage=0.3, delay_s=0.002, seed=3)
-    with served(sim, "pty", faults) as (_, url), PanelDriver("panel", url, q, address=3, config=FAST) as panel:
+    with panel_served(sim, q, faults=faults) as (_, panel):
         for i in range(200):
             sim.emit(ButtonChanged, button=1 + i % 18, pressed=True)
         assert collect_event_numbers(q, ButtonChanged, 200) == list(range(1, 201))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hil_table import HilTable, locked, shoe, to_third, wait
+from table_helpers import NOT_AT_THIS_TABLE
 
 from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
@@ -115,18 +116,11 @@ def test_5_cards_dealt_while_held_wait_for_the_supervisor_and_recall_shows_every
 
 
 def test_6_reports_for_seats_and_spots_the_table_does_not_have_are_refused(t: HilTable) -> None:
-    for seat in (0, 7, 9, 255):
-        t.spot(seat, "ante", 500)
-    t.spot(2, "pair_plus", 500)
+    for seat, spot in NOT_AT_THIS_TABLE:
+        t.spot(seat, spot, 500)
     t.spot(1, "ante", 500)
     faults = records(t, "DeviceFault")
-    assert [(f["device"], f["seat"], f["spot"]) for f in faults] == [
-        ("bet_spots", 0, "ante"),
-        ("bet_spots", 7, "ante"),
-        ("bet_spots", 9, "ante"),
-        ("bet_spots", 255, "ante"),
-        ("bet_spots", 2, "pair_plus"),
-    ]
+    assert [(f["device"], f["seat"], f["spot"]) for f in faults] == [("bet_spots", *s) for s in NOT_AT_THIS_TABLE]
     assert "no seat 9 at this table (seats 1-6)" in faults[2]["error"]
     assert [s.number for s in t.snap.seats] == [1] and (9, "ante") not in t.spots.lamps
     t.press("no_more_bets")

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 import controller.journal.compact as compact
-from controller.journal import JournalError, SqliteJournal, verify_journal
+from controller.journal import JournalError, SqliteJournal, Sync, verify_journal
 from controller.journal._written import WrittenRows
 from controller.journal.fold import fold_closed_rounds
 from controller.journal.stored import read_records
+from hil.simulate.world import SimJournal
 
 ROUNDS = 4
 PER_ROUND = 6
@@ -156,3 +157,98 @@ def test_an_append_is_one_statement_committed_and_durable_when_it_returns(tmp_pa
     finally:
         reader.close()
         journal.close()
+
+
+def test_the_writer_keeps_its_newest_rows_and_lets_the_oldest_go_in_order() -> None:
+    """The rows kept once more than ``most`` were written: the newest ``most``, in order; the oldest
+    let go one by one (the fold asks for spans of them), and rows folded let go of up to a number."""
+    kept = WrittenRows(most=5)
+    rows = [(seq, float(seq), "K", 1, "{}", f"p{seq}", f"h{seq}") for seq in range(1, 13)]
+    for row in rows:
+        kept.add([row])
+        assert len(kept) == min(row[0], 5)
+    assert kept.span(8, 12) == rows[7:12]
+    assert kept.span(7, 8) is None  # 7 was let go
+    kept.forget_through(9)
+    assert (len(kept), kept.span(10, 12), kept.span(9, 10)) == (3, rows[9:12], None)
+    kept.add([rows[2]])  # the file went back under the writer: all kept before let go
+    assert (len(kept), kept.span(3, 3)) == (1, [rows[2]])
+
+
+@pytest.mark.parametrize(("sync", "pragma"), [(Sync.FULL, 2), (Sync.OFF, 0)])
+def test_the_journal_syncs_each_commit_as_its_durability_port_says_from_its_first(
+    tmp_path: Path, sync: Sync, pragma: int
+) -> None:
+    """FULL unless the constructor is told otherwise (a simulated disk: the simulation's journal),
+    set before the schema's commits; the same records and blocks either way."""
+    journal = SqliteJournal(tmp_path / "j.db", clock=_clock(), sync=sync)
+    try:
+        assert journal.db.execute("PRAGMA synchronous").fetchone() == (pragma,)
+    finally:
+        journal.close()
+    default = SqliteJournal(tmp_path / "default.db")
+    try:
+        assert default.db.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL: a table's journal
+    finally:
+        default.close()
+
+
+def test_a_journal_written_without_sync_holds_what_one_written_with_it_does(tmp_path: Path) -> None:
+    """The port changes when bytes reach the disk, never which: rows, blocks and snapshots alike."""
+    written = {}
+    for sync in Sync:
+        journal = SqliteJournal(tmp_path / f"{sync.value}.db", clock=_clock(), sync=sync)
+        try:
+            for round_no in range(1, ROUNDS + 1):
+                seq = journal.append("SpotReport", {"round": round_no}, event=True)
+                journal.snapshot(seq, round_no, {"round": round_no})
+                journal.append("SpotReport", {"round": round_no, "n": 1}, event=True)
+            fold_closed_rounds(journal, None)
+            assert verify_journal(journal).ok
+        finally:
+            journal.close()
+        db = sqlite3.connect(tmp_path / f"{sync.value}.db")
+        try:
+            written[sync] = [
+                list(db.execute(f"SELECT * FROM {table} ORDER BY 1")) for table in ("records", "blocks", "snapshots")
+            ]
+        finally:
+            db.close()
+    assert written[Sync.OFF] == written[Sync.FULL]
+
+
+def test_a_journal_is_told_its_durability_by_a_sync_value_only(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="sync: a Sync"):
+        SqliteJournal(tmp_path / "j.db", sync="OFF")  # type: ignore[arg-type]  # the wrong type on purpose
+    assert not (tmp_path / "j.db").exists()
+
+
+def test_the_simulation_passes_its_simulated_disk_to_the_journal(tmp_path: Path) -> None:
+    journal = SimJournal(tmp_path / "sim.db", clock=_clock())
+    try:
+        assert journal.sync is Sync.OFF
+        assert journal.db.execute("PRAGMA synchronous").fetchone() == (0,)
+    finally:
+        journal.close()
+
+
+def test_a_row_changed_on_disk_to_bytes_that_are_not_utf8_is_not_folded_and_verify_names_it(tmp_path: Path) -> None:
+    """The fold reads its rows with SQLite's own decoding; a span holding bytes that are not UTF-8
+    is read again as the journal reads it, refused (its rows kept), and the others folded."""
+    path = tmp_path / "j.db"
+    journal, marks = _played(path)
+    changed = marks[1] + 2
+    other = sqlite3.connect(path)  # someone else, while the table runs
+    with other:
+        other.execute("UPDATE records SET data = CAST(x'7b22ff227d' AS TEXT) WHERE seq = ?", (changed,))
+    other.close()
+    try:
+        with pytest.raises(JournalError, match=r"not folded \(the rows kept\): 'utf-8' codec can't encode"):
+            fold_closed_rounds(journal, None)
+        folded = [tuple(b) for b in journal.db.execute("SELECT first_seq, last_seq FROM blocks ORDER BY first_seq")]
+        problems = verify_journal(journal).problems
+        assert journal.db.text_factory is not str  # the journal's own reading, back after the fold's
+    finally:
+        journal.close()
+    assert folded == [(marks[0] + 1, marks[1]), (marks[2] + 1, marks[3])]
+    assert problems == [f"record {changed} (SpotReport): holds bytes that are not UTF-8 text: the record was changed"]

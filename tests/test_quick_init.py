@@ -10,26 +10,27 @@ import pytest
 from controller.wagers import Result, SeatSettlement, Step, WagerResult, quick_init
 
 
-@dataclass(frozen=True, slots=True)
-class Plain:
-    a: int
-    b: str = "b"
-    c: dict[str, int] = field(default_factory=dict)
-    d: tuple[int, ...] = ()
-    e: str = field(default="e", init=False, compare=False)
+def _plain() -> type:
+    """A frozen slotted dataclass with each kind of field: a new class each call."""
 
-
-def _twin() -> type:
-    @quick_init
     @dataclass(frozen=True, slots=True)
-    class Twin:
+    class Plain:
         a: int
         b: str = "b"
         c: dict[str, int] = field(default_factory=dict)
         d: tuple[int, ...] = ()
         e: str = field(default="e", init=False, compare=False)
 
-    return Twin
+    return Plain
+
+
+Plain = _plain()
+"""The dataclass's own ``__init__``."""
+
+
+def _twin() -> type:
+    """The same fields in a new class, with quick_init's ``__init__``."""
+    return quick_init(_plain())
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import cli
-from hil_table import HilTable, shoe
+from hil_table import HilTable, to_third
 
 from controller.configuration import config_dir, default_table_path, load_table
 from controller.game.record import RecordError, settle_record
@@ -32,11 +32,7 @@ def _all_returned(settlement: dict, wagers: dict[str, dict[str, int]]) -> None:
 def test_a_round_voided_mid_round_at_the_table_is_settled_from_its_recalled_record(tmp_path: Path) -> None:
     path = tmp_path / "j.db"
     with HilTable(load_table(BENCH / "mississippi_stud.yaml"), tmp_path / "t", SqliteJournal(path)) as t:
-        t.spot(1, "ante", 500)
-        t.spot(4, "ante", 1000)
-        t.press("no_more_bets")
-        t.load(shoe("As Ad Kc Qd 7h 8h 2c"))
-        t.deal(7)
+        to_third(t)  # seat 1's ante 500, seat 4's 1000, "As Ad Kc Qd 7h 8h 2c" dealt
         t.spot(1, "third", 500)
         t.spot(4, "third", 2000)
         t.press("reveal")

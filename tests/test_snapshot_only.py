@@ -37,6 +37,7 @@ ALLOWED: dict[str, str] = {
     "tests/test_table_paths.py": "tests of the round's path for each kind of event: refused spot reports, cards that break the shoe's count (controller/table/round.py, _card_intake.py, _bet_board.py)",
     "tests/test_attack_screen_fresh.py": "tests that every screen sent, held or not, is the screen made from scratch from the round's state, while rounds are played to their settlement and stub count (controller/table/_dealer_screen.py, screen.py)",
     "tests/test_table_screen_sent.py": "tests of the dealer screen's internals: the screen sent is its state's after every event (controller/table/_dealer_screen.py, round.py)",
+    "tests/test_runtime_work_once.py": "checks the players' log of cards, made once per card, against the round's card list after every event (controller/table/snapshot_build.py)",
     "tests/test_collector.py": "counts the objects the collector walks over rounds driven as benchmarks/bench_table.py drives a table (the stub count answered from the machine, as the bench does)",
     "tests/test_attack11_card_intake.py": "attacks on the card intake's fast path, checked on the round's placed cards, card list and misread card (controller/table/_card_intake.py, _links.py)",
     "tests/test_attack12_misread_hold.py": "attacks on the misread card's hold, every way out and a restart mid-hold, checked on the round's placed cards, waiting cards and hold reason, as test_attack11_card_intake.py (controller/table/_card_intake.py, _holds.py)",

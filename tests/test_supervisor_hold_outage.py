@@ -9,8 +9,8 @@ from collections.abc import Callable
 import pytest
 from test_table_outages import Table, betting
 
-from controller.game.mississippi_stud._machine import Phase
 from controller.table.engine import JournalFault
+from controller.table.phases import Common
 from controller.table.round import HoldKind
 from drivers.link import DeviceFault
 from drivers.shoe import CardUnreadable
@@ -68,24 +68,24 @@ def read_again(t: Table, cards_out: int, key_on: bool) -> None:
 def test_a_supervisor_hold_stays_one_across_a_journal_outage(hold: str) -> None:
     t = Table()
     reason_start, cards_out = HOLDS[hold](t)
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith(reason_start), t.m.holds.reason
+    assert t.m.phase is Common.HOLD and t.m.holds.reason.startswith(reason_start), t.m.holds.reason
     reason, kind = t.m.holds.reason, t.m.holds.kind
     assert kind.supervisor_only
     t.m.journal_failed(DISK_FULL)
     t.feed(JournalFault(DISK_FULL, 0, 2))
-    assert t.m.phase is Phase.HOLD and (t.m.holds.reason, t.m.holds.kind) == (reason, kind)
+    assert t.m.phase is Common.HOLD and (t.m.holds.reason, t.m.holds.kind) == (reason, kind)
     assert "journal written again: each device's state is read again" in t.m.display.state().notes
     t.key()
     t.press("clear_fault")  # the devices are not read again yet: refused
-    assert t.m.phase is Phase.HOLD and t.m.links.device_links.why_not_back() is not None
+    assert t.m.phase is Common.HOLD and t.m.links.device_links.why_not_back() is not None
     read_again(t, cards_out, key_on=False)
     # every device read again: the hold did not end by itself, it names the same way on
-    assert t.m.phase is Phase.HOLD and (t.m.holds.reason, t.m.holds.kind) == (reason, kind)
+    assert t.m.phase is Common.HOLD and (t.m.holds.reason, t.m.holds.kind) == (reason, kind)
     shown = t.snapshot().hold
     assert shown is not None and shown.reason == reason
     t.key()
     t.press("void")  # the supervisor's way
-    assert t.m.phase is Phase.BETTING and t.m.round_no == 2
+    assert t.m.phase is Common.BETTING and t.m.round_no == 2
 
 
 def test_a_lock_that_failed_is_sent_again_at_clear_fault_after_a_journal_outage() -> None:
@@ -96,7 +96,7 @@ def test_a_lock_that_failed_is_sent_again_at_clear_fault_after_a_journal_outage(
     t.m.journal_failed(DISK_FULL)
     t.feed(JournalFault(DISK_FULL, 0, 1))
     read_again(t, 0, key_on=True)
-    assert t.m.phase is Phase.HOLD and t.m.holds.kind is HoldKind.COMMAND
+    assert t.m.phase is Common.HOLD and t.m.holds.kind is HoldKind.COMMAND
     t.devices.commands.clear()
     t.press("clear_fault")
-    assert t.m.phase is Phase.NO_MORE_BETS and ("lock", (True,)) in t.devices.commands
+    assert t.m.phase is Common.NO_MORE_BETS and ("lock", (True,)) in t.devices.commands

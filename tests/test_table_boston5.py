@@ -9,6 +9,7 @@ from table_helpers import FedTable
 from controller.configuration import config_dir, load_table
 from controller.game.boston5._machine import Boston5Table, Phase
 from controller.game.record import settle_record
+from controller.table.phases import Common
 
 TABLE = load_table(config_dir() / "bench" / "boston5.yaml")
 
@@ -35,7 +36,7 @@ def bets(t: Any, seats: tuple[int, ...], bonus: tuple[int, ...] = ()) -> None:
 
 
 def finish(t: Table) -> None:
-    while t.m.phase is Phase.SETTLEMENT:
+    while t.m.phase is Common.SETTLEMENT:
         t.press("confirm")
 
 
@@ -66,7 +67,7 @@ def test_clean_round_in_the_regulated_deal_order() -> None:
         "8c",
         "9s",
     ]
-    assert t.m.phase is Phase.SETTLEMENT
+    assert t.m.phase is Common.SETTLEMENT
     finish(t)
     result = t.m.rounds[-1]
     assert result.settlement.to_json() == settle_record(result.record, TABLE).to_json()
@@ -101,7 +102,7 @@ def test_fold_and_withdrawal_of_the_second_wager() -> None:
     assert t.m.seats[6].folded_at == "second" and "second" not in t.m.seats[6].wagers
     t.press("confirm", "deal")
     t.deal("Js Ts 9s 9d")  # only seat 1 gets cards, then the dealer
-    assert t.m.phase is Phase.SETTLEMENT
+    assert t.m.phase is Common.SETTLEMENT
     finish(t)
     s = t.m.rounds[-1].settlement
     assert s.seat(3).net == -1500 and s.seat(6).net == -1500
@@ -167,7 +168,7 @@ def test_when_every_player_folds_the_round_settles_without_the_final_cards() -> 
     t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
     t.press("next", "confirm")  # seat 4 does not expose: the bonus is collected
     t.press("seat_2", "fold", "confirm", "seat_4", "fold", "confirm", "deal")
-    assert t.m.phase is Phase.SETTLEMENT and len(t.m.dealer) == 3
+    assert t.m.phase is Common.SETTLEMENT and len(t.m.dealer) == 3
     assert not any("3c" in p for p in t.m.display.prompts)  # the dealer's hand is never revealed
     finish(t)
     result = t.m.rounds[-1]
@@ -210,7 +211,7 @@ def test_a_withdrawal_after_deal_is_confirmed_before_the_next_card() -> None:
     fold = "seat 3: folds: collect ante 5.00, first 10.00; discard the cards unexposed"
     assert t.m.display.prompts[-1] == fold and t.m.display.steps_pending()
     t.deal("Js")  # the next card, before the collection is confirmed: not dealt to seat 1
-    assert t.m.phase is Phase.HOLD and "dealt when none was expected" in t.m.holds.reason
+    assert t.m.phase is Common.HOLD and "dealt when none was expected" in t.m.holds.reason
     assert len(t.m.seats[1].cards) == 3 and t.m.ledger.waiting
 
 
@@ -220,7 +221,7 @@ def test_a_withdrawal_after_deal_confirmed_lets_the_final_cards_come_to_the_seat
         t.press("confirm")
     assert t.m.display.prompt == "deal the final two cards: seat 1, then the dealer"
     t.deal("Js Ts 9s 9d")
-    assert t.m.phase is Phase.SETTLEMENT and [str(c) for c in t.m.seats[1].cards][-2:] == ["Js", "Ts"]
+    assert t.m.phase is Common.SETTLEMENT and [str(c) for c in t.m.seats[1].cards][-2:] == ["Js", "Ts"]
     finish(t)
     result = t.m.rounds[-1]
     assert result.settlement.seat(3).net == -1500
@@ -234,12 +235,12 @@ def test_a_withdrawal_whose_early_card_the_supervisor_accepts_names_only_the_sea
     deal's prompt names the seats left, never the withdrawn one; the round settles."""
     t = withdrawn_after_deal((1, 3, 5), 3, "As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
     t.deal("Js")  # before the collection is confirmed: it waits for the supervisor
-    assert t.m.phase is Phase.HOLD and t.m.hold_prompt() == "supervisor: key, then confirm accepts the cards, or void"
+    assert t.m.phase is Common.HOLD and t.m.hold_prompt() == "supervisor: key, then confirm accepts the cards, or void"
     assert t.snapshot().hold is not None
     assert t.snapshot().hold.clears == "supervisor key on: confirm accepts the cards, void declares a misdeal"
     t.press("supervisor_key")
     t.press("clear_fault")  # refused: the card waits
-    assert t.m.phase is Phase.HOLD and t.m.display.prompts[-1].startswith("clear fault refused")
+    assert t.m.phase is Common.HOLD and t.m.display.prompts[-1].startswith("clear fault refused")
     while t.m.display.steps_pending():
         t.press("confirm")  # the fold's collection, confirmed while held
     assert t.m.display.prompt == "deal the final two cards: seats 1, 5, then the dealer"
@@ -248,7 +249,7 @@ def test_a_withdrawal_whose_early_card_the_supervisor_accepts_names_only_the_sea
     assert t.m.display.prompt == "deal the final cards: seat 1 one more, seat 5 two, then the dealer two"
     assert not any("seats 1, 3, 5" in line or "seat 3" in line for line in t.m.display.lines)
     t.deal("Ts 9s 9d 6c 6d")
-    assert t.m.phase is Phase.SETTLEMENT
+    assert t.m.phase is Common.SETTLEMENT
     assert [str(c) for c in t.m.seats[1].cards][-2:] == ["Js", "Ts"]
     assert [str(c) for c in t.m.seats[5].cards][-2:] == ["9s", "9d"] and len(t.m.seats[3].cards) == 3
     finish(t)
@@ -264,7 +265,7 @@ def test_after_an_early_final_card_is_accepted_the_prompt_counts_what_each_seat_
     cards" for a seat that has one, and keeps counting as the cards come."""
     t = withdrawn_after_deal((1, 3, 5), 5, "As Ks Qs 2h 7d 9c 8h 8d 2s 3c 4d 5h")
     t.deal("Js")  # early: it waits for the supervisor
-    assert t.m.phase is Phase.HOLD
+    assert t.m.phase is Common.HOLD
     t.press("supervisor_key")
     while t.m.display.steps_pending():
         t.press("confirm")
@@ -276,7 +277,7 @@ def test_after_an_early_final_card_is_accepted_the_prompt_counts_what_each_seat_
     t.deal("9s 9d 6c")
     assert t.m.display.prompt == "deal the final cards: the dealer one more"
     t.deal("6d")
-    assert t.m.phase is Phase.SETTLEMENT
+    assert t.m.phase is Common.SETTLEMENT
     assert [str(c) for c in t.m.seats[1].cards][-2:] == ["Js", "Ts"]
     assert [str(c) for c in t.m.dealer][-2:] == ["6c", "6d"]
     finish(t)
@@ -313,7 +314,7 @@ def test_the_last_seat_withdrawing_while_a_card_waits_settles_once_the_card_is_a
     t.press("deal")
     t.spot(1, "second", 0)
     t.deal("Js")
-    assert t.m.phase is Phase.HOLD
+    assert t.m.phase is Common.HOLD
     t.press("supervisor_key")
     while t.m.display.steps_pending():
         t.press("confirm")
@@ -340,7 +341,7 @@ def test_an_unreadable_card_before_the_deal_is_burned_and_never_entered_as_a_sea
         t.spot(s, "ante", 500)
         t.spot(s, "first", 1000)
     t.feed(CardUnreadable(device="shoe", index=7))
-    assert t.m.phase is Phase.HOLD
+    assert t.m.phase is Common.HOLD
     assert t.m.holds.reason.startswith(
         "card 7 from the shoe before the round's first card, unreadable: burned unexposed"
     )
@@ -348,9 +349,9 @@ def test_an_unreadable_card_before_the_deal_is_burned_and_never_entered_as_a_sea
     t.spot(2, "ante", 500)  # a seat joins while held
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("next", "confirm")  # no card to enter
-    assert t.m.phase is Phase.HOLD and t.m.machine_error is None
+    assert t.m.phase is Common.HOLD and t.m.machine_error is None
     t.press("clear_fault")
-    assert t.m.phase is Phase.BETTING and t.m.machine_error is None
+    assert t.m.phase is Common.BETTING and t.m.machine_error is None
     t.spot(2, "first", 1000)
     t.press("no_more_bets")
     t.shoe_index = 7  # the shoe's count goes on from the burned card
@@ -371,7 +372,7 @@ def test_when_every_step_was_done_in_the_round_the_settlement_asks_nothing_again
     assert "collect bonus" in bonus
     t.press("confirm")
     t.press("seat_2", "fold", "confirm", "seat_4", "fold", "confirm", "deal")
-    assert t.m.phase is Phase.SETTLEMENT
+    assert t.m.phase is Common.SETTLEMENT
     assert t.m.display.prompts.count(bonus) == 1 and t.m.display.prompt != bonus
     finish(t)
     assert t.m.display.prompts.count(bonus) == 1
@@ -411,5 +412,5 @@ def test_the_final_deal_reads_the_seats_in_play_once() -> None:
     t.deal("6c 8c")
     assert t.m.display.prompts[-1] == "deal the final cards: the dealer one more"
     t.deal("9h")
-    assert t.m.phase is Phase.SETTLEMENT
+    assert t.m.phase is Common.SETTLEMENT
     assert playing[0] == 1 + 1  # and once more to show the dealer's hand (not a card of the deal)

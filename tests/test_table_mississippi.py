@@ -20,6 +20,7 @@ from controller.configuration import config_dir, load_table
 from controller.game.mississippi_stud._machine import TRANSITIONS, MississippiTable, Phase
 from controller.game.record import settle_record
 from controller.table.engine import Engine, TimerExpired
+from controller.table.phases import Common
 from controller.wagers import Step
 from drivers.link import LinkDown, LinkUp
 from drivers.panel import ButtonChanged
@@ -54,8 +55,8 @@ def test_clean_round_deals_in_order_and_settles_as_tablectl_settle() -> None:
         t.spot(1, street, 1000)
         t.spot(4, street, 1000)
         t.press("reveal")
-    assert t.m.phase is Phase.SETTLEMENT
-    while t.m.phase is Phase.SETTLEMENT:
+    assert t.m.phase is Common.SETTLEMENT
+    while t.m.phase is Common.SETTLEMENT:
         t.press("confirm")
     result = t.m.rounds[-1]
     expected = settle_record(result.record, TABLE)
@@ -63,7 +64,7 @@ def test_clean_round_deals_in_order_and_settles_as_tablectl_settle() -> None:
     assert [s.text for s in expected.procedure] == [
         p for p in t.m.display.prompts if p in {s.text for s in expected.procedure}
     ]
-    assert t.m.phase is Phase.BETTING and t.m.round_no == 2
+    assert t.m.phase is Common.BETTING and t.m.round_no == 2
 
 
 def test_community_cards_are_never_shown_before_they_are_revealed() -> None:
@@ -87,7 +88,7 @@ def test_fold_at_every_street(street: str) -> None:
         elif t.m.seats[4].folded_at is None:
             t.spot(4, s, 1000)
         t.press("reveal")
-    while t.m.phase is Phase.SETTLEMENT:
+    while t.m.phase is Common.SETTLEMENT:
         t.press("confirm")
     record = t.m.rounds[-1].record
     assert record["seats"]["4"]["folded_at"] == street
@@ -114,7 +115,7 @@ def test_wagers_that_break_the_rules_are_shown_and_block_the_deal() -> None:
     t.spot(2, "ante", 500)
     t.spot(3, "ante", 500)
     t.press("no_more_bets")
-    assert t.m.phase is Phase.NO_MORE_BETS and t.m.display.prompts[-1] == "no more bets: deal the cards"
+    assert t.m.phase is Common.NO_MORE_BETS and t.m.display.prompts[-1] == "no more bets: deal the cards"
 
 
 def test_street_bets_must_be_one_to_three_times_the_ante() -> None:
@@ -150,12 +151,12 @@ def test_card_faults_hold_the_table_and_a_supervisor_voids(bad, reason: str) -> 
     t.press("no_more_bets")
     t.deal("As Ad")
     bad(t)
-    assert t.m.phase is Phase.HOLD and reason in t.m.holds.reason and "As" not in t.m.holds.reason
+    assert t.m.phase is Common.HOLD and reason in t.m.holds.reason and "As" not in t.m.holds.reason
     t.press("void")
-    assert t.m.phase is Phase.HOLD  # void needs the supervisor key
+    assert t.m.phase is Common.HOLD  # void needs the supervisor key
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("void")
-    assert t.m.phase is Phase.BETTING and t.m.rounds[-1].settlement is None
+    assert t.m.phase is Common.BETTING and t.m.rounds[-1].settlement is None
     assert "void: seat 1: return ante 5.00" in t.m.display.prompts
 
 
@@ -163,7 +164,7 @@ def test_a_card_when_none_is_expected_holds() -> None:
     t = Table()
     play_to_third(t)
     t.deal("9s")
-    assert t.m.phase is Phase.HOLD and "dealt when none was expected" in t.m.holds.reason
+    assert t.m.phase is Common.HOLD and "dealt when none was expected" in t.m.holds.reason
 
 
 def test_link_lost_mid_deal_holds_and_resumes_where_it_was() -> None:
@@ -173,9 +174,9 @@ def test_link_lost_mid_deal_holds_and_resumes_where_it_was() -> None:
     t.press("no_more_bets")
     t.deal("As Ad Kc")
     t.feed(LinkDown(device="shoe", reason="no reply"))
-    assert t.m.phase is Phase.HOLD and t.m.display.prompts[-1] == "HOLD: link down: shoe"
+    assert t.m.phase is Common.HOLD and t.m.display.prompts[-1] == "HOLD: link down: shoe"
     t.feed(LinkUp(device="shoe", boot_id=1, rebooted=False))
-    assert t.m.phase is Phase.HOLD  # back, but its state not read again yet
+    assert t.m.phase is Common.HOLD  # back, but its state not read again yet
     t.feed(ShoeState(device="shoe", status="ok", cards_out=3))
     assert t.m.phase is Phase.DEALING
     for i, c in enumerate("Qd 7h 8h 2c".split(), start=4):
@@ -189,7 +190,7 @@ def test_supervisor_clears_a_fault() -> None:
     t.deal("9s")
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("clear_fault")  # refused: the card that left the shoe waits for a decision
-    assert t.m.phase is Phase.HOLD and t.m.display.prompts[-1].startswith(
+    assert t.m.phase is Common.HOLD and t.m.display.prompts[-1].startswith(
         "clear fault refused: 1 card dealt while held"
     )
     t.press("confirm")  # accepted: it has no place in the deal, so it is burned (and recorded)
@@ -311,7 +312,7 @@ def play_round(t: Table) -> None:
         t.spot(1, street, 500)
         t.spot(4, street, 1000)
         t.press("reveal")
-    while t.m.phase is Phase.SETTLEMENT:
+    while t.m.phase is Common.SETTLEMENT:
         t.press("confirm")
 
 
@@ -321,22 +322,22 @@ def test_stub_count_every_fifth_round_and_a_mismatch_holds() -> None:
     t = Table()
     for _ in range(4):
         play_round(t)
-        assert t.m.phase is Phase.BETTING
+        assert t.m.phase is Common.BETTING
     assert ("stub_count", ()) not in t.devices.commands
     play_round(t)
-    assert t.m.phase is Phase.COUNT_STUB and ("stub_count", ()) in t.devices.commands
+    assert t.m.phase is Common.COUNT_STUB and ("stub_count", ()) in t.devices.commands
     assert t.m.display.prompts[-1] == "count the stub: 45 cards expected, then confirm"  # 52 - 2 x 2 - 3
     t.feed(ShoeStatus(device="shoe", stub_count=44, deck_size=52))
-    assert t.m.phase is Phase.HOLD and t.m.display.prompts[-1] == "HOLD: stub count 44, expected 45"
+    assert t.m.phase is Common.HOLD and t.m.display.prompts[-1] == "HOLD: stub count 44, expected 45"
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("clear_fault")
-    assert t.m.phase is Phase.COUNT_STUB
+    assert t.m.phase is Common.COUNT_STUB
     t.press("confirm")  # the dealer recounted by hand
-    assert t.m.phase is Phase.BETTING and t.m.round_no == 6
+    assert t.m.phase is Common.BETTING and t.m.round_no == 6
     for _ in range(5):
         play_round(t)
     t.feed(ShoeStatus(device="shoe", stub_count=45, deck_size=52))
-    assert t.m.phase is Phase.BETTING and t.m.round_no == 11
+    assert t.m.phase is Common.BETTING and t.m.round_no == 11
 
 
 def test_supervisor_accepts_or_refuses_late_bet_changes_with_a_journaled_reason() -> None:
@@ -365,9 +366,9 @@ def test_an_unreadable_card_is_corrected_by_reading_it_again_with_the_key() -> N
     t.press("no_more_bets")
     t.deal("As Ad")
     t.feed(CardUnreadable(device="shoe", index=3))
-    assert t.m.phase is Phase.HOLD and ("panel_lamp", ("clear_fault", True)) in t.devices.commands
+    assert t.m.phase is Common.HOLD and ("panel_lamp", ("clear_fault", True)) in t.devices.commands
     t.feed(CardDealt(device="shoe", card="Kc", index=3, quality=90))
-    assert t.m.phase is Phase.HOLD and "supervisor's key is needed" in t.m.display.prompts[-1]
+    assert t.m.phase is Common.HOLD and "supervisor's key is needed" in t.m.display.prompts[-1]
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.feed(CardDealt(device="shoe", card="Kc", index=3, quality=90))
     assert t.m.phase is Phase.DEALING and [str(c) for c in t.m.seats[4].cards] == ["Kc"]
@@ -406,7 +407,7 @@ def _finish(t: Table, from_street: str) -> None:
             if t.m.seats[seat].folded_at is None and s not in t.m.seats[seat].acted:
                 t.spot(seat, s, cents)
         t.press("reveal")
-    while t.m.phase is Phase.SETTLEMENT:
+    while t.m.phase is Common.SETTLEMENT:
         t.press("confirm")
 
 
@@ -456,7 +457,7 @@ def test_communication_violation_collects_every_wager_and_the_table_settles(
         t.press("confirm")
     _finish(t, street)
     result = t.m.rounds[-1]
-    assert t.m.phase is Phase.BETTING and result.settlement is not None, t.m.holds.reason
+    assert t.m.phase is Common.BETTING and result.settlement is not None, t.m.holds.reason
     assert result.settlement.seat(1).net == -(500 + 100 + 500 * STREETS.index(street) + 1000 * bet_first)
     alone = settle_record({**result.record, "seats": {"4": result.record["seats"]["4"]}}, TABLE)
     assert result.settlement.seat(4) == alone.seat(4) and alone.seat(4).net == 8000  # two pair 2:1: the rest settles
@@ -513,7 +514,7 @@ def test_a_fold_and_a_violation_in_the_same_street_settle(street: str, order: st
         ]
     _finish(t, street)
     result = t.m.rounds[-1]
-    assert t.m.phase is Phase.BETTING and result.settlement is not None, t.m.holds.reason
+    assert t.m.phase is Common.BETTING and result.settlement is not None, t.m.holds.reason
     assert result.settlement.seat(1).net == -(500 + 100 + 500 * STREETS.index(street))
     assert not any(w.result.value == "push" for w in result.settlement.seat(1).wagers)  # nothing returned
     alone = settle_record({**result.record, "seats": {"4": result.record["seats"]["4"]}}, TABLE)
@@ -574,7 +575,7 @@ def test_a_round_that_cannot_settle_holds_with_its_problem_in_words(monkeypatch:
     t.deal("As Ad Kc Kd 7h 8h 8c")
     broken[0] = True
     _finish(t, "third")
-    assert t.m.phase is Phase.HOLD
+    assert t.m.phase is Common.HOLD
     reason = t.m.holds.reason
     assert reason.startswith("cannot settle: seat 1 violation at: ") and reason.endswith("(and 1 more)"), reason
     assert "$" not in reason and "_" not in reason
@@ -657,7 +658,7 @@ def test_a_reveal_with_no_street_to_reveal_notes_nothing() -> None:
     t.spot(1, "ante", 500)
     shown = len(t.m.display.prompts)
     t.press("reveal")
-    assert t.m.phase is Phase.BETTING and t.m.display.prompts[shown:] == []
+    assert t.m.phase is Common.BETTING and t.m.display.prompts[shown:] == []
 
 
 @pytest.fixture
@@ -689,7 +690,7 @@ def test_a_walk_with_nothing_done_makes_each_step_text_when_it_is_asked(texts_ma
         t.press("confirm")
         assert sum(texts_made.values()) == asked
     t.press("confirm")
-    assert t.m.phase is Phase.BETTING
+    assert t.m.phase is Common.BETTING
 
 
 def test_a_walk_leaves_out_the_steps_done_during_the_round() -> None:
@@ -714,7 +715,7 @@ def test_each_step_text_is_made_once_a_round(texts_made: dict[int, int]) -> None
         t.spot(1, s, 500)
         t.spot(4, s, 1000)
         t.press("reveal")
-    while t.m.phase is Phase.SETTLEMENT:
+    while t.m.phase is Common.SETTLEMENT:
         t.press("confirm")
     texts = [s.text for s in t.m.rounds[-1].settlement.procedure]
     assert texts and all(p in t.m.display.prompts for p in texts)
@@ -733,17 +734,17 @@ def test_a_reveal_while_held_still_asks_for_the_fold_to_be_confirmed(street: str
         t.deal("9s")  # one card more than the deal: the table holds for it
     else:
         t.feed(CardUnreadable(device="shoe", index=t.shoe_index + 1))
-    assert t.m.phase is Phase.HOLD and t.m.display.steps_pending()
+    assert t.m.phase is Common.HOLD and t.m.display.steps_pending()
     shown = len(t.m.display.prompts)
     t.press("reveal")
-    assert t.m.phase is Phase.HOLD
+    assert t.m.phase is Common.HOLD
     assert t.m.display.prompts[shown:] == ["cannot reveal: confirm the collection first"]
 
 
 def test_a_reveal_while_held_with_nothing_to_confirm_notes_nothing() -> None:
     t = at_street("third")
     t.deal("9s")
-    assert t.m.phase is Phase.HOLD
+    assert t.m.phase is Common.HOLD
     shown = len(t.m.display.prompts)
     t.press("reveal")
-    assert t.m.phase is Phase.HOLD and t.m.display.prompts[shown:] == []
+    assert t.m.phase is Common.HOLD and t.m.display.prompts[shown:] == []

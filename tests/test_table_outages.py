@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_helpers import FedTable
+from table_helpers import NOT_AT_THIS_TABLE, FedTable
 
 from controller.configuration import config_dir, load_table
 from controller.game.boston5._machine import Boston5Table
 from controller.game.mississippi_stud._machine import MississippiTable, Phase
 from controller.table.engine import JournalFault
 from controller.table.events import DevicesExpected
+from controller.table.phases import Common
 from controller.table.round import HoldKind
 from controller.vocab import card
 from drivers.bet_spots import SpotReport
@@ -71,11 +72,11 @@ def test_spots_changed_while_the_link_was_down_count_as_their_reports_while_bett
     t = Table()
     betting(t)
     t.down("bet_spots")
-    assert t.m.phase is Phase.HOLD
+    assert t.m.phase is Common.HOLD
     t.up("bet_spots")
     # while down: seat 2 put an ante, seat 4 took its ante off, seat 9 does not exist
     t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (2, "ante", 700), (9, "ante", 500))))
-    assert t.m.phase is Phase.BETTING
+    assert t.m.phase is Common.BETTING
     assert {n: s.wagers for n, s in t.m.seats.items() if s.wagers} == {1: {"ante": 500}, 2: {"ante": 700}}
     assert [d["seat"] for d in t.records("DeviceFault")] == [9]
 
@@ -101,7 +102,7 @@ def test_the_panels_state_replaces_the_key_the_table_believed() -> None:
     t.down("panel")
     t.up("panel")
     t.feed(PanelState(device="panel", key_on=True, held=()))
-    assert t.m.phase is Phase.BETTING and t.m.supervisor.key_on
+    assert t.m.phase is Common.BETTING and t.m.supervisor.key_on
     t.feed(PanelState(device="panel", key_on=False, held=()))
     assert not t.m.supervisor.key_on
 
@@ -111,7 +112,9 @@ def test_a_shoe_count_that_differs_from_the_cards_reported_holds() -> None:
     t.down("shoe")
     t.up("shoe")
     t.feed(ShoeState(device="shoe", status="ok", cards_out=5))  # two cards left it unreported
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason == "shoe: the shoe counts 5 cards out, the table has 3 reported"
+    assert (
+        t.m.phase is Common.HOLD and t.m.holds.reason == "shoe: the shoe counts 5 cards out, the table has 3 reported"
+    )
     assert t.records("DeviceFault")[-1]["cards_out"] == 5
     t.key()
     t.press("void")
@@ -153,12 +156,12 @@ def test_clear_fault_is_refused_while_the_device_is_gone_or_unread_and_the_hold_
     t.key()
     t.down("bet_spots")
     t.press("clear_fault")
-    assert t.m.phase is Phase.HOLD and t.records("SupervisorRefused")[-1]["reason"] == (
+    assert t.m.phase is Common.HOLD and t.records("SupervisorRefused")[-1]["reason"] == (
         "a device is not back: bet_spots: link down"
     )
     t.up("bet_spots")
     t.press("clear_fault")
-    assert t.m.phase is Phase.HOLD and "its state not read yet" in t.records("SupervisorRefused")[-1]["reason"]
+    assert t.m.phase is Common.HOLD and "its state not read yet" in t.records("SupervisorRefused")[-1]["reason"]
     t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
     assert t.m.phase is Phase.DEALING and t.m.display.prompts[-1] == "bet_spots back: resume"
 
@@ -170,10 +173,10 @@ def test_the_supervisor_may_void_while_the_device_is_gone() -> None:
     t.press("void")
     assert t.m.rounds[-1].settlement is None and t.m.round_no == 2
     # the next round opens held for the device still gone (issue 32: never "deal" with one missing)
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason == "link down: bet_spots"
+    assert t.m.phase is Common.HOLD and t.m.holds.reason == "link down: bet_spots"
     t.up("bet_spots")
     t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
-    assert t.m.phase is Phase.BETTING
+    assert t.m.phase is Common.BETTING
 
 
 def test_two_devices_down_the_hold_ends_when_both_are_back() -> None:
@@ -182,7 +185,7 @@ def test_two_devices_down_the_hold_ends_when_both_are_back() -> None:
     t.down("bet_spots")
     t.up("shoe")
     t.feed(ShoeState(device="shoe", status="ok", cards_out=2))
-    assert t.m.phase is Phase.HOLD
+    assert t.m.phase is Common.HOLD
     t.up("bet_spots")
     t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
     assert t.m.phase is Phase.DEALING
@@ -217,10 +220,10 @@ def held_with_cards(t: Table) -> None:
     t.cards("As Ad Kc")
     t.down("panel")
     t.cards("Qd 7h 8h 2c", first=4)  # the dealer goes on dealing: the cards left the shoe
-    assert t.m.phase is Phase.HOLD and len(t.m.ledger.waiting) == 4
+    assert t.m.phase is Common.HOLD and len(t.m.ledger.waiting) == 4
     t.up("panel")
     t.feed(PanelState(device="panel", key_on=False, held=()))
-    assert t.m.phase is Phase.HOLD
+    assert t.m.phase is Common.HOLD
     assert t.m.holds.reason == "4 cards dealt while held: supervisor: confirm accepts, void declares a misdeal"
 
 
@@ -228,11 +231,11 @@ def test_cards_dealt_while_held_wait_and_are_accepted_in_their_place() -> None:
     t = Table()
     held_with_cards(t)
     t.press("confirm")  # without the key: refused
-    assert t.m.phase is Phase.HOLD and t.records("SupervisorRefused")[-1]["action"] == "accept cards"
+    assert t.m.phase is Common.HOLD and t.records("SupervisorRefused")[-1]["action"] == "accept cards"
     t.press("clear_fault")
     t.key()
     t.press("clear_fault")  # the cards must be decided on first
-    assert t.m.phase is Phase.HOLD and "confirm accepts" in t.records("SupervisorRefused")[-1]["reason"]
+    assert t.m.phase is Common.HOLD and "confirm accepts" in t.records("SupervisorRefused")[-1]["reason"]
     t.press("confirm")
     assert t.m.phase is Phase.THIRD_STREET
     assert [str(c) for c in t.m.seats[4].cards] == ["Kc", "Qd"] and [str(c) for c in t.m.community] == CARDS.split()[4:]
@@ -254,7 +257,7 @@ def test_cards_dealt_while_held_can_be_declared_a_misdeal() -> None:
     t.key()
     t.press("void")
     assert t.m.rounds[-1].settlement is None and t.records("SupervisorAction")[-1]["action"] == "misdeal"
-    assert t.m.rounds[-1].record["seats"]["4"]["cards"] == "Kc" and t.m.phase is Phase.BETTING
+    assert t.m.rounds[-1].record["seats"]["4"]["cards"] == "Kc" and t.m.phase is Common.BETTING
 
 
 def test_the_ledger_of_a_voided_round_lists_the_waiting_cards_as_a_misdeal() -> None:
@@ -279,7 +282,7 @@ def test_a_duplicate_among_the_waiting_cards_holds_again_and_the_rest_keep_waiti
     t.up("panel")
     t.feed(PanelState(device="panel", key_on=True, held=()))
     t.press("confirm")
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith("duplicate card:")
+    assert t.m.phase is Common.HOLD and t.m.holds.reason.startswith("duplicate card:")
     assert "shoe card 4" in t.m.holds.reason
     assert [i for i, _ in t.m.ledger.waiting] == [5]
     assert [c["index"] for c in t.m.card_log] == [1, 2, 3, 4, 5]
@@ -290,22 +293,15 @@ def test_a_duplicate_among_the_waiting_cards_holds_again_and_the_rest_keep_waiti
 
 def test_reports_for_seats_the_table_does_not_have_are_refused_as_device_faults() -> None:
     t = Table()
-    for seat in (0, 7, 9, 255):
-        t.spot(seat, "ante", 500)
-    t.spot(2, "pair_plus", 500)
+    for seat, spot in NOT_AT_THIS_TABLE:
+        t.spot(seat, spot, 500)
     t.spot(1, "ante", 500)
     faults = t.records("DeviceFault")
-    assert [(d["device"], d["seat"], d["spot"]) for d in faults] == [
-        ("spots", 0, "ante"),
-        ("spots", 7, "ante"),
-        ("spots", 9, "ante"),
-        ("spots", 255, "ante"),
-        ("spots", 2, "pair_plus"),
-    ]
+    assert [(d["device"], d["seat"], d["spot"]) for d in faults] == [("spots", *s) for s in NOT_AT_THIS_TABLE]
     assert "no seat 9 at this table" in faults[2]["error"]
     assert list(t.m.seats) == [1]
     t.press("no_more_bets")
-    assert t.m.phase is Phase.NO_MORE_BETS
+    assert t.m.phase is Common.NO_MORE_BETS
 
 
 def test_a_boston5_second_wager_spot_is_a_spot_of_that_game() -> None:
@@ -323,11 +319,11 @@ def test_cards_dealt_behind_an_unreadable_card_wait_until_it_is_entered() -> Non
     t.cards("Qd 7h 8h 2c", first=4)
     t.key()
     t.press("confirm")  # the unreadable card comes first: confirm enters a card, none is chosen yet
-    assert t.m.phase is Phase.HOLD and t.records("SupervisorAction") == []
+    assert t.m.phase is Common.HOLD and t.records("SupervisorAction") == []
     t.press("next")
     assert t.m.intake.entry_card == card("3c")  # the first card not dealt: the cards waiting are out of the shoe too
     t.press("confirm")
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith("4 cards dealt while held")
+    assert t.m.phase is Common.HOLD and t.m.holds.reason.startswith("4 cards dealt while held")
     t.press("confirm")
     assert t.m.phase is Phase.THIRD_STREET
     assert [(c["index"], c["to"]) for c in t.m.card_log] == [
@@ -347,7 +343,7 @@ def test_cards_the_shoe_delivers_late_after_its_own_link_returns_go_to_their_pla
     t.down("shoe")
     t.up("shoe")
     t.cards("Qd 7h 8h 2c", first=4)  # dealt while its link was down, delivered before its state
-    assert t.m.phase is Phase.HOLD
+    assert t.m.phase is Common.HOLD
     t.feed(ShoeState(device="shoe", status="ok", cards_out=7))
     assert t.m.phase is Phase.THIRD_STREET and [str(c) for c in t.m.community] == ["7h", "8h", "2c"]
     assert [c["index"] for c in t.m.card_log] == list(range(1, 8))
@@ -382,12 +378,12 @@ def test_a_lock_command_that_finally_fails_holds_and_clear_fault_sends_the_spots
             device="bet_spots", kind="command_failed", command="lock", error="command lock failed: busy after 4 tries"
         )
     )
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason == "bet_spots: command lock failed: busy after 4 tries"
+    assert t.m.phase is Common.HOLD and t.m.holds.reason == "bet_spots: command lock failed: busy after 4 tries"
     t.feed(DeviceFault(device="shoe", kind="events_gap", error="events 4-5 missing"))  # journaled, no hold of its own
     t.key()
     t.devices.commands.clear()
     t.press("clear_fault")
-    assert t.m.phase is Phase.NO_MORE_BETS
+    assert t.m.phase is Common.NO_MORE_BETS
     assert ("lock", (True,)) in t.devices.commands and ("lamp", (4, "ante", "accepted")) in t.devices.commands
 
 
@@ -423,28 +419,28 @@ def test_two_devices_never_connected_hold_the_table_at_open_with_their_reasons()
     bets placed meanwhile count; the hold ends by itself once both are up and read."""
     t = Table()
     started(t, "bet_spots")
-    assert t.m.phase is Phase.BETTING  # nothing said yet: the links are still trying
+    assert t.m.phase is Common.BETTING  # nothing said yet: the links are still trying
     cannot_connect(t, "shoe", NO_SHOE)
     # the panel has said nothing yet (its link is still trying): named too
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason == f"never connected: panel; shoe: {NO_SHOE}"
+    assert t.m.phase is Common.HOLD and t.m.holds.reason == f"never connected: panel; shoe: {NO_SHOE}"
     cannot_connect(t, "panel", NO_PANEL, "no_answer")
     reason = f"never connected: panel: {NO_PANEL}; shoe: {NO_SHOE}"
     snap = t.snapshot()
-    assert t.m.phase is Phase.HOLD and snap.hold is not None and snap.hold.reason == reason
+    assert t.m.phase is Common.HOLD and snap.hold is not None and snap.hold.reason == reason
     assert snap.hold.clears == "by itself when the panel and shoe links come up; or supervisor key on: void"
     assert snap.hold.by_itself and dict(snap.links_pending)["shoe"] == f"never connected: {NO_SHOE}"
     betting(t)  # bets placed while held in betting count
     t.press("no_more_bets")
-    assert t.m.phase is Phase.HOLD
+    assert t.m.phase is Common.HOLD
     t.up("panel")
     t.feed(STATES["panel"])
-    assert t.m.phase is Phase.HOLD  # the shoe is still missing
+    assert t.m.phase is Common.HOLD  # the shoe is still missing
     t.up("shoe")
     t.feed(STATES["shoe"])
-    assert t.m.phase is Phase.BETTING and t.m.seats[1].wagers == {"ante": 500}
+    assert t.m.phase is Common.BETTING and t.m.seats[1].wagers == {"ante": 500}
     assert not any("deal" in line for line in t.m.display.prompts if not line.startswith("HOLD"))
     t.press("no_more_bets")
-    assert t.m.phase is Phase.NO_MORE_BETS and t.m.display.prompt == "no more bets: deal the cards"
+    assert t.m.phase is Common.NO_MORE_BETS and t.m.display.prompt == "no more bets: deal the cards"
 
 
 def test_no_more_bets_is_not_taken_while_a_device_has_not_connected() -> None:
@@ -454,14 +450,14 @@ def test_no_more_bets_is_not_taken_while_a_device_has_not_connected() -> None:
     started(t, "bet_spots", "panel")
     betting(t)
     t.press("no_more_bets")
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason == "never connected: shoe"
+    assert t.m.phase is Common.HOLD and t.m.holds.reason == "never connected: shoe"
     assert "deal the cards" not in t.m.display.prompts
     t.up("shoe")
-    assert t.m.phase is Phase.HOLD  # up, its state not read yet
+    assert t.m.phase is Common.HOLD  # up, its state not read yet
     t.feed(STATES["shoe"])
-    assert t.m.phase is Phase.BETTING
+    assert t.m.phase is Common.BETTING
     t.press("no_more_bets")
-    assert t.m.phase is Phase.NO_MORE_BETS
+    assert t.m.phase is Common.NO_MORE_BETS
 
 
 def test_a_device_missing_after_a_restart_mid_round_holds_where_the_round_is() -> None:
@@ -476,11 +472,11 @@ def test_a_device_missing_after_a_restart_mid_round_holds_where_the_round_is() -
     started(t, "panel", "bet_spots")  # the controller restarted: the panel and the spots are back at once
     cannot_connect(t, "shoe", NO_SHOE)
     t.down("bet_spots")
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason == f"never connected: shoe: {NO_SHOE}"
+    assert t.m.phase is Common.HOLD and t.m.holds.reason == f"never connected: shoe: {NO_SHOE}"
     assert t.m.holds.held_from is Phase.DEALING
     t.up("shoe")
     t.feed(ShoeState(device="shoe", status="ok", cards_out=3))
-    assert t.m.phase is Phase.HOLD  # the bet spots are still down
+    assert t.m.phase is Common.HOLD  # the bet spots are still down
     t.up("bet_spots")
     t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
     assert t.m.phase is Phase.DEALING
@@ -496,9 +492,9 @@ JOURNAL_BACK = "journal written again: each device's state is read again"
 def outage(t: Table, retaken: int) -> None:
     """The journal cannot be written, then takes records again (nothing lost)."""
     t.m.journal_failed("disk full: 0 bytes free on /")
-    assert t.m.phase is Phase.HOLD and t.m.holds.kind is HoldKind.JOURNAL
+    assert t.m.phase is Common.HOLD and t.m.holds.kind is HoldKind.JOURNAL
     t.feed(JournalFault("disk full: 0 bytes free on /", 0, retaken))
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason == JOURNAL_BACK and t.m.holds.kind is HoldKind.LINK
+    assert t.m.phase is Common.HOLD and t.m.holds.reason == JOURNAL_BACK and t.m.holds.kind is HoldKind.LINK
 
 
 def test_a_journal_outage_in_betting_reads_every_device_again() -> None:
@@ -517,15 +513,15 @@ def test_a_journal_outage_in_betting_reads_every_device_again() -> None:
         in t.m.display.state().notes
     )
     t.feed(CardDealt(device="shoe", card="As", index=1, quality=100))
-    assert 2 not in t.m.seats and t.m.phase is Phase.HOLD
+    assert 2 not in t.m.seats and t.m.phase is Common.HOLD
     t.feed(PanelState(device="panel", key_on=False, held=()))
     t.feed(ShoeState(device="shoe", status="ok", cards_out=1))
-    assert t.m.phase is Phase.HOLD  # the bet spots are not read yet
+    assert t.m.phase is Common.HOLD  # the bet spots are not read yet
     t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (2, "ante", 500), (4, "ante", 1000))))
-    assert t.m.phase is Phase.BETTING and t.m.seats[2].wagers == {"ante": 500}  # counted as placed, not late
+    assert t.m.phase is Common.BETTING and t.m.seats[2].wagers == {"ante": 500}  # counted as placed, not late
     assert t.m.ledger.waiting and t.m.seats[1].cards == []
     t.press("no_more_bets")
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith("1 card dealt while held")
+    assert t.m.phase is Common.HOLD and t.m.holds.reason.startswith("1 card dealt while held")
     assert t.m.hold_prompt() == "supervisor: key, then confirm accepts the cards, or void"
     t.key()
     t.press("confirm")
@@ -569,11 +565,11 @@ def test_cards_waiting_before_a_misread_card_take_their_places_before_it_is_ente
     t.cards("As Ad Kc Kd")  # the seats' cards
     t.feed(CardDealt(device="shoe", card="7h", index=1, quality=100))  # the count starts over: it waits
     t.feed(CardUnreadable(device="shoe", index=6))  # the count jumps: it waits to be entered
-    assert t.m.phase is Phase.HOLD and t.m.ledger.waiting
+    assert t.m.phase is Common.HOLD and t.m.ledger.waiting
     t.key()
     t.press("next", "confirm")  # the card that came out first takes its place first
     assert [str(c) for c in t.m.community] == ["7h"]
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith("unreadable card: community card 2 (shoe card 6)")
+    assert t.m.phase is Common.HOLD and t.m.holds.reason.startswith("unreadable card: community card 2 (shoe card 6)")
     t.press("next", "confirm")  # then the misread one is entered in its own place
     assert len(t.m.community) == 2 and str(t.m.community[0]) == "7h"
     t.feed(CardDealt(device="shoe", card="9s", index=7, quality=100))

@@ -18,6 +18,7 @@ from controller.game.pai_gow._machine import PaiGowTable, Phase
 from controller.game.pai_gow._rules import settle
 from controller.game.record import RecordError, record_json, settle_record
 from controller.table.engine import JournalFault
+from controller.table.phases import Common
 from controller.vocab import Card, deck, format_cards
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
@@ -71,10 +72,10 @@ def test_dice_total_gives_the_starting_position_and_the_deal_order() -> None:
 def test_four_cards_must_remain_or_the_table_holds_for_a_misdeal() -> None:
     t = Table()
     t.to_setting(stub=5)
-    assert t.m.phase is Phase.HOLD and "misdeal check: 5 cards remain, not 4" in t.m.holds.reason
+    assert t.m.phase is Common.HOLD and "misdeal check: 5 cards remain, not 4" in t.m.holds.reason
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("void")
-    assert t.m.phase is Phase.BETTING and t.m.rounds[-1].settlement is None
+    assert t.m.phase is Common.BETTING and t.m.rounds[-1].settlement is None
 
 
 def test_a_stub_of_other_than_four_with_every_hand_of_seven_is_not_a_misdeal() -> None:
@@ -83,10 +84,10 @@ def test_a_stub_of_other_than_four_with_every_hand_of_seven_is_not_a_misdeal() -
     so and the round goes on to the players' setting, and it settles as `tablectl settle` does."""
     t = Table()
     t.to_setting(stub=3)
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith("misdeal check: 3 cards remain, not 4")
+    assert t.m.phase is Common.HOLD and t.m.holds.reason.startswith("misdeal check: 3 cards remain, not 4")
     assert "clear fault when each has seven cards" in t.m.holds.clears()
     t.press("clear_fault")  # the key off: refused
-    assert t.m.phase is Phase.HOLD
+    assert t.m.phase is Common.HOLD
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("clear_fault")
     assert t.m.phase is Phase.SET_HANDS
@@ -113,7 +114,7 @@ def test_the_hands_check_stays_across_a_journal_outage() -> None:
     t.feed(ShoeState(device="shoe", status="ok", cards_out=49))
     spots = ((2, "pai_gow", 1000), (2, "bonus", 500), (2, "envy_marker", 1), (5, "pai_gow", 2500))
     t.feed(SpotsState(device="bet_spots", spots=spots))
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason.startswith("misdeal check: 3 cards remain, not 4")
+    assert t.m.phase is Common.HOLD and t.m.holds.reason.startswith("misdeal check: 3 cards remain, not 4")
 
 
 def test_sets_shown_house_way_first_cycled_confirmed_or_fouled_then_settled() -> None:
@@ -129,8 +130,8 @@ def test_sets_shown_house_way_first_cycled_confirmed_or_fouled_then_settled() ->
     t.press("previous", "confirm")  # back to the house way, recorded
     t.press("confirm")  # seat 5's pai gow wager settled as it is turned
     t.press("fold")  # seat 2's set is a foul
-    assert t.m.phase is Phase.SETTLEMENT
-    while t.m.phase is Phase.SETTLEMENT:
+    assert t.m.phase is Common.SETTLEMENT
+    while t.m.phase is Common.SETTLEMENT:
         t.press("confirm")
     result = t.m.rounds[-1]
     assert result.record["seats"]["2"]["foul"] is True and "high" in result.record["seats"]["5"]
@@ -144,7 +145,7 @@ def _confirm_through(t: Table) -> list[str]:
     shown meanwhile, in order."""
     before = len(t.m.display.prompts)
     for _ in range(100):
-        if t.m.phase not in (Phase.SETTING, Phase.SETTLEMENT):
+        if t.m.phase not in (Phase.SETTING, Common.SETTLEMENT):
             break
         t.press("confirm")
     return t.m.display.prompts[before:]
@@ -214,7 +215,7 @@ def test_a_random_starting_number_arrives_as_an_event_and_is_recorded() -> None:
     t.m.table = replace(TABLE, options={**TABLE.options, "start_method": "rng"})
     t.feed(SpotReport(device="spots", seat=2, spot="pai_gow", cents=1000))
     t.press("no_more_bets")
-    assert ("draw_start", ()) in t.devices.commands and t.m.phase is Phase.NO_MORE_BETS
+    assert ("draw_start", ()) in t.devices.commands and t.m.phase is Common.NO_MORE_BETS
     t.feed(StartDrawn(3))  # counted counterclockwise: dealer 1, seat 6 is 2, seat 5 is 3
     assert t.m.phase is Phase.DEALING and t.m.order[0] == 5
     assert t.m.round_record()["start"] == {"method": "rng", "value": 3}
@@ -244,7 +245,7 @@ def test_an_envy_marker_in_front_of_a_bonus_under_five_dollars_must_be_taken_awa
     t.spot(6, "pai_gow", 1000)
     t.spot(6, "pai_gow", 0)  # a wager placed and taken back: not a problem
     t.press("no_more_bets")
-    assert t.m.phase is Phase.BETTING
+    assert t.m.phase is Common.BETTING
     assert t.m.wagers.problems == [
         "seat 1 envy marker: only for a bonus wager of 5.00 or more (11.15(c))",
         "seat 4 envy marker: only for a bonus wager of 5.00 or more (11.15(c))",
@@ -253,7 +254,7 @@ def test_an_envy_marker_in_front_of_a_bonus_under_five_dollars_must_be_taken_awa
     t.spot(1, "envy_marker", 0)
     t.spot(4, "envy_marker", 0)
     t.press("no_more_bets")
-    assert t.m.phase is Phase.NO_MORE_BETS and sorted(t.m.seats) == [1, 3]
+    assert t.m.phase is Common.NO_MORE_BETS and sorted(t.m.seats) == [1, 3]
     assert all("envy_marker" not in s.wagers for s in t.m.seats.values())
 
 
@@ -261,16 +262,16 @@ def test_no_more_bets_is_a_state_and_a_card_before_the_dice_total_holds() -> Non
     t = Table()
     t.spot(2, "pai_gow", 1000)
     t.press("no_more_bets")
-    assert t.m.phase is Phase.NO_MORE_BETS and t.m.seats[2].wagers == {"pai_gow": 1000}
+    assert t.m.phase is Common.NO_MORE_BETS and t.m.seats[2].wagers == {"pai_gow": 1000}
     t.deal("As")  # the dice total has not been entered
-    assert t.m.phase is Phase.HOLD and t.m.holds.reason == "card 1 from the shoe dealt when none was expected"
-    assert t.m.holds.held_from is Phase.NO_MORE_BETS
+    assert t.m.phase is Common.HOLD and t.m.holds.reason == "card 1 from the shoe dealt when none was expected"
+    assert t.m.holds.held_from is Common.NO_MORE_BETS
 
 
 def _to_dice(t: Table) -> None:
     t.feed(SpotReport(device="spots", seat=2, spot="pai_gow", cents=1000))
     t.press("no_more_bets")
-    assert t.m.phase is Phase.NO_MORE_BETS
+    assert t.m.phase is Common.NO_MORE_BETS
 
 
 @pytest.mark.parametrize("dice", range(3, 19))
@@ -294,7 +295,7 @@ def test_a_die_entered_again_and_confirm_before_the_third_die() -> None:
     t = Table()
     _to_dice(t)
     t.press("seat_6", "seat_6", "confirm")  # two dice only: not yet
-    assert t.m.phase is Phase.NO_MORE_BETS and "enter die 3 first (seat 1-6)" in t.m.display.prompts
+    assert t.m.phase is Common.NO_MORE_BETS and "enter die 3 first (seat 1-6)" in t.m.display.prompts
     t.press("seat_1", "seat_4", "seat_4", "seat_4", "confirm")  # a fourth face starts again: 4 + 4 + 4
     assert t.m.phase is Phase.DEALING and t.m.dice == 12
     assert t.m.round_record()["start"] == {"method": "dice", "value": 12}
@@ -371,7 +372,7 @@ def test_a_hold_while_the_players_set_their_hands_shows_nothing_and_resumes_ther
     t.to_setting(set_hands=False)
     every = [str(c) for h in t.m.hands.values() for c in h]
     t.feed(DeviceFault(device="panel", error="display failed", kind="command_failed", command="display"))
-    assert t.m.phase is Phase.HOLD and t.snapshot().held_from == "set_hands"
+    assert t.m.phase is Common.HOLD and t.snapshot().held_from == "set_hands"
     assert not t.snapshot().face_up() and not _named(_views(t, caplog), every)
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("clear_fault")
@@ -459,9 +460,9 @@ def test_each_seat_is_set_by_the_house_way_once_a_round_and_never_from_another_r
             in shown
         )
         assert made == [7, 7], "each seat set by the house way once this round"
-        while t.m.phase is Phase.COUNT_STUB:
+        while t.m.phase is Common.COUNT_STUB:
             t.feed(ShoeStatus(device="shoe", stub_count=t.m.stub.expected, deck_size=53))
-        assert t.m.phase is Phase.BETTING, t.m.holds.reason
+        assert t.m.phase is Common.BETTING, t.m.holds.reason
 
 
 def test_each_round_deals_by_its_own_dice_total_and_notes_its_own_seats() -> None:
@@ -493,9 +494,9 @@ def test_each_round_deals_by_its_own_dice_total_and_notes_its_own_seats() -> Non
         t.feed(ShoeStatus(device="shoe", stub_count=4, deck_size=53))
         t.press("confirm")  # the players' hands set
         _confirm_through(t)
-        while t.m.phase is Phase.COUNT_STUB:
+        while t.m.phase is Common.COUNT_STUB:
             t.feed(ShoeStatus(device="shoe", stub_count=t.m.stub.expected, deck_size=53))
-        assert t.m.phase is Phase.BETTING, t.m.holds.reason
+        assert t.m.phase is Common.BETTING, t.m.holds.reason
         assert t.m.rounds[-1].settlement is not None
 
 
@@ -512,9 +513,9 @@ def _play_round(t: Table, shoe: Sequence[Card], seats: Sequence[int]) -> None:
     t.press("next", "confirm", "confirm")  # the first seat turned: another set, its step confirmed
     t.press("fold", "confirm")  # the next: a foul
     _confirm_through(t)
-    while t.m.phase is Phase.COUNT_STUB:
+    while t.m.phase is Common.COUNT_STUB:
         t.feed(ShoeStatus(device="shoe", stub_count=t.m.stub.expected, deck_size=53))
-    assert t.m.phase is Phase.BETTING, t.m.holds.reason
+    assert t.m.phase is Common.BETTING, t.m.holds.reason
 
 
 def test_each_round_is_read_ranked_and_settled_once(monkeypatch: pytest.MonkeyPatch) -> None:

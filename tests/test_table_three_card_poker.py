@@ -21,6 +21,7 @@ from controller.game.registry import definition, table_names
 from controller.game.three_card_poker._machine import Phase, ThreeCardTable
 from controller.game.three_card_poker._six_card import SOURCE, SixCardHand, rank_six
 from controller.game.three_card_poker._table_rules import SIX_CARD, six_card_hand
+from controller.table.phases import AFTER, BEFORE, Common
 from controller.table.snapshot import TableSnapshot
 from controller.vocab import ALL_CARDS, parse_cards
 from controller.web.view import table_view
@@ -45,7 +46,7 @@ def bets(t: Table, seats: dict[int, dict[str, int]]) -> None:
 
 
 def settle(t: Table) -> None:
-    while t.m.phase is Phase.SETTLEMENT:
+    while t.m.phase is Common.SETTLEMENT:
         t.press("confirm")
 
 
@@ -61,7 +62,7 @@ WAGERS = {
 def test_the_game_is_dealt_at_a_table_and_the_registry_names_its_parts() -> None:
     game = definition("three_card_poker")
     assert "three_card_poker" in table_names()
-    assert game.machine() is ThreeCardTable and game.phases() is Phase
+    assert game.machine() is ThreeCardTable and game.phases() == (*BEFORE, *Phase, *AFTER)
     assert SIX_CARD in game.catalog.wager_spots and game.catalog.paytable_spot(SIX_CARD) is not None
     assert all(step.cite for step in game.steps) and all(c.cite for s in game.deal.steps for c in s.cards)
     assert all("inferred" in step.cite for step in game.steps)  # 13:69F-20's text was not found
@@ -88,7 +89,7 @@ def test_the_settlement_is_in_the_published_order_and_as_tablectl_settle() -> No
     t.spot(1, "play", 500)
     t.spot(5, "play", 500)
     t.press("seat_3", "fold", "confirm", "reveal")
-    assert t.m.phase is Phase.SETTLEMENT
+    assert t.m.phase is Common.SETTLEMENT
     settle(t)
     result = t.m.rounds[-1]
     expected = settle_record(result.record, TABLE)
@@ -154,7 +155,7 @@ def test_a_folded_hands_six_card_bonus_is_paid_against_the_dealers_hand() -> Non
     bets(t, {2: {"ante": 500, SIX_CARD: 500}})
     t.deal("Jh 7h 2c 9h 4h 3h")  # jack-seven-two: folded; with the dealer's hearts a flush
     t.press("seat_2", "fold", "confirm", "reveal")
-    assert t.m.phase is Phase.SETTLEMENT
+    assert t.m.phase is Common.SETTLEMENT
     assert any("reveals 9h 4h 3h" in p for p in t.m.display.prompts)  # exposed for the 6 Card Bonus
     settle(t)
     seat = t.m.rounds[-1].settlement.seats[0]
@@ -192,7 +193,7 @@ def test_a_pair_plus_alone_plays_without_a_decision() -> None:
     bets(t, {4: {"pair_plus": 500}})
     t.deal("Kd Kc 2h Qc 8h 4h")
     t.press("reveal")
-    assert t.m.phase is Phase.SETTLEMENT
+    assert t.m.phase is Common.SETTLEMENT
     settle(t)
     assert {w.spot: w.net for w in t.m.rounds[-1].settlement.seats[0].wagers} == {"pair_plus": 500}
 
@@ -202,7 +203,7 @@ def test_a_six_card_bonus_needs_an_ante() -> None:
     t.spot(1, "pair_plus", 500)
     t.spot(1, SIX_CARD, 500)
     t.press("no_more_bets")
-    assert t.m.phase is Phase.BETTING and "needs an ante" in " ".join(t.m.display.prompts[-3:])
+    assert t.m.phase is Common.BETTING and "needs an ante" in " ".join(t.m.display.prompts[-3:])
 
 
 @pytest.mark.parametrize(
@@ -273,9 +274,9 @@ def test_no_card_is_named_before_it_is_revealed(everyone_folds: bool) -> None:
     t.press("seat_3", "fold")
     _face_down(t, t.snapshot(), set(dealt))
     t.press("confirm", "reveal")
-    assert t.m.phase is Phase.SETTLEMENT
+    assert t.m.phase is Common.SETTLEMENT
     folded = {"7c", "4d", "2s"} | ({"Ah", "Kh", "Qh", "Qc", "8h", "4h"} if everyone_folds else set())
-    while t.m.phase is Phase.SETTLEMENT:
+    while t.m.phase is Common.SETTLEMENT:
         s = t.snapshot()
         _face_down(t, s, folded)
         if not everyone_folds:
@@ -291,7 +292,7 @@ def test_a_folded_hand_kept_for_its_six_card_bonus_is_never_on_a_view() -> None:
     t.press("seat_1", "fold", "confirm")
     t.spot(3, "play", 500)
     t.press("reveal")
-    while t.m.phase is Phase.SETTLEMENT:
+    while t.m.phase is Common.SETTLEMENT:
         s = t.snapshot()
         payload = json.dumps(table_view(s, TABLE, {}, []))
         for text in (repr(s), payload):
@@ -323,7 +324,7 @@ def test_the_par_sheet_shows_the_six_card_bonus() -> None:
     assert "main game: house edge 3.3730% per ante, 2.0147% per unit of total action" in out
 
 
-@pytest.mark.parametrize("held_at", [None, Phase.PLAY, Phase.SETTLEMENT])
+@pytest.mark.parametrize("held_at", [None, Phase.PLAY, Common.SETTLEMENT])
 def test_a_fold_pressed_after_the_play_wager_is_not_taken_and_the_hand_stays_down_until_the_reveal(
     held_at: Phase | None,
 ) -> None:
@@ -342,19 +343,19 @@ def test_a_fold_pressed_after_the_play_wager_is_not_taken_and_the_hand_stays_dow
     assert not t.m.display.steps_pending()
     if held_at is Phase.PLAY:
         t.m.journal_failed("disk full: 0 bytes free on /")
-        assert t.m.phase is Phase.HOLD
+        assert t.m.phase is Common.HOLD
         _face_down(t, t.snapshot(), set("Ah Kh Qh 7c 4d 2s Qc 8h 4h".split()))
         return
     _face_down(t, t.snapshot(), set("Ah Kh Qh 7c 4d 2s Qc 8h 4h".split()))
     t.press("seat_3", "fold", "confirm", "reveal")
-    assert t.m.phase is Phase.SETTLEMENT
-    if held_at is Phase.SETTLEMENT:
+    assert t.m.phase is Common.SETTLEMENT
+    if held_at is Common.SETTLEMENT:
         t.m.journal_failed("disk full: 0 bytes free on /")
-        assert t.m.phase is Phase.HOLD
+        assert t.m.phase is Common.HOLD
         _face_down(t, t.snapshot(), {"7c", "4d", "2s"})
         assert {"Ah", "Kh", "Qh", "Qc", "8h", "4h"} <= t.snapshot().face_up()
         return
-    while t.m.phase is Phase.SETTLEMENT:
+    while t.m.phase is Common.SETTLEMENT:
         s = t.snapshot()
         _face_down(t, s, {"7c", "4d", "2s"})
         assert {"Ah", "Kh", "Qh", "Qc", "8h", "4h"} <= s.face_up()

@@ -1,14 +1,17 @@
 """The round machines' triggers are declared on the models (typed) and bound by ``transitions``
-(``model_override``); the hold rule's table of what a new reason does to a hold already on."""
+(``model_override``); the hold rule's table of what a new reason does to a hold already on; a
+machine's states are the common ones around the game's own steps."""
 
 from __future__ import annotations
+
+from enum import Enum
 
 import pytest
 
 from controller.configuration import config_dir, load_table
 from controller.table.devices import RecordingDevices
 from controller.table.game_tables import GAME_TABLES
-from controller.table.phases import Trigger
+from controller.table.phases import Common, Trigger, round_states
 from controller.table.round import HoldKind
 
 NOT_IN_MACHINE = {("pai_gow", "deal_started")}
@@ -61,3 +64,36 @@ def test_a_new_hold_reason_on_a_table_already_held() -> None:
     assert all(
         k.prompt == "supervisor: key, then clear fault or void" for k in K if k not in (K.LINK, K.SHOE, K.JOURNAL)
     )
+
+
+class _Steps(Enum):
+    DEALING = "dealing"
+    PLAY = "play"
+
+
+@pytest.mark.parametrize("game", sorted(GAME_TABLES))
+def test_a_machines_states_are_the_common_ones_around_the_games_own_steps(game: str) -> None:
+    cls = GAME_TABLES[game]
+    values = [s.value for s in cls.STATES]
+    assert values == ["closed", "betting", "no_more_bets", *(p.value for p in cls.Phase), *values[-5:]]
+    assert values[-5:] == ["settlement", "round_complete", "count_stub", "hold", "void"]
+    assert [s.value for s in round_states(_Steps)][2:5] == ["no_more_bets", "dealing", "play"]
+
+
+class _NamedAsHold(Enum):
+    DEALING = "dealing"
+    HOLD = "held"
+
+
+class _ValuedAsHold(Enum):
+    DEALING = "dealing"
+    HELD = "hold"
+
+
+@pytest.mark.parametrize(("steps", "step"), [(_NamedAsHold, "HOLD"), (_ValuedAsHold, "HELD")])
+def test_a_game_step_named_or_valued_as_a_common_state_is_refused(steps: type[Enum], step: str) -> None:
+    """``transitions`` knows a state by its name, the journal by its value: a step sharing either
+    with a common state would take its place; ``round_states`` names it instead."""
+    with pytest.raises(ValueError, match=rf"{steps.__name__}: {step} already a common state \(Common\)"):
+        round_states(steps)
+    assert Common.HOLD.value == "hold"

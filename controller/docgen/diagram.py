@@ -6,11 +6,12 @@ from transitions.extensions import GraphMachine
 
 from controller.game.registry import definition
 from controller.table.game_tables import GAME_TABLES
+from controller.table.phases import Common
 
 __all__ = ["diagram"]
 
 MACHINES = GAME_TABLES
-"""Games with a round machine (each game's definition names it, its ``Phase`` states and ``TRANSITIONS``)."""
+"""Games with a round machine (each game's definition names it, its ``STATES`` and ``TRANSITIONS``)."""
 
 
 class _Model:
@@ -20,12 +21,11 @@ class _Model:
 def diagram(game: str) -> str:
     """The Mermaid state diagram of ``game``'s round machine."""
     game_def = definition(game)
-    phases = game_def.phases()
     machine = GraphMachine(
         model=_Model(),
-        states=phases,
+        states=list(game_def.phases()),
         transitions=game_def.machine().TRANSITIONS,
-        initial=phases.CLOSED,
+        initial=Common.CLOSED,
         auto_transitions=False,
         graph_engine="mermaid",
         title=f"{game} round",

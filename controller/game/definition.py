@@ -131,9 +131,10 @@ class Shown:
 
 
 def _cards(hand: Sequence[str], shown: int | None) -> tuple[str | None, ...]:
-    if shown is None:
+    """``hand``'s first ``shown`` cards (None: all), the rest face down (``None``)."""
+    if shown is None or shown >= len(hand):
         return tuple(hand)
-    return tuple(c if i < shown else None for i, c in enumerate(hand))
+    return (*hand[:shown], *(None,) * (len(hand) - shown))
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,20 +149,51 @@ class DealPlan:
     """Whose hand the table shows beside the seats: the dealer's, or the community cards."""
     folded_unexposed: tuple[str, ...] = ()
     """The rules by which a folded hand is collected face down (empty: the game has no fold)."""
+    _best_seen: dict[tuple[object, ...], int | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+    """:meth:`_best` by its arguments (a function of the reveals alone: the snapshot asks for the
+    same few after every card dealt)."""
 
     def cards_to(self, holder: Holder) -> int:
         """How many cards each ``holder`` hand gets in a round."""
         return sum(c.count for s in self.steps for c in s.cards if c.holder is holder)
 
-    def _count(self, holder: Holder, step: str, held: int, conditions: frozenset[When]) -> int | None:
-        best: int | None = 0
+    def _best(self, holder: Holder, step: str, conditions: frozenset[When]) -> int | None:
+        """How many first cards of a ``holder`` hand are face up in ``step`` when ``conditions``
+        hold (None: all of them)."""
+        best = 0
         for r in self.reveals:
             if r.holder is not holder or (r.steps is not None and step not in r.steps) or r.when not in conditions:
                 continue
-            if r.cards is None or best is None:
+            if r.cards is None:
                 return None
             best = max(best, r.cards)
-        return None if best is not None and best >= held else best
+        return best
+
+    def _seat_best(self, step: str, exposed: bool, turned: bool) -> int | None:
+        """:meth:`_best` of a seat's hand, remembered."""
+        key = (Holder.SEAT.value, step, exposed, turned)
+        try:
+            return self._best_seen[key]
+        except KeyError:
+            conditions = {When.ALWAYS}
+            if exposed:
+                conditions.add(When.EXPOSED)
+            if turned:
+                conditions.add(When.TURNED)
+            best = self._best_seen[key] = self._best(Holder.SEAT, step, frozenset(conditions))
+            return best
+
+    def _shared_best(self, step: str, in_play: bool) -> int | None:
+        """:meth:`_best` of the shared hand (the dealer's or the community cards), remembered."""
+        key = (self.shared.value, step, in_play)
+        try:
+            return self._best_seen[key]
+        except KeyError:
+            conditions = frozenset({When.ALWAYS, When.IN_PLAY}) if in_play else frozenset({When.ALWAYS})
+            best = self._best_seen[key] = self._best(self.shared, step, conditions)
+            return best
 
     def shown(
         self,
@@ -178,21 +210,16 @@ class DealPlan:
             return Shown((), (), label)
         hands = list(seats)
         in_play = any(not folded for _, _, folded, _ in hands)
-        shared = frozenset({When.ALWAYS, When.IN_PLAY}) if in_play else frozenset({When.ALWAYS})
         face = set(turned)
         fold = bool(self.folded_unexposed)
+        seat_best = self._seat_best
         out: list[tuple[int, tuple[str | None, ...]]] = []
         for number, cards, folded, exposed in hands:
             if folded and fold:
                 out.append((number, ()))
                 continue
-            conditions = {When.ALWAYS}
-            if exposed:
-                conditions.add(When.EXPOSED)
-            if number in face:
-                conditions.add(When.TURNED)
-            out.append((number, _cards(cards, self._count(Holder.SEAT, step, len(cards), frozenset(conditions)))))
-        return Shown(tuple(out), _cards(dealer, self._count(self.shared, step, len(dealer), shared)), label)
+            out.append((number, _cards(cards, seat_best(step, exposed, number in face))))
+        return Shown(tuple(out), _cards(dealer, self._shared_best(step, in_play)), label)
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,8 +258,6 @@ class TableNames:
 
     machine: str
     """The round machine class (a ``controller.table.round.RoundTable``)."""
-    phases: str
-    """The machine's ``Phase`` enum (its states, for the diagram)."""
     hooks: str
     """The :class:`~controller.game.hooks.TableHooks` reading a running table."""
     player: str
@@ -309,9 +334,10 @@ class GameDefinition:
         """The round machine class (imported now)."""
         return load(self._table().machine)
 
-    def phases(self) -> Any:
-        """The round machine's ``Phase`` enum (imported now)."""
-        return load(self._table().phases)
+    def phases(self) -> tuple[Enum, ...]:
+        """The round machine's states, in order (the machine imported now)."""
+        states: tuple[Enum, ...] = self.machine().STATES
+        return states
 
     def hooks(self) -> TableHooks:
         """The table-reading hooks (imported now)."""

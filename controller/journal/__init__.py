@@ -14,6 +14,7 @@ from controller.journal.store import (
     JournalFull,
     NewRecord,
     SqliteJournal,
+    Sync,
 )
 from controller.journal.verify import (
     check_tail,
@@ -37,6 +38,7 @@ __all__ = [
     "verify_reader",
     "verify_meters",
     "SqliteJournal",
+    "Sync",
     "check_tail",
     "verify_journal",
 ]

@@ -12,6 +12,7 @@ as before.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 
 __all__ = ["MOST", "RecordRow", "WrittenRows"]
@@ -26,12 +27,17 @@ written by another process does."""
 
 
 class WrittenRows:
-    """The last :data:`MOST` rows this writer committed, by record number."""
+    """The last :data:`MOST` rows this writer committed, by record number.
+
+    Kept in an ``OrderedDict``, whose oldest entry is let go of in constant time: a plain ``dict``
+    finds its first key by walking past every slot deleted before it, so that once :data:`MOST`
+    rows were kept (a table whose rounds were not folded) each record's append walked past the
+    slots of those let go before (docs/benchmarks.md, "The journal's writer, a third pass")."""
 
     __slots__ = ("_last", "_rows", "most")
 
     def __init__(self, most: int = MOST) -> None:
-        self._rows: dict[int, RecordRow] = {}
+        self._rows: OrderedDict[int, RecordRow] = OrderedDict()
         self._last = 0
         self.most = most
 
@@ -45,7 +51,7 @@ class WrittenRows:
             kept[row[0]] = row
             self._last = row[0]
         while len(kept) > self.most:
-            del kept[next(iter(kept))]
+            kept.popitem(last=False)
 
     def span(self, first: int, last: int) -> list[RecordRow] | None:
         """Rows ``first`` to ``last``, each as written, or None when one of them is not kept."""
@@ -62,7 +68,7 @@ class WrittenRows:
         """Let go of every row numbered ``last`` or before (folded: read from its block from now on)."""
         kept = self._rows
         while kept:
-            seq = next(iter(kept))
+            seq = next(iter(kept))  # the oldest, in constant time (an OrderedDict)
             if seq > last:
                 break
             del kept[seq]

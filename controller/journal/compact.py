@@ -92,7 +92,7 @@ def encode_block(records: Sequence[StoredRecord]) -> Block:
             raise ValueError(f"record {record.seq} does not follow record {before.seq}")
         if not isinstance(record.at, float):
             raise ValueError(f"record {record.seq}: time {record.at!r} is not a number a block line can hold")
-        if any(c in record.kind for c in "\t\n") or "\n" in record.data:
+        if "\t" in record.kind or "\n" in record.kind or "\n" in record.data:  # not any(): a generator a record
             raise ValueError(f"record {record.seq}: a kind or data text a block line cannot hold")
         lines.append(f"{record.at!r}\t{record.kind}\t{int(record.event)}\t{record.data}")
         prefixes += bytes.fromhex(record.hash)[:PREFIX_BYTES]

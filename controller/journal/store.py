@@ -32,6 +32,7 @@ import time
 import urllib.parse
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
@@ -53,6 +54,7 @@ __all__ = [
     "JournalFull",
     "NewRecord",
     "SqliteJournal",
+    "Sync",
     "record_hash",
     "snapshot_hash",
     "meta_hash",
@@ -182,6 +184,19 @@ def _statements(script: str) -> list[str]:
             out.append(buf.strip())
             buf = ""
     return out
+
+
+class Sync(Enum):
+    """How a commit reaches the disk (SQLite's ``PRAGMA synchronous``), given to
+    :class:`SqliteJournal` by its constructor: the journal's durability port."""
+
+    FULL = "FULL"
+    """Synced before the commit returns (``fsync`` of the WAL): a record is on disk when its
+    append returns, and survives a power cut. Every table's journal."""
+    OFF = "OFF"
+    """Handed to the operating system, never synced: a commit survives the process (a crash), not
+    the machine losing power. Only for a disk that is simulated (``tablectl simulate``: the
+    machine does not lose power under a simulation, and the file's bytes are the same)."""
 
 
 class JournalFull(JournalError):
@@ -332,10 +347,15 @@ class SqliteJournal:
         hmac_key: bytes | None = None,
         clock: Callable[[], float] = time.time,
         create: bool = True,
+        sync: Sync = Sync.FULL,
     ) -> None:
+        if not isinstance(sync, Sync):
+            raise TypeError(f"sync: a Sync (FULL or OFF), not {sync!r}")
         self.path = Path(path)
         self.key = hmac_key
         self.clock = clock
+        self.sync = sync
+        """How each commit reaches the disk: :attr:`Sync.FULL` but under a simulated disk."""
         self.lock = threading.RLock()
         if not create and not self.path.is_file():
             raise JournalError(f"{self.path}: no journal there")
@@ -354,7 +374,7 @@ class SqliteJournal:
                 self._refuse_newer()  # no downgrade: a newer tablectl's journal is left as it is
             _private_file(self.path)
             self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute(f"PRAGMA synchronous={sync.value}")  # before the schema: its commits too
             self._open_schema()
             _private_file(self.path)  # the WAL files SQLite just made
             row = last_record(self.db)
@@ -534,7 +554,7 @@ class SqliteJournal:
         return row
 
     @_locked
-    def _commit(self, write: Callable[[], int], follow_first: bool = False, alone: bool = False) -> int:
+    def _commit(self, write: Callable[[], int], follow_first: bool = False) -> int:
         """Run ``write`` in one transaction, chained after the file's last record; its rows are
         kept in :attr:`written` once it commits.
 
@@ -544,29 +564,20 @@ class SqliteJournal:
         this writer knows, and when that number is taken (the primary key refuses it: the other
         process's record) the writer follows the file's head and writes again, in one transaction.
         ``follow_first``: follow the head before ``write`` (a ``write`` that cannot be run twice,
-        :meth:`append_batch`). ``alone``: ``write`` is one statement (one record, no index nor
-        meters), run as a transaction of its own (SQLite's autocommit: committed, and synced, when
-        the statement returns, as a ``BEGIN`` ... ``COMMIT`` around it would be, two statements
-        fewer a record)."""
+        :meth:`append_batch`). :meth:`append` writes its one statement without this (and comes
+        here when that statement is refused)."""
         start = (self.last_seq, self.last_hash)
         self._txn_rows = []
         try:
-            if alone and not self.db.in_transaction:
-                try:
+            with self._txn():
+                if follow_first:
+                    self._follow_head()
                     seq = write()
-                except sqlite3.IntegrityError as exc:
-                    with self._txn():
-                        seq = self._write_after_head(write, exc)
-            else:
-                with self._txn():
-                    if follow_first:
-                        self._follow_head()
+                else:
+                    try:
                         seq = write()
-                    else:
-                        try:
-                            seq = write()
-                        except sqlite3.IntegrityError as exc:
-                            seq = self._write_after_head(write, exc)
+                    except sqlite3.IntegrityError as exc:
+                        seq = self._write_after_head(write, exc)
         except (sqlite3.Error, OSError) as exc:
             self.last_seq, self.last_hash = start
             raise self._write_error(exc) from exc
@@ -602,10 +613,32 @@ class SqliteJournal:
             return JournalFull(self.path, disk_full_reason(self.path))
         return JournalError(f"{self.path}: cannot write the journal: {exc}")
 
+    @_locked
     def append(self, kind: str, data: dict[str, Any], event: bool = False) -> int:
         """Record ``data`` of ``kind`` (``event``: taken from the queue, replayed on recovery);
-        returns its sequence number once it is on disk."""
-        return self._commit(lambda: self._insert(kind, data, event), alone=True)
+        returns its sequence number once it is on disk.
+
+        The record's ``INSERT`` alone, run as a transaction of its own (SQLite's autocommit:
+        committed, and synced, when the statement returns, as a ``BEGIN`` ... ``COMMIT`` around it
+        would be, two statements fewer a record), written here rather than through
+        :meth:`_commit` (a tenth of a simulated record's CPU was the calls around the statement).
+        When its number is refused (another process appended) it is written again by
+        :meth:`_commit`, after the file's head; inside a transaction someone opened on this
+        connection it is :meth:`_commit`'s too."""
+        if self.db.in_transaction:
+            return self._commit(lambda: self._insert(kind, data, event))
+        self._txn_rows = []
+        row = self._row(kind, data, event)
+        try:
+            self.db.execute(_INSERT_RECORD, row)
+        except sqlite3.IntegrityError as exc:
+            refused = exc
+            return self._commit(lambda: self._write_after_head(lambda: self._insert(kind, data, event), refused))
+        except (sqlite3.Error, OSError) as exc:
+            raise self._write_error(exc) from exc
+        self.last_seq, self.last_hash = self._pending
+        self.written.add(self._txn_rows)
+        return row[0]
 
     def append_round(self, round_no: int, data: dict[str, Any], meters: MeterDelta) -> int:
         """Record a finished round (``RoundSettled``), index it and add ``meters`` to the running

@@ -1,6 +1,7 @@
 """What a table carries from one round to the next, and across a restart: the snapshot the
 runtime journals as each round starts (the round number, the key, the chips on the spots, the
-shoe's count and its jam or open door, the rounds since the stub was counted), and the table opened again from it."""
+shoe's count and its jam or open door, the rounds since the stub was counted, the devices whose
+link is down), and the table opened again from it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from controller.table._bet_board import BetBoard
 from controller.table._dealer_screen import DealerScreen
+from controller.table._device_state import DeviceLinks
 from controller.table._round_state import Fire, RoundState
 from controller.table._shoe_faults import ShoeFaults
 from controller.table._sign_in import SignIns
@@ -33,10 +35,12 @@ class CarryOver:
         display: DealerScreen,
         open_table: Fire,
         signins: SignIns | None = None,
+        links: DeviceLinks | None = None,
     ) -> None:
         self._state, self._key, self._board, self._ledger = state, key, board, ledger
         self._stub, self._shoe_faults, self._display, self._open_table = stub, shoe_faults, display, open_table
         self._signins = signins
+        self._links = links
 
     def snapshot(self) -> dict[str, Any]:
         """What the table carries from one round to the next (taken as a round starts)."""
@@ -51,6 +55,9 @@ class CarryOver:
         }
         if self._signins is not None and self._signins.required:  # a table without a roster: as before
             out["signin"] = self._signins.snapshot()
+        links = self._links
+        if links is not None and (down := sorted(d for d, why in links.pending.items() if why == links.DOWN)):
+            out["links_down"] = down  # the round opens held for them (none down: as before)
         return out
 
     @staticmethod
@@ -88,5 +95,11 @@ class CarryOver:
         signin = state.get("signin")
         if self._signins is not None and isinstance(signin, dict):
             self._signins.restore(signin)
+        links = self._links
+        down = state.get("links_down", [])  # older snapshots: none known
+        if links is not None and isinstance(down, list):
+            # the round opened held for them: its replay holds as it did (a press refused then is
+            # refused again), and their link-up and state read in the round end the hold again
+            links.pending.update({str(device): links.DOWN for device in down})
         self._open_table()
         self._display.show()

@@ -19,6 +19,7 @@ from enum import Enum
 
 from controller.table._dealer_screen import DealerScreen
 from controller.table._device_state import DeviceLinks
+from controller.table._forward import Forward
 from controller.table._round_state import DeviceCommands, Fire, GameShape, RoundState
 from controller.table._supervisor import Record
 from controller.table.card_ledger import CardLedger
@@ -225,23 +226,10 @@ class Holds:
         self.machine_error: str | None = None
         """The kind of the last error a machine callback raised (None: none since start)."""
 
-    @property
-    def reason(self) -> str:
-        """Why the table holds (the last hold's reason; shown only while held)."""
-        return self._state.hold_reason
-
-    @reason.setter
-    def reason(self, reason: str) -> None:
-        self._state.hold_reason = reason
-
-    @property
-    def held_from(self) -> Enum | None:
-        """The state the last hold was entered from."""
-        return self._state.held_from
-
-    @held_from.setter
-    def held_from(self, phase: Enum | None) -> None:
-        self._state.held_from = phase
+    reason = Forward[str]("_state", "hold_reason")
+    """Why the table holds (the last hold's reason; shown only while held)."""
+    held_from = Forward[Enum | None]("_state", "held_from")
+    """The state the last hold was entered from."""
 
     @property
     def on(self) -> bool:

@@ -28,7 +28,7 @@ class RoundState:
     collaborators whose concern they are. The machine's state is :attr:`phase`."""
 
     phase: Enum
-    """The machine's state (a member of the game's ``Phase``)."""
+    """The machine's state (a common one, :class:`~controller.table.phases.Common`, or one of the game's ``Phase``)."""
     round_no: int = 0
     dealt: int = 0
     """Cards placed in the deal this round."""

@@ -108,11 +108,15 @@ def change_game(
 
 
 _DEVICE_EVENTS = (
-    "event = 1 AND json_valid(data) AND (kind IN ('LinkUp', 'EventsOfBoot') OR json_extract(data, '$.event_no') > 0)"
+    "event = 1 AND json_valid(data) AND (kind IN ('LinkUp', 'EventsOfBoot') OR (json_extract(data, '$.event_no') > 0"
+    " AND NOT (kind = 'DeviceFault' AND json_extract(data, '$.kind') IN ('events_reset', 'events_gap'))))"
 )
 """The records the windows are read from: a device's ``LinkUp`` or ``EventsOfBoot``, or an event
 carrying an event number above 0 (as SQLite compares: any text sorts above the numbers); a record
-whose data is not JSON (a damaged file's) passed over, not a failed start."""
+whose data is not JSON (a damaged file's) passed over, not a failed start. A ``DeviceFault`` about
+a break in the numbers (``events_reset``, ``events_gap``) names the event it came with but is
+journaled before it, not in its place: the controller may have died between the two, so it is not
+that event (a ``bad_event`` fault is the event, delivered in its place)."""
 
 
 def _device_events(db: sqlite3.Connection) -> Iterator[tuple[Any, ...]]:

@@ -42,6 +42,8 @@ class LatestSnapshot:
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
+        self._waiting = 0
+        """How many readers wait in :meth:`wait` (none: a snapshot published wakes nobody)."""
         self._snapshot: TableSnapshot | None = None
         self._hands: PlayerHands | None = None
         self.share_hands = False
@@ -53,7 +55,8 @@ class LatestSnapshot:
             self._snapshot = snapshot
             if hands is not None:
                 self._hands = hands
-            self._cond.notify_all()
+            if self._waiting:
+                self._cond.notify_all()
 
     def current(self) -> TableSnapshot | None:
         """The latest snapshot (None before the first)."""
@@ -83,7 +86,11 @@ class LatestSnapshot:
                 if left <= 0:
                     step = snapshot.step if snapshot is not None else "no snapshot"
                     raise SnapshotTimeout(f"timed out after {timeout:.0f} s waiting for {what} (table in {step})")
-                self._cond.wait(left)
+                self._waiting += 1
+                try:
+                    self._cond.wait(left)
+                finally:
+                    self._waiting -= 1
 
 
 class OnDemandSnapshot:

@@ -1,9 +1,11 @@
 """The states and transitions every game's round machine shares, and the triggers declared typed.
 
-A game module defines its ``Phase`` enum as a class, its common states (:data:`BEFORE` and
-:data:`AFTER`) around the game's own steps, in that order (:class:`CommonPhases` checks it), its
-own transitions plus :func:`common_transitions`, and a subclass of
-:class:`~controller.table.round.RoundTable` for its steps.
+The states every game has are the members of :class:`Common`, declared once. A game module
+defines a ``Phase`` enum of its own steps only; its machine's states are :func:`round_states`:
+the common ones before (:data:`BEFORE`) and after (:data:`AFTER`) the game's steps, in that
+order. The module declares its own transitions plus :func:`common_transitions`, and a subclass
+of :class:`~controller.table.round.RoundTable` for its steps. A round's phase is a member of
+either enum; ``transitions`` knows each state by its member's name, the journal by its value.
 
 The machine is built with ``model_override=True``: ``transitions`` binds only the triggers the
 model declares (each a :class:`Trigger`), so every trigger call is checked by mypy, and a trigger
@@ -21,18 +23,53 @@ from typing import Any
 
 from transitions import Machine, State
 
-__all__ = ["Trigger", "RoundMachine", "in_play_states", "common_transitions"]
+__all__ = [
+    "Common",
+    "Trigger",
+    "RoundMachine",
+    "round_states",
+    "in_play_states",
+    "common_transitions",
+    "no_more_bets",
+    "betting_closes",
+    "once_decided",
+]
 
-BEFORE = ("closed", "betting", "no_more_bets")
+
+class Common(Enum):
+    """The states every game's round machine has, around the game's own steps."""
+
+    CLOSED = "closed"
+    BETTING = "betting"
+    NO_MORE_BETS = "no_more_bets"
+    SETTLEMENT = "settlement"
+    ROUND_COMPLETE = "round_complete"
+    COUNT_STUB = "count_stub"
+    HOLD = "hold"
+    VOID = "void"
+
+
+BEFORE = (Common.CLOSED, Common.BETTING, Common.NO_MORE_BETS)
 """The common states before a game's own steps, in order."""
-AFTER = ("settlement", "round_complete", "count_stub", "hold", "void")
+AFTER = (Common.SETTLEMENT, Common.ROUND_COMPLETE, Common.COUNT_STUB, Common.HOLD, Common.VOID)
 """The common states after a game's own steps, in order."""
 _OUT_OF_PLAY = frozenset({"closed", "round_complete", "hold", "void"})
+_COMMON_VALUES = frozenset(c.value for c in Common)
+
+
+def round_states(steps: type[Enum]) -> tuple[Enum, ...]:
+    """A game's round machine's states, in order: :data:`BEFORE`, the game's own ``steps``,
+    :data:`AFTER`. A ``ValueError`` when a step has a common state's name or value (``transitions``
+    would take it for that state; the journal could not tell them apart)."""
+    clash = sorted(s.name for s in steps if s.name in Common.__members__ or s.value in _COMMON_VALUES)
+    if clash:
+        raise ValueError(f"{steps.__qualname__}: {', '.join(clash)} already a common state ({Common.__qualname__})")
+    return (*BEFORE, *steps, *AFTER)
 
 
 @dataclass(frozen=True, slots=True)
 class CommonPhases:
-    """A game's members of the common states (a typed accessor: ``table.common.hold``)."""
+    """The common states by their lower-case names (a typed accessor: ``table.common.hold``)."""
 
     closed: Enum
     betting: Enum
@@ -43,14 +80,9 @@ class CommonPhases:
     hold: Enum
     void: Enum
 
-    @classmethod
-    def of(cls, phase: type[Enum]) -> CommonPhases:
-        """``phase``'s common members; a ``ValueError`` when they are missing or out of order."""
-        values = [p.value for p in phase]
-        n = len(values)
-        if tuple(values[: len(BEFORE)]) != BEFORE or tuple(values[n - len(AFTER) :]) != AFTER:
-            raise ValueError(f"{phase.__qualname__}: must start with {BEFORE} and end with {AFTER}, has {values}")
-        return cls(*(phase(f.name) for f in fields(cls)))
+
+COMMON = CommonPhases(*(Common(f.name) for f in fields(CommonPhases)))
+"""Every game's common states (``RoundTable.common``)."""
 
 
 class Trigger:
@@ -128,9 +160,9 @@ def in_play_states(phase: Iterable[Enum]) -> list[Enum]:
     return [p for p in phase if p.value not in _OUT_OF_PLAY]
 
 
-def common_transitions(phase: type[Enum], playing: list[Enum]) -> list[dict[str, object]]:
-    """The transitions every game has, for its ``Phase`` enum and its in-play states."""
-    P = CommonPhases.of(phase)
+def common_transitions(steps: type[Enum]) -> list[dict[str, object]]:
+    """The transitions every game has, for a game whose own steps are ``steps``."""
+    P, playing = COMMON, in_play_states(round_states(steps))
     return [
         {"trigger": "open_table", "source": P.closed, "dest": P.betting, "after": "start_round"},
         {
@@ -185,3 +217,32 @@ def common_transitions(phase: type[Enum], playing: list[Enum]) -> list[dict[str,
         # Supervisor void: every wager returned.
         {"trigger": "void", "source": [*playing, P.hold], "dest": P.void, "after": "void_round"},
     ]
+
+
+def no_more_bets(after: str = "lock_bets") -> dict[str, object]:
+    """The dealer's "no more bets": from betting to no more bets once the wagers are valid, then
+    ``after`` (the callback's name, as ``transitions`` takes it)."""
+    return {
+        "trigger": "no_more_bets",
+        "source": Common.BETTING,
+        "dest": Common.NO_MORE_BETS,
+        "conditions": "wagers_valid",
+        "after": after,
+    }
+
+
+def betting_closes(dealing: Enum) -> list[dict[str, object]]:
+    """Betting closes (:func:`no_more_bets`), then the first card out of the shoe starts ``dealing``."""
+    return [no_more_bets(), {"trigger": "deal_started", "source": Common.NO_MORE_BETS, "dest": dealing}]
+
+
+def once_decided(trigger: str, source: Enum, dest: Enum, decided: str, after: str) -> dict[str, object]:
+    """The end of a decision step: ``trigger`` moves from ``source`` to ``dest`` only once every
+    seat has decided (the condition ``decided``) and no settlement step is pending, then ``after``."""
+    return {
+        "trigger": trigger,
+        "source": source,
+        "dest": dest,
+        "conditions": [decided, "no_steps_pending"],
+        "after": after,
+    }

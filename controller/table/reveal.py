@@ -51,11 +51,12 @@ def reveal_step(step: str, held_from: str | None, last_round_settled: bool) -> s
 def face_up(
     plan: DealPlan,
     step: str,
-    seats: Iterable[HandFacts],
+    seats: Iterable[HandFacts | tuple[int, tuple[str, ...], bool, bool]],
     dealer: Sequence[str] = (),
     turned: Iterable[int] = (),
 ) -> Shown:
-    """The cards face up in ``step`` (from :func:`reveal_step`) of the game dealt by ``plan``.
+    """The cards face up in ``step`` (from :func:`reveal_step`) of the game dealt by ``plan``;
+    ``seats``: each hand's facts (a :class:`HandFacts`, or a plain tuple in its fields' order).
     ``dealer``: the dealer's cards (or the community cards: the plan's shared hand);
     ``turned``: seats whose hands the dealer has turned (the one being recorded included)."""
     return plan.shown(step, seats, dealer, turned)

@@ -25,6 +25,7 @@ from controller.table._card_intake import CardIntake
 from controller.table._carry_over import CarryOver
 from controller.table._dealer_screen import DealerScreen
 from controller.table._device_state import DeviceLinks, ShownState
+from controller.table._forward import Forward
 from controller.table._holds import HoldKind, Holds
 from controller.table._late_bets import LateBets
 from controller.table._links import LinkReconciler
@@ -39,7 +40,7 @@ from controller.table.card_ledger import CardLedger
 from controller.table.devices import TableDevices
 from controller.table.engine import JournalFault
 from controller.table.events import DevicesExpected, OpenTable, SignIn
-from controller.table.phases import CommonPhases, RoundMachine, Trigger
+from controller.table.phases import COMMON, CommonPhases, RoundMachine, Trigger, in_play_states, round_states
 from controller.table.round_data import RoundResult, Seat
 from controller.table.screen import DisplaySize, Notice
 from controller.vocab import Card
@@ -67,17 +68,21 @@ Handler = Callable[[Any], None]
 class RoundTable:
     """The model of a game's machine: it owns the round and sends device commands.
 
-    Subclasses set ``Phase``, ``TRANSITIONS``, ``PLAYING``, their game's ``DEFINITION`` (the
-    deck and the spots are taken from it) and the game steps (and declare their own triggers),
-    and implement ``round_record``, ``on_card`` (a card from the shoe while dealing) and
-    ``on_SpotReport``.
+    Subclasses set ``Phase`` (the game's own steps: ``STATES`` and ``PLAYING`` follow from it),
+    ``TRANSITIONS``, their game's ``DEFINITION`` (the deck and the spots are taken from it) and the
+    game steps (and declare their own triggers), and implement ``round_record``, ``on_card`` (a
+    card from the shoe while dealing) and ``on_SpotReport``.
     """
 
     Phase: ClassVar[type[Enum]]
-    common: ClassVar[CommonPhases]
-    """The game's members of the common states (``self.phase is self.common.hold``)."""
+    """The game's own steps (its states between the common ones)."""
+    STATES: ClassVar[tuple[Enum, ...]]
+    """Every state of the machine, in order (:func:`~controller.table.phases.round_states`)."""
+    common: ClassVar[CommonPhases] = COMMON
+    """The common states (``self.phase is self.common.hold``)."""
     TRANSITIONS: ClassVar[list[dict[str, object]]]
     PLAYING: ClassVar[list[Enum]]
+    """The states a round is played in (:func:`~controller.table.phases.in_play_states`)."""
     DEFINITION: ClassVar[GameDefinition]
     """The game's definition: ``DECK``, ``BET_SPOTS``, ``REQUIRED_SPOTS`` and ``SPOT_NAMES`` are its."""
     DECK: ClassVar[int] = 52
@@ -108,7 +113,8 @@ class RoundTable:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "Phase" in cls.__dict__:
-            cls.common = CommonPhases.of(cls.Phase)
+            cls.STATES = round_states(cls.Phase)
+            cls.PLAYING = in_play_states(cls.STATES)
         definition: GameDefinition | None = cls.__dict__.get("DEFINITION")
         if definition is not None:
             cls.DECK, cls.BET_SPOTS = definition.deck, definition.bet_spots
@@ -153,7 +159,7 @@ class RoundTable:
             setattr(self, f"held_in_{phase.value}", (lambda p: lambda: state.held_from is p)(phase))
         self.machine = RoundMachine(
             model=self,
-            states=self.Phase,
+            states=self.STATES,
             transitions=self.TRANSITIONS,
             initial=self.common.closed,
             auto_transitions=False,
@@ -272,7 +278,7 @@ class RoundTable:
         )
         self.walk = walk
         self.carry = CarryOver(
-            state, self.key, board, ledger, self.stub, self.shoe_faults, display, self.open_table, signins
+            state, self.key, board, ledger, self.stub, self.shoe_faults, display, self.open_table, signins, device_links
         )
         # ``audit`` looked up on each use: a test (or the runtime) may set it after the table is made
         supervisor = Supervisor(
@@ -372,36 +378,17 @@ class RoundTable:
 
     @property
     def phase(self) -> Enum:
-        """The machine's state (a member of ``Phase``), kept by ``transitions``."""
+        """The machine's state (a member of ``Common`` or ``Phase``), kept by ``transitions``: a property, not a
+        :class:`Forward`, as ``transitions`` reads it several times a trigger (the faster read)."""
         return self.state.phase
 
     @phase.setter
     def phase(self, phase: Enum) -> None:
         self.state.phase = phase
 
-    @property
-    def seats(self) -> dict[int, Seat]:
-        return self.state.seats
-
-    @seats.setter
-    def seats(self, seats: dict[int, Seat]) -> None:
-        self.state.seats = seats
-
-    @property
-    def dealt(self) -> int:
-        return self.state.dealt
-
-    @dealt.setter
-    def dealt(self, dealt: int) -> None:
-        self.state.dealt = dealt
-
-    @property
-    def round_no(self) -> int:
-        return self.state.round_no
-
-    @round_no.setter
-    def round_no(self, round_no: int) -> None:
-        self.state.round_no = round_no
+    seats = Forward[dict[int, Seat]]("state", "seats")
+    dealt = Forward[int]("state", "dealt")
+    round_no = Forward[int]("state", "round_no")
 
     @property
     def machine_error(self) -> str | None:

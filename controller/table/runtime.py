@@ -20,7 +20,7 @@ import sqlite3
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -44,7 +44,7 @@ from controller.table.latest import LatestSnapshot
 from controller.table.round import RoundTable
 from controller.table.round_data import RoundResult
 from controller.table.snapshot import PlayerHands, TableSnapshot
-from controller.table.snapshot_build import build_hands, build_snapshot
+from controller.table.snapshot_build import build_hands, build_snapshot, with_version
 from controller.table.table_drivers import check_roles, open_drivers
 from drivers.link import LinkConfig, LinkStats
 from drivers.panel import BadgeRead, PinEntered, SignOff
@@ -255,9 +255,16 @@ class TableRuntime:
         a device's reply to a command, about half a round's events): the last snapshot published
         again with the next version, not built again (the same fields, the same bytes)."""
         self._version += 1
-        snapshot = snapshot._replace(version=self._version)
+        snapshot = with_version(snapshot, self._version)
         if hands is not None:
-            hands = replace(hands, version=self._version)
+            hands = PlayerHands(  # ``dataclasses.replace`` reads every field by name first
+                round_no=hands.round_no,
+                version=self._version,
+                hands=hands.hands,
+                dealer=hands.dealer,
+                log=hands.log,
+                entry=hands.entry,
+            )
         self._published = (snapshot, hands)
         self._seen(snapshot, hands)
 

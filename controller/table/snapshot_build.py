@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from controller.game.definition import DealPlan, GameDefinition
 from controller.game.hooks import TableHooks
 from controller.game.registry import definition
-from controller.table.reveal import NOTHING_SHOWN, HandFacts, Shown, card_tokens, face_up, mask_cards, reveal_step
+from controller.table.reveal import NOTHING_SHOWN, Shown, card_tokens, face_up, mask_cards, reveal_step
 from controller.table.snapshot import (
     RECENT,
     SUPERVISOR_BUTTONS,
@@ -35,7 +35,7 @@ from controller.table.snapshot import (
 if TYPE_CHECKING:
     from controller.table.round import RoundTable
 
-__all__ = ["build_snapshot", "build_hands"]
+__all__ = ["build_snapshot", "build_hands", "with_version"]
 
 
 class _Cache:
@@ -56,6 +56,8 @@ class _Cache:
         "tokens",
         "lamps",
         "levels",
+        "log_entries",
+        "log",
     )
 
     def __init__(self) -> None:
@@ -83,6 +85,10 @@ class _Cache:
         """The spot and panel lamps, by the count of lamp commands they were read at."""
         self.levels: tuple[object, tuple[tuple[tuple[int, str], int], ...]] = (None, ())
         """The bet spots' levels, by the count of reports they were read at."""
+        self.log_entries: list[object] = []
+        """The card ledger's entries the players' log (:attr:`log`) was made of, in order."""
+        self.log: tuple[tuple[int, str, str], ...] = ()
+        """The players' log of the cards reported (:func:`build_hands`), one line per entry."""
 
     def mask(self, text: str, up: frozenset[str]) -> str:
         """``text`` with every card not in ``up`` masked."""
@@ -166,7 +172,7 @@ def _shown(table: RoundTable, cache: _Cache, game: GameDefinition, step: str, he
         effective,
         table.round_no,
         table.dealt,
-        tuple((n, s.folded_at, s.exposed) for n, s in table.seats.items()),
+        tuple([(n, s.folded_at, s.exposed) for n, s in table.seats.items()]),
         len(hooks.turned(table)),
     )
     if key != cache.shown_key:
@@ -179,7 +185,8 @@ def _shown(table: RoundTable, cache: _Cache, game: GameDefinition, step: str, he
 
 def _reveal(table: RoundTable, plan: DealPlan, hooks: TableHooks, effective: str) -> Shown:
     seats, dealer = hooks.holdings(table)
-    facts = [HandFacts(n, tuple([c.text for c in cards]), folded, exposed) for n, cards, folded, exposed in seats]
+    # each hand's facts as a plain tuple in :class:`HandFacts`' order (named, it costs a call a seat)
+    facts = [(n, tuple([c.text for c in cards]), folded, exposed) for n, cards, folded, exposed in seats]
     return face_up(plan, effective, facts, tuple([c.text for c in dealer]), hooks.turned(table))
 
 
@@ -383,14 +390,33 @@ def _signed_in(table: RoundTable) -> SignedInView | None:
     )
 
 
+def with_version(snapshot: TableSnapshot, version: int) -> TableSnapshot:
+    """``snapshot`` published again as ``version`` (after an event that changed nothing it shows):
+    the same fields by position, as :func:`build_snapshot` makes them (``_replace`` names each)."""
+    return _new_snapshot(TableSnapshot, (version, *snapshot[1:]))
+
+
 def build_hands(table: RoundTable, version: int = 0) -> PlayerHands:
     """Every card of the round where it went (the bench's simulated players look at their own
     hands; the HIL tests check the deal): call on the thread that runs ``table``."""
     hooks: TableHooks = definition(table.table.game).hooks()
     held, shared = hooks.holdings(table)
-    seats = tuple((n, tuple(str(c) for c in cards)) for n, cards, _, _ in held)
-    dealer = tuple(str(c) for c in shared)
-    log = tuple((e.index, str(e.card), str(e.to)) for e in table.ledger.entries)
+    seats = tuple([(n, tuple([str(c) for c in cards])) for n, cards, _, _ in held])
+    dealer = tuple([str(c) for c in shared])
     entry_card = table.intake.entry_card
     entry = str(entry_card) if entry_card is not None else None
-    return PlayerHands(table.round_no, version, seats, dealer, log, entry)
+    return PlayerHands(table.round_no, version, seats, dealer, _log(_cache(table), table.ledger.entries), entry)
+
+
+def _log(cache: _Cache, entries: list[Any]) -> tuple[tuple[int, str, str], ...]:
+    """The players' log of ``entries`` (the card ledger's): the lines of the entries already made
+    kept while those entries stay the same objects in the same places (a new card adds one; a card
+    burned or placed replaces its entry, a new round empties the list: then made again)."""
+    seen = cache.log_entries
+    made = len(seen)
+    if made > len(entries) or entries[:made] != seen:
+        made, cache.log, cache.log_entries = 0, (), []
+    if len(entries) > made:
+        cache.log += tuple([(e.index, str(e.card), str(e.to)) for e in entries[made:]])
+        cache.log_entries = entries[:]
+    return cache.log

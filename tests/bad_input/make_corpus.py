@@ -833,27 +833,18 @@ def journal_cases() -> None:
             ["--output", name, "the journal's own file"],
             files=[["bench.db", "bench.db"]],
         )
-    case(
-        "journal-backup-to-a-folder",
-        ["journal", "backup", "--journal", "{tmp}/bench.db", "--to", "{tmp}"],
-        2,
-        ["a folder: name a new file in it"],
-        files=[["bench.db", "bench.db"]],
-    )
-    case(
-        "journal-backup-name-too-long",
-        ["journal", "backup", "--journal", "{tmp}/bench.db", "--to", "{tmp}/" + "x" * 300 + ".db"],
-        2,
-        ["xxxx", "too long"],
-        files=[["bench.db", "bench.db"]],
-    )
-    case(
-        "journal-backup-no-folder",
-        ["journal", "backup", "--journal", "{tmp}/bench.db", "--to", "{tmp}/none/copy.db"],
-        2,
-        ["none: no such folder"],
-        files=[["bench.db", "bench.db"]],
-    )
+    for name, to, expect in [
+        ("to-a-folder", "{tmp}", ["a folder: name a new file in it"]),
+        ("name-too-long", "{tmp}/" + "x" * 300 + ".db", ["xxxx", "too long"]),
+        ("no-folder", "{tmp}/none/copy.db", ["none: no such folder"]),
+    ]:
+        case(
+            f"journal-backup-{name}",
+            ["journal", "backup", "--journal", "{tmp}/bench.db", "--to", to],
+            2,
+            expect,
+            files=[["bench.db", "bench.db"]],
+        )
     case(
         "journal-backup-not-a-journal",
         ["journal", "backup", "--journal", "{tmp}/text.db", "--to", "{tmp}/c.db"],

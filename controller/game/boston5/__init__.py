@@ -64,7 +64,6 @@ DEFINITION = GameDefinition(
     paid_on={"ante_bonus": "ante"},  # 24.11(c): the ante bonus is paid on the ante
     table=TableNames(
         machine="controller.game.boston5._machine:Boston5Table",
-        phases="controller.game.boston5._machine:Phase",
         hooks="controller.game.boston5._hooks:HOOKS",
         player="hil.bench:Boston5Player",
         guide="controller.docgen.guide:boston5_round",

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from enum import Enum
 
-from controller.game._common import betting_closes, once_decided
 from controller.game.boston5 import DEFINITION
 from controller.game.boston5._rules import Boston5Seat, bonus_procedure
-from controller.table.phases import Trigger, common_transitions, in_play_states
+from controller.table.phases import Common, Trigger, betting_closes, common_transitions, once_decided
 from controller.table.round import RoundTable, Seat
 from controller.table.screen import Notice, cards_line, seats_line, seats_named
 from controller.vocab import Card, format_cards
@@ -29,31 +28,22 @@ __all__ = ["Phase", "TRANSITIONS", "Boston5Table"]
 
 
 class Phase(Enum):
-    """The table's states: the common ones (:mod:`.phases`) around this game's steps, in order."""
+    """This game's own steps; the machine's states are the common ones around them (:func:`.phases.round_states`)."""
 
-    CLOSED = "closed"
-    BETTING = "betting"
-    NO_MORE_BETS = "no_more_bets"
     FIRST_DEAL = "first_deal"
     BONUS = "bonus"
     BONUS_SETTLEMENT = "bonus_settlement"
     SECOND_WAGER = "second_wager"
     FINAL_DEAL = "final_deal"
-    SETTLEMENT = "settlement"
-    ROUND_COMPLETE = "round_complete"
-    COUNT_STUB = "count_stub"
-    HOLD = "hold"
-    VOID = "void"
 
 
-P = Phase
-PLAYING = in_play_states(P)
-_BETTING, _SECOND_WAGER, _FIRST_DEAL, _FINAL_DEAL, _HOLD = P.BETTING, P.SECOND_WAGER, P.FIRST_DEAL, P.FINAL_DEAL, P.HOLD
+P, C = Phase, Common
+_BETTING, _SECOND_WAGER, _FIRST_DEAL, _FINAL_DEAL, _HOLD = C.BETTING, P.SECOND_WAGER, P.FIRST_DEAL, P.FINAL_DEAL, C.HOLD
 """Read once: a member read from its ``Enum`` class is a descriptor call in Python each time."""
 
 TRANSITIONS: list[dict[str, object]] = [
     # 24.8(b)4: "no more bets"; ante and first wager (first = 2 x ante), an optional bonus with them.
-    *betting_closes(P, P.FIRST_DEAL),  # the first card out of the shoe starts the deal
+    *betting_closes(P.FIRST_DEAL),  # the first card out of the shoe starts the deal
     # 24.8(c): three consecutive cards to each player clockwise from the dealer's left, then three to the dealer.
     {"trigger": "first_cards_complete", "source": P.FIRST_DEAL, "dest": P.BONUS, "after": "prompt_bonus"},
     # 24.10(a): players with a bonus wager may expose their three cards; the dealer then collects the
@@ -64,8 +54,8 @@ TRANSITIONS: list[dict[str, object]] = [
     once_decided("deal", P.SECOND_WAGER, P.FINAL_DEAL, "all_decided", "prompt_final"),
     # 24.10(d), (e), (f): two cards to each player with a second wager, two to the dealer; the dealer reveals
     # and sets the highest hand; settlement counterclockwise from the dealer's right.
-    {"trigger": "final_cards_complete", "source": P.FINAL_DEAL, "dest": P.SETTLEMENT, "after": "show_and_settle"},
-    *common_transitions(P, PLAYING),  # 24.8(e): the stub counted every fifth round
+    {"trigger": "final_cards_complete", "source": P.FINAL_DEAL, "dest": C.SETTLEMENT, "after": "show_and_settle"},
+    *common_transitions(P),  # 24.8(e): the stub counted every fifth round
 ]
 """Every transition of the round; ``tablectl diagram`` draws exactly this."""
 
@@ -75,7 +65,6 @@ class Boston5Table(RoundTable):
 
     Phase = Phase
     TRANSITIONS = TRANSITIONS
-    PLAYING = PLAYING
     DEFINITION = DEFINITION
     WAGER_STEPS = ("betting", "second_wager")
     CONFIRM_PHASES = ("settlement", "bonus_settlement")
@@ -181,9 +170,9 @@ class Boston5Table(RoundTable):
             return
         if self.phase is P.FINAL_DEAL:
             self.prompt_final()
-        elif self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL and self.in_play():
+        elif self.phase is C.HOLD and self.holds.held_from is P.FINAL_DEAL and self.in_play():
             self.prompt_final()
-        elif self.phase is P.HOLD and self.holds.held_from is P.FINAL_DEAL:
+        elif self.phase is C.HOLD and self.holds.held_from is P.FINAL_DEAL:
             self.display.ask("nobody left: no final cards; the round settles once the hold ends")
 
     def resumed(self) -> None:
@@ -210,7 +199,7 @@ class Boston5Table(RoundTable):
             )
             if waiting:
                 out.append(seats_line("waiting", waiting))
-        elif phase is P.SETTLEMENT and any(s.folded_at is None for s in state.seats.values()):
+        elif phase is C.SETTLEMENT and any(s.folded_at is None for s in state.seats.values()):
             out.append(cards_line("dealer", self.dealer))
         return out
 

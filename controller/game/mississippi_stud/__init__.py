@@ -64,7 +64,6 @@ DEFINITION = GameDefinition(
     strategy="controller.game.mississippi_stud._strategy:strategy_rows",
     table=TableNames(
         machine="controller.game.mississippi_stud._machine:MississippiTable",
-        phases="controller.game.mississippi_stud._machine:Phase",
         hooks="controller.game.mississippi_stud._hooks:HOOKS",
         player="hil.bench:MississippiPlayer",
         guide="controller.docgen.guide:mississippi_round",

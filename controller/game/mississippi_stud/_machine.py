@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from enum import Enum
 
-from controller.game._common import betting_closes, once_decided
 from controller.game.mississippi_stud import DEFINITION
-from controller.table.phases import Trigger, common_transitions, in_play_states
+from controller.table.phases import Common, Trigger, betting_closes, common_transitions, once_decided
 from controller.table.round import Record, RoundResult, RoundTable, Seat, SupervisorAction
 from controller.table.screen import cards_line, seats_line, seats_named
 from controller.vocab import Card, format_cards
@@ -34,34 +33,25 @@ STREETS = ("third", "fourth", "fifth")
 
 
 class Phase(Enum):
-    """The table's states: the common ones (:mod:`.phases`) around this game's steps, in order."""
+    """This game's own steps; the machine's states are the common ones around them (:func:`.phases.round_states`)."""
 
-    CLOSED = "closed"
-    BETTING = "betting"
-    NO_MORE_BETS = "no_more_bets"
     DEALING = "dealing"
     THIRD_STREET = "third_street"
     FOURTH_STREET = "fourth_street"
     FIFTH_STREET = "fifth_street"
-    SETTLEMENT = "settlement"
-    ROUND_COMPLETE = "round_complete"
-    COUNT_STUB = "count_stub"
-    HOLD = "hold"
-    VOID = "void"
 
 
-P = Phase
+P, C = Phase, Common
 _STREET_OF_STEP = {"third_street": "third", "fourth_street": "fourth", "fifth_street": "fifth"}
 """Each street's step by its name (keyed by a step's name: an ``Enum`` member's hash is a Python call)."""
 _SHOWN_AT = {"fourth_street": 1, "fifth_street": 2, "settlement": 3}
 """How many community cards are face up in each step (35.10(d), (f), (h)); none in the others."""
-_BETTING, _DEALING, _HOLD = P.BETTING, P.DEALING, P.HOLD
+_BETTING, _DEALING, _HOLD = C.BETTING, P.DEALING, C.HOLD
 """Read once: a member read from its ``Enum`` class is a descriptor call in Python each time."""
-PLAYING = in_play_states(P)
 
 TRANSITIONS: list[dict[str, object]] = [
     # 35.9(c): "no more bets" before any card; wagers that break the rules must be put right first.
-    *betting_closes(P, P.DEALING),  # the first card out of the shoe starts the deal
+    *betting_closes(P.DEALING),  # the first card out of the shoe starts the deal
     # 35.9(d), (e): a 2-card stack to each wagering seat clockwise, then the 3 community cards.
     {"trigger": "cards_complete", "source": P.DEALING, "dest": P.THIRD_STREET, "after": "prompt_street"},
     # 35.10(a), (d): all seats bet 3rd street or fold; then the first community card.
@@ -69,8 +59,8 @@ TRANSITIONS: list[dict[str, object]] = [
     # 35.10(e), (f): 4th street; then the second community card.
     once_decided("reveal", P.FOURTH_STREET, P.FIFTH_STREET, "all_acted", "prompt_street"),
     # 35.10(g), (h), (i): 5th street; the third card; settlement counterclockwise from the dealer's right.
-    once_decided("reveal", P.FIFTH_STREET, P.SETTLEMENT, "all_acted", "show_and_settle"),
-    *common_transitions(P, PLAYING),  # 35.9(e): the stub counted every fifth round
+    once_decided("reveal", P.FIFTH_STREET, C.SETTLEMENT, "all_acted", "show_and_settle"),
+    *common_transitions(P),  # 35.9(e): the stub counted every fifth round
 ]
 """Every transition of the round; ``tablectl diagram`` draws exactly this."""
 
@@ -80,7 +70,6 @@ class MississippiTable(RoundTable):
 
     Phase = Phase
     TRANSITIONS = TRANSITIONS
-    PLAYING = PLAYING
     DEFINITION = DEFINITION
     WAGER_STEPS = ("betting", "third_street", "fourth_street", "fifth_street")
     cards_complete = Trigger()

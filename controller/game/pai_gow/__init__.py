@@ -56,7 +56,6 @@ DEFINITION = GameDefinition(
     strategy="controller.game.pai_gow._strategy:strategy_rows",
     table=TableNames(
         machine="controller.game.pai_gow._machine:PaiGowTable",
-        phases="controller.game.pai_gow._machine:Phase",
         hooks="controller.game.pai_gow._hooks:HOOKS",
         player="hil.bench:PaiGowPlayer",
         guide="controller.docgen.guide:pai_gow_round",

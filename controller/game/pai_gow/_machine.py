@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from enum import Enum
 
-from controller.game._common import no_more_bets
 from controller.game.pai_gow import DEFINITION
 from controller.game.pai_gow._deal import DEALER, HAND_SIZE, REMAINING, dealing_order, start_position
 from controller.game.pai_gow._house_way import house_way
@@ -40,7 +39,7 @@ from controller.game.pai_gow._rules import KnownSets, PaiGowSeat, RoundSettler, 
 from controller.game.record import RecordError
 from controller.hands.paigow import HandSet, legal_sets
 from controller.table.engine import StartDrawn
-from controller.table.phases import Trigger, common_transitions, in_play_states
+from controller.table.phases import Common, Trigger, common_transitions, no_more_bets
 from controller.table.round import Handler, Record, RoundTable, Seat, SupervisorAction
 from controller.table.screen import Notice
 from controller.vocab import Card, format_cards
@@ -57,31 +56,22 @@ DICE = 3
 
 
 class Phase(Enum):
-    """The table's states: the common ones (:mod:`.phases`) around this game's steps, in order."""
+    """This game's own steps; the machine's states are the common ones around them (:func:`.phases.round_states`)."""
 
-    CLOSED = "closed"
-    BETTING = "betting"
-    NO_MORE_BETS = "no_more_bets"
     DEALING = "dealing"
     CHECK_DEAL = "check_deal"
     SET_HANDS = "set_hands"
     SETTING = "setting"
-    SETTLEMENT = "settlement"
-    ROUND_COMPLETE = "round_complete"
-    COUNT_STUB = "count_stub"
-    HOLD = "hold"
-    VOID = "void"
 
 
-P = Phase
-PLAYING = in_play_states(P)
+P, C = Phase, Common
 
 TRANSITIONS: list[dict[str, object]] = [
     # 31.8(b)/31.10: "no more bets"; the optional wagers go with a pai gow wager (11.15(b)).
     # Bets locked, the dealer enters the dice total (or a random number is drawn) before any card.
-    no_more_bets(P, "lock_bets_and_ask_dice"),
+    no_more_bets("lock_bets_and_ask_dice"),
     # 31.11: the starting position from the dice total, the dealer counted as 1.
-    {"trigger": "start_entered", "source": P.NO_MORE_BETS, "dest": P.DEALING, "after": "prompt_deal"},
+    {"trigger": "start_entered", "source": C.NO_MORE_BETS, "dest": P.DEALING, "after": "prompt_deal"},
     # 31.8: seven cards to every position, dealer included, wagered or not.
     {"trigger": "hands_dealt", "source": P.DEALING, "dest": P.CHECK_DEAL, "after": "ask_remaining"},
     # 31.8: exactly four cards must remain; otherwise the dealer checks the hands (31.14): the
@@ -96,7 +86,7 @@ TRANSITIONS: list[dict[str, object]] = [
     {
         "trigger": "remaining_counted",
         "source": P.CHECK_DEAL,
-        "dest": P.HOLD,
+        "dest": C.HOLD,
         "unless": "four_remain",
         "before": "misdeal",
     },
@@ -104,8 +94,8 @@ TRANSITIONS: list[dict[str, object]] = [
     # dealer confirms all are set; then he exposes his own hand and sets it the house way.
     {"trigger": "hands_set", "source": P.SET_HANDS, "dest": P.SETTING, "after": "show_next_set"},
     # 11.15(d)1: each seat's hand turned (house way shown first), counterclockwise from the dealer's right.
-    {"trigger": "sets_done", "source": P.SETTING, "dest": P.SETTLEMENT, "after": "settle_round"},
-    *common_transitions(P, PLAYING),
+    {"trigger": "sets_done", "source": P.SETTING, "dest": C.SETTLEMENT, "after": "settle_round"},
+    *common_transitions(P),
 ]
 """Every transition of the round; ``tablectl diagram`` draws exactly this."""
 
@@ -120,7 +110,6 @@ class PaiGowTable(RoundTable):
 
     Phase = Phase
     TRANSITIONS = TRANSITIONS
-    PLAYING = PLAYING
     DEFINITION = DEFINITION
     CARD_STARTS_DEAL = False  # the dice total comes first
     start_entered = Trigger()
@@ -206,7 +195,7 @@ class PaiGowTable(RoundTable):
         super().resend_requests()
         if self.phase is P.CHECK_DEAL:
             self.devices.request_stub_count()
-        elif self.phase is P.NO_MORE_BETS and self.config.options["start_method"] == "rng":
+        elif self.phase is C.NO_MORE_BETS and self.config.options["start_method"] == "rng":
             self.devices.draw_start()
 
     def four_remain(self) -> bool:
@@ -244,7 +233,7 @@ class PaiGowTable(RoundTable):
 
     def on_seat_button(self, seat: int) -> None:
         """A die's face (seat buttons 1-6) while the dice are entered."""
-        if self.phase is not P.NO_MORE_BETS or self.config.options["start_method"] != "dice":
+        if self.phase is not C.NO_MORE_BETS or self.config.options["start_method"] != "dice":
             return
         self.selected_seat = None  # a die's face, not a seat
         if not 1 <= seat <= 6:
@@ -264,7 +253,7 @@ class PaiGowTable(RoundTable):
         return out
 
     def uses_next_previous(self) -> bool:
-        return self.phase in (P.NO_MORE_BETS, P.SETTING) or super().uses_next_previous()
+        return self.phase in (C.NO_MORE_BETS, P.SETTING) or super().uses_next_previous()
 
     def card_place(self, placed: int) -> str:
         if not self.order:
@@ -279,7 +268,7 @@ class PaiGowTable(RoundTable):
         return f"{who} card {nth + 1}"
 
     def on_StartDrawn(self, e: StartDrawn) -> None:
-        if self.phase is P.NO_MORE_BETS and self.config.options["start_method"] == "rng":
+        if self.phase is C.NO_MORE_BETS and self.config.options["start_method"] == "rng":
             self.dice = e.value
             self.display.shown(f"starting number {e.value}")
             self.start_entered()
@@ -345,7 +334,7 @@ class PaiGowTable(RoundTable):
     def notice_confirmed(self, notice: Notice) -> None:
         # The dealer's set, or the last hand's settlement, confirmed: the next hand is turned (while
         # a hold from "setting" lasts too: the dealer reads it when the hold ends).
-        setting = self.phase is P.SETTING or (self.phase is P.HOLD and self.holds.held_from is P.SETTING)
+        setting = self.phase is P.SETTING or (self.phase is C.HOLD and self.holds.held_from is P.SETTING)
         if notice.blocking and setting and not self.options and not self.display.steps_pending():
             if len(self.sets) < len(self.setting):
                 self.turn_next()
@@ -472,14 +461,14 @@ class PaiGowTable(RoundTable):
             self.late.late_bet(e.seat, e.spot, e.cents)
 
     def dealer_button(self, button: str) -> bool:
-        if self.phase is P.NO_MORE_BETS and self.config.options["start_method"] == "dice":
+        if self.phase is C.NO_MORE_BETS and self.config.options["start_method"] == "dice":
             return button in ("next", "previous", "confirm")
         if self.phase is P.SETTING:
             return button in ("next", "previous", "confirm", "fold")
         return (button == "confirm" and self.phase in (P.CHECK_DEAL, P.SET_HANDS)) or super().dealer_button(button)
 
     def on_game_button(self, button: str) -> None:
-        if self.phase is P.NO_MORE_BETS and self.config.options["start_method"] == "dice":
+        if self.phase is C.NO_MORE_BETS and self.config.options["start_method"] == "dice":
             if button in ("next", "previous"):
                 self.faces = []
                 self.dice = min(18, self.dice + 1) if button == "next" else max(3, self.dice - 1)
@@ -516,7 +505,7 @@ class PaiGowTable(RoundTable):
 
     def on_ButtonChanged(self, e: ButtonChanged) -> None:
         # confirm means "dice entered", "four counted" or "this set" before it means "next settlement step"
-        if e.pressed and e.button == "confirm" and self.phase in (P.NO_MORE_BETS, P.CHECK_DEAL, P.SET_HANDS, P.SETTING):
+        if e.pressed and e.button == "confirm" and self.phase in (C.NO_MORE_BETS, P.CHECK_DEAL, P.SET_HANDS, P.SETTING):
             self.on_game_button("confirm")
             return
         super().on_ButtonChanged(e)

@@ -69,7 +69,6 @@ DEFINITION = GameDefinition(
     paid_on={"ante_bonus": "ante"},  # 20.11(b) (inferred): the ante bonus is paid on the ante
     table=TableNames(
         machine="controller.game.three_card_poker._machine:ThreeCardTable",
-        phases="controller.game.three_card_poker._machine:Phase",
         hooks="controller.game.three_card_poker._hooks:HOOKS",
         player="hil.three_card_player:ThreeCardPlayer",
         guide="controller.game.three_card_poker._guide:three_card_poker_round",

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from enum import Enum
 
-from controller.game._common import betting_closes, once_decided
 from controller.game.three_card_poker import DEFINITION
 from controller.game.three_card_poker._table_rules import SIX_CARD, fold_step
-from controller.table.phases import Trigger, common_transitions, in_play_states
+from controller.table.phases import Common, Trigger, betting_closes, common_transitions, once_decided
 from controller.table.round import RoundTable, Seat
 from controller.table.screen import seats_named
 from controller.vocab import Card, format_cards
@@ -44,33 +43,24 @@ CARDS = 3
 
 
 class Phase(Enum):
-    """The table's states: the common ones (:mod:`controller.table.phases`) around this game's steps."""
+    """This game's own steps; the machine's states are the common ones around them (:func:`.phases.round_states`)."""
 
-    CLOSED = "closed"
-    BETTING = "betting"
-    NO_MORE_BETS = "no_more_bets"
     DEALING = "dealing"
     PLAY = "play"
-    SETTLEMENT = "settlement"
-    ROUND_COMPLETE = "round_complete"
-    COUNT_STUB = "count_stub"
-    HOLD = "hold"
-    VOID = "void"
 
 
-P = Phase
-PLAYING = in_play_states(P)
+P, C = Phase, Common
 
 TRANSITIONS: list[dict[str, object]] = [
     # 20.6 (inferred): an ante, optional pair plus and 6 Card Bonus, then "no more bets" before any card.
-    *betting_closes(P, P.DEALING),  # the first card out of the shoe starts the deal
+    *betting_closes(P.DEALING),  # the first card out of the shoe starts the deal
     # 20.8 (inferred): three cards to each seat with a wager, clockwise, then three to the dealer, face down.
     {"trigger": "cards_complete", "source": P.DEALING, "dest": P.PLAY, "after": "prompt_play"},
     # 20.10(b) (inferred): each seat with an ante plays (a play wager equal to the ante) or folds;
     # 20.10(d): once all have decided the dealer's hand is exposed; 20.10(e), 20.11: settlement from
     # the dealer's right, folded hands collected first.
-    once_decided("reveal", P.PLAY, P.SETTLEMENT, "all_decided", "show_and_settle"),
-    *common_transitions(P, PLAYING),  # the stub counted every fifth round, as at every table
+    once_decided("reveal", P.PLAY, C.SETTLEMENT, "all_decided", "show_and_settle"),
+    *common_transitions(P),  # the stub counted every fifth round, as at every table
 ]
 """Every transition of the round; ``tablectl diagram`` draws exactly this."""
 
@@ -80,7 +70,6 @@ class ThreeCardTable(RoundTable):
 
     Phase = Phase
     TRANSITIONS = TRANSITIONS
-    PLAYING = PLAYING
     DEFINITION = DEFINITION
     WAGER_STEPS = ("betting", "play")
     cards_complete = Trigger()
@@ -126,7 +115,7 @@ class ThreeCardTable(RoundTable):
             waiting = [str(s.number) for s in self.deciding()]
             if waiting:
                 out.append(f"waiting: {seats_named(waiting)}")
-        elif self.phase is P.SETTLEMENT and self.dealer_exposed():
+        elif self.phase is C.SETTLEMENT and self.dealer_exposed():
             out.append(f"dealer: {format_cards(self.dealer)}")
         return out
 
