@@ -19,6 +19,7 @@ from hil.simulate.faults import CI_KINDS, Fault, schedule
 from hil.simulate.run import replay_command, run_seed, run_seeds
 from hil.simulate.stack import STACKED, Stack
 from hil.simulate.swarm import (
+    CI_SWARM_SEEDS,
     EDGES,
     SCENARIOS,
     STEPS,
@@ -147,21 +148,46 @@ def test_a_late_bet_counted_without_the_supervisor_is_found(monkeypatch: pytest.
     assert "seat 3 bonus 10.00, placed late in dealing" in found.detail
 
 
-CI_SWARM_SEEDS = int(os.environ.get("TABLECTL_SIM_SWARM_SEEDS", "40"))
-"""Swarm seeds of ten rounds each game the CI run plays (``TABLECTL_SIM_SWARM_SEEDS`` sets another
-number): 40 a game, 77 s of CPU for the four games (10 took 18 s; docs/benchmarks.md)."""
+CI_SWARM_COUNT = int(os.environ.get("TABLECTL_SIM_SWARM_SEEDS", "40"))
+"""How many of each game's CI swarm seeds (``CI_SWARM_SEEDS``, 40 a game) the CI run plays, ten
+rounds each (``TABLECTL_SIM_SWARM_SEEDS`` sets fewer; docs/benchmarks.md has the CPU)."""
+
+CI_SWARM_PAIRS = Path(__file__).with_name("ci_swarm_pairs.json")
+"""The (step, fault kind) pairs the CI swarm seeds reach, per game and place (``step`` or ``step
+(held)``): a change that loses one fails the CI swarm test with the pair named."""
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_every_ci_swarm_seed_keeps_every_invariant(game: str) -> None:
-    summary = run_seeds(
-        game, range(1, CI_SWARM_SEEDS + 1), CI_KINDS, rounds=SWARM_ROUNDS, workers=1, resettle=False, swarm=True
-    )
+    """Every CI swarm seed keeps every invariant, and together they still reach every (step, fault
+    kind) pair recorded in ``ci_swarm_pairs.json`` (issue 41 item 5)."""
+    seeds = CI_SWARM_SEEDS[game][:CI_SWARM_COUNT]
+    summary = run_seeds(game, seeds, CI_KINDS, rounds=SWARM_ROUNDS, workers=1, resettle=False, swarm=True)
     failed = [f"seed {r.seed}: {r.broken}: {r.detail}" for r in summary.failed if (game, r.seed) not in SWARM_FINDINGS]
     assert not failed, "\n".join(failed[:5])
-    assert summary.rounds >= SWARM_ROUNDS * CI_SWARM_SEEDS - 3 * CI_SWARM_SEEDS
-    assert len(summary.coverage.reached) > 40, summary.coverage.lines()[0]
+    assert summary.rounds >= SWARM_ROUNDS * len(seeds) - 3 * len(seeds)
+    if len(seeds) == len(CI_SWARM_SEEDS[game]):
+        recorded = json.loads(CI_SWARM_PAIRS.read_text(encoding="utf-8"))[game]
+        lost = [f"{where}: {kind}" for where, kinds in recorded.items() for kind in kinds
+                if not summary.coverage.reached[(where, kind)]]  # fmt: skip
+        assert not lost, (
+            f"{game}: the CI swarm seeds no longer reach {', '.join(lost)} (choose them again: docs/simulate.md)"
+        )
+
+
+def test_the_ci_swarm_seeds_are_forty_distinct_seeds_a_game_and_the_recorded_pairs_name_known_places() -> None:
+    """One set of CI swarm seeds per game dealt at a table, used by the CI test and the mutation
+    score alike; every recorded pair is at a place of the game and of a CI or swarm kind."""
+    from hil.simulate.faults import SWARM_KINDS
+
+    recorded = json.loads(CI_SWARM_PAIRS.read_text(encoding="utf-8"))
+    assert set(CI_SWARM_SEEDS) == set(GAMES) == set(recorded)
+    for game, seeds in CI_SWARM_SEEDS.items():
+        assert len(seeds) == len(set(seeds)) == 40 and all(s > 0 for s in seeds), game
+        places = {*STEPS[game], *(f"{s} (held)" for s in STEPS[game])}
+        assert set(recorded[game]) <= places, game
+        assert {k for kinds in recorded[game].values() for k in kinds} <= {*CI_KINDS, *SWARM_KINDS}, game
 
 
 def test_a_round_opened_while_a_device_is_down_holds_and_the_bug_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
