@@ -262,7 +262,7 @@ def test_an_event_acted_on_though_the_journal_refused_it_is_found() -> None:
     the table is; the bug put in is found."""
     from controller.table.engine import Engine
 
-    fixed = run_seed("boston5", 12, CI_KINDS, rounds=2)
+    fixed = run_seed("boston5", 5, CI_KINDS, rounds=2)
     assert fixed.ok, f"{fixed.broken}: {fixed.detail}"
 
     def acted_on_anyway(self: Engine, event: object) -> None:  # the mutant's text, as a method
@@ -272,6 +272,6 @@ def test_an_event_acted_on_though_the_journal_refused_it_is_found() -> None:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Engine, "_record", acted_on_anyway)
-        found = run_seed("boston5", 12, CI_KINDS, rounds=2)
+        found = run_seed("boston5", 5, CI_KINDS, rounds=2)
     assert found.broken == "cards", f"{found.broken}: {found.detail}"
     assert "more often than the journal's reports of it" in found.detail

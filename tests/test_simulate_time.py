@@ -45,11 +45,11 @@ def test_the_quiet_ticks_are_jumped_over_and_the_journal_is_the_same(
     jumped = at_close(monkeypatch, lambda world: world.jumped)
     faults = [Fault(1.0, "link_down", "shoe", 20.0, 1), Fault(1.0, "link_down", "bet_spots", 20.0, 1)]
     faults.append(Fault(1.0, "panel_outage", "panel", 20.0, 1))
-    fast = sim_run.run_seed("boston5", 4, (), rounds=2, faults=faults, folder=tmp_path)
+    fast = sim_run.run_seed("boston5", 7, (), rounds=2, faults=faults, folder=tmp_path)
     assert fast.ok, f"{fast.broken}: {fast.detail}"
     assert jumped[-1] > 0.5 * fast.sim_seconds / TICK
     monkeypatch.setattr(World, "_quiet_until", lambda self: 0.0)  # every tick run
-    slow = sim_run.run_seed("boston5", 4, (), rounds=2, faults=faults, folder=tmp_path)
+    slow = sim_run.run_seed("boston5", 7, (), rounds=2, faults=faults, folder=tmp_path)
     assert jumped[-1] == 0
     assert slow.digest == fast.digest and slow.events == fast.events
 

@@ -301,15 +301,15 @@ EXPECTED_SURVIVORS: dict[str, str] = {}
 """Mutants the CI simulation does not catch, each with why (kept in step with docs/simulate.md)."""
 
 # Played inside the copy (its own code only): one JSON line a seed, stops at the first broken one.
-# The CI's seeds of two rounds, then its swarm seeds of ten (less the open swarm findings), the
-# targeted scenarios and the stacked shoes.
+# The CI's seeds of two rounds, then the first of its swarm seeds of ten (``CI_SWARM_SEEDS``, less
+# the open swarm findings), the targeted scenarios and the stacked shoes.
 _PLAYER = """
 import json, os, sys
 import controller
 from hil.simulate.faults import CI_KINDS
 from hil.simulate.run import run_seed
 from hil.simulate.stack import STACKED
-from hil.simulate.swarm import SCENARIOS, SWARM_FINDINGS, SWARM_ROUNDS
+from hil.simulate.swarm import CI_SWARM_SEEDS, SCENARIOS, SWARM_FINDINGS, SWARM_ROUNDS
 tree = sys.argv[1]
 if not controller.__file__.startswith(tree):
     sys.exit(f"the copy's code is not the one imported: {controller.__file__}")
@@ -322,7 +322,7 @@ def stop():  # the mutated file must be code the simulation ran, or the mutant t
 
 seeds, swarm_seeds = int(sys.argv[2]), int(sys.argv[4])
 plays = [(game, seed, False) for game in sys.argv[3].split(",") for seed in range(1, seeds + 1)]
-plays += [(game, seed, True) for game in sys.argv[3].split(",") for seed in range(1, swarm_seeds + 1)
+plays += [(game, seed, True) for game in sys.argv[3].split(",") for seed in CI_SWARM_SEEDS[game][:swarm_seeds]
           if (game, seed) not in SWARM_FINDINGS]
 for game, seed, swarm in plays:
     res = run_seed(game, seed, CI_KINDS, rounds=SWARM_ROUNDS if swarm else 2, swarm=swarm)
@@ -418,7 +418,7 @@ def revert(tree: Path, m: Mutant, before: str) -> None:
 
 def run_mutant(tree: Path, m: Mutant, seeds: int, timeout_s: float = 900.0, swarm_seeds: int = 0) -> Outcome:
     """Apply ``m`` to ``tree``, play its games' first ``seeds`` CI seeds there, then its first
-    ``swarm_seeds`` swarm seeds (ten rounds each), revert it."""
+    ``swarm_seeds`` CI swarm seeds (:data:`.swarm.CI_SWARM_SEEDS`, ten rounds each), revert it."""
     before = apply(tree, m)
     start = time.monotonic()
     try:
@@ -475,7 +475,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--swarm-seeds",
         type=int,
         default=40,
-        help="CI swarm seeds a game (ten rounds each, --swarm), played after --seeds (default: 40, as CI)",
+        help="the first N of each game's CI swarm seeds (hil/simulate/swarm.py CI_SWARM_SEEDS; ten rounds each, "
+        "--swarm), played after --seeds (default: 40, all of them, as CI)",
     )
     parser.add_argument("--only", default="", help="mutants to run, comma-separated (default: all)")
     parser.add_argument("--workers", type=int, default=1, help="mutants played at once, each in its own copy (max 2)")
@@ -532,7 +533,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print(
         f"mutation score: {caught} of {len(outcomes)} caught ({score:.0f}%), "
-        f"{args.seeds} CI seeds a game (--faults ci, 2 rounds) and {args.swarm_seeds} swarm seeds (--swarm, "
+        f"{args.seeds} CI seeds a game (--faults ci, 2 rounds) and {args.swarm_seeds} CI swarm seeds (--swarm, "
         f"{SWARM_ROUNDS} rounds), {time.strftime('%Y-%m-%d', time.gmtime())}"
     )
     unexpected = [

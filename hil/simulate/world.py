@@ -42,6 +42,7 @@ from hil.simulate.invariants import (
 )
 from hil.simulate.model_check import VisibilityWatch
 from hil.simulate.seed_journal import SeedJournal
+from hil.simulate.streams import stream
 from hil.simulate.swarm import Reached
 from hil.wire import CHUNKINGS, Line, SimWire
 
@@ -203,24 +204,29 @@ class World:
         """How long a player waits for the effect of an action (:data:`WAIT_S`, or :data:`SWARM_WAIT_S`)."""
         self.tolerate = tolerate
         """Invariants not checked (a known bug's, so that a run can go past it to check the rest)."""
-        self.rng = random.Random(f"world/{seed}")
+        # Every draw comes from a stream of its own (:mod:`.streams`): a line that polls more or
+        # less often, or a device that boots once more, moves no other line's losses, no fault, no
+        # supervisor's choice (the players' and the shoe's are the bench's, per round).
+        self.start_draws = self._stream("table", "start")
+        """The table's start draws (its ``randbelow`` port)."""
+        self.line_draws = {role: self._stream("line", role) for role in ROLES}
+        """Each line's losses, cuts and link sessions' numbers (kept across the table's restarts)."""
         self.timers = SimTimers()
         shoe, spots, panel = CountingShoe(), BetSpotSim(address=2), PanelSim(address=3)
         self.shoe, self.spots, self.panel = shoe, spots, panel
         self.sims: dict[str, SimDevice] = {"shoe": shoe, "bet_spots": spots, "panel": panel}
         for role, sim in self.sims.items():
-            sim.rng = self.rng
-            sim.boot_id = new_boot_id(rng=self.rng)
+            sim.rng = self._stream("boot", role)
+            sim.boot_id = new_boot_id(rng=sim.rng)
             # each device's own clock: the simulated time from a start of its own (the controller
-            # learns each offset from the device's answers), drawn apart from the world's choices
-            start = random.Random(f"clock/{seed}/{role}").uniform(0.0, 1000.0)
+            # learns each offset from the device's answers)
+            start = self._stream("clock", role).uniform(0.0, 1000.0)
             sim.clock = functools.partial(self._device_clock, role, start)
         # replies mostly whole; a link now and then split, or a byte at a time (slow to simulate)
         # and now and then a request or a reply lost on the line (retries, repeats)
-        self.lines = {
-            role: Line(chunking=self.rng.choices(CHUNKINGS, (16, 3, 1))[0], drop=self.rng.choice((0.0, 0.0, 0.02, 0.1)))
-            for role in ROLES
-        }
+        self.lines = {role: _line(self._stream("line", role, "kind")) for role in ROLES}
+        self._decisions: Counter[int] = Counter()
+        """The supervisor's decisions so far in each round (each drawn from a stream of its own)."""
         self.played: list[RoundResult] = []
         self.trouble: str | None = None
         self._agenda: list[tuple[float, int, Callable[[], None]]] = []
@@ -279,6 +285,10 @@ class World:
         self.wires: dict[str, SimWire] = {}
         self._boot()
 
+    def _stream(self, *names: object) -> random.Random:
+        """The stream ``names`` of this seed and game (:func:`.streams.stream_name`), from its start."""
+        return stream(self.seed, self.table.game, *names)
+
     def wall(self) -> float:
         """The simulated wall-clock time (seconds since 1970)."""
         return EPOCH + self.timers.now
@@ -308,7 +318,7 @@ class World:
         ports = RuntimePorts(
             wall=self.wall,
             start_timer=self.timers.start,
-            randbelow=self.rng.randrange,
+            randbelow=self.start_draws.randrange,
             link_protocol=LINK,  # the protocol's own timing (the bench configs poll every few ms of real time)
             share_hands=True,
             status_file=False,  # `tablectl status`'s file: not read here, and each write costs a sync
@@ -324,7 +334,7 @@ class World:
             role: SimWire(
                 runtime.drivers[role].link.protocol,
                 self.sims[role],
-                self.rng,
+                self.line_draws[role],
                 self.lines[role],
                 now=self.now,
                 deliver=runtime.drivers[role].link.dispatch,
@@ -778,7 +788,9 @@ class World:
         if s.hold is None:
             self.panel.key(False)
             return
-        rng = random.Random(f"supervisor/{self.seed}/{s.round_no}/{s.version}")
+        # the round's n-th decision: not the snapshot's version, which a line's losses move
+        self._decisions[s.round_no] += 1
+        rng = self._stream("supervisor", s.round_no, self._decisions[s.round_no])
         options = [o for o in s.supervisor_options if o.refused is None]
         ways = [o for o in options if o.action not in ("void", "misdeal")]
         pick = ways if ways and rng.random() < 0.9 else options
@@ -809,7 +821,8 @@ class World:
         _INJECT[fault.kind](self, fault, self.now + fault.duration)
 
     def _fault_rng(self, fault: Fault) -> random.Random:
-        return random.Random(f"fault/{self.seed}/{fault.at}/{fault.kind}")
+        """``fault``'s own stream (named by all it is: two faults alike draw alike)."""
+        return self._stream("fault", fault.kind, fault.device, fault.at, fault.round_no, fault.step, fault.edge)
 
     def _line_down(self, fault: Fault, end: float) -> None:
         line = self.lines[fault.device]
@@ -859,7 +872,7 @@ class World:
 
     def _key(self, fault: Fault, end: float) -> None:
         self.panel.key(True)
-        self._at(end, self._key_press)
+        self._at(end, functools.partial(self._key_press, self._fault_rng(fault)))
 
     def _wrong_press(self, fault: Fault, end: float) -> None:
         s = self.runtime.snapshot
@@ -918,15 +931,21 @@ class World:
         if self.shoe.stub_count and s.step not in ("betting", "closed"):
             self.shoe.deal(1)
 
-    def _key_press(self) -> None:
-        """The supervisor, key on, presses something the table offers him now, then turns the key off."""
+    def _key_press(self, rng: random.Random) -> None:
+        """The supervisor, key on, presses something the table offers him now (drawn from ``rng``,
+        the fault's), then turns the key off."""
         s = self.runtime.snapshot
-        rng = random.Random(f"key/{self.seed}/{s.version}")
         options = [o for o in s.supervisor_options if o.refused is None and o.action not in ("void", "misdeal")]
         if options and s.key_on:
             self._late.clear()  # the supervisor may accept a late bet now
             self.panel.press(rng.choice(options).button)
         self._at(self.now + 0.3, lambda: self.panel.key(False))
+
+
+def _line(draws: random.Random) -> Line:
+    """A line as ``draws`` makes it: replies mostly whole, now and then split or a byte at a time;
+    mostly no losses, now and then 2% or 10% of the requests or replies lost."""
+    return Line(chunking=draws.choices(CHUNKINGS, (16, 3, 1))[0], drop=draws.choice((0.0, 0.0, 0.02, 0.1)))
 
 
 def _shown(hands: PlayerHands) -> tuple[object, ...]:
