@@ -160,6 +160,11 @@ class CardIntake:
                 " key: next enters it, then confirm accepts the cards; or void"
             )
             return
+        if misread is not None and e.index == misread:
+            # play resumed (clear fault) and the misread card is read again at its own number: it
+            # takes its own place (the next: every other card waits for it), and nothing waits for it
+            self.misread_index, self.entry, self.entry_card = None, None, None
+            self._display.note(f"shoe card {e.index} read again")
         self.take(e.index, dealt)
 
     def before_the_deal(self) -> bool:
