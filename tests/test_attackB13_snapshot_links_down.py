@@ -47,6 +47,20 @@ def _rows(path: Path) -> list[tuple[object, ...]]:
         return db.execute("SELECT * FROM records ORDER BY seq").fetchall()
 
 
+def refused_at_the_start(path: Path, clock: ManualClock, game: str) -> str:
+    """The text of the :class:`JournalError` a restart on ``path`` refuses with; the journal's
+    records checked unchanged (nothing recorded lost or added)."""
+    before = _rows(path)
+    again = Fed(game, path, clock, False)
+    try:
+        with pytest.raises(JournalError) as refused:
+            again.runtime.recover()
+    finally:
+        again.close()
+    assert _rows(path) == before  # nothing recorded lost or added
+    return str(refused.value)
+
+
 @pytest.mark.parametrize(
     "links_down",
     [["printer"], [None], ["bet_spots", "printer"], "bet_spots", {"bet_spots": True}, [["bet_spots"]]],
@@ -61,17 +75,9 @@ def test_a_snapshot_naming_no_device_of_the_table_in_links_down_is_refused_at_th
     snapshot["links_down"] = links_down
     with sqlite3.connect(path) as db:
         db.execute("UPDATE snapshots SET state = ?", (json.dumps(snapshot),))
-    before = _rows(path)
-    again = Fed(GAME, path, clock, False)
-    try:
-        with pytest.raises(JournalError) as refused:
-            again.runtime.recover()
-    finally:
-        again.close()
-    text = str(refused.value)
+    text = refused_at_the_start(path, clock, GAME)
     assert str(path) in text and "snapshot" in text and "links_down" in text, text
     assert "bet_spots, panel, shoe" in text, text  # the devices the table has
-    assert _rows(path) == before  # nothing recorded lost or added
 
 
 def test_a_snapshot_naming_the_tables_devices_replays_the_round_held_for_them(tmp_path: Path) -> None:
