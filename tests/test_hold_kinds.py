@@ -334,9 +334,12 @@ def test_a_hold_open_when_the_controller_stops_ends_after_the_restart_with_its_s
     assert any(t["kind"] == "SupervisorRefused" for t in story["tried"])
 
 
+# (seed, reason): a Mississippi Stud seed of three rounds, injecting only that kind, whose journal
+# holds with that reason. The seeds follow the simulated world's draws: when its streams changed
+# (2026-12-07 evening) panel_outage moved 1 -> 4 and reboot 5 -> 4 (the old seeds no longer hold so).
 SIMULATED = {
     "link_down": (2, "link down: panel"),
-    "panel_outage": (1, "link down: panel"),
+    "panel_outage": (4, "link down: panel"),
     "journal_error": (1, "journal: "),
     "disk_full": (1, "journal: disk full"),
     "crash": (1, "controller started again"),
@@ -346,7 +349,7 @@ SIMULATED = {
     "unreadable_card": (1, "card 10 from the shoe after the round's"),
     "early_card": (2, "card 10 from the shoe dealt when none was expected"),
     "never_connected": (1, "never connected: shoe"),
-    "reboot": (5, "shoe: the shoe counts 9 cards"),
+    "reboot": (4, "shoe: the shoe counts 9 cards"),
 }
 
 
