@@ -11,7 +11,8 @@ waiting for card 1: card 2 waited behind it, the supervisor entered a card for "
 (two-card stacks to each player, then the three community cards from the rest) shoe cards 5 and 6
 are seat 4's and 7 to 9 the community cards; the table had seat 4's second card (3s) as the first
 community card and showed it at fourth street, a player's face-down card exposed. The reference
-model (card 1 read again: shoe cards 1 to 9 in their places) was right; the table is fixed.
+model (card 1 read again: shoe cards 1 to 9 in their places) was right; the table is fixed. The shrunk
+seed is a case of ``tests/test_simulate.py``'s ``SHRUNK`` (``mississippi_stud-20222-16``).
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from __future__ import annotations
 from test_attack11_card_intake import Walk, each_case, held_for_a_misread
 
 from controller.table.snapshot_build import build_hands
-from hil.simulate.faults import Fault
-from hil.simulate.run import run_seed
 
 READ_AGAIN = "Qd"  # the misread card's true face, read again (never dealt before in these rounds)
 
@@ -76,28 +75,3 @@ def test_mississippi_stud_seed_20222_first_card_unreadable_after_a_restart() -> 
     log = [(i, c, to) for i, c, to in build_hands(w.m).log if c != "??"]
     want = ["seat 1"] * 2 + ["seat 2"] * 2 + ["seat 4"] * 2 + ["community"] * 3
     assert log == [(n, face, to) for n, (face, to) in enumerate(zip(faces, want, strict=True), start=1)], log
-
-
-def test_mississippi_stud_seed_20222_shrunk() -> None:
-    """The shrunk case (`tablectl simulate --game mississippi_stud --seed 20222 --swarm --faults
-    all --liveness 2 --shrink`): the table's order agrees with the rules' (no face-down card shown)."""
-    faults = [
-        Fault(0.159, "crash", "bet_spots", 1.76, 3, step="fifth_street", edge="enter", round_no=1),
-        Fault(0.008, "unreadable_card", "bet_spots", 2.38, 3, step="third_street", edge="leave", round_no=1),
-        Fault(0.139, "count_restart", "bet_spots", 0.78, 2, step="fifth_street", edge="leave", round_no=2),
-        Fault(0.121, "reboot", "shoe", 0.75, 3, step="no_more_bets", edge="enter", round_no=2),
-        Fault(0.028, "reboot", "panel", 0.2, 3, step="no_more_bets", edge="leave", round_no=2),
-        Fault(0.094, "link_down", "bet_spots", 1.4, 2, step="settlement", edge="enter", round_no=2),
-        Fault(0.032, "unreadable_card", "panel", 2.64, 3, step="no_more_bets", edge="enter", round_no=4),
-        Fault(0.004, "early_card", "panel", 0.15, 2, step="fifth_street", edge="leave", round_no=8),
-        Fault(0.158, "state_nak", "shoe", 0.0, 2, step="settlement", edge="held", round_no=8),
-        Fault(0.171, "state_nak", "shoe", 0.0, 3, step="betting", edge="enter", round_no=9),
-        Fault(0.151, "link_down", "panel", 0.82, 1, step="dealing", edge="held", round_no=9),
-        Fault(0.222, "count_restart", "shoe", 1.22, 1, step="third_street", edge="leave", round_no=9),
-        Fault(0.114, "count_restart", "shoe", 2.16, 1, step="betting", edge="enter", round_no=10),
-        Fault(0.089, "link_down", "bet_spots", 2.27, 3, step="no_more_bets", edge="leave", round_no=10),
-        Fault(0.185, "link_down", "bet_spots", 2.85, 1, step="settlement", edge="leave", round_no=10),
-        Fault(0.231, "early_card", "bet_spots", 2.4, 3, step="third_street", edge="enter", round_no=10),
-    ]
-    result = run_seed("mississippi_stud", 20222, (), rounds=10, faults=faults, resettle=True, swarm=True)
-    assert result.ok, f"{result.broken}: {result.detail}"

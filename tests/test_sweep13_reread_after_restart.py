@@ -8,14 +8,13 @@ new count's cards 1 to 7 had come. The table put every card in its place (card 1
 fourth card, the new count's first its fifth) and logs the entered card last; the simulation's
 reference order (``hil.simulate.model_check.in_deal_order``) forgot the place of a read set aside
 before the count started over, dealt the entered card last, and said the table sent card 14 to the
-wrong seat. The table was right: the checker is fixed, not the product.
+wrong seat. The table was right: the checker is fixed, not the product. The shrunk seed is a case
+of ``tests/test_simulate.py``'s ``SHRUNK`` (``boston5-21080-8``).
 """
 
 from __future__ import annotations
 
-from hil.simulate.faults import Fault
 from hil.simulate.model_check import in_deal_order
-from hil.simulate.run import run_seed
 
 DUP = "read as a card already dealt: read again or entered by the supervisor"
 
@@ -43,20 +42,3 @@ def test_a_card_that_goes_on_the_new_count_is_that_counts_own() -> None:
     new_count = [(i, f"{'23456789TJQKA'[i - 1]}d", "seat 2") for i in range(1, 14)]
     log = [*FIRST_DEAL, (13, "4s", DUP), *new_count]
     assert in_deal_order(log) == [*FIRST_DEAL, *new_count]
-
-
-def test_boston5_seed_21080_shrunk() -> None:
-    """The shrunk case (`tablectl simulate --game boston5 --seed 21080 --rounds 10 --faults all
-    --liveness 2 --shrink`), one round: the checker's order agrees with the table's."""
-    faults = [
-        Fault(0.3, "jam", "shoe", 1.52, 2),
-        Fault(0.371, "duplicate_card", "bet_spots", 2.67, 3),
-        Fault(0.776, "restart", "shoe", 0.21, 2),
-        Fault(1.463, "late_bet", "bet_spots", 2.91, 1),
-        Fault(1.694, "door", "bet_spots", 1.63, 3),
-        Fault(2.249, "link_down", "bet_spots", 2.16, 1),
-        Fault(2.454, "state_garbled", "bet_spots", 0.0, 2),
-        Fault(3.456, "wrong_press", "shoe", 1.81, 1),
-    ]
-    result = run_seed("boston5", 21080, (), rounds=1, faults=faults, resettle=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
