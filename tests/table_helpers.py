@@ -21,6 +21,19 @@ NOT_AT_THIS_TABLE = ((0, "ante"), (7, "ante"), (9, "ante"), (255, "ante"), (2, "
 """Bet-spot reports (seat, spot) a six-seat Mississippi Stud table does not have, in the order the
 outage tests send them (the fed table's and the HIL table's): each is a device fault, none a wager."""
 
+SEATS_1_AND_4 = ("seat 1", "seat 1", "seat 4", "seat 4", "community", "community", "community")
+"""Where a Mississippi Stud deal to seats 1 and 4 puts each card, in shoe order (35.9: a two-card
+stack to each player from the dealer's left, then the three community cards)."""
+UNREADABLE = "unreadable: read again or entered by the supervisor"
+
+
+def seats_1_and_4_ledger(cards: str) -> list[tuple[int, str, str]]:
+    """The card ledger, ``(shoe number, card, place)`` in shoe order, of a Mississippi Stud round
+    whose seven ``cards`` were dealt to seats 1 and 4; a card ``??`` is one the shoe could not read
+    (waiting to be read again or entered)."""
+    dealt = zip(cards.split(), SEATS_1_AND_4, strict=True)
+    return [(n, c, UNREADABLE if c == "??" else to) for n, (c, to) in enumerate(dealt, start=1)]
+
 
 def bench_table(game: str) -> TableConfig:
     """``game``'s bench config (``config/bench``), read once per process: the tests that make a

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hil_table import HilTable, locked, shoe, to_third, wait
-from table_helpers import NOT_AT_THIS_TABLE
+from table_helpers import NOT_AT_THIS_TABLE, seats_1_and_4_ledger
 
 from controller.configuration import config_dir, load_table
 from controller.journal import SqliteJournal
@@ -99,16 +99,7 @@ def test_5_cards_dealt_while_held_wait_for_the_supervisor_and_recall_shows_every
     (round_one,) = recall(journal, round_no=1)
     cards = [(c["index"], c["card"], c["to"]) for c in round_one.data["cards"]]
     entered = cards[-1][1]
-    assert cards == [
-        (1, "As", "seat 1"),
-        (2, "Ad", "seat 1"),
-        (3, "??", "unreadable: read again or entered by the supervisor"),
-        (4, "Qd", "seat 4"),
-        (5, "7h", "community"),
-        (6, "8h", "community"),
-        (7, "2c", "community"),
-        (3, entered, "seat 4"),
-    ]
+    assert cards == [*seats_1_and_4_ledger("As Ad ?? Qd 7h 8h 2c"), (3, entered, "seat 4")]
     text = "\n".join(recall_lines(round_one))
     assert "  4 Qd  -> seat 4" in text and "SUPERVISOR cards accepted" in text
     assert "SUPERVISOR REFUSED enter card: the supervisor's key is needed" in text
