@@ -31,6 +31,17 @@ def filled(path: Path, key: bytes | None, rounds: int, first: int = 1, snapshots
     return j
 
 
+def events_journal(path: Path, records: list[tuple[str, dict[str, object]]], device: str) -> None:
+    """A journal at ``path`` of ``records`` (kind, data) as ``device``'s events, each at 1.0 and
+    numbered 0 unless its data says otherwise."""
+    journal = SqliteJournal(path)
+    try:
+        for kind, data in records:
+            journal.append(kind, {"device": device, "at": 1.0, "event_no": 0, **data}, event=True)
+    finally:
+        journal.close()
+
+
 def settled_rounds(path: Path) -> list[tuple[int, float, dict[str, Any]]]:
     """Each round the journal at ``path`` (opened read-only) settled: its number, the time it was
     journaled and its ``RoundSettled`` data, in the journal's order."""

@@ -17,8 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from journal_helpers import events_journal
 
-from controller.journal import SqliteJournal
 from controller.table.journal_files import journaled_event_windows
 from hil.simulate.faults import Fault
 from hil.simulate.run import run_seed
@@ -35,15 +35,6 @@ def test_boston5_a_crash_between_the_shoes_restart_fault_and_its_first_card_lose
     ]
     result = run_seed("boston5", 7105, (), rounds=10, faults=faults, resettle=True, swarm=True)
     assert result.ok, f"{result.broken}: {result.detail}"
-
-
-def _journal(path: Path, records: list[tuple[str, dict[str, object]]]) -> None:
-    journal = SqliteJournal(path)
-    try:
-        for kind, data in records:
-            journal.append(kind, {"device": "shoe", "at": 1.0, "event_no": 0, **data}, event=True)
-    finally:
-        journal.close()
 
 
 def _card(no: int, index: int) -> tuple[str, dict[str, object]]:
@@ -82,5 +73,5 @@ def test_a_fault_journaled_ahead_of_its_event_is_not_the_event(
     it came with but is not that event (``events_reset``, ``events_gap``) leaves the event to be
     taken when the device sends it again; a ``bad_event`` fault is delivered in the event's place
     (the event was journaled as it)."""
-    _journal(tmp_path / "j.db", records)
+    events_journal(tmp_path / "j.db", records, "shoe")
     assert journaled_event_windows(tmp_path / "j.db", {"shoe"}) == {"shoe": window}

@@ -9,20 +9,16 @@ from pathlib import Path
 
 import pytest
 from journal_blocks import fold
+from journal_helpers import events_journal
 
-from controller.journal import SqliteJournal
 from controller.table.journal_files import journaled_event_windows
 
 OLD, NEW = 0x1111, 0x2222
 
 
 def journal_of(path: Path, records: list[tuple[str, dict[str, object]]]) -> None:
-    journal = SqliteJournal(path)
-    try:
-        for kind, data in records:
-            journal.append(kind, {"device": "panel", "at": 1.0, "event_no": 0, **data}, event=True)
-    finally:
-        journal.close()
+    """A journal of the panel's ``records``."""
+    events_journal(path, records, "panel")
 
 
 def press(no: int) -> tuple[str, dict[str, object]]:
