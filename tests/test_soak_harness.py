@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from call_counts import count_calls
 
 import controller.table.latest as latest
 import hil.soak as soak
@@ -89,14 +90,7 @@ def test_the_players_read_the_hands_once_for_a_step_without_a_deal(game, monkeyp
     """Each decision acted on (an exposed hand, a second wager, a play) is an event, after which
     a soak's hands are made again: a player reads them once for the step (the cards do not
     change in it), not once for each seat (Boston 5 made them 7.1 times a round)."""
-    made = [0]
-    build = latest.build_hands
-
-    def counted(*args: Any) -> Any:
-        made[0] += 1
-        return build(*args)
-
-    monkeypatch.setattr(latest, "build_hands", counted)
+    made = count_calls(monkeypatch, latest, "build_hands")
     played = soak.play_chunk(job(game, 20, "par"))
     assert played.tally.rounds == 20
     steps = 2 if game == "boston5" else 1  # Boston 5: the bonus and the second wager

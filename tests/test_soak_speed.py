@@ -11,6 +11,7 @@ import tracemalloc
 from typing import Any
 
 import pytest
+from call_counts import count_calls
 
 import controller.table._dealer_screen as dealer_screen
 import controller.table.snapshot_build as snapshot_build
@@ -155,14 +156,7 @@ def test_the_soak_never_makes_the_dealers_screen_and_plays_what_a_soak_making_it
     carry none, so the screen is never made (made when read, it was an eighth to a seventh of a round's CPU);
     the rounds played, their records and settlements are those of a soak whose snapshots carry
     the texts."""
-    made = [0]
-    render = dealer_screen.render
-
-    def counted(*args: Any) -> Any:
-        made[0] += 1
-        return render(*args)
-
-    monkeypatch.setattr(dealer_screen, "render", counted)
+    made = count_calls(monkeypatch, dealer_screen, "render")
     built = OnDemandSnapshot.get
     texts: list[object] = []
 
