@@ -10,6 +10,20 @@ what it waited for. ``TABLECTL_TEST_DEADLINE_S`` sets another (a quick look on a
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
+
+import pytest
 
 STATE_TIMEOUT_S = float(os.environ.get("TABLECTL_TEST_DEADLINE_S") or 300.0)
 """Seconds a test waits for a state before it fails."""
+
+
+def wait_until(state: Callable[[], bool], what: str) -> None:
+    """Wait for ``state`` (a state, not a time: the deadline only gives up on one not coming); fails
+    naming ``what`` it waited for."""
+    deadline = time.monotonic() + STATE_TIMEOUT_S
+    while not state():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.01)

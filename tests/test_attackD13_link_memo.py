@@ -13,12 +13,10 @@ import math
 import queue
 import random
 import struct
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from deadlines import STATE_TIMEOUT_S
+from deadlines import wait_until
 from hil_helpers import wait_for
 
 from drivers.framing import Decoder, MsgType, encode_fields, in_process
@@ -91,25 +89,16 @@ def test_a_link_remembering_a_long_wait_serves_what_another_thread_asks_at_once(
         try:
             panel.start()
             wait_for(q, lambda e: isinstance(e, PanelState))  # up, its state read: then nothing due for an hour
-            wait_for_state(remembering, "the link remembering its wait for the next poll")
+            wait_until(remembering, "the link remembering its wait for the next poll")
             panel.beep(50)
             result = wait_for(q, lambda e: isinstance(e, CommandResult) and e.command == "beep")
             assert result[-1].ok
-            wait_for_state(remembering, "the link remembering its wait again")
+            wait_until(remembering, "the link remembering its wait again")
             link.read_state_again()
             wait_for(q, lambda e: isinstance(e, PanelState))
             assert link.protocol.stats.as_dict()["frames_ok"] >= 3  # (the first poll, the command's, the states')
         finally:
             panel.close()
-
-
-def wait_for_state(state: Callable[[], bool], what: str) -> None:
-    """Wait for ``state`` (a state, not a time: the deadline only gives up on one not coming)."""
-    deadline = time.monotonic() + STATE_TIMEOUT_S
-    while not state():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.01)
 
 
 # --- the runner's clock going back, or on by a lot (a machine suspended and resumed) -----------------

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from deadlines import STATE_TIMEOUT_S
+from deadlines import wait_until as _until
 from hil_helpers import wait_for
 
 from controller.configuration import config_dir, load_table
@@ -44,15 +45,6 @@ CONFIG = LinkConfig(
     reconnect_max_s=0.2,
     write_timeout_s=3600.0,  # a port that takes nothing fails after an hour: never during the test
 )
-
-
-def _until(state: Callable[[], bool], what: str) -> None:
-    """Wait for ``state`` (a state, not a time: the deadline only gives up on one not coming)."""
-    deadline = time.monotonic() + STATE_TIMEOUT_S
-    while not state():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.01)
 
 
 def _link_threads() -> list[str]:
