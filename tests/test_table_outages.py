@@ -50,9 +50,19 @@ class Table(FedTable):
         self.feed(LinkUp(device=device, boot_id=1, rebooted=False))
 
 
+BETS = ((1, "ante", 500), (4, "ante", 1000))
+"""The antes of seats 1 and 4 that ``betting`` places: what the bet spots' state says after a link-up."""
+
+
 def betting(t: Table) -> None:
-    t.spot(1, "ante", 500)
-    t.spot(4, "ante", 1000)
+    for seat, spot, cents in BETS:
+        t.spot(seat, spot, cents)
+
+
+def spots_back(t: Table) -> None:
+    """The bet spots' link up again and their state read: the bets as ``betting`` placed them."""
+    t.up("bet_spots")
+    t.feed(SpotsState(device="bet_spots", spots=BETS))
 
 
 def dealing(cards: str = "") -> Table:
@@ -162,7 +172,7 @@ def test_clear_fault_is_refused_while_the_device_is_gone_or_unread_and_the_hold_
     t.up("bet_spots")
     t.press("clear_fault")
     assert t.m.phase is Common.HOLD and "its state not read yet" in t.records("SupervisorRefused")[-1]["reason"]
-    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
+    t.feed(SpotsState(device="bet_spots", spots=BETS))
     assert t.m.phase is Phase.DEALING and t.m.display.prompts[-1] == "bet_spots back: resume"
 
 
@@ -174,8 +184,7 @@ def test_the_supervisor_may_void_while_the_device_is_gone() -> None:
     assert t.m.rounds[-1].settlement is None and t.m.round_no == 2
     # the next round opens held for the device still gone (issue 32: never "deal" with one missing)
     assert t.m.phase is Common.HOLD and t.m.holds.reason == "link down: bet_spots"
-    t.up("bet_spots")
-    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
+    spots_back(t)
     assert t.m.phase is Common.BETTING
 
 
@@ -186,8 +195,7 @@ def test_two_devices_down_the_hold_ends_when_both_are_back() -> None:
     t.up("shoe")
     t.feed(ShoeState(device="shoe", status="ok", cards_out=2))
     assert t.m.phase is Common.HOLD
-    t.up("bet_spots")
-    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
+    spots_back(t)
     assert t.m.phase is Phase.DEALING
 
 
@@ -461,8 +469,7 @@ def test_a_device_missing_after_a_restart_mid_round_holds_where_the_round_is() -
     t.up("shoe")
     t.feed(ShoeState(device="shoe", status="ok", cards_out=3))
     assert t.m.phase is Common.HOLD  # the bet spots are still down
-    t.up("bet_spots")
-    t.feed(SpotsState(device="bet_spots", spots=((1, "ante", 500), (4, "ante", 1000))))
+    spots_back(t)
     assert t.m.phase is Phase.DEALING
     t.deal("Qd 7h 8h 2c")
     assert t.m.phase is Phase.THIRD_STREET
