@@ -68,6 +68,7 @@ import psycopg
 
 from benchmarks.floor_floors import (
     Floors,
+    Load,
     Required,
     RequiredLink,
     measure_floors,
@@ -696,25 +697,16 @@ def run(args: argparse.Namespace) -> bool:
         rate = len(records) / max(rounds, 1) / args.round_s
         print(f"load average at the start: {load()}")
         assert bare.proc is not None and postgres.proc is not None and broker.proc is not None
+        floor_load = Load(args.floors, args.per_commit, args.sync)
         floors = measure_floors(
-            base,
-            base / "template.db",
-            bare.url,
-            bare.proc.pid,
-            bench.db,
-            postgres.proc.pid,
-            n=args.floors,
-            per_commit=args.per_commit,
-            sync=args.sync,
+            base, base / "template.db", bare.url, bare.proc.pid, bench.db, postgres.proc.pid, floor_load
         )
         bare.stop()
         required = measure_required(
             base,
             base / "template.db",
             required_link(auth, broker, admin),
-            n=args.floors,
-            per_commit=args.per_commit,
-            sync=args.sync,
+            floor_load,
             tables=args.tables,
             store=(floor_db.ingest, postgres.proc.pid),
         )

@@ -110,6 +110,17 @@ def postgres_cpu(postmaster: int) -> float:
 
 
 @dataclass(frozen=True, slots=True)
+class Load:
+    """What the floors are measured over, the same for each measure: ``records`` journal records
+    (the template's, repeated), inserted ``per_commit`` a transaction with SQLite's ``synchronous``
+    set to ``sync``."""
+
+    records: int = 20_000
+    per_commit: int = 50
+    sync: str = "FULL"
+
+
+@dataclass(frozen=True, slots=True)
 class Floors:
     """CPU microseconds per journal record of each stage done the barest way."""
 
@@ -349,12 +360,11 @@ def measure_floors(
     nats_pid: int,
     db_url: str,
     postgres_pid: int,
-    n: int = 20_000,
-    per_commit: int = 50,
-    sync: str = "NORMAL",
+    load: Load,
     window: int = 256,
 ) -> Floors:
-    """Measure every floor over ``n`` journal records (the template's, repeated)."""
+    """Measure every floor over ``load`` (``window``: the publishes in flight)."""
+    n, per_commit, sync = load.records, load.per_commit, load.sync
     rows, messages = template_messages(template_journal)
     per_record = len(messages) / len(rows)
     nothing = float
@@ -567,20 +577,18 @@ def measure_required(
     folder: Path,
     template_journal: Path,
     link: RequiredLink,
-    n: int = 20_000,
-    per_commit: int = 50,
-    sync: str = "FULL",
-    window: int = 256,
+    load: Load,
     tables: int = 200,
     store: tuple[str, int] | None = None,
 ) -> Required:
-    """Measure the required-work floor over ``n`` journal records, on the production broker of
-    ``link`` (TLS, nkey identities), publishing over ``tables`` connections; with ``store`` (a
-    migrated store's URL for the ingest role, and the postmaster's PID) the rows go into its real
-    tables, else the COPY is the bare floor's (:func:`measure_floors`)."""
+    """Measure the required-work floor over ``load``, on the production broker of ``link`` (TLS,
+    nkey identities), publishing over ``tables`` connections; with ``store`` (a migrated store's URL
+    for the ingest role, and the postmaster's PID) the rows go into its real tables, else the COPY
+    is the bare floor's (:func:`measure_floors`)."""
     from controller.floor.connect import NatsAuth, create_stream, nats_auth_options
     from controller.floor.ingest import IngestConfig
 
+    n, per_commit, sync = load.records, load.per_commit, load.sync
     rows, _ = template_messages(template_journal, link.table_id, link.prefix)
     sqlite_chain, _ = _cpu_us(lambda: _sqlite(folder / "required.db", rows, n, per_commit, sync, chain=True), float, n)
     # published in full before it is pulled back: the stream holds all of it (a table's share of a
