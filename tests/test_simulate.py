@@ -137,8 +137,7 @@ def test_found_boston5_a_seat_whose_chips_were_taken_back_does_not_block_no_more
 @dataclass(frozen=True)
 class Shrunk:
     """A failing seed the simulation found, shrunk to the faults that broke it on the revision that
-    found it: ``found`` is the command and the invariant, ``why`` the bug and its fix; ``swarm``:
-    found by ``--swarm`` and played with its waits (its faults placed at steps)."""
+    found it: ``found`` is the command and the invariant, ``why`` the bug and its fix."""
 
     game: str
     seed: int
@@ -146,7 +145,6 @@ class Shrunk:
     faults: tuple[Fault, ...]
     found: str
     why: str
-    swarm: bool = False
 
 
 SHRUNK: tuple[Shrunk, ...] = (
@@ -304,59 +302,6 @@ SHRUNK: tuple[Shrunk, ...] = (
         "was dealt last by the reference order (in_deal_order); it now keeps the misread's place "
         "(tests/test_sweep13_reread_after_restart.py has the card log alone)",
     ),
-    Shrunk(
-        "boston5",
-        7111,
-        10,
-        (
-            Fault(0.124, "state_nak", "shoe", 0.0, 2, step="bonus_settlement", edge="enter", round_no=4),
-            Fault(0.162, "link_down", "shoe", 1.38, 3, step="no_more_bets", edge="leave", round_no=4),
-            Fault(0.152, "reboot", "panel", 0.35, 1, step="second_wager", edge="leave", round_no=5),
-            Fault(0.094, "link_down", "panel", 1.57, 3, step="no_more_bets", edge="enter", round_no=6),
-            Fault(0.191, "jam", "panel", 0.48, 1, step="settlement", edge="leave", round_no=6),
-            Fault(0.199, "link_down", "bet_spots", 1.63, 1, step="final_deal", edge="leave", round_no=7),
-            Fault(0.015, "state_nak", "bet_spots", 0.0, 2, step="no_more_bets", edge="enter", round_no=7),
-            Fault(0.189, "crash", "panel", 1.4, 3, step="first_deal", edge="leave", round_no=9),
-            Fault(0.064, "state_nak", "shoe", 0.0, 1, step="settlement", edge="enter", round_no=10),
-            Fault(0.0, "state_nak", "panel", 0.0, 3, step="settlement", edge="leave", round_no=10),
-            Fault(0.149, "state_nak", "shoe", 0.0, 2, step="settlement", edge="leave", round_no=10),
-            Fault(0.199, "state_nak", "bet_spots", 0.0, 1, step="settlement", edge="leave", round_no=10),
-        ),
-        "--game boston5 --seeds 60 --first 7100 --swarm --faults all (seed 7111, attack13): resume",
-        "a controller started again in a round that opened held for the bet spots' link replayed it from the "
-        "snapshot journaled as the round opened, which did not say the link was down: the replayed round opened "
-        "free, took a 'no more bets' the held table had refused, and every later change of the bets became a late "
-        "bet; the round's snapshot now names the devices whose link is down (links_down) and the round replays held",
-        swarm=True,
-    ),
-    Shrunk(
-        "mississippi_stud",
-        20222,
-        10,
-        (
-            Fault(0.159, "crash", "bet_spots", 1.76, 3, step="fifth_street", edge="enter", round_no=1),
-            Fault(0.008, "unreadable_card", "bet_spots", 2.38, 3, step="third_street", edge="leave", round_no=1),
-            Fault(0.139, "count_restart", "bet_spots", 0.78, 2, step="fifth_street", edge="leave", round_no=2),
-            Fault(0.121, "reboot", "shoe", 0.75, 3, step="no_more_bets", edge="enter", round_no=2),
-            Fault(0.028, "reboot", "panel", 0.2, 3, step="no_more_bets", edge="leave", round_no=2),
-            Fault(0.094, "link_down", "bet_spots", 1.4, 2, step="settlement", edge="enter", round_no=2),
-            Fault(0.032, "unreadable_card", "panel", 2.64, 3, step="no_more_bets", edge="enter", round_no=4),
-            Fault(0.004, "early_card", "panel", 0.15, 2, step="fifth_street", edge="leave", round_no=8),
-            Fault(0.158, "state_nak", "shoe", 0.0, 2, step="settlement", edge="held", round_no=8),
-            Fault(0.171, "state_nak", "shoe", 0.0, 3, step="betting", edge="enter", round_no=9),
-            Fault(0.151, "link_down", "panel", 0.82, 1, step="dealing", edge="held", round_no=9),
-            Fault(0.222, "count_restart", "shoe", 1.22, 1, step="third_street", edge="leave", round_no=9),
-            Fault(0.114, "count_restart", "shoe", 2.16, 1, step="betting", edge="enter", round_no=10),
-            Fault(0.089, "link_down", "bet_spots", 2.27, 3, step="no_more_bets", edge="leave", round_no=10),
-            Fault(0.185, "link_down", "bet_spots", 2.85, 1, step="settlement", edge="leave", round_no=10),
-            Fault(0.231, "early_card", "bet_spots", 2.4, 3, step="third_street", edge="enter", round_no=10),
-        ),
-        "--game mississippi_stud --seed 20222 --swarm --faults all --liveness 2 --shrink (sweep13): model_hidden",
-        "a misread card read again at its own number after clear fault was placed, yet the table still waited for "
-        "it: every later card went one place late and a face-down card was shown as a community card (35.9); the "
-        "card read again now ends the wait (tests/test_sweep13_read_again_after_clear_fault.py has it at a fed table)",
-        swarm=True,
-    ),
 )
 """Each failure the simulation found, as its shrunk scenario (docs/simulate.md, "What it found")."""
 
@@ -364,8 +309,7 @@ SHRUNK: tuple[Shrunk, ...] = (
 @pytest.mark.parametrize("case", SHRUNK, ids=lambda c: f"{c.game}-{c.seed}-{len(c.faults)}")
 def test_each_shrunk_finding_keeps_every_invariant(case: Shrunk) -> None:
     """Each shrunk scenario (``case.found``, ``case.why``) now keeps every invariant."""
-    faults = list(case.faults)
-    result = run_seed(case.game, case.seed, (), rounds=case.rounds, faults=faults, resettle=True, swarm=case.swarm)
+    result = run_seed(case.game, case.seed, (), rounds=case.rounds, faults=list(case.faults), resettle=True)
     assert result.ok, f"{case.found}: {result.broken}: {result.detail}"
 
 

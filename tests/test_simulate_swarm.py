@@ -398,6 +398,74 @@ def test_swarm_seeds_with_a_waiting_card_read_as_one_already_dealt(game: str, se
     assert result.ok, f"{result.broken}: {result.detail}"
 
 
+SWEPT = [
+    # attack13 (`--seeds 60 --first 7100 --swarm --faults all`): `resume`, round 9. The bet spots'
+    # link went down in round 8, the supervisor voided it, round 9 opened held for the link and a
+    # "no more bets" was refused; the controller crashed and replayed round 9 from the snapshot
+    # journaled as it opened, which did not say the link was down: the replay opened free, took the
+    # refused press, and every later change of the bets became a late bet (other wagers). The
+    # snapshot now names the devices whose link is down (``links_down``) and the replay holds.
+    pytest.param(
+        "boston5",
+        7111,
+        [
+            Fault(0.124, "state_nak", "shoe", 0.0, 2, step="bonus_settlement", edge="enter", round_no=4),
+            Fault(0.162, "link_down", "shoe", 1.38, 3, step="no_more_bets", edge="leave", round_no=4),
+            Fault(0.152, "reboot", "panel", 0.35, 1, step="second_wager", edge="leave", round_no=5),
+            Fault(0.094, "link_down", "panel", 1.57, 3, step="no_more_bets", edge="enter", round_no=6),
+            Fault(0.191, "jam", "panel", 0.48, 1, step="settlement", edge="leave", round_no=6),
+            Fault(0.199, "link_down", "bet_spots", 1.63, 1, step="final_deal", edge="leave", round_no=7),
+            Fault(0.015, "state_nak", "bet_spots", 0.0, 2, step="no_more_bets", edge="enter", round_no=7),
+            Fault(0.189, "crash", "panel", 1.4, 3, step="first_deal", edge="leave", round_no=9),
+            Fault(0.064, "state_nak", "shoe", 0.0, 1, step="settlement", edge="enter", round_no=10),
+            Fault(0.0, "state_nak", "panel", 0.0, 3, step="settlement", edge="leave", round_no=10),
+            Fault(0.149, "state_nak", "shoe", 0.0, 2, step="settlement", edge="leave", round_no=10),
+            Fault(0.199, "state_nak", "bet_spots", 0.0, 1, step="settlement", edge="leave", round_no=10),
+        ],
+        id="boston5_seed_7111_a_crash_in_a_round_opened_held_for_a_link_down_resumes_its_wagers",
+    ),
+    # sweep13 (`--seed 20222 --swarm --faults all --liveness 2`): `model_hidden`, round 4, fourth
+    # street. A misread card read again at its own number after clear fault was placed, yet the
+    # table still waited for it: every later card went one place late and seat 4's face-down card
+    # was shown as a community card (35.9). The card read again now ends the wait
+    # (tests/test_sweep13_read_again_after_clear_fault.py has it at a fed table).
+    pytest.param(
+        "mississippi_stud",
+        20222,
+        [
+            Fault(0.159, "crash", "bet_spots", 1.76, 3, step="fifth_street", edge="enter", round_no=1),
+            Fault(0.008, "unreadable_card", "bet_spots", 2.38, 3, step="third_street", edge="leave", round_no=1),
+            Fault(0.139, "count_restart", "bet_spots", 0.78, 2, step="fifth_street", edge="leave", round_no=2),
+            Fault(0.121, "reboot", "shoe", 0.75, 3, step="no_more_bets", edge="enter", round_no=2),
+            Fault(0.028, "reboot", "panel", 0.2, 3, step="no_more_bets", edge="leave", round_no=2),
+            Fault(0.094, "link_down", "bet_spots", 1.4, 2, step="settlement", edge="enter", round_no=2),
+            Fault(0.032, "unreadable_card", "panel", 2.64, 3, step="no_more_bets", edge="enter", round_no=4),
+            Fault(0.004, "early_card", "panel", 0.15, 2, step="fifth_street", edge="leave", round_no=8),
+            Fault(0.158, "state_nak", "shoe", 0.0, 2, step="settlement", edge="held", round_no=8),
+            Fault(0.171, "state_nak", "shoe", 0.0, 3, step="betting", edge="enter", round_no=9),
+            Fault(0.151, "link_down", "panel", 0.82, 1, step="dealing", edge="held", round_no=9),
+            Fault(0.222, "count_restart", "shoe", 1.22, 1, step="third_street", edge="leave", round_no=9),
+            Fault(0.114, "count_restart", "shoe", 2.16, 1, step="betting", edge="enter", round_no=10),
+            Fault(0.089, "link_down", "bet_spots", 2.27, 3, step="no_more_bets", edge="leave", round_no=10),
+            Fault(0.185, "link_down", "bet_spots", 2.85, 1, step="settlement", edge="leave", round_no=10),
+            Fault(0.231, "early_card", "bet_spots", 2.4, 3, step="third_street", edge="enter", round_no=10),
+        ],
+        id="mississippi_stud_seed_20222_a_misread_card_read_again_after_clear_fault",
+    ),
+]
+"""Swarm seeds of the evening sweeps of 2026-12-07 (attack13, sweep13), shrunk (``--shrink``)."""
+
+
+@pytest.mark.parametrize(("game", "seed", "faults"), SWEPT)
+def test_swept_swarm_seeds_keep_every_invariant_with_every_round_settled_again(
+    game: str, seed: int, faults: list[Fault]
+) -> None:
+    """Each shrunk seed (the bug and its fix above it), played as the swarm plays it, every round
+    settled again."""
+    result = run_seed(game, seed, (), rounds=10, faults=faults, resettle=True, swarm=True)
+    assert result.ok, f"{result.broken}: {result.detail}"
+
+
 def test_three_card_poker_seed_201_a_held_deal_accepted_after_the_shoe_count_started_over() -> None:
     """Found by `tablectl simulate --game three_card_poker --seed 201 --rounds 2 --faults ci`
     (shrunk): `model_hidden`, round 1, settlement: seat 6's played hand "names a card the rules
