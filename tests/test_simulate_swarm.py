@@ -207,42 +207,6 @@ def test_a_round_opened_while_a_device_is_down_holds_and_the_bug_is_found(monkey
         assert "not held, while bet_spots is down" in res.detail
 
 
-def test_boston5_a_duplicate_read_after_a_count_restart_and_crashes() -> None:
-    """Found by `tablectl simulate --game boston5 --seed 5 --swarm --faults ci` (swarm schedule of
-    the first sim commit; shrunk): `model`, round 5: card 13 of 20 went to the dealer, the rules
-    send it to seat 1. The shoe's count started over as the final deal began: its cards waited,
-    and the first, read as the dealer's 7h again, was taken as a card already dealt once the
-    supervisor accepted them; the cards after it were placed first and the card he entered went
-    to the dealer's last place. Issue 41 items 2 and 3: the cards after it now wait until it is
-    entered, in its own place (seat 1's fourth card), as the model has it."""
-    faults = [
-        Fault(0.222, "crash", "shoe", 0.56, 1, step="no_more_bets", edge="enter", round_no=1),
-        Fault(0.107, "panel_outage", "panel", 3.1, 2, step="settlement", edge="enter", round_no=2),
-        Fault(0.199, "crash", "panel", 0.13, 2, step="no_more_bets", edge="enter", round_no=4),
-        Fault(0.244, "count_restart", "bet_spots", 2.38, 1, step="betting", edge="enter", round_no=5),
-        Fault(0.147, "key", "bet_spots", 2.45, 2, step="final_deal", edge="held", round_no=5),
-        Fault(0.057, "duplicate_card", "shoe", 1.31, 1, step="second_wager", edge="enter", round_no=5),
-    ]
-    result = run_seed("boston5", 5, (), rounds=10, faults=faults)
-    assert result.ok, f"{result.broken}: {result.detail}"
-
-
-def test_pai_gow_a_card_read_again_after_a_journal_outage_at_no_more_bets() -> None:
-    """Found by `tablectl simulate --game pai_gow --seed 9 --swarm --faults ci` (swarm schedule of
-    the first sim commit; shrunk to one fault): `model_hidden`, round 2, setting. The journal
-    outage's burst deals a card from the last round's shoe (number 50) as the new round's first;
-    the new shoe's cards wait for the supervisor (their count repeats), and the sixth, the same
-    Jh, is read as a card already dealt as the supervisor accepts them. The table counted that
-    read as the ledger's last entry though it kept its own place, so the next confirm placed the
-    cards that came out after it first and the card entered took the round's last place; the
-    model gives it the sixth place (31.8). The model was right: the cards after it now wait until
-    it is entered (`controller/table/_card_intake.py`, issue 41 item 2; every dealing state:
-    tests/test_table_shoe_faults.py)."""
-    faults = [Fault(0.019, "journal_error", "bet_spots", 1.78, 1, step="no_more_bets", edge="enter", round_no=2)]
-    result = run_seed("pai_gow", 9, (), rounds=10, faults=faults)
-    assert result.ok, f"{result.broken}: {result.detail}"
-
-
 def test_the_swarm_only_kind_is_never_in_the_default_schedule_and_is_listed() -> None:
     """``void`` is drawn by ``--swarm`` only: ``all`` and ``ci`` (and so every default schedule and
     its journal) stay what they were; named explicitly it replays."""
@@ -253,21 +217,6 @@ def test_the_swarm_only_kind_is_never_in_the_default_schedule_and_is_listed() ->
     assert any(f.kind == "void" for s in range(1, 20) for f in swarm_schedule(s, "boston5", CI_KINDS, 10))
     code, out, _ = cli("simulate", "--list-faults")
     assert code == 0 and "void " in out and "--swarm only" in out
-
-
-def test_boston5_a_card_left_unread_between_two_rounds_entered_as_the_first_card() -> None:
-    """Found by `tablectl simulate --game boston5 --seed 33 --swarm --faults ci` (shrunk to two
-    faults): `error`, IndexError in `controller/game/boston5/_machine.py` `on_card`. A card left the shoe
-    unread after round 8's final deal and was reported once round 9 had "no more bets"; the
-    supervisor entered it as seat 1's first card, but the deal had not started (only a card taken
-    from the shoe started it), so the game took it as a final card. Fixed in
-    `controller/table/_card_intake.py` (issue 41 item 1; each state: tests/test_table_shoe_faults.py)."""
-    faults = [
-        Fault(0.195, "unreadable_card", "shoe", 1.32, 3, step="final_deal", edge="leave", round_no=8),
-        Fault(0.247, "crash", "shoe", 1.0, 3, step="second_wager", edge="enter", round_no=9),
-    ]
-    result = run_seed("boston5", 33, (), rounds=10, faults=faults)
-    assert result.ok, f"{result.broken}: {result.detail}"
 
 
 def test_a_swarm_seed_shrinks_and_replays_as_the_swarm_plays_it(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -319,170 +268,11 @@ def test_a_stacked_shoe_deals_its_hands_and_keeps_every_invariant(
     assert unstacked.ok and unstacked.digest != res.digest  # without the stack: the seed's own shuffle
 
 
-def test_pai_gow_seed_46_a_card_of_the_last_shoe_then_its_twin_read_as_dealt() -> None:
-    """Found by `tablectl simulate --game pai_gow --seed 46 --swarm --faults ci` (shrunk on the
-    revision before issue 41 item 2's fix): `model_hidden`, round 6, setting: the dealer's hand
-    shown held a card the rules deal to an empty position, never turned up. As pai gow seed 9:
-    a card of the last round's shoe dealt during a disk-full outage, the new shoe's twin read as a
-    card already dealt as the supervisor accepted the waiting cards, the cards after it placed
-    before it (issue 41 items 2 and 4)."""
-    faults = [
-        Fault(0.0, "never_connected", "shoe", 2.74, 1),
-        Fault(0.126, "disk_full", "shoe", 2.71, 3, step="set_hands", edge="leave", round_no=3),
-        Fault(0.183, "disk_full", "panel", 0.23, 2, step="count_stub", edge="leave", round_no=5),
-        Fault(0.031, "restart", "bet_spots", 1.2, 2, step="settlement", edge="leave", round_no=5),
-    ]
-    result = run_seed("pai_gow", 46, (), rounds=10, faults=faults, swarm=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-
-
-WAITING_READ_AS_DEALT = [
-    # round 6, fifth street: a community card shown that the model keeps face down
-    pytest.param(
-        "mississippi_stud",
-        13,
-        [
-            Fault(0.0, "never_connected", "bet_spots", 1.45, 1),
-            Fault(0.153, "late_bet", "panel", 1.94, 3, step="third_street", edge="leave", round_no=1),
-            Fault(0.136, "late_bet", "shoe", 1.06, 2, step="dealing", edge="enter", round_no=2),
-            Fault(0.14, "disk_full", "bet_spots", 2.78, 1, step="fourth_street", edge="enter", round_no=2),
-            Fault(0.088, "void", "panel", 1.64, 3, step="no_more_bets", edge="leave", round_no=3),
-            Fault(0.214, "panel_outage", "panel", 2.1, 3, step="no_more_bets", edge="leave", round_no=3),
-            Fault(0.195, "void", "shoe", 2.09, 2, step="betting", edge="leave", round_no=4),
-            Fault(0.209, "duplicate_card", "panel", 1.74, 3, step="fifth_street", edge="enter", round_no=4),
-            Fault(0.119, "void", "panel", 0.39, 3, step="betting", edge="enter", round_no=5),
-            Fault(0.032, "disk_full", "panel", 2.47, 1, step="count_stub", edge="leave", round_no=5),
-            Fault(0.172, "door", "shoe", 1.82, 3, step="no_more_bets", edge="held", round_no=5),
-            Fault(0.22, "journal_error", "bet_spots", 1.63, 3, step="third_street", edge="enter", round_no=5),
-        ],
-        id="mississippi_stud_seed_13_a_community_card_placed_a_place_off",
-    ),
-    # round 9, setting: a card shown in the dealer's hand that the model keeps face down
-    pytest.param(
-        "pai_gow",
-        13,
-        [
-            Fault(0.152, "key", "shoe", 2.04, 1, step="betting", edge="enter", round_no=2),
-            Fault(0.14, "key", "shoe", 0.86, 3, step="no_more_bets", edge="leave", round_no=2),
-            Fault(0.043, "unreadable_card", "panel", 0.4, 3, step="no_more_bets", edge="enter", round_no=6),
-            Fault(0.249, "link_down", "shoe", 2.83, 2, step="no_more_bets", edge="leave", round_no=6),
-            Fault(0.109, "reboot", "shoe", 2.69, 2, step="check_deal", edge="leave", round_no=7),
-            Fault(0.242, "journal_error", "bet_spots", 2.88, 2, step="settlement", edge="leave", round_no=8),
-        ],
-        id="pai_gow_seed_13_a_duplicate_read_among_waiting_cards",
-    ),
-    # round 8, setting: a card shown in a seat's hand that the model keeps face down
-    pytest.param(
-        "pai_gow",
-        41,
-        [
-            Fault(0.134, "jam", "shoe", 1.93, 3, step="betting", edge="leave", round_no=2),
-            Fault(0.032, "disk_full", "panel", 1.73, 2, step="no_more_bets", edge="held", round_no=2),
-            Fault(0.127, "unreadable_card", "shoe", 1.06, 3, step="count_stub", edge="leave", round_no=6),
-            Fault(0.09, "disk_full", "shoe", 2.35, 3, step="betting", edge="leave", round_no=8),
-        ],
-        id="pai_gow_seed_41_a_duplicate_read_among_waiting_cards",
-    ),
-]
-"""The swarm seeds whose shrunk faults placed a waiting card read as one already dealt in the
-round's last place (the test's ids name each seed's finding)."""
-
-
-@pytest.mark.parametrize(("game", "seed", "faults"), WAITING_READ_AS_DEALT)
-def test_swarm_seeds_with_a_waiting_card_read_as_one_already_dealt(game: str, seed: int, faults: list[Fault]) -> None:
-    """Found by `tablectl simulate --game GAME --seed SEED --swarm --faults ci` (shrunk on the
-    revision before issue 41 item 2's fix): `model_hidden`, a card shown that the model keeps face
-    down (each case's round and place above it). A waiting card read as one already dealt was
-    entered in the round's last place, the cards out after it each one place off (items 2 and 4)."""
-    result = run_seed(game, seed, (), rounds=10, faults=faults, swarm=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-
-
-SWEPT = [
-    # attack13 (`--seeds 60 --first 7100 --swarm --faults all`): `resume`, round 9. The bet spots'
-    # link went down in round 8, the supervisor voided it, round 9 opened held for the link and a
-    # "no more bets" was refused; the controller crashed and replayed round 9 from the snapshot
-    # journaled as it opened, which did not say the link was down: the replay opened free, took the
-    # refused press, and every later change of the bets became a late bet (other wagers). The
-    # snapshot now names the devices whose link is down (``links_down``) and the replay holds.
-    pytest.param(
-        "boston5",
-        7111,
-        [
-            Fault(0.124, "state_nak", "shoe", 0.0, 2, step="bonus_settlement", edge="enter", round_no=4),
-            Fault(0.162, "link_down", "shoe", 1.38, 3, step="no_more_bets", edge="leave", round_no=4),
-            Fault(0.152, "reboot", "panel", 0.35, 1, step="second_wager", edge="leave", round_no=5),
-            Fault(0.094, "link_down", "panel", 1.57, 3, step="no_more_bets", edge="enter", round_no=6),
-            Fault(0.191, "jam", "panel", 0.48, 1, step="settlement", edge="leave", round_no=6),
-            Fault(0.199, "link_down", "bet_spots", 1.63, 1, step="final_deal", edge="leave", round_no=7),
-            Fault(0.015, "state_nak", "bet_spots", 0.0, 2, step="no_more_bets", edge="enter", round_no=7),
-            Fault(0.189, "crash", "panel", 1.4, 3, step="first_deal", edge="leave", round_no=9),
-            Fault(0.064, "state_nak", "shoe", 0.0, 1, step="settlement", edge="enter", round_no=10),
-            Fault(0.0, "state_nak", "panel", 0.0, 3, step="settlement", edge="leave", round_no=10),
-            Fault(0.149, "state_nak", "shoe", 0.0, 2, step="settlement", edge="leave", round_no=10),
-            Fault(0.199, "state_nak", "bet_spots", 0.0, 1, step="settlement", edge="leave", round_no=10),
-        ],
-        id="boston5_seed_7111_a_crash_in_a_round_opened_held_for_a_link_down_resumes_its_wagers",
-    ),
-    # sweep13 (`--seed 20222 --swarm --faults all --liveness 2`): `model_hidden`, round 4, fourth
-    # street. A misread card read again at its own number after clear fault was placed, yet the
-    # table still waited for it: every later card went one place late and seat 4's face-down card
-    # was shown as a community card (35.9). The card read again now ends the wait
-    # (tests/test_sweep13_read_again_after_clear_fault.py has it at a fed table).
-    pytest.param(
-        "mississippi_stud",
-        20222,
-        [
-            Fault(0.159, "crash", "bet_spots", 1.76, 3, step="fifth_street", edge="enter", round_no=1),
-            Fault(0.008, "unreadable_card", "bet_spots", 2.38, 3, step="third_street", edge="leave", round_no=1),
-            Fault(0.139, "count_restart", "bet_spots", 0.78, 2, step="fifth_street", edge="leave", round_no=2),
-            Fault(0.121, "reboot", "shoe", 0.75, 3, step="no_more_bets", edge="enter", round_no=2),
-            Fault(0.028, "reboot", "panel", 0.2, 3, step="no_more_bets", edge="leave", round_no=2),
-            Fault(0.094, "link_down", "bet_spots", 1.4, 2, step="settlement", edge="enter", round_no=2),
-            Fault(0.032, "unreadable_card", "panel", 2.64, 3, step="no_more_bets", edge="enter", round_no=4),
-            Fault(0.004, "early_card", "panel", 0.15, 2, step="fifth_street", edge="leave", round_no=8),
-            Fault(0.158, "state_nak", "shoe", 0.0, 2, step="settlement", edge="held", round_no=8),
-            Fault(0.171, "state_nak", "shoe", 0.0, 3, step="betting", edge="enter", round_no=9),
-            Fault(0.151, "link_down", "panel", 0.82, 1, step="dealing", edge="held", round_no=9),
-            Fault(0.222, "count_restart", "shoe", 1.22, 1, step="third_street", edge="leave", round_no=9),
-            Fault(0.114, "count_restart", "shoe", 2.16, 1, step="betting", edge="enter", round_no=10),
-            Fault(0.089, "link_down", "bet_spots", 2.27, 3, step="no_more_bets", edge="leave", round_no=10),
-            Fault(0.185, "link_down", "bet_spots", 2.85, 1, step="settlement", edge="leave", round_no=10),
-            Fault(0.231, "early_card", "bet_spots", 2.4, 3, step="third_street", edge="enter", round_no=10),
-        ],
-        id="mississippi_stud_seed_20222_a_misread_card_read_again_after_clear_fault",
-    ),
-]
-"""Swarm seeds of the evening sweeps of 2026-12-07 (attack13, sweep13), shrunk (``--shrink``)."""
-
-
-@pytest.mark.parametrize(("game", "seed", "faults"), SWEPT)
-def test_swept_swarm_seeds_keep_every_invariant_with_every_round_settled_again(
-    game: str, seed: int, faults: list[Fault]
-) -> None:
-    """Each shrunk seed (the bug and its fix above it), played as the swarm plays it, every round
-    settled again."""
-    result = run_seed(game, seed, (), rounds=10, faults=faults, resettle=True, swarm=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-
-
 def test_three_card_poker_seed_201_a_held_deal_accepted_after_the_shoe_count_started_over() -> None:
-    """Found by `tablectl simulate --game three_card_poker --seed 201 --rounds 2 --faults ci`
-    (shrunk): `model_hidden`, round 1, settlement: seat 6's played hand "names a card the rules
-    keep face down". The cards of the deal came out during a disk-full hold, the shoe's count
-    started over before the supervisor accepted them, and the model's deal order forgot the card
-    waiting (every card after it one place early, seat 6's first card given to seat 5, which
-    folded). The table was right; the model's deal order is fixed
-    (tests/test_simulate_model.py, each card of the deal waiting)."""
-    faults = [
-        Fault(0.3, "count_restart", "bet_spots", 0.71, 2),
-        Fault(0.369, "disk_full", "panel", 2.83, 1),
-        Fault(0.663, "wrong_press", "panel", 1.0, 2),
-        Fault(0.724, "disk_full", "bet_spots", 1.22, 2),
-    ]
-    result = run_seed("three_card_poker", 201, (), rounds=2, faults=faults, resettle=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-    assert run_seed("three_card_poker", 201, CI_KINDS, rounds=2).ok  # the seed as the CI kinds draw it
+    """Seed 201 as the CI kinds draw it (`--rounds 2 --faults ci`): its finding, a held deal accepted
+    after the shoe's count started over, and its shrunk faults are ``tests/test_simulate.py``'s
+    ``SHRUNK`` case of the same name."""
+    assert run_seed("three_card_poker", 201, CI_KINDS, rounds=2).ok
 
 
 def test_three_card_poker_swarm_seed_81() -> None:
@@ -491,30 +281,6 @@ def test_three_card_poker_swarm_seed_81() -> None:
     before issue 41 item 2's fix (a waiting card read as one already dealt entered in the round's
     last place); the seed's whole swarm schedule, kept as a plain test of that fix in this game."""
     result = run_seed("three_card_poker", 81, CI_KINDS, rounds=10, swarm=True, resettle=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-
-
-def test_boston5_an_unreadable_read_before_the_shoes_count_starts_over() -> None:
-    """Found by `tablectl simulate --game boston5 --seed 67 --rounds 10 --faults ci --swarm`
-    (shrunk to two faults): `model_hidden`, round 5, settlement: a seat's card shown that the
-    model keeps face down. A card of round 4's stub left the shoe unread (number 19) as round 5's
-    "no more bets" was pressed; the supervisor cleared the hold, and the new deck's cards came
-    numbered from 1. The table took the unreadable read as seat 1's first card and the new count
-    as a break in the middle of the round, so the card entered for the read went to seat 1 and
-    every card of the new deck one place on. The model was right (24.8(c): the new deck's first
-    card is the first player's; the stub goes to the discard rack unexposed, 24.8(d)): the read
-    is now burned (`controller/table/_card_intake.py`; each game: tests/test_table_shoe_faults.py).
-    Since the world draws from streams apart seed 67 no longer reaches it; seed 179 does
-    (`model_hidden`, round 9, settlement, with the burn taken out: an unreadable read as round 8
-    ends), shrunk to five faults."""
-    faults = [
-        Fault(0.057, "disk_full", "shoe", 1.14, 2, step="settlement", edge="enter", round_no=3),
-        Fault(0.108, "restart", "panel", 0.79, 1, step="bonus", edge="enter", round_no=4),
-        Fault(0.208, "restart", "shoe", 1.46, 2, step="no_more_bets", edge="enter", round_no=6),
-        Fault(0.047, "restart", "panel", 1.32, 2, step="settlement", edge="enter", round_no=8),
-        Fault(0.109, "unreadable_card", "panel", 0.32, 1, step="settlement", edge="leave", round_no=8),
-    ]
-    result = run_seed("boston5", 179, (), rounds=10, faults=faults, swarm=True)
     assert result.ok, f"{result.broken}: {result.detail}"
 
 
@@ -549,51 +315,8 @@ def test_swarm_seeds_with_an_unreadable_read_before_the_shoes_count_starts_over(
     assert result.ok, f"{result.broken}: {result.detail}"
 
 
-def test_three_card_poker_two_waiting_cards_under_one_shoe_number() -> None:
-    """Found by `tablectl simulate --game three_card_poker --seed 164 --rounds 10 --faults ci
-    --swarm` once the `cards` check took one report a card: round 7's record held shoe card 1
-    twice (one entry left "waiting for the supervisor"): the deal came out during a disk-full
-    hold and the count started over before the supervisor accepted the cards, so two waiting
-    cards shared number 1 (`controller/table/card_ledger.py`; tests/test_card_numbers.py). The
-    round was voided, so no model comparison saw it. Since the world draws from streams apart
-    seed 164 no longer reaches it; seed 204 does (`cards`, round 10: "its record has shoe card 1
-    more often than the journal's reports of it", with the fix taken out), shrunk to six faults."""
-    faults = [
-        Fault(0.008, "disk_full", "panel", 1.02, 2, step="count_stub", edge="enter", round_no=5),
-        Fault(0.199, "link_down", "bet_spots", 1.6, 1, step="count_stub", edge="leave", round_no=5),
-        Fault(0.047, "link_down", "shoe", 2.09, 2, step="no_more_bets", edge="enter", round_no=7),
-        Fault(0.014, "restart", "bet_spots", 1.16, 3, step="dealing", edge="enter", round_no=8),
-        Fault(0.062, "disk_full", "panel", 2.4, 3, step="betting", edge="leave", round_no=10),
-        Fault(0.09, "count_restart", "bet_spots", 1.02, 3, step="no_more_bets", edge="enter", round_no=10),
-    ]
-    result = run_seed("three_card_poker", 204, (), rounds=10, faults=faults, resettle=True, swarm=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-
-
 def test_three_card_poker_seed_139_a_fault_cleared_with_the_key_turned_on_before_the_round_started() -> None:
-    """Found by `tablectl simulate --game three_card_poker --seed 139 --rounds 10 --faults ci
-    --swarm` (shrunk to 13 faults): `resume`, round 10 at settlement live, at betting after the
-    crash. The supervisor turned the key on to void round 9 (the shoe counted 13 cards out, the
-    table 12); round 10 opened held for the same count, with the key still on, and he cleared the
-    fault. The round's start snapshot said the key was on, but the replay took it as off (a
-    restart turns it off), so the replayed clear fault was refused and the round stayed held in
-    betting. The replay now takes the key (and the supervisor signed in) from the snapshot, and
-    turns it off once it is over (tests/test_replay_authority.py: every game)."""
-    faults = [
-        Fault(0.058, "journal_error", "bet_spots", 1.01, 2, step="dealing", edge="leave", round_no=1),
-        Fault(0.047, "jam", "bet_spots", 2.89, 2, step="settlement", edge="enter", round_no=1),
-        Fault(0.018, "disk_full", "panel", 2.69, 2, step="dealing", edge="leave", round_no=2),
-        Fault(0.185, "key", "bet_spots", 0.75, 1, step="dealing", edge="leave", round_no=2),
-        Fault(0.137, "unreadable_card", "bet_spots", 1.98, 3, step="play", edge="enter", round_no=2),
-        Fault(0.119, "key", "shoe", 0.57, 1, step="no_more_bets", edge="leave", round_no=3),
-        Fault(0.041, "journal_error", "panel", 0.94, 3, step="dealing", edge="enter", round_no=4),
-        Fault(0.179, "count_jump", "panel", 0.24, 3, step="no_more_bets", edge="enter", round_no=5),
-        Fault(0.178, "journal_error", "panel", 2.65, 1, step="play", edge="enter", round_no=5),
-        Fault(0.106, "unreadable_card", "bet_spots", 1.35, 3, step="betting", edge="enter", round_no=6),
-        Fault(0.155, "count_jump", "panel", 1.51, 1, step="no_more_bets", edge="leave", round_no=8),
-        Fault(0.033, "door", "bet_spots", 0.98, 2, step="settlement", edge="leave", round_no=8),
-        Fault(0.043, "crash", "bet_spots", 0.83, 2, step="settlement", edge="enter", round_no=10),
-    ]
-    result = run_seed("three_card_poker", 139, (), rounds=10, faults=faults, resettle=True, swarm=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-    assert run_seed("three_card_poker", 139, CI_KINDS, rounds=10, swarm=True).ok  # the seed's whole schedule
+    """Seed 139's whole swarm schedule (`--rounds 10 --faults ci --swarm`): its finding, a fault
+    cleared with the key turned on before the round started, and its shrunk faults are
+    ``tests/test_simulate.py``'s ``SHRUNK`` case of the same name."""
+    assert run_seed("three_card_poker", 139, CI_KINDS, rounds=10, swarm=True).ok

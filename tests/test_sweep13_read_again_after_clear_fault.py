@@ -12,7 +12,7 @@ waiting for card 1: card 2 waited behind it, the supervisor entered a card for "
 are seat 4's and 7 to 9 the community cards; the table had seat 4's second card (3s) as the first
 community card and showed it at fourth street, a player's face-down card exposed. The reference
 model (card 1 read again: shoe cards 1 to 9 in their places) was right; the table is fixed. The shrunk
-seed is a case of ``tests/test_simulate_swarm.py``'s ``SWEPT``.
+seed is a case of ``tests/test_simulate.py``'s ``SHRUNK``.
 """
 
 from __future__ import annotations
