@@ -601,6 +601,22 @@ SHRUNK: tuple[Shrunk, ...] = (
         "was dealt last by the reference order (in_deal_order); it now keeps the misread's place "
         "(tests/test_sweep13_reread_after_restart.py has the card log alone)",
     ),
+    Shrunk(
+        "boston5",
+        6822,
+        3,
+        (
+            Fault(0.197, "duplicate_card", "bet_spots", 1.6, 1, step="settlement", edge="enter", round_no=2),
+            Fault(0.12, "restart", "shoe", 1.63, 3, step="final_deal", edge="enter", round_no=3),
+            Fault(0.126, "duplicate_card", "panel", 2.93, 2, step="second_wager", edge="leave", round_no=3),
+        ),
+        "--game boston5 --seed 6822 --rounds 10 --swarm --faults ci --shrink (on 7685426, where the CI swarm "
+        'seeds were chosen): model, round 3: "card 14 of 18 went to seat 5, the rules send it to seat 1"',
+        "the checker's bug of seed 21080 above (fixed in in_deal_order): the card entered for seat 1's misread "
+        "fifth card after the shoe restarted is seat 1's (24.10(d)), where the table put it "
+        "(tests/test_sweep13_reread_after_restart.py has round 3's card log)",
+        swarm=True,
+    ),
 )
 """Each failure the simulation found, as its shrunk scenario (docs/simulate.md, "What it found")."""
 

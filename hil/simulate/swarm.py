@@ -33,6 +33,7 @@ __all__ = [
     "SWARM_FINDINGS",
     "CI_SWARM_SEEDS",
     "SCENARIOS",
+    "HELD_SCENARIOS",
     "Reached",
     "Coverage",
     "swarm_schedule",
@@ -90,9 +91,9 @@ streams apart (:mod:`.streams`), when seeds 1-40 no longer reached every (step, 
 they had: from a pool of each game's seeds 1-140 (and a few after) and of seeds up to 20,000 whose schedule places a
 kind at a step (held or not) the pool lacked, greedily, each time the seed that adds most of the
 pairs seeds 1-40 reached before the streams, then most of any other pair, until 40 (Boston 5 seed
-6822 left out: it breaks ``model``). ``tests/ci_swarm_pairs.json`` records what they reach, and the
-CI test fails naming a pair lost; docs/simulate.md ("Swarm faults") names the old set's pairs no
-seed of the pool reached."""
+6822 left out: it broke ``model`` there, the checker's bug since fixed; docs/simulate.md).
+``tests/ci_swarm_pairs.json`` records what they reach with :data:`HELD_SCENARIOS`, which reach the
+old set's four pairs no seed of the pool reached, and the CI test fails naming a pair lost."""
 
 
 def triggers(game: str) -> list[tuple[str, str]]:
@@ -160,6 +161,32 @@ SCENARIOS: tuple[tuple[str, int, int, tuple[Fault, ...]], ...] = tuple(
 spots' line pulled as a wager step starts, the supervisor voiding while their link is down, so
 that the next round opens with a device down (it must hold: invariant ``open_while_down``; the
 mutation score's ``hold_forgotten_next_round``, which no seed of the default schedule reached)."""
+
+
+def held_at(step: str, kind: str, device: str = "shoe") -> tuple[Fault, ...]:
+    """The faults of a targeted scenario that reaches ``step (held)`` with ``kind``: the journal
+    refuses its writes for a second as the table enters ``step`` in the first round (the table
+    holds from it when it writes then), and a fault of ``kind`` on ``device`` starts as it holds."""
+    return (
+        Fault(0.0, "journal_error", "shoe", 1.0, 1, step=step, edge="enter", round_no=1),
+        Fault(0.0, kind, device, 1.0, 1, step=step, edge="held", round_no=1),
+    )
+
+
+HELD_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
+    "mississippi_stud": (
+        (1, 1, held_at("dealing", "crash")),
+        (3, 1, held_at("fifth_street", "reboot")),
+        (1, 1, held_at("settlement", "early_card")),
+    ),
+    "boston5": ((1, 1, held_at("bonus_settlement", "count_repeat")),),
+}
+"""Targeted scenarios the CI swarm test plays beside a game's seeds, (seed, rounds, faults), each
+for a (step held, fault kind) pair no swarm seed of the pool reached (docs/simulate.md, "How the
+CI swarm seeds were chosen"): a hold must begin at the step and the fault start within it, and a
+hold begins at a short step (Mississippi Stud's dealing lasts a few hundredths of a simulated
+second) by chance rarely. Each seed is one at which the table writes during the outage, so it
+holds from the step; the CI test checks that each still reaches its pair."""
 
 
 @dataclass(frozen=True, slots=True)
