@@ -89,12 +89,35 @@ class SettlementWalk:
         self.step_index = 0
         self.steps_done: set[str] = set()
         """The texts of settlement steps the dealer confirmed during the round (folds)."""
+        self.seats_done: set[int] = set()
+        """The seats a wager of which a step during the round collected or paid (a fold, a pai gow
+        hand settled as it is turned, a Boston 5 bonus): no late change enters them
+        (:meth:`seat_settled`)."""
         self.record: dict[str, object] | None = None
         """The round record :attr:`settlement` was settled from (the round's record)."""
 
     def start_round(self) -> None:
         self.settlement, self.steps, self.step_index, self.steps_done = None, (), 0, set()
+        self.seats_done = set()
         self.record = None
+
+    def done_early(self, step: Step) -> None:
+        """``step`` of the settlement is done during the round (confirmed before the round goes
+        on): it is not shown again at the settlement, and its seat takes no late change."""
+        self.steps_done.add(step.text)
+        self.settled_early(step)
+
+    def settled_early(self, step: Step) -> None:
+        """``step`` collects or pays its seat's wagers before the settlement (a game that shows it
+        in a step of its own: Boston 5's bonus): the seat takes no late change."""
+        if step.seat is not None:
+            self.seats_done.add(step.seat)
+
+    def seat_settled(self, seat: int) -> bool:
+        """Whether a step during the round collected or paid a wager of ``seat``: a late change
+        accepted now would make the round's record say another amount than the chips the dealer
+        already moved (the step shown again at the settlement with it, collected or paid twice)."""
+        return seat in self.seats_done
 
     def steps_to_show(self, settlement: Settlement) -> tuple[Step, ...]:
         """The steps of ``settlement.procedure`` the dealer still has to do: less the steps already
@@ -107,7 +130,7 @@ class SettlementWalk:
     def collect_at_fold(self, seat: Seat, step: Step) -> None:
         """24.10(b), 35.10(a), (e), (g): a folded hand's wagers are collected when it folds; the
         dealer confirms the collection before the next card or reveal."""
-        self.steps_done.add(step.text)
+        self.done_early(step)
         for action in step.actions:
             self._commands.lamp(seat.number, action.spot, "off")
         self._display.notify(step.text, blocking=True)

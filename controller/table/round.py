@@ -225,7 +225,13 @@ class RoundTable:
             self.extra_wager_problems,
             self.seat_checked,
         )
-        self.late = LateBets(state, shape, shown.lamp, display.shown, self.key, settled, self.wagers.seat_problems)
+
+        def seat_settled(seat: int) -> bool:
+            return walk.seat_settled(seat)
+
+        self.late = LateBets(
+            state, shape, shown.lamp, display.shown, self.key, settled, self.wagers.seat_problems, seat_settled
+        )
         self.intake = CardIntake(
             state,
             shape,
