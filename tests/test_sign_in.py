@@ -174,6 +174,9 @@ def test_a_void_needs_a_signed_in_supervisor_and_names_them(game: str, phase: st
     assert t.phase == ("hold" if held else phase)
     t.pin("S-0001")
     t.press("void")
+    if game == "pai_gow" and phase == "settlement":  # every hand settled as it was turned: no void then
+        assert t.refused()[-1] == "round 1 is being settled: wagers already paid or collected" and not t.m.rounds
+        return
     assert [a["supervisor_id"] for a in t.acts()] == ["S-0001"] and t.m.rounds[-1].settlement is None
 
 

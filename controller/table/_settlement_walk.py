@@ -93,12 +93,15 @@ class SettlementWalk:
         """The seats a wager of which a step during the round collected or paid (a fold, a pai gow
         hand settled as it is turned, a Boston 5 bonus): no late change enters them
         (:meth:`seat_settled`)."""
+        self.paid_in_turn = False
+        """Whether a hand settled as it was turned paid or collected (:meth:`settled_in_turn`)."""
         self.record: dict[str, object] | None = None
         """The round record :attr:`settlement` was settled from (the round's record)."""
 
     def start_round(self) -> None:
         self.settlement, self.steps, self.step_index, self.steps_done = None, (), 0, set()
         self.seats_done = set()
+        self.paid_in_turn = False
         self.record = None
 
     def done_early(self, step: Step) -> None:
@@ -112,6 +115,25 @@ class SettlementWalk:
         in a step of its own: Boston 5's bonus): the seat takes no late change."""
         if step.seat is not None:
             self.seats_done.add(step.seat)
+
+    def settled_in_turn(self, step: Step) -> None:
+        """``step`` of the settlement is done as its hand is turned (pai gow, 11.9): as
+        :meth:`done_early`, and the round's settlement has begun (:meth:`why_not_void`)."""
+        self.done_early(step)
+        self.paid_in_turn = self.paid_in_turn or bool(step.actions)
+
+    def why_not_void(self) -> str | None:
+        """Why the round cannot be voided now (None: it can): its settlement has paid or collected
+        (a step confirmed at the settlement, a pai gow hand settled as it was turned), or it is
+        over and its stub is being counted. Voided then, every wager would be returned on top of
+        what was paid or collected, and a round already recorded would be recorded again."""
+        state, common = self._state, self._shape.common
+        phase = state.held_from if state.phase is common.hold else state.phase
+        if phase is common.count_stub:
+            return f"round {state.round_no} is over: count the stub"
+        if self.paid_in_turn or (self.settlement is not None and any(s.actions for s in self.steps[: self.step_index])):
+            return f"round {state.round_no} is being settled: wagers already paid or collected"
+        return None
 
     def seat_settled(self, seat: int) -> bool:
         """Whether a step during the round collected or paid a wager of ``seat``: a late change

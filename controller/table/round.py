@@ -338,7 +338,9 @@ class RoundTable:
                 "card corrected",
                 allowed=links.why_not_resume,
             ),
-            Action("void", ("void",), (IN_PLAY, "hold"), holds.void_by_supervisor, "void"),
+            Action(
+                "void", ("void",), (IN_PLAY, "hold"), holds.void_by_supervisor, "void", allowed=self.walk.why_not_void
+            ),
             Action(
                 "clear fault",
                 ("clear_fault",),
