@@ -17,7 +17,7 @@ from table_helpers import FedTable, bench_table
 from controller.table.game_tables import GAME_TABLES
 from controller.vocab import deck
 from drivers.panel import ButtonChanged
-from drivers.shoe import Jam
+from drivers.shoe import CardDealt, Jam
 
 CARDS = [str(c) for c in deck(joker=False)]
 
@@ -44,13 +44,13 @@ def mississippi_round(t: FedTable, first: int) -> None:
     assert t.snapshot().step == "settlement"
 
 
-def refused(t: FedTable, why: str) -> None:
-    """``void`` pressed (key on): refused with ``why``, nothing voided."""
+def refused(t: FedTable, why: str, action: str = "void") -> None:
+    """``void`` pressed (key on): ``action`` refused with ``why``, nothing voided."""
     rounds = len(t.m.rounds)
     assert t.snapshot().why_not_void() == why
     t.press("void")
     assert len(t.m.rounds) == rounds and not any(r.settlement is None for r in t.m.rounds)
-    assert f"void refused: {why}" in t.snapshot().recent
+    assert f"{action} refused: {why}" in t.snapshot().recent
 
 
 @pytest.mark.parametrize("held", [False, True], ids=["free", "held"])
@@ -95,3 +95,19 @@ def test_no_void_once_a_pai_gow_hand_is_settled_as_it_is_turned() -> None:
     t.press("confirm")  # seat 5's hand set by the house way: settled as it is turned
     key(t)
     refused(t, "round 1 is being settled: wagers already paid or collected")
+
+
+def test_a_card_out_of_the_shoe_in_the_stub_count_is_no_misdeal_of_the_settled_round() -> None:
+    """A card dealt in the stub count waits for the supervisor: ``void`` (a misdeal) voided the
+    settled fifth round again; now refused, and ``confirm`` burns the card (it has no place)."""
+    t = table("mississippi_stud")
+    for r in range(5):
+        mississippi_round(t, 9 * r)
+        while t.snapshot().step == "settlement":
+            t.press("confirm")
+    t.feed(CardDealt(device="shoe", card="Ks", index=46, quality=100))
+    assert t.snapshot().step == "hold"
+    key(t)
+    refused(t, "round 5 is over: count the stub", "misdeal")
+    t.press("confirm")
+    assert t.snapshot().step == "count_stub" and len(t.m.rounds) == 5

@@ -309,7 +309,15 @@ class RoundTable:
         intake, holds, late, links = self.intake, self.holds, self.late, self.links
         return (
             # Cards that left the shoe while the table was held: accept them in their place, or a misdeal (void).
-            Action("misdeal", ("void",), ("hold",), intake.declare_misdeal, "misdeal", when=intake.cards_waiting),
+            Action(
+                "misdeal",
+                ("void",),
+                ("hold",),
+                intake.declare_misdeal,
+                "misdeal",
+                when=intake.cards_waiting,
+                allowed=self.walk.why_not_void,
+            ),
             # A misread card: the supervisor enters it (next / previous choose, confirm deals it) or the shoe
             # reads it again.
             Action(
