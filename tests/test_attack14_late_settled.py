@@ -34,13 +34,21 @@ def supervisor_next(t: FedTable) -> None:
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=False))
 
 
-def mississippi_fold(t: FedTable) -> None:
-    """Seat 1 folds at third street, its ante 5.00 collected and confirmed."""
-    t.spot(1, "ante", 500)
-    t.spot(2, "ante", 500)
-    t.press("no_more_bets")
-    t.deal("As Ad Kc Qd 7h 8h 2c")
-    t.press("seat_1", "fold", "confirm")
+def folds(cards: str) -> Callable[[FedTable], None]:
+    """Seats 1 and 2 with an ante 5.00 each, ``cards`` dealt; seat 1 folds, its ante collected
+    and confirmed (Mississippi Stud at third street; Three Card Poker)."""
+
+    def fold(t: FedTable) -> None:
+        t.spot(1, "ante", 500)
+        t.spot(2, "ante", 500)
+        t.press("no_more_bets")
+        t.deal(cards)
+        t.press("seat_1", "fold", "confirm")
+
+    return fold
+
+
+mississippi_fold = folds("As Ad Kc Qd 7h 8h 2c")
 
 
 def boston5_bonus(t: FedTable) -> None:
@@ -66,21 +74,12 @@ def pai_gow_turned(t: FedTable) -> None:
     assert 5 in t.m.sets and t.snapshot().step == "setting"
 
 
-def three_card_fold(t: FedTable) -> None:
-    """Seat 1 folds, its ante 5.00 collected and confirmed."""
-    t.spot(1, "ante", 500)
-    t.spot(2, "ante", 500)
-    t.press("no_more_bets")
-    t.deal("2c 7d 9h Ks Kd 4c Qh Jh 3s")
-    t.press("seat_1", "fold", "confirm")
-
-
 CASES: dict[str, tuple[str, Callable[[FedTable], None], int, str, int]] = {
     # game, how the wager was settled during the round, the seat, its spot, what the dealer moved
     "mississippi_stud fold": ("mississippi_stud", mississippi_fold, 1, "ante", 500),
     "boston5 bonus": ("boston5", boston5_bonus, 1, "bonus", 500),
     "pai_gow hand turned": ("pai_gow", pai_gow_turned, 5, "pai_gow", 2500),
-    "three_card_poker fold": ("three_card_poker", three_card_fold, 1, "ante", 500),
+    "three_card_poker fold": ("three_card_poker", folds("2c 7d 9h Ks Kd 4c Qh Jh 3s"), 1, "ante", 500),
 }
 
 

@@ -307,17 +307,10 @@ class RoundTable:
         """Every supervisor action, first match first (an empty ``states`` means any state); a game
         adds its own."""
         intake, holds, late, links = self.intake, self.holds, self.late, self.links
+        no_void = self.walk.why_not_void  # a void or a misdeal: none once the settlement paid or collected
         return (
             # Cards that left the shoe while the table was held: accept them in their place, or a misdeal (void).
-            Action(
-                "misdeal",
-                ("void",),
-                ("hold",),
-                intake.declare_misdeal,
-                "misdeal",
-                when=intake.cards_waiting,
-                allowed=self.walk.why_not_void,
-            ),
+            Action("misdeal", ("void",), ("hold",), intake.declare_misdeal, "misdeal", intake.cards_waiting, no_void),
             # A misread card: the supervisor enters it (next / previous choose, confirm deals it) or the shoe
             # reads it again.
             Action(
@@ -346,9 +339,7 @@ class RoundTable:
                 "card corrected",
                 allowed=links.why_not_resume,
             ),
-            Action(
-                "void", ("void",), (IN_PLAY, "hold"), holds.void_by_supervisor, "void", allowed=self.walk.why_not_void
-            ),
+            Action("void", ("void",), (IN_PLAY, "hold"), holds.void_by_supervisor, "void", allowed=no_void),
             Action(
                 "clear fault",
                 ("clear_fault",),
