@@ -111,3 +111,27 @@ def test_a_card_out_of_the_shoe_in_the_stub_count_is_no_misdeal_of_the_settled_r
     refused(t, "round 5 is over: count the stub", "misdeal")
     t.press("confirm")
     assert t.snapshot().step == "count_stub" and len(t.m.rounds) == 5
+
+
+@pytest.mark.parametrize("exposed", [True, False], ids=["bonus paid", "bonus collected"])
+def test_no_void_once_a_boston5_bonus_is_paid(exposed: bool) -> None:
+    """Seat 1's straight flush exposed, its bonus paid at the bonus settlement (24.10(a)): a void
+    then recorded the round void, the bonus paid in no record. A bonus only collected (not
+    exposed) is returned by a void, as a fold's collection is."""
+    t = table("boston5")
+    for seat in (1, 2):
+        t.spot(seat, "ante", 500)
+        t.spot(seat, "first", 1000)
+    t.spot(1, "bonus", 500)
+    t.press("no_more_bets")
+    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
+    if exposed:
+        t.press("seat_1")
+    t.press("next", "confirm")  # the bonus settlement's one step confirmed
+    assert t.snapshot().step == "second_wager"
+    key(t)
+    if exposed:
+        refused(t, "round 1 is being settled: wagers already paid or collected")
+        return
+    t.press("void")
+    assert t.m.rounds[-1].settlement is None and "void: seat 1: return bonus 5.00" in t.snapshot().notices[0].lines

@@ -93,15 +93,16 @@ class SettlementWalk:
         """The seats a wager of which a step during the round collected or paid (a fold, a pai gow
         hand settled as it is turned, a Boston 5 bonus): no late change enters them
         (:meth:`seat_settled`)."""
-        self.paid_in_turn = False
-        """Whether a hand settled as it was turned paid or collected (:meth:`settled_in_turn`)."""
+        self.paid_early = False
+        """Whether chips a void cannot take back moved before the settlement: a pai gow hand settled
+        as it was turned (:meth:`settled_in_turn`), a Boston 5 bonus paid (:meth:`bonus_done`)."""
         self.record: dict[str, object] | None = None
         """The round record :attr:`settlement` was settled from (the round's record)."""
 
     def start_round(self) -> None:
         self.settlement, self.steps, self.step_index, self.steps_done = None, (), 0, set()
         self.seats_done = set()
-        self.paid_in_turn = False
+        self.paid_early = False
         self.record = None
 
     def done_early(self, step: Step) -> None:
@@ -120,18 +121,25 @@ class SettlementWalk:
         """``step`` of the settlement is done as its hand is turned (pai gow, 11.9): as
         :meth:`done_early`, and the round's settlement has begun (:meth:`why_not_void`)."""
         self.done_early(step)
-        self.paid_in_turn = self.paid_in_turn or bool(step.actions)
+        self.paid_early = self.paid_early or bool(step.actions)
+
+    def bonus_done(self, step: Step) -> None:
+        """A step before the settlement (Boston 5's bonus, 24.10(a)) was confirmed: when it paid, the
+        round can no longer be voided (:meth:`why_not_void`; a collection is returned by a void, as
+        a fold's is)."""
+        self.paid_early = self.paid_early or any(a.verb == "pay" for a in step.actions)
 
     def why_not_void(self) -> str | None:
         """Why the round cannot be voided now (None: it can): its settlement has paid or collected
-        (a step confirmed at the settlement, a pai gow hand settled as it was turned), or it is
+        (a step confirmed at the settlement, a pai gow hand settled as it was turned, a Boston 5
+        bonus paid), or it is
         over and its stub is being counted. Voided then, every wager would be returned on top of
         what was paid or collected, and a round already recorded would be recorded again."""
         state, common = self._state, self._shape.common
         phase = state.held_from if state.phase is common.hold else state.phase
         if phase is common.count_stub:
             return f"round {state.round_no} is over: count the stub"
-        if self.paid_in_turn or (self.settlement is not None and any(s.actions for s in self.steps[: self.step_index])):
+        if self.paid_early or (self.settlement is not None and any(s.actions for s in self.steps[: self.step_index])):
             return f"round {state.round_no} is being settled: wagers already paid or collected"
         return None
 

@@ -125,6 +125,7 @@ class Boston5Table(RoundTable):
             self.bonus_settled()
 
     def next_bonus_step(self) -> None:
+        self.walk.bonus_done(self.bonus_steps[self.bonus_index])  # confirmed: a bonus paid is not voided
         self.bonus_index += 1
         if self.bonus_index < len(self.bonus_steps):
             self.ask_bonus_step()
