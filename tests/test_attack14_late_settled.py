@@ -51,14 +51,17 @@ def folds(cards: str) -> Callable[[FedTable], None]:
 mississippi_fold = folds("As Ad Kc Qd 7h 8h 2c")
 
 
-def boston5_bonus(t: FedTable) -> None:
-    """Seat 1's bonus 5.00, not exposed, collected at the bonus settlement (24.10(a))."""
+def boston5_bonus(t: FedTable, exposed: bool = False) -> None:
+    """Seat 1's bonus 5.00 settled at the bonus settlement (24.10(a)): not exposed, collected;
+    ``exposed``, its straight flush paid."""
     for seat in (1, 2):
         t.spot(seat, "ante", 500)
         t.spot(seat, "first", 1000)
     t.spot(1, "bonus", 500)
     t.press("no_more_bets")
     t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
+    if exposed:
+        t.press("seat_1")
     t.press("next", "confirm")
     assert t.snapshot().step == "second_wager"
 

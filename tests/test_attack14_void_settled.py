@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 from table_helpers import FedTable, bench_table
+from test_attack14_late_settled import boston5_bonus
 
 from controller.table.game_tables import GAME_TABLES
 from controller.vocab import deck
@@ -119,16 +120,7 @@ def test_no_void_once_a_boston5_bonus_is_paid(exposed: bool) -> None:
     then recorded the round void, the bonus paid in no record. A bonus only collected (not
     exposed) is returned by a void, as a fold's collection is."""
     t = table("boston5")
-    for seat in (1, 2):
-        t.spot(seat, "ante", 500)
-        t.spot(seat, "first", 1000)
-    t.spot(1, "bonus", 500)
-    t.press("no_more_bets")
-    t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
-    if exposed:
-        t.press("seat_1")
-    t.press("next", "confirm")  # the bonus settlement's one step confirmed
-    assert t.snapshot().step == "second_wager"
+    boston5_bonus(t, exposed)  # the bonus settlement's one step confirmed
     key(t)
     if exposed:
         refused(t, "round 1 is being settled: wagers already paid or collected")
