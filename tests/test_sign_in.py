@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from cli_helpers import cli
 from table_helpers import ManualClock
-from test_table_shoe_faults import BET_SPOT, GAMES, IDS, PAI_GOW_SHOE, ROUNDS, STATES, Table, at
+from test_table_shoe_faults import BET_SPOT, GAMES, IDS, PAI_GOW_SHOE, PAID, ROUNDS, STATES, Table, at
 
 from controller.configuration import Person, Roster, config_dir, hash_pin, load_table, pin_matches
 from controller.journal import SqliteJournal
@@ -174,6 +174,9 @@ def test_a_void_needs_a_signed_in_supervisor_and_names_them(game: str, phase: st
     assert t.phase == ("hold" if held else phase)
     t.pin("S-0001")
     t.press("void")
+    if (game, phase) in PAID:  # no void once chips were paid (a pai gow hand turned, a Boston 5 bonus)
+        assert t.refused()[-1] == "round 1 is being settled: wagers already paid or collected" and not t.m.rounds
+        return
     assert [a["supervisor_id"] for a in t.acts()] == ["S-0001"] and t.m.rounds[-1].settlement is None
 
 

@@ -243,7 +243,7 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 
 | Action | Buttons | When | Journaled |
 |---|---|---|---|
-| Void the round | `void` | any time the round is in play or on hold | `void`, every wager returned (a notice lists them) |
+| Void the round | `void` | any time the round is in play or on hold, until its settlement pays or collects (a settlement step confirmed, a pai gow hand settled as it is turned, a Boston 5 bonus paid); never in the stub count after it | `void`, every wager returned (a notice lists them) |
 | Clear a fault | `clear_fault` | on hold | `fault cleared` with the hold's reason |
 | Accept / refuse a late or removed bet | `next` / `previous` | while one is pending (the screen lists them) | `late bet accepted` / `late bet refused` |
 | Enter a misread card | `next` / `previous`, `confirm` | on hold for an unreadable or duplicate card | `card corrected`, named by position |

@@ -31,9 +31,11 @@ class LateBets:
         key: SupervisorKey,
         settled: Callable[[], bool],
         seat_problems: Callable[[int, Seat], list[str]],
+        seat_settled: Callable[[int], bool],
     ) -> None:
         self._state, self._shape, self._lamp, self._shown = state, shape, lamp, shown
         self._key, self._settled, self._seat_problems = key, settled, seat_problems
+        self._seat_settled = seat_settled
         self.pending: list[tuple[int, str, int]] = []
         """``(seat, spot, cents)`` changes not accepted yet, oldest first."""
         self.noted: list[str] = []
@@ -85,6 +87,12 @@ class LateBets:
             return
         if s is None or spot not in self._shape.bet_spots:
             record(f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt", "late bet refused")
+            return
+        if self._seat_settled(seat):  # the chips the dealer moved (a fold, a hand or bonus settled) stay what they were
+            record(
+                f"seat {seat} {spot} {cents / 100:.2f} cannot enter a hand already collected or paid",
+                "late bet refused",
+            )
             return
         trial = Seat(seat, dict(s.wagers))
         if cents:

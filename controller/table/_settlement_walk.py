@@ -89,12 +89,65 @@ class SettlementWalk:
         self.step_index = 0
         self.steps_done: set[str] = set()
         """The texts of settlement steps the dealer confirmed during the round (folds)."""
+        self.seats_done: set[int] = set()
+        """The seats a wager of which a step during the round collected or paid (a fold, a pai gow
+        hand settled as it is turned, a Boston 5 bonus): no late change enters them
+        (:meth:`seat_settled`)."""
+        self.paid_early = False
+        """Whether chips a void cannot take back moved before the settlement: a pai gow hand settled
+        as it was turned (:meth:`settled_in_turn`), a Boston 5 bonus paid (:meth:`bonus_done`)."""
         self.record: dict[str, object] | None = None
         """The round record :attr:`settlement` was settled from (the round's record)."""
 
     def start_round(self) -> None:
         self.settlement, self.steps, self.step_index, self.steps_done = None, (), 0, set()
+        self.seats_done = set()
+        self.paid_early = False
         self.record = None
+
+    def done_early(self, step: Step) -> None:
+        """``step`` of the settlement is done during the round (confirmed before the round goes
+        on): it is not shown again at the settlement, and its seat takes no late change."""
+        self.steps_done.add(step.text)
+        self.settled_early(step)
+
+    def settled_early(self, step: Step) -> None:
+        """``step`` collects or pays its seat's wagers before the settlement (a game that shows it
+        in a step of its own: Boston 5's bonus): the seat takes no late change."""
+        if step.seat is not None:
+            self.seats_done.add(step.seat)
+
+    def settled_in_turn(self, step: Step) -> None:
+        """``step`` of the settlement is done as its hand is turned (pai gow, 11.9): as
+        :meth:`done_early`, and the round's settlement has begun (:meth:`why_not_void`)."""
+        self.done_early(step)
+        self.paid_early = self.paid_early or bool(step.actions)
+
+    def bonus_done(self, step: Step) -> None:
+        """A step before the settlement (Boston 5's bonus, 24.10(a)) was confirmed: when it paid, the
+        round can no longer be voided (:meth:`why_not_void`; a collection is returned by a void, as
+        a fold's is)."""
+        self.paid_early = self.paid_early or any(a.verb == "pay" for a in step.actions)
+
+    def why_not_void(self) -> str | None:
+        """Why the round cannot be voided now (None: it can): its settlement has paid or collected
+        (a step confirmed at the settlement, a pai gow hand settled as it was turned, a Boston 5
+        bonus paid), or it is
+        over and its stub is being counted. Voided then, every wager would be returned on top of
+        what was paid or collected, and a round already recorded would be recorded again."""
+        state, common = self._state, self._shape.common
+        phase = state.held_from if state.phase is common.hold else state.phase
+        if phase is common.count_stub:
+            return f"round {state.round_no} is over: count the stub"
+        if self.paid_early or (self.settlement is not None and any(s.actions for s in self.steps[: self.step_index])):
+            return f"round {state.round_no} is being settled: wagers already paid or collected"
+        return None
+
+    def seat_settled(self, seat: int) -> bool:
+        """Whether a step during the round collected or paid a wager of ``seat``: a late change
+        accepted now would make the round's record say another amount than the chips the dealer
+        already moved (the step shown again at the settlement with it, collected or paid twice)."""
+        return seat in self.seats_done
 
     def steps_to_show(self, settlement: Settlement) -> tuple[Step, ...]:
         """The steps of ``settlement.procedure`` the dealer still has to do: less the steps already
@@ -107,7 +160,7 @@ class SettlementWalk:
     def collect_at_fold(self, seat: Seat, step: Step) -> None:
         """24.10(b), 35.10(a), (e), (g): a folded hand's wagers are collected when it folds; the
         dealer confirms the collection before the next card or reveal."""
-        self.steps_done.add(step.text)
+        self.done_early(step)
         for action in step.actions:
             self._commands.lamp(seat.number, action.spot, "off")
         self._display.notify(step.text, blocking=True)

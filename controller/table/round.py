@@ -225,7 +225,13 @@ class RoundTable:
             self.extra_wager_problems,
             self.seat_checked,
         )
-        self.late = LateBets(state, shape, shown.lamp, display.shown, self.key, settled, self.wagers.seat_problems)
+
+        def seat_settled(seat: int) -> bool:
+            return walk.seat_settled(seat)
+
+        self.late = LateBets(
+            state, shape, shown.lamp, display.shown, self.key, settled, self.wagers.seat_problems, seat_settled
+        )
         self.intake = CardIntake(
             state,
             shape,
@@ -301,9 +307,10 @@ class RoundTable:
         """Every supervisor action, first match first (an empty ``states`` means any state); a game
         adds its own."""
         intake, holds, late, links = self.intake, self.holds, self.late, self.links
+        no_void = self.walk.why_not_void  # a void or a misdeal: none once the settlement paid or collected
         return (
             # Cards that left the shoe while the table was held: accept them in their place, or a misdeal (void).
-            Action("misdeal", ("void",), ("hold",), intake.declare_misdeal, "misdeal", when=intake.cards_waiting),
+            Action("misdeal", ("void",), ("hold",), intake.declare_misdeal, "misdeal", intake.cards_waiting, no_void),
             # A misread card: the supervisor enters it (next / previous choose, confirm deals it) or the shoe
             # reads it again.
             Action(
@@ -332,7 +339,7 @@ class RoundTable:
                 "card corrected",
                 allowed=links.why_not_resume,
             ),
-            Action("void", ("void",), (IN_PLAY, "hold"), holds.void_by_supervisor, "void"),
+            Action("void", ("void",), (IN_PLAY, "hold"), holds.void_by_supervisor, "void", allowed=no_void),
             Action(
                 "clear fault",
                 ("clear_fault",),

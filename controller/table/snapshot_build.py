@@ -259,7 +259,10 @@ _VOID_ONLY = (SupervisorOption("void", "void"),)
 def _options(table: RoundTable, step: str) -> tuple[SupervisorOption, ...]:
     supervisor = table.supervisor
     if step != "hold" and not table.late.pending:
-        return _VOID_ONLY if step in supervisor.in_play else ()
+        if step not in supervisor.in_play:
+            return ()
+        refused = table.walk.why_not_void()
+        return _VOID_ONLY if refused is None else (SupervisorOption("void", "void", refused),)
     out = []
     for button in SUPERVISOR_BUTTONS:
         action = supervisor.match(button)

@@ -117,12 +117,15 @@ class Boston5Table(RoundTable):
     def start_bonus_settlement(self) -> None:
         seats = [Boston5Seat(n, dict(s.wagers), tuple(s.cards[:3]), s.exposed, False) for n, s in self.seats.items()]
         self.bonus_steps, self.bonus_index = bonus_procedure(seats, self.config), 0
+        for step in self.bonus_steps:  # 24.10(a): the bonus wagers are settled now
+            self.walk.settled_early(step)
         if self.bonus_steps:
             self.ask_bonus_step()
         else:
             self.bonus_settled()
 
     def next_bonus_step(self) -> None:
+        self.walk.bonus_done(self.bonus_steps[self.bonus_index])  # confirmed: a bonus paid is not voided
         self.bonus_index += 1
         if self.bonus_index < len(self.bonus_steps):
             self.ask_bonus_step()

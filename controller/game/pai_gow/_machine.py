@@ -377,7 +377,7 @@ class PaiGowTable(RoundTable):
         """Show ``steps`` to do now, each confirmed before the round goes on (not shown again at the
         settlement)."""
         for step in steps:
-            self.walk.steps_done.add(step.text)
+            self.walk.settled_in_turn(step)
             self.display.notify(step.text, blocking=True)
 
     def list_legal_sets(self, n: int) -> None:
