@@ -30,7 +30,7 @@ import math
 import struct
 from dataclasses import dataclass
 
-from drivers._exchange import Command, Exchange, Request
+from drivers._exchange import AT_ONCE, Command, Exchange, Request
 from drivers._outbox import Outbox
 from drivers._state_read import StateReading
 from drivers._window import EventWindow
@@ -124,7 +124,7 @@ class _CounterLog:
 
     def __init__(self) -> None:
         self._logged: dict[str, int] = dict.fromkeys(COUNTERS, 0)
-        self._at = -1e9
+        self._at = -math.inf  # never logged (the runner's clock may read anything)
         self._total = 0
         """:meth:`LinkCounters.problem_total` when last logged (called at every step: most calls
         find nothing changed)."""
@@ -226,7 +226,7 @@ class LinkProtocol:
         a longer one takes effect from the next poll."""
         exchange, before = self._exchange, self.poll_interval_s
         self._poll_s, self._quiet = seconds, _NOT_QUIET
-        if exchange.next_poll > 0.0:  # 0.0: a poll is due at once anyway
+        if exchange.next_poll > AT_ONCE:  # (at once: nothing to bring forward)
             exchange.next_poll = min(exchange.next_poll, exchange.next_poll - before + seconds)
 
     @property
@@ -385,7 +385,7 @@ class LinkProtocol:
             elif out.kind is _STATE_REQ:
                 self._state_reply(frame)
             elif self._handle(frame, out) and not self._window.awaiting():
-                self._exchange.next_poll = 0.0  # the device may hold more events: drain them without waiting
+                self._exchange.next_poll = AT_ONCE  # the device may hold more events: drain them without waiting
         return self._out.take()
 
     def port_failed(self, reason: str, at: float | None = None) -> list[Output]:
@@ -461,7 +461,7 @@ class LinkProtocol:
         if part is not None:
             return exchange.request(_STATE_REQ, part, now)
         if exchange.poll_now:  # the event in flight was journaled: ask for the next at once
-            exchange.poll_now, exchange.next_poll = False, 0.0
+            exchange.poll_now, exchange.next_poll = False, AT_ONCE
         command = exchange.next_command(now)
         if command is not None:
             return exchange.request(MsgType.CMD, bytes((command.code,)) + command.body, now, command)
