@@ -353,14 +353,11 @@ class LinkProtocol:
         what happened meanwhile. ``at``: the wall-clock time now, which the link's own events (up,
         down, faults, results) are stamped with (None: the time last given)."""
         out = self._out
+        out.stamp(now, at)
         if now < self._quiet:  # (most steps of an idle link: the wait before, nothing produced)
-            out.now = now
-            if at is not None:
-                out.at = at
             wait = self._waiting
             assert wait is not None
             return wait, []
-        out.stamp(now, at)
         action = self._step(now)
         wait = self._waiting
         self._quiet = self._quiet_to(wait.until) if wait is not None and action is wait else _NOT_QUIET
@@ -369,8 +366,7 @@ class LinkProtocol:
     def receive(self, data: bytes, now: float, at: float) -> list[Output]:
         """Bytes read from the port at ``now`` (``at``: the wall-clock time events are stamped
         with): what they delivered."""
-        stamped = self._out  # (its stamp written here: a reply cut small comes in many calls)
-        stamped.now, stamped.at = now, at
+        self._out.stamp(now, at)
         self._quiet = _NOT_QUIET
         for frame in self._decoder.feed(data):
             if frame.address != self.address:
@@ -625,16 +621,9 @@ class LinkProtocol:
     def _nothing_new(self, reply: Frame, out: Request) -> None:
         """An ACK of at least 8 bytes answering ``out`` (a POLL: only a POLL is answered by an
         ACK, :data:`~drivers._exchange.ANSWERS`): what :meth:`_handle` and :meth:`_ack` do with
-        it, on one path while the device is up under the boot it names; anything else (the link
-        coming up, a reboot) goes through :meth:`_seen_boot` as every reply does."""
+        it, on one path (the link coming up, a reboot: :meth:`_seen_boot` as every reply)."""
         boot, raw = _ACK_AT(reply.payload)
-        device = self._device
-        if device.up and boot == device.boot_id:  # (the same as _seen_boot then: heard, healthy)
-            exchange = self._exchange
-            exchange.last_good, exchange.asked = self._out.now, None
-            self._reopen_s = 0.0
-        else:
-            self._seen_boot(boot)
+        self._seen_boot(boot)
         self._poll_refused = False  # a good reply ends a run of refused polls
         _, read = self._read_clock(boot, raw, out)
         now = self._out.now
