@@ -467,16 +467,17 @@ def test_mississippi_stud_an_unreadable_read_before_the_shoes_count_starts_over(
     assert result.ok, f"{result.broken}: {result.detail}"
 
 
-@pytest.mark.parametrize(
-    ("game", "seed"), [("mississippi_stud", 134), ("mississippi_stud", 161), ("pai_gow", 106)], ids=str
-)
+@pytest.mark.parametrize(("game", "seed"), [("pai_gow", 106)], ids=str)
 def test_swarm_seeds_with_an_unreadable_read_before_the_shoes_count_starts_over(game: str, seed: int) -> None:
     """Found with Boston 5 seed 67 (`tablectl simulate --game GAME --seeds 200 --rounds 10 --faults
-    ci --swarm`, on the revision before its fix): `model_hidden`, Mississippi Stud 134 round 8 and
-    161 round 3 (a dealer's card shown at fourth street that the model keeps face down), pai gow 106
-    round 6 (a card shown in setting). Each round began with an unreadable read of the last
-    round's stub before the new deck's count started over, taken as the first card of the deal (the
-    fixed run burns that read, in that round); the seeds' whole swarm schedules, kept as plain tests."""
+    ci --swarm`, on the revision before its fix): `model_hidden`, pai gow 106 round 6 (a card shown
+    in setting). The round began with an unreadable read of the last round's stub before the new
+    deck's count started over, taken as the first card of the deal (the fixed run burns that
+    read, in that round); the seed's whole swarm schedule, kept as a plain test. Mississippi Stud
+    seeds 134 and 161 failed so too, but under the world's streams no longer reach it (they pass
+    with the burn taken out): that game's case is seed 380 above and, directly,
+    tests/test_table_shoe_faults.py (its burn test fails for Mississippi Stud with the burn taken
+    out, checked)."""
     result = run_seed(game, seed, CI_KINDS, rounds=10, swarm=True)
     assert result.ok, f"{result.broken}: {result.detail}"
 
