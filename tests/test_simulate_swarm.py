@@ -207,26 +207,6 @@ def test_a_round_opened_while_a_device_is_down_holds_and_the_bug_is_found(monkey
         assert "not held, while bet_spots is down" in res.detail
 
 
-def test_boston5_a_duplicate_read_after_a_count_restart_and_crashes() -> None:
-    """Found by `tablectl simulate --game boston5 --seed 5 --swarm --faults ci` (swarm schedule of
-    the first sim commit; shrunk): `model`, round 5: card 13 of 20 went to the dealer, the rules
-    send it to seat 1. The shoe's count started over as the final deal began: its cards waited,
-    and the first, read as the dealer's 7h again, was taken as a card already dealt once the
-    supervisor accepted them; the cards after it were placed first and the card he entered went
-    to the dealer's last place. Issue 41 items 2 and 3: the cards after it now wait until it is
-    entered, in its own place (seat 1's fourth card), as the model has it."""
-    faults = [
-        Fault(0.222, "crash", "shoe", 0.56, 1, step="no_more_bets", edge="enter", round_no=1),
-        Fault(0.107, "panel_outage", "panel", 3.1, 2, step="settlement", edge="enter", round_no=2),
-        Fault(0.199, "crash", "panel", 0.13, 2, step="no_more_bets", edge="enter", round_no=4),
-        Fault(0.244, "count_restart", "bet_spots", 2.38, 1, step="betting", edge="enter", round_no=5),
-        Fault(0.147, "key", "bet_spots", 2.45, 2, step="final_deal", edge="held", round_no=5),
-        Fault(0.057, "duplicate_card", "shoe", 1.31, 1, step="second_wager", edge="enter", round_no=5),
-    ]
-    result = run_seed("boston5", 5, (), rounds=10, faults=faults)
-    assert result.ok, f"{result.broken}: {result.detail}"
-
-
 def test_pai_gow_a_card_read_again_after_a_journal_outage_at_no_more_bets() -> None:
     """Found by `tablectl simulate --game pai_gow --seed 9 --swarm --faults ci` (swarm schedule of
     the first sim commit; shrunk to one fault): `model_hidden`, round 2, setting. The journal
@@ -371,21 +351,13 @@ WAITING_READ_AS_DEALT = [
         ],
         id="pai_gow_seed_13_a_duplicate_read_among_waiting_cards",
     ),
-    # round 8, setting: a card shown in a seat's hand that the model keeps face down
-    pytest.param(
-        "pai_gow",
-        41,
-        [
-            Fault(0.134, "jam", "shoe", 1.93, 3, step="betting", edge="leave", round_no=2),
-            Fault(0.032, "disk_full", "panel", 1.73, 2, step="no_more_bets", edge="held", round_no=2),
-            Fault(0.127, "unreadable_card", "shoe", 1.06, 3, step="count_stub", edge="leave", round_no=6),
-            Fault(0.09, "disk_full", "shoe", 2.35, 3, step="betting", edge="leave", round_no=8),
-        ],
-        id="pai_gow_seed_41_a_duplicate_read_among_waiting_cards",
-    ),
 ]
 """The swarm seeds whose shrunk faults placed a waiting card read as one already dealt in the
-round's last place (the test's ids name each seed's finding)."""
+round's last place (the test's ids name each seed's finding). Pai gow seed 41, Three Card Poker
+seed 81 and Boston 5 seed 5 (after a count restart) failed so too; under the world's streams they
+no longer reach it: each game's case is fed to the table directly instead
+(tests/test_table_shoe_faults.py and tests/test_table_three_card_duplicate_read.py, each checked
+to fail with the fix taken out)."""
 
 
 @pytest.mark.parametrize(("game", "seed", "faults"), WAITING_READ_AS_DEALT)
@@ -415,15 +387,6 @@ def test_three_card_poker_seed_201_a_held_deal_accepted_after_the_shoe_count_sta
     result = run_seed("three_card_poker", 201, (), rounds=2, faults=faults, resettle=True)
     assert result.ok, f"{result.broken}: {result.detail}"
     assert run_seed("three_card_poker", 201, CI_KINDS, rounds=2).ok  # the seed as the CI kinds draw it
-
-
-def test_three_card_poker_swarm_seed_81() -> None:
-    """Found with seed 201 (`tablectl simulate --game three_card_poker --seed 81 --rounds 10
-    --faults ci --swarm`): `model_hidden`, round 9, settlement, on the Three Card Poker branch
-    before issue 41 item 2's fix (a waiting card read as one already dealt entered in the round's
-    last place); the seed's whole swarm schedule, kept as a plain test of that fix in this game."""
-    result = run_seed("three_card_poker", 81, CI_KINDS, rounds=10, swarm=True, resettle=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
 
 
 def test_boston5_an_unreadable_read_before_the_shoes_count_starts_over() -> None:
