@@ -4,13 +4,14 @@ and the one held after ``busy``, and when to poll next."""
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
 
 from drivers.framing import Frame, MsgType, encode_fields
 from drivers.link_events import LinkConfig, Send
 
-__all__ = ["Command", "Request", "Exchange", "ANSWERS"]
+__all__ = ["Command", "Request", "Exchange", "ANSWERS", "AT_ONCE"]
 
 ANSWERS = {
     MsgType.POLL: (MsgType.EVENT, MsgType.ACK, MsgType.NAK),
@@ -18,6 +19,10 @@ ANSWERS = {
     MsgType.STATE_REQ: (MsgType.STATE, MsgType.NAK),
 }
 """The reply types that answer each request type."""
+AT_ONCE = -math.inf
+""":attr:`Exchange.next_poll` when a poll is due at once: before every time of the runner's
+clock, which may read below 0.0 (``time.monotonic``'s reference point is undefined, and a
+bench's or simulation's clock is injected)."""
 _POLL, _RESP = MsgType.POLL, MsgType.RESP  # (an enum's member read through its class is a slow look-up)
 
 
@@ -81,7 +86,8 @@ class Exchange:
         """When the device last answered well (the runner's clock)."""
         self.asked: float | None = None
         """When the first request after that answer was sent (None: none yet)."""
-        self.next_poll = 0.0
+        self.next_poll = AT_ONCE
+        """When to poll next (:data:`AT_ONCE`: at once)."""
         self.poll_now = False
         """The event in flight was journaled: ask for the next at once."""
         self._seq = 0
@@ -95,7 +101,7 @@ class Exchange:
         self._seq = seq & 0xFFFFFFFF
         self.heard(now)
         self.out = None
-        self.next_poll = 0.0
+        self.next_poll = AT_ONCE
 
     def queue(self, command: Command) -> None:
         """Send ``command`` after those queued before it."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
+from drivers._exchange import AT_ONCE
 from drivers._outbox import Outbox
 from drivers._window import EventWindow
 from drivers.backoff import Backoff
@@ -72,8 +73,9 @@ class StateReading:
         """State answers in a row that could not be used (bad, too short, unreadable bodies)."""
         self._refused = 0
         """State requests the device refused (NAK) in a row: the next waits the backoff's pause after as many."""
-        self._not_before = 0.0
-        """The state is asked again no sooner (after a NAK, or once the quick tries ran out)."""
+        self._not_before = AT_ONCE
+        """The state is asked again no sooner (after a NAK, or once the quick tries ran out;
+        :data:`AT_ONCE`: not deferred)."""
         self._held: tuple[int, int, DeviceEvent] | None = None
         """(boot, newest event no, snapshot) to deliver once every event before it has arrived."""
 
@@ -96,7 +98,7 @@ class StateReading:
 
     def _afresh(self) -> None:
         """No failed or refused answer counts any more: the next request is sent at once."""
-        self._tries, self._refused, self._not_before = 0, 0, 0.0
+        self._tries, self._refused, self._not_before = 0, 0, AT_ONCE
 
     def again(self) -> None:
         """Read the whole state again (its snapshot is delivered as after a link-up)."""
@@ -111,7 +113,7 @@ class StateReading:
     def deferred_to(self) -> float | None:
         """When the state, wanted but deferred (refused, or its quick tries used up), is asked
         (None: not deferred)."""
-        return self._not_before if self.wanted and self._not_before else None
+        return self._not_before if self.wanted and self._not_before > AT_ONCE else None
 
     @property
     def watch_due(self) -> float | None:

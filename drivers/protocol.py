@@ -30,7 +30,7 @@ import math
 import struct
 from dataclasses import dataclass
 
-from drivers._exchange import Command, Exchange, Request
+from drivers._exchange import AT_ONCE, Command, Exchange, Request
 from drivers._outbox import Outbox
 from drivers._state_read import StateReading
 from drivers._window import EventWindow
@@ -124,7 +124,7 @@ class _CounterLog:
 
     def __init__(self) -> None:
         self._logged: dict[str, int] = dict.fromkeys(COUNTERS, 0)
-        self._at = -1e9
+        self._at = -math.inf  # never logged (the runner's clock may read anything)
         self._total = 0
         """:meth:`LinkCounters.problem_total` when last logged (called at every step: most calls
         find nothing changed)."""
@@ -226,7 +226,7 @@ class LinkProtocol:
         a longer one takes effect from the next poll."""
         exchange, before = self._exchange, self.poll_interval_s
         self._poll_s, self._quiet = seconds, _NOT_QUIET
-        if exchange.next_poll > 0.0:  # 0.0: a poll is due at once anyway
+        if exchange.next_poll > AT_ONCE:  # (at once: nothing to bring forward)
             exchange.next_poll = min(exchange.next_poll, exchange.next_poll - before + seconds)
 
     @property
@@ -353,14 +353,11 @@ class LinkProtocol:
         what happened meanwhile. ``at``: the wall-clock time now, which the link's own events (up,
         down, faults, results) are stamped with (None: the time last given)."""
         out = self._out
+        out.stamp(now, at)
         if now < self._quiet:  # (most steps of an idle link: the wait before, nothing produced)
-            out.now = now
-            if at is not None:
-                out.at = at
             wait = self._waiting
             assert wait is not None
             return wait, []
-        out.stamp(now, at)
         action = self._step(now)
         wait = self._waiting
         self._quiet = self._quiet_to(wait.until) if wait is not None and action is wait else _NOT_QUIET
@@ -369,8 +366,7 @@ class LinkProtocol:
     def receive(self, data: bytes, now: float, at: float) -> list[Output]:
         """Bytes read from the port at ``now`` (``at``: the wall-clock time events are stamped
         with): what they delivered."""
-        stamped = self._out  # (its stamp written here: a reply cut small comes in many calls)
-        stamped.now, stamped.at = now, at
+        self._out.stamp(now, at)
         self._quiet = _NOT_QUIET
         for frame in self._decoder.feed(data):
             if frame.address != self.address:
@@ -385,7 +381,7 @@ class LinkProtocol:
             elif out.kind is _STATE_REQ:
                 self._state_reply(frame)
             elif self._handle(frame, out) and not self._window.awaiting():
-                self._exchange.next_poll = 0.0  # the device may hold more events: drain them without waiting
+                self._exchange.next_poll = AT_ONCE  # the device may hold more events: drain them without waiting
         return self._out.take()
 
     def port_failed(self, reason: str, at: float | None = None) -> list[Output]:
@@ -461,7 +457,7 @@ class LinkProtocol:
         if part is not None:
             return exchange.request(_STATE_REQ, part, now)
         if exchange.poll_now:  # the event in flight was journaled: ask for the next at once
-            exchange.poll_now, exchange.next_poll = False, 0.0
+            exchange.poll_now, exchange.next_poll = False, AT_ONCE
         command = exchange.next_command(now)
         if command is not None:
             return exchange.request(MsgType.CMD, bytes((command.code,)) + command.body, now, command)
@@ -625,16 +621,9 @@ class LinkProtocol:
     def _nothing_new(self, reply: Frame, out: Request) -> None:
         """An ACK of at least 8 bytes answering ``out`` (a POLL: only a POLL is answered by an
         ACK, :data:`~drivers._exchange.ANSWERS`): what :meth:`_handle` and :meth:`_ack` do with
-        it, on one path while the device is up under the boot it names; anything else (the link
-        coming up, a reboot) goes through :meth:`_seen_boot` as every reply does."""
+        it, on one path (the link coming up, a reboot: :meth:`_seen_boot` as every reply)."""
         boot, raw = _ACK_AT(reply.payload)
-        device = self._device
-        if device.up and boot == device.boot_id:  # (the same as _seen_boot then: heard, healthy)
-            exchange = self._exchange
-            exchange.last_good, exchange.asked = self._out.now, None
-            self._reopen_s = 0.0
-        else:
-            self._seen_boot(boot)
+        self._seen_boot(boot)
         self._poll_refused = False  # a good reply ends a run of refused polls
         _, read = self._read_clock(boot, raw, out)
         now = self._out.now

@@ -38,7 +38,7 @@ def _opened_held_for_the_bet_spots(path: Path, clock: ManualClock) -> dict[str, 
     with sqlite3.connect(path) as db:
         (state,) = db.execute("SELECT state FROM snapshots").fetchone()
     snapshot: dict[str, object] = json.loads(state)
-    assert snapshot["links_down"] == ["bet_spots"]
+    assert snapshot["links_not_up"] == {"bet_spots": "link down"}  # (older snapshots: links_down)
     return snapshot
 
 

@@ -66,7 +66,7 @@ def test_a_step_below_a_clock_of_zero_gives_what_the_full_step_gives() -> None:
     fast = _run(False)  # (before: an AssertionError at the first step)
     assert fast == _run(True)
     assert (START + 20 * 0.01, "Send", MsgType.CMD) in fast  # the command out at the step after it was queued
-    assert [s for s in fast if s[1] == "Send" and s[2] is MsgType.POLL]  # polled once the clock reached 0.0
+    assert [s for s in fast if s[1] == "Send" and s[2] is MsgType.POLL]  # polled from the start
 
 
 # --- the real loop: what the link is told from another thread while its step is remembered ---------------

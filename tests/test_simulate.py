@@ -289,28 +289,6 @@ SHRUNK: tuple[Shrunk, ...] = (
         "(tests/test_simulate_model.py has it alone)",
     ),
     Shrunk(
-        "boston5",
-        5,
-        10,
-        (
-            Fault(0.222, "crash", "shoe", 0.56, 1, step="no_more_bets", edge="enter", round_no=1),
-            Fault(0.107, "panel_outage", "panel", 3.1, 2, step="settlement", edge="enter", round_no=2),
-            Fault(0.199, "crash", "panel", 0.13, 2, step="no_more_bets", edge="enter", round_no=4),
-            Fault(0.244, "count_restart", "bet_spots", 2.38, 1, step="betting", edge="enter", round_no=5),
-            Fault(0.147, "key", "bet_spots", 2.45, 2, step="final_deal", edge="held", round_no=5),
-            Fault(0.057, "duplicate_card", "shoe", 1.31, 1, step="second_wager", edge="enter", round_no=5),
-        ),
-        "`tablectl simulate --game boston5 --seed 5 --swarm --faults ci` (swarm schedule of the first sim commit;"
-        " shrunk): `model`, round 5: card 13 of 20 went to the dealer, the rules send it to seat 1",
-        "The shoe's count started over as the final deal began: its cards waited, and the first, read as the "
-        "dealer's 7h again, was taken as a card already dealt once the supervisor accepted them; the cards after "
-        "it were placed first and the card he entered went to the dealer's last place. Issue 41 items 2 and 3: "
-        "the cards after it now wait until it is entered, in its own place (seat 1's fourth card), as the model "
-        "has it.",
-        resettle=False,
-        name="boston5_a_duplicate_read_after_a_count_restart_and_crashes",
-    ),
-    Shrunk(
         "pai_gow",
         9,
         10,
@@ -458,24 +436,6 @@ SHRUNK: tuple[Shrunk, ...] = (
         swarm=True,
         resettle=False,
         name="pai_gow_seed_13_a_duplicate_read_among_waiting_cards",
-    ),
-    Shrunk(
-        "pai_gow",
-        41,
-        10,
-        (
-            Fault(0.134, "jam", "shoe", 1.93, 3, step="betting", edge="leave", round_no=2),
-            Fault(0.032, "disk_full", "panel", 1.73, 2, step="no_more_bets", edge="held", round_no=2),
-            Fault(0.127, "unreadable_card", "shoe", 1.06, 3, step="count_stub", edge="leave", round_no=6),
-            Fault(0.09, "disk_full", "shoe", 2.35, 3, step="betting", edge="leave", round_no=8),
-        ),
-        "--game pai_gow --seed 41 --swarm --faults ci (shrunk on the revision before issue 41 item 2's fix): "
-        "model_hidden, round 8, setting: a card shown in a seat's hand that the model keeps face down",
-        "a waiting card read as one already dealt was entered in the round's last place, the cards out after it "
-        "each one place off (items 2 and 4)",
-        swarm=True,
-        resettle=False,
-        name="pai_gow_seed_41_a_duplicate_read_among_waiting_cards",
     ),
     Shrunk(
         "boston5",

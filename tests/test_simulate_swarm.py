@@ -283,15 +283,6 @@ def test_three_card_poker_seed_201_a_held_deal_accepted_after_the_shoe_count_sta
     assert run_seed("three_card_poker", 201, CI_KINDS, rounds=2).ok
 
 
-def test_three_card_poker_swarm_seed_81() -> None:
-    """Found with seed 201 (`tablectl simulate --game three_card_poker --seed 81 --rounds 10
-    --faults ci --swarm`): `model_hidden`, round 9, settlement, on the Three Card Poker branch
-    before issue 41 item 2's fix (a waiting card read as one already dealt entered in the round's
-    last place); the seed's whole swarm schedule, kept as a plain test of that fix in this game."""
-    result = run_seed("three_card_poker", 81, CI_KINDS, rounds=10, swarm=True, resettle=True)
-    assert result.ok, f"{result.broken}: {result.detail}"
-
-
 def test_mississippi_stud_an_unreadable_read_before_the_shoes_count_starts_over() -> None:
     """Found by `tablectl simulate --game mississippi_stud --seed 131 --rounds 10 --faults ci --swarm`
     (shrunk to eight faults): `model_hidden`, round 7, fourth street: the dealer's card shown that
@@ -309,16 +300,17 @@ def test_mississippi_stud_an_unreadable_read_before_the_shoes_count_starts_over(
     assert result.ok, f"{result.broken}: {result.detail}"
 
 
-@pytest.mark.parametrize(
-    ("game", "seed"), [("mississippi_stud", 134), ("mississippi_stud", 161), ("pai_gow", 106)], ids=str
-)
+@pytest.mark.parametrize(("game", "seed"), [("pai_gow", 106)], ids=str)
 def test_swarm_seeds_with_an_unreadable_read_before_the_shoes_count_starts_over(game: str, seed: int) -> None:
     """Found with Boston 5 seed 67 (`tablectl simulate --game GAME --seeds 200 --rounds 10 --faults
-    ci --swarm`, on the revision before its fix): `model_hidden`, Mississippi Stud 134 round 8 and
-    161 round 3 (a dealer's card shown at fourth street that the model keeps face down), pai gow 106
-    round 6 (a card shown in setting). Each round began with an unreadable read of the last
-    round's stub before the new deck's count started over, taken as the first card of the deal (the
-    fixed run burns that read, in that round); the seeds' whole swarm schedules, kept as plain tests."""
+    ci --swarm`, on the revision before its fix): `model_hidden`, pai gow 106 round 6 (a card shown
+    in setting). The round began with an unreadable read of the last round's stub before the new
+    deck's count started over, taken as the first card of the deal (the fixed run burns that
+    read, in that round); the seed's whole swarm schedule, kept as a plain test. Mississippi Stud
+    seeds 134 and 161 failed so too, but under the world's streams no longer reach it (they pass
+    with the burn taken out): that game's case is seed 380 above and, directly,
+    tests/test_table_shoe_faults.py (its burn test fails for Mississippi Stud with the burn taken
+    out, checked)."""
     result = run_seed(game, seed, CI_KINDS, rounds=10, swarm=True)
     assert result.ok, f"{result.broken}: {result.detail}"
 

@@ -1,7 +1,8 @@
 """What a table carries from one round to the next, and across a restart: the snapshot the
 runtime journals as each round starts (the round number, the key, the chips on the spots, the
-shoe's count and its jam or open door, the rounds since the stub was counted, the devices whose
-link is down or not read again since a restart), and the table opened again from it."""
+shoe's count and its jam or open door, the rounds since the stub was counted, the devices not
+up (down, never connected, not read again) and those to read again after a restart), and the
+table opened again from it."""
 
 from __future__ import annotations
 
@@ -59,10 +60,8 @@ class CarryOver:
         if self._signins is not None and self._signins.required:  # a table without a roster: as before
             out["signin"] = self._signins.snapshot()
         links = self._links
-        if links is not None and (down := sorted(d for d, why in links.pending.items() if why == links.DOWN)):
-            out["links_down"] = down  # the round opens held for them (none down: as before)
-        if links is not None and (not_back := {d: why for d, why in links.pending.items() if why != links.DOWN}):
-            out["links_not_back"] = dict(sorted(not_back.items()))  # never connected, or not read again yet
+        if links is not None and links.pending:  # down, never connected, or not read again yet (none: as before)
+            out["links_not_up"] = dict(sorted(links.pending.items()))
         if links is not None and links.rereads:  # a restart's devices not read again yet, and its time
             out["links_reread"] = {"devices": sorted(links.rereads), "since": links.stopped_until}
         return out
@@ -116,10 +115,17 @@ class CarryOver:
 
     @staticmethod
     def links_problem(state: dict[str, Any], devices: Iterable[str]) -> str | None:
-        """What is wrong with the snapshot's ``links_down``, ``links_not_back`` or ``links_reread`` for a table of
-        ``devices`` (None: nothing; absent, as in older snapshots, is nothing): a round held for a
-        device the table does not have would never end, and one not read would replay free."""
+        """What is wrong with the snapshot's ``links_not_up`` (older snapshots: ``links_down`` and
+        ``links_not_back``) or ``links_reread`` for a table of ``devices`` (None: nothing; absent,
+        as in older snapshots, is nothing): a round held for a device the table does not have would
+        never end, and one not read would replay free."""
         down, not_back, known = state.get("links_down", []), state.get("links_not_back", {}), sorted(devices)
+        not_up = state.get("links_not_up", {})
+        if not (isinstance(not_up, dict) and all(d in known and _written_why(w) for d, w in not_up.items())):
+            return (
+                f"links_not_up {json.dumps(not_up)} does not map this table's devices ({', '.join(known)}) to why "
+                f"they are not up ({_WHYS})"
+            )
         if not (isinstance(down, list) and all(isinstance(d, str) and d in known for d in down)):
             return f"links_down {json.dumps(down)} is not a list of this table's devices ({', '.join(known)})"
         if not (isinstance(not_back, dict) and all(d in known and isinstance(w, str) for d, w in not_back.items())):
@@ -165,16 +171,12 @@ class CarryOver:
         if self._signins is not None and isinstance(signin, dict):
             self._signins.restore(signin)
         links = self._links
-        down = state.get("links_down", [])  # older snapshots: none known
-        if links is not None and isinstance(down, list):
-            # the round opened held for them: its replay holds as it did (a press refused then is
-            # refused again), and their link-up and state read in the round end the hold again
-            links.pending.update({str(device): links.DOWN for device in down})
-        not_back = state.get("links_not_back", {})  # older snapshots: none known
-        if links is not None and isinstance(not_back, dict):
-            # never connected (a round opened held for one that said why; "no more bets" refused
-            # while one is missing) or not read again yet: the replay refuses and holds as it did
-            links.pending.update({str(device): str(why) for device, why in not_back.items()})
+        if links is not None:
+            # down (the round opened held for them: a press refused then is refused again, and their
+            # link-up and state read in the round end the hold again), never connected (held if it
+            # said why; "no more bets" refused while one is missing) or not read again yet: the
+            # replay refuses and holds as the round did
+            links.pending.update(_not_up(state))
         reread = state.get("links_reread")  # older snapshots: none known
         if links is not None and isinstance(reread, dict):
             # opened after a restart before these were read again: what they report that happened
@@ -182,3 +184,38 @@ class CarryOver:
             links.restarted(tuple(str(d) for d in reread["devices"]), float(reread["since"]))
         self._open_table()
         self._display.show()
+
+
+def _not_up(state: dict[str, Any]) -> dict[str, str]:
+    """The snapshot's devices not up as its round opened, and why: its ``links_not_up``; older
+    snapshots named those down in ``links_down`` and the others in ``links_not_back`` (neither:
+    none known)."""
+    down, not_back = state.get("links_down", []), state.get("links_not_back", {})
+    not_up = {str(device): DeviceLinks.DOWN for device in down} if isinstance(down, list) else {}
+    if isinstance(not_back, dict):
+        not_up.update({str(device): str(why) for device, why in not_back.items()})
+    now = state.get("links_not_up", {})
+    if isinstance(now, dict):
+        not_up.update({str(device): str(why) for device, why in now.items()})
+    return not_up
+
+
+_WHYS = ", ".join(
+    json.dumps(why)
+    for why in (
+        DeviceLinks.DOWN,
+        DeviceLinks.NEVER,
+        f"{DeviceLinks.NEVER}: ...",
+        DeviceLinks.UNREAD,
+        DeviceLinks.REREAD,
+    )
+)
+"""Why a device is not up, as the table writes it."""
+
+
+def _written_why(why: object) -> bool:
+    """Whether ``why`` is a reason the table writes for a device not up (:class:`DeviceLinks`)."""
+    return isinstance(why, str) and (
+        why in (DeviceLinks.DOWN, DeviceLinks.NEVER, DeviceLinks.UNREAD, DeviceLinks.REREAD)
+        or why.startswith(f"{DeviceLinks.NEVER}: ")
+    )
