@@ -226,6 +226,22 @@ def test_a_newer_schema_is_refused_and_an_older_one_migrated(tmp_path: Path) -> 
     assert verify_journal(migrated).ok
 
 
+def test_each_record_changes_the_heads_values_in_place(tmp_path: Path) -> None:
+    """Schema 5: a record's commit changes the head's two values in ``meta``, not its rows (a row
+    deleted and inserted again under a new rowid, as schema 4's trigger did, wrote ``meta``'s key
+    index too at every commit); the head is the last record's, and names it once removed."""
+    j = filled(tmp_path / "j.db", 2)
+    place = j.db.execute("SELECT key, rowid FROM meta WHERE key LIKE 'head_%' ORDER BY key").fetchall()
+    last = j.append("Note", {"text": "one more"})
+    assert j.db.execute("SELECT key, rowid FROM meta WHERE key LIKE 'head_%' ORDER BY key").fetchall() == place
+    digest = j.db.execute("SELECT hash FROM records WHERE seq = ?", (last,)).fetchone()[0]
+    assert (j.meta("head_seq"), j.meta("head_hash")) == (str(last), digest)
+    j.db.execute("DELETE FROM records WHERE seq = ?", (last,))
+    assert verify_journal(j).problems == [
+        f"record {last}: missing (the journal was written up to record {last}): removed"
+    ]
+
+
 def test_disk_full_raises_a_clear_error_and_keeps_what_was_written(tmp_path: Path) -> None:
     j = filled(tmp_path / "j.db", 3)
     pages = j.db.execute("PRAGMA page_count").fetchone()[0]

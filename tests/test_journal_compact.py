@@ -27,6 +27,8 @@ from controller.journal.compact import (
     decode_block,
     decode_hashed_if_right,
     encode_block,
+    encode_rows,
+    holds_rows,
 )
 
 BENCH = Path(__file__).parent / "bad_input" / "journals" / "bench.db"
@@ -254,6 +256,33 @@ def test_a_block_read_hashed_if_right_keeps_every_hash_or_none(at: int) -> None:
     read = decode_hashed_if_right(changed)
     assert read == decode_block(changed, check=False)
     assert [r.hash for r in read] == [""] * (len(plain) - 1) + [plain[-1].hash]
+
+
+@pytest.mark.parametrize("how", ["none", *CASES])
+def test_whether_a_block_holds_its_rows_is_what_reading_it_back_unchecked_says(how: str) -> None:
+    """The fold's check of the block it made (``holds_rows``, no record made) answers as reading
+    the block back unchecked and comparing each record's fields and the block's ends does: the
+    same error for a block the reader refuses, False for one that reads as other records."""
+    rows = _round()
+    fields = [dataclasses.astuple(r) for r in rows]
+    block = encode_rows(fields)
+    assert block == encode_block(rows)
+    bad = block if how == "none" else _damaged(block, how)
+    try:
+        back = decode_block(bad, check=False)
+    except BlockError as exc:
+        with pytest.raises(BlockError, match=f"^{re.escape(str(exc))}$"):
+            holds_rows(bad, fields)
+        return
+    expected = (
+        [(r.seq, r.at, r.kind, r.event, r.data) for r in back] == [f[:5] for f in fields]
+        and (back[0].prev, back[-1].hash) == (rows[0].prev, rows[-1].hash)
+        and bad.prefixes == block.prefixes
+    )
+    assert holds_rows(bad, fields) is expected
+    assert expected is (how in ("none", "time rewritten"))  # a time written otherwise reads as the same number
+    other = [*fields[:-1], (*fields[-1][:4], fields[-1][4] + " ", *fields[-1][5:])]  # a row the block does not hold
+    assert not holds_rows(bad, other)
 
 
 def test_a_payload_that_inflates_without_end_is_refused_in_bounded_memory() -> None:

@@ -68,6 +68,17 @@ STEPS: list[tuple[int, str, tuple[str, ...]]] = [
             "WITHOUT ROWID",
         ),
     ),
+    (
+        5,
+        "the head kept in place (its rows upserted)",
+        (
+            "DROP TRIGGER head",
+            "CREATE TRIGGER head AFTER INSERT ON records BEGIN\n"
+            "    INSERT INTO meta VALUES ('head_seq', NEW.seq), ('head_hash', NEW.hash)\n"
+            "        ON CONFLICT (key) DO UPDATE SET value = excluded.value;\n"
+            "END",
+        ),
+    ),
 ]
 """Each step of the journal's schema in the order releases took them: (the version it belongs
 to, what it added, its statements as that release wrote them)."""

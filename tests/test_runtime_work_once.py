@@ -100,6 +100,30 @@ def test_the_players_log_follows_the_ledger_through_a_replaced_entry_and_a_new_r
     assert build_hands(t.m).log == _expected_log(t) != ()
 
 
+def test_the_players_hands_follow_their_cards_into_the_next_round() -> None:
+    """Mississippi Stud, two rounds dealt alike (two seats, as many cards to each place, other
+    cards), the hands read after every card of the first and only once the second is dealt (a
+    reader that reads when it needs to, as the soak's players do): they are the cards each seat
+    and the community hold now, never the last round's (a hand's texts are kept only while its
+    cards stay the same)."""
+    t = FedTable(MississippiTable, load_table(config_dir() / "bench" / "mississippi_stud.yaml"))
+    rounds = (["As", "Kd", "Qh", "Jc", "Ts", "9d", "8h"], ["2s", "3d", "4h", "5c", "6s", "7d", "8c"])
+    for number, dealt in enumerate(rounds, start=1):
+        assert t.snapshot().round_no == number
+        for seat in (1, 4):
+            t.spot(seat, "ante", 500)
+        t.press("no_more_bets")
+        for i, text in enumerate(dealt, start=1):
+            t.feed(_card(text, i))
+            if number == 1 or i == len(dealt):
+                hands = build_hands(t.m)
+                assert hands.hands == tuple((n, tuple(map(str, s.cards))) for n, s in sorted(t.m.seats.items()))
+                assert hands.dealer == tuple(map(str, t.m.community))
+        assert {c for _, cards in hands.hands for c in cards} | set(hands.dealer) == set(dealt)
+        t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+        t.press("void")
+
+
 def test_a_reader_waiting_is_woken_by_the_next_snapshot() -> None:
     """A snapshot published with nobody waiting notifies nobody; a reader that waits after it is
     woken by the next one (never left to its timeout)."""

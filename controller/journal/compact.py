@@ -11,8 +11,8 @@ block keeps the hash the block follows (``prev``), its last record's full hash (
 the next record, a snapshot or the floor chains to) and the first 4 bytes of each record's
 hash, so a changed record is named by its number, not only its block.
 
-This module is the codec alone: :func:`encode_block`, :func:`decode_block` and
-:func:`decode_hashed_if_right`, pure functions on the record's stored fields. It does not read or
+This module is the codec alone: :func:`encode_block` (:func:`encode_rows`), :func:`decode_block`,
+:func:`decode_hashed_if_right` and :func:`holds_rows`, pure functions on the record's stored fields. It does not read or
 write a journal file.
 """
 
@@ -32,8 +32,11 @@ __all__ = [
     "BlockError",
     "StoredRecord",
     "decode_block",
+    "RecordFields",
     "decode_hashed_if_right",
     "encode_block",
+    "encode_rows",
+    "holds_rows",
 ]
 
 FORMAT = 1
@@ -83,22 +86,32 @@ class Block:
 
 def encode_block(records: Sequence[StoredRecord]) -> Block:
     """The block of ``records`` (consecutive, each chained to the one before, as stored)."""
-    if not records:
+    return encode_rows([(r.seq, r.at, r.kind, r.event, r.data, r.prev, r.hash) for r in records])
+
+
+RecordFields = tuple[int, float, str, bool, str, str, str]
+"""A record's stored fields in :class:`StoredRecord`'s order: seq, at, kind, event, data, prev, hash."""
+
+
+def encode_rows(rows: Sequence[RecordFields]) -> Block:
+    """:func:`encode_block` of records given as their fields (the fold's rows: no
+    :class:`StoredRecord` made for each)."""
+    if not rows:
         raise ValueError("a block holds at least one record")
     lines = []
     prefixes = bytearray()
-    for before, record in zip((None, *records), records, strict=False):
-        if before is not None and (record.seq != before.seq + 1 or record.prev != before.hash):
-            raise ValueError(f"record {record.seq} does not follow record {before.seq}")
-        if not isinstance(record.at, float):
-            raise ValueError(f"record {record.seq}: time {record.at!r} is not a number a block line can hold")
-        if "\t" in record.kind or "\n" in record.kind or "\n" in record.data:  # not any(): a generator a record
-            raise ValueError(f"record {record.seq}: a kind or data text a block line cannot hold")
-        lines.append(f"{record.at!r}\t{record.kind}\t{int(record.event)}\t{record.data}")
-        prefixes += bytes.fromhex(record.hash)[:PREFIX_BYTES]
+    for before, (seq, at, kind, event, data, prev, digest) in zip((None, *rows), rows, strict=False):
+        if before is not None and (seq != before[0] + 1 or prev != before[6]):
+            raise ValueError(f"record {seq} does not follow record {before[0]}")
+        if not isinstance(at, float):
+            raise ValueError(f"record {seq}: time {at!r} is not a number a block line can hold")
+        if "\t" in kind or "\n" in kind or "\n" in data:  # not any(): a generator a record
+            raise ValueError(f"record {seq}: a kind or data text a block line cannot hold")
+        lines.append(f"{at!r}\t{kind}\t{int(event)}\t{data}")
+        prefixes += bytes.fromhex(digest)[:PREFIX_BYTES]
     text = "\n".join(lines).encode("utf-8", "surrogatepass")
-    first, last = records[0], records[-1]
-    return Block(first.seq, last.seq, first.prev, last.hash, bytes(prefixes), bytes([FORMAT]) + zlib.compress(text, 9))
+    first, last = rows[0], rows[-1]
+    return Block(first[0], last[0], first[5], last[6], bytes(prefixes), bytes([FORMAT]) + zlib.compress(text, 9))
 
 
 def decode_block(block: Block, key: bytes | None = None, *, check: bool = True) -> list[StoredRecord]:
@@ -136,23 +149,58 @@ class _Hashing(Enum):
 def _parse(block: Block, key: bytes | None, hashing: _Hashing) -> list[StoredRecord]:
     """The one parser of a block, for every :class:`_Hashing`: the payload decompressed and each
     line parsed once, whether the hashes are checked, taken if right, or skipped."""
-    span = f"records {block.first_seq}..{block.last_seq}"
-    count = block.last_seq - block.first_seq + 1
-    if count < 1:
-        raise BlockError(f"{span}: a block of no records: changed")
+    count = _count(block)
     check = hashing is _Hashing.CHECK
     hashed = hashing is not _Hashing.SKIP
     if hashed and len(block.prefixes) != count * PREFIX_BYTES:
         if check:
-            raise BlockError(f"{span}: {len(block.prefixes)} bytes of hash prefixes for {count} records: changed")
+            raise BlockError(
+                f"{_span(block)}: {len(block.prefixes)} bytes of hash prefixes for {count} records: changed"
+            )
         hashed = False
-    lines = _lines(block.payload, span)
-    if len(lines) != count:
-        raise BlockError(f"{span}: the payload holds {len(lines)} records, not {count}: changed")
+    lines = _payload_lines(block, count)
     if not hashed:
         return _unhashed(block, lines, [])
     out, right = _hashed(block, lines, key, check)
     return out if right else _unhashed(block, lines, out)
+
+
+def holds_rows(block: Block, rows: Sequence[RecordFields]) -> bool:
+    """Whether ``block`` holds ``rows`` as :func:`decode_block` with ``check=False`` reads it (the
+    same parser: a payload that is unreadable, too large or not record lines raises
+    :class:`BlockError` as there, every line read before any is compared): each record's number,
+    time, kind, whether an event and data, the block's ``prev`` and last hash those of the first
+    and last row, and its hash prefixes those of the rows' hashes. No record is made: the fold's
+    check of the block it made, before the rows go."""
+    lines = _payload_lines(block, _count(block))
+    read = [(seq, at, kind, event, data) for seq, _, at, kind, event, data in _records(block, lines, 0)]
+    return (
+        len(read) == len(rows)
+        and all(fields == row[:5] for fields, row in zip(read, rows, strict=True))
+        and (block.prev, block.hash) == (rows[0][5], rows[-1][6])
+        and block.prefixes == b"".join(bytes.fromhex(row[6])[:PREFIX_BYTES] for row in rows)
+    )
+
+
+def _span(block: Block) -> str:
+    return f"records {block.first_seq}..{block.last_seq}"
+
+
+def _count(block: Block) -> int:
+    """How many records ``block`` says it holds (at least one, else :class:`BlockError`)."""
+    count = block.last_seq - block.first_seq + 1
+    if count < 1:
+        raise BlockError(f"{_span(block)}: a block of no records: changed")
+    return count
+
+
+def _payload_lines(block: Block, count: int) -> list[str]:
+    """The record lines of ``block``'s payload (:func:`_lines`), ``count`` of them, else :class:`BlockError`."""
+    span = _span(block)
+    lines = _lines(block.payload, span)
+    if len(lines) != count:
+        raise BlockError(f"{span}: the payload holds {len(lines)} records, not {count}: changed")
+    return lines
 
 
 def _hashed(block: Block, lines: list[str], key: bytes | None, check: bool) -> tuple[list[StoredRecord], bool]:

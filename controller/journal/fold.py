@@ -28,7 +28,15 @@ import sqlite3
 from dataclasses import dataclass
 
 from controller.journal._written import RecordRow
-from controller.journal.compact import PREFIX_BYTES, Block, BlockError, StoredRecord, decode_block, encode_block
+from controller.journal.compact import (
+    Block,
+    BlockError,
+    RecordFields,
+    StoredRecord,
+    decode_block,
+    encode_rows,
+    holds_rows,
+)
 from controller.journal.store import JournalError, SqliteJournal
 from controller.journal.stored import BLOCK_KINDS, has_blocks
 
@@ -88,30 +96,20 @@ def _rows(db: sqlite3.Connection, first: int, last: int) -> list[RecordRow]:
     return db.execute(_SPAN_ROWS, (first, last)).fetchall()
 
 
-def _stored(rows: list[RecordRow]) -> list[StoredRecord]:
-    return [
-        StoredRecord(seq, at, kind, bool(event), data, prev, digest)
-        for seq, at, kind, event, data, prev, digest in rows
-    ]
+def _fields(rows: list[RecordRow]) -> list[RecordFields]:
+    """Each row's fields as a block holds them (its ``event`` a bool, as :class:`StoredRecord`'s)."""
+    return [(seq, at, kind, bool(event), data, prev, digest) for seq, at, kind, event, data, prev, digest in rows]
 
 
-def _decodes_to(block: Block, rows: list[StoredRecord], key: bytes | None, known: bool) -> bool:
+def _decodes_to(block: Block, rows: list[RecordFields], key: bytes | None, known: bool) -> bool:
     """Whether ``block`` decodes to ``rows`` and they verify: with ``known`` (the rows are as this
     writer wrote them, hashes included) read back without hashing, each record's fields and the
-    block's ends compared; else every record hashed again with ``key`` (:func:`decode_block`
-    raises :class:`BlockError` naming a record that does not hash as it says)."""
+    block's ends compared (:func:`~controller.journal.compact.holds_rows`: the decoder's parser,
+    no record made); else every record hashed again with ``key`` (:func:`decode_block` raises
+    :class:`BlockError` naming a record that does not hash as it says)."""
     if not known:
-        return decode_block(block, key) == rows
-    back = decode_block(block, check=False)
-    return (
-        len(back) == len(rows)
-        and all(
-            (b.seq, b.at, b.kind, b.event, b.data) == (r.seq, r.at, r.kind, r.event, r.data)
-            for b, r in zip(back, rows, strict=True)
-        )
-        and (back[0].prev, back[-1].hash) == (rows[0].prev, rows[-1].hash)
-        and block.prefixes == b"".join(bytes.fromhex(r.hash)[:PREFIX_BYTES] for r in rows)
-    )
+        return decode_block(block, key) == [StoredRecord(*row) for row in rows]
+    return holds_rows(block, rows)
 
 
 def fold_closed_rounds(journal: SqliteJournal, upto: int | None, most: int | None = None) -> FoldResult:
@@ -136,8 +134,8 @@ def fold_closed_rounds(journal: SqliteJournal, upto: int | None, most: int | Non
             try:
                 raw = _rows(journal.db, first, last)
                 known = raw == journal.written.span(first, last)  # as written here: hashed when written
-                rows = _stored(raw)
-                block = encode_block(rows)
+                rows = _fields(raw)
+                block = encode_rows(rows)
                 if not _decodes_to(block, rows, journal.key, known):
                     raise BlockError(f"records {first}..{last}: the block does not decode to its rows")
             except (ValueError, BlockError) as exc:  # BlockError is a JournalError, not a ValueError
@@ -153,7 +151,7 @@ def fold_closed_rounds(journal: SqliteJournal, upto: int | None, most: int | Non
                     )
                     journal.db.executemany(
                         f"INSERT INTO {BLOCK_KINDS} VALUES (?, ?)",
-                        [(kind, block.first_seq) for kind in sorted({r.kind for r in rows})],
+                        [(kind, block.first_seq) for kind in sorted({row[2] for row in rows})],
                     )
                     deleted = journal.db.execute(
                         "DELETE FROM records WHERE seq >= ? AND seq <= ?", (first, last)

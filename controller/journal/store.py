@@ -61,13 +61,16 @@ __all__ = [
     "canonical",
 ]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Version 1 had only ``meta`` and ``records``; version 2 adds the derived tables and the
 ``head`` trigger (the last record's number and hash in ``meta``, so removing the last records
 is seen too); version 3 binds each snapshot to the chain (``snapshots.hash``), keeps a round's
 index time equal to its record's, and signs ``meta`` (``meta_hash``); version 4 adds ``blocks``,
 a closed round's records kept compact in one row (:mod:`controller.journal.compact`), and
-``block_kinds``, the kinds each block holds (read by :mod:`controller.journal.stored`)."""
+``block_kinds``, the kinds each block holds (read by :mod:`controller.journal.stored`); version 5
+keeps the head in place: the ``head`` trigger changes its two rows' values (an upsert) instead of
+deleting each and inserting it again under a new rowid, which wrote ``meta``'s key index too at
+every record's commit (two pages of the WAL a commit instead of three; the same head)."""
 
 GENESIS = "0" * 64
 """The "previous hash" of the first record."""
@@ -98,8 +101,21 @@ CREATE TABLE blocks (
 );
 CREATE TABLE block_kinds (kind TEXT NOT NULL, first_seq INTEGER NOT NULL, PRIMARY KEY (kind, first_seq)) WITHOUT ROWID;
 """
-_SCHEMA = _SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3 + _SCHEMA_V4
+_SCHEMA_V5 = """
+DROP TRIGGER head;
+CREATE TRIGGER head AFTER INSERT ON records BEGIN
+    INSERT INTO meta VALUES ('head_seq', NEW.seq), ('head_hash', NEW.hash)
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+END;
+"""
+_SCHEMA = _SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3 + _SCHEMA_V4 + _SCHEMA_V5
 """The schema of a journal of this version, as created."""
+_SCHEMAS = {
+    3: _SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3,
+    4: _SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3 + _SCHEMA_V4,
+    SCHEMA_VERSION: _SCHEMA,
+}
+"""The schema of each version ``verify`` compares a journal with (3 on), as created."""
 
 
 OUTBOX_SCHEMA = (
@@ -156,7 +172,7 @@ def expected_schema(version: int = SCHEMA_VERSION) -> frozenset[tuple[str, str, 
     SQLite keeps it: ``verify`` compares the file's schema with it."""
     db = sqlite3.connect(":memory:")
     try:
-        for statement in _statements(_SCHEMA if version >= 4 else _SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3):
+        for statement in _statements(_SCHEMAS[min(max(version, 3), SCHEMA_VERSION)]):
             db.execute(statement)
         return frozenset(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
     finally:
@@ -891,6 +907,18 @@ def _migrate_3_to_4(journal: SqliteJournal) -> None:
         journal.db.execute(statement)
 
 
-MIGRATIONS: dict[int, Callable[[SqliteJournal], None]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4}
+def _migrate_4_to_5(journal: SqliteJournal) -> None:
+    """Keep the head in place: the ``head`` trigger made again to upsert its rows (the head it
+    kept stays as it is). Run in the transaction that moves the version."""
+    for statement in _statements(_SCHEMA_V5):
+        journal.db.execute(statement)
+
+
+MIGRATIONS: dict[int, Callable[[SqliteJournal], None]] = {
+    1: _migrate_1_to_2,
+    2: _migrate_2_to_3,
+    3: _migrate_3_to_4,
+    4: _migrate_4_to_5,
+}
 """Schema migrations: version -> the step to the next version, run inside the transaction that
 writes the new version (a step never commits on its own)."""

@@ -58,6 +58,7 @@ class _Cache:
         "levels",
         "log_entries",
         "log",
+        "hands",
     )
 
     def __init__(self) -> None:
@@ -89,6 +90,9 @@ class _Cache:
         """The card ledger's entries the players' log (:attr:`log`) was made of, in order."""
         self.log: tuple[tuple[int, str, str], ...] = ()
         """The players' log of the cards reported (:func:`build_hands`), one line per entry."""
+        self.hands: dict[int | str, tuple[tuple[Any, ...], tuple[str, ...]]] = {}
+        """Each hand's cards and their texts, by its seat (:data:`_SHARED`: the dealer's or the
+        community cards): :func:`_hand_texts`."""
 
     def mask(self, text: str, up: frozenset[str]) -> str:
         """``text`` with every card not in ``up`` masked."""
@@ -176,18 +180,36 @@ def _shown(table: RoundTable, cache: _Cache, game: GameDefinition, step: str, he
         len(hooks.turned(table)),
     )
     if key != cache.shown_key:
-        cache.shown_key, cache.shown = key, _reveal(table, game.deal, hooks, effective)
+        cache.shown_key, cache.shown = key, _reveal(table, cache, game.deal, hooks, effective)
         face = cache.shown.face_up()
         if face != cache.face:  # kept while equal: the masked texts are cached by this set's identity
             cache.face = face
     return cache.shown
 
 
-def _reveal(table: RoundTable, plan: DealPlan, hooks: TableHooks, effective: str) -> Shown:
+def _reveal(table: RoundTable, cache: _Cache, plan: DealPlan, hooks: TableHooks, effective: str) -> Shown:
     seats, dealer = hooks.holdings(table)
     # each hand's facts as a plain tuple in :class:`HandFacts`' order (named, it costs a call a seat)
-    facts = [(n, tuple([c.text for c in cards]), folded, exposed) for n, cards, folded, exposed in seats]
-    return face_up(plan, effective, facts, tuple([c.text for c in dealer]), hooks.turned(table))
+    facts = [(n, _hand_texts(cache, n, cards), folded, exposed) for n, cards, folded, exposed in seats]
+    return face_up(plan, effective, facts, _hand_texts(cache, _SHARED, dealer), hooks.turned(table))
+
+
+_SHARED = "shared"
+"""The key of the shared hand (the dealer's or the community cards) among a cache's hands."""
+
+
+def _hand_texts(cache: _Cache, holder: int | str, cards: Iterable[Any]) -> tuple[str, ...]:
+    """The texts of a hand's ``cards`` (``holder``: its seat, or :data:`_SHARED`), made again only
+    when one of its cards changed: a deal changes one hand a card (a pai gow snapshot during the
+    deal made every hand's texts again after each of its 49 cards). Cards are the deck's own
+    objects, compared by identity first."""
+    key = tuple(cards)
+    known = cache.hands.get(holder)
+    if known is not None and known[0] == key:
+        return known[1]
+    texts = tuple([c.text for c in key])
+    cache.hands[holder] = (key, texts)
+    return texts
 
 
 def _texts(
@@ -404,11 +426,12 @@ def build_hands(table: RoundTable, version: int = 0) -> PlayerHands:
     hands; the HIL tests check the deal): call on the thread that runs ``table``."""
     hooks: TableHooks = definition(table.table.game).hooks()
     held, shared = hooks.holdings(table)
-    seats = tuple([(n, tuple([str(c) for c in cards])) for n, cards, _, _ in held])
-    dealer = tuple([str(c) for c in shared])
+    cache = _cache(table)
+    seats = tuple([(n, _hand_texts(cache, n, cards)) for n, cards, _, _ in held])
+    dealer = _hand_texts(cache, _SHARED, shared)
     entry_card = table.intake.entry_card
     entry = str(entry_card) if entry_card is not None else None
-    return PlayerHands(table.round_no, version, seats, dealer, _log(_cache(table), table.ledger.entries), entry)
+    return PlayerHands(table.round_no, version, seats, dealer, _log(cache, table.ledger.entries), entry)
 
 
 def _log(cache: _Cache, entries: list[Any]) -> tuple[tuple[int, str, str], ...]:
