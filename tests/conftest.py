@@ -3,6 +3,7 @@ table fixtures (the real controller over ptys against the simulators) every HIL 
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import sys
@@ -137,6 +138,21 @@ def no_leaks():
             pass  # closed while we looked
     if extra_threads or described:
         pytest.fail(f"left open: threads {[t.name for t in extra_threads]}, fds {described}")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def scrypt_once() -> Iterator[None]:
+    """Each PIN check's scrypt is computed once per worker for the same PIN, salt and cost, and
+    remembered: the sign-in tests check the same roster's few PINs hundreds of times (at about
+    0.04 s of CPU each, and several times that on a loaded machine), and scrypt is a pure function
+    of those inputs, so every check still gives the same answer. The tests count checks above it
+    (``pin_matches``, the table's ``SignIns``), never its cost in time; a new salt (``hash_pin``)
+    is computed as before."""
+    from controller.configuration import _roster
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_roster, "_scrypt", functools.cache(_roster._scrypt))
+        yield
 
 
 SECONDS: dict[str, float] = {
