@@ -161,6 +161,19 @@ def scrypt_once() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="session")
+def mississippi_solved_once() -> Iterator[None]:
+    """Mississippi Stud's solver run once per worker for a paytable and remembered (a pure
+    function of its paytable): ``test_par.py`` checks the solver's figures against a direct
+    recursion and the published ones, ``test_par_data.py`` checks that the data shipped is what it
+    computes; each solve is about 4 s of CPU, the two modules share a worker (``SAME_WORKER``)."""
+    from controller.par import mississippi
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(mississippi, "solve", functools.cache(mississippi.solve))
+        yield
+
+
 SECONDS: dict[str, float] = {
     "test_simulate_swarm.py::test_every_ci_swarm_seed_keeps_every_invariant": 155.0,
     "test_hil_link.py::test_every_event_exactly_once_through_faults_and_reboots": 71.0,
