@@ -185,7 +185,7 @@ SECONDS: dict[str, float] = {
     "test_crash.py::test_killed_at_chosen_records_the_rounds_equal_an_uninterrupted_run": 38.0,
     "test_bench_floor.py::test_bench_floor_tiny_runs_signed_and_exactly_once": 38.0,
     "test_floor_isolation.py::test_create_stream_and_an_ingest_that_says_once_why_it_waits": 35.0,
-    "test_par_data.py::test_shipped_mississippi_and_three_card_data_is_the_solvers": 34.0,
+    "test_par.py::test_mississippi_matches_a_direct_recursion_over_ordered_deals": 26.0,  # Mississippi solved here
     "test_architecture.py::test_prints_each_measure": 30.0,
     "test_floor.py::test_three_node_cluster_loses_a_node": 30.0,
     "test_hypothesis_profile.py::test_explore_draws_new_examples_and_another_value_is_refused": 29.0,
@@ -214,8 +214,9 @@ SECONDS: dict[str, float] = {
 }
 """Seconds one case of each of the slowest tests took (setup and teardown included), from
 ``pytest --durations=80`` on the shared 2-core machine at load 7-12, 2026-12-07 (docs/benchmarks.md,
-"The test suite"): some three times a quiet machine's, but only their order counts. Every other
-test counts as ``OTHER_S``. A figure out of date makes a run slower, never different."""
+"The test suite"): some three times a quiet machine's, but only their order counts (``test_par.py``'s
+Mississippi Stud figure: ``-n 0`` at load 8-9 once it was solved there for ``test_par_data.py`` too,
+suite14). Every other test counts as ``OTHER_S``. A figure out of date makes a run slower, never different."""
 
 OTHER_S = 0.05
 """What a test not in ``SECONDS`` counts as (most take a few hundredths of a second)."""
