@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -22,6 +23,28 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 _COUNT = itertools.count(1)
+
+MEMORY = Path("/dev/shm")
+"""A memory-backed folder, where there is one, for the session's servers' data."""
+
+MEMORY_ROOM = 2 * 2**30
+"""The free room ``MEMORY`` must have to be used (each worker's servers hold some 60 MB once each
+test's database is dropped at its end; a container's 64 MB ``/dev/shm`` is not used)."""
+
+
+def data_folder() -> str | None:
+    """Where the session's servers (and a test module's own) keep their data: ``MEMORY`` when it
+    is there, writable and has ``MEMORY_ROOM``, else the system's temporary folder (None). The data
+    is deleted at the session's end and no test crashes the machine under it (as ``fsync = off``):
+    on disk, the tests' databases were written out only to be deleted (docs/benchmarks.md, "The
+    test suite")."""
+    try:
+        if os.access(MEMORY, os.W_OK) and shutil.disk_usage(MEMORY).free >= MEMORY_ROOM:
+            return str(MEMORY)
+    except OSError:
+        pass
+    return None
+
 
 THROWAWAY_POSTGRES = {"fsync": "off"}
 """The shared PostgreSQL's settings beside production's: its data is deleted at the session's end
@@ -178,6 +201,14 @@ class FloorSite:
         assert migrate(db.migrator) == []  # twice: nothing to do
         return db
 
+    def drop(self, db: Any) -> None:
+        """Drop database ``db`` of the shared server, ending any connection still open to it."""
+        import psycopg
+        from psycopg import sql
+
+        with psycopg.connect(self.postgres.url, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(db.name)))
+
 
 @pytest.fixture(scope="session")
 def floor_site() -> Iterator[FloorSite]:
@@ -190,7 +221,7 @@ def floor_site() -> Iterator[FloorSite]:
     from controller.floor.identity import FloorAuth
     from controller.floor.servers import LocalNats, LocalPostgres
 
-    base = Path(tempfile.mkdtemp(prefix="tablectl-floor-"))
+    base = Path(tempfile.mkdtemp(prefix="tablectl-floor-", dir=data_folder()))
     base.chmod(0o711)  # PostgreSQL's user (nobody, when the tests run as root) passes through
     auth = FloorAuth(base / "auth")
     make_certs(auth.folder)
@@ -216,9 +247,12 @@ def floor_link(floor_site: FloorSite) -> FloorLink:
 
 
 @pytest.fixture
-def floor_db(floor_site: FloorSite) -> Any:
-    """A fresh, migrated database for one test (``.owner``, ``.ingest``, ``.reader`` URLs)."""
-    return floor_site.database()
+def floor_db(floor_site: FloorSite) -> Iterator[Any]:
+    """A fresh, migrated database for one test (``.owner``, ``.ingest``, ``.reader`` URLs),
+    dropped when the test ends (the tests make about a hundred, some 13 MB each)."""
+    db = floor_site.database()
+    yield db
+    floor_site.drop(db)
 
 
 @pytest.fixture

@@ -22,6 +22,8 @@ from controller.par.sheets import ParError, with_paytable
 from controller.par.strategy import set_index
 from controller.vocab import ALL_CARDS, parse_cards
 
+pytestmark = pytest.mark.usefixtures("mississippi_solved_once")  # solved once with test_par_data.py
+
 
 def _table(game: str):  # type: ignore[no-untyped-def]
     return load_table(default_table_path(game))

@@ -12,6 +12,8 @@ import pytest
 from controller.par._cache import decode_entry
 from controller.par.shipped import DATA, Shipped, payloads_agree, shipped_results
 
+pytestmark = pytest.mark.usefixtures("mississippi_solved_once")  # solved once with test_par.py
+
 SHIPPED = {r.name: r for r in shipped_results()}
 
 

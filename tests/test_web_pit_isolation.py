@@ -26,7 +26,7 @@ pytest.importorskip("starlette", reason="the web views need the web extra: pip i
 pytest.importorskip("psycopg", reason="the floor store needs the floor extra")
 
 import psycopg
-from floor_fixtures import THROWAWAY_POSTGRES
+from floor_fixtures import THROWAWAY_POSTGRES, data_folder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from psycopg.types.json import Jsonb
@@ -45,7 +45,7 @@ def store() -> Iterator[Any]:
     from controller.floor.migrate import migrate
     from controller.floor.servers import FloorServerError, LocalPostgres
 
-    base = Path(tempfile.mkdtemp(prefix="tablectl-pit-"))
+    base = Path(tempfile.mkdtemp(prefix="tablectl-pit-", dir=data_folder()))
     base.chmod(0o711)
     postgres = LocalPostgres(base / "pg", settings=THROWAWAY_POSTGRES)
     try:
