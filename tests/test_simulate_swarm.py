@@ -163,8 +163,9 @@ CI_SWARM_PAIRS = Path(__file__).with_name("ci_swarm_pairs.json")
 @pytest.mark.parametrize("game", GAMES)
 def test_every_ci_swarm_seed_keeps_every_invariant(game: str) -> None:
     """Every CI swarm seed keeps every invariant, and together with the game's targeted scenarios
-    of a hold (``HELD_SCENARIOS``, each reaching its pair) they still reach every (step, fault
-    kind) pair recorded in ``ci_swarm_pairs.json`` (issue 41 item 5)."""
+    (``HELD_SCENARIOS`` and ``STEP_SCENARIOS``, each fault reaching its step, held or not as
+    placed) they still reach every (step, fault kind) pair recorded in ``ci_swarm_pairs.json``
+    (issue 41 item 5)."""
     seeds = CI_SWARM_SEEDS[game][:CI_SWARM_COUNT]
     summary = run_seeds(game, seeds, CI_KINDS, rounds=SWARM_ROUNDS, workers=1, resettle=False, swarm=True)
     failed = [f"seed {r.seed}: {r.broken}: {r.detail}" for r in summary.failed if (game, r.seed) not in SWARM_FINDINGS]
