@@ -23,6 +23,7 @@ from hil.simulate.swarm import (
     EDGES,
     HELD_SCENARIOS,
     SCENARIOS,
+    STEP_SCENARIOS,
     STEPS,
     SWARM_FINDINGS,
     SWARM_ROUNDS,
@@ -162,17 +163,19 @@ CI_SWARM_PAIRS = Path(__file__).with_name("ci_swarm_pairs.json")
 @pytest.mark.parametrize("game", GAMES)
 def test_every_ci_swarm_seed_keeps_every_invariant(game: str) -> None:
     """Every CI swarm seed keeps every invariant, and together with the game's targeted scenarios
-    of a hold (``HELD_SCENARIOS``, each reaching its pair) they still reach every (step, fault
-    kind) pair recorded in ``ci_swarm_pairs.json`` (issue 41 item 5)."""
+    (``HELD_SCENARIOS`` and ``STEP_SCENARIOS``, each fault reaching its step, held or not as
+    placed) they still reach every (step, fault kind) pair recorded in ``ci_swarm_pairs.json``
+    (issue 41 item 5)."""
     seeds = CI_SWARM_SEEDS[game][:CI_SWARM_COUNT]
     summary = run_seeds(game, seeds, CI_KINDS, rounds=SWARM_ROUNDS, workers=1, resettle=False, swarm=True)
     failed = [f"seed {r.seed}: {r.broken}: {r.detail}" for r in summary.failed if (game, r.seed) not in SWARM_FINDINGS]
     assert not failed, "\n".join(failed[:5])
-    for seed, rounds, faults in HELD_SCENARIOS.get(game, ()):
+    for seed, rounds, faults in (*HELD_SCENARIOS.get(game, ()), *STEP_SCENARIOS.get(game, ())):
         res = run_seed(game, seed, (), rounds=rounds, faults=list(faults))
-        assert res.ok, f"{game}: held scenario {faults[-1].code()}: {res.broken}: {res.detail}"
-        pair = Reached(faults[-1].kind, str(faults[-1].step), True)
-        assert pair in res.reached, f"{game}: the held scenario no longer reaches {pair.where}: {pair.kind}"
+        assert res.ok, f"{game}: targeted scenario {faults[-1].code()}: {res.broken}: {res.detail}"
+        for fault in faults:
+            pair = Reached(fault.kind, str(fault.step), fault.edge == "held")
+            assert pair in res.reached, f"{game}: the targeted scenario no longer reaches {pair.where}: {pair.kind}"
         summary.coverage.add(res.reached)
     assert summary.rounds >= SWARM_ROUNDS * len(seeds) - 3 * len(seeds)
     if len(seeds) == len(CI_SWARM_SEEDS[game]):
