@@ -25,7 +25,15 @@ from controller.table._supervisor import Record
 from controller.table.card_ledger import CardLedger
 from drivers.protocol import DeviceFault
 
-__all__ = ["HoldKind", "Holds", "ROUND_COMMANDS", "NOT_CONNECTED", "hold_clears", "cards_wait_reason"]
+__all__ = [
+    "HoldKind",
+    "Holds",
+    "ROUND_COMMANDS",
+    "NOT_CONNECTED",
+    "hold_clears",
+    "cards_wait_reason",
+    "offer_void",
+]
 
 log = logging.getLogger("tablectl.table")
 
@@ -156,6 +164,33 @@ def hold_clears(reason: str) -> str:
     ):
         return "supervisor key on: confirm accepts the cards, void declares a misdeal"
     return "supervisor key on: clear fault, or void"
+
+
+_VOID_WAYS = (
+    ", void declares a misdeal",
+    "; or supervisor key on: void",
+    "; or key: void",
+    ", void when not",
+    "; or void",
+    ", or void",
+    " or void",
+    ", void",
+)
+"""How this module and its callers word the supervisor's void among a hold's ways out (longest
+first: one is left out whole, never in part)."""
+
+
+def offer_void(words: str, refused: str | None) -> str:
+    """``words`` (a hold's prompt, or what clears it) offering the supervisor's void only when the
+    table would take it: ``refused`` is why it would not (the round's ``why_not_void``; None: the
+    words as they are). A hold whose only way out is the void says it is refused, and why."""
+    if refused is None:
+        return words
+    for way in _VOID_WAYS:
+        words = words.replace(way, "")
+    if words.endswith(": void"):  # the void its only way (a misdeal): say why not
+        return f"{words[: -len('void')]}void refused: {refused}"
+    return words
 
 
 def reason_clears(reason: str, by_itself: bool) -> str:

@@ -26,7 +26,7 @@ from controller.table._carry_over import CarryOver
 from controller.table._dealer_screen import DealerScreen
 from controller.table._device_state import DeviceLinks, ShownState
 from controller.table._forward import Forward
-from controller.table._holds import HoldKind, Holds
+from controller.table._holds import HoldKind, Holds, offer_void
 from controller.table._late_bets import LateBets
 from controller.table._links import LinkReconciler
 from controller.table._round_state import Audit, GameShape, RoundState
@@ -442,8 +442,14 @@ class RoundTable:
         return out + late.details() if late.pending else out
 
     def hold_prompt(self) -> str:
-        """What clears the hold (the screen's prompt while the table holds)."""
-        return self.intake.hold_prompt() or self.holds.prompt()
+        """What clears the hold (the screen's prompt while the table holds): the void offered
+        only when the table would take it (:meth:`._settlement_walk.SettlementWalk.why_not_void`)."""
+        return offer_void(self.intake.hold_prompt() or self.holds.prompt(), self.walk.why_not_void())
+
+    def hold_clears(self) -> str:
+        """What clears the hold, in words (the page, the pit and the log): the void offered only
+        when the table would take it, as :meth:`hold_prompt`."""
+        return offer_void(self.holds.clears(), self.walk.why_not_void())
 
     def uses_next_previous(self) -> bool:
         """Whether ``next`` / ``previous`` mean something in this state (then they do not page the

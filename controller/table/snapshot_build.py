@@ -303,7 +303,7 @@ def build_snapshot(table: RoundTable, version: int = 0, texts: bool = True) -> T
         hold = HoldView(
             cache.mask(holds.reason, up),
             held_from,
-            holds.clears(),
+            table.hold_clears(),
             holds.kind.ends_by_itself,
             holds.kind.who,
             table.links.device_links.why_not_back(),
