@@ -13,10 +13,12 @@ from table_helpers import FedTable
 from test_attack14_late_settled import boston5_bonus, pai_gow_turned
 from test_attack14_void_settled import key, mississippi_round, table
 
-from controller.table._holds import CARDS_WAIT_PROMPT, HoldKind, hold_clears, offer_void
+from controller.table._holds import CARDS_WAIT_PROMPT, HoldKind, hold_clears
+from controller.table._void_ways import offer_void
 from drivers.link import LinkDown
 from drivers.panel import ButtonChanged
-from drivers.shoe import Jam
+from drivers.shoe import CardDealt, Jam
+from drivers.state import ShoeState
 
 PAID = "round 1 is being settled: wagers already paid or collected"
 
@@ -53,6 +55,23 @@ def test_no_void_offered_in_the_stub_count_after_a_settled_round(fault: str) -> 
     assert t.snapshot().step == "count_stub"
     t.feed(Jam(device="shoe") if fault == "jam" else LinkDown(device="bet_spots", reason="no reply"))
     void_refused(t, "round 5 is over: count the stub")
+
+
+def test_a_card_waiting_in_the_stub_count_is_no_misdeal_on_the_screen() -> None:
+    """A card out of the shoe during a jam in the stub count after a settled round waits for the
+    supervisor: the screen's prompt and the reason it notes offer ``confirm`` alone (a misdeal's
+    void is refused there)."""
+    t = table("mississippi_stud")
+    for r in range(5):
+        mississippi_round(t, 9 * r)
+        while t.snapshot().step == "settlement":
+            t.press("confirm")
+    t.feed(Jam(device="shoe"))
+    t.feed(CardDealt(device="shoe", card="Ks", index=46, quality=100))
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=46))
+    assert "1 card dealt while held: supervisor: confirm accepts" in t.snapshot().recent
+    void_refused(t, "round 5 is over: count the stub")
+    assert not any("void" in text for text in t.snapshot().recent if "dealt while held" in text)
 
 
 def test_no_void_offered_once_a_settlement_step_paid() -> None:

@@ -25,15 +25,7 @@ from controller.table._supervisor import Record
 from controller.table.card_ledger import CardLedger
 from drivers.protocol import DeviceFault
 
-__all__ = [
-    "HoldKind",
-    "Holds",
-    "ROUND_COMMANDS",
-    "NOT_CONNECTED",
-    "hold_clears",
-    "cards_wait_reason",
-    "offer_void",
-]
+__all__ = ["HoldKind", "Holds", "ROUND_COMMANDS", "NOT_CONNECTED", "hold_clears", "cards_wait_reason"]
 
 log = logging.getLogger("tablectl.table")
 
@@ -166,33 +158,6 @@ def hold_clears(reason: str) -> str:
     return "supervisor key on: clear fault, or void"
 
 
-_VOID_WAYS = (
-    ", void declares a misdeal",
-    "; or supervisor key on: void",
-    "; or key: void",
-    ", void when not",
-    "; or void",
-    ", or void",
-    " or void",
-    ", void",
-)
-"""How this module and its callers word the supervisor's void among a hold's ways out (longest
-first: one is left out whole, never in part)."""
-
-
-def offer_void(words: str, refused: str | None) -> str:
-    """``words`` (a hold's prompt, or what clears it) offering the supervisor's void only when the
-    table would take it: ``refused`` is why it would not (the round's ``why_not_void``; None: the
-    words as they are). A hold whose only way out is the void says it is refused, and why."""
-    if refused is None:
-        return words
-    for way in _VOID_WAYS:
-        words = words.replace(way, "")
-    if words.endswith(": void"):  # the void its only way (a misdeal): say why not
-        return f"{words[: -len('void')]}void refused: {refused}"
-    return words
-
-
 def reason_clears(reason: str, by_itself: bool) -> str:
     """What clears a hold with ``reason`` that ends by itself or not (``by_itself``), as the hold
     began or changed (what the journal's hold records say): a hold that ends by itself says so,
@@ -282,7 +247,7 @@ class Holds:
             if kind.replaces(held):
                 self.reason, self.kind = reason, kind
             if kind.noted(held):
-                self._display.note(reason)
+                self._display.hold_noted(reason)
 
     def entered(self, reason: str | None = None) -> None:
         """The machine goes to ``hold`` (its ``before`` callback): remember where to resume."""
@@ -291,7 +256,7 @@ class Holds:
         self.held_from = self._state.phase
         self.held_links = set()
         self._commands.panel_lamp("clear_fault", True)
-        self._display.shown(f"HOLD: {self.reason}")
+        self._display.held(self.reason)
 
     def machine_error_raised(self, *_trigger_args: object, **_trigger_kwargs: object) -> None:
         """A callback of the machine raised (its ``on_exception``): the error names the hold's

@@ -26,7 +26,7 @@ from controller.table._carry_over import CarryOver
 from controller.table._dealer_screen import DealerScreen
 from controller.table._device_state import DeviceLinks, ShownState
 from controller.table._forward import Forward
-from controller.table._holds import HoldKind, Holds, offer_void
+from controller.table._holds import HoldKind, Holds
 from controller.table._late_bets import LateBets
 from controller.table._links import LinkReconciler
 from controller.table._round_state import Audit, GameShape, RoundState
@@ -35,6 +35,7 @@ from controller.table._shoe_faults import ShoeFaults
 from controller.table._sign_in import SignIns
 from controller.table._stub_count import StubCount
 from controller.table._supervisor import IN_PLAY, Action, Record, Supervisor, SupervisorKey
+from controller.table._void_ways import offer_void
 from controller.table._wagers import Wagers
 from controller.table.card_ledger import CardLedger
 from controller.table.devices import TableDevices
@@ -196,6 +197,9 @@ class RoundTable:
         def read_again(dealt: Card, index: int) -> None:
             supervisor.attempt("card read again", dealt=dealt, index=index)
 
+        def why_not_void() -> str | None:
+            return walk.why_not_void()
+
         self.display = DealerScreen(
             state,
             shape,
@@ -203,6 +207,7 @@ class RoundTable:
             shown,
             DisplaySize(table.display.lines, table.display.columns),
             self.hold_prompt,
+            why_not_void,
             self.screen_details,
             self.uses_next_previous,
             self.notice_confirmed,
