@@ -8,13 +8,18 @@ anything was paid the void is offered as before (the controls)."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
-from table_helpers import FedTable
+from table_helpers import FedTable, bench_table
 from test_attack14_late_settled import boston5_bonus, pai_gow_turned
 from test_attack14_void_settled import key, mississippi_round, table
 
+from controller.journal import Journal
+from controller.table._hold_journal import HoldJournal
 from controller.table._holds import CARDS_WAIT_PROMPT, HoldKind, hold_clears
 from controller.table._void_ways import offer_void
+from controller.web.view import table_view
 from drivers.link import LinkDown
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, Jam
@@ -72,6 +77,40 @@ def test_a_card_waiting_in_the_stub_count_is_no_misdeal_on_the_screen() -> None:
     assert "1 card dealt while held: supervisor: confirm accepts" in t.snapshot().recent
     void_refused(t, "round 5 is over: count the stub")
     assert not any("void" in text for text in t.snapshot().recent if "dealt while held" in text)
+
+
+class _Records:
+    """A journal that keeps what is appended (the hold records)."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[str, dict[str, object]]] = []
+
+    def append(self, kind: str, data: dict[str, object]) -> int:
+        self.records.append((kind, data))
+        return len(self.records)
+
+
+@pytest.mark.parametrize("paid", [True, False], ids=["paid", "nothing paid"])
+def test_the_page_and_the_hold_records_offer_the_void_as_the_table_does(paid: bool) -> None:
+    """The table page's hold (its reason and what clears it) and the journal's hold record (what
+    clears it, as the log and ``tablectl recall`` say it) after a settlement step paid, and before."""
+    t = table("mississippi_stud")
+    mississippi_round(t, 0)
+    if paid:
+        t.press("confirm", "confirm")
+    records = _Records()
+    holds = HoldJournal(cast(Journal, records), clock=lambda: 0.0)
+    holds.seen(t.snapshot())
+    t.feed(CardDealt(device="shoe", card="Ks", index=20, quality=100))  # cards 10-19 never reported
+    s = t.snapshot()
+    holds.seen(s)
+    assert s.hold is not None and s.hold.reason.endswith("confirm accepts the cards, void declares a misdeal")
+    view = table_view(s, bench_table("mississippi_stud"), {}, ())["hold"]
+    assert isinstance(view, dict)
+    ((kind, began),) = records.records
+    assert kind == "HoldBegan" and began["reason"] == s.hold.reason  # the journal's reason as it was
+    texts = (str(began["clears"]), str(view["reason"]), str(view["clears"]), s.hold.shown_reason())
+    assert all(("void" in text) is not paid for text in texts), texts
 
 
 def test_no_void_offered_once_a_settlement_step_paid() -> None:
