@@ -28,6 +28,16 @@ from drivers.state import ShoeState
 PAID = "round 1 is being settled: wagers already paid or collected"
 
 
+def stub_count_after_five_rounds() -> FedTable:
+    """A Mississippi Stud table in the stub count after its fifth round, settled and recorded."""
+    t = table("mississippi_stud")
+    for r in range(5):
+        mississippi_round(t, 9 * r)
+        while t.snapshot().step == "settlement":
+            t.press("confirm")
+    return t
+
+
 def ways(t: FedTable) -> tuple[str, str, str]:
     """The held table's prompt (the screen's), what clears it (the page's), and the screen's lines."""
     s = t.snapshot()
@@ -52,11 +62,7 @@ def void_offered(t: FedTable) -> None:
 
 @pytest.mark.parametrize("fault", ["jam", "link"])
 def test_no_void_offered_in_the_stub_count_after_a_settled_round(fault: str) -> None:
-    t = table("mississippi_stud")
-    for r in range(5):
-        mississippi_round(t, 9 * r)
-        while t.snapshot().step == "settlement":
-            t.press("confirm")
+    t = stub_count_after_five_rounds()
     assert t.snapshot().step == "count_stub"
     t.feed(Jam(device="shoe") if fault == "jam" else LinkDown(device="bet_spots", reason="no reply"))
     void_refused(t, "round 5 is over: count the stub")
@@ -66,11 +72,7 @@ def test_a_card_waiting_in_the_stub_count_is_no_misdeal_on_the_screen() -> None:
     """A card out of the shoe during a jam in the stub count after a settled round waits for the
     supervisor: the screen's prompt and the reason it notes offer ``confirm`` alone (a misdeal's
     void is refused there)."""
-    t = table("mississippi_stud")
-    for r in range(5):
-        mississippi_round(t, 9 * r)
-        while t.snapshot().step == "settlement":
-            t.press("confirm")
+    t = stub_count_after_five_rounds()
     t.feed(Jam(device="shoe"))
     t.feed(CardDealt(device="shoe", card="Ks", index=46, quality=100))
     t.feed(ShoeState(device="shoe", status="ok", cards_out=46))
