@@ -275,6 +275,10 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 While cards wait for the supervisor the hold's prompt says `confirm accepts the cards, or void`:
 `clear_fault` is refused then. Every hold, each new reason and its end is also a line in the log (a hold that ends by itself:
 `hold ended by itself: ...`; one the supervisor clears: `hold cleared: ...`).
+Where this table says "or the supervisor voids" (or `void`), the void is only offered while the table takes it:
+once the round's settlement has paid or collected, or in the stub count after the round, the hold's prompt on the
+screen and what clears it on the page and the pit leave `void` out (`wait for the device`, not `wait for the device;
+or key: void`); a hold whose only way out is the void says `void refused: <why>`.
 
 ### Two things at once
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from controller.table._device_state import DeviceLinks, ShownState
 from controller.table._round_state import GameShape, RoundState
+from controller.table._void_ways import offer_void
 from controller.table.screen import DisplaySize, Notice, ScreenState, fits, page_count, render
 
 __all__ = ["DealerScreen", "KEEP_PROMPTS"]
@@ -28,7 +29,8 @@ class DealerScreen:
     ``shown``, the panel's state kept for its link-ups).
 
     It reads the round's ``state`` and ``device_links``; the game's hooks: ``hold_prompt`` (the
-    prompt while held), ``screen_details`` (the details of the state now), ``uses_next_previous``
+    prompt while held), ``why_not_void`` (why the round's void is refused now: a hold's reason
+    shown leaves it out), ``screen_details`` (the details of the state now), ``uses_next_previous``
     (whether next / previous mean something now, rather than paging) and ``notice_confirmed``."""
 
     def __init__(
@@ -39,12 +41,14 @@ class DealerScreen:
         shown: ShownState,
         size: DisplaySize,
         hold_prompt: Callable[[], str],
+        why_not_void: Callable[[], str | None],
         screen_details: Callable[[], list[str]],
         uses_next_previous: Callable[[], bool],
         notice_confirmed: Callable[[Notice], None],
     ) -> None:
         self._state, self._shape, self._device_links, self._shown = state, shape, device_links, shown
         self._hold_prompt, self._screen_details = hold_prompt, screen_details
+        self._why_not_void = why_not_void
         self._uses_next_previous, self._notice_confirmed = uses_next_previous, notice_confirmed
         self.prompts: list[str] = []
         """Every text the dealer was shown (prompts, notes, notices), the recent ones kept."""
@@ -86,6 +90,14 @@ class DealerScreen:
         self.prompts.append(text)
         if len(self.prompts) > 2 * KEEP_PROMPTS:
             del self.prompts[:-KEEP_PROMPTS]
+
+    def held(self, reason: str) -> None:
+        """Keep the hold's ``reason`` among the texts shown (the void it names left out when refused)."""
+        self.shown(f"HOLD: {offer_void(reason, self._why_not_void())}")
+
+    def hold_noted(self, reason: str) -> None:
+        """Note a new hold ``reason`` on a table already held (the void it names left out when refused)."""
+        self.note(offer_void(reason, self._why_not_void()))
 
     def ask(self, prompt: str) -> None:
         """Set the screen's prompt: what the dealer must do next, naming the button."""
@@ -174,7 +186,7 @@ class DealerScreen:
                 step,
                 prompt,
                 tuple(self._screen_details()),
-                state.hold_reason if held else "",
+                offer_void(state.hold_reason, self._why_not_void()) if held else "",
                 notices[0] if notices else None,
                 self.page if notices else self.detail_page,
                 (*self.notes, *again),

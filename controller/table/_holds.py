@@ -247,7 +247,7 @@ class Holds:
             if kind.replaces(held):
                 self.reason, self.kind = reason, kind
             if kind.noted(held):
-                self._display.note(reason)
+                self._display.hold_noted(reason)
 
     def entered(self, reason: str | None = None) -> None:
         """The machine goes to ``hold`` (its ``before`` callback): remember where to resume."""
@@ -256,7 +256,7 @@ class Holds:
         self.held_from = self._state.phase
         self.held_links = set()
         self._commands.panel_lamp("clear_fault", True)
-        self._display.shown(f"HOLD: {self.reason}")
+        self._display.held(self.reason)
 
     def machine_error_raised(self, *_trigger_args: object, **_trigger_kwargs: object) -> None:
         """A callback of the machine raised (its ``on_exception``): the error names the hold's

@@ -35,6 +35,7 @@ from controller.table._shoe_faults import ShoeFaults
 from controller.table._sign_in import SignIns
 from controller.table._stub_count import StubCount
 from controller.table._supervisor import IN_PLAY, Action, Record, Supervisor, SupervisorKey
+from controller.table._void_ways import offer_void
 from controller.table._wagers import Wagers
 from controller.table.card_ledger import CardLedger
 from controller.table.devices import TableDevices
@@ -196,6 +197,9 @@ class RoundTable:
         def read_again(dealt: Card, index: int) -> None:
             supervisor.attempt("card read again", dealt=dealt, index=index)
 
+        def why_not_void() -> str | None:
+            return walk.why_not_void()
+
         self.display = DealerScreen(
             state,
             shape,
@@ -203,6 +207,7 @@ class RoundTable:
             shown,
             DisplaySize(table.display.lines, table.display.columns),
             self.hold_prompt,
+            why_not_void,
             self.screen_details,
             self.uses_next_previous,
             self.notice_confirmed,
@@ -442,8 +447,14 @@ class RoundTable:
         return out + late.details() if late.pending else out
 
     def hold_prompt(self) -> str:
-        """What clears the hold (the screen's prompt while the table holds)."""
-        return self.intake.hold_prompt() or self.holds.prompt()
+        """What clears the hold (the screen's prompt while the table holds): the void offered
+        only when the table would take it (:meth:`._settlement_walk.SettlementWalk.why_not_void`)."""
+        return offer_void(self.intake.hold_prompt() or self.holds.prompt(), self.walk.why_not_void())
+
+    def hold_clears(self) -> str:
+        """What clears the hold, in words (the page, the pit and the log): the void offered only
+        when the table would take it, as :meth:`hold_prompt`."""
+        return offer_void(self.holds.clears(), self.walk.why_not_void())
 
     def uses_next_previous(self) -> bool:
         """Whether ``next`` / ``previous`` mean something in this state (then they do not page the

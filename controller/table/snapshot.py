@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from controller.table._holds import hold_clears
+from controller.table._void_ways import offer_void
 
 __all__ = [
     "SeatView",
@@ -115,6 +116,12 @@ class HoldView:
     """Cards that left the shoe while held (accepted with confirm, or a misdeal with void)."""
     card_to_enter: bool = False
     """A misread card must be read again or entered by the supervisor."""
+    void_refused: str | None = None
+    """Why the round's void is refused now (None: it is one way out): the texts leave it out."""
+
+    def shown_reason(self) -> str:
+        """The reason as a screen or page shows it: a void it names left out when refused."""
+        return offer_void(self.reason, self.void_refused)
 
 
 @dataclass(frozen=True, slots=True)

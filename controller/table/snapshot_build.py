@@ -325,12 +325,13 @@ def build_snapshot(table: RoundTable, version: int = 0, texts: bool = True) -> T
         hold = HoldView(
             cache.mask(holds.reason, up),
             held_from,
-            holds.clears(),
+            table.hold_clears(),
             holds.kind.ends_by_itself,
             holds.kind.who,
             table.links.device_links.why_not_back(),
             len(table.ledger.waiting),
             table.intake.misread_index is not None,
+            walk.why_not_void(),
         )
     known = cache.buttons.get(phase)
     if known is None:  # a function of the machine's state (and the table's config) alone
