@@ -179,14 +179,21 @@ HELD_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
         (3, 1, held_at("fifth_street", "reboot")),
         (1, 1, held_at("settlement", "early_card")),
     ),
-    "boston5": ((1, 1, held_at("bonus_settlement", "count_repeat")),),
+    "boston5": (
+        (1, 1, held_at("bonus_settlement", "count_repeat")),
+        (1, 1, held_at("final_deal", "state_nak")),
+        (1, 1, (Fault(0.0, "restart", "shoe", 1.0, 1, step="settlement", edge="enter", round_no=1),)),
+    ),
 }
 """Targeted scenarios the CI swarm test plays beside a game's seeds, (seed, rounds, faults), each
 for a (step held, fault kind) pair no swarm seed of the pool reached (docs/simulate.md, "How the
 CI swarm seeds were chosen"): a hold must begin at the step and the fault start within it, and a
 hold begins at a short step (Mississippi Stud's dealing lasts a few hundredths of a simulated
 second) by chance rarely. Each seed is one at which the table writes during the outage, so it
-holds from the step; the CI test checks that each still reaches its pair."""
+holds from the step; the CI test checks that each still reaches its pair. Boston 5's last two keep
+two pairs seed 1939 reached until an early card placed in a hold dealt its card (in round 7, held
+from betting; its later rounds went otherwise): ``final_deal (held)``: ``state_nak``, and
+``settlement``: ``restart`` (a fault whose edge is not ``held`` reaches its step not held)."""
 
 
 @dataclass(frozen=True, slots=True)
