@@ -4,7 +4,6 @@ given button presses. Each also injects the device faults its class can have."""
 from __future__ import annotations
 
 import struct
-import time
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
@@ -200,7 +199,8 @@ class PanelSim(SimDevice):
     """The dealer's panel: button presses and the key switch; the display (``lines`` x ``columns``)
     and lamps as commanded. ``screen`` is what the display shows now: ``table stopped`` once the
     controller's heartbeat has been missed for a second, until the controller sends a screen
-    again; ``screens`` every screen sent, with the time (``time.time()``) it appeared."""
+    again; ``screens`` every screen sent, with the time it appeared by the panel's own ``clock``
+    (a simulation's is simulated: the same seed, the same history)."""
 
     driver = PanelDriver
 
@@ -286,7 +286,7 @@ class PanelSim(SimDevice):
 
     def forget(self) -> None:
         self.display, self.lamps = {}, {}
-        self.screens.append((time.time(), self._screen()))
+        self.screens.append((self.clock(), self._screen()))
 
     def state_body(self) -> tuple[bytes, list[bytes] | None]:
         held = [bytes((BUTTONS.index(b) + 1,)) for b in sorted(self.held)]
@@ -298,14 +298,14 @@ class PanelSim(SimDevice):
                 return STATUS_BAD_BODY  # protocol.md section 9: nothing changes
             self.display[values["line"]] = values["text"]
             self._sent()
-            self.screens.append((time.time(), self._screen()))
+            self.screens.append((self.clock(), self._screen()))
         elif name == "screen":
             lines = values["lines"]
             if len(lines) > self.lines or any(len(text) > self.columns for text in lines):
                 return STATUS_BAD_BODY
             self.display = {n: text for n, text in enumerate(lines, 1)}
             self._sent()
-            self.screens.append((time.time(), self._screen()))
+            self.screens.append((self.clock(), self._screen()))
         elif name == "lamp":
             self.lamps[values["button"]] = values["on"]
         elif name == "beep":

@@ -7,6 +7,7 @@ simulation found, as a case."""
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import tempfile
@@ -27,7 +28,16 @@ from hil.simulate.faults import (
     parse_kinds,
     schedule,
 )
-from hil.simulate.run import bench_table, pytest_case, replay_command, run_seed, run_seeds, shrink
+from hil.simulate.run import (
+    SHRUNK_WHY,
+    SeedResult,
+    bench_table,
+    replay_command,
+    run_seed,
+    run_seeds,
+    shrink,
+    shrunk_row,
+)
 from hil.simulate.world import World
 
 GAMES = table_names()
@@ -97,9 +107,20 @@ def test_shrink_keeps_only_the_faults_that_still_break_the_invariant(monkeypatch
     assert not first.ok
     faults, last = shrink("mississippi_stud", 7, ("never_connected", "jam", "wrong_press"), 1, first.broken)
     assert [f.kind for f in faults] == ["never_connected"] and last.broken == first.broken
-    case = pytest_case("mississippi_stud", 7, 1, faults, last)
-    assert "def test_simulation_mississippi_stud_seed_7" in case and "Fault(0.0, 'never_connected'" in case
-    compile(case, "case", "exec")
+    replay = replay_command("mississippi_stud", 7, ("never_connected", "jam", "wrong_press"), 1, explicit=True)
+    _the_printed_row_replays(shrunk_row("mississippi_stud", 7, 1, faults, last, replay), faults, last)
+
+
+def _the_printed_row_replays(row: str, faults: list[Fault], last: SeedResult) -> None:
+    """``--shrink``'s row parses as a row of ``SHRUNK`` (as pasted), and evaluated here it is a
+    :class:`Shrunk` whose faults are the shrunk ones and break the same invariant again."""
+    assert row.startswith("    Shrunk(\n") and row.endswith("    ),\n") and "WHY: " in row
+    ast.parse(f"SHRUNK: tuple[Shrunk, ...] = (\n{row})\n")
+    case = eval(row.strip().removesuffix(","), globals())
+    assert isinstance(case, Shrunk) and case.faults == tuple(faults) and case.why == SHRUNK_WHY
+    assert f"--seed {last.seed} " in case.found and f"`{last.broken}`" in case.found
+    again = run_seed(case.game, case.seed, (), rounds=case.rounds, faults=list(case.faults), swarm=case.swarm)
+    assert (again.broken, again.faults) == (last.broken, last.faults)
 
 
 def test_the_fault_kinds_are_named_once_and_the_ci_run_leaves_out_only_the_known_bugs() -> None:

@@ -68,7 +68,7 @@ def test_a_fault_placed_at_a_step_is_injected_there(step: str, edge: str, where:
     assert res.ok, f"{res.broken}: {res.detail}"
     assert res.reached == [Reached("wrong_press", where, False)]
     assert (
-        "step='third_street', edge='leave', round_no=2"
+        'step="third_street", edge="leave", round_no=2'
         in Fault(0.0, "key", step="third_street", edge="leave", round_no=2).code()
     )
 
@@ -247,8 +247,8 @@ def test_a_swarm_seed_shrinks_and_replays_as_the_swarm_plays_it(monkeypatch: pyt
     monkeypatch.setattr(run_module, "swarm_schedule", lambda *a: [fault])
     faults, last = run_module.shrink("boston5", 1, ("wrong_press",), 1, "", budget=0, swarm=True)
     assert waits and set(waits) == {SWARM_WAIT_S} and SWARM_WAIT_S < WAIT_S
-    case = run_module.pytest_case("boston5", 1, 1, faults, last, swarm=True)
-    assert "resettle=True, swarm=True)" in case and "step='betting'" in case
+    row = run_module.shrunk_row("boston5", 1, 1, faults, last, "tablectl simulate ... --swarm", swarm=True)
+    assert "        swarm=True,\n" in row and 'step="betting"' in row
 
 
 @pytest.mark.parametrize(("game", "seed", "rounds", "stack"), STACKED, ids=[s[0] for s in STACKED])

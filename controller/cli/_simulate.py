@@ -76,8 +76,8 @@ def options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--shrink",
         action="store_true",
-        help="for a failing --seed: drop faults while it still fails and print the rest as a pytest case "
-        "(default: off)",
+        help="for a failing --seed: drop faults while it still fails and print the rest as a row of SHRUNK in "
+        "tests/test_simulate.py (default: off)",
     )
     p.add_argument(
         "--journal-dir",
@@ -176,7 +176,7 @@ def _checked(args: argparse.Namespace) -> tuple[list[str], tuple[str, ...]]:
 
 
 def _one(args: argparse.Namespace, seed: int, kinds: tuple[str, ...]) -> int:
-    from hil.simulate.run import pytest_case, replay_command, run_seed, shrink
+    from hil.simulate.run import replay_command, run_seed, shrink, shrunk_row
 
     folder = Path(args.journal_dir) if args.journal_dir else None
     res = run_seed(
@@ -198,7 +198,9 @@ def _one(args: argparse.Namespace, seed: int, kinds: tuple[str, ...]) -> int:
         faults, last = shrink(args.game, seed, kinds, args.rounds, res.broken, swarm=args.swarm)
         print(f"shrunk to {len(faults)} fault(s), still broken: {last.broken}: {last.detail}")
         print()
-        print(pytest_case(args.game, seed, args.rounds, faults, last, swarm=args.swarm))
+        print("a row of SHRUNK in tests/test_simulate.py (write its why; one parametrized test plays every row):")
+        print()
+        print(shrunk_row(args.game, seed, args.rounds, faults, last, replay, swarm=args.swarm))
     return 1
 
 

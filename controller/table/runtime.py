@@ -299,7 +299,7 @@ class TableRuntime:
             log_link_event(event)
         at = getattr(event, "at", None)
         if at is not None and not self.replaying:
-            self.latencies.append(time.time() - at)
+            self.latencies.append(self.wall() - at)  # the events' own clock (a simulation's)
         if type(event).__name__ in _FAULTS:
             self.round_faults += 1
         self.round.handle(event)

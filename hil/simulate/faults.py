@@ -8,10 +8,12 @@ exactly from its list.
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
 
 __all__ = [
+    "source_text",
     "FAULT_KINDS",
     "SWARM_KINDS",
     "OWN_STREAM_KINDS",
@@ -99,9 +101,19 @@ class Fault:
     round_no: int = 0
 
     def code(self) -> str:
-        """The fault as Python source (for a shrunk scenario written as a test)."""
-        where = f", step={self.step!r}, edge={self.edge!r}, round_no={self.round_no!r}" if self.step else ""
-        return f"Fault({self.at!r}, {self.kind!r}, {self.device!r}, {self.duration!r}, {self.value!r}{where})"
+        """The fault as Python source, its texts in double quotes as ``ruff format`` leaves them
+        (for a shrunk scenario written as a row of the tests' ``SHRUNK``)."""
+        where = (
+            f", step={source_text(self.step)}, edge={source_text(self.edge)}, round_no={self.round_no!r}"
+            if self.step
+            else ""
+        )
+        return f"Fault({self.at!r}, {source_text(self.kind)}, {source_text(self.device)}, {self.duration!r}, {self.value!r}{where})"
+
+
+def source_text(value: str) -> str:
+    """``value`` as a Python string literal in double quotes (JSON's escapes are Python's too)."""
+    return json.dumps(value, ensure_ascii=False)
 
 
 def parse_kinds(text: str) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ from typing import Any
 from controller.configuration import TableConfig, config_dir, load_table
 from drivers.framing import in_process
 from hil.collector import set_aside
-from hil.simulate.faults import CI_KINDS, FAULT_KINDS, Fault, schedule
+from hil.simulate.faults import CI_KINDS, FAULT_KINDS, Fault, schedule, source_text
 from hil.simulate.invariants import Broken, check_chips, check_journal
 from hil.simulate.liveness import play_on
 from hil.simulate.model_check import check_rounds
@@ -39,7 +39,7 @@ __all__ = [
     "seed_folder",
     "shrink",
     "replay_command",
-    "pytest_case",
+    "shrunk_row",
 ]
 
 SEATS = 3
@@ -306,19 +306,43 @@ def shrink(
     return faults, last
 
 
-def pytest_case(game: str, seed: int, rounds: int, faults: list[Fault], result: SeedResult, swarm: bool = False) -> str:
-    """A shrunk scenario written as a pytest case (``swarm``: played as ``--swarm`` plays it, its
-    players' waits the swarm's)."""
-    listed = "".join(f"        {f.code()},\n" for f in faults)
-    how = ", swarm=True" if swarm else ""
+def shrunk_row(
+    game: str, seed: int, rounds: int, faults: list[Fault], result: SeedResult, replay: str, swarm: bool = False
+) -> str:
+    """A shrunk scenario as a row to paste into ``SHRUNK`` in tests/test_simulate.py (one
+    parametrized test plays every row): ``found`` says ``replay`` (the command that found it), how
+    far it shrank and the invariant ``result`` broke; ``why`` is left for the bug and its fix;
+    ``swarm``: played as ``--swarm`` plays it (its players' waits the swarm's)."""
+    listed = "".join(f"            {f.code()},\n" for f in faults)
+    found = f"`{replay} --shrink` (shrunk to {len(faults)} fault(s)): `{result.broken}`: {result.detail}"
+    named = f"{game}_seed_{seed}_{result.broken}"
     return (
-        f"def test_simulation_{game}_seed_{seed}() -> None:\n"
-        f'    """Found by `{replay_command(game, seed, sorted({f.kind for f in faults}), rounds)}`: '
-        f'{result.broken}."""\n'
-        f"    faults = [\n{listed}    ]\n"
-        f"    result = run_seed({game!r}, {seed}, (), rounds={rounds}, faults=faults, resettle=True{how})\n"
-        f'    assert result.ok, f"{{result.broken}}: {{result.detail}}"\n'
+        "    Shrunk(\n"
+        f"        {source_text(game)},\n"
+        f"        {seed},\n"
+        f"        {rounds},\n"
+        f"        (\n{listed}        ),\n"
+        f"{_wrapped(found)}"
+        f"{_wrapped(SHRUNK_WHY)}" + ("        swarm=True,\n" if swarm else "") + f"        name={source_text(named)},\n"
+        "    ),\n"
     )
+
+
+SHRUNK_WHY = "WHY: the bug (the table's or the checker's), its fix, and the test that has it alone"
+"""What a printed row's ``why`` says until the engineer writes it."""
+
+
+def _wrapped(text: str, width: int = 100) -> str:
+    """``text`` as a row's argument: string literals of about ``width`` characters, one a line,
+    cut after a space (Python joins them), ending in a comma."""
+    parts: list[str] = []
+    rest = text
+    while len(rest) > width:
+        cut = rest.rfind(" ", 0, width) + 1 or width
+        parts.append(rest[:cut])
+        rest = rest[cut:]
+    parts.append(rest)
+    return "".join(f"        {source_text(p)}\n" for p in parts[:-1]) + f"        {source_text(parts[-1])},\n"
 
 
 @dataclass

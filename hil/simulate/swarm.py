@@ -190,6 +190,7 @@ HELD_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
         (1, 1, held_at("bonus_settlement", "count_repeat")),
         (5, 1, held_at("first_deal", "duplicate_card", "reboot", "void")),
         (1, 1, held_at("second_wager", "count_restart")),
+        (1, 1, held_at("final_deal", "state_nak")),
     ),
     "pai_gow": (
         (1, 1, held_at("betting", "count_jump", by="link_down")),
@@ -204,15 +205,19 @@ CI swarm seeds were chosen", and "Since attack14"): a hold must begin at the ste
 start within it, and a hold begins at a short step (Mississippi Stud's dealing lasts a few
 hundredths of a simulated second) by chance rarely. Each seed (and round) is one at which the
 table writes during the outage, so it holds from the step; the CI test checks that each fault
-still reaches its step, held or not as placed."""
+still reaches its step, held or not as placed. Boston 5's ``final_deal (held)``: ``state_nak`` keeps a
+pair seed 1939 reached until an early card placed in a hold dealt its card (in round 7, held from
+betting; its later rounds went otherwise)."""
 
 STEP_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
+    "boston5": ((1, 1, (Fault(0.0, "restart", "shoe", 1.0, 1, step="settlement", edge="enter", round_no=1),)),),
     "pai_gow": ((1, 1, (Fault(0.0, "void", "panel", 1.0, 1, step="check_deal", edge="enter", round_no=1),)),),
 }
 """Targeted scenarios as :data:`HELD_SCENARIOS`, for a (step not held, fault kind) pair the CI
 swarm seeds no longer reach: pai gow's supervisor voiding as the dealer checks the deal (the
 seeds reached it before attack14 refused voids after a settled round and so moved their later
-rounds)."""
+rounds); and Boston 5's ``settlement``: ``restart``, which seed 1939 reached until an early card
+placed in a hold dealt its card."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -881,8 +881,14 @@ class World:
             self.panel.press(self._fault_rng(fault).choice(wrong))
 
     def _early_card(self, fault: Fault, end: float) -> None:
-        step = self.runtime.snapshot.step
-        if step in ("betting", "no_more_bets", "settlement", "round_complete") and self.shoe.stub_count:
+        """A card out of the shoe when the table expects none: at betting, "no more bets" or
+        settlement, also while the table holds from one of them (the dealer pulls a card during the
+        hold: the table journals it and holds it for the supervisor, docs/dealer-guide.md, "N cards
+        dealt while held"; before, a fault placed in such a hold dealt nothing, yet counted as its
+        step's coverage)."""
+        s = self.runtime.snapshot
+        step = (s.held_from or s.step) if s.step == "hold" else s.step
+        if step in _EARLY_CARD_STEPS and self.shoe.stub_count:
             self.shoe.deal(1)
 
     def _state_nak(self, fault: Fault, end: float) -> None:
@@ -940,6 +946,10 @@ class World:
             self._late.clear()  # the supervisor may accept a late bet now
             self.panel.press(rng.choice(options).button)
         self._at(self.now + 0.3, lambda: self.panel.key(False))
+
+
+_EARLY_CARD_STEPS = frozenset({"betting", "no_more_bets", "settlement", "round_complete"})
+"""The steps an ``early_card`` fault deals at (held from them too): none of them expects a card."""
 
 
 def _line(draws: random.Random) -> Line:
