@@ -10,7 +10,7 @@ from functools import partial
 from typing import Any
 
 import pytest
-from table_helpers import FedTable, bench_table
+from table_helpers import FedTable, bench_table, misread_waiting_card_entered_in_its_place
 
 from controller.game.boston5._machine import Boston5Table
 from controller.game.mississippi_stud._machine import MississippiTable
@@ -291,22 +291,7 @@ def test_a_waiting_card_read_as_one_already_dealt_is_entered_in_its_own_place(
     place it came out in (31.8, 24.8(c), 35.9): the cards after it wait until it is entered."""
     t = at(game, steps)
     first, later = (PAI_GOW_SHOE[50], PAI_GOW_SHOE[51]) if game == "pai_gow" else ("3d", "4s")
-    dealt = t.m.dealt
-    t.feed(Jam(device="shoe"))
-    t.cards([first, first, later])  # the second read as the first again (a card already dealt)
-    t.shoe_state("ok")
-    t.key()
-    t.press("confirm")  # the waiting cards accepted: the first placed, the second to read again or enter
-    assert t.m.dealt == dealt + 1 and t.m.intake.misread_index == t.index - 1
-    t.press("confirm")  # nothing before it waits: the card after it is not placed before it
-    assert t.m.dealt == dealt + 1 and t.m.ledger.waiting == [(t.index, t.m.ledger.waiting[0][1])]
-    t.press("next", "confirm")  # the supervisor enters the misread card: in its own place
-    assert t.m.dealt == dealt + 2
-    t.press("confirm")  # then the card after it
-    assert t.m.dealt == dealt + 3 and t.m.machine_error is None
-    log = [e for e in t.m.card_log if int(e["index"]) > t.index - 3]  # in the order reported
-    assert [e["index"] for e in log] == [t.index - 2, t.index - 1, t.index, t.index - 1]
-    assert str(log[1]["to"]).startswith("read as a card already dealt") and log[2]["card"] == later
+    misread_waiting_card_entered_in_its_place(t, first, later)
 
 
 @pytest.mark.parametrize(("game", "phase", "steps"), STATES, ids=IDS)
