@@ -3,11 +3,15 @@ test moves."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.configuration import TableConfig, config_dir, load_table
+from controller.game.record import RecordError
 from controller.table.devices import RecordingDevices
 from controller.table.events import OpenTable
 from controller.table.snapshot import TableSnapshot
@@ -127,6 +131,16 @@ def misread_waiting_card_entered_in_its_place(t: FedTable, first: str, later: st
     log = [e for e in t.m.card_log if int(e["index"]) > t.shoe_index - 3]  # in the order reported
     assert [e["index"] for e in log] == [t.shoe_index - 2, t.shoe_index - 1, t.shoe_index, t.shoe_index - 1]
     assert str(log[1]["to"]).startswith("read as a card already dealt") and log[2]["card"] == later
+
+
+def assert_refused(settle: Callable[[], object], *problems: str) -> None:
+    """``settle()`` refuses its record (``RecordError``), naming each of ``problems`` among the
+    problems it lists."""
+    with pytest.raises(RecordError) as info:
+        settle()
+    listed = info.value.problems
+    for expected in problems:
+        assert expected in listed, (expected, listed)
 
 
 def fill_journal(j: Any) -> None:
