@@ -29,7 +29,6 @@ from controller.configuration import config_dir, load_table
 from controller.game.mississippi_stud._machine import MississippiTable
 from controller.table.latest import LatestSnapshot
 from controller.table.snapshot import TableSnapshot
-from controller.table.snapshot_build import build_snapshot
 from controller.web._feed import PUBLISH_HZ, TableFeed
 from controller.web._table_app import StreamHub, table_app
 from controller.web.server import WebAddress, WebServer
@@ -49,13 +48,10 @@ class Runtime:
         self.drivers = {"shoe": None, "bet_spots": None, "panel": None}
         self.observers: list[Any] = []
         self.latest = LatestSnapshot()
-        self.version = 0
 
-    def publish(self) -> TableSnapshot:
-        self.version += 1
-        snapshot = build_snapshot(self.fed.m, self.version)
-        self.latest.publish(snapshot)
-        return snapshot
+    def publish(self) -> None:
+        """The table's snapshot published (versioned by the events fed: ``FedTable.snapshot``)."""
+        self.latest.publish(self.fed.snapshot())
 
     @property
     def snapshot(self) -> TableSnapshot:
