@@ -130,13 +130,18 @@ class Wagers:
     def bet_while_open(self, e: SpotReport) -> bool:
         """A spot report while betting is open (:meth:`betting_open`): builds the seat's wagers.
         True if handled."""
-        if not self.betting_open(e.seat, e.spot):
-            return False
-        self.take_open_bet(e)
-        return True
+        return self.take_while_open(e) is self._shape.common.betting
 
-    def take_open_bet(self, e: SpotReport) -> None:
-        """A spot report while betting is open (the caller found it open: :meth:`open_step` is the
+    def take_while_open(self, e: SpotReport) -> Enum | None:
+        """The step a spot report counts in (:meth:`open_step`, held or not); a report while betting
+        is open is taken here (:meth:`_take_open_bet`), the betting step returned."""
+        step = self.open_step(e.seat, e.spot)
+        if step is self._shape.common.betting:
+            self._take_open_bet(e)
+        return step
+
+    def _take_open_bet(self, e: SpotReport) -> None:
+        """A spot report while betting is open (:meth:`take_while_open` found :meth:`open_step` the
         betting step): the seat's wagers built."""
         seats = self._state.seats
         seat = seats.get(e.seat)

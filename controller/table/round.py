@@ -44,7 +44,7 @@ from controller.table.events import DevicesExpected, OpenTable, SignIn
 from controller.table.phases import COMMON, CommonPhases, RoundMachine, Trigger, in_play_states, round_states
 from controller.table.round_data import RoundResult, Seat
 from controller.table.screen import DisplaySize, Notice
-from controller.vocab import Card
+from controller.vocab import Card, format_cards
 from controller.wagers import Settlement, Step
 from drivers.bet_spots import SpotReport
 from drivers.panel import BadgeRead, ButtonChanged, PinEntered, SignOff
@@ -471,6 +471,14 @@ class RoundTable:
     def in_play(self) -> list[Seat]:
         """Seats still in the round, in seat order (clockwise from the dealer's left)."""
         return [s for _, s in sorted(self.seats.items()) if s.folded_at is None]
+
+    def seat_records(self, details: Callable[[Seat], dict[str, object]] | None = None) -> dict[str, object]:
+        """The round record's ``seats``: each seat by its number, in seat order, with its wagers and
+        its cards, then what ``details`` gives of it (the game's own keys)."""
+        return {
+            str(n): {"wagers": dict(s.wagers), "cards": format_cards(s.cards), **(details(s) if details else {})}
+            for n, s in sorted(self.seats.items())
+        }
 
     # --- game hooks -----------------------------------------------------------------------------
 

@@ -233,15 +233,7 @@ class Boston5Table(RoundTable):
         return self.dealt > 3 * len(self.seats) + 3
 
     def round_record(self) -> dict[str, object]:
-        seats = {
-            str(n): {
-                "wagers": dict(s.wagers),
-                "cards": format_cards(s.cards),
-                "exposed_bonus": s.exposed,
-                "folded": s.folded_at is not None,
-            }
-            for n, s in sorted(self.seats.items())
-        }
+        seats = self.seat_records(lambda s: {"exposed_bonus": s.exposed, "folded": s.folded_at is not None})
         return {"game": "boston5", "seats": seats, "dealer": format_cards(self.dealer)}
 
     # --- events ---------------------------------------------------------------------------------
@@ -300,9 +292,8 @@ class Boston5Table(RoundTable):
 
     def on_SpotReport(self, e: SpotReport) -> None:
         wagers = self.wagers
-        step = wagers.open_step(e.seat, e.spot)  # held or not
+        step = wagers.take_while_open(e)
         if step is _BETTING:
-            wagers.take_open_bet(e)
             return
         state = self.state
         state.screen_changed()  # a report in play: what the details show may change

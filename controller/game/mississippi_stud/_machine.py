@@ -177,16 +177,13 @@ class MississippiTable(RoundTable):
         return f"community card {placed - 2 * len(order) + 1}"
 
     def round_record(self) -> dict[str, object]:
-        seats = {
-            str(n): {
-                "wagers": dict(s.wagers),
-                "cards": format_cards(s.cards),
+        seats = self.seat_records(
+            lambda s: {
                 "folded_at": s.folded_at,
                 **({"communication_violation": True} if s.violation else {}),
                 **({"violation_at": s.violation_at} if s.violation_at else {}),
             }
-            for n, s in sorted(self.seats.items())
-        }
+        )
         return {"game": "mississippi_stud", "seats": seats, "community": format_cards(self.community)}
 
     # --- events ---------------------------------------------------------------------------------
@@ -217,10 +214,8 @@ class MississippiTable(RoundTable):
             self.cards_complete()
 
     def on_SpotReport(self, e: SpotReport) -> None:
-        wagers = self.wagers
-        step = wagers.open_step(e.seat, e.spot)  # held or not
+        step = self.wagers.take_while_open(e)
         if step is _BETTING:
-            wagers.take_open_bet(e)
             return
         # A report in play changes what the screen shows only when it takes a street's bet (the
         # seats waiting, in the details): a note or a late bet says so itself (``display.shown``).

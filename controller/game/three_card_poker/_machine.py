@@ -126,10 +126,7 @@ class ThreeCardTable(RoundTable):
         return f"dealer card {placed - CARDS * len(order) + 1}"
 
     def round_record(self) -> dict[str, object]:
-        seats = {
-            str(n): {"wagers": dict(s.wagers), "cards": format_cards(s.cards)} for n, s in sorted(self.seats.items())
-        }
-        return {"game": "three_card_poker", "seats": seats, "dealer": format_cards(self.dealer)}
+        return {"game": "three_card_poker", "seats": self.seat_records(), "dealer": format_cards(self.dealer)}
 
     def fold(self, seat: Seat) -> None:
         """20.10(b), (c) (inferred): the seat folds: its ante and pair plus collected now, its cards
