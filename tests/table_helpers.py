@@ -18,7 +18,7 @@ from controller.table.snapshot import TableSnapshot
 from controller.table.snapshot_build import build_snapshot
 from drivers.bet_spots import SpotReport
 from drivers.panel import ButtonChanged
-from drivers.shoe import CardDealt, CardUnreadable, Jam
+from drivers.shoe import CardDealt, CardUnreadable
 from drivers.state import ShoeState
 
 NOT_AT_THIS_TABLE = ((0, "ante"), (7, "ante"), (9, "ante"), (255, "ante"), (2, "pair_plus"))
@@ -108,29 +108,6 @@ class FedTable:
         """The shoe deals ``cards``, numbered on from its count (a repeated number holds)."""
         for i, c in enumerate(cards.split(), start=self.shoe_index + 1):
             self.feed(CardDealt(device="shoe", card=c, index=i, quality=100))
-
-
-def misread_waiting_card_entered_in_its_place(t: FedTable, first: str, later: str) -> None:
-    """Issue 41 item 2's case on ``t`` (in a dealing step): the shoe jams, three cards leave it
-    meanwhile (``first``, ``first`` again: the second read as a card already dealt, then ``later``);
-    the supervisor accepts them and enters the misread card. Asserts each card takes the place it
-    came out of the shoe in: the card after the misread one waits until it is entered."""
-    dealt = t.m.dealt
-    t.feed(Jam(device="shoe"))
-    t.deal(f"{first} {first} {later}")  # the second read as the first again (a card already dealt)
-    t.feed(ShoeState(device="shoe", status="ok", cards_out=t.m.ledger.shoe_count))
-    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
-    t.press("confirm")  # the waiting cards accepted: the first placed, the second to read again or enter
-    assert t.m.dealt == dealt + 1 and t.m.intake.misread_index == t.shoe_index - 1
-    t.press("confirm")  # nothing before it waits: the card after it is not placed before it
-    assert t.m.dealt == dealt + 1 and [i for i, _ in t.m.ledger.waiting] == [t.shoe_index]
-    t.press("next", "confirm")  # the supervisor enters the misread card: in its own place
-    assert t.m.dealt == dealt + 2
-    t.press("confirm")  # then the card after it
-    assert t.m.dealt == dealt + 3 and t.m.machine_error is None
-    log = [e for e in t.m.card_log if int(e["index"]) > t.shoe_index - 3]  # in the order reported
-    assert [e["index"] for e in log] == [t.shoe_index - 2, t.shoe_index - 1, t.shoe_index, t.shoe_index - 1]
-    assert str(log[1]["to"]).startswith("read as a card already dealt") and log[2]["card"] == later
 
 
 def assert_refused(settle: Callable[[], object], *problems: str) -> None:

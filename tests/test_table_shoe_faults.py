@@ -10,11 +10,13 @@ from functools import partial
 from typing import Any
 
 import pytest
-from table_helpers import FedTable, bench_table, misread_waiting_card_entered_in_its_place
+from table_helpers import FedTable, bench_table
+from test_table_three_card_poker import TABLE as THREE_CARD_TABLE
 
 from controller.game.boston5._machine import Boston5Table
 from controller.game.mississippi_stud._machine import MississippiTable
 from controller.game.pai_gow._machine import PaiGowTable
+from controller.game.three_card_poker._machine import ThreeCardTable
 from controller.table.devices import RecordingDevices
 from controller.table.events import OpenTable
 from controller.table.round import HoldKind
@@ -278,6 +280,29 @@ def test_an_unreadable_read_before_the_shoes_count_starts_over_is_burned(
     assert first["index"] == 1 and first["to"] == first_place and t.m.dealt == 1
 
 
+def misread_waiting_card_entered_in_its_place(t: FedTable, first: str, later: str) -> None:
+    """Issue 41 item 2's case on ``t`` (in a dealing step): the shoe jams, three cards leave it
+    meanwhile (``first``, ``first`` again: the second read as a card already dealt, then ``later``);
+    the supervisor accepts them and enters the misread card. Asserts each card takes the place it
+    came out of the shoe in: the card after the misread one waits until it is entered."""
+    dealt = t.m.dealt
+    t.feed(Jam(device="shoe"))
+    t.deal(f"{first} {first} {later}")  # the second read as the first again (a card already dealt)
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=t.m.ledger.shoe_count))
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.press("confirm")  # the waiting cards accepted: the first placed, the second to read again or enter
+    assert t.m.dealt == dealt + 1 and t.m.intake.misread_index == t.shoe_index - 1
+    t.press("confirm")  # nothing before it waits: the card after it is not placed before it
+    assert t.m.dealt == dealt + 1 and [i for i, _ in t.m.ledger.waiting] == [t.shoe_index]
+    t.press("next", "confirm")  # the supervisor enters the misread card: in its own place
+    assert t.m.dealt == dealt + 2
+    t.press("confirm")  # then the card after it
+    assert t.m.dealt == dealt + 3 and t.m.machine_error is None
+    log = [e for e in t.m.card_log if int(e["index"]) > t.shoe_index - 3]  # in the order reported
+    assert [e["index"] for e in log] == [t.shoe_index - 2, t.shoe_index - 1, t.shoe_index, t.shoe_index - 1]
+    assert str(log[1]["to"]).startswith("read as a card already dealt") and log[2]["card"] == later
+
+
 @pytest.mark.parametrize(("game", "phase", "steps"), DEALING, ids=[f"{g}-{p}" for g, p, _ in DEALING])
 def test_a_waiting_card_read_as_one_already_dealt_is_entered_in_its_own_place(
     game: str, phase: str, steps: int
@@ -478,3 +503,31 @@ def test_a_journal_outage_reads_every_device_again_and_acts_on_no_press(game: st
         if t.m.rounds:
             break
     assert t.m.rounds and t.m.rounds[-1].settlement is not None, t.m.holds.reason
+
+
+THREE_CARD_CARDS = "Ah Kh Qh 7c 4d 2s 9d 9s 3c Qc 8h 4h".split()
+"""Seat 1, seat 3, seat 5 (three each, clockwise), then the dealer's three."""
+
+
+@pytest.mark.parametrize("before", [0, 4], ids=["first-card", "mid-deal"])
+def test_three_card_poker_a_waiting_card_read_as_one_already_dealt_is_entered_in_its_own_place(before: int) -> None:
+    """Issue 41 item 2 in Three Card Poker (found at its swarm seed 81, `model_hidden`, round 9,
+    settlement, before item 2's fix; under the world's streams that seed no longer reaches it).
+    ``before`` cards dealt, then the shoe jams; three cards leave it meanwhile, the second
+    read as the first again. Accepted, the first is placed, the second is to be entered, and the
+    third waits until it is: each takes the place it came out of the shoe in."""
+    plain = _three_card_betting_closed()
+    plain.deal(" ".join(THREE_CARD_CARDS[: before + 3]))  # as many cards, no fault: each shoe number's place
+    t = _three_card_betting_closed()
+    t.deal(" ".join(THREE_CARD_CARDS[:before]))
+    misread_waiting_card_entered_in_its_place(t, THREE_CARD_CARDS[before], THREE_CARD_CARDS[before + 1])
+    places = {e["index"]: e["to"] for e in t.m.card_log if not str(e["to"]).startswith("read as")}
+    assert places == {e["index"]: e["to"] for e in plain.m.card_log}  # each in the place it came out in
+
+
+def _three_card_betting_closed() -> FedTable:
+    t = FedTable(ThreeCardTable, THREE_CARD_TABLE)
+    for seat in (1, 3, 5):
+        t.spot(seat, "ante", 500)
+    t.press("no_more_bets")
+    return t
