@@ -244,7 +244,7 @@ class LinkReconciler:
             self.still_missing()
             return
         if ledger.waiting and not holds.held_links <= {SHOE}:
-            if intake.deal_expected():
+            if intake.decided_now():  # a card is expected, or none is any more (the deal is over)
                 holds.hold(intake.waiting_reason())
                 return
             # no card expected yet (presses not acted on, e.g. "no more bets"): the dealer goes
