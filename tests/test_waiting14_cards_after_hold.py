@@ -74,9 +74,16 @@ def panel_down(t: FedTable) -> None:
     t.feed(LinkDown(device="panel", reason="no reply"))
 
 
+def shoe_down(t: FedTable) -> None:
+    """The shoe's link alone: its cards are its reports delivered late, as dealt when none was
+    expected (live, such a card holds for the supervisor; never burned without him)."""
+    t.feed(LinkDown(device="shoe", reason="no reply"))
+
+
 HOLDS: dict[str, tuple[Callable[[FedTable], None], tuple[str, ...]]] = {
     "journal outage": (journal_outage, ("panel", "shoe", "bet_spots")),
     "panel link down": (panel_down, ("panel",)),
+    "shoe link down": (shoe_down, ("shoe",)),
 }
 
 
@@ -126,3 +133,18 @@ def test_cards_out_after_the_deal_keep_the_hold_until_the_supervisor_decides(sta
     assert t.m.phase is held_from and not t.m.ledger.waiting
     burned = [e for e in t.m.ledger.entries if e.index > 49 or (e.index > 7 and not isinstance(t, PaiGow))]
     assert [e.to for e in burned] == [BURNED] * 2, burned
+
+
+def test_a_card_the_shoe_reports_late_while_betting_holds_as_it_would_have_live() -> None:
+    """Betting open, the shoe's link down, a card out: when the shoe is back the card is its
+    report delivered late, dealt when none was expected: the table holds for the supervisor
+    (it was burned without him)."""
+    t = Table()
+    betting(t)
+    shoe_down(t)
+    t.deal("As")
+    read_again(t, ("shoe",))
+    assert t.m.phase is Common.HOLD and t.m.holds.reason.startswith("1 card dealt while held"), t.m.holds.reason
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.press("void")  # a misdeal: the card is named in the void round's record
+    assert t.m.phase is Common.BETTING and t.m.rounds[-1].settlement is None
