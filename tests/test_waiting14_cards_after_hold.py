@@ -26,15 +26,6 @@ DISK_FULL = "disk full: 0 bytes free on /"
 WAITING = "2 cards dealt while held: supervisor: confirm accepts, void declares a misdeal"
 
 
-HELD_BACK = pytest.mark.xfail(
-    strict=True,
-    reason="the fix (branch waiting14, commits 10746e6 and 8033565) is held back: it makes the CI swarm"
-    " seeds lose recorded (step, fault kind) pairs (tests/test_simulate_swarm.py): the seeds are to be"
-    " chosen again first (docs/simulate.md)",
-)
-"""The table still lets a hold that ends by itself end with cards waiting for the supervisor."""
-
-
 def stud_settlement() -> FedTable:
     t = Table()
     betting(t)
@@ -123,7 +114,6 @@ def held_with_cards(state: str, hold: str) -> FedTable:
     return t
 
 
-@HELD_BACK
 @pytest.mark.parametrize("hold", HOLDS)
 @pytest.mark.parametrize("state", STATES)
 def test_cards_out_after_the_deal_keep_the_hold_until_the_supervisor_decides(state: str, hold: str) -> None:
@@ -145,7 +135,6 @@ def test_cards_out_after_the_deal_keep_the_hold_until_the_supervisor_decides(sta
     assert [e.to for e in burned] == [BURNED] * 2, burned
 
 
-@HELD_BACK
 def test_a_card_the_shoe_reports_late_while_betting_holds_as_it_would_have_live() -> None:
     """Betting open, the shoe's link down, a card out: when the shoe is back the card is its
     report delivered late, dealt when none was expected: the table holds for the supervisor

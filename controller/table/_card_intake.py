@@ -96,6 +96,17 @@ class CardIntake:
             return False
         return (shape.card_starts_deal and phase is shape.common.no_more_bets) or phase.value in shape.dealing_states
 
+    def deal_over(self) -> bool:
+        """Every card of the round's deal is placed (settlement, pai gow's setting, the stub count
+        after it): no card is expected in this round any more, so a card that waits is decided on
+        now by the supervisor, never "once the deal begins"."""
+        return self.beyond_deal(self._state.dealt)
+
+    def decided_now(self) -> bool:
+        """Cards that wait are for the supervisor to decide on now, before the table goes on: a
+        card is expected (or would be once the hold ends), or the deal is over."""
+        return self.deal_expected() or self.deal_over()
+
     def waiting_for_the_deal(self) -> None:
         """After an event: cards that wait while none was expected (they left the shoe during a
         journal outage, before the presses that start the deal were acted on) go to the

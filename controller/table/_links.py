@@ -235,7 +235,9 @@ class LinkReconciler:
 
     def device_back(self, device: str) -> None:
         """``device``'s whole state was read after its link came up: a hold for lost links ends
-        once every device is back (unless cards wait for the supervisor)."""
+        once every device is back, unless cards wait for the supervisor and a card is expected or
+        none is any more (the deal is over): then it holds for them (authority never outlives its
+        evidence: a card that left the shoe is decided on before the table goes on)."""
         holds, ledger, intake = self._holds, self._ledger, self._intake
         self.device_links.state_read(device)
         if not holds.ends_by_itself():
@@ -243,8 +245,11 @@ class LinkReconciler:
         if self.device_links.why_not_back() is not None:
             self.still_missing()
             return
-        if ledger.waiting and not holds.held_links <= {SHOE}:
-            if intake.deal_expected():
+        shoe_alone = holds.held_links <= {SHOE}
+        if ledger.waiting and not (shoe_alone and intake.deal_expected()):
+            # for the supervisor now: a card is expected, or none is any more (the deal is over),
+            # or the shoe's own reports came when none was expected (live, they would have held)
+            if shoe_alone or intake.decided_now():
                 holds.hold(intake.waiting_reason())
                 return
             # no card expected yet (presses not acted on, e.g. "no more bets"): the dealer goes
