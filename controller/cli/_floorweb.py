@@ -7,10 +7,9 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import threading
 
 from controller.cli._webopts import add_web_security_arguments, web_listening
-from controller.host import add_log_arguments, configure_logging
+from controller.host import Wakeup, add_log_arguments, configure_logging
 
 __all__ = ["options", "run"]
 
@@ -73,9 +72,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl floor web: --web {args.web}: {exc}", file=sys.stderr)
         return 2
     print(f"web: pit view on {url}{' (log in with the token)' if token else ''}", file=sys.stderr, flush=True)
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    signal.signal(signal.SIGINT, lambda *_: done.set())
+    done = Wakeup()  # set by SIGTERM or SIGINT on whichever thread takes it
+    done.on_signals(signal.SIGTERM, signal.SIGINT)
     done.wait()
     server.stop()
     return 0

@@ -11,13 +11,12 @@ import argparse
 import logging
 import signal
 import sys
-import threading
 from typing import TYPE_CHECKING
 
 from controller.cli._floor import forwarder_for
 from controller.cli._journal import RUN_JOURNAL_DIR
 from controller.cli._webopts import add_web_arguments, web_attach
-from controller.host import add_log_arguments, configure_logging
+from controller.host import Wakeup, add_log_arguments, configure_logging
 
 if TYPE_CHECKING:
     from controller.configuration import TableConfig
@@ -97,9 +96,8 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    signal.signal(signal.SIGINT, lambda *_: done.set())
+    done = Wakeup()  # set by SIGTERM or SIGINT on whichever thread takes it
+    done.on_signals(signal.SIGTERM, signal.SIGINT)
     try:
         runtime.start()
     except JournalError as exc:

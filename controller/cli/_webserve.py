@@ -55,9 +55,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tablectl web serve: {exc}", file=sys.stderr)
         return 2
-    done = Wakeup()  # set by a handler: the serving thread sleeps on it with no timeout
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    signal.signal(signal.SIGINT, lambda *_: done.set())
+    done = Wakeup()  # set by SIGTERM or SIGINT on whichever thread takes it: the serving thread sleeps on it
+    done.on_signals(signal.SIGTERM, signal.SIGINT)
 
     def ready(url: str) -> None:
         if args.print_url:

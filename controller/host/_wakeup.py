@@ -6,12 +6,19 @@ event's lock). :meth:`Wakeup.set` sets a flag and writes a byte to a non-blockin
 a handler and from any thread; :meth:`Wakeup.wait` sleeps in ``select`` on the pipe (a signal
 interrupts it, its handler runs, and the byte it wrote ends the wait), so a waiter needs no
 timeout to look for a stop: it costs nothing while nothing happens.
+
+A signal meant for the process may be delivered on any of its threads; Python runs its handler
+only when the main thread next runs Python code, which a main thread asleep in ``select`` (or on a
+lock) does not, so the stop would wait for ever. :meth:`on_signals` therefore also gives the pipe to
+:func:`signal.set_wakeup_fd`: the interpreter's own C-level handler writes to it on whatever thread
+took the signal, the waiter wakes, and the Python handler runs.
 """
 
 from __future__ import annotations
 
 import os
 import select
+import signal
 import time
 
 __all__ = ["Wakeup"]
@@ -34,6 +41,14 @@ class Wakeup:
             os.write(self._write, b"!")
         except OSError:  # full (the waiter is woken anyway) or closed
             pass
+
+    def on_signals(self, *signals: signal.Signals) -> None:
+        """Set on each of ``signals`` (call from the main thread): their handlers set the flag, and
+        the pipe is the interpreter's wake-up fd, so the main thread's :meth:`wait` wakes whichever
+        thread the signal was delivered on."""
+        for sig in signals:
+            signal.signal(sig, lambda *_: self.set())
+        signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
 
     def is_set(self) -> bool:
         """Whether :meth:`set` was called since the last :meth:`clear`."""
