@@ -94,9 +94,10 @@ kind at a step (held or not) the pool lacked, greedily, each time the seed that 
 pairs seeds 1-40 reached before the streams, then most of any other pair, until 40 (Boston 5 seed
 6822 left out: it broke ``model`` there, the checker's bug since fixed; docs/simulate.md).
 ``tests/ci_swarm_pairs.json`` records what they reach with :data:`HELD_SCENARIOS` and
-:data:`STEP_SCENARIOS`, which reach the old set's four pairs no seed of the pool reached and the
-ten the seeds lost when attack14 refused voids after a settled round, and the CI test fails naming
-a pair lost."""
+:data:`STEP_SCENARIOS`, which reach the old set's four pairs no seed of the pool reached, the
+ten the seeds lost when attack14 refused voids after a settled round and the thirty they lost when
+waiting14's holds for cards dealt while held moved their rounds, and the CI test fails naming a
+pair lost."""
 
 
 def triggers(game: str) -> list[tuple[str, str]]:
@@ -182,42 +183,74 @@ def held_at(
 
 HELD_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
     "mississippi_stud": (
-        (1, 1, held_at("dealing", "crash")),
+        (1, 1, held_at("dealing", "crash", "count_jump", "restart", "state_garbled", "state_nak")),
+        (1, 1, held_at("fourth_street", "jam", "unreadable_card", "wrong_press")),
         (3, 1, held_at("fifth_street", "reboot")),
-        (1, 1, held_at("settlement", "early_card")),
+        (1, 1, held_at("settlement", "early_card", "disk_full", "late_bet")),
     ),
     "boston5": (
         (1, 1, held_at("bonus_settlement", "count_repeat")),
-        (5, 1, held_at("first_deal", "duplicate_card", "reboot", "void")),
+        (5, 1, held_at("first_deal", "duplicate_card", "reboot", "void", "disk_full", "key", "state_nak")),
         (1, 1, held_at("second_wager", "count_restart")),
         (1, 1, held_at("final_deal", "state_nak")),
     ),
     "pai_gow": (
         (1, 1, held_at("betting", "count_jump", by="link_down")),
-        (1, 1, held_at("set_hands", "count_repeat", "void")),
-        (1, 6, held_at("count_stub", "state_garbled", round_no=5)),  # the stub count comes after round 5
+        (1, 1, held_at("no_more_bets", "early_card", "journal_error", by="link_down")),
+        (1, 1, held_at(
+            "set_hands", "count_repeat", "void", "count_restart", "journal_error", "late_bet", "link_down",
+            "state_garbled", "unreadable_card", by="disk_full",
+        )),
+        (1, 1, held_at("setting", "count_jump", "disk_full")),
+        (1, 6, (  # the stub count comes after round 5; the supervisor's key as it starts, not held
+            *held_at("count_stub", "state_garbled", "state_nak", round_no=5),
+            Fault(0.0, "key", "panel", 1.0, 1, step="count_stub", edge="enter", round_no=5),
+        )),
     ),
-    "three_card_poker": ((2, 1, held_at("settlement", "jam")),),
-}
+    "three_card_poker": (
+        (2, 1, held_at("settlement", "jam", "journal_error", by="disk_full")),
+        (1, 6, held_at("count_stub", "count_jump", "link_down", round_no=5)),  # the stub count after round 5
+    ),
+}  # fmt: skip
 """Targeted scenarios the CI swarm test plays beside a game's seeds, (seed, rounds, faults), each
 for (step held, fault kind) pairs no swarm seed of the CI set reaches (docs/simulate.md, "How the
-CI swarm seeds were chosen", and "Since attack14"): a hold must begin at the step and the fault
-start within it, and a hold begins at a short step (Mississippi Stud's dealing lasts a few
-hundredths of a simulated second) by chance rarely. Each seed (and round) is one at which the
+CI swarm seeds were chosen", "Since attack14" and "Since waiting14"): a hold must begin at the step
+and the fault start within it, and a hold begins at a short step (Mississippi Stud's dealing lasts
+a few hundredths of a simulated second) by chance rarely. Each seed (and round) is one at which the
 table writes during the outage, so it holds from the step; the CI test checks that each fault
-still reaches its step, held or not as placed. Boston 5's ``final_deal (held)``: ``state_nak`` keeps a
-pair seed 1939 reached until an early card placed in a hold dealt its card (in round 7, held from
-betting; its later rounds went otherwise)."""
+still reaches its step, held or not as placed. A ``journal_error`` that makes the hold starts as
+the step starts, not held: a held step's ``journal_error`` pair is an outage of its own started as
+the table holds, the hold made by the shoe's line (pai gow's "no more bets", where an outage did
+not hold the table in seeds 1-3, and its betting) or a full disk (pai gow's ``set_hands``, Three
+Card Poker's settlement). The stub count comes after the fifth round: its scenarios play six, and
+pai gow's also places the supervisor's key as it starts (``count_stub``: ``key``, not held).
+Boston 5's ``final_deal (held)``: ``state_nak`` keeps a pair seed 1939 reached until an early card
+placed in a hold dealt its card (in round 7, held from betting; its later rounds went otherwise);
+the thirty pairs waiting14's holds took from the seeds are kinds added to the holds here and five
+new rows (Mississippi Stud ``fourth_street``, pai gow ``no_more_bets`` and ``setting``, Three Card
+Poker ``count_stub``, and :data:`STEP_SCENARIOS`' Mississippi Stud row)."""
 
 STEP_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
-    "boston5": ((1, 1, (Fault(0.0, "restart", "shoe", 1.0, 1, step="settlement", edge="enter", round_no=1),)),),
-    "pai_gow": ((1, 1, (Fault(0.0, "void", "panel", 1.0, 1, step="check_deal", edge="enter", round_no=1),)),),
-}
-"""Targeted scenarios as :data:`HELD_SCENARIOS`, for a (step not held, fault kind) pair the CI
+    "mississippi_stud": (
+        (1, 1, (Fault(0.0, "journal_error", "shoe", 1.0, 1, step="no_more_bets", edge="enter", round_no=1),)),
+    ),
+    "boston5": ((1, 1, (
+        Fault(0.0, "restart", "shoe", 1.0, 1, step="settlement", edge="enter", round_no=1),
+        Fault(0.0, "early_card", "shoe", 1.0, 1, step="final_deal", edge="enter", round_no=1),
+    )),),
+    "pai_gow": ((1, 1, (
+        Fault(0.0, "void", "panel", 1.0, 1, step="check_deal", edge="enter", round_no=1),
+        Fault(0.0, "wrong_press", "panel", 1.0, 1, step="check_deal", edge="enter", round_no=1),
+    )),),
+}  # fmt: skip
+"""Targeted scenarios as :data:`HELD_SCENARIOS`, for (step not held, fault kind) pairs the CI
 swarm seeds no longer reach: pai gow's supervisor voiding as the dealer checks the deal (the
 seeds reached it before attack14 refused voids after a settled round and so moved their later
-rounds); and Boston 5's ``settlement``: ``restart``, which seed 1939 reached until an early card
-placed in a hold dealt its card."""
+rounds) and a wrong press there; Boston 5's ``settlement``: ``restart``, which seed 1939 reached
+until an early card placed in a hold dealt its card, and ``final_deal``: ``early_card`` (placed
+there; an early card deals only where no card is expected); Mississippi Stud's journal refusing
+its writes as "no more bets" begins. The wrong press, the early card and that outage are pairs
+the seeds lost when waiting14's holds moved their rounds."""
 
 
 @dataclass(frozen=True, slots=True)
