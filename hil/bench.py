@@ -18,10 +18,10 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from types import FrameType
 from typing import Any, TypedDict
 
 from tqdm import tqdm
@@ -117,33 +117,29 @@ class StopSignals:
     """SIGINT and SIGTERM noted, never raised: the bench's players stop at their next wait
     (:class:`BenchView` looks at least every ``SLICE_S``), the table stops between events, and
     the summary is printed. Installed on entering (main thread only), the old handlers put back
-    on leaving."""
+    on leaving. Each signal also sets :attr:`woken`, whose pipe is the interpreter's wake-up fd
+    (:meth:`Wakeup.on_signals`): a main thread asleep on it with no timeout wakes whichever thread
+    took the signal."""
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self) -> None:
         self.received: str | None = None
         """The first signal's name, once one came."""
-        self.wake: Callable[[], None] | None = None
-        """Called on each signal, in the handler (so only what is safe there: :meth:`Wakeup.set`)."""
-        self._old: dict[int, Any] = {}
+        self.woken = Wakeup()
+        """Set by each signal (and by whoever else shares it: the bench's rounds)."""
 
-    def _note(self, signum: int, frame: FrameType | None) -> None:
+    def _note(self, sig: signal.Signals) -> None:
         if self.received is None:
-            self.received = signal.Signals(signum).name
-        if self.wake is not None:
-            self.wake()
+            self.received = sig.name
 
     def __enter__(self) -> StopSignals:
         if threading.current_thread() is threading.main_thread():
-            for sig in self.SIGNALS:
-                self._old[sig] = signal.signal(sig, self._note)
+            self.woken.on_signals(*self.SIGNALS, note=self._note)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for sig, old in self._old.items():
-            signal.signal(sig, old)
-        self._old.clear()
+        self.woken.close()
 
 
 def _needs_supervisor(s: TableSnapshot) -> bool:
@@ -820,15 +816,17 @@ def run_bench(
     def finished() -> int:
         return journal.round_count() if journal is not None else len(played)
 
-    # round_done: a round finished, or a stop signal came: a --manual bench looks at the count again
-    with tempfile.TemporaryDirectory(prefix="tablectl-bench-") as tmp, Wakeup() as round_done:
+    # round_done: a round finished, or a stop signal came (stop's, which the signal wakes on any
+    # thread): a --manual bench looks at the count again
+    with (
+        tempfile.TemporaryDirectory(prefix="tablectl-bench-") as tmp,
+        Wakeup() if stop is None else nullcontext(stop.woken) as round_done,
+    ):
         servers = {
             role: PtyServer(sim, Faults(seed=seed + i, **FAULT_PROFILES[faults]), Path(tmp) / role)
             for i, (role, sim) in enumerate(sims.items())
         }
         urls = {role: server.start() for role, server in servers.items()}
-        if stop is not None:
-            stop.wake = round_done.set
 
         def on_round(result: RoundResult) -> None:
             played.append(result)

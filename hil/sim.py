@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import threading
 from pathlib import Path
 
 from controller.configuration import ConfigError
+from controller.host import Wakeup
 from hil.devices import SIMULATORS, ShoeSim
 from hil.faults import Faults
 from hil.scenario import load_scenario
@@ -63,16 +63,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"python -m hil.sim: {exc}", file=sys.stderr)
             return 2
     server = SocketServer(device, faults) if args.socket else PtyServer(device, faults, args.link)
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    signal.signal(signal.SIGINT, lambda *_: done.set())
-    try:
-        print(server.start(), flush=True)
-        if scenario is not None:
-            scenario.run({args.kind: device})
-        done.wait()
-    finally:
-        server.close()
+    with Wakeup() as done:  # set by SIGTERM or SIGINT on whichever thread takes it (the server's too)
+        done.on_signals(signal.SIGTERM, signal.SIGINT)
+        try:
+            print(server.start(), flush=True)
+            if scenario is not None:
+                scenario.run({args.kind: device})
+            done.wait()
+        finally:
+            server.close()
     return 0
 
 

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import gc
 import random
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from deadlines import STATE_TIMEOUT_S
+from hil_helpers import run_script
 
 from controller.configuration import config_dir, load_table
 from controller.table.devices import RecordingDevices
@@ -35,31 +34,24 @@ EVENTS: dict[str, Callable[[random.Random], list[Any]]] = {
 }
 
 RUN_AND_STOP = """
-import gc, os, signal, sys, threading, time
-from pathlib import Path
+import gc, os, signal, threading, time
 from controller.cli import main
-from hil.devices import BetSpotSim, PanelSim, ShoeSim
-from hil.serve import PtyServer, served_table_config
+from deadlines import STATE_TIMEOUT_S
+from hil_helpers import served_table
 
-root, tmp, timeout = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
-sims = {"shoe": ShoeSim(address=1), "bet_spots": BetSpotSim(address=2), "panel": PanelSim(address=3)}
-servers = {role: PtyServer(sim, link=tmp / role) for role, sim in sims.items()}
-urls = {role: server.start() for role, server in servers.items()}
-config = served_table_config(root, tmp, urls, 0.02)
 seen = []
 
 def watch():
     # the start-up frozen (or the deadline passed), then stopped as systemd stops it
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + STATE_TIMEOUT_S
     while gc.get_freeze_count() == 0 and time.monotonic() < deadline:
         time.sleep(0.02)
     seen.append(gc.get_freeze_count())
     os.kill(os.getpid(), signal.SIGTERM)
 
-threading.Thread(target=watch, daemon=True).start()
-code = main(["run", "--config", str(config), "--allow-unapproved", "--journal", str(tmp / "j.db")])
-for server in servers.values():
-    server.close()
+with served_table(folder) as config:
+    threading.Thread(target=watch, daemon=True).start()
+    code = main(["run", "--config", str(config), "--allow-unapproved", "--journal", str(folder / "j.db")])
 print("exit", code, "frozen", seen[0])
 """
 
@@ -67,13 +59,7 @@ print("exit", code, "frozen", seen[0])
 def test_tablectl_run_freezes_what_its_start_made(tmp_path: Path) -> None:
     """``tablectl run`` in a process of its own, on ptys: once its table has started, what the
     start made (config, paytables, hand tables, drivers) is out of the collector's scans."""
-    out = subprocess.run(
-        [sys.executable, "-c", RUN_AND_STOP, str(ROOT), str(tmp_path), str(STATE_TIMEOUT_S)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=STATE_TIMEOUT_S * 2,
-    )
+    out = run_script(RUN_AND_STOP, tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     words = out.stdout.split()
     assert words[:2] == ["exit", "0"], out.stdout + out.stderr[-3000:]

@@ -279,7 +279,7 @@ def test_a_manual_bench_waits_for_a_round_or_a_signal_with_no_timeout() -> None:
         def wait(self, *args: object) -> None:
             pass
 
-    stop = StopSignals()
     done = Recording()
-    _play(cast(Any, View()), cast(Any, None), lambda: 0, 5, None, True, stop, cast(Any, done), 0)
+    with StopSignals() as stop:
+        _play(cast(Any, View()), cast(Any, None), lambda: 0, 5, None, True, stop, cast(Any, done), 0)
     assert done.waits == [None, None]

@@ -12,9 +12,10 @@ from __future__ import annotations
 import logging
 
 import pytest
+from hil_helpers import link_timing
 
 from drivers.framing import Decoder, MsgType, in_process
-from drivers.link_events import Close, DeviceFault, LinkConfig, Received, Send, Wait
+from drivers.link_events import Close, DeviceFault, Received, Send, Wait
 from drivers.link_pace import LinkPace
 from drivers.messages import DeviceEvent
 from drivers.panel import ButtonChanged
@@ -24,16 +25,7 @@ from hil.devices import PanelSim
 REPLY_S = 2.0**-10
 """How long after a request its reply comes (a power of two: every time of the run is exact at
 either origin, so the two runs are compared exactly)."""
-CONFIG = LinkConfig(
-    poll_interval_s=0.0625,
-    idle_poll_interval_s=0.5,
-    idle_after_s=1.0,
-    response_timeout_s=0.125,
-    retries=1,
-    link_down_s=0.5,
-    reconnect_min_s=0.125,
-    reconnect_max_s=1.0,
-)
+CONFIG = link_timing(poll_s=0.0625, reply_s=0.125, retries=1, down_s=0.5, reconnect_s=(0.125, 1.0), idle_s=(0.5, 1.0))
 
 
 def _state(bodies: list[bytes], at: float) -> DeviceEvent:

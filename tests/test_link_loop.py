@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from deadlines import STATE_TIMEOUT_S
 from deadlines import wait_until as _until
-from hil_helpers import wait_for
+from hil_helpers import link_timing, wait_for
 
 from controller.configuration import config_dir, load_table
 from controller.table.table_drivers import open_drivers
@@ -36,13 +36,12 @@ from drivers.shoe import ShoeDriver
 from hil.devices import BetSpotSim, PanelSim, ShoeSim
 from hil.serve import PtyServer
 
-CONFIG = LinkConfig(
-    poll_interval_s=0.02,
-    response_timeout_s=0.2,
+CONFIG = link_timing(
+    poll_s=0.02,
+    reply_s=0.2,
     retries=2,
-    link_down_s=3.0,
-    reconnect_min_s=0.05,
-    reconnect_max_s=0.2,
+    down_s=3.0,
+    reconnect_s=(0.05, 0.2),
     write_timeout_s=3600.0,  # a port that takes nothing fails after an hour: never during the test
 )
 
@@ -252,15 +251,12 @@ class _JumpClock:
         return time.monotonic() + self.moved
 
 
-IDLE_CONFIG = LinkConfig(
-    poll_interval_s=0.02,
+IDLE_CONFIG = replace(
+    CONFIG,
     idle_poll_interval_s=0.5,
     idle_after_s=1000.0,  # never reached by real time during the test: only the clock's jumps reach it
-    response_timeout_s=0.2,
-    retries=2,
     link_down_s=1e6,  # the jumps never make a link silent for this long
-    reconnect_min_s=0.05,
-    reconnect_max_s=0.2,
+    write_timeout_s=LinkConfig().write_timeout_s,
 )
 
 

@@ -11,7 +11,9 @@ A signal meant for the process may be delivered on any of its threads; Python ru
 only when the main thread next runs Python code, which a main thread asleep in ``select`` (or on a
 lock) does not, so the stop would wait for ever. :meth:`on_signals` therefore also gives the pipe to
 :func:`signal.set_wakeup_fd`: the interpreter's own C-level handler writes to it on whatever thread
-took the signal, the waiter wakes, and the Python handler runs.
+took the signal, the waiter wakes, and the Python handler runs. :meth:`close` puts back the
+handlers and the wake-up fd it replaced (a closed pipe left as the wake-up fd would have the next
+signal's byte written to whatever file is given its number next).
 """
 
 from __future__ import annotations
@@ -20,8 +22,14 @@ import os
 import select
 import signal
 import time
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
 
 __all__ = ["Wakeup"]
+
+_Handler = Callable[[int, FrameType | None], Any] | int | None
+"""What :func:`signal.signal` gives back: a handler, ``SIG_DFL`` or ``SIG_IGN``, or None (one not set from Python)."""
 
 
 class Wakeup:
@@ -33,6 +41,8 @@ class Wakeup:
         self._read, self._write = os.pipe()
         os.set_blocking(self._read, False)
         os.set_blocking(self._write, False)
+        self._replaced: dict[signal.Signals, _Handler] = {}
+        self._replaced_fd: int | None = None
 
     def set(self) -> None:
         """Set the flag and wake the waiter (any thread, or a signal handler)."""
@@ -42,13 +52,23 @@ class Wakeup:
         except OSError:  # full (the waiter is woken anyway) or closed
             pass
 
-    def on_signals(self, *signals: signal.Signals) -> None:
-        """Set on each of ``signals`` (call from the main thread): their handlers set the flag, and
-        the pipe is the interpreter's wake-up fd, so the main thread's :meth:`wait` wakes whichever
-        thread the signal was delivered on."""
+    def on_signals(self, *signals: signal.Signals, note: Callable[[signal.Signals], None] | None = None) -> None:
+        """Set on each of ``signals`` (call from the main thread): their handlers set the flag
+        (after ``note(signal)``, when given: only what is safe in a handler), and the pipe is the
+        interpreter's wake-up fd, so the main thread's :meth:`wait` wakes whichever thread the
+        signal was delivered on. Until :meth:`close`, which puts back what this replaced."""
+
+        def handler(signum: int, frame: FrameType | None) -> None:
+            if note is not None:
+                note(signal.Signals(signum))
+            self.set()
+
         for sig in signals:
-            signal.signal(sig, lambda *_: self.set())
-        signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
+            replaced = signal.signal(sig, handler)
+            self._replaced.setdefault(sig, replaced)
+        replaced_fd = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
+        if self._replaced_fd is None:
+            self._replaced_fd = replaced_fd
 
     def is_set(self) -> bool:
         """Whether :meth:`set` was called since the last :meth:`clear`."""
@@ -78,7 +98,14 @@ class Wakeup:
             pass
 
     def close(self) -> None:
-        """Close the pipe (idempotent); a later :meth:`set` only sets the flag."""
+        """Put back the handlers and wake-up fd :meth:`on_signals` replaced (from the main thread),
+        then close the pipe (idempotent); a later :meth:`set` only sets the flag."""
+        if self._replaced_fd is not None:
+            signal.set_wakeup_fd(self._replaced_fd)
+            self._replaced_fd = None
+        for sig, replaced in self._replaced.items():
+            signal.signal(sig, signal.SIG_DFL if replaced is None else replaced)
+        self._replaced.clear()
         for fd in (self._read, self._write):
             if fd >= 0:
                 os.close(fd)
