@@ -5,11 +5,11 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from screen_reference import reference_screen
 
-from controller.table.screen import DisplaySize, Notice, ScreenState, page_count, render
+from controller.table.screen import DisplaySize, Notice, ScreenState, fits, page_count, render
 
 SMALL = DisplaySize(4, 20)
 
@@ -81,6 +81,26 @@ def test_wrapping_is_what_textwrap_gives(text: str, width: int) -> None:
 
 
 _TEXTS = st.tuples(_WORDS, _GAPS).map(lambda wg: wg[1].join(wg[0])) | _WORDS.map(" ".join)
+
+
+_LONG_WORDS = st.lists(st.text(alphabet="ab", min_size=1, max_size=50), max_size=8)
+"""Words up to longer than a display is wide (broken across lines)."""
+
+
+@settings(max_examples=600)
+@given(_TEXTS | _LONG_WORDS.map(" ".join), st.integers(0, 6), st.integers(16, 45))
+@example("a" * 40 + " " + "b" * 40, 2, 40)  # as long as two full lines can hold: fits
+@example("a" * 40 + " " + "b" * 41, 2, 40)
+@example("a" * 81, 2, 40)  # a word broken over three lines
+@example("a" * 80, 2, 40)
+@example("", 0, 16)
+def test_whether_a_text_fits_is_whether_its_wrapped_lines_do(text: str, lines: int, columns: int) -> None:
+    # a confirm step's prompt too long for the lines left is told without wrapping it: the same
+    # answer as the count of the lines textwrap makes of it
+    wrapped = textwrap.wrap(text, columns, break_long_words=True, break_on_hyphens=False) or [""]
+    assert fits(text, lines, columns) == (len(wrapped) <= lines)
+
+
 _SCREEN_TEXTS = (
     _TEXTS,
     st.lists(_TEXTS, max_size=7),

@@ -233,6 +233,11 @@ _CARDS_SHOWN: dict[str, tuple[list[Card], str]] = {}
 
 def fits(text: str, lines: int, columns: int) -> bool:
     """Whether ``text`` wraps into at most ``lines`` lines of ``columns``."""
+    if len(text) >= lines * (columns + 1) and _width_of(text) == len(text):
+        # k lines of at most ``columns`` hold at most k * (columns + 1) - 1 characters of such a
+        # text (one space goes at each break): too long for ``lines`` lines, told without
+        # wrapping it (a settlement step's prompt is asked once a round, and most do not fit)
+        return False
     return len(_wrapped(text, columns)) <= lines
 
 
