@@ -345,7 +345,7 @@ def test_an_unreadable_card_before_the_deal_is_burned_and_never_entered_as_a_sea
     assert t.m.holds.reason.startswith(
         "card 7 from the shoe before the round's first card, unreadable: burned unexposed"
     )
-    assert t.m.holds.clears() == "supervisor key on: clear fault, or void"
+    assert t.m.holds.clears().words() == "supervisor key on: clear fault, or void"
     t.spot(2, "ante", 500)  # a seat joins while held
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("next", "confirm")  # no card to enter

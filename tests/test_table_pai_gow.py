@@ -85,7 +85,7 @@ def test_a_stub_of_other_than_four_with_every_hand_of_seven_is_not_a_misdeal() -
     t = Table()
     t.to_setting(stub=3)
     assert t.m.phase is Common.HOLD and t.m.holds.reason.startswith("misdeal check: 3 cards remain, not 4")
-    assert "clear fault when each has seven cards" in t.m.holds.clears()
+    assert "clear fault when each has seven cards" in t.m.holds.clears().words()
     t.press("clear_fault")  # the key off: refused
     assert t.m.phase is Common.HOLD
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))

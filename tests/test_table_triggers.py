@@ -58,11 +58,15 @@ def test_a_new_hold_reason_on_a_table_already_held() -> None:
         (K.TABLE, K.SHOE): (True, True),
     }
     assert {pair: (pair[0].replaces(pair[1]), pair[0].noted(pair[1])) for pair in expected} == expected
-    assert K.LINK.prompt == "wait for the device; or key: void"
-    assert K.SHOE.prompt == "fix the shoe; or key: void"
-    assert K.JOURNAL.prompt == "free space for the journal; or key: void"  # it ends by itself once written again
+    assert K.LINK.prompt.words() == "wait for the device; or key: void"
+    assert K.SHOE.prompt.words() == "fix the shoe; or key: void"
+    assert (
+        K.JOURNAL.prompt.words() == "free space for the journal; or key: void"
+    )  # it ends by itself once written again
     assert all(
-        k.prompt == "supervisor: key, then clear fault or void" for k in K if k not in (K.LINK, K.SHOE, K.JOURNAL)
+        k.prompt.words() == "supervisor: key, then clear fault or void"
+        for k in K
+        if k not in (K.LINK, K.SHOE, K.JOURNAL)
     )
 
 

@@ -14,11 +14,13 @@ import pytest
 from table_helpers import FedTable, bench_table
 from test_attack14_late_settled import boston5_bonus, pai_gow_turned
 from test_attack14_void_settled import key, mississippi_round, table
+from test_table_outages import Table
 
 from controller.journal import Journal
+from controller.table._card_intake import misread_prompt
 from controller.table._hold_journal import HoldJournal
-from controller.table._holds import CARDS_WAIT_PROMPT, HoldKind, hold_clears
-from controller.table._void_ways import offer_void
+from controller.table._hold_ways import Ways
+from controller.table._holds import CARDS_WAIT_PROMPT, HoldKind, cards_wait_reason, clears_ways, waits_for_clears
 from controller.web.view import table_view
 from drivers.link import LinkDown
 from drivers.panel import ButtonChanged
@@ -111,7 +113,7 @@ def test_the_page_and_the_hold_records_offer_the_void_as_the_table_does(paid: bo
     assert isinstance(view, dict)
     ((kind, began),) = records.records
     assert kind == "HoldBegan" and began["reason"] == s.hold.reason  # the journal's reason as it was
-    texts = (str(began["clears"]), str(view["reason"]), str(view["clears"]), s.hold.shown_reason())
+    texts = (str(began["clears"]), str(view["reason"]), str(view["clears"]), s.hold.shown_reason)
     assert all(("void" in text) is not paid for text in texts), texts
 
 
@@ -153,16 +155,12 @@ def test_void_still_offered_before_anything_was_paid(game: str) -> None:
     void_offered(t)
 
 
-@pytest.mark.parametrize(
-    "words",
+WAYS: list[Ways] = (
     [kind.prompt for kind in HoldKind]
+    + [CARDS_WAIT_PROMPT, misread_prompt("shoe: link down"), misread_prompt(None), cards_wait_reason(2)]
+    + [waits_for_clears({"shoe": "down", "panel": "never connected"})]
     + [
-        CARDS_WAIT_PROMPT,
-        "wait for the device (shoe: link down); or key: next enters it, void",
-        "deal it again to re-read; or key: next enters it, void",
-    ]
-    + [
-        hold_clears(reason)
+        clears_ways(reason)
         for reason in (
             "never connected: shoe: no answer",
             "journal written again: each device's state is read again",
@@ -178,11 +176,48 @@ def test_void_still_offered_before_anything_was_paid(game: str) -> None:
             "2 cards dealt while held: supervisor: confirm accepts, void declares a misdeal",
             "controller error: KeyError",
         )
-    ],
+    ]
 )
-def test_every_way_out_leaves_the_void_out_whole(words: str) -> None:
-    """Each wording of a hold's ways out, the void refused: no void offered, nothing half left."""
-    assert "void" in words
-    out = offer_void(words, "why")
-    assert offer_void(words, None) == words
+
+
+@pytest.mark.parametrize("ways", WAYS, ids=[ways.words() for ways in WAYS])
+def test_every_way_out_leaves_the_void_out_whole(ways: Ways) -> None:
+    """Each hold's ways out, the void refused: no void offered, nothing half left; a hold whose only
+    way out is the void says it is refused, and why."""
+    assert "void" in ways.words()
+    out = ways.words("why")
     assert "void" not in out.replace("void refused: why", "") and not out.endswith((",", ";", " or", ":"))
+    assert ("void refused: why" in out) is all(way.void for way in ways.ways)
+
+
+def test_the_void_alone_says_it_is_refused() -> None:
+    assert clears_ways("misdeal: x").words() == "supervisor key on: void"
+    assert clears_ways("misdeal: x").words("why") == "supervisor key on: void refused: why"
+
+
+@pytest.mark.parametrize("paid", [True, False], ids=["paid", "nothing paid"])
+def test_clear_fault_refused_while_a_card_waits_offers_the_void_as_the_table_does(paid: bool) -> None:
+    """Found: with a card waiting for the supervisor, clear fault is refused with the hold's
+    reason, which still said ``void declares a misdeal`` once the void was refused (a settlement
+    step paid): on the dealer's screen, in the supervisor's options and in the journal's
+    ``SupervisorRefused`` record. Now it offers the void only when the table takes it."""
+    t = Table()  # its journaled records kept
+    mississippi_round(t, 0)
+    if paid:
+        t.press("confirm", "confirm")
+    t.feed(Jam(device="shoe"))
+    t.feed(CardDealt(device="shoe", card="Ks", index=10, quality=100))
+    t.feed(ShoeState(device="shoe", status="ok", cards_out=10))
+    key(t)
+    t.press("clear_fault")
+    s = t.snapshot()
+    refusal = "1 card dealt while held: supervisor: confirm accepts" + ("" if paid else ", void declares a misdeal")
+    assert f"clear fault refused: {refusal}" in s.recent
+    option = s.option("clear_fault")
+    assert option is not None and option.refused == refusal
+    refused = t.records("SupervisorRefused")[-1]
+    assert refused["action"] == "clear fault" and refused["reason"] == refusal
+    assert (
+        s.hold is not None
+        and s.hold.reason == "1 card dealt while held: supervisor: confirm accepts, void declares a misdeal"
+    )

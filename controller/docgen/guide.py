@@ -278,7 +278,9 @@ While cards wait for the supervisor the hold's prompt says `confirm accepts the 
 Where this table says "or the supervisor voids" (or `void`), the void is only offered while the table takes it:
 once the round's settlement has paid or collected, or in the stub count after the round, the hold's prompt on the
 screen and what clears it on the page and the pit leave `void` out (`wait for the device`, not `wait for the device;
-or key: void`); a hold whose only way out is the void says `void refused: <why>`.
+or key: void`); a hold whose only way out is the void says `void refused: <why>`. The refusal of `clear_fault`
+while cards wait leaves it out too (`clear fault refused: 1 card dealt while held: supervisor: confirm accepts`,
+not `..., void declares a misdeal`).
 
 ### Two things at once
 

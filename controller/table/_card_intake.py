@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from controller.table._dealer_screen import DealerScreen
 from controller.table._device_state import DeviceLinks
+from controller.table._hold_ways import MISDEAL, OR_VOID, Way, Ways, void
 from controller.table._holds import Holds, cards_wait_reason
 from controller.table._round_state import Fire, GameShape, RoundState
 from controller.table._shoe_faults import ShoeFaults
@@ -19,7 +20,27 @@ from controller.table.card_ledger import BURNED, DUPLICATE, UNREADABLE, CardLedg
 from controller.vocab import Card, CardError, card, deck
 from drivers.shoe import CardDealt, CardUnreadable
 
-__all__ = ["CardIntake"]
+__all__ = ["CardIntake", "misread_prompt"]
+
+_READ_OR_ENTER = (Way("read it again"), Way("enter it", ", "), OR_VOID)
+"""The ways out a misread card's reason names (the shoe reads it again, or the supervisor enters it)."""
+
+
+def misread_prompt(gone: str | None) -> Ways:
+    """The prompt while held for a misread card not yet being entered: the shoe reads it again
+    (once every device is back: ``gone`` says which is not), or key: next enters it, or void."""
+    again = f"wait for the device ({gone})" if gone is not None else "deal it again to re-read"
+    return Ways("", (Way(again), Way("next enters it", "; or key: "), void(", ")))
+
+
+def _unreadable_reason(place: str, index: int | None) -> Ways:
+    """The hold's reason for an unreadable card at ``place`` (shoe card ``index``)."""
+    return Ways(f"unreadable card: {place} (shoe card {index}): ", (Way("read it again"), OR_VOID))
+
+
+def _burned_reason(what: str) -> Ways:
+    """The hold's reason for an unreadable card with no place in the deal (``what``): burned."""
+    return Ways(f"{what}, unreadable: burned unexposed; supervisor: ", (Way("clear fault goes on"), MISDEAL))
 
 
 class CardIntake:
@@ -27,9 +48,10 @@ class CardIntake:
 
     The game's hooks it calls: ``on_card`` (a card to its place), ``card_place`` (where the card
     dealt after so many goes, in the dealer's words), ``dealing`` (a card is expected now),
-    ``deal_size`` (the round's deal, when known), ``cards_seen`` (the cards dealt to places) and
-    ``hold_prompt`` (the screen's prompt while held); ``deal_started`` fires the machine's trigger;
-    ``read_again`` asks the supervisor's "card read again" action for a misread card read again.
+    ``deal_size`` (the round's deal, when known), ``cards_seen`` (the cards dealt to places),
+    ``hold_prompt`` (the screen's prompt while held) and ``why_not_void`` (why the round's void is
+    refused now); ``deal_started`` fires the machine's trigger; ``read_again`` asks the
+    supervisor's "card read again" action for a misread card read again.
     """
 
     def __init__(
@@ -49,12 +71,14 @@ class CardIntake:
         deal_size: Callable[[], int | None],
         cards_seen: Callable[[], list[Card]],
         hold_prompt: Callable[[], str],
+        why_not_void: Callable[[], str | None],
     ) -> None:
         self._state, self._shape, self._holds, self._shoe_faults = state, shape, holds, shoe_faults
         self._device_links = device_links
         self._display, self._deal_started, self._read_again = display, deal_started, read_again
         self._on_card, self._card_place, self._dealing = on_card, card_place, dealing
         self._deal_size, self._cards_seen, self._hold_prompt = deal_size, cards_seen, hold_prompt
+        self._why_not_void = why_not_void
         self.ledger = ledger
         self.misread_index: int | None = None
         """The index of the card to read again or enter (an unreadable or duplicate card)."""
@@ -112,19 +136,17 @@ class CardIntake:
         journal outage, before the presses that start the deal were acted on) go to the
         supervisor once the deal is expected."""
         if self.ledger.waiting and self._state.phase in self._shape.playing and self.deal_expected():
-            self._holds.hold(self.waiting_reason())
+            self._holds.hold(self.waiting_hold())
 
-    def hold_prompt(self) -> str | None:
+    def hold_prompt(self) -> Ways | None:
         """What clears a hold for a misread card (None: not held for one)."""
         if self.entry_card is not None:
             # The card is face down: the display names it by its deck number only (docs/dealer-guide.md).
             place = self._card_place(self._state.dealt)
-            return f"{place}: deck no. {self.entry_card.index + 1}? next / previous, confirm"
+            return Ways(f"{place}: deck no. {self.entry_card.index + 1}? next / previous, confirm")
         if self.misread_index is not None and not self.waiting_before_misread():
-            gone = self._device_links.why_not_back()
-            if gone is not None:  # no card can be read again while a device is not back
-                return f"wait for the device ({gone}); or key: next enters it, void"
-            return "deal it again to re-read; or key: next enters it, void"
+            # no card can be read again while a device is not back
+            return misread_prompt(self._device_links.why_not_back())
         return None
 
     # --- reports from the shoe ------------------------------------------------------------------
@@ -136,7 +158,7 @@ class CardIntake:
         except CardError:
             self.misread_at = self.ledger.not_used(e.index, str(e.card), UNREADABLE)
             self.misread_index = e.index
-            self._holds.hold(f"unreadable card report {e.card!r} (index {e.index}): read it again, enter it, or void")
+            self._holds.hold(Ways(f"unreadable card report {e.card!r} (index {e.index}): ", _READ_OR_ENTER))
             return
         index, last = e.index, self.ledger.shoe_count
         if self.misread_index is None and (index == last + 1 or not last):
@@ -159,7 +181,7 @@ class CardIntake:
                 self.ledger.wait(e.index, dealt, "dealt while held")
                 self._display.note(f"card {e.index} dealt while held: it waits for the supervisor")
                 if stale:  # held for the burned read: now for the card that waits
-                    self._holds.hold(self.waiting_reason())
+                    self._holds.hold(self.waiting_hold())
             return
         misread = self.misread_index
         if misread is not None and e.index != misread and self.deal_expected():
@@ -167,8 +189,10 @@ class CardIntake:
             # place in the deal is kept for it, so this card waits, and the table holds again
             self.ledger.wait(e.index, dealt, "dealt while a misread card is still to be read again or entered")
             self._holds.hold(
-                f"card {e.index} dealt before shoe card {misread} was read again or entered:"
-                " key: next enters it, then confirm accepts the cards; or void"
+                Ways(
+                    f"card {e.index} dealt before shoe card {misread} was read again or entered: key: ",
+                    (Way("next enters it, then confirm accepts the cards"), void("; or ")),
+                )
             )
             return
         if misread is not None and e.index == misread:
@@ -223,7 +247,7 @@ class CardIntake:
             broken, what = "restart", f"start over at 1 after {last} in the middle of the round, with no shuffle"
         else:
             broken, what = "repeat", f"repeat: card {index} reported again after {last}"
-        self._holds.hold(f"shoe card numbers {what}: supervisor: confirm accepts the cards, void declares a misdeal")
+        self._holds.hold(Ways(f"shoe card numbers {what}: supervisor: ", (Way("confirm accepts the cards"), MISDEAL)))
         return broken
 
     def beyond_deal(self, placed: int) -> bool:
@@ -246,20 +270,14 @@ class CardIntake:
             broken = self.count_broken(e.index)
             self.ledger.not_used(e.index, "??", f"{BURNED} (unreadable, beyond the deal)")
             if broken is None:
-                self._holds.hold(
-                    f"card {e.index} from the shoe after the round's last card, unreadable: burned unexposed; "
-                    "supervisor: clear fault goes on, void declares a misdeal"
-                )
+                self._holds.hold(_burned_reason(f"card {e.index} from the shoe after the round's last card"))
             return
         if not self.deal_expected():  # the seats (or who plays on) may still change: no place to enter it in
             broken = self.count_broken(e.index)
             self.ledger.not_used(e.index, "??", f"{BURNED} (unreadable, dealt when none was expected)")
             if broken is None:
                 when = "before the round's first card" if not dealt else "when none was expected"
-                self._holds.hold(
-                    f"card {e.index} from the shoe {when}, unreadable: burned unexposed; "
-                    "supervisor: clear fault goes on, void declares a misdeal"
-                )
+                self._holds.hold(_burned_reason(f"card {e.index} from the shoe {when}"))
             return
         broken = self.count_broken(e.index)
         self.misread_at = self.ledger.not_used(e.index, "??", UNREADABLE)
@@ -267,7 +285,7 @@ class CardIntake:
         if broken is not None:
             return
         place = self._card_place(self._state.dealt)
-        self._holds.hold(f"unreadable card: {place} (shoe card {e.index}): read it again, or void")
+        self._holds.hold(_unreadable_reason(place, e.index))
 
     def take(self, index: int, dealt: Card) -> None:
         """A card from the shoe while the round is played: placed by the game, or held for."""
@@ -283,9 +301,9 @@ class CardIntake:
             # its entry: the place it came out of the shoe (a waiting card placed now keeps its own)
             self.misread_at = self.ledger.not_used(index, str(dealt), DUPLICATE)
             self.misread_index = index
+            place = self._card_place(self._state.dealt)
             self._holds.hold(
-                f"duplicate card: {self._card_place(self._state.dealt)} (shoe card {index}) read as one already dealt:"
-                " read it again, enter it, or void"
+                Ways(f"duplicate card: {place} (shoe card {index}) read as one already dealt: ", _READ_OR_ENTER)
             )
             return
         self.to_game(index, dealt)
@@ -326,7 +344,7 @@ class CardIntake:
         self._holds.release()
         self.to_game(index, dealt)
         if self.ledger.waiting and self._state.phase is not self._shape.common.hold:
-            self._holds.hold(self.waiting_reason())
+            self._holds.hold(self.waiting_hold())
 
     def place_waiting(self, cards: list[tuple[int, Card]]) -> None:
         """Place cards that waited, in dealt order (a card with no place in the deal is burned);
@@ -356,8 +374,14 @@ class CardIntake:
     def cards_waiting(self) -> bool:
         return bool(self.ledger.waiting)
 
-    def waiting_reason(self) -> str:
+    def waiting_hold(self) -> Ways:
+        """The hold's reason while cards wait for the supervisor (journaled as it is)."""
         return cards_wait_reason(len(self.ledger.waiting))
+
+    def waiting_reason(self) -> str:
+        """Why clear fault is refused while cards wait: the hold's reason, the void offered only
+        when the table would take it."""
+        return self.waiting_hold().words(self._why_not_void())
 
     def why_not_accept(self) -> str | None:
         """Why the waiting cards cannot be placed now: a misread card before them comes first."""
@@ -406,9 +430,7 @@ class CardIntake:
         self._holds.release()
         self.place_waiting(cards)
         if misread and self._state.phase is not self._shape.common.hold:  # the misread card that came out after them
-            self._holds.hold(
-                f"unreadable card: {self._card_place(self._state.dealt)} (shoe card {self.misread_index}): read it again, or void"
-            )
+            self._holds.hold(_unreadable_reason(self._card_place(self._state.dealt), self.misread_index))
 
     def declare_misdeal(self, button: str, record: Record) -> None:
         """Supervisor action: the cards dealt while held make a misdeal: the round is void."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from controller.table._device_state import DeviceLinks, ShownState
+from controller.table._hold_ways import Ways
 from controller.table._round_state import GameShape, RoundState
-from controller.table._void_ways import offer_void
 from controller.table.screen import DisplaySize, Notice, ScreenState, fits, page_count, render
 
 __all__ = ["DealerScreen", "KEEP_PROMPTS"]
@@ -30,8 +30,9 @@ class DealerScreen:
 
     It reads the round's ``state`` and ``device_links``; the game's hooks: ``hold_prompt`` (the
     prompt while held), ``why_not_void`` (why the round's void is refused now: a hold's reason
-    shown leaves it out), ``screen_details`` (the details of the state now), ``uses_next_previous``
-    (whether next / previous mean something now, rather than paging) and ``notice_confirmed``."""
+    shown offers it only when taken), ``screen_details`` (the details of the state now),
+    ``uses_next_previous`` (whether next / previous mean something now, rather than paging) and
+    ``notice_confirmed``."""
 
     def __init__(
         self,
@@ -91,13 +92,13 @@ class DealerScreen:
         if len(self.prompts) > 2 * KEEP_PROMPTS:
             del self.prompts[:-KEEP_PROMPTS]
 
-    def held(self, reason: str) -> None:
-        """Keep the hold's ``reason`` among the texts shown (the void it names left out when refused)."""
-        self.shown(f"HOLD: {offer_void(reason, self._why_not_void())}")
+    def held(self, reason: Ways) -> None:
+        """Keep the hold's ``reason`` among the texts shown (the void it names offered only when taken)."""
+        self.shown(f"HOLD: {reason.words(self._why_not_void())}")
 
-    def hold_noted(self, reason: str) -> None:
-        """Note a new hold ``reason`` on a table already held (the void it names left out when refused)."""
-        self.note(offer_void(reason, self._why_not_void()))
+    def hold_noted(self, reason: Ways) -> None:
+        """Note a new hold ``reason`` on a table already held (the void it names offered only when taken)."""
+        self.note(reason.words(self._why_not_void()))
 
     def ask(self, prompt: str) -> None:
         """Set the screen's prompt: what the dealer must do next, naming the button."""
@@ -186,7 +187,7 @@ class DealerScreen:
                 step,
                 prompt,
                 tuple(self._screen_details()),
-                offer_void(state.hold_reason, self._why_not_void()) if held else "",
+                state.hold_reason.words(self._why_not_void()) if held else "",
                 notices[0] if notices else None,
                 self.page if notices else self.detail_page,
                 (*self.notes, *again),

@@ -27,7 +27,6 @@ from controller.journal import JournalError, SqliteJournal
 from controller.journal.holds import HOLD_KINDS
 from controller.journal.records import Journal, JournalRecord
 from controller.table._holds import reason_clears
-from controller.table._void_ways import offer_void
 from controller.table.snapshot import TableSnapshot
 
 __all__ = ["HoldJournal", "HOLD_KINDS", "SUPERVISOR_KINDS", "MAX_TRIED"]
@@ -132,7 +131,7 @@ class HoldJournal:
         hold = snapshot.hold
         reason = hold.reason if hold is not None else None
         # what clears it as its reason says (the journal's words; the snapshot's follow what it waits for now)
-        clears = offer_void(reason_clears(hold.reason, hold.by_itself), hold.void_refused) if hold is not None else ""
+        clears = reason_clears(hold.reason, hold.by_itself).words(hold.void_refused) if hold is not None else ""
         if hold is not None:
             self.by_itself, self.clears = hold.by_itself, clears
         if reason != self.reason:

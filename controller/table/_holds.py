@@ -20,16 +20,17 @@ from enum import Enum
 from controller.table._dealer_screen import DealerScreen
 from controller.table._device_state import DeviceLinks
 from controller.table._forward import Forward
+from controller.table._hold_ways import MISDEAL, OR_VOID, SUPERVISOR_VOID, Way, Ways, reason_ways, void
 from controller.table._round_state import DeviceCommands, Fire, GameShape, RoundState
 from controller.table._supervisor import Record
 from controller.table.card_ledger import CardLedger
 from drivers.protocol import DeviceFault
 
-__all__ = ["HoldKind", "Holds", "ROUND_COMMANDS", "NOT_CONNECTED", "hold_clears", "cards_wait_reason"]
+__all__ = ["HoldKind", "Holds", "ROUND_COMMANDS", "NOT_CONNECTED", "hold_clears", "clears_ways", "cards_wait_reason"]
 
 log = logging.getLogger("tablectl.table")
 
-CARDS_WAIT_PROMPT = "supervisor: key, then confirm accepts the cards, or void"
+CARDS_WAIT_PROMPT = Ways("supervisor: key, then ", (Way("confirm accepts the cards"), OR_VOID))
 """The hold's prompt while cards that left the shoe wait for the supervisor (clear fault is refused)."""
 
 NOT_CONNECTED = frozenset({"open_failed", "no_answer"})
@@ -102,77 +103,115 @@ class HoldKind(Enum):
         return "device or supervisor" if self.ends_by_itself else "supervisor"
 
     @property
-    def prompt(self) -> str:
+    def prompt(self) -> Ways:
         """What clears a hold of this kind, and who (the screen's prompt)."""
-        if self is HoldKind.LINK:
-            return "wait for the device; or key: void"
-        if self is HoldKind.SHOE:
-            return "fix the shoe; or key: void"
-        if self is HoldKind.JOURNAL:
-            return "free space for the journal; or key: void"
-        return "supervisor: key, then clear fault or void"
+        return _PROMPTS.get(self, _SUPERVISOR_PROMPT)
 
 
-def cards_wait_reason(waiting: int) -> str:
+def _or_key_void(way: str) -> Ways:
+    """A hold's prompt: ``way`` (no one needs to act), or the supervisor's key and void."""
+    return Ways("", (Way(way), void("; or key: ")))
+
+
+_PROMPTS = {
+    HoldKind.LINK: _or_key_void("wait for the device"),
+    HoldKind.SHOE: _or_key_void("fix the shoe"),
+    HoldKind.JOURNAL: _or_key_void("free space for the journal"),
+}
+"""The prompts of a hold that ends by itself (a link, the shoe) or once the journal is written again."""
+_SUPERVISOR_PROMPT = Ways("supervisor: key, then ", (Way("clear fault"), void(" or ")))
+"""The prompt of a hold only the supervisor clears."""
+
+
+def cards_wait_reason(waiting: int) -> Ways:
     """The hold's reason while ``waiting`` cards that left the shoe wait for the supervisor."""
-    return f"{waiting} card{'s' if waiting > 1 else ''} dealt while held: supervisor: confirm accepts, void declares a misdeal"
+    return Ways(
+        f"{waiting} card{'s' if waiting > 1 else ''} dealt while held: supervisor: ", (Way("confirm accepts"), MISDEAL)
+    )
 
 
-def hold_clears(reason: str) -> str:
-    """What clears a hold with ``reason`` (as this module and its callers word reasons), in words
-    (the page and the pit show it)."""
+def _by_itself(when: str) -> Ways:
+    """A hold that ends by itself ``when`` (or the supervisor voids)."""
+    return Ways("", (Way(f"by itself {when}"), SUPERVISOR_VOID))
+
+
+_SUPERVISOR = "supervisor key on: "
+_CLEAR_FAULT = (Way("clear fault"), OR_VOID)
+
+
+def clears_ways(reason: str) -> Ways:
+    """What clears a hold with ``reason`` (as this module and its callers word reasons), as parts."""
     if reason.startswith("never connected:"):
         devices = [part.split(":", 1)[0].strip() for part in reason.split(":", 1)[1].split(";")]
         named = devices[0] if len(devices) == 1 else f"{', '.join(devices[:-1])} and {devices[-1]}"
         links = "link comes" if len(devices) == 1 else "links come"
-        return f"by itself when the {named} {links} up; or supervisor key on: void"
+        return _by_itself(f"when the {named} {links} up")
     if reason.startswith("journal written again:"):
-        return "by itself when every device's state is read again; or supervisor key on: void"
+        return _by_itself("when every device's state is read again")
     if reason.startswith("link down:"):
-        return f"by itself when the {reason.split(':', 1)[1].strip()} link is back; or supervisor key on: void"
+        return _by_itself(f"when the {reason.split(':', 1)[1].strip()} link is back")
     if reason.startswith(("unreadable card", "duplicate card")):
-        return "supervisor key on: read the card again, or enter it (next / previous, confirm); or void"
+        return Ways(
+            _SUPERVISOR,
+            (Way("read the card again"), Way("enter it (next / previous, confirm)", ", or "), void("; or ")),
+        )
     if "was read again or entered:" in reason:  # a card after clear fault on a misread one (_card_intake.py)
-        return (
-            "supervisor key on: read the misread card again, or enter it (next / previous, confirm),"
-            " then confirm accepts the cards; or void"
+        return Ways(
+            _SUPERVISOR,
+            (
+                Way("read the misread card again"),
+                Way("enter it (next / previous, confirm), then confirm accepts the cards", ", or "),
+                void("; or "),
+            ),
         )
     if reason.startswith(("shoe jammed", "shoe door open")):
-        return "by itself when the shoe reports ok (jam cleared, door closed); or supervisor key on: void"
+        return _by_itself("when the shoe reports ok (jam cleared, door closed)")
     if reason.startswith("misdeal check"):  # pai gow: the stub is not four (31.14)
-        return "the dealer checks each hand: supervisor key on: clear fault when each has seven cards, void when not"
+        return Ways(
+            f"the dealer checks each hand: {_SUPERVISOR}",
+            (Way("clear fault when each has seven cards"), void(", ", "void when not")),
+        )
     if reason.startswith("misdeal"):
-        return "supervisor key on: void"
+        return Ways(_SUPERVISOR, (void(""),))
     if reason.startswith("journal:") and "not recorded or acted on" not in reason:
-        return "by itself when the journal can be written again (free space on its disk); or supervisor key on: void"
-    if reason.startswith("journal:"):
-        return "supervisor key on: clear fault, or void"
+        return _by_itself("when the journal can be written again (free space on its disk)")
+    if reason.startswith("journal:"):  # events lost
+        return Ways(_SUPERVISOR, _CLEAR_FAULT)
     if reason.startswith("stub count"):
-        return "recount the stub; supervisor key on: clear fault, or void"
+        return Ways(f"recount the stub; {_SUPERVISOR}", _CLEAR_FAULT)
     if (
         "dealt while held" in reason
         or "dealt when none was expected" in reason
         or reason.startswith("shoe card numbers")
     ):
-        return "supervisor key on: confirm accepts the cards, void declares a misdeal"
-    return "supervisor key on: clear fault, or void"
+        return Ways(_SUPERVISOR, (Way("confirm accepts the cards"), MISDEAL))
+    return Ways(_SUPERVISOR, _CLEAR_FAULT)
 
 
-def reason_clears(reason: str, by_itself: bool) -> str:
+def hold_clears(reason: str) -> str:
+    """What clears a hold with ``reason``, in words, every way offered (the page and the pit show
+    it: :func:`clears_ways`)."""
+    return clears_ways(reason).words()
+
+
+_BACK_AND_READ = _by_itself("when every device is back and read")
+
+
+def reason_clears(reason: str, by_itself: bool) -> Ways:
     """What clears a hold with ``reason`` that ends by itself or not (``by_itself``), as the hold
     began or changed (what the journal's hold records say): a hold that ends by itself says so,
     whatever its reason."""
-    words = hold_clears(reason)
-    if by_itself and not words.startswith("by itself"):
-        return "by itself when every device is back and read; or supervisor key on: void"
-    return words
+    ways = clears_ways(reason)
+    if by_itself and not ways.words().startswith("by itself"):
+        return _BACK_AND_READ
+    return ways
 
 
 def _names(devices: list[str]) -> str:
     return devices[0] if len(devices) == 1 else f"{', '.join(devices[:-1])} and {devices[-1]}"
 
 
-def waits_for_clears(pending: dict[str, str]) -> str:
+def waits_for_clears(pending: dict[str, str]) -> Ways:
     """What clears a link hold now that ``pending`` (device: why not back, as
     :class:`DeviceLinks` words it) are not back: the links still down, those never up since start,
     then the states not read (whichever device the hold's reason named when it began)."""
@@ -190,7 +229,7 @@ def waits_for_clears(pending: dict[str, str]) -> str:
             f"the {_names(unread)} state{' is' if one else 's are'} read"
             f" ({'its link is' if one else 'their links are'} up: asked again until answered)"
         )
-    return f"by itself when {' and '.join(waits)}; or supervisor key on: void"
+    return _by_itself(f"when {' and '.join(waits)}")
 
 
 class Holds:
@@ -226,16 +265,29 @@ class Holds:
         self.machine_error: str | None = None
         """The kind of the last error a machine callback raised (None: none since start)."""
 
-    reason = Forward[str]("_state", "hold_reason")
-    """Why the table holds (the last hold's reason; shown only while held)."""
     held_from = Forward[Enum | None]("_state", "held_from")
     """The state the last hold was entered from."""
+
+    @property
+    def reason(self) -> str:
+        """Why the table holds (the last hold's reason, as journaled: every way out it names;
+        shown only while held)."""
+        return self._state.hold_reason.words()
+
+    @reason.setter
+    def reason(self, reason: str | Ways) -> None:
+        self._state.hold_reason = reason_ways(reason)
+
+    def shown_reason(self, void_refused: str | None) -> str:
+        """The hold's reason as the screen and the page show it: the void it names offered only
+        when not ``void_refused`` (the round's ``why_not_void``)."""
+        return self._state.hold_reason.words(void_refused)
 
     @property
     def on(self) -> bool:
         return self._state.phase is self._shape.common.hold
 
-    def hold(self, reason: str, kind: HoldKind = HoldKind.TABLE) -> None:
+    def hold(self, reason: str | Ways, kind: HoldKind = HoldKind.TABLE) -> None:
         """Hold the round for ``reason`` (in play); on a table already held, the reason replaces
         the one shown or is noted, as its ``kind`` says."""
         phase = self._state.phase
@@ -247,16 +299,16 @@ class Holds:
             if kind.replaces(held):
                 self.reason, self.kind = reason, kind
             if kind.noted(held):
-                self._display.hold_noted(reason)
+                self._display.hold_noted(reason_ways(reason))
 
-    def entered(self, reason: str | None = None) -> None:
+    def entered(self, reason: str | Ways | None = None) -> None:
         """The machine goes to ``hold`` (its ``before`` callback): remember where to resume."""
         if reason is not None:
             self.reason, self.kind = reason, HoldKind.TABLE
         self.held_from = self._state.phase
         self.held_links = set()
         self._commands.panel_lamp("clear_fault", True)
-        self._display.held(self.reason)
+        self._display.held(self._state.hold_reason)
 
     def machine_error_raised(self, *_trigger_args: object, **_trigger_kwargs: object) -> None:
         """A callback of the machine raised (its ``on_exception``): the error names the hold's
@@ -313,15 +365,15 @@ class Holds:
         self._display.note("shoe ok: resume")
         self.release()
 
-    def prompt(self) -> str:
+    def prompt(self) -> Ways:
         """What clears the hold on now, and who (the screen's prompt): while cards that left the
         shoe wait for the supervisor, clear fault is refused and confirm accepts them."""
         if self._ledger.waiting and not self.kind.ends_by_itself and self.kind is not HoldKind.JOURNAL:
             return CARDS_WAIT_PROMPT
         return self.kind.prompt
 
-    def clears(self) -> str:
-        """What clears the hold on now, in words (a hold that ends by itself says so, whatever its
+    def clears(self) -> Ways:
+        """What clears the hold on now, as its ways out (a hold that ends by itself says so, whatever its
         reason: the log, the page and the screen say the same way on). A hold for a link down
         whose device is back but not read yet (its state request refused, or not answered yet)
         says it waits for that state, not for the link: the reason stays what the hold began

@@ -250,7 +250,7 @@ class LinkReconciler:
             # for the supervisor now: a card is expected, or none is any more (the deal is over),
             # or the shoe's own reports came when none was expected (live, they would have held)
             if shoe_alone or intake.decided_now():
-                holds.hold(intake.waiting_reason())
+                holds.hold(intake.waiting_hold())
                 return
             # no card expected yet (presses not acted on, e.g. "no more bets"): the dealer goes
             # on; the cards wait for the supervisor once the deal is expected

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
+from controller.table._hold_ways import Ways
 from controller.table.phases import CommonPhases
 from controller.table.round_data import Seat
 
@@ -36,8 +37,8 @@ class RoundState:
     """The round's seats (the wagering seats, once the bets are locked)."""
     held_from: Enum | None = None
     """The state the last hold was entered from (:mod:`._holds` writes it)."""
-    hold_reason: str = ""
-    """Why the table holds (the last hold's reason; shown only while held: :mod:`._holds`)."""
+    hold_reason: Ways = Ways("")
+    """Why the table holds, as parts (the last hold's reason; shown only while held: :mod:`._holds`)."""
     screen_version: int = 0
     """Counts the changes of what the dealer's screen is made of: every field above but
     :attr:`dealt` counts itself when set; a collaborator that changes something else the screen

@@ -35,7 +35,6 @@ from controller.table._shoe_faults import ShoeFaults
 from controller.table._sign_in import SignIns
 from controller.table._stub_count import StubCount
 from controller.table._supervisor import IN_PLAY, Action, Record, Supervisor, SupervisorKey
-from controller.table._void_ways import offer_void
 from controller.table._wagers import Wagers
 from controller.table.card_ledger import CardLedger
 from controller.table.devices import TableDevices
@@ -253,6 +252,7 @@ class RoundTable:
             self.deal_size,
             self.cards_seen,
             self.hold_prompt,
+            why_not_void,
         )
         self.links = LinkReconciler(
             state,
@@ -449,12 +449,12 @@ class RoundTable:
     def hold_prompt(self) -> str:
         """What clears the hold (the screen's prompt while the table holds): the void offered
         only when the table would take it (:meth:`._settlement_walk.SettlementWalk.why_not_void`)."""
-        return offer_void(self.intake.hold_prompt() or self.holds.prompt(), self.walk.why_not_void())
+        return (self.intake.hold_prompt() or self.holds.prompt()).words(self.walk.why_not_void())
 
     def hold_clears(self) -> str:
         """What clears the hold, in words (the page, the pit and the log): the void offered only
         when the table would take it, as :meth:`hold_prompt`."""
-        return offer_void(self.holds.clears(), self.walk.why_not_void())
+        return self.holds.clears().words(self.walk.why_not_void())
 
     def uses_next_previous(self) -> bool:
         """Whether ``next`` / ``previous`` mean something in this state (then they do not page the

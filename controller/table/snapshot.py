@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from controller.table._holds import hold_clears
-from controller.table._void_ways import offer_void
 
 __all__ = [
     "SeatView",
@@ -102,7 +101,10 @@ class HoldView:
     """Why the table holds, what clears it and who may clear it."""
 
     reason: str
-    """Why (masked: names no card face down)."""
+    """Why (masked: names no card face down), as journaled: every way out it names."""
+    shown_reason: str
+    """The reason as a screen or page shows it (masked): the void it names offered only while the
+    table takes it (:attr:`void_refused`)."""
     held_from: str | None
     clears: str
     """What clears it, in words."""
@@ -118,10 +120,6 @@ class HoldView:
     """A misread card must be read again or entered by the supervisor."""
     void_refused: str | None = None
     """Why the round's void is refused now (None: it is one way out): the texts leave it out."""
-
-    def shown_reason(self) -> str:
-        """The reason as a screen or page shows it: a void it names left out when refused."""
-        return offer_void(self.reason, self.void_refused)
 
 
 @dataclass(frozen=True, slots=True)

@@ -322,8 +322,10 @@ def build_snapshot(table: RoundTable, version: int = 0, texts: bool = True) -> T
     wager_step = table.wagers.open_step()
     hold = None
     if held:
+        refused = walk.why_not_void()
         hold = HoldView(
             cache.mask(holds.reason, up),
+            cache.mask(holds.shown_reason(refused), up),
             held_from,
             table.hold_clears(),
             holds.kind.ends_by_itself,
@@ -331,7 +333,7 @@ def build_snapshot(table: RoundTable, version: int = 0, texts: bool = True) -> T
             table.links.device_links.why_not_back(),
             len(table.ledger.waiting),
             table.intake.misread_index is not None,
-            walk.why_not_void(),
+            refused,
         )
     known = cache.buttons.get(phase)
     if known is None:  # a function of the machine's state (and the table's config) alone

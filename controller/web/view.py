@@ -126,7 +126,7 @@ def table_view(
     hold = None
     if s.hold is not None:
         # one instruction, the panel's: its prompt while held says what clears the hold
-        hold = {"reason": s.hold.shown_reason(), "clears": s.asked or s.hold.clears, "from": s.hold.held_from}
+        hold = {"reason": s.hold.shown_reason, "clears": s.asked or s.hold.clears, "from": s.hold.held_from}
     held_from = s.held_from
     notice = s.notices[0] if s.notices else None
     return {
