@@ -32,6 +32,7 @@ __all__ = [
     "TableSnapshot",
     "PlayerHands",
     "hold_clears",
+    "offer_void",
 ]
 
 RECENT = 16
