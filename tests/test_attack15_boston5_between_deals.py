@@ -3,13 +3,13 @@ branch waiting14), in Boston 5's steps between its two deals: the bonus exposure
 settlement and the second wager (24.10(a)-(c)).
 
 Found: held there for the shoe (its link, a jam, the door) the cards that left the shoe hold the
-table for the supervisor at once (``confirm`` burns them, ``void`` is a misdeal); held for any
-other device (the panel's link, the bet spots' link, the journal, a restart) the hold ends by
-itself and the cards wait "once the deal begins". The round goes on with them out of the shoe: the
-exposed bonus is paid (24.10(a)), a second wager is withdrawn although a card has left the shoe
-(24.10(c): only until the first final card leaves it), and at ``deal`` the hold says ``void
-declares a misdeal`` while the void is refused (the bonus was paid): the misdeal the supervisor
-was promised is gone.
+table for the supervisor at once (``confirm`` burns them, ``void`` is a misdeal), as a card out
+there live does; held for any other device (the panel's link, the bet spots' link, the journal, a
+restart) the hold ended by itself and the cards waited "once the deal begins". The round went on
+with them out of the shoe: the exposed bonus was paid (24.10(a)), a second wager withdrawn although
+a card had left the shoe (24.10(c): only until the first final card leaves it), and at ``deal``
+the misdeal the hold named was refused (the bonus paid). Now every hold keeps them for the
+supervisor there, as the shoe's own do.
 """
 
 from __future__ import annotations
@@ -102,29 +102,54 @@ def test_cards_out_during_a_shoe_fault_between_the_deals_hold_for_the_supervisor
     assert hold is not None and hold.cards_waiting == 2, hold
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack15 finding: Boston 5 goes on between its deals with cards out of the shoe nobody decided on "
-    "(held for the panel, the bet spots or the journal): the bonus is paid, a second wager withdrawn after a card "
-    "left the shoe (24.10(c)), and the misdeal the hold names is refused at `deal`",
-)
-@pytest.mark.parametrize("step", STEPS)
-@pytest.mark.parametrize("hold", HOLDS)
-def test_cards_out_during_any_hold_between_the_deals_are_decided_before_the_round_goes_on(step: str, hold: str) -> None:
+def cards_out_and_back(step: str, hold: str) -> FedTable:
+    """Boston 5 at ``step``, held by ``hold``; two cards leave the shoe; every device is back."""
     t = first_deal(step)
     devices = HOLDS[hold](t)
     t.deal("Jc Jd")  # two cards out of the shoe while held
     read_again(t, devices)
+    return t
+
+
+@pytest.mark.parametrize("step", STEPS)
+@pytest.mark.parametrize("hold", HOLDS)
+def test_cards_out_during_any_hold_between_the_deals_are_decided_before_the_round_goes_on(step: str, hold: str) -> None:
+    t = cards_out_and_back(step, hold)
     s = t.snapshot()
     # as for the shoe's own faults: the supervisor decides on the cards before anything is paid or withdrawn
     assert s.step == "hold" and s.hold is not None and s.hold.cards_waiting == 2, (s.step, s.hold)
+    key(t)
+    t.press("clear_fault")  # refused: the cards first
+    assert t.snapshot().step == "hold"
+    t.press("confirm")  # no place in the deal (the final cards are not dealt before `deal`): burned
+    s = t.snapshot()
+    assert s.step == step.replace(" ", "_") and s.hold is None, (s.step, s.hold)
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=False))
+    if step == "bonus":
+        t.press("seat_1", "next")
+    if step != "second wager":
+        t.press("confirm")  # seat 1's bonus paid
+    for seat in (1, 2):
+        t.spot(seat, "second", 1000)
+    t.press("deal")
+    t.deal("Js Ts 6d 6c 8s 8c")  # the final cards are the next ones out of the shoe
+    s = t.snapshot()
+    assert s.step == "settlement" and s.hold is None, (s.step, s.hold)
+    seat = s.seat(1)
+    assert seat is not None and seat.cards == ("As", "Ks", "Qs", "Js", "Ts"), seat
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack15 finding: after a restart at Boston 5's bonus or second wager, cards dealt while the controller "
-    "was stopped wait 'once the deal begins' while the round goes on (as for a journal outage)",
-)
+@pytest.mark.parametrize("hold", HOLDS)
+def test_the_misdeal_is_taken_while_nothing_is_paid(hold: str) -> None:
+    """At the bonus exposure nothing is paid: ``void`` declares the misdeal the hold names."""
+    t = cards_out_and_back("bonus", hold)
+    key(t)
+    assert t.snapshot().why_not_void() is None
+    t.press("void")
+    s = t.snapshot()
+    assert s.last_round is not None and s.last_round.void and s.step in ("betting", "count_stub"), s.step
+
+
 @pytest.mark.parametrize("step", STEPS)
 def test_cards_out_while_the_controller_was_stopped_between_the_deals_are_decided_before_the_round_goes_on(
     step: str,
