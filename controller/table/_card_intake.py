@@ -104,10 +104,8 @@ class CardIntake:
 
     def decided_now(self) -> bool:
         """Cards that wait are for the supervisor to decide on now, before the table goes on: a
-        card is expected (or would be once the hold ends), or the deal is over, or it has begun
-        and none is expected now (Boston 5 between its deals: the bonus, its settlement and the
-        second wager, where a card out of the shoe live holds at once and has no place)."""
-        return self.deal_expected() or self.deal_over() or self._state.dealt > 0
+        card is expected (or would be once the hold ends), or the deal is over."""
+        return self.deal_expected() or self.deal_over()
 
     def waiting_for_the_deal(self) -> None:
         """After an event: cards that wait while none was expected (they left the shoe during a

@@ -191,6 +191,7 @@ HELD_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
         (5, 1, held_at("first_deal", "duplicate_card", "reboot", "void")),
         (1, 1, held_at("second_wager", "count_restart")),
         (1, 1, held_at("final_deal", "state_nak")),
+        (1, 1, held_at("no_more_bets", "panel_outage")),
     ),
     "pai_gow": (
         (1, 1, held_at("betting", "count_jump", by="link_down")),
@@ -207,7 +208,8 @@ hundredths of a simulated second) by chance rarely. Each seed (and round) is one
 table writes during the outage, so it holds from the step; the CI test checks that each fault
 still reaches its step, held or not as placed. Boston 5's ``final_deal (held)``: ``state_nak`` keeps a
 pair seed 1939 reached until an early card placed in a hold dealt its card (in round 7, held from
-betting; its later rounds went otherwise)."""
+betting; its later rounds went otherwise); ``no_more_bets (held)``: ``panel_outage`` keeps the pair
+a seed lost when a change to a decided seat's second wager became a late bet (attack15)."""
 
 STEP_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
     "boston5": ((1, 1, (Fault(0.0, "restart", "shoe", 1.0, 1, step="settlement", edge="enter", round_no=1),)),),
