@@ -8,8 +8,8 @@ enter a hand already collected or paid"), or the record is settled. Found: in pa
 hand is exposed and set first (11.9, step ``setting``), then each hand is turned; a late change to
 a hand not yet turned is accepted by the supervisor's ``next`` with the dealer's seven cards face
 up on the layout (the player raising a wager whose result the exposed hand already tells). Not
-changed yet (the fix moves the CI swarm's pai gow paths, as the Boston 5 fix of this branch did):
-``xfail(strict=True)``.
+changed yet (which rule refuses it, and what the simulation's seeds then do, is for the table's
+owner): ``xfail(strict=True)``.
 """
 
 from __future__ import annotations
