@@ -84,14 +84,23 @@ def table_status(journal: Path) -> dict[str, Any] | None:
             "round": int(snap["round_no"]),
             "step": str(snap["step"]),
             "asked": str(snap["asked"]),
-            "hold": None
-            if hold is None
-            else {"reason": str(hold["reason"]), "from": hold["held_from"], "clears": str(hold["clears"])},
+            "hold": None if hold is None else _hold(hold),
             "key_on": bool(snap["key_on"]),
             "devices_not_back": {str(d): str(why) for d, why in snap["links_pending"]},
         }
     except (ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{path}: not a table snapshot ({type(exc).__name__}: {exc})") from None
+
+
+def _hold(hold: Mapping[str, Any]) -> dict[str, Any]:
+    """A snapshot's hold as status shows it: its reason as the page shows it (the void left out
+    when the table refuses it: ``void_refused``, absent from a file written before it was kept),
+    where it was held from, and what clears it."""
+    from controller.table.snapshot import offer_void  # the table's words: not for every command's start
+
+    refused = hold.get("void_refused")
+    reason = offer_void(str(hold["reason"]), None if refused is None else str(refused))
+    return {"reason": reason, "from": hold["held_from"], "clears": str(hold["clears"])}
 
 
 def _link_rows(db: sqlite3.Connection) -> list[tuple[int, float, str, str]]:

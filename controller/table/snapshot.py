@@ -31,6 +31,7 @@ __all__ = [
     "TableSnapshot",
     "PlayerHands",
     "hold_clears",
+    "offer_void",
 ]
 
 RECENT = 16

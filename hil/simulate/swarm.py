@@ -193,6 +193,7 @@ HELD_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
         (5, 1, held_at("first_deal", "duplicate_card", "reboot", "void", "disk_full", "key", "state_nak")),
         (1, 1, held_at("second_wager", "count_restart")),
         (1, 1, held_at("final_deal", "state_nak")),
+        (1, 1, held_at("no_more_bets", "panel_outage")),
     ),
     "pai_gow": (
         (1, 1, held_at("betting", "count_jump", by="link_down")),
@@ -228,7 +229,9 @@ Boston 5's ``final_deal (held)``: ``state_nak`` keeps a pair seed 1939 reached u
 placed in a hold dealt its card (in round 7, held from betting; its later rounds went otherwise);
 the thirty pairs waiting14's holds took from the seeds are kinds added to the holds here and five
 new rows (Mississippi Stud ``fourth_street``, pai gow ``no_more_bets`` and ``setting``, Three Card
-Poker ``count_stub``, and :data:`STEP_SCENARIOS`' Mississippi Stud row)."""
+Poker ``count_stub``, and :data:`STEP_SCENARIOS`' Mississippi Stud row); Boston 5's ``no_more_bets
+(held)``: ``panel_outage`` keeps the pair a seed lost when a change to a decided seat's second wager
+became a late bet (attack15)."""
 
 STEP_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
     "mississippi_stud": (

@@ -307,11 +307,20 @@ class Boston5Table(RoundTable):
             self.display.note(f"seat {e.seat}: second wager withdrawn, folds")
             self.fold(seat)  # withdrawn before the final cards: a fold
             return
-        if step is _SECOND_WAGER and seat and e.spot == "second":
-            if seat.folded_at is None and e.cents == seat.wagers["first"]:
+        # A seat still deciding places its second wager; a change to a decided seat's spot (a second
+        # wager placed, or the seat folded: its ante and first wager collected) is a late bet, as a
+        # changed street or play wager is in the other games (the withdrawal is above).
+        if (
+            step is _SECOND_WAGER
+            and seat
+            and e.spot == "second"
+            and seat.folded_at is None
+            and "second" not in seat.wagers
+        ):
+            if e.cents == seat.wagers["first"]:
                 seat.wagers["second"] = e.cents
                 self.devices.lamp(e.seat, "second", "accepted")
-            elif seat.folded_at is None:
+            else:
                 self.display.note(
                     f"correct: seat {e.seat} second: must equal the first wager {seat.wagers['first'] / 100:.2f}"
                 )
