@@ -4,7 +4,7 @@ high hand must not be outranked by the low hand (digest 3.3 item 5: it must outr
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from controller.hands._value import HandValue, _evaluate, _evaluate_low, evaluate_five, evaluate_low
 from controller.hands.categories import CATEGORY_SHIFT, FIVE_CARD_ORDER, Category, unpack
@@ -38,6 +38,8 @@ class HandSet:
 
     high: HandValue
     low: HandValue
+    _words: dict[str, str] | None = field(default=None, init=False, repr=False, compare=False)
+    """:meth:`to_json`'s words, made once (the table shows a seat's set, then settles it)."""
 
     @property
     def foul(self) -> bool:
@@ -45,12 +47,17 @@ class HandSet:
         return low_outranks_high(self.high, self.low)
 
     def to_json(self) -> dict[str, str]:
-        return {
-            "high": format_cards(self.high.best),
-            "high_category": self.high.category._value_,
-            "low": format_cards(self.low.best),
-            "low_category": self.low.category._value_,
-        }
+        """The set in words: each hand's best cards and category (a dict of the caller's own)."""
+        words = self._words
+        if words is None:
+            words = {
+                "high": format_cards(self.high.best),
+                "high_category": self.high.category._value_,
+                "low": format_cards(self.low.best),
+                "low_category": self.low.category._value_,
+            }
+            object.__setattr__(self, "_words", words)
+        return dict(words)
 
 
 def make_set(high: Sequence[Card], low: Sequence[Card]) -> HandSet:
