@@ -3,7 +3,7 @@ high hand must not be outranked by the low hand (digest 3.3 item 5: it must outr
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from controller.hands._value import HandValue, _evaluate, _evaluate_low, evaluate_five, evaluate_low
@@ -39,7 +39,7 @@ class HandSet:
     high: HandValue
     low: HandValue
     _words: dict[str, str] | None = field(default=None, init=False, repr=False, compare=False)
-    """:meth:`to_json`'s words, made once (the table shows a seat's set, then settles it)."""
+    """:meth:`words`, once asked (the table shows a seat's set, then its settlement writes it)."""
 
     @property
     def foul(self) -> bool:
@@ -49,15 +49,23 @@ class HandSet:
     def to_json(self) -> dict[str, str]:
         """The set in words: each hand's best cards and category (a dict of the caller's own)."""
         words = self._words
+        return dict(words) if words is not None else self._make_words()
+
+    def words(self) -> Mapping[str, str]:
+        """:meth:`to_json`'s words, made once and kept: for a set shown before it is settled."""
+        words = self._words
         if words is None:
-            words = {
-                "high": format_cards(self.high.best),
-                "high_category": self.high.category._value_,
-                "low": format_cards(self.low.best),
-                "low_category": self.low.category._value_,
-            }
+            words = self._make_words()
             object.__setattr__(self, "_words", words)
-        return dict(words)
+        return words
+
+    def _make_words(self) -> dict[str, str]:
+        return {
+            "high": format_cards(self.high.best),
+            "high_category": self.high.category._value_,
+            "low": format_cards(self.low.best),
+            "low_category": self.low.category._value_,
+        }
 
 
 def make_set(high: Sequence[Card], low: Sequence[Card]) -> HandSet:

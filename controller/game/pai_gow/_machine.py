@@ -393,7 +393,7 @@ class PaiGowTable(RoundTable):
     def show_option(self, seat: int, label: str) -> None:
         s = self.options[self.option_index]
         self.display.ask(f"seat {seat} {label}: confirm, next / previous, or fold (foul)")
-        words = s.to_json()  # made once: the settlement of this seat reads them again
+        words = s.words()  # kept: the settlement of this seat writes them again
         self.set_shown = f"high {words['high']} / low {words['low']}"
         self.display.shown(f"seat {seat}: {self.set_shown} ({label})")
 
