@@ -49,23 +49,22 @@ class HandSet:
     def to_json(self) -> dict[str, str]:
         """The set in words: each hand's best cards and category (a dict of the caller's own)."""
         words = self._words
-        return dict(words) if words is not None else self._make_words()
-
-    def words(self) -> Mapping[str, str]:
-        """:meth:`to_json`'s words, made once and kept: for a set shown before it is settled."""
-        words = self._words
-        if words is None:
-            words = self._make_words()
-            object.__setattr__(self, "_words", words)
-        return words
-
-    def _make_words(self) -> dict[str, str]:
+        if words is not None:
+            return dict(words)
         return {
             "high": format_cards(self.high.best),
             "high_category": self.high.category._value_,
             "low": format_cards(self.low.best),
             "low_category": self.low.category._value_,
         }
+
+    def words(self) -> Mapping[str, str]:
+        """:meth:`to_json`'s words, made once and kept: for a set shown before it is settled."""
+        words = self._words
+        if words is None:
+            words = self.to_json()
+            object.__setattr__(self, "_words", words)
+        return words
 
 
 def make_set(high: Sequence[Card], low: Sequence[Card]) -> HandSet:
