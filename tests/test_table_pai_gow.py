@@ -523,13 +523,15 @@ def test_each_round_is_read_ranked_and_settled_once(monkeypatch: pytest.MonkeyPa
     settlement's reading reads only the seats' sets again), each hand is set by the house way
     once, the dealer's and each wagered seat's (the settlement plays the seat's house-way set the table showed: also for a foul), a set
     the dealer recorded is not ranked again, and each seat's steps are made once (for the step
-    shown as it is turned, read again by the settlement); each round anew, and what is paid is
-    what the record, read in full, pays."""
-    from controller.game.pai_gow import _house_way, _rules
+    shown as it is turned, read again by the settlement); each set is put into words once, the
+    dealer's step made once (shown when his hand is set, the first of the settlement's
+    procedure); each round anew, and what is paid is what the record, read in full, pays."""
+    from controller.game.pai_gow import _house_way, _machine, _rules
+    from controller.hands import paigow
 
     for name, empty in (("_KEPT_READING", None), ("_LAST_ROUND", (None, None)), ("_LAST_SEATS", (None, {}))):
         monkeypatch.setattr(_rules, name, empty)  # nothing kept from another test's round
-    calls: dict[str, int] = {"read": 0, "house": 0, "ranked": 0, "steps": 0}
+    calls: dict[str, int] = {"read": 0, "house": 0, "ranked": 0, "steps": 0, "words": 0, "dealer step": 0}
 
     def counted(key: str, real: Callable[..., object]) -> Callable[..., object]:
         def call(*args: object, **kwargs: object) -> object:
@@ -543,6 +545,10 @@ def test_each_round_is_read_ranked_and_settled_once(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(_house_way.HouseWay, "set", counted("house", _house_way.HouseWay.set))
     monkeypatch.setattr(_rules, "set_dealt", counted("ranked", _rules.set_dealt))
     monkeypatch.setattr(_rules._Steps, "add_seat", counted("steps", _rules._Steps.add_seat))
+    # the cards put into words by the table (its records, the set shown) and by a set's own words
+    monkeypatch.setattr(_machine, "format_cards", counted("words", _machine.format_cards))
+    monkeypatch.setattr(paigow, "format_cards", counted("words", paigow.format_cards))
+    monkeypatch.setattr(_rules, "_dealer_step", counted("dealer step", _rules._dealer_step))
     t = Table()
     second = list(SHOE)
     random.Random(5).shuffle(second)
@@ -551,7 +557,12 @@ def test_each_round_is_read_ranked_and_settled_once(monkeypatch: pytest.MonkeyPa
             calls[key] = 0
         _play_round(t, shoe, seats)
         result = t.m.rounds[-1]
-        assert calls == {"read": 1, "house": 1 + len(seats), "ranked": 0, "steps": len(seats)}, calls
+        # words: each position's cards in the round's two records (when the dealer's hand is set,
+        # at the settlement), the sets recorded (all but the foul) in the second, and each set
+        # shown once (the dealer's, each seat's house way, the other set one seat confirms)
+        words = 2 * 7 + 2 * (len(seats) - 1) + 2 * (1 + len(seats) + 1)
+        expected = {"read": 1, "house": 1 + len(seats), "ranked": 0, "steps": len(seats)}
+        assert calls == {**expected, "words": words, "dealer step": 1}, calls
         assert _rules._KEPT_READING is None, "the round's reading is dropped once the settlement read it"
         assert result.settlement is not None
         assert result.settlement.to_json() == settle(real_read(result.record, TABLE), TABLE).to_json()

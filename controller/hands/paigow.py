@@ -3,8 +3,8 @@ high hand must not be outranked by the low hand (digest 3.3 item 5: it must outr
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from controller.hands._value import HandValue, _evaluate, _evaluate_low, evaluate_five, evaluate_low
 from controller.hands.categories import CATEGORY_SHIFT, FIVE_CARD_ORDER, Category, unpack
@@ -38,6 +38,8 @@ class HandSet:
 
     high: HandValue
     low: HandValue
+    _words: dict[str, str] | None = field(default=None, init=False, repr=False, compare=False)
+    """:meth:`words`, once asked (the table shows a seat's set, then its settlement writes it)."""
 
     @property
     def foul(self) -> bool:
@@ -45,12 +47,24 @@ class HandSet:
         return low_outranks_high(self.high, self.low)
 
     def to_json(self) -> dict[str, str]:
+        """The set in words: each hand's best cards and category (a dict of the caller's own)."""
+        words = self._words
+        if words is not None:
+            return dict(words)
         return {
             "high": format_cards(self.high.best),
             "high_category": self.high.category._value_,
             "low": format_cards(self.low.best),
             "low_category": self.low.category._value_,
         }
+
+    def words(self) -> Mapping[str, str]:
+        """:meth:`to_json`'s words, made once and kept: for a set shown before it is settled."""
+        words = self._words
+        if words is None:
+            words = self.to_json()
+            object.__setattr__(self, "_words", words)
+        return words
 
 
 def make_set(high: Sequence[Card], low: Sequence[Card]) -> HandSet:

@@ -20,9 +20,10 @@ Conventions for every way:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from types import MappingProxyType
 
 from controller.hands import Category, HandError
 from controller.hands.fast import FLUSH_SUIT, FOUR_SUIT, JOKER_INDEX, MASK_SHIFT, REAL_CODES, SUIT_SHIFT
@@ -66,10 +67,11 @@ _MOST_OF_A_STRAIGHT: tuple[int, ...] = tuple(
 class Hand:
     """The seven cards as the rules see them: rank groups (the joker with the aces) and every legal set."""
 
-    def __init__(self, cards: Sequence[Card], options: dict[str, object]) -> None:
+    def __init__(self, cards: Sequence[Card], options: Mapping[str, object]) -> None:
         if len(cards) != 7 or len({c.index for c in cards}) != 7:
             raise HandError(f"a pai gow hand is 7 distinct cards, got {format_cards(cards)!r}")
         self.options = options
+        """The table's options, read only (never copied: a hand lives while one set is made)."""
         # Highest rank first; among equal ranks real cards before the joker, then by suit.
         order, rank_of = _ORDER, _RANK
         keyed = sorted([(order[c.index], c) for c in cards])  # keys unique: no card compared
@@ -422,9 +424,9 @@ class HouseWay:
     source: str
     rules: tuple[tuple[str, Rule], ...]
 
-    def set(self, cards: Sequence[Card], options: dict[str, object] | None = None) -> Decision:
-        """Set seven cards (the joker allowed) by this house way."""
-        hand = Hand(cards, dict(options or {}))
+    def set(self, cards: Sequence[Card], options: Mapping[str, object] | None = None) -> Decision:
+        """Set seven cards (the joker allowed) by this house way (``options``: read, not kept)."""
+        hand = Hand(cards, _NO_OPTIONS if options is None else options)
         for name, rule in self.rules:
             decision = rule(hand)
             if decision is not None:
@@ -433,6 +435,9 @@ class HouseWay:
                 return Decision(decision.set, f"{self.name}.{decision.rule}", decision.text)
         raise AssertionError(f"{self.name}: no rule set {format_cards(cards)}")  # pragma: no cover
 
+
+_NO_OPTIONS: Mapping[str, object] = MappingProxyType({})
+"""A house way's options when none are given (the defaults: no exception taken)."""
 
 _SHARED_HEAD: tuple[tuple[str, Rule], ...] = (("five_aces", five_aces),)
 _SHARED_TAIL: tuple[tuple[str, Rule], ...] = (
@@ -485,7 +490,7 @@ def house_way(name: str) -> HouseWay:
 
 
 def set_by_house_way(
-    cards: Sequence[Card], name: str = "foxwoods", options: dict[str, object] | None = None
+    cards: Sequence[Card], name: str = "foxwoods", options: Mapping[str, object] | None = None
 ) -> Decision:
     """Set seven cards by the named house way."""
     return house_way(name).set(cards, options)

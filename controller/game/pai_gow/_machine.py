@@ -326,7 +326,7 @@ class PaiGowTable(RoundTable):
         way = self.house_sets.get(n)
         if way is None:
             way = self.house_sets[n] = (
-                house_way(self.option("house_way", str)).set(self.hands[n], dict(self.config.options)).set
+                house_way(self.option("house_way", str)).set(self.hands[n], self.config.options).set
             )
         self.options, self.option_index, self.all_listed = [way], 0, False
         self.show_option(n, "house way")
@@ -393,7 +393,8 @@ class PaiGowTable(RoundTable):
     def show_option(self, seat: int, label: str) -> None:
         s = self.options[self.option_index]
         self.display.ask(f"seat {seat} {label}: confirm, next / previous, or fold (foul)")
-        self.set_shown = f"high {format_cards(s.high.best)} / low {format_cards(s.low.best)}"
+        words = s.words()  # kept: the settlement of this seat writes them again
+        self.set_shown = f"high {words['high']} / low {words['low']}"
         self.display.shown(f"seat {seat}: {self.set_shown} ({label})")
 
     def round_record(self) -> dict[str, object]:

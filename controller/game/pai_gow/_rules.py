@@ -540,6 +540,12 @@ class _Round:
     dealer_premium: _Premium | None
     caps: PayoutCaps
     """The table's payout caps on the optional wagers."""
+    shown: Mapping[str, object]
+    """The dealer's set in words (:meth:`Decision.to_json`), made once: read by the dealer's step
+    and by the settlement's dealer (each makes a dict of its own from it)."""
+    dealer_step: Step
+    """The dealer's hand exposed and set (the first step of the procedure), made once: the table
+    shows it when the dealer's hand is set, and the settlement's procedure begins with it."""
 
 
 def _round(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round:
@@ -549,10 +555,11 @@ def _round(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round
     if rnd.dealer_set:
         dealer = Decision(make_set(*rnd.dealer_set), "given", "set as recorded")
     else:
-        dealer = way.set(rnd.dealer, dict(o))
+        dealer = way.set(rnd.dealer, o)
     envy = table.paytables.get("envy")
     markers = frozenset(s.seat for s in rnd.seats if s.wagers.get("bonus", 0) >= o["envy_minimum"] and envy is not None)
     keep_all = bool(markers) or any("insurance" in s.wagers for s in rnd.seats)
+    shown = dealer.to_json()
     return _Round(
         options=o,
         way=way,
@@ -569,6 +576,8 @@ def _round(rnd: PaiGowRound, table: TableConfig, o: Mapping[str, Any]) -> _Round
         },
         dealer_premium=_classify(rnd.dealer, envy) if o["envy_includes_dealer"] and markers else None,
         caps=PayoutCaps.of(table.paytables, _PAID_BY, table.payout_cap),
+        shown=shown,
+        dealer_step=_dealer_step(dealer.rule, shown),
     )
 
 
@@ -657,7 +666,7 @@ def _house_set(seat: PaiGowSeat, r: _Round, known: KnownSets) -> HandSet:
         c.index for c in seat.cards
     ):
         return house
-    return r.way.set(seat.cards, dict(r.options)).set
+    return r.way.set(seat.cards, r.options).set
 
 
 def _bonus_result(stake: int, mine: _Premium, bonus_table: Paytable) -> WagerResult:
@@ -834,7 +843,7 @@ class RoundSettler:
         """The dealer's hand exposed and set by the house way (11.9, 11.15(d))."""
         if self.shared is None:
             return None
-        return _dealer_step(self.shared.dealer.rule, self.shared.dealer.set.to_json())
+        return self.shared.dealer_step
 
     def pai_gow_step(self, seat: PaiGowSeat, known: KnownSets = _NOTHING_KNOWN) -> Step | None:
         """(d)1: ``seat``'s pai gow wager and its commission, settled with the set ``seat`` gives
@@ -853,8 +862,6 @@ class RoundSettler:
         if self.shared is None:
             return _void(rnd, table, order, start)
         r = self.shared
-        shown = r.dealer.to_json()  # the dealer's set in words, once: for the step and the settlement's dealer
-        dealer_step = _dealer_step(r.dealer.rule, shown)
         steps = _Steps()
         settled: dict[int, SeatSettlement] = {}
         for seat in order:
@@ -864,8 +871,8 @@ class RoundSettler:
             "pai_gow",
             table,
             settled,
-            steps.procedure(dealer_step),
-            {"cards": format_cards(rnd.dealer), **shown, "start": start},
+            steps.procedure(r.dealer_step),
+            {"cards": format_cards(rnd.dealer), **r.shown, "start": start},
         )
 
 
