@@ -63,5 +63,5 @@ def test_status_names_the_void_only_when_the_table_takes_it(
     write_snapshot_file(snapshot_path(path), s)
     assert tablectl(["status", "--journal", str(path)]) == 0
     shown = next(line for line in capsys.readouterr().out.splitlines() if "HOLD from settlement" in line)
-    assert s.hold.shown_reason() in shown  # the reason as the page shows it
+    assert s.hold.shown_reason in shown  # the reason as the page shows it
     assert ("void" in shown.replace("void refused", "")) is not paid, shown

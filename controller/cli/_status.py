@@ -93,14 +93,11 @@ def table_status(journal: Path) -> dict[str, Any] | None:
 
 
 def _hold(hold: Mapping[str, Any]) -> dict[str, Any]:
-    """A snapshot's hold as status shows it: its reason as the page shows it (the void left out
-    when the table refuses it: ``void_refused``, absent from a file written before it was kept),
-    where it was held from, and what clears it."""
-    from controller.table.snapshot import offer_void  # the table's words: not for every command's start
-
-    refused = hold.get("void_refused")
-    reason = offer_void(str(hold["reason"]), None if refused is None else str(refused))
-    return {"reason": reason, "from": hold["held_from"], "clears": str(hold["clears"])}
+    """A snapshot's hold as status shows it: its reason as the page shows it (``shown_reason``:
+    the void left out when the table refuses it; the recorded reason in a file written before it
+    was kept), where it was held from, and what clears it."""
+    reason = hold.get("shown_reason", hold["reason"])
+    return {"reason": str(reason), "from": hold["held_from"], "clears": str(hold["clears"])}
 
 
 def _link_rows(db: sqlite3.Connection) -> list[tuple[int, float, str, str]]:

@@ -31,7 +31,6 @@ __all__ = [
     "TableSnapshot",
     "PlayerHands",
     "hold_clears",
-    "offer_void",
 ]
 
 RECENT = 16
