@@ -163,9 +163,12 @@ CI_SWARM_PAIRS = Path(__file__).with_name("ci_swarm_pairs.json")
 @pytest.mark.parametrize("game", GAMES)
 def test_every_ci_swarm_seed_keeps_every_invariant(game: str) -> None:
     """Every CI swarm seed keeps every invariant, and together with the game's targeted scenarios
-    (``HELD_SCENARIOS`` and ``STEP_SCENARIOS``, each fault reaching its step, held or not as
-    placed) they still reach every (step, fault kind) pair recorded in ``ci_swarm_pairs.json``
-    (issue 41 item 5)."""
+    (``HELD_SCENARIOS`` and ``STEP_SCENARIOS``, each fault whose pair is recorded acting at its
+    step, held or not as placed) they still reach every (step, fault kind) pair recorded in
+    ``ci_swarm_pairs.json`` (issue 41 item 5). A pair counts where a fault acted (docs/simulate.md,
+    "When a fault acted"): a scenario's fault whose pair is no longer recorded (it never acted
+    there, since acted15) is not asked to."""
+    recorded = json.loads(CI_SWARM_PAIRS.read_text(encoding="utf-8"))[game]
     seeds = CI_SWARM_SEEDS[game][:CI_SWARM_COUNT]
     summary = run_seeds(game, seeds, CI_KINDS, rounds=SWARM_ROUNDS, workers=1, resettle=False, swarm=True)
     failed = [f"seed {r.seed}: {r.broken}: {r.detail}" for r in summary.failed if (game, r.seed) not in SWARM_FINDINGS]
@@ -175,11 +178,11 @@ def test_every_ci_swarm_seed_keeps_every_invariant(game: str) -> None:
         assert res.ok, f"{game}: targeted scenario {faults[-1].code()}: {res.broken}: {res.detail}"
         for fault in faults:
             pair = Reached(fault.kind, str(fault.step), fault.edge == "held")
-            assert pair in res.reached, f"{game}: the targeted scenario no longer reaches {pair.where}: {pair.kind}"
+            if pair.kind in recorded.get(pair.where, ()):
+                assert pair in res.reached, f"{game}: the targeted scenario no longer reaches {pair.where}: {pair.kind}"
         summary.coverage.add(res.reached)
     assert summary.rounds >= SWARM_ROUNDS * len(seeds) - 3 * len(seeds)
     if len(seeds) == len(CI_SWARM_SEEDS[game]):
-        recorded = json.loads(CI_SWARM_PAIRS.read_text(encoding="utf-8"))[game]
         lost = [f"{where}: {kind}" for where, kinds in recorded.items() for kind in kinds
                 if not summary.coverage.reached[(where, kind)]]  # fmt: skip
         assert not lost, (

@@ -975,8 +975,8 @@ class World:
         """A card out of the shoe when the table expects none: at betting, "no more bets" or
         settlement, also while the table holds from one of them (the dealer pulls a card during the
         hold: the table journals it and holds it for the supervisor, docs/dealer-guide.md, "N cards
-        dealt while held"; before, a fault placed in such a hold dealt nothing, yet counted as its
-        step's coverage)."""
+        dealt while held"). Elsewhere (a deal or wager step, the stub count) it deals nothing and
+        did not act; a card that starts the deal at "no more bets" is an ordinary card, not one."""
         s = self.runtime.snapshot
         held = s.step == "hold"
         step = (s.held_from or s.step) if held else s.step
