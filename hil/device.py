@@ -90,6 +90,9 @@ class SimDevice:
         """How many of the next state answers to damage: each names a part it was not asked for."""
         self.short_states = 0
         """How many of the next state answers to cut short (2 bytes: not even the boot id)."""
+        self.damaged: Callable[[], None] | None = None
+        """Called (under the lock) as a refused, damaged or cut state answer is made (a simulation
+        notes when such a fault acted)."""
         self.commands: list[tuple[str, dict[str, Any]]] = []
         self._last: tuple[int, bytes] | None = None  # (seq, reply) for resending on a retry
         self._parts: list[bytes] = []  # the state answer being read, taken when part 0 was asked
@@ -196,6 +199,7 @@ class SimDevice:
                 return self._last[1]  # a retry: the same answer, the command not run twice
             if frame.type is _STATE_REQ_T and self.short_states > 0:
                 self.short_states -= 1
+                self._damaged()
                 reply = (MsgType.STATE, _PACK_U32(self.boot_id)[:2])  # too short to read at all
             else:
                 kind, body = self._answer(frame)
@@ -222,6 +226,7 @@ class SimDevice:
             return MsgType.RESP, bytes((self._command(code, frame.payload[1:]), code))
         if frame.type is MsgType.STATE_REQ and len(frame.payload) == 1 and self.nak_states > 0:
             self.nak_states -= 1
+            self._damaged()
             return MsgType.NAK, b""
         if frame.type is MsgType.STATE_REQ and len(frame.payload) == 1:
             part = frame.payload[0]
@@ -232,10 +237,15 @@ class SimDevice:
                 named = part
                 if self.bad_states > 0:  # damaged: it names a part it was not asked for
                     self.bad_states -= 1
+                    self._damaged()
                     named = (part + 1) % 256
                 head = struct.pack(">IBB", self._parts_newest, named, len(self._parts))
                 return MsgType.STATE, head + self._parts[part]
         return MsgType.NAK, b""
+
+    def _damaged(self) -> None:
+        if self.damaged is not None:
+            self.damaged()
 
     def _acknowledge(self, boot: int, number: int) -> None:
         """Delete every event up to and including the last one the controller says it received."""

@@ -38,6 +38,9 @@ class Line:
     drop: float = 0.0
     chunking: str = "whole"
     lost: int = 0
+    cut: Callable[[], None] | None = field(default=None, compare=False)
+    """Called as a request is lost to the line pulled (``connected`` False): a simulation notes
+    when a line pulled acted (a pull too short to lose a request did nothing)."""
 
 
 @dataclass
@@ -119,7 +122,12 @@ class SimWire:
 
     def _exchange(self, request: bytes, wall: float) -> None:
         line = self.line
-        if not line.connected or (line.drop and self.rng.random() < line.drop):
+        if not line.connected:
+            line.lost += 1
+            if line.cut is not None:
+                line.cut()
+            return
+        if line.drop and self.rng.random() < line.drop:
             line.lost += 1
             return
         reply_to = self.device.reply_to

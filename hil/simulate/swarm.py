@@ -9,8 +9,9 @@ leaves it, or holds from it, in round ``n`` of the seed, plus a small delay. Eve
 round can so be reached: before and after each wager step, during the deal, during settlement,
 held or not.
 
-Each injected fault is recorded with the step the table was at and whether it held then
-(:class:`Reached`); :class:`Coverage` sums them over seeds and names the (step, kind) pairs the
+Each fault is recorded when it acted (the table met its effect: docs/simulate.md, "When a fault
+acted"), with the step the table was at then and whether it held (:class:`Reached`); a fault that
+did nothing is not. :class:`Coverage` sums them over seeds and names the (step, kind) pairs the
 run did not reach.
 """
 
@@ -258,8 +259,8 @@ the seeds lost when waiting14's holds moved their rounds."""
 
 @dataclass(frozen=True, slots=True)
 class Reached:
-    """One fault injected: its kind, the step the table was at (the step it held from, when it
-    held) and whether it held."""
+    """One fault that acted: its kind, the step the table was at when it acted (the step it held
+    from, when it held) and whether it held."""
 
     kind: str
     step: str

@@ -9,7 +9,7 @@ import queue
 import random
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,10 @@ _NO_WIRES: dict[str, SimWire] = {}
 """The links before the table's first start (a device's clock read then: the world's)."""
 
 
+def _nothing() -> None:
+    """No one listening."""
+
+
 class Stuck(Exception):
     """A player's wait ran out (the table may still go on: the player looks again)."""
 
@@ -86,14 +90,41 @@ class CountingShoe(ShoeSim):
         """(boot, event number, shoe index, card or "?" when unreadable)."""
         self.maybe_lost: list[tuple[int, str]] = []
         """Reports a restart without memory dropped from the queue: journaled or not."""
+        self.count_shown: Callable[[], None] = _nothing
+        """Called as the shoe's count reaches the controller: a card leaves the shoe (read or not,
+        its number the count), or the shoe answers with its whole state (its count of cards out,
+        read after a link-up). A count fault acts then."""
+        self.recounted: Callable[[], None] = _nothing
+        """Called as the shoe's count starts over by itself (a shuffle, a load, a power-up without
+        memory): a count fault not acted on yet never will."""
 
     def emit(self, event: type[DeviceEvent], **values: Any) -> int:
         number = super().emit(event, **values)
         if event is CardDealt:
             self.reports.append((self.boot_id, number, values["index"], card_text(values["card"])))
+            self.count_shown()
         elif event is CardUnreadable:
             self.reports.append((self.boot_id, number, values["index"], "?"))
+            self.count_shown()
         return number
+
+    def state_body(self) -> tuple[bytes, list[bytes] | None]:
+        self.count_shown()
+        return super().state_body()
+
+    def load(self, cards: Sequence[str]) -> None:
+        super().load(cards)
+        self.recounted()
+
+    def forget(self) -> None:
+        super().forget()
+        self.recounted()
+
+    def on_command(self, name: str, values: dict[str, Any]) -> int:
+        status = super().on_command(name, values)
+        if name == "start_shuffle":
+            self.recounted()
+        return status
 
     def restart(self) -> None:
         with self.lock:
@@ -108,6 +139,8 @@ class SimJournal(SqliteJournal):
     """The table's journal on disk, which a fault can make fail (an I/O error or a full disk)."""
 
     trouble: Callable[[], str | None] = staticmethod(lambda: None)
+    refused: Callable[[str], None] = staticmethod(lambda trouble: None)
+    """Called with the trouble (``error`` or ``full``) as a write is refused for it."""
 
     def __init__(self, path: Path, clock: Callable[[], float]) -> None:
         # No sync at each commit (the durability port, from the start: the schema's commits too): a
@@ -117,6 +150,8 @@ class SimJournal(SqliteJournal):
 
     def _check(self) -> None:
         trouble = self.trouble()
+        if trouble is not None:
+            self.refused(trouble)
         if trouble == "full":
             raise JournalFull(self.path, "disk full: 0 bytes free on /sim (simulated)")
         if trouble == "error":
@@ -242,7 +277,18 @@ class World:
         self._was: tuple[int, str, str | None] = (0, "", None)
         """The round, step and step held from at the last event (for the swarm's edges)."""
         self.reached: list[Reached] = []
-        """Each fault injected: its kind and the step the table was at, held or not (coverage)."""
+        """Each fault that acted: its kind and the step the table was at when it did, held or not
+        (coverage: a fault that never acted is not in it; :meth:`_acted`)."""
+        self._waiting: dict[str, list[Fault]] = {}
+        """Faults injected whose effect waits for something (:meth:`_act`): ``line ROLE`` (a
+        request lost to the pulled line), ``journal error`` or ``journal full`` (a write refused),
+        ``answer ROLE`` (a state answer refused or damaged), ``count`` (the shoe's count reaches the
+        controller: :attr:`CountingShoe.count_shown`), ``crash`` (the controller dies)."""
+        for role, line in self.lines.items():
+            line.cut = functools.partial(self._act, f"line {role}")
+            self.sims[role].damaged = functools.partial(self._act, f"answer {role}")
+        shoe.count_shown = functools.partial(self._act, "count")
+        shoe.recounted = self._recounted
         self._late: dict[tuple[int, int, str], tuple[int | None, int]] = {}
         """Late bets a fault placed outside any wager step and not yet seen by the supervisor:
         (round, seat, spot) -> (the wager before, the chips placed) (invariant ``late_bet``)."""
@@ -314,6 +360,7 @@ class World:
         """Open the journal and start the table on it (first, or again after a crash)."""
         journal = SimJournal(self.path, clock=self.wall)
         journal.trouble = lambda: self.trouble
+        journal.refused = lambda trouble: self._act(f"journal {trouble}")
         urls = {role: "loop://" for role in ROLES}
         ports = RuntimePorts(
             wall=self.wall,
@@ -772,6 +819,7 @@ class World:
                 raise broken
         if self.crash_due:
             self.crash_due = False
+            self._act("crash")
             self.crash()
         return handled
 
@@ -815,10 +863,36 @@ class World:
     def inject(self, fault: Fault) -> None:
         """Do ``fault`` now (and schedule its end)."""
         self.faults_done.append(fault.kind)
+        _INJECT[fault.kind](self, fault, self.now + fault.duration)
+
+    def _acted(self, fault: Fault) -> None:
+        """``fault`` acts now: the table meets its effect (docs/simulate.md, "When a fault acted"),
+        recorded with the step the table is at (the step it holds from, while it holds)."""
         s = self.runtime.snapshot
         held = s.step == "hold"
         self.reached.append(Reached(fault.kind, (s.held_from or s.step) if held else s.step, held))
-        _INJECT[fault.kind](self, fault, self.now + fault.duration)
+
+    def _act_on(self, what: str, fault: Fault) -> None:
+        """``fault`` acts when ``what`` next happens (:attr:`_waiting`)."""
+        self._waiting.setdefault(what, []).append(fault)
+
+    def _act(self, what: str) -> None:
+        """``what`` happened: each fault waiting for it acts now (once)."""
+        if what in self._waiting:
+            for fault in self._waiting.pop(what):
+                self._acted(fault)
+
+    def _recounted(self) -> None:
+        """The shoe's count started over by itself: a count fault not acted on yet never will."""
+        self._waiting.pop("count", None)
+
+    def _power_cycle(self, fault: Fault, end: float) -> None:
+        sim = self.sims[fault.device]
+        if fault.kind == "restart":
+            sim.restart()
+        else:
+            sim.reboot()
+        self._acted(fault)
 
     def _fault_rng(self, fault: Fault) -> random.Random:
         """``fault``'s own stream (named by all it is: two faults alike draw alike)."""
@@ -827,37 +901,52 @@ class World:
     def _line_down(self, fault: Fault, end: float) -> None:
         line = self.lines[fault.device]
         line.connected = False
+        self._act_on(f"line {fault.device}", fault)
         self._at(end, lambda: setattr(line, "connected", True))
 
     def _journal_trouble(self, fault: Fault, end: float) -> None:
         self.trouble = "error" if fault.kind == "journal_error" else "full"
+        self._act_on(f"journal {self.trouble}", fault)
         self._at(end, lambda: setattr(self, "trouble", None))
         self._at(self.now + min(0.05, fault.duration / 2), functools.partial(self._burst, self._fault_rng(fault)))
 
     def _crash_soon(self, fault: Fault, end: float) -> None:
         self.crash_due = True
+        self._act_on("crash", fault)
 
     def _jam(self, fault: Fault, end: float) -> None:
-        self.shoe.jam(True)
+        self.shoe.jam(True)  # reported at once
+        self._acted(fault)
         self._at(end, lambda: self.shoe.jam(False))
 
     def _door(self, fault: Fault, end: float) -> None:
-        self.shoe.door(True)
+        self.shoe.door(True)  # reported at once
+        self._acted(fault)
         self._at(end, lambda: self.shoe.door(False))
 
     def _count(self, fault: Fault, end: float) -> None:
+        """The shoe's count changes; the fault acts when the count reaches the controller (the next
+        card out of the shoe, or the shoe's whole state read after a link-up), unless the count
+        starts over by itself first (a new deck loaded, a shuffle, a restart without memory); a
+        count already where it would put it is no fault (a repeat or a restart at 0)."""
+        before = self.shoe.count
         if fault.kind == "count_jump":
             self.shoe.count += fault.value
         elif fault.kind == "count_repeat":
             self.shoe.count = max(0, self.shoe.count - 1)
         else:  # count_restart
             self.shoe.count = 0
+        if self.shoe.count != before:
+            self._act_on("count", fault)
 
     def _misread(self, fault: Fault, end: float) -> None:
         if fault.kind == "duplicate_card":
-            self.shoe.duplicate()
+            if self.shoe.last_read is not None:
+                self.shoe.duplicate()
+                self._acted(fault)
         elif self.shoe.position < len(self.shoe.cards):  # unreadable_card
             self.shoe.unreadable()
+            self._acted(fault)
 
     def _late_bet(self, fault: Fault, end: float) -> None:
         s = self.runtime.snapshot
@@ -867,29 +956,35 @@ class World:
             seat = rng.randint(1, self.table.seats)
             spot, cents = rng.choice(spots), rng.choice([100, 500, 1000])
             self.spots.place(seat, spot, cents)
+            self._acted(fault)
             if s.wager_step is None and s.step not in ("closed", "round_complete"):  # locked: a late bet
                 self._late[(s.round_no, seat, spot)] = (s.wagers().get(seat, {}).get(spot), cents)
 
     def _key(self, fault: Fault, end: float) -> None:
         self.panel.key(True)
-        self._at(end, functools.partial(self._key_press, self._fault_rng(fault)))
+        self._at(end, functools.partial(self._key_press, fault))
 
     def _wrong_press(self, fault: Fault, end: float) -> None:
         s = self.runtime.snapshot
         wrong = [b for b in BUTTONS if b != "supervisor_key" and not s.can_press(b)]
         if wrong:
             self.panel.press(self._fault_rng(fault).choice(wrong))
+            self._acted(fault)
 
     def _early_card(self, fault: Fault, end: float) -> None:
         """A card out of the shoe when the table expects none: at betting, "no more bets" or
         settlement, also while the table holds from one of them (the dealer pulls a card during the
         hold: the table journals it and holds it for the supervisor, docs/dealer-guide.md, "N cards
-        dealt while held"; before, a fault placed in such a hold dealt nothing, yet counted as its
-        step's coverage)."""
+        dealt while held"). Elsewhere (a deal or wager step, the stub count) it deals nothing and
+        did not act; a card that starts the deal at "no more bets" is an ordinary card, not one."""
         s = self.runtime.snapshot
-        step = (s.held_from or s.step) if s.step == "hold" else s.step
+        held = s.step == "hold"
+        step = (s.held_from or s.step) if held else s.step
         if step in _EARLY_CARD_STEPS and self.shoe.stub_count:
             self.shoe.deal(1)
+            # a card as "no more bets" shows starts the deal where a card does (an ordinary card)
+            if held or step != "no_more_bets" or self.table.game in _DICE_FIRST:
+                self._acted(fault)
 
     def _state_nak(self, fault: Fault, end: float) -> None:
         """The device refuses its next ``value`` state requests (whenever they come: after a link
@@ -897,7 +992,9 @@ class World:
         are not added to (a device refuses a few, never dozens: 1 to 3 take under a second)."""
         sim = self.sims[fault.device]
         with sim.lock:
-            sim.nak_states = max(sim.nak_states, fault.value)
+            if sim.nak_states < fault.value:  # else it adds nothing: the refusals already due act
+                sim.nak_states = fault.value
+                self._act_on(f"answer {fault.device}", fault)
 
     def _state_garbled(self, fault: Fault, end: float) -> None:
         """The device damages its next state answers (whenever they come, as ``state_nak``'s): a
@@ -905,20 +1002,25 @@ class World:
         name a part they were not asked for (3 in a row: the controller's tries run out)."""
         sim = self.sims[fault.device]
         with sim.lock:
-            if fault.value == 1:
-                sim.short_states = max(sim.short_states, 1)
-            else:
-                sim.bad_states = max(sim.bad_states, fault.value)
+            if fault.value == 1 and sim.short_states < 1:
+                sim.short_states = 1
+            elif fault.value > 1 and sim.bad_states < fault.value:
+                sim.bad_states = fault.value
+            else:  # it adds nothing: the damage already due acts
+                return
+        self._act_on(f"answer {fault.device}", fault)
 
-    def _void_later(self) -> None:
+    def _void_later(self, fault: Fault) -> None:
         """The ``void`` fault's end: the supervisor turns the key, voids the round if the table lets
-        him a moment later, and turns the key off (all on the world's agenda: no wait inside it)."""
+        him a moment later, and turns the key off (all on the world's agenda: no wait inside it).
+        It acted when the void was pressed (a void refused is the key turned and nothing more)."""
         self.panel.key(True)
 
         def void() -> None:
             if self.runtime.snapshot.can_void():
                 self._late.clear()
                 self.panel.press("void")
+                self._acted(fault)
             self._at(self.now + 0.2, lambda: self.panel.key(False))
 
         self._at(self.now + 0.2, void)
@@ -937,19 +1039,27 @@ class World:
         if self.shoe.stub_count and s.step not in ("betting", "closed"):
             self.shoe.deal(1)
 
-    def _key_press(self, rng: random.Random) -> None:
-        """The supervisor, key on, presses something the table offers him now (drawn from ``rng``,
-        the fault's), then turns the key off."""
+    def _key_press(self, fault: Fault) -> None:
+        """The supervisor, key on, presses something the table offers him now (drawn from the
+        fault's stream), then turns the key off. The ``key`` fault acted when he pressed (a key
+        turned while the table offers nothing is no fault)."""
         s = self.runtime.snapshot
         options = [o for o in s.supervisor_options if o.refused is None and o.action not in ("void", "misdeal")]
         if options and s.key_on:
             self._late.clear()  # the supervisor may accept a late bet now
-            self.panel.press(rng.choice(options).button)
+            self.panel.press(self._fault_rng(fault).choice(options).button)
+            self._acted(fault)
         self._at(self.now + 0.3, lambda: self.panel.key(False))
 
 
 _EARLY_CARD_STEPS = frozenset({"betting", "no_more_bets", "settlement", "round_complete"})
-"""The steps an ``early_card`` fault deals at (held from them too): none of them expects a card."""
+"""The steps an ``early_card`` fault deals at (held from them too): none of them expects a card,
+but "no more bets" where the deal starts with its first card (:data:`_DICE_FIRST`)."""
+
+_DICE_FIRST = frozenset({"pai_gow"})
+"""Games whose deal does not start with a card at "no more bets" (pai gow's dice total comes first,
+31.4): elsewhere a card then is the deal's first, an ordinary card (an ``early_card`` fault dealing
+it did not act as one)."""
 
 
 def _line(draws: random.Random) -> Line:
@@ -967,8 +1077,8 @@ _INJECT: dict[str, Callable[[World, Fault, float], None]] = {
     "link_down": World._line_down,
     "panel_outage": World._line_down,
     "never_connected": World._line_down,
-    "restart": lambda w, f, end: w.sims[f.device].restart(),
-    "reboot": lambda w, f, end: w.sims[f.device].reboot(),
+    "restart": World._power_cycle,
+    "reboot": World._power_cycle,
     "journal_error": World._journal_trouble,
     "disk_full": World._journal_trouble,
     "crash": World._crash_soon,
@@ -983,7 +1093,7 @@ _INJECT: dict[str, Callable[[World, Fault, float], None]] = {
     "key": World._key,
     "wrong_press": World._wrong_press,
     "early_card": World._early_card,
-    "void": lambda w, f, end: w._at(end, w._void_later),
+    "void": lambda w, f, end: w._at(end, functools.partial(w._void_later, f)),
     "state_nak": World._state_nak,
     "state_garbled": World._state_garbled,
 }
