@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import heapq
-import queue
 import random
 import re
 from collections import Counter
@@ -759,12 +758,10 @@ class World:
     def _drain(self) -> bool:
         """Handle every event queued; True when there was any."""
         engine = self.runtime.engine
+        waiting = engine.queue.empty  # (one look a drain finds nothing: most; a refused get raises, slower)
         handled = False
-        while True:
-            try:
-                event = engine.queue.get_nowait()
-            except queue.Empty:
-                break
+        while not waiting():
+            event = engine.queue.get_nowait()
             handled = True
             engine.run_one(event)
             broken = self.broken or self.watch.broken
