@@ -613,7 +613,10 @@ class World:
         or not) and no link due, nothing queued for the table (0.0 when something may be)."""
         if not self._fresh or self.crash_due or not self.runtime.engine.queue.empty():
             return 0.0
-        quiet = min(wire.idle_to for wire in self.wires.values())
+        quiet = float("inf")
+        for wire in self.wires.values():  # (a loop: three links, cheaper than min over a generator)
+            if wire.idle_to < quiet:
+                quiet = wire.idle_to
         if self._agenda:
             quiet = min(quiet, self._agenda[0][0])
         due = self.timers.due()
