@@ -409,7 +409,7 @@ class VisibilityWatch:
             was, cards = named[i]
             if was is not field and (was is None or was != field):
                 if field.__class__ is tuple:
-                    cards = frozenset().union(*(self._part(value) for value in field if value.__class__ not in _BARE))
+                    cards = self._tuple_part(field)
                 else:
                     cards = cards_named(repr(field))
                 named[i] = (field, cards)
@@ -417,17 +417,24 @@ class VisibilityWatch:
                 found = not cards.isdisjoint(hidden)
         return found
 
-    def _part(self, value: Any) -> frozenset[str]:
-        """The cards ``value`` (an element of a tuple field) names in its repr."""
-        if value.__class__ is str:
-            return cards_named(repr(value))
-        try:
-            cards = self._parts.get(value)
-        except TypeError:  # not hashable
-            return cards_named(repr(value))
-        if cards is None:
-            cards = self._parts[value] = cards_named(repr(value))
-        return cards
+    def _tuple_part(self, field: tuple[Any, ...]) -> frozenset[str]:
+        """The cards a tuple field's elements name in their reprs, together (each element's found
+        once while it is kept in :attr:`_parts`: a text's hash is kept by the text, so looking one
+        up again costs no repr)."""
+        parts, found = self._parts, _NONE
+        for value in field:
+            if value.__class__ in _BARE:
+                continue
+            try:
+                cards = parts.get(value)
+            except TypeError:  # not hashable
+                cards = cards_named(repr(value))
+            else:
+                if cards is None:
+                    cards = parts[value] = cards_named(repr(value))
+            if cards:
+                found = found | cards if found else cards
+        return found
 
     def check(self, where: str, payloads: Iterable[tuple[str, str]]) -> None:
         """Each (name, text) of ``payloads``: no face-down card in it."""
@@ -443,6 +450,8 @@ class VisibilityWatch:
 
 _NO_CARD = frozenset({int, bool, float})
 """Values whose repr names no card (digits, a sign, a point, ``True``, ``False``)."""
+
+_NONE: frozenset[str] = frozenset()
 
 _BARE = frozenset({int, bool, float, type(None)})
 """Values whose repr names no card (digits, a sign, a point, ``True``, ``False``, ``None``)."""
