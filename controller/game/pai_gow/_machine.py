@@ -181,6 +181,17 @@ class PaiGowTable(RoundTable):
             problems.append(f"seat {number} bonus {w['bonus'] / 100:.2f}: place its envy marker (11.15(c))")
         return problems
 
+    def late_change_closed(self, seat: int, spot: str) -> str | None:
+        # 11.9 (inferred, module docstring): once the dealer's hand is exposed, a change would be
+        # a wager on a result it already tells (a hand not turned yet included). Before, the player
+        # knows only his own cards: a supervisor may still accept it, as in the other games until
+        # a seat acts.
+        state = self.state
+        phase = state.held_from if state.phase is C.HOLD else state.phase
+        if phase is P.SETTING or phase is C.SETTLEMENT:
+            return "the dealer's hand is exposed (11.9)"
+        return None
+
     def seat_checked(self, number: int, seat: Seat) -> bool:
         return bool(seat.wagers) or number in self.markers  # a marker alone is to be taken away (11.15(c))
 
