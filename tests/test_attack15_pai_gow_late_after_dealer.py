@@ -13,7 +13,9 @@ Now refused (``cannot enter a round already dealt: the dealer's hand is exposed 
 part of ``setting``, held or not, each seat turned or not. Before the dealer's hand is exposed (the
 dice, the deal, the stub count, the players setting their hands) the player knows only his own
 cards, as a Mississippi Stud or Three Card Poker player before he acts: a supervisor may still
-accept the change there, as before.
+accept the change to the pai gow wager there, as before. The bonus and insurance wagers are made
+with the pai gow wager (11.15(b)) and settled on the player's own seven cards (11.15(d)2): a late
+one is refused once a card of the round is dealt, as a Boston 5 bonus is (24.10(a)).
 """
 
 from __future__ import annotations
@@ -173,3 +175,38 @@ def test_before_the_dealers_hand_is_exposed_a_supervisor_may_accept_a_late_chang
     after = s.seat(seat)
     assert after is not None and after.wager_map() == {"pai_gow": cents}, after.wager_map()
     assert any(line.startswith(f"supervisor: late bet accepted: seat {seat} pai_gow") for line in s.recent), s.recent
+
+
+DEALT: dict[str, Callable[[], FedTable]] = {**{k: v for k, v in BEFORE.items() if k != "no_more_bets"}, **AFTER}
+"""Every step once a card of the round is dealt."""
+
+
+@pytest.mark.parametrize("held", [False, True], ids=["free", "held"])
+@pytest.mark.parametrize("spot, cents", [("bonus", 100), ("insurance", 100)])
+@pytest.mark.parametrize("step", DEALT)
+def test_no_late_bonus_or_insurance_once_a_card_is_dealt(step: str, spot: str, cents: int, held: bool) -> None:
+    """11.15(b): the bonus and insurance wagers are made with the pai gow wager; 11.15(d)2: they are
+    settled on the player's own seven cards. Once a card is dealt a late one is refused."""
+    t = DEALT[step]()
+    if held:
+        t.feed(LinkDown(device="shoe", reason="cable"))
+    t.spot(2, spot, cents)
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.press("next")
+    s = t.snapshot()
+    after = s.seat(2)
+    assert after is not None and spot not in after.wager_map(), after.wager_map()
+    assert not any(line.startswith("supervisor: late bet accepted") for line in s.recent), s.recent
+
+
+@pytest.mark.parametrize("held", [False, True], ids=["free", "held"])
+@pytest.mark.parametrize("spot", ["bonus", "insurance"])
+def test_before_the_deal_a_supervisor_may_accept_a_late_bonus_or_insurance(spot: str, held: bool) -> None:
+    t = no_more_bets()
+    if held:
+        t.feed(LinkDown(device="shoe", reason="cable"))
+    t.spot(2, spot, 100)
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
+    t.press("next")
+    after = t.snapshot().seat(2)
+    assert after is not None and after.wager_map() == {"pai_gow": 1000, spot: 100}, after.wager_map()
