@@ -245,7 +245,7 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 |---|---|---|---|
 | Void the round | `void` | any time the round is in play or on hold, until its settlement pays or collects (a settlement step confirmed, a pai gow hand settled as it is turned, a Boston 5 bonus paid); never in the stub count after it | `void`, every wager returned (a notice lists them) |
 | Clear a fault | `clear_fault` | on hold | `fault cleared` with the hold's reason |
-| Accept / refuse a late or removed bet | `next` / `previous` | while one is pending (the screen lists them) | `late bet accepted` / `late bet refused` |
+| Accept / refuse a late or removed bet | `next` / `previous` | while one is pending (the screen lists them); `next` accepts it only if the seat's wagers keep the rules and nothing has decided it yet: never once the record is settled, on a hand already collected or paid, on a seat that has acted (a street bet, a second or play wager), once a dealer's or community card is face up (pai gow: from the dealer's hand exposed, 11.9), nor a Boston 5 bonus (24.10(a)) or a pai gow bonus or insurance (11.15(b), (d)2) once a card of the round is dealt: refused, `cannot enter ...` | `late bet accepted` / `late bet refused` |
 | Enter a misread card | `next` / `previous`, `confirm` | on hold for an unreadable or duplicate card | `card corrected`, named by position |
 | Communication violation (35.10(c)) | `seat_N`, `settle` | Mississippi Stud, before the third community card is revealed | `communication violation`: every wager of the seat forfeit (the street's bet too, if placed), collected at once; a folded seat's bonus still in play too; the round record carries `communication_violation: true` |
 

@@ -20,7 +20,9 @@ class LateBets:
     ``lamp`` sets a spot's lamp (:meth:`._round_state.DeviceCommands.lamp`); ``shown`` puts a line
     on the dealer's screen (:meth:`._dealer_screen.DealerScreen.shown`); ``settled``: whether the
     round's record is settled already; ``seat_problems``: what is wrong with a seat's wagers
-    (:meth:`._wagers.Wagers.seat_problems`)."""
+    (:meth:`._wagers.Wagers.seat_problems`); ``seat_settled``: whether a step during the round
+    moved a seat's chips; ``closed``: why the game lets no late change to a seat's spot enter now
+    (:meth:`.round.RoundTable.late_change_closed`; None: it may)."""
 
     def __init__(
         self,
@@ -32,10 +34,11 @@ class LateBets:
         settled: Callable[[], bool],
         seat_problems: Callable[[int, Seat], list[str]],
         seat_settled: Callable[[int], bool],
+        closed: Callable[[int, str], str | None],
     ) -> None:
         self._state, self._shape, self._lamp, self._shown = state, shape, lamp, shown
         self._key, self._settled, self._seat_problems = key, settled, seat_problems
-        self._seat_settled = seat_settled
+        self._seat_settled, self._closed = seat_settled, closed
         self.pending: list[tuple[int, str, int]] = []
         """``(seat, spot, cents)`` changes not accepted yet, oldest first."""
         self.noted: list[str] = []
@@ -106,6 +109,14 @@ class LateBets:
             record(
                 f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt: {'; '.join(broken)}",
                 "late bet refused",
+            )
+            return
+        closed = self._closed(seat, spot)
+        if (
+            closed is not None
+        ):  # e.g. pai gow: the dealer's hand is face up (the other games' seats have all acted then)
+            record(
+                f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt: {closed}", "late bet refused"
             )
             return
         s.wagers = trial.wagers

@@ -234,7 +234,15 @@ class RoundTable:
             return walk.seat_settled(seat)
 
         self.late = LateBets(
-            state, shape, shown.lamp, display.shown, self.key, settled, self.wagers.seat_problems, seat_settled
+            state,
+            shape,
+            shown.lamp,
+            display.shown,
+            self.key,
+            settled,
+            self.wagers.seat_problems,
+            seat_settled,
+            self.late_change_closed,
         )
         self.intake = CardIntake(
             state,
@@ -504,6 +512,12 @@ class RoundTable:
     def extra_wager_problems(self, number: int, seat: Seat) -> list[str]:
         """Game rules for one seat's wagers at "no more bets" (beyond limits and known spots)."""
         return []
+
+    def late_change_closed(self, seat: int, spot: str) -> str | None:
+        """Why no late change to ``seat``'s ``spot`` may enter the round now, whatever the
+        supervisor says (None: it may, if the seat's wagers keep the rules): a game's rule, such as
+        a dealer's hand face up or a wager already decided by the cards dealt (subclasses)."""
+        return None
 
     def seat_checked(self, number: int, seat: Seat) -> bool:
         """Whether a seat's wagers are checked at "no more bets": one with chips on its spots (a

@@ -104,6 +104,14 @@ class Boston5Table(RoundTable):
             problems.append(f"seat {number} first: must be {multiple} x the ante ({multiple * w['ante'] / 100:.2f})")
         return problems
 
+    def late_change_closed(self, seat: int, spot: str) -> str | None:
+        # 24.10(a): the bonus is settled on the first three cards alone; once a card of the round
+        # is dealt, a bonus placed, changed or taken back would be a wager on cards already out
+        # (and one placed after the bonus settlement could never be exposed).
+        if spot == "bonus" and self.state.dealt > 0:
+            return "the bonus is settled on the first three cards (24.10(a))"
+        return None
+
     def all_decided(self) -> bool:
         return all(s.folded_at is not None or "second" in s.wagers for s in self.seats.values())
 
