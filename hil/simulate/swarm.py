@@ -244,6 +244,7 @@ STEP_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
         (1, 1, (
             Fault(0.0, "restart", "shoe", 1.0, 1, step="settlement", edge="enter", round_no=1),
             Fault(0.0, "early_card", "shoe", 1.0, 1, step="final_deal", edge="enter", round_no=1),
+            Fault(0.0, "panel_outage", "panel", 1.0, 1, step="bonus", edge="enter", round_no=1),
         )),
         (1, 6, (  # the stub count comes after round 5
             Fault(0.0, "crash", "shoe", 1.0, 1, step="count_stub", edge="enter", round_no=5),
@@ -264,7 +265,8 @@ there; an early card deals only where no card is expected); Mississippi Stud's j
 its writes as "no more bets" begins. The wrong press, the early card and that outage are pairs
 the seeds lost when waiting14's holds moved their rounds; Boston 5's ``count_stub``: ``crash`` and
 ``door`` (six rounds: the stub is counted after the fifth), which the seeds lost when b5hold15's
-holds moved their rounds."""
+holds moved their rounds, and ``bonus``: ``panel_outage``, which they lose with it once a pair
+counts only where its fault acted (acted15)."""
 
 
 @dataclass(frozen=True, slots=True)
