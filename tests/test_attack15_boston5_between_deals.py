@@ -2,16 +2,16 @@
 branch waiting14), in Boston 5's steps between its two deals: the bonus exposure, the bonus
 settlement and the second wager (24.10(a)-(c)).
 
-Found (open): held there for the shoe (its link, a jam, the door) the cards that left the shoe hold
-the table for the supervisor at once (``confirm`` burns them, ``void`` is a misdeal), as a card out
-there live does; held for any other device (the panel's link, the bet spots' link, the journal, a
-restart) the hold ends by itself and the cards wait "once the deal begins". The round goes on with
-them out of the shoe: the exposed bonus is paid (24.10(a)), a second wager may be withdrawn although
-a card has left the shoe (24.10(c): only until the first final card leaves it), and at ``deal`` the
-misdeal the hold names is refused (the bonus paid). The fix (``CardIntake.decided_now`` also true
-once the round's deal has begun: ``or self._state.dealt > 0``) makes these tests pass and leaves
-the guard's 80 journals as they were, but moves nine (step, fault kind) pairs of the CI swarm's
-Boston 5 seeds: it waits for the seeds to be chosen again (docs/simulate.md).
+Found (attack15; fixed by branch b5hold15): held there for the shoe (its link, a jam, the door) the
+cards that left the shoe hold the table for the supervisor at once (``confirm`` burns them, ``void``
+is a misdeal), as a card out there live does; held for any other device (the panel's link, the bet
+spots' link, the journal, a restart) the hold ended by itself and the cards waited "once the deal
+begins". The round went on with them out of the shoe: the exposed bonus paid (24.10(a)), a second
+wager withdrawn although a card had left the shoe (24.10(c): only until the first final card leaves
+it), and at ``deal`` the misdeal the hold names refused (the bonus paid). Now
+``CardIntake.decided_now`` is also true once the round's deal has begun (``deal_begun``): the hold
+stays for the supervisor. The guard's 80 journals stay as they were; the nine (step, fault kind)
+pairs of the CI swarm's Boston 5 seeds it moved are reached by targeted scenarios (docs/simulate.md).
 """
 
 from __future__ import annotations
@@ -113,12 +113,6 @@ def cards_out_and_back(step: str, hold: str) -> FedTable:
     return t
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack15 finding (open): Boston 5 goes on between its deals with cards out of the shoe nobody "
-    "decided on when the hold was not the shoe's (the bonus paid, a second wager withdrawn after a card left "
-    "the shoe, the misdeal then refused)",
-)
 @pytest.mark.parametrize("step", STEPS)
 @pytest.mark.parametrize("hold", HOLDS)
 def test_cards_out_during_any_hold_between_the_deals_are_decided_before_the_round_goes_on(step: str, hold: str) -> None:
@@ -158,12 +152,6 @@ def test_the_misdeal_is_taken_while_nothing_is_paid(hold: str) -> None:
     assert s.last_round is not None and s.last_round.void and s.step in ("betting", "count_stub"), s.step
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attack15 finding (open): Boston 5 goes on between its deals with cards out of the shoe nobody "
-    "decided on when the hold was not the shoe's (the bonus paid, a second wager withdrawn after a card left "
-    "the shoe, the misdeal then refused)",
-)
 @pytest.mark.parametrize("step", STEPS)
 def test_cards_out_while_the_controller_was_stopped_between_the_deals_are_decided_before_the_round_goes_on(
     step: str,

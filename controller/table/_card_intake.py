@@ -120,16 +120,19 @@ class CardIntake:
             return False
         return (shape.card_starts_deal and phase is shape.common.no_more_bets) or phase.value in shape.dealing_states
 
-    def deal_over(self) -> bool:
-        """Every card of the round's deal is placed (settlement, pai gow's setting, the stub count
-        after it): no card is expected in this round any more, so a card that waits is decided on
-        now by the supervisor, never "once the deal begins"."""
-        return self.beyond_deal(self._state.dealt)
+    def deal_begun(self) -> bool:
+        """A card of the round's deal is placed: the deal is under way, between its parts (Boston
+        5's bonus, bonus settlement and second wager, 24.10(a)-(c)) or over (the streets, play,
+        pai gow's setting, the settlement, the stub count after it, or after a misdeal declared
+        during the deal). A card that waits then is decided on now by the supervisor, never "once
+        the deal begins": the deal has begun (the round would otherwise go on with it out of the
+        shoe: a bonus paid, a second wager withdrawn after a card left the shoe)."""
+        return self._state.dealt > 0
 
     def decided_now(self) -> bool:
         """Cards that wait are for the supervisor to decide on now, before the table goes on: a
-        card is expected (or would be once the hold ends), or the deal is over."""
-        return self.deal_expected() or self.deal_over()
+        card is expected (or would be once the hold ends), or the deal has begun."""
+        return self.deal_expected() or self.deal_begun()
 
     def waiting_for_the_deal(self) -> None:
         """After an event: cards that wait while none was expected (they left the shoe during a

@@ -236,8 +236,9 @@ class LinkReconciler:
     def device_back(self, device: str) -> None:
         """``device``'s whole state was read after its link came up: a hold for lost links ends
         once every device is back, unless cards wait for the supervisor and a card is expected or
-        none is any more (the deal is over): then it holds for them (authority never outlives its
-        evidence: a card that left the shoe is decided on before the table goes on)."""
+        the round's deal has begun (between its parts, as Boston 5's second wager, or over): then
+        it holds for them (authority never outlives its evidence: a card that left the shoe is
+        decided on before the table goes on)."""
         holds, ledger, intake = self._holds, self._ledger, self._intake
         self.device_links.state_read(device)
         if not holds.ends_by_itself():
@@ -247,13 +248,14 @@ class LinkReconciler:
             return
         shoe_alone = holds.held_links <= {SHOE}
         if ledger.waiting and not (shoe_alone and intake.deal_expected()):
-            # for the supervisor now: a card is expected, or none is any more (the deal is over),
-            # or the shoe's own reports came when none was expected (live, they would have held)
+            # for the supervisor now: a card is expected, or the deal has begun (between its parts
+            # or over), or the shoe's own reports came when none was expected (live, they would
+            # have held)
             if shoe_alone or intake.decided_now():
                 holds.hold(intake.waiting_hold())
                 return
-            # no card expected yet (presses not acted on, e.g. "no more bets"): the dealer goes
-            # on; the cards wait for the supervisor once the deal is expected
+            # before the deal, no card expected yet (presses not acted on, e.g. "no more bets"):
+            # the dealer goes on; the cards wait for the supervisor once the deal is expected
             self._display.note(f"{len(ledger.waiting)} cards wait for the supervisor once the deal begins")
             holds.release()
             return

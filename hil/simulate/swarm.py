@@ -96,9 +96,9 @@ pairs seeds 1-40 reached before the streams, then most of any other pair, until 
 6822 left out: it broke ``model`` there, the checker's bug since fixed; docs/simulate.md).
 ``tests/ci_swarm_pairs.json`` records what they reach with :data:`HELD_SCENARIOS` and
 :data:`STEP_SCENARIOS`, which reach the old set's four pairs no seed of the pool reached, the
-ten the seeds lost when attack14 refused voids after a settled round and the thirty they lost when
-waiting14's holds for cards dealt while held moved their rounds, and the CI test fails naming a
-pair lost."""
+ten the seeds lost when attack14 refused voids after a settled round, the thirty they lost when
+waiting14's holds for cards dealt while held moved their rounds and the nine Boston 5 lost when
+b5hold15 held for them between its deals too, and the CI test fails naming a pair lost."""
 
 
 def triggers(game: str) -> list[tuple[str, str]]:
@@ -190,11 +190,11 @@ HELD_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
         (1, 1, held_at("settlement", "early_card", "disk_full", "late_bet")),
     ),
     "boston5": (
-        (1, 1, held_at("bonus_settlement", "count_repeat")),
-        (5, 1, held_at("first_deal", "duplicate_card", "reboot", "void", "disk_full", "key", "state_nak")),
+        (1, 1, held_at("bonus_settlement", "count_repeat", "disk_full", "restart")),
+        (5, 1, held_at("first_deal", "duplicate_card", "reboot", "void", "disk_full", "key", "state_nak", "state_garbled")),
         (1, 1, held_at("second_wager", "count_restart")),
-        (1, 1, held_at("final_deal", "state_nak")),
-        (1, 1, held_at("no_more_bets", "panel_outage")),
+        (1, 1, held_at("final_deal", "state_nak", "early_card", "reboot", "state_garbled")),
+        (1, 1, held_at("no_more_bets", "panel_outage", "unreadable_card")),
     ),
     "pai_gow": (
         (1, 1, held_at("betting", "count_jump", by="link_down")),
@@ -232,16 +232,26 @@ the thirty pairs waiting14's holds took from the seeds are kinds added to the ho
 new rows (Mississippi Stud ``fourth_street``, pai gow ``no_more_bets`` and ``setting``, Three Card
 Poker ``count_stub``, and :data:`STEP_SCENARIOS`' Mississippi Stud row); Boston 5's ``no_more_bets
 (held)``: ``panel_outage`` keeps the pair a seed lost when a change to a decided seat's second wager
-became a late bet (attack15)."""
+became a late bet (attack15); the seven held pairs b5hold15's holds took from Boston 5's seeds (cards
+out of the shoe between its deals decided on at once) are kinds added to its holds here
+(``no_more_bets``, ``first_deal``, ``bonus_settlement``, ``final_deal``; the ``early_card`` there
+counts as placed: an early card deals nothing at a hold from a dealing step)."""
 
 STEP_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
     "mississippi_stud": (
         (1, 1, (Fault(0.0, "journal_error", "shoe", 1.0, 1, step="no_more_bets", edge="enter", round_no=1),)),
     ),
-    "boston5": ((1, 1, (
-        Fault(0.0, "restart", "shoe", 1.0, 1, step="settlement", edge="enter", round_no=1),
-        Fault(0.0, "early_card", "shoe", 1.0, 1, step="final_deal", edge="enter", round_no=1),
-    )),),
+    "boston5": (
+        (1, 1, (
+            Fault(0.0, "restart", "shoe", 1.0, 1, step="settlement", edge="enter", round_no=1),
+            Fault(0.0, "early_card", "shoe", 1.0, 1, step="final_deal", edge="enter", round_no=1),
+            Fault(0.0, "panel_outage", "panel", 1.0, 1, step="bonus", edge="enter", round_no=1),
+        )),
+        (1, 6, (  # the stub count comes after round 5
+            Fault(0.0, "crash", "shoe", 1.0, 1, step="count_stub", edge="enter", round_no=5),
+            Fault(0.0, "door", "shoe", 1.0, 1, step="count_stub", edge="enter", round_no=5),
+        )),
+    ),
     "pai_gow": ((1, 1, (
         Fault(0.0, "void", "panel", 1.0, 1, step="check_deal", edge="enter", round_no=1),
         Fault(0.0, "wrong_press", "panel", 1.0, 1, step="check_deal", edge="enter", round_no=1),
@@ -254,7 +264,10 @@ rounds) and a wrong press there; Boston 5's ``settlement``: ``restart``, which s
 until an early card placed in a hold dealt its card, and ``final_deal``: ``early_card`` (placed
 there; an early card deals only where no card is expected); Mississippi Stud's journal refusing
 its writes as "no more bets" begins. The wrong press, the early card and that outage are pairs
-the seeds lost when waiting14's holds moved their rounds."""
+the seeds lost when waiting14's holds moved their rounds; Boston 5's ``count_stub``: ``crash`` and
+``door`` (six rounds: the stub is counted after the fifth), which the seeds lost when b5hold15's
+holds moved their rounds, and ``bonus``: ``panel_outage``, which they lose with it once a pair
+counts only where its fault acted (acted15)."""
 
 
 @dataclass(frozen=True, slots=True)
