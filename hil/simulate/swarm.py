@@ -184,30 +184,25 @@ def held_at(
 
 HELD_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
     "mississippi_stud": (
-        (1, 1, held_at("dealing", "crash", "count_jump", "restart", "state_garbled", "state_nak")),
+        (1, 1, held_at("dealing", "crash", "restart", "state_garbled", "state_nak")),
         (1, 1, held_at("fourth_street", "jam", "unreadable_card", "wrong_press")),
         (3, 1, held_at("fifth_street", "reboot")),
         (1, 1, held_at("settlement", "early_card", "disk_full", "late_bet")),
     ),
     "boston5": (
-        (1, 1, held_at("bonus_settlement", "count_repeat", "disk_full", "restart")),
-        (5, 1, held_at("first_deal", "duplicate_card", "reboot", "void", "disk_full", "key", "state_nak", "state_garbled")),
-        (1, 1, held_at("second_wager", "count_restart")),
-        (1, 1, held_at("final_deal", "state_nak", "early_card", "reboot", "state_garbled")),
+        (1, 1, held_at("bonus_settlement", "disk_full", "restart")),
+        (5, 1, held_at("first_deal", "duplicate_card", "reboot", "void", "disk_full", "state_nak", "state_garbled")),
+        (1, 1, held_at("final_deal", "state_nak", "reboot", "state_garbled")),
         (1, 1, held_at("no_more_bets", "panel_outage", "unreadable_card")),
     ),
     "pai_gow": (
         (1, 1, held_at("betting", "count_jump", by="link_down")),
-        (1, 1, held_at("no_more_bets", "early_card", "journal_error", by="link_down")),
+        (1, 1, held_at("no_more_bets", "journal_error", by="link_down")),
         (1, 1, held_at(
             "set_hands", "count_repeat", "void", "count_restart", "journal_error", "late_bet", "link_down",
             "state_garbled", "unreadable_card", by="disk_full",
         )),
         (1, 1, held_at("setting", "count_jump", "disk_full")),
-        (1, 6, (  # the stub count comes after round 5; the supervisor's key as it starts, not held
-            *held_at("count_stub", "state_garbled", "state_nak", round_no=5),
-            Fault(0.0, "key", "panel", 1.0, 1, step="count_stub", edge="enter", round_no=5),
-        )),
     ),
     "three_card_poker": (
         (2, 1, held_at("settlement", "jam", "journal_error", by="disk_full")),
@@ -224,8 +219,7 @@ still reaches its step, held or not as placed. A ``journal_error`` that makes th
 the step starts, not held: a held step's ``journal_error`` pair is an outage of its own started as
 the table holds, the hold made by the shoe's line (pai gow's "no more bets", where an outage did
 not hold the table in seeds 1-3, and its betting) or a full disk (pai gow's ``set_hands``, Three
-Card Poker's settlement). The stub count comes after the fifth round: its scenarios play six, and
-pai gow's also places the supervisor's key as it starts (``count_stub``: ``key``, not held).
+Card Poker's settlement). The stub count comes after the fifth round: its scenario plays six.
 Boston 5's ``final_deal (held)``: ``state_nak`` keeps a pair seed 1939 reached until an early card
 placed in a hold dealt its card (in round 7, held from betting; its later rounds went otherwise);
 the thirty pairs waiting14's holds took from the seeds are kinds added to the holds here and five
@@ -234,8 +228,9 @@ Poker ``count_stub``, and :data:`STEP_SCENARIOS`' Mississippi Stud row); Boston 
 (held)``: ``panel_outage`` keeps the pair a seed lost when a change to a decided seat's second wager
 became a late bet (attack15); the seven held pairs b5hold15's holds took from Boston 5's seeds (cards
 out of the shoe between its deals decided on at once) are kinds added to its holds here
-(``no_more_bets``, ``first_deal``, ``bonus_settlement``, ``final_deal``; the ``early_card`` there
-counts as placed: an early card deals nothing at a hold from a dealing step)."""
+(``no_more_bets``, ``first_deal``, ``bonus_settlement``, ``final_deal``). Every fault here acts at
+its step (a pair counts where its fault acted); those that did not were taken out (docs/simulate.md,
+"After the late-night merges")."""
 
 STEP_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
     "mississippi_stud": (
@@ -244,7 +239,6 @@ STEP_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
     "boston5": (
         (1, 1, (
             Fault(0.0, "restart", "shoe", 1.0, 1, step="settlement", edge="enter", round_no=1),
-            Fault(0.0, "early_card", "shoe", 1.0, 1, step="final_deal", edge="enter", round_no=1),
             Fault(0.0, "panel_outage", "panel", 1.0, 1, step="bonus", edge="enter", round_no=1),
         )),
         (1, 6, (  # the stub count comes after round 5
@@ -253,17 +247,14 @@ STEP_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
         )),
     ),
     "pai_gow": ((1, 1, (
-        Fault(0.0, "void", "panel", 1.0, 1, step="check_deal", edge="enter", round_no=1),
         Fault(0.0, "wrong_press", "panel", 1.0, 1, step="check_deal", edge="enter", round_no=1),
     )),),
 }  # fmt: skip
 """Targeted scenarios as :data:`HELD_SCENARIOS`, for (step not held, fault kind) pairs the CI
-swarm seeds no longer reach: pai gow's supervisor voiding as the dealer checks the deal (the
-seeds reached it before attack14 refused voids after a settled round and so moved their later
-rounds) and a wrong press there; Boston 5's ``settlement``: ``restart``, which seed 1939 reached
-until an early card placed in a hold dealt its card, and ``final_deal``: ``early_card`` (placed
-there; an early card deals only where no card is expected); Mississippi Stud's journal refusing
-its writes as "no more bets" begins. The wrong press, the early card and that outage are pairs
+swarm seeds no longer reach: a wrong press as pai gow's dealer checks the deal; Boston 5's
+``settlement``: ``restart``, which seed 1939 reached until an early card placed in a hold dealt its
+card; Mississippi Stud's journal refusing its writes as "no more bets" begins. The wrong press and
+that outage are pairs
 the seeds lost when waiting14's holds moved their rounds; Boston 5's ``count_stub``: ``crash`` and
 ``door`` (six rounds: the stub is counted after the fifth), which the seeds lost when b5hold15's
 holds moved their rounds, and ``bonus``: ``panel_outage``, which they lose with it once a pair
