@@ -962,7 +962,7 @@ class World:
 
     def _key(self, fault: Fault, end: float) -> None:
         self.panel.key(True)
-        self._at(end, functools.partial(self._key_press, fault))
+        self._at(end, functools.partial(self._key_press, fault, self._fault_rng(fault)))
 
     def _wrong_press(self, fault: Fault, end: float) -> None:
         s = self.runtime.snapshot
@@ -1039,15 +1039,15 @@ class World:
         if self.shoe.stub_count and s.step not in ("betting", "closed"):
             self.shoe.deal(1)
 
-    def _key_press(self, fault: Fault) -> None:
-        """The supervisor, key on, presses something the table offers him now (drawn from the
-        fault's stream), then turns the key off. The ``key`` fault acted when he pressed (a key
+    def _key_press(self, fault: Fault, rng: random.Random) -> None:
+        """The supervisor, key on, presses something the table offers him now (drawn from ``rng``,
+        the fault's stream, made as the key turns), then turns the key off. The ``key`` fault acted when he pressed (a key
         turned while the table offers nothing is no fault)."""
         s = self.runtime.snapshot
         options = [o for o in s.supervisor_options if o.refused is None and o.action not in ("void", "misdeal")]
         if options and s.key_on:
             self._late.clear()  # the supervisor may accept a late bet now
-            self.panel.press(self._fault_rng(fault).choice(options).button)
+            self.panel.press(rng.choice(options).button)
             self._acted(fault)
         self._at(self.now + 0.3, lambda: self.panel.key(False))
 
