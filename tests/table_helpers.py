@@ -3,7 +3,7 @@ test moves."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -14,12 +14,14 @@ from controller.configuration import TableConfig, config_dir, load_table
 from controller.game.record import RecordError
 from controller.table.devices import RecordingDevices
 from controller.table.events import OpenTable
+from controller.table.game_tables import GAME_TABLES
 from controller.table.snapshot import TableSnapshot
 from controller.table.snapshot_build import build_snapshot
 from drivers.bet_spots import SpotReport
+from drivers.link import LinkUp
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, CardUnreadable
-from drivers.state import ShoeState
+from drivers.state import PanelState, ShoeState, SpotsState
 
 NOT_AT_THIS_TABLE = ((0, "ante"), (7, "ante"), (9, "ante"), (255, "ante"), (2, "pair_plus"))
 """Bet-spot reports (seat, spot) a six-seat Mississippi Stud table does not have, in the order the
@@ -104,10 +106,37 @@ class FedTable:
         for prompt in prompts:
             assert prompt in shown, (prompt, shown)
 
+    def devices_back(self, devices: Iterable[str], spots: tuple[tuple[int, str, int], ...]) -> None:
+        """Each of ``devices`` back: its link up and its whole state read, nothing changed on it
+        (the panel's key off, the shoe at its count, the bet spots reporting ``spots``)."""
+        for device in devices:
+            self.feed(LinkUp(device=device, boot_id=1, rebooted=False))
+            if device == "panel":
+                self.feed(PanelState(device="panel", key_on=False, held=()))
+            elif device == "shoe":
+                self.feed(ShoeState(device="shoe", status="ok", cards_out=self.shoe_index))
+            else:
+                self.feed(SpotsState(device="bet_spots", spots=spots))
+
     def deal(self, cards: str) -> None:
         """The shoe deals ``cards``, numbered on from its count (a repeated number holds)."""
         for i, c in enumerate(cards.split(), start=self.shoe_index + 1):
             self.feed(CardDealt(device="shoe", card=c, index=i, quality=100))
+
+
+def closed_table(game: str, bets: Iterable[tuple[int, str, int]]) -> FedTable:
+    """A fed table of ``game`` with ``bets`` (seat, spot, cents) on its spots, betting closed."""
+    t = FedTable(GAME_TABLES[game], bench_table(game))
+    for seat, spot, cents in bets:
+        t.spot(seat, spot, cents)
+    t.press("no_more_bets")
+    return t
+
+
+def at_step(t: FedTable, step: str) -> FedTable:
+    """``t``, checked to be at ``step``."""
+    assert t.snapshot().step == step, t.snapshot().step
+    return t
 
 
 def assert_refused(settle: Callable[[], object], *problems: str) -> None:

@@ -24,10 +24,10 @@ from table_helpers import FedTable, bench_table
 from controller.table.engine import JournalFault
 from controller.table.events import DevicesExpected
 from controller.table.game_tables import GAME_TABLES
-from drivers.link import LinkDown, LinkUp
+from drivers.link import LinkDown
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, DoorChanged, Jam
-from drivers.state import PanelState, ShoeState, SpotsState
+from drivers.state import ShoeState
 
 BETS = ((1, "ante", 500), (1, "first", 1000), (1, "bonus", 500), (2, "ante", 500), (2, "first", 1000))
 """Seats 1 and 2 with an ante and a first wager; seat 1's bonus (a straight flush, exposed)."""
@@ -73,14 +73,7 @@ HOLDS: dict[str, Callable[[FedTable], tuple[str, ...]]] = {
 
 def read_again(t: FedTable, devices: tuple[str, ...]) -> None:
     """Each of ``devices`` back: its link up and its whole state read (nothing changed on it)."""
-    for device in devices:
-        t.feed(LinkUp(device=device, boot_id=1, rebooted=False))
-        if device == "panel":
-            t.feed(PanelState(device="panel", key_on=False, held=()))
-        elif device == "shoe":
-            t.feed(ShoeState(device="shoe", status="ok", cards_out=t.shoe_index))
-        else:
-            t.feed(SpotsState(device="bet_spots", spots=BETS))
+    t.devices_back(devices, BETS)
 
 
 def key(t: FedTable) -> None:

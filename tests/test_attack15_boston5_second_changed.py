@@ -17,20 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from table_helpers import FedTable, bench_table
+from table_helpers import FedTable, closed_table
 
-from controller.table.game_tables import GAME_TABLES
 from drivers.link import LinkDown
 from drivers.panel import ButtonChanged
 
 
 def second_wager() -> FedTable:
     """Seats 1 and 2 (ante 5.00, first 10.00) at Boston 5's second wager."""
-    t = FedTable(GAME_TABLES["boston5"], bench_table("boston5"))
-    for seat in (1, 2):
-        t.spot(seat, "ante", 500)
-        t.spot(seat, "first", 1000)
-    t.press("no_more_bets")
+    t = closed_table("boston5", ((1, "ante", 500), (1, "first", 1000), (2, "ante", 500), (2, "first", 1000)))
     t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h")
     t.press("next")  # no bonus to expose
     assert t.snapshot().step == "second_wager"

@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from table_helpers import FedTable, bench_table
+from late_bet_helpers import assert_late_accepted, late_change
+from table_helpers import FedTable, at_step, closed_table
 
-from controller.table.game_tables import GAME_TABLES
 from controller.vocab import deck
 from drivers.link import LinkDown
 from drivers.panel import ButtonChanged
@@ -36,17 +36,11 @@ PAI_GOW_SHOE = " ".join(CARDS)
 
 def table() -> FedTable:
     """Seats 2 and 5 (pai gow 10.00, 25.00), betting closed, the dice total entered."""
-    t = FedTable(GAME_TABLES["pai_gow"], bench_table("pai_gow"))
-    t.spot(2, "pai_gow", 1000)
-    t.spot(5, "pai_gow", 2500)
-    t.press("no_more_bets")
-    return t
+    return closed_table("pai_gow", ((2, "pai_gow", 1000), (5, "pai_gow", 2500)))
 
 
 def no_more_bets() -> FedTable:
-    t = table()
-    assert t.snapshot().step == "no_more_bets"
-    return t
+    return at_step(table(), "no_more_bets")
 
 
 def dealing() -> FedTable:
@@ -120,17 +114,6 @@ AFTER: dict[str, Callable[[], FedTable]] = {
 """The parts of ``setting``: the dealer's hand face up."""
 
 
-def late_change(t: FedTable, seat: int, cents: int, held: bool) -> None:
-    if held:  # a hold from the step (the shoe's link: the panel and the bet spots still answer)
-        t.feed(LinkDown(device="shoe", reason="cable"))
-        assert t.snapshot().step == "hold"
-    t.spot(seat, "pai_gow", cents)
-    s = t.snapshot()
-    assert [(b.seat, b.spot, b.cents) for b in s.late_bets] == [(seat, "pai_gow", cents)], s.late_bets
-    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
-    t.press("next")
-
-
 CHANGES = [(2, 5000), (2, 2000), (5, 1000), (5, 5000)]
 IDS = ["seat 2 raised", "seat 2 doubled", "seat 5 lowered", "seat 5 raised"]
 
@@ -144,7 +127,7 @@ def test_no_late_change_is_accepted_once_the_dealers_hand_is_exposed(
     t = AFTER[step]()
     before = t.snapshot().seat(seat)
     assert before is not None
-    late_change(t, seat, cents, held)
+    late_change(t, seat, "pai_gow", cents, held)
     s = t.snapshot()
     if s.late_bets:  # ``next`` waits while a step shown is to be confirmed (and the hold lasts): then it refuses
         assert step in ("dealer shown", "seat 5 settled") and not any(
@@ -170,11 +153,10 @@ def test_before_the_dealers_hand_is_exposed_a_supervisor_may_accept_a_late_chang
     step: str, seat: int, cents: int, held: bool
 ) -> None:
     t = BEFORE[step]()
-    late_change(t, seat, cents, held)
-    s = t.snapshot()
-    after = s.seat(seat)
-    assert after is not None and after.wager_map() == {"pai_gow": cents}, after.wager_map()
-    assert any(line.startswith(f"supervisor: late bet accepted: seat {seat} pai_gow") for line in s.recent), s.recent
+    late_change(t, seat, "pai_gow", cents, held)
+    assert_late_accepted(t, seat, "pai_gow", cents)
+    seat_now = t.snapshot().seat(seat)
+    assert seat_now is not None and seat_now.wager_map() == {"pai_gow": cents}, seat_now.wager_map()
 
 
 DEALT: dict[str, Callable[[], FedTable]] = {**{k: v for k, v in BEFORE.items() if k != "no_more_bets"}, **AFTER}

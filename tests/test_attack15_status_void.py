@@ -13,12 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from table_helpers import FedTable, bench_table
+from table_helpers import FedTable, closed_table
 
 from controller.cli import main as tablectl
 from controller.journal import SqliteJournal
 from controller.table._snapshot_file import snapshot_path, write_snapshot_file
-from controller.table.game_tables import GAME_TABLES
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt, CardUnreadable
 
@@ -26,10 +25,7 @@ from drivers.shoe import CardDealt, CardUnreadable
 def settlement(paid: bool) -> FedTable:
     """Mississippi Stud at its settlement, seats 1 and 2 with every street bet; with ``paid`` a
     seat's step confirmed (the void refused from then)."""
-    t = FedTable(GAME_TABLES["mississippi_stud"], bench_table("mississippi_stud"))
-    for seat in (1, 2):
-        t.spot(seat, "ante", 500)
-    t.press("no_more_bets")
+    t = closed_table("mississippi_stud", ((1, "ante", 500), (2, "ante", 500)))
     t.deal("As Ad Kc Qd 7h 8h 2c")
     for street in ("third", "fourth", "fifth"):
         t.spot(1, street, 500)

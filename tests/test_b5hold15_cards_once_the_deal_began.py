@@ -24,10 +24,9 @@ from controller.table.card_ledger import BURNED
 from controller.table.engine import JournalFault
 from controller.table.events import DevicesExpected
 from controller.table.game_tables import GAME_TABLES
-from drivers.link import LinkDown, LinkUp
+from drivers.link import LinkDown
 from drivers.panel import ButtonChanged
 from drivers.shoe import CardDealt
-from drivers.state import PanelState, ShoeState, SpotsState
 
 DISK_FULL = "disk full: 0 bytes free on /"
 
@@ -129,15 +128,7 @@ def key(t: FedTable, on: bool) -> None:
 
 def read_again(t: FedTable, devices: tuple[str, ...]) -> None:
     """Each of ``devices`` back: its link up and its whole state read (nothing changed on it)."""
-    for device in devices:
-        t.feed(LinkUp(device=device, boot_id=1, rebooted=False))
-        if device == "panel":
-            t.feed(PanelState(device="panel", key_on=False, held=()))
-        elif device == "shoe":
-            t.feed(ShoeState(device="shoe", status="ok", cards_out=t.shoe_index))
-        else:
-            spots = tuple((s, spot, c) for (s, spot), c in t.m.board.levels.items())
-            t.feed(SpotsState(device="bet_spots", spots=spots))
+    t.devices_back(devices, tuple((s, spot, c) for (s, spot), c in t.m.board.levels.items()))
 
 
 def journal_outage(t: FedTable) -> tuple[FedTable, tuple[str, ...]]:

@@ -17,11 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from table_helpers import FedTable, bench_table
-
-from controller.table.game_tables import GAME_TABLES
-from drivers.link import LinkDown
-from drivers.panel import ButtonChanged
+from late_bet_helpers import assert_late_accepted, assert_late_refused, late_change
+from table_helpers import FedTable, at_step, closed_table
 
 FIRST = "As Ks Qs 2h 7d 9c 3c 4d 5h"
 """Seat 1 A-K-Q, seat 2 2-7-9 (its bonus loses), the dealer 3-4-5."""
@@ -30,33 +27,25 @@ FINAL = "6h 8d Tc Jd 2c 3d"
 
 def table() -> FedTable:
     """Seats 1 and 2 (ante 5.00, first 10.00); seat 2 with a bonus of 5.00; betting closed."""
-    t = FedTable(GAME_TABLES["boston5"], bench_table("boston5"))
-    for seat in (1, 2):
-        t.spot(seat, "ante", 500)
-        t.spot(seat, "first", 1000)
-    t.spot(2, "bonus", 500)
-    t.press("no_more_bets")
-    return t
+    return closed_table(
+        "boston5", ((1, "ante", 500), (1, "first", 1000), (2, "ante", 500), (2, "first", 1000), (2, "bonus", 500))
+    )
 
 
 def no_more_bets() -> FedTable:
-    t = table()
-    assert t.snapshot().step == "no_more_bets"
-    return t
+    return at_step(table(), "no_more_bets")
 
 
 def first_deal() -> FedTable:
     t = table()
     t.deal(" ".join(FIRST.split()[:4]))
-    assert t.snapshot().step == "first_deal"
-    return t
+    return at_step(t, "first_deal")
 
 
 def bonus() -> FedTable:
     t = table()
     t.deal(FIRST)
-    assert t.snapshot().step == "bonus"
-    return t
+    return at_step(t, "bonus")
 
 
 def bonus_settlement() -> FedTable:
@@ -103,17 +92,6 @@ CHANGES = [(1, 500), (2, 1000), (2, 0)]
 IDS = ["seat 1 placed", "seat 2 raised", "seat 2 taken back"]
 
 
-def late_bonus(t: FedTable, seat: int, cents: int, held: bool) -> None:
-    if held:  # a hold from the step (the shoe's link: the panel and the bet spots still answer)
-        t.feed(LinkDown(device="shoe", reason="cable"))
-        assert t.snapshot().step == "hold"
-    t.spot(seat, "bonus", cents)
-    s = t.snapshot()
-    assert [(b.seat, b.spot, b.cents) for b in s.late_bets] == [(seat, "bonus", cents)], s.late_bets
-    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
-    t.press("next")
-
-
 @pytest.mark.parametrize("held", [False, True], ids=["free", "held"])
 @pytest.mark.parametrize("seat, cents", CHANGES, ids=IDS)
 @pytest.mark.parametrize("step", DEALT)
@@ -121,21 +99,13 @@ def test_no_late_bonus_once_a_card_is_dealt(step: str, seat: int, cents: int, he
     t = DEALT[step]()
     before = t.snapshot().seat(seat)
     assert before is not None
-    late_bonus(t, seat, cents, held)
-    s = t.snapshot()
-    after = s.seat(seat)
-    assert after is not None and after.wager_map() == before.wager_map(), after.wager_map()
-    assert not any(line.startswith("supervisor: late bet accepted") for line in s.recent), s.recent
-    assert not s.late_bets, s.late_bets
-    assert any(line.startswith(f"supervisor: late bet refused: seat {seat} bonus") for line in s.recent), s.recent
+    late_change(t, seat, "bonus", cents, held)
+    assert_late_refused(t, before.wager_map(), seat, "bonus")
 
 
 @pytest.mark.parametrize("held", [False, True], ids=["free", "held"])
 @pytest.mark.parametrize("seat, cents", CHANGES, ids=IDS)
 def test_before_the_first_card_a_supervisor_may_accept_a_late_bonus(seat: int, cents: int, held: bool) -> None:
     t = no_more_bets()
-    late_bonus(t, seat, cents, held)
-    s = t.snapshot()
-    after = s.seat(seat)
-    assert after is not None and after.wager_map().get("bonus", 0) == cents, after.wager_map()
-    assert any(line.startswith(f"supervisor: late bet accepted: seat {seat} bonus") for line in s.recent), s.recent
+    late_change(t, seat, "bonus", cents, held)
+    assert_late_accepted(t, seat, "bonus", cents)

@@ -17,11 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from table_helpers import FedTable, bench_table
-
-from controller.table.game_tables import GAME_TABLES
-from drivers.link import LinkDown
-from drivers.panel import ButtonChanged
+from late_bet_helpers import assert_late_accepted, assert_late_refused, late_change
+from table_helpers import FedTable, at_step, closed_table
 
 SIX = "six_card_bonus"
 CARDS = "As Ks Qs 2h 7d 9c 3c 4d 5h Qc 8h 4h"
@@ -31,33 +28,26 @@ CARDS = "As Ks Qs 2h 7d 9c 3c 4d 5h Qc 8h 4h"
 def table() -> FedTable:
     """Seat 1 an ante of 5.00; seat 2 an ante, a pair plus and a 6 Card Bonus of 5.00 each; seat 3
     a pair plus of 5.00 alone; betting closed."""
-    t = FedTable(GAME_TABLES["three_card_poker"], bench_table("three_card_poker"))
-    t.spot(1, "ante", 500)
-    for spot in ("ante", "pair_plus", SIX):
-        t.spot(2, spot, 500)
-    t.spot(3, "pair_plus", 500)
-    t.press("no_more_bets")
-    return t
+    return closed_table(
+        "three_card_poker",
+        ((1, "ante", 500), (2, "ante", 500), (2, "pair_plus", 500), (2, SIX, 500), (3, "pair_plus", 500)),
+    )
 
 
 def no_more_bets() -> FedTable:
-    t = table()
-    assert t.snapshot().step == "no_more_bets"
-    return t
+    return at_step(table(), "no_more_bets")
 
 
 def first_card() -> FedTable:
     t = table()
     t.deal(CARDS.split()[0])
-    assert t.snapshot().step == "dealing"
-    return t
+    return at_step(t, "dealing")
 
 
 def dealer_cards() -> FedTable:
     t = table()
     t.deal(" ".join(CARDS.split()[:10]))  # every seat's three, the dealer's first
-    assert t.snapshot().step == "dealing"
-    return t
+    return at_step(t, "dealing")
 
 
 def play() -> FedTable:
@@ -116,26 +106,6 @@ IDS = [
 ]
 
 
-def late_change(t: FedTable, seat: int, spot: str, cents: int, held: bool) -> None:
-    if held:  # a hold from the step (the shoe's link: the panel and the bet spots still answer)
-        t.feed(LinkDown(device="shoe", reason="cable"))
-        assert t.snapshot().step == "hold"
-    t.spot(seat, spot, cents)
-    s = t.snapshot()
-    assert [(b.seat, b.spot, b.cents) for b in s.late_bets] == [(seat, spot, cents)], s.late_bets
-    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
-    t.press("next")
-
-
-def assert_refused(t: FedTable, before: dict[str, int], seat: int, spot: str) -> None:
-    s = t.snapshot()
-    after = s.seat(seat)
-    assert after is not None and after.wager_map() == before, after.wager_map()
-    assert not any(line.startswith("supervisor: late bet accepted") for line in s.recent), s.recent
-    assert not s.late_bets, s.late_bets
-    assert any(line.startswith(f"supervisor: late bet refused: seat {seat} {spot}") for line in s.recent), s.recent
-
-
 @pytest.mark.parametrize("held", [False, True], ids=["free", "held"])
 @pytest.mark.parametrize("seat, spot, cents", CHANGES, ids=IDS)
 @pytest.mark.parametrize("step", DEALT)
@@ -144,7 +114,7 @@ def test_no_late_change_once_a_card_is_dealt(step: str, seat: int, spot: str, ce
     before = t.snapshot().seat(seat)
     assert before is not None
     late_change(t, seat, spot, cents, held)
-    assert_refused(t, before.wager_map(), seat, spot)
+    assert_late_refused(t, before.wager_map(), seat, spot)
 
 
 @pytest.mark.parametrize("held", [False, True], ids=["free", "held"])
@@ -157,7 +127,7 @@ def test_a_late_play_wager_is_refused(step: str, held: bool) -> None:
         before = t.snapshot().seat(seat)
         assert before is not None
         late_change(t, seat, "play", cents, held)
-        assert_refused(t, before.wager_map(), seat, "play")
+        assert_late_refused(t, before.wager_map(), seat, "play")
         held = False  # the hold stays for the second change
 
 
@@ -173,7 +143,4 @@ def test_before_the_first_card_a_supervisor_may_accept_a_late_change(
 ) -> None:
     t = no_more_bets()
     late_change(t, seat, spot, cents, held)
-    s = t.snapshot()
-    after = s.seat(seat)
-    assert after is not None and after.wager_map().get(spot, 0) == cents, after.wager_map()
-    assert any(line.startswith(f"supervisor: late bet accepted: seat {seat} {spot}") for line in s.recent), s.recent
+    assert_late_accepted(t, seat, spot, cents)

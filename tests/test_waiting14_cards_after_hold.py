@@ -18,9 +18,8 @@ from controller.table._stub_count import STUB_EVERY
 from controller.table.card_ledger import BURNED
 from controller.table.engine import JournalFault
 from controller.table.phases import Common
-from drivers.link import LinkDown, LinkUp
+from drivers.link import LinkDown
 from drivers.panel import ButtonChanged
-from drivers.state import PanelState, ShoeState, SpotsState
 
 DISK_FULL = "disk full: 0 bytes free on /"
 WAITING = "2 cards dealt while held: supervisor: confirm accepts, void declares a misdeal"
@@ -88,16 +87,8 @@ HOLDS: dict[str, tuple[Callable[[FedTable], None], tuple[str, ...]]] = {
 
 
 def read_again(t: FedTable, devices: tuple[str, ...]) -> None:
-    """Each of ``devices`` back: its link up and its whole state read."""
-    for device in devices:
-        t.feed(LinkUp(device=device, boot_id=1, rebooted=False))
-        if device == "panel":
-            t.feed(PanelState(device="panel", key_on=False, held=()))
-        elif device == "shoe":
-            t.feed(ShoeState(device="shoe", status="ok", cards_out=t.shoe_index))
-        else:
-            spots = tuple((s, spot, c) for (s, spot), c in t.m.board.levels.items())
-            t.feed(SpotsState(device="bet_spots", spots=spots))
+    """Each of ``devices`` back: its link up and its whole state read (nothing changed on it)."""
+    t.devices_back(devices, tuple((s, spot, c) for (s, spot), c in t.m.board.levels.items()))
 
 
 def held_with_cards(state: str, hold: str) -> FedTable:
