@@ -202,6 +202,11 @@ class ViewSocket:
                 await write(f"reply {json.dumps(reply, separators=(',', ':'))}\n".encode())
         except (ConnectionError, OSError):
             return
+        except asyncio.CancelledError:
+            # ``stop`` cancels every connection: end it here, as a connection that ended. On Python
+            # 3.11 a connection's task that ends cancelled makes asyncio's own callback raise and
+            # log "Exception in callback" with a traceback on every stop with a peer connected.
+            return
         finally:
             pusher.cancel()
             with contextlib.suppress(BaseException):
