@@ -154,8 +154,17 @@ class CardIntake:
 
     # --- reports from the shoe ------------------------------------------------------------------
 
+    def card_out(self, index: int) -> None:
+        """Shoe card ``index`` reported (read or not): one more card out of the shoe this round
+        (:meth:`.card_ledger.CardLedger.card_out`), unless it is the misread card reported again
+        at its own number (the same card). A number of 1 before the deal is the shoe's count
+        starting over (:meth:`count_broken`): the cards out are counted from it."""
+        if index != self.misread_index:
+            self.ledger.card_out(started_over=index == 1 and self.before_the_deal())
+
     def dealt(self, e: CardDealt) -> None:
         """A ``CardDealt`` report."""
+        self.card_out(e.index)
         try:
             dealt = card(e.card)
         except CardError:
@@ -267,6 +276,7 @@ class CardIntake:
         one that left the shoe when no card is expected, before the deal (betting open) or between
         its parts (a wager step): the seats, or who plays on, may still change, so it has no place
         in the deal to enter it in. A misread card entered as the deal's first starts the deal."""
+        self.card_out(e.index)
         self.count_started_over(e.index)
         dealt = self._state.dealt
         if self.beyond_deal(dealt + len(self.ledger.waiting)):

@@ -1,6 +1,7 @@
 """The stub counted every fifth round dealt (24.8(e), 35.9(e)): the cards left in the shoe must be
-the deck less the cards dealt; the shoe counts them (asked for) or the dealer does and confirms.
-A count that differs holds the table.
+the deck less every card that left it in the round (dealt, burned, or out while the table held at
+the count); the shoe counts them (asked for) or the dealer does and confirms. A count that
+differs holds the table.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ STUB_EVERY = 5
 
 class StubCount:
     """The round's stub count: the rounds dealt since the last one, and the count asked for.
+    ``cards_out`` tells the cards that left the shoe this round (:attr:`.card_ledger.CardLedger.out`);
     ``counted`` fires the machine's ``stub_counted``; ``mismatch_hold`` enters the hold for a
     count that differs (:meth:`._holds.Holds.entered`)."""
 
@@ -27,12 +29,14 @@ class StubCount:
         shape: GameShape,
         commands: DeviceCommands,
         display: DealerScreen,
+        cards_out: Callable[[], int],
         counted: Fire,
         mismatch_hold: Callable[[str], None],
     ) -> None:
         self._state, self._shape, self._commands, self._display = state, shape, commands, display
-        self._stub_counted, self._mismatch_hold = counted, mismatch_hold
-        self.expected = 0
+        self._cards_out, self._stub_counted, self._mismatch_hold = cards_out, counted, mismatch_hold
+        self.asked = 0
+        """The count the dealer was asked for (the screen's number)."""
         self.counted: int | None = None
         self.rounds_dealt = 0
         """Rounds with cards dealt since the stub was last counted (24.8(e), 35.9(e): a void
@@ -45,16 +49,31 @@ class StubCount:
     def due(self) -> bool:
         return self.rounds_dealt >= STUB_EVERY
 
+    @property
+    def expected(self) -> int:
+        """The cards the stub must have now: the deck less every card out of the shoe this round
+        (a card that left it while the table held at the count, then burned, included)."""
+        return self._shape.deck - self._cards_out()
+
     def matches(self) -> bool:
         return self.counted == self.expected
 
     def ask(self) -> None:
         """Ask the shoe and the dealer to count the stub."""
         self.rounds_dealt = 0
-        self.expected = self._shape.deck - self._state.dealt
         self.counted = None
         self._commands.request_stub_count()
-        self._display.ask(f"count the stub: {self.expected} cards expected, then confirm")
+        self._ask_dealer()
+
+    def _ask_dealer(self) -> None:
+        self.asked = self.expected
+        self._display.ask(f"count the stub: {self.asked} cards expected, then confirm")
+
+    def resumed(self) -> None:
+        """The count resumed after a hold: the dealer is asked for the count as it is now (a card
+        that left the shoe meanwhile is one fewer in the stub)."""
+        if self.asked != self.expected:
+            self._ask_dealer()
 
     def mismatch(self) -> None:
         """The count differs (the machine's ``before`` callback on its way to ``hold``)."""

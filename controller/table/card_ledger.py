@@ -49,10 +49,21 @@ class CardLedger:
         share an index) of waiting cards being placed now, in dealt order: their place is kept."""
         self.shoe_count = 0
         """The index of the last card the shoe reported: its count of cards out since it started over."""
+        self.out = 0
+        """The cards that left the shoe this round, placed or not (:meth:`card_out`): the stub is
+        the deck less these."""
 
     def start_round(self) -> None:
-        """A new round: no entries yet (the shoe's count goes on)."""
+        """A new round: no entries yet, no card out of the shoe (the shoe's count goes on)."""
         self.entries, self.waiting, self._waiting_at, self._replacing = [], [], [], {}
+        self.out = 0
+
+    def card_out(self, started_over: bool) -> None:
+        """One more card out of the shoe this round (each report of a new card: placed, burned,
+        set aside, waiting; never a misread card reported again, which is the same card); the
+        first after the shoe's count ``started_over`` before the deal (a shuffle) is the first
+        out of the deck counted now."""
+        self.out = 1 if started_over else self.out + 1
 
     def _add(self, index: int, card: str, to: str) -> int:
         entry = LedgerEntry(index, card, to)

@@ -215,7 +215,11 @@ class RoundTable:
         self.holds = Holds(
             state, shape, shown, display, ledger, device_links, self.hold, self.resume, self.void, settle_again
         )
-        self.stub = StubCount(state, shape, shown, display, self.stub_counted, self.holds.entered)
+
+        def cards_out() -> int:
+            return ledger.out
+
+        self.stub = StubCount(state, shape, shown, display, cards_out, self.stub_counted, self.holds.entered)
         self.shoe_faults = ShoeFaults(self.holds, device_links)
         self.wagers = Wagers(
             state,
@@ -500,7 +504,10 @@ class RoundTable:
         """Clear the game's own round state (subclasses)."""
 
     def resumed(self) -> None:
-        """The round resumed where it was held (subclasses: a step done while held may let it go on)."""
+        """The round resumed where it was held: at the stub count, the dealer is asked for the
+        count as it is now (subclasses, calling this first: a step done while held may let it go on)."""
+        if self.phase is self.common.count_stub:
+            self.stub.resumed()
 
     def notice_confirmed(self, notice: Notice) -> None:
         """A notice was confirmed (subclasses: a confirmed step may let the round go on)."""

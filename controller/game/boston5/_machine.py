@@ -187,6 +187,7 @@ class Boston5Table(RoundTable):
             self.display.ask("nobody left: no final cards; the round settles once the hold ends")
 
     def resumed(self) -> None:
+        super().resumed()
         # Every second wager withdrawn while the table held (a card dealt before the collection
         # was confirmed): nobody is left to deal to, so the round goes to its settlement now.
         if self.phase is P.FINAL_DEAL and not self.in_play() and not self.display.steps_pending():

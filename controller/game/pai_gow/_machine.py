@@ -151,6 +151,8 @@ class PaiGowTable(RoundTable):
         self.place_names: dict[int, str] = {}
         """Each position as the card ledger names it ("dealer", "seat 3", "position 4 (no wager)")."""
         self.remaining: int | None = None
+        self.left_asked = REMAINING
+        """The cards left the dealer was asked to count (:meth:`ask_left`)."""
         self.hands_checked = False
         """The stub was not four and the supervisor said every hand has seven cards (31.14)."""
         self.setting: list[int] = []
@@ -217,8 +219,15 @@ class PaiGowTable(RoundTable):
             self.devices.draw_start()
 
     def four_remain(self) -> bool:
-        """Four cards remain, or the hands were checked and each has seven (digest 3.4 item 5)."""
-        return self.remaining == REMAINING or self.hands_checked
+        """The cards expected remain (four: :meth:`left_expected`), or the hands were checked and
+        each has seven (digest 3.4 item 5)."""
+        return self.remaining == self.left_expected() or self.hands_checked
+
+    def left_expected(self) -> int:
+        """The cards that must remain after the deal (31.8, 31.10: four, the deck less the 49
+        dealt), less each other card that left the shoe in the round (a card beyond the deal, or
+        one out while the table held at the check, burned): they are out of the stub counted."""
+        return self.shape.deck - self.ledger.out
 
     def checking_hands(self) -> bool:
         """Held because the stub is not four: the dealer checks each hand for seven cards."""
@@ -228,7 +237,8 @@ class PaiGowTable(RoundTable):
         """Supervisor action: every hand has seven cards although the stub is not four: not a
         misdeal (digest 3.4 item 5, 31.14: only a hand of more or fewer than seven voids them);
         the round goes on to the players' setting."""
-        record(f"round {self.round_no}: {self.remaining} cards remain, not {REMAINING}; every hand has seven: goes on")
+        left = self.left_expected()
+        record(f"round {self.round_no}: {self.remaining} cards remain, not {left}; every hand has seven: goes on")
         self.hands_checked = True
         self.holds.release()
 
@@ -312,13 +322,19 @@ class PaiGowTable(RoundTable):
 
     def ask_remaining(self) -> None:
         self.devices.request_stub_count()
-        self.display.ask("count the cards left: 4 expected, then confirm")
+        self.ask_left()
+
+    def ask_left(self) -> None:
+        """Ask the dealer for the cards left (:meth:`left_expected`)."""
+        self.left_asked = self.left_expected()
+        self.display.ask(f"count the cards left: {self.left_asked} expected, then confirm")
 
     def ask_players_set(self) -> None:
         self.display.ask("players: set your hands and place them face down; confirm when all are set")
 
     def misdeal(self) -> None:
-        self.holds.entered(f"{CHECK}: {self.remaining} cards remain, not {REMAINING}: does every hand have seven?")
+        left = self.left_expected()
+        self.holds.entered(f"{CHECK}: {self.remaining} cards remain, not {left}: does every hand have seven?")
 
     def show_next_set(self) -> None:
         if not self.setting:
@@ -358,11 +374,14 @@ class PaiGowTable(RoundTable):
                 self.turn_next()
 
     def resumed(self) -> None:
+        super().resumed()
         if self.phase is P.CHECK_DEAL and self.remaining is not None:
             # the supervisor found every hand of seven: the round goes on; a hold for the devices
             # (a journal outage) took the check's place and ended by itself: the check again
             self.remaining_counted()
             return
+        if self.phase is P.CHECK_DEAL and self.left_asked != self.left_expected():
+            self.ask_left()  # a card left the shoe while held at the check (burned): one fewer left
         if self.phase is P.SETTING and not self.options and not self.display.steps_pending():
             self.show_next_set()
 
@@ -497,7 +516,7 @@ class PaiGowTable(RoundTable):
             elif button == "confirm":
                 self.start_entered()
         elif self.phase is P.CHECK_DEAL and button == "confirm":
-            self.remaining = REMAINING  # the dealer counted four by hand
+            self.remaining = self.left_expected()  # the dealer counted four (:meth:`left_expected`) by hand
             self.remaining_counted()
         elif self.phase is P.SET_HANDS and button == "confirm":
             self.hands_set()  # every player's hands set and face down
