@@ -97,7 +97,11 @@ def test_no_void_once_a_pai_gow_hand_is_settled_as_it_is_turned() -> None:
     key(t)
     assert t.snapshot().why_not_void() is None
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=False))
-    t.press("confirm")  # seat 5's hand set by the house way: settled as it is turned
+    t.press("confirm")  # seat 5's hand set by the house way: its settlement shown (holds16: no chips moved yet)
+    key(t)
+    assert t.snapshot().why_not_void() is None
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=False))
+    t.press("confirm")  # its step done: settled as it is turned
     key(t)
     refused(t, "round 1 is being settled: wagers already paid or collected")
 

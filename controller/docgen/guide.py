@@ -243,7 +243,7 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 
 | Action | Buttons | When | Journaled |
 |---|---|---|---|
-| Void the round | `void` | any time the round is in play or on hold, until its settlement pays or collects (a settlement step confirmed, a pai gow hand settled as it is turned, a Boston 5 bonus paid); never in the stub count after it | `void`, every wager returned (a notice lists them) |
+| Void the round | `void` | any time the round is in play or on hold, until its settlement pays or collects (a settlement step confirmed, a pai gow hand's step confirmed as it is turned: a foul or a set pressed alone moves no chips until then, a Boston 5 bonus paid); never in the stub count after it | `void`, every wager returned (a notice lists them) |
 | Clear a fault | `clear_fault` | on hold | `fault cleared` with the hold's reason |
 | Accept / refuse a late or removed bet | `next` / `previous` | while one is pending (the screen lists them); `next` accepts it only if the seat's wagers keep the rules and nothing has decided it yet: never once the record is settled, on a hand already collected or paid, on a seat that has acted (a street bet, a second or play wager), once a dealer's or community card is face up (pai gow: from the dealer's hand exposed, 11.9), nor a Boston 5 bonus (24.10(a)) a pai gow bonus or insurance (11.15(b), (d)2), or a Three Card Poker ante, pair plus or 6 Card Bonus (20.6, inferred) once a card of the round is dealt: refused, `cannot enter ...` | `late bet accepted` / `late bet refused` |
 | Enter a misread card | `next` / `previous`, `confirm` | on hold for an unreadable or duplicate card | `card corrected`, named by position |

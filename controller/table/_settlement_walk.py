@@ -95,7 +95,11 @@ class SettlementWalk:
         (:meth:`seat_settled`)."""
         self.paid_early = False
         """Whether chips a void cannot take back moved before the settlement: a pai gow hand settled
-        as it was turned (:meth:`settled_in_turn`), a Boston 5 bonus paid (:meth:`bonus_done`)."""
+        as it was turned, its step confirmed (:meth:`in_turn_confirmed`), a Boston 5 bonus paid
+        (:meth:`bonus_done`)."""
+        self.in_turn: set[str] = set()
+        """The texts of steps shown as their hands were turned that collect or pay, not yet
+        confirmed (:meth:`settled_in_turn`): no chips moved yet."""
         self.record: dict[str, object] | None = None
         """The round record :attr:`settlement` was settled from (the round's record)."""
 
@@ -103,6 +107,7 @@ class SettlementWalk:
         self.settlement, self.steps, self.step_index, self.steps_done = None, (), 0, set()
         self.seats_done = set()
         self.paid_early = False
+        self.in_turn = set()
         self.record = None
 
     def done_early(self, step: Step) -> None:
@@ -118,10 +123,20 @@ class SettlementWalk:
             self.seats_done.add(step.seat)
 
     def settled_in_turn(self, step: Step) -> None:
-        """``step`` of the settlement is done as its hand is turned (pai gow, 11.9): as
-        :meth:`done_early`, and the round's settlement has begun (:meth:`why_not_void`)."""
+        """``step`` of the settlement is shown as its hand is turned (pai gow, 11.9): as
+        :meth:`done_early`; once it is confirmed (:meth:`in_turn_confirmed`) and it collected or
+        paid, the round's settlement has begun (:meth:`why_not_void`). Shown alone (a foul
+        pressed, a set confirmed), it moved no chips: a void still returns every wager."""
         self.done_early(step)
-        self.paid_early = self.paid_early or bool(step.actions)
+        if step.actions:
+            self.in_turn.add(step.text)
+
+    def in_turn_confirmed(self, text: str) -> None:
+        """The dealer confirmed the step shown as ``text`` (a notice): a step of
+        :meth:`settled_in_turn` that collects or pays has moved chips."""
+        if text in self.in_turn:
+            self.in_turn.discard(text)
+            self.paid_early = True
 
     def bonus_done(self, step: Step) -> None:
         """A step before the settlement (Boston 5's bonus, 24.10(a)) was confirmed: when it paid, the
@@ -131,8 +146,8 @@ class SettlementWalk:
 
     def why_not_void(self) -> str | None:
         """Why the round cannot be voided now (None: it can): its settlement has paid or collected
-        (a step confirmed at the settlement, a pai gow hand settled as it was turned, a Boston 5
-        bonus paid), or it is
+        (a step confirmed at the settlement, a pai gow hand's step confirmed as it was turned, a
+        Boston 5 bonus paid), or it is
         over and its stub is being counted. Voided then, every wager would be returned on top of
         what was paid or collected, and a round already recorded would be recorded again."""
         state, common = self._state, self._shape.common
