@@ -238,7 +238,8 @@ class Holds:
     It reads and writes the round's ``state`` (its phase; the hold's reason and the state held
     from are kept there for the screen and the game to read), fires the machine's ``hold``,
     ``resume`` and ``void`` triggers, and calls ``after_release`` once a hold ended (a record
-    that could not be settled is settled again: :meth:`._settlement_walk.SettlementWalk.settle_again`).
+    that could not be settled is settled again: :meth:`._settlement_walk.SettlementWalk.settle_again`);
+    ``why_not_void`` is the round's (the supervisor's record names the void only while it is taken).
     """
 
     def __init__(
@@ -253,10 +254,12 @@ class Holds:
         resume: Fire,
         void: Fire,
         after_release: Callable[[], None],
+        why_not_void: Callable[[], str | None],
     ) -> None:
         self._state, self._shape, self._commands, self._display = state, shape, commands, display
         self._ledger, self._device_links = ledger, device_links
         self._hold, self._resume, self._void, self._after_release = hold, resume, void, after_release
+        self._why_not_void = why_not_void
         self.kind = HoldKind.TABLE
         self.held_links: set[str] = set()
         """The devices whose link went down during the hold on now."""
@@ -401,8 +404,9 @@ class Holds:
 
     def clear_fault(self, button: str, record: Record) -> None:
         """Supervisor action: clear the fault and resume where the round was held (a device whose
-        command failed is sent its whole state again first)."""
-        record(self.reason)
+        command failed is sent its whole state again first). The record names the hold's reason
+        as the screen and the page show it now (:meth:`shown_reason`: a void refused is no way out)."""
+        record(self.shown_reason(self._why_not_void()))
         for device in sorted(self.failed_devices):
             self._commands.resend(device)
         self.failed_devices = set()

@@ -213,7 +213,17 @@ class RoundTable:
         )
         display = self.display
         self.holds = Holds(
-            state, shape, shown, display, ledger, device_links, self.hold, self.resume, self.void, settle_again
+            state,
+            shape,
+            shown,
+            display,
+            ledger,
+            device_links,
+            self.hold,
+            self.resume,
+            self.void,
+            settle_again,
+            why_not_void,
         )
 
         def cards_out() -> int:
