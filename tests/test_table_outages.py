@@ -321,7 +321,11 @@ def test_cards_dealt_behind_an_unreadable_card_wait_until_it_is_entered() -> Non
     t.press("confirm")  # the unreadable card comes first: confirm enters a card, none is chosen yet
     assert t.m.phase is Common.HOLD and t.records("SupervisorAction") == []
     t.press("next")
-    assert t.m.intake.entry_card == card("3c")  # the first card not dealt: the cards waiting are out of the shoe too
+    assert t.m.intake.entry_card == card("2c")  # the deck's first: none skipped (holds16)
+    t.press("confirm")  # the 2c waits: out of the shoe already, not entered
+    assert t.m.phase is Common.HOLD and t.records("SupervisorAction") == [] and t.m.intake.card_to_enter()
+    t.press("next")
+    assert t.m.intake.entry_card == card("3c")
     t.press("confirm")
     assert t.m.phase is Common.HOLD and t.m.holds.reason.startswith("4 cards dealt while held")
     t.press("confirm")

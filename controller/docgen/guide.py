@@ -310,8 +310,11 @@ yet revealed never appears on it, in the log or in anything published: a misread
 its position (`community card 2`, `dealer card 3`, `seat 4 card 1`), never by its face. Entering a
 card needs the supervisor's key. While a card is entered, the display shows the candidate by its
 number in the deck below, never its face: the supervisor looks at the card, finds its number here,
-and steps to it with `next` / `previous` (cards already dealt this round are skipped), then presses
-`confirm`.
+and steps to it with `next` / `previous` through the whole deck in this order (none skipped: the
+numbers shown tell nothing of the cards dealt), then presses `confirm`. The number is on the display
+only while it is chosen: no text kept afterwards (the recent texts, the table page), log line or
+record names it. A card already out of the shoe this round is not entered (`not entered: the card
+chosen is out of the shoe already: check it, or void`).
 
 """
 

@@ -22,6 +22,10 @@ from drivers.shoe import CardDealt, CardUnreadable
 
 __all__ = ["CardIntake", "misread_prompt"]
 
+_DECKS = (deck(joker=False), deck(joker=True))
+"""The cards a misread card may be entered as, in the deck's order (by its number): without and
+with the joker."""
+
 _READ_OR_ENTER = (Way("read it again"), Way("enter it", ", "), OR_VOID)
 """The ways out a misread card's reason names (the shoe reads it again, or the supervisor enters it)."""
 
@@ -416,21 +420,28 @@ class CardIntake:
 
     def enter_card(self, button: str, record: Record) -> None:
         """Supervisor action: enter the card the shoe misread: ``next`` / ``previous`` move through
-        the cards not yet dealt this round, ``confirm`` deals the one shown."""
+        the whole deck in its order, ``confirm`` deals the one shown. Every card is a choice, the
+        cards already out of the shoe too: a list that left them out would tell, number by
+        number, the cards dealt face down. Nor is the choice kept among the texts shown (the
+        page's and the snapshot's recent texts): it is on the screen only while it is chosen. A
+        card already out of the shoe this round is not entered (the supervisor checks the card),
+        the note naming no card."""
         if button in ("next", "previous"):
-            seen = set(self._cards_seen()) | {c for _, c in self.ledger.waiting}  # out of the shoe too
-            choices = [c for c in deck(joker=self._shape.deck == 53) if c not in seen]
+            choices = _DECKS[self._shape.deck == 53]
             step = 1 if button == "next" else -1
             self.entry = (
                 (self.entry + step) % len(choices) if self.entry is not None else (0 if step == 1 else len(choices) - 1)
             )
             self.entry_card = choices[self.entry]
-            self._display.shown(self._hold_prompt())
+            self._state.screen_changed()  # the prompt (:meth:`hold_prompt`) names the choice
             return
         if self.entry_card is None:
             return
         dealt, index = self.entry_card, self.misread_index
         assert index is not None
+        if dealt in self._cards_seen() or any(dealt == c for _, c in self.ledger.waiting):
+            self._display.note("not entered: the card chosen is out of the shoe already: check it, or void")
+            return
         record(f"{self._card_place(self._state.dealt)} (shoe card {index}) entered")
         self.place_corrected(dealt, index)
 
