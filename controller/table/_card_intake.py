@@ -205,6 +205,13 @@ class CardIntake:
             self._display.note(f"shoe card {e.index} read again")
         self.take(e.index, dealt)
 
+    def card_out(self) -> bool:
+        """A card of the round has left the shoe: placed in the deal, waiting for the supervisor
+        (dealt while held, or when none was expected), or a misread one still to read again or
+        enter. From then on a wager placed before the deal is a wager on cards already out
+        (:mod:`._late_bets`). Reads set aside (burned) are no card of the deal."""
+        return self._state.dealt > 0 or bool(self.ledger.waiting) or self.misread_index is not None
+
     def before_the_deal(self) -> bool:
         """No card of the round is placed or waits yet (reads set aside, unreadable or burned, may
         be in the ledger: they are no card of the deal)."""
