@@ -283,9 +283,11 @@ AFTER: dict[str, list[Change]] = {
         (2, "pair_plus", 0),
         (1, SIX, 500),
         (2, SIX, 0),
+        (3, "ante", 500),
     ],
 }
-"""Each pre-deal spot of each game changed (placed or raised) and taken back, once a card is out."""
+"""Each pre-deal spot of each game changed (placed or raised) and taken back (seat 3 of Three Card
+Poker has a pair plus alone)."""
 
 
 def _name(change: Change) -> str:
@@ -345,29 +347,23 @@ def test_no_late_change_to_a_pre_deal_wager_once_a_card_is_out(
     assert line.endswith(ALREADY) or (DEALT in line and RULE[game, spot] in line), line
 
 
-BEFORE: dict[str, list[Change]] = {
-    "mississippi_stud": [(1, "ante", 1000), (2, "bonus", 500), (1, "bonus", 0)],
-    "boston5": [(1, "bonus", 500), (2, "bonus", 1000), (2, "bonus", 0)],
-    "pai_gow": [
-        (2, "pai_gow", 5000),
-        (5, "pai_gow", 1000),
-        (5, "bonus", 100),
-        (2, "bonus", 0),
-        (2, "insurance", 200),
-        (5, "insurance", 0),
-    ],
-    "three_card_poker": [
-        (1, "ante", 1000),
-        (1, "pair_plus", 500),
-        (3, "pair_plus", 1000),
-        (3, "ante", 500),
-        (2, "pair_plus", 0),
-        (1, SIX, 500),
-        (2, SIX, 0),
-    ],
-}
-"""Changes that keep each game's seat rules (Boston 5's ante and first wager: none alone, the first
-is 2 x the ante); seat 3 of Three Card Poker has a pair plus alone."""
+BROKEN = [
+    ("mississippi_stud", 2, "ante", 0, "seat 2 would have no wager left"),
+    ("mississippi_stud", 1, "ante", 0, "seat 1 bonus: needs an ante"),
+    ("boston5", 1, "ante", 1000, "seat 1 first: must be 2 x the ante"),
+    ("boston5", 2, "ante", 0, "seat 2: needs an ante and a first wager"),
+    ("boston5", 1, "first", 2000, "seat 1 first: must be 2 x the ante"),
+    ("boston5", 2, "first", 0, "seat 2: needs an ante and a first wager"),
+    ("pai_gow", 5, "pai_gow", 0, "seat 5: the optional wagers need a pai gow wager"),
+    ("three_card_poker", 1, "ante", 0, "seat 1 would have no wager left"),
+    ("three_card_poker", 3, "pair_plus", 0, "seat 3 would have no wager left"),
+    ("three_card_poker", 3, SIX, 500, "seat 3 6 Card Bonus: needs an ante"),
+    ("three_card_poker", 2, "ante", 0, "seat 2 6 Card Bonus: needs an ante"),
+]
+"""Changes that break the game's seat rules before the deal, and the rule they break (Boston 5's
+ante and first wager: no change alone keeps the first at 2 x the ante)."""
+BEFORE = {game: [c for c in changes if (game, *c) not in {b[:4] for b in BROKEN}] for game, changes in AFTER.items()}
+"""The changes a supervisor may accept before the first card."""
 
 
 def pg_dice_entered() -> FedTable:
@@ -399,18 +395,6 @@ def test_before_the_first_card_a_supervisor_may_accept_a_late_change(
     assert_late_accepted(t, seat, spot, cents)
 
 
-BROKEN = [
-    ("mississippi_stud", 2, "ante", 0, "seat 2 would have no wager left"),
-    ("mississippi_stud", 1, "ante", 0, "seat 1 bonus: needs an ante"),
-    ("boston5", 1, "ante", 1000, "seat 1 first: must be 2 x the ante"),
-    ("pai_gow", 2, "pai_gow", 0, "seat 2: the optional wagers need a pai gow wager"),
-    ("three_card_poker", 1, "ante", 0, "seat 1 would have no wager left"),
-    ("three_card_poker", 3, "pair_plus", 0, "seat 3 would have no wager left"),
-    ("three_card_poker", 3, SIX, 500, "seat 3 6 Card Bonus: needs an ante"),
-    ("three_card_poker", 2, "ante", 0, "seat 2 6 Card Bonus: needs an ante"),
-]
-
-
 @pytest.mark.parametrize("game, seat, spot, cents, why", BROKEN, ids=[f"{b[0]}-{_name(b[1:4])}" for b in BROKEN])
 def test_before_the_first_card_a_change_that_breaks_the_seat_rules_is_refused_in_true_words(
     game: str, seat: int, spot: str, cents: int, why: str
@@ -422,6 +406,30 @@ def test_before_the_first_card_a_change_that_breaks_the_seat_rules_is_refused_in
     assert_late_refused(t, before.wager_map(), seat, spot)
     line = refusal(t, seat, spot)
     assert f"cannot enter the round: {why}" in line and "dealt" not in line, line
+
+
+OUTSIDE = [
+    ("mississippi_stud", 3, "ante", 500, "seat 3 has no wager in it"),
+    ("mississippi_stud", 1, "third", 500, "third is no wager placed before the deal"),
+    ("boston5", 1, "second", 1000, "second is no wager placed before the deal"),
+    ("pai_gow", 1, "pai_gow", 1000, "seat 1 has no wager in it"),
+    ("three_card_poker", 1, "play", 500, "play is no wager placed before the deal"),
+]
+"""Before the first card: a seat not in the round (its seats were fixed at "no more bets"), or a
+spot that takes no wager before the deal."""
+
+
+@pytest.mark.parametrize("game, seat, spot, cents, why", OUTSIDE, ids=[f"{o[0]}-{_name(o[1:4])}" for o in OUTSIDE])
+def test_before_the_first_card_a_change_outside_the_round_is_refused_in_true_words(
+    game: str, seat: int, spot: str, cents: int, why: str
+) -> None:
+    t = at_step(TABLES[game](), "no_more_bets")
+    before = t.snapshot().seat(seat)
+    late_change(t, seat, spot, cents, False)
+    after = t.snapshot().seat(seat)
+    assert (after and after.wager_map()) == (before and before.wager_map()) and not t.snapshot().late_bets
+    line = refusal(t, seat, spot)
+    assert line.endswith(f"cannot enter the round: {why}") and "dealt" not in line, line
 
 
 PENDING = {

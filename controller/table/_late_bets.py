@@ -110,13 +110,12 @@ class LateBets:
         s = self._state.seats.get(seat)
         if self._settled():  # the record is settled: what is paid is what it says
             return "a round already settled"
-        if s is None or spot not in self._shape.bet_spots:
-            # a seat not in the round, or a spot that takes no wager before the deal
-            return (
-                "a round already dealt"
-                if dealt
-                else f"the round: seat {seat} {spot} is no wager placed before the deal"
-            )
+        if (s is None or spot not in self._shape.bet_spots) and dealt:
+            return "a round already dealt"
+        if s is None:  # the round's seats were fixed at "no more bets"
+            return f"the round: seat {seat} has no wager in it"
+        if spot not in self._shape.bet_spots:  # a street, second or play wager before the deal
+            return f"the round: {spot} is no wager placed before the deal"
         if self._seat_settled(seat):  # the chips the dealer moved (a fold, a hand or bonus settled) stay what they were
             return "a hand already collected or paid"
         if dealt:  # e.g. a Mississippi Stud ante: it sets every street bet, on the player's own two cards
