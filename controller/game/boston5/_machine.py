@@ -22,7 +22,7 @@ from controller.wagers import DISCARD_UNEXPOSED, Action, Settlement, Step
 from drivers.bet_spots import SpotReport
 
 _MAIN = "the second wager (equal to the first) or the fold is decided on the first three cards (24.10(b))"
-PRE_DEAL_CLOSED = {
+_PRE_DEAL_CLOSED = {
     # 24.8(b)4, 5: "no more bets" is announced before any card; the ante and first wager decide
     # what the seat plays on (a second wager equal to the first, 24.10(b)).
     "ante": f"{_MAIN}; the ante is placed before the deal (24.8(b)4)",
@@ -82,7 +82,7 @@ class Boston5Table(RoundTable):
     WAGER_STEPS = ("betting", "second_wager")
     CONFIRM_PHASES = ("settlement", "bonus_settlement")
     DEALING_STATES = ("first_deal", "final_deal")
-    PRE_DEAL_CLOSED = PRE_DEAL_CLOSED
+    PRE_DEAL_CLOSED = _PRE_DEAL_CLOSED
     first_cards_complete = Trigger()
     bonus_done = Trigger()
     bonus_settled = Trigger()

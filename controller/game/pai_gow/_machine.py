@@ -101,7 +101,7 @@ TRANSITIONS: list[dict[str, object]] = [
 
 POSITIONS = 7
 
-PRE_DEAL_CLOSED = {
+_PRE_DEAL_CLOSED = {
     # 31.10 (digest 3.4, the Asia poker analogue of the pai gow deal): "no more bets" before the
     # shoe dispenses any stack; the player sets both hands on his own seven cards (11.9, inferred,
     # module docstring), and the dealer's hand is exposed later.
@@ -126,7 +126,7 @@ class PaiGowTable(RoundTable):
     TRANSITIONS = TRANSITIONS
     DEFINITION = DEFINITION
     CARD_STARTS_DEAL = False  # the dice total comes first
-    PRE_DEAL_CLOSED = PRE_DEAL_CLOSED
+    PRE_DEAL_CLOSED = _PRE_DEAL_CLOSED
     start_entered = Trigger()
     hands_dealt = Trigger()
     remaining_counted = Trigger()

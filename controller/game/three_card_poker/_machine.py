@@ -42,7 +42,7 @@ CARDS = 3
 """Cards to each seat and to the dealer."""
 
 _PLACED = "20.6, inferred: placed before the deal"
-PRE_DEAL_CLOSED = {
+_PRE_DEAL_CLOSED = {
     "ante": f"its ante bonus is paid on the player's own three cards (20.11(b)), and the play decided on them ({_PLACED})",
     "pair_plus": f"the pair plus is settled on the player's own three cards (20.11(c)) ({_PLACED})",
     SIX_CARD: f"the 6 Card Bonus is settled on the player's three cards and the dealer's three ({_PLACED})",
@@ -81,7 +81,7 @@ class ThreeCardTable(RoundTable):
     TRANSITIONS = TRANSITIONS
     DEFINITION = DEFINITION
     WAGER_STEPS = ("betting", "play")
-    PRE_DEAL_CLOSED = PRE_DEAL_CLOSED
+    PRE_DEAL_CLOSED = _PRE_DEAL_CLOSED
     cards_complete = Trigger()
     reveal = Trigger()
 
