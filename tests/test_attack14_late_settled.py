@@ -7,7 +7,8 @@ the chips the dealer had moved were the old one: the fold's (or the hand's) step
 at the settlement with the new amount (collected or paid twice), or the bonus already collected
 was recorded at the new amount with nobody asked to collect it. Now such a change is refused
 (``cannot enter a hand already collected or paid``, journaled as ``late bet refused``) and the
-record keeps what was moved; a late change to a seat nothing was settled for is still accepted."""
+record keeps what was moved; a late change to a seat nothing was settled for is refused too, as a
+wager placed before the deal once a card is out (late16)."""
 
 from __future__ import annotations
 
@@ -102,10 +103,15 @@ def test_a_late_change_to_a_wager_already_collected_or_paid_is_refused(case: str
     assert any(refused in line for line in t.snapshot().recent), t.snapshot().recent
 
 
-def test_a_late_change_to_a_seat_nothing_was_settled_for_is_still_accepted() -> None:
+def test_a_late_change_to_a_seat_nothing_was_settled_for_is_refused_as_a_wager_on_cards_out() -> None:
+    """Once accepted (late16 changed it): the ante is placed before the deal and sets every street
+    bet (35.10(a)); with the player's cards out a change to it is refused in those words, not as a
+    hand collected or paid (tests/test_late_pre_deal_wagers.py)."""
     t = table("mississippi_stud")
     mississippi_fold(t)
     t.spot(2, "ante", 1000)
     supervisor_next(t)
     seat_now = t.snapshot().seat(2)
-    assert seat_now is not None and seat_now.wager_map()["ante"] == 1000
+    assert seat_now is not None and seat_now.wager_map()["ante"] == 500
+    refused = "late bet refused: seat 2 ante 10.00 cannot enter a round already dealt: the ante sets every street bet"
+    assert any(refused in line for line in t.snapshot().recent), t.snapshot().recent

@@ -344,13 +344,20 @@ def test_supervisor_accepts_or_refuses_late_bet_changes_with_a_journaled_reason(
     audit: list[tuple[str, dict]] = []
     t = Table()
     t.m.audit = lambda kind, data: audit.append((kind, data))
-    play_to_third(t)
-    t.spot(1, "bonus", 100)  # a late bonus
-    t.spot(4, "ante", 0)  # the ante removed
+    # The late bonus was accepted at third street before late16: a wager placed before the deal
+    # now enters only before the first card (tests/test_late_pre_deal_wagers.py).
+    t.spot(1, "ante", 500)
+    t.spot(4, "ante", 1000)
+    t.press("no_more_bets")
+    t.spot(1, "bonus", 100)  # a late bonus before the first card
     t.press("next")
     assert "bonus" not in t.m.seats[1].wagers  # nothing happens without the key
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
-    t.press("next")  # accept the late bonus
+    t.press("next")  # accept the late bonus: no card is out yet
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=False))
+    t.deal("As Ad Kc Qd 7h 8h 2c")
+    t.spot(4, "ante", 0)  # the ante removed
+    t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
     t.press("next")  # try to accept the removed ante: refused, the round is dealt
     assert t.m.seats[1].wagers["bonus"] == 100 and t.m.seats[4].wagers["ante"] == 1000
     assert [d["action"] for k, d in audit if k == "SupervisorAction"] == ["late bet accepted", "late bet refused"]

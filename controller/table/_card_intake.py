@@ -158,7 +158,7 @@ class CardIntake:
 
     # --- reports from the shoe ------------------------------------------------------------------
 
-    def card_out(self, index: int) -> None:
+    def _count_out(self, index: int) -> None:
         """Shoe card ``index`` reported (read or not): one more card out of the shoe this round
         (:meth:`.card_ledger.CardLedger.card_out`), unless it is the misread card reported again
         at its own number (the same card). A number of 1 before the deal is the shoe's count
@@ -168,7 +168,7 @@ class CardIntake:
 
     def dealt(self, e: CardDealt) -> None:
         """A ``CardDealt`` report."""
-        self.card_out(e.index)
+        self._count_out(e.index)
         try:
             dealt = card(e.card)
         except CardError:
@@ -217,6 +217,13 @@ class CardIntake:
             self.misread_index, self.entry, self.entry_card = None, None, None
             self._display.note(f"shoe card {e.index} read again")
         self.take(e.index, dealt)
+
+    def card_out(self) -> bool:
+        """A card of the round has left the shoe: placed in the deal, waiting for the supervisor
+        (dealt while held, or when none was expected), or a misread one still to read again or
+        enter. From then on a wager placed before the deal is a wager on cards already out
+        (:mod:`._late_bets`). Reads set aside (burned) are no card of the deal."""
+        return self._state.dealt > 0 or bool(self.ledger.waiting) or self.misread_index is not None
 
     def before_the_deal(self) -> bool:
         """No card of the round is placed or waits yet (reads set aside, unreadable or burned, may
@@ -280,7 +287,7 @@ class CardIntake:
         one that left the shoe when no card is expected, before the deal (betting open) or between
         its parts (a wager step): the seats, or who plays on, may still change, so it has no place
         in the deal to enter it in. A misread card entered as the deal's first starts the deal."""
-        self.card_out(e.index)
+        self._count_out(e.index)
         self.count_started_over(e.index)
         dealt = self._state.dealt
         if self.beyond_deal(dealt + len(self.ledger.waiting)):

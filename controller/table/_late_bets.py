@@ -1,6 +1,11 @@
 """Late and removed bets: a change to a locked spot is not accepted; its lamp flashes and the
 display names it until a supervisor (key on) accepts it (``next``) or refuses it (``previous``),
-oldest first. An accepted change must still keep the seat's wagers within the round's rules.
+oldest first. An accepted change must still keep the seat's wagers within the round's rules, and
+enters only before the first card of the round is out: every wager placed before the deal is
+placed before "no more bets", which is announced before any card (24.8(b)4, 5; 35.9, digest 2.3;
+pai gow 31.10, digest 3.4; Three Card Poker 20.6, inferred), and once a card is out a change to
+one would be a wager on cards already out (digest 5.3: nothing placed, raised or withdrawn after
+"no more bets", the NJ 27.6(d) pattern).
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ class LateBets:
     on the dealer's screen (:meth:`._dealer_screen.DealerScreen.shown`); ``settled``: whether the
     round's record is settled already; ``seat_problems``: what is wrong with a seat's wagers
     (:meth:`._wagers.Wagers.seat_problems`); ``seat_settled``: whether a step during the round
-    moved a seat's chips; ``closed``: why the game lets no late change to a seat's spot enter now
-    (:meth:`.round.RoundTable.late_change_closed`; None: it may)."""
+    moved a seat's chips; ``card_out``: whether a card of the round has left the shoe
+    (:meth:`._card_intake.CardIntake.card_out`); ``closed``: what the cards decide of the wager on
+    a spot placed before the deal, in the game's words (:meth:`.round.RoundTable.pre_deal_closed`)."""
 
     def __init__(
         self,
@@ -34,11 +40,12 @@ class LateBets:
         settled: Callable[[], bool],
         seat_problems: Callable[[int, Seat], list[str]],
         seat_settled: Callable[[int], bool],
-        closed: Callable[[int, str], str | None],
+        card_out: Callable[[], bool],
+        closed: Callable[[str], str],
     ) -> None:
         self._state, self._shape, self._lamp, self._shown = state, shape, lamp, shown
         self._key, self._settled, self._seat_problems = key, settled, seat_problems
-        self._seat_settled, self._closed = seat_settled, closed
+        self._seat_settled, self._card_out, self._closed = seat_settled, card_out, closed
         self.pending: list[tuple[int, str, int]] = []
         """``(seat, spot, cents)`` changes not accepted yet, oldest first."""
         self.noted: list[str] = []
@@ -84,41 +91,46 @@ class LateBets:
         if not accept:
             record(f"seat {seat} {spot} {cents / 100:.2f}")
             return
-        s = self._state.seats.get(seat)
-        if self._settled():  # the record is settled: what is paid is what it says
-            record(f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already settled", "late bet refused")
+        why = self._why_not(seat, spot, cents)
+        if why is not None:
+            record(f"seat {seat} {spot} {cents / 100:.2f} cannot enter {why}", "late bet refused")
             return
-        if s is None or spot not in self._shape.bet_spots:
-            record(f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt", "late bet refused")
-            return
-        if self._seat_settled(seat):  # the chips the dealer moved (a fold, a hand or bonus settled) stay what they were
-            record(
-                f"seat {seat} {spot} {cents / 100:.2f} cannot enter a hand already collected or paid",
-                "late bet refused",
-            )
-            return
-        trial = Seat(seat, dict(s.wagers))
-        if cents:
-            trial.wagers[spot] = cents
-        else:
-            trial.wagers.pop(spot, None)
-        broken = self._seat_problems(seat, trial) + [
-            f"the {r} wager stays with a dealt hand" for r in self._shape.required_spots if r not in trial.wagers
-        ]
-        if broken:  # e.g. a main wager taken off a dealt hand: the seat's wagers would break the rules
-            record(
-                f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt: {'; '.join(broken)}",
-                "late bet refused",
-            )
-            return
-        closed = self._closed(seat, spot)
-        if (
-            closed is not None
-        ):  # e.g. pai gow: the dealer's hand is face up (the other games' seats have all acted then)
-            record(
-                f"seat {seat} {spot} {cents / 100:.2f} cannot enter a round already dealt: {closed}", "late bet refused"
-            )
-            return
-        s.wagers = trial.wagers
+        s = self._state.seats[seat]
+        s.wagers = _changed(s.wagers, spot, cents)
         self._lamp(seat, spot, "accepted" if cents else "off")
         record(f"seat {seat} {spot} now {cents / 100:.2f}")
+
+    def _why_not(self, seat: int, spot: str, cents: int) -> str | None:
+        """Why the change cannot enter the round now, in the words after "cannot enter" (None: it
+        may). Once a card of the round is out, no wager placed before the deal changes: it would be
+        a wager on cards already out (the game names what they decide of it); the wagers placed
+        later by the rules (a street bet, a second or play wager) are no late bet at all. Before,
+        the seat's wagers must keep the game's rules."""
+        dealt = self._card_out()
+        s = self._state.seats.get(seat)
+        if self._settled():  # the record is settled: what is paid is what it says
+            return "a round already settled"
+        if (s is None or spot not in self._shape.bet_spots) and dealt:
+            return "a round already dealt"
+        if s is None:  # the round's seats were fixed at "no more bets"
+            return f"the round: seat {seat} has no wager in it"
+        if spot not in self._shape.bet_spots:  # a street, second or play wager before the deal
+            return f"the round: {spot} is no wager placed before the deal"
+        if self._seat_settled(seat):  # the chips the dealer moved (a fold, a hand or bonus settled) stay what they were
+            return "a hand already collected or paid"
+        if dealt:  # e.g. a Mississippi Stud ante: it sets every street bet, on the player's own two cards
+            return f"a round already dealt: {self._closed(spot)}"
+        trial = Seat(seat, _changed(s.wagers, spot, cents))
+        # the seats of the round were fixed at "no more bets": one keeps a wager (the game's rules say which)
+        broken = self._seat_problems(seat, trial) if trial.wagers else [f"seat {seat} would have no wager left"]
+        return f"the round: {'; '.join(broken)}" if broken else None
+
+
+def _changed(wagers: dict[str, int], spot: str, cents: int) -> dict[str, int]:
+    """``wagers`` with ``spot`` changed to ``cents`` (0: taken off), as a new dict."""
+    out = dict(wagers)
+    if cents:
+        out[spot] = cents
+    else:
+        out.pop(spot, None)
+    return out

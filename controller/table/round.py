@@ -13,7 +13,7 @@ transitions are in :mod:`.phases`; a game module subclasses :class:`RoundTable` 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import Enum
 from functools import partial
 from typing import Any, ClassVar, TypeVar
@@ -99,6 +99,10 @@ class RoundTable:
     """The wagers every seat in a round has (the game's main wagers)."""
     SPOT_NAMES: ClassVar[tuple[str, ...]] = ()
     """Every spot the bet-spot sensors have at each seat (default: ``BET_SPOTS``)."""
+    PRE_DEAL_CLOSED: ClassVar[Mapping[str, str]] = {}
+    """For a spot of ``BET_SPOTS`` (a wager placed before the deal), what the cards of the round
+    decide of it, with the game's rule: why a late change to it cannot enter once a card is out
+    (:meth:`pre_deal_closed`)."""
     # The triggers every game's machine has (``transitions`` binds them: model_override).
     open_table = Trigger()
     no_more_bets = Trigger()
@@ -247,6 +251,9 @@ class RoundTable:
         def seat_settled(seat: int) -> bool:
             return walk.seat_settled(seat)
 
+        def card_out() -> bool:
+            return self.intake.card_out()
+
         self.late = LateBets(
             state,
             shape,
@@ -256,7 +263,8 @@ class RoundTable:
             settled,
             self.wagers.seat_problems,
             seat_settled,
-            self.late_change_closed,
+            card_out,
+            self.pre_deal_closed,
         )
         self.intake = CardIntake(
             state,
@@ -530,11 +538,12 @@ class RoundTable:
         """Game rules for one seat's wagers at "no more bets" (beyond limits and known spots)."""
         return []
 
-    def late_change_closed(self, seat: int, spot: str) -> str | None:
-        """Why no late change to ``seat``'s ``spot`` may enter the round now, whatever the
-        supervisor says (None: it may, if the seat's wagers keep the rules): a game's rule, such as
-        a dealer's hand face up or a wager already decided by the cards dealt (subclasses)."""
-        return None
+    def pre_deal_closed(self, spot: str) -> str:
+        """Why a late change to the wager on ``spot``, placed before the deal, cannot enter the
+        round once a card of it is out, whatever the supervisor says: what the cards decide of it,
+        in the game's words with its rule (:attr:`PRE_DEAL_CLOSED`; the common rule itself is
+        :mod:`._late_bets`)."""
+        return self.PRE_DEAL_CLOSED.get(spot, f"the {spot} wager is placed before the deal")
 
     def seat_checked(self, number: int, seat: Seat) -> bool:
         """Whether a seat's wagers are checked at "no more bets": one with chips on its spots (a

@@ -21,6 +21,19 @@ from controller.vocab import Card, format_cards
 from controller.wagers import DISCARD_UNEXPOSED, Action, Settlement, Step
 from drivers.bet_spots import SpotReport
 
+_MAIN = "the second wager (equal to the first) or the fold is decided on the first three cards (24.10(b))"
+_PRE_DEAL_CLOSED = {
+    # 24.8(b)4, 5: "no more bets" is announced before any card; the ante and first wager decide
+    # what the seat plays on (a second wager equal to the first, 24.10(b)).
+    "ante": f"{_MAIN}; the ante is placed before the deal (24.8(b)4)",
+    "first": f"{_MAIN}; the first wager is placed before the deal (24.8(b)4)",
+    # 24.10(a): the bonus is settled on the first three cards alone (one placed after the bonus
+    # settlement could never be exposed).
+    "bonus": "the bonus is settled on the first three cards (24.10(a))",
+}
+"""Why a late change to each wager placed before the deal cannot enter once a card is out
+(:meth:`.round.RoundTable.pre_deal_closed`)."""
+
 _COUNT = {1: "one more", 2: "two"}
 """A seat's or the dealer's final cards still needed, as the prompt says it."""
 
@@ -69,6 +82,7 @@ class Boston5Table(RoundTable):
     WAGER_STEPS = ("betting", "second_wager")
     CONFIRM_PHASES = ("settlement", "bonus_settlement")
     DEALING_STATES = ("first_deal", "final_deal")
+    PRE_DEAL_CLOSED = _PRE_DEAL_CLOSED
     first_cards_complete = Trigger()
     bonus_done = Trigger()
     bonus_settled = Trigger()
@@ -103,14 +117,6 @@ class Boston5Table(RoundTable):
         elif w["first"] != multiple * w["ante"]:
             problems.append(f"seat {number} first: must be {multiple} x the ante ({multiple * w['ante'] / 100:.2f})")
         return problems
-
-    def late_change_closed(self, seat: int, spot: str) -> str | None:
-        # 24.10(a): the bonus is settled on the first three cards alone; once a card of the round
-        # is dealt, a bonus placed, changed or taken back would be a wager on cards already out
-        # (and one placed after the bonus settlement could never be exposed).
-        if spot == "bonus" and self.state.dealt > 0:
-            return "the bonus is settled on the first three cards (24.10(a))"
-        return None
 
     def all_decided(self) -> bool:
         return all(s.folded_at is not None or "second" in s.wagers for s in self.seats.values())

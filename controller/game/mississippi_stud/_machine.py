@@ -46,6 +46,18 @@ _STREET_OF_STEP = {"third_street": "third", "fourth_street": "fourth", "fifth_st
 """Each street's step by its name (keyed by a step's name: an ``Enum`` member's hash is a Python call)."""
 _SHOWN_AT = {"fourth_street": 1, "fifth_street": 2, "settlement": 3}
 """How many community cards are face up in each step (35.10(d), (f), (h)); none in the others."""
+_PRE_DEAL_CLOSED = {
+    # 35.1 (digest 2.2): the ante is placed before any card is dealt; 35.10(a), (e), (g): each
+    # street bet is 1x, 2x or 3x the ante, made after examining the player's own two cards.
+    "ante": "the ante sets every street bet (1x-3x the ante, 35.10(a)), made on the player's own two "
+    "cards; it is placed before any card (35.1)",
+    # digest 2.5 (inferred): the 3-card bonus is settled on the community cards, placed with the
+    # ante before "no more bets" (35.9(c), digest 2.3).
+    "bonus": "the bonus is settled on the three community cards (inferred, digest 2.5); it is placed "
+    'before the deal ("no more bets", 35.9(c))',
+}
+"""Why a late change to each wager placed before the deal cannot enter once a card is out
+(:meth:`.round.RoundTable.pre_deal_closed`)."""
 _BETTING, _DEALING, _HOLD = C.BETTING, P.DEALING, C.HOLD
 """Read once: a member read from its ``Enum`` class is a descriptor call in Python each time."""
 
@@ -72,6 +84,7 @@ class MississippiTable(RoundTable):
     TRANSITIONS = TRANSITIONS
     DEFINITION = DEFINITION
     WAGER_STEPS = ("betting", "third_street", "fourth_street", "fifth_street")
+    PRE_DEAL_CLOSED = _PRE_DEAL_CLOSED
     cards_complete = Trigger()
     reveal = Trigger()
 

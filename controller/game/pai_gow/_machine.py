@@ -101,8 +101,19 @@ TRANSITIONS: list[dict[str, object]] = [
 
 POSITIONS = 7
 
-_OWN_CARDS = frozenset({"bonus", "insurance"})
-"""The wagers settled on the player's own seven cards alone (11.15(d)2): no late change once dealt."""
+_PRE_DEAL_CLOSED = {
+    # 31.10 (digest 3.4, the Asia poker analogue of the pai gow deal): "no more bets" before the
+    # shoe dispenses any stack; the player sets both hands on his own seven cards (11.9, inferred,
+    # module docstring), and the dealer's hand is exposed later.
+    "pai_gow": "the player sets his hands on his own seven cards (11.9, inferred); the wager is placed "
+    'before the deal ("no more bets", 31.10)',
+    # 11.15(b): made "at the same time" as the pai gow wager; 11.15(d)2: settled on the player's
+    # own seven cards.
+    "bonus": "the bonus wager is settled on the player's own seven cards (11.15(b), (d)2)",
+    "insurance": "the insurance wager is settled on the player's own seven cards (11.15(b), (d)2)",
+}
+"""Why a late change to each wager placed before the deal cannot enter once a card is out
+(:meth:`.round.RoundTable.pre_deal_closed`)."""
 
 CHECK = "misdeal check"
 """The start of the hold's reason when the stub is not four (digest 3.4 item 5, 31.14)."""
@@ -115,6 +126,7 @@ class PaiGowTable(RoundTable):
     TRANSITIONS = TRANSITIONS
     DEFINITION = DEFINITION
     CARD_STARTS_DEAL = False  # the dice total comes first
+    PRE_DEAL_CLOSED = _PRE_DEAL_CLOSED
     start_entered = Trigger()
     hands_dealt = Trigger()
     remaining_counted = Trigger()
@@ -185,21 +197,6 @@ class PaiGowTable(RoundTable):
         elif number not in self.markers and w.get("bonus", 0) >= envy:
             problems.append(f"seat {number} bonus {w['bonus'] / 100:.2f}: place its envy marker (11.15(c))")
         return problems
-
-    def late_change_closed(self, seat: int, spot: str) -> str | None:
-        # 11.9 (inferred, module docstring): once the dealer's hand is exposed, a change would be
-        # a wager on a result it already tells (a hand not turned yet included). Before, the player
-        # knows only his own cards: a supervisor may still accept a change to the pai gow wager,
-        # as in the other games until a seat acts.
-        state = self.state
-        phase = state.held_from if state.phase is C.HOLD else state.phase
-        if phase is P.SETTING or phase is C.SETTLEMENT:
-            return "the dealer's hand is exposed (11.9)"
-        if spot in _OWN_CARDS and state.dealt > 0:
-            # 11.15(b): made "at the same time" as the pai gow wager; 11.15(d)2: settled on the
-            # player's own seven cards, which a card of the deal already begins
-            return f"the {spot} wager is settled on the player's own seven cards (11.15(b), (d)2)"
-        return None
 
     def seat_checked(self, number: int, seat: Seat) -> bool:
         return bool(seat.wagers) or number in self.markers  # a marker alone is to be taken away (11.15(c))

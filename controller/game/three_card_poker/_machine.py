@@ -41,12 +41,14 @@ SOURCES = (
 CARDS = 3
 """Cards to each seat and to the dealer."""
 
-_DECIDED_BY = {
-    "ante": "its ante bonus is paid on the player's own three cards (20.11(b)), and the play decided on them",
-    "pair_plus": "the pair plus is settled on the player's own three cards (20.11(c))",
-    SIX_CARD: "the 6 Card Bonus is settled on the player's three cards and the dealer's three",
+_PLACED = "20.6, inferred: placed before the deal"
+_PRE_DEAL_CLOSED = {
+    "ante": f"its ante bonus is paid on the player's own three cards (20.11(b)), and the play decided on them ({_PLACED})",
+    "pair_plus": f"the pair plus is settled on the player's own three cards (20.11(c)) ({_PLACED})",
+    SIX_CARD: f"the 6 Card Bonus is settled on the player's three cards and the dealer's three ({_PLACED})",
 }
-"""Why a late change to each wager placed before the deal cannot enter once a card is dealt."""
+"""Why a late change to each wager placed before the deal cannot enter once a card is out
+(:meth:`.round.RoundTable.pre_deal_closed`); the play wager is no wager before the deal."""
 
 
 class Phase(Enum):
@@ -79,6 +81,7 @@ class ThreeCardTable(RoundTable):
     TRANSITIONS = TRANSITIONS
     DEFINITION = DEFINITION
     WAGER_STEPS = ("betting", "play")
+    PRE_DEAL_CLOSED = _PRE_DEAL_CLOSED
     cards_complete = Trigger()
     reveal = Trigger()
 
@@ -93,15 +96,6 @@ class ThreeCardTable(RoundTable):
         if SIX_CARD in w and "ante" not in w:
             return [f"seat {number} 6 Card Bonus: needs an ante"]
         return []
-
-    def late_change_closed(self, seat: int, spot: str) -> str | None:
-        # 20.6 (inferred): every wager is placed before the deal; once a card of the round is
-        # dealt, one placed, changed or taken back would be a wager on cards already out (the play
-        # wager is no wager before the deal: refused as such)
-        decided_by = _DECIDED_BY.get(spot)
-        if decided_by is not None and self.state.dealt > 0:
-            return f"{decided_by} (20.6, inferred: placed before the deal)"
-        return None
 
     def deciding(self) -> list[Seat]:
         """The seats still to play or fold, in seat order."""
