@@ -21,7 +21,14 @@ from table_helpers import FedTable, closed_table
 def boston5() -> FedTable:
     t = closed_table(
         "boston5",
-        ((1, "ante", 500), (1, "first", 1000), (2, "ante", 500), (2, "first", 1000), (4, "ante", 500), (4, "first", 1000)),
+        (
+            (1, "ante", 500),
+            (1, "first", 1000),
+            (2, "ante", 500),
+            (2, "first", 1000),
+            (4, "ante", 500),
+            (4, "first", 1000),
+        ),
     )
     t.deal("As Ks Qs 2h 7d 9c 3c 4d 5h 8s 8d 8c")
     t.press("next")  # no bonus to expose
