@@ -8,7 +8,7 @@ learns that 4 and 5 (5c, 6c) are out.
 The rule: every card is dealt face down and "a card not yet revealed never appears on [the
 display], in the log or in anything published" (dealer guide, "Hidden cards"; 35.9(d), 24.8(c),
 20 inferred: face down); 35.10(c) forbids even players telling each other their hands before the
-community cards are revealed. Found on main: the candidates skip every face-down card dealt."""
+community cards are revealed. Found on main in all four games: the candidates skip every face-down card dealt."""
 
 from __future__ import annotations
 
@@ -47,7 +47,14 @@ CASES: dict[str, tuple[tuple[tuple[int, str, int], ...], str, tuple[str, ...]]] 
         "2c 3c 4c 6c 7c 9c Jc Qc",  # seats 1 and 2, dealer cards 1-2; dealer card 3 unreadable
         ("6c", "7c", "9c", "Jc", "Qc"),
     ),
+    "pai_gow": (
+        ((1, "pai_gow", 1000), (3, "pai_gow", 1000)),
+        "2c 3c 5c 6c 8c 9c",  # one at a time from the dice's hand (3: seat 5); the 7th unreadable
+        ("2c", "3c", "5c", "6c", "8c", "9c"),  # every hand face down until it is turned (11.9)
+    ),
 }
+DICE = {"pai_gow": ("seat_1", "seat_1", "seat_1", "confirm")}
+"""The dice total (3) entered before the deal, where the game draws one."""
 
 
 def stepped(t: FedTable, presses: int) -> list[int]:
@@ -67,6 +74,7 @@ def stepped(t: FedTable, presses: int) -> list[int]:
 def test_card_entry_does_not_skip_the_numbers_of_face_down_cards(game: str) -> None:
     bets, cards, face_down = CASES[game]
     t = closed_table(game, bets)
+    t.press(*DICE.get(game, ()))
     t.deal(cards)
     t.feed(CardUnreadable(device="shoe", index=t.shoe_index + 1))
     assert t.snapshot().step == "hold", t.snapshot().step
