@@ -204,10 +204,11 @@ def test_aggregate_payout_cap_is_applied_and_reported() -> None:
     assert s.house_net == -5_000_000
 
 
-def test_table_cap_applies_to_everything_including_the_bonus() -> None:
+def test_table_cap_limits_the_ante_and_bet_wagers_never_the_bonus() -> None:
+    # digest 2.6: the aggregate cap is on the ante and bet wagers; the 3-card bonus (a straight, 6 to 1) is apart
     tight = replace(TABLE, payout_cap=10_000)
     s = settle({"1": seat("Jd 2c", ante=5000, streets=(1, 1, 1), bonus=1000)}, "Js Qh Kh", table=tight)
-    assert s.seat(1).net == 10_000
+    assert s.seat(1).net == 10_000 + 6_000
     assert [c.label for c in s.seat(1).caps] == ["table payout_cap"]
 
 

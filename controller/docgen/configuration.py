@@ -59,7 +59,9 @@ TABLE_KEYS = {
     "Poker: the play wager's limits must hold every legal ante (20.6); pai gow: the bonus minimum may not be "
     "below `bonus_minimum` (11.15(b)), and with an `envy` paytable the bonus maximum may not be below "
     "`envy_minimum` (11.15(c)))",
-    "payout_cap": "the aggregate payout per seat and round, in cents (absent: no cap)",
+    "payout_cap": "the aggregate payout per seat and round on the wagers the game's rule caps, in cents (absent: no "
+    "cap): Mississippi Stud's ante and street bets (digest 2.6; never the 3-card bonus), every wager in the other "
+    "games",
     "devices": "the table's three devices: `shoe`, `bet_spots` and `panel` (below)",
     "journal": "where the journal is kept and how it is signed (below)",
     "display": "the dealer display's size until the panel reports its own: `{lines, columns}`",

@@ -4,8 +4,14 @@ A row is the table, the round, the seat, the wager spot, the amount staked, the 
 wager paid the player net of the stake (negative: collected by the house) and the time the
 round was settled, in the table's time zone with its offset; then who, as far as the journal
 knows it (:mod:`controller.journal.people`): the round's dealer and its supervisor acts, each with
-the person who authorized it. A void round's wagers are rows with the result ``void`` and nothing
-paid (every stake was returned).
+the person who authorized it. The result is the settlement's (``win``, ``lose``, ``push``, or
+``returned``: handed back neither paid nor collected, as Boston 5's ante when the player's hand is
+higher, 24.10(f)3, or a pai gow misdeal's wagers); a void round's wagers are rows with the result
+``void`` and nothing paid (every stake was returned). The amount is what the round record says was staked on the spot:
+a payout line on another wager (Boston 5's and Three Card Poker's ``ante_bonus``, on the ante; pai
+gow's ``envy``, on the bonus wager) is a row with nothing staked, so the rows' amounts add up to the
+table's handle (``tablectl meters``) and their ``paid`` to what the meters say was paid less what
+was collected.
 
 Rounds are chosen by the time they were settled (the round index's time), so each round falls
 in exactly one day of a day-by-day export.
@@ -134,8 +140,8 @@ def wager_rows(
             if result is None:  # a void round returned every stake
                 unsettled = "void" if settlement is None else "not settled"
                 yield WagerRow(table, number, int(key), spot, int(staked.get(spot, 0)), unsettled, 0, at, people)
-            else:
-                amount = int(result.get("stake", staked.get(spot, 0)))
+            else:  # a payout line (an ante bonus, an envy bonus) stakes nothing: its base wager has the stake
+                amount = int(staked.get(spot, 0))
                 yield WagerRow(
                     table, number, int(key), spot, amount, str(result["result"]), int(result["net"]), at, people
                 )

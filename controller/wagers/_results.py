@@ -72,11 +72,16 @@ class CapReport:
 
 
 def apply_cap(
-    wagers: Sequence[WagerResult], cap: int | None, label: str, spots: Iterable[str] | None = None
+    wagers: Sequence[WagerResult],
+    cap: int | None,
+    label: str,
+    spots: Iterable[str] | None = None,
+    cut_first: Sequence[str] = (),
 ) -> tuple[list[WagerResult], CapReport | None]:
     """Limit the payouts of ``wagers`` (those in ``spots``, or all) to ``cap`` cents in total.
 
-    The excess is taken from the largest payouts first (ties by spot name), so the choice
+    The excess is taken from the largest payouts first; among equal payouts, from the spots in
+    ``cut_first``'s order first (a game's last wager made first), then by spot name, so the choice
     never depends on the order the wagers are listed in. Collected stakes are untouched.
     """
     if cap is None:
@@ -88,7 +93,8 @@ def apply_cap(
         return list(wagers), None
     excess = total - cap
     cuts: dict[str, int] = {}
-    for w in sorted(winners, key=lambda w: (-w.net, w.spot)):
+    rank = {spot: n for n, spot in enumerate(cut_first)}
+    for w in sorted(winners, key=lambda w: (-w.net, rank.get(w.spot, len(rank)), w.spot)):
         cut = min(w.net, excess)
         if cut:
             cuts[w.spot] = cut
@@ -130,9 +136,12 @@ def apply_caps(
     paytables: Mapping[str, object],
     paid_by: Mapping[str, Iterable[str]],
     payout_cap: int | None,
+    table_capped: Iterable[str] | None = None,
+    cut_first: Sequence[str] = (),
 ) -> tuple[list[WagerResult], tuple[CapReport, ...]]:
     """Apply each paytable's own cap to the wagers it pays (``paid_by``: paytable spot ->
-    wager spots), then the table's aggregate ``payout_cap`` to everything."""
+    wager spots), then the table's aggregate ``payout_cap`` to the wagers the game's rule caps
+    (``table_capped``: their spots; ``None``: every wager); ``cut_first``: as :func:`apply_cap`."""
     smallest = _smallest_cap(paytables, paid_by, payout_cap)
     if smallest is None or sum([w.net for w in wagers if w.net > 0]) <= smallest:
         return list(wagers), ()  # no cap bites: every one limits a part of these payouts
@@ -142,10 +151,10 @@ def apply_caps(
         table = paytables.get(spot)
         cap = getattr(table, "cap", None)
         if cap is not None:
-            out, report = apply_cap(out, cap, f"paytable {getattr(table, 'name', spot)}", spots)
+            out, report = apply_cap(out, cap, f"paytable {getattr(table, 'name', spot)}", spots, cut_first)
             reports += [report] if report else []
     if payout_cap is not None:
-        out, report = apply_cap(out, payout_cap, "table payout_cap")
+        out, report = apply_cap(out, payout_cap, "table payout_cap", table_capped, cut_first)
         reports += [report] if report else []
     return out, tuple(reports)
 
@@ -161,17 +170,30 @@ class PayoutCaps:
     payout_cap: int | None
     smallest: int | None
     """The smallest of them (``None``: no cap): payouts within it are never reduced."""
+    table_capped: tuple[str, ...] | None = None
+    """The wager spots ``payout_cap`` covers (``None``: every wager)."""
+    cut_first: tuple[str, ...] = ()
+    """Among equal payouts, the spots a cap cuts first, in order (:func:`apply_cap`)."""
 
     @classmethod
     def of(
-        cls, paytables: Mapping[str, object], paid_by: Mapping[str, Iterable[str]], payout_cap: int | None
+        cls,
+        paytables: Mapping[str, object],
+        paid_by: Mapping[str, Iterable[str]],
+        payout_cap: int | None,
+        table_capped: Iterable[str] | None = None,
+        cut_first: Sequence[str] = (),
     ) -> PayoutCaps:
-        """The caps of ``paytables`` (``paid_by``: paytable spot -> wager spots) and ``payout_cap``."""
-        return cls(paytables, paid_by, payout_cap, _smallest_cap(paytables, paid_by, payout_cap))
+        """The caps of ``paytables`` (``paid_by``: paytable spot -> wager spots) and ``payout_cap``
+        (on the wagers in ``table_capped``; ``None``: on every wager); ``cut_first``: as
+        :func:`apply_cap`."""
+        capped = tuple(table_capped) if table_capped is not None else None
+        smallest = _smallest_cap(paytables, paid_by, payout_cap)
+        return cls(paytables, paid_by, payout_cap, smallest, capped, tuple(cut_first))
 
     def apply(self, wagers: Sequence[WagerResult]) -> tuple[Sequence[WagerResult], tuple[CapReport, ...]]:
         """:func:`apply_caps` on one seat's ``wagers`` (the same sequence when no cap bites)."""
         smallest = self.smallest
         if smallest is None or sum([w.net for w in wagers if w.net > 0]) <= smallest:
             return wagers, ()
-        return apply_caps(wagers, self.paytables, self.paid_by, self.payout_cap)
+        return apply_caps(wagers, self.paytables, self.paid_by, self.payout_cap, self.table_capped, self.cut_first)

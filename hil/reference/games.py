@@ -520,10 +520,26 @@ def expect_round(
         _pai_gow(table, record, seats, exp)
         _pai_gow_side(table, hands, seats, exp)
     for n, out in exp.outcomes.items():
-        won = sum(o.net for o in out.values() if o.net > 0)
+        won = 0
+        for spots, cap in _caps(table, out):
+            part = sum(o.net for spot, o in out.items() if spot in spots and o.net > 0)
+            if cap is not None and part > cap:
+                exp.capped.add(n)
+                part = cap
+            won += part
         lost = sum(o.net for o in out.values() if o.net < 0)
-        if table.cap is not None and won > table.cap:
-            exp.capped.add(n)
-            won = table.cap
         exp.nets[n] = won + lost
     return exp
+
+
+def _caps(table: RefTable, out: Mapping[str, WagerOutcome]) -> list[tuple[set[str], int | None]]:
+    """The wagers of a seat's ``out`` in groups whose payouts one cap limits together, each with
+    its cap (``None``: none). Mississippi Stud: the table's aggregate cap, and the main paytable's,
+    on the ante and bet wagers (regulations digest 2.6, the cap beside their paytable), the 3-card
+    bonus apart under its own paytable's cap only; every other game: the table's cap on
+    everything."""
+    if table.game != "mississippi_stud":
+        return [(set(out), table.cap)]
+    main = {"ante", *STREETS}
+    caps = [c for c in (table.cap, table.paytable_caps.get("main")) if c is not None]
+    return [(main, min(caps) if caps else None), (set(out) - main, table.paytable_caps.get("bonus"))]

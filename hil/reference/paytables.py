@@ -4,7 +4,7 @@ controller's loader is not used: a checker shares no code with what it checks)."
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +34,14 @@ class Row:
 @dataclass(frozen=True)
 class RefTable:
     """A table's settings as the model needs them: the game, the paytable of each spot, the cap
-    per seat and round, and the game's own settings (the YAML mapping as read)."""
+    per seat and round, the game's own settings (the YAML mapping as read) and each paytable's
+    own cap by its spot (where it has one)."""
 
     game: str
     paytables: dict[str, tuple[Row, ...]]
     cap: int | None
     settings: dict[str, Any]
+    paytable_caps: dict[str, int] = field(default_factory=dict)
 
 
 def _row(raw: dict[str, Any], where: str) -> Row:
@@ -62,16 +64,19 @@ def load_ref_table(path: Path) -> RefTable:
     folder = path.parent / str(data.get("paytables_dir", "paytables"))
     wanted = {str(spot): str(name) for spot, name in (data.get("paytables") or {}).items()}
     found: dict[str, tuple[Row, ...]] = {}
+    caps: dict[str, int] = {}
     for file in sorted(folder.glob("*.yaml")):
         for table in yaml.load(file.read_text(encoding="utf-8"), Loader=_LOADER).get("paytables", []):
             for spot, name in wanted.items():
                 if table.get("name") == name:
                     found[spot] = tuple(_row(r, f"{file.name}: {name}") for r in table["rows"])
+                    if table.get("cap") is not None:
+                        caps[spot] = int(table["cap"])
     missing = sorted(set(wanted) - set(found))
     if missing:
         raise ValueError(f"{path}: paytable(s) not found for {', '.join(missing)}")
     cap = data.get("payout_cap")
-    return RefTable(str(data["game"]), found, int(cap) if cap is not None else None, data)
+    return RefTable(str(data["game"]), found, int(cap) if cap is not None else None, data, caps)
 
 
 def pays(rows: tuple[Row, ...], hand: str, rank: str = "") -> Row | None:

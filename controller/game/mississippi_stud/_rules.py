@@ -20,6 +20,11 @@ Order of settlement, as 35.10 lays it down:
    action when its player folds (digest 2.5 item 7). Its NJ rule text was not found, so its
    place after the main wagers is our choice, counterclockwise as the main wagers.
 
+Payout caps, per seat: the main paytable's own ``cap`` and the table's ``payout_cap`` limit the
+aggregate paid on the ante and bet wagers (digest 2.6); the bonus only by its own paytable's
+``cap``. Where a cap bites, the excess comes off the largest payouts first and, among equal
+ones, off the last bet made first: 5th street, then 4th, then 3rd, then the ante.
+
 Seats are numbered from the dealer's left (seat 1); counterclockwise from the dealer's right
 is the highest seat number first.
 """
@@ -57,6 +62,15 @@ STREETS = ("third", "fourth", "fifth")
 
 _SEAT_KEYS = {"wagers", "cards", "folded_at", "communication_violation", "violation_at"}
 _PAID_BY = {"main": ["ante", *STREETS], "bonus": ["bonus"]}
+_TABLE_CAPPED = ("ante", *STREETS)
+"""The wagers the table's aggregate ``payout_cap`` covers: the ante and bet wagers, paid at the main
+paytable (regulations digest 2.6: the $50,000 aggregate cap stands with the ante and street bets'
+table, PA 58 Pa. Code 655a.12 found, NJ 35.11 inferred; the Ocean casino's published rules put the
+"maximum aggregate payout" under that table and none under the 3-card bonus's). The 3-card bonus is
+a wager of its own, settled on the community cards alone: the cap never takes its payout, which
+only its own paytable's ``cap`` (if configured) limits."""
+_CUT_FIRST = ("fifth", "fourth", "third", "ante")
+"""Among equal payouts, a cap cuts the last bet made first: 5th street, 4th, 3rd, then the ante."""
 _STREET_RULE = {"third": "35.10(a)", "fourth": "35.10(e)", "fifth": "35.10(g)"}
 
 
@@ -318,7 +332,7 @@ def settle(rnd: MississippiRound, table: TableConfig) -> Settlement:
     """Settle a checked Mississippi Stud round under ``table``'s paytables and cap."""
     bonus = _Bonus(rnd.community, table)
     order = sorted(rnd.seats, key=_right_first)  # counterclockwise from the dealer's right
-    caps_of = PayoutCaps.of(table.paytables, _PAID_BY, table.payout_cap)
+    caps_of = PayoutCaps.of(table.paytables, _PAID_BY, table.payout_cap, _TABLE_CAPPED, _CUT_FIRST)
     settled: dict[int, SeatSettlement] = {}
     violation_steps: list[Step] = []
     fold_steps: dict[str, list[Step]] = {street: [] for street in STREETS}
