@@ -165,8 +165,9 @@ def test_every_ci_swarm_seed_keeps_every_invariant(game: str) -> None:
     """Every CI swarm seed keeps every invariant, and together with the game's targeted scenarios
     (``HELD_SCENARIOS`` and ``STEP_SCENARIOS``, each fault acting at its step, held or not as
     placed) they still reach every (step, fault kind) pair
-    recorded in ``ci_swarm_pairs.json`` (issue 41 item 5). A pair counts where a fault acted
-    (docs/simulate.md, "When a fault acted")."""
+    recorded in ``ci_swarm_pairs.json`` (issue 41 item 5; recorded by ``python -m
+    hil.simulate.ci_pairs --write``). A pair counts where a fault acted (docs/simulate.md, "When a
+    fault acted")."""
     recorded = json.loads(CI_SWARM_PAIRS.read_text(encoding="utf-8"))[game]
     seeds = CI_SWARM_SEEDS[game][:CI_SWARM_COUNT]
     summary = run_seeds(game, seeds, CI_KINDS, rounds=SWARM_ROUNDS, workers=1, resettle=False, swarm=True)
@@ -184,7 +185,8 @@ def test_every_ci_swarm_seed_keeps_every_invariant(game: str) -> None:
         lost = [f"{where}: {kind}" for where, kinds in recorded.items() for kind in kinds
                 if not summary.coverage.reached[(where, kind)]]  # fmt: skip
         assert not lost, (
-            f"{game}: the CI swarm seeds no longer reach {', '.join(lost)} (choose them again: docs/simulate.md)"
+            f"{game}: the CI swarm seeds no longer reach {', '.join(lost)} (choose them again, or record "
+            "what they reach: python -m hil.simulate.ci_pairs --write; docs/simulate.md)"
         )
 
 
@@ -200,6 +202,35 @@ def test_the_ci_swarm_seeds_are_forty_distinct_seeds_a_game_and_the_recorded_pai
         places = {*STEPS[game], *(f"{s} (held)" for s in STEPS[game])}
         assert set(recorded[game]) <= places, game
         assert {k for kinds in recorded[game].values() for k in kinds} <= {*CI_KINDS, *SWARM_KINDS}, game
+
+
+CI_SWARM_GAPS = Path(__file__).with_name("ci_swarm_gaps.json")
+"""The (step, fault kind) pairs that can occur and the CI swarm set does not reach yet, per game
+and place (written with ``ci_swarm_pairs.json`` by ``python -m hil.simulate.ci_pairs --write``)."""
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_pair_is_reached_by_ci_or_cannot_occur_or_is_a_recorded_gap(game: str) -> None:
+    """Issue 41 item 5, "the CI set reaches every pair that can occur", made checkable: each of the
+    game's (step, fault kind) pairs is exactly one of reached by the CI set (``ci_swarm_pairs.json``,
+    which the CI swarm test checks is still reached), impossible (``hil/simulate/impossible_pairs.py``,
+    each with why) or a gap (``ci_swarm_gaps.json``: can occur, not reached yet; empty once the CI set
+    reaches every pair that can occur)."""
+    from hil.simulate.impossible_pairs import IMPOSSIBLE, every_pair
+
+    def pairs(places: dict[str, list[str]]) -> set[tuple[str, str]]:
+        return {(where, kind) for where, kinds in places.items() for kind in kinds if kind != "never_connected"}
+
+    reached = pairs(json.loads(CI_SWARM_PAIRS.read_text(encoding="utf-8"))[game])
+    gaps = pairs(json.loads(CI_SWARM_GAPS.read_text(encoding="utf-8"))[game])
+    impossible = {(where, kind) for where, whys in IMPOSSIBLE[game].items() for kind in whys}
+    assert all(why for whys in IMPOSSIBLE[game].values() for why in whys.values())
+    redo = "(record again: python -m hil.simulate.ci_pairs --write)"
+    assert not reached & impossible, f"{game}: reached, though listed as impossible: {sorted(reached & impossible)}"
+    assert not reached & gaps, f"{game}: reached, though a recorded gap: {sorted(reached & gaps)} {redo}"
+    assert not gaps & impossible, f"{game}: a recorded gap listed as impossible: {sorted(gaps & impossible)} {redo}"
+    every = set(every_pair(game))
+    assert reached | gaps | impossible == every, f"{game}: unknown or missing pairs {redo}"
 
 
 def test_a_round_opened_while_a_device_is_down_holds_and_the_bug_is_found(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -96,7 +96,9 @@ class Fault:
     value: int = 0
     step: str = ""
     """A swarm fault's step (:mod:`.swarm`): ``at`` is then seconds after the table reaches it
-    (``edge``: enters it, leaves it, or holds from it) in the seed's ``round_no``-th round."""
+    (``edge``: enters it, leaves it, or holds from it) in the seed's ``round_no``-th round; for a
+    count fault entering a deal step, how far into that deal's cards (0 to 0.25: after the first,
+    before the last; :meth:`.world.World._between_cards`)."""
     edge: str = ""
     round_no: int = 0
 

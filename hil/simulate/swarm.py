@@ -98,7 +98,9 @@ pairs seeds 1-40 reached before the streams, then most of any other pair, until 
 :data:`STEP_SCENARIOS`, which reach the old set's four pairs no seed of the pool reached, the
 ten the seeds lost when attack14 refused voids after a settled round, the thirty they lost when
 waiting14's holds for cards dealt while held moved their rounds and the nine Boston 5 lost when
-b5hold15 held for them between its deals too, and the CI test fails naming a pair lost."""
+b5hold15 held for them between its deals too, and the CI test fails naming a pair lost. Recorded
+again with ``python -m hil.simulate.ci_pairs --write`` (:mod:`.ci_pairs`), which writes the gap too
+(``tests/ci_swarm_gaps.json``: the pairs that can occur, :mod:`.impossible_pairs`, and are not reached)."""
 
 
 def triggers(game: str) -> list[tuple[str, str]]:

@@ -18,7 +18,7 @@ from controller.journal.store import JournalFull
 from controller.table.card_ledger import DUPLICATE, UNREADABLE
 from controller.table.round_data import RoundResult
 from controller.table.runtime import RuntimePorts, TableRuntime
-from controller.table.snapshot import PlayerHands, TableSnapshot
+from controller.table.snapshot import PlayerHands, SupervisorOption, TableSnapshot
 from controller.table.table_drivers import ROLES
 from drivers.link import LinkConfig, LinkDown, LinkUp
 from drivers.link_pace import stirred
@@ -75,6 +75,14 @@ def _nothing() -> None:
     """No one listening."""
 
 
+def _no_number(number: int | None) -> None:
+    """No one listening."""
+
+
+def _no_place(k: int, n: int) -> None:
+    """No one listening."""
+
+
 class Stuck(Exception):
     """A player's wait ran out (the table may still go on: the player looks again)."""
 
@@ -89,10 +97,14 @@ class CountingShoe(ShoeSim):
         """(boot, event number, shoe index, card or "?" when unreadable)."""
         self.maybe_lost: list[tuple[int, str]] = []
         """Reports a restart without memory dropped from the queue: journaled or not."""
-        self.count_shown: Callable[[], None] = _nothing
-        """Called as the shoe's count reaches the controller: a card leaves the shoe (read or not,
-        its number the count), or the shoe answers with its whole state (its count of cards out,
-        read after a link-up). A count fault acts then."""
+        self.count_shown: Callable[[int | None], None] = _no_number
+        """Called as the shoe's count goes to the controller: a card leaves the shoe (read or not,
+        its number the count: called with the report's event number), or the shoe answers with
+        its whole state (its count of cards out, read after a link-up: called with None). A count
+        fault acts as the controller meets it."""
+        self.between_cards: Callable[[int, int], None] = _no_place
+        """Called between two cards of one deal (the ``k``-th card out, of ``n``): the shoe's count
+        may change there (a count fault within the deal)."""
         self.recounted: Callable[[], None] = _nothing
         """Called as the shoe's count starts over by itself (a shuffle, a load, a power-up without
         memory): a count fault not acted on yet never will."""
@@ -101,14 +113,24 @@ class CountingShoe(ShoeSim):
         number = super().emit(event, **values)
         if event is CardDealt:
             self.reports.append((self.boot_id, number, values["index"], card_text(values["card"])))
-            self.count_shown()
+            self.count_shown(number)
         elif event is CardUnreadable:
             self.reports.append((self.boot_id, number, values["index"], "?"))
-            self.count_shown()
+            self.count_shown(number)
         return number
 
+    def deal(self, n: int = 1) -> None:
+        """Deal ``n`` cards one by one (:attr:`between_cards` called between two of them)."""
+        for k in range(n):
+            if k:
+                self.between_cards(k, n)
+            position = self.position
+            super().deal(1)
+            if self.position == position:  # empty (reported once)
+                return
+
     def state_body(self) -> tuple[bytes, list[bytes] | None]:
-        self.count_shown()
+        self.count_shown(None)
         return super().state_body()
 
     def load(self, cards: Sequence[str]) -> None:
@@ -267,8 +289,13 @@ class World:
         self._n = 0
         self._triggers: dict[tuple[int, str, str], list[Fault]] = {}
         """Swarm faults not started yet, by (round of the seed, step, edge) (:mod:`.swarm`)."""
+        self._in_deal: dict[tuple[int, str], list[Fault]] = {}
+        """Count faults placed as a deal step begins, by (round of the seed, step): they change the
+        shoe's count between two cards of that deal (:meth:`_between_cards`)."""
         for fault in faults:
-            if fault.step:
+            if fault.kind in _COUNT_KINDS and fault.step in _DEAL_STEPS and fault.edge == "enter":
+                self._in_deal.setdefault((fault.round_no, fault.step), []).append(fault)
+            elif fault.step:
                 self._triggers.setdefault((fault.round_no, fault.step, fault.edge), []).append(fault)
             else:
                 self._at(fault.at, functools.partial(self.inject, fault))
@@ -286,8 +313,14 @@ class World:
         for role, line in self.lines.items():
             line.cut = functools.partial(self._act, f"line {role}")
             self.sims[role].damaged = functools.partial(self._act, f"answer {role}")
-        shoe.count_shown = functools.partial(self._act, "count")
+        shoe.count_shown = self._count_shown
+        shoe.between_cards = self._between_cards
         shoe.recounted = self._recounted
+        self._count_cards: dict[int, list[Fault]] = {}
+        """Count faults whose changed count a card carries, by the shoe's event number of its report,
+        until the table handles that card (they act then, at the step it was at)."""
+        self._before: TableSnapshot | None = None
+        """The table's snapshot before the event being checked (:meth:`_check`)."""
         self._late: dict[tuple[int, int, str], tuple[int | None, int]] = {}
         """Late bets a fault placed outside any wager step and not yet seen by the supervisor:
         (round, seat, spot) -> (the wager before, the chips placed) (invariant ``late_bet``)."""
@@ -433,6 +466,9 @@ class World:
 
     def _check(self, event: object) -> None:
         self.events += 1
+        if self._count_cards and isinstance(event, (CardDealt, CardUnreadable)):
+            for fault in self._count_cards.pop(event.event_no, ()):
+                self._acted(fault, self._before)
         if isinstance(event, LinkUp):
             self.down.discard(event.device)
             self.ever_up.add(event.device)
@@ -462,10 +498,11 @@ class World:
         self._check_resume(s)
         if self._late:
             self._check_late_bets(s)
-        if self._triggers:
+        if self._triggers or self._in_deal:
             self._start_swarm(s)
         if self.watch.broken is not None:
             self.broken = self.watch.broken
+        self._before = s
 
     def _check_resume(self, s: TableSnapshot) -> None:
         """A held round resumes only once every device is back (a link hold ends by itself then;
@@ -585,6 +622,7 @@ class World:
         until the last has (issue 41's liveness phase starts then)."""
         inject = self.inject
         self._triggers.clear()
+        self._in_deal.clear()
         self._agenda = [a for a in self._agenda if getattr(a[2], "func", None) != inject]
         heapq.heapify(self._agenda)
         if self._agenda:
@@ -595,6 +633,7 @@ class World:
         has delivered what it holds (or a while has passed)."""
         self._agenda.clear()
         self._triggers.clear()
+        self._in_deal.clear()
         self.trouble = None
         for line in self.lines.values():
             line.connected = True
@@ -865,10 +904,11 @@ class World:
         self.faults_done.append(fault.kind)
         _INJECT[fault.kind](self, fault, self.now + fault.duration)
 
-    def _acted(self, fault: Fault) -> None:
+    def _acted(self, fault: Fault, at: TableSnapshot | None = None) -> None:
         """``fault`` acts now: the table meets its effect (docs/simulate.md, "When a fault acted"),
-        recorded with the step the table is at (the step it holds from, while it holds)."""
-        s = self.runtime.snapshot
+        recorded with the step the table is at (the step it holds from, while it holds), or was
+        at before the event that brought the effect (``at``)."""
+        s = self.runtime.snapshot if at is None else at
         held = s.step == "hold"
         self.reached.append(Reached(fault.kind, (s.held_from or s.step) if held else s.step, held))
 
@@ -881,6 +921,34 @@ class World:
         if what in self._waiting:
             for fault in self._waiting.pop(what):
                 self._acted(fault)
+
+    def _count_shown(self, number: int | None) -> None:
+        """The shoe's count goes to the controller: in its state answer (the count faults waiting
+        act now), or with the card of report ``number`` (they act as the table handles it)."""
+        if number is None:
+            self._act("count")
+        elif "count" in self._waiting:
+            self._count_cards.setdefault(number, []).extend(self._waiting.pop("count"))
+
+    def _between_cards(self, k: int, n: int) -> None:
+        """Between the ``k``-th and the next card of a deal of ``n``: a count fault placed as this
+        deal's step begins changes the count here, its delay (0 to 0.25 s) taken as how far into
+        the deal (the shoe's count jumps, repeats or starts over between two cards: the next one
+        carries it, and the table meets it within the deal)."""
+        if not self._in_deal:
+            return
+        s = self.runtime.snapshot
+        if s.step == "hold" or s.round_no not in self._rounds_seen:
+            return
+        step = s.step if s.step in _DEAL_STEPS else _FIRST_DEAL.get(self.table.game, "dealing")
+        if s.step != step and s.step != "no_more_bets":
+            return
+        key = (self._rounds_seen.index(s.round_no) + 1, step)
+        for fault in list(self._in_deal.get(key, ())):
+            if min(n - 1, 1 + int(fault.at / 0.25 * (n - 1))) == k:
+                self._in_deal[key].remove(fault)
+                self.faults_done.append(fault.kind)
+                self._count(fault, self.now + fault.duration)
 
     def _recounted(self) -> None:
         """The shoe's count started over by itself: a count fault not acted on yet never will."""
@@ -961,8 +1029,16 @@ class World:
                 self._late[(s.round_no, seat, spot)] = (s.wagers().get(seat, {}).get(spot), cents)
 
     def _key(self, fault: Fault, end: float) -> None:
+        """The supervisor turns the key: a swarm fault (placed at a step) presses at once a way the
+        table offers him now (the key and the press reach the table in that order); else, and
+        always in the default schedule (its journals as they were), at the fault's end if the
+        table offers one then (:meth:`_key_press`)."""
         self.panel.key(True)
-        self._at(end, functools.partial(self._key_press, fault, self._fault_rng(fault)))
+        rng = self._fault_rng(fault)
+        if fault.step and self._offered(self.runtime.snapshot):
+            self._key_press(fault, rng, at_once=True)
+        else:
+            self._at(end, functools.partial(self._key_press, fault, rng))
 
     def _wrong_press(self, fault: Fault, end: float) -> None:
         s = self.runtime.snapshot
@@ -972,19 +1048,26 @@ class World:
             self._acted(fault)
 
     def _early_card(self, fault: Fault, end: float) -> None:
-        """A card out of the shoe when the table expects none: at betting, "no more bets" or
-        settlement, also while the table holds from one of them (the dealer pulls a card during the
-        hold: the table journals it and holds it for the supervisor, docs/dealer-guide.md, "N cards
-        dealt while held"). Elsewhere (a deal or wager step, the stub count) it deals nothing and
-        did not act; a card that starts the deal at "no more bets" is an ordinary card, not one."""
+        """A card out of the shoe when the table expects none: the dealer pulls a card before its
+        time. A swarm fault (placed at a step) does so at whatever step the table is at, held from
+        it or not; the table journals it and holds for it ("card N from the shoe dealt when none was
+        expected"; during a hold it waits for the supervisor: docs/dealer-guide.md, "N cards dealt
+        while held"). A card at a deal step not held, or at "no more bets" where the deal starts
+        with its first card, is the deal's next card, an ordinary one: no early card can come there
+        (:mod:`.impossible_pairs`); nor when the shoe holds no card. A fault of the default schedule
+        (placed at a time) deals only at betting, "no more bets" and settlement, held or not, as
+        before swarm faults acted at their steps (its seeds' journals stay as they were)."""
         s = self.runtime.snapshot
         held = s.step == "hold"
         step = (s.held_from or s.step) if held else s.step
-        if step in _EARLY_CARD_STEPS and self.shoe.stub_count:
-            self.shoe.deal(1)
-            # a card as "no more bets" shows starts the deal where a card does (an ordinary card)
-            if held or step != "no_more_bets" or self.table.game in _DICE_FIRST:
-                self._acted(fault)
+        if not self.shoe.stub_count or step == "closed" or (step in _DEAL_STEPS and not held):
+            return  # (at a deal step the dealer deals the deal's cards: none is early)
+        if not fault.step and step not in _TIMED_EARLY_CARD_STEPS:
+            return
+        self.shoe.deal(1)
+        # a card as "no more bets" shows starts the deal where a card does (an ordinary card)
+        if held or step != "no_more_bets" or self.table.game in _DICE_FIRST:
+            self._acted(fault)
 
     def _state_nak(self, fault: Fault, end: float) -> None:
         """The device refuses its next ``value`` state requests (whenever they come: after a link
@@ -1010,20 +1093,20 @@ class World:
                 return
         self._act_on(f"answer {fault.device}", fault)
 
-    def _void_later(self, fault: Fault) -> None:
-        """The ``void`` fault's end: the supervisor turns the key, voids the round if the table lets
-        him a moment later, and turns the key off (all on the world's agenda: no wait inside it).
-        It acted when the void was pressed (a void refused is the key turned and nothing more)."""
+    def _void_fault(self, fault: Fault, end: float) -> None:
+        """The ``void`` fault: the supervisor turns the key and at once presses void, when the table
+        offers a void at this step (the key aside: the two reports reach the table in that order);
+        he turns the key off at the fault's end (at least 0.2 s on). It acted when the void was
+        pressed; a void the table does not offer now (none, or refused: a round already paid) is
+        the key turned and nothing more. At once, not at the fault's end: a void placed at a short
+        step (Mississippi Stud's dealing) is pressed while that step is current."""
         self.panel.key(True)
-
-        def void() -> None:
-            if self.runtime.snapshot.can_void():
-                self._late.clear()
-                self.panel.press("void")
-                self._acted(fault)
-            self._at(self.now + 0.2, lambda: self.panel.key(False))
-
-        self._at(self.now + 0.2, void)
+        option = self.runtime.snapshot.option("void")
+        if option is not None and option.action in ("void", "misdeal") and option.refused is None:
+            self._late.clear()
+            self.panel.press("void")
+            self._acted(fault)
+        self._at(max(end, self.now + 0.2), lambda: self.panel.key(False))
 
     def _burst(self, rng: random.Random) -> None:
         """Events on every device at once (during a journal outage): a dealer button the table
@@ -1039,22 +1122,36 @@ class World:
         if self.shoe.stub_count and s.step not in ("betting", "closed"):
             self.shoe.deal(1)
 
-    def _key_press(self, fault: Fault, rng: random.Random) -> None:
+    @staticmethod
+    def _offered(s: TableSnapshot) -> list[SupervisorOption]:
+        """The ways the table offers the supervisor now (the key aside), but a void or a misdeal."""
+        return [o for o in s.supervisor_options if o.refused is None and o.action not in ("void", "misdeal")]
+
+    def _key_press(self, fault: Fault, rng: random.Random, at_once: bool = False) -> None:
         """The supervisor, key on, presses something the table offers him now (drawn from ``rng``,
-        the fault's stream, made as the key turns), then turns the key off. The ``key`` fault acted when he pressed (a key
-        turned while the table offers nothing is no fault)."""
+        the fault's stream, made as the key turns), then turns the key off. The ``key`` fault acted
+        when he pressed (a key turned while the table offers nothing is no fault). ``at_once``: as
+        he turns the key (the table has not seen it on yet)."""
         s = self.runtime.snapshot
-        options = [o for o in s.supervisor_options if o.refused is None and o.action not in ("void", "misdeal")]
-        if options and s.key_on:
+        options = self._offered(s)
+        if options and (s.key_on or at_once):
             self._late.clear()  # the supervisor may accept a late bet now
             self.panel.press(rng.choice(options).button)
             self._acted(fault)
         self._at(self.now + 0.3, lambda: self.panel.key(False))
 
 
-_EARLY_CARD_STEPS = frozenset({"betting", "no_more_bets", "settlement", "round_complete"})
-"""The steps an ``early_card`` fault deals at (held from them too): none of them expects a card,
-but "no more bets" where the deal starts with its first card (:data:`_DICE_FIRST`)."""
+_TIMED_EARLY_CARD_STEPS = frozenset({"betting", "no_more_bets", "settlement", "round_complete"})
+"""The steps an ``early_card`` fault of the default schedule deals at (held from them too)."""
+
+_DEAL_STEPS = frozenset({"dealing", "first_deal", "final_deal"})
+"""The steps at which the table expects cards from the shoe (each game's deals)."""
+
+_FIRST_DEAL = {"boston5": "first_deal"}
+"""A game's first deal step, where it is not ``dealing``."""
+
+_COUNT_KINDS = frozenset({"count_jump", "count_repeat", "count_restart"})
+"""The faults of the shoe's card count."""
 
 _DICE_FIRST = frozenset({"pai_gow"})
 """Games whose deal does not start with a card at "no more bets" (pai gow's dice total comes first,
@@ -1093,7 +1190,7 @@ _INJECT: dict[str, Callable[[World, Fault, float], None]] = {
     "key": World._key,
     "wrong_press": World._wrong_press,
     "early_card": World._early_card,
-    "void": lambda w, f, end: w._at(end, functools.partial(w._void_later, f)),
+    "void": World._void_fault,
     "state_nak": World._state_nak,
     "state_garbled": World._state_garbled,
 }
