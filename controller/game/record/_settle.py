@@ -9,6 +9,7 @@ definition holds (``controller.game.<name>``).
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from controller.configuration import TableConfig, config_dir, default_table_path, load_table
@@ -118,14 +119,57 @@ def settle_json(
 def settle_written(record: object, table: TableConfig) -> Settlement:
     """:func:`settle_json` of ``record_json(record)`` under ``table``: what the table runs on its
     own round record at the round's end, so that what it pays is what a re-settlement of the
-    record pays. The record's JSON is read back without :func:`parse_record`'s checks for a key
-    twice in one object when what is read back equals ``record`` (a key twice in the JSON would
-    be two keys of ``record`` written as one, then read back as one: unequal), the same value
-    :func:`parse_record` gives; else (a key that is no string, a tuple, a record too large or too
-    deep) by :func:`settle_json` itself."""
+    record pays. A record made of JSON's own values only, within a record's limits
+    (:func:`_json_size`), is what its JSON reads back as, value for value and type for type: it is
+    settled as it is, without writing and reading it (a table's record is, at every round's end).
+    Else its JSON is read back without :func:`parse_record`'s checks for a key twice in one object
+    when what is read back equals ``record`` (a key twice in the JSON would be two keys of
+    ``record`` written as one, then read back as one: unequal), the same value :func:`parse_record`
+    gives; else (a key that is no string, a tuple, a record too large or too deep) by
+    :func:`settle_json` itself."""
+    if _json_size(record, 0) <= MAX_RECORD_BYTES:
+        return settle_record(record, table)
     raw = record_json(record)
     if len(raw) <= MAX_RECORD_BYTES and raw.count(b"[") + raw.count(b"{") <= MAX_RECORD_DEPTH:
         data = json.loads(raw)
         if data == record:
             return settle_record(data, table)
     return settle_json(raw, table)
+
+
+_NOT_JSON = MAX_RECORD_BYTES + 1
+"""What :func:`_json_size` gives for a value that is not JSON's own or not within a record's limits."""
+_LARGEST_INT = 10**18
+"""Integers below this in size are at most 20 characters of JSON."""
+
+
+def _json_size(value: object, depth: int) -> int:
+    """At least the length of ``value``'s JSON (``record_json``) when it is made of JSON's own
+    values only: exactly ``str``, ``int`` (below 10**18 in size), finite ``float``, ``bool``,
+    ``None``, ``list`` and ``dict`` with ``str`` keys, nested at most ``MAX_RECORD_DEPTH`` levels
+    (``depth``: the levels around ``value``); else more than ``MAX_RECORD_BYTES``. Such a value is
+    what its JSON reads back as (``json.loads`` gives the same types), and ``parse_record`` takes
+    its JSON when this is at most ``MAX_RECORD_BYTES`` (the bound: a character escaped takes at
+    most 12 bytes, a number or a constant at most 24, the brackets and separators 6 a member)."""
+    if type(value) is str:
+        return 12 * len(value) + 2
+    if type(value) is int:
+        return 24 if -_LARGEST_INT < value < _LARGEST_INT else _NOT_JSON
+    if type(value) is bool or value is None:
+        return 5
+    if type(value) is float:
+        return 24 if math.isfinite(value) else _NOT_JSON
+    if depth >= MAX_RECORD_DEPTH:
+        return _NOT_JSON
+    size = 2
+    if type(value) is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                return _NOT_JSON
+            size += 12 * len(key) + 8 + _json_size(item, depth + 1)
+        return size
+    if type(value) is list:
+        for item in value:
+            size += 2 + _json_size(item, depth + 1)
+        return size
+    return _NOT_JSON
