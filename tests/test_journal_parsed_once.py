@@ -11,14 +11,12 @@ import pytest
 from test_journal_compact import KEY, _lines, _rechained, _round, _with_lines
 
 from controller.journal import compact
-from controller.journal.compact import (
-    Block,
-    BlockError,
-    StoredRecord,
-    decode_block,
-    decode_hashed_if_right,
-    encode_block,
-    parsed_once,
+from controller.journal.compact import Block, BlockError, StoredRecord, parsed_once
+
+decode_block, decode_hashed_if_right, encode_block = (
+    compact.decode_block,
+    compact.decode_hashed_if_right,
+    compact.encode_block,
 )
 
 
