@@ -13,13 +13,15 @@ hash, so a changed record is named by its number, not only its block.
 
 This module is the codec alone: :func:`encode_block` (:func:`encode_rows`), :func:`decode_block`,
 :func:`decode_hashed_if_right` and :func:`holds_rows`, pure functions on the record's stored fields. It does not read or
-write a journal file.
+write a journal file. :func:`parsed_once` lets a reader that reads the same blocks again and again
+(the simulation's checks at a seed's end) have each block parsed once.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -37,6 +39,7 @@ __all__ = [
     "encode_block",
     "encode_rows",
     "holds_rows",
+    "parsed_once",
 ]
 
 FORMAT = 1
@@ -146,7 +149,44 @@ class _Hashing(Enum):
     """Not computed: ``""``, except the block's last record's."""
 
 
+_ParseKey = tuple[Block, bytes | None, _Hashing]
+_once: tuple[dict[_ParseKey, tuple[StoredRecord, ...]], dict[bytes, list[str]]] | None = None
+"""Within :func:`parsed_once`: each block's records by how it was parsed, and each payload's
+record lines (None: nothing kept, every block parsed at each read)."""
+
+
+@contextmanager
+def parsed_once() -> Iterator[None]:
+    """Within: a block read again (the same fields, the same key, hashed the same way) gives the
+    records its first parse gave, and a payload decompressed once gives its lines to every way
+    of parsing it, instead of being parsed again (a parse is a pure function of those, and a
+    record is immutable: the same records). A block that did not parse (an error raised) is
+    parsed again at each read. For one thread that reads a journal several times over and then
+    lets go of it: the simulation's checks at a seed's end (the cards', the model's and ``journal
+    verify``'s reads of the same blocks) and the table started again after a simulated crash."""
+    global _once
+    if _once is not None:  # nested: the outer scope keeps them
+        yield
+        return
+    _once = ({}, {})
+    try:
+        yield
+    finally:
+        _once = None
+
+
 def _parse(block: Block, key: bytes | None, hashing: _Hashing) -> list[StoredRecord]:
+    """:func:`_parse_block`, or what it gave for the same block within :func:`parsed_once`."""
+    once = _once
+    if once is None:
+        return _parse_block(block, key, hashing)
+    parsed = once[0].get((block, key, hashing))
+    if parsed is None:
+        parsed = once[0][(block, key, hashing)] = tuple(_parse_block(block, key, hashing))
+    return list(parsed)
+
+
+def _parse_block(block: Block, key: bytes | None, hashing: _Hashing) -> list[StoredRecord]:
     """The one parser of a block, for every :class:`_Hashing`: the payload decompressed and each
     line parsed once, whether the hashes are checked, taken if right, or skipped."""
     count = _count(block)
@@ -197,7 +237,12 @@ def _count(block: Block) -> int:
 def _payload_lines(block: Block, count: int) -> list[str]:
     """The record lines of ``block``'s payload (:func:`_lines`), ``count`` of them, else :class:`BlockError`."""
     span = _span(block)
-    lines = _lines(block.payload, span)
+    once = _once
+    if once is None:
+        lines = _lines(block.payload, span)
+    else:
+        got = once[1].get(block.payload)
+        lines = once[1][block.payload] = _lines(block.payload, span) if got is None else got
     if len(lines) != count:
         raise BlockError(f"{span}: the payload holds {len(lines)} records, not {count}: changed")
     return lines

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.configuration import TableConfig, config_dir, load_table
+from controller.journal.compact import parsed_once
 from drivers.framing import in_process
 from hil.collector import set_aside
 from hil.simulate.faults import CI_KINDS, FAULT_KINDS, Fault, schedule, source_text
@@ -183,7 +184,9 @@ def run_seed(
             world: World | None = None
             logger.setLevel(logging.INFO)
             logger.propagate = False
-            with contextlib.nullcontext() if framed(seed) else in_process():
+            # each journal block parsed once: the table started again after a crash and the checks at
+            # the end read the same blocks again and again (the same records: :func:`parsed_once`)
+            with contextlib.nullcontext() if framed(seed) else in_process(), parsed_once():
                 try:
                     wait_s = SWARM_WAIT_S if swarm else WAIT_S
                     world = World(table, seed, faults, path, tolerate, wait_s=wait_s, framed=framed(seed))
