@@ -43,7 +43,9 @@ class HoldLog:
                 hold.clears,
             )
         elif hold is not None:
-            log.warning("hold: round %s now held for: %s (clears: %s)", snapshot.round_no, hold.shown_reason, hold.clears)
+            log.warning(
+                "hold: round %s now held for: %s (clears: %s)", snapshot.round_no, hold.shown_reason, hold.clears
+            )
         elif snapshot.round_no == self.round_no and self.by_itself:
             log.info(
                 "hold ended by itself: round %s resumes in %s (was: %s)", snapshot.round_no, snapshot.step, self.shown
