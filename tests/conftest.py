@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).parent))
 
 from deadlines import STATE_TIMEOUT_S
-from floor_fixtures import floor_db, floor_folder, floor_link, floor_site  # noqa: F401  (the floor's shared servers)
+from floor_fixtures import data_folder, floor_db, floor_folder, floor_link, floor_site  # noqa: F401  (the floor's shared servers)
 
 from controller.hands import BOSTON5, HandValue, evaluate_best
 from controller.hands.rules import HandRules
@@ -43,6 +43,17 @@ REPO = Path(__file__).resolve().parent.parent
 # The caches are ``__pycache__`` folders, which git ignores; the tests' outcome is the same.
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+# The tests' own folders (``tmp_path``, ``tmp_path_factory``) in memory when there is room for them
+# (``floor_fixtures.data_folder``: /dev/shm with 2 GiB free, as the floor's servers), else where
+# pytest puts them: every journal a test writes commits with ``fsync`` (``synchronous=FULL``, as a
+# table's), and on a disk each such commit waits for it. Read by pytest when it makes its base
+# folder, after this conftest is imported (in the controller, whose base folder xdist's workers
+# share). Passed tests' folders are removed as they pass (``tmp_path_retention_policy``,
+# pyproject.toml), so a run holds in memory only what its tests hold at once and its failures.
+# ``PYTEST_DEBUG_TEMPROOT`` set already (or ``--basetemp``) is kept. docs/testing.md, "CI time".
+if "PYTEST_DEBUG_TEMPROOT" not in os.environ and (_memory := data_folder()) is not None:
+    os.environ["PYTEST_DEBUG_TEMPROOT"] = _memory
 
 # No timing in tests: the machines are shared, and first calls build lookup tables.
 # The test command is derandomized: every property test draws the same examples on every run and
