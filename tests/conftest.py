@@ -190,7 +190,7 @@ SECONDS: dict[str, float] = {
     "test_hil_link.py::test_every_event_exactly_once_through_faults_and_reboots": 71.0,
     "test_par_data.py::test_shipped_boston5_and_pai_gow_data_is_the_solvers": 59.0,
     "test_web_pit_isolation.py::test_a_malformed_value_in_any_column_harms_only_its_own_table": 54.0,
-    "test_seven_card.py::test_every_seven_card_rank_multiset_is_ranked_as_the_reference_ranks_it": 49.0,
+    "test_seven_card.py::test_every_seven_card_rank_multiset_is_ranked_as_the_reference_ranks_it": 14.0,  # ci16: key5 remembered
     "test_floor.py::test_postgres_stopped_for_a_while": 48.0,
     "test_simulate.py::test_every_ci_seed_keeps_every_invariant": 42.0,
     "test_crash.py::test_killed_at_chosen_records_the_rounds_equal_an_uninterrupted_run": 38.0,
