@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).parent))
 
 from deadlines import STATE_TIMEOUT_S
-from floor_fixtures import floor_db, floor_folder, floor_link, floor_site  # noqa: F401  (the floor's shared servers)
+from floor_fixtures import data_folder, floor_db, floor_folder, floor_link, floor_site  # noqa: F401  (the floor's shared servers)
 
 from controller.hands import BOSTON5, HandValue, evaluate_best
 from controller.hands.rules import HandRules
@@ -43,6 +43,17 @@ REPO = Path(__file__).resolve().parent.parent
 # The caches are ``__pycache__`` folders, which git ignores; the tests' outcome is the same.
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+# The tests' own folders (``tmp_path``, ``tmp_path_factory``) in memory when there is room for them
+# (``floor_fixtures.data_folder``: /dev/shm with 2 GiB free, as the floor's servers), else where
+# pytest puts them: every journal a test writes commits with ``fsync`` (``synchronous=FULL``, as a
+# table's), and on a disk each such commit waits for it. Read by pytest when it makes its base
+# folder, after this conftest is imported (in the controller, whose base folder xdist's workers
+# share). Passed tests' folders are removed as they pass (``tmp_path_retention_policy``,
+# pyproject.toml), so a run holds in memory only what its tests hold at once and its failures.
+# ``PYTEST_DEBUG_TEMPROOT`` set already (or ``--basetemp``) is kept. docs/testing.md, "CI time".
+if "PYTEST_DEBUG_TEMPROOT" not in os.environ and (_memory := data_folder()) is not None:
+    os.environ["PYTEST_DEBUG_TEMPROOT"] = _memory
 
 # No timing in tests: the machines are shared, and first calls build lookup tables.
 # The test command is derandomized: every property test draws the same examples on every run and
@@ -179,7 +190,7 @@ SECONDS: dict[str, float] = {
     "test_hil_link.py::test_every_event_exactly_once_through_faults_and_reboots": 71.0,
     "test_par_data.py::test_shipped_boston5_and_pai_gow_data_is_the_solvers": 59.0,
     "test_web_pit_isolation.py::test_a_malformed_value_in_any_column_harms_only_its_own_table": 54.0,
-    "test_seven_card.py::test_every_seven_card_rank_multiset_is_ranked_as_the_reference_ranks_it": 49.0,
+    "test_seven_card.py::test_every_seven_card_rank_multiset_is_ranked_as_the_reference_ranks_it": 14.0,  # ci16: key5 remembered
     "test_floor.py::test_postgres_stopped_for_a_while": 48.0,
     "test_simulate.py::test_every_ci_seed_keeps_every_invariant": 42.0,
     "test_crash.py::test_killed_at_chosen_records_the_rounds_equal_an_uninterrupted_run": 38.0,

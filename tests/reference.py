@@ -93,13 +93,30 @@ def joker_keys(real: Sequence[RefCard], wheel_second_highest: bool = True) -> It
                 yield key
 
 
+_KEY5_BY_RANKS: dict[tuple[tuple[int, ...], bool, bool], tuple] = {}
+""":func:`key5` of five real cards by all it reads of them: their ranks (sorted), whether they share a
+suit, and the wheel's place (at most 6,175 x 2 x 2 entries). The exhaustive seven-card test asks for
+the 1,033,305 fives of its 49,205 rank multisets, of which 6,175 differ (about 3.8 s of CPU less
+for each of its two runs, suite time cut ci16)."""
+
+
+def _key5_remembered(real: Sequence[RefCard], wheel_second_highest: bool) -> tuple:
+    suits = [s for _, s in real]
+    flush = suits[0] is not None and all(s == suits[0] for s in suits)  # as key5 tells a flush
+    what = (tuple(sorted(r for r, _ in real)), flush, wheel_second_highest)
+    key = _KEY5_BY_RANKS.get(what)
+    if key is None:
+        key = _KEY5_BY_RANKS[what] = key5(real, wheel_second_highest)
+    return key
+
+
 def best_key(cards: Sequence[RefCard | None], wheel_second_highest: bool = False) -> tuple:
     """The best five-card key among ``cards`` (``None`` is the joker), trying every subset."""
     best: tuple = ()
     for five in combinations(cards, 5):
         real = [c for c in five if c is not None]
         if len(real) == 5:
-            key = key5(real, wheel_second_highest)
+            key = _key5_remembered(real, wheel_second_highest)
         else:
             key = max(joker_keys(real, wheel_second_highest))
         best = max(best, key)
