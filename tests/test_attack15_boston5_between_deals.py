@@ -130,8 +130,8 @@ def test_cards_out_during_any_hold_between_the_deals_are_decided_before_the_roun
     t.deal("Js Ts 6d 6c 8s 8c")  # the final cards are the next ones out of the shoe
     s = t.snapshot()
     assert s.step == "settlement" and s.hold is None, (s.step, s.hold)
-    seat = s.seat(1)
-    assert seat is not None and seat.cards == ("As", "Ks", "Qs", "Js", "Ts"), seat
+    # the table's own cards: at the dealer's reveal seat 1's last two are still face down (24.10(f))
+    assert [str(c) for c in t.m.seats[1].cards] == ["As", "Ks", "Qs", "Js", "Ts"], t.m.seats[1].cards
 
 
 @pytest.mark.parametrize("hold", HOLDS)
