@@ -44,43 +44,48 @@ DEAL = _DECK
 """The shoe's order (any: only where each card goes matters here)."""
 
 
+def decide(t: FedTable, folded: int | None, spot: str, cents: int) -> None:
+    """Each seat bets ``cents`` on ``spot``, but ``folded``, which folds (its collection confirmed)."""
+    for n in SEATS:
+        if n == folded:
+            t.press(f"seat_{n}", "fold", "confirm")
+        else:
+            t.spot(n, spot, cents)
+
+
 def boston5(folded: int | None) -> FedTable:
     bets = tuple((n, spot, cents) for n in SEATS for spot, cents in (("ante", 500), ("first", 1000)))
     t = closed_table("boston5", bets)
     t.deal(" ".join(DEAL[: 3 * len(SEATS) + 3]))
     t.press("next")  # no bonus to expose
-    for n in SEATS:
-        if n == folded:
-            t.press(f"seat_{n}", "fold", "confirm")
-        else:
-            t.spot(n, "second", 1000)
+    decide(t, folded, "second", 1000)
     t.press("deal")
     playing = len(SEATS) - (folded is not None)
     t.deal(" ".join(DEAL[3 * len(SEATS) + 3 : 3 * len(SEATS) + 3 + 2 * playing + 2]))
     return t
 
 
+def antes_dealt(game: str, cards: int) -> FedTable:
+    """A ``game`` table with an ante at every seat, its first ``cards`` dealt."""
+    t = closed_table(game, tuple((n, "ante", 500) for n in SEATS))
+    t.deal(" ".join(DEAL[:cards]))
+    return t
+
+
 def mississippi_stud(folded: int | None) -> FedTable:
-    t = closed_table("mississippi_stud", tuple((n, "ante", 500) for n in SEATS))
-    t.deal(" ".join(DEAL[: 2 * len(SEATS) + 3]))
-    for street in ("third", "fourth", "fifth"):
-        for n in SEATS:
-            if n == folded and street == "third":
-                t.press(f"seat_{n}", "fold", "confirm")
-            elif n != folded:
-                t.spot(n, street, 500)
+    t = antes_dealt("mississippi_stud", 2 * len(SEATS) + 3)
+    decide(t, folded, "third", 500)
+    t.press("reveal")
+    for street in ("fourth", "fifth"):
+        for n in (n for n in SEATS if n != folded):  # the folded seat is out of the round
+            t.spot(n, street, 500)
         t.press("reveal")
     return t
 
 
 def three_card_poker(folded: int | None) -> FedTable:
-    t = closed_table("three_card_poker", tuple((n, "ante", 500) for n in SEATS))
-    t.deal(" ".join(DEAL[: 3 * len(SEATS) + 3]))
-    for n in SEATS:
-        if n == folded:
-            t.press(f"seat_{n}", "fold", "confirm")
-        else:
-            t.spot(n, "play", 500)
+    t = antes_dealt("three_card_poker", 3 * len(SEATS) + 3)
+    decide(t, folded, "play", 500)
     t.press("reveal")
     return t
 
