@@ -11,8 +11,9 @@ held, or once the bonus settlement began, no press changes what is exposed."""
 from __future__ import annotations
 
 import pytest
-from table_helpers import FedTable, closed_table
+from table_helpers import FedTable, bench_table, closed_table
 
+from controller.table.game_tables import GAME_TABLES
 from drivers.link import LinkDown
 from drivers.panel import ButtonChanged
 
@@ -48,7 +49,11 @@ def bonus_result(t: FedTable) -> str:
     t.press("seat_1", "fold", "confirm", "seat_2", "fold", "confirm", "deal")
     while t.snapshot().step == "settlement":
         t.press("confirm")
-    return t.m.rounds[-1].settlement.seat(1).wager("bonus").result.value
+    last = t.snapshot().last_round
+    assert last is not None and not last.void
+    (seat,) = [seat for seat in last.seats if seat.seat == 1]
+    (bonus,) = [w for w in seat.wagers if w.spot == "bonus"]
+    return bonus.result
 
 
 def test_a_second_press_without_the_key_is_refused_journaled_and_the_winning_bonus_paid() -> None:
@@ -134,7 +139,7 @@ def test_the_events_replayed_expose_and_correct_alike() -> None:
     key(t, True)
     t.press("seat_1")
     key(t, False)
-    again = FedTable(type(t.m), t.m.config)
+    again = FedTable(GAME_TABLES["boston5"], bench_table("boston5"))
     for event in t.events:
         again.feed(event)
     assert not exposed(again) and again.snapshot().seat(1) == t.snapshot().seat(1)

@@ -27,6 +27,7 @@ from controller.table.events import DevicesExpected, OpenTable
 from controller.table.game_tables import GAME_TABLES
 from controller.table.runtime import RuntimePorts, TableRuntime
 from controller.table.snapshot import TableSnapshot
+from controller.table.snapshot_build import build_hands
 from controller.web.view import table_view
 from drivers.link import LinkDown
 from drivers.panel import ButtonChanged
@@ -102,9 +103,9 @@ def face_up_seats(s: TableSnapshot) -> set[int]:
     return {seat.number for seat in s.seats if any(card is not None for card in seat.cards)}
 
 
-def hands(t: FedTable) -> dict[int, list[str]]:
-    """Every seat's cards as dealt (the table's own, not a view)."""
-    return {n: [str(c) for c in seat.cards] for n, seat in t.m.seats.items()}
+def hands(t: FedTable) -> dict[int, tuple[str, ...]]:
+    """Every seat's cards as dealt (the players' own view, never part of a snapshot)."""
+    return dict(build_hands(t.m).hands)
 
 
 def views(s: TableSnapshot, game: str, screen: list[str]) -> str:
@@ -123,7 +124,7 @@ def assert_turned(t: FedTable, game: str, turned: set[int], folded: int | None) 
     s = t.snapshot()
     assert face_up_seats(s) == turned, (s.step, s.asked, sorted(face_up_seats(s)), sorted(turned))
     down = [c for n, cards in hands(t).items() if n not in turned for c in cards]
-    assert not named(views(s, game, list(t.m.display.lines)), down), (s.step, s.asked)
+    assert not named(views(s, game, list(s.screen)), down), (s.step, s.asked)
     if folded is not None:
         seat = s.seat(folded)
         assert seat is not None and seat.cards == (), seat  # collected face down: not even its backs
