@@ -79,15 +79,20 @@ def test_every_registered_definition_loads_and_says_what_the_game_is(game: str) 
 
 @pytest.mark.parametrize("game", names())
 def test_every_card_is_face_down_until_its_plan_turns_it(game: str) -> None:
-    """Before any reveal step nothing is face up; at settlement every hand in play is."""
+    """Before any reveal step nothing is face up; at settlement every hand in play turned is (a
+    hand not turned yet is face down but in pai gow, whose settlement comes after every hand was
+    turned: 11.9; 24.10(f), 35.10(i), Three Card Poker inferred: each at its own step)."""
     plan = definition(game).deal
     seat = (1, ("As", "Kd", "Qh")[: plan.cards_to(Holder.SEAT)], False, False)
     dealer = ("2c", "3d", "4h")
     first = plan.steps[0].step
     assert plan.shown(first, [seat], dealer) == Shown(((1, (None,) * len(seat[1])),), (None,) * 3, plan.shared.value)
     assert plan.shown("betting", [seat], dealer) == Shown((), (), plan.shared.value)
-    settled = plan.shown("settlement", [seat], dealer)
+    settled = plan.shown("settlement", [seat], dealer, turned=(1,))
     assert settled.seats == ((1, seat[1]),) and settled.dealer == dealer
+    not_turned = plan.shown("settlement", [seat], dealer)
+    down = seat[1] if game == "pai_gow" else (None,) * len(seat[1])
+    assert not_turned.seats == ((1, down),) and not_turned.dealer == dealer
 
 
 def test_names_are_the_registry_and_the_table_games_a_part_of_it() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import math
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -19,6 +20,7 @@ from hil.reference import load_ref_table
 from hil.reference.games import SeatState, deal_destinations, expect_round, visible_cards
 from hil.reference.poker import CATEGORIES, best_five, five, parse, three
 from hil.simulate.invariants import Broken
+from hil.simulate.turning import TurningClock
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "config" / "bench"
@@ -219,6 +221,35 @@ def test_boston5_dealers_cards_are_seen_only_once_all_five_are_dealt_and_a_fold_
     assert visible_cards(b5, cards[:17], seats) == {"9c", "9d", "9h"}
     shown = visible_cards(b5, cards, seats)
     assert {"Ac", "Ad", "8s", "As", "7s"} <= shown and not {"4c", "5d", "6h"} & shown
+
+
+def test_boston5_hands_are_seen_as_the_dealer_turns_them_from_his_right() -> None:
+    """24.10(e), (f): the dealer reveals his five, then turns each player's cards from his right
+    (seat 6) counterclockwise (seat 1): a hand is seen only once he has reached it, a folded one never."""
+    b5 = load_ref_table(BENCH / "boston5.yaml")
+    cards = "9c 9d 9h 4c 5d 6h Kc Kd 3s Ac Ad 8s 2c 2d Jh Th As 7s".split()
+    seats = _b5_seats()
+    dealer, exposed, six = {"Ac", "Ad", "8s", "As", "7s"}, {"9c", "9d", "9h"}, {"Kc", "Kd", "3s", "Jh", "Th"}
+    assert visible_cards(b5, cards, seats, turning=math.inf) == dealer | exposed  # his reveal: none turned
+    assert visible_cards(b5, cards, seats, turning=6) == dealer | exposed | six
+    every = dealer | exposed | six | {"2c", "2d"}
+    assert visible_cards(b5, cards, seats, turning=1) == visible_cards(b5, cards, seats) == every
+
+
+def test_the_turning_clock_follows_the_dealers_steps() -> None:
+    """The simulation's model reads how far the dealer has got from the steps the table asks for:
+    nothing before his own step (a fold collected before it turns nothing), then the lowest seat
+    asked; kept while held and at a later step naming a seat again; every hand after the settlement."""
+    clock = TurningClock()
+    assert clock.turning(1, "fifth_street", "bet 1-3x ante") == math.inf
+    assert clock.turning(1, "settlement", "seat 4: folds at third street") == math.inf
+    assert clock.turning(1, "settlement", "dealer: community cards Tc 9c 8d") == math.inf
+    assert clock.turning(1, "settlement", "seat 5: high card") == 5
+    assert clock.turning(1, "settlement", None) == 5  # held: what it asks is the fault's
+    assert clock.turning(1, "settlement", "seat 2: straight") == 2
+    assert clock.turning(1, "settlement", "seat 5: bonus on a pair") == 2
+    assert clock.turning(1, "count_stub", None) is None
+    assert clock.turning(2, "settlement", "seat 2: straight") == math.inf  # a new round: nothing turned yet
 
 
 @pytest.mark.parametrize(("value", "first"), [(8, 0), (14, 1), (18, 4), (1, 0), (2, 6), (6, 2)])

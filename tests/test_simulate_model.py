@@ -231,8 +231,10 @@ def _seat(number: int, folded: bool, played: bool) -> Any:
 @pytest.mark.parametrize("step", ["dealing", "play", "settlement", "count_stub"])
 def test_the_watch_keeps_only_the_folded_hand_down_after_a_held_deal_and_a_count_restart(step: str, held: bool) -> None:
     """Seed 201's round at each step, held there or not: the table's view (nothing before the
-    decisions; then the dealer's hand and each hand played, never the folded seat 5's) passes the
-    watch; a view naming a card of seat 5's hand is a leak the watch finds."""
+    decisions; then the dealer's hand and each hand played once the dealer turned it, never the
+    folded seat 5's) passes the watch; a view naming a card of seat 5's hand is a leak the watch
+    finds. At the settlement the dealer has reached seat 3 (his reveal, then seat 6, then seat 3:
+    counterclockwise from his right); before he reached any, their hands are face down too."""
     from hil.simulate.model_check import VisibilityWatch
     from hil.simulate.run import bench_table
 
@@ -240,11 +242,18 @@ def test_the_watch_keeps_only_the_folded_hand_down_after_a_held_deal_and_a_count
     seats = (_seat(3, False, decided), _seat(5, decided, False), _seat(6, False, decided))
     shown = " ".join(_DEAL_201[:3] + _DEAL_201[6:]) if decided else ""
     hold = SimpleNamespace(held_from=step) if held else None
+    asked = "seat 3: pay ante 5.00" if step == "settlement" else None
     snapshot = SimpleNamespace(
-        round_no=1, step="hold" if held else step, hold=hold, game_view=None, seats=seats, shown=shown
+        round_no=1, step="hold" if held else step, hold=hold, game_view=None, seats=seats, shown=shown, asked=asked
     )
     hands = SimpleNamespace(round_no=1, log=_held_then_restarted(2))
     watch = VisibilityWatch(bench_table("three_card_poker").path)
+    if step == "settlement":  # the dealer's reveal, then seat 6's and seat 3's steps
+        at = SimpleNamespace(**{**vars(snapshot), "step": step, "hold": None, "shown": "", "asked": "dealer: reveals"})
+        watch.observe(at, hands, {})
+        assert watch.hidden == frozenset(_DEAL_201[:9])  # the dealer's three only face up
+        for seat in (6, 3):  # seat 3's step shown before it holds (a hold asks for its fault)
+            watch.observe(SimpleNamespace(**{**vars(at), "asked": f"seat {seat}: pay ante 5.00"}), hands, {})
     watch.observe(snapshot, hands, {})
     assert watch.hidden == (frozenset({"4s", "7s", "2d"}) if decided else frozenset(_DEAL_201))
     leaked = SimpleNamespace(**{**vars(snapshot), "shown": f"{shown} 7s"})

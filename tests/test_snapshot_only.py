@@ -53,6 +53,8 @@ ALLOWED: dict[str, str] = {
     "tests/test_screen_version.py": "tests that each collaborator says when what the dealer screen is made of changed (controller/table/_round_state.py, _dealer_screen.py, the games' machines)",
     "tests/test_waiting14_cards_after_hold.py": "cards out of the shoe during a hold that ends by itself after the deal, driven to each state through the machine's phase, stub and board as test_table_outages.py does (controller/table/_links.py, _card_intake.py)",
     "tests/test_b5hold15_cards_once_the_deal_began.py": "cards out of the shoe during a hold once the round's deal has begun (Boston 5 between its deals, every game's streets and stub count after a misdeal), driven to each state through the machine's stub, board, display and ledger as test_waiting14_cards_after_hold.py does (controller/table/_links.py, _card_intake.py)",
+    "tests/test_turn16_bonus_stays_exposed.py": "the Boston 5 machine's supervisor action un-exposing a bonus hand: what it journals, read from the machine's audit hook as test_table_mississippi.py reads the communication violation's (controller/game/boston5/_machine.py)",
+    "tests/test_turn16_turned_in_order.py": "sets the machine's rounds since the stub was counted, as test_table_shoe_faults.py does, to reach the stub count right after the settlement (controller/table/_stub_count.py)",
     "tests/test_snapshot_only.py": "this check (its own sample of a reach, in a string)",
 }
 """Modules outside controller/table allowed to read a table's internals, and why."""

@@ -66,4 +66,7 @@ def test_settlement_steps_are_confirmed() -> None:
         t.press("reveal")
     s = t.snapshot()
     assert s.step == "settlement" and s.can_confirm() and s.confirm_step
-    assert s.steps_left >= 1 and s.face_up() == {"As", "Ad", "2c", "3d", "4h"}
+    assert s.steps_left >= 1 and s.face_up() == {"2c", "3d", "4h"}  # the community cards: no hand turned yet
+    t.press("confirm")  # 35.10(i): seat 1's hand turned at its own step
+    s = t.snapshot()
+    assert s.asked.startswith("seat 1:") and s.face_up() == {"As", "Ad", "2c", "3d", "4h"}

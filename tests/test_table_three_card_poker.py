@@ -258,8 +258,9 @@ def _face_down(t: Table, snapshot: TableSnapshot, hidden: set[str]) -> None:
 
 @pytest.mark.parametrize("everyone_folds", [False, True])
 def test_no_card_is_named_before_it_is_revealed(everyone_folds: bool) -> None:
-    """Every event of a round: no seat's or dealer's card before the reveal; then the dealer's
-    and the hands in action, never a folded hand's (and the dealer's stays down when all fold)."""
+    """Every event of a round: no seat's or dealer's card before the reveal; then the dealer's,
+    and each hand in action from its own settlement step, never a folded hand's (and the dealer's
+    stays down when all fold)."""
     t = Table()
     bets(t, {1: {"ante": 500}, 3: {"ante": 500}})
     dealt = "Ah Kh Qh 7c 4d 2s Qc 8h 4h".split()
@@ -280,7 +281,7 @@ def test_no_card_is_named_before_it_is_revealed(everyone_folds: bool) -> None:
         s = t.snapshot()
         _face_down(t, s, folded)
         if not everyone_folds:
-            assert {"Ah", "Qc"} <= s.face_up()
+            assert "Qc" in s.face_up() and ("Ah" in s.face_up()) == s.asked.startswith("seat 1:")
         t.press("confirm")
     _face_down(t, t.snapshot(), folded)
 
@@ -292,13 +293,16 @@ def test_a_folded_hand_kept_for_its_six_card_bonus_is_never_on_a_view() -> None:
     t.press("seat_1", "fold", "confirm")
     t.spot(3, "play", 500)
     t.press("reveal")
+    turned = False  # seat 3's hand: turned at its step, face up from then on
     while t.m.phase is Common.SETTLEMENT:
         s = t.snapshot()
         payload = json.dumps(table_view(s, TABLE, {}, []))
         for text in (repr(s), payload):
             assert not {"7c", "4d", "2s"} & set(_TOKEN.findall(text)), s.step
-        assert {"Ah", "Qc"} <= s.face_up()
+        turned = turned or s.asked.startswith("seat 3:")
+        assert "Qc" in s.face_up() and ("Ah" in s.face_up()) == turned
         t.press("confirm")
+    assert turned
 
 
 def test_every_three_card_hand_either_plays_or_folds_by_one_rule() -> None:
@@ -331,8 +335,8 @@ def test_a_fold_pressed_after_the_play_wager_is_not_taken_and_the_hand_stays_dow
     """Issue 43 (simulation seed 201 showed a seat with ante and play at the settlement, its cards
     face up): a played hand is in action; a fold pressed for it afterwards (a wrong press) is not
     taken, nothing is collected, and its cards stay off every view until the dealer's hand is
-    exposed; then they are turned, the folded seat's never are; held (a journal outage) at either
-    step or not."""
+    exposed; then each is turned at its own step, the folded seat's never are; held (a journal
+    outage) at either step or not."""
     t = Table()
     bets(t, {1: {"ante": 500}, 3: {"ante": 500}})
     t.deal("Ah Kh Qh 7c 4d 2s Qc 8h 4h")
@@ -352,11 +356,12 @@ def test_a_fold_pressed_after_the_play_wager_is_not_taken_and_the_hand_stays_dow
     if held_at is Common.SETTLEMENT:
         t.m.journal_failed("disk full: 0 bytes free on /")
         assert t.m.phase is Common.HOLD
-        _face_down(t, t.snapshot(), {"7c", "4d", "2s"})
-        assert {"Ah", "Kh", "Qh", "Qc", "8h", "4h"} <= t.snapshot().face_up()
+        _face_down(t, t.snapshot(), {"7c", "4d", "2s", "Ah", "Kh", "Qh"})  # held at the dealer's reveal
+        assert {"Qc", "8h", "4h"} <= t.snapshot().face_up()
         return
     while t.m.phase is Common.SETTLEMENT:
         s = t.snapshot()
-        _face_down(t, s, {"7c", "4d", "2s"})
-        assert {"Ah", "Kh", "Qh", "Qc", "8h", "4h"} <= s.face_up()
+        turned = s.asked.startswith("seat 1:")
+        _face_down(t, s, {"7c", "4d", "2s"} | (set() if turned else {"Ah", "Kh", "Qh"}))
+        assert {"Qc", "8h", "4h"} | ({"Ah", "Kh", "Qh"} if turned else set()) <= s.face_up()
         t.press("confirm")

@@ -180,7 +180,7 @@ _BUTTONS = """## The buttons
 | Button | What it does |
 |---|---|
 | `no_more_bets` | locks the bet spots and starts the round (refused, with the reason on the screen, while a wager breaks the rules) |
-| `seat_1` ... `seat_7` | selects a seat (then `fold`), or marks a Boston 5 bonus hand exposed; pai gow dice: `seat_1` ... `seat_6` is one die's face (three presses, then `confirm`: any total in four presses) |
+| `seat_1` ... `seat_7` | selects a seat (then `fold`), or marks a Boston 5 bonus hand exposed (once exposed it stays exposed: pressed again, the supervisor's key un-exposes a wrong press, see below); pai gow dice: `seat_1` ... `seat_6` is one die's face (three presses, then `confirm`: any total in four presses) |
 | `fold` | the selected seat folds; its collection is shown at once and confirmed with `confirm` |
 | `reveal` | Mississippi Stud: turns the next community card once every seat has acted; Three Card Poker: exposes the dealer's hand once every seat has played or folded |
 | `deal` | Boston 5: the final two cards, once every seat has a second wager or has folded |
@@ -247,6 +247,7 @@ _SUPERVISOR = """## The supervisor's actions (key on)
 | Clear a fault | `clear_fault` | on hold | `fault cleared` with the hold's reason as the screen shows it then (a `void` the table refuses then is not named) |
 | Accept / refuse a late or removed bet | `next` / `previous` | while one is pending (the screen lists them); `next` accepts it only between "no more bets" and the round's first card out of the shoe (placed, or waiting for the supervisor; "no more bets" is announced before any card, 24.8(b)4, 35.9), and only if the seat's wagers then keep the game's rules (a Three Card Poker pair plus may stand alone, 20.6, inferred); once a card is out a change to a wager placed before the deal (Mississippi Stud ante or bonus, Boston 5 ante, first wager or bonus, pai gow wager, bonus or insurance, Three Card Poker ante, pair plus or 6 Card Bonus) is refused, held or not, `cannot enter a round already dealt: ...` naming what the cards decide of it; a street, second or play wager is never a late change to accept | `late bet accepted` / `late bet refused` |
 | Enter a misread card | `next` / `previous`, `confirm` | on hold for an unreadable or duplicate card | `card corrected`, named by position |
+| Un-expose a Boston 5 bonus hand (a wrong press) | the exposed seat's `seat_N` | while the bonus hands are exposed (step `bonus`, not held): the cards of a hand once exposed were seen, so without the key the press is refused (`un-expose bonus hand refused`, journaled); held, or from the bonus settlement on, no press changes what is exposed (24.10(a)) | `bonus hand not exposed`: its bonus is then collected as not exposed; the dealer may mark it exposed again |
 | Communication violation (35.10(c)) | `seat_N`, `settle` | Mississippi Stud, before the third community card is revealed | `communication violation`: every wager of the seat forfeit (the street's bet too, if placed), collected at once; a folded seat's bonus still in play too; the round record carries `communication_violation: true` |
 
 ## Holds and what clears them
@@ -315,6 +316,14 @@ numbers shown tell nothing of the cards dealt), then presses `confirm`. The numb
 only while it is chosen: no text kept afterwards (the recent texts, the table page), log line or
 record names it. A card already out of the shoe this round is not entered (`not entered: the card
 chosen is out of the shoe already: check it, or void`).
+
+At the settlement the dealer's own hand is revealed first (its step: `dealer: ...`), and no
+player's hand with it: each player's cards are turned, and shown face up, at the step that settles
+that seat, counterclockwise from the dealer's right (Boston 5 24.10(e), (f); Mississippi Stud
+35.10(i); Three Card Poker inferred from the published rule sheets; pai gow as each hand is turned,
+11.9), and stay face up until the round ends. A folded hand is never turned: collected face down.
+A hold, or a restart, shows what the step held from showed: the hands turned before it, no other.
+A Boston 5 bonus hand exposed stays face up (24.10(a)).
 
 """
 

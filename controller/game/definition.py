@@ -79,7 +79,8 @@ class When(Enum):
     EXPOSED = "exposed"
     """The seat chose to expose its hand (Boston 5's bonus hand, 24.10(a))."""
     TURNED = "turned"
-    """The dealer has turned the seat's hand (pai gow, 11.9)."""
+    """The dealer has turned the seat's hand: pai gow's one by one (11.9); the others' at its own
+    settlement step, after the dealer's reveal (24.10(f), 35.10(i), Three Card Poker inferred)."""
 
 
 @dataclass(frozen=True, slots=True)

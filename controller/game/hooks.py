@@ -50,6 +50,27 @@ def no_turns(table: object) -> Sequence[int]:
     return ()
 
 
+def turned_at_settlement(table: Any) -> Sequence[int]:
+    """The seats whose hands the dealer has turned at the settlement, in order: after his own
+    hand is revealed (the procedure's ``dealer`` step), each seat's hand is turned when the dealer
+    is told to settle it (24.10(e), (f); 35.10(i); Three Card Poker inferred), so the seats of the
+    steps shown since that step, the one shown now included. Read from the table's settlement walk
+    (``walk``: its steps and the one shown); none before the round is settled, and none when the
+    dealer's hand is not revealed (every hand folded). A seat's step before the dealer's (a fold, a
+    bonus or a violation collected) turns nothing: such hands are collected face down."""
+    walk = table.walk
+    if walk.settlement is None:
+        return ()
+    turned: list[int] = []
+    revealed = False
+    for step in walk.steps[: walk.step_index + 1]:
+        if step.seat is None:
+            revealed = revealed or step.phase == "dealer"
+        elif revealed and step.seat not in turned:
+            turned.append(step.seat)
+    return turned
+
+
 def plain_view(table: object, make: Callable[..., object]) -> object:
     """A game with no decisions of its own to show."""
     return make()

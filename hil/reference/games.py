@@ -138,22 +138,32 @@ def visible_cards(
     seats: Mapping[int, SeatState],
     start: Mapping[str, Any] | None = None,
     hands_set: bool = True,
+    turning: float | None = None,
 ) -> set[str]:
     """Which of a round's ``cards`` (dealt so far, in order) may be seen now, given the seats'
     wagers and decisions so far. Every other card is face down: no outward payload names it.
     ``hands_set`` (pai gow): every player has set his hands face down and the dealer has
-    confirmed it; before, not even the dealer's hand is turned over (31.8, 11.9)."""
+    confirmed it; before, not even the dealer's hand is turned over (31.8, 11.9).
+    ``turning`` (Boston 5, Mississippi Stud, Three Card Poker): the seat whose hand the dealer
+    has reached at the showdown. He reveals his own hand (or the last community card) first, then
+    turns each player's cards "starting with the player farthest to his or her right and
+    continuing counterclockwise around the table" (24.10(e), (f); 35.10(i): "one player at a
+    time"; Three Card Poker the same by the published rule sheets): a hand in play is face up once
+    the dealer has reached its seat (``turning`` or above: seats are numbered from his left, so
+    his right is the highest); ``math.inf``: none yet; ``None``: every one (the showdown is over,
+    or not followed hand by hand)."""
     where = deal_destinations(table, len(cards), seats, start)
     held: dict[str, list[str]] = {}
     for card, to in zip(cards, where, strict=True):
         held.setdefault(to, []).append(card)
     playing = sorted(n for n, s in seats.items() if s.wagers)
+    turned = playing if turning is None else [n for n in playing if n >= turning]
     if table.game == "mississippi_stud":
-        return _visible_mississippi(held, seats, playing)
+        return _visible_mississippi(held, seats, playing, turned)
     if table.game == "boston5":
-        return _visible_boston5(held, seats, playing)
+        return _visible_boston5(held, seats, playing, turned)
     if table.game == "three_card_poker":
-        return _visible_three_card(held, seats, playing)
+        return _visible_three_card(held, seats, playing, turned)
     if table.game == "pai_gow":
         n_seats = int(table.settings["seats"])
         # nothing is turned over before every hand has its seven and the players have set theirs
@@ -162,8 +172,11 @@ def visible_cards(
     return set()
 
 
-def _visible_mississippi(held: Mapping[str, list[str]], seats: Mapping[int, SeatState], playing: list[int]) -> set[str]:
-    """Mississippi Stud's cards face up: the community cards as the streets are decided, the hands at the end."""
+def _visible_mississippi(
+    held: Mapping[str, list[str]], seats: Mapping[int, SeatState], playing: list[int], turned: list[int]
+) -> set[str]:
+    """Mississippi Stud's cards face up: the community cards as the streets are decided, then each
+    hand in play the dealer has turned (``turned``)."""
     seen: set[str] = set()
     community = held.get("community", [])
     shown = 0
@@ -175,15 +188,18 @@ def _visible_mississippi(held: Mapping[str, list[str]], seats: Mapping[int, Seat
         else:
             break
     seen.update(community[:shown])
-    if shown == 3:  # 35.10(i): each remaining player's hand is evaluated and announced
-        for n in playing:
+    if shown == 3:  # 35.10(i): each remaining player's hand is evaluated and announced, one at a time
+        for n in turned:
             if seats[n].folded_at is None:
                 seen.update(held.get(f"seat {n}", []))
     return seen
 
 
-def _visible_boston5(held: Mapping[str, list[str]], seats: Mapping[int, SeatState], playing: list[int]) -> set[str]:
-    """Boston 5's cards face up: an exposed bonus hand's three, every hand not folded at the showdown."""
+def _visible_boston5(
+    held: Mapping[str, list[str]], seats: Mapping[int, SeatState], playing: list[int], turned: list[int]
+) -> set[str]:
+    """Boston 5's cards face up: an exposed bonus hand's three; at the showdown the dealer's five,
+    and each hand not folded once the dealer turned it (``turned``)."""
     seen: set[str] = set()
     showdown = len(held.get("dealer", [])) == 5  # 24.10(e): the dealer reveals after the final cards
     if showdown:
@@ -192,16 +208,19 @@ def _visible_boston5(held: Mapping[str, list[str]], seats: Mapping[int, SeatStat
         own = held.get(f"seat {n}", [])
         if seats[n].folded_at is not None:
             continue  # 24.10(b): a folded hand is collected without exposing the cards
-        if showdown:
+        if showdown and n in turned:  # 24.10(f): turned over one by one
             seen.update(own)
         elif seats[n].exposed and seats[n].wagers.get("bonus"):
             seen.update(own[:3])  # 24.10(a): exposed to qualify for the bonus
     return seen
 
 
-def _visible_three_card(held: Mapping[str, list[str]], seats: Mapping[int, SeatState], playing: list[int]) -> set[str]:
+def _visible_three_card(
+    held: Mapping[str, list[str]], seats: Mapping[int, SeatState], playing: list[int], turned: list[int]
+) -> set[str]:
     """Three Card Poker's cards face up: nothing until every player played or folded; then the
-    dealer's three and each hand still in play (a folded hand is collected face down)."""
+    dealer's three and each hand still in play the dealer turned (``turned``; a folded hand is
+    collected face down)."""
     dealer = held.get("dealer", [])
     decided = all(
         seats[n].folded_at is not None or seats[n].wagers.get("play") for n in playing if seats[n].wagers.get("ante")
@@ -209,7 +228,7 @@ def _visible_three_card(held: Mapping[str, list[str]], seats: Mapping[int, SeatS
     if len(dealer) != 3 or not decided:
         return set()
     seen = set(dealer)
-    for n in playing:
+    for n in turned:
         if seats[n].folded_at is None:
             seen.update(held.get(f"seat {n}", []))
     return seen

@@ -17,6 +17,7 @@ from hil.reference import Expected, RefTable, expect_round, load_ref_table, visi
 from hil.reference.games import SeatState, WagerOutcome
 from hil.simulate.invariants import Broken, cards_named, first_hidden
 from hil.simulate.seed_journal import SeedJournal
+from hil.simulate.turning import TURNED_GAMES, TurningClock
 
 __all__ = ["ref_table", "check_round", "check_rounds", "VisibilityWatch", "seat_states", "round_inputs"]
 
@@ -336,6 +337,8 @@ class VisibilityWatch:
 
     def __init__(self, table_path: Path | str) -> None:
         self.table = ref_table(table_path)
+        self.clock = TurningClock()
+        """How far the dealer has got turning the hands at the settlement."""
         self.hidden: frozenset[str] = frozenset()
         self.scanned = 0
         self._key: tuple[Any, ...] = ()
@@ -346,12 +349,18 @@ class VisibilityWatch:
         """The cards each element of a tuple field of records names in its repr, by the element."""
 
     def update(
-        self, cards: list[str], seats: Mapping[int, SeatState], start: Mapping[str, Any] | None, hands_set: bool = True
+        self,
+        cards: list[str],
+        seats: Mapping[int, SeatState],
+        start: Mapping[str, Any] | None,
+        hands_set: bool = True,
+        turning: float | None = None,
     ) -> None:
         """The open round's cards dealt so far and its seats (pai gow: whether the players' hands
-        are set): which are face down now."""
+        are set; the others: the seat the dealer has reached turning the hands, :mod:`.turning`):
+        which are face down now."""
         try:
-            seen = visible_cards(self.table, cards, seats, start, hands_set)
+            seen = visible_cards(self.table, cards, seats, start, hands_set, turning)
         except ValueError:
             seen = set()
         self.hidden = frozenset(cards) - seen
@@ -366,7 +375,11 @@ class VisibilityWatch:
         dice = getattr(snapshot.game_view, "dice", None)
         step = snapshot.hold.held_from if snapshot.step == "hold" and snapshot.hold is not None else snapshot.step
         hands_set = step in _HANDS_SET
-        key = (len(hands.log), snapshot.seats, dice, hands_set)
+        turning = None
+        if self.table.game in TURNED_GAMES:
+            asked = snapshot.asked if snapshot.step == "settlement" else None  # a hold asks for the fault
+            turning = self.clock.turning(snapshot.round_no, step, asked)
+        key = (len(hands.log), snapshot.seats, dice, hands_set, turning)
         if key != self._key:  # the model's answer changes only with the cards, the seats or the start
             self._key, self._last = key, None
             cards = [c for _, c, _ in in_deal_order((int(i), str(c), str(to)) for i, c, to in hands.log)]
@@ -374,7 +387,7 @@ class VisibilityWatch:
                 v.number: SeatState(dict(v.wagers), v.folded_at, bool(v.exposed), violation=bool(v.violation))
                 for v in snapshot.seats
             }
-            self.update(cards, seats, {"value": dice} if dice is not None else None, hands_set)
+            self.update(cards, seats, {"value": dice} if dice is not None else None, hands_set, turning)
         if not self.hidden or snapshot is self._last:
             return
         self._last = snapshot

@@ -198,6 +198,14 @@ MUTANTS: tuple[Mutant, ...] = (
         B5,
     ),
     Mutant(
+        "b5_hands_shown_at_the_reveal",
+        "controller/game/boston5/__init__.py",
+        'Reveal(Holder.SEAT, SETTLED_STEPS, None, "24.10(f): each hand in play turned in order", When.TURNED),',
+        'Reveal(Holder.SEAT, SETTLED_STEPS, None, "24.10(f): each hand in play turned in order"),',
+        "Boston 5: every player's hand face up at the dealer's reveal, before he turns each (24.10(f))",
+        B5,
+    ),
+    Mutant(
         "pg_dealer_shown_while_setting",
         "controller/game/pai_gow/__init__.py",
         'Reveal(Holder.DEALER, frozenset({"setting"}) | SETTLED_STEPS,',

@@ -39,7 +39,7 @@ DEFINITION = GameDefinition(
             Reveal(
                 Holder.DEALER, SETTLED_STEPS, None, "24.10(e): all five at once, if a player is in play", When.IN_PLAY
             ),
-            Reveal(Holder.SEAT, SETTLED_STEPS, None, "24.10(f): each hand in play turned"),
+            Reveal(Holder.SEAT, SETTLED_STEPS, None, "24.10(f): each hand in play turned in order", When.TURNED),
         ),
         shared=Holder.DEALER,
         folded_unexposed=("24.10(b)",),

@@ -1,7 +1,8 @@
 """Boston 5 stud poker at the table: the round as a ``transitions`` machine (N.J.A.C. 13:69F-24).
 
-Buttons: ``no_more_bets``; while bonus hands are exposed, ``seat_N`` marks (or unmarks) that
-seat's three cards as exposed, ``next`` ends the exposure; a second wager is a bet-spot report
+Buttons: ``no_more_bets``; while bonus hands are exposed, ``seat_N`` marks that seat's three cards
+as exposed (24.10(a): once exposed they stay exposed; a wrong press is undone by pressing it again
+with the supervisor's key on, journaled; refused and journaled without it), ``next`` ends the exposure; a second wager is a bet-spot report
 on the ``second`` spot equal to the first wager, a fold is ``seat_N`` then ``fold``, and taking
 the second wager back before the final cards is a fold too (24.10(b), (c)); ``deal`` starts the
 final two cards once every seat has decided; ``confirm`` moves through the settlement.
@@ -15,7 +16,7 @@ from enum import Enum
 from controller.game.boston5 import DEFINITION
 from controller.game.boston5._rules import Boston5Seat, bonus_procedure
 from controller.table.phases import Common, Trigger, betting_closes, common_transitions, once_decided
-from controller.table.round import RoundTable, Seat
+from controller.table.round import Record, RoundTable, Seat, SupervisorAction
 from controller.table.screen import Notice, cards_line, seats_line, seats_named
 from controller.vocab import Card, format_cards
 from controller.wagers import DISCARD_UNEXPOSED, Action, Settlement, Step
@@ -38,6 +39,9 @@ _COUNT = {1: "one more", 2: "two"}
 """A seat's or the dealer's final cards still needed, as the prompt says it."""
 
 __all__ = ["Phase", "TRANSITIONS", "Boston5Table"]
+
+UNEXPOSE = "un-expose bonus hand"
+"""The supervisor's action correcting a seat button pressed by mistake while bonus hands are exposed."""
 
 
 class Phase(Enum):
@@ -90,6 +94,15 @@ class Boston5Table(RoundTable):
     final_cards_complete = Trigger()
     _playing: tuple[dict[int, Seat], int, list[Seat]] | None = None
     """:meth:`in_play` as last read, with the seats it was read from and their count (:meth:`playing`)."""
+
+    def supervisor_actions(self) -> tuple[SupervisorAction, ...]:
+        return (
+            *super().supervisor_actions(),
+            # 24.10(a): an exposed bonus hand stays exposed; a seat button pressed by mistake is
+            # corrected by the supervisor, while the bonus hands are exposed (asked for by the press
+            # of an exposed seat's button, :meth:`on_seat_button`).
+            SupervisorAction(UNEXPOSE, (), ("bonus",), self.unexpose_bonus, "bonus hand not exposed"),
+        )
 
     def reset_game(self) -> None:
         self.dealer: list[Card] = []
@@ -344,9 +357,21 @@ class Boston5Table(RoundTable):
 
     def on_seat_button(self, seat: int) -> None:
         s = self.seats.get(seat)
-        if self.phase is P.BONUS and s and "bonus" in s.wagers:
-            s.exposed = not s.exposed
-            self.display.shown(f"seat {seat}: bonus hand {'exposed' if s.exposed else 'not exposed'}")  # in the details
+        if self.phase is not P.BONUS or not s or "bonus" not in s.wagers:
+            return
+        if not s.exposed:  # 24.10(a): the player elects to expose his three cards
+            s.exposed = True
+            self.display.shown(f"seat {seat}: bonus hand exposed")  # in the details
+            return
+        # Exposed cards cannot be unseen: only the supervisor corrects a wrong press (journaled);
+        # refused, journaled too, without the key. Once the bonus settlement began, no press changes it.
+        self.supervisor.attempt(UNEXPOSE, f"seat_{seat}", seat=seat)
+
+    def unexpose_bonus(self, button: str, record: Record, seat: int) -> None:
+        """Supervisor action: seat ``seat``'s bonus hand was marked exposed by a wrong press (the
+        player did not expose it): marked not exposed again, its bonus settled as not exposed."""
+        self.seats[seat].exposed = False
+        record(f"seat {seat}: a wrong press corrected (24.10(a))")
 
     def dealer_button(self, button: str) -> bool:
         return (button == "next" and self.phase is P.BONUS) or super().dealer_button(button)

@@ -12,6 +12,7 @@ from controller.game.definition import (
     Reveal,
     Step,
     TableNames,
+    When,
 )
 from controller.game.mississippi_stud._catalog import CATALOG
 from controller.game.mississippi_stud._rules import SPEC, STREETS
@@ -41,7 +42,7 @@ DEFINITION = GameDefinition(
             Reveal(Holder.COMMUNITY, frozenset({"fourth_street"}), 1, "35.10(d): the first community card"),
             Reveal(Holder.COMMUNITY, frozenset({"fifth_street"}), 2, "35.10(f): the second community card"),
             Reveal(Holder.COMMUNITY, SETTLED_STEPS, None, "35.10(h): the third community card"),
-            Reveal(Holder.SEAT, SETTLED_STEPS, None, "35.10(i): the hands in play turned for settlement"),
+            Reveal(Holder.SEAT, SETTLED_STEPS, None, "35.10(i): each hand in play turned in order", When.TURNED),
         ),
         shared=Holder.COMMUNITY,
         folded_unexposed=("35.10(a)",),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from controller.game.hooks import TableHooks, no_turns, seat_holdings
+from controller.game.hooks import TableHooks, seat_holdings, turned_at_settlement
 
 __all__ = ["HOOKS"]
 
@@ -22,5 +22,5 @@ def _game_view(table: Any, make: Callable[..., object]) -> object:
     return view
 
 
-HOOKS = TableHooks(seat_holdings("community"), no_turns, _game_view)
+HOOKS = TableHooks(seat_holdings("community"), turned_at_settlement, _game_view)
 """Mississippi Stud's table hooks."""

@@ -37,7 +37,7 @@ DEFINITION = GameDefinition(
         ),
         reveals=(
             Reveal(Holder.DEALER, SETTLED_STEPS, None, f"{_INFERRED}: the dealer's hand exposed", When.IN_PLAY),
-            Reveal(Holder.SEAT, SETTLED_STEPS, None, f"{_INFERRED}: each hand in play turned"),
+            Reveal(Holder.SEAT, SETTLED_STEPS, None, f"{_INFERRED}: each hand in play turned in order", When.TURNED),
         ),
         shared=Holder.DEALER,
         folded_unexposed=(_INFERRED,),
