@@ -55,6 +55,10 @@ ALLOWED: dict[str, str] = {
     "tests/test_b5hold15_cards_once_the_deal_began.py": "cards out of the shoe during a hold once the round's deal has begun (Boston 5 between its deals, every game's streets and stub count after a misdeal), driven to each state through the machine's stub, board, display and ledger as test_waiting14_cards_after_hold.py does (controller/table/_links.py, _card_intake.py)",
     "tests/test_turn16_bonus_stays_exposed.py": "the Boston 5 machine's supervisor action un-exposing a bonus hand: what it journals, read from the machine's audit hook as test_table_mississippi.py reads the communication violation's (controller/game/boston5/_machine.py)",
     "tests/test_turn16_turned_in_order.py": "sets the machine's rounds since the stub was counted, as test_table_shoe_faults.py does, to reach the stub count right after the settlement (controller/table/_stub_count.py)",
+    "tests/test_holds16_card_entry_hidden.py": "checks the card entered is the card chosen, on the round's card ledger, as test_attack12_misread_hold.py does (controller/table/_card_intake.py, card_ledger.py)",
+    "tests/test_holds16_clear_fault_record.py": "reads what the clear fault journals from the machine's audit hook, as test_turn16_bonus_stays_exposed.py does (controller/table/_holds.py)",
+    "tests/test_holds16_stub_cards_out.py": "cards out of the shoe at the stub count, driven there through the machine's stub, board, display and ledger as test_b5hold15_cards_once_the_deal_began.py does (controller/table/_stub_count.py, card_ledger.py)",
+    "tests/test_settle_written.py": "checks a table's own settled record is settled without its JSON written, on the machine's config and round records (controller/game/record/_settle.py)",
     "tests/test_snapshot_only.py": "this check (its own sample of a reach, in a string)",
 }
 """Modules outside controller/table allowed to read a table's internals, and why."""
