@@ -27,6 +27,8 @@ from hil_helpers import main_thread_sleeps_in, served_table, sigterm_from_anothe
 sigterm_from_another_thread(lambda: main_thread_sleeps_in("run"))
 with served_table(folder) as config:
     code = main(["run", "--config", str(config), "--allow-unapproved", "--journal", str(folder / "j.db")])
+import signal  # its stop's wake-up pipe closed: the handlers and the wake-up fd put back
+print("restored", signal.getsignal(signal.SIGTERM) == signal.SIG_DFL and signal.set_wakeup_fd(-1) == -1)
 print("exit", code)
 """
 
@@ -66,6 +68,7 @@ def test_tablectl_run_stops_on_a_sigterm_taken_by_another_thread(tmp_path: Path)
     """SIGTERM delivered on a thread other than the main one stops ``tablectl run`` (exit 0)."""
     code, said = _exit_status(RUN, tmp_path)
     assert code == 0, said
+    assert "restored True" in said, said  # the Wakeup closed: handlers and wake-up fd put back
 
 
 def test_a_simulator_stops_on_a_sigterm_taken_by_another_thread(tmp_path: Path) -> None:
