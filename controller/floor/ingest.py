@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import nats
+import nats.aio.client
 import nats.errors
 import nats.js.errors
 import psycopg
@@ -533,7 +534,7 @@ async def _connect(config: IngestConfig, broker: _Broker, stop: threading.Event)
     log.info("connecting to NATS %s", ", ".join(config.servers))
     backoff = 0.2
     while not stop.is_set():
-        nc = nats.NATS()
+        nc = nats.aio.client.Client()
         attempt = asyncio.ensure_future(
             nc.connect(
                 **options,
