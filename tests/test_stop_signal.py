@@ -27,6 +27,8 @@ from hil_helpers import main_thread_sleeps_in, served_table, sigterm_from_anothe
 sigterm_from_another_thread(lambda: main_thread_sleeps_in("run"))
 with served_table(folder) as config:
     code = main(["run", "--config", str(config), "--allow-unapproved", "--journal", str(folder / "j.db")])
+import signal  # its stop's wake-up pipe closed: the handlers and the wake-up fd put back
+print("restored", signal.getsignal(signal.SIGTERM) == signal.SIG_DFL and signal.set_wakeup_fd(-1) == -1)
 print("exit", code)
 """
 
@@ -51,6 +53,17 @@ code = main(
 print("exit", code)
 """
 
+WEB_SERVE = """
+import signal
+from controller.cli import main
+from hil_helpers import sigterm_from_another_thread
+
+sigterm_from_another_thread(lambda: callable(signal.getsignal(signal.SIGTERM)))  # once the command's handler is set
+code = main(["web", "serve", "--socket", str(folder / "no-table.sock"), "--web", "127.0.0.1:0"])
+print("restored", signal.getsignal(signal.SIGTERM) == signal.SIG_DFL and signal.set_wakeup_fd(-1) == -1)
+print("exit", code)
+"""
+
 
 def _exit_status(script: str, folder: Path) -> tuple[int, str]:
     """The command's exit status as the script printed it, and all it wrote (for a failure's text)."""
@@ -66,6 +79,7 @@ def test_tablectl_run_stops_on_a_sigterm_taken_by_another_thread(tmp_path: Path)
     """SIGTERM delivered on a thread other than the main one stops ``tablectl run`` (exit 0)."""
     code, said = _exit_status(RUN, tmp_path)
     assert code == 0, said
+    assert "restored True" in said, said  # the Wakeup closed: handlers and wake-up fd put back
 
 
 def test_a_simulator_stops_on_a_sigterm_taken_by_another_thread(tmp_path: Path) -> None:
@@ -98,3 +112,10 @@ def test_a_wakeup_on_signals_notes_each_and_closing_puts_back_what_it_replaced()
         assert woken.wait(STATE_TIMEOUT_S) and seen == [signal.SIGUSR1]
     assert signal.getsignal(signal.SIGUSR1) == handler
     assert signal.set_wakeup_fd(fd) == fd
+
+
+def test_web_serve_stops_on_a_sigterm_and_puts_back_its_handlers(tmp_path: Path) -> None:
+    """``tablectl web serve`` waiting for its table stops on SIGTERM (exit 0) and closes its stop's
+    Wakeup: the handlers and the wake-up fd it replaced are put back (they were left set)."""
+    code, said = _exit_status(WEB_SERVE, tmp_path)
+    assert code == 0 and "restored True" in said, said

@@ -367,10 +367,28 @@ def _migrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stop_on_signals() -> threading.Event:
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
+class _SignalStop(threading.Event):
+    """Set by SIGTERM or SIGINT (systemd's stop, Ctrl-C); :attr:`by` names the signal."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by: str | None = None
+
+    def take(self, signum: int, frame: object) -> None:
+        """The signal handler: only a flag (the ingest's loop looks at it, also while connecting)."""
+        self.by = signal.Signals(signum).name
+        self.set()
+
+    def said(self, doing: str) -> None:
+        """Log that a signal stopped the command while ``doing`` (nothing when no signal came)."""
+        if self.by is not None:
+            logging.getLogger("tablectl.floor").info("stopped by %s while %s", self.by, doing)
+
+
+def _stop_on_signals() -> _SignalStop:
+    stop = _SignalStop()
+    signal.signal(signal.SIGTERM, stop.take)
+    signal.signal(signal.SIGINT, stop.take)
     return stop
 
 
@@ -440,6 +458,7 @@ def _ingest(args: argparse.Namespace) -> int:
         stats = asyncio.run(run_ingest(config, stop, metrics=_metrics(args)))
     except Exception as exc:  # e.g. no NATS server there at start
         return _fail("ingest", f"{type(exc).__name__}: {exc}")
+    stop.said(stats.doing)
     print(
         f"ingested {stats.messages} messages in {stats.batches} batches: {stats.stored} stored, "
         f"{stats.duplicates} duplicates, {stats.quarantined} quarantined, {stats.rejected} rejected, "
@@ -728,6 +747,7 @@ def _serve(args: argparse.Namespace) -> int:
         )
         print(f"nats {nats_server.url}\ndb {db.reader}\nauth {auth.folder}", flush=True)
         stats = asyncio.run(run_ingest(config, stop, metrics=_metrics(args)))
+        stop.said(stats.doing)
         log.info("stopped after %d messages", stats.messages)
     except (FloorServerError, OSError, ValueError) as exc:
         return _fail("serve", str(exc))

@@ -72,8 +72,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl floor web: --web {args.web}: {exc}", file=sys.stderr)
         return 2
     print(f"web: pit view on {url}{' (log in with the token)' if token else ''}", file=sys.stderr, flush=True)
-    done = Wakeup()  # set by SIGTERM or SIGINT on whichever thread takes it
-    done.on_signals(signal.SIGTERM, signal.SIGINT)
-    done.wait()
-    server.stop()
+    with Wakeup() as done:  # set by SIGTERM or SIGINT on whichever thread takes it; closed on every way out
+        done.on_signals(signal.SIGTERM, signal.SIGINT)
+        try:
+            done.wait()
+        finally:
+            server.stop()
     return 0

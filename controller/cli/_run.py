@@ -96,35 +96,35 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-    done = Wakeup()  # set by SIGTERM or SIGINT on whichever thread takes it
-    done.on_signals(signal.SIGTERM, signal.SIGINT)
-    try:
-        runtime.start()
-    except JournalError as exc:
-        print(f"tablectl run: {exc}", file=sys.stderr)
+    with Wakeup() as done:  # set by SIGTERM or SIGINT on whichever thread takes it; closed on every way out
+        done.on_signals(signal.SIGTERM, signal.SIGINT)
+        try:
+            runtime.start()
+        except JournalError as exc:
+            print(f"tablectl run: {exc}", file=sys.stderr)
+            if stop_web is not None:
+                stop_web()
+            runtime.stop()
+            return 2
+        recovered = runtime.prepared
+        if runtime.recovered and recovered is not None:  # as recovered, not as the controller thread has it by now
+            log.info(
+                "recovered round %d (%s) from %d journaled events",
+                recovered.round_no,
+                recovered.step,
+                runtime.recovered,
+            )
+        log.info(
+            "table %s running (%s); journal %s",
+            table.name,
+            ", ".join(f"{r} on {d.url}" for r, d in table.devices.items()),
+            journal.path,
+        )
+        freeze_start_up()
+        done.wait()
+        log.info("stopping")
         if stop_web is not None:
             stop_web()
         runtime.stop()
-        return 2
-    recovered = runtime.prepared
-    if runtime.recovered and recovered is not None:  # as recovered, not as the controller thread has it by now
-        log.info(
-            "recovered round %d (%s) from %d journaled events",
-            recovered.round_no,
-            recovered.step,
-            runtime.recovered,
-        )
-    log.info(
-        "table %s running (%s); journal %s",
-        table.name,
-        ", ".join(f"{r} on {d.url}" for r, d in table.devices.items()),
-        journal.path,
-    )
-    freeze_start_up()
-    done.wait()
-    log.info("stopping")
-    if stop_web is not None:
-        stop_web()
-    runtime.stop()
-    log.info("stopped after %d events", runtime.engine.processed)
-    return 0
+        log.info("stopped after %d events", runtime.engine.processed)
+        return 0

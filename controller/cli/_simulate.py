@@ -234,6 +234,8 @@ def _many(args: argparse.Namespace, kinds: tuple[str, ...]) -> int:
                 liveness=args.liveness,
                 swarm=args.swarm,
             )
+            if summary.interrupted:
+                stopped = f"stopped     by Ctrl-C: {summary.seeds:,} of {args.seeds:,} seeds finished"
         else:
             summary, stopped = _for_hours(args, kinds, seen)
     if stopped:
@@ -244,6 +246,8 @@ def _many(args: argparse.Namespace, kinds: tuple[str, ...]) -> int:
         _write_coverage(args, summary.coverage)
     if summary.failed:
         print("  failed seeds: " + ", ".join(str(r.seed) for r in summary.failed))
+    if summary.interrupted and args.hours is None:
+        return 130  # --seeds cut short: not the run asked for (--hours ends by Ctrl-C as planned)
     return 0 if not summary.failed and not summary.differ else 1
 
 
@@ -267,7 +271,7 @@ def _for_hours(
     deadline = time.monotonic() + args.hours * 3600
     first = args.first
     try:
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not summary.interrupted:
             batch = range(first, first + HOURS_BATCH * workers)
             run_seeds(
                 args.game,
@@ -281,7 +285,9 @@ def _for_hours(
                 into=summary,
             )
             first = batch.stop
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # between two batches (one under way notes it in the summary)
+        summary.interrupted = True
+    if summary.interrupted:
         return summary, f"stopped     by Ctrl-C: {summary.seeds:,} seeds from {args.first} finished"
     return summary, f"stopped     after {args.hours:g} h: seeds {args.first}-{first - 1} finished"
 

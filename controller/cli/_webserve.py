@@ -55,8 +55,6 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tablectl web serve: {exc}", file=sys.stderr)
         return 2
-    done = Wakeup()  # set by SIGTERM or SIGINT on whichever thread takes it: the serving thread sleeps on it
-    done.on_signals(signal.SIGTERM, signal.SIGINT)
 
     def ready(url: str) -> None:
         if args.print_url:
@@ -65,19 +63,22 @@ def run(args: argparse.Namespace) -> int:
             shown = f"{url} (log in with the token)" if token else url
             print(f"web: table view on {shown}", file=sys.stderr, flush=True)
 
-    try:
-        return serve_views(
-            args.socket,
-            address,
-            token,
-            args.web_host,
-            args.web_cert,
-            args.web_key,
-            proxies,
-            with_table=args.with_table,
-            ready=ready,
-            stopping=done,
-        )
-    except (OSError, TimeoutError) as exc:
-        print(f"tablectl web serve: --web {args.web}: {exc}", file=sys.stderr)
-        return 2
+    # set by SIGTERM or SIGINT on whichever thread takes it (the serving thread sleeps on it); closed on every way out
+    with Wakeup() as done:
+        done.on_signals(signal.SIGTERM, signal.SIGINT)
+        try:
+            return serve_views(
+                args.socket,
+                address,
+                token,
+                args.web_host,
+                args.web_cert,
+                args.web_key,
+                proxies,
+                with_table=args.with_table,
+                ready=ready,
+                stopping=done,
+            )
+        except (OSError, TimeoutError) as exc:
+            print(f"tablectl web serve: --web {args.web}: {exc}", file=sys.stderr)
+            return 2

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import nats
+import nats.aio.client
 import nats.errors
 import nats.js.errors
 import psycopg
@@ -46,6 +47,9 @@ if TYPE_CHECKING:
     from controller.floor.metrics import IngestMetrics
 
 log = logging.getLogger("tablectl.floor.ingest")
+
+STOP_POLL_S = 0.2
+"""How often a wait that no message ends (NATS connecting) looks whether the ingest was told to stop."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +117,8 @@ class IngestStats:
     pending: int = 0
     deferred: int = 0
     released: int = 0
+    doing: str = "starting"
+    """What the ingest is doing (or was, when it stopped): said in the log line of a stop."""
 
     def add(self, outcome: Outcome) -> None:
         """Count one batch's outcome."""
@@ -438,12 +444,15 @@ class _Loop:
             try:
                 if self.db is None or self.db.closed:
                     self.db = await psycopg.AsyncConnection.connect(self.config.db_url, connect_timeout=5)
-                return await write_batch(self.db, batch, self.policy)
+                outcome = await write_batch(self.db, batch, self.policy)
+                self.stats.doing = "ingesting"
+                return outcome
             except psycopg.OperationalError as exc:
                 self.stats.db_retries += 1
                 if self.metrics is not None:
                     self.metrics.db_retries.inc()
                 log.warning("floor database: %s; keeping the batch", str(exc).strip().splitlines()[0])
+                self.stats.doing = "keeping a batch while the floor database is away"
                 if self.db is not None:
                     await self.db.close()
                     self.db = None
@@ -511,7 +520,8 @@ class _Loop:
 
 
 async def _connect(config: IngestConfig, broker: _Broker, stop: threading.Event) -> Client | None:
-    """The ingest's NATS connection, retried with backoff until it is made (None: stopped first)."""
+    """The ingest's NATS connection, retried with backoff until it is made (None: stopped first,
+    also in the middle of an attempt: nats-py's own connect retries for ever while reconnects are allowed)."""
     options: dict[str, Any] = {
         "servers": list(config.servers),
         "allow_reconnect": True,
@@ -521,21 +531,58 @@ async def _connect(config: IngestConfig, broker: _Broker, stop: threading.Event)
         "name": "tablectl-floor-ingest",
     }
     options.update(nats_auth_options(NatsAuth(config.credentials, config.ca, config.cert, config.key)))
+    log.info("connecting to NATS %s", ", ".join(config.servers))
     backoff = 0.2
-    while True:
-        try:
-            return await nats.connect(
+    while not stop.is_set():
+        nc = nats.aio.client.Client()
+        attempt = asyncio.ensure_future(
+            nc.connect(
                 **options,
                 error_cb=broker.error,
                 disconnected_cb=broker.disconnected,
                 reconnected_cb=broker.reconnected,
             )
+        )
+        try:
+            if await _unless_stopped(attempt, stop):
+                return nc
         except (TimeoutError, OSError, nats.errors.Error) as exc:
             if stop.is_set():
-                return None
+                break
             log.warning("NATS unreachable (%s); retrying in %.1f s", exc, backoff)
-            await asyncio.sleep(backoff)
+            if not await _unless_stopped(asyncio.ensure_future(asyncio.sleep(backoff, True)), stop):
+                break
             backoff = min(backoff * 2, 5.0)
+            continue
+        broker.closing = True  # no outage to say: the ingest is stopping
+        await _abandon(nc)  # stopped in the middle of the attempt
+        return None
+    return None
+
+
+async def _unless_stopped(work: asyncio.Future[Any], stop: threading.Event) -> bool:
+    """Wait for ``work`` (True, or its exception) unless ``stop`` is set first: then cancel it (False).
+    ``stop`` is a ``threading.Event`` (a signal handler's or another thread's), so it is looked at
+    every :data:`STOP_POLL_S`."""
+    while not stop.is_set():
+        done, _ = await asyncio.wait({work}, timeout=STOP_POLL_S)
+        if done:
+            work.result()
+            return True
+    work.cancel()
+    try:
+        await work
+    except (asyncio.CancelledError, Exception):  # cancelled, or failed while it was: stopping either way
+        pass
+    return False
+
+
+async def _abandon(nc: Client) -> None:
+    """Close a client whose connect was cancelled (its reader and pinger tasks, if any)."""
+    try:
+        await asyncio.wait_for(nc.close(), 5)
+    except Exception:  # never connected: nothing to close
+        pass
 
 
 async def _consumer(
@@ -578,13 +625,16 @@ async def run_ingest(
     """Ingest until ``stop`` is set; returns what was done (and counts it in ``metrics``)."""
     stats = stats or IngestStats()
     broker = _Broker()
+    stats.doing = "connecting to NATS"
     nc = await _connect(config, broker, stop)
     if nc is None:
         return stats
     loop = _Loop(config, nc, stats, metrics, broker)
     try:
         await nc.subscribe(heartbeat_subject(config.subject_prefix, "*"), queue=config.durable, cb=loop.beats.take)
+        stats.doing = "waiting for the floor stream"
         sub = await _consumer(loop.js, config, broker, stop)
+        stats.doing = "ingesting"
         while sub is not None and not stop.is_set():
             if not await loop.step(sub, stop):
                 break

@@ -39,6 +39,7 @@ class Verifier:
             stderr=self._errors,
             text=True,
             bufsize=1 << 16,
+            process_group=0,  # out of the terminal's Ctrl-C: it ends when its input does (the caller's stop)
         )
         self.expected: deque[tuple[int, str]] = deque()
         self.checked = 0

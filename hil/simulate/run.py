@@ -9,9 +9,12 @@ import hashlib
 import itertools
 import logging
 import multiprocessing
+import multiprocessing.pool
 import os
 import shutil
+import signal
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -361,6 +364,8 @@ class RunSummary:
     wall_seconds: float = 0.0
     sim_seconds: float = 0.0
     workers: int = 1
+    interrupted: bool = False
+    """Stopped by Ctrl-C (SIGINT): the seeds counted are those that finished, the rest were dropped."""
     failed: list[SeedResult] = field(default_factory=list)
     resettled: int = 0
     differ: list[tuple[int, int]] = field(default_factory=list)
@@ -373,6 +378,29 @@ class RunSummary:
 def _job(args: tuple[str, int, tuple[str, ...], int, int, bool]) -> SeedResult:
     game, seed, kinds, rounds, liveness, swarm = args
     return run_seed(game, seed, kinds, rounds, liveness=liveness, swarm=swarm)
+
+
+def _deaf_to_sigint() -> None:
+    """A pool worker's start: Ctrl-C (SIGINT to the terminal's whole process group) is the parent's
+    to act on (it ends the workers); a worker that took it would die with a traceback mid-seed."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """While the pool's workers are forked (from the main thread): a SIGINT is noted, not raised,
+    so a worker forked before its :func:`_deaf_to_sigint` never takes one; raised after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if came:
+        raise KeyboardInterrupt
 
 
 def run_seeds(
@@ -397,10 +425,13 @@ def run_seeds(
     summary = into or RunSummary(game, workers=workers, coverage=Coverage(game, tuple(kinds)))
     jobs = [(game, seed, tuple(kinds), rounds, liveness, swarm) for seed in seeds]
     start = time.monotonic()
-    pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
-    verifier = Verifier() if resettle else None
+    pool: multiprocessing.pool.Pool | None = None
+    verifier: Verifier | None = None
     numbers: dict[int, tuple[int, int]] = {}
     try:
+        with _sigint_held():  # the workers are born deaf to Ctrl-C: only this process stops them
+            pool = multiprocessing.get_context("fork").Pool(workers, _deaf_to_sigint) if workers > 1 else None
+            verifier = Verifier() if resettle else None
         results = pool.imap_unordered(_job, jobs, chunksize=4) if pool is not None else map(_job, jobs)
         for res in results:
             summary.seeds += 1
@@ -422,9 +453,14 @@ def run_seeds(
             res.resettle = []
             if progress is not None:
                 progress(res)
+    except KeyboardInterrupt:  # Ctrl-C: the seeds finished are the summary, those under way dropped
+        summary.interrupted = True
+        if pool is not None:
+            pool.terminate()  # close() would wait for every seed queued; a dead worker's would never come
     finally:
         if pool is not None:
-            pool.close()
+            if not summary.interrupted:
+                pool.close()
             pool.join()
         if verifier is not None:
             checked, differ = verifier.close()
