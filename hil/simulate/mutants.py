@@ -230,6 +230,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "            self._state.seats[seat].wagers[spot] = cents\n",
         "a late bet enters the round's wagers at once, without the supervisor's acceptance",
     ),
+    Mutant(
+        "late_change_after_deal",
+        "controller/table/_late_bets.py",
+        "        if dealt:  # e.g. a Mississippi Stud ante: it sets every street bet, on the player's own two cards\n"
+        '            return f"a round already dealt: {self._closed(spot)}"\n',
+        "",
+        "a late change to a wager placed before the deal enters when the supervisor accepts it after the round's "
+        "first card is out, if the seat's rules allow it (the pre-deal rule forgotten)",
+    ),
     # --- meters, double settlement -----------------------------------------------------------------------
     Mutant(
         "meters_void_collected",
@@ -305,7 +314,16 @@ MUTANTS: tuple[Mutant, ...] = (
 )
 """The mutants, each a plausible bug (issue 41 item 7 names the kinds)."""
 
-EXPECTED_SURVIVORS: dict[str, str] = {}
+EXPECTED_SURVIVORS: dict[str, str] = {
+    "late_change_after_deal": (
+        "no CI seed reaches the rule: the late_bet fault puts chips on a seat and spot drawn at random, and "
+        "of the 15 late changes the supervisor accepts in the CI seeds none is on a wager placed before the "
+        "deal at a seat of the round, not settled, after a card is out (each is decided before the rule: a "
+        "seat not in the round, a street or play spot, a seat already settled; or comes before the deal); and no "
+        "invariant follows a late change once the supervisor accepts it (late_bet stops then; the reference "
+        "model takes the round's wagers from its record). tests/test_late_pre_deal_wagers.py holds the rule."
+    ),
+}
 """Mutants the CI simulation does not catch, each with why (kept in step with docs/simulate.md)."""
 
 # Played inside the copy (its own code only): one JSON line a seed, stops at the first broken one.
