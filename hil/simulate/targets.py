@@ -51,8 +51,9 @@ _DEVICE = {
 }
 """The device a kind is placed on (the shoe unless named)."""
 
-_HOLDERS = ("journal_error", "link_down", "disk_full")
-"""Faults that make the table hold as a step starts (the first write refused, the shoe's line pulled)."""
+_HOLDERS = ("journal_error", "link_down", "disk_full", "early_card")
+"""Faults that make the table hold as a step starts (the first write refused, the shoe's line
+pulled, a card out of the shoe when none is expected)."""
 
 _SEEDS = (1, 2, 3)
 
