@@ -31,6 +31,7 @@ from hil.simulate.swarm import (
     Reached,
     swarm_schedule,
 )
+from hil.simulate.targets import GENERATED
 
 GAMES = table_names()
 """Every game dealt at a table (the registry's), Three Card Poker included."""
@@ -164,7 +165,8 @@ CI_SWARM_PAIRS = Path(__file__).with_name("ci_swarm_pairs.json")
 def test_every_ci_swarm_seed_keeps_every_invariant(game: str) -> None:
     """Every CI swarm seed keeps every invariant, and together with the game's targeted scenarios
     (``HELD_SCENARIOS`` and ``STEP_SCENARIOS``, each fault acting at its step, held or not as
-    placed) they still reach every (step, fault kind) pair
+    placed, and the scenarios generated for the gap, ``hil/simulate/targets.json``, each reaching
+    every pair it names) they still reach every (step, fault kind) pair
     recorded in ``ci_swarm_pairs.json`` (issue 41 item 5; recorded by ``python -m
     hil.simulate.ci_pairs --write``). A pair counts where a fault acted (docs/simulate.md, "When a
     fault acted")."""
@@ -179,6 +181,13 @@ def test_every_ci_swarm_seed_keeps_every_invariant(game: str) -> None:
         for fault in faults:
             pair = Reached(fault.kind, str(fault.step), fault.edge == "held")
             assert pair in res.reached, f"{game}: the targeted scenario no longer reaches {pair.where}: {pair.kind}"
+        summary.coverage.add(res.reached)
+    for target in GENERATED.get(game, ()):
+        res = run_seed(game, target.seed, (), rounds=target.rounds, faults=list(target.faults))
+        assert res.ok, f"{game}: generated scenario {target.faults[-1].code()}: {res.broken}: {res.detail}"
+        got = {(r.where, r.kind) for r in res.reached}
+        lost = [f"{where}: {kind}" for where, kind in target.reaches if (where, kind) not in got]
+        assert not lost, f"{game}: a generated scenario no longer reaches {lost} (python -m hil.simulate.targets)"
         summary.coverage.add(res.reached)
     assert summary.rounds >= SWARM_ROUNDS * len(seeds) - 3 * len(seeds)
     if len(seeds) == len(CI_SWARM_SEEDS[game]):
@@ -355,3 +364,19 @@ def test_three_card_poker_seed_139_a_fault_cleared_with_the_key_turned_on_before
     cleared with the key turned on before the round started, and its shrunk faults are
     ``tests/test_simulate.py``'s ``SHRUNK`` case of the same name."""
     assert run_seed("three_card_poker", 139, CI_KINDS, rounds=10, swarm=True).ok
+
+
+def test_each_generated_scenario_names_pairs_of_its_game_that_the_recorded_set_reaches() -> None:
+    """The plays generated for the gap (``python -m hil.simulate.targets``, kept in
+    ``hil/simulate/targets.json``) are short (one round, six for the stub count), each names the
+    pairs it reaches at a place of its game, and every one is recorded as reached (the CI swarm
+    test plays them and checks each still reaches its pairs)."""
+    recorded = json.loads(CI_SWARM_PAIRS.read_text(encoding="utf-8"))
+    assert set(GENERATED) <= set(GAMES)
+    for game, targets in GENERATED.items():
+        places = {*STEPS[game], *(f"{s} (held)" for s in STEPS[game])}
+        for target in targets:
+            assert target.rounds in (1, 6) and target.reaches, (game, target)
+            for where, kind in target.reaches:
+                assert where in places and kind in recorded[game].get(where, []), (game, where, kind)
+                assert any(f.kind == kind and f.step == where.removesuffix(" (held)") for f in target.faults)

@@ -2,7 +2,7 @@
 
 The CI swarm test (``tests/test_simulate_swarm.py``) plays each game's CI swarm seeds
 (:data:`.swarm.CI_SWARM_SEEDS`, ten rounds each) and targeted scenarios (:data:`.swarm.HELD_SCENARIOS`,
-:data:`.swarm.STEP_SCENARIOS`) and fails when they no longer reach a pair recorded in
+:data:`.swarm.STEP_SCENARIOS`, and those generated for the gap, :data:`.targets.GENERATED`) and fails when they no longer reach a pair recorded in
 ``tests/ci_swarm_pairs.json``. A change that moves the world's draws or where faults act on purpose
 records them again with::
 
@@ -28,6 +28,7 @@ from hil.simulate.faults import CI_KINDS, SWARM_KINDS
 from hil.simulate.impossible_pairs import IMPOSSIBLE, every_pair
 from hil.simulate.run import run_seed, run_seeds
 from hil.simulate.swarm import CI_SWARM_SEEDS, HELD_SCENARIOS, STEP_SCENARIOS, SWARM_FINDINGS, SWARM_ROUNDS, Coverage
+from hil.simulate.targets import GENERATED
 
 __all__ = ["PAIRS_FILE", "GAPS_FILE", "reach", "gaps", "dumps", "main"]
 
@@ -51,6 +52,11 @@ def reach(game: str, workers: int = 1) -> Coverage:
         res = run_seed(game, seed, (), rounds=rounds, faults=list(faults))
         if not res.ok:
             raise RuntimeError(f"{game}: targeted scenario {faults[-1].code()}: {res.broken}: {res.detail}")
+        summary.coverage.add(res.reached)
+    for target in GENERATED.get(game, ()):
+        res = run_seed(game, target.seed, (), rounds=target.rounds, faults=list(target.faults))
+        if not res.ok:
+            raise RuntimeError(f"{game}: generated scenario {target.faults[-1].code()}: {res.broken}: {res.detail}")
         summary.coverage.add(res.reached)
     return summary.coverage
 

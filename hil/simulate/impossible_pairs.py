@@ -54,8 +54,8 @@ RULES: tuple[Rule, ...] = (
     Rule("late_bet", ("betting",), "chips placed while betting is open are a bet, not a late one"),
     Rule(
         "void",
-        ("count_stub",),
-        "the round is over and settled when its stub is counted: the table offers no void (a void there is refused)",
+        ("count_stub", "count_stub (held)"),
+        "the round is over and settled when its stub is counted, held or not: its void is refused (why_not_void)",
     ),
 )
 """Why each impossible pair cannot occur, kind by kind."""
