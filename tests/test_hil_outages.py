@@ -82,8 +82,9 @@ def test_5_cards_dealt_while_held_wait_for_the_supervisor_and_recall_shows_every
         t.press("confirm")  # without the key: refused, and journaled
         t.key()
         t.press("next")
-        assert t.hands().entry == "3c"  # the first card not dealt (the four waiting are out of the shoe)
-        t.press("previous", "previous")  # back round to the card the shoe could not read
+        assert t.hands().entry == "2c"  # deck no. 1: the whole deck, none skipped (skips told the cards out)
+        t.press(*["next"] * 11)  # on to deck no. 12, the card the shoe could not read
+        assert t.hands().entry == "Kc"
         t.press("confirm")
         assert t.hold_reason == "4 cards dealt while held: supervisor: confirm accepts, void declares a misdeal"
         t.press("confirm")  # accepted, each in its place in the dealing order
