@@ -499,9 +499,9 @@ class World:
             self._asked.setdefault(s.round_no, set()).add(s.asked)
         check_settled_once(s, self._asked.get(s.round_no, ()))
         self._check_resume(s)
-        self.pre_deal.observe(s)
         if self._late:
             self._check_late_bets(s)
+        self.pre_deal.observe(s)  # after late_bet: a late bet taken without the supervisor is that check's
         if self._triggers or self._in_deal:
             self._start_swarm(s)
         if self.watch.broken is not None:
