@@ -21,15 +21,15 @@ from hil.simulate.stack import STACKED, Stack
 from hil.simulate.swarm import (
     CI_SWARM_SEEDS,
     EDGES,
-    HELD_SCENARIOS,
+    LATE_SCENARIOS,
     SCENARIOS,
-    STEP_SCENARIOS,
     STEPS,
     SWARM_FINDINGS,
     SWARM_ROUNDS,
     Coverage,
     Reached,
     swarm_schedule,
+    targeted,
 )
 from hil.simulate.targets import GENERATED
 
@@ -164,9 +164,14 @@ CI_SWARM_PAIRS = Path(__file__).with_name("ci_swarm_pairs.json")
 @pytest.mark.parametrize("game", GAMES)
 def test_every_ci_swarm_seed_keeps_every_invariant(game: str) -> None:
     """Every CI swarm seed keeps every invariant, and together with the game's targeted scenarios
+<<<<<<< HEAD
     (``HELD_SCENARIOS`` and ``STEP_SCENARIOS``, each fault acting at its step, held or not as
     placed, and the scenarios generated for the gap, ``hil/simulate/targets.json``, each reaching
     every pair it names) they still reach every (step, fault kind) pair
+=======
+    (``HELD_SCENARIOS``, ``STEP_SCENARIOS`` and ``LATE_SCENARIOS``, each fault acting at its step, held or not as
+    placed) they still reach every (step, fault kind) pair
+>>>>>>> latesim16
     recorded in ``ci_swarm_pairs.json`` (issue 41 item 5; recorded by ``python -m
     hil.simulate.ci_pairs --write``). A pair counts where a fault acted (docs/simulate.md, "When a
     fault acted")."""
@@ -175,7 +180,7 @@ def test_every_ci_swarm_seed_keeps_every_invariant(game: str) -> None:
     summary = run_seeds(game, seeds, CI_KINDS, rounds=SWARM_ROUNDS, workers=1, resettle=False, swarm=True)
     failed = [f"seed {r.seed}: {r.broken}: {r.detail}" for r in summary.failed if (game, r.seed) not in SWARM_FINDINGS]
     assert not failed, "\n".join(failed[:5])
-    for seed, rounds, faults in (*HELD_SCENARIOS.get(game, ()), *STEP_SCENARIOS.get(game, ())):
+    for seed, rounds, faults in targeted(game):
         res = run_seed(game, seed, (), rounds=rounds, faults=list(faults))
         assert res.ok, f"{game}: targeted scenario {faults[-1].code()}: {res.broken}: {res.detail}"
         for fault in faults:
@@ -257,6 +262,30 @@ def test_a_round_opened_while_a_device_is_down_holds_and_the_bug_is_found(monkey
         res = run_seed(game, seed, (), rounds=rounds, faults=list(faults))
         assert res.broken == "open_while_down", f"{game}: {res.broken}: {res.detail}"
         assert "not held, while bet_spots is down" in res.detail
+
+
+def test_a_late_change_to_a_pre_deal_wager_accepted_after_the_deal_never_enters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Invariant ``pre_deal_wager`` on each game's ``LATE_SCENARIOS`` round: chips put on a seat's
+    pre-deal spot as "no more bets" begins, accepted by the supervisor (key on, ``next``) once the
+    first card is out: the table refuses it ("a round already dealt"); with the pre-deal refusal
+    forgotten (the mutation score's ``late_change_after_deal``: the table sees no card out) the
+    change enters and the check finds it."""
+    from controller.table._card_intake import CardIntake
+
+    assert set(LATE_SCENARIOS) == set(GAMES)
+    for game, scenarios in LATE_SCENARIOS.items():
+        for seed, rounds, faults in scenarios:
+            res = run_seed(game, seed, (), rounds=rounds, faults=list(faults))
+            assert res.ok, f"{game}: {res.broken}: {res.detail}"
+            assert [r.kind for r in res.reached] == ["late_bet"], game
+    monkeypatch.setattr(CardIntake, "card_out", lambda self: False)
+    for game, scenarios in LATE_SCENARIOS.items():
+        for seed, rounds, faults in scenarios:
+            res = run_seed(game, seed, (), rounds=rounds, faults=list(faults))
+            assert res.broken == "pre_deal_wager", f"{game}: {res.broken}: {res.detail}"
+            assert "as the round's first card was out) changed after the deal" in res.detail
 
 
 def test_the_swarm_only_kind_is_never_in_the_default_schedule_and_is_listed() -> None:

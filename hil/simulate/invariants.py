@@ -46,6 +46,7 @@ INVARIANTS: dict[str, str] = {
     "money": "per seat and for the table, every cent wagered is paid, collected or returned",
     "meters": "the journal's meters equal the reference model's",
     "model_hidden": "no outward payload names a card the reference model says is face down",
+    "pre_deal_wager": "a wager placed before the deal never changes in its round once a card of the round is out",
 }
 """Every invariant by name, with what it says."""
 

@@ -36,6 +36,8 @@ __all__ = [
     "SCENARIOS",
     "HELD_SCENARIOS",
     "STEP_SCENARIOS",
+    "LATE_SCENARIOS",
+    "targeted",
     "Reached",
     "Coverage",
     "swarm_schedule",
@@ -262,6 +264,33 @@ the seeds lost when waiting14's holds moved their rounds; Boston 5's ``count_stu
 ``door`` (six rounds: the stub is counted after the fifth), which the seeds lost when b5hold15's
 holds moved their rounds, and ``bonus``: ``panel_outage``, which they lose with it once a pair
 counts only where its fault acted (acted15)."""
+
+
+def _late_change(spot: str) -> tuple[Fault, ...]:
+    return (Fault(0.0, "late_bet", f"accepted:{spot}", 0.0, 500, step="no_more_bets", edge="enter", round_no=1),)
+
+
+LATE_SCENARIOS: dict[str, tuple[tuple[int, int, tuple[Fault, ...]], ...]] = {
+    "mississippi_stud": ((1, 1, _late_change("bonus")),),
+    "boston5": ((1, 1, _late_change("bonus")),),
+    "pai_gow": ((1, 1, _late_change("pai_gow")),),
+    "three_card_poker": ((9, 1, _late_change("pair_plus")),),
+}
+"""Targeted scenarios as :data:`STEP_SCENARIOS`, one round a game, for the rule that no wager
+placed before the deal changes once a card of the round is out (invariant ``pre_deal_wager``,
+:mod:`.pre_deal`; the mutation score's ``late_change_after_deal``): as "no more bets" begins, chips
+are put on a pre-deal spot of a seat of the round (:meth:`.world.World._late_accepted`), and once
+the round's first card is out and the table shows the change pending, the supervisor turns the
+key and accepts it. The table must refuse it (the seat's rules would let it enter before the
+deal). A late bet's seat and spot are drawn at random otherwise: no CI seed reached the rule. The
+seed of each (Three Card Poker's 9) is one where the acceptance reaches the table before the
+seat's play or street wager (after it, the seat's rules refuse the change first)."""
+
+
+def targeted(game: str) -> tuple[tuple[int, int, tuple[Fault, ...]], ...]:
+    """Every targeted scenario of ``game`` the CI swarm test plays beside its seeds: held, by
+    step, and the late change (:data:`HELD_SCENARIOS`, :data:`STEP_SCENARIOS`, :data:`LATE_SCENARIOS`)."""
+    return (*HELD_SCENARIOS.get(game, ()), *STEP_SCENARIOS.get(game, ()), *LATE_SCENARIOS.get(game, ()))
 
 
 @dataclass(frozen=True, slots=True)

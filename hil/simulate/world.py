@@ -40,6 +40,7 @@ from hil.simulate.invariants import (
     hidden_cards,
 )
 from hil.simulate.model_check import VisibilityWatch
+from hil.simulate.pre_deal import PRE_DEAL_SPOTS, PreDealWatch
 from hil.simulate.seed_journal import SeedJournal
 from hil.simulate.streams import stream
 from hil.simulate.swarm import Reached
@@ -343,6 +344,8 @@ class World:
         self.watch = LogWatch()
         self.seen = VisibilityWatch(table.path)
         """The reference model's face-down cards, looked for in every outward payload (issue 41 item 3)."""
+        self.pre_deal = PreDealWatch(table.game)
+        """The open round's pre-deal wagers, followed from its first card out (``pre_deal_wager``)."""
         self._corrected = ""
         """The screen the dealer last took chips back for (a correction shows until the next press)."""
         self.broken: Broken | None = None
@@ -498,6 +501,7 @@ class World:
         self._check_resume(s)
         if self._late:
             self._check_late_bets(s)
+        self.pre_deal.observe(s)  # after late_bet: a late bet taken without the supervisor is that check's
         if self._triggers or self._in_deal:
             self._start_swarm(s)
         if self.watch.broken is not None:
@@ -1018,7 +1022,9 @@ class World:
 
     def _late_bet(self, fault: Fault, end: float) -> None:
         s = self.runtime.snapshot
-        if not s.can_bet(1, "x"):
+        if fault.device.startswith(LATE_ACCEPTED):
+            self._late_accepted(fault, s)
+        elif not s.can_bet(1, "x"):
             rng = self._fault_rng(fault)
             spots = self.table.catalog.wager_spots
             seat = rng.randint(1, self.table.seats)
@@ -1027,6 +1033,37 @@ class World:
             self._acted(fault)
             if s.wager_step is None and s.step not in ("closed", "round_complete"):  # locked: a late bet
                 self._late[(s.round_no, seat, spot)] = (s.wagers().get(seat, {}).get(spot), cents)
+
+    def _late_accepted(self, fault: Fault, s: TableSnapshot) -> None:
+        """A targeted late change (``device`` ``accepted:SPOT``, :data:`LATE_ACCEPTED`, SPOT one of
+        the game's wagers placed before the deal): ``value`` cents more on SPOT at the first seat
+        still in play without a wager there (else the first with one), in seat order; once a card of
+        the round is out and the table shows the change pending (within two simulated seconds)
+        the supervisor turns the key
+        and at once presses ``next``, which accepts it (the key's report and the press reach the
+        table in that order), and turns the key off. The change must not enter once a card of
+        the round is out (``pre_deal_wager``)."""
+        spot = fault.device.removeprefix(LATE_ACCEPTED)
+        seats = sorted(s.in_play(), key=lambda seat: (spot in seat.wager_map(), seat.number))
+        if not seats or spot not in PRE_DEAL_SPOTS.get(self.table.game, frozenset()):
+            return
+        seat = seats[0]
+        self.spots.place(seat.number, spot, seat.wager_map().get(spot, 0) + fault.value)
+        self._acted(fault)
+        self._at(self.now + TICK, functools.partial(self._accept_late, self.now + 2.0))
+
+    def _accept_late(self, until: float) -> None:
+        """The supervisor accepts the oldest late change the table shows pending once a card of the
+        round is out (he turns the key and presses ``next`` at once), or looks again in a tick
+        until ``until``."""
+        s = self.runtime.snapshot
+        if s.late_bets and s.dealt:
+            self._late.clear()
+            self.panel.key(True)
+            self.panel.press("next")
+            self._at(self.now + 0.3, lambda: self.panel.key(False))
+        elif self.now < until:
+            self._at(self.now + TICK, functools.partial(self._accept_late, until))
 
     def _key(self, fault: Fault, end: float) -> None:
         """The supervisor turns the key: a swarm fault (placed at a step) presses at once a way the
@@ -1140,6 +1177,10 @@ class World:
             self._acted(fault)
         self._at(self.now + 0.3, lambda: self.panel.key(False))
 
+
+LATE_ACCEPTED = "accepted:"
+"""The start of a ``late_bet`` fault's device (``accepted:SPOT``) that makes it the targeted late
+change the supervisor accepts after the deal (:meth:`World._late_accepted`; :data:`.swarm.LATE_SCENARIOS`)."""
 
 _TIMED_EARLY_CARD_STEPS = frozenset({"betting", "no_more_bets", "settlement", "round_complete"})
 """The steps an ``early_card`` fault of the default schedule deals at (held from them too)."""
