@@ -164,14 +164,9 @@ CI_SWARM_PAIRS = Path(__file__).with_name("ci_swarm_pairs.json")
 @pytest.mark.parametrize("game", GAMES)
 def test_every_ci_swarm_seed_keeps_every_invariant(game: str) -> None:
     """Every CI swarm seed keeps every invariant, and together with the game's targeted scenarios
-<<<<<<< HEAD
-    (``HELD_SCENARIOS`` and ``STEP_SCENARIOS``, each fault acting at its step, held or not as
-    placed, and the scenarios generated for the gap, ``hil/simulate/targets.json``, each reaching
-    every pair it names) they still reach every (step, fault kind) pair
-=======
-    (``HELD_SCENARIOS``, ``STEP_SCENARIOS`` and ``LATE_SCENARIOS``, each fault acting at its step, held or not as
-    placed) they still reach every (step, fault kind) pair
->>>>>>> latesim16
+    (``HELD_SCENARIOS``, ``STEP_SCENARIOS`` and ``LATE_SCENARIOS``, each fault acting at its step,
+    held or not as placed, and the scenarios generated for the gap, ``hil/simulate/targets.json``,
+    each reaching every pair it names) they still reach every (step, fault kind) pair
     recorded in ``ci_swarm_pairs.json`` (issue 41 item 5; recorded by ``python -m
     hil.simulate.ci_pairs --write``). A pair counts where a fault acted (docs/simulate.md, "When a
     fault acted")."""

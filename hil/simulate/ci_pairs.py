@@ -2,11 +2,8 @@
 
 The CI swarm test (``tests/test_simulate_swarm.py``) plays each game's CI swarm seeds
 (:data:`.swarm.CI_SWARM_SEEDS`, ten rounds each) and targeted scenarios (:data:`.swarm.HELD_SCENARIOS`,
-<<<<<<< HEAD
-:data:`.swarm.STEP_SCENARIOS`, and those generated for the gap, :data:`.targets.GENERATED`) and fails when they no longer reach a pair recorded in
-=======
-:data:`.swarm.STEP_SCENARIOS`, :data:`.swarm.LATE_SCENARIOS`) and fails when they no longer reach a pair recorded in
->>>>>>> latesim16
+:data:`.swarm.STEP_SCENARIOS`, :data:`.swarm.LATE_SCENARIOS`, and those generated for the gap,
+:data:`.targets.GENERATED`) and fails when they no longer reach a pair recorded in
 ``tests/ci_swarm_pairs.json``. A change that moves the world's draws or where faults act on purpose
 records them again with::
 
@@ -31,12 +28,8 @@ from pathlib import Path
 from hil.simulate.faults import CI_KINDS, SWARM_KINDS
 from hil.simulate.impossible_pairs import IMPOSSIBLE, every_pair
 from hil.simulate.run import run_seed, run_seeds
-<<<<<<< HEAD
-from hil.simulate.swarm import CI_SWARM_SEEDS, HELD_SCENARIOS, STEP_SCENARIOS, SWARM_FINDINGS, SWARM_ROUNDS, Coverage
-from hil.simulate.targets import GENERATED
-=======
 from hil.simulate.swarm import CI_SWARM_SEEDS, SWARM_FINDINGS, SWARM_ROUNDS, Coverage, targeted
->>>>>>> latesim16
+from hil.simulate.targets import GENERATED
 
 __all__ = ["PAIRS_FILE", "GAPS_FILE", "reach", "gaps", "dumps", "main"]
 
