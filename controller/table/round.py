@@ -203,6 +203,10 @@ class RoundTable:
         def why_not_void() -> str | None:
             return walk.why_not_void()
 
+        def notice_confirmed(notice: Notice) -> None:
+            walk.in_turn_confirmed(notice.title)  # a fold's or a hand's collection done: no void now
+            self.notice_confirmed(notice)
+
         self.display = DealerScreen(
             state,
             shape,
@@ -213,7 +217,7 @@ class RoundTable:
             why_not_void,
             self.screen_details,
             self.uses_next_previous,
-            self.notice_confirmed,
+            notice_confirmed,
         )
         display = self.display
         self.holds = Holds(
