@@ -159,6 +159,13 @@ class SettlementWalk:
             return f"round {state.round_no} is being settled: wagers already paid or collected"
         return None
 
+    def voided(self) -> bool:
+        """Whether the round is over, voided (a misdeal): its stub is being counted, held or not,
+        with no settlement (every wager returned)."""
+        state, common = self._state, self._shape.common
+        phase = state.held_from if state.phase is common.hold else state.phase
+        return phase is common.count_stub and self.settlement is None
+
     def seat_settled(self, seat: int) -> bool:
         """Whether a step during the round collected or paid a wager of ``seat``: a late change
         accepted now would make the round's record say another amount than the chips the dealer

@@ -258,6 +258,9 @@ class RoundTable:
         def card_out() -> bool:
             return self.intake.card_out()
 
+        def voided() -> bool:
+            return walk.voided()
+
         self.late = LateBets(
             state,
             shape,
@@ -265,6 +268,7 @@ class RoundTable:
             display.shown,
             self.key,
             settled,
+            voided,
             self.wagers.seat_problems,
             seat_settled,
             card_out,
