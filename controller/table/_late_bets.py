@@ -66,14 +66,20 @@ class LateBets:
         self._lamp(seat, spot, "flash_removed" if kind == "removed" else "flash_late")
         self._shown(note)  # on the screen while it is pending (details)
 
-    def details(self) -> list[str]:
-        """The screen's lines for the pending changes."""
+    def details(self, card_to_enter: bool = False) -> list[str]:
+        """The screen's lines for the pending changes. With ``card_to_enter`` (a misread card the
+        supervisor enters now: ``next`` / ``previous`` step through the deck for it) the changes
+        wait: the screen names only what the buttons do then."""
         out = []
         for seat, spot, cents in self.pending:
             kind = "removed" if cents == 0 else "late"
             out.append(f"{kind} bet: seat {seat} {spot} {cents / 100:.2f} not accepted")
         if self.pending and self._key.on:
-            out.append("supervisor: next accepts the first, previous refuses it")
+            out.append(
+                "supervisor: the late change waits until the card is entered"
+                if card_to_enter
+                else "supervisor: next accepts the first, previous refuses it"
+            )
         return out
 
     def late_pending(self) -> bool:

@@ -482,7 +482,11 @@ class RoundTable:
         if not wagers.problems and not late.pending:  # in play, nearly always: nothing to ask of either
             return []  # a new list each time: the games add their lines to it
         out = wagers.details()
-        return out + late.details() if late.pending else out
+        if not late.pending:
+            return out
+        # next / previous enter a misread card while one is to be entered (the "enter card" action first)
+        entering = self.state.phase is self.common.hold and self.intake.card_to_enter()
+        return out + late.details(entering)
 
     def hold_prompt(self) -> str:
         """What clears the hold (the screen's prompt while the table holds): the void offered
