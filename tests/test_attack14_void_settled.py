@@ -31,16 +31,18 @@ def key(t: FedTable) -> None:
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=True))
 
 
-def mississippi_round(t: FedTable, first: int) -> None:
-    """Seats 1 and 3 (ante and three streets 5.00) and seat 2 (ante 5.00, folds at third), to the settlement."""
+def mississippi_round(t: FedTable, first: int, fold: bool = True) -> None:
+    """Seats 1 and 3 (ante and three streets 5.00) and seat 2 (ante 5.00, folds at third; ``fold``
+    False: plays as seats 1 and 3), to the settlement."""
     for seat in (1, 2, 3):
         t.spot(seat, "ante", 500)
     t.press("no_more_bets")
     t.deal(" ".join(CARDS[first : first + 9]))
-    t.press("seat_2", "fold", "confirm")
+    if fold:
+        t.press("seat_2", "fold", "confirm")
     for street in ("third", "fourth", "fifth"):
-        t.spot(1, street, 500)
-        t.spot(3, street, 500)
+        for seat in (1, 3) if fold else (1, 2, 3):
+            t.spot(seat, street, 500)
         t.press("reveal")
     assert t.snapshot().step == "settlement"
 
@@ -76,7 +78,7 @@ def test_no_void_in_the_stub_count_after_the_round_is_settled(held: bool) -> Non
 @pytest.mark.parametrize("held", [False, True], ids=["free", "held"])
 def test_no_void_once_a_settlement_step_paid_or_collected(held: bool) -> None:
     t = table("mississippi_stud")
-    mississippi_round(t, 0)
+    mississippi_round(t, 0, fold=False)  # a fold's confirmed collection moved chips (void16): none here
     key(t)
     assert t.snapshot().why_not_void() is None  # the first step shown, none confirmed: a void returns all
     t.press("confirm")  # the dealer's community cards: no chips

@@ -39,7 +39,7 @@ def settlement_paid(t: FedTable) -> str:
 
 
 def settlement_first_step(t: FedTable) -> None:
-    mississippi_round(t, 0)
+    mississippi_round(t, 0, fold=False)  # a fold's confirmed collection moved chips (void16): none here
 
 
 def bonus_paid(t: FedTable) -> str:

@@ -135,7 +135,7 @@ def interrupt(link: Checked, view: OnDemandSnapshot, what: str, shoe: _Shoe) -> 
         return  # not in play now
     if what == "void":
         key(link, True)
-        press(link, "void")
+        press(link, "void")  # refused once a fold's collection is confirmed (void16): play goes on
         key(link, False)
         return
     link.send(DeviceFault(device="panel", error="display failed", kind="command_failed", command="display"))
@@ -143,6 +143,11 @@ def interrupt(link: Checked, view: OnDemandSnapshot, what: str, shoe: _Shoe) -> 
     if what == "misdeal" and shoe.dealt < len(shoe.cards):
         shoe.deal(1)  # leaves the shoe while held: waits for the supervisor
     key(link, True)
+    if view.get().why_not_void() is not None:  # a fold's collection confirmed (void16): no void
+        press(link, "confirm")  # a card waiting placed in the dealing order
+        press(link, "clear_fault")
+        key(link, False)
+        return
     press(link, "void" if what == "misdeal" else "clear_fault")
     if view.get().step == "hold":  # a clear refused (cards waiting): void
         press(link, "void")

@@ -58,6 +58,9 @@ ALLOWED: dict[str, str] = {
     "tests/test_holds16_card_entry_hidden.py": "checks the card entered is the card chosen, on the round's card ledger, as test_attack12_misread_hold.py does (controller/table/_card_intake.py, card_ledger.py)",
     "tests/test_holds16_clear_fault_record.py": "reads what the clear fault journals from the machine's audit hook, as test_turn16_bonus_stays_exposed.py does (controller/table/_holds.py)",
     "tests/test_holds16_stub_cards_out.py": "cards out of the shoe at the stub count, driven there through the machine's stub, board, display and ledger as test_b5hold15_cards_once_the_deal_began.py does (controller/table/_stub_count.py, card_ledger.py)",
+    "tests/test_attack16b_late_change_after_a_void.py": "confirms the void's returns on the machine's display until none is left, as test_b5hold15_cards_once_the_deal_began.py does (controller/table/_dealer_screen.py)",
+    "tests/test_attack16b_late_prompt_during_card_entry.py": "reads the screen's details (its later pages, not in a snapshot) from the machine's screen_details (controller/table/_late_bets.py)",
+    "tests/test_void16_late_prompt_during_card_entry.py": "reads the screen's details (its later pages, not in a snapshot) from the machine's screen_details, as test_attack16b_late_prompt_during_card_entry.py does (controller/table/_late_bets.py)",
     "tests/test_settle_written.py": "checks a table's own settled record is settled without its JSON written, on the machine's config and round records (controller/game/record/_settle.py)",
     "tests/test_snapshot_only.py": "this check (its own sample of a reach, in a string)",
 }

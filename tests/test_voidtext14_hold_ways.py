@@ -99,7 +99,7 @@ def test_the_page_and_the_hold_records_offer_the_void_as_the_table_does(paid: bo
     """The table page's hold (its reason and what clears it) and the journal's hold record (what
     clears it, as the log and ``tablectl recall`` say it) after a settlement step paid, and before."""
     t = table("mississippi_stud")
-    mississippi_round(t, 0)
+    mississippi_round(t, 0, fold=paid)  # a fold's confirmed collection moved chips too (void16)
     if paid:
         t.press("confirm", "confirm")
     records = _Records()
@@ -147,7 +147,7 @@ def test_void_still_offered_before_anything_was_paid(game: str) -> None:
     if game == "boston5":
         boston5_bonus(t, exposed=False)
     else:
-        mississippi_round(t, 0)
+        mississippi_round(t, 0, fold=False)  # a fold's confirmed collection moved chips (void16)
     t.feed(Jam(device="shoe"))
     void_offered(t)
     t.feed(ButtonChanged(device="panel", button="supervisor_key", pressed=False))
@@ -202,7 +202,7 @@ def test_clear_fault_refused_while_a_card_waits_offers_the_void_as_the_table_doe
     step paid): on the dealer's screen, in the supervisor's options and in the journal's
     ``SupervisorRefused`` record. Now it offers the void only when the table takes it."""
     t = Table()  # its journaled records kept
-    mississippi_round(t, 0)
+    mississippi_round(t, 0, fold=paid)  # a fold's confirmed collection moved chips too (void16)
     if paid:
         t.press("confirm", "confirm")
     t.feed(Jam(device="shoe"))

@@ -24,7 +24,8 @@ class LateBets:
 
     ``lamp`` sets a spot's lamp (:meth:`._round_state.DeviceCommands.lamp`); ``shown`` puts a line
     on the dealer's screen (:meth:`._dealer_screen.DealerScreen.shown`); ``settled``: whether the
-    round's record is settled already; ``seat_problems``: what is wrong with a seat's wagers
+    round's record is settled already; ``voided``: whether the round is over, voided (its wagers
+    returned); ``seat_problems``: what is wrong with a seat's wagers
     (:meth:`._wagers.Wagers.seat_problems`); ``seat_settled``: whether a step during the round
     moved a seat's chips; ``card_out``: whether a card of the round has left the shoe
     (:meth:`._card_intake.CardIntake.card_out`); ``closed``: what the cards decide of the wager on
@@ -38,13 +39,14 @@ class LateBets:
         shown: Callable[[str], object],
         key: SupervisorKey,
         settled: Callable[[], bool],
+        voided: Callable[[], bool],
         seat_problems: Callable[[int, Seat], list[str]],
         seat_settled: Callable[[int], bool],
         card_out: Callable[[], bool],
         closed: Callable[[str], str],
     ) -> None:
         self._state, self._shape, self._lamp, self._shown = state, shape, lamp, shown
-        self._key, self._settled, self._seat_problems = key, settled, seat_problems
+        self._key, self._settled, self._voided, self._seat_problems = key, settled, voided, seat_problems
         self._seat_settled, self._card_out, self._closed = seat_settled, card_out, closed
         self.pending: list[tuple[int, str, int]] = []
         """``(seat, spot, cents)`` changes not accepted yet, oldest first."""
@@ -64,14 +66,20 @@ class LateBets:
         self._lamp(seat, spot, "flash_removed" if kind == "removed" else "flash_late")
         self._shown(note)  # on the screen while it is pending (details)
 
-    def details(self) -> list[str]:
-        """The screen's lines for the pending changes."""
+    def details(self, card_to_enter: bool = False) -> list[str]:
+        """The screen's lines for the pending changes. With ``card_to_enter`` (a misread card the
+        supervisor enters now: ``next`` / ``previous`` step through the deck for it) the changes
+        wait: the screen names only what the buttons do then."""
         out = []
         for seat, spot, cents in self.pending:
             kind = "removed" if cents == 0 else "late"
             out.append(f"{kind} bet: seat {seat} {spot} {cents / 100:.2f} not accepted")
         if self.pending and self._key.on:
-            out.append("supervisor: next accepts the first, previous refuses it")
+            out.append(
+                "supervisor: the late change waits until the card is entered"
+                if card_to_enter
+                else "supervisor: next accepts the first, previous refuses it"
+            )
         return out
 
     def late_pending(self) -> bool:
@@ -110,6 +118,8 @@ class LateBets:
         s = self._state.seats.get(seat)
         if self._settled():  # the record is settled: what is paid is what it says
             return "a round already settled"
+        if self._voided():  # a misdeal: the round is over, every wager returned (none is on the cards)
+            return "a round already void: every wager returned"
         if (s is None or spot not in self._shape.bet_spots) and dealt:
             return "a round already dealt"
         if s is None:  # the round's seats were fixed at "no more bets"

@@ -95,11 +95,12 @@ class SettlementWalk:
         (:meth:`seat_settled`)."""
         self.paid_early = False
         """Whether chips a void cannot take back moved before the settlement: a pai gow hand settled
-        as it was turned, its step confirmed (:meth:`in_turn_confirmed`), a Boston 5 bonus paid
-        (:meth:`bonus_done`)."""
+        as it was turned or a fold collected, its step confirmed (:meth:`in_turn_confirmed`), a
+        Boston 5 bonus paid (:meth:`bonus_done`)."""
         self.in_turn: set[str] = set()
-        """The texts of steps shown as their hands were turned that collect or pay, not yet
-        confirmed (:meth:`settled_in_turn`): no chips moved yet."""
+        """The texts of steps shown during the round that collect or pay, not yet confirmed (a
+        pai gow hand's, :meth:`settled_in_turn`; a fold's, :meth:`collect_at_fold`): no chips
+        moved yet."""
         self.record: dict[str, object] | None = None
         """The round record :attr:`settlement` was settled from (the round's record)."""
 
@@ -132,8 +133,8 @@ class SettlementWalk:
             self.in_turn.add(step.text)
 
     def in_turn_confirmed(self, text: str) -> None:
-        """The dealer confirmed the step shown as ``text`` (a notice): a step of
-        :meth:`settled_in_turn` that collects or pays has moved chips."""
+        """The dealer confirmed the step shown as ``text`` (a notice, any game): a step of
+        :meth:`settled_in_turn` or :meth:`collect_at_fold` that collects or pays has moved chips."""
         if text in self.in_turn:
             self.in_turn.discard(text)
             self.paid_early = True
@@ -147,7 +148,7 @@ class SettlementWalk:
     def why_not_void(self) -> str | None:
         """Why the round cannot be voided now (None: it can): its settlement has paid or collected
         (a step confirmed at the settlement, a pai gow hand's step confirmed as it was turned, a
-        Boston 5 bonus paid), or it is
+        fold's collection confirmed, a Boston 5 bonus paid), or it is
         over and its stub is being counted. Voided then, every wager would be returned on top of
         what was paid or collected, and a round already recorded would be recorded again."""
         state, common = self._state, self._shape.common
@@ -157,6 +158,13 @@ class SettlementWalk:
         if self.paid_early or (self.settlement is not None and any(s.actions for s in self.steps[: self.step_index])):
             return f"round {state.round_no} is being settled: wagers already paid or collected"
         return None
+
+    def voided(self) -> bool:
+        """Whether the round is over, voided (a misdeal): its stub is being counted, held or not,
+        with no settlement (every wager returned)."""
+        state, common = self._state, self._shape.common
+        phase = state.held_from if state.phase is common.hold else state.phase
+        return phase is common.count_stub and self.settlement is None
 
     def seat_settled(self, seat: int) -> bool:
         """Whether a step during the round collected or paid a wager of ``seat``: a late change
@@ -174,8 +182,12 @@ class SettlementWalk:
 
     def collect_at_fold(self, seat: Seat, step: Step) -> None:
         """24.10(b), 35.10(a), (e), (g): a folded hand's wagers are collected when it folds; the
-        dealer confirms the collection before the next card or reveal."""
+        dealer confirms the collection before the next card or reveal. Once confirmed, the forfeited
+        wagers are in the table inventory container: the round can no longer be voided
+        (:meth:`why_not_void`; a void would return them on top)."""
         self.done_early(step)
+        if step.actions:
+            self.in_turn.add(step.text)
         for action in step.actions:
             self._commands.lamp(seat.number, action.spot, "off")
         self._display.notify(step.text, blocking=True)
@@ -237,7 +249,7 @@ class SettlementWalk:
         self._ledger.settle_waiting(MISDEAL)
         if state.dealt:
             self._stub.round_dealt()  # cards left the shoe: a round dealt, voided or not
-        self._display.drop_steps()  # no fold is collected: every wager returns
+        self._display.drop_steps()  # no fold's collection was confirmed: every wager returns
         self._wagers.lamps_between_rounds()
         result = RoundResult(state.round_no, self._round_record(), None, tuple(self._late.noted))
         self._keep(result)

@@ -203,6 +203,10 @@ class RoundTable:
         def why_not_void() -> str | None:
             return walk.why_not_void()
 
+        def notice_confirmed(notice: Notice) -> None:
+            walk.in_turn_confirmed(notice.title)  # a fold's or a hand's collection done: no void now
+            self.notice_confirmed(notice)
+
         self.display = DealerScreen(
             state,
             shape,
@@ -213,7 +217,7 @@ class RoundTable:
             why_not_void,
             self.screen_details,
             self.uses_next_previous,
-            self.notice_confirmed,
+            notice_confirmed,
         )
         display = self.display
         self.holds = Holds(
@@ -254,6 +258,9 @@ class RoundTable:
         def card_out() -> bool:
             return self.intake.card_out()
 
+        def voided() -> bool:
+            return walk.voided()
+
         self.late = LateBets(
             state,
             shape,
@@ -261,6 +268,7 @@ class RoundTable:
             display.shown,
             self.key,
             settled,
+            voided,
             self.wagers.seat_problems,
             seat_settled,
             card_out,
@@ -474,7 +482,11 @@ class RoundTable:
         if not wagers.problems and not late.pending:  # in play, nearly always: nothing to ask of either
             return []  # a new list each time: the games add their lines to it
         out = wagers.details()
-        return out + late.details() if late.pending else out
+        if not late.pending:
+            return out
+        # next / previous enter a misread card while one is to be entered (the "enter card" action first)
+        entering = self.state.phase is self.common.hold and self.intake.card_to_enter()
+        return out + late.details(entering)
 
     def hold_prompt(self) -> str:
         """What clears the hold (the screen's prompt while the table holds): the void offered

@@ -363,7 +363,6 @@ class PaiGowTable(RoundTable):
         self.show_option(n, "house way")
 
     def notice_confirmed(self, notice: Notice) -> None:
-        self.walk.in_turn_confirmed(notice.title)  # a hand's collection or payment done: no void now
         # The dealer's set, or the last hand's settlement, confirmed: the next hand is turned (while
         # a hold from "setting" lasts too: the dealer reads it when the hold ends).
         setting = self.phase is P.SETTING or (self.phase is C.HOLD and self.holds.held_from is P.SETTING)
