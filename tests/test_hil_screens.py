@@ -155,6 +155,7 @@ def test_spot_lamps_follow_the_round(tmp_path: Path) -> None:
         t.press("reveal")
         t.spot(2, "fifth", 500)
         t.press("reveal")
+        t.press("confirm")  # seat 2's step turns its hand (35.10(i)): its winner lamps light then
         wait(lambda: lamps.get((2, "ante")) == "winner" and lamps.get((2, "fifth")) == "winner", "winner lamps")
         t.finish()
         wait(

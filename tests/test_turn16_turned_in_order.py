@@ -168,16 +168,21 @@ def test_each_seat_is_turned_at_its_own_step_a_folded_hand_never(game: str, fold
     assert_turned(t, game, set(playing), folded)
 
 
+def replay(t: FedTable, game: str) -> TableSnapshot:
+    """The snapshot of a new ``game`` table fed ``t``'s events (what a recovery does)."""
+    again = FedTable(GAME_TABLES[game], bench_table(game))
+    for event in t.events:
+        again.feed(event)
+    return again.snapshot()
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_the_events_replayed_show_the_same_hands_at_each_step(game: str) -> None:
     """What a recovery does (the round's events replayed into a new machine): at each step of the
     settlement the same hands face up as the table that handled them live."""
     t = ROUNDS[game](4)
     while t.snapshot().step == "settlement":
-        again = FedTable(GAME_TABLES[game], bench_table(game))
-        for event in t.events:
-            again.feed(event)
-        live, replayed = t.snapshot(), again.snapshot()
+        live, replayed = t.snapshot(), replay(t, game)
         assert (replayed.asked, replayed.seats, replayed.dealer) == (live.asked, live.seats, live.dealer)
         t.press("confirm")
 
@@ -192,6 +197,27 @@ def _runtime(game: str, path: Path, clock: ManualClock) -> TableRuntime:
     )
 
 
+def restarted(game: str, path: Path, confirmed: int) -> tuple[FedTable, TableSnapshot, TableRuntime]:
+    """A full table's round of ``game`` played by a controller journaling at ``path`` to its
+    settlement, ``confirmed`` steps confirmed; stopped and started again on its journal (recovered,
+    its devices read again): the round, the snapshot before the stop, the restarted runtime."""
+    fed = ROUNDS[game](None)
+    clock = ManualClock(1_800_000_000.0)
+    runtime = _runtime(game, path, clock)
+    runtime.engine.step(OpenTable())
+    for event in (*fed.events, *[CONFIRM] * confirmed):
+        clock.now += 1
+        runtime.engine.step(event)
+    runtime.publish()
+    before = runtime.snapshot
+    runtime.store.close()
+    again = _runtime(game, path, clock)
+    assert again.recover()
+    again.engine.step(DevicesExpected(tuple(sorted(again.drivers)), reread=True, since=clock.now))
+    again.publish()
+    return fed, before, again
+
+
 @pytest.mark.parametrize("confirmed", [0, 2], ids=["at-the-dealer", "two-seats-turned"])
 @pytest.mark.parametrize("game", GAMES)
 def test_a_restart_at_the_settlement_shows_the_hands_turned_before_it_and_no_other(
@@ -200,22 +226,8 @@ def test_a_restart_at_the_settlement_shows_the_hands_turned_before_it_and_no_oth
     """The controller stopped at a step of the settlement and started again on its journal: the
     recovered table (holding while its devices are read again) shows exactly the hands turned
     before the stop, and no view names another."""
-    fed = ROUNDS[game](None)
-    clock = ManualClock(1_800_000_000.0)
-    path = tmp_path / "j.db"
-    runtime = _runtime(game, path, clock)
-    runtime.engine.step(OpenTable())
-    for event in (*fed.events, *[CONFIRM] * confirmed):
-        clock.now += 1
-        runtime.engine.step(event)
-    runtime.publish()
-    before = runtime.snapshot
+    fed, before, again = restarted(game, tmp_path / "j.db", confirmed)
     assert before.step == "settlement" and len(face_up_seats(before)) == confirmed, before.asked
-    runtime.store.close()
-    again = _runtime(game, path, clock)
-    assert again.recover()
-    again.engine.step(DevicesExpected(tuple(sorted(again.drivers)), reread=True, since=clock.now))
-    again.publish()
     after = again.snapshot
     assert (after.step, after.held_from) == ("hold", "settlement"), after.step
     assert (after.seats, after.dealer) == (before.seats, before.dealer)

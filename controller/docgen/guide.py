@@ -193,7 +193,8 @@ the prompt, naming the button to press; then details (community cards, who has n
 What must be read (a fold's collection, a void's returns, the stub count) stays until `confirm`.
 Spot lamps: `attract` between rounds, `open` when chips are on a spot, `accepted` at no more bets,
 `off` when a spot empties, when a fold is collected and when the round ends, `winner` on the spots
-paid during settlement, flashing for a late or removed bet.
+paid during settlement, each seat's as its hand is turned (a folded seat's never), flashing for a
+late or removed bet.
 """
 
 _SIGN_IN = """## Signing in

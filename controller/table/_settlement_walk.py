@@ -11,7 +11,7 @@ the lamps set for the next round); a void instead returns every wager.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from controller.configuration import TableConfig
 from controller.game.record import RecordError, settle_written
@@ -59,7 +59,9 @@ class SettlementWalk:
 
     The game's hooks it calls: ``round_record`` (the round's record) and ``steps_to_show`` (the
     steps the dealer still has to do); each round ended is kept in ``rounds`` and handed to
-    ``on_round``; ``next_round`` fires the machine's trigger."""
+    ``on_round``; ``next_round`` fires the machine's trigger; ``turned`` says which seats' hands
+    the dealer has turned so far (the game's ``TableHooks.turned``): a seat's winner lamps are lit
+    only once its hand is turned."""
 
     def __init__(
         self,
@@ -78,11 +80,14 @@ class SettlementWalk:
         steps_to_show: Callable[[Settlement], tuple[Step, ...]],
         on_round: Callable[[RoundResult], None],
         next_round: Fire,
+        turned: Callable[[], Sequence[int]],
     ) -> None:
         self._state, self._shape, self._table, self._commands, self._display = state, shape, table, commands, display
         self._holds, self._ledger, self._stub, self._wagers, self._late = holds, ledger, stub, wagers, late
         self._rounds, self._round_record, self._steps_to_show = rounds, round_record, steps_to_show
-        self._on_round, self._next_round = on_round, next_round
+        self._on_round, self._next_round, self._turned = on_round, next_round, turned
+        self._winners: dict[int, tuple[str, ...]] = {}
+        """Each seat's winning spots not yet lit ``winner``: lit when its hand is turned."""
         self.settlement: Settlement | None = None
         self.steps: tuple[Step, ...] = ()
         """The settlement steps the dealer is walked through (the procedure, less any shown earlier)."""
@@ -106,6 +111,7 @@ class SettlementWalk:
 
     def start_round(self) -> None:
         self.settlement, self.steps, self.step_index, self.steps_done = None, (), 0, set()
+        self._winners = {}
         self.seats_done = set()
         self.paid_early = False
         self.in_turn = set()
@@ -202,7 +208,8 @@ class SettlementWalk:
         return self.settlement is not None and self.step_index + 1 < len(self.steps)
 
     def settle(self) -> None:
-        """Settle the round's record and show its first step (the winners' lamps lit)."""
+        """Settle the round's record and show its first step (the winners' lamps of the hands
+        turned by then lit: :meth:`ask_step`)."""
         record = self._round_record()
         try:
             self.settlement = settle_table_record(record, self._table)
@@ -212,14 +219,14 @@ class SettlementWalk:
         self.record = record
         self.steps = self._steps_to_show(self.settlement)
         self.step_index = 0
-        seats, lamp, win = self._state.seats, self._commands.lamp, Result.WIN
+        seats, win = self._state.seats, Result.WIN
+        self._winners = {}
         for paid in self.settlement.seats:
             seat = seats.get(paid.seat)
-            if seat is None:
-                continue
-            for w in paid.wagers:
-                if w.result is win and w.spot in seat.wagers:
-                    lamp(paid.seat, w.spot, "winner")
+            if seat is not None:
+                spots = tuple(w.spot for w in paid.wagers if w.result is win and w.spot in seat.wagers)
+                if spots:
+                    self._winners[paid.seat] = spots
         self.ask_step()
 
     def next_step(self) -> None:
@@ -228,7 +235,15 @@ class SettlementWalk:
         self.ask_step()
 
     def ask_step(self) -> None:
-        """The settlement step to do now, then confirm."""
+        """The settlement step to do now, then confirm; first the winner lamps of each seat whose
+        hand is turned now (its step shown: 24.10(e), (f); 35.10(i); Three Card Poker inferred;
+        pai gow's hands all turned before, 11.9): a lamp lit earlier would tell what a face-down
+        hand makes. A folded hand is never turned: its lamps are never lit ``winner``."""
+        if self._winners:
+            lamp = self._commands.lamp
+            for n in self._turned():
+                for spot in self._winners.pop(n, ()):
+                    lamp(n, spot, "winner")
         self._display.ask(self.steps[self.step_index].text)
 
     def complete_round(self) -> None:

@@ -324,6 +324,7 @@ class RoundTable:
             self.steps_to_show,
             self._round_done,
             self.next_round,
+            lambda: self.DEFINITION.hooks().turned(self),
         )
         self.walk = walk
         self.carry = CarryOver(
