@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import pytest
 from deadlines import STATE_TIMEOUT_S
@@ -87,8 +87,46 @@ def test_stop_with_a_peer_connected_logs_no_error(tmp_path: Any, caplog: pytest.
         assert peer.recv(6) == b"hello "  # served: the connection's task waits for a command
         with caplog.at_level("DEBUG", logger="asyncio"):
             served.stop()
+        # stop returns once every connection has ended: before, it stopped the loop at once and a
+        # connection cancelled while its pusher ended stayed open (its task never resumed)
+        assert served.peers == 0
         while peer.recv(65536):  # read to the end: stop closed the connection (a timeout if not)
             pass
     errors = [r for r in caplog.records if r.name == "asyncio" and r.levelname == "ERROR"]
     assert not errors, [r.getMessage() for r in errors]
     assert served.peers == 0
+
+
+class _SlowToEnd(asyncio.Event):
+    """A subscriber's wake-up whose wait, once cancelled, ends only after ``STOP_WAIT_S``'s
+    fraction: the connection's pusher is still ending when ``stop`` has cancelled it."""
+
+    async def wait(self) -> Literal[True]:
+        try:
+            return await super().wait()
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.5)  # its cancellation takes a while (a loaded machine)
+            raise
+
+
+class _SlowFeed(PublishedView):
+    def subscribe(self) -> asyncio.Event:
+        return _SlowToEnd()
+
+
+def test_stop_waits_for_a_connection_still_ending(tmp_path: Any) -> None:
+    """``stop`` returns once every connection it cancelled has ended, its socket closed: before,
+    it stopped the loop at once, and a connection whose pusher had not ended yet stayed suspended
+    for good with its socket open (``test_stop_with_a_peer_connected_logs_no_error`` hung reading
+    on a loaded machine)."""
+    served = ViewSocket(cast(Any, _SlowFeed()), None, tmp_path / "views.sock")
+    served.start()
+    with socket.socket(socket.AF_UNIX) as peer:
+        peer.connect(str(tmp_path / "views.sock"))
+        peer.settimeout(STATE_TIMEOUT_S)
+        assert peer.recv(6) == b"hello "
+        served.stop()
+        left = served.peers
+        assert left == 0, f"{left} connection(s) still open after stop"
+        while peer.recv(65536):
+            pass

@@ -48,6 +48,8 @@ MAX_PEERS = 4
 """Views' processes served at once (one is usual; a restarting one overlaps its old self)."""
 BEAT_S = 1.0
 """A quiet table says ``beat`` this often: the views tell a quiet table from a stopped one."""
+STOP_WAIT_S = 10.0
+"""How long ``stop`` waits for the connections it cancelled to end (each closes its writer)."""
 ACTIONS = ("spot", "press", "key", "deal", "fault")
 """The commands of the bench controls, by name."""
 _UCRED = struct.Struct("3i")
@@ -223,11 +225,16 @@ class ViewSocket:
             async def close() -> None:
                 if self._server is not None:
                     self._server.close()
-                for task in asyncio.all_tasks():
-                    if task is not asyncio.current_task():
-                        task.cancel()
+                tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+                for task in tasks:
+                    task.cancel()
+                # Each connection ends (its pusher awaited, its writer closed) before the loop
+                # stops: stopping it at once left a connection whose pusher had not ended yet
+                # suspended for good, its socket open (a peer read until its timeout).
+                if tasks:
+                    await asyncio.wait(tasks, timeout=STOP_WAIT_S)
 
-            asyncio.run_coroutine_threadsafe(close(), loop).result(timeout=10)
+            asyncio.run_coroutine_threadsafe(close(), loop).result(timeout=STOP_WAIT_S + 5)
             loop.call_soon_threadsafe(loop.stop)
             self._thread.join(timeout=10)
         with contextlib.suppress(FileNotFoundError):
