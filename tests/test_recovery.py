@@ -38,9 +38,9 @@ def test_a_round_stopped_at_fourth_street_continues_after_a_restart(tmp_path: Pa
         # On a loaded machine the restart's state reads may still hold the table (it ends by
         # itself once every device is read): the round is where it was once that hold is over.
         wait(lambda: t.step != "hold", "the restart's hold for the devices' state to end")
-        after = _where(t)
-        assert after[:4] == before[:4]
-        assert after[4] == before[4] or "resume" in str(after[4])
+        # Where the round stands; the panel's last text may still be the restart's hold then (the
+        # screen is sent again below).
+        assert _where(t)[:4] == before[:4]
         assert t.snap.screen == screen or "resume" in " ".join(t.snap.screen)
         # The panel shows the table's screen again: the one before the restart, or it with the note
         # the restart's re-read leaves when it ends by itself ("panel back: resume"), whichever
