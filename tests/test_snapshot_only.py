@@ -63,6 +63,7 @@ ALLOWED: dict[str, str] = {
     "tests/test_void16_late_prompt_during_card_entry.py": "reads the screen's details (its later pages, not in a snapshot) from the machine's screen_details, as test_attack16b_late_prompt_during_card_entry.py does (controller/table/_late_bets.py)",
     "tests/test_settle_written.py": "checks a table's own settled record is settled without its JSON written, on the machine's config and round records (controller/game/record/_settle.py)",
     "tests/test_table_physical_facts.py": "pins four older notes as not bugs on the machine's card log, ledger, stub, seats and audit hook, as test_holds16_stub_cards_out.py does (controller/table/_card_intake.py, card_ledger.py, _wagers.py)",
+    "tests/test_lamps16_winner_lit_when_turned.py": "reads which spots win from the machine's settlement walk and seats, to check the lamps lit against them at every step (controller/table/_settlement_walk.py)",
     "tests/test_snapshot_only.py": "this check (its own sample of a reach, in a string)",
 }
 """Modules outside controller/table allowed to read a table's internals, and why."""
