@@ -55,7 +55,8 @@ def test_simulate_hours_stops_on_ctrl_c_with_its_summary_and_no_worker_left() ->
             time.sleep(0.01)  # polling for a state, not timing one
             children = _children(run.pid)
         os.killpg(run.pid, signal.SIGINT)  # Ctrl-C: the terminal's whole foreground group
-        out, err = run.communicate(timeout=30)
+        # the tests' one deadline (was 30 s: a loaded machine took longer once; slow, or a hang?)
+        out, err = run.communicate(timeout=STATE_TIMEOUT_S)
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
