@@ -25,6 +25,8 @@ def test_the_late_change_waits_while_a_card_is_entered_and_is_offered_after(game
     details = t.m.screen_details()
     assert WAITS in details and OFFER not in details, details
     t.press("next")  # a card chosen
+    s = t.snapshot()
+    assert "deck no. 1?" in (s.asked or "") and s.late_bets, (s.asked, s.late_bets)  # next chose a card
     details = t.m.screen_details()
     assert WAITS in details and OFFER not in details, details
     t.press("confirm")  # the card entered
